@@ -1,0 +1,18 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@": path.resolve(import.meta.dirname),
+      "server-only": path.resolve(import.meta.dirname, "tests/support/server-only.ts"),
+    },
+  },
+  test: {
+    include: ["lib/**/*.test.ts", "emulator/**/*.test.ts", "tests/**/*.test.ts", "bin/**/*.test.ts"],
+    globalSetup: ["tests/support/global-setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+  },
+});
