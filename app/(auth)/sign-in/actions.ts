@@ -1,0 +1,35 @@
+"use server";
+
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { z } from "zod";
+import { getDb } from "@/db";
+import { definePublicAction } from "@/lib/actions";
+import { getAuth } from "@/lib/auth/auth";
+import { assertSignInAllowed, recordSignInAttempt } from "@/lib/auth/sign-in";
+import { emailSchema } from "@/lib/auth/users";
+import { recordAudit } from "@/lib/audit";
+
+const signInSchema = z.object({
+  email: emailSchema,
+  password: z.string().min(1, { message: "is required" }).max(128, { message: "must be at most 128 characters" }),
+});
+
+export const signInAction = definePublicAction(
+  { name: "signIn", reason: "signing in is what creates a session", input: signInSchema },
+  async ({ email, password }) => {
+    const db = getDb();
+    const requestHeaders = await headers();
+    const ip = requestHeaders.get("x-forwarded-for")?.split(",")[0]?.trim() || "local";
+    await assertSignInAllowed(db, email, ip);
+    try {
+      await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders });
+    } catch {
+      await recordSignInAttempt(db, email, ip, false);
+      return { ok: false, code: "UNAUTHENTICATED", message: "That email and password do not match an account." };
+    }
+    await recordSignInAttempt(db, email, ip, true);
+    await recordAudit(db, { actor: null, action: "user.sign_in", target: email, outcome: "succeeded" });
+    redirect("/payouts");
+  },
+);

@@ -1,0 +1,31 @@
+"use client";
+
+import { useActionState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import type { ActionResult } from "@/lib/actions";
+
+type Props = { action: (state: ActionResult | null, form: FormData) => Promise<ActionResult> };
+
+export function SignInForm({ action }: Props) {
+  const [state, formAction] = useActionState(action, null);
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  return (
+    <form action={formAction} className="space-y-4" noValidate>
+      {state && !state.ok && <FormMessage tone="error">{state.message}</FormMessage>}
+      <Field label="Email" id="email" error={errors.email}>
+        {(control) => (
+          <Input {...control} name="email" type="email" autoComplete="username" required autoFocus />
+        )}
+      </Field>
+      <Field label="Password" id="password" error={errors.password}>
+        {(control) => (
+          <Input {...control} name="password" type="password" autoComplete="current-password" required />
+        )}
+      </Field>
+      <SubmitButton className="w-full">Sign in</SubmitButton>
+    </form>
+  );
+}

@@ -1,0 +1,31 @@
+"use server";
+
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { z } from "zod";
+import { getDb } from "@/db";
+import { findGame, setSelectedGameId } from "@/db/queries/games";
+import { defineAction } from "@/lib/actions";
+import { recordAudit } from "@/lib/audit";
+import { getAuth } from "@/lib/auth/auth";
+import { AppError } from "@/lib/errors";
+import { gameIdSchema } from "@/lib/games/schemas";
+
+export const switchGameAction = defineAction(
+  { name: "switchGame", role: "viewer", input: z.object({ gameId: gameIdSchema }) },
+  async ({ gameId }, { user }) => {
+    const db = getDb();
+    if (!(await findGame(db, gameId))) throw new AppError("NOT_FOUND", `No game ${gameId}.`, { field: "gameId" });
+    await setSelectedGameId(db, user.sessionId, gameId);
+    redirect("/payouts");
+  },
+);
+
+export const signOutAction = defineAction(
+  { name: "signOut", role: "viewer", input: z.object({}) },
+  async (_input, { user }) => {
+    await getAuth().api.signOut({ headers: await headers() });
+    await recordAudit(getDb(), { actor: user, action: "user.sign_out", target: user.email, outcome: "succeeded" });
+    redirect("/sign-in");
+  },
+);

@@ -1,0 +1,64 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { getDb } from "@/db";
+import { defineAction } from "@/lib/actions";
+import { recordAudit } from "@/lib/audit";
+import { rotateWebhookSecret, saveGame } from "@/lib/games/games";
+import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
+
+const optionalSecret = z
+  .string()
+  .trim()
+  .transform((value) => (value === "" ? undefined : value))
+  .pipe(secretSchema.optional());
+
+const gameFormSchema = z.object({
+  id: gameIdSchema,
+  name: z.string().trim().min(1, { message: "is required" }).max(120, { message: "must be at most 120 characters" }),
+  environment: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
+  baseUrl: baseUrlSchema,
+  secret: secretSchema,
+  webhookSecret: optionalSecret,
+  webhookPreviousSecret: optionalSecret,
+  replace: z.enum(["yes", "no"]).default("no"),
+});
+
+export const saveGameAction = defineAction(
+  { name: "saveGame", role: "admin", input: gameFormSchema },
+  async (form, { user }) => {
+    const db = getDb();
+    const webhookSecrets = [form.webhookSecret, form.webhookPreviousSecret].filter((s): s is string => Boolean(s));
+    const game = await saveGame(
+      db,
+      { id: form.id, name: form.name, environment: form.environment, baseUrl: form.baseUrl, secret: form.secret, webhookSecrets },
+      { replace: form.replace === "yes" },
+    );
+    await recordAudit(db, {
+      actor: user,
+      action: form.replace === "yes" ? "game.update" : "game.create",
+      gameId: game.id,
+      target: game.id,
+      outcome: "succeeded",
+      detail: { name: game.name, environment: game.environment, baseUrl: game.baseUrl, webhookSecrets: webhookSecrets.length },
+    });
+    revalidatePath("/settings/games");
+    return { ok: true, message: `Saved ${game.name}. The secret is stored encrypted and shown only masked.` };
+  },
+);
+
+export const rotateWebhookSecretAction = defineAction(
+  {
+    name: "rotateWebhookSecret",
+    role: "admin",
+    input: z.object({ gameId: gameIdSchema, webhookSecret: secretSchema }),
+  },
+  async ({ gameId, webhookSecret }, { user }) => {
+    const db = getDb();
+    await rotateWebhookSecret(db, gameId, webhookSecret);
+    await recordAudit(db, { actor: user, action: "game.rotate_webhook_secret", gameId, target: gameId, outcome: "succeeded" });
+    revalidatePath("/settings/games");
+    return { ok: true, message: "New signing secret saved; the previous one stays accepted during the rotation." };
+  },
+);

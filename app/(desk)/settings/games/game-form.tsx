@@ -1,0 +1,77 @@
+"use client";
+
+import { useActionState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import type { ActionResult } from "@/lib/actions";
+
+type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
+
+export function GameForm({ action }: { action: Action }) {
+  const [state, formAction] = useActionState(action, null);
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  return (
+    <form action={formAction} className="grid gap-4 sm:grid-cols-2" noValidate aria-label="Add or update a game">
+      <div className="sm:col-span-2">
+        {state && <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>}
+      </div>
+      <Field label="Game id" id="game-id" hint="The game id the service uses (tenant_id on webhooks)." error={errors.id}>
+        {(control) => (
+          <Input {...control} name="id" required autoComplete="off" />
+        )}
+      </Field>
+      <Field label="Name" id="game-name" error={errors.name}>
+        {(control) => (
+          <Input {...control} name="name" required autoComplete="off" />
+        )}
+      </Field>
+      <Field label="Environment" id="game-environment" error={errors.environment}>
+        {(control) => (
+          <Select {...control} name="environment" defaultValue="sandbox">
+          <option value="sandbox">Sandbox (test data)</option>
+          <option value="production">Production</option>
+        </Select>
+        )}
+      </Field>
+      <Field label="Service base URL" id="game-base-url" hint="Without /sandbox; it is added for sandbox games." error={errors.baseUrl}>
+        {(control) => (
+          <Input {...control} name="baseUrl" type="url" required autoComplete="off" placeholder="https://" />
+        )}
+      </Field>
+      <Field label="Game secret" id="game-secret" hint="Stored encrypted; shown only masked afterwards." error={errors.secret}>
+        {(control) => (
+          <Input {...control} name="secret" type="password" required autoComplete="off" />
+        )}
+      </Field>
+      <Field label="Webhook signing secret" id="game-webhook-secret" hint="Optional." error={errors.webhookSecret}>
+        {(control) => (
+          <Input {...control} name="webhookSecret" type="password" autoComplete="off" />
+        )}
+      </Field>
+      <Field
+        label="Previous webhook signing secret"
+        id="game-webhook-previous"
+        hint="Only during a rotation: deliveries signed with it are still accepted."
+        error={errors.webhookPreviousSecret}
+      >
+        {(control) => (
+          <Input {...control} name="webhookPreviousSecret" type="password" autoComplete="off" />
+        )}
+      </Field>
+      <Field label="If the game exists" id="game-replace" error={errors.replace}>
+        {(control) => (
+          <Select {...control} name="replace" defaultValue="no">
+          <option value="no">Refuse (add a new game only)</option>
+          <option value="yes">Replace its settings and secrets</option>
+        </Select>
+        )}
+      </Field>
+      <div className="sm:col-span-2">
+        <SubmitButton>Save game</SubmitButton>
+      </div>
+    </form>
+  );
+}

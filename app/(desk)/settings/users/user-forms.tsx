@@ -1,0 +1,80 @@
+"use client";
+
+import { useActionState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import type { ActionResult } from "@/lib/actions";
+import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/roles";
+
+type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
+
+export function CreateUserForm({ action }: { action: Action }) {
+  const [state, formAction] = useActionState(action, null);
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  return (
+    <form action={formAction} className="grid gap-4 sm:grid-cols-2" noValidate aria-label="Create a user">
+      <div className="sm:col-span-2">
+        {state && <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>}
+      </div>
+      <Field label="Email" id="user-email" error={errors.email}>
+        {(control) => (
+          <Input {...control} name="email" type="email" required autoComplete="off" />
+        )}
+      </Field>
+      <Field label="Name" id="user-name" error={errors.name}>
+        {(control) => (
+          <Input {...control} name="name" required autoComplete="off" />
+        )}
+      </Field>
+      <Field label="Role" id="user-role" error={errors.role}>
+        {(control) => (
+          <Select {...control} name="role" defaultValue="viewer">
+          {ROLES.map((role) => (
+            <option key={role} value={role}>
+              {ROLE_LABELS[role]}
+            </option>
+          ))}
+        </Select>
+        )}
+      </Field>
+      <Field label="Initial password" id="user-password" hint="At least 10 characters." error={errors.password}>
+        {(control) => (
+          <Input {...control} name="password" type="password" required autoComplete="new-password" />
+        )}
+      </Field>
+      <div className="sm:col-span-2">
+        <SubmitButton>Create user</SubmitButton>
+      </div>
+    </form>
+  );
+}
+
+export function ChangeRoleForm({ action, userId, email, role }: { action: Action; userId: string; email: string; role: Role }) {
+  const [state, formAction] = useActionState(action, null);
+  return (
+    <form action={formAction} className="flex flex-wrap items-center gap-2">
+      <input type="hidden" name="userId" value={userId} />
+      <label className="sr-only" htmlFor={`role-${userId}`}>
+        Role of {email}
+      </label>
+      <Select id={`role-${userId}`} name="role" defaultValue={role} className="w-auto">
+        {ROLES.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </Select>
+      <SubmitButton variant="secondary" size="sm">
+        Change role
+      </SubmitButton>
+      {state && (
+        <span role={state.ok ? "status" : "alert"} className={state.ok ? "text-xs text-success" : "text-xs text-danger"}>
+          {state.message}
+        </span>
+      )}
+    </form>
+  );
+}

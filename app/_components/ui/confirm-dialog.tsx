@@ -1,0 +1,109 @@
+"use client";
+
+import { useActionState, useEffect, useState, type ReactNode } from "react";
+import { SubmitButton } from "../forms/submit-button";
+import { FormMessage } from "../forms/form-message";
+import { Button } from "./button";
+import { Dialog, DialogClose, DialogFooter } from "./dialog";
+
+/** What the confirmed action returns: the small result object every server action gives back. */
+export type ConfirmResult = { ok: true; message?: string } | { ok: false; error: string };
+
+export type ConfirmDialogProps = {
+  /** The button that opens the dialog. */
+  trigger: ReactNode;
+  title: ReactNode;
+  description?: ReactNode;
+  /** The summary of what will happen ("Approve 212 payouts, USD 48,120.00 in total"), and any fields the action
+   * reads (a reason <Field>): everything here is inside the form. */
+  children?: ReactNode;
+  confirmLabel: string;
+  pendingLabel?: string;
+  cancelLabel?: string;
+  tone?: "primary" | "danger";
+  /** A server action (or a function calling one). Resolving with { ok: false } keeps the dialog open with the error. */
+  action: (formData: FormData) => Promise<ConfirmResult | void>;
+  /** Sent along with the form, e.g. { batchId }. */
+  hiddenFields?: Record<string, string>;
+  onConfirmed?: (result: ConfirmResult | void) => void;
+  size?: "sm" | "md" | "lg";
+};
+
+const GENERIC_ERROR = "Something went wrong and the action may not have completed. Reload the page to check, then try again.";
+
+/**
+ * Asks before an action that changes money or state. The confirm button shows progress and cannot be pressed twice;
+ * the dialog cannot be dismissed while the action runs; an error keeps the dialog open and is read out.
+ */
+export function ConfirmDialog({ trigger, title, description, size = "sm", ...rest }: ConfirmDialogProps) {
+  const [open, setOpen] = useState(false);
+  const [pending, setPending] = useState(false);
+  // A fresh form (and a cleared error) every time the dialog opens.
+  const [round, setRound] = useState(0);
+
+  function handleOpenChange(next: boolean) {
+    if (!next && pending) return;
+    if (next) setRound((n) => n + 1);
+    setOpen(next);
+  }
+
+  return (
+    <Dialog trigger={trigger} open={open} onOpenChange={handleOpenChange} title={title} description={description} size={size}>
+      <ConfirmForm key={round} {...rest} onPendingChange={setPending} onDone={() => setOpen(false)} />
+    </Dialog>
+  );
+}
+
+type ConfirmFormProps = Omit<ConfirmDialogProps, "trigger" | "title" | "description" | "size"> & {
+  onPendingChange: (pending: boolean) => void;
+  onDone: () => void;
+};
+
+function ConfirmForm({
+  children,
+  confirmLabel,
+  pendingLabel,
+  cancelLabel = "Cancel",
+  tone = "primary",
+  action,
+  hiddenFields,
+  onConfirmed,
+  onPendingChange,
+  onDone,
+}: ConfirmFormProps) {
+  const [error, formAction, isPending] = useActionState(async (_previous: string | null, formData: FormData) => {
+    try {
+      const result = await action(formData);
+      if (result && !result.ok) return result.error;
+      onDone();
+      onConfirmed?.(result);
+      return null;
+    } catch {
+      return GENERIC_ERROR;
+    }
+  }, null);
+
+  // Updates made inside the action only land when it settles, so the parent learns "pending" from here.
+  useEffect(() => onPendingChange(isPending), [isPending, onPendingChange]);
+
+  return (
+    // The dialog's body and footer live inside the form, so Enter in a field and the confirm button both submit it.
+    <form action={formAction} className="-mx-4 -mb-3">
+      {hiddenFields
+        ? Object.entries(hiddenFields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />)
+        : null}
+      <div className="flex flex-col gap-3 px-4 pb-3">
+        {children}
+        <FormMessage tone="error">{error}</FormMessage>
+      </div>
+      <DialogFooter>
+        <DialogClose asChild>
+          <Button variant="secondary">{cancelLabel}</Button>
+        </DialogClose>
+        <SubmitButton variant={tone === "danger" ? "danger" : "primary"} pendingLabel={pendingLabel}>
+          {confirmLabel}
+        </SubmitButton>
+      </DialogFooter>
+    </form>
+  );
+}

@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * A production build is reused while its inputs are unchanged: the hash of every source file the app is built
+ * from is stored beside the build, and `npm start` rebuilds when the hash differs or the build is missing.
+ */
+const INPUT_DIRS = ["app", "lib", "db"];
+const INPUT_FILES = ["next.config.mjs", "proxy.ts", "postcss.config.mjs", "tsconfig.json", "package-lock.json", "package.json"];
+const SKIP = /\.test\.tsx?$|(^|\/)(node_modules|\.next)(\/|$)/;
+
+function walk(dir: string, out: string[]): void {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (SKIP.test(full)) continue;
+    if (statSync(full).isDirectory()) walk(full, out);
+    else out.push(full);
+  }
+}
+
+export function sourceHash(root: string): string {
+  const files: string[] = [];
+  for (const dir of INPUT_DIRS) walk(path.join(root, dir), files);
+  for (const file of INPUT_FILES) if (existsSync(path.join(root, file))) files.push(path.join(root, file));
+  const hash = createHash("sha256");
+  for (const file of files.sort()) {
+    hash.update(path.relative(root, file));
+    hash.update("\0");
+    hash.update(readFileSync(file));
+    hash.update("\0");
+  }
+  return hash.digest("hex");
+}
+
+const STAMP = path.join(".next", "payout-desk-source-hash");
+
+export function buildIsCurrent(root: string): boolean {
+  const stamp = path.join(root, STAMP);
+  if (!existsSync(path.join(root, ".next", "BUILD_ID")) || !existsSync(stamp)) return false;
+  return readFileSync(stamp, "utf8").trim() === sourceHash(root);
+}
+
+export function stampPath(root: string): string {
+  return path.join(root, STAMP);
+}

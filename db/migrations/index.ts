@@ -1,0 +1,10 @@
+import type { Migration } from "kysely";
+import * as foundation from "./2026_11_22_0900_foundation";
+
+/**
+ * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
+ * the CLI and the tests all run the same set (tests/db/migrations.test.ts checks the folder matches).
+ */
+export const MIGRATIONS: Record<string, Migration> = {
+  "2026_11_22_0900_foundation": foundation,
+};

@@ -1,0 +1,63 @@
+import "server-only";
+import type { Db } from "@/db";
+import type { GameEnvironment } from "@/db/types";
+
+/** What may be shown about a game: never the sealed secrets, only their masks. */
+export type GameSummary = {
+  id: string;
+  name: string;
+  environment: GameEnvironment;
+  baseUrl: string;
+  secretMask: string;
+  webhookSecretMask: string | null;
+  webhookPreviousSecretMask: string | null;
+  updatedAt: Date;
+};
+
+export async function listGames(db: Db): Promise<GameSummary[]> {
+  const rows = await db
+    .selectFrom("game")
+    .select([
+      "id",
+      "name",
+      "environment",
+      "base_url",
+      "secret_mask",
+      "webhook_secret_mask",
+      "webhook_previous_secret_mask",
+      "updated_at",
+    ])
+    .orderBy("name")
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    environment: r.environment,
+    baseUrl: r.base_url,
+    secretMask: r.secret_mask,
+    webhookSecretMask: r.webhook_secret_mask,
+    webhookPreviousSecretMask: r.webhook_previous_secret_mask,
+    updatedAt: r.updated_at,
+  }));
+}
+
+export async function findGame(db: Db, gameId: string): Promise<GameSummary | null> {
+  return (await listGames(db)).find((g) => g.id === gameId) ?? null;
+}
+
+export async function getSelectedGameId(db: Db, sessionId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom("session_game")
+    .select("game_id")
+    .where("session_id", "=", sessionId)
+    .executeTakeFirst();
+  return row?.game_id ?? null;
+}
+
+export async function setSelectedGameId(db: Db, sessionId: string, gameId: string): Promise<void> {
+  await db
+    .insertInto("session_game")
+    .values({ session_id: sessionId, game_id: gameId, updated_at: new Date() })
+    .onConflict((oc) => oc.column("session_id").doUpdateSet({ game_id: gameId, updated_at: new Date() }))
+    .execute();
+}

@@ -1,0 +1,266 @@
+import type { Millis } from "../time";
+import type {
+  CardState,
+  GameState,
+  LedgerEvent,
+  PeriodState,
+  PlayerState,
+  ReversalEntry,
+  StoredReceipt,
+  SubscriptionState,
+} from "./types";
+
+/** Deterministic source of id suffixes (mulberry32), so that a scenario loads to the same ids every time. */
+export class IdSource {
+  private state: number;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+  hex(length: number): string {
+    let out = "";
+    while (out.length < length) out += this.next().toString(16).padStart(8, "0");
+    return out.slice(0, length);
+  }
+  alnum(length: number): string {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    let out = "";
+    for (let i = 0; i < length; i++) out += alphabet[this.next() % alphabet.length];
+    return out;
+  }
+}
+
+type ScheduleEntry = { at: Millis; token: number; sub: SubscriptionState };
+
+/** A binary min-heap of subscription touches (next charge, retry or retirement), with lazy deletion by token. */
+class Schedule {
+  private heap: ScheduleEntry[] = [];
+  private tokens = 0;
+
+  set(sub: SubscriptionState, at: Millis | null): void {
+    sub.scheduleToken = ++this.tokens;
+    if (at === null) return;
+    this.heap.push({ at, token: sub.scheduleToken, sub });
+    this.up(this.heap.length - 1);
+  }
+
+  /** The earliest live entry at or before `limit`, removed from the heap. */
+  popDue(limit: Millis): ScheduleEntry | null {
+    for (;;) {
+      const top = this.heap[0];
+      if (!top) return null;
+      if (top.token !== top.sub.scheduleToken) {
+        this.removeTop();
+        continue;
+      }
+      if (top.at > limit) return null;
+      this.removeTop();
+      return top;
+    }
+  }
+
+  clear(): void {
+    this.heap = [];
+  }
+
+  private less(a: ScheduleEntry, b: ScheduleEntry): boolean {
+    return a.at < b.at || (a.at === b.at && a.token < b.token);
+  }
+
+  private removeTop(): void {
+    const last = this.heap.pop();
+    if (!last || this.heap.length === 0) return;
+    this.heap[0] = last;
+    this.down(0);
+  }
+
+  private up(index: number): void {
+    let i = index;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const a = this.heap[i] as ScheduleEntry;
+      const b = this.heap[parent] as ScheduleEntry;
+      if (!this.less(a, b)) break;
+      this.heap[i] = b;
+      this.heap[parent] = a;
+      i = parent;
+    }
+  }
+
+  private down(index: number): void {
+    let i = index;
+    const n = this.heap.length;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < n && this.less(this.heap[left] as ScheduleEntry, this.heap[smallest] as ScheduleEntry)) smallest = left;
+      if (right < n && this.less(this.heap[right] as ScheduleEntry, this.heap[smallest] as ScheduleEntry)) smallest = right;
+      if (smallest === i) return;
+      const tmp = this.heap[i] as ScheduleEntry;
+      this.heap[i] = this.heap[smallest] as ScheduleEntry;
+      this.heap[smallest] = tmp;
+      i = smallest;
+    }
+  }
+}
+
+function key(...parts: (string | number)[]): string {
+  return parts.join("\u0000");
+}
+
+/**
+ * The emulator's whole state. Routes and the clock read and change it through the functions in this folder; the
+ * class itself only stores, indexes and looks up.
+ */
+export class Ledger {
+  now: Millis;
+  /** A maintenance pause: amount and payment-method changes answer 503 and refunds FLOW_PAUSED; cancel still works. */
+  paused = false;
+  readonly games = new Map<string, GameState>();
+  readonly players = new Map<string, PlayerState>();
+  readonly playersByEmail = new Map<string, PlayerState>();
+  readonly cards = new Map<number, CardState>();
+  readonly subscriptions = new Map<string, SubscriptionState>();
+  readonly subscriptionsByPlayer = new Map<string, SubscriptionState[]>();
+  readonly periods = new Map<number, PeriodState>();
+  readonly receipts = new Map<string, StoredReceipt>();
+  readonly schedule = new Schedule();
+  readonly ids: IdSource;
+  nextPeriodId = 1;
+  nextCardId = 1;
+  /** Receives every event a live change emits (renewed, refunded, canceled, purchase.refunded). */
+  onEvent: (event: LedgerEvent) => void = () => {};
+
+  constructor(now: Millis, idSeed = 1) {
+    this.now = now;
+    this.ids = new IdSource(idSeed);
+  }
+
+  emit(gameId: string, type: string, data: Record<string, unknown>): void {
+    this.onEvent({ gameId, type, data, at: this.now });
+  }
+
+  newId(prefix: string, length = 24): string {
+    return `${prefix}${this.ids.hex(length)}`;
+  }
+
+  addGame(game: GameState): void {
+    this.games.set(game.gameId, game);
+  }
+
+  addPlayer(player: PlayerState): void {
+    this.players.set(key(player.gameId, player.playerId), player);
+    this.playersByEmail.set(key(player.gameId, player.email.toLowerCase()), player);
+  }
+
+  player(gameId: string, playerId: number): PlayerState | undefined {
+    return this.players.get(key(gameId, playerId));
+  }
+
+  playerByEmail(gameId: string, email: string): PlayerState | undefined {
+    return this.playersByEmail.get(key(gameId, email.toLowerCase()));
+  }
+
+  addCard(card: CardState): void {
+    this.cards.set(card.cardId, card);
+    if (card.cardId >= this.nextCardId) this.nextCardId = card.cardId + 1;
+  }
+
+  cardsOf(gameId: string, playerId: number): CardState[] {
+    const out: CardState[] = [];
+    for (const card of this.cards.values()) if (card.gameId === gameId && card.playerId === playerId) out.push(card);
+    return out;
+  }
+
+  addSubscription(sub: SubscriptionState): void {
+    this.subscriptions.set(sub.subscriptionId, sub);
+    const k = key(sub.gameId, sub.playerId);
+    const list = this.subscriptionsByPlayer.get(k);
+    if (list) list.push(sub);
+    else this.subscriptionsByPlayer.set(k, [sub]);
+  }
+
+  /** A subscription of this game, or undefined (ids of another game do not resolve). */
+  subscription(gameId: string, subscriptionId: string): SubscriptionState | undefined {
+    const sub = this.subscriptions.get(subscriptionId);
+    return sub && sub.gameId === gameId ? sub : undefined;
+  }
+
+  subscriptionsOf(gameId: string, playerId: number): SubscriptionState[] {
+    return this.subscriptionsByPlayer.get(key(gameId, playerId)) ?? [];
+  }
+
+  addPeriod(period: PeriodState): void {
+    this.periods.set(period.periodId, period);
+    if (period.periodId >= this.nextPeriodId) this.nextPeriodId = period.periodId + 1;
+    period.sub.periods.push(period);
+  }
+
+  period(gameId: string, periodId: number): PeriodState | undefined {
+    const period = this.periods.get(periodId);
+    return period && period.sub.gameId === gameId ? period : undefined;
+  }
+
+  receiptKey(gameId: string, subscriptionId: string, clientRequestId: string): string {
+    return key(gameId, subscriptionId, clientRequestId);
+  }
+
+  /** Keeps the settled index ordered: appends when the period is the latest, marks dirty otherwise. */
+  indexSettled(period: PeriodState): void {
+    const game = this.games.get(period.sub.gameId);
+    if (!game || period.paidAt === null) return;
+    const last = game.settledIndex[game.settledIndex.length - 1];
+    if (!game.settledDirty && (!last || compareSettled(last, period) <= 0)) game.settledIndex.push(period);
+    else {
+      game.settledIndex.push(period);
+      game.settledDirty = true;
+    }
+  }
+
+  settledIndex(game: GameState): PeriodState[] {
+    if (game.settledDirty) {
+      game.settledIndex.sort(compareSettled);
+      game.settledDirty = false;
+    }
+    return game.settledIndex;
+  }
+
+  markReversalsChanged(gameId: string): void {
+    const game = this.games.get(gameId);
+    if (game) game.reversalDirty = true;
+  }
+
+  /**
+   * Reversal entries of a game sorted by time. Spec: "each reversal is reported in the window of the refund itself";
+   * a period known only from its row is one entry at its latest refund ("reported wholly in the window of the latest
+   * refund").
+   */
+  reversalIndex(game: GameState): ReversalEntry[] {
+    if (!game.reversalDirty) return game.reversalIndex;
+    const entries: ReversalEntry[] = [];
+    for (const period of this.settledIndex(game)) {
+      if (period.refunds.length === 0) continue;
+      if (period.refunds.some((event) => !event.hasReceipt)) {
+        const latest = period.refunds[period.refunds.length - 1] as (typeof period.refunds)[number];
+        entries.push({ at: latest.refundedAt, period, event: null });
+      } else {
+        for (const event of period.refunds) entries.push({ at: event.refundedAt, period, event });
+      }
+    }
+    entries.sort((a, b) => a.at - b.at || a.period.periodId - b.period.periodId);
+    game.reversalIndex = entries;
+    game.reversalDirty = false;
+    return entries;
+  }
+}
+
+export function compareSettled(a: PeriodState, b: PeriodState): number {
+  return (a.paidAt ?? 0) - (b.paidAt ?? 0) || a.periodId - b.periodId;
+}

@@ -1,0 +1,114 @@
+import type { Decimal } from "decimal.js";
+import { Money, percentOf, usdToCoins } from "@/lib/money";
+import type { Millis } from "../time";
+import type { Ledger } from "./ledger";
+import type { AttributionReason, Funding, PeriodState, SubscriptionState } from "./types";
+
+/** Spec, Versioning: "since 2026-09-17 card-funded renewal periods carry balance_applied_coins of 0.00". */
+export const CARD_ONLY_FUNDING_SINCE = Date.UTC(2026, 8, 17);
+/** Spec, Versioning: "since 2026-09-28 card fees on refunds are reported as card_fee_charged_to_partner_usd". */
+export const CARD_FEE_REPORTED_SINCE = Date.UTC(2026, 8, 28);
+
+export const ZERO: Decimal = new Money(0);
+
+export type AttributionMode = "recorded" | Exclude<AttributionReason, "no_revenue_share_configured">;
+
+export type SettlementInput = {
+  paidAt: Millis;
+  funding: Funding;
+  attribution: AttributionMode;
+  /** The rate in force at the renewal; defaults to the subscription's current percent. */
+  percentAtRenewal?: Decimal;
+  /** Fee percent in force at the charge; defaults to the game's. */
+  feePercent?: Decimal;
+  transactionId?: string;
+  mintOrderId?: string | null;
+  paymentReference?: string | null;
+  attemptNo?: number;
+};
+
+/**
+ * Records the legs of a settled period. The only place fee, partner revenue and attribution are computed: the
+ * scenario loader and live renewals both call it, so recorded and live figures follow the same rules.
+ *
+ * Rules (shared/spec/README.md, decisions 1-3): invo_fee = round(amount × fee%), partner revenue = amount − fee (the
+ * two legs add up to the amount exactly), base_usd = partner revenue, attributed = round(base × percent / 100),
+ * rounded half away from zero when recorded and never recomputed.
+ */
+export function recordSettlement(ledger: Ledger, period: PeriodState, input: SettlementInput): void {
+  const sub = period.sub;
+  const game = ledger.games.get(sub.gameId);
+  if (!game) throw new Error(`unknown game ${sub.gameId}`);
+  const feePercent = input.feePercent ?? game.feePercent;
+  const invoFee = percentOf(period.amountUsd, feePercent);
+  const partner = period.amountUsd.minus(invoFee);
+  period.status = "paid";
+  period.paidAt = input.paidAt;
+  period.feePercent = feePercent;
+  period.invoFeeUsd = invoFee;
+  period.partnerRevenueSettledUsd = partner;
+  period.expectedBaseUsd = period.amountUsd.minus(percentOf(period.amountUsd, game.feePercent));
+  period.funding = input.funding;
+  period.transactionId = input.transactionId ?? ledger.newId("txn_");
+  const usesCard = input.funding.cardChargedUsd.gt(0);
+  period.mintOrderId = input.mintOrderId !== undefined ? input.mintOrderId : usesCard ? ledger.newId("ord_", 20) : null;
+  period.paymentReference =
+    input.paymentReference !== undefined ? input.paymentReference : usesCard ? ledger.newId("pi_", 24) : null;
+  const attempt = input.attemptNo ?? Math.max(1, period.charge.attempts);
+  period.charge = {
+    attempts: Math.max(attempt, period.charge.attempts),
+    paidAttemptNo: attempt,
+    paidAttemptAt: input.paidAt,
+    outcome: "succeeded",
+    firstAttemptAt: period.charge.firstAttemptAt ?? input.paidAt,
+  };
+  period.attribution = null;
+  period.unavailableReason = null;
+  if (!sub.revenueShare) {
+    period.unavailableReason = "no_revenue_share_configured";
+  } else if (input.attribution !== "recorded") {
+    period.unavailableReason = input.attribution;
+  } else {
+    const percent = input.percentAtRenewal ?? sub.revenueShare.percent;
+    period.attribution = {
+      recipientPlayerId: sub.revenueShare.recipientPlayerId,
+      percentAtRenewal: percent,
+      baseUsd: partner,
+      attributedUsd: percentOf(partner, percent),
+    };
+  }
+  ledger.indexSettled(period);
+}
+
+/** Funding of a charge of `amount` on a subscription's rail. Returns null when nothing can pay (a decline). */
+export function chooseFunding(
+  ledger: Ledger,
+  sub: SubscriptionState,
+  amount: Decimal,
+  at: Millis,
+): Funding | null {
+  const player = ledger.player(sub.gameId, sub.playerId);
+  const balance = player ? player.balanceCoins : ZERO;
+  const coins = usdToCoins(amount);
+  const wallet: Funding = { amountCoins: coins, balanceAppliedCoins: coins, cardChargedUsd: ZERO, rail: sub.fundingRail, pcstoreChargedUsd: ZERO };
+  if (sub.fundingRail === "pcstore") {
+    if (balance.gte(coins)) return wallet;
+    return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: ZERO, rail: "pcstore", pcstoreChargedUsd: amount };
+  }
+  const card = sub.cardId !== null && !sub.walletOnly ? ledger.cards.get(sub.cardId) : undefined;
+  const cardUsable = card !== undefined && !card.removed && !cardExpired(card.expMonth, card.expYear, at);
+  if (!cardUsable) return balance.gte(coins) ? wallet : null;
+  // Spec, Versioning: card periods charged since 2026-09-17 carry balance_applied_coins 0.00 (the card pays all).
+  if (at >= CARD_ONLY_FUNDING_SINCE || balance.lte(0)) {
+    return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: amount, rail: "card", pcstoreChargedUsd: ZERO };
+  }
+  if (balance.gte(coins)) return wallet;
+  // The balance covers what it can; the saved card pays the shortfall.
+  const cardUsd = amount.minus(balance.dividedBy(10)).toDecimalPlaces(2, 0);
+  return { amountCoins: coins, balanceAppliedCoins: coins.minus(cardUsd.times(10)), cardChargedUsd: cardUsd, rail: "card", pcstoreChargedUsd: ZERO };
+}
+
+/** A card is expired once the last day of its expiry month has passed. */
+export function cardExpired(expMonth: number, expYear: number, at: Millis): boolean {
+  return at >= Date.UTC(expYear, expMonth, 1);
+}

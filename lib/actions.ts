@@ -1,0 +1,108 @@
+import "server-only";
+import { z } from "zod";
+import { type AppErrorCode, isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { type CurrentUser, requireRole } from "./auth/session";
+import type { Role } from "./auth/roles";
+
+export type ActionResult<T = undefined> =
+  | { ok: true; message?: string; data?: T }
+  | { ok: false; code: AppErrorCode | "INTERNAL"; message: string; fieldErrors?: Record<string, string> };
+
+export type ActionContext = { user: CurrentUser };
+
+type Handler<I, T> = (input: I, ctx: ActionContext) => Promise<ActionResult<T> | void>;
+
+/** A server action, with the role it requires recorded so tests can check every one of them. */
+export type GuardedAction<T> = ((...args: unknown[]) => Promise<ActionResult<T>>) & { requiredRole: Role };
+
+/** FormData to a plain object: repeated keys become arrays, files are dropped. */
+export function formDataToObject(form: FormData): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(form.keys())) {
+    if (key.startsWith("$ACTION")) continue;
+    const values = form.getAll(key).filter((v): v is string => typeof v === "string");
+    out[key] = values.length > 1 ? values : (values[0] ?? "");
+  }
+  return out;
+}
+
+export function fieldErrorsOf(error: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = issue.path.join(".") || "form";
+    out[field] ??= issue.message;
+  }
+  return out;
+}
+
+/** "email: must be an email address; role: must be one of ..." — every message names its field. */
+export function describeFieldErrors(fieldErrors: Record<string, string>): string {
+  return Object.entries(fieldErrors)
+    .map(([field, message]) => `${field}: ${message}`)
+    .join("; ");
+}
+
+/**
+ * The one way to write a server action: check the session and role, validate the input with zod, run the
+ * handler, and return a small result object. Errors meant for the user are AppErrors; anything else is logged
+ * and shown as a generic message. The payload is the last argument, so the action works as a form action, with
+ * useActionState (previous state first) and when called directly.
+ */
+export function defineAction<S extends z.ZodType, T = undefined>(
+  options: { role: Role; input: S; name: string },
+  handler: Handler<z.output<S>, T>,
+): GuardedAction<T> {
+  const action = async (...args: unknown[]): Promise<ActionResult<T>> => {
+    try {
+      const user = await requireRole(options.role);
+      const payload = args.at(-1);
+      const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
+      const parsed = options.input.safeParse(raw);
+      if (!parsed.success) {
+        const fieldErrors = fieldErrorsOf(parsed.error);
+        return { ok: false, code: "INVALID_INPUT", message: describeFieldErrors(fieldErrors), fieldErrors };
+      }
+      return (await handler(parsed.data, { user })) ?? { ok: true };
+    } catch (error) {
+      if (isAppError(error)) {
+        return {
+          ok: false,
+          code: error.code,
+          message: error.message,
+          fieldErrors: error.field ? { [error.field]: error.message } : undefined,
+        };
+      }
+      // Next.js signals redirect() and notFound() by throwing; they must pass through.
+      if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
+      log.error("action failed", { action: options.name, error });
+      return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again." };
+    }
+  };
+  return Object.assign(action, { requiredRole: options.role });
+}
+
+/** The only kind of action reachable without a session (signing in); it states why. */
+export function definePublicAction<S extends z.ZodType, T = undefined>(
+  options: { reason: string; input: S; name: string },
+  handler: (input: z.output<S>) => Promise<ActionResult<T> | void>,
+): ((...args: unknown[]) => Promise<ActionResult<T>>) & { requiredRole: "public"; publicReason: string } {
+  const action = async (...args: unknown[]): Promise<ActionResult<T>> => {
+    try {
+      const payload = args.at(-1);
+      const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
+      const parsed = options.input.safeParse(raw);
+      if (!parsed.success) {
+        const fieldErrors = fieldErrorsOf(parsed.error);
+        return { ok: false, code: "INVALID_INPUT", message: describeFieldErrors(fieldErrors), fieldErrors };
+      }
+      return (await handler(parsed.data)) ?? { ok: true };
+    } catch (error) {
+      if (isAppError(error)) return { ok: false, code: error.code, message: error.message };
+      if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
+      log.error("action failed", { action: options.name, error });
+      return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again." };
+    }
+  };
+  return Object.assign(action, { requiredRole: "public" as const, publicReason: options.reason });
+}

@@ -1,0 +1,85 @@
+import "server-only";
+import { betterAuth } from "better-auth";
+import { nextCookies } from "better-auth/next-js";
+import { getDb } from "@/db";
+import { deriveKey } from "@/lib/crypto";
+import { appBaseUrl, env, requireEnv } from "@/lib/env";
+
+/**
+ * better-auth keeps users, password hashes (scrypt) and sessions in Postgres through our Kysely instance. Its
+ * tables are created by db/migrations with snake_case columns; the field maps below tell it their names.
+ * Public sign-up is off: users are created by an admin (settings page or `npm run desk -- users add`).
+ */
+function createAuth() {
+  const secret = deriveKey("auth-cookies", Buffer.from(requireEnv("PAYOUT_DESK_KEY"), "base64")).toString("base64");
+  const baseURL = appBaseUrl();
+  return betterAuth({
+    appName: "Payout Desk",
+    baseURL,
+    secret,
+    database: { db: getDb(), type: "postgres" },
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10, maxPasswordLength: 128 },
+    session: {
+      modelName: "auth_session",
+      expiresIn: 60 * 60 * 12,
+      updateAge: 60 * 60,
+      fields: {
+        expiresAt: "expires_at",
+        createdAt: "created_at",
+        updatedAt: "updated_at",
+        ipAddress: "ip_address",
+        userAgent: "user_agent",
+        userId: "user_id",
+      },
+    },
+    user: {
+      modelName: "auth_user",
+      fields: { emailVerified: "email_verified", createdAt: "created_at", updatedAt: "updated_at" },
+      additionalFields: {
+        role: { type: "string", required: false, defaultValue: "viewer", input: false },
+      },
+    },
+    account: {
+      modelName: "auth_account",
+      fields: {
+        accountId: "account_id",
+        providerId: "provider_id",
+        userId: "user_id",
+        accessToken: "access_token",
+        refreshToken: "refresh_token",
+        idToken: "id_token",
+        accessTokenExpiresAt: "access_token_expires_at",
+        refreshTokenExpiresAt: "refresh_token_expires_at",
+        createdAt: "created_at",
+        updatedAt: "updated_at",
+      },
+    },
+    verification: {
+      modelName: "auth_verification",
+      fields: { expiresAt: "expires_at", createdAt: "created_at", updatedAt: "updated_at" },
+    },
+    rateLimit: {
+      enabled: true,
+      storage: "database",
+      modelName: "auth_rate_limit",
+      fields: { lastRequest: "last_request" },
+      window: 60,
+      max: 100,
+      customRules: { "/sign-in/email": { window: 60, max: 5 } },
+    },
+    advanced: {
+      useSecureCookies: env().PAYOUT_DESK_SECURE_COOKIES === "on" || baseURL.startsWith("https://"),
+      cookiePrefix: "payout-desk",
+    },
+    telemetry: { enabled: false },
+    plugins: [nextCookies()],
+  });
+}
+
+type Auth = ReturnType<typeof createAuth>;
+const holder = globalThis as unknown as { __payoutDeskAuth?: Auth };
+
+export function getAuth(): Auth {
+  holder.__payoutDeskAuth ??= createAuth();
+  return holder.__payoutDeskAuth;
+}

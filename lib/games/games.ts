@@ -1,0 +1,102 @@
+import "server-only";
+import type { Db } from "@/db";
+import { findGame, type GameSummary, getSelectedGameId, listGames, setSelectedGameId } from "@/db/queries/games";
+import type { CurrentUser } from "@/lib/auth/session";
+import { maskSecret, openSecret, sealSecret } from "@/lib/crypto";
+import { AppError } from "@/lib/errors";
+import { type GameInput, gameInputSchema } from "./schemas";
+
+const secretContext = (gameId: string) => `game-secret:${gameId}`;
+const webhookContext = (gameId: string) => `webhook-secret:${gameId}`;
+
+/** Adds a game, or replaces its settings and secrets when it exists (`replace`). Secrets are sealed before storage. */
+export async function saveGame(db: Db, input: GameInput, options: { replace: boolean }): Promise<GameSummary> {
+  const game = gameInputSchema.parse(input);
+  const [current, previous] = game.webhookSecrets;
+  const values = {
+    name: game.name,
+    environment: game.environment,
+    base_url: game.baseUrl,
+    secret_sealed: sealSecret(game.secret, secretContext(game.id)),
+    secret_mask: maskSecret(game.secret),
+    webhook_secret_sealed: current ? sealSecret(current, webhookContext(game.id)) : null,
+    webhook_secret_mask: current ? maskSecret(current) : null,
+    webhook_previous_secret_sealed: previous ? sealSecret(previous, webhookContext(game.id)) : null,
+    webhook_previous_secret_mask: previous ? maskSecret(previous) : null,
+    updated_at: new Date(),
+  };
+  const exists = await db.selectFrom("game").select("id").where("id", "=", game.id).executeTakeFirst();
+  if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
+  if (exists) await db.updateTable("game").set(values).where("id", "=", game.id).execute();
+  else await db.insertInto("game").values({ id: game.id, settings: "{}", ...values }).execute();
+  const saved = await findGame(db, game.id);
+  if (!saved) throw new Error("game vanished after saving");
+  return saved;
+}
+
+/**
+ * Replaces the webhook signing secret and keeps the one it replaces as "previous", which stays accepted during
+ * the service's 7-day rotation grace.
+ */
+export async function rotateWebhookSecret(db: Db, gameId: string, newSecret: string): Promise<void> {
+  const row = await db
+    .selectFrom("game")
+    .select(["webhook_secret_sealed", "webhook_secret_mask"])
+    .where("id", "=", gameId)
+    .executeTakeFirst();
+  if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+  await db
+    .updateTable("game")
+    .set({
+      webhook_secret_sealed: sealSecret(newSecret, webhookContext(gameId)),
+      webhook_secret_mask: maskSecret(newSecret),
+      webhook_previous_secret_sealed: row.webhook_secret_sealed,
+      webhook_previous_secret_mask: row.webhook_secret_mask,
+      updated_at: new Date(),
+    })
+    .where("id", "=", gameId)
+    .execute();
+}
+
+export type GameCredentials = {
+  id: string;
+  environment: "sandbox" | "production";
+  baseUrl: string;
+  secret: string;
+  webhookSecrets: string[];
+};
+
+/** The plain secrets of a game, for server-side calls to the service and webhook checks only. */
+export async function readGameCredentials(db: Db, gameId: string): Promise<GameCredentials> {
+  const row = await db
+    .selectFrom("game")
+    .select(["id", "environment", "base_url", "secret_sealed", "webhook_secret_sealed", "webhook_previous_secret_sealed"])
+    .where("id", "=", gameId)
+    .executeTakeFirst();
+  if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+  const webhookSecrets = [row.webhook_secret_sealed, row.webhook_previous_secret_sealed]
+    .filter((value): value is string => value !== null)
+    .map((sealed) => openSecret(sealed, webhookContext(row.id)));
+  return {
+    id: row.id,
+    environment: row.environment,
+    baseUrl: row.base_url,
+    secret: openSecret(row.secret_sealed, secretContext(row.id)),
+    webhookSecrets,
+  };
+}
+
+/** The game this session works on: the one it chose, else the first game (and that choice is remembered). */
+export async function resolveSelectedGame(db: Db, user: CurrentUser): Promise<GameSummary | null> {
+  const games = await listGames(db);
+  const chosen = await getSelectedGameId(db, user.sessionId);
+  const game = games.find((g) => g.id === chosen) ?? games[0] ?? null;
+  if (game && game.id !== chosen) await setSelectedGameId(db, user.sessionId, game.id);
+  return game;
+}
+
+export async function requireSelectedGame(db: Db, user: CurrentUser): Promise<GameSummary> {
+  const game = await resolveSelectedGame(db, user);
+  if (!game) throw new AppError("NO_GAME_SELECTED", "No game is set up yet: an admin adds one under Settings → Games.");
+  return game;
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+export const gameIdSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, {
+    message: "must be 1 to 64 letters, digits, dots, dashes or underscores",
+  });
+
+export const secretSchema = z
+  .string()
+  .trim()
+  .min(8, { message: "must be at least 8 characters" })
+  .max(512, { message: "must be at most 512 characters" })
+  .regex(/^\S+$/, { message: "must not contain spaces" });
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
+export const baseUrlSchema = z
+  .string()
+  .trim()
+  .url({ message: "must be a URL such as https://api.example.com" })
+  .refine((value) => /^https?:$/.test(new URL(value).protocol), { message: "must start with https://" })
+  .transform((value) => value.replace(/\/+$/, ""));
+
+export const gameInputSchema = z
+  .object({
+    id: gameIdSchema,
+    name: z.string().trim().min(1, { message: "is required" }).max(120, { message: "must be at most 120 characters" }),
+    environment: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
+    baseUrl: baseUrlSchema,
+    secret: secretSchema,
+    webhookSecrets: z.array(secretSchema).max(2, { message: "takes the current secret and at most one previous" }),
+  })
+  .superRefine((game, ctx) => {
+    // The spec: "HTTPS only". Plain http is accepted for a local emulator on loopback.
+    const url = new URL(game.baseUrl);
+    if (url.protocol === "http:" && !LOOPBACK.test(url.hostname)) {
+      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must use https:// (http is only for a local emulator)" });
+    }
+  });
+export type GameInput = z.input<typeof gameInputSchema>;

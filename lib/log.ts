@@ -1,0 +1,32 @@
+import { env } from "./env";
+
+/**
+ * One-line JSON logs. Values under keys that look secret are replaced before anything is written, and callers
+ * never pass request bodies or secrets in the first place.
+ */
+type Level = "debug" | "info" | "warn" | "error";
+const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const SECRET_KEY = /secret|password|token|authorization|cookie|key$/i;
+
+function redact(value: unknown, depth = 0): unknown {
+  if (depth > 4 || value === null || typeof value !== "object") return value;
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) out[key] = SECRET_KEY.test(key) ? "[redacted]" : redact(inner, depth + 1);
+  return out;
+}
+
+function write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
+  const threshold = ORDER[env().LOG_LEVEL];
+  if (ORDER[level] < threshold) return;
+  const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...(redact(fields) as object) });
+  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
+}
+
+export const log = {
+  debug: (message: string, fields?: Record<string, unknown>) => write("debug", message, fields),
+  info: (message: string, fields?: Record<string, unknown>) => write("info", message, fields),
+  warn: (message: string, fields?: Record<string, unknown>) => write("warn", message, fields),
+  error: (message: string, fields?: Record<string, unknown>) => write("error", message, fields),
+};

@@ -1,0 +1,46 @@
+import "server-only";
+import { isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { type CurrentUser, requireRole } from "./auth/session";
+import type { Role } from "./auth/roles";
+
+type RouteContext<P> = { params: Promise<P> };
+type RouteHandler<P> = (request: Request, ctx: { user: CurrentUser; params: P }) => Promise<Response>;
+
+/** A route handler, with its required role recorded (or `public` with the reason it needs no session). */
+export type GuardedRoute<P> = ((request: Request, context: RouteContext<P>) => Promise<Response>) & {
+  requiredRole: Role | "public";
+};
+
+const STATUS = { UNAUTHENTICATED: 401, FORBIDDEN: 403, INVALID_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409 } as const;
+
+export function jsonError(status: number, code: string, message: string): Response {
+  return Response.json({ error: { code, message } }, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+/** Route handlers that need a session are written with this: the role check comes before anything else. */
+export function defineRoute<P = Record<string, string>>(role: Role, handler: RouteHandler<P>): GuardedRoute<P> {
+  const route = async (request: Request, context: RouteContext<P>): Promise<Response> => {
+    try {
+      const user = await requireRole(role);
+      const params = (await context?.params) ?? ({} as P);
+      return await handler(request, { user, params });
+    } catch (error) {
+      if (isAppError(error)) {
+        const status = (STATUS as Record<string, number>)[error.code] ?? 400;
+        return jsonError(status, error.code, error.message);
+      }
+      log.error("route failed", { path: new URL(request.url).pathname, error });
+      return jsonError(500, "INTERNAL", "Something went wrong. The error was logged.");
+    }
+  };
+  return Object.assign(route, { requiredRole: role });
+}
+
+/** A route handler that is deliberately reachable without a session (it authenticates by other means). */
+export function definePublicRoute<P = Record<string, string>>(
+  reason: string,
+  handler: (request: Request, context: RouteContext<P>) => Promise<Response>,
+): GuardedRoute<P> & { publicReason: string } {
+  return Object.assign(handler, { requiredRole: "public" as const, publicReason: reason });
+}

@@ -1,0 +1,270 @@
+import "server-only";
+
+/**
+ * One error type for everything that can go wrong calling the service. Messages carry the HTTP status, the machine
+ * code and the error_id (what support quotes to the service), never the game secret, a request body, a query string or
+ * the service's human text (kept apart in `serviceMessage`, which may name a player).
+ */
+export type ServiceErrorKind = "http" | "network" | "timeout" | "invalid_response";
+
+export type ServiceErrorInit = {
+  kind: ServiceErrorKind;
+  status?: number | null;
+  code?: string | null;
+  codePublic?: string | null;
+  errorId?: string | null;
+  retryAfterMs?: number | null;
+  body?: Record<string, unknown> | null;
+  serviceMessage?: string | null;
+  issues?: readonly string[];
+  /** invalid_response only: the body was unreadable (cut short), so the same request may succeed. */
+  transient?: boolean;
+  method?: string;
+  path?: string;
+  cause?: unknown;
+};
+
+export class ServiceError extends Error {
+  readonly kind: ServiceErrorKind;
+  /** HTTP status; null when no response arrived (network, timeout). */
+  readonly status: number | null;
+  /** Machine code: body `code`, then `error_code`, then `error` when it is a code, then a bare `status` code. */
+  readonly code: string | null;
+  /** Provider-neutral `error_code_public` ("matching on error_code_public is preferred for new code"). */
+  readonly codePublic: string | null;
+  readonly errorId: string | null;
+  /** How long the service asked us to wait, in milliseconds from when the response was read. */
+  readonly retryAfterMs: number | null;
+  /** The parsed JSON body of an error response (remaining_refundable_usd, settled_renewals, ...). */
+  readonly body: Record<string, unknown> | null;
+  /** The service's human text (`error` or `message`) when it was not a code. */
+  readonly serviceMessage: string | null;
+  /** For invalid_response: the zod issue paths and codes, never the values. */
+  readonly issues: readonly string[];
+  readonly transient: boolean;
+  /** Set by the client: the method and the log-safe path of the request that failed. */
+  method: string | null;
+  path: string | null;
+  /** Set by the client: how many attempts were made before giving up. */
+  attempts = 1;
+
+  constructor(init: ServiceErrorInit) {
+    super(describe(init), init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "ServiceError";
+    this.kind = init.kind;
+    this.status = init.status ?? null;
+    this.code = init.code ?? null;
+    this.codePublic = init.codePublic ?? null;
+    this.errorId = init.errorId ?? null;
+    this.retryAfterMs = init.retryAfterMs ?? null;
+    this.body = init.body ?? null;
+    this.serviceMessage = init.serviceMessage ?? null;
+    this.issues = init.issues ?? [];
+    this.transient = init.transient ?? false;
+    this.method = init.method ?? null;
+    this.path = init.path ?? null;
+  }
+
+  /** Attaches the request (log-safe path) and refreshes the message to name it. */
+  withRequest(method: string, path: string, attempts: number): this {
+    this.method = method;
+    this.path = path;
+    this.attempts = attempts;
+    this.message = describe({ ...this, method, path, issues: this.issues });
+    return this;
+  }
+}
+
+function describe(init: {
+  kind: ServiceErrorKind;
+  status?: number | null;
+  code?: string | null;
+  codePublic?: string | null;
+  errorId?: string | null;
+  issues?: readonly string[];
+  method?: string | null;
+  path?: string | null;
+}): string {
+  const where = init.method && init.path ? `${init.method} ${init.path}: ` : "";
+  switch (init.kind) {
+    case "network":
+      return `${where}network error${init.code ? ` (${init.code})` : ""}`;
+    case "timeout":
+      return `${where}timed out waiting for the service`;
+    case "invalid_response": {
+      const issues = init.issues?.length ? `: ${init.issues.slice(0, 5).join("; ")}` : "";
+      return `${where}unexpected response from the service (HTTP ${init.status ?? "?"})${issues}`;
+    }
+    case "http": {
+      const codes = [init.code, init.codePublic && init.codePublic !== init.code ? init.codePublic : null]
+        .filter(Boolean)
+        .join(" / ");
+      const ref = init.errorId ? ` [error_id ${init.errorId}]` : "";
+      return `${where}service answered ${init.status ?? "?"}${codes ? ` ${codes}` : ""}${ref}`;
+    }
+  }
+}
+
+export function isServiceError(value: unknown): value is ServiceError {
+  return value instanceof ServiceError;
+}
+
+/** A header bag: a fetch `Headers`, or a plain object as tests write it. */
+export type HeaderSource = { get(name: string): string | null } | Record<string, string | undefined>;
+
+function headerValue(headers: HeaderSource, name: string): string | null {
+  if (typeof (headers as { get?: unknown }).get === "function") {
+    return (headers as { get(name: string): string | null }).get(name);
+  }
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers as Record<string, string | undefined>)) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return null;
+}
+
+// snake_case with at least one underscore (spending_limit_exceeded) or an UPPER_CASE word (FLOW_PAUSED, FORBIDDEN):
+// `error` holds human text in the standard envelope and a code in some refusals.
+const CODE_LIKE = /^(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)$/;
+// `status` is a code only in the refusals that carry nothing else ({status: "service_unavailable"}).
+const GENERIC_STATUS = new Set(["error", "failed", "failure", "success", "ok", "pending", "refunded"]);
+
+function asCode(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const text = value.trim();
+  return text.length > 0 && text.length <= 100 && CODE_LIKE.test(text) ? text : null;
+}
+
+function asText(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value : null;
+}
+
+/**
+ * Reads a wait from `retry_after` (body) or `Retry-After` (header): seconds, or an absolute time (an ISO timestamp, an
+ * HTTP-date, or epoch seconds/milliseconds), returned as milliseconds from `nowMs`, never negative.
+ */
+export function parseRetryAfter(value: unknown, nowMs: number): number | null {
+  if (typeof value === "number") return fromNumber(value, nowMs);
+  if (typeof value !== "string") return null;
+  const text = value.trim();
+  if (text === "") return null;
+  if (/^\d+(\.\d+)?$/.test(text)) return fromNumber(Number(text), nowMs);
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - nowMs);
+}
+
+function fromNumber(value: number, nowMs: number): number | null {
+  if (!Number.isFinite(value) || value < 0) return null;
+  // A relative wait is seconds and small; anything past 2001-09-09 in epoch seconds is an absolute time.
+  if (value >= 1e12) return Math.max(0, Math.round(value - nowMs));
+  if (value >= 1e9) return Math.max(0, Math.round(value * 1000 - nowMs));
+  return Math.round(value * 1000);
+}
+
+function parseBody(bodyText: string): Record<string, unknown> | null {
+  if (bodyText.trim() === "") return null;
+  try {
+    const parsed: unknown = JSON.parse(bodyText);
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Turns a non-2xx response into a ServiceError. Pure: the caller passes the clock.
+ *
+ * "Error envelope: {error: human text, error_code: machine code, error_id, timestamp}. Some responses also carry
+ * error_code_public. Some refusals carry only status or error." The code is read from `code`, then `error_code`, then
+ * `error` (when it looks like a code, e.g. `spending_limit_exceeded`), then a bare `status` such as
+ * `service_unavailable` ("503 body {status: service_unavailable}, no error codes").
+ */
+export function parseServiceError(
+  status: number,
+  headers: HeaderSource,
+  bodyText: string,
+  nowMs: number,
+): ServiceError {
+  const body = parseBody(bodyText);
+  const nested =
+    body && typeof body.error === "object" && body.error !== null ? (body.error as Record<string, unknown>) : null;
+  const statusCode = asCode(body?.status);
+  const code =
+    asCode(body?.code) ??
+    asCode(body?.error_code) ??
+    asCode(nested?.code) ??
+    asCode(body?.error) ??
+    (statusCode && !GENERIC_STATUS.has(statusCode) ? statusCode : null);
+  const serviceMessage =
+    (asCode(body?.error) === null ? asText(body?.error) : null) ?? asText(body?.message) ?? asText(nested?.message);
+  const retryAfterMs =
+    parseRetryAfter(body?.retry_after, nowMs) ?? parseRetryAfter(headerValue(headers, "retry-after"), nowMs);
+  return new ServiceError({
+    kind: "http",
+    status,
+    code,
+    codePublic: asText(body?.error_code_public),
+    errorId: asText(body?.error_id) ?? (typeof body?.error_id === "number" ? String(body.error_id) : null),
+    retryAfterMs,
+    body,
+    serviceMessage,
+  });
+}
+
+/** "REFUND_LOOKUP_FAILED, REFUND_MISMATCH: Needs manual attention." Never retried, even with the same key. */
+export const MANUAL_ATTENTION_CODES: ReadonlySet<string> = new Set(["REFUND_LOOKUP_FAILED", "REFUND_MISMATCH"]);
+
+/**
+ * Failures the service says to retry with the same client_request_id: "PROCESSOR_ERROR: retry with the same key",
+ * "service_unavailable, FLOW_PAUSED: retry with the same key", "INTERNAL_ERROR: Retry with the same key".
+ */
+export const RETRY_WITH_SAME_KEY_CODES: ReadonlySet<string> = new Set([
+  "PROCESSOR_ERROR",
+  "INTERNAL_ERROR",
+  "FLOW_PAUSED",
+  "service_unavailable",
+]);
+
+/**
+ * 5xx codes that describe a configuration problem; retrying changes nothing ("Processor rejected the service's
+ * credentials", "Payment processing not configured").
+ */
+export const NOT_WORTH_RETRYING_CODES: ReadonlySet<string> = new Set([
+  "PROCESSOR_UNAVAILABLE",
+  "PROCESSOR_NOT_CONFIGURED",
+]);
+
+export function needsManualAttention(error: unknown): boolean {
+  return isServiceError(error) && error.code !== null && MANUAL_ATTENTION_CODES.has(error.code);
+}
+
+/** A 429 from any limiter: `RATE_LIMITED` (refunds), `rate_limit_exceeded` (reporting), spending caps. */
+export function isRateLimited(error: unknown): boolean {
+  return isServiceError(error) && error.kind === "http" && error.status === 429;
+}
+
+/**
+ * Whether an attempt that failed this way may be sent again. `idempotent` is true for reads and for writes carrying
+ * an idempotency key (refund with client_request_id); other writes are never retried, since a network error, a
+ * timeout or a 5xx leaves it unknown whether the change was applied.
+ */
+export function isRetryable(error: ServiceError, idempotent: boolean): boolean {
+  if (!idempotent) return false;
+  if (error.kind === "network" || error.kind === "timeout") return true;
+  // A schema mismatch repeats identically; a body cut short may not.
+  if (error.kind === "invalid_response") return error.transient;
+  const status = error.status ?? 0;
+  // A spending cap is a 429 too, but it lifts only when the hour/day/month rolls over.
+  if (status === 429) return error.code !== "spending_limit_exceeded";
+  if (status === 408) return true;
+  if (status < 500) return false;
+  const codes = [error.code, error.codePublic].filter((c): c is string => c !== null);
+  if (codes.some((c) => MANUAL_ATTENTION_CODES.has(c))) return false;
+  if (codes.some((c) => RETRY_WITH_SAME_KEY_CODES.has(c))) return true;
+  if (codes.some((c) => NOT_WORTH_RETRYING_CODES.has(c))) return false;
+  // "Retrying after a 5xx with the same key is safe."
+  return true;
+}

@@ -1,0 +1,48 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+import { createDb, type Db } from "../../db";
+import { migrateToLatest } from "../../db/migrate";
+
+const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** Refuses anything but a database on this machine: tests create and drop databases. */
+export function assertLocal(url: string): void {
+  const host = new URL(url).hostname;
+  if (!LOCAL_HOSTS.has(host)) throw new Error(`tests only run against a local PostgreSQL, not ${host}`);
+}
+
+export type TestDatabase = { url: string; db: Db; drop(): Promise<void> };
+
+/** A new, migrated database on the run's throwaway cluster. */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const adminUrl = inject("pgAdminUrl");
+  assertLocal(adminUrl);
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = createDb(url.toString(), { max: 5 });
+  if (options.migrate !== false) await migrateToLatest(db);
+  return {
+    url: url.toString(),
+    db,
+    async drop() {
+      await db.destroy();
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** Points lib/env.ts (DATABASE_URL, PAYOUT_DESK_KEY) at a test database, for code that reads the environment. */
+export function useTestEnv(database: TestDatabase): void {
+  process.env.DATABASE_URL = database.url;
+  process.env.PAYOUT_DESK_KEY ??= randomBytes(32).toString("base64");
+  process.env.LOG_LEVEL ??= "silent";
+}
