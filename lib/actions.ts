@@ -7,7 +7,14 @@ import type { Role } from "./auth/roles";
 
 export type ActionResult<T = undefined> =
   | { ok: true; message?: string; data?: T }
-  | { ok: false; code: AppErrorCode | "INTERNAL"; message: string; fieldErrors?: Record<string, string> };
+  | {
+      ok: false;
+      code: AppErrorCode | "INTERNAL";
+      message: string;
+      fieldErrors?: Record<string, string>;
+      /** What was typed, so a form can show it again (React resets a form after its action); never secrets. */
+      values?: Record<string, string>;
+    };
 
 export type ActionContext = { user: CurrentUser };
 
@@ -23,6 +30,17 @@ export function formDataToObject(form: FormData): Record<string, string | string
     if (key.startsWith("$ACTION")) continue;
     const values = form.getAll(key).filter((v): v is string => typeof v === "string");
     out[key] = values.length > 1 ? values : (values[0] ?? "");
+  }
+  return out;
+}
+
+const SECRET_FIELD = /password|secret|token/i;
+
+export function echoValues(raw: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!raw || typeof raw !== "object") return out;
+  for (const [key, value] of Object.entries(raw)) {
+    if (typeof value === "string" && !SECRET_FIELD.test(key)) out[key] = value;
   }
   return out;
 }
@@ -54,14 +72,14 @@ export function defineAction<S extends z.ZodType, T = undefined>(
   handler: Handler<z.output<S>, T>,
 ): GuardedAction<T> {
   const action = async (...args: unknown[]): Promise<ActionResult<T>> => {
+    const payload = args.at(-1);
+    const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
     try {
       const user = await requireRole(options.role);
-      const payload = args.at(-1);
-      const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
       const parsed = options.input.safeParse(raw);
       if (!parsed.success) {
         const fieldErrors = fieldErrorsOf(parsed.error);
-        return { ok: false, code: "INVALID_INPUT", message: describeFieldErrors(fieldErrors), fieldErrors };
+        return { ok: false, code: "INVALID_INPUT", message: describeFieldErrors(fieldErrors), fieldErrors, values: echoValues(raw) };
       }
       return (await handler(parsed.data, { user })) ?? { ok: true };
     } catch (error) {
@@ -71,6 +89,7 @@ export function defineAction<S extends z.ZodType, T = undefined>(
           code: error.code,
           message: error.message,
           fieldErrors: error.field ? { [error.field]: error.message } : undefined,
+          values: echoValues(raw),
         };
       }
       // Next.js signals redirect() and notFound() by throwing; they must pass through.
@@ -88,17 +107,17 @@ export function definePublicAction<S extends z.ZodType, T = undefined>(
   handler: (input: z.output<S>) => Promise<ActionResult<T> | void>,
 ): ((...args: unknown[]) => Promise<ActionResult<T>>) & { requiredRole: "public"; publicReason: string } {
   const action = async (...args: unknown[]): Promise<ActionResult<T>> => {
+    const payload = args.at(-1);
+    const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
     try {
-      const payload = args.at(-1);
-      const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
       const parsed = options.input.safeParse(raw);
       if (!parsed.success) {
         const fieldErrors = fieldErrorsOf(parsed.error);
-        return { ok: false, code: "INVALID_INPUT", message: describeFieldErrors(fieldErrors), fieldErrors };
+        return { ok: false, code: "INVALID_INPUT", message: describeFieldErrors(fieldErrors), fieldErrors, values: echoValues(raw) };
       }
       return (await handler(parsed.data)) ?? { ok: true };
     } catch (error) {
-      if (isAppError(error)) return { ok: false, code: error.code, message: error.message };
+      if (isAppError(error)) return { ok: false, code: error.code, message: error.message, values: echoValues(raw) };
       if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
       log.error("action failed", { action: options.name, error });
       return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again." };

@@ -256,9 +256,12 @@ function resolvePacer(pacing: ServiceClientConfig["pacing"]): Pacer {
   return createPacer(pacing as PacingOptions);
 }
 
+/** The system code of a failed fetch; undici nests it in `cause`, sometimes inside an AggregateError. */
 function networkCode(error: unknown): string | null {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  const code = cause?.code ?? (error as { code?: unknown } | null)?.code;
+  type Coded = { code?: unknown; cause?: Coded; errors?: Coded[] } | null | undefined;
+  const seen = error as Coded;
+  const candidates = [seen?.cause?.code, seen?.cause?.errors?.[0]?.code, seen?.code];
+  const code = candidates.find((value) => typeof value === "string");
   return typeof code === "string" && /^[A-Z0-9_]+$/.test(code) ? code : null;
 }
 
@@ -303,6 +306,7 @@ export function createServiceClient(config: ServiceClientConfig) {
   }
 
   async function attempt(spec: RequestSpec<unknown>): Promise<{ status: number; headers: Headers; text: string }> {
+    spec.signal?.throwIfAborted();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new TimeoutSignal()), timeoutMs);
     const onCallerAbort = () => controller.abort(spec.signal?.reason);
@@ -388,8 +392,10 @@ export function createServiceClient(config: ServiceClientConfig) {
       if (error.kind === "network") stats.networkErrors += 1;
       if (error.status === 429) {
         stats.rateLimited += 1;
-        // Everyone sharing these buckets backs off, not only this call.
-        pacer.pause(keys, error.retryAfterMs ?? computeRetryDelay(attemptNo, null, () => 1, backoff));
+        // Everyone sharing these buckets backs off, not only this call; capped so that one long retry_after cannot
+        // hold a support page for minutes (a later call then meets the 429 itself and fails fast).
+        const pauseMs = error.retryAfterMs ?? computeRetryDelay(attemptNo, null, () => 1, backoff);
+        pacer.pause(keys, Math.min(pauseMs, maxRetryAfterMs));
       }
       const tooLong = error.retryAfterMs !== null && error.retryAfterMs > maxRetryAfterMs;
       const willRetry = attemptNo <= maxRetries && !tooLong && isRetryable(error, spec.idempotent);
@@ -412,7 +418,7 @@ export function createServiceClient(config: ServiceClientConfig) {
       route: spec.route,
       durationMs,
       attempt: attemptNo,
-      pacedMs,
+      pacedMs: Math.round(pacedMs),
     };
   }
 
@@ -427,7 +433,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** GET /api/subscriptions/{id} */
-    getSubscription(
+    async getSubscription(
       subscriptionId: string,
       input: { includePlayer?: boolean } = {},
       options: CallOptions = {},
@@ -447,7 +453,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** GET /api/subscriptions/player: newest first; an unknown player is an empty list. */
-    listPlayerSubscriptions(
+    async listPlayerSubscriptions(
       input: ListPlayerSubscriptionsInput,
       options: CallOptions = {},
     ): Promise<ListPlayerSubscriptionsResponse> {
@@ -470,7 +476,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** POST /api/subscriptions/{id}/cancel. Sent once: not retried (no idempotency key). */
-    cancelSubscription(
+    async cancelSubscription(
       subscriptionId: string,
       input: CancelSubscriptionInput = {},
       options: CallOptions = {},
@@ -495,7 +501,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** POST /api/subscriptions/{id}/amount: staged to the next renewal. Sent once. */
-    changeSubscriptionAmount(
+    async changeSubscriptionAmount(
       subscriptionId: string,
       input: ChangeAmountInput,
       options: CallOptions = {},
@@ -517,7 +523,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** POST /api/subscriptions/{id}/payment-method (card subscriptions only). Sent once. */
-    changePaymentMethod(
+    async changePaymentMethod(
       subscriptionId: string,
       input: ChangePaymentMethodInput,
       options: CallOptions = {},
@@ -545,7 +551,7 @@ export function createServiceClient(config: ServiceClientConfig) {
      * POST /api/subscriptions/{id}/refund. Retried with the same client_request_id, which the caller must have stored
      * with the attempt before calling. REFUND_LOOKUP_FAILED / REFUND_MISMATCH are thrown at once (manual attention).
      */
-    refundSubscription(subscriptionId: string, input: RefundInput, options: CallOptions = {}): Promise<RefundResult> {
+    async refundSubscription(subscriptionId: string, input: RefundInput, options: CallOptions = {}): Promise<RefundResult> {
       const id = subscriptionIdInputSchema.parse(subscriptionId);
       const value = refundInputSchema.parse(input);
       const body: Record<string, unknown> = { client_request_id: value.clientRequestId };
@@ -581,7 +587,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** GET /api/subscriptions/reporting/attribution: one page of recipients; totals are never paginated. */
-    getAttributionReport(input: AttributionReportInput, options: CallOptions = {}): Promise<AttributionReport> {
+    async getAttributionReport(input: AttributionReportInput, options: CallOptions = {}): Promise<AttributionReport> {
       const value = attributionReportInputSchema.parse(input);
       const window = windowInputSchema.parse({ start: value.start, end: value.end });
       const path = `/api/subscriptions/reporting/attribution${queryString({
@@ -604,7 +610,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** GET /api/subscriptions/reporting/subscriptions/{id}/attribution: cycles newest first. */
-    getSubscriptionAttribution(
+    async getSubscriptionAttribution(
       subscriptionId: string,
       input: SubscriptionAttributionInput = {},
       options: CallOptions = {},
@@ -629,7 +635,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** GET /api/subscriptions/reporting/periods/{period_id} */
-    getPeriodReport(periodId: number, input: PeriodReportInput = {}, options: CallOptions = {}): Promise<PeriodReport> {
+    async getPeriodReport(periodId: number, input: PeriodReportInput = {}, options: CallOptions = {}): Promise<PeriodReport> {
       const id = z.number().int().positive().parse(periodId);
       const value = periodReportInputSchema.parse(input);
       const path = `/api/subscriptions/reporting/periods/${id}`;
@@ -646,7 +652,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** GET /api/player-balances/player/by-email/{email}: a player never seen answers 404 (thrown). */
-    getPlayerBalanceByEmail(playerEmail: string, options: CallOptions = {}): Promise<PlayerBalance> {
+    async getPlayerBalanceByEmail(playerEmail: string, options: CallOptions = {}): Promise<PlayerBalance> {
       const email = emailInputSchema.parse(playerEmail);
       return request({
         method: "GET",
@@ -660,7 +666,7 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** GET /api/currency-purchases/player-cards: newest first, expired cards filtered out, never 404. */
-    listPlayerCards(playerEmail: string, options: CallOptions = {}): Promise<PlayerCardsResponse> {
+    async listPlayerCards(playerEmail: string, options: CallOptions = {}): Promise<PlayerCardsResponse> {
       const email = emailInputSchema.parse(playerEmail);
       return request({
         method: "GET",

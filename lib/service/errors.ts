@@ -28,7 +28,10 @@ export class ServiceError extends Error {
   readonly kind: ServiceErrorKind;
   /** HTTP status; null when no response arrived (network, timeout). */
   readonly status: number | null;
-  /** Machine code: body `code`, then `error_code`, then `error` when it is a code, then a bare `status` code. */
+  /**
+   * Machine code: body `code`, then `error_code`, then `error` when it is a code, then a bare `status` code. For a
+   * network error, the system code when there is one (ECONNRESET, ECONNREFUSED).
+   */
   readonly code: string | null;
   /** Provider-neutral `error_code_public` ("matching on error_code_public is preferred for new code"). */
   readonly codePublic: string | null;

@@ -217,6 +217,7 @@ export function createPacer(options: PacingOptions = {}): Pacer {
       }
       for (const pace of keys) windows.set(pace.key, Math.max(windowOf(pace.key), pace.windowMs));
       const started = now();
+      let slept = false;
       for (;;) {
         signal?.throwIfAborted();
         const t = now();
@@ -228,7 +229,7 @@ export function createPacer(options: PacingOptions = {}): Pacer {
             bucket.log.push(t);
             bucket.lastAt = t;
           }
-          const waited = t - started;
+          const waited = slept ? t - started : 0;
           stats.acquired += 1;
           if (waited > 0) {
             stats.delayed += 1;
@@ -240,6 +241,7 @@ export function createPacer(options: PacingOptions = {}): Pacer {
         }
         // Another caller may take the slot first; the loop then waits for the next one.
         await sleep(ready - t, signal);
+        slept = true;
       }
     },
     pause(keys, ms) {

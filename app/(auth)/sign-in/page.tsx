@@ -5,6 +5,7 @@ import { signInAction } from "./actions";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
+export const dynamic = "force-dynamic";
 
 export default async function SignInPage() {
   if (await getCurrentUser()) redirect("/payouts");

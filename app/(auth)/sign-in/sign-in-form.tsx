@@ -12,12 +12,13 @@ type Props = { action: (state: ActionResult | null, form: FormData) => Promise<A
 export function SignInForm({ action }: Props) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
     <form action={formAction} className="space-y-4" noValidate>
       {state && !state.ok && <FormMessage tone="error">{state.message}</FormMessage>}
       <Field label="Email" id="email" error={errors.email}>
         {(control) => (
-          <Input {...control} name="email" type="email" autoComplete="username" required autoFocus />
+          <Input {...control} name="email" defaultValue={values.email} type="email" autoComplete="username" required autoFocus />
         )}
       </Field>
       <Field label="Password" id="password" error={errors.password}>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { cn } from "../cn";
 import { useTableUrl } from "./use-table-url";
 
@@ -23,6 +23,7 @@ export function SearchBox({ label = "Search", placeholder, debounceMs = 300, cla
   const [value, setValue] = useState(urlValue);
   const lastWritten = useRef(urlValue);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const inputId = useId();
 
   // The URL changed from elsewhere (Back, "Clear filters"): show it, unless it is our own write arriving.
   const [seen, setSeen] = useState(urlValue);
@@ -56,11 +57,11 @@ export function SearchBox({ label = "Search", placeholder, debounceMs = 300, cla
         write(value);
       }}
     >
-      <label htmlFor="table-search" className="text-xs font-medium text-ink-muted">
+      <label htmlFor={inputId} className="text-xs font-medium text-ink-muted">
         {label}
       </label>
       <input
-        id="table-search"
+        id={inputId}
         type="search"
         name="q"
         value={value}

@@ -18,7 +18,15 @@ export type DateTimeProps = {
   className?: string;
 };
 
-const LOCAL_FORMAT: Intl.DateTimeFormatOptions = { dateStyle: "medium", timeStyle: "short", timeZoneName: "short" };
+// dateStyle/timeStyle cannot be combined with timeZoneName (a RangeError), so the fields are spelled out.
+const LOCAL_FORMAT: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  timeZoneName: "short",
+};
 
 /**
  * A timestamp shown in UTC ("2026-03-01 14:05 UTC"), with the reader's local time on hover and focus.

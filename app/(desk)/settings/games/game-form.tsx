@@ -13,6 +13,7 @@ type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResu
 export function GameForm({ action }: { action: Action }) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
     <form action={formAction} className="grid gap-4 sm:grid-cols-2" noValidate aria-label="Add or update a game">
       <div className="sm:col-span-2">
@@ -20,17 +21,17 @@ export function GameForm({ action }: { action: Action }) {
       </div>
       <Field label="Game id" id="game-id" hint="The game id the service uses (tenant_id on webhooks)." error={errors.id}>
         {(control) => (
-          <Input {...control} name="id" required autoComplete="off" />
+          <Input {...control} name="id" defaultValue={values.id} required autoComplete="off" />
         )}
       </Field>
       <Field label="Name" id="game-name" error={errors.name}>
         {(control) => (
-          <Input {...control} name="name" required autoComplete="off" />
+          <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />
         )}
       </Field>
       <Field label="Environment" id="game-environment" error={errors.environment}>
         {(control) => (
-          <Select {...control} name="environment" defaultValue="sandbox">
+          <Select {...control} name="environment" key={values.environment ?? "sandbox"} defaultValue={values.environment ?? "sandbox"}>
           <option value="sandbox">Sandbox (test data)</option>
           <option value="production">Production</option>
         </Select>
@@ -38,7 +39,7 @@ export function GameForm({ action }: { action: Action }) {
       </Field>
       <Field label="Service base URL" id="game-base-url" hint="Without /sandbox; it is added for sandbox games." error={errors.baseUrl}>
         {(control) => (
-          <Input {...control} name="baseUrl" type="url" required autoComplete="off" placeholder="https://" />
+          <Input {...control} name="baseUrl" defaultValue={values.baseUrl} type="url" required autoComplete="off" placeholder="https://" />
         )}
       </Field>
       <Field label="Game secret" id="game-secret" hint="Stored encrypted; shown only masked afterwards." error={errors.secret}>
@@ -63,7 +64,7 @@ export function GameForm({ action }: { action: Action }) {
       </Field>
       <Field label="If the game exists" id="game-replace" error={errors.replace}>
         {(control) => (
-          <Select {...control} name="replace" defaultValue="no">
+          <Select {...control} name="replace" key={values.replace ?? "no"} defaultValue={values.replace ?? "no"}>
           <option value="no">Refuse (add a new game only)</option>
           <option value="yes">Replace its settings and secrets</option>
         </Select>

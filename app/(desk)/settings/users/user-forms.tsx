@@ -14,6 +14,7 @@ type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResu
 export function CreateUserForm({ action }: { action: Action }) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
     <form action={formAction} className="grid gap-4 sm:grid-cols-2" noValidate aria-label="Create a user">
       <div className="sm:col-span-2">
@@ -21,17 +22,17 @@ export function CreateUserForm({ action }: { action: Action }) {
       </div>
       <Field label="Email" id="user-email" error={errors.email}>
         {(control) => (
-          <Input {...control} name="email" type="email" required autoComplete="off" />
+          <Input {...control} name="email" defaultValue={values.email} type="email" required autoComplete="off" />
         )}
       </Field>
       <Field label="Name" id="user-name" error={errors.name}>
         {(control) => (
-          <Input {...control} name="name" required autoComplete="off" />
+          <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />
         )}
       </Field>
       <Field label="Role" id="user-role" error={errors.role}>
         {(control) => (
-          <Select {...control} name="role" defaultValue="viewer">
+          <Select {...control} name="role" key={values.role ?? "viewer"} defaultValue={values.role ?? "viewer"}>
           {ROLES.map((role) => (
             <option key={role} value={role}>
               {ROLE_LABELS[role]}

@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, writeFileSync } from "node:fs";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { buildIsCurrent, sourceHash, stampPath } from "../bin/build-state";
+import { ensureDatabase } from "../bin/runtime";
+import { freePort, startCluster, withDatabase } from "../db/embedded";
+import { createDb } from "../db/index";
+import { migrateToLatest } from "../db/migrate";
+import { E2E_PASSWORD, E2E_USERS } from "./fixtures/users";
+
+// The test runner resolves modules with the "react-server" condition (so that server-only modules load here);
+// the app's own server must not inherit that.
+const { NODE_OPTIONS: _runnerOptions, ...CHILD_ENV } = process.env;
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: "inherit" });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(" ")} exited with ${code}`))));
+  });
+}
+
+async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+/**
+ * Starts everything the end-to-end tests need and tells the tests where it is through environment variables:
+ * E2E_BASE_URL, E2E_DATABASE_URL, E2E_SERVER_LOG.
+ */
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-e2e-"));
+  await chmod(dir, 0o755);
+  const cluster = await startCluster({ clusterDir: path.join(dir, "postgres"), password: randomBytes(12).toString("base64url"), durable: false });
+  await ensureDatabase(cluster.url, "payout_desk_e2e");
+  const databaseUrl = withDatabase(cluster.url, "payout_desk_e2e");
+  const key = randomBytes(32).toString("base64");
+  process.env.DATABASE_URL = databaseUrl;
+  process.env.PAYOUT_DESK_KEY = key;
+  process.env.LOG_LEVEL = "silent";
+
+  const db = createDb(databaseUrl, { max: 2 });
+  await migrateToLatest(db);
+  const { createUser } = await import("../lib/auth/users");
+  for (const user of E2E_USERS) await createUser(db, { ...user, password: E2E_PASSWORD });
+  await db.destroy();
+
+  if (!buildIsCurrent(ROOT)) {
+    const hash = sourceHash(ROOT);
+    await run([NEXT_BIN, "build"], { ...CHILD_ENV, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" });
+    writeFileSync(stampPath(ROOT), hash);
+  }
+
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  const logFile = path.join(dir, "server.log");
+  const log = createWriteStream(logFile);
+  const app = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port)], {
+    cwd: ROOT,
+    env: {
+      ...CHILD_ENV,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: databaseUrl,
+      PAYOUT_DESK_KEY: key,
+      PAYOUT_DESK_URL: baseUrl,
+      LOG_LEVEL: "debug",
+      PORT: String(port),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  app.stdout?.pipe(log);
+  app.stderr?.pipe(log);
+  await waitFor(`${baseUrl}/api/health`, app);
+
+  process.env.E2E_BASE_URL = baseUrl;
+  process.env.E2E_DATABASE_URL = databaseUrl;
+  process.env.E2E_SERVER_LOG = logFile;
+
+  return async () => {
+    if (app.exitCode === null) {
+      app.kill("SIGTERM");
+      await new Promise((r) => app.once("exit", r));
+    }
+    log.end();
+    await cluster.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+}

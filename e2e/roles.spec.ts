@@ -1,0 +1,56 @@
+import { expect, test } from "@playwright/test";
+import { shoot, signIn } from "./fixtures/session";
+
+test.describe("sign-in and roles", () => {
+  test("[anonymous] is sent to the sign-in page and a wrong password is refused", async ({ page }) => {
+    await page.goto("/payouts");
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page.getByRole("heading", { name: "Payout Desk" })).toBeVisible();
+    await shoot(page, "sign-in");
+    await page.getByLabel("Email").fill("viewer@e2e.test");
+    await page.getByLabel("Password").fill("not-the-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "do not match" })).toBeVisible();
+    await page.getByLabel("Email").fill("not an email");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByText(/Email must be an email address/)).toBeVisible();
+    await shoot(page, "sign-in-errors");
+  });
+
+  for (const role of ["viewer", "support", "finance"] as const) {
+    test(`[${role}] sees the areas and no settings`, async ({ page }) => {
+      await signIn(page, role);
+      const nav = page.getByRole("navigation").first();
+      for (const area of ["Payouts", "Subscriptions", "Webhooks"]) await expect(nav.getByRole("link", { name: area })).toBeVisible();
+      await expect(page.getByText(/No game is set up yet|No snapshot yet/).first()).toBeVisible();
+      await shoot(page, `${role}-payouts`);
+      await page.goto("/settings/games");
+      await expect(page).toHaveURL(/\/forbidden\?needs=admin/);
+      await expect(page.getByRole("heading", { name: "You do not have access to this page" })).toBeVisible();
+      await page.goto("/settings/users");
+      await expect(page).toHaveURL(/\/forbidden/);
+    });
+  }
+
+  test("[admin] manages users and signs out", async ({ page }) => {
+    await signIn(page, "admin");
+    await page.getByRole("navigation").first().getByRole("link", { name: "Settings" }).click();
+    await expect(page.getByRole("heading", { name: "Settings" })).toBeVisible();
+    await page.goto("/settings/users");
+    await page.getByLabel("Email").fill("new-support@e2e.test");
+    await page.getByLabel("Name").fill("New Support");
+    await page.getByLabel("Role", { exact: true }).selectOption("support");
+    await page.getByLabel("Initial password").fill("short");
+    await page.getByRole("button", { name: "Create user" }).click();
+    await expect(page.getByText(/Initial password must be at least 10 characters/)).toBeVisible();
+    await page.getByLabel("Initial password").fill("a-long-enough-password");
+    await page.getByRole("button", { name: "Create user" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Created new-support@e2e.test as support" })).toBeVisible();
+    await expect(page.getByRole("cell", { name: "New Support new-support@e2e.test" })).toBeVisible();
+    await shoot(page, "admin-users");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await page.goto("/settings");
+    await expect(page).toHaveURL(/\/sign-in$/);
+  });
+});

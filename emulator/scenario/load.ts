@@ -1,0 +1,344 @@
+import { readFile } from "node:fs/promises";
+import type { Decimal } from "decimal.js";
+import { money, percentOf } from "@/lib/money";
+import { Ledger } from "../ledger/ledger";
+import { applyRefund } from "../ledger/refunds";
+import { reschedule } from "../ledger/renewals";
+import { ZERO, recordSettlement } from "../ledger/settlement";
+import type { Funding, GameState, PeriodState, SubscriptionState } from "../ledger/types";
+import { addInterval, DAY, parseInstant, type Millis } from "../time";
+import { scenarioSchema, type PeriodScenario, type Scenario, type SubscriptionScenario } from "./schema";
+
+/** A scenario that does not load; the message names the offending path. */
+export class ScenarioError extends Error {}
+
+/** Key rotation grace of the spec: "the old key keeps working for 7 days after rotation". */
+export const ROTATION_GRACE = 7 * DAY;
+
+export type ExtraWebhook = { url: string; secret: string; events: string[] };
+
+export type LoadOptions = {
+  /** Registered on every game in addition to the scenario's own endpoints (the `--webhook-url` flag). */
+  extraWebhooks?: ExtraWebhook[];
+};
+
+export async function readScenarioFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ScenarioError(`cannot read scenario file ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ScenarioError(`scenario file ${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+export function parseScenario(input: unknown): Scenario {
+  const parsed = scenarioSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? issue.path.join(".") || "(root)" : "(root)";
+    throw new ScenarioError(`scenario invalid at ${where}: ${issue?.message ?? "unknown problem"}`);
+  }
+  return parsed.data;
+}
+
+function instant(text: string, where: string): Millis {
+  const at = parseInstant(text);
+  if (at === null) throw new ScenarioError(`${where}: not a timestamp: ${text}`);
+  return at;
+}
+
+/**
+ * Builds a ledger from a scenario. Recorded legs are computed by recordSettlement and refunds by applyRefund: the same
+ * code that records live renewals and refunds. Refunds of the file are history: they do not move wallet balances
+ * (balance_coins is the current balance).
+ */
+export function loadScenario(input: unknown, options: LoadOptions = {}): Ledger {
+  const scenario = parseScenario(input);
+  const clock = instant(scenario.clock, "clock");
+  const ledger = new Ledger(clock);
+
+  scenario.games.forEach((g, index) => {
+    if (ledger.games.has(g.game_id)) throw new ScenarioError(`games.${index}: duplicate game_id ${g.game_id}`);
+    const rotatedAt = g.previous_secret_rotated_at ? instant(g.previous_secret_rotated_at, `games.${index}`) : clock;
+    const webhooks = [...g.webhooks, ...(options.extraWebhooks ?? [])].map((w, i) => ({
+      webhookId: (w as { webhook_id?: string }).webhook_id ?? `wh_${g.game_id}_${i + 1}`,
+      url: w.url,
+      events: w.events,
+      secrets: [{ version: 1, secret: w.secret, validUntil: null }],
+    }));
+    const game: GameState = {
+      gameId: g.game_id,
+      name: g.name,
+      status: g.status,
+      environment: g.environment,
+      secret: g.secret,
+      previousSecret: g.previous_secret ?? null,
+      previousSecretValidUntil: g.previous_secret ? rotatedAt + ROTATION_GRACE : null,
+      feePercent: money(g.fee_percent),
+      currencyId: 1,
+      currencyName: g.currency_name,
+      webhooks,
+      settledIndex: [],
+      settledDirty: false,
+      reversalIndex: [],
+      reversalDirty: true,
+    };
+    ledger.addGame(game);
+  });
+
+  scenario.players.forEach((p, index) => {
+    const where = `players.${index}`;
+    if (!ledger.games.has(p.game_id)) throw new ScenarioError(`${where}: unknown game ${p.game_id}`);
+    if (ledger.player(p.game_id, p.player_id)) throw new ScenarioError(`${where}: duplicate player ${p.player_id}`);
+    if (ledger.playerByEmail(p.game_id, p.email)) throw new ScenarioError(`${where}: duplicate email ${p.email}`);
+    ledger.addPlayer({
+      gameId: p.game_id,
+      playerId: p.player_id,
+      email: p.email,
+      name: p.name,
+      identityId: p.identity_id,
+      dateJoined: instant(p.date_joined, where),
+      balanceCoins: money(p.balance_coins),
+      reservedCoins: money(p.reserved_coins),
+      balanceUpdatedAt: clock,
+    });
+  });
+
+  scenario.cards.forEach((c, index) => {
+    const where = `cards.${index}`;
+    if (!ledger.games.has(c.game_id)) throw new ScenarioError(`${where}: unknown game ${c.game_id}`);
+    if (ledger.cards.has(c.card_id)) throw new ScenarioError(`${where}: duplicate card_id ${c.card_id}`);
+    ledger.addCard({
+      cardId: c.card_id,
+      gameId: c.game_id,
+      playerId: c.player_id,
+      lastFour: c.last_four,
+      brand: c.brand,
+      expMonth: c.exp_month,
+      expYear: c.exp_year,
+      createdAt: instant(c.created_at, where),
+      removed: c.removed,
+    });
+  });
+
+  scenario.subscriptions.forEach((s, index) => loadSubscription(ledger, s, `subscriptions.${index}`));
+  return ledger;
+}
+
+function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string): void {
+  const clock = ledger.now;
+  if (!ledger.games.has(s.game_id)) throw new ScenarioError(`${where}: unknown game ${s.game_id}`);
+  if (ledger.subscriptions.has(s.subscription_id)) throw new ScenarioError(`${where}: duplicate subscription_id ${s.subscription_id}`);
+  const createdAt = instant(s.created_at, where);
+  const amount = money(s.amount_usd);
+  const terminal = s.status === "canceled" || s.status === "expired";
+  const periodsIn = [...s.periods].sort((a, b) => a.period_seq - b.period_seq);
+  const first = periodsIn[0];
+  const anchor = first ? instant(first.period_start, `${where}.periods.0`) : createdAt;
+  let cardId: number | null = s.card_id ?? null;
+  if (s.card_id === undefined && s.funding_rail === "card" && !s.wallet_only) {
+    const cards = ledger.cardsOf(s.game_id, s.player_id).filter((card) => !card.removed);
+    cardId = cards.length > 0 ? (cards[cards.length - 1]?.cardId ?? null) : null;
+  }
+  const sub: SubscriptionState = {
+    gameId: s.game_id,
+    subscriptionId: s.subscription_id,
+    playerId: s.player_id,
+    clientRequestId: s.client_request_id ?? `create-${s.subscription_id.toLowerCase()}`,
+    status: s.status,
+    amountUsd: amount,
+    pendingAmountUsd: s.pending_amount_usd ? money(s.pending_amount_usd) : null,
+    lastAgreedAmountUsd: s.last_agreed_amount_usd ? money(s.last_agreed_amount_usd) : amount,
+    interval: s.interval,
+    intervalCount: s.interval_count,
+    anchorDay: new Date(anchor).getUTCDate(),
+    itemId: s.item_id,
+    itemName: s.item_name,
+    currentPeriodStart: createdAt,
+    currentPeriodEnd: addInterval(createdAt, s.interval, s.interval_count),
+    periodSeq: 0,
+    nextChargeAt: null,
+    cancelAtPeriodEnd: s.cancel_at_period_end,
+    trialEnd: s.trial_end ? instant(s.trial_end, where) : null,
+    canceledAt: null,
+    endedAt: null,
+    walletOnly: s.wallet_only,
+    cardId: s.wallet_only ? null : cardId,
+    fundingRail: s.funding_rail,
+    pcstoreAgreementStatus:
+      s.funding_rail === "pcstore"
+        ? s.pcstore_agreement_status ??
+          (s.status === "pending_pcstore_authorization" ? "pending" : terminal ? "canceled" : "active")
+        : null,
+    metadata: s.metadata,
+    createdAt,
+    updatedAt: createdAt,
+    revenueShare: s.revenue_share
+      ? {
+          recipientPlayerId: s.revenue_share.recipient_player_id,
+          percent: money(s.revenue_share.percent),
+          updatedAt: s.revenue_share.updated_at ? instant(s.revenue_share.updated_at, where) : createdAt,
+        }
+      : null,
+    periods: [],
+    forcedOutcomes: [],
+    scheduleToken: 0,
+  };
+  if (sub.trialEnd !== null && periodsIn.length === 0) sub.currentPeriodEnd = sub.trialEnd;
+  ledger.addSubscription(sub);
+
+  const seen = new Set<number>();
+  periodsIn.forEach((p, i) => {
+    if (seen.has(p.period_seq)) throw new ScenarioError(`${where}.periods.${i}: duplicate period_seq ${p.period_seq}`);
+    seen.add(p.period_seq);
+    loadPeriod(ledger, sub, p, `${where}.periods.${i}`);
+  });
+
+  const refunds = s.refunds
+    .map((r, i) => ({ r, i, at: instant(r.refunded_at, `${where}.refunds.${i}`) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i);
+  for (const { r, i, at } of refunds) {
+    const rw = `${where}.refunds.${i}`;
+    const period = sub.periods.find((p) => p.periodSeq === r.period_seq);
+    if (!period || period.paidAt === null) throw new ScenarioError(`${rw}: period ${r.period_seq} was never collected`);
+    if (at < period.paidAt) throw new ScenarioError(`${rw}: refunded_at is before the period's paid_at`);
+    if (at > clock) throw new ScenarioError(`${rw}: refunded_at is after the clock`);
+    const refundAmount = money(r.amount_usd);
+    const remaining = period.amountUsd.minus(period.refundedTotalUsd);
+    if (refundAmount.lte(0) || refundAmount.gt(remaining)) {
+      throw new ScenarioError(`${rw}: amount ${r.amount_usd} exceeds the remaining refundable ${remaining.toFixed(2)}`);
+    }
+    applyRefund(ledger, period, {
+      at,
+      amountUsd: refundAmount,
+      clientRequestId: r.client_request_id ?? null,
+      reason: r.reason ?? null,
+      receipt: r.receipt,
+      live: false,
+    });
+  }
+  periodsIn.forEach((p, i) => {
+    const period = sub.periods.find((candidate) => candidate.periodSeq === p.period_seq);
+    if (p.status === "refunded" && period && period.status !== "refunded") {
+      throw new ScenarioError(`${where}.periods.${i}: status refunded needs refunds adding up to the period amount`);
+    }
+  });
+
+  // The subscription's current state follows its latest period unless the file says otherwise.
+  const latest = sub.periods[sub.periods.length - 1];
+  const paid = sub.periods.filter((p) => p.paidAt !== null);
+  sub.periodSeq = paid.reduce((max, p) => Math.max(max, p.periodSeq), 0);
+  if (latest) {
+    sub.currentPeriodStart = latest.periodStart;
+    sub.currentPeriodEnd = latest.periodEnd;
+  }
+  for (const period of sub.periods) {
+    const touched = Math.max(period.paidAt ?? 0, period.refunds[period.refunds.length - 1]?.refundedAt ?? 0);
+    sub.updatedAt = Math.max(sub.updatedAt, touched);
+  }
+  const lastPending = latest && latest.status === "pending";
+  if (s.next_charge_at !== undefined) sub.nextChargeAt = s.next_charge_at === null ? null : instant(s.next_charge_at, where);
+  else if (terminal || s.status === "pending_pcstore_authorization") sub.nextChargeAt = null;
+  else if (s.status === "past_due" || s.status === "awaiting_authentication" || lastPending) sub.nextChargeAt = clock + DAY;
+  else if (!latest) sub.nextChargeAt = sub.trialEnd ?? createdAt;
+  else sub.nextChargeAt = sub.currentPeriodEnd;
+  if (terminal) {
+    const fallback = Math.min(clock, sub.currentPeriodEnd);
+    sub.canceledAt = s.canceled_at ? instant(s.canceled_at, where) : s.status === "canceled" ? fallback : null;
+    sub.endedAt = s.ended_at ? instant(s.ended_at, where) : (sub.canceledAt ?? fallback);
+  } else {
+    sub.canceledAt = s.canceled_at ? instant(s.canceled_at, where) : s.cancel_at_period_end ? Math.min(clock, sub.currentPeriodEnd) : null;
+  }
+  sub.updatedAt = Math.max(sub.updatedAt, sub.canceledAt ?? 0);
+  if (sub.updatedAt > clock) sub.updatedAt = clock;
+  reschedule(ledger, sub);
+}
+
+function defaultFunding(sub: SubscriptionState, amount: Decimal, p: PeriodScenario, where: string): Funding {
+  const coins = amount.times(10);
+  const given = p.funding;
+  if (given) {
+    const balance = given.balance_applied_coins ? money(given.balance_applied_coins) : ZERO;
+    const card = given.card_charged_usd ? money(given.card_charged_usd) : ZERO;
+    const pcstore = given.pcstore_charged_usd ? money(given.pcstore_charged_usd) : ZERO;
+    if (!balance.dividedBy(10).plus(card).plus(pcstore).equals(amount)) {
+      throw new ScenarioError(`${where}.funding: balance_applied_coins / 10 + card_charged_usd + pcstore_charged_usd must equal the amount`);
+    }
+    return { amountCoins: coins, balanceAppliedCoins: balance, cardChargedUsd: card, rail: sub.fundingRail, pcstoreChargedUsd: pcstore };
+  }
+  if (sub.fundingRail === "pcstore") {
+    return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: ZERO, rail: "pcstore", pcstoreChargedUsd: amount };
+  }
+  if (sub.walletOnly) {
+    return { amountCoins: coins, balanceAppliedCoins: coins, cardChargedUsd: ZERO, rail: "card", pcstoreChargedUsd: ZERO };
+  }
+  return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: amount, rail: "card", pcstoreChargedUsd: ZERO };
+}
+
+function loadPeriod(ledger: Ledger, sub: SubscriptionState, p: PeriodScenario, where: string): void {
+  const start = instant(p.period_start, where);
+  const end = instant(p.period_end, where);
+  if (end <= start) throw new ScenarioError(`${where}: period_end must be after period_start`);
+  const amount = p.amount_usd ? money(p.amount_usd) : sub.amountUsd;
+  const settled = p.status === "paid" || p.status === "refunded";
+  const period: PeriodState = {
+    periodId: p.period_id ?? ledger.nextPeriodId,
+    sub,
+    periodSeq: p.period_seq,
+    status: p.status === "refunded" ? "paid" : p.status,
+    periodStart: start,
+    periodEnd: end,
+    paidAt: null,
+    amountUsd: amount,
+    feePercent: ZERO,
+    invoFeeUsd: ZERO,
+    partnerRevenueSettledUsd: ZERO,
+    attribution: null,
+    unavailableReason: null,
+    expectedBaseUsd: ZERO,
+    funding: null,
+    transactionId: null,
+    mintOrderId: null,
+    paymentReference: null,
+    charge: {
+      attempts: p.attempts ?? 1,
+      paidAttemptNo: null,
+      paidAttemptAt: null,
+      outcome: p.status === "failed" ? "failed" : p.status === "forgiven" ? "forgiven" : "retrying",
+      firstAttemptAt: start,
+    },
+    passThroughFeesUsd: p.pass_through_fees_usd ? money(p.pass_through_fees_usd) : ZERO,
+    chargebackFeesUsd: p.chargeback_fees_usd ? money(p.chargeback_fees_usd) : ZERO,
+    disputedAmountHeldUsd: p.disputed_amount_held_usd ? money(p.disputed_amount_held_usd) : ZERO,
+    refunds: [],
+    refundedTotalUsd: ZERO,
+    appliesStagedPrice: false,
+  };
+  if (ledger.periods.has(period.periodId)) throw new ScenarioError(`${where}: duplicate period_id ${period.periodId}`);
+  ledger.addPeriod(period);
+  if (!settled) return;
+  if (!p.paid_at) throw new ScenarioError(`${where}: a ${p.status} period needs paid_at`);
+  const paidAt = instant(p.paid_at, where);
+  if (paidAt > ledger.now) throw new ScenarioError(`${where}: paid_at is after the clock`);
+  recordSettlement(ledger, period, {
+    paidAt,
+    funding: defaultFunding(sub, amount, p, where),
+    attribution: p.attribution,
+    percentAtRenewal: p.percent_at_renewal ? money(p.percent_at_renewal) : undefined,
+    feePercent: p.fee_percent ? money(p.fee_percent) : undefined,
+    mintOrderId: p.mint_order_id,
+    paymentReference: p.payment_reference,
+    attemptNo: p.attempts ?? 1,
+  });
+  if (p.recorded_base_usd && period.attribution) {
+    // Drift: the recorded base differs from the rule's; the attributed amount is the snapshot taken from it.
+    const base = money(p.recorded_base_usd);
+    period.attribution.baseUsd = base;
+    period.attribution.attributedUsd = percentOf(base, period.attribution.percentAtRenewal);
+  }
+}

@@ -1,0 +1,363 @@
+import { describe, expect, it } from "vitest";
+import {
+  attributionReportBody,
+  periodReportBody,
+  playerBalanceBody,
+  refundReceiptBody,
+  savedCardBody,
+  subscriptionAttributionBody,
+  subscriptionBody,
+} from "./__fixtures__/bodies";
+import {
+  attributionReportSchema,
+  cancelSubscriptionResponseSchema,
+  changeAmountResponseSchema,
+  changePaymentMethodResponseSchema,
+  formatIssues,
+  getSubscriptionResponseSchema,
+  listPlayerSubscriptionsResponseSchema,
+  parseWebhookEvent,
+  periodReportSchema,
+  playerBalanceSchema,
+  playerCardsResponseSchema,
+  refundAlreadyProcessedSchema,
+  refundReceiptSchema,
+  subscriptionAttributionSchema,
+  webhookEnvelopeSchema,
+} from "./schemas";
+
+describe("subscription schemas", () => {
+  it("parses GET subscription with the include_player block and drops unknown fields", () => {
+    const body = {
+      status: "success",
+      subscription: { ...subscriptionBody(), brand_new_field: "ignored" },
+      player: { player_id: 1001, player_email: "jane@example.com" },
+      server_version: "9.9",
+    };
+    const parsed = getSubscriptionResponseSchema.parse(body);
+    expect(parsed.subscription.amount_usd).toBe("9.99");
+    expect(parsed.subscription.revenue_share?.percent).toBe("20.00");
+    expect(parsed.player).toEqual({ player_id: 1001, player_email: "jane@example.com" });
+    expect(parsed.subscription).not.toHaveProperty("brand_new_field");
+    expect(parsed).not.toHaveProperty("server_version");
+  });
+
+  it("accepts a pcstore subscription with null revenue share, metadata and paid_through, and an unseen status", () => {
+    const sub = {
+      ...subscriptionBody(),
+      status: "pending_pcstore_authorization",
+      funding_rail: "pcstore",
+      pcstore_agreement_status: "pending",
+      revenue_share: null,
+      metadata: null,
+      paid_through: null,
+      next_charge_at: null,
+    };
+    expect(getSubscriptionResponseSchema.parse({ status: "success", subscription: sub }).subscription.status).toBe(
+      "pending_pcstore_authorization",
+    );
+  });
+
+  it("reads a numeric percent as decimal text", () => {
+    const sub = { ...subscriptionBody(), revenue_share: { recipient_player_id: 2002, percent: 12.5, settled_by_invo: false } };
+    expect(getSubscriptionResponseSchema.parse({ status: "success", subscription: sub }).subscription.revenue_share?.percent).toBe(
+      "12.5",
+    );
+  });
+
+  it("refuses amounts that are not decimal strings and reports only paths", () => {
+    const result = getSubscriptionResponseSchema.safeParse({
+      status: "success",
+      subscription: { ...subscriptionBody(), amount_usd: 9.99 },
+    });
+    expect(result.success).toBe(false);
+    if (!result.success) expect(formatIssues(result.error)).toEqual(["subscription.amount_usd: invalid_type"]);
+  });
+
+  it("refuses settled_by_invo true on a revenue share", () => {
+    const sub = { ...subscriptionBody(), revenue_share: { recipient_player_id: 1, percent: "5", settled_by_invo: true } };
+    expect(getSubscriptionResponseSchema.safeParse({ status: "success", subscription: sub }).success).toBe(false);
+  });
+
+  it("parses a list page with pagination", () => {
+    const parsed = listPlayerSubscriptionsResponseSchema.parse({
+      status: "success",
+      player_email: "jane@example.com",
+      subscriptions: [subscriptionBody()],
+      pagination: { total_count: 51, limit: 50, offset: 0, has_more: true },
+    });
+    expect(parsed.pagination.has_more).toBe(true);
+    expect(parsed.subscriptions).toHaveLength(1);
+  });
+
+  it("parses both cancel answers: the change, and already canceled with final_status only", () => {
+    const changed = cancelSubscriptionResponseSchema.parse({
+      status: "success",
+      already_canceled: false,
+      cancel_at_period_end: false,
+      effective_at: "2026-03-12T10:00:00Z",
+      current_period_end: "2026-04-01T00:00:00Z",
+      access_until: "2026-04-01T00:00:00Z",
+      paid_through: "2026-04-01T00:00:00Z",
+      subscription: { ...subscriptionBody(), status: "canceled" },
+    });
+    expect(changed.already_canceled).toBe(false);
+    if (!changed.already_canceled) expect(changed.access_until).toBe("2026-04-01T00:00:00Z");
+
+    const downgrade = cancelSubscriptionResponseSchema.parse({
+      status: "success",
+      already_canceled: false,
+      cancel_at_period_end: true,
+      effective_at: "2026-03-12T10:00:00Z",
+      current_period_end: "2026-04-01T00:00:00Z",
+      access_until: "2026-03-12T10:00:00Z",
+      paid_through: null,
+      subscription: subscriptionBody(),
+      terminated_immediately: true,
+      downgrade_reason: "NO_PAID_PERIOD",
+      message: "Nothing paid; ended now.",
+      pcstore_agreement_status: "canceled",
+      pcstore_agreement_canceled: true,
+    });
+    if (!downgrade.already_canceled) expect(downgrade.downgrade_reason).toBe("NO_PAID_PERIOD");
+
+    const already = cancelSubscriptionResponseSchema.parse({ status: "success", already_canceled: true, final_status: "expired" });
+    expect(already.already_canceled && already.final_status).toBe("expired");
+  });
+
+  it("parses the amount change with a staged price that will never apply", () => {
+    const parsed = changeAmountResponseSchema.parse({
+      status: "success",
+      old_amount_usd: "9.99",
+      new_amount_usd: "600.00",
+      pending_amount_usd: "600.00",
+      change_queued: true,
+      applies_from: "2026-04-01T00:00:00Z",
+      applies_from_period_seq: 4,
+      paid_through: "2026-04-01T00:00:00Z",
+      current_period_end: "2026-04-01T00:00:00Z",
+      prorated: false,
+      subscription: { ...subscriptionBody(), pending_amount_usd: "600.00" },
+    });
+    expect(parsed.pending_amount_usd).toBe("600.00");
+    expect(changeAmountResponseSchema.safeParse({ ...parsed, applies_from: null, applies_from_period_seq: null }).success).toBe(
+      true,
+    );
+  });
+
+  it("parses the payment-method change, with or without a card", () => {
+    const body = { status: "success", replaced: true, wallet_only: false, card: savedCardBody(), subscription: subscriptionBody() };
+    expect(changePaymentMethodResponseSchema.parse(body).card?.last_four).toBe("4242");
+    expect(changePaymentMethodResponseSchema.parse({ ...body, card: null, wallet_only: true }).card).toBeNull();
+  });
+});
+
+describe("refund schemas", () => {
+  it("parses a full receipt including attribution and the card fee", () => {
+    const receipt = refundReceiptSchema.parse({ ...refundReceiptBody(), future_field: 1 });
+    expect(receipt.revenue_share_attribution?.net_attributed_amount_usd).toBe("1.20");
+    expect(receipt.card_fee_charged_to_partner_usd).toBe("0.33");
+    expect(receipt.balance_delta_coins).toBe("33.30");
+  });
+
+  it("accepts a negative coin delta, a null attribution, and a receipt stored before 2026-09-28", () => {
+    const body: Record<string, unknown> = {
+      ...refundReceiptBody(),
+      is_full_refund: true,
+      funding_shape: "mixed",
+      balance_delta_coins: "-40.00",
+      revenue_share_attribution: null,
+      idempotent_replay: true,
+    };
+    delete body.card_fee_charged_to_partner_usd;
+    const receipt = refundReceiptSchema.parse(body);
+    expect(receipt.balance_delta_coins).toBe("-40.00");
+    expect(receipt.card_fee_charged_to_partner_usd).toBeUndefined();
+  });
+
+  it("refuses an unknown funding shape", () => {
+    expect(refundReceiptSchema.safeParse({ ...refundReceiptBody(), funding_shape: "crypto" }).success).toBe(false);
+  });
+
+  it("parses the reduced already-processed replay body", () => {
+    const parsed = refundAlreadyProcessedSchema.parse({
+      transaction_id: "txn_r_551",
+      note: "Refund already processed; receipt unavailable.",
+      extra: true,
+    });
+    expect(parsed.transaction_id).toBe("txn_r_551");
+  });
+});
+
+describe("reporting schemas", () => {
+  it("parses an attribution report page", () => {
+    const parsed = attributionReportSchema.parse(attributionReportBody());
+    expect(parsed.totals.net_attributed_usd).toBe("1.20");
+    expect(parsed.totals.unattributed_reasons.no_revenue_share_configured).toBe(0);
+    const recipient = parsed.recipients[0];
+    expect(recipient?.periods[0]?.attribution?.attributed_amount_usd).toBe("1.80");
+    expect(recipient?.reversals[0]?.refund_events[0]?.partner_revenue_reversal_basis).toBe("clawback");
+    expect(parsed.attribution_notice.payer).toBe("partner");
+  });
+
+  it("keeps a new unattributed reason and tolerates an unresolved recipient and a period_row reversal", () => {
+    const body = attributionReportBody();
+    (body.totals.unattributed_reasons as Record<string, number>).brand_new_reason = 2;
+    const recipient = body.recipients[0]!;
+    recipient.recipient = { player_id: 2002, resolved: false, player_email: null, player_name: null, identity_id: null } as never;
+    recipient.first_paid_at = null as never;
+    recipient.last_paid_at = null as never;
+    recipient.periods = [];
+    recipient.reversals = [{ ...recipient.reversals[0]!, reversal_basis: "period_row", refund_events: [], note: null as never }];
+    const parsed = attributionReportSchema.parse(body);
+    expect(parsed.totals.unattributed_reasons.brand_new_reason).toBe(2);
+    expect(parsed.recipients[0]?.recipient.resolved).toBe(false);
+  });
+
+  it("refuses a report whose notice says the service settled", () => {
+    const body = attributionReportBody();
+    (body.attribution_notice as Record<string, unknown>).settled_by_invo = true;
+    const result = attributionReportSchema.safeParse(body);
+    expect(result.success).toBe(false);
+    if (!result.success) expect(formatIssues(result.error)).toContain("attribution_notice.settled_by_invo: invalid_value");
+  });
+
+  it("names the path of a broken renewal line without quoting values", () => {
+    const body = attributionReportBody();
+    (body.recipients[0]!.periods[0] as Record<string, unknown>).attributed_amount_usd = "n/a";
+    (body.recipients[0]!.periods[0]!.attribution as Record<string, unknown>).base_usd = "rec@example.com";
+    const result = attributionReportSchema.safeParse(body);
+    expect(result.success).toBe(false);
+    if (!result.success) {
+      const issues = formatIssues(result.error);
+      expect(issues).toEqual(["recipients.0.periods.0.attribution.base_usd: invalid_format"]);
+      expect(issues.join()).not.toContain("rec@example.com");
+    }
+  });
+
+  it("parses per-subscription attribution with a never-paid cycle", () => {
+    const parsed = subscriptionAttributionSchema.parse(subscriptionAttributionBody());
+    expect(parsed.periods[0]?.paid_at).toBeNull();
+    expect(parsed.periods[0]?.attribution).toBeNull();
+    expect(parsed.lifetime_totals?.recipient_player_ids).toEqual([2002]);
+    const pastCap = subscriptionAttributionSchema.parse({
+      ...subscriptionAttributionBody(),
+      lifetime_totals: null,
+      current_revenue_share: null,
+    });
+    expect(pastCap.lifetime_totals).toBeNull();
+  });
+
+  it("parses a period report with fee legs, refund events and charge", () => {
+    const parsed = periodReportSchema.parse(periodReportBody());
+    expect(parsed.fee_legs.card_fee_charged_to_partner_usd).toBe("0.33");
+    expect(parsed.refunds.events[0]?.refund_transaction_id).toBe("txn_r_551");
+    expect(parsed.charge.paid_attempt_no).toBe(1);
+  });
+
+  it("tolerates fee legs without the card fee (before 2026-09-28) and a negative after-fees figure", () => {
+    const body = periodReportBody();
+    const legs = body.fee_legs as Record<string, unknown>;
+    delete legs.card_fee_charged_to_partner_usd;
+    legs.partner_revenue_after_fees_usd = "-15.00";
+    expect(periodReportSchema.parse(body).fee_legs.partner_revenue_after_fees_usd).toBe("-15.00");
+  });
+});
+
+describe("player schemas", () => {
+  it("parses a balance that went negative after a refund", () => {
+    const parsed = playerBalanceSchema.parse(playerBalanceBody());
+    expect(parsed.balances[0]?.available_balance).toBe("-12.50");
+  });
+
+  it("parses cards and an empty list", () => {
+    expect(playerCardsResponseSchema.parse({ cards: [savedCardBody()] }).cards[0]?.id).toBe(77);
+    expect(playerCardsResponseSchema.parse({ status: "success", cards: [] }).cards).toEqual([]);
+  });
+});
+
+describe("webhooks", () => {
+  const envelope = (event_type: string, data: Record<string, unknown>) => ({
+    event_id: "evt_1",
+    event_type,
+    created_at: "2026-03-12T09:30:02Z",
+    tenant_id: "game_42",
+    data,
+  });
+
+  const refundedData = () => {
+    const receipt = refundReceiptBody();
+    return {
+      subscription_id: receipt.subscription_id,
+      item_id: "vip_monthly",
+      period_seq: 3,
+      transaction_id: receipt.transaction_id,
+      client_request_id: receipt.client_request_id,
+      player_email: "jane@example.com",
+      identity_id: "idn_1",
+      amount_usd: "3.33",
+      total_refunded_amount_usd: "3.33",
+      period_amount_usd: "9.99",
+      is_full_refund: false,
+      reason: null,
+      period_status: "paid",
+      refund: {
+        funding_shape: "card",
+        balance_delta_coins: "33.30",
+        card_refunded_usd: "0.00",
+        processor_refund_adopted: false,
+        new_balance: "133.30",
+        invo_fee_retained: true,
+        partner_revenue_reversed_usd: "3.00",
+        partner_revenue_reversal_mode: "prorata",
+      },
+      revenue_share_attribution: receipt.revenue_share_attribution,
+      metadata: null,
+      something_new: { kept: true },
+    };
+  };
+
+  it("parses subscription.refunded and keeps unknown data fields", () => {
+    const result = parseWebhookEvent(envelope("subscription.refunded", refundedData()));
+    expect(result.success).toBe(true);
+    if (result.success && result.event.type === "subscription.refunded") {
+      expect(result.event.data.client_request_id).toBe("refund-0b6f");
+      expect(result.event.data.something_new).toEqual({ kept: true });
+    } else {
+      throw new Error("expected a refunded event");
+    }
+  });
+
+  it("parses subscription.renewed with only the fields the spec shows", () => {
+    const result = parseWebhookEvent(
+      envelope("subscription.renewed", { funding: { pcstore_charged_usd: "0.00", extra: 1 }, attribution: null }),
+    );
+    expect(result.success && result.event.type).toBe("subscription.renewed");
+    if (result.success && result.event.type === "subscription.renewed") {
+      expect(result.event.data.funding?.pcstore_charged_usd).toBe("0.00");
+    }
+    expect(parseWebhookEvent(envelope("subscription.renewed", {})).success).toBe(true);
+  });
+
+  it("parses subscription.canceled with access_until", () => {
+    const result = parseWebhookEvent(envelope("subscription.canceled", { access_until: "2026-04-01T00:00:00Z", x: 1 }));
+    expect(result.success && result.event.type === "subscription.canceled" && result.event.data.access_until).toBe(
+      "2026-04-01T00:00:00Z",
+    );
+  });
+
+  it("returns purchase.* and unknown types as other, data intact", () => {
+    const result = parseWebhookEvent(envelope("purchase.completed", { order_id: "o1", usd_amount: "5.00" }));
+    expect(result.success && result.event.type).toBe("other");
+    if (result.success) expect(result.event.data).toEqual({ order_id: "o1", usd_amount: "5.00" });
+  });
+
+  it("reports a broken envelope or data by path", () => {
+    const bad = parseWebhookEvent({ event_type: "subscription.canceled", data: {} });
+    expect(bad.success).toBe(false);
+    const badData = parseWebhookEvent(envelope("subscription.refunded", { ...refundedData(), amount_usd: 3.33 }));
+    expect(badData.success).toBe(false);
+    if (!badData.success) expect(badData.issues).toEqual(["data.amount_usd: invalid_type"]);
+    expect(webhookEnvelopeSchema.parse({ ...envelope("x", {}), tenant_id: 42 }).tenant_id).toBe("42");
+  });
+});
