@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createDb } from "@/db";
+import { createDb, type Db } from "@/db";
+import { DEMO_GAME_ID, DEMO_GAME_NAME, DEMO_GAME_SECRET, DEMO_WEBHOOK_SECRET } from "@/emulator/scenario/demo";
+import { startEmulator } from "@/emulator/server";
+import { saveGame } from "@/lib/games/games";
 import type { Role } from "@/lib/auth/roles";
 import { createUser } from "@/lib/auth/users";
 import type { Runtime } from "./runtime";
@@ -49,8 +52,40 @@ export async function seedDemoUsers(runtime: Runtime): Promise<DemoUser[]> {
 
 export type Demo = { users: DemoUser[]; emulatorUrl: string | null; stop(): Promise<void> };
 
+/** Registers (or re-points) the emulator's demo game: its address changes with every start. */
+export async function registerDemoGame(db: Db, emulatorUrl: string, options: { pacing?: string } = {}): Promise<void> {
+  await saveGame(
+    db,
+    {
+      id: DEMO_GAME_ID,
+      name: DEMO_GAME_NAME,
+      environment: "sandbox",
+      baseUrl: emulatorUrl,
+      secret: DEMO_GAME_SECRET,
+      webhookSecrets: [DEMO_WEBHOOK_SECRET],
+    },
+    { replace: true },
+  );
+  await db
+    .updateTable("game")
+    .set({ settings: JSON.stringify({ pacing: options.pacing ?? "on", demo: true }) })
+    .where("id", "=", DEMO_GAME_ID)
+    .execute();
+}
+
 export async function seedEmbeddedDemo(runtime: Runtime, options: { appUrl: string; withEmulator: boolean }): Promise<Demo> {
   const users = await seedDemoUsers(runtime);
-  void options;
-  return { users, emulatorUrl: null, stop: async () => {} };
+  if (!options.withEmulator) return { users, emulatorUrl: null, stop: async () => {} };
+  const emulator = await startEmulator({
+    demo: { seed: 1 },
+    webhookUrl: `${options.appUrl}/api/webhooks/service/${DEMO_GAME_ID}`,
+    webhookSecret: DEMO_WEBHOOK_SECRET,
+  });
+  const db = createDb(runtime.databaseUrl, { max: 2 });
+  try {
+    await registerDemoGame(db, emulator.url);
+  } finally {
+    await db.destroy();
+  }
+  return { users, emulatorUrl: emulator.url, stop: () => emulator.close() };
 }

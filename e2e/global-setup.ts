@@ -10,6 +10,9 @@ import { freePort, startCluster, withDatabase } from "../db/embedded";
 import { createDb } from "../db/index";
 import { migrateToLatest } from "../db/migrate";
 import { E2E_PASSWORD, E2E_USERS } from "./fixtures/users";
+import { registerDemoGame } from "../bin/demo";
+import { DEMO_GAME_ID, DEMO_WEBHOOK_SECRET } from "../emulator/scenario/demo";
+import { startEmulator } from "../emulator/server";
 
 // The test runner resolves modules with the "react-server" condition (so that server-only modules load here);
 // the app's own server must not inherit that.
@@ -54,10 +57,21 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.PAYOUT_DESK_KEY = key;
   process.env.LOG_LEVEL = "silent";
 
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  // The emulator with the demo data, limits off for speed; webhooks come to this app.
+  const emulator = await startEmulator({
+    demo: { seed: 1 },
+    rateLimits: "off",
+    webhookUrl: `${baseUrl}/api/webhooks/service/${DEMO_GAME_ID}`,
+    webhookSecret: DEMO_WEBHOOK_SECRET,
+  });
+
   const db = createDb(databaseUrl, { max: 2 });
   await migrateToLatest(db);
   const { createUser } = await import("../lib/auth/users");
   for (const user of E2E_USERS) await createUser(db, { ...user, password: E2E_PASSWORD });
+  await registerDemoGame(db, emulator.url, { pacing: "off" });
   await db.destroy();
 
   if (!buildIsCurrent(ROOT)) {
@@ -66,8 +80,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     writeFileSync(stampPath(ROOT), hash);
   }
 
-  const port = await freePort();
-  const baseUrl = `http://localhost:${port}`;
   const logFile = path.join(dir, "server.log");
   const log = createWriteStream(logFile);
   const app = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port)], {
@@ -91,6 +103,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.E2E_BASE_URL = baseUrl;
   process.env.E2E_DATABASE_URL = databaseUrl;
   process.env.E2E_SERVER_LOG = logFile;
+  process.env.E2E_EMULATOR_URL = emulator.url;
 
   return async () => {
     if (app.exitCode === null) {
@@ -98,6 +111,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       await new Promise((r) => app.once("exit", r));
     }
     log.end();
+    await emulator.close();
     await cluster.stop();
     await rm(dir, { recursive: true, force: true });
   };

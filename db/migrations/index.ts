@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import * as foundation from "./2026_11_22_0900_foundation";
+import * as refunds from "./2026_11_22_1010_refunds";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -7,4 +8,5 @@ import * as foundation from "./2026_11_22_0900_foundation";
  */
 export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_22_0900_foundation": foundation,
+  "2026_11_22_1010_refunds": refunds,
 };

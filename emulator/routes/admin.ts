@@ -8,7 +8,6 @@ import { faultView } from "../http/faults";
 import { formatRateLimitMode, parseRateLimitMode } from "../http/rate-limits";
 import { applyRefund, checkRefundable, resolveRefundPeriod } from "../ledger/refunds";
 import { advanceClock } from "../ledger/renewals";
-import { percentOf } from "@/lib/money";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
 import { generateDemoScenario } from "../scenario/demo";
 import { loadScenario, ROTATION_GRACE, ScenarioError } from "../scenario/load";
@@ -285,10 +284,8 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
     if (period.attribution) {
       if (body.percent_at_renewal) period.attribution.percentAtRenewal = money(body.percent_at_renewal);
       if (body.base_usd) period.attribution.baseUsd = money(body.base_usd);
+      // Spec: "attributed_amount_usd stays the recorded snapshot even if base_matches_settled_fee is false".
       if (body.attributed_amount_usd) period.attribution.attributedUsd = money(body.attributed_amount_usd);
-      else if (body.base_usd || body.percent_at_renewal) {
-        period.attribution.attributedUsd = percentOf(period.attribution.baseUsd, period.attribution.percentAtRenewal);
-      }
     }
     return c.json({ status: "patched", period_id: period.periodId });
   });

@@ -120,9 +120,9 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
 
     const pcstore = !big && rng() < 0.04;
     const walletOnly = !big && !pcstore && rng() < 0.05;
-    const createdAt = big
-      ? horizon + Math.floor(rng() * 80 * DAY)
-      : horizon + Math.floor(rng() * (clock - horizon - 2 * DAY));
+    // Whole seconds keep the demo's timestamps readable.
+    const createdAt =
+      Math.floor((big ? horizon + rng() * 80 * DAY : horizon + rng() * (clock - horizon - 2 * DAY)) / 1000) * 1000;
     if (!pcstore && !walletOnly && !reuse) {
       cardId++;
       const expired = rng() < 0.05;

@@ -16,11 +16,20 @@ export const secretSchema = z
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
+/** new URL() that answers null instead of throwing: zod runs refinements even after `.url()` failed. */
+function tryUrl(value: string): URL | null {
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
+
 export const baseUrlSchema = z
   .string()
   .trim()
   .url({ message: "must be a URL such as https://api.example.com" })
-  .refine((value) => /^https?:$/.test(new URL(value).protocol), { message: "must start with https://" })
+  .refine((value) => /^https?:$/.test(tryUrl(value)?.protocol ?? "https:"), { message: "must start with https://" })
   .transform((value) => value.replace(/\/+$/, ""));
 
 export const gameInputSchema = z
@@ -34,8 +43,8 @@ export const gameInputSchema = z
   })
   .superRefine((game, ctx) => {
     // The spec: "HTTPS only". Plain http is accepted for a local emulator on loopback.
-    const url = new URL(game.baseUrl);
-    if (url.protocol === "http:" && !LOOPBACK.test(url.hostname)) {
+    const url = tryUrl(game.baseUrl);
+    if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname)) {
       ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must use https:// (http is only for a local emulator)" });
     }
   });

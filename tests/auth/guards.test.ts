@@ -70,6 +70,13 @@ describe("server actions", () => {
         const own = (await action(new FormData()).catch((error: Error) => ({ code: error.message }))) as { code?: string };
         expect(own.code, `${exportName} as ${role} passes the role check`).not.toBe("FORBIDDEN");
         expect(own.code).not.toBe("UNAUTHENTICATED");
+        // Empty input is refused with a message naming the fields, never a crash.
+        expect(own.code, `${exportName} with empty input`).not.toBe("INTERNAL");
+        if (own.code === "INVALID_INPUT") {
+          const result = own as { message: string; fieldErrors?: Record<string, string> };
+          expect(Object.keys(result.fieldErrors ?? {}).length).toBeGreaterThan(0);
+          for (const field of Object.keys(result.fieldErrors ?? {})) expect(result.message).toContain(field);
+        }
       }
     });
   }

@@ -88,7 +88,7 @@ export function BarChart({ title, description, data, series, currency, layout = 
                 <ChartTooltip label={props.active ? props.label : undefined} byLabel={byLabel} series={series} currency={currency} />
               )}
             />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
             {series.map((s, index) => (
               <Bar
                 key={s.key}

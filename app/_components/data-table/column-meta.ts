@@ -2,7 +2,6 @@ import type { RowData } from "@tanstack/react-table";
 
 // TanStack Table is extended by declaration merging, which only works on an interface.
 declare module "@tanstack/react-table" {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface ColumnMeta<TData extends RowData, TValue> {
     /** "right" for amounts and counts: header and cells line up on the decimal side. */
     align?: "left" | "right" | "center";

@@ -39,7 +39,6 @@ export type DataTableProps<TData> = {
   /** Accessible name of the table (visually hidden caption), e.g. "Recipient payouts, March 2026". */
   caption: string;
   // Columns hold values of different types; TanStack's own examples type the list this way.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   columns: ColumnDef<TData, any>[];
   /** The rows of the current page, as the server queried them. */
   data: TData[];
@@ -120,7 +119,6 @@ export function DataTable<TData>({
     setRowSelection({});
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const allColumns: ColumnDef<TData, any>[] = selection
     ? [
         {

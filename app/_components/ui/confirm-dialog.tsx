@@ -6,8 +6,8 @@ import { FormMessage } from "../forms/form-message";
 import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
 
-/** What the confirmed action returns: the small result object every server action gives back. */
-export type ConfirmResult = { ok: true; message?: string } | { ok: false; error: string };
+/** What the confirmed action returns: the small result object every server action gives back (lib/actions.ts). */
+export type ConfirmResult = { ok: true; message?: string } | { ok: false; message: string };
 
 export type ConfirmDialogProps = {
   /** The button that opens the dialog. */
@@ -74,7 +74,7 @@ function ConfirmForm({
   const [error, formAction, isPending] = useActionState(async (_previous: string | null, formData: FormData) => {
     try {
       const result = await action(formData);
-      if (result && !result.ok) return result.error;
+      if (result && !result.ok) return result.message;
       onDone();
       onConfirmed?.(result);
       return null;

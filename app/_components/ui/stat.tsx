@@ -6,7 +6,7 @@ export type StatGroupProps = { children: ReactNode; className?: string; label?: 
 /** A row of totals; a <dl> so each label is tied to its value for screen readers. */
 export function StatGroup({ children, className, label }: StatGroupProps) {
   return (
-    <dl aria-label={label} className={cn("grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6", className)}>
+    <dl aria-label={label} className={cn("grid grid-cols-[repeat(auto-fill,minmax(12rem,1fr))] gap-3", className)}>
       {children}
     </dl>
   );
@@ -26,7 +26,7 @@ export function Stat({ label, value, hint, className }: StatProps) {
   return (
     <div className={cn("rounded-lg border border-line bg-surface px-3 py-2.5", className)}>
       <dt className="text-xs font-medium text-ink-muted">{label}</dt>
-      <dd className="mt-1 text-lg font-semibold tabular-nums text-ink">{value}</dd>
+      <dd className="mt-1 text-base font-semibold whitespace-nowrap tabular-nums text-ink">{value}</dd>
       {hint ? <dd className="mt-0.5 text-xs text-ink-muted">{hint}</dd> : null}
     </div>
   );

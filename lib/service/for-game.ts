@@ -1,0 +1,57 @@
+import "server-only";
+import type { Db } from "@/db";
+import { readGameCredentials } from "@/lib/games/games";
+import { log } from "@/lib/log";
+import { createServiceClient, type RequestLogEntry, type ServiceClient, type ServiceClientConfig } from "./client";
+import { createPacer, type Pacer, parsePacingMode } from "./pacing";
+
+/**
+ * One pacer per game per process, shared by every client of that game (snapshot jobs, support tools), so that
+ * together they stay inside the service's limits. A game's `settings.pacing` may say "off" or "scaled:K" (for the
+ * emulator run with scaled limits); the default is the documented limits.
+ */
+const holder = globalThis as unknown as { __payoutDeskPacers?: Map<string, Pacer> };
+const pacers = (holder.__payoutDeskPacers ??= new Map());
+
+function pacerFor(gameId: string, mode: string): Pacer {
+  const key = `${gameId}|${mode}`;
+  let pacer = pacers.get(key);
+  if (!pacer) {
+    pacer = createPacer(parsePacingMode(mode));
+    pacers.set(key, pacer);
+  }
+  return pacer;
+}
+
+function logRequest(gameId: string) {
+  return (entry: RequestLogEntry) =>
+    log.debug("service request", {
+      game: gameId,
+      method: entry.method,
+      path: entry.path,
+      status: entry.status,
+      ms: entry.durationMs,
+      errorCode: entry.errorCode,
+      attempt: entry.attempt,
+    });
+}
+
+/** A client for one game, with its secret opened on the server only. */
+export async function serviceClientForGame(
+  db: Db,
+  gameId: string,
+  overrides: Partial<ServiceClientConfig> = {},
+): Promise<ServiceClient> {
+  const credentials = await readGameCredentials(db, gameId);
+  const settings = await db.selectFrom("game").select("settings").where("id", "=", gameId).executeTakeFirstOrThrow();
+  const pacing = typeof settings.settings.pacing === "string" ? settings.settings.pacing : "on";
+  return createServiceClient({
+    baseUrl: credentials.baseUrl,
+    environment: credentials.environment,
+    gameSecret: credentials.secret,
+    gameId,
+    pacing: pacerFor(gameId, pacing),
+    log: logRequest(gameId),
+    ...overrides,
+  });
+}

@@ -1,0 +1,84 @@
+import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from "@/emulator/server";
+
+/** Talks to an emulator over HTTP only, the way a client of the service would. */
+export type Call = {
+  status: number;
+  body: any;
+  headers: Headers;
+};
+
+export type Client = {
+  emulator: RunningEmulator;
+  url: string;
+  get(path: string, options?: { secret?: string | null; query?: Record<string, string | number | boolean> }): Promise<Call>;
+  post(path: string, body?: unknown, options?: { secret?: string | null; raw?: string }): Promise<Call>;
+  admin(path: string, body?: unknown, method?: string): Promise<Call>;
+  close(): Promise<void>;
+};
+
+async function toCall(response: Response): Promise<Call> {
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
+  return { status: response.status, body, headers: response.headers };
+}
+
+export async function startClient(options: StartEmulatorOptions, defaultSecret: string): Promise<Client> {
+  const emulator = await startEmulator({ port: 0, ...options });
+  const headers = (secret: string | null | undefined) => {
+    const h: Record<string, string> = { "content-type": "application/json" };
+    const key = secret === undefined ? defaultSecret : secret;
+    if (key !== null) h["X-Game-Secret-Key"] = key;
+    return h;
+  };
+  return {
+    emulator,
+    url: emulator.url,
+    async get(path, options = {}) {
+      const query = options.query
+        ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)])).toString()}`
+        : "";
+      return toCall(await fetch(`${emulator.url}${path}${query}`, { headers: headers(options.secret) }));
+    },
+    async post(path, body, options = {}) {
+      const payload = options.raw ?? (body === undefined ? "" : JSON.stringify(body));
+      return toCall(await fetch(`${emulator.url}${path}`, { method: "POST", headers: headers(options.secret), body: payload }));
+    },
+    async admin(path, body, method) {
+      const init: RequestInit = { method: method ?? (body === undefined ? "GET" : "POST"), headers: { "content-type": "application/json" } };
+      if (body !== undefined) init.body = JSON.stringify(body);
+      return toCall(await fetch(`${emulator.url}/__emulator${path}`, init));
+    },
+    close: () => emulator.close(),
+  };
+}
+
+/** Asserts the error envelope of the spec and returns the body. */
+export function expectError(call: Call, status: number, code: string): any {
+  if (call.status !== status || call.body?.error_code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${call.status} ${JSON.stringify(call.body)}`);
+  }
+  const body = call.body;
+  if (typeof body.error !== "string" || typeof body.error_id !== "string" || typeof body.timestamp !== "string") {
+    throw new Error(`error envelope incomplete: ${JSON.stringify(body)}`);
+  }
+  return body;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 5_000, stepMs = 20): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await sleep(stepMs);
+  }
+}

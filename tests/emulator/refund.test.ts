@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fixtureScenario, SECRET, SUB } from "./fixture";
+import { expectError, startClient, type Client } from "./helpers";
+
+let client: Client;
+
+beforeAll(async () => {
+  client = await startClient({ scenario: fixtureScenario(), rateLimits: "off" }, SECRET);
+});
+afterAll(() => client.close());
+beforeEach(async () => {
+  await client.admin("/reset", {});
+});
+
+const refund = (sub: string, body: unknown) => client.post(`/api/subscriptions/${sub}/refund`, body);
+const balanceOf = async (email: string) =>
+  (await client.get(`/api/player-balances/player/by-email/${encodeURIComponent(email)}`)).body.balances[0].total_balance;
+
+describe("refund effects", () => {
+  it("refunds the latest billed period in full to the card by default", async () => {
+    const call = await refund(SUB.monthly, { client_request_id: "full-1", reason: "requested" });
+    expect(call.status).toBe(200);
+    expect(call.body).toMatchObject({
+      status: "refunded",
+      idempotent_replay: false,
+      client_request_id: "full-1",
+      subscription_id: SUB.monthly,
+      period_seq: 5,
+      refunded_amount_usd: "10.00",
+      total_refunded_amount_usd: "10.00",
+      remaining_refundable_usd: "0.00",
+      is_full_refund: true,
+      funding_shape: "card",
+      balance_delta_coins: "0.00",
+      card_refunded_usd: "10.00",
+      processor_refund_adopted: false,
+      invo_fee_retained: true,
+      partner_revenue_reversed_usd: "9.00",
+      partner_revenue_reversal_mode: "full",
+      reason: "requested",
+      refunded_at: "2026-06-01T00:00:00Z",
+      new_balance: "100.00",
+      revenue_share_attribution: {
+        recipient_player_id: 2,
+        percent: "20.00",
+        original_attributed_amount_usd: "1.80",
+        refunded_attributed_amount_usd: "1.80",
+        net_attributed_amount_usd: "0.00",
+        settled_by_invo: false,
+      },
+    });
+    expect(call.body.refund_key).toMatch(/^rfk_/);
+    expect(call.body.transaction_id).toMatch(/^rtx_/);
+    expect(call.body.processor_refund_reference).toMatch(/^re_/);
+    // Dated behaviour: card_fee_charged_to_partner_usd is on receipts only since 2026-09-28.
+    expect(call.body.card_fee_charged_to_partner_usd).toBeUndefined();
+    // The period is refunded and no longer counts toward paid_through; the subscription is not cancelled.
+    const sub = (await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription;
+    expect(sub).toMatchObject({ status: "active", paid_through: "2026-05-15T00:00:00Z" });
+  });
+
+  it("credits a partial refund to the wallet at 10 coins per USD and returns nothing to the card", async () => {
+    const call = await refund(SUB.monthly, { client_request_id: "part-1", amount_usd: "3.33" });
+    expect(call.body).toMatchObject({
+      refunded_amount_usd: "3.33",
+      remaining_refundable_usd: "6.67",
+      is_full_refund: false,
+      balance_delta_coins: "33.30",
+      card_refunded_usd: "0.00",
+      processor_refund_reference: null,
+      partner_revenue_reversed_usd: "3.00",
+      partner_revenue_reversal_mode: "prorata",
+      new_balance: "133.30",
+    });
+    expect(call.body.revenue_share_attribution.refunded_attributed_amount_usd).toBe("0.60");
+    expect(await balanceOf("alice@example.test")).toBe("133.30");
+  });
+
+  it("composes partials to the cent: the completing refund returns the card charge and reclaims the coins", async () => {
+    const first = await refund(SUB.monthly, { client_request_id: "c-1", amount_usd: "3.33" });
+    const second = await refund(SUB.monthly, { client_request_id: "c-2", amount_usd: "3.33" });
+    const third = await refund(SUB.monthly, { client_request_id: "c-3", amount_usd: "3.34" });
+    expect([first.body.partner_revenue_reversed_usd, second.body.partner_revenue_reversed_usd, third.body.partner_revenue_reversed_usd]).toEqual(["3.00", "3.00", "3.00"]);
+    expect(third.body).toMatchObject({
+      total_refunded_amount_usd: "10.00",
+      remaining_refundable_usd: "0.00",
+      is_full_refund: true,
+      partner_revenue_reversal_mode: "full",
+      card_refunded_usd: "10.00",
+      balance_delta_coins: "-66.60",
+      new_balance: "100.00",
+    });
+    expect(third.body.revenue_share_attribution).toMatchObject({
+      original_attributed_amount_usd: "1.80",
+      refunded_attributed_amount_usd: "1.80",
+      net_attributed_amount_usd: "0.00",
+    });
+    const detail = await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`, { query: { status: "refunded" } });
+    const period = detail.body.periods.find((p: any) => p.period_seq === 5);
+    expect(period).toMatchObject({ status: "refunded", partner_revenue_usd: "0.00", partner_revenue_reversed_usd: "9.00", partner_leg_reversed: true });
+  });
+
+  it("lets the wallet go below zero when reclaimed coins were spent", async () => {
+    await refund(SUB.monthly, { client_request_id: "s-1", amount_usd: "5.00" });
+    await client.admin("/players/balance", { game_id: "g1", player_id: 1, balance_coins: "0.00" });
+    const last = await refund(SUB.monthly, { client_request_id: "s-2" });
+    expect(last.body).toMatchObject({ balance_delta_coins: "-50.00", new_balance: "-50.00", card_refunded_usd: "10.00" });
+  });
+
+  it("re-credits coins taken from the balance and refunds the card part of a mixed period", async () => {
+    const call = await refund(SUB.mixed, { client_request_id: "m-1" });
+    expect(call.body).toMatchObject({ funding_shape: "mixed", card_refunded_usd: "15.00", balance_delta_coins: "50.00", new_balance: "150.00", partner_revenue_reversed_usd: "18.00" });
+  });
+
+  it("refunds a wallet-only period in coins", async () => {
+    const call = await refund(SUB.wallet, { client_request_id: "w-1" });
+    expect(call.body).toMatchObject({ funding_shape: "wallet", card_refunded_usd: "0.00", balance_delta_coins: "50.00", new_balance: "550.00", revenue_share_attribution: null });
+  });
+
+  it("refunds a wallet-covered pcstore period and refuses a period charged through the pcstore", async () => {
+    const ok = await refund(SUB.pcstore, { client_request_id: "p-1" });
+    expect(ok.body).toMatchObject({ period_seq: 2, funding_shape: "wallet", balance_delta_coins: "80.00" });
+    expectError(await refund(SUB.pcstore, { client_request_id: "p-2", period_seq: 1 }), 409, "PCSTORE_REFUND_NOT_SUPPORTED");
+  });
+});
+
+describe("refund idempotency", () => {
+  it("replays a key with the stored receipt and moves nothing", async () => {
+    const first = await refund(SUB.monthly, { client_request_id: "once-1", amount_usd: "2.00" });
+    const again = await refund(SUB.monthly, { client_request_id: "once-1", amount_usd: "2.00" });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...first.body, idempotent_replay: true });
+    expect(await balanceOf("alice@example.test")).toBe("120.00");
+    // A replay with different fields still answers the stored receipt.
+    const different = await refund(SUB.monthly, { client_request_id: "once-1", amount_usd: "5.00" });
+    expect(different.body.refunded_amount_usd).toBe("2.00");
+  });
+
+  it("replays a receipt recorded in the scenario", async () => {
+    const call = await refund(SUB.monthly, { client_request_id: "rf-1" });
+    expect(call.body).toMatchObject({ idempotent_replay: true, period_seq: 1, refunded_amount_usd: "10.00", refunded_at: "2026-02-20T00:00:00Z", reason: "duplicate" });
+  });
+
+  it("answers a reduced body when the receipt was lost", async () => {
+    const first = await refund(SUB.monthly, { client_request_id: "lost-1" });
+    await client.admin("/receipts/lose", { subscription_id: SUB.monthly, client_request_id: "lost-1" });
+    const again = await refund(SUB.monthly, { client_request_id: "lost-1" });
+    expect(again.body).toEqual({
+      status: "refunded",
+      idempotent_replay: true,
+      client_request_id: "lost-1",
+      transaction_id: first.body.transaction_id,
+      note: expect.stringContaining("already processed"),
+    });
+  });
+
+  it("retries safely with the same key after a 5xx", async () => {
+    await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault: "502" });
+    const failed = await refund(SUB.monthly, { client_request_id: "retry-1" });
+    expect(failed.body).toMatchObject({ error_code: "PROCESSOR_ERROR", error_code_public: "PROCESSOR_ERROR" });
+    expect(failed.status).toBe(502);
+    const ok = await refund(SUB.monthly, { client_request_id: "retry-1" });
+    expect(ok.body.idempotent_replay).toBe(false);
+    expect((await refund(SUB.monthly, { client_request_id: "retry-1" })).body.idempotent_replay).toBe(true);
+  });
+});
+
+describe("refund errors", () => {
+  it("checks the key", async () => {
+    expectError(await refund(SUB.monthly, {}), 400, "CLIENT_REQUEST_ID_REQUIRED");
+    expectError(await refund(SUB.monthly, { client_request_id: 42 }), 400, "CLIENT_REQUEST_ID_INVALID");
+    expectError(await refund(SUB.monthly, { client_request_id: "x".repeat(256) }), 400, "CLIENT_REQUEST_ID_TOO_LONG");
+    expectError(await refund(SUB.monthly, { client_request_id: "SUB_abc" }), 400, "CLIENT_REQUEST_ID_RESERVED");
+    expectError(await refund(SUB.monthly, { client_request_id: "sub_abc" }), 400, "CLIENT_REQUEST_ID_RESERVED");
+    expect((await refund(SUB.monthly, { client_request_id: "x".repeat(255), amount_usd: "0.01" })).status).toBe(200);
+  });
+
+  it("refuses a body that is not a JSON object", async () => {
+    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/refund`, undefined, { raw: "[1,2]" }), 400, "INVALID_BODY");
+    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/refund`, undefined, { raw: "not json" }), 400, "INVALID_BODY");
+  });
+
+  it("checks period_seq and amount", async () => {
+    for (const seq of [0, -1, 1.5, "1"]) {
+      expectError(await refund(SUB.monthly, { client_request_id: "k", period_seq: seq }), 400, "INVALID_PERIOD_SEQ");
+    }
+    for (const amount of ["0", "-1", "1.234", 5, "ten"]) {
+      expectError(await refund(SUB.monthly, { client_request_id: "k", amount_usd: amount }), 400, "INVALID_AMOUNT");
+    }
+    expectError(await refund(SUB.monthly, { client_request_id: "k", period_seq: 9 }), 404, "PERIOD_NOT_FOUND");
+    const over = expectError(await refund(SUB.monthly, { client_request_id: "k", amount_usd: "10.01" }), 400, "AMOUNT_EXCEEDS_REMAINING");
+    expect(over).toMatchObject({ remaining_refundable_usd: "10.00", already_refunded_usd: "0.00" });
+    await refund(SUB.monthly, { client_request_id: "k-part", amount_usd: "4.00" });
+    const over2 = expectError(await refund(SUB.monthly, { client_request_id: "k", amount_usd: "6.01" }), 400, "AMOUNT_EXCEEDS_REMAINING");
+    expect(over2).toMatchObject({ remaining_refundable_usd: "6.00", already_refunded_usd: "4.00" });
+  });
+
+  it("refuses periods that cannot be refunded", async () => {
+    expectError(await refund(SUB.neverBilled, { client_request_id: "k" }), 409, "NO_PAID_PERIOD");
+    expect(expectError(await refund(SUB.pastDue, { client_request_id: "k", period_seq: 3 }), 409, "PERIOD_NOT_REFUNDABLE").period_status).toBe("pending");
+    expect(expectError(await refund(SUB.monthly, { client_request_id: "k", period_seq: 1 }), 409, "ALREADY_REFUNDED")).toMatchObject({
+      refunded_amount_usd: "10.00",
+      amount_usd: "10.00",
+    });
+    expectError(await refund(SUB.brokenRecords, { client_request_id: "k", period_seq: 1 }), 409, "MINT_ORDER_MISSING");
+    expectError(await refund(SUB.brokenRecords, { client_request_id: "k", period_seq: 2 }), 409, "NO_PAYMENT_REFERENCE");
+    expectError(await refund("SUB_1767225600_ZZZZ9999", { client_request_id: "k" }), 404, "SUBSCRIPTION_NOT_FOUND");
+    expectError(await refund(SUB.monthly, { client_request_id: "k", reason: "r".repeat(501) }), 400, "INVALID_FIELD_VALUE");
+  });
+
+  it("answers FLOW_PAUSED during a maintenance pause", async () => {
+    await client.admin("/pause", { paused: true });
+    expectError(await refund(SUB.monthly, { client_request_id: "k" }), 503, "FLOW_PAUSED");
+  });
+
+  it.each([
+    ["500", "INTERNAL_ERROR", 500],
+    ["503", "service_unavailable", 503],
+  ])("passes an injected %s as %s", async (fault, code, status) => {
+    await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault });
+    expectError(await refund(SUB.monthly, { client_request_id: "k" }), status, code);
+  });
+
+  it.each(["REFUND_LOOKUP_FAILED", "REFUND_MISMATCH"])("passes an injected 502 %s", async (code) => {
+    await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault: "502", error_code: code });
+    expectError(await refund(SUB.monthly, { client_request_id: "k" }), 502, code);
+  });
+
+  it("passes an injected 503 PROCESSOR_NOT_CONFIGURED with its public code", async () => {
+    await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault: "503", error_code: "PROCESSOR_NOT_CONFIGURED", error_code_public: "PROCESSOR_NOT_CONFIGURED" });
+    const body = expectError(await refund(SUB.monthly, { client_request_id: "k" }), 503, "PROCESSOR_NOT_CONFIGURED");
+    expect(body.error_code_public).toBe("PROCESSOR_NOT_CONFIGURED");
+  });
+
+  it("limits refund calls to 20 a minute per subscription with 429 RATE_LIMITED and retry_after", async () => {
+    await client.admin("/rate-limits", { mode: "documented" });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const call = await refund(SUB.monthly, { client_request_id: `rl-${i}`, amount_usd: "0.01" });
+        expect(call.status).toBe(200);
+      }
+      const limited = expectError(await refund(SUB.monthly, { client_request_id: "rl-21", amount_usd: "0.01" }), 429, "RATE_LIMITED");
+      expect(limited.retry_after).toBeGreaterThanOrEqual(1);
+      expect(limited.retry_after).toBeLessThanOrEqual(60);
+      const again = await refund(SUB.monthly, { client_request_id: "rl-22" });
+      expect(Number(again.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      // Another subscription has its own budget.
+      expect((await refund(SUB.mixed, { client_request_id: "rl-other" })).status).toBe(200);
+    } finally {
+      await client.admin("/rate-limits", { mode: "off" });
+    }
+  });
+});
