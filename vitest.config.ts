@@ -14,5 +14,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Processed by vite so that tests can stand in for next/headers inside better-auth's Next.js cookie plugin.
+    server: { deps: { inline: ["better-auth"] } },
   },
 });

@@ -1,6 +1,7 @@
 import type { Migration } from "kysely";
 import * as foundation from "./2026_11_22_0900_foundation";
 import * as refunds from "./2026_11_22_1010_refunds";
+import * as webhooks from "./2026_11_22_1020_webhooks";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -9,4 +10,5 @@ import * as refunds from "./2026_11_22_1010_refunds";
 export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_22_0900_foundation": foundation,
   "2026_11_22_1010_refunds": refunds,
+  "2026_11_22_1020_webhooks": webhooks,
 };

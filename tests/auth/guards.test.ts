@@ -7,6 +7,8 @@ import { actAnonymously, actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 
 vi.mock("next/headers", () => import("../support/next-request"));
+// better-auth's Next.js cookie plugin imports the module by its file name.
+vi.mock("next/headers.js", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
 
 /**
