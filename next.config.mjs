@@ -1,20 +1,8 @@
-// Security headers for every response. Authenticated pages are rendered per request and also carry
-// Cache-Control: no-store (set by proxy.ts, which sees every page request).
-const isDev = process.env.NODE_ENV === "development";
+// Security headers for every response. Pages are rendered per request and get their policy (with a script nonce)
+// and Cache-Control: no-store from proxy.ts, which sees every page request.
+import { contentSecurityPolicy } from "./lib/csp.mjs";
 
-const csp = [
-  "default-src 'self'",
-  // Next.js bootstraps hydration with inline scripts; eval only in development (React refresh).
-  `script-src 'self' 'unsafe-inline'${isDev ? " 'unsafe-eval'" : ""}`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+const csp = contentSecurityPolicy({ dev: process.env.NODE_ENV === "development" });
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {

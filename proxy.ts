@@ -1,7 +1,9 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { contentSecurityPolicy } from "./lib/csp.mjs";
 
-// Redirects visitors without a session cookie to the sign-in page, and marks every page no-store. This is a
-// convenience, never the guard: pages, actions and route handlers check the session and role themselves.
+// Redirects visitors without a session cookie to the sign-in page, marks every page no-store and gives every page a
+// script nonce. This is a convenience, never the guard: pages, actions and route handlers check the session and role
+// themselves.
 const PUBLIC_PATHS = ["/sign-in", "/api/", "/_next/", "/favicon"];
 
 export function proxy(request: NextRequest) {
@@ -14,8 +16,15 @@ export function proxy(request: NextRequest) {
     url.search = "";
     return NextResponse.redirect(url);
   }
-  const response = NextResponse.next();
-  if (!pathname.startsWith("/_next/")) response.headers.set("Cache-Control", "private, no-store, max-age=0");
+  const nonce = btoa(crypto.randomUUID());
+  const policy = contentSecurityPolicy({ nonce, dev: process.env.NODE_ENV === "development" });
+  const requestHeaders = new Headers(request.headers);
+  // Next.js reads the nonce from the request's policy and puts it on the scripts it renders.
+  requestHeaders.set("x-nonce", nonce);
+  requestHeaders.set("Content-Security-Policy", policy);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("Content-Security-Policy", policy);
+  response.headers.set("Cache-Control", "private, no-store, max-age=0");
   return response;
 }
 

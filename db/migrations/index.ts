@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import * as foundation from "./2026_11_22_0900_foundation";
+import * as snapshots from "./2026_11_22_1000_snapshots";
 import * as refunds from "./2026_11_22_1010_refunds";
 import * as webhooks from "./2026_11_22_1020_webhooks";
 
@@ -9,6 +10,7 @@ import * as webhooks from "./2026_11_22_1020_webhooks";
  */
 export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_22_0900_foundation": foundation,
+  "2026_11_22_1000_snapshots": snapshots,
   "2026_11_22_1010_refunds": refunds,
   "2026_11_22_1020_webhooks": webhooks,
 };

@@ -8,6 +8,7 @@ import { faultView } from "../http/faults";
 import { formatRateLimitMode, parseRateLimitMode } from "../http/rate-limits";
 import { applyRefund, checkRefundable, resolveRefundPeriod } from "../ledger/refunds";
 import { advanceClock } from "../ledger/renewals";
+import type { Ledger } from "../ledger/ledger";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
 import { generateDemoScenario } from "../scenario/demo";
 import { loadScenario, ROTATION_GRACE, ScenarioError } from "../scenario/load";
@@ -49,6 +50,29 @@ const periodPatchSchema = z.object({
   chargeback_fees_usd: usdText.optional(),
   disputed_amount_held_usd: usdText.optional(),
 });
+
+/** Counts of the loaded subscriptions by the cases the dashboard distinguishes. */
+function breakdown(ledger: Ledger): Record<string, unknown> {
+  const byStatus: Record<string, number> = {};
+  let pcstore = 0;
+  let walletOnly = 0;
+  let pendingPrice = 0;
+  let cancelAtPeriodEnd = 0;
+  for (const sub of ledger.subscriptions.values()) {
+    byStatus[sub.status] = (byStatus[sub.status] ?? 0) + 1;
+    if (sub.fundingRail === "pcstore") pcstore++;
+    if (sub.walletOnly) walletOnly++;
+    if (sub.pendingAmountUsd) pendingPrice++;
+    if (sub.cancelAtPeriodEnd) cancelAtPeriodEnd++;
+  }
+  return {
+    subscriptions_by_status: byStatus,
+    pcstore_subscriptions: pcstore,
+    wallet_only_subscriptions: walletOnly,
+    staged_price_changes: pendingPrice,
+    cancel_at_period_end: cancelAtPeriodEnd,
+  };
+}
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
@@ -102,6 +126,7 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
         fee_percent: g.feePercent.toFixed(2),
         webhooks: g.webhooks.map((w) => ({ webhook_id: w.webhookId, url: w.url, events: w.events, secret_version: w.secrets[0]?.version ?? 0 })),
       })),
+      breakdown: breakdown(ledger),
       counts: {
         players: ledger.players.size,
         cards: ledger.cards.size,

@@ -1,5 +1,13 @@
 import "server-only";
 import type { z } from "zod";
+import { RECONCILE_SCHEDULE, reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
+import {
+  processWebhookEventJob,
+  SCHEDULE_PULLS_CRON,
+  scheduleSnapshotPullsJob,
+  SWEEP_CRON,
+  sweepWebhookEventsJob,
+} from "@/lib/webhooks/jobs";
 import type { JobDefinition } from "./queue";
 
 /**
@@ -17,4 +25,25 @@ export type RegisteredJob = {
   schedule?: { cron: string; payload: object };
 };
 
-export const JOBS: RegisteredJob[] = [];
+export const JOBS: RegisteredJob[] = [
+  {
+    definition: reconcileRefundsJob as JobDefinition<z.ZodType>,
+    handler: () => import("@/lib/refunds/reconcile").then((m) => m.handleReconcileRefunds as JobHandler<z.ZodType>),
+    schedule: { cron: RECONCILE_SCHEDULE, payload: {} },
+  },
+  {
+    definition: processWebhookEventJob as JobDefinition<z.ZodType>,
+    handler: () => import("@/lib/webhooks/process-event").then((m) => m.handleProcessWebhookEvent as JobHandler<z.ZodType>),
+    concurrency: 2,
+  },
+  {
+    definition: sweepWebhookEventsJob as JobDefinition<z.ZodType>,
+    handler: () => import("@/lib/webhooks/sweep").then((m) => m.handleSweepWebhookEvents as JobHandler<z.ZodType>),
+    schedule: { cron: SWEEP_CRON, payload: {} },
+  },
+  {
+    definition: scheduleSnapshotPullsJob as JobDefinition<z.ZodType>,
+    handler: () => import("@/lib/webhooks/scheduled-pulls").then((m) => m.handleScheduleSnapshotPulls as JobHandler<z.ZodType>),
+    schedule: { cron: SCHEDULE_PULLS_CRON, payload: {} },
+  },
+];

@@ -1,0 +1,263 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { getDb } from "@/db";
+import { findRefundAttempt, resolveRefundAttempt } from "@/db/queries/refunds";
+import { defineAction } from "@/lib/actions";
+import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
+import { requireSelectedGame } from "@/lib/games/games";
+import { decimalStringSchema, money, usdInputSchema } from "@/lib/money";
+import { driveRefundAttempt, previewRefund, requestRefund, type RefundOutcome } from "@/lib/refunds/attempts";
+import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
+import type { RefundImpact } from "@/lib/refunds/impact";
+
+const subscriptionIdSchema = z
+  .string({ message: "is required" })
+  .regex(/^SUB_\d{1,12}_[A-Za-z0-9]{8}$/, { message: "must be a subscription id such as SUB_1767225600_ab12cd34" });
+const periodIdSchema = z.coerce.number({ message: "must be a period id" }).int().positive({ message: "must be a period id" });
+const reasonSchema = z
+  .string()
+  .trim()
+  .max(500, { message: "must be at most 500 characters" })
+  .optional()
+  .transform((value) => (value ? value : null));
+const attemptIdSchema = z.string().uuid({ message: "must be a refund attempt id" });
+
+export type RefundActionData = { attemptId: string; state: RefundOutcome["state"] };
+
+function refundResult(outcome: RefundOutcome) {
+  revalidatePath("/subscriptions", "layout");
+  return {
+    ok: true as const,
+    message: outcome.message,
+    data: { attemptId: outcome.attempt.id, state: outcome.state } satisfies RefundActionData,
+  };
+}
+
+/** What a refund would do, from the period as the service reports it now. Read-only. */
+export const previewRefundAction = defineAction(
+  {
+    name: "previewRefund",
+    role: "support",
+    input: z
+      .object({
+        subscriptionId: subscriptionIdSchema,
+        periodId: periodIdSchema,
+        mode: z.enum(["full", "partial"], { message: "choose full or partial" }),
+        amountUsd: z.string().optional(),
+        reason: reasonSchema,
+      })
+      .superRefine((value, ctx) => {
+        if (value.mode !== "partial") return;
+        const parsed = usdInputSchema.safeParse(value.amountUsd ?? "");
+        if (!parsed.success) ctx.addIssue({ code: "custom", path: ["amountUsd"], message: parsed.error.issues[0]?.message ?? "is invalid" });
+      }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const { impact } = await previewRefund(db, game.id, {
+      periodId: input.periodId,
+      subscriptionId: input.subscriptionId,
+      amountUsd: input.mode === "partial" ? (input.amountUsd ?? null) : null,
+    });
+    if (impact.refundable && money(impact.amountUsd).gt(money(impact.remainingUsd))) {
+      throw new AppError("INVALID_INPUT", `must be at most the remaining refundable USD ${impact.remainingUsd}`, { field: "amountUsd" });
+    }
+    return { ok: true, data: impact satisfies RefundImpact };
+  },
+);
+
+/** Makes the refund the person confirmed; safe to submit twice (same intent, same attempt, same key). */
+export const refundAction = defineAction(
+  {
+    name: "refund",
+    role: "support",
+    input: z.object({
+      subscriptionId: subscriptionIdSchema,
+      periodId: periodIdSchema,
+      periodSeq: z.coerce.number().int().min(1, { message: "must be a period number" }),
+      amountUsd: usdInputSchema,
+      remainingBeforeUsd: decimalStringSchema,
+      reason: reasonSchema,
+      playerEmail: z
+        .string()
+        .max(254)
+        .optional()
+        .transform((value) => (value ? value : null)),
+    }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const outcome = await requestRefund(
+      db,
+      {
+        gameId: game.id,
+        subscriptionId: input.subscriptionId,
+        periodId: input.periodId,
+        periodSeq: input.periodSeq,
+        amountUsd: input.amountUsd,
+        remainingBeforeUsd: input.remainingBeforeUsd,
+        reason: input.reason,
+        playerEmail: input.playerEmail,
+      },
+      { id: user.id, email: user.email, role: user.role },
+    );
+    if (outcome.state === "failed") {
+      revalidatePath("/subscriptions", "layout");
+      throw new AppError("CONFLICT", outcome.message, { field: outcome.attempt.lastErrorCode === "AMOUNT_EXCEEDS_REMAINING" ? "amountUsd" : undefined });
+    }
+    return refundResult(outcome);
+  },
+);
+
+/** Calls the service again for a pending attempt, with its stored key and parameters. */
+export const retryRefundAttemptAction = defineAction(
+  { name: "retryRefundAttempt", role: "support", input: z.object({ attemptId: attemptIdSchema }) },
+  async ({ attemptId }, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const attempt = await findRefundAttempt(db, game.id, attemptId);
+    if (!attempt) throw new AppError("NOT_FOUND", "No such refund attempt for the selected game.");
+    if (attempt.status !== "pending") throw new AppError("CONFLICT", `This refund is ${attempt.status.replace("_", " ")}; there is nothing to retry.`);
+    const outcome = await driveRefundAttempt(db, attempt);
+    if (outcome.state === "failed") throw new AppError("CONFLICT", outcome.message);
+    return refundResult(outcome);
+  },
+);
+
+/** Closes an attempt that needed manual attention, once a person has settled it with the service. */
+export const resolveRefundAttemptAction = defineAction(
+  {
+    name: "resolveRefundAttempt",
+    role: "finance",
+    input: z.object({
+      attemptId: attemptIdSchema,
+      note: z.string().trim().min(5, { message: "say what was found (at least 5 characters)" }).max(1000, { message: "must be at most 1000 characters" }),
+    }),
+  },
+  async ({ attemptId, note }, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const resolved = await db.transaction().execute(async (trx) => {
+      const row = await resolveRefundAttempt(trx, game.id, attemptId, { note, by: user.email });
+      if (!row) return null;
+      await recordAudit(trx, {
+        actor: user,
+        action: "refund.resolve",
+        gameId: game.id,
+        target: `${row.subscriptionId} period ${row.periodSeq}`,
+        idempotencyKey: row.clientRequestId,
+        outcome: "resolved",
+        detail: { attempt_id: row.id, note },
+      });
+      return row;
+    });
+    if (!resolved) throw new AppError("CONFLICT", "Only an attempt that needs manual attention can be marked settled.");
+    revalidatePath("/subscriptions", "layout");
+    return { ok: true, message: "Marked as settled; the period can be refunded again if needed." };
+  },
+);
+
+export const cancelSubscriptionAction = defineAction(
+  {
+    name: "cancelSubscription",
+    role: "support",
+    input: z.object({
+      subscriptionId: subscriptionIdSchema,
+      when: z.enum(["period_end", "now"], { message: "choose at period end or now" }),
+      reason: reasonSchema,
+    }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await cancelSubscription(
+      db,
+      { gameId: game.id, subscriptionId: input.subscriptionId, atPeriodEnd: input.when === "period_end", reason: input.reason },
+      user,
+    );
+    revalidatePath("/subscriptions", "layout");
+    if (result.already_canceled) {
+      return { ok: true, message: `Already ${result.final_status}: nothing changed.` };
+    }
+    const until = result.access_until ? `Access until ${result.access_until}.` : "Access ends now.";
+    const how = result.terminated_immediately
+      ? `Ended immediately (${result.downgrade_reason ?? "nothing paid"}).`
+      : result.cancel_at_period_end
+        ? "Cancels at the end of the paid period; no further charge."
+        : "Canceled now.";
+    return { ok: true, message: `${how} ${until}` };
+  },
+);
+
+export const changeAmountAction = defineAction(
+  {
+    name: "changeSubscriptionAmount",
+    role: "finance",
+    input: z.object({ subscriptionId: subscriptionIdSchema, amountUsd: usdInputSchema }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await changeSubscriptionAmount(db, { gameId: game.id, subscriptionId: input.subscriptionId, amountUsd: input.amountUsd }, user);
+    revalidatePath("/subscriptions", "layout");
+    if (!result.change_queued) return { ok: true, message: `No change staged: the price stays USD ${result.new_amount_usd}.` };
+    return {
+      ok: true,
+      message: `USD ${result.old_amount_usd} → USD ${result.pending_amount_usd ?? result.new_amount_usd}, staged for the next successful renewal${
+        result.applies_from_period_seq ? ` (period ${result.applies_from_period_seq})` : ""
+      }.`,
+    };
+  },
+);
+
+export const changePaymentMethodAction = defineAction(
+  {
+    name: "changePaymentMethod",
+    role: "finance",
+    input: z
+      .object({
+        subscriptionId: subscriptionIdSchema,
+        cardId: z
+          .string()
+          .optional()
+          .transform((value, ctx) => {
+            if (!value) return null;
+            if (!/^\d{1,12}$/.test(value)) {
+              ctx.addIssue({ code: "custom", message: "pick one of the player's cards" });
+              return z.NEVER;
+            }
+            return Number(value);
+          }),
+        walletOnly: z.enum(["keep", "yes", "no"], { message: "choose keep, yes or no" }).default("keep"),
+      })
+      .refine((value) => value.cardId !== null || value.walletOnly !== "keep", {
+        path: ["cardId"],
+        message: "pick a card, or change wallet only",
+      }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await changeSubscriptionPaymentMethod(
+      db,
+      {
+        gameId: game.id,
+        subscriptionId: input.subscriptionId,
+        playerCardId: input.cardId,
+        walletOnly: input.walletOnly === "keep" ? null : input.walletOnly === "yes",
+      },
+      user,
+    );
+    revalidatePath("/subscriptions", "layout");
+    const card = result.card ? `${result.card.brand} •••• ${result.card.last_four}` : "no card";
+    return {
+      ok: true,
+      message: `${result.replaced ? "Card replaced" : "Payment method set"}: ${card}${result.wallet_only ? ", wallet only" : ""}. Used from the next charge.`,
+    };
+  },
+);

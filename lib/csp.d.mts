@@ -1,0 +1,1 @@
+export function contentSecurityPolicy(options?: { nonce?: string; dev?: boolean }): string;

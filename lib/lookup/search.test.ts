@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { classifySearch } from "./search";
+
+describe("classifySearch", () => {
+  it("sends a subscription id to its page, whatever the case of its prefix", () => {
+    expect(classifySearch(" SUB_1767225600_AAAA0001 ")).toMatchObject({ kind: "subscription", subscriptionId: "SUB_1767225600_AAAA0001" });
+    expect(classifySearch("sub_1767225600_ab12cd34")).toMatchObject({
+      kind: "subscription",
+      subscriptionId: "SUB_1767225600_ab12cd34",
+      href: "/subscriptions/SUB_1767225600_ab12cd34",
+    });
+  });
+
+  it("explains a malformed subscription id", () => {
+    expect(classifySearch("SUB_12")).toMatchObject({ kind: "invalid" });
+  });
+
+  it("sends an email to the player page, lower-cased and encoded", () => {
+    expect(classifySearch("Player7+vip@Demo.example")).toEqual({
+      kind: "player",
+      email: "player7+vip@demo.example",
+      href: "/subscriptions/players/player7%2Bvip%40demo.example",
+    });
+    expect(classifySearch("not an@email")).toMatchObject({ kind: "invalid" });
+  });
+
+  it("sends a number to the period page", () => {
+    expect(classifySearch("4021")).toEqual({ kind: "period", periodId: 4021, href: "/subscriptions/periods/4021" });
+    expect(classifySearch("#17")).toMatchObject({ kind: "period", periodId: 17 });
+    expect(classifySearch("0")).toMatchObject({ kind: "invalid" });
+    expect(classifySearch("")).toMatchObject({ kind: "invalid" });
+    expect(classifySearch("hello")).toMatchObject({ kind: "invalid" });
+  });
+});

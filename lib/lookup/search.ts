@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+/**
+ * The Subscriptions search box takes one of three things and sends the person to its page: a subscription id
+ * ("Form SUB_<epoch>_<8 characters>"), a player email, or a period id (an integer, as on renewal lines).
+ */
+export type SearchTarget =
+  | { kind: "subscription"; subscriptionId: string; href: string }
+  | { kind: "player"; email: string; href: string }
+  | { kind: "period"; periodId: number; href: string }
+  | { kind: "invalid"; message: string };
+
+const SUBSCRIPTION_ID = /^SUB_\d{1,12}_[A-Za-z0-9]{8}$/;
+const emailSchema = z.email();
+
+export function subscriptionHref(subscriptionId: string): string {
+  return `/subscriptions/${encodeURIComponent(subscriptionId)}`;
+}
+
+export function playerHref(email: string): string {
+  return `/subscriptions/players/${encodeURIComponent(email)}`;
+}
+
+export function periodHref(periodId: number | string): string {
+  return `/subscriptions/periods/${encodeURIComponent(String(periodId))}`;
+}
+
+export function refundAttemptHref(attemptId: string): string {
+  return `/subscriptions/refunds/${encodeURIComponent(attemptId)}`;
+}
+
+export function classifySearch(input: string): SearchTarget {
+  const text = input.trim();
+  if (text === "") return { kind: "invalid", message: "Enter a subscription id (SUB_…), a player email or a period id." };
+  // Ids are pasted from emails and tickets: accept a lower-case prefix, keep the rest as typed.
+  const asSubscription = /^sub_/i.test(text) ? `SUB_${text.slice(4)}` : text;
+  if (SUBSCRIPTION_ID.test(asSubscription)) {
+    return { kind: "subscription", subscriptionId: asSubscription, href: subscriptionHref(asSubscription) };
+  }
+  if (/^sub_/i.test(text)) {
+    return { kind: "invalid", message: "A subscription id looks like SUB_1767225600_ab12cd34 (digits, then 8 letters or digits)." };
+  }
+  if (text.includes("@")) {
+    const email = text.toLowerCase();
+    if (email.length <= 254 && emailSchema.safeParse(email).success) return { kind: "player", email, href: playerHref(email) };
+    return { kind: "invalid", message: `"${text.slice(0, 80)}" is not a valid email address.` };
+  }
+  const period = text.replace(/^#/, "");
+  if (/^\d{1,15}$/.test(period)) {
+    const periodId = Number(period);
+    if (Number.isSafeInteger(periodId) && periodId > 0) return { kind: "period", periodId, href: periodHref(periodId) };
+  }
+  return { kind: "invalid", message: "Enter a subscription id (SUB_…), a player email or a period id (a number)." };
+}

@@ -1,0 +1,131 @@
+import "server-only";
+import type { Db } from "@/db";
+import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
+import { formatUsd } from "@/lib/money";
+import { isServiceError } from "@/lib/service/errors";
+import { serviceClientForGame } from "@/lib/service/for-game";
+import type {
+  CancelSubscriptionResponse,
+  ChangeAmountResponse,
+  ChangePaymentMethodResponse,
+} from "@/lib/service/schemas";
+import { describeChangeFailure } from "./messages";
+
+/**
+ * Cancel, price change and card change. The service takes no idempotency key for these, so the client sends each
+ * once; every call is recorded in the audit log with its outcome, "unknown" when the service did not answer.
+ */
+type Actor = { id: string; email: string };
+
+async function runChange<T>(
+  db: Db,
+  entry: { actor: Actor; action: string; gameId: string; subscriptionId: string; request: Record<string, unknown> },
+  call: (client: Awaited<ReturnType<typeof serviceClientForGame>>) => Promise<T>,
+  describe: (result: T) => Record<string, unknown>,
+): Promise<T> {
+  const client = await serviceClientForGame(db, entry.gameId, { timeoutMs: 20_000 });
+  try {
+    const result = await call(client);
+    await recordAudit(db, {
+      actor: entry.actor,
+      action: entry.action,
+      gameId: entry.gameId,
+      target: entry.subscriptionId,
+      outcome: "succeeded",
+      detail: { request: entry.request, result: describe(result) },
+    });
+    return result;
+  } catch (error) {
+    if (!isServiceError(error)) throw error;
+    const failure = describeChangeFailure({
+      kind: error.kind,
+      status: error.status,
+      code: error.code,
+      codePublic: error.codePublic,
+      errorId: error.errorId,
+      body: error.body,
+    });
+    await recordAudit(db, {
+      actor: entry.actor,
+      action: entry.action,
+      gameId: entry.gameId,
+      target: entry.subscriptionId,
+      outcome: failure.outcomeUnknown ? "unknown" : "failed",
+      detail: { request: entry.request, http_status: error.status, error_code: error.code, error_id: error.errorId },
+    });
+    throw new AppError(failure.outcomeUnknown ? "SERVICE_ERROR" : "CONFLICT", failure.message, { cause: error });
+  }
+}
+
+export async function cancelSubscription(
+  db: Db,
+  input: { gameId: string; subscriptionId: string; atPeriodEnd: boolean; reason: string | null },
+  actor: Actor,
+): Promise<CancelSubscriptionResponse> {
+  return runChange(
+    db,
+    {
+      actor,
+      action: "subscription.cancel",
+      gameId: input.gameId,
+      subscriptionId: input.subscriptionId,
+      request: { at_period_end: input.atPeriodEnd, reason: input.reason },
+    },
+    (client) =>
+      client.cancelSubscription(input.subscriptionId, { atPeriodEnd: input.atPeriodEnd, reason: input.reason ?? undefined }),
+    (result) => ({
+      already_canceled: result.already_canceled,
+      access_until: result.access_until ?? null,
+      cancel_at_period_end: result.cancel_at_period_end ?? null,
+      terminated_immediately: result.already_canceled ? null : (result.terminated_immediately ?? null),
+      final_status: result.already_canceled ? result.final_status : (result.subscription.status ?? null),
+    }),
+  );
+}
+
+export async function changeSubscriptionAmount(
+  db: Db,
+  input: { gameId: string; subscriptionId: string; amountUsd: string },
+  actor: Actor,
+): Promise<ChangeAmountResponse> {
+  const amountUsd = formatUsd(input.amountUsd);
+  return runChange(
+    db,
+    { actor, action: "subscription.change_amount", gameId: input.gameId, subscriptionId: input.subscriptionId, request: { amount_usd: amountUsd } },
+    (client) => client.changeSubscriptionAmount(input.subscriptionId, { amountUsd }),
+    (result) => ({
+      old_amount_usd: result.old_amount_usd,
+      new_amount_usd: result.new_amount_usd,
+      pending_amount_usd: result.pending_amount_usd,
+      change_queued: result.change_queued,
+      applies_from: result.applies_from,
+      applies_from_period_seq: result.applies_from_period_seq,
+    }),
+  );
+}
+
+export async function changeSubscriptionPaymentMethod(
+  db: Db,
+  input: { gameId: string; subscriptionId: string; playerCardId: number | null; walletOnly: boolean | null },
+  actor: Actor,
+): Promise<ChangePaymentMethodResponse> {
+  const request = {
+    player_card_id: input.playerCardId,
+    wallet_only: input.walletOnly,
+  };
+  return runChange(
+    db,
+    { actor, action: "subscription.change_payment_method", gameId: input.gameId, subscriptionId: input.subscriptionId, request },
+    (client) =>
+      client.changePaymentMethod(input.subscriptionId, {
+        playerCardId: input.playerCardId ?? undefined,
+        walletOnly: input.walletOnly ?? undefined,
+      }),
+    (result) => ({
+      replaced: result.replaced,
+      wallet_only: result.wallet_only,
+      card: result.card ? { id: result.card.id, brand: result.card.brand, last_four: result.card.last_four } : null,
+    }),
+  );
+}

@@ -1,0 +1,177 @@
+import type { PeriodReport } from "@/lib/service/schemas";
+import { formatUsd, Money, money, proRata, sumMoney, usdToCoins } from "@/lib/money";
+import { formatInstant, monthKeyOf, monthWindow } from "@/lib/time";
+
+/**
+ * What a refund will do, shown before it is confirmed and stored with the attempt. Built from the period report only
+ * (pure). Figures the service computes itself (attribution lost, partner revenue reversed) are estimates made with the
+ * service's stated rules; the receipt carries the exact figures afterwards.
+ */
+export type RefundImpact = {
+  subscriptionId: string;
+  periodId: number;
+  periodSeq: number;
+  periodStatus: string;
+  periodAmountUsd: string;
+  refundedToDateUsd: string;
+  remainingUsd: string;
+  amountUsd: string;
+  isFull: boolean;
+  refundable: boolean;
+  /** Why the period cannot be refunded, when it cannot. */
+  blocker: "never_collected" | "pcstore" | "fully_refunded" | null;
+  rail: "card" | "pcstore";
+  fundingShape: "card" | "wallet" | "mixed";
+  cardChargedUsd: string;
+  balanceAppliedCoins: string;
+  /** Back to the card: the whole card charge, only on the refund that completes the period. */
+  cardRefundUsd: string;
+  /** Signed change of the player's wallet, in coins. */
+  balanceDeltaCoins: string;
+  /** The completing refund takes back coins handed out earlier; the wallet can go below zero if they were spent. */
+  walletMayGoNegative: boolean;
+  partnerRevenueReversedUsd: string;
+  cardFeeChargedToPartnerUsd: string;
+  revenueShare: {
+    recipientPlayerId: number;
+    percentAtRenewal: string;
+    originalAttributedUsd: string;
+    reversedBeforeUsd: string;
+    attributionLostUsd: string;
+    netAfterUsd: string;
+  } | null;
+  /** "a reversal belongs to the window holding its refunded_at": the month of the refund, if made now. */
+  reportingWindow: { month: string; start: string; end: string };
+  /** Whether the recipient was already paid for the period (then the reversal is carried against the next payout). */
+  recipientAlreadyPaid: boolean;
+  /** Sentences for the confirm step. */
+  effects: string[];
+};
+
+const ZERO = new Money(0);
+
+function usdText(value: Money | string): string {
+  return `USD ${formatUsd(value)}`;
+}
+
+function coinsText(value: Money): string {
+  return `${formatUsd(value.abs())} coins`;
+}
+
+export function computeRefundImpact(
+  report: PeriodReport,
+  input: { amountUsd: string | null; nowMs: number; recipientAlreadyPaid: boolean },
+): RefundImpact {
+  const period = report.period;
+  const periodAmount = money(period.amount_usd);
+  const refunded = money(report.refunds.refunded_to_date_usd);
+  const remaining = Money.max(periodAmount.minus(refunded), ZERO);
+  const amount = input.amountUsd === null ? remaining : money(input.amountUsd);
+  const funding = period.funding;
+  const rail = funding?.rail ?? "card";
+  const cardCharged = money(funding?.card_charged_usd ?? "0");
+  const pcstoreCharged = money(funding?.pcstore_charged_usd ?? "0");
+  const balanceApplied = money(funding?.balance_applied_coins ?? "0");
+
+  // "Periods charged through the pcstore are not refundable"; a pcstore subscription's wallet-covered period is.
+  const blocker =
+    period.paid_at === null
+      ? ("never_collected" as const)
+      : pcstoreCharged.gt(0)
+        ? ("pcstore" as const)
+        : remaining.lte(0)
+          ? ("fully_refunded" as const)
+          : null;
+  const fundingShape = cardCharged.gt(0) ? (balanceApplied.gt(0) ? "mixed" : "card") : "wallet";
+  const isFull = amount.equals(remaining) && remaining.gt(0);
+
+  // "Partial: Nothing returns to the card. Refunded amount credited to the wallet in coins at a 10:1 peg."
+  // "Full: Whole card charge for that period goes back to the card. Wallet re-credited with the coins taken from the
+  // member's pre-existing balance; coins minted by the card charge are taken back"; partials compose.
+  const priorPartialCoins = sumMoney(
+    report.refunds.events.filter((e) => !e.is_full_refund).map((e) => usdToCoins(e.refunded_amount_usd)),
+  );
+  const cardRefund = isFull ? cardCharged : ZERO;
+  const balanceDelta = isFull ? balanceApplied.minus(priorPartialCoins) : usdToCoins(amount);
+  const walletMayGoNegative = isFull && priorPartialCoins.gt(0);
+
+  // Decision 4 of the service's rules: pro rata on partials, exactly what is left on the completing refund.
+  const settled = money(report.fee_legs.partner_revenue_settled_usd);
+  const partnerLeft = Money.max(settled.minus(money(report.fee_legs.partner_revenue_reversed_usd)), ZERO);
+  const partnerReversed = isFull ? partnerLeft : Money.min(proRata(settled, amount, periodAmount), partnerLeft);
+  const cardFee = amount.minus(partnerReversed);
+
+  const attribution = period.attribution;
+  let revenueShare: RefundImpact["revenueShare"] = null;
+  if (attribution) {
+    const original = money(attribution.attributed_amount_usd);
+    const before = sumMoney(report.refunds.events.map((e) => e.reversed_attributed_usd));
+    const left = Money.max(original.minus(before), ZERO);
+    const lost = isFull ? left : Money.min(proRata(original, amount, periodAmount), left);
+    revenueShare = {
+      recipientPlayerId: attribution.recipient_player_id,
+      percentAtRenewal: attribution.percent_at_renewal,
+      originalAttributedUsd: formatUsd(original),
+      reversedBeforeUsd: formatUsd(before),
+      attributionLostUsd: formatUsd(lost),
+      netAfterUsd: formatUsd(original.minus(before).minus(lost)),
+    };
+  }
+
+  const month = monthKeyOf(input.nowMs);
+  const window = monthWindow(month);
+  const reportingWindow = { month, start: formatInstant(window.startMs), end: formatInstant(window.endMs) };
+
+  const effects: string[] = [];
+  if (blocker === "pcstore") effects.push("This period was charged through the pcstore and cannot be refunded here.");
+  else if (blocker === "never_collected") effects.push("This period was never collected; there is nothing to refund.");
+  else if (blocker === "fully_refunded") effects.push("This period is already fully refunded.");
+  else if (isFull) {
+    effects.push(
+      cardRefund.gt(0)
+        ? `${usdText(cardRefund)} goes back to the card (the whole card charge of the period).`
+        : "Nothing goes back to a card: the wallet covered this period, so it is refunded in coins.",
+    );
+    if (balanceApplied.gt(0)) effects.push(`${coinsText(balanceApplied)} taken from the wallet for this period are credited back.`);
+    if (priorPartialCoins.gt(0)) {
+      effects.push(
+        `${coinsText(priorPartialCoins)} credited by earlier partial refunds are taken back; the wallet may go below zero if they were spent.`,
+      );
+    }
+    effects.push(
+      `Wallet change: ${balanceDelta.isNegative() ? "−" : "+"}${coinsText(balanceDelta)}. The period becomes refunded; the subscription is not canceled.`,
+    );
+  } else {
+    effects.push(
+      `Partial refund: nothing returns to the card; ${usdText(amount)} is credited to the wallet as ${coinsText(balanceDelta)} (10 coins per USD).`,
+    );
+    effects.push(`The period stays billed; ${usdText(remaining.minus(amount))} will remain refundable.`);
+  }
+
+  return {
+    subscriptionId: report.subscription.subscription_id,
+    periodId: period.period_id,
+    periodSeq: period.period_seq,
+    periodStatus: period.status,
+    periodAmountUsd: formatUsd(periodAmount),
+    refundedToDateUsd: formatUsd(refunded),
+    remainingUsd: formatUsd(remaining),
+    amountUsd: formatUsd(amount),
+    isFull,
+    refundable: blocker === null,
+    blocker,
+    rail,
+    fundingShape,
+    cardChargedUsd: formatUsd(cardCharged),
+    balanceAppliedCoins: formatUsd(balanceApplied),
+    cardRefundUsd: formatUsd(cardRefund),
+    balanceDeltaCoins: formatUsd(balanceDelta),
+    walletMayGoNegative,
+    partnerRevenueReversedUsd: formatUsd(partnerReversed),
+    cardFeeChargedToPartnerUsd: formatUsd(cardFee),
+    revenueShare,
+    reportingWindow,
+    recipientAlreadyPaid: input.recipientAlreadyPaid,
+    effects,
+  };
+}

@@ -1,0 +1,45 @@
+import "server-only";
+import type { z } from "zod";
+import { getDb, type Db } from "@/db";
+import { findRefundAttempt, listStalePendingAttempts, type RefundAttempt } from "@/db/queries/refunds";
+import { log } from "@/lib/log";
+import { driveRefundAttempt, type RefundOutcome } from "./attempts";
+import type { reconcileRefundsJob } from "./reconcile-job";
+
+/** A pending attempt untouched for this long is taken to be abandoned (a live request holds a claim instead). */
+export const STALE_AFTER_SECONDS = 60;
+
+export type ReconcileSummary = { examined: number; outcomes: { id: string; state: RefundOutcome["state"] }[] };
+
+/**
+ * Calls the service again for every stale pending attempt, with the attempt's own key and parameters, and records
+ * the outcome like an interactive call would.
+ */
+export async function reconcilePendingRefunds(
+  db: Db,
+  options: { idleSeconds?: number; limit?: number; attemptId?: string } = {},
+): Promise<ReconcileSummary> {
+  let attempts: RefundAttempt[];
+  if (options.attemptId) {
+    const row = await db.selectFrom("refund_attempt").select("game_id").where("id", "=", options.attemptId).executeTakeFirst();
+    const one = row ? await findRefundAttempt(db, row.game_id, options.attemptId) : null;
+    attempts = one && one.status === "pending" ? [one] : [];
+  } else {
+    attempts = await listStalePendingAttempts(db, { idleSeconds: options.idleSeconds ?? STALE_AFTER_SECONDS, limit: options.limit ?? 50 });
+  }
+  const outcomes: ReconcileSummary["outcomes"] = [];
+  for (const attempt of attempts) {
+    try {
+      const outcome = await driveRefundAttempt(db, attempt, { waitMs: 0, source: "reconciler" });
+      outcomes.push({ id: attempt.id, state: outcome.state });
+    } catch (error) {
+      log.error("refund reconcile failed", { attempt: attempt.id, error });
+    }
+  }
+  if (outcomes.length > 0) log.info("refunds reconciled", { examined: attempts.length, outcomes });
+  return { examined: attempts.length, outcomes };
+}
+
+export async function handleReconcileRefunds(payload: z.output<typeof reconcileRefundsJob.payload>): Promise<void> {
+  await reconcilePendingRefunds(getDb(), { attemptId: payload.attemptId });
+}

@@ -1,0 +1,284 @@
+import "server-only";
+import { isServiceError } from "@/lib/service/errors";
+import type { AttributionRecipient, AttributionReport, RenewalLine, Reversal } from "@/lib/service/schemas";
+import { formatWindow, MS_PER_SECOND, splitWindow, type TimeWindow, windowToQuery } from "@/lib/time";
+import { type AssembledWindow, completeRecipient, mergeParts, type SubWindowRecord } from "./merge";
+
+/**
+ * Reads every page of a window's attribution report and assembles it, splitting into adjacent sub-windows where
+ * the service will not answer in one piece:
+ * - the window answers 400 WINDOW_TOO_LARGE ("more than 20,000 settled renewals ... or more than 20,000 refunded
+ *   renewals"): the whole window is split and each part read in full, then merged;
+ * - a recipient's lines are cut at the inline cap ("periods[] (renewal lines, capped at 500; periods_truncated)",
+ *   reversals the same): only that recipient is read again, filtered by recipient_player_id, over sub-windows small
+ *   enough to come back whole. The window report's own figures for the recipient stay; its lines are replaced.
+ */
+
+/** "limit ... silently clamped to 100": the largest page there is. */
+export const PAGE_SIZE = 100;
+/** Below the inline cap of 500, so that a sub-window sized from the counts usually comes back whole. */
+const LINES_PER_PART = 400;
+const MAX_DEPTH = 24;
+const MAX_RESTARTS = 3;
+
+export type PageRecord = {
+  seq: number;
+  window: TimeWindow;
+  recipientPlayerId: number | null;
+  offset: number;
+  limit: number;
+  fetchedAt: Date;
+  /** The body as the service sent it. */
+  body: string;
+};
+
+export type FetchProgress = {
+  phase: string;
+  pagesFetched: number;
+  pagesEstimated: number;
+  recipientsFetched: number;
+  recipientsTotal: number | null;
+  linesFetched: number;
+  reversalsFetched: number;
+  subWindows: number;
+};
+
+/** One page of the aggregate report with the text it was parsed from. */
+export type ReportSource = {
+  report(
+    input: { start: string; end: string; recipientPlayerId?: number; limit: number; offset: number },
+    signal?: AbortSignal,
+  ): Promise<{ report: AttributionReport; raw: string }>;
+};
+
+export type FetchOptions = {
+  signal?: AbortSignal;
+  onProgress?: (progress: FetchProgress) => void;
+  /** Called after each page is read (tests use it to stop a pull part-way). */
+  onPage?: (page: PageRecord) => void | Promise<void>;
+};
+
+export type FetchedWindow = AssembledWindow & { pages: PageRecord[] };
+
+/** The snapshot cannot be made complete (a sub-window that cannot be split further still truncates). */
+export class SnapshotIncompleteError extends Error {
+  readonly code = "SNAPSHOT_INCOMPLETE";
+}
+
+/** The window's figures changed between pages of one read; retried, then reported with this. */
+export class WindowChangedError extends Error {
+  readonly code = "WINDOW_CHANGED_DURING_PULL";
+}
+
+type Ctx = {
+  source: ReportSource;
+  options: FetchOptions;
+  pages: PageRecord[];
+  progress: FetchProgress;
+};
+
+function emit(ctx: Ctx, phase?: string): void {
+  if (phase) ctx.progress.phase = phase;
+  ctx.options.onProgress?.({ ...ctx.progress });
+}
+
+async function readPage(ctx: Ctx, window: TimeWindow, recipientPlayerId: number | null, offset: number, limit: number) {
+  ctx.options.signal?.throwIfAborted();
+  const query = windowToQuery(window);
+  const { report, raw } = await ctx.source.report(
+    { ...query, recipientPlayerId: recipientPlayerId ?? undefined, limit, offset },
+    ctx.options.signal,
+  );
+  const page: PageRecord = { seq: ctx.pages.length + 1, window, recipientPlayerId, offset, limit, fetchedAt: new Date(), body: raw };
+  ctx.pages.push(page);
+  ctx.progress.pagesFetched += 1;
+  ctx.progress.pagesEstimated = Math.max(ctx.progress.pagesEstimated, ctx.progress.pagesFetched);
+  await ctx.options.onPage?.(page);
+  return report;
+}
+
+/** WINDOW_TOO_LARGE with how many parts would fit ("body has settled_renewals and max_renewals; or ... reversals and max_rows"). */
+function partsForTooLarge(error: unknown): number | null {
+  if (!isServiceError(error) || error.status !== 400 || error.code !== "WINDOW_TOO_LARGE") return null;
+  const body = error.body ?? {};
+  const ratio = (count: unknown, max: unknown) =>
+    typeof count === "number" && typeof max === "number" && max > 0 ? count / max : 0;
+  const needed = Math.max(ratio(body.settled_renewals, body.max_renewals), ratio(body.reversals, body.max_rows));
+  // A margin, since renewals are rarely spread evenly over time.
+  return Math.max(2, Math.ceil(needed * 1.2));
+}
+
+/** Parts no shorter than a second when the window is on whole seconds (the service's bounds are ISO strings). */
+function splitInto(window: TimeWindow, parts: number): TimeWindow[] | null {
+  const unit = window.startMs % MS_PER_SECOND === 0 && window.endMs % MS_PER_SECOND === 0 ? MS_PER_SECOND : 1;
+  const units = (window.endMs - window.startMs) / unit;
+  if (units < 2) return null;
+  return splitWindow(window, Math.min(parts, units));
+}
+
+function sameFigures(a: AttributionReport, b: AttributionReport): boolean {
+  return JSON.stringify(a.totals) === JSON.stringify(b.totals) && a.pagination.total_count === b.pagination.total_count;
+}
+
+async function readWholeWindow(ctx: Ctx, window: TimeWindow, depth: number): Promise<AssembledWindow> {
+  for (let restart = 0; ; restart += 1) {
+    const pagesBefore = ctx.pages.length;
+    const progressBefore = { ...ctx.progress };
+    try {
+      return await readWindowOnce(ctx, window, depth);
+    } catch (error) {
+      if (!(error instanceof WindowChangedError) || restart + 1 >= MAX_RESTARTS) throw error;
+      // Pages of the abandoned read are not part of the snapshot.
+      ctx.pages.length = pagesBefore;
+      ctx.progress = { ...progressBefore, pagesFetched: ctx.progress.pagesFetched };
+      emit(ctx, "re-reading a window whose figures changed");
+    }
+  }
+}
+
+async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Promise<AssembledWindow> {
+  let first: AttributionReport;
+  try {
+    first = await readPage(ctx, window, null, 0, PAGE_SIZE);
+  } catch (error) {
+    const parts = partsForTooLarge(error);
+    if (parts === null) throw error;
+    return readSplitWindow(ctx, window, depth, parts);
+  }
+  const total = first.pagination.total_count;
+  ctx.progress.pagesEstimated += Math.max(0, Math.ceil(total / PAGE_SIZE) - 1);
+  if (depth === 0) ctx.progress.recipientsTotal = total;
+  emit(ctx, depth === 0 ? "reading recipients" : `reading sub-window ${formatWindow(window)}`);
+
+  const recipients: AttributionRecipient[] = [];
+  const subWindows: SubWindowRecord[] = [];
+  let page = first;
+  for (;;) {
+    for (const recipient of page.recipients) {
+      if (recipient.periods_truncated || recipient.reversals_truncated) {
+        const completed = await readRecipientLines(ctx, window, recipient, depth, subWindows);
+        recipients.push(completeRecipient(window, recipient, completed.periods, completed.reversals));
+        ctx.progress.linesFetched += completed.periods.length;
+        ctx.progress.reversalsFetched += completed.reversals.length;
+      } else {
+        recipients.push(recipient);
+        ctx.progress.linesFetched += recipient.periods.length;
+        ctx.progress.reversalsFetched += recipient.reversals.length;
+      }
+      ctx.progress.recipientsFetched += 1;
+    }
+    emit(ctx);
+    if (!page.pagination.has_more) break;
+    if (page.recipients.length === 0) throw new WindowChangedError("the service reported more recipients but sent none");
+    const next = await readPage(ctx, window, null, recipients.length, PAGE_SIZE);
+    // Offsets are only safe while the window stands still: the same totals on every page, or read it again.
+    if (!sameFigures(first, next)) throw new WindowChangedError(`figures of ${formatWindow(window)} changed between pages`);
+    page = next;
+  }
+  if (recipients.length !== total) {
+    throw new WindowChangedError(`expected ${total} recipients in ${formatWindow(window)}, read ${recipients.length}`);
+  }
+  return {
+    window,
+    report: first.report,
+    notice: first.attribution_notice,
+    generatedFirst: first.report.generated_at,
+    generatedLast: page.report.generated_at,
+    totals: first.totals,
+    recipients,
+    subWindows,
+    notes: [],
+  };
+}
+
+async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, parts: number): Promise<AssembledWindow> {
+  if (depth >= MAX_DEPTH) throw new SnapshotIncompleteError(`${formatWindow(window)} is still too large after ${depth} splits`);
+  const windows = splitInto(window, parts);
+  if (!windows) throw new SnapshotIncompleteError(`${formatWindow(window)} is too large and too short to split`);
+  ctx.progress.pagesEstimated += windows.length - 1;
+  ctx.progress.subWindows += windows.length;
+  emit(ctx, `window too large: reading it as ${windows.length} sub-windows`);
+  const assembled: AssembledWindow[] = [];
+  for (const part of windows) {
+    const pagesBefore = ctx.pages.length;
+    const result = await readWholeWindow(ctx, part, depth + 1);
+    result.subWindows.unshift({
+      scope: "window",
+      recipientPlayerId: null,
+      window: part,
+      depth: depth + 1,
+      reason: "window_too_large",
+      pages: ctx.pages.slice(pagesBefore).filter((p) => p.recipientPlayerId === null).length,
+    });
+    assembled.push(result);
+  }
+  const merged = mergeParts(window, assembled);
+  if (depth === 0) ctx.progress.recipientsTotal = merged.recipients.length;
+  return merged;
+}
+
+/**
+ * Every renewal line and reversal row of one recipient in `window`, read over sub-windows sized from its counts and
+ * split again wherever a part still comes back truncated. Reversal rows are per part; the caller merges them.
+ */
+async function readRecipientLines(
+  ctx: Ctx,
+  window: TimeWindow,
+  recipient: AttributionRecipient,
+  depth: number,
+  subWindows: SubWindowRecord[],
+): Promise<{ periods: RenewalLine[]; reversals: Reversal[] }> {
+  const id = recipient.recipient.player_id;
+  if (depth >= MAX_DEPTH) throw new SnapshotIncompleteError(`recipient ${id}: lines still truncated after ${depth} splits`);
+  const needed = Math.max(recipient.renewal_count, recipient.reversal_count, recipient.periods.length + 1);
+  const windows = splitInto(window, Math.max(2, Math.ceil(needed / LINES_PER_PART)));
+  if (!windows) {
+    throw new SnapshotIncompleteError(`recipient ${id}: more lines in ${formatWindow(window)} than one report carries`);
+  }
+  const reason = recipient.periods_truncated ? "periods_truncated" : "reversals_truncated";
+  ctx.progress.pagesEstimated += windows.length;
+  ctx.progress.subWindows += windows.length;
+  emit(ctx, `recipient ${id}: reading ${windows.length} sub-windows for all of its lines`);
+  const periods: RenewalLine[] = [];
+  const reversals: Reversal[] = [];
+  for (const part of windows) {
+    const report = await readPage(ctx, part, id, 0, 1);
+    subWindows.push({ scope: "recipient", recipientPlayerId: id, window: part, depth: depth + 1, reason, pages: 1 });
+    const row = report.recipients.find((r) => r.recipient.player_id === id);
+    if (!row) continue;
+    if (row.periods_truncated || row.reversals_truncated) {
+      const deeper = await readRecipientLines(ctx, part, row, depth + 1, subWindows);
+      periods.push(...deeper.periods);
+      reversals.push(...deeper.reversals);
+    } else {
+      periods.push(...row.periods);
+      reversals.push(...row.reversals);
+    }
+    emit(ctx);
+  }
+  return { periods, reversals };
+}
+
+/** Reads and assembles the whole window. */
+export async function fetchWindow(source: ReportSource, window: TimeWindow, options: FetchOptions = {}): Promise<FetchedWindow> {
+  const ctx: Ctx = {
+    source,
+    options,
+    pages: [],
+    progress: {
+      phase: "starting",
+      pagesFetched: 0,
+      pagesEstimated: 1,
+      recipientsFetched: 0,
+      recipientsTotal: null,
+      linesFetched: 0,
+      reversalsFetched: 0,
+      subWindows: 0,
+    },
+  };
+  emit(ctx, "reading the first page");
+  const assembled = await readWholeWindow(ctx, window, 0);
+  ctx.progress.recipientsFetched = assembled.recipients.length;
+  emit(ctx, "read every page");
+  return { ...assembled, pages: ctx.pages };
+}

@@ -1,0 +1,137 @@
+import type { AttributionRecipient } from "@/lib/service/schemas";
+import { formatInstant, parseInstant } from "@/lib/time";
+import type { FetchedWindow } from "./fetch";
+
+/**
+ * A fetched window as the rows of the published tables (column name -> JSON value). Pure, so drift can compare the
+ * rows about to be published with the rows of the previous version read back from the database.
+ */
+
+export type Row = Record<string, string | number | boolean | null | Record<string, unknown>>;
+
+export type SnapshotRows = {
+  recipients: Row[];
+  lines: Row[];
+  reversals: Row[];
+  events: Row[];
+};
+
+/** Service timestamps normalised to UTC ISO, the form the database returns them in. */
+function instant(text: string | null): string | null {
+  if (text === null) return null;
+  const ms = parseInstant(text);
+  if (ms === null) throw new Error(`not a timestamp: ${text}`);
+  return formatInstant(ms);
+}
+
+export function buildRows(fetched: FetchedWindow): SnapshotRows {
+  const rows: SnapshotRows = { recipients: [], lines: [], reversals: [], events: [] };
+  fetched.recipients.forEach((r: AttributionRecipient, index) => {
+    const id = r.recipient.player_id;
+    rows.recipients.push({
+      recipient_player_id: id,
+      service_rank: index + 1,
+      resolved: r.recipient.resolved,
+      player_email: r.recipient.player_email,
+      player_name: r.recipient.player_name,
+      identity_id: r.recipient.identity_id,
+      renewal_count: r.renewal_count,
+      subscription_count: r.subscription_count,
+      reversal_count: r.reversal_count,
+      gross_attributed_usd: r.gross_attributed_usd,
+      reversed_attributed_usd: r.reversed_attributed_usd,
+      net_attributed_usd: r.net_attributed_usd,
+      first_paid_at: instant(r.first_paid_at),
+      last_paid_at: instant(r.last_paid_at),
+    });
+    for (const line of r.periods) {
+      rows.lines.push({
+        period_id: line.period_id,
+        recipient_player_id: id,
+        subscription_id: line.subscription_id,
+        period_seq: line.period_seq,
+        item_id: line.item_id,
+        item_name: line.item_name,
+        status: line.status,
+        period_start: instant(line.period_start),
+        period_end: instant(line.period_end),
+        paid_at: instant(line.paid_at),
+        amount_usd: line.amount_usd,
+        invo_fee_usd: line.invo_fee_usd,
+        partner_revenue_usd: line.partner_revenue_usd,
+        partner_revenue_settled_usd: line.partner_revenue_settled_usd,
+        partner_revenue_reversed_usd: line.partner_revenue_reversed_usd,
+        partner_leg_reversed: line.partner_leg_reversed,
+        percent_at_renewal: line.attribution?.percent_at_renewal ?? null,
+        base_usd: line.attribution?.base_usd ?? null,
+        attributed_amount_usd: line.attribution?.attributed_amount_usd ?? null,
+        attribution_unavailable_reason: line.attribution_unavailable_reason,
+        transaction_id: line.transaction_id,
+        mint_order_id: line.mint_order_id,
+        funding: line.funding,
+        refund: line.refund,
+        reconciliation: line.reconciliation,
+      });
+    }
+    for (const reversal of r.reversals) {
+      rows.reversals.push({
+        period_id: reversal.period_id,
+        recipient_player_id: id,
+        subscription_id: reversal.subscription_id,
+        period_seq: reversal.period_seq,
+        status: reversal.status,
+        paid_at: instant(reversal.paid_at),
+        settled_in_this_window: reversal.settled_in_this_window,
+        amount_usd: reversal.amount_usd,
+        originally_attributed_usd: reversal.originally_attributed_usd,
+        refunded_to_date_usd: reversal.refunded_to_date_usd,
+        latest_refund_at: instant(reversal.latest_refund_at),
+        reversed_attributed_usd: reversal.reversed_attributed_usd,
+        partner_revenue_reversed_usd: reversal.partner_revenue_reversed_usd,
+        reversal_basis: reversal.reversal_basis,
+        nets_to_zero_in_window: reversal.nets_to_zero_in_window,
+        note: reversal.note ?? null,
+        event_count: reversal.refund_events.length,
+      });
+      reversal.refund_events.forEach((event, seq) => {
+        rows.events.push({
+          period_id: reversal.period_id,
+          seq: seq + 1,
+          refunded_at: instant(event.refunded_at),
+          refunded_amount_usd: event.refunded_amount_usd,
+          cumulative_refunded_before_usd: event.cumulative_refunded_before_usd,
+          cumulative_refunded_after_usd: event.cumulative_refunded_after_usd,
+          reversed_attributed_usd: event.reversed_attributed_usd,
+          partner_revenue_reversed_usd: event.partner_revenue_reversed_usd,
+          partner_revenue_reversal_basis: event.partner_revenue_reversal_basis,
+          is_full_refund: event.is_full_refund,
+        });
+      });
+    }
+  });
+  return rows;
+}
+
+/** The totals of a fetched window as snapshot columns. */
+export function totalsColumns(fetched: FetchedWindow) {
+  const t = fetched.totals;
+  return {
+    renewals_settled: t.renewals_settled,
+    settled_gross_usd: t.settled_gross_usd,
+    invo_fee_usd: t.invo_fee_usd,
+    partner_revenue_settled_usd: t.partner_revenue_settled_usd,
+    partner_revenue_reversed_usd: t.partner_revenue_reversed_usd,
+    partner_revenue_usd: t.partner_revenue_usd,
+    renewals_with_attribution: t.renewals_with_attribution,
+    renewals_without_attribution: t.renewals_without_attribution,
+    unattributed_reasons: t.unattributed_reasons,
+    gross_attributed_usd: t.gross_attributed_usd,
+    reversed_attributed_usd: t.reversed_attributed_usd,
+    net_attributed_usd: t.net_attributed_usd,
+    renewals_settled_then_fully_reversed: t.renewals_settled_then_fully_reversed,
+    refund_events_in_window: t.refund_events_in_window,
+    reversals_without_receipts: t.reversals_without_receipts,
+    recipient_count: t.recipient_count,
+  };
+}
+export type TotalsColumns = ReturnType<typeof totalsColumns>;

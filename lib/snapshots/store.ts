@@ -1,0 +1,381 @@
+import "server-only";
+import { sql, type Transaction } from "kysely";
+import type { Db } from "@/db";
+import type { Database, SnapshotDriftStatus } from "@/db/types";
+import { recordAudit } from "@/lib/audit";
+import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
+import { compareVersions, type DriftEntry } from "./drift";
+import type { FetchedWindow } from "./fetch";
+import type { Check } from "./merge";
+import { buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
+
+/**
+ * Publishing: the whole snapshot (header, recipients, lines, reversals, refund events, raw pages, sub-windows and the
+ * drift found against the previous version) is written in one transaction together with the pull's "complete"
+ * status. Until that commit nothing of the pull is visible; after it, nothing of it changes (the tables refuse
+ * UPDATE and DELETE).
+ */
+
+type ColumnType = "text" | "integer" | "bigint" | "numeric" | "boolean" | "timestamptz" | "jsonb" | "uuid";
+
+const RECIPIENT_COLUMNS: Record<string, ColumnType> = {
+  snapshot_id: "uuid",
+  recipient_player_id: "bigint",
+  service_rank: "integer",
+  resolved: "boolean",
+  player_email: "text",
+  player_name: "text",
+  identity_id: "text",
+  renewal_count: "integer",
+  subscription_count: "integer",
+  reversal_count: "integer",
+  gross_attributed_usd: "numeric",
+  reversed_attributed_usd: "numeric",
+  net_attributed_usd: "numeric",
+  first_paid_at: "timestamptz",
+  last_paid_at: "timestamptz",
+};
+
+const LINE_COLUMNS: Record<string, ColumnType> = {
+  snapshot_id: "uuid",
+  period_id: "bigint",
+  recipient_player_id: "bigint",
+  subscription_id: "text",
+  period_seq: "integer",
+  item_id: "text",
+  item_name: "text",
+  status: "text",
+  period_start: "timestamptz",
+  period_end: "timestamptz",
+  paid_at: "timestamptz",
+  amount_usd: "numeric",
+  invo_fee_usd: "numeric",
+  partner_revenue_usd: "numeric",
+  partner_revenue_settled_usd: "numeric",
+  partner_revenue_reversed_usd: "numeric",
+  partner_leg_reversed: "boolean",
+  percent_at_renewal: "numeric",
+  base_usd: "numeric",
+  attributed_amount_usd: "numeric",
+  attribution_unavailable_reason: "text",
+  transaction_id: "text",
+  mint_order_id: "text",
+  funding: "jsonb",
+  refund: "jsonb",
+  reconciliation: "jsonb",
+};
+
+const REVERSAL_COLUMNS: Record<string, ColumnType> = {
+  snapshot_id: "uuid",
+  period_id: "bigint",
+  recipient_player_id: "bigint",
+  subscription_id: "text",
+  period_seq: "integer",
+  status: "text",
+  paid_at: "timestamptz",
+  settled_in_this_window: "boolean",
+  amount_usd: "numeric",
+  originally_attributed_usd: "numeric",
+  refunded_to_date_usd: "numeric",
+  latest_refund_at: "timestamptz",
+  reversed_attributed_usd: "numeric",
+  partner_revenue_reversed_usd: "numeric",
+  reversal_basis: "text",
+  nets_to_zero_in_window: "boolean",
+  note: "text",
+  event_count: "integer",
+};
+
+const EVENT_COLUMNS: Record<string, ColumnType> = {
+  snapshot_id: "uuid",
+  period_id: "bigint",
+  seq: "integer",
+  refunded_at: "timestamptz",
+  refunded_amount_usd: "numeric",
+  cumulative_refunded_before_usd: "numeric",
+  cumulative_refunded_after_usd: "numeric",
+  reversed_attributed_usd: "numeric",
+  partner_revenue_reversed_usd: "numeric",
+  partner_revenue_reversal_basis: "text",
+  is_full_refund: "boolean",
+};
+
+const PAGE_COLUMNS: Record<string, ColumnType> = {
+  snapshot_id: "uuid",
+  seq: "integer",
+  window_start: "timestamptz",
+  window_end: "timestamptz",
+  recipient_player_id: "bigint",
+  page_offset: "integer",
+  page_limit: "integer",
+  fetched_at: "timestamptz",
+  body: "text",
+};
+
+const SUB_WINDOW_COLUMNS: Record<string, ColumnType> = {
+  snapshot_id: "uuid",
+  seq: "integer",
+  scope: "text",
+  recipient_player_id: "bigint",
+  window_start: "timestamptz",
+  window_end: "timestamptz",
+  depth: "integer",
+  reason: "text",
+  pages: "integer",
+};
+
+const DRIFT_COLUMNS: Record<string, ColumnType> = {
+  snapshot_id: "uuid",
+  seq: "integer",
+  previous_snapshot_id: "uuid",
+  severity: "text",
+  entity: "text",
+  entity_key: "text",
+  field: "text",
+  previous_value: "text",
+  current_value: "text",
+};
+
+/** Enough to show what moved; the count on the snapshot says how many there were in all. */
+export const MAX_DRIFT_ROWS = 5_000;
+const CHUNK_ROWS = 4_000;
+
+/**
+ * Many rows in one statement per chunk: the rows travel as one JSON parameter and jsonb_to_recordset turns them into
+ * typed columns, which is far faster than a statement with tens of thousands of bind parameters.
+ */
+async function bulkInsert(trx: Transaction<Database>, table: string, columns: Record<string, ColumnType>, rows: Row[]): Promise<void> {
+  const names = Object.keys(columns);
+  const definition = names.map((name) => `${name} ${columns[name]}`).join(", ");
+  const list = sql.join(names.map((name) => sql.ref(name)));
+  for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+    const chunk = JSON.stringify(rows.slice(start, start + CHUNK_ROWS));
+    await sql`insert into ${sql.table(table)} (${list})
+      select ${list} from jsonb_to_recordset(${chunk}::jsonb) as r(${sql.raw(definition)})`.execute(trx);
+  }
+}
+
+function iso(text: string): string {
+  const ms = parseInstant(text);
+  if (ms === null) throw new Error(`not a timestamp: ${text}`);
+  return formatInstant(ms);
+}
+
+export type PreviousVersion = {
+  id: string;
+  version: number;
+  windowClosed: boolean;
+};
+
+/** The newest published version of a window, if any. */
+export async function findPreviousVersion(db: Db, gameId: string, window: TimeWindow): Promise<PreviousVersion | null> {
+  const row = await db
+    .selectFrom("snapshot")
+    .select(["id", "version", "window_closed"])
+    .where("game_id", "=", gameId)
+    .where("window_start", "=", new Date(window.startMs))
+    .where("window_end", "=", new Date(window.endMs))
+    .orderBy("version", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { id: row.id, version: row.version, windowClosed: row.window_closed } : null;
+}
+
+/** A published version's totals and rows, in the shape drift compares. */
+export async function loadComparable(db: Db, snapshotId: string): Promise<{ totals: Record<string, unknown>; rows: SnapshotRows }> {
+  const totals = await db.selectFrom("snapshot").selectAll().where("id", "=", snapshotId).executeTakeFirstOrThrow();
+  const [recipients, lines, reversals, events] = await Promise.all([
+    db.selectFrom("snapshot_recipient").selectAll().where("snapshot_id", "=", snapshotId).execute(),
+    db.selectFrom("snapshot_line").selectAll().where("snapshot_id", "=", snapshotId).execute(),
+    db.selectFrom("snapshot_reversal").selectAll().where("snapshot_id", "=", snapshotId).execute(),
+    db.selectFrom("snapshot_refund_event").selectAll().where("snapshot_id", "=", snapshotId).execute(),
+  ]);
+  return {
+    totals: totals as unknown as Record<string, unknown>,
+    rows: {
+      recipients: recipients as unknown as Row[],
+      lines: lines as unknown as Row[],
+      reversals: reversals as unknown as Row[],
+      events: events as unknown as Row[],
+    },
+  };
+}
+
+export type PublishInput = {
+  snapshotId: string;
+  pullId: string;
+  gameId: string;
+  window: TimeWindow;
+  fetched: FetchedWindow;
+  checks: Check[];
+  takenBy: { id: string; email: string } | null;
+  fetchStartedAt: Date;
+  fetchFinishedAt: Date;
+  stats: { requests: number; rateLimited: number; retries: number };
+  durationMs: number;
+};
+
+export type PublishResult = {
+  snapshotId: string;
+  version: number;
+  driftStatus: SnapshotDriftStatus;
+  driftCount: number;
+  comparedTo: string | null;
+  windowClosed: boolean;
+  rows: SnapshotRows;
+};
+
+/** Compares with the previous version (when both were taken after the window closed) and publishes atomically. */
+export async function publishSnapshot(db: Db, input: PublishInput): Promise<PublishResult> {
+  const { fetched, window } = input;
+  const rows = buildRows(fetched);
+  const totals = totalsColumns(fetched);
+  const generatedAt = iso(fetched.generatedFirst);
+  // A window is closed once its end has passed on the service's own clock.
+  const windowClosed = window.endMs <= (parseInstant(fetched.generatedFirst) ?? 0);
+  const previous = await findPreviousVersion(db, input.gameId, window);
+
+  let driftStatus: SnapshotDriftStatus = "first_version";
+  let drift: DriftEntry[] = [];
+  if (previous && !(previous.windowClosed && windowClosed)) driftStatus = "not_comparable";
+  if (previous && previous.windowClosed && windowClosed) {
+    drift = compareVersions(await loadComparable(db, previous.id), { totals, rows });
+    driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
+  }
+
+  const id = input.snapshotId;
+  const version = await db.transaction().execute(async (trx) => {
+    // Serialises publishers of one window so that versions are numbered without gaps or clashes.
+    await sql`select pg_advisory_xact_lock(hashtext(${`snapshot-version|${input.gameId}|${window.startMs}|${window.endMs}`}))`.execute(trx);
+    const latest = await trx
+      .selectFrom("snapshot")
+      .select((eb) => eb.fn.max("version").as("version"))
+      .where("game_id", "=", input.gameId)
+      .where("window_start", "=", new Date(window.startMs))
+      .where("window_end", "=", new Date(window.endMs))
+      .executeTakeFirst();
+    const next = (latest?.version ?? 0) + 1;
+    await trx
+      .insertInto("snapshot")
+      .values({
+        id,
+        game_id: input.gameId,
+        window_start: new Date(window.startMs),
+        window_end: new Date(window.endMs),
+        version: next,
+        pull_id: input.pullId,
+        taken_by_email: input.takenBy?.email ?? null,
+        fetch_started_at: input.fetchStartedAt,
+        fetch_finished_at: input.fetchFinishedAt,
+        service_generated_at: generatedAt,
+        window_closed: windowClosed,
+        built_from: fetched.subWindows.length > 0 ? "split" : "single",
+        page_count: fetched.pages.length,
+        request_count: input.stats.requests,
+        rate_limited: input.stats.rateLimited,
+        retries: input.stats.retries,
+        duration_ms: Math.round(input.durationMs),
+        sub_window_count: fetched.subWindows.length,
+        line_count: rows.lines.length,
+        reversal_count: rows.reversals.length,
+        refund_event_count: rows.events.length,
+        ...totals,
+        unattributed_reasons: JSON.stringify(totals.unattributed_reasons),
+        report: JSON.stringify({ ...fetched.report, generated_first: fetched.generatedFirst, generated_last: fetched.generatedLast }),
+        attribution_notice: JSON.stringify(fetched.notice),
+        checks: JSON.stringify(input.checks),
+        build_notes: JSON.stringify(fetched.notes),
+        compared_to_snapshot_id: driftStatus === "reproduced" || driftStatus === "drift" ? (previous?.id ?? null) : null,
+        drift_status: driftStatus,
+        drift_count: drift.filter((entry) => entry.severity === "drift").length,
+      })
+      .execute();
+    const withId = (list: Row[]) => list.map((row) => ({ snapshot_id: id, ...row }));
+    await bulkInsert(trx, "snapshot_recipient", RECIPIENT_COLUMNS, withId(rows.recipients));
+    await bulkInsert(trx, "snapshot_line", LINE_COLUMNS, withId(rows.lines));
+    await bulkInsert(trx, "snapshot_reversal", REVERSAL_COLUMNS, withId(rows.reversals));
+    await bulkInsert(trx, "snapshot_refund_event", EVENT_COLUMNS, withId(rows.events));
+    await bulkInsert(
+      trx,
+      "snapshot_page",
+      PAGE_COLUMNS,
+      fetched.pages.map((page) => ({
+        snapshot_id: id,
+        seq: page.seq,
+        window_start: formatInstant(page.window.startMs),
+        window_end: formatInstant(page.window.endMs),
+        recipient_player_id: page.recipientPlayerId,
+        page_offset: page.offset,
+        page_limit: page.limit,
+        fetched_at: page.fetchedAt.toISOString(),
+        body: page.body,
+      })),
+    );
+    await bulkInsert(
+      trx,
+      "snapshot_sub_window",
+      SUB_WINDOW_COLUMNS,
+      fetched.subWindows.map((part, index) => ({
+        snapshot_id: id,
+        seq: index + 1,
+        scope: part.scope,
+        recipient_player_id: part.recipientPlayerId,
+        window_start: formatInstant(part.window.startMs),
+        window_end: formatInstant(part.window.endMs),
+        depth: part.depth,
+        reason: part.reason,
+        pages: part.pages,
+      })),
+    );
+    if (previous && drift.length > 0) {
+      await bulkInsert(
+        trx,
+        "snapshot_drift",
+        DRIFT_COLUMNS,
+        drift.slice(0, MAX_DRIFT_ROWS).map((entry, index) => ({
+          snapshot_id: id,
+          seq: index + 1,
+          previous_snapshot_id: previous.id,
+          severity: entry.severity,
+          entity: entry.entity,
+          entity_key: entry.entityKey,
+          field: entry.field,
+          previous_value: entry.previous,
+          current_value: entry.current,
+        })),
+      );
+    }
+    await trx
+      .updateTable("snapshot_pull")
+      .set({ status: "complete", snapshot_id: id, finished_at: new Date(), phase: "published", updated_at: new Date(), eta_at: null })
+      .where("id", "=", input.pullId)
+      .execute();
+    await recordAudit(trx, {
+      actor: input.takenBy,
+      action: "snapshot.publish",
+      gameId: input.gameId,
+      target: id,
+      outcome: driftStatus === "drift" ? "drift" : "succeeded",
+      detail: {
+        window: { start: formatInstant(window.startMs), end: formatInstant(window.endMs) },
+        version: next,
+        recipients: rows.recipients.length,
+        lines: rows.lines.length,
+        netAttributedUsd: totals.net_attributed_usd,
+        drift: driftStatus,
+      },
+    });
+    return next;
+  });
+
+  return {
+    snapshotId: id,
+    version,
+    driftStatus,
+    driftCount: drift.filter((entry) => entry.severity === "drift").length,
+    comparedTo: previous?.id ?? null,
+    windowClosed,
+    rows,
+  };
+}
+

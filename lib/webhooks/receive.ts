@@ -1,0 +1,237 @@
+import "server-only";
+import type { Db } from "@/db";
+import { countWebhookDelivery, storeWebhookEvent } from "@/db/queries/webhooks";
+import { isAppError } from "@/lib/errors";
+import { readGameCredentials } from "@/lib/games/games";
+import { gameIdSchema } from "@/lib/games/schemas";
+import { enqueue } from "@/lib/jobs/queue";
+import { log } from "@/lib/log";
+import { parseWebhookEvent, type WebhookEnvelope, webhookEnvelopeSchema } from "@/lib/service/schemas";
+import { parseInstant } from "@/lib/time";
+import { eventInstant } from "./event-time";
+import { processWebhookEventJob } from "./jobs";
+import { type RefusalReason, verifySignature } from "./signature";
+
+/** Bodies over 1 MB are refused before they are read in full. */
+export const MAX_BODY_BYTES = 1_048_576;
+const MAX_HEADER_VALUE = 255;
+const PRINTABLE = /^[\x21-\x7e]+$/;
+
+export type DeliveryRefusal =
+  | RefusalReason
+  | "unknown_game"
+  | "body_too_large"
+  | "body_not_utf8"
+  | "body_not_json"
+  | "envelope_invalid"
+  | "tenant_mismatch"
+  | "idempotency_key_missing"
+  | "idempotency_key_malformed";
+
+/** The HTTP status of each refusal: malformed input is 400, never 500; a signature that does not verify is 401. */
+const REFUSAL_STATUS: Record<DeliveryRefusal, number> = {
+  signature_missing: 400,
+  signature_malformed: 400,
+  idempotency_key_missing: 400,
+  idempotency_key_malformed: 400,
+  body_not_utf8: 400,
+  body_not_json: 400,
+  envelope_invalid: 400,
+  tenant_mismatch: 400,
+  no_secret_configured: 401,
+  signature_mismatch: 401,
+  timestamp_too_old: 401,
+  timestamp_in_future: 401,
+  unknown_game: 404,
+  body_too_large: 413,
+};
+
+export type ReceiveOptions = {
+  db: Db;
+  nowMs?: number;
+  /** Queues the processing of a stored event; the default queues the pg-boss job. */
+  queueProcessing?: (eventId: string) => Promise<void>;
+};
+
+function answer(status: number, body: Record<string, unknown>): Response {
+  return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+async function refuse(
+  db: Db,
+  input: { gameId: string | null; reason: DeliveryRefusal; detail: string; deliveryId: string | null },
+): Promise<Response> {
+  // A refused delivery leaves a counter and this line: never its body, never a header value we were not sure of.
+  log.warn("webhook refused", { game: input.gameId, reason: input.reason, detail: input.detail, delivery: input.deliveryId });
+  try {
+    await countWebhookDelivery(db, { gameId: input.gameId ?? "", outcome: "refused", reason: input.reason });
+  } catch (error) {
+    log.error("webhook refusal not counted", { game: input.gameId, reason: input.reason, error });
+  }
+  return answer(REFUSAL_STATUS[input.reason], { error: { code: input.reason, message: input.detail } });
+}
+
+type BodyRead = { ok: true; text: string } | { ok: false; reason: "body_too_large" | "body_not_utf8" };
+
+/** Reads the body once, stopping as soon as it passes the limit (a missing or false Content-Length does not help). */
+async function readBody(request: Request, limit: number): Promise<BodyRead> {
+  const reader = request.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (reader) {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        return { ok: false, reason: "body_too_large" };
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = Buffer.concat(chunks, total);
+  try {
+    // fatal: bytes that are not UTF-8 are refused rather than replaced; ignoreBOM keeps the body exactly as signed.
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
+  } catch {
+    return { ok: false, reason: "body_not_utf8" };
+  }
+}
+
+function headerValue(request: Request, name: string): string | null {
+  const value = request.headers.get(name);
+  return value === null ? null : value.trim();
+}
+
+/** A header value we may store and show: printable ASCII, bounded; anything else is dropped. */
+function safeHeader(value: string | null): string | null {
+  return value && value.length <= MAX_HEADER_VALUE && PRINTABLE.test(value) ? value : null;
+}
+
+function stringField(data: Record<string, unknown>, name: string): string | null {
+  const value = data[name];
+  return typeof value === "string" && value.length > 0 && value.length <= MAX_HEADER_VALUE ? value : null;
+}
+
+/**
+ * Receives one delivery: size limit, signature, envelope, then one transaction storing the event and its
+ * idempotency key. Answers 200 for a new event and for a duplicate, 4xx for a refusal, 503 when the database cannot
+ * take it (the service then retries on its schedule). The work the event causes runs later, in a job.
+ */
+export async function receiveWebhook(request: Request, gameIdParam: string, options: ReceiveOptions): Promise<Response> {
+  const { db } = options;
+  const deliveryId = safeHeader(headerValue(request, "x-service-event-id"));
+  const gameIdParsed = gameIdSchema.safeParse(gameIdParam);
+  if (!gameIdParsed.success) {
+    return refuse(db, { gameId: null, reason: "unknown_game", detail: "the URL names no game", deliveryId });
+  }
+  const gameId = gameIdParsed.data;
+
+  let secrets: string[];
+  try {
+    secrets = (await readGameCredentials(db, gameId)).webhookSecrets;
+  } catch (error) {
+    if (isAppError(error) && error.code === "NOT_FOUND") {
+      return refuse(db, { gameId: null, reason: "unknown_game", detail: "the URL names no game", deliveryId });
+    }
+    log.error("webhook: game not readable", { game: gameId, error });
+    return answer(503, { error: { code: "unavailable", message: "The delivery could not be checked now; retry later." } });
+  }
+
+  const declared = headerValue(request, "content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
+    return refuse(db, { gameId, reason: "body_too_large", detail: `the body is over ${MAX_BODY_BYTES} bytes`, deliveryId });
+  }
+  const read = await readBody(request, MAX_BODY_BYTES);
+  if (!read.ok) {
+    const detail = read.reason === "body_too_large" ? `the body is over ${MAX_BODY_BYTES} bytes` : "the body is not UTF-8";
+    return refuse(db, { gameId, reason: read.reason, detail, deliveryId });
+  }
+  const body = read.text;
+
+  const idempotencyKey = headerValue(request, "x-service-idempotency-key");
+  if (!idempotencyKey) {
+    return refuse(db, { gameId, reason: "idempotency_key_missing", detail: "X-Service-Idempotency-Key is missing", deliveryId });
+  }
+  if (idempotencyKey.length > MAX_HEADER_VALUE || !PRINTABLE.test(idempotencyKey)) {
+    return refuse(db, { gameId, reason: "idempotency_key_malformed", detail: "X-Service-Idempotency-Key is not a printable key of at most 255 characters", deliveryId });
+  }
+
+  const nowMs = options.nowMs ?? Date.now();
+  const verified = verifySignature({ header: headerValue(request, "x-service-signature"), body, secrets, nowMs });
+  if (!verified.ok) return refuse(db, { gameId, reason: verified.reason, detail: verified.detail, deliveryId });
+
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return refuse(db, { gameId, reason: "body_not_json", detail: "the body is not JSON", deliveryId });
+  }
+  const parsed = parseWebhookEvent(json);
+  let envelope: WebhookEnvelope;
+  let parseIssues: string[] | null = null;
+  if (parsed.success) {
+    envelope = parsed.event.envelope;
+  } else {
+    // A genuine event whose envelope is readable but whose data is not what we expect is kept (and shown as
+    // unprocessable) rather than refused: the service would only send the same body again.
+    const envelopeOnly = webhookEnvelopeSchema.safeParse(json);
+    if (!envelopeOnly.success) {
+      return refuse(db, { gameId, reason: "envelope_invalid", detail: parsed.issues.slice(0, 5).join("; "), deliveryId });
+    }
+    envelope = envelopeOnly.data;
+    parseIssues = parsed.issues.slice(0, 50);
+  }
+  if (envelope.tenant_id !== gameId) {
+    return refuse(db, { gameId, reason: "tenant_mismatch", detail: "tenant_id is not the game of this URL", deliveryId });
+  }
+
+  const instant = parsed.success ? eventInstant(parsed.event) : parseInstant(envelope.created_at);
+  let stored;
+  try {
+    stored = await storeWebhookEvent(db, {
+      gameId,
+      idempotencyKey,
+      eventId: envelope.event_id.slice(0, 255),
+      eventType: envelope.event_type.slice(0, 255),
+      deliveryId,
+      secretVersion: safeHeader(headerValue(request, "x-service-secret-version")),
+      signedWith: verified.secretIndex === 0 ? "current" : "previous",
+      signatureTimestamp: new Date(verified.timestamp * 1_000),
+      occurredAt: instant === null ? null : new Date(instant),
+      subscriptionId: stringField(envelope.data, "subscription_id"),
+      clientRequestId: envelope.event_type === "subscription.refunded" ? stringField(envelope.data, "client_request_id") : null,
+      body,
+      parseIssues,
+    });
+  } catch (error) {
+    log.error("webhook not stored", { game: gameId, eventType: envelope.event_type, delivery: deliveryId, error });
+    return answer(503, { error: { code: "unavailable", message: "The event could not be stored now; retry later." } });
+  }
+
+  if (stored.outcome === "duplicate") {
+    log.info("webhook duplicate", { game: gameId, eventType: envelope.event_type, delivery: deliveryId });
+    return answer(200, { status: "duplicate" });
+  }
+  log.info("webhook accepted", {
+    game: gameId,
+    id: stored.id,
+    eventType: envelope.event_type,
+    delivery: deliveryId,
+    signedWith: verified.secretIndex === 0 ? "current" : "previous",
+  });
+  if (!parseIssues) {
+    try {
+      await (options.queueProcessing ?? queueWebhookProcessing)(stored.id);
+    } catch (error) {
+      // The event is stored; the sweep job queues whatever is still pending a little later.
+      log.warn("webhook processing not queued", { game: gameId, id: stored.id, error });
+    }
+  }
+  return answer(200, { status: "accepted", id: stored.id });
+}
+
+export async function queueWebhookProcessing(eventId: string): Promise<void> {
+  await enqueue(processWebhookEventJob, { eventId });
+}

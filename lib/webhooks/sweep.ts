@@ -1,0 +1,29 @@
+import "server-only";
+import { getDb } from "@/db";
+import { listStalledWebhookEventIds } from "@/db/queries/webhooks";
+import type { JobHandler } from "@/lib/jobs/registry";
+import { log } from "@/lib/log";
+import type { sweepWebhookEventsJob } from "./jobs";
+import { queueWebhookProcessing } from "./receive";
+
+/** An event pending this long after it arrived has no live job (its first try is queued right after storing). */
+export const STALLED_AFTER_MS = 2 * 60_000;
+const BATCH = 500;
+
+/**
+ * The receiver stores an event, answers, then queues its job; a crash between the two, or a job lost with its
+ * queue, would leave the event pending for ever. The sweep queues such events again (processing is idempotent).
+ */
+export async function sweepWebhookEvents(options: { nowMs?: number; queue?: (eventId: string) => Promise<void> } = {}): Promise<number> {
+  const ids = await listStalledWebhookEventIds(getDb(), {
+    receivedBefore: new Date((options.nowMs ?? Date.now()) - STALLED_AFTER_MS),
+    limit: BATCH,
+  });
+  for (const id of ids) await (options.queue ?? queueWebhookProcessing)(id);
+  if (ids.length > 0) log.info("webhook events queued again", { count: ids.length });
+  return ids.length;
+}
+
+export const handleSweepWebhookEvents: JobHandler<typeof sweepWebhookEventsJob.payload> = async () => {
+  await sweepWebhookEvents();
+};

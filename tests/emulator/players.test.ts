@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fixtureScenario, SECRET, SECRET_TWO } from "./fixture";
+import { expectError, startClient, type Client } from "./helpers";
+
+let client: Client;
+
+beforeAll(async () => {
+  client = await startClient({ scenario: fixtureScenario(), rateLimits: "off" }, SECRET);
+});
+afterAll(() => client.close());
+beforeEach(async () => {
+  await client.admin("/reset", {});
+});
+
+describe("GET /api/player-balances/player/by-email/{email}", () => {
+  it("returns the player, balances, summary and last_updated", async () => {
+    const call = await client.get("/api/player-balances/player/by-email/alice%40example.test");
+    expect(call.status).toBe(200);
+    expect(call.body).toEqual({
+      player: { player_id: 1, player_name: "Alice", player_email: "alice@example.test", identity_id: "idn_1", date_joined: "2025-12-01T00:00:00Z" },
+      balances: [{ currency_id: 1, currency_name: "Coins", available_balance: "100.00", reserved_balance: "0.00", total_balance: "100.00" }],
+      summary: { total_value: "100.00", currency_count: 1, has_funds: true },
+      last_updated: "2026-06-01T00:00:00Z",
+    });
+  });
+
+  it("answers 404 for a player never seen, and for another game's player", async () => {
+    expectError(await client.get("/api/player-balances/player/by-email/nobody%40example.test"), 404, "PLAYER_NOT_FOUND");
+    expectError(await client.get("/api/player-balances/player/by-email/zed%40example.test"), 404, "PLAYER_NOT_FOUND");
+    expect((await client.get("/api/player-balances/player/by-email/zed%40example.test", { secret: SECRET_TWO })).status).toBe(200);
+  });
+
+  it("shows a balance with no funds", async () => {
+    const call = await client.get("/api/player-balances/player/by-email/BOB%40example.test");
+    expect(call.body.summary).toEqual({ total_value: "0.00", currency_count: 1, has_funds: false });
+  });
+});
+
+describe("GET /api/currency-purchases/player-cards", () => {
+  it("lists saved cards newest first without expired ones and without processor ids", async () => {
+    const call = await client.get("/api/currency-purchases/player-cards", { query: { player_email: "alice@example.test" } });
+    expect(call.status).toBe(200);
+    expect(call.body.cards).toEqual([
+      { id: 13, last_four: "1881", brand: "mastercard", exp_month: 3, exp_year: 2029, created_at: "2026-02-01T00:00:00Z" },
+      { id: 11, last_four: "4242", brand: "visa", exp_month: 12, exp_year: 2030, created_at: "2026-01-01T00:00:00Z" },
+    ]);
+  });
+
+  it("filters a card once its expiry month has passed on the emulator clock", async () => {
+    await client.admin("/clock/set", { at: "2029-03-31T23:59:59Z" });
+    expect((await client.get("/api/currency-purchases/player-cards", { query: { player_email: "alice@example.test" } })).body.cards.map((c: any) => c.id)).toEqual([13, 11]);
+    await client.admin("/clock/set", { at: "2029-04-01T00:00:00Z" });
+    expect((await client.get("/api/currency-purchases/player-cards", { query: { player_email: "alice@example.test" } })).body.cards.map((c: any) => c.id)).toEqual([11]);
+  });
+
+  it("returns an empty list for an unknown player, never 404", async () => {
+    const call = await client.get("/api/currency-purchases/player-cards", { query: { player_email: "nobody@example.test" } });
+    expect(call.status).toBe(200);
+    expect(call.body).toEqual({ cards: [] });
+  });
+
+  it("requires player_email", async () => {
+    expectError(await client.get("/api/currency-purchases/player-cards"), 400, "PLAYER_EMAIL_REQUIRED");
+  });
+});

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ScenarioInput } from "@/emulator/scenario/schema";
+import { fixtureScenario, SECRET, SUB } from "./fixture";
+import { expectError, startClient, type Client } from "./helpers";
+
+let client: Client;
+
+beforeAll(async () => {
+  client = await startClient({ scenario: fixtureScenario(), rateLimits: "off" }, SECRET);
+});
+afterAll(() => client.close());
+beforeEach(async () => {
+  await client.admin("/reset", {});
+});
+
+const sub = async (id: string) => (await client.get(`/api/subscriptions/${id}`)).body.subscription;
+const cycles = async (id: string) => (await client.get(`/api/subscriptions/reporting/subscriptions/${id}/attribution`)).body.periods;
+
+/** One subscription priced `amount`, last agreed at `agreed`, with a staged price, paid through 2026-06-15. */
+function priceScenario(amount: string, agreed: string, pending: string): ScenarioInput {
+  return {
+    clock: "2026-06-01T00:00:00Z",
+    games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
+    players: [{ game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01" }],
+    cards: [{ game_id: "g1", player_id: 1, card_id: 1, last_four: "4242", exp_month: 1, exp_year: 2031, created_at: "2026-01-01" }],
+    subscriptions: [
+      {
+        game_id: "g1",
+        subscription_id: SUB.monthly,
+        player_id: 1,
+        item_id: "gold",
+        item_name: "Gold",
+        amount_usd: amount,
+        last_agreed_amount_usd: agreed,
+        pending_amount_usd: pending,
+        created_at: "2026-05-15T00:00:00Z",
+        status: "active",
+        revenue_share: { recipient_player_id: 1, percent: "10.00" },
+        periods: [{ period_seq: 1, status: "paid", period_start: "2026-05-15", period_end: "2026-06-15", paid_at: "2026-05-15" }],
+      },
+    ],
+  };
+}
+
+describe("clock and renewals", () => {
+  it("reports and moves the emulator clock; refuses to go back", async () => {
+    expect((await client.admin("/clock")).body.now).toBe("2026-06-01T00:00:00Z");
+    const moved = await client.admin("/clock/advance", { by: "36h" });
+    expect(moved.body.now).toBe("2026-06-02T12:00:00Z");
+    expect(moved.body.from).toBe("2026-06-01T00:00:00Z");
+    expect((await client.admin("/clock/set", { at: "2026-06-01T00:00:00Z" })).body.error_code).toBe("ADMIN_CLOCK_BACKWARDS");
+    expect((await client.admin("/clock/advance", { by: "soon" })).status).toBe(400);
+  });
+
+  it("charges at next_charge_at: period_seq advances, the window moves and attribution is recorded at the percent in force", async () => {
+    const result = await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    expect(result.body.renewals).toBeGreaterThanOrEqual(1);
+    expect(await sub(SUB.monthly)).toMatchObject({
+      period_seq: 6,
+      current_period_start: "2026-06-15T00:00:00Z",
+      current_period_end: "2026-07-15T00:00:00Z",
+      next_charge_at: "2026-07-15T00:00:00Z",
+      paid_through: "2026-07-15T00:00:00Z",
+    });
+    const [latest] = await cycles(SUB.monthly);
+    expect(latest).toMatchObject({
+      period_seq: 6,
+      status: "paid",
+      paid_at: "2026-06-15T00:00:00Z",
+      amount_usd: "10.00",
+      invo_fee_usd: "1.00",
+      partner_revenue_settled_usd: "9.00",
+      attribution: { percent_at_renewal: "20.00", base_usd: "9.00", attributed_amount_usd: "1.80" },
+    });
+    expect(latest.transaction_id).toMatch(/^txn_/);
+    expect(latest.mint_order_id).toMatch(/^ord_/);
+    // The new renewal is in June's report.
+    const june = await client.get("/api/subscriptions/reporting/attribution", { query: { start: "2026-06-15", end: "2026-06-16", subscription_id: SUB.monthly } });
+    expect(june.body.totals).toMatchObject({ renewals_settled: 1, gross_attributed_usd: "1.80" });
+  });
+
+  it("runs every renewal that falls due over a long advance, in order", async () => {
+    await client.admin("/clock/advance", { to: "2026-09-16T00:00:00Z" });
+    const seqs = (await cycles(SUB.monthly)).map((p: any) => [p.period_seq, p.paid_at]);
+    expect(seqs.slice(0, 4)).toEqual([
+      [9, "2026-09-15T00:00:00Z"],
+      [8, "2026-08-15T00:00:00Z"],
+      [7, "2026-07-15T00:00:00Z"],
+      [6, "2026-06-15T00:00:00Z"],
+    ]);
+  });
+
+  it("applies a staged price at the next renewal and bills the current window at the old price", async () => {
+    await client.post(`/api/subscriptions/${SUB.monthly}/amount`, { amount_usd: "12.00" });
+    await client.admin("/clock/advance", { to: "2026-07-16T00:00:00Z" });
+    const [july, june] = await cycles(SUB.monthly);
+    expect(june).toMatchObject({ period_seq: 6, amount_usd: "12.00", invo_fee_usd: "1.20" });
+    expect(july).toMatchObject({ period_seq: 7, amount_usd: "12.00" });
+    expect(await sub(SUB.monthly)).toMatchObject({ amount_usd: "12.00", pending_amount_usd: null });
+  });
+
+  it("never applies an increase to more than double the agreed price", async () => {
+    await client.post(`/api/subscriptions/${SUB.monthly}/amount`, { amount_usd: "20.01" });
+    await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    const [june] = await cycles(SUB.monthly);
+    expect(june.amount_usd).toBe("10.00");
+    expect(await sub(SUB.monthly)).toMatchObject({ amount_usd: "10.00", pending_amount_usd: "20.01" });
+  });
+
+  it("applies exactly double the agreed price", async () => {
+    await client.post(`/api/subscriptions/${SUB.monthly}/amount`, { amount_usd: "20.00" });
+    await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    expect((await cycles(SUB.monthly))[0].amount_usd).toBe("20.00");
+  });
+
+  it("never applies a price above 500.00 even within double", async () => {
+    await client.admin("/scenario", priceScenario("300.00", "300.00", "500.01"));
+    await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    expect((await cycles(SUB.monthly))[0].amount_usd).toBe("300.00");
+    expect((await sub(SUB.monthly)).pending_amount_usd).toBe("500.01");
+    await client.admin("/scenario", priceScenario("300.00", "300.00", "500.00"));
+    await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    expect((await cycles(SUB.monthly))[0].amount_usd).toBe("500.00");
+  });
+
+  it("measures double against the price last agreed, not the current one", async () => {
+    await client.admin("/scenario", priceScenario("10.00", "4.00", "9.00"));
+    await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    expect((await cycles(SUB.monthly))[0].amount_usd).toBe("10.00");
+  });
+
+  it("enters dunning on a decline, retries 1, 3 and 5 days after, then expires", async () => {
+    await client.admin(`/subscriptions/${SUB.monthly}/charge-outcomes`, { outcomes: ["decline", "decline"] });
+    await client.admin("/clock/advance", { to: "2026-06-15T00:00:01Z" });
+    expect(await sub(SUB.monthly)).toMatchObject({ status: "past_due", period_seq: 5, next_charge_at: "2026-06-16T00:00:00Z" });
+    expect((await cycles(SUB.monthly))[0]).toMatchObject({ period_seq: 6, status: "pending", paid_at: null });
+    await client.admin("/clock/advance", { to: "2026-06-16T00:00:01Z" });
+    expect(await sub(SUB.monthly)).toMatchObject({ status: "past_due", next_charge_at: "2026-06-18T00:00:00Z" });
+    await client.admin("/clock/advance", { to: "2026-06-18T00:00:01Z" });
+    const paid = (await cycles(SUB.monthly))[0];
+    expect(paid).toMatchObject({ period_seq: 6, status: "paid", paid_at: "2026-06-18T00:00:00Z", period_start: "2026-06-15T00:00:00Z" });
+    const detail = await client.get(`/api/subscriptions/reporting/periods/${paid.period_id}`);
+    expect(detail.body.charge).toEqual({ attempts_for_period: 3, paid_attempt_no: 3, paid_attempt_at: "2026-06-18T00:00:00Z", outcome: "succeeded" });
+    expect(await sub(SUB.monthly)).toMatchObject({ status: "active", period_seq: 6 });
+
+    await client.admin(`/subscriptions/${SUB.monthly}/charge-outcomes`, { outcomes: ["decline", "decline", "decline", "decline"] });
+    await client.admin("/clock/advance", { to: "2026-07-30T00:00:00Z" });
+    expect(await sub(SUB.monthly)).toMatchObject({ status: "expired", ended_at: "2026-07-20T00:00:00Z", next_charge_at: null });
+    expect((await cycles(SUB.monthly))[0]).toMatchObject({ period_seq: 7, status: "failed" });
+  });
+
+  it("declines a wallet-only renewal the wallet cannot cover", async () => {
+    await client.admin("/players/balance", { game_id: "g1", player_id: 3, balance_coins: "10.00" });
+    await client.admin("/clock/advance", { to: "2026-06-05T00:00:01Z" });
+    expect((await sub(SUB.wallet)).status).toBe("past_due");
+    await client.admin("/players/balance", { game_id: "g1", player_id: 3, balance_coins: "60.00" });
+    await client.admin("/clock/advance", { to: "2026-06-06T00:00:01Z" });
+    expect(await sub(SUB.wallet)).toMatchObject({ status: "active", period_seq: 4 });
+    const balance = await client.get("/api/player-balances/player/by-email/carol%40example.test");
+    expect(balance.body.balances[0].total_balance).toBe("10.00");
+  });
+
+  it("charges the pcstore when the wallet is short and records pcstore_charged_usd", async () => {
+    await client.admin("/clock/advance", { to: "2026-06-01T00:00:01Z" });
+    const [june] = await cycles(SUB.pcstore);
+    expect(june.funding).toMatchObject({ rail: "pcstore", pcstore_charged_usd: "8.00", balance_applied_coins: "0.00" });
+    expectError(await client.post(`/api/subscriptions/${SUB.pcstore}/refund`, { client_request_id: "pc" }), 409, "PCSTORE_REFUND_NOT_SUPPORTED");
+  });
+});
