@@ -199,7 +199,7 @@ export type ScheduledPullTable = {
   period_key: string;
   window_start: Timestamp;
   window_end: Timestamp;
-  job_id: string | null;
+  pull_id: string | null;
   queued_at: CreatedAt;
 };
 

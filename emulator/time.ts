@@ -64,8 +64,11 @@ export function parseInstant(text: string): Millis | null {
   return parseWindowBound(text);
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 export function daysInMonth(year: number, monthIndex: number): number {
-  return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
+  if (monthIndex === 1) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return MONTH_DAYS[monthIndex] ?? 31;
 }
 
 export type Interval = "day" | "week" | "month" | "year";

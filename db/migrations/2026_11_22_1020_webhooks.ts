@@ -70,8 +70,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint("webhook_delivery_count_pk", ["game_id", "day", "outcome", "reason"])
     .execute();
 
-  // Scheduled pulls already queued: one row per game, kind and period, so a schedule that fires twice (two
-  // processes, a retry, a restart) queues each pull once, and a missed day is caught up on the next run.
+  // Scheduled pulls already queued: one row per game, kind and period, written once the pull is queued, so a schedule
+  // that fires again (hourly, a second process, a restart) skips it and a run that failed is made up by the next.
   await db.schema
     .createTable("scheduled_pull")
     .addColumn("game_id", "text", (c) => c.notNull().references("game.id").onDelete("cascade"))
@@ -79,7 +79,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("period_key", "text", (c) => c.notNull())
     .addColumn("window_start", "timestamptz", (c) => c.notNull())
     .addColumn("window_end", "timestamptz", (c) => c.notNull())
-    .addColumn("job_id", "text")
+    .addColumn("pull_id", "text")
     .addColumn("queued_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addPrimaryKeyConstraint("scheduled_pull_pk", ["game_id", "kind", "period_key"])
     .execute();

@@ -89,18 +89,27 @@ export type WebhookEventForProcessing = {
   body: string;
   status: WebhookEventStatus;
   attempts: number;
+  effect: Record<string, unknown> | null;
 };
 
 /** Locks one event row until the end of the transaction (a second worker on the same event waits, then sees it done). */
 export async function lockWebhookEvent(trx: Db, id: string): Promise<WebhookEventForProcessing | null> {
   const row = await trx
     .selectFrom("webhook_event")
-    .select(["id", "game_id", "event_type", "body", "status", "attempts"])
+    .select(["id", "game_id", "event_type", "body", "status", "attempts", "effect"])
     .where("id", "=", id)
     .forUpdate()
     .executeTakeFirst();
   if (!row) return null;
-  return { id: row.id, gameId: row.game_id, eventType: row.event_type, body: row.body, status: row.status, attempts: row.attempts };
+  return {
+    id: row.id,
+    gameId: row.game_id,
+    eventType: row.event_type,
+    body: row.body,
+    status: row.status,
+    attempts: row.attempts,
+    effect: row.effect,
+  };
 }
 
 export async function completeWebhookEvent(
@@ -117,6 +126,15 @@ export async function completeWebhookEvent(
       attempts: eb("attempts", "+", 1),
       last_error: null,
     }))
+    .where("id", "=", id)
+    .execute();
+}
+
+/** Records the pulls queued for the windows an event made stale; the event no longer owes them. */
+export async function recordRepulls(db: Db, id: string, repulls: { start: string; end: string; pullId: string }[]): Promise<void> {
+  await db
+    .updateTable("webhook_event")
+    .set({ effect: sql`coalesce(effect, '{}'::jsonb) || ${JSON.stringify({ repulls, repullDue: false })}::jsonb` })
     .where("id", "=", id)
     .execute();
 }
@@ -153,13 +171,24 @@ export async function resetWebhookEvent(db: Db, gameId: string, id: string): Pro
   return result.numUpdatedRows > 0n;
 }
 
-/** Events still pending a while after they arrived: their job was never queued (a crash) or was lost. */
+/**
+ * Events still pending a while after they arrived (their job was never queued, a crash, or was lost), and processed
+ * events whose re-pulls could not be queued.
+ */
 export async function listStalledWebhookEventIds(db: Db, input: { receivedBefore: Date; limit: number }): Promise<string[]> {
   const rows = await db
     .selectFrom("webhook_event")
     .select("id")
-    .where("status", "=", "pending")
-    .where("received_at", "<", input.receivedBefore)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("status", "=", "pending"), eb("received_at", "<", input.receivedBefore)]),
+        eb.and([
+          eb("status", "=", "processed"),
+          eb(sql`effect->>'repullDue'`, "=", "true"),
+          eb("processed_at", "<", input.receivedBefore),
+        ]),
+      ]),
+    )
     .orderBy("received_at")
     .limit(input.limit)
     .execute();
@@ -465,10 +494,23 @@ export async function listGameAutomations(db: Db): Promise<{ gameId: string; aut
   return rows.map((r) => ({ gameId: r.id, automation: readAutomation(r.settings) }));
 }
 
-/** Claims a scheduled pull; false when this game, kind and period was already queued. */
-export async function claimScheduledPull(
+type ScheduledPullKey = { gameId: string; kind: "previous_month" | "current_month"; periodKey: string };
+
+export async function isScheduledPullClaimed(db: Db, key: ScheduledPullKey): Promise<boolean> {
+  const row = await db
+    .selectFrom("scheduled_pull")
+    .select("period_key")
+    .where("game_id", "=", key.gameId)
+    .where("kind", "=", key.kind)
+    .where("period_key", "=", key.periodKey)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Records a queued scheduled pull; false when another run recorded the same game, kind and period first. */
+export async function recordScheduledPull(
   db: Db,
-  input: { gameId: string; kind: "previous_month" | "current_month"; periodKey: string; windowStart: Date; windowEnd: Date },
+  input: ScheduledPullKey & { window: { startMs: number; endMs: number }; pullId: string },
 ): Promise<boolean> {
   const row = await db
     .insertInto("scheduled_pull")
@@ -476,26 +518,14 @@ export async function claimScheduledPull(
       game_id: input.gameId,
       kind: input.kind,
       period_key: input.periodKey,
-      window_start: input.windowStart,
-      window_end: input.windowEnd,
+      window_start: new Date(input.window.startMs),
+      window_end: new Date(input.window.endMs),
+      pull_id: input.pullId,
     })
     .onConflict((oc) => oc.doNothing())
     .returning("period_key")
     .executeTakeFirst();
   return row !== undefined;
-}
-
-export async function setScheduledPullJob(
-  db: Db,
-  input: { gameId: string; kind: "previous_month" | "current_month"; periodKey: string; jobId: string | null },
-): Promise<void> {
-  await db
-    .updateTable("scheduled_pull")
-    .set({ job_id: input.jobId })
-    .where("game_id", "=", input.gameId)
-    .where("kind", "=", input.kind)
-    .where("period_key", "=", input.periodKey)
-    .execute();
 }
 
 export async function listScheduledPulls(

@@ -23,17 +23,6 @@ export class IdSource {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return (t ^ (t >>> 14)) >>> 0;
   }
-  hex(length: number): string {
-    let out = "";
-    while (out.length < length) out += this.next().toString(16).padStart(8, "0");
-    return out.slice(0, length);
-  }
-  alnum(length: number): string {
-    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    let out = "";
-    for (let i = 0; i < length; i++) out += alphabet[this.next() % alphabet.length];
-    return out;
-  }
 }
 
 type ScheduleEntry = { at: Millis; token: number; sub: SubscriptionState };
@@ -147,8 +136,12 @@ export class Ledger {
     this.onEvent({ gameId, type, data, at: this.now });
   }
 
-  newId(prefix: string, length = 24): string {
-    return `${prefix}${this.ids.hex(length)}`;
+  private idSeq = 0;
+
+  /** A deterministic id: a sequence number (unique) and a pseudo-random tail (so ids do not look sequential). */
+  newId(prefix: string): string {
+    this.idSeq++;
+    return `${prefix}${this.idSeq.toString(36).padStart(8, "0")}${this.ids.next().toString(16).padStart(8, "0")}`;
   }
 
   addGame(game: GameState): void {
@@ -244,21 +237,23 @@ export class Ledger {
    */
   reversalIndex(game: GameState): ReversalEntry[] {
     if (!game.reversalDirty) return game.reversalIndex;
-    const entries: ReversalEntry[] = [];
-    for (const period of this.settledIndex(game)) {
-      if (period.refunds.length === 0) continue;
-      if (period.refunds.some((event) => !event.hasReceipt)) {
-        const latest = period.refunds[period.refunds.length - 1] as (typeof period.refunds)[number];
-        entries.push({ at: latest.refundedAt, period, event: null });
-      } else {
-        for (const event of period.refunds) entries.push({ at: event.refundedAt, period, event });
-      }
-    }
-    entries.sort((a, b) => a.at - b.at || a.period.periodId - b.period.periodId);
-    game.reversalIndex = entries;
+    game.reversalIndex = reversalEntriesOf(this.settledIndex(game));
     game.reversalDirty = false;
-    return entries;
+    return game.reversalIndex;
   }
+}
+
+/** Reversal entries of periods, sorted by time: receipt events one by one, a period-row refund as one entry. */
+export function reversalEntriesOf(periods: Iterable<PeriodState>): ReversalEntry[] {
+  const entries: ReversalEntry[] = [];
+  for (const period of periods) {
+    const latest = period.refunds[period.refunds.length - 1];
+    if (!latest) continue;
+    if (period.refunds.some((event) => !event.hasReceipt)) entries.push({ at: latest.refundedAt, period, event: null });
+    else for (const event of period.refunds) entries.push({ at: event.refundedAt, period, event });
+  }
+  entries.sort((a, b) => a.at - b.at || a.period.periodId - b.period.periodId);
+  return entries;
 }
 
 export function compareSettled(a: PeriodState, b: PeriodState): number {

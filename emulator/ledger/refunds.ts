@@ -161,7 +161,7 @@ function buildReceipt(ledger: Ledger, period: PeriodState, event: RefundEvent, n
     funding_shape: fundingShape(period),
     balance_delta_coins: usd(event.balanceDeltaCoins),
     card_refunded_usd: usd(event.cardRefundedUsd),
-    processor_refund_reference: event.cardRefundedUsd.gt(0) ? ledger.newId("re_", 24) : null,
+    processor_refund_reference: event.cardRefundedUsd.gt(0) ? ledger.newId("re_") : null,
     processor_refund_adopted: false,
     invo_fee_retained: true,
     partner_revenue_reversed_usd: usd(event.partnerRevenueReversedUsd),

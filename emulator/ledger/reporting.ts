@@ -2,7 +2,7 @@ import type { Decimal } from "decimal.js";
 import { sumMoney } from "@/lib/money";
 import { ApiError } from "../errors";
 import { formatInstant, formatNullable, lowerBound, type Millis } from "../time";
-import { compareSettled, type Ledger } from "./ledger";
+import { compareSettled, reversalEntriesOf, type Ledger } from "./ledger";
 import { ZERO } from "./settlement";
 import {
   ATTRIBUTION_REASONS,
@@ -35,20 +35,6 @@ type Window = { start: Millis; end: Millis } | null;
 
 function inWindow(at: Millis, window: Window): boolean {
   return window === null || (at >= window.start && at < window.end);
-}
-
-/** A period's reversals as index entries: receipt events one by one, a period-row refund as one entry. */
-export function reversalEntriesOf(periods: Iterable<PeriodState>): ReversalEntry[] {
-  const entries: ReversalEntry[] = [];
-  for (const period of periods) {
-    if (period.refunds.length === 0) continue;
-    if (isCoarse(period)) {
-      const latest = period.refunds[period.refunds.length - 1] as RefundEvent;
-      entries.push({ at: latest.refundedAt, period, event: null });
-    } else for (const event of period.refunds) entries.push({ at: event.refundedAt, period, event });
-  }
-  entries.sort((a, b) => a.at - b.at || a.period.periodId - b.period.periodId);
-  return entries;
 }
 
 export function isCoarse(period: PeriodState): boolean {
@@ -94,7 +80,7 @@ function netsToZero(period: PeriodState, window: Window): boolean {
  * reported in the window of the refund itself." The caller passes the periods settled in the window and the reversal
  * entries dated in it, so every money figure here is additive over adjacent windows.
  */
-function aggregate(ledger: Ledger, gameId: string, settled: PeriodState[], reversals: ReversalEntry[], window: Window): Aggregate {
+function aggregate(settled: PeriodState[], reversals: ReversalEntry[], window: Window): Aggregate {
   let gross = ZERO;
   let fee = ZERO;
   let partnerSettled = ZERO;
@@ -173,7 +159,6 @@ function aggregate(ledger: Ledger, gameId: string, settled: PeriodState[], rever
     const diff = b.gross.minus(b.reversed).comparedTo(a.gross.minus(a.reversed));
     return diff !== 0 ? diff : a.playerId - b.playerId;
   });
-  void gameId;
   const totals = {
     renewals_settled: settled.length,
     settled_gross_usd: usd(gross),
@@ -332,7 +317,7 @@ export function windowReport(ledger: Ledger, game: GameState, query: WindowRepor
     );
   }
   checkLimits(settled.length, reversals);
-  const { totals, recipients } = aggregate(ledger, game.gameId, settled, reversals, window);
+  const { totals, recipients } = aggregate(settled, reversals, window);
   // Spec: "platform-wide totals are accumulated before this filter".
   const filtered =
     query.recipientPlayerId === null ? recipients : recipients.filter((acc) => acc.playerId === query.recipientPlayerId);
@@ -388,7 +373,7 @@ export function subscriptionReport(ledger: Ledger, sub: SubscriptionState, query
   let lifetime: Record<string, unknown> | null = null;
   // Spec: lifetime_totals is "null only past the 20,000-renewal cap".
   if (settled.length <= MAX_SETTLED_RENEWALS) {
-    const { totals, recipientIds } = aggregate(ledger, sub.gameId, settled, reversalEntriesOf(settled), null);
+    const { totals, recipientIds } = aggregate(settled, reversalEntriesOf(settled), null);
     lifetime = { ...totals, recipient_player_ids: recipientIds };
   }
   // Spec: "Cycles are newest first"; never-paid cycles are included by default with attribution null.

@@ -40,20 +40,19 @@ export function recordSettlement(ledger: Ledger, period: PeriodState, input: Set
   const game = ledger.games.get(sub.gameId);
   if (!game) throw new Error(`unknown game ${sub.gameId}`);
   const feePercent = input.feePercent ?? game.feePercent;
-  const invoFee = percentOf(period.amountUsd, feePercent);
-  const partner = period.amountUsd.minus(invoFee);
+  const { fee: invoFee, partner } = legsOf(period.amountUsd, feePercent);
   period.status = "paid";
   period.paidAt = input.paidAt;
   period.feePercent = feePercent;
   period.invoFeeUsd = invoFee;
   period.partnerRevenueSettledUsd = partner;
-  period.expectedBaseUsd = period.amountUsd.minus(percentOf(period.amountUsd, game.feePercent));
+  period.expectedBaseUsd = legsOf(period.amountUsd, game.feePercent).partner;
   period.funding = input.funding;
   period.transactionId = input.transactionId ?? ledger.newId("txn_");
   const usesCard = input.funding.cardChargedUsd.gt(0);
-  period.mintOrderId = input.mintOrderId !== undefined ? input.mintOrderId : usesCard ? ledger.newId("ord_", 20) : null;
+  period.mintOrderId = input.mintOrderId !== undefined ? input.mintOrderId : usesCard ? ledger.newId("ord_") : null;
   period.paymentReference =
-    input.paymentReference !== undefined ? input.paymentReference : usesCard ? ledger.newId("pi_", 24) : null;
+    input.paymentReference !== undefined ? input.paymentReference : usesCard ? ledger.newId("pi_") : null;
   const attempt = input.attemptNo ?? Math.max(1, period.charge.attempts);
   period.charge = {
     attempts: Math.max(attempt, period.charge.attempts),
@@ -74,10 +73,39 @@ export function recordSettlement(ledger: Ledger, period: PeriodState, input: Set
       recipientPlayerId: sub.revenueShare.recipientPlayerId,
       percentAtRenewal: percent,
       baseUsd: partner,
-      attributedUsd: percentOf(partner, percent),
+      attributedUsd: attributedOf(partner, percent),
     };
   }
   ledger.indexSettled(period);
+}
+
+// Decimals are immutable, so figures of repeated (amount, percent) pairs are computed once and shared: the demo
+// data and large scenarios hold tens of thousands of periods at a handful of prices.
+const MEMO_LIMIT = 50_000;
+const legsMemo = new Map<string, { fee: Decimal; partner: Decimal }>();
+const attributedMemo = new Map<string, Decimal>();
+
+function legsOf(amount: Decimal, feePercent: Decimal): { fee: Decimal; partner: Decimal } {
+  const key = `${amount.toString()}|${feePercent.toString()}`;
+  let legs = legsMemo.get(key);
+  if (!legs) {
+    const fee = percentOf(amount, feePercent);
+    legs = { fee, partner: amount.minus(fee) };
+    if (legsMemo.size >= MEMO_LIMIT) legsMemo.clear();
+    legsMemo.set(key, legs);
+  }
+  return legs;
+}
+
+function attributedOf(base: Decimal, percent: Decimal): Decimal {
+  const key = `${base.toString()}|${percent.toString()}`;
+  let value = attributedMemo.get(key);
+  if (!value) {
+    value = percentOf(base, percent);
+    if (attributedMemo.size >= MEMO_LIMIT) attributedMemo.clear();
+    attributedMemo.set(key, value);
+  }
+  return value;
 }
 
 /** Funding of a charge of `amount` on a subscription's rail. Returns null when nothing can pay (a decline). */

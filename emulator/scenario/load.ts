@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Decimal } from "decimal.js";
-import { money, percentOf } from "@/lib/money";
+import { money, percentOf, usdToCoins } from "@/lib/money";
 import { Ledger } from "../ledger/ledger";
 import { applyRefund } from "../ledger/refunds";
 import { reschedule } from "../ledger/renewals";
@@ -208,7 +208,7 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
     if (!period || period.paidAt === null) throw new ScenarioError(`${rw}: period ${r.period_seq} was never collected`);
     if (at < period.paidAt) throw new ScenarioError(`${rw}: refunded_at is before the period's paid_at`);
     if (at > clock) throw new ScenarioError(`${rw}: refunded_at is after the clock`);
-    const refundAmount = money(r.amount_usd);
+    const refundAmount = amountOf(r.amount_usd);
     const remaining = period.amountUsd.minus(period.refundedTotalUsd);
     if (refundAmount.lte(0) || refundAmount.gt(remaining)) {
       throw new ScenarioError(`${rw}: amount ${r.amount_usd} exceeds the remaining refundable ${remaining.toFixed(2)}`);
@@ -259,8 +259,21 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
   reschedule(ledger, sub);
 }
 
+const moneyMemo = new Map<string, Decimal>();
+
+/** Parses a decimal string of the file once per distinct value (Decimals are immutable). */
+function amountOf(text: string): Decimal {
+  let value = moneyMemo.get(text);
+  if (!value) {
+    value = money(text);
+    if (moneyMemo.size >= 50_000) moneyMemo.clear();
+    moneyMemo.set(text, value);
+  }
+  return value;
+}
+
 function defaultFunding(sub: SubscriptionState, amount: Decimal, p: PeriodScenario, where: string): Funding {
-  const coins = amount.times(10);
+  const coins = usdToCoins(amount);
   const given = p.funding;
   if (given) {
     const balance = given.balance_applied_coins ? money(given.balance_applied_coins) : ZERO;
@@ -284,7 +297,7 @@ function loadPeriod(ledger: Ledger, sub: SubscriptionState, p: PeriodScenario, w
   const start = instant(p.period_start, where);
   const end = instant(p.period_end, where);
   if (end <= start) throw new ScenarioError(`${where}: period_end must be after period_start`);
-  const amount = p.amount_usd ? money(p.amount_usd) : sub.amountUsd;
+  const amount = p.amount_usd ? amountOf(p.amount_usd) : sub.amountUsd;
   const settled = p.status === "paid" || p.status === "refunded";
   const period: PeriodState = {
     periodId: p.period_id ?? ledger.nextPeriodId,

@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { RECONCILE_SCHEDULE, reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
+import { pullSnapshotJob, recoverSnapshotPullsJob } from "@/lib/snapshots/jobs";
 import {
   processWebhookEventJob,
   SCHEDULE_PULLS_CRON,
@@ -45,5 +46,15 @@ export const JOBS: RegisteredJob[] = [
     definition: scheduleSnapshotPullsJob as JobDefinition<z.ZodType>,
     handler: () => import("@/lib/webhooks/scheduled-pulls").then((m) => m.handleScheduleSnapshotPulls as JobHandler<z.ZodType>),
     schedule: { cron: SCHEDULE_PULLS_CRON, payload: {} },
+  },
+  {
+    definition: pullSnapshotJob as JobDefinition<z.ZodType>,
+    handler: () => import("@/lib/snapshots/pull-job").then((m) => m.handlePullSnapshot as JobHandler<z.ZodType>),
+    concurrency: 2,
+  },
+  {
+    definition: recoverSnapshotPullsJob as JobDefinition<z.ZodType>,
+    handler: () => import("@/lib/snapshots/pull-job").then((m) => m.handleRecoverSnapshotPulls as JobHandler<z.ZodType>),
+    schedule: { cron: "* * * * *", payload: {} },
   },
 ];

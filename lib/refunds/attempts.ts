@@ -334,22 +334,19 @@ async function callService(db: Db, attempt: RefundAttempt, options: DriveOptions
       Object.assign(detail, { error_code: finish.errorCode, message: finish.errorMessage });
     }
     await recordAudit(trx, audit(finish.status === "pending" ? "pending_retry" : finish.status, detail));
+    if (finish.status === "succeeded") {
+      // A lost receipt leaves the time unknown when the period no longer lists the event: now is the closest window.
+      await markRefundWindowStale(trx, row.gameId, row.refundedAt ?? new Date(), {
+        attemptId: row.id,
+        subscriptionId: row.subscriptionId,
+        periodId: row.periodId,
+        periodSeq: row.periodSeq,
+      });
+    }
     return row;
   });
   // Taken over after the hold ran out (a very slow call): whoever finished first recorded the outcome.
   const settled = finished ?? (await findRefundAttempt(db, attempt.gameId, attempt.id)) ?? attempt;
-  if (finished && finish.status === "succeeded") {
-    const at = finished.refundedAt ?? new Date();
-    try {
-      await markRefundWindowStale(db, finished.gameId, at, {
-        attemptId: finished.id,
-        subscriptionId: finished.subscriptionId,
-        periodSeq: finished.periodSeq,
-      });
-    } catch (error) {
-      log.error("could not mark the refund's window stale", { attempt: finished.id, error });
-    }
-  }
   const outcome = settledOutcome(settled);
   if (settled.status === "succeeded" && settled.idempotentReplay) {
     outcome.message += " The service confirmed it from an earlier call with the same request id; nothing was refunded twice.";

@@ -1,32 +1,37 @@
 import "server-only";
-import type { Db } from "@/db";
-import { completeWebhookEvent, lockWebhookEvent, readGameAutomation, recordWebhookEventFailure } from "@/db/queries/webhooks";
+import { type Db, getDb } from "@/db";
+import {
+  completeWebhookEvent,
+  lockWebhookEvent,
+  readGameAutomation,
+  recordRepulls,
+  recordWebhookEventFailure,
+} from "@/db/queries/webhooks";
 import type { JobHandler } from "@/lib/jobs/registry";
-import { getDb } from "@/db";
 import { log } from "@/lib/log";
 import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
-import { formatInstant, type TimeWindow, windowToQuery } from "@/lib/time";
-import { MAX_EVENT_ATTEMPTS, type processWebhookEventJob } from "./jobs";
+import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { eventInstant } from "./event-time";
+import { MAX_EVENT_ATTEMPTS, type processWebhookEventJob } from "./jobs";
 import { snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
- * What an event does, once stored. Runs in a job, inside one transaction holding the event row's lock: a second run
- * of the same event (a retry, the sweep, two workers) waits for the first and then finds it processed.
+ * What an event does, once stored. Runs in a job; idempotent, since every job may run twice.
  *
  * - subscription.refunded / subscription.renewed: the snapshots of the window holding the event time no longer match
  *   the service, so they are marked stale; with the game's auto-refresh on, those windows are pulled again.
  * - subscription.canceled: nothing to change; it is shown on the subscription page (listSubscriptionEvents).
  * - anything else (purchase.*, types we do not know): stored and shown.
+ *
+ * The staleness and the event's new status are written in one transaction that holds the event row's lock, so a
+ * second run waits for the first and then finds the event processed. Re-pulls are queued after that commit (a pull
+ * job must find its row committed); until they are, the event says `repullDue`, and a second run queues them.
  */
 
 export type ProcessOutcome = "processed" | "unprocessable" | "already-done" | "missing";
 
 type Effect = Record<string, unknown>;
-
-function windowText(window: TimeWindow): { start: string; end: string } {
-  return windowToQuery(window);
-}
+type WindowText = { start: string; end: string };
 
 async function applyStaleness(
   trx: Db,
@@ -35,29 +40,27 @@ async function applyStaleness(
   link: SnapshotLink,
 ): Promise<Effect> {
   const instant = eventInstant(event);
+  if (instant === null) return { kind: "staleness", note: "The event carries no readable time; no window was marked." };
   const subscriptionId = event.data.subscription_id ?? null;
-  if (instant === null) return { kind: "staleness", note: "the event carries no readable time; no window marked" };
-  const reason = `${event.type} ${subscriptionId ?? ""}`.trim();
   const windows = await link.markStale(trx, {
     gameId,
     instant: new Date(instant),
-    reason,
-    detail: { eventId: event.envelope.event_id, eventType: event.type, subscriptionId, periodSeq: event.data.period_seq ?? null },
+    reason: `${event.type}${subscriptionId ? ` ${subscriptionId}` : ""}`,
+    detail: {
+      ...(subscriptionId ? { subscriptionId } : {}),
+      eventId: event.envelope.event_id,
+      eventType: event.type,
+      periodSeq: event.data.period_seq ?? null,
+    },
   });
   const automation = await readGameAutomation(trx, gameId);
-  const repulls: { start: string; end: string; pullId: string | null }[] = [];
-  if (automation?.autoRefresh) {
-    for (const window of windows) {
-      const pullId = await link.requestPull(trx, { gameId, window, reason: `webhook ${event.type}` });
-      repulls.push({ ...windowText(window), pullId });
-    }
-  }
+  const autoRefresh = automation?.autoRefresh ?? false;
   return {
     kind: "staleness",
     instant: formatInstant(instant),
-    staleWindows: windows.map(windowText),
-    autoRefresh: automation?.autoRefresh ?? false,
-    repulls,
+    staleWindows: windows.map((w) => windowToQuery(w)),
+    autoRefresh,
+    repullDue: autoRefresh && windows.length > 0,
   };
 }
 
@@ -68,36 +71,63 @@ async function applyEffects(trx: Db, gameId: string, event: WebhookEvent, link: 
         ...(await applyStaleness(trx, gameId, event, link)),
         clientRequestId: event.data.client_request_id,
         amountUsd: event.data.amount_usd,
+        periodSeq: event.data.period_seq,
       };
     case "subscription.renewed":
       return applyStaleness(trx, gameId, event, link);
     case "subscription.canceled":
-      return { kind: "cancellation", accessUntil: event.data.access_until, cancelAtPeriodEnd: event.data.cancel_at_period_end ?? null };
+      return {
+        kind: "cancellation",
+        accessUntil: event.data.access_until,
+        cancelAtPeriodEnd: event.data.cancel_at_period_end ?? null,
+      };
     default:
       return { kind: "stored" };
   }
 }
 
+function windowsDue(effect: Effect | null): TimeWindow[] {
+  if (!effect || effect.repullDue !== true || !Array.isArray(effect.staleWindows)) return [];
+  return (effect.staleWindows as WindowText[]).flatMap((w) => {
+    const startMs = parseInstant(String(w.start));
+    const endMs = parseInstant(String(w.end));
+    return startMs !== null && endMs !== null && endMs > startMs ? [{ startMs, endMs }] : [];
+  });
+}
+
 export async function processWebhookEvent(db: Db, eventId: string, link: SnapshotLink = snapshotLink): Promise<ProcessOutcome> {
-  return db.transaction().execute(async (trx) => {
+  type Step = { outcome: ProcessOutcome; gameId?: string; repull?: TimeWindow[] };
+  const step = await db.transaction().execute(async (trx): Promise<Step> => {
     const row = await lockWebhookEvent(trx, eventId);
-    if (!row) return "missing";
-    if (row.status !== "pending") return "already-done";
-    let json: unknown;
+    if (!row) return { outcome: "missing" };
+    if (row.status !== "pending") {
+      return { outcome: "already-done", gameId: row.gameId, repull: windowsDue(row.effect) };
+    }
+    let json: unknown = null;
     try {
       json = JSON.parse(row.body);
     } catch {
-      json = null;
+      // Stored bodies were parsed once on receipt; an unreadable one is reported as unprocessable below.
     }
     const parsed = parseWebhookEvent(json);
     if (!parsed.success) {
       await completeWebhookEvent(trx, row.id, { status: "unprocessable", effect: { kind: "unprocessable", issues: parsed.issues } });
-      return "unprocessable";
+      return { outcome: "unprocessable" };
     }
     const effect = await applyEffects(trx, row.gameId, parsed.event, link);
     await completeWebhookEvent(trx, row.id, { status: "processed", effect });
-    return "processed";
+    return { outcome: "processed", gameId: row.gameId, repull: windowsDue(effect) };
   });
+
+  if (step.repull && step.repull.length > 0 && step.gameId) {
+    const repulls: (WindowText & { pullId: string })[] = [];
+    for (const window of step.repull) {
+      const pullId = await link.requestPull(db, { gameId: step.gameId, window, via: "webhook" });
+      repulls.push({ ...windowToQuery(window), pullId });
+    }
+    await recordRepulls(db, eventId, repulls);
+  }
+  return step.outcome;
 }
 
 export const handleProcessWebhookEvent: JobHandler<typeof processWebhookEventJob.payload> = async ({ eventId }) => {

@@ -1,6 +1,6 @@
 import "server-only";
 import { type Db, getDb } from "@/db";
-import { claimScheduledPull, listGameAutomations, setScheduledPullJob } from "@/db/queries/webhooks";
+import { isScheduledPullClaimed, listGameAutomations, recordScheduledPull } from "@/db/queries/webhooks";
 import type { JobHandler } from "@/lib/jobs/registry";
 import { log } from "@/lib/log";
 import { formatWindow } from "@/lib/time";
@@ -8,36 +8,31 @@ import type { scheduleSnapshotPullsJob } from "./jobs";
 import { duePulls } from "./schedule";
 import { snapshotLink, type SnapshotLink } from "./snapshot-link";
 
+export type QueuedPull = { gameId: string; kind: string; periodKey: string; pullId: string };
+
 /**
- * Queues every scheduled pull that is due and not queued yet. Each (game, kind, period) is claimed in the same
- * transaction that queues its pull, so two runs (two processes, a retry) never queue one pull twice, and a run
- * missed while the server was down is made up by the next one.
+ * Queues every scheduled pull that is due and not queued yet. A pull is recorded (game, kind, period) only once it
+ * is queued, so a run that fails before is made up by the next run (hourly); two runs at once ask for the same window
+ * and the snapshot module hands both the one pull under way.
  */
-export async function scheduleSnapshotPulls(
-  db: Db,
-  options: { nowMs?: number; link?: SnapshotLink } = {},
-): Promise<{ gameId: string; kind: string; periodKey: string; pullId: string | null }[]> {
+export async function scheduleSnapshotPulls(db: Db, options: { nowMs?: number; link?: SnapshotLink } = {}): Promise<QueuedPull[]> {
   const nowMs = options.nowMs ?? Date.now();
   const link = options.link ?? snapshotLink;
-  const queued: { gameId: string; kind: string; periodKey: string; pullId: string | null }[] = [];
+  const queued: QueuedPull[] = [];
   for (const { gameId, automation } of await listGameAutomations(db)) {
     for (const due of duePulls(nowMs, automation)) {
-      const pullId = await db.transaction().execute(async (trx) => {
-        const claimed = await claimScheduledPull(trx, {
-          gameId,
-          kind: due.kind,
-          periodKey: due.periodKey,
-          windowStart: new Date(due.window.startMs),
-          windowEnd: new Date(due.window.endMs),
-        });
-        if (!claimed) return undefined;
-        const id = await link.requestPull(trx, { gameId, window: due.window, reason: `scheduled ${due.kind.replace("_", " ")}` });
-        await setScheduledPullJob(trx, { gameId, kind: due.kind, periodKey: due.periodKey, jobId: id });
-        return id;
-      });
-      if (pullId === undefined) continue;
-      log.info("scheduled pull queued", { game: gameId, kind: due.kind, window: formatWindow(due.window) });
-      queued.push({ gameId, kind: due.kind, periodKey: due.periodKey, pullId });
+      const key = { gameId, kind: due.kind, periodKey: due.periodKey };
+      if (await isScheduledPullClaimed(db, key)) continue;
+      try {
+        const pullId = await link.requestPull(db, { gameId, window: due.window, via: "schedule" });
+        const recorded = await recordScheduledPull(db, { ...key, window: due.window, pullId });
+        if (!recorded) continue;
+        log.info("scheduled pull queued", { game: gameId, kind: due.kind, window: formatWindow(due.window), pull: pullId });
+        queued.push({ ...key, pullId });
+      } catch (error) {
+        // One game's problem (no secret, removed meanwhile) must not hold up the others; the next run tries again.
+        log.warn("scheduled pull not queued", { game: gameId, kind: due.kind, window: formatWindow(due.window), error });
+      }
     }
   }
   return queued;

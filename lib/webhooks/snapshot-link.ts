@@ -1,5 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
+import { requestSnapshot } from "@/lib/snapshots/pull";
+import { markWindowStale } from "@/lib/snapshots/stale";
 import type { TimeWindow } from "@/lib/time";
 
 /**
@@ -8,17 +10,17 @@ import type { TimeWindow } from "@/lib/time";
  * tests can watch what would be done.
  */
 export type SnapshotLink = {
-  /** Marks stale every snapshot whose window holds `instant`; returns those windows (one entry per window). */
+  /** Marks stale the snapshots whose window holds `instant`; returns those windows (one entry per window). */
   markStale(db: Db, input: { gameId: string; instant: Date; reason: string; detail: Record<string, unknown> }): Promise<TimeWindow[]>;
-  /** Queues a pull of the window; returns the pull's id (null when one for the same window is already waiting). */
-  requestPull(db: Db, input: { gameId: string; window: TimeWindow; reason: string }): Promise<string | null>;
+  /**
+   * Queues a pull of the window, or finds the one already queued for it; returns the pull's id. Called outside any
+   * transaction: the pull's job may start at once and must find its row committed.
+   */
+  requestPull(db: Db, input: { gameId: string; window: TimeWindow; via: "webhook" | "schedule" }): Promise<string>;
 };
 
 export const snapshotLink: SnapshotLink = {
-  async markStale() {
-    throw new Error("window snapshots are not available in this build");
-  },
-  async requestPull() {
-    throw new Error("window snapshots are not available in this build");
-  },
+  markStale: (db, input) => markWindowStale(db, input.gameId, input.instant, input.reason, input.detail),
+  requestPull: async (db, input) =>
+    (await requestSnapshot(db, { gameId: input.gameId, window: input.window, requestedBy: null, via: input.via })).pullId,
 };

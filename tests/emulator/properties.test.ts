@@ -38,7 +38,7 @@ const scenarioArb = fc.record({
   subscriptions: fc.array(subscriptionArb, { minLength: 1, maxLength: 7 }),
 });
 
-type Generated = fc.RecordValue<typeof scenarioArb> extends infer T ? T : never;
+type Generated = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** Splits `cents` by weights; a partial plan refunds only part of it. Every part is at least one cent. */
 function refundParts(cents: number, weights: number[], complete: boolean): number[] {

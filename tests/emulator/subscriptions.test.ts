@@ -120,7 +120,8 @@ describe("GET /api/subscriptions/player", () => {
   });
 
   it("refuses limits and offsets out of range with PAGINATION_INVALID", async () => {
-    for (const query of [{ limit: 0 }, { limit: 101 }, { limit: "ten" }, { offset: -1 }, { offset: 100001 }]) {
+    const bad: Record<string, string | number>[] = [{ limit: 0 }, { limit: 101 }, { limit: "ten" }, { offset: -1 }, { offset: 100001 }];
+    for (const query of bad) {
       expectError(await list({ player_email: "alice@example.test", ...query }), 400, "PAGINATION_INVALID");
     }
     expect((await list({ player_email: "alice@example.test", limit: 100 })).status).toBe(200);

@@ -1,26 +1,65 @@
 import type { Metadata } from "next";
-import { EmptyState } from "@/app/_components/ui/empty-state";
+import { redirect } from "next/navigation";
+import { Card } from "@/app/_components/ui/card";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
+import { listRefundAttempts } from "@/db/queries/refunds";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
+import { classifySearch } from "@/lib/lookup/search";
 import { NoGame } from "../no-game";
+import { AttemptsTable } from "./_components/attempts-table";
+import { SearchForm } from "./_components/search-form";
 
 export const metadata: Metadata = { title: "Subscriptions" };
 
-export default async function SubscriptionsPage() {
+export default async function SubscriptionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const user = await requirePageRole("viewer");
-  const game = await resolveSelectedGame(getDb(), user);
+  const db = getDb();
+  const game = await resolveSelectedGame(db, user);
+  const params = await searchParams;
+  const q = typeof params.q === "string" ? params.q : undefined;
+  const target = q === undefined ? null : classifySearch(q);
+  if (target && target.kind !== "invalid") redirect(target.href);
+
+  if (!game) {
+    return (
+      <>
+        <PageHeader title="Subscriptions" description="Look up a subscription, a player or a billing period." />
+        <NoGame role={user.role} />
+      </>
+    );
+  }
+  const [open, recent] = await Promise.all([
+    listRefundAttempts(db, { gameId: game.id, statuses: ["pending", "needs_attention"], limit: 50 }),
+    listRefundAttempts(db, { gameId: game.id, limit: 10 }),
+  ]);
   return (
     <>
-      <PageHeader title="Subscriptions" description="Look up a subscription, a player or a billing period." />
-      {game ? (
-        <EmptyState title="Search for a subscription">
-          Enter a subscription id (SUB_…), a player email or a period id to see its whole story.
-        </EmptyState>
-      ) : (
-        <NoGame role={user.role} />
-      )}
+      <PageHeader title="Subscriptions" description={`Look up a subscription, a player or a billing period of ${game.name}.`} />
+      <div className="flex flex-col gap-6">
+        <Card>
+          <SearchForm defaultValue={q} error={target?.kind === "invalid" ? target.message : null} />
+        </Card>
+        {open.length > 0 ? (
+          <section aria-labelledby="open-refunds" className="flex flex-col gap-2">
+            <h2 id="open-refunds" className="text-sm font-semibold text-ink">
+              Refunds not finished ({open.length})
+            </h2>
+            <p className="text-ink-muted">
+              Pending refunds are retried automatically with their own request id; those needing manual attention wait for a
+              finance user to settle them with the service.
+            </p>
+            <AttemptsTable caption="Refunds not finished" attempts={open} />
+          </section>
+        ) : null}
+        <section aria-labelledby="recent-refunds" className="flex flex-col gap-2">
+          <h2 id="recent-refunds" className="text-sm font-semibold text-ink">
+            Latest refunds from Payout Desk
+          </h2>
+          <AttemptsTable caption="Latest refunds" attempts={recent} />
+        </section>
+      </div>
     </>
   );
 }

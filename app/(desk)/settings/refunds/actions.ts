@@ -1,0 +1,17 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { getDb } from "@/db";
+import { defineAction } from "@/lib/actions";
+import { usdInputSchema } from "@/lib/money";
+import { saveSupportRefundLimit } from "@/lib/refunds/settings";
+
+export const saveSupportRefundLimitAction = defineAction(
+  { name: "saveSupportRefundLimit", role: "admin", input: z.object({ amountUsd: usdInputSchema }) },
+  async ({ amountUsd }, { user }) => {
+    const limit = await saveSupportRefundLimit(getDb(), amountUsd, user);
+    revalidatePath("/settings/refunds");
+    return { ok: true, message: `Support may now refund up to USD ${limit.amountUsd} at a time; larger refunds need finance.` };
+  },
+);

@@ -1,0 +1,276 @@
+import type { Metadata } from "next";
+import { Banner } from "@/app/_components/ui/banner";
+import { Card } from "@/app/_components/ui/card";
+import { CodeBlock } from "@/app/_components/ui/code-block";
+import { EmptyState } from "@/app/_components/ui/empty-state";
+import { KeyValueList } from "@/app/_components/ui/key-value";
+import { Money } from "@/app/_components/ui/money";
+import { PageHeader } from "@/app/_components/ui/page-header";
+import { Stat, StatGroup } from "@/app/_components/ui/stat";
+import { TextLink } from "@/app/_components/ui/text-link";
+import { getDb } from "@/db";
+import { listRefundAttempts } from "@/db/queries/refunds";
+import { hasRole } from "@/lib/auth/roles";
+import { requirePageRole } from "@/lib/auth/session";
+import { formatCount } from "@/lib/format";
+import { resolveSelectedGame } from "@/lib/games/games";
+import { decodeParam, loadFromService } from "@/lib/lookup/load";
+import { classifySearch, periodHref, playerHref, subscriptionHref } from "@/lib/lookup/search";
+import { money } from "@/lib/money";
+import { PERIOD_STATUSES } from "@/lib/service/schemas";
+import { serviceClientForGame } from "@/lib/service/for-game";
+import { NoGame } from "../../no-game";
+import { changeAmountAction, changePaymentMethodAction, cancelSubscriptionAction } from "../actions";
+import { AttemptsTable } from "../_components/attempts-table";
+import { PeriodStatusBadge, SubscriptionStatusBadge, YesNo } from "../_components/badges";
+import { MaybeMoney, MaybeTime } from "../_components/maybe";
+import { Pager } from "../_components/pager";
+import { StatusFilter } from "../_components/status-filter";
+import { EmptyRow, SimpleTable, Td, Th, Tr } from "../_components/table";
+import { SubscriptionActions } from "./subscription-actions";
+
+export const metadata: Metadata = { title: "Subscription" };
+
+const PAGE_SIZE = 25;
+const STATUS_OPTIONS = [
+  { value: "", label: "All periods" },
+  ...PERIOD_STATUSES.map((s) => ({ value: s, label: s[0]?.toUpperCase() + s.slice(1) })),
+  { value: "paid,refunded", label: "Billed (paid or refunded)" },
+];
+
+type Props = { params: Promise<{ subscriptionId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function SubscriptionPage({ params, searchParams }: Props) {
+  const user = await requirePageRole("viewer");
+  const db = getDb();
+  const game = await resolveSelectedGame(db, user);
+  const raw = decodeParam((await params).subscriptionId);
+  const query = await searchParams;
+  const crumbs = [{ label: "Subscriptions", href: "/subscriptions" }];
+  if (!game) return (<><PageHeader title={raw} breadcrumbs={crumbs} /><NoGame role={user.role} /></>);
+  const target = classifySearch(raw);
+  if (target.kind !== "subscription") {
+    return (<><PageHeader title={raw} breadcrumbs={crumbs} /><Banner tone="danger" role="alert">{`"${raw}" is not a subscription id.`}</Banner></>);
+  }
+  const id = target.subscriptionId;
+  const status = STATUS_OPTIONS.some((o) => o.value === query.status) ? String(query.status ?? "") : "";
+  const offset = Math.min(Math.max(Number.parseInt(String(query.offset ?? "0"), 10) || 0, 0), 100_000);
+
+  const client = await serviceClientForGame(db, game.id);
+  const [loaded, attribution, attempts] = await Promise.all([
+    loadFromService("subscription", () => client.getSubscription(id, { includePlayer: true })),
+    loadFromService("billing periods", () =>
+      client.getSubscriptionAttribution(id, {
+        status: status ? (status.split(",") as (typeof PERIOD_STATUSES)[number][]) : undefined,
+        limit: PAGE_SIZE,
+        offset,
+      }),
+    ),
+    listRefundAttempts(db, { gameId: game.id, subscriptionId: id, limit: 50 }),
+  ]);
+  if (!loaded.ok) {
+    return (
+      <>
+        <PageHeader title={id} breadcrumbs={crumbs} />
+        {loaded.notFound ? (
+          <EmptyState title="No such subscription">The service has no subscription {id} for {game.name}. Check the id, or switch game.</EmptyState>
+        ) : (
+          <Banner tone="danger" role="alert">{loaded.message}</Banner>
+        )}
+      </>
+    );
+  }
+  const sub = loaded.value.subscription;
+  const player = loaded.value.player ?? null;
+  const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
+  const cards = playerEmail && hasRole(user.role, "finance") ? await loadFromService("cards", () => client.listPlayerCards(playerEmail)) : null;
+  const terminal = sub.status === "canceled" || sub.status === "expired";
+  const hrefFor = (next: number) => {
+    const search = new URLSearchParams();
+    if (status) search.set("status", status);
+    if (next > 0) search.set("offset", String(next));
+    const text = search.toString();
+    return `${subscriptionHref(id)}${text ? `?${text}` : ""}`;
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={<span className="font-mono">{id}</span>}
+        breadcrumbs={[...crumbs, ...(playerEmail ? [{ label: playerEmail, href: playerHref(playerEmail) }] : [])]}
+        meta={<SubscriptionStatusBadge status={sub.status} cancelAtPeriodEnd={sub.cancel_at_period_end} />}
+        description={`${sub.item_name} · USD ${sub.amount_usd} every ${sub.interval_count > 1 ? `${sub.interval_count} ` : ""}${sub.interval}${
+          sub.interval_count > 1 ? "s" : ""
+        } · ${sub.funding_rail}${sub.wallet_only ? ", wallet only" : ""}`}
+        actions={
+          hasRole(user.role, "support") ? (
+            <SubscriptionActions
+              subscription={{
+                subscriptionId: id,
+                status: sub.status,
+                terminal,
+                amountUsd: sub.amount_usd,
+                pendingAmountUsd: sub.pending_amount_usd,
+                paidThrough: sub.paid_through,
+                currentPeriodEnd: sub.current_period_end,
+                cancelAtPeriodEnd: sub.cancel_at_period_end,
+                fundingRail: sub.funding_rail,
+                walletOnly: sub.wallet_only,
+                hasPaymentMethod: sub.has_payment_method,
+              }}
+              cards={cards && cards.ok ? cards.value.cards.map((c) => ({ id: c.id, label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${c.exp_year}` })) : null}
+              canCancel
+              canChange={hasRole(user.role, "finance")}
+              nowIso={new Date().toISOString()}
+              cancelAction={cancelSubscriptionAction}
+              amountAction={changeAmountAction}
+              paymentMethodAction={changePaymentMethodAction}
+            />
+          ) : undefined
+        }
+      />
+      <div className="flex flex-col gap-6">
+        {sub.pending_amount_usd ? (
+          <Banner tone="info" title={`Price change staged: USD ${sub.amount_usd} → USD ${sub.pending_amount_usd}`}>
+            It applies at the next successful renewal; an increase above double the last agreed price or above USD 500.00 stays staged and is never applied.
+          </Banner>
+        ) : null}
+        <div className="grid gap-4 lg:grid-cols-2">
+          <Card title="Subscription">
+            <KeyValueList
+              items={[
+                { label: "Status", value: sub.status },
+                { label: "Item", value: `${sub.item_name} (${sub.item_id})` },
+                { label: "Price", value: <Money value={sub.amount_usd} currency="USD" /> },
+                { label: "Staged price", value: <MaybeMoney value={sub.pending_amount_usd} currency="USD" /> },
+                { label: "Interval", value: `${sub.interval_count} × ${sub.interval}` },
+                { label: "Current period", value: <>{<MaybeTime value={sub.current_period_start} />} → {<MaybeTime value={sub.current_period_end} />}</> },
+                { label: "Period number", value: sub.period_seq },
+                { label: "Paid through (access)", value: <MaybeTime value={sub.paid_through} /> },
+                { label: "Next charge", value: <MaybeTime value={sub.next_charge_at} /> },
+                { label: "Cancels at period end", value: <YesNo value={sub.cancel_at_period_end} /> },
+                { label: "Canceled at", value: <MaybeTime value={sub.canceled_at} /> },
+                { label: "Ended at", value: <MaybeTime value={sub.ended_at} /> },
+                { label: "Trial ends", value: <MaybeTime value={sub.trial_end} /> },
+                { label: "Funding rail", value: sub.funding_rail },
+                { label: "pcstore agreement", value: sub.pcstore_agreement_status },
+                { label: "Wallet only", value: <YesNo value={sub.wallet_only} /> },
+                { label: "Card attached", value: <YesNo value={sub.has_payment_method} /> },
+                { label: "Player id", value: <span className="font-mono">{sub.player_id}</span> },
+                { label: "Player email", value: playerEmail ? <TextLink href={playerHref(playerEmail)}>{playerEmail}</TextLink> : null },
+                { label: "Game", value: <span className="font-mono">{sub.game_id}</span> },
+                { label: "Client request id", value: <span className="font-mono text-xs">{sub.client_request_id}</span> },
+                { label: "Created", value: <MaybeTime value={sub.created_at} /> },
+                { label: "Updated", value: <MaybeTime value={sub.updated_at} /> },
+              ]}
+            />
+          </Card>
+          <div className="flex flex-col gap-4">
+            <Card title="Revenue share">
+              {sub.revenue_share ? (
+                <KeyValueList
+                  items={[
+                    { label: "Recipient player id", value: <span className="font-mono">{sub.revenue_share.recipient_player_id}</span> },
+                    { label: "Percent", value: `${sub.revenue_share.percent} %` },
+                    {
+                      label: "Applies to",
+                      value: attribution.ok && attribution.value.current_revenue_share ? attribution.value.current_revenue_share.applies_to.replaceAll("_", " ") : "future renewals only",
+                    },
+                    { label: "Settled by the service", value: "No: the partner pays recipients" },
+                    ...(attribution.ok && attribution.value.current_revenue_share?.note ? [{ label: "Note", value: attribution.value.current_revenue_share.note }] : []),
+                  ]}
+                />
+              ) : (
+                <p className="text-ink-muted">No revenue share on this subscription.</p>
+              )}
+            </Card>
+            <Card title="Metadata and consent">
+              <CodeBlock label="Subscription metadata and consent" value={{ metadata: sub.metadata, consent: sub.consent }} />
+            </Card>
+          </div>
+        </div>
+
+        {attribution.ok && attribution.value.lifetime_totals ? (
+          <section aria-labelledby="lifetime" className="flex flex-col gap-2">
+            <h2 id="lifetime" className="text-sm font-semibold text-ink">Lifetime</h2>
+            <StatGroup label="Lifetime totals">
+              <Stat label="Renewals settled" value={formatCount(attribution.value.lifetime_totals.renewals_settled)} />
+              <Stat label="Settled gross (USD)" value={<Money value={attribution.value.lifetime_totals.settled_gross_usd} />} />
+              <Stat label="Partner revenue (USD)" value={<Money value={attribution.value.lifetime_totals.partner_revenue_usd} />} hint={`reversed ${attribution.value.lifetime_totals.partner_revenue_reversed_usd}`} />
+              <Stat label="Net attributed (USD)" value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />} hint={`gross ${attribution.value.lifetime_totals.gross_attributed_usd}, reversed ${attribution.value.lifetime_totals.reversed_attributed_usd}`} />
+              <Stat label="Refund events" value={formatCount(attribution.value.lifetime_totals.refund_events_in_window)} />
+            </StatGroup>
+          </section>
+        ) : null}
+
+        <section aria-labelledby="periods" className="flex flex-col gap-2">
+          <h2 id="periods" className="text-sm font-semibold text-ink">Billing periods</h2>
+          {!attribution.ok ? (
+            <Banner tone="danger" role="alert">{attribution.message}</Banner>
+          ) : (
+            <div className="rounded-lg border border-line bg-surface">
+              <StatusFilter action={subscriptionHref(id)} value={status} options={STATUS_OPTIONS} label="Period status" />
+              <div className="border-t border-line">
+                <SimpleTable
+                  caption={`Billing periods of ${id}, newest first`}
+                  head={
+                    <>
+                      <Th>#</Th>
+                      <Th>Period id</Th>
+                      <Th>Status</Th>
+                      <Th>Window</Th>
+                      <Th>Paid at</Th>
+                      <Th align="right">Amount</Th>
+                      <Th align="right">Refunded</Th>
+                      <Th align="right">Partner revenue</Th>
+                      <Th align="right">Attributed</Th>
+                      <Th>Funding</Th>
+                      <Th>Refund</Th>
+                    </>
+                  }
+                  footer={<Pager label="Billing period pages" offset={offset} limit={PAGE_SIZE} total={attribution.value.pagination.total_count} hrefFor={hrefFor} />}
+                >
+                  {attribution.value.periods.length === 0 ? (
+                    <EmptyRow colSpan={11}>{status ? "No periods with this status." : "No billing periods yet."}</EmptyRow>
+                  ) : (
+                    attribution.value.periods.map((p) => {
+                      const refunded = p.refund?.refunded_amount_usd ?? null;
+                      const partly = refunded !== null && money(refunded).gt(0) && p.status !== "refunded";
+                      const refundable = p.paid_at !== null && p.status !== "refunded" && !(p.funding?.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0));
+                      return (
+                        <Tr key={p.period_id}>
+                          <Td>{p.period_seq}</Td>
+                          <Td><TextLink href={periodHref(p.period_id)} className="font-mono">{p.period_id}</TextLink></Td>
+                          <Td><PeriodStatusBadge status={p.status} partlyRefunded={partly} /></Td>
+                          <Td className="whitespace-nowrap"><MaybeTime value={p.period_start} focusable={false} /> → <MaybeTime value={p.period_end} focusable={false} /></Td>
+                          <Td><MaybeTime value={p.paid_at} focusable={false} /></Td>
+                          <Td align="right"><Money value={p.amount_usd} /></Td>
+                          <Td align="right"><MaybeMoney value={refunded} /></Td>
+                          <Td align="right"><MaybeMoney value={p.partner_revenue_usd} /></Td>
+                          <Td align="right">{p.attribution ? <Money value={p.attribution.attributed_amount_usd} /> : <span className="text-xs text-ink-muted">{p.attribution_unavailable_reason?.replaceAll("_", " ") ?? "—"}</span>}</Td>
+                          <Td>{p.funding ? `${p.funding.rail}${p.mint_order_id === null && p.paid_at ? ", wallet" : ""}` : "—"}</Td>
+                          <Td>
+                            {refundable && hasRole(user.role, "support") ? (
+                              <TextLink href={`${periodHref(p.period_id)}#refund`} aria-label={`Refund period ${p.period_seq}`}>Refund…</TextLink>
+                            ) : (
+                              <span className="text-xs text-ink-muted">{p.funding?.rail === "pcstore" && p.funding.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0) ? "pcstore" : ""}</span>
+                            )}
+                          </Td>
+                        </Tr>
+                      );
+                    })
+                  )}
+                </SimpleTable>
+              </div>
+            </div>
+          )}
+        </section>
+
+        <section aria-labelledby="refunds" className="flex flex-col gap-2">
+          <h2 id="refunds" className="text-sm font-semibold text-ink">Refunds made from Payout Desk</h2>
+          <AttemptsTable caption={`Refund attempts on ${id}`} attempts={attempts} showSubscription={false} />
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,255 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
+import { Textarea } from "@/app/_components/forms/textarea";
+import { Button } from "@/app/_components/ui/button";
+import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import type { ActionResult } from "@/lib/actions";
+import { money, usdInputSchema } from "@/lib/money";
+
+type ServerAction = (form: FormData) => Promise<ActionResult<unknown>>;
+
+export type SubscriptionSummary = {
+  subscriptionId: string;
+  status: string;
+  terminal: boolean;
+  amountUsd: string;
+  pendingAmountUsd: string | null;
+  paidThrough: string | null;
+  currentPeriodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  fundingRail: "card" | "pcstore";
+  walletOnly: boolean;
+  hasPaymentMethod: boolean;
+};
+
+export type CardOption = { id: number; label: string };
+
+function toConfirm(action: ServerAction) {
+  return async (form: FormData): Promise<ConfirmResult> => {
+    const result = await action(form);
+    return result.ok ? { ok: true, message: result.message } : { ok: false, error: result.message };
+  };
+}
+
+/** Cancel (support), price change and card change (finance), each asking before it acts and saying what will happen. */
+export function SubscriptionActions({
+  subscription,
+  cards,
+  canChange,
+  canCancel,
+  nowIso,
+  cancelAction,
+  amountAction,
+  paymentMethodAction,
+}: {
+  subscription: SubscriptionSummary;
+  cards: CardOption[] | null;
+  canChange: boolean;
+  canCancel: boolean;
+  nowIso: string;
+  cancelAction: ServerAction;
+  amountAction: ServerAction;
+  paymentMethodAction: ServerAction;
+}) {
+  const router = useRouter();
+  const [done, setDone] = useState<string | null>(null);
+  const onConfirmed = (result: ConfirmResult | void) => {
+    setDone(result && result.ok ? (result.message ?? "Done.") : "Done.");
+    router.refresh();
+  };
+  return (
+    <div className="flex flex-col gap-2">
+      <div className="flex flex-wrap gap-2">
+        {canCancel ? <CancelDialog subscription={subscription} nowIso={nowIso} action={toConfirm(cancelAction)} onConfirmed={onConfirmed} /> : null}
+        {canChange ? <PriceDialog subscription={subscription} action={toConfirm(amountAction)} onConfirmed={onConfirmed} /> : null}
+        {canChange ? <CardDialog subscription={subscription} cards={cards} action={toConfirm(paymentMethodAction)} onConfirmed={onConfirmed} /> : null}
+      </div>
+      <FormMessage tone="success">{done}</FormMessage>
+    </div>
+  );
+}
+
+function CancelDialog({
+  subscription,
+  nowIso,
+  action,
+  onConfirmed,
+}: {
+  subscription: SubscriptionSummary;
+  nowIso: string;
+  action: (form: FormData) => Promise<ConfirmResult>;
+  onConfirmed: (result: ConfirmResult | void) => void;
+}) {
+  const [when, setWhen] = useState<"period_end" | "now">("period_end");
+  const paidInFuture = subscription.paidThrough !== null && subscription.paidThrough > nowIso;
+  // The spec's cancel transitions, as the person will see them.
+  const outcome =
+    when === "period_end"
+      ? paidInFuture
+        ? `Stays live until ${subscription.paidThrough} (paid through), then retires with no further charge.`
+        : "Nothing paid is still running, so the subscription ends immediately (downgrade NO_PAID_PERIOD)."
+      : paidInFuture
+        ? `Ends now; access continues until ${subscription.paidThrough}, the end of what was paid.`
+        : "Ends now; access ends now.";
+  return (
+    <ConfirmDialog
+      trigger={<Button variant="secondary">Cancel subscription…</Button>}
+      title="Cancel this subscription?"
+      description={subscription.subscriptionId}
+      confirmLabel="Cancel subscription"
+      pendingLabel="Canceling…"
+      cancelLabel="Keep it"
+      tone="danger"
+      size="md"
+      action={action}
+      hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      onConfirmed={onConfirmed}
+    >
+      {subscription.terminal ? (
+        <p role="note" className="text-ink-muted">
+          This subscription is already {subscription.status}; the service will answer that it is already canceled and change nothing.
+        </p>
+      ) : null}
+      <fieldset className="flex flex-col gap-1.5">
+        <legend className="mb-1 text-sm font-medium text-ink">When</legend>
+        <label className="flex items-center gap-2">
+          <input type="radio" name="when" value="period_end" checked={when === "period_end"} onChange={() => setWhen("period_end")} />
+          At the end of the paid period (default)
+        </label>
+        <label className="flex items-center gap-2">
+          <input type="radio" name="when" value="now" checked={when === "now"} onChange={() => setWhen("now")} />
+          Now
+        </label>
+      </fieldset>
+      <p className="rounded-md border border-line bg-subtle px-3 py-2 text-sm">{outcome}</p>
+      <Field label="Reason" hint="Up to 500 characters; stored by the service and carried on the cancel event.">
+        {(control) => <Textarea {...control} name="reason" maxLength={500} />}
+      </Field>
+    </ConfirmDialog>
+  );
+}
+
+function PriceDialog({
+  subscription,
+  action,
+  onConfirmed,
+}: {
+  subscription: SubscriptionSummary;
+  action: (form: FormData) => Promise<ConfirmResult>;
+  onConfirmed: (result: ConfirmResult | void) => void;
+}) {
+  const [amount, setAmount] = useState("");
+  const parsed = usdInputSchema.safeParse(amount);
+  const value = parsed.success ? money(parsed.data) : null;
+  const current = money(subscription.amountUsd);
+  const warnings: string[] = [];
+  if (value) {
+    if (value.equals(current)) warnings.push("This is the current price: any staged change is cleared and nothing else changes.");
+    // "an increase to more than double the price the member last agreed to, or above 500.00 USD, is staged but never applied"
+    if (value.gt(500)) warnings.push("Above USD 500.00: the service stages it but never applies it; the old price keeps billing.");
+    else if (value.gt(current.times(2))) {
+      warnings.push("More than double the current price: if that is above double the price the member last agreed to, it is staged but never applied.");
+    }
+    if (subscription.fundingRail === "pcstore" && value.gt(current)) {
+      warnings.push("pcstore subscription: the service refuses an increase (the player must re-authorize in the pcstore); only decreases stage.");
+    }
+  }
+  return (
+    <ConfirmDialog
+      trigger={<Button variant="secondary">Change price…</Button>}
+      title="Change the price"
+      description={`Now USD ${subscription.amountUsd}${subscription.pendingAmountUsd ? `; staged USD ${subscription.pendingAmountUsd}` : ""}`}
+      confirmLabel="Stage the new price"
+      pendingLabel="Saving…"
+      size="md"
+      action={action}
+      hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      onConfirmed={onConfirmed}
+    >
+      <ul className="list-disc pl-5 text-sm text-ink-muted">
+        <li>The new price is staged: the next successful renewal first bills the current window at the old price; no proration.</li>
+        <li>Sending the current price clears a staged change.</li>
+        <li>An increase above double the last agreed price or above USD 500.00 is staged but never applied.</li>
+        <li>On a pcstore subscription an increase is refused and a decrease stages.</li>
+      </ul>
+      <Field label="New price (USD)" error={amount !== "" && !parsed.success ? parsed.error.issues[0]?.message : null} required>
+        {(control) => (
+          <Input {...control} name="amountUsd" inputMode="decimal" autoComplete="off" value={amount} onChange={(e) => setAmount(e.target.value)} />
+        )}
+      </Field>
+      {warnings.length > 0 ? (
+        <ul role="status" className="list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm text-warning-ink">
+          {warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      ) : null}
+    </ConfirmDialog>
+  );
+}
+
+function CardDialog({
+  subscription,
+  cards,
+  action,
+  onConfirmed,
+}: {
+  subscription: SubscriptionSummary;
+  cards: CardOption[] | null;
+  action: (form: FormData) => Promise<ConfirmResult>;
+  onConfirmed: (result: ConfirmResult | void) => void;
+}) {
+  const pcstore = subscription.fundingRail === "pcstore";
+  return (
+    <ConfirmDialog
+      trigger={
+        <Button variant="secondary" disabled={pcstore} title={pcstore ? "pcstore subscriptions are paid through the pcstore" : undefined}>
+          Change payment method…
+        </Button>
+      }
+      title="Change the payment method"
+      description={subscription.walletOnly ? "Now: wallet only" : subscription.hasPaymentMethod ? "Now: a card is attached" : "Now: no card"}
+      confirmLabel="Change payment method"
+      pendingLabel="Saving…"
+      size="md"
+      action={action}
+      hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      onConfirmed={onConfirmed}
+    >
+      <ul className="list-disc pl-5 text-sm text-ink-muted">
+        <li>The card must be this player&apos;s, in this game, and not expired.</li>
+        <li>It is used from the next charge, including a pending retry in dunning.</li>
+        {subscription.walletOnly ? (
+          <li>This subscription is wallet only: to attach a card, also set wallet only to No (the conversion).</li>
+        ) : (
+          <li>Wallet only together with a card is refused.</li>
+        )}
+      </ul>
+      <Field label="Card" hint={cards === null ? "The player's cards could not be loaded." : undefined}>
+        {(control) => (
+          <Select {...control} name="cardId" defaultValue="" placeholder="No card change" options={(cards ?? []).map((c) => ({ value: String(c.id), label: c.label }))} />
+        )}
+      </Field>
+      <Field label="Wallet only">
+        {(control) => (
+          <Select
+            {...control}
+            name="walletOnly"
+            defaultValue={subscription.walletOnly ? "no" : "keep"}
+            options={[
+              { value: "keep", label: "Leave as it is" },
+              { value: "no", label: "No (card-funded; converts a wallet-only subscription)" },
+              { value: "yes", label: "Yes (wallet only, no card)" },
+            ]}
+          />
+        )}
+      </Field>
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,184 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useActionState, useState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import { Textarea } from "@/app/_components/forms/textarea";
+import { Badge } from "@/app/_components/ui/badge";
+import { Button } from "@/app/_components/ui/button";
+import { KeyValueList } from "@/app/_components/ui/key-value";
+import { Money } from "@/app/_components/ui/money";
+import type { ActionResult } from "@/lib/actions";
+import type { RefundImpact } from "@/lib/refunds/impact";
+
+type Action<T> = (state: ActionResult<T> | null, form: FormData) => Promise<ActionResult<T>>;
+type RefundData = { attemptId: string; state: string };
+
+/**
+ * The refund flow of one period: choose full or partial and a reason, review what will happen (fresh from the
+ * service), then confirm. The confirm step carries the remaining amount that was reviewed, so a stale screen is sent
+ * back to review, and submitting twice reaches the same refund.
+ */
+export function RefundPanel({
+  subscriptionId,
+  periodId,
+  periodSeq,
+  remainingUsd,
+  playerEmail,
+  supportLimitUsd,
+  limited,
+  previewAction,
+  refundAction,
+}: {
+  subscriptionId: string;
+  periodId: number;
+  periodSeq: number;
+  remainingUsd: string;
+  playerEmail: string | null;
+  supportLimitUsd: string;
+  /** The viewer is support: amounts above the limit need finance. */
+  limited: boolean;
+  previewAction: Action<RefundImpact>;
+  refundAction: Action<RefundData>;
+}) {
+  const router = useRouter();
+  const [mode, setMode] = useState<"full" | "partial">("full");
+  const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
+
+  const [previewState, preview] = useActionState(async (previous: ActionResult<RefundImpact> | null, form: FormData) => {
+    const result = await previewAction(previous, form);
+    if (result.ok && result.data) setReview({ impact: result.data, reason: String(form.get("reason") ?? "") });
+    return result;
+  }, null);
+
+  const [refundState, refund] = useActionState(async (previous: ActionResult<RefundData> | null, form: FormData) => {
+    const result = await refundAction(previous, form);
+    if (result.ok && result.data) router.push(`/subscriptions/refunds/${result.data.attemptId}`);
+    return result;
+  }, null);
+
+  if (review) {
+    const impact = review.impact;
+    return (
+      <div className="flex flex-col gap-4" aria-live="polite">
+        <h3 className="text-base font-semibold text-ink">Review the refund</h3>
+        <ImpactSummary impact={impact} />
+        {!impact.refundable ? (
+          <FormMessage tone="error">{impact.effects[0]}</FormMessage>
+        ) : (
+          <form action={refund} className="flex flex-col gap-3" aria-label="Confirm the refund">
+            <input type="hidden" name="subscriptionId" value={subscriptionId} />
+            <input type="hidden" name="periodId" value={periodId} />
+            <input type="hidden" name="periodSeq" value={impact.periodSeq} />
+            <input type="hidden" name="amountUsd" value={impact.amountUsd} />
+            <input type="hidden" name="remainingBeforeUsd" value={impact.remainingUsd} />
+            <input type="hidden" name="reason" value={review.reason} />
+            <input type="hidden" name="playerEmail" value={playerEmail ?? ""} />
+            {refundState && !refundState.ok ? <FormMessage tone="error">{refundState.message}</FormMessage> : null}
+            {refundState && refundState.ok ? <FormMessage tone="success">{refundState.message}</FormMessage> : null}
+            <div className="flex flex-wrap gap-2">
+              <SubmitButton variant="danger" pendingLabel="Refunding…">
+                {`Refund USD ${impact.amountUsd}`}
+              </SubmitButton>
+              <Button variant="secondary" onClick={() => setReview(null)}>
+                Back
+              </Button>
+            </div>
+            <p className="text-xs text-ink-muted">
+              Sent with a request id stored before the call; pressing again, or retrying after an error, can never refund twice.
+            </p>
+          </form>
+        )}
+      </div>
+    );
+  }
+
+  const errors = previewState && !previewState.ok ? (previewState.fieldErrors ?? {}) : {};
+  const values = previewState && !previewState.ok ? (previewState.values ?? {}) : {};
+  return (
+    <form action={preview} className="flex flex-col gap-4" aria-label={`Refund period ${periodSeq}`} noValidate>
+      <input type="hidden" name="subscriptionId" value={subscriptionId} />
+      <input type="hidden" name="periodId" value={periodId} />
+      {previewState && !previewState.ok && !Object.keys(errors).length ? <FormMessage tone="error">{previewState.message}</FormMessage> : null}
+      <p className="text-ink">
+        Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
+      </p>
+      <fieldset className="flex flex-col gap-1.5">
+        <legend className="mb-1 text-sm font-medium text-ink">Amount</legend>
+        <label className="flex items-center gap-2">
+          <input type="radio" name="mode" value="full" checked={mode === "full"} onChange={() => setMode("full")} />
+          Full: everything that remains (USD {remainingUsd})
+        </label>
+        <label className="flex items-center gap-2">
+          <input type="radio" name="mode" value="partial" checked={mode === "partial"} onChange={() => setMode("partial")} />
+          Partial
+        </label>
+      </fieldset>
+      {mode === "partial" ? (
+        <Field label="Amount to refund (USD)" error={errors.amountUsd} required hint={`At most USD ${remainingUsd}.`}>
+          {(control) => <Input {...control} name="amountUsd" inputMode="decimal" autoComplete="off" defaultValue={values.amountUsd} className="max-w-40" />}
+        </Field>
+      ) : null}
+      <Field label="Reason" error={errors.reason} hint="Up to 500 characters; sent to the service and kept in the audit log.">
+        {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={values.reason} />}
+      </Field>
+      {limited ? (
+        <p className="text-xs text-ink-muted">Support may refund up to USD {supportLimitUsd} at a time; a larger refund needs a finance user.</p>
+      ) : null}
+      <div>
+        <SubmitButton pendingLabel="Checking…">Review refund</SubmitButton>
+      </div>
+    </form>
+  );
+}
+
+function ImpactSummary({ impact }: { impact: RefundImpact }) {
+  return (
+    <div className="flex flex-col gap-3">
+      <KeyValueList
+        items={[
+          { label: "Refund", value: <><Money value={impact.amountUsd} currency="USD" className="font-semibold" /> {impact.isFull ? <Badge tone="warning">full: completes the period</Badge> : <Badge>partial</Badge>}</> },
+          { label: "Period amount", value: <Money value={impact.periodAmountUsd} currency="USD" /> },
+          { label: "Already refunded", value: <Money value={impact.refundedToDateUsd} currency="USD" /> },
+          { label: "Remaining refundable now", value: <Money value={impact.remainingUsd} currency="USD" /> },
+          { label: "Paid with", value: `${impact.fundingShape === "mixed" ? "card and wallet" : impact.fundingShape} (${impact.rail} rail)` },
+          { label: "Back to the card", value: <Money value={impact.cardRefundUsd} currency="USD" /> },
+          { label: "Wallet change (coins)", value: <Money value={impact.balanceDeltaCoins} /> },
+        ]}
+      />
+      <ul className="list-disc rounded-md border border-line bg-subtle py-2 pr-3 pl-7 text-sm">
+        {impact.effects.map((line) => (
+          <li key={line}>{line}</li>
+        ))}
+      </ul>
+      <div className="rounded-md border border-line px-3 py-2">
+        <h4 className="mb-1 text-sm font-semibold text-ink">Revenue share</h4>
+        {impact.revenueShare ? (
+          <KeyValueList
+            items={[
+              { label: "Recipient player id", value: <span className="font-mono">{impact.revenueShare.recipientPlayerId}</span> },
+              { label: "Attributed on this period", value: <>{<Money value={impact.revenueShare.originalAttributedUsd} currency="USD" />} at {impact.revenueShare.percentAtRenewal} %</> },
+              { label: "Attribution the recipient loses (estimate)", value: <Money value={impact.revenueShare.attributionLostUsd} currency="USD" className="font-semibold" /> },
+              { label: "Net attributed after", value: <Money value={impact.revenueShare.netAfterUsd} currency="USD" /> },
+              { label: "Reported in the window", value: `${impact.reportingWindow.month} (${impact.reportingWindow.start} to ${impact.reportingWindow.end}, the window of the refund)` },
+              {
+                label: "Recipient already paid for this period",
+                value: impact.recipientAlreadyPaid ? "Yes: the reversal is carried against their next payout" : "No: the reversal reduces what they will be paid",
+              },
+              { label: "Partner revenue reversed (estimate)", value: <Money value={impact.partnerRevenueReversedUsd} currency="USD" /> },
+              { label: "Card fee charged to the partner (estimate)", value: <Money value={impact.cardFeeChargedToPartnerUsd} currency="USD" /> },
+            ]}
+          />
+        ) : (
+          <p className="text-sm text-ink-muted">
+            No recipient is attributed on this period; partner revenue reversed (estimate) USD {impact.partnerRevenueReversedUsd}, reported in {impact.reportingWindow.month}.
+          </p>
+        )}
+        <p className="mt-1 text-xs text-ink-muted">Estimates follow the service&apos;s rules; the receipt gives the exact figures.</p>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+"use client";
+
+import { useActionState } from "react";
+import { Checkbox } from "@/app/_components/forms/checkbox";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import type { ActionResult } from "@/lib/actions";
+import type { GameAutomation } from "@/lib/webhooks/settings";
+
+type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
+
+export function AutomationForm({ action, automation, canEdit }: { action: Action; automation: GameAutomation; canEdit: boolean }) {
+  const [state, formAction] = useActionState(action, null);
+  // After a refused save, show what was sent; otherwise what is stored.
+  const sent = state && !state.ok ? state.values : undefined;
+  const checked = (name: keyof GameAutomation) => (sent ? sent[name] === "on" : automation[name]);
+  return (
+    <form action={formAction} className="flex flex-col gap-3" aria-label="Automatic pulls">
+      <input type="hidden" name="form" value="automation" />
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <Checkbox
+        name="autoRefresh"
+        label="Pull a window again when a webhook makes its snapshot stale"
+        hint="A refund or renewal inside a window marks its snapshots stale; with this on, a new version is pulled at once."
+        defaultChecked={checked("autoRefresh")}
+        key={`autoRefresh-${String(checked("autoRefresh"))}`}
+        disabled={!canEdit}
+      />
+      <Checkbox
+        name="pullPreviousMonth"
+        label="Pull the month that just closed on the first day of each month"
+        hint="Month-end review then starts from a fresh snapshot of the closed month (UTC)."
+        defaultChecked={checked("pullPreviousMonth")}
+        key={`pullPreviousMonth-${String(checked("pullPreviousMonth"))}`}
+        disabled={!canEdit}
+      />
+      <Checkbox
+        name="pullCurrentMonthDaily"
+        label="Pull the current month once a day"
+        defaultChecked={checked("pullCurrentMonthDaily")}
+        key={`pullCurrentMonthDaily-${String(checked("pullCurrentMonthDaily"))}`}
+        disabled={!canEdit}
+      />
+      {canEdit ? (
+        <div>
+          <SubmitButton>Save automatic pulls</SubmitButton>
+        </div>
+      ) : (
+        <p className="text-xs text-ink-muted">Only an admin can change these.</p>
+      )}
+    </form>
+  );
+}

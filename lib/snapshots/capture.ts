@@ -1,0 +1,47 @@
+import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Db } from "@/db";
+import type { FetchLike, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
+import { serviceClientForGame } from "@/lib/service/for-game";
+
+/**
+ * A game's service client that also keeps the text of each successful answer, so that what the service sent can be
+ * stored exactly as sent (the client itself hands back parsed values only). Every call made inside `capture` sees
+ * its own slot, so concurrent calls never mix their bodies up.
+ */
+type Slot = { body: string | null };
+const slots = new AsyncLocalStorage<Slot>();
+
+function capturingFetch(inner: FetchLike): FetchLike {
+  return async (url, init) => {
+    const response = await inner(url, init);
+    const slot = slots.getStore();
+    if (!slot || !response.ok) return response;
+    const text = await response.text();
+    slot.body = text;
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+export type CapturingClient = {
+  client: ServiceClient;
+  /** Runs one client call and returns its parsed value with the body it was parsed from. */
+  capture<T>(call: (client: ServiceClient) => Promise<T>): Promise<{ value: T; raw: string }>;
+};
+
+export async function createCapturingClient(
+  db: Db,
+  gameId: string,
+  overrides: Partial<ServiceClientConfig> = {},
+): Promise<CapturingClient> {
+  const inner: FetchLike = overrides.fetch ?? ((url, init) => fetch(url, init));
+  const client = await serviceClientForGame(db, gameId, { ...overrides, fetch: capturingFetch(inner) });
+  return {
+    client,
+    async capture(call) {
+      const slot: Slot = { body: null };
+      const value = await slots.run(slot, () => call(client));
+      return { value, raw: slot.body ?? JSON.stringify(value) };
+    },
+  };
+}

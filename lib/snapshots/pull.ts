@@ -1,0 +1,558 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { Db } from "@/db";
+import { recordAudit } from "@/lib/audit";
+import { AppError, isAppError } from "@/lib/errors";
+import { enqueue } from "@/lib/jobs/queue";
+import { log } from "@/lib/log";
+import type { ServiceClient, ServiceClientConfig } from "@/lib/service/client";
+import { isRetryable, isServiceError } from "@/lib/service/errors";
+import { formatInstant, type TimeWindow, windowProblem } from "@/lib/time";
+import { createCapturingClient } from "./capture";
+import { type FetchProgress, fetchWindow, type PageRecord, type ReportSource, SnapshotIncompleteError } from "./fetch";
+import { pullSnapshotJob } from "./jobs";
+import { completenessChecks } from "./merge";
+import { publishSnapshot } from "./store";
+
+/**
+ * A pull: the request (a snapshot_pull row), the work (read every page, assemble, check) and its publication.
+ *
+ * - One pull per game and window at a time: a partial unique index refuses a second active request, and the worker
+ *   holds a PostgreSQL advisory lock on the window for as long as it works, which the server drops by itself if the
+ *   process dies.
+ * - Nothing is written but progress until the whole snapshot is published in one transaction (lib/snapshots/store.ts),
+ *   so a pull killed part-way leaves no trace in the published tables; its attempt starts afresh, queued by pg-boss's
+ *   retry, by the recovery job, or by asking for the same window again.
+ */
+
+export type Requester = { id: string; email: string } | null;
+
+export type PullSummary = {
+  pullId: string;
+  snapshotId: string;
+  version: number;
+  gameId: string;
+  window: { start: string; end: string };
+  windowClosed: boolean;
+  builtFrom: "single" | "split";
+  totals: {
+    renewalsSettled: number;
+    settledGrossUsd: string;
+    grossAttributedUsd: string;
+    reversedAttributedUsd: string;
+    netAttributedUsd: string;
+    refundEventsInWindow: number;
+    recipientCount: number;
+  };
+  recipients: number;
+  lines: number;
+  reversals: number;
+  refundEvents: number;
+  pages: number;
+  requests: number;
+  subWindows: { scope: string; recipientPlayerId: number | null; start: string; end: string; reason: string }[];
+  rateLimited: number;
+  retries: number;
+  durationMs: number;
+  drift: { status: string; differences: number; comparedTo: string | null };
+};
+
+export type PullProgress = FetchProgress & {
+  pullId: string;
+  rateLimited: number;
+  retries: number;
+  requests: number;
+  elapsedMs: number;
+  etaMs: number | null;
+};
+
+export type RunPullOptions = {
+  jobId?: string;
+  /** The final attempt marks the pull failed on any error; earlier ones leave it "retrying". */
+  finalAttempt?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: PullProgress) => void;
+  onPage?: (page: PageRecord) => void | Promise<void>;
+  /** Client settings for tests and benches (timeouts, retries, pacing, fetch). */
+  clientOverrides?: Partial<ServiceClientConfig>;
+};
+
+/** The pull could not run now (another worker holds the window); try again later. */
+export class PullBusyError extends Error {
+  readonly code = "PULL_BUSY";
+}
+
+export class PullFailedError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly final: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "PullFailedError";
+  }
+}
+
+const HEARTBEAT_MS = 10_000;
+/** Attempts of one pull before it is marked failed (the job's retries, and re-queues after a dead worker). */
+export const MAX_PULL_ATTEMPTS = 5;
+const PROGRESS_WRITE_MS = 250;
+/** A pull whose heartbeat is older than this, and whose lock is free, was abandoned by a dead worker. */
+export const ORPHAN_AFTER_MS = 60_000;
+
+function lockKey(gameId: string, window: TimeWindow): string {
+  return `snapshot-pull|${gameId}|${window.startMs}|${window.endMs}`;
+}
+
+function windowOf(row: { window_start: Date; window_end: Date }): TimeWindow {
+  return { startMs: row.window_start.getTime(), endMs: row.window_end.getTime() };
+}
+
+// --- Reading pages with their raw text --------------------------------------------------------------------------
+
+export async function createReportSource(
+  db: Db,
+  gameId: string,
+  overrides: Partial<ServiceClientConfig> = {},
+): Promise<{ source: ReportSource; client: ServiceClient }> {
+  const { client, capture } = await createCapturingClient(db, gameId, overrides);
+  const source: ReportSource = {
+    async report(input, signal) {
+      const { value, raw } = await capture((c) => c.getAttributionReport(input, { signal }));
+      return { report: value, raw };
+    },
+  };
+  return { source, client };
+}
+
+// --- Requesting -------------------------------------------------------------------------------------------------
+
+export type SnapshotRequest = {
+  gameId: string;
+  window: TimeWindow;
+  requestedBy: Requester;
+  /** Where the request came from: "ui", "cli", "schedule", ... */
+  via: string;
+};
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
+}
+
+async function activePull(db: Db, gameId: string, window: TimeWindow) {
+  return db
+    .selectFrom("snapshot_pull")
+    .select(["id", "status", "heartbeat_at", "updated_at"])
+    .where("game_id", "=", gameId)
+    .where("window_start", "=", new Date(window.startMs))
+    .where("window_end", "=", new Date(window.endMs))
+    .where("status", "in", ["queued", "running", "retrying"])
+    .executeTakeFirst();
+}
+
+/** Inserts a queued pull, or returns the one already active for this window. */
+async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: string; existing: boolean }> {
+  const problem = windowProblem(request.window);
+  if (problem) throw new AppError("INVALID_INPUT", problem === "WINDOW_TOO_LONG" ? "A window may span at most 400 days." : "The window's end must be after its start.", { field: "end" });
+  const game = await db.selectFrom("game").select("id").where("id", "=", request.gameId).executeTakeFirst();
+  if (!game) throw new AppError("NOT_FOUND", `No game ${request.gameId}.`);
+  const id = randomUUID();
+  try {
+    await db
+      .insertInto("snapshot_pull")
+      .values({
+        id,
+        game_id: request.gameId,
+        window_start: new Date(request.window.startMs),
+        window_end: new Date(request.window.endMs),
+        status: "queued",
+        via: request.via,
+        requested_by_id: request.requestedBy?.id ?? null,
+        requested_by_email: request.requestedBy?.email ?? null,
+      })
+      .execute();
+    return { pullId: id, existing: false };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const active = await activePull(db, request.gameId, request.window);
+    if (!active) throw error;
+    return { pullId: active.id, existing: true };
+  }
+}
+
+/** True when no worker holds the window's lock right now. */
+async function isLockFree(db: Db, gameId: string, window: TimeWindow): Promise<boolean> {
+  return db.connection().execute(async (conn) => {
+    const key = lockKey(gameId, window);
+    const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);
+    if (got.rows[0]?.ok) await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+    return got.rows[0]?.ok === true;
+  });
+}
+
+async function isOrphaned(db: Db, pull: { heartbeat_at: Date | null; updated_at: Date }, gameId: string, window: TimeWindow): Promise<boolean> {
+  const seen = (pull.heartbeat_at ?? pull.updated_at).getTime();
+  if (Date.now() - seen < ORPHAN_AFTER_MS) return false;
+  return isLockFree(db, gameId, window);
+}
+
+async function queuePull(db: Db, pullId: string): Promise<void> {
+  const jobId = await enqueue(pullSnapshotJob, { pullId });
+  await db.updateTable("snapshot_pull").set({ job_id: jobId, updated_at: new Date() }).where("id", "=", pullId).execute();
+}
+
+/**
+ * Asks for a snapshot of a window: queues a background pull, or returns the pull already under way for the same
+ * game and window (re-queued if its worker died). Used by the Payouts page and by scheduled pulls.
+ */
+export async function requestSnapshot(db: Db, request: SnapshotRequest): Promise<{ pullId: string; deduplicated: boolean }> {
+  const claimed = await claimPull(db, request);
+  if (claimed.existing) {
+    const active = await activePull(db, request.gameId, request.window);
+    if (active && (await isOrphaned(db, active, request.gameId, request.window))) await queuePull(db, active.id);
+    return { pullId: claimed.pullId, deduplicated: true };
+  }
+  try {
+    await queuePull(db, claimed.pullId);
+  } catch (error) {
+    // A request that cannot be queued must not block the window.
+    await failPull(db, claimed.pullId, "QUEUE_UNAVAILABLE", "The job queue could not take the pull.");
+    throw error;
+  }
+  await recordAudit(db, {
+    actor: request.requestedBy,
+    action: "snapshot.request",
+    gameId: request.gameId,
+    target: claimed.pullId,
+    outcome: "queued",
+    detail: { window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) }, via: request.via },
+  });
+  return { pullId: claimed.pullId, deduplicated: false };
+}
+
+async function failPull(db: Db, pullId: string, code: string, message: string): Promise<void> {
+  await db
+    .updateTable("snapshot_pull")
+    .set({ status: "failed", error_code: code, error_message: message.slice(0, 500), finished_at: new Date(), updated_at: new Date(), eta_at: null, phase: "failed" })
+    .where("id", "=", pullId)
+    .where("status", "!=", "complete")
+    .execute();
+}
+
+// --- Running ----------------------------------------------------------------------------------------------------
+
+/** Errors that another attempt cannot fix. */
+function classify(error: unknown): { code: string; message: string; final: boolean } {
+  if (error instanceof SnapshotIncompleteError) return { code: error.code, message: error.message, final: true };
+  if (isAppError(error)) return { code: error.code, message: error.message, final: error.code !== "SERVICE_ERROR" };
+  if (isServiceError(error)) {
+    const code = error.code ?? (error.status ? `HTTP_${error.status}` : error.kind.toUpperCase());
+    return { code, message: error.message, final: !isRetryable(error, true) };
+  }
+  if (error instanceof PullBusyError) return { code: error.code, message: error.message, final: false };
+  const coded = error as { code?: unknown; message?: unknown };
+  const code = typeof coded?.code === "string" && /^[A-Z_]+$/.test(coded.code) ? coded.code : "PULL_ERROR";
+  return { code, message: error instanceof Error ? error.message : String(error), final: false };
+}
+
+/** Writes progress to the pull row, at most every PROGRESS_WRITE_MS and on every phase change, in order. */
+function progressWriter(db: Db, pullId: string) {
+  let chain: Promise<void> = Promise.resolve();
+  let lastWrite = 0;
+  let lastPhase = "";
+  let pending: PullProgress | null = null;
+  const write = (p: PullProgress) => {
+    chain = chain
+      .then(async () => {
+        await db
+          .updateTable("snapshot_pull")
+          .set({
+            phase: p.phase.slice(0, 200),
+            pages_fetched: p.pagesFetched,
+            pages_estimated: p.pagesEstimated,
+            recipients_fetched: p.recipientsFetched,
+            recipients_total: p.recipientsTotal,
+            lines_fetched: p.linesFetched,
+            reversals_fetched: p.reversalsFetched,
+            requests: p.requests,
+            rate_limited: p.rateLimited,
+            retries: p.retries,
+            sub_windows: p.subWindows,
+            eta_at: p.etaMs === null ? null : new Date(Date.now() + p.etaMs),
+            heartbeat_at: new Date(),
+            updated_at: new Date(),
+          })
+          .where("id", "=", pullId)
+          .where("status", "=", "running")
+          .execute();
+      })
+      .catch((error: unknown) => log.warn("snapshot progress not saved", { pull: pullId, error }));
+  };
+  return {
+    update(p: PullProgress, force = false) {
+      pending = p;
+      const now = Date.now();
+      if (!force && p.phase === lastPhase && now - lastWrite < PROGRESS_WRITE_MS) return;
+      lastWrite = now;
+      lastPhase = p.phase;
+      pending = null;
+      write(p);
+    },
+    async flush() {
+      if (pending) write(pending);
+      pending = null;
+      await chain;
+    },
+  };
+}
+
+/**
+ * Runs one attempt of a pull to publication. Idempotent: a pull already complete returns its snapshot; a pull that
+ * another worker is running throws PullBusyError. Every attempt starts from the first page, since nothing of an
+ * earlier attempt was kept.
+ */
+export async function runPull(db: Db, pullId: string, options: RunPullOptions = {}): Promise<PullSummary> {
+  const pull = await db.selectFrom("snapshot_pull").selectAll().where("id", "=", pullId).executeTakeFirst();
+  if (!pull) throw new PullFailedError(`No snapshot pull ${pullId}.`, "NOT_FOUND", true);
+  if (pull.status === "complete" && pull.snapshot_id) return summarizeSnapshot(db, pull.snapshot_id);
+  if (pull.status === "failed") throw new PullFailedError(pull.error_message ?? "The pull failed.", pull.error_code ?? "PULL_FAILED", true);
+  const window = windowOf(pull);
+  const key = lockKey(pull.game_id, window);
+
+  return db.connection().execute(async (conn) => {
+    const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);
+    if (!got.rows[0]?.ok) throw new PullBusyError("Another worker is pulling this window right now.");
+    const heartbeat = setInterval(() => {
+      void db
+        .updateTable("snapshot_pull")
+        .set({ heartbeat_at: new Date() })
+        .where("id", "=", pullId)
+        .where("status", "=", "running")
+        .execute()
+        .catch(() => {});
+    }, HEARTBEAT_MS);
+    try {
+      const fresh = await db.selectFrom("snapshot_pull").select(["status", "snapshot_id"]).where("id", "=", pullId).executeTakeFirstOrThrow();
+      if (fresh.status === "complete" && fresh.snapshot_id) return await summarizeSnapshot(db, fresh.snapshot_id);
+      return await attemptPull(db, pull, window, options);
+    } finally {
+      clearInterval(heartbeat);
+      await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn).catch(() => {});
+    }
+  });
+}
+
+type PullRow = { id: string; game_id: string; requested_by_id: string | null; requested_by_email: string | null };
+
+async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: RunPullOptions): Promise<PullSummary> {
+  const started = performance.now();
+  const fetchStartedAt = new Date();
+  const attempts = await db
+    .updateTable("snapshot_pull")
+    .set((eb) => ({
+      status: "running",
+      attempts: eb("attempts", "+", 1),
+      started_at: fetchStartedAt,
+      heartbeat_at: fetchStartedAt,
+      job_id: options.jobId ?? null,
+      phase: "starting",
+      pages_fetched: 0,
+      recipients_fetched: 0,
+      lines_fetched: 0,
+      reversals_fetched: 0,
+      requests: 0,
+      rate_limited: 0,
+      retries: 0,
+      sub_windows: 0,
+      error_code: null,
+      error_message: null,
+      eta_at: null,
+      updated_at: fetchStartedAt,
+    }))
+    .where("id", "=", pull.id)
+    .returning("attempts")
+    .executeTakeFirstOrThrow()
+    .then((row) => row.attempts);
+  // Counted on the pull, not the job: a pull re-queued by recovery still gives up after MAX_PULL_ATTEMPTS.
+  const finalAttempt = options.finalAttempt === true || attempts >= MAX_PULL_ATTEMPTS;
+
+  const writer = progressWriter(db, pull.id);
+  const takenBy = pull.requested_by_id && pull.requested_by_email ? { id: pull.requested_by_id, email: pull.requested_by_email } : null;
+  try {
+    const { source, client } = await createReportSource(db, pull.game_id, options.clientOverrides);
+    const report = (p: FetchProgress, force = false) => {
+      const stats = client.stats();
+      const elapsedMs = performance.now() - started;
+      const remaining = Math.max(0, p.pagesEstimated - p.pagesFetched);
+      const etaMs = p.pagesFetched > 0 ? Math.round((elapsedMs / p.pagesFetched) * remaining) : null;
+      const progress: PullProgress = {
+        ...p,
+        pullId: pull.id,
+        rateLimited: stats.rateLimited,
+        retries: stats.retries,
+        requests: stats.attempts,
+        elapsedMs,
+        etaMs,
+      };
+      options.onProgress?.(progress);
+      writer.update(progress, force);
+    };
+    const fetched = await fetchWindow(source, window, {
+      signal: options.signal,
+      onPage: options.onPage,
+      onProgress: (p) => report(p),
+    });
+    report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
+    const checks = completenessChecks(fetched);
+    const failed = checks.filter((c) => !c.ok);
+    if (failed.length > 0) {
+      throw new SnapshotIncompleteError(
+        `the report does not add up: ${failed.map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`).join("; ")}`,
+      );
+    }
+    report({ ...lastProgress(fetched), phase: "publishing" }, true);
+    await writer.flush();
+    const stats = client.stats();
+    const published = await publishSnapshot(db, {
+      snapshotId: randomUUID(),
+      pullId: pull.id,
+      gameId: pull.game_id,
+      window,
+      fetched,
+      checks,
+      takenBy,
+      fetchStartedAt,
+      fetchFinishedAt: new Date(),
+      stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
+      durationMs: performance.now() - started,
+    });
+    log.info("snapshot published", {
+      game: pull.game_id,
+      snapshot: published.snapshotId,
+      version: published.version,
+      pages: fetched.pages.length,
+      drift: published.driftStatus,
+    });
+    return summarizeSnapshot(db, published.snapshotId);
+  } catch (error) {
+    await writer.flush();
+    const { code, message, final } = classify(error);
+    const last = finalAttempt || final;
+    if (last) await failPull(db, pull.id, code, message);
+    else {
+      await db
+        .updateTable("snapshot_pull")
+        .set({ status: "retrying", error_code: code, error_message: message.slice(0, 500), updated_at: new Date(), eta_at: null, phase: "waiting to retry" })
+        .where("id", "=", pull.id)
+        .where("status", "!=", "complete")
+        .execute();
+    }
+    if (last) {
+      await recordAudit(db, {
+        actor: takenBy,
+        action: "snapshot.pull",
+        gameId: pull.game_id,
+        target: pull.id,
+        outcome: "failed",
+        detail: { code, window: { start: formatInstant(window.startMs), end: formatInstant(window.endMs) } },
+      });
+    }
+    throw new PullFailedError(message, code, last, { cause: error });
+  }
+}
+
+function lastProgress(fetched: { pages: PageRecord[]; recipients: { periods: unknown[]; reversals: unknown[] }[]; subWindows: unknown[] }): FetchProgress {
+  return {
+    phase: "",
+    pagesFetched: fetched.pages.length,
+    pagesEstimated: fetched.pages.length,
+    recipientsFetched: fetched.recipients.length,
+    recipientsTotal: fetched.recipients.length,
+    linesFetched: fetched.recipients.reduce((n, r) => n + r.periods.length, 0),
+    reversalsFetched: fetched.recipients.reduce((n, r) => n + r.reversals.length, 0),
+    subWindows: fetched.subWindows.length,
+  };
+}
+
+/** The summary of a published snapshot (what the CLI prints). */
+export async function summarizeSnapshot(db: Db, snapshotId: string): Promise<PullSummary> {
+  const s = await db.selectFrom("snapshot").selectAll().where("id", "=", snapshotId).executeTakeFirstOrThrow();
+  const parts = await db
+    .selectFrom("snapshot_sub_window")
+    .select(["scope", "recipient_player_id", "window_start", "window_end", "reason"])
+    .where("snapshot_id", "=", snapshotId)
+    .orderBy("seq")
+    .execute();
+  return {
+    pullId: s.pull_id,
+    snapshotId: s.id,
+    version: s.version,
+    gameId: s.game_id,
+    window: { start: formatInstant(s.window_start), end: formatInstant(s.window_end) },
+    windowClosed: s.window_closed,
+    builtFrom: s.built_from,
+    totals: {
+      renewalsSettled: s.renewals_settled,
+      settledGrossUsd: s.settled_gross_usd,
+      grossAttributedUsd: s.gross_attributed_usd,
+      reversedAttributedUsd: s.reversed_attributed_usd,
+      netAttributedUsd: s.net_attributed_usd,
+      refundEventsInWindow: s.refund_events_in_window,
+      recipientCount: s.recipient_count,
+    },
+    recipients: s.recipient_count,
+    lines: s.line_count,
+    reversals: s.reversal_count,
+    refundEvents: s.refund_event_count,
+    pages: s.page_count,
+    requests: s.request_count,
+    subWindows: parts.map((p) => ({
+      scope: p.scope,
+      recipientPlayerId: p.recipient_player_id === null ? null : Number(p.recipient_player_id),
+      start: formatInstant(p.window_start),
+      end: formatInstant(p.window_end),
+      reason: p.reason,
+    })),
+    rateLimited: s.rate_limited,
+    retries: s.retries,
+    durationMs: s.duration_ms,
+    drift: { status: s.drift_status, differences: s.drift_count, comparedTo: s.compared_to_snapshot_id },
+  };
+}
+
+/**
+ * Takes a snapshot in this process, through the same pull as the background job (the CLI, benches and tests): claims
+ * the window (or adopts an abandoned pull of it) and runs it to publication.
+ */
+export async function takeSnapshotNow(db: Db, request: SnapshotRequest, options: RunPullOptions = {}): Promise<PullSummary> {
+  const claimed = await claimPull(db, request);
+  if (claimed.existing) {
+    const active = await activePull(db, request.gameId, request.window);
+    if (active && !(await isLockFree(db, request.gameId, request.window))) {
+      throw new PullBusyError(`A pull of this window is already running (pull ${active.id}).`);
+    }
+  }
+  return runPull(db, claimed.pullId, { finalAttempt: true, ...options });
+}
+
+/** Re-queues pulls abandoned by a dead worker (run every minute by the recovery job). Returns the pulls re-queued. */
+export async function recoverPulls(db: Db, now = Date.now()): Promise<string[]> {
+  const stale = await db
+    .selectFrom("snapshot_pull")
+    .select(["id", "game_id", "window_start", "window_end", "heartbeat_at", "updated_at", "status"])
+    .where("status", "in", ["queued", "running", "retrying"])
+    .where((eb) => eb(eb.fn.coalesce("heartbeat_at", "updated_at"), "<", new Date(now - ORPHAN_AFTER_MS)))
+    .execute();
+  const requeued: string[] = [];
+  for (const pull of stale) {
+    // A queued or retrying pull normally has a job waiting; one whose job is gone shows no activity either.
+    if (!(await isLockFree(db, pull.game_id, windowOf(pull)))) continue;
+    await queuePull(db, pull.id);
+    await db.updateTable("snapshot_pull").set({ heartbeat_at: new Date(now) }).where("id", "=", pull.id).execute();
+    requeued.push(pull.id);
+  }
+  if (requeued.length > 0) log.info("snapshot pulls re-queued", { pulls: requeued });
+  return requeued;
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { describeEffect, refusalLabel } from "./describe";
+
+describe("describeEffect", () => {
+  it("names a month window by its month and says whether a re-pull was queued", () => {
+    const base = { staleWindows: [{ start: "2026-05-01T00:00:00Z", end: "2026-06-01T00:00:00Z" }], kind: "staleness" };
+    expect(describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: false } })).toBe(
+      "Marked 2026-05 stale; auto-refresh is off",
+    );
+    expect(describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: true, repulls: [{ pullId: "p" }] } })).toBe(
+      "Marked 2026-05 stale; re-pull queued",
+    );
+    expect(describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: true, repullDue: true } })).toBe(
+      "Marked 2026-05 stale; re-pull not queued yet",
+    );
+  });
+
+  it("shows other windows by their bounds, December included", () => {
+    const effect = {
+      kind: "staleness",
+      staleWindows: [
+        { start: "2026-12-01T00:00:00Z", end: "2027-01-01T00:00:00Z" },
+        { start: "2026-12-01T00:00:00Z", end: "2026-12-16T00:00:00Z" },
+      ],
+      autoRefresh: true,
+    };
+    expect(describeEffect({ status: "processed", lastError: null, effect })).toBe("Marked 2026-12, 2026-12-01 – 2026-12-16 stale");
+  });
+
+  it("covers the other outcomes", () => {
+    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "staleness", staleWindows: [] } })).toBe(
+      "No snapshot covers this time; nothing to mark",
+    );
+    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "cancellation", accessUntil: "2026-06-30T00:00:00Z" } })).toBe(
+      "Canceled; access until 2026-06-30T00:00:00Z",
+    );
+    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "stored" } })).toBe("Stored");
+    expect(describeEffect({ status: "failed", lastError: "boom", effect: null })).toBe("Failed: boom");
+    expect(describeEffect({ status: "pending", lastError: null, effect: null })).toBe("Waiting to be processed");
+    expect(refusalLabel("timestamp_too_old")).toBe("Signed more than 5 minutes ago");
+    expect(refusalLabel("something_new")).toBe("something_new");
+  });
+});

@@ -1,0 +1,82 @@
+/** Words for what the receiver and the processing job record, shared by the event log and its tests. Pure. */
+
+type Tone = "neutral" | "info" | "success" | "warning" | "danger";
+
+export const WEBHOOK_EVENT_STATUSES = ["pending", "processed", "failed", "unprocessable"] as const;
+
+export const EVENT_STATUS_LABELS: Record<string, { label: string; tone: Tone }> = {
+  pending: { label: "Queued", tone: "info" },
+  processed: { label: "Processed", tone: "success" },
+  failed: { label: "Failed", tone: "danger" },
+  unprocessable: { label: "Unreadable data", tone: "warning" },
+};
+
+export const REFUSAL_LABELS: Record<string, string> = {
+  signature_missing: "No signature header",
+  signature_malformed: "Malformed signature header",
+  signature_mismatch: "Signature does not match a signing secret",
+  no_secret_configured: "No signing secret configured for the game",
+  timestamp_too_old: "Signed more than 5 minutes ago",
+  timestamp_in_future: "Signed more than 5 minutes in the future",
+  unknown_game: "Unknown game",
+  body_too_large: "Body over 1 MB",
+  body_not_utf8: "Body is not UTF-8",
+  body_not_json: "Body is not JSON",
+  envelope_invalid: "Not an event envelope",
+  tenant_mismatch: "Event of another game",
+  idempotency_key_missing: "No idempotency key header",
+  idempotency_key_malformed: "Malformed idempotency key header",
+};
+
+/** Event types the service documents; others still show, under their own name. */
+export const KNOWN_EVENT_TYPES = [
+  "subscription.refunded",
+  "subscription.renewed",
+  "subscription.canceled",
+  "purchase.completed",
+  "purchase.failed",
+  "purchase.refunded",
+  "purchase.disputed",
+  "purchase.fraud_warning",
+] as const;
+
+export function refusalLabel(reason: string): string {
+  return REFUSAL_LABELS[reason] ?? reason;
+}
+
+type WindowText = { start?: unknown; end?: unknown };
+
+function windowLabel(window: WindowText): string {
+  const start = String(window.start ?? "");
+  const end = String(window.end ?? "");
+  // A calendar month reads as the month; any other window as its bounds.
+  if (/^\d{4}-\d{2}-01T00:00:00Z$/.test(start) && /^\d{4}-\d{2}-01T00:00:00Z$/.test(end)) {
+    const [y, m] = start.slice(0, 7).split("-").map(Number) as [number, number];
+    const next = m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, "0")}`;
+    if (end.slice(0, 7) === next) return start.slice(0, 7);
+  }
+  return `${start.replace("T00:00:00Z", "")} – ${end.replace("T00:00:00Z", "")}`;
+}
+
+/** One line saying what an event did (or why it did not). */
+export function describeEffect(input: { status: string; effect: Record<string, unknown> | null; lastError: string | null }): string {
+  const { status, effect, lastError } = input;
+  if (status === "pending") return lastError ? `Waiting to be tried again: ${lastError}` : "Waiting to be processed";
+  if (status === "failed") return `Failed: ${lastError ?? "unknown error"}`;
+  if (status === "unprocessable") return "Stored; its data did not match the documented fields, so nothing was changed";
+  if (!effect) return "Processed";
+  switch (effect.kind) {
+    case "staleness": {
+      const windows = Array.isArray(effect.staleWindows) ? (effect.staleWindows as WindowText[]) : [];
+      if (windows.length === 0) return typeof effect.note === "string" ? effect.note : "No snapshot covers this time; nothing to mark";
+      const marked = `Marked ${windows.map(windowLabel).join(", ")} stale`;
+      if (effect.repullDue === true) return `${marked}; re-pull not queued yet`;
+      if (Array.isArray(effect.repulls) && effect.repulls.length > 0) return `${marked}; re-pull queued`;
+      return effect.autoRefresh ? marked : `${marked}; auto-refresh is off`;
+    }
+    case "cancellation":
+      return typeof effect.accessUntil === "string" ? `Canceled; access until ${effect.accessUntil}` : "Canceled";
+    default:
+      return "Stored";
+  }
+}

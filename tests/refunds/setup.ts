@@ -1,0 +1,171 @@
+import type { ScenarioInput } from "@/emulator/scenario/schema";
+import { startEmulator, type RunningEmulator } from "@/emulator/server";
+import { saveGame } from "@/lib/games/games";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { signInAs } from "../support/users";
+import type { Role } from "@/lib/auth/roles";
+
+/**
+ * One emulator and one database per test file: a small hand-checked game whose subscriptions each serve one test,
+ * registered in Payout Desk as a sandbox game with pacing off.
+ */
+export const GAME_ID = "g-refunds";
+export const GAME_SECRET = "gs_refunds_test_secret";
+
+export const PLAYER = { id: 1, email: "alice@refunds.test" };
+export const RECIPIENT_ID = 2;
+
+/** Subscriptions by purpose; every one is alice's, card-funded, 3 paid monthly periods, bob 20%, unless noted. */
+export const SUBS = {
+  basic: "SUB_1767225600_BASIC001",
+  dropped: "SUB_1767225600_DROPPED1",
+  concurrent: "SUB_1767225600_CONCUR01",
+  crash: "SUB_1767225600_CRASH001",
+  crashLanded: "SUB_1767225600_CRASH002",
+  exceeds: "SUB_1767225600_EXCEED01",
+  limit: "SUB_1767225600_LIMIT001",
+  attention: "SUB_1767225600_ATTN0001",
+  changed: "SUB_1767225600_CHANGED1",
+  unavailable: "SUB_1767225600_UNAVAIL1",
+  /** pcstore: period 1 charged through the pcstore, period 2 covered by the wallet. */
+  pcstore: "SUB_1767225600_PCSTORE1",
+  /** For cancel and changes. */
+  cancelEnd: "SUB_1767225600_CANCEL01",
+  cancelNow: "SUB_1767225600_CANCEL02",
+  canceled: "SUB_1767225600_CANCEL03",
+  price: "SUB_1767225600_PRICE001",
+  card: "SUB_1767225600_CARD0001",
+  walletOnly: "SUB_1767225600_WALLET01",
+} as const;
+
+/** Period ids: subscription index × 10 + period_seq, so a test can name them. */
+export function periodIdOf(subscriptionId: string, seq: number): number {
+  const index = Object.values(SUBS).indexOf(subscriptionId as (typeof SUBS)[keyof typeof SUBS]);
+  if (index < 0) throw new Error(`unknown subscription ${subscriptionId}`);
+  return (index + 1) * 10 + seq;
+}
+
+const CLOCK = "2026-11-20T12:00:00Z";
+const MONTHS = ["2026-08-15T00:00:00Z", "2026-09-15T00:00:00Z", "2026-10-15T00:00:00Z", "2026-11-15T00:00:00Z"];
+
+function paidPeriods(subscriptionId: string, count: number, extra: Record<number, object> = {}) {
+  return Array.from({ length: count }, (_, i) => ({
+    period_id: periodIdOf(subscriptionId, i + 1),
+    period_seq: i + 1,
+    status: "paid" as const,
+    period_start: MONTHS[i] as string,
+    period_end: MONTHS[i + 1] as string,
+    paid_at: MONTHS[i] as string,
+    ...(extra[i + 1] ?? {}),
+  }));
+}
+
+export function refundScenario(): ScenarioInput {
+  const cardSub = (subscriptionId: string, amount: string, overrides: Record<string, unknown> = {}) => ({
+    game_id: GAME_ID,
+    subscription_id: subscriptionId,
+    player_id: PLAYER.id,
+    item_id: "gold",
+    item_name: "Gold Pass",
+    amount_usd: amount,
+    created_at: "2026-08-15T00:00:00Z",
+    status: "active" as const,
+    card_id: 11,
+    revenue_share: { recipient_player_id: RECIPIENT_ID, percent: "20.00" },
+    periods: paidPeriods(subscriptionId, 3),
+    ...overrides,
+  });
+  return {
+    clock: CLOCK,
+    games: [{ game_id: GAME_ID, name: "Refund Test Game", status: "testing", secret: GAME_SECRET, fee_percent: "10.00" }],
+    players: [
+      { game_id: GAME_ID, player_id: PLAYER.id, email: PLAYER.email, name: "Alice", identity_id: "idn_a", date_joined: "2026-01-01T00:00:00Z", balance_coins: "100.00" },
+      { game_id: GAME_ID, player_id: RECIPIENT_ID, email: "bob@refunds.test", name: "Bob", identity_id: "idn_b", date_joined: "2026-01-01T00:00:00Z" },
+    ],
+    cards: [
+      { game_id: GAME_ID, player_id: PLAYER.id, card_id: 11, last_four: "4242", brand: "visa", exp_month: 12, exp_year: 2030, created_at: "2026-01-01T00:00:00Z" },
+      { game_id: GAME_ID, player_id: PLAYER.id, card_id: 12, last_four: "1881", brand: "mastercard", exp_month: 3, exp_year: 2029, created_at: "2026-02-01T00:00:00Z" },
+    ],
+    subscriptions: [
+      cardSub(SUBS.basic, "10.00"),
+      cardSub(SUBS.dropped, "10.00"),
+      cardSub(SUBS.concurrent, "20.00"),
+      cardSub(SUBS.crash, "30.00"),
+      cardSub(SUBS.crashLanded, "30.00"),
+      cardSub(SUBS.exceeds, "12.00"),
+      cardSub(SUBS.limit, "40.00"),
+      cardSub(SUBS.attention, "10.00"),
+      cardSub(SUBS.changed, "10.00"),
+      cardSub(SUBS.unavailable, "10.00"),
+      cardSub(SUBS.pcstore, "8.00", {
+        funding_rail: "pcstore",
+        card_id: null,
+        periods: paidPeriods(SUBS.pcstore, 2, { 2: { funding: { balance_applied_coins: "80.00" } } }),
+      }),
+      cardSub(SUBS.cancelEnd, "10.00"),
+      cardSub(SUBS.cancelNow, "10.00"),
+      cardSub(SUBS.canceled, "10.00", {
+        status: "canceled",
+        periods: paidPeriods(SUBS.canceled, 1),
+        canceled_at: "2026-09-01T00:00:00Z",
+        ended_at: "2026-09-01T00:00:00Z",
+      }),
+      cardSub(SUBS.price, "10.00"),
+      cardSub(SUBS.card, "10.00"),
+      cardSub(SUBS.walletOnly, "5.00", { card_id: null, wallet_only: true, revenue_share: null }),
+    ],
+  };
+}
+
+export type RefundTestContext = {
+  t: TestDatabase;
+  emulator: RunningEmulator;
+  sessions: Record<Role, string[]>;
+  admin(path: string, body?: unknown, method?: string): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+};
+
+export async function startRefundTest(): Promise<RefundTestContext> {
+  const t = await createTestDatabase();
+  useTestEnv(t);
+  const emulator = await startEmulator({ port: 0, scenario: refundScenario(), rateLimits: "off" });
+  await saveGame(
+    t.db,
+    { id: GAME_ID, name: "Refund Test Game", environment: "sandbox", baseUrl: emulator.url, secret: GAME_SECRET, webhookSecrets: [] },
+    { replace: false },
+  );
+  await t.db.updateTable("game").set({ settings: JSON.stringify({ pacing: "off" }) }).where("id", "=", GAME_ID).execute();
+  const sessions = {} as Record<Role, string[]>;
+  for (const role of ["viewer", "support", "finance", "admin"] as const) sessions[role] = await signInAs(t.db, role);
+  return {
+    t,
+    emulator,
+    sessions,
+    async admin(path, body, method) {
+      const response = await fetch(`${emulator.url}/__emulator${path}`, {
+        method: method ?? (body === undefined ? "GET" : "POST"),
+        headers: { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    async close() {
+      await emulator.close();
+      await t.drop();
+    },
+  };
+}
+
+/** Refund events the emulator recorded on a period. */
+export function refundEvents(emulator: RunningEmulator, subscriptionId: string, seq: number) {
+  const sub = emulator.ledger().subscriptions.get(subscriptionId);
+  const period = sub?.periods.find((p) => p.periodSeq === seq);
+  if (!period) throw new Error(`no period ${seq} on ${subscriptionId}`);
+  return period.refunds;
+}
+
+export function form(values: Record<string, string | number>): FormData {
+  const data = new FormData();
+  for (const [key, value] of Object.entries(values)) data.set(key, String(value));
+  return data;
+}

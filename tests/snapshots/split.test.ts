@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getSnapshot, listSubWindows } from "@/db/queries/snapshots";
+import { sumMoney } from "@/lib/money";
+import { takeSnapshotNow } from "@/lib/snapshots/pull";
+import { serviceClientForGame } from "@/lib/service/for-game";
+import type { AttributionTotals } from "@/lib/service/schemas";
+import { parseWindow, windowToQuery } from "@/lib/time";
+import { buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
+
+/**
+ * A window over the report's cap ("at most 20,000 settled renewals ... per report") answers WINDOW_TOO_LARGE; the
+ * snapshot reads it as adjacent sub-windows and merges them.
+ */
+
+const WINDOW = parseWindow("2026-01-01", "2026-03-01");
+let env: SnapshotTestEnv;
+
+beforeAll(async () => {
+  env = await startSnapshotEnv(
+    buildScenario({
+      recipients: 205,
+      renewalsPerRecipient: 100,
+      reversals: 400,
+      // Three days: periods settled just before a sub-window boundary are refunded after it.
+      refundDelayMs: 3 * 86_400_000,
+      start: "2026-01-01T00:00:00Z",
+      end: "2026-02-25T00:00:00Z",
+    }),
+  );
+});
+afterAll(async () => env?.close());
+
+const ADDITIVE_AMOUNTS = [
+  "settled_gross_usd",
+  "invo_fee_usd",
+  "partner_revenue_settled_usd",
+  "partner_revenue_reversed_usd",
+  "partner_revenue_usd",
+  "gross_attributed_usd",
+  "reversed_attributed_usd",
+  "net_attributed_usd",
+] as const;
+
+describe("a window over the renewal cap", () => {
+  it("is split into sub-windows whose additive totals sum to the merged snapshot's", async () => {
+    const summary = await takeSnapshotNow(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" });
+    expect(summary.builtFrom).toBe("split");
+    expect(summary.totals.renewalsSettled).toBe(20_500);
+    expect(summary.recipients).toBe(205);
+    expect(summary.lines).toBe(20_500);
+
+    const parts = (await listSubWindows(env.db, { gameId: GAME_ID, snapshotId: summary.snapshotId })).filter((p) => p.scope === "window");
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    expect(parts.every((p) => p.reason === "window_too_large")).toBe(true);
+    expect(parts[0]?.window.startMs).toBe(WINDOW.startMs);
+    expect(parts.at(-1)?.window.endMs).toBe(WINDOW.endMs);
+
+    // Each part read on its own, straight from the service.
+    const client = await serviceClientForGame(env.db, GAME_ID);
+    const totals: AttributionTotals[] = [];
+    for (const part of parts) totals.push((await client.getAttributionReport({ ...windowToQuery(part.window), limit: 1 })).totals);
+
+    const snapshot = await getSnapshot(env.db, { gameId: GAME_ID, snapshotId: summary.snapshotId });
+    if (!snapshot) throw new Error("snapshot missing");
+    const merged: Record<string, string> = {
+      settled_gross_usd: snapshot.totals.settledGrossUsd,
+      invo_fee_usd: snapshot.totals.invoFeeUsd,
+      partner_revenue_settled_usd: snapshot.totals.partnerRevenueSettledUsd,
+      partner_revenue_reversed_usd: snapshot.totals.partnerRevenueReversedUsd,
+      partner_revenue_usd: snapshot.totals.partnerRevenueUsd,
+      gross_attributed_usd: snapshot.totals.grossAttributedUsd,
+      reversed_attributed_usd: snapshot.totals.reversedAttributedUsd,
+      net_attributed_usd: snapshot.totals.netAttributedUsd,
+    };
+    for (const key of ADDITIVE_AMOUNTS) {
+      expect(sumMoney(totals.map((t) => t[key])).toFixed(2), key).toBe(merged[key]);
+    }
+    expect(totals.reduce((n, t) => n + t.renewals_settled, 0)).toBe(snapshot.totals.renewalsSettled);
+    expect(totals.reduce((n, t) => n + t.refund_events_in_window, 0)).toBe(snapshot.totals.refundEventsInWindow);
+    expect(totals.reduce((n, t) => n + t.renewals_with_attribution, 0)).toBe(snapshot.totals.renewalsWithAttribution);
+    // 20,500 renewals at 10.00: gross 205,000.00; 20% of 9.00 each.
+    expect(snapshot.totals.settledGrossUsd).toBe("205000.00");
+    expect(snapshot.totals.grossAttributedUsd).toBe("36900.00");
+
+    // Not additive: a period settled in one part and refunded in the next nets to zero in the whole window only.
+    const perParts = totals.reduce((n, t) => n + t.renewals_settled_then_fully_reversed, 0);
+    // Every reversed period is refunded in full inside the window (three days after settling, before its end).
+    expect(snapshot.totals.refundEventsInWindow).toBeGreaterThan(350);
+    expect(snapshot.totals.renewalsSettledThenFullyReversed).toBe(snapshot.totals.refundEventsInWindow);
+    expect(perParts).toBeLessThan(snapshot.totals.renewalsSettledThenFullyReversed);
+    // Recipients appear in several parts but once in the snapshot.
+    expect(totals.reduce((n, t) => n + t.recipient_count, 0)).toBeGreaterThan(snapshot.totals.recipientCount);
+    expect(snapshot.checks.every((c) => c.ok)).toBe(true);
+  });
+});

@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { listSubscriptionEvents, listWebhookEvents } from "../../db/queries/webhooks";
+import { stopBoss } from "../../lib/jobs/queue";
+import { formatWindow, monthWindow, parseInstant, type TimeWindow } from "../../lib/time";
+import { processWebhookEvent } from "../../lib/webhooks/process-event";
+import { scheduleSnapshotPulls } from "../../lib/webhooks/scheduled-pulls";
+import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
+import { sweepWebhookEvents } from "../../lib/webhooks/sweep";
+import { updateGameAutomation } from "../../db/queries/webhooks";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { addGame, deliver, envelope, refundedData, type RouteHandler } from "./support";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+
+let t: TestDatabase;
+let POST: RouteHandler;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+  ({ POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler });
+});
+
+afterAll(async () => {
+  await stopBoss();
+  await t?.drop();
+});
+
+/** A SnapshotLink that records what it is asked and reports one stale window: the month holding the instant. */
+function recordingLink(options: { failPulls?: number } = {}) {
+  const marks: { gameId: string; instant: string; reason: string; detail: Record<string, unknown> }[] = [];
+  const pulls: { gameId: string; window: string; via: string }[] = [];
+  let failures = options.failPulls ?? 0;
+  const link: SnapshotLink = {
+    async markStale(_db, input) {
+      marks.push({ gameId: input.gameId, instant: input.instant.toISOString(), reason: input.reason, detail: input.detail });
+      return [monthWindow(input.instant.toISOString().slice(0, 7))];
+    },
+    async requestPull(_db, input) {
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error("queue unavailable");
+      }
+      pulls.push({ gameId: input.gameId, window: formatWindow(input.window), via: input.via });
+      return `pull-${pulls.length}`;
+    },
+  };
+  return { link, marks, pulls };
+}
+
+async function store(gameId: string, body: string): Promise<string> {
+  const result = await deliver(POST, { gameId, body });
+  expect(result).toMatchObject({ status: 200, body: { status: "accepted" } });
+  return result.body.id as string;
+}
+
+async function row(id: string) {
+  return t.db.selectFrom("webhook_event").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+}
+
+describe("processing stored events", () => {
+  it("subscription.refunded marks the window of the refund stale, once, without a re-pull when auto-refresh is off", async () => {
+    await addGame(t.db, "p1");
+    const id = await store("p1", envelope({ gameId: "p1", type: "subscription.refunded", createdAt: "2026-05-31T23:59:59Z", data: refundedData() }));
+    const { link, marks, pulls } = recordingLink();
+    expect(await processWebhookEvent(t.db, id, link)).toBe("processed");
+    expect(await processWebhookEvent(t.db, id, link)).toBe("already-done");
+    expect(marks).toEqual([
+      {
+        gameId: "p1",
+        instant: "2026-05-31T23:59:59.000Z",
+        reason: "subscription.refunded SUB_1767225600_AAAA0002",
+        detail: expect.objectContaining({ subscriptionId: "SUB_1767225600_AAAA0002", periodSeq: 4 }),
+      },
+    ]);
+    expect(pulls).toEqual([]);
+    const stored = await row(id);
+    expect(stored.status).toBe("processed");
+    expect(stored.effect).toMatchObject({
+      kind: "staleness",
+      instant: "2026-05-31T23:59:59Z",
+      staleWindows: [{ start: "2026-05-01T00:00:00Z", end: "2026-06-01T00:00:00Z" }],
+      autoRefresh: false,
+      repullDue: false,
+      clientRequestId: "pd-refund-1",
+    });
+  });
+
+  it("places a refund by its refunded_at when the event carries one", async () => {
+    await addGame(t.db, "p2");
+    const data = refundedData({ refunded_at: "2026-04-30T12:00:00Z" });
+    const id = await store("p2", envelope({ gameId: "p2", type: "subscription.refunded", createdAt: "2026-05-01T00:00:01Z", data }));
+    const { link, marks } = recordingLink();
+    await processWebhookEvent(t.db, id, link);
+    expect(marks[0]?.instant).toBe("2026-04-30T12:00:00.000Z");
+  });
+
+  it("with auto-refresh on, queues one re-pull per stale window, after the commit, and records it", async () => {
+    await addGame(t.db, "p3");
+    await updateGameAutomation(t.db, "p3", { autoRefresh: true, pullPreviousMonth: true, pullCurrentMonthDaily: true });
+    const data = { subscription_id: "SUB_1767225600_AAAA0002", period_seq: 5, paid_at: "2026-06-10T00:00:00Z" };
+    const id = await store("p3", envelope({ gameId: "p3", type: "subscription.renewed", createdAt: "2026-06-10T00:00:00Z", data }));
+    const { link, pulls } = recordingLink();
+    await processWebhookEvent(t.db, id, link);
+    await processWebhookEvent(t.db, id, link);
+    expect(pulls).toEqual([{ gameId: "p3", window: "[2026-06-01T00:00:00Z, 2026-07-01T00:00:00Z)", via: "webhook" }]);
+    expect((await row(id)).effect).toMatchObject({
+      repullDue: false,
+      repulls: [{ start: "2026-06-01T00:00:00Z", end: "2026-07-01T00:00:00Z", pullId: "pull-1" }],
+    });
+  });
+
+  it("a re-pull that cannot be queued is owed, and the next run (or the sweep) queues it", async () => {
+    await addGame(t.db, "p4");
+    await updateGameAutomation(t.db, "p4", { autoRefresh: true, pullPreviousMonth: false, pullCurrentMonthDaily: false });
+    const id = await store("p4", envelope({ gameId: "p4", type: "subscription.refunded", data: refundedData() }));
+    const { link, pulls, marks } = recordingLink({ failPulls: 1 });
+    await expect(processWebhookEvent(t.db, id, link)).rejects.toThrow("queue unavailable");
+    expect((await row(id))).toMatchObject({ status: "processed", effect: expect.objectContaining({ repullDue: true }) });
+
+    const queued: string[] = [];
+    await sweepWebhookEvents({ nowMs: Date.now() + 10 * 60_000, queue: async (eventId) => void queued.push(eventId) });
+    expect(queued).toContain(id);
+
+    expect(await processWebhookEvent(t.db, id, link)).toBe("already-done");
+    expect(marks).toHaveLength(1);
+    expect(pulls).toHaveLength(1);
+    expect((await row(id)).effect).toMatchObject({ repullDue: false });
+  });
+
+  it("subscription.canceled changes nothing and shows on the subscription's event list", async () => {
+    await addGame(t.db, "p5");
+    const data = { subscription_id: "SUB_1767225600_CCCC0001", access_until: "2026-06-30T00:00:00Z", cancel_at_period_end: true, reason: "too pricey" };
+    const id = await store("p5", envelope({ gameId: "p5", type: "subscription.canceled", data }));
+    const { link, marks } = recordingLink();
+    await processWebhookEvent(t.db, id, link);
+    expect(marks).toEqual([]);
+    expect((await row(id)).effect).toEqual({ kind: "cancellation", accessUntil: "2026-06-30T00:00:00Z", cancelAtPeriodEnd: true });
+
+    const events = await listSubscriptionEvents(t.db, "p5", "SUB_1767225600_CCCC0001");
+    expect(events).toEqual([
+      expect.objectContaining({ eventType: "subscription.canceled", status: "processed", data: expect.objectContaining({ access_until: "2026-06-30T00:00:00Z", reason: "too pricey" }) }),
+    ]);
+    expect(await listSubscriptionEvents(t.db, "p1", "SUB_1767225600_CCCC0001")).toEqual([]);
+  });
+
+  it("unknown types are stored and marked processed without effect", async () => {
+    await addGame(t.db, "p6");
+    const id = await store("p6", envelope({ gameId: "p6", type: "purchase.completed", data: { order_id: "ord_1", usd_amount: "4.99" } }));
+    const { link, marks } = recordingLink();
+    expect(await processWebhookEvent(t.db, id, link)).toBe("processed");
+    expect(marks).toEqual([]);
+    const listed = await listWebhookEvents(t.db, { gameId: "p6", filter: { eventType: "purchase.completed" }, sort: "received_at", dir: "desc", limit: 10, offset: 0 });
+    expect(listed.rows.map((r) => [r.eventType, r.status])).toEqual([["purchase.completed", "processed"]]);
+  });
+
+  it("a failing effect is retried and, after the last try, shown as failed", async () => {
+    await addGame(t.db, "p7");
+    const id = await store("p7", envelope({ gameId: "p7", type: "subscription.refunded", data: refundedData() }));
+    const failing: SnapshotLink = {
+      markStale: async () => {
+        throw new Error("snapshots table locked");
+      },
+      requestPull: async () => "never",
+    };
+    const { recordWebhookEventFailure } = await import("../../db/queries/webhooks");
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await expect(processWebhookEvent(t.db, id, failing)).rejects.toThrow("snapshots table locked");
+      await recordWebhookEventFailure(t.db, id, { error: "snapshots table locked", maxAttempts: 3 });
+    }
+    expect(await row(id)).toMatchObject({ status: "failed", attempts: 3, last_error: "snapshots table locked" });
+    // Nothing was half-applied, and a failed event is not queued again by the sweep.
+    const queued: string[] = [];
+    await sweepWebhookEvents({ nowMs: Date.now() + 10 * 60_000, queue: async (eventId) => void queued.push(eventId) });
+    expect(queued).not.toContain(id);
+  });
+});
+
+describe("filters of the event log", () => {
+  it("filters by type, subscription prefix and event time", async () => {
+    await addGame(t.db, "f1");
+    const times = ["2026-03-01T00:00:00Z", "2026-03-15T00:00:00Z", "2026-04-01T00:00:00Z"];
+    for (const createdAt of times) {
+      await store("f1", envelope({ gameId: "f1", type: "subscription.canceled", createdAt, data: { subscription_id: `SUB_1_${createdAt.slice(5, 7)}`, access_until: null } }));
+    }
+    await store("f1", envelope({ gameId: "f1", type: "purchase.failed", createdAt: times[1], data: { order_id: "o" } }));
+    const list = (filter: Parameters<typeof listWebhookEvents>[1]["filter"]) =>
+      listWebhookEvents(t.db, { gameId: "f1", filter, sort: "occurred_at", dir: "asc", limit: 50, offset: 0 });
+    const march: TimeWindow = monthWindow("2026-03");
+    expect((await list({ fromMs: march.startMs, toMs: march.endMs })).total).toBe(3);
+    expect((await list({ fromMs: march.startMs, toMs: march.endMs, eventType: "subscription.canceled" })).total).toBe(2);
+    expect((await list({ subscription: "SUB_1_04" })).rows.map((r) => r.occurredAt)).toEqual(["2026-04-01T00:00:00.000Z"]);
+    expect((await list({ subscription: "SUB_1_%" })).total).toBe(0);
+    expect((await list({ fromMs: parseInstant("2026-03-15T00:00:00Z") ?? 0 })).total).toBe(3);
+  });
+});
+
+describe("scheduled pulls", () => {
+  it("queues the closed month on the first and the month so far daily, once each, per game", async () => {
+    const fresh = await createTestDatabase();
+    try {
+      await addGame(fresh.db, "s1");
+      await addGame(fresh.db, "s2");
+      await updateGameAutomation(fresh.db, "s2", { autoRefresh: false, pullPreviousMonth: false, pullCurrentMonthDaily: true });
+      const { link, pulls } = recordingLink();
+      const first = parseInstant("2026-12-01T00:07:00Z") as number;
+      const queued = await scheduleSnapshotPulls(fresh.db, { nowMs: first, link });
+      expect(queued.map((q) => [q.gameId, q.kind, q.periodKey])).toEqual([
+        ["s1", "previous_month", "2026-11"],
+        ["s1", "current_month", "2026-12-01"],
+        ["s2", "current_month", "2026-12-01"],
+      ]);
+      expect(pulls.every((p) => p.via === "schedule")).toBe(true);
+
+      // The same hour again, and the next hour: nothing new. The next day: only the daily pulls.
+      expect(await scheduleSnapshotPulls(fresh.db, { nowMs: first, link })).toEqual([]);
+      expect(await scheduleSnapshotPulls(fresh.db, { nowMs: first + 3_600_000, link })).toEqual([]);
+      const nextDay = await scheduleSnapshotPulls(fresh.db, { nowMs: first + 86_400_000, link });
+      expect(nextDay.map((q) => [q.gameId, q.kind, q.periodKey])).toEqual([
+        ["s1", "current_month", "2026-12-02"],
+        ["s2", "current_month", "2026-12-02"],
+      ]);
+      expect(pulls).toHaveLength(5);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it("a pull that could not be queued is tried again on the next run", async () => {
+    const fresh = await createTestDatabase();
+    try {
+      await addGame(fresh.db, "s3");
+      await updateGameAutomation(fresh.db, "s3", { autoRefresh: false, pullPreviousMonth: true, pullCurrentMonthDaily: false });
+      const { link, pulls } = recordingLink({ failPulls: 1 });
+      const at = parseInstant("2026-12-01T01:07:00Z") as number;
+      expect(await scheduleSnapshotPulls(fresh.db, { nowMs: at, link })).toEqual([]);
+      expect((await scheduleSnapshotPulls(fresh.db, { nowMs: at + 3_600_000, link })).map((q) => q.periodKey)).toEqual(["2026-11"]);
+      expect(pulls).toHaveLength(1);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
