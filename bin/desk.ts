@@ -7,6 +7,9 @@ import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from 
 import { recordAudit } from "@/lib/audit";
 import { saveGame } from "@/lib/games/games";
 import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
+import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
+import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
+import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
 import { exportRuntimeEnv, prepareRuntime } from "./runtime";
 
@@ -131,6 +134,42 @@ const COMMANDS: Record<string, Command> = {
       withDb(async (db) =>
         (await listGames(db)).map((g) => ({ id: g.id, name: g.name, environment: g.environment, baseUrl: g.baseUrl, secret: g.secretMask })),
       ),
+  },
+  snapshot: {
+    spec: {
+      usage: "npm run desk -- snapshot --game ID (--month YYYY-MM | --start DATE --end DATE)",
+      description:
+        "Pulls a window's attribution report from the service and publishes it as a new snapshot version, in this process (the app need not run). Progress goes to stderr, a JSON summary to stdout.",
+      options: {
+        game: { type: "string", description: "The game id" },
+        month: { type: "string", description: "A calendar month (UTC), e.g. 2026-03" },
+        start: { type: "string", description: "Window start, inclusive: ISO date or date-time (UTC unless an offset is given)" },
+        end: { type: "string", description: "Window end, exclusive" },
+      },
+      schema: z.object({ game: gameIdSchema }).and(snapshotWindowInputSchema.transform((window) => ({ window }))),
+    },
+    run: (flags: { game: string; window: TimeWindow }) =>
+      withDb(async (db) => {
+        let lastLine = 0;
+        let lastPhase = "";
+        try {
+          return await takeSnapshotNow(
+            db,
+            { gameId: flags.game, window: flags.window, requestedBy: CLI_ACTOR, via: "cli" },
+            {
+              onProgress: (progress) => {
+                if (progress.phase === lastPhase && Date.now() - lastLine < 1_000) return;
+                lastLine = Date.now();
+                lastPhase = progress.phase;
+                process.stderr.write(`snapshot ${formatWindow(flags.window)}: ${formatProgress(progress)}\n`);
+              },
+            },
+          );
+        } catch (error) {
+          if (error instanceof PullFailedError || error instanceof PullBusyError) throw new CliError(error.message);
+          throw error;
+        }
+      }),
   },
 };
 

@@ -31,3 +31,85 @@ export async function listAuditEntries(db: Db, options: { limit: number; gameId?
     outcome: r.outcome,
   }));
 }
+
+export type AuditFilter = {
+  /** Exact action, or a family with a trailing dot ("refund." matches refund.request, refund.call, ...). */
+  action?: string;
+  /** Part of the actor's email; "system" matches entries made by Payout Desk itself. */
+  actor?: string;
+  gameId?: string;
+  /** Part of the target (a subscription id, a game id, a setting key). */
+  target?: string;
+  outcome?: string;
+  idempotencyKey?: string;
+  /** [from, to) */
+  from?: Date;
+  to?: Date;
+};
+
+export type AuditEntry = AuditRow & { actorId: string | null; detail: Record<string, unknown> };
+
+function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** One page of the audit log, newest first, with the number of entries matching the filter. */
+export async function searchAuditEntries(
+  db: Db,
+  filter: AuditFilter,
+  page: { offset: number; limit: number },
+): Promise<{ rows: AuditEntry[]; total: number }> {
+  let query = db.selectFrom("audit_log");
+  if (filter.action) {
+    query = filter.action.endsWith(".")
+      ? query.where("action", "like", `${filter.action.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+      : query.where("action", "=", filter.action);
+  }
+  if (filter.actor) {
+    query = filter.actor === "system" ? query.where("actor_email", "is", null) : query.where("actor_email", "ilike", likeContains(filter.actor));
+  }
+  if (filter.gameId) query = query.where("game_id", "=", filter.gameId);
+  if (filter.target) query = query.where("target", "ilike", likeContains(filter.target));
+  if (filter.outcome) query = query.where("outcome", "=", filter.outcome);
+  if (filter.idempotencyKey) query = query.where("idempotency_key", "=", filter.idempotencyKey);
+  if (filter.from) query = query.where("at", ">=", filter.from);
+  if (filter.to) query = query.where("at", "<", filter.to);
+  const [rows, count] = await Promise.all([
+    query
+      .select(["id", "at", "actor_id", "actor_email", "action", "game_id", "target", "idempotency_key", "outcome", "detail"])
+      .orderBy("id", "desc")
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    total: Number(count.total),
+    rows: rows.map((r) => ({
+      id: r.id,
+      at: r.at,
+      actorId: r.actor_id,
+      actorEmail: r.actor_email,
+      action: r.action,
+      gameId: r.game_id,
+      target: r.target,
+      idempotencyKey: r.idempotency_key,
+      outcome: r.outcome,
+      detail: r.detail ?? {},
+    })),
+  };
+}
+
+/** The values the filters offer: every action, outcome and game seen in the log. */
+export async function listAuditFacets(db: Db): Promise<{ actions: string[]; outcomes: string[]; games: string[] }> {
+  const [actions, outcomes, games] = await Promise.all([
+    db.selectFrom("audit_log").select("action").distinct().orderBy("action").execute(),
+    db.selectFrom("audit_log").select("outcome").distinct().orderBy("outcome").execute(),
+    db.selectFrom("audit_log").select("game_id").distinct().where("game_id", "is not", null).orderBy("game_id").execute(),
+  ]);
+  return {
+    actions: actions.map((r) => r.action),
+    outcomes: outcomes.map((r) => r.outcome),
+    games: games.map((r) => r.game_id).filter((g): g is string => g !== null),
+  };
+}

@@ -46,7 +46,7 @@ export function periodIdOf(subscriptionId: string, seq: number): number {
 }
 
 const CLOCK = "2026-11-20T12:00:00Z";
-const MONTHS = ["2026-08-15T00:00:00Z", "2026-09-15T00:00:00Z", "2026-10-15T00:00:00Z", "2026-11-15T00:00:00Z"];
+const MONTHS = ["2026-08-15T00:00:00Z", "2026-09-15T00:00:00Z", "2026-10-15T00:00:00Z", "2026-11-15T00:00:00Z", "2026-12-15T00:00:00Z"];
 
 function paidPeriods(subscriptionId: string, count: number, extra: Record<number, object> = {}) {
   return Array.from({ length: count }, (_, i) => ({
@@ -102,7 +102,8 @@ export function refundScenario(): ScenarioInput {
         card_id: null,
         periods: paidPeriods(SUBS.pcstore, 2, { 2: { funding: { balance_applied_coins: "80.00" } } }),
       }),
-      cardSub(SUBS.cancelEnd, "10.00"),
+      // Paid through 2026-12-15, after the clock: a cancel at period end keeps it live until then.
+      cardSub(SUBS.cancelEnd, "10.00", { periods: paidPeriods(SUBS.cancelEnd, 4) }),
       cardSub(SUBS.cancelNow, "10.00"),
       cardSub(SUBS.canceled, "10.00", {
         status: "canceled",

@@ -1,52 +1,166 @@
 import type { Metadata } from "next";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { Banner } from "@/app/_components/ui/banner";
+import { Button } from "@/app/_components/ui/button";
+import { buttonClassName } from "@/app/_components/ui/button-styles";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { PageHeader } from "@/app/_components/ui/page-header";
+import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
 import { getDb } from "@/db";
-import { listAuditEntries } from "@/db/queries/audit";
+import { listAuditFacets, searchAuditEntries } from "@/db/queries/audit";
 import { requirePageRole } from "@/lib/auth/session";
+import { Pager } from "../subscriptions/_components/pager";
+import { AUDIT_PAGE_SIZE, auditHref, parseAuditFilter } from "./filters";
 
 export const metadata: Metadata = { title: "Audit log" };
 
-export default async function AuditPage() {
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+function actionFamilies(actions: string[]): string[] {
+  return [...new Set(actions.filter((a) => a.includes(".")).map((a) => `${a.split(".")[0]}.`))];
+}
+
+export default async function AuditPage({ searchParams }: Props) {
   await requirePageRole("viewer");
-  const entries = await listAuditEntries(getDb(), { limit: 200 });
+  const db = getDb();
+  const filter = parseAuditFilter(await searchParams);
+  const offset = (filter.page - 1) * AUDIT_PAGE_SIZE;
+  const [facets, result] = await Promise.all([
+    listAuditFacets(db),
+    searchAuditEntries(
+      db,
+      {
+        action: filter.action,
+        actor: filter.actor,
+        gameId: filter.game,
+        target: filter.target,
+        outcome: filter.outcome,
+        idempotencyKey: filter.key,
+        from: filter.from.ms !== undefined ? new Date(filter.from.ms) : undefined,
+        to: filter.to.ms !== undefined ? new Date(filter.to.ms) : undefined,
+      },
+      { offset, limit: AUDIT_PAGE_SIZE },
+    ),
+  ]);
+  const narrowed = Boolean(filter.action || filter.actor || filter.game || filter.target || filter.outcome || filter.key || filter.from.text || filter.to.text);
+  const families = actionFamilies(facets.actions);
+
   return (
     <>
-      <PageHeader title="Audit log" description="Every change made in Payout Desk, newest first. Entries cannot be edited or deleted." />
-      {entries.length === 0 ? (
-        <EmptyState title="Nothing recorded yet">Changes to users, games, refunds and payouts will show here.</EmptyState>
+      <PageHeader
+        title="Audit log"
+        description="Every change made in Payout Desk, newest first: who, when, on which game and target, with the idempotency key and the outcome. Entries cannot be edited or deleted."
+      />
+      <form method="get" action="/audit" aria-label="Filter the audit log" className="mb-4 grid gap-3 rounded-lg border border-line bg-surface p-3 sm:grid-cols-2 lg:grid-cols-4">
+        <FilterField label="Action" id="audit-action">
+          <Select id="audit-action" name="action" defaultValue={filter.action ?? ""} placeholder="All actions">
+            {families.map((f) => (
+              <option key={f} value={f}>{`${f}* (all)`}</option>
+            ))}
+            {facets.actions.map((a) => (
+              <option key={a} value={a}>{a}</option>
+            ))}
+          </Select>
+        </FilterField>
+        <FilterField label="Outcome" id="audit-outcome">
+          <Select id="audit-outcome" name="outcome" defaultValue={filter.outcome ?? ""} placeholder="All outcomes" options={facets.outcomes.map((o) => ({ value: o, label: o }))} />
+        </FilterField>
+        <FilterField label="Game" id="audit-game">
+          <Select id="audit-game" name="game" defaultValue={filter.game ?? ""} placeholder="All games" options={facets.games.map((g) => ({ value: g, label: g }))} />
+        </FilterField>
+        <FilterField label="Actor (email contains, or system)" id="audit-actor">
+          <Input id="audit-actor" name="actor" defaultValue={filter.actor ?? ""} autoComplete="off" />
+        </FilterField>
+        <FilterField label="Target contains" id="audit-target">
+          <Input id="audit-target" name="target" defaultValue={filter.target ?? ""} autoComplete="off" placeholder="SUB_…, game id, setting" />
+        </FilterField>
+        <FilterField label="Idempotency key" id="audit-key">
+          <Input id="audit-key" name="key" defaultValue={filter.key ?? ""} autoComplete="off" className="font-mono" />
+        </FilterField>
+        <FilterField label="From (UTC, inclusive)" id="audit-from" error={filter.from.invalid ? "must be a date such as 2026-11-01 or 2026-11-01T09:00:00Z" : null}>
+          <Input id="audit-from" name="from" defaultValue={filter.from.text ?? ""} autoComplete="off" placeholder="2026-11-01" aria-invalid={filter.from.invalid || undefined} />
+        </FilterField>
+        <FilterField label="To (UTC, exclusive)" id="audit-to" error={filter.to.invalid ? "must be a date such as 2026-12-01 or 2026-12-01T00:00:00Z" : null}>
+          <Input id="audit-to" name="to" defaultValue={filter.to.text ?? ""} autoComplete="off" placeholder="2026-12-01" aria-invalid={filter.to.invalid || undefined} />
+        </FilterField>
+        <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-4">
+          <Button type="submit" variant="primary">
+            Apply filters
+          </Button>
+          {narrowed ? (
+            <Link href="/audit" className={buttonClassName({ variant: "ghost" })}>
+              Clear filters
+            </Link>
+          ) : null}
+        </div>
+      </form>
+      {filter.from.invalid || filter.to.invalid ? (
+        <Banner tone="warning" role="status" className="mb-4">A time filter could not be read and is not applied.</Banner>
+      ) : null}
+      {result.total === 0 ? (
+        <EmptyState title={narrowed ? "No entries match" : "Nothing recorded yet"}>
+          {narrowed ? "Widen the filters or clear them." : "Changes to users, games, refunds and payouts will show here."}
+        </EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-          <table className="min-w-full text-sm">
-            <caption className="sr-only">Audit log entries</caption>
-            <thead className="bg-subtle text-left text-ink-muted">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Time</th>
-                <th scope="col" className="px-3 py-2 font-medium">Actor</th>
-                <th scope="col" className="px-3 py-2 font-medium">Action</th>
-                <th scope="col" className="px-3 py-2 font-medium">Game</th>
-                <th scope="col" className="px-3 py-2 font-medium">Target</th>
-                <th scope="col" className="px-3 py-2 font-medium">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id} className="border-t border-line">
-                  <td className="whitespace-nowrap px-3 py-2">
-                    <DateTime value={e.at.toISOString()} />
-                  </td>
-                  <td className="px-3 py-2">{e.actorEmail ?? "system"}</td>
-                  <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
-                  <td className="px-3 py-2 font-mono text-xs">{e.gameId ?? ""}</td>
-                  <td className="px-3 py-2">{e.target ?? ""}</td>
-                  <td className="px-3 py-2">{e.outcome}</td>
+        <div className="rounded-lg border border-line bg-surface">
+          <div className="overflow-x-auto">
+            <table className="min-w-full text-sm">
+              <caption className="sr-only">Audit log entries, newest first</caption>
+              <thead className="bg-subtle text-left text-ink-muted">
+                <tr>
+                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Time</th>
+                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Actor</th>
+                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Action</th>
+                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Game</th>
+                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Target</th>
+                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Idempotency key</th>
+                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Outcome</th>
+                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Detail</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {result.rows.map((e) => (
+                  <tr key={e.id} className="border-t border-line align-top">
+                    <td className="whitespace-nowrap px-3 py-2"><DateTime value={e.at.toISOString()} seconds focusable={false} /></td>
+                    <td className="px-3 py-2">{e.actorEmail ?? "system"}</td>
+                    <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
+                    <td className="px-3 py-2 font-mono text-xs">{e.gameId ?? ""}</td>
+                    <td className="px-3 py-2">{e.target ?? ""}</td>
+                    <td className="max-w-48 px-3 py-2 font-mono text-xs break-all">{e.idempotencyKey ?? ""}</td>
+                    <td className="px-3 py-2">{e.outcome}</td>
+                    <td className="px-3 py-2">
+                      {Object.keys(e.detail).length > 0 ? (
+                        <details>
+                          <summary className="cursor-pointer text-accent">Show</summary>
+                          <pre className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
+                        </details>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="border-t border-line">
+            <Pager label="Audit log pages" offset={offset} limit={AUDIT_PAGE_SIZE} total={result.total} hrefFor={(next) => auditHref(filter, next / AUDIT_PAGE_SIZE + 1)} />
+          </div>
         </div>
       )}
     </>
+  );
+}
+
+function FilterField({ label, id, error, children }: { label: string; id: string; error?: string | null; children: ReactNode }) {
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-xs font-medium text-ink-muted">
+        {label}
+      </label>
+      {children}
+      {error ? <p className="text-xs font-medium text-danger">{`${label}: ${error}`}</p> : null}
+    </div>
   );
 }

@@ -28,6 +28,14 @@ export default async function SettingsPage() {
           </h2>
           <p className="mt-1 text-sm text-ink-muted">Who can sign in, and with which role.</p>
         </Card>
+        <Card>
+          <h2 className="font-medium text-ink">
+            <Link className="text-accent underline-offset-2 hover:underline" href="/settings/refunds">
+              Refunds
+            </Link>
+          </h2>
+          <p className="mt-1 text-sm text-ink-muted">The largest refund support may make; above it, finance.</p>
+        </Card>
       </div>
     </>
   );

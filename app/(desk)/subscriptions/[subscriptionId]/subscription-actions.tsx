@@ -33,7 +33,7 @@ export type CardOption = { id: number; label: string };
 function toConfirm(action: ServerAction) {
   return async (form: FormData): Promise<ConfirmResult> => {
     const result = await action(form);
-    return result.ok ? { ok: true, message: result.message } : { ok: false, error: result.message };
+    return result.ok ? { ok: true, message: result.message } : { ok: false, message: result.message };
   };
 }
 

@@ -1,0 +1,34 @@
+"use client";
+
+import { useActionState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import type { ActionResult } from "@/lib/actions";
+
+type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
+
+export function SupportLimitForm({ action, current }: { action: Action; current: string }) {
+  const [state, formAction] = useActionState(action, null);
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const values = state && !state.ok ? (state.values ?? {}) : {};
+  return (
+    <form action={formAction} className="flex max-w-md flex-col gap-4" noValidate aria-label="Support refund limit">
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <Field
+        label="Largest refund support may make (USD)"
+        hint="Per refund. Larger refunds need a finance or admin user; the change is recorded in the audit log."
+        error={errors.amountUsd}
+        required
+      >
+        {(control) => (
+          <Input {...control} name="amountUsd" inputMode="decimal" autoComplete="off" defaultValue={values.amountUsd ?? current} className="max-w-40" />
+        )}
+      </Field>
+      <div>
+        <SubmitButton pendingLabel="Saving…">Save limit</SubmitButton>
+      </div>
+    </form>
+  );
+}

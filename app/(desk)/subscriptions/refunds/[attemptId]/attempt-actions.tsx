@@ -1,0 +1,55 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useActionState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import { Textarea } from "@/app/_components/forms/textarea";
+import type { ActionResult } from "@/lib/actions";
+
+type Action = (state: ActionResult<unknown> | null, form: FormData) => Promise<ActionResult<unknown>>;
+
+/** Calls the service again for a pending refund, with its stored request id and parameters. */
+export function RetryForm({ attemptId, action }: { attemptId: string; action: Action }) {
+  const router = useRouter();
+  const [state, formAction] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
+    const result = await action(previous, form);
+    router.refresh();
+    return result;
+  }, null);
+  return (
+    <form action={formAction} className="flex flex-col gap-2">
+      <input type="hidden" name="attemptId" value={attemptId} />
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <div>
+        <SubmitButton variant="secondary" pendingLabel="Asking the service…">
+          Retry now with the same request id
+        </SubmitButton>
+      </div>
+    </form>
+  );
+}
+
+/** Finance closes an attempt that needed manual attention, saying what the service confirmed. */
+export function ResolveForm({ attemptId, action }: { attemptId: string; action: Action }) {
+  const router = useRouter();
+  const [state, formAction] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
+    const result = await action(previous, form);
+    if (result.ok) router.refresh();
+    return result;
+  }, null);
+  const error = state && !state.ok ? state.fieldErrors?.note : null;
+  return (
+    <form action={formAction} className="flex flex-col gap-3" aria-label="Mark as settled">
+      <input type="hidden" name="attemptId" value={attemptId} />
+      {state && (state.ok || !error) ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <Field label="What the service confirmed" error={error} required hint="Kept with the attempt and in the audit log.">
+        {(control) => <Textarea {...control} name="note" maxLength={1000} defaultValue={state && !state.ok ? state.values?.note : undefined} />}
+      </Field>
+      <div>
+        <SubmitButton pendingLabel="Saving…">Mark as settled</SubmitButton>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { actAs } from "../support/next-request";
+import { form, GAME_ID, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
+
+const { cancelSubscriptionAction, changeAmountAction, changePaymentMethodAction } = await import("@/app/(desk)/subscriptions/actions");
+
+let c: RefundTestContext;
+beforeAll(async () => {
+  c = await startRefundTest();
+});
+afterAll(async () => c?.close());
+
+type Result = { ok: boolean; code?: string; message?: string; fieldErrors?: Record<string, string> };
+
+async function auditOf(subscriptionId: string) {
+  return c.t.db
+    .selectFrom("audit_log")
+    .select(["action", "outcome", "actor_email", "game_id", "detail"])
+    .where("target", "=", subscriptionId)
+    .orderBy("id")
+    .execute();
+}
+
+function subscription(id: string) {
+  const sub = c.emulator.ledger().subscriptions.get(id);
+  if (!sub) throw new Error(`no ${id}`);
+  return sub;
+}
+
+describe("cancel", () => {
+  it("[support] cancels at period end by default: access until paid_through, recorded with its outcome", async () => {
+    actAs(c.sessions.support);
+    const result = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelEnd, when: "period_end", reason: "Moving to yearly" }))) as Result;
+    expect(result).toMatchObject({ ok: true });
+    expect(result.message).toMatch(/Cancels at the end of the paid period.*Access until 2026-12-15T00:00:00Z/);
+    expect(subscription(SUBS.cancelEnd).cancelAtPeriodEnd).toBe(true);
+    const [entry] = await auditOf(SUBS.cancelEnd);
+    expect(entry).toMatchObject({
+      action: "subscription.cancel",
+      outcome: "succeeded",
+      game_id: GAME_ID,
+      detail: { request: { at_period_end: true, reason: "Moving to yearly" }, result: { already_canceled: false, access_until: "2026-12-15T00:00:00Z" } },
+    });
+  });
+
+  it("[support] cancels now; an already canceled subscription answers already canceled", async () => {
+    actAs(c.sessions.support);
+    const now = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelNow, when: "now" }))) as Result;
+    expect(now).toMatchObject({ ok: true });
+    // Paid through 2026-11-15, before the clock: nothing paid is still running, so access ends now.
+    expect(now.message).toMatch(/Canceled now\. Access until 2026-11-20T12:00:00Z/);
+    const again = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.canceled, when: "now" }))) as Result;
+    expect(again).toMatchObject({ ok: true, message: "Already canceled: nothing changed." });
+    expect((await auditOf(SUBS.canceled))[0]).toMatchObject({ outcome: "succeeded", detail: { result: { already_canceled: true } } });
+  });
+
+  it("[viewer] cannot cancel", async () => {
+    actAs(c.sessions.viewer);
+    expect(await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelEnd, when: "now" }))).toMatchObject({ ok: false, code: "FORBIDDEN" });
+  });
+
+  it("an unanswered cancel is recorded as unknown and says to reload before acting again", async () => {
+    actAs(c.sessions.support);
+    await c.admin("/faults", { route: `/api/subscriptions/${SUBS.price}/cancel`, fault: "503", count: 1 });
+    const result = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.price, when: "now" }))) as Result;
+    expect(result).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
+    expect(result.message).toMatch(/may or may not have been applied\. Reload/);
+    expect((await auditOf(SUBS.price)).map((a) => a.outcome)).toEqual(["unknown"]);
+  });
+});
+
+describe("price and payment method (finance)", () => {
+  it("[support] may not change a price; [finance] stages it for the next renewal", async () => {
+    actAs(c.sessions.support);
+    expect(await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))).toMatchObject({ ok: false, code: "FORBIDDEN" });
+    actAs(c.sessions.finance);
+    const result = (await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))) as Result;
+    expect(result).toMatchObject({ ok: true });
+    expect(result.message).toMatch(/USD 10.00 → USD 12.00, staged for the next successful renewal/);
+    expect(subscription(SUBS.card).pendingAmountUsd?.toFixed(2)).toBe("12.00");
+    const entries = await auditOf(SUBS.card);
+    expect(entries.at(-1)).toMatchObject({ action: "subscription.change_amount", outcome: "succeeded", detail: { result: { change_queued: true } } });
+  });
+
+  it("[finance] attaches a card to a wallet-only subscription only with the conversion, with the spec's message otherwise", async () => {
+    actAs(c.sessions.finance);
+    const refused = (await changePaymentMethodAction(form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "keep" }))) as Result;
+    expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(refused.message).toMatch(/wallet-only: to attach a card, also convert it/);
+    const converted = (await changePaymentMethodAction(form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "no" }))) as Result;
+    expect(converted).toMatchObject({ ok: true });
+    expect(converted.message).toMatch(/mastercard •••• 1881/);
+    expect((await auditOf(SUBS.walletOnly)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
+      "subscription.change_payment_method:failed",
+      "subscription.change_payment_method:succeeded",
+    ]);
+  });
+
+  it("names the field when nothing is chosen", async () => {
+    actAs(c.sessions.finance);
+    const result = (await changePaymentMethodAction(form({ subscriptionId: SUBS.card, walletOnly: "keep" }))) as Result;
+    expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { cardId: "pick a card, or change wallet only" } });
+  });
+});
