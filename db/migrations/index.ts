@@ -3,6 +3,7 @@ import * as foundation from "./2026_11_22_0900_foundation";
 import * as snapshots from "./2026_11_22_1000_snapshots";
 import * as refunds from "./2026_11_22_1010_refunds";
 import * as webhooks from "./2026_11_22_1020_webhooks";
+import * as payouts from "./2026_11_22_1030_payouts";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -13,4 +14,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_22_1000_snapshots": snapshots,
   "2026_11_22_1010_refunds": refunds,
   "2026_11_22_1020_webhooks": webhooks,
+  "2026_11_22_1030_payouts": payouts,
 };

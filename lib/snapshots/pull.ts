@@ -290,19 +290,29 @@ function progressWriter(db: Db, pullId: string) {
       })
       .catch((error: unknown) => log.warn("snapshot progress not saved", { pull: pullId, error }));
   };
+  let timer: NodeJS.Timeout | null = null;
+  const writePending = () => {
+    timer = null;
+    if (!pending) return;
+    lastWrite = Date.now();
+    lastPhase = pending.phase;
+    write(pending);
+    pending = null;
+  };
   return {
     update(p: PullProgress, force = false) {
       pending = p;
-      const now = Date.now();
-      if (!force && p.phase === lastPhase && now - lastWrite < PROGRESS_WRITE_MS) return;
-      lastWrite = now;
-      lastPhase = p.phase;
-      pending = null;
-      write(p);
+      if (force || p.phase !== lastPhase || Date.now() - lastWrite >= PROGRESS_WRITE_MS) {
+        if (timer) clearTimeout(timer);
+        writePending();
+        return;
+      }
+      // The last figures before a pause (the pacer waiting for the next slot) must reach the page too.
+      timer ??= setTimeout(writePending, PROGRESS_WRITE_MS);
     },
     async flush() {
-      if (pending) write(pending);
-      pending = null;
+      if (timer) clearTimeout(timer);
+      writePending();
       await chain;
     },
   };

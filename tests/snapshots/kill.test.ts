@@ -28,12 +28,12 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, explain = () => ""): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
+    if (Date.now() > until) throw new Error(`timed out waiting ${explain()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -52,7 +52,7 @@ describe("a pull killed mid-way", () => {
     const pull = await waitFor(async () => {
       if (child.exitCode !== null) throw new Error(`the CLI exited early: ${stderr}`);
       return env.db.selectFrom("snapshot_pull").select(["id", "status", "pages_fetched"]).where("pages_fetched", ">=", 60).executeTakeFirst();
-    });
+    }, 30_000, () => stderr);
     expect(pull.status).toBe("running");
     child.kill("SIGKILL");
     expect(await exited).toBeNull();

@@ -1,28 +1,32 @@
 import type { Metadata } from "next";
-import { EmptyState } from "@/app/_components/ui/empty-state";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
+import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
+import { addMonths, monthKeyOf } from "@/lib/time";
 import { NoGame } from "../no-game";
+import { takeSnapshotAction } from "./actions";
+import { TakeSnapshotButton } from "./snapshot-form";
+import { SnapshotSection } from "./snapshot-section";
 
 export const metadata: Metadata = { title: "Payouts" };
 
 export default async function PayoutsPage() {
   const user = await requirePageRole("viewer");
-  const game = await resolveSelectedGame(getDb(), user);
+  const db = getDb();
+  const game = await resolveSelectedGame(db, user);
+  const canTake = hasRole(user.role, "finance");
   return (
     <>
-      <PageHeader title="Payouts" description="Monthly revenue-share payouts per recipient, from frozen snapshots." />
-      {game ? (
-        <EmptyState title="No snapshot yet">
-          {user.role === "finance" || user.role === "admin"
-            ? `Take a snapshot of a month for ${game.name} to review what each recipient earned.`
-            : "Finance takes snapshots of each month; they will show here."}
-        </EmptyState>
-      ) : (
-        <NoGame role={user.role} />
-      )}
+      <PageHeader
+        title="Payouts"
+        description="Monthly revenue-share payouts per recipient, from frozen snapshots."
+        actions={
+          game && canTake ? <TakeSnapshotButton action={takeSnapshotAction} defaultMonth={addMonths(monthKeyOf(Date.now()), -1)} /> : undefined
+        }
+      />
+      {game ? <SnapshotSection db={db} gameId={game.id} gameName={game.name} canTake={canTake} /> : <NoGame role={user.role} />}
     </>
   );
 }

@@ -73,9 +73,14 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
               {
                 label: "Subscription",
                 value: event.subscriptionId ? (
-                  <TextLink href={`/webhooks?q=${encodeURIComponent(event.subscriptionId)}`} className="font-mono text-xs">
-                    {event.subscriptionId}
-                  </TextLink>
+                  <span className="flex flex-wrap items-center gap-x-3">
+                    <TextLink href={`/subscriptions/${encodeURIComponent(event.subscriptionId)}`} className="font-mono text-xs">
+                      {event.subscriptionId}
+                    </TextLink>
+                    <TextLink href={`/webhooks?q=${encodeURIComponent(event.subscriptionId)}`} className="text-xs">
+                      Its events
+                    </TextLink>
+                  </span>
                 ) : null,
               },
               { label: "Outcome", value: describeEffect(event) },
@@ -85,12 +90,18 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
                 label: "Refund made in Payout Desk",
                 value: event.refundAttempt ? (
                   <>
-                    <Money value={event.refundAttempt.amountUsd} /> by {event.refundAttempt.actorEmail ?? "an unknown user"} on{" "}
+                    <Money value={event.refundAttempt.amountUsd} currency="USD" /> by {event.refundAttempt.actorEmail ?? "an unknown user"} on{" "}
                     <DateTime value={event.refundAttempt.createdAt} /> ({event.refundAttempt.status})
                   </>
-                ) : event.clientRequestId ? (
+                ) : event.eventType === "subscription.refunded" ? (
                   <>
-                    No: made elsewhere (client_request_id <span className="font-mono text-xs">{event.clientRequestId}</span>)
+                    No: made outside Payout Desk
+                    {event.clientRequestId ? (
+                      <>
+                        {" "}
+                        (client_request_id <span className="font-mono text-xs">{event.clientRequestId}</span>)
+                      </>
+                    ) : null}
                   </>
                 ) : null,
               },

@@ -98,6 +98,30 @@ export default async function PeriodPage({ params }: Props) {
           </Banner>
         ) : null}
 
+        {hasRole(user.role, "support") ? (
+          <section id="refund" aria-labelledby="refund-heading" className="scroll-mt-4">
+            <Card title={<span id="refund-heading">Refund this period</span>}>
+              {!impact.refundable ? (
+                <p className="text-ink-muted">{impact.effects[0]}</p>
+              ) : open ? (
+                <p className="text-ink-muted">A refund on this period is not finished yet; open it above.</p>
+              ) : (
+                <RefundPanel
+                  subscriptionId={subscriptionId}
+                  periodId={period.period_id}
+                  periodSeq={period.period_seq}
+                  remainingUsd={impact.remainingUsd}
+                  playerEmail={playerEmail}
+                  supportLimitUsd={limit.amountUsd}
+                  limited={!hasRole(user.role, "finance")}
+                  previewAction={previewRefundAction}
+                  refundAction={refundAction}
+                />
+              )}
+            </Card>
+          </section>
+        ) : null}
+
         <div className="grid gap-4 lg:grid-cols-2">
           <Card title="Period">
             <KeyValueList
@@ -209,30 +233,6 @@ export default async function PeriodPage({ params }: Props) {
             )}
           </SimpleTable>
         </section>
-
-        {hasRole(user.role, "support") ? (
-          <section id="refund" aria-labelledby="refund-heading" className="scroll-mt-4">
-            <Card title={<span id="refund-heading">Refund this period</span>}>
-              {!impact.refundable ? (
-                <p className="text-ink-muted">{impact.effects[0]}</p>
-              ) : open ? (
-                <p className="text-ink-muted">A refund on this period is not finished yet; open it above.</p>
-              ) : (
-                <RefundPanel
-                  subscriptionId={subscriptionId}
-                  periodId={period.period_id}
-                  periodSeq={period.period_seq}
-                  remainingUsd={impact.remainingUsd}
-                  playerEmail={playerEmail}
-                  supportLimitUsd={limit.amountUsd}
-                  limited={!hasRole(user.role, "finance")}
-                  previewAction={previewRefundAction}
-                  refundAction={refundAction}
-                />
-              )}
-            </Card>
-          </section>
-        ) : null}
 
         <section aria-labelledby="attempts" className="flex flex-col gap-2">
           <h2 id="attempts" className="text-sm font-semibold text-ink">Refunds of this period made from Payout Desk</h2>

@@ -146,7 +146,7 @@ function ImpactSummary({ impact }: { impact: RefundImpact }) {
           { label: "Remaining refundable now", value: <Money value={impact.remainingUsd} currency="USD" /> },
           { label: "Paid with", value: `${impact.fundingShape === "mixed" ? "card and wallet" : impact.fundingShape} (${impact.rail} rail)` },
           { label: "Back to the card", value: <Money value={impact.cardRefundUsd} currency="USD" /> },
-          { label: "Wallet change (coins)", value: <Money value={impact.balanceDeltaCoins} /> },
+          { label: "Wallet change (coins)", value: <>{impact.balanceDeltaCoins.startsWith("-") ? null : "+"}<Money value={impact.balanceDeltaCoins} /></> },
         ]}
       />
       <ul className="list-disc rounded-md border border-line bg-subtle py-2 pr-3 pl-7 text-sm">

@@ -111,7 +111,7 @@ export default async function RefundAttemptPage({ params }: Props) {
                 { label: "Requested by", value: attempt.actorEmail ? `${attempt.actorEmail} (${attempt.actorRole})` : "system" },
                 { label: "Requested at", value: <MaybeTime value={attempt.createdAt} /> },
                 { label: "Request id", value: <span className="font-mono text-xs">{attempt.clientRequestId}</span> },
-                { label: "Calls to the service", value: attempt.calls },
+                { label: "Calls from Payout Desk", value: `${attempt.calls} (each with its own quick retries)` },
                 { label: "Last call", value: <MaybeTime value={attempt.lastCalledAt} /> },
                 { label: "Last error", value: attempt.lastErrorCode ? <span className="font-mono text-xs">{attempt.lastErrorCode}</span> : null },
                 { label: "Finished at", value: <MaybeTime value={attempt.completedAt} /> },
@@ -132,7 +132,7 @@ export default async function RefundAttemptPage({ params }: Props) {
                   { label: "Full refund", value: <YesNo value={receipt.is_full_refund} /> },
                   { label: "Funding shape", value: receipt.funding_shape },
                   { label: "Card refunded", value: <Money value={receipt.card_refunded_usd} currency="USD" /> },
-                  { label: "Wallet change (coins)", value: <Money value={receipt.balance_delta_coins} /> },
+                  { label: "Wallet change (coins)", value: <>{receipt.balance_delta_coins.startsWith("-") ? null : "+"}<Money value={receipt.balance_delta_coins} /></> },
                   { label: "New balance (coins)", value: <MaybeMoney value={receipt.new_balance} /> },
                   { label: "Processor refund reference", value: receipt.processor_refund_reference ? <span className="font-mono text-xs">{receipt.processor_refund_reference}</span> : null },
                   { label: "Processor refund adopted", value: <YesNo value={receipt.processor_refund_adopted} /> },
@@ -179,7 +179,7 @@ export default async function RefundAttemptPage({ params }: Props) {
         ) : null}
 
         {attempt.receipt ? (
-          <Card title="Receipt as received">
+          <Card title="Receipt as stored">
             <CodeBlock label="Refund receipt JSON" value={attempt.receipt} />
           </Card>
         ) : null}

@@ -1,0 +1,32 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { getDb } from "@/db";
+import { defineAction } from "@/lib/actions";
+import { requireSelectedGame } from "@/lib/games/games";
+import { snapshotWindowInputSchema } from "@/lib/snapshots/progress";
+import { requestSnapshot } from "@/lib/snapshots/pull";
+import { formatWindow } from "@/lib/time";
+
+/** Queues a snapshot of a window of the selected game (or points at the pull of it already under way). */
+export const takeSnapshotAction = defineAction(
+  { name: "takeSnapshot", role: "finance", input: snapshotWindowInputSchema },
+  async (window, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const { pullId, deduplicated } = await requestSnapshot(db, {
+      gameId: game.id,
+      window,
+      requestedBy: { id: user.id, email: user.email },
+      via: "ui",
+    });
+    revalidatePath("/payouts");
+    return {
+      ok: true,
+      message: deduplicated
+        ? `A snapshot of ${formatWindow(window)} is already being taken; its progress is shown below.`
+        : `Snapshot of ${formatWindow(window)} queued; progress is shown below.`,
+      data: { pullId },
+    };
+  },
+);

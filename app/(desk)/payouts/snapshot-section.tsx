@@ -1,0 +1,196 @@
+import { Badge } from "@/app/_components/ui/badge";
+import { Banner } from "@/app/_components/ui/banner";
+import { Card } from "@/app/_components/ui/card";
+import { DateTime } from "@/app/_components/ui/date-time";
+import { EmptyState } from "@/app/_components/ui/empty-state";
+import { Money } from "@/app/_components/ui/money";
+import { Stat, StatGroup } from "@/app/_components/ui/stat";
+import type { Db } from "@/db";
+import {
+  listRecentPulls,
+  listSnapshotDrift,
+  listSnapshotWindows,
+  type SnapshotHeader,
+  type SnapshotPullView,
+} from "@/db/queries/snapshots";
+import { formatInstant } from "@/lib/time";
+import { SnapshotProgress, type PullProgressView } from "./snapshot-progress";
+
+/**
+ * The snapshot part of the Payouts page: pulls under way (live), the latest version of each window with its flags
+ * (stale, drift), and the totals of the newest one. Every version stays stored; this shows the latest of each.
+ */
+
+function progressView(pull: SnapshotPullView): PullProgressView {
+  return {
+    id: pull.id,
+    status: pull.status,
+    phase: pull.phase,
+    window: { start: formatInstant(pull.window.startMs), end: formatInstant(pull.window.endMs) },
+    attempts: pull.attempts,
+    pagesFetched: pull.pagesFetched,
+    pagesEstimated: pull.pagesEstimated,
+    recipientsFetched: pull.recipientsFetched,
+    recipientsTotal: pull.recipientsTotal,
+    linesFetched: pull.linesFetched,
+    reversalsFetched: pull.reversalsFetched,
+    rateLimited: pull.rateLimited,
+    retries: pull.retries,
+    subWindows: pull.subWindows,
+    etaAt: pull.etaAt ? pull.etaAt.toISOString() : null,
+    error: pull.error,
+  };
+}
+
+function windowLabel(s: { window: { startMs: number; endMs: number } }): string {
+  const start = formatInstant(s.window.startMs);
+  const end = formatInstant(s.window.endMs);
+  const month = /^(\d{4}-\d{2})-01T00:00:00Z$/.exec(start)?.[1];
+  if (month && new Date(s.window.endMs).getUTCDate() === 1 && s.window.endMs - s.window.startMs <= 31 * 86_400_000 && end.endsWith("T00:00:00Z")) {
+    return month;
+  }
+  return `${start} → ${end}`;
+}
+
+export function SnapshotFlags({ snapshot }: { snapshot: SnapshotHeader }) {
+  return (
+    <span className="flex flex-wrap gap-1">
+      {snapshot.drift.status === "drift" ? (
+        <Badge tone="danger" title="A figure differs from the previous version of this closed window">
+          Drift: {snapshot.drift.count.toLocaleString("en-US")}
+        </Badge>
+      ) : null}
+      {snapshot.drift.status === "reproduced" ? <Badge tone="success">Reproduced</Badge> : null}
+      {snapshot.stale ? (
+        <Badge tone="warning" title={`Changed at the service: ${snapshot.stale.reason}`}>
+          Stale
+        </Badge>
+      ) : null}
+      {snapshot.windowClosed ? null : <Badge tone="info">Window open</Badge>}
+    </span>
+  );
+}
+
+export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: Db; gameId: string; gameName: string; canTake: boolean }) {
+  const [pulls, windows] = await Promise.all([listRecentPulls(db, { gameId, limit: 6 }), listSnapshotWindows(db, { gameId, limit: 24 })]);
+  const active = pulls.filter((p) => p.status === "queued" || p.status === "running" || p.status === "retrying");
+  // Failures from the last day stay visible so nobody wonders where a requested snapshot went.
+  const failed = pulls.filter((p) => p.status === "failed" && p.finishedAt && Date.now() - p.finishedAt.getTime() < 86_400_000).slice(0, 3);
+  const latest = windows[0];
+  const drift = latest && latest.drift.status === "drift" ? await listSnapshotDrift(db, { gameId, snapshotId: latest.id, limit: 10 }) : [];
+
+  return (
+    <div className="flex flex-col gap-5">
+      {active.length + failed.length > 0 ? (
+        <section aria-labelledby="pulls-heading" className="flex flex-col gap-2">
+          <h2 id="pulls-heading" className="text-sm font-semibold text-ink">
+            Snapshots being taken
+          </h2>
+          {[...active, ...failed].map((pull) => (
+            <SnapshotProgress key={`${pull.id}-${pull.status}`} initial={progressView(pull)} />
+          ))}
+        </section>
+      ) : null}
+
+      {!latest ? (
+        <EmptyState title="No snapshot yet">
+          {canTake
+            ? `Take a snapshot of a month for ${gameName} to review what each recipient earned.`
+            : "Finance takes snapshots of each month; they will show here."}
+        </EmptyState>
+      ) : (
+        <>
+          {latest.drift.status === "drift" ? (
+            <Banner tone="danger" title={`Drift: ${windowLabel(latest)} no longer reproduces`}>
+              <p>
+                Version {latest.version} differs from version {latest.version - 1} of this closed window in{" "}
+                {latest.drift.count.toLocaleString("en-US")} figure{latest.drift.count === 1 ? "" : "s"}. The service promises a
+                closed window reproduces: raise it with the service before paying from either version.
+              </p>
+              <ul className="mt-1 list-disc pl-5 font-mono text-xs">
+                {drift.map((d) => (
+                  <li key={`${d.entity}-${d.entityKey}-${d.field}`}>
+                    {d.entity} {d.entityKey} {d.field}: {d.previousValue ?? "none"} → {d.currentValue ?? "none"}
+                  </li>
+                ))}
+              </ul>
+            </Banner>
+          ) : null}
+          {latest.stale ? (
+            <Banner tone="warning" title={`${windowLabel(latest)} changed at the service after this snapshot`}>
+              {latest.stale.marks.toLocaleString("en-US")} change{latest.stale.marks === 1 ? "" : "s"} reported since{" "}
+              <DateTime value={latest.stale.since.toISOString()} /> (latest: {latest.stale.reason}). Take a new snapshot before
+              paying from it.
+            </Banner>
+          ) : null}
+          <Card
+            title={`Latest snapshot: ${windowLabel(latest)}`}
+            description={
+              <>
+                Version {latest.version}, published <DateTime value={latest.publishedAt.toISOString()} />
+                {latest.takenByEmail ? ` by ${latest.takenByEmail}` : ""}.{" "}
+                {latest.builtFrom === "split" ? `Built from ${latest.subWindowCount} sub-windows. ` : ""}
+                {latest.pageCount.toLocaleString("en-US")} pages, {latest.rateLimited} rate-limited answers.
+              </>
+            }
+            actions={<SnapshotFlags snapshot={latest} />}
+          >
+            <StatGroup label="Totals of the window">
+              <Stat label="Net attributed (to pay)" value={<Money value={latest.totals.netAttributedUsd} currency="USD" />} />
+              <Stat label="Gross attributed" value={<Money value={latest.totals.grossAttributedUsd} currency="USD" />} />
+              <Stat
+                label="Reversed attributed"
+                value={<Money value={latest.totals.reversedAttributedUsd} currency="USD" />}
+                hint={`${latest.totals.refundEventsInWindow.toLocaleString("en-US")} refund events`}
+              />
+              <Stat label="Recipients" value={latest.totals.recipientCount.toLocaleString("en-US")} />
+              <Stat
+                label="Renewals settled"
+                value={latest.totals.renewalsSettled.toLocaleString("en-US")}
+                hint={`${latest.totals.renewalsWithoutAttribution.toLocaleString("en-US")} without attribution`}
+              />
+              <Stat label="Settled gross" value={<Money value={latest.totals.settledGrossUsd} currency="USD" />} />
+            </StatGroup>
+          </Card>
+          <section aria-labelledby="windows-heading">
+            <h2 id="windows-heading" className="mb-2 text-sm font-semibold text-ink">
+              Snapshots by window
+            </h2>
+            <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+              <table className="min-w-full text-sm">
+                <caption className="sr-only">Latest version of each snapshotted window</caption>
+                <thead className="bg-subtle text-left text-ink-muted">
+                  <tr>
+                    <th scope="col" className="px-3 py-2 font-medium">Window</th>
+                    <th scope="col" className="px-3 py-2 font-medium">Version</th>
+                    <th scope="col" className="px-3 py-2 text-right font-medium">Net attributed (USD)</th>
+                    <th scope="col" className="px-3 py-2 text-right font-medium">Recipients</th>
+                    <th scope="col" className="px-3 py-2 text-right font-medium">Lines</th>
+                    <th scope="col" className="px-3 py-2 font-medium">Published</th>
+                    <th scope="col" className="px-3 py-2 font-medium">Flags</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {windows.map((s) => (
+                    <tr key={s.id} className="border-t border-line">
+                      <th scope="row" className="px-3 py-2 text-left font-medium text-ink">{windowLabel(s)}</th>
+                      <td className="px-3 py-2 tabular-nums">
+                        v{s.version}
+                        {s.versions > 1 ? <span className="text-ink-muted"> of {s.versions}</span> : null}
+                      </td>
+                      <td className="px-3 py-2 text-right"><Money value={s.totals.netAttributedUsd} /></td>
+                      <td className="px-3 py-2 text-right tabular-nums">{s.totals.recipientCount.toLocaleString("en-US")}</td>
+                      <td className="px-3 py-2 text-right tabular-nums">{s.lineCount.toLocaleString("en-US")}</td>
+                      <td className="px-3 py-2"><DateTime value={s.publishedAt.toISOString()} focusable={false} /></td>
+                      <td className="px-3 py-2"><SnapshotFlags snapshot={s} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        </>
+      )}
+    </div>
+  );
+}

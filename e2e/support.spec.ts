@@ -1,0 +1,151 @@
+import { expect, test } from "@playwright/test";
+import { DEMO_GAME_SECRET } from "../emulator/scenario/demo";
+import { shoot, signIn } from "./fixtures/session";
+
+/**
+ * Support tools against the emulator's demo game: lookup by email, a partial refund through the review step while the
+ * service answers 503 to the first refund call, and the receipt. The emulator is asked directly (as the service would
+ * be) how many refunds the period holds, so "exactly one" is checked at the source.
+ */
+const EMULATOR = () => {
+  const url = process.env.E2E_EMULATOR_URL;
+  if (!url) throw new Error("E2E_EMULATOR_URL is not set (run through npm run test:e2e)");
+  return url;
+};
+
+async function service(path: string): Promise<any> {
+  const response = await fetch(`${EMULATOR()}/sandbox${path}`, { headers: { "X-Game-Secret-Key": DEMO_GAME_SECRET } });
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return response.json();
+}
+
+async function admin(path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${EMULATOR()}/__emulator${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return response.json();
+}
+
+type Candidate = { email: string; subscriptionId: string; periodId: number; periodSeq: number; refundCount: number };
+
+/** A demo player with a live card subscription whose latest paid period is card-charged and not refunded yet. */
+async function findCandidate(skip: Set<string>): Promise<Candidate> {
+  for (let n = 1; n <= 200; n++) {
+    const email = `player${n}@demo.example`;
+    const list = await service(`/api/subscriptions/player?player_email=${encodeURIComponent(email)}&status=active`);
+    for (const sub of list.subscriptions) {
+      if (skip.has(sub.subscription_id) || sub.funding_rail !== "card" || sub.wallet_only || !sub.revenue_share) continue;
+      const periods = await service(`/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution?status=paid&limit=1`);
+      const period = periods.periods[0];
+      if (!period || period.funding?.rail !== "card" || Number(period.funding.card_charged_usd) <= 0) continue;
+      if (period.refund && Number(period.refund.refunded_amount_usd ?? "0") > 0) continue;
+      const report = await service(`/api/subscriptions/reporting/periods/${period.period_id}`);
+      return { email, subscriptionId: sub.subscription_id, periodId: period.period_id, periodSeq: period.period_seq, refundCount: report.refunds.refund_count };
+    }
+  }
+  throw new Error("no refundable demo subscription found");
+}
+
+const used = new Set<string>();
+
+test("[support] finds a subscription by player email and refunds part of a period once, despite a 503", async ({ page }) => {
+  const candidate = await findCandidate(used);
+  used.add(candidate.subscriptionId);
+  await signIn(page, "support");
+
+  await page.goto("/subscriptions");
+  await page.getByLabel("Subscription id, player email or period id").fill(candidate.email);
+  await page.getByLabel("Subscription id, player email or period id").press("Enter");
+  await expect(page).toHaveURL(/\/subscriptions\/players\//);
+  await expect(page.getByRole("heading", { level: 1, name: candidate.email })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Balance" })).toBeVisible();
+  await shoot(page, "support-player");
+
+  await page.getByRole("link", { name: candidate.subscriptionId }).click();
+  await expect(page).toHaveURL(new RegExp(`/subscriptions/${candidate.subscriptionId}`));
+  await expect(page.getByRole("heading", { name: "Billing periods" })).toBeVisible();
+  await shoot(page, "support-subscription");
+
+  await page.getByRole("link", { name: String(candidate.periodId), exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/subscriptions/periods/${candidate.periodId}`));
+  await expect(page.getByRole("heading", { name: "Refund this period" })).toBeVisible();
+  await shoot(page, "support-period");
+
+  await page.getByLabel("Partial").check();
+  await page.getByLabel("Amount to refund (USD)").fill("1.00");
+  await page.getByLabel("Reason").fill("Charged twice in March, per ticket 5512");
+  await page.getByRole("button", { name: "Review refund" }).click();
+  await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
+  await expect(page.getByText("Attribution the recipient loses (estimate)")).toBeVisible();
+  await expect(page.getByText(/credited to the wallet as 10\.00 coins/)).toBeVisible();
+  await shoot(page, "support-refund-review");
+
+  // The service answers 503 to the first refund call; the same request id is sent again.
+  await admin("/faults", { route: `/api/subscriptions/${candidate.subscriptionId}/refund`, fault: "503", count: 1 });
+  await page.getByRole("button", { name: "Refund USD 1.00" }).click();
+  await expect(page).toHaveURL(/\/subscriptions\/refunds\/[0-9a-f-]{36}$/);
+  await expect(page.getByText("Refunded USD 1.00")).toBeVisible();
+  await expect(page.getByText(/Player's balance after the refund/)).toBeVisible();
+  await expect(page.getByText("Revenue share attribution")).toBeVisible();
+  await expect(page.getByText("Card fee charged to the partner")).toBeVisible();
+  await shoot(page, "support-refund-receipt");
+
+  const faults = await admin("/faults");
+  expect(faults.faults.filter((f: { route: string }) => f.route.includes(candidate.subscriptionId))).toEqual([]);
+  const report = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
+  expect(report.refunds.refund_count).toBe(candidate.refundCount + 1);
+  expect(report.refunds.refunded_to_date_usd).toBe("1.00");
+
+  // The period page lists the one attempt, and the service still holds exactly one new refund.
+  await page.goBack();
+  await page.reload();
+  await expect(page.getByRole("table", { name: "Refund attempts on this period" }).getByRole("row")).toHaveCount(2);
+  expect((await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`)).refunds.refund_count).toBe(candidate.refundCount + 1);
+
+  await page.goto(`/audit?action=refund.&target=${candidate.subscriptionId}`);
+  const rows = page.getByRole("table", { name: "Audit log entries, newest first" }).getByRole("row");
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(1)).toContainText("refund.call");
+  await expect(rows.nth(1)).toContainText("succeeded");
+  await expect(rows.nth(2)).toContainText("pending");
+  await shoot(page, "support-audit");
+});
+
+test("[support] is told the remaining amount when asking for more than is left", async ({ page }) => {
+  const candidate = await findCandidate(used);
+  used.add(candidate.subscriptionId);
+  await signIn(page, "support");
+  await page.goto(`/subscriptions/periods/${candidate.periodId}`);
+  await page.getByLabel("Partial").check();
+  await page.getByLabel("Amount to refund (USD)").fill("999.00");
+  await page.getByRole("button", { name: "Review refund" }).click();
+  await expect(page.getByText(/must be at most the remaining refundable USD \d+\.\d{2}/)).toBeVisible();
+  await shoot(page, "support-refund-too-much");
+});
+
+test("[viewer] sees a subscription and its periods but no refund or cancel controls", async ({ page }) => {
+  const candidate = await findCandidate(used);
+  await signIn(page, "viewer");
+  await page.goto(`/subscriptions/${candidate.subscriptionId}`);
+  await expect(page.getByRole("heading", { name: "Billing periods" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel subscription…" })).toHaveCount(0);
+  await page.goto(`/subscriptions/periods/${candidate.periodId}`);
+  await expect(page.getByRole("heading", { name: "Refund events" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Refund this period" })).toHaveCount(0);
+});
+
+test("[admin] sets the support refund limit", async ({ page }) => {
+  await signIn(page, "admin");
+  await page.goto("/settings");
+  await page.getByRole("link", { name: "Refunds" }).click();
+  await expect(page).toHaveURL(/\/settings\/refunds$/);
+  await page.getByLabel("Largest refund support may make (USD)").fill("75.5");
+  await page.getByRole("button", { name: "Save limit" }).click();
+  await expect(page.getByText("Support may now refund up to USD 75.50 at a time; larger refunds need finance.")).toBeVisible();
+  await shoot(page, "settings-refunds");
+  await page.getByLabel("Largest refund support may make (USD)").fill("50.00");
+  await page.getByRole("button", { name: "Save limit" }).click();
+  await expect(page.getByText("Support may now refund up to USD 50.00 at a time; larger refunds need finance.")).toBeVisible();
+});

@@ -1,0 +1,78 @@
+import { expect, test } from "@playwright/test";
+import { DEMO_GAME_ID, DEMO_GAME_SECRET } from "../emulator/scenario/demo";
+import { shoot, signIn } from "./fixtures/session";
+
+/**
+ * The event log, fed by the emulator of the e2e setup, which delivers its webhooks to this app. A refund recorded in
+ * the emulator must show up here, signed and stored, with its JSON.
+ */
+
+type Period = { subscription_id: string; period_seq: number };
+
+async function refundSomePeriod(): Promise<string> {
+  const emulator = process.env.E2E_EMULATOR_URL;
+  if (!emulator) throw new Error("E2E_EMULATOR_URL is not set");
+  const report = await fetch(`${emulator}/sandbox/api/subscriptions/reporting/attribution?start=2026-10-01&end=2026-11-20&limit=20`, {
+    headers: { "X-Game-Secret-Key": DEMO_GAME_SECRET },
+  });
+  const body = (await report.json()) as { recipients: { periods: Period[] }[] };
+  for (const period of body.recipients.flatMap((r) => r.periods)) {
+    const response = await fetch(`${emulator}/__emulator/refunds`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ subscription_id: period.subscription_id, period_seq: period.period_seq, amount_usd: "0.10", reason: "e2e" }),
+    });
+    if (response.status === 201) return period.subscription_id;
+  }
+  throw new Error("no refundable period found in the demo data");
+}
+
+test.describe("webhook event log", () => {
+  test("[viewer] sees a refund made in the service, filters by subscription and reads the event's JSON", async ({ page }) => {
+    const subscriptionId = await refundSomePeriod();
+    await signIn(page, "viewer");
+    await page.goto(`/webhooks?q=${subscriptionId}`);
+    const link = page.getByRole("link", { name: /^subscription\.refunded/ });
+    await expect(async () => {
+      await page.reload();
+      await expect(link.first()).toBeVisible({ timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
+    await expect(page.getByRole("row").filter({ hasText: subscriptionId }).first()).toBeVisible();
+    await expect(page.getByText("Accepted", { exact: true })).toBeVisible();
+    await shoot(page, "webhooks-log");
+
+    await link.first().click();
+    await expect(page.getByRole("heading", { name: "subscription.refunded" })).toBeVisible();
+    await expect(page.getByRole("region", { name: "Event JSON" })).toContainText(subscriptionId);
+    await expect(page.getByText("Current", { exact: false }).first()).toBeVisible();
+    await shoot(page, "webhooks-event");
+  });
+
+  test("[viewer] sees an unsigned delivery counted as refused, with its reason", async ({ page, request }) => {
+    const response = await request.post(`/api/webhooks/service/${DEMO_GAME_ID}`, {
+      data: { event_id: "evt_forged", event_type: "subscription.refunded", created_at: "2026-11-20T00:00:00Z", tenant_id: DEMO_GAME_ID, data: {} },
+      headers: { "x-service-idempotency-key": "idem_forged" },
+    });
+    expect(response.status()).toBe(400);
+    await signIn(page, "viewer");
+    await page.goto("/webhooks");
+    const reasons = page.getByRole("table", { name: "Refused deliveries by reason" });
+    await expect(reasons.getByRole("row", { name: /No signature header/ })).toBeVisible();
+    await expect(page.getByRole("link", { name: /evt_forged/ })).toHaveCount(0);
+    // Viewers see the automation settings but cannot change them.
+    await expect(page.getByRole("checkbox", { name: /Pull a window again/ })).toBeDisabled();
+  });
+
+  test("[admin] turns on auto-refresh for the game by keyboard", async ({ page }) => {
+    await signIn(page, "admin");
+    await page.goto("/webhooks");
+    const autoRefresh = page.getByRole("checkbox", { name: /Pull a window again/ });
+    await autoRefresh.focus();
+    await page.keyboard.press("Space");
+    await page.getByRole("button", { name: "Save automatic pulls" }).press("Enter");
+    await expect(page.getByRole("status").filter({ hasText: "Saved the automatic pulls" })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("checkbox", { name: /Pull a window again/ })).toBeChecked();
+    await shoot(page, "webhooks-automation");
+  });
+});

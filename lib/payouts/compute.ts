@@ -1,0 +1,49 @@
+import { formatUsd, money } from "@/lib/money";
+
+/**
+ * A statement's figures, from the window's net attributed and the balance carried in from earlier statements.
+ *
+ * - available = net attributed + carried in;
+ * - a negative available is carried forward against later payouts ("a negative net ... is carried forward");
+ * - a positive available under the minimum payout rolls to the next statement ("a payable below a minimum threshold
+ *   rolls to the next month");
+ * - otherwise all of it is payable.
+ *
+ * payable + carried out = available, always, to the cent.
+ */
+export type StatementFigures = {
+  netAttributedUsd: string;
+  carriedInUsd: string;
+  availableUsd: string;
+  payableUsd: string;
+  carryOutUsd: string;
+};
+
+export function computeStatementFigures(input: {
+  grossAttributedUsd: string;
+  reversedAttributedUsd: string;
+  carriedInUsd: string;
+  minPayoutUsd: string;
+}): StatementFigures {
+  const net = money(input.grossAttributedUsd).minus(money(input.reversedAttributedUsd));
+  const carriedIn = money(input.carriedInUsd);
+  const available = net.plus(carriedIn);
+  const minimum = money(input.minPayoutUsd);
+  const payable = available.gt(0) && available.gte(minimum) ? available : money("0");
+  return {
+    netAttributedUsd: formatUsd(net),
+    carriedInUsd: formatUsd(carriedIn),
+    availableUsd: formatUsd(available),
+    payableUsd: formatUsd(payable),
+    carryOutUsd: formatUsd(available.minus(payable)),
+  };
+}
+
+/** Why a statement pays nothing, in words for the table and the statement. */
+export function carryReason(figures: Pick<StatementFigures, "availableUsd" | "payableUsd">, minPayoutUsd: string): string | null {
+  const available = money(figures.availableUsd);
+  if (!money(figures.payableUsd).isZero()) return null;
+  if (available.isNegative()) return "Negative balance: carried forward against later payouts";
+  if (available.isZero()) return "Nothing to pay";
+  return `Under the minimum payout of USD ${formatUsd(minPayoutUsd)}: rolls to the next statement`;
+}

@@ -1,0 +1,68 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "@/db";
+import { recordAudit } from "@/lib/audit";
+import { decimalStringSchema, formatUsd } from "@/lib/money";
+
+/** The app_setting row of the payout rules: the two-person rule and the minimum payout. */
+export const PAYOUT_SETTINGS_KEY = "payouts.settings";
+export const DEFAULT_MIN_PAYOUT_USD = "10.00";
+
+export type PayoutSettings = {
+  /** The user who approves a batch must not be the one who prepared it. */
+  twoPersonRule: boolean;
+  /** A payable under this amount rolls to the next statement. */
+  minPayoutUsd: string;
+  updatedAt: Date | null;
+  updatedBy: string | null;
+  isDefault: boolean;
+};
+
+const storedSchema = z.object({ two_person_rule: z.boolean(), min_payout_usd: decimalStringSchema });
+
+export async function readPayoutSettings(db: Db): Promise<PayoutSettings> {
+  const row = await db
+    .selectFrom("app_setting")
+    .select(["value", "updated_at", "updated_by"])
+    .where("key", "=", PAYOUT_SETTINGS_KEY)
+    .executeTakeFirst();
+  const parsed = storedSchema.safeParse(row?.value);
+  if (!row || !parsed.success) {
+    return { twoPersonRule: true, minPayoutUsd: DEFAULT_MIN_PAYOUT_USD, updatedAt: null, updatedBy: null, isDefault: true };
+  }
+  return {
+    twoPersonRule: parsed.data.two_person_rule,
+    minPayoutUsd: formatUsd(parsed.data.min_payout_usd),
+    updatedAt: row.updated_at,
+    updatedBy: row.updated_by,
+    isDefault: false,
+  };
+}
+
+/** Saves both rules and records the change (old and new) in the audit log, in one transaction. */
+export async function savePayoutSettings(
+  db: Db,
+  input: { twoPersonRule: boolean; minPayoutUsd: string },
+  actor: { id: string; email: string },
+): Promise<PayoutSettings> {
+  const previous = await readPayoutSettings(db);
+  const value = JSON.stringify({ two_person_rule: input.twoPersonRule, min_payout_usd: formatUsd(input.minPayoutUsd) });
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("app_setting")
+      .values({ key: PAYOUT_SETTINGS_KEY, value, updated_at: new Date(), updated_by: actor.email })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: new Date(), updated_by: actor.email }))
+      .execute();
+    await recordAudit(trx, {
+      actor,
+      action: "settings.payouts",
+      target: PAYOUT_SETTINGS_KEY,
+      outcome: "succeeded",
+      detail: {
+        from: { twoPersonRule: previous.twoPersonRule, minPayoutUsd: previous.minPayoutUsd },
+        to: { twoPersonRule: input.twoPersonRule, minPayoutUsd: formatUsd(input.minPayoutUsd) },
+      },
+    });
+  });
+  return readPayoutSettings(db);
+}

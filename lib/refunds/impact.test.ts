@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { periodReportBody } from "@/lib/service/__fixtures__/bodies";
+import { periodReportSchema } from "@/lib/service/schemas";
+import { computeRefundImpact } from "./impact";
+
+/** The fixture: a 9.99 card period, 20% to recipient 2002 (1.80 attributed), with a 3.33 partial refund already made. */
+// The body is edited as plain JSON, as the service could send it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function report(edit: (body: any) => void = () => {}) {
+  const body = periodReportBody();
+  edit(body);
+  return periodReportSchema.parse(body);
+}
+
+const NOW = Date.parse("2026-11-22T10:00:00Z");
+
+describe("computeRefundImpact", () => {
+  it("a partial refund credits coins at 10 per USD and reverses attribution pro rata", () => {
+    const impact = computeRefundImpact(report(), { amountUsd: "3.33", nowMs: NOW, recipientAlreadyPaid: false });
+    expect(impact).toMatchObject({
+      remainingUsd: "6.66",
+      amountUsd: "3.33",
+      isFull: false,
+      refundable: true,
+      fundingShape: "card",
+      cardRefundUsd: "0.00",
+      balanceDeltaCoins: "33.30",
+      walletMayGoNegative: false,
+      partnerRevenueReversedUsd: "3.00",
+      cardFeeChargedToPartnerUsd: "0.33",
+      revenueShare: { recipientPlayerId: 2002, originalAttributedUsd: "1.80", reversedBeforeUsd: "0.60", attributionLostUsd: "0.60", netAfterUsd: "0.60" },
+      reportingWindow: { month: "2026-11", start: "2026-11-01T00:00:00Z", end: "2026-12-01T00:00:00Z" },
+    });
+  });
+
+  it("the completing refund returns the card charge, takes back earlier partial coins and reverses exactly what is left", () => {
+    const impact = computeRefundImpact(report(), { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: true });
+    expect(impact).toMatchObject({
+      amountUsd: "6.66",
+      isFull: true,
+      cardRefundUsd: "9.99",
+      balanceDeltaCoins: "-33.30",
+      walletMayGoNegative: true,
+      partnerRevenueReversedUsd: "5.99",
+      cardFeeChargedToPartnerUsd: "0.67",
+      revenueShare: { attributionLostUsd: "1.20", netAfterUsd: "0.00" },
+      recipientAlreadyPaid: true,
+    });
+    expect(impact.effects.join(" ")).toMatch(/USD 9.99 goes back to the card.*33.30 coins credited by earlier partial refunds are taken back/);
+  });
+
+  it("a period charged through the pcstore is not refundable; a wallet-covered one refunds in coins", () => {
+    const pcstore = computeRefundImpact(
+      report((b) => {
+        b.period.funding = { amount_coins: "99.90", balance_applied_coins: "0.00", card_charged_usd: "0.00", rail: "pcstore", pcstore_charged_usd: "9.99" };
+      }),
+      { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
+    );
+    expect(pcstore).toMatchObject({ refundable: false, blocker: "pcstore", rail: "pcstore" });
+
+    const wallet = computeRefundImpact(
+      report((b) => {
+        b.period.funding = { amount_coins: "99.90", balance_applied_coins: "99.90", card_charged_usd: "0.00", rail: "pcstore", pcstore_charged_usd: "0.00" };
+        b.refunds = { refund_count: 0, refunded_to_date_usd: "0.00", latest_refund_at: null, basis: "refund_receipts", events: [] };
+        b.fee_legs.partner_revenue_reversed_usd = "0.00";
+      }),
+      { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
+    );
+    expect(wallet).toMatchObject({ refundable: true, fundingShape: "wallet", isFull: true, cardRefundUsd: "0.00", balanceDeltaCoins: "99.90" });
+  });
+
+  it("says when there is nothing to refund", () => {
+    const never = computeRefundImpact(report((b) => void (b.period.paid_at = null)), { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false });
+    expect(never).toMatchObject({ refundable: false, blocker: "never_collected" });
+    const done = computeRefundImpact(
+      report((b) => void (b.refunds.refunded_to_date_usd = "9.99")),
+      { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
+    );
+    expect(done).toMatchObject({ refundable: false, blocker: "fully_refunded", remainingUsd: "0.00" });
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { classifyRefundFailure, describeChangeFailure, describeRefundFailure, REFUND_ERROR_MESSAGES } from "./messages";
+
+/** The spec's refund error table, code by code, with what Payout Desk must do after each. */
+const SPEC_REFUND_ERRORS: [number, string, "retry_same_key" | "refused" | "manual_attention"][] = [
+  [400, "CLIENT_REQUEST_ID_REQUIRED", "refused"],
+  [400, "CLIENT_REQUEST_ID_INVALID", "refused"],
+  [400, "CLIENT_REQUEST_ID_TOO_LONG", "refused"],
+  [400, "CLIENT_REQUEST_ID_RESERVED", "refused"],
+  [400, "INVALID_PERIOD_SEQ", "refused"],
+  [404, "PERIOD_NOT_FOUND", "refused"],
+  [400, "INVALID_AMOUNT", "refused"],
+  [400, "AMOUNT_EXCEEDS_REMAINING", "refused"],
+  [400, "INVALID_BODY", "refused"],
+  [404, "SUBSCRIPTION_NOT_FOUND", "refused"],
+  [409, "NO_PAID_PERIOD", "refused"],
+  [409, "PERIOD_NOT_REFUNDABLE", "refused"],
+  [409, "ALREADY_REFUNDED", "refused"],
+  [409, "PCSTORE_REFUND_NOT_SUPPORTED", "refused"],
+  [409, "MINT_ORDER_MISSING", "refused"],
+  [409, "NO_PAYMENT_REFERENCE", "refused"],
+  [502, "REFUND_LOOKUP_FAILED", "manual_attention"],
+  [502, "REFUND_MISMATCH", "manual_attention"],
+  [502, "PROCESSOR_ERROR", "retry_same_key"],
+  [503, "service_unavailable", "retry_same_key"],
+  [503, "FLOW_PAUSED", "retry_same_key"],
+  [500, "INTERNAL_ERROR", "retry_same_key"],
+  [429, "RATE_LIMITED", "retry_same_key"],
+];
+
+describe("refund error messages", () => {
+  it.each(SPEC_REFUND_ERRORS)("%s %s has its own sentence and the right next step", (status, code, expected) => {
+    expect(REFUND_ERROR_MESSAGES[code], code).toBeDefined();
+    const failure = { kind: "http" as const, status, code, errorId: "err_123", body: {} };
+    expect(classifyRefundFailure(failure)).toBe(expected);
+    const message = describeRefundFailure(failure);
+    expect(message).toMatch(/service error id err_123/);
+    expect(message).not.toMatch(/HTTP \d{3}/);
+    if (expected === "refused") expect(message).toMatch(/Nothing was refunded|nothing to refund/);
+    if (expected === "retry_same_key") expect(message).toMatch(/same request id/);
+    if (expected === "manual_attention") expect(message).toMatch(/manual attention: do not refund again/);
+  });
+
+  it("quotes the figures the refusal carries", () => {
+    expect(
+      describeRefundFailure({
+        kind: "http",
+        status: 400,
+        code: "AMOUNT_EXCEEDS_REMAINING",
+        body: { remaining_refundable_usd: "7.00", already_refunded_usd: "1234.50" },
+      }),
+    ).toBe(
+      "The amount is more than what is left to refund on this period: USD 7.00 remains refundable (USD 1,234.50 already refunded). Nothing was refunded. Enter at most the remaining amount.",
+    );
+    expect(describeRefundFailure({ kind: "http", status: 409, code: "ALREADY_REFUNDED", body: { refunded_amount_usd: "9.99", amount_usd: "9.99" } })).toMatch(
+      /USD 9.99 of USD 9.99/,
+    );
+    expect(describeRefundFailure({ kind: "http", status: 409, code: "PERIOD_NOT_REFUNDABLE", body: { period_status: "failed" } })).toMatch(/status is failed/);
+  });
+
+  it("never calls an unknown outcome refused: no answer, a 5xx or an unreadable 200 keep the key", () => {
+    expect(classifyRefundFailure({ kind: "network", status: null, code: "ECONNRESET" })).toBe("retry_same_key");
+    expect(classifyRefundFailure({ kind: "timeout", status: null, code: null })).toBe("retry_same_key");
+    expect(classifyRefundFailure({ kind: "http", status: 504, code: null })).toBe("retry_same_key");
+    expect(classifyRefundFailure({ kind: "invalid_response", status: 200, code: null })).toBe("manual_attention");
+    expect(classifyRefundFailure({ kind: "invalid_response", status: 502, code: null })).toBe("retry_same_key");
+    // error_code_public is read too ("matching on error_code_public is preferred")
+    expect(classifyRefundFailure({ kind: "http", status: 502, code: "UPSTREAM_X", codePublic: "PROCESSOR_ERROR" })).toBe("retry_same_key");
+    // "Processor rejected the service's credentials; nothing sent, no charge."
+    expect(classifyRefundFailure({ kind: "http", status: 503, code: null, codePublic: "PROCESSOR_UNAVAILABLE" })).toBe("refused");
+  });
+
+  it("subscription changes: refusals say why; no answer says to reload before acting again", () => {
+    expect(describeChangeFailure({ kind: "http", status: 409, code: "SUBSCRIPTION_TERMINAL" })).toEqual({
+      message: "The subscription is canceled or expired; its price and card can no longer change.",
+      outcomeUnknown: false,
+    });
+    expect(
+      describeChangeFailure({ kind: "http", status: 409, code: "PCSTORE_REAUTHORIZATION_REQUIRED", body: { current_amount_usd: "8.00", requested_amount_usd: "9.00" } })
+        .message,
+    ).toMatch(/USD 8.00 to USD 9.00/);
+    expect(describeChangeFailure({ kind: "http", status: 503, code: "FLOW_PAUSED" }).outcomeUnknown).toBe(false);
+    expect(describeChangeFailure({ kind: "timeout", status: null, code: null }).outcomeUnknown).toBe(true);
+    expect(describeChangeFailure({ kind: "http", status: 500, code: "INTERNAL_ERROR" }).outcomeUnknown).toBe(true);
+  });
+});

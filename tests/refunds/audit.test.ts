@@ -1,0 +1,56 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/db";
+import { searchAuditEntries } from "@/db/queries/audit";
+import { recordAudit } from "@/lib/audit";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+  const actor = { id: "u1", email: "sam.support@payout-desk.test" };
+  const rows: [string, string, string | null, string, string | null][] = [
+    ["refund.request", "pending", "g1", "SUB_1_AAAAAAAA period 1", "pd-refund-1"],
+    ["refund.call", "succeeded", "g1", "SUB_1_AAAAAAAA period 1", "pd-refund-1"],
+    ["refund.call", "needs_attention", "g2", "SUB_2_BBBBBBBB period 3", "pd-refund-2"],
+    ["subscription.cancel", "succeeded", "g1", "SUB_1_AAAAAAAA", null],
+    ["settings.support_refund_limit", "succeeded", null, "refunds.support_limit_usd", null],
+  ];
+  for (const [action, outcome, gameId, target, key] of rows) {
+    await recordAudit(t.db, { actor: action === "refund.call" && outcome === "needs_attention" ? null : actor, action, outcome, gameId, target, idempotencyKey: key });
+  }
+});
+afterAll(async () => t?.drop());
+
+describe("audit log", () => {
+  it("cannot be updated, deleted or truncated through the app's database connection", async () => {
+    const db = getDb();
+    const before = await db.selectFrom("audit_log").select(["id", "outcome"]).orderBy("id").execute();
+    expect(before.length).toBe(5);
+    await expect(db.updateTable("audit_log").set({ outcome: "succeeded" }).where("outcome", "=", "needs_attention").execute()).rejects.toThrow(/append-only/);
+    await expect(db.deleteFrom("audit_log").where("action", "=", "refund.request").execute()).rejects.toThrow(/append-only/);
+    await expect(sql`truncate audit_log`.execute(db)).rejects.toThrow(/append-only/);
+    expect(await db.selectFrom("audit_log").select(["id", "outcome"]).orderBy("id").execute()).toEqual(before);
+  });
+
+  it("filters by action family, outcome, game, actor, target, key and time, with a total for paging", async () => {
+    const db = getDb();
+    const page = { offset: 0, limit: 50 };
+    expect((await searchAuditEntries(db, { action: "refund." }, page)).total).toBe(3);
+    expect((await searchAuditEntries(db, { action: "refund.call" }, page)).total).toBe(2);
+    expect((await searchAuditEntries(db, { outcome: "needs_attention" }, page)).rows.map((r) => r.gameId)).toEqual(["g2"]);
+    expect((await searchAuditEntries(db, { gameId: "g1" }, page)).total).toBe(3);
+    expect((await searchAuditEntries(db, { actor: "system" }, page)).rows.map((r) => r.action)).toEqual(["refund.call"]);
+    expect((await searchAuditEntries(db, { actor: "SAM.support" }, page)).total).toBe(4);
+    expect((await searchAuditEntries(db, { target: "aaaaaaaa period" }, page)).total).toBe(2);
+    expect((await searchAuditEntries(db, { target: "%" }, page)).total).toBe(0);
+    expect((await searchAuditEntries(db, { idempotencyKey: "pd-refund-1" }, page)).rows.map((r) => r.outcome)).toEqual(["succeeded", "pending"]);
+    const now = Date.now();
+    expect((await searchAuditEntries(db, { from: new Date(now - 60_000), to: new Date(now + 60_000) }, page)).total).toBe(5);
+    expect((await searchAuditEntries(db, { to: new Date(now - 60_000) }, page)).total).toBe(0);
+    const second = await searchAuditEntries(db, {}, { offset: 2, limit: 2 });
+    expect(second.total).toBe(5);
+    expect(second.rows.map((r) => r.action)).toEqual(["refund.call", "refund.call"]);
+  });
+});
