@@ -5,6 +5,10 @@ import { listGames } from "@/db/queries/games";
 import { roleSchema } from "@/lib/auth/roles";
 import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
 import { recordAudit } from "@/lib/audit";
+import { writeExportFile } from "@/lib/exports/file";
+import { exportKindSchema } from "@/lib/exports/kinds";
+import { exportIdSchema } from "@/lib/exports/run";
+import type { ExportKind } from "@/lib/exports/types";
 import { saveGame } from "@/lib/games/games";
 import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
@@ -169,6 +173,39 @@ const COMMANDS: Record<string, Command> = {
           if (error instanceof PullFailedError || error instanceof PullBusyError) throw new CliError(error.message);
           throw error;
         }
+      }),
+  },
+  export: {
+    spec: {
+      usage: "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal --out FILE [--bom]",
+      description:
+        "Writes a CSV export for accounting to a file, exactly as the app's download does (columns in README.md, \"Exports\"), and records it in the audit log. Progress goes to stderr, a JSON summary to stdout.",
+      options: {
+        snapshot: { type: "string", description: "The snapshot id (payouts and journal use the payout batch built on it)" },
+        batch: { type: "string", description: "A payout batch id instead of a snapshot id" },
+        kind: { type: "string", description: "payouts | lines | reversals | journal" },
+        out: { type: "string", description: "The file to write (replaced only once the export is complete)" },
+        bom: { type: "boolean", description: "Start the file with a UTF-8 byte-order mark (for spreadsheets)" },
+      },
+      schema: z
+        .object({
+          snapshot: exportIdSchema.optional(),
+          batch: exportIdSchema.optional(),
+          kind: exportKindSchema,
+          out: z.string({ message: "is required" }).trim().min(1, { message: "is required" }),
+          bom: z.boolean().default(false),
+        })
+        .refine((f) => Boolean(f.snapshot) !== Boolean(f.batch), { message: "give either --snapshot or --batch", path: ["snapshot"] }),
+    },
+    run: (flags: { snapshot?: string; batch?: string; kind: ExportKind; out: string; bom: boolean }) =>
+      withDb(async (db) => {
+        const summary = await writeExportFile(
+          db,
+          { kind: flags.kind, snapshotId: flags.snapshot, batchId: flags.batch, bom: flags.bom, actor: CLI_ACTOR, via: "cli" },
+          flags.out,
+          { onProgress: (rows) => process.stderr.write(`export ${flags.kind}: ${rows.toLocaleString("en-US")} rows written\n`) },
+        );
+        return { file: summary.path, kind: summary.kind, rows: summary.rows, bytes: summary.bytes, sha256: summary.sha256, exportId: summary.exportId };
       }),
   },
 };

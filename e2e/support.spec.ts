@@ -122,7 +122,28 @@ test("[support] is told the remaining amount when asking for more than is left",
   await page.getByLabel("Amount to refund (USD)").fill("999.00");
   await page.getByRole("button", { name: "Review refund" }).click();
   await expect(page.getByText(/must be at most the remaining refundable USD \d+\.\d{2}/)).toBeVisible();
+  // What was chosen and typed stays after the error.
+  await expect(page.getByLabel("Partial")).toBeChecked();
+  await expect(page.getByLabel("Amount to refund (USD)")).toHaveValue("999.00");
   await shoot(page, "support-refund-too-much");
+});
+
+test("[support] cancels a subscription at the end of its paid period", async ({ page }) => {
+  const candidate = await findCandidate(used);
+  used.add(candidate.subscriptionId);
+  await signIn(page, "support");
+  await page.goto(`/subscriptions/${candidate.subscriptionId}`);
+  await page.getByRole("button", { name: "Cancel subscription…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Cancel this subscription?" });
+  await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
+  await expect(dialog.getByText(/Stays live until|ends immediately/)).toBeVisible();
+  await dialog.getByLabel("Reason").fill("Player asked by phone");
+  await shoot(page, "support-cancel-dialog");
+  await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByText(/Access until|Access ends now/)).toBeVisible();
+  const sub = await service(`/api/subscriptions/${candidate.subscriptionId}`);
+  expect(sub.subscription.cancel_at_period_end || sub.subscription.status === "canceled").toBe(true);
 });
 
 test("[viewer] sees a subscription and its periods but no refund or cancel controls", async ({ page }) => {

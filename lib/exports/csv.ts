@@ -10,9 +10,10 @@ import { stringify } from "csv-stringify";
 /**
  * text: anything a person or the service typed (names, emails, ids, states); neutralised against formulas.
  * decimal: amounts and rates straight from `numeric::text`; written as is, so a spreadsheet reads a number.
- * integer, instant, boolean: produced by the SQL itself (digits, ISO 8601 UTC, true/false); written as is.
+ * integer, instant, date, boolean: produced by our own code (digits, ISO 8601 UTC instants and dates,
+ * true/false); written as is.
  */
-export type CellType = "text" | "decimal" | "integer" | "instant" | "boolean";
+export type CellType = "text" | "decimal" | "integer" | "instant" | "date" | "boolean";
 
 export type ExportColumn = {
   /** The header of the column and the key of the row object the query returns. */
@@ -131,7 +132,7 @@ export function csvOutput(columns: readonly ExportColumn[], batches: AsyncIterab
     record_delimiter: "\r\n",
     bom: options.bom,
     readableHighWaterMark: OUTPUT_CHUNK_BYTES,
-  } as Parameters<typeof stringify>[0]);
+  });
   source.on("error", (error) => stringifier.destroy(error));
   source.pipe(stringifier);
 

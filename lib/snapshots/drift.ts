@@ -118,13 +118,23 @@ function stableJson(value: unknown): string {
 }
 
 /** One canonical text per value, whether it came from the service (strings) or back from the database (Date, numeric). */
+const PLAIN_AMOUNT = /^-?(?:0|[1-9]\d*)\.\d\d$/;
+
 export function normalise(kind: Kind, value: unknown): string | null {
   if (value === null || value === undefined) return null;
   switch (kind) {
-    case "amount":
-      return new Decimal(String(value)).toFixed();
+    // Fast path for the common "12.30" form of both sides; anything else goes through Decimal.
+    case "amount": {
+      const text = String(value);
+      if (PLAIN_AMOUNT.test(text)) {
+        const trimmed = text.replace(/\.?0+$/, "");
+        return trimmed === "-0" || trimmed === "" ? "0" : trimmed;
+      }
+      return new Decimal(text).toFixed();
+    }
     case "instant":
-      return formatInstant(value instanceof Date ? value : new Date(String(value)));
+      // Rows about to be published already hold formatInstant text; the database returns a Date.
+      return value instanceof Date ? formatInstant(value) : String(value);
     case "json":
       return stableJson(typeof value === "string" ? JSON.parse(value) : value);
     case "plain":

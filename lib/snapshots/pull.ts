@@ -13,7 +13,7 @@ import { createCapturingClient } from "./capture";
 import { type FetchProgress, fetchWindow, type PageRecord, type ReportSource, SnapshotIncompleteError } from "./fetch";
 import { pullSnapshotJob } from "./jobs";
 import { completenessChecks } from "./merge";
-import { publishSnapshot } from "./store";
+import { loadPreviousVersion, publishSnapshot } from "./store";
 
 /**
  * A pull: the request (a snapshot_pull row), the work (read every page, assemble, check) and its publication.
@@ -409,6 +409,11 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       options.onProgress?.(progress);
       writer.update(progress, force);
     };
+    // The previous version is read while the pages come in; a rejection is held until it is awaited.
+    const previous = loadPreviousVersion(db, pull.game_id, window).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
     const fetched = await fetchWindow(source, window, {
       signal: options.signal,
       onPage: options.onPage,
@@ -425,7 +430,10 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     report({ ...lastProgress(fetched), phase: "publishing" }, true);
     await writer.flush();
     const stats = client.stats();
+    const loaded = await previous;
+    if (!loaded.ok) throw loaded.error;
     const published = await publishSnapshot(db, {
+      previous: loaded.value,
       snapshotId: randomUUID(),
       pullId: pull.id,
       gameId: pull.game_id,

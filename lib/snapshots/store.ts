@@ -4,7 +4,7 @@ import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus } from "@/db/types";
 import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
-import { compareVersions, type DriftEntry } from "./drift";
+import { type ComparableVersion, compareVersions, type DriftEntry } from "./drift";
 import type { FetchedWindow } from "./fetch";
 import type { Check } from "./merge";
 import { buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
@@ -100,18 +100,6 @@ const EVENT_COLUMNS: Record<string, ColumnType> = {
   is_full_refund: "boolean",
 };
 
-const PAGE_COLUMNS: Record<string, ColumnType> = {
-  snapshot_id: "uuid",
-  seq: "integer",
-  window_start: "timestamptz",
-  window_end: "timestamptz",
-  recipient_player_id: "bigint",
-  page_offset: "integer",
-  page_limit: "integer",
-  fetched_at: "timestamptz",
-  body: "text",
-};
-
 const SUB_WINDOW_COLUMNS: Record<string, ColumnType> = {
   snapshot_id: "uuid",
   seq: "integer",
@@ -139,6 +127,7 @@ const DRIFT_COLUMNS: Record<string, ColumnType> = {
 /** Enough to show what moved; the count on the snapshot says how many there were in all. */
 export const MAX_DRIFT_ROWS = 5_000;
 const CHUNK_ROWS = 4_000;
+const PAGES_PER_STATEMENT = 10;
 
 /**
  * Many rows in one statement per chunk: the rows travel as one JSON parameter and jsonb_to_recordset turns them into
@@ -182,7 +171,7 @@ export async function findPreviousVersion(db: Db, gameId: string, window: TimeWi
 }
 
 /** A published version's totals and rows, in the shape drift compares. */
-export async function loadComparable(db: Db, snapshotId: string): Promise<{ totals: Record<string, unknown>; rows: SnapshotRows }> {
+export async function loadComparable(db: Db, snapshotId: string): Promise<ComparableVersion> {
   const totals = await db.selectFrom("snapshot").selectAll().where("id", "=", snapshotId).executeTakeFirstOrThrow();
   const [recipients, lines, reversals, events] = await Promise.all([
     db.selectFrom("snapshot_recipient").selectAll().where("snapshot_id", "=", snapshotId).execute(),
@@ -201,6 +190,18 @@ export async function loadComparable(db: Db, snapshotId: string): Promise<{ tota
   };
 }
 
+export type LoadedPrevious = (PreviousVersion & { comparable: ComparableVersion | null }) | null;
+
+/**
+ * The previous version of the window and, when it can be compared (taken after the window closed), its rows. Started
+ * while the pages are being read, so the comparison costs no extra wall time.
+ */
+export async function loadPreviousVersion(db: Db, gameId: string, window: TimeWindow): Promise<LoadedPrevious> {
+  const previous = await findPreviousVersion(db, gameId, window);
+  if (!previous) return null;
+  return { ...previous, comparable: previous.windowClosed ? await loadComparable(db, previous.id) : null };
+}
+
 export type PublishInput = {
   snapshotId: string;
   pullId: string;
@@ -213,6 +214,8 @@ export type PublishInput = {
   fetchFinishedAt: Date;
   stats: { requests: number; rateLimited: number; retries: number };
   durationMs: number;
+  /** From loadPreviousVersion, read before publishing; read here when not given. */
+  previous?: LoadedPrevious;
 };
 
 export type PublishResult = {
@@ -233,13 +236,13 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
   const generatedAt = iso(fetched.generatedFirst);
   // A window is closed once its end has passed on the service's own clock.
   const windowClosed = window.endMs <= (parseInstant(fetched.generatedFirst) ?? 0);
-  const previous = await findPreviousVersion(db, input.gameId, window);
+  const previous = input.previous === undefined ? await loadPreviousVersion(db, input.gameId, window) : input.previous;
 
   let driftStatus: SnapshotDriftStatus = "first_version";
   let drift: DriftEntry[] = [];
   if (previous && !(previous.windowClosed && windowClosed)) driftStatus = "not_comparable";
   if (previous && previous.windowClosed && windowClosed) {
-    drift = compareVersions(await loadComparable(db, previous.id), { totals, rows });
+    drift = compareVersions(previous.comparable ?? (await loadComparable(db, previous.id)), { totals, rows });
     driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
   }
 
@@ -295,22 +298,25 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
     await bulkInsert(trx, "snapshot_line", LINE_COLUMNS, withId(rows.lines));
     await bulkInsert(trx, "snapshot_reversal", REVERSAL_COLUMNS, withId(rows.reversals));
     await bulkInsert(trx, "snapshot_refund_event", EVENT_COLUMNS, withId(rows.events));
-    await bulkInsert(
-      trx,
-      "snapshot_page",
-      PAGE_COLUMNS,
-      fetched.pages.map((page) => ({
-        snapshot_id: id,
-        seq: page.seq,
-        window_start: formatInstant(page.window.startMs),
-        window_end: formatInstant(page.window.endMs),
-        recipient_player_id: page.recipientPlayerId,
-        page_offset: page.offset,
-        page_limit: page.limit,
-        fetched_at: page.fetchedAt.toISOString(),
-        body: page.body,
-      })),
-    );
+    // Bodies go in as plain text parameters: wrapping megabytes of JSON text in another JSON document costs more.
+    for (let start = 0; start < fetched.pages.length; start += PAGES_PER_STATEMENT) {
+      await trx
+        .insertInto("snapshot_page")
+        .values(
+          fetched.pages.slice(start, start + PAGES_PER_STATEMENT).map((page) => ({
+            snapshot_id: id,
+            seq: page.seq,
+            window_start: new Date(page.window.startMs),
+            window_end: new Date(page.window.endMs),
+            recipient_player_id: page.recipientPlayerId,
+            page_offset: page.offset,
+            page_limit: page.limit,
+            fetched_at: page.fetchedAt,
+            body: page.body,
+          })),
+        )
+        .execute();
+    }
     await bulkInsert(
       trx,
       "snapshot_sub_window",

@@ -334,4 +334,13 @@ describe("refunds against the emulator", () => {
     const long = (await refundAction(refundForm(SUBS.basic, 1, "1.00", "10.00", "x".repeat(501)))) as Fail;
     expect(long.fieldErrors?.reason).toMatch(/500/);
   });
+
+  it("the reconciler is a registered job that runs every minute", async () => {
+    const { JOBS } = await import("@/lib/jobs/registry");
+    const job = JOBS.find((j) => j.definition.name === "refunds.reconcile");
+    expect(job?.schedule).toEqual({ cron: "* * * * *", payload: {} });
+    const handler = await job!.handler();
+    // Nothing is stale now: the sweep looks and finds nothing to call.
+    await expect(handler({}, { jobId: "test", attempt: 1 })).resolves.toBeUndefined();
+  });
 });

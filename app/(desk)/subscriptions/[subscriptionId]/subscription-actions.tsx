@@ -10,6 +10,7 @@ import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
+import { formatUtcDateTime } from "@/lib/format";
 import { money, usdInputSchema } from "@/lib/money";
 
 type ServerAction = (form: FormData) => Promise<ActionResult<unknown>>;
@@ -88,14 +89,15 @@ function CancelDialog({
 }) {
   const [when, setWhen] = useState<"period_end" | "now">("period_end");
   const paidInFuture = subscription.paidThrough !== null && subscription.paidThrough > nowIso;
+  const paidThrough = subscription.paidThrough ? (formatUtcDateTime(subscription.paidThrough) ?? subscription.paidThrough) : null;
   // The spec's cancel transitions, as the person will see them.
   const outcome =
     when === "period_end"
       ? paidInFuture
-        ? `Stays live until ${subscription.paidThrough} (paid through), then retires with no further charge.`
+        ? `Stays live until ${paidThrough} (paid through), then retires with no further charge.`
         : "Nothing paid is still running, so the subscription ends immediately (downgrade NO_PAID_PERIOD)."
       : paidInFuture
-        ? `Ends now; access continues until ${subscription.paidThrough}, the end of what was paid.`
+        ? `Ends now; access continues until ${paidThrough}, the end of what was paid.`
         : "Ends now; access ends now.";
   return (
     <ConfirmDialog
@@ -119,11 +121,11 @@ function CancelDialog({
       <fieldset className="flex flex-col gap-1.5">
         <legend className="mb-1 text-sm font-medium text-ink">When</legend>
         <label className="flex items-center gap-2">
-          <input type="radio" name="when" value="period_end" checked={when === "period_end"} onChange={() => setWhen("period_end")} />
+          <input type="radio" name="when" value="period_end" defaultChecked={when === "period_end"} onChange={() => setWhen("period_end")} />
           At the end of the paid period (default)
         </label>
         <label className="flex items-center gap-2">
-          <input type="radio" name="when" value="now" checked={when === "now"} onChange={() => setWhen("now")} />
+          <input type="radio" name="when" value="now" defaultChecked={when === "now"} onChange={() => setWhen("now")} />
           Now
         </label>
       </fieldset>

@@ -106,14 +106,15 @@ export function RefundPanel({
       <p className="text-ink">
         Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
       </p>
+      {/* Uncontrolled radios: React resets a form after its action, and defaultChecked brings back the choice. */}
       <fieldset className="flex flex-col gap-1.5">
         <legend className="mb-1 text-sm font-medium text-ink">Amount</legend>
         <label className="flex items-center gap-2">
-          <input type="radio" name="mode" value="full" checked={mode === "full"} onChange={() => setMode("full")} />
+          <input type="radio" name="mode" value="full" defaultChecked={mode === "full"} onChange={() => setMode("full")} />
           Full: everything that remains (USD {remainingUsd})
         </label>
         <label className="flex items-center gap-2">
-          <input type="radio" name="mode" value="partial" checked={mode === "partial"} onChange={() => setMode("partial")} />
+          <input type="radio" name="mode" value="partial" defaultChecked={mode === "partial"} onChange={() => setMode("partial")} />
           Partial
         </label>
       </fieldset>

@@ -1,0 +1,570 @@
+import "server-only";
+import { sql } from "kysely";
+import type { Db } from "@/db";
+import type { PayoutStatementState } from "@/db/types";
+import { formatUsd, money, type Money } from "@/lib/money";
+import { formatInstant, type TimeWindow } from "@/lib/time";
+
+/**
+ * Reads for the payout pages: the recipient payout table of a window (sorted, filtered and paginated in SQL), top
+ * recipients over months, a recipient's history and the liability "as of" a date. Every query filters by game.
+ */
+
+export const PAYOUT_TABLE_SORTS = ["recipient", "renewals", "subscriptions", "gross", "reversed", "net", "carried_in", "payable", "state"] as const;
+export type PayoutTableSort = (typeof PAYOUT_TABLE_SORTS)[number];
+export const PAYOUT_TABLE_FILTERS = ["flagged", "unresolved", "negative", "reversals", "carried_in"] as const;
+export type PayoutTableFilter = (typeof PAYOUT_TABLE_FILTERS)[number];
+export const STATEMENT_STATES: readonly PayoutStatementState[] = ["draft", "approved", "held", "paid", "carried"];
+
+export type PayoutTableRow = {
+  recipientPlayerId: number;
+  statementId: string | null;
+  resolved: boolean;
+  playerEmail: string | null;
+  playerName: string | null;
+  inSnapshot: boolean;
+  renewalCount: number;
+  subscriptionCount: number;
+  reversalCount: number;
+  grossAttributedUsd: string;
+  reversedAttributedUsd: string;
+  netAttributedUsd: string;
+  /** Null before a batch is prepared (carries are only taken in by a statement). */
+  carriedInUsd: string | null;
+  payableUsd: string | null;
+  state: PayoutStatementState | null;
+  holdReason: string | null;
+  recipientFlags: string[];
+};
+
+export type PayoutTableQuery = {
+  gameId: string;
+  snapshotId: string;
+  /** The window's live batch, when one is prepared: the table then lists its statements. */
+  batchId?: string | null;
+  sort: PayoutTableSort;
+  dir: "asc" | "desc";
+  q?: string;
+  filter?: PayoutTableFilter;
+  state?: PayoutStatementState;
+  page: number;
+  pageSize: number;
+};
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+const STATEMENT_SORT: Record<PayoutTableSort, string> = {
+  recipient: "st.recipient_player_id",
+  renewals: "st.renewal_count",
+  subscriptions: "st.subscription_count",
+  gross: "st.gross_attributed_usd",
+  reversed: "st.reversed_attributed_usd",
+  net: "st.net_attributed_usd",
+  carried_in: "st.carried_in_usd",
+  payable: "st.payable_usd",
+  state: "st.state",
+};
+
+const SNAPSHOT_SORT: Record<PayoutTableSort, string> = {
+  recipient: "r.recipient_player_id",
+  renewals: "r.renewal_count",
+  subscriptions: "r.subscription_count",
+  gross: "r.gross_attributed_usd",
+  reversed: "r.reversed_attributed_usd",
+  net: "r.net_attributed_usd",
+  // Before a batch exists there is nothing carried in or payable yet: these fall back to net.
+  carried_in: "r.net_attributed_usd",
+  payable: "r.net_attributed_usd",
+  state: "r.recipient_player_id",
+};
+
+/**
+ * One page of the recipient payout table. With a batch: its statements (every snapshot recipient, plus recipients
+ * who only carry a balance in). Without: the snapshot's recipients. Search matches a prefix of the email or name, or
+ * the exact player id; ties break on the player id so pages never overlap.
+ */
+export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise<{ rows: PayoutTableRow[]; total: number }> {
+  const q = params.q?.trim().toLowerCase() ?? "";
+  const prefix = `${escapeLike(q)}%`;
+  const isId = /^\d{1,15}$/.test(q);
+  const offset = (params.page - 1) * params.pageSize;
+
+  if (params.batchId) {
+    let base = db
+      .selectFrom("payout_statement as st")
+      .where("st.game_id", "=", params.gameId)
+      .where("st.batch_id", "=", params.batchId);
+    if (q) {
+      base = base.where((eb) =>
+        eb.or([
+          eb(sql`lower(st.player_email)`, "like", prefix),
+          eb(sql`lower(st.player_name)`, "like", prefix),
+          ...(isId ? [eb("st.recipient_player_id", "=", q)] : []),
+        ]),
+      );
+    }
+    if (params.state) base = base.where("st.state", "=", params.state);
+    if (params.filter === "flagged") base = base.where(sql<boolean>`jsonb_array_length(st.recipient_flags) > 0`);
+    if (params.filter === "unresolved") base = base.where("st.resolved", "=", false);
+    if (params.filter === "negative") base = base.where("st.net_attributed_usd", "<", "0");
+    if (params.filter === "reversals") base = base.where("st.reversal_count", ">", 0);
+    if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
+    const [rows, count] = await Promise.all([
+      base
+        .select([
+          "st.id",
+          "st.recipient_player_id",
+          "st.resolved",
+          "st.player_email",
+          "st.player_name",
+          "st.in_snapshot",
+          "st.renewal_count",
+          "st.subscription_count",
+          "st.reversal_count",
+          "st.gross_attributed_usd",
+          "st.reversed_attributed_usd",
+          "st.net_attributed_usd",
+          "st.carried_in_usd",
+          "st.payable_usd",
+          "st.state",
+          "st.hold_reason",
+          "st.recipient_flags",
+        ])
+        .orderBy(sql.ref(STATEMENT_SORT[params.sort]), (ob) => (params.dir === "asc" ? ob.asc() : ob.desc()))
+        .orderBy("st.recipient_player_id", "asc")
+        .limit(params.pageSize)
+        .offset(offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
+    ]);
+    return {
+      rows: rows.map((r) => ({
+        recipientPlayerId: Number(r.recipient_player_id),
+        statementId: r.id,
+        resolved: r.resolved,
+        playerEmail: r.player_email,
+        playerName: r.player_name,
+        inSnapshot: r.in_snapshot,
+        renewalCount: r.renewal_count,
+        subscriptionCount: r.subscription_count,
+        reversalCount: r.reversal_count,
+        grossAttributedUsd: formatUsd(r.gross_attributed_usd),
+        reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+        netAttributedUsd: formatUsd(r.net_attributed_usd),
+        carriedInUsd: formatUsd(r.carried_in_usd),
+        payableUsd: formatUsd(r.payable_usd),
+        state: r.state,
+        holdReason: r.hold_reason,
+        recipientFlags: r.recipient_flags,
+      })),
+      total: Number(count?.n ?? 0),
+    };
+  }
+
+  let base = db
+    .selectFrom("snapshot_recipient as r")
+    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+    .where("s.game_id", "=", params.gameId)
+    .where("r.snapshot_id", "=", params.snapshotId);
+  if (q) {
+    base = base.where((eb) =>
+      eb.or([
+        eb(sql`lower(r.player_email)`, "like", prefix),
+        eb(sql`lower(r.player_name)`, "like", prefix),
+        ...(isId ? [eb("r.recipient_player_id", "=", q)] : []),
+      ]),
+    );
+  }
+  const unavailable = sql<boolean>`exists (select 1 from snapshot_line l where l.snapshot_id = r.snapshot_id
+    and l.recipient_player_id = r.recipient_player_id and l.attribution_unavailable_reason is not null)`;
+  if (params.state) base = base.where(sql<boolean>`false`);
+  if (params.filter === "flagged") base = base.where((eb) => eb.or([eb("r.resolved", "=", false), eb(unavailable, "=", true)]));
+  if (params.filter === "unresolved") base = base.where("r.resolved", "=", false);
+  if (params.filter === "negative") base = base.where("r.net_attributed_usd", "<", "0");
+  if (params.filter === "reversals") base = base.where("r.reversal_count", ">", 0);
+  if (params.filter === "carried_in") base = base.where(sql<boolean>`false`);
+  const [rows, count] = await Promise.all([
+    base
+      .select([
+        "r.recipient_player_id",
+        "r.resolved",
+        "r.player_email",
+        "r.player_name",
+        "r.renewal_count",
+        "r.subscription_count",
+        "r.reversal_count",
+        "r.gross_attributed_usd",
+        "r.reversed_attributed_usd",
+        "r.net_attributed_usd",
+      ])
+      .select(unavailable.as("has_unavailable"))
+      .orderBy(sql.ref(SNAPSHOT_SORT[params.sort]), (ob) => (params.dir === "asc" ? ob.asc() : ob.desc()))
+      .orderBy("r.recipient_player_id", "asc")
+      .limit(params.pageSize)
+      .offset(offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      recipientPlayerId: Number(r.recipient_player_id),
+      statementId: null,
+      resolved: r.resolved,
+      playerEmail: r.player_email,
+      playerName: r.player_name,
+      inSnapshot: true,
+      renewalCount: r.renewal_count,
+      subscriptionCount: r.subscription_count,
+      reversalCount: r.reversal_count,
+      grossAttributedUsd: formatUsd(r.gross_attributed_usd),
+      reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+      netAttributedUsd: formatUsd(r.net_attributed_usd),
+      carriedInUsd: null,
+      payableUsd: null,
+      state: null,
+      holdReason: null,
+      recipientFlags: [...(r.resolved ? [] : ["unresolved_recipient"]), ...(r.has_unavailable ? ["attribution_unavailable"] : [])],
+    })),
+    total: Number(count?.n ?? 0),
+  };
+}
+
+export type BatchCounts = {
+  byState: Record<PayoutStatementState, { count: number; payableUsd: string }>;
+  total: number;
+  payableUsd: string;
+  flagged: number;
+};
+
+/** Statement counts and payable totals of a batch, per state. */
+export async function summarizeBatch(db: Db, params: { gameId: string; batchId: string }): Promise<BatchCounts> {
+  const rows = await db
+    .selectFrom("payout_statement")
+    .select(["state"])
+    .select((eb) => [
+      eb.fn.countAll<string>().as("n"),
+      sql<string>`coalesce(sum(payable_usd), 0)::text`.as("payable"),
+      sql<string>`count(*) filter (where jsonb_array_length(recipient_flags) > 0)`.as("flagged"),
+    ])
+    .where("game_id", "=", params.gameId)
+    .where("batch_id", "=", params.batchId)
+    .groupBy("state")
+    .execute();
+  const byState = Object.fromEntries(STATEMENT_STATES.map((s) => [s, { count: 0, payableUsd: "0.00" }])) as BatchCounts["byState"];
+  let total = 0;
+  let payable = money("0");
+  let flagged = 0;
+  for (const r of rows) {
+    byState[r.state] = { count: Number(r.n), payableUsd: formatUsd(r.payable) };
+    total += Number(r.n);
+    payable = payable.plus(r.payable);
+    flagged += Number(r.flagged);
+  }
+  return { byState, total, payableUsd: formatUsd(payable), flagged };
+}
+
+/** The statement of one recipient in a batch, if any. */
+export async function findStatementId(db: Db, params: { gameId: string; batchId: string; recipientPlayerId: number }): Promise<string | null> {
+  const row = await db
+    .selectFrom("payout_statement")
+    .select("id")
+    .where("game_id", "=", params.gameId)
+    .where("batch_id", "=", params.batchId)
+    .where("recipient_player_id", "=", String(params.recipientPlayerId))
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** The live (not discarded) batch of each window, for the overview. */
+export async function listLiveBatchesByWindow(db: Db, gameId: string): Promise<Map<string, { id: string; status: string; snapshotId: string }>> {
+  const rows = await db
+    .selectFrom("payout_batch")
+    .select(["id", "status", "window_start", "window_end", "snapshot_id"])
+    .where("game_id", "=", gameId)
+    .where("status", "<>", "discarded")
+    .execute();
+  return new Map(rows.map((r) => [`${r.window_start.getTime()}|${r.window_end.getTime()}`, { id: r.id, status: r.status, snapshotId: r.snapshot_id }]));
+}
+
+/** Top recipients by net attributed over the latest snapshot version of each given window. */
+export async function listTopRecipients(
+  db: Db,
+  params: { gameId: string; windows: TimeWindow[]; limit?: number },
+): Promise<{ recipientPlayerId: number; playerName: string | null; playerEmail: string | null; netAttributedUsd: string; grossAttributedUsd: string; reversedAttributedUsd: string }[]> {
+  if (params.windows.length === 0) return [];
+  const latest = db
+    .selectFrom("snapshot as s")
+    .select("s.id")
+    .where("s.game_id", "=", params.gameId)
+    .where((eb) =>
+      eb.or(
+        params.windows.map((w) => eb.and([eb("s.window_start", "=", new Date(w.startMs)), eb("s.window_end", "=", new Date(w.endMs))])),
+      ),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("snapshot as n")
+            .select("n.id")
+            .whereRef("n.game_id", "=", "s.game_id")
+            .whereRef("n.window_start", "=", "s.window_start")
+            .whereRef("n.window_end", "=", "s.window_end")
+            .whereRef("n.version", ">", "s.version"),
+        ),
+      ),
+    );
+  const rows = await db
+    .selectFrom("snapshot_recipient as r")
+    .select([
+      "r.recipient_player_id",
+      sql<string | null>`max(r.player_name)`.as("name"),
+      sql<string | null>`max(r.player_email)`.as("email"),
+      sql<string>`sum(r.net_attributed_usd)::text`.as("net"),
+      sql<string>`sum(r.gross_attributed_usd)::text`.as("gross"),
+      sql<string>`sum(r.reversed_attributed_usd)::text`.as("reversed"),
+    ])
+    .where("r.snapshot_id", "in", latest)
+    .groupBy("r.recipient_player_id")
+    .orderBy(sql`sum(r.net_attributed_usd)`, "desc")
+    .orderBy("r.recipient_player_id")
+    .limit(params.limit ?? 10)
+    .execute();
+  return rows.map((r) => ({
+    recipientPlayerId: Number(r.recipient_player_id),
+    playerName: r.name,
+    playerEmail: r.email,
+    netAttributedUsd: formatUsd(r.net),
+    grossAttributedUsd: formatUsd(r.gross),
+    reversedAttributedUsd: formatUsd(r.reversed),
+  }));
+}
+
+export type RecipientWindowRow = {
+  window: TimeWindow;
+  snapshotId: string;
+  snapshotVersion: number;
+  grossAttributedUsd: string;
+  reversedAttributedUsd: string;
+  netAttributedUsd: string;
+  renewalCount: number;
+  playerName: string | null;
+  playerEmail: string | null;
+  resolved: boolean;
+};
+
+/** A recipient's figures in the latest snapshot version of every window, newest window first. */
+export async function listRecipientWindows(db: Db, params: { gameId: string; recipientPlayerId: number }): Promise<RecipientWindowRow[]> {
+  const rows = await db
+    .selectFrom("snapshot_recipient as r")
+    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+    .select([
+      "s.id",
+      "s.version",
+      "s.window_start",
+      "s.window_end",
+      "r.gross_attributed_usd",
+      "r.reversed_attributed_usd",
+      "r.net_attributed_usd",
+      "r.renewal_count",
+      "r.player_name",
+      "r.player_email",
+      "r.resolved",
+    ])
+    .where("s.game_id", "=", params.gameId)
+    .where("r.recipient_player_id", "=", String(params.recipientPlayerId))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("snapshot as n")
+            .select("n.id")
+            .whereRef("n.game_id", "=", "s.game_id")
+            .whereRef("n.window_start", "=", "s.window_start")
+            .whereRef("n.window_end", "=", "s.window_end")
+            .whereRef("n.version", ">", "s.version"),
+        ),
+      ),
+    )
+    .orderBy("s.window_start", "desc")
+    .limit(200)
+    .execute();
+  return rows.map((r) => ({
+    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
+    snapshotId: r.id,
+    snapshotVersion: r.version,
+    grossAttributedUsd: formatUsd(r.gross_attributed_usd),
+    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+    netAttributedUsd: formatUsd(r.net_attributed_usd),
+    renewalCount: r.renewal_count,
+    playerName: r.player_name,
+    playerEmail: r.player_email,
+    resolved: r.resolved,
+  }));
+}
+
+export type StatementEventRow = { at: Date; kind: string; stateAfter: string; actorEmail: string | null; detail: Record<string, unknown>; batchId: string };
+
+export async function listStatementEvents(db: Db, params: { gameId: string; recipientPlayerId: number; limit?: number }): Promise<StatementEventRow[]> {
+  const rows = await db
+    .selectFrom("payout_statement_event")
+    .select(["at", "kind", "state_after", "actor_email", "detail", "batch_id"])
+    .where("game_id", "=", params.gameId)
+    .where("recipient_player_id", "=", String(params.recipientPlayerId))
+    .orderBy("at", "desc")
+    .orderBy("id", "desc")
+    .limit(params.limit ?? 200)
+    .execute();
+  return rows.map((r) => ({ at: r.at, kind: r.kind, stateAfter: r.state_after, actorEmail: r.actor_email, detail: r.detail, batchId: r.batch_id }));
+}
+
+/** Recipients known to the game's snapshots or statements: prefix search on name or email, or the exact id. */
+export async function searchRecipients(
+  db: Db,
+  params: { gameId: string; q: string; limit?: number },
+): Promise<{ recipientPlayerId: number; playerName: string | null; playerEmail: string | null }[]> {
+  const q = params.q.trim().toLowerCase();
+  const prefix = `${escapeLike(q)}%`;
+  let query = db
+    .selectFrom("snapshot_recipient as r")
+    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+    .select(["r.recipient_player_id", sql<string | null>`max(r.player_name)`.as("name"), sql<string | null>`max(r.player_email)`.as("email")])
+    .where("s.game_id", "=", params.gameId);
+  if (q) {
+    query = query.where((eb) =>
+      eb.or([
+        eb(sql`lower(r.player_email)`, "like", prefix),
+        eb(sql`lower(r.player_name)`, "like", prefix),
+        ...(/^\d{1,15}$/.test(q) ? [eb("r.recipient_player_id", "=", q)] : []),
+      ]),
+    );
+  }
+  const rows = await query.groupBy("r.recipient_player_id").orderBy("r.recipient_player_id").limit(params.limit ?? 50).execute();
+  return rows.map((r) => ({ recipientPlayerId: Number(r.recipient_player_id), playerName: r.name, playerEmail: r.email }));
+}
+
+// --- Liability -----------------------------------------------------------------------------------------------------------
+
+export type LiabilityRow = {
+  recipientPlayerId: number;
+  playerName: string | null;
+  playerEmail: string | null;
+  approvedUnpaidUsd: string;
+  heldUsd: string;
+  carriedNegativeUsd: string;
+  rolledOverUsd: string;
+  notYetReviewedUsd: string;
+  totalOwedUsd: string;
+};
+
+/**
+ * What the game owes each recipient as of an instant, replayed from the statements' events:
+ *
+ * - approved but unpaid: statements of batches approved by then, approved and not yet paid then (their payable);
+ * - held: statements held then (what they had available);
+ * - carried negative / rolled over: balances carried out of statements closed by then and not yet taken in by a
+ *   statement of a batch approved by then (negative: offsets later payouts; positive: under the minimum payout);
+ * - not yet reviewed: net attributed of windows snapshotted by then whose batch was not approved by then (latest
+ *   version published by then).
+ *
+ * total owed = the sum of the five (a carried negative lowers it).
+ */
+export async function listLiability(db: Db, params: { gameId: string; asOf: Date }): Promise<LiabilityRow[]> {
+  const asOf = params.asOf;
+  type Acc = { name: string | null; email: string | null; approved: Money; held: Money; negative: Money; rolled: Money; unreviewed: Money };
+  const acc = new Map<string, Acc>();
+  const get = (id: string, name: string | null, email: string | null): Acc => {
+    let a = acc.get(id);
+    if (!a) {
+      a = { name, email, approved: money("0"), held: money("0"), negative: money("0"), rolled: money("0"), unreviewed: money("0") };
+      acc.set(id, a);
+    }
+    a.name ??= name;
+    a.email ??= email;
+    return a;
+  };
+
+  // The state of each statement then: its last event at or before the instant.
+  const states = await sql<{
+    statement_id: string;
+    state_after: PayoutStatementState;
+    recipient_player_id: string;
+    player_name: string | null;
+    player_email: string | null;
+    payable_usd: string;
+    available_usd: string;
+    carry_out_usd: string;
+    batch_approved: boolean;
+  }>`
+    select distinct on (e.statement_id) e.statement_id, e.state_after, st.recipient_player_id::text as recipient_player_id,
+      st.player_name, st.player_email, st.payable_usd::text as payable_usd, st.available_usd::text as available_usd,
+      st.carry_out_usd::text as carry_out_usd, (b.approved_at is not null and b.approved_at <= ${asOf}) as batch_approved
+    from payout_statement_event e
+    join payout_statement st on st.id = e.statement_id
+    join payout_batch b on b.id = st.batch_id
+    where e.game_id = ${params.gameId} and b.game_id = ${params.gameId} and e.at <= ${asOf}
+      and (b.status <> 'discarded' or b.discarded_at > ${asOf})
+    order by e.statement_id, e.at desc, e.id desc`.execute(db);
+
+  const closedThen = new Set<string>();
+  for (const s of states.rows) {
+    const a = get(s.recipient_player_id, s.player_name, s.player_email);
+    if (s.state_after === "approved" && s.batch_approved) a.approved = a.approved.plus(s.payable_usd);
+    if (s.state_after === "held") a.held = a.held.plus(s.available_usd);
+    if (s.state_after === "paid" || s.state_after === "carried") closedThen.add(s.statement_id);
+  }
+
+  // Carries taken in by a statement of a batch approved by then.
+  const taken = await sql<{ from_statement_id: string }>`
+    select c.from_statement_id from payout_carry c
+    join payout_statement st on st.id = c.to_statement_id
+    join payout_batch b on b.id = st.batch_id
+    where b.game_id = ${params.gameId} and b.approved_at is not null and b.approved_at <= ${asOf}`.execute(db);
+  const takenIds = new Set(taken.rows.map((r) => r.from_statement_id));
+  for (const s of states.rows) {
+    if (!closedThen.has(s.statement_id) || takenIds.has(s.statement_id)) continue;
+    const out = money(s.carry_out_usd);
+    if (out.isZero()) continue;
+    const a = get(s.recipient_player_id, s.player_name, s.player_email);
+    if (out.isNegative()) a.negative = a.negative.plus(out);
+    else a.rolled = a.rolled.plus(out);
+  }
+
+  // Windows snapshotted by then with no batch approved by then: their latest version as of then.
+  const unreviewed = await sql<{ recipient_player_id: string; player_name: string | null; player_email: string | null; net: string }>`
+    select r.recipient_player_id::text as recipient_player_id, max(r.player_name) as player_name, max(r.player_email) as player_email,
+      sum(r.net_attributed_usd)::text as net
+    from snapshot s
+    join snapshot_recipient r on r.snapshot_id = s.id
+    where s.game_id = ${params.gameId} and s.published_at <= ${asOf}
+      and not exists (select 1 from snapshot n where n.game_id = s.game_id and n.window_start = s.window_start
+        and n.window_end = s.window_end and n.version > s.version and n.published_at <= ${asOf})
+      and not exists (select 1 from payout_batch b where b.game_id = s.game_id and b.window_start < s.window_end
+        and b.window_end > s.window_start and b.approved_at is not null and b.approved_at <= ${asOf}
+        and (b.status <> 'discarded'))
+    group by r.recipient_player_id`.execute(db);
+  for (const r of unreviewed.rows) get(r.recipient_player_id, r.player_name, r.player_email).unreviewed = money(r.net);
+
+  const out: LiabilityRow[] = [];
+  for (const [id, a] of acc) {
+    const total = a.approved.plus(a.held).plus(a.negative).plus(a.rolled).plus(a.unreviewed);
+    if ([a.approved, a.held, a.negative, a.rolled, a.unreviewed].every((m) => m.isZero())) continue;
+    out.push({
+      recipientPlayerId: Number(id),
+      playerName: a.name,
+      playerEmail: a.email,
+      approvedUnpaidUsd: formatUsd(a.approved),
+      heldUsd: formatUsd(a.held),
+      carriedNegativeUsd: formatUsd(a.negative),
+      rolledOverUsd: formatUsd(a.rolled),
+      notYetReviewedUsd: formatUsd(a.unreviewed),
+      totalOwedUsd: formatUsd(total),
+    });
+  }
+  out.sort((x, y) => money(y.totalOwedUsd).comparedTo(money(x.totalOwedUsd)) || x.recipientPlayerId - y.recipientPlayerId);
+  return out;
+}
+
+export function formatAsOf(date: Date): string {
+  return formatInstant(date);
+}

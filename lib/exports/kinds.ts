@@ -1,0 +1,16 @@
+import "server-only";
+import { z } from "zod";
+import { journalExport } from "./journal";
+import { linesExport } from "./lines";
+import { payoutsExport } from "./payouts";
+import { reversalsExport } from "./reversals";
+import { EXPORT_KINDS, type ExportKind, type ExportKindDefinition } from "./types";
+
+export const EXPORTS: Record<ExportKind, ExportKindDefinition> = {
+  payouts: payoutsExport,
+  lines: linesExport,
+  reversals: reversalsExport,
+  journal: journalExport,
+};
+
+export const exportKindSchema = z.enum(EXPORT_KINDS, { message: `must be one of ${EXPORT_KINDS.join(", ")}` });

@@ -1,0 +1,75 @@
+/**
+ * Flags that block approving a statement until they are resolved or overridden with a written reason. Pure, shared
+ * by pages and the workflow.
+ */
+export const WINDOW_FLAGS = ["spend_order_not_found", "snapshot_drift", "snapshot_stale", "newer_snapshot", "window_open"] as const;
+export const RECIPIENT_FLAGS = ["unresolved_recipient", "attribution_unavailable"] as const;
+export type WindowFlag = (typeof WINDOW_FLAGS)[number];
+export type RecipientFlag = (typeof RECIPIENT_FLAGS)[number];
+export type PayoutFlag = WindowFlag | RecipientFlag;
+export const PAYOUT_FLAGS: readonly PayoutFlag[] = [...WINDOW_FLAGS, ...RECIPIENT_FLAGS];
+
+export function isWindowFlag(flag: string): flag is WindowFlag {
+  return (WINDOW_FLAGS as readonly string[]).includes(flag);
+}
+
+export function isPayoutFlag(flag: string): flag is PayoutFlag {
+  return (PAYOUT_FLAGS as readonly string[]).includes(flag);
+}
+
+export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> = {
+  // "spend_order_not_found (settlement record unreachable; investigate before paying)"
+  spend_order_not_found: {
+    label: "Spend order not found",
+    meaning:
+      "The service could not reach the settlement record of some renewals in this window, so their attribution is unknown. The spec says: investigate before paying.",
+  },
+  snapshot_drift: {
+    label: "Snapshot drift",
+    meaning: "A re-pull of this closed window gave different figures from the previous version. Find out why before paying.",
+  },
+  snapshot_stale: {
+    label: "Stale snapshot",
+    meaning: "The service reported a change inside this window (a webhook or a refund) after this snapshot was read. Take a new snapshot.",
+  },
+  newer_snapshot: {
+    label: "Newer snapshot exists",
+    meaning: "A newer version of this window's snapshot was taken after this batch was prepared. Discard and prepare again to pay from it.",
+  },
+  window_open: {
+    label: "Window not closed",
+    meaning: "The snapshot was read before the window ended; renewals and refunds still to come in it would be missed.",
+  },
+  unresolved_recipient: {
+    label: "Unresolved recipient",
+    meaning: "The service cannot find this recipient's player record (no name or email): who would be paid is unknown.",
+  },
+  attribution_unavailable: {
+    label: "Unavailable attribution",
+    meaning: "Some of this recipient's renewal lines carry an attribution reason instead of a recorded attribution.",
+  },
+};
+
+/** What each unattributed reason means for payment (the spec's keys). */
+export const UNATTRIBUTED_REASON_INFO: Record<string, { label: string; meaning: string; blocks: boolean }> = {
+  no_revenue_share_configured: {
+    label: "No revenue share configured",
+    meaning: "Nobody earned anything on these renewals. Nothing to pay.",
+    blocks: false,
+  },
+  spend_order_not_found: {
+    label: "Spend order not found",
+    meaning: "Settlement record unreachable: investigate before paying. Approval is blocked until overridden with a reason.",
+    blocks: true,
+  },
+  attribution_not_recorded: {
+    label: "Attribution not recorded",
+    meaning: "The service recorded no attribution for these renewals; a recipient may be owed a share. Ask the service before relying on it.",
+    blocks: false,
+  },
+  attribution_malformed: {
+    label: "Attribution malformed",
+    meaning: "The recorded attribution could not be read; a recipient may be owed a share. Ask the service before relying on it.",
+    blocks: false,
+  },
+};

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import {
+  approvePayoutBatch,
+  approveStatements,
+  discardPayoutBatch,
+  holdStatements,
+  markStatementsPaid,
+  overrideFlag,
+  preparePayoutBatch,
+  releaseStatements,
+} from "@/lib/payouts/batches";
+import { checkLedgerInvariant } from "@/lib/payouts/invariant";
+import { listLedgerEntries, listPayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { wasRecipientPaidFor } from "@/lib/payouts/paid-status";
+import { savePayoutSettings } from "@/lib/payouts/settings";
+import { money, sumMoney } from "@/lib/money";
+import { monthWindow } from "@/lib/time";
+import { createTestDatabase, type TestDatabase } from "../support/db";
+import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+
+/**
+ * The recipient ledger over several months, with the minimum payout at 10.00:
+ *
+ * | recipient | Jan           | Feb                          | Mar                  | Apr              |
+ * |-----------|---------------|------------------------------|----------------------|------------------|
+ * | A 1001    | +50 paid 50   | +10 −40 (Jan refunds) → −30  | +20 → −10 carried    | +60 → pays 50    |
+ * | B 1002    | +8 rolls over | +5 (+8 in) → pays 13         | —                    | —                |
+ * | C 1003    | +30 paid 30   | −30 (Jan refunds) → −30      | +45 → pays 15        | —                |
+ * | D 1004    | —             | —                            | +100 held, then paid | —                |
+ */
+
+let t: TestDatabase;
+let db: Db;
+const preparer = actor("preparer");
+const approver = actor("approver");
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  db = t.db;
+  await insertGame(db);
+  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+});
+afterAll(async () => t?.drop());
+
+async function payWindow(month: string, options: { hold?: number[] } = {}): Promise<PayoutStatement[]> {
+  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
+  let statements = await listPayoutStatements(db, { gameId: GAME, batchId });
+  const held = statements.filter((s) => options.hold?.includes(s.recipientPlayerId));
+  if (held.length > 0) await holdStatements(db, { gameId: GAME, batchId, ids: held.map((s) => s.id), reason: "Tax form missing" }, preparer);
+  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+  await approvePayoutBatch(db, { gameId: GAME, batchId }, approver);
+  statements = await listPayoutStatements(db, { gameId: GAME, batchId });
+  if (statements.some((s) => s.state === "approved")) {
+    await markStatementsPaid(db, { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` }, approver);
+  }
+  return listPayoutStatements(db, { gameId: GAME, batchId });
+}
+
+function byRecipient(statements: PayoutStatement[], id: number): PayoutStatement {
+  const s = statements.find((x) => x.recipientPlayerId === id);
+  if (!s) throw new Error(`no statement for ${id}`);
+  return s;
+}
+
+async function expectInvariant(): Promise<void> {
+  const report = await checkLedgerInvariant(db, { gameId: GAME });
+  expect(report.violations).toEqual([]);
+  expect(report.ok).toBe(true);
+  expect(report.recipients).toBeGreaterThan(0);
+}
+
+describe("the recipient ledger across months", () => {
+  it("pays, rolls over, carries negatives forward and recovers, keeping paid + carried = net attributed", async () => {
+    await insertSnapshot(db, { window: "2026-01", recipients: [{ id: 1001, gross: "50.00" }, { id: 1002, gross: "8.00" }, { id: 1003, gross: "30.00" }] });
+    await insertSnapshot(db, {
+      window: "2026-02",
+      recipients: [
+        { id: 1001, gross: "10.00", reversed: "40.00" },
+        { id: 1002, gross: "5.00" },
+        { id: 1003, gross: "0.00", reversed: "30.00" },
+      ],
+    });
+    await insertSnapshot(db, { window: "2026-03", recipients: [{ id: 1001, gross: "20.00" }, { id: 1003, gross: "45.00" }, { id: 1004, gross: "100.00" }] });
+    await insertSnapshot(db, { window: "2026-04", recipients: [{ id: 1001, gross: "60.00" }] });
+
+    const jan = await payWindow("2026-01");
+    expect(byRecipient(jan, 1001)).toMatchObject({ state: "paid", payableUsd: "50.00", paidAmountUsd: "50.00", carryOutUsd: "0.00" });
+    expect(byRecipient(jan, 1002)).toMatchObject({ state: "carried", payableUsd: "0.00", carryOutUsd: "8.00" });
+    expect(byRecipient(jan, 1003)).toMatchObject({ state: "paid", paidAmountUsd: "30.00" });
+    await expectInvariant();
+
+    const feb = await payWindow("2026-02");
+    expect(byRecipient(feb, 1001)).toMatchObject({ state: "carried", netAttributedUsd: "-30.00", carriedInUsd: "0.00", carryOutUsd: "-30.00" });
+    expect(byRecipient(feb, 1002)).toMatchObject({ state: "paid", netAttributedUsd: "5.00", carriedInUsd: "8.00", paidAmountUsd: "13.00" });
+    expect(byRecipient(feb, 1003)).toMatchObject({ state: "carried", netAttributedUsd: "-30.00", carryOutUsd: "-30.00" });
+    await expectInvariant();
+
+    const mar = await payWindow("2026-03", { hold: [1004] });
+    expect(byRecipient(mar, 1001)).toMatchObject({ state: "carried", carriedInUsd: "-30.00", availableUsd: "-10.00", carryOutUsd: "-10.00" });
+    expect(byRecipient(mar, 1003)).toMatchObject({ state: "paid", carriedInUsd: "-30.00", paidAmountUsd: "15.00" });
+    expect(byRecipient(mar, 1004)).toMatchObject({ state: "held", holdReason: "Tax form missing", payableUsd: "100.00" });
+    // A held statement is not closed: it counts on neither side until it is paid.
+    await expectInvariant();
+    const d = (await checkLedgerInvariant(db, { gameId: GAME, recipientPlayerId: 1004 })).rows;
+    expect(d).toEqual([]);
+
+    const apr = await payWindow("2026-04");
+    expect(byRecipient(apr, 1001)).toMatchObject({ state: "paid", carriedInUsd: "-10.00", paidAmountUsd: "50.00" });
+    await expectInvariant();
+
+    // Releasing the hold (by someone other than the preparer) and paying it closes the last statement.
+    const held = byRecipient(mar, 1004);
+    await releaseStatements(db, { gameId: GAME, batchId: held.batchId, ids: [held.id], reason: "Tax form received" }, approver);
+    await markStatementsPaid(db, { gameId: GAME, batchId: held.batchId, ids: [held.id], paidOn: "2026-04-15", method: "wise", reference: "WISE-1004" }, approver);
+    await expectInvariant();
+
+    const report = await checkLedgerInvariant(db, { gameId: GAME });
+    const rows = Object.fromEntries(report.rows.map((r) => [r.recipientPlayerId, r]));
+    // A: nets 50 − 30 + 20 + 60 = 100; paid 50 + 50; nothing carried.
+    expect(rows[1001]).toMatchObject({ windows: 4, netAttributedUsd: "100.00", paidUsd: "100.00", carriedUsd: "0.00", ok: true });
+    expect(rows[1002]).toMatchObject({ windows: 2, netAttributedUsd: "13.00", paidUsd: "13.00", carriedUsd: "0.00" });
+    expect(rows[1003]).toMatchObject({ windows: 3, netAttributedUsd: "45.00", paidUsd: "45.00", carriedUsd: "0.00" });
+    expect(rows[1004]).toMatchObject({ windows: 1, netAttributedUsd: "100.00", paidUsd: "100.00" });
+  });
+
+  it("ledger entries of every closed statement add up to zero, and payments match the statements", async () => {
+    const entries = await listLedgerEntries(db, { gameId: GAME });
+    const byStatement = new Map<string, string[]>();
+    for (const e of entries) byStatement.set(e.statementId, [...(byStatement.get(e.statementId) ?? []), e.amountUsd]);
+    expect(byStatement.size).toBeGreaterThan(0);
+    for (const [, amounts] of byStatement) expect(sumMoney(amounts).toFixed(2)).toBe("0.00");
+    const payments = entries.filter((e) => e.kind === "payment");
+    expect(sumMoney(payments.map((e) => e.amountUsd)).toFixed(2)).toBe("-258.00");
+    expect(entries.filter((e) => e.kind === "rollover").map((e) => [e.recipientPlayerId, e.amountUsd])).toEqual([[1002, "-8.00"]]);
+    const carryIns = entries.filter((e) => e.kind === "carry_in");
+    const carryOuts = entries.filter((e) => e.kind === "carry_out" || e.kind === "rollover");
+    expect(sumMoney(carryIns.map((e) => e.amountUsd)).plus(sumMoney(carryOuts.map((e) => e.amountUsd))).toFixed(2)).toBe("0.00");
+    expect(entries.every((e) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/.test(e.at))).toBe(true);
+    const janOnly = await listLedgerEntries(db, { gameId: GAME, batchId: entries.find((e) => e.windowStart === "2026-01-01T00:00:00Z")?.batchId });
+    expect(new Set(janOnly.map((e) => e.windowStart))).toEqual(new Set(["2026-01-01T00:00:00Z"]));
+  });
+
+  it("notices a broken carry link: the check is not true by construction", async () => {
+    const link = await db.selectFrom("payout_carry").select(["from_statement_id", "to_statement_id", "amount_usd"]).limit(1).executeTakeFirstOrThrow();
+    await db.deleteFrom("payout_carry").where("from_statement_id", "=", link.from_statement_id).execute();
+    try {
+      const report = await checkLedgerInvariant(db, { gameId: GAME });
+      expect(report.ok).toBe(false);
+      expect(report.violations[0]?.problems.join(" ")).toMatch(/carried in/);
+    } finally {
+      await db.insertInto("payout_carry").values(link).execute();
+    }
+    await expectInvariant();
+  });
+
+  it("knows which periods a paid statement covered", async () => {
+    const line = await db
+      .selectFrom("snapshot_line as l")
+      .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
+      .select(["l.period_id", "l.recipient_player_id"])
+      .where("s.window_start", "=", new Date(monthWindow("2026-01").startMs))
+      .orderBy("l.period_id")
+      .execute();
+    const paidLine = line.find((l) => l.recipient_player_id === "1001");
+    const rolledLine = line.find((l) => l.recipient_player_id === "1002");
+    expect(await wasRecipientPaidFor(db, GAME, Number(paidLine?.period_id))).toBe(true);
+    // Recipient 1002 was not paid in January (the amount rolled over).
+    expect(await wasRecipientPaidFor(db, GAME, Number(rolledLine?.period_id))).toBe(false);
+    expect(await wasRecipientPaidFor(db, "another-game", Number(paidLine?.period_id))).toBe(false);
+  });
+});
+
+describe("the approval workflow", () => {
+  it("refuses the preparer as approver under the two-person rule, and allows it when an admin switches the rule off", async () => {
+    await insertSnapshot(db, { window: "2026-05", recipients: [{ id: 2001, gross: "20.00" }] });
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-05") }, preparer);
+    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).rejects.toThrow(/Two-person rule/);
+    await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
+    try {
+      await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).resolves.toMatchObject({ approved: 1, payableUsd: "20.00" });
+    } finally {
+      await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+    }
+    const audit = await db.selectFrom("audit_log").select(["action", "outcome"]).where("target", "=", batchId).execute();
+    expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(["payouts.batch.prepare", "payouts.statement.approve", "payouts.batch.approve"]));
+  });
+
+  it("blocks approval on flags until they are overridden with a written reason, which is kept", async () => {
+    await insertSnapshot(db, {
+      window: "2026-06",
+      recipients: [{ id: 3001, gross: "40.00", resolved: false }, { id: 3002, gross: "25.00", unavailableLine: true }, { id: 3003, gross: "15.00" }],
+      unattributed: { spend_order_not_found: 2 },
+    });
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-06") }, preparer);
+    const first = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+    expect(first.changed).toBe(0);
+    expect(first.skipped.map((s) => s.reason).join(" ")).toMatch(/Spend order not found/);
+
+    await expect(overrideFlag(db, { gameId: GAME, batchId, flag: "spend_order_not_found", recipientPlayerId: null, reason: "short" }, preparer)).rejects.toThrow(
+      /at least 10 characters/,
+    );
+    await overrideFlag(db, { gameId: GAME, batchId, flag: "spend_order_not_found", recipientPlayerId: null, reason: "Service confirmed both renewals were test orders" }, preparer);
+    const second = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+    expect(second.changed).toBe(1);
+    const reasons = second.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort();
+    expect(reasons).toEqual(["3001: open flags: Unresolved recipient", "3002: open flags: Unavailable attribution"]);
+
+    await overrideFlag(db, { gameId: GAME, batchId, flag: "attribution_unavailable", recipientPlayerId: 3002, reason: "Malformed line is a zero-amount test renewal" }, preparer);
+    const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
+    await approveStatements(db, { gameId: GAME, batchId, ids: statements.filter((s) => s.recipientPlayerId === 3002).map((s) => s.id) }, preparer);
+    await holdStatements(db, { gameId: GAME, batchId, ids: statements.filter((s) => s.recipientPlayerId === 3001).map((s) => s.id), reason: "Recipient unknown to the service" }, preparer);
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({ approved: 2, held: 1, payableUsd: "40.00" });
+    const overrides = await db.selectFrom("payout_flag_override").select(["flag", "reason", "actor_email"]).where("batch_id", "=", batchId).execute();
+    expect(overrides).toHaveLength(2);
+    expect(overrides.find((o) => o.flag === "spend_order_not_found")?.reason).toBe("Service confirmed both renewals were test orders");
+  });
+
+  it("refuses a batch whose window overlaps another, and frees carried balances when a draft is discarded", async () => {
+    const overlapping = { startMs: Date.parse("2026-06-15T00:00:00Z"), endMs: Date.parse("2026-07-15T00:00:00Z") };
+    await insertSnapshot(db, { window: overlapping, recipients: [{ id: 3003, gross: "1.00" }] });
+    await expect(preparePayoutBatch(db, { gameId: GAME, window: overlapping }, preparer)).rejects.toThrow(/same renewals twice/);
+
+    // Recipient 1002 … none carried now; make one: a July snapshot with a payable under the minimum.
+    await insertSnapshot(db, { window: "2026-07", recipients: [{ id: 5001, gross: "4.00" }] });
+    await payWindow("2026-07");
+    await insertSnapshot(db, { window: "2026-08", recipients: [{ id: 5001, gross: "7.00" }] });
+    const draft = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
+    const [s] = await listPayoutStatements(db, { gameId: GAME, batchId: draft.batchId });
+    expect(s).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
+    await discardPayoutBatch(db, { gameId: GAME, batchId: draft.batchId, reason: "Prepared too early" }, preparer);
+    const again = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
+    const [s2] = await listPayoutStatements(db, { gameId: GAME, batchId: again.batchId });
+    expect(s2).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
+    await expectInvariant();
+  });
+
+  it("never lets a statement's figures change after preparation", async () => {
+    const row = await db.selectFrom("payout_statement").select(["id", "payable_usd"]).limit(1).executeTakeFirstOrThrow();
+    await expect(
+      db.updateTable("payout_statement").set({ payable_usd: money(row.payable_usd).plus(1).toFixed(2) }).where("id", "=", row.id).execute(),
+    ).rejects.toThrow(/frozen/);
+    await expect(db.deleteFrom("payout_statement_event").execute()).rejects.toThrow(/never updated or deleted/);
+  });
+});
