@@ -131,7 +131,8 @@ export const subscriptionSchema = z.object({
 export type Subscription = z.infer<typeof subscriptionSchema>;
 
 /** "include_player (boolean, default false) adds a player block" whose fields are not shown. */
-const includedPlayerSchema = z.record(z.string(), z.unknown()).optional();
+// The player block of include_player; the service may send null for a player it cannot find.
+const includedPlayerSchema = z.record(z.string(), z.unknown()).nullable().optional();
 
 export const getSubscriptionResponseSchema = z.object({
   status: z.string(),

@@ -231,7 +231,9 @@ export type PublishResult = {
 /** Compares with the previous version (when both were taken after the window closed) and publishes atomically. */
 export async function publishSnapshot(db: Db, input: PublishInput): Promise<PublishResult> {
   const { fetched, window } = input;
+  const T0 = performance.now();
   const rows = buildRows(fetched);
+  console.log("build", Math.round(performance.now() - T0));
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
   // A window is closed once its end has passed on the service's own clock.
@@ -246,7 +248,9 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
     driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
   }
 
+  console.log("compare", Math.round(performance.now() - T0));
   const id = input.snapshotId;
+  const T2 = performance.now();
   const version = await db.transaction().execute(async (trx) => {
     // Serialises publishers of one window so that versions are numbered without gaps or clashes.
     await sql`select pg_advisory_xact_lock(hashtext(${`snapshot-version|${input.gameId}|${window.startMs}|${window.endMs}`}))`.execute(trx);
@@ -295,9 +299,12 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
       .execute();
     const withId = (list: Row[]) => list.map((row) => ({ snapshot_id: id, ...row }));
     await bulkInsert(trx, "snapshot_recipient", RECIPIENT_COLUMNS, withId(rows.recipients));
+    console.log("pre-line", Math.round(performance.now() - T2));
     await bulkInsert(trx, "snapshot_line", LINE_COLUMNS, withId(rows.lines));
+    console.log("line", Math.round(performance.now() - T2));
     await bulkInsert(trx, "snapshot_reversal", REVERSAL_COLUMNS, withId(rows.reversals));
     await bulkInsert(trx, "snapshot_refund_event", EVENT_COLUMNS, withId(rows.events));
+    console.log("rev+events", Math.round(performance.now() - T2));
     // Bodies go in as plain text parameters: wrapping megabytes of JSON text in another JSON document costs more.
     for (let start = 0; start < fetched.pages.length; start += PAGES_PER_STATEMENT) {
       await trx
@@ -317,6 +324,7 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
         )
         .execute();
     }
+    console.log("pages", Math.round(performance.now() - T2));
     await bulkInsert(
       trx,
       "snapshot_sub_window",
@@ -373,6 +381,7 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
     });
     return next;
   });
+  console.log("tx", Math.round(performance.now() - T2));
 
   return {
     snapshotId: id,

@@ -6,6 +6,8 @@ import { EmptyState } from "@/app/_components/ui/empty-state";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
+import { listSubscriptionEvents } from "@/db/queries/webhooks";
+import { SubscriptionEvents } from "./subscription-events";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
@@ -68,6 +70,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
     ),
     listRefundAttempts(db, { gameId: game.id, subscriptionId: id, limit: 50 }),
   ]);
+  const events = await listSubscriptionEvents(db, game.id, id, { limit: 50 });
   if (!loaded.ok) {
     return (
       <>
@@ -269,6 +272,11 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
         <section aria-labelledby="refunds" className="flex flex-col gap-2">
           <h2 id="refunds" className="text-sm font-semibold text-ink">Refunds made from Payout Desk</h2>
           <AttemptsTable caption={`Refund attempts on ${id}`} attempts={attempts} showSubscription={false} />
+        </section>
+
+        <section aria-labelledby="events" className="flex flex-col gap-2">
+          <h2 id="events" className="text-sm font-semibold text-ink">Events from the service</h2>
+          <SubscriptionEvents events={events} />
         </section>
       </div>
     </>

@@ -1,0 +1,45 @@
+import { formatInstant, monthKeyOf, monthWindow, parseInstant, type TimeWindow, windowProblem } from "@/lib/time";
+
+/**
+ * A window in a URL: "2026-03" for a calendar month (UTC), else "<start>~<end>" with both bounds in ISO 8601 UTC
+ * ("2026-03-01T00:00:00Z~2026-03-15T00:00:00Z", end exclusive).
+ */
+export function windowKey(window: TimeWindow): string {
+  const month = monthKeyOf(window.startMs);
+  const asMonth = monthWindow(month);
+  if (asMonth.startMs === window.startMs && asMonth.endMs === window.endMs) return month;
+  return `${formatInstant(window.startMs)}~${formatInstant(window.endMs)}`;
+}
+
+export function parseWindowKey(key: string): TimeWindow | null {
+  const text = decodeURIComponent(key).trim();
+  if (/^\d{4}-\d{2}$/.test(text)) {
+    try {
+      return monthWindow(text);
+    } catch {
+      return null;
+    }
+  }
+  const [start, end, ...rest] = text.split("~");
+  if (!start || !end || rest.length > 0) return null;
+  const startMs = parseInstant(start);
+  const endMs = parseInstant(end);
+  if (startMs === null || endMs === null) return null;
+  const window = { startMs, endMs };
+  return windowProblem(window) === null ? window : null;
+}
+
+export function windowHref(window: TimeWindow): string {
+  return `/payouts/${encodeURIComponent(windowKey(window))}`;
+}
+
+/** "March 2026", or "2026-03-01 00:00 → 2026-03-15 00:00 UTC" for any other window. */
+export function windowLabel(window: TimeWindow): string {
+  const key = windowKey(window);
+  if (!key.includes("~")) {
+    const date = new Date(window.startMs);
+    return date.toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
+  }
+  const fmt = (ms: number) => formatInstant(ms).replace("T", " ").replace(/:00Z$/, "").replace(/Z$/, "");
+  return `${fmt(window.startMs)} → ${fmt(window.endMs)} UTC`;
+}
