@@ -38,8 +38,9 @@ export class EmulatorRuntime {
     this.ledger = this.adopt(options.initial());
   }
 
-  /** Makes `ledger` the live state: its events go to the webhook dispatcher. */
+  /** Makes `ledger` the live state: its events go to the webhook dispatcher, and the ids it makes from now on are new to the process. */
   adopt(ledger: Ledger): Ledger {
+    ledger.goLive();
     ledger.onEvent = (event) => this.dispatcher.enqueue(event);
     this.ledger = ledger;
     return ledger;

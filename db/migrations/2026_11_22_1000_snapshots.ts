@@ -124,7 +124,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable("snapshot_recipient")
-    .addColumn("snapshot_id", "uuid", (c) => c.notNull().references("snapshot.id"))
+    .addColumn("snapshot_id", "uuid", (c) => c.notNull())
     .addColumn("recipient_player_id", "bigint", (c) => c.notNull())
     .addColumn("service_rank", "integer", (c) => c.notNull())
     .addColumn("resolved", "boolean", (c) => c.notNull())
@@ -140,6 +140,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("first_paid_at", "timestamptz")
     .addColumn("last_paid_at", "timestamptz")
     .addPrimaryKeyConstraint("snapshot_recipient_pk", ["snapshot_id", "recipient_player_id"])
+    // Deferred: rows are written while the pages are read, the snapshot row itself last, all in one transaction.
+    .addForeignKeyConstraint("snapshot_recipient_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
     .execute();
   // Sorted, filtered and paginated payout tables over tens of thousands of recipients run on these indexes.
   for (const column of ["net_attributed_usd", "gross_attributed_usd", "reversed_attributed_usd", "renewal_count"]) {
@@ -156,7 +158,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable("snapshot_line")
-    .addColumn("snapshot_id", "uuid", (c) => c.notNull().references("snapshot.id"))
+    .addColumn("snapshot_id", "uuid", (c) => c.notNull())
     .addColumn("period_id", "bigint", (c) => c.notNull())
     .addColumn("recipient_player_id", "bigint", (c) => c.notNull())
     .addColumn("subscription_id", "text", (c) => c.notNull())
@@ -183,6 +185,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("refund", "jsonb")
     .addColumn("reconciliation", "jsonb")
     .addPrimaryKeyConstraint("snapshot_line_pk", ["snapshot_id", "period_id"])
+    // Deferred: rows are written while the pages are read, the snapshot row itself last, all in one transaction.
+    .addForeignKeyConstraint("snapshot_line_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
     .execute();
   await sql`create index snapshot_line_recipient_idx on snapshot_line
     (snapshot_id, recipient_player_id, paid_at, period_id)`.execute(db);
@@ -190,7 +194,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable("snapshot_reversal")
-    .addColumn("snapshot_id", "uuid", (c) => c.notNull().references("snapshot.id"))
+    .addColumn("snapshot_id", "uuid", (c) => c.notNull())
     .addColumn("period_id", "bigint", (c) => c.notNull())
     .addColumn("recipient_player_id", "bigint", (c) => c.notNull())
     .addColumn("subscription_id", "text", (c) => c.notNull())
@@ -209,13 +213,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("note", "text")
     .addColumn("event_count", "integer", (c) => c.notNull())
     .addPrimaryKeyConstraint("snapshot_reversal_pk", ["snapshot_id", "period_id"])
+    // Deferred: rows are written while the pages are read, the snapshot row itself last, all in one transaction.
+    .addForeignKeyConstraint("snapshot_reversal_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
     .execute();
   await sql`create index snapshot_reversal_recipient_idx on snapshot_reversal
     (snapshot_id, recipient_player_id, latest_refund_at, period_id)`.execute(db);
 
   await db.schema
     .createTable("snapshot_refund_event")
-    .addColumn("snapshot_id", "uuid", (c) => c.notNull().references("snapshot.id"))
+    .addColumn("snapshot_id", "uuid", (c) => c.notNull())
     .addColumn("period_id", "bigint", (c) => c.notNull())
     .addColumn("seq", "integer", (c) => c.notNull())
     .addColumn("refunded_at", "timestamptz", (c) => c.notNull())
@@ -227,11 +233,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("partner_revenue_reversal_basis", "text", (c) => c.notNull())
     .addColumn("is_full_refund", "boolean", (c) => c.notNull())
     .addPrimaryKeyConstraint("snapshot_refund_event_pk", ["snapshot_id", "period_id", "seq"])
+    // Deferred: rows are written while the pages are read, the snapshot row itself last, all in one transaction.
+    .addForeignKeyConstraint("snapshot_refund_event_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
     .execute();
 
   await db.schema
     .createTable("snapshot_page")
-    .addColumn("snapshot_id", "uuid", (c) => c.notNull().references("snapshot.id"))
+    .addColumn("snapshot_id", "uuid", (c) => c.notNull())
     .addColumn("seq", "integer", (c) => c.notNull())
     .addColumn("window_start", "timestamptz", (c) => c.notNull())
     .addColumn("window_end", "timestamptz", (c) => c.notNull())
@@ -242,6 +250,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     // The body exactly as the service sent it (text, not jsonb, so nothing is normalised away).
     .addColumn("body", "text", (c) => c.notNull())
     .addPrimaryKeyConstraint("snapshot_page_pk", ["snapshot_id", "seq"])
+    .addForeignKeyConstraint("snapshot_page_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
     .execute();
 
   await db.schema

@@ -4,6 +4,7 @@ import * as snapshots from "./2026_11_22_1000_snapshots";
 import * as refunds from "./2026_11_22_1010_refunds";
 import * as webhooks from "./2026_11_22_1020_webhooks";
 import * as payouts from "./2026_11_22_1030_payouts";
+import * as snapshotDeferredKeys from "./2026_11_22_1035_snapshot_deferred_keys";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -15,4 +16,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_22_1010_refunds": refunds,
   "2026_11_22_1020_webhooks": webhooks,
   "2026_11_22_1030_payouts": payouts,
+  "2026_11_22_1035_snapshot_deferred_keys": snapshotDeferredKeys,
 };

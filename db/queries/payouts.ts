@@ -568,3 +568,207 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
 export function formatAsOf(date: Date): string {
   return formatInstant(date);
 }
+
+/** The live (not discarded) batch of exactly this window, if any. */
+export async function getLiveBatchId(db: Db, params: { gameId: string; window: TimeWindow }): Promise<string | null> {
+  const row = await db
+    .selectFrom("payout_batch")
+    .select("id")
+    .where("game_id", "=", params.gameId)
+    .where("window_start", "=", new Date(params.window.startMs))
+    .where("window_end", "=", new Date(params.window.endMs))
+    .where("status", "<>", "discarded")
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+// --- Evidence ------------------------------------------------------------------------------------------------------------
+
+export type EvidenceLine = {
+  periodId: number;
+  subscriptionId: string;
+  periodSeq: number;
+  itemName: string;
+  status: string;
+  paidAt: Date | null;
+  amountUsd: string;
+  baseUsd: string | null;
+  percentAtRenewal: string | null;
+  attributedAmountUsd: string | null;
+  attributionUnavailableReason: string | null;
+  reconciliation: { checked?: boolean; expected_base_usd?: string; recorded_base_usd?: string; base_matches_settled_fee?: boolean } | null;
+};
+
+/** A recipient's renewal lines in a snapshot, in settlement order, with reconciliation and attribution reasons. */
+export async function listEvidenceLines(
+  db: Db,
+  params: { gameId: string; snapshotId: string; recipientPlayerId: number; page: number; pageSize: number; mismatchesOnly?: boolean },
+): Promise<{ rows: EvidenceLine[]; total: number; mismatches: number; unavailable: number }> {
+  const base = db
+    .selectFrom("snapshot_line as l")
+    .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
+    .where("s.game_id", "=", params.gameId)
+    .where("l.snapshot_id", "=", params.snapshotId)
+    .where("l.recipient_player_id", "=", String(params.recipientPlayerId));
+  const mismatch = sql<boolean>`coalesce((l.reconciliation->>'base_matches_settled_fee')::boolean, true) = false`;
+  const filtered = params.mismatchesOnly ? base.where(mismatch) : base;
+  const [rows, counts] = await Promise.all([
+    filtered
+      .select([
+        "l.period_id",
+        "l.subscription_id",
+        "l.period_seq",
+        "l.item_name",
+        "l.status",
+        "l.paid_at",
+        "l.amount_usd",
+        "l.base_usd",
+        "l.percent_at_renewal",
+        "l.attributed_amount_usd",
+        "l.attribution_unavailable_reason",
+        "l.reconciliation",
+      ])
+      .orderBy("l.paid_at")
+      .orderBy("l.period_id")
+      .limit(params.pageSize)
+      .offset((params.page - 1) * params.pageSize)
+      .execute(),
+    base
+      .select([
+        sql<string>`count(*)`.as("n"),
+        sql<string>`count(*) filter (where ${mismatch})`.as("mismatches"),
+        sql<string>`count(*) filter (where l.attribution_unavailable_reason is not null)`.as("unavailable"),
+      ])
+      .executeTakeFirst(),
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      periodId: Number(r.period_id),
+      subscriptionId: r.subscription_id,
+      periodSeq: r.period_seq,
+      itemName: r.item_name,
+      status: r.status,
+      paidAt: r.paid_at,
+      amountUsd: formatUsd(r.amount_usd),
+      baseUsd: r.base_usd === null ? null : formatUsd(r.base_usd),
+      percentAtRenewal: r.percent_at_renewal,
+      attributedAmountUsd: r.attributed_amount_usd === null ? null : formatUsd(r.attributed_amount_usd),
+      attributionUnavailableReason: r.attribution_unavailable_reason,
+      reconciliation: (r.reconciliation as EvidenceLine["reconciliation"]) ?? null,
+    })),
+    total: Number(counts?.n ?? 0),
+    mismatches: Number(counts?.mismatches ?? 0),
+    unavailable: Number(counts?.unavailable ?? 0),
+  };
+}
+
+export type EvidenceReversal = {
+  periodId: number;
+  subscriptionId: string;
+  periodSeq: number;
+  status: string;
+  paidAt: Date | null;
+  settledInThisWindow: boolean;
+  amountUsd: string;
+  originallyAttributedUsd: string;
+  refundedToDateUsd: string;
+  latestRefundAt: Date | null;
+  reversedAttributedUsd: string;
+  partnerRevenueReversedUsd: string;
+  reversalBasis: string;
+  netsToZeroInWindow: boolean;
+  note: string | null;
+  events: {
+    seq: number;
+    refundedAt: Date;
+    refundedAmountUsd: string;
+    cumulativeRefundedBeforeUsd: string;
+    cumulativeRefundedAfterUsd: string;
+    reversedAttributedUsd: string;
+    partnerRevenueReversedUsd: string;
+    partnerRevenueReversalBasis: string;
+    isFullRefund: boolean;
+  }[];
+};
+
+/** A recipient's reversals in a snapshot with every refund event (cumulative before and after, basis). */
+export async function listEvidenceReversals(
+  db: Db,
+  params: { gameId: string; snapshotId: string; recipientPlayerId: number; limit?: number },
+): Promise<EvidenceReversal[]> {
+  const rows = await db
+    .selectFrom("snapshot_reversal as v")
+    .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
+    .selectAll("v")
+    .where("s.game_id", "=", params.gameId)
+    .where("v.snapshot_id", "=", params.snapshotId)
+    .where("v.recipient_player_id", "=", String(params.recipientPlayerId))
+    .orderBy("v.latest_refund_at")
+    .orderBy("v.period_id")
+    .limit(params.limit ?? 500)
+    .execute();
+  if (rows.length === 0) return [];
+  const events = await db
+    .selectFrom("snapshot_refund_event")
+    .selectAll()
+    .where("snapshot_id", "=", params.snapshotId)
+    .where(
+      "period_id",
+      "in",
+      rows.map((r) => r.period_id),
+    )
+    .orderBy("period_id")
+    .orderBy("seq")
+    .execute();
+  const byPeriod = new Map<string, EvidenceReversal["events"]>();
+  for (const e of events) {
+    const list = byPeriod.get(e.period_id) ?? [];
+    list.push({
+      seq: e.seq,
+      refundedAt: e.refunded_at,
+      refundedAmountUsd: formatUsd(e.refunded_amount_usd),
+      cumulativeRefundedBeforeUsd: formatUsd(e.cumulative_refunded_before_usd),
+      cumulativeRefundedAfterUsd: formatUsd(e.cumulative_refunded_after_usd),
+      reversedAttributedUsd: formatUsd(e.reversed_attributed_usd),
+      partnerRevenueReversedUsd: formatUsd(e.partner_revenue_reversed_usd),
+      partnerRevenueReversalBasis: e.partner_revenue_reversal_basis,
+      isFullRefund: e.is_full_refund,
+    });
+    byPeriod.set(e.period_id, list);
+  }
+  return rows.map((r) => ({
+    periodId: Number(r.period_id),
+    subscriptionId: r.subscription_id,
+    periodSeq: r.period_seq,
+    status: r.status,
+    paidAt: r.paid_at,
+    settledInThisWindow: r.settled_in_this_window,
+    amountUsd: formatUsd(r.amount_usd),
+    originallyAttributedUsd: formatUsd(r.originally_attributed_usd),
+    refundedToDateUsd: formatUsd(r.refunded_to_date_usd),
+    latestRefundAt: r.latest_refund_at,
+    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+    partnerRevenueReversedUsd: formatUsd(r.partner_revenue_reversed_usd),
+    reversalBasis: r.reversal_basis,
+    netsToZeroInWindow: r.nets_to_zero_in_window,
+    note: r.note,
+    events: byPeriod.get(r.period_id) ?? [],
+  }));
+}
+
+/** Where each balance carried into a statement came from. */
+export async function listCarrySources(
+  db: Db,
+  params: { gameId: string; statementId: string },
+): Promise<{ fromStatementId: string; amountUsd: string; windowStart: Date; windowEnd: Date }[]> {
+  const rows = await db
+    .selectFrom("payout_carry as c")
+    .innerJoin("payout_statement as f", "f.id", "c.from_statement_id")
+    .innerJoin("payout_batch as b", "b.id", "f.batch_id")
+    .select(["c.from_statement_id", "c.amount_usd", "b.window_start", "b.window_end"])
+    .where("f.game_id", "=", params.gameId)
+    .where("c.to_statement_id", "=", params.statementId)
+    .orderBy("b.window_start")
+    .execute();
+  return rows.map((r) => ({ fromStatementId: r.from_statement_id, amountUsd: formatUsd(r.amount_usd), windowStart: r.window_start, windowEnd: r.window_end }));
+}

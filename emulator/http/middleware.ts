@@ -114,13 +114,24 @@ export async function readJsonObject(c: AppContext, code: string): Promise<Recor
   return value as Record<string, unknown>;
 }
 
-/** A non-negative integer query value, or null when absent; throws `code` when present but not one. */
+/** An integer query value within min..max, or null when absent; throws `code` when present but not one. */
 export function queryInteger(value: string | undefined, code: string, name: string, min: number, max: number): number | null {
   if (value === undefined) return null;
-  if (!/^\d{1,9}$/.test(value)) throw new ApiError(400, code, `${name} must be an integer.`);
+  if (!/^-?\d+$/.test(value)) throw new ApiError(400, code, `${name} must be an integer.`);
   const n = Number(value);
   if (n < min || n > max) throw new ApiError(400, code, `${name} must be between ${min} and ${max}.`);
   return n;
+}
+
+/**
+ * An integer query value clamped into min..max, or null when absent; throws `code` only when it is not an integer.
+ * Any number of digits is read (a huge value clamps to max, a negative one to min).
+ */
+export function queryClampedInteger(value: string | undefined, code: string, name: string, min: number, max: number): number | null {
+  if (value === undefined) return null;
+  if (!/^-?\d+$/.test(value)) throw new ApiError(400, code, `${name} must be an integer.`);
+  const n = Number(value);
+  return n < min ? min : n > max ? max : n;
 }
 
 export function queryBoolean(value: string | undefined, name: string): boolean {

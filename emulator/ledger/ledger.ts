@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Millis } from "../time";
 import type {
   CardState,
@@ -5,10 +6,20 @@ import type {
   LedgerEvent,
   PeriodState,
   PlayerState,
+  RefundEvent,
   ReversalEntry,
   StoredReceipt,
   SubscriptionState,
 } from "./types";
+
+/**
+ * What ledgers in service have handed out in this process. A reset or a new load builds a new ledger whose loaded
+ * records get the same deterministic ids again, but whatever is made while it runs (renewals, refunds, refund keys,
+ * processor references, new period ids) must never repeat an id an earlier ledger of the process handed out: a client
+ * that keeps ids across a reset would otherwise see two different records under one id. The salt is random per
+ * process, so ids made after a restart differ as well.
+ */
+const live = { salt: randomBytes(4).toString("hex"), generation: 0, nextPeriodId: 1 };
 
 /** Deterministic source of id suffixes (mulberry32), so that a scenario loads to the same ids every time. */
 export class IdSource {
@@ -137,11 +148,28 @@ export class Ledger {
   }
 
   private idSeq = 0;
+  /** Null while the ledger is being loaded; the run tag of its ids once it is in service (see goLive). */
+  private liveTag: string | null = null;
 
-  /** A deterministic id: a sequence number (unique) and a pseudo-random tail (so ids do not look sequential). */
+  /**
+   * An id: a sequence number (unique in the ledger) and a pseudo-random tail (so ids do not look sequential). Ids made
+   * while loading are deterministic (same scenario or seed, same ids); once in service they also carry the process's
+   * salt and the ledger's generation, so no id repeats across resets and loads.
+   */
   newId(prefix: string): string {
     this.idSeq++;
-    return `${prefix}${this.idSeq.toString(36).padStart(8, "0")}${this.ids.next().toString(16).padStart(8, "0")}`;
+    const seq = this.idSeq.toString(36).padStart(8, "0");
+    const tail = this.ids.next().toString(16).padStart(8, "0");
+    return this.liveTag === null ? `${prefix}${seq}${tail}` : `${prefix}${this.liveTag}${seq}${tail}`;
+  }
+
+  /** Puts a loaded ledger in service: later ids carry a new generation, and new period ids continue the process's. */
+  goLive(): void {
+    if (this.liveTag !== null) return;
+    live.generation++;
+    this.liveTag = `${live.salt}${live.generation.toString(36).padStart(4, "0")}`;
+    this.nextPeriodId = Math.max(this.nextPeriodId, live.nextPeriodId);
+    live.nextPeriodId = this.nextPeriodId;
   }
 
   addGame(game: GameState): void {
@@ -193,6 +221,7 @@ export class Ledger {
   addPeriod(period: PeriodState): void {
     this.periods.set(period.periodId, period);
     if (period.periodId >= this.nextPeriodId) this.nextPeriodId = period.periodId + 1;
+    if (this.liveTag !== null) live.nextPeriodId = Math.max(live.nextPeriodId, this.nextPeriodId);
     period.sub.periods.push(period);
   }
 
@@ -232,8 +261,8 @@ export class Ledger {
 
   /**
    * Reversal entries of a game sorted by time. Spec: "each reversal is reported in the window of the refund itself";
-   * a period known only from its row is one entry at its latest refund ("reported wholly in the window of the latest
-   * refund").
+   * the part of a period known only from its row is one entry at its latest period-row refund ("reported wholly in
+   * the window of the latest refund").
    */
   reversalIndex(game: GameState): ReversalEntry[] {
     if (!game.reversalDirty) return game.reversalIndex;
@@ -243,14 +272,21 @@ export class Ledger {
   }
 }
 
-/** Reversal entries of periods, sorted by time: receipt events one by one, a period-row refund as one entry. */
+/**
+ * Reversal entries of periods, sorted by time: every receipt event on its own, at its own time, and the period-row
+ * portion of a period (its refunds without a receipt) as one entry at the latest of those refunds. A later period-row
+ * refund therefore never moves a receipt event out of its window: a closed window stays reproducible for every
+ * refund the service holds a receipt for.
+ */
 export function reversalEntriesOf(periods: Iterable<PeriodState>): ReversalEntry[] {
   const entries: ReversalEntry[] = [];
   for (const period of periods) {
-    const latest = period.refunds[period.refunds.length - 1];
-    if (!latest) continue;
-    if (period.refunds.some((event) => !event.hasReceipt)) entries.push({ at: latest.refundedAt, period, event: null });
-    else for (const event of period.refunds) entries.push({ at: event.refundedAt, period, event });
+    let latestRow: RefundEvent | null = null;
+    for (const event of period.refunds) {
+      if (event.hasReceipt) entries.push({ at: event.refundedAt, period, event });
+      else latestRow = event;
+    }
+    if (latestRow) entries.push({ at: latestRow.refundedAt, period, event: null });
   }
   entries.sort((a, b) => a.at - b.at || a.period.periodId - b.period.periodId);
   return entries;

@@ -3,6 +3,7 @@ import { Money, proRata, sumMoney, usdToCoins } from "@/lib/money";
 import { ApiError } from "../errors";
 import { formatInstant, type Millis } from "../time";
 import type { Ledger } from "./ledger";
+import { paidThroughChanged } from "./renewals";
 import { CARD_FEE_REPORTED_SINCE, ZERO } from "./settlement";
 import type { PeriodState, RefundEvent, SubscriptionState } from "./types";
 import { usd } from "./views";
@@ -16,20 +17,36 @@ export type RefundInput = {
   receipt: boolean;
   /** Live refunds move the wallet and emit events; refunds loaded from a scenario are history and do neither. */
   live: boolean;
+  /** True while a scenario loads: the loader sets the subscription's state and schedule itself afterwards. */
+  loading?: boolean;
 };
 
 export type RefundOutcome = { event: RefundEvent; receipt: Record<string, unknown> | null };
 
 /**
- * Picks the period a refund applies to. Spec: period_seq defaults to "the most recent billed period"; refusals
- * PERIOD_NOT_FOUND, NO_PAID_PERIOD, PERIOD_NOT_REFUNDABLE (never collected), ALREADY_REFUNDED.
+ * Picks the period a refund applies to. Spec: period_seq defaults to "the most recent billed period", and "a partly
+ * refunded period is still billed" while a fully refunded one is refunded: the default is the most recent period
+ * that is paid (partly refunded or not). Refusals PERIOD_NOT_FOUND, NO_PAID_PERIOD (no billed period: nothing
+ * collected, or everything collected already refunded in full), PERIOD_NOT_REFUNDABLE (never collected),
+ * ALREADY_REFUNDED (a named period refunded in full).
  */
 export function resolveRefundPeriod(sub: SubscriptionState, periodSeq: number | null): PeriodState {
   let period: PeriodState | undefined;
   if (periodSeq === null) {
-    const billed = sub.periods.filter((p) => p.paidAt !== null);
-    if (billed.length === 0) throw new ApiError(409, "NO_PAID_PERIOD", "Nothing has been collected on this subscription yet.");
-    period = billed.reduce((a, b) => (b.periodSeq > a.periodSeq ? b : a));
+    for (const candidate of sub.periods) {
+      if (candidate.status !== "paid") continue;
+      if (!period || candidate.periodSeq > period.periodSeq) period = candidate;
+    }
+    if (!period) {
+      const collected = sub.periods.some((p) => p.paidAt !== null);
+      throw new ApiError(
+        409,
+        "NO_PAID_PERIOD",
+        collected
+          ? "No billed period is left to refund: every collected period has been refunded in full."
+          : "Nothing has been collected on this subscription yet.",
+      );
+    }
   } else {
     period = sub.periods.find((p) => p.periodSeq === periodSeq);
     if (!period) throw new ApiError(404, "PERIOD_NOT_FOUND", `No period ${periodSeq} on this subscription.`);
@@ -118,9 +135,13 @@ export function applyRefund(ledger: Ledger, period: PeriodState, input: RefundIn
   };
   period.refunds.push(event);
   period.refundedTotalUsd = after;
-  // Spec: "Paid period + full refund: period_status refunded ... the subscription is not cancelled."
-  if (isFull) period.status = "refunded";
   sub.updatedAt = Math.max(sub.updatedAt, input.at);
+  // Spec: "Paid period + full refund: period_status refunded and the period no longer counts toward paid_through; the
+  // subscription is not cancelled." A retirement pending at period end follows paid_through back.
+  if (isFull) {
+    period.status = "refunded";
+    if (!input.loading) paidThroughChanged(ledger, sub);
+  }
   ledger.markReversalsChanged(sub.gameId);
 
   const player = ledger.player(sub.gameId, sub.playerId);

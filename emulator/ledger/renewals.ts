@@ -3,7 +3,7 @@ import { addInterval, DAY, formatInstant, formatNullable, type Millis } from "..
 import type { Ledger } from "./ledger";
 import { chooseFunding, recordSettlement } from "./settlement";
 import type { PeriodState, SubscriptionState } from "./types";
-import { paidThrough, periodLine, usd } from "./views";
+import { isTerminal, paidThrough, periodLine, usd } from "./views";
 
 /** The emulator's dunning schedule (not shown in the spec): retries 1, 3 and 5 days after the first attempt. */
 export const DUNNING_RETRY_OFFSETS: readonly Millis[] = [1 * DAY, 3 * DAY, 5 * DAY];
@@ -22,6 +22,32 @@ export function nextTouch(sub: SubscriptionState): Millis | null {
 
 export function reschedule(ledger: Ledger, sub: SubscriptionState): void {
   ledger.schedule.set(sub, nextTouch(sub));
+}
+
+/** Spec: a subscription canceling at period end is "Retired at paid_through with no further charge; no second event at retirement." */
+function retire(ledger: Ledger, sub: SubscriptionState, at: Millis): void {
+  sub.status = "canceled";
+  sub.endedAt = at;
+  sub.nextChargeAt = null;
+  sub.updatedAt = at;
+  if (sub.fundingRail === "pcstore") sub.pcstoreAgreementStatus = "canceled";
+  reschedule(ledger, sub);
+}
+
+/**
+ * Called when paid_through may have moved back (a full refund: the period "no longer counts toward paid_through").
+ * A subscription set to cancel at period end then retires at the new paid_through, or at once when that has already
+ * passed or nothing paid remains; any other subscription keeps its next charge.
+ */
+export function paidThroughChanged(ledger: Ledger, sub: SubscriptionState): void {
+  if (sub.cancelAtPeriodEnd && !isTerminal(sub)) {
+    const through = paidThrough(sub);
+    if (through === null || through <= ledger.now) {
+      retire(ledger, sub, ledger.now);
+      return;
+    }
+  }
+  reschedule(ledger, sub);
 }
 
 /**
@@ -43,15 +69,9 @@ export function advanceClock(ledger: Ledger, target: Millis): AdvanceResult {
 
 function touch(ledger: Ledger, sub: SubscriptionState, result: AdvanceResult): void {
   const at = ledger.now;
-  if (sub.cancelAtPeriodEnd && sub.status !== "canceled" && sub.status !== "expired") {
-    // Spec: "Retired at paid_through with no further charge; no second event at retirement."
-    sub.status = "canceled";
-    sub.endedAt = at;
-    sub.nextChargeAt = null;
-    sub.updatedAt = at;
-    if (sub.fundingRail === "pcstore") sub.pcstoreAgreementStatus = "canceled";
+  if (sub.cancelAtPeriodEnd && !isTerminal(sub)) {
+    retire(ledger, sub, at);
     result.retired++;
-    reschedule(ledger, sub);
     return;
   }
   charge(ledger, sub, at, result);

@@ -19,6 +19,7 @@ import {
   currentRevenueShareView,
   periodLine,
   periodReversed,
+  periodRowRefunds,
   recipientView,
   reportSubscriptionView,
   usd,
@@ -37,6 +38,7 @@ function inWindow(at: Millis, window: Window): boolean {
   return window === null || (at >= window.start && at < window.end);
 }
 
+/** True when part of the period's refunds is known only from the period row (the coarse basis). */
 export function isCoarse(period: PeriodState): boolean {
   return period.refunds.some((event) => !event.hasReceipt);
 }
@@ -58,7 +60,7 @@ type Aggregate = { totals: Record<string, unknown>; recipients: RecipientAcc[]; 
 
 function entryReversedAttributed(entry: ReversalEntry): Decimal {
   if (entry.event) return entry.event.reversedAttributedUsd;
-  return sumMoney(entry.period.refunds.map((event) => event.reversedAttributedUsd));
+  return sumMoney(periodRowRefunds(entry.period).map((event) => event.reversedAttributedUsd));
 }
 
 function entryPartnerReversed(entry: ReversalEntry): Decimal {
@@ -195,20 +197,30 @@ function refundEventView(event: RefundEvent): Record<string, unknown> {
   };
 }
 
-/** The single coarse row of a period known only from its row: everything refunded, at the latest refund. */
+/**
+ * The single coarse row of a period's period-row portion: the refunds known only from the row, together, at the
+ * latest of them, without partner-revenue clawback. Its cumulative figures are the row's after that latest refund.
+ */
 function coarseEventView(period: PeriodState): Record<string, unknown> {
-  const latest = period.refunds[period.refunds.length - 1] as RefundEvent;
+  const rows = periodRowRefunds(period);
+  const latest = rows[rows.length - 1] as RefundEvent;
+  const amount = sumMoney(rows.map((event) => event.amountUsd));
   return {
     refunded_at: formatInstant(latest.refundedAt),
-    refunded_amount_usd: usd(period.refundedTotalUsd),
-    cumulative_refunded_before_usd: "0.00",
-    cumulative_refunded_after_usd: usd(period.refundedTotalUsd),
-    reversed_attributed_usd: usd(sumMoney(period.refunds.map((event) => event.reversedAttributedUsd))),
+    refunded_amount_usd: usd(amount),
+    cumulative_refunded_before_usd: usd(latest.cumulativeAfterUsd.minus(amount)),
+    cumulative_refunded_after_usd: usd(latest.cumulativeAfterUsd),
+    reversed_attributed_usd: usd(sumMoney(rows.map((event) => event.reversedAttributedUsd))),
     partner_revenue_reversed_usd: "0.00",
     partner_revenue_reversal_basis: "none",
-    is_full_refund: period.refundedTotalUsd.equals(period.amountUsd),
+    is_full_refund: latest.isFullRefund,
     settled_by_invo: false,
   };
+}
+
+/** The refund events of reversal entries, in time order: receipt events exactly, the period-row portion as one row. */
+function entryEventView(entry: ReversalEntry): Record<string, unknown> {
+  return entry.event ? refundEventView(entry.event) : coarseEventView(entry.period);
 }
 
 function reversalLine(group: ReversalGroup, window: Window): Record<string, unknown> {
@@ -221,7 +233,7 @@ function reversalLine(group: ReversalGroup, window: Window): Record<string, unkn
   const notes: string[] = [];
   if (coarse) {
     notes.push(
-      "Known only from the period row: reported wholly in the window of the latest refund, without partner-revenue clawback.",
+      "Partly or wholly known only from the period row: that part is reported wholly in the window of its latest refund, without partner-revenue clawback; refunds with receipts stay exact in their own windows.",
     );
   }
   if (zero) notes.push("Settled and fully refunded inside this window: pay nothing.");
@@ -238,9 +250,7 @@ function reversalLine(group: ReversalGroup, window: Window): Record<string, unkn
     latest_refund_at: latest ? formatInstant(latest.refundedAt) : null,
     reversed_attributed_usd: usd(reversedAttributed),
     partner_revenue_reversed_usd: usd(partnerReversed),
-    refund_events: coarse
-      ? [coarseEventView(period)]
-      : group.entries.map((entry) => refundEventView(entry.event as RefundEvent)),
+    refund_events: group.entries.map(entryEventView),
     reversal_basis: coarse ? "period_row" : "refund_receipts",
     nets_to_zero_in_window: zero,
     note: notes.length > 0 ? notes.join(" ") : null,
@@ -302,7 +312,9 @@ export function windowReport(ledger: Ledger, game: GameState, query: WindowRepor
   let reversals: ReversalEntry[];
   const sub = query.subscriptionId ? ledger.subscription(game.gameId, query.subscriptionId) : undefined;
   if (query.subscriptionId) {
-    const periods = sub ? sub.periods : [];
+    // Spec: "Everything is scoped to the caller's game; ids of other tenants return 404" (404 SUBSCRIPTION_NOT_FOUND).
+    if (!sub) throw new ApiError(404, "SUBSCRIPTION_NOT_FOUND", "No such subscription for this game.");
+    const periods = sub.periods;
     settled = periods.filter((p) => p.paidAt !== null && inWindow(p.paidAt, window)).sort(compareSettled);
     reversals = reversalEntriesOf(periods).filter((entry) => inWindow(entry.at, window));
   } else {
@@ -362,7 +374,7 @@ const KNOWN_LIMITS = {
   max_reversal_rows: MAX_REVERSAL_ROWS,
   inline_lines_per_recipient: INLINE_LINES,
   period_row_reversals:
-    "Refunds known only from the period row are reported wholly in the window of the latest refund and show no partner-revenue clawback.",
+    "Refunds known only from the period row are reported together, wholly in the window of the latest of them, and show no partner-revenue clawback; refunds with receipts on the same period stay exact in their own windows.",
 };
 
 export type SubscriptionReportQuery = { statuses: Set<string> | null; limit: number; offset: number };
@@ -410,6 +422,7 @@ export function periodDetail(ledger: Ledger, period: PeriodState): Record<string
     .minus(period.disputedAmountHeldUsd)
     .minus(cardFee);
   const coarse = isCoarse(period);
+  const entries = reversalEntriesOf([period]);
   const latest = period.refunds[period.refunds.length - 1];
   return {
     status: "success",
@@ -435,13 +448,11 @@ export function periodDetail(ledger: Ledger, period: PeriodState): Record<string
         : "This cycle was never collected; no revenue legs exist.",
     },
     refunds: {
-      refund_count: coarse ? 1 : period.refunds.length,
+      refund_count: entries.length,
       refunded_to_date_usd: usd(period.refundedTotalUsd),
       latest_refund_at: latest ? formatInstant(latest.refundedAt) : null,
       basis: coarse ? "period_row" : "refund_receipts",
-      events: coarse
-        ? [{ ...coarseEventView(period), refund_transaction_id: null }]
-        : period.refunds.map((event) => ({ ...refundEventView(event), refund_transaction_id: event.transactionId })),
+      events: entries.map((entry) => ({ ...entryEventView(entry), refund_transaction_id: entry.event?.transactionId ?? null })),
     },
     charge: {
       attempts_for_period: period.charge.attempts,

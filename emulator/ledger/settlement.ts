@@ -108,7 +108,15 @@ function attributedOf(base: Decimal, percent: Decimal): Decimal {
   return value;
 }
 
-/** Funding of a charge of `amount` on a subscription's rail. Returns null when nothing can pay (a decline). */
+/**
+ * Funding of a charge of `amount` on a subscription's rail. Returns null when nothing can pay (a decline).
+ *
+ * Card subscriptions. Spec: "saved cards fund subscriptions when the member's balance runs short": a wallet that
+ * covers the price pays it whole, on any date (no card charge, no mint order, funding shape wallet on a refund). When
+ * it runs short the card pays. Spec, Versioning: "since 2026-09-17 card-funded renewal periods carry
+ * balance_applied_coins of 0.00", so from that date the card pays the whole price and the wallet is left alone;
+ * before it, the wallet paid what it held and the card the rest.
+ */
 export function chooseFunding(
   ledger: Ledger,
   sub: SubscriptionState,
@@ -119,19 +127,17 @@ export function chooseFunding(
   const balance = player ? player.balanceCoins : ZERO;
   const coins = usdToCoins(amount);
   const wallet: Funding = { amountCoins: coins, balanceAppliedCoins: coins, cardChargedUsd: ZERO, rail: sub.fundingRail, pcstoreChargedUsd: ZERO };
+  if (balance.gte(coins)) return wallet;
   if (sub.fundingRail === "pcstore") {
-    if (balance.gte(coins)) return wallet;
     return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: ZERO, rail: "pcstore", pcstoreChargedUsd: amount };
   }
   const card = sub.cardId !== null && !sub.walletOnly ? ledger.cards.get(sub.cardId) : undefined;
   const cardUsable = card !== undefined && !card.removed && !cardExpired(card.expMonth, card.expYear, at);
-  if (!cardUsable) return balance.gte(coins) ? wallet : null;
-  // Spec, Versioning: card periods charged since 2026-09-17 carry balance_applied_coins 0.00 (the card pays all).
+  if (!cardUsable) return null;
   if (at >= CARD_ONLY_FUNDING_SINCE || balance.lte(0)) {
     return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: amount, rail: "card", pcstoreChargedUsd: ZERO };
   }
-  if (balance.gte(coins)) return wallet;
-  // The balance covers what it can; the saved card pays the shortfall.
+  // Before 2026-09-17 the balance covered what it could and the saved card paid the shortfall.
   const cardUsd = amount.minus(balance.dividedBy(10)).toDecimalPlaces(2, 0);
   return { amountCoins: coins, balanceAppliedCoins: coins.minus(cardUsd.times(10)), cardChargedUsd: cardUsd, rail: "card", pcstoreChargedUsd: ZERO };
 }

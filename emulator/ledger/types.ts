@@ -204,7 +204,10 @@ export type PeriodState = {
   appliesStagedPrice: boolean;
 };
 
-/** One line of the reversal index: a receipt event, or the whole period when its basis is the period row. */
+/**
+ * One line of the reversal index: a receipt event (`event` set), or the period-row portion of a period (`event` null:
+ * its refunds known only from the period row, together, at the latest of them).
+ */
 export type ReversalEntry = { at: Millis; period: PeriodState; event: RefundEvent | null };
 
 export type StoredReceipt = { body: Record<string, unknown>; lost: boolean; transactionId: string };

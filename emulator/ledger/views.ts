@@ -1,9 +1,9 @@
 import type { Decimal } from "decimal.js";
-import { formatUsd, sumMoney } from "@/lib/money";
+import { formatUsd } from "@/lib/money";
 import { formatInstant, formatNullable, type Millis } from "../time";
 import type { Ledger } from "./ledger";
 import { CARD_FEE_REPORTED_SINCE, ZERO, cardExpired } from "./settlement";
-import type { CardState, PeriodState, PlayerState, SubscriptionState } from "./types";
+import type { CardState, PeriodState, PlayerState, RefundEvent, SubscriptionState } from "./types";
 
 /** JSON shapes of the API, built from ledger state. Amounts leave as two-decimal strings. */
 
@@ -51,7 +51,9 @@ export function subscriptionView(ledger: Ledger, sub: SubscriptionState): Record
     item_name: sub.itemName,
     current_period_start: formatInstant(sub.currentPeriodStart),
     current_period_end: formatInstant(sub.currentPeriodEnd),
-    period_seq: sub.periodSeq,
+    // Spec: period_seq is "1-based; advances on each successful charge": a subscription never charged is in its
+    // first period (1), which its first successful charge bills.
+    period_seq: Math.max(1, sub.periodSeq),
     next_charge_at: formatNullable(sub.nextChargeAt),
     cancel_at_period_end: sub.cancelAtPeriodEnd,
     trial_end: formatNullable(sub.trialEnd),
@@ -124,21 +126,30 @@ export const ATTRIBUTION_NOTICE = {
     "partner only and has paid no recipient; any payment to a recipient is made by the partner.",
 } as const;
 
-export function periodReversed(period: PeriodState): { attributed: Decimal; partner: Decimal } {
-  // Spec: a period known only from its row does "not show any partner-revenue clawback".
-  const coarse = period.refunds.some((event) => !event.hasReceipt);
-  return {
-    attributed: sumMoney(period.refunds.map((event) => event.reversedAttributedUsd)),
-    partner: coarse ? ZERO : sumMoney(period.refunds.map((event) => event.partnerRevenueReversedUsd)),
-  };
+/** Refunds of a period known only from its row (no receipt), in time order: the period-row portion. */
+export function periodRowRefunds(period: PeriodState): RefundEvent[] {
+  return period.refunds.filter((event) => !event.hasReceipt);
 }
 
+export function periodReversed(period: PeriodState): { attributed: Decimal; partner: Decimal } {
+  let attributed = ZERO;
+  let partner = ZERO;
+  for (const event of period.refunds) {
+    attributed = attributed.plus(event.reversedAttributedUsd);
+    // Spec: the period-row basis does "not show any partner-revenue clawback"; receipt events show theirs.
+    if (event.hasReceipt) partner = partner.plus(event.partnerRevenueReversedUsd);
+  }
+  return { attributed, partner };
+}
+
+/** The card fee charged to the partner: receipt refunds only, as the period-row portion shows no revenue reversal. */
 export function cardFeeChargedToPartner(period: PeriodState): Decimal {
-  if (period.refunds.some((event) => !event.hasReceipt)) return ZERO;
   let total = ZERO;
   for (const event of period.refunds) {
     // Spec, Versioning: card fees on refunds are reported since 2026-09-28.
-    if (event.refundedAt >= CARD_FEE_REPORTED_SINCE) total = total.plus(event.amountUsd.minus(event.partnerRevenueReversedUsd));
+    if (event.hasReceipt && event.refundedAt >= CARD_FEE_REPORTED_SINCE) {
+      total = total.plus(event.amountUsd.minus(event.partnerRevenueReversedUsd));
+    }
   }
   return total;
 }

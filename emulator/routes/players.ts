@@ -11,7 +11,9 @@ export function registerPlayerRoutes(api: Hono<AppEnv>, runtime: EmulatorRuntime
     const game = c.get("game");
     // Spec, Limits: "Balance reads | 1500 per minute".
     runtime.limiter.hit(`balance:${game.gameId}`, LIMITS.balanceReads, "RATE_LIMITED", "More than 1500 balance reads per minute.");
-    const email = decodeURIComponent(c.req.param("email"));
+    // The router hands the path parameter over already percent-decoded; decoding it again would misread a literal
+    // "%" in an address (and throw on one that is not followed by two hex digits).
+    const email = c.req.param("email");
     const player = runtime.ledger.playerByEmail(game.gameId, email);
     if (!player) throw new ApiError(404, "PLAYER_NOT_FOUND", "No player with this email in this game.");
     const total = player.balanceCoins;

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { ApiError } from "../errors";
-import { queryInteger } from "../http/middleware";
+import { queryClampedInteger, queryInteger } from "../http/middleware";
 import { LIMITS } from "../http/rate-limits";
 import { MAX_WINDOW_DAYS, periodDetail, subscriptionReport, windowReport } from "../ledger/reporting";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
@@ -11,15 +11,16 @@ import { parseStatusList } from "./subscriptions";
 export const PERIOD_STATUSES = ["pending", "paid", "failed", "forgiven", "refunded"] as const;
 const MAX_LIMIT = 100;
 const MAX_OFFSET = 100_000;
+/** Spec: a 429 "rate_limit_exceeded (retry_after in body and Retry-After header)". */
 const RATE_CODE = "rate_limit_exceeded";
 
 /**
- * Reporting limit. Spec: a 429 "rate_limit_exceeded (retry_after in body and Retry-After header)".
+ * The limit of both paginated reporting routes. Any integer is accepted and clamped into 1..100 (0 and negatives
+ * read as 1); only a value that is not an integer is refused with PAGINATION_INVALID.
  */
 function readLimit(value: string | undefined): number {
   // Spec: "Default 50, silently clamped to 100, minimum 1."
-  const limit = queryInteger(value, "PAGINATION_INVALID", "limit", 1, 999_999_999) ?? 50;
-  return Math.min(limit, MAX_LIMIT);
+  return queryClampedInteger(value, "PAGINATION_INVALID", "limit", 1, MAX_LIMIT) ?? 50;
 }
 
 function readOffset(value: string | undefined): number {

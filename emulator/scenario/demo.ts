@@ -75,6 +75,9 @@ function splitAmount(rng: Rng, amount: string): string[] {
  */
 export function generateDemoScenario(options: { seed?: number; clock?: string } = {}): ScenarioInput {
   const rng = mulberry32(options.seed ?? 1);
+  // Funding and refund-basis variety draws from its own stream, so that adding it left the rest of a seed's data as
+  // it was (subscriptions, prices, refunds and recipients).
+  const variety = mulberry32(((options.seed ?? 1) ^ 0x5bd1e995) >>> 0);
   const clockText = options.clock ?? DEMO_CLOCK;
   const clock = parseInstant(clockText);
   if (clock === null) throw new Error(`demo clock is not a timestamp: ${clockText}`);
@@ -216,6 +219,9 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
           balance_applied_coins: formatUsd(new Money(cents - cardCents).dividedBy(10)),
           card_charged_usd: formatUsd(new Money(cardCents).dividedBy(100)),
         };
+      } else if (!pcstore && !walletOnly && variety() < 0.06) {
+        // A wallet that covered the price paid it whole, on any date: no card charge, no mint order.
+        period.funding = { balance_applied_coins: formatUsd(new Money(cents).dividedBy(10)) };
       }
       // A pcstore renewal the wallet covered (pcstore_charged_usd 0.00): refundable in coins.
       if (pcstore && rng() < 0.3) period.funding = { balance_applied_coins: formatUsd(new Money(cents).dividedBy(10)) };
@@ -235,9 +241,12 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
             const partial = formatUsd(money(periodAmount).times(0.3 + rng() * 0.4).toDecimalPlaces(2));
             refunds.push({ period_seq: seq, amount_usd: partial, refunded_at: formatInstant(at), client_request_id: `rf-${subscriptionId}-${seq}`, reason: "goodwill", receipt });
           } else {
+            // Now and then the first part is known only from the period row and the later ones have receipts.
+            const rowFirst = receipt && variety() < 0.2;
             splitAmount(rng, periodAmount).forEach((part, k) => {
               const when = Math.min(clock, at + k * (sameMonth ? HOUR : 3 * DAY));
-              refunds.push({ period_seq: seq, amount_usd: part, refunded_at: formatInstant(when), client_request_id: `rf-${subscriptionId}-${seq}-${k + 1}`, reason: "partial_service", receipt });
+              const withReceipt = receipt && !(rowFirst && k === 0);
+              refunds.push({ period_seq: seq, amount_usd: part, refunded_at: formatInstant(when), client_request_id: `rf-${subscriptionId}-${seq}-${k + 1}`, reason: "partial_service", receipt: withReceipt });
             });
           }
         }

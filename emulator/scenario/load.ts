@@ -220,6 +220,7 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
       reason: r.reason ?? null,
       receipt: r.receipt,
       live: false,
+      loading: true,
     });
   }
   periodsIn.forEach((p, i) => {
@@ -242,6 +243,10 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
     sub.updatedAt = Math.max(sub.updatedAt, touched);
   }
   const lastPending = latest && latest.status === "pending";
+  // Spec: next_charge_at is "null on terminal rows and on pending_pcstore_authorization".
+  if ((terminal || s.status === "pending_pcstore_authorization") && s.next_charge_at !== undefined && s.next_charge_at !== null) {
+    throw new ScenarioError(`${where}.next_charge_at: must be null or absent on a ${s.status} subscription (the service shows null there)`);
+  }
   if (s.next_charge_at !== undefined) sub.nextChargeAt = s.next_charge_at === null ? null : instant(s.next_charge_at, where);
   else if (terminal || s.status === "pending_pcstore_authorization") sub.nextChargeAt = null;
   else if (s.status === "past_due" || s.status === "awaiting_authentication" || lastPending) sub.nextChargeAt = clock + DAY;

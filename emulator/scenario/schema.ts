@@ -154,7 +154,10 @@ export const subscriptionScenarioSchema = z.object({
   canceled_at: instantSchema.nullable().optional(),
   ended_at: instantSchema.nullable().optional(),
   trial_end: instantSchema.nullable().optional(),
-  next_charge_at: instantSchema.nullable().optional(),
+  next_charge_at: instantSchema
+    .nullable()
+    .optional()
+    .describe("null or absent on canceled, expired and pending_pcstore_authorization subscriptions (a value is refused)"),
   metadata: z.record(z.string(), z.unknown()).nullable().default(null),
   periods: z.array(periodScenarioSchema).default([]),
   refunds: z.array(refundScenarioSchema).default([]),

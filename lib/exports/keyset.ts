@@ -9,13 +9,20 @@ export async function* keysetPages<R>(
   keyOf: (row: R) => string,
   pageSize: number,
 ): AsyncGenerator<R[], void, undefined> {
-  let pending: Promise<R[]> | null = fetchPage(null);
+  // A prefetched page may fail while nobody awaits it yet: it is marked handled here and its error surfaces
+  // when the loop awaits it, instead of as an unhandled rejection that would take the process down.
+  const prefetch = (after: string | null): Promise<R[]> => {
+    const promise = fetchPage(after);
+    promise.catch(() => undefined);
+    return promise;
+  };
+  let pending: Promise<R[]> | null = prefetch(null);
   try {
     while (pending) {
       const page: R[] = await pending;
       pending = null;
       const last = page[page.length - 1];
-      if (page.length >= pageSize && last !== undefined) pending = fetchPage(keyOf(last));
+      if (page.length >= pageSize && last !== undefined) pending = prefetch(keyOf(last));
       if (page.length > 0) yield page;
     }
   } finally {

@@ -15,26 +15,25 @@ export function startWorkers(): Promise<void> {
     for (const job of JOBS) {
       await ensureQueue(boss, job.definition);
       const handler = await job.handler();
-      await boss.work(
-        job.definition.name,
-        { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true },
-        async ([entry]) => {
-          if (!entry) return;
-          const payload = job.definition.payload.parse(entry.data);
-          const startedAt = Date.now();
-          try {
-            await handler(payload, { jobId: entry.id, attempt: entry.retryCount + 1 });
-            log.info("job done", { job: job.definition.name, id: entry.id, ms: Date.now() - startedAt });
-          } catch (error) {
-            log.warn("job failed", { job: job.definition.name, id: entry.id, attempt: entry.retryCount + 1, error });
-            throw error;
-          }
-        },
-      );
-      for (let extra = 1; extra < (job.concurrency ?? 1); extra++) {
-        await boss.work(job.definition.name, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([entry]) => {
-          if (entry) await handler(job.definition.payload.parse(entry.data), { jobId: entry.id, attempt: 1 });
-        });
+      // pg-boss 10 runs one handler call per worker at a time; concurrency is that many workers.
+      for (let worker = 0; worker < (job.concurrency ?? 1); worker++) {
+        await boss.work(
+          job.definition.name,
+          { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true },
+          async ([entry]) => {
+            if (!entry) return;
+            const payload = job.definition.payload.parse(entry.data);
+            const startedAt = Date.now();
+            const attempt = entry.retryCount + 1;
+            try {
+              await handler(payload, { jobId: entry.id, attempt });
+              log.info("job done", { job: job.definition.name, id: entry.id, ms: Date.now() - startedAt });
+            } catch (error) {
+              log.warn("job failed", { job: job.definition.name, id: entry.id, attempt, error });
+              throw error;
+            }
+          },
+        );
       }
       if (job.schedule) await boss.schedule(job.definition.name, job.schedule.cron, job.schedule.payload, { tz: "UTC" });
     }

@@ -56,6 +56,16 @@ export type FetchOptions = {
   onProgress?: (progress: FetchProgress) => void;
   /** Called after each page is read (tests use it to stop a pull part-way). */
   onPage?: (page: PageRecord) => void | Promise<void>;
+  /**
+   * Recipients of the requested window that are final (every line read), in the service's order, page by page; only
+   * when the window is read in one piece. A store can write them while the next pages are read.
+   */
+  onRecipients?: (recipients: readonly AttributionRecipient[]) => void;
+  /**
+   * A window is read again: everything passed to onRecipients is void, and of the pages read so far only `kept`
+   * remain part of the snapshot.
+   */
+  onRestart?: (kept: readonly PageRecord[]) => Promise<void>;
 };
 
 export type FetchedWindow = AssembledWindow & { pages: PageRecord[] };
@@ -131,6 +141,7 @@ async function readWholeWindow(ctx: Ctx, window: TimeWindow, depth: number): Pro
       // Pages of the abandoned read are not part of the snapshot.
       ctx.pages.length = pagesBefore;
       ctx.progress = { ...progressBefore, pagesFetched: ctx.progress.pagesFetched };
+      await ctx.options.onRestart?.(ctx.pages);
       emit(ctx, "re-reading a window whose figures changed");
     }
   }
@@ -154,6 +165,7 @@ async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Prom
   const subWindows: SubWindowRecord[] = [];
   let page = first;
   for (;;) {
+    const pageStart = recipients.length;
     for (const recipient of page.recipients) {
       if (recipient.periods_truncated || recipient.reversals_truncated) {
         const completed = await readRecipientLines(ctx, window, recipient, depth, subWindows);
@@ -167,6 +179,7 @@ async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Prom
       }
       ctx.progress.recipientsFetched += 1;
     }
+    if (depth === 0) ctx.options.onRecipients?.(recipients.slice(pageStart));
     emit(ctx);
     if (!page.pagination.has_more) break;
     if (page.recipients.length === 0) throw new WindowChangedError("the service reported more recipients but sent none");

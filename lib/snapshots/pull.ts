@@ -13,7 +13,7 @@ import { createCapturingClient } from "./capture";
 import { type FetchProgress, fetchWindow, type PageRecord, type ReportSource, SnapshotIncompleteError } from "./fetch";
 import { pullSnapshotJob } from "./jobs";
 import { completenessChecks } from "./merge";
-import { loadPreviousVersion, publishSnapshot } from "./store";
+import { createRowWriter, loadPreviousVersion, publishSnapshot } from "./store";
 
 /**
  * A pull: the request (a snapshot_pull row), the work (read every page, assemble, check) and its publication.
@@ -414,44 +414,57 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       (value) => ({ ok: true as const, value }),
       (error: unknown) => ({ ok: false as const, error }),
     );
-    const fetched = await fetchWindow(source, window, {
-      signal: options.signal,
-      onPage: options.onPage,
-      onProgress: (p) => report(p),
-    });
-    report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
-    const checks = completenessChecks(fetched);
-    const failed = checks.filter((c) => !c.ok);
-    if (failed.length > 0) {
-      throw new SnapshotIncompleteError(
-        `the report does not add up: ${failed.map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`).join("; ")}`,
-      );
-    }
-    report({ ...lastProgress(fetched), phase: "publishing" }, true);
-    await writer.flush();
-    const stats = client.stats();
-    const loaded = await previous;
-    if (!loaded.ok) throw loaded.error;
-    const published = await publishSnapshot(db, {
-      previous: loaded.value,
-      snapshotId: randomUUID(),
-      pullId: pull.id,
-      gameId: pull.game_id,
-      window,
-      fetched,
-      checks,
-      takenBy,
-      fetchStartedAt,
-      fetchFinishedAt: new Date(),
-      stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
-      durationMs: performance.now() - started,
-    });
-    log.info("snapshot published", {
-      game: pull.game_id,
-      snapshot: published.snapshotId,
-      version: published.version,
-      pages: fetched.pages.length,
-      drift: published.driftStatus,
+    const snapshotId = randomUUID();
+    // One transaction from the first page to publication: rows are written as pages arrive, and either all of it
+    // commits with the pull's "complete" status or none of it does.
+    const published = await db.transaction().execute(async (trx) => {
+      const rowWriter = await createRowWriter(trx, snapshotId);
+      const fetched = await fetchWindow(source, window, {
+        signal: options.signal,
+        onPage: async (page) => {
+          rowWriter.addPage(page);
+          await options.onPage?.(page);
+        },
+        onProgress: (p) => report(p),
+        onRecipients: (recipients) => rowWriter.addRecipients(recipients),
+        onRestart: (kept) => rowWriter.reset(kept),
+      });
+      report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
+      const checks = completenessChecks(fetched);
+      const failed = checks.filter((c) => !c.ok);
+      if (failed.length > 0) {
+        throw new SnapshotIncompleteError(
+          `the report does not add up: ${failed.map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`).join("; ")}`,
+        );
+      }
+      report({ ...lastProgress(fetched), phase: "publishing" }, true);
+      await writer.flush();
+      const stats = client.stats();
+      const loaded = await previous;
+      if (!loaded.ok) throw loaded.error;
+      const result = await publishSnapshot(db, trx, {
+        previous: loaded.value,
+        writer: rowWriter,
+        snapshotId,
+        pullId: pull.id,
+        gameId: pull.game_id,
+        window,
+        fetched,
+        checks,
+        takenBy,
+        fetchStartedAt,
+        fetchFinishedAt: new Date(),
+        stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
+        durationMs: performance.now() - started,
+      });
+      log.info("snapshot published", {
+        game: pull.game_id,
+        snapshot: result.snapshotId,
+        version: result.version,
+        pages: fetched.pages.length,
+        drift: result.driftStatus,
+      });
+      return result;
     });
     return summarizeSnapshot(db, published.snapshotId);
   } catch (error) {

@@ -25,12 +25,17 @@ function instant(text: string | null): string | null {
 }
 
 export function buildRows(fetched: FetchedWindow): SnapshotRows {
+  return buildRecipientRows(fetched.recipients, 1);
+}
+
+/** Rows of some recipients; `firstRank` is the service-order position of the first one (1-based). */
+export function buildRecipientRows(recipients: readonly AttributionRecipient[], firstRank: number): SnapshotRows {
   const rows: SnapshotRows = { recipients: [], lines: [], reversals: [], events: [] };
-  fetched.recipients.forEach((r: AttributionRecipient, index) => {
+  recipients.forEach((r: AttributionRecipient, index) => {
     const id = r.recipient.player_id;
     rows.recipients.push({
       recipient_player_id: id,
-      service_rank: index + 1,
+      service_rank: firstRank + index,
       resolved: r.recipient.resolved,
       player_email: r.recipient.player_email,
       player_name: r.recipient.player_name,

@@ -5,15 +5,16 @@ import type { Database, SnapshotDriftStatus } from "@/db/types";
 import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
 import { type ComparableVersion, compareVersions, type DriftEntry } from "./drift";
-import type { FetchedWindow } from "./fetch";
+import type { FetchedWindow, PageRecord } from "./fetch";
 import type { Check } from "./merge";
-import { buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
+import type { AttributionRecipient } from "@/lib/service/schemas";
+import { buildRecipientRows, buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
 
 /**
  * Publishing: the whole snapshot (header, recipients, lines, reversals, refund events, raw pages, sub-windows and the
  * drift found against the previous version) is written in one transaction together with the pull's "complete"
- * status. Until that commit nothing of the pull is visible; after it, nothing of it changes (the tables refuse
- * UPDATE and DELETE).
+ * status. Until that commit nothing of the pull is visible (a killed pull's transaction is rolled back by the
+ * server); after it, nothing of it changes (the tables refuse UPDATE and DELETE).
  */
 
 type ColumnType = "text" | "integer" | "bigint" | "numeric" | "boolean" | "timestamptz" | "jsonb" | "uuid";
@@ -140,7 +141,7 @@ async function bulkInsert(trx: Transaction<Database>, table: string, columns: Re
   for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
     const chunk = JSON.stringify(rows.slice(start, start + CHUNK_ROWS));
     await sql`insert into ${sql.table(table)} (${list})
-      select ${list} from jsonb_to_recordset(${chunk}::jsonb) as r(${sql.raw(definition)})`.execute(trx);
+      select ${list} from json_to_recordset(${chunk}::json) as r(${sql.raw(definition)})`.execute(trx);
   }
 }
 
@@ -148,6 +149,89 @@ function iso(text: string): string {
   const ms = parseInstant(text);
   if (ms === null) throw new Error(`not a timestamp: ${text}`);
   return formatInstant(ms);
+}
+
+async function insertRows(trx: Transaction<Database>, snapshotId: string, rows: SnapshotRows): Promise<void> {
+  const withId = (list: Row[]) => list.map((row) => ({ snapshot_id: snapshotId, ...row }));
+  await bulkInsert(trx, "snapshot_recipient", RECIPIENT_COLUMNS, withId(rows.recipients));
+  await bulkInsert(trx, "snapshot_line", LINE_COLUMNS, withId(rows.lines));
+  await bulkInsert(trx, "snapshot_reversal", REVERSAL_COLUMNS, withId(rows.reversals));
+  await bulkInsert(trx, "snapshot_refund_event", EVENT_COLUMNS, withId(rows.events));
+}
+
+async function insertPages(trx: Transaction<Database>, snapshotId: string, pages: readonly PageRecord[]): Promise<void> {
+  // Bodies go in as plain text parameters: wrapping megabytes of JSON text in another JSON document costs more.
+  for (let start = 0; start < pages.length; start += PAGES_PER_STATEMENT) {
+    await trx
+      .insertInto("snapshot_page")
+      .values(
+        pages.slice(start, start + PAGES_PER_STATEMENT).map((page) => ({
+          snapshot_id: snapshotId,
+          seq: page.seq,
+          window_start: new Date(page.window.startMs),
+          window_end: new Date(page.window.endMs),
+          recipient_player_id: page.recipientPlayerId,
+          page_offset: page.offset,
+          page_limit: page.limit,
+          fetched_at: page.fetchedAt,
+          body: page.body,
+        })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * Writes raw pages and final recipients (with their lines, reversals and refund events) inside the publishing
+ * transaction while the next pages are still being read, so that storing overlaps fetching. Nothing is visible
+ * before the commit; a read that starts over rolls everything written back to a savepoint.
+ */
+export type RowWriter = {
+  addRecipients(recipients: readonly AttributionRecipient[]): void;
+  addPage(page: PageRecord): void;
+  /** Drops everything written, then writes `keep` again (the pages still part of the read). */
+  reset(keep?: readonly PageRecord[]): Promise<void>;
+  /** Waits for every queued write; returns what was written. Rethrows a failed write. */
+  flush(): Promise<{ recipients: number; pages: number }>;
+};
+
+export async function createRowWriter(trx: Transaction<Database>, snapshotId: string): Promise<RowWriter> {
+  await sql`savepoint snapshot_rows`.execute(trx);
+  let chain: Promise<void> = Promise.resolve();
+  let failure: unknown = null;
+  let recipients = 0;
+  let pages = 0;
+  const queue = (work: () => Promise<void>) => {
+    chain = chain.then(work).catch((error: unknown) => {
+      failure ??= error;
+    });
+  };
+  const writer: RowWriter = {
+    addRecipients(list) {
+      if (list.length === 0) return;
+      const rows = buildRecipientRows(list, recipients + 1);
+      recipients += list.length;
+      queue(() => insertRows(trx, snapshotId, rows));
+    },
+    addPage(page) {
+      pages += 1;
+      queue(() => insertPages(trx, snapshotId, [page]));
+    },
+    async reset(keep = []) {
+      await chain;
+      failure = null;
+      recipients = 0;
+      pages = 0;
+      await sql`rollback to savepoint snapshot_rows`.execute(trx);
+      for (const page of keep) writer.addPage(page);
+    },
+    async flush() {
+      await chain;
+      if (failure) throw failure;
+      return { recipients, pages };
+    },
+  };
+  return writer;
 }
 
 export type PreviousVersion = {
@@ -228,12 +312,13 @@ export type PublishResult = {
   rows: SnapshotRows;
 };
 
-/** Compares with the previous version (when both were taken after the window closed) and publishes atomically. */
-export async function publishSnapshot(db: Db, input: PublishInput): Promise<PublishResult> {
+/**
+ * Compares with the previous version (when both were taken after the window closed) and writes the snapshot inside
+ * `trx`, which the caller commits: the rows the writer already holds are kept, the rest written here.
+ */
+export async function publishSnapshot(db: Db, trx: Transaction<Database>, input: PublishInput & { writer?: RowWriter }): Promise<PublishResult> {
   const { fetched, window } = input;
-  const T0 = performance.now();
   const rows = buildRows(fetched);
-  console.log("build", Math.round(performance.now() - T0));
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
   // A window is closed once its end has passed on the service's own clock.
@@ -248,10 +333,10 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
     driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
   }
 
-  console.log("compare", Math.round(performance.now() - T0));
   const id = input.snapshotId;
-  const T2 = performance.now();
-  const version = await db.transaction().execute(async (trx) => {
+  // A write queued while reading that failed surfaces here, before anything else runs in the transaction.
+  const written = input.writer ? await input.writer.flush() : { recipients: 0, pages: 0 };
+  const version = await (async () => {
     // Serialises publishers of one window so that versions are numbered without gaps or clashes.
     await sql`select pg_advisory_xact_lock(hashtext(${`snapshot-version|${input.gameId}|${window.startMs}|${window.endMs}`}))`.execute(trx);
     const latest = await trx
@@ -297,34 +382,17 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
         drift_count: drift.filter((entry) => entry.severity === "drift").length,
       })
       .execute();
-    const withId = (list: Row[]) => list.map((row) => ({ snapshot_id: id, ...row }));
-    await bulkInsert(trx, "snapshot_recipient", RECIPIENT_COLUMNS, withId(rows.recipients));
-    console.log("pre-line", Math.round(performance.now() - T2));
-    await bulkInsert(trx, "snapshot_line", LINE_COLUMNS, withId(rows.lines));
-    console.log("line", Math.round(performance.now() - T2));
-    await bulkInsert(trx, "snapshot_reversal", REVERSAL_COLUMNS, withId(rows.reversals));
-    await bulkInsert(trx, "snapshot_refund_event", EVENT_COLUMNS, withId(rows.events));
-    console.log("rev+events", Math.round(performance.now() - T2));
-    // Bodies go in as plain text parameters: wrapping megabytes of JSON text in another JSON document costs more.
-    for (let start = 0; start < fetched.pages.length; start += PAGES_PER_STATEMENT) {
-      await trx
-        .insertInto("snapshot_page")
-        .values(
-          fetched.pages.slice(start, start + PAGES_PER_STATEMENT).map((page) => ({
-            snapshot_id: id,
-            seq: page.seq,
-            window_start: new Date(page.window.startMs),
-            window_end: new Date(page.window.endMs),
-            recipient_player_id: page.recipientPlayerId,
-            page_offset: page.offset,
-            page_limit: page.limit,
-            fetched_at: page.fetchedAt,
-            body: page.body,
-          })),
-        )
-        .execute();
+    const rowsWritten = written.recipients === rows.recipients.length;
+    const pagesWritten = written.pages === fetched.pages.length;
+    if (!pagesWritten || (!rowsWritten && written.recipients > 0)) {
+      // Something written while reading does not match what was read: write it all again from here.
+      if (input.writer) await input.writer.reset();
+      await insertRows(trx, id, rows);
+      await insertPages(trx, id, fetched.pages);
+    } else if (!rowsWritten) {
+      // A window read in parts: its recipients exist only once the parts are merged.
+      await insertRows(trx, id, rows);
     }
-    console.log("pages", Math.round(performance.now() - T2));
     await bulkInsert(
       trx,
       "snapshot_sub_window",
@@ -380,8 +448,7 @@ export async function publishSnapshot(db: Db, input: PublishInput): Promise<Publ
       },
     });
     return next;
-  });
-  console.log("tx", Math.round(performance.now() - T2));
+  })();
 
   return {
     snapshotId: id,

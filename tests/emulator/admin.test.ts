@@ -38,6 +38,50 @@ describe("admin API", () => {
     await client.admin("/reset", {});
   });
 
+  it("refuses next_charge_at on terminal and pending_pcstore_authorization subscriptions, naming the field", async () => {
+    // Spec: next_charge_at is "null on terminal rows and on pending_pcstore_authorization".
+    for (const [index, status] of [[4, "canceled"], [4, "expired"], [3, "pending_pcstore_authorization"]] as const) {
+      const scenario = fixtureScenario();
+      const sub = scenario.subscriptions![index]!;
+      sub.status = status;
+      if (status === "pending_pcstore_authorization") sub.periods = [];
+      sub.next_charge_at = "2026-06-10T00:00:00Z";
+      const call = await client.admin("/scenario", scenario);
+      expect(call.status).toBe(400);
+      expect(call.body.error_code).toBe("SCENARIO_INVALID");
+      expect(call.body.error).toContain(`subscriptions.${index}.next_charge_at`);
+      // null (or leaving it out) loads.
+      sub.next_charge_at = null;
+      expect((await client.admin("/scenario", scenario)).status).toBe(200);
+      expect((await client.get(`/api/subscriptions/${sub.subscription_id}`)).body.subscription.next_charge_at).toBeNull();
+    }
+    await client.admin("/reset", {});
+  });
+
+  it("never hands out the same id twice across resets; loaded records keep their deterministic ids", async () => {
+    const run = async () => {
+      const loaded = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.ninetyNine}/attribution`)).body.periods;
+      const receipt = (await client.post(`/api/subscriptions/${SUB.ninetyNine}/refund`, { client_request_id: "same-key", period_seq: 4 })).body;
+      await client.admin("/clock/advance", { to: "2026-06-11T00:00:00Z" });
+      const renewed = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.ninetyNine}/attribution`)).body.periods[0];
+      await client.admin("/reset", {});
+      return { loaded, receipt, renewed };
+    };
+    const first = await run();
+    const second = await run();
+    // Made while running: refund transaction, refund key, processor reference, renewal transaction and period id.
+    expect(second.receipt.transaction_id).not.toBe(first.receipt.transaction_id);
+    expect(second.receipt.refund_key).not.toBe(first.receipt.refund_key);
+    expect(second.receipt.processor_refund_reference).not.toBe(first.receipt.processor_refund_reference);
+    expect(second.renewed.period_seq).toBe(5);
+    expect(second.renewed.transaction_id).not.toBe(first.renewed.transaction_id);
+    expect(second.renewed.period_id).not.toBe(first.renewed.period_id);
+    expect(second.receipt.transaction_id).toMatch(/^rtx_[0-9a-z]+$/);
+    expect(second.receipt.refund_key).toBe(`rfk_${second.receipt.transaction_id.slice(4)}`);
+    // Loaded from the scenario: the same ids every time.
+    expect(second.loaded).toEqual(first.loaded);
+  });
+
   it("records a refund at a given time, by receipt or period row only", async () => {
     const added = await client.admin("/refunds", { subscription_id: SUB.ninetyNine, period_seq: 2, amount_usd: "2.00", refunded_at: "2026-04-20T00:00:00Z", receipt: false });
     expect(added.status).toBe(201);

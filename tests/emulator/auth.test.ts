@@ -89,7 +89,10 @@ describe("sandbox prefix", () => {
     );
   });
 
-  it("answers an unknown route with a 404 envelope", async () => {
+  it("answers an unknown route with a 404 envelope given a valid key, and 401 without one", async () => {
     expectError(await client.get("/api/nothing-here"), 404, "NOT_FOUND");
+    expectError(await client.get("/sandbox/api/checkout/sessions"), 404, "NOT_FOUND");
+    expectError(await client.get("/api/nothing-here", { secret: null }), 401, "INVALID_GAME_SECRET");
+    expectError(await client.post("/api/checkout/sessions", {}, { secret: "gs_nope" }), 401, "INVALID_GAME_SECRET");
   });
 });

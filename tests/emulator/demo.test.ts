@@ -102,4 +102,52 @@ describe("demo data", () => {
     expect(zero).toBe(true);
     expect(composed).toBe(true);
   });
+
+  it("funds card renewals the documented way: the wallet whole when it covers, wallet and card only before 2026-09-17", async () => {
+    const lines = async (start: string, end: string) =>
+      (await report(start, end)).body.recipients.flatMap((r: any) => r.periods).filter((line: any) => line.funding.rail === "card");
+    const shapes = (found: any[]) => ({
+      wallet: found.filter((l) => l.funding.card_charged_usd === "0.00" && l.funding.balance_applied_coins === l.funding.amount_coins && l.mint_order_id === null).length,
+      card: found.filter((l) => l.funding.card_charged_usd !== "0.00" && l.funding.balance_applied_coins === "0.00" && l.mint_order_id !== null).length,
+      mixed: found.filter((l) => l.funding.card_charged_usd !== "0.00" && l.funding.balance_applied_coins !== "0.00").length,
+    });
+    const october = shapes(await lines("2026-10-01", "2026-11-01"));
+    expect(october.wallet).toBeGreaterThan(0);
+    expect(october.card).toBeGreaterThan(october.wallet);
+    expect(october.mixed).toBe(0);
+    const june = shapes(await lines("2026-06-01", "2026-07-01"));
+    expect(june.wallet).toBeGreaterThan(0);
+    expect(june.mixed).toBeGreaterThan(0);
+  });
+
+  it("has periods refunded partly by period row only and partly with receipts", async () => {
+    const scenario = generateDemoScenario({ seed: 7 });
+    const mixed = (scenario.subscriptions ?? []).flatMap((sub) =>
+      [...new Set((sub.refunds ?? []).map((r) => r.period_seq))]
+        .filter((seq) => {
+          const kinds = new Set((sub.refunds ?? []).filter((r) => r.period_seq === seq).map((r) => r.receipt !== false));
+          return kinds.size === 2;
+        })
+        .map((seq) => ({ id: sub.subscription_id, seq })),
+    );
+    expect(mixed.length).toBeGreaterThan(0);
+    const { id, seq } = mixed[0]!;
+    const cycles = (await client.get(`/api/subscriptions/reporting/subscriptions/${id}/attribution`, { query: { limit: 100 } })).body.periods;
+    const periodId = cycles.find((p: any) => p.period_seq === seq).period_id;
+    const detail = (await client.get(`/api/subscriptions/reporting/periods/${periodId}`)).body.refunds;
+    expect(detail.basis).toBe("period_row");
+    expect(detail.events.some((e: any) => e.refund_transaction_id === null)).toBe(true);
+    expect(detail.events.some((e: any) => typeof e.refund_transaction_id === "string")).toBe(true);
+  });
+
+  // Last: it moves the clock of this file's emulator.
+  it("renews live past the clock: by card in full, or from a wallet that covers the price", async () => {
+    const advanced = await client.admin("/clock/advance", { by: "31d" });
+    expect(advanced.body.renewals).toBeGreaterThan(2000);
+    const live = await report("2026-11-20T12:00:00Z", "2026-12-22");
+    const found = live.body.recipients.flatMap((r: any) => r.periods).filter((line: any) => line.funding.rail === "card");
+    expect(found.some((l: any) => l.funding.card_charged_usd === "0.00" && l.mint_order_id === null)).toBe(true);
+    expect(found.some((l: any) => l.funding.balance_applied_coins === "0.00" && l.mint_order_id !== null)).toBe(true);
+    expect(found.every((l: any) => l.funding.card_charged_usd === "0.00" || l.funding.balance_applied_coins === "0.00")).toBe(true);
+  });
 });

@@ -30,6 +30,22 @@ describe("GET /api/player-balances/player/by-email/{email}", () => {
     expect((await client.get("/api/player-balances/player/by-email/zed%40example.test", { secret: SECRET_TWO })).status).toBe(200);
   });
 
+  it("reads the email from the path once: a literal % is part of the address", async () => {
+    // "a%25zz" in the path is the address "a%zz@example.test": unknown here, so 404 (never a 500 from decoding twice).
+    expectError(await client.get("/api/player-balances/player/by-email/a%25zz@example.test"), 404, "PLAYER_NOT_FOUND");
+    expectError(await client.get("/api/player-balances/player/by-email/100%25@example.test"), 404, "PLAYER_NOT_FOUND");
+    const scenario = fixtureScenario();
+    scenario.players!.push({ game_id: "g1", player_id: 5, email: "a%zz@example.test", date_joined: "2026-01-01T00:00:00Z", balance_coins: "7.00" });
+    scenario.players!.push({ game_id: "g1", player_id: 6, email: "a%41@example.test", date_joined: "2026-01-01T00:00:00Z" });
+    expect((await client.admin("/scenario", scenario)).status).toBe(200);
+    const found = await client.get(`/api/player-balances/player/by-email/${encodeURIComponent("a%zz@example.test")}`);
+    expect(found.status).toBe(200);
+    expect(found.body.player).toMatchObject({ player_id: 5, player_email: "a%zz@example.test" });
+    expect(found.body.balances[0].total_balance).toBe("7.00");
+    // "a%2541" is "a%41", not "aA".
+    expect((await client.get("/api/player-balances/player/by-email/a%2541%40example.test")).body.player.player_id).toBe(6);
+  });
+
   it("shows a balance with no funds", async () => {
     const call = await client.get("/api/player-balances/player/by-email/BOB%40example.test");
     expect(call.body.summary).toEqual({ total_value: "0.00", currency_count: 1, has_funds: false });

@@ -15,7 +15,8 @@ const centsToUsd = (cents: number) => formatUsd(new Money(cents).dividedBy(100))
 const refundPlanArb = fc.record({
   weights: fc.array(fc.integer({ min: 1, max: 10 }), { minLength: 1, maxLength: 3 }),
   complete: fc.boolean(),
-  receipt: fc.boolean(),
+  // Per refund: with a receipt, or known only from the period row (one period may mix both).
+  receipts: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
   delaysHours: fc.array(fc.integer({ min: 0, max: 1500 }), { minLength: 3, maxLength: 3 }),
 });
 
@@ -72,7 +73,7 @@ function toScenario(generated: Generated): ScenarioInput {
       refundParts(s.amountCents, p.refund.weights, p.refund.complete).forEach((cents, k) => {
         at += (p.refund!.delaysHours[k] ?? 1) * HOUR;
         if (at > CLOCK) return;
-        refunds.push({ period_seq: i + 1, amount_usd: centsToUsd(cents), refunded_at: formatInstant(at), receipt: p.refund!.receipt, client_request_id: `r-${index}-${i}-${k}` });
+        refunds.push({ period_seq: i + 1, amount_usd: centsToUsd(cents), refunded_at: formatInstant(at), receipt: p.refund!.receipts[k] ?? true, client_request_id: `r-${index}-${i}-${k}` });
       });
     });
     return {

@@ -124,6 +124,86 @@ describe("refund effects", () => {
   });
 });
 
+describe("default period", () => {
+  it("defaults to the most recent period still billed: a partly refunded one stays, a fully refunded one is skipped", async () => {
+    // Spec: period_seq defaults to "the most recent billed period"; "a partly refunded period is still billed".
+    const partial = await refund(SUB.ninetyNine, { client_request_id: "d-1", amount_usd: "1.00" });
+    expect(partial.body).toMatchObject({ period_seq: 4, total_refunded_amount_usd: "1.00" });
+    const rest = await refund(SUB.ninetyNine, { client_request_id: "d-2" });
+    expect(rest.body).toMatchObject({ period_seq: 4, refunded_amount_usd: "8.99", is_full_refund: true });
+    // Period 4 is refunded now, no longer billed: the default moves to period 3.
+    const next = await refund(SUB.ninetyNine, { client_request_id: "d-3" });
+    expect(next.body).toMatchObject({ period_seq: 3, refunded_amount_usd: "9.99", is_full_refund: true });
+    // Naming a fully refunded period is still ALREADY_REFUNDED.
+    expectError(await refund(SUB.ninetyNine, { client_request_id: "d-4", period_seq: 4 }), 409, "ALREADY_REFUNDED");
+  });
+
+  it("answers NO_PAID_PERIOD when every collected period has been refunded in full", async () => {
+    expect((await refund(SUB.canceled, { client_request_id: "n-1" })).body).toMatchObject({ period_seq: 1, is_full_refund: true });
+    const none = expectError(await refund(SUB.canceled, { client_request_id: "n-2" }), 409, "NO_PAID_PERIOD");
+    expect(none.error).toContain("refunded in full");
+  });
+});
+
+describe("refunds and cancel at period end", () => {
+  it("retires at once a subscription canceling at period end when a full refund leaves its paid window in the past", async () => {
+    const cancel = await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {});
+    expect(cancel.body).toMatchObject({ cancel_at_period_end: true, access_until: "2026-06-15T00:00:00Z" });
+    await refund(SUB.monthly, { client_request_id: "cape-1" });
+    const sub = (await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription;
+    expect(sub).toMatchObject({ status: "canceled", paid_through: "2026-05-15T00:00:00Z", ended_at: "2026-06-01T00:00:00Z", next_charge_at: null });
+    // Nothing is charged or retired at the old period end.
+    const advanced = await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    expect(advanced.body.retired).toBe(0);
+    const latest = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body.periods[0];
+    expect(latest).toMatchObject({ period_seq: 5, status: "refunded" });
+  });
+
+  it("retires at the new paid_through when a full refund moves it back to a date still ahead", async () => {
+    const scenario = {
+      clock: "2026-06-01T00:00:00Z",
+      games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
+      players: [{ game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01" }],
+      cards: [{ game_id: "g1", player_id: 1, card_id: 1, last_four: "4242", exp_month: 1, exp_year: 2031, created_at: "2026-01-01" }],
+      subscriptions: [
+        {
+          game_id: "g1",
+          subscription_id: SUB.monthly,
+          player_id: 1,
+          item_id: "gold",
+          item_name: "Gold",
+          amount_usd: "10.00",
+          created_at: "2026-05-15T00:00:00Z",
+          status: "active",
+          // The second window was paid ahead: paid through 2026-07-15.
+          periods: [
+            { period_seq: 1, status: "paid", period_start: "2026-05-15", period_end: "2026-06-15", paid_at: "2026-05-15" },
+            { period_seq: 2, status: "paid", period_start: "2026-06-15", period_end: "2026-07-15", paid_at: "2026-05-31" },
+          ],
+        },
+      ],
+    };
+    expect((await client.admin("/scenario", scenario)).status).toBe(200);
+    expect((await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {})).body.access_until).toBe("2026-07-15T00:00:00Z");
+    await refund(SUB.monthly, { client_request_id: "ahead-1", period_seq: 2 });
+    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({
+      status: "active",
+      cancel_at_period_end: true,
+      paid_through: "2026-06-15T00:00:00Z",
+    });
+    const advanced = await client.admin("/clock/advance", { to: "2026-06-20T00:00:00Z" });
+    expect(advanced.body).toMatchObject({ retired: 1, renewals: 0 });
+    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({ status: "canceled", ended_at: "2026-06-15T00:00:00Z" });
+  });
+
+  it("keeps charging a subscription that is not canceling after a full refund of its current period", async () => {
+    await refund(SUB.monthly, { client_request_id: "keep-1" });
+    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({ status: "active", next_charge_at: "2026-06-15T00:00:00Z" });
+    expect((await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" })).body.renewals).toBeGreaterThanOrEqual(1);
+    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({ period_seq: 6, paid_through: "2026-07-15T00:00:00Z" });
+  });
+});
+
 describe("refund idempotency", () => {
   it("replays a key with the stored receipt and moves nothing", async () => {
     const first = await refund(SUB.monthly, { client_request_id: "once-1", amount_usd: "2.00" });

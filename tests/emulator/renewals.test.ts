@@ -42,6 +42,81 @@ function priceScenario(amount: string, agreed: string, pending: string): Scenari
   };
 }
 
+/** One card subscription of 10.00 whose next charge falls on `chargeAt`; its player holds `balance` coins. */
+function fundingScenario(chargeAt: string, balance: string): ScenarioInput {
+  const day = 24 * 3600 * 1000;
+  const at = Date.parse(chargeAt);
+  const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
+  return {
+    clock: iso(at - day),
+    games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
+    players: [{ game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01", balance_coins: balance }],
+    cards: [{ game_id: "g1", player_id: 1, card_id: 1, last_four: "4242", exp_month: 1, exp_year: 2031, created_at: "2026-01-01" }],
+    subscriptions: [
+      {
+        game_id: "g1",
+        subscription_id: SUB.monthly,
+        player_id: 1,
+        item_id: "gold",
+        item_name: "Gold",
+        amount_usd: "10.00",
+        created_at: iso(at - 30 * day),
+        status: "active",
+        revenue_share: { recipient_player_id: 1, percent: "10.00" },
+        periods: [{ period_seq: 1, status: "paid", period_start: iso(at - 30 * day), period_end: chargeAt, paid_at: iso(at - 30 * day) }],
+        next_charge_at: chargeAt,
+      },
+    ],
+  };
+}
+
+describe("funding of card renewals", () => {
+  const renew = async (chargeAt: string, balance: string) => {
+    expect((await client.admin("/scenario", fundingScenario(chargeAt, balance))).status).toBe(200);
+    await client.admin("/clock/advance", { to: chargeAt });
+    const [line] = await cycles(SUB.monthly);
+    expect(line).toMatchObject({ period_seq: 2, status: "paid", paid_at: chargeAt });
+    const wallet = (await client.get("/api/player-balances/player/by-email/p%40example.test")).body.balances[0].total_balance;
+    return { line, wallet };
+  };
+
+  // Spec: "saved cards fund subscriptions when the member's balance runs short".
+  it.each(["2026-06-15T00:00:00Z", "2026-10-15T00:00:00Z"])("lets a wallet that covers the price pay it whole (%s): no card charge, no mint order", async (chargeAt) => {
+    const { line, wallet } = await renew(chargeAt, "100.00");
+    expect(line.funding).toEqual({ amount_coins: "100.00", balance_applied_coins: "100.00", card_charged_usd: "0.00", rail: "card", pcstore_charged_usd: "0.00" });
+    expect(line.mint_order_id).toBeNull();
+    expect(line.transaction_id).toMatch(/^txn_/);
+    expect(wallet).toBe("0.00");
+    // Refunded, the period goes back to the wallet: funding shape wallet, nothing to a card.
+    const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "wallet-paid" });
+    expect(receipt.body).toMatchObject({ period_seq: 2, funding_shape: "wallet", card_refunded_usd: "0.00", balance_delta_coins: "100.00", processor_refund_reference: null, new_balance: "100.00" });
+  });
+
+  // Spec, Versioning: "since 2026-09-17 card-funded renewal periods carry balance_applied_coins of 0.00".
+  it("charges the card the whole price since 2026-09-17 when the wallet runs short, leaving the wallet alone", async () => {
+    const { line, wallet } = await renew("2026-09-17T00:00:00Z", "99.99");
+    expect(line.funding).toMatchObject({ balance_applied_coins: "0.00", card_charged_usd: "10.00", rail: "card" });
+    expect(line.mint_order_id).toMatch(/^ord_/);
+    expect(wallet).toBe("99.99");
+    const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "card-paid" });
+    expect(receipt.body).toMatchObject({ funding_shape: "card", card_refunded_usd: "10.00", balance_delta_coins: "0.00" });
+  });
+
+  it("before 2026-09-17 drew what the wallet held and charged the card the shortfall", async () => {
+    const { line, wallet } = await renew("2026-09-16T23:59:59Z", "40.00");
+    expect(line.funding).toMatchObject({ balance_applied_coins: "40.00", card_charged_usd: "6.00", rail: "card" });
+    expect(line.mint_order_id).toMatch(/^ord_/);
+    expect(wallet).toBe("0.00");
+    const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "mixed-paid" });
+    expect(receipt.body).toMatchObject({ funding_shape: "mixed", card_refunded_usd: "6.00", balance_delta_coins: "40.00" });
+  });
+
+  it("charges the card alone when the wallet is empty, on any date", async () => {
+    const { line } = await renew("2026-06-15T00:00:00Z", "0.00");
+    expect(line.funding).toMatchObject({ balance_applied_coins: "0.00", card_charged_usd: "10.00" });
+  });
+});
+
 describe("clock and renewals", () => {
   it("reports and moves the emulator clock; refuses to go back", async () => {
     expect((await client.admin("/clock")).body.now).toBe("2026-06-01T00:00:00Z");

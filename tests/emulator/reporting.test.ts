@@ -236,15 +236,120 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       expect(beyond.body.recipients).toEqual([]);
     });
 
-    it("clamps limit to 100 silently and refuses bad pagination and filters", async () => {
-      expect((await report({ start: "2026-04-01", end: "2026-05-01", limit: 500 })).body.pagination.limit).toBe(100);
-      expectError(await report({ start: "2026-04-01", end: "2026-05-01", limit: 0 }), 400, "PAGINATION_INVALID");
-      expectError(await report({ start: "2026-04-01", end: "2026-05-01", limit: "x" }), 400, "PAGINATION_INVALID");
+    it("clamps any integer limit into 1..100 silently and refuses bad pagination and filters", async () => {
+      const limitOf = async (limit: string | number) => {
+        const call = await report({ start: "2026-04-01", end: "2026-05-01", limit });
+        expect(call.status).toBe(200);
+        return [call.body.pagination.limit, call.body.recipients.length];
+      };
+      // Spec: "Default 50, silently clamped to 100, minimum 1."
+      expect(await limitOf(500)).toEqual([100, 2]);
+      expect(await limitOf("99999999999999999999")).toEqual([100, 2]);
+      expect(await limitOf(100)).toEqual([100, 2]);
+      expect(await limitOf(1)).toEqual([1, 1]);
+      expect(await limitOf(0)).toEqual([1, 1]);
+      expect(await limitOf(-1)).toEqual([1, 1]);
+      expect(await limitOf("-99999999999999999999")).toEqual([1, 1]);
+      expect((await report({ start: "2026-04-01", end: "2026-05-01" })).body.pagination.limit).toBe(50);
+      for (const limit of ["x", "1.5", "", "1e3", " 5"]) {
+        expectError(await report({ start: "2026-04-01", end: "2026-05-01", limit }), 400, "PAGINATION_INVALID");
+      }
+      expect((await report({ start: "2026-04-01", end: "2026-05-01", offset: 100000 })).status).toBe(200);
       expectError(await report({ start: "2026-04-01", end: "2026-05-01", offset: 100001 }), 400, "PAGINATION_INVALID");
+      expectError(await report({ start: "2026-04-01", end: "2026-05-01", offset: -1 }), 400, "PAGINATION_INVALID");
+      expectError(await report({ start: "2026-04-01", end: "2026-05-01", offset: "x" }), 400, "PAGINATION_INVALID");
       expectError(await report({ start: "2026-04-01", end: "2026-05-01", recipient_player_id: "bob" }), 400, "RECIPIENT_INVALID");
       expectError(await report({ start: "2026-04-01", end: "2026-05-01", recipient_player_id: 0 }), 400, "RECIPIENT_INVALID");
       expectError(await report({ start: "2026-04-01", end: "2026-05-01", subscription_id: "S".repeat(51) }), 400, "SUBSCRIPTION_ID_INVALID");
       expectError(await report({ start: "2026-04-01", end: "2026-05-01", subscription_id: "nope" }), 400, "SUBSCRIPTION_ID_INVALID");
+    });
+
+    it("answers 404 SUBSCRIPTION_NOT_FOUND for an unknown subscription_id or another game's", async () => {
+      // Spec: "Everything is scoped to the caller's game; ids of other tenants return 404."
+      expectError(await report({ start: "2026-04-01", end: "2026-06-01", subscription_id: "SUB_1767225600_ZZZZ9999" }), 404, "SUBSCRIPTION_NOT_FOUND");
+      expectError(await report({ start: "2026-04-01", end: "2026-06-01", subscription_id: SUB.otherGame }), 404, "SUBSCRIPTION_NOT_FOUND");
+      const own = await client.get("/api/subscriptions/reporting/attribution", {
+        secret: SECRET_TWO,
+        query: { start: "2026-04-01", end: "2026-06-01", subscription_id: SUB.otherGame },
+      });
+      expect(own.status).toBe(200);
+      expect(own.body.totals.renewals_settled).toBe(1);
+      // A known subscription with nothing in the window is an empty report, not a 404.
+      const quiet = await report({ start: "2025-01-01", end: "2025-02-01", subscription_id: SUB.monthly });
+      expect(quiet.status).toBe(200);
+      expect(quiet.body.totals.renewals_settled).toBe(0);
+    });
+  });
+
+  describe("refunds with receipts and refunds known only from the period row on one period", () => {
+    // ninetyNine period 2: 9.99 paid 2026-03-10, partner 8.99, bob 15%: attributed 1.35.
+    const refundAt = (at: string, amount: string, receipt: boolean) =>
+      client.admin("/refunds", { subscription_id: SUB.ninetyNine, period_seq: 2, amount_usd: amount, refunded_at: at, receipt });
+    const bobReversal = (call: any) =>
+      call.body.recipients.find((r: any) => r.recipient.player_id === 2).reversals.find((r: any) => r.subscription_id === SUB.ninetyNine);
+
+    it("keeps a closed window's report unchanged when a later refund is known only from the period row", async () => {
+      expect((await refundAt("2026-04-05T00:00:00Z", "3.00", true)).status).toBe(201);
+      const aprilBefore = await report({ start: "2026-04-01", end: "2026-05-01", limit: 100 });
+      const receiptLine = bobReversal(aprilBefore);
+      // round(1.35 × 3.00 / 9.99) = 0.41 of attribution; round(8.99 × 3.00 / 9.99) = 2.70 of partner revenue.
+      expect(receiptLine).toMatchObject({ reversal_basis: "refund_receipts", reversed_attributed_usd: "0.41", partner_revenue_reversed_usd: "2.70" });
+
+      expect((await refundAt("2026-05-20T00:00:00Z", "2.00", false)).status).toBe(201);
+      const aprilAfter = await report({ start: "2026-04-01", end: "2026-05-01", limit: 100 });
+      expect(aprilAfter.body.totals).toEqual(aprilBefore.body.totals);
+      expect(aprilAfter.body.recipients).toEqual(
+        aprilBefore.body.recipients.map((r: any) => ({
+          ...r,
+          // Reference-only figures are cumulative up to the clock; everything of the window itself is unchanged.
+          reversals: r.reversals.map((line: any) =>
+            line.subscription_id === SUB.ninetyNine ? { ...line, refunded_to_date_usd: "5.00", latest_refund_at: "2026-05-20T00:00:00Z" } : line,
+          ),
+        })),
+      );
+
+      // The period-row portion is reported in May, wholly, without partner-revenue clawback.
+      const may = await report({ start: "2026-05-01", end: "2026-06-01", limit: 100 });
+      expect(may.body.totals).toMatchObject({ reversed_attributed_usd: "0.27", partner_revenue_reversed_usd: "0.00", refund_events_in_window: 1, reversals_without_receipts: 1 });
+      const rowLine = bobReversal(may);
+      expect(rowLine).toMatchObject({ reversal_basis: "period_row", reversed_attributed_usd: "0.27", partner_revenue_reversed_usd: "0.00" });
+      expect(rowLine.refund_events).toEqual([
+        {
+          refunded_at: "2026-05-20T00:00:00Z",
+          refunded_amount_usd: "2.00",
+          cumulative_refunded_before_usd: "3.00",
+          cumulative_refunded_after_usd: "5.00",
+          reversed_attributed_usd: "0.27",
+          partner_revenue_reversed_usd: "0.00",
+          partner_revenue_reversal_basis: "none",
+          is_full_refund: false,
+          settled_by_invo: false,
+        },
+      ]);
+
+      // The period detail shows the receipt event exactly and the period-row portion as one row.
+      const id = await periodIdOf(SUB.ninetyNine, 2);
+      const detail = (await client.get(`/api/subscriptions/reporting/periods/${id}`)).body;
+      expect(detail.refunds).toMatchObject({ refund_count: 2, refunded_to_date_usd: "5.00", basis: "period_row", latest_refund_at: "2026-05-20T00:00:00Z" });
+      expect(detail.refunds.events.map((e: any) => [e.refunded_at, e.refunded_amount_usd, e.partner_revenue_reversed_usd, e.partner_revenue_reversal_basis])).toEqual([
+        ["2026-04-05T00:00:00Z", "3.00", "2.70", "clawback"],
+        ["2026-05-20T00:00:00Z", "2.00", "0.00", "none"],
+      ]);
+      expect(detail.refunds.events[0].refund_transaction_id).toMatch(/^rtx_/);
+      expect(detail.refunds.events[1].refund_transaction_id).toBeNull();
+      expect(detail.fee_legs).toMatchObject({ partner_revenue_reversed_usd: "2.70", partner_revenue_usd: "6.29" });
+
+      // A receipt refund completing the period later leaves both earlier windows as they were.
+      await client.post(`/api/subscriptions/${SUB.ninetyNine}/refund`, { client_request_id: "mixed-rest", period_seq: 2 });
+      const mayAgain = await report({ start: "2026-05-01", end: "2026-06-01", limit: 100 });
+      expect(mayAgain.body.totals).toEqual(may.body.totals);
+      const june = await report({ start: "2026-06-01", end: "2026-07-01", limit: 100 });
+      // The completing refund reverses what remains: 1.35 − 0.41 − 0.27 = 0.67.
+      expect(bobReversal(june)).toMatchObject({ reversal_basis: "refund_receipts", reversed_attributed_usd: "0.67" });
+      const whole = await report({ start: "2026-03-01", end: "2026-07-01", subscription_id: SUB.ninetyNine });
+      const line = whole.body.recipients[0].reversals[0];
+      expect(line.reversed_attributed_usd).toBe("1.35");
+      expect(line.refund_events.map((e: any) => e.refunded_amount_usd)).toEqual(["3.00", "2.00", "4.99"]);
     });
   });
 });
@@ -300,10 +405,20 @@ describe("GET /api/subscriptions/reporting/subscriptions/{id}/attribution", () =
   it("refuses bad ids, statuses and pagination", async () => {
     expectError(await cycles("nope"), 400, "SUBSCRIPTION_ID_INVALID");
     expectError(await cycles("SUB_1767225600_ZZZZ9999"), 404, "SUBSCRIPTION_NOT_FOUND");
+    expectError(await cycles(SUB.otherGame), 404, "SUBSCRIPTION_NOT_FOUND");
     expectError(await cycles(SUB.monthly, { status: "paid,live" }), 400, "STATUS_INVALID");
-    expectError(await cycles(SUB.monthly, { limit: 0 }), 400, "PAGINATION_INVALID");
+    expectError(await cycles(SUB.monthly, { limit: "ten" }), 400, "PAGINATION_INVALID");
+    expectError(await cycles(SUB.monthly, { limit: "2.5" }), 400, "PAGINATION_INVALID");
     expectError(await cycles(SUB.monthly, { offset: 100001 }), 400, "PAGINATION_INVALID");
-    expect((await cycles(SUB.monthly, { limit: 1000 })).body.pagination.limit).toBe(100);
+    expectError(await cycles(SUB.monthly, { offset: -1 }), 400, "PAGINATION_INVALID");
+  });
+
+  it("clamps any integer limit into 1..100 like the aggregate report", async () => {
+    for (const [limit, clamped, lines] of [[1000, 100, 5], ["99999999999999999999", 100, 5], [0, 1, 1], [-5, 1, 1], [3, 3, 3]] as const) {
+      const call = await cycles(SUB.monthly, { limit });
+      expect(call.status).toBe(200);
+      expect([call.body.pagination.limit, call.body.periods.length]).toEqual([clamped, lines]);
+    }
   });
 });
 
@@ -344,8 +459,8 @@ describe("GET /api/subscriptions/reporting/periods/{period_id}", () => {
 
   it("reports the card fee charged to the partner for refunds since 2026-09-28", async () => {
     await client.admin("/clock/set", { at: "2026-10-01T00:00:00Z" });
-    // A full wallet: before 2026-09-17 it would have paid first; since then card renewals leave it alone.
-    await client.admin("/players/balance", { game_id: "g1", player_id: 1, balance_coins: "1000.00" });
+    // A wallet short of every price: since 2026-09-17 the card pays the whole price and the wallet is left alone.
+    await client.admin("/players/balance", { game_id: "g1", player_id: 1, balance_coins: "50.00" });
     await client.admin("/clock/set", { at: "2026-10-16T00:00:00Z" });
     const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "fee-1", amount_usd: "4.00" });
     // 4.00 refunded, 3.60 of partner revenue reversed: the service keeps its 0.40 fee, charged to the partner.
@@ -356,6 +471,8 @@ describe("GET /api/subscriptions/reporting/periods/{period_id}", () => {
     // Card renewals charged since 2026-09-17 carry balance_applied_coins 0.00.
     expect(detail.body.period).toMatchObject({ paid_at: "2026-10-15T00:00:00Z", period_seq: 10 });
     expect(detail.body.period.funding).toMatchObject({ balance_applied_coins: "0.00", card_charged_usd: "10.00" });
+    // The wallet was not touched by the renewals; the partial refund credited 40.00 coins to it.
+    expect((await client.get("/api/player-balances/player/by-email/alice%40example.test")).body.balances[0].total_balance).toBe("90.00");
   });
 
   it("keeps the attributed snapshot when the recorded base drifts", async () => {

@@ -71,6 +71,16 @@ describe("GET /api/subscriptions/{id}", () => {
     expectError(await client.get(`/api/subscriptions/${SUB.monthly}`, { query: { include_player: "maybe" } }), 400, "INVALID_FIELD_VALUE");
   });
 
+  it("shows period_seq 1 (1-based) on a subscription never charged, and its first charge bills period 1", async () => {
+    // Spec: period_seq is "1-based; advances on each successful charge".
+    expect((await client.get(`/api/subscriptions/${SUB.neverBilled}`)).body.subscription).toMatchObject({ period_seq: 1, paid_through: null });
+    await client.admin("/clock/advance", { by: "1d" });
+    const charged = (await client.get(`/api/subscriptions/${SUB.neverBilled}`)).body.subscription;
+    expect(charged).toMatchObject({ status: "active", period_seq: 1 });
+    const cycles = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.neverBilled}/attribution`)).body.periods;
+    expect(cycles.map((p: any) => [p.period_seq, p.status])).toEqual([[1, "paid"]]);
+  });
+
   it("shows pcstore agreement status on pcstore subscriptions and no card", async () => {
     const sub = (await client.get(`/api/subscriptions/${SUB.pcstore}`)).body.subscription;
     expect(sub.funding_rail).toBe("pcstore");

@@ -116,11 +116,12 @@ export async function insertSnapshot(
       })
       .execute();
   }
-  if (input.lines.length > 0) {
+  // In chunks: one statement takes at most 65,535 parameters.
+  for (let from = 0; from < input.lines.length; from += 1_000) {
     await db
       .insertInto("snapshot_line")
       .values(
-        input.lines.map((l) => ({
+        input.lines.slice(from, from + 1_000).map((l) => ({
           snapshot_id: snapshotId,
           period_id: l.periodId,
           recipient_player_id: l.recipientId,

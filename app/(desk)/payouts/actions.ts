@@ -8,24 +8,17 @@ import { snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { requestSnapshot } from "@/lib/snapshots/pull";
 import { formatWindow } from "@/lib/time";
 
-/** Queues a snapshot of a window of the selected game (or points at the pull of it already under way). */
+/** "Take snapshot": queues a background pull of the window (or finds the one already under way). */
 export const takeSnapshotAction = defineAction(
   { name: "takeSnapshot", role: "finance", input: snapshotWindowInputSchema },
   async (window, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const { pullId, deduplicated } = await requestSnapshot(db, {
-      gameId: game.id,
-      window,
-      requestedBy: { id: user.id, email: user.email },
-      via: "ui",
-    });
+    const { pullId, deduplicated } = await requestSnapshot(db, { gameId: game.id, window, requestedBy: { id: user.id, email: user.email }, via: "ui" });
     revalidatePath("/payouts");
     return {
       ok: true,
-      message: deduplicated
-        ? `A snapshot of ${formatWindow(window)} is already being taken; its progress is shown below.`
-        : `Snapshot of ${formatWindow(window)} queued; progress is shown below.`,
+      message: deduplicated ? `A pull of ${formatWindow(window)} is already under way.` : `Snapshot of ${formatWindow(window)} queued.`,
       data: { pullId },
     };
   },

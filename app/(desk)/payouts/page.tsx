@@ -7,8 +7,10 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { addMonths, monthKeyOf } from "@/lib/time";
 import { NoGame } from "../no-game";
 import { takeSnapshotAction } from "./actions";
+import { PayoutsNav } from "./payouts-nav";
 import { TakeSnapshotButton } from "./snapshot-form";
 import { SnapshotSection } from "./snapshot-section";
+import { WindowsOverview } from "./windows-overview";
 
 export const metadata: Metadata = { title: "Payouts" };
 
@@ -26,7 +28,15 @@ export default async function PayoutsPage() {
           game && canTake ? <TakeSnapshotButton action={takeSnapshotAction} defaultMonth={addMonths(monthKeyOf(Date.now()), -1)} /> : undefined
         }
       />
-      {game ? <SnapshotSection db={db} gameId={game.id} gameName={game.name} canTake={canTake} /> : <NoGame role={user.role} />}
+      <PayoutsNav current="/payouts" />
+      {game ? (
+        <div className="flex flex-col gap-6">
+          <SnapshotSection db={db} gameId={game.id} gameName={game.name} canTake={canTake} />
+          <WindowsOverview db={db} gameId={game.id} />
+        </div>
+      ) : (
+        <NoGame role={user.role} />
+      )}
     </>
   );
 }

@@ -36,6 +36,14 @@ export default async function SettingsPage() {
           </h2>
           <p className="mt-1 text-sm text-ink-muted">The largest refund support may make; above it, finance.</p>
         </Card>
+        <Card>
+          <h2 className="font-medium text-ink">
+            <Link className="text-accent underline-offset-2 hover:underline" href="/settings/payouts">
+              Payouts
+            </Link>
+          </h2>
+          <p className="mt-1 text-sm text-ink-muted">The minimum payout, and the two-person rule for approving payout batches.</p>
+        </Card>
       </div>
     </>
   );

@@ -1,0 +1,166 @@
+"use client";
+
+import { useState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { Textarea } from "@/app/_components/forms/textarea";
+import { Button } from "@/app/_components/ui/button";
+import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import { PaymentFields } from "./recipient-table";
+import { ResultNotice } from "./result-notice";
+
+type ServerAction = (form: FormData) => Promise<ConfirmResult>;
+
+export type BatchPanelActions = {
+  prepare: ServerAction;
+  approveUnflagged: ServerAction;
+  approveBatch: ServerAction;
+  markPaid: ServerAction;
+  discard: ServerAction;
+};
+
+export type BatchPanelProps = {
+  windowKey: string;
+  snapshotId: string;
+  snapshotVersion: number;
+  batch: { id: string; status: string; preparedByEmail: string; preparedByMe: boolean } | null;
+  counts: { draft: number; approved: number; held: number; payableApprovedUsd: string; total: number };
+  twoPersonRule: boolean;
+  minPayoutUsd: string;
+  actions: BatchPanelActions;
+  methods: { value: string; label: string }[];
+  today: string;
+};
+
+function withFields(action: ServerAction, fields: Record<string, string>): ServerAction {
+  return (form) => {
+    for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    return action(form);
+  };
+}
+
+/** The buttons that move a window's payout batch along: prepare, approve, pay, discard. Finance only. */
+export function BatchPanel(props: BatchPanelProps) {
+  const [result, setResult] = useState<ConfirmResult | null>(null);
+  return (
+    <div className="flex max-w-xl flex-col items-end gap-2">
+      <BatchButtons {...props} onResult={setResult} />
+      <ResultNotice result={result} />
+    </div>
+  );
+}
+
+function BatchButtons(props: BatchPanelProps & { onResult: (result: ConfirmResult | null) => void }) {
+  const { batch, counts, actions, onResult } = props;
+  const done = (r: ConfirmResult | void) => onResult(r ?? null);
+  if (!batch) {
+    return (
+      <ConfirmDialog
+        onConfirmed={done}
+        trigger={<Button variant="primary">Prepare payout batch</Button>}
+        title="Prepare the payout batch"
+        description={`One statement per recipient from snapshot version ${props.snapshotVersion}, taking in balances carried from earlier statements. Payables under USD ${props.minPayoutUsd} roll to the next statement.`}
+        confirmLabel="Prepare"
+        pendingLabel="Preparing…"
+        action={withFields(actions.prepare, { window: props.windowKey, snapshotId: props.snapshotId })}
+      />
+    );
+  }
+  const id = { batchId: batch.id };
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      {batch.status === "draft" ? (
+        <>
+          <ConfirmDialog
+            onConfirmed={done}
+            trigger={<Button>Approve all unflagged</Button>}
+            title="Approve every draft statement without an open flag?"
+            description={`${counts.draft.toLocaleString("en-US")} statements are in draft. Flagged ones stay in draft and are listed.`}
+            confirmLabel="Approve"
+            pendingLabel="Approving…"
+            action={withFields(actions.approveUnflagged, id)}
+          />
+          <ConfirmDialog
+            onConfirmed={done}
+            trigger={
+              <Button variant="primary" aria-describedby="approve-batch-hint">
+                Approve batch
+              </Button>
+            }
+            title="Approve this payout batch?"
+            description={
+              props.twoPersonRule
+                ? `Two-person rule: ${batch.preparedByMe ? "you prepared this batch, so another finance user must approve it." : `prepared by ${batch.preparedByEmail}; you approve it.`}`
+                : "The two-person rule is off."
+            }
+            confirmLabel="Approve batch"
+            pendingLabel="Approving…"
+            action={withFields(actions.approveBatch, id)}
+          >
+            <p className="text-sm text-ink">
+              {counts.approved.toLocaleString("en-US")} approved (USD {props.counts.payableApprovedUsd} payable), {counts.held.toLocaleString("en-US")} held,{" "}
+              {counts.draft.toLocaleString("en-US")} still in draft. Approving freezes every figure to snapshot version {props.snapshotVersion}.
+            </p>
+          </ConfirmDialog>
+          <ConfirmDialog
+            onConfirmed={done}
+            trigger={<Button variant="ghost">Discard draft…</Button>}
+            title="Discard this draft batch?"
+            description="Its statements are kept for the record; balances they carried in are freed for the next batch."
+            confirmLabel="Discard"
+            tone="danger"
+            size="md"
+            action={withFields(actions.discard, id)}
+          >
+            <Field label="Reason" required>
+              {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+            </Field>
+          </ConfirmDialog>
+        </>
+      ) : null}
+      {(batch.status === "approved" || batch.status === "paid") && counts.approved > 0 ? (
+        <ConfirmDialog
+            onConfirmed={done}
+          trigger={<Button variant="primary">Mark approved paid…</Button>}
+          title={`Record payment of ${counts.approved.toLocaleString("en-US")} approved statements`}
+          description={`USD ${props.counts.payableApprovedUsd} in total; each statement is paid exactly its payable. Held statements are not touched.`}
+          confirmLabel="Record payment"
+          pendingLabel="Recording…"
+          size="md"
+          action={withFields(actions.markPaid, id)}
+        >
+          <PaymentFields methods={props.methods} today={props.today} />
+        </ConfirmDialog>
+      ) : null}
+    </div>
+  );
+}
+
+/** Override of one flag, with the written reason it requires. */
+export function OverrideFlagButton({
+  action,
+  batchId,
+  flag,
+  label,
+  recipientPlayerId,
+}: {
+  action: ServerAction;
+  batchId: string;
+  flag: string;
+  label: string;
+  recipientPlayerId?: number;
+}) {
+  return (
+    <ConfirmDialog
+      trigger={<Button size="sm">Override…</Button>}
+      title={`Override “${label}”`}
+      description="The flag stops blocking approval. Your reason is kept with the batch and in the audit log."
+      confirmLabel="Override flag"
+      size="md"
+      action={withFields(action, { batchId, flag, recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId) })}
+    >
+      <Field label="Reason" hint="At least 10 characters: what was checked, and why paying is right." required>
+        {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+      </Field>
+    </ConfirmDialog>
+  );
+}

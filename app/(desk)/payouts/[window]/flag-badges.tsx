@@ -1,0 +1,29 @@
+import { Badge } from "@/app/_components/ui/badge";
+import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
+
+export const STATE_LABELS: Record<string, { label: string; tone: "neutral" | "info" | "success" | "warning" | "danger" }> = {
+  draft: { label: "Draft", tone: "neutral" },
+  approved: { label: "Approved", tone: "info" },
+  held: { label: "Held", tone: "warning" },
+  paid: { label: "Paid", tone: "success" },
+  carried: { label: "Carried forward", tone: "neutral" },
+};
+
+/** A recipient's flags; overridden ones say so (they no longer block). */
+export function FlagBadges({ flags, overridden = [] }: { flags: readonly string[]; overridden?: readonly string[] }) {
+  if (flags.length === 0) return null;
+  return (
+    <span className="flex flex-wrap gap-1">
+      {flags.map((flag) => {
+        const info = isPayoutFlag(flag) ? FLAG_INFO[flag] : { label: flag, meaning: "" };
+        const isOverridden = overridden.includes(flag);
+        return (
+          <Badge key={flag} tone={isOverridden ? "neutral" : "danger"} title={info.meaning}>
+            {info.label}
+            {isOverridden ? " (overridden)" : ""}
+          </Badge>
+        );
+      })}
+    </span>
+  );
+}

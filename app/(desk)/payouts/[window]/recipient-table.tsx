@@ -1,0 +1,321 @@
+"use client";
+
+import { useState } from "react";
+import type { ColumnDef } from "@tanstack/react-table";
+import { DataTable } from "@/app/_components/data-table/data-table";
+import { TableEmptyState } from "@/app/_components/data-table/empty-state";
+import { FilterSelect } from "@/app/_components/data-table/filter-select";
+import { Field } from "@/app/_components/forms/field";
+import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
+import { Textarea } from "@/app/_components/forms/textarea";
+import { Badge } from "@/app/_components/ui/badge";
+import { Button } from "@/app/_components/ui/button";
+import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import { Money } from "@/app/_components/ui/money";
+import { TextLink } from "@/app/_components/ui/text-link";
+import type { PayoutTableRow } from "@/db/queries/payouts";
+import type { TableState } from "@/lib/table-state";
+import { FlagBadges, STATE_LABELS } from "./flag-badges";
+import { ResultNotice } from "./result-notice";
+
+type ServerAction = (form: FormData) => Promise<ConfirmResult>;
+
+export type BulkActions = {
+  approve: ServerAction;
+  unapprove: ServerAction;
+  hold: ServerAction;
+  release: ServerAction;
+  markPaid: ServerAction;
+};
+
+export type RecipientTableProps = {
+  rows: PayoutTableRow[];
+  total: number;
+  state: TableState;
+  sortColumns: readonly string[];
+  pageSizes: readonly number[];
+  windowHref: string;
+  batch: { id: string; status: string } | null;
+  /** Window-level flags still open (they apply to every row). */
+  windowFlags: string[];
+  /** recipient id -> flags overridden for that recipient. */
+  overridden: Record<string, string[]>;
+  canAct: boolean;
+  actions: BulkActions | null;
+  methods: { value: string; label: string }[];
+  today: string;
+};
+
+function columns(windowHref: string, overridden: Record<string, string[]>, hasBatch: boolean): ColumnDef<PayoutTableRow>[] {
+  return [
+    {
+      // Sorting is done by the server; TanStack only offers a sort control for columns with an accessor.
+      id: "recipient",
+      accessorFn: (r) => r.recipientPlayerId,
+      header: "Recipient",
+      meta: { rowHeader: true, cellClassName: "min-w-56" },
+      cell: ({ row }) => {
+        const r = row.original;
+        return (
+          <div className="flex flex-col">
+            <TextLink href={`${windowHref}/recipients/${r.recipientPlayerId}`}>{r.playerName ?? `Player ${r.recipientPlayerId}`}</TextLink>
+            <span className="text-xs text-ink-muted">{r.playerEmail ?? "no email"}</span>
+            <span className="flex items-center gap-1 text-xs text-ink-muted">
+              <span className="font-mono">#{r.recipientPlayerId}</span>
+              {r.resolved ? null : <Badge tone="danger">Unresolved</Badge>}
+              {r.inSnapshot ? null : <Badge tone="neutral">Carried balance only</Badge>}
+            </span>
+          </div>
+        );
+      },
+    },
+    {
+      id: "renewals",
+      accessorFn: (r) => r.renewalCount,
+      header: "Renewals",
+      sortDescFirst: true,
+      meta: { align: "right" },
+      cell: ({ row }) => <span className="tabular-nums">{row.original.renewalCount.toLocaleString("en-US")}</span>,
+    },
+    {
+      id: "subscriptions",
+      accessorFn: (r) => r.subscriptionCount,
+      header: "Subscriptions",
+      sortDescFirst: true,
+      meta: { align: "right" },
+      cell: ({ row }) => <span className="tabular-nums">{row.original.subscriptionCount.toLocaleString("en-US")}</span>,
+    },
+    {
+      id: "gross",
+      accessorFn: (r) => r.grossAttributedUsd,
+      header: "Gross (USD)",
+      sortDescFirst: true,
+      meta: { align: "right", label: "Gross attributed" },
+      cell: ({ row }) => <Money value={row.original.grossAttributedUsd} />,
+    },
+    {
+      id: "reversed",
+      accessorFn: (r) => r.reversedAttributedUsd,
+      header: "Reversed (USD)",
+      sortDescFirst: true,
+      meta: { align: "right", label: "Reversed attributed" },
+      cell: ({ row }) => <Money value={row.original.reversedAttributedUsd} />,
+    },
+    {
+      id: "net",
+      accessorFn: (r) => r.netAttributedUsd,
+      header: "Net attributed (USD)",
+      sortDescFirst: true,
+      meta: { align: "right", label: "Net attributed" },
+      cell: ({ row }) => <Money value={row.original.netAttributedUsd} className="font-medium" />,
+    },
+    {
+      id: "carried_in",
+      accessorFn: (r) => r.carriedInUsd,
+      header: "Carried in (USD)",
+      sortDescFirst: true,
+      meta: { align: "right", label: "Carried in" },
+      cell: ({ row }) => (row.original.carriedInUsd === null ? <span aria-label="not prepared">—</span> : <Money value={row.original.carriedInUsd} />),
+    },
+    {
+      id: "payable",
+      accessorFn: (r) => r.payableUsd,
+      header: "Payable (USD)",
+      sortDescFirst: true,
+      meta: { align: "right", label: "Payable" },
+      cell: ({ row }) => (row.original.payableUsd === null ? <span aria-label="not prepared">—</span> : <Money value={row.original.payableUsd} className="font-semibold" />),
+    },
+    {
+      id: "flags",
+      header: "Flags",
+      cell: ({ row }) => <FlagBadges flags={row.original.recipientFlags} overridden={overridden[row.original.recipientPlayerId] ?? []} />,
+    },
+    {
+      id: "state",
+      accessorFn: (r) => r.state,
+      header: "Payout state",
+      cell: ({ row }) => {
+        if (!hasBatch || !row.original.state) return <span className="text-xs text-ink-muted">Not prepared</span>;
+        const s = STATE_LABELS[row.original.state] ?? { label: row.original.state, tone: "neutral" as const };
+        return (
+          <span className="flex flex-col items-start gap-0.5">
+            <Badge tone={s.tone}>{s.label}</Badge>
+            {row.original.holdReason ? <span className="max-w-48 text-xs text-ink-muted">{row.original.holdReason}</span> : null}
+          </span>
+        );
+      },
+    },
+  ];
+}
+
+function withIds(action: ServerAction, batchId: string, ids: string[]): (form: FormData) => Promise<ConfirmResult> {
+  return (form) => {
+    form.set("batchId", batchId);
+    for (const id of ids) form.append("ids", id);
+    return action(form);
+  };
+}
+
+export function RecipientTable(props: RecipientTableProps) {
+  const { batch, canAct, actions } = props;
+  const [result, setResult] = useState<ConfirmResult | null>(null);
+  const selectable = Boolean(canAct && actions && batch && batch.status !== "discarded");
+  return (
+    <div className="flex flex-col gap-2">
+    <ResultNotice result={result} />
+    <DataTable
+      caption="Recipient payouts"
+      columns={columns(props.windowHref, props.overridden, Boolean(batch))}
+      data={props.rows}
+      total={props.total}
+      state={props.state}
+      sortColumns={props.sortColumns}
+      pageSizes={props.pageSizes}
+      getRowId={(row) => row.statementId ?? `r${row.recipientPlayerId}`}
+      search={{ label: "Search recipients", placeholder: "Name, email or player id" }}
+      rowClassName={(row) => (row.state === "held" ? "bg-warning-soft/40" : undefined)}
+      toolbar={
+        <>
+          <FilterSelect
+            name="show"
+            label="Show"
+            allLabel="All recipients"
+            options={[
+              { value: "flagged", label: "Flagged" },
+              { value: "unresolved", label: "Unresolved" },
+              { value: "negative", label: "Negative net" },
+              { value: "reversals", label: "With reversals" },
+              { value: "carried_in", label: "With a carried balance" },
+            ]}
+          />
+          {batch ? (
+            <FilterSelect
+              name="state"
+              label="Payout state"
+              allLabel="Any state"
+              options={Object.entries(STATE_LABELS).map(([value, s]) => ({ value, label: s.label }))}
+            />
+          ) : null}
+        </>
+      }
+      emptyState={<TableEmptyState title="No recipients in this snapshot">Nobody earned a revenue share in this window.</TableEmptyState>}
+      selection={
+        selectable && actions && batch
+          ? {
+              rowLabel: (row) => `${row.playerName ?? "player"} #${row.recipientPlayerId}`,
+              actions: (ids) =>
+                ids.length === 0 ? null : (
+                  <BulkBar ids={ids} batch={batch} actions={actions} methods={props.methods} today={props.today} onResult={setResult} />
+                ),
+            }
+          : undefined
+      }
+    />
+    </div>
+  );
+}
+
+function BulkBar({
+  ids,
+  batch,
+  actions,
+  methods,
+  today,
+  onResult,
+}: {
+  ids: string[];
+  batch: { id: string; status: string };
+  actions: BulkActions;
+  methods: { value: string; label: string }[];
+  today: string;
+  onResult: (result: ConfirmResult | null) => void;
+}) {
+  const done = (r: ConfirmResult | void) => onResult(r ?? null);
+  const n = ids.length;
+  const noun = `${n.toLocaleString("en-US")} statement${n === 1 ? "" : "s"}`;
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      {batch.status === "draft" ? (
+        <>
+          <ConfirmDialog
+            onConfirmed={done}
+            trigger={<Button size="sm" variant="primary">Approve selected</Button>}
+            title={`Approve ${noun}?`}
+            description="Statements with an open flag are skipped and listed; override the flag with a reason first."
+            confirmLabel="Approve"
+            pendingLabel="Approving…"
+            action={withIds(actions.approve, batch.id, ids)}
+          />
+          <ConfirmDialog
+            onConfirmed={done}
+            trigger={<Button size="sm">Back to draft</Button>}
+            title={`Return ${noun} to draft?`}
+            confirmLabel="Return to draft"
+            action={withIds(actions.unapprove, batch.id, ids)}
+          />
+        </>
+      ) : null}
+      {batch.status === "draft" || batch.status === "approved" ? (
+        <ConfirmDialog
+            onConfirmed={done}
+          trigger={<Button size="sm">Hold selected…</Button>}
+          title={`Hold ${noun}`}
+          description="Held payouts are not paid and stay owed to the recipient. The reason is kept and shown."
+          confirmLabel="Hold"
+          pendingLabel="Holding…"
+          tone="danger"
+          size="md"
+          action={withIds(actions.hold, batch.id, ids)}
+        >
+          <Field label="Reason" hint="At least 5 characters; shown on the statement and kept in the audit log." required>
+            {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+          </Field>
+        </ConfirmDialog>
+      ) : null}
+      <ConfirmDialog
+            onConfirmed={done}
+        trigger={<Button size="sm">Release hold…</Button>}
+        title={`Release ${noun}`}
+        description={batch.status === "draft" ? "Held statements go back to draft." : "Held statements go back to approved (or carried when nothing is payable), ready to be paid."}
+        confirmLabel="Release"
+        size="md"
+        action={withIds(actions.release, batch.id, ids)}
+      >
+        <Field label="Reason" hint="Why the hold no longer applies." required>
+          {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+        </Field>
+      </ConfirmDialog>
+      {batch.status === "approved" || batch.status === "paid" ? (
+        <ConfirmDialog
+            onConfirmed={done}
+          trigger={<Button size="sm" variant="primary">Mark selected paid…</Button>}
+          title={`Record payment of ${noun}`}
+          description="Only approved statements are marked; each is paid exactly its payable amount."
+          confirmLabel="Record payment"
+          pendingLabel="Recording…"
+          size="md"
+          action={withIds(actions.markPaid, batch.id, ids)}
+        >
+          <PaymentFields methods={methods} today={today} />
+        </ConfirmDialog>
+      ) : null}
+    </div>
+  );
+}
+
+export function PaymentFields({ methods, today }: { methods: { value: string; label: string }[]; today: string }) {
+  return (
+    <>
+      <Field label="Paid on" hint="The date the money left, UTC." required>
+        {(control) => <Input {...control} name="paidOn" type="date" defaultValue={today} max={today} />}
+      </Field>
+      <Field label="Method" required>
+        {(control) => <Select {...control} name="method" options={methods} defaultValue="bank_transfer" />}
+      </Field>
+      <Field label="External reference" hint="The bank or provider reference of the payment run." required>
+        {(control) => <Input {...control} name="reference" maxLength={200} autoComplete="off" />}
+      </Field>
+    </>
+  );
+}

@@ -1,0 +1,379 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { Badge } from "@/app/_components/ui/badge";
+import { Banner } from "@/app/_components/ui/banner";
+import { Card } from "@/app/_components/ui/card";
+import { DateTime } from "@/app/_components/ui/date-time";
+import { EmptyState } from "@/app/_components/ui/empty-state";
+import { KeyValueList } from "@/app/_components/ui/key-value";
+import { LinkButton } from "@/app/_components/ui/link-button";
+import { Money } from "@/app/_components/ui/money";
+import { PageHeader } from "@/app/_components/ui/page-header";
+import { TextLink } from "@/app/_components/ui/text-link";
+import { getDb } from "@/db";
+import { findStatementId, getLiveBatchId, listCarrySources, listEvidenceLines, listEvidenceReversals } from "@/db/queries/payouts";
+import { getLatestSnapshot, getSnapshot } from "@/db/queries/snapshots";
+import { hasRole } from "@/lib/auth/roles";
+import { requirePageRole } from "@/lib/auth/session";
+import { formatCount } from "@/lib/format";
+import { resolveSelectedGame } from "@/lib/games/games";
+import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
+import { carryReason } from "@/lib/payouts/compute";
+import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
+import { listFlagOverrides, openFlagsFor, windowFlagsOf } from "@/lib/payouts/flags";
+import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
+import { formatInstant } from "@/lib/time";
+import {
+  approveStatementsAction,
+  holdStatementsAction,
+  markPaidAction,
+  overrideFlagAction,
+  releaseStatementsAction,
+  unapproveStatementsAction,
+} from "../../../batch-actions";
+import { OverrideFlagButton } from "../../batch-panel";
+import { STATE_LABELS } from "../../flag-badges";
+import { StatementActions } from "./statement-actions";
+
+type Props = { params: Promise<{ window: string; playerId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export const metadata: Metadata = { title: "Recipient evidence" };
+
+const PAGE_SIZE = 100;
+
+export default async function RecipientEvidencePage({ params, searchParams }: Props) {
+  const user = await requirePageRole("viewer");
+  const db = getDb();
+  const game = await resolveSelectedGame(db, user);
+  const p = await params;
+  const window = parseWindowKey(p.window);
+  if (!window || !/^\d{1,15}$/.test(p.playerId) || !game) notFound();
+  const playerId = Number(p.playerId);
+  const query = await searchParams;
+  const page = Math.max(1, Math.min(10_000, Number(typeof query.page === "string" ? query.page : "1") || 1));
+  const mismatchesOnly = query.lines === "mismatches";
+
+  const batchId = await getLiveBatchId(db, { gameId: game.id, window });
+  const batch = batchId ? await getPayoutBatch(db, { gameId: game.id, batchId }) : null;
+  const snapshot = batch ? await getSnapshot(db, { gameId: game.id, snapshotId: batch.snapshotId }) : await getLatestSnapshot(db, { gameId: game.id, window });
+  if (!snapshot) notFound();
+  const statementId = batch ? await findStatementId(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId }) : null;
+  let statement: PayoutStatement | null = null;
+  if (statementId && batch) {
+    for await (const s of iteratePayoutStatements(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })) statement = s;
+  }
+  const [lines, reversals, windowFlags, overrides, carries] = await Promise.all([
+    listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
+    listEvidenceReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
+    windowFlagsOf(db, snapshot),
+    batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
+    statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
+  ]);
+  if (!statement && lines.total === 0 && reversals.length === 0) notFound();
+
+  const canAct = hasRole(user.role, "finance");
+  const href = windowHref(window);
+  const name = statement?.playerName ?? null;
+  const email = statement?.playerEmail ?? null;
+  const recipientFlags = statement?.recipientFlags ?? [];
+  const openFlags = statement ? openFlagsFor(playerId, recipientFlags, windowFlags, overrides) : [];
+  const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
+  const today = formatInstant(Date.now()).slice(0, 10);
+  const pages = Math.max(1, Math.ceil((mismatchesOnly ? lines.mismatches : lines.total) / PAGE_SIZE));
+  const stateLabel = statement ? STATE_LABELS[statement.state] : null;
+  const linkFor = (extra: Record<string, string>) => {
+    const qs = new URLSearchParams({ ...(mismatchesOnly ? { lines: "mismatches" } : {}), ...extra });
+    return `${href}/recipients/${playerId}?${qs.toString()}`;
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={name ?? `Player ${playerId}`}
+        breadcrumbs={[{ label: "Payouts", href: "/payouts" }, { label: windowLabel(window), href }]}
+        meta={
+          <>
+            {stateLabel ? <Badge tone={stateLabel.tone}>{stateLabel.label}</Badge> : null}
+            {statement && !statement.resolved ? <Badge tone="danger">Unresolved recipient</Badge> : null}
+          </>
+        }
+        description={
+          <>
+            Evidence for {windowLabel(window)}, snapshot version {snapshot.version}: player <span className="font-mono">#{playerId}</span>
+            {email ? `, ${email}` : ""}. <TextLink href={`/recipients/${playerId}`}>History across months</TextLink>
+          </>
+        }
+        actions={
+          canAct && statement && batch ? (
+            <StatementActions
+              batchId={batch.id}
+              batchStatus={batch.status}
+              statementId={statement.id}
+              state={statement.state}
+              actions={{
+                approve: approveStatementsAction,
+                unapprove: unapproveStatementsAction,
+                hold: holdStatementsAction,
+                release: releaseStatementsAction,
+                markPaid: markPaidAction,
+              }}
+              methods={methods}
+              today={today}
+            />
+          ) : undefined
+        }
+      />
+
+      {statement && openFlags.length > 0 && statement.state !== "paid" && statement.state !== "carried" ? (
+        <div className="mb-5 flex flex-col gap-2">
+          {openFlags.map((flag) => {
+            const isRecipientFlag = recipientFlags.includes(flag);
+            return (
+              <Banner
+                key={flag}
+                tone="danger"
+                title={`${FLAG_INFO[flag].label}: blocks approval`}
+                action={
+                  canAct && batch && isRecipientFlag ? (
+                    <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag} label={FLAG_INFO[flag].label} recipientPlayerId={playerId} />
+                  ) : undefined
+                }
+              >
+                {FLAG_INFO[flag].meaning}
+                {!isRecipientFlag ? <span className="block text-xs">A flag of the whole window: override it on the window page.</span> : null}
+              </Banner>
+            );
+          })}
+        </div>
+      ) : null}
+
+      <div className="mb-5 grid gap-4 lg:grid-cols-2">
+        <Card title="Statement">
+          {statement ? (
+            <KeyValueList
+              items={[
+                { label: "Gross attributed", value: <Money value={statement.grossAttributedUsd} currency="USD" /> },
+                { label: "Reversed attributed", value: <Money value={statement.reversedAttributedUsd} currency="USD" /> },
+                { label: "Net attributed", value: <Money value={statement.netAttributedUsd} currency="USD" className="font-semibold" /> },
+                {
+                  label: "Carried in",
+                  value: (
+                    <span className="flex flex-col">
+                      <Money value={statement.carriedInUsd} currency="USD" />
+                      {carries.map((c) => (
+                        <span key={c.fromStatementId} className="text-xs text-ink-muted">
+                          <Money value={c.amountUsd} /> from{" "}
+                          <TextLink href={`${windowHref({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}/recipients/${playerId}`}>
+                            {windowLabel({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}
+                          </TextLink>
+                        </span>
+                      ))}
+                    </span>
+                  ),
+                },
+                { label: "Available", value: <Money value={statement.availableUsd} currency="USD" /> },
+                { label: "Payable", value: <Money value={statement.payableUsd} currency="USD" className="font-semibold" /> },
+                {
+                  label: "Carried forward",
+                  value: (
+                    <span>
+                      <Money value={statement.carryOutUsd} currency="USD" />{" "}
+                      <span className="text-xs text-ink-muted">{carryReason(statement, statement.minPayoutUsd) ?? ""}</span>
+                    </span>
+                  ),
+                },
+                { label: "State", value: stateLabel ? `${stateLabel.label}${statement.holdReason ? `: ${statement.holdReason}` : ""}` : statement.state },
+                {
+                  label: "Payment",
+                  value:
+                    statement.state === "paid" ? (
+                      <>
+                        <Money value={statement.paidAmountUsd ?? "0.00"} currency="USD" /> on {statement.paidOn} by{" "}
+                        {PAYMENT_METHOD_LABELS[statement.paymentMethod as PaymentMethod] ?? statement.paymentMethod}, reference{" "}
+                        <span className="font-mono">{statement.paymentReference}</span>
+                      </>
+                    ) : null,
+                },
+                {
+                  label: "Flags",
+                  value:
+                    recipientFlags.length === 0
+                      ? "None"
+                      : recipientFlags
+                          .map((f) => {
+                            const o = overrides.find((x) => x.flag === f && x.recipientPlayerId === playerId);
+                            const label = isPayoutFlag(f) ? FLAG_INFO[f].label : f;
+                            return o ? `${label} (overridden by ${o.actorEmail}: “${o.reason}”)` : label;
+                          })
+                          .join("; "),
+                },
+              ]}
+            />
+          ) : (
+            <p className="text-ink-muted">No payout batch for this window yet: the statement appears once finance prepares it.</p>
+          )}
+        </Card>
+        <Card title="Checks">
+          <KeyValueList
+            items={[
+              { label: "Renewal lines", value: formatCount(lines.total) },
+              {
+                label: "Reconciliation mismatches",
+                value: lines.mismatches > 0 ? <span className="text-danger-ink">{formatCount(lines.mismatches)} line(s): recorded base differs from the fee rule</span> : "None",
+              },
+              { label: "Lines with an attribution reason", value: lines.unavailable > 0 ? <span className="text-danger-ink">{formatCount(lines.unavailable)}</span> : "None" },
+              { label: "Reversals in this window", value: formatCount(reversals.length) },
+              { label: "Netting to zero in this window", value: formatCount(reversals.filter((r) => r.netsToZeroInWindow).length) },
+            ]}
+          />
+          <p className="mt-2 text-xs text-ink-muted">
+            A mismatch does not change the attributed amount: the service pays on the figure recorded at settlement.
+          </p>
+        </Card>
+      </div>
+
+      <section aria-labelledby="reversals-heading" className="mb-6">
+        <h2 id="reversals-heading" className="mb-2 text-sm font-semibold text-ink">
+          Reversals reported in this window ({formatCount(reversals.length)})
+        </h2>
+        {reversals.length === 0 ? (
+          <EmptyState title="No reversals">No refund in this window reversed this recipient&apos;s attribution.</EmptyState>
+        ) : (
+          <div className="flex flex-col gap-3">
+            {reversals.map((r) => (
+              <div key={r.periodId} className="rounded-lg border border-line bg-surface">
+                <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-line px-3 py-2 text-sm">
+                  <TextLink href={`/subscriptions/periods/${r.periodId}`}>Period {r.periodId}</TextLink>
+                  <TextLink href={`/subscriptions/${encodeURIComponent(r.subscriptionId)}`} className="font-mono text-xs">
+                    {r.subscriptionId}
+                  </TextLink>
+                  <span>seq {r.periodSeq}</span>
+                  <span>
+                    Reversed here <Money value={r.reversedAttributedUsd} currency="USD" className="font-semibold" /> of <Money value={r.originallyAttributedUsd} /> attributed
+                  </span>
+                  <Badge tone={r.reversalBasis === "refund_receipts" ? "neutral" : "warning"} title={r.reversalBasis === "period_row" ? "Coarse fallback: reported wholly at the latest refund, no partner-revenue clawback shown" : "Exact per refund event"}>
+                    basis {r.reversalBasis}
+                  </Badge>
+                  {r.netsToZeroInWindow ? <Badge tone="info" title="Settled and fully refunded inside this window: pay nothing">nets to zero in window</Badge> : null}
+                  {r.settledInThisWindow ? null : (
+                    <span className="text-xs text-ink-muted">
+                      settled earlier{r.paidAt ? <> (<DateTime value={r.paidAt.toISOString()} focusable={false} />)</> : null}
+                    </span>
+                  )}
+                </div>
+                <table className="min-w-full text-sm">
+                  <caption className="sr-only">Refund events of period {r.periodId}</caption>
+                  <thead className="text-left text-xs text-ink-muted">
+                    <tr>
+                      <th scope="col" className="px-3 py-1.5 font-medium">Refunded at</th>
+                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Refunded (USD)</th>
+                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Cumulative before</th>
+                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Cumulative after</th>
+                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Attribution reversed</th>
+                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Partner revenue reversed</th>
+                      <th scope="col" className="px-3 py-1.5 font-medium">Basis</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {r.events.map((e) => (
+                      <tr key={e.seq} className="border-t border-line">
+                        <td className="px-3 py-1.5"><DateTime value={e.refundedAt.toISOString()} seconds focusable={false} /></td>
+                        <td className="px-3 py-1.5 text-right"><Money value={e.refundedAmountUsd} />{e.isFullRefund ? <span className="ml-1 text-xs text-ink-muted">full</span> : null}</td>
+                        <td className="px-3 py-1.5 text-right"><Money value={e.cumulativeRefundedBeforeUsd} /></td>
+                        <td className="px-3 py-1.5 text-right"><Money value={e.cumulativeRefundedAfterUsd} /></td>
+                        <td className="px-3 py-1.5 text-right"><Money value={e.reversedAttributedUsd} /></td>
+                        <td className="px-3 py-1.5 text-right"><Money value={e.partnerRevenueReversedUsd} /></td>
+                        <td className="px-3 py-1.5 font-mono text-xs">{e.partnerRevenueReversalBasis}</td>
+                      </tr>
+                    ))}
+                    {r.events.length === 0 ? (
+                      <tr className="border-t border-line">
+                        <td colSpan={7} className="px-3 py-1.5 text-ink-muted">No per-event receipts (basis period_row): refunded to date <Money value={r.refundedToDateUsd} />.</td>
+                      </tr>
+                    ) : null}
+                  </tbody>
+                </table>
+                {r.note ? <p className="border-t border-line px-3 py-1.5 text-xs text-ink-muted">{r.note}</p> : null}
+              </div>
+            ))}
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="lines-heading">
+        <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
+          <h2 id="lines-heading" className="text-sm font-semibold text-ink">
+            Renewal lines ({formatCount(lines.total)})
+          </h2>
+          <div className="flex gap-2 text-sm">
+            {mismatchesOnly ? (
+              <LinkButton size="sm" href={`${href}/recipients/${playerId}`}>Show all lines</LinkButton>
+            ) : lines.mismatches > 0 ? (
+              <LinkButton size="sm" href={`${href}/recipients/${playerId}?lines=mismatches`}>Only reconciliation mismatches</LinkButton>
+            ) : null}
+          </div>
+        </div>
+        <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+          <table className="min-w-full text-sm">
+            <caption className="sr-only">Renewal lines attributed to this recipient in the window</caption>
+            <thead className="bg-subtle text-left text-xs text-ink-muted">
+              <tr>
+                <th scope="col" className="px-3 py-2 font-medium">Period</th>
+                <th scope="col" className="px-3 py-2 font-medium">Subscription</th>
+                <th scope="col" className="px-3 py-2 font-medium">Item</th>
+                <th scope="col" className="px-3 py-2 font-medium">Paid at</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Amount (USD)</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Base (USD)</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Percent</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Attributed (USD)</th>
+                <th scope="col" className="px-3 py-2 font-medium">Checks</th>
+              </tr>
+            </thead>
+            <tbody>
+              {lines.rows.map((l) => {
+                const mismatch = l.reconciliation?.base_matches_settled_fee === false;
+                return (
+                  <tr key={l.periodId} className="border-t border-line">
+                    <th scope="row" className="px-3 py-1.5 text-left font-normal">
+                      <TextLink href={`/subscriptions/periods/${l.periodId}`}>{l.periodId}</TextLink>
+                      <span className="ml-1 text-xs text-ink-muted">seq {l.periodSeq}</span>
+                    </th>
+                    <td className="px-3 py-1.5">
+                      <TextLink href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`} className="font-mono text-xs">
+                        {l.subscriptionId}
+                      </TextLink>
+                    </td>
+                    <td className="px-3 py-1.5">{l.itemName}</td>
+                    <td className="px-3 py-1.5">{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</td>
+                    <td className="px-3 py-1.5 text-right"><Money value={l.amountUsd} /></td>
+                    <td className="px-3 py-1.5 text-right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</td>
+                    <td className="px-3 py-1.5 text-right tabular-nums">{l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}</td>
+                    <td className="px-3 py-1.5 text-right">{l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}</td>
+                    <td className="px-3 py-1.5">
+                      {mismatch ? (
+                        <Badge tone="warning" title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}>
+                          Base mismatch: expected {l.reconciliation?.expected_base_usd}
+                        </Badge>
+                      ) : null}
+                      {l.attributionUnavailableReason ? <Badge tone="danger">{l.attributionUnavailableReason}</Badge> : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+        {pages > 1 ? (
+          <nav aria-label="Renewal line pages" className="mt-2 flex items-center gap-2 text-sm text-ink-muted">
+            {page > 1 ? <LinkButton size="sm" href={linkFor({ page: String(page - 1) })}>‹ Previous</LinkButton> : null}
+            <span>
+              Page {formatCount(page)} of {formatCount(pages)}
+            </span>
+            {page < pages ? <LinkButton size="sm" href={linkFor({ page: String(page + 1) })}>Next ›</LinkButton> : null}
+          </nav>
+        ) : null}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,208 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { getDb } from "@/db";
+import { defineAction } from "@/lib/actions";
+import { AppError } from "@/lib/errors";
+import { requireSelectedGame } from "@/lib/games/games";
+import { formatCount } from "@/lib/format";
+import {
+  approvePayoutBatch,
+  approveStatements,
+  type BulkResult,
+  discardPayoutBatch,
+  holdStatements,
+  markStatementsPaid,
+  overrideFlag,
+  PAYMENT_METHODS,
+  preparePayoutBatch,
+  releaseStatements,
+  unapproveStatements,
+} from "@/lib/payouts/batches";
+import { parseWindowKey } from "@/lib/payouts/window-key";
+
+const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
+const idsSchema = z
+  .union([z.string(), z.array(z.string())], { message: "select at least one statement" })
+  .transform((value) => (Array.isArray(value) ? value : [value]).filter((v) => v !== ""))
+  .pipe(z.array(z.uuid({ message: "must be statement ids" })).min(1, { message: "select at least one statement" }).max(50_000));
+const reasonSchema = z.string().trim().min(5, { message: "must say why (at least 5 characters)" }).max(1000, { message: "must be at most 1,000 characters" });
+
+function revalidatePayouts(): void {
+  revalidatePath("/payouts", "layout");
+  revalidatePath("/recipients", "layout");
+}
+
+function describeBulk(verb: string, result: BulkResult): string {
+  const done = `${verb} ${formatCount(result.changed)} statement${result.changed === 1 ? "" : "s"}.`;
+  if (result.skipped.length === 0) return done;
+  const sample = result.skipped
+    .slice(0, 3)
+    .map((s) => `${s.recipientPlayerId} (${s.reason})`)
+    .join("; ");
+  return `${done} Skipped ${formatCount(result.skipped.length)}: ${sample}${result.skipped.length > 3 ? "; …" : ""}.`;
+}
+
+export const prepareBatchAction = defineAction(
+  {
+    name: "preparePayoutBatch",
+    role: "finance",
+    input: z.object({ window: z.string().min(1).max(100), snapshotId: z.uuid().optional() }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const window = parseWindowKey(input.window);
+    if (!window) throw new AppError("INVALID_INPUT", "That is not a window.", { field: "window" });
+    const result = await preparePayoutBatch(db, { gameId: game.id, window, snapshotId: input.snapshotId }, user);
+    revalidatePayouts();
+    return {
+      ok: true,
+      message: `Prepared ${formatCount(result.statements)} statements from snapshot version ${result.snapshotVersion}: USD ${result.payableUsd} payable.`,
+    };
+  },
+);
+
+const selectionSchema = z.object({ batchId: batchIdSchema, ids: idsSchema });
+
+export const approveStatementsAction = defineAction(
+  { name: "approvePayoutStatements", role: "finance", input: selectionSchema },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await approveStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids }, user);
+    revalidatePayouts();
+    return { ok: true, message: describeBulk("Approved", result) };
+  },
+);
+
+export const approveAllUnflaggedAction = defineAction(
+  { name: "approveUnflaggedPayoutStatements", role: "finance", input: z.object({ batchId: batchIdSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await approveStatements(db, { gameId: game.id, batchId: input.batchId, all: "draft_unflagged" }, user);
+    revalidatePayouts();
+    return { ok: true, message: describeBulk("Approved", result) };
+  },
+);
+
+export const unapproveStatementsAction = defineAction(
+  { name: "unapprovePayoutStatements", role: "finance", input: selectionSchema },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await unapproveStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids }, user);
+    revalidatePayouts();
+    return { ok: true, message: describeBulk("Returned to draft", result) };
+  },
+);
+
+export const holdStatementsAction = defineAction(
+  { name: "holdPayoutStatements", role: "finance", input: selectionSchema.extend({ reason: reasonSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await holdStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason }, user);
+    revalidatePayouts();
+    return { ok: true, message: describeBulk("Held", result) };
+  },
+);
+
+export const releaseStatementsAction = defineAction(
+  { name: "releasePayoutStatements", role: "finance", input: selectionSchema.extend({ reason: reasonSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await releaseStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason }, user);
+    revalidatePayouts();
+    return { ok: true, message: describeBulk("Released", result) };
+  },
+);
+
+export const overrideFlagAction = defineAction(
+  {
+    name: "overridePayoutFlag",
+    role: "finance",
+    input: z.object({
+      batchId: batchIdSchema,
+      flag: z.string().min(1).max(64),
+      recipientPlayerId: z
+        .string()
+        .optional()
+        .transform((v) => (v === undefined || v === "" ? null : v))
+        .pipe(z.string().regex(/^\d{1,15}$/, { message: "must be a player id" }).transform(Number).nullable()),
+      reason: z.string().trim().min(10, { message: "must say why the flag does not stop the payment (at least 10 characters)" }).max(1000),
+    }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    await overrideFlag(db, { gameId: game.id, batchId: input.batchId, flag: input.flag, recipientPlayerId: input.recipientPlayerId, reason: input.reason }, user);
+    revalidatePayouts();
+    return { ok: true, message: "Flag overridden; the reason is kept with the batch." };
+  },
+);
+
+export const approveBatchAction = defineAction(
+  { name: "approvePayoutBatch", role: "finance", input: z.object({ batchId: batchIdSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await approvePayoutBatch(db, { gameId: game.id, batchId: input.batchId }, user);
+    revalidatePayouts();
+    return {
+      ok: true,
+      message: `Batch approved: ${formatCount(result.approved)} to pay (USD ${result.payableUsd}), ${formatCount(result.carried)} carried forward, ${formatCount(result.held)} held.`,
+    };
+  },
+);
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+export const markPaidAction = defineAction(
+  {
+    name: "markPayoutsPaid",
+    role: "finance",
+    input: z.object({
+      batchId: batchIdSchema,
+      ids: z
+        .union([z.string(), z.array(z.string())])
+        .optional()
+        .transform((value) => (value === undefined ? undefined : (Array.isArray(value) ? value : [value]).filter((v) => v !== "")))
+        .pipe(z.array(z.uuid()).optional()),
+      paidOn: z
+        .string()
+        .trim()
+        .regex(DAY, { message: "must be a date such as 2026-04-03" })
+        .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), { message: "must be a real date" })
+        .refine((v) => Date.parse(`${v}T00:00:00Z`) <= Date.now() + 86_400_000, { message: "cannot be in the future" }),
+      method: z.enum(PAYMENT_METHODS, { message: "must be one of the listed methods" }),
+      reference: z.string().trim().min(1, { message: "is required (the bank or provider reference)" }).max(200, { message: "must be at most 200 characters" }),
+    }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const ids = input.ids && input.ids.length > 0 ? input.ids : undefined;
+    const result = await markStatementsPaid(
+      db,
+      { gameId: game.id, batchId: input.batchId, ids, paidOn: input.paidOn, method: input.method, reference: input.reference },
+      user,
+    );
+    revalidatePayouts();
+    return { ok: true, message: `Recorded ${formatCount(result.paid)} payments, USD ${result.amountUsd} in total.` };
+  },
+);
+
+export const discardBatchAction = defineAction(
+  { name: "discardPayoutBatch", role: "finance", input: z.object({ batchId: batchIdSchema, reason: reasonSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    await discardPayoutBatch(db, { gameId: game.id, batchId: input.batchId, reason: input.reason }, user);
+    revalidatePayouts();
+    return { ok: true, message: "Draft discarded; its carried balances are free for the next batch." };
+  },
+);

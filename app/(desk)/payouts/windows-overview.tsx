@@ -1,0 +1,140 @@
+import { BarChart } from "@/app/_components/charts/bar-chart";
+import { Badge } from "@/app/_components/ui/badge";
+import { Card } from "@/app/_components/ui/card";
+import { Money } from "@/app/_components/ui/money";
+import { TextLink } from "@/app/_components/ui/text-link";
+import type { Db } from "@/db";
+import { listTopRecipients } from "@/db/queries/payouts";
+import { formatCount } from "@/lib/format";
+import { listWindowOverview, type WindowOverviewRow, type WindowSnapshotState } from "@/lib/payouts/overview";
+import { windowHref, windowLabel } from "@/lib/payouts/window-key";
+import type { Tone } from "@/app/_components/ui/tone";
+
+const STATE_BADGE: Record<WindowSnapshotState, { label: string; tone: Tone }> = {
+  none: { label: "No snapshot", tone: "neutral" },
+  pulling: { label: "Pulling", tone: "info" },
+  complete: { label: "Complete", tone: "success" },
+  stale: { label: "Stale", tone: "warning" },
+  drift: { label: "Drift", tone: "danger" },
+  failed: { label: "Pull failed", tone: "danger" },
+};
+
+export const BATCH_BADGE: Record<string, { label: string; tone: Tone }> = {
+  draft: { label: "Draft batch", tone: "info" },
+  approved: { label: "Approved", tone: "warning" },
+  paid: { label: "Paid", tone: "success" },
+};
+
+function StateCell({ row }: { row: WindowOverviewRow }) {
+  const badge = STATE_BADGE[row.state];
+  return (
+    <span className="flex flex-wrap items-center gap-1.5">
+      <Badge tone={badge.tone} title={row.snapshot?.stale ? `Changed at the service: ${row.snapshot.stale.reason}` : undefined}>
+        {badge.label}
+        {row.state === "pulling" && row.progressPercent !== null ? ` ${row.progressPercent}%` : ""}
+      </Badge>
+      {row.state === "pulling" && row.pull ? (
+        <span className="text-xs text-ink-muted">
+          {formatCount(row.pull.pagesFetched)} pages, {formatCount(row.pull.recipientsFetched)} recipients
+        </span>
+      ) : null}
+      {row.snapshot ? <span className="text-xs text-ink-muted">v{row.snapshot.version}</span> : null}
+    </span>
+  );
+}
+
+/** Every window of the game with its snapshot state, totals and payout batch; a chart of the months; top recipients. */
+export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }) {
+  const rows = await listWindowOverview(db, { gameId, months: 12 });
+  const months = rows.filter((r) => r.isMonth && r.snapshot).slice(0, 12).reverse();
+  const top = await listTopRecipients(db, { gameId, windows: months.map((m) => m.window), limit: 10 });
+
+  return (
+    <div className="flex flex-col gap-5">
+      <section aria-labelledby="payout-windows-heading">
+        <h2 id="payout-windows-heading" className="mb-2 text-sm font-semibold text-ink">
+          Payout windows
+        </h2>
+        <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+          <table className="min-w-full text-sm">
+            <caption className="sr-only">Payout windows with their snapshot state, totals and payout batch</caption>
+            <thead className="bg-subtle text-left text-ink-muted">
+              <tr>
+                <th scope="col" className="px-3 py-2 font-medium">Window</th>
+                <th scope="col" className="px-3 py-2 font-medium">Snapshot</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Gross attributed (USD)</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Reversed (USD)</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Net attributed (USD)</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Renewals</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Recipients</th>
+                <th scope="col" className="px-3 py-2 text-right font-medium">Refund events</th>
+                <th scope="col" className="px-3 py-2 font-medium">Payout</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => {
+                const t = row.snapshot?.totals;
+                const batch = row.batch ? BATCH_BADGE[row.batch.status] : null;
+                return (
+                  <tr key={`${row.window.startMs}-${row.window.endMs}`} className="border-t border-line">
+                    <th scope="row" className="px-3 py-2 text-left font-medium">
+                      {row.snapshot ? <TextLink href={windowHref(row.window)}>{windowLabel(row.window)}</TextLink> : windowLabel(row.window)}
+                    </th>
+                    <td className="px-3 py-2"><StateCell row={row} /></td>
+                    <td className="px-3 py-2 text-right">{t ? <Money value={t.grossAttributedUsd} /> : <span aria-label="none">—</span>}</td>
+                    <td className="px-3 py-2 text-right">{t ? <Money value={t.reversedAttributedUsd} /> : <span aria-label="none">—</span>}</td>
+                    <td className="px-3 py-2 text-right font-medium">{t ? <Money value={t.netAttributedUsd} /> : <span aria-label="none">—</span>}</td>
+                    <td className="px-3 py-2 text-right tabular-nums">{t ? formatCount(t.renewalsSettled) : ""}</td>
+                    <td className="px-3 py-2 text-right tabular-nums">{t ? formatCount(t.recipientCount) : ""}</td>
+                    <td className="px-3 py-2 text-right tabular-nums">{t ? formatCount(t.refundEventsInWindow) : ""}</td>
+                    <td className="px-3 py-2">
+                      {batch ? <Badge tone={batch.tone}>{batch.label}</Badge> : row.snapshot ? <span className="text-xs text-ink-muted">Not prepared</span> : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+        <p className="mt-1 text-xs text-ink-muted">
+          The last 12 calendar months (UTC) and every other window with a snapshot. Totals are the latest version&apos;s, exactly as the service reported them.
+        </p>
+      </section>
+
+      {months.length > 0 ? (
+        <div className="grid gap-4 xl:grid-cols-2">
+          <Card title="Monthly attribution">
+            <BarChart
+              title="Gross, reversed and net attributed per month"
+              description="Latest snapshot of each month; reversals belong to the month of the refund."
+              currency="USD"
+              data={months.map((m) => ({
+                label: windowLabel(m.window).replace(/^(\w{3})\w* (\d{4})$/, "$1 $2"),
+                values: {
+                  gross: m.snapshot?.totals.grossAttributedUsd ?? "0",
+                  reversed: m.snapshot?.totals.reversedAttributedUsd ?? "0",
+                  net: m.snapshot?.totals.netAttributedUsd ?? "0",
+                },
+              }))}
+              series={[
+                { key: "gross", label: "Gross attributed", color: "chart-1" },
+                { key: "reversed", label: "Reversed", color: "chart-4" },
+                { key: "net", label: "Net attributed", color: "chart-2" },
+              ]}
+            />
+          </Card>
+          <Card title="Top recipients">
+            <BarChart
+              title={`Top ${top.length} recipients by net attributed`}
+              description={`Over the ${months.length} month${months.length === 1 ? "" : "s"} in the chart beside.`}
+              currency="USD"
+              layout="bars"
+              data={top.map((r) => ({ label: `${r.playerName ?? "Unresolved"} · ${r.recipientPlayerId}`, values: { net: r.netAttributedUsd } }))}
+              series={[{ key: "net", label: "Net attributed", color: "chart-2" }]}
+            />
+          </Card>
+        </div>
+      ) : null}
+    </div>
+  );
+}

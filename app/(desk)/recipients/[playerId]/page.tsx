@@ -1,0 +1,212 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { Badge } from "@/app/_components/ui/badge";
+import { Card } from "@/app/_components/ui/card";
+import { DateTime } from "@/app/_components/ui/date-time";
+import { EmptyState } from "@/app/_components/ui/empty-state";
+import { Money } from "@/app/_components/ui/money";
+import { PageHeader } from "@/app/_components/ui/page-header";
+import { Stat, StatGroup } from "@/app/_components/ui/stat";
+import { TextLink } from "@/app/_components/ui/text-link";
+import { getDb } from "@/db";
+import { listRecipientWindows, listStatementEvents } from "@/db/queries/payouts";
+import { requirePageRole } from "@/lib/auth/session";
+import { resolveSelectedGame } from "@/lib/games/games";
+import { formatUsd, money } from "@/lib/money";
+import { checkLedgerInvariant } from "@/lib/payouts/invariant";
+import { iteratePayoutStatements, listLedgerEntries, type PayoutStatement } from "@/lib/payouts/ledger";
+import { windowHref, windowLabel } from "@/lib/payouts/window-key";
+import { parseInstant } from "@/lib/time";
+import { STATE_LABELS } from "../../payouts/[window]/flag-badges";
+
+export const metadata: Metadata = { title: "Recipient" };
+
+const KIND_LABELS: Record<string, string> = {
+  accrual: "Accrual (gross attributed)",
+  reversal: "Reversal",
+  carry_in: "Carried in",
+  carry_out: "Carried forward (negative)",
+  rollover: "Rolled over (under minimum)",
+  payment: "Payment",
+};
+
+function toWindow(start: string, end: string) {
+  return { startMs: parseInstant(start) ?? 0, endMs: parseInstant(end) ?? 0 };
+}
+
+export default async function RecipientPage({ params }: { params: Promise<{ playerId: string }> }) {
+  const user = await requirePageRole("viewer");
+  const db = getDb();
+  const game = await resolveSelectedGame(db, user);
+  const { playerId: raw } = await params;
+  if (!game || !/^\d{1,15}$/.test(raw)) notFound();
+  const playerId = Number(raw);
+  const statements: PayoutStatement[] = [];
+  for await (const s of iteratePayoutStatements(db, { gameId: game.id, recipientPlayerId: playerId })) {
+    if (s.batchStatus !== "discarded") statements.push(s);
+  }
+  const [windows, entries, events, invariant] = await Promise.all([
+    listRecipientWindows(db, { gameId: game.id, recipientPlayerId: playerId }),
+    listLedgerEntries(db, { gameId: game.id, recipientPlayerId: playerId }),
+    listStatementEvents(db, { gameId: game.id, recipientPlayerId: playerId, limit: 100 }),
+    checkLedgerInvariant(db, { gameId: game.id, recipientPlayerId: playerId }),
+  ]);
+  if (statements.length === 0 && windows.length === 0) notFound();
+  const latest = windows[0];
+  const name = latest?.playerName ?? statements.at(-1)?.playerName ?? null;
+  const email = latest?.playerEmail ?? statements.at(-1)?.playerEmail ?? null;
+  const row = invariant.rows[0];
+  const batchWindows = new Set(statements.map((s) => `${s.windowStart}|${s.windowEnd}`));
+  const unprepared = windows.filter((w) => !batchWindows.has(`${new Date(w.window.startMs).toISOString().replace(".000Z", "Z")}|${new Date(w.window.endMs).toISOString().replace(".000Z", "Z")}`));
+  const sortedEntries = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.entryId.localeCompare(b.entryId));
+  let running = money("0");
+  const withBalance = sortedEntries.map((e) => {
+    running = running.plus(e.amountUsd);
+    return { ...e, balance: formatUsd(running) };
+  });
+
+  return (
+    <>
+      <PageHeader
+        title={name ?? `Player ${playerId}`}
+        breadcrumbs={[{ label: "Recipients", href: "/recipients" }]}
+        meta={latest && !latest.resolved ? <Badge tone="danger">Unresolved recipient</Badge> : undefined}
+        description={
+          <>
+            Player <span className="font-mono">#{playerId}</span>
+            {email ? `, ${email}` : ""}. Every statement, carried balance and payment across windows.
+          </>
+        }
+      />
+      <StatGroup label="Ledger" className="mb-2">
+        <Stat label="Paid" value={<Money value={row?.paidUsd ?? "0.00"} currency="USD" />} hint={`${row?.windows ?? 0} windows closed`} />
+        <Stat label="Carried" value={<Money value={row?.carriedUsd ?? "0.00"} currency="USD" />} hint="Balance taken into the next statement" />
+        <Stat label="Net attributed, windows paid from" value={<Money value={row?.netAttributedUsd ?? "0.00"} currency="USD" />} />
+        <Stat label="Open balance (approved, held)" value={<Money value={formatUsd(running)} currency="USD" />} hint="Sum of the ledger entries" />
+      </StatGroup>
+      <p className={`mb-5 text-sm ${row && !row.ok ? "font-medium text-danger-ink" : "text-ink-muted"}`} role={row && !row.ok ? "alert" : undefined}>
+        {row ? (row.ok ? "Check passed: paid + carried = net attributed over the windows paid from." : `Check failed: ${row.problems.join("; ")}`) : "No closed statement yet."}
+      </p>
+
+      <Card title="Statements by window" flush className="mb-5">
+        {statements.length === 0 ? (
+          <p className="p-4 text-ink-muted">No payout batch includes this recipient yet.</p>
+        ) : (
+          <div className="overflow-x-auto">
+            <table className="min-w-full text-sm">
+              <caption className="sr-only">Statements of this recipient</caption>
+              <thead className="bg-subtle text-left text-xs text-ink-muted">
+                <tr>
+                  <th scope="col" className="px-3 py-2 font-medium">Window</th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">Net attributed</th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">Carried in</th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">Payable</th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">Carried forward</th>
+                  <th scope="col" className="px-3 py-2 font-medium">State</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Payment</th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...statements].reverse().map((s) => {
+                  const w = toWindow(s.windowStart, s.windowEnd);
+                  const st = STATE_LABELS[s.state];
+                  return (
+                    <tr key={s.id} className="border-t border-line">
+                      <th scope="row" className="px-3 py-1.5 text-left font-normal">
+                        <TextLink href={`${windowHref(w)}/recipients/${playerId}`}>{windowLabel(w)}</TextLink>
+                        <span className="block text-xs text-ink-muted">batch {s.batchStatus}, snapshot v{s.snapshotVersion}</span>
+                      </th>
+                      <td className="px-3 py-1.5 text-right"><Money value={s.netAttributedUsd} /></td>
+                      <td className="px-3 py-1.5 text-right"><Money value={s.carriedInUsd} /></td>
+                      <td className="px-3 py-1.5 text-right font-medium"><Money value={s.payableUsd} /></td>
+                      <td className="px-3 py-1.5 text-right"><Money value={s.carryOutUsd} /></td>
+                      <td className="px-3 py-1.5">
+                        {st ? <Badge tone={st.tone}>{st.label}</Badge> : s.state}
+                        {s.holdReason ? <span className="block text-xs text-ink-muted">{s.holdReason}</span> : null}
+                      </td>
+                      <td className="px-3 py-1.5 text-xs">
+                        {s.state === "paid" ? (
+                          <>
+                            <Money value={s.paidAmountUsd ?? "0.00"} /> on {s.paidOn}, <span className="font-mono">{s.paymentReference}</span>
+                          </>
+                        ) : null}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+
+      {unprepared.length > 0 ? (
+        <Card title="Snapshotted windows without a batch (not yet reviewed)" flush className="mb-5">
+          <ul className="divide-y divide-line text-sm">
+            {unprepared.map((w) => (
+              <li key={w.snapshotId} className="flex flex-wrap gap-x-3 px-4 py-2">
+                <TextLink href={`${windowHref(w.window)}/recipients/${playerId}`}>{windowLabel(w.window)}</TextLink>
+                <span>
+                  net <Money value={w.netAttributedUsd} currency="USD" /> ({w.renewalCount} renewals, snapshot v{w.snapshotVersion})
+                </span>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
+
+      <Card title="Ledger entries" description="Positive raises what is owed to the recipient; negative lowers it. Approved and paid batches only." flush className="mb-5">
+        {withBalance.length === 0 ? (
+          <p className="p-4 text-ink-muted">No entries yet: they appear when a batch including this recipient is approved.</p>
+        ) : (
+          <div className="overflow-x-auto">
+            <table className="min-w-full text-sm">
+              <caption className="sr-only">Ledger entries with the running balance</caption>
+              <thead className="bg-subtle text-left text-xs text-ink-muted">
+                <tr>
+                  <th scope="col" className="px-3 py-2 font-medium">When</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Entry</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Window</th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">Amount (USD)</th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">Balance (USD)</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Reference</th>
+                </tr>
+              </thead>
+              <tbody>
+                {withBalance.map((e) => (
+                  <tr key={e.entryId} className="border-t border-line">
+                    <td className="px-3 py-1.5"><DateTime value={e.at} focusable={false} /></td>
+                    <th scope="row" className="px-3 py-1.5 text-left font-normal">{KIND_LABELS[e.kind] ?? e.kind}</th>
+                    <td className="px-3 py-1.5">{windowLabel(toWindow(e.windowStart, e.windowEnd))}</td>
+                    <td className="px-3 py-1.5 text-right"><Money value={e.amountUsd} /></td>
+                    <td className="px-3 py-1.5 text-right font-medium"><Money value={e.balance} /></td>
+                    <td className="px-3 py-1.5 font-mono text-xs text-ink-muted">{e.reference ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+
+      <Card title="History" flush>
+        {events.length === 0 ? (
+          <EmptyState title="No history yet" className="border-0" />
+        ) : (
+          <ol className="divide-y divide-line text-sm">
+            {events.map((e, i) => (
+              <li key={`${e.at.toISOString()}-${i}`} className="flex flex-wrap gap-x-3 px-4 py-2">
+                <DateTime value={e.at.toISOString()} focusable={false} />
+                <span className="font-medium">{e.kind.replace(/_/g, " ")}</span>
+                <span className="text-ink-muted">→ {STATE_LABELS[e.stateAfter]?.label ?? e.stateAfter}</span>
+                {e.actorEmail ? <span className="text-ink-muted">by {e.actorEmail}</span> : null}
+                {typeof e.detail.reason === "string" ? <span>“{e.detail.reason}”</span> : null}
+                {typeof e.detail.reference === "string" ? <span className="font-mono text-xs">{e.detail.reference}</span> : null}
+              </li>
+            ))}
+          </ol>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,41 @@
+import type { Metadata } from "next";
+import { Card } from "@/app/_components/ui/card";
+import { DateTime } from "@/app/_components/ui/date-time";
+import { Money } from "@/app/_components/ui/money";
+import { PageHeader } from "@/app/_components/ui/page-header";
+import { getDb } from "@/db";
+import { requirePageRole } from "@/lib/auth/session";
+import { readPayoutSettings } from "@/lib/payouts/settings";
+import { savePayoutSettingsAction } from "./actions";
+import { PayoutSettingsForm } from "./settings-form";
+
+export const metadata: Metadata = { title: "Payout settings" };
+
+export default async function PayoutSettingsPage() {
+  await requirePageRole("admin");
+  const settings = await readPayoutSettings(getDb());
+  return (
+    <>
+      <PageHeader
+        title="Payouts"
+        breadcrumbs={[{ label: "Settings", href: "/settings" }]}
+        description="Rules every payout batch follows. Changes are recorded in the audit log."
+      />
+      <Card title="Payout rules">
+        <p className="mb-4 text-ink">
+          Now: minimum payout <Money value={settings.minPayoutUsd} currency="USD" className="font-semibold" />, two-person rule{" "}
+          <strong>{settings.twoPersonRule ? "on" : "off"}</strong>
+          {settings.isDefault ? (
+            " (the defaults; never changed)."
+          ) : (
+            <>
+              {" "}
+              · set by {settings.updatedBy} on {settings.updatedAt ? <DateTime value={settings.updatedAt.toISOString()} /> : null}.
+            </>
+          )}
+        </p>
+        <PayoutSettingsForm action={savePayoutSettingsAction} current={{ minPayoutUsd: settings.minPayoutUsd, twoPersonRule: settings.twoPersonRule }} />
+      </Card>
+    </>
+  );
+}

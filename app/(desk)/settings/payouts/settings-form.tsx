@@ -1,0 +1,45 @@
+"use client";
+
+import { useActionState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import type { ActionResult } from "@/lib/actions";
+
+type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
+
+export function PayoutSettingsForm({ action, current }: { action: Action; current: { minPayoutUsd: string; twoPersonRule: boolean } }) {
+  const [state, formAction] = useActionState(action, null);
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const values = state && !state.ok ? (state.values ?? {}) : {};
+  const rule = values.twoPersonRule ?? (current.twoPersonRule ? "on" : "off");
+  return (
+    <form action={formAction} className="flex max-w-lg flex-col gap-4" noValidate aria-label="Payout rules">
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <Field
+        label="Minimum payout (USD)"
+        hint="A payable under this amount rolls to the recipient's next statement. 0 pays any positive amount. Applies to batches prepared after the change."
+        error={errors.minPayoutUsd}
+        required
+      >
+        {(control) => <Input {...control} name="minPayoutUsd" inputMode="decimal" autoComplete="off" defaultValue={values.minPayoutUsd ?? current.minPayoutUsd} className="max-w-40" />}
+      </Field>
+      <fieldset className="flex flex-col gap-1.5">
+        <legend className="text-sm font-medium text-ink">Two-person rule</legend>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="radio" name="twoPersonRule" value="on" defaultChecked={rule === "on"} className="mt-0.5" />
+          <span>On: the user who prepared a payout batch cannot approve it (recommended)</span>
+        </label>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="radio" name="twoPersonRule" value="off" defaultChecked={rule === "off"} className="mt-0.5" />
+          <span>Off: one finance user may prepare and approve (for a team of one)</span>
+        </label>
+        {errors.twoPersonRule ? <p className="text-xs font-medium text-danger">Two-person rule: {errors.twoPersonRule}</p> : null}
+      </fieldset>
+      <div>
+        <SubmitButton pendingLabel="Saving…">Save payout rules</SubmitButton>
+      </div>
+    </form>
+  );
+}
