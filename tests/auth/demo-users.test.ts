@@ -1,0 +1,40 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemoUsers } from "../../bin/demo";
+import { getAuth } from "../../lib/auth/auth";
+import { ROLES } from "../../lib/auth/roles";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+
+let t: TestDatabase;
+let dataDir: string;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-demo-"));
+});
+afterAll(async () => {
+  await t?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("demo users of the embedded default", () => {
+  it("has one user per role (and a second approver), each able to sign in with the printed password", async () => {
+    const runtime = { databaseUrl: t.url, key: process.env.PAYOUT_DESK_KEY ?? "", embedded: true, dataDir, stop: async () => {} };
+    const users = await seedDemoUsers(runtime);
+    expect(new Set(users.map((u) => u.role))).toEqual(new Set(ROLES));
+    expect(users.filter((u) => u.role === "finance")).toHaveLength(2);
+    for (const user of users) {
+      const response = await getAuth().api.signInEmail({ body: { email: user.email, password: user.password }, asResponse: true });
+      expect(response.status, user.email).toBe(200);
+    }
+    // A second start prints the same passwords (kept in the data folder, readable by its owner only) and creates nobody.
+    const again = await seedDemoUsers(runtime);
+    expect(again).toEqual(users);
+    const file = path.join(dataDir, "demo-users.json");
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual(users);
+    const count = await t.db.selectFrom("auth_user").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(users.length);
+  });
+});
