@@ -1,6 +1,12 @@
 import { expect, type Page, test } from "@playwright/test";
 import { E2E_PASSWORD } from "./fixtures/users";
+import path from "node:path";
 import { shoot, signIn } from "./fixtures/session";
+
+/** The first screenful only, for pages too long to read as one picture. */
+async function shootTop(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.resolve(import.meta.dirname, "screenshots", `${name}.png`) });
+}
 
 /**
  * Month-end payout review of a demo window, end to end: a finance user takes the snapshot, reviews the window, opens a
@@ -58,7 +64,7 @@ test.describe("payout review", () => {
 
     await confirmDialog(page, "Prepare payout batch", "Prepare");
     await expect(page.getByText("Draft batch").first()).toBeVisible();
-    const table = page.getByRole("table", { name: "Recipient payouts" });
+    const table = page.getByRole("table", { name: /^Recipient payouts/ });
     await expect(table.getByRole("row")).not.toHaveCount(1);
 
     // Window-level flags block approval until overridden with a written reason.
@@ -73,13 +79,13 @@ test.describe("payout review", () => {
     await shoot(page, "finance-payouts-window");
 
     // Keyboard: sorting by payable from the column header.
-    await table.getByRole("button", { name: "Payable (USD)" }).focus();
+    await table.getByRole("button", { name: "Payable" }).focus();
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/sort=payable/);
 
     // Evidence of the recipient with the most net attributed.
     await page.goto(WINDOW_PATH);
-    const firstRecipient = page.getByRole("table", { name: "Recipient payouts" }).getByRole("rowheader").first().getByRole("link");
+    const firstRecipient = page.getByRole("table", { name: /^Recipient payouts/ }).getByRole("rowheader").first().getByRole("link");
     const recipientName = (await firstRecipient.textContent())?.trim() ?? "";
     await firstRecipient.click();
     await expect(page).toHaveURL(/\/recipients\/\d+$/);
@@ -88,6 +94,9 @@ test.describe("payout review", () => {
     await expect(page.getByRole("link", { name: /^SUB_/ }).first()).toHaveAttribute("href", /^\/subscriptions\/SUB_/);
     await expect(page.getByRole("link", { name: /^\d+$/ }).first()).toHaveAttribute("href", /^\/subscriptions\/periods\/\d+$/);
     await shoot(page, "finance-payouts-evidence");
+    await shootTop(page, "finance-payouts-evidence-top");
+    await page.getByRole("heading", { name: /Reversals reported in this window/ }).scrollIntoViewIfNeeded();
+    await shootTop(page, "finance-payouts-evidence-reversals");
 
     // Hold that recipient with a reason, from the evidence page.
     await confirmDialog(page, "Hold…", "Hold payout", async (dialog) => {
@@ -98,7 +107,7 @@ test.describe("payout review", () => {
 
     // Recipients the service cannot resolve stay flagged: hold them too, by bulk action, with the same care.
     await page.goto(`${WINDOW_PATH}?show=flagged&state=draft`);
-    const flaggedRows = page.getByRole("table", { name: "Recipient payouts" }).getByRole("checkbox", { name: /^Select / });
+    const flaggedRows = page.getByRole("table", { name: /^Recipient payouts/ }).getByRole("checkbox", { name: /^Select / });
     if ((await flaggedRows.count()) > 0) {
       await page.getByRole("checkbox", { name: "Select all rows on this page" }).check();
       await confirmDialog(page, "Hold selected…", "Hold", async (dialog) => {
@@ -121,7 +130,7 @@ test.describe("payout review", () => {
     await expect(dialog.getByRole("alert")).toContainText("Two-person rule");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await page.goto(`${WINDOW_PATH}?state=held`);
-    await expect(page.getByRole("table", { name: "Recipient payouts" })).toContainText(recipientName);
+    await expect(page.getByRole("table", { name: /^Recipient payouts/ })).toContainText(recipientName);
     await shoot(page, "finance-payouts-held");
   });
 
@@ -136,20 +145,23 @@ test.describe("payout review", () => {
     });
     await expect(page.getByText("Paid", { exact: true }).first()).toBeVisible();
     await page.goto(`${WINDOW_PATH}?state=paid`);
-    await expect(page.getByRole("table", { name: "Recipient payouts" }).getByText("Paid").first()).toBeVisible();
+    await expect(page.getByRole("table", { name: /^Recipient payouts/ }).getByText("Paid").first()).toBeVisible();
     await page.goto(`${WINDOW_PATH}?state=held`);
     await expect(page.getByText(HOLD_REASON).first()).toBeVisible();
     await shoot(page, "finance2-payouts-paid");
+    await page.goto(WINDOW_PATH);
+    await shootTop(page, "finance2-payouts-window-top");
 
     // The held recipient is still owed: the liability view says so.
     await page.goto("/payouts/liability");
     await expect(page.getByRole("heading", { name: "Liability", level: 1 })).toBeVisible();
     await expect(page.getByRole("table", { name: /Liability per recipient/ })).toBeVisible();
     await shoot(page, "finance2-liability");
+    await shootTop(page, "finance2-liability-top");
 
     // A paid recipient's history shows the payment and its reference.
     await page.goto(`${WINDOW_PATH}?state=paid`);
-    await page.getByRole("table", { name: "Recipient payouts" }).getByRole("rowheader").first().getByRole("link").click();
+    await page.getByRole("table", { name: /^Recipient payouts/ }).getByRole("rowheader").first().getByRole("link").click();
     await page.getByRole("link", { name: "History across months" }).click();
     await expect(page.getByText("Check passed: paid + carried = net attributed over the windows paid from.")).toBeVisible();
     await expect(page.getByRole("table", { name: "Ledger entries with the running balance" })).toContainText("WIRE-2026-08-001");
@@ -160,13 +172,13 @@ test.describe("payout review", () => {
     await signIn(page, "viewer");
     await page.goto(WINDOW_PATH);
     await expect(page.getByRole("heading", { name: LABEL, level: 1 })).toBeVisible();
-    await expect(page.getByRole("table", { name: "Recipient payouts" })).toBeVisible();
+    await expect(page.getByRole("table", { name: /^Recipient payouts/ })).toBeVisible();
     for (const name of ["Prepare payout batch", "Approve batch", "Approve all unflagged", "Mark approved paid…", "Override…", "Take snapshot"]) {
       await expect(page.getByRole("button", { name })).toHaveCount(0);
     }
     await expect(page.getByRole("checkbox")).toHaveCount(0);
     await expect(page.getByRole("heading", { name: "Exports" })).toHaveCount(0);
-    await page.getByRole("table", { name: "Recipient payouts" }).getByRole("rowheader").first().getByRole("link").click();
+    await page.getByRole("table", { name: /^Recipient payouts/ }).getByRole("rowheader").first().getByRole("link").click();
     await expect(page.getByRole("heading", { name: /Renewal lines/ })).toBeVisible();
     await expect(page.getByRole("button", { name: /Hold|Approve|Release|Mark paid/ })).toHaveCount(0);
     await shoot(page, "viewer-payouts-evidence");

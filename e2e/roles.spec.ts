@@ -22,7 +22,7 @@ test.describe("sign-in and roles", () => {
       await signIn(page, role);
       const nav = page.getByRole("navigation").first();
       for (const area of ["Payouts", "Subscriptions", "Webhooks"]) await expect(nav.getByRole("link", { name: area })).toBeVisible();
-      await expect(page.getByText(/No game is set up yet|No snapshot yet/).first()).toBeVisible();
+      await expect(page.getByText(/No game is set up yet|No snapshot yet|Payout windows/).first()).toBeVisible();
       await shoot(page, `${role}-payouts`);
       await page.goto("/settings/games");
       await expect(page).toHaveURL(/\/forbidden\?needs=admin/);

@@ -85,10 +85,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint("payout_statement_recipient_uq", ["batch_id", "recipient_player_id"])
     .execute();
   // The payout table sorts these over tens of thousands of statements of one batch.
-  for (const column of ["payable_usd", "carried_in_usd", "net_attributed_usd"]) {
+  for (const column of [
+    "payable_usd",
+    "carried_in_usd",
+    "net_attributed_usd",
+    "gross_attributed_usd",
+    "reversed_attributed_usd",
+    "renewal_count",
+    "subscription_count",
+  ]) {
     await sql`create index ${sql.raw(`payout_statement_${column}_idx`)} on payout_statement
       (batch_id, ${sql.ref(column)} desc, recipient_player_id)`.execute(db);
   }
+  await sql`create index payout_statement_email_idx on payout_statement (batch_id, lower(player_email) text_pattern_ops)`.execute(db);
+  await sql`create index payout_statement_name_idx on payout_statement (batch_id, lower(player_name) text_pattern_ops)`.execute(db);
   await sql`create index payout_statement_state_idx on payout_statement (batch_id, state, recipient_player_id)`.execute(db);
   await sql`create index payout_statement_recipient_idx on payout_statement (game_id, recipient_player_id)`.execute(db);
 

@@ -81,6 +81,45 @@ const SNAPSHOT_SORT: Record<PayoutTableSort, string> = {
 };
 
 /**
+ * Ties break on the player id so pages never overlap. Figure indexes are (figure desc, player id asc): the tie-break
+ * runs against the figure's direction so that the same index, read forwards or backwards, serves both directions.
+ */
+function tieBreak(params: Pick<PayoutTableQuery, "sort" | "dir">): "asc" | "desc" {
+  if (params.sort === "state" || params.sort === "recipient") return params.dir;
+  return params.dir === "asc" ? "desc" : "asc";
+}
+
+function direction(dir: "asc" | "desc", reverse: boolean): "asc" | "desc" {
+  if (!reverse) return dir;
+  return dir === "asc" ? "desc" : "asc";
+}
+
+/** Past this many rows, a page is read from the far end of the order (OFFSET reads and drops every skipped row). */
+const DEEP_OFFSET = 5_000;
+
+/**
+ * Reads one page and the total. A page in the second half of a large result is read in the reverse order with the
+ * small offset from the end, then turned back around: the last page costs what the first does.
+ */
+async function fetchPage<R>(
+  params: Pick<PayoutTableQuery, "pageSize">,
+  offset: number,
+  count: () => Promise<{ n: string } | undefined>,
+  page: (reverse: boolean, offset: number, limit: number) => Promise<R[]>,
+): Promise<{ rows: R[]; total: number }> {
+  if (offset < DEEP_OFFSET) {
+    const [rows, counted] = await Promise.all([page(false, offset, params.pageSize), count()]);
+    return { rows, total: Number(counted?.n ?? 0) };
+  }
+  const total = Number((await count())?.n ?? 0);
+  if (offset >= total) return { rows: [], total };
+  const limit = Math.min(params.pageSize, total - offset);
+  if (offset < total / 2) return { rows: await page(false, offset, limit), total };
+  const rows = await page(true, total - offset - limit, limit);
+  return { rows: rows.reverse(), total };
+}
+
+/**
  * One page of the recipient payout table. With a batch: its statements (every snapshot recipient, plus recipients
  * who only carry a balance in). Without: the snapshot's recipients. Search matches a prefix of the email or name, or
  * the exact player id; ties break on the player id so pages never overlap.
@@ -111,7 +150,7 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
     if (params.filter === "negative") base = base.where("st.net_attributed_usd", "<", "0");
     if (params.filter === "reversals") base = base.where("st.reversal_count", ">", 0);
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
-    const [rows, count] = await Promise.all([
+    const { rows, total } = await fetchPage(params, offset, () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(), (reverse, off, limit) =>
       base
         .select([
           "st.id",
@@ -132,13 +171,12 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
           "st.hold_reason",
           "st.recipient_flags",
         ])
-        .orderBy(sql.ref(STATEMENT_SORT[params.sort]), (ob) => (params.dir === "asc" ? ob.asc() : ob.desc()))
-        .orderBy("st.recipient_player_id", "asc")
-        .limit(params.pageSize)
-        .offset(offset)
+        .orderBy(sql.ref(STATEMENT_SORT[params.sort]), (ob) => (direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc()))
+        .orderBy("st.recipient_player_id", direction(tieBreak(params), reverse))
+        .limit(limit)
+        .offset(off)
         .execute(),
-      base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
-    ]);
+    );
     return {
       rows: rows.map((r) => ({
         recipientPlayerId: Number(r.recipient_player_id),
@@ -159,7 +197,7 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
         holdReason: r.hold_reason,
         recipientFlags: r.recipient_flags,
       })),
-      total: Number(count?.n ?? 0),
+      total,
     };
   }
 
@@ -185,7 +223,7 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
   if (params.filter === "negative") base = base.where("r.net_attributed_usd", "<", "0");
   if (params.filter === "reversals") base = base.where("r.reversal_count", ">", 0);
   if (params.filter === "carried_in") base = base.where(sql<boolean>`false`);
-  const [rows, count] = await Promise.all([
+  const { rows, total } = await fetchPage(params, offset, () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(), (reverse, off, limit) =>
     base
       .select([
         "r.recipient_player_id",
@@ -200,13 +238,12 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
         "r.net_attributed_usd",
       ])
       .select(unavailable.as("has_unavailable"))
-      .orderBy(sql.ref(SNAPSHOT_SORT[params.sort]), (ob) => (params.dir === "asc" ? ob.asc() : ob.desc()))
-      .orderBy("r.recipient_player_id", "asc")
-      .limit(params.pageSize)
-      .offset(offset)
+      .orderBy(sql.ref(SNAPSHOT_SORT[params.sort]), (ob) => (direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc()))
+      .orderBy("r.recipient_player_id", direction(tieBreak(params), reverse))
+      .limit(limit)
+      .offset(off)
       .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
-  ]);
+  );
   return {
     rows: rows.map((r) => ({
       recipientPlayerId: Number(r.recipient_player_id),
@@ -227,7 +264,7 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
       holdReason: null,
       recipientFlags: [...(r.resolved ? [] : ["unresolved_recipient"]), ...(r.has_unavailable ? ["attribution_unavailable"] : [])],
     })),
-    total: Number(count?.n ?? 0),
+    total,
   };
 }
 
@@ -530,18 +567,34 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
     else a.rolled = a.rolled.plus(out);
   }
 
-  // Windows snapshotted by then with no batch approved by then: their latest version as of then.
-  const unreviewed = await sql<{ recipient_player_id: string; player_name: string | null; player_email: string | null; net: string }>`
-    select r.recipient_player_id::text as recipient_player_id, max(r.player_name) as player_name, max(r.player_email) as player_email,
-      sum(r.net_attributed_usd)::text as net
+  // Windows snapshotted by then with no batch approved by then: their latest version as of then. Overlapping windows
+  // (a quarter and its months) would count the same renewals twice: they are taken earliest start first, shorter first,
+  // and a window overlapping one already taken is left out.
+  const candidates = await sql<{ id: string; window_start: Date; window_end: Date }>`
+    select s.id, s.window_start, s.window_end
     from snapshot s
-    join snapshot_recipient r on r.snapshot_id = s.id
     where s.game_id = ${params.gameId} and s.published_at <= ${asOf}
       and not exists (select 1 from snapshot n where n.game_id = s.game_id and n.window_start = s.window_start
         and n.window_end = s.window_end and n.version > s.version and n.published_at <= ${asOf})
       and not exists (select 1 from payout_batch b where b.game_id = s.game_id and b.window_start < s.window_end
         and b.window_end > s.window_start and b.approved_at is not null and b.approved_at <= ${asOf}
         and (b.status <> 'discarded'))
+    order by s.window_start, s.window_end`.execute(db);
+  const counted: { start: number; end: number; id: string }[] = [];
+  for (const c of candidates.rows) {
+    const start = c.window_start.getTime();
+    const end = c.window_end.getTime();
+    if (counted.some((w) => w.start < end && w.end > start)) continue;
+    counted.push({ start, end, id: c.id });
+  }
+  const unreviewed =
+    counted.length === 0
+      ? { rows: [] as { recipient_player_id: string; player_name: string | null; player_email: string | null; net: string }[] }
+      : await sql<{ recipient_player_id: string; player_name: string | null; player_email: string | null; net: string }>`
+    select r.recipient_player_id::text as recipient_player_id, max(r.player_name) as player_name, max(r.player_email) as player_email,
+      sum(r.net_attributed_usd)::text as net
+    from snapshot_recipient r
+    where r.snapshot_id in (${sql.join(counted.map((w) => w.id))})
     group by r.recipient_player_id`.execute(db);
   for (const r of unreviewed.rows) get(r.recipient_player_id, r.player_name, r.player_email).unreviewed = money(r.net);
 
@@ -771,4 +824,20 @@ export async function listCarrySources(
     .orderBy("b.window_start")
     .execute();
   return rows.map((r) => ({ fromStatementId: r.from_statement_id, amountUsd: formatUsd(r.amount_usd), windowStart: r.window_start, windowEnd: r.window_end }));
+}
+
+/** A recipient as a snapshot reported them (name, email, resolved), for pages shown before any statement exists. */
+export async function getSnapshotRecipient(
+  db: Db,
+  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
+): Promise<{ playerName: string | null; playerEmail: string | null; resolved: boolean } | null> {
+  const row = await db
+    .selectFrom("snapshot_recipient as r")
+    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+    .select(["r.player_name", "r.player_email", "r.resolved"])
+    .where("s.game_id", "=", params.gameId)
+    .where("r.snapshot_id", "=", params.snapshotId)
+    .where("r.recipient_player_id", "=", String(params.recipientPlayerId))
+    .executeTakeFirst();
+  return row ? { playerName: row.player_name, playerEmail: row.player_email, resolved: row.resolved } : null;
 }

@@ -34,7 +34,7 @@ export const LINE_COLUMNS: readonly ExportColumn[] = [
   { name: "mint_order_id", type: "text", description: "The mint order (empty when the wallet covered the period)." },
 ];
 
-export const LINE_PAGE_SIZE = 5_000;
+export const LINE_PAGE_SIZE = 2_000;
 
 /** Every renewal line of one snapshot as export cells, in period id order. Also the statement the bench COPYs. */
 export function selectLineCells(db: Db, target: Pick<ResolvedTarget, "gameId" | "snapshotId">) {

@@ -317,15 +317,19 @@ export async function preparePayoutBatch(
 
 type StatementSelection = { ids?: string[]; all?: "draft_unflagged" };
 
-async function selectStatements(trx: Trx, batchId: string, ids: string[]) {
-  if (ids.length === 0) return [];
-  return trx
+/** The statements given (by id, or every one in a state), locked for the change. */
+async function selectStatements(trx: Trx, batchId: string, which: string[] | { state: PayoutStatementState }) {
+  const query = trx
     .selectFrom("payout_statement")
     .select(["id", "recipient_player_id", "state", "recipient_flags", "payable_usd", "hold_reason"])
-    .where("batch_id", "=", batchId)
-    .where("id", "in", ids)
-    .forUpdate()
-    .execute();
+    .where("batch_id", "=", batchId);
+  if (!Array.isArray(which)) return query.where("state", "=", which.state).orderBy("recipient_player_id").forUpdate().execute();
+  const out = [];
+  // Chunks keep each statement under PostgreSQL's limit on bound parameters.
+  for (let i = 0; i < which.length; i += 5000) {
+    out.push(...(await query.where("id", "in", which.slice(i, i + 5000)).orderBy("recipient_player_id").forUpdate().execute()));
+  }
+  return out;
 }
 
 function describeFlags(flags: PayoutFlag[]): string {
@@ -349,12 +353,7 @@ export async function approveStatements(
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "draft") throw new AppError("CONFLICT", "Statements are approved while the batch is a draft; this batch is " + batch.status + ".");
     const overrides = await listFlagOverrides(db, { gameId: params.gameId, batchId: params.batchId });
-    let ids = params.ids ?? [];
-    if (params.all === "draft_unflagged") {
-      const rows = await trx.selectFrom("payout_statement").select("id").where("batch_id", "=", batch.id).where("state", "=", "draft").execute();
-      ids = rows.map((r) => r.id);
-    }
-    const rows = await selectStatements(trx, batch.id, ids);
+    const rows = await selectStatements(trx, batch.id, params.all === "draft_unflagged" ? { state: "draft" } : (params.ids ?? []));
     const skipped: BulkResult["skipped"] = [];
     const approve: typeof rows = [];
     for (const row of rows) {

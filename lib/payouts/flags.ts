@@ -6,8 +6,8 @@ import { FLAG_INFO, type PayoutFlag, type WindowFlag } from "./flag-info";
 export type ActiveFlag = { flag: PayoutFlag; label: string; detail: string };
 
 /**
- * The flags of a whole window, evaluated now (staleness and newer versions appear after a batch is prepared, so
- * these are never stored). `batchSnapshotId` is the version a batch was built on, if any.
+ * The flags of a whole window for one snapshot version, evaluated now: staleness and newer versions appear after a
+ * batch is prepared, so these are never stored.
  */
 export async function windowFlagsOf(db: Db, snapshot: SnapshotHeader): Promise<ActiveFlag[]> {
   const flags: ActiveFlag[] = [];

@@ -12,6 +12,35 @@ import { serviceClientForGame } from "@/lib/service/for-game";
 type Slot = { body: string | null };
 const slots = new AsyncLocalStorage<Slot>();
 
+/**
+ * A response whose body was already read as text. The client reads the body with text() only; handing it the string
+ * itself spares encoding a page of a megabyte back to bytes and decoding it a second time.
+ */
+class TextResponse extends Response {
+  readonly #text: string;
+
+  constructor(text: string, from: Response) {
+    super(null, { status: from.status, statusText: from.statusText, headers: from.headers });
+    this.#text = text;
+  }
+
+  override text(): Promise<string> {
+    return Promise.resolve(this.#text);
+  }
+
+  override json(): Promise<unknown> {
+    return Promise.resolve().then(() => JSON.parse(this.#text) as unknown);
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return Promise.resolve(new TextEncoder().encode(this.#text).buffer as ArrayBuffer);
+  }
+
+  override clone(): Response {
+    return new TextResponse(this.#text, this);
+  }
+}
+
 function capturingFetch(inner: FetchLike): FetchLike {
   return async (url, init) => {
     const response = await inner(url, init);
@@ -19,7 +48,7 @@ function capturingFetch(inner: FetchLike): FetchLike {
     if (!slot || !response.ok) return response;
     const text = await response.text();
     slot.body = text;
-    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new TextResponse(text, response);
   };
 }
 

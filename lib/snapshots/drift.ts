@@ -109,6 +109,14 @@ const EVENT_FIELDS: FieldSpec = {
   is_full_refund: "plain",
 };
 
+/** The columns compareVersions reads from each row table, keys included: a version is read back no wider than this. */
+export const COMPARED_COLUMNS: Record<keyof SnapshotRows, readonly string[]> = {
+  recipients: [...new Set(["recipient_player_id", ...Object.keys(RECIPIENT_FIELDS), ...Object.keys(RECIPIENT_NOTICE_FIELDS)])],
+  lines: [...new Set(["period_id", ...Object.keys(LINE_FIELDS)])],
+  reversals: [...new Set(["period_id", ...Object.keys(REVERSAL_FIELDS)])],
+  events: [...new Set(["period_id", "seq", ...Object.keys(EVENT_FIELDS)])],
+};
+
 /** Key-sorted JSON, so {a,b} and {b,a} compare equal. */
 function stableJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);

@@ -4,7 +4,7 @@ import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus } from "@/db/types";
 import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
-import { type ComparableVersion, compareVersions, type DriftEntry } from "./drift";
+import { COMPARED_COLUMNS, type ComparableVersion, compareVersions, type DriftEntry } from "./drift";
 import type { FetchedWindow, PageRecord } from "./fetch";
 import type { Check } from "./merge";
 import type { AttributionRecipient } from "@/lib/service/schemas";
@@ -20,7 +20,6 @@ import { buildRecipientRows, buildRows, type Row, type SnapshotRows, totalsColum
 type ColumnType = "text" | "integer" | "bigint" | "numeric" | "boolean" | "timestamptz" | "jsonb" | "uuid";
 
 const RECIPIENT_COLUMNS: Record<string, ColumnType> = {
-  snapshot_id: "uuid",
   recipient_player_id: "bigint",
   service_rank: "integer",
   resolved: "boolean",
@@ -38,7 +37,6 @@ const RECIPIENT_COLUMNS: Record<string, ColumnType> = {
 };
 
 const LINE_COLUMNS: Record<string, ColumnType> = {
-  snapshot_id: "uuid",
   period_id: "bigint",
   recipient_player_id: "bigint",
   subscription_id: "text",
@@ -67,7 +65,6 @@ const LINE_COLUMNS: Record<string, ColumnType> = {
 };
 
 const REVERSAL_COLUMNS: Record<string, ColumnType> = {
-  snapshot_id: "uuid",
   period_id: "bigint",
   recipient_player_id: "bigint",
   subscription_id: "text",
@@ -88,7 +85,6 @@ const REVERSAL_COLUMNS: Record<string, ColumnType> = {
 };
 
 const EVENT_COLUMNS: Record<string, ColumnType> = {
-  snapshot_id: "uuid",
   period_id: "bigint",
   seq: "integer",
   refunded_at: "timestamptz",
@@ -102,7 +98,6 @@ const EVENT_COLUMNS: Record<string, ColumnType> = {
 };
 
 const SUB_WINDOW_COLUMNS: Record<string, ColumnType> = {
-  snapshot_id: "uuid",
   seq: "integer",
   scope: "text",
   recipient_player_id: "bigint",
@@ -114,7 +109,6 @@ const SUB_WINDOW_COLUMNS: Record<string, ColumnType> = {
 };
 
 const DRIFT_COLUMNS: Record<string, ColumnType> = {
-  snapshot_id: "uuid",
   seq: "integer",
   previous_snapshot_id: "uuid",
   severity: "text",
@@ -131,17 +125,32 @@ const CHUNK_ROWS = 4_000;
 const PAGES_PER_STATEMENT = 10;
 
 /**
- * Many rows in one statement per chunk: the rows travel as one JSON parameter and jsonb_to_recordset turns them into
- * typed columns, which is far faster than a statement with tens of thousands of bind parameters.
+ * Many rows in one statement per chunk: each column travels as one typed array parameter and unnest turns the arrays
+ * back into rows. Against one JSON document per chunk (json_to_recordset) this spares building, sending and parsing
+ * the column names of every row, and PostgreSQL parses each array with its column's own input function.
  */
-async function bulkInsert(trx: Transaction<Database>, table: string, columns: Record<string, ColumnType>, rows: Row[]): Promise<void> {
+async function bulkInsert(
+  trx: Transaction<Database>,
+  table: string,
+  snapshotId: string,
+  columns: Record<string, ColumnType>,
+  rows: readonly Row[],
+): Promise<void> {
   const names = Object.keys(columns);
-  const definition = names.map((name) => `${name} ${columns[name]}`).join(", ");
   const list = sql.join(names.map((name) => sql.ref(name)));
   for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
-    const chunk = JSON.stringify(rows.slice(start, start + CHUNK_ROWS));
-    await sql`insert into ${sql.table(table)} (${list})
-      select ${list} from json_to_recordset(${chunk}::json) as r(${sql.raw(definition)})`.execute(trx);
+    const chunk = rows.slice(start, start + CHUNK_ROWS);
+    const arrays = names.map((name) => {
+      const type = columns[name] as ColumnType;
+      // JSON goes in as its text, so that an array value can never be read as another dimension of the parameter.
+      const values = chunk.map((row) => {
+        const value = row[name] ?? null;
+        return type === "jsonb" && value !== null ? JSON.stringify(value) : value;
+      });
+      return sql`${values}::${sql.raw(type)}[]`;
+    });
+    await sql`insert into ${sql.table(table)} (snapshot_id, ${list})
+      select ${snapshotId}::uuid, * from unnest(${sql.join(arrays)})`.execute(trx);
   }
 }
 
@@ -152,11 +161,10 @@ function iso(text: string): string {
 }
 
 async function insertRows(trx: Transaction<Database>, snapshotId: string, rows: SnapshotRows): Promise<void> {
-  const withId = (list: Row[]) => list.map((row) => ({ snapshot_id: snapshotId, ...row }));
-  await bulkInsert(trx, "snapshot_recipient", RECIPIENT_COLUMNS, withId(rows.recipients));
-  await bulkInsert(trx, "snapshot_line", LINE_COLUMNS, withId(rows.lines));
-  await bulkInsert(trx, "snapshot_reversal", REVERSAL_COLUMNS, withId(rows.reversals));
-  await bulkInsert(trx, "snapshot_refund_event", EVENT_COLUMNS, withId(rows.events));
+  await bulkInsert(trx, "snapshot_recipient", snapshotId, RECIPIENT_COLUMNS, rows.recipients);
+  await bulkInsert(trx, "snapshot_line", snapshotId, LINE_COLUMNS, rows.lines);
+  await bulkInsert(trx, "snapshot_reversal", snapshotId, REVERSAL_COLUMNS, rows.reversals);
+  await bulkInsert(trx, "snapshot_refund_event", snapshotId, EVENT_COLUMNS, rows.events);
 }
 
 async function insertPages(trx: Transaction<Database>, snapshotId: string, pages: readonly PageRecord[]): Promise<void> {
@@ -191,15 +199,33 @@ export type RowWriter = {
   addPage(page: PageRecord): void;
   /** Drops everything written, then writes `keep` again (the pages still part of the read). */
   reset(keep?: readonly PageRecord[]): Promise<void>;
-  /** Waits for every queued write; returns what was written. Rethrows a failed write. */
-  flush(): Promise<{ recipients: number; pages: number }>;
+  /**
+   * Waits for every queued write; returns what was written: counts, and the recipients with the rows built from them
+   * (so that publishing need not build them again). Rethrows a failed write.
+   */
+  flush(): Promise<{ recipients: number; pages: number; written: WrittenRecipients }>;
+  /** The recipients handed over so far with their rows, queued or written. */
+  held(): WrittenRecipients;
 };
+
+export type WrittenRecipients = { recipients: readonly AttributionRecipient[]; rows: SnapshotRows };
+
+function emptyRows(): SnapshotRows {
+  return { recipients: [], lines: [], reversals: [], events: [] };
+}
+
+function appendRows(into: SnapshotRows, more: SnapshotRows): void {
+  for (const key of ["recipients", "lines", "reversals", "events"] as const) {
+    for (const row of more[key]) into[key].push(row);
+  }
+}
 
 export async function createRowWriter(trx: Transaction<Database>, snapshotId: string): Promise<RowWriter> {
   await sql`savepoint snapshot_rows`.execute(trx);
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown = null;
-  let recipients = 0;
+  let given: AttributionRecipient[] = [];
+  let built = emptyRows();
   let pages = 0;
   const queue = (work: () => Promise<void>) => {
     chain = chain.then(work).catch((error: unknown) => {
@@ -209,8 +235,9 @@ export async function createRowWriter(trx: Transaction<Database>, snapshotId: st
   const writer: RowWriter = {
     addRecipients(list) {
       if (list.length === 0) return;
-      const rows = buildRecipientRows(list, recipients + 1);
-      recipients += list.length;
+      const rows = buildRecipientRows(list, given.length + 1);
+      given.push(...list);
+      appendRows(built, rows);
       queue(() => insertRows(trx, snapshotId, rows));
     },
     addPage(page) {
@@ -220,7 +247,8 @@ export async function createRowWriter(trx: Transaction<Database>, snapshotId: st
     async reset(keep = []) {
       await chain;
       failure = null;
-      recipients = 0;
+      given = [];
+      built = emptyRows();
       pages = 0;
       await sql`rollback to savepoint snapshot_rows`.execute(trx);
       for (const page of keep) writer.addPage(page);
@@ -228,10 +256,18 @@ export async function createRowWriter(trx: Transaction<Database>, snapshotId: st
     async flush() {
       await chain;
       if (failure) throw failure;
-      return { recipients, pages };
+      return { recipients: given.length, pages, written: { recipients: given, rows: built } };
+    },
+    held() {
+      return { recipients: given, rows: built };
     },
   };
   return writer;
+}
+
+/** True when the writer wrote exactly these recipients, in this order (the very objects the read assembled). */
+function wroteExactly(written: WrittenRecipients, recipients: readonly AttributionRecipient[]): boolean {
+  return written.recipients.length === recipients.length && recipients.every((recipient, index) => written.recipients[index] === recipient);
 }
 
 export type PreviousVersion = {
@@ -257,21 +293,19 @@ export async function findPreviousVersion(db: Db, gameId: string, window: TimeWi
 /** A published version's totals and rows, in the shape drift compares. */
 export async function loadComparable(db: Db, snapshotId: string): Promise<ComparableVersion> {
   const totals = await db.selectFrom("snapshot").selectAll().where("id", "=", snapshotId).executeTakeFirstOrThrow();
+  // Only the compared columns: reading and decoding tens of thousands of rows runs beside the next pull's fetch.
+  const read = (table: string, columns: readonly string[]) =>
+    sql<Row>`select ${sql.join(columns.map((column) => sql.ref(column)))} from ${sql.table(table)}
+      where snapshot_id = ${snapshotId}`
+      .execute(db)
+      .then((result) => result.rows);
   const [recipients, lines, reversals, events] = await Promise.all([
-    db.selectFrom("snapshot_recipient").selectAll().where("snapshot_id", "=", snapshotId).execute(),
-    db.selectFrom("snapshot_line").selectAll().where("snapshot_id", "=", snapshotId).execute(),
-    db.selectFrom("snapshot_reversal").selectAll().where("snapshot_id", "=", snapshotId).execute(),
-    db.selectFrom("snapshot_refund_event").selectAll().where("snapshot_id", "=", snapshotId).execute(),
+    read("snapshot_recipient", COMPARED_COLUMNS.recipients),
+    read("snapshot_line", COMPARED_COLUMNS.lines),
+    read("snapshot_reversal", COMPARED_COLUMNS.reversals),
+    read("snapshot_refund_event", COMPARED_COLUMNS.events),
   ]);
-  return {
-    totals: totals as unknown as Record<string, unknown>,
-    rows: {
-      recipients: recipients as unknown as Row[],
-      lines: lines as unknown as Row[],
-      reversals: reversals as unknown as Row[],
-      events: events as unknown as Row[],
-    },
-  };
+  return { totals: totals as unknown as Record<string, unknown>, rows: { recipients, lines, reversals, events } };
 }
 
 export type LoadedPrevious = (PreviousVersion & { comparable: ComparableVersion | null }) | null;
@@ -318,7 +352,9 @@ export type PublishResult = {
  */
 export async function publishSnapshot(db: Db, trx: Transaction<Database>, input: PublishInput & { writer?: RowWriter }): Promise<PublishResult> {
   const { fetched, window } = input;
-  const rows = buildRows(fetched);
+  const held = input.writer?.held();
+  // Rows the writer already built from the very recipients of the read are reused: building them again costs as much.
+  const rows = held && wroteExactly(held, fetched.recipients) ? held.rows : buildRows(fetched);
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
   // A window is closed once its end has passed on the service's own clock.
@@ -335,7 +371,7 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
 
   const id = input.snapshotId;
   // A write queued while reading that failed surfaces here, before anything else runs in the transaction.
-  const written = input.writer ? await input.writer.flush() : { recipients: 0, pages: 0 };
+  const flushed = input.writer ? await input.writer.flush() : null;
   const version = await (async () => {
     // Serialises publishers of one window so that versions are numbered without gaps or clashes.
     await sql`select pg_advisory_xact_lock(hashtext(${`snapshot-version|${input.gameId}|${window.startMs}|${window.endMs}`}))`.execute(trx);
@@ -382,9 +418,9 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
         drift_count: drift.filter((entry) => entry.severity === "drift").length,
       })
       .execute();
-    const rowsWritten = written.recipients === rows.recipients.length;
-    const pagesWritten = written.pages === fetched.pages.length;
-    if (!pagesWritten || (!rowsWritten && written.recipients > 0)) {
+    const rowsWritten = flushed !== null && wroteExactly(flushed.written, fetched.recipients);
+    const pagesWritten = (flushed?.pages ?? 0) === fetched.pages.length;
+    if (!pagesWritten || (!rowsWritten && (flushed?.recipients ?? 0) > 0)) {
       // Something written while reading does not match what was read: write it all again from here.
       if (input.writer) await input.writer.reset();
       await insertRows(trx, id, rows);
@@ -396,9 +432,9 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
     await bulkInsert(
       trx,
       "snapshot_sub_window",
+      id,
       SUB_WINDOW_COLUMNS,
       fetched.subWindows.map((part, index) => ({
-        snapshot_id: id,
         seq: index + 1,
         scope: part.scope,
         recipient_player_id: part.recipientPlayerId,
@@ -413,9 +449,9 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
       await bulkInsert(
         trx,
         "snapshot_drift",
+        id,
         DRIFT_COLUMNS,
         drift.slice(0, MAX_DRIFT_ROWS).map((entry, index) => ({
-          snapshot_id: id,
           seq: index + 1,
           previous_snapshot_id: previous.id,
           severity: entry.severity,

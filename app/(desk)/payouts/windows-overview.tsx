@@ -118,8 +118,8 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
               }))}
               series={[
                 { key: "gross", label: "Gross attributed", color: "chart-1" },
-                { key: "reversed", label: "Reversed", color: "chart-4" },
-                { key: "net", label: "Net attributed", color: "chart-2" },
+                { key: "reversed", label: "Reversed", color: "chart-2" },
+                { key: "net", label: "Net attributed", color: "chart-3" },
               ]}
             />
           </Card>
@@ -130,7 +130,7 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
               currency="USD"
               layout="bars"
               data={top.map((r) => ({ label: `${r.playerName ?? "Unresolved"} · ${r.recipientPlayerId}`, values: { net: r.netAttributedUsd } }))}
-              series={[{ key: "net", label: "Net attributed", color: "chart-2" }]}
+              series={[{ key: "net", label: "Net attributed", color: "chart-3" }]}
             />
           </Card>
         </div>

@@ -119,7 +119,7 @@ function BatchButtons(props: BatchPanelProps & { onResult: (result: ConfirmResul
       ) : null}
       {(batch.status === "approved" || batch.status === "paid") && counts.approved > 0 ? (
         <ConfirmDialog
-            onConfirmed={done}
+          onConfirmed={done}
           trigger={<Button variant="primary">Mark approved paid…</Button>}
           title={`Record payment of ${counts.approved.toLocaleString("en-US")} approved statements`}
           description={`USD ${props.counts.payableApprovedUsd} in total; each statement is paid exactly its payable. Held statements are not touched.`}

@@ -227,7 +227,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
             <Stat
               label="Payable in this batch"
               value={<Money value={counts.payableUsd} currency="USD" />}
-              hint={`${formatCount(counts.byState.paid.count)} paid, ${formatCount(counts.byState.approved.count)} approved, ${formatCount(counts.byState.held.count)} held, ${formatCount(counts.byState.draft.count)} draft, ${formatCount(counts.byState.carried.count)} carried`}
+              hint={`${formatCount(counts.byState.paid.count)} paid (USD ${counts.byState.paid.payableUsd}), ${formatCount(counts.byState.approved.count)} approved, ${formatCount(counts.byState.held.count)} held (USD ${counts.byState.held.payableUsd}), ${formatCount(counts.byState.draft.count)} draft, ${formatCount(counts.byState.carried.count)} carried forward`}
             />
           ) : null}
         </StatGroup>
@@ -313,7 +313,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
 
       <section aria-labelledby="recipients-heading">
         <h2 id="recipients-heading" className="mb-2 text-sm font-semibold text-ink">
-          Recipient payouts
+          Recipient payouts <span className="font-normal text-ink-muted">(amounts in USD)</span>
         </h2>
         <RecipientTable
           rows={table.rows}
@@ -323,7 +323,6 @@ export default async function WindowPage({ params, searchParams }: Props) {
           pageSizes={payoutTable.config.pageSizes}
           windowHref={href}
           batch={batch ? { id: batch.id, status: batch.status } : null}
-          windowFlags={windowFlags.filter((f) => !windowOverrides.has(f.flag)).map((f) => f.flag)}
           overridden={overriddenByRecipient}
           canAct={canAct}
           actions={

@@ -37,8 +37,6 @@ export type RecipientTableProps = {
   pageSizes: readonly number[];
   windowHref: string;
   batch: { id: string; status: string } | null;
-  /** Window-level flags still open (they apply to every row). */
-  windowFlags: string[];
   /** recipient id -> flags overridden for that recipient. */
   overridden: Record<string, string[]>;
   canAct: boolean;
@@ -54,7 +52,7 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
       id: "recipient",
       accessorFn: (r) => r.recipientPlayerId,
       header: "Recipient",
-      meta: { rowHeader: true, cellClassName: "min-w-56" },
+      meta: { rowHeader: true, cellClassName: "min-w-44" },
       cell: ({ row }) => {
         const r = row.original;
         return (
@@ -81,15 +79,15 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
     {
       id: "subscriptions",
       accessorFn: (r) => r.subscriptionCount,
-      header: "Subscriptions",
+      header: "Subs.",
       sortDescFirst: true,
-      meta: { align: "right" },
+      meta: { align: "right", label: "Subscriptions" },
       cell: ({ row }) => <span className="tabular-nums">{row.original.subscriptionCount.toLocaleString("en-US")}</span>,
     },
     {
       id: "gross",
       accessorFn: (r) => r.grossAttributedUsd,
-      header: "Gross (USD)",
+      header: "Gross",
       sortDescFirst: true,
       meta: { align: "right", label: "Gross attributed" },
       cell: ({ row }) => <Money value={row.original.grossAttributedUsd} />,
@@ -97,7 +95,7 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
     {
       id: "reversed",
       accessorFn: (r) => r.reversedAttributedUsd,
-      header: "Reversed (USD)",
+      header: "Reversed",
       sortDescFirst: true,
       meta: { align: "right", label: "Reversed attributed" },
       cell: ({ row }) => <Money value={row.original.reversedAttributedUsd} />,
@@ -105,7 +103,7 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
     {
       id: "net",
       accessorFn: (r) => r.netAttributedUsd,
-      header: "Net attributed (USD)",
+      header: "Net",
       sortDescFirst: true,
       meta: { align: "right", label: "Net attributed" },
       cell: ({ row }) => <Money value={row.original.netAttributedUsd} className="font-medium" />,
@@ -113,7 +111,7 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
     {
       id: "carried_in",
       accessorFn: (r) => r.carriedInUsd,
-      header: "Carried in (USD)",
+      header: "Carried in",
       sortDescFirst: true,
       meta: { align: "right", label: "Carried in" },
       cell: ({ row }) => (row.original.carriedInUsd === null ? <span aria-label="not prepared">—</span> : <Money value={row.original.carriedInUsd} />),
@@ -121,7 +119,7 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
     {
       id: "payable",
       accessorFn: (r) => r.payableUsd,
-      header: "Payable (USD)",
+      header: "Payable",
       sortDescFirst: true,
       meta: { align: "right", label: "Payable" },
       cell: ({ row }) => (row.original.payableUsd === null ? <span aria-label="not prepared">—</span> : <Money value={row.original.payableUsd} className="font-semibold" />),
@@ -134,7 +132,7 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
     {
       id: "state",
       accessorFn: (r) => r.state,
-      header: "Payout state",
+      header: "State",
       cell: ({ row }) => {
         if (!hasBatch || !row.original.state) return <span className="text-xs text-ink-muted">Not prepared</span>;
         const s = STATE_LABELS[row.original.state] ?? { label: row.original.state, tone: "neutral" as const };
@@ -163,55 +161,55 @@ export function RecipientTable(props: RecipientTableProps) {
   const selectable = Boolean(canAct && actions && batch && batch.status !== "discarded");
   return (
     <div className="flex flex-col gap-2">
-    <ResultNotice result={result} />
-    <DataTable
-      caption="Recipient payouts"
-      columns={columns(props.windowHref, props.overridden, Boolean(batch))}
-      data={props.rows}
-      total={props.total}
-      state={props.state}
-      sortColumns={props.sortColumns}
-      pageSizes={props.pageSizes}
-      getRowId={(row) => row.statementId ?? `r${row.recipientPlayerId}`}
-      search={{ label: "Search recipients", placeholder: "Name, email or player id" }}
-      rowClassName={(row) => (row.state === "held" ? "bg-warning-soft/40" : undefined)}
-      toolbar={
-        <>
-          <FilterSelect
-            name="show"
-            label="Show"
-            allLabel="All recipients"
-            options={[
-              { value: "flagged", label: "Flagged" },
-              { value: "unresolved", label: "Unresolved" },
-              { value: "negative", label: "Negative net" },
-              { value: "reversals", label: "With reversals" },
-              { value: "carried_in", label: "With a carried balance" },
-            ]}
-          />
-          {batch ? (
+      <ResultNotice result={result} />
+      <DataTable
+        caption="Recipient payouts (amounts in USD)"
+        columns={columns(props.windowHref, props.overridden, Boolean(batch))}
+        data={props.rows}
+        total={props.total}
+        state={props.state}
+        sortColumns={props.sortColumns}
+        pageSizes={props.pageSizes}
+        getRowId={(row) => row.statementId ?? `r${row.recipientPlayerId}`}
+        search={{ label: "Search recipients", placeholder: "Name, email or player id" }}
+        rowClassName={(row) => (row.state === "held" ? "bg-warning-soft/40" : undefined)}
+        toolbar={
+          <>
             <FilterSelect
-              name="state"
-              label="Payout state"
-              allLabel="Any state"
-              options={Object.entries(STATE_LABELS).map(([value, s]) => ({ value, label: s.label }))}
+              name="show"
+              label="Show"
+              allLabel="All recipients"
+              options={[
+                { value: "flagged", label: "Flagged" },
+                { value: "unresolved", label: "Unresolved" },
+                { value: "negative", label: "Negative net" },
+                { value: "reversals", label: "With reversals" },
+                { value: "carried_in", label: "With a carried balance" },
+              ]}
             />
-          ) : null}
-        </>
-      }
-      emptyState={<TableEmptyState title="No recipients in this snapshot">Nobody earned a revenue share in this window.</TableEmptyState>}
-      selection={
-        selectable && actions && batch
-          ? {
-              rowLabel: (row) => `${row.playerName ?? "player"} #${row.recipientPlayerId}`,
-              actions: (ids) =>
-                ids.length === 0 ? null : (
-                  <BulkBar ids={ids} batch={batch} actions={actions} methods={props.methods} today={props.today} onResult={setResult} />
-                ),
-            }
-          : undefined
-      }
-    />
+            {batch ? (
+              <FilterSelect
+                name="state"
+                label="Payout state"
+                allLabel="Any state"
+                options={Object.entries(STATE_LABELS).map(([value, s]) => ({ value, label: s.label }))}
+              />
+            ) : null}
+          </>
+        }
+        emptyState={<TableEmptyState title="No recipients in this snapshot">Nobody earned a revenue share in this window.</TableEmptyState>}
+        selection={
+          selectable && actions && batch
+            ? {
+                rowLabel: (row) => `${row.playerName ?? "player"} #${row.recipientPlayerId}`,
+                actions: (ids) =>
+                  ids.length === 0 ? null : (
+                    <BulkBar ids={ids} batch={batch} actions={actions} methods={props.methods} today={props.today} onResult={setResult} />
+                  ),
+              }
+            : undefined
+        }
+      />
     </div>
   );
 }
@@ -258,7 +256,7 @@ function BulkBar({
       ) : null}
       {batch.status === "draft" || batch.status === "approved" ? (
         <ConfirmDialog
-            onConfirmed={done}
+          onConfirmed={done}
           trigger={<Button size="sm">Hold selected…</Button>}
           title={`Hold ${noun}`}
           description="Held payouts are not paid and stay owed to the recipient. The reason is kept and shown."
@@ -274,7 +272,7 @@ function BulkBar({
         </ConfirmDialog>
       ) : null}
       <ConfirmDialog
-            onConfirmed={done}
+        onConfirmed={done}
         trigger={<Button size="sm">Release hold…</Button>}
         title={`Release ${noun}`}
         description={batch.status === "draft" ? "Held statements go back to draft." : "Held statements go back to approved (or carried when nothing is payable), ready to be paid."}
@@ -288,7 +286,7 @@ function BulkBar({
       </ConfirmDialog>
       {batch.status === "approved" || batch.status === "paid" ? (
         <ConfirmDialog
-            onConfirmed={done}
+          onConfirmed={done}
           trigger={<Button size="sm" variant="primary">Mark selected paid…</Button>}
           title={`Record payment of ${noun}`}
           description="Only approved statements are marked; each is paid exactly its payable amount."

@@ -62,7 +62,7 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
         <Stat label="Held" value={<Money value={total("heldUsd")} currency="USD" />} />
         <Stat label="Rolled over (under the minimum)" value={<Money value={total("rolledOverUsd")} currency="USD" />} />
         <Stat label="Carried negative" value={<Money value={total("carriedNegativeUsd")} currency="USD" />} hint="Offsets later payouts" />
-        <Stat label="Not yet reviewed" value={<Money value={total("notYetReviewedUsd")} currency="USD" />} hint="Snapshotted windows without an approved batch" />
+        <Stat label="Not yet reviewed" value={<Money value={total("notYetReviewedUsd")} currency="USD" />} hint="Snapshotted windows without an approved batch; overlapping windows counted once" />
       </StatGroup>
       {rows.length === 0 ? (
         <EmptyState title="Nothing owed">No recipient had a balance as of {asOfDay}.</EmptyState>

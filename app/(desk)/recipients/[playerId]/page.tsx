@@ -79,7 +79,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         }
       />
       <StatGroup label="Ledger" className="mb-2">
-        <Stat label="Paid" value={<Money value={row?.paidUsd ?? "0.00"} currency="USD" />} hint={`${row?.windows ?? 0} windows closed`} />
+        <Stat label="Paid" value={<Money value={row?.paidUsd ?? "0.00"} currency="USD" />} hint={`${row?.windows ?? 0} window${row?.windows === 1 ? "" : "s"} closed`} />
         <Stat label="Carried" value={<Money value={row?.carriedUsd ?? "0.00"} currency="USD" />} hint="Balance taken into the next statement" />
         <Stat label="Net attributed, windows paid from" value={<Money value={row?.netAttributedUsd ?? "0.00"} currency="USD" />} />
         <Stat label="Open balance (approved, held)" value={<Money value={formatUsd(running)} currency="USD" />} hint="Sum of the ledger entries" />

@@ -11,7 +11,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
-import { findStatementId, getLiveBatchId, listCarrySources, listEvidenceLines, listEvidenceReversals } from "@/db/queries/payouts";
+import { findStatementId, getLiveBatchId, getSnapshotRecipient, listCarrySources, listEvidenceLines, listEvidenceReversals } from "@/db/queries/payouts";
 import { getLatestSnapshot, getSnapshot } from "@/db/queries/snapshots";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
@@ -63,19 +63,21 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   if (statementId && batch) {
     for await (const s of iteratePayoutStatements(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })) statement = s;
   }
-  const [lines, reversals, windowFlags, overrides, carries] = await Promise.all([
+  const [lines, reversals, windowFlags, overrides, carries, reported] = await Promise.all([
     listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
     listEvidenceReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
     windowFlagsOf(db, snapshot),
     batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
+    getSnapshotRecipient(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
   ]);
   if (!statement && lines.total === 0 && reversals.length === 0) notFound();
 
   const canAct = hasRole(user.role, "finance");
   const href = windowHref(window);
-  const name = statement?.playerName ?? null;
-  const email = statement?.playerEmail ?? null;
+  const name = statement?.playerName ?? reported?.playerName ?? null;
+  const email = statement?.playerEmail ?? reported?.playerEmail ?? null;
+  const resolved = statement?.resolved ?? reported?.resolved ?? true;
   const recipientFlags = statement?.recipientFlags ?? [];
   const openFlags = statement ? openFlagsFor(playerId, recipientFlags, windowFlags, overrides) : [];
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
@@ -95,7 +97,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
         meta={
           <>
             {stateLabel ? <Badge tone={stateLabel.tone}>{stateLabel.label}</Badge> : null}
-            {statement && !statement.resolved ? <Badge tone="danger">Unresolved recipient</Badge> : null}
+            {!resolved ? <Badge tone="danger">Unresolved recipient</Badge> : null}
           </>
         }
         description={

@@ -1,0 +1,44 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { money } from "@/lib/money";
+import { carryReason, computeStatementFigures } from "./compute";
+
+const figures = (gross: string, reversed: string, carriedIn: string, min = "10.00") =>
+  computeStatementFigures({ grossAttributedUsd: gross, reversedAttributedUsd: reversed, carriedInUsd: carriedIn, minPayoutUsd: min });
+
+describe("a statement's figures", () => {
+  it("pays what is available at or above the minimum", () => {
+    expect(figures("50.00", "0.00", "0.00")).toEqual({ netAttributedUsd: "50.00", carriedInUsd: "0.00", availableUsd: "50.00", payableUsd: "50.00", carryOutUsd: "0.00" });
+    expect(figures("10.00", "0.00", "0.00").payableUsd).toBe("10.00");
+  });
+
+  it("rolls a payable under the minimum to the next statement, and carries a negative balance forward", () => {
+    expect(figures("9.99", "0.00", "0.00")).toMatchObject({ payableUsd: "0.00", carryOutUsd: "9.99" });
+    expect(figures("10.00", "40.00", "0.00")).toMatchObject({ netAttributedUsd: "-30.00", payableUsd: "0.00", carryOutUsd: "-30.00" });
+    expect(figures("20.00", "0.00", "-30.00")).toMatchObject({ availableUsd: "-10.00", carryOutUsd: "-10.00" });
+    expect(figures("5.00", "0.00", "8.00")).toMatchObject({ availableUsd: "13.00", payableUsd: "13.00", carryOutUsd: "0.00" });
+    expect(figures("0.00", "0.00", "0.00")).toMatchObject({ payableUsd: "0.00", carryOutUsd: "0.00" });
+    // With no minimum, any positive amount is paid; zero and below never are.
+    expect(figures("0.01", "0.00", "0.00", "0.00").payableUsd).toBe("0.01");
+    expect(figures("0.00", "0.01", "0.00", "0.00")).toMatchObject({ payableUsd: "0.00", carryOutUsd: "-0.01" });
+  });
+
+  it("says why nothing is paid", () => {
+    expect(carryReason(figures("9.99", "0.00", "0.00"), "10.00")).toMatch(/Under the minimum payout of USD 10.00/);
+    expect(carryReason(figures("0.00", "1.00", "0.00"), "10.00")).toMatch(/Negative balance/);
+    expect(carryReason(figures("50.00", "0.00", "0.00"), "10.00")).toBeNull();
+  });
+
+  it("always adds up: payable + carried out = net + carried in, payable never negative", () => {
+    const cents = fc.integer({ min: -10_000_000, max: 10_000_000 }).map((c) => (c / 100).toFixed(2));
+    const positive = fc.integer({ min: 0, max: 10_000_000 }).map((c) => (c / 100).toFixed(2));
+    fc.assert(
+      fc.property(positive, positive, cents, positive, (gross, reversed, carried, min) => {
+        const f = figures(gross, reversed, carried, min);
+        expect(money(f.payableUsd).plus(f.carryOutUsd).equals(money(f.netAttributedUsd).plus(f.carriedInUsd))).toBe(true);
+        expect(money(f.payableUsd).isNegative()).toBe(false);
+        if (!money(f.payableUsd).isZero()) expect(money(f.payableUsd).gte(min)).toBe(true);
+      }),
+    );
+  });
+});
