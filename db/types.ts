@@ -84,6 +84,7 @@ export type GameTable = {
   webhook_secret_mask: string | null;
   webhook_previous_secret_sealed: string | null;
   webhook_previous_secret_mask: string | null;
+  webhook_previous_expires_at: Timestamp | null;
   settings: Json<Record<string, unknown>>;
   created_at: CreatedAt;
   updated_at: Timestamp;

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 
 /**
@@ -18,6 +19,7 @@ const ENV_SCHEMA = z.object({
   PAYOUT_DESK_EMULATOR: z.enum(["on", "off"]).optional(),
   PAYOUT_DESK_SECURE_COOKIES: z.enum(["on", "off"]).optional(),
   PAYOUT_DESK_JOBS: z.enum(["on", "off"]).default("on"),
+  PAYOUT_DESK_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
 });
 
 export type Env = z.infer<typeof ENV_SCHEMA>;

@@ -1,3 +1,4 @@
+import "server-only";
 import { env } from "./env";
 
 /**
@@ -9,7 +10,9 @@ const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30,
 const SECRET_KEY = /secret|password|token|authorization|cookie|key$/i;
 
 function redact(value: unknown, depth = 0): unknown {
-  if (depth > 4 || value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object") return value;
+  // Deeper than this is not logged at all, rather than logged unchecked.
+  if (depth > 4) return "[truncated]";
   if (value instanceof Error) return { name: value.name, message: value.message };
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   const out: Record<string, unknown> = {};

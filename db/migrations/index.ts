@@ -5,6 +5,7 @@ import * as refunds from "./2026_11_22_1010_refunds";
 import * as webhooks from "./2026_11_22_1020_webhooks";
 import * as payouts from "./2026_11_22_1030_payouts";
 import * as snapshotDeferredKeys from "./2026_11_22_1035_snapshot_deferred_keys";
+import * as webhookSecretGrace from "./2026_11_22_1050_webhook_secret_grace";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -17,4 +18,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_22_1020_webhooks": webhooks,
   "2026_11_22_1030_payouts": payouts,
   "2026_11_22_1035_snapshot_deferred_keys": snapshotDeferredKeys,
+  "2026_11_22_1050_webhook_secret_grace": webhookSecretGrace,
 };

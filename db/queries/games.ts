@@ -11,6 +11,8 @@ export type GameSummary = {
   secretMask: string;
   webhookSecretMask: string | null;
   webhookPreviousSecretMask: string | null;
+  /** When the previous signing secret stops being accepted (the rotation grace). */
+  webhookPreviousExpiresAt: Date | null;
   updatedAt: Date;
 };
 
@@ -25,6 +27,7 @@ export async function listGames(db: Db): Promise<GameSummary[]> {
       "secret_mask",
       "webhook_secret_mask",
       "webhook_previous_secret_mask",
+      "webhook_previous_expires_at",
       "updated_at",
     ])
     .orderBy("name")
@@ -36,7 +39,10 @@ export async function listGames(db: Db): Promise<GameSummary[]> {
     baseUrl: r.base_url,
     secretMask: r.secret_mask,
     webhookSecretMask: r.webhook_secret_mask,
-    webhookPreviousSecretMask: r.webhook_previous_secret_mask,
+    webhookPreviousSecretMask:
+      r.webhook_previous_expires_at && r.webhook_previous_expires_at > new Date() ? r.webhook_previous_secret_mask : null,
+    webhookPreviousExpiresAt:
+      r.webhook_previous_expires_at && r.webhook_previous_expires_at > new Date() ? r.webhook_previous_expires_at : null,
     updatedAt: r.updated_at,
   }));
 }

@@ -38,15 +38,25 @@ export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
   return { id: user.id, email: user.email, name: user.name, role: data.role, createdAt: user.createdAt };
 }
 
+/**
+ * Changes a role. The last admin cannot be demoted: the admins are locked while counting, so two admins demoting
+ * each other at the same moment cannot leave nobody able to manage users.
+ */
 export async function setUserRole(db: Db, userId: string, role: Role): Promise<UserRow> {
-  const row = await db
-    .updateTable("auth_user")
-    .set({ role, updated_at: new Date() })
-    .where("id", "=", userId)
-    .returning(["id", "email", "name", "role", "created_at"])
-    .executeTakeFirst();
-  if (!row) throw new AppError("NOT_FOUND", "No such user.");
-  return { id: row.id, email: row.email, name: row.name, role: row.role, createdAt: row.created_at };
+  return db.transaction().execute(async (trx) => {
+    const admins = await trx.selectFrom("auth_user").select("id").where("role", "=", "admin").forUpdate().execute();
+    if (role !== "admin" && admins.some((a) => a.id === userId) && admins.length <= 1) {
+      throw new AppError("CONFLICT", "This is the last admin; make another user admin first.", { field: "role" });
+    }
+    const row = await trx
+      .updateTable("auth_user")
+      .set({ role, updated_at: new Date() })
+      .where("id", "=", userId)
+      .returning(["id", "email", "name", "role", "created_at"])
+      .executeTakeFirst();
+    if (!row) throw new AppError("NOT_FOUND", "No such user.");
+    return { id: row.id, email: row.email, name: row.name, role: row.role, createdAt: row.created_at };
+  });
 }
 
 export async function listUsers(db: Db): Promise<UserRow[]> {

@@ -7,6 +7,9 @@ import { AppError } from "@/lib/errors";
 import { type GameInput, gameInputSchema } from "./schemas";
 
 const secretContext = (gameId: string) => `game-secret:${gameId}`;
+/** The service keeps a rotated signing secret valid for 7 days; so do we, then it stops verifying deliveries. */
+export const WEBHOOK_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
+const graceEnd = () => new Date(Date.now() + WEBHOOK_ROTATION_GRACE_MS);
 const webhookContext = (gameId: string) => `webhook-secret:${gameId}`;
 
 /** Adds a game, or replaces its settings and secrets when it exists (`replace`). Secrets are sealed before storage. */
@@ -23,6 +26,7 @@ export async function saveGame(db: Db, input: GameInput, options: { replace: boo
     webhook_secret_mask: current ? maskSecret(current) : null,
     webhook_previous_secret_sealed: previous ? sealSecret(previous, webhookContext(game.id)) : null,
     webhook_previous_secret_mask: previous ? maskSecret(previous) : null,
+    webhook_previous_expires_at: previous ? graceEnd() : null,
     updated_at: new Date(),
   };
   const exists = await db.selectFrom("game").select("id").where("id", "=", game.id).executeTakeFirst();
@@ -52,10 +56,26 @@ export async function rotateWebhookSecret(db: Db, gameId: string, newSecret: str
       webhook_secret_mask: maskSecret(newSecret),
       webhook_previous_secret_sealed: row.webhook_secret_sealed,
       webhook_previous_secret_mask: row.webhook_secret_mask,
+      webhook_previous_expires_at: row.webhook_secret_sealed ? graceEnd() : null,
       updated_at: new Date(),
     })
     .where("id", "=", gameId)
     .execute();
+}
+
+/** Stops accepting the previous signing secret now (for a secret that leaked), instead of after the grace. */
+export async function revokePreviousWebhookSecret(db: Db, gameId: string): Promise<void> {
+  const result = await db
+    .updateTable("game")
+    .set({
+      webhook_previous_secret_sealed: null,
+      webhook_previous_secret_mask: null,
+      webhook_previous_expires_at: null,
+      updated_at: new Date(),
+    })
+    .where("id", "=", gameId)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
 }
 
 export type GameCredentials = {
@@ -70,11 +90,20 @@ export type GameCredentials = {
 export async function readGameCredentials(db: Db, gameId: string): Promise<GameCredentials> {
   const row = await db
     .selectFrom("game")
-    .select(["id", "environment", "base_url", "secret_sealed", "webhook_secret_sealed", "webhook_previous_secret_sealed"])
+    .select([
+      "id",
+      "environment",
+      "base_url",
+      "secret_sealed",
+      "webhook_secret_sealed",
+      "webhook_previous_secret_sealed",
+      "webhook_previous_expires_at",
+    ])
     .where("id", "=", gameId)
     .executeTakeFirst();
   if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
-  const webhookSecrets = [row.webhook_secret_sealed, row.webhook_previous_secret_sealed]
+  const previousValid = row.webhook_previous_expires_at !== null && row.webhook_previous_expires_at.getTime() > Date.now();
+  const webhookSecrets = [row.webhook_secret_sealed, previousValid ? row.webhook_previous_secret_sealed : null]
     .filter((value): value is string => value !== null)
     .map((sealed) => openSecret(sealed, webhookContext(row.id)));
   return {

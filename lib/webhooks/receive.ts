@@ -42,7 +42,8 @@ const REFUSAL_STATUS: Record<DeliveryRefusal, number> = {
   signature_mismatch: 401,
   timestamp_too_old: 401,
   timestamp_in_future: 401,
-  unknown_game: 404,
+  // Answered like a signature that does not verify, so the endpoint does not tell which game ids exist.
+  unknown_game: 401,
   body_too_large: 413,
 };
 
@@ -68,7 +69,11 @@ async function refuse(
   } catch (error) {
     log.error("webhook refusal not counted", { game: input.gameId, reason: input.reason, error });
   }
-  return answer(REFUSAL_STATUS[input.reason], { error: { code: input.reason, message: input.detail } });
+  const shown =
+    input.reason === "unknown_game"
+      ? { code: "signature_mismatch", message: "the signature does not verify with this game's signing secret" }
+      : { code: input.reason, message: input.detail };
+  return answer(REFUSAL_STATUS[input.reason], { error: shown });
 }
 
 type BodyRead = { ok: true; text: string } | { ok: false; reason: "body_too_large" | "body_not_utf8" };

@@ -46,6 +46,32 @@ describe("sign-in", () => {
     expect(currentCookies()).toEqual([]);
   });
 
+  it("counts parallel guesses: ten at once, at most five are checked against the password", async () => {
+    const { signInAction } = await import("../../app/(auth)/sign-in/actions");
+    await createUser(t.db, { email: "parallel@payout-desk.test", role: "viewer", password: "the-right-password" });
+    actAnonymously();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => signInAction(null, form("parallel@payout-desk.test", `wrong-${i}`))),
+    );
+    const codes = results.map((r) => (r.ok ? "ok" : r.code));
+    expect(codes.filter((c) => c === "UNAUTHENTICATED")).toHaveLength(5);
+    expect(codes.filter((c) => c === "RATE_LIMITED")).toHaveLength(5);
+  });
+
+  it("ignores a client-written X-Forwarded-For: no shared lockout, no per-address bypass", async () => {
+    const { clientAddress } = await import("../../lib/auth/sign-in");
+    const spoofed = new Headers({ "x-forwarded-for": "203.0.113.9, 10.0.0.1" });
+    expect(clientAddress(spoofed, false)).toBeNull();
+    // Behind a trusted proxy, the hop that proxy appended (right-most) is the client.
+    expect(clientAddress(spoofed, true)).toBe("10.0.0.1");
+    // Many failures for other emails do not lock out a user whose own email has no failures.
+    const { signInAction } = await import("../../app/(auth)/sign-in/actions");
+    await createUser(t.db, { email: "bystander@payout-desk.test", role: "viewer", password: "the-right-password" });
+    for (let i = 0; i < 35; i++) await signInAction(null, form(`nobody-${i}@payout-desk.test`, "guess-guess"));
+    actAnonymously();
+    await expect(signInAction(null, form("bystander@payout-desk.test", "the-right-password"))).rejects.toThrow("NEXT_REDIRECT");
+  });
+
   it("names the field of invalid input", async () => {
     const { signInAction } = await import("../../app/(auth)/sign-in/actions");
     const result = await signInAction(null, form("not-an-email", ""));

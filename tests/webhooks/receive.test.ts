@@ -226,12 +226,12 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     expect(await deliver(POST, { gameId: "g-near", body })).toMatchObject({ status: 200, body: { status: "accepted" } });
   });
 
-  it("refuses unknown games, other tenants' events, bodies that are not an envelope", async () => {
+  it("refuses unknown games (answered like a bad signature), other tenants' events, bodies that are not an envelope", async () => {
     expect(await deliver(POST, { gameId: "no-such-game", body: envelope({ gameId: "no-such-game" }) })).toMatchObject({
-      status: 404,
-      body: { error: { code: "unknown_game" } },
+      status: 401,
+      body: { error: { code: "signature_mismatch" } },
     });
-    expect(await deliver(POST, { gameId: "../etc", body: "{}" })).toMatchObject({ status: 404 });
+    expect(await deliver(POST, { gameId: "../etc", body: "{}" })).toMatchObject({ status: 401 });
     expect(await deliver(POST, { gameId: "g1", body: envelope({ gameId: "g2" }) })).toMatchObject({
       status: 400,
       body: { error: { code: "tenant_mismatch" } },

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { getDb } from "@/db";
 import { definePublicAction } from "@/lib/actions";
 import { getAuth } from "@/lib/auth/auth";
-import { assertSignInAllowed, recordSignInAttempt } from "@/lib/auth/sign-in";
+import { beginSignInAttempt, clientAddress, markSignInSucceeded } from "@/lib/auth/sign-in";
 import { emailSchema } from "@/lib/auth/users";
 import { recordAudit } from "@/lib/audit";
 
@@ -20,15 +20,13 @@ export const signInAction = definePublicAction(
   async ({ email, password }) => {
     const db = getDb();
     const requestHeaders = await headers();
-    const ip = requestHeaders.get("x-forwarded-for")?.split(",")[0]?.trim() || "local";
-    await assertSignInAllowed(db, email, ip);
+    const attemptId = await beginSignInAttempt(db, email, clientAddress(requestHeaders));
     try {
       await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders });
     } catch {
-      await recordSignInAttempt(db, email, ip, false);
       return { ok: false, code: "UNAUTHENTICATED", message: "That email and password do not match an account." };
     }
-    await recordSignInAttempt(db, email, ip, true);
+    await markSignInSucceeded(db, attemptId);
     await recordAudit(db, { actor: null, action: "user.sign_in", target: email, outcome: "succeeded" });
     redirect("/payouts");
   },

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { recordAudit } from "@/lib/audit";
-import { rotateWebhookSecret, saveGame } from "@/lib/games/games";
+import { revokePreviousWebhookSecret, rotateWebhookSecret, saveGame } from "@/lib/games/games";
 import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 
 const optionalSecret = z
@@ -60,5 +60,16 @@ export const rotateWebhookSecretAction = defineAction(
     await recordAudit(db, { actor: user, action: "game.rotate_webhook_secret", gameId, target: gameId, outcome: "succeeded" });
     revalidatePath("/settings/games");
     return { ok: true, message: "New signing secret saved; the previous one stays accepted during the rotation." };
+  },
+);
+
+export const revokePreviousWebhookSecretAction = defineAction(
+  { name: "revokePreviousWebhookSecret", role: "admin", input: z.object({ gameId: gameIdSchema }) },
+  async ({ gameId }, { user }) => {
+    const db = getDb();
+    await revokePreviousWebhookSecret(db, gameId);
+    await recordAudit(db, { actor: user, action: "game.revoke_previous_webhook_secret", gameId, target: gameId, outcome: "succeeded" });
+    revalidatePath("/settings/games");
+    return { ok: true, message: "The previous signing secret is no longer accepted." };
   },
 );

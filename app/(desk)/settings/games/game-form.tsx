@@ -76,3 +76,21 @@ export function GameForm({ action }: { action: Action }) {
     </form>
   );
 }
+
+/** Stops accepting the previous signing secret before the rotation grace ends (when it leaked). */
+export function RevokePreviousForm({ action, gameId }: { action: Action; gameId: string }) {
+  const [state, formAction] = useActionState(action, null);
+  return (
+    <form action={formAction} className="mt-1 flex items-center gap-2">
+      <input type="hidden" name="gameId" value={gameId} />
+      <SubmitButton variant="secondary" size="sm">
+        Stop accepting it now
+      </SubmitButton>
+      {state && (
+        <span role={state.ok ? "status" : "alert"} className={state.ok ? "text-success" : "text-danger"}>
+          {state.message}
+        </span>
+      )}
+    </form>
+  );
+}

@@ -6,8 +6,9 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
 import { listGames } from "@/db/queries/games";
 import { requirePageRole } from "@/lib/auth/session";
-import { saveGameAction } from "./actions";
-import { GameForm } from "./game-form";
+import { revokePreviousWebhookSecretAction, saveGameAction } from "./actions";
+import { GameForm, RevokePreviousForm } from "./game-form";
+import { DateTime } from "@/app/_components/ui/date-time";
 
 export const metadata: Metadata = { title: "Games" };
 
@@ -49,7 +50,13 @@ export default async function GamesPage() {
                     <td className="px-3 py-2 font-mono text-xs">{game.secretMask}</td>
                     <td className="px-3 py-2 font-mono text-xs">
                       {game.webhookSecretMask ?? "none"}
-                      {game.webhookPreviousSecretMask && ` (previous ${game.webhookPreviousSecretMask})`}
+                      {game.webhookPreviousSecretMask && game.webhookPreviousExpiresAt && (
+                        <div className="mt-1 font-sans text-ink-muted">
+                          Previous {game.webhookPreviousSecretMask} accepted until{" "}
+                          <DateTime value={game.webhookPreviousExpiresAt.toISOString()} focusable={false} />
+                          <RevokePreviousForm action={revokePreviousWebhookSecretAction} gameId={game.id} />
+                        </div>
+                      )}
                     </td>
                   </tr>
                 ))}

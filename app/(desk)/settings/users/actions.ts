@@ -6,8 +6,7 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { recordAudit } from "@/lib/audit";
 import { roleSchema } from "@/lib/auth/roles";
-import { countAdmins, createUser, newUserSchema, setUserRole } from "@/lib/auth/users";
-import { AppError } from "@/lib/errors";
+import { createUser, newUserSchema, setUserRole } from "@/lib/auth/users";
 
 export const createUserAction = defineAction(
   { name: "createUser", role: "admin", input: newUserSchema },
@@ -30,9 +29,6 @@ export const changeRoleAction = defineAction(
   { name: "changeRole", role: "admin", input: z.object({ userId: z.string().min(1).max(64), role: roleSchema }) },
   async ({ userId, role }, { user }) => {
     const db = getDb();
-    if (userId === user.id && role !== "admin" && (await countAdmins(db)) <= 1) {
-      throw new AppError("CONFLICT", "You are the last admin; make another admin first.", { field: "role" });
-    }
     const changed = await setUserRole(db, userId, role);
     await recordAudit(db, {
       actor: user,

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listGames } from "../../db/queries/games";
+import { createUser, setUserRole } from "../../lib/auth/users";
+import { readGameCredentials, revokePreviousWebhookSecret, rotateWebhookSecret, saveGame } from "../../lib/games/games";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+});
+afterAll(async () => t?.drop());
+
+const GAME = {
+  id: "g-rotate",
+  name: "Rotation",
+  environment: "production" as const,
+  baseUrl: "https://api.example.test",
+  secret: "gs_live_rotation_0001",
+  webhookSecrets: ["whsec_first_aaaa1111"],
+};
+
+describe("webhook signing secrets", () => {
+  it("accept the previous secret during the 7-day grace after a rotation, and not after it", async () => {
+    await saveGame(t.db, GAME, { replace: false });
+    expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_first_aaaa1111"]);
+
+    await rotateWebhookSecret(t.db, GAME.id, "whsec_second_bbbb2222");
+    expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_second_bbbb2222", "whsec_first_aaaa1111"]);
+    const [summary] = await listGames(t.db);
+    expect(summary?.webhookPreviousSecretMask).toBe("whsec_••••1111");
+    const days = ((summary?.webhookPreviousExpiresAt?.getTime() ?? 0) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.99);
+    expect(days).toBeLessThanOrEqual(7);
+
+    // The grace ends.
+    await t.db.updateTable("game").set({ webhook_previous_expires_at: new Date(Date.now() - 1000) }).where("id", "=", GAME.id).execute();
+    expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_second_bbbb2222"]);
+    expect((await listGames(t.db))[0]?.webhookPreviousSecretMask).toBeNull();
+  });
+
+  it("stop accepting the previous secret at once when an admin revokes it", async () => {
+    await rotateWebhookSecret(t.db, GAME.id, "whsec_third_cccc3333");
+    expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toHaveLength(2);
+    await revokePreviousWebhookSecret(t.db, GAME.id);
+    expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_third_cccc3333"]);
+  });
+});
+
+describe("roles", () => {
+  it("never demote the last admin, even when two admins demote each other at once", async () => {
+    const a = await createUser(t.db, { email: "a1@payout-desk.test", role: "admin", password: "a-long-password" });
+    const b = await createUser(t.db, { email: "a2@payout-desk.test", role: "admin", password: "a-long-password" });
+    const results = await Promise.allSettled([setUserRole(t.db, a.id, "viewer"), setUserRole(t.db, b.id, "viewer")]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const admins = await t.db.selectFrom("auth_user").select("id").where("role", "=", "admin").execute();
+    expect(admins).toHaveLength(1);
+  });
+});
