@@ -2,19 +2,14 @@ import "server-only";
 import { z } from "zod";
 import { type AppErrorCode, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { getDb } from "@/db";
+import { getSelectedGameId } from "@/db/queries/games";
+import { AppError } from "@/lib/errors";
+import { type ActionResult, EXPECTED_GAME_FIELD } from "./action-result";
 import { type CurrentUser, requireRole } from "./auth/session";
 import type { Role } from "./auth/roles";
 
-export type ActionResult<T = undefined> =
-  | { ok: true; message?: string; data?: T }
-  | {
-      ok: false;
-      code: AppErrorCode | "INTERNAL";
-      message: string;
-      fieldErrors?: Record<string, string>;
-      /** What was typed, so a form can show it again (React resets a form after its action); never secrets. */
-      values?: Record<string, string>;
-    };
+export { type ActionResult, EXPECTED_GAME_FIELD } from "./action-result";
 
 export type ActionContext = { user: CurrentUser };
 
@@ -61,6 +56,20 @@ export function describeFieldErrors(fieldErrors: Record<string, string>): string
     .join("; ");
 }
 
+
+/**
+ * The selected game is kept per session, so all tabs share it: a form rendered for game X and submitted after another
+ * tab switched to game Y must not act on Y. Forms that act on "the selected game" carry the game they showed.
+ */
+async function assertExpectedGame(raw: unknown, user: CurrentUser): Promise<void> {
+  const expected = raw && typeof raw === "object" ? (raw as Record<string, unknown>)[EXPECTED_GAME_FIELD] : undefined;
+  if (typeof expected !== "string" || expected === "") return;
+  const selected = await getSelectedGameId(getDb(), user.sessionId);
+  if (selected !== expected) {
+    throw new AppError("CONFLICT", "The game was switched in another tab since this page was opened. Reload the page and try again.");
+  }
+}
+
 /**
  * The one way to write a server action: check the session and role, validate the input with zod, run the
  * handler, and return a small result object. Errors meant for the user are AppErrors; anything else is logged
@@ -76,6 +85,7 @@ export function defineAction<S extends z.ZodType, T = undefined>(
     const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
     try {
       const user = await requireRole(options.role);
+      await assertExpectedGame(raw, user);
       const parsed = options.input.safeParse(raw);
       if (!parsed.success) {
         const fieldErrors = fieldErrorsOf(parsed.error);

@@ -8,7 +8,7 @@ import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Button } from "@/app/_components/ui/button";
 import { Dialog, DialogClose, DialogFooter } from "@/app/_components/ui/dialog";
-import type { ActionResult } from "@/lib/actions";
+import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 
 type Action = (state: ActionResult<{ pullId: string }> | null, form: FormData) => Promise<ActionResult<{ pullId: string }>>;
 
@@ -16,7 +16,7 @@ type Action = (state: ActionResult<{ pullId: string }> | null, form: FormData) =
  * "Take snapshot": a month, or any window (start inclusive, end exclusive, UTC unless an offset is typed). The pull
  * runs in the background; its progress appears on the page as soon as it is queued.
  */
-export function TakeSnapshotButton({ action, defaultMonth }: { action: Action; defaultMonth: string }) {
+export function TakeSnapshotButton({ action, defaultMonth, gameId }: { action: Action; defaultMonth: string; gameId: string }) {
   const [open, setOpen] = useState(false);
   const [mode, setMode] = useState<"month" | "custom">("month");
   const [state, formAction] = useActionState(action, null);
@@ -40,6 +40,7 @@ export function TakeSnapshotButton({ action, defaultMonth }: { action: Action; d
       description="Pulls every recipient, renewal line and reversal of the window from the service and freezes them as a new version."
     >
       <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
+        <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
         {state && !state.ok ? <FormMessage tone="error">{state.message}</FormMessage> : null}
         <fieldset className="flex gap-4 text-sm">
           <legend className="sr-only">Window</legend>

@@ -4,18 +4,29 @@ import { useActionState } from "react";
 import { Checkbox } from "@/app/_components/forms/checkbox";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
-import type { ActionResult } from "@/lib/actions";
+import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import type { GameAutomation } from "@/lib/webhooks/settings";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
-export function AutomationForm({ action, automation, canEdit }: { action: Action; automation: GameAutomation; canEdit: boolean }) {
+export function AutomationForm({
+  action,
+  automation,
+  canEdit,
+  gameId,
+}: {
+  action: Action;
+  automation: GameAutomation;
+  canEdit: boolean;
+  gameId: string;
+}) {
   const [state, formAction] = useActionState(action, null);
   // After a refused save, show what was sent; otherwise what is stored.
   const sent = state && !state.ok ? state.values : undefined;
   const checked = (name: keyof GameAutomation) => (sent ? sent[name] === "on" : automation[name]);
   return (
     <form action={formAction} className="flex flex-col gap-3" aria-label="Automatic pulls">
+      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
       <input type="hidden" name="form" value="automation" />
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
       <Checkbox

@@ -124,7 +124,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
 
       <div className="grid gap-4 lg:grid-cols-2">
         <Card title="Automatic pulls" description="Keep snapshots of this game in step with the service.">
-          <AutomationForm action={saveAutomationAction} automation={automation ?? DEFAULT_AUTOMATION} canEdit={hasRole(user.role, "admin")} />
+          <AutomationForm action={saveAutomationAction} automation={automation ?? DEFAULT_AUTOMATION} canEdit={hasRole(user.role, "admin")} gameId={game.id} />
         </Card>
         <Card title="Webhook URL" description="Register this address for all events in the service console.">
           <p className="rounded-md border border-line bg-subtle p-2 font-mono text-xs break-all text-ink select-all">{webhookUrl}</p>
