@@ -11,36 +11,15 @@ import {
   listSnapshotDrift,
   listSnapshotWindows,
   type SnapshotHeader,
-  type SnapshotPullView,
 } from "@/db/queries/snapshots";
 import { formatInstant } from "@/lib/time";
-import { SnapshotProgress, type PullProgressView } from "./snapshot-progress";
+import { toProgressView } from "./progress-view";
+import { SnapshotProgress } from "./snapshot-progress";
 
 /**
  * The snapshot part of the Payouts page: pulls under way (live), the latest version of each window with its flags
  * (stale, drift), and the totals of the newest one. Every version stays stored; this shows the latest of each.
  */
-
-function progressView(pull: SnapshotPullView): PullProgressView {
-  return {
-    id: pull.id,
-    status: pull.status,
-    phase: pull.phase,
-    window: { start: formatInstant(pull.window.startMs), end: formatInstant(pull.window.endMs) },
-    attempts: pull.attempts,
-    pagesFetched: pull.pagesFetched,
-    pagesEstimated: pull.pagesEstimated,
-    recipientsFetched: pull.recipientsFetched,
-    recipientsTotal: pull.recipientsTotal,
-    linesFetched: pull.linesFetched,
-    reversalsFetched: pull.reversalsFetched,
-    rateLimited: pull.rateLimited,
-    retries: pull.retries,
-    subWindows: pull.subWindows,
-    etaAt: pull.etaAt ? pull.etaAt.toISOString() : null,
-    error: pull.error,
-  };
-}
 
 function windowLabel(s: { window: { startMs: number; endMs: number } }): string {
   const start = formatInstant(s.window.startMs);
@@ -87,7 +66,7 @@ export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: D
             Snapshots being taken
           </h2>
           {[...active, ...failed].map((pull) => (
-            <SnapshotProgress key={`${pull.id}-${pull.status}`} initial={progressView(pull)} />
+            <SnapshotProgress key={`${pull.id}-${pull.status}`} initial={toProgressView(pull)} />
           ))}
         </section>
       ) : null}

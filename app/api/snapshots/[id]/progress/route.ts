@@ -5,7 +5,7 @@ import { getPull } from "@/db/queries/snapshots";
 import { AppError } from "@/lib/errors";
 import { requireSelectedGame } from "@/lib/games/games";
 import { defineRoute } from "@/lib/routes";
-import { formatInstant } from "@/lib/time";
+import { toProgressView } from "@/app/(desk)/payouts/progress-view";
 
 const pullIdSchema = z.uuid({ message: "must be a pull id" });
 
@@ -17,26 +17,7 @@ export const GET = defineRoute<{ id: string }>("viewer", async (_request, { user
   const pull = await getPull(db, { gameId: game.id, pullId: id.data });
   if (!pull) throw new AppError("NOT_FOUND", "No such snapshot pull for this game.");
   return Response.json(
-    {
-      id: pull.id,
-      status: pull.status,
-      phase: pull.phase,
-      window: { start: formatInstant(pull.window.startMs), end: formatInstant(pull.window.endMs) },
-      attempts: pull.attempts,
-      pagesFetched: pull.pagesFetched,
-      pagesEstimated: pull.pagesEstimated,
-      recipientsFetched: pull.recipientsFetched,
-      recipientsTotal: pull.recipientsTotal,
-      linesFetched: pull.linesFetched,
-      reversalsFetched: pull.reversalsFetched,
-      rateLimited: pull.rateLimited,
-      retries: pull.retries,
-      subWindows: pull.subWindows,
-      etaAt: pull.etaAt ? pull.etaAt.toISOString() : null,
-      startedAt: pull.startedAt ? pull.startedAt.toISOString() : null,
-      snapshotId: pull.snapshotId,
-      error: pull.error,
-    },
+    toProgressView(pull),
     { headers: { "Cache-Control": "no-store" } },
   );
 });
