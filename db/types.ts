@@ -152,6 +152,8 @@ export type RefundAttemptTable = {
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   completed_at: Timestamp | null;
+  /** When the period was read again and matched the review, just before the first call; null: never sent. */
+  period_checked_at: Timestamp | null;
 };
 
 export type WebhookEventStatus = "pending" | "processed" | "failed" | "unprocessable";

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { DEMO_GAME_SECRET } from "../emulator/scenario/demo";
+import { formatUsd, money } from "../lib/money";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
@@ -73,6 +74,8 @@ test("[support] finds a subscription by player email and refunds part of a perio
   await expect(page.getByRole("heading", { name: "Refund this period" })).toBeVisible();
   await shoot(page, "support-period");
 
+  // The support limit is stated as it is applied: every refund support makes on the period counts.
+  await expect(page.getByText(/Support may refund up to USD \d+\.\d{2} per period, in total/)).toBeVisible();
   await page.getByLabel("Partial").check();
   await page.getByLabel("Amount to refund (USD)").fill("1.00");
   await page.getByLabel("Reason").fill("Charged twice in March, per ticket 5512");
@@ -128,6 +131,31 @@ test("[support] is told the remaining amount when asking for more than is left",
   await shoot(page, "support-refund-too-much");
 });
 
+test("[support] is sent back to the amount with the new remaining figure when the period was refunded after the review", async ({ page }) => {
+  const candidate = await findCandidate(used);
+  used.add(candidate.subscriptionId);
+  const before = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
+  await signIn(page, "support");
+  await page.goto(`/subscriptions/periods/${candidate.periodId}`);
+  await page.getByLabel("Partial").check();
+  await page.getByLabel("Amount to refund (USD)").fill("1.00");
+  await page.getByRole("button", { name: "Review refund" }).click();
+  await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
+
+  // Meanwhile 0.50 of the period is refunded elsewhere (the service's own tools).
+  const made = await admin("/refunds", { subscription_id: candidate.subscriptionId, period_seq: candidate.periodSeq, amount_usd: "0.50" });
+  expect(made.status).toBe("recorded");
+  const remaining = formatUsd(money(before.period.amount_usd).minus(money(before.refunds.refunded_to_date_usd)).minus(money("0.50")));
+  await page.getByRole("button", { name: "Refund USD 1.00" }).click();
+  await expect(page.getByText(new RegExp(`USD ${remaining.replace(".", "\\.")} remains refundable now`))).toBeVisible();
+  await expect(page.getByRole("button", { name: "Review refund" })).toBeVisible();
+  await expect(page.getByText(`Full: everything that remains (USD ${remaining})`)).toBeVisible();
+  await shoot(page, "support-refund-sent-back");
+  // Nothing was refunded from Payout Desk.
+  const after = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
+  expect(after.refunds.refund_count).toBe(candidate.refundCount + 1);
+});
+
 test("[support] cancels a subscription at the end of its paid period", async ({ page }) => {
   const candidate = await findCandidate(used);
   used.add(candidate.subscriptionId);
@@ -164,9 +192,9 @@ test("[admin] sets the support refund limit", async ({ page }) => {
   await expect(page).toHaveURL(/\/settings\/refunds$/);
   await page.getByLabel("Largest refund support may make (USD)").fill("75.5");
   await page.getByRole("button", { name: "Save limit" }).click();
-  await expect(page.getByText("Support may now refund up to USD 75.50 at a time; larger refunds need finance.")).toBeVisible();
+  await expect(page.getByText("Support may now refund up to USD 75.50 per period, in total; beyond that, refunds need finance.")).toBeVisible();
   await shoot(page, "settings-refunds");
   await page.getByLabel("Largest refund support may make (USD)").fill("50.00");
   await page.getByRole("button", { name: "Save limit" }).click();
-  await expect(page.getByText("Support may now refund up to USD 50.00 at a time; larger refunds need finance.")).toBeVisible();
+  await expect(page.getByText("Support may now refund up to USD 50.00 per period, in total; beyond that, refunds need finance.")).toBeVisible();
 });

@@ -5,6 +5,7 @@ import * as refunds from "./2026_11_22_1010_refunds";
 import * as webhooks from "./2026_11_22_1020_webhooks";
 import * as payouts from "./2026_11_22_1030_payouts";
 import * as snapshotDeferredKeys from "./2026_11_22_1035_snapshot_deferred_keys";
+import * as refundHardening from "./2026_11_22_1055_refund_hardening";
 import * as webhookSecretGrace from "./2026_11_22_1050_webhook_secret_grace";
 
 /**
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_22_1030_payouts": payouts,
   "2026_11_22_1035_snapshot_deferred_keys": snapshotDeferredKeys,
   "2026_11_22_1050_webhook_secret_grace": webhookSecretGrace,
+  "2026_11_22_1055_refund_hardening": refundHardening,
 };

@@ -38,6 +38,8 @@ export type RefundAttempt = {
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
+  /** When the period was read again before the first call; null while the attempt has never been sent. */
+  periodCheckedAt: Date | null;
 };
 
 const COLUMNS = [
@@ -73,6 +75,7 @@ const COLUMNS = [
   "created_at",
   "updated_at",
   "completed_at",
+  "period_checked_at",
 ] as const;
 
 function toAttempt(row: Selectable<RefundAttemptTable>): RefundAttempt {
@@ -109,6 +112,7 @@ function toAttempt(row: Selectable<RefundAttemptTable>): RefundAttempt {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
+    periodCheckedAt: row.period_checked_at,
   };
 }
 
@@ -201,15 +205,17 @@ export async function findOpenAttemptForPeriod(
 
 /**
  * Takes the attempt for one call to the service: only a pending attempt nobody else holds (or whose hold has run
- * out, after a crash) can be taken, so concurrent submissions never call the service at the same time.
+ * out, after a crash) can be taken, so concurrent submissions never call the service at the same time. An attempt
+ * never sent (no period check, no call) is taken for its check first: the call is counted when the check passes.
  */
 export async function claimRefundAttempt(db: Executor, id: string, leaseSeconds: number): Promise<RefundAttempt | null> {
+  const unsent = sql<boolean>`(period_checked_at is null and calls = 0)`;
   const row = await db
     .updateTable("refund_attempt")
     .set({
       claimed_until: sql`now() + make_interval(secs => ${leaseSeconds})`,
-      calls: sql`calls + 1`,
-      last_called_at: sql`now()`,
+      calls: sql`case when ${unsent} then calls else calls + 1 end`,
+      last_called_at: sql`case when ${unsent} then last_called_at else now() end`,
       updated_at: sql`now()`,
     })
     .where("id", "=", id)
@@ -218,6 +224,47 @@ export async function claimRefundAttempt(db: Executor, id: string, leaseSeconds:
     .returning(COLUMNS)
     .executeTakeFirst();
   return row ? toAttempt(row) : null;
+}
+
+/**
+ * Records that the period still matched the review and counts the first call, while the caller holds the attempt and
+ * before it sends anything: from then on the attempt may have reached the service, and is never checked again.
+ */
+export async function markAttemptPeriodChecked(db: Executor, id: string): Promise<RefundAttempt | null> {
+  const row = await db
+    .updateTable("refund_attempt")
+    .set({ period_checked_at: sql`now()`, calls: sql`calls + 1`, last_called_at: sql`now()`, updated_at: sql`now()` })
+    .where("id", "=", id)
+    .where("status", "=", "pending")
+    .where("period_checked_at", "is", null)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+  return row ? toAttempt(row) : null;
+}
+
+/** Statuses whose amount is (or may be) refunded: a landed refund, one being sent, one a person has to look at. */
+export const COUNTED_REFUND_STATUSES: readonly RefundAttemptStatus[] = ["succeeded", "pending", "needs_attention"];
+
+/**
+ * The total of the refunds made from Payout Desk on one period by actors of the given roles, as a decimal string.
+ * An excluded attempt (one being stored in the same transaction) is left out.
+ */
+export async function sumPeriodRefundsByRoles(
+  db: Executor,
+  filter: { gameId: string; subscriptionId: string; periodSeq: number; roles: readonly string[]; excludeAttemptId?: string },
+): Promise<string> {
+  if (filter.roles.length === 0) return "0.00";
+  let query = db
+    .selectFrom("refund_attempt")
+    .select(sql<string>`coalesce(sum(amount_usd), 0)::numeric(14, 2)::text`.as("total"))
+    .where("game_id", "=", filter.gameId)
+    .where("subscription_id", "=", filter.subscriptionId)
+    .where("period_seq", "=", filter.periodSeq)
+    .where("status", "in", [...COUNTED_REFUND_STATUSES])
+    .where("actor_role", "in", [...filter.roles]);
+  if (filter.excludeAttemptId) query = query.where("id", "<>", filter.excludeAttemptId);
+  const row = await query.executeTakeFirst();
+  return row?.total ?? "0.00";
 }
 
 export type AttemptFinish =

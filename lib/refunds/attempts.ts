@@ -1,4 +1,5 @@
 import "server-only";
+import { z } from "zod";
 import type { Db } from "@/db";
 import {
   claimRefundAttempt,
@@ -7,26 +8,31 @@ import {
   findRefundAttempt,
   finishRefundAttempt,
   insertRefundAttempt,
+  markAttemptPeriodChecked,
+  sumPeriodRefundsByRoles,
   type AttemptFinish,
   type RefundAttempt,
 } from "@/db/queries/refunds";
 import { recordAudit } from "@/lib/audit";
-import { hasRole, type Role } from "@/lib/auth/roles";
+import { hasRole, ROLES, type Role } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { formatUsd, money, sameAmount } from "@/lib/money";
+import { formatUsd, isDecimalString, money, sameAmount } from "@/lib/money";
 import type { ServiceClientConfig } from "@/lib/service/client";
 import { isServiceError } from "@/lib/service/errors";
 import { serviceClientForGame } from "@/lib/service/for-game";
-import type { PeriodReport, RefundReceipt } from "@/lib/service/schemas";
+import type { PeriodReport, RefundAlreadyProcessed, RefundReceipt } from "@/lib/service/schemas";
 import { markRefundWindowStale } from "./effects";
 import { computeRefundImpact, type RefundImpact } from "./impact";
 import { newClientRequestId, refundIntentKey } from "./intent";
 import { classifyRefundFailure, describeRefundFailure } from "./messages";
 import { wasRecipientPaidFor } from "./paid-status";
 import { readSupportRefundLimit } from "./settings";
+import { comparePeriodWithReview, confirmReplayedRefund, type AttemptParameters } from "./verify";
 
 export type RefundActor = { id: string; email: string; role: Role };
+/** Whoever makes a call happen, for the audit log: a signed-in user, or null for the system (the reconciler). */
+export type CallDriver = { id: string; email: string } | null;
 
 export type RefundRequest = {
   gameId: string;
@@ -37,7 +43,6 @@ export type RefundRequest = {
   /** The remaining refundable amount the person saw when confirming. */
   remainingBeforeUsd: string;
   reason: string | null;
-  playerEmail: string | null;
 };
 
 export type RefundOutcome = {
@@ -50,8 +55,13 @@ export type RefundOutcome = {
 export type DriveOptions = {
   /** How long a request waits for another request's call on the same attempt. */
   waitMs?: number;
-  /** Who drives the call, for the audit log. */
+  /** Where the call comes from: a person's request, or the background reconciler. */
   source?: "desk" | "reconciler";
+  /**
+   * The person whose request makes the call (the one who pressed Refund or Retry, or joined from a second tab); the
+   * audit log names them, and the attempt's requester as `requested_by`. Ignored for the reconciler (the system).
+   */
+  driver?: CallDriver;
   client?: Partial<ServiceClientConfig>;
 };
 
@@ -70,8 +80,9 @@ export async function previewRefund(
   db: Db,
   gameId: string,
   input: { periodId: number; subscriptionId?: string; amountUsd: string | null },
+  clientOverrides: Partial<ServiceClientConfig> = {},
 ): Promise<{ report: PeriodReport; impact: RefundImpact }> {
-  const client = await serviceClientForGame(db, gameId, INTERACTIVE_CLIENT);
+  const client = await serviceClientForGame(db, gameId, { ...INTERACTIVE_CLIENT, ...clientOverrides });
   let report: PeriodReport;
   try {
     report = await client.getPeriodReport(input.periodId, { subscriptionId: input.subscriptionId });
@@ -94,27 +105,99 @@ export async function previewRefund(
   return { report, impact };
 }
 
+/** Roles whose refunds count against the support limit: everyone below finance. */
+export const LIMITED_ROLES: readonly Role[] = ROLES.filter((role) => !hasRole(role, "finance"));
+
+type PeriodTarget = { gameId: string; subscriptionId: string; periodSeq: number };
+
+export type SupportLimitStanding = {
+  limitUsd: string;
+  /** Refunded (or being refunded) on the period from Payout Desk by users below finance. */
+  usedUsd: string;
+  /** What users below finance may still refund on the period alone. */
+  availableUsd: string;
+};
+
 /**
- * Refuses a refund the actor may not make alone: support up to the configured limit, finance and admin any amount.
- * The refusal is recorded.
+ * The support limit applies per period, in total: everything users below finance refunded on the period from Payout
+ * Desk (landed, being sent, or waiting for a person), plus this refund, must stay within it. Otherwise four partials
+ * would make a refund no support user may make in one go.
  */
-export async function checkRefundLimit(db: Db, actor: RefundActor, request: RefundRequest): Promise<void> {
-  if (hasRole(actor.role, "finance")) return;
-  const limit = await readSupportRefundLimit(db);
-  if (money(request.amountUsd).lte(money(limit.amountUsd))) return;
+export async function readSupportLimitStanding(
+  db: Db,
+  target: PeriodTarget,
+  options: { limitUsd?: string; excludeAttemptId?: string } = {},
+): Promise<SupportLimitStanding> {
+  const limitUsd = options.limitUsd ?? (await readSupportRefundLimit(db)).amountUsd;
+  const usedUsd = await sumPeriodRefundsByRoles(db, { ...target, roles: LIMITED_ROLES, excludeAttemptId: options.excludeAttemptId });
+  const available = money(limitUsd).minus(money(usedUsd));
+  return { limitUsd: formatUsd(limitUsd), usedUsd: formatUsd(usedUsd), availableUsd: formatUsd(available.isNegative() ? money("0") : available) };
+}
+
+export function exceedsSupportLimit(standing: SupportLimitStanding, amountUsd: string): boolean {
+  return money(standing.usedUsd).plus(money(amountUsd)).gt(money(standing.limitUsd));
+}
+
+export function describeOverLimit(standing: SupportLimitStanding, amountUsd: string): string {
+  const amount = formatUsd(amountUsd);
+  if (money(standing.usedUsd).isZero()) {
+    return `Support may refund up to USD ${standing.limitUsd} per period, in total; USD ${amount} needs a finance user.`;
+  }
+  return `Support may refund up to USD ${standing.limitUsd} per period, in total, and support has already refunded USD ${standing.usedUsd} of this period; another USD ${amount} needs a finance user (support may refund at most USD ${standing.availableUsd} more).`;
+}
+
+/**
+ * Refuses a refund the actor may not make alone: users below finance up to the configured limit per period, in
+ * total; finance and admin any amount. The refusal is recorded. Returns the standing it checked, null for finance.
+ */
+export async function checkRefundLimit(db: Db, actor: RefundActor, request: RefundRequest): Promise<SupportLimitStanding | null> {
+  if (hasRole(actor.role, "finance")) return null;
+  const standing = await readSupportLimitStanding(db, request);
+  if (!exceedsSupportLimit(standing, request.amountUsd)) return standing;
+  return refuseOverLimit(db, actor, request, standing);
+}
+
+async function refuseOverLimit(db: Db, actor: RefundActor, request: RefundRequest, standing: SupportLimitStanding): Promise<never> {
   await recordAudit(db, {
     actor,
     action: "refund.request",
     gameId: request.gameId,
     target: targetOf(request),
     outcome: "refused_over_limit",
-    detail: { amount_usd: formatUsd(request.amountUsd), support_limit_usd: limit.amountUsd, role: actor.role },
+    detail: {
+      amount_usd: formatUsd(request.amountUsd),
+      support_limit_usd: standing.limitUsd,
+      support_refunded_on_period_usd: standing.usedUsd,
+      role: actor.role,
+    },
   });
-  throw new AppError(
-    "FORBIDDEN",
-    `Support may refund up to USD ${limit.amountUsd} at a time; USD ${formatUsd(request.amountUsd)} needs a finance user.`,
-    { field: "amountUsd" },
-  );
+  throw new AppError("FORBIDDEN", describeOverLimit(standing, request.amountUsd), { field: "amountUsd" });
+}
+
+/** Thrown inside the storing transaction to undo the insert when the limit no longer holds. */
+class OverLimitAtInsert extends Error {
+  constructor(readonly standing: SupportLimitStanding) {
+    super("over the support refund limit");
+  }
+}
+
+const playerBlockSchema = z.object({ player_email: z.string().trim().min(3).max(254).includes("@") });
+
+/**
+ * The player's email, as the service knows the subscription's player ("include_player (boolean, default false) adds a
+ * player block"). Kept with the attempt for the receipt page's links; never taken from what a browser sends.
+ */
+async function readPlayerEmail(db: Db, gameId: string, subscriptionId: string, clientOverrides: Partial<ServiceClientConfig>): Promise<string | null> {
+  try {
+    const client = await serviceClientForGame(db, gameId, { ...INTERACTIVE_CLIENT, ...clientOverrides });
+    const response = await client.getSubscription(subscriptionId, { includePlayer: true });
+    const parsed = playerBlockSchema.safeParse(response.player);
+    return parsed.success ? parsed.data.player_email : null;
+  } catch (error) {
+    // The email only labels the attempt; a refund is not held back because the player could not be read.
+    log.warn("could not read the subscription's player for a refund", { game: gameId, subscription: subscriptionId, error });
+    return null;
+  }
 }
 
 /**
@@ -123,20 +206,33 @@ export async function checkRefundLimit(db: Db, actor: RefundActor, request: Refu
  * every retry sends the stored key and parameters.
  */
 export async function requestRefund(db: Db, request: RefundRequest, actor: RefundActor, options: DriveOptions = {}): Promise<RefundOutcome> {
-  await checkRefundLimit(db, actor, request);
+  const drive: DriveOptions = { ...options, source: "desk", driver: { id: actor.id, email: actor.email } };
   const intentKey = refundIntentKey(request);
 
+  // Joining the attempt of the same intent never refunds more than that attempt: its limit was checked when stored.
   const existing = await findAttemptByIntent(db, request.gameId, intentKey);
-  if (existing) return driveRefundAttempt(db, existing, options);
+  if (existing) return driveRefundAttempt(db, existing, drive);
+
+  const limited = !hasRole(actor.role, "finance");
+  const standing = await checkRefundLimit(db, actor, request);
 
   // The period must still look like what the person confirmed; otherwise they review it again.
-  const { impact } = await previewRefund(db, request.gameId, {
-    periodId: request.periodId,
-    subscriptionId: request.subscriptionId,
-    amountUsd: request.amountUsd,
-  });
+  const [{ impact }, playerEmail] = await Promise.all([
+    previewRefund(
+      db,
+      request.gameId,
+      { periodId: request.periodId, subscriptionId: request.subscriptionId, amountUsd: request.amountUsd },
+      options.client,
+    ),
+    readPlayerEmail(db, request.gameId, request.subscriptionId, options.client ?? {}),
+  ]);
   if (impact.periodSeq !== request.periodSeq) {
     throw new AppError("INVALID_INPUT", "The period number does not match the period; open the refund from the period page again.");
+  }
+  if (!impact.refundable || !sameAmount(impact.remainingUsd, request.remainingBeforeUsd)) {
+    // The same intent may have been stored and refunded by a double click while this request read the period.
+    const joined = await findAttemptByIntent(db, request.gameId, intentKey);
+    if (joined) return driveRefundAttempt(db, joined, drive);
   }
   if (!impact.refundable) throw new AppError("CONFLICT", impact.effects[0] ?? "This period cannot be refunded.");
   if (!sameAmount(impact.remainingUsd, request.remainingBeforeUsd)) {
@@ -153,46 +249,58 @@ export async function requestRefund(db: Db, request: RefundRequest, actor: Refun
   }
 
   const clientRequestId = newClientRequestId();
-  const inserted = await db.transaction().execute(async (trx) => {
-    const attempt = await insertRefundAttempt(trx, {
-      gameId: request.gameId,
-      subscriptionId: request.subscriptionId,
-      periodSeq: request.periodSeq,
-      periodId: request.periodId,
-      playerEmail: request.playerEmail,
-      amountUsd: formatUsd(request.amountUsd),
-      remainingBeforeUsd: formatUsd(request.remainingBeforeUsd),
-      isFull: impact.isFull,
-      reason: request.reason,
-      clientRequestId,
-      intentKey,
-      actor,
-      impact: impact as unknown as Record<string, unknown>,
-    });
-    if (!attempt) return null;
-    await recordAudit(trx, {
-      actor,
-      action: "refund.request",
-      gameId: request.gameId,
-      target: targetOf(request),
-      idempotencyKey: clientRequestId,
-      outcome: "pending",
-      detail: {
-        attempt_id: attempt.id,
-        amount_usd: attempt.amountUsd,
-        remaining_before_usd: attempt.remainingBeforeUsd,
-        is_full: attempt.isFull,
-        period_id: request.periodId,
+  let inserted: RefundAttempt | null;
+  try {
+    inserted = await db.transaction().execute(async (trx) => {
+      const attempt = await insertRefundAttempt(trx, {
+        gameId: request.gameId,
+        subscriptionId: request.subscriptionId,
+        periodSeq: request.periodSeq,
+        periodId: request.periodId,
+        playerEmail,
+        amountUsd: formatUsd(request.amountUsd),
+        remainingBeforeUsd: formatUsd(request.remainingBeforeUsd),
+        isFull: impact.isFull,
         reason: request.reason,
-      },
+        clientRequestId,
+        intentKey,
+        actor,
+        impact: impact as unknown as Record<string, unknown>,
+      });
+      if (!attempt) return null;
+      if (limited) {
+        // Checked again with the row in place: a refund by the same group that landed since the first check counts too.
+        const now = await readSupportLimitStanding(trx, request, { limitUsd: standing?.limitUsd, excludeAttemptId: attempt.id });
+        if (exceedsSupportLimit(now, attempt.amountUsd)) throw new OverLimitAtInsert(now);
+      }
+      await recordAudit(trx, {
+        actor,
+        action: "refund.request",
+        gameId: request.gameId,
+        target: targetOf(request),
+        idempotencyKey: clientRequestId,
+        outcome: "pending",
+        detail: {
+          attempt_id: attempt.id,
+          amount_usd: attempt.amountUsd,
+          remaining_before_usd: attempt.remainingBeforeUsd,
+          is_full: attempt.isFull,
+          period_id: request.periodId,
+          reason: request.reason,
+          ...(standing ? { support_limit_usd: standing.limitUsd, support_refunded_on_period_usd: standing.usedUsd } : {}),
+        },
+      });
+      return attempt;
     });
-    return attempt;
-  });
-  if (inserted) return driveRefundAttempt(db, inserted, options);
+  } catch (error) {
+    if (error instanceof OverLimitAtInsert) return refuseOverLimit(db, actor, request, error.standing);
+    throw error;
+  }
+  if (inserted) return driveRefundAttempt(db, inserted, drive);
 
   // Someone else stored the same intent a moment ago (a double click, a second tab): join their attempt.
   const raced = await findAttemptByIntent(db, request.gameId, intentKey);
-  if (raced) return driveRefundAttempt(db, raced, options);
+  if (raced) return driveRefundAttempt(db, raced, drive);
   const open = await findOpenAttemptForPeriod(db, request.gameId, request.subscriptionId, request.periodSeq);
   if (open) {
     throw new AppError(
@@ -260,30 +368,167 @@ function receiptMismatch(attempt: RefundAttempt, receipt: RefundReceipt): string
   return null;
 }
 
-async function callService(db: Db, attempt: RefundAttempt, options: DriveOptions): Promise<RefundOutcome> {
+/** The stored parameters the checks compare with: what was sent, and what the person reviewed. */
+function parametersOf(attempt: RefundAttempt): AttemptParameters {
+  const reviewed = attempt.impact.refundedToDateUsd;
+  return {
+    subscriptionId: attempt.subscriptionId,
+    periodSeq: attempt.periodSeq,
+    amountUsd: attempt.amountUsd,
+    clientRequestId: attempt.clientRequestId,
+    remainingBeforeUsd: attempt.remainingBeforeUsd,
+    reviewedRefundedToDateUsd: typeof reviewed === "string" && isDecimalString(reviewed) ? reviewed : null,
+  };
+}
+
+type Client = Awaited<ReturnType<typeof serviceClientForGame>>;
+
+/**
+ * Before an attempt is first sent, the period is read again: a refund that landed between the person's review and
+ * the stored attempt (another tab, a colleague) changes what remains, and the attempt is refused without a call, so
+ * the person reviews the new remaining amount. Returns how the attempt ends this turn unsent, or null to send it.
+ */
+async function checkPeriodBeforeFirstCall(client: Client, attempt: RefundAttempt): Promise<AttemptFinish | null> {
+  if (attempt.periodId === null) {
+    return {
+      status: "failed",
+      errorCode: "PERIOD_UNKNOWN",
+      errorMessage: "The refund does not name its period id, so the period could not be checked before sending. Nothing was sent to the service; review the refund again from the period page.",
+      errorDetail: null,
+    };
+  }
+  let report: PeriodReport;
+  try {
+    report = await client.getPeriodReport(attempt.periodId, { subscriptionId: attempt.subscriptionId });
+  } catch (error) {
+    return periodReadFailure(attempt, error);
+  }
+  const check = comparePeriodWithReview(report, parametersOf(attempt));
+  if (check.unchanged) return null;
+  return {
+    status: "failed",
+    errorCode: "PERIOD_CHANGED",
+    errorMessage: `The period changed after this refund was reviewed: USD ${check.remainingUsd} remains refundable now (it was USD ${formatUsd(
+      attempt.remainingBeforeUsd,
+    )}; USD ${check.refundedToDateUsd} refunded to date). Nothing was sent to the service; review the refund again.`,
+    errorDetail: {
+      remaining_refundable_usd: check.remainingUsd,
+      already_refunded_usd: check.refundedToDateUsd,
+      reviewed_remaining_usd: formatUsd(attempt.remainingBeforeUsd),
+      reviewed_refunded_to_date_usd: parametersOf(attempt).reviewedRefundedToDateUsd,
+      reason: check.reason,
+    },
+  };
+}
+
+/**
+ * The period could not be read before the first call. Nothing was sent: a refusal of the read frees the intent (the
+ * person reviews again); any other failure keeps the attempt pending, to be checked and sent by the next taker.
+ */
+function periodReadFailure(attempt: RefundAttempt, error: unknown): AttemptFinish {
+  const status = isServiceError(error) ? error.status : null;
+  const code = isServiceError(error) ? (error.code ?? error.codePublic ?? (error.kind === "http" ? `HTTP_${error.status}` : error.kind.toUpperCase())) : "LOCAL_ERROR";
+  const errorDetail = isServiceError(error) ? { http_status: error.status, error_code: error.code, error_id: error.errorId, step: "period_check" } : { step: "period_check" };
+  if (!isServiceError(error)) log.error("refund period check failed before an answer", { attempt: attempt.id, error });
+  const permanent = status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
+  if (permanent) {
+    return {
+      status: "failed",
+      errorCode: code,
+      errorMessage: `The period could not be read from the service before sending the refund (${code}). Nothing was sent to the service; review the refund again from the period page.`,
+      errorDetail,
+    };
+  }
+  return {
+    status: "pending",
+    errorCode: code,
+    errorMessage: `The period could not be read from the service before sending the refund (${code}). Nothing has been sent yet: the refund is kept pending with the same request id and is checked and sent automatically; do not start another refund for this period.`,
+    errorDetail,
+  };
+}
+
+/**
+ * "if the receipt was lost, a reduced body with transaction_id and a note that the refund was already processed": the
+ * body names no amount, so it is believed only once the period report shows that refund.
+ */
+async function confirmReplay(client: Client, attempt: RefundAttempt, replay: RefundAlreadyProcessed): Promise<AttemptFinish & { confirmedBy?: string }> {
+  const unconfirmed = (reason: string): AttemptFinish => ({
+    status: "needs_attention",
+    errorCode: "REPLAY_UNCONFIRMED",
+    errorMessage: `The service answered that this refund was already processed (transaction ${replay.transaction_id}) without its receipt, but ${reason}. It needs manual attention: do not refund again; ask the service what happened to request id ${attempt.clientRequestId}.`,
+    errorDetail: { transaction_id: replay.transaction_id, replay_client_request_id: replay.client_request_id ?? null, reason },
+  });
+  if (attempt.periodId === null) return unconfirmed("the refund does not name its period id, so the period could not be checked");
+  let report: PeriodReport;
+  try {
+    report = await client.getPeriodReport(attempt.periodId, { subscriptionId: attempt.subscriptionId });
+  } catch (error) {
+    const code = isServiceError(error) ? (error.code ?? `HTTP_${error.status ?? "?"}`) : "LOCAL_ERROR";
+    return exhaustedOr(attempt, {
+      status: "pending",
+      errorCode: "REPLAY_CHECK_FAILED",
+      errorMessage: `The service answered that this refund was already processed (transaction ${replay.transaction_id}), but the period could not be read to confirm it (${code}). It is kept pending with the same request id and checked again automatically; do not start another refund for this period.`,
+      errorDetail: { transaction_id: replay.transaction_id, error_code: code },
+    });
+  }
+  const confirmation = confirmReplayedRefund(report, parametersOf(attempt), replay);
+  if (!confirmation.confirmed) return unconfirmed(confirmation.reason);
+  return {
+    status: "succeeded",
+    receipt: null,
+    transactionId: replay.transaction_id,
+    refundedAt: confirmation.refundedAt,
+    idempotentReplay: true,
+    confirmedBy: confirmation.matchedBy,
+  };
+}
+
+async function callService(db: Db, claimed: RefundAttempt, options: DriveOptions): Promise<RefundOutcome> {
+  let attempt = claimed;
   const source = options.source ?? "desk";
-  const audit = (outcome: string, detail: Record<string, unknown>) => ({
-    actor: source === "desk" && attempt.actorId && attempt.actorEmail ? { id: attempt.actorId, email: attempt.actorEmail } : null,
-    action: "refund.call",
+  // The person whose request made this call; the requester stays in the detail. The reconciler is the system.
+  const driver = source === "desk" ? (options.driver ?? null) : null;
+  const audit = (action: string, outcome: string, detail: Record<string, unknown>) => ({
+    actor: driver,
+    action,
     gameId: attempt.gameId,
     target: targetOf(attempt),
     idempotencyKey: attempt.clientRequestId,
     outcome,
-    detail: { attempt_id: attempt.id, call: attempt.calls, source, ...detail },
+    detail: { attempt_id: attempt.id, call: attempt.calls, source, requested_by: attempt.actorEmail, ...detail },
   });
 
-  let finish: AttemptFinish;
+  let finish: (AttemptFinish & { confirmedBy?: string }) | null = null;
+  // Set when the attempt ends this turn without anything sent (the period changed, or could not be read).
+  let notSent = false;
   let httpAttempts = 0;
   try {
     const client = await serviceClientForGame(db, attempt.gameId, { ...INTERACTIVE_CLIENT, ...options.client });
-    try {
-      // Every call sends what the row holds: the same key and the same parameters as the first.
-      const result = await client.refundSubscription(attempt.subscriptionId, {
-        clientRequestId: attempt.clientRequestId,
-        periodSeq: attempt.periodSeq,
-        amountUsd: formatUsd(attempt.amountUsd),
-        reason: attempt.reason ?? undefined,
-      });
+    // Never sent: no check recorded and no call counted (attempts from before the check have calls or a check time).
+    if (attempt.periodCheckedAt === null && attempt.calls === 0) {
+      finish = await checkPeriodBeforeFirstCall(client, attempt);
+      notSent = finish !== null;
+      if (!finish) {
+        // Stored before the call: from here on the attempt may have reached the service and is never refused unsent.
+        const marked = await markAttemptPeriodChecked(db, attempt.id);
+        if (!marked) return settledOutcome((await findRefundAttempt(db, attempt.gameId, attempt.id)) ?? attempt);
+        attempt = marked;
+      }
+    }
+    if (!finish) {
+      const before = client.stats().attempts;
+      let result: Awaited<ReturnType<Client["refundSubscription"]>>;
+      try {
+        // Every call sends what the row holds: the same key and the same parameters as the first.
+        result = await client.refundSubscription(attempt.subscriptionId, {
+          clientRequestId: attempt.clientRequestId,
+          periodSeq: attempt.periodSeq,
+          amountUsd: formatUsd(attempt.amountUsd),
+          reason: attempt.reason ?? undefined,
+        });
+      } finally {
+        httpAttempts = client.stats().attempts - before;
+      }
       if (result.outcome === "refunded") {
         const mismatch = receiptMismatch(attempt, result.receipt);
         finish = mismatch
@@ -301,40 +546,38 @@ async function callService(db: Db, attempt: RefundAttempt, options: DriveOptions
               idempotentReplay: result.receipt.idempotent_replay,
             };
       } else {
-        // "if the receipt was lost, a reduced body with transaction_id": the refund happened; find when from the period.
-        const refundedAt = await findRefundTime(client, attempt, result.replay.transaction_id);
-        finish = {
-          status: "succeeded",
-          receipt: null,
-          transactionId: result.replay.transaction_id,
-          refundedAt,
-          idempotentReplay: true,
-        };
+        finish = await confirmReplay(client, attempt, result.replay);
       }
-    } finally {
-      httpAttempts = client.stats().attempts;
     }
   } catch (error) {
     finish = failureFinish(attempt, error);
   }
+  const outcomeOf = finish;
 
   const finished = await db.transaction().execute(async (trx) => {
-    const row = await finishRefundAttempt(trx, attempt.id, finish);
+    const row = await finishRefundAttempt(trx, attempt.id, outcomeOf);
     if (!row) return null;
-    const detail: Record<string, unknown> = { http_attempts: httpAttempts };
-    if (finish.status === "succeeded") {
+    const detail: Record<string, unknown> = notSent ? { sent: false } : { http_attempts: httpAttempts };
+    if (outcomeOf.status === "succeeded") {
       Object.assign(detail, {
-        transaction_id: finish.transactionId,
-        refunded_at: finish.refundedAt,
-        idempotent_replay: finish.idempotentReplay,
+        transaction_id: outcomeOf.transactionId,
+        refunded_at: outcomeOf.refundedAt,
+        idempotent_replay: outcomeOf.idempotentReplay,
         refunded_amount_usd: row.amountUsd,
-        receipt_available: finish.receipt !== null,
+        receipt_available: outcomeOf.receipt !== null,
+        ...(outcomeOf.confirmedBy ? { confirmed_from_period_by: outcomeOf.confirmedBy } : {}),
       });
     } else {
-      Object.assign(detail, { error_code: finish.errorCode, message: finish.errorMessage });
+      Object.assign(detail, { error_code: outcomeOf.errorCode, message: outcomeOf.errorMessage });
     }
-    await recordAudit(trx, audit(finish.status === "pending" ? "pending_retry" : finish.status, detail));
-    if (finish.status === "succeeded") {
+    const outcome = outcomeOf.status === "pending" ? "pending_retry" : outcomeOf.status;
+    if (notSent) {
+      // Nothing reached the service: the check before the first call is its own line, not a refund call.
+      await recordAudit(trx, audit("refund.check", outcomeOf.status !== "succeeded" && outcomeOf.errorCode === "PERIOD_CHANGED" ? "superseded" : outcome, detail));
+    } else {
+      await recordAudit(trx, audit("refund.call", outcome, detail));
+    }
+    if (outcomeOf.status === "succeeded") {
       // A lost receipt leaves the time unknown when the period no longer lists the event: now is the closest window.
       await markRefundWindowStale(trx, row.gameId, row.refundedAt ?? new Date(), {
         attemptId: row.id,
@@ -352,20 +595,6 @@ async function callService(db: Db, attempt: RefundAttempt, options: DriveOptions
     outcome.message += " The service confirmed it from an earlier call with the same request id; nothing was refunded twice.";
   }
   return outcome;
-}
-
-async function findRefundTime(
-  client: Awaited<ReturnType<typeof serviceClientForGame>>,
-  attempt: RefundAttempt,
-  transactionId: string,
-): Promise<string | null> {
-  if (attempt.periodId === null) return null;
-  try {
-    const report = await client.getPeriodReport(attempt.periodId, { subscriptionId: attempt.subscriptionId });
-    return report.refunds.events.find((e) => e.refund_transaction_id === transactionId)?.refunded_at ?? null;
-  } catch {
-    return null;
-  }
 }
 
 function failureFinish(attempt: RefundAttempt, error: unknown): AttemptFinish {

@@ -36,6 +36,22 @@ export const SUBS = {
   price: "SUB_1767225600_PRICE001",
   card: "SUB_1767225600_CARD0001",
   walletOnly: "SUB_1767225600_WALLET01",
+  /** Hardening (tests/refunds/hardening.test.ts): USD 200.00 periods for the support limit, per period in total. */
+  limitTotal: "SUB_1767225600_LIMTOT01",
+  limitFinanceFirst: "SUB_1767225600_LIMFIN01",
+  limitConcurrent: "SUB_1767225600_LIMCON01",
+  /** Who drives a call: Retry, a second tab, the reconciler. */
+  driver: "SUB_1767225600_DRIVER01",
+  driverReconciler: "SUB_1767225600_DRIVER02",
+  /** A refund landing between the review and the stored attempt. */
+  raced: "SUB_1767225600_RACED001",
+  staleJoined: "SUB_1767225600_STALE001",
+  staleCrash: "SUB_1767225600_STALE002",
+  /** The service's reduced "already processed" answer. */
+  replayConfirmed: "SUB_1767225600_REPLAY01",
+  replayElsewhere: "SUB_1767225600_REPLAY02",
+  /** The player's email comes from the service. */
+  email: "SUB_1767225600_EMAIL001",
 } as const;
 
 /** Period ids: subscription index × 10 + period_seq, so a test can name them. */
@@ -114,6 +130,17 @@ export function refundScenario(): ScenarioInput {
       cardSub(SUBS.price, "10.00"),
       cardSub(SUBS.card, "10.00"),
       cardSub(SUBS.walletOnly, "5.00", { card_id: null, wallet_only: true, revenue_share: null }),
+      cardSub(SUBS.limitTotal, "200.00"),
+      cardSub(SUBS.limitFinanceFirst, "200.00"),
+      cardSub(SUBS.limitConcurrent, "200.00"),
+      cardSub(SUBS.driver, "10.00"),
+      cardSub(SUBS.driverReconciler, "10.00"),
+      cardSub(SUBS.raced, "20.00"),
+      cardSub(SUBS.staleJoined, "10.00"),
+      cardSub(SUBS.staleCrash, "10.00"),
+      cardSub(SUBS.replayConfirmed, "10.00"),
+      cardSub(SUBS.replayElsewhere, "10.00"),
+      cardSub(SUBS.email, "10.00"),
     ],
   };
 }

@@ -6,10 +6,19 @@ import { getDb } from "@/db";
 import { findRefundAttempt, resolveRefundAttempt } from "@/db/queries/refunds";
 import { defineAction } from "@/lib/actions";
 import { recordAudit } from "@/lib/audit";
-import { AppError } from "@/lib/errors";
+import { hasRole } from "@/lib/auth/roles";
+import { AppError, isAppError } from "@/lib/errors";
 import { requireSelectedGame } from "@/lib/games/games";
 import { decimalStringSchema, money, usdInputSchema } from "@/lib/money";
-import { driveRefundAttempt, previewRefund, requestRefund, type RefundOutcome } from "@/lib/refunds/attempts";
+import {
+  describeOverLimit,
+  driveRefundAttempt,
+  exceedsSupportLimit,
+  previewRefund,
+  readSupportLimitStanding,
+  requestRefund,
+  type RefundOutcome,
+} from "@/lib/refunds/attempts";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
 
@@ -66,9 +75,19 @@ export const previewRefundAction = defineAction(
     if (impact.refundable && money(impact.amountUsd).gt(money(impact.remainingUsd))) {
       throw new AppError("INVALID_INPUT", `must be at most the remaining refundable USD ${impact.remainingUsd}`, { field: "amountUsd" });
     }
+    // Said at review already; the refund itself checks (and records a refusal) again when it is confirmed.
+    if (impact.refundable && !hasRole(user.role, "finance")) {
+      const standing = await readSupportLimitStanding(db, { gameId: game.id, subscriptionId: impact.subscriptionId, periodSeq: impact.periodSeq });
+      if (exceedsSupportLimit(standing, impact.amountUsd)) {
+        throw new AppError("FORBIDDEN", describeOverLimit(standing, impact.amountUsd), { field: "amountUsd" });
+      }
+    }
     return { ok: true, data: impact satisfies RefundImpact };
   },
 );
+
+/** Refusals that are about the amount: the person goes back to the amount with the new remaining figure. */
+const AMOUNT_ERROR_CODES: ReadonlySet<string> = new Set(["AMOUNT_EXCEEDS_REMAINING", "PERIOD_CHANGED"]);
 
 /** Makes the refund the person confirmed; safe to submit twice (same intent, same attempt, same key). */
 export const refundAction = defineAction(
@@ -82,33 +101,36 @@ export const refundAction = defineAction(
       amountUsd: usdInputSchema,
       remainingBeforeUsd: decimalStringSchema,
       reason: reasonSchema,
-      playerEmail: z
-        .string()
-        .max(254)
-        .optional()
-        .transform((value) => (value ? value : null)),
+      // The player's email is not read from the form: the attempt takes it from the service's subscription.
     }),
   },
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const outcome = await requestRefund(
-      db,
-      {
-        gameId: game.id,
-        subscriptionId: input.subscriptionId,
-        periodId: input.periodId,
-        periodSeq: input.periodSeq,
-        amountUsd: input.amountUsd,
-        remainingBeforeUsd: input.remainingBeforeUsd,
-        reason: input.reason,
-        playerEmail: input.playerEmail,
-      },
-      { id: user.id, email: user.email, role: user.role },
-    );
+    let outcome: RefundOutcome;
+    try {
+      outcome = await requestRefund(
+        db,
+        {
+          gameId: game.id,
+          subscriptionId: input.subscriptionId,
+          periodId: input.periodId,
+          periodSeq: input.periodSeq,
+          amountUsd: input.amountUsd,
+          remainingBeforeUsd: input.remainingBeforeUsd,
+          reason: input.reason,
+        },
+        { id: user.id, email: user.email, role: user.role },
+      );
+    } catch (error) {
+      // A period that changed since the review: the page shows the new remaining amount when the person goes back.
+      if (isAppError(error) && error.code === "CONFLICT") revalidatePath("/subscriptions", "layout");
+      throw error;
+    }
     if (outcome.state === "failed") {
       revalidatePath("/subscriptions", "layout");
-      throw new AppError("CONFLICT", outcome.message, { field: outcome.attempt.lastErrorCode === "AMOUNT_EXCEEDS_REMAINING" ? "amountUsd" : undefined });
+      const amountError = outcome.attempt.lastErrorCode !== null && AMOUNT_ERROR_CODES.has(outcome.attempt.lastErrorCode);
+      throw new AppError("CONFLICT", outcome.message, { field: amountError ? "amountUsd" : undefined });
     }
     return refundResult(outcome);
   },
@@ -123,8 +145,11 @@ export const retryRefundAttemptAction = defineAction(
     const attempt = await findRefundAttempt(db, game.id, attemptId);
     if (!attempt) throw new AppError("NOT_FOUND", "No such refund attempt for the selected game.");
     if (attempt.status !== "pending") throw new AppError("CONFLICT", `This refund is ${attempt.status.replace("_", " ")}; there is nothing to retry.`);
-    const outcome = await driveRefundAttempt(db, attempt);
-    if (outcome.state === "failed") throw new AppError("CONFLICT", outcome.message);
+    const outcome = await driveRefundAttempt(db, attempt, { source: "desk", driver: { id: user.id, email: user.email } });
+    if (outcome.state === "failed") {
+      revalidatePath("/subscriptions", "layout");
+      throw new AppError("CONFLICT", outcome.message);
+    }
     return refundResult(outcome);
   },
 );

@@ -14,8 +14,8 @@ import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, refundAttemptHref, subscriptionHref } from "@/lib/lookup/search";
+import { readSupportLimitStanding } from "@/lib/refunds/attempts";
 import { computeRefundImpact } from "@/lib/refunds/impact";
-import { readSupportRefundLimit } from "@/lib/refunds/settings";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
 import { previewRefundAction, refundAction } from "../../actions";
@@ -61,7 +61,7 @@ export default async function PeriodPage({ params }: Props) {
     loadFromService("subscription", () => client.getSubscription(subscriptionId, { includePlayer: true })),
     listRefundAttempts(db, { gameId: game.id, subscriptionId, periodSeq: period.period_seq }),
     findOpenAttemptForPeriod(db, game.id, subscriptionId, period.period_seq),
-    readSupportRefundLimit(db),
+    readSupportLimitStanding(db, { gameId: game.id, subscriptionId, periodSeq: period.period_seq }),
   ]);
   const player = subscription.ok ? (subscription.value.player ?? null) : null;
   const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
@@ -111,8 +111,7 @@ export default async function PeriodPage({ params }: Props) {
                   periodId={period.period_id}
                   periodSeq={period.period_seq}
                   remainingUsd={impact.remainingUsd}
-                  playerEmail={playerEmail}
-                  supportLimitUsd={limit.amountUsd}
+                  supportLimit={limit}
                   limited={!hasRole(user.role, "finance")}
                   previewAction={previewRefundAction}
                   refundAction={refundAction}

@@ -14,21 +14,23 @@ import { Money } from "@/app/_components/ui/money";
 import type { ActionResult } from "@/lib/actions";
 import type { RefundImpact } from "@/lib/refunds/impact";
 
+/** The support limit as it stands on this period (lib/refunds/attempts.ts SupportLimitStanding). */
+type SupportLimit = { limitUsd: string; usedUsd: string; availableUsd: string };
+
 type Action<T> = (state: ActionResult<T> | null, form: FormData) => Promise<ActionResult<T>>;
 type RefundData = { attemptId: string; state: string };
 
 /**
  * The refund flow of one period: choose full or partial and a reason, review what will happen (fresh from the
  * service), then confirm. The confirm step carries the remaining amount that was reviewed, so a stale screen is sent
- * back to review, and submitting twice reaches the same refund.
+ * back to review (with the page's figures refreshed), and submitting twice reaches the same refund.
  */
 export function RefundPanel({
   subscriptionId,
   periodId,
   periodSeq,
   remainingUsd,
-  playerEmail,
-  supportLimitUsd,
+  supportLimit,
   limited,
   previewAction,
   refundAction,
@@ -37,9 +39,8 @@ export function RefundPanel({
   periodId: number;
   periodSeq: number;
   remainingUsd: string;
-  playerEmail: string | null;
-  supportLimitUsd: string;
-  /** The viewer is support: amounts above the limit need finance. */
+  supportLimit: SupportLimit;
+  /** The viewer is below finance: refunds beyond the limit (per period, in total) need finance. */
   limited: boolean;
   previewAction: Action<RefundImpact>;
   refundAction: Action<RefundData>;
@@ -47,9 +48,12 @@ export function RefundPanel({
   const router = useRouter();
   const [mode, setMode] = useState<"full" | "partial">("full");
   const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
+  /** Why the person was sent back from the confirm step (the period changed, or the amount is no longer possible). */
+  const [sentBack, setSentBack] = useState<string | null>(null);
 
   const [previewState, preview] = useActionState(async (previous: ActionResult<RefundImpact> | null, form: FormData) => {
     const result = await previewAction(previous, form);
+    setSentBack(null);
     if (result.ok && result.data) setReview({ impact: result.data, reason: String(form.get("reason") ?? "") });
     return result;
   }, null);
@@ -57,6 +61,12 @@ export function RefundPanel({
   const [refundState, refund] = useActionState(async (previous: ActionResult<RefundData> | null, form: FormData) => {
     const result = await refundAction(previous, form);
     if (result.ok && result.data) router.push(`/subscriptions/refunds/${result.data.attemptId}`);
+    // Refused for the amount (the period changed since the review): back to the amount, with the page refreshed.
+    if (!result.ok && result.fieldErrors?.amountUsd) {
+      setSentBack(result.message);
+      setReview(null);
+      router.refresh();
+    }
     return result;
   }, null);
 
@@ -76,7 +86,6 @@ export function RefundPanel({
             <input type="hidden" name="amountUsd" value={impact.amountUsd} />
             <input type="hidden" name="remainingBeforeUsd" value={impact.remainingUsd} />
             <input type="hidden" name="reason" value={review.reason} />
-            <input type="hidden" name="playerEmail" value={playerEmail ?? ""} />
             {refundState && !refundState.ok ? <FormMessage tone="error">{refundState.message}</FormMessage> : null}
             {refundState && refundState.ok ? <FormMessage tone="success">{refundState.message}</FormMessage> : null}
             <div className="flex flex-wrap gap-2">
@@ -102,7 +111,8 @@ export function RefundPanel({
     <form action={preview} className="flex flex-col gap-4" aria-label={`Refund period ${periodSeq}`} noValidate>
       <input type="hidden" name="subscriptionId" value={subscriptionId} />
       <input type="hidden" name="periodId" value={periodId} />
-      {previewState && !previewState.ok && !Object.keys(errors).length ? <FormMessage tone="error">{previewState.message}</FormMessage> : null}
+      {sentBack ? <FormMessage tone="error">{sentBack}</FormMessage> : null}
+      {!sentBack && previewState && !previewState.ok && !Object.keys(errors).length ? <FormMessage tone="error">{previewState.message}</FormMessage> : null}
       <p className="text-ink">
         Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
       </p>
@@ -127,7 +137,13 @@ export function RefundPanel({
         {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={values.reason} />}
       </Field>
       {limited ? (
-        <p className="text-xs text-ink-muted">Support may refund up to USD {supportLimitUsd} at a time; a larger refund needs a finance user.</p>
+        <p className="text-xs text-ink-muted">
+          Support may refund up to USD {supportLimit.limitUsd} per period, in total
+          {supportLimit.usedUsd !== "0.00"
+            ? `; support has already refunded USD ${supportLimit.usedUsd} of this period, so at most USD ${supportLimit.availableUsd} more`
+            : ""}
+          . Beyond that, a finance user makes the refund.
+        </p>
       ) : null}
       <div>
         <SubmitButton pendingLabel="Checking…">Review refund</SubmitButton>

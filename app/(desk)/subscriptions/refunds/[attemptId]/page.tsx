@@ -78,7 +78,7 @@ export default async function RefundAttemptPage({ params }: Props) {
             {attempt.lastErrorMessage} Nothing else can be refunded on this period until a finance user marks it settled below.
           </Banner>
         ) : attempt.status === "failed" ? (
-          <Banner tone="warning" role="status" title="Refused by the service">
+          <Banner tone="warning" role="status" title={attempt.calls === 0 ? "Not sent: review the refund again" : "Refused by the service"}>
             {attempt.lastErrorMessage}
           </Banner>
         ) : (
@@ -113,6 +113,7 @@ export default async function RefundAttemptPage({ params }: Props) {
                 { label: "Request id", value: <span className="font-mono text-xs">{attempt.clientRequestId}</span> },
                 { label: "Calls from Payout Desk", value: `${attempt.calls} (each with its own quick retries)` },
                 { label: "Last call", value: <MaybeTime value={attempt.lastCalledAt} /> },
+                { label: "Period checked before sending", value: <MaybeTime value={attempt.periodCheckedAt} /> },
                 { label: "Last error", value: attempt.lastErrorCode ? <span className="font-mono text-xs">{attempt.lastErrorCode}</span> : null },
                 { label: "Finished at", value: <MaybeTime value={attempt.completedAt} /> },
               ]}
