@@ -179,6 +179,8 @@ export async function run(): Promise<void> {
           snapshotMs: Math.round(snap),
           bareFetchMs: Math.round(bare),
           ratio: Number((snap / bare).toFixed(2)),
+          // Each snapshot against the bare fetch right after it: on a shared machine the load moves between runs.
+          runRatios: snapshotMs.map((ms, i) => Number((ms / (bareMs[i] as number)).toFixed(2))),
           target: "<= 1.5",
           drift: summary.drift.status,
         },

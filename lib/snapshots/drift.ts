@@ -109,6 +109,15 @@ const EVENT_FIELDS: FieldSpec = {
   is_full_refund: "plain",
 };
 
+/** Compared columns holding instants: a version read back may give them as formatInstant text instead of a Date. */
+export const INSTANT_COLUMNS: ReadonlySet<string> = new Set(
+  [RECIPIENT_FIELDS, LINE_FIELDS, REVERSAL_FIELDS, EVENT_FIELDS].flatMap((fields) =>
+    Object.entries(fields)
+      .filter(([, kind]) => kind === "instant")
+      .map(([name]) => name),
+  ),
+);
+
 /** The columns compareVersions reads from each row table, keys included: a version is read back no wider than this. */
 export const COMPARED_COLUMNS: Record<keyof SnapshotRows, readonly string[]> = {
   recipients: [...new Set(["recipient_player_id", ...Object.keys(RECIPIENT_FIELDS), ...Object.keys(RECIPIENT_NOTICE_FIELDS)])],
@@ -150,6 +159,32 @@ export function normalise(kind: Kind, value: unknown): string | null {
   }
 }
 
+/** The same JSON value as far as stableJson can tell (object keys in any order), without building any text. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((value, index) => sameJson(value, b[index]));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
+}
+
+const FIELD_LISTS = new Map<FieldSpec, [string, Kind][]>();
+
+function fieldList(fields: FieldSpec): [string, Kind][] {
+  let list = FIELD_LISTS.get(fields);
+  if (!list) {
+    list = Object.entries(fields);
+    FIELD_LISTS.set(fields, list);
+  }
+  return list;
+}
+
 function compareFields(
   out: DriftEntry[],
   entity: DriftEntry["entity"],
@@ -159,51 +194,80 @@ function compareFields(
   fields: FieldSpec,
   severity: DriftEntry["severity"] = "drift",
 ): void {
-  for (const [field, kind] of Object.entries(fields)) {
-    const before = normalise(kind, previous[field]);
-    const after = normalise(kind, current[field]);
+  for (const [field, kind] of fieldList(fields)) {
+    const a = previous[field];
+    const b = current[field];
+    // Identical values normalise alike, and so do JSON values that differ in key order only: most fields of a
+    // reproduced window end here, without building their normal form.
+    if (a === b || (kind === "json" && sameJson(a, b))) continue;
+    const before = normalise(kind, a);
+    const after = normalise(kind, b);
     if (before !== after) out.push({ severity, entity, entityKey: key, field, previous: before, current: after });
   }
 }
 
-function compareSets(
-  out: DriftEntry[],
-  entity: DriftEntry["entity"],
-  previous: readonly Row[],
-  current: readonly Row[],
-  keyOf: (row: Row) => string,
-  fields: FieldSpec,
-  noticeFields?: FieldSpec,
-): void {
-  const before = new Map(previous.map((row) => [keyOf(row), row]));
-  const after = new Map(current.map((row) => [keyOf(row), row]));
-  for (const [key, row] of after) {
-    const old = before.get(key);
-    if (!old) {
-      out.push({ severity: "drift", entity, entityKey: key, field: "(present)", previous: "absent", current: "present" });
-      continue;
-    }
-    compareFields(out, entity, key, old, row, fields);
-    if (noticeFields) compareFields(out, entity, key, old, row, noticeFields, "notice");
-  }
-  for (const key of before.keys()) {
-    if (!after.has(key)) {
-      out.push({ severity: "drift", entity, entityKey: key, field: "(present)", previous: "present", current: "absent" });
-    }
-  }
-}
+type Entity = Exclude<DriftEntry["entity"], "totals">;
+
+const ROW_SETS: { rows: keyof SnapshotRows; entity: Entity; keyOf: (row: Row) => string; fields: FieldSpec; noticeFields?: FieldSpec }[] = [
+  { rows: "recipients", entity: "recipient", keyOf: (row) => String(row.recipient_player_id), fields: RECIPIENT_FIELDS, noticeFields: RECIPIENT_NOTICE_FIELDS },
+  { rows: "lines", entity: "line", keyOf: (row) => String(row.period_id), fields: LINE_FIELDS },
+  { rows: "reversals", entity: "reversal", keyOf: (row) => String(row.period_id), fields: REVERSAL_FIELDS },
+  { rows: "events", entity: "refund_event", keyOf: (row) => `${String(row.period_id)}#${String(row.seq)}`, fields: EVENT_FIELDS },
+];
 
 export type ComparableVersion = { totals: Record<string, unknown>; rows: SnapshotRows };
 
+/**
+ * Compares a new version with a previous one as its rows come in, page by page, so that a pull can do the work while
+ * it waits for the service; `finish` adds the totals and the rows that are gone. Same result as compareVersions.
+ */
+export type DriftComparer = {
+  add(rows: SnapshotRows): void;
+  finish(totals: Record<string, unknown>): DriftEntry[];
+};
+
+export function createDriftComparer(previous: ComparableVersion): DriftComparer {
+  const sets = ROW_SETS.map((set) => ({
+    ...set,
+    before: new Map(previous.rows[set.rows].map((row) => [set.keyOf(row), row])),
+    seen: new Set<string>(),
+    out: [] as DriftEntry[],
+  }));
+  return {
+    add(rows) {
+      for (const set of sets) {
+        for (const row of rows[set.rows]) {
+          const key = set.keyOf(row);
+          set.seen.add(key);
+          const old = set.before.get(key);
+          if (!old) {
+            set.out.push({ severity: "drift", entity: set.entity, entityKey: key, field: "(present)", previous: "absent", current: "present" });
+            continue;
+          }
+          compareFields(set.out, set.entity, key, old, row, set.fields);
+          if (set.noticeFields) compareFields(set.out, set.entity, key, old, row, set.noticeFields, "notice");
+        }
+      }
+    },
+    finish(totals) {
+      const out: DriftEntry[] = [];
+      compareFields(out, "totals", "window", previous.totals, totals, TOTALS_FIELDS);
+      for (const set of sets) {
+        out.push(...set.out);
+        for (const key of set.before.keys()) {
+          if (!set.seen.has(key)) {
+            out.push({ severity: "drift", entity: set.entity, entityKey: key, field: "(present)", previous: "present", current: "absent" });
+          }
+        }
+      }
+      return out;
+    },
+  };
+}
+
 /** Every difference between two versions of one window, totals first. */
 export function compareVersions(previous: ComparableVersion, current: ComparableVersion): DriftEntry[] {
-  const out: DriftEntry[] = [];
-  compareFields(out, "totals", "window", previous.totals, current.totals, TOTALS_FIELDS);
-  const id = (row: Row) => String(row.recipient_player_id);
-  const period = (row: Row) => String(row.period_id);
-  compareSets(out, "recipient", previous.rows.recipients, current.rows.recipients, id, RECIPIENT_FIELDS, RECIPIENT_NOTICE_FIELDS);
-  compareSets(out, "line", previous.rows.lines, current.rows.lines, period, LINE_FIELDS);
-  compareSets(out, "reversal", previous.rows.reversals, current.rows.reversals, period, REVERSAL_FIELDS);
-  compareSets(out, "refund_event", previous.rows.events, current.rows.events, (row) => `${String(row.period_id)}#${String(row.seq)}`, EVENT_FIELDS);
-  return out;
+  const comparer = createDriftComparer(previous);
+  comparer.add(current.rows);
+  return comparer.finish(current.totals);
 }

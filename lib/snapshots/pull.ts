@@ -419,6 +419,10 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     // commits with the pull's "complete" status or none of it does.
     const published = await db.transaction().execute(async (trx) => {
       const rowWriter = await createRowWriter(trx, snapshotId);
+      // Rows are compared with a comparable previous version while the next pages are read, not after the last one.
+      void previous.then((loaded) => {
+        if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
+      });
       const fetched = await fetchWindow(source, window, {
         signal: options.signal,
         onPage: async (page) => {
@@ -430,6 +434,9 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         onRestart: (kept) => rowWriter.reset(kept),
       });
       report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
+      // One turn of the event loop first: the last page's rows go to the database, which stores them while the
+      // checks run here.
+      await new Promise((resolve) => setImmediate(resolve));
       const checks = completenessChecks(fetched);
       const failed = checks.filter((c) => !c.ok);
       if (failed.length > 0) {

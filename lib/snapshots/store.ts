@@ -4,11 +4,11 @@ import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus } from "@/db/types";
 import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
-import { COMPARED_COLUMNS, type ComparableVersion, compareVersions, type DriftEntry } from "./drift";
+import { COMPARED_COLUMNS, type ComparableVersion, INSTANT_COLUMNS, compareVersions, createDriftComparer, type DriftComparer, type DriftEntry } from "./drift";
 import type { FetchedWindow, PageRecord } from "./fetch";
 import type { Check } from "./merge";
 import type { AttributionRecipient } from "@/lib/service/schemas";
-import { buildRecipientRows, buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
+import { arrayLiteralOf, buildRecipientRows, buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
 
 /**
  * Publishing: the whole snapshot (header, recipients, lines, reversals, refund events, raw pages, sub-windows and the
@@ -124,10 +124,16 @@ export const MAX_DRIFT_ROWS = 5_000;
 const CHUNK_ROWS = 4_000;
 const PAGES_PER_STATEMENT = 10;
 
+function elementText(value: Row[string] | undefined, type: ColumnType): string | null {
+  if (value === null || value === undefined) return null;
+  if (type === "jsonb" || typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
 /**
- * Many rows in one statement per chunk: each column travels as one typed array parameter and unnest turns the arrays
- * back into rows. Against one JSON document per chunk (json_to_recordset) this spares building, sending and parsing
- * the column names of every row, and PostgreSQL parses each array with its column's own input function.
+ * Many rows in one statement per chunk: each column travels as one array literal and unnest turns the arrays back
+ * into rows. Against one JSON document per chunk (json_to_recordset) this spares building, sending and parsing the
+ * column names of every row.
  */
 async function bulkInsert(
   trx: Transaction<Database>,
@@ -142,12 +148,8 @@ async function bulkInsert(
     const chunk = rows.slice(start, start + CHUNK_ROWS);
     const arrays = names.map((name) => {
       const type = columns[name] as ColumnType;
-      // JSON goes in as its text, so that an array value can never be read as another dimension of the parameter.
-      const values = chunk.map((row) => {
-        const value = row[name] ?? null;
-        return type === "jsonb" && value !== null ? JSON.stringify(value) : value;
-      });
-      return sql`${values}::${sql.raw(type)}[]`;
+      const literal = arrayLiteralOf(chunk, (row) => elementText(row[name], type));
+      return sql`${literal}::${sql.raw(type)}[]`;
     });
     await sql`insert into ${sql.table(table)} (snapshot_id, ${list})
       select ${snapshotId}::uuid, * from unnest(${sql.join(arrays)})`.execute(trx);
@@ -193,22 +195,29 @@ async function insertPages(trx: Transaction<Database>, snapshotId: string, pages
  * Writes raw pages and final recipients (with their lines, reversals and refund events) inside the publishing
  * transaction while the next pages are still being read, so that storing overlaps fetching. Nothing is visible
  * before the commit; a read that starts over rolls everything written back to a savepoint.
+ *
+ * Given the previous version of the window, it also compares each page's rows with it as they come, so that
+ * publishing only has the totals left to compare.
  */
 export type RowWriter = {
   addRecipients(recipients: readonly AttributionRecipient[]): void;
   addPage(page: PageRecord): void;
+  /** Compares every row written, before and after this call, with this version. */
+  compareWith(previous: ComparableVersion): void;
   /** Drops everything written, then writes `keep` again (the pages still part of the read). */
   reset(keep?: readonly PageRecord[]): Promise<void>;
   /**
    * Waits for every queued write; returns what was written: counts, and the recipients with the rows built from them
-   * (so that publishing need not build them again). Rethrows a failed write.
+   * and their comparison (so that publishing need not build or compare them again). Rethrows a failed write.
    */
   flush(): Promise<{ recipients: number; pages: number; written: WrittenRecipients }>;
-  /** The recipients handed over so far with their rows, queued or written. */
-  held(): WrittenRecipients;
 };
 
-export type WrittenRecipients = { recipients: readonly AttributionRecipient[]; rows: SnapshotRows };
+export type WrittenRecipients = {
+  recipients: readonly AttributionRecipient[];
+  rows: SnapshotRows;
+  drift: { previous: ComparableVersion; comparer: DriftComparer } | null;
+};
 
 function emptyRows(): SnapshotRows {
   return { recipients: [], lines: [], reversals: [], events: [] };
@@ -220,12 +229,22 @@ function appendRows(into: SnapshotRows, more: SnapshotRows): void {
   }
 }
 
+/**
+ * Resolves on the next turn of the event loop. Work queued while a page is being read waits for it, so that the
+ * request for the next page leaves first and the service works on it while this process stores the last one.
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export async function createRowWriter(trx: Transaction<Database>, snapshotId: string): Promise<RowWriter> {
   await sql`savepoint snapshot_rows`.execute(trx);
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown = null;
   let given: AttributionRecipient[] = [];
   let built = emptyRows();
+  let previous: ComparableVersion | null = null;
+  let comparer: DriftComparer | null = null;
   let pages = 0;
   const queue = (work: () => Promise<void>) => {
     chain = chain.then(work).catch((error: unknown) => {
@@ -235,20 +254,34 @@ export async function createRowWriter(trx: Transaction<Database>, snapshotId: st
   const writer: RowWriter = {
     addRecipients(list) {
       if (list.length === 0) return;
-      const rows = buildRecipientRows(list, given.length + 1);
+      const firstRank = given.length + 1;
       given.push(...list);
-      appendRows(built, rows);
-      queue(() => insertRows(trx, snapshotId, rows));
+      queue(async () => {
+        await nextTurn();
+        const rows = buildRecipientRows(list, firstRank);
+        appendRows(built, rows);
+        comparer?.add(rows);
+        await insertRows(trx, snapshotId, rows);
+      });
     },
     addPage(page) {
       pages += 1;
       queue(() => insertPages(trx, snapshotId, [page]));
+    },
+    compareWith(version) {
+      queue(async () => {
+        await nextTurn();
+        previous = version;
+        comparer = createDriftComparer(version);
+        comparer.add(built);
+      });
     },
     async reset(keep = []) {
       await chain;
       failure = null;
       given = [];
       built = emptyRows();
+      comparer = previous ? createDriftComparer(previous) : null;
       pages = 0;
       await sql`rollback to savepoint snapshot_rows`.execute(trx);
       for (const page of keep) writer.addPage(page);
@@ -256,10 +289,8 @@ export async function createRowWriter(trx: Transaction<Database>, snapshotId: st
     async flush() {
       await chain;
       if (failure) throw failure;
-      return { recipients: given.length, pages, written: { recipients: given, rows: built } };
-    },
-    held() {
-      return { recipients: given, rows: built };
+      const drift = previous && comparer ? { previous, comparer } : null;
+      return { recipients: given.length, pages, written: { recipients: given, rows: built, drift } };
     },
   };
   return writer;
@@ -290,13 +321,21 @@ export async function findPreviousVersion(db: Db, gameId: string, window: TimeWi
   return row ? { id: row.id, version: row.version, windowClosed: row.window_closed } : null;
 }
 
+/** A timestamptz column as formatInstant writes it: whole seconds with Z, otherwise milliseconds too. */
+export function instantText(column: string) {
+  const utc = sql`${sql.ref(column)} at time zone 'UTC'`;
+  return sql`to_char(${utc}, 'YYYY-MM-DD"T"HH24:MI:SS') || case when to_char(${utc}, 'MS') = '000' then 'Z'
+    else '.' || to_char(${utc}, 'MS') || 'Z' end`.as(column);
+}
+
 /** A published version's totals and rows, in the shape drift compares. */
 export async function loadComparable(db: Db, snapshotId: string): Promise<ComparableVersion> {
   const totals = await db.selectFrom("snapshot").selectAll().where("id", "=", snapshotId).executeTakeFirstOrThrow();
-  // Only the compared columns: reading and decoding tens of thousands of rows runs beside the next pull's fetch.
+  // Only the compared columns, instants already as formatInstant text: reading and decoding tens of thousands of
+  // rows runs beside the next pull's fetch, and a Date per instant, parsed then formatted again, costs more than this.
   const read = (table: string, columns: readonly string[]) =>
-    sql<Row>`select ${sql.join(columns.map((column) => sql.ref(column)))} from ${sql.table(table)}
-      where snapshot_id = ${snapshotId}`
+    sql<Row>`select ${sql.join(columns.map((column) => (INSTANT_COLUMNS.has(column) ? instantText(column) : sql.ref(column))))}
+      from ${sql.table(table)} where snapshot_id = ${snapshotId}`
       .execute(db)
       .then((result) => result.rows);
   const [recipients, lines, reversals, events] = await Promise.all([
@@ -352,9 +391,11 @@ export type PublishResult = {
  */
 export async function publishSnapshot(db: Db, trx: Transaction<Database>, input: PublishInput & { writer?: RowWriter }): Promise<PublishResult> {
   const { fetched, window } = input;
-  const held = input.writer?.held();
-  // Rows the writer already built from the very recipients of the read are reused: building them again costs as much.
-  const rows = held && wroteExactly(held, fetched.recipients) ? held.rows : buildRows(fetched);
+  // A write queued while reading that failed surfaces here, before anything else runs in the transaction.
+  const flushed = input.writer ? await input.writer.flush() : null;
+  // Rows the writer built from the very recipients of the read are reused: building them again costs as much.
+  const rowsWritten = flushed !== null && wroteExactly(flushed.written, fetched.recipients);
+  const rows = rowsWritten ? flushed.written.rows : buildRows(fetched);
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
   // A window is closed once its end has passed on the service's own clock.
@@ -365,13 +406,14 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
   let drift: DriftEntry[] = [];
   if (previous && !(previous.windowClosed && windowClosed)) driftStatus = "not_comparable";
   if (previous && previous.windowClosed && windowClosed) {
-    drift = compareVersions(previous.comparable ?? (await loadComparable(db, previous.id)), { totals, rows });
+    const comparable = previous.comparable ?? (await loadComparable(db, previous.id));
+    // The rows were compared with this very version while they were written; only the totals are left.
+    const compared = rowsWritten ? flushed.written.drift : null;
+    drift = compared && compared.previous === comparable ? compared.comparer.finish(totals) : compareVersions(comparable, { totals, rows });
     driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
   }
 
   const id = input.snapshotId;
-  // A write queued while reading that failed surfaces here, before anything else runs in the transaction.
-  const flushed = input.writer ? await input.writer.flush() : null;
   const version = await (async () => {
     // Serialises publishers of one window so that versions are numbered without gaps or clashes.
     await sql`select pg_advisory_xact_lock(hashtext(${`snapshot-version|${input.gameId}|${window.startMs}|${window.endMs}`}))`.execute(trx);
@@ -418,7 +460,6 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
         drift_count: drift.filter((entry) => entry.severity === "drift").length,
       })
       .execute();
-    const rowsWritten = flushed !== null && wroteExactly(flushed.written, fetched.recipients);
     const pagesWritten = (flushed?.pages ?? 0) === fetched.pages.length;
     if (!pagesWritten || (!rowsWritten && (flushed?.recipients ?? 0) > 0)) {
       // Something written while reading does not match what was read: write it all again from here.
