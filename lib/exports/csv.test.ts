@@ -109,6 +109,7 @@ describe("csvOutput", () => {
     const out = csvOutput(COLUMNS, pages(), { bom: false });
     for await (const _chunk of out.chunks) break;
     await vi.waitFor(() => expect(finished).toBe(true));
-    expect(pagesRead).toBeLessThan(10);
+    // Only what the buffers between the pages and the reader hold (about 64 KB of output) was read ahead.
+    expect(pagesRead).toBeLessThan(50);
   });
 });

@@ -91,33 +91,46 @@ export type CsvOutput = {
 export function csvOutput(columns: readonly ExportColumn[], batches: AsyncIterable<ExportRow[]>, options: { bom: boolean }): CsvOutput {
   const iterator = batches[Symbol.asyncIterator]();
   let rows = 0;
-  let reading = false;
+  let page: ExportRow[] = [];
+  let index = 0;
+  let fetching = false;
+  // Rows are formatted and handed on only as fast as the writer takes them (push() says when to stop), so at
+  // most one page of rows, and the page being fetched behind it, is held at any time.
+  const fill = (): void => {
+    while (index < page.length) {
+      let cells: (string | null)[];
+      try {
+        cells = formatRow(columns, page[index++] as ExportRow);
+      } catch (error) {
+        source.destroy(error as Error);
+        return;
+      }
+      rows++;
+      if (!source.push(cells)) return;
+    }
+    if (fetching || source.destroyed) return;
+    fetching = true;
+    iterator.next().then(
+      (next) => {
+        fetching = false;
+        if (next.done) {
+          source.push(null);
+          return;
+        }
+        page = next.value;
+        index = 0;
+        fill();
+      },
+      (error: unknown) => {
+        fetching = false;
+        source.destroy(error as Error);
+      },
+    );
+  };
   const source = new Readable({
     objectMode: true,
-    highWaterMark: 1024,
-    read() {
-      if (reading) return;
-      reading = true;
-      iterator.next().then(
-        (next) => {
-          reading = false;
-          if (next.done) {
-            source.push(null);
-            return;
-          }
-          try {
-            for (const row of next.value) source.push(formatRow(columns, row));
-            rows += next.value.length;
-          } catch (error) {
-            source.destroy(error as Error);
-          }
-        },
-        (error: unknown) => {
-          reading = false;
-          source.destroy(error as Error);
-        },
-      );
-    },
+    highWaterMark: 256,
+    read: fill,
     destroy(error, callback) {
       // Stops the query loop: a download cancelled half way must not keep reading the database.
       Promise.resolve(iterator.return?.()).then(

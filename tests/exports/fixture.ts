@@ -145,8 +145,8 @@ export async function insertSnapshot(
           attribution_unavailable_reason: l.reason ?? null,
           transaction_id: `tx_${l.periodId}`,
           mint_order_id: null,
-          funding: null,
-          refund: null,
+          funding: "null",
+          refund: "null",
           reconciliation: JSON.stringify({ checked: true, base_matches_settled_fee: true }),
         })),
       )

@@ -147,7 +147,8 @@ describe("GET /api/exports/[kind]", () => {
   it("[finance] a read failing half way is audited as failed and breaks the download instead of ending it cleanly", async () => {
     actAs(sessions.finance!);
     const spy = vi.spyOn(linesExport, "pages").mockImplementation(async function* () {
-      yield [{ snapshot_id: snapshotId, period_id: "1", amount_usd: "1.00" }];
+      // More than the output buffer holds, so the download is under way when the next page fails.
+      yield Array.from({ length: 3_000 }, (_, i) => ({ snapshot_id: snapshotId, period_id: String(i + 1), amount_usd: "1.00" }));
       throw new Error("connection lost");
     });
     try {
@@ -157,7 +158,7 @@ describe("GET /api/exports/[kind]", () => {
       await expect(response.arrayBuffer()).rejects.toThrow();
       const audit = await auditOf(exportId);
       expect(audit.map((a) => a.outcome)).toEqual(["started", "failed"]);
-      expect(audit[1]!.detail).toMatchObject({ rows: 1, error: "connection lost" });
+      expect(audit[1]!.detail).toMatchObject({ rows: 3_000, error: "connection lost" });
     } finally {
       spy.mockRestore();
     }

@@ -152,8 +152,8 @@ describe("[finance] CSV values survive a CSV parser exactly", () => {
     expect(second.refunded_at).toBe("2026-03-21T08:00:00.5Z");
     expect(second.cumulative_refunded_before_usd).toBe("3.33");
     expect(second.is_full_refund).toBe("true");
-    expect(restoreText(first.note)).toBe('-note starts with a minus, has a comma, and "quotes"');
-    expect(first.note.startsWith("'")).toBe(true);
+    expect(restoreText(first.note ?? "")).toBe('-note starts with a minus, has a comma, and "quotes"');
+    expect(first.note?.startsWith("'")).toBe(true);
     expect(coarse.reversal_basis).toBe("period_row");
     expect(coarse.refunded_at).toBe("");
     expect(coarse.period_reversed_attributed_usd).toBe("1.80");
