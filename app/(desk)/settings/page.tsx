@@ -6,44 +6,29 @@ import { requirePageRole } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Settings" };
 
+const SECTIONS = [
+  { href: "/settings/games", title: "Games", text: "Service credentials and webhook signing secrets, per game." },
+  { href: "/settings/users", title: "Users", text: "Who can sign in, and with which role." },
+  { href: "/settings/refunds", title: "Refunds", text: "How much support may refund on a period, in total; above it, finance." },
+  { href: "/settings/payouts", title: "Payouts", text: "The minimum payout, and the two-person rule for approving payout batches." },
+] as const;
+
 export default async function SettingsPage() {
   await requirePageRole("admin");
   return (
     <>
       <PageHeader title="Settings" description="Games, users and how Payout Desk works for this studio." />
       <div className="grid gap-4 sm:grid-cols-2">
-        <Card>
-          <h2 className="font-medium text-ink">
-            <Link className="text-accent underline-offset-2 hover:underline" href="/settings/games">
-              Games
-            </Link>
-          </h2>
-          <p className="mt-1 text-sm text-ink-muted">Service credentials and webhook signing secrets, per game.</p>
-        </Card>
-        <Card>
-          <h2 className="font-medium text-ink">
-            <Link className="text-accent underline-offset-2 hover:underline" href="/settings/users">
-              Users
-            </Link>
-          </h2>
-          <p className="mt-1 text-sm text-ink-muted">Who can sign in, and with which role.</p>
-        </Card>
-        <Card>
-          <h2 className="font-medium text-ink">
-            <Link className="text-accent underline-offset-2 hover:underline" href="/settings/refunds">
-              Refunds
-            </Link>
-          </h2>
-          <p className="mt-1 text-sm text-ink-muted">The largest refund support may make; above it, finance.</p>
-        </Card>
-        <Card>
-          <h2 className="font-medium text-ink">
-            <Link className="text-accent underline-offset-2 hover:underline" href="/settings/payouts">
-              Payouts
-            </Link>
-          </h2>
-          <p className="mt-1 text-sm text-ink-muted">The minimum payout, and the two-person rule for approving payout batches.</p>
-        </Card>
+        {SECTIONS.map((section) => (
+          <Card key={section.href}>
+            <h2 className="font-medium text-ink">
+              <Link className="text-accent underline-offset-2 hover:underline" href={section.href}>
+                {section.title}
+              </Link>
+            </h2>
+            <p className="mt-1 text-sm text-ink-muted">{section.text}</p>
+          </Card>
+        ))}
       </div>
     </>
   );
