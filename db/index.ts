@@ -6,11 +6,28 @@ import type { Database } from "./types";
 
 export type Db = Kysely<Database>;
 
+// Kept on globalThis like the shared Db below: the app's bundles may each hold their own copy of this module,
+// and a Db made by one copy must find its pool from another.
+const registry = globalThis as unknown as { __payoutDeskPools?: WeakMap<Db, pg.Pool> };
+const pools = (registry.__payoutDeskPools ??= new WeakMap<Db, pg.Pool>());
+
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
   const pool = new pg.Pool({ connectionString, max: options.max ?? 10, idleTimeoutMillis: 30_000 });
   // An idle client that loses its connection must not take the process down.
   pool.on("error", () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/**
+ * The pg pool behind a Db, for the few reads that need what Kysely does not offer (rows as arrays of text for the
+ * streamed exports). Same connections, same limits.
+ */
+export function poolOf(db: Db): pg.Pool {
+  const pool = pools.get(db);
+  if (!pool) throw new Error("this Db was not made by createDb");
+  return pool;
 }
 
 const holder = globalThis as unknown as { __payoutDeskDb?: Db };

@@ -56,6 +56,14 @@ describe("formatRow", () => {
       expect(() => formatRow(COLUMNS, { name: "a", amount: bad, at: null }), bad).toThrow(/not a decimal number/);
     }
   });
+
+  it("formats a row given as cells in column order, in place, and refuses one with the wrong number of cells", () => {
+    const cells = ["@x", "0.10", null];
+    expect(formatRow(COLUMNS, cells)).toBe(cells);
+    expect(cells).toEqual(["'@x", "0.10", null]);
+    expect(() => formatRow(COLUMNS, ["a", "1.00"])).toThrow(/2 cells for 3 columns/);
+    expect(() => formatRow(COLUMNS, ["a", "1,00", null])).toThrow(/not a decimal number/);
+  });
 });
 
 describe("csvOutput", () => {

@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 
 /**
@@ -23,7 +22,11 @@ export type ExportColumn = {
   description: string;
 };
 
-export type ExportRow = Record<string, string | null>;
+/**
+ * A row of an export: an object keyed by column name, or the cells themselves in column order (what the largest
+ * exports read, to spare an object per row; formatRow then works on that array in place).
+ */
+export type ExportRow = Record<string, string | null> | (string | null)[];
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
@@ -65,6 +68,11 @@ function formatCell(column: ExportColumn, value: string | null | undefined): str
 }
 
 export function formatRow(columns: readonly ExportColumn[], row: ExportRow): (string | null)[] {
+  if (Array.isArray(row)) {
+    if (row.length !== columns.length) throw new ExportValueError(`a row holds ${row.length} cells for ${columns.length} columns`);
+    for (let i = 0; i < columns.length; i++) row[i] = formatCell(columns[i] as ExportColumn, row[i]);
+    return row;
+  }
   const out = new Array<string | null>(columns.length);
   for (let i = 0; i < columns.length; i++) {
     const column = columns[i] as ExportColumn;
@@ -73,7 +81,7 @@ export function formatRow(columns: readonly ExportColumn[], row: ExportRow): (st
   return out;
 }
 
-/** Output is handed on in pieces of about this size rather than one tiny chunk per row. */
+/** Output is handed on in pieces of at most this size. */
 const OUTPUT_CHUNK_BYTES = 64 * 1024;
 
 export type CsvOutput = {
@@ -84,113 +92,50 @@ export type CsvOutput = {
 };
 
 /**
- * The CSV of `batches`, produced on demand. Rows are read one batch at a time, only when the consumer wants
- * more bytes, so memory holds about one batch whatever the size of the export; breaking out of `chunks` (a
- * cancelled download) stops the reading.
+ * The CSV of `batches`, produced on demand. Each batch is formatted and encoded as soon as it arrives, so its rows
+ * die young and only its bytes wait for the reader: memory holds about one batch of rows and its bytes, whatever
+ * the size of the export. Nothing more is read until the reader has taken those bytes; breaking out of `chunks`
+ * (a cancelled download) stops the reading.
  */
 export function csvOutput(columns: readonly ExportColumn[], batches: AsyncIterable<ExportRow[]>, options: { bom: boolean }): CsvOutput {
-  const iterator = batches[Symbol.asyncIterator]();
   let rows = 0;
-  let page: ExportRow[] = [];
-  let index = 0;
-  let fetching = false;
-  // Rows are formatted and handed on only as fast as the writer takes them (push() says when to stop), so at
-  // most one page of rows, and the page being fetched behind it, is held at any time.
-  const fill = (): void => {
-    while (index < page.length) {
-      let cells: (string | null)[];
-      try {
-        cells = formatRow(columns, page[index++] as ExportRow);
-      } catch (error) {
-        source.destroy(error as Error);
-        return;
-      }
-      rows++;
-      if (!source.push(cells)) return;
-    }
-    if (fetching || source.destroyed) return;
-    fetching = true;
-    iterator.next().then(
-      (next) => {
-        fetching = false;
-        if (next.done) {
-          source.push(null);
-          return;
-        }
-        page = next.value;
-        index = 0;
-        fill();
-      },
-      (error: unknown) => {
-        fetching = false;
-        source.destroy(error as Error);
-      },
-    );
-  };
-  const source = new Readable({
-    objectMode: true,
-    highWaterMark: 256,
-    read: fill,
-    destroy(error, callback) {
-      // Stops the query loop: a download cancelled half way must not keep reading the database.
-      Promise.resolve(iterator.return?.()).then(
-        () => callback(error),
-        () => callback(error),
-      );
-    },
-  });
-  const stringifier = stringify({
-    header: true,
-    columns: columns.map((c) => c.name),
-    record_delimiter: "\r\n",
-    bom: options.bom,
-    readableHighWaterMark: OUTPUT_CHUNK_BYTES,
-  });
-  source.on("error", (error) => stringifier.destroy(error));
-  source.pipe(stringifier);
 
   async function* chunks(): AsyncGenerator<Buffer, void, undefined> {
+    const stringifier = stringify({
+      header: true,
+      columns: columns.map((c) => c.name),
+      record_delimiter: "\r\n",
+      bom: options.bom,
+      // Never full: a batch's output stays buffered until take() hands all of it on, so a write never waits.
+      readableHighWaterMark: Number.MAX_SAFE_INTEGER,
+    });
     let failure: Error | null = null;
-    let ended = false;
-    let wake: (() => void) | null = null;
-    const signal = () => {
-      const resume = wake;
-      wake = null;
-      resume?.();
-    };
-    const onError = (error: Error) => {
+    stringifier.on("error", (error) => {
       failure ??= error;
-      signal();
+    });
+    const take = function* (): Generator<Buffer, void, undefined> {
+      if (failure) throw failure;
+      const buffered = stringifier.read() as Buffer | null;
+      if (buffered === null) return;
+      for (let at = 0; at < buffered.length; at += OUTPUT_CHUNK_BYTES) yield buffered.subarray(at, at + OUTPUT_CHUNK_BYTES);
     };
-    const onEnd = () => {
-      ended = true;
-      signal();
-    };
-    stringifier.on("readable", signal);
-    stringifier.on("end", onEnd);
-    stringifier.on("error", onError);
     try {
-      while (true) {
-        if (failure) throw failure;
-        // read() without a size hands over everything buffered at once: one write per ~64 KB, not per row.
-        const chunk = stringifier.read() as Buffer | null;
-        if (chunk !== null) {
-          yield chunk;
-          continue;
+      for await (const batch of batches) {
+        for (let i = 0; i < batch.length; i++) {
+          stringifier.write(formatRow(columns, batch[i] as ExportRow));
+          rows++;
         }
-        if (ended || stringifier.readableEnded) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
+        yield* take();
       }
+      // Ending writes what is left, and the header of an export without rows.
+      await new Promise<void>((resolve, reject) => {
+        stringifier.once("finish", resolve);
+        stringifier.once("error", reject);
+        stringifier.end();
+      });
+      yield* take();
     } finally {
-      stringifier.off("readable", signal);
-      stringifier.off("end", onEnd);
-      stringifier.off("error", onError);
-      if (!stringifier.readableEnded) {
-        source.destroy();
-        stringifier.destroy();
-      }
+      stringifier.destroy();
     }
   }
 

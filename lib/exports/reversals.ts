@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import type { ExportColumn, ExportRow } from "./csv";
+import type { ExportColumn } from "./csv";
 import { keysetPages } from "./keyset";
 import { booleanText, decimalText, instantText, integerText } from "./sql";
 import type { ExportKindDefinition, ResolvedTarget } from "./types";
@@ -110,7 +110,7 @@ export const reversalsExport: ExportKindDefinition = {
   pages(db, target) {
     // A page is a set of whole reversals with their events, so its row count says nothing about whether more
     // follow: a page size of 1 reads on until a page comes back empty (one extra, cheap query).
-    return keysetPages<ExportRow>(
+    return keysetPages<Record<string, string | null>>(
       (after) => selectReversalCells(db, target, after, REVERSAL_PAGE_SIZE).execute(),
       (row) => row.period_id ?? "",
       1,

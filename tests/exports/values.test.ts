@@ -1,8 +1,8 @@
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/exports/[kind]/route";
-import { LINE_COLUMNS } from "@/lib/exports/lines";
-import { restoreText } from "@/lib/exports/csv";
+import { LINE_COLUMNS, selectLineCells } from "@/lib/exports/lines";
+import { neutraliseText, restoreText } from "@/lib/exports/csv";
 import { REVERSAL_COLUMNS } from "@/lib/exports/reversals";
 import { formatInstant } from "@/lib/time";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
@@ -132,6 +132,25 @@ describe("[finance] CSV values survive a CSV parser exactly", () => {
     expect(byId.get("503")!.recipient_name).toBe("Zoë Ångström – 東京タワー – Дмитрий – مرحبا – 🎮");
     expect(byId.get("502")!.recipient_name).toBe("Line one\nLine two\r\nLine three");
     expectNoFormula(rows, LINE_COLUMNS.filter((c) => c.type === "text").map((c) => c.name));
+  });
+
+  it("renewal lines: the file holds exactly what PostgreSQL formats from the same lines in one SELECT", async () => {
+    // The export reads the lines in streamed pages and fills in names and instants itself; selectLineCells is
+    // the same file as PostgreSQL alone would write it (the statement the export bench COPYs).
+    const { response, text } = await download("lines", `snapshot=${snapshotId}`);
+    expect(response.status).toBe(200);
+    const cells = parse(text, { bom: true }) as string[][];
+    expect(cells[0]).toEqual(LINE_COLUMNS.map((c) => c.name));
+    const reference = await selectLineCells(t.db, { gameId: GAME, snapshotId }).execute();
+    const expected = reference.map((row) =>
+      LINE_COLUMNS.map((column) => {
+        const value = (row as Record<string, string | null>)[column.name] ?? null;
+        if (value === null) return "";
+        return column.type === "text" ? neutraliseText(value) : value;
+      }),
+    );
+    expect(expected).toHaveLength(LINES.length);
+    expect(cells.slice(1)).toEqual(expected);
   });
 
   it("reversals: one row per refund event, a reversal without events on one row, values exact", async () => {
