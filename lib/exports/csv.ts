@@ -127,11 +127,12 @@ export function csvOutput(columns: readonly ExportColumn[], batches: AsyncIterab
         }
         yield* take();
       }
-      // Ending writes what is left, and the header of an export without rows.
+      // Ending writes what is left, and the header of an export without rows. An error raised before would
+      // leave end() waiting for ever, so it is thrown first; one raised while ending rejects.
+      if (failure) throw failure;
       await new Promise<void>((resolve, reject) => {
-        stringifier.once("finish", resolve);
         stringifier.once("error", reject);
-        stringifier.end();
+        stringifier.end(() => resolve());
       });
       yield* take();
     } finally {

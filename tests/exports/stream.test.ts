@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { poolOf } from "@/db";
 import { type Cells, streamKeysetCells } from "@/lib/exports/stream";
 import { createTestDatabase, type TestDatabase } from "../support/db";
@@ -84,6 +84,40 @@ describe("streamKeysetCells", () => {
     }
     // The next page is asked for as soon as the previous one has arrived, so one may be under way; no more.
     expect(pages).toBeLessThanOrEqual(2);
+    expect(inUse()).toBe(0);
+  });
+
+  it("holds back the next page while the reader is behind, holding no connection, and goes on when it reads again", async () => {
+    let pages = 0;
+    const page = probe()(10);
+    const counted = (after: string | null) => {
+      pages++;
+      return page(after);
+    };
+    const ids: string[] = [];
+    let paused = true;
+    for await (const batch of streamKeysetCells(t.db, counted, { keyIndex: 0, pageSize: 10, batchRows: 5 })) {
+      for (const cells of batch) ids.push(cells[0] as string);
+      if (paused) {
+        paused = false;
+        // A reader that stalls after its first batch: the read stops after the page behind the one being read.
+        await vi.waitFor(() => expect(pages).toBe(2));
+        await vi.waitFor(() => expect(inUse()).toBe(0));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(pages).toBe(2);
+      }
+    }
+    expect(ids).toEqual(oneTo(100));
+    expect(pages).toBe(11);
+  });
+
+  it("fails with the page's error when its query cannot even be built, and gives everything back", async () => {
+    const read = (async () => {
+      for await (const _ of streamKeysetCells(t.db, () => { throw new Error("no such column"); }, { keyIndex: 0, pageSize: 10 })) {
+        // never reached
+      }
+    })();
+    await expect(read).rejects.toThrow("no such column");
     expect(inUse()).toBe(0);
   });
 
