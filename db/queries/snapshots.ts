@@ -2,6 +2,7 @@ import "server-only";
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus, SnapshotPullStatus } from "@/db/types";
+import { formatUsd } from "@/lib/money";
 import type { TimeWindow } from "@/lib/time";
 
 /**
@@ -486,26 +487,35 @@ export type SnapshotReversalRow = {
   recipientPlayerId: number;
   subscriptionId: string;
   periodSeq: number;
+  status: string;
   paidAt: Date | null;
   settledInThisWindow: boolean;
   amountUsd: string;
   originallyAttributedUsd: string;
+  refundedToDateUsd: string;
+  latestRefundAt: Date | null;
   reversedAttributedUsd: string;
   partnerRevenueReversedUsd: string;
   reversalBasis: string;
   netsToZeroInWindow: boolean;
   note: string | null;
   events: {
+    seq: number;
     refundedAt: Date;
     refundedAmountUsd: string;
+    cumulativeRefundedBeforeUsd: string;
     cumulativeRefundedAfterUsd: string;
     reversedAttributedUsd: string;
     partnerRevenueReversedUsd: string;
+    partnerRevenueReversalBasis: string;
     isFullRefund: boolean;
   }[];
 };
 
-/** Reversals in a snapshot (of one recipient when given), each with its refund events. */
+/**
+ * Reversals in a snapshot (of one recipient when given), oldest refund first, each with every refund event
+ * (cumulative before and after, basis). Amounts to the cent.
+ */
 export async function listSnapshotReversals(
   db: Db,
   params: { gameId: string; snapshotId: string; recipientPlayerId?: number; limit?: number },
@@ -513,41 +523,19 @@ export async function listSnapshotReversals(
   let query = db
     .selectFrom("snapshot_reversal as v")
     .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
+    .selectAll("v")
     .where("s.game_id", "=", params.gameId)
     .where("v.snapshot_id", "=", params.snapshotId);
   if (params.recipientPlayerId !== undefined) query = query.where("v.recipient_player_id", "=", String(params.recipientPlayerId));
   const rows = await query
-    .select([
-      "v.period_id",
-      "v.recipient_player_id",
-      "v.subscription_id",
-      "v.period_seq",
-      "v.paid_at",
-      "v.settled_in_this_window",
-      "v.amount_usd",
-      "v.originally_attributed_usd",
-      "v.reversed_attributed_usd",
-      "v.partner_revenue_reversed_usd",
-      "v.reversal_basis",
-      "v.nets_to_zero_in_window",
-      "v.note",
-    ])
     .orderBy("v.latest_refund_at")
     .orderBy("v.period_id")
-    .limit(params.limit ?? 1000)
+    .limit(params.limit ?? 500)
     .execute();
   if (rows.length === 0) return [];
   const events = await db
     .selectFrom("snapshot_refund_event")
-    .select([
-      "period_id",
-      "refunded_at",
-      "refunded_amount_usd",
-      "cumulative_refunded_after_usd",
-      "reversed_attributed_usd",
-      "partner_revenue_reversed_usd",
-      "is_full_refund",
-    ])
+    .selectAll()
     .where("snapshot_id", "=", params.snapshotId)
     .where(
       "period_id",
@@ -561,11 +549,14 @@ export async function listSnapshotReversals(
   for (const e of events) {
     const list = byPeriod.get(e.period_id) ?? [];
     list.push({
+      seq: e.seq,
       refundedAt: e.refunded_at,
-      refundedAmountUsd: e.refunded_amount_usd,
-      cumulativeRefundedAfterUsd: e.cumulative_refunded_after_usd,
-      reversedAttributedUsd: e.reversed_attributed_usd,
-      partnerRevenueReversedUsd: e.partner_revenue_reversed_usd,
+      refundedAmountUsd: formatUsd(e.refunded_amount_usd),
+      cumulativeRefundedBeforeUsd: formatUsd(e.cumulative_refunded_before_usd),
+      cumulativeRefundedAfterUsd: formatUsd(e.cumulative_refunded_after_usd),
+      reversedAttributedUsd: formatUsd(e.reversed_attributed_usd),
+      partnerRevenueReversedUsd: formatUsd(e.partner_revenue_reversed_usd),
+      partnerRevenueReversalBasis: e.partner_revenue_reversal_basis,
       isFullRefund: e.is_full_refund,
     });
     byPeriod.set(e.period_id, list);
@@ -575,12 +566,15 @@ export async function listSnapshotReversals(
     recipientPlayerId: Number(r.recipient_player_id),
     subscriptionId: r.subscription_id,
     periodSeq: r.period_seq,
+    status: r.status,
     paidAt: r.paid_at,
     settledInThisWindow: r.settled_in_this_window,
-    amountUsd: r.amount_usd,
-    originallyAttributedUsd: r.originally_attributed_usd,
-    reversedAttributedUsd: r.reversed_attributed_usd,
-    partnerRevenueReversedUsd: r.partner_revenue_reversed_usd,
+    amountUsd: formatUsd(r.amount_usd),
+    originallyAttributedUsd: formatUsd(r.originally_attributed_usd),
+    refundedToDateUsd: formatUsd(r.refunded_to_date_usd),
+    latestRefundAt: r.latest_refund_at,
+    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+    partnerRevenueReversedUsd: formatUsd(r.partner_revenue_reversed_usd),
     reversalBasis: r.reversal_basis,
     netsToZeroInWindow: r.nets_to_zero_in_window,
     note: r.note,

@@ -11,8 +11,8 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
-import { findStatementId, getLiveBatchId, getSnapshotRecipient, listCarrySources, listEvidenceLines, listEvidenceReversals } from "@/db/queries/payouts";
-import { getLatestSnapshot, getSnapshot } from "@/db/queries/snapshots";
+import { findStatementId, getLiveBatchId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
+import { getLatestSnapshot, getSnapshot, listSnapshotReversals } from "@/db/queries/snapshots";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { formatCount } from "@/lib/format";
@@ -65,7 +65,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   }
   const [lines, reversals, windowFlags, overrides, carries, reported] = await Promise.all([
     listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
-    listEvidenceReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
+    listSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
     windowFlagsOf(db, snapshot),
     batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
