@@ -338,6 +338,20 @@ function describeFlags(flags: PayoutFlag[]): string {
 
 export type BulkResult = { changed: number; skipped: { id: string; recipientPlayerId: number; reason: string }[] };
 
+/** The statements a bulk action may change (in one of `allowed` states) and the others, skipped with their state. */
+function splitByState<R extends { id: string; recipient_player_id: string; state: PayoutStatementState }>(
+  rows: R[],
+  allowed: readonly PayoutStatementState[],
+): { change: R[]; skipped: BulkResult["skipped"] } {
+  const change: R[] = [];
+  const skipped: BulkResult["skipped"] = [];
+  for (const r of rows) {
+    if (allowed.includes(r.state)) change.push(r);
+    else skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `is ${r.state}` });
+  }
+  return { change, skipped };
+}
+
 /**
  * Approves draft statements of a draft batch: the ones given, or every draft statement without an open flag.
  * A statement with an open flag is skipped with the reason (never approved quietly).
@@ -406,8 +420,7 @@ export async function unapproveStatements(db: Db, params: { gameId: string; batc
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "draft") throw new AppError("CONFLICT", `The batch is ${batch.status}; its statements can no longer go back to draft.`);
     const rows = await selectStatements(trx, batch.id, params.ids);
-    const change = rows.filter((r) => r.state === "approved");
-    const skipped = rows.filter((r) => r.state !== "approved").map((r) => ({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `is ${r.state}` }));
+    const { change, skipped } = splitByState(rows, ["approved"]);
     await setState(trx, change.map((r) => r.id), "draft", actor);
     await insertEvents(
       trx,
@@ -443,10 +456,7 @@ export async function holdStatements(
     if (batch.status === "discarded") throw new AppError("CONFLICT", "This batch was discarded.");
     const rows = await selectStatements(trx, batch.id, params.ids);
     const allowed: PayoutStatementState[] = batch.status === "draft" ? ["draft", "approved"] : ["approved"];
-    const change = rows.filter((r) => allowed.includes(r.state));
-    const skipped = rows
-      .filter((r) => !allowed.includes(r.state))
-      .map((r) => ({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `is ${r.state}` }));
+    const { change, skipped } = splitByState(rows, allowed);
     await setState(trx, change.map((r) => r.id), "held", actor, { hold_reason: reason });
     await insertEvents(
       trx,
@@ -484,8 +494,7 @@ export async function releaseStatements(
     if (batch.status === "discarded") throw new AppError("CONFLICT", "This batch was discarded.");
     const overrides = await listFlagOverrides(db, { gameId: params.gameId, batchId: params.batchId });
     const rows = await selectStatements(trx, batch.id, params.ids);
-    const held = rows.filter((r) => r.state === "held");
-    const skipped = rows.filter((r) => r.state !== "held").map((r) => ({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `is ${r.state}` }));
+    const { change: held, skipped } = splitByState(rows, ["held"]);
     const events: Parameters<typeof insertEvents>[1] = [];
     const now = new Date();
     if (batch.status === "draft") {

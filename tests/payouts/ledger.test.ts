@@ -9,6 +9,7 @@ import {
   overrideFlag,
   preparePayoutBatch,
   releaseStatements,
+  unapproveStatements,
 } from "@/lib/payouts/batches";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { listLedgerEntries, listPayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
@@ -234,6 +235,33 @@ describe("the approval workflow", () => {
     const [s2] = await listPayoutStatements(db, { gameId: GAME, batchId: again.batchId });
     expect(s2).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
     await expectInvariant();
+  });
+
+  it("bulk hold, back-to-draft and release change only statements in a state they apply to, and name the others", async () => {
+    await insertSnapshot(db, { window: "2026-10", recipients: [{ id: 6001, gross: "20.00" }, { id: 6002, gross: "30.00" }, { id: 6003, gross: "40.00" }] });
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, preparer);
+    const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
+    const idOf = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)!.id;
+    const all = [idOf(6001), idOf(6002), idOf(6003)];
+    await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)] }, preparer);
+    await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6002)], reason: "Bank details bounced" }, preparer);
+
+    const back = await unapproveStatements(db, { gameId: GAME, batchId, ids: all }, preparer);
+    expect(back.changed).toBe(1);
+    expect(back.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual(["6002: is held", "6003: is draft"]);
+
+    const released = await releaseStatements(db, { gameId: GAME, batchId, ids: all, reason: "Bank details corrected" }, preparer);
+    expect(released.changed).toBe(1);
+    expect(released.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual(["6001: is draft", "6003: is draft"]);
+
+    await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6003)] }, preparer);
+    await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)], reason: "Tax form missing" }, preparer);
+    const held = await holdStatements(db, { gameId: GAME, batchId, ids: all, reason: "Whole window under review" }, preparer);
+    expect(held.changed).toBe(2);
+    expect(held.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`)).toEqual(["6001: is held"]);
+    const states = await listPayoutStatements(db, { gameId: GAME, batchId });
+    expect(states.map((s) => s.state)).toEqual(["held", "held", "held"]);
+    await discardPayoutBatch(db, { gameId: GAME, batchId, reason: "Test window" }, preparer);
   });
 
   it("never lets a statement's figures change after preparation", async () => {
