@@ -4,6 +4,7 @@ import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, money, type Money } from "@/lib/money";
 import { formatInstant, type TimeWindow } from "@/lib/time";
+import { isLatestVersion } from "./snapshots";
 
 /**
  * Reads for the payout pages: the recipient payout table of a window (sorted, filtered and paginated in SQL), top
@@ -340,18 +341,7 @@ export async function listTopRecipients(
         params.windows.map((w) => eb.and([eb("s.window_start", "=", new Date(w.startMs)), eb("s.window_end", "=", new Date(w.endMs))])),
       ),
     )
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom("snapshot as n")
-            .select("n.id")
-            .whereRef("n.game_id", "=", "s.game_id")
-            .whereRef("n.window_start", "=", "s.window_start")
-            .whereRef("n.window_end", "=", "s.window_end")
-            .whereRef("n.version", ">", "s.version"),
-        ),
-      ),
-    );
+    .where(isLatestVersion("s"));
   const rows = await db
     .selectFrom("snapshot_recipient as r")
     .select([
@@ -411,18 +401,7 @@ export async function listRecipientWindows(db: Db, params: { gameId: string; rec
     ])
     .where("s.game_id", "=", params.gameId)
     .where("r.recipient_player_id", "=", String(params.recipientPlayerId))
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom("snapshot as n")
-            .select("n.id")
-            .whereRef("n.game_id", "=", "s.game_id")
-            .whereRef("n.window_start", "=", "s.window_start")
-            .whereRef("n.window_end", "=", "s.window_end")
-            .whereRef("n.version", ">", "s.version"),
-        ),
-      ),
-    )
+    .where(isLatestVersion("s"))
     .orderBy("s.window_start", "desc")
     .limit(200)
     .execute();

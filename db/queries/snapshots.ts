@@ -67,6 +67,13 @@ function staleMarks(eb: ExpressionBuilder<Database, "snapshot">) {
     .whereRef("m.marked_at", ">", "snapshot.fetch_started_at");
 }
 
+/** The snapshot under `alias` is the latest version of its window: no newer one of the same game and window exists. */
+export function isLatestVersion(alias: string) {
+  const ref = (column: string) => sql.ref(`${alias}.${column}`);
+  return sql<boolean>`not exists (select 1 from snapshot as newer where newer.game_id = ${ref("game_id")}
+    and newer.window_start = ${ref("window_start")} and newer.window_end = ${ref("window_end")} and newer.version > ${ref("version")})`;
+}
+
 function headerQuery(db: Db, gameId: string) {
   return db
     .selectFrom("snapshot")
@@ -177,18 +184,7 @@ export async function listSnapshotWindows(
         .whereRef("v.window_end", "=", "snapshot.window_end")
         .as("versions"),
     )
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom("snapshot as newer")
-            .select("newer.id")
-            .whereRef("newer.game_id", "=", "snapshot.game_id")
-            .whereRef("newer.window_start", "=", "snapshot.window_start")
-            .whereRef("newer.window_end", "=", "snapshot.window_end")
-            .whereRef("newer.version", ">", "snapshot.version"),
-        ),
-      ),
-    )
+    .where(isLatestVersion("snapshot"))
     .orderBy("snapshot.window_start", "desc")
     .orderBy("snapshot.window_end", "desc")
     .limit(params.limit ?? 24)
