@@ -1,0 +1,49 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../db";
+import { migrateToLatest } from "../../db/migrate";
+import { MIGRATIONS } from "../../db/migrations";
+import { checkReadiness } from "../../lib/health";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+
+describe("readiness", () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase({ migrate: false });
+    useTestEnv(t);
+  });
+  afterAll(async () => t.drop());
+
+  it("is not ready before the migrations ran, and says how many are pending", async () => {
+    expect(await checkReadiness(t.db)).toEqual({
+      ready: false,
+      reason: "migrations_pending",
+      pending: Object.keys(MIGRATIONS).length,
+    });
+  });
+
+  it("is ready once every migration this build knows is applied, and the route answers 200", async () => {
+    await migrateToLatest(t.db);
+    expect(await checkReadiness(t.db)).toEqual({ ready: true });
+    const { GET } = await import("../../app/api/health/ready/route");
+    const response = await GET(new Request("http://localhost/api/health/ready"), { params: Promise.resolve({}) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ready" });
+  });
+
+  it("stays ready when a newer build applied a migration this one does not know", async () => {
+    await sql`insert into kysely_migration (name, timestamp) values ('2999_01_01_0000_from_a_newer_build', now()::text)`.execute(t.db);
+    expect(await checkReadiness(t.db)).toEqual({ ready: true });
+  });
+
+  it("is not ready when the database does not answer", async () => {
+    const url = new URL(t.url);
+    url.port = "1";
+    const unreachable = createDb(url.toString(), { max: 1 });
+    try {
+      expect(await checkReadiness(unreachable)).toEqual({ ready: false, reason: "database_unreachable" });
+    } finally {
+      await unreachable.destroy();
+    }
+  });
+});
