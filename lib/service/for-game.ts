@@ -3,23 +3,24 @@ import type { Db } from "@/db";
 import { readGameCredentials } from "@/lib/games/games";
 import { log } from "@/lib/log";
 import { createServiceClient, type RequestLogEntry, type ServiceClient, type ServiceClientConfig } from "./client";
-import { createPacer, type Pacer, parsePacingMode } from "./pacing";
+import { type Pacer, parsePacingMode } from "./pacing";
+import { createSharedPacer } from "./shared-pacer";
 
 /**
- * One pacer per game per process, shared by every client of that game (snapshot jobs, support tools), so that
- * together they stay inside the service's limits. A game's `settings.pacing` may say "off" or "scaled:K" (for the
- * emulator run with scaled limits); the default is the documented limits.
+ * One pacer per game, shared by every client of that game (snapshot jobs, support tools) in every process of the
+ * deployment: its buckets live in PostgreSQL, so web servers, workers and CLI runs together stay inside the service's
+ * limits. A game's `settings.pacing` may say "off" or "scaled:K" (for the emulator run with scaled limits); the default
+ * is the documented limits.
  */
-const holder = globalThis as unknown as { __payoutDeskPacers?: Map<string, Pacer> };
+const holder = globalThis as unknown as { __payoutDeskPacers?: Map<string, { db: Db; pacer: Pacer }> };
 const pacers = (holder.__payoutDeskPacers ??= new Map());
 
-function pacerFor(gameId: string, mode: string): Pacer {
+function pacerFor(db: Db, gameId: string, mode: string): Pacer {
   const key = `${gameId}|${mode}`;
-  let pacer = pacers.get(key);
-  if (!pacer) {
-    pacer = createPacer(parsePacingMode(mode));
-    pacers.set(key, pacer);
-  }
+  const known = pacers.get(key);
+  if (known && known.db === db) return known.pacer;
+  const pacer = createSharedPacer(db, parsePacingMode(mode));
+  pacers.set(key, { db, pacer });
   return pacer;
 }
 
@@ -50,7 +51,7 @@ export async function serviceClientForGame(
     environment: credentials.environment,
     gameSecret: credentials.secret,
     gameId,
-    pacing: pacerFor(gameId, pacing),
+    pacing: pacerFor(db, gameId, pacing),
     log: logRequest(gameId),
     ...overrides,
   });

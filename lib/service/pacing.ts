@@ -140,14 +140,39 @@ export function parsePacingMode(text: string): Pick<PacingOptions, "mode" | "sca
   return { mode: "on", scale: k };
 }
 
-export function createPacer(options: PacingOptions = {}): Pacer {
+/**
+ * The buckets a call on `route` must pass, with each window divided by the scale and widened by the margin. Shared
+ * by the in-process pacer and the database-backed one, so both keep to the same limits.
+ */
+export function paceKeysBuilder(
+  options: Pick<PacingOptions, "mode" | "scale" | "marginRatio" | "marginMs" | "limits">,
+): Pacer["keysFor"] {
   const mode = options.mode ?? "on";
   const scale = options.scale ?? 1;
   if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError("pacing scale must be a positive number");
   const marginRatio = options.marginRatio ?? 0.02;
   const marginMs = options.marginMs ?? 5;
-  const spread = options.shape === "spread";
   const limits = { ...SERVICE_RATE_LIMITS, ...options.limits };
+  return (route, target) => {
+    if (mode === "off") return [];
+    const keys: PaceKey[] = [];
+    for (const rule of limits[route] ?? []) {
+      const windowMs = (rule.perMs / scale) * (1 + marginRatio) + marginMs;
+      if (rule.scope === "game") {
+        keys.push({ key: `${target.gameId}|${route}`, limit: rule.limit, windowMs });
+      } else if (target.subscriptionId) {
+        keys.push({ key: `${target.gameId}|${route}|${target.subscriptionId}`, limit: rule.limit, windowMs });
+      }
+    }
+    return keys;
+  };
+}
+
+export function createPacer(options: PacingOptions = {}): Pacer {
+  const mode = options.mode ?? "on";
+  const scale = options.scale ?? 1;
+  const keysFor = paceKeysBuilder(options);
+  const spread = options.shape === "spread";
   const now = options.now ?? monotonicNow;
   const sleep = options.sleep ?? realSleep;
 
@@ -196,20 +221,7 @@ export function createPacer(options: PacingOptions = {}): Pacer {
   return {
     mode,
     scale,
-    keysFor(route, target) {
-      if (mode === "off") return [];
-      const rules = limits[route] ?? [];
-      const keys: PaceKey[] = [];
-      for (const rule of rules) {
-        const windowMs = (rule.perMs / scale) * (1 + marginRatio) + marginMs;
-        if (rule.scope === "game") {
-          keys.push({ key: `${target.gameId}|${route}`, limit: rule.limit, windowMs });
-        } else if (target.subscriptionId) {
-          keys.push({ key: `${target.gameId}|${route}|${target.subscriptionId}`, limit: rule.limit, windowMs });
-        }
-      }
-      return keys;
-    },
+    keysFor,
     async acquire(keys, signal) {
       if (mode === "off" || keys.length === 0) {
         stats.acquired += 1;

@@ -1,0 +1,27 @@
+import "server-only";
+import { sql } from "kysely";
+import type { Db } from "../index";
+
+export type PaceBucket = { key: string; limit: number; windowMs: number };
+
+/** Admits one call through every bucket (0), or answers the milliseconds to wait before asking again. */
+export async function acquirePace(db: Db, buckets: readonly PaceBucket[], spread: boolean): Promise<number> {
+  const result = await sql<{ wait_ms: number }>`select pace_acquire(
+      ${buckets.map((b) => b.key)}::text[],
+      ${buckets.map((b) => b.limit)}::integer[],
+      ${buckets.map((b) => b.windowMs)}::double precision[],
+      ${spread}) as wait_ms`.execute(db);
+  return Number(result.rows[0]?.wait_ms ?? 0);
+}
+
+/** Holds the buckets closed for `ms` from now, by the database's clock. */
+export async function pausePace(db: Db, keys: readonly string[], ms: number): Promise<void> {
+  await sql`select pace_pause(${[...keys]}::text[], ${ms}::double precision)`.execute(db);
+}
+
+/** Forgets buckets nobody used for an hour and that hold no pause. */
+export async function deleteIdlePace(db: Db): Promise<number> {
+  const result = await sql`delete from service_pace where touched_at < now() - interval '1 hour'
+    and paused_until < extract(epoch from clock_timestamp()) * 1000`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -1,0 +1,120 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RateRule } from "../../lib/service/pacing";
+import { createSharedPacer } from "../../lib/service/shared-pacer";
+import { createTestDatabase, type TestDatabase } from "../support/db";
+
+const WOULD_WAIT = "would wait";
+const MINUTE = 60_000;
+
+/** A pacer standing for one process; instead of sleeping it records the wait it was told and gives up. */
+function processPacer(t: TestDatabase, limits: Record<string, readonly RateRule[]>, waits: number[]) {
+  return createSharedPacer(t.db, {
+    limits,
+    marginMs: 0,
+    marginRatio: 0,
+    sleep: async (ms) => {
+      waits.push(ms);
+      throw new Error(WOULD_WAIT);
+    },
+  });
+}
+
+async function admittedIn(t: TestDatabase, key: string): Promise<number> {
+  const rows = await sql<{ n: number }>`select coalesce((select sum(c) from unnest(counts) as c), 0) as n from service_pace where key = ${key}`.execute(t.db);
+  return Number(rows.rows[0]?.n ?? 0);
+}
+
+describe("the shared pacer", () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t.drop());
+
+  it("admits exactly the limit when three processes ask at once, and tells the others how long to wait", async () => {
+    const limits = { reporting_aggregate: [{ scope: "game", limit: 7, perMs: MINUTE, source: "spec" }] as const };
+    const waits: number[] = [];
+    const pacers = [0, 1, 2].map(() => processPacer(t, limits, waits));
+    const target = { gameId: "game_fleet" };
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => {
+        const pacer = pacers[i % 3]!;
+        return pacer.acquire(pacer.keysFor("reporting_aggregate", target));
+      }),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(7);
+    expect(results.filter((r) => r.status === "rejected")).toHaveLength(23);
+    expect(await admittedIn(t, "game_fleet|reporting_aggregate")).toBe(7);
+    // Everyone refused is told to come back when the admitted calls' slice of the window has left it, not sooner.
+    expect(waits).toHaveLength(23);
+    for (const wait of waits) {
+      expect(wait).toBeGreaterThan(MINUTE - 5_000);
+      expect(wait).toBeLessThanOrEqual(MINUTE + MINUTE / 20);
+    }
+  });
+
+  it("records a call in all of its buckets or in none", async () => {
+    const limits = {
+      reporting_detail: [
+        { scope: "game", limit: 100, perMs: MINUTE, source: "spec" },
+        { scope: "subscription", limit: 2, perMs: MINUTE, source: "spec" },
+      ] as const,
+    };
+    const waits: number[] = [];
+    const pacer = processPacer(t, limits, waits);
+    const keys = pacer.keysFor("reporting_detail", { gameId: "game_both", subscriptionId: "SUB_1" });
+    expect(keys).toHaveLength(2);
+    await pacer.acquire(keys);
+    await pacer.acquire(keys);
+    await expect(pacer.acquire(keys)).rejects.toThrow(WOULD_WAIT);
+    expect(await admittedIn(t, "game_both|reporting_detail")).toBe(2);
+    expect(await admittedIn(t, "game_both|reporting_detail|SUB_1")).toBe(2);
+  });
+
+  it("a 429's retry_after pauses every process", async () => {
+    const limits = { refund: [{ scope: "subscription", limit: 20, perMs: MINUTE, source: "spec" }] as const };
+    const waitsA: number[] = [];
+    const waitsB: number[] = [];
+    const a = processPacer(t, limits, waitsA);
+    const b = processPacer(t, limits, waitsB);
+    const keys = a.keysFor("refund", { gameId: "game_pause", subscriptionId: "SUB_2" });
+    a.pause(keys, 30_000);
+    // The pause is written before this process's next admission...
+    await expect(a.acquire(keys)).rejects.toThrow(WOULD_WAIT);
+    // ... and another process, which never saw the 429, waits for it too.
+    await expect(b.acquire(b.keysFor("refund", { gameId: "game_pause", subscriptionId: "SUB_2" }))).rejects.toThrow(
+      WOULD_WAIT,
+    );
+    expect(waitsB[0]).toBeGreaterThan(25_000);
+    expect(waitsB[0]).toBeLessThanOrEqual(30_000);
+    expect(a.stats().pauses).toBe(1);
+  });
+
+  it("admits again once the window has passed", async () => {
+    const limits = { card_read: [{ scope: "game", limit: 3, perMs: 300, source: "chosen" }] as const };
+    const waits: number[] = [];
+    const sleeping = createSharedPacer(t.db, {
+      limits,
+      marginMs: 0,
+      marginRatio: 0,
+      sleep: async (ms) => {
+        waits.push(ms);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+      },
+    });
+    const keys = sleeping.keysFor("card_read", { gameId: "game_window" });
+    for (let i = 0; i < 4; i += 1) await sleeping.acquire(keys);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(0);
+    expect(waits[0]).toBeLessThanOrEqual(300 + 300 / 20);
+    expect(sleeping.stats()).toMatchObject({ acquired: 4, delayed: 1 });
+  });
+
+  it("admits everything at once when pacing is off, touching no bucket", async () => {
+    const pacer = createSharedPacer(t.db, { mode: "off" });
+    expect(pacer.keysFor("reporting_aggregate", { gameId: "game_off" })).toEqual([]);
+    expect(await pacer.acquire([])).toBe(0);
+    expect(await admittedIn(t, "game_off|reporting_aggregate")).toBe(0);
+  });
+});
