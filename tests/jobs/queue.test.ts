@@ -25,10 +25,10 @@ async function jobsOf(name: string): Promise<{ id: string; state: string; single
   return result.rows;
 }
 
-/** Takes the next job of a queue as a worker would (state active), without running a handler. */
-async function take(name: string): Promise<string[]> {
+/** Takes the waiting jobs of a queue as a worker would (state active), without running a handler. */
+async function take(name: string, batchSize = 1): Promise<string[]> {
   const boss = await getBoss();
-  const jobs = await boss.fetch(name, { batchSize: 1 });
+  const jobs = await boss.fetch(name, { batchSize });
   return jobs.map((j) => j.id);
 }
 
@@ -48,7 +48,7 @@ describe("job queue uniqueness", () => {
     const pullId = randomUUID();
     const first = await enqueue(pullSnapshotJob, { pullId });
     expect(first).toEqual(expect.any(String));
-    expect(await take(pullSnapshotJob.name)).toEqual([first]);
+    expect(await take(pullSnapshotJob.name, 10)).toContain(first);
     const again = await enqueue(pullSnapshotJob, { pullId });
     expect(again).toEqual(expect.any(String));
     expect(await enqueue(pullSnapshotJob, { pullId })).toBeNull();
