@@ -113,6 +113,8 @@ describe("probing the webhook endpoint", () => {
   });
 
   it("flushes the counters on an interval", async () => {
+    // Nothing pending, no timer: the next refusal starts one on the fake clock.
+    await flush();
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     try {
       await addGame(t.db, "ticking");
