@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { addWebhookRefusalCounts, type RefusalCount } from "@/db/queries/webhooks";
+import { addWebhookRefusalCounts, type RefusalCount } from "@/db/queries/webhook-receiving";
 import { log } from "@/lib/log";
 
 /**

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { Db } from "@/db";
-import { findWebhookSigningSecrets } from "@/db/queries/webhooks";
+import { findWebhookSigningSecrets } from "@/db/queries/webhook-receiving";
 import { openSecret } from "@/lib/crypto";
 
 /**
