@@ -53,4 +53,30 @@ test.describe("sign-in and roles", () => {
     await page.goto("/settings");
     await expect(page).toHaveURL(/\/sign-in$/);
   });
+  test("[admin] sees an account slowed by failed sign-ins and clears it", async ({ page, browser }) => {
+    const stranger = await browser.newPage();
+    await stranger.goto("/sign-in");
+    for (let i = 0; i < 6; i++) {
+      await stranger.getByLabel("Email").fill("guessed@e2e.test");
+      await stranger.getByLabel("Password").fill(`wrong-guess-${i}`);
+      await stranger.getByRole("button", { name: "Sign in" }).click();
+      // The form is reset once the answer is in (the email is kept, the password is not).
+      await expect(stranger.getByLabel("Password")).toHaveValue("");
+    }
+    await expect(stranger.getByText(/Too many failed sign-ins for this account\. Try again in \d+ seconds\./)).toBeVisible();
+    await expect(stranger.getByLabel("Email")).toHaveValue("guessed@e2e.test");
+    await shoot(stranger, "sign-in-delayed");
+    await stranger.close();
+
+    await signIn(page, "admin");
+    await page.goto("/settings/users");
+    const row = page.getByRole("row").filter({ hasText: "guessed@e2e.test" });
+    await expect(row.getByText("Waits until")).toBeVisible();
+    await shoot(page, "admin-sign-in-limits");
+    await row.getByRole("button", { name: "Clear failures of guessed@e2e.test" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Cleared 5 failed sign-ins of guessed@e2e.test" })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("row").filter({ hasText: "guessed@e2e.test" })).toHaveCount(0);
+    await shoot(page, "admin-sign-in-limits-cleared");
+  });
 });

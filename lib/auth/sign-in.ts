@@ -1,22 +1,57 @@
 import "server-only";
-import { sql } from "kysely";
 import type { Db } from "@/db";
+import {
+  deleteSignInFailures,
+  hasSignedInFrom,
+  insertSignInAttempt,
+  listAccountFailures,
+  listAddressFailures,
+  lockSignInEmail,
+  markSignInAttemptSucceeded,
+  readAccountFailures,
+  readAddressFailures,
+} from "@/db/queries/sign-in-attempts";
+import { recordAudit } from "@/lib/audit";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
 /**
- * Sign-in attempts are limited per email and per client address, counted in Postgres so the limit holds across
- * server processes: at most 5 failures per email and 30 per address in 15 minutes.
+ * Sign-in attempts are slowed per account and limited per client address, counted in Postgres so the rules hold
+ * across server processes. No rule locks an account: an anonymous caller who fails on someone's email only makes the
+ * next attempt on that email wait a while, never longer than `maxDelaySeconds`.
+ *
+ * - Account: after `freeFailures` failures (since the last successful sign-in, within `accountMemoryHours`), the
+ *   next attempt waits `firstDelaySeconds` after the latest failure, doubling with each further failure up to
+ *   `maxDelaySeconds`. Attempts refused while waiting are not checked, not counted and do not lengthen the wait.
+ * - Address (behind a trusted proxy only): at most `perAddress` failures in `addressWindowMinutes`, whatever the
+ *   emails. An address that signed in to the account within `knownAddressDays` is slowed only by its own failures.
  *
  * An attempt is counted as a failure before the password is checked (and turned into a success after), under a
  * lock on the email, so parallel guesses cannot all pass the check before any failure is recorded.
  */
-export const SIGN_IN_LIMITS = { perEmail: 5, perAddress: 30, windowMinutes: 15 } as const;
+export const SIGN_IN_LIMITS = {
+  freeFailures: 5,
+  firstDelaySeconds: 15,
+  maxDelaySeconds: 600,
+  accountMemoryHours: 24,
+  perAddress: 30,
+  addressWindowMinutes: 15,
+  knownAddressDays: 30,
+} as const;
+
+const HOUR_MS = 3_600_000;
+
+/** How long an account waits after its latest failure, given its failures so far. */
+export function accountDelaySeconds(failures: number): number {
+  if (failures < SIGN_IN_LIMITS.freeFailures) return 0;
+  const doublings = Math.min(failures - SIGN_IN_LIMITS.freeFailures, 30);
+  return Math.min(SIGN_IN_LIMITS.firstDelaySeconds * 2 ** doublings, SIGN_IN_LIMITS.maxDelaySeconds);
+}
 
 /**
  * The client's address, when it can be trusted: X-Forwarded-For is written by the client, so only the entry the
  * trusted proxy in front of Payout Desk appended (the right-most) counts, and only when PAYOUT_DESK_TRUST_PROXY=on.
- * Otherwise the address is unknown and only the per-email limit applies (never one shared key for everybody).
+ * Otherwise the address is unknown and only the per-account delays apply (never one shared key for everybody).
  */
 export function clientAddress(headers: Headers, trustProxy = env().PAYOUT_DESK_TRUST_PROXY === "on"): string | null {
   if (!trustProxy) return null;
@@ -24,36 +59,91 @@ export function clientAddress(headers: Headers, trustProxy = env().PAYOUT_DESK_T
   return hops.at(-1) ?? null;
 }
 
-/** Refuses when the limits are reached; otherwise records this attempt as a failure and returns its id. */
-export async function beginSignInAttempt(db: Db, email: string, address: string | null): Promise<string> {
+function waitText(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1_000));
+  return seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/** Refuses when a limit applies now; otherwise records this attempt as a failure and returns its id. */
+export async function beginSignInAttempt(db: Db, email: string, address: string | null, nowMs = Date.now()): Promise<string> {
   return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${`sign-in:${email}`}))`.execute(trx);
-    const since = sql<Date>`now() - make_interval(mins => ${SIGN_IN_LIMITS.windowMinutes})`;
-    const row = await trx
-      .selectFrom("sign_in_attempt")
-      .select([
-        sql<string>`count(*) filter (where email = ${email})`.as("by_email"),
-        sql<string>`count(*) filter (where ip = ${address ?? ""} and ${address !== null})`.as("by_ip"),
-      ])
-      .where("succeeded", "=", false)
-      .where("at", ">", since)
-      .where((eb) => eb.or([eb("email", "=", email), eb("ip", "=", address ?? "")]))
-      .executeTakeFirstOrThrow();
-    if (Number(row.by_email) >= SIGN_IN_LIMITS.perEmail || Number(row.by_ip) >= SIGN_IN_LIMITS.perAddress) {
-      throw new AppError(
-        "RATE_LIMITED",
-        `Too many failed sign-ins. Wait ${SIGN_IN_LIMITS.windowMinutes} minutes or ask an admin to check the account.`,
-      );
+    await lockSignInEmail(trx, email);
+    if (address !== null) {
+      const windowMs = SIGN_IN_LIMITS.addressWindowMinutes * 60_000;
+      const byAddress = await readAddressFailures(trx, { address, since: new Date(nowMs - windowMs) });
+      if (byAddress.failures >= SIGN_IN_LIMITS.perAddress && byAddress.oldestAt) {
+        const wait = byAddress.oldestAt.getTime() + windowMs - nowMs;
+        throw new AppError("RATE_LIMITED", `Too many failed sign-ins from this network. Try again in ${waitText(wait)}.`);
+      }
     }
-    const inserted = await trx
-      .insertInto("sign_in_attempt")
-      .values({ email, ip: address ?? "", succeeded: false })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return inserted.id;
+    const known =
+      address !== null &&
+      (await hasSignedInFrom(trx, { email, address, since: new Date(nowMs - SIGN_IN_LIMITS.knownAddressDays * 24 * HOUR_MS) }));
+    const account = await readAccountFailures(trx, {
+      email,
+      since: new Date(nowMs - SIGN_IN_LIMITS.accountMemoryHours * HOUR_MS),
+      address: known && address !== null ? address : undefined,
+    });
+    const delayMs = accountDelaySeconds(account.failures) * 1_000;
+    if (delayMs > 0 && account.lastFailureAt && nowMs < account.lastFailureAt.getTime() + delayMs) {
+      const wait = account.lastFailureAt.getTime() + delayMs - nowMs;
+      throw new AppError("RATE_LIMITED", `Too many failed sign-ins for this account. Try again in ${waitText(wait)}.`);
+    }
+    return insertSignInAttempt(trx, { email, address, at: new Date(nowMs) });
   });
 }
 
 export async function markSignInSucceeded(db: Db, attemptId: string): Promise<void> {
-  await db.updateTable("sign_in_attempt").set({ succeeded: true }).where("id", "=", attemptId).execute();
+  await markSignInAttemptSucceeded(db, attemptId);
+}
+
+export type AccountLimit = { email: string; failures: number; lastFailureAt: string; delayedUntil: string | null };
+export type AddressLimit = { address: string; failures: number; lastFailureAt: string; limitedUntil: string | null };
+
+/** Accounts with recent failures and client addresses with failures in their window, for admins. */
+export async function listSignInLimits(db: Db, nowMs = Date.now()): Promise<{ accounts: AccountLimit[]; addresses: AddressLimit[] }> {
+  const accountRows = await listAccountFailures(db, { since: new Date(nowMs - SIGN_IN_LIMITS.accountMemoryHours * HOUR_MS), limit: 50 });
+  const windowMs = SIGN_IN_LIMITS.addressWindowMinutes * 60_000;
+  const addressRows = await listAddressFailures(db, { since: new Date(nowMs - windowMs), limit: 50 });
+  return {
+    accounts: accountRows.map((row) => {
+      const until = row.lastFailureAt.getTime() + accountDelaySeconds(row.failures) * 1_000;
+      return {
+        email: row.email,
+        failures: row.failures,
+        lastFailureAt: row.lastFailureAt.toISOString(),
+        delayedUntil: until > nowMs ? new Date(until).toISOString() : null,
+      };
+    }),
+    addresses: addressRows.map((row) => {
+      const until = row.oldestAt.getTime() + windowMs;
+      return {
+        address: row.address,
+        failures: row.failures,
+        lastFailureAt: row.lastFailureAt.toISOString(),
+        limitedUntil: row.failures >= SIGN_IN_LIMITS.perAddress && until > nowMs ? new Date(until).toISOString() : null,
+      };
+    }),
+  };
+}
+
+export type SignInLimitTarget = { kind: "account"; email: string } | { kind: "address"; address: string };
+
+/** Forgets the failures of an account or an address (an admin's decision), with its audit line. */
+export async function clearSignInLimit(
+  db: Db,
+  target: SignInLimitTarget,
+  actor: { id: string; email: string },
+): Promise<{ failures: number }> {
+  return db.transaction().execute(async (trx) => {
+    const failures = await deleteSignInFailures(trx, target.kind === "account" ? { email: target.email } : { address: target.address });
+    await recordAudit(trx, {
+      actor,
+      action: "user.sign_in_limit_clear",
+      target: target.kind === "account" ? target.email : target.address,
+      outcome: "succeeded",
+      detail: { kind: target.kind, failures, via: "web" },
+    });
+    return { failures };
+  });
 }

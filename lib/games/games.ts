@@ -4,13 +4,13 @@ import { findGame, type GameSummary, getSelectedGameId, listGames, setSelectedGa
 import type { CurrentUser } from "@/lib/auth/session";
 import { maskSecret, openSecret, sealSecret } from "@/lib/crypto";
 import { AppError } from "@/lib/errors";
+import { forgetSigningSecrets, webhookSecretContext as webhookContext } from "@/lib/webhooks/signing-secrets";
 import { type GameInput, gameInputSchema } from "./schemas";
 
 const secretContext = (gameId: string) => `game-secret:${gameId}`;
 /** The service keeps a rotated signing secret valid for 7 days; so do we, then it stops verifying deliveries. */
 export const WEBHOOK_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 const graceEnd = () => new Date(Date.now() + WEBHOOK_ROTATION_GRACE_MS);
-const webhookContext = (gameId: string) => `webhook-secret:${gameId}`;
 
 /** Adds a game, or replaces its settings and secrets when it exists (`replace`). Secrets are sealed before storage. */
 export async function saveGame(db: Db, input: GameInput, options: { replace: boolean }): Promise<GameSummary> {
@@ -33,6 +33,7 @@ export async function saveGame(db: Db, input: GameInput, options: { replace: boo
   if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
   if (exists) await db.updateTable("game").set(values).where("id", "=", game.id).execute();
   else await db.insertInto("game").values({ id: game.id, settings: "{}", ...values }).execute();
+  forgetSigningSecrets(game.id);
   const saved = await findGame(db, game.id);
   if (!saved) throw new Error("game vanished after saving");
   return saved;
@@ -61,6 +62,7 @@ export async function rotateWebhookSecret(db: Db, gameId: string, newSecret: str
     })
     .where("id", "=", gameId)
     .execute();
+  forgetSigningSecrets(gameId);
 }
 
 /** Stops accepting the previous signing secret now (for a secret that leaked), instead of after the grace. */
@@ -75,6 +77,7 @@ export async function revokePreviousWebhookSecret(db: Db, gameId: string): Promi
     })
     .where("id", "=", gameId)
     .executeTakeFirst();
+  forgetSigningSecrets(gameId);
   if (result.numUpdatedRows === 0n) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
 }
 

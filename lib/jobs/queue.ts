@@ -11,17 +11,31 @@ import { log } from "@/lib/log";
  * A job is a small definition (name, zod payload, retry and expiry limits) plus a handler in its own file
  * (lib/jobs/registry.ts pairs them). Handlers are idempotent: every job may run twice.
  */
+/**
+ * What the queue promises about jobs with the same key (pg-boss 10 queue policies; a key is only honoured by them, a
+ * `standard` queue ignores it):
+ * - `short`: at most one job per key waiting; a second enqueue while one waits is refused (returns null). One may be
+ *   queued while another runs (a worker that died is replaced at once; the handler keeps runs apart if it must).
+ * - `stately`: at most one waiting and one running per key: never two at the same time, never a second in line.
+ * A queue without a policy is `standard`: every enqueue queues a job.
+ */
+export type QueuePolicy = "standard" | "short" | "stately";
+
 export type JobDefinition<S extends z.ZodType> = {
   name: string;
   payload: S;
   retryLimit?: number;
   retryDelaySeconds?: number;
   expireInMinutes?: number;
-  /** Jobs with the same key never run at the same time (and a second one is not queued while one waits). */
+  policy?: QueuePolicy;
+  /** The key the policy applies to (without one, all jobs of the queue share one key). Needs a policy. */
   singletonKey?: (payload: z.output<S>) => string;
 };
 
 export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {
+  if (definition.singletonKey && (definition.policy ?? "standard") === "standard") {
+    throw new Error(`job ${definition.name}: a singleton key does nothing on a standard queue; give it a policy`);
+  }
   return definition;
 }
 
@@ -42,17 +56,23 @@ export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<
 
 export async function ensureQueue(boss: PgBoss, definition: JobDefinition<z.ZodType>): Promise<void> {
   if (state.queues.has(definition.name)) return;
-  await boss.createQueue(definition.name, {
+  const options = {
     name: definition.name,
+    policy: definition.policy ?? "standard",
     retryLimit: definition.retryLimit ?? 5,
     retryDelay: definition.retryDelaySeconds ?? 10,
     retryBackoff: true,
     expireInSeconds: (definition.expireInMinutes ?? 30) * 60,
-  });
+  };
+  // createQueue leaves an existing queue as it is: a queue created by an earlier version gets the definition's
+  // policy here (a job takes its queue's policy when it is inserted).
+  await boss.createQueue(definition.name, options);
+  const existing = await boss.getQueue(definition.name);
+  if (existing && existing.policy !== options.policy) await boss.updateQueue(definition.name, options);
   state.queues.add(definition.name);
 }
 
-/** Queues a job; returns its id, or null when a job with the same singleton key is already waiting. */
+/** Queues a job; returns its id, or null when the queue's policy refuses it (a job with the same key is waiting). */
 export async function enqueue<S extends z.ZodType>(
   definition: JobDefinition<S>,
   payload: z.input<S>,

@@ -12,6 +12,7 @@ export const reconcileRefundsJob = defineJob({
   payload: z.object({ attemptId: z.string().uuid().optional() }),
   retryLimit: 2,
   expireInMinutes: 15,
+  policy: "stately",
   singletonKey: (payload) => payload.attemptId ?? "all",
 });
 

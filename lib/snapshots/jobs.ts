@@ -10,6 +10,8 @@ export const pullSnapshotJob = defineJob({
   retryDelaySeconds: 5,
   // A pull under the documented limits of a 400-day window takes minutes; a worker that died holds the job this long.
   expireInMinutes: 60,
+  // One job waiting per pull (recovery asks again every minute); the pull's advisory lock keeps runs apart.
+  policy: "short",
   singletonKey: (payload) => payload.pullId,
 });
 
@@ -19,4 +21,5 @@ export const recoverSnapshotPullsJob = defineJob({
   payload: z.object({}),
   retryLimit: 0,
   expireInMinutes: 5,
+  policy: "stately",
 });

@@ -13,6 +13,9 @@ export const processWebhookEventJob = defineJob({
   retryLimit: 5,
   retryDelaySeconds: 15,
   expireInMinutes: 10,
+  // The sweep asks again for events still pending: one job waiting per event is enough.
+  policy: "short",
+  singletonKey: (payload) => payload.eventId,
 });
 
 /** Queues events still pending a while after they arrived (their job was never queued, or was lost). */
@@ -21,6 +24,7 @@ export const sweepWebhookEventsJob = defineJob({
   payload: z.object({}),
   retryLimit: 1,
   expireInMinutes: 5,
+  policy: "stately",
 });
 
 /** Queues the scheduled pulls that are due: the month just closed (on the 1st) and the month so far (daily). */
@@ -29,6 +33,7 @@ export const scheduleSnapshotPullsJob = defineJob({
   payload: z.object({}),
   retryLimit: 3,
   expireInMinutes: 10,
+  policy: "stately",
 });
 
 export const SWEEP_CRON = "*/5 * * * *";

@@ -1,8 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { countWebhookDelivery, storeWebhookEvent } from "@/db/queries/webhooks";
-import { isAppError } from "@/lib/errors";
-import { readGameCredentials } from "@/lib/games/games";
+import { storeWebhookEvent } from "@/db/queries/webhooks";
 import { gameIdSchema } from "@/lib/games/schemas";
 import { enqueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
@@ -10,7 +8,9 @@ import { parseWebhookEvent, type WebhookEnvelope, webhookEnvelopeSchema } from "
 import { parseInstant } from "@/lib/time";
 import { eventInstant } from "./event-time";
 import { processWebhookEventJob } from "./jobs";
-import { type RefusalReason, verifySignature } from "./signature";
+import { countRefusal } from "./refusal-counts";
+import { parseSignatureHeader, type RefusalReason, verifySignature } from "./signature";
+import { signingSecretsFor } from "./signing-secrets";
 
 /** Bodies over 1 MB are refused before they are read in full. */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -28,7 +28,11 @@ export type DeliveryRefusal =
   | "idempotency_key_missing"
   | "idempotency_key_malformed";
 
-/** The HTTP status of each refusal: malformed input is 400, never 500; a signature that does not verify is 401. */
+/**
+ * The HTTP status of each refusal: malformed input is 400, never 500; a signature that does not verify is 401.
+ * Refusals decided before the signature verifies (size, UTF-8, signature header) never depend on the game; those
+ * about the game (unknown, no secret) are answered as a signature that does not verify.
+ */
 const REFUSAL_STATUS: Record<DeliveryRefusal, number> = {
   signature_missing: 400,
   signature_malformed: 400,
@@ -42,7 +46,6 @@ const REFUSAL_STATUS: Record<DeliveryRefusal, number> = {
   signature_mismatch: 401,
   timestamp_too_old: 401,
   timestamp_in_future: 401,
-  // Answered like a signature that does not verify, so the endpoint does not tell which game ids exist.
   unknown_game: 401,
   body_too_large: 413,
 };
@@ -58,22 +61,20 @@ function answer(status: number, body: Record<string, unknown>): Response {
   return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
 }
 
-async function refuse(
+/** What the caller is told: reasons about the game's configuration read exactly as a signature that does not verify. */
+const MISMATCH_SHOWN = { code: "signature_mismatch", message: "no v1 value matches a configured secret" };
+const SHOWN_AS_MISMATCH = new Set<DeliveryRefusal>(["unknown_game", "no_secret_configured", "signature_mismatch"]);
+
+function refuse(
   db: Db,
   input: { gameId: string | null; reason: DeliveryRefusal; detail: string; deliveryId: string | null },
-): Promise<Response> {
-  // A refused delivery leaves a counter and this line: never its body, never a header value we were not sure of.
+): Response {
+  // A refused delivery leaves a counter (kept in memory, written in batches) and this line: never its body, never a
+  // header value we were not sure of.
   log.warn("webhook refused", { game: input.gameId, reason: input.reason, detail: input.detail, delivery: input.deliveryId });
-  try {
-    await countWebhookDelivery(db, { gameId: input.gameId ?? "", outcome: "refused", reason: input.reason });
-  } catch (error) {
-    log.error("webhook refusal not counted", { game: input.gameId, reason: input.reason, error });
-  }
-  const shown =
-    input.reason === "unknown_game"
-      ? { code: "signature_mismatch", message: "the signature does not verify with this game's signing secret" }
-      : { code: input.reason, message: input.detail };
-  return answer(REFUSAL_STATUS[input.reason], { error: shown });
+  countRefusal(db, { gameId: input.gameId ?? "", reason: input.reason });
+  const shown = SHOWN_AS_MISMATCH.has(input.reason) ? MISMATCH_SHOWN : { code: input.reason, message: input.detail };
+  return answer(SHOWN_AS_MISMATCH.has(input.reason) ? 401 : REFUSAL_STATUS[input.reason], { error: shown });
 }
 
 type BodyRead = { ok: true; text: string } | { ok: false; reason: "body_too_large" | "body_not_utf8" };
@@ -123,26 +124,16 @@ function stringField(data: Record<string, unknown>, name: string): string | null
  * Receives one delivery: size limit, signature, envelope, then one transaction storing the event and its
  * idempotency key. Answers 200 for a new event and for a duplicate, 4xx for a refusal, 503 when the database cannot
  * take it (the service then retries on its schedule). The work the event causes runs later, in a job.
+ *
+ * Until the signature verifies, nothing depends on the game: a known id, an unknown one and a game without a signing
+ * secret get the same answers after the same work (the size and the signature header are checked first, then the
+ * same number of HMACs against secrets kept in memory), and a refusal writes nothing (its counter is batched).
  */
 export async function receiveWebhook(request: Request, gameIdParam: string, options: ReceiveOptions): Promise<Response> {
   const { db } = options;
   const deliveryId = safeHeader(headerValue(request, "x-service-event-id"));
   const gameIdParsed = gameIdSchema.safeParse(gameIdParam);
-  if (!gameIdParsed.success) {
-    return refuse(db, { gameId: null, reason: "unknown_game", detail: "the URL names no game", deliveryId });
-  }
-  const gameId = gameIdParsed.data;
-
-  let secrets: string[];
-  try {
-    secrets = (await readGameCredentials(db, gameId)).webhookSecrets;
-  } catch (error) {
-    if (isAppError(error) && error.code === "NOT_FOUND") {
-      return refuse(db, { gameId: null, reason: "unknown_game", detail: "the URL names no game", deliveryId });
-    }
-    log.error("webhook: game not readable", { game: gameId, error });
-    return answer(503, { error: { code: "unavailable", message: "The delivery could not be checked now; retry later." } });
-  }
+  const gameId = gameIdParsed.success ? gameIdParsed.data : null;
 
   const declared = headerValue(request, "content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
@@ -155,6 +146,28 @@ export async function receiveWebhook(request: Request, gameIdParam: string, opti
   }
   const body = read.text;
 
+  const signature = headerValue(request, "x-service-signature");
+  const header = parseSignatureHeader(signature);
+  if (!header.ok) return refuse(db, { gameId, reason: header.reason, detail: header.detail, deliveryId });
+
+  let signing;
+  try {
+    signing = await signingSecretsFor(db, gameId);
+  } catch (error) {
+    log.error("webhook: signing secrets not readable", { game: gameId, error });
+    return answer(503, { error: { code: "unavailable", message: "The delivery could not be checked now; retry later." } });
+  }
+  const nowMs = options.nowMs ?? Date.now();
+  const verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
+  if (!verified.ok || verified.secretIndex >= signing.real) {
+    // Counted under the reason that applies; answered alike (see SHOWN_AS_MISMATCH).
+    let reason: DeliveryRefusal = verified.ok ? "signature_mismatch" : verified.reason;
+    if (signing.real === 0) reason = signing.known ? "no_secret_configured" : "unknown_game";
+    const detail = verified.ok ? "no v1 value matches a configured secret" : verified.detail;
+    return refuse(db, { gameId: signing.known ? gameId : null, reason, detail, deliveryId });
+  }
+  if (gameId === null) throw new Error("a signature verified for no game");
+
   const idempotencyKey = headerValue(request, "x-service-idempotency-key");
   if (!idempotencyKey) {
     return refuse(db, { gameId, reason: "idempotency_key_missing", detail: "X-Service-Idempotency-Key is missing", deliveryId });
@@ -162,10 +175,6 @@ export async function receiveWebhook(request: Request, gameIdParam: string, opti
   if (idempotencyKey.length > MAX_HEADER_VALUE || !PRINTABLE.test(idempotencyKey)) {
     return refuse(db, { gameId, reason: "idempotency_key_malformed", detail: "X-Service-Idempotency-Key is not a printable key of at most 255 characters", deliveryId });
   }
-
-  const nowMs = options.nowMs ?? Date.now();
-  const verified = verifySignature({ header: headerValue(request, "x-service-signature"), body, secrets, nowMs });
-  if (!verified.ok) return refuse(db, { gameId, reason: verified.reason, detail: verified.detail, deliveryId });
 
   let json: unknown;
   try {

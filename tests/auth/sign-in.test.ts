@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUser } from "../../lib/auth/users";
+import * as signIn from "../../lib/auth/sign-in";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
-import { actAnonymously, currentCookies } from "../support/next-request";
+import { actAnonymously, actAs, currentCookies } from "../support/next-request";
+import { signInAs } from "../support/users";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 // better-auth's Next.js cookie plugin imports the module by its file name.
 vi.mock("next/headers.js", () => import("../support/next-request"));
+vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -77,5 +80,131 @@ describe("sign-in", () => {
     const result = await signInAction(null, form("not-an-email", ""));
     expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT" });
     expect(result.ok ? "" : result.message).toMatch(/email: .*password: /);
+  });
+});
+
+/** The limits' clock: Date is faked (timers are not), so the rules see the time the test sets; nothing waits. */
+async function atTime<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(ms);
+  try {
+    return await fn();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** One attempt through the lib, at a given time: "failed" (checked, wrong), "refused" (not checked), or "allowed". */
+async function attempt(email: string, nowMs: number, address: string | null = null): Promise<"checked" | "refused"> {
+  try {
+    await atTime(nowMs, () => signIn.beginSignInAttempt(t.db, email, address));
+    return "checked";
+  } catch (error) {
+    if ((error as { code?: string }).code === "RATE_LIMITED") return "refused";
+    throw error;
+  }
+}
+
+describe("sign-in limits without lockout", () => {
+  const T0 = Date.UTC(2030, 0, 1, 9, 0, 0);
+  const S = 1_000;
+
+  it("lets the account owner in once the delay has passed, however many failures an anonymous caller made", async () => {
+    const { signInAction } = await import("../../app/(auth)/sign-in/actions");
+    await createUser(t.db, { email: "target@payout-desk.test", role: "viewer", password: "the-right-password" });
+    actAnonymously();
+    for (let i = 0; i < 5; i++) {
+      await atTime(T0 + i * S, () => signInAction(null, form("target@payout-desk.test", `wrong-${i}`)));
+    }
+    await expect(atTime(T0 + 5 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password")))).resolves.toMatchObject({
+      ok: false,
+      code: "RATE_LIMITED",
+      message: expect.stringMatching(/try again in \d+ seconds/i),
+    });
+    await expect(atTime(T0 + 4 * S + 15 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password")))).rejects.toThrow(
+      "NEXT_REDIRECT",
+    );
+  });
+
+  it("grows the delay with each further failure, up to a cap", async () => {
+    const email = "grows@payout-desk.test";
+    let now = T0;
+    for (let i = 0; i < 5; i++) expect(await attempt(email, (now += S))).toBe("checked");
+    // The fifth failure asks for 15 s, the sixth for 30 s, then 60, 120, ... never more than 10 minutes.
+    const expected = [15, 30, 60, 120, 240, 480, 600, 600];
+    for (const seconds of expected) {
+      expect(await attempt(email, now + (seconds - 1) * S)).toBe("refused");
+      now += seconds * S;
+      expect(await attempt(email, now)).toBe("checked");
+    }
+    expect(signIn.accountDelaySeconds(4)).toBe(0);
+    expect(signIn.accountDelaySeconds(5)).toBe(15);
+    expect(signIn.accountDelaySeconds(50)).toBe(600);
+  });
+
+  it("does not count or lengthen anything for attempts refused during a delay", async () => {
+    const email = "hammered@payout-desk.test";
+    for (let i = 0; i < 5; i++) await attempt(email, T0 + i * S);
+    for (let i = 0; i < 100; i++) expect(await attempt(email, T0 + 5 * S + i * 100)).toBe("refused");
+    expect(await attempt(email, T0 + 4 * S + 15 * S)).toBe("checked");
+  });
+
+  it("forgets failures after a successful sign-in", async () => {
+    const email = "recovers@payout-desk.test";
+    for (let i = 0; i < 4; i++) await attempt(email, T0 + i * S);
+    const id = await atTime(T0 + 10 * S, () => signIn.beginSignInAttempt(t.db, email, null));
+    await signIn.markSignInSucceeded(t.db, id);
+    for (let i = 0; i < 4; i++) expect(await attempt(email, T0 + 11 * S + i * S)).toBe("checked");
+  });
+
+  it("limits one address behind a trusted proxy across accounts, without holding up other addresses", async () => {
+    for (let i = 0; i < signIn.SIGN_IN_LIMITS.perAddress; i++) {
+      expect(await attempt(`spray-${i}@payout-desk.test`, T0 + i * S, "198.51.100.7")).toBe("checked");
+    }
+    expect(await attempt("spray-last@payout-desk.test", T0 + 40 * S, "198.51.100.7")).toBe("refused");
+    expect(await attempt("spray-last@payout-desk.test", T0 + 40 * S, "198.51.100.8")).toBe("checked");
+    // The address's window is 15 minutes.
+    expect(await attempt("spray-last@payout-desk.test", T0 + 16 * 60 * S, "198.51.100.7")).toBe("checked");
+  });
+
+  it("does not hold up an address that signed in to the account before", async () => {
+    const email = "usual@payout-desk.test";
+    const id = await atTime(T0, () => signIn.beginSignInAttempt(t.db, email, "203.0.113.50"));
+    await signIn.markSignInSucceeded(t.db, id);
+    for (let i = 0; i < 8; i++) await attempt(email, T0 + (i + 1) * S, "192.0.2.66");
+    expect(await attempt(email, T0 + 10 * S, "192.0.2.66")).toBe("refused");
+    expect(await attempt(email, T0 + 10 * S, "203.0.113.50")).toBe("checked");
+  });
+
+  it("[admin] sees the limited accounts and addresses and clears one, audited", async () => {
+    const email = "cleared@payout-desk.test";
+    const now = Date.now();
+    for (let i = 0; i < 5; i++) await attempt(email, now - 10 * S + i * S);
+    expect(await attempt(email, now)).toBe("refused");
+    const before = await signIn.listSignInLimits(t.db, now);
+    expect(before.accounts.find((a) => a.email === email)).toMatchObject({ failures: 5, delayedUntil: expect.any(String) });
+
+    const { clearSignInLimitAction } = await import("../../app/(desk)/settings/users/actions");
+    actAs(await signInAs(t.db, "admin", "limits-admin@payout-desk.test"));
+    const data = new FormData();
+    data.set("kind", "account");
+    data.set("value", email);
+    await expect(clearSignInLimitAction(null, data)).resolves.toMatchObject({ ok: true });
+    expect((await signIn.listSignInLimits(t.db, now)).accounts.find((a) => a.email === email)).toBeUndefined();
+    expect(await attempt(email, now)).toBe("checked");
+    const audit = await t.db.selectFrom("audit_log").selectAll().where("action", "=", "user.sign_in_limit_clear").execute();
+    expect(audit).toEqual([
+      expect.objectContaining({ actor_email: "limits-admin@payout-desk.test", target: email, outcome: "succeeded" }),
+    ]);
+    expect(audit[0]?.detail).toMatchObject({ kind: "account", failures: 5 });
+  });
+
+  it("[finance] cannot clear a limit", async () => {
+    const { clearSignInLimitAction } = await import("../../app/(desk)/settings/users/actions");
+    actAs(await signInAs(t.db, "finance"));
+    const data = new FormData();
+    data.set("kind", "account");
+    data.set("value", "grows@payout-desk.test");
+    await expect(clearSignInLimitAction(null, data)).resolves.toMatchObject({ ok: false, code: "FORBIDDEN" });
   });
 });

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { createDb } from "../../db";
 import { stopBoss } from "../../lib/jobs/queue";
 import { receiveWebhook } from "../../lib/webhooks/receive";
+import { flushWebhookRefusals } from "../../lib/webhooks/refusal-counts";
 import { computeSignature, signatureHeader } from "../../lib/webhooks/signature";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
 import {
@@ -214,6 +215,7 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     const streamed = await deliver(POST, { gameId: "g-big", body });
     expect(streamed).toMatchObject({ status: 413, body: { error: { code: "body_too_large" } } });
     expect(await eventRows("g-big")).toHaveLength(0);
+    await flushWebhookRefusals();
     expect(await countsOf(t.db, "g-big")).toEqual({ "refused:body_too_large": 2 });
   });
 
@@ -241,9 +243,11 @@ describe("POST /api/webhooks/service/[gameId]", () => {
       status: 400,
       body: { error: { code: "envelope_invalid" } },
     });
+    // A game without a signing secret is answered like any signature that does not verify: nothing tells a caller
+    // how a game is configured.
     expect(await deliver(POST, { gameId: "nosecret", body: envelope({ gameId: "nosecret" }) })).toMatchObject({
       status: 401,
-      body: { error: { code: "no_secret_configured" } },
+      body: { error: { code: "signature_mismatch" } },
     });
   });
 
@@ -278,6 +282,7 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     expect(lines).toContain("webhook refused");
     expect(lines).not.toContain("SUB_SECRET_MARKER_1");
     expect(lines).not.toContain(CURRENT_SECRET);
+    await flushWebhookRefusals();
     expect(await countsOf(t.db, "g-log")).toEqual({ "refused:signature_mismatch": 1, "refused:signature_malformed": 1 });
     expect(await eventRows("g-log")).toHaveLength(0);
   });

@@ -12,6 +12,7 @@ import { formatCount } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { pageOffset, type SearchParamsInput } from "@/lib/table-state";
 import { KNOWN_EVENT_TYPES, refusalLabel, WEBHOOK_EVENT_STATUSES } from "@/lib/webhooks/describe";
+import { flushWebhookRefusals } from "@/lib/webhooks/refusal-counts";
 import { DEFAULT_AUTOMATION } from "@/lib/webhooks/settings";
 import { NoGame } from "../no-game";
 import { saveAutomationAction } from "./actions";
@@ -36,6 +37,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
   const params = await searchParams;
   const state = eventTable.parse(params);
   const extra = parseEventLogFilters(params);
+  // Refusals counted in this process but not yet written are written first, so the counters shown are current.
+  await flushWebhookRefusals();
   const [events, seenTypes, deliveries, automation] = await Promise.all([
     listWebhookEvents(db, {
       gameId: game.id,

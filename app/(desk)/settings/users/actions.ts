@@ -6,7 +6,8 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { recordAudit } from "@/lib/audit";
 import { roleSchema } from "@/lib/auth/roles";
-import { createUser, newUserSchema, setUserRole } from "@/lib/auth/users";
+import { clearSignInLimit, type SignInLimitTarget } from "@/lib/auth/sign-in";
+import { createUser, emailSchema, newUserSchema, setUserRole } from "@/lib/auth/users";
 
 export const createUserAction = defineAction(
   { name: "createUser", role: "admin", input: newUserSchema },
@@ -39,5 +40,22 @@ export const changeRoleAction = defineAction(
     });
     revalidatePath("/settings/users");
     return { ok: true, message: `${changed.email} is now ${role}.` };
+  },
+);
+
+const clearSignInLimitSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("account"), value: emailSchema }),
+  z.object({ kind: z.literal("address"), value: z.string().trim().min(1, { message: "is required" }).max(64, { message: "is not an address" }) }),
+]);
+
+export const clearSignInLimitAction = defineAction(
+  { name: "clearSignInLimit", role: "admin", input: clearSignInLimitSchema },
+  async (input, { user }) => {
+    const target: SignInLimitTarget =
+      input.kind === "account" ? { kind: "account", email: input.value } : { kind: "address", address: input.value };
+    const { failures } = await clearSignInLimit(getDb(), target, user);
+    revalidatePath("/settings/users");
+    const what = input.kind === "account" ? input.value : `address ${input.value}`;
+    return { ok: true, message: `Cleared ${failures} failed sign-in${failures === 1 ? "" : "s"} of ${what}.` };
   },
 );

@@ -3,15 +3,18 @@ import { Card } from "@/app/_components/ui/card";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
+import { listSignInLimits } from "@/lib/auth/sign-in";
 import { listUsers } from "@/lib/auth/users";
-import { changeRoleAction, createUserAction } from "./actions";
+import { changeRoleAction, clearSignInLimitAction, createUserAction } from "./actions";
+import { SignInLimits } from "./sign-in-limits";
 import { ChangeRoleForm, CreateUserForm } from "./user-forms";
 
 export const metadata: Metadata = { title: "Users" };
 
 export default async function UsersPage() {
   await requirePageRole("admin");
-  const users = await listUsers(getDb());
+  const db = getDb();
+  const [users, limits] = await Promise.all([listUsers(db), listSignInLimits(db)]);
   return (
     <>
       <PageHeader title="Users" description="Roles: viewer reads; support refunds and cancels; finance pays; admin manages." />
@@ -39,6 +42,7 @@ export default async function UsersPage() {
           </tbody>
         </table>
       </div>
+      <SignInLimits accounts={limits.accounts} addresses={limits.addresses} action={clearSignInLimitAction} />
       <Card>
         <h2 className="mb-4 text-sm font-semibold text-ink">Create a user</h2>
         <CreateUserForm action={createUserAction} />

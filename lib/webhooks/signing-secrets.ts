@@ -1,0 +1,83 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import type { Db } from "@/db";
+import { findWebhookSigningSecrets } from "@/db/queries/webhook-receiving";
+import { openSecret } from "@/lib/crypto";
+
+/**
+ * The webhook signing secrets of each game, opened once and kept in this process's memory for a short while, so that
+ * a flood of forged deliveries costs no decryption (and no more than one read per game and TTL). They stay sealed at
+ * rest. Games that do not exist are remembered the same way, so a made-up id costs what a real one does.
+ *
+ * Changes made in this process (lib/games/games.ts) forget the entry at once; a change made by another process (the
+ * CLI) is picked up within the TTL.
+ */
+export const SIGNING_SECRET_TTL_MS = 30_000;
+const MAX_ENTRIES = 1_000;
+
+/** The sealing context of a game's webhook signing secrets. */
+export const webhookSecretContext = (gameId: string) => `webhook-secret:${gameId}`;
+
+/** Secrets a game can verify with: the current one and, during a rotation, the previous one. */
+export const SIGNING_SLOTS = 2;
+
+type Opened = { current: string | null; previous: string | null; previousExpiresAtMs: number | null };
+type Entry = { opened: Opened | null; loadedAtMs: number };
+
+const holder = globalThis as unknown as { __payoutDeskSigningSecrets?: Map<string, Entry> };
+const cache: Map<string, Entry> = (holder.__payoutDeskSigningSecrets ??= new Map());
+
+/**
+ * Filler secrets for the slots a game does not use (or every slot of a game that does not exist): random per
+ * process, never disclosed, so no signature can match them; they make every check compute the same HMACs.
+ */
+const FILLER = Array.from({ length: SIGNING_SLOTS }, () => `filler:${randomBytes(32).toString("base64")}`);
+
+async function load(db: Db, gameId: string): Promise<Opened | null> {
+  const sealed = await findWebhookSigningSecrets(db, gameId);
+  if (!sealed) return null;
+  const context = webhookSecretContext(gameId);
+  return {
+    current: sealed.current === null ? null : openSecret(sealed.current, context),
+    previous: sealed.previous === null ? null : openSecret(sealed.previous, context),
+    previousExpiresAtMs: sealed.previousExpiresAt?.getTime() ?? null,
+  };
+}
+
+export type SigningSecrets = {
+  /** Always SIGNING_SLOTS secrets: the game's (current first), then fillers. */
+  secrets: string[];
+  /** How many of `secrets` are the game's; a match beyond them never counts. */
+  real: number;
+  /** Whether the game exists (only for counting: the answer to the caller never depends on it). */
+  known: boolean;
+};
+
+/**
+ * The secrets to verify a delivery for `gameId` with (null for an id that cannot be a game). Reads and opens them at
+ * most once per TTL; throws when the database cannot be read.
+ */
+export async function signingSecretsFor(db: Db, gameId: string | null, nowMs = Date.now()): Promise<SigningSecrets> {
+  let opened: Opened | null = null;
+  if (gameId !== null) {
+    let entry = cache.get(gameId);
+    if (!entry || nowMs - entry.loadedAtMs >= SIGNING_SECRET_TTL_MS || nowMs < entry.loadedAtMs) {
+      entry = { opened: await load(db, gameId), loadedAtMs: nowMs };
+      cache.delete(gameId);
+      // Oldest first: a Map iterates in insertion order.
+      while (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+      cache.set(gameId, entry);
+    }
+    opened = entry.opened;
+  }
+  const own: string[] = [];
+  if (opened?.current) own.push(opened.current);
+  if (opened?.previous && opened.previousExpiresAtMs !== null && opened.previousExpiresAtMs > nowMs) own.push(opened.previous);
+  return { secrets: [...own, ...FILLER.slice(own.length)], real: own.length, known: opened !== null };
+}
+
+/** Forgets what is kept for a game (its secrets changed), or for every game. */
+export function forgetSigningSecrets(gameId?: string): void {
+  if (gameId === undefined) cache.clear();
+  else cache.delete(gameId);
+}

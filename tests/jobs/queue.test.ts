@@ -1,0 +1,93 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueue, getBoss, stopBoss } from "../../lib/jobs/queue";
+import { reconcileRefundsJob } from "../../lib/refunds/reconcile-job";
+import { pullSnapshotJob, recoverSnapshotPullsJob } from "../../lib/snapshots/jobs";
+import { processWebhookEventJob, scheduleSnapshotPullsJob, sweepWebhookEventsJob } from "../../lib/webhooks/jobs";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+});
+
+afterAll(async () => {
+  await stopBoss();
+  await t?.drop();
+});
+
+async function jobsOf(name: string): Promise<{ id: string; state: string; singleton_key: string | null }[]> {
+  const result = await sql<{ id: string; state: string; singleton_key: string | null }>`
+    select id, state, singleton_key from pgboss.job where name = ${name} order by created_on`.execute(t.db);
+  return result.rows;
+}
+
+/** Takes the waiting jobs of a queue as a worker would (state active), without running a handler. */
+async function take(name: string, batchSize = 1): Promise<string[]> {
+  const boss = await getBoss();
+  const jobs = await boss.fetch(name, { batchSize });
+  return jobs.map((j) => j.id);
+}
+
+describe("job queue uniqueness", () => {
+  it("refuses a second snapshot pull job for a pull that is already waiting", async () => {
+    const pullId = randomUUID();
+    const first = await enqueue(pullSnapshotJob, { pullId });
+    const second = await enqueue(pullSnapshotJob, { pullId });
+    expect(first).toEqual(expect.any(String));
+    expect(second).toBeNull();
+    // Another pull is queued as usual.
+    expect(await enqueue(pullSnapshotJob, { pullId: randomUUID() })).toEqual(expect.any(String));
+    expect((await jobsOf(pullSnapshotJob.name)).filter((j) => j.singleton_key === pullId)).toHaveLength(1);
+  });
+
+  it("queues a pull again once its job has started (a worker that died is replaced; the pull's lock keeps one running)", async () => {
+    const pullId = randomUUID();
+    const first = await enqueue(pullSnapshotJob, { pullId });
+    expect(first).toEqual(expect.any(String));
+    expect(await take(pullSnapshotJob.name, 10)).toContain(first);
+    const again = await enqueue(pullSnapshotJob, { pullId });
+    expect(again).toEqual(expect.any(String));
+    expect(await enqueue(pullSnapshotJob, { pullId })).toBeNull();
+  });
+
+  it("keeps one reconcile run waiting and one running, never two of either", async () => {
+    const first = await enqueue(reconcileRefundsJob, {});
+    expect(first).toEqual(expect.any(String));
+    expect(await enqueue(reconcileRefundsJob, {})).toBeNull();
+
+    expect(await take(reconcileRefundsJob.name)).toEqual([first]);
+    const next = await enqueue(reconcileRefundsJob, {});
+    expect(next).toEqual(expect.any(String));
+    expect(await enqueue(reconcileRefundsJob, {})).toBeNull();
+    // While the first runs, the waiting one is not handed to a second worker.
+    expect(await take(reconcileRefundsJob.name)).toEqual([]);
+    expect((await jobsOf(reconcileRefundsJob.name)).map((j) => j.state).sort()).toEqual(["active", "created"]);
+  });
+
+  it("keeps one waiting run of each scheduled job", async () => {
+    for (const job of [sweepWebhookEventsJob, scheduleSnapshotPullsJob, recoverSnapshotPullsJob]) {
+      expect(await enqueue(job, {})).toEqual(expect.any(String));
+      expect(await enqueue(job, {})).toBeNull();
+    }
+  });
+
+  it("refuses a second processing job for a webhook event that is already waiting", async () => {
+    expect(await enqueue(processWebhookEventJob, { eventId: "41" })).toEqual(expect.any(String));
+    expect(await enqueue(processWebhookEventJob, { eventId: "41" })).toBeNull();
+    expect(await enqueue(processWebhookEventJob, { eventId: "42" })).toEqual(expect.any(String));
+  });
+
+  it("moves a queue created before its policy existed to that policy", async () => {
+    await stopBoss();
+    await sql`update pgboss.queue set policy = 'standard' where name = ${reconcileRefundsJob.name}`.execute(t.db);
+    await sql`delete from pgboss.job where name = ${reconcileRefundsJob.name}`.execute(t.db);
+    expect(await enqueue(reconcileRefundsJob, {})).toEqual(expect.any(String));
+    expect(await enqueue(reconcileRefundsJob, {})).toBeNull();
+    const queue = await sql<{ policy: string }>`select policy from pgboss.queue where name = ${reconcileRefundsJob.name}`.execute(t.db);
+    expect(queue.rows[0]?.policy).toBe("stately");
+  });
+});
