@@ -8,6 +8,8 @@ import { requireEnv } from "./env";
  * value to its purpose (for example "game-secret:demo-game"), so a sealed value copied to another row fails.
  */
 const VERSION = "v1";
+/** GCM accepts shorter tags unless told otherwise; a shortened tag is easier to forge, so only the full 16 bytes pass. */
+const TAG_LENGTH = 16;
 
 function masterKey(): Buffer {
   const key = Buffer.from(requireEnv("PAYOUT_DESK_KEY"), "base64");
@@ -22,7 +24,7 @@ export function deriveKey(purpose: string, master: Buffer = masterKey()): Buffer
 export function sealSecret(plain: string, context: string, master?: Buffer): string {
   const key = deriveKey("secrets-at-rest", master);
   const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const cipher = createCipheriv("aes-256-gcm", key, iv, { authTagLength: TAG_LENGTH });
   cipher.setAAD(Buffer.from(context, "utf8"));
   const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
   const tag = cipher.getAuthTag();
@@ -32,9 +34,13 @@ export function sealSecret(plain: string, context: string, master?: Buffer): str
 export function openSecret(sealed: string, context: string, master?: Buffer): string {
   const [version, iv, tag, body] = sealed.split(".");
   if (version !== VERSION || !iv || !tag || body === undefined) throw new Error("sealed secret has an unknown format");
-  const decipher = createDecipheriv("aes-256-gcm", deriveKey("secrets-at-rest", master), Buffer.from(iv, "base64url"));
+  const authTag = Buffer.from(tag, "base64url");
+  if (authTag.length !== TAG_LENGTH) throw new Error("sealed secret has an authentication tag of the wrong length");
+  const decipher = createDecipheriv("aes-256-gcm", deriveKey("secrets-at-rest", master), Buffer.from(iv, "base64url"), {
+    authTagLength: TAG_LENGTH,
+  });
   decipher.setAAD(Buffer.from(context, "utf8"));
-  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  decipher.setAuthTag(authTag);
   return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
 }
 
