@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -192,3 +192,31 @@ async function openTransactions(): Promise<number> {
     await client.end();
   }
 }
+
+describe("keys rotate in the embedded default", () => {
+  it("moves .data/local-secrets.json to the new key once the secrets are re-sealed", async () => {
+    const dataDir = path.join(dir, "embedded");
+    const embeddedEnv: NodeJS.ProcessEnv = { ...process.env, PAYOUT_DESK_DATA_DIR: dataDir, NODE_OPTIONS: "", LOG_LEVEL: "silent" };
+    for (const name of ["DATABASE_URL", "PAYOUT_DESK_KEY", "PAYOUT_DESK_KEY_PREVIOUS", "PAYOUT_DESK_EMULATOR"]) delete embeddedEnv[name];
+    const embedded = async (...args: string[]): Promise<Result> => {
+      try {
+        const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], { cwd: ROOT, env: embeddedEnv });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    const add = (...extra: string[]) =>
+      embedded("games", "add", "--id", "e1", "--name", "e1", "--env", "sandbox", "--base-url", "http://127.0.0.1:9", "--secret", "gs_test_e1_secret_1234", ...extra);
+    expect((await add()).code).toBe(0);
+    const secretsFile = path.join(dataDir, "local-secrets.json");
+    const before = JSON.parse(await readFile(secretsFile, "utf8")) as { key: string; pgPassword: string };
+
+    const rotated = await embedded("keys", "rotate", "--new-key-file", await keyFile(K3));
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ previousKeyId: keyId(Buffer.from(before.key, "base64")), keyId: keyId(K3), total: 1 });
+    expect(JSON.parse(await readFile(secretsFile, "utf8"))).toEqual({ key: b64(K3), pgPassword: before.pgPassword });
+    expect((await add("--replace")).code).toBe(0);
+  });
+});
