@@ -1,8 +1,11 @@
-// Runs once when the app server starts: the background workers live in the server process, unless
-// PAYOUT_DESK_JOBS=off (for a deployment that runs them elsewhere).
+// Runs once when the app server starts: it refuses to serve with another key than the one the stored secrets are
+// sealed with, then starts the background workers in the server process, unless PAYOUT_DESK_JOBS=off (for a
+// deployment that runs them elsewhere).
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  if (process.env.PAYOUT_DESK_JOBS === "off" || !process.env.DATABASE_URL) return;
+  if (process.env.NEXT_RUNTIME !== "nodejs" || !process.env.DATABASE_URL) return;
+  const { refuseMismatchedKey } = await import("./lib/keys/startup");
+  await refuseMismatchedKey();
+  if (process.env.PAYOUT_DESK_JOBS === "off") return;
   const { startWorkers } = await import("./lib/jobs/worker");
   await startWorkers();
 }

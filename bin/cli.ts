@@ -18,9 +18,27 @@ export type CommandSpec<S extends z.ZodType> = {
   schema: S;
 };
 
+/**
+ * A flag that takes a value but is followed by nothing or by another flag. node:util's parseArgs calls the second
+ * case "ambiguous"; the person simply forgot the value, so say that. A value that starts with a dash is written
+ * `--flag=-value`.
+ */
+function missingValue(spec: CommandSpec<z.ZodType>, argv: string[]): string | null {
+  for (const [index, token] of argv.entries()) {
+    if (token === "--") return null;
+    const name = token.startsWith("--") && !token.includes("=") ? token.slice(2) : null;
+    if (name === null || spec.options[name]?.type !== "string") continue;
+    const next = argv[index + 1];
+    if (next === undefined || next.startsWith("-")) return name;
+  }
+  return null;
+}
+
 /** Parses flags strictly (unknown flags are errors), then validates them with the command's zod schema. */
 export function parseFlags<S extends z.ZodType>(spec: CommandSpec<S>, argv: string[]): z.output<S> | "help" {
   let values: Record<string, unknown>;
+  const missing = missingValue(spec, argv);
+  if (missing) throw new CliError(`--${missing} needs a value (see --help)`, 2);
   try {
     const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" } };
     for (const [name, option] of Object.entries(spec.options)) {

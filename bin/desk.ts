@@ -1,7 +1,10 @@
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { createDb } from "@/db";
+import { writeLocalSecrets } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { listGames } from "@/db/queries/games";
+import { readKeyCheck } from "@/db/queries/keys";
 import { roleSchema } from "@/lib/auth/roles";
 import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
 import { recordAudit } from "@/lib/audit";
@@ -9,25 +12,36 @@ import { writeExportFile } from "@/lib/exports/file";
 import { exportKindSchema } from "@/lib/exports/kinds";
 import { exportIdSchema } from "@/lib/exports/run";
 import type { ExportKind } from "@/lib/exports/types";
+import { decodeKey, readKeyring } from "@/lib/crypto";
 import { saveGame } from "@/lib/games/games";
+import { keyOf, verifyKeys } from "@/lib/keys/check";
+import { rotateKey } from "@/lib/keys/rotate";
 import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
-import { exportRuntimeEnv, prepareRuntime } from "./runtime";
+import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
 
 type Command = { spec: CommandSpec<z.ZodType>; run(flags: never): Promise<unknown> };
 
 const CLI_ACTOR = null;
 
-async function withDb<T>(work: (db: ReturnType<typeof createDb>) => Promise<T>, options = { migrate: true }): Promise<T> {
+/**
+ * Runs a command against the database. `keys`: the command seals or opens secrets, so it first refuses a key that
+ * is not the one they were sealed with (README, "Keys").
+ */
+async function withDb<T>(
+  work: (db: ReturnType<typeof createDb>, runtime: Runtime) => Promise<T>,
+  options: { migrate?: boolean; keys?: boolean } = {},
+): Promise<T> {
   const runtime = await prepareRuntime();
   exportRuntimeEnv(runtime);
   const db = createDb(runtime.databaseUrl, { max: 4 });
   try {
-    if (options.migrate) await migrateToLatest(db);
-    return await work(db);
+    if (options.migrate !== false) await migrateToLatest(db);
+    if (options.keys) await verifyKeys(db);
+    return await work(db, runtime);
   } finally {
     await db.destroy();
     await runtime.stop();
@@ -130,7 +144,7 @@ const COMMANDS: Record<string, Command> = {
         );
         await recordAudit(db, { actor: CLI_ACTOR, action: flags.replace ? "game.update" : "game.create", gameId: game.id, target: game.id, outcome: "succeeded", detail: { via: "cli" } });
         return { id: game.id, name: game.name, environment: game.environment, baseUrl: game.baseUrl, secret: game.secretMask };
-      }),
+      }, { keys: true }),
   },
   "games list": {
     spec: { usage: "npm run desk -- games list", description: "Lists games (secrets masked).", options: {}, schema: z.object({}) },
@@ -173,7 +187,7 @@ const COMMANDS: Record<string, Command> = {
           if (error instanceof PullFailedError || error instanceof PullBusyError) throw new CliError(error.message);
           throw error;
         }
-      }),
+      }, { keys: true }),
   },
   export: {
     spec: {
@@ -208,7 +222,51 @@ const COMMANDS: Record<string, Command> = {
         return { file: summary.path, kind: summary.kind, rows: summary.rows, bytes: summary.bytes, sha256: summary.sha256, exportId: summary.exportId };
       }),
   },
+  "keys rotate": {
+    spec: {
+      usage: "npm run desk -- keys rotate --new-key-file FILE",
+      description:
+        "Re-seals every stored secret with a new key in one transaction and audits it (README, \"Keys\"). Until it commits the old key opens everything; after it only the new one does. A JSON summary to stdout.",
+      options: {
+        "new-key-file": { type: "string", description: "A file holding the new key: 32 random bytes in base64 (openssl rand -base64 32)" },
+      },
+      schema: z.object({ "new-key-file": z.string({ message: "is required" }).min(1, { message: "is required" }) }),
+    },
+    run: (flags: { "new-key-file": string }) =>
+      withDb(async (db, runtime) => {
+        const text = (await readFile(flags["new-key-file"], "utf8").catch(() => {
+          throw new CliError(`--new-key-file: cannot read ${flags["new-key-file"]}`, 2);
+        })).trim();
+        if (!/^[A-Za-z0-9+/]{43}=$/.test(text)) throw new CliError("--new-key-file: must hold 32 random bytes in base64 (openssl rand -base64 32)", 2);
+        const newKey = decodeKey(text, "the new key");
+        if (runtime.keyFile) await keepBothKeys(db, runtime, text);
+        const summary = await rotateKey(db, { newKey, actor: CLI_ACTOR, via: "cli" });
+        if (runtime.keyFile) {
+          await writeLocalSecrets(runtime.dataDir, { key: text, pgPassword: await localPassword(runtime) });
+          process.stderr.write(`keys rotate: ${runtime.keyFile} now holds the new key; restart npm start if it runs\n`);
+        } else {
+          process.stderr.write(`keys rotate: sealed with key ${summary.keyId}; set PAYOUT_DESK_KEY to the new key everywhere (README, "Keys")\n`);
+        }
+        return summary;
+      }, { keys: true }),
+  },
 };
+
+/**
+ * The embedded default keeps its key in local-secrets.json. Before the rotation it holds the new key and the one
+ * the secrets are sealed with now, so that whether the transaction commits or not, the file opens them.
+ */
+async function keepBothKeys(db: ReturnType<typeof createDb>, runtime: Runtime, newKey: string): Promise<void> {
+  const check = await readKeyCheck(db);
+  const active = check ? keyOf(check, readKeyring()) : null;
+  const previousKey = active ? active.toString("base64") : runtime.key;
+  await writeLocalSecrets(runtime.dataDir, { key: newKey, previousKey, pgPassword: await localPassword(runtime) });
+}
+
+async function localPassword(runtime: Runtime): Promise<string> {
+  if (!runtime.keyFile) throw new Error("not the embedded default");
+  return (JSON.parse(await readFile(runtime.keyFile, "utf8")) as { pgPassword: string }).pgPassword;
+}
 
 /** Names a validation problem by the flag the user typed (baseUrl -> --base-url, environment -> --env). */
 function flagName(field: string): string {
@@ -232,10 +290,11 @@ function overview(): string {
   ].join("\n");
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** `out` receives what belongs on stdout: the JSON result, or the help asked for. */
+export async function main(argv: string[], out: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
   const [first, second] = argv;
   if (!first || first === "--help" || first === "help") {
-    console.log(overview());
+    (first ? out : (text: string) => process.stderr.write(text))(`${overview()}\n`);
     return first ? 0 : 2;
   }
   const twoWord = second && !second.startsWith("-") ? `${first} ${second}` : null;
@@ -251,11 +310,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const flags = parseFlags(command.spec, rest);
     if (flags === "help") {
-      console.log(helpText(command.spec));
+      out(`${helpText(command.spec)}\n`);
       return 0;
     }
     const result = await command.run(flags as never);
-    console.log(JSON.stringify(result, null, 2));
+    out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {
     const exitCode = error instanceof CliError ? error.exitCode : 1;
@@ -269,5 +328,9 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  // stdout carries the JSON result alone (`desk … > summary.json`): anything else a library or a log line writes
+  // there goes to stderr.
+  const stdout = process.stdout.write.bind(process.stdout);
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  main(process.argv.slice(2), (text) => stdout(text)).then((code) => process.exit(code));
 }

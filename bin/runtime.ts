@@ -10,6 +10,10 @@ import { clusterUrl, readLocalSecrets, startCluster, withDatabase } from "@/db/e
 export type Runtime = {
   databaseUrl: string;
   key: string;
+  /** PAYOUT_DESK_KEY_PREVIOUS, during a key rotation's rollout. */
+  previousKey?: string;
+  /** The embedded default's local-secrets.json when the key comes from it (a rotation updates it). */
+  keyFile?: string | null;
   embedded: boolean;
   dataDir: string;
   stop(): Promise<void>;
@@ -23,15 +27,18 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
   if (configuredUrl) {
     const key = process.env.PAYOUT_DESK_KEY;
     if (!key) throw new Error("PAYOUT_DESK_KEY is required with DATABASE_URL (32 random bytes, base64: openssl rand -base64 32)");
-    return { databaseUrl: configuredUrl, key, embedded: false, dataDir, stop: async () => {} };
+    const previousKey = process.env.PAYOUT_DESK_KEY_PREVIOUS || undefined;
+    return { databaseUrl: configuredUrl, key, previousKey, keyFile: null, embedded: false, dataDir, stop: async () => {} };
   }
   const secrets = await readLocalSecrets(dataDir);
   const cluster = await startCluster({ clusterDir: path.join(dataDir, "postgres"), password: secrets.pgPassword, onLog: options.onLog });
   await ensureDatabase(clusterUrl(secrets.pgPassword, cluster.port, "postgres"), APP_DATABASE);
-  const key = process.env.PAYOUT_DESK_KEY ?? secrets.key;
+  const fromFile = !process.env.PAYOUT_DESK_KEY;
   return {
     databaseUrl: withDatabase(cluster.url, APP_DATABASE),
-    key,
+    key: process.env.PAYOUT_DESK_KEY ?? secrets.key,
+    previousKey: process.env.PAYOUT_DESK_KEY_PREVIOUS || (fromFile ? secrets.previousKey : undefined),
+    keyFile: fromFile ? path.join(dataDir, "local-secrets.json") : null,
     embedded: true,
     dataDir,
     stop: () => cluster.stop(),
@@ -53,4 +60,5 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
 export function exportRuntimeEnv(runtime: Runtime): void {
   process.env.DATABASE_URL = runtime.databaseUrl;
   process.env.PAYOUT_DESK_KEY = runtime.key;
+  if (runtime.previousKey) process.env.PAYOUT_DESK_KEY_PREVIOUS = runtime.previousKey;
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { createDb } from "@/db";
 import { migrateToLatest } from "@/db/migrate";
+import { verifyKeys } from "@/lib/keys/check";
 import { buildIsCurrent, sourceHash, stampPath } from "./build-state";
 import { CliError, helpText, parseFlags } from "./cli";
 import { seedEmbeddedDemo } from "./demo";
@@ -84,9 +85,14 @@ async function main(): Promise<number> {
   try {
     const migrated = await migrateToLatest(db);
     if (migrated.applied.length > 0) console.log(`Migrations applied: ${migrated.applied.join(", ")}`);
-  } finally {
+    // Another key would start an app that fails on the first secret it opens: refuse now, in one line.
+    await verifyKeys(db);
+  } catch (error) {
     await db.destroy();
+    await runtime.stop();
+    throw error;
   }
+  await db.destroy();
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,

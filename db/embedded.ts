@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -26,7 +26,8 @@ export type EmbeddedCluster = {
   stop(): Promise<void>;
 };
 
-type LocalSecrets = { key: string; pgPassword: string };
+/** `previousKey` is kept while a key rotation runs (README, "Keys"), so that neither key is ever only in memory. */
+export type LocalSecrets = { key: string; previousKey?: string; pgPassword: string };
 
 const PG_USER = "payout_desk";
 
@@ -53,6 +54,14 @@ export async function readLocalSecrets(dataDir: string): Promise<LocalSecrets> {
   };
   await writeFile(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
+}
+
+/** Replaces the local secrets file in one step (written beside it, then renamed over it). */
+export async function writeLocalSecrets(dataDir: string, secrets: LocalSecrets): Promise<void> {
+  const file = path.join(dataDir, "local-secrets.json");
+  const next = `${file}.${process.pid}.tmp`;
+  await writeFile(next, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  await rename(next, file);
 }
 
 function isAlive(pid: number): boolean {

@@ -1,8 +1,21 @@
 import "server-only";
-import { type Kysely, type MigrationResultSet, Migrator } from "kysely";
+import { type Kysely, type MigrationResultSet, Migrator, sql } from "kysely";
 import { MIGRATIONS } from "./migrations";
 
-export async function migrateToLatest(db: Kysely<any>): Promise<{ applied: string[] }> {
+/** The oldest PostgreSQL the app supports and CI runs against: Debian's (README, "Configuration"). */
+export const MINIMUM_SERVER_VERSION = { major: 15, num: 150000 };
+
+export function refuseOldServer(versionNum: number, version: string, minimum = MINIMUM_SERVER_VERSION): void {
+  if (versionNum < minimum.num) throw new Error(`PostgreSQL ${minimum.major} or newer is required; this server is ${version}`);
+}
+
+export async function migrateToLatest(
+  db: Kysely<any>,
+  options: { minimumServerVersion?: typeof MINIMUM_SERVER_VERSION } = {},
+): Promise<{ applied: string[] }> {
+  const { rows } = await sql<{ num: string; version: string }>`
+    select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
+  refuseOldServer(Number(rows[0]?.num), rows[0]?.version ?? "unknown", options.minimumServerVersion);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },

@@ -26,6 +26,19 @@ describe("secrets at rest", () => {
     expect(() => openSecret(parts.join("."), "webhook-secret:g1", KEY)).toThrow();
   });
 
+  it("refuses a truncated or lengthened authentication tag", () => {
+    const sealed = sealSecret("gs_live_tag_length_0001", "game-secret:g1", KEY);
+    const parts = sealed.split(".");
+    const tag = Buffer.from(parts[2]!, "base64url");
+    expect(tag).toHaveLength(16);
+    for (const length of [4, 8, 12, 15]) {
+      const truncated = [parts[0], parts[1], tag.subarray(0, length).toString("base64url"), parts[3]].join(".");
+      expect(() => openSecret(truncated, "game-secret:g1", KEY)).toThrow(/tag/);
+    }
+    const longer = [parts[0], parts[1], Buffer.concat([tag, Buffer.from([0])]).toString("base64url"), parts[3]].join(".");
+    expect(() => openSecret(longer, "game-secret:g1", KEY)).toThrow(/tag/);
+  });
+
   it("masks all but the prefix and last four characters", () => {
     expect(maskSecret("gs_test_one_secret_9f2a")).toBe("gs_test_••••9f2a");
     expect(maskSecret("short")).toBe("••••");

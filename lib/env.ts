@@ -12,6 +12,11 @@ const ENV_SCHEMA = z.object({
     .string()
     .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
     .optional(),
+  /** During a key rotation's rollout: the key secrets may still be sealed with (README, "Keys"). */
+  PAYOUT_DESK_KEY_PREVIOUS: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
+    .optional(),
   PAYOUT_DESK_URL: z.string().url().optional(),
   PAYOUT_DESK_DATA_DIR: z.string().default(".data"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),

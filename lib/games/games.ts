@@ -4,38 +4,48 @@ import { findGame, type GameSummary, getSelectedGameId, listGames, setSelectedGa
 import type { CurrentUser } from "@/lib/auth/session";
 import { maskSecret, openSecret, sealSecret } from "@/lib/crypto";
 import { AppError } from "@/lib/errors";
-import { forgetSigningSecrets, webhookSecretContext as webhookContext } from "@/lib/webhooks/signing-secrets";
+import { sealingKey } from "@/lib/keys/check";
+import { gameSecretContext as secretContext, webhookSecretContext as webhookContext } from "@/lib/keys/sealed-columns";
+import { forgetSigningSecrets } from "@/lib/webhooks/signing-secrets";
 import { type GameInput, gameInputSchema } from "./schemas";
 
-const secretContext = (gameId: string) => `game-secret:${gameId}`;
 /** The service keeps a rotated signing secret valid for 7 days; so do we, then it stops verifying deliveries. */
 export const WEBHOOK_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 const graceEnd = () => new Date(Date.now() + WEBHOOK_ROTATION_GRACE_MS);
+
+/** Seals and writes in one transaction, so that a key rotation never misses a value sealed with the old key. */
+async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
 
 /** Adds a game, or replaces its settings and secrets when it exists (`replace`). Secrets are sealed before storage. */
 export async function saveGame(db: Db, input: GameInput, options: { replace: boolean }): Promise<GameSummary> {
   const game = gameInputSchema.parse(input);
   const [current, previous] = game.webhookSecrets;
-  const values = {
-    name: game.name,
-    environment: game.environment,
-    base_url: game.baseUrl,
-    secret_sealed: sealSecret(game.secret, secretContext(game.id)),
-    secret_mask: maskSecret(game.secret),
-    webhook_secret_sealed: current ? sealSecret(current, webhookContext(game.id)) : null,
-    webhook_secret_mask: current ? maskSecret(current) : null,
-    webhook_previous_secret_sealed: previous ? sealSecret(previous, webhookContext(game.id)) : null,
-    webhook_previous_secret_mask: previous ? maskSecret(previous) : null,
-    webhook_previous_expires_at: previous ? graceEnd() : null,
-    updated_at: new Date(),
-  };
-  const exists = await db.selectFrom("game").select("id").where("id", "=", game.id).executeTakeFirst();
-  if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
-  if (exists) await db.updateTable("game").set(values).where("id", "=", game.id).execute();
-  else await db.insertInto("game").values({ id: game.id, settings: "{}", ...values }).execute();
+  const saved = await inTransaction(db, async (trx) => {
+    const key = await sealingKey(trx);
+    const values = {
+      name: game.name,
+      environment: game.environment,
+      base_url: game.baseUrl,
+      secret_sealed: sealSecret(game.secret, secretContext(game.id), key),
+      secret_mask: maskSecret(game.secret),
+      webhook_secret_sealed: current ? sealSecret(current, webhookContext(game.id), key) : null,
+      webhook_secret_mask: current ? maskSecret(current) : null,
+      webhook_previous_secret_sealed: previous ? sealSecret(previous, webhookContext(game.id), key) : null,
+      webhook_previous_secret_mask: previous ? maskSecret(previous) : null,
+      webhook_previous_expires_at: previous ? graceEnd() : null,
+      updated_at: new Date(),
+    };
+    const exists = await trx.selectFrom("game").select("id").where("id", "=", game.id).executeTakeFirst();
+    if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
+    if (exists) await trx.updateTable("game").set(values).where("id", "=", game.id).execute();
+    else await trx.insertInto("game").values({ id: game.id, settings: "{}", ...values }).execute();
+    const found = await findGame(trx, game.id);
+    if (!found) throw new Error("game vanished after saving");
+    return found;
+  });
   forgetSigningSecrets(game.id);
-  const saved = await findGame(db, game.id);
-  if (!saved) throw new Error("game vanished after saving");
   return saved;
 }
 
@@ -44,24 +54,28 @@ export async function saveGame(db: Db, input: GameInput, options: { replace: boo
  * the service's 7-day rotation grace.
  */
 export async function rotateWebhookSecret(db: Db, gameId: string, newSecret: string): Promise<void> {
-  const row = await db
-    .selectFrom("game")
-    .select(["webhook_secret_sealed", "webhook_secret_mask"])
-    .where("id", "=", gameId)
-    .executeTakeFirst();
-  if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
-  await db
-    .updateTable("game")
-    .set({
-      webhook_secret_sealed: sealSecret(newSecret, webhookContext(gameId)),
-      webhook_secret_mask: maskSecret(newSecret),
-      webhook_previous_secret_sealed: row.webhook_secret_sealed,
-      webhook_previous_secret_mask: row.webhook_secret_mask,
-      webhook_previous_expires_at: row.webhook_secret_sealed ? graceEnd() : null,
-      updated_at: new Date(),
-    })
-    .where("id", "=", gameId)
-    .execute();
+  await inTransaction(db, async (trx) => {
+    const key = await sealingKey(trx);
+    const row = await trx
+      .selectFrom("game")
+      .select(["webhook_secret_sealed", "webhook_secret_mask"])
+      .where("id", "=", gameId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+    await trx
+      .updateTable("game")
+      .set({
+        webhook_secret_sealed: sealSecret(newSecret, webhookContext(gameId), key),
+        webhook_secret_mask: maskSecret(newSecret),
+        webhook_previous_secret_sealed: row.webhook_secret_sealed,
+        webhook_previous_secret_mask: row.webhook_secret_mask,
+        webhook_previous_expires_at: row.webhook_secret_sealed ? graceEnd() : null,
+        updated_at: new Date(),
+      })
+      .where("id", "=", gameId)
+      .execute();
+  });
   forgetSigningSecrets(gameId);
 }
 
@@ -77,8 +91,8 @@ export async function revokePreviousWebhookSecret(db: Db, gameId: string): Promi
     })
     .where("id", "=", gameId)
     .executeTakeFirst();
-  forgetSigningSecrets(gameId);
   if (result.numUpdatedRows === 0n) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+  forgetSigningSecrets(gameId);
 }
 
 export type GameCredentials = {

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "@/db";
 import { findWebhookSigningSecrets } from "@/db/queries/webhook-receiving";
 import { openSecret } from "@/lib/crypto";
+import { webhookSecretContext } from "@/lib/keys/sealed-columns";
 
 /**
  * The webhook signing secrets of each game, opened once and kept in this process's memory for a short while, so that
@@ -14,9 +15,6 @@ import { openSecret } from "@/lib/crypto";
  */
 export const SIGNING_SECRET_TTL_MS = 30_000;
 const MAX_ENTRIES = 1_000;
-
-/** The sealing context of a game's webhook signing secrets. */
-export const webhookSecretContext = (gameId: string) => `webhook-secret:${gameId}`;
 
 /** Secrets a game can verify with: the current one and, during a rotation, the previous one. */
 export const SIGNING_SLOTS = 2;

@@ -60,6 +60,8 @@ describe("npm run desk", () => {
     [["games", "add", "--id", "g2", "--name", "N", "--env", "sandbox", "--base-url", "not a url", "--secret", "gs_test_12345678"], "--base-url"],
     [["games", "add", "--id", "g2", "--name", "N", "--env", "sandbox", "--base-url", "http://127.0.0.1", "--secret", "short"], "--secret"],
     [["games", "add", "--id", "g2", "--unknown", "x"], "--unknown"],
+    [["export", "--kind", "lines", "--out", "x.csv", "--snapshot"], "--snapshot needs a value"],
+    [["users", "add", "--email", "--role", "admin"], "--email needs a value"],
   ])("refuses %j naming %s, with a non-zero exit", async (args, flag) => {
     const result = await desk(...args);
     expect(result.code).not.toBe(0);

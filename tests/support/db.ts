@@ -4,13 +4,9 @@ import { inject } from "vitest";
 import { createDb, type Db } from "../../db";
 import { migrateToLatest } from "../../db/migrate";
 
-const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+import { assertLocal } from "./local";
 
-/** Refuses anything but a database on this machine: tests create and drop databases. */
-export function assertLocal(url: string): void {
-  const host = new URL(url).hostname;
-  if (!LOCAL_HOSTS.has(host)) throw new Error(`tests only run against a local PostgreSQL, not ${host}`);
-}
+export { assertLocal };
 
 export type TestDatabase = { url: string; db: Db; drop(): Promise<void> };
 

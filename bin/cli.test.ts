@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { CliError, parseFlags } from "./cli";
+
+const SPEC = {
+  usage: "npm run desk -- export --snapshot ID --kind K [--bom]",
+  description: "A command with string and boolean flags.",
+  options: {
+    snapshot: { type: "string" as const, description: "A snapshot id" },
+    kind: { type: "string" as const, description: "A kind" },
+    bom: { type: "boolean" as const, description: "A switch" },
+  },
+  schema: z.object({ snapshot: z.string().optional(), kind: z.string().optional(), bom: z.boolean().default(false) }),
+};
+
+function failure(argv: string[]): CliError {
+  try {
+    parseFlags(SPEC, argv);
+  } catch (error) {
+    if (error instanceof CliError) return error;
+    throw error;
+  }
+  throw new Error(`parseFlags accepted ${JSON.stringify(argv)}`);
+}
+
+describe("command line flags", () => {
+  it.each([
+    [["--snapshot"]],
+    [["--snapshot", "--kind", "lines"]],
+    [["--kind", "lines", "--snapshot"]],
+    [["--snapshot", "--bom"]],
+    [["--snapshot", "-x"]],
+  ])("say a value is missing for %j, not that the option is ambiguous", (argv) => {
+    const error = failure(argv);
+    expect(error.message).toMatch(/^--snapshot needs a value/);
+    expect(error.message).not.toMatch(/ambiguous/);
+    expect(error.message).not.toContain("\n");
+    expect(error.exitCode).toBe(2);
+  });
+
+  it("still takes a value that starts with a dash when written with =, and an empty one the schema judges", () => {
+    expect(parseFlags(SPEC, ["--snapshot=-x", "--kind", "lines"])).toEqual({ snapshot: "-x", kind: "lines", bom: false });
+    expect(parseFlags(SPEC, ["--snapshot="])).toEqual({ snapshot: "", bom: false });
+  });
+
+  it("names an unknown flag and a value given to a switch", () => {
+    expect(failure(["--colour", "red"]).message).toContain("--colour");
+    expect(failure(["--bom=yes"]).message).toContain("--bom");
+  });
+});

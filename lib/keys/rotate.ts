@@ -1,0 +1,65 @@
+import "server-only";
+import type { Db } from "@/db";
+import { listSealedValues, readKeyCheck, replaceKeyCheck, updateSealedValue } from "@/db/queries/keys";
+import { recordAudit, type AuditEntry } from "@/lib/audit";
+import { keyId, type Keyring, openSecret, readKeyring, sealSecret } from "@/lib/crypto";
+import { AppError } from "@/lib/errors";
+import { describeKey, KeyMismatchError, keyOf, sealingKey } from "./check";
+import { columnName, SEALED_COLUMNS } from "./sealed-columns";
+
+export type KeyRotationSummary = {
+  rotated: true;
+  previousKeyId: string;
+  keyId: string;
+  /** Values re-sealed per column ("game.secret_sealed"). */
+  resealed: Record<string, number>;
+  total: number;
+};
+
+type RotationInput = {
+  newKey: Buffer;
+  actor: AuditEntry["actor"];
+  via: "cli" | "web" | "job";
+  ring?: Keyring;
+  /** Runs after every value is re-sealed and before the commit (tests stop a rotation there). */
+  beforeCommit?: () => Promise<void>;
+};
+
+/**
+ * Re-seals every sealed column with a new key and records it as the key check, in one transaction: until the
+ * commit the old key opens everything (and a failure anywhere leaves it so); after it only the new key does.
+ */
+export async function rotateKey(db: Db, input: RotationInput): Promise<KeyRotationSummary> {
+  const ring = input.ring ?? readKeyring();
+  const next = describeKey(input.newKey);
+  return db.transaction().execute(async (trx) => {
+    // Nothing recorded yet (nothing sealed, or sealed before key checks were kept): record it first.
+    if (!(await readKeyCheck(trx, { lock: "update" }))) await sealingKey(trx, ring);
+    const check = await readKeyCheck(trx, { lock: "update" });
+    if (!check) throw new Error("no key check to rotate");
+    const oldKey = keyOf(check, ring);
+    if (!oldKey) throw new KeyMismatchError(check.keyId, keyId(ring.current));
+    if (next.keyId === check.keyId) throw new AppError("INVALID_INPUT", `the secrets are already sealed with key ${next.keyId}`);
+
+    const resealed: Record<string, number> = {};
+    for (const column of SEALED_COLUMNS) {
+      const rows = await listSealedValues(trx, column, { lock: true });
+      for (const row of rows) {
+        const context = column.context(row.id);
+        await updateSealedValue(trx, column, row.id, sealSecret(openSecret(row.sealed, context, oldKey), context, input.newKey));
+      }
+      resealed[columnName(column)] = rows.length;
+    }
+    await replaceKeyCheck(trx, next);
+    const total = Object.values(resealed).reduce((sum, n) => sum + n, 0);
+    await recordAudit(trx, {
+      actor: input.actor,
+      action: "keys.rotate",
+      target: next.keyId,
+      outcome: "succeeded",
+      detail: { via: input.via, previousKeyId: check.keyId, keyId: next.keyId, resealed, total },
+    });
+    await input.beforeCommit?.();
+    return { rotated: true, previousKeyId: check.keyId, keyId: next.keyId, resealed, total };
+  });
+}

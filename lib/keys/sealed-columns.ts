@@ -1,0 +1,20 @@
+import "server-only";
+import type { SealedColumnRef } from "@/db/queries/keys";
+
+export const gameSecretContext = (gameId: string) => `game-secret:${gameId}`;
+export const webhookSecretContext = (gameId: string) => `webhook-secret:${gameId}`;
+
+/** A column of sealed values and the associated data each value was sealed with (lib/crypto.ts). */
+export type SealedColumn = SealedColumnRef & { context(id: string): string };
+
+/**
+ * Every column that holds values sealed with PAYOUT_DESK_KEY. A key rotation re-seals exactly these, and the key
+ * check at start opens one of them; a new sealed column (bank details, say) is added here and nowhere else.
+ */
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
+  { table: "game", idColumn: "id", column: "secret_sealed", context: gameSecretContext },
+  { table: "game", idColumn: "id", column: "webhook_secret_sealed", context: webhookSecretContext },
+  { table: "game", idColumn: "id", column: "webhook_previous_secret_sealed", context: webhookSecretContext },
+];
+
+export const columnName = (column: SealedColumnRef) => `${column.table}.${column.column}`;
