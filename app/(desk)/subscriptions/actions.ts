@@ -9,7 +9,7 @@ import { recordAudit } from "@/lib/audit";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError, isAppError } from "@/lib/errors";
 import { requireSelectedGame } from "@/lib/games/games";
-import { decimalStringSchema, money, usdInputSchema } from "@/lib/money";
+import { money } from "@/lib/money";
 import {
   describeOverLimit,
   driveRefundAttempt,
@@ -21,18 +21,14 @@ import {
 } from "@/lib/refunds/attempts";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
-
-const subscriptionIdSchema = z
-  .string({ message: "is required" })
-  .regex(/^SUB_\d{1,12}_[A-Za-z0-9]{8}$/, { message: "must be a subscription id such as SUB_1767225600_ab12cd34" });
-const periodIdSchema = z.coerce.number({ message: "must be a period id" }).int().positive({ message: "must be a period id" });
-const reasonSchema = z
-  .string()
-  .trim()
-  .max(500, { message: "must be at most 500 characters" })
-  .optional()
-  .transform((value) => (value ? value : null));
-const attemptIdSchema = z.string().uuid({ message: "must be a refund attempt id" });
+import {
+  attemptIdSchema,
+  cancelInputSchema,
+  changeAmountInputSchema,
+  changePaymentMethodInputSchema,
+  confirmRefundInputSchema,
+  previewRefundInputSchema,
+} from "./schemas";
 
 export type RefundActionData = { attemptId: string; state: RefundOutcome["state"] };
 
@@ -50,19 +46,7 @@ export const previewRefundAction = defineAction(
   {
     name: "previewRefund",
     role: "support",
-    input: z
-      .object({
-        subscriptionId: subscriptionIdSchema,
-        periodId: periodIdSchema,
-        mode: z.enum(["full", "partial"], { message: "choose full or partial" }),
-        amountUsd: z.string().optional(),
-        reason: reasonSchema,
-      })
-      .superRefine((value, ctx) => {
-        if (value.mode !== "partial") return;
-        const parsed = usdInputSchema.safeParse(value.amountUsd ?? "");
-        if (!parsed.success) ctx.addIssue({ code: "custom", path: ["amountUsd"], message: parsed.error.issues[0]?.message ?? "is invalid" });
-      }),
+    input: previewRefundInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
@@ -94,15 +78,7 @@ export const refundAction = defineAction(
   {
     name: "refund",
     role: "support",
-    input: z.object({
-      subscriptionId: subscriptionIdSchema,
-      periodId: periodIdSchema,
-      periodSeq: z.coerce.number().int().min(1, { message: "must be a period number" }),
-      amountUsd: usdInputSchema,
-      remainingBeforeUsd: decimalStringSchema,
-      reason: reasonSchema,
-      // The player's email is not read from the form: the attempt takes it from the service's subscription.
-    }),
+    input: confirmRefundInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
@@ -191,11 +167,7 @@ export const cancelSubscriptionAction = defineAction(
   {
     name: "cancelSubscription",
     role: "support",
-    input: z.object({
-      subscriptionId: subscriptionIdSchema,
-      when: z.enum(["period_end", "now"], { message: "choose at period end or now" }),
-      reason: reasonSchema,
-    }),
+    input: cancelInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
@@ -223,7 +195,7 @@ export const changeAmountAction = defineAction(
   {
     name: "changeSubscriptionAmount",
     role: "finance",
-    input: z.object({ subscriptionId: subscriptionIdSchema, amountUsd: usdInputSchema }),
+    input: changeAmountInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
@@ -244,26 +216,7 @@ export const changePaymentMethodAction = defineAction(
   {
     name: "changePaymentMethod",
     role: "finance",
-    input: z
-      .object({
-        subscriptionId: subscriptionIdSchema,
-        cardId: z
-          .string()
-          .optional()
-          .transform((value, ctx) => {
-            if (!value) return null;
-            if (!/^\d{1,12}$/.test(value)) {
-              ctx.addIssue({ code: "custom", message: "pick one of the player's cards" });
-              return z.NEVER;
-            }
-            return Number(value);
-          }),
-        walletOnly: z.enum(["keep", "yes", "no"], { message: "choose keep, yes or no" }).default("keep"),
-      })
-      .refine((value) => value.cardId !== null || value.walletOnly !== "keep", {
-        path: ["cardId"],
-        message: "pick a card, or change wallet only",
-      }),
+    input: changePaymentMethodInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
