@@ -8,7 +8,7 @@ import { defineAction } from "@/lib/actions";
 import { recordAudit } from "@/lib/audit";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError, isAppError } from "@/lib/errors";
-import { formatUtcDateTime } from "@/lib/format";
+import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { money } from "@/lib/money";
 import {
@@ -58,7 +58,7 @@ export const previewRefundAction = defineAction(
       amountUsd: input.mode === "partial" ? (input.amountUsd ?? null) : null,
     });
     if (impact.refundable && money(impact.amountUsd).gt(money(impact.remainingUsd))) {
-      throw new AppError("INVALID_INPUT", `must be at most the remaining refundable USD ${impact.remainingUsd}`, { field: "amountUsd" });
+      throw new AppError("INVALID_INPUT", `must be at most the remaining refundable ${formatUsdText(impact.remainingUsd)}`, { field: "amountUsd" });
     }
     // Said at review already; the refund itself checks (and records a refusal) again when it is confirmed.
     if (impact.refundable && !hasRole(user.role, "finance")) {
@@ -203,10 +203,10 @@ export const changeAmountAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const result = await changeSubscriptionAmount(db, { gameId: game.id, subscriptionId: input.subscriptionId, amountUsd: input.amountUsd }, user);
     revalidatePath("/subscriptions", "layout");
-    if (!result.change_queued) return { ok: true, message: `No change staged: the price stays USD ${result.new_amount_usd}.` };
+    if (!result.change_queued) return { ok: true, message: `No change staged: the price stays ${formatUsdText(result.new_amount_usd)}.` };
     return {
       ok: true,
-      message: `USD ${result.old_amount_usd} → USD ${result.pending_amount_usd ?? result.new_amount_usd}, staged for the next successful renewal${
+      message: `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(result.pending_amount_usd ?? result.new_amount_usd)}, staged for the next successful renewal${
         result.applies_from_period_seq ? ` (period ${result.applies_from_period_seq})` : ""
       }.`,
     };

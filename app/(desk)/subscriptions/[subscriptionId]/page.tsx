@@ -15,7 +15,7 @@ import { getDb } from "@/db";
 import { listRefundAttempts } from "@/db/queries/refunds";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
-import { formatCount } from "@/lib/format";
+import { formatAmountText, formatCount, formatUsdText } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { describeNextCharge, isTerminalStatus } from "@/lib/lookup/cancel-outcome";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
@@ -110,7 +110,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
         title={<span className="font-mono">{id}</span>}
         breadcrumbs={[...crumbs, ...(playerEmail ? [{ label: playerEmail, href: playerHref(playerEmail) }] : [])]}
         meta={<SubscriptionStatusBadge status={sub.status} cancelAtPeriodEnd={sub.cancel_at_period_end} />}
-        description={`${sub.item_name} · USD ${sub.amount_usd} every ${sub.interval_count > 1 ? `${sub.interval_count} ` : ""}${sub.interval}${
+        description={`${sub.item_name} · ${formatUsdText(sub.amount_usd)} every ${sub.interval_count > 1 ? `${sub.interval_count} ` : ""}${sub.interval}${
           sub.interval_count > 1 ? "s" : ""
         } · ${sub.funding_rail}${sub.wallet_only ? ", wallet only" : ""}`}
         actions={
@@ -147,7 +147,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
           </Banner>
         ) : null}
         {sub.pending_amount_usd ? (
-          <Banner tone="info" title={`Price change staged: USD ${sub.amount_usd} → USD ${sub.pending_amount_usd}`}>
+          <Banner tone="info" title={`Price change staged: ${formatUsdText(sub.amount_usd)} → ${formatUsdText(sub.pending_amount_usd)}`}>
             It applies at the next successful renewal; an increase above double the last agreed price or above USD 500.00 stays staged and is never applied.
           </Banner>
         ) : null}
@@ -213,8 +213,8 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
             <StatGroup label="Lifetime totals">
               <Stat label="Renewals settled" value={formatCount(attribution.value.lifetime_totals.renewals_settled)} />
               <Stat label="Settled gross (USD)" value={<Money value={attribution.value.lifetime_totals.settled_gross_usd} />} />
-              <Stat label="Partner revenue (USD)" value={<Money value={attribution.value.lifetime_totals.partner_revenue_usd} />} hint={`reversed ${attribution.value.lifetime_totals.partner_revenue_reversed_usd}`} />
-              <Stat label="Net attributed (USD)" value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />} hint={`gross ${attribution.value.lifetime_totals.gross_attributed_usd}, reversed ${attribution.value.lifetime_totals.reversed_attributed_usd}`} />
+              <Stat label="Partner revenue (USD)" value={<Money value={attribution.value.lifetime_totals.partner_revenue_usd} />} hint={`reversed ${formatAmountText(attribution.value.lifetime_totals.partner_revenue_reversed_usd)}`} />
+              <Stat label="Net attributed (USD)" value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />} hint={`gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, reversed ${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`} />
               <Stat label="Refund events" value={formatCount(attribution.value.lifetime_totals.refund_events_in_window)} />
             </StatGroup>
           </section>

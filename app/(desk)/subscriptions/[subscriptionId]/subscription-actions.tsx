@@ -10,7 +10,7 @@ import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
-import { formatUtcDateTime } from "@/lib/format";
+import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { describeCancelOutcome } from "@/lib/lookup/cancel-outcome";
 import { money, usdInputSchema } from "@/lib/money";
 
@@ -166,7 +166,7 @@ function PriceDialog({
     <ConfirmDialog
       trigger={<Button variant="secondary">Change price…</Button>}
       title="Change the price"
-      description={`Now USD ${subscription.amountUsd}${subscription.pendingAmountUsd ? `; staged USD ${subscription.pendingAmountUsd}` : ""}`}
+      description={`Now ${formatUsdText(subscription.amountUsd)}${subscription.pendingAmountUsd ? `; staged ${formatUsdText(subscription.pendingAmountUsd)}` : ""}`}
       confirmLabel="Stage the new price"
       pendingLabel="Saving…"
       size="md"
