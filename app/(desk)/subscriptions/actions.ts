@@ -8,7 +8,7 @@ import { defineAction } from "@/lib/actions";
 import { recordAudit } from "@/lib/audit";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError, isAppError } from "@/lib/errors";
-import { formatUsdText, formatUtcDateTime } from "@/lib/format";
+import { formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { money } from "@/lib/money";
 import {
@@ -182,12 +182,12 @@ export const cancelSubscriptionAction = defineAction(
     if (result.already_canceled) {
       return { ok: true, message: `Already ${result.final_status}: nothing changed.` };
     }
-    const until = result.access_until ? `Access until ${formatUtcDateTime(result.access_until) ?? result.access_until}.` : "Access ends now.";
+    const until = result.access_until ? `Access until ${result.access_until}.` : "Access ends now.";
     const how = result.terminated_immediately
       ? `Ended immediately: no paid period was running${result.downgrade_reason ? ` (service code ${result.downgrade_reason})` : ""}.`
       : result.cancel_at_period_end
-        ? "Set to end at the end of the paid period; the player is not charged again."
-        : "Ended now; the player is not charged again.";
+        ? "Cancels at the end of the paid period; no further charge."
+        : "Canceled now.";
     return { ok: true, message: `${how} ${until}` };
   },
 );
