@@ -160,7 +160,7 @@ export default async function AuditPage({ searchParams }: Props) {
                       {Object.keys(e.detail).length > 0 ? (
                         <details>
                           <summary className="cursor-pointer text-accent">Show</summary>
-                          <pre className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
+                          <pre tabIndex={0} aria-label={`Detail of ${e.action}`} className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
                         </details>
                       ) : null}
                     </td>

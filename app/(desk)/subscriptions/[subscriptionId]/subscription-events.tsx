@@ -25,7 +25,7 @@ export function SubscriptionEvents({ events }: { events: SubscriptionEvent[] }) 
     return <p className="text-sm text-ink-muted">No webhook events received for this subscription yet.</p>;
   }
   return (
-    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+    <div className="overflow-x-auto rounded-lg border border-line bg-surface focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Webhook events for this subscription">
       <table className="min-w-full text-sm">
         <caption className="sr-only">Webhook events for this subscription</caption>
         <thead className="bg-subtle text-left text-ink-muted">
