@@ -106,10 +106,13 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
         />
       </StatGroup>
       {rows.length === 0 ? (
-        <EmptyState title="Nothing owed">
-          No recipient had earned anything unpaid by the end of {asOfDay}
-          {missing.length > 0 ? " in the windows counted above" : ""}.
-        </EmptyState>
+        windows.length === 0 ? (
+          <EmptyState title="Nothing to count yet">No window that had ended by {asOfDay} has a snapshot.</EmptyState>
+        ) : (
+          <EmptyState title="Nothing owed">
+            No recipient had earned anything unpaid by the end of {asOfDay} in the windows counted above.
+          </EmptyState>
+        )
       ) : (
         <Card title={`Per recipient, largest first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`} flush>
           <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Liability per recipient (scrolls sideways)">

@@ -231,7 +231,7 @@ export default async function PeriodPage({ params }: Props) {
                   <Td><YesNo value={e.is_full_refund} /></Td>
                   <Td align="right"><Money value={e.reversed_attributed_usd} /></Td>
                   <Td align="right"><Money value={e.partner_revenue_reversed_usd} /></Td>
-                  <Td>
+                  <Td className="min-w-52">
                     {describePartnerReversalBasis(e.partner_revenue_reversal_basis).text}
                     <span className="block font-mono text-xs text-ink-muted">{e.partner_revenue_reversal_basis}</span>
                   </Td>
