@@ -105,7 +105,8 @@ export function defineAction<S extends z.ZodType, T = undefined>(
       // Next.js signals redirect() and notFound() by throwing; they must pass through.
       if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
       log.error("action failed", { action: options.name, error });
-      return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again." };
+      // Even an unexpected failure gives the form back what was typed.
+      return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again.", values: echoValues(raw) };
     }
   };
   return Object.assign(action, { requiredRole: options.role });
@@ -130,7 +131,8 @@ export function definePublicAction<S extends z.ZodType, T = undefined>(
       if (isAppError(error)) return { ok: false, code: error.code, message: error.message, values: echoValues(raw) };
       if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
       log.error("action failed", { action: options.name, error });
-      return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again." };
+      // Even an unexpected failure gives the form back what was typed.
+      return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again.", values: echoValues(raw) };
     }
   };
   return Object.assign(action, { requiredRole: "public" as const, publicReason: options.reason });

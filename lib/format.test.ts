@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  formatUsdText,
   fieldErrorText,
   formatAmountText,
   formatCount,
@@ -8,6 +9,15 @@ import {
   prettyJsonText,
   splitAmount,
 } from "./format";
+
+describe("formatUsdText", () => {
+  it("reads amounts in running text grouped, as every table shows them", () => {
+    expect(formatUsdText("3812.30")).toBe("USD 3,812.30");
+    expect(formatUsdText("-1234567.5")).toBe("USD -1,234,567.5");
+    expect(formatUsdText("1.00")).toBe("USD 1.00");
+    expect(formatUsdText("n/a")).toBe("USD n/a");
+  });
+});
 
 describe("formatAmountText", () => {
   it("groups thousands and keeps every digit as given", () => {

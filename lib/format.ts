@@ -143,3 +143,11 @@ export function fieldErrorText(label: string, error: string): string {
   if (first !== "" && first === first.toLowerCase() && first !== first.toUpperCase()) return `${label} ${message}`;
   return `${label}: ${message}`;
 }
+
+/**
+ * An amount in running text, the one way amounts read on every page: "USD 3,812.30" (grouped, every digit kept).
+ * CSV exports keep plain decimals (lib/exports). Text that is not a decimal is shown as it is, never guessed at.
+ */
+export function formatUsdText(value: string): string {
+  return isAmountText(value) ? formatAmountText(value, { currency: "USD" }) : `USD ${value}`;
+}

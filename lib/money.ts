@@ -18,11 +18,14 @@ export const decimalStringSchema = z
   .string()
   .regex(DECIMAL_PATTERN, { message: "must be a decimal number such as 12.34" });
 
-/** A user-typed amount in USD: positive, at most two decimals. */
+/**
+ * A user-typed amount in USD: positive, at most two decimals. The format check aborts: zod 4 runs later checks even
+ * after a failed one, and "greater than 0" would be asked of text that is not a number ("", "abc", "12,50").
+ */
 export const usdInputSchema = z
   .string()
   .trim()
-  .regex(/^\d{1,9}(\.\d{1,2})?$/, { message: "must be an amount in USD with at most two decimals, such as 12.50" })
+  .regex(/^\d{1,9}(\.\d{1,2})?$/, { message: "must be an amount in USD with at most two decimals, such as 12.50", abort: true })
   .refine((value) => new Money(value).gt(0), { message: "must be greater than 0" });
 
 export function isDecimalString(value: string): boolean {

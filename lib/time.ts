@@ -203,7 +203,7 @@ export function isPartitionOf(window: TimeWindow, parts: readonly TimeWindow[]):
 }
 
 /** A calendar month "YYYY-MM" (UTC). */
-export const monthKeySchema = z.string().regex(MONTH_KEY, { message: "must be a month such as 2026-03" }).refine(
+export const monthKeySchema = z.string().regex(MONTH_KEY, { message: "must be a month such as 2026-03", abort: true }).refine(
   (value) => {
     const month = Number(value.slice(5, 7));
     return Number(value.slice(0, 4)) >= 1000 && month >= 1 && month <= 12;

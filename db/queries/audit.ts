@@ -113,3 +113,26 @@ export async function listAuditFacets(db: Db): Promise<{ actions: string[]; outc
     games: games.map((r) => r.game_id).filter((g): g is string => g !== null),
   };
 }
+
+/**
+ * Where refund requests ended: a refund.request line is written "pending" before the service is called and the log is
+ * append-only, so the page shows the attempt's status now beside it. Keyed by client_request_id (the line's
+ * idempotency key), scoped to the line's game.
+ */
+export async function listRefundAttemptOutcomes(
+  db: Db,
+  keys: { gameId: string; clientRequestId: string }[],
+): Promise<Map<string, { attemptId: string; status: string }>> {
+  const out = new Map<string, { attemptId: string; status: string }>();
+  if (keys.length === 0) return out;
+  const rows = await db
+    .selectFrom("refund_attempt")
+    .select(["id", "game_id", "client_request_id", "status"])
+    .where("client_request_id", "in", keys.map((k) => k.clientRequestId))
+    .execute();
+  const wanted = new Set(keys.map((k) => `${k.gameId}|${k.clientRequestId}`));
+  for (const r of rows) {
+    if (wanted.has(`${r.game_id}|${r.client_request_id}`)) out.set(`${r.game_id}|${r.client_request_id}`, { attemptId: r.id, status: r.status });
+  }
+  return out;
+}

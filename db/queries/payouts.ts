@@ -2,13 +2,13 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
-import { formatUsd, money, type Money } from "@/lib/money";
+import { formatUsd, money } from "@/lib/money";
 import { formatInstant, type TimeWindow } from "@/lib/time";
 import { isLatestVersion } from "./snapshots";
 
 /**
  * Reads for the payout pages: the recipient payout table of a window (sorted, filtered and paginated in SQL), top
- * recipients over months, a recipient's history and the liability "as of" a date. Every query filters by game.
+ * recipients over months and a recipient's history (the liability is in liability.ts). Every query filters by game.
  */
 
 export const PAYOUT_TABLE_SORTS = ["recipient", "renewals", "subscriptions", "gross", "reversed", "net", "carried_in", "payable", "state"] as const;
@@ -457,144 +457,6 @@ export async function searchRecipients(
   }
   const rows = await query.groupBy("r.recipient_player_id").orderBy("r.recipient_player_id").limit(params.limit ?? 50).execute();
   return rows.map((r) => ({ recipientPlayerId: Number(r.recipient_player_id), playerName: r.name, playerEmail: r.email }));
-}
-
-// --- Liability -----------------------------------------------------------------------------------------------------------
-
-export type LiabilityRow = {
-  recipientPlayerId: number;
-  playerName: string | null;
-  playerEmail: string | null;
-  approvedUnpaidUsd: string;
-  heldUsd: string;
-  carriedNegativeUsd: string;
-  rolledOverUsd: string;
-  notYetReviewedUsd: string;
-  totalOwedUsd: string;
-};
-
-/**
- * What the game owes each recipient as of an instant, replayed from the statements' events:
- *
- * - approved but unpaid: statements of batches approved by then, approved and not yet paid then (their payable);
- * - held: statements held then (what they had available);
- * - carried negative / rolled over: balances carried out of statements closed by then and not yet taken in by a
- *   statement of a batch approved by then (negative: offsets later payouts; positive: under the minimum payout);
- * - not yet reviewed: net attributed of windows snapshotted by then whose batch was not approved by then (latest
- *   version published by then).
- *
- * total owed = the sum of the five (a carried negative lowers it).
- */
-export async function listLiability(db: Db, params: { gameId: string; asOf: Date }): Promise<LiabilityRow[]> {
-  const asOf = params.asOf;
-  type Acc = { name: string | null; email: string | null; approved: Money; held: Money; negative: Money; rolled: Money; unreviewed: Money };
-  const acc = new Map<string, Acc>();
-  const get = (id: string, name: string | null, email: string | null): Acc => {
-    let a = acc.get(id);
-    if (!a) {
-      a = { name, email, approved: money("0"), held: money("0"), negative: money("0"), rolled: money("0"), unreviewed: money("0") };
-      acc.set(id, a);
-    }
-    a.name ??= name;
-    a.email ??= email;
-    return a;
-  };
-
-  // The state of each statement then: its last event at or before the instant.
-  const states = await sql<{
-    statement_id: string;
-    state_after: PayoutStatementState;
-    recipient_player_id: string;
-    player_name: string | null;
-    player_email: string | null;
-    payable_usd: string;
-    available_usd: string;
-    carry_out_usd: string;
-    batch_approved: boolean;
-  }>`
-    select distinct on (e.statement_id) e.statement_id, e.state_after, st.recipient_player_id::text as recipient_player_id,
-      st.player_name, st.player_email, st.payable_usd::text as payable_usd, st.available_usd::text as available_usd,
-      st.carry_out_usd::text as carry_out_usd, (b.approved_at is not null and b.approved_at <= ${asOf}) as batch_approved
-    from payout_statement_event e
-    join payout_statement st on st.id = e.statement_id
-    join payout_batch b on b.id = st.batch_id
-    where e.game_id = ${params.gameId} and b.game_id = ${params.gameId} and e.at <= ${asOf}
-      and (b.status <> 'discarded' or b.discarded_at > ${asOf})
-    order by e.statement_id, e.at desc, e.id desc`.execute(db);
-
-  const closedThen = new Set<string>();
-  for (const s of states.rows) {
-    const a = get(s.recipient_player_id, s.player_name, s.player_email);
-    if (s.state_after === "approved" && s.batch_approved) a.approved = a.approved.plus(s.payable_usd);
-    if (s.state_after === "held") a.held = a.held.plus(s.available_usd);
-    if (s.state_after === "paid" || s.state_after === "carried") closedThen.add(s.statement_id);
-  }
-
-  // Carries taken in by a statement of a batch approved by then.
-  const taken = await sql<{ from_statement_id: string }>`
-    select c.from_statement_id from payout_carry c
-    join payout_statement st on st.id = c.to_statement_id
-    join payout_batch b on b.id = st.batch_id
-    where b.game_id = ${params.gameId} and b.approved_at is not null and b.approved_at <= ${asOf}`.execute(db);
-  const takenIds = new Set(taken.rows.map((r) => r.from_statement_id));
-  for (const s of states.rows) {
-    if (!closedThen.has(s.statement_id) || takenIds.has(s.statement_id)) continue;
-    const out = money(s.carry_out_usd);
-    if (out.isZero()) continue;
-    const a = get(s.recipient_player_id, s.player_name, s.player_email);
-    if (out.isNegative()) a.negative = a.negative.plus(out);
-    else a.rolled = a.rolled.plus(out);
-  }
-
-  // Windows snapshotted by then with no batch approved by then: their latest version as of then. Overlapping windows
-  // (a quarter and its months) would count the same renewals twice: they are taken earliest start first, shorter first,
-  // and a window overlapping one already taken is left out.
-  const candidates = await sql<{ id: string; window_start: Date; window_end: Date }>`
-    select s.id, s.window_start, s.window_end
-    from snapshot s
-    where s.game_id = ${params.gameId} and s.published_at <= ${asOf}
-      and not exists (select 1 from snapshot n where n.game_id = s.game_id and n.window_start = s.window_start
-        and n.window_end = s.window_end and n.version > s.version and n.published_at <= ${asOf})
-      and not exists (select 1 from payout_batch b where b.game_id = s.game_id and b.window_start < s.window_end
-        and b.window_end > s.window_start and b.approved_at is not null and b.approved_at <= ${asOf}
-        and (b.status <> 'discarded'))
-    order by s.window_start, s.window_end`.execute(db);
-  const counted: { start: number; end: number; id: string }[] = [];
-  for (const c of candidates.rows) {
-    const start = c.window_start.getTime();
-    const end = c.window_end.getTime();
-    if (counted.some((w) => w.start < end && w.end > start)) continue;
-    counted.push({ start, end, id: c.id });
-  }
-  const unreviewed =
-    counted.length === 0
-      ? { rows: [] as { recipient_player_id: string; player_name: string | null; player_email: string | null; net: string }[] }
-      : await sql<{ recipient_player_id: string; player_name: string | null; player_email: string | null; net: string }>`
-    select r.recipient_player_id::text as recipient_player_id, max(r.player_name) as player_name, max(r.player_email) as player_email,
-      sum(r.net_attributed_usd)::text as net
-    from snapshot_recipient r
-    where r.snapshot_id in (${sql.join(counted.map((w) => w.id))})
-    group by r.recipient_player_id`.execute(db);
-  for (const r of unreviewed.rows) get(r.recipient_player_id, r.player_name, r.player_email).unreviewed = money(r.net);
-
-  const out: LiabilityRow[] = [];
-  for (const [id, a] of acc) {
-    const total = a.approved.plus(a.held).plus(a.negative).plus(a.rolled).plus(a.unreviewed);
-    if ([a.approved, a.held, a.negative, a.rolled, a.unreviewed].every((m) => m.isZero())) continue;
-    out.push({
-      recipientPlayerId: Number(id),
-      playerName: a.name,
-      playerEmail: a.email,
-      approvedUnpaidUsd: formatUsd(a.approved),
-      heldUsd: formatUsd(a.held),
-      carriedNegativeUsd: formatUsd(a.negative),
-      rolledOverUsd: formatUsd(a.rolled),
-      notYetReviewedUsd: formatUsd(a.unreviewed),
-      totalOwedUsd: formatUsd(total),
-    });
-  }
-  out.sort((x, y) => money(y.totalOwedUsd).comparedTo(money(x.totalOwedUsd)) || x.recipientPlayerId - y.recipientPlayerId);
-  return out;
 }
 
 export function formatAsOf(date: Date): string {

@@ -47,7 +47,7 @@ export type StartedExport = {
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const exportIdSchema = z.string().trim().toLowerCase().regex(UUID, { message: "must be an id such as 0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11" });
+export const exportIdSchema = z.string().trim().toLowerCase().regex(UUID, { message: "must be an id such as 0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11", abort: true });
 
 async function resolveTarget(db: Db, request: ExportRequest): Promise<ResolvedTarget> {
   const definition = EXPORTS[request.kind];

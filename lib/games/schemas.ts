@@ -16,7 +16,7 @@ export const secretSchema = z
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
-/** new URL() that answers null instead of throwing: zod runs refinements even after `.url()` failed. */
+/** new URL() that answers null instead of throwing (the refinements below only see what `.url()` accepted). */
 function tryUrl(value: string): URL | null {
   try {
     return new URL(value);
@@ -28,7 +28,7 @@ function tryUrl(value: string): URL | null {
 export const baseUrlSchema = z
   .string()
   .trim()
-  .url({ message: "must be a URL such as https://api.example.com" })
+  .url({ message: "must be a URL such as https://api.example.com", abort: true })
   .refine((value) => /^https?:$/.test(tryUrl(value)?.protocol ?? "https:"), { message: "must start with https://" })
   .transform((value) => value.replace(/\/+$/, ""));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifySearch } from "./search";
+import { classifySearch, SUBSCRIPTION_ID_EXAMPLE } from "./search";
 
 describe("classifySearch", () => {
   it("sends a subscription id to its page, whatever the case of its prefix", () => {
@@ -9,6 +9,14 @@ describe("classifySearch", () => {
       subscriptionId: "SUB_1767225600_ab12cd34",
       href: "/subscriptions/SUB_1767225600_ab12cd34",
     });
+  });
+
+  it("shows an example id as the service issues them, which the search takes as it is", () => {
+    // Service ids carry upper-case letters; a lower-case example would send people to "No such subscription".
+    expect(SUBSCRIPTION_ID_EXAMPLE).toBe(SUBSCRIPTION_ID_EXAMPLE.toUpperCase());
+    expect(classifySearch(SUBSCRIPTION_ID_EXAMPLE)).toMatchObject({ kind: "subscription", subscriptionId: SUBSCRIPTION_ID_EXAMPLE });
+    const refused = classifySearch("SUB_12");
+    expect(refused.kind === "invalid" ? refused.message : "").toContain(SUBSCRIPTION_ID_EXAMPLE);
   });
 
   it("explains a malformed subscription id", () => {

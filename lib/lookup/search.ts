@@ -11,6 +11,8 @@ export type SearchTarget =
   | { kind: "invalid"; message: string };
 
 const SUBSCRIPTION_ID = /^SUB_\d{1,12}_[A-Za-z0-9]{8}$/;
+/** An id as the service issues them (upper-case letters and digits after the epoch): the one example shown. */
+export const SUBSCRIPTION_ID_EXAMPLE = "SUB_1767225600_AB12CD34";
 const emailSchema = z.email();
 
 export function subscriptionHref(subscriptionId: string): string {
@@ -38,7 +40,7 @@ export function classifySearch(input: string): SearchTarget {
     return { kind: "subscription", subscriptionId: asSubscription, href: subscriptionHref(asSubscription) };
   }
   if (/^sub_/i.test(text)) {
-    return { kind: "invalid", message: "A subscription id looks like SUB_1767225600_ab12cd34 (digits, then 8 letters or digits)." };
+    return { kind: "invalid", message: `A subscription id looks like ${SUBSCRIPTION_ID_EXAMPLE} (digits, then 8 letters or digits).` };
   }
   if (text.includes("@")) {
     const email = text.toLowerCase();

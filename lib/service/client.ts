@@ -114,13 +114,13 @@ export type RefundResult =
 /** Path-safe and within the reporting route's "At most 50 characters"; the service checks the SUB_ form itself. */
 export const subscriptionIdInputSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,50}$/, { message: "must be a subscription id such as SUB_1767225600_ab12cd34" });
+  .regex(/^[A-Za-z0-9_-]{1,50}$/, { message: "must be a subscription id such as SUB_1767225600_AB12CD34" });
 
 const emailInputSchema = z
   .string()
   .trim()
-  .min(3)
-  .max(254)
+  .min(3, { abort: true })
+  .max(254, { abort: true })
   .refine((value) => value.includes("@") && !/\s/.test(value), { message: "must be an email address" });
 
 const limitSchema = z.number().int().min(1).max(100);
@@ -161,8 +161,8 @@ export const refundInputSchema = z.object({
   /** "at most 255, not sub_-prefixed, one per refund, reuse on retry" */
   clientRequestId: z
     .string()
-    .min(1)
-    .max(255)
+    .min(1, { abort: true })
+    .max(255, { abort: true })
     .refine((value) => !/^sub_/i.test(value), { message: "must not begin with sub_" }),
   periodSeq: z.number().int().min(1).optional(),
   amountUsd: usdInputSchema.optional(),

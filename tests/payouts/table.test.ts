@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { listLiability, listPayoutTable, type PayoutTableQuery } from "@/db/queries/payouts";
+import { listPayoutTable, type PayoutTableQuery } from "@/db/queries/payouts";
+import { listLiability } from "@/lib/payouts/liability";
 import { approvePayoutBatch, holdStatements, markStatementsPaid, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
@@ -102,14 +103,14 @@ describe("the liability view", () => {
     await new Promise((r) => setTimeout(r, 5));
     await markStatementsPaid(db2, { gameId: GAME, batchId: april, paidOn: "2026-05-03", method: "wise", reference: "WISE-APR" }, actor("approver"));
 
-    const rows = (asOf: Date) => listLiability(db2, { gameId: GAME, asOf }).then((list) => Object.fromEntries(list.map((r) => [r.recipientPlayerId, r])));
-    // Before the batch existed: all four windows' nets are "not yet reviewed".
+    const rows = (asOf: Date) => listLiability(db2, { gameId: GAME, asOf }).then(({ rows: list }) => Object.fromEntries(list.map((r) => [r.recipientPlayerId, r])));
+    // Before the batch existed: all four recipients' nets are "not yet in a batch".
     const then = await rows(before);
-    expect(then[1]).toMatchObject({ notYetReviewedUsd: "40.00", totalOwedUsd: "40.00" });
-    expect(then[4]).toMatchObject({ notYetReviewedUsd: "-12.00" });
+    expect(then[1]).toMatchObject({ notInBatchUsd: "40.00", totalOwedUsd: "40.00" });
+    expect(then[4]).toMatchObject({ notInBatchUsd: "-12.00" });
     // Approved, not yet paid.
     const approved = await rows(approvedAt);
-    expect(approved[1]).toMatchObject({ approvedUnpaidUsd: "40.00", notYetReviewedUsd: "0.00", totalOwedUsd: "40.00" });
+    expect(approved[1]).toMatchObject({ approvedUnpaidUsd: "40.00", notInBatchUsd: "0.00", totalOwedUsd: "40.00" });
     expect(approved[2]).toMatchObject({ heldUsd: "30.00", totalOwedUsd: "30.00" });
     expect(approved[3]).toMatchObject({ rolledOverUsd: "5.00", totalOwedUsd: "5.00" });
     expect(approved[4]).toMatchObject({ carriedNegativeUsd: "-12.00", totalOwedUsd: "-12.00" });

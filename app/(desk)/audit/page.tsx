@@ -10,7 +10,9 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { getDb } from "@/db";
-import { listAuditFacets, searchAuditEntries } from "@/db/queries/audit";
+import { listAuditFacets, listRefundAttemptOutcomes, searchAuditEntries } from "@/db/queries/audit";
+import { TextLink } from "@/app/_components/ui/text-link";
+import { refundAttemptHref } from "@/lib/lookup/search";
 import { requirePageRole } from "@/lib/auth/session";
 import { Pager } from "../subscriptions/_components/pager";
 import { AUDIT_PAGE_SIZE, auditHref, parseAuditFilter } from "./filters";
@@ -18,6 +20,15 @@ import { AUDIT_PAGE_SIZE, auditHref, parseAuditFilter } from "./filters";
 export const metadata: Metadata = { title: "Audit log" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** A refund attempt's status now, in the words the refund pages use. */
+const ATTEMPT_OUTCOMES: Record<string, string> = {
+  pending: "still pending",
+  succeeded: "refunded",
+  failed: "refused, nothing moved",
+  needs_attention: "needs manual attention",
+  resolved: "settled by hand",
+};
 
 function actionFamilies(actions: string[]): string[] {
   return [...new Set(actions.filter((a) => a.includes(".")).map((a) => `${a.split(".")[0]}.`))];
@@ -45,6 +56,12 @@ export default async function AuditPage({ searchParams }: Props) {
       { offset, limit: AUDIT_PAGE_SIZE },
     ),
   ]);
+  const outcomes = await listRefundAttemptOutcomes(
+    db,
+    result.rows.flatMap((e) => (e.action === "refund.request" && e.gameId && e.idempotencyKey ? [{ gameId: e.gameId, clientRequestId: e.idempotencyKey }] : [])),
+  );
+  const ledTo = (e: (typeof result.rows)[number]) =>
+    e.action === "refund.request" && e.gameId && e.idempotencyKey ? (outcomes.get(`${e.gameId}|${e.idempotencyKey}`) ?? null) : null;
   const narrowed = Boolean(filter.action || filter.actor || filter.game || filter.target || filter.outcome || filter.key || filter.from.text || filter.to.text);
   const families = actionFamilies(facets.actions);
 
@@ -106,7 +123,7 @@ export default async function AuditPage({ searchParams }: Props) {
         </EmptyState>
       ) : (
         <div className="rounded-lg border border-line bg-surface">
-          <div className="overflow-x-auto">
+          <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Audit log entries">
             <table className="min-w-full text-sm">
               <caption className="sr-only">Audit log entries, newest first</caption>
               <thead className="bg-subtle text-left text-ink-muted">
@@ -130,12 +147,20 @@ export default async function AuditPage({ searchParams }: Props) {
                     <td className="px-3 py-2 font-mono text-xs">{e.gameId ?? ""}</td>
                     <td className="px-3 py-2">{e.target ?? ""}</td>
                     <td className="max-w-48 px-3 py-2 font-mono text-xs break-all">{e.idempotencyKey ?? ""}</td>
-                    <td className="px-3 py-2">{e.outcome}</td>
+                    <td className="px-3 py-2">
+                      {e.outcome}
+                      {ledTo(e) ? (
+                        <span className="block text-xs text-ink-muted">
+                          led to:{" "}
+                          <TextLink href={refundAttemptHref(ledTo(e)?.attemptId ?? "")}>{ATTEMPT_OUTCOMES[ledTo(e)?.status ?? ""] ?? ledTo(e)?.status}</TextLink>
+                        </span>
+                      ) : null}
+                    </td>
                     <td className="px-3 py-2">
                       {Object.keys(e.detail).length > 0 ? (
                         <details>
                           <summary className="cursor-pointer text-accent">Show</summary>
-                          <pre className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
+                          <pre tabIndex={0} aria-label={`Detail of ${e.action}`} className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
                         </details>
                       ) : null}
                     </td>

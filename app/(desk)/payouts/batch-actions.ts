@@ -175,8 +175,8 @@ export const markPaidAction = defineAction(
       paidOn: z
         .string()
         .trim()
-        .regex(DAY, { message: "must be a date such as 2026-04-03" })
-        .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), { message: "must be a real date" })
+        .regex(DAY, { message: "must be a date such as 2026-04-03", abort: true })
+        .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), { message: "must be a real date", abort: true })
         .refine((v) => Date.parse(`${v}T00:00:00Z`) <= Date.now() + 86_400_000, { message: "cannot be in the future" }),
       method: z.enum(PAYMENT_METHODS, { message: "must be one of the listed methods" }),
       reference: z.string().trim().min(1, { message: "is required (the bank or provider reference)" }).max(200, { message: "must be at most 200 characters" }),

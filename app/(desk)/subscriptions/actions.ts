@@ -8,8 +8,9 @@ import { defineAction } from "@/lib/actions";
 import { recordAudit } from "@/lib/audit";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError, isAppError } from "@/lib/errors";
+import { formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
-import { decimalStringSchema, money, usdInputSchema } from "@/lib/money";
+import { money } from "@/lib/money";
 import {
   describeOverLimit,
   driveRefundAttempt,
@@ -21,18 +22,14 @@ import {
 } from "@/lib/refunds/attempts";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
-
-const subscriptionIdSchema = z
-  .string({ message: "is required" })
-  .regex(/^SUB_\d{1,12}_[A-Za-z0-9]{8}$/, { message: "must be a subscription id such as SUB_1767225600_ab12cd34" });
-const periodIdSchema = z.coerce.number({ message: "must be a period id" }).int().positive({ message: "must be a period id" });
-const reasonSchema = z
-  .string()
-  .trim()
-  .max(500, { message: "must be at most 500 characters" })
-  .optional()
-  .transform((value) => (value ? value : null));
-const attemptIdSchema = z.string().uuid({ message: "must be a refund attempt id" });
+import {
+  attemptIdSchema,
+  cancelInputSchema,
+  changeAmountInputSchema,
+  changePaymentMethodInputSchema,
+  confirmRefundInputSchema,
+  previewRefundInputSchema,
+} from "./schemas";
 
 export type RefundActionData = { attemptId: string; state: RefundOutcome["state"] };
 
@@ -50,19 +47,7 @@ export const previewRefundAction = defineAction(
   {
     name: "previewRefund",
     role: "support",
-    input: z
-      .object({
-        subscriptionId: subscriptionIdSchema,
-        periodId: periodIdSchema,
-        mode: z.enum(["full", "partial"], { message: "choose full or partial" }),
-        amountUsd: z.string().optional(),
-        reason: reasonSchema,
-      })
-      .superRefine((value, ctx) => {
-        if (value.mode !== "partial") return;
-        const parsed = usdInputSchema.safeParse(value.amountUsd ?? "");
-        if (!parsed.success) ctx.addIssue({ code: "custom", path: ["amountUsd"], message: parsed.error.issues[0]?.message ?? "is invalid" });
-      }),
+    input: previewRefundInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
@@ -73,7 +58,7 @@ export const previewRefundAction = defineAction(
       amountUsd: input.mode === "partial" ? (input.amountUsd ?? null) : null,
     });
     if (impact.refundable && money(impact.amountUsd).gt(money(impact.remainingUsd))) {
-      throw new AppError("INVALID_INPUT", `must be at most the remaining refundable USD ${impact.remainingUsd}`, { field: "amountUsd" });
+      throw new AppError("INVALID_INPUT", `must be at most the remaining refundable ${formatUsdText(impact.remainingUsd)}`, { field: "amountUsd" });
     }
     // Said at review already; the refund itself checks (and records a refusal) again when it is confirmed.
     if (impact.refundable && !hasRole(user.role, "finance")) {
@@ -94,15 +79,7 @@ export const refundAction = defineAction(
   {
     name: "refund",
     role: "support",
-    input: z.object({
-      subscriptionId: subscriptionIdSchema,
-      periodId: periodIdSchema,
-      periodSeq: z.coerce.number().int().min(1, { message: "must be a period number" }),
-      amountUsd: usdInputSchema,
-      remainingBeforeUsd: decimalStringSchema,
-      reason: reasonSchema,
-      // The player's email is not read from the form: the attempt takes it from the service's subscription.
-    }),
+    input: confirmRefundInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
@@ -191,11 +168,7 @@ export const cancelSubscriptionAction = defineAction(
   {
     name: "cancelSubscription",
     role: "support",
-    input: z.object({
-      subscriptionId: subscriptionIdSchema,
-      when: z.enum(["period_end", "now"], { message: "choose at period end or now" }),
-      reason: reasonSchema,
-    }),
+    input: cancelInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
@@ -211,7 +184,7 @@ export const cancelSubscriptionAction = defineAction(
     }
     const until = result.access_until ? `Access until ${result.access_until}.` : "Access ends now.";
     const how = result.terminated_immediately
-      ? `Ended immediately (${result.downgrade_reason ?? "nothing paid"}).`
+      ? `Ended immediately: no paid period was running${result.downgrade_reason ? ` (service code ${result.downgrade_reason})` : ""}.`
       : result.cancel_at_period_end
         ? "Cancels at the end of the paid period; no further charge."
         : "Canceled now.";
@@ -223,17 +196,17 @@ export const changeAmountAction = defineAction(
   {
     name: "changeSubscriptionAmount",
     role: "finance",
-    input: z.object({ subscriptionId: subscriptionIdSchema, amountUsd: usdInputSchema }),
+    input: changeAmountInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
     const result = await changeSubscriptionAmount(db, { gameId: game.id, subscriptionId: input.subscriptionId, amountUsd: input.amountUsd }, user);
     revalidatePath("/subscriptions", "layout");
-    if (!result.change_queued) return { ok: true, message: `No change staged: the price stays USD ${result.new_amount_usd}.` };
+    if (!result.change_queued) return { ok: true, message: `No change staged: the price stays ${formatUsdText(result.new_amount_usd)}.` };
     return {
       ok: true,
-      message: `USD ${result.old_amount_usd} → USD ${result.pending_amount_usd ?? result.new_amount_usd}, staged for the next successful renewal${
+      message: `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(result.pending_amount_usd ?? result.new_amount_usd)}, staged for the next successful renewal${
         result.applies_from_period_seq ? ` (period ${result.applies_from_period_seq})` : ""
       }.`,
     };
@@ -244,26 +217,7 @@ export const changePaymentMethodAction = defineAction(
   {
     name: "changePaymentMethod",
     role: "finance",
-    input: z
-      .object({
-        subscriptionId: subscriptionIdSchema,
-        cardId: z
-          .string()
-          .optional()
-          .transform((value, ctx) => {
-            if (!value) return null;
-            if (!/^\d{1,12}$/.test(value)) {
-              ctx.addIssue({ code: "custom", message: "pick one of the player's cards" });
-              return z.NEVER;
-            }
-            return Number(value);
-          }),
-        walletOnly: z.enum(["keep", "yes", "no"], { message: "choose keep, yes or no" }).default("keep"),
-      })
-      .refine((value) => value.cardId !== null || value.walletOnly !== "keep", {
-        path: ["cardId"],
-        message: "pick a card, or change wallet only",
-      }),
+    input: changePaymentMethodInputSchema,
   },
   async (input, { user }) => {
     const db = getDb();

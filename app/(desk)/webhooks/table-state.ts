@@ -26,13 +26,13 @@ const extraSchema = z.object({
     .catch(undefined),
   from: z
     .string()
-    .regex(DAY)
+    .regex(DAY, { abort: true })
     .refine((v) => parseInstant(v) !== null)
     .optional()
     .catch(undefined),
   to: z
     .string()
-    .regex(DAY)
+    .regex(DAY, { abort: true })
     .refine((v) => parseInstant(v) !== null)
     .optional()
     .catch(undefined),

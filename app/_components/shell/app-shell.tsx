@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Badge } from "../ui/badge";
 import { GameSwitcher, type ShellGame } from "./game-switcher";
 import { NavLink } from "./nav-link";
+import { navItemsFor } from "./nav-items";
 import { SandboxBanner } from "./sandbox-banner";
 import type { ShellAction } from "./shell-action";
 import { SignOutForm } from "./sign-out-form";
@@ -15,14 +16,6 @@ export type AppShellProps = {
   switchGameAction: ShellAction;
   signOutAction: ShellAction;
 };
-
-const NAV_ITEMS = [
-  { href: "/payouts", label: "Payouts" },
-  { href: "/subscriptions", label: "Subscriptions" },
-  { href: "/webhooks", label: "Webhooks" },
-  { href: "/audit", label: "Audit log" },
-  { href: "/settings", label: "Settings" },
-] as const;
 
 /**
  * The frame of every signed-in page: skip link, sidebar (product, game switcher, navigation, who is signed in,
@@ -45,7 +38,7 @@ export function AppShell({ user, games, selectedGameId, children, switchGameActi
         </div>
         <nav aria-label="Main">
           <ul className="flex gap-1 overflow-x-auto md:flex-col">
-            {NAV_ITEMS.map((item) => (
+            {navItemsFor(user.role).map((item) => (
               <li key={item.href}>
                 <NavLink href={item.href}>{item.label}</NavLink>
               </li>

@@ -7,7 +7,10 @@ import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
 
 /** What the confirmed action returns: the small result object every server action gives back (lib/actions.ts). */
-export type ConfirmResult = { ok: true; message?: string } | { ok: false; message: string };
+export type ConfirmResult = { ok: true; message?: string } | { ok: false; message: string; values?: Record<string, string> };
+
+/** What was typed into the dialog's fields when the action refused it (empty before that). */
+export type TypedValues = Record<string, string>;
 
 export type ConfirmDialogProps = {
   /** The button that opens the dialog. */
@@ -15,8 +18,9 @@ export type ConfirmDialogProps = {
   title: ReactNode;
   description?: ReactNode;
   /** The summary of what will happen ("Approve 212 payouts, USD 48,120.00 in total"), and any fields the action
-   * reads (a reason <Field>): everything here is inside the form. */
-  children?: ReactNode;
+   * reads (a reason <Field>): everything here is inside the form. As a function it is given what was typed when the
+   * action refused it, for the fields' defaultValue: React resets a form after its action, error or not. */
+  children?: ReactNode | ((typed: TypedValues) => ReactNode);
   confirmLabel: string;
   pendingLabel?: string;
   cancelLabel?: string;
@@ -71,17 +75,22 @@ function ConfirmForm({
   onPendingChange,
   onDone,
 }: ConfirmFormProps) {
-  const [error, formAction, isPending] = useActionState(async (_previous: string | null, formData: FormData) => {
-    try {
-      const result = await action(formData);
-      if (result && !result.ok) return result.message;
-      onDone();
-      onConfirmed?.(result);
-      return null;
-    } catch {
-      return GENERIC_ERROR;
-    }
-  }, null);
+  const [state, formAction, isPending] = useActionState(
+    async (_previous: { error: string | null; typed: TypedValues }, formData: FormData) => {
+      const typed = typedValues(formData);
+      try {
+        const result = await action(formData);
+        if (result && !result.ok) return { error: result.message, typed: { ...typed, ...result.values } };
+        onDone();
+        onConfirmed?.(result);
+        return { error: null, typed: {} };
+      } catch {
+        return { error: GENERIC_ERROR, typed };
+      }
+    },
+    { error: null, typed: {} },
+  );
+  const error = state.error;
 
   // Updates made inside the action only land when it settles, so the parent learns "pending" from here.
   useEffect(() => onPendingChange(isPending), [isPending, onPendingChange]);
@@ -93,7 +102,7 @@ function ConfirmForm({
         ? Object.entries(hiddenFields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />)
         : null}
       <div className="flex flex-col gap-3 px-4 pb-3">
-        {children}
+        {typeof children === "function" ? children(state.typed) : children}
         <FormMessage tone="error">{error}</FormMessage>
       </div>
       <DialogFooter>
@@ -106,4 +115,13 @@ function ConfirmForm({
       </DialogFooter>
     </form>
   );
+}
+
+/** The text fields of a submitted form (files dropped). */
+function typedValues(formData: FormData): TypedValues {
+  const out: TypedValues = {};
+  for (const [key, value] of formData.entries()) {
+    if (typeof value === "string" && !key.startsWith("$ACTION")) out[key] = value;
+  }
+  return out;
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
@@ -6,12 +7,12 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
-import { listLiability } from "@/db/queries/payouts";
 import { requirePageRole } from "@/lib/auth/session";
-import { formatCount } from "@/lib/format";
+import { formatAmountText, formatCount } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { formatUsd, sumMoney } from "@/lib/money";
-import { formatInstant, parseInstant } from "@/lib/time";
+import { type LiabilityRow, type LiabilityWindow, listLiability, uncountedMonths } from "@/lib/payouts/liability";
+import { formatInstant, monthKeyOf, monthWindow, parseInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
 import { PayoutsNav } from "../payouts-nav";
 
@@ -19,7 +20,24 @@ export const metadata: Metadata = { title: "Liability" };
 
 const MAX_ROWS = 500;
 
-/** "As of date D, what do we owe each recipient": approved but unpaid, held, carried, not yet reviewed. */
+const COLUMNS: { key: keyof LiabilityRow; label: string }[] = [
+  { key: "notInBatchUsd", label: "Not yet in a batch" },
+  { key: "draftUsd", label: "In a draft batch" },
+  { key: "approvedUnpaidUsd", label: "Approved, not paid" },
+  { key: "heldUsd", label: "Held" },
+  { key: "carriedUsd", label: "Carried" },
+];
+
+function windowLabel(w: LiabilityWindow): string {
+  const month = monthWindow(monthKeyOf(w.window.startMs));
+  const name =
+    month.startMs === w.window.startMs && month.endMs === w.window.endMs
+      ? monthKeyOf(w.window.startMs)
+      : `${formatInstant(w.window.startMs).slice(0, 10)} to ${formatInstant(w.window.endMs).slice(0, 10)}`;
+  return w.source === "batch" ? `${name} (in a batch)` : `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch)`;
+}
+
+/** "As of the end of day D, what do we owe each recipient", on an accrual basis. */
 export default async function LiabilityPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const user = await requirePageRole("viewer");
   const db = getDb();
@@ -29,17 +47,18 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
   const typed = typeof query.asOf === "string" ? query.asOf : today;
   const dayMs = /^\d{4}-\d{2}-\d{2}$/.test(typed) ? parseInstant(typed) : null;
   const asOfDay = dayMs === null ? today : typed;
-  // As of the end of day D (UTC): everything recorded on D counts.
+  // As of the end of day D (UTC): everything recorded on D counts, and a window ending at midnight after D has ended.
   const asOf = new Date((parseInstant(asOfDay) ?? Date.now()) + 86_400_000);
   const header = (
     <>
-      <PageHeader title="Liability" description="What this game owes each recipient as of the end of a day (UTC), from the payout records as they stood then." />
+      <PageHeader title="Liability" description="What this game owed each recipient at the end of a day (UTC): earned and not yet paid." />
       <PayoutsNav current="/payouts/liability" />
     </>
   );
   if (!game) return <>{header}<NoGame role={user.role} /></>;
-  const rows = await listLiability(db, { gameId: game.id, asOf });
-  const total = (key: keyof (typeof rows)[number]) => formatUsd(sumMoney(rows.map((r) => r[key] as string)));
+  const { rows, windows } = await listLiability(db, { gameId: game.id, asOf });
+  const total = (key: keyof LiabilityRow) => formatUsd(sumMoney(rows.map((r) => r[key] as string)));
+  const missing = uncountedMonths(windows, asOf);
 
   return (
     <>
@@ -54,31 +73,57 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
         <button type="submit" className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle">
           Show
         </button>
-        {dayMs === null && typeof query.asOf === "string" ? <p role="alert" className="text-sm text-danger">asOf: must be a date such as 2026-04-30; showing today.</p> : null}
+        {dayMs === null && typeof query.asOf === "string" ? <p role="alert" className="text-sm text-danger">As of must be a date such as 2026-04-30; showing today.</p> : null}
       </form>
+      <section aria-labelledby="basis" className="mb-4 rounded-lg border border-line bg-surface px-4 py-3 text-sm">
+        <h2 id="basis" className="font-semibold text-ink">Basis: accrual</h2>
+        <p className="mt-1 text-ink-muted">
+          Owed means earned by the end of {asOfDay} and not paid by then: the net revenue share of every window that had ended by then (a month
+          counts from the day after it closes), whether or not a batch had been prepared, plus balances carried between statements. A window not
+          yet in a batch counts its latest snapshot; a window in a batch counts the figures the batch was prepared from, in the state each
+          statement was in that day.
+        </p>
+        <p className="mt-1 text-ink-muted">
+          Counted: {windows.length === 0 ? "no window (nothing had ended by then with a snapshot)" : windows.map(windowLabel).join("; ")}.
+        </p>
+      </section>
+      {missing.length > 0 ? (
+        <Banner tone="warning" title={`Not counted: ${missing.length === 1 ? "a month" : `${missing.length} months`} with no snapshot`} className="mb-4">
+          {missing.join(", ")} had ended by then but have no snapshot, so what was earned in them is not in these figures. Take a snapshot of
+          each on the <TextLink href="/payouts">Payouts</TextLink> page.
+        </Banner>
+      ) : null}
       <StatGroup label="Totals" className="mb-4">
         <Stat label="Total owed" value={<Money value={total("totalOwedUsd")} currency="USD" />} hint={`${formatCount(rows.length)} recipients`} />
+        <Stat label="Not yet in a batch" value={<Money value={total("notInBatchUsd")} currency="USD" />} hint="Earned in windows without a payout batch" />
+        <Stat label="In a draft batch" value={<Money value={total("draftUsd")} currency="USD" />} />
         <Stat label="Approved, not yet paid" value={<Money value={total("approvedUnpaidUsd")} currency="USD" />} />
         <Stat label="Held" value={<Money value={total("heldUsd")} currency="USD" />} />
-        <Stat label="Rolled over (under the minimum)" value={<Money value={total("rolledOverUsd")} currency="USD" />} />
-        <Stat label="Carried negative" value={<Money value={total("carriedNegativeUsd")} currency="USD" />} hint="Offsets later payouts" />
-        <Stat label="Not yet reviewed" value={<Money value={total("notYetReviewedUsd")} currency="USD" />} hint="Snapshotted windows without an approved batch; overlapping windows counted once" />
+        <Stat
+          label="Carried"
+          value={<Money value={total("carriedUsd")} currency="USD" />}
+          hint={`${formatAmountText(total("rolledOverUsd"))} under the minimum payout, ${formatAmountText(total("carriedNegativeUsd"))} negative (offsets later payouts)`}
+        />
       </StatGroup>
       {rows.length === 0 ? (
-        <EmptyState title="Nothing owed">No recipient had a balance as of {asOfDay}.</EmptyState>
+        windows.length === 0 ? (
+          <EmptyState title="Nothing to count yet">No window that had ended by {asOfDay} has a snapshot.</EmptyState>
+        ) : (
+          <EmptyState title="Nothing owed">
+            No recipient had earned anything unpaid by the end of {asOfDay} in the windows counted above.
+          </EmptyState>
+        )
       ) : (
         <Card title={`Per recipient, largest first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`} flush>
-          <div className="overflow-x-auto">
+          <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Liability per recipient (scrolls sideways)">
             <table className="min-w-full text-sm">
-              <caption className="sr-only">Liability per recipient as of {asOfDay}</caption>
+              <caption className="sr-only">Liability per recipient as of the end of {asOfDay}, in USD</caption>
               <thead className="bg-subtle text-left text-xs text-ink-muted">
                 <tr>
                   <th scope="col" className="px-3 py-2 font-medium">Recipient</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Approved unpaid</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Held</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Rolled over</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Carried negative</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Not yet reviewed</th>
+                  {COLUMNS.map((c) => (
+                    <th key={c.key} scope="col" className="px-3 py-2 text-right font-medium">{c.label}</th>
+                  ))}
                   <th scope="col" className="px-3 py-2 text-right font-medium">Total owed (USD)</th>
                 </tr>
               </thead>
@@ -89,11 +134,9 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
                       <TextLink href={`/recipients/${r.recipientPlayerId}`}>{r.playerName ?? `Player ${r.recipientPlayerId}`}</TextLink>
                       <span className="block text-xs text-ink-muted">#{r.recipientPlayerId} {r.playerEmail ?? ""}</span>
                     </th>
-                    <td className="px-3 py-1.5 text-right"><Money value={r.approvedUnpaidUsd} /></td>
-                    <td className="px-3 py-1.5 text-right"><Money value={r.heldUsd} /></td>
-                    <td className="px-3 py-1.5 text-right"><Money value={r.rolledOverUsd} /></td>
-                    <td className="px-3 py-1.5 text-right"><Money value={r.carriedNegativeUsd} /></td>
-                    <td className="px-3 py-1.5 text-right"><Money value={r.notYetReviewedUsd} /></td>
+                    {COLUMNS.map((c) => (
+                      <td key={c.key} className="px-3 py-1.5 text-right"><Money value={r[c.key] as string} /></td>
+                    ))}
                     <td className="px-3 py-1.5 text-right font-semibold"><Money value={r.totalOwedUsd} /></td>
                   </tr>
                 ))}

@@ -6,6 +6,7 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { formatUsd } from "@/lib/money";
 import { savePayoutSettings } from "@/lib/payouts/settings";
+import { formatUsdText } from "@/lib/format";
 
 export const savePayoutSettingsAction = defineAction(
   {
@@ -25,7 +26,7 @@ export const savePayoutSettingsAction = defineAction(
     revalidatePath("/payouts", "layout");
     return {
       ok: true,
-      message: `Saved: minimum payout USD ${formatUsd(settings.minPayoutUsd)}; two-person rule ${settings.twoPersonRule ? "on" : "off"}. Batches prepared from now on use the new minimum.`,
+      message: `Saved: minimum payout ${formatUsdText(formatUsd(settings.minPayoutUsd))}; two-person rule ${settings.twoPersonRule ? "on" : "off"}. Batches prepared from now on use the new minimum.`,
     };
   },
 );

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
 import { CodeBlock } from "@/app/_components/ui/code-block";
@@ -14,8 +15,9 @@ import { getDb } from "@/db";
 import { listRefundAttempts } from "@/db/queries/refunds";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
-import { formatCount } from "@/lib/format";
+import { formatAmountText, formatCount, formatUsdText } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
+import { describeNextCharge, isTerminalStatus } from "@/lib/lookup/cancel-outcome";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, periodHref, playerHref, subscriptionHref } from "@/lib/lookup/search";
 import { money } from "@/lib/money";
@@ -71,6 +73,11 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
     listRefundAttempts(db, { gameId: game.id, subscriptionId: id, limit: 50 }),
   ]);
   const events = await listSubscriptionEvents(db, game.id, id, { limit: 50 });
+  // The service issues ids with upper-case letters; one typed or pasted in lower case is the same subscription.
+  if (!loaded.ok && loaded.notFound && id !== id.toUpperCase()) {
+    const upper = await loadFromService("subscription", () => client.getSubscription(id.toUpperCase()));
+    if (upper.ok) redirect(subscriptionHref(id.toUpperCase()));
+  }
   if (!loaded.ok) {
     return (
       <>
@@ -87,7 +94,8 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
   const player = loaded.value.player ?? null;
   const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
   const cards = playerEmail && hasRole(user.role, "finance") ? await loadFromService("cards", () => client.listPlayerCards(playerEmail)) : null;
-  const terminal = sub.status === "canceled" || sub.status === "expired";
+  const terminal = isTerminalStatus(sub.status);
+  const nextCharge = describeNextCharge(sub);
   const hrefFor = (next: number) => {
     const search = new URLSearchParams();
     if (status) search.set("status", status);
@@ -102,7 +110,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
         title={<span className="font-mono">{id}</span>}
         breadcrumbs={[...crumbs, ...(playerEmail ? [{ label: playerEmail, href: playerHref(playerEmail) }] : [])]}
         meta={<SubscriptionStatusBadge status={sub.status} cancelAtPeriodEnd={sub.cancel_at_period_end} />}
-        description={`${sub.item_name} · USD ${sub.amount_usd} every ${sub.interval_count > 1 ? `${sub.interval_count} ` : ""}${sub.interval}${
+        description={`${sub.item_name} · ${formatUsdText(sub.amount_usd)} every ${sub.interval_count > 1 ? `${sub.interval_count} ` : ""}${sub.interval}${
           sub.interval_count > 1 ? "s" : ""
         } · ${sub.funding_rail}${sub.wallet_only ? ", wallet only" : ""}`}
         actions={
@@ -115,6 +123,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 amountUsd: sub.amount_usd,
                 pendingAmountUsd: sub.pending_amount_usd,
                 paidThrough: sub.paid_through,
+                currentPeriodStart: sub.current_period_start,
                 currentPeriodEnd: sub.current_period_end,
                 cancelAtPeriodEnd: sub.cancel_at_period_end,
                 fundingRail: sub.funding_rail,
@@ -124,7 +133,6 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
               cards={cards && cards.ok ? cards.value.cards.map((c) => ({ id: c.id, label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${c.exp_year}` })) : null}
               canCancel
               canChange={hasRole(user.role, "finance")}
-              nowIso={new Date().toISOString()}
               cancelAction={cancelSubscriptionAction}
               amountAction={changeAmountAction}
               paymentMethodAction={changePaymentMethodAction}
@@ -133,8 +141,13 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
         }
       />
       <div className="flex flex-col gap-6">
+        {sub.cancel_at_period_end && !terminal ? (
+          <Banner tone="warning" title="Canceled: ends at the end of the paid period">
+            Active until <MaybeTime value={sub.paid_through} />, then it ends. The player is not charged again.
+          </Banner>
+        ) : null}
         {sub.pending_amount_usd ? (
-          <Banner tone="info" title={`Price change staged: USD ${sub.amount_usd} → USD ${sub.pending_amount_usd}`}>
+          <Banner tone="info" title={`Price change staged: ${formatUsdText(sub.amount_usd)} → ${formatUsdText(sub.pending_amount_usd)}`}>
             It applies at the next successful renewal; an increase above double the last agreed price or above USD 500.00 stays staged and is never applied.
           </Banner>
         ) : null}
@@ -150,7 +163,8 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 { label: "Current period", value: <>{<MaybeTime value={sub.current_period_start} />} → {<MaybeTime value={sub.current_period_end} />}</> },
                 { label: "Period number", value: sub.period_seq },
                 { label: "Paid through (access)", value: <MaybeTime value={sub.paid_through} /> },
-                { label: "Next charge", value: <MaybeTime value={sub.next_charge_at} /> },
+                { label: "Next charge", value: nextCharge.note ?? <MaybeTime value={nextCharge.at} /> },
+                ...(sub.cancel_at_period_end && !terminal ? [{ label: "Access until", value: <MaybeTime value={sub.paid_through} /> }] : []),
                 { label: "Cancels at period end", value: <YesNo value={sub.cancel_at_period_end} /> },
                 { label: "Canceled at", value: <MaybeTime value={sub.canceled_at} /> },
                 { label: "Ended at", value: <MaybeTime value={sub.ended_at} /> },
@@ -199,8 +213,8 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
             <StatGroup label="Lifetime totals">
               <Stat label="Renewals settled" value={formatCount(attribution.value.lifetime_totals.renewals_settled)} />
               <Stat label="Settled gross (USD)" value={<Money value={attribution.value.lifetime_totals.settled_gross_usd} />} />
-              <Stat label="Partner revenue (USD)" value={<Money value={attribution.value.lifetime_totals.partner_revenue_usd} />} hint={`reversed ${attribution.value.lifetime_totals.partner_revenue_reversed_usd}`} />
-              <Stat label="Net attributed (USD)" value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />} hint={`gross ${attribution.value.lifetime_totals.gross_attributed_usd}, reversed ${attribution.value.lifetime_totals.reversed_attributed_usd}`} />
+              <Stat label="Partner revenue (USD)" value={<Money value={attribution.value.lifetime_totals.partner_revenue_usd} />} hint={`reversed ${formatAmountText(attribution.value.lifetime_totals.partner_revenue_reversed_usd)}`} />
+              <Stat label="Net attributed (USD)" value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />} hint={`gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, reversed ${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`} />
               <Stat label="Refund events" value={formatCount(attribution.value.lifetime_totals.refund_events_in_window)} />
             </StatGroup>
           </section>

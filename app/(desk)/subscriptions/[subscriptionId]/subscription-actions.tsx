@@ -10,7 +10,8 @@ import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
-import { formatUtcDateTime } from "@/lib/format";
+import { formatUsdText, formatUtcDateTime } from "@/lib/format";
+import { describeCancelOutcome } from "@/lib/lookup/cancel-outcome";
 import { money, usdInputSchema } from "@/lib/money";
 
 type ServerAction = (form: FormData) => Promise<ActionResult<unknown>>;
@@ -22,6 +23,7 @@ export type SubscriptionSummary = {
   amountUsd: string;
   pendingAmountUsd: string | null;
   paidThrough: string | null;
+  currentPeriodStart: string | null;
   currentPeriodEnd: string | null;
   cancelAtPeriodEnd: boolean;
   fundingRail: "card" | "pcstore";
@@ -34,7 +36,7 @@ export type CardOption = { id: number; label: string };
 function toConfirm(action: ServerAction) {
   return async (form: FormData): Promise<ConfirmResult> => {
     const result = await action(form);
-    return result.ok ? { ok: true, message: result.message } : { ok: false, message: result.message };
+    return result.ok ? { ok: true, message: result.message } : { ok: false, message: result.message, values: result.values };
   };
 }
 
@@ -44,7 +46,6 @@ export function SubscriptionActions({
   cards,
   canChange,
   canCancel,
-  nowIso,
   cancelAction,
   amountAction,
   paymentMethodAction,
@@ -53,7 +54,6 @@ export function SubscriptionActions({
   cards: CardOption[] | null;
   canChange: boolean;
   canCancel: boolean;
-  nowIso: string;
   cancelAction: ServerAction;
   amountAction: ServerAction;
   paymentMethodAction: ServerAction;
@@ -67,7 +67,7 @@ export function SubscriptionActions({
   return (
     <div className="flex flex-col gap-2">
       <div className="flex flex-wrap gap-2">
-        {canCancel ? <CancelDialog subscription={subscription} nowIso={nowIso} action={toConfirm(cancelAction)} onConfirmed={onConfirmed} /> : null}
+        {canCancel ? <CancelDialog subscription={subscription} action={toConfirm(cancelAction)} onConfirmed={onConfirmed} /> : null}
         {canChange ? <PriceDialog subscription={subscription} action={toConfirm(amountAction)} onConfirmed={onConfirmed} /> : null}
         {canChange ? <CardDialog subscription={subscription} cards={cards} action={toConfirm(paymentMethodAction)} onConfirmed={onConfirmed} /> : null}
       </div>
@@ -78,27 +78,25 @@ export function SubscriptionActions({
 
 function CancelDialog({
   subscription,
-  nowIso,
   action,
   onConfirmed,
 }: {
   subscription: SubscriptionSummary;
-  nowIso: string;
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | void) => void;
 }) {
   const [when, setWhen] = useState<"period_end" | "now">("period_end");
-  const paidInFuture = subscription.paidThrough !== null && subscription.paidThrough > nowIso;
-  const paidThrough = subscription.paidThrough ? (formatUtcDateTime(subscription.paidThrough) ?? subscription.paidThrough) : null;
-  // The spec's cancel transitions, as the person will see them.
-  const outcome =
-    when === "period_end"
-      ? paidInFuture
-        ? `Stays live until ${paidThrough} (paid through), then retires with no further charge.`
-        : "Nothing paid is still running, so the subscription ends immediately (downgrade NO_PAID_PERIOD)."
-      : paidInFuture
-        ? `Ends now; access continues until ${paidThrough}, the end of what was paid.`
-        : "Ends now; access ends now.";
+  // From the subscription's own fields: the service decides with its clock, not this browser's.
+  const outcome = describeCancelOutcome(
+    {
+      status: subscription.status,
+      paid_through: subscription.paidThrough,
+      current_period_start: subscription.currentPeriodStart,
+      cancel_at_period_end: subscription.cancelAtPeriodEnd,
+    },
+    when,
+    (iso) => formatUtcDateTime(iso) ?? iso,
+  );
   return (
     <ConfirmDialog
       trigger={<Button variant="secondary">Cancel subscription…</Button>}
@@ -113,26 +111,28 @@ function CancelDialog({
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
       onConfirmed={onConfirmed}
     >
-      {subscription.terminal ? (
-        <p role="note" className="text-ink-muted">
-          This subscription is already {subscription.status}; the service will answer that it is already canceled and change nothing.
-        </p>
-      ) : null}
-      <fieldset className="flex flex-col gap-1.5">
-        <legend className="mb-1 text-sm font-medium text-ink">When</legend>
-        <label className="flex items-center gap-2">
-          <input type="radio" name="when" value="period_end" defaultChecked={when === "period_end"} onChange={() => setWhen("period_end")} />
-          At the end of the paid period (default)
-        </label>
-        <label className="flex items-center gap-2">
-          <input type="radio" name="when" value="now" defaultChecked={when === "now"} onChange={() => setWhen("now")} />
-          Now
-        </label>
-      </fieldset>
-      <p className="rounded-md border border-line bg-subtle px-3 py-2 text-sm">{outcome}</p>
-      <Field label="Reason" hint="Up to 500 characters; stored by the service and carried on the cancel event.">
-        {(control) => <Textarea {...control} name="reason" maxLength={500} />}
-      </Field>
+      {(typed) => (
+        <>
+          <fieldset className="flex flex-col gap-1.5">
+            <legend className="mb-1 text-sm font-medium text-ink">When</legend>
+            <label className="flex items-center gap-2">
+              <input type="radio" name="when" value="period_end" defaultChecked={when === "period_end"} onChange={() => setWhen("period_end")} />
+              At the end of the paid period (default)
+            </label>
+            <label className="flex items-center gap-2">
+              <input type="radio" name="when" value="now" defaultChecked={when === "now"} onChange={() => setWhen("now")} />
+              Now
+            </label>
+          </fieldset>
+          <div role="status" aria-label="What the service will do" className="rounded-md border border-line bg-subtle px-3 py-2 text-sm">
+            <p>{outcome.text}</p>
+            {outcome.code ? <p className="mt-1 text-xs text-ink-muted">Service code: <span className="font-mono">{outcome.code}</span></p> : null}
+          </div>
+          <Field label="Reason" hint="Up to 500 characters; stored by the service and carried on the cancel event.">
+            {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
+          </Field>
+        </>
+      )}
     </ConfirmDialog>
   );
 }
@@ -166,7 +166,7 @@ function PriceDialog({
     <ConfirmDialog
       trigger={<Button variant="secondary">Change price…</Button>}
       title="Change the price"
-      description={`Now USD ${subscription.amountUsd}${subscription.pendingAmountUsd ? `; staged USD ${subscription.pendingAmountUsd}` : ""}`}
+      description={`Now ${formatUsdText(subscription.amountUsd)}${subscription.pendingAmountUsd ? `; staged ${formatUsdText(subscription.pendingAmountUsd)}` : ""}`}
       confirmLabel="Stage the new price"
       pendingLabel="Saving…"
       size="md"
@@ -224,34 +224,39 @@ function CardDialog({
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
       onConfirmed={onConfirmed}
     >
-      <ul className="list-disc pl-5 text-sm text-ink-muted">
-        <li>The card must be this player&apos;s, in this game, and not expired.</li>
-        <li>It is used from the next charge, including a pending retry in dunning.</li>
-        {subscription.walletOnly ? (
-          <li>This subscription is wallet only: to attach a card, also set wallet only to No (the conversion).</li>
-        ) : (
-          <li>Wallet only together with a card is refused.</li>
-        )}
-      </ul>
-      <Field label="Card" hint={cards === null ? "The player's cards could not be loaded." : undefined}>
-        {(control) => (
-          <Select {...control} name="cardId" defaultValue="" placeholder="No card change" options={(cards ?? []).map((c) => ({ value: String(c.id), label: c.label }))} />
-        )}
-      </Field>
-      <Field label="Wallet only">
-        {(control) => (
-          <Select
-            {...control}
-            name="walletOnly"
-            defaultValue={subscription.walletOnly ? "no" : "keep"}
-            options={[
-              { value: "keep", label: "Leave as it is" },
-              { value: "no", label: "No (card-funded; converts a wallet-only subscription)" },
-              { value: "yes", label: "Yes (wallet only, no card)" },
-            ]}
-          />
-        )}
-      </Field>
+      {(typed) => (
+        <>
+          <ul className="list-disc pl-5 text-sm text-ink-muted">
+            <li>The card must be this player&apos;s, in this game, and not expired.</li>
+            <li>It is used from the next charge, including a pending retry in dunning.</li>
+            {subscription.walletOnly ? (
+              <li>This subscription is wallet only: to attach a card, also set wallet only to No (the conversion).</li>
+            ) : (
+              <li>Wallet only together with a card is refused.</li>
+            )}
+          </ul>
+          <Field label="Card" hint={cards === null ? "The player's cards could not be loaded." : undefined}>
+            {(control) => (
+              <Select {...control} name="cardId" key={typed.cardId ?? ""} defaultValue={typed.cardId ?? ""} placeholder="No card change" options={(cards ?? []).map((c) => ({ value: String(c.id), label: c.label }))} />
+            )}
+          </Field>
+          <Field label="Wallet only">
+            {(control) => (
+              <Select
+                {...control}
+                name="walletOnly"
+                key={typed.walletOnly ?? "default"}
+                defaultValue={typed.walletOnly ?? (subscription.walletOnly ? "no" : "keep")}
+                options={[
+                  { value: "keep", label: "Leave as it is" },
+                  { value: "no", label: "No (card-funded; converts a wallet-only subscription)" },
+                  { value: "yes", label: "Yes (wallet only, no card)" },
+                ]}
+              />
+            )}
+          </Field>
+        </>
+      )}
     </ConfirmDialog>
   );
 }

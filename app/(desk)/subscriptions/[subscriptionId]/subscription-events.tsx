@@ -1,6 +1,7 @@
 import { DateTime } from "@/app/_components/ui/date-time";
 import { TextLink } from "@/app/_components/ui/text-link";
 import type { SubscriptionEvent } from "@/db/queries/webhooks";
+import { formatUsdText } from "@/lib/format";
 
 function summary(event: SubscriptionEvent): string {
   const data = event.data;
@@ -10,7 +11,7 @@ function summary(event: SubscriptionEvent): string {
       // The spec: the canceled event "carries access_until"; callers revoke access then.
       return text("access_until") ? `Canceled; access until ${text("access_until")}` : "Canceled";
     case "subscription.refunded":
-      return `Refund of USD ${text("amount_usd") ?? "?"} on period ${text("period_seq") ?? "?"}${data.is_full_refund === true ? " (full)" : ""}`;
+      return `Refund of ${formatUsdText(text("amount_usd") ?? "?")} on period ${text("period_seq") ?? "?"}${data.is_full_refund === true ? " (full)" : ""}`;
     case "subscription.renewed":
       return `Renewed${text("period_seq") ? `, period ${text("period_seq")}` : ""}`;
     default:
@@ -24,7 +25,7 @@ export function SubscriptionEvents({ events }: { events: SubscriptionEvent[] }) 
     return <p className="text-sm text-ink-muted">No webhook events received for this subscription yet.</p>;
   }
   return (
-    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+    <div className="overflow-x-auto rounded-lg border border-line bg-surface focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Webhook events for this subscription">
       <table className="min-w-full text-sm">
         <caption className="sr-only">Webhook events for this subscription</caption>
         <thead className="bg-subtle text-left text-ink-muted">

@@ -1,6 +1,7 @@
 import { Button } from "@/app/_components/ui/button";
 import { CONTROL_CLASS } from "@/app/_components/forms/control-styles";
 import { cn } from "@/app/_components/cn";
+import { SUBSCRIPTION_ID_EXAMPLE } from "@/lib/lookup/search";
 
 /** The one search box: a GET form, so it works before any script loads and the URL can be shared. */
 export function SearchForm({ defaultValue, error }: { defaultValue?: string; error?: string | null }) {
@@ -18,7 +19,7 @@ export function SearchForm({ defaultValue, error }: { defaultValue?: string; err
           maxLength={254}
           autoComplete="off"
           spellCheck={false}
-          placeholder="SUB_1767225600_ab12cd34, player@example.com or 4021"
+          placeholder={`${SUBSCRIPTION_ID_EXAMPLE}, player@example.com or 4021`}
           aria-invalid={error ? true : undefined}
           aria-describedby={error ? "lookup-q-error" : "lookup-q-hint"}
           className={cn(CONTROL_CLASS, "h-9 max-w-xl flex-1 font-mono")}

@@ -5,7 +5,8 @@ import { cn } from "@/app/_components/cn";
 export function SimpleTable({ caption, head, children, footer }: { caption: string; head: ReactNode; children: ReactNode; footer?: ReactNode }) {
   return (
     <div className="rounded-lg border border-line bg-surface">
-      <div className="overflow-x-auto">
+      {/* Focusable, so a keyboard can scroll a table wider than the screen; named after its table. */}
+      <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label={caption}>
         <table className="w-full border-collapse text-sm">
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-subtle">

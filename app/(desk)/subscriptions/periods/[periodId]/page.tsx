@@ -24,6 +24,8 @@ import { PeriodStatusBadge, YesNo } from "../../_components/badges";
 import { MaybeMoney, MaybeTime } from "../../_components/maybe";
 import { EmptyRow, SimpleTable, Td, Th, Tr } from "../../_components/table";
 import { RefundPanel } from "./refund-panel";
+import { formatUsdText } from "@/lib/format";
+import { describePartnerReversalBasis, describeRefundEventsBasis } from "@/lib/lookup/plain-words";
 
 export const metadata: Metadata = { title: "Billing period" };
 
@@ -94,7 +96,7 @@ export default async function PeriodPage({ params }: Props) {
         {open ? (
           <Banner tone={open.status === "pending" ? "info" : "danger"} role="status" title={open.status === "pending" ? "A refund on this period is pending" : "A refund on this period needs manual attention"}
             action={<TextLink href={refundAttemptHref(open.id)}>Open it</TextLink>}>
-            USD {open.amountUsd} by {open.actorEmail ?? "the system"}. Nothing else can be refunded on this period until it is settled.
+            {formatUsdText(open.amountUsd)} by {open.actorEmail ?? "the system"}. Nothing else can be refunded on this period until it is settled.
           </Banner>
         ) : null}
 
@@ -195,8 +197,12 @@ export default async function PeriodPage({ params }: Props) {
 
         <section aria-labelledby="refund-events" className="flex flex-col gap-2">
           <h2 id="refund-events" className="text-sm font-semibold text-ink">
-            Refund events <span className="font-normal text-ink-muted">(basis: {report.refunds.basis.replaceAll("_", " ")})</span>
+            Refund events
           </h2>
+          <p className="text-xs text-ink-muted">
+            {`Figures are ${describeRefundEventsBasis(report.refunds.basis).text}.`}{" "}
+            <span className="font-mono">({report.refunds.basis})</span>
+          </p>
           <SimpleTable
             caption="Refund events of this period, each with the cumulative amounts before and after"
             head={
@@ -208,7 +214,7 @@ export default async function PeriodPage({ params }: Props) {
                 <Th>Full</Th>
                 <Th align="right">Attribution reversed</Th>
                 <Th align="right">Partner revenue reversed</Th>
-                <Th>Basis</Th>
+                <Th>Reversal</Th>
                 <Th>Transaction</Th>
               </>
             }
@@ -225,7 +231,10 @@ export default async function PeriodPage({ params }: Props) {
                   <Td><YesNo value={e.is_full_refund} /></Td>
                   <Td align="right"><Money value={e.reversed_attributed_usd} /></Td>
                   <Td align="right"><Money value={e.partner_revenue_reversed_usd} /></Td>
-                  <Td>{e.partner_revenue_reversal_basis.replaceAll("_", " ")}</Td>
+                  <Td className="min-w-52">
+                    {describePartnerReversalBasis(e.partner_revenue_reversal_basis).text}
+                    <span className="block font-mono text-xs text-ink-muted">{e.partner_revenue_reversal_basis}</span>
+                  </Td>
                   <Td className="font-mono text-xs">{e.refund_transaction_id ?? "—"}</Td>
                 </Tr>
               ))

@@ -8,11 +8,13 @@ import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Badge } from "@/app/_components/ui/badge";
+import { FocusHere } from "@/app/_components/ui/focus-here";
 import { Button } from "@/app/_components/ui/button";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import type { ActionResult } from "@/lib/actions";
 import type { RefundImpact } from "@/lib/refunds/impact";
+import { formatUsdText } from "@/lib/format";
 
 /** The support limit as it stands on this period (lib/refunds/attempts.ts SupportLimitStanding). */
 type SupportLimit = { limitUsd: string; usedUsd: string; availableUsd: string };
@@ -50,10 +52,13 @@ export function RefundPanel({
   const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
   /** Why the person was sent back from the confirm step (the period changed, or the amount is no longer possible). */
   const [sentBack, setSentBack] = useState<string | null>(null);
+  /** What was last typed, shown again after Back or a refusal at the confirm step (React resets a form after its action). */
+  const [typed, setTyped] = useState<Record<string, string>>({});
 
   const [previewState, preview] = useActionState(async (previous: ActionResult<RefundImpact> | null, form: FormData) => {
     const result = await previewAction(previous, form);
     setSentBack(null);
+    setTyped({ amountUsd: String(form.get("amountUsd") ?? ""), reason: String(form.get("reason") ?? "") });
     if (result.ok && result.data) setReview({ impact: result.data, reason: String(form.get("reason") ?? "") });
     return result;
   }, null);
@@ -73,8 +78,10 @@ export function RefundPanel({
   if (review) {
     const impact = review.impact;
     return (
-      <div className="flex flex-col gap-4" aria-live="polite">
-        <h3 className="text-base font-semibold text-ink">Review the refund</h3>
+      <div className="flex flex-col gap-4">
+        <FocusHere>
+          <h3 className="text-base font-semibold text-ink">Review the refund</h3>
+        </FocusHere>
         <ImpactSummary impact={impact} />
         {!impact.refundable ? (
           <FormMessage tone="error">{impact.effects[0]}</FormMessage>
@@ -90,7 +97,7 @@ export function RefundPanel({
             {refundState && refundState.ok ? <FormMessage tone="success">{refundState.message}</FormMessage> : null}
             <div className="flex flex-wrap gap-2">
               <SubmitButton variant="danger" pendingLabel="Refunding…">
-                {`Refund USD ${impact.amountUsd}`}
+                {`Refund ${formatUsdText(impact.amountUsd)}`}
               </SubmitButton>
               <Button variant="secondary" onClick={() => setReview(null)}>
                 Back
@@ -106,12 +113,16 @@ export function RefundPanel({
   }
 
   const errors = previewState && !previewState.ok ? (previewState.fieldErrors ?? {}) : {};
-  const values = previewState && !previewState.ok ? (previewState.values ?? {}) : {};
+  const values = previewState && !previewState.ok ? (previewState.values ?? typed) : typed;
   return (
     <form action={preview} className="flex flex-col gap-4" aria-label={`Refund period ${periodSeq}`} noValidate>
       <input type="hidden" name="subscriptionId" value={subscriptionId} />
       <input type="hidden" name="periodId" value={periodId} />
-      {sentBack ? <FormMessage tone="error">{sentBack}</FormMessage> : null}
+      {sentBack ? (
+        <FocusHere>
+          <FormMessage tone="error">{sentBack}</FormMessage>
+        </FocusHere>
+      ) : null}
       {!sentBack && previewState && !previewState.ok && !Object.keys(errors).length ? <FormMessage tone="error">{previewState.message}</FormMessage> : null}
       <p className="text-ink">
         Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
@@ -121,7 +132,7 @@ export function RefundPanel({
         <legend className="mb-1 text-sm font-medium text-ink">Amount</legend>
         <label className="flex items-center gap-2">
           <input type="radio" name="mode" value="full" defaultChecked={mode === "full"} onChange={() => setMode("full")} />
-          Full: everything that remains (USD {remainingUsd})
+          Full: everything that remains ({formatUsdText(remainingUsd)})
         </label>
         <label className="flex items-center gap-2">
           <input type="radio" name="mode" value="partial" defaultChecked={mode === "partial"} onChange={() => setMode("partial")} />
@@ -129,7 +140,7 @@ export function RefundPanel({
         </label>
       </fieldset>
       {mode === "partial" ? (
-        <Field label="Amount to refund (USD)" error={errors.amountUsd} required hint={`At most USD ${remainingUsd}.`}>
+        <Field label="Amount to refund (USD)" error={errors.amountUsd} required hint={`At most ${formatUsdText(remainingUsd)}.`}>
           {(control) => <Input {...control} name="amountUsd" inputMode="decimal" autoComplete="off" defaultValue={values.amountUsd} className="max-w-40" />}
         </Field>
       ) : null}
@@ -138,9 +149,9 @@ export function RefundPanel({
       </Field>
       {limited ? (
         <p className="text-xs text-ink-muted">
-          Support may refund up to USD {supportLimit.limitUsd} per period, in total
+          Support may refund up to {formatUsdText(supportLimit.limitUsd)} per period, in total
           {supportLimit.usedUsd !== "0.00"
-            ? `; support has already refunded USD ${supportLimit.usedUsd} of this period, so at most USD ${supportLimit.availableUsd} more`
+            ? `; support has already refunded ${formatUsdText(supportLimit.usedUsd)} of this period, so at most ${formatUsdText(supportLimit.availableUsd)} more`
             : ""}
           . Beyond that, a finance user makes the refund.
         </p>
@@ -191,7 +202,7 @@ function ImpactSummary({ impact }: { impact: RefundImpact }) {
           />
         ) : (
           <p className="text-sm text-ink-muted">
-            No recipient is attributed on this period; partner revenue reversed (estimate) USD {impact.partnerRevenueReversedUsd}, reported in {impact.reportingWindow.month}.
+            No recipient is attributed on this period; partner revenue reversed (estimate) {formatUsdText(impact.partnerRevenueReversedUsd)}, reported in {impact.reportingWindow.month}.
           </p>
         )}
         <p className="mt-1 text-xs text-ink-muted">Estimates follow the service&apos;s rules; the receipt gives the exact figures.</p>

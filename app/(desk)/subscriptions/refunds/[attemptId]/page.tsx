@@ -21,6 +21,8 @@ import { resolveRefundAttemptAction, retryRefundAttemptAction } from "../../acti
 import { AttemptStatusBadge, YesNo } from "../../_components/badges";
 import { MaybeMoney, MaybeTime } from "../../_components/maybe";
 import { ResolveForm, RetryForm } from "./attempt-actions";
+import { formatUsdText } from "@/lib/format";
+import { FocusHere } from "@/app/_components/ui/focus-here";
 
 export const metadata: Metadata = { title: "Refund" };
 
@@ -45,7 +47,7 @@ export default async function RefundAttemptPage({ params }: Props) {
   const parsed = attempt.receipt ? refundReceiptSchema.safeParse(attempt.receipt) : null;
   const receipt = parsed?.success ? parsed.data : null;
   const share = receipt?.revenue_share_attribution ?? null;
-  const title = `Refund of USD ${attempt.amountUsd}`;
+  const title = `Refund of ${formatUsdText(attempt.amountUsd)}`;
 
   return (
     <>
@@ -61,31 +63,34 @@ export default async function RefundAttemptPage({ params }: Props) {
         description={<>Request id <span className="font-mono">{attempt.clientRequestId}</span></>}
       />
       <div className="flex flex-col gap-6">
-        {attempt.status === "succeeded" ? (
-          <Banner tone="success" role="status" title={`Refunded USD ${receipt?.refunded_amount_usd ?? attempt.amountUsd}`}>
-            {receipt?.new_balance !== undefined && receipt?.new_balance !== null ? (
-              <>Player&apos;s balance after the refund: <Money value={receipt.new_balance} /> coins. </>
-            ) : null}
-            {attempt.idempotentReplay ? "Confirmed by the service from an earlier call with the same request id; nothing was refunded twice." : null}
-            {!receipt ? " The service no longer had the receipt; it confirmed the transaction id only." : null}
-          </Banner>
-        ) : attempt.status === "pending" ? (
-          <Banner tone="info" role="status" title="Pending: the service has not confirmed this refund yet">
-            {attempt.lastErrorMessage ?? "It is being sent."} It is retried automatically every minute with the same request id and parameters, so it can never be made twice.
-          </Banner>
-        ) : attempt.status === "needs_attention" ? (
-          <Banner tone="danger" role="alert" title="Needs manual attention">
-            {attempt.lastErrorMessage} Nothing else can be refunded on this period until a finance user marks it settled below.
-          </Banner>
-        ) : attempt.status === "failed" ? (
-          <Banner tone="warning" role="status" title={attempt.calls === 0 ? "Not sent: review the refund again" : "Refused by the service"}>
-            {attempt.lastErrorMessage}
-          </Banner>
-        ) : (
-          <Banner tone="neutral" role="status" title="Settled by hand">
-            {attempt.resolutionNote} ({attempt.resolvedBy})
-          </Banner>
-        )}
+        {/* The result of the refund the person just made (or opened): focused, so it is read out. */}
+        <FocusHere label="Refund result">
+          {attempt.status === "succeeded" ? (
+            <Banner tone="success" role="status" title={`Refunded ${formatUsdText(receipt?.refunded_amount_usd ?? attempt.amountUsd)}`}>
+              {receipt?.new_balance !== undefined && receipt?.new_balance !== null ? (
+                <>Player&apos;s balance after the refund: <Money value={receipt.new_balance} /> coins. </>
+              ) : null}
+              {attempt.idempotentReplay ? "Confirmed by the service from an earlier call with the same request id; nothing was refunded twice." : null}
+              {!receipt ? " The service no longer had the receipt; it confirmed the transaction id only." : null}
+            </Banner>
+          ) : attempt.status === "pending" ? (
+            <Banner tone="info" role="status" title="Pending: the service has not confirmed this refund yet">
+              {attempt.lastErrorMessage ?? "It is being sent."} It is retried automatically every minute with the same request id and parameters, so it can never be made twice.
+            </Banner>
+          ) : attempt.status === "needs_attention" ? (
+            <Banner tone="danger" role="alert" title="Needs manual attention">
+              {attempt.lastErrorMessage} Nothing else can be refunded on this period until a finance user marks it settled below.
+            </Banner>
+          ) : attempt.status === "failed" ? (
+            <Banner tone="warning" role="status" title={attempt.calls === 0 ? "Not sent: review the refund again" : "Refused by the service"}>
+              {attempt.lastErrorMessage}
+            </Banner>
+          ) : (
+            <Banner tone="neutral" role="status" title="Settled by hand">
+              {attempt.resolutionNote} ({attempt.resolvedBy})
+            </Banner>
+          )}
+        </FocusHere>
 
         {attempt.status === "pending" && hasRole(user.role, "support") ? (
           <Card title="Retry">

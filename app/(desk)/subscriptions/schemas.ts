@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { SUBSCRIPTION_ID_EXAMPLE } from "@/lib/lookup/search";
+import { decimalStringSchema, usdInputSchema } from "@/lib/money";
+
+/**
+ * The support forms' input schemas (refund, cancel, price and card change), kept out of the "use server" module so
+ * that they can be imported and tested. Every format check aborts before a refinement that reads the value.
+ */
+
+export const subscriptionIdSchema = z
+  .string({ message: "is required" })
+  .regex(/^SUB_\d{1,12}_[A-Za-z0-9]{8}$/, { message: `must be a subscription id such as ${SUBSCRIPTION_ID_EXAMPLE}`, abort: true });
+export const periodIdSchema = z.coerce.number({ message: "must be a period id" }).int().positive({ message: "must be a period id" });
+export const reasonSchema = z
+  .string()
+  .trim()
+  .max(500, { message: "must be at most 500 characters" })
+  .optional()
+  .transform((value) => (value ? value : null));
+export const attemptIdSchema = z.string().uuid({ message: "must be a refund attempt id" });
+
+/** The review step: full, or partial with an amount (checked as an amount only when partial). */
+export const previewRefundInputSchema = z
+  .object({
+    subscriptionId: subscriptionIdSchema,
+    periodId: periodIdSchema,
+    mode: z.enum(["full", "partial"], { message: "choose full or partial" }),
+    amountUsd: z.string().optional(),
+    reason: reasonSchema,
+  })
+  .superRefine((value, ctx) => {
+    if (value.mode !== "partial") return;
+    const parsed = usdInputSchema.safeParse(value.amountUsd ?? "");
+    if (!parsed.success) ctx.addIssue({ code: "custom", path: ["amountUsd"], message: parsed.error.issues[0]?.message ?? "is invalid" });
+  });
+
+/** The confirm step; the player's email is not read from the form: the attempt takes it from the service. */
+export const confirmRefundInputSchema = z.object({
+  subscriptionId: subscriptionIdSchema,
+  periodId: periodIdSchema,
+  periodSeq: z.coerce.number().int().min(1, { message: "must be a period number" }),
+  amountUsd: usdInputSchema,
+  remainingBeforeUsd: decimalStringSchema,
+  reason: reasonSchema,
+});
+
+export const cancelInputSchema = z.object({
+  subscriptionId: subscriptionIdSchema,
+  when: z.enum(["period_end", "now"], { message: "choose at period end or now" }),
+  reason: reasonSchema,
+});
+
+export const changeAmountInputSchema = z.object({ subscriptionId: subscriptionIdSchema, amountUsd: usdInputSchema });
+
+export const changePaymentMethodInputSchema = z
+  .object({
+    subscriptionId: subscriptionIdSchema,
+    cardId: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (!value) return null;
+        if (!/^\d{1,12}$/.test(value)) {
+          ctx.addIssue({ code: "custom", message: "pick one of the player's cards" });
+          return z.NEVER;
+        }
+        return Number(value);
+      }),
+    walletOnly: z.enum(["keep", "yes", "no"], { message: "choose keep, yes or no" }).default("keep"),
+  })
+  .refine((value) => value.cardId !== null || value.walletOnly !== "keep", {
+    path: ["cardId"],
+    message: "pick a card, or change wallet only",
+  });

@@ -1,0 +1,68 @@
+import { expect, test } from "@playwright/test";
+import { shoot, signIn } from "./fixtures/session";
+
+/** The signed-in frame: what each role is offered, where a refusal lands, the page icon, the liability page. */
+
+test("[viewer] is offered only the areas it may open; a refused page keeps the navigation", async ({ page }) => {
+  await signIn(page, "viewer");
+  const nav = page.getByRole("navigation", { name: "Main" });
+  for (const area of ["Payouts", "Subscriptions", "Webhooks", "Audit log"]) await expect(nav.getByRole("link", { name: area })).toBeVisible();
+  await expect(nav.getByRole("link", { name: "Settings" })).toHaveCount(0);
+  await page.goto("/settings/users");
+  await expect(page).toHaveURL(/\/forbidden\?needs=admin/);
+  await expect(page.getByRole("heading", { name: "You do not have access to this page" })).toBeVisible();
+  await expect(page.getByText("It needs the admin role; you are viewer.")).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Payouts" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+  await shoot(page, "viewer-forbidden");
+});
+
+test("[admin] is offered Settings", async ({ page }) => {
+  await signIn(page, "admin");
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" })).toBeVisible();
+});
+
+test("[anonymous] every page has an icon that loads (no favicon.ico 404)", async ({ page }) => {
+  const missing: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() === 404) missing.push(response.url());
+  });
+  await page.goto("/sign-in");
+  const icon = await page.request.get("/favicon.ico");
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()["content-type"]).toMatch(/^image\//);
+  await expect(page.locator('link[rel="icon"]').first()).toHaveAttribute("href", /favicon\.ico/);
+  await signIn(page, "support");
+  await page.goto("/subscriptions");
+  await page.waitForLoadState("networkidle");
+  expect(missing).toEqual([]);
+});
+
+test("[finance] the liability page says its basis, and the day after a month closed it owes what the month earned", async ({ page }) => {
+  test.setTimeout(180_000);
+  await signIn(page, "finance");
+  await page.goto("/payouts/liability");
+  await expect(page.getByRole("heading", { name: "Liability", level: 1 })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Basis: accrual" })).toBeVisible();
+  await expect(page.getByText(/Owed means earned by the end of \d{4}-\d{2}-\d{2} and not paid by then/)).toBeVisible();
+  await shoot(page, "finance-liability-basis");
+
+  // October closed; its snapshot is taken today, weeks later. As of November 1st, October's earnings were owed.
+  await page.goto("/payouts");
+  await page.getByRole("button", { name: "Take snapshot" }).click();
+  const snapDialog = page.getByRole("dialog");
+  await snapDialog.getByRole("textbox", { name: "Month" }).fill("2026-10");
+  await snapDialog.getByRole("button", { name: "Take snapshot" }).click();
+  await expect(snapDialog).toBeHidden();
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByRole("link", { name: "October 2026", exact: true })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 120_000 });
+  await page.goto("/payouts/liability?asOf=2026-11-01");
+  await expect(page.getByText("Counted: 2026-10 (snapshot version 1, not yet in a batch).")).toBeVisible();
+  await expect(page.getByText("Nothing owed")).toHaveCount(0);
+  const table = page.getByRole("table", { name: /Liability per recipient as of the end of 2026-11-01/ });
+  await expect(table.getByRole("row").nth(1)).toBeVisible();
+  await expect(page.locator('dl[aria-label="Totals"]').getByText(/^USD [1-9][\d,]*\.\d{2}$/).first()).toBeVisible();
+  await shoot(page, "finance-liability-after-month");
+});

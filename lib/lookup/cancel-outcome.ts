@@ -1,0 +1,86 @@
+import { parseIsoUtc } from "@/lib/format";
+
+/**
+ * What the service will do with a cancel, said in plain words, read from the subscription's own fields and never from
+ * this machine's clock (the service decides with its own). The spec's cancel transitions:
+ *
+ * - at period end, "a paid period has not ended": live with cancel_at_period_end true, retired at paid_through with no
+ *   further charge;
+ * - at period end, "nothing paid, or paid window elapsed": ended immediately (terminated_immediately, NO_PAID_PERIOD);
+ * - now: ended now, access_until = paid_through if in the future, else now;
+ * - canceled or expired: unchanged (already_canceled).
+ *
+ * The current billing window stands for the service's "now": a live subscription is inside it. paid_through after its
+ * start means a paid period is still running; null or at/before its start means nothing paid is running.
+ */
+export type CancelSubscriptionFields = {
+  status: string;
+  paid_through: string | null;
+  current_period_start: string | null;
+  cancel_at_period_end: boolean;
+};
+
+export type CancelOutcome = {
+  /** One or two sentences for the person about to cancel. */
+  text: string;
+  /** The service's word for it, shown as a detail (never the sentence itself). */
+  code: "NO_PAID_PERIOD" | "ALREADY_CANCELED" | null;
+  /** paid_through, when access continues until then. */
+  accessUntil: string | null;
+};
+
+const TERMINAL = new Set(["canceled", "expired"]);
+
+export function isTerminalStatus(status: string): boolean {
+  return TERMINAL.has(status);
+}
+
+/** Whether a paid period is still running at the service, judged from the subscription's own fields. */
+export function paidPeriodRunning(sub: Pick<CancelSubscriptionFields, "paid_through" | "current_period_start">): boolean {
+  const through = sub.paid_through === null ? null : parseIsoUtc(sub.paid_through);
+  if (through === null) return false;
+  const start = sub.current_period_start === null ? null : parseIsoUtc(sub.current_period_start);
+  return start === null || through > start;
+}
+
+export function describeCancelOutcome(
+  sub: CancelSubscriptionFields,
+  when: "period_end" | "now",
+  formatTime: (iso: string) => string = (iso) => iso,
+): CancelOutcome {
+  if (isTerminalStatus(sub.status)) {
+    return { text: `This subscription is already ${sub.status}; the service changes nothing.`, code: "ALREADY_CANCELED", accessUntil: null };
+  }
+  const running = paidPeriodRunning(sub);
+  const through = running && sub.paid_through ? sub.paid_through : null;
+  if (when === "period_end") {
+    if (through) {
+      const already = sub.cancel_at_period_end ? "It is already set to end then. " : "";
+      return {
+        text: `${already}It stays active until ${formatTime(through)}, the end of the paid period, then ends. The player is not charged again.`,
+        code: null,
+        accessUntil: through,
+      };
+    }
+    return {
+      text:
+        sub.paid_through === null
+          ? "Nothing has been paid yet, so it ends immediately, not at a period end. The player is not charged."
+          : `The paid period already ended (paid through ${formatTime(sub.paid_through)}), so it ends immediately. The player is not charged again.`,
+      code: "NO_PAID_PERIOD",
+      accessUntil: null,
+    };
+  }
+  return through
+    ? { text: `It ends now and is never charged again; the player keeps access until ${formatTime(through)}, the end of what was paid.`, code: null, accessUntil: through }
+    : { text: "It ends now and access ends now. The player is not charged again.", code: null, accessUntil: null };
+}
+
+/** The "Next charge" line of a subscription: none once it is ending, whatever next_charge_at says (the service's next touch). */
+export function describeNextCharge(sub: CancelSubscriptionFields & { next_charge_at: string | null }): { at: string | null; note: string | null } {
+  if (isTerminalStatus(sub.status)) return { at: null, note: "None: the subscription has ended." };
+  if (sub.cancel_at_period_end) {
+    return { at: null, note: sub.paid_through ? "None: it ends at the end of the paid period." : "None: it is set to end." };
+  }
+  return { at: sub.next_charge_at, note: null };
+}

@@ -1,0 +1,167 @@
+import "server-only";
+import type { Db } from "@/db";
+import {
+  listBatchesLiveAt,
+  listCarryLinks,
+  listEndedWindowSnapshots,
+  listStatementStatesAt,
+  sumSnapshotNetByRecipient,
+} from "@/db/queries/liability";
+import { formatUsd, money, type Money } from "@/lib/money";
+import type { TimeWindow } from "@/lib/time";
+
+/**
+ * Liability on an accrual basis: what each recipient had earned by an instant and had not been paid, whether or not
+ * anyone had looked at it yet. Earned means the net attributed of every window that had ended by then (a renewal
+ * belongs to the window it settled in, a reversal to the window of the refund). Split by where it stood then:
+ *
+ * - not yet in a batch: windows ended by then without a batch then, from their latest snapshot version (windows
+ *   overlapping one already counted, such as a quarter beside its months, are left out);
+ * - draft, approved (not yet paid), held: statements of batches prepared by then, in their state then, for what they
+ *   had available (net attributed + carried in);
+ * - carried: balances carried out of statements closed by then (paid, or closed with nothing to pay) and not yet taken
+ *   in by a statement counted here; negative ones offset later payouts, positive ones were under the minimum payout.
+ *
+ * Paid amounts are not owed. total owed = the sum of the parts; every balance is counted once.
+ */
+
+export type LiabilityRow = {
+  recipientPlayerId: number;
+  playerName: string | null;
+  playerEmail: string | null;
+  notInBatchUsd: string;
+  draftUsd: string;
+  approvedUnpaidUsd: string;
+  heldUsd: string;
+  /** rolledOverUsd + carriedNegativeUsd. */
+  carriedUsd: string;
+  rolledOverUsd: string;
+  carriedNegativeUsd: string;
+  totalOwedUsd: string;
+};
+
+export type LiabilityWindow = { window: TimeWindow; source: "snapshot" | "batch"; snapshotVersion: number | null };
+
+export type Liability = {
+  rows: LiabilityRow[];
+  /** The windows counted: not yet in a batch (from a snapshot version) or in a batch. */
+  windows: LiabilityWindow[];
+};
+
+type Acc = { name: string | null; email: string | null; notInBatch: Money; draft: Money; approved: Money; held: Money; negative: Money; rolled: Money };
+
+export async function listLiability(db: Db, params: { gameId: string; asOf: Date }): Promise<Liability> {
+  const { gameId, asOf } = params;
+  const acc = new Map<string, Acc>();
+  const get = (id: string, name: string | null, email: string | null): Acc => {
+    let a = acc.get(id);
+    if (!a) {
+      const zero = money("0");
+      a = { name, email, notInBatch: zero, draft: zero, approved: zero, held: zero, negative: zero, rolled: zero };
+      acc.set(id, a);
+    }
+    a.name ??= name;
+    a.email ??= email;
+    return a;
+  };
+
+  const [batches, statements, snapshots] = await Promise.all([
+    listBatchesLiveAt(db, { gameId, asOf }),
+    listStatementStatesAt(db, { gameId, asOf }),
+    listEndedWindowSnapshots(db, { gameId, asOf }),
+  ]);
+  const windows: LiabilityWindow[] = [];
+
+  // Statements of batches whose window had ended: earned, in the state they were in.
+  const endedBatches = new Set(batches.filter((b) => b.windowEnd.getTime() <= asOf.getTime()).map((b) => b.id));
+  for (const b of batches) {
+    if (endedBatches.has(b.id)) windows.push({ window: { startMs: b.windowStart.getTime(), endMs: b.windowEnd.getTime() }, source: "batch", snapshotVersion: null });
+  }
+  const counted = new Set<string>();
+  for (const s of statements) {
+    if (!endedBatches.has(s.batchId)) continue;
+    if (s.state !== "draft" && s.state !== "approved" && s.state !== "held") continue;
+    counted.add(s.statementId);
+    const a = get(s.recipientPlayerId, s.playerName, s.playerEmail);
+    // A batch discarded later lost its carried-in links: the balances it took in are still counted as carried.
+    const amount = money(s.discardedLater ? s.netAttributedUsd : s.availableUsd);
+    if (s.state === "draft") a.draft = a.draft.plus(amount);
+    else if (s.state === "approved") a.approved = a.approved.plus(amount);
+    else a.held = a.held.plus(amount);
+  }
+
+  // Balances carried out of statements closed by then, unless a counted statement took them in.
+  const closed = statements.filter((s) => (s.state === "paid" || s.state === "carried") && !money(s.carryOutUsd).isZero());
+  const links = await listCarryLinks(db, { gameId, fromStatementIds: closed.map((s) => s.statementId) });
+  const takenBy = new Map(links.map((l) => [l.from, l.to]));
+  const closedThen = new Set(statements.filter((s) => s.state === "paid" || s.state === "carried").map((s) => s.statementId));
+  for (const s of closed) {
+    const taker = takenBy.get(s.statementId);
+    if (taker !== undefined && (counted.has(taker) || closedThen.has(taker))) continue;
+    const a = get(s.recipientPlayerId, s.playerName, s.playerEmail);
+    const out = money(s.carryOutUsd);
+    if (out.isNegative()) a.negative = a.negative.plus(out);
+    else a.rolled = a.rolled.plus(out);
+  }
+
+  // Windows ended by then with no batch then: their latest snapshot version. Windows overlapping a batch, or one
+  // already taken (a quarter beside its months holds the same renewals), are left out.
+  const taken = batches.map((b) => ({ start: b.windowStart.getTime(), end: b.windowEnd.getTime() }));
+  const unbatched: string[] = [];
+  for (const s of snapshots) {
+    const start = s.windowStart.getTime();
+    const end = s.windowEnd.getTime();
+    if (taken.some((w) => w.start < end && w.end > start)) continue;
+    taken.push({ start, end });
+    unbatched.push(s.snapshotId);
+    windows.push({ window: { startMs: start, endMs: end }, source: "snapshot", snapshotVersion: s.version });
+  }
+  for (const r of await sumSnapshotNetByRecipient(db, { gameId, snapshotIds: unbatched })) {
+    const a = get(r.recipientPlayerId, r.playerName, r.playerEmail);
+    a.notInBatch = a.notInBatch.plus(money(r.netUsd));
+  }
+
+  const rows: LiabilityRow[] = [];
+  for (const [id, a] of acc) {
+    const parts = [a.notInBatch, a.draft, a.approved, a.held, a.rolled, a.negative];
+    if (parts.every((m) => m.isZero())) continue;
+    const total = parts.reduce((sum, m) => sum.plus(m), money("0"));
+    rows.push({
+      recipientPlayerId: Number(id),
+      playerName: a.name,
+      playerEmail: a.email,
+      notInBatchUsd: formatUsd(a.notInBatch),
+      draftUsd: formatUsd(a.draft),
+      approvedUnpaidUsd: formatUsd(a.approved),
+      heldUsd: formatUsd(a.held),
+      carriedUsd: formatUsd(a.rolled.plus(a.negative)),
+      rolledOverUsd: formatUsd(a.rolled),
+      carriedNegativeUsd: formatUsd(a.negative),
+      totalOwedUsd: formatUsd(total),
+    });
+  }
+  rows.sort((x, y) => money(y.totalOwedUsd).comparedTo(money(x.totalOwedUsd)) || x.recipientPlayerId - y.recipientPlayerId);
+  windows.sort((x, y) => y.window.startMs - x.window.startMs || y.window.endMs - x.window.endMs);
+  return { rows, windows };
+}
+
+/** Calendar months among the `count` before the instant's month that had ended and no counted window covers. */
+export function uncountedMonths(windows: readonly LiabilityWindow[], asOf: Date, count = 12): string[] {
+  const out: string[] = [];
+  const d = new Date(asOf.getTime());
+  let year = d.getUTCFullYear();
+  let month = d.getUTCMonth();
+  for (let i = 0; i < count; i += 1) {
+    const start = Date.UTC(year, month, 1);
+    const end = Date.UTC(year, month + 1, 1);
+    if (end <= asOf.getTime() && !windows.some((w) => w.window.startMs <= start && w.window.endMs >= end)) {
+      out.push(`${year}-${String(month + 1).padStart(2, "0")}`);
+    }
+    month -= 1;
+    if (month < 0) {
+      month = 11;
+      year -= 1;
+    }
+  }
+  return out;
+}

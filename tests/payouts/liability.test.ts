@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import { approvePayoutBatch, approveStatements, holdStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
+import { listLiability, type LiabilityRow } from "@/lib/payouts/liability";
+import { listPayoutStatements } from "@/lib/payouts/ledger";
+import { savePayoutSettings } from "@/lib/payouts/settings";
+import { monthWindow } from "@/lib/time";
+import { createTestDatabase, type TestDatabase } from "../support/db";
+import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+
+/**
+ * Liability on an accrual basis: what was earned in windows that had ended by the day, and not yet paid, whatever had
+ * been snapshotted or reviewed by then. The day after October closed, October's earnings are owed even though the
+ * snapshot that reports them was taken weeks later.
+ */
+
+let t: TestDatabase;
+let db: Db;
+const endOfDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000);
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  db = t.db;
+  await insertGame(db);
+  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+  // September, paid in full.
+  await insertSnapshot(db, { window: "2026-09", recipients: [{ id: 1, gross: "100.00" }, { id: 2, gross: "50.00" }] });
+  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-09") }, actor("preparer"));
+  const ids = (await listPayoutStatements(db, { gameId: GAME, batchId })).map((s) => s.id);
+  await approveStatements(db, { gameId: GAME, batchId, ids }, actor("preparer"));
+  await approvePayoutBatch(db, { gameId: GAME, batchId }, actor("approver"));
+  await markStatementsPaid(db, { gameId: GAME, batchId, paidOn: "2026-10-05", method: "wise", reference: "WISE-SEP" }, actor("approver"));
+  // October, snapshotted twice (the second version is the one to count): USD 4,921.81 earned.
+  await insertSnapshot(db, { window: "2026-10", recipients: [{ id: 1, gross: "4000.00" }, { id: 2, gross: "900.00" }] });
+  await insertSnapshot(db, { window: "2026-10", recipients: [{ id: 1, gross: "4000.00" }, { id: 2, gross: "950.00", reversed: "28.19" }] });
+  // November has not ended.
+  await insertSnapshot(db, { window: "2026-11", recipients: [{ id: 1, gross: "70.00" }], closed: false });
+});
+afterAll(async () => t?.drop());
+
+async function byRecipient(asOf: Date): Promise<Record<number, LiabilityRow>> {
+  const { rows } = await listLiability(db, { gameId: GAME, asOf });
+  return Object.fromEntries(rows.map((r) => [r.recipientPlayerId, r]));
+}
+
+const total = (rows: Record<number, LiabilityRow>) =>
+  Object.values(rows)
+    .reduce((sum, r) => sum + Math.round(Number(r.totalOwedUsd) * 100), 0)
+    .toString();
+
+describe("liability as of a day (accrual)", () => {
+  it("the day after October closed, October's earnings are owed, though its snapshot was taken later", async () => {
+    const rows = await byRecipient(endOfDay("2026-11-01"));
+    // As the records stood on November 1st, September was not paid yet either (its batch was prepared later).
+    expect(rows[1]).toMatchObject({ notInBatchUsd: "4100.00", draftUsd: "0.00", approvedUnpaidUsd: "0.00", totalOwedUsd: "4100.00" });
+    expect(rows[2]).toMatchObject({ notInBatchUsd: "971.81", totalOwedUsd: "971.81" });
+    const { windows } = await listLiability(db, { gameId: GAME, asOf: endOfDay("2026-11-01") });
+    expect(windows.map((w) => [new Date(w.window.startMs).toISOString().slice(0, 7), w.source, w.snapshotVersion])).toEqual([
+      ["2026-10", "snapshot", 2],
+      ["2026-09", "snapshot", 1],
+    ]);
+  });
+
+  it("a window that has not ended by the day is not earned yet", async () => {
+    const rows = await byRecipient(endOfDay("2026-10-30"));
+    expect(rows[1]).toMatchObject({ notInBatchUsd: "100.00", totalOwedUsd: "100.00" });
+    expect(rows[2]).toMatchObject({ notInBatchUsd: "50.00" });
+  });
+
+  it("today: September paid is not owed; October is owed, split by the state of its statements", async () => {
+    let rows = await byRecipient(new Date(Date.now() + 1000));
+    expect(rows[1]).toMatchObject({ notInBatchUsd: "4000.00", totalOwedUsd: "4000.00" });
+    expect(rows[2]).toMatchObject({ notInBatchUsd: "921.81", totalOwedUsd: "921.81" });
+    expect(total(rows)).toBe("492181");
+
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, actor("preparer"));
+    rows = await byRecipient(new Date(Date.now() + 1000));
+    expect(rows[1]).toMatchObject({ notInBatchUsd: "0.00", draftUsd: "4000.00", totalOwedUsd: "4000.00" });
+    expect(total(rows)).toBe("492181");
+
+    const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
+    const id = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)?.id as string;
+    await approveStatements(db, { gameId: GAME, batchId, ids: [id(1)] }, actor("preparer"));
+    await holdStatements(db, { gameId: GAME, batchId, ids: [id(2)], reason: "Tax form missing" }, actor("preparer"));
+    rows = await byRecipient(new Date(Date.now() + 1000));
+    expect(rows[1]).toMatchObject({ approvedUnpaidUsd: "4000.00", draftUsd: "0.00", totalOwedUsd: "4000.00" });
+    expect(rows[2]).toMatchObject({ heldUsd: "921.81", totalOwedUsd: "921.81" });
+    expect(total(rows)).toBe("492181");
+  });
+});

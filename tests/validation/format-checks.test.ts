@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { z } from "zod";
+import { exportIdSchema } from "@/lib/exports/run";
+import { baseUrlSchema, gameInputSchema } from "@/lib/games/schemas";
+import { usdInputSchema } from "@/lib/money";
+import { changeAmountInputSchema as serviceChangeAmountSchema, listPlayerSubscriptionsInputSchema, refundInputSchema } from "@/lib/service/client";
+import { snapshotWindowInputSchema } from "@/lib/snapshots/progress";
+import { monthKeySchema } from "@/lib/time";
+import {
+  changeAmountInputSchema,
+  confirmRefundInputSchema,
+  previewRefundInputSchema,
+} from "@/app/(desk)/subscriptions/schemas";
+import { parseEventLogFilters } from "@/app/(desk)/webhooks/table-state";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { actAs } from "../support/next-request";
+import { signInAs } from "../support/users";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
+
+/**
+ * zod 4 keeps checking after a failed check unless told to stop, so a refinement written after a format check sees
+ * text that is not in the format (`new Money("")` threw on every subscription page). Each schema that refines after a
+ * format check, given malformed input, must answer with its format error alone, and never throw.
+ */
+
+type Case = { name: string; schema: z.ZodType; input: unknown; path: string; message: RegExp };
+
+const USD_FORMAT = /^must be an amount in USD with at most two decimals/;
+const SUB = "SUB_1767225600_AB12CD34";
+
+const CASES: Case[] = [
+  ...["", "abc", "12,50", " ", "1e3", "-5"].map((input) => ({ name: `usdInputSchema ${JSON.stringify(input)}`, schema: usdInputSchema, input, path: "", message: USD_FORMAT })),
+  { name: "monthKeySchema 2026-3", schema: monthKeySchema, input: "2026-3", path: "", message: /^must be a month such as 2026-03$/ },
+  { name: "monthKeySchema empty", schema: monthKeySchema, input: "", path: "", message: /^must be a month such as 2026-03$/ },
+  { name: "snapshot window month", schema: snapshotWindowInputSchema, input: { month: "March" }, path: "month", message: /^must be a month such as 2026-03$/ },
+  { name: "baseUrlSchema", schema: baseUrlSchema, input: "not a url", path: "", message: /^must be a URL/ },
+  {
+    name: "gameInputSchema base URL",
+    schema: gameInputSchema,
+    input: { id: "g1", name: "G", environment: "sandbox", baseUrl: "::", secret: "secret-123", webhookSecrets: [] },
+    path: "baseUrl",
+    message: /^must be a URL/,
+  },
+  { name: "exportIdSchema", schema: exportIdSchema, input: "1234", path: "", message: /^must be an id such as/ },
+  { name: "service email", schema: listPlayerSubscriptionsInputSchema, input: { playerEmail: "a" }, path: "playerEmail", message: />=3 characters/ },
+  { name: "service refund key", schema: refundInputSchema, input: { clientRequestId: "" }, path: "clientRequestId", message: />=1 characters/ },
+  { name: "service refund amount", schema: refundInputSchema, input: { clientRequestId: "k1", amountUsd: "abc" }, path: "amountUsd", message: USD_FORMAT },
+  { name: "service price change", schema: serviceChangeAmountSchema, input: { amountUsd: "" }, path: "amountUsd", message: USD_FORMAT },
+  ...["", "abc", "12,50"].map((amountUsd) => ({
+    name: `refund review amount ${JSON.stringify(amountUsd)}`,
+    schema: previewRefundInputSchema,
+    input: { subscriptionId: SUB, periodId: "17", mode: "partial", amountUsd, reason: "ticket 1" },
+    path: "amountUsd",
+    message: USD_FORMAT,
+  })),
+  {
+    name: "refund confirm amount",
+    schema: confirmRefundInputSchema,
+    input: { subscriptionId: SUB, periodId: "17", periodSeq: "1", amountUsd: "12,50", remainingBeforeUsd: "20.00" },
+    path: "amountUsd",
+    message: USD_FORMAT,
+  },
+  { name: "price change form", schema: changeAmountInputSchema, input: { subscriptionId: SUB, amountUsd: "" }, path: "amountUsd", message: USD_FORMAT },
+];
+
+describe("a format check stops before the refinements that assume it", () => {
+  for (const c of CASES) {
+    it(`${c.name}: the format error alone, no exception`, () => {
+      let result: ReturnType<z.ZodType["safeParse"]> | undefined;
+      expect(() => {
+        result = c.schema.safeParse(c.input);
+      }).not.toThrow();
+      expect(result?.success).toBe(false);
+      const issues = result?.error?.issues ?? [];
+      expect(issues.map((i) => i.path.join("."))).toEqual([c.path]);
+      expect(issues[0]?.message).toMatch(c.message);
+    });
+  }
+
+  it("the event log drops a malformed day without asking whether it is a real one", () => {
+    expect(parseEventLogFilters({ from: "2026-13-45x", to: "yesterday" })).toMatchObject({ from: undefined, to: undefined });
+    expect(parseEventLogFilters({ from: "2026-03-01" })).toMatchObject({ from: "2026-03-01", fromMs: Date.parse("2026-03-01T00:00:00Z") });
+  });
+});
+
+describe("forms given a malformed amount or date say what is wrong and keep what was typed", () => {
+  let t: TestDatabase;
+  let subscriptions: typeof import("@/app/(desk)/subscriptions/actions");
+  let batchActions: typeof import("@/app/(desk)/payouts/batch-actions");
+  let refundSettings: typeof import("@/app/(desk)/settings/refunds/actions");
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    useTestEnv(t);
+    subscriptions = await import("@/app/(desk)/subscriptions/actions");
+    batchActions = await import("@/app/(desk)/payouts/batch-actions");
+    refundSettings = await import("@/app/(desk)/settings/refunds/actions");
+  });
+  afterAll(async () => t?.drop());
+
+  const form = (values: Record<string, string>) => {
+    const data = new FormData();
+    for (const [key, value] of Object.entries(values)) data.set(key, value);
+    return data;
+  };
+
+  it("[support] a refund amount typed as abc, 12,50 or left empty", async () => {
+    actAs(await signInAs(t.db, "support"));
+    for (const amountUsd of ["abc", "12,50", ""]) {
+      const values = { subscriptionId: SUB, periodId: "17", mode: "partial", amountUsd, reason: "Charged twice, ticket 5512" };
+      const result = await subscriptions.previewRefundAction(null, form(values));
+      expect(result, amountUsd).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) } });
+      expect(result.ok ? null : result.values).toEqual(values);
+    }
+  });
+
+  it("[finance] a price change left empty", async () => {
+    actAs(await signInAs(t.db, "finance"));
+    const result = await subscriptions.changeAmountAction(null, form({ subscriptionId: SUB, amountUsd: "" }));
+    expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) }, values: { amountUsd: "" } });
+  });
+
+  it("[finance] a payment date that is not a date gets one message", async () => {
+    actAs(await signInAs(t.db, "finance"));
+    for (const paidOn of ["soon", "2026-99-99"]) {
+      const values = { batchId: "0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11", paidOn, method: "wise", reference: "WISE-1" };
+      const result = await batchActions.markPaidAction(null, form(values));
+      expect(result, paidOn).toMatchObject({ ok: false, code: "INVALID_INPUT", values: { paidOn } });
+      expect(result.ok ? null : result.message).toMatch(/^paidOn: must be (a date such as 2026-04-03|a real date)$/);
+    }
+  });
+
+  it("[admin] a support refund limit left empty", async () => {
+    actAs(await signInAs(t.db, "admin"));
+    const result = await refundSettings.saveSupportRefundLimitAction(null, form({ amountUsd: "" }));
+    expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) }, values: { amountUsd: "" } });
+  });
+});
