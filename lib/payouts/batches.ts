@@ -9,8 +9,8 @@ import { AppError } from "@/lib/errors";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { formatInstant, formatWindow, type TimeWindow } from "@/lib/time";
 import { computeStatementFigures } from "./compute";
-import { FLAG_INFO, isPayoutFlag, isWindowFlag, type PayoutFlag } from "./flag-info";
-import { type ActiveFlag, listFlagOverrides, openFlagsFor, windowFlagsOfSnapshot } from "./flags";
+import { isPayoutFlag, isWindowFlag } from "./flag-info";
+import { type ActiveFlag, type BatchFlags, flagsOfStatement, openFlagsOf, overrideOf, readBatchFlags } from "./flags";
 import { readPayoutSettings } from "./settings";
 
 /**
@@ -332,8 +332,8 @@ async function selectStatements(trx: Trx, batchId: string, which: string[] | { s
   return out;
 }
 
-function describeFlags(flags: PayoutFlag[]): string {
-  return flags.map((f) => FLAG_INFO[f].label).join(", ");
+function describeFlags(flags: readonly ActiveFlag[]): string {
+  return [...new Set(flags.map((f) => f.label))].join(", ");
 }
 
 export type BulkResult = { changed: number; skipped: { id: string; recipientPlayerId: number; reason: string }[] };
@@ -361,12 +361,11 @@ export async function approveStatements(
   params: { gameId: string; batchId: string } & StatementSelection,
   actor: Actor,
 ): Promise<BulkResult> {
-  const windowFlags = await liveWindowFlags(db, params.gameId, params.batchId);
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "draft") throw new AppError("CONFLICT", "Statements are approved while the batch is a draft; this batch is " + batch.status + ".");
-    const overrides = await listFlagOverrides(db, { gameId: params.gameId, batchId: params.batchId });
+    const flags = await batchFlags(trx, params.gameId, batch);
     const rows = await selectStatements(trx, batch.id, params.all === "draft_unflagged" ? { state: "draft" } : (params.ids ?? []));
     const skipped: BulkResult["skipped"] = [];
     const approve: typeof rows = [];
@@ -376,7 +375,7 @@ export async function approveStatements(
         if (params.all === undefined) skipped.push({ id: row.id, recipientPlayerId: recipient, reason: `is ${row.state}` });
         continue;
       }
-      const open = openFlagsFor(recipient, row.recipient_flags, windowFlags, overrides);
+      const open = openFlagsOf(flags, recipient, row.recipient_flags);
       if (open.length > 0) {
         skipped.push({ id: row.id, recipientPlayerId: recipient, reason: `open flags: ${describeFlags(open)}` });
         continue;
@@ -487,12 +486,11 @@ export async function releaseStatements(
 ): Promise<BulkResult> {
   const reason = params.reason.trim();
   if (reason.length < 5) throw new AppError("INVALID_INPUT", "Say why the hold is released (at least 5 characters).", { field: "reason" });
-  const windowFlags = await liveWindowFlags(db, params.gameId, params.batchId);
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status === "discarded") throw new AppError("CONFLICT", "This batch was discarded.");
-    const overrides = await listFlagOverrides(db, { gameId: params.gameId, batchId: params.batchId });
+    const flags = await batchFlags(trx, params.gameId, batch);
     const rows = await selectStatements(trx, batch.id, params.ids);
     const { change: held, skipped } = splitByState(rows, ["held"]);
     const events: Parameters<typeof insertEvents>[1] = [];
@@ -506,7 +504,7 @@ export async function releaseStatements(
       }
       const release: typeof held = [];
       for (const r of held) {
-        const open = openFlagsFor(Number(r.recipient_player_id), r.recipient_flags, windowFlags, overrides);
+        const open = openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags);
         if (open.length > 0) skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `open flags: ${describeFlags(open)}` });
         else release.push(r);
       }
@@ -533,16 +531,20 @@ export async function releaseStatements(
 
 // --- Flags ---------------------------------------------------------------------------------------------------------------
 
-async function liveWindowFlags(db: Db, gameId: string, batchId: string): Promise<ActiveFlag[]> {
-  const batch = await db.selectFrom("payout_batch").select("snapshot_id").where("game_id", "=", gameId).where("id", "=", batchId).executeTakeFirst();
-  if (!batch) throw new AppError("NOT_FOUND", "No such payout batch for this game.");
-  return windowFlagsOfSnapshot(db, gameId, batch.snapshot_id);
+/** The flags of a batch, read on its transaction after the batch lock. */
+async function batchFlags(trx: Trx, gameId: string, batch: { id: string; snapshot_id: string }, recipientPlayerId?: number): Promise<BatchFlags> {
+  return readBatchFlags(trx, { gameId, batchId: batch.id, snapshotId: batch.snapshot_id, recipientPlayerId });
 }
 
-/** Overrides one flag (of the window, or of one recipient) with a written reason, which is kept. */
+/**
+ * Overrides one flag instance (of the window, or of one recipient) with a written reason, which is kept with the
+ * instance's cause and the time that cause was raised: a later cause (a new stale mark, a newer snapshot version, a
+ * dispute lost) is a new flag that blocks again. `cause` names the instance the person read; a flag whose cause has
+ * changed since is refused. Without it, the one open instance of that flag is taken.
+ */
 export async function overrideFlag(
   db: Db,
-  params: { gameId: string; batchId: string; flag: string; recipientPlayerId: number | null; reason: string },
+  params: { gameId: string; batchId: string; flag: string; recipientPlayerId: number | null; reason: string; cause?: string },
   actor: Actor,
 ): Promise<void> {
   const reason = params.reason.trim();
@@ -557,16 +559,35 @@ export async function overrideFlag(
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "draft" && batch.status !== "approved") throw new AppError("CONFLICT", `The batch is ${batch.status}.`);
-    const existing = await trx
-      .selectFrom("payout_flag_override")
-      .select("id")
-      .where("batch_id", "=", batch.id)
-      .where("flag", "=", params.flag)
-      .where((eb) =>
-        params.recipientPlayerId === null ? eb("recipient_player_id", "is", null) : eb("recipient_player_id", "=", String(params.recipientPlayerId)),
-      )
-      .executeTakeFirst();
-    if (existing) throw new AppError("CONFLICT", "This flag is already overridden; the first reason is kept.");
+    const flags = await batchFlags(trx, params.gameId, batch, params.recipientPlayerId ?? undefined);
+    let instances: ActiveFlag[];
+    if (params.recipientPlayerId === null) {
+      instances = flags.window;
+    } else {
+      const statement = await trx
+        .selectFrom("payout_statement")
+        .select("recipient_flags")
+        .where("batch_id", "=", batch.id)
+        .where("recipient_player_id", "=", String(params.recipientPlayerId))
+        .executeTakeFirst();
+      if (!statement) throw new AppError("NOT_FOUND", "This recipient has no statement in the batch.");
+      instances = flagsOfStatement(flags, params.recipientPlayerId, statement.recipient_flags).filter((f) => f.recipientPlayerId === params.recipientPlayerId);
+    }
+    instances = instances.filter((f) => f.flag === params.flag);
+    const open = instances.filter((f) => !overrideOf(f, flags.overrides));
+    let target: ActiveFlag | undefined;
+    if (params.cause !== undefined) {
+      target = instances.find((f) => f.cause === params.cause);
+      if (!target) throw new AppError("CONFLICT", "This flag has changed since you read it (it has a new cause): review it again before overriding.");
+      if (overrideOf(target, flags.overrides)) throw new AppError("CONFLICT", "This flag is already overridden; the first reason is kept.");
+    } else {
+      if (open.length === 0) {
+        throw new AppError("CONFLICT", instances.length > 0 ? "This flag is already overridden; the first reason is kept." : "This flag is not raised on this batch.");
+      }
+      if (open.length > 1) throw new AppError("INVALID_INPUT", "This flag is raised more than once: choose which one to override.", { field: "cause" });
+      target = open[0];
+    }
+    if (!target) throw new AppError("CONFLICT", "This flag is not raised on this batch.");
     await trx
       .insertInto("payout_flag_override")
       .values({
@@ -574,6 +595,8 @@ export async function overrideFlag(
         game_id: params.gameId,
         recipient_player_id: params.recipientPlayerId,
         flag: params.flag,
+        cause: target.cause,
+        raised_at: target.raisedAt,
         reason,
         actor_id: actor.id,
         actor_email: actor.email,
@@ -585,7 +608,14 @@ export async function overrideFlag(
       gameId: params.gameId,
       target: batch.id,
       outcome: "succeeded",
-      detail: { flag: params.flag, recipientPlayerId: params.recipientPlayerId, reason },
+      detail: {
+        flag: params.flag,
+        recipientPlayerId: params.recipientPlayerId,
+        cause: target.cause,
+        raisedAt: target.raisedAt ? formatInstant(target.raisedAt.getTime()) : null,
+        detail: target.detail,
+        reason,
+      },
     });
   });
 }
@@ -616,12 +646,11 @@ async function settleBatchStatus(trx: Trx, batchId: string): Promise<void> {
  * approved statements with nothing to pay are closed as carried at once.
  */
 export async function approvePayoutBatch(db: Db, params: { gameId: string; batchId: string }, actor: Actor): Promise<{ approved: number; carried: number; held: number; payableUsd: string }> {
-  const windowFlags = await liveWindowFlags(db, params.gameId, params.batchId);
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "draft") throw new AppError("CONFLICT", `This batch is already ${batch.status}.`);
-    const settings = await readPayoutSettings(db);
+    const settings = await readPayoutSettings(trx);
     // The rule in force at approval time applies (an admin may have switched it since the batch was prepared).
     if (settings.twoPersonRule && batch.prepared_by_id === actor.id) {
       throw new AppError("FORBIDDEN", "Two-person rule: you prepared this batch, so another finance user must approve it.");
@@ -634,10 +663,11 @@ export async function approvePayoutBatch(db: Db, params: { gameId: string; batch
       .execute();
     const drafts = rows.filter((r) => r.state === "draft");
     if (drafts.length > 0) throw new AppError("CONFLICT", `${drafts.length} statement${drafts.length === 1 ? " is" : "s are"} still in draft: approve or hold every statement first.`);
-    const overrides = await listFlagOverrides(db, { gameId: params.gameId, batchId: params.batchId });
+    // Read under the batch lock, on this transaction: a flag raised while approval waited for the lock counts.
+    const flags = await batchFlags(trx, params.gameId, batch);
     const approved = rows.filter((r) => r.state === "approved");
     for (const r of approved) {
-      const open = openFlagsFor(Number(r.recipient_player_id), r.recipient_flags, windowFlags, overrides);
+      const open = openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags);
       if (open.length > 0) {
         throw new AppError("CONFLICT", `Recipient ${r.recipient_player_id} has open flags (${describeFlags(open)}): override them with a reason or hold the payout.`);
       }
