@@ -14,12 +14,12 @@ import {
   discardPayoutBatch,
   holdStatements,
   markStatementsPaid,
-  overrideFlag,
   PAYMENT_METHODS,
   preparePayoutBatch,
   releaseStatements,
   unapproveStatements,
 } from "@/lib/payouts/batches";
+import { overrideFlag } from "@/lib/payouts/flag-override";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 
 const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
