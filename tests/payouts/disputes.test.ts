@@ -15,7 +15,7 @@ import { takeSnapshotNow } from "../../lib/snapshots/pull";
 import { monthWindow, type TimeWindow } from "../../lib/time";
 import { fixtureScenario, SECRET, SUB } from "../emulator/fixture";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
-import { type RouteHandler, waitFor } from "../webhooks/support";
+import { deliver, envelope, type RouteHandler, waitFor } from "../webhooks/support";
 import { actor } from "./fixtures";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -37,6 +37,7 @@ const approver = actor("approver");
 let t: TestDatabase;
 let emulator: RunningEmulator;
 let forwarder: http.Server;
+let routePOST: RouteHandler;
 
 function startForwarder(POST: RouteHandler): Promise<http.Server> {
   const server = http.createServer((req, res) => {
@@ -101,6 +102,7 @@ beforeAll(async () => {
   t = await createTestDatabase();
   useTestEnv(t);
   const { POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler };
+  routePOST = POST;
   forwarder = await startForwarder(POST);
   const forwarderUrl = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
   emulator = await startEmulator({
@@ -196,5 +198,16 @@ describe("disputed renewals", () => {
     const events = await t.db.selectFrom("webhook_event").select("status").where("event_type", "=", "purchase.disputed").execute();
     expect(events.length).toBe(4);
     expect(events.every((e) => e.status === "processed")).toBe(true);
+  });
+
+  it("stores a purchase.disputed whose data does not match the spec as unreadable, recording no dispute", async () => {
+    const body = envelope({ gameId: GAME, type: "purchase.disputed", data: { order_id: "ord_bad", dispute_id: "dp_bad", usd_amount: 10 } });
+    expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
+    const event = await waitFor(async () => {
+      const row = await t.db.selectFrom("webhook_event").select(["status", "effect"]).where("body", "=", body).executeTakeFirst();
+      return row && row.status !== "pending" ? row : null;
+    });
+    expect(event.status).toBe("unprocessable");
+    expect(await t.db.selectFrom("service_dispute").select("id").where("dispute_id", "=", "dp_bad").execute()).toEqual([]);
   });
 });
