@@ -522,6 +522,9 @@ export type PayoutFlagOverrideTable = {
   actor_id: string;
   actor_email: string;
   at: CreatedAt;
+  /** The flag instance covered (2026_11_23_1400): its cause key and when that cause was raised. */
+  cause: Generated<string>;
+  raised_at: Date | null;
 };
 
 export type PayoutStatementEventTable = {
@@ -571,6 +574,28 @@ export type Database = {
   session_game: SessionGameTable;
   app_setting: AppSettingTable;
   audit_log: AuditLogTable;
+  service_dispute: ServiceDisputeTable;
+};
+
+// --- Disputes (2026_11_23_1400) ---------------------------------------------------------------------------------------
+
+export type ServiceDisputeStatus = "open" | "won" | "lost";
+
+export type ServiceDisputeTable = {
+  id: Generated<string>;
+  game_id: string;
+  dispute_id: string;
+  order_id: string;
+  transaction_id: string | null;
+  reason: string | null;
+  usd_amount: string | null;
+  status: ServiceDisputeStatus;
+  opened_at: Date | null;
+  closed_at: Date | null;
+  currency_debited: string | null;
+  opened_event_id: string | null;
+  closed_event_id: string | null;
+  updated_at: Generated<Date>;
 };
 
 /**

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Millis } from "../time";
+import type { DisputeState } from "./disputes";
 import type {
   CardState,
   GameState,
@@ -131,11 +132,13 @@ export class Ledger {
   readonly subscriptionsByPlayer = new Map<string, SubscriptionState[]>();
   readonly periods = new Map<number, PeriodState>();
   readonly receipts = new Map<string, StoredReceipt>();
+  /** Chargebacks opened from the admin API, oldest first: plain data (see disputes.ts). */
+  disputes: DisputeState[] = [];
   readonly schedule = new Schedule();
   readonly ids: IdSource;
   nextPeriodId = 1;
   nextCardId = 1;
-  /** Receives every event a live change emits (renewed, refunded, canceled, purchase.refunded). */
+  /** Receives every event a live change emits (renewed, refunded, canceled, purchase.refunded, purchase.disputed). */
   onEvent: (event: LedgerEvent) => void = () => {};
 
   constructor(now: Millis, idSeed = 1) {

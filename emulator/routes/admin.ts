@@ -11,6 +11,7 @@ import { advanceClock } from "../ledger/renewals";
 import type { Ledger } from "../ledger/ledger";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
 import { generateDemoScenario } from "../scenario/demo";
+import { addDisputeRoutes } from "./admin-disputes";
 import { loadScenario, ROTATION_GRACE, ScenarioError } from "../scenario/load";
 import { formatInstant, parseDuration, parseInstant } from "../time";
 
@@ -387,5 +388,6 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
     return c.json({ status: "removed" });
   });
 
+  addDisputeRoutes(admin, runtime);
   return admin;
 }

@@ -9,8 +9,7 @@ import { AppError } from "@/lib/errors";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { formatInstant, formatWindow, type TimeWindow } from "@/lib/time";
 import { computeStatementFigures } from "./compute";
-import { FLAG_INFO, isPayoutFlag, isWindowFlag, type PayoutFlag } from "./flag-info";
-import { type ActiveFlag, listFlagOverrides, openFlagsFor, windowFlagsOfSnapshot } from "./flags";
+import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
 import { readPayoutSettings } from "./settings";
 
 /**
@@ -28,13 +27,13 @@ export type Actor = { id: string; email: string };
 
 const TX_LOCK = (gameId: string) => sql`select pg_advisory_xact_lock(hashtext(${`payouts|${gameId}`}))`;
 
-type Trx = Transaction<Database>;
+export type Trx = Transaction<Database>;
 
-async function lockGame(trx: Trx, gameId: string): Promise<void> {
+export async function lockGame(trx: Trx, gameId: string): Promise<void> {
   await TX_LOCK(gameId).execute(trx);
 }
 
-async function loadBatchForUpdate(trx: Trx, gameId: string, batchId: string) {
+export async function loadBatchForUpdate(trx: Trx, gameId: string, batchId: string) {
   const batch = await trx
     .selectFrom("payout_batch")
     .selectAll()
@@ -332,8 +331,8 @@ async function selectStatements(trx: Trx, batchId: string, which: string[] | { s
   return out;
 }
 
-function describeFlags(flags: PayoutFlag[]): string {
-  return flags.map((f) => FLAG_INFO[f].label).join(", ");
+function describeFlags(flags: readonly ActiveFlag[]): string {
+  return [...new Set(flags.map((f) => f.label))].join(", ");
 }
 
 export type BulkResult = { changed: number; skipped: { id: string; recipientPlayerId: number; reason: string }[] };
@@ -361,12 +360,11 @@ export async function approveStatements(
   params: { gameId: string; batchId: string } & StatementSelection,
   actor: Actor,
 ): Promise<BulkResult> {
-  const windowFlags = await liveWindowFlags(db, params.gameId, params.batchId);
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "draft") throw new AppError("CONFLICT", "Statements are approved while the batch is a draft; this batch is " + batch.status + ".");
-    const overrides = await listFlagOverrides(db, { gameId: params.gameId, batchId: params.batchId });
+    const flags = await batchFlags(trx, params.gameId, batch);
     const rows = await selectStatements(trx, batch.id, params.all === "draft_unflagged" ? { state: "draft" } : (params.ids ?? []));
     const skipped: BulkResult["skipped"] = [];
     const approve: typeof rows = [];
@@ -376,7 +374,7 @@ export async function approveStatements(
         if (params.all === undefined) skipped.push({ id: row.id, recipientPlayerId: recipient, reason: `is ${row.state}` });
         continue;
       }
-      const open = openFlagsFor(recipient, row.recipient_flags, windowFlags, overrides);
+      const open = openFlagsOf(flags, recipient, row.recipient_flags);
       if (open.length > 0) {
         skipped.push({ id: row.id, recipientPlayerId: recipient, reason: `open flags: ${describeFlags(open)}` });
         continue;
@@ -487,12 +485,11 @@ export async function releaseStatements(
 ): Promise<BulkResult> {
   const reason = params.reason.trim();
   if (reason.length < 5) throw new AppError("INVALID_INPUT", "Say why the hold is released (at least 5 characters).", { field: "reason" });
-  const windowFlags = await liveWindowFlags(db, params.gameId, params.batchId);
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status === "discarded") throw new AppError("CONFLICT", "This batch was discarded.");
-    const overrides = await listFlagOverrides(db, { gameId: params.gameId, batchId: params.batchId });
+    const flags = await batchFlags(trx, params.gameId, batch);
     const rows = await selectStatements(trx, batch.id, params.ids);
     const { change: held, skipped } = splitByState(rows, ["held"]);
     const events: Parameters<typeof insertEvents>[1] = [];
@@ -506,7 +503,7 @@ export async function releaseStatements(
       }
       const release: typeof held = [];
       for (const r of held) {
-        const open = openFlagsFor(Number(r.recipient_player_id), r.recipient_flags, windowFlags, overrides);
+        const open = openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags);
         if (open.length > 0) skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `open flags: ${describeFlags(open)}` });
         else release.push(r);
       }
@@ -533,61 +530,9 @@ export async function releaseStatements(
 
 // --- Flags ---------------------------------------------------------------------------------------------------------------
 
-async function liveWindowFlags(db: Db, gameId: string, batchId: string): Promise<ActiveFlag[]> {
-  const batch = await db.selectFrom("payout_batch").select("snapshot_id").where("game_id", "=", gameId).where("id", "=", batchId).executeTakeFirst();
-  if (!batch) throw new AppError("NOT_FOUND", "No such payout batch for this game.");
-  return windowFlagsOfSnapshot(db, gameId, batch.snapshot_id);
-}
-
-/** Overrides one flag (of the window, or of one recipient) with a written reason, which is kept. */
-export async function overrideFlag(
-  db: Db,
-  params: { gameId: string; batchId: string; flag: string; recipientPlayerId: number | null; reason: string },
-  actor: Actor,
-): Promise<void> {
-  const reason = params.reason.trim();
-  if (reason.length < 10) throw new AppError("INVALID_INPUT", "Write why this flag does not stop the payment (at least 10 characters).", { field: "reason" });
-  if (reason.length > 1000) throw new AppError("INVALID_INPUT", "Keep the reason under 1,000 characters.", { field: "reason" });
-  if (!isPayoutFlag(params.flag)) throw new AppError("INVALID_INPUT", "Unknown flag.", { field: "flag" });
-  const windowLevel = isWindowFlag(params.flag);
-  if (windowLevel !== (params.recipientPlayerId === null)) {
-    throw new AppError("INVALID_INPUT", windowLevel ? "That flag belongs to the whole window." : "That flag belongs to one recipient.", { field: "flag" });
-  }
-  await db.transaction().execute(async (trx) => {
-    await lockGame(trx, params.gameId);
-    const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
-    if (batch.status !== "draft" && batch.status !== "approved") throw new AppError("CONFLICT", `The batch is ${batch.status}.`);
-    const existing = await trx
-      .selectFrom("payout_flag_override")
-      .select("id")
-      .where("batch_id", "=", batch.id)
-      .where("flag", "=", params.flag)
-      .where((eb) =>
-        params.recipientPlayerId === null ? eb("recipient_player_id", "is", null) : eb("recipient_player_id", "=", String(params.recipientPlayerId)),
-      )
-      .executeTakeFirst();
-    if (existing) throw new AppError("CONFLICT", "This flag is already overridden; the first reason is kept.");
-    await trx
-      .insertInto("payout_flag_override")
-      .values({
-        batch_id: batch.id,
-        game_id: params.gameId,
-        recipient_player_id: params.recipientPlayerId,
-        flag: params.flag,
-        reason,
-        actor_id: actor.id,
-        actor_email: actor.email,
-      })
-      .execute();
-    await recordAudit(trx, {
-      actor,
-      action: "payouts.flag.override",
-      gameId: params.gameId,
-      target: batch.id,
-      outcome: "succeeded",
-      detail: { flag: params.flag, recipientPlayerId: params.recipientPlayerId, reason },
-    });
-  });
+/** The flags of a batch, read on its transaction after the batch lock. */
+async function batchFlags(trx: Trx, gameId: string, batch: { id: string; snapshot_id: string }): Promise<BatchFlags> {
+  return readBatchFlags(trx, { gameId, batchId: batch.id, snapshotId: batch.snapshot_id });
 }
 
 // --- Batch approval and payment -------------------------------------------------------------------------------------------
@@ -616,12 +561,11 @@ async function settleBatchStatus(trx: Trx, batchId: string): Promise<void> {
  * approved statements with nothing to pay are closed as carried at once.
  */
 export async function approvePayoutBatch(db: Db, params: { gameId: string; batchId: string }, actor: Actor): Promise<{ approved: number; carried: number; held: number; payableUsd: string }> {
-  const windowFlags = await liveWindowFlags(db, params.gameId, params.batchId);
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "draft") throw new AppError("CONFLICT", `This batch is already ${batch.status}.`);
-    const settings = await readPayoutSettings(db);
+    const settings = await readPayoutSettings(trx);
     // The rule in force at approval time applies (an admin may have switched it since the batch was prepared).
     if (settings.twoPersonRule && batch.prepared_by_id === actor.id) {
       throw new AppError("FORBIDDEN", "Two-person rule: you prepared this batch, so another finance user must approve it.");
@@ -634,10 +578,11 @@ export async function approvePayoutBatch(db: Db, params: { gameId: string; batch
       .execute();
     const drafts = rows.filter((r) => r.state === "draft");
     if (drafts.length > 0) throw new AppError("CONFLICT", `${drafts.length} statement${drafts.length === 1 ? " is" : "s are"} still in draft: approve or hold every statement first.`);
-    const overrides = await listFlagOverrides(db, { gameId: params.gameId, batchId: params.batchId });
+    // Read under the batch lock, on this transaction: a flag raised while approval waited for the lock counts.
+    const flags = await batchFlags(trx, params.gameId, batch);
     const approved = rows.filter((r) => r.state === "approved");
     for (const r of approved) {
-      const open = openFlagsFor(Number(r.recipient_player_id), r.recipient_flags, windowFlags, overrides);
+      const open = openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags);
       if (open.length > 0) {
         throw new AppError("CONFLICT", `Recipient ${r.recipient_player_id} has open flags (${describeFlags(open)}): override them with a reason or hold the payout.`);
       }

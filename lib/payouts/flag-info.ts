@@ -4,10 +4,13 @@
  */
 export const WINDOW_FLAGS = ["spend_order_not_found", "snapshot_drift", "snapshot_stale", "newer_snapshot", "window_open"] as const;
 export const RECIPIENT_FLAGS = ["unresolved_recipient", "attribution_unavailable"] as const;
+/** Raised while a recipient's renewal is disputed, from the dispute's own record (never stored on a statement). */
+export const DISPUTE_FLAGS = ["disputed_renewal"] as const;
 export type WindowFlag = (typeof WINDOW_FLAGS)[number];
 export type RecipientFlag = (typeof RECIPIENT_FLAGS)[number];
-export type PayoutFlag = WindowFlag | RecipientFlag;
-export const PAYOUT_FLAGS: readonly PayoutFlag[] = [...WINDOW_FLAGS, ...RECIPIENT_FLAGS];
+export type DisputeFlag = (typeof DISPUTE_FLAGS)[number];
+export type PayoutFlag = WindowFlag | RecipientFlag | DisputeFlag;
+export const PAYOUT_FLAGS: readonly PayoutFlag[] = [...WINDOW_FLAGS, ...RECIPIENT_FLAGS, ...DISPUTE_FLAGS];
 
 export function isWindowFlag(flag: string): flag is WindowFlag {
   return (WINDOW_FLAGS as readonly string[]).includes(flag);
@@ -47,6 +50,12 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   attribution_unavailable: {
     label: "Unavailable attribution",
     meaning: "Some of this recipient's renewal lines carry an attribution reason instead of a recorded attribution.",
+  },
+  // "purchase.disputed: Chargeback opened; fires again on close with dispute_status won or lost"
+  disputed_renewal: {
+    label: "Disputed renewal",
+    meaning:
+      "The card charge of one of this recipient's renewals in this window is disputed (a chargeback). It blocks approval until the dispute closes won; a lost dispute is money the studio lost and stays flagged until it is overridden with a reason or the payout is held.",
   },
 };
 

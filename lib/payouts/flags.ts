@@ -1,71 +1,133 @@
 import "server-only";
 import type { Db } from "@/db";
+import { listSnapshotDisputes, type SnapshotDisputeRow } from "@/db/queries/disputes";
+import { getLatestStaleMark, listFlagOverrideRows, type FlagOverrideRow } from "@/db/queries/flags";
 import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
-import { FLAG_INFO, type PayoutFlag, type WindowFlag } from "./flag-info";
+import { formatUsd } from "@/lib/money";
+import { FLAG_INFO, type PayoutFlag } from "./flag-info";
 
-export type ActiveFlag = { flag: PayoutFlag; label: string; detail: string };
+/**
+ * One raised flag: what it is, whom it concerns (null for the whole window) and its cause, the fact that raised it (a
+ * stale mark, a snapshot version, a drift, a dispute in a given state), with when that fact was raised. An override
+ * covers one instance, by its cause; a new cause is a new flag that blocks again.
+ */
+export type ActiveFlag = {
+  flag: PayoutFlag;
+  label: string;
+  detail: string;
+  recipientPlayerId: number | null;
+  cause: string;
+  raisedAt: Date | null;
+  /** The dispute behind a `disputed_renewal` flag. */
+  dispute?: SnapshotDisputeRow;
+};
+
+export type FlagOverride = FlagOverrideRow;
+
+function windowFlag(flag: PayoutFlag, detail: string, cause: string, raisedAt: Date | null): ActiveFlag {
+  return { flag, label: FLAG_INFO[flag].label, detail, recipientPlayerId: null, cause, raisedAt };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /**
  * The flags of a whole window for one snapshot version, evaluated now: staleness and newer versions appear after a
- * batch is prepared, so these are never stored.
+ * batch is prepared, so these are never stored. Pass a transaction to read them under its locks.
  */
 export async function windowFlagsOf(db: Db, snapshot: SnapshotHeader): Promise<ActiveFlag[]> {
   const flags: ActiveFlag[] = [];
-  const add = (flag: WindowFlag, detail: string) => flags.push({ flag, label: FLAG_INFO[flag].label, detail });
   const notFound = snapshot.totals.unattributedReasons.spend_order_not_found ?? 0;
-  if (notFound > 0) add("spend_order_not_found", `${notFound} renewal${notFound === 1 ? "" : "s"} with spend_order_not_found`);
-  if (snapshot.drift.status === "drift") add("snapshot_drift", `${snapshot.drift.count} difference${snapshot.drift.count === 1 ? "" : "s"} from the previous version`);
-  if (snapshot.stale) add("snapshot_stale", `${snapshot.stale.reason} (${snapshot.stale.marks} change${snapshot.stale.marks === 1 ? "" : "s"})`);
-  if (!snapshot.windowClosed) add("window_open", "read before the window's end");
+  const snapshotCause = `snapshot:${snapshot.id}`;
+  if (notFound > 0) {
+    flags.push(windowFlag("spend_order_not_found", `${plural(notFound, "renewal")} with spend_order_not_found`, snapshotCause, snapshot.publishedAt));
+  }
+  if (snapshot.drift.status === "drift") {
+    flags.push(windowFlag("snapshot_drift", `${plural(snapshot.drift.count, "difference")} from the previous version`, `drift:${snapshot.id}`, snapshot.publishedAt));
+  }
+  const mark = await getLatestStaleMark(db, {
+    gameId: snapshot.gameId,
+    windowStart: new Date(snapshot.window.startMs),
+    windowEnd: new Date(snapshot.window.endMs),
+    after: snapshot.fetchStartedAt,
+  });
+  if (mark) {
+    const marks = snapshot.stale?.marks ?? 1;
+    flags.push(windowFlag("snapshot_stale", `${mark.reason} (${plural(marks, "change")})`, `stale_mark:${mark.id}`, mark.markedAt));
+  }
+  if (!snapshot.windowClosed) flags.push(windowFlag("window_open", "read before the window's end", snapshotCause, snapshot.publishedAt));
   const latest = await getLatestSnapshot(db, { gameId: snapshot.gameId, window: snapshot.window });
-  if (latest && latest.id !== snapshot.id) add("newer_snapshot", `version ${latest.version} is newer than version ${snapshot.version}`);
+  if (latest && latest.id !== snapshot.id && latest.version > snapshot.version) {
+    const drift = latest.drift.status === "drift" ? `, with ${plural(latest.drift.count, "difference")} from its previous version` : "";
+    flags.push(
+      windowFlag("newer_snapshot", `version ${latest.version} is newer than version ${snapshot.version}${drift}`, `snapshot_version:${latest.version}`, latest.publishedAt),
+    );
+  }
   return flags;
 }
 
-export async function windowFlagsOfSnapshot(db: Db, gameId: string, snapshotId: string): Promise<ActiveFlag[]> {
-  const snapshot = await getSnapshot(db, { gameId, snapshotId });
-  return snapshot ? windowFlagsOf(db, snapshot) : [];
+/** `disputed_renewal` flags of one snapshot: a dispute still open, or closed lost; a dispute won raises nothing. */
+export function disputeFlagsOf(disputes: readonly SnapshotDisputeRow[]): ActiveFlag[] {
+  const flags: ActiveFlag[] = [];
+  for (const d of disputes) {
+    if (d.status === "won") continue;
+    const amount = d.usdAmount === null ? "amount not reported yet" : `USD ${formatUsd(d.usdAmount)}`;
+    const detail =
+      d.status === "open"
+        ? `dispute ${d.disputeId} open on period ${d.periodId} (${amount})`
+        : `dispute ${d.disputeId} lost on period ${d.periodId}: ${amount} charged back`;
+    flags.push({
+      flag: "disputed_renewal",
+      label: FLAG_INFO.disputed_renewal.label,
+      detail,
+      recipientPlayerId: d.recipientPlayerId,
+      // Losing is a new fact: an override written while the dispute was open does not cover the loss.
+      cause: `dispute:${d.disputeId}:${d.status}`,
+      raisedAt: (d.status === "lost" ? d.closedAt : d.openedAt) ?? null,
+      dispute: d,
+    });
+  }
+  return flags;
 }
-
-export type FlagOverride = {
-  flag: string;
-  recipientPlayerId: number | null;
-  reason: string;
-  actorEmail: string;
-  at: Date;
-};
 
 export async function listFlagOverrides(db: Db, params: { gameId: string; batchId: string }): Promise<FlagOverride[]> {
-  const rows = await db
-    .selectFrom("payout_flag_override")
-    .select(["flag", "recipient_player_id", "reason", "actor_email", "at"])
-    .where("game_id", "=", params.gameId)
-    .where("batch_id", "=", params.batchId)
-    .orderBy("at")
-    .execute();
-  return rows.map((r) => ({
-    flag: r.flag,
-    recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
-    reason: r.reason,
-    actorEmail: r.actor_email,
-    at: r.at,
-  }));
+  return listFlagOverrideRows(db, params);
 }
 
-/** The flags still blocking one statement: window flags and its own, minus those overridden. */
-export function openFlagsFor(
-  recipientPlayerId: number,
-  recipientFlags: readonly string[],
-  windowFlags: readonly ActiveFlag[],
-  overrides: readonly FlagOverride[],
-): PayoutFlag[] {
-  const overridden = new Set(
-    overrides.map((o) => `${o.recipientPlayerId === null ? "*" : o.recipientPlayerId}:${o.flag}`),
-  );
-  const open: PayoutFlag[] = [];
-  for (const w of windowFlags) if (!overridden.has(`*:${w.flag}`)) open.push(w.flag);
-  for (const f of recipientFlags) {
-    if (!overridden.has(`${recipientPlayerId}:${f}`)) open.push(f as PayoutFlag);
-  }
-  return open;
+/** Every flag of a batch, read on the connection given (the approving transaction, after its lock). */
+export type BatchFlags = {
+  snapshotId: string;
+  window: ActiveFlag[];
+  disputes: ActiveFlag[];
+  disputeRows: SnapshotDisputeRow[];
+  overrides: FlagOverride[];
+};
+
+export async function readBatchFlags(db: Db, params: { gameId: string; batchId: string; snapshotId: string; recipientPlayerId?: number }): Promise<BatchFlags> {
+  const snapshot = await getSnapshot(db, { gameId: params.gameId, snapshotId: params.snapshotId });
+  const window = snapshot ? await windowFlagsOf(db, snapshot) : [];
+  const disputeRows = await listSnapshotDisputes(db, { gameId: params.gameId, snapshotId: params.snapshotId, recipientPlayerId: params.recipientPlayerId });
+  const overrides = await listFlagOverrideRows(db, { gameId: params.gameId, batchId: params.batchId });
+  return { snapshotId: params.snapshotId, window, disputes: disputeFlagsOf(disputeRows), disputeRows, overrides };
+}
+
+/** Every flag instance of one statement: the window's, those stored on it at preparation, and its disputes. */
+export function flagsOfStatement(flags: BatchFlags, recipientPlayerId: number, recipientFlags: readonly string[]): ActiveFlag[] {
+  const own: ActiveFlag[] = recipientFlags.flatMap((f) => {
+    const flag = f as PayoutFlag;
+    const info = FLAG_INFO[flag];
+    if (!info) return [];
+    // Stored at preparation from the batch's snapshot: that snapshot is their cause.
+    return [{ flag, label: info.label, detail: info.meaning, recipientPlayerId, cause: `snapshot:${flags.snapshotId}`, raisedAt: null }];
+  });
+  return [...flags.window, ...own, ...flags.disputes.filter((d) => d.recipientPlayerId === recipientPlayerId)];
+}
+
+/** The override covering this flag instance, if any: same flag, same recipient (or window), same cause. */
+export function overrideOf(flag: ActiveFlag, overrides: readonly FlagOverride[]): FlagOverride | undefined {
+  return overrides.find((o) => o.flag === flag.flag && o.recipientPlayerId === flag.recipientPlayerId && o.cause === flag.cause);
+}
+
+/** The flag instances still blocking one statement: all of them minus those overridden. */
+export function openFlagsOf(flags: BatchFlags, recipientPlayerId: number, recipientFlags: readonly string[]): ActiveFlag[] {
+  return flagsOfStatement(flags, recipientPlayerId, recipientFlags).filter((f) => !overrideOf(f, flags.overrides));
 }

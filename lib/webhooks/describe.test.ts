@@ -35,6 +35,12 @@ describe("describeEffect", () => {
       "Canceled; access until 2026-06-30T00:00:00Z",
     );
     expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "stored" } })).toBe("Stored");
+    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "dispute", disputeId: "dp_1", orderId: "ord_1", usdAmount: "10.00", status: "open" } })).toBe(
+      "Dispute dp_1 recorded as open (USD 10.00) on order ord_1",
+    );
+    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "dispute", disputeId: "dp_1", orderId: "ord_1", status: "lost" } })).toBe(
+      "Dispute dp_1 recorded as closed lost",
+    );
     expect(describeEffect({ status: "failed", lastError: "boom", effect: null })).toBe("Failed: boom");
     expect(describeEffect({ status: "pending", lastError: null, effect: null })).toBe("Waiting to be processed");
     expect(refusalLabel("timestamp_too_old")).toBe("Signed more than 5 minutes ago");

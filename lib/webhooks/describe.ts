@@ -76,6 +76,12 @@ export function describeEffect(input: { status: string; effect: Record<string, u
     }
     case "cancellation":
       return typeof effect.accessUntil === "string" ? `Canceled; access until ${effect.accessUntil}` : "Canceled";
+    case "dispute": {
+      const id = String(effect.disputeId ?? "");
+      const amount = typeof effect.usdAmount === "string" ? ` (USD ${effect.usdAmount})` : "";
+      if (effect.status === "open") return `Dispute ${id} recorded as open${amount} on order ${String(effect.orderId ?? "")}`;
+      return `Dispute ${id} recorded as closed ${String(effect.status)}${amount}`;
+    }
     default:
       return "Stored";
   }

@@ -11,6 +11,7 @@ import type { JobHandler } from "@/lib/jobs/registry";
 import { log } from "@/lib/log";
 import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
+import { applyDisputeEvent } from "./disputes";
 import { eventInstant } from "./event-time";
 import { MAX_EVENT_ATTEMPTS, type processWebhookEventJob } from "./jobs";
 import { snapshotLink, type SnapshotLink } from "./snapshot-link";
@@ -21,7 +22,8 @@ import { snapshotLink, type SnapshotLink } from "./snapshot-link";
  * - subscription.refunded / subscription.renewed: the snapshots of the window holding the event time no longer match
  *   the service, so they are marked stale; with the game's auto-refresh on, those windows are pulled again.
  * - subscription.canceled: nothing to change; it is shown on the subscription page (listSubscriptionEvents).
- * - anything else (purchase.*, types we do not know): stored and shown.
+ * - purchase.disputed: the dispute is recorded (opened, then closed won or lost); the payout flags read it.
+ * - anything else (other purchase.* events, types we do not know): stored and shown.
  *
  * The staleness and the event's new status are written in one transaction that holds the event row's lock, so a
  * second run waits for the first and then finds the event processed. Re-pulls are queued after that commit (a pull
@@ -82,6 +84,7 @@ async function applyEffects(trx: Db, gameId: string, event: WebhookEvent, link: 
         cancelAtPeriodEnd: event.data.cancel_at_period_end ?? null,
       };
     default:
+      if (event.envelope.event_type === "purchase.disputed") return applyDisputeEvent(trx, gameId, event.envelope);
       return { kind: "stored" };
   }
 }
@@ -115,6 +118,10 @@ export async function processWebhookEvent(db: Db, eventId: string, link: Snapsho
       return { outcome: "unprocessable" };
     }
     const effect = await applyEffects(trx, row.gameId, parsed.event, link);
+    if (effect.kind === "unprocessable") {
+      await completeWebhookEvent(trx, row.id, { status: "unprocessable", effect });
+      return { outcome: "unprocessable" };
+    }
     await completeWebhookEvent(trx, row.id, { status: "processed", effect });
     return { outcome: "processed", gameId: row.gameId, repull: windowsDue(effect) };
   });

@@ -6,11 +6,11 @@ import {
   discardPayoutBatch,
   holdStatements,
   markStatementsPaid,
-  overrideFlag,
   preparePayoutBatch,
   releaseStatements,
   unapproveStatements,
 } from "@/lib/payouts/batches";
+import { overrideFlag } from "@/lib/payouts/flag-override";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { listLedgerEntries, listPayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { wasRecipientPaidFor } from "@/lib/payouts/paid-status";

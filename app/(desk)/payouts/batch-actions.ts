@@ -14,12 +14,12 @@ import {
   discardPayoutBatch,
   holdStatements,
   markStatementsPaid,
-  overrideFlag,
   PAYMENT_METHODS,
   preparePayoutBatch,
   releaseStatements,
   unapproveStatements,
 } from "@/lib/payouts/batches";
+import { overrideFlag } from "@/lib/payouts/flag-override";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 
 const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
@@ -128,6 +128,7 @@ export const overrideFlagAction = defineAction(
     input: z.object({
       batchId: batchIdSchema,
       flag: z.string().min(1).max(64),
+      cause: z.string().min(1).max(200),
       recipientPlayerId: z
         .string()
         .optional()
@@ -139,7 +140,7 @@ export const overrideFlagAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    await overrideFlag(db, { gameId: game.id, batchId: input.batchId, flag: input.flag, recipientPlayerId: input.recipientPlayerId, reason: input.reason }, user);
+    await overrideFlag(db, { gameId: game.id, batchId: input.batchId, flag: input.flag, cause: input.cause, recipientPlayerId: input.recipientPlayerId, reason: input.reason }, user);
     revalidatePayouts();
     return { ok: true, message: "Flag overridden; the reason is kept with the batch." };
   },

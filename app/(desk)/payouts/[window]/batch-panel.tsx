@@ -140,12 +140,15 @@ export function OverrideFlagButton({
   action,
   batchId,
   flag,
+  cause,
   label,
   recipientPlayerId,
 }: {
   action: ServerAction;
   batchId: string;
   flag: string;
+  /** The cause of the flag instance shown: a flag whose cause changed since is refused. */
+  cause: string;
   label: string;
   recipientPlayerId?: number;
 }) {
@@ -153,10 +156,10 @@ export function OverrideFlagButton({
     <ConfirmDialog
       trigger={<Button size="sm">Override…</Button>}
       title={`Override “${label}”`}
-      description="The flag stops blocking approval. Your reason is kept with the batch and in the audit log."
+      description="This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason is kept with the batch and in the audit log."
       confirmLabel="Override flag"
       size="md"
-      action={withFields(action, { batchId, flag, recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId) })}
+      action={withFields(action, { batchId, flag, cause, recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId) })}
     >
       <Field label="Reason" hint="At least 10 characters: what was checked, and why paying is right." required>
         {(control) => <Textarea {...control} name="reason" maxLength={1000} />}

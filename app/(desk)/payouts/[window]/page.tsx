@@ -19,7 +19,8 @@ import { formatCount } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
-import { listFlagOverrides, windowFlagsOf } from "@/lib/payouts/flags";
+import { listSnapshotDisputes } from "@/db/queries/disputes";
+import { disputeFlagsOf, listFlagOverrides, overrideOf, windowFlagsOf } from "@/lib/payouts/flags";
 import { getPayoutBatch } from "@/lib/payouts/ledger";
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
@@ -86,8 +87,9 @@ export default async function WindowPage({ params, searchParams }: Props) {
 
   const state = payoutTable.parse(query);
   const canAct = hasRole(user.role, "finance");
-  const [windowFlags, overrides, settings, counts, table] = await Promise.all([
+  const [windowFlags, disputes, overrides, settings, counts, table] = await Promise.all([
     windowFlagsOf(db, snapshot),
+    listSnapshotDisputes(db, { gameId: game.id, snapshotId: snapshot.id }),
     batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
     readPayoutSettings(db),
     batch ? summarizeBatch(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null),
@@ -104,11 +106,19 @@ export default async function WindowPage({ params, searchParams }: Props) {
       pageSize: state.pageSize,
     }),
   ]);
-  const windowOverrides = new Map(overrides.filter((o) => o.recipientPlayerId === null).map((o) => [o.flag, o]));
   const overriddenByRecipient: Record<string, string[]> = {};
   for (const o of overrides) {
-    if (o.recipientPlayerId === null) continue;
+    // Flags stored on statements have the batch's snapshot as their cause.
+    if (o.recipientPlayerId === null || o.cause !== `snapshot:${snapshot.id}`) continue;
     (overriddenByRecipient[o.recipientPlayerId] ??= []).push(o.flag);
+  }
+  // A recipient's disputes show beside the flags stored on the statement; "(overridden)" once every one is.
+  const disputeFlags = disputeFlagsOf(disputes);
+  for (const row of table.rows) {
+    const mine = disputeFlags.filter((f) => f.recipientPlayerId === row.recipientPlayerId);
+    if (mine.length === 0) continue;
+    row.recipientFlags = [...row.recipientFlags, "disputed_renewal"];
+    if (mine.every((f) => overrideOf(f, overrides))) (overriddenByRecipient[row.recipientPlayerId] ??= []).push("disputed_renewal");
   }
   const t = snapshot.totals;
   const href = windowHref(window);
@@ -171,15 +181,15 @@ export default async function WindowPage({ params, searchParams }: Props) {
             Flags on this window
           </h2>
           {windowFlags.map((flag) => {
-            const override = windowOverrides.get(flag.flag);
+            const override = overrideOf(flag, overrides);
             return (
               <Banner
-                key={flag.flag}
+                key={`${flag.flag}:${flag.cause}`}
                 tone={override ? "neutral" : "danger"}
                 title={`${flag.label}${override ? " (overridden)" : ": blocks approval"}`}
                 action={
                   canAct && batch && !override && (batch.status === "draft" || batch.status === "approved") ? (
-                    <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag.flag} label={flag.label} />
+                    <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag.flag} cause={flag.cause} label={flag.label} />
                   ) : undefined
                 }
               >
@@ -190,6 +200,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
                   <p className="mt-1 text-xs">
                     Overridden by {override.actorEmail} on <DateTime value={override.at.toISOString()} />: “{override.reason}”
                   </p>
+                ) : batch && overrides.some((o) => o.recipientPlayerId === null && o.flag === flag.flag) ? (
+                  <p className="mt-1 text-xs">An earlier cause of this flag was overridden; this one is new and blocks again.</p>
                 ) : !batch ? (
                   <p className="mt-1 text-xs">Prepare the batch to review and override flags.</p>
                 ) : null}

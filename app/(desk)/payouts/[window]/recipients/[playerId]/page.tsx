@@ -20,7 +20,8 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
 import { carryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
-import { listFlagOverrides, openFlagsFor, windowFlagsOf } from "@/lib/payouts/flags";
+import { listSnapshotDisputes } from "@/db/queries/disputes";
+import { type BatchFlags, disputeFlagsOf, flagsOfStatement, listFlagOverrides, overrideOf, windowFlagsOf } from "@/lib/payouts/flags";
 import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
@@ -34,6 +35,7 @@ import {
 } from "../../../batch-actions";
 import { OverrideFlagButton } from "../../batch-panel";
 import { STATE_LABELS } from "../../flag-badges";
+import { DisputeList } from "./dispute-list";
 import { StatementActions } from "./statement-actions";
 
 type Props = { params: Promise<{ window: string; playerId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -63,15 +65,16 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   if (statementId && batch) {
     for await (const s of iteratePayoutStatements(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })) statement = s;
   }
-  const [lines, reversals, windowFlags, overrides, carries, reported] = await Promise.all([
+  const [lines, reversals, windowFlags, disputeRows, overrides, carries, reported] = await Promise.all([
     listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
     listSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
     windowFlagsOf(db, snapshot),
+    listSnapshotDisputes(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
     batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
     getSnapshotRecipient(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
   ]);
-  if (!statement && lines.total === 0 && reversals.length === 0) notFound();
+  if (!statement && lines.total === 0 && reversals.length === 0 && disputeRows.length === 0) notFound();
 
   const canAct = hasRole(user.role, "finance");
   const href = windowHref(window);
@@ -79,7 +82,8 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   const email = statement?.playerEmail ?? reported?.playerEmail ?? null;
   const resolved = statement?.resolved ?? reported?.resolved ?? true;
   const recipientFlags = statement?.recipientFlags ?? [];
-  const openFlags = statement ? openFlagsFor(playerId, recipientFlags, windowFlags, overrides) : [];
+  const flags: BatchFlags = { snapshotId: snapshot.id, window: windowFlags, disputes: disputeFlagsOf(disputeRows), disputeRows, overrides };
+  const openFlags = statement ? flagsOfStatement(flags, playerId, recipientFlags).filter((f) => !overrideOf(f, overrides)) : [];
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const pages = Math.max(1, Math.ceil((mismatchesOnly ? lines.mismatches : lines.total) / PAGE_SIZE));
@@ -130,25 +134,28 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
       {statement && openFlags.length > 0 && statement.state !== "paid" && statement.state !== "carried" ? (
         <div className="mb-5 flex flex-col gap-2">
           {openFlags.map((flag) => {
-            const isRecipientFlag = recipientFlags.includes(flag);
+            const isRecipientFlag = flag.recipientPlayerId !== null;
             return (
               <Banner
-                key={flag}
+                key={`${flag.flag}:${flag.cause}`}
                 tone="danger"
-                title={`${FLAG_INFO[flag].label}: blocks approval`}
+                title={`${flag.label}: blocks approval`}
                 action={
-                  canAct && batch && isRecipientFlag ? (
-                    <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag} label={FLAG_INFO[flag].label} recipientPlayerId={playerId} />
+                  canAct && batch && isRecipientFlag && (batch.status === "draft" || batch.status === "approved") ? (
+                    <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag.flag} cause={flag.cause} label={flag.label} recipientPlayerId={playerId} />
                   ) : undefined
                 }
               >
-                {FLAG_INFO[flag].meaning}
+                {FLAG_INFO[flag.flag].meaning}
+                {flag.detail !== FLAG_INFO[flag.flag].meaning ? <span className="block text-xs">{flag.detail}</span> : null}
                 {!isRecipientFlag ? <span className="block text-xs">A flag of the whole window: override it on the window page.</span> : null}
               </Banner>
             );
           })}
         </div>
       ) : null}
+
+      {disputeRows.length > 0 ? <DisputeList disputes={disputeRows} overrides={overrides} hasBatch={batch !== null} /> : null}
 
       <div className="mb-5 grid gap-4 lg:grid-cols-2">
         <Card title="Statement">
@@ -204,7 +211,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                       ? "None"
                       : recipientFlags
                           .map((f) => {
-                            const o = overrides.find((x) => x.flag === f && x.recipientPlayerId === playerId);
+                            const o = overrides.find((x) => x.flag === f && x.recipientPlayerId === playerId && x.cause === `snapshot:${snapshot.id}`);
                             const label = isPayoutFlag(f) ? FLAG_INFO[f].label : f;
                             return o ? `${label} (overridden by ${o.actorEmail}: “${o.reason}”)` : label;
                           })

@@ -1,0 +1,142 @@
+import "server-only";
+import { sql } from "kysely";
+import type { Db } from "@/db";
+import type { ServiceDisputeStatus } from "@/db/types";
+
+/**
+ * Chargebacks reported by `purchase.disputed`, one row per dispute. The opening event and the closing one may arrive
+ * in either order and more than once: each write keeps what the other brought and never reopens a closed dispute.
+ */
+
+export type DisputeOpened = {
+  gameId: string;
+  disputeId: string;
+  orderId: string;
+  transactionId: string | null;
+  reason: string | null;
+  usdAmount: string | null;
+  openedAt: Date;
+  eventId: string;
+};
+
+export async function recordDisputeOpened(db: Db, input: DisputeOpened): Promise<{ status: ServiceDisputeStatus }> {
+  const row = await db
+    .insertInto("service_dispute")
+    .values({
+      game_id: input.gameId,
+      dispute_id: input.disputeId,
+      order_id: input.orderId,
+      transaction_id: input.transactionId,
+      reason: input.reason,
+      usd_amount: input.usdAmount,
+      status: "open",
+      opened_at: input.openedAt,
+      opened_event_id: input.eventId,
+    })
+    .onConflict((oc) =>
+      oc.constraint("service_dispute_uq").doUpdateSet({
+        transaction_id: sql`coalesce(service_dispute.transaction_id, excluded.transaction_id)`,
+        reason: sql`coalesce(service_dispute.reason, excluded.reason)`,
+        usd_amount: sql`coalesce(service_dispute.usd_amount, excluded.usd_amount)`,
+        opened_at: sql`coalesce(service_dispute.opened_at, excluded.opened_at)`,
+        opened_event_id: sql`coalesce(service_dispute.opened_event_id, excluded.opened_event_id)`,
+        updated_at: sql`clock_timestamp()`,
+      }),
+    )
+    .returning("status")
+    .executeTakeFirstOrThrow();
+  return { status: row.status };
+}
+
+export type DisputeClosed = {
+  gameId: string;
+  disputeId: string;
+  orderId: string;
+  status: "won" | "lost";
+  currencyDebited: string | null;
+  closedAt: Date;
+  eventId: string;
+};
+
+export async function recordDisputeClosed(db: Db, input: DisputeClosed): Promise<{ status: ServiceDisputeStatus }> {
+  const row = await db
+    .insertInto("service_dispute")
+    .values({
+      game_id: input.gameId,
+      dispute_id: input.disputeId,
+      order_id: input.orderId,
+      status: input.status,
+      closed_at: input.closedAt,
+      currency_debited: input.currencyDebited,
+      closed_event_id: input.eventId,
+    })
+    .onConflict((oc) =>
+      oc.constraint("service_dispute_uq").doUpdateSet({
+        status: sql`excluded.status`,
+        closed_at: sql`excluded.closed_at`,
+        currency_debited: sql`excluded.currency_debited`,
+        closed_event_id: sql`excluded.closed_event_id`,
+        updated_at: sql`clock_timestamp()`,
+      }),
+    )
+    .returning("status")
+    .executeTakeFirstOrThrow();
+  return { status: row.status };
+}
+
+export type SnapshotDisputeRow = {
+  disputeId: string;
+  orderId: string;
+  status: ServiceDisputeStatus;
+  reason: string | null;
+  usdAmount: string | null;
+  currencyDebited: string | null;
+  openedAt: Date | null;
+  closedAt: Date | null;
+  recipientPlayerId: number;
+  periodId: number;
+  subscriptionId: string;
+  attributedAmountUsd: string | null;
+};
+
+/** Disputes of renewal lines held by one snapshot (matched on the line's mint_order_id), per recipient. */
+export async function listSnapshotDisputes(
+  db: Db,
+  params: { gameId: string; snapshotId: string; recipientPlayerId?: number },
+): Promise<SnapshotDisputeRow[]> {
+  let query = db
+    .selectFrom("service_dispute as d")
+    .innerJoin("snapshot_line as l", (join) => join.onRef("l.mint_order_id", "=", "d.order_id").on("l.snapshot_id", "=", params.snapshotId))
+    .innerJoin("snapshot as s", (join) => join.onRef("s.id", "=", "l.snapshot_id").onRef("s.game_id", "=", "d.game_id"))
+    .select([
+      "d.dispute_id",
+      "d.order_id",
+      "d.status",
+      "d.reason",
+      sql<string | null>`d.usd_amount::text`.as("usd_amount"),
+      sql<string | null>`d.currency_debited::text`.as("currency_debited"),
+      "d.opened_at",
+      "d.closed_at",
+      "l.recipient_player_id",
+      "l.period_id",
+      "l.subscription_id",
+      sql<string | null>`l.attributed_amount_usd::text`.as("attributed_amount_usd"),
+    ])
+    .where("d.game_id", "=", params.gameId);
+  if (params.recipientPlayerId !== undefined) query = query.where("l.recipient_player_id", "=", String(params.recipientPlayerId));
+  const rows = await query.orderBy("l.recipient_player_id").orderBy("d.dispute_id").execute();
+  return rows.map((r) => ({
+    disputeId: r.dispute_id,
+    orderId: r.order_id,
+    status: r.status,
+    reason: r.reason,
+    usdAmount: r.usd_amount,
+    currencyDebited: r.currency_debited,
+    openedAt: r.opened_at,
+    closedAt: r.closed_at,
+    recipientPlayerId: Number(r.recipient_player_id),
+    periodId: Number(r.period_id),
+    subscriptionId: r.subscription_id,
+    attributedAmountUsd: r.attributed_amount_usd,
+  }));
+}

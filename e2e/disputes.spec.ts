@@ -1,0 +1,107 @@
+import { expect, type Page, test } from "@playwright/test";
+import pg from "pg";
+import { shoot, signIn } from "./fixtures/session";
+
+/**
+ * A chargeback on a recipient's renewal, end to end: the emulator opens a dispute and sends purchase.disputed to the
+ * app; the recipient's page shows the dispute and the flag blocking approval; the dispute is lost (shown with its
+ * amount) and finance overrides the loss with a reason.
+ */
+
+const MONTH = "2026-06";
+const LABEL = "June 2026";
+const WINDOW_PATH = `/payouts/${MONTH}`;
+
+async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function emulatorAdmin(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const response = await fetch(`${process.env.E2E_EMULATOR_URL}/__emulator${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(response.ok).toBe(true);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function disputeIs(disputeId: string, status: string): Promise<void> {
+  await expect(async () => {
+    const rows = await query<{ status: string }>("select status from service_dispute where dispute_id = $1", [disputeId]);
+    expect(rows[0]?.status).toBe(status);
+  }).toPass({ timeout: 30_000 });
+}
+
+async function confirmDialog(page: Page, trigger: RegExp | string, confirm: RegExp | string, fill: (dialog: ReturnType<Page["getByRole"]>) => Promise<void>) {
+  await page.getByRole("button", { name: trigger }).first().click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog).toBeVisible();
+  await fill(dialog);
+  await dialog.getByRole("button", { name: confirm }).click();
+  await expect(dialog).toBeHidden({ timeout: 30_000 });
+}
+
+test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows its amount until overridden", async ({ page }) => {
+  test.setTimeout(180_000);
+  await signIn(page, "finance");
+  await page.getByRole("button", { name: "Take snapshot" }).click();
+  const snapDialog = page.getByRole("dialog");
+  await snapDialog.getByRole("textbox", { name: "Month" }).fill(MONTH);
+  await snapDialog.getByRole("button", { name: "Take snapshot" }).click();
+  await expect(snapDialog).toBeHidden();
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByRole("link", { name: LABEL, exact: true })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 120_000 });
+  await page.goto(WINDOW_PATH);
+  await page.getByRole("button", { name: "Prepare payout batch" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Prepare" }).click();
+  await expect(page.getByText("Draft batch").first()).toBeVisible({ timeout: 30_000 });
+
+  // A card-charged renewal of a resolved recipient in the batch's snapshot.
+  const [line] = await query<{ period_id: string; recipient_player_id: string }>(
+    `select l.period_id::text, l.recipient_player_id::text from snapshot_line l
+       join payout_batch b on b.snapshot_id = l.snapshot_id and b.status = 'draft'
+       join snapshot_recipient r on r.snapshot_id = l.snapshot_id and r.recipient_player_id = l.recipient_player_id and r.resolved
+      where b.window_start = $1 and l.mint_order_id is not null and l.attributed_amount_usd > 0
+      order by l.period_id limit 1`,
+    [`${MONTH}-01T00:00:00Z`],
+  );
+  expect(line).toBeDefined();
+  const opened = await emulatorAdmin("/disputes", { period_id: Number(line!.period_id), reason: "fraudulent" });
+  const disputeId = String(opened.dispute_id);
+  await disputeIs(disputeId, "open");
+
+  await page.goto(`${WINDOW_PATH}/recipients/${line!.recipient_player_id}`);
+  await expect(page.getByText("Disputed renewal: blocks approval")).toBeVisible();
+  const disputes = page.getByRole("table", { name: /Disputes of this recipient/ });
+  await expect(disputes).toContainText(disputeId);
+  await expect(disputes).toContainText("Open");
+  await shoot(page, "finance-dispute-open");
+
+  await emulatorAdmin(`/disputes/${disputeId}/close`, { dispute_status: "lost" });
+  await disputeIs(disputeId, "lost");
+  await page.reload();
+  await expect(disputes).toContainText("Closed lost");
+  await expect(disputes).toContainText(String(opened.usd_amount));
+  await expect(page.getByText(/lost on period .* charged back/)).toBeVisible();
+  await shoot(page, "finance-dispute-lost");
+
+  await confirmDialog(page, "Override…", "Override flag", async (dialog) => {
+    await dialog.getByLabel("Reason").fill("Chargeback recovered from the recipient by separate invoice");
+  });
+  await expect(page.getByText("Disputed renewal: blocks approval")).toHaveCount(0);
+  await expect(disputes).toContainText("Chargeback recovered from the recipient by separate invoice");
+  await shoot(page, "finance-dispute-overridden");
+
+  await page.goto(`${WINDOW_PATH}?q=${line!.recipient_player_id}`);
+  await expect(page.getByRole("table", { name: /^Recipient payouts/ })).toContainText("Disputed renewal (overridden)");
+  await shoot(page, "finance-dispute-window");
+});

@@ -1,0 +1,71 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "@/db";
+import { recordDisputeClosed, recordDisputeOpened } from "@/db/queries/disputes";
+import { decimalStringSchema } from "@/lib/money";
+import { formatIssues, type WebhookEnvelope } from "@/lib/service/schemas";
+import { parseInstant } from "@/lib/time";
+
+/**
+ * `purchase.disputed`. Spec, Events: "Chargeback opened; fires again on close with dispute_status won or lost";
+ * "opened: order_id, transaction_id, payment_intent_id, charge_id, dispute_id, reason, usd_amount; closed: order_id,
+ * dispute_id, dispute_status, currency_debited, new_balance". The closing event is the one carrying dispute_status.
+ *
+ * The dispute is stored on its own row; the payout flags find the renewal line it concerns by order_id = the line's
+ * mint_order_id, in whatever snapshot holds that line.
+ */
+
+const idSchema = z.string().min(1).max(255);
+
+export const disputeOpenedDataSchema = z.looseObject({
+  order_id: idSchema,
+  dispute_id: idSchema,
+  transaction_id: z.string().nullable().optional(),
+  payment_intent_id: z.string().nullable().optional(),
+  charge_id: z.string().nullable().optional(),
+  reason: z.string().max(500).nullable().optional(),
+  usd_amount: decimalStringSchema,
+});
+
+export const disputeClosedDataSchema = z.looseObject({
+  order_id: idSchema,
+  dispute_id: idSchema,
+  dispute_status: z.enum(["won", "lost"]),
+  currency_debited: decimalStringSchema.nullable().optional(),
+  new_balance: decimalStringSchema.nullable().optional(),
+});
+
+export type DisputeEffect = Record<string, unknown> & { kind: "dispute" | "unprocessable" };
+
+export async function applyDisputeEvent(trx: Db, gameId: string, envelope: WebhookEnvelope): Promise<DisputeEffect> {
+  const at = new Date(parseInstant(envelope.created_at) ?? Date.now());
+  if ("dispute_status" in envelope.data) {
+    const parsed = disputeClosedDataSchema.safeParse(envelope.data);
+    if (!parsed.success) return { kind: "unprocessable", issues: formatIssues(parsed.error, "data") };
+    const d = parsed.data;
+    const stored = await recordDisputeClosed(trx, {
+      gameId,
+      disputeId: d.dispute_id,
+      orderId: d.order_id,
+      status: d.dispute_status,
+      currencyDebited: d.currency_debited ?? null,
+      closedAt: at,
+      eventId: envelope.event_id,
+    });
+    return { kind: "dispute", disputeId: d.dispute_id, orderId: d.order_id, status: stored.status };
+  }
+  const parsed = disputeOpenedDataSchema.safeParse(envelope.data);
+  if (!parsed.success) return { kind: "unprocessable", issues: formatIssues(parsed.error, "data") };
+  const d = parsed.data;
+  const stored = await recordDisputeOpened(trx, {
+    gameId,
+    disputeId: d.dispute_id,
+    orderId: d.order_id,
+    transactionId: d.transaction_id ?? null,
+    reason: d.reason ?? null,
+    usdAmount: d.usd_amount,
+    openedAt: at,
+    eventId: envelope.event_id,
+  });
+  return { kind: "dispute", disputeId: d.dispute_id, orderId: d.order_id, usdAmount: d.usd_amount, status: stored.status };
+}

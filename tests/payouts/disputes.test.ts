@@ -1,0 +1,213 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ServiceDisputeStatus } from "../../db/types";
+import { listSnapshotDisputes, recordDisputeClosed, recordDisputeOpened } from "../../db/queries/disputes";
+import { startEmulator, type RunningEmulator } from "../../emulator/server";
+import { saveGame } from "../../lib/games/games";
+import { stopBoss } from "../../lib/jobs/queue";
+import { startWorkers } from "../../lib/jobs/worker";
+import { approvePayoutBatch, approveStatements, holdStatements, preparePayoutBatch } from "../../lib/payouts/batches";
+import { overrideFlag } from "../../lib/payouts/flag-override";
+import { readBatchFlags } from "../../lib/payouts/flags";
+import { listPayoutStatements } from "../../lib/payouts/ledger";
+import { takeSnapshotNow } from "../../lib/snapshots/pull";
+import { monthWindow, type TimeWindow } from "../../lib/time";
+import { fixtureScenario, SECRET, SUB } from "../emulator/fixture";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { deliver, envelope, type RouteHandler, waitFor } from "../webhooks/support";
+import { actor } from "./fixtures";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+
+/**
+ * Disputes end to end: the emulator opens and closes a chargeback on a renewal's card charge and sends the signed
+ * `purchase.disputed` events over HTTP to the webhook route; the processing job records the dispute; the payout flags
+ * find the recipient's renewal line by its mint_order_id and block approval until the dispute closes won, or an
+ * override with a reason (a lost dispute stays flagged, with its amount).
+ */
+
+const SIGNING_SECRET = "whsec_disputes_1";
+const GAME = "g1";
+/** Bob (player 2) earns on SUB.monthly (20% of 9.00 = 1.80 a period) and SUB.ninetyNine; 777 is unresolved. */
+const BOB = 2;
+const preparer = actor("preparer");
+const approver = actor("approver");
+
+let t: TestDatabase;
+let emulator: RunningEmulator;
+let forwarder: http.Server;
+let routePOST: RouteHandler;
+
+function startForwarder(POST: RouteHandler): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const match = /^\/api\/webhooks\/service\/([^/]+)$/.exec(url.pathname);
+      if (req.method !== "POST" || !match?.[1]) {
+        res.writeHead(404).end();
+        return;
+      }
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+      const response = await POST(new Request(url, { method: "POST", headers, body: Buffer.concat(chunks) }), {
+        params: Promise.resolve({ gameId: decodeURIComponent(match[1]) }),
+      });
+      res.writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "application/json" });
+      res.end(Buffer.from(await response.arrayBuffer()));
+    })().catch((error: unknown) => {
+      res.writeHead(500).end(String(error));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+async function admin(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const response = await fetch(`${emulator.url}/__emulator${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function disputeStatus(disputeId: string, status: ServiceDisputeStatus): Promise<void> {
+  await waitFor(async () => {
+    const row = await t.db.selectFrom("service_dispute").select("status").where("game_id", "=", GAME).where("dispute_id", "=", disputeId).executeTakeFirst();
+    return row?.status === status;
+  });
+}
+
+/** Snapshot of the window, a batch from it, and the id of Bob's statement and the period of Bob's SUB.monthly line. */
+async function prepareWindow(window: TimeWindow) {
+  const snapshot = await takeSnapshotNow(t.db, { gameId: GAME, window, requestedBy: null, via: "test" });
+  const { batchId } = await preparePayoutBatch(t.db, { gameId: GAME, window }, preparer);
+  const statements = await listPayoutStatements(t.db, { gameId: GAME, batchId });
+  const bob = statements.find((s) => s.recipientPlayerId === BOB);
+  if (!bob) throw new Error("no statement for Bob");
+  // The unresolved recipient's own flag is not under test: hold it.
+  const others = statements.filter((s) => s.recipientPlayerId !== BOB).map((s) => s.id);
+  if (others.length > 0) await holdStatements(t.db, { gameId: GAME, batchId, ids: others, reason: "Not under review here" }, preparer);
+  const line = await t.db
+    .selectFrom("snapshot_line")
+    .select(["period_id", "mint_order_id"])
+    .where("snapshot_id", "=", snapshot.snapshotId)
+    .where("subscription_id", "=", SUB.monthly)
+    .executeTakeFirstOrThrow();
+  expect(line.mint_order_id).toMatch(/^ord_/);
+  return { snapshotId: snapshot.snapshotId, batchId, bobStatementId: bob.id, periodId: Number(line.period_id), orderId: line.mint_order_id };
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+  const { POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler };
+  routePOST = POST;
+  forwarder = await startForwarder(POST);
+  const forwarderUrl = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
+  emulator = await startEmulator({
+    port: 0,
+    scenario: fixtureScenario(),
+    rateLimits: "off",
+    webhookUrl: `${forwarderUrl}/api/webhooks/service/${GAME}`,
+    webhookSecret: SIGNING_SECRET,
+    webhookRetryScale: 100,
+  });
+  await saveGame(
+    t.db,
+    { id: GAME, name: "Game One", environment: "production", baseUrl: emulator.url, secret: SECRET, webhookSecrets: [SIGNING_SECRET] },
+    { replace: false },
+  );
+  await t.db.updateTable("game").set({ settings: JSON.stringify({ pacing: "off" }) }).where("id", "=", GAME).execute();
+  await startWorkers();
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  await new Promise((resolve) => forwarder?.close(resolve));
+  await stopBoss();
+  await t?.drop();
+});
+
+describe("disputed renewals", () => {
+  it("an open dispute on a recipient's renewal blocks approval until it closes won", async () => {
+    const may = await prepareWindow(monthWindow("2026-05"));
+    const opened = await admin("/disputes", { period_id: may.periodId, reason: "fraudulent" });
+    expect(opened).toMatchObject({ order_id: may.orderId, dispute_status: "open", usd_amount: "10.00" });
+    const disputeId = String(opened.dispute_id);
+    await disputeStatus(disputeId, "open");
+
+    const blocked = await approveStatements(t.db, { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] }, preparer);
+    expect(blocked.changed).toBe(0);
+    expect(blocked.skipped).toEqual([expect.objectContaining({ recipientPlayerId: BOB, reason: expect.stringMatching(/Disputed renewal/) })]);
+    const flags = await readBatchFlags(t.db, { gameId: GAME, batchId: may.batchId, snapshotId: may.snapshotId });
+    expect(flags.disputes).toEqual([
+      expect.objectContaining({ flag: "disputed_renewal", recipientPlayerId: BOB, cause: `dispute:${disputeId}:open`, detail: expect.stringContaining("USD 10.00") }),
+    ]);
+
+    await admin(`/disputes/${disputeId}/close`, { dispute_status: "won" });
+    await disputeStatus(disputeId, "won");
+    expect((await approveStatements(t.db, { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] }, preparer)).changed).toBe(1);
+    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: may.batchId }, approver)).resolves.toMatchObject({ approved: 1 });
+  });
+
+  it("a lost dispute stays flagged with its amount, also after an override written while it was open, until overridden again", async () => {
+    const april = await prepareWindow(monthWindow("2026-04"));
+    const opened = await admin("/disputes", { period_id: april.periodId, reason: "product_not_received", usd_amount: "6.00" });
+    const disputeId = String(opened.dispute_id);
+    await disputeStatus(disputeId, "open");
+    await overrideFlag(
+      t.db,
+      { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "Player confirmed the charge; pay while it runs", cause: `dispute:${disputeId}:open` },
+      preparer,
+    );
+    expect((await approveStatements(t.db, { gameId: GAME, batchId: april.batchId, ids: [april.bobStatementId] }, preparer)).changed).toBe(1);
+
+    const closed = await admin(`/disputes/${disputeId}/close`, { dispute_status: "lost" });
+    expect(closed).toMatchObject({ dispute_status: "lost", currency_debited: "60.00" });
+    await disputeStatus(disputeId, "lost");
+    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, approver)).rejects.toThrow(/Disputed renewal/);
+
+    const shown = await listSnapshotDisputes(t.db, { gameId: GAME, snapshotId: april.snapshotId, recipientPlayerId: BOB });
+    expect(shown).toEqual([expect.objectContaining({ disputeId, status: "lost", usdAmount: "6.00", periodId: april.periodId, attributedAmountUsd: "1.80" })]);
+    const flags = await readBatchFlags(t.db, { gameId: GAME, batchId: april.batchId, snapshotId: april.snapshotId });
+    expect(flags.disputes).toEqual([expect.objectContaining({ cause: `dispute:${disputeId}:lost`, detail: expect.stringMatching(/lost .*USD 6\.00 charged back/) })]);
+
+    await expect(
+      overrideFlag(t.db, { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "short" }, preparer),
+    ).rejects.toThrow(/at least 10 characters/);
+    await overrideFlag(
+      t.db,
+      { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "Loss recovered from the recipient separately", cause: `dispute:${disputeId}:lost` },
+      preparer,
+    );
+    // Bob's April is under the minimum payout: approving closes it as carried forward.
+    const approved = await approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, approver);
+    expect(approved.approved + approved.carried).toBe(1);
+  });
+
+  it("keeps a close that arrives before its opening, and ignores a repeated opening: never reopened, amount kept", async () => {
+    const base = { gameId: GAME, disputeId: "dp_out_of_order", orderId: "ord_out_of_order" };
+    await recordDisputeClosed(t.db, { ...base, status: "lost", currencyDebited: "50.00", closedAt: new Date("2026-05-20T00:00:00Z"), eventId: "evt_close" });
+    const opened = { ...base, transactionId: "txn_1", reason: "fraudulent", usdAmount: "5.00", openedAt: new Date("2026-05-10T00:00:00Z"), eventId: "evt_open" };
+    expect(await recordDisputeOpened(t.db, opened)).toEqual({ status: "lost" });
+    expect(await recordDisputeOpened(t.db, { ...opened, eventId: "evt_open_again", usdAmount: "9.00" })).toEqual({ status: "lost" });
+    const row = await t.db.selectFrom("service_dispute").selectAll().where("dispute_id", "=", "dp_out_of_order").executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: "lost", usd_amount: "5.00", currency_debited: "50.00", opened_event_id: "evt_open", closed_event_id: "evt_close" });
+    // Every purchase.disputed delivery of the tests above was processed, none left unprocessable.
+    const events = await t.db.selectFrom("webhook_event").select("status").where("event_type", "=", "purchase.disputed").execute();
+    expect(events.length).toBe(4);
+    expect(events.every((e) => e.status === "processed")).toBe(true);
+  });
+
+  it("stores a purchase.disputed whose data does not match the spec as unreadable, recording no dispute", async () => {
+    const body = envelope({ gameId: GAME, type: "purchase.disputed", data: { order_id: "ord_bad", dispute_id: "dp_bad", usd_amount: 10 } });
+    expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
+    const event = await waitFor(async () => {
+      const row = await t.db.selectFrom("webhook_event").select(["status", "effect"]).where("body", "=", body).executeTakeFirst();
+      return row && row.status !== "pending" ? row : null;
+    });
+    expect(event.status).toBe("unprocessable");
+    expect(await t.db.selectFrom("service_dispute").select("id").where("dispute_id", "=", "dp_bad").execute()).toEqual([]);
+  });
+});
