@@ -77,7 +77,11 @@ export function settledOutcome(attempt: RefundAttempt): RefundOutcome {
     case "pending":
       return { attempt, state: "pending", message: attempt.lastErrorMessage ?? inProgressMessage(attempt) };
     case "resolved":
-      return { attempt, state: "resolved", message: `Settled by hand: ${attempt.resolutionNote ?? ""}` };
+      return {
+        attempt,
+        state: "resolved",
+        message: `Settled by hand${attempt.resolutionOutcome === "refunded" ? `: USD ${attempt.amountUsd} was refunded` : ""}. ${attempt.resolutionNote ?? ""}`.trim(),
+      };
     default:
       return { attempt, state: attempt.status, message: attempt.lastErrorMessage ?? "The refund did not go through." };
   }
