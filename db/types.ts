@@ -154,7 +154,16 @@ export type RefundAttemptTable = {
   completed_at: Timestamp | null;
   /** When the period was read again and matched the review, just before the first call; null: never sent. */
   period_checked_at: Timestamp | null;
+  // Outcome safety: an unknown outcome, the holder of the call, and what a settlement found.
+  /** Some call may have reached the service without a readable answer; only a receipt or the period report ends it. */
+  outcome_unknown: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The current holder's token while a request holds the attempt. */
+  claim_token: string | null;
+  /** Set when a person settles the attempt: whether the service refunded it. */
+  resolution_outcome: RefundResolutionOutcome | null;
 };
+
+export type RefundResolutionOutcome = "refunded" | "not_refunded";
 
 export type WebhookEventStatus = "pending" | "processed" | "failed" | "unprocessable";
 

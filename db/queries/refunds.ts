@@ -1,7 +1,7 @@
 import "server-only";
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Db } from "@/db";
-import type { Database, RefundAttemptStatus, RefundAttemptTable } from "@/db/types";
+import type { Database, RefundAttemptStatus, RefundAttemptTable, RefundResolutionOutcome } from "@/db/types";
 
 type Executor = Db | Kysely<Database> | Transaction<Database>;
 
@@ -40,9 +40,15 @@ export type RefundAttempt = {
   completedAt: Date | null;
   /** When the period was read again before the first call; null while the attempt has never been sent. */
   periodCheckedAt: Date | null;
+  /** Some call may have reached the service without a readable answer: only a receipt or the period report ends it. */
+  outcomeUnknown: boolean;
+  /** The holder's token while a request holds the attempt. */
+  claimToken: string | null;
+  /** What the person who settled the attempt found. */
+  resolutionOutcome: RefundResolutionOutcome | null;
 };
 
-const COLUMNS = [
+export const COLUMNS = [
   "id",
   "game_id",
   "subscription_id",
@@ -76,9 +82,12 @@ const COLUMNS = [
   "updated_at",
   "completed_at",
   "period_checked_at",
+  "outcome_unknown",
+  "claim_token",
+  "resolution_outcome",
 ] as const;
 
-function toAttempt(row: Selectable<RefundAttemptTable>): RefundAttempt {
+export function toAttempt(row: Selectable<RefundAttemptTable>): RefundAttempt {
   return {
     id: row.id,
     gameId: row.game_id,
@@ -113,6 +122,9 @@ function toAttempt(row: Selectable<RefundAttemptTable>): RefundAttempt {
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
     periodCheckedAt: row.period_checked_at,
+    outcomeUnknown: row.outcome_unknown,
+    claimToken: row.claim_token,
+    resolutionOutcome: row.resolution_outcome,
   };
 }
 
@@ -173,7 +185,10 @@ export async function findRefundAttempt(db: Executor, gameId: string, id: string
   return row ? toAttempt(row) : null;
 }
 
-/** The live (not refused) attempt of an intent. */
+/**
+ * The live attempt of an intent: any but a refused one or one settled by hand as not refunded (nothing moved, so the
+ * same refund may be made again with a fresh key). Matches the partial unique index on the intent.
+ */
 export async function findAttemptByIntent(db: Executor, gameId: string, intentKey: string): Promise<RefundAttempt | null> {
   const row = await db
     .selectFrom("refund_attempt")
@@ -181,6 +196,7 @@ export async function findAttemptByIntent(db: Executor, gameId: string, intentKe
     .where("game_id", "=", gameId)
     .where("intent_key", "=", intentKey)
     .where("status", "<>", "failed")
+    .where(sql<boolean>`not (status = 'resolved' and resolution_outcome is not distinct from 'not_refunded')`)
     .executeTakeFirst();
   return row ? toAttempt(row) : null;
 }
@@ -204,46 +220,10 @@ export async function findOpenAttemptForPeriod(
 }
 
 /**
- * Takes the attempt for one call to the service: only a pending attempt nobody else holds (or whose hold has run
- * out, after a crash) can be taken, so concurrent submissions never call the service at the same time. An attempt
- * never sent (no period check, no call) is taken for its check first: the call is counted when the check passes.
+ * Statuses whose amount is (or may be) refunded: a landed refund, one being sent, one a person has to look at, and one
+ * settled by hand unless the person found nothing refunded. A refused attempt moved nothing.
  */
-export async function claimRefundAttempt(db: Executor, id: string, leaseSeconds: number): Promise<RefundAttempt | null> {
-  const unsent = sql<boolean>`(period_checked_at is null and calls = 0)`;
-  const row = await db
-    .updateTable("refund_attempt")
-    .set({
-      claimed_until: sql`now() + make_interval(secs => ${leaseSeconds})`,
-      calls: sql`case when ${unsent} then calls else calls + 1 end`,
-      last_called_at: sql`case when ${unsent} then last_called_at else now() end`,
-      updated_at: sql`now()`,
-    })
-    .where("id", "=", id)
-    .where("status", "=", "pending")
-    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", sql<Date>`now()`)]))
-    .returning(COLUMNS)
-    .executeTakeFirst();
-  return row ? toAttempt(row) : null;
-}
-
-/**
- * Records that the period still matched the review and counts the first call, while the caller holds the attempt and
- * before it sends anything: from then on the attempt may have reached the service, and is never checked again.
- */
-export async function markAttemptPeriodChecked(db: Executor, id: string): Promise<RefundAttempt | null> {
-  const row = await db
-    .updateTable("refund_attempt")
-    .set({ period_checked_at: sql`now()`, calls: sql`calls + 1`, last_called_at: sql`now()`, updated_at: sql`now()` })
-    .where("id", "=", id)
-    .where("status", "=", "pending")
-    .where("period_checked_at", "is", null)
-    .returning(COLUMNS)
-    .executeTakeFirst();
-  return row ? toAttempt(row) : null;
-}
-
-/** Statuses whose amount is (or may be) refunded: a landed refund, one being sent, one a person has to look at. */
-export const COUNTED_REFUND_STATUSES: readonly RefundAttemptStatus[] = ["succeeded", "pending", "needs_attention"];
+export const COUNTED_REFUND_STATUSES: readonly RefundAttemptStatus[] = ["succeeded", "pending", "needs_attention", "resolved"];
 
 /**
  * The total of the refunds made from Payout Desk on one period by actors of the given roles, as a decimal string.
@@ -261,6 +241,7 @@ export async function sumPeriodRefundsByRoles(
     .where("subscription_id", "=", filter.subscriptionId)
     .where("period_seq", "=", filter.periodSeq)
     .where("status", "in", [...COUNTED_REFUND_STATUSES])
+    .where(sql<boolean>`resolution_outcome is distinct from 'not_refunded'`)
     .where("actor_role", "in", [...filter.roles]);
   if (filter.excludeAttemptId) query = query.where("id", "<>", filter.excludeAttemptId);
   const row = await query.executeTakeFirst();
@@ -277,9 +258,23 @@ export type AttemptFinish =
     }
   | { status: "pending" | "failed" | "needs_attention"; errorCode: string | null; errorMessage: string; errorDetail: Record<string, unknown> | null };
 
-/** Records the outcome of a call and releases the hold. Only a pending attempt changes. */
-export async function finishRefundAttempt(db: Executor, id: string, finish: AttemptFinish): Promise<RefundAttempt | null> {
-  const common = { claimed_until: null, updated_at: sql<Date>`now()` };
+/**
+ * Records the outcome of a call and releases the hold. Only a pending attempt changes. A receipt is recorded whoever
+ * holds the attempt (it is the truth); any other outcome only by the holder named by `claimToken`, so a request that
+ * lost its hold cannot end an attempt another request is calling. `outcomeUnknown` adds this call's unknown outcome.
+ */
+export async function finishRefundAttempt(
+  db: Executor,
+  id: string,
+  finish: AttemptFinish,
+  holder: { claimToken?: string | null; outcomeUnknown?: boolean } = {},
+): Promise<RefundAttempt | null> {
+  const common = {
+    claimed_until: null,
+    claim_token: null,
+    updated_at: sql<Date>`now()`,
+    outcome_unknown: holder.outcomeUnknown ? true : sql<boolean>`outcome_unknown`,
+  };
   const values =
     finish.status === "succeeded"
       ? {
@@ -302,46 +297,38 @@ export async function finishRefundAttempt(db: Executor, id: string, finish: Atte
           last_error_detail: finish.errorDetail === null ? null : JSON.stringify(finish.errorDetail),
           completed_at: finish.status === "pending" ? null : sql<Date>`now()`,
         };
-  const row = await db
-    .updateTable("refund_attempt")
-    .set(values)
-    .where("id", "=", id)
-    .where("status", "=", "pending")
-    .returning(COLUMNS)
-    .executeTakeFirst();
+  let query = db.updateTable("refund_attempt").set(values).where("id", "=", id).where("status", "=", "pending");
+  if (finish.status !== "succeeded" && holder.claimToken) query = query.where("claim_token", "=", holder.claimToken);
+  const row = await query.returning(COLUMNS).executeTakeFirst();
   return row ? toAttempt(row) : null;
 }
 
-/** Closes an attempt that needed manual attention, with what the person found. */
+/**
+ * Closes an attempt that needed manual attention, with what the person found: refunded (it counts like a landed
+ * refund and keeps its intent) or not refunded (nothing moved: the intent is free again).
+ */
 export async function resolveRefundAttempt(
   db: Executor,
   gameId: string,
   id: string,
-  resolution: { note: string; by: string },
+  resolution: { note: string; by: string; outcome: RefundResolutionOutcome },
 ): Promise<RefundAttempt | null> {
   const row = await db
     .updateTable("refund_attempt")
-    .set({ status: "resolved", resolution_note: resolution.note, resolved_by: resolution.by, updated_at: sql`now()`, completed_at: sql`now()` })
+    .set({
+      status: "resolved",
+      resolution_note: resolution.note,
+      resolved_by: resolution.by,
+      resolution_outcome: resolution.outcome,
+      updated_at: sql`now()`,
+      completed_at: sql`now()`,
+    })
     .where("game_id", "=", gameId)
     .where("id", "=", id)
     .where("status", "=", "needs_attention")
     .returning(COLUMNS)
     .executeTakeFirst();
   return row ? toAttempt(row) : null;
-}
-
-/** Pending attempts nobody holds whose last call is older than `idleSeconds`: left by a crash or waiting for a retry. */
-export async function listStalePendingAttempts(db: Executor, options: { idleSeconds: number; limit: number }): Promise<RefundAttempt[]> {
-  const rows = await db
-    .selectFrom("refund_attempt")
-    .select(COLUMNS)
-    .where("status", "=", "pending")
-    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", sql<Date>`now()`)]))
-    .where(sql<boolean>`coalesce(last_called_at, created_at) < now() - make_interval(secs => ${options.idleSeconds})`)
-    .orderBy("created_at", "asc")
-    .limit(options.limit)
-    .execute();
-  return rows.map(toAttempt);
 }
 
 export async function listRefundAttempts(

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
  * Injected faults (admin API): for a route pattern, the next N calls answer a given failure.
  * Patterns match the path without the /sandbox prefix; `*` stands for one path segment, `**` for any rest.
  */
-export type FaultKind = "429" | "500" | "502" | "503" | "hang" | "drop";
+export type FaultKind = "429" | "500" | "502" | "503" | "hang" | "drop" | "delay";
 
 export type Fault = {
   id: string;

@@ -26,7 +26,8 @@ const DEFAULT_FAULT_CODES: Record<string, [string, string]> = {
 /**
  * Injected faults (admin API). 429/5xx answer without touching state; hang keeps the socket open without an answer
  * until hang_ms passes (then drops it) or the emulator stops; drop runs the call, then destroys the socket so the
- * caller never sees the answer.
+ * caller never sees the answer; delay runs the call, then holds its answer until hang_ms passes (then sends it) or the
+ * emulator stops.
  */
 export function faultMiddleware(runtime: EmulatorRuntime): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -45,8 +46,8 @@ export function faultMiddleware(runtime: EmulatorRuntime): MiddlewareHandler<App
       throw new ApiError(Number(fault.kind), errorCode, message, extra);
     }
     const socket = c.env.incoming.socket;
-    if (fault.kind === "hang") {
-      await new Promise<void>((resolve) => {
+    const hold = () =>
+      new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
           runtime.hangs.delete(done);
@@ -55,8 +56,15 @@ export function faultMiddleware(runtime: EmulatorRuntime): MiddlewareHandler<App
         const timer = setTimeout(done, fault.hangMs);
         runtime.hangs.add(done);
       });
+    if (fault.kind === "hang") {
+      await hold();
       socket.destroy();
       return c.body(null, 504);
+    }
+    if (fault.kind === "delay") {
+      await next();
+      await hold();
+      return;
     }
     await next();
     socket.destroy();

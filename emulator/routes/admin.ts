@@ -22,7 +22,7 @@ const usdText = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/);
 const faultSchema = z.object({
   route: z.string().min(1),
   method: z.string().nullable().optional(),
-  fault: z.enum(["429", "500", "502", "503", "hang", "drop"]),
+  fault: z.enum(["429", "500", "502", "503", "hang", "drop", "delay"]),
   count: z.number().int().positive().optional(),
   retry_after: z.number().positive().optional(),
   error_code: z.string().nullable().optional(),

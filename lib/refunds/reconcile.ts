@@ -1,9 +1,11 @@
 import "server-only";
 import type { z } from "zod";
 import { getDb, type Db } from "@/db";
-import { findRefundAttempt, listStalePendingAttempts, type RefundAttempt } from "@/db/queries/refunds";
+import { listStalePendingAttempts } from "@/db/queries/refund-leases";
+import { findRefundAttempt, type RefundAttempt } from "@/db/queries/refunds";
 import { log } from "@/lib/log";
 import { driveRefundAttempt, type RefundOutcome } from "./attempts";
+import { SYSTEM_CLOCK, type LeaseClock } from "./lease";
 import type { reconcileRefundsJob } from "./reconcile-job";
 
 /** A pending attempt untouched for this long is taken to be abandoned (a live request holds a claim instead). */
@@ -17,20 +19,25 @@ export type ReconcileSummary = { examined: number; outcomes: { id: string; state
  */
 export async function reconcilePendingRefunds(
   db: Db,
-  options: { idleSeconds?: number; limit?: number; attemptId?: string } = {},
+  options: { idleSeconds?: number; limit?: number; attemptId?: string; clock?: LeaseClock } = {},
 ): Promise<ReconcileSummary> {
+  const clock = options.clock ?? SYSTEM_CLOCK;
   let attempts: RefundAttempt[];
   if (options.attemptId) {
     const row = await db.selectFrom("refund_attempt").select("game_id").where("id", "=", options.attemptId).executeTakeFirst();
     const one = row ? await findRefundAttempt(db, row.game_id, options.attemptId) : null;
     attempts = one && one.status === "pending" ? [one] : [];
   } else {
-    attempts = await listStalePendingAttempts(db, { idleSeconds: options.idleSeconds ?? STALE_AFTER_SECONDS, limit: options.limit ?? 50 });
+    attempts = await listStalePendingAttempts(db, {
+      idleSeconds: options.idleSeconds ?? STALE_AFTER_SECONDS,
+      limit: options.limit ?? 50,
+      nowMs: clock.now(),
+    });
   }
   const outcomes: ReconcileSummary["outcomes"] = [];
   for (const attempt of attempts) {
     try {
-      const outcome = await driveRefundAttempt(db, attempt, { waitMs: 0, source: "reconciler" });
+      const outcome = await driveRefundAttempt(db, attempt, { waitMs: 0, source: "reconciler", clock });
       outcomes.push({ id: attempt.id, state: outcome.state });
     } catch (error) {
       log.error("refund reconcile failed", { attempt: attempt.id, error });

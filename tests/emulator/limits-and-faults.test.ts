@@ -122,6 +122,25 @@ describe("injected faults", () => {
     expect(retry.body).toMatchObject({ idempotent_replay: true, refunded_amount_usd: "1.00" });
   });
 
+  it("processes the call at once and holds the answer back", async () => {
+    await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault: "delay", hang_ms: 60_000 });
+    const caller = new AbortController();
+    const held = fetch(`${client.url}/api/subscriptions/${SUB.monthly}/refund`, {
+      method: "POST",
+      headers: { "X-Game-Secret-Key": SECRET, "content-type": "application/json" },
+      body: JSON.stringify({ client_request_id: "delay-1", amount_usd: "1.00" }),
+      signal: caller.signal,
+    });
+    held.catch(() => {});
+    const receipts = () => [...client.emulator.ledger().receipts.values()].filter((r) => r.body.client_request_id === "delay-1");
+    while (receipts().length === 0) await sleep(10);
+    // The refund is made while its caller still waits: a repeat of the key gets the stored receipt.
+    const retry = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "delay-1", amount_usd: "1.00" });
+    expect(retry.body).toMatchObject({ idempotent_replay: true, refunded_amount_usd: "1.00" });
+    caller.abort();
+    await expect(held).rejects.toThrow();
+  });
+
   it("lists and removes faults", async () => {
     const a = await client.admin("/faults", { route: "/api/x", fault: "500", count: 3 });
     await client.admin("/faults", { route: "/api/y", fault: "502" });

@@ -281,7 +281,7 @@ describe("refunds against the emulator", () => {
 
     expect(await resolveRefundAttemptAction(form({ attemptId: attempt!.id, note: "no" }))).toMatchObject({ ok: false, code: "FORBIDDEN" });
     actAs(c.sessions.finance);
-    expect(await resolveRefundAttemptAction(form({ attemptId: attempt!.id, note: "Service confirmed nothing was refunded (ticket 4411)." }))).toMatchObject({
+    expect(await resolveRefundAttemptAction(form({ attemptId: attempt!.id, outcome: "not_refunded", note: "Service confirmed nothing was refunded (ticket 4411)." }))).toMatchObject({
       ok: true,
     });
     expect((await auditOf(SUBS.attention)).map((a) => `${a.action}:${a.outcome}`)).toEqual([

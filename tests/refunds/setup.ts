@@ -52,6 +52,20 @@ export const SUBS = {
   replayElsewhere: "SUB_1767225600_REPLAY02",
   /** The player's email comes from the service. */
   email: "SUB_1767225600_EMAIL001",
+  /** Outcome safety (tests/refunds/outcome-safety.test.ts): an unknown outcome, then an answer about nothing. */
+  unknownThen401: "SUB_1767225600_UNKN4011",
+  unknownThen404: "SUB_1767225600_UNKN4041",
+  crashThenRefused: "SUB_1767225600_UNKNCRS1",
+  /** Settled by hand: counted when refunded, intent freed when not. */
+  settledRefunded: "SUB_1767225600_SETTLED1",
+  settledNothing: "SUB_1767225600_SETTLED2",
+  /** The hold outlives a long call. */
+  longCall: "SUB_1767225600_LONGCAL1",
+  /** Killed at each step of a refund call (tests/refunds/crash.test.ts). */
+  killBefore: "SUB_1767225600_KILLBEF1",
+  killDuring: "SUB_1767225600_KILLDUR1",
+  killCommitted: "SUB_1767225600_KILLCOM1",
+  killAfter: "SUB_1767225600_KILLAFT1",
 } as const;
 
 /** Period ids: subscription index × 10 + period_seq, so a test can name them. */
@@ -141,6 +155,16 @@ export function refundScenario(): ScenarioInput {
       cardSub(SUBS.replayConfirmed, "10.00"),
       cardSub(SUBS.replayElsewhere, "10.00"),
       cardSub(SUBS.email, "10.00"),
+      cardSub(SUBS.unknownThen401, "10.00"),
+      cardSub(SUBS.unknownThen404, "10.00"),
+      cardSub(SUBS.crashThenRefused, "10.00"),
+      cardSub(SUBS.settledRefunded, "200.00"),
+      cardSub(SUBS.settledNothing, "200.00"),
+      cardSub(SUBS.longCall, "10.00"),
+      cardSub(SUBS.killBefore, "10.00"),
+      cardSub(SUBS.killDuring, "10.00"),
+      cardSub(SUBS.killCommitted, "10.00"),
+      cardSub(SUBS.killAfter, "10.00"),
     ],
   };
 }

@@ -138,14 +138,16 @@ export const resolveRefundAttemptAction = defineAction(
     role: "finance",
     input: z.object({
       attemptId: attemptIdSchema,
+      // What the service confirmed: the limit counts a refund that moved, and one that did not frees its intent.
+      outcome: z.enum(["refunded", "not_refunded"], { message: "say whether the service refunded it" }),
       note: z.string().trim().min(5, { message: "say what was found (at least 5 characters)" }).max(1000, { message: "must be at most 1000 characters" }),
     }),
   },
-  async ({ attemptId, note }, { user }) => {
+  async ({ attemptId, outcome, note }, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
     const resolved = await db.transaction().execute(async (trx) => {
-      const row = await resolveRefundAttempt(trx, game.id, attemptId, { note, by: user.email });
+      const row = await resolveRefundAttempt(trx, game.id, attemptId, { note, by: user.email, outcome });
       if (!row) return null;
       await recordAudit(trx, {
         actor: user,
@@ -154,13 +156,19 @@ export const resolveRefundAttemptAction = defineAction(
         target: `${row.subscriptionId} period ${row.periodSeq}`,
         idempotencyKey: row.clientRequestId,
         outcome: "resolved",
-        detail: { attempt_id: row.id, note },
+        detail: { attempt_id: row.id, resolution_outcome: outcome, amount_usd: row.amountUsd, note },
       });
       return row;
     });
     if (!resolved) throw new AppError("CONFLICT", "Only an attempt that needs manual attention can be marked settled.");
     revalidatePath("/subscriptions", "layout");
-    return { ok: true, message: "Marked as settled; the period can be refunded again if needed." };
+    return {
+      ok: true,
+      message:
+        outcome === "refunded"
+          ? `Marked as settled: USD ${resolved.amountUsd} was refunded. It counts as refunded; repeating it is not possible.`
+          : "Marked as settled: nothing was refunded. The period can be refunded again if needed.",
+    };
   },
 );
 

@@ -86,7 +86,17 @@ export default async function RefundAttemptPage({ params }: Props) {
               {attempt.lastErrorMessage}
             </Banner>
           ) : (
-            <Banner tone="neutral" role="status" title="Settled by hand">
+            <Banner
+              tone="neutral"
+              role="status"
+              title={
+                attempt.resolutionOutcome === "refunded"
+                  ? "Settled by hand: refunded"
+                  : attempt.resolutionOutcome === "not_refunded"
+                    ? "Settled by hand: nothing refunded"
+                    : "Settled by hand"
+              }
+            >
               {attempt.resolutionNote} ({attempt.resolvedBy})
             </Banner>
           )}
