@@ -7,6 +7,7 @@ import * as payouts from "./2026_11_22_1030_payouts";
 import * as snapshotDeferredKeys from "./2026_11_22_1035_snapshot_deferred_keys";
 import * as refundHardening from "./2026_11_22_1055_refund_hardening";
 import * as webhookSecretGrace from "./2026_11_22_1050_webhook_secret_grace";
+import * as payoutCarryForwardHold from "./2026_11_23_1600_payout_carry_forward_hold";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -21,4 +22,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_22_1035_snapshot_deferred_keys": snapshotDeferredKeys,
   "2026_11_22_1050_webhook_secret_grace": webhookSecretGrace,
   "2026_11_22_1055_refund_hardening": refundHardening,
+  "2026_11_23_1600_payout_carry_forward_hold": payoutCarryForwardHold,
 };
