@@ -127,6 +127,16 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
   }
 }
 
+/** Every batch action's verdict for this person. */
+export function batchVerdicts(batch: BatchContext, counts: BatchCounts): Record<BatchAction, Verdict> {
+  return {
+    approve_unflagged: batchVerdict("approve_unflagged", batch, counts),
+    approve_batch: batchVerdict("approve_batch", batch, counts),
+    discard: batchVerdict("discard", batch, counts),
+    mark_all_paid: batchVerdict("mark_all_paid", batch, counts),
+  };
+}
+
 /** The actions worth showing for a statement: allowed ones and blocked ones (with their reasons). */
 export function offeredStatementActions(batch: BatchContext, statement: StatementFacts): { action: StatementAction; verdict: Verdict }[] {
   return STATEMENT_ACTIONS.map((action) => ({ action, verdict: statementVerdict(action, batch, statement) })).filter((o) => o.verdict.kind !== "not_applicable");
@@ -138,7 +148,7 @@ export function offeredStatementActions(batch: BatchContext, statement: Statemen
  */
 export function bulkStatementActions(batch: BatchContext): { action: StatementAction; verdict: Verdict }[] {
   const states: PayoutStatementState[] = ["draft", "approved", "held"];
-  return STATEMENT_ACTIONS.flatMap((action) => {
+  return STATEMENT_ACTIONS.flatMap((action): { action: StatementAction; verdict: Verdict }[] => {
     const verdicts = states.map((state) => statementVerdict(action, batch, { state, openFlags: 0 }));
     const allowed = verdicts.find((v) => v.kind === "allowed");
     if (allowed) return [{ action, verdict: allowed }];

@@ -1,6 +1,5 @@
 "use client";
 
-import { useState } from "react";
 import type { ColumnDef } from "@tanstack/react-table";
 import { DataTable } from "@/app/_components/data-table/data-table";
 import { TableEmptyState } from "@/app/_components/data-table/empty-state";
@@ -17,7 +16,8 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import type { PayoutTableRow } from "@/db/queries/payouts";
 import type { TableState } from "@/lib/table-state";
 import { FlagBadges, STATE_LABELS } from "./flag-badges";
-import { ResultNotice } from "./result-notice";
+import type { StatementAction, Verdict } from "@/lib/payouts/offered-actions";
+import { useNotice } from "./result-notice";
 
 type ServerAction = (form: FormData) => Promise<ConfirmResult>;
 
@@ -26,8 +26,11 @@ export type BulkActions = {
   unapprove: ServerAction;
   hold: ServerAction;
   release: ServerAction;
+  carryForward: ServerAction;
   markPaid: ServerAction;
 };
+
+export type OfferedAction = { action: StatementAction; verdict: Verdict };
 
 export type RecipientTableProps = {
   rows: PayoutTableRow[];
@@ -40,6 +43,8 @@ export type RecipientTableProps = {
   /** recipient id -> flags overridden for that recipient. */
   overridden: Record<string, string[]>;
   canAct: boolean;
+  /** The bulk actions lib/payouts/offered-actions.ts offers this person in this batch. */
+  offers: OfferedAction[];
   actions: BulkActions | null;
   methods: { value: string; label: string }[];
   today: string;
@@ -155,68 +160,77 @@ function withIds(action: ServerAction, batchId: string, ids: string[]): (form: F
   };
 }
 
+/** "Sam Lee (player 1002)", or "player 1002" when the service gave no name: how a row is named to a screen reader. */
+export function recipientName(row: Pick<PayoutTableRow, "playerName" | "recipientPlayerId">): string {
+  return row.playerName ? `${row.playerName} (player ${row.recipientPlayerId})` : `player ${row.recipientPlayerId}`;
+}
+
 export function RecipientTable(props: RecipientTableProps) {
   const { batch, canAct, actions } = props;
-  const [result, setResult] = useState<ConfirmResult | null>(null);
-  const selectable = Boolean(canAct && actions && batch && batch.status !== "discarded");
+  const onResult = useNotice();
+  const selectable = Boolean(canAct && actions && batch && props.offers.length > 0);
   return (
-    <div className="flex flex-col gap-2">
-      <ResultNotice result={result} />
-      <DataTable
-        caption="Recipient payouts (amounts in USD)"
-        columns={columns(props.windowHref, props.overridden, Boolean(batch))}
-        data={props.rows}
-        total={props.total}
-        state={props.state}
-        sortColumns={props.sortColumns}
-        pageSizes={props.pageSizes}
-        getRowId={(row) => row.statementId ?? `r${row.recipientPlayerId}`}
-        search={{ label: "Search recipients", placeholder: "Name, email or player id" }}
-        rowClassName={(row) => (row.state === "held" ? "bg-warning-soft/40" : undefined)}
-        toolbar={
-          <>
+    <DataTable
+      caption="Recipient payouts (amounts in USD)"
+      columns={columns(props.windowHref, props.overridden, Boolean(batch))}
+      data={props.rows}
+      total={props.total}
+      state={props.state}
+      sortColumns={props.sortColumns}
+      pageSizes={props.pageSizes}
+      getRowId={(row) => row.statementId ?? `r${row.recipientPlayerId}`}
+      search={{ label: "Search recipients", placeholder: "Name, email or player id" }}
+      rowClassName={(row) => (row.state === "held" ? "bg-warning-soft/40" : undefined)}
+      toolbar={
+        <>
+          <FilterSelect
+            name="show"
+            label="Show"
+            allLabel="All recipients"
+            options={[
+              { value: "flagged", label: "Flagged" },
+              { value: "unresolved", label: "Unresolved" },
+              { value: "negative", label: "Negative net" },
+              { value: "reversals", label: "With reversals" },
+              { value: "carried_in", label: "With a carried balance" },
+            ]}
+          />
+          {batch ? (
             <FilterSelect
-              name="show"
-              label="Show"
-              allLabel="All recipients"
-              options={[
-                { value: "flagged", label: "Flagged" },
-                { value: "unresolved", label: "Unresolved" },
-                { value: "negative", label: "Negative net" },
-                { value: "reversals", label: "With reversals" },
-                { value: "carried_in", label: "With a carried balance" },
-              ]}
+              name="state"
+              label="Payout state"
+              allLabel="Any state"
+              options={Object.entries(STATE_LABELS).map(([value, s]) => ({ value, label: s.label }))}
             />
-            {batch ? (
-              <FilterSelect
-                name="state"
-                label="Payout state"
-                allLabel="Any state"
-                options={Object.entries(STATE_LABELS).map(([value, s]) => ({ value, label: s.label }))}
-              />
-            ) : null}
-          </>
-        }
-        emptyState={<TableEmptyState title="No recipients in this snapshot">Nobody earned a revenue share in this window.</TableEmptyState>}
-        selection={
-          selectable && actions && batch
-            ? {
-                rowLabel: (row) => `${row.playerName ?? "player"} #${row.recipientPlayerId}`,
-                actions: (ids) =>
-                  ids.length === 0 ? null : (
-                    <BulkBar ids={ids} batch={batch} actions={actions} methods={props.methods} today={props.today} onResult={setResult} />
-                  ),
-              }
-            : undefined
-        }
-      />
-    </div>
+          ) : null}
+        </>
+      }
+      emptyState={<TableEmptyState title="No recipients in this snapshot">Nobody earned a revenue share in this window.</TableEmptyState>}
+      selection={
+        selectable && actions && batch
+          ? {
+              rowLabel: recipientName,
+              actions: (ids) =>
+                ids.length === 0 ? null : (
+                  <BulkBar ids={ids} batch={batch} offers={props.offers} actions={actions} methods={props.methods} today={props.today} onResult={onResult} />
+                ),
+            }
+          : undefined
+      }
+    />
   );
 }
+
+const REASON_FIELD_HINTS: Partial<Record<StatementAction, string>> = {
+  hold: "At least 5 characters; shown on the statement and kept in the audit log.",
+  release: "Why the hold no longer applies.",
+  carry_forward: "Why this balance is paid with the recipient's next statement instead.",
+};
 
 function BulkBar({
   ids,
   batch,
+  offers,
   actions,
   methods,
   today,
@@ -224,83 +238,139 @@ function BulkBar({
 }: {
   ids: string[];
   batch: { id: string; status: string };
+  offers: OfferedAction[];
   actions: BulkActions;
   methods: { value: string; label: string }[];
   today: string;
-  onResult: (result: ConfirmResult | null) => void;
+  onResult: (result: ConfirmResult | void) => void;
 }) {
-  const done = (r: ConfirmResult | void) => onResult(r ?? null);
   const n = ids.length;
   const noun = `${n.toLocaleString("en-US")} statement${n === 1 ? "" : "s"}`;
-  return (
-    <div className="flex flex-wrap items-center gap-2">
-      {batch.status === "draft" ? (
-        <>
+  const reasonField = (action: StatementAction) => (
+    <Field label="Reason" hint={REASON_FIELD_HINTS[action]} required>
+      {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+    </Field>
+  );
+  const blocked = offers.filter((o) => o.verdict.kind === "blocked");
+  const button = (o: OfferedAction) => {
+    const run = (action: ServerAction) => withIds(action, batch.id, ids);
+    if (o.verdict.kind !== "allowed") {
+      return (
+        <Button key={o.action} size="sm" disabled aria-describedby={`bulk-why-${o.action}`}>
+          {BULK_LABELS[o.action]}
+        </Button>
+      );
+    }
+    switch (o.action) {
+      case "approve":
+        return (
           <ConfirmDialog
-            onConfirmed={done}
-            trigger={<Button size="sm" variant="primary">Approve selected</Button>}
+            key={o.action}
+            onConfirmed={onResult}
+            trigger={<Button size="sm" variant="primary">{BULK_LABELS.approve}</Button>}
             title={`Approve ${noun}?`}
             description="Statements with an open flag are skipped and listed; override the flag with a reason first."
             confirmLabel="Approve"
             pendingLabel="Approving…"
-            action={withIds(actions.approve, batch.id, ids)}
+            action={run(actions.approve)}
           />
+        );
+      case "unapprove":
+        return (
+          <ConfirmDialog key={o.action} onConfirmed={onResult} trigger={<Button size="sm">{BULK_LABELS.unapprove}</Button>} title={`Return ${noun} to draft?`} confirmLabel="Return to draft" action={run(actions.unapprove)} />
+        );
+      case "hold":
+        return (
           <ConfirmDialog
-            onConfirmed={done}
-            trigger={<Button size="sm">Back to draft</Button>}
-            title={`Return ${noun} to draft?`}
-            confirmLabel="Return to draft"
-            action={withIds(actions.unapprove, batch.id, ids)}
-          />
-        </>
-      ) : null}
-      {batch.status === "draft" || batch.status === "approved" ? (
-        <ConfirmDialog
-          onConfirmed={done}
-          trigger={<Button size="sm">Hold selected…</Button>}
-          title={`Hold ${noun}`}
-          description="Held payouts are not paid and stay owed to the recipient. The reason is kept and shown."
-          confirmLabel="Hold"
-          pendingLabel="Holding…"
-          tone="danger"
-          size="md"
-          action={withIds(actions.hold, batch.id, ids)}
-        >
-          <Field label="Reason" hint="At least 5 characters; shown on the statement and kept in the audit log." required>
-            {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-          </Field>
-        </ConfirmDialog>
-      ) : null}
-      <ConfirmDialog
-        onConfirmed={done}
-        trigger={<Button size="sm">Release hold…</Button>}
-        title={`Release ${noun}`}
-        description={batch.status === "draft" ? "Held statements go back to draft." : "Held statements go back to approved (or carried when nothing is payable), ready to be paid."}
-        confirmLabel="Release"
-        size="md"
-        action={withIds(actions.release, batch.id, ids)}
-      >
-        <Field label="Reason" hint="Why the hold no longer applies." required>
-          {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-        </Field>
-      </ConfirmDialog>
-      {batch.status === "approved" || batch.status === "paid" ? (
-        <ConfirmDialog
-          onConfirmed={done}
-          trigger={<Button size="sm" variant="primary">Mark selected paid…</Button>}
-          title={`Record payment of ${noun}`}
-          description="Only approved statements are marked; each is paid exactly its payable amount."
-          confirmLabel="Record payment"
-          pendingLabel="Recording…"
-          size="md"
-          action={withIds(actions.markPaid, batch.id, ids)}
-        >
-          <PaymentFields methods={methods} today={today} />
-        </ConfirmDialog>
-      ) : null}
+            key={o.action}
+            onConfirmed={onResult}
+            trigger={<Button size="sm">{BULK_LABELS.hold}</Button>}
+            title={`Hold ${noun}`}
+            description="Held payouts are not paid and stay owed to the recipient. The reason is kept and shown."
+            confirmLabel="Hold"
+            pendingLabel="Holding…"
+            tone="danger"
+            size="md"
+            action={run(actions.hold)}
+          >
+            {reasonField("hold")}
+          </ConfirmDialog>
+        );
+      case "release":
+        return (
+          <ConfirmDialog
+            key={o.action}
+            onConfirmed={onResult}
+            trigger={<Button size="sm">{BULK_LABELS.release}</Button>}
+            title={`Release ${noun}`}
+            description={
+              batch.status === "draft"
+                ? "Held statements go back to draft."
+                : "Held statements without an open flag go back to approved (or carried when nothing is payable), ready to be paid; flagged ones are skipped and listed."
+            }
+            confirmLabel="Release"
+            size="md"
+            action={run(actions.release)}
+          >
+            {reasonField("release")}
+          </ConfirmDialog>
+        );
+      case "carry_forward":
+        return (
+          <ConfirmDialog
+            key={o.action}
+            onConfirmed={onResult}
+            trigger={<Button size="sm">{BULK_LABELS.carry_forward}</Button>}
+            title={`Carry ${noun} forward`}
+            description="Each held statement closes unpaid and its whole balance moves to the recipient's next statement, which pays it once that batch is approved. Other statements are skipped."
+            confirmLabel="Carry forward"
+            pendingLabel="Carrying…"
+            size="md"
+            action={run(actions.carryForward)}
+          >
+            {reasonField("carry_forward")}
+          </ConfirmDialog>
+        );
+      case "mark_paid":
+        return (
+          <ConfirmDialog
+            key={o.action}
+            onConfirmed={onResult}
+            trigger={<Button size="sm" variant="primary">{BULK_LABELS.mark_paid}</Button>}
+            title={`Record payment of ${noun}`}
+            description="Only approved statements are marked; each is paid exactly its payable amount."
+            confirmLabel="Record payment"
+            pendingLabel="Recording…"
+            size="md"
+            action={run(actions.markPaid)}
+          >
+            <PaymentFields methods={methods} today={today} />
+          </ConfirmDialog>
+        );
+    }
+  };
+  return (
+    <div className="flex flex-col gap-1">
+      <div className="flex flex-wrap items-center gap-2">{offers.map(button)}</div>
+      {blocked.map((o) =>
+        o.verdict.kind === "blocked" ? (
+          <p key={o.action} id={`bulk-why-${o.action}`} className="text-xs text-ink-muted">
+            {BULK_LABELS[o.action].replace("…", "")}: {o.verdict.reason}
+          </p>
+        ) : null,
+      )}
     </div>
   );
 }
+
+const BULK_LABELS: Record<StatementAction, string> = {
+  approve: "Approve selected",
+  unapprove: "Back to draft",
+  hold: "Hold selected…",
+  release: "Release hold…",
+  carry_forward: "Carry forward…",
+  mark_paid: "Mark selected paid…",
+};
 
 export function PaymentFields({ methods, today }: { methods: { value: string; label: string }[]; today: string }) {
   return (

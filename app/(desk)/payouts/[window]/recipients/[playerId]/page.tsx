@@ -16,16 +16,20 @@ import { getLatestSnapshot, getSnapshot, listSnapshotReversals } from "@/db/quer
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { formatCount } from "@/lib/format";
+import { money } from "@/lib/money";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
 import { carryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
 import { listFlagOverrides, openFlagsFor, windowFlagsOf } from "@/lib/payouts/flags";
 import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { offeredStatementActions } from "@/lib/payouts/offered-actions";
+import { readPayoutSettings } from "@/lib/payouts/settings";
 import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import {
   approveStatementsAction,
+  carryForwardStatementsAction,
   holdStatementsAction,
   markPaidAction,
   overrideFlagAction,
@@ -41,6 +45,21 @@ type Props = { params: Promise<{ window: string; playerId: string }>; searchPara
 export const metadata: Metadata = { title: "Recipient evidence" };
 
 const PAGE_SIZE = 100;
+
+/** How the service worked out a reversal, in plain words; the service's code stays in the tooltip. */
+const REVERSAL_BASIS: Record<string, { label: string; detail: string }> = {
+  refund_receipts: { label: "Exact, per refund", detail: "Reversed refund by refund, each in the window it happened" },
+  period_row: {
+    label: "Estimated for the whole period",
+    detail: "No per-refund detail: the whole reversal is reported in the window of the latest refund, and partner revenue taken back is not shown",
+  },
+};
+
+const PARTNER_REVERSAL_BASIS: Record<string, string> = {
+  clawback: "Taken back from partner revenue",
+  sale_fee_row_reversed: "Sale fee reversed",
+  none: "Not reversed",
+};
 
 export default async function RecipientEvidencePage({ params, searchParams }: Props) {
   const user = await requirePageRole("viewer");
@@ -63,13 +82,14 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   if (statementId && batch) {
     for await (const s of iteratePayoutStatements(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })) statement = s;
   }
-  const [lines, reversals, windowFlags, overrides, carries, reported] = await Promise.all([
+  const [lines, reversals, windowFlags, overrides, carries, reported, settings] = await Promise.all([
     listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
     listSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
     windowFlagsOf(db, snapshot),
     batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
     getSnapshotRecipient(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
+    readPayoutSettings(db),
   ]);
   if (!statement && lines.total === 0 && reversals.length === 0) notFound();
 
@@ -110,15 +130,25 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
           canAct && statement && batch ? (
             <StatementActions
               batchId={batch.id}
-              batchStatus={batch.status}
               statementId={statement.id}
-              state={statement.state}
+              offers={offeredStatementActions(
+                {
+                  role: user.role,
+                  actorId: user.id,
+                  status: batch.status,
+                  twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
+                  preparedById: batch.preparedById,
+                  approvedById: batch.approvedById,
+                },
+                { state: statement.state, openFlags: openFlags.length },
+              )}
               actions={{
                 approve: approveStatementsAction,
                 unapprove: unapproveStatementsAction,
                 hold: holdStatementsAction,
                 release: releaseStatementsAction,
-                markPaid: markPaidAction,
+                carry_forward: carryForwardStatementsAction,
+                mark_paid: markPaidAction,
               }}
               methods={methods}
               today={today}
@@ -137,7 +167,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 tone="danger"
                 title={`${FLAG_INFO[flag].label}: blocks approval`}
                 action={
-                  canAct && batch && isRecipientFlag ? (
+                  canAct && batch && isRecipientFlag && (batch.status === "draft" || batch.status === "approved") ? (
                     <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag} label={FLAG_INFO[flag].label} recipientPlayerId={playerId} />
                   ) : undefined
                 }
@@ -181,7 +211,11 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   value: (
                     <span>
                       <Money value={statement.carryOutUsd} currency="USD" />{" "}
-                      <span className="text-xs text-ink-muted">{carryReason(statement, statement.minPayoutUsd) ?? ""}</span>
+                      <span className="text-xs text-ink-muted">
+                        {statement.state === "carried" && money(statement.availableUsd).gte(statement.minPayoutUsd) && money(statement.availableUsd).gt(0)
+                          ? "Held, then carried forward whole: paid with the recipient's next statement"
+                          : (carryReason(statement, statement.minPayoutUsd) ?? "")}
+                      </span>
                     </span>
                   ),
                 },
@@ -254,8 +288,8 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   <span>
                     Reversed here <Money value={r.reversedAttributedUsd} currency="USD" className="font-semibold" /> of <Money value={r.originallyAttributedUsd} /> attributed
                   </span>
-                  <Badge tone={r.reversalBasis === "refund_receipts" ? "neutral" : "warning"} title={r.reversalBasis === "period_row" ? "Coarse fallback: reported wholly at the latest refund, no partner-revenue clawback shown" : "Exact per refund event"}>
-                    basis {r.reversalBasis}
+                  <Badge tone={r.reversalBasis === "refund_receipts" ? "neutral" : "warning"} title={`${REVERSAL_BASIS[r.reversalBasis]?.detail ?? ""} (service code: ${r.reversalBasis})`}>
+                    {REVERSAL_BASIS[r.reversalBasis]?.label ?? r.reversalBasis}
                   </Badge>
                   {r.netsToZeroInWindow ? <Badge tone="info" title="Settled and fully refunded inside this window: pay nothing">nets to zero in window</Badge> : null}
                   {r.settledInThisWindow ? null : (
@@ -274,7 +308,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                       <th scope="col" className="px-3 py-1.5 text-right font-medium">Cumulative after</th>
                       <th scope="col" className="px-3 py-1.5 text-right font-medium">Attribution reversed</th>
                       <th scope="col" className="px-3 py-1.5 text-right font-medium">Partner revenue reversed</th>
-                      <th scope="col" className="px-3 py-1.5 font-medium">Basis</th>
+                      <th scope="col" className="px-3 py-1.5 font-medium">Partner revenue</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -286,12 +320,14 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                         <td className="px-3 py-1.5 text-right"><Money value={e.cumulativeRefundedAfterUsd} /></td>
                         <td className="px-3 py-1.5 text-right"><Money value={e.reversedAttributedUsd} /></td>
                         <td className="px-3 py-1.5 text-right"><Money value={e.partnerRevenueReversedUsd} /></td>
-                        <td className="px-3 py-1.5 font-mono text-xs">{e.partnerRevenueReversalBasis}</td>
+                        <td className="px-3 py-1.5 text-xs" title={`Service code: ${e.partnerRevenueReversalBasis}`}>
+                          {PARTNER_REVERSAL_BASIS[e.partnerRevenueReversalBasis] ?? e.partnerRevenueReversalBasis}
+                        </td>
                       </tr>
                     ))}
                     {r.events.length === 0 ? (
                       <tr className="border-t border-line">
-                        <td colSpan={7} className="px-3 py-1.5 text-ink-muted">No per-event receipts (basis period_row): refunded to date <Money value={r.refundedToDateUsd} />.</td>
+                        <td colSpan={7} className="px-3 py-1.5 text-ink-muted">No per-refund detail from the service: refunded to date <Money value={r.refundedToDateUsd} />.</td>
                       </tr>
                     ) : null}
                   </tbody>
