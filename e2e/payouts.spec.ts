@@ -95,7 +95,7 @@ test.describe("payout review", () => {
     await page.goto(`/api/exports/journal?batch=${batchQuery}`);
     await expect(page).toHaveURL(/\/payouts\/export-refused\?/);
     await expect(page.getByRole("heading", { name: "Journal: not downloaded", level: 1 })).toBeVisible();
-    await expect(page.getByRole("alert")).toContainText("The journal is empty until the batch is approved");
+    await expect(page.getByRole("alert").filter({ hasText: "This file cannot be made now" })).toContainText("The journal is empty until the batch is approved");
     await expect(page.getByRole("navigation").first()).toBeVisible();
     await shootTop(page, "finance-export-refused");
     // A script still gets JSON.
@@ -215,7 +215,10 @@ test.describe("payout review", () => {
     const heldTable = page.getByRole("table", { name: /^Recipient payouts/ });
     if ((await heldTable.getByRole("checkbox", { name: /^Select (?!all)/ }).count()) > 0) {
       await page.getByRole("checkbox", { name: "Select all rows on this page" }).check();
-      await expect(page.getByRole("button", { name: "Carry forward…" })).toBeVisible();
+      await expect(page.getByRole("button", { name: "Carry forward…" })).toBeEnabled();
+      // Releasing cannot succeed (an open flag, a paid batch): it is shown disabled, with why.
+      await expect(page.getByRole("button", { name: "Release hold…" })).toBeDisabled();
+      await expect(page.getByText("can no longer be overridden: carry the balance forward instead")).toBeVisible();
       await shootTop(page, "finance2-payouts-held-bulk");
       await confirmDialog(page, "Carry forward…", "Carry forward", async (d) => {
         await d.getByLabel("Reason").fill("No player record yet: pay with the next statement once resolved");

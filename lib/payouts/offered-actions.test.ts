@@ -5,8 +5,8 @@ import {
   BATCH_ACTIONS,
   type BatchContext,
   batchVerdict,
-  bulkStatementActions,
   offeredStatementActions,
+  offersForSelection,
   STATEMENT_ACTIONS,
   statementVerdict,
 } from "./offered-actions";
@@ -98,12 +98,18 @@ describe("statement actions by batch status and statement state", () => {
     expect(offered.map((o) => `${o.action}:${o.verdict.kind}`)).toEqual(["release:blocked", "carry_forward:allowed"]);
   });
 
-  it("offers a bulk action when it applies to some statement state of the batch", () => {
-    const names = (status: PayoutBatchStatus, over: Partial<BatchContext> = {}) => bulkStatementActions(context(status, over)).map((o) => `${o.action}:${o.verdict.kind}`);
-    expect(names("draft")).toEqual(["approve:allowed", "unapprove:allowed", "hold:allowed", "release:allowed"]);
-    expect(names("approved")).toEqual(["hold:allowed", "release:allowed", "carry_forward:allowed", "mark_paid:allowed"]);
-    expect(names("paid", { actorId: "preparer" })).toEqual(["hold:allowed", "release:blocked", "carry_forward:allowed", "mark_paid:allowed"]);
-    expect(names("discarded")).toEqual([]);
+  it("offers a bulk action when it applies to some selected statement, else says why it is blocked", () => {
+    const names = (status: PayoutBatchStatus, facts: { state: PayoutStatementState; openFlags: number }[], over: Partial<BatchContext> = {}) =>
+      offersForSelection(context(status, over), facts).map((o) => `${o.action}:${o.verdict.kind}`);
+    const mixed = (["draft", "approved", "held"] as const).map((state) => ({ state, openFlags: 0 }));
+    expect(names("draft", mixed)).toEqual(["approve:allowed", "unapprove:allowed", "hold:allowed", "release:allowed"]);
+    expect(names("approved", mixed)).toEqual(["hold:allowed", "release:allowed", "carry_forward:allowed", "mark_paid:allowed"]);
+    expect(names("paid", mixed, { actorId: "preparer" })).toEqual(["hold:allowed", "release:blocked", "carry_forward:allowed", "mark_paid:allowed"]);
+    // Held statements with open flags in a paid batch: only carrying them forward can succeed.
+    expect(names("paid", [{ state: "held", openFlags: 1 }])).toEqual(["release:blocked", "carry_forward:allowed"]);
+    expect(names("paid", [{ state: "held", openFlags: 1 }, { state: "held", openFlags: 0 }])).toEqual(["release:allowed", "carry_forward:allowed"]);
+    expect(names("paid", [{ state: "paid", openFlags: 0 }, { state: "carried", openFlags: 0 }])).toEqual([]);
+    expect(names("discarded", mixed)).toEqual([]);
   });
 });
 

@@ -143,13 +143,12 @@ export function offeredStatementActions(batch: BatchContext, statement: Statemen
 }
 
 /**
- * The actions a bulk bar offers over a selection whose states are not known one by one: every action allowed for at
- * least one statement state that may be in this batch (the domain skips the others, naming them).
+ * The actions a bulk bar offers for the selected statements: an action allowed for at least one of them (the domain
+ * skips the others, naming them), else blocked with the first reason found; actions that apply to none are left out.
  */
-export function bulkStatementActions(batch: BatchContext): { action: StatementAction; verdict: Verdict }[] {
-  const states: PayoutStatementState[] = ["draft", "approved", "held"];
+export function offersForSelection(batch: BatchContext, statements: readonly StatementFacts[]): { action: StatementAction; verdict: Verdict }[] {
   return STATEMENT_ACTIONS.flatMap((action): { action: StatementAction; verdict: Verdict }[] => {
-    const verdicts = states.map((state) => statementVerdict(action, batch, { state, openFlags: 0 }));
+    const verdicts = statements.map((s) => statementVerdict(action, batch, s));
     const allowed = verdicts.find((v) => v.kind === "allowed");
     if (allowed) return [{ action, verdict: allowed }];
     const blocked = verdicts.find((v) => v.kind === "blocked");

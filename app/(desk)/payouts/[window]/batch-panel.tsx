@@ -66,8 +66,8 @@ export function BatchPanel(props: BatchPanelProps) {
   // The main button is the next step this person can take: approve what is unflagged while drafts remain.
   const approveBatchIsMain = allowed("approve_batch") && !allowed("approve_unflagged");
   return (
-    <div className="flex flex-col items-end gap-1">
-      <div className="flex flex-wrap items-center justify-end gap-2">
+    <div className="flex flex-col items-start gap-1 lg:max-w-md lg:items-end">
+      <div className="flex flex-wrap items-center gap-2 lg:justify-end">
         {allowed("approve_unflagged") ? (
           <ConfirmDialog
             onConfirmed={done}
@@ -131,7 +131,7 @@ export function BatchPanel(props: BatchPanelProps) {
         ) : null}
       </div>
       {approveBatch.kind === "blocked" ? (
-        <p id="approve-batch-why" className="max-w-md text-right text-xs text-ink-muted">
+        <p id="approve-batch-why" className="text-xs text-ink-muted lg:text-right">
           {approveBatch.code === "two_person_rule" ? `Approving the batch: ${approveBatch.reason}` : approveBatch.reason}
         </p>
       ) : null}

@@ -20,7 +20,7 @@ import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { listFlagOverrides, windowFlagsOf } from "@/lib/payouts/flags";
 import { getPayoutBatch } from "@/lib/payouts/ledger";
-import { type BatchContext, batchVerdicts, bulkStatementActions } from "@/lib/payouts/offered-actions";
+import { type BatchContext, batchVerdicts } from "@/lib/payouts/offered-actions";
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
@@ -140,7 +140,6 @@ export default async function WindowPage({ params, searchParams }: Props) {
       }
     : null;
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
-  const bulkOffers = context ? bulkStatementActions(context) : [];
   const openWindowFlags = windowFlags.filter((f) => !windowOverrides.has(f.flag));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
   const exportsList = [
@@ -169,8 +168,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
         }
       />
 
-      <section aria-labelledby="batch-heading" className="mb-4 flex flex-wrap items-start justify-between gap-3 rounded-lg border border-line bg-surface px-4 py-3">
-        <div className="min-w-0">
+      <section aria-labelledby="batch-heading" className="mb-4 flex flex-col gap-3 rounded-lg border border-line bg-surface px-4 py-3 lg:flex-row lg:items-start lg:justify-between">
+        <div className="min-w-0 lg:flex-1">
           <h2 id="batch-heading" className="text-sm font-semibold text-ink">
             Payout batch
           </h2>
@@ -217,7 +216,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
             title={
               <span id="window-flags-heading">
                 {openWindowFlags.length > 0
-                  ? `${formatCount(openWindowFlags.length)} flag${openWindowFlags.length === 1 ? "" : "s"} on this window block approval`
+                  ? `${formatCount(openWindowFlags.length)} flag${openWindowFlags.length === 1 ? " on this window blocks" : "s on this window block"} approval`
                   : "Flags on this window (all overridden)"}
               </span>
             }
@@ -264,7 +263,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
           batch={batch ? { id: batch.id, status: batch.status } : null}
           overridden={overriddenByRecipient}
           canAct={canAct}
-          offers={bulkOffers}
+          context={context}
+          openWindowFlags={openWindowFlags.length}
           actions={
             canAct
               ? {

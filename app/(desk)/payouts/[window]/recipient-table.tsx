@@ -16,7 +16,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import type { PayoutTableRow } from "@/db/queries/payouts";
 import type { TableState } from "@/lib/table-state";
 import { FlagBadges, STATE_LABELS } from "./flag-badges";
-import type { StatementAction, Verdict } from "@/lib/payouts/offered-actions";
+import { type BatchContext, offersForSelection, type StatementAction, type StatementFacts, type Verdict } from "@/lib/payouts/offered-actions";
 import { useNotice } from "./result-notice";
 
 type ServerAction = (form: FormData) => Promise<ConfirmResult>;
@@ -43,8 +43,10 @@ export type RecipientTableProps = {
   /** recipient id -> flags overridden for that recipient. */
   overridden: Record<string, string[]>;
   canAct: boolean;
-  /** The bulk actions lib/payouts/offered-actions.ts offers this person in this batch. */
-  offers: OfferedAction[];
+  /** Who is looking, for lib/payouts/offered-actions.ts: the bulk bar offers what it allows for the selected rows. */
+  context: BatchContext | null;
+  /** Window flags not overridden: they count against every statement. */
+  openWindowFlags: number;
   actions: BulkActions | null;
   methods: { value: string; label: string }[];
   today: string;
@@ -168,7 +170,14 @@ export function recipientName(row: Pick<PayoutTableRow, "playerName" | "recipien
 export function RecipientTable(props: RecipientTableProps) {
   const { batch, canAct, actions } = props;
   const onResult = useNotice();
-  const selectable = Boolean(canAct && actions && batch && props.offers.length > 0);
+  const { context } = props;
+  // A statement's facts as the domain sees them: its state and the flags still blocking it.
+  const facts = (row: PayoutTableRow): StatementFacts | null =>
+    row.state
+      ? { state: row.state, openFlags: props.openWindowFlags + row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f)).length }
+      : null;
+  const rowFacts = new Map(props.rows.map((row) => [row.statementId ?? "", facts(row)] as const));
+  const selectable = Boolean(canAct && actions && batch && context && offersForSelection(context, [...rowFacts.values()].filter((f) => f !== null)).length > 0);
   return (
     <DataTable
       caption="Recipient payouts (amounts in USD)"
@@ -212,7 +221,15 @@ export function RecipientTable(props: RecipientTableProps) {
               rowLabel: recipientName,
               actions: (ids) =>
                 ids.length === 0 ? null : (
-                  <BulkBar ids={ids} batch={batch} offers={props.offers} actions={actions} methods={props.methods} today={props.today} onResult={onResult} />
+                  <BulkBar
+                    ids={ids}
+                    batch={batch}
+                    offers={context ? offersForSelection(context, ids.map((id) => rowFacts.get(id)).filter((f) => f !== null && f !== undefined)) : []}
+                    actions={actions}
+                    methods={props.methods}
+                    today={props.today}
+                    onResult={onResult}
+                  />
                 ),
             }
           : undefined
