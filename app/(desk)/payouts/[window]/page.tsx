@@ -283,7 +283,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
       </section>
 
       <div className="grid items-start gap-4 lg:grid-cols-2">
-        <Panel id="totals" title="Totals of the window" summary={<>Net attributed <Money value={t.netAttributedUsd} currency="USD" />, {formatCount(t.recipientCount)} recipients</>}>
+        <Panel id="totals" className="lg:col-span-2" title="Totals of the window" summary={<>Net attributed <Money value={t.netAttributedUsd} currency="USD" />, {formatCount(t.recipientCount)} recipients</>}>
           <StatGroup label="Totals of the window">
             <Stat label="Net attributed (to pay)" value={<Money value={t.netAttributedUsd} currency="USD" />} hint={`${formatCount(t.recipientCount)} recipients`} />
             <Stat label="Gross attributed" value={<Money value={t.grossAttributedUsd} currency="USD" />} hint={`${formatCount(t.renewalsWithAttribution)} renewals with attribution`} />
@@ -309,6 +309,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
 
         <Panel
           id="unattributed"
+          className="lg:col-span-2"
           title="Renewals without attribution"
           summary={`${formatCount(t.renewalsWithoutAttribution)} renewals earned nobody a share`}
           open={reasons.some(([reason, count]) => count > 0 && UNATTRIBUTED_REASON_INFO[reason]?.blocks)}
