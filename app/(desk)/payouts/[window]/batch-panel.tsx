@@ -5,7 +5,7 @@ import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
-import { PaymentFields } from "./recipient-table";
+import { PaymentFields } from "./payment-fields";
 import { useNotice } from "./result-notice";
 
 type ServerAction = (form: FormData) => Promise<ConfirmResult>;

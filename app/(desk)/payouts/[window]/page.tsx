@@ -231,7 +231,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
                         {flag.label}
                         {override ? " (overridden)" : ""}
                       </span>
-                      : {FLAG_INFO[flag.flag].meaning}
+                      : {FLAG_INFO[flag.flag].meaning} <span className="text-xs">({flag.detail})</span>
                       {override ? (
                         <span className="block text-xs">
                           Overridden by {override.actorEmail} on <DateTime value={override.at.toISOString()} />: “{override.reason}”

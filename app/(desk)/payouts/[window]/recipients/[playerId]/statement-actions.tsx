@@ -6,7 +6,8 @@ import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import type { StatementAction } from "@/lib/payouts/offered-actions";
-import { type OfferedAction, PaymentFields } from "../../recipient-table";
+import type { OfferedAction } from "../../bulk-bar";
+import { PaymentFields } from "../../payment-fields";
 import { NoticeProvider, useNotice } from "../../result-notice";
 
 type ServerAction = Parameters<typeof ConfirmDialog>[0]["action"];
