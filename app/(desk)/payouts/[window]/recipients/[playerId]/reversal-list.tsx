@@ -63,7 +63,7 @@ export function ReversalList({ reversals }: { reversals: SnapshotReversalRow[] }
                       <th scope="col" className="px-3 py-1.5 text-right font-medium">Cumulative after</th>
                       <th scope="col" className="px-3 py-1.5 text-right font-medium">Attribution reversed</th>
                       <th scope="col" className="px-3 py-1.5 text-right font-medium">Partner revenue reversed</th>
-                      <th scope="col" className="px-3 py-1.5 font-medium">Partner revenue</th>
+                      <th scope="col" className="px-3 py-1.5 font-medium">How it was reversed</th>
                     </tr>
                   </thead>
                   <tbody>
