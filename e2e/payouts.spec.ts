@@ -67,6 +67,44 @@ test.describe("payout review", () => {
     const table = page.getByRole("table", { name: /^Recipient payouts/ });
     await expect(table.getByRole("row")).not.toHaveCount(1);
 
+    // The work comes first: the recipient table starts within the first screenful.
+    const tableTop = (await table.boundingBox())?.y ?? Number.POSITIVE_INFINITY;
+    expect(tableTop).toBeLessThan(page.viewportSize()?.height ?? 720);
+    await shootTop(page, "finance-payouts-window-draft-top");
+
+    // Row checkboxes are named by recipient, never by a statement id.
+    const rowBoxes = table.getByRole("checkbox", { name: /^Select (?!all)/ });
+    await expect(rowBoxes.first()).toBeVisible();
+    for (const name of await rowBoxes.evaluateAll((boxes) => boxes.map((b) => b.getAttribute("aria-label") ?? ""))) {
+      expect(name).toMatch(/^Select (.+ \(player \d+\)|player \d+)$/);
+      expect(name).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    }
+
+    // Exports offer only what can be made now: no journal of a draft; the spreadsheet option is a checkbox.
+    const exportsRegion = page.getByRole("region", { name: "Exports" });
+    await expect(exportsRegion.getByRole("link", { name: "Journal (CSV)" })).toHaveCount(0);
+    await expect(exportsRegion).toContainText("The journal is empty until the batch is approved");
+    const payoutLink = exportsRegion.getByRole("link", { name: "Payout file (CSV)" });
+    await expect(payoutLink).not.toHaveAttribute("href", /bom=1/);
+    await exportsRegion.getByRole("checkbox", { name: "For a spreadsheet app" }).check();
+    await expect(payoutLink).toHaveAttribute("href", /&bom=1$/);
+    const batchQuery = new URL((await payoutLink.getAttribute("href")) ?? "", "http://x").searchParams.get("batch");
+    await exportsRegion.screenshot({ path: path.resolve(import.meta.dirname, "screenshots", "finance-payouts-exports-draft.png") });
+
+    // A refused download opened in the browser is a page of the app with the reason, not a JSON file.
+    await page.goto(`/api/exports/journal?batch=${batchQuery}`);
+    await expect(page).toHaveURL(/\/payouts\/export-refused\?/);
+    await expect(page.getByRole("heading", { name: "Journal: not downloaded", level: 1 })).toBeVisible();
+    await expect(page.getByRole("alert").filter({ hasText: "This file cannot be made now" })).toContainText("The journal is empty until the batch is approved");
+    await expect(page.getByRole("navigation").first()).toBeVisible();
+    await shootTop(page, "finance-export-refused");
+    // A script still gets JSON.
+    const api = await page.request.get(`/api/exports/journal?batch=${batchQuery}`, { headers: { Accept: "application/json" } });
+    expect(api.status()).toBe(409);
+    expect(((await api.json()) as { error: { message: string } }).error.message).toContain("until the batch is approved");
+    await page.getByRole("link", { name: `Back to ${LABEL}` }).click();
+    await expect(page).toHaveURL(new RegExp(`${WINDOW_PATH}$`));
+
     // Window-level flags block approval until overridden with a written reason.
     const overrides = page.getByRole("button", { name: "Override…" });
     const windowFlagCount = await overrides.count();
@@ -98,10 +136,16 @@ test.describe("payout review", () => {
     await page.getByRole("heading", { name: /Reversals reported in this window/ }).scrollIntoViewIfNeeded();
     await shootTop(page, "finance-payouts-evidence-reversals");
 
-    // Hold that recipient with a reason, from the evidence page.
-    await confirmDialog(page, "Hold…", "Hold payout", async (dialog) => {
-      await dialog.getByLabel("Reason").fill(HOLD_REASON);
-    });
+    // Hold that recipient with a reason, from the evidence page. A refused reason stays typed, with the error.
+    await page.getByRole("button", { name: "Hold…" }).click();
+    const holdDialog = page.getByRole("dialog");
+    await holdDialog.getByLabel("Reason").fill("W-8");
+    await holdDialog.getByRole("button", { name: "Hold payout" }).click();
+    await expect(holdDialog.getByRole("alert")).toContainText(/at least 5 characters/);
+    await expect(holdDialog.getByLabel("Reason")).toHaveValue("W-8");
+    await holdDialog.getByLabel("Reason").fill(HOLD_REASON);
+    await holdDialog.getByRole("button", { name: "Hold payout" }).click();
+    await expect(holdDialog).toBeHidden({ timeout: 30_000 });
     await expect(page.getByText("Held").first()).toBeVisible();
     await expect(page.getByText(HOLD_REASON).first()).toBeVisible();
 
@@ -122,13 +166,11 @@ test.describe("payout review", () => {
     await page.goto(`${WINDOW_PATH}?state=draft`);
     await expect(page.getByText("No rows match")).toBeVisible();
 
-    // The preparer may not approve the batch (two-person rule).
+    // The preparer is not offered the approval (two-person rule) and is told why, before trying.
     await page.goto(WINDOW_PATH);
-    await page.getByRole("button", { name: "Approve batch" }).click();
-    const dialog = page.getByRole("dialog");
-    await dialog.getByRole("button", { name: "Approve batch" }).click();
-    await expect(dialog.getByRole("alert")).toContainText("Two-person rule");
-    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("button", { name: "Approve batch" })).toHaveCount(0);
+    await expect(page.getByText("you prepared this batch, so another finance user must approve it")).toBeVisible();
+    await shootTop(page, "finance-payouts-preparer-top");
     await page.goto(`${WINDOW_PATH}?state=held`);
     await expect(page.getByRole("table", { name: /^Recipient payouts/ })).toContainText(recipientName);
     await shoot(page, "finance-payouts-held");
@@ -166,6 +208,46 @@ test.describe("payout review", () => {
     await expect(page.getByText("Check passed: paid + carried = net attributed over the windows paid from.")).toBeVisible();
     await expect(page.getByRole("table", { name: "Ledger entries with the running balance" })).toContainText("WIRE-2026-08-001");
     await shoot(page, "finance2-recipient-history");
+
+    // Held statements of the paid batch are never stuck. Unresolved recipients (their flag can no longer be
+    // overridden) are carried forward whole into their next statement.
+    await page.goto(`${WINDOW_PATH}?state=held&show=unresolved`);
+    const heldTable = page.getByRole("table", { name: /^Recipient payouts/ });
+    if ((await heldTable.getByRole("checkbox", { name: /^Select (?!all)/ }).count()) > 0) {
+      await page.getByRole("checkbox", { name: "Select all rows on this page" }).check();
+      await expect(page.getByRole("button", { name: "Carry forward…" })).toBeEnabled();
+      // Releasing cannot succeed (an open flag, a paid batch): it is shown disabled, with why.
+      await expect(page.getByRole("button", { name: "Release hold…" })).toBeDisabled();
+      await expect(page.getByText("can no longer be overridden: carry the balance forward instead")).toBeVisible();
+      await shootTop(page, "finance2-payouts-held-bulk");
+      await confirmDialog(page, "Carry forward…", "Carry forward", async (d) => {
+        await d.getByLabel("Reason").fill("No player record yet: pay with the next statement once resolved");
+      });
+      const notice = page.getByRole("status").filter({ hasText: /Carried forward \d/ });
+      await expect(notice).toBeVisible();
+      // The message floats in a live region: it moves no button and no row.
+      await expect(notice).toHaveCSS("position", "fixed");
+      await page.goto(`${WINDOW_PATH}?state=carried&show=unresolved`);
+      await expect(heldTable.getByText("Carried forward").first()).toBeVisible();
+    }
+
+    // The recipient held for a tax form: released by someone other than the preparer and paid in its own batch.
+    await page.goto(`${WINDOW_PATH}?state=held`);
+    await heldTable.getByRole("row").filter({ hasText: HOLD_REASON }).getByRole("rowheader").getByRole("link").click();
+    await expect(page.getByRole("button", { name: "Carry forward…" })).toBeVisible();
+    await shootTop(page, "finance2-statement-held-in-paid-batch");
+    await confirmDialog(page, "Release hold…", "Release", async (d) => {
+      await d.getByLabel("Reason").fill("W-8BEN received and filed");
+    });
+    await page.goto(WINDOW_PATH);
+    await confirmDialog(page, "Mark approved paid…", "Record payment", async (d) => {
+      await d.getByLabel("External reference").fill("WIRE-2026-08-002");
+    });
+    await page.goto(`${WINDOW_PATH}?state=held`);
+    await expect(page.getByText("No rows match")).toBeVisible();
+    await page.goto(WINDOW_PATH);
+    await expect(page.getByText("Paid", { exact: true }).first()).toBeVisible();
+    await shootTop(page, "finance2-payouts-settled-top");
   });
 
   test("[viewer] sees the window, evidence and ledger but cannot change anything", async ({ page }) => {

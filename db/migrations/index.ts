@@ -9,6 +9,7 @@ import * as refundHardening from "./2026_11_22_1055_refund_hardening";
 import * as webhookSecretGrace from "./2026_11_22_1050_webhook_secret_grace";
 import * as flagCausesAndDisputes from "./2026_11_23_1400_flag_causes_and_disputes";
 import * as keyCheck from "./2026_11_23_1000_key_check";
+import * as payoutCarryForwardHold from "./2026_11_23_1600_payout_carry_forward_hold";
 import * as refundOutcomeSafety from "./2026_11_23_1100_refund_outcome_safety";
 import * as servicePace from "./2026_11_23_1800_service_pace";
 
@@ -28,5 +29,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_23_1000_key_check": keyCheck,
   "2026_11_23_1100_refund_outcome_safety": refundOutcomeSafety,
   "2026_11_23_1400_flag_causes_and_disputes": flagCausesAndDisputes,
+  "2026_11_23_1600_payout_carry_forward_hold": payoutCarryForwardHold,
   "2026_11_23_1800_service_pace": servicePace,
 };

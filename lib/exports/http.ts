@@ -1,7 +1,58 @@
 import "server-only";
+import { z } from "zod";
 import type { Db } from "@/db";
+import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { type ExportRequest, startExport } from "./run";
+import { exportKindSchema } from "./kinds";
+import { exportIdSchema, type ExportRequest, startExport } from "./run";
+import type { ExportKind } from "./types";
+
+const exportQuerySchema = z
+  .object({
+    kind: exportKindSchema,
+    snapshot: exportIdSchema.optional(),
+    batch: exportIdSchema.optional(),
+    bom: z.enum(["0", "1"], { message: "must be 1 (add a byte-order mark for spreadsheets) or 0" }).default("0"),
+  })
+  .refine((q) => Boolean(q.snapshot) !== Boolean(q.batch), { message: "give either a snapshot id or a payout batch id", path: ["snapshot"] });
+
+export type ExportQuery = { kind: ExportKind; snapshot?: string; batch?: string; bom: boolean };
+
+/** The query of an export download (`?snapshot=` or `?batch=`, `bom`), or an AppError naming the field. */
+export function parseExportQuery(kind: string, params: URLSearchParams): ExportQuery {
+  const parsed = exportQuerySchema.safeParse({
+    kind,
+    snapshot: params.get("snapshot") ?? undefined,
+    batch: params.get("batch") ?? undefined,
+    bom: params.get("bom") ?? undefined,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? "query");
+    throw new AppError("INVALID_INPUT", `${field}: ${issue?.message ?? "is invalid"}`, { field });
+  }
+  return { kind: parsed.data.kind, snapshot: parsed.data.snapshot, batch: parsed.data.batch, bom: parsed.data.bom === "1" };
+}
+
+/**
+ * A person's browser following a download link, rather than a script or the CLI: it asks for HTML first. A refused
+ * download then gets a page of the app saying why (a JSON body would be saved as the "file" or shown raw).
+ */
+export function isBrowserNavigation(request: Request): boolean {
+  const mode = request.headers.get("sec-fetch-mode");
+  if (mode && mode !== "navigate") return false;
+  return (request.headers.get("accept") ?? "").split(",").some((part) => part.trim().toLowerCase().startsWith("text/html"));
+}
+
+/** Sends a browser to the page that explains why the export of `kind` with this query cannot be made. */
+export function refusedExportRedirect(kind: string, params: URLSearchParams): Response {
+  const query = new URLSearchParams({ kind });
+  for (const name of ["snapshot", "batch"]) {
+    const value = params.get(name);
+    if (value) query.set(name, value.slice(0, 100));
+  }
+  return new Response(null, { status: 303, headers: { Location: `/payouts/export-refused?${query.toString()}`, "Cache-Control": "no-store" } });
+}
 
 /**
  * An export as an HTTP response: the CSV streamed as it is read from the database. The first chunk is read before

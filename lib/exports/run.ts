@@ -6,6 +6,7 @@ import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { formatInstant } from "@/lib/time";
+import { exportAvailability } from "./availability";
 import { csvOutput } from "./csv";
 import { EXPORTS } from "./kinds";
 import type { ExportKind, ResolvedTarget } from "./types";
@@ -49,7 +50,8 @@ export type StartedExport = {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const exportIdSchema = z.string().trim().toLowerCase().regex(UUID, { message: "must be an id such as 0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11", abort: true });
 
-async function resolveTarget(db: Db, request: ExportRequest): Promise<ResolvedTarget> {
+/** What an export would read, or the AppError it is refused with; nothing is audited. */
+export async function resolveTarget(db: Db, request: ExportRequest): Promise<ResolvedTarget> {
   const definition = EXPORTS[request.kind];
   let snapshotId = request.snapshotId ?? null;
   let batchId: string | null = null;
@@ -88,12 +90,10 @@ async function resolveTarget(db: Db, request: ExportRequest): Promise<ResolvedTa
     if (batches.length > 1) throw new AppError("CONFLICT", `Several payout batches use snapshot ${snapshot.id}: give the batch id.`, { field: "batch" });
     batchId = (batches[0] as { id: string }).id;
   }
-  if (request.kind === "journal" && batchId) {
+  if (batchId) {
     const batch = await db.selectFrom("payout_batch").select("status").where("id", "=", batchId).executeTakeFirstOrThrow();
-    // Journal entries exist from approval on (lib/payouts/ledger.ts): a draft has nothing to post yet.
-    if (batch.status !== "approved" && batch.status !== "paid") {
-      throw new AppError("CONFLICT", `The journal of batch ${batchId} is empty until the batch is approved (it is ${batch.status}).`, { field: "batch" });
-    }
+    const available = exportAvailability(request.kind, batch);
+    if (!available.ok) throw new AppError("CONFLICT", `Batch ${batchId} is ${batch.status}. ${available.reason}`, { field: "batch" });
   }
   return {
     gameId: snapshot.game_id,

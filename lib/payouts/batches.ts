@@ -10,6 +10,7 @@ import { formatUsd, money, sumMoney } from "@/lib/money";
 import { formatInstant, formatWindow, type TimeWindow } from "@/lib/time";
 import { computeStatementFigures } from "./compute";
 import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
+import { type BatchContext, statementVerdict, type StatementAction } from "./offered-actions";
 import { readPayoutSettings } from "./settings";
 
 /**
@@ -320,7 +321,7 @@ type StatementSelection = { ids?: string[]; all?: "draft_unflagged" };
 async function selectStatements(trx: Trx, batchId: string, which: string[] | { state: PayoutStatementState }) {
   const query = trx
     .selectFrom("payout_statement")
-    .select(["id", "recipient_player_id", "state", "recipient_flags", "payable_usd", "hold_reason"])
+    .select(["id", "recipient_player_id", "state", "recipient_flags", "payable_usd", "available_usd", "hold_reason"])
     .where("batch_id", "=", batchId);
   if (!Array.isArray(which)) return query.where("state", "=", which.state).orderBy("recipient_player_id").forUpdate().execute();
   const out = [];
@@ -337,16 +338,42 @@ function describeFlags(flags: readonly ActiveFlag[]): string {
 
 export type BulkResult = { changed: number; skipped: { id: string; recipientPlayerId: number; reason: string }[] };
 
-/** The statements a bulk action may change (in one of `allowed` states) and the others, skipped with their state. */
-function splitByState<R extends { id: string; recipient_player_id: string; state: PayoutStatementState }>(
+type BatchRow = Awaited<ReturnType<typeof loadBatchForUpdate>>;
+
+/**
+ * The context lib/payouts/offered-actions.ts decides from. Server actions and the CLI have checked the finance role
+ * before calling in here.
+ */
+function verdictContext(batch: BatchRow, actor: Actor): BatchContext {
+  return {
+    role: "finance",
+    actorId: actor.id,
+    status: batch.status,
+    twoPersonRule: batch.two_person_rule,
+    preparedById: batch.prepared_by_id,
+    approvedById: batch.approved_by_id,
+  };
+}
+
+/**
+ * The statements an action applies to and the others, skipped with the reason the pages show. A rule that binds the
+ * person rather than the statement (the two-person rule) refuses the whole action.
+ */
+function splitByVerdict<R extends { id: string; recipient_player_id: string; state: PayoutStatementState }>(
   rows: R[],
-  allowed: readonly PayoutStatementState[],
+  action: StatementAction,
+  context: BatchContext,
+  openFlags: (row: R) => ActiveFlag[] = () => [],
 ): { change: R[]; skipped: BulkResult["skipped"] } {
   const change: R[] = [];
   const skipped: BulkResult["skipped"] = [];
   for (const r of rows) {
-    if (allowed.includes(r.state)) change.push(r);
-    else skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `is ${r.state}` });
+    const open = r.state === "held" || r.state === "draft" ? openFlags(r) : [];
+    const verdict = statementVerdict(action, context, { state: r.state, openFlags: open.length });
+    if (verdict.kind === "allowed") change.push(r);
+    else if (verdict.kind === "blocked" && verdict.code === "two_person_rule") throw new AppError("FORBIDDEN", verdict.reason);
+    else if (verdict.kind === "blocked" && verdict.code === "open_flags") skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `open flags: ${describeFlags(open)}` });
+    else skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: verdict.reason });
   }
   return { change, skipped };
 }
@@ -418,7 +445,7 @@ export async function unapproveStatements(db: Db, params: { gameId: string; batc
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "draft") throw new AppError("CONFLICT", `The batch is ${batch.status}; its statements can no longer go back to draft.`);
     const rows = await selectStatements(trx, batch.id, params.ids);
-    const { change, skipped } = splitByState(rows, ["approved"]);
+    const { change, skipped } = splitByVerdict(rows, "unapprove", verdictContext(batch, actor));
     await setState(trx, change.map((r) => r.id), "draft", actor);
     await insertEvents(
       trx,
@@ -453,8 +480,7 @@ export async function holdStatements(
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status === "discarded") throw new AppError("CONFLICT", "This batch was discarded.");
     const rows = await selectStatements(trx, batch.id, params.ids);
-    const allowed: PayoutStatementState[] = batch.status === "draft" ? ["draft", "approved"] : ["approved"];
-    const { change, skipped } = splitByState(rows, allowed);
+    const { change, skipped } = splitByVerdict(rows, "hold", verdictContext(batch, actor));
     await setState(trx, change.map((r) => r.id), "held", actor, { hold_reason: reason });
     await insertEvents(
       trx,
@@ -475,8 +501,10 @@ export async function holdStatements(
 }
 
 /**
- * Releases held statements: back to draft in a draft batch; in an approved batch back to approved (to be paid), or
- * straight to carried when there is nothing to pay. The reason is kept.
+ * Releases held statements: back to draft in a draft batch; in an approved or paid batch back to approved (to be
+ * paid; a paid batch is open again until it is), or straight to carried when there is nothing to pay. A hold with
+ * open flags stays held (carry it forward instead); under the two-person rule the preparer cannot release a hold
+ * once the batch is approved. The reason is kept.
  */
 export async function releaseStatements(
   db: Db,
@@ -491,28 +519,25 @@ export async function releaseStatements(
     if (batch.status === "discarded") throw new AppError("CONFLICT", "This batch was discarded.");
     const flags = await batchFlags(trx, params.gameId, batch);
     const rows = await selectStatements(trx, batch.id, params.ids);
-    const { change: held, skipped } = splitByState(rows, ["held"]);
+    const { change: release, skipped } = splitByVerdict(rows, "release", verdictContext(batch, actor), (r) =>
+      openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags),
+    );
     const events: Parameters<typeof insertEvents>[1] = [];
     const now = new Date();
     if (batch.status === "draft") {
-      await setState(trx, held.map((r) => r.id), "draft", actor, { hold_reason: null });
-      for (const r of held) events.push({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "released", stateAfter: "draft", detail: { reason } });
+      await setState(trx, release.map((r) => r.id), "draft", actor, { hold_reason: null });
+      for (const r of release) events.push({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "released", stateAfter: "draft", detail: { reason } });
     } else {
-      if (batch.two_person_rule && batch.prepared_by_id === actor.id) {
-        throw new AppError("FORBIDDEN", "Two-person rule: releasing a hold in an approved batch needs someone other than the preparer.");
-      }
-      const release: typeof held = [];
-      for (const r of held) {
-        const open = openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags);
-        if (open.length > 0) skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `open flags: ${describeFlags(open)}` });
-        else release.push(r);
-      }
       const toCarry = release.filter((r) => money(r.payable_usd).isZero());
       const toApprove = release.filter((r) => !money(r.payable_usd).isZero());
       await setState(trx, toApprove.map((r) => r.id), "approved", actor, { hold_reason: null });
       await setState(trx, toCarry.map((r) => r.id), "carried", actor, { hold_reason: null, closed_at: now });
       for (const r of toApprove) events.push({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "released", stateAfter: "approved", detail: { reason } });
       for (const r of toCarry) events.push({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "released", stateAfter: "carried", detail: { reason } });
+      if (toApprove.length > 0 && batch.status === "paid") {
+        // Something is owed again: the batch is approved-unpaid until it is paid (settleBatchStatus).
+        await trx.updateTable("payout_batch").set({ status: "approved", paid_at: null, updated_at: now }).where("id", "=", batch.id).execute();
+      }
       await settleBatchStatus(trx, batch.id);
     }
     await insertEvents(trx, events, actor);
@@ -525,6 +550,70 @@ export async function releaseStatements(
       detail: { released: events.length, reason, recipients: events.slice(0, 200).map((e) => Number(e.recipient)), skipped: skipped.slice(0, 200) },
     });
     return { changed: events.length, skipped };
+  });
+}
+
+/**
+ * Carries held statements of an approved or paid batch forward whole: each closes with nothing paid and its whole
+ * available balance carried out, which the recipient's next prepared statement takes in (and pays, once its own
+ * flags are cleared). The way out of a hold that can no longer be released, e.g. a paid batch whose flags cannot be
+ * overridden any more. The ledger shows a rollover of the balance, so the carry-forward invariant holds.
+ */
+export async function carryStatementsForward(
+  db: Db,
+  params: { gameId: string; batchId: string; ids: string[]; reason: string },
+  actor: Actor,
+): Promise<BulkResult> {
+  const reason = params.reason.trim();
+  if (reason.length < 5) throw new AppError("INVALID_INPUT", "Say why the balance is carried forward (at least 5 characters).", { field: "reason" });
+  return db.transaction().execute(async (trx) => {
+    await lockGame(trx, params.gameId);
+    const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
+    if (batch.status === "discarded") throw new AppError("CONFLICT", "This batch was discarded.");
+    const rows = await selectStatements(trx, batch.id, params.ids);
+    const { change, skipped } = splitByVerdict(rows, "carry_forward", verdictContext(batch, actor));
+    const now = new Date();
+    for (let i = 0; i < change.length; i += 1000) {
+      const chunk = change.slice(i, i + 1000).map((r) => r.id);
+      await trx
+        .updateTable("payout_statement")
+        .set({
+          state: "carried",
+          payable_usd: "0",
+          carry_out_usd: sql<string>`available_usd`,
+          hold_reason: null,
+          closed_at: now,
+          state_changed_at: now,
+          state_changed_by_email: actor.email,
+        })
+        .where("id", "in", chunk)
+        .where("state", "=", "held")
+        .execute();
+    }
+    await insertEvents(
+      trx,
+      change.map((r) => ({
+        statementId: r.id,
+        batchId: batch.id,
+        gameId: params.gameId,
+        recipient: r.recipient_player_id,
+        kind: "carried_forward",
+        stateAfter: "carried" as const,
+        detail: { reason, holdReason: r.hold_reason, payableBeforeUsd: formatUsd(r.payable_usd), carriedUsd: formatUsd(r.available_usd) },
+      })),
+      actor,
+    );
+    await settleBatchStatus(trx, batch.id);
+    const amount = formatUsd(sumMoney(change.map((r) => r.available_usd)));
+    await recordAudit(trx, {
+      actor,
+      action: "payouts.statement.carry_forward",
+      gameId: params.gameId,
+      target: batch.id,
+      outcome: change.length > 0 ? "succeeded" : "nothing_changed",
+      detail: { carried: change.length, amountUsd: amount, reason, recipients: change.slice(0, 200).map((r) => Number(r.recipient_player_id)), skipped: skipped.slice(0, 200) },
+    });
+    return { changed: change.length, skipped };
   });
 }
 

@@ -25,7 +25,7 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   spend_order_not_found: {
     label: "Spend order not found",
     meaning:
-      "The service could not reach the settlement record of some renewals in this window, so their attribution is unknown. The spec says: investigate before paying.",
+      "The service could not reach the settlement record of some renewals in this window, so their attribution is unknown. Find out why before paying.",
   },
   snapshot_drift: {
     label: "Snapshot drift",

@@ -17,7 +17,8 @@ import { formatInstant } from "@/lib/time";
  * | carry_in  | + carried in           | the batch's approval                 | carried in ≠ 0 (one entry per source)   |
  * | payment   | − amount paid          | when the payment was recorded        | the statement is paid                   |
  * | carry_out | − carried out (< 0)    | when the statement closed            | closed with a negative balance          |
- * | rollover  | − carried out (> 0)    | when the statement closed            | closed with a payable under the minimum |
+ * | rollover  | − carried out (> 0)    | when the statement closed            | closed with a payable under the minimum,|
+ * |           |                        |                                      | or a held balance carried forward       |
  *
  * The entries of a closed statement (paid or carried) add up to zero; a statement still approved-unpaid or held
  * leaves its balance open, which is what the liability view reports. A carry_out/rollover of one statement is the
@@ -109,8 +110,10 @@ export type PayoutBatchSummary = {
   status: PayoutBatchStatus;
   minPayoutUsd: string;
   twoPersonRule: boolean;
+  preparedById: string;
   preparedByEmail: string;
   preparedAt: string;
+  approvedById: string | null;
   approvedByEmail: string | null;
   approvedAt: string | null;
   paidAt: string | null;
@@ -143,8 +146,10 @@ export function toBatchSummary(r: BatchRow): PayoutBatchSummary {
     status: r.status,
     minPayoutUsd: formatUsd(r.min_payout_usd),
     twoPersonRule: r.two_person_rule,
+    preparedById: r.prepared_by_id,
     preparedByEmail: r.prepared_by_email,
     preparedAt: formatInstant(r.prepared_at),
+    approvedById: r.approved_by_id,
     approvedByEmail: r.approved_by_email,
     approvedAt: iso(r.approved_at),
     paidAt: iso(r.paid_at),

@@ -11,6 +11,7 @@ import {
   approvePayoutBatch,
   approveStatements,
   type BulkResult,
+  carryStatementsForward,
   discardPayoutBatch,
   holdStatements,
   markStatementsPaid,
@@ -118,6 +119,17 @@ export const releaseStatementsAction = defineAction(
     const result = await releaseStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason }, user);
     revalidatePayouts();
     return { ok: true, message: describeBulk("Released", result) };
+  },
+);
+
+export const carryForwardStatementsAction = defineAction(
+  { name: "carryForwardPayoutStatements", role: "finance", input: selectionSchema.extend({ reason: reasonSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const result = await carryStatementsForward(db, { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason }, user);
+    revalidatePayouts();
+    return { ok: true, message: describeBulk("Carried forward", result) };
   },
 );
 

@@ -1,7 +1,6 @@
 "use client";
 
-import { useActionState, useEffect, useState, type ReactNode } from "react";
-import { SubmitButton } from "../forms/submit-button";
+import { type FormEvent, startTransition, useActionState, useEffect, useState, type ReactNode } from "react";
 import { FormMessage } from "../forms/form-message";
 import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
@@ -97,7 +96,9 @@ function ConfirmForm({
 
   return (
     // The dialog's body and footer live inside the form, so Enter in a field and the confirm button both submit it.
-    <form action={formAction} className="-mx-4 -mb-3">
+    // Submitted by hand rather than through `action`: React resets a form after its action, which would wipe a typed
+    // reason when the action answers with an error.
+    <form onSubmit={(event) => submitKeepingFields(event, formAction)} className="-mx-4 -mb-3">
       {hiddenFields
         ? Object.entries(hiddenFields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />)
         : null}
@@ -109,9 +110,9 @@ function ConfirmForm({
         <DialogClose asChild>
           <Button variant="secondary">{cancelLabel}</Button>
         </DialogClose>
-        <SubmitButton variant={tone === "danger" ? "danger" : "primary"} pendingLabel={pendingLabel}>
+        <Button type="submit" variant={tone === "danger" ? "danger" : "primary"} pending={isPending} pendingLabel={pendingLabel}>
           {confirmLabel}
-        </SubmitButton>
+        </Button>
       </DialogFooter>
     </form>
   );
@@ -124,4 +125,10 @@ function typedValues(formData: FormData): TypedValues {
     if (typeof value === "string" && !key.startsWith("$ACTION")) out[key] = value;
   }
   return out;
+}
+
+function submitKeepingFields(event: FormEvent<HTMLFormElement>, dispatch: (data: FormData) => void): void {
+  event.preventDefault();
+  const data = new FormData(event.currentTarget);
+  startTransition(() => dispatch(data));
 }

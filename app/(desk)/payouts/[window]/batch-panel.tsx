@@ -1,12 +1,12 @@
 "use client";
 
-import { useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
-import { PaymentFields } from "./recipient-table";
-import { ResultNotice } from "./result-notice";
+import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
+import { PaymentFields } from "./payment-fields";
+import { useNotice } from "./result-notice";
 
 type ServerAction = (form: FormData) => Promise<ConfirmResult>;
 
@@ -24,6 +24,8 @@ export type BatchPanelProps = {
   snapshotVersion: number;
   batch: { id: string; status: string; preparedByEmail: string; preparedByMe: boolean } | null;
   counts: { draft: number; approved: number; held: number; payableApprovedUsd: string; total: number };
+  /** What lib/payouts/offered-actions.ts allows this person for each batch action. */
+  offers: Record<BatchAction, Verdict> | null;
   twoPersonRule: boolean;
   minPayoutUsd: string;
   actions: BatchPanelActions;
@@ -38,21 +40,14 @@ function withFields(action: ServerAction, fields: Record<string, string>): Serve
   };
 }
 
-/** The buttons that move a window's payout batch along: prepare, approve, pay, discard. Finance only. */
+/**
+ * The buttons that move a window's payout batch along: prepare, approve, pay, discard. Finance only. Only the actions
+ * this person can take are buttons; one that applies but is not theirs to take says why instead.
+ */
 export function BatchPanel(props: BatchPanelProps) {
-  const [result, setResult] = useState<ConfirmResult | null>(null);
-  return (
-    <div className="flex max-w-xl flex-col items-end gap-2">
-      <BatchButtons {...props} onResult={setResult} />
-      <ResultNotice result={result} />
-    </div>
-  );
-}
-
-function BatchButtons(props: BatchPanelProps & { onResult: (result: ConfirmResult | null) => void }) {
-  const { batch, counts, actions, onResult } = props;
-  const done = (r: ConfirmResult | void) => onResult(r ?? null);
-  if (!batch) {
+  const done = useNotice();
+  const { batch, counts, actions, offers } = props;
+  if (!batch || !offers) {
     return (
       <ConfirmDialog
         onConfirmed={done}
@@ -66,41 +61,59 @@ function BatchButtons(props: BatchPanelProps & { onResult: (result: ConfirmResul
     );
   }
   const id = { batchId: batch.id };
+  const allowed = (a: BatchAction) => offers[a].kind === "allowed";
+  const approveBatch = offers.approve_batch;
+  // The main button is the next step this person can take: approve what is unflagged while drafts remain.
+  const approveBatchIsMain = allowed("approve_batch") && !allowed("approve_unflagged");
   return (
-    <div className="flex flex-wrap items-center gap-2">
-      {batch.status === "draft" ? (
-        <>
+    <div className="flex flex-col items-start gap-1 lg:max-w-md lg:items-end">
+      <div className="flex flex-wrap items-center gap-2 lg:justify-end">
+        {allowed("approve_unflagged") ? (
           <ConfirmDialog
             onConfirmed={done}
-            trigger={<Button>Approve all unflagged</Button>}
+            trigger={<Button variant="primary">Approve all unflagged</Button>}
             title="Approve every draft statement without an open flag?"
             description={`${counts.draft.toLocaleString("en-US")} statements are in draft. Flagged ones stay in draft and are listed.`}
             confirmLabel="Approve"
             pendingLabel="Approving…"
             action={withFields(actions.approveUnflagged, id)}
           />
+        ) : null}
+        {approveBatch.kind === "allowed" ? (
           <ConfirmDialog
             onConfirmed={done}
-            trigger={
-              <Button variant="primary" aria-describedby="approve-batch-hint">
-                Approve batch
-              </Button>
-            }
+            trigger={<Button variant={approveBatchIsMain ? "primary" : "secondary"}>Approve batch</Button>}
             title="Approve this payout batch?"
-            description={
-              props.twoPersonRule
-                ? `Two-person rule: ${batch.preparedByMe ? "you prepared this batch, so another finance user must approve it." : `prepared by ${batch.preparedByEmail}; you approve it.`}`
-                : "The two-person rule is off."
-            }
+            description={props.twoPersonRule ? `Two-person rule: prepared by ${batch.preparedByEmail}; you approve it.` : "The two-person rule is off."}
             confirmLabel="Approve batch"
             pendingLabel="Approving…"
             action={withFields(actions.approveBatch, id)}
           >
             <p className="text-sm text-ink">
-              {counts.approved.toLocaleString("en-US")} approved (USD {props.counts.payableApprovedUsd} payable), {counts.held.toLocaleString("en-US")} held,{" "}
-              {counts.draft.toLocaleString("en-US")} still in draft. Approving freezes every figure to snapshot version {props.snapshotVersion}.
+              {counts.approved.toLocaleString("en-US")} approved (USD {props.counts.payableApprovedUsd} payable), {counts.held.toLocaleString("en-US")} held. Approving freezes
+              every figure to snapshot version {props.snapshotVersion}.
             </p>
           </ConfirmDialog>
+        ) : approveBatch.kind === "blocked" && approveBatch.code !== "two_person_rule" ? (
+          <Button disabled aria-describedby="approve-batch-why">
+            Approve batch
+          </Button>
+        ) : null}
+        {allowed("mark_all_paid") ? (
+          <ConfirmDialog
+            onConfirmed={done}
+            trigger={<Button variant="primary">Mark approved paid…</Button>}
+            title={`Record payment of ${counts.approved.toLocaleString("en-US")} approved statements`}
+            description={`USD ${props.counts.payableApprovedUsd} in total; each statement is paid exactly its payable. Held statements are not touched.`}
+            confirmLabel="Record payment"
+            pendingLabel="Recording…"
+            size="md"
+            action={withFields(actions.markPaid, id)}
+          >
+            <PaymentFields methods={props.methods} today={props.today} />
+          </ConfirmDialog>
+        ) : null}
+        {allowed("discard") ? (
           <ConfirmDialog
             onConfirmed={done}
             trigger={<Button variant="ghost">Discard draft…</Button>}
@@ -115,21 +128,12 @@ function BatchButtons(props: BatchPanelProps & { onResult: (result: ConfirmResul
               {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
             </Field>
           </ConfirmDialog>
-        </>
-      ) : null}
-      {(batch.status === "approved" || batch.status === "paid") && counts.approved > 0 ? (
-        <ConfirmDialog
-          onConfirmed={done}
-          trigger={<Button variant="primary">Mark approved paid…</Button>}
-          title={`Record payment of ${counts.approved.toLocaleString("en-US")} approved statements`}
-          description={`USD ${props.counts.payableApprovedUsd} in total; each statement is paid exactly its payable. Held statements are not touched.`}
-          confirmLabel="Record payment"
-          pendingLabel="Recording…"
-          size="md"
-          action={withFields(actions.markPaid, id)}
-        >
-          <PaymentFields methods={props.methods} today={props.today} />
-        </ConfirmDialog>
+        ) : null}
+      </div>
+      {approveBatch.kind === "blocked" ? (
+        <p id="approve-batch-why" className="text-xs text-ink-muted lg:text-right">
+          {approveBatch.code === "two_person_rule" ? `Approving the batch: ${approveBatch.reason}` : approveBatch.reason}
+        </p>
       ) : null}
     </div>
   );

@@ -1,9 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
-import { buttonClassName } from "@/app/_components/ui/button-styles";
 import { Banner } from "@/app/_components/ui/banner";
-import { Card } from "@/app/_components/ui/card";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { KeyValueList } from "@/app/_components/ui/key-value";
@@ -16,12 +14,14 @@ import { getLatestSnapshot, getSnapshot } from "@/db/queries/snapshots";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { formatCount } from "@/lib/format";
+import { exportAvailability } from "@/lib/exports/availability";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { listSnapshotDisputes } from "@/db/queries/disputes";
 import { disputeFlagsOf, listFlagOverrides, overrideOf, windowFlagsOf } from "@/lib/payouts/flags";
 import { getPayoutBatch } from "@/lib/payouts/ledger";
+import { type BatchContext, batchVerdicts } from "@/lib/payouts/offered-actions";
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
@@ -30,6 +30,7 @@ import {
   approveAllUnflaggedAction,
   approveBatchAction,
   approveStatementsAction,
+  carryForwardStatementsAction,
   discardBatchAction,
   holdStatementsAction,
   markPaidAction,
@@ -40,7 +41,10 @@ import {
 } from "../batch-actions";
 import { BATCH_BADGE } from "../windows-overview";
 import { BatchPanel, OverrideFlagButton } from "./batch-panel";
+import { ExportLinks } from "./export-links";
 import { RecipientTable } from "./recipient-table";
+import { NoticeProvider } from "./result-notice";
+import { Panel } from "./panel";
 import { payoutTable } from "./table-state";
 
 type Props = { params: Promise<{ window: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -126,9 +130,37 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const today = formatInstant(Date.now()).slice(0, 10);
   const batchBadge = batch ? BATCH_BADGE[batch.status] : null;
   const reasons = Object.entries(t.unattributedReasons);
+  const batchCounts = {
+    draft: counts?.byState.draft.count ?? 0,
+    approved: counts?.byState.approved.count ?? 0,
+    held: counts?.byState.held.count ?? 0,
+    payableApprovedUsd: counts?.byState.approved.payableUsd ?? "0.00",
+    total: counts?.total ?? 0,
+  };
+  // What this person may do, from lib/payouts/offered-actions.ts (the domain refuses by the same function).
+  const context: BatchContext | null = batch
+    ? {
+        role: user.role,
+        actorId: user.id,
+        status: batch.status,
+        // A draft is approved under the rule in force now; an approved batch keeps the rule it was approved under.
+        twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
+        preparedById: batch.preparedById,
+        approvedById: batch.approvedById,
+      }
+    : null;
+  const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
+  const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
+  const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
+  const exportsList = [
+    { kind: "payouts", label: "Payout file", query: batch ? `batch=${batch.id}` : "" },
+    { kind: "journal", label: "Journal", query: batch ? `batch=${batch.id}` : "" },
+    { kind: "lines", label: "Renewal lines", query: `snapshot=${snapshot.id}` },
+    { kind: "reversals", label: "Reversals and refund events", query: `snapshot=${snapshot.id}` },
+  ] as const;
 
   return (
-    <>
+    <NoticeProvider>
       <PageHeader
         title={label}
         breadcrumbs={crumbs}
@@ -140,113 +172,160 @@ export default async function WindowPage({ params, searchParams }: Props) {
         }
         description={
           <>
-            {formatInstant(window.startMs)} to {formatInstant(window.endMs)} (end exclusive). Snapshot published{" "}
-            <DateTime value={snapshot.publishedAt.toISOString()} />
-            {snapshot.takenByEmail ? ` by ${snapshot.takenByEmail}` : ""}. Figures are the service&apos;s, exactly as reported; the service pays no recipient.
+            {formatInstant(window.startMs)} to {formatInstant(window.endMs)} (end exclusive), snapshot published <DateTime value={snapshot.publishedAt.toISOString()} />
+            {snapshot.takenByEmail ? ` by ${snapshot.takenByEmail}` : ""}. Figures exactly as the service reported them; the service pays no recipient.
           </>
-        }
-        actions={
-          canAct ? (
-            <BatchPanel
-              windowKey={windowKey(window)}
-              snapshotId={snapshot.id}
-              snapshotVersion={snapshot.version}
-              batch={batch ? { id: batch.id, status: batch.status, preparedByEmail: batch.preparedByEmail, preparedByMe: batch.preparedByEmail === user.email } : null}
-              counts={{
-                draft: counts?.byState.draft.count ?? 0,
-                approved: counts?.byState.approved.count ?? 0,
-                held: counts?.byState.held.count ?? 0,
-                payableApprovedUsd: counts?.byState.approved.payableUsd ?? "0.00",
-                total: counts?.total ?? 0,
-              }}
-              twoPersonRule={settings.twoPersonRule}
-              minPayoutUsd={settings.minPayoutUsd}
-              actions={{
-                prepare: prepareBatchAction,
-                approveUnflagged: approveAllUnflaggedAction,
-                approveBatch: approveBatchAction,
-                markPaid: markPaidAction,
-                discard: discardBatchAction,
-              }}
-              methods={methods}
-              today={today}
-            />
-          ) : undefined
         }
       />
 
-      {windowFlags.length > 0 ? (
-        <section aria-labelledby="window-flags-heading" className="mb-5 flex flex-col gap-2">
-          <h2 id="window-flags-heading" className="sr-only">
-            Flags on this window
+      <section aria-labelledby="batch-heading" className="mb-4 flex flex-col gap-3 rounded-lg border border-line bg-surface px-4 py-3 lg:flex-row lg:items-start lg:justify-between">
+        <div className="min-w-0 lg:flex-1">
+          <h2 id="batch-heading" className="text-sm font-semibold text-ink">
+            Payout batch
           </h2>
-          {windowFlags.map((flag) => {
-            const override = overrideOf(flag, overrides);
-            return (
-              <Banner
-                key={`${flag.flag}:${flag.cause}`}
-                tone={override ? "neutral" : "danger"}
-                title={`${flag.label}${override ? " (overridden)" : ": blocks approval"}`}
-                action={
-                  canAct && batch && !override && (batch.status === "draft" || batch.status === "approved") ? (
-                    <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag.flag} cause={flag.cause} label={flag.label} />
-                  ) : undefined
-                }
-              >
-                <p>
-                  {FLAG_INFO[flag.flag].meaning} <span className="text-xs">({flag.detail})</span>
-                </p>
-                {override ? (
-                  <p className="mt-1 text-xs">
-                    Overridden by {override.actorEmail} on <DateTime value={override.at.toISOString()} />: “{override.reason}”
-                  </p>
-                ) : batch && overrides.some((o) => o.recipientPlayerId === null && o.flag === flag.flag) ? (
-                  <p className="mt-1 text-xs">An earlier cause of this flag was overridden; this one is new and blocks again.</p>
-                ) : !batch ? (
-                  <p className="mt-1 text-xs">Prepare the batch to review and override flags.</p>
-                ) : null}
-              </Banner>
-            );
-          })}
+          {batch && counts ? (
+            <p className="mt-0.5 text-ink-muted">
+              <Money value={counts.payableUsd} currency="USD" className="font-semibold text-ink" /> payable: {formatCount(counts.byState.draft.count)} draft,{" "}
+              {formatCount(counts.byState.approved.count)} approved, {formatCount(counts.byState.held.count)} held, {formatCount(counts.byState.paid.count)} paid,{" "}
+              {formatCount(counts.byState.carried.count)} carried forward. Prepared by {batch.preparedByEmail}
+              {batch.approvedByEmail ? `, approved by ${batch.approvedByEmail}` : ""}.
+            </p>
+          ) : (
+            <p className="mt-0.5 text-ink-muted">
+              Not prepared yet. {canAct ? "Prepare it to review, approve and pay each recipient." : "Finance prepares it."}
+            </p>
+          )}
+        </div>
+        {canAct ? (
+          <BatchPanel
+            windowKey={windowKey(window)}
+            snapshotId={snapshot.id}
+            snapshotVersion={snapshot.version}
+            batch={batch ? { id: batch.id, status: batch.status, preparedByEmail: batch.preparedByEmail, preparedByMe: batch.preparedById === user.id } : null}
+            counts={batchCounts}
+            offers={batchOffers}
+            twoPersonRule={context?.twoPersonRule ?? settings.twoPersonRule}
+            minPayoutUsd={settings.minPayoutUsd}
+            actions={{
+              prepare: prepareBatchAction,
+              approveUnflagged: approveAllUnflaggedAction,
+              approveBatch: approveBatchAction,
+              markPaid: markPaidAction,
+              discard: discardBatchAction,
+            }}
+            methods={methods}
+            today={today}
+          />
+        ) : null}
+      </section>
+
+      {windowFlags.length > 0 ? (
+        <section aria-labelledby="window-flags-heading" className="mb-4">
+          <Banner
+            tone={openWindowFlags.length > 0 ? "danger" : "neutral"}
+            title={
+              <span id="window-flags-heading">
+                {openWindowFlags.length > 0
+                  ? `${formatCount(openWindowFlags.length)} flag${openWindowFlags.length === 1 ? " on this window blocks" : "s on this window block"} approval`
+                  : "Flags on this window (all overridden)"}
+              </span>
+            }
+          >
+            <ul className="mt-1 flex flex-col gap-1.5">
+              {windowFlags.map((flag) => {
+                const override = overrideOf(flag, overrides);
+                return (
+                  <li key={`${flag.flag}:${flag.cause}`} className="flex flex-wrap items-start justify-between gap-x-4 gap-y-1">
+                    <div className="min-w-0 flex-1">
+                      <span className="font-medium">
+                        {flag.label}
+                        {override ? " (overridden)" : ""}
+                      </span>
+                      : {FLAG_INFO[flag.flag].meaning} <span className="text-xs">({flag.detail})</span>
+                      {override ? (
+                        <span className="block text-xs">
+                          Overridden by {override.actorEmail} on <DateTime value={override.at.toISOString()} />: “{override.reason}”
+                        </span>
+                      ) : batch && overrides.some((o) => o.recipientPlayerId === null && o.flag === flag.flag) ? (
+                        <span className="block text-xs">An earlier cause of this flag was overridden; this one is new and blocks again.</span>
+                      ) : !batch ? (
+                        <span className="block text-xs">Prepare the batch to review and override flags.</span>
+                      ) : null}
+                    </div>
+                    {canOverride && batch && !override ? <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag.flag} cause={flag.cause} label={flag.label} /> : null}
+                  </li>
+                );
+              })}
+            </ul>
+          </Banner>
         </section>
       ) : null}
 
-      <section aria-labelledby="totals-heading" className="mb-5">
-        <h2 id="totals-heading" className="mb-2 text-sm font-semibold text-ink">
-          Totals of the window
+      <section aria-labelledby="recipients-heading" className="mb-6">
+        <h2 id="recipients-heading" className="mb-2 text-sm font-semibold text-ink">
+          Recipient payouts <span className="font-normal text-ink-muted">(amounts in USD)</span>
         </h2>
-        <StatGroup label="Totals of the window">
-          <Stat label="Net attributed (to pay)" value={<Money value={t.netAttributedUsd} currency="USD" />} hint={`${formatCount(t.recipientCount)} recipients`} />
-          <Stat label="Gross attributed" value={<Money value={t.grossAttributedUsd} currency="USD" />} hint={`${formatCount(t.renewalsWithAttribution)} renewals with attribution`} />
-          <Stat
-            label="Reversed attributed"
-            value={<Money value={t.reversedAttributedUsd} currency="USD" />}
-            hint={`${formatCount(t.refundEventsInWindow)} refund events, ${formatCount(t.reversalsWithoutReceipts)} without receipts`}
-          />
-          <Stat label="Settled gross" value={<Money value={t.settledGrossUsd} currency="USD" />} hint={`${formatCount(t.renewalsSettled)} renewals settled`} />
-          <Stat label="Service fee" value={<Money value={t.invoFeeUsd} currency="USD" />} hint="Never reversed by a refund" />
-          <Stat
-            label="Partner revenue"
-            value={<Money value={t.partnerRevenueUsd} currency="USD" />}
-            hint={
-              <>
-                settled <Money value={t.partnerRevenueSettledUsd} /> − reversed <Money value={t.partnerRevenueReversedUsd} />
-              </>
-            }
-          />
-          <Stat label="Settled then fully reversed" value={formatCount(t.renewalsSettledThenFullyReversed)} hint="Pay nothing on these" />
-          {counts ? (
-            <Stat
-              label="Payable in this batch"
-              value={<Money value={counts.payableUsd} currency="USD" />}
-              hint={`${formatCount(counts.byState.paid.count)} paid (USD ${counts.byState.paid.payableUsd}), ${formatCount(counts.byState.approved.count)} approved, ${formatCount(counts.byState.held.count)} held (USD ${counts.byState.held.payableUsd}), ${formatCount(counts.byState.draft.count)} draft, ${formatCount(counts.byState.carried.count)} carried forward`}
-            />
-          ) : null}
-        </StatGroup>
+        <RecipientTable
+          rows={table.rows}
+          total={table.total}
+          state={{ ...state, filters: { ...state.filters } }}
+          sortColumns={payoutTable.config.sortColumns}
+          pageSizes={payoutTable.config.pageSizes}
+          windowHref={href}
+          batch={batch ? { id: batch.id, status: batch.status } : null}
+          overridden={overriddenByRecipient}
+          canAct={canAct}
+          context={context}
+          openWindowFlags={openWindowFlags.length}
+          actions={
+            canAct
+              ? {
+                  approve: approveStatementsAction,
+                  unapprove: unapproveStatementsAction,
+                  hold: holdStatementsAction,
+                  release: releaseStatementsAction,
+                  carryForward: carryForwardStatementsAction,
+                  markPaid: markPaidAction,
+                }
+              : null
+          }
+          methods={methods}
+          today={today}
+        />
       </section>
 
-      <div className="mb-5 grid gap-4 lg:grid-cols-2">
-        <Card title="Renewals without attribution" description={`${formatCount(t.renewalsWithoutAttribution)} renewals earned nobody a share, by the reason the service gave.`} flush>
+      <div className="grid items-start gap-4 lg:grid-cols-2">
+        <Panel id="totals" className="lg:col-span-2" title="Totals of the window" summary={<>Net attributed <Money value={t.netAttributedUsd} currency="USD" />, {formatCount(t.recipientCount)} recipients</>}>
+          <StatGroup label="Totals of the window">
+            <Stat label="Net attributed (to pay)" value={<Money value={t.netAttributedUsd} currency="USD" />} hint={`${formatCount(t.recipientCount)} recipients`} />
+            <Stat label="Gross attributed" value={<Money value={t.grossAttributedUsd} currency="USD" />} hint={`${formatCount(t.renewalsWithAttribution)} renewals with attribution`} />
+            <Stat
+              label="Reversed attributed"
+              value={<Money value={t.reversedAttributedUsd} currency="USD" />}
+              hint={`${formatCount(t.refundEventsInWindow)} refunds, ${formatCount(t.reversalsWithoutReceipts)} without per-refund detail`}
+            />
+            <Stat label="Settled gross" value={<Money value={t.settledGrossUsd} currency="USD" />} hint={`${formatCount(t.renewalsSettled)} renewals settled`} />
+            <Stat label="Service fee" value={<Money value={t.invoFeeUsd} currency="USD" />} hint="Never reversed by a refund" />
+            <Stat
+              label="Partner revenue"
+              value={<Money value={t.partnerRevenueUsd} currency="USD" />}
+              hint={
+                <>
+                  settled <Money value={t.partnerRevenueSettledUsd} /> − reversed <Money value={t.partnerRevenueReversedUsd} />
+                </>
+              }
+            />
+            <Stat label="Settled then fully refunded" value={formatCount(t.renewalsSettledThenFullyReversed)} hint="Pay nothing on these" />
+          </StatGroup>
+        </Panel>
+
+        <Panel
+          id="unattributed"
+          className="lg:col-span-2"
+          title="Renewals without attribution"
+          summary={`${formatCount(t.renewalsWithoutAttribution)} renewals earned nobody a share`}
+          open={reasons.some(([reason, count]) => count > 0 && UNATTRIBUTED_REASON_INFO[reason]?.blocks)}
+        >
           <table className="min-w-full text-sm">
             <caption className="sr-only">Unattributed renewals by reason</caption>
             <thead className="bg-subtle text-left text-ink-muted">
@@ -263,19 +342,22 @@ export default async function WindowPage({ params, searchParams }: Props) {
                   <tr key={reason} className="border-t border-line align-top">
                     <th scope="row" className="px-3 py-2 text-left font-normal">
                       {info?.label ?? reason}
-                      <span className="block font-mono text-xs text-ink-muted">{reason}</span>
+                      <span className="block font-mono text-xs text-ink-muted" title="The reason as the service reports it">
+                        {reason}
+                      </span>
                     </th>
                     <td className="px-3 py-2 text-right tabular-nums">{formatCount(count)}</td>
                     <td className={count > 0 && info?.blocks ? "px-3 py-2 font-medium text-danger-ink" : "px-3 py-2 text-ink-muted"}>
-                      {info?.meaning ?? "Not described by the spec: ask the service."}
+                      {info?.meaning ?? "A reason Payout Desk does not know yet: ask the service what it means before paying."}
                     </td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
-        </Card>
-        <Card title="Payout batch">
+        </Panel>
+
+        <Panel id="batch-details" title="Batch details" summary={batch ? `Built on snapshot version ${batch.snapshotVersion}` : "Not prepared"}>
           {batch ? (
             <KeyValueList
               items={[
@@ -285,73 +367,28 @@ export default async function WindowPage({ params, searchParams }: Props) {
                 { label: "Approved", value: batch.approvedAt ? <>{batch.approvedByEmail}, <DateTime value={batch.approvedAt} /></> : "Not yet" },
                 { label: "Paid", value: batch.paidAt ? <DateTime value={batch.paidAt} /> : null },
                 { label: "Minimum payout", value: <Money value={batch.minPayoutUsd} currency="USD" /> },
-                { label: "Two-person rule", value: settings.twoPersonRule ? "On: the approver must not be the preparer" : "Off" },
+                { label: "Two-person rule", value: context?.twoPersonRule ? "On: the approver must not be the preparer" : "Off" },
               ]}
             />
           ) : (
             <p className="text-ink-muted">
-              No batch yet. {canAct ? "Prepare one to review, approve and pay each recipient." : "Finance prepares it."} Payables under{" "}
-              <Money value={settings.minPayoutUsd} currency="USD" /> roll to the next statement.
+              No batch yet. Payables under <Money value={settings.minPayoutUsd} currency="USD" /> roll to the next statement.
             </p>
           )}
-        </Card>
+        </Panel>
+
+        {canAct ? (
+          <Panel id="exports" title="Exports" summary="CSV for accounting" open>
+            <p className="mb-3 text-xs text-ink-muted">Streamed; exact decimals, UTC times. Each download is recorded in the audit log.</p>
+            <ExportLinks
+              exports={exportsList.map((e) => {
+                const available = exportAvailability(e.kind, batch);
+                return { kind: e.kind, label: e.label, query: e.query, unavailable: available.ok ? null : available.reason };
+              })}
+            />
+          </Panel>
+        ) : null}
       </div>
-
-      {canAct ? (
-        <Card title="Exports" description="CSV for accounting, streamed; exact decimals, UTC times. Each download is recorded in the audit log." className="mb-5">
-          <ul className="flex flex-wrap gap-2 text-sm">
-            {[
-              { kind: "payouts", label: "Payout file", query: batch ? `batch=${batch.id}` : null },
-              { kind: "journal", label: "Journal", query: batch ? `batch=${batch.id}` : null },
-              { kind: "lines", label: "Renewal lines", query: `snapshot=${snapshot.id}` },
-              { kind: "reversals", label: "Reversals and refund events", query: `snapshot=${snapshot.id}` },
-            ].map((e) => (
-              <li key={e.kind}>
-                {e.query ? (
-                  <a className={buttonClassName({ size: "sm" })} href={`/api/exports/${e.kind}?${e.query}`} download>
-                    {e.label} (CSV)
-                  </a>
-                ) : (
-                  <span className="inline-flex h-7 items-center px-2.5 text-xs text-ink-muted" title="Prepare the batch first">
-                    {e.label}: after the batch is prepared
-                  </span>
-                )}
-              </li>
-            ))}
-            <li className="self-center text-xs text-ink-muted">Add <span className="font-mono">&amp;bom=1</span> to a link for spreadsheet apps.</li>
-          </ul>
-        </Card>
-      ) : null}
-
-      <section aria-labelledby="recipients-heading">
-        <h2 id="recipients-heading" className="mb-2 text-sm font-semibold text-ink">
-          Recipient payouts <span className="font-normal text-ink-muted">(amounts in USD)</span>
-        </h2>
-        <RecipientTable
-          rows={table.rows}
-          total={table.total}
-          state={{ ...state, filters: { ...state.filters } }}
-          sortColumns={payoutTable.config.sortColumns}
-          pageSizes={payoutTable.config.pageSizes}
-          windowHref={href}
-          batch={batch ? { id: batch.id, status: batch.status } : null}
-          overridden={overriddenByRecipient}
-          canAct={canAct}
-          actions={
-            canAct
-              ? {
-                  approve: approveStatementsAction,
-                  unapprove: unapproveStatementsAction,
-                  hold: holdStatementsAction,
-                  release: releaseStatementsAction,
-                  markPaid: markPaidAction,
-                }
-              : null
-          }
-          methods={methods}
-          today={today}
-        />
-      </section>
-    </>
+    </NoticeProvider>
   );
 }

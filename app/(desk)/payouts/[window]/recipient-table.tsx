@@ -1,33 +1,18 @@
 "use client";
 
-import { useState } from "react";
 import type { ColumnDef } from "@tanstack/react-table";
 import { DataTable } from "@/app/_components/data-table/data-table";
 import { TableEmptyState } from "@/app/_components/data-table/empty-state";
 import { FilterSelect } from "@/app/_components/data-table/filter-select";
-import { Field } from "@/app/_components/forms/field";
-import { Input } from "@/app/_components/forms/input";
-import { Select } from "@/app/_components/forms/select";
-import { Textarea } from "@/app/_components/forms/textarea";
 import { Badge } from "@/app/_components/ui/badge";
-import { Button } from "@/app/_components/ui/button";
-import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import { Money } from "@/app/_components/ui/money";
 import { TextLink } from "@/app/_components/ui/text-link";
 import type { PayoutTableRow } from "@/db/queries/payouts";
+import { type BatchContext, offersForSelection, type StatementFacts } from "@/lib/payouts/offered-actions";
 import type { TableState } from "@/lib/table-state";
+import { type BulkActions, BulkBar } from "./bulk-bar";
 import { FlagBadges, STATE_LABELS } from "./flag-badges";
-import { ResultNotice } from "./result-notice";
-
-type ServerAction = (form: FormData) => Promise<ConfirmResult>;
-
-export type BulkActions = {
-  approve: ServerAction;
-  unapprove: ServerAction;
-  hold: ServerAction;
-  release: ServerAction;
-  markPaid: ServerAction;
-};
+import { useNotice } from "./result-notice";
 
 export type RecipientTableProps = {
   rows: PayoutTableRow[];
@@ -40,6 +25,10 @@ export type RecipientTableProps = {
   /** recipient id -> flags overridden for that recipient. */
   overridden: Record<string, string[]>;
   canAct: boolean;
+  /** Who is looking, for lib/payouts/offered-actions.ts: the bulk bar offers what it allows for the selected rows. */
+  context: BatchContext | null;
+  /** Window flags not overridden: they count against every statement. */
+  openWindowFlags: number;
   actions: BulkActions | null;
   methods: { value: string; label: string }[];
   today: string;
@@ -147,173 +136,78 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
   ];
 }
 
-function withIds(action: ServerAction, batchId: string, ids: string[]): (form: FormData) => Promise<ConfirmResult> {
-  return (form) => {
-    form.set("batchId", batchId);
-    for (const id of ids) form.append("ids", id);
-    return action(form);
-  };
+/** "Sam Lee (player 1002)", or "player 1002" when the service gave no name: how a row is named to a screen reader. */
+export function recipientName(row: Pick<PayoutTableRow, "playerName" | "recipientPlayerId">): string {
+  return row.playerName ? `${row.playerName} (player ${row.recipientPlayerId})` : `player ${row.recipientPlayerId}`;
 }
 
 export function RecipientTable(props: RecipientTableProps) {
   const { batch, canAct, actions } = props;
-  const [result, setResult] = useState<ConfirmResult | null>(null);
-  const selectable = Boolean(canAct && actions && batch && batch.status !== "discarded");
+  const onResult = useNotice();
+  const { context } = props;
+  // A statement's facts as the domain sees them: its state and the flags still blocking it.
+  const facts = (row: PayoutTableRow): StatementFacts | null =>
+    row.state
+      ? { state: row.state, openFlags: props.openWindowFlags + row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f)).length }
+      : null;
+  const rowFacts = new Map(props.rows.map((row) => [row.statementId ?? "", facts(row)] as const));
+  const selectable = Boolean(canAct && actions && batch && context && offersForSelection(context, [...rowFacts.values()].filter((f) => f !== null)).length > 0);
   return (
-    <div className="flex flex-col gap-2">
-      <ResultNotice result={result} />
-      <DataTable
-        caption="Recipient payouts (amounts in USD)"
-        columns={columns(props.windowHref, props.overridden, Boolean(batch))}
-        data={props.rows}
-        total={props.total}
-        state={props.state}
-        sortColumns={props.sortColumns}
-        pageSizes={props.pageSizes}
-        getRowId={(row) => row.statementId ?? `r${row.recipientPlayerId}`}
-        search={{ label: "Search recipients", placeholder: "Name, email or player id" }}
-        rowClassName={(row) => (row.state === "held" ? "bg-warning-soft/40" : undefined)}
-        toolbar={
-          <>
-            <FilterSelect
-              name="show"
-              label="Show"
-              allLabel="All recipients"
-              options={[
-                { value: "flagged", label: "Flagged" },
-                { value: "unresolved", label: "Unresolved" },
-                { value: "negative", label: "Negative net" },
-                { value: "reversals", label: "With reversals" },
-                { value: "carried_in", label: "With a carried balance" },
-              ]}
-            />
-            {batch ? (
-              <FilterSelect
-                name="state"
-                label="Payout state"
-                allLabel="Any state"
-                options={Object.entries(STATE_LABELS).map(([value, s]) => ({ value, label: s.label }))}
-              />
-            ) : null}
-          </>
-        }
-        emptyState={<TableEmptyState title="No recipients in this snapshot">Nobody earned a revenue share in this window.</TableEmptyState>}
-        selection={
-          selectable && actions && batch
-            ? {
-                rowLabel: (row) => `${row.playerName ?? "player"} #${row.recipientPlayerId}`,
-                actions: (ids) =>
-                  ids.length === 0 ? null : (
-                    <BulkBar ids={ids} batch={batch} actions={actions} methods={props.methods} today={props.today} onResult={setResult} />
-                  ),
-              }
-            : undefined
-        }
-      />
-    </div>
-  );
-}
-
-function BulkBar({
-  ids,
-  batch,
-  actions,
-  methods,
-  today,
-  onResult,
-}: {
-  ids: string[];
-  batch: { id: string; status: string };
-  actions: BulkActions;
-  methods: { value: string; label: string }[];
-  today: string;
-  onResult: (result: ConfirmResult | null) => void;
-}) {
-  const done = (r: ConfirmResult | void) => onResult(r ?? null);
-  const n = ids.length;
-  const noun = `${n.toLocaleString("en-US")} statement${n === 1 ? "" : "s"}`;
-  return (
-    <div className="flex flex-wrap items-center gap-2">
-      {batch.status === "draft" ? (
+    <DataTable
+      caption="Recipient payouts (amounts in USD)"
+      columns={columns(props.windowHref, props.overridden, Boolean(batch))}
+      data={props.rows}
+      total={props.total}
+      state={props.state}
+      sortColumns={props.sortColumns}
+      pageSizes={props.pageSizes}
+      getRowId={(row) => row.statementId ?? `r${row.recipientPlayerId}`}
+      search={{ label: "Search recipients", placeholder: "Name, email or player id" }}
+      rowClassName={(row) => (row.state === "held" ? "bg-warning-soft/40" : undefined)}
+      toolbar={
         <>
-          <ConfirmDialog
-            onConfirmed={done}
-            trigger={<Button size="sm" variant="primary">Approve selected</Button>}
-            title={`Approve ${noun}?`}
-            description="Statements with an open flag are skipped and listed; override the flag with a reason first."
-            confirmLabel="Approve"
-            pendingLabel="Approving…"
-            action={withIds(actions.approve, batch.id, ids)}
+          <FilterSelect
+            name="show"
+            label="Show"
+            allLabel="All recipients"
+            options={[
+              { value: "flagged", label: "Flagged" },
+              { value: "unresolved", label: "Unresolved" },
+              { value: "negative", label: "Negative net" },
+              { value: "reversals", label: "With reversals" },
+              { value: "carried_in", label: "With a carried balance" },
+            ]}
           />
-          <ConfirmDialog
-            onConfirmed={done}
-            trigger={<Button size="sm">Back to draft</Button>}
-            title={`Return ${noun} to draft?`}
-            confirmLabel="Return to draft"
-            action={withIds(actions.unapprove, batch.id, ids)}
-          />
+          {batch ? (
+            <FilterSelect
+              name="state"
+              label="Payout state"
+              allLabel="Any state"
+              options={Object.entries(STATE_LABELS).map(([value, s]) => ({ value, label: s.label }))}
+            />
+          ) : null}
         </>
-      ) : null}
-      {batch.status === "draft" || batch.status === "approved" ? (
-        <ConfirmDialog
-          onConfirmed={done}
-          trigger={<Button size="sm">Hold selected…</Button>}
-          title={`Hold ${noun}`}
-          description="Held payouts are not paid and stay owed to the recipient. The reason is kept and shown."
-          confirmLabel="Hold"
-          pendingLabel="Holding…"
-          tone="danger"
-          size="md"
-          action={withIds(actions.hold, batch.id, ids)}
-        >
-          <Field label="Reason" hint="At least 5 characters; shown on the statement and kept in the audit log." required>
-            {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-          </Field>
-        </ConfirmDialog>
-      ) : null}
-      <ConfirmDialog
-        onConfirmed={done}
-        trigger={<Button size="sm">Release hold…</Button>}
-        title={`Release ${noun}`}
-        description={batch.status === "draft" ? "Held statements go back to draft." : "Held statements go back to approved (or carried when nothing is payable), ready to be paid."}
-        confirmLabel="Release"
-        size="md"
-        action={withIds(actions.release, batch.id, ids)}
-      >
-        <Field label="Reason" hint="Why the hold no longer applies." required>
-          {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-        </Field>
-      </ConfirmDialog>
-      {batch.status === "approved" || batch.status === "paid" ? (
-        <ConfirmDialog
-          onConfirmed={done}
-          trigger={<Button size="sm" variant="primary">Mark selected paid…</Button>}
-          title={`Record payment of ${noun}`}
-          description="Only approved statements are marked; each is paid exactly its payable amount."
-          confirmLabel="Record payment"
-          pendingLabel="Recording…"
-          size="md"
-          action={withIds(actions.markPaid, batch.id, ids)}
-        >
-          <PaymentFields methods={methods} today={today} />
-        </ConfirmDialog>
-      ) : null}
-    </div>
-  );
-}
-
-export function PaymentFields({ methods, today }: { methods: { value: string; label: string }[]; today: string }) {
-  return (
-    <>
-      <Field label="Paid on" hint="The date the money left, UTC." required>
-        {(control) => <Input {...control} name="paidOn" type="date" defaultValue={today} max={today} />}
-      </Field>
-      <Field label="Method" required>
-        {(control) => <Select {...control} name="method" options={methods} defaultValue="bank_transfer" />}
-      </Field>
-      <Field label="External reference" hint="The bank or provider reference of the payment run." required>
-        {(control) => <Input {...control} name="reference" maxLength={200} autoComplete="off" />}
-      </Field>
-    </>
+      }
+      emptyState={<TableEmptyState title="No recipients in this snapshot">Nobody earned a revenue share in this window.</TableEmptyState>}
+      selection={
+        selectable && actions && batch
+          ? {
+              rowLabel: recipientName,
+              actions: (ids) =>
+                ids.length === 0 ? null : (
+                  <BulkBar
+                    ids={ids}
+                    batch={batch}
+                    offers={context ? offersForSelection(context, ids.map((id) => rowFacts.get(id)).filter((f) => f !== null && f !== undefined)) : []}
+                    actions={actions}
+                    methods={props.methods}
+                    today={props.today}
+                    onResult={onResult}
+                  />
+                ),
+            }
+          : undefined
+      }
+    />
   );
 }

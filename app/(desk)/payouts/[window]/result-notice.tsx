@@ -1,10 +1,44 @@
 "use client";
 
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { createContext, type ReactNode, use, useState } from "react";
 import type { ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import { TONE_SOFT } from "@/app/_components/ui/tone";
 
-/** What the last confirmed action did ("Approved 381 statements. Skipped 1: …"), read out as a status. */
-export function ResultNotice({ result }: { result: ConfirmResult | null }) {
-  if (!result?.ok || !result.message) return null;
-  return <FormMessage tone="success">{result.message}</FormMessage>;
+/**
+ * What the last confirmed action did ("Approved 381 statements. Skipped 1: …"), read out as a status. The live region
+ * is always in the page and floats over it, so a message never moves the buttons or the table.
+ */
+export function ResultNotice({ result, onDismiss }: { result: ConfirmResult | null; onDismiss: () => void }) {
+  const message = result?.ok ? result.message : undefined;
+  return (
+    <div role="status" aria-live="polite" className="pointer-events-none fixed inset-x-0 bottom-4 z-40 flex justify-center px-4">
+      {message ? (
+        <div className={`pointer-events-auto flex max-w-2xl items-start gap-3 rounded-md border px-3 py-2 text-sm shadow-lg ${TONE_SOFT.success}`}>
+          <p className="min-w-0 flex-1">{message}</p>
+          <button type="button" onClick={onDismiss} className="shrink-0 text-xs underline underline-offset-2" aria-label="Dismiss the message">
+            Dismiss
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+const NoticeContext = createContext<(result: ConfirmResult | null) => void>(() => {});
+
+/** One message area for every action of a page: the batch bar and the table's bulk bar both report here. */
+export function NoticeProvider({ children }: { children: ReactNode }) {
+  const [result, setResult] = useState<ConfirmResult | null>(null);
+  return (
+    <NoticeContext value={setResult}>
+      {children}
+      <ResultNotice result={result} onDismiss={() => setResult(null)} />
+    </NoticeContext>
+  );
+}
+
+/** Reports the result of a confirmed action to the page's message area. */
+export function useNotice(): (result: ConfirmResult | void) => void {
+  const set = use(NoticeContext);
+  return (result) => set(result ?? null);
 }

@@ -4,7 +4,6 @@ import { Badge } from "@/app/_components/ui/badge";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
 import { DateTime } from "@/app/_components/ui/date-time";
-import { EmptyState } from "@/app/_components/ui/empty-state";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { LinkButton } from "@/app/_components/ui/link-button";
 import { Money } from "@/app/_components/ui/money";
@@ -16,17 +15,21 @@ import { getLatestSnapshot, getSnapshot, listSnapshotReversals } from "@/db/quer
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { formatCount } from "@/lib/format";
+import { money } from "@/lib/money";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
 import { carryReason } from "@/lib/payouts/compute";
-import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
+import { FLAG_INFO, isPayoutFlag, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { listSnapshotDisputes } from "@/db/queries/disputes";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, listFlagOverrides, overrideOf, windowFlagsOf } from "@/lib/payouts/flags";
 import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { offeredStatementActions } from "@/lib/payouts/offered-actions";
+import { readPayoutSettings } from "@/lib/payouts/settings";
 import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import {
   approveStatementsAction,
+  carryForwardStatementsAction,
   holdStatementsAction,
   markPaidAction,
   overrideFlagAction,
@@ -36,6 +39,7 @@ import {
 import { OverrideFlagButton } from "../../batch-panel";
 import { STATE_LABELS } from "../../flag-badges";
 import { DisputeList } from "./dispute-list";
+import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
 
 type Props = { params: Promise<{ window: string; playerId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -43,6 +47,7 @@ type Props = { params: Promise<{ window: string; playerId: string }>; searchPara
 export const metadata: Metadata = { title: "Recipient evidence" };
 
 const PAGE_SIZE = 100;
+
 
 export default async function RecipientEvidencePage({ params, searchParams }: Props) {
   const user = await requirePageRole("viewer");
@@ -65,7 +70,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   if (statementId && batch) {
     for await (const s of iteratePayoutStatements(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })) statement = s;
   }
-  const [lines, reversals, windowFlags, disputeRows, overrides, carries, reported] = await Promise.all([
+  const [lines, reversals, windowFlags, disputeRows, overrides, carries, reported, settings] = await Promise.all([
     listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
     listSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
     windowFlagsOf(db, snapshot),
@@ -73,6 +78,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
     batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
     getSnapshotRecipient(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
+    readPayoutSettings(db),
   ]);
   if (!statement && lines.total === 0 && reversals.length === 0 && disputeRows.length === 0) notFound();
 
@@ -114,15 +120,25 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
           canAct && statement && batch ? (
             <StatementActions
               batchId={batch.id}
-              batchStatus={batch.status}
               statementId={statement.id}
-              state={statement.state}
+              offers={offeredStatementActions(
+                {
+                  role: user.role,
+                  actorId: user.id,
+                  status: batch.status,
+                  twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
+                  preparedById: batch.preparedById,
+                  approvedById: batch.approvedById,
+                },
+                { state: statement.state, openFlags: openFlags.length },
+              )}
               actions={{
                 approve: approveStatementsAction,
                 unapprove: unapproveStatementsAction,
                 hold: holdStatementsAction,
                 release: releaseStatementsAction,
-                markPaid: markPaidAction,
+                carry_forward: carryForwardStatementsAction,
+                mark_paid: markPaidAction,
               }}
               methods={methods}
               today={today}
@@ -188,7 +204,11 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   value: (
                     <span>
                       <Money value={statement.carryOutUsd} currency="USD" />{" "}
-                      <span className="text-xs text-ink-muted">{carryReason(statement, statement.minPayoutUsd) ?? ""}</span>
+                      <span className="text-xs text-ink-muted">
+                        {statement.state === "carried" && money(statement.availableUsd).gte(statement.minPayoutUsd) && money(statement.availableUsd).gt(0)
+                          ? "Held, then carried forward whole: paid with the recipient's next statement"
+                          : (carryReason(statement, statement.minPayoutUsd) ?? "")}
+                      </span>
                     </span>
                   ),
                 },
@@ -242,73 +262,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
         </Card>
       </div>
 
-      <section aria-labelledby="reversals-heading" className="mb-6">
-        <h2 id="reversals-heading" className="mb-2 text-sm font-semibold text-ink">
-          Reversals reported in this window ({formatCount(reversals.length)})
-        </h2>
-        {reversals.length === 0 ? (
-          <EmptyState title="No reversals">No refund in this window reversed this recipient&apos;s attribution.</EmptyState>
-        ) : (
-          <div className="flex flex-col gap-3">
-            {reversals.map((r) => (
-              <div key={r.periodId} className="rounded-lg border border-line bg-surface">
-                <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-line px-3 py-2 text-sm">
-                  <TextLink href={`/subscriptions/periods/${r.periodId}`}>Period {r.periodId}</TextLink>
-                  <TextLink href={`/subscriptions/${encodeURIComponent(r.subscriptionId)}`} className="font-mono text-xs">
-                    {r.subscriptionId}
-                  </TextLink>
-                  <span>seq {r.periodSeq}</span>
-                  <span>
-                    Reversed here <Money value={r.reversedAttributedUsd} currency="USD" className="font-semibold" /> of <Money value={r.originallyAttributedUsd} /> attributed
-                  </span>
-                  <Badge tone={r.reversalBasis === "refund_receipts" ? "neutral" : "warning"} title={r.reversalBasis === "period_row" ? "Coarse fallback: reported wholly at the latest refund, no partner-revenue clawback shown" : "Exact per refund event"}>
-                    basis {r.reversalBasis}
-                  </Badge>
-                  {r.netsToZeroInWindow ? <Badge tone="info" title="Settled and fully refunded inside this window: pay nothing">nets to zero in window</Badge> : null}
-                  {r.settledInThisWindow ? null : (
-                    <span className="text-xs text-ink-muted">
-                      settled earlier{r.paidAt ? <> (<DateTime value={r.paidAt.toISOString()} focusable={false} />)</> : null}
-                    </span>
-                  )}
-                </div>
-                <table className="min-w-full text-sm">
-                  <caption className="sr-only">Refund events of period {r.periodId}</caption>
-                  <thead className="text-left text-xs text-ink-muted">
-                    <tr>
-                      <th scope="col" className="px-3 py-1.5 font-medium">Refunded at</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Refunded (USD)</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Cumulative before</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Cumulative after</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Attribution reversed</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Partner revenue reversed</th>
-                      <th scope="col" className="px-3 py-1.5 font-medium">Basis</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {r.events.map((e) => (
-                      <tr key={e.seq} className="border-t border-line">
-                        <td className="px-3 py-1.5"><DateTime value={e.refundedAt.toISOString()} seconds focusable={false} /></td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.refundedAmountUsd} />{e.isFullRefund ? <span className="ml-1 text-xs text-ink-muted">full</span> : null}</td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.cumulativeRefundedBeforeUsd} /></td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.cumulativeRefundedAfterUsd} /></td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.reversedAttributedUsd} /></td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.partnerRevenueReversedUsd} /></td>
-                        <td className="px-3 py-1.5 font-mono text-xs">{e.partnerRevenueReversalBasis}</td>
-                      </tr>
-                    ))}
-                    {r.events.length === 0 ? (
-                      <tr className="border-t border-line">
-                        <td colSpan={7} className="px-3 py-1.5 text-ink-muted">No per-event receipts (basis period_row): refunded to date <Money value={r.refundedToDateUsd} />.</td>
-                      </tr>
-                    ) : null}
-                  </tbody>
-                </table>
-                {r.note ? <p className="border-t border-line px-3 py-1.5 text-xs text-ink-muted">{r.note}</p> : null}
-              </div>
-            ))}
-          </div>
-        )}
-      </section>
+      <ReversalList reversals={reversals} />
 
       <section aria-labelledby="lines-heading">
         <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
@@ -365,7 +319,11 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                           Base mismatch: expected {l.reconciliation?.expected_base_usd}
                         </Badge>
                       ) : null}
-                      {l.attributionUnavailableReason ? <Badge tone="danger">{l.attributionUnavailableReason}</Badge> : null}
+                      {l.attributionUnavailableReason ? (
+                        <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
+                          {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ?? l.attributionUnavailableReason}
+                        </Badge>
+                      ) : null}
                     </td>
                   </tr>
                 );

@@ -1,94 +1,120 @@
 "use client";
 
-import { useState } from "react";
+import { Fragment } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
-import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
-import { PaymentFields } from "../../recipient-table";
-import { ResultNotice } from "../../result-notice";
+import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import type { StatementAction } from "@/lib/payouts/offered-actions";
+import type { OfferedAction } from "../../bulk-bar";
+import { PaymentFields } from "../../payment-fields";
+import { NoticeProvider, useNotice } from "../../result-notice";
 
-type ServerAction = (form: FormData) => Promise<ConfirmResult>;
+type ServerAction = Parameters<typeof ConfirmDialog>[0]["action"];
 
-/** Approve, return to draft, hold, release or pay one statement, by the rules of its batch. */
-export function StatementActions({
-  batchId,
-  batchStatus,
-  statementId,
-  state,
-  actions,
-  methods,
-  today,
-}: {
+export type StatementActionsProps = {
   batchId: string;
-  batchStatus: string;
   statementId: string;
-  state: string;
-  actions: { approve: ServerAction; unapprove: ServerAction; hold: ServerAction; release: ServerAction; markPaid: ServerAction };
+  /** What lib/payouts/offered-actions.ts offers this person for this statement (allowed, or blocked with a reason). */
+  offers: OfferedAction[];
+  actions: Record<StatementAction, ServerAction>;
   methods: { value: string; label: string }[];
   today: string;
-}) {
-  const fields = (action: ServerAction): ServerAction => (form) => {
-    form.set("batchId", batchId);
-    form.set("ids", statementId);
-    return action(form);
-  };
-  const draftBatch = batchStatus === "draft";
-  const [result, setResult] = useState<ConfirmResult | null>(null);
-  const done = (r: ConfirmResult | void) => setResult(r ?? null);
+};
+
+/** The actions one person can take on one statement; one that is not theirs to take now says why. */
+export function StatementActions(props: StatementActionsProps) {
   return (
-    <div className="flex max-w-xl flex-col items-end gap-2">
-      <ResultNotice result={result} />
-      <div className="flex flex-wrap gap-2">
-        {draftBatch && state === "draft" ? (
-          <ConfirmDialog
-            onConfirmed={done}
-            trigger={<Button variant="primary">Approve</Button>}
-            title="Approve this statement?"
-            description="It will be paid when the batch is approved and the payment recorded."
-            confirmLabel="Approve"
-            action={fields(actions.approve)}
-          />
-        ) : null}
-        {draftBatch && state === "approved" ? (
-          <ConfirmDialog onConfirmed={done} trigger={<Button>Back to draft</Button>} title="Return this statement to draft?" confirmLabel="Return to draft" action={fields(actions.unapprove)} />
-        ) : null}
-        {(draftBatch && (state === "draft" || state === "approved")) || (!draftBatch && state === "approved") ? (
-          <ConfirmDialog
-            onConfirmed={done}
-            trigger={<Button variant="danger">Hold…</Button>}
-            title="Hold this payout"
-            description="A held payout is not paid and stays owed to the recipient. The reason is kept."
-            confirmLabel="Hold payout"
-            tone="danger"
-            size="md"
-            action={fields(actions.hold)}
-          >
-            <Field label="Reason" hint="At least 5 characters." required>
-              {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-            </Field>
+    <NoticeProvider>
+      <StatementButtons {...props} />
+    </NoticeProvider>
+  );
+}
+
+const LABELS: Record<StatementAction, string> = {
+  approve: "Approve",
+  unapprove: "Back to draft",
+  hold: "Hold…",
+  release: "Release hold…",
+  carry_forward: "Carry forward…",
+  mark_paid: "Mark paid…",
+};
+
+function StatementButtons({ batchId, statementId, offers, actions, methods, today }: StatementActionsProps) {
+  const done = useNotice();
+  const fields =
+    (action: ServerAction): ServerAction =>
+    (form) => {
+      form.set("batchId", batchId);
+      form.set("ids", statementId);
+      return action(form);
+    };
+  const reason = (hint: string) => (
+    <Field label="Reason" hint={hint} required>
+      {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+    </Field>
+  );
+  const render = ({ action, verdict }: OfferedAction) => {
+    if (verdict.kind !== "allowed") {
+      return (
+        <Button disabled aria-describedby={`why-${action}`}>
+          {LABELS[action]}
+        </Button>
+      );
+    }
+    const common = { onConfirmed: done, action: fields(actions[action]) };
+    switch (action) {
+      case "approve":
+        return <ConfirmDialog {...common} trigger={<Button variant="primary">Approve</Button>} title="Approve this statement?" description="It will be paid when the batch is approved and the payment recorded." confirmLabel="Approve" />;
+      case "unapprove":
+        return <ConfirmDialog {...common} trigger={<Button>Back to draft</Button>} title="Return this statement to draft?" confirmLabel="Return to draft" />;
+      case "hold":
+        return (
+          <ConfirmDialog {...common} trigger={<Button variant="danger">Hold…</Button>} title="Hold this payout" description="A held payout is not paid and stays owed to the recipient. The reason is kept." confirmLabel="Hold payout" tone="danger" size="md">
+            {reason("At least 5 characters.")}
           </ConfirmDialog>
-        ) : null}
-        {state === "held" ? (
-          <ConfirmDialog onConfirmed={done} trigger={<Button>Release hold…</Button>} title="Release the hold" confirmLabel="Release" size="md" action={fields(actions.release)}>
-            <Field label="Reason" hint="Why the hold no longer applies." required>
-              {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-            </Field>
+        );
+      case "release":
+        return (
+          <ConfirmDialog {...common} trigger={<Button>Release hold…</Button>} title="Release the hold" confirmLabel="Release" size="md">
+            {reason("Why the hold no longer applies.")}
           </ConfirmDialog>
-        ) : null}
-        {!draftBatch && state === "approved" ? (
+        );
+      case "carry_forward":
+        return (
           <ConfirmDialog
-            onConfirmed={done}
-            trigger={<Button variant="primary">Mark paid…</Button>}
-            title="Record the payment of this statement"
-            confirmLabel="Record payment"
+            {...common}
+            trigger={<Button>Carry forward…</Button>}
+            title="Carry this balance forward"
+            description="The statement closes unpaid and its whole balance moves to the recipient's next statement, which pays it once that batch is approved."
+            confirmLabel="Carry forward"
             size="md"
-            action={fields(actions.markPaid)}
           >
+            {reason("Why this balance is paid with the next statement instead.")}
+          </ConfirmDialog>
+        );
+      case "mark_paid":
+        return (
+          <ConfirmDialog {...common} trigger={<Button variant="primary">Mark paid…</Button>} title="Record the payment of this statement" confirmLabel="Record payment" size="md">
             <PaymentFields methods={methods} today={today} />
           </ConfirmDialog>
-        ) : null}
+        );
+    }
+  };
+  return (
+    <div className="flex max-w-xl flex-col items-end gap-1">
+      <div className="flex flex-wrap justify-end gap-2">
+        {offers.map((offer) => (
+          <Fragment key={offer.action}>{render(offer)}</Fragment>
+        ))}
       </div>
+      {offers.map(({ action, verdict }) =>
+        verdict.kind === "blocked" ? (
+          <p key={action} id={`why-${action}`} className="text-right text-xs text-ink-muted">
+            {LABELS[action].replace("…", "")}: {verdict.reason}
+          </p>
+        ) : null,
+      )}
     </div>
   );
 }

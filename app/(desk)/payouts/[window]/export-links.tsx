@@ -1,0 +1,40 @@
+"use client";
+
+import { useState } from "react";
+import { Checkbox } from "@/app/_components/forms/checkbox";
+import { buttonClassName } from "@/app/_components/ui/button-styles";
+
+export type ExportLink = { kind: string; label: string; query: string; unavailable: string | null };
+
+/**
+ * The window's CSV downloads: a link for each export that can be made now, the reason for each that cannot, and the
+ * spreadsheet option (a byte-order mark, so Excel reads names in any script) as a control rather than a URL edit.
+ */
+export function ExportLinks({ exports }: { exports: ExportLink[] }) {
+  const [bom, setBom] = useState(false);
+  const available = exports.filter((e) => e.unavailable === null);
+  const unavailable = exports.filter((e) => e.unavailable !== null);
+  return (
+    <div className="flex flex-col gap-3 text-sm">
+      <ul className="flex flex-wrap gap-2">
+        {available.map((e) => (
+          <li key={e.kind}>
+            <a className={buttonClassName({ size: "sm" })} href={`/api/exports/${e.kind}?${e.query}${bom ? "&bom=1" : ""}`}>
+              {e.label} (CSV)
+            </a>
+          </li>
+        ))}
+      </ul>
+      <Checkbox label="For a spreadsheet app" hint="Starts each file with a byte-order mark so Excel reads names in any script." checked={bom} onChange={(event) => setBom(event.currentTarget.checked)} />
+      {unavailable.length > 0 ? (
+        <ul className="flex flex-col gap-1 text-xs text-ink-muted">
+          {unavailable.map((e) => (
+            <li key={e.kind}>
+              <span className="font-medium text-ink">{e.label}:</span> {e.unavailable}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,22 @@
+"use client";
+
+import { Field } from "@/app/_components/forms/field";
+import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
+
+/** Date, method and external reference of a payment; the amount is each statement's payable, never typed. */
+export function PaymentFields({ methods, today }: { methods: { value: string; label: string }[]; today: string }) {
+  return (
+    <>
+      <Field label="Paid on" hint="The date the money left, UTC." required>
+        {(control) => <Input {...control} name="paidOn" type="date" defaultValue={today} max={today} />}
+      </Field>
+      <Field label="Method" required>
+        {(control) => <Select {...control} name="method" options={methods} defaultValue="bank_transfer" />}
+      </Field>
+      <Field label="External reference" hint="The bank or provider reference of the payment run." required>
+        {(control) => <Input {...control} name="reference" maxLength={200} autoComplete="off" />}
+      </Field>
+    </>
+  );
+}

@@ -1,0 +1,157 @@
+import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
+import { hasRole, type Role } from "@/lib/auth/roles";
+
+/**
+ * Which payout actions a person can take, from the state of the batch and statement, their role, and who prepared and
+ * approved the batch. One function for both sides: the pages render only what it allows (a blocked action is shown
+ * disabled with its reason, an action that does not apply is not shown), and lib/payouts/batches.ts refuses with
+ * the same reasons.
+ *
+ * A held statement never stays stuck: it is released (back to draft in a draft batch, back to approved in an
+ * approved or paid batch) when nothing blocks it, or carried forward whole into the recipient's next statement,
+ * which is the way out of a hold whose flags can no longer be overridden (a paid batch, a newer snapshot).
+ */
+
+export const STATEMENT_ACTIONS = ["approve", "unapprove", "hold", "release", "carry_forward", "mark_paid"] as const;
+export type StatementAction = (typeof STATEMENT_ACTIONS)[number];
+
+export const BATCH_ACTIONS = ["approve_unflagged", "approve_batch", "discard", "mark_all_paid"] as const;
+export type BatchAction = (typeof BATCH_ACTIONS)[number];
+
+/**
+ * allowed: offer it. blocked: it applies to this state but this person cannot take it now; show it disabled with the
+ * reason. not_applicable: nothing to offer in this state.
+ */
+export type Verdict =
+  | { kind: "allowed" }
+  | { kind: "blocked"; code: "two_person_rule" | "open_flags" | "incomplete"; reason: string }
+  | { kind: "not_applicable"; reason: string };
+
+export type BatchContext = {
+  role: Role;
+  actorId: string;
+  status: PayoutBatchStatus;
+  /** The rule in force for the next step: the current setting while a draft, the batch's own once approved. */
+  twoPersonRule: boolean;
+  preparedById: string;
+  approvedById: string | null;
+};
+
+export type StatementFacts = { state: PayoutStatementState; openFlags: number };
+
+const ALLOWED: Verdict = { kind: "allowed" };
+const na = (reason: string): Verdict => ({ kind: "not_applicable", reason });
+
+function closedBatch(batch: BatchContext): Verdict | null {
+  if (!hasRole(batch.role, "finance")) return na("Only finance changes payouts.");
+  if (batch.status === "discarded") return na("The batch was discarded.");
+  return null;
+}
+
+export function statementVerdict(action: StatementAction, batch: BatchContext, statement: StatementFacts): Verdict {
+  const closed = closedBatch(batch);
+  if (closed) return closed;
+  const { state } = statement;
+  const draftBatch = batch.status === "draft";
+  const isState = na(`is ${state}`);
+  switch (action) {
+    case "approve":
+      if (!draftBatch) return na(`Statements are approved while the batch is a draft; this batch is ${batch.status}.`);
+      if (state !== "draft") return isState;
+      if (statement.openFlags > 0) return { kind: "blocked", code: "open_flags", reason: "Open flags: override them with a reason, or hold the payout." };
+      return ALLOWED;
+    case "unapprove":
+      if (!draftBatch) return na(`The batch is ${batch.status}; its statements can no longer go back to draft.`);
+      return state === "approved" ? ALLOWED : isState;
+    case "hold":
+      if (draftBatch) return state === "draft" || state === "approved" ? ALLOWED : isState;
+      return state === "approved" ? ALLOWED : isState;
+    case "release":
+      if (state !== "held") return isState;
+      if (draftBatch) return ALLOWED;
+      if (batch.twoPersonRule && batch.preparedById === batch.actorId) {
+        return {
+          kind: "blocked",
+          code: "two_person_rule",
+          reason: "Two-person rule: you prepared this batch, so someone else releases a hold once it is approved.",
+        };
+      }
+      if (statement.openFlags > 0) {
+        return {
+          kind: "blocked",
+          code: "open_flags",
+          reason:
+            batch.status === "paid"
+              ? "Open flags, and the batch is paid so they can no longer be overridden: carry the balance forward instead."
+              : "Open flags: override them first, or carry the balance forward.",
+        };
+      }
+      return ALLOWED;
+    case "carry_forward":
+      if (draftBatch) return na("In a draft batch a held statement is released back to draft instead.");
+      return state === "held" ? ALLOWED : isState;
+    case "mark_paid":
+      if (draftBatch) return na("The batch must be approved before it is paid.");
+      return state === "approved" ? ALLOWED : isState;
+  }
+}
+
+export type BatchCounts = { draft: number; approved: number; held: number; total: number };
+
+export function batchVerdict(action: BatchAction, batch: BatchContext, counts: BatchCounts): Verdict {
+  const closed = closedBatch(batch);
+  if (closed) return closed;
+  switch (action) {
+    case "approve_unflagged":
+      if (batch.status !== "draft") return na(`The batch is ${batch.status}.`);
+      return counts.draft > 0 ? ALLOWED : na("No statement is in draft.");
+    case "approve_batch":
+      if (batch.status !== "draft") return na(`This batch is already ${batch.status}.`);
+      if (batch.twoPersonRule && batch.preparedById === batch.actorId) {
+        return { kind: "blocked", code: "two_person_rule", reason: "Two-person rule: you prepared this batch, so another finance user must approve it." };
+      }
+      if (counts.draft > 0) {
+        return {
+          kind: "blocked",
+          code: "incomplete",
+          reason: `${counts.draft.toLocaleString("en-US")} statement${counts.draft === 1 ? " is" : "s are"} still in draft: approve or hold every statement first.`,
+        };
+      }
+      if (counts.total > 0 && counts.held === counts.total) return { kind: "blocked", code: "incomplete", reason: "Every statement is held: nothing would be approved." };
+      return ALLOWED;
+    case "discard":
+      return batch.status === "draft" ? ALLOWED : na(`Only a draft batch can be discarded; this one is ${batch.status}.`);
+    case "mark_all_paid":
+      if (batch.status !== "approved" && batch.status !== "paid") return na("The batch must be approved before it is paid.");
+      return counts.approved > 0 ? ALLOWED : na("No approved statement left to mark paid.");
+  }
+}
+
+/** Every batch action's verdict for this person. */
+export function batchVerdicts(batch: BatchContext, counts: BatchCounts): Record<BatchAction, Verdict> {
+  return {
+    approve_unflagged: batchVerdict("approve_unflagged", batch, counts),
+    approve_batch: batchVerdict("approve_batch", batch, counts),
+    discard: batchVerdict("discard", batch, counts),
+    mark_all_paid: batchVerdict("mark_all_paid", batch, counts),
+  };
+}
+
+/** The actions worth showing for a statement: allowed ones and blocked ones (with their reasons). */
+export function offeredStatementActions(batch: BatchContext, statement: StatementFacts): { action: StatementAction; verdict: Verdict }[] {
+  return STATEMENT_ACTIONS.map((action) => ({ action, verdict: statementVerdict(action, batch, statement) })).filter((o) => o.verdict.kind !== "not_applicable");
+}
+
+/**
+ * The actions a bulk bar offers for the selected statements: an action allowed for at least one of them (the domain
+ * skips the others, naming them), else blocked with the first reason found; actions that apply to none are left out.
+ */
+export function offersForSelection(batch: BatchContext, statements: readonly StatementFacts[]): { action: StatementAction; verdict: Verdict }[] {
+  return STATEMENT_ACTIONS.flatMap((action): { action: StatementAction; verdict: Verdict }[] => {
+    const verdicts = statements.map((s) => statementVerdict(action, batch, s));
+    const allowed = verdicts.find((v) => v.kind === "allowed");
+    if (allowed) return [{ action, verdict: allowed }];
+    const blocked = verdicts.find((v) => v.kind === "blocked");
+    return blocked ? [{ action, verdict: blocked }] : [];
+  });
+}
