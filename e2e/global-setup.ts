@@ -88,8 +88,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const users = [];
   for (const user of E2E_USERS) users.push(await createUser(db, { ...user, password: E2E_PASSWORD }));
   await registerDemoGame(db, emulator.url, { pacing: "off" });
-  await prepareCrawlWindow(db, users.find((u) => u.email === userFor("finance").email));
   await db.destroy();
+  // The pull holds one connection for its lock and works on others: a pool of its own, as the CLI's.
+  const pullDb = createDb(databaseUrl, { max: 4 });
+  await prepareCrawlWindow(pullDb, users.find((u) => u.email === userFor("finance").email));
+  await pullDb.destroy();
 
   if (!buildIsCurrent(ROOT)) {
     const hash = sourceHash(ROOT);
