@@ -1,7 +1,10 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
+import { payoutTable } from "../app/(desk)/payouts/[window]/table-state";
+import { eventTable } from "../app/(desk)/webhooks/table-state";
 import type { Role } from "../lib/auth/roles";
+import type { TableStateDefinition } from "../lib/table-state";
 import { signIn } from "./fixtures/session";
 import { expect, test } from "./fixtures/test";
 
@@ -20,6 +23,31 @@ const MAX_PER_ROUTE = 45;
 const CONCURRENCY = 4;
 const APP_DIR = path.resolve(import.meta.dirname, "..", "app");
 const RESULTS_DIR = path.resolve(import.meta.dirname, "..", "test-results");
+
+/**
+ * The app's data tables keep sort, direction, page, page size and filters in the URL, changed by buttons (not links):
+ * the crawl asks for what those controls would ask for, from the tables' own definitions.
+ */
+const TABLES: Record<string, TableStateDefinition<string, string>> = {
+  "/payouts/[window]": payoutTable as unknown as TableStateDefinition<string, string>,
+  "/webhooks": eventTable as unknown as TableStateDefinition<string, string>,
+};
+
+function tableVariants(url: string, route: string, origin: string): string[] {
+  const table = TABLES[route];
+  const at = new URL(url, origin);
+  if (!table || at.search !== "") return [];
+  const { config, defaults } = table;
+  const states = [
+    ...config.sortColumns.flatMap((sort) => (["asc", "desc"] as const).map((dir) => ({ ...defaults, sort, dir }))),
+    ...[2, 3].map((page) => ({ ...defaults, page })),
+    ...config.pageSizes.map((pageSize) => ({ ...defaults, pageSize, page: 2 })),
+    ...Object.entries(config.filters as Record<string, readonly string[]>).flatMap(([name, values]) =>
+      values.map((value) => ({ ...defaults, filters: { [name]: value } })),
+    ),
+  ];
+  return states.map((state) => normalize(`${at.pathname}?${table.serialize(state).toString()}`, at.toString(), origin)).filter((u): u is string => u !== null);
+}
 
 type Route = { pattern: string; regex: RegExp; dynamic: number };
 
@@ -91,6 +119,11 @@ async function crawl(request: APIRequestContext, origin: string): Promise<Visit[
     const body = type.includes("text/html") ? await response.text() : "";
     if (!body) await response.body().catch(() => null);
     visits.push({ url, route, status: response.status(), error: showsErrorScreen(body) });
+    for (const variant of tableVariants(url, route, origin)) {
+      if (queued.has(variant)) continue;
+      queued.add(variant);
+      queue.push(variant);
+    }
     for (const link of linksOf(body, response.url(), origin)) {
       if (queued.has(link)) continue;
       const linkRoute = routeOf(new URL(link, origin).pathname);
