@@ -101,7 +101,7 @@ function linksOf(html: string, base: string, origin: string): string[] {
 
 /** Next's error document, or an error boundary's digest streamed into a page that had already answered 200. */
 function showsErrorScreen(html: string): boolean {
-  return html.includes('id="__next_error__"') || html.includes("data-dgst=") || /Application error: a (server|client)-side exception/.test(html);
+  return html.includes('id="__next_error__"') || /data-dgst="(?!NEXT_)/.test(html) || /Application error: a (server|client)-side exception/.test(html);
 }
 
 type Visit = { url: string; route: string; status: number; error: boolean };
