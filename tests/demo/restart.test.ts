@@ -2,13 +2,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { emulatorStateFile, registerDemoGame } from "@/bin/demo";
+import { demoMonths, emulatorStateFile, registerDemoGame } from "@/bin/demo";
 import { createDb } from "@/db";
 import type { PeriodState } from "@/emulator/ledger/types";
 import { DEMO_GAME_ID } from "@/emulator/scenario/demo";
 import { startEmulator, type RunningEmulator } from "@/emulator/server";
 import { formatInstant } from "@/emulator/time";
 import { money, sumMoney } from "@/lib/money";
+import { addMonths } from "@/lib/time";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
@@ -62,6 +63,11 @@ describe("the demo across a restart", () => {
   it("[finance] a period refunded four times shows the same refunded amount at the service after both sides restart", async () => {
     const firstStart = formatInstant(Math.floor(Date.now() / 1000) * 1000);
     emulator = await startDemoEmulator(firstStart);
+    // The months `npm start` prints: the months up to the first start (the current one last, once a renewal is in it).
+    const months = demoMonths(emulator.ledger());
+    const current = firstStart.slice(0, 7);
+    expect([current, addMonths(current, -1)]).toContain(months?.last);
+    expect(months && months.first < months.last).toBe(true);
     const finance = await signInAs(t.db, "finance");
     const period = refundablePeriod(emulator);
     const sub = period.sub;
