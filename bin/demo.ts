@@ -4,7 +4,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createDb, type Db } from "@/db";
 import { DEMO_GAME_ID, DEMO_GAME_NAME, DEMO_GAME_SECRET, DEMO_WEBHOOK_SECRET } from "@/emulator/scenario/demo";
+import type { Ledger } from "@/emulator/ledger/ledger";
 import { startEmulator } from "@/emulator/server";
+import { formatInstant } from "@/emulator/time";
 import { saveGame } from "@/lib/games/games";
 import type { Role } from "@/lib/auth/roles";
 import { createUser } from "@/lib/auth/users";
@@ -50,7 +52,32 @@ export async function seedDemoUsers(runtime: Runtime): Promise<DemoUser[]> {
   }
 }
 
-export type Demo = { users: DemoUser[]; emulatorUrl: string | null; stop(): Promise<void> };
+export type Demo = {
+  users: DemoUser[];
+  emulatorUrl: string | null;
+  /** The emulator clock, and the first and last month with settled renewals of the demo game (YYYY-MM, UTC). */
+  clock: string | null;
+  months: { first: string; last: string } | null;
+  /** Whether the emulator carried on from its state file (false: fresh demo data, clock at this start). */
+  resumed: boolean;
+  stop(): Promise<void>;
+};
+
+/** The emulator's state in the data folder: it carries on across restarts, as the service would. */
+export function emulatorStateFile(dataDir: string): string {
+  return path.join(dataDir, "emulator-state.json");
+}
+
+/** The first and last month in which the demo game has settled renewals. */
+export function demoMonths(ledger: Ledger): { first: string; last: string } | null {
+  const game = ledger.games.get(DEMO_GAME_ID);
+  if (!game) return null;
+  const settled = ledger.settledIndex(game);
+  const first = settled[0]?.paidAt;
+  const last = settled[settled.length - 1]?.paidAt;
+  if (first == null || last == null) return null;
+  return { first: formatInstant(first).slice(0, 7), last: formatInstant(last).slice(0, 7) };
+}
 
 /** Registers (or re-points) the emulator's demo game: its address changes with every start. */
 export async function registerDemoGame(db: Db, emulatorUrl: string, options: { pacing?: string } = {}): Promise<void> {
@@ -75,9 +102,15 @@ export async function registerDemoGame(db: Db, emulatorUrl: string, options: { p
 
 export async function seedEmbeddedDemo(runtime: Runtime, options: { appUrl: string; withEmulator: boolean }): Promise<Demo> {
   const users = await seedDemoUsers(runtime);
-  if (!options.withEmulator) return { users, emulatorUrl: null, stop: async () => {} };
+  if (!options.withEmulator) return { users, emulatorUrl: null, clock: null, months: null, resumed: false, stop: async () => {} };
+  const stateFile = emulatorStateFile(runtime.dataDir);
+  const resumed = existsSync(stateFile);
+  // First start: demo data whose clock is now and runs in real time, so refunds and renewals happen at the time they
+  // are made; later starts carry on from the state file with the same clock.
   const emulator = await startEmulator({
-    demo: { seed: 1 },
+    demo: { seed: 1, clock: formatInstant(Math.floor(Date.now() / 1000) * 1000) },
+    stateFile,
+    realTimeClock: true,
     webhookUrl: `${options.appUrl}/api/webhooks/service/${DEMO_GAME_ID}`,
     webhookSecret: DEMO_WEBHOOK_SECRET,
   });
@@ -87,5 +120,13 @@ export async function seedEmbeddedDemo(runtime: Runtime, options: { appUrl: stri
   } finally {
     await db.destroy();
   }
-  return { users, emulatorUrl: emulator.url, stop: () => emulator.close() };
+  const ledger = emulator.ledger();
+  return {
+    users,
+    emulatorUrl: emulator.url,
+    clock: formatInstant(ledger.now),
+    months: demoMonths(ledger),
+    resumed,
+    stop: () => emulator.close(),
+  };
 }

@@ -7,7 +7,7 @@ import { migrateToLatest } from "@/db/migrate";
 import { verifyKeys } from "@/lib/keys/check";
 import { buildIsCurrent, sourceHash, stampPath } from "./build-state";
 import { CliError, helpText, parseFlags } from "./cli";
-import { seedEmbeddedDemo } from "./demo";
+import { emulatorStateFile, seedEmbeddedDemo } from "./demo";
 import { exportRuntimeEnv, prepareRuntime } from "./runtime";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -103,9 +103,16 @@ async function main(): Promise<number> {
     NEXT_TELEMETRY_DISABLED: "1",
   };
 
-  const demo = runtime.embedded || process.env.PAYOUT_DESK_EMULATOR === "on"
-    ? await seedEmbeddedDemo(runtime, { appUrl: publicUrl, withEmulator: process.env.PAYOUT_DESK_EMULATOR !== "off" })
-    : null;
+  let demo: Awaited<ReturnType<typeof seedEmbeddedDemo>> | null = null;
+  try {
+    demo = runtime.embedded || process.env.PAYOUT_DESK_EMULATOR === "on"
+      ? await seedEmbeddedDemo(runtime, { appUrl: publicUrl, withEmulator: process.env.PAYOUT_DESK_EMULATOR !== "off" })
+      : null;
+  } catch (error) {
+    // e.g. an unreadable emulator state file: stop the database before reporting it.
+    await runtime.stop().catch(() => {});
+    throw error;
+  }
   if (demo) cleanups.push(demo.stop);
 
   if (!flags.dev && !buildIsCurrent(ROOT)) {
@@ -131,7 +138,13 @@ async function main(): Promise<number> {
   console.log("");
   console.log(`Payout Desk is running at ${publicUrl}`);
   if (demo) {
-    if (demo.emulatorUrl) console.log(`Service emulator (demo data): ${demo.emulatorUrl}`);
+    if (demo.emulatorUrl) {
+      console.log(`Service emulator (demo data): ${demo.emulatorUrl}`);
+      console.log(
+        `  ${demo.resumed ? "carried on from" : "fresh demo data, saved in"} ${emulatorStateFile(runtime.dataDir)}; clock ${demo.clock} (runs in real time)`,
+      );
+      if (demo.months) console.log(`  Demo data in the months ${demo.months.first} to ${demo.months.last} (UTC): snapshot any of them under Payouts.`);
+    }
     console.log("Demo sign-ins:");
     for (const user of demo.users) console.log(`  ${user.role.padEnd(8)} ${user.email}  password: ${user.password}`);
   }

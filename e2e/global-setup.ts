@@ -9,7 +9,7 @@ import { ensureDatabase } from "../bin/runtime";
 import { freePort, startCluster, withDatabase } from "../db/embedded";
 import { createDb } from "../db/index";
 import { migrateToLatest } from "../db/migrate";
-import { E2E_PASSWORD, E2E_USERS } from "./fixtures/users";
+import { CRAWL_MONTH, E2E_PASSWORD, E2E_USERS, userFor } from "./fixtures/users";
 import { registerDemoGame } from "../bin/demo";
 import { DEMO_GAME_ID, DEMO_WEBHOOK_SECRET } from "../emulator/scenario/demo";
 import { startEmulator } from "../emulator/server";
@@ -43,6 +43,21 @@ async function waitFor(url: string, child: ChildProcess): Promise<void> {
 }
 
 /**
+ * The demo window the crawl walks through: a snapshot and a prepared payout batch, made with the app's own functions
+ * (as the CLI and the Payouts page do). Another month than the one the payout spec takes through its review.
+ */
+async function prepareCrawlWindow(db: ReturnType<typeof createDb>, finance: { id: string; email: string } | undefined): Promise<void> {
+  if (!finance) throw new Error("no finance user for the crawl window");
+  const { takeSnapshotNow } = await import("../lib/snapshots/pull");
+  const { preparePayoutBatch } = await import("../lib/payouts/batches");
+  const { monthWindow } = await import("../lib/time");
+  const window = monthWindow(CRAWL_MONTH);
+  const actor = { id: finance.id, email: finance.email };
+  await takeSnapshotNow(db, { gameId: DEMO_GAME_ID, window, requestedBy: actor, via: "cli" });
+  await preparePayoutBatch(db, { gameId: DEMO_GAME_ID, window }, actor);
+}
+
+/**
  * Starts everything the end-to-end tests need and tells the tests where it is through environment variables:
  * E2E_BASE_URL, E2E_DATABASE_URL, E2E_SERVER_LOG.
  */
@@ -70,9 +85,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const db = createDb(databaseUrl, { max: 2 });
   await migrateToLatest(db);
   const { createUser } = await import("../lib/auth/users");
-  for (const user of E2E_USERS) await createUser(db, { ...user, password: E2E_PASSWORD });
+  const users = [];
+  for (const user of E2E_USERS) users.push(await createUser(db, { ...user, password: E2E_PASSWORD }));
   await registerDemoGame(db, emulator.url, { pacing: "off" });
   await db.destroy();
+  // The pull holds one connection for its lock and works on others: a pool of its own, as the CLI's.
+  const pullDb = createDb(databaseUrl, { max: 4 });
+  await prepareCrawlWindow(pullDb, users.find((u) => u.email === userFor("finance").email));
+  await pullDb.destroy();
 
   if (!buildIsCurrent(ROOT)) {
     const hash = sourceHash(ROOT);

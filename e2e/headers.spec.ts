@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures/test";
 import { signIn } from "./fixtures/session";
 
 test("[finance] pages carry the security headers and run without a policy violation", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page, test } from "./fixtures/test";
 import { E2E_PASSWORD } from "./fixtures/users";
 import path from "node:path";
 import { shoot, signIn } from "./fixtures/session";

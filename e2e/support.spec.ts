@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures/test";
 import { DEMO_GAME_SECRET } from "../emulator/scenario/demo";
 import { formatUsd, money } from "../lib/money";
 import { shoot, signIn } from "./fixtures/session";

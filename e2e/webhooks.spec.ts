@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures/test";
 import { DEMO_GAME_ID, DEMO_GAME_SECRET } from "../emulator/scenario/demo";
 import { shoot, signIn } from "./fixtures/session";
 

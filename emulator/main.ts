@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseRateLimitMode } from "./http/rate-limits";
 import { DEMO_GAME_ID, DEMO_GAME_SECRET, DEMO_WEBHOOK_SECRET } from "./scenario/demo";
+import { StateFileError } from "./ledger/persist";
 import { ScenarioError } from "./scenario/load";
 import { startEmulator } from "./server";
 import { formatInstant, parseInstant } from "./time";
@@ -22,6 +23,8 @@ Options:
   --rate-limits MODE       documented (default), off, or scaled:K (K times faster windows and webhook retries)
   --webhook-url URL        register a webhook endpoint (all events) on every game; repeatable
   --webhook-secret S       signing secret of --webhook-url endpoints (default the demo's)
+  --state FILE             keep the state in FILE: read at start when it exists, saved after changes and on exit
+  --real-time              the clock runs with the wall clock (renewals happen as time passes)
   -h, --help               show this help
 `;
 
@@ -42,6 +45,8 @@ const flagsSchema = z
       .default("documented"),
     "webhook-url": z.array(z.string().url({ message: "must be a URL" })).default([]),
     "webhook-secret": z.string().min(1).optional(),
+    state: z.string().min(1).optional(),
+    "real-time": z.boolean().default(false),
   })
   .refine((flags) => (flags.scenario !== undefined) !== flags.demo, {
     message: "give exactly one of --scenario FILE or --demo",
@@ -72,6 +77,8 @@ async function main(): Promise<void> {
         "rate-limits": { type: "string" },
         "webhook-url": { type: "string", multiple: true },
         "webhook-secret": { type: "string" },
+        state: { type: "string" },
+        "real-time": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -100,9 +107,11 @@ async function main(): Promise<void> {
       rateLimits: flags["rate-limits"],
       webhookUrl: flags["webhook-url"],
       webhookSecret: flags["webhook-secret"],
+      stateFile: flags.state,
+      realTimeClock: flags["real-time"],
     });
   } catch (error) {
-    if (error instanceof ScenarioError) fail(error.message);
+    if (error instanceof ScenarioError || error instanceof StateFileError) fail(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") fail(`port ${flags.port} is already in use`);
     throw error;

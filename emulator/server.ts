@@ -6,6 +6,7 @@ import { ApiError, errorBody } from "./errors";
 import { authMiddleware, faultMiddleware, renderError } from "./http/middleware";
 import { parseRateLimitMode, type RateLimitMode } from "./http/rate-limits";
 import { Ledger } from "./ledger/ledger";
+import { readStateFile } from "./ledger/persist";
 import { adminRoutes } from "./routes/admin";
 import { registerPlayerRoutes } from "./routes/players";
 import { registerRefundRoute } from "./routes/refund";
@@ -37,6 +38,15 @@ export type StartEmulatorOptions = {
   webhookRetryScale?: number;
   /** Timeout of one delivery try; default 10 s. */
   webhookTimeoutMs?: number;
+  /**
+   * Keeps the state in this file: read at start when it exists (instead of the scenario or demo, which only build the
+   * first state), saved after every change (debounced) and on close. An unreadable file is refused (StateFileError).
+   */
+  stateFile?: string;
+  /** The emulator clock runs with the wall clock from its start (or its saved anchor); default: it stands still. */
+  realTimeClock?: boolean;
+  /** Delay between a change and its save; default 1 s. */
+  saveDelayMs?: number;
 };
 
 export type RunningEmulator = {
@@ -68,6 +78,17 @@ function onError(runtime: EmulatorRuntime) {
 
 /** The HTTP app: every service route at / and under /sandbox, and the admin API under /__emulator/. */
 export function createEmulatorApp(runtime: EmulatorRuntime): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  // A real-time clock catches up before every call; anything but a read may change the state, which is then saved.
+  app.use("*", async (c, next) => {
+    runtime.tick();
+    try {
+      await next();
+    } finally {
+      if (c.req.method !== "GET" && c.req.method !== "HEAD") runtime.changed();
+    }
+  });
+
   const api = new Hono<AppEnv>();
   api.use("*", faultMiddleware(runtime));
   api.use("*", authMiddleware(runtime));
@@ -80,7 +101,6 @@ export function createEmulatorApp(runtime: EmulatorRuntime): Hono<AppEnv> {
   const admin = adminRoutes(runtime);
   admin.onError(onError(runtime));
 
-  const app = new Hono<AppEnv>();
   app.route("/__emulator", admin);
   app.route("/sandbox", api);
   app.route("/", api);
@@ -108,19 +128,45 @@ async function initialState(options: StartEmulatorOptions, extraWebhooks: ExtraW
   return () => new Ledger(startedAt);
 }
 
+/** A restored state keeps its endpoints; the ones asked for at this start are added where missing. */
+function registerWebhooks(ledger: Ledger, extraWebhooks: ExtraWebhook[]): void {
+  for (const game of ledger.games.values()) {
+    for (const extra of extraWebhooks) {
+      if (game.webhooks.some((w) => w.url === extra.url)) continue;
+      game.webhooks.push({
+        webhookId: `wh_${game.gameId}_${game.webhooks.length + 1}`,
+        url: extra.url,
+        events: extra.events,
+        secrets: [{ version: 1, secret: extra.secret, validUntil: null }],
+      });
+    }
+  }
+}
+
 /** Starts an emulator in this process. Tests start one per file on port 0. */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const mode = resolveMode(options.rateLimits);
   const urls = options.webhookUrl === undefined ? [] : Array.isArray(options.webhookUrl) ? options.webhookUrl : [options.webhookUrl];
   const extraWebhooks = urls.map((url) => ({ url, secret: options.webhookSecret ?? DEMO_WEBHOOK_SECRET, events: ["*"] }));
   const initial = await initialState(options, extraWebhooks);
+  const restored = options.stateFile ? readStateFile(options.stateFile) : null;
+  if (restored) registerWebhooks(restored.ledger, extraWebhooks);
   const runtime = new EmulatorRuntime({
     rateLimits: mode,
     webhookRetryScale: options.webhookRetryScale ?? (mode.kind === "scaled" ? mode.factor : 1),
     webhookTimeoutMs: options.webhookTimeoutMs ?? 10_000,
     extraWebhooks,
     initial,
+    restored,
+    realTimeClock: options.realTimeClock ?? false,
+    stateFile: options.stateFile ?? null,
+    saveDelayMs: options.saveDelayMs,
   });
+  runtime.tick();
+  runtime.save();
+  // Renewals fall due while nobody calls: the clock catches up every half minute as well.
+  const ticker = options.realTimeClock ? setInterval(() => runtime.tick(), 30_000) : null;
+  ticker?.unref();
   const app = createEmulatorApp(runtime);
   const server = http.createServer(getRequestListener(app.fetch));
   const host = options.host ?? "127.0.0.1";
@@ -142,6 +188,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     ledger: () => runtime.ledger,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
+        if (ticker) clearInterval(ticker);
+        runtime.save();
         runtime.dispatcher.close();
         for (const release of [...runtime.hangs]) release();
         server.close(() => resolve());

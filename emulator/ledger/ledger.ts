@@ -175,6 +175,14 @@ export class Ledger {
     live.nextPeriodId = this.nextPeriodId;
   }
 
+  /**
+   * A ledger read back from a state file goes live again in this process: ids it makes from now on carry this
+   * process's salt, and its period ids join the process's count.
+   */
+  resume(): void {
+    this.liveTag = null;
+  }
+
   addGame(game: GameState): void {
     this.games.set(game.gameId, game);
   }
