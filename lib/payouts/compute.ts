@@ -1,4 +1,5 @@
 import { formatUsd, money } from "@/lib/money";
+import { formatUsdText } from "@/lib/format";
 
 /**
  * A statement's figures, from the window's net attributed and the balance carried in from earlier statements.
@@ -45,5 +46,5 @@ export function carryReason(figures: Pick<StatementFigures, "availableUsd" | "pa
   if (!money(figures.payableUsd).isZero()) return null;
   if (available.isNegative()) return "Negative balance: carried forward against later payouts";
   if (available.isZero()) return "Nothing to pay";
-  return `Under the minimum payout of USD ${formatUsd(minPayoutUsd)}: rolls to the next statement`;
+  return `Under the minimum payout of ${formatUsdText(formatUsd(minPayoutUsd))}: rolls to the next statement`;
 }

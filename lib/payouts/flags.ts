@@ -5,6 +5,7 @@ import { getLatestStaleMark, listFlagOverrideRows, type FlagOverrideRow } from "
 import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
 import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
+import { formatUsdText } from "@/lib/format";
 
 /**
  * One raised flag: what it is, whom it concerns (null for the whole window) and its cause, the fact that raised it (a
@@ -70,7 +71,7 @@ export function disputeFlagsOf(disputes: readonly SnapshotDisputeRow[]): ActiveF
   const flags: ActiveFlag[] = [];
   for (const d of disputes) {
     if (d.status === "won") continue;
-    const amount = d.usdAmount === null ? "amount not reported yet" : `USD ${formatUsd(d.usdAmount)}`;
+    const amount = d.usdAmount === null ? "amount not reported yet" : `${formatUsdText(formatUsd(d.usdAmount))}`;
     const detail =
       d.status === "open"
         ? `dispute ${d.disputeId} open on period ${d.periodId} (${amount})`

@@ -25,6 +25,7 @@ import { newClientRequestId, refundIntentKey } from "./intent";
 import { LEASE_MS, SYSTEM_CLOCK } from "./lease";
 import { wasRecipientPaidFor } from "./paid-status";
 import { readSupportRefundLimit } from "./settings";
+import { formatUsdText } from "@/lib/format";
 
 export type RefundActor = { id: string; email: string; role: Role };
 export type { CallDriver, CallHooks, DriveOptions, RefundOutcome } from "./call";
@@ -107,9 +108,9 @@ export function exceedsSupportLimit(standing: SupportLimitStanding, amountUsd: s
 export function describeOverLimit(standing: SupportLimitStanding, amountUsd: string): string {
   const amount = formatUsd(amountUsd);
   if (money(standing.usedUsd).isZero()) {
-    return `Support may refund up to USD ${standing.limitUsd} per period, in total; USD ${amount} needs a finance user.`;
+    return `Support may refund up to ${formatUsdText(standing.limitUsd)} per period, in total; ${formatUsdText(amount)} needs a finance user.`;
   }
-  return `Support may refund up to USD ${standing.limitUsd} per period, in total, and support has already refunded USD ${standing.usedUsd} of this period; another USD ${amount} needs a finance user (support may refund at most USD ${standing.availableUsd} more).`;
+  return `Support may refund up to ${formatUsdText(standing.limitUsd)} per period, in total, and support has already refunded ${formatUsdText(standing.usedUsd)} of this period; another ${formatUsdText(amount)} needs a finance user (support may refund at most ${formatUsdText(standing.availableUsd)} more).`;
 }
 
 /**
@@ -204,14 +205,14 @@ export async function requestRefund(db: Db, request: RefundRequest, actor: Refun
   if (!sameAmount(impact.remainingUsd, request.remainingBeforeUsd)) {
     throw new AppError(
       "CONFLICT",
-      `The period changed since it was reviewed: USD ${impact.remainingUsd} remains refundable now (it was USD ${formatUsd(
+      `The period changed since it was reviewed: ${formatUsdText(impact.remainingUsd)} remains refundable now (it was ${formatUsdText(formatUsd(
         request.remainingBeforeUsd,
-      )}). Review the refund again.`,
+      ))}). Review the refund again.`,
       { field: "amountUsd" },
     );
   }
   if (money(request.amountUsd).gt(money(impact.remainingUsd))) {
-    throw new AppError("INVALID_INPUT", `must be at most the remaining refundable USD ${impact.remainingUsd}`, { field: "amountUsd" });
+    throw new AppError("INVALID_INPUT", `must be at most the remaining refundable ${formatUsdText(impact.remainingUsd)}`, { field: "amountUsd" });
   }
 
   const clientRequestId = newClientRequestId();
@@ -271,7 +272,7 @@ export async function requestRefund(db: Db, request: RefundRequest, actor: Refun
   if (open) {
     throw new AppError(
       "CONFLICT",
-      `A refund of USD ${open.amountUsd} on this period is ${
+      `A refund of ${formatUsdText(open.amountUsd)} on this period is ${
         open.status === "pending" ? "still being processed" : "waiting for manual attention"
       } (started by ${open.actorEmail ?? "the system"}). Nothing else can be refunded on this period until it is settled.`,
     );

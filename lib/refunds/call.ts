@@ -14,6 +14,7 @@ import { holdLease, SYSTEM_CLOCK, type LeaseClock } from "./lease";
 import { exhaustedOr, failureFinish, parametersOf, periodReadFailure, receiptMismatch } from "./call-outcomes";
 import { isOutcomeUnknown } from "./unknown-outcome";
 import { comparePeriodWithReview, confirmReplayedRefund } from "./verify";
+import { formatUsdText } from "@/lib/format";
 
 /**
  * One turn of a refund attempt held by this request: the check of the period before the first call, the call with
@@ -62,7 +63,7 @@ export function targetOf(attempt: { subscriptionId: string; periodSeq: number })
 }
 
 export function inProgressMessage(attempt: RefundAttempt): string {
-  return `The refund of USD ${attempt.amountUsd} is being processed by another request with the same request id; this page shows its outcome when it is known. Do not refund again.`;
+  return `The refund of ${formatUsdText(attempt.amountUsd)} is being processed by another request with the same request id; this page shows its outcome when it is known. Do not refund again.`;
 }
 
 export function settledOutcome(attempt: RefundAttempt): RefundOutcome {
@@ -71,7 +72,7 @@ export function settledOutcome(attempt: RefundAttempt): RefundOutcome {
       return {
         attempt,
         state: "succeeded",
-        message: `Refunded USD ${attempt.amountUsd}${attempt.transactionId ? ` (transaction ${attempt.transactionId})` : ""}.`,
+        message: `Refunded ${formatUsdText(attempt.amountUsd)}${attempt.transactionId ? ` (transaction ${attempt.transactionId})` : ""}.`,
       };
     case "pending":
       return { attempt, state: "pending", message: attempt.lastErrorMessage ?? inProgressMessage(attempt) };
@@ -79,7 +80,7 @@ export function settledOutcome(attempt: RefundAttempt): RefundOutcome {
       return {
         attempt,
         state: "resolved",
-        message: `Settled by hand${attempt.resolutionOutcome === "refunded" ? `: USD ${attempt.amountUsd} was refunded` : ""}. ${attempt.resolutionNote ?? ""}`.trim(),
+        message: `Settled by hand${attempt.resolutionOutcome === "refunded" ? `: ${formatUsdText(attempt.amountUsd)} was refunded` : ""}. ${attempt.resolutionNote ?? ""}`.trim(),
       };
     default:
       return { attempt, state: attempt.status, message: attempt.lastErrorMessage ?? "The refund did not go through." };
@@ -113,9 +114,9 @@ async function checkPeriodBeforeFirstCall(client: Client, attempt: RefundAttempt
   return {
     status: "failed",
     errorCode: "PERIOD_CHANGED",
-    errorMessage: `The period changed after this refund was reviewed: USD ${check.remainingUsd} remains refundable now (it was USD ${formatUsd(
+    errorMessage: `The period changed after this refund was reviewed: ${formatUsdText(check.remainingUsd)} remains refundable now (it was ${formatUsdText(formatUsd(
       attempt.remainingBeforeUsd,
-    )}; USD ${check.refundedToDateUsd} refunded to date). Nothing was sent to the service; review the refund again.`,
+    ))}; ${formatUsdText(check.refundedToDateUsd)} refunded to date). Nothing was sent to the service; review the refund again.`,
     errorDetail: {
       remaining_refundable_usd: check.remainingUsd,
       already_refunded_usd: check.refundedToDateUsd,

@@ -1,6 +1,7 @@
 import type { PeriodReport } from "@/lib/service/schemas";
 import { formatUsd, Money, money, proRata, sumMoney, usdToCoins } from "@/lib/money";
 import { formatInstant, monthKeyOf, monthWindow } from "@/lib/time";
+import { formatUsdText } from "@/lib/format";
 
 /**
  * What a refund will do, shown before it is confirmed and stored with the attempt. Built from the period report only
@@ -51,7 +52,7 @@ export type RefundImpact = {
 const ZERO = new Money(0);
 
 function usdText(value: Money | string): string {
-  return `USD ${formatUsd(value)}`;
+  return `${formatUsdText(formatUsd(value))}`;
 }
 
 function coinsText(value: Money): string {

@@ -1,5 +1,6 @@
 import { formatUsd, Money, money, sameAmount } from "@/lib/money";
 import type { PeriodReport, RefundAlreadyProcessed } from "@/lib/service/schemas";
+import { formatUsdText } from "@/lib/format";
 
 /** What an attempt asked for, as stored before the first call. */
 export type AttemptParameters = {
@@ -66,7 +67,7 @@ export function confirmReplayedRefund(report: PeriodReport, attempt: AttemptPara
     if (!sameAmount(byId.refunded_amount_usd, attempt.amountUsd)) {
       return {
         confirmed: false,
-        reason: `the period's refund ${replay.transaction_id} is USD ${formatUsd(byId.refunded_amount_usd)}, not USD ${formatUsd(attempt.amountUsd)}`,
+        reason: `the period's refund ${replay.transaction_id} is ${formatUsdText(formatUsd(byId.refunded_amount_usd))}, not ${formatUsdText(formatUsd(attempt.amountUsd))}`,
       };
     }
     return { confirmed: true, refundedAt: byId.refunded_at, matchedBy: "transaction_id" };

@@ -1,3 +1,4 @@
+import { formatUsdText } from "@/lib/format";
 /** Words for what the receiver and the processing job record, shared by the event log and its tests. Pure. */
 
 type Tone = "neutral" | "info" | "success" | "warning" | "danger";
@@ -78,7 +79,7 @@ export function describeEffect(input: { status: string; effect: Record<string, u
       return typeof effect.accessUntil === "string" ? `Canceled; access until ${effect.accessUntil}` : "Canceled";
     case "dispute": {
       const id = String(effect.disputeId ?? "");
-      const amount = typeof effect.usdAmount === "string" ? ` (USD ${effect.usdAmount})` : "";
+      const amount = typeof effect.usdAmount === "string" ? ` (${formatUsdText(effect.usdAmount)})` : "";
       if (effect.status === "open") return `Dispute ${id} recorded as open${amount} on order ${String(effect.orderId ?? "")}`;
       return `Dispute ${id} recorded as closed ${String(effect.status)}${amount}`;
     }

@@ -22,6 +22,7 @@ import {
 } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { parseWindowKey } from "@/lib/payouts/window-key";
+import { formatUsdText } from "@/lib/format";
 
 const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
 const idsSchema = z
@@ -60,7 +61,7 @@ export const prepareBatchAction = defineAction(
     revalidatePayouts();
     return {
       ok: true,
-      message: `Prepared ${formatCount(result.statements)} statements from snapshot version ${result.snapshotVersion}: USD ${result.payableUsd} payable.`,
+      message: `Prepared ${formatCount(result.statements)} statements from snapshot version ${result.snapshotVersion}: ${formatUsdText(result.payableUsd)} payable.`,
     };
   },
 );
@@ -167,7 +168,7 @@ export const approveBatchAction = defineAction(
     revalidatePayouts();
     return {
       ok: true,
-      message: `Batch approved: ${formatCount(result.approved)} to pay (USD ${result.payableUsd}), ${formatCount(result.carried)} carried forward, ${formatCount(result.held)} held.`,
+      message: `Batch approved: ${formatCount(result.approved)} to pay (${formatUsdText(result.payableUsd)}), ${formatCount(result.carried)} carried forward, ${formatCount(result.held)} held.`,
     };
   },
 );
@@ -205,7 +206,7 @@ export const markPaidAction = defineAction(
       user,
     );
     revalidatePayouts();
-    return { ok: true, message: `Recorded ${formatCount(result.paid)} payments, USD ${result.amountUsd} in total.` };
+    return { ok: true, message: `Recorded ${formatCount(result.paid)} payments, ${formatUsdText(result.amountUsd)} in total.` };
   },
 );
 

@@ -166,7 +166,7 @@ export const resolveRefundAttemptAction = defineAction(
       ok: true,
       message:
         outcome === "refunded"
-          ? `Marked as settled: USD ${resolved.amountUsd} was refunded. It counts as refunded; repeating it is not possible.`
+          ? `Marked as settled: ${formatUsdText(resolved.amountUsd)} was refunded. It counts as refunded; repeating it is not possible.`
           : "Marked as settled: nothing was refunded. The period can be refunded again if needed.",
     };
   },

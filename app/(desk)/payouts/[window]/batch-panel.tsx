@@ -7,6 +7,7 @@ import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-
 import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
 import { PaymentFields } from "./payment-fields";
 import { useNotice } from "./result-notice";
+import { formatUsdText } from "@/lib/format";
 
 type ServerAction = (form: FormData) => Promise<ConfirmResult>;
 
@@ -53,7 +54,7 @@ export function BatchPanel(props: BatchPanelProps) {
         onConfirmed={done}
         trigger={<Button variant="primary">Prepare payout batch</Button>}
         title="Prepare the payout batch"
-        description={`One statement per recipient from snapshot version ${props.snapshotVersion}, taking in balances carried from earlier statements. Payables under USD ${props.minPayoutUsd} roll to the next statement.`}
+        description={`One statement per recipient from snapshot version ${props.snapshotVersion}, taking in balances carried from earlier statements. Payables under ${formatUsdText(props.minPayoutUsd)} roll to the next statement.`}
         confirmLabel="Prepare"
         pendingLabel="Preparing…"
         action={withFields(actions.prepare, { window: props.windowKey, snapshotId: props.snapshotId })}
@@ -104,7 +105,7 @@ export function BatchPanel(props: BatchPanelProps) {
             onConfirmed={done}
             trigger={<Button variant="primary">Mark approved paid…</Button>}
             title={`Record payment of ${counts.approved.toLocaleString("en-US")} approved statements`}
-            description={`USD ${props.counts.payableApprovedUsd} in total; each statement is paid exactly its payable. Held statements are not touched.`}
+            description={`${formatUsdText(props.counts.payableApprovedUsd)} in total; each statement is paid exactly its payable. Held statements are not touched.`}
             confirmLabel="Record payment"
             pendingLabel="Recording…"
             size="md"
