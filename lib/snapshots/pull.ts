@@ -7,7 +7,7 @@ import { AppError, isAppError } from "@/lib/errors";
 import { env } from "@/lib/env";
 import { enqueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
-import type { ServiceClient, ServiceClientConfig } from "@/lib/service/client";
+import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
 import { isRetryable, isServiceError } from "@/lib/service/errors";
 import { formatInstant, type TimeWindow, windowProblem } from "@/lib/time";
 import { createCapturingClient } from "./capture";
@@ -413,7 +413,15 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
 
   const writer = progressWriter(db, pull.id);
   // Every page is retried through failures within the budget, so a pull resumes at the page that failed.
-  const clientConfig: Partial<ServiceClientConfig> = { retryBudgetMs: pullRetryBudgetMs(), ...options.clientOverrides };
+  let onRetry: ((entry: RequestLogEntry) => void) | null = null;
+  const clientConfig: Partial<ServiceClientConfig> = {
+    retryBudgetMs: pullRetryBudgetMs(),
+    ...options.clientOverrides,
+    log: (entry) => {
+      options.clientOverrides?.log?.(entry);
+      if (entry.willRetry) onRetry?.(entry);
+    },
+  };
   const takenBy = pull.requested_by_id && pull.requested_by_email ? { id: pull.requested_by_id, email: pull.requested_by_email } : null;
   try {
     const { source, client } = await createReportSource(db, pull.game_id, clientConfig);
@@ -433,6 +441,14 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       };
       options.onProgress?.(progress);
       writer.update(progress, force);
+      latest = p;
+    };
+    let latest: FetchProgress | null = null;
+    // An outage shows on the pull while it lasts: which failure, and that the same page is asked again.
+    onRetry = (entry) => {
+      if (!latest) return;
+      const failure = entry.status === null ? `failed (${entry.errorCode ?? "no answer"})` : `answered ${entry.status}`;
+      report({ ...latest, phase: `the service ${failure}; asking for the same page again (attempt ${entry.attempt + 1})` }, true);
     };
     // The previous version is read while the pages come in; a rejection is held until it is awaited.
     const previous = loadPreviousVersion(db, pull.game_id, window).then(

@@ -93,8 +93,10 @@ describe("a pull during an outage of the reporting routes", () => {
       { fault: "hang", hang_ms: 30_000 },
     ];
     let armed = false;
+    const phases: string[] = [];
     const second = await takeSnapshotNow(env.db, request, {
       clientOverrides: stormy.overrides,
+      onProgress: (progress) => phases.push(progress.phase),
       // Part-way: two pages are stored when the outage starts.
       onPage: async (page) => {
         if (page.seq !== 2 || armed) return;
@@ -123,6 +125,11 @@ describe("a pull during an outage of the reporting routes", () => {
     const backoffs = stormy.sleeps.filter((_, i) => i !== 0 && i !== 6);
     expect(backoffs.every((ms) => ms >= 0 && ms <= 15_000)).toBe(true);
     expect(stormy.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
+
+    // The outage shows on the pull while it lasts.
+    expect(phases).toContain("the service answered 429; asking for the same page again (attempt 2)");
+    expect(phases).toContain("the service failed (timeout); asking for the same page again (attempt 6)");
+    expect(phases.filter((p) => p.includes("asking for the same page again"))).toHaveLength(10);
 
     expect(second.rateLimited).toBe(2);
     expect(second.retries).toBe(10);
