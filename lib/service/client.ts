@@ -461,6 +461,8 @@ export function createServiceClient(config: ServiceClientConfig) {
       }
       const delayMs = computeRetryDelay(attemptNo, error.retryAfterMs, random, backoff);
       const willRetry = isRetryable(error, spec.idempotent) && withinRetryLimits(attemptNo, error.retryAfterMs, callStarted, delayMs);
+      // Counted before the log line, so that a log sink reading stats sees this retry.
+      if (willRetry) stats.retries += 1;
       writeLog({
         ...logBase(spec, attemptNo, pacedMs, durationMs),
         status,
@@ -468,7 +470,6 @@ export function createServiceClient(config: ServiceClientConfig) {
         willRetry,
       });
       if (!willRetry) throw error.withRequest(spec.method, spec.logPath, attemptNo);
-      stats.retries += 1;
       await sleep(delayMs, spec.signal);
     }
   }
