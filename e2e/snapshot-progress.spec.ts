@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
@@ -43,3 +44,25 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await expect(card).toBeHidden();
   await expect(row.getByRole("link", { name: "June 2026" })).toBeVisible();
 });
+
+test("[finance] a pull the service refuses for good fails at once, with the service's reason on its card", async ({ page }) => {
+  await signIn(page, "finance");
+  const game = `${process.env.E2E_EMULATOR_URL}/__emulator/games/${DEMO_GAME_ID}`;
+  const setStatus = (status: string) =>
+    fetch(game, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ status }) });
+  expect((await setStatus("suspended")).ok).toBe(true);
+  try {
+    await page.getByRole("button", { name: "Take snapshot" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("textbox", { name: "Month" }).fill("2026-05");
+    await dialog.getByRole("button", { name: "Take snapshot" }).click();
+    await expect(dialog).toBeHidden();
+    const card = page.getByRole("group", { name: /^Snapshot 2026-05-01/ });
+    await expect(card.getByRole("alert")).toContainText(/Failed: The service refused the report: GET \S+ service answered 403/, { timeout: 30_000 });
+    await expect(page.getByRole("row", { name: /May 2026/ })).toContainText("Pull failed");
+    await shoot(page, "finance-snapshot-refused");
+  } finally {
+    await setStatus("live");
+  }
+});
+

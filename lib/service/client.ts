@@ -1,11 +1,10 @@
 import "server-only";
-import { lookup } from "node:dns/promises";
 import { z } from "zod";
 import { usdInputSchema } from "@/lib/money";
 import { formatInstant, windowInputSchema } from "@/lib/time";
-import { isForbiddenServiceAddress, isForbiddenServiceHost } from "./address";
+import { createAddressGuard } from "./address-guard";
 import { DEFAULT_MAX_BODY_BYTES, readBodyCapped, REPORT_MAX_BODY_BYTES } from "./body";
-import { ADDRESS_REFUSED, RESPONSE_TOO_LARGE, ServiceError, isRetryable, parseServiceError } from "./errors";
+import { RESPONSE_TOO_LARGE, ServiceError, isRetryable, parseServiceError } from "./errors";
 import { createPacer, realSleep, type Pacer, type PacingOptions, type RouteClass, type Sleep } from "./pacing";
 import {
   PERIOD_STATUSES,
@@ -253,9 +252,6 @@ type RequestSpec<T> = {
 
 class TimeoutSignal extends Error {}
 
-const systemResolve = async (hostname: string): Promise<string[]> =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
-
 function withSchema<S extends z.ZodType>(schema: S) {
   return (_status: number, json: unknown): { ok: true; value: z.output<S> } | { ok: false; issues: string[] } => {
     const parsed = schema.safeParse(json);
@@ -310,13 +306,8 @@ export function createServiceClient(config: ServiceClientConfig) {
   const bodyLimit = (route: RouteClass) =>
     config.maxBodyBytes ?? (route === "reporting_aggregate" ? REPORT_MAX_BODY_BYTES : DEFAULT_MAX_BODY_BYTES);
   const observeBody = config.observeBody;
-  const resolveHost = config.resolveHost ?? systemResolve;
   // A production game's base URL never points at a link-local or metadata address (its secret would go there).
-  const guardAddress = config.environment === "production";
-  if (guardAddress && isForbiddenServiceHost(base.hostname)) {
-    throw new ServiceError({ kind: "network", code: ADDRESS_REFUSED, host: base.hostname });
-  }
-  let addressChecked: Promise<void> | null = null;
+  const addressGuard = createAddressGuard(base.hostname, config.environment === "production", config.resolveHost);
   const pacer = resolvePacer(config.pacing);
   const doFetch: FetchLike = config.fetch ?? ((url, init) => fetch(url, init));
   const random = config.random ?? Math.random;
@@ -340,25 +331,9 @@ export function createServiceClient(config: ServiceClientConfig) {
     }
   }
 
-  /** Resolves the host once per client and refuses it when any address it gives is forbidden. */
-  function checkAddress(): Promise<void> {
-    if (!guardAddress || /^\[|^[\d.]+$/.test(base.hostname)) return Promise.resolve();
-    addressChecked ??= resolveHost(base.hostname).then(
-      (addresses) => {
-        const forbidden = addresses.find((address) => isForbiddenServiceAddress(address));
-        if (forbidden) throw new ServiceError({ kind: "network", code: ADDRESS_REFUSED, host: base.hostname, address: forbidden });
-      },
-      // An unresolvable name fails at fetch as a network error, retried like any other.
-      () => {
-        addressChecked = null;
-      },
-    );
-    return addressChecked;
-  }
-
   async function attempt(spec: RequestSpec<unknown>): Promise<{ status: number; headers: Headers; text: string }> {
     spec.signal?.throwIfAborted();
-    await checkAddress();
+    await addressGuard.check();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new TimeoutSignal()), timeoutMs);
     const onCallerAbort = () => controller.abort(spec.signal?.reason);

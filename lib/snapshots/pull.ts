@@ -13,6 +13,7 @@ import { formatInstant, type TimeWindow, windowProblem } from "@/lib/time";
 import { createCapturingClient } from "./capture";
 import { type FetchProgress, fetchWindow, type PageRecord, type ReportSource, SnapshotIncompleteError } from "./fetch";
 import { pullSnapshotJob } from "./jobs";
+import { progressWriter } from "./progress-writer";
 import { formatDuration } from "./progress";
 import { completenessChecks } from "./merge";
 import { createRowWriter, loadPreviousVersion, publishSnapshot } from "./store";
@@ -100,7 +101,6 @@ export class PullFailedError extends Error {
 const HEARTBEAT_MS = 10_000;
 /** Attempts of one pull before it is marked failed (the job's retries, and re-queues after a dead worker). */
 export const MAX_PULL_ATTEMPTS = 5;
-const PROGRESS_WRITE_MS = 250;
 /** A pull whose heartbeat is older than this, and whose lock is free, was abandoned by a dead worker. */
 export const ORPHAN_AFTER_MS = 60_000;
 
@@ -277,67 +277,6 @@ function classify(error: unknown, retryBudgetMs: number | undefined): { code: st
   const coded = error as { code?: unknown; message?: unknown };
   const code = typeof coded?.code === "string" && /^[A-Z_]+$/.test(coded.code) ? coded.code : "PULL_ERROR";
   return { code, message: error instanceof Error ? error.message : String(error), final: false };
-}
-
-/** Writes progress to the pull row, at most every PROGRESS_WRITE_MS and on every phase change, in order. */
-function progressWriter(db: Db, pullId: string) {
-  let chain: Promise<void> = Promise.resolve();
-  let lastWrite = 0;
-  let lastPhase = "";
-  let pending: PullProgress | null = null;
-  const write = (p: PullProgress) => {
-    chain = chain
-      .then(async () => {
-        await db
-          .updateTable("snapshot_pull")
-          .set({
-            phase: p.phase.slice(0, 200),
-            pages_fetched: p.pagesFetched,
-            pages_estimated: p.pagesEstimated,
-            recipients_fetched: p.recipientsFetched,
-            recipients_total: p.recipientsTotal,
-            lines_fetched: p.linesFetched,
-            reversals_fetched: p.reversalsFetched,
-            requests: p.requests,
-            rate_limited: p.rateLimited,
-            retries: p.retries,
-            sub_windows: p.subWindows,
-            eta_at: p.etaMs === null ? null : new Date(Date.now() + p.etaMs),
-            heartbeat_at: new Date(),
-            updated_at: new Date(),
-          })
-          .where("id", "=", pullId)
-          .where("status", "=", "running")
-          .execute();
-      })
-      .catch((error: unknown) => log.warn("snapshot progress not saved", { pull: pullId, error }));
-  };
-  let timer: NodeJS.Timeout | null = null;
-  const writePending = () => {
-    timer = null;
-    if (!pending) return;
-    lastWrite = Date.now();
-    lastPhase = pending.phase;
-    write(pending);
-    pending = null;
-  };
-  return {
-    update(p: PullProgress, force = false) {
-      pending = p;
-      if (force || p.phase !== lastPhase || Date.now() - lastWrite >= PROGRESS_WRITE_MS) {
-        if (timer) clearTimeout(timer);
-        writePending();
-        return;
-      }
-      // The last figures before a pause (the pacer waiting for the next slot) must reach the page too.
-      timer ??= setTimeout(writePending, PROGRESS_WRITE_MS);
-    },
-    async flush() {
-      if (timer) clearTimeout(timer);
-      writePending();
-      await chain;
-    },
-  };
 }
 
 /**
