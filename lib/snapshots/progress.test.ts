@@ -41,6 +41,6 @@ describe("the one reading of a pull's progress", () => {
 
   it("is what the command line prints", () => {
     const line = formatProgress({ ...pull(), phase: "reading recipients", linesFetched: 3_012, rateLimited: 1, retries: 7, etaMs: 4_000 });
-    expect(line).toBe("pages 4 / 6 · recipients 300 / 2,000 · lines 3,012 · 429s 1 · retries 7 · ETA 4s · reading recipients");
+    expect(line).toBe("pages 4/6 · recipients 300/2,000 · lines 3,012 · 429s 1 · retries 7 · ETA 4s · reading recipients");
   });
 });

@@ -108,12 +108,14 @@ export function formatDuration(ms: number): string {
   return `${minutes}m ${String(seconds % 60).padStart(2, "0")}s`;
 }
 
-/** "pages 3 / 21 · recipients 300 / 2,000 · lines 3,012 · 429s 0 · retries 0 · ETA 4s · reading recipients" */
+/** "pages 3/21 · recipients 300/2,000 · lines 3,012 · 429s 0 · retries 0 · ETA 4s · reading recipients" */
 export function formatProgress(p: ProgressFigures): string {
   const summary = summarizePullProgress({ status: "running", ...p });
+  // The same figures as the page, written compactly for a terminal line.
+  const compact = (text: string) => text.replace(" / ", "/");
   return [
-    `pages ${summary.pages}`,
-    `recipients ${summary.recipients}`,
+    `pages ${compact(summary.pages)}`,
+    `recipients ${compact(summary.recipients)}`,
     `lines ${count(p.linesFetched)}`,
     `429s ${count(p.rateLimited)}`,
     p.retries === undefined ? "" : `retries ${count(p.retries)}`,
