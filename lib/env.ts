@@ -25,6 +25,12 @@ const ENV_SCHEMA = z.object({
   PAYOUT_DESK_SECURE_COOKIES: z.enum(["on", "off"]).optional(),
   PAYOUT_DESK_JOBS: z.enum(["on", "off"]).default("on"),
   PAYOUT_DESK_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
+  /** How long a snapshot pull keeps retrying one page through service failures before it gives up, in minutes. */
+  PAYOUT_DESK_PULL_RETRY_MINUTES: z.coerce
+    .number({ message: "must be a number of minutes" })
+    .min(0, { message: "must be between 0 and 1440 minutes" })
+    .max(1440, { message: "must be between 0 and 1440 minutes" })
+    .default(15),
 });
 
 export type Env = z.infer<typeof ENV_SCHEMA>;

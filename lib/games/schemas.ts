@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isForbiddenServiceHost } from "@/lib/service/address";
 
 export const gameIdSchema = z
   .string()
@@ -46,6 +47,10 @@ export const gameInputSchema = z
     const url = tryUrl(game.baseUrl);
     if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname)) {
       ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must use https:// (http is only for a local emulator)" });
+    }
+    // The game secret goes to this address: never a link-local or cloud metadata endpoint of the host itself.
+    if (game.environment === "production" && url && isForbiddenServiceHost(url.hostname)) {
+      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must not be a link-local or cloud metadata address" });
     }
   });
 export type GameInput = z.input<typeof gameInputSchema>;

@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "@/db";
 import { listLiveBatchesByWindow } from "@/db/queries/payouts";
 import { listRecentPulls, listSnapshotWindows, type SnapshotHeader, type SnapshotPullView } from "@/db/queries/snapshots";
+import { summarizePullProgress } from "@/lib/snapshots/progress";
 import { addMonths, monthKeyOf, monthWindow, type TimeWindow } from "@/lib/time";
 
 export type WindowSnapshotState = "none" | "pulling" | "complete" | "stale" | "drift" | "failed";
@@ -12,7 +13,7 @@ export type WindowOverviewRow = {
   state: WindowSnapshotState;
   snapshot: (SnapshotHeader & { versions: number }) | null;
   pull: SnapshotPullView | null;
-  /** 0..100 while pulling, when the page count is estimated. */
+  /** 0..100 while pulling, as every view of the pull shows it (summarizePullProgress). */
   progressPercent: number | null;
   batch: { id: string; status: string; snapshotId: string } | null;
 };
@@ -55,8 +56,7 @@ export async function listWindowOverview(db: Db, params: { gameId: string; month
     if (snapshot) state = snapshot.drift.status === "drift" ? "drift" : snapshot.stale ? "stale" : "complete";
     if (failed && !pull) state = snapshot ? state : "failed";
     if (pull) state = "pulling";
-    const progressPercent =
-      pull && pull.pagesEstimated && pull.pagesEstimated > 0 ? Math.min(99, Math.floor((pull.pagesFetched / pull.pagesEstimated) * 100)) : null;
+    const progressPercent = pull ? summarizePullProgress(pull).percent : null;
     rows.push({ window, isMonth, state, snapshot, pull: pull ?? failed, progressPercent, batch: batches.get(key(window)) ?? null });
   }
   rows.sort((a, b) => b.window.startMs - a.window.startMs || b.window.endMs - a.window.endMs);

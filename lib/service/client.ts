@@ -2,7 +2,9 @@ import "server-only";
 import { z } from "zod";
 import { usdInputSchema } from "@/lib/money";
 import { formatInstant, windowInputSchema } from "@/lib/time";
-import { ServiceError, isRetryable, parseServiceError } from "./errors";
+import { createAddressGuard } from "./address-guard";
+import { DEFAULT_MAX_BODY_BYTES, readBodyCapped, REPORT_MAX_BODY_BYTES } from "./body";
+import { RESPONSE_TOO_LARGE, ServiceError, isRetryable, parseServiceError } from "./errors";
 import { createPacer, realSleep, type Pacer, type PacingOptions, type RouteClass, type Sleep } from "./pacing";
 import {
   PERIOD_STATUSES,
@@ -79,6 +81,24 @@ export type ServiceClientConfig = {
   backoffMaxMs?: number;
   /** A retry_after longer than this is not waited out in-call; the error is thrown with retryAfterMs. Default 60 s. */
   maxRetryAfterMs?: number;
+  /**
+   * Rides out an outage: when set, a call that may be retried is retried for as long as this much time has not passed
+   * since its first attempt (the next wait included), whatever maxRetries and maxRetryAfterMs say; a retry_after that
+   * fits is waited out in full. A long pull sets it; interactive calls keep the count.
+   */
+  retryBudgetMs?: number;
+  /**
+   * The most of one answer's body the client reads; past it the read is aborted (RESPONSE_TOO_LARGE). Default 4 MB, and
+   * 64 MB for the aggregate report (lib/service/body.ts).
+   */
+  maxBodyBytes?: number;
+  /** Sees each answer's body as read (the snapshot keeps the text of every page as sent). */
+  observeBody?: (status: number, text: string) => void;
+  /**
+   * The addresses a host name resolves to, checked before a production game's first request (link-local and metadata
+   * addresses are refused). Default: the system resolver.
+   */
+  resolveHost?: (hostname: string) => Promise<string[]>;
   /** Share one Pacer between clients of the same game (a job and the support tools) to share the limits. */
   pacing?: Pacer | PacingOptions | "off";
   fetch?: FetchLike;
@@ -282,6 +302,12 @@ export function createServiceClient(config: ServiceClientConfig) {
   const maxRetries = config.maxRetries ?? 4;
   const backoff = { baseMs: config.backoffBaseMs ?? 250, maxMs: config.backoffMaxMs ?? 15_000 };
   const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
+  const retryBudgetMs = config.retryBudgetMs;
+  const bodyLimit = (route: RouteClass) =>
+    config.maxBodyBytes ?? (route === "reporting_aggregate" ? REPORT_MAX_BODY_BYTES : DEFAULT_MAX_BODY_BYTES);
+  const observeBody = config.observeBody;
+  // A production game's base URL never points at a link-local or metadata address (its secret would go there).
+  const addressGuard = createAddressGuard(base.hostname, config.environment === "production", config.resolveHost);
   const pacer = resolvePacer(config.pacing);
   const doFetch: FetchLike = config.fetch ?? ((url, init) => fetch(url, init));
   const random = config.random ?? Math.random;
@@ -307,6 +333,7 @@ export function createServiceClient(config: ServiceClientConfig) {
 
   async function attempt(spec: RequestSpec<unknown>): Promise<{ status: number; headers: Headers; text: string }> {
     spec.signal?.throwIfAborted();
+    await addressGuard.check();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new TimeoutSignal()), timeoutMs);
     const onCallerAbort = () => controller.abort(spec.signal?.reason);
@@ -324,10 +351,19 @@ export function createServiceClient(config: ServiceClientConfig) {
         signal: controller.signal,
         redirect: "error",
       });
-      const text = await response.text();
+      const text = await readBodyCapped(response, bodyLimit(spec.route));
+      if (observeBody) {
+        try {
+          observeBody(response.status, text);
+        } catch {
+          // An observer's failure is not the service's.
+        }
+      }
       return { status: response.status, headers: response.headers, text };
     } catch (error) {
+      if (error instanceof ServiceError && error.code === RESPONSE_TOO_LARGE) controller.abort();
       if (spec.signal?.aborted) throw spec.signal.reason ?? error;
+      if (error instanceof ServiceError) throw error;
       if (controller.signal.reason instanceof TimeoutSignal) {
         throw new ServiceError({ kind: "timeout", cause: undefined });
       }
@@ -368,6 +404,7 @@ export function createServiceClient(config: ServiceClientConfig) {
   async function request<T>(spec: RequestSpec<T>): Promise<T> {
     stats.requests += 1;
     const keys = pacer.keysFor(spec.route, { gameId: config.gameId, subscriptionId: spec.subscriptionId });
+    const callStarted = now();
     for (let attemptNo = 1; ; attemptNo += 1) {
       const pacedMs = await pacer.acquire(keys, spec.signal);
       stats.attempts += 1;
@@ -397,8 +434,10 @@ export function createServiceClient(config: ServiceClientConfig) {
         const pauseMs = error.retryAfterMs ?? computeRetryDelay(attemptNo, null, () => 1, backoff);
         pacer.pause(keys, Math.min(pauseMs, maxRetryAfterMs));
       }
-      const tooLong = error.retryAfterMs !== null && error.retryAfterMs > maxRetryAfterMs;
-      const willRetry = attemptNo <= maxRetries && !tooLong && isRetryable(error, spec.idempotent);
+      const delayMs = computeRetryDelay(attemptNo, error.retryAfterMs, random, backoff);
+      const willRetry = isRetryable(error, spec.idempotent) && withinRetryLimits(attemptNo, error.retryAfterMs, callStarted, delayMs);
+      // Counted before the log line, so that a log sink reading stats sees this retry.
+      if (willRetry) stats.retries += 1;
       writeLog({
         ...logBase(spec, attemptNo, pacedMs, durationMs),
         status,
@@ -406,9 +445,15 @@ export function createServiceClient(config: ServiceClientConfig) {
         willRetry,
       });
       if (!willRetry) throw error.withRequest(spec.method, spec.logPath, attemptNo);
-      stats.retries += 1;
-      await sleep(computeRetryDelay(attemptNo, error.retryAfterMs, random, backoff), spec.signal);
+      await sleep(delayMs, spec.signal);
     }
+  }
+
+  /** Count and retry_after limits, or with a budget: whether the next attempt still starts within it. */
+  function withinRetryLimits(attemptNo: number, retryAfterMs: number | null, callStarted: number, delayMs: number): boolean {
+    if (retryBudgetMs !== undefined) return now() - callStarted + delayMs <= retryBudgetMs;
+    const tooLong = retryAfterMs !== null && retryAfterMs > maxRetryAfterMs;
+    return attemptNo <= maxRetries && !tooLong;
   }
 
   function logBase(spec: RequestSpec<unknown>, attemptNo: number, pacedMs: number, durationMs: number) {

@@ -7,6 +7,11 @@ import "server-only";
  */
 export type ServiceErrorKind = "http" | "network" | "timeout" | "invalid_response";
 
+/** invalid_response: the answer was larger than the client reads (a hostile or broken endpoint). */
+export const RESPONSE_TOO_LARGE = "RESPONSE_TOO_LARGE";
+/** network: nothing was sent, the base URL leads to a link-local or cloud metadata address. */
+export const ADDRESS_REFUSED = "ADDRESS_REFUSED";
+
 export type ServiceErrorInit = {
   kind: ServiceErrorKind;
   status?: number | null;
@@ -19,6 +24,11 @@ export type ServiceErrorInit = {
   issues?: readonly string[];
   /** invalid_response only: the body was unreadable (cut short), so the same request may succeed. */
   transient?: boolean;
+  /** RESPONSE_TOO_LARGE only: the most the client reads of one answer, in bytes. */
+  limitBytes?: number;
+  /** ADDRESS_REFUSED only: the host and the address it was refused for. */
+  host?: string;
+  address?: string;
   method?: string;
   path?: string;
   cause?: unknown;
@@ -45,6 +55,9 @@ export class ServiceError extends Error {
   /** For invalid_response: the zod issue paths and codes, never the values. */
   readonly issues: readonly string[];
   readonly transient: boolean;
+  readonly limitBytes: number | undefined;
+  readonly host: string | undefined;
+  readonly address: string | undefined;
   /** Set by the client: the method and the log-safe path of the request that failed. */
   method: string | null;
   path: string | null;
@@ -64,6 +77,9 @@ export class ServiceError extends Error {
     this.serviceMessage = init.serviceMessage ?? null;
     this.issues = init.issues ?? [];
     this.transient = init.transient ?? false;
+    this.limitBytes = init.limitBytes;
+    this.host = init.host;
+    this.address = init.address;
     this.method = init.method ?? null;
     this.path = init.path ?? null;
   }
@@ -87,8 +103,18 @@ function describe(init: {
   issues?: readonly string[];
   method?: string | null;
   path?: string | null;
+  limitBytes?: number;
+  host?: string;
+  address?: string;
 }): string {
   const where = init.method && init.path ? `${init.method} ${init.path}: ` : "";
+  if (init.code === RESPONSE_TOO_LARGE) {
+    return `${where}the service's answer is larger than the ${formatBytes(init.limitBytes)} the client reads; it was cut off`;
+  }
+  if (init.code === ADDRESS_REFUSED) {
+    const address = init.address && init.address !== init.host ? ` (${init.address})` : "";
+    return `${where}refused to call ${init.host ?? "the service"}${address}: a link-local or cloud metadata address is never the service`;
+  }
   switch (init.kind) {
     case "network":
       return `${where}network error${init.code ? ` (${init.code})` : ""}`;
@@ -106,6 +132,11 @@ function describe(init: {
       return `${where}service answered ${init.status ?? "?"}${codes ? ` ${codes}` : ""}${ref}`;
     }
   }
+}
+
+function formatBytes(bytes: number | undefined): string {
+  if (bytes === undefined) return "limit";
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${bytes} bytes`;
 }
 
 export function isServiceError(value: unknown): value is ServiceError {
@@ -256,6 +287,8 @@ export function isRateLimited(error: unknown): boolean {
  */
 export function isRetryable(error: ServiceError, idempotent: boolean): boolean {
   if (!idempotent) return false;
+  // The same address and the same oversized answer come back on every attempt.
+  if (error.code === RESPONSE_TOO_LARGE || error.code === ADDRESS_REFUSED) return false;
   if (error.kind === "network" || error.kind === "timeout") return true;
   // A schema mismatch repeats identically; a body cut short may not.
   if (error.kind === "invalid_response") return error.transient;

@@ -46,13 +46,21 @@ export async function serviceClientForGame(
   const credentials = await readGameCredentials(db, gameId);
   const settings = await db.selectFrom("game").select("settings").where("id", "=", gameId).executeTakeFirstOrThrow();
   const pacing = typeof settings.settings.pacing === "string" ? settings.settings.pacing : "on";
+  // A caller's log sees every attempt too; it never replaces the request log.
+  const { log: alsoLog, ...rest } = overrides;
+  const requestLog = logRequest(gameId);
   return createServiceClient({
     baseUrl: credentials.baseUrl,
     environment: credentials.environment,
     gameSecret: credentials.secret,
     gameId,
     pacing: pacerFor(db, gameId, pacing),
-    log: logRequest(gameId),
-    ...overrides,
+    log: alsoLog
+      ? (entry) => {
+          requestLog(entry);
+          alsoLog(entry);
+        }
+      : requestLog,
+    ...rest,
   });
 }

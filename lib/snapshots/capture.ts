@@ -1,7 +1,7 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Db } from "@/db";
-import type { FetchLike, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
+import type { ServiceClient, ServiceClientConfig } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 
 /**
@@ -12,44 +12,10 @@ import { serviceClientForGame } from "@/lib/service/for-game";
 type Slot = { body: string | null };
 const slots = new AsyncLocalStorage<Slot>();
 
-/**
- * A response whose body was already read as text. The client reads the body with text() only; handing it the string
- * itself spares encoding a page of a megabyte back to bytes and decoding it a second time.
- */
-class TextResponse extends Response {
-  readonly #text: string;
-
-  constructor(text: string, from: Response) {
-    super(null, { status: from.status, statusText: from.statusText, headers: from.headers });
-    this.#text = text;
-  }
-
-  override text(): Promise<string> {
-    return Promise.resolve(this.#text);
-  }
-
-  override json(): Promise<unknown> {
-    return Promise.resolve().then(() => JSON.parse(this.#text) as unknown);
-  }
-
-  override arrayBuffer(): Promise<ArrayBuffer> {
-    return Promise.resolve(new TextEncoder().encode(this.#text).buffer as ArrayBuffer);
-  }
-
-  override clone(): Response {
-    return new TextResponse(this.#text, this);
-  }
-}
-
-function capturingFetch(inner: FetchLike): FetchLike {
-  return async (url, init) => {
-    const response = await inner(url, init);
-    const slot = slots.getStore();
-    if (!slot || !response.ok) return response;
-    const text = await response.text();
-    slot.body = text;
-    return new TextResponse(text, response);
-  };
+/** Keeps a successful answer's text in the slot of the call that read it. */
+function keepBody(status: number, text: string): void {
+  const slot = slots.getStore();
+  if (slot && status >= 200 && status < 300) slot.body = text;
 }
 
 export type CapturingClient = {
@@ -63,8 +29,14 @@ export async function createCapturingClient(
   gameId: string,
   overrides: Partial<ServiceClientConfig> = {},
 ): Promise<CapturingClient> {
-  const inner: FetchLike = overrides.fetch ?? ((url, init) => fetch(url, init));
-  const client = await serviceClientForGame(db, gameId, { ...overrides, fetch: capturingFetch(inner) });
+  const observe = overrides.observeBody;
+  const client = await serviceClientForGame(db, gameId, {
+    ...overrides,
+    observeBody: (status, text) => {
+      keepBody(status, text);
+      observe?.(status, text);
+    },
+  });
   return {
     client,
     async capture(call) {

@@ -51,8 +51,55 @@ export type ProgressFigures = {
   recipientsTotal: number | null;
   linesFetched: number;
   rateLimited: number;
+  /** Requests sent again after a failure; absent where not known. */
+  retries?: number;
   etaMs: number | null;
 };
+
+export type PullStatus = "queued" | "running" | "retrying" | "complete" | "failed";
+
+/** What every view of a pull shows of its progress (the card, the windows table, the CLI), computed once here. */
+export type PullProgressSummary = {
+  active: boolean;
+  pagesDone: number;
+  /** The estimate, never below the pages already read (estimates grow as sub-windows appear), at least 1. */
+  pagesTotal: number;
+  /** 0..100; 100 only once published, at most 99 before. */
+  percent: number;
+  /** "4 / 6" */
+  pages: string;
+  /** "300 / 2,000", or "300" while the total is unknown. */
+  recipients: string;
+};
+
+const ACTIVE_STATUSES: ReadonlySet<PullStatus> = new Set(["queued", "running", "retrying"]);
+
+export function isPullActive(status: PullStatus): boolean {
+  return ACTIVE_STATUSES.has(status);
+}
+
+const count = (value: number) => value.toLocaleString("en-US");
+
+/** The one reading of a pull's figures. */
+export function summarizePullProgress(p: {
+  status: PullStatus;
+  pagesFetched: number;
+  pagesEstimated: number | null;
+  recipientsFetched: number;
+  recipientsTotal: number | null;
+}): PullProgressSummary {
+  const pagesTotal = Math.max(p.pagesEstimated ?? 0, p.pagesFetched, 1);
+  const percent = p.status === "complete" ? 100 : Math.min(99, Math.floor((p.pagesFetched / pagesTotal) * 100));
+  const recipientsTotal = p.recipientsTotal === null ? null : Math.max(p.recipientsTotal, p.recipientsFetched);
+  return {
+    active: isPullActive(p.status),
+    pagesDone: p.pagesFetched,
+    pagesTotal,
+    percent,
+    pages: `${count(p.pagesFetched)} / ${count(pagesTotal)}`,
+    recipients: recipientsTotal === null ? count(p.recipientsFetched) : `${count(p.recipientsFetched)} / ${count(recipientsTotal)}`,
+  };
+}
 
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
@@ -61,15 +108,17 @@ export function formatDuration(ms: number): string {
   return `${minutes}m ${String(seconds % 60).padStart(2, "0")}s`;
 }
 
-/** "pages 3/21 · recipients 300/2,000 · lines 3,012 · 429s 0 · ETA 4s · reading recipients" */
+/** "pages 3/21 · recipients 300/2,000 · lines 3,012 · 429s 0 · retries 0 · ETA 4s · reading recipients" */
 export function formatProgress(p: ProgressFigures): string {
-  const n = (value: number) => value.toLocaleString("en-US");
-  const of = (done: number, total: number | null) => (total === null ? n(done) : `${n(done)}/${n(Math.max(total, done))}`);
+  const summary = summarizePullProgress({ status: "running", ...p });
+  // The same figures as the page, written compactly for a terminal line.
+  const compact = (text: string) => text.replace(" / ", "/");
   return [
-    `pages ${of(p.pagesFetched, p.pagesEstimated)}`,
-    `recipients ${of(p.recipientsFetched, p.recipientsTotal)}`,
-    `lines ${n(p.linesFetched)}`,
-    `429s ${n(p.rateLimited)}`,
+    `pages ${compact(summary.pages)}`,
+    `recipients ${compact(summary.recipients)}`,
+    `lines ${count(p.linesFetched)}`,
+    `429s ${count(p.rateLimited)}`,
+    p.retries === undefined ? "" : `retries ${count(p.retries)}`,
     `ETA ${p.etaMs === null ? "…" : formatDuration(p.etaMs)}`,
     p.phase,
   ]

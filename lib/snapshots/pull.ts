@@ -4,14 +4,17 @@ import { sql } from "kysely";
 import type { Db } from "@/db";
 import { recordAudit } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
+import { env } from "@/lib/env";
 import { enqueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
-import type { ServiceClient, ServiceClientConfig } from "@/lib/service/client";
+import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
 import { isRetryable, isServiceError } from "@/lib/service/errors";
 import { formatInstant, type TimeWindow, windowProblem } from "@/lib/time";
 import { createCapturingClient } from "./capture";
 import { type FetchProgress, fetchWindow, type PageRecord, type ReportSource, SnapshotIncompleteError } from "./fetch";
 import { pullSnapshotJob } from "./jobs";
+import { progressWriter } from "./progress-writer";
+import { formatDuration } from "./progress";
 import { completenessChecks } from "./merge";
 import { createRowWriter, loadPreviousVersion, publishSnapshot } from "./store";
 
@@ -98,9 +101,16 @@ export class PullFailedError extends Error {
 const HEARTBEAT_MS = 10_000;
 /** Attempts of one pull before it is marked failed (the job's retries, and re-queues after a dead worker). */
 export const MAX_PULL_ATTEMPTS = 5;
-const PROGRESS_WRITE_MS = 250;
 /** A pull whose heartbeat is older than this, and whose lock is free, was abandoned by a dead worker. */
 export const ORPHAN_AFTER_MS = 60_000;
+
+/**
+ * How long a pull rides out a service outage on one page (429, 5xx, dropped answers, timeouts) before it gives up:
+ * PAYOUT_DESK_PULL_RETRY_MINUTES, default 15. The page is asked again, never the window from its start.
+ */
+export function pullRetryBudgetMs(): number {
+  return env().PAYOUT_DESK_PULL_RETRY_MINUTES * 60_000;
+}
 
 function lockKey(gameId: string, window: TimeWindow): string {
   return `snapshot-pull|${gameId}|${window.startMs}|${window.endMs}`;
@@ -243,13 +253,25 @@ async function failPull(db: Db, pullId: string, code: string, message: string): 
 
 // --- Running ----------------------------------------------------------------------------------------------------
 
-/** Errors that another attempt cannot fix. */
-function classify(error: unknown): { code: string; message: string; final: boolean } {
+/**
+ * Errors that another attempt cannot fix. A service failure reaching here is final either way: a refusal (400, 401,
+ * 403, 404) answers the same every time, and anything else was already retried on its page for the whole budget.
+ */
+function classify(error: unknown, retryBudgetMs: number | undefined): { code: string; message: string; final: boolean } {
   if (error instanceof SnapshotIncompleteError) return { code: error.code, message: error.message, final: true };
   if (isAppError(error)) return { code: error.code, message: error.message, final: error.code !== "SERVICE_ERROR" };
   if (isServiceError(error)) {
     const code = error.code ?? (error.status ? `HTTP_${error.status}` : error.kind.toUpperCase());
-    return { code, message: error.message, final: !isRetryable(error, true) };
+    if (!isRetryable(error, true)) {
+      return { code, message: error.kind === "http" ? `The service refused the report: ${error.message}` : error.message, final: true };
+    }
+    if (retryBudgetMs === undefined) return { code, message: error.message, final: false };
+    const tries = `${error.attempts} attempt${error.attempts === 1 ? "" : "s"}`;
+    return {
+      code,
+      message: `The service kept failing for ${formatDuration(retryBudgetMs)}, the retry budget of one page (${tries}); last: ${error.message}`,
+      final: true,
+    };
   }
   if (error instanceof PullBusyError) return { code: error.code, message: error.message, final: false };
   const coded = error as { code?: unknown; message?: unknown };
@@ -257,70 +279,10 @@ function classify(error: unknown): { code: string; message: string; final: boole
   return { code, message: error instanceof Error ? error.message : String(error), final: false };
 }
 
-/** Writes progress to the pull row, at most every PROGRESS_WRITE_MS and on every phase change, in order. */
-function progressWriter(db: Db, pullId: string) {
-  let chain: Promise<void> = Promise.resolve();
-  let lastWrite = 0;
-  let lastPhase = "";
-  let pending: PullProgress | null = null;
-  const write = (p: PullProgress) => {
-    chain = chain
-      .then(async () => {
-        await db
-          .updateTable("snapshot_pull")
-          .set({
-            phase: p.phase.slice(0, 200),
-            pages_fetched: p.pagesFetched,
-            pages_estimated: p.pagesEstimated,
-            recipients_fetched: p.recipientsFetched,
-            recipients_total: p.recipientsTotal,
-            lines_fetched: p.linesFetched,
-            reversals_fetched: p.reversalsFetched,
-            requests: p.requests,
-            rate_limited: p.rateLimited,
-            retries: p.retries,
-            sub_windows: p.subWindows,
-            eta_at: p.etaMs === null ? null : new Date(Date.now() + p.etaMs),
-            heartbeat_at: new Date(),
-            updated_at: new Date(),
-          })
-          .where("id", "=", pullId)
-          .where("status", "=", "running")
-          .execute();
-      })
-      .catch((error: unknown) => log.warn("snapshot progress not saved", { pull: pullId, error }));
-  };
-  let timer: NodeJS.Timeout | null = null;
-  const writePending = () => {
-    timer = null;
-    if (!pending) return;
-    lastWrite = Date.now();
-    lastPhase = pending.phase;
-    write(pending);
-    pending = null;
-  };
-  return {
-    update(p: PullProgress, force = false) {
-      pending = p;
-      if (force || p.phase !== lastPhase || Date.now() - lastWrite >= PROGRESS_WRITE_MS) {
-        if (timer) clearTimeout(timer);
-        writePending();
-        return;
-      }
-      // The last figures before a pause (the pacer waiting for the next slot) must reach the page too.
-      timer ??= setTimeout(writePending, PROGRESS_WRITE_MS);
-    },
-    async flush() {
-      if (timer) clearTimeout(timer);
-      writePending();
-      await chain;
-    },
-  };
-}
-
 /**
  * Runs one attempt of a pull to publication. Idempotent: a pull already complete returns its snapshot; a pull that
- * another worker is running throws PullBusyError. Every attempt starts from the first page, since nothing of an
+ * another worker is running throws PullBusyError. Within an attempt a failing page is asked again until the retry
+ * budget is spent (pullRetryBudgetMs); an attempt that still fails starts from the first page, since nothing of an
  * earlier attempt was kept.
  */
 export async function runPull(db: Db, pullId: string, options: RunPullOptions = {}): Promise<PullSummary> {
@@ -389,9 +351,19 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
   const finalAttempt = options.finalAttempt === true || attempts >= MAX_PULL_ATTEMPTS;
 
   const writer = progressWriter(db, pull.id);
+  // Every page is retried through failures within the budget, so a pull resumes at the page that failed.
+  let onRetry: ((entry: RequestLogEntry) => void) | null = null;
+  const clientConfig: Partial<ServiceClientConfig> = {
+    retryBudgetMs: pullRetryBudgetMs(),
+    ...options.clientOverrides,
+    log: (entry) => {
+      options.clientOverrides?.log?.(entry);
+      if (entry.willRetry) onRetry?.(entry);
+    },
+  };
   const takenBy = pull.requested_by_id && pull.requested_by_email ? { id: pull.requested_by_id, email: pull.requested_by_email } : null;
   try {
-    const { source, client } = await createReportSource(db, pull.game_id, options.clientOverrides);
+    const { source, client } = await createReportSource(db, pull.game_id, clientConfig);
     const report = (p: FetchProgress, force = false) => {
       const stats = client.stats();
       const elapsedMs = performance.now() - started;
@@ -408,6 +380,14 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       };
       options.onProgress?.(progress);
       writer.update(progress, force);
+      latest = p;
+    };
+    let latest: FetchProgress | null = null;
+    // An outage shows on the pull while it lasts: which failure, and that the same page is asked again.
+    onRetry = (entry) => {
+      if (!latest) return;
+      const failure = entry.status === null ? `failed (${entry.errorCode ?? "no answer"})` : `answered ${entry.status}`;
+      report({ ...latest, phase: `the service ${failure}; asking for the same page again (attempt ${entry.attempt + 1})` }, true);
     };
     // The previous version is read while the pages come in; a rejection is held until it is awaited.
     const previous = loadPreviousVersion(db, pull.game_id, window).then(
@@ -476,7 +456,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     return summarizeSnapshot(db, published.snapshotId);
   } catch (error) {
     await writer.flush();
-    const { code, message, final } = classify(error);
+    const { code, message, final } = classify(error, clientConfig.retryBudgetMs);
     const last = finalAttempt || final;
     if (last) await failPull(db, pull.id, code, message);
     else {

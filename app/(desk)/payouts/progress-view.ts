@@ -1,4 +1,5 @@
 import type { SnapshotPullView } from "@/db/queries/snapshots";
+import { pullRetryBudgetMs } from "@/lib/snapshots/pull";
 import { formatInstant } from "@/lib/time";
 import type { PullProgressView } from "./snapshot-progress";
 
@@ -26,6 +27,7 @@ export function toProgressView(pull: SnapshotPullView): PullProgressView & { sta
     etaAt: pull.etaAt ? pull.etaAt.toISOString() : null,
     startedAt: pull.startedAt ? pull.startedAt.toISOString() : null,
     snapshotId: pull.snapshotId,
+    retryBudgetMs: pullRetryBudgetMs(),
     error:
       pull.error && pull.error.code === "PULL_ERROR"
         ? { code: "PULL_ERROR", message: "The pull stopped on an internal error (logged); it is retried automatically." }

@@ -1,13 +1,13 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Badge } from "@/app/_components/ui/badge";
-import { formatDuration } from "@/lib/snapshots/progress";
+import { formatDuration, type PullStatus, summarizePullProgress } from "@/lib/snapshots/progress";
+import { usePullProgress } from "./use-pull-progress";
 
 export type PullProgressView = {
   id: string;
-  status: "queued" | "running" | "retrying" | "complete" | "failed";
+  status: PullStatus;
   phase: string;
   window: { start: string; end: string };
   attempts: number;
@@ -22,46 +22,25 @@ export type PullProgressView = {
   subWindows: number;
   etaAt: string | null;
   error: { code: string; message: string } | null;
+  /** How long a failing page is asked again before the pull gives up (PAYOUT_DESK_PULL_RETRY_MINUTES). */
+  retryBudgetMs: number;
 };
 
-const POLL_MS = 1_000;
-const ACTIVE = new Set(["queued", "running", "retrying"]);
-
 /**
- * Live progress of one pull: polls its progress route every second while it is queued or running and refreshes the
- * page when it finishes, so the new snapshot shows without a reload.
+ * Live progress of one pull: the shared live copy (usePullProgress) read through the one summary of its figures, so
+ * the card, the windows table and the CLI say the same thing; the page refreshes when the pull finishes.
  */
 export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
-  const [pull, setPull] = useState(initial);
+  const { pull, lost } = usePullProgress(initial);
   const [now, setNow] = useState(() => Date.now());
-  const [lost, setLost] = useState(false);
-  const router = useRouter();
+  const progress = summarizePullProgress(pull);
 
   useEffect(() => {
-    if (!ACTIVE.has(pull.status)) return;
-    let stopped = false;
-    const timer = setInterval(async () => {
-      setNow(Date.now());
-      try {
-        const response = await fetch(`/api/snapshots/${pull.id}/progress`, { cache: "no-store" });
-        if (!response.ok) throw new Error(String(response.status));
-        const next = (await response.json()) as PullProgressView;
-        if (stopped) return;
-        setLost(false);
-        setPull(next);
-        if (!ACTIVE.has(next.status)) router.refresh();
-      } catch {
-        if (!stopped) setLost(true);
-      }
-    }, POLL_MS);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [pull.id, pull.status, router]);
+    if (!progress.active) return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [progress.active]);
 
-  const estimated = Math.max(pull.pagesEstimated ?? 0, pull.pagesFetched, 1);
-  const percent = pull.status === "complete" ? 100 : Math.min(99, Math.floor((pull.pagesFetched / estimated) * 100));
   const eta = pull.etaAt ? Math.max(0, Date.parse(pull.etaAt) - now) : null;
   const tone = pull.status === "failed" ? "danger" : pull.status === "retrying" ? "warning" : pull.status === "complete" ? "success" : "info";
   const label = `Snapshot ${pull.window.start} to ${pull.window.end}`;
@@ -80,22 +59,26 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
         aria-label={`${label}: pages read`}
         aria-valuemin={0}
         aria-valuemax={100}
-        aria-valuenow={percent}
+        aria-valuenow={progress.percent}
       >
-        <div className="h-full bg-accent transition-[width]" style={{ width: `${percent}%` }} />
+        <div className="h-full bg-accent transition-[width]" style={{ width: `${progress.percent}%` }} />
       </div>
-      <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-xs text-ink-muted sm:grid-cols-6" aria-live="polite">
-        <Figure label="Pages" value={`${pull.pagesFetched.toLocaleString("en-US")} / ${estimated.toLocaleString("en-US")}`} />
-        <Figure
-          label="Recipients"
-          value={`${pull.recipientsFetched.toLocaleString("en-US")}${pull.recipientsTotal === null ? "" : ` / ${pull.recipientsTotal.toLocaleString("en-US")}`}`}
-        />
+      <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-xs text-ink-muted sm:grid-cols-7" aria-live="polite">
+        <Figure label="Pages" value={progress.pages} />
+        <Figure label="Recipients" value={progress.recipients} />
         <Figure label="Lines" value={pull.linesFetched.toLocaleString("en-US")} />
         <Figure label="429s" value={pull.rateLimited.toLocaleString("en-US")} />
+        <Figure label="Retries" value={pull.retries.toLocaleString("en-US")} />
         <Figure label="Sub-windows" value={pull.subWindows.toLocaleString("en-US")} />
-        <Figure label="ETA" value={ACTIVE.has(pull.status) ? (eta === null ? "estimating…" : formatDuration(eta)) : "—"} />
+        <Figure label="ETA" value={progress.active ? (eta === null ? "estimating…" : formatDuration(eta)) : "—"} />
       </dl>
       <p className="mt-1 text-xs text-ink-muted">{pull.phase}</p>
+      {progress.active && pull.retries > 0 ? (
+        <p className="mt-1 text-xs text-ink-muted">
+          The service failed {pull.retries.toLocaleString("en-US")} time{pull.retries === 1 ? "" : "s"}; a failing page is asked again
+          for up to {formatDuration(pull.retryBudgetMs)} before the pull gives up.
+        </p>
+      ) : null}
       {pull.error ? (
         <p className="mt-1 text-xs text-danger-ink" role={pull.status === "failed" ? "alert" : undefined}>
           {pull.status === "failed" ? "Failed" : "Last attempt failed"}: {pull.error.message} ({pull.error.code})

@@ -71,7 +71,7 @@ export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: D
         </section>
       ) : null}
 
-      {!latest ? (
+      {!latest && active.length > 0 ? null : !latest ? (
         <EmptyState title="No snapshot yet">
           {canTake
             ? `Take a snapshot of a month for ${gameName} to review what each recipient earned.`

@@ -9,6 +9,8 @@ import { formatCount } from "@/lib/format";
 import { listWindowOverview, type WindowOverviewRow, type WindowSnapshotState } from "@/lib/payouts/overview";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import type { Tone } from "@/app/_components/ui/tone";
+import { toProgressView } from "./progress-view";
+import { PullingState } from "./pulling-state";
 
 const STATE_BADGE: Record<WindowSnapshotState, { label: string; tone: Tone }> = {
   none: { label: "No snapshot", tone: "neutral" },
@@ -29,15 +31,13 @@ function StateCell({ row }: { row: WindowOverviewRow }) {
   const badge = STATE_BADGE[row.state];
   return (
     <span className="flex flex-wrap items-center gap-1.5">
-      <Badge tone={badge.tone} title={row.snapshot?.stale ? `Changed at the service: ${row.snapshot.stale.reason}` : undefined}>
-        {badge.label}
-        {row.state === "pulling" && row.progressPercent !== null ? ` ${row.progressPercent}%` : ""}
-      </Badge>
       {row.state === "pulling" && row.pull ? (
-        <span className="text-xs text-ink-muted">
-          {formatCount(row.pull.pagesFetched)} pages, {formatCount(row.pull.recipientsFetched)} recipients
-        </span>
-      ) : null}
+        <PullingState initial={toProgressView(row.pull)} label={badge.label} />
+      ) : (
+        <Badge tone={badge.tone} title={row.snapshot?.stale ? `Changed at the service: ${row.snapshot.stale.reason}` : undefined}>
+          {badge.label}
+        </Badge>
+      )}
       {row.snapshot ? <span className="text-xs text-ink-muted">v{row.snapshot.version}</span> : null}
     </span>
   );

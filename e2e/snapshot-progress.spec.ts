@@ -1,0 +1,68 @@
+import { expect, test } from "@playwright/test";
+import { DEMO_GAME_ID } from "../emulator/scenario/demo";
+import { shoot, signIn } from "./fixtures/session";
+
+/**
+ * A pull under way is shown in two places, its card and its window's row of the table; both read the same live
+ * figures, and the outage the pull is riding out shows on the card. The first page is refused once with a 429 whose
+ * retry_after holds the pull still long enough to look at.
+ */
+
+const MONTH = "2026-06";
+
+async function armFault(body: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${process.env.E2E_EMULATOR_URL}/__emulator/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(response.ok).toBe(true);
+}
+
+test("[finance] a pull's card and its window's row show the same progress, and the outage it rides out", async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page, "finance");
+  await armFault({ route: "/api/subscriptions/reporting/attribution", fault: "429", retry_after: 20, count: 1 });
+
+  await page.getByRole("button", { name: "Take snapshot" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByRole("textbox", { name: "Month" }).fill(MONTH);
+  await dialog.getByRole("button", { name: "Take snapshot" }).click();
+  await expect(dialog).toBeHidden();
+
+  const card = page.getByRole("group", { name: /^Snapshot 2026-06-01/ });
+  const row = page.getByRole("row", { name: /June 2026/ });
+  await expect(card).toContainText("The service failed 1 time; a failing page is asked again for up to 15m 00s");
+  await expect(card).toContainText("answered 429; asking for the same page again");
+  await expect(card.getByRole("definition").first()).toHaveText("0 / 1");
+  await expect(row).toContainText("Pulling 0%");
+  await expect(row).toContainText("0 / 1 pages, 0 recipients");
+  await shoot(page, "finance-snapshot-progress");
+
+  // Once the wait is over the pull completes, and both places move on together without a reload.
+  await expect(row).toContainText("Complete", { timeout: 60_000 });
+  await expect(card).toBeHidden();
+  await expect(row.getByRole("link", { name: "June 2026" })).toBeVisible();
+});
+
+test("[finance] a pull the service refuses for good fails at once, with the service's reason on its card", async ({ page }) => {
+  await signIn(page, "finance");
+  const game = `${process.env.E2E_EMULATOR_URL}/__emulator/games/${DEMO_GAME_ID}`;
+  const setStatus = (status: string) =>
+    fetch(game, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ status }) });
+  expect((await setStatus("suspended")).ok).toBe(true);
+  try {
+    await page.getByRole("button", { name: "Take snapshot" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("textbox", { name: "Month" }).fill("2026-05");
+    await dialog.getByRole("button", { name: "Take snapshot" }).click();
+    await expect(dialog).toBeHidden();
+    const card = page.getByRole("group", { name: /^Snapshot 2026-05-01/ });
+    await expect(card.getByRole("alert")).toContainText(/Failed: The service refused the report: GET \S+ service answered 403/, { timeout: 30_000 });
+    await expect(page.getByRole("row", { name: /May 2026/ })).toContainText("Pull failed");
+    await shoot(page, "finance-snapshot-refused");
+  } finally {
+    await setStatus("live");
+  }
+});
+

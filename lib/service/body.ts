@@ -1,0 +1,46 @@
+import "server-only";
+import { RESPONSE_TOO_LARGE, ServiceError } from "./errors";
+
+/** The most the client reads of one answer: far above any answer of a subscription, refund or detail route. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The aggregate report's cap. One report carries at most 20,000 renewal lines and 20,000 reversal rows ("more than
+ * 20,000 settled renewals ... or more than 20,000 refunded renewals" answers WINDOW_TOO_LARGE), about 1.1 KB and
+ * 0.8 KB each as the service writes them: under 40 MB in all.
+ */
+export const REPORT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads a body as text, giving up past `limitBytes` (a declared Content-Length above it is refused before reading):
+ * an endpoint that streams without end must not fill the process's memory.
+ */
+export async function readBodyCapped(response: Response, limitBytes: number): Promise<string> {
+  const tooLarge = () => new ServiceError({ kind: "invalid_response", code: RESPONSE_TOO_LARGE, status: response.status, limitBytes });
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) {
+    const text = await response.text();
+    if (Buffer.byteLength(text) > limitBytes) throw tooLarge();
+    return text;
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limitBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    parts.push(decoder.decode(value, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return parts.join("");
+}

@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FetchLike, ServiceClientConfig } from "@/lib/service/client";
+import { compareVersions } from "@/lib/snapshots/drift";
+import { PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
+import { loadComparable } from "@/lib/snapshots/store";
+import { monthWindow } from "@/lib/time";
+import { admin, buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
+
+/**
+ * A pull rides out an outage of the reporting routes: every failure that may pass (429, 500, 502, 503, a dropped
+ * answer, a timeout) is retried on the page it hit, after retry_after or a capped backoff, within the retry budget;
+ * the pull goes on from that page and publishes what a quiet pull publishes. A refusal that cannot change ends it at
+ * once, with the reason. Time is a fake clock moved by the waits, so nothing here waits for real.
+ */
+
+const WINDOW = monthWindow("2026-03");
+const request = { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" };
+const ROUTE = "/api/subscriptions/reporting/attribution";
+const BUDGET_MS = 15 * 60_000;
+let env: SnapshotTestEnv;
+
+beforeAll(async () => {
+  env = await startSnapshotEnv(
+    buildScenario({
+      // Three pages of recipients, and one recipient past the 500-line inline cap, read over sub-windows.
+      recipients: 250,
+      renewalsPerRecipient: 4,
+      heavyRecipientLines: 1_200,
+      reversals: 40,
+      refundDelayMs: 2 * 86_400_000,
+      start: "2026-03-01T00:00:00Z",
+      end: "2026-04-01T00:00:00Z",
+      clock: "2026-04-10T00:00:00Z",
+    }),
+  );
+});
+afterAll(async () => env?.close());
+
+/** A clock that only the client's waits move, and a fetch that records every request and its outcome. */
+function instrumented() {
+  let clock = Date.parse("2026-04-10T00:00:00Z");
+  const sleeps: number[] = [];
+  const requests: { url: string; status: number | "failed" }[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    try {
+      const response = await globalThis.fetch(url, init);
+      requests.push({ url: pathOf(url), status: response.status });
+      return response;
+    } catch (error) {
+      requests.push({ url: pathOf(url), status: "failed" });
+      throw error;
+    }
+  };
+  const overrides: Partial<ServiceClientConfig> = {
+    fetch,
+    now: () => clock,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock += ms;
+    },
+    // The emulator's hang outlasts this, so a hang is a timeout.
+    timeoutMs: 1_000,
+  };
+  return { overrides, sleeps, requests, elapsed: () => clock - Date.parse("2026-04-10T00:00:00Z") };
+}
+
+function pathOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+const ok = (requests: { url: string; status: number | "failed" }[]) => requests.filter((r) => r.status === 200).map((r) => r.url);
+
+describe("a pull during an outage of the reporting routes", () => {
+  it("retries ten consecutive failures of every kind on the page they hit and publishes what a quiet pull publishes", async () => {
+    const quietRun = instrumented();
+    const quiet = await takeSnapshotNow(env.db, request, { clientOverrides: quietRun.overrides });
+    expect(quiet.subWindows.length).toBeGreaterThan(0);
+    expect(quiet.pages).toBeGreaterThan(4);
+    expect(quietRun.sleeps).toEqual([]);
+
+    const stormy = instrumented();
+    const storm = [
+      { fault: "429", retry_after: 120 },
+      { fault: "500" },
+      { fault: "drop" },
+      { fault: "502" },
+      { fault: "hang", hang_ms: 30_000 },
+      { fault: "503" },
+      { fault: "429", retry_after: 90 },
+      { fault: "drop" },
+      { fault: "500" },
+      { fault: "hang", hang_ms: 30_000 },
+    ];
+    let armed = false;
+    const phases: string[] = [];
+    const second = await takeSnapshotNow(env.db, request, {
+      clientOverrides: stormy.overrides,
+      onProgress: (progress) => phases.push(progress.phase),
+      // Part-way: two pages are stored when the outage starts.
+      onPage: async (page) => {
+        if (page.seq !== 2 || armed) return;
+        armed = true;
+        for (const fault of storm) await admin(env.emulator, "/faults", { route: ROUTE, count: 1, ...fault });
+      },
+    });
+    expect(armed).toBe(true);
+    expect((await admin(env.emulator, "/faults")).faults).toEqual([]);
+
+    // The ten failures came one after another, on the third page, and each was followed by the same page again.
+    const failures = stormy.requests.filter((r) => r.status !== 200);
+    expect(failures).toHaveLength(10);
+    const firstFailure = stormy.requests.findIndex((r) => r.status !== 200);
+    expect(firstFailure).toBe(2);
+    const outage = stormy.requests.slice(firstFailure, firstFailure + 11);
+    expect(new Set(outage.map((r) => r.url)).size).toBe(1);
+    expect(outage.at(-1)?.status).toBe(200);
+    // Never from the start: the pages read are exactly the quiet pull's, in the same order, none twice.
+    expect(ok(stormy.requests)).toEqual(ok(quietRun.requests));
+
+    // retry_after followed; other waits a capped, jittered backoff; all within the budget.
+    expect(stormy.sleeps).toHaveLength(10);
+    expect(stormy.sleeps[0]).toBeGreaterThanOrEqual(120_000);
+    expect(stormy.sleeps[6]).toBeGreaterThanOrEqual(90_000);
+    const backoffs = stormy.sleeps.filter((_, i) => i !== 0 && i !== 6);
+    expect(backoffs.every((ms) => ms >= 0 && ms <= 15_000)).toBe(true);
+    expect(stormy.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
+
+    // The outage shows on the pull while it lasts.
+    expect(phases).toContain("the service answered 429; asking for the same page again (attempt 2)");
+    expect(phases).toContain("the service failed (timeout); asking for the same page again (attempt 6)");
+    expect(phases.filter((p) => p.includes("asking for the same page again"))).toHaveLength(10);
+
+    expect(second.rateLimited).toBe(2);
+    expect(second.retries).toBe(10);
+    expect(second.drift).toEqual({ status: "reproduced", differences: 0, comparedTo: quiet.snapshotId });
+    // Figure for figure: every row of both versions, notices included.
+    expect(compareVersions(await loadComparable(env.db, quiet.snapshotId), await loadComparable(env.db, second.snapshotId))).toEqual([]);
+    expect({ ...second.totals }).toEqual({ ...quiet.totals });
+    expect([second.recipients, second.lines, second.reversals, second.pages, second.subWindows]).toEqual([
+      quiet.recipients,
+      quiet.lines,
+      quiet.reversals,
+      quiet.pages,
+      quiet.subWindows,
+    ]);
+  });
+
+  it("gives up when an outage outlasts the retry budget, naming it, and publishes nothing", async () => {
+    const before = await env.db.selectFrom("snapshot").select("id").execute();
+    const run = instrumented();
+    await admin(env.emulator, "/faults", { route: ROUTE, fault: "429", retry_after: 400, count: 50 });
+    try {
+      const failure = await takeSnapshotNow(env.db, request, { clientOverrides: run.overrides }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(PullFailedError);
+      const error = failure as PullFailedError;
+      expect(error.final).toBe(true);
+      expect(error.code).toBe("rate_limit_exceeded");
+      expect(error.message).toMatch(/kept failing for 15m 00s/);
+      // Two waits of 400 s fit in 15 minutes, a third would not.
+      expect(run.sleeps).toHaveLength(2);
+      expect(run.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
+      const pull = await env.db
+        .selectFrom("snapshot_pull")
+        .select(["status", "error_code", "error_message"])
+        .orderBy("requested_at", "desc")
+        .executeTakeFirstOrThrow();
+      expect(pull).toMatchObject({ status: "failed", error_code: "rate_limit_exceeded" });
+      expect(pull.error_message).toMatch(/kept failing for 15m 00s/);
+      expect(await env.db.selectFrom("snapshot").select("id").execute()).toHaveLength(before.length);
+    } finally {
+      await admin(env.emulator, "/faults", undefined, "DELETE");
+    }
+  });
+
+  it("ends at once on a refusal that cannot change, with the reason", async () => {
+    const run = instrumented();
+    const failure = await takeSnapshotNow(env.db, request, { clientOverrides: { ...run.overrides, gameSecret: "gs_not_this_game" } }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(PullFailedError);
+    const error = failure as PullFailedError;
+    expect(error.final).toBe(true);
+    expect(error.code).toBe("INVALID_GAME_SECRET");
+    expect(error.message).toMatch(/^The service refused the report: GET \S+ service answered 401 INVALID_GAME_SECRET/);
+    expect(run.requests).toHaveLength(1);
+    expect(run.sleeps).toEqual([]);
+  });
+});
