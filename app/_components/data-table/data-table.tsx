@@ -212,7 +212,13 @@ export function DataTable<TData>({
           </div>
         ) : null}
 
-        <div className="overflow-x-auto">
+        {/* Focusable so that a table wider than the screen can be scrolled sideways by keyboard. */}
+        <div
+          className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent"
+          tabIndex={0}
+          role="region"
+          aria-label={`${caption} (scrolls sideways)`}
+        >
           <table
             aria-busy={url.isPending || undefined}
             className={cn("w-full border-collapse text-sm transition-opacity", url.isPending ? "opacity-60" : undefined)}

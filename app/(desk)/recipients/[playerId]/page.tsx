@@ -92,7 +92,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         {statements.length === 0 ? (
           <p className="p-4 text-ink-muted">No payout batch includes this recipient yet.</p>
         ) : (
-          <div className="overflow-x-auto">
+          <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Statements of this recipient">
             <table className="min-w-full text-sm">
               <caption className="sr-only">Statements of this recipient</caption>
               <thead className="bg-subtle text-left text-xs text-ink-muted">
@@ -159,7 +159,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         {withBalance.length === 0 ? (
           <p className="p-4 text-ink-muted">No entries yet: they appear when a batch including this recipient is approved.</p>
         ) : (
-          <div className="overflow-x-auto">
+          <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Ledger entries with the running balance">
             <table className="min-w-full text-sm">
               <caption className="sr-only">Ledger entries with the running balance</caption>
               <thead className="bg-subtle text-left text-xs text-ink-muted">

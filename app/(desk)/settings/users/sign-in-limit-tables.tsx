@@ -36,7 +36,7 @@ export function SignInLimitTables({ accounts, addresses, action, emptyText }: Pr
       ) : null}
       {accounts.length === 0 && addresses.length === 0 ? <p className="px-4 py-3 text-ink-muted">{emptyText}</p> : null}
       {accounts.length > 0 ? (
-        <div className="overflow-x-auto">
+        <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Accounts with failed sign-ins since their last successful one">
           <table className="min-w-full text-sm">
             <caption className="sr-only">Accounts with failed sign-ins since their last successful one</caption>
             <thead className="bg-subtle text-left text-ink-muted">

@@ -21,7 +21,7 @@ export function DisputeList({ disputes, overrides, hasBatch }: { disputes: Snaps
       className="mb-5"
       flush
     >
-      <div className="overflow-x-auto">
+      <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Disputes of this recipient's renewals">
         <table className="min-w-full text-sm">
           <caption className="sr-only">Disputes of this recipient&apos;s renewals</caption>
           <thead className="bg-subtle text-left text-xs text-ink-muted">
