@@ -21,16 +21,28 @@ import { log } from "@/lib/log";
  */
 export type QueuePolicy = "standard" | "short" | "stately";
 
-export type JobDefinition<S extends z.ZodType> = {
+/** What a queue is created with: the part of a definition that does not depend on the payload. */
+export type QueueSettings = {
   name: string;
-  payload: S;
   retryLimit?: number;
   retryDelaySeconds?: number;
   expireInMinutes?: number;
   policy?: QueuePolicy;
+  /** How many of these run at once in one worker process (default 1). */
+  concurrency?: number;
+  /** Cron (UTC) for jobs that queue themselves on a schedule, with the payload each scheduled job gets. */
+  schedule?: { cron: string; payload: object };
+};
+
+export type JobDefinition<S extends z.ZodType> = QueueSettings & {
+  payload: S;
   /** The key the policy applies to (without one, all jobs of the queue share one key). Needs a policy. */
   singletonKey?: (payload: z.output<S>) => string;
 };
+
+/** The logic of a job, in `<name>.handler.ts` next to its definition `<name>.ts`; lib/jobs/registry.ts pairs them. */
+export type JobMeta = { jobId: string; attempt: number };
+export type JobHandler<S extends z.ZodType> = (payload: z.output<S>, meta: JobMeta) => Promise<void>;
 
 export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {
   if (definition.singletonKey && (definition.policy ?? "standard") === "standard") {
@@ -54,7 +66,7 @@ export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<
   return state.boss;
 }
 
-export async function ensureQueue(boss: PgBoss, definition: JobDefinition<z.ZodType>): Promise<void> {
+export async function ensureQueue(boss: PgBoss, definition: QueueSettings): Promise<void> {
   if (state.queues.has(definition.name)) return;
   const options = {
     name: definition.name,
@@ -78,18 +90,19 @@ export async function enqueue<S extends z.ZodType>(
   payload: z.input<S>,
   options: { startAfterSeconds?: number } = {},
 ): Promise<string | null> {
-  const data = definition.payload.parse(payload) as object;
+  const data: z.output<S> = definition.payload.parse(payload);
   const boss = await getBoss();
-  await ensureQueue(boss, definition as JobDefinition<z.ZodType>);
-  return boss.send(definition.name, data, {
-    singletonKey: definition.singletonKey?.(data as z.output<S>),
+  await ensureQueue(boss, definition);
+  return boss.send(definition.name, data as object, {
+    singletonKey: definition.singletonKey?.(data),
     startAfter: options.startAfterSeconds,
   });
 }
 
-export async function stopBoss(): Promise<void> {
+/** Stops the queue client: no more jobs are taken, running ones get `timeoutMs` to finish before they are handed back. */
+export async function stopBoss(options: { timeoutMs?: number } = {}): Promise<void> {
   const pending = state.boss;
   state.boss = undefined;
   state.queues.clear();
-  if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: 10_000 });
+  if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: options.timeoutMs ?? 10_000 });
 }

@@ -1,60 +1,41 @@
 import "server-only";
 import type { z } from "zod";
-import { RECONCILE_SCHEDULE, reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
-import { pullSnapshotJob, recoverSnapshotPullsJob } from "@/lib/snapshots/jobs";
-import {
-  processWebhookEventJob,
-  SCHEDULE_PULLS_CRON,
-  scheduleSnapshotPullsJob,
-  SWEEP_CRON,
-  sweepWebhookEventsJob,
-} from "@/lib/webhooks/jobs";
-import type { JobDefinition } from "./queue";
+import { reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
+import { pullSnapshotJob } from "@/lib/snapshots/pull-job";
+import { recoverSnapshotPullsJob } from "@/lib/snapshots/pull-recover-job";
+import { processWebhookEventJob } from "@/lib/webhooks/process-event-job";
+import { scheduleSnapshotPullsJob } from "@/lib/webhooks/schedule-pulls-job";
+import { sweepWebhookEventsJob } from "@/lib/webhooks/sweep-job";
+import type { JobDefinition, JobHandler, JobMeta, QueueSettings } from "./queue";
 
 /**
- * Every job the workers run: a definition and its handler. Each area adds its jobs here, e.g.
- *   { definition: pullSnapshotJob, handler: () => import("@/lib/snapshots/pull-job").then((m) => m.handlePullSnapshot) }
+ * Every job the workers run: a definition (`<name>.ts`) paired with its handler (`<name>.handler.ts`, loaded when the
+ * workers start, so queuing a job never loads the logic). `registerJob` takes both with the same payload schema, so
+ * a handler always receives what its definition's schema produces.
  */
-export type JobHandler<S extends z.ZodType> = (payload: z.output<S>, meta: { jobId: string; attempt: number }) => Promise<void>;
-
 export type RegisteredJob = {
-  definition: JobDefinition<z.ZodType>;
-  handler: () => Promise<JobHandler<z.ZodType>>;
-  /** How many of these run at once in one process. */
-  concurrency?: number;
-  /** Cron (UTC) for jobs that queue themselves on a schedule. */
-  schedule?: { cron: string; payload: object };
+  definition: QueueSettings;
+  schedule?: QueueSettings["schedule"];
+  /** Loads the handler: the returned function checks a job's data against the definition's schema, then runs it. */
+  handler: () => Promise<(data: unknown, meta: JobMeta) => Promise<void>>;
 };
 
+export function registerJob<S extends z.ZodType>(definition: JobDefinition<S>, load: () => Promise<JobHandler<S>>): RegisteredJob {
+  return {
+    definition,
+    schedule: definition.schedule,
+    handler: async () => {
+      const handle = await load();
+      return (data, meta) => handle(definition.payload.parse(data), meta);
+    },
+  };
+}
+
 export const JOBS: RegisteredJob[] = [
-  {
-    definition: reconcileRefundsJob as JobDefinition<z.ZodType>,
-    handler: () => import("@/lib/refunds/reconcile").then((m) => m.handleReconcileRefunds as JobHandler<z.ZodType>),
-    schedule: { cron: RECONCILE_SCHEDULE, payload: {} },
-  },
-  {
-    definition: processWebhookEventJob as JobDefinition<z.ZodType>,
-    handler: () => import("@/lib/webhooks/process-event").then((m) => m.handleProcessWebhookEvent as JobHandler<z.ZodType>),
-    concurrency: 2,
-  },
-  {
-    definition: sweepWebhookEventsJob as JobDefinition<z.ZodType>,
-    handler: () => import("@/lib/webhooks/sweep").then((m) => m.handleSweepWebhookEvents as JobHandler<z.ZodType>),
-    schedule: { cron: SWEEP_CRON, payload: {} },
-  },
-  {
-    definition: scheduleSnapshotPullsJob as JobDefinition<z.ZodType>,
-    handler: () => import("@/lib/webhooks/scheduled-pulls").then((m) => m.handleScheduleSnapshotPulls as JobHandler<z.ZodType>),
-    schedule: { cron: SCHEDULE_PULLS_CRON, payload: {} },
-  },
-  {
-    definition: pullSnapshotJob as JobDefinition<z.ZodType>,
-    handler: () => import("@/lib/snapshots/pull-job").then((m) => m.handlePullSnapshot as JobHandler<z.ZodType>),
-    concurrency: 2,
-  },
-  {
-    definition: recoverSnapshotPullsJob as JobDefinition<z.ZodType>,
-    handler: () => import("@/lib/snapshots/pull-job").then((m) => m.handleRecoverSnapshotPulls as JobHandler<z.ZodType>),
-    schedule: { cron: "* * * * *", payload: {} },
-  },
+  registerJob(reconcileRefundsJob, () => import("@/lib/refunds/reconcile-job.handler").then((m) => m.handleReconcileRefunds)),
+  registerJob(processWebhookEventJob, () => import("@/lib/webhooks/process-event-job.handler").then((m) => m.handleProcessWebhookEvent)),
+  registerJob(sweepWebhookEventsJob, () => import("@/lib/webhooks/sweep-job.handler").then((m) => m.handleSweepWebhookEvents)),
+  registerJob(scheduleSnapshotPullsJob, () => import("@/lib/webhooks/schedule-pulls-job.handler").then((m) => m.handleScheduleSnapshotPulls)),
+  registerJob(pullSnapshotJob, () => import("@/lib/snapshots/pull-job.handler").then((m) => m.handlePullSnapshot)),
+  registerJob(recoverSnapshotPullsJob, () => import("@/lib/snapshots/pull-recover-job.handler").then((m) => m.handleRecoverSnapshotPulls)),
 ];

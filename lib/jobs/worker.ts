@@ -1,36 +1,45 @@
 import "server-only";
 import { log } from "@/lib/log";
-import { ensureQueue, getBoss } from "./queue";
+import { ensureQueue, getBoss, stopBoss } from "./queue";
 import { JOBS } from "./registry";
 
 /**
  * Starts the workers for every registered job in this process (the app server starts them through
- * instrumentation.ts; tests start them directly). Calling it twice does nothing the second time.
+ * instrumentation.ts, `desk worker` in a process of their own; tests start them directly). Calling it twice does
+ * nothing the second time.
  */
-const holder = globalThis as unknown as { __payoutDeskWorkers?: Promise<void> };
+export type WorkerCounts = { jobsFinished: number; jobsFailed: number; running: number };
+
+type State = { started?: Promise<void>; counts: WorkerCounts };
+const holder = globalThis as unknown as { __payoutDeskWorkers?: State };
+const state: State = (holder.__payoutDeskWorkers ??= { counts: { jobsFinished: 0, jobsFailed: 0, running: 0 } });
 
 export function startWorkers(): Promise<void> {
-  holder.__payoutDeskWorkers ??= (async () => {
+  state.started ??= (async () => {
     const boss = await getBoss();
     for (const job of JOBS) {
       await ensureQueue(boss, job.definition);
       const handler = await job.handler();
       // pg-boss 10 runs one handler call per worker at a time; concurrency is that many workers.
-      for (let worker = 0; worker < (job.concurrency ?? 1); worker++) {
+      for (let worker = 0; worker < (job.definition.concurrency ?? 1); worker++) {
         await boss.work(
           job.definition.name,
           { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true },
           async ([entry]) => {
             if (!entry) return;
-            const payload = job.definition.payload.parse(entry.data);
             const startedAt = Date.now();
             const attempt = entry.retryCount + 1;
+            state.counts.running++;
             try {
-              await handler(payload, { jobId: entry.id, attempt });
+              await handler(entry.data, { jobId: entry.id, attempt });
+              state.counts.jobsFinished++;
               log.info("job done", { job: job.definition.name, id: entry.id, ms: Date.now() - startedAt });
             } catch (error) {
+              state.counts.jobsFailed++;
               log.warn("job failed", { job: job.definition.name, id: entry.id, attempt, error });
               throw error;
+            } finally {
+              state.counts.running--;
             }
           },
         );
@@ -39,5 +48,22 @@ export function startWorkers(): Promise<void> {
     }
     log.info("workers started", { jobs: JOBS.map((j) => j.definition.name) });
   })();
-  return holder.__payoutDeskWorkers;
+  return state.started;
+}
+
+/** Jobs this process has run since it started. */
+export function workerCounts(): WorkerCounts {
+  return { ...state.counts };
+}
+
+/**
+ * Stops taking jobs and waits up to `timeoutMs` for the running ones; any still running then are handed back to
+ * the queue (marked failed, so they are retried by another worker).
+ */
+export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise<WorkerCounts> {
+  const started = state.started;
+  state.started = undefined;
+  if (started) await started.catch(() => undefined);
+  await stopBoss({ timeoutMs: options.timeoutMs });
+  return workerCounts();
 }

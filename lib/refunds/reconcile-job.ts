@@ -14,7 +14,5 @@ export const reconcileRefundsJob = defineJob({
   expireInMinutes: 15,
   policy: "stately",
   singletonKey: (payload) => payload.attemptId ?? "all",
+  schedule: { cron: "* * * * *", payload: {} },
 });
-
-/** Cron (UTC) of the sweep. */
-export const RECONCILE_SCHEDULE = "* * * * *";

@@ -1,12 +1,10 @@
 import "server-only";
-import type { z } from "zod";
-import { getDb, type Db } from "@/db";
+import type { Db } from "@/db";
 import { listStalePendingAttempts } from "@/db/queries/refund-leases";
 import { findRefundAttempt, type RefundAttempt } from "@/db/queries/refunds";
 import { log } from "@/lib/log";
 import { driveRefundAttempt, type RefundOutcome } from "./attempts";
 import { SYSTEM_CLOCK, type LeaseClock } from "./lease";
-import type { reconcileRefundsJob } from "./reconcile-job";
 
 /** A pending attempt untouched for this long is taken to be abandoned (a live request holds a claim instead). */
 export const STALE_AFTER_SECONDS = 60;
@@ -45,8 +43,4 @@ export async function reconcilePendingRefunds(
   }
   if (outcomes.length > 0) log.info("refunds reconciled", { examined: attempts.length, outcomes });
   return { examined: attempts.length, outcomes };
-}
-
-export async function handleReconcileRefunds(payload: z.output<typeof reconcileRefundsJob.payload>): Promise<void> {
-  await reconcilePendingRefunds(getDb(), { attemptId: payload.attemptId });
 }

@@ -1,31 +1,17 @@
 import "server-only";
-import type { z } from "zod";
-import { getDb } from "@/db";
-import { log } from "@/lib/log";
-import { pullSnapshotJob, type recoverSnapshotPullsJob } from "./jobs";
-import { PullBusyError, PullFailedError, recoverPulls, runPull } from "./pull";
+import { z } from "zod";
+import { defineJob } from "@/lib/jobs/queue";
 
-/**
- * The snapshot job: one attempt of the pull per job attempt. A failure another attempt may fix is thrown so pg-boss
- * retries the job; a final one (the pull row says "failed" and why) completes the job, since retrying cannot help.
- */
-export async function handlePullSnapshot(
-  payload: z.output<typeof pullSnapshotJob.payload>,
-  meta: { jobId: string; attempt: number },
-): Promise<void> {
-  const retryLimit = pullSnapshotJob.retryLimit ?? 0;
-  try {
-    await runPull(getDb(), payload.pullId, { jobId: meta.jobId, finalAttempt: meta.attempt > retryLimit });
-  } catch (error) {
-    if (error instanceof PullFailedError && error.final) {
-      log.warn("snapshot pull failed", { pull: payload.pullId, code: error.code });
-      return;
-    }
-    if (error instanceof PullBusyError) log.info("snapshot pull busy, retrying later", { pull: payload.pullId });
-    throw error;
-  }
-}
-
-export async function handleRecoverSnapshotPulls(_payload: z.output<typeof recoverSnapshotPullsJob.payload>): Promise<void> {
-  await recoverPulls(getDb());
-}
+/** Pulls one requested window (a snapshot_pull row) and publishes it. Every attempt starts the pull afresh. */
+export const pullSnapshotJob = defineJob({
+  name: "snapshot-pull",
+  payload: z.object({ pullId: z.uuid() }),
+  retryLimit: 4,
+  retryDelaySeconds: 5,
+  // A pull under the documented limits of a 400-day window takes minutes; a worker that died holds the job this long.
+  expireInMinutes: 60,
+  // One job waiting per pull (recovery asks again every minute); the pull's advisory lock keeps runs apart.
+  policy: "short",
+  singletonKey: (payload) => payload.pullId,
+  concurrency: 2,
+});

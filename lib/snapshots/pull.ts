@@ -12,7 +12,7 @@ import { isRetryable, isServiceError } from "@/lib/service/errors";
 import { formatInstant, type TimeWindow, windowProblem } from "@/lib/time";
 import { createCapturingClient } from "./capture";
 import { type FetchProgress, fetchWindow, type PageRecord, type ReportSource, SnapshotIncompleteError } from "./fetch";
-import { pullSnapshotJob } from "./jobs";
+import { pullSnapshotJob } from "./pull-job";
 import { progressWriter } from "./progress-writer";
 import { formatDuration } from "./progress";
 import { completenessChecks } from "./merge";

@@ -1,19 +1,15 @@
 import "server-only";
-import { type Db, getDb } from "@/db";
+import type { Db } from "@/db";
 import {
   completeWebhookEvent,
   lockWebhookEvent,
   readGameAutomation,
   recordRepulls,
-  recordWebhookEventFailure,
 } from "@/db/queries/webhooks";
-import type { JobHandler } from "@/lib/jobs/registry";
-import { log } from "@/lib/log";
 import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { applyDisputeEvent } from "./disputes";
 import { eventInstant } from "./event-time";
-import { MAX_EVENT_ATTEMPTS, type processWebhookEventJob } from "./jobs";
 import { snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
@@ -136,16 +132,3 @@ export async function processWebhookEvent(db: Db, eventId: string, link: Snapsho
   }
   return step.outcome;
 }
-
-export const handleProcessWebhookEvent: JobHandler<typeof processWebhookEventJob.payload> = async ({ eventId }) => {
-  const db = getDb();
-  try {
-    const outcome = await processWebhookEvent(db, eventId);
-    log.info("webhook event processed", { id: eventId, outcome });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const recorded = await recordWebhookEventFailure(db, eventId, { error: message, maxAttempts: MAX_EVENT_ATTEMPTS }).catch(() => null);
-    if (recorded?.status === "failed") log.error("webhook event failed for good", { id: eventId, attempts: recorded.attempts, error });
-    throw error;
-  }
-};

@@ -7,7 +7,7 @@ import { log } from "@/lib/log";
 import { parseWebhookEvent, type WebhookEnvelope, webhookEnvelopeSchema } from "@/lib/service/schemas";
 import { parseInstant } from "@/lib/time";
 import { eventInstant } from "./event-time";
-import { processWebhookEventJob } from "./jobs";
+import { processWebhookEventJob } from "./process-event-job";
 import { countRefusal } from "./refusal-counts";
 import { parseSignatureHeader, type RefusalReason, verifySignature } from "./signature";
 import { signingSecretsFor } from "./signing-secrets";

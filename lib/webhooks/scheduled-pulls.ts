@@ -1,10 +1,8 @@
 import "server-only";
-import { type Db, getDb } from "@/db";
+import type { Db } from "@/db";
 import { isScheduledPullClaimed, listGameAutomations, recordScheduledPull } from "@/db/queries/webhooks";
-import type { JobHandler } from "@/lib/jobs/registry";
 import { log } from "@/lib/log";
 import { formatWindow } from "@/lib/time";
-import type { scheduleSnapshotPullsJob } from "./jobs";
 import { duePulls } from "./schedule";
 import { snapshotLink, type SnapshotLink } from "./snapshot-link";
 
@@ -37,7 +35,3 @@ export async function scheduleSnapshotPulls(db: Db, options: { nowMs?: number; l
   }
   return queued;
 }
-
-export const handleScheduleSnapshotPulls: JobHandler<typeof scheduleSnapshotPullsJob.payload> = async () => {
-  await scheduleSnapshotPulls(getDb());
-};

@@ -1,9 +1,7 @@
 import "server-only";
 import { getDb } from "@/db";
 import { listStalledWebhookEventIds } from "@/db/queries/webhooks";
-import type { JobHandler } from "@/lib/jobs/registry";
 import { log } from "@/lib/log";
-import type { sweepWebhookEventsJob } from "./jobs";
 import { queueWebhookProcessing } from "./receive";
 
 /** An event pending this long after it arrived has no live job (its first try is queued right after storing). */
@@ -23,7 +21,3 @@ export async function sweepWebhookEvents(options: { nowMs?: number; queue?: (eve
   if (ids.length > 0) log.info("webhook events queued again", { count: ids.length });
   return ids.length;
 }
-
-export const handleSweepWebhookEvents: JobHandler<typeof sweepWebhookEventsJob.payload> = async () => {
-  await sweepWebhookEvents();
-};

@@ -3,8 +3,11 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueue, getBoss, stopBoss } from "../../lib/jobs/queue";
 import { reconcileRefundsJob } from "../../lib/refunds/reconcile-job";
-import { pullSnapshotJob, recoverSnapshotPullsJob } from "../../lib/snapshots/jobs";
-import { processWebhookEventJob, scheduleSnapshotPullsJob, sweepWebhookEventsJob } from "../../lib/webhooks/jobs";
+import { pullSnapshotJob } from "../../lib/snapshots/pull-job";
+import { recoverSnapshotPullsJob } from "../../lib/snapshots/pull-recover-job";
+import { processWebhookEventJob } from "../../lib/webhooks/process-event-job";
+import { scheduleSnapshotPullsJob } from "../../lib/webhooks/schedule-pulls-job";
+import { sweepWebhookEventsJob } from "../../lib/webhooks/sweep-job";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
 
 let t: TestDatabase;
