@@ -1,7 +1,7 @@
 import "server-only";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { requireEnv } from "@/lib/env";
+import { requireEnv } from "@/core/env";
 import type { Database } from "./types";
 
 export type Db = Kysely<Database>;

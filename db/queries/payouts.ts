@@ -2,8 +2,8 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
-import { formatUsd, money } from "@/lib/money";
-import { formatInstant, type TimeWindow } from "@/lib/time";
+import { formatUsd, money } from "@/core/money";
+import { formatInstant, type TimeWindow } from "@/core/time";
 import { isLatestVersion } from "./snapshots";
 
 /**

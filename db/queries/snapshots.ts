@@ -2,8 +2,8 @@ import "server-only";
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus, SnapshotPullStatus } from "@/db/types";
-import { formatUsd } from "@/lib/money";
-import type { TimeWindow } from "@/lib/time";
+import { formatUsd } from "@/core/money";
+import type { TimeWindow } from "@/core/time";
 
 /**
  * Reads of window snapshots. Every query takes the game and filters by it; a snapshot id of another game finds

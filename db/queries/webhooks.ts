@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db } from "@/db";
 import type { WebhookDeliveryOutcome, WebhookEventStatus } from "@/db/types";
-import { type GameAutomation, readAutomation } from "@/lib/webhooks/settings";
+import { type GameAutomation, readAutomation } from "@/core/game-automation";
 
 // --- Receiving ----------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,63 @@
+import "server-only";
+import { z } from "zod";
+
+/**
+ * The only module that reads process.env. Parsed once, on first use (a build has no database), and fails fast
+ * with a message naming the variable.
+ */
+const ENV_SCHEMA = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string().url({ message: "must be a postgres:// URL" }).optional(),
+  PAYOUT_DESK_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
+    .optional(),
+  /** During a key rotation's rollout: the key secrets may still be sealed with (README, "Keys"). */
+  PAYOUT_DESK_KEY_PREVIOUS: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
+    .optional(),
+  PAYOUT_DESK_URL: z.string().url().optional(),
+  PAYOUT_DESK_DATA_DIR: z.string().default(".data"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  PAYOUT_DESK_EMULATOR: z.enum(["on", "off"]).optional(),
+  PAYOUT_DESK_SECURE_COOKIES: z.enum(["on", "off"]).optional(),
+  PAYOUT_DESK_JOBS: z.enum(["on", "off"]).default("on"),
+  PAYOUT_DESK_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
+  /** How long a snapshot pull keeps retrying one page through service failures before it gives up, in minutes. */
+  PAYOUT_DESK_PULL_RETRY_MINUTES: z.coerce
+    .number({ message: "must be a number of minutes" })
+    .min(0, { message: "must be between 0 and 1440 minutes" })
+    .max(1440, { message: "must be between 0 and 1440 minutes" })
+    .default(15),
+});
+
+export type Env = z.infer<typeof ENV_SCHEMA>;
+
+let cached: Env | undefined;
+
+export function readEnv(source: Record<string, string | undefined> = process.env): Env {
+  const parsed = ENV_SCHEMA.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Invalid environment variable ${issue?.path.join(".")}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+export function env(): Env {
+  cached ??= readEnv();
+  return cached;
+}
+
+/** Values the app cannot run without; the start script always provides them. */
+export function requireEnv<K extends "DATABASE_URL" | "PAYOUT_DESK_KEY">(name: K): string {
+  const value = env()[name];
+  if (!value) throw new Error(`${name} is not set: start Payout Desk with "npm start", or set it (see README.md)`);
+  return value;
+}
+
+export function appBaseUrl(): string {
+  return env().PAYOUT_DESK_URL ?? `http://localhost:${env().PORT}`;
+}

@@ -1,0 +1,174 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The module graph of the code that runs (app, lib, db, core, bin, emulator): every import and export-from, static or a
+ * dynamic import() of a string literal. Type-only imports are left out: they are erased before anything runs.
+ */
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const FOLDERS = ["app", "lib", "db", "core", "bin", "emulator"];
+const EXTENSIONS = [".ts", ".tsx"];
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((entry) => {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) return entry === "node_modules" ? [] : sourceFiles(full);
+    return EXTENSIONS.some((ext) => entry.endsWith(ext)) && !entry.endsWith(".d.ts") ? [full] : [];
+  });
+}
+
+/** Only "@/…" (tsconfig paths: "@/*" → "./*") and relative specifiers name files of the repo. */
+function resolveSpecifier(from: string, specifier: string): string | null {
+  let base: string;
+  if (specifier.startsWith("@/")) base = path.join(ROOT, specifier.slice(2));
+  else if (specifier.startsWith(".")) base = path.resolve(path.dirname(from), specifier);
+  else return null;
+  const stripped = base.replace(/\.(m?js|jsx)$/, "");
+  const candidates = [base, ...EXTENSIONS.map((ext) => stripped + ext), ...EXTENSIONS.map((ext) => path.join(base, `index${ext}`))];
+  return candidates.find((file) => existsSync(file) && statSync(file).isFile()) ?? null;
+}
+
+function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
+  const clause = node.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  // `import { type A, type B } from "x"` is erased like `import type` (nothing of the module is used at run time).
+  const bindings = clause.namedBindings;
+  return !clause.name && !!bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly);
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const specifiers: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && !isTypeOnlyImport(node)) {
+      specifiers.push(node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) && !node.isTypeOnly) {
+      specifiers.push(node.moduleSpecifier.text);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      specifiers.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return specifiers.flatMap((specifier) => resolveSpecifier(file, specifier) ?? []);
+}
+
+type Graph = Map<string, string[]>;
+
+function buildGraph(): Graph {
+  const graph: Graph = new Map();
+  for (const folder of FOLDERS) {
+    for (const file of sourceFiles(path.join(ROOT, folder))) graph.set(file, importsOf(file));
+  }
+  return graph;
+}
+
+/** Tarjan's strongly connected components (iterative, so a deep graph cannot overflow the stack). */
+function stronglyConnected(graph: Graph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let next = 0;
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: { node: string; edge: number }[] = [{ node: start, edge: 0 }];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const edges = graph.get(frame.node) ?? [];
+      if (frame.edge < edges.length) {
+        const target = edges[frame.edge++]!;
+        if (!graph.has(target)) continue;
+        if (!index.has(target)) {
+          index.set(target, next);
+          low.set(target, next++);
+          stack.push(target);
+          onStack.add(target);
+          work.push({ node: target, edge: 0 });
+        } else if (onStack.has(target)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(target)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.node);
+        components.push(component);
+      }
+    }
+  }
+  return components;
+}
+
+const relative = (file: string) => path.relative(ROOT, file);
+
+function importsFromFolder(graph: Graph, from: string, to: string[]): string[] {
+  return [...graph.entries()]
+    .filter(([file]) => relative(file).startsWith(`${from}${path.sep}`))
+    .flatMap(([file, targets]) =>
+      targets.filter((target) => to.some((folder) => relative(target).startsWith(`${folder}${path.sep}`))).map((target) => `${relative(file)} -> ${relative(target)}`),
+    );
+}
+
+function cyclesOf(graph: Graph): string[][] {
+  return stronglyConnected(graph)
+    .filter((component) => component.length > 1 || (graph.get(component[0]!) ?? []).includes(component[0]!))
+    .map((component) => component.map(relative).sort());
+}
+
+describe("the module graph", () => {
+  const graph = buildGraph();
+
+  it("reads the code it checks", () => {
+    expect(graph.size).toBeGreaterThan(100);
+    // A dynamic import is an edge like any other (the job registry loads its handlers this way).
+    expect(graph.get(path.join(ROOT, "lib/jobs/registry.ts"))).toContain(path.join(ROOT, "lib/refunds/reconcile-job.handler.ts"));
+  });
+
+  it("finds a cycle and a self-import when there are some", () => {
+    const file = (name: string) => path.join(ROOT, name);
+    const sample: Graph = new Map([
+      [file("a.ts"), [file("b.ts")]],
+      [file("b.ts"), [file("c.ts")]],
+      [file("c.ts"), [file("a.ts"), file("d.ts")]],
+      [file("d.ts"), []],
+      [file("e.ts"), [file("e.ts")]],
+    ]);
+    expect(cyclesOf(sample).sort()).toEqual([["a.ts", "b.ts", "c.ts"], ["e.ts"]]);
+  });
+
+  it("has no import cycle", () => {
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it("db/ imports nothing from lib/", () => {
+    expect(importsFromFolder(graph, "db", ["lib"])).toEqual([]);
+  });
+
+  it("core/ imports nothing from lib/ or db/", () => {
+    expect(importsFromFolder(graph, "core", ["lib", "db"])).toEqual([]);
+  });
+});
