@@ -21,6 +21,7 @@ import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progr
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
+import { workerCommand } from "./commands/worker";
 import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
 
 type Command = { spec: CommandSpec<z.ZodType>; run(flags: never): Promise<unknown> };
@@ -62,6 +63,7 @@ const COMMANDS: Record<string, Command> = {
         return { migrated: true, applied: result.applied };
       }, { migrate: false }),
   },
+  worker: workerCommand,
   "users add": {
     spec: {
       usage: "npm run desk -- users add --email E --role R --password P [--name N]",

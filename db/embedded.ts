@@ -16,6 +16,15 @@ exitHook.unhookEvent("beforeExit");
 exitHook.unhookEvent("exit");
 
 /**
+ * For a long-running process that stops on SIGTERM/SIGINT by itself and then stops the cluster it started
+ * (`desk worker`): the signal hooks would end it first, in the middle of its own stop.
+ */
+export function leaveStopSignalsToCaller(): void {
+  exitHook.unhookEvent("SIGINT");
+  exitHook.unhookEvent("SIGTERM");
+}
+
+/**
  * The embedded default: a PostgreSQL cluster kept under the data directory (.data/ by default), started on a free
  * loopback port. As root it runs as the system's `postgres` user, because PostgreSQL refuses to run as root.
  */

@@ -1,5 +1,6 @@
 import "server-only";
 import { log } from "@/lib/log";
+import { flushWebhookRefusals } from "@/lib/webhooks/refusal-counts";
 import { ensureQueue, getBoss, stopBoss } from "./queue";
 import { JOBS } from "./registry";
 
@@ -66,4 +67,14 @@ export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise
   if (started) await started.catch(() => undefined);
   await stopBoss({ timeoutMs: options.timeoutMs });
   return workerCounts();
+}
+
+/**
+ * What a process that runs workers does when asked to stop (SIGTERM/SIGINT): the workers stop as above, then the
+ * webhook refusal counts gathered in memory are written.
+ */
+export async function shutDownWorkers(options: { timeoutMs?: number } = {}): Promise<WorkerCounts> {
+  const counts = await stopWorkers(options);
+  await flushWebhookRefusals();
+  return counts;
 }

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { getDb } from "@/db";
+import { leaveStopSignalsToCaller } from "@/db/embedded";
+import { verifyKeys } from "@/lib/keys/check";
+import { shutDownWorkers, startWorkers } from "@/lib/jobs/worker";
+import { exportRuntimeEnv, prepareRuntime } from "../runtime";
+import type { CommandSpec } from "../cli";
+
+const DEFAULT_GRACE_SECONDS = 30;
+
+const schema = z.object({
+  grace: z
+    .string()
+    .regex(/^\d{1,4}$/, { message: "must be a whole number of seconds", abort: true })
+    .transform(Number)
+    .pipe(z.number().int().min(1, { message: "must be at least 1 second" }).max(3600, { message: "must be at most 3600 seconds" }))
+    .optional(),
+});
+
+export type WorkerSummary = {
+  worker: "stopped";
+  signal: NodeJS.Signals;
+  jobsFinished: number;
+  jobsFailed: number;
+  /** Jobs still running when the grace period ended: handed back to the queue, another worker retries them. */
+  jobsHandedBack: number;
+};
+
+function nextStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      // Stays registered, so a second signal during the stop does not kill the process half-way.
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+      process.on("SIGTERM", ignoreRepeat);
+      process.on("SIGINT", ignoreRepeat);
+      resolve(signal);
+    };
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+  });
+}
+
+function ignoreRepeat(signal: NodeJS.Signals): void {
+  process.stderr.write(`desk worker: ${signal} again, still stopping\n`);
+}
+
+/**
+ * `desk worker`: the job workers and schedules alone, no web server, for a deployment whose web servers run with
+ * PAYOUT_DESK_JOBS=off. Runs until SIGTERM or SIGINT, then stops gracefully and prints what it did.
+ */
+export const workerCommand = {
+  spec: {
+    usage: "npm run desk -- worker [--grace SECONDS]",
+    description:
+      "Runs the background jobs and their schedules (no web server) until SIGTERM or SIGINT. On a stop signal it takes no new job, gives the running ones the grace period to finish and hands back any still running, then prints a summary.",
+    options: { grace: { type: "string", description: `Seconds running jobs get to finish on stop (default ${DEFAULT_GRACE_SECONDS})` } },
+    schema,
+  } satisfies CommandSpec<typeof schema>,
+  async run(flags: z.output<typeof schema>): Promise<WorkerSummary> {
+    leaveStopSignalsToCaller();
+    const signal = nextStopSignal();
+    const runtime = await prepareRuntime();
+    exportRuntimeEnv(runtime);
+    const db = getDb();
+    try {
+      // The same refusal as the app server's: jobs open sealed secrets, so another key must not run them.
+      await verifyKeys(db);
+      await startWorkers();
+      process.stderr.write("desk worker: working jobs; stop with SIGTERM or SIGINT\n");
+      const received = await signal;
+      const graceSeconds = flags.grace ?? DEFAULT_GRACE_SECONDS;
+      process.stderr.write(`desk worker: ${received}: taking no new jobs, waiting up to ${graceSeconds}s for running ones\n`);
+      const counts = await shutDownWorkers({ timeoutMs: graceSeconds * 1000 });
+      process.stderr.write("desk worker: stopped\n");
+      return { worker: "stopped", signal: received, jobsFinished: counts.jobsFinished, jobsFailed: counts.jobsFailed, jobsHandedBack: counts.running };
+    } finally {
+      await db.destroy();
+      await runtime.stop();
+    }
+  },
+};
