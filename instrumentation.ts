@@ -1,6 +1,7 @@
 // Runs once when the app server starts: it refuses to serve with another key than the one the stored secrets are
 // sealed with, then starts the background workers in the server process, unless PAYOUT_DESK_JOBS=off (for a
-// deployment that runs them elsewhere).
+// deployment that runs them elsewhere: `npm run desk -- worker`). On SIGTERM/SIGINT those workers stop gracefully
+// before the process exits.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs" || !process.env.DATABASE_URL) return;
   const { refuseMismatchedKey } = await import("./lib/keys/startup");
@@ -8,4 +9,6 @@ export async function register(): Promise<void> {
   if (process.env.PAYOUT_DESK_JOBS === "off") return;
   const { startWorkers } = await import("./lib/jobs/worker");
   await startWorkers();
+  const { stopWorkersWithServer } = await import("./lib/jobs/server-stop");
+  stopWorkersWithServer();
 }
