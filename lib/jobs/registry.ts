@@ -20,7 +20,18 @@ export type RegisteredJob = {
   handler: () => Promise<(data: unknown, meta: JobMeta) => Promise<void>>;
 };
 
-export function registerJob<S extends z.ZodType>(definition: JobDefinition<S>, load: () => Promise<JobHandler<S>>): RegisteredJob {
+/** `true` when A and B are the same type (each assignable to the other). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * A handler written for another payload is refused at compile time, also next to a definition whose payload is an
+ * empty object (whose parsed type, Record<string, never>, any handler would otherwise accept).
+ */
+export function registerJob<S extends z.ZodType, H extends JobHandler<S>>(
+  definition: JobDefinition<S>,
+  load: () => Promise<H>,
+  ..._samePayload: Same<Parameters<H>[0], z.output<S>> extends true ? [] : [payloadMismatch: never]
+): RegisteredJob {
   return {
     definition,
     schedule: definition.schedule,
