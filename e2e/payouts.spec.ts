@@ -177,6 +177,8 @@ test.describe("payout review", () => {
   });
 
   test("[finance] a second finance user approves the batch and records the payment", async ({ page }) => {
+    // A long flow (two users, a dozen pages and dialogs, each checked by axe): like the review above, not one step.
+    test.setTimeout(180_000);
     await signInAsSecondFinance(page);
     await page.goto(WINDOW_PATH);
     await confirmDialog(page, "Approve batch", "Approve batch");
