@@ -14,7 +14,7 @@ import { listAuditFacets, listRefundAttemptOutcomes, searchAuditEntries } from "
 import { TextLink } from "@/app/_components/ui/text-link";
 import { refundAttemptHref } from "@/lib/lookup/search";
 import { requirePageRole } from "@/lib/auth/session";
-import { Pager } from "../subscriptions/_components/pager";
+import { Pager } from "@/app/_components/table/pager";
 import { AUDIT_PAGE_SIZE, auditHref, parseAuditFilter } from "./filters";
 
 export const metadata: Metadata = { title: "Audit log" };
