@@ -9,6 +9,7 @@ import { formatCount } from "@/lib/format";
 import { listWindowOverview, type WindowOverviewRow, type WindowSnapshotState } from "@/lib/payouts/overview";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import type { Tone } from "@/app/_components/ui/tone";
+import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { toProgressView } from "./progress-view";
 import { PullingState } from "./pulling-state";
 
@@ -19,12 +20,6 @@ const STATE_BADGE: Record<WindowSnapshotState, { label: string; tone: Tone }> = 
   stale: { label: "Stale", tone: "warning" },
   drift: { label: "Drift", tone: "danger" },
   failed: { label: "Pull failed", tone: "danger" },
-};
-
-export const BATCH_BADGE: Record<string, { label: string; tone: Tone }> = {
-  draft: { label: "Draft batch", tone: "info" },
-  approved: { label: "Approved", tone: "warning" },
-  paid: { label: "Paid", tone: "success" },
 };
 
 function StateCell({ row }: { row: WindowOverviewRow }) {

@@ -39,11 +39,12 @@ import {
   releaseStatementsAction,
   unapproveStatementsAction,
 } from "../batch-actions";
-import { BATCH_BADGE } from "../windows-overview";
-import { BatchPanel, OverrideFlagButton } from "./batch-panel";
+import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
+import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
+import { BatchPanel } from "./batch-panel";
 import { ExportLinks } from "./export-links";
 import { RecipientTable } from "./recipient-table";
-import { NoticeProvider } from "./result-notice";
+import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { Panel } from "./panel";
 import { payoutTable } from "./table-state";
 

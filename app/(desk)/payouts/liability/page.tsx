@@ -14,7 +14,7 @@ import { formatUsd, sumMoney } from "@/lib/money";
 import { type LiabilityRow, type LiabilityWindow, listLiability, uncountedMonths } from "@/lib/payouts/liability";
 import { formatInstant, monthKeyOf, monthWindow, parseInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
-import { PayoutsNav } from "../payouts-nav";
+import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
 
 export const metadata: Metadata = { title: "Liability" };
 

@@ -9,6 +9,7 @@ import { LinkButton } from "@/app/_components/ui/link-button";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
 import { findStatementId, getLiveBatchId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
 import { getLatestSnapshot, getSnapshot, listSnapshotReversals } from "@/db/queries/snapshots";
@@ -36,8 +37,8 @@ import {
   releaseStatementsAction,
   unapproveStatementsAction,
 } from "../../../batch-actions";
-import { OverrideFlagButton } from "../../batch-panel";
-import { STATE_LABELS } from "../../flag-badges";
+import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
+import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
@@ -277,60 +278,58 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
             ) : null}
           </div>
         </div>
-        <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-          <table className="min-w-full text-sm">
-            <caption className="sr-only">Renewal lines attributed to this recipient in the window</caption>
-            <thead className="bg-subtle text-left text-xs text-ink-muted">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Period</th>
-                <th scope="col" className="px-3 py-2 font-medium">Subscription</th>
-                <th scope="col" className="px-3 py-2 font-medium">Item</th>
-                <th scope="col" className="px-3 py-2 font-medium">Paid at</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Amount (USD)</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Base (USD)</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Percent</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Attributed (USD)</th>
-                <th scope="col" className="px-3 py-2 font-medium">Checks</th>
-              </tr>
-            </thead>
-            <tbody>
-              {lines.rows.map((l) => {
-                const mismatch = l.reconciliation?.base_matches_settled_fee === false;
-                return (
-                  <tr key={l.periodId} className="border-t border-line">
-                    <th scope="row" className="px-3 py-1.5 text-left font-normal">
-                      <TextLink href={`/subscriptions/periods/${l.periodId}`}>{l.periodId}</TextLink>
-                      <span className="ml-1 text-xs text-ink-muted">seq {l.periodSeq}</span>
-                    </th>
-                    <td className="px-3 py-1.5">
-                      <TextLink href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`} className="font-mono text-xs">
-                        {l.subscriptionId}
-                      </TextLink>
-                    </td>
-                    <td className="px-3 py-1.5">{l.itemName}</td>
-                    <td className="px-3 py-1.5">{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</td>
-                    <td className="px-3 py-1.5 text-right"><Money value={l.amountUsd} /></td>
-                    <td className="px-3 py-1.5 text-right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</td>
-                    <td className="px-3 py-1.5 text-right tabular-nums">{l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}</td>
-                    <td className="px-3 py-1.5 text-right">{l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}</td>
-                    <td className="px-3 py-1.5">
-                      {mismatch ? (
-                        <Badge tone="warning" title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}>
-                          Base mismatch: expected {l.reconciliation?.expected_base_usd}
-                        </Badge>
-                      ) : null}
-                      {l.attributionUnavailableReason ? (
-                        <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
-                          {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ?? l.attributionUnavailableReason}
-                        </Badge>
-                      ) : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <SimpleTable
+          caption="Renewal lines attributed to this recipient in the window"
+          dense
+          head={
+            <>
+              <Th>Period</Th>
+              <Th>Subscription</Th>
+              <Th>Item</Th>
+              <Th>Paid at</Th>
+              <Th align="right">Amount (USD)</Th>
+              <Th align="right">Base (USD)</Th>
+              <Th align="right">Percent</Th>
+              <Th align="right">Attributed (USD)</Th>
+              <Th>Checks</Th>
+            </>
+          }
+        >
+          {lines.rows.map((l) => {
+            const mismatch = l.reconciliation?.base_matches_settled_fee === false;
+            return (
+              <Tr key={l.periodId}>
+                <RowTh>
+                  <TextLink href={`/subscriptions/periods/${l.periodId}`}>{l.periodId}</TextLink>
+                  <span className="ml-1 text-xs text-ink-muted">seq {l.periodSeq}</span>
+                </RowTh>
+                <Td>
+                  <TextLink href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`} className="font-mono text-xs">
+                    {l.subscriptionId}
+                  </TextLink>
+                </Td>
+                <Td>{l.itemName}</Td>
+                <Td>{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</Td>
+                <Td align="right"><Money value={l.amountUsd} /></Td>
+                <Td align="right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</Td>
+                <Td align="right" className="tabular-nums">{l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}</Td>
+                <Td align="right">{l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}</Td>
+                <Td>
+                  {mismatch ? (
+                    <Badge tone="warning" title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}>
+                      Base mismatch: expected {l.reconciliation?.expected_base_usd}
+                    </Badge>
+                  ) : null}
+                  {l.attributionUnavailableReason ? (
+                    <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
+                      {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ?? l.attributionUnavailableReason}
+                    </Badge>
+                  ) : null}
+                </Td>
+              </Tr>
+            );
+          })}
+        </SimpleTable>
         {pages > 1 ? (
           <nav aria-label="Renewal line pages" className="mt-2 flex items-center gap-2 text-sm text-ink-muted">
             {page > 1 ? <LinkButton size="sm" href={linkFor({ page: String(page - 1) })}>‹ Previous</LinkButton> : null}
