@@ -45,6 +45,7 @@ import { BatchPanel } from "./batch-panel";
 import { ExportLinks } from "./export-links";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Panel } from "./panel";
 import { payoutTable } from "./table-state";
 
@@ -327,35 +328,35 @@ export default async function WindowPage({ params, searchParams }: Props) {
           summary={`${formatCount(t.renewalsWithoutAttribution)} renewals earned nobody a share`}
           open={reasons.some(([reason, count]) => count > 0 && UNATTRIBUTED_REASON_INFO[reason]?.blocks)}
         >
-          <table className="min-w-full text-sm">
-            <caption className="sr-only">Unattributed renewals by reason</caption>
-            <thead className="bg-subtle text-left text-ink-muted">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Reason</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Renewals</th>
-                <th scope="col" className="px-3 py-2 font-medium">What it means for payment</th>
-              </tr>
-            </thead>
-            <tbody>
-              {reasons.map(([reason, count]) => {
-                const info = UNATTRIBUTED_REASON_INFO[reason];
-                return (
-                  <tr key={reason} className="border-t border-line align-top">
-                    <th scope="row" className="px-3 py-2 text-left font-normal">
-                      {info?.label ?? reason}
-                      <span className="block font-mono text-xs text-ink-muted" title="The reason as the service reports it">
-                        {reason}
-                      </span>
-                    </th>
-                    <td className="px-3 py-2 text-right tabular-nums">{formatCount(count)}</td>
-                    <td className={count > 0 && info?.blocks ? "px-3 py-2 font-medium text-danger-ink" : "px-3 py-2 text-ink-muted"}>
-                      {info?.meaning ?? "A reason Payout Desk does not know yet: ask the service what it means before paying."}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <SimpleTable
+            caption="Unattributed renewals by reason"
+            frame="none"
+            head={
+              <>
+                <Th>Reason</Th>
+                <Th align="right">Renewals</Th>
+                <Th>What it means for payment</Th>
+              </>
+            }
+          >
+            {reasons.map(([reason, count]) => {
+              const info = UNATTRIBUTED_REASON_INFO[reason];
+              return (
+                <Tr key={reason}>
+                  <RowTh>
+                    {info?.label ?? reason}
+                    <span className="block font-mono text-xs text-ink-muted" title="The reason as the service reports it">
+                      {reason}
+                    </span>
+                  </RowTh>
+                  <Td align="right" className="tabular-nums">{formatCount(count)}</Td>
+                  <Td className={count > 0 && info?.blocks ? "font-medium text-danger-ink" : "text-ink-muted"}>
+                    {info?.meaning ?? "A reason Payout Desk does not know yet: ask the service what it means before paying."}
+                  </Td>
+                </Tr>
+              );
+            })}
+          </SimpleTable>
         </Panel>
 
         <Panel id="batch-details" title="Batch details" summary={batch ? `Built on snapshot version ${batch.snapshotVersion}` : "Not prepared"}>
