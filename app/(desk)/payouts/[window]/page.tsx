@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
 import { Banner } from "@/app/_components/ui/banner";
 import { DateTime } from "@/app/_components/ui/date-time";
@@ -8,21 +7,14 @@ import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
-import { getDb } from "@/db";
-import { getLiveBatchId, listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
-import { getLatestSnapshot, getSnapshot } from "@/db/queries/snapshots";
+import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
 import { hasRole } from "@/lib/auth/roles";
-import { requirePageRole } from "@/lib/auth/session";
 import { formatCount } from "@/lib/format";
 import { exportAvailability } from "@/lib/exports/availability";
-import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
-import { listSnapshotDisputes } from "@/db/queries/disputes";
-import { disputeFlagsOf, listFlagOverrides, overrideOf, windowFlagsOf } from "@/lib/payouts/flags";
-import { getPayoutBatch } from "@/lib/payouts/ledger";
+import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
 import { type BatchContext, batchVerdicts } from "@/lib/payouts/offered-actions";
-import { readPayoutSettings } from "@/lib/payouts/settings";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
@@ -43,6 +35,7 @@ import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { BatchPanel } from "./batch-panel";
 import { ExportLinks } from "./export-links";
+import { loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
@@ -57,11 +50,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function WindowPage({ params, searchParams }: Props) {
-  const user = await requirePageRole("viewer");
-  const db = getDb();
-  const game = await resolveSelectedGame(db, user);
-  const window = parseWindowKey((await params).window);
-  if (!window) notFound();
+  const { user, db, game, window } = await loadWindowRequest((await params).window);
   const label = windowLabel(window);
   const crumbs = [{ label: "Payouts", href: "/payouts" }];
   if (!game) {
@@ -73,16 +62,9 @@ export default async function WindowPage({ params, searchParams }: Props) {
     );
   }
   const query = await searchParams;
-  const batchId = await getLiveBatchId(db, { gameId: game.id, window });
-  const batch = batchId ? await getPayoutBatch(db, { gameId: game.id, batchId }) : null;
   const requested = typeof query.snapshot === "string" ? query.snapshot : undefined;
-  // A prepared batch pays from the version it was built on; the page shows that version.
-  const snapshot = batch
-    ? await getSnapshot(db, { gameId: game.id, snapshotId: batch.snapshotId })
-    : requested && /^[0-9a-f-]{36}$/.test(requested)
-      ? await getSnapshot(db, { gameId: game.id, snapshotId: requested })
-      : await getLatestSnapshot(db, { gameId: game.id, window });
-  if (!snapshot || snapshot.window.startMs !== window.startMs || snapshot.window.endMs !== window.endMs) {
+  const review = await loadWindowReview(db, { gameId: game.id, window, snapshotId: requested });
+  if (!review) {
     return (
       <>
         <PageHeader title={label} breadcrumbs={crumbs} />
@@ -90,14 +72,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
       </>
     );
   }
+  const { batch, snapshot, windowFlags, disputes, overrides, settings } = review;
 
   const state = payoutTable.parse(query);
   const canAct = hasRole(user.role, "finance");
-  const [windowFlags, disputes, overrides, settings, counts, table] = await Promise.all([
-    windowFlagsOf(db, snapshot),
-    listSnapshotDisputes(db, { gameId: game.id, snapshotId: snapshot.id }),
-    batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
-    readPayoutSettings(db),
+  const [counts, table] = await Promise.all([
     batch ? summarizeBatch(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null),
     listPayoutTable(db, {
       gameId: game.id,

@@ -10,23 +10,18 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
-import { getDb } from "@/db";
-import { findStatementId, getLiveBatchId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
-import { getLatestSnapshot, getSnapshot, listSnapshotReversals } from "@/db/queries/snapshots";
+import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
+import { listSnapshotReversals } from "@/db/queries/snapshots";
 import { hasRole } from "@/lib/auth/roles";
-import { requirePageRole } from "@/lib/auth/session";
 import { formatCount } from "@/lib/format";
 import { money } from "@/lib/money";
-import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
 import { carryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
-import { listSnapshotDisputes } from "@/db/queries/disputes";
-import { type BatchFlags, disputeFlagsOf, flagsOfStatement, listFlagOverrides, overrideOf, windowFlagsOf } from "@/lib/payouts/flags";
-import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
+import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
-import { readPayoutSettings } from "@/lib/payouts/settings";
-import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
+import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import {
   approveStatementsAction,
@@ -39,6 +34,7 @@ import {
 } from "../../../batch-actions";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { loadWindowRequest, loadWindowReview } from "../../load";
 import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
@@ -51,35 +47,27 @@ const PAGE_SIZE = 100;
 
 
 export default async function RecipientEvidencePage({ params, searchParams }: Props) {
-  const user = await requirePageRole("viewer");
-  const db = getDb();
-  const game = await resolveSelectedGame(db, user);
   const p = await params;
-  const window = parseWindowKey(p.window);
-  if (!window || !/^\d{1,15}$/.test(p.playerId) || !game) notFound();
+  const { user, db, game, window } = await loadWindowRequest(p.window);
+  if (!/^\d{1,15}$/.test(p.playerId) || !game) notFound();
   const playerId = Number(p.playerId);
   const query = await searchParams;
   const page = Math.max(1, Math.min(10_000, Number(typeof query.page === "string" ? query.page : "1") || 1));
   const mismatchesOnly = query.lines === "mismatches";
 
-  const batchId = await getLiveBatchId(db, { gameId: game.id, window });
-  const batch = batchId ? await getPayoutBatch(db, { gameId: game.id, batchId }) : null;
-  const snapshot = batch ? await getSnapshot(db, { gameId: game.id, snapshotId: batch.snapshotId }) : await getLatestSnapshot(db, { gameId: game.id, window });
-  if (!snapshot) notFound();
+  const review = await loadWindowReview(db, { gameId: game.id, window, recipientPlayerId: playerId });
+  if (!review) notFound();
+  const { batch, snapshot, windowFlags, disputes: disputeRows, overrides, settings } = review;
   const statementId = batch ? await findStatementId(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId }) : null;
   let statement: PayoutStatement | null = null;
   if (statementId && batch) {
     for await (const s of iteratePayoutStatements(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })) statement = s;
   }
-  const [lines, reversals, windowFlags, disputeRows, overrides, carries, reported, settings] = await Promise.all([
+  const [lines, reversals, carries, reported] = await Promise.all([
     listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
     listSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
-    windowFlagsOf(db, snapshot),
-    listSnapshotDisputes(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
-    batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
     getSnapshotRecipient(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
-    readPayoutSettings(db),
   ]);
   if (!statement && lines.total === 0 && reversals.length === 0 && disputeRows.length === 0) notFound();
 
