@@ -9,6 +9,7 @@ import { type CurrentUser, requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { type ActiveFlag, type FlagOverride, listFlagOverrides, windowFlagsOf } from "@/lib/payouts/flags";
 import { getPayoutBatch, type PayoutBatchSummary } from "@/lib/payouts/ledger";
+import type { BatchContext } from "@/lib/payouts/offered-actions";
 import { type PayoutSettings, readPayoutSettings } from "@/lib/payouts/settings";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 import type { TimeWindow } from "@/lib/time";
@@ -59,4 +60,18 @@ export async function loadWindowReview(
     readPayoutSettings(db),
   ]);
   return { batch, snapshot, windowFlags, disputes, overrides, settings };
+}
+
+/** What this person may do with the batch, from lib/payouts/offered-actions.ts (the domain refuses by the same function). */
+export function batchContextOf(user: CurrentUser, batch: PayoutBatchSummary | null, settings: PayoutSettings): BatchContext | null {
+  if (!batch) return null;
+  return {
+    role: user.role,
+    actorId: user.id,
+    status: batch.status,
+    // A draft is approved under the rule in force now; an approved batch keeps the rule it was approved under.
+    twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
+    preparedById: batch.preparedById,
+    approvedById: batch.approvedById,
+  };
 }

@@ -14,7 +14,7 @@ import { exportAvailability } from "@/lib/exports/availability";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
-import { type BatchContext, batchVerdicts } from "@/lib/payouts/offered-actions";
+import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
@@ -35,7 +35,7 @@ import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { BatchPanel } from "./batch-panel";
 import { ExportLinks } from "./export-links";
-import { loadWindowRequest, loadWindowReview } from "./load";
+import { batchContextOf, loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
@@ -118,18 +118,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
     payableApprovedUsd: counts?.byState.approved.payableUsd ?? "0.00",
     total: counts?.total ?? 0,
   };
-  // What this person may do, from lib/payouts/offered-actions.ts (the domain refuses by the same function).
-  const context: BatchContext | null = batch
-    ? {
-        role: user.role,
-        actorId: user.id,
-        status: batch.status,
-        // A draft is approved under the rule in force now; an approved batch keeps the rule it was approved under.
-        twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
-        preparedById: batch.preparedById,
-        approvedById: batch.approvedById,
-      }
-    : null;
+  const context = batchContextOf(user, batch, settings);
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");

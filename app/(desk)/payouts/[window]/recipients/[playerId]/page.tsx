@@ -34,7 +34,7 @@ import {
 } from "../../../batch-actions";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
-import { loadWindowRequest, loadWindowReview } from "../../load";
+import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load";
 import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
@@ -72,6 +72,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   if (!statement && lines.total === 0 && reversals.length === 0 && disputeRows.length === 0) notFound();
 
   const canAct = hasRole(user.role, "finance");
+  const context = batchContextOf(user, batch, settings);
   const href = windowHref(window);
   const name = statement?.playerName ?? reported?.playerName ?? null;
   const email = statement?.playerEmail ?? reported?.playerEmail ?? null;
@@ -110,17 +111,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
             <StatementActions
               batchId={batch.id}
               statementId={statement.id}
-              offers={offeredStatementActions(
-                {
-                  role: user.role,
-                  actorId: user.id,
-                  status: batch.status,
-                  twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
-                  preparedById: batch.preparedById,
-                  approvedById: batch.approvedById,
-                },
-                { state: statement.state, openFlags: openFlags.length },
-              )}
+              offers={context ? offeredStatementActions(context, { state: statement.state, openFlags: openFlags.length }) : []}
               actions={{
                 approve: approveStatementsAction,
                 unapprove: unapproveStatementsAction,
