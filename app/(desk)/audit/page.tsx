@@ -124,6 +124,7 @@ export default async function AuditPage({ searchParams }: Props) {
         </EmptyState>
       ) : (
         <SimpleTable
+          wrapHead
           caption="Audit log entries, newest first"
           head={
             <>

@@ -11,16 +11,18 @@ type TableProps = {
   frame?: "card" | "none";
   /** Tighter rows, for long evidence lists. */
   dense?: boolean;
+  /** Column headings may wrap, so a wide table fits the page rather than scroll. */
+  wrapHead?: boolean;
   className?: string;
 };
 
 /** A plain server-rendered table in the house look. */
-export function SimpleTable({ caption, head, children, footer, frame = "card", dense = false, className }: TableProps) {
+export function SimpleTable({ caption, head, children, footer, frame = "card", dense = false, wrapHead = false, className }: TableProps) {
   return (
     <div className={cn(frame === "card" ? "rounded-lg border border-line bg-surface" : undefined, className)}>
       {/* Focusable, so a keyboard can scroll a table wider than the screen; named after its table. */}
       <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label={caption}>
-        <table className={cn("w-full border-collapse text-sm", dense ? "[&_td]:py-1.5 [&_tbody_th]:py-1.5" : undefined)}>
+        <table className={cn("w-full border-collapse text-sm", dense ? "[&_td]:py-1.5 [&_tbody_th]:py-1.5" : undefined, wrapHead ? "[&_thead_th]:whitespace-normal" : undefined)}>
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-subtle">
             <tr>{head}</tr>

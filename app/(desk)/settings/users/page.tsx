@@ -20,6 +20,7 @@ export default async function UsersPage() {
     <>
       <PageHeader title="Users" description="Roles: viewer reads; support refunds and cancels; finance pays; admin manages." />
       <SimpleTable
+        wrapHead
         caption="Users and their roles"
         className="mb-8"
         head={

@@ -27,6 +27,7 @@ export function SubscriptionEvents({ events }: { events: SubscriptionEvent[] }) 
   }
   return (
     <SimpleTable
+      wrapHead
       caption="Webhook events for this subscription"
       head={
         <>
