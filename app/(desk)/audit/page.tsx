@@ -124,7 +124,6 @@ export default async function AuditPage({ searchParams }: Props) {
         </EmptyState>
       ) : (
         <SimpleTable
-          wrapHead
           caption="Audit log entries, newest first"
           head={
             <>

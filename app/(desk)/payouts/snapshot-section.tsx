@@ -137,7 +137,6 @@ export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: D
               Snapshots by window
             </h2>
             <SimpleTable
-              wrapHead
               caption="Latest version of each snapshotted window"
               head={
                 <>

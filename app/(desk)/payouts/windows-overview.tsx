@@ -52,7 +52,6 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
           Payout windows
         </h2>
         <SimpleTable
-          wrapHead
           caption="Payout windows with their snapshot state, totals and payout batch"
           head={
             <>

@@ -86,7 +86,6 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         </StatGroup>
         {deliveries.refusedByReason.length > 0 ? (
           <SimpleTable
-            wrapHead
             caption="Refused deliveries by reason"
             className="mt-3"
             head={

@@ -11,18 +11,18 @@ type TableProps = {
   frame?: "card" | "none";
   /** Tighter rows, for long evidence lists. */
   dense?: boolean;
-  /** Column headings may wrap, so a wide table fits the page rather than scroll. */
-  wrapHead?: boolean;
+  /** Column headings stay on one line (short lists); by default they wrap so a wide table fits the page. */
+  nowrapHead?: boolean;
   className?: string;
 };
 
 /** A plain server-rendered table in the house look. */
-export function SimpleTable({ caption, head, children, footer, frame = "card", dense = false, wrapHead = false, className }: TableProps) {
+export function SimpleTable({ caption, head, children, footer, frame = "card", dense = false, nowrapHead = false, className }: TableProps) {
   return (
     <div className={cn(frame === "card" ? "rounded-lg border border-line bg-surface" : undefined, className)}>
       {/* Focusable, so a keyboard can scroll a table wider than the screen; named after its table. */}
       <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label={caption}>
-        <table className={cn("w-full border-collapse text-sm", dense ? "[&_td]:py-1.5 [&_tbody_th]:py-1.5" : undefined, wrapHead ? "[&_thead_th]:whitespace-normal" : undefined)}>
+        <table className={cn("w-full border-collapse text-sm", dense ? "[&_td]:py-1.5 [&_tbody_th]:py-1.5" : undefined, nowrapHead ? "[&_thead_th]:whitespace-nowrap" : undefined)}>
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-subtle">
             <tr>{head}</tr>
@@ -42,7 +42,7 @@ export function Th({ children, align = "left", className }: CellProps) {
     <th
       scope="col"
       className={cn(
-        "border-b border-line px-3 py-2 text-xs font-semibold whitespace-nowrap text-ink-muted",
+        "border-b border-line px-3 py-2 text-xs font-semibold text-ink-muted",
         align === "right" ? "text-right" : "text-left",
         className,
       )}

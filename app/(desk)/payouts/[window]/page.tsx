@@ -297,7 +297,6 @@ export default async function WindowPage({ params, searchParams }: Props) {
           open={reasons.some(([reason, count]) => count > 0 && UNATTRIBUTED_REASON_INFO[reason]?.blocks)}
         >
           <SimpleTable
-            wrapHead
             caption="Unattributed renewals by reason"
             frame="none"
             head={

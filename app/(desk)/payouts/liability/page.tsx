@@ -117,7 +117,6 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
       ) : (
         <Card title={`Per recipient, largest first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`} flush>
           <SimpleTable
-            wrapHead
             caption={`Liability per recipient as of the end of ${asOfDay}, in USD`}
             frame="none"
             dense

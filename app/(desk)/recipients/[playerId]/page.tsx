@@ -94,7 +94,6 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
           <p className="p-4 text-ink-muted">No payout batch includes this recipient yet.</p>
         ) : (
           <SimpleTable
-            wrapHead
             caption="Statements of this recipient"
             frame="none"
             dense
@@ -161,7 +160,6 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
           <p className="p-4 text-ink-muted">No entries yet: they appear when a batch including this recipient is approved.</p>
         ) : (
           <SimpleTable
-            wrapHead
             caption="Ledger entries with the running balance"
             frame="none"
             dense

@@ -27,7 +27,6 @@ export default async function GamesPage() {
           <EmptyState title="No games yet">Add the first game below with the secret from the service console.</EmptyState>
         ) : (
           <SimpleTable
-            wrapHead
             caption="Configured games"
             head={
               <>

@@ -20,7 +20,6 @@ export default async function UsersPage() {
     <>
       <PageHeader title="Users" description="Roles: viewer reads; support refunds and cancels; finance pays; admin manages." />
       <SimpleTable
-        wrapHead
         caption="Users and their roles"
         className="mb-8"
         head={

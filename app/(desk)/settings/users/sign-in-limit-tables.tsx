@@ -35,7 +35,6 @@ export function SignInLimitTables({ accounts, addresses, action, emptyText }: Pr
       {accounts.length === 0 && addresses.length === 0 ? <p className="px-4 py-3 text-ink-muted">{emptyText}</p> : null}
       {accounts.length > 0 ? (
         <SimpleTable
-          wrapHead
           caption="Accounts with failed sign-ins since their last successful one"
           frame="none"
           head={
@@ -67,7 +66,6 @@ export function SignInLimitTables({ accounts, addresses, action, emptyText }: Pr
       ) : null}
       {addresses.length > 0 ? (
         <SimpleTable
-          wrapHead
           caption="Client addresses with failed sign-ins in their window"
           frame="none"
           className="border-t border-line"

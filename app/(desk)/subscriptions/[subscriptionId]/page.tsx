@@ -229,6 +229,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
               <StatusFilter action={subscriptionHref(id)} value={status} options={STATUS_OPTIONS} label="Period status" />
               <div className="border-t border-line">
                 <SimpleTable
+                  nowrapHead
                   caption={`Billing periods of ${id}, newest first`}
                   head={
                     <>

@@ -27,7 +27,6 @@ export function SubscriptionEvents({ events }: { events: SubscriptionEvent[] }) 
   }
   return (
     <SimpleTable
-      wrapHead
       caption="Webhook events for this subscription"
       head={
         <>

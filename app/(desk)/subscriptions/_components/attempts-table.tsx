@@ -11,6 +11,7 @@ export function AttemptsTable({ caption, attempts, showSubscription = true }: { 
   const columns = showSubscription ? 8 : 7;
   return (
     <SimpleTable
+      nowrapHead
       caption={caption}
       head={
         <>

@@ -204,6 +204,7 @@ export default async function PeriodPage({ params }: Props) {
             <span className="font-mono">({report.refunds.basis})</span>
           </p>
           <SimpleTable
+            nowrapHead
             caption="Refund events of this period, each with the cumulative amounts before and after"
             head={
               <>

@@ -87,6 +87,7 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                   ]}
                 />
                 <SimpleTable
+                  nowrapHead
                   caption="Balances by currency"
                   head={
                     <>
@@ -149,6 +150,7 @@ export default async function PlayerPage({ params, searchParams }: Props) {
               <StatusFilter action={playerHref(email)} value={status} options={STATUS_OPTIONS} label="Status" />
               <div className="border-t border-line">
                 <SimpleTable
+                  nowrapHead
                   caption={`Subscriptions of ${email}`}
                   head={
                     <>

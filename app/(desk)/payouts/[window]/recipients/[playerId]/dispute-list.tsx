@@ -23,7 +23,6 @@ export function DisputeList({ disputes, overrides, hasBatch }: { disputes: Snaps
       flush
     >
       <SimpleTable
-        wrapHead
         caption="Disputes of this recipient's renewals"
         frame="none"
         dense

@@ -258,7 +258,6 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
           </div>
         </div>
         <SimpleTable
-          wrapHead
           caption="Renewal lines attributed to this recipient in the window"
           dense
           head={

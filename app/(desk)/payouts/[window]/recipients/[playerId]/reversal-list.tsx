@@ -55,7 +55,6 @@ export function ReversalList({ reversals }: { reversals: SnapshotReversalRow[] }
                   )}
                 </div>
                 <SimpleTable
-                  wrapHead
                   caption={`Refund events of period ${r.periodId}`}
                   frame="none"
                   dense
