@@ -27,6 +27,9 @@ export type Verdict =
   | { kind: "blocked"; code: "two_person_rule" | "open_flags" | "incomplete"; reason: string }
   | { kind: "not_applicable"; reason: string };
 
+/** One action offered on a statement, with whether this person may take it and why not. */
+export type OfferedAction = { action: StatementAction; verdict: Verdict };
+
 export type BatchContext = {
   role: Role;
   actorId: string;
@@ -138,7 +141,7 @@ export function batchVerdicts(batch: BatchContext, counts: BatchCounts): Record<
 }
 
 /** The actions worth showing for a statement: allowed ones and blocked ones (with their reasons). */
-export function offeredStatementActions(batch: BatchContext, statement: StatementFacts): { action: StatementAction; verdict: Verdict }[] {
+export function offeredStatementActions(batch: BatchContext, statement: StatementFacts): OfferedAction[] {
   return STATEMENT_ACTIONS.map((action) => ({ action, verdict: statementVerdict(action, batch, statement) })).filter((o) => o.verdict.kind !== "not_applicable");
 }
 
@@ -146,8 +149,8 @@ export function offeredStatementActions(batch: BatchContext, statement: Statemen
  * The actions a bulk bar offers for the selected statements: an action allowed for at least one of them (the domain
  * skips the others, naming them), else blocked with the first reason found; actions that apply to none are left out.
  */
-export function offersForSelection(batch: BatchContext, statements: readonly StatementFacts[]): { action: StatementAction; verdict: Verdict }[] {
-  return STATEMENT_ACTIONS.flatMap((action): { action: StatementAction; verdict: Verdict }[] => {
+export function offersForSelection(batch: BatchContext, statements: readonly StatementFacts[]): OfferedAction[] {
+  return STATEMENT_ACTIONS.flatMap((action): OfferedAction[] => {
     const verdicts = statements.map((s) => statementVerdict(action, batch, s));
     const allowed = verdicts.find((v) => v.kind === "allowed");
     if (allowed) return [{ action, verdict: allowed }];

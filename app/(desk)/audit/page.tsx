@@ -14,7 +14,8 @@ import { listAuditFacets, listRefundAttemptOutcomes, searchAuditEntries } from "
 import { TextLink } from "@/app/_components/ui/text-link";
 import { refundAttemptHref } from "@/lib/lookup/search";
 import { requirePageRole } from "@/lib/auth/session";
-import { Pager } from "../subscriptions/_components/pager";
+import { Pager } from "@/app/_components/table/pager";
+import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { AUDIT_PAGE_SIZE, auditHref, parseAuditFilter } from "./filters";
 
 export const metadata: Metadata = { title: "Audit log" };
@@ -122,57 +123,50 @@ export default async function AuditPage({ searchParams }: Props) {
           {narrowed ? "Widen the filters or clear them." : "Changes to users, games, refunds and payouts will show here."}
         </EmptyState>
       ) : (
-        <div className="rounded-lg border border-line bg-surface">
-          <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Audit log entries">
-            <table className="min-w-full text-sm">
-              <caption className="sr-only">Audit log entries, newest first</caption>
-              <thead className="bg-subtle text-left text-ink-muted">
-                <tr>
-                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Time</th>
-                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Actor</th>
-                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Action</th>
-                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Game</th>
-                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Target</th>
-                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Idempotency key</th>
-                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Outcome</th>
-                  <th scope="col" className="px-3 py-2 text-xs font-semibold">Detail</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.rows.map((e) => (
-                  <tr key={e.id} className="border-t border-line align-top">
-                    <td className="whitespace-nowrap px-3 py-2"><DateTime value={e.at.toISOString()} seconds focusable={false} /></td>
-                    <td className="px-3 py-2">{e.actorEmail ?? "system"}</td>
-                    <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
-                    <td className="px-3 py-2 font-mono text-xs">{e.gameId ?? ""}</td>
-                    <td className="px-3 py-2">{e.target ?? ""}</td>
-                    <td className="max-w-48 px-3 py-2 font-mono text-xs break-all">{e.idempotencyKey ?? ""}</td>
-                    <td className="px-3 py-2">
-                      {e.outcome}
-                      {ledTo(e) ? (
-                        <span className="block text-xs text-ink-muted">
-                          led to:{" "}
-                          <TextLink href={refundAttemptHref(ledTo(e)?.attemptId ?? "")}>{ATTEMPT_OUTCOMES[ledTo(e)?.status ?? ""] ?? ledTo(e)?.status}</TextLink>
-                        </span>
-                      ) : null}
-                    </td>
-                    <td className="px-3 py-2">
-                      {Object.keys(e.detail).length > 0 ? (
-                        <details>
-                          <summary className="cursor-pointer text-accent">Show</summary>
-                          <pre tabIndex={0} aria-label={`Detail of ${e.action}`} className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
-                        </details>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <div className="border-t border-line">
-            <Pager label="Audit log pages" offset={offset} limit={AUDIT_PAGE_SIZE} total={result.total} hrefFor={(next) => auditHref(filter, next / AUDIT_PAGE_SIZE + 1)} />
-          </div>
-        </div>
+        <SimpleTable
+          caption="Audit log entries, newest first"
+          head={
+            <>
+              <Th>Time</Th>
+              <Th>Actor</Th>
+              <Th>Action</Th>
+              <Th>Game</Th>
+              <Th>Target</Th>
+              <Th>Idempotency key</Th>
+              <Th>Outcome</Th>
+              <Th>Detail</Th>
+            </>
+          }
+          footer={<Pager label="Audit log pages" offset={offset} limit={AUDIT_PAGE_SIZE} total={result.total} hrefFor={(next) => auditHref(filter, next / AUDIT_PAGE_SIZE + 1)} />}
+        >
+          {result.rows.map((e) => (
+            <Tr key={e.id}>
+              <Td className="whitespace-nowrap"><DateTime value={e.at.toISOString()} seconds focusable={false} /></Td>
+              <Td>{e.actorEmail ?? "system"}</Td>
+              <Td className="font-mono text-xs">{e.action}</Td>
+              <Td className="font-mono text-xs">{e.gameId ?? ""}</Td>
+              <Td>{e.target ?? ""}</Td>
+              <Td className="max-w-48 font-mono text-xs break-all">{e.idempotencyKey ?? ""}</Td>
+              <Td>
+                {e.outcome}
+                {ledTo(e) ? (
+                  <span className="block text-xs text-ink-muted">
+                    led to:{" "}
+                    <TextLink href={refundAttemptHref(ledTo(e)?.attemptId ?? "")}>{ATTEMPT_OUTCOMES[ledTo(e)?.status ?? ""] ?? ledTo(e)?.status}</TextLink>
+                  </span>
+                ) : null}
+              </Td>
+              <Td>
+                {Object.keys(e.detail).length > 0 ? (
+                  <details>
+                    <summary className="cursor-pointer text-accent">Show</summary>
+                    <pre tabIndex={0} aria-label={`Detail of ${e.action}`} className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
+                  </details>
+                ) : null}
+              </Td>
+            </Tr>
+          ))}
+        </SimpleTable>
       )}
     </>
   );

@@ -7,7 +7,7 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { addMonths, monthKeyOf } from "@/lib/time";
 import { NoGame } from "../no-game";
 import { takeSnapshotAction } from "./actions";
-import { PayoutsNav } from "./payouts-nav";
+import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
 import { TakeSnapshotButton } from "./snapshot-form";
 import { SnapshotSection } from "./snapshot-section";
 import { WindowsOverview } from "./windows-overview";

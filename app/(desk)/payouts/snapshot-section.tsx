@@ -5,6 +5,7 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { Db } from "@/db";
 import {
   listRecentPulls,
@@ -135,38 +136,35 @@ export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: D
             <h2 id="windows-heading" className="mb-2 text-sm font-semibold text-ink">
               Snapshots by window
             </h2>
-            <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-              <table className="min-w-full text-sm">
-                <caption className="sr-only">Latest version of each snapshotted window</caption>
-                <thead className="bg-subtle text-left text-ink-muted">
-                  <tr>
-                    <th scope="col" className="px-3 py-2 font-medium">Window</th>
-                    <th scope="col" className="px-3 py-2 font-medium">Version</th>
-                    <th scope="col" className="px-3 py-2 text-right font-medium">Net attributed (USD)</th>
-                    <th scope="col" className="px-3 py-2 text-right font-medium">Recipients</th>
-                    <th scope="col" className="px-3 py-2 text-right font-medium">Lines</th>
-                    <th scope="col" className="px-3 py-2 font-medium">Published</th>
-                    <th scope="col" className="px-3 py-2 font-medium">Flags</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {windows.map((s) => (
-                    <tr key={s.id} className="border-t border-line">
-                      <th scope="row" className="px-3 py-2 text-left font-medium text-ink">{windowLabel(s)}</th>
-                      <td className="px-3 py-2 tabular-nums">
-                        v{s.version}
-                        {s.versions > 1 ? <span className="text-ink-muted"> of {s.versions}</span> : null}
-                      </td>
-                      <td className="px-3 py-2 text-right"><Money value={s.totals.netAttributedUsd} /></td>
-                      <td className="px-3 py-2 text-right tabular-nums">{s.totals.recipientCount.toLocaleString("en-US")}</td>
-                      <td className="px-3 py-2 text-right tabular-nums">{s.lineCount.toLocaleString("en-US")}</td>
-                      <td className="px-3 py-2"><DateTime value={s.publishedAt.toISOString()} focusable={false} /></td>
-                      <td className="px-3 py-2"><SnapshotFlags snapshot={s} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <SimpleTable
+              caption="Latest version of each snapshotted window"
+              head={
+                <>
+                  <Th>Window</Th>
+                  <Th>Version</Th>
+                  <Th align="right">Net attributed (USD)</Th>
+                  <Th align="right">Recipients</Th>
+                  <Th align="right">Lines</Th>
+                  <Th>Published</Th>
+                  <Th>Flags</Th>
+                </>
+              }
+            >
+              {windows.map((s) => (
+                <Tr key={s.id}>
+                  <RowTh className="font-medium text-ink">{windowLabel(s)}</RowTh>
+                  <Td className="tabular-nums">
+                    v{s.version}
+                    {s.versions > 1 ? <span className="text-ink-muted"> of {s.versions}</span> : null}
+                  </Td>
+                  <Td align="right"><Money value={s.totals.netAttributedUsd} /></Td>
+                  <Td align="right" className="tabular-nums">{s.totals.recipientCount.toLocaleString("en-US")}</Td>
+                  <Td align="right" className="tabular-nums">{s.lineCount.toLocaleString("en-US")}</Td>
+                  <Td><DateTime value={s.publishedAt.toISOString()} focusable={false} /></Td>
+                  <Td><SnapshotFlags snapshot={s} /></Td>
+                </Tr>
+              ))}
+            </SimpleTable>
           </section>
         </>
       )}

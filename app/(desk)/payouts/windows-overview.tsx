@@ -9,6 +9,8 @@ import { formatCount } from "@/lib/format";
 import { listWindowOverview, type WindowOverviewRow, type WindowSnapshotState } from "@/lib/payouts/overview";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import type { Tone } from "@/app/_components/ui/tone";
+import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { toProgressView } from "./progress-view";
 import { PullingState } from "./pulling-state";
 
@@ -19,12 +21,6 @@ const STATE_BADGE: Record<WindowSnapshotState, { label: string; tone: Tone }> = 
   stale: { label: "Stale", tone: "warning" },
   drift: { label: "Drift", tone: "danger" },
   failed: { label: "Pull failed", tone: "danger" },
-};
-
-export const BATCH_BADGE: Record<string, { label: string; tone: Tone }> = {
-  draft: { label: "Draft batch", tone: "info" },
-  approved: { label: "Approved", tone: "warning" },
-  paid: { label: "Paid", tone: "success" },
 };
 
 function StateCell({ row }: { row: WindowOverviewRow }) {
@@ -55,47 +51,44 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
         <h2 id="payout-windows-heading" className="mb-2 text-sm font-semibold text-ink">
           Payout windows
         </h2>
-        <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-          <table className="min-w-full text-sm">
-            <caption className="sr-only">Payout windows with their snapshot state, totals and payout batch</caption>
-            <thead className="bg-subtle text-left text-ink-muted">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Window</th>
-                <th scope="col" className="px-3 py-2 font-medium">Snapshot</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Gross attributed (USD)</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Reversed (USD)</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Net attributed (USD)</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Renewals</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Recipients</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Refund events</th>
-                <th scope="col" className="px-3 py-2 font-medium">Payout</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => {
-                const t = row.snapshot?.totals;
-                const batch = row.batch ? BATCH_BADGE[row.batch.status] : null;
-                return (
-                  <tr key={`${row.window.startMs}-${row.window.endMs}`} className="border-t border-line">
-                    <th scope="row" className="px-3 py-2 text-left font-medium">
-                      {row.snapshot ? <TextLink href={windowHref(row.window)}>{windowLabel(row.window)}</TextLink> : windowLabel(row.window)}
-                    </th>
-                    <td className="px-3 py-2"><StateCell row={row} /></td>
-                    <td className="px-3 py-2 text-right">{t ? <Money value={t.grossAttributedUsd} /> : <span aria-label="none">—</span>}</td>
-                    <td className="px-3 py-2 text-right">{t ? <Money value={t.reversedAttributedUsd} /> : <span aria-label="none">—</span>}</td>
-                    <td className="px-3 py-2 text-right font-medium">{t ? <Money value={t.netAttributedUsd} /> : <span aria-label="none">—</span>}</td>
-                    <td className="px-3 py-2 text-right tabular-nums">{t ? formatCount(t.renewalsSettled) : ""}</td>
-                    <td className="px-3 py-2 text-right tabular-nums">{t ? formatCount(t.recipientCount) : ""}</td>
-                    <td className="px-3 py-2 text-right tabular-nums">{t ? formatCount(t.refundEventsInWindow) : ""}</td>
-                    <td className="px-3 py-2">
-                      {batch ? <Badge tone={batch.tone}>{batch.label}</Badge> : row.snapshot ? <span className="text-xs text-ink-muted">Not prepared</span> : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <SimpleTable
+          caption="Payout windows with their snapshot state, totals and payout batch"
+          head={
+            <>
+              <Th>Window</Th>
+              <Th>Snapshot</Th>
+              <Th align="right">Gross attributed (USD)</Th>
+              <Th align="right">Reversed (USD)</Th>
+              <Th align="right">Net attributed (USD)</Th>
+              <Th align="right">Renewals</Th>
+              <Th align="right">Recipients</Th>
+              <Th align="right">Refund events</Th>
+              <Th>Payout</Th>
+            </>
+          }
+        >
+          {rows.map((row) => {
+            const t = row.snapshot?.totals;
+            const batch = row.batch ? BATCH_BADGE[row.batch.status] : null;
+            return (
+              <Tr key={`${row.window.startMs}-${row.window.endMs}`}>
+                <RowTh className="font-medium">
+                  {row.snapshot ? <TextLink href={windowHref(row.window)}>{windowLabel(row.window)}</TextLink> : windowLabel(row.window)}
+                </RowTh>
+                <Td><StateCell row={row} /></Td>
+                <Td align="right">{t ? <Money value={t.grossAttributedUsd} /> : <span aria-label="none">—</span>}</Td>
+                <Td align="right">{t ? <Money value={t.reversedAttributedUsd} /> : <span aria-label="none">—</span>}</Td>
+                <Td align="right" className="font-medium">{t ? <Money value={t.netAttributedUsd} /> : <span aria-label="none">—</span>}</Td>
+                <Td align="right" className="tabular-nums">{t ? formatCount(t.renewalsSettled) : ""}</Td>
+                <Td align="right" className="tabular-nums">{t ? formatCount(t.recipientCount) : ""}</Td>
+                <Td align="right" className="tabular-nums">{t ? formatCount(t.refundEventsInWindow) : ""}</Td>
+                <Td>
+                  {batch ? <Badge tone={batch.tone}>{batch.label}</Badge> : row.snapshot ? <span className="text-xs text-ink-muted">Not prepared</span> : null}
+                </Td>
+              </Tr>
+            );
+          })}
+        </SimpleTable>
         <p className="mt-1 text-xs text-ink-muted">
           The last 12 calendar months (UTC) and every other window with a snapshot. Totals are the latest version&apos;s, exactly as the service reported them.
         </p>

@@ -8,7 +8,7 @@ import { searchRecipients } from "@/db/queries/payouts";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { NoGame } from "../no-game";
-import { PayoutsNav } from "../payouts/payouts-nav";
+import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
 
 export const metadata: Metadata = { title: "Recipients" };
 

@@ -3,6 +3,7 @@ import { Card } from "@/app/_components/ui/card";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
 import { listWebhookEvents, listWebhookEventTypes, readGameAutomation, summarizeWebhookDeliveries } from "@/db/queries/webhooks";
 import { hasRole } from "@/lib/auth/roles";
@@ -84,31 +85,29 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
           <Stat label="Refused" value={formatCount(deliveries.refused)} hint="Nothing stored; see the reasons below" />
         </StatGroup>
         {deliveries.refusedByReason.length > 0 ? (
-          <div className="mt-3 overflow-x-auto rounded-lg border border-line bg-surface">
-            <table className="min-w-full text-sm">
-              <caption className="sr-only">Refused deliveries by reason</caption>
-              <thead className="bg-subtle text-left text-ink-muted">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">Refused because</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Deliveries</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Last</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.refusedByReason.map((row) => (
-                  <tr key={row.reason} className="border-t border-line">
-                    <th scope="row" className="px-3 py-2 text-left font-normal">
-                      {refusalLabel(row.reason)} <span className="font-mono text-xs text-ink-muted">{row.reason}</span>
-                    </th>
-                    <td className="px-3 py-2 text-right tabular-nums">{formatCount(row.count)}</td>
-                    <td className="px-3 py-2">
-                      <DateTime value={row.lastAt} focusable={false} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <SimpleTable
+            caption="Refused deliveries by reason"
+            className="mt-3"
+            head={
+              <>
+                <Th>Refused because</Th>
+                <Th align="right">Deliveries</Th>
+                <Th>Last</Th>
+              </>
+            }
+          >
+            {deliveries.refusedByReason.map((row) => (
+              <Tr key={row.reason}>
+                <RowTh>
+                  {refusalLabel(row.reason)} <span className="font-mono text-xs text-ink-muted">{row.reason}</span>
+                </RowTh>
+                <Td align="right" className="tabular-nums">{formatCount(row.count)}</Td>
+                <Td>
+                  <DateTime value={row.lastAt} focusable={false} />
+                </Td>
+              </Tr>
+            ))}
+          </SimpleTable>
         ) : null}
       </section>
 

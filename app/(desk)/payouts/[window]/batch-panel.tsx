@@ -3,13 +3,13 @@
 import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
-import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
-import { PaymentFields } from "./payment-fields";
-import { useNotice } from "./result-notice";
+import { PaymentFields } from "@/app/_components/payouts/payment-fields";
+import { useNotice } from "@/app/_components/payouts/result-notice";
+import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
 import { formatUsdText } from "@/lib/format";
 
-type ServerAction = (form: FormData) => Promise<ConfirmResult>;
 
 export type BatchPanelActions = {
   prepare: ServerAction;
@@ -33,13 +33,6 @@ export type BatchPanelProps = {
   methods: { value: string; label: string }[];
   today: string;
 };
-
-function withFields(action: ServerAction, fields: Record<string, string>): ServerAction {
-  return (form) => {
-    for (const [k, v] of Object.entries(fields)) form.set(k, v);
-    return action(form);
-  };
-}
 
 /**
  * The buttons that move a window's payout batch along: prepare, approve, pay, discard. Finance only. Only the actions
@@ -137,38 +130,5 @@ export function BatchPanel(props: BatchPanelProps) {
         </p>
       ) : null}
     </div>
-  );
-}
-
-/** Override of one flag, with the written reason it requires. */
-export function OverrideFlagButton({
-  action,
-  batchId,
-  flag,
-  cause,
-  label,
-  recipientPlayerId,
-}: {
-  action: ServerAction;
-  batchId: string;
-  flag: string;
-  /** The cause of the flag instance shown: a flag whose cause changed since is refused. */
-  cause: string;
-  label: string;
-  recipientPlayerId?: number;
-}) {
-  return (
-    <ConfirmDialog
-      trigger={<Button size="sm">Override…</Button>}
-      title={`Override “${label}”`}
-      description="This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason is kept with the batch and in the audit log."
-      confirmLabel="Override flag"
-      size="md"
-      action={withFields(action, { batchId, flag, cause, recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId) })}
-    >
-      <Field label="Reason" hint="At least 10 characters: what was checked, and why paying is right." required>
-        {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-      </Field>
-    </ConfirmDialog>
   );
 }

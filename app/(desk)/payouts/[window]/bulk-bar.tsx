@@ -4,8 +4,8 @@ import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
-import type { StatementAction, Verdict } from "@/lib/payouts/offered-actions";
-import { PaymentFields } from "./payment-fields";
+import type { OfferedAction, StatementAction } from "@/lib/payouts/offered-actions";
+import { PaymentFields } from "@/app/_components/payouts/payment-fields";
 
 type ServerAction = (form: FormData) => Promise<ConfirmResult>;
 
@@ -18,7 +18,6 @@ export type BulkActions = {
   markPaid: ServerAction;
 };
 
-export type OfferedAction = { action: StatementAction; verdict: Verdict };
 
 function withIds(action: ServerAction, batchId: string, ids: string[]): (form: FormData) => Promise<ConfirmResult> {
   return (form) => {

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
 import { Banner } from "@/app/_components/ui/banner";
 import { DateTime } from "@/app/_components/ui/date-time";
@@ -8,21 +7,14 @@ import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
-import { getDb } from "@/db";
-import { getLiveBatchId, listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
-import { getLatestSnapshot, getSnapshot } from "@/db/queries/snapshots";
+import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
 import { hasRole } from "@/lib/auth/roles";
-import { requirePageRole } from "@/lib/auth/session";
 import { formatCount } from "@/lib/format";
 import { exportAvailability } from "@/lib/exports/availability";
-import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
-import { listSnapshotDisputes } from "@/db/queries/disputes";
-import { disputeFlagsOf, listFlagOverrides, overrideOf, windowFlagsOf } from "@/lib/payouts/flags";
-import { getPayoutBatch } from "@/lib/payouts/ledger";
-import { type BatchContext, batchVerdicts } from "@/lib/payouts/offered-actions";
-import { readPayoutSettings } from "@/lib/payouts/settings";
+import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
+import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
@@ -39,11 +31,14 @@ import {
   releaseStatementsAction,
   unapproveStatementsAction,
 } from "../batch-actions";
-import { BATCH_BADGE } from "../windows-overview";
-import { BatchPanel, OverrideFlagButton } from "./batch-panel";
+import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
+import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
+import { BatchPanel } from "./batch-panel";
 import { ExportLinks } from "./export-links";
+import { batchContextOf, loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
-import { NoticeProvider } from "./result-notice";
+import { NoticeProvider } from "@/app/_components/payouts/result-notice";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Panel } from "./panel";
 import { payoutTable } from "./table-state";
 
@@ -55,11 +50,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function WindowPage({ params, searchParams }: Props) {
-  const user = await requirePageRole("viewer");
-  const db = getDb();
-  const game = await resolveSelectedGame(db, user);
-  const window = parseWindowKey((await params).window);
-  if (!window) notFound();
+  const { user, db, game, window } = await loadWindowRequest((await params).window);
   const label = windowLabel(window);
   const crumbs = [{ label: "Payouts", href: "/payouts" }];
   if (!game) {
@@ -71,16 +62,9 @@ export default async function WindowPage({ params, searchParams }: Props) {
     );
   }
   const query = await searchParams;
-  const batchId = await getLiveBatchId(db, { gameId: game.id, window });
-  const batch = batchId ? await getPayoutBatch(db, { gameId: game.id, batchId }) : null;
   const requested = typeof query.snapshot === "string" ? query.snapshot : undefined;
-  // A prepared batch pays from the version it was built on; the page shows that version.
-  const snapshot = batch
-    ? await getSnapshot(db, { gameId: game.id, snapshotId: batch.snapshotId })
-    : requested && /^[0-9a-f-]{36}$/.test(requested)
-      ? await getSnapshot(db, { gameId: game.id, snapshotId: requested })
-      : await getLatestSnapshot(db, { gameId: game.id, window });
-  if (!snapshot || snapshot.window.startMs !== window.startMs || snapshot.window.endMs !== window.endMs) {
+  const review = await loadWindowReview(db, { gameId: game.id, window, snapshotId: requested });
+  if (!review) {
     return (
       <>
         <PageHeader title={label} breadcrumbs={crumbs} />
@@ -88,14 +72,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
       </>
     );
   }
+  const { batch, snapshot, windowFlags, disputes, overrides, settings } = review;
 
   const state = payoutTable.parse(query);
   const canAct = hasRole(user.role, "finance");
-  const [windowFlags, disputes, overrides, settings, counts, table] = await Promise.all([
-    windowFlagsOf(db, snapshot),
-    listSnapshotDisputes(db, { gameId: game.id, snapshotId: snapshot.id }),
-    batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
-    readPayoutSettings(db),
+  const [counts, table] = await Promise.all([
     batch ? summarizeBatch(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null),
     listPayoutTable(db, {
       gameId: game.id,
@@ -137,18 +118,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
     payableApprovedUsd: counts?.byState.approved.payableUsd ?? "0.00",
     total: counts?.total ?? 0,
   };
-  // What this person may do, from lib/payouts/offered-actions.ts (the domain refuses by the same function).
-  const context: BatchContext | null = batch
-    ? {
-        role: user.role,
-        actorId: user.id,
-        status: batch.status,
-        // A draft is approved under the rule in force now; an approved batch keeps the rule it was approved under.
-        twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
-        preparedById: batch.preparedById,
-        approvedById: batch.approvedById,
-      }
-    : null;
+  const context = batchContextOf(user, batch, settings);
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
@@ -326,35 +296,35 @@ export default async function WindowPage({ params, searchParams }: Props) {
           summary={`${formatCount(t.renewalsWithoutAttribution)} renewals earned nobody a share`}
           open={reasons.some(([reason, count]) => count > 0 && UNATTRIBUTED_REASON_INFO[reason]?.blocks)}
         >
-          <table className="min-w-full text-sm">
-            <caption className="sr-only">Unattributed renewals by reason</caption>
-            <thead className="bg-subtle text-left text-ink-muted">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Reason</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Renewals</th>
-                <th scope="col" className="px-3 py-2 font-medium">What it means for payment</th>
-              </tr>
-            </thead>
-            <tbody>
-              {reasons.map(([reason, count]) => {
-                const info = UNATTRIBUTED_REASON_INFO[reason];
-                return (
-                  <tr key={reason} className="border-t border-line align-top">
-                    <th scope="row" className="px-3 py-2 text-left font-normal">
-                      {info?.label ?? reason}
-                      <span className="block font-mono text-xs text-ink-muted" title="The reason as the service reports it">
-                        {reason}
-                      </span>
-                    </th>
-                    <td className="px-3 py-2 text-right tabular-nums">{formatCount(count)}</td>
-                    <td className={count > 0 && info?.blocks ? "px-3 py-2 font-medium text-danger-ink" : "px-3 py-2 text-ink-muted"}>
-                      {info?.meaning ?? "A reason Payout Desk does not know yet: ask the service what it means before paying."}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <SimpleTable
+            caption="Unattributed renewals by reason"
+            frame="none"
+            head={
+              <>
+                <Th>Reason</Th>
+                <Th align="right">Renewals</Th>
+                <Th>What it means for payment</Th>
+              </>
+            }
+          >
+            {reasons.map(([reason, count]) => {
+              const info = UNATTRIBUTED_REASON_INFO[reason];
+              return (
+                <Tr key={reason}>
+                  <RowTh>
+                    {info?.label ?? reason}
+                    <span className="block font-mono text-xs text-ink-muted" title="The reason as the service reports it">
+                      {reason}
+                    </span>
+                  </RowTh>
+                  <Td align="right" className="tabular-nums">{formatCount(count)}</Td>
+                  <Td className={count > 0 && info?.blocks ? "font-medium text-danger-ink" : "text-ink-muted"}>
+                    {info?.meaning ?? "A reason Payout Desk does not know yet: ask the service what it means before paying."}
+                  </Td>
+                </Tr>
+              );
+            })}
+          </SimpleTable>
         </Panel>
 
         <Panel id="batch-details" title="Batch details" summary={batch ? `Built on snapshot version ${batch.snapshotVersion}` : "Not prepared"}>

@@ -11,8 +11,8 @@ import type { PayoutTableRow } from "@/db/queries/payouts";
 import { type BatchContext, offersForSelection, type StatementFacts } from "@/lib/payouts/offered-actions";
 import type { TableState } from "@/lib/table-state";
 import { type BulkActions, BulkBar } from "./bulk-bar";
-import { FlagBadges, STATE_LABELS } from "./flag-badges";
-import { useNotice } from "./result-notice";
+import { FlagBadges, STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { useNotice } from "@/app/_components/payouts/result-notice";
 
 export type RecipientTableProps = {
   rows: PayoutTableRow[];

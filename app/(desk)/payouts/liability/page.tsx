@@ -14,7 +14,8 @@ import { formatUsd, sumMoney } from "@/lib/money";
 import { type LiabilityRow, type LiabilityWindow, listLiability, uncountedMonths } from "@/lib/payouts/liability";
 import { formatInstant, monthKeyOf, monthWindow, parseInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
-import { PayoutsNav } from "../payouts-nav";
+import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 
 export const metadata: Metadata = { title: "Liability" };
 
@@ -115,34 +116,33 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
         )
       ) : (
         <Card title={`Per recipient, largest first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`} flush>
-          <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Liability per recipient (scrolls sideways)">
-            <table className="min-w-full text-sm">
-              <caption className="sr-only">Liability per recipient as of the end of {asOfDay}, in USD</caption>
-              <thead className="bg-subtle text-left text-xs text-ink-muted">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">Recipient</th>
-                  {COLUMNS.map((c) => (
-                    <th key={c.key} scope="col" className="px-3 py-2 text-right font-medium">{c.label}</th>
-                  ))}
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Total owed (USD)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.slice(0, MAX_ROWS).map((r) => (
-                  <tr key={r.recipientPlayerId} className="border-t border-line">
-                    <th scope="row" className="px-3 py-1.5 text-left font-normal">
-                      <TextLink href={`/recipients/${r.recipientPlayerId}`}>{r.playerName ?? `Player ${r.recipientPlayerId}`}</TextLink>
-                      <span className="block text-xs text-ink-muted">#{r.recipientPlayerId} {r.playerEmail ?? ""}</span>
-                    </th>
-                    {COLUMNS.map((c) => (
-                      <td key={c.key} className="px-3 py-1.5 text-right"><Money value={r[c.key] as string} /></td>
-                    ))}
-                    <td className="px-3 py-1.5 text-right font-semibold"><Money value={r.totalOwedUsd} /></td>
-                  </tr>
+          <SimpleTable
+            caption={`Liability per recipient as of the end of ${asOfDay}, in USD`}
+            frame="none"
+            dense
+            head={
+              <>
+                <Th>Recipient</Th>
+                {COLUMNS.map((c) => (
+                  <Th key={c.key} align="right">{c.label}</Th>
                 ))}
-              </tbody>
-            </table>
-          </div>
+                <Th align="right">Total owed (USD)</Th>
+              </>
+            }
+          >
+            {rows.slice(0, MAX_ROWS).map((r) => (
+              <Tr key={r.recipientPlayerId}>
+                <RowTh>
+                  <TextLink href={`/recipients/${r.recipientPlayerId}`}>{r.playerName ?? `Player ${r.recipientPlayerId}`}</TextLink>
+                  <span className="block text-xs text-ink-muted">#{r.recipientPlayerId} {r.playerEmail ?? ""}</span>
+                </RowTh>
+                {COLUMNS.map((c) => (
+                  <Td key={c.key} align="right"><Money value={r[c.key] as string} /></Td>
+                ))}
+                <Td align="right" className="font-semibold"><Money value={r.totalOwedUsd} /></Td>
+              </Tr>
+            ))}
+          </SimpleTable>
         </Card>
       )}
     </>

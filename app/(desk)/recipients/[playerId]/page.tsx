@@ -8,6 +8,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
 import { listRecipientWindows, listStatementEvents } from "@/db/queries/payouts";
 import { requirePageRole } from "@/lib/auth/session";
@@ -17,7 +18,7 @@ import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { iteratePayoutStatements, listLedgerEntries, type PayoutStatement } from "@/lib/payouts/ledger";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { parseInstant } from "@/lib/time";
-import { STATE_LABELS } from "../../payouts/[window]/flag-badges";
+import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 
 export const metadata: Metadata = { title: "Recipient" };
 
@@ -92,51 +93,50 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         {statements.length === 0 ? (
           <p className="p-4 text-ink-muted">No payout batch includes this recipient yet.</p>
         ) : (
-          <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Statements of this recipient">
-            <table className="min-w-full text-sm">
-              <caption className="sr-only">Statements of this recipient</caption>
-              <thead className="bg-subtle text-left text-xs text-ink-muted">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">Window</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Net attributed</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Carried in</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Payable</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Carried forward</th>
-                  <th scope="col" className="px-3 py-2 font-medium">State</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Payment</th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...statements].reverse().map((s) => {
-                  const w = toWindow(s.windowStart, s.windowEnd);
-                  const st = STATE_LABELS[s.state];
-                  return (
-                    <tr key={s.id} className="border-t border-line">
-                      <th scope="row" className="px-3 py-1.5 text-left font-normal">
-                        <TextLink href={`${windowHref(w)}/recipients/${playerId}`}>{windowLabel(w)}</TextLink>
-                        <span className="block text-xs text-ink-muted">batch {s.batchStatus}, snapshot v{s.snapshotVersion}</span>
-                      </th>
-                      <td className="px-3 py-1.5 text-right"><Money value={s.netAttributedUsd} /></td>
-                      <td className="px-3 py-1.5 text-right"><Money value={s.carriedInUsd} /></td>
-                      <td className="px-3 py-1.5 text-right font-medium"><Money value={s.payableUsd} /></td>
-                      <td className="px-3 py-1.5 text-right"><Money value={s.carryOutUsd} /></td>
-                      <td className="px-3 py-1.5">
-                        {st ? <Badge tone={st.tone}>{st.label}</Badge> : s.state}
-                        {s.holdReason ? <span className="block text-xs text-ink-muted">{s.holdReason}</span> : null}
-                      </td>
-                      <td className="px-3 py-1.5 text-xs">
-                        {s.state === "paid" ? (
-                          <>
-                            <Money value={s.paidAmountUsd ?? "0.00"} /> on {s.paidOn}, <span className="font-mono">{s.paymentReference}</span>
-                          </>
-                        ) : null}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <SimpleTable
+            caption="Statements of this recipient"
+            frame="none"
+            dense
+            head={
+              <>
+                <Th>Window</Th>
+                <Th align="right">Net attributed</Th>
+                <Th align="right">Carried in</Th>
+                <Th align="right">Payable</Th>
+                <Th align="right">Carried forward</Th>
+                <Th>State</Th>
+                <Th>Payment</Th>
+              </>
+            }
+          >
+            {[...statements].reverse().map((s) => {
+              const w = toWindow(s.windowStart, s.windowEnd);
+              const st = STATE_LABELS[s.state];
+              return (
+                <Tr key={s.id}>
+                  <RowTh>
+                    <TextLink href={`${windowHref(w)}/recipients/${playerId}`}>{windowLabel(w)}</TextLink>
+                    <span className="block text-xs text-ink-muted">batch {s.batchStatus}, snapshot v{s.snapshotVersion}</span>
+                  </RowTh>
+                  <Td align="right"><Money value={s.netAttributedUsd} /></Td>
+                  <Td align="right"><Money value={s.carriedInUsd} /></Td>
+                  <Td align="right" className="font-medium"><Money value={s.payableUsd} /></Td>
+                  <Td align="right"><Money value={s.carryOutUsd} /></Td>
+                  <Td>
+                    {st ? <Badge tone={st.tone}>{st.label}</Badge> : s.state}
+                    {s.holdReason ? <span className="block text-xs text-ink-muted">{s.holdReason}</span> : null}
+                  </Td>
+                  <Td className="text-xs">
+                    {s.state === "paid" ? (
+                      <>
+                        <Money value={s.paidAmountUsd ?? "0.00"} /> on {s.paidOn}, <span className="font-mono">{s.paymentReference}</span>
+                      </>
+                    ) : null}
+                  </Td>
+                </Tr>
+              );
+            })}
+          </SimpleTable>
         )}
       </Card>
 
@@ -159,33 +159,32 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         {withBalance.length === 0 ? (
           <p className="p-4 text-ink-muted">No entries yet: they appear when a batch including this recipient is approved.</p>
         ) : (
-          <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Ledger entries with the running balance">
-            <table className="min-w-full text-sm">
-              <caption className="sr-only">Ledger entries with the running balance</caption>
-              <thead className="bg-subtle text-left text-xs text-ink-muted">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">When</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Entry</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Window</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Amount (USD)</th>
-                  <th scope="col" className="px-3 py-2 text-right font-medium">Balance (USD)</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Reference</th>
-                </tr>
-              </thead>
-              <tbody>
-                {withBalance.map((e) => (
-                  <tr key={e.entryId} className="border-t border-line">
-                    <td className="px-3 py-1.5"><DateTime value={e.at} focusable={false} /></td>
-                    <th scope="row" className="px-3 py-1.5 text-left font-normal">{KIND_LABELS[e.kind] ?? e.kind}</th>
-                    <td className="px-3 py-1.5">{windowLabel(toWindow(e.windowStart, e.windowEnd))}</td>
-                    <td className="px-3 py-1.5 text-right"><Money value={e.amountUsd} /></td>
-                    <td className="px-3 py-1.5 text-right font-medium"><Money value={e.balance} /></td>
-                    <td className="px-3 py-1.5 font-mono text-xs text-ink-muted">{e.reference ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <SimpleTable
+            caption="Ledger entries with the running balance"
+            frame="none"
+            dense
+            head={
+              <>
+                <Th>When</Th>
+                <Th>Entry</Th>
+                <Th>Window</Th>
+                <Th align="right">Amount (USD)</Th>
+                <Th align="right">Balance (USD)</Th>
+                <Th>Reference</Th>
+              </>
+            }
+          >
+            {withBalance.map((e) => (
+              <Tr key={e.entryId}>
+                <Td><DateTime value={e.at} focusable={false} /></Td>
+                <RowTh>{KIND_LABELS[e.kind] ?? e.kind}</RowTh>
+                <Td>{windowLabel(toWindow(e.windowStart, e.windowEnd))}</Td>
+                <Td align="right"><Money value={e.amountUsd} /></Td>
+                <Td align="right" className="font-medium"><Money value={e.balance} /></Td>
+                <Td className="font-mono text-xs text-ink-muted">{e.reference ?? ""}</Td>
+              </Tr>
+            ))}
+          </SimpleTable>
         )}
       </Card>
 

@@ -9,6 +9,7 @@ import { requirePageRole } from "@/lib/auth/session";
 import { revokePreviousWebhookSecretAction, saveGameAction } from "./actions";
 import { GameForm, RevokePreviousForm } from "./game-form";
 import { DateTime } from "@/app/_components/ui/date-time";
+import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 
 export const metadata: Metadata = { title: "Games" };
 
@@ -25,44 +26,42 @@ export default async function GamesPage() {
         {games.length === 0 ? (
           <EmptyState title="No games yet">Add the first game below with the secret from the service console.</EmptyState>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-            <table className="min-w-full text-sm">
-              <thead className="bg-subtle text-left text-ink-muted">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">Game</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Environment</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Base URL</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Game secret</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Webhook secrets</th>
-                </tr>
-              </thead>
-              <tbody>
-                {games.map((game) => (
-                  <tr key={game.id} className="border-t border-line">
-                    <td className="px-3 py-2">
-                      <div className="font-medium text-ink">{game.name}</div>
-                      <div className="font-mono text-xs text-ink-muted">{game.id}</div>
-                    </td>
-                    <td className="px-3 py-2">
-                      <Badge tone={game.environment === "sandbox" ? "warning" : "info"}>{game.environment}</Badge>
-                    </td>
-                    <td className="px-3 py-2 font-mono text-xs">{game.baseUrl}</td>
-                    <td className="px-3 py-2 font-mono text-xs">{game.secretMask}</td>
-                    <td className="px-3 py-2 font-mono text-xs">
-                      {game.webhookSecretMask ?? "none"}
-                      {game.webhookPreviousSecretMask && game.webhookPreviousExpiresAt && (
-                        <div className="mt-1 font-sans text-ink-muted">
-                          Previous {game.webhookPreviousSecretMask} accepted until{" "}
-                          <DateTime value={game.webhookPreviousExpiresAt.toISOString()} focusable={false} />
-                          <RevokePreviousForm action={revokePreviousWebhookSecretAction} gameId={game.id} />
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <SimpleTable
+            caption="Configured games"
+            head={
+              <>
+                <Th>Game</Th>
+                <Th>Environment</Th>
+                <Th>Base URL</Th>
+                <Th>Game secret</Th>
+                <Th>Webhook secrets</Th>
+              </>
+            }
+          >
+            {games.map((game) => (
+              <Tr key={game.id}>
+                <Td>
+                  <div className="font-medium text-ink">{game.name}</div>
+                  <div className="font-mono text-xs text-ink-muted">{game.id}</div>
+                </Td>
+                <Td>
+                  <Badge tone={game.environment === "sandbox" ? "warning" : "info"}>{game.environment}</Badge>
+                </Td>
+                <Td className="font-mono text-xs">{game.baseUrl}</Td>
+                <Td className="font-mono text-xs">{game.secretMask}</Td>
+                <Td className="font-mono text-xs">
+                  {game.webhookSecretMask ?? "none"}
+                  {game.webhookPreviousSecretMask && game.webhookPreviousExpiresAt && (
+                    <div className="mt-1 font-sans text-ink-muted">
+                      Previous {game.webhookPreviousSecretMask} accepted until{" "}
+                      <DateTime value={game.webhookPreviousExpiresAt.toISOString()} focusable={false} />
+                      <RevokePreviousForm action={revokePreviousWebhookSecretAction} gameId={game.id} />
+                    </div>
+                  )}
+                </Td>
+              </Tr>
+            ))}
+          </SimpleTable>
         )}
       </section>
       <Card>

@@ -28,9 +28,9 @@ import { changeAmountAction, changePaymentMethodAction, cancelSubscriptionAction
 import { AttemptsTable } from "../_components/attempts-table";
 import { PeriodStatusBadge, SubscriptionStatusBadge, YesNo } from "../_components/badges";
 import { MaybeMoney, MaybeTime } from "../_components/maybe";
-import { Pager } from "../_components/pager";
+import { Pager } from "@/app/_components/table/pager";
 import { StatusFilter } from "../_components/status-filter";
-import { EmptyRow, SimpleTable, Td, Th, Tr } from "../_components/table";
+import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { SubscriptionActions } from "./subscription-actions";
 
 export const metadata: Metadata = { title: "Subscription" };
@@ -229,6 +229,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
               <StatusFilter action={subscriptionHref(id)} value={status} options={STATUS_OPTIONS} label="Period status" />
               <div className="border-t border-line">
                 <SimpleTable
+                  nowrapHead
                   caption={`Billing periods of ${id}, newest first`}
                   head={
                     <>

@@ -1,5 +1,6 @@
 import { DateTime } from "@/app/_components/ui/date-time";
 import { TextLink } from "@/app/_components/ui/text-link";
+import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { SubscriptionEvent } from "@/db/queries/webhooks";
 import { formatUsdText } from "@/lib/format";
 
@@ -25,30 +26,27 @@ export function SubscriptionEvents({ events }: { events: SubscriptionEvent[] }) 
     return <p className="text-sm text-ink-muted">No webhook events received for this subscription yet.</p>;
   }
   return (
-    <div className="overflow-x-auto rounded-lg border border-line bg-surface focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label="Webhook events for this subscription">
-      <table className="min-w-full text-sm">
-        <caption className="sr-only">Webhook events for this subscription</caption>
-        <thead className="bg-subtle text-left text-ink-muted">
-          <tr>
-            <th scope="col" className="px-3 py-2 font-medium">When</th>
-            <th scope="col" className="px-3 py-2 font-medium">Event</th>
-            <th scope="col" className="px-3 py-2 font-medium">What it says</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => (
-            <tr key={event.id} className="border-t border-line">
-              <td className="whitespace-nowrap px-3 py-2">
-                <DateTime value={event.occurredAt ?? event.receivedAt} focusable={false} />
-              </td>
-              <td className="px-3 py-2 font-mono text-xs">
-                <TextLink href={`/webhooks/${event.id}`}>{event.eventType}</TextLink>
-              </td>
-              <td className="px-3 py-2">{summary(event)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <SimpleTable
+      caption="Webhook events for this subscription"
+      head={
+        <>
+          <Th>When</Th>
+          <Th>Event</Th>
+          <Th>What it says</Th>
+        </>
+      }
+    >
+      {events.map((event) => (
+        <Tr key={event.id}>
+          <Td className="whitespace-nowrap">
+            <DateTime value={event.occurredAt ?? event.receivedAt} focusable={false} />
+          </Td>
+          <Td className="font-mono text-xs">
+            <TextLink href={`/webhooks/${event.id}`}>{event.eventType}</TextLink>
+          </Td>
+          <Td>{summary(event)}</Td>
+        </Tr>
+      ))}
+    </SimpleTable>
   );
 }

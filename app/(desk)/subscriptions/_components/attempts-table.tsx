@@ -4,13 +4,14 @@ import type { RefundAttempt } from "@/db/queries/refunds";
 import { periodHref, refundAttemptHref, subscriptionHref } from "@/lib/lookup/search";
 import { AttemptStatusBadge } from "./badges";
 import { MaybeTime } from "./maybe";
-import { EmptyRow, SimpleTable, Td, Th, Tr } from "./table";
+import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 
 /** Refund attempts made from Payout Desk, newest first, each linking to its receipt page. */
 export function AttemptsTable({ caption, attempts, showSubscription = true }: { caption: string; attempts: RefundAttempt[]; showSubscription?: boolean }) {
   const columns = showSubscription ? 8 : 7;
   return (
     <SimpleTable
+      nowrapHead
       caption={caption}
       head={
         <>

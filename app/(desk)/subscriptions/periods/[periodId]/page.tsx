@@ -22,7 +22,7 @@ import { previewRefundAction, refundAction } from "../../actions";
 import { AttemptsTable } from "../../_components/attempts-table";
 import { PeriodStatusBadge, YesNo } from "../../_components/badges";
 import { MaybeMoney, MaybeTime } from "../../_components/maybe";
-import { EmptyRow, SimpleTable, Td, Th, Tr } from "../../_components/table";
+import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { RefundPanel } from "./refund-panel";
 import { formatUsdText } from "@/lib/format";
 import { describePartnerReversalBasis, describeRefundEventsBasis } from "@/lib/lookup/plain-words";
@@ -204,6 +204,7 @@ export default async function PeriodPage({ params }: Props) {
             <span className="font-mono">({report.refunds.basis})</span>
           </p>
           <SimpleTable
+            nowrapHead
             caption="Refund events of this period, each with the cumulative amounts before and after"
             head={
               <>

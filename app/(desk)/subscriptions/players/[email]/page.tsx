@@ -14,9 +14,9 @@ import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
 import { SubscriptionStatusBadge, YesNo } from "../../_components/badges";
 import { MaybeMoney, MaybeTime } from "../../_components/maybe";
-import { Pager } from "../../_components/pager";
+import { Pager } from "@/app/_components/table/pager";
 import { StatusFilter } from "../../_components/status-filter";
-import { EmptyRow, SimpleTable, Td, Th, Tr } from "../../_components/table";
+import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 
 export const metadata: Metadata = { title: "Player" };
 
@@ -87,6 +87,7 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                   ]}
                 />
                 <SimpleTable
+                  nowrapHead
                   caption="Balances by currency"
                   head={
                     <>
@@ -149,6 +150,7 @@ export default async function PlayerPage({ params, searchParams }: Props) {
               <StatusFilter action={playerHref(email)} value={status} options={STATUS_OPTIONS} label="Status" />
               <div className="border-t border-line">
                 <SimpleTable
+                  nowrapHead
                   caption={`Subscriptions of ${email}`}
                   head={
                     <>

@@ -9,23 +9,19 @@ import { LinkButton } from "@/app/_components/ui/link-button";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { getDb } from "@/db";
-import { findStatementId, getLiveBatchId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
-import { getLatestSnapshot, getSnapshot, listSnapshotReversals } from "@/db/queries/snapshots";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
+import { listSnapshotReversals } from "@/db/queries/snapshots";
 import { hasRole } from "@/lib/auth/roles";
-import { requirePageRole } from "@/lib/auth/session";
 import { formatCount } from "@/lib/format";
 import { money } from "@/lib/money";
-import { resolveSelectedGame } from "@/lib/games/games";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
 import { carryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
-import { listSnapshotDisputes } from "@/db/queries/disputes";
-import { type BatchFlags, disputeFlagsOf, flagsOfStatement, listFlagOverrides, overrideOf, windowFlagsOf } from "@/lib/payouts/flags";
-import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
+import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
-import { readPayoutSettings } from "@/lib/payouts/settings";
-import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
+import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import {
   approveStatementsAction,
@@ -36,8 +32,9 @@ import {
   releaseStatementsAction,
   unapproveStatementsAction,
 } from "../../../batch-actions";
-import { OverrideFlagButton } from "../../batch-panel";
-import { STATE_LABELS } from "../../flag-badges";
+import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
+import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load";
 import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
@@ -50,39 +47,32 @@ const PAGE_SIZE = 100;
 
 
 export default async function RecipientEvidencePage({ params, searchParams }: Props) {
-  const user = await requirePageRole("viewer");
-  const db = getDb();
-  const game = await resolveSelectedGame(db, user);
   const p = await params;
-  const window = parseWindowKey(p.window);
-  if (!window || !/^\d{1,15}$/.test(p.playerId) || !game) notFound();
+  const { user, db, game, window } = await loadWindowRequest(p.window);
+  if (!/^\d{1,15}$/.test(p.playerId) || !game) notFound();
   const playerId = Number(p.playerId);
   const query = await searchParams;
   const page = Math.max(1, Math.min(10_000, Number(typeof query.page === "string" ? query.page : "1") || 1));
   const mismatchesOnly = query.lines === "mismatches";
 
-  const batchId = await getLiveBatchId(db, { gameId: game.id, window });
-  const batch = batchId ? await getPayoutBatch(db, { gameId: game.id, batchId }) : null;
-  const snapshot = batch ? await getSnapshot(db, { gameId: game.id, snapshotId: batch.snapshotId }) : await getLatestSnapshot(db, { gameId: game.id, window });
-  if (!snapshot) notFound();
+  const review = await loadWindowReview(db, { gameId: game.id, window, recipientPlayerId: playerId });
+  if (!review) notFound();
+  const { batch, snapshot, windowFlags, disputes: disputeRows, overrides, settings } = review;
   const statementId = batch ? await findStatementId(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId }) : null;
   let statement: PayoutStatement | null = null;
   if (statementId && batch) {
     for await (const s of iteratePayoutStatements(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })) statement = s;
   }
-  const [lines, reversals, windowFlags, disputeRows, overrides, carries, reported, settings] = await Promise.all([
+  const [lines, reversals, carries, reported] = await Promise.all([
     listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
     listSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
-    windowFlagsOf(db, snapshot),
-    listSnapshotDisputes(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
-    batch ? listFlagOverrides(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve([]),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
     getSnapshotRecipient(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
-    readPayoutSettings(db),
   ]);
   if (!statement && lines.total === 0 && reversals.length === 0 && disputeRows.length === 0) notFound();
 
   const canAct = hasRole(user.role, "finance");
+  const context = batchContextOf(user, batch, settings);
   const href = windowHref(window);
   const name = statement?.playerName ?? reported?.playerName ?? null;
   const email = statement?.playerEmail ?? reported?.playerEmail ?? null;
@@ -121,17 +111,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
             <StatementActions
               batchId={batch.id}
               statementId={statement.id}
-              offers={offeredStatementActions(
-                {
-                  role: user.role,
-                  actorId: user.id,
-                  status: batch.status,
-                  twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
-                  preparedById: batch.preparedById,
-                  approvedById: batch.approvedById,
-                },
-                { state: statement.state, openFlags: openFlags.length },
-              )}
+              offers={context ? offeredStatementActions(context, { state: statement.state, openFlags: openFlags.length }) : []}
               actions={{
                 approve: approveStatementsAction,
                 unapprove: unapproveStatementsAction,
@@ -277,60 +257,58 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
             ) : null}
           </div>
         </div>
-        <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-          <table className="min-w-full text-sm">
-            <caption className="sr-only">Renewal lines attributed to this recipient in the window</caption>
-            <thead className="bg-subtle text-left text-xs text-ink-muted">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Period</th>
-                <th scope="col" className="px-3 py-2 font-medium">Subscription</th>
-                <th scope="col" className="px-3 py-2 font-medium">Item</th>
-                <th scope="col" className="px-3 py-2 font-medium">Paid at</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Amount (USD)</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Base (USD)</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Percent</th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">Attributed (USD)</th>
-                <th scope="col" className="px-3 py-2 font-medium">Checks</th>
-              </tr>
-            </thead>
-            <tbody>
-              {lines.rows.map((l) => {
-                const mismatch = l.reconciliation?.base_matches_settled_fee === false;
-                return (
-                  <tr key={l.periodId} className="border-t border-line">
-                    <th scope="row" className="px-3 py-1.5 text-left font-normal">
-                      <TextLink href={`/subscriptions/periods/${l.periodId}`}>{l.periodId}</TextLink>
-                      <span className="ml-1 text-xs text-ink-muted">seq {l.periodSeq}</span>
-                    </th>
-                    <td className="px-3 py-1.5">
-                      <TextLink href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`} className="font-mono text-xs">
-                        {l.subscriptionId}
-                      </TextLink>
-                    </td>
-                    <td className="px-3 py-1.5">{l.itemName}</td>
-                    <td className="px-3 py-1.5">{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</td>
-                    <td className="px-3 py-1.5 text-right"><Money value={l.amountUsd} /></td>
-                    <td className="px-3 py-1.5 text-right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</td>
-                    <td className="px-3 py-1.5 text-right tabular-nums">{l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}</td>
-                    <td className="px-3 py-1.5 text-right">{l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}</td>
-                    <td className="px-3 py-1.5">
-                      {mismatch ? (
-                        <Badge tone="warning" title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}>
-                          Base mismatch: expected {l.reconciliation?.expected_base_usd}
-                        </Badge>
-                      ) : null}
-                      {l.attributionUnavailableReason ? (
-                        <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
-                          {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ?? l.attributionUnavailableReason}
-                        </Badge>
-                      ) : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <SimpleTable
+          caption="Renewal lines attributed to this recipient in the window"
+          dense
+          head={
+            <>
+              <Th>Period</Th>
+              <Th>Subscription</Th>
+              <Th>Item</Th>
+              <Th>Paid at</Th>
+              <Th align="right">Amount (USD)</Th>
+              <Th align="right">Base (USD)</Th>
+              <Th align="right">Percent</Th>
+              <Th align="right">Attributed (USD)</Th>
+              <Th>Checks</Th>
+            </>
+          }
+        >
+          {lines.rows.map((l) => {
+            const mismatch = l.reconciliation?.base_matches_settled_fee === false;
+            return (
+              <Tr key={l.periodId}>
+                <RowTh>
+                  <TextLink href={`/subscriptions/periods/${l.periodId}`}>{l.periodId}</TextLink>
+                  <span className="ml-1 text-xs text-ink-muted">seq {l.periodSeq}</span>
+                </RowTh>
+                <Td>
+                  <TextLink href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`} className="font-mono text-xs">
+                    {l.subscriptionId}
+                  </TextLink>
+                </Td>
+                <Td>{l.itemName}</Td>
+                <Td>{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</Td>
+                <Td align="right"><Money value={l.amountUsd} /></Td>
+                <Td align="right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</Td>
+                <Td align="right" className="tabular-nums">{l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}</Td>
+                <Td align="right">{l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}</Td>
+                <Td>
+                  {mismatch ? (
+                    <Badge tone="warning" title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}>
+                      Base mismatch: expected {l.reconciliation?.expected_base_usd}
+                    </Badge>
+                  ) : null}
+                  {l.attributionUnavailableReason ? (
+                    <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
+                      {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ?? l.attributionUnavailableReason}
+                    </Badge>
+                  ) : null}
+                </Td>
+              </Tr>
+            );
+          })}
+        </SimpleTable>
         {pages > 1 ? (
           <nav aria-label="Renewal line pages" className="mt-2 flex items-center gap-2 text-sm text-ink-muted">
             {page > 1 ? <LinkButton size="sm" href={linkFor({ page: String(page - 1) })}>‹ Previous</LinkButton> : null}

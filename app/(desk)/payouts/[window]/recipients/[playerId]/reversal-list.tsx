@@ -3,6 +3,7 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
 import { TextLink } from "@/app/_components/ui/text-link";
+import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { SnapshotReversalRow } from "@/db/queries/snapshots";
 import { formatCount } from "@/lib/format";
 
@@ -53,40 +54,41 @@ export function ReversalList({ reversals }: { reversals: SnapshotReversalRow[] }
                     </span>
                   )}
                 </div>
-                <table className="min-w-full text-sm">
-                  <caption className="sr-only">Refund events of period {r.periodId}</caption>
-                  <thead className="text-left text-xs text-ink-muted">
-                    <tr>
-                      <th scope="col" className="px-3 py-1.5 font-medium">Refunded at</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Refunded (USD)</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Cumulative before</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Cumulative after</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Attribution reversed</th>
-                      <th scope="col" className="px-3 py-1.5 text-right font-medium">Partner revenue reversed</th>
-                      <th scope="col" className="px-3 py-1.5 font-medium">How it was reversed</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {r.events.map((e) => (
-                      <tr key={e.seq} className="border-t border-line">
-                        <td className="px-3 py-1.5"><DateTime value={e.refundedAt.toISOString()} seconds focusable={false} /></td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.refundedAmountUsd} />{e.isFullRefund ? <span className="ml-1 text-xs text-ink-muted">full</span> : null}</td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.cumulativeRefundedBeforeUsd} /></td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.cumulativeRefundedAfterUsd} /></td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.reversedAttributedUsd} /></td>
-                        <td className="px-3 py-1.5 text-right"><Money value={e.partnerRevenueReversedUsd} /></td>
-                        <td className="px-3 py-1.5 text-xs" title={`Service code: ${e.partnerRevenueReversalBasis}`}>
-                          {PARTNER_REVERSAL_BASIS[e.partnerRevenueReversalBasis] ?? e.partnerRevenueReversalBasis}
-                        </td>
-                      </tr>
-                    ))}
-                    {r.events.length === 0 ? (
-                      <tr className="border-t border-line">
-                        <td colSpan={7} className="px-3 py-1.5 text-ink-muted">No per-refund detail from the service: refunded to date <Money value={r.refundedToDateUsd} />.</td>
-                      </tr>
-                    ) : null}
-                  </tbody>
-                </table>
+                <SimpleTable
+                  caption={`Refund events of period ${r.periodId}`}
+                  frame="none"
+                  dense
+                  head={
+                    <>
+                      <Th>Refunded at</Th>
+                      <Th align="right">Refunded (USD)</Th>
+                      <Th align="right">Cumulative before</Th>
+                      <Th align="right">Cumulative after</Th>
+                      <Th align="right">Attribution reversed</Th>
+                      <Th align="right">Partner revenue reversed</Th>
+                      <Th>How it was reversed</Th>
+                    </>
+                  }
+                >
+                  {r.events.map((e) => (
+                    <Tr key={e.seq}>
+                      <Td><DateTime value={e.refundedAt.toISOString()} seconds focusable={false} /></Td>
+                      <Td align="right"><Money value={e.refundedAmountUsd} />{e.isFullRefund ? <span className="ml-1 text-xs text-ink-muted">full</span> : null}</Td>
+                      <Td align="right"><Money value={e.cumulativeRefundedBeforeUsd} /></Td>
+                      <Td align="right"><Money value={e.cumulativeRefundedAfterUsd} /></Td>
+                      <Td align="right"><Money value={e.reversedAttributedUsd} /></Td>
+                      <Td align="right"><Money value={e.partnerRevenueReversedUsd} /></Td>
+                      <Td className="text-xs" title={`Service code: ${e.partnerRevenueReversalBasis}`}>
+                        {PARTNER_REVERSAL_BASIS[e.partnerRevenueReversalBasis] ?? e.partnerRevenueReversalBasis}
+                      </Td>
+                    </Tr>
+                  ))}
+                  {r.events.length === 0 ? (
+                    <Tr>
+                      <Td className="text-ink-muted" colSpan={7}>No per-refund detail from the service: refunded to date <Money value={r.refundedToDateUsd} />.</Td>
+                    </Tr>
+                  ) : null}
+                </SimpleTable>
                 {r.note ? <p className="border-t border-line px-3 py-1.5 text-xs text-ink-muted">{r.note}</p> : null}
               </div>
             ))}

@@ -6,9 +6,9 @@ import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import type { StatementAction } from "@/lib/payouts/offered-actions";
-import type { OfferedAction } from "../../bulk-bar";
-import { PaymentFields } from "../../payment-fields";
-import { NoticeProvider, useNotice } from "../../result-notice";
+import type { OfferedAction } from "@/lib/payouts/offered-actions";
+import { PaymentFields } from "@/app/_components/payouts/payment-fields";
+import { NoticeProvider, useNotice } from "@/app/_components/payouts/result-notice";
 
 type ServerAction = Parameters<typeof ConfirmDialog>[0]["action"];
 

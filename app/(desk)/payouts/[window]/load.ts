@@ -1,0 +1,77 @@
+import "server-only";
+import { notFound } from "next/navigation";
+import { type Db, getDb } from "@/db";
+import { getLiveBatchId } from "@/db/queries/payouts";
+import { listSnapshotDisputes, type SnapshotDisputeRow } from "@/db/queries/disputes";
+import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
+import type { GameSummary } from "@/db/queries/games";
+import { type CurrentUser, requirePageRole } from "@/lib/auth/session";
+import { resolveSelectedGame } from "@/lib/games/games";
+import { type ActiveFlag, type FlagOverride, listFlagOverrides, windowFlagsOf } from "@/lib/payouts/flags";
+import { getPayoutBatch, type PayoutBatchSummary } from "@/lib/payouts/ledger";
+import type { BatchContext } from "@/lib/payouts/offered-actions";
+import { type PayoutSettings, readPayoutSettings } from "@/lib/payouts/settings";
+import { parseWindowKey } from "@/lib/payouts/window-key";
+import type { TimeWindow } from "@/lib/time";
+
+export type WindowRequest = { user: CurrentUser; db: Db; game: GameSummary | null; window: TimeWindow };
+
+/** The signed-in viewer, their game and the window named in the address; an unreadable window is not found. */
+export async function loadWindowRequest(windowParam: string): Promise<WindowRequest> {
+  const user = await requirePageRole("viewer");
+  const db = getDb();
+  const game = await resolveSelectedGame(db, user);
+  const window = parseWindowKey(windowParam);
+  if (!window) notFound();
+  return { user, db, game, window };
+}
+
+export type WindowReview = {
+  batch: PayoutBatchSummary | null;
+  snapshot: SnapshotHeader;
+  windowFlags: ActiveFlag[];
+  disputes: SnapshotDisputeRow[];
+  overrides: FlagOverride[];
+  settings: PayoutSettings;
+};
+
+/**
+ * What both the window page and a recipient's evidence page review: the live batch, the snapshot it pays from, the
+ * flags, overrides and disputes. Null when the window has no snapshot (or the one asked for is of another window).
+ */
+export async function loadWindowReview(
+  db: Db,
+  params: { gameId: string; window: TimeWindow; snapshotId?: string; recipientPlayerId?: number },
+): Promise<WindowReview | null> {
+  const { gameId, window } = params;
+  const batchId = await getLiveBatchId(db, { gameId, window });
+  const batch = batchId ? await getPayoutBatch(db, { gameId, batchId }) : null;
+  // A prepared batch pays from the version it was built on; the pages show that version.
+  const snapshot = batch
+    ? await getSnapshot(db, { gameId, snapshotId: batch.snapshotId })
+    : params.snapshotId && /^[0-9a-f-]{36}$/.test(params.snapshotId)
+      ? await getSnapshot(db, { gameId, snapshotId: params.snapshotId })
+      : await getLatestSnapshot(db, { gameId, window });
+  if (!snapshot || snapshot.window.startMs !== window.startMs || snapshot.window.endMs !== window.endMs) return null;
+  const [windowFlags, disputes, overrides, settings] = await Promise.all([
+    windowFlagsOf(db, snapshot),
+    listSnapshotDisputes(db, { gameId, snapshotId: snapshot.id, recipientPlayerId: params.recipientPlayerId }),
+    batch ? listFlagOverrides(db, { gameId, batchId: batch.id }) : Promise.resolve([]),
+    readPayoutSettings(db),
+  ]);
+  return { batch, snapshot, windowFlags, disputes, overrides, settings };
+}
+
+/** What this person may do with the batch, from lib/payouts/offered-actions.ts (the domain refuses by the same function). */
+export function batchContextOf(user: CurrentUser, batch: PayoutBatchSummary | null, settings: PayoutSettings): BatchContext | null {
+  if (!batch) return null;
+  return {
+    role: user.role,
+    actorId: user.id,
+    status: batch.status,
+    // A draft is approved under the rule in force now; an approved batch keeps the rule it was approved under.
+    twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
+    preparedById: batch.preparedById,
+    approvedById: batch.approvedById,
+  };
+}

@@ -1,0 +1,40 @@
+"use client";
+
+import { Field } from "@/app/_components/forms/field";
+import { Textarea } from "@/app/_components/forms/textarea";
+import { Button } from "@/app/_components/ui/button";
+import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import { type ServerAction, withFields } from "./with-fields";
+
+/** Override of one flag, with the written reason it requires. */
+export function OverrideFlagButton({
+  action,
+  batchId,
+  flag,
+  cause,
+  label,
+  recipientPlayerId,
+}: {
+  action: ServerAction;
+  batchId: string;
+  flag: string;
+  /** The cause of the flag instance shown: a flag whose cause changed since is refused. */
+  cause: string;
+  label: string;
+  recipientPlayerId?: number;
+}) {
+  return (
+    <ConfirmDialog
+      trigger={<Button size="sm">Override…</Button>}
+      title={`Override “${label}”`}
+      description="This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason is kept with the batch and in the audit log."
+      confirmLabel="Override flag"
+      size="md"
+      action={withFields(action, { batchId, flag, cause, recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId) })}
+    >
+      <Field label="Reason" hint="At least 10 characters: what was checked, and why paying is right." required>
+        {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+      </Field>
+    </ConfirmDialog>
+  );
+}
