@@ -23,11 +23,23 @@ function buildScenario(): ScenarioInput {
     const refunds = [];
     for (let m = 0; m < MONTHS; m++) {
       const start = addInterval(created, "month", m);
-      periods.push({ period_seq: m + 1, status: "paid" as const, period_start: formatInstant(start), period_end: formatInstant(addInterval(created, "month", m + 1)), paid_at: formatInstant(start) });
+      periods.push({
+        period_seq: m + 1,
+        status: "paid" as const,
+        period_start: formatInstant(start),
+        period_end: formatInstant(addInterval(created, "month", m + 1)),
+        paid_at: formatInstant(start),
+      });
       // About 2% of renewals are refunded: in full, in part, or known only from the period row.
       if ((i * 31 + m * 7) % 50 === 0) {
         const kind = (i + m) % 3;
-        refunds.push({ period_seq: m + 1, amount_usd: kind === 1 ? "1.00" : amount, refunded_at: formatInstant(start + 3 * DAY + (i % 24) * HOUR), receipt: kind !== 2, client_request_id: `b-${i}-${m}` });
+        refunds.push({
+          period_seq: m + 1,
+          amount_usd: kind === 1 ? "1.00" : amount,
+          refunded_at: formatInstant(start + 3 * DAY + (i % 24) * HOUR),
+          receipt: kind !== 2,
+          client_request_id: `b-${i}-${m}`,
+        });
       }
     }
     subscriptions.push({
@@ -44,8 +56,14 @@ function buildScenario(): ScenarioInput {
       refunds,
     });
   }
-  const players = Array.from({ length: 3000 }, (_, k) => ({ game_id: "bench", player_id: k + 1, email: `p${k + 1}@bench.test`, date_joined: "2024-06-01" }));
-  for (let r = 0; r < RECIPIENTS; r++) players.push({ game_id: "bench", player_id: 10_001 + r, email: `r${r}@bench.test`, date_joined: "2024-06-01" });
+  const players = Array.from({ length: 3000 }, (_, k) => ({
+    game_id: "bench",
+    player_id: k + 1,
+    email: `p${k + 1}@bench.test`,
+    date_joined: "2024-06-01",
+  }));
+  for (let r = 0; r < RECIPIENTS; r++)
+    players.push({ game_id: "bench", player_id: 10_001 + r, email: `r${r}@bench.test`, date_joined: "2024-06-01" });
   return {
     clock: "2026-10-01T00:00:00Z",
     games: [{ game_id: "bench", name: "Bench", status: "live", secret: SECRET }],

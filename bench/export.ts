@@ -41,14 +41,28 @@ function median(values: number[]): number {
 export async function seed(db: Db): Promise<string> {
   await saveGame(
     db,
-    { id: GAME_ID, name: "Bench export", environment: "sandbox", baseUrl: "http://127.0.0.1:9", secret: "gs_bench_export_secret", webhookSecrets: [] },
+    {
+      id: GAME_ID,
+      name: "Bench export",
+      environment: "sandbox",
+      baseUrl: "http://127.0.0.1:9",
+      secret: "gs_bench_export_secret",
+      webhookSecrets: [],
+    },
     { replace: false },
   );
   const pullId = crypto.randomUUID();
   const snapshotId = crypto.randomUUID();
   await db
     .insertInto("snapshot_pull")
-    .values({ id: pullId, game_id: GAME_ID, window_start: WINDOW.start, window_end: WINDOW.end, status: "complete", via: "bench" })
+    .values({
+      id: pullId,
+      game_id: GAME_ID,
+      window_start: WINDOW.start,
+      window_end: WINDOW.end,
+      status: "complete",
+      via: "bench",
+    })
     .execute();
   await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at, fetch_finished_at,
       service_generated_at, window_closed, built_from, page_count, request_count, rate_limited, retries, duration_ms,
@@ -135,7 +149,14 @@ async function serve(): Promise<void> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const snapshotId = url.searchParams.get("snapshot") ?? "";
-    exportResponse(db, { kind: "lines", snapshotId, gameId: GAME_ID, bom: false, actor: { id: "bench", email: "bench@payout-desk.test" }, via: "web" })
+    exportResponse(db, {
+      kind: "lines",
+      snapshotId,
+      gameId: GAME_ID,
+      bom: false,
+      actor: { id: "bench", email: "bench@payout-desk.test" },
+      via: "web",
+    })
       .then(async (response) => {
         res.writeHead(response.status, Object.fromEntries(response.headers));
         if (!response.body) return void res.end();
@@ -201,7 +222,11 @@ export async function run(args: string[]): Promise<void> {
   process.env.LOG_LEVEL ??= "silent";
   const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-bench-export-"));
   await chmod(dir, 0o755);
-  const cluster = await startCluster({ clusterDir: path.join(dir, "postgres"), password: randomBytes(12).toString("base64url"), durable: false });
+  const cluster = await startCluster({
+    clusterDir: path.join(dir, "postgres"),
+    password: randomBytes(12).toString("base64url"),
+    durable: false,
+  });
   let server: ChildProcess | null = null;
   try {
     await ensureDatabase(cluster.url, "bench_export");
@@ -272,11 +297,24 @@ export async function run(args: string[]): Promise<void> {
           bench: "export",
           lines: LINES,
           recipients: RECIPIENTS,
-          server: "separate Node process serving lib/exports/http.ts exportResponse (the route's code after its session check)",
+          server:
+            "separate Node process serving lib/exports/http.ts exportResponse (the route's code after its session check)",
           seed_ms: Math.round(seedMs),
           runs: RUNS,
-          http: { median_ms: Math.round(httpMs), runs_ms: httpRuns.map(Math.round), bytes: httpBytes, rows_per_s: httpRowsPerSecond, mb_per_s: +(httpBytes / 1e6 / (httpMs / 1000)).toFixed(1) },
-          copy: { median_ms: Math.round(copyMs), runs_ms: copyRuns.map(Math.round), bytes: copyBytes, rows_per_s: copyRowsPerSecond, mb_per_s: +(copyBytes / 1e6 / (copyMs / 1000)).toFixed(1) },
+          http: {
+            median_ms: Math.round(httpMs),
+            runs_ms: httpRuns.map(Math.round),
+            bytes: httpBytes,
+            rows_per_s: httpRowsPerSecond,
+            mb_per_s: +(httpBytes / 1e6 / (httpMs / 1000)).toFixed(1),
+          },
+          copy: {
+            median_ms: Math.round(copyMs),
+            runs_ms: copyRuns.map(Math.round),
+            bytes: copyBytes,
+            rows_per_s: copyRowsPerSecond,
+            mb_per_s: +(copyBytes / 1e6 / (copyMs / 1000)).toFixed(1),
+          },
           throughput_ratio: +ratio.toFixed(2),
           server_memory: {
             baseline_rss_mb: +(baseline.rssKb / 1024).toFixed(1),

@@ -49,7 +49,11 @@ async function concurrent(name: string, pacers: Pacer[]): Promise<Result> {
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "pacing-bench-"));
   await chmod(dir, 0o755);
-  const cluster = await startCluster({ clusterDir: path.join(dir, "postgres"), password: randomBytes(12).toString("base64url"), durable: false });
+  const cluster = await startCluster({
+    clusterDir: path.join(dir, "postgres"),
+    password: randomBytes(12).toString("base64url"),
+    durable: false,
+  });
   let db: Db | null = null;
   try {
     await ensureDatabase(cluster.url, "pacing_bench");
@@ -58,7 +62,11 @@ export async function run(): Promise<void> {
     const live = db;
     const memory = createPacer({ limits: LIMITS });
     const shared = createSharedPacer(live, { limits: LIMITS });
-    const keys = (pacer: Pacer) => pacer.keysFor("reporting_detail", { gameId: pacer === memory ? "bench-memory" : "bench-one", subscriptionId: "SUB_1" });
+    const keys = (pacer: Pacer) =>
+      pacer.keysFor("reporting_detail", {
+        gameId: pacer === memory ? "bench-memory" : "bench-one",
+        subscriptionId: "SUB_1",
+      });
     const floor = await sequential("select 1 through the pool (floor)", () => sql`select 1`.execute(live));
     const results = [
       floor,
@@ -69,10 +77,14 @@ export async function run(): Promise<void> {
         Array.from({ length: PROCESSES }, () => createSharedPacer(live, { limits: LIMITS })),
       ),
     ];
-    process.stdout.write(`\nPacer cost per admitted call (two buckets: game and subscription), ${CALLS} calls each\n\n`);
+    process.stdout.write(
+      `\nPacer cost per admitted call (two buckets: game and subscription), ${CALLS} calls each\n\n`,
+    );
     process.stdout.write("| Pacer | per call | / select 1 |\n|---|---|---|\n");
     for (const r of results) {
-      process.stdout.write(`| ${r.name} | ${(r.perCallMs * 1000).toFixed(0)} µs | ${(r.perCallMs / floor.perCallMs).toFixed(2)}× |\n`);
+      process.stdout.write(
+        `| ${r.name} | ${(r.perCallMs * 1000).toFixed(0)} µs | ${(r.perCallMs / floor.perCallMs).toFixed(2)}× |\n`,
+      );
     }
   } finally {
     await db?.destroy();

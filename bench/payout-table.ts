@@ -51,7 +51,16 @@ function percentile(values: number[], p: number): number {
 async function seed(db: Db): Promise<{ snapshotId: string; batchId: string; prepareMs: number }> {
   await db
     .insertInto("game")
-    .values({ id: GAME, name: "Bench", environment: "sandbox", base_url: "http://127.0.0.1:9", secret_sealed: "x", secret_mask: "x", settings: "{}", updated_at: new Date() })
+    .values({
+      id: GAME,
+      name: "Bench",
+      environment: "sandbox",
+      base_url: "http://127.0.0.1:9",
+      secret_sealed: "x",
+      secret_mask: "x",
+      settings: "{}",
+      updated_at: new Date(),
+    })
     .execute();
   const pullId = "00000000-0000-4000-8000-000000000001";
   const snapshotId = "00000000-0000-4000-8000-000000000002";
@@ -59,7 +68,16 @@ async function seed(db: Db): Promise<{ snapshotId: string; batchId: string; prep
   const end = new Date(WINDOW.endMs);
   await db
     .insertInto("snapshot_pull")
-    .values({ id: pullId, game_id: GAME, window_start: start, window_end: end, status: "complete", via: "bench", requested_by_id: null, requested_by_email: null })
+    .values({
+      id: pullId,
+      game_id: GAME,
+      window_start: start,
+      window_end: end,
+      status: "complete",
+      via: "bench",
+      requested_by_id: null,
+      requested_by_email: null,
+    })
     .execute();
   await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at, fetch_finished_at,
       service_generated_at, window_closed, built_from, page_count, request_count, rate_limited, retries, duration_ms, sub_window_count,
@@ -89,17 +107,42 @@ async function seed(db: Db): Promise<{ snapshotId: string; batchId: string; prep
     from generate_series(1, ${RECIPIENTS}) i`.execute(db);
   await sql`vacuum analyze`.execute(db);
   const began = performance.now();
-  const prepared = await preparePayoutBatch(db, { gameId: GAME, window: WINDOW }, { id: "bench", email: "bench@payout-desk.test" });
+  const prepared = await preparePayoutBatch(
+    db,
+    { gameId: GAME, window: WINDOW },
+    { id: "bench", email: "bench@payout-desk.test" },
+  );
   const prepareMs = performance.now() - began;
   // Half the statements approved, so state filters and sorts see a realistic mix.
-  const ids = await db.selectFrom("payout_statement").select("id").where("batch_id", "=", prepared.batchId).where(sql<boolean>`recipient_player_id % 2 = 0`).execute();
-  await approveStatements(db, { gameId: GAME, batchId: prepared.batchId, ids: ids.map((r) => r.id) }, { id: "bench", email: "bench@payout-desk.test" });
+  const ids = await db
+    .selectFrom("payout_statement")
+    .select("id")
+    .where("batch_id", "=", prepared.batchId)
+    .where(sql<boolean>`recipient_player_id % 2 = 0`)
+    .execute();
+  await approveStatements(
+    db,
+    { gameId: GAME, batchId: prepared.batchId, ids: ids.map((r) => r.id) },
+    { id: "bench", email: "bench@payout-desk.test" },
+  );
   // What autovacuum does shortly after a bulk change (10,000 updated statements): statistics and the visibility map.
   await sql`vacuum analyze`.execute(db);
   return { snapshotId, batchId: prepared.batchId, prepareMs };
 }
 
-async function runLoad(name: string, call: (request: Request) => Promise<unknown>): Promise<{ name: string; p50: number; p95: number; p99: number; max: number; n: number; wallMs: number; perMix: Map<string, number[]> }> {
+async function runLoad(
+  name: string,
+  call: (request: Request) => Promise<unknown>,
+): Promise<{
+  name: string;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  n: number;
+  wallMs: number;
+  perMix: Map<string, number[]>;
+}> {
   const latencies: number[] = [];
   const perMix = new Map<string, number[]>();
   const began = performance.now();
@@ -130,7 +173,11 @@ async function runLoad(name: string, call: (request: Request) => Promise<unknown
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "payout-table-bench-"));
   await chmod(dir, 0o755);
-  const cluster = await startCluster({ clusterDir: path.join(dir, "postgres"), password: randomBytes(12).toString("base64url"), durable: false });
+  const cluster = await startCluster({
+    clusterDir: path.join(dir, "postgres"),
+    password: randomBytes(12).toString("base64url"),
+    durable: false,
+  });
   let db: Db | null = null;
   try {
     await ensureDatabase(cluster.url, "payout_table_bench");
@@ -144,20 +191,31 @@ export async function run(): Promise<void> {
 
     const results = [
       await runLoad("select 1 through the pool (floor)", () => sql`select 1`.execute(live)),
-      await runLoad("snapshot recipients only (no batch)", (r) => listPayoutTable(live, { ...r, state: undefined, gameId: GAME, snapshotId, batchId: null })),
-      await runLoad("payout table with its batch (the window page)", (r) => listPayoutTable(live, { ...r, gameId: GAME, snapshotId, batchId })),
+      await runLoad("snapshot recipients only (no batch)", (r) =>
+        listPayoutTable(live, { ...r, state: undefined, gameId: GAME, snapshotId, batchId: null }),
+      ),
+      await runLoad("payout table with its batch (the window page)", (r) =>
+        listPayoutTable(live, { ...r, gameId: GAME, snapshotId, batchId }),
+      ),
     ];
     const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
-    process.stdout.write(`\nPayout table, ${RECIPIENTS.toLocaleString("en-US")} recipients, ${CLIENTS} concurrent clients × ${REQUESTS_PER_CLIENT} requests, pool of 10\n`);
+    process.stdout.write(
+      `\nPayout table, ${RECIPIENTS.toLocaleString("en-US")} recipients, ${CLIENTS} concurrent clients × ${REQUESTS_PER_CLIENT} requests, pool of 10\n`,
+    );
     process.stdout.write(`Batch of ${RECIPIENTS.toLocaleString("en-US")} statements prepared in ${fmt(prepareMs)}\n\n`);
-    process.stdout.write("| Workload | requests | p50 | p95 | p99 | max | throughput |\n|---|---|---|---|---|---|---|\n");
+    process.stdout.write(
+      "| Workload | requests | p50 | p95 | p99 | max | throughput |\n|---|---|---|---|---|---|---|\n",
+    );
     for (const r of results) {
-      process.stdout.write(`| ${r.name} | ${r.n} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${((r.n / r.wallMs) * 1000).toFixed(0)} req/s |\n`);
+      process.stdout.write(
+        `| ${r.name} | ${r.n} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${((r.n / r.wallMs) * 1000).toFixed(0)} req/s |\n`,
+      );
     }
     const table = results[2];
     if (table) {
       process.stdout.write("\nPer request kind (payout table with its batch), p95:\n");
-      for (const [name, values] of table.perMix) process.stdout.write(`  ${name.padEnd(32)} ${fmt(percentile(values, 95))}\n`);
+      for (const [name, values] of table.perMix)
+        process.stdout.write(`  ${name.padEnd(32)} ${fmt(percentile(values, 95))}\n`);
       const ok = table.p95 < TARGET_P95_MS;
       process.stdout.write(`\np95 ${fmt(table.p95)}: ${ok ? "within" : "OVER"} the ${TARGET_P95_MS} ms target\n`);
       if (!ok) process.exitCode = 1;

@@ -33,7 +33,17 @@ const AGGREGATE_LIMIT = 60;
 async function startEmulatorProcess(scenarioFile: string): Promise<{ url: string; close(): Promise<void> }> {
   const child = spawn(
     process.execPath,
-    ["--import", "./bin/register.mjs", "emulator/main.ts", "--port", "0", "--scenario", scenarioFile, "--rate-limits", "off"],
+    [
+      "--import",
+      "./bin/register.mjs",
+      "emulator/main.ts",
+      "--port",
+      "0",
+      "--scenario",
+      scenarioFile,
+      "--rate-limits",
+      "off",
+    ],
     { cwd: path.resolve(import.meta.dirname, ".."), stdio: ["ignore", "pipe", "inherit"] },
   );
   const url = await new Promise<string>((resolve, reject) => {
@@ -61,8 +71,16 @@ function median(values: number[]): number {
 }
 
 async function pointGame(db: Db, url: string, pacing: string): Promise<void> {
-  await saveGame(db, { id: GAME_ID, name: "Bench", environment: "sandbox", baseUrl: url, secret: GAME_SECRET, webhookSecrets: [] }, { replace: true });
-  await db.updateTable("game").set({ settings: JSON.stringify({ pacing }) }).where("id", "=", GAME_ID).execute();
+  await saveGame(
+    db,
+    { id: GAME_ID, name: "Bench", environment: "sandbox", baseUrl: url, secret: GAME_SECRET, webhookSecrets: [] },
+    { replace: true },
+  );
+  await db
+    .updateTable("game")
+    .set({ settings: JSON.stringify({ pacing }) })
+    .where("id", "=", GAME_ID)
+    .execute();
 }
 
 type PageRequest = { window: TimeWindow; recipientPlayerId: number | null; offset: number; limit: number };
@@ -84,7 +102,13 @@ async function pagesOf(db: Db, snapshotId: string): Promise<PageRequest[]> {
 
 /** The same pages through a plain client: fetched and parsed, nothing stored. Returns each call's duration. */
 async function bareFetch(url: string, pages: PageRequest[]): Promise<number[]> {
-  const client = createServiceClient({ baseUrl: url, environment: "sandbox", gameSecret: GAME_SECRET, gameId: `${GAME_ID}-bare`, pacing: "off" });
+  const client = createServiceClient({
+    baseUrl: url,
+    environment: "sandbox",
+    gameSecret: GAME_SECRET,
+    gameId: `${GAME_ID}-bare`,
+    pacing: "off",
+  });
   const durations: number[] = [];
   for (const page of pages) {
     const started = performance.now();
@@ -119,7 +143,11 @@ function rateFloorMs(durations: number[], limit: number, windowMs: number): numb
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-bench-"));
   await chmod(dir, 0o755);
-  const cluster = await startCluster({ clusterDir: path.join(dir, "postgres"), password: randomBytes(12).toString("base64url"), durable: false });
+  const cluster = await startCluster({
+    clusterDir: path.join(dir, "postgres"),
+    password: randomBytes(12).toString("base64url"),
+    durable: false,
+  });
   const admin = createDb(cluster.url, { max: 1 });
   const { sql } = await import("kysely");
   await sql`create database bench`.execute(admin);

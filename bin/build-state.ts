@@ -7,7 +7,14 @@ import path from "node:path";
  * from is stored beside the build, and `npm start` rebuilds when the hash differs or the build is missing.
  */
 const INPUT_DIRS = ["app", "lib", "db"];
-const INPUT_FILES = ["next.config.mjs", "proxy.ts", "postcss.config.mjs", "tsconfig.json", "package-lock.json", "package.json"];
+const INPUT_FILES = [
+  "next.config.mjs",
+  "proxy.ts",
+  "postcss.config.mjs",
+  "tsconfig.json",
+  "package-lock.json",
+  "package.json",
+];
 const SKIP = /\.test\.tsx?$|(^|\/)(node_modules|\.next)(\/|$)/;
 
 function walk(dir: string, out: string[]): void {

@@ -39,7 +39,11 @@ describe("command line flags", () => {
   });
 
   it("still takes a value that starts with a dash when written with =, and an empty one the schema judges", () => {
-    expect(parseFlags(SPEC, ["--snapshot=-x", "--kind", "lines"])).toEqual({ snapshot: "-x", kind: "lines", bom: false });
+    expect(parseFlags(SPEC, ["--snapshot=-x", "--kind", "lines"])).toEqual({
+      snapshot: "-x",
+      kind: "lines",
+      bom: false,
+    });
     expect(parseFlags(SPEC, ["--snapshot="])).toEqual({ snapshot: "", bom: false });
   });
 

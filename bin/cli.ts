@@ -52,7 +52,9 @@ export function parseFlags<S extends z.ZodType>(spec: CommandSpec<S>, argv: stri
   const parsed = spec.schema.safeParse(values);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const flag = issue?.path[0] ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : "input";
+    const flag = issue?.path[0]
+      ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+      : "input";
     throw new CliError(`${flag}: ${issue?.message ?? "invalid"} (see --help)`, 2);
   }
   return parsed.data;
@@ -63,5 +65,13 @@ export function helpText(spec: CommandSpec<z.ZodType>): string {
   const lines = Object.entries(spec.options).map(
     ([name, option]) => `  --${name.padEnd(width)}${option.description}${option.multiple ? " (repeatable)" : ""}`,
   );
-  return [`Usage: ${spec.usage}`, "", spec.description, "", "Options:", ...lines, `  --${"help".padEnd(width)}Show this help`].join("\n");
+  return [
+    `Usage: ${spec.usage}`,
+    "",
+    spec.description,
+    "",
+    "Options:",
+    ...lines,
+    `  --${"help".padEnd(width)}Show this help`,
+  ].join("\n");
 }

@@ -34,7 +34,11 @@ export async function seedDemoUsers(runtime: Runtime): Promise<DemoUser[]> {
   try {
     const users: DemoUser[] = [];
     for (const account of DEMO_ACCOUNTS) {
-      const exists = await db.selectFrom("auth_user").select("id").where("email", "=", account.email).executeTakeFirst();
+      const exists = await db
+        .selectFrom("auth_user")
+        .select("id")
+        .where("email", "=", account.email)
+        .executeTakeFirst();
       const remembered = known.find((u) => u.email === account.email);
       if (exists && remembered) {
         users.push(remembered);
@@ -100,9 +104,13 @@ export async function registerDemoGame(db: Db, emulatorUrl: string, options: { p
     .execute();
 }
 
-export async function seedEmbeddedDemo(runtime: Runtime, options: { appUrl: string; withEmulator: boolean }): Promise<Demo> {
+export async function seedEmbeddedDemo(
+  runtime: Runtime,
+  options: { appUrl: string; withEmulator: boolean },
+): Promise<Demo> {
   const users = await seedDemoUsers(runtime);
-  if (!options.withEmulator) return { users, emulatorUrl: null, clock: null, months: null, resumed: false, stop: async () => {} };
+  if (!options.withEmulator)
+    return { users, emulatorUrl: null, clock: null, months: null, resumed: false, stop: async () => {} };
   const stateFile = emulatorStateFile(runtime.dataDir);
   const resumed = existsSync(stateFile);
   // First start: demo data whose clock is now and runs in real time, so refunds and renewals happen at the time they

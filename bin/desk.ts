@@ -58,10 +58,13 @@ const COMMANDS: Record<string, Command> = {
       schema: z.object({}),
     },
     run: () =>
-      withDb(async (db) => {
-        const result = await migrateToLatest(db);
-        return { migrated: true, applied: result.applied };
-      }, { migrate: false }),
+      withDb(
+        async (db) => {
+          const result = await migrateToLatest(db);
+          return { migrated: true, applied: result.applied };
+        },
+        { migrate: false },
+      ),
   },
   worker: workerCommand,
   "users add": {
@@ -84,12 +87,23 @@ const COMMANDS: Record<string, Command> = {
     run: (flags: { email: string; role: z.infer<typeof roleSchema>; password: string; name?: string }) =>
       withDb(async (db) => {
         const user = await createUser(db, flags);
-        await recordAudit(db, { actor: CLI_ACTOR, action: "user.create", target: user.email, outcome: "succeeded", detail: { role: user.role, via: "cli" } });
+        await recordAudit(db, {
+          actor: CLI_ACTOR,
+          action: "user.create",
+          target: user.email,
+          outcome: "succeeded",
+          detail: { role: user.role, via: "cli" },
+        });
         return { id: user.id, email: user.email, role: user.role };
       }),
   },
   "users list": {
-    spec: { usage: "npm run desk -- users list", description: "Lists users and their roles.", options: {}, schema: z.object({}) },
+    spec: {
+      usage: "npm run desk -- users list",
+      description: "Lists users and their roles.",
+      options: {},
+      schema: z.object({}),
+    },
     run: () => withDb(async (db) => (await listUsers(db)).map((u) => ({ email: u.email, name: u.name, role: u.role }))),
   },
   "users set-role": {
@@ -107,7 +121,13 @@ const COMMANDS: Record<string, Command> = {
         const user = await db.selectFrom("auth_user").select("id").where("email", "=", flags.email).executeTakeFirst();
         if (!user) throw new CliError(`no user with email ${flags.email}`);
         const changed = await setUserRole(db, user.id, flags.role);
-        await recordAudit(db, { actor: CLI_ACTOR, action: "user.change_role", target: changed.email, outcome: "succeeded", detail: { role: flags.role, via: "cli" } });
+        await recordAudit(db, {
+          actor: CLI_ACTOR,
+          action: "user.change_role",
+          target: changed.email,
+          outcome: "succeeded",
+          detail: { role: flags.role, via: "cli" },
+        });
         return { email: changed.email, role: changed.role };
       }),
   },
@@ -126,33 +146,77 @@ const COMMANDS: Record<string, Command> = {
         "webhook-secret": { type: "string", multiple: true, description: "A webhook signing secret" },
         replace: { type: "boolean", description: "Replace the settings of an existing game" },
       },
-      schema: z
-        .object({
-          id: gameIdSchema,
-          name: z.string().trim().min(1, { message: "is required" }).max(120),
-          env: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
-          "base-url": baseUrlSchema,
-          secret: secretSchema,
-          "webhook-secret": z.array(secretSchema).max(2, { message: "takes at most two values (current, previous)" }).default([]),
-          replace: z.boolean().default(false),
-        }),
+      schema: z.object({
+        id: gameIdSchema,
+        name: z.string().trim().min(1, { message: "is required" }).max(120),
+        env: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
+        "base-url": baseUrlSchema,
+        secret: secretSchema,
+        "webhook-secret": z
+          .array(secretSchema)
+          .max(2, { message: "takes at most two values (current, previous)" })
+          .default([]),
+        replace: z.boolean().default(false),
+      }),
     },
-    run: (flags: { id: string; name: string; env: "sandbox" | "production"; "base-url": string; secret: string; "webhook-secret": string[]; replace: boolean }) =>
-      withDb(async (db) => {
-        const game = await saveGame(
-          db,
-          { id: flags.id, name: flags.name, environment: flags.env, baseUrl: flags["base-url"], secret: flags.secret, webhookSecrets: flags["webhook-secret"] },
-          { replace: flags.replace },
-        );
-        await recordAudit(db, { actor: CLI_ACTOR, action: flags.replace ? "game.update" : "game.create", gameId: game.id, target: game.id, outcome: "succeeded", detail: { via: "cli" } });
-        return { id: game.id, name: game.name, environment: game.environment, baseUrl: game.baseUrl, secret: game.secretMask };
-      }, { keys: true }),
+    run: (flags: {
+      id: string;
+      name: string;
+      env: "sandbox" | "production";
+      "base-url": string;
+      secret: string;
+      "webhook-secret": string[];
+      replace: boolean;
+    }) =>
+      withDb(
+        async (db) => {
+          const game = await saveGame(
+            db,
+            {
+              id: flags.id,
+              name: flags.name,
+              environment: flags.env,
+              baseUrl: flags["base-url"],
+              secret: flags.secret,
+              webhookSecrets: flags["webhook-secret"],
+            },
+            { replace: flags.replace },
+          );
+          await recordAudit(db, {
+            actor: CLI_ACTOR,
+            action: flags.replace ? "game.update" : "game.create",
+            gameId: game.id,
+            target: game.id,
+            outcome: "succeeded",
+            detail: { via: "cli" },
+          });
+          return {
+            id: game.id,
+            name: game.name,
+            environment: game.environment,
+            baseUrl: game.baseUrl,
+            secret: game.secretMask,
+          };
+        },
+        { keys: true },
+      ),
   },
   "games list": {
-    spec: { usage: "npm run desk -- games list", description: "Lists games (secrets masked).", options: {}, schema: z.object({}) },
+    spec: {
+      usage: "npm run desk -- games list",
+      description: "Lists games (secrets masked).",
+      options: {},
+      schema: z.object({}),
+    },
     run: () =>
       withDb(async (db) =>
-        (await listGames(db)).map((g) => ({ id: g.id, name: g.name, environment: g.environment, baseUrl: g.baseUrl, secret: g.secretMask })),
+        (await listGames(db)).map((g) => ({
+          id: g.id,
+          name: g.name,
+          environment: g.environment,
+          baseUrl: g.baseUrl,
+          secret: g.secretMask,
+        })),
       ),
   },
   snapshot: {
@@ -163,41 +227,51 @@ const COMMANDS: Record<string, Command> = {
       options: {
         game: { type: "string", description: "The game id" },
         month: { type: "string", description: "A calendar month (UTC), e.g. 2026-03" },
-        start: { type: "string", description: "Window start, inclusive: ISO date or date-time (UTC unless an offset is given)" },
+        start: {
+          type: "string",
+          description: "Window start, inclusive: ISO date or date-time (UTC unless an offset is given)",
+        },
         end: { type: "string", description: "Window end, exclusive" },
       },
       schema: z.object({ game: gameIdSchema }).and(snapshotWindowInputSchema.transform((window) => ({ window }))),
     },
     run: (flags: { game: string; window: TimeWindow }) =>
-      withDb(async (db) => {
-        let lastLine = 0;
-        let lastPhase = "";
-        try {
-          return await takeSnapshotNow(
-            db,
-            { gameId: flags.game, window: flags.window, requestedBy: CLI_ACTOR, via: "cli" },
-            {
-              onProgress: (progress) => {
-                if (progress.phase === lastPhase && Date.now() - lastLine < 1_000) return;
-                lastLine = Date.now();
-                lastPhase = progress.phase;
-                process.stderr.write(`snapshot ${formatWindow(flags.window)}: ${formatProgress(progress)}\n`);
+      withDb(
+        async (db) => {
+          let lastLine = 0;
+          let lastPhase = "";
+          try {
+            return await takeSnapshotNow(
+              db,
+              { gameId: flags.game, window: flags.window, requestedBy: CLI_ACTOR, via: "cli" },
+              {
+                onProgress: (progress) => {
+                  if (progress.phase === lastPhase && Date.now() - lastLine < 1_000) return;
+                  lastLine = Date.now();
+                  lastPhase = progress.phase;
+                  process.stderr.write(`snapshot ${formatWindow(flags.window)}: ${formatProgress(progress)}\n`);
+                },
               },
-            },
-          );
-        } catch (error) {
-          if (error instanceof PullFailedError || error instanceof PullBusyError) throw new CliError(error.message);
-          throw error;
-        }
-      }, { keys: true }),
+            );
+          } catch (error) {
+            if (error instanceof PullFailedError || error instanceof PullBusyError) throw new CliError(error.message);
+            throw error;
+          }
+        },
+        { keys: true },
+      ),
   },
   export: {
     spec: {
-      usage: "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal --out FILE [--bom]",
+      usage:
+        "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal --out FILE [--bom]",
       description:
-        "Writes a CSV export for accounting to a file, exactly as the app's download does (columns in README.md, \"Exports\"), and records it in the audit log. Progress goes to stderr, a JSON summary to stdout.",
+        'Writes a CSV export for accounting to a file, exactly as the app\'s download does (columns in README.md, "Exports"), and records it in the audit log. Progress goes to stderr, a JSON summary to stdout.',
       options: {
-        snapshot: { type: "string", description: "The snapshot id (payouts and journal use the payout batch built on it)" },
+        snapshot: {
+          type: "string",
+          description: "The snapshot id (payouts and journal use the payout batch built on it)",
+        },
         batch: { type: "string", description: "A payout batch id instead of a snapshot id" },
         kind: { type: "string", description: "payouts | lines | reversals | journal" },
         out: { type: "string", description: "The file to write (replaced only once the export is complete)" },
@@ -211,46 +285,79 @@ const COMMANDS: Record<string, Command> = {
           out: z.string({ message: "is required" }).trim().min(1, { message: "is required" }),
           bom: z.boolean().default(false),
         })
-        .refine((f) => Boolean(f.snapshot) !== Boolean(f.batch), { message: "give either --snapshot or --batch", path: ["snapshot"] }),
+        .refine((f) => Boolean(f.snapshot) !== Boolean(f.batch), {
+          message: "give either --snapshot or --batch",
+          path: ["snapshot"],
+        }),
     },
     run: (flags: { snapshot?: string; batch?: string; kind: ExportKind; out: string; bom: boolean }) =>
       withDb(async (db) => {
         const summary = await writeExportFile(
           db,
-          { kind: flags.kind, snapshotId: flags.snapshot, batchId: flags.batch, bom: flags.bom, actor: CLI_ACTOR, via: "cli" },
+          {
+            kind: flags.kind,
+            snapshotId: flags.snapshot,
+            batchId: flags.batch,
+            bom: flags.bom,
+            actor: CLI_ACTOR,
+            via: "cli",
+          },
           flags.out,
-          { onProgress: (rows) => process.stderr.write(`export ${flags.kind}: ${rows.toLocaleString("en-US")} rows written\n`) },
+          {
+            onProgress: (rows) =>
+              process.stderr.write(`export ${flags.kind}: ${rows.toLocaleString("en-US")} rows written\n`),
+          },
         );
-        return { file: summary.path, kind: summary.kind, rows: summary.rows, bytes: summary.bytes, sha256: summary.sha256, exportId: summary.exportId };
+        return {
+          file: summary.path,
+          kind: summary.kind,
+          rows: summary.rows,
+          bytes: summary.bytes,
+          sha256: summary.sha256,
+          exportId: summary.exportId,
+        };
       }),
   },
   "keys rotate": {
     spec: {
       usage: "npm run desk -- keys rotate --new-key-file FILE",
       description:
-        "Re-seals every stored secret with a new key in one transaction and audits it (README, \"Keys\"). Until it commits the old key opens everything; after it only the new one does. A JSON summary to stdout.",
+        'Re-seals every stored secret with a new key in one transaction and audits it (README, "Keys"). Until it commits the old key opens everything; after it only the new one does. A JSON summary to stdout.',
       options: {
-        "new-key-file": { type: "string", description: "A file holding the new key: 32 random bytes in base64 (openssl rand -base64 32)" },
+        "new-key-file": {
+          type: "string",
+          description: "A file holding the new key: 32 random bytes in base64 (openssl rand -base64 32)",
+        },
       },
       schema: z.object({ "new-key-file": z.string({ message: "is required" }).min(1, { message: "is required" }) }),
     },
     run: (flags: { "new-key-file": string }) =>
-      withDb(async (db, runtime) => {
-        const text = (await readFile(flags["new-key-file"], "utf8").catch(() => {
-          throw new CliError(`--new-key-file: cannot read ${flags["new-key-file"]}`, 2);
-        })).trim();
-        if (!/^[A-Za-z0-9+/]{43}=$/.test(text)) throw new CliError("--new-key-file: must hold 32 random bytes in base64 (openssl rand -base64 32)", 2);
-        const newKey = decodeKey(text, "the new key");
-        if (runtime.keyFile) await keepBothKeys(db, runtime, text);
-        const summary = await rotateKey(db, { newKey, actor: CLI_ACTOR, via: "cli" });
-        if (runtime.keyFile) {
-          await writeLocalSecrets(runtime.dataDir, { key: text, pgPassword: await localPassword(runtime) });
-          process.stderr.write(`keys rotate: ${runtime.keyFile} now holds the new key; restart npm start if it runs\n`);
-        } else {
-          process.stderr.write(`keys rotate: sealed with key ${summary.keyId}; set PAYOUT_DESK_KEY to the new key everywhere (README, "Keys")\n`);
-        }
-        return summary;
-      }, { keys: true }),
+      withDb(
+        async (db, runtime) => {
+          const text = (
+            await readFile(flags["new-key-file"], "utf8").catch(() => {
+              throw new CliError(`--new-key-file: cannot read ${flags["new-key-file"]}`, 2);
+            })
+          ).trim();
+          if (!/^[A-Za-z0-9+/]{43}=$/.test(text))
+            throw new CliError("--new-key-file: must hold 32 random bytes in base64 (openssl rand -base64 32)", 2);
+          const newKey = decodeKey(text, "the new key");
+          if (runtime.keyFile) await keepBothKeys(db, runtime, text);
+          const summary = await rotateKey(db, { newKey, actor: CLI_ACTOR, via: "cli" });
+          if (runtime.keyFile) {
+            await writeLocalSecrets(runtime.dataDir, { key: text, pgPassword: await localPassword(runtime) });
+            process.stderr.write(
+              `keys rotate: ${runtime.keyFile} now holds the new key; restart npm start if it runs\n`,
+            );
+          } else {
+            process.stderr.write(
+              `keys rotate: sealed with key ${summary.keyId}; set PAYOUT_DESK_KEY to the new key everywhere (README, "Keys")\n`,
+            );
+          }
+          return summary;
+        },
+        { keys: true },
+      ),
   },
 };
 
@@ -293,7 +400,10 @@ function overview(): string {
 }
 
 /** `out` receives what belongs on stdout: the JSON result, or the help asked for. */
-export async function main(argv: string[], out: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
+export async function main(
+  argv: string[],
+  out: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<number> {
   const [first, second] = argv;
   if (!first || first === "--help" || first === "help") {
     (first ? out : (text: string) => process.stderr.write(text))(`${overview()}\n`);
@@ -323,7 +433,9 @@ export async function main(argv: string[], out: (text: string) => void = (text) 
     const issue = error instanceof z.ZodError ? error.issues[0] : undefined;
     const field = error instanceof Error && "field" in error ? (error as { field?: string }).field : undefined;
     const path = issue ? issue.path.join(".") : field;
-    const message = path ? `${flagName(path)}: ${issue?.message ?? (error as Error).message}` : (error as Error).message;
+    const message = path
+      ? `${flagName(path)}: ${issue?.message ?? (error as Error).message}`
+      : (error as Error).message;
     console.error(`desk ${name}: ${message.split("\n")[0]}`);
     return exitCode;
   }

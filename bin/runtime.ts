@@ -26,12 +26,27 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
   const configuredUrl = process.env.DATABASE_URL;
   if (configuredUrl) {
     const key = process.env.PAYOUT_DESK_KEY;
-    if (!key) throw new Error("PAYOUT_DESK_KEY is required with DATABASE_URL (32 random bytes, base64: openssl rand -base64 32)");
+    if (!key)
+      throw new Error(
+        "PAYOUT_DESK_KEY is required with DATABASE_URL (32 random bytes, base64: openssl rand -base64 32)",
+      );
     const previousKey = process.env.PAYOUT_DESK_KEY_PREVIOUS || undefined;
-    return { databaseUrl: configuredUrl, key, previousKey, keyFile: null, embedded: false, dataDir, stop: async () => {} };
+    return {
+      databaseUrl: configuredUrl,
+      key,
+      previousKey,
+      keyFile: null,
+      embedded: false,
+      dataDir,
+      stop: async () => {},
+    };
   }
   const secrets = await readLocalSecrets(dataDir);
-  const cluster = await startCluster({ clusterDir: path.join(dataDir, "postgres"), password: secrets.pgPassword, onLog: options.onLog });
+  const cluster = await startCluster({
+    clusterDir: path.join(dataDir, "postgres"),
+    password: secrets.pgPassword,
+    onLog: options.onLog,
+  });
   await ensureDatabase(clusterUrl(secrets.pgPassword, cluster.port, "postgres"), APP_DATABASE);
   const fromFile = !process.env.PAYOUT_DESK_KEY;
   return {

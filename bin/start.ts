@@ -18,7 +18,10 @@ const SPEC = {
   description:
     "Runs Payout Desk. Without DATABASE_URL it starts the embedded default: PostgreSQL under .data/, the service emulator with demo data, and demo users.",
   options: {
-    dev: { type: "boolean" as const, description: "Development server with hot reload instead of the production build" },
+    dev: {
+      type: "boolean" as const,
+      description: "Development server with hot reload instead of the production build",
+    },
     port: { type: "string" as const, description: "Port for the app (default: PORT or 3000)" },
   },
   schema: z.object({
@@ -31,7 +34,9 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: ROOT, env, stdio: "inherit" });
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(args[0] ?? command)} exited with ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(args[0] ?? command)} exited with ${code}`)),
+    );
   });
 }
 
@@ -105,9 +110,13 @@ async function main(): Promise<number> {
 
   let demo: Awaited<ReturnType<typeof seedEmbeddedDemo>> | null = null;
   try {
-    demo = runtime.embedded || process.env.PAYOUT_DESK_EMULATOR === "on"
-      ? await seedEmbeddedDemo(runtime, { appUrl: publicUrl, withEmulator: process.env.PAYOUT_DESK_EMULATOR !== "off" })
-      : null;
+    demo =
+      runtime.embedded || process.env.PAYOUT_DESK_EMULATOR === "on"
+        ? await seedEmbeddedDemo(runtime, {
+            appUrl: publicUrl,
+            withEmulator: process.env.PAYOUT_DESK_EMULATOR !== "off",
+          })
+        : null;
   } catch (error) {
     // e.g. an unreadable emulator state file: stop the database before reporting it.
     await runtime.stop().catch(() => {});
@@ -143,7 +152,10 @@ async function main(): Promise<number> {
       console.log(
         `  ${demo.resumed ? "carried on from" : "fresh demo data, saved in"} ${emulatorStateFile(runtime.dataDir)}; clock ${demo.clock} (runs in real time)`,
       );
-      if (demo.months) console.log(`  Demo data in the months ${demo.months.first} to ${demo.months.last} (UTC): snapshot any of them under Payouts.`);
+      if (demo.months)
+        console.log(
+          `  Demo data in the months ${demo.months.first} to ${demo.months.last} (UTC): snapshot any of them under Payouts.`,
+        );
     }
     console.log("Demo sign-ins:");
     for (const user of demo.users) console.log(`  ${user.role.padEnd(8)} ${user.email}  password: ${user.password}`);

@@ -25,7 +25,10 @@ export const decimalStringSchema = z
 export const usdInputSchema = z
   .string()
   .trim()
-  .regex(/^\d{1,9}(\.\d{1,2})?$/, { message: "must be an amount in USD with at most two decimals, such as 12.50", abort: true })
+  .regex(/^\d{1,9}(\.\d{1,2})?$/, {
+    message: "must be an amount in USD with at most two decimals, such as 12.50",
+    abort: true,
+  })
   .refine((value) => new Money(value).gt(0), { message: "must be greater than 0" });
 
 export function isDecimalString(value: string): boolean {

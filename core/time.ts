@@ -96,7 +96,10 @@ export function formatInstant(ms: number | Date): string {
 export const instantInputSchema = z.string().transform((text, ctx) => {
   const ms = parseInstant(text);
   if (ms === null) {
-    ctx.addIssue({ code: "custom", message: "must be an ISO 8601 date (2026-03-01) or date-time (2026-03-01T12:00:00Z)" });
+    ctx.addIssue({
+      code: "custom",
+      message: "must be an ISO 8601 date (2026-03-01) or date-time (2026-03-01T12:00:00Z)",
+    });
     return z.NEVER;
   }
   return ms;
@@ -134,7 +137,8 @@ export const windowInputSchema = z
 export function makeWindow(start: number | Date, end: number | Date): TimeWindow {
   const startMs = typeof start === "number" ? start : start.getTime();
   const endMs = typeof end === "number" ? end : end.getTime();
-  if (!Number.isInteger(startMs) || !Number.isInteger(endMs)) throw new RangeError("window bounds must be valid instants");
+  if (!Number.isInteger(startMs) || !Number.isInteger(endMs))
+    throw new RangeError("window bounds must be valid instants");
   if (endMs <= startMs) throw new RangeError("window end must be after its start");
   return { startMs, endMs };
 }
@@ -203,13 +207,16 @@ export function isPartitionOf(window: TimeWindow, parts: readonly TimeWindow[]):
 }
 
 /** A calendar month "YYYY-MM" (UTC). */
-export const monthKeySchema = z.string().regex(MONTH_KEY, { message: "must be a month such as 2026-03", abort: true }).refine(
-  (value) => {
-    const month = Number(value.slice(5, 7));
-    return Number(value.slice(0, 4)) >= 1000 && month >= 1 && month <= 12;
-  },
-  { message: "month must be 01 to 12" },
-);
+export const monthKeySchema = z
+  .string()
+  .regex(MONTH_KEY, { message: "must be a month such as 2026-03", abort: true })
+  .refine(
+    (value) => {
+      const month = Number(value.slice(5, 7));
+      return Number(value.slice(0, 4)) >= 1000 && month >= 1 && month <= 12;
+    },
+    { message: "month must be 01 to 12" },
+  );
 
 /** "2026-03" -> [2026-03-01T00:00:00Z, 2026-04-01T00:00:00Z). */
 export function monthWindow(monthKey: string): TimeWindow {

@@ -47,7 +47,9 @@ export async function freePort(): Promise<number> {
     server.on("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -132,13 +134,19 @@ export async function startCluster(options: StartOptions): Promise<EmbeddedClust
   const { clusterDir, password } = options;
   const running = await findRunningCluster(clusterDir);
   if (running) {
-    return { url: clusterUrl(password, running.port, "postgres"), port: running.port, startedHere: false, stop: async () => {} };
+    return {
+      url: clusterUrl(password, running.port, "postgres"),
+      port: running.port,
+      startedHere: false,
+      stop: async () => {},
+    };
   }
   const asRoot = userInfo().uid === 0;
   const port = await freePort();
   const log = options.onLog ?? (() => {});
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
-  if (options.durable === false) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  if (options.durable === false)
+    flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

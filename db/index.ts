@@ -35,6 +35,7 @@ const holder = globalThis as unknown as { __payoutDeskDb?: Db };
 /** The app's shared Kysely instance (one pool per process, kept across dev reloads). */
 export function getDb(): Db {
   // A Db kept from before a dev reload that this registry does not know is replaced, so poolOf always works.
-  if (!holder.__payoutDeskDb || !pools.has(holder.__payoutDeskDb)) holder.__payoutDeskDb = createDb(requireEnv("DATABASE_URL"));
+  if (!holder.__payoutDeskDb || !pools.has(holder.__payoutDeskDb))
+    holder.__payoutDeskDb = createDb(requireEnv("DATABASE_URL"));
   return holder.__payoutDeskDb;
 }

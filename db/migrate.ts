@@ -6,7 +6,8 @@ import { MIGRATIONS } from "./migrations";
 export const MINIMUM_SERVER_VERSION = { major: 15, num: 150000 };
 
 export function refuseOldServer(versionNum: number, version: string, minimum = MINIMUM_SERVER_VERSION): void {
-  if (versionNum < minimum.num) throw new Error(`PostgreSQL ${minimum.major} or newer is required; this server is ${version}`);
+  if (versionNum < minimum.num)
+    throw new Error(`PostgreSQL ${minimum.major} or newer is required; this server is ${version}`);
 }
 
 export async function migrateToLatest(

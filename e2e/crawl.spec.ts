@@ -46,7 +46,9 @@ function tableVariants(url: string, route: string, origin: string): string[] {
       values.map((value) => ({ ...defaults, filters: { [name]: value } })),
     ),
   ];
-  return states.map((state) => normalize(`${at.pathname}?${table.serialize(state).toString()}`, at.toString(), origin)).filter((u): u is string => u !== null);
+  return states
+    .map((state) => normalize(`${at.pathname}?${table.serialize(state).toString()}`, at.toString(), origin))
+    .filter((u): u is string => u !== null);
 }
 
 type Route = { pattern: string; regex: RegExp; dynamic: number };
@@ -56,12 +58,19 @@ function appRoutes(): Route[] {
   const routes: Route[] = [];
   const walk = (dir: string, segments: string[]) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory() && !entry.name.startsWith("_")) walk(path.join(dir, entry.name), [...segments, entry.name]);
+      if (entry.isDirectory() && !entry.name.startsWith("_"))
+        walk(path.join(dir, entry.name), [...segments, entry.name]);
       else if (entry.name === "page.tsx") {
         const parts = segments.filter((s) => !/^\(.*\)$/.test(s));
         const pattern = `/${parts.join("/")}`;
-        const source = parts.map((s) => (/^\[.*\]$/.test(s) ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/");
-        routes.push({ pattern, regex: new RegExp(`^/${source}/?$`), dynamic: parts.filter((s) => s.startsWith("[")).length });
+        const source = parts
+          .map((s) => (/^\[.*\]$/.test(s) ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+          .join("/");
+        routes.push({
+          pattern,
+          regex: new RegExp(`^/${source}/?$`),
+          dynamic: parts.filter((s) => s.startsWith("[")).length,
+        });
       }
     }
   };
@@ -101,7 +110,11 @@ function linksOf(html: string, base: string, origin: string): string[] {
 
 /** Next's error document, or an error boundary's digest streamed into a page that had already answered 200. */
 function showsErrorScreen(html: string): boolean {
-  return html.includes('id="__next_error__"') || /data-dgst="(?!NEXT_)/.test(html) || /Application error: a (server|client)-side exception/.test(html);
+  return (
+    html.includes('id="__next_error__"') ||
+    /data-dgst="(?!NEXT_)/.test(html) ||
+    /Application error: a (server|client)-side exception/.test(html)
+  );
 }
 
 type Visit = { url: string; route: string; status: number; error: boolean };
@@ -139,13 +152,10 @@ async function crawl(request: APIRequestContext, origin: string): Promise<Visit[
       while (active < CONCURRENCY && queue.length > 0 && visits.length + active < MAX_PAGES) {
         const url = queue.shift() as string;
         active++;
-        visit(url).then(
-          () => {
-            active--;
-            pump();
-          },
-          reject,
-        );
+        visit(url).then(() => {
+          active--;
+          pump();
+        }, reject);
       }
       if (active === 0) resolve();
     };
@@ -160,7 +170,10 @@ function resultsFile(role: Role): string {
 
 test.describe("crawl", () => {
   for (const role of ROLES) {
-    test(`[${role}] every page linked from home answers without a server error or the error screen`, async ({ page, baseURL }) => {
+    test(`[${role}] every page linked from home answers without a server error or the error screen`, async ({
+      page,
+      baseURL,
+    }) => {
       test.setTimeout(180_000);
       await signIn(page, role);
       const origin = new URL(baseURL ?? page.url()).origin;
@@ -168,10 +181,18 @@ test.describe("crawl", () => {
       mkdirSync(RESULTS_DIR, { recursive: true });
       writeFileSync(resultsFile(role), JSON.stringify(visits, null, 1));
 
-      const failing = visits.filter((v) => v.status >= 500 || v.error).map((v) => `${v.status}${v.error ? " error screen" : ""} ${v.url}`);
+      const failing = visits
+        .filter((v) => v.status >= 500 || v.error)
+        .map((v) => `${v.status}${v.error ? " error screen" : ""} ${v.url}`);
       const missing = visits.filter((v) => v.status === 404).map((v) => `404 ${v.url}`);
-      test.info().annotations.push({ type: "pages", description: `${visits.length} pages, ${new Set(visits.map((v) => v.route)).size} routes` });
-      if (missing.length > 0) test.info().annotations.push({ type: "links to missing pages", description: missing.join("\n") });
+      test
+        .info()
+        .annotations.push({
+          type: "pages",
+          description: `${visits.length} pages, ${new Set(visits.map((v) => v.route)).size} routes`,
+        });
+      if (missing.length > 0)
+        test.info().annotations.push({ type: "links to missing pages", description: missing.join("\n") });
       expect(failing, `pages answering 5xx or showing the error screen:\n${failing.join("\n")}`).toEqual([]);
       expect(visits.length).toBeGreaterThanOrEqual(MIN_PAGES);
     });

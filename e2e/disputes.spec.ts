@@ -34,12 +34,19 @@ async function emulatorAdmin(path: string, body: Record<string, unknown>): Promi
 
 async function disputeIs(disputeId: string, status: string): Promise<void> {
   await expect(async () => {
-    const rows = await query<{ status: string }>("select status from service_dispute where dispute_id = $1", [disputeId]);
+    const rows = await query<{ status: string }>("select status from service_dispute where dispute_id = $1", [
+      disputeId,
+    ]);
     expect(rows[0]?.status).toBe(status);
   }).toPass({ timeout: 30_000 });
 }
 
-async function confirmDialog(page: Page, trigger: RegExp | string, confirm: RegExp | string, fill: (dialog: ReturnType<Page["getByRole"]>) => Promise<void>) {
+async function confirmDialog(
+  page: Page,
+  trigger: RegExp | string,
+  confirm: RegExp | string,
+  fill: (dialog: ReturnType<Page["getByRole"]>) => Promise<void>,
+) {
   await page.getByRole("button", { name: trigger }).first().click();
   const dialog = page.getByRole("dialog");
   await expect(dialog).toBeVisible();
@@ -48,7 +55,9 @@ async function confirmDialog(page: Page, trigger: RegExp | string, confirm: RegE
   await expect(dialog).toBeHidden({ timeout: 30_000 });
 }
 
-test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows its amount until overridden", async ({ page }) => {
+test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows its amount until overridden", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await signIn(page, "finance");
   await page.getByRole("button", { name: "Take snapshot" }).click();

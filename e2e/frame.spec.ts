@@ -6,7 +6,8 @@ import { shoot, signIn } from "./fixtures/session";
 test("[viewer] is offered only the areas it may open; a refused page keeps the navigation", async ({ page }) => {
   await signIn(page, "viewer");
   const nav = page.getByRole("navigation", { name: "Main" });
-  for (const area of ["Payouts", "Subscriptions", "Webhooks", "Audit log"]) await expect(nav.getByRole("link", { name: area })).toBeVisible();
+  for (const area of ["Payouts", "Subscriptions", "Webhooks", "Audit log"])
+    await expect(nav.getByRole("link", { name: area })).toBeVisible();
   await expect(nav.getByRole("link", { name: "Settings" })).toHaveCount(0);
   await page.goto("/settings/users");
   await expect(page).toHaveURL(/\/forbidden\?needs=admin/);
@@ -38,7 +39,9 @@ test("[anonymous] every page has an icon that loads (no favicon.ico 404)", async
   expect(missing).toEqual([]);
 });
 
-test("[finance] the liability page says its basis, and the day after a month closed it owes what the month earned", async ({ page }) => {
+test("[finance] the liability page says its basis, and the day after a month closed it owes what the month earned", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await signIn(page, "finance");
   await page.goto("/payouts/liability");
@@ -64,6 +67,11 @@ test("[finance] the liability page says its basis, and the day after a month clo
   await expect(page.getByText("Nothing owed")).toHaveCount(0);
   const table = page.getByRole("table", { name: /Liability per recipient as of the end of 2026-10-01/ });
   await expect(table.getByRole("row").nth(1)).toBeVisible();
-  await expect(page.locator('dl[aria-label="Totals"]').getByText(/^USD [1-9][\d,]*\.\d{2}$/).first()).toBeVisible();
+  await expect(
+    page
+      .locator('dl[aria-label="Totals"]')
+      .getByText(/^USD [1-9][\d,]*\.\d{2}$/)
+      .first(),
+  ).toBeVisible();
   await shoot(page, "finance-liability-after-month");
 });

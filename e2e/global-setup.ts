@@ -46,7 +46,10 @@ async function waitFor(url: string, child: ChildProcess): Promise<void> {
  * The demo window the crawl walks through: a snapshot and a prepared payout batch, made with the app's own functions
  * (as the CLI and the Payouts page do). Another month than the one the payout spec takes through its review.
  */
-async function prepareCrawlWindow(db: ReturnType<typeof createDb>, finance: { id: string; email: string } | undefined): Promise<void> {
+async function prepareCrawlWindow(
+  db: ReturnType<typeof createDb>,
+  finance: { id: string; email: string } | undefined,
+): Promise<void> {
   if (!finance) throw new Error("no finance user for the crawl window");
   const { takeSnapshotNow } = await import("../lib/snapshots/pull");
   const { preparePayoutBatch } = await import("../lib/payouts/batches");
@@ -64,7 +67,11 @@ async function prepareCrawlWindow(db: ReturnType<typeof createDb>, finance: { id
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-e2e-"));
   await chmod(dir, 0o755);
-  const cluster = await startCluster({ clusterDir: path.join(dir, "postgres"), password: randomBytes(12).toString("base64url"), durable: false });
+  const cluster = await startCluster({
+    clusterDir: path.join(dir, "postgres"),
+    password: randomBytes(12).toString("base64url"),
+    durable: false,
+  });
   await ensureDatabase(cluster.url, "payout_desk_e2e");
   const databaseUrl = withDatabase(cluster.url, "payout_desk_e2e");
   const key = randomBytes(32).toString("base64");
@@ -91,7 +98,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   await db.destroy();
   // The pull holds one connection for its lock and works on others: a pool of its own, as the CLI's.
   const pullDb = createDb(databaseUrl, { max: 4 });
-  await prepareCrawlWindow(pullDb, users.find((u) => u.email === userFor("finance").email));
+  await prepareCrawlWindow(
+    pullDb,
+    users.find((u) => u.email === userFor("finance").email),
+  );
   await pullDb.destroy();
 
   if (!buildIsCurrent(ROOT)) {

@@ -27,7 +27,12 @@ async function signInAsSecondFinance(page: Page): Promise<void> {
   await expect(page).toHaveURL(/\/payouts$/);
 }
 
-async function confirmDialog(page: Page, trigger: RegExp | string, confirm: RegExp | string, fill?: (dialog: ReturnType<Page["getByRole"]>) => Promise<void>) {
+async function confirmDialog(
+  page: Page,
+  trigger: RegExp | string,
+  confirm: RegExp | string,
+  fill?: (dialog: ReturnType<Page["getByRole"]>) => Promise<void>,
+) {
   await page.getByRole("button", { name: trigger }).first().click();
   const dialog = page.getByRole("dialog");
   await expect(dialog).toBeVisible();
@@ -39,7 +44,9 @@ async function confirmDialog(page: Page, trigger: RegExp | string, confirm: RegE
 test.describe.configure({ mode: "serial" });
 
 test.describe("payout review", () => {
-  test("[finance] reviews a demo window, opens evidence, holds one recipient and approves the rest", async ({ page }) => {
+  test("[finance] reviews a demo window, opens evidence, holds one recipient and approves the rest", async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await signIn(page, "finance");
 
@@ -60,7 +67,9 @@ test.describe("payout review", () => {
     await expect(page).toHaveURL(new RegExp(`${WINDOW_PATH}$`));
     await expect(page.getByRole("heading", { name: LABEL, level: 1 })).toBeVisible();
     await expect(page.getByRole("heading", { name: "Totals of the window" })).toBeVisible();
-    await expect(page.getByRole("table", { name: "Unattributed renewals by reason" })).toContainText("spend_order_not_found");
+    await expect(page.getByRole("table", { name: "Unattributed renewals by reason" })).toContainText(
+      "spend_order_not_found",
+    );
 
     await confirmDialog(page, "Prepare payout batch", "Prepare");
     await expect(page.getByText("Draft batch").first()).toBeVisible();
@@ -89,19 +98,27 @@ test.describe("payout review", () => {
     await exportsRegion.getByRole("checkbox", { name: "For a spreadsheet app" }).check();
     await expect(payoutLink).toHaveAttribute("href", /&bom=1$/);
     const batchQuery = new URL((await payoutLink.getAttribute("href")) ?? "", "http://x").searchParams.get("batch");
-    await exportsRegion.screenshot({ path: path.resolve(import.meta.dirname, "screenshots", "finance-payouts-exports-draft.png") });
+    await exportsRegion.screenshot({
+      path: path.resolve(import.meta.dirname, "screenshots", "finance-payouts-exports-draft.png"),
+    });
 
     // A refused download opened in the browser is a page of the app with the reason, not a JSON file.
     await page.goto(`/api/exports/journal?batch=${batchQuery}`);
     await expect(page).toHaveURL(/\/payouts\/export-refused\?/);
     await expect(page.getByRole("heading", { name: "Journal: not downloaded", level: 1 })).toBeVisible();
-    await expect(page.getByRole("alert").filter({ hasText: "This file cannot be made now" })).toContainText("The journal is empty until the batch is approved");
+    await expect(page.getByRole("alert").filter({ hasText: "This file cannot be made now" })).toContainText(
+      "The journal is empty until the batch is approved",
+    );
     await expect(page.getByRole("navigation").first()).toBeVisible();
     await shootTop(page, "finance-export-refused");
     // A script still gets JSON.
-    const api = await page.request.get(`/api/exports/journal?batch=${batchQuery}`, { headers: { Accept: "application/json" } });
+    const api = await page.request.get(`/api/exports/journal?batch=${batchQuery}`, {
+      headers: { Accept: "application/json" },
+    });
     expect(api.status()).toBe(409);
-    expect(((await api.json()) as { error: { message: string } }).error.message).toContain("until the batch is approved");
+    expect(((await api.json()) as { error: { message: string } }).error.message).toContain(
+      "until the batch is approved",
+    );
     await page.getByRole("link", { name: `Back to ${LABEL}` }).click();
     await expect(page).toHaveURL(new RegExp(`${WINDOW_PATH}$`));
 
@@ -110,7 +127,9 @@ test.describe("payout review", () => {
     const windowFlagCount = await overrides.count();
     for (let i = 0; i < windowFlagCount; i += 1) {
       await confirmDialog(page, "Override…", "Override flag", async (dialog) => {
-        await dialog.getByLabel("Reason").fill("Checked with the service: the unreachable spend orders are test purchases");
+        await dialog
+          .getByLabel("Reason")
+          .fill("Checked with the service: the unreachable spend orders are test purchases");
       });
     }
     await expect(page.getByRole("button", { name: "Override…" })).toHaveCount(0);
@@ -123,14 +142,21 @@ test.describe("payout review", () => {
 
     // Evidence of the recipient with the most net attributed.
     await page.goto(WINDOW_PATH);
-    const firstRecipient = page.getByRole("table", { name: /^Recipient payouts/ }).getByRole("rowheader").first().getByRole("link");
+    const firstRecipient = page
+      .getByRole("table", { name: /^Recipient payouts/ })
+      .getByRole("rowheader")
+      .first()
+      .getByRole("link");
     const recipientName = (await firstRecipient.textContent())?.trim() ?? "";
     await firstRecipient.click();
     await expect(page).toHaveURL(/\/recipients\/\d+$/);
     await expect(page.getByRole("heading", { name: /Renewal lines \(/ })).toBeVisible();
     await expect(page.getByRole("heading", { name: /Reversals reported in this window/ })).toBeVisible();
     await expect(page.getByRole("link", { name: /^SUB_/ }).first()).toHaveAttribute("href", /^\/subscriptions\/SUB_/);
-    await expect(page.getByRole("link", { name: /^\d+$/ }).first()).toHaveAttribute("href", /^\/subscriptions\/periods\/\d+$/);
+    await expect(page.getByRole("link", { name: /^\d+$/ }).first()).toHaveAttribute(
+      "href",
+      /^\/subscriptions\/periods\/\d+$/,
+    );
     await shoot(page, "finance-payouts-evidence");
     await shootTop(page, "finance-payouts-evidence-top");
     await page.getByRole("heading", { name: /Reversals reported in this window/ }).scrollIntoViewIfNeeded();
@@ -151,7 +177,9 @@ test.describe("payout review", () => {
 
     // Recipients the service cannot resolve stay flagged: hold them too, by bulk action, with the same care.
     await page.goto(`${WINDOW_PATH}?show=flagged&state=draft`);
-    const flaggedRows = page.getByRole("table", { name: /^Recipient payouts/ }).getByRole("checkbox", { name: /^Select / });
+    const flaggedRows = page
+      .getByRole("table", { name: /^Recipient payouts/ })
+      .getByRole("checkbox", { name: /^Select / });
     if ((await flaggedRows.count()) > 0) {
       await page.getByRole("checkbox", { name: "Select all rows on this page" }).check();
       await confirmDialog(page, "Hold selected…", "Hold", async (dialog) => {
@@ -162,7 +190,13 @@ test.describe("payout review", () => {
     // Approve the rest.
     await page.goto(WINDOW_PATH);
     await confirmDialog(page, "Approve all unflagged", "Approve");
-    await expect(page.getByRole("status").filter({ hasText: /Approved/ }).or(page.getByText(/Approved \d/)).first()).toBeVisible();
+    await expect(
+      page
+        .getByRole("status")
+        .filter({ hasText: /Approved/ })
+        .or(page.getByText(/Approved \d/))
+        .first(),
+    ).toBeVisible();
     await page.goto(`${WINDOW_PATH}?state=draft`);
     await expect(page.getByText("No rows match")).toBeVisible();
 
@@ -189,7 +223,12 @@ test.describe("payout review", () => {
     });
     await expect(page.getByText("Paid", { exact: true }).first()).toBeVisible();
     await page.goto(`${WINDOW_PATH}?state=paid`);
-    await expect(page.getByRole("table", { name: /^Recipient payouts/ }).getByText("Paid").first()).toBeVisible();
+    await expect(
+      page
+        .getByRole("table", { name: /^Recipient payouts/ })
+        .getByText("Paid")
+        .first(),
+    ).toBeVisible();
     await page.goto(`${WINDOW_PATH}?state=held`);
     await expect(page.getByText(HOLD_REASON).first()).toBeVisible();
     await shoot(page, "finance2-payouts-paid");
@@ -205,10 +244,19 @@ test.describe("payout review", () => {
 
     // A paid recipient's history shows the payment and its reference.
     await page.goto(`${WINDOW_PATH}?state=paid`);
-    await page.getByRole("table", { name: /^Recipient payouts/ }).getByRole("rowheader").first().getByRole("link").click();
+    await page
+      .getByRole("table", { name: /^Recipient payouts/ })
+      .getByRole("rowheader")
+      .first()
+      .getByRole("link")
+      .click();
     await page.getByRole("link", { name: "History across months" }).click();
-    await expect(page.getByText("Check passed: paid + carried = net attributed over the windows paid from.")).toBeVisible();
-    await expect(page.getByRole("table", { name: "Ledger entries with the running balance" })).toContainText("WIRE-2026-08-001");
+    await expect(
+      page.getByText("Check passed: paid + carried = net attributed over the windows paid from."),
+    ).toBeVisible();
+    await expect(page.getByRole("table", { name: "Ledger entries with the running balance" })).toContainText(
+      "WIRE-2026-08-001",
+    );
     await shoot(page, "finance2-recipient-history");
 
     // Held statements of the paid batch are never stuck. Unresolved recipients (their flag can no longer be
@@ -257,12 +305,24 @@ test.describe("payout review", () => {
     await page.goto(WINDOW_PATH);
     await expect(page.getByRole("heading", { name: LABEL, level: 1 })).toBeVisible();
     await expect(page.getByRole("table", { name: /^Recipient payouts/ })).toBeVisible();
-    for (const name of ["Prepare payout batch", "Approve batch", "Approve all unflagged", "Mark approved paid…", "Override…", "Take snapshot"]) {
+    for (const name of [
+      "Prepare payout batch",
+      "Approve batch",
+      "Approve all unflagged",
+      "Mark approved paid…",
+      "Override…",
+      "Take snapshot",
+    ]) {
       await expect(page.getByRole("button", { name })).toHaveCount(0);
     }
     await expect(page.getByRole("checkbox")).toHaveCount(0);
     await expect(page.getByRole("heading", { name: "Exports" })).toHaveCount(0);
-    await page.getByRole("table", { name: /^Recipient payouts/ }).getByRole("rowheader").first().getByRole("link").click();
+    await page
+      .getByRole("table", { name: /^Recipient payouts/ })
+      .getByRole("rowheader")
+      .first()
+      .getByRole("link")
+      .click();
     await expect(page.getByRole("heading", { name: /Renewal lines/ })).toBeVisible();
     await expect(page.getByRole("button", { name: /Hold|Approve|Release|Mark paid/ })).toHaveCount(0);
     await shoot(page, "viewer-payouts-evidence");
@@ -276,8 +336,15 @@ test.describe("payout exports", () => {
   test("[finance] downloads each export of the paid window", async ({ page }) => {
     await signIn(page, "finance");
     await page.goto(WINDOW_PATH);
-    const exportsCard = page.getByRole("region", { name: "Exports" }).or(page.locator("section", { has: page.getByRole("heading", { name: "Exports" }) }));
-    for (const label of ["Payout file (CSV)", "Journal (CSV)", "Renewal lines (CSV)", "Reversals and refund events (CSV)"]) {
+    const exportsCard = page
+      .getByRole("region", { name: "Exports" })
+      .or(page.locator("section", { has: page.getByRole("heading", { name: "Exports" }) }));
+    for (const label of [
+      "Payout file (CSV)",
+      "Journal (CSV)",
+      "Renewal lines (CSV)",
+      "Reversals and refund events (CSV)",
+    ]) {
       const link = exportsCard.getByRole("link", { name: label });
       const href = await link.getAttribute("href");
       expect(href).toMatch(/^\/api\/exports\/(payouts|journal|lines|reversals)\?(batch|snapshot)=[0-9a-f-]{36}$/);

@@ -30,15 +30,23 @@ async function admin(path: string, body?: unknown): Promise<any> {
 /** A demo card subscription whose latest paid period has no refund yet (searched from the last players down). */
 async function findCandidate(): Promise<{ subscriptionId: string; periodId: number; refundCount: number }> {
   for (let n = 200; n >= 1; n--) {
-    const list = await service(`/api/subscriptions/player?player_email=${encodeURIComponent(`player${n}@demo.example`)}&status=active`);
+    const list = await service(
+      `/api/subscriptions/player?player_email=${encodeURIComponent(`player${n}@demo.example`)}&status=active`,
+    );
     for (const sub of list.subscriptions) {
       if (sub.funding_rail !== "card" || sub.wallet_only) continue;
-      const periods = await service(`/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution?status=paid&limit=1`);
+      const periods = await service(
+        `/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution?status=paid&limit=1`,
+      );
       const period = periods.periods[0];
       if (!period || period.funding?.rail !== "card" || Number(period.funding.card_charged_usd) <= 0) continue;
       if (period.refund && Number(period.refund.refunded_amount_usd ?? "0") > 0) continue;
       const report = await service(`/api/subscriptions/reporting/periods/${period.period_id}`);
-      return { subscriptionId: sub.subscription_id, periodId: period.period_id, refundCount: report.refunds.refund_count };
+      return {
+        subscriptionId: sub.subscription_id,
+        periodId: period.period_id,
+        refundCount: report.refunds.refund_count,
+      };
     }
   }
   throw new Error("no refundable demo subscription found");
@@ -55,10 +63,17 @@ async function refundOneDollar(page: import("@playwright/test").Page, periodId: 
   await expect(page).toHaveURL(/\/subscriptions\/refunds\/[0-9a-f-]{36}$/);
 }
 
-test("[finance] settles a refund that needs attention as nothing refunded; [support] then makes it once", async ({ page }) => {
+test("[finance] settles a refund that needs attention as nothing refunded; [support] then makes it once", async ({
+  page,
+}) => {
   const candidate = await findCandidate();
   await signIn(page, "support");
-  await admin("/faults", { route: `/api/subscriptions/${candidate.subscriptionId}/refund`, fault: "502", error_code: "REFUND_MISMATCH", count: 1 });
+  await admin("/faults", {
+    route: `/api/subscriptions/${candidate.subscriptionId}/refund`,
+    fault: "502",
+    error_code: "REFUND_MISMATCH",
+    count: 1,
+  });
   await refundOneDollar(page, candidate.periodId);
   await expect(page.getByRole("alert").filter({ hasText: "Needs manual attention" })).toBeVisible();
   const attemptUrl = page.url();

@@ -21,7 +21,8 @@ test.describe("sign-in and roles", () => {
     test(`[${role}] sees the areas and no settings`, async ({ page }) => {
       await signIn(page, role);
       const nav = page.getByRole("navigation").first();
-      for (const area of ["Payouts", "Subscriptions", "Webhooks"]) await expect(nav.getByRole("link", { name: area })).toBeVisible();
+      for (const area of ["Payouts", "Subscriptions", "Webhooks"])
+        await expect(nav.getByRole("link", { name: area })).toBeVisible();
       await expect(page.getByText(/No game is set up yet|No snapshot yet|Payout windows/).first()).toBeVisible();
       await shoot(page, `${role}-payouts`);
       await page.goto("/settings/games");
@@ -63,7 +64,9 @@ test.describe("sign-in and roles", () => {
       // The form is reset once the answer is in (the email is kept, the password is not).
       await expect(stranger.getByLabel("Password")).toHaveValue("");
     }
-    await expect(stranger.getByText(/Too many failed sign-ins for this account\. Try again in \d+ seconds\./)).toBeVisible();
+    await expect(
+      stranger.getByText(/Too many failed sign-ins for this account\. Try again in \d+ seconds\./),
+    ).toBeVisible();
     await expect(stranger.getByLabel("Email")).toHaveValue("guessed@e2e.test");
     await shoot(stranger, "sign-in-delayed");
     await stranger.close();
@@ -74,7 +77,9 @@ test.describe("sign-in and roles", () => {
     await expect(row.getByText("Waits until")).toBeVisible();
     await shoot(page, "admin-sign-in-limits");
     await row.getByRole("button", { name: "Clear failures of guessed@e2e.test" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Cleared 5 failed sign-ins of guessed@e2e.test" })).toBeVisible();
+    await expect(
+      page.getByRole("status").filter({ hasText: "Cleared 5 failed sign-ins of guessed@e2e.test" }),
+    ).toBeVisible();
     await page.reload();
     await expect(page.getByRole("row").filter({ hasText: "guessed@e2e.test" })).toHaveCount(0);
     await shoot(page, "admin-sign-in-limits-cleared");

@@ -6,7 +6,9 @@ import { shoot, signIn } from "./fixtures/session";
 const SECRET = `gs_live_${"e2e".repeat(3)}_${Date.now().toString(36)}_do_not_leak`;
 const WEBHOOK_SECRET = `whsec_${Date.now().toString(36)}_also_secret`;
 
-test("[admin] a game secret saved in settings never appears in the database, the pages or the log", async ({ page }) => {
+test("[admin] a game secret saved in settings never appears in the database, the pages or the log", async ({
+  page,
+}) => {
   const bodies: string[] = [];
   page.on("response", async (response) => {
     try {
@@ -30,7 +32,15 @@ test("[admin] a game secret saved in settings never appears in the database, the
   await shoot(page, "admin-games");
 
   // Every page of the app, and every script it loads, as the browser received them.
-  for (const path of ["/payouts", "/subscriptions", "/webhooks", "/audit", "/settings", "/settings/games", "/settings/users"]) {
+  for (const path of [
+    "/payouts",
+    "/subscriptions",
+    "/webhooks",
+    "/audit",
+    "/settings",
+    "/settings/games",
+    "/settings/users",
+  ]) {
     await page.goto(path);
     await page.waitForLoadState("networkidle");
   }

@@ -19,7 +19,9 @@ async function armFault(body: Record<string, unknown>): Promise<void> {
   expect(response.ok).toBe(true);
 }
 
-test("[finance] a pull's card and its window's row show the same progress, and the outage it rides out", async ({ page }) => {
+test("[finance] a pull's card and its window's row show the same progress, and the outage it rides out", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await signIn(page, "finance");
   await armFault({ route: "/api/subscriptions/reporting/attribution", fault: "429", retry_after: 20, count: 1 });
@@ -45,7 +47,9 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await expect(row.getByRole("link", { name: "June 2026" })).toBeVisible();
 });
 
-test("[finance] a pull the service refuses for good fails at once, with the service's reason on its card", async ({ page }) => {
+test("[finance] a pull the service refuses for good fails at once, with the service's reason on its card", async ({
+  page,
+}) => {
   await signIn(page, "finance");
   const game = `${process.env.E2E_EMULATOR_URL}/__emulator/games/${DEMO_GAME_ID}`;
   const setStatus = (status: string) =>
@@ -58,11 +62,13 @@ test("[finance] a pull the service refuses for good fails at once, with the serv
     await dialog.getByRole("button", { name: "Take snapshot" }).click();
     await expect(dialog).toBeHidden();
     const card = page.getByRole("group", { name: /^Snapshot 2026-05-01/ });
-    await expect(card.getByRole("alert")).toContainText(/Failed: The service refused the report: GET \S+ service answered 403/, { timeout: 30_000 });
+    await expect(card.getByRole("alert")).toContainText(
+      /Failed: The service refused the report: GET \S+ service answered 403/,
+      { timeout: 30_000 },
+    );
     await expect(page.getByRole("row", { name: /May 2026/ })).toContainText("Pull failed");
     await shoot(page, "finance-snapshot-refused");
   } finally {
     await setStatus("live");
   }
 });
-

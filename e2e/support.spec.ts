@@ -37,13 +37,22 @@ async function findCandidate(skip: Set<string>): Promise<Candidate> {
     const email = `player${n}@demo.example`;
     const list = await service(`/api/subscriptions/player?player_email=${encodeURIComponent(email)}&status=active`);
     for (const sub of list.subscriptions) {
-      if (skip.has(sub.subscription_id) || sub.funding_rail !== "card" || sub.wallet_only || !sub.revenue_share) continue;
-      const periods = await service(`/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution?status=paid&limit=1`);
+      if (skip.has(sub.subscription_id) || sub.funding_rail !== "card" || sub.wallet_only || !sub.revenue_share)
+        continue;
+      const periods = await service(
+        `/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution?status=paid&limit=1`,
+      );
       const period = periods.periods[0];
       if (!period || period.funding?.rail !== "card" || Number(period.funding.card_charged_usd) <= 0) continue;
       if (period.refund && Number(period.refund.refunded_amount_usd ?? "0") > 0) continue;
       const report = await service(`/api/subscriptions/reporting/periods/${period.period_id}`);
-      return { email, subscriptionId: sub.subscription_id, periodId: period.period_id, periodSeq: period.period_seq, refundCount: report.refunds.refund_count };
+      return {
+        email,
+        subscriptionId: sub.subscription_id,
+        periodId: period.period_id,
+        periodSeq: period.period_seq,
+        refundCount: report.refunds.refund_count,
+      };
     }
   }
   throw new Error("no refundable demo subscription found");
@@ -51,7 +60,9 @@ async function findCandidate(skip: Set<string>): Promise<Candidate> {
 
 const used = new Set<string>();
 
-test("[support] finds a subscription by player email and refunds part of a period once, despite a 503", async ({ page }) => {
+test("[support] finds a subscription by player email and refunds part of a period once, despite a 503", async ({
+  page,
+}) => {
   const candidate = await findCandidate(used);
   used.add(candidate.subscriptionId);
   await signIn(page, "support");
@@ -82,7 +93,9 @@ test("[support] finds a subscription by player email and refunds part of a perio
   await page.getByRole("button", { name: "Review refund" }).click();
   await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
   // Focus follows the step, so a screen reader announces it.
-  await expect.poll(() => page.evaluate(() => document.activeElement?.textContent ?? "")).toContain("Review the refund");
+  await expect
+    .poll(() => page.evaluate(() => document.activeElement?.textContent ?? ""))
+    .toContain("Review the refund");
   await expect(page.getByText("Attribution the recipient loses (estimate)")).toBeVisible();
   await expect(page.getByText(/credited to the wallet as 10\.00 coins/)).toBeVisible();
   await shoot(page, "support-refund-review");
@@ -92,7 +105,9 @@ test("[support] finds a subscription by player email and refunds part of a perio
   await page.getByRole("button", { name: "Refund USD 1.00" }).click();
   await expect(page).toHaveURL(/\/subscriptions\/refunds\/[0-9a-f-]{36}$/);
   await expect(page.getByText("Refunded USD 1.00")).toBeVisible();
-  await expect.poll(() => page.evaluate(() => document.activeElement?.textContent ?? "")).toContain("Refunded USD 1.00");
+  await expect
+    .poll(() => page.evaluate(() => document.activeElement?.textContent ?? ""))
+    .toContain("Refunded USD 1.00");
   await expect(page.getByText(/Player's balance after the refund/)).toBeVisible();
   await expect(page.getByText("Revenue share attribution")).toBeVisible();
   await expect(page.getByText("Card fee charged to the partner")).toBeVisible();
@@ -112,9 +127,17 @@ test("[support] finds a subscription by player email and refunds part of a perio
   const events = page.getByRole("region", { name: /^Refund events of this period/ });
   await expect(events).toHaveAttribute("tabindex", "0");
   await expect(page.getByText(/^Figures are (exact: one row per refund|approximate: the period)/)).toBeVisible();
-  await expect(events.getByText("Taken back from partner revenue").or(events.getByText("Sale and fee reversed")).or(events.getByText("Nothing reversed")).first()).toBeVisible();
+  await expect(
+    events
+      .getByText("Taken back from partner revenue")
+      .or(events.getByText("Sale and fee reversed"))
+      .or(events.getByText("Nothing reversed"))
+      .first(),
+  ).toBeVisible();
   await shoot(page, "support-period-after-refund");
-  expect((await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`)).refunds.refund_count).toBe(candidate.refundCount + 1);
+  expect((await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`)).refunds.refund_count).toBe(
+    candidate.refundCount + 1,
+  );
 
   await page.goto(`/audit?action=refund.&target=${candidate.subscriptionId}`);
   const rows = page.getByRole("table", { name: "Audit log entries, newest first" }).getByRole("row");
@@ -142,7 +165,9 @@ test("[support] is told the remaining amount when asking for more than is left",
   await shoot(page, "support-refund-too-much");
 });
 
-test("[support] is sent back to the amount with the new remaining figure when the period was refunded after the review", async ({ page }) => {
+test("[support] is sent back to the amount with the new remaining figure when the period was refunded after the review", async ({
+  page,
+}) => {
   const candidate = await findCandidate(used);
   used.add(candidate.subscriptionId);
   const before = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
@@ -154,9 +179,15 @@ test("[support] is sent back to the amount with the new remaining figure when th
   await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
 
   // Meanwhile 0.50 of the period is refunded elsewhere (the service's own tools).
-  const made = await admin("/refunds", { subscription_id: candidate.subscriptionId, period_seq: candidate.periodSeq, amount_usd: "0.50" });
+  const made = await admin("/refunds", {
+    subscription_id: candidate.subscriptionId,
+    period_seq: candidate.periodSeq,
+    amount_usd: "0.50",
+  });
   expect(made.status).toBe("recorded");
-  const remaining = formatUsd(money(before.period.amount_usd).minus(money(before.refunds.refunded_to_date_usd)).minus(money("0.50")));
+  const remaining = formatUsd(
+    money(before.period.amount_usd).minus(money(before.refunds.refunded_to_date_usd)).minus(money("0.50")),
+  );
   await page.getByRole("button", { name: "Refund USD 1.00" }).click();
   await expect(page.getByText(new RegExp(`USD ${remaining.replace(".", "\\.")} remains refundable now`))).toBeVisible();
   await expect(page.getByRole("button", { name: "Review refund" })).toBeVisible();
@@ -167,12 +198,15 @@ test("[support] is sent back to the amount with the new remaining figure when th
   expect(after.refunds.refund_count).toBe(candidate.refundCount + 1);
 });
 
-test("[support] cancels a subscription at the end of its paid period, as the dialog said, keeping the reason through an error", async ({ page }) => {
+test("[support] cancels a subscription at the end of its paid period, as the dialog said, keeping the reason through an error", async ({
+  page,
+}) => {
   const candidate = await findCandidate(used);
   used.add(candidate.subscriptionId);
   const before = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
   // What the service will do, from its own fields (its clock is not this machine's).
-  const paidRunning = before.paid_through !== null && Date.parse(before.paid_through) > Date.parse(before.current_period_start);
+  const paidRunning =
+    before.paid_through !== null && Date.parse(before.paid_through) > Date.parse(before.current_period_start);
   expect(paidRunning).toBe(true);
   await signIn(page, "support");
   await page.goto(`/subscriptions/${candidate.subscriptionId}`);
@@ -211,7 +245,9 @@ test("[support] cancels a subscription at the end of its paid period, as the dia
   await shoot(page, "support-cancel-done");
 });
 
-test("[support] a refund amount typed as abc, 12,50 or left empty is refused on the field, keeping what was typed", async ({ page }) => {
+test("[support] a refund amount typed as abc, 12,50 or left empty is refused on the field, keeping what was typed", async ({
+  page,
+}) => {
   const candidate = await findCandidate(used);
   await signIn(page, "support");
   await page.goto(`/subscriptions/periods/${candidate.periodId}`);
@@ -220,7 +256,9 @@ test("[support] a refund amount typed as abc, 12,50 or left empty is refused on 
     await page.getByLabel("Amount to refund (USD)").fill(typed);
     await page.getByLabel("Reason").fill(`Ticket 77 (${typed || "empty"})`);
     await page.getByRole("button", { name: "Review refund" }).click();
-    await expect(page.getByText(/Amount to refund \(USD\) must be an amount in USD with at most two decimals/)).toBeVisible();
+    await expect(
+      page.getByText(/Amount to refund \(USD\) must be an amount in USD with at most two decimals/),
+    ).toBeVisible();
     await expect(page.getByText("Something went wrong")).toHaveCount(0);
     await expect(page.getByLabel("Partial")).toBeChecked();
     await expect(page.getByLabel("Amount to refund (USD)")).toHaveValue(typed);
@@ -247,7 +285,9 @@ test("[support] finds a subscription by its id typed in lower case", async ({ pa
 });
 
 for (const role of ["finance", "admin"] as const) {
-  test(`[${role}] opens a subscription page and a price change refused by the service keeps the typed price`, async ({ page }) => {
+  test(`[${role}] opens a subscription page and a price change refused by the service keeps the typed price`, async ({
+    page,
+  }) => {
     const candidate = await findCandidate(used);
     await signIn(page, role);
     const response = await page.goto(`/subscriptions/${candidate.subscriptionId}`);
@@ -260,7 +300,11 @@ for (const role of ["finance", "admin"] as const) {
     await expect(dialog.getByText(/must be an amount in USD/)).toBeVisible();
     if (role === "finance") {
       await dialog.getByLabel("New price (USD)").fill("4.99");
-      await admin("/faults", { route: `/api/subscriptions/${candidate.subscriptionId}/amount`, fault: "503", count: 1 });
+      await admin("/faults", {
+        route: `/api/subscriptions/${candidate.subscriptionId}/amount`,
+        fault: "503",
+        count: 1,
+      });
       await dialog.getByRole("button", { name: "Stage the new price" }).click();
       await expect(dialog.getByRole("alert")).toBeVisible();
       await expect(dialog.getByLabel("New price (USD)")).toHaveValue("4.99");
@@ -287,9 +331,13 @@ test("[admin] sets the support refund limit", async ({ page }) => {
   await expect(page).toHaveURL(/\/settings\/refunds$/);
   await page.getByLabel("Largest refund support may make (USD)").fill("75.5");
   await page.getByRole("button", { name: "Save limit" }).click();
-  await expect(page.getByText("Support may now refund up to USD 75.50 per period, in total; beyond that, refunds need finance.")).toBeVisible();
+  await expect(
+    page.getByText("Support may now refund up to USD 75.50 per period, in total; beyond that, refunds need finance."),
+  ).toBeVisible();
   await shoot(page, "settings-refunds");
   await page.getByLabel("Largest refund support may make (USD)").fill("50.00");
   await page.getByRole("button", { name: "Save limit" }).click();
-  await expect(page.getByText("Support may now refund up to USD 50.00 per period, in total; beyond that, refunds need finance.")).toBeVisible();
+  await expect(
+    page.getByText("Support may now refund up to USD 50.00 per period, in total; beyond that, refunds need finance."),
+  ).toBeVisible();
 });

@@ -12,15 +12,23 @@ type Period = { subscription_id: string; period_seq: number };
 async function refundSomePeriod(): Promise<string> {
   const emulator = process.env.E2E_EMULATOR_URL;
   if (!emulator) throw new Error("E2E_EMULATOR_URL is not set");
-  const report = await fetch(`${emulator}/sandbox/api/subscriptions/reporting/attribution?start=2026-10-01&end=2026-11-20&limit=20`, {
-    headers: { "X-Game-Secret-Key": DEMO_GAME_SECRET },
-  });
+  const report = await fetch(
+    `${emulator}/sandbox/api/subscriptions/reporting/attribution?start=2026-10-01&end=2026-11-20&limit=20`,
+    {
+      headers: { "X-Game-Secret-Key": DEMO_GAME_SECRET },
+    },
+  );
   const body = (await report.json()) as { recipients: { periods: Period[] }[] };
   for (const period of body.recipients.flatMap((r) => r.periods)) {
     const response = await fetch(`${emulator}/__emulator/refunds`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ subscription_id: period.subscription_id, period_seq: period.period_seq, amount_usd: "0.10", reason: "e2e" }),
+      body: JSON.stringify({
+        subscription_id: period.subscription_id,
+        period_seq: period.period_seq,
+        amount_usd: "0.10",
+        reason: "e2e",
+      }),
     });
     if (response.status === 201) return period.subscription_id;
   }
@@ -28,7 +36,9 @@ async function refundSomePeriod(): Promise<string> {
 }
 
 test.describe("webhook event log", () => {
-  test("[viewer] sees a refund made in the service, filters by subscription and reads the event's JSON", async ({ page }) => {
+  test("[viewer] sees a refund made in the service, filters by subscription and reads the event's JSON", async ({
+    page,
+  }) => {
     const subscriptionId = await refundSomePeriod();
     await signIn(page, "viewer");
     await page.goto(`/webhooks?q=${subscriptionId}`);
@@ -50,7 +60,13 @@ test.describe("webhook event log", () => {
 
   test("[viewer] sees an unsigned delivery counted as refused, with its reason", async ({ page, request }) => {
     const response = await request.post(`/api/webhooks/service/${DEMO_GAME_ID}`, {
-      data: { event_id: "evt_forged", event_type: "subscription.refunded", created_at: "2026-11-20T00:00:00Z", tenant_id: DEMO_GAME_ID, data: {} },
+      data: {
+        event_id: "evt_forged",
+        event_type: "subscription.refunded",
+        created_at: "2026-11-20T00:00:00Z",
+        tenant_id: DEMO_GAME_ID,
+        data: {},
+      },
       headers: { "x-service-idempotency-key": "idem_forged" },
     });
     expect(response.status()).toBe(400);

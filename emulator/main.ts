@@ -34,14 +34,21 @@ const flagsSchema = z
     host: z.string().min(1).default("127.0.0.1"),
     scenario: z.string().min(1).optional(),
     demo: z.boolean().default(false),
-    seed: z.coerce.number({ message: "must be an integer" }).int().min(0).max(2 ** 32 - 1).optional(),
+    seed: z.coerce
+      .number({ message: "must be an integer" })
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
     clock: z
       .string()
       .refine((value) => parseInstant(value) !== null, { message: "must be an ISO 8601 timestamp" })
       .optional(),
     "rate-limits": z
       .string()
-      .refine((value) => parseRateLimitMode(value) !== null, { message: "must be documented, off or scaled:K (K >= 1)" })
+      .refine((value) => parseRateLimitMode(value) !== null, {
+        message: "must be documented, off or scaled:K (K >= 1)",
+      })
       .default("documented"),
     "webhook-url": z.array(z.string().url({ message: "must be a URL" })).default([]),
     "webhook-secret": z.string().min(1).optional(),
@@ -117,12 +124,18 @@ async function main(): Promise<void> {
     throw error;
   }
   const ledger = emulator.ledger();
-  process.stdout.write(`clock ${formatInstant(ledger.now)}; ${ledger.subscriptions.size} subscriptions, ${ledger.periods.size} periods; rate limits ${flags["rate-limits"]}\n`);
+  process.stdout.write(
+    `clock ${formatInstant(ledger.now)}; ${ledger.subscriptions.size} subscriptions, ${ledger.periods.size} periods; rate limits ${flags["rate-limits"]}\n`,
+  );
   if (flags.demo) {
-    process.stdout.write(`demo game id ${DEMO_GAME_ID}, secret ${DEMO_GAME_SECRET}, webhook secret ${flags["webhook-secret"] ?? DEMO_WEBHOOK_SECRET}\n`);
+    process.stdout.write(
+      `demo game id ${DEMO_GAME_ID}, secret ${DEMO_GAME_SECRET}, webhook secret ${flags["webhook-secret"] ?? DEMO_WEBHOOK_SECRET}\n`,
+    );
   }
   // Last, so that a supervisor waiting for this line has everything above.
-  process.stdout.write(`emulator listening on ${emulator.url} (sandbox at ${emulator.url}/sandbox, admin at ${emulator.url}/__emulator)\n`);
+  process.stdout.write(
+    `emulator listening on ${emulator.url} (sandbox at ${emulator.url}/sandbox, admin at ${emulator.url}/__emulator)\n`,
+  );
   const stop = (signal: string) => {
     process.stdout.write(`emulator stopping (${signal})\n`);
     void emulator.close().then(() => process.exit(0));

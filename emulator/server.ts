@@ -104,7 +104,9 @@ export function createEmulatorApp(runtime: EmulatorRuntime): Hono<AppEnv> {
   app.route("/__emulator", admin);
   app.route("/sandbox", api);
   app.route("/", api);
-  app.notFound((c) => renderError(c, runtime, new ApiError(404, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`)));
+  app.notFound((c) =>
+    renderError(c, runtime, new ApiError(404, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`)),
+  );
   app.onError(onError(runtime));
   return app;
 }
@@ -146,8 +148,17 @@ function registerWebhooks(ledger: Ledger, extraWebhooks: ExtraWebhook[]): void {
 /** Starts an emulator in this process. Tests start one per file on port 0. */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const mode = resolveMode(options.rateLimits);
-  const urls = options.webhookUrl === undefined ? [] : Array.isArray(options.webhookUrl) ? options.webhookUrl : [options.webhookUrl];
-  const extraWebhooks = urls.map((url) => ({ url, secret: options.webhookSecret ?? DEMO_WEBHOOK_SECRET, events: ["*"] }));
+  const urls =
+    options.webhookUrl === undefined
+      ? []
+      : Array.isArray(options.webhookUrl)
+        ? options.webhookUrl
+        : [options.webhookUrl];
+  const extraWebhooks = urls.map((url) => ({
+    url,
+    secret: options.webhookSecret ?? DEMO_WEBHOOK_SECRET,
+    events: ["*"],
+  }));
   const initial = await initialState(options, extraWebhooks);
   const restored = options.stateFile ? readStateFile(options.stateFile) : null;
   if (restored) registerWebhooks(restored.ledger, extraWebhooks);

@@ -56,7 +56,6 @@ export function describeFieldErrors(fieldErrors: Record<string, string>): string
     .join("; ");
 }
 
-
 /**
  * The selected game is kept per session, so all tabs share it: a form rendered for game X and submitted after another
  * tab switched to game Y must not act on Y. Forms that act on "the selected game" carry the game they showed.
@@ -66,7 +65,10 @@ async function assertExpectedGame(raw: unknown, user: CurrentUser): Promise<void
   if (typeof expected !== "string" || expected === "") return;
   const selected = await getSelectedGameId(getDb(), user.sessionId);
   if (selected !== expected) {
-    throw new AppError("CONFLICT", "The game was switched in another tab since this page was opened. Reload the page and try again.");
+    throw new AppError(
+      "CONFLICT",
+      "The game was switched in another tab since this page was opened. Reload the page and try again.",
+    );
   }
 }
 
@@ -89,7 +91,13 @@ export function defineAction<S extends z.ZodType, T = undefined>(
       const parsed = options.input.safeParse(raw);
       if (!parsed.success) {
         const fieldErrors = fieldErrorsOf(parsed.error);
-        return { ok: false, code: "INVALID_INPUT", message: describeFieldErrors(fieldErrors), fieldErrors, values: echoValues(raw) };
+        return {
+          ok: false,
+          code: "INVALID_INPUT",
+          message: describeFieldErrors(fieldErrors),
+          fieldErrors,
+          values: echoValues(raw),
+        };
       }
       return (await handler(parsed.data, { user })) ?? { ok: true };
     } catch (error) {
@@ -106,7 +114,12 @@ export function defineAction<S extends z.ZodType, T = undefined>(
       if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
       log.error("action failed", { action: options.name, error });
       // Even an unexpected failure gives the form back what was typed.
-      return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again.", values: echoValues(raw) };
+      return {
+        ok: false,
+        code: "INTERNAL",
+        message: "Something went wrong. The error was logged; try again.",
+        values: echoValues(raw),
+      };
     }
   };
   return Object.assign(action, { requiredRole: options.role });
@@ -124,7 +137,13 @@ export function definePublicAction<S extends z.ZodType, T = undefined>(
       const parsed = options.input.safeParse(raw);
       if (!parsed.success) {
         const fieldErrors = fieldErrorsOf(parsed.error);
-        return { ok: false, code: "INVALID_INPUT", message: describeFieldErrors(fieldErrors), fieldErrors, values: echoValues(raw) };
+        return {
+          ok: false,
+          code: "INVALID_INPUT",
+          message: describeFieldErrors(fieldErrors),
+          fieldErrors,
+          values: echoValues(raw),
+        };
       }
       return (await handler(parsed.data)) ?? { ok: true };
     } catch (error) {
@@ -132,7 +151,12 @@ export function definePublicAction<S extends z.ZodType, T = undefined>(
       if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
       log.error("action failed", { action: options.name, error });
       // Even an unexpected failure gives the form back what was typed.
-      return { ok: false, code: "INTERNAL", message: "Something went wrong. The error was logged; try again.", values: echoValues(raw) };
+      return {
+        ok: false,
+        code: "INTERNAL",
+        message: "Something went wrong. The error was logged; try again.",
+        values: echoValues(raw),
+      };
     }
   };
   return Object.assign(action, { requiredRole: "public" as const, publicReason: options.reason });

@@ -35,7 +35,9 @@ describe("secrets at rest", () => {
       const truncated = [parts[0], parts[1], tag.subarray(0, length).toString("base64url"), parts[3]].join(".");
       expect(() => openSecret(truncated, "game-secret:g1", KEY)).toThrow(/tag/);
     }
-    const longer = [parts[0], parts[1], Buffer.concat([tag, Buffer.from([0])]).toString("base64url"), parts[3]].join(".");
+    const longer = [parts[0], parts[1], Buffer.concat([tag, Buffer.from([0])]).toString("base64url"), parts[3]].join(
+      ".",
+    );
     expect(() => openSecret(longer, "game-secret:g1", KEY)).toThrow(/tag/);
   });
 

@@ -65,7 +65,10 @@ export function parseIsoUtc(value: string): number | null {
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /** "2026-03-01T14:05:09Z" -> "2026-03-01 14:05 UTC" (or "2026-03-01" with dateOnly); null if not ISO 8601. */
-export function formatUtcDateTime(value: string, options: { dateOnly?: boolean; seconds?: boolean } = {}): string | null {
+export function formatUtcDateTime(
+  value: string,
+  options: { dateOnly?: boolean; seconds?: boolean } = {},
+): string | null {
   const ms = parseIsoUtc(value);
   if (ms === null) return null;
   const d = new Date(ms);

@@ -16,7 +16,8 @@ function redact(value: unknown, depth = 0): unknown {
   if (value instanceof Error) return { name: value.name, message: value.message };
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) out[key] = SECRET_KEY.test(key) ? "[redacted]" : redact(inner, depth + 1);
+  for (const [key, inner] of Object.entries(value))
+    out[key] = SECRET_KEY.test(key) ? "[redacted]" : redact(inner, depth + 1);
   return out;
 }
 

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { formatUsd, money, percentOf, proRata, roundCents, sameAmount, sumMoney, usdInputSchema, usdToCoins } from "./money";
+import {
+  formatUsd,
+  money,
+  percentOf,
+  proRata,
+  roundCents,
+  sameAmount,
+  sumMoney,
+  usdInputSchema,
+  usdToCoins,
+} from "./money";
 
 describe("money", () => {
   it("rounds to the cent half away from zero", () => {
@@ -44,7 +54,9 @@ describe("money", () => {
     for (const typed of ["", "abc", "12,50"]) {
       const result = usdInputSchema.safeParse(typed);
       expect(result.success).toBe(false);
-      expect(result.error?.issues.map((i) => i.message)).toEqual(["must be an amount in USD with at most two decimals, such as 12.50"]);
+      expect(result.error?.issues.map((i) => i.message)).toEqual([
+        "must be an amount in USD with at most two decimals, such as 12.50",
+      ]);
     }
   });
 

@@ -23,8 +23,22 @@ describe("table state", () => {
   it("reads URLSearchParams and Next.js searchParams objects alike", () => {
     const query = "page=3&pageSize=100&sort=gross&dir=asc&q=%20alice%20&state=held";
     const fromUrl = payouts.parse(new URLSearchParams(query));
-    const fromObject = payouts.parse({ page: "3", pageSize: ["100", "25"], sort: "gross", dir: "asc", q: " alice ", state: "held" });
-    expect(fromUrl).toEqual({ page: 3, pageSize: 100, sort: "gross", dir: "asc", q: "alice", filters: { state: "held" } });
+    const fromObject = payouts.parse({
+      page: "3",
+      pageSize: ["100", "25"],
+      sort: "gross",
+      dir: "asc",
+      q: " alice ",
+      state: "held",
+    });
+    expect(fromUrl).toEqual({
+      page: 3,
+      pageSize: 100,
+      sort: "gross",
+      dir: "asc",
+      q: "alice",
+      filters: { state: "held" },
+    });
     expect(fromObject).toEqual(fromUrl);
   });
 
@@ -59,7 +73,9 @@ describe("table state", () => {
 
   it("refuses a definition that cannot work", () => {
     expect(() => defineTableState({ sortColumns: ["a"], defaultSort: "b" as "a" })).toThrow(/defaultSort/);
-    expect(() => defineTableState({ sortColumns: ["a"], defaultSort: "a", filters: { page: ["1"] } })).toThrow(/reserved/);
+    expect(() => defineTableState({ sortColumns: ["a"], defaultSort: "a", filters: { page: ["1"] } })).toThrow(
+      /reserved/,
+    );
   });
 
   it("computes offsets and page counts", () => {

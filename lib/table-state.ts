@@ -75,8 +75,10 @@ export function defineTableState<S extends string, F extends string = never>(
     filters: input.filters ?? ({} as { readonly [K in F]: readonly string[] }),
     maxQueryLength: input.maxQueryLength ?? 200,
   };
-  if (!config.sortColumns.includes(config.defaultSort)) throw new Error(`defaultSort "${config.defaultSort}" is not a sort column`);
-  if (!pageSizes.includes(config.defaultPageSize)) throw new Error(`defaultPageSize ${config.defaultPageSize} is not offered`);
+  if (!config.sortColumns.includes(config.defaultSort))
+    throw new Error(`defaultSort "${config.defaultSort}" is not a sort column`);
+  if (!pageSizes.includes(config.defaultPageSize))
+    throw new Error(`defaultPageSize ${config.defaultPageSize} is not offered`);
   const filterNames = Object.keys(config.filters) as F[];
   for (const name of filterNames) {
     if ((RESERVED_PARAMS as readonly string[]).includes(name)) throw new Error(`filter name "${name}" is reserved`);
@@ -105,8 +107,8 @@ export function defineTableState<S extends string, F extends string = never>(
         .transform((n) => (pageSizes.includes(n) ? n : config.defaultPageSize)),
       sort: z
         .unknown()
-        .transform((value): S =>
-          typeof value === "string" && includes(config.sortColumns, value) ? value : config.defaultSort,
+        .transform(
+          (value): S => (typeof value === "string" && includes(config.sortColumns, value) ? value : config.defaultSort),
         ),
       dir: z.enum(["asc", "desc"]).catch(config.defaultDir),
       q: z
@@ -114,12 +116,14 @@ export function defineTableState<S extends string, F extends string = never>(
         .transform((value) => (typeof value === "string" ? value.trim().slice(0, config.maxQueryLength) : "")),
       filters: z.object(filterShape).catch({}),
     })
-    .transform((state): TableState<S, F> => ({
-      ...state,
-      filters: Object.fromEntries(
-        Object.entries(state.filters).filter(([, value]) => value !== undefined),
-      ) as Partial<Record<F, string>>,
-    }));
+    .transform(
+      (state): TableState<S, F> => ({
+        ...state,
+        filters: Object.fromEntries(
+          Object.entries(state.filters).filter(([, value]) => value !== undefined),
+        ) as Partial<Record<F, string>>,
+      }),
+    );
 
   const defaults: TableState<S, F> = {
     page: 1,

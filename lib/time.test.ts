@@ -131,8 +131,14 @@ describe("windowContains", () => {
 
 describe("months", () => {
   it("builds a month window", () => {
-    expect(windowToQuery(monthWindow("2026-03"))).toEqual({ start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z" });
-    expect(windowToQuery(monthWindow("2026-12"))).toEqual({ start: "2026-12-01T00:00:00Z", end: "2027-01-01T00:00:00Z" });
+    expect(windowToQuery(monthWindow("2026-03"))).toEqual({
+      start: "2026-03-01T00:00:00Z",
+      end: "2026-04-01T00:00:00Z",
+    });
+    expect(windowToQuery(monthWindow("2026-12"))).toEqual({
+      start: "2026-12-01T00:00:00Z",
+      end: "2027-01-01T00:00:00Z",
+    });
     expect(() => monthWindow("2026-13")).toThrow();
     expect(() => monthWindow("2026-3")).toThrow();
   });

@@ -13,7 +13,13 @@ const schema = z.object({
     .string()
     .regex(/^\d{1,4}$/, { message: "must be a whole number of seconds", abort: true })
     .transform(Number)
-    .pipe(z.number().int().min(1, { message: "must be at least 1 second" }).max(3600, { message: "must be at most 3600 seconds" }))
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, { message: "must be at least 1 second" })
+        .max(3600, { message: "must be at most 3600 seconds" }),
+    )
     .optional(),
 });
 
@@ -54,7 +60,12 @@ export const workerCommand = {
     usage: "npm run desk -- worker [--grace SECONDS]",
     description:
       "Runs the background jobs and their schedules (no web server) until SIGTERM or SIGINT. On a stop signal it takes no new job, gives the running ones the grace period to finish and hands back any still running, then prints a summary.",
-    options: { grace: { type: "string", description: `Seconds running jobs get to finish on stop (default ${DEFAULT_GRACE_SECONDS})` } },
+    options: {
+      grace: {
+        type: "string",
+        description: `Seconds running jobs get to finish on stop (default ${DEFAULT_GRACE_SECONDS})`,
+      },
+    },
     schema,
   } satisfies CommandSpec<typeof schema>,
   async run(flags: z.output<typeof schema>): Promise<WorkerSummary> {
@@ -70,10 +81,18 @@ export const workerCommand = {
       process.stderr.write("desk worker: working jobs; stop with SIGTERM or SIGINT\n");
       const received = await signal;
       const graceSeconds = flags.grace ?? DEFAULT_GRACE_SECONDS;
-      process.stderr.write(`desk worker: ${received}: taking no new jobs, waiting up to ${graceSeconds}s for running ones\n`);
+      process.stderr.write(
+        `desk worker: ${received}: taking no new jobs, waiting up to ${graceSeconds}s for running ones\n`,
+      );
       const counts = await shutDownWorkers({ timeoutMs: graceSeconds * 1000 });
       process.stderr.write("desk worker: stopped\n");
-      return { worker: "stopped", signal: received, jobsFinished: counts.jobsFinished, jobsFailed: counts.jobsFailed, jobsHandedBack: counts.running };
+      return {
+        worker: "stopped",
+        signal: received,
+        jobsFinished: counts.jobsFinished,
+        jobsFailed: counts.jobsFailed,
+        jobsHandedBack: counts.running,
+      };
     } finally {
       await db.destroy();
       await runtime.stop();

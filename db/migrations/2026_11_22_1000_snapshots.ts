@@ -141,7 +141,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("last_paid_at", "timestamptz")
     .addPrimaryKeyConstraint("snapshot_recipient_pk", ["snapshot_id", "recipient_player_id"])
     // Deferred: rows are written while the pages are read, the snapshot row itself last, all in one transaction.
-    .addForeignKeyConstraint("snapshot_recipient_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
+    .addForeignKeyConstraint("snapshot_recipient_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) =>
+      fk.deferrable().initiallyDeferred(),
+    )
     .execute();
   // Sorted, filtered and paginated payout tables over tens of thousands of recipients run on these indexes.
   for (const column of ["net_attributed_usd", "gross_attributed_usd", "reversed_attributed_usd", "renewal_count"]) {
@@ -186,11 +188,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("reconciliation", "jsonb")
     .addPrimaryKeyConstraint("snapshot_line_pk", ["snapshot_id", "period_id"])
     // Deferred: rows are written while the pages are read, the snapshot row itself last, all in one transaction.
-    .addForeignKeyConstraint("snapshot_line_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
+    .addForeignKeyConstraint("snapshot_line_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) =>
+      fk.deferrable().initiallyDeferred(),
+    )
     .execute();
   await sql`create index snapshot_line_recipient_idx on snapshot_line
     (snapshot_id, recipient_player_id, paid_at, period_id)`.execute(db);
-  await sql`create index snapshot_line_subscription_idx on snapshot_line (snapshot_id, subscription_id, period_seq)`.execute(db);
+  await sql`create index snapshot_line_subscription_idx on snapshot_line (snapshot_id, subscription_id, period_seq)`.execute(
+    db,
+  );
 
   await db.schema
     .createTable("snapshot_reversal")
@@ -214,7 +220,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("event_count", "integer", (c) => c.notNull())
     .addPrimaryKeyConstraint("snapshot_reversal_pk", ["snapshot_id", "period_id"])
     // Deferred: rows are written while the pages are read, the snapshot row itself last, all in one transaction.
-    .addForeignKeyConstraint("snapshot_reversal_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
+    .addForeignKeyConstraint("snapshot_reversal_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) =>
+      fk.deferrable().initiallyDeferred(),
+    )
     .execute();
   await sql`create index snapshot_reversal_recipient_idx on snapshot_reversal
     (snapshot_id, recipient_player_id, latest_refund_at, period_id)`.execute(db);
@@ -234,7 +242,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("is_full_refund", "boolean", (c) => c.notNull())
     .addPrimaryKeyConstraint("snapshot_refund_event_pk", ["snapshot_id", "period_id", "seq"])
     // Deferred: rows are written while the pages are read, the snapshot row itself last, all in one transaction.
-    .addForeignKeyConstraint("snapshot_refund_event_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
+    .addForeignKeyConstraint("snapshot_refund_event_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) =>
+      fk.deferrable().initiallyDeferred(),
+    )
     .execute();
 
   await db.schema
@@ -250,7 +260,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     // The body exactly as the service sent it (text, not jsonb, so nothing is normalised away).
     .addColumn("body", "text", (c) => c.notNull())
     .addPrimaryKeyConstraint("snapshot_page_pk", ["snapshot_id", "seq"])
-    .addForeignKeyConstraint("snapshot_page_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) => fk.deferrable().initiallyDeferred())
+    .addForeignKeyConstraint("snapshot_page_snapshot_fk", ["snapshot_id"], "snapshot", ["id"], (fk) =>
+      fk.deferrable().initiallyDeferred(),
+    )
     .execute();
 
   await db.schema

@@ -20,11 +20,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("reason", "text", (c) => c.check(sql`char_length(reason) <= 500`))
     // "client_request_id (string, required, at most 255, not sub_-prefixed, one per refund, reuse on retry)"
     .addColumn("client_request_id", "text", (c) =>
-      c.notNull().unique().check(sql`char_length(client_request_id) <= 255 and lower(client_request_id) not like 'sub\\_%'`),
+      c
+        .notNull()
+        .unique()
+        .check(sql`char_length(client_request_id) <= 255 and lower(client_request_id) not like 'sub\\_%'`),
     )
     .addColumn("intent_key", "text", (c) => c.notNull())
     .addColumn("status", "text", (c) =>
-      c.notNull().defaultTo("pending").check(sql`status in ('pending', 'succeeded', 'failed', 'needs_attention', 'resolved')`),
+      c
+        .notNull()
+        .defaultTo("pending")
+        .check(sql`status in ('pending', 'succeeded', 'failed', 'needs_attention', 'resolved')`),
     )
     .addColumn("actor_id", "text")
     .addColumn("actor_email", "text")
@@ -50,13 +56,23 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The same intent (same subscription, period, amount and remaining amount seen at review) maps to one live attempt:
   // a double click or a second tab finds the existing row instead of creating another. A refused attempt (nothing
   // moved) frees its intent so the same refund can be tried again with a fresh key.
-  await sql`create unique index refund_attempt_intent_uq on refund_attempt (game_id, intent_key) where status <> 'failed'`.execute(db);
+  await sql`create unique index refund_attempt_intent_uq on refund_attempt (game_id, intent_key) where status <> 'failed'`.execute(
+    db,
+  );
   // At most one unfinished attempt per period: while one is pending or needs attention, the period's remaining amount
   // is unknown and nothing else may be refunded on it.
   await sql`create unique index refund_attempt_open_period_uq on refund_attempt (game_id, subscription_id, period_seq)
     where status in ('pending', 'needs_attention')`.execute(db);
-  await db.schema.createIndex("refund_attempt_sub_idx").on("refund_attempt").columns(["game_id", "subscription_id", "created_at"]).execute();
-  await db.schema.createIndex("refund_attempt_status_idx").on("refund_attempt").columns(["status", "claimed_until"]).execute();
+  await db.schema
+    .createIndex("refund_attempt_sub_idx")
+    .on("refund_attempt")
+    .columns(["game_id", "subscription_id", "created_at"])
+    .execute();
+  await db.schema
+    .createIndex("refund_attempt_status_idx")
+    .on("refund_attempt")
+    .columns(["status", "claimed_until"])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -32,7 +32,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     // The same event reaching us twice under two keys (two registered endpoints, a replayed capture) is one event.
     .addUniqueConstraint("webhook_event_event_id_unique", ["game_id", "event_id"])
     .execute();
-  await db.schema.createIndex("webhook_event_received_idx").on("webhook_event").columns(["game_id", "received_at"]).execute();
+  await db.schema
+    .createIndex("webhook_event_received_idx")
+    .on("webhook_event")
+    .columns(["game_id", "received_at"])
+    .execute();
   await db.schema
     .createIndex("webhook_event_type_idx")
     .on("webhook_event")

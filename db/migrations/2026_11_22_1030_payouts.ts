@@ -44,7 +44,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // One live batch per window; overlapping windows are refused in code under a per-game lock (lib/payouts/batches.ts).
   await sql`create unique index payout_batch_live_window_uq on payout_batch (game_id, window_start, window_end)
     where status <> 'discarded'`.execute(db);
-  await db.schema.createIndex("payout_batch_game_idx").on("payout_batch").columns(["game_id", "window_start"]).execute();
+  await db.schema
+    .createIndex("payout_batch_game_idx")
+    .on("payout_batch")
+    .columns(["game_id", "window_start"])
+    .execute();
 
   await db.schema
     .createTable("payout_statement")
@@ -67,7 +71,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("payable_usd", "numeric", (c) => c.notNull().check(sql`payable_usd >= 0`))
     .addColumn("carry_out_usd", "numeric", (c) => c.notNull())
     .addColumn("recipient_flags", "jsonb", (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
-    .addColumn("state", "text", (c) => c.notNull().check(sql`state in ('draft', 'approved', 'held', 'paid', 'carried')`))
+    .addColumn("state", "text", (c) =>
+      c.notNull().check(sql`state in ('draft', 'approved', 'held', 'paid', 'carried')`),
+    )
     .addColumn("hold_reason", "text")
     .addColumn("state_changed_at", "timestamptz", (c) => c.notNull().defaultTo(sql`clock_timestamp()`))
     .addColumn("state_changed_by_email", "text")
@@ -77,10 +83,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("payment_reference", "text")
     .addColumn("closed_at", "timestamptz")
     // "available = net + carried in; payable + carried out = available": a statement always adds up.
-    .addCheckConstraint("payout_statement_adds_up", sql`available_usd = net_attributed_usd + carried_in_usd
-      and payable_usd + carry_out_usd = available_usd and net_attributed_usd = gross_attributed_usd - reversed_attributed_usd`)
-    .addCheckConstraint("payout_statement_paid_check", sql`(state = 'paid') = (paid_amount_usd is not null)
-      and (state <> 'paid' or (paid_amount_usd = payable_usd and paid_on is not null and payment_reference is not null))`)
+    .addCheckConstraint(
+      "payout_statement_adds_up",
+      sql`available_usd = net_attributed_usd + carried_in_usd
+      and payable_usd + carry_out_usd = available_usd and net_attributed_usd = gross_attributed_usd - reversed_attributed_usd`,
+    )
+    .addCheckConstraint(
+      "payout_statement_paid_check",
+      sql`(state = 'paid') = (paid_amount_usd is not null)
+      and (state <> 'paid' or (paid_amount_usd = payable_usd and paid_on is not null and payment_reference is not null))`,
+    )
     .addCheckConstraint("payout_statement_held_check", sql`state <> 'held' or hold_reason is not null`)
     .addUniqueConstraint("payout_statement_recipient_uq", ["batch_id", "recipient_player_id"])
     .execute();
@@ -97,9 +109,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create index ${sql.raw(`payout_statement_${column}_idx`)} on payout_statement
       (batch_id, ${sql.ref(column)} desc, recipient_player_id)`.execute(db);
   }
-  await sql`create index payout_statement_email_idx on payout_statement (batch_id, lower(player_email) text_pattern_ops)`.execute(db);
-  await sql`create index payout_statement_name_idx on payout_statement (batch_id, lower(player_name) text_pattern_ops)`.execute(db);
-  await sql`create index payout_statement_state_idx on payout_statement (batch_id, state, recipient_player_id)`.execute(db);
+  await sql`create index payout_statement_email_idx on payout_statement (batch_id, lower(player_email) text_pattern_ops)`.execute(
+    db,
+  );
+  await sql`create index payout_statement_name_idx on payout_statement (batch_id, lower(player_name) text_pattern_ops)`.execute(
+    db,
+  );
+  await sql`create index payout_statement_state_idx on payout_statement (batch_id, state, recipient_player_id)`.execute(
+    db,
+  );
   await sql`create index payout_statement_recipient_idx on payout_statement (game_id, recipient_player_id)`.execute(db);
 
   // Figures are computed once; only the state and payment fields of a statement ever change.
@@ -138,7 +156,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Null for a flag of the whole window (drift, stale snapshot, spend_order_not_found).
     .addColumn("recipient_player_id", "bigint")
     .addColumn("flag", "text", (c) => c.notNull())
-    .addColumn("reason", "text", (c) => c.notNull().check(sql`char_length(btrim(reason)) >= 10 and char_length(reason) <= 1000`))
+    .addColumn("reason", "text", (c) =>
+      c.notNull().check(sql`char_length(btrim(reason)) >= 10 and char_length(reason) <= 1000`),
+    )
     .addColumn("actor_id", "text", (c) => c.notNull())
     .addColumn("actor_email", "text", (c) => c.notNull())
     .addColumn("at", "timestamptz", (c) => c.notNull().defaultTo(sql`clock_timestamp()`))
@@ -160,8 +180,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("actor_email", "text")
     .addColumn("detail", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .execute();
-  await sql`create index payout_statement_event_statement_idx on payout_statement_event (statement_id, at, id)`.execute(db);
-  await sql`create index payout_statement_event_recipient_idx on payout_statement_event (game_id, recipient_player_id, at)`.execute(db);
+  await sql`create index payout_statement_event_statement_idx on payout_statement_event (statement_id, at, id)`.execute(
+    db,
+  );
+  await sql`create index payout_statement_event_recipient_idx on payout_statement_event (game_id, recipient_player_id, at)`.execute(
+    db,
+  );
   await sql`create trigger payout_statement_event_no_update before update or delete on payout_statement_event
     for each row execute function payout_statement_event_append_only()`.execute(db);
 
@@ -175,7 +199,13 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop index if exists payout_snapshot_line_period_idx`.execute(db);
   await sql`drop index if exists payout_snapshot_line_reason_idx`.execute(db);
-  for (const table of ["payout_statement_event", "payout_flag_override", "payout_carry", "payout_statement", "payout_batch"]) {
+  for (const table of [
+    "payout_statement_event",
+    "payout_flag_override",
+    "payout_carry",
+    "payout_statement",
+    "payout_batch",
+  ]) {
     await db.schema.dropTable(table).ifExists().cascade().execute();
   }
   await sql`drop function if exists payout_statement_event_append_only()`.execute(db);

@@ -39,7 +39,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`clock_timestamp()`))
     .addUniqueConstraint("service_dispute_uq", ["game_id", "dispute_id"])
     .execute();
-  await db.schema.createIndex("service_dispute_order_idx").on("service_dispute").columns(["game_id", "order_id"]).execute();
+  await db.schema
+    .createIndex("service_dispute_order_idx")
+    .on("service_dispute")
+    .columns(["game_id", "order_id"])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -66,7 +66,10 @@ export async function searchAuditEntries(
       : query.where("action", "=", filter.action);
   }
   if (filter.actor) {
-    query = filter.actor === "system" ? query.where("actor_email", "is", null) : query.where("actor_email", "ilike", likeContains(filter.actor));
+    query =
+      filter.actor === "system"
+        ? query.where("actor_email", "is", null)
+        : query.where("actor_email", "ilike", likeContains(filter.actor));
   }
   if (filter.gameId) query = query.where("game_id", "=", filter.gameId);
   if (filter.target) query = query.where("target", "ilike", likeContains(filter.target));
@@ -76,7 +79,18 @@ export async function searchAuditEntries(
   if (filter.to) query = query.where("at", "<", filter.to);
   const [rows, count] = await Promise.all([
     query
-      .select(["id", "at", "actor_id", "actor_email", "action", "game_id", "target", "idempotency_key", "outcome", "detail"])
+      .select([
+        "id",
+        "at",
+        "actor_id",
+        "actor_email",
+        "action",
+        "game_id",
+        "target",
+        "idempotency_key",
+        "outcome",
+        "detail",
+      ])
       .orderBy("id", "desc")
       .offset(page.offset)
       .limit(page.limit)
@@ -105,7 +119,13 @@ export async function listAuditFacets(db: Db): Promise<{ actions: string[]; outc
   const [actions, outcomes, games] = await Promise.all([
     db.selectFrom("audit_log").select("action").distinct().orderBy("action").execute(),
     db.selectFrom("audit_log").select("outcome").distinct().orderBy("outcome").execute(),
-    db.selectFrom("audit_log").select("game_id").distinct().where("game_id", "is not", null).orderBy("game_id").execute(),
+    db
+      .selectFrom("audit_log")
+      .select("game_id")
+      .distinct()
+      .where("game_id", "is not", null)
+      .orderBy("game_id")
+      .execute(),
   ]);
   return {
     actions: actions.map((r) => r.action),
@@ -128,11 +148,16 @@ export async function listRefundAttemptOutcomes(
   const rows = await db
     .selectFrom("refund_attempt")
     .select(["id", "game_id", "client_request_id", "status"])
-    .where("client_request_id", "in", keys.map((k) => k.clientRequestId))
+    .where(
+      "client_request_id",
+      "in",
+      keys.map((k) => k.clientRequestId),
+    )
     .execute();
   const wanted = new Set(keys.map((k) => `${k.gameId}|${k.clientRequestId}`));
   for (const r of rows) {
-    if (wanted.has(`${r.game_id}|${r.client_request_id}`)) out.set(`${r.game_id}|${r.client_request_id}`, { attemptId: r.id, status: r.status });
+    if (wanted.has(`${r.game_id}|${r.client_request_id}`))
+      out.set(`${r.game_id}|${r.client_request_id}`, { attemptId: r.id, status: r.status });
   }
   return out;
 }

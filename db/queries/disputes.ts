@@ -106,7 +106,9 @@ export async function listSnapshotDisputes(
 ): Promise<SnapshotDisputeRow[]> {
   let query = db
     .selectFrom("service_dispute as d")
-    .innerJoin("snapshot_line as l", (join) => join.onRef("l.mint_order_id", "=", "d.order_id").on("l.snapshot_id", "=", params.snapshotId))
+    .innerJoin("snapshot_line as l", (join) =>
+      join.onRef("l.mint_order_id", "=", "d.order_id").on("l.snapshot_id", "=", params.snapshotId),
+    )
     .innerJoin("snapshot as s", (join) => join.onRef("s.id", "=", "l.snapshot_id").onRef("s.game_id", "=", "d.game_id"))
     .select([
       "d.dispute_id",
@@ -123,7 +125,8 @@ export async function listSnapshotDisputes(
       sql<string | null>`l.attributed_amount_usd::text`.as("attributed_amount_usd"),
     ])
     .where("d.game_id", "=", params.gameId);
-  if (params.recipientPlayerId !== undefined) query = query.where("l.recipient_player_id", "=", String(params.recipientPlayerId));
+  if (params.recipientPlayerId !== undefined)
+    query = query.where("l.recipient_player_id", "=", String(params.recipientPlayerId));
   const rows = await query.orderBy("l.recipient_player_id").orderBy("d.dispute_id").execute();
   return rows.map((r) => ({
     disputeId: r.dispute_id,

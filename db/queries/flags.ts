@@ -37,7 +37,10 @@ export type FlagOverrideRow = {
   at: Date;
 };
 
-export async function listFlagOverrideRows(db: Db, params: { gameId: string; batchId: string }): Promise<FlagOverrideRow[]> {
+export async function listFlagOverrideRows(
+  db: Db,
+  params: { gameId: string; batchId: string },
+): Promise<FlagOverrideRow[]> {
   const rows = await db
     .selectFrom("payout_flag_override")
     .select(["flag", "recipient_player_id", "cause", "raised_at", "reason", "actor_email", "at"])

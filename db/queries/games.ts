@@ -40,9 +40,13 @@ export async function listGames(db: Db): Promise<GameSummary[]> {
     secretMask: r.secret_mask,
     webhookSecretMask: r.webhook_secret_mask,
     webhookPreviousSecretMask:
-      r.webhook_previous_expires_at && r.webhook_previous_expires_at > new Date() ? r.webhook_previous_secret_mask : null,
+      r.webhook_previous_expires_at && r.webhook_previous_expires_at > new Date()
+        ? r.webhook_previous_secret_mask
+        : null,
     webhookPreviousExpiresAt:
-      r.webhook_previous_expires_at && r.webhook_previous_expires_at > new Date() ? r.webhook_previous_expires_at : null,
+      r.webhook_previous_expires_at && r.webhook_previous_expires_at > new Date()
+        ? r.webhook_previous_expires_at
+        : null,
     updatedAt: r.updated_at,
   }));
 }

@@ -12,11 +12,16 @@ export type SealedColumnRef = { table: string; idColumn: string; column: string 
  * value sealed concurrently is sealed with the key the rotation leaves behind.
  */
 export async function readKeyCheck(db: Db, options: { lock?: "share" | "update" } = {}): Promise<KeyCheck | null> {
-  let query = db.selectFrom("key_check").select(["key_id", "fingerprint", "created_at", "rotated_at"]).where("id", "=", true);
+  let query = db
+    .selectFrom("key_check")
+    .select(["key_id", "fingerprint", "created_at", "rotated_at"])
+    .where("id", "=", true);
   if (options.lock === "share") query = query.forShare();
   if (options.lock === "update") query = query.forUpdate();
   const row = await query.executeTakeFirst();
-  return row ? { keyId: row.key_id, fingerprint: row.fingerprint, createdAt: row.created_at, rotatedAt: row.rotated_at } : null;
+  return row
+    ? { keyId: row.key_id, fingerprint: row.fingerprint, createdAt: row.created_at, rotatedAt: row.rotated_at }
+    : null;
 }
 
 /** Records the key check unless one exists (the first sealed secret, or two of them at once). */

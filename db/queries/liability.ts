@@ -39,7 +39,10 @@ export type LiabilityStatement = {
 };
 
 /** Every statement of a batch live at the instant, in the state it was in then. */
-export async function listStatementStatesAt(db: Db, params: { gameId: string; asOf: Date }): Promise<LiabilityStatement[]> {
+export async function listStatementStatesAt(
+  db: Db,
+  params: { gameId: string; asOf: Date },
+): Promise<LiabilityStatement[]> {
   const result = await sql<{
     statement_id: string;
     batch_id: string;
@@ -76,7 +79,10 @@ export async function listStatementStatesAt(db: Db, params: { gameId: string; as
 }
 
 /** Which statement took in each carried balance (from → to), for the statements given. */
-export async function listCarryLinks(db: Db, params: { gameId: string; fromStatementIds: string[] }): Promise<{ from: string; to: string }[]> {
+export async function listCarryLinks(
+  db: Db,
+  params: { gameId: string; fromStatementIds: string[] },
+): Promise<{ from: string; to: string }[]> {
   if (params.fromStatementIds.length === 0) return [];
   const rows = await db
     .selectFrom("payout_carry as c")
@@ -91,7 +97,10 @@ export async function listCarryLinks(db: Db, params: { gameId: string; fromState
 export type EndedWindowSnapshot = { snapshotId: string; version: number; windowStart: Date; windowEnd: Date };
 
 /** The latest snapshot version of every window that had ended by the instant, earliest start first, shorter first. */
-export async function listEndedWindowSnapshots(db: Db, params: { gameId: string; asOf: Date }): Promise<EndedWindowSnapshot[]> {
+export async function listEndedWindowSnapshots(
+  db: Db,
+  params: { gameId: string; asOf: Date },
+): Promise<EndedWindowSnapshot[]> {
   const rows = await db
     .selectFrom("snapshot as s")
     .select(["s.id", "s.version", "s.window_start", "s.window_end"])
@@ -101,7 +110,12 @@ export async function listEndedWindowSnapshots(db: Db, params: { gameId: string;
     .orderBy("s.window_start")
     .orderBy("s.window_end")
     .execute();
-  return rows.map((r) => ({ snapshotId: r.id, version: r.version, windowStart: r.window_start, windowEnd: r.window_end }));
+  return rows.map((r) => ({
+    snapshotId: r.id,
+    version: r.version,
+    windowStart: r.window_start,
+    windowEnd: r.window_end,
+  }));
 }
 
 /** Net attributed per recipient over the snapshots given. */
@@ -123,5 +137,10 @@ export async function sumSnapshotNetByRecipient(
     .where("r.snapshot_id", "in", params.snapshotIds)
     .groupBy("r.recipient_player_id")
     .execute();
-  return rows.map((r) => ({ recipientPlayerId: r.recipient_player_id, playerName: r.player_name, playerEmail: r.player_email, netUsd: r.net }));
+  return rows.map((r) => ({
+    recipientPlayerId: r.recipient_player_id,
+    playerName: r.player_name,
+    playerEmail: r.player_email,
+    netUsd: r.net,
+  }));
 }

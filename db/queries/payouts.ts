@@ -11,7 +11,17 @@ import { isLatestVersion } from "./snapshots";
  * recipients over months and a recipient's history (the liability is in liability.ts). Every query filters by game.
  */
 
-export const PAYOUT_TABLE_SORTS = ["recipient", "renewals", "subscriptions", "gross", "reversed", "net", "carried_in", "payable", "state"] as const;
+export const PAYOUT_TABLE_SORTS = [
+  "recipient",
+  "renewals",
+  "subscriptions",
+  "gross",
+  "reversed",
+  "net",
+  "carried_in",
+  "payable",
+  "state",
+] as const;
 export type PayoutTableSort = (typeof PAYOUT_TABLE_SORTS)[number];
 export const PAYOUT_TABLE_FILTERS = ["flagged", "unresolved", "negative", "reversals", "carried_in"] as const;
 export type PayoutTableFilter = (typeof PAYOUT_TABLE_FILTERS)[number];
@@ -125,7 +135,10 @@ async function fetchPage<R>(
  * who only carry a balance in). Without: the snapshot's recipients. Search matches a prefix of the email or name, or
  * the exact player id; ties break on the player id so pages never overlap.
  */
-export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise<{ rows: PayoutTableRow[]; total: number }> {
+export async function listPayoutTable(
+  db: Db,
+  params: PayoutTableQuery,
+): Promise<{ rows: PayoutTableRow[]; total: number }> {
   const q = params.q?.trim().toLowerCase() ?? "";
   const prefix = `${escapeLike(q)}%`;
   const isId = /^\d{1,15}$/.test(q);
@@ -151,32 +164,38 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
     if (params.filter === "negative") base = base.where("st.net_attributed_usd", "<", "0");
     if (params.filter === "reversals") base = base.where("st.reversal_count", ">", 0);
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
-    const { rows, total } = await fetchPage(params, offset, () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(), (reverse, off, limit) =>
-      base
-        .select([
-          "st.id",
-          "st.recipient_player_id",
-          "st.resolved",
-          "st.player_email",
-          "st.player_name",
-          "st.in_snapshot",
-          "st.renewal_count",
-          "st.subscription_count",
-          "st.reversal_count",
-          "st.gross_attributed_usd",
-          "st.reversed_attributed_usd",
-          "st.net_attributed_usd",
-          "st.carried_in_usd",
-          "st.payable_usd",
-          "st.state",
-          "st.hold_reason",
-          "st.recipient_flags",
-        ])
-        .orderBy(sql.ref(STATEMENT_SORT[params.sort]), (ob) => (direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc()))
-        .orderBy("st.recipient_player_id", direction(tieBreak(params), reverse))
-        .limit(limit)
-        .offset(off)
-        .execute(),
+    const { rows, total } = await fetchPage(
+      params,
+      offset,
+      () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
+      (reverse, off, limit) =>
+        base
+          .select([
+            "st.id",
+            "st.recipient_player_id",
+            "st.resolved",
+            "st.player_email",
+            "st.player_name",
+            "st.in_snapshot",
+            "st.renewal_count",
+            "st.subscription_count",
+            "st.reversal_count",
+            "st.gross_attributed_usd",
+            "st.reversed_attributed_usd",
+            "st.net_attributed_usd",
+            "st.carried_in_usd",
+            "st.payable_usd",
+            "st.state",
+            "st.hold_reason",
+            "st.recipient_flags",
+          ])
+          .orderBy(sql.ref(STATEMENT_SORT[params.sort]), (ob) =>
+            direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc(),
+          )
+          .orderBy("st.recipient_player_id", direction(tieBreak(params), reverse))
+          .limit(limit)
+          .offset(off)
+          .execute(),
     );
     return {
       rows: rows.map((r) => ({
@@ -219,31 +238,38 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
   const unavailable = sql<boolean>`exists (select 1 from snapshot_line l where l.snapshot_id = r.snapshot_id
     and l.recipient_player_id = r.recipient_player_id and l.attribution_unavailable_reason is not null)`;
   if (params.state) base = base.where(sql<boolean>`false`);
-  if (params.filter === "flagged") base = base.where((eb) => eb.or([eb("r.resolved", "=", false), eb(unavailable, "=", true)]));
+  if (params.filter === "flagged")
+    base = base.where((eb) => eb.or([eb("r.resolved", "=", false), eb(unavailable, "=", true)]));
   if (params.filter === "unresolved") base = base.where("r.resolved", "=", false);
   if (params.filter === "negative") base = base.where("r.net_attributed_usd", "<", "0");
   if (params.filter === "reversals") base = base.where("r.reversal_count", ">", 0);
   if (params.filter === "carried_in") base = base.where(sql<boolean>`false`);
-  const { rows, total } = await fetchPage(params, offset, () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(), (reverse, off, limit) =>
-    base
-      .select([
-        "r.recipient_player_id",
-        "r.resolved",
-        "r.player_email",
-        "r.player_name",
-        "r.renewal_count",
-        "r.subscription_count",
-        "r.reversal_count",
-        "r.gross_attributed_usd",
-        "r.reversed_attributed_usd",
-        "r.net_attributed_usd",
-      ])
-      .select(unavailable.as("has_unavailable"))
-      .orderBy(sql.ref(SNAPSHOT_SORT[params.sort]), (ob) => (direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc()))
-      .orderBy("r.recipient_player_id", direction(tieBreak(params), reverse))
-      .limit(limit)
-      .offset(off)
-      .execute(),
+  const { rows, total } = await fetchPage(
+    params,
+    offset,
+    () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
+    (reverse, off, limit) =>
+      base
+        .select([
+          "r.recipient_player_id",
+          "r.resolved",
+          "r.player_email",
+          "r.player_name",
+          "r.renewal_count",
+          "r.subscription_count",
+          "r.reversal_count",
+          "r.gross_attributed_usd",
+          "r.reversed_attributed_usd",
+          "r.net_attributed_usd",
+        ])
+        .select(unavailable.as("has_unavailable"))
+        .orderBy(sql.ref(SNAPSHOT_SORT[params.sort]), (ob) =>
+          direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc(),
+        )
+        .orderBy("r.recipient_player_id", direction(tieBreak(params), reverse))
+        .limit(limit)
+        .offset(off)
+        .execute(),
   );
   return {
     rows: rows.map((r) => ({
@@ -263,7 +289,10 @@ export async function listPayoutTable(db: Db, params: PayoutTableQuery): Promise
       payableUsd: null,
       state: null,
       holdReason: null,
-      recipientFlags: [...(r.resolved ? [] : ["unresolved_recipient"]), ...(r.has_unavailable ? ["attribution_unavailable"] : [])],
+      recipientFlags: [
+        ...(r.resolved ? [] : ["unresolved_recipient"]),
+        ...(r.has_unavailable ? ["attribution_unavailable"] : []),
+      ],
     })),
     total,
   };
@@ -290,7 +319,9 @@ export async function summarizeBatch(db: Db, params: { gameId: string; batchId: 
     .where("batch_id", "=", params.batchId)
     .groupBy("state")
     .execute();
-  const byState = Object.fromEntries(STATEMENT_STATES.map((s) => [s, { count: 0, payableUsd: "0.00" }])) as BatchCounts["byState"];
+  const byState = Object.fromEntries(
+    STATEMENT_STATES.map((s) => [s, { count: 0, payableUsd: "0.00" }]),
+  ) as BatchCounts["byState"];
   let total = 0;
   let payable = money("0");
   let flagged = 0;
@@ -304,7 +335,10 @@ export async function summarizeBatch(db: Db, params: { gameId: string; batchId: 
 }
 
 /** The statement of one recipient in a batch, if any. */
-export async function findStatementId(db: Db, params: { gameId: string; batchId: string; recipientPlayerId: number }): Promise<string | null> {
+export async function findStatementId(
+  db: Db,
+  params: { gameId: string; batchId: string; recipientPlayerId: number },
+): Promise<string | null> {
   const row = await db
     .selectFrom("payout_statement")
     .select("id")
@@ -316,21 +350,38 @@ export async function findStatementId(db: Db, params: { gameId: string; batchId:
 }
 
 /** The live (not discarded) batch of each window, for the overview. */
-export async function listLiveBatchesByWindow(db: Db, gameId: string): Promise<Map<string, { id: string; status: string; snapshotId: string }>> {
+export async function listLiveBatchesByWindow(
+  db: Db,
+  gameId: string,
+): Promise<Map<string, { id: string; status: string; snapshotId: string }>> {
   const rows = await db
     .selectFrom("payout_batch")
     .select(["id", "status", "window_start", "window_end", "snapshot_id"])
     .where("game_id", "=", gameId)
     .where("status", "<>", "discarded")
     .execute();
-  return new Map(rows.map((r) => [`${r.window_start.getTime()}|${r.window_end.getTime()}`, { id: r.id, status: r.status, snapshotId: r.snapshot_id }]));
+  return new Map(
+    rows.map((r) => [
+      `${r.window_start.getTime()}|${r.window_end.getTime()}`,
+      { id: r.id, status: r.status, snapshotId: r.snapshot_id },
+    ]),
+  );
 }
 
 /** Top recipients by net attributed over the latest snapshot version of each given window. */
 export async function listTopRecipients(
   db: Db,
   params: { gameId: string; windows: TimeWindow[]; limit?: number },
-): Promise<{ recipientPlayerId: number; playerName: string | null; playerEmail: string | null; netAttributedUsd: string; grossAttributedUsd: string; reversedAttributedUsd: string }[]> {
+): Promise<
+  {
+    recipientPlayerId: number;
+    playerName: string | null;
+    playerEmail: string | null;
+    netAttributedUsd: string;
+    grossAttributedUsd: string;
+    reversedAttributedUsd: string;
+  }[]
+> {
   if (params.windows.length === 0) return [];
   const latest = db
     .selectFrom("snapshot as s")
@@ -338,7 +389,9 @@ export async function listTopRecipients(
     .where("s.game_id", "=", params.gameId)
     .where((eb) =>
       eb.or(
-        params.windows.map((w) => eb.and([eb("s.window_start", "=", new Date(w.startMs)), eb("s.window_end", "=", new Date(w.endMs))])),
+        params.windows.map((w) =>
+          eb.and([eb("s.window_start", "=", new Date(w.startMs)), eb("s.window_end", "=", new Date(w.endMs))]),
+        ),
       ),
     )
     .where(isLatestVersion("s"));
@@ -382,7 +435,10 @@ export type RecipientWindowRow = {
 };
 
 /** A recipient's figures in the latest snapshot version of every window, newest window first. */
-export async function listRecipientWindows(db: Db, params: { gameId: string; recipientPlayerId: number }): Promise<RecipientWindowRow[]> {
+export async function listRecipientWindows(
+  db: Db,
+  params: { gameId: string; recipientPlayerId: number },
+): Promise<RecipientWindowRow[]> {
   const rows = await db
     .selectFrom("snapshot_recipient as r")
     .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
@@ -419,9 +475,19 @@ export async function listRecipientWindows(db: Db, params: { gameId: string; rec
   }));
 }
 
-export type StatementEventRow = { at: Date; kind: string; stateAfter: string; actorEmail: string | null; detail: Record<string, unknown>; batchId: string };
+export type StatementEventRow = {
+  at: Date;
+  kind: string;
+  stateAfter: string;
+  actorEmail: string | null;
+  detail: Record<string, unknown>;
+  batchId: string;
+};
 
-export async function listStatementEvents(db: Db, params: { gameId: string; recipientPlayerId: number; limit?: number }): Promise<StatementEventRow[]> {
+export async function listStatementEvents(
+  db: Db,
+  params: { gameId: string; recipientPlayerId: number; limit?: number },
+): Promise<StatementEventRow[]> {
   const rows = await db
     .selectFrom("payout_statement_event")
     .select(["at", "kind", "state_after", "actor_email", "detail", "batch_id"])
@@ -431,7 +497,14 @@ export async function listStatementEvents(db: Db, params: { gameId: string; reci
     .orderBy("id", "desc")
     .limit(params.limit ?? 200)
     .execute();
-  return rows.map((r) => ({ at: r.at, kind: r.kind, stateAfter: r.state_after, actorEmail: r.actor_email, detail: r.detail, batchId: r.batch_id }));
+  return rows.map((r) => ({
+    at: r.at,
+    kind: r.kind,
+    stateAfter: r.state_after,
+    actorEmail: r.actor_email,
+    detail: r.detail,
+    batchId: r.batch_id,
+  }));
 }
 
 /** Recipients known to the game's snapshots or statements: prefix search on name or email, or the exact id. */
@@ -444,7 +517,11 @@ export async function searchRecipients(
   let query = db
     .selectFrom("snapshot_recipient as r")
     .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .select(["r.recipient_player_id", sql<string | null>`max(r.player_name)`.as("name"), sql<string | null>`max(r.player_email)`.as("email")])
+    .select([
+      "r.recipient_player_id",
+      sql<string | null>`max(r.player_name)`.as("name"),
+      sql<string | null>`max(r.player_email)`.as("email"),
+    ])
     .where("s.game_id", "=", params.gameId);
   if (q) {
     query = query.where((eb) =>
@@ -455,8 +532,16 @@ export async function searchRecipients(
       ]),
     );
   }
-  const rows = await query.groupBy("r.recipient_player_id").orderBy("r.recipient_player_id").limit(params.limit ?? 50).execute();
-  return rows.map((r) => ({ recipientPlayerId: Number(r.recipient_player_id), playerName: r.name, playerEmail: r.email }));
+  const rows = await query
+    .groupBy("r.recipient_player_id")
+    .orderBy("r.recipient_player_id")
+    .limit(params.limit ?? 50)
+    .execute();
+  return rows.map((r) => ({
+    recipientPlayerId: Number(r.recipient_player_id),
+    playerName: r.name,
+    playerEmail: r.email,
+  }));
 }
 
 export function formatAsOf(date: Date): string {
@@ -490,13 +575,25 @@ export type EvidenceLine = {
   percentAtRenewal: string | null;
   attributedAmountUsd: string | null;
   attributionUnavailableReason: string | null;
-  reconciliation: { checked?: boolean; expected_base_usd?: string; recorded_base_usd?: string; base_matches_settled_fee?: boolean } | null;
+  reconciliation: {
+    checked?: boolean;
+    expected_base_usd?: string;
+    recorded_base_usd?: string;
+    base_matches_settled_fee?: boolean;
+  } | null;
 };
 
 /** A recipient's renewal lines in a snapshot, in settlement order, with reconciliation and attribution reasons. */
 export async function listEvidenceLines(
   db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number; page: number; pageSize: number; mismatchesOnly?: boolean },
+  params: {
+    gameId: string;
+    snapshotId: string;
+    recipientPlayerId: number;
+    page: number;
+    pageSize: number;
+    mismatchesOnly?: boolean;
+  },
 ): Promise<{ rows: EvidenceLine[]; total: number; mismatches: number; unavailable: number }> {
   const base = db
     .selectFrom("snapshot_line as l")
@@ -570,7 +667,12 @@ export async function listCarrySources(
     .where("c.to_statement_id", "=", params.statementId)
     .orderBy("b.window_start")
     .execute();
-  return rows.map((r) => ({ fromStatementId: r.from_statement_id, amountUsd: formatUsd(r.amount_usd), windowStart: r.window_start, windowEnd: r.window_end }));
+  return rows.map((r) => ({
+    fromStatementId: r.from_statement_id,
+    amountUsd: formatUsd(r.amount_usd),
+    windowStart: r.window_start,
+    windowEnd: r.window_end,
+  }));
 }
 
 /** A recipient as a snapshot reported them (name, email, resolved), for pages shown before any statement exists. */

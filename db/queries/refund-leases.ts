@@ -82,7 +82,9 @@ export async function listStalePendingAttempts(
     .select(COLUMNS)
     .where("status", "=", "pending")
     .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
-    .where(sql<boolean>`coalesce(last_called_at, created_at) < ${now}::timestamptz - make_interval(secs => ${options.idleSeconds})`)
+    .where(
+      sql<boolean>`coalesce(last_called_at, created_at) < ${now}::timestamptz - make_interval(secs => ${options.idleSeconds})`,
+    )
     .orderBy("created_at", "asc")
     .limit(options.limit)
     .execute();

@@ -189,7 +189,11 @@ export async function findRefundAttempt(db: Executor, gameId: string, id: string
  * The live attempt of an intent: any but a refused one or one settled by hand as not refunded (nothing moved, so the
  * same refund may be made again with a fresh key). Matches the partial unique index on the intent.
  */
-export async function findAttemptByIntent(db: Executor, gameId: string, intentKey: string): Promise<RefundAttempt | null> {
+export async function findAttemptByIntent(
+  db: Executor,
+  gameId: string,
+  intentKey: string,
+): Promise<RefundAttempt | null> {
   const row = await db
     .selectFrom("refund_attempt")
     .select(COLUMNS)
@@ -223,7 +227,12 @@ export async function findOpenAttemptForPeriod(
  * Statuses whose amount is (or may be) refunded: a landed refund, one being sent, one a person has to look at, and one
  * settled by hand unless the person found nothing refunded. A refused attempt moved nothing.
  */
-export const COUNTED_REFUND_STATUSES: readonly RefundAttemptStatus[] = ["succeeded", "pending", "needs_attention", "resolved"];
+export const COUNTED_REFUND_STATUSES: readonly RefundAttemptStatus[] = [
+  "succeeded",
+  "pending",
+  "needs_attention",
+  "resolved",
+];
 
 /**
  * The total of the refunds made from Payout Desk on one period by actors of the given roles, as a decimal string.
@@ -231,7 +240,13 @@ export const COUNTED_REFUND_STATUSES: readonly RefundAttemptStatus[] = ["succeed
  */
 export async function sumPeriodRefundsByRoles(
   db: Executor,
-  filter: { gameId: string; subscriptionId: string; periodSeq: number; roles: readonly string[]; excludeAttemptId?: string },
+  filter: {
+    gameId: string;
+    subscriptionId: string;
+    periodSeq: number;
+    roles: readonly string[];
+    excludeAttemptId?: string;
+  },
 ): Promise<string> {
   if (filter.roles.length === 0) return "0.00";
   let query = db
@@ -256,7 +271,12 @@ export type AttemptFinish =
       refundedAt: string | null;
       idempotentReplay: boolean;
     }
-  | { status: "pending" | "failed" | "needs_attention"; errorCode: string | null; errorMessage: string; errorDetail: Record<string, unknown> | null };
+  | {
+      status: "pending" | "failed" | "needs_attention";
+      errorCode: string | null;
+      errorMessage: string;
+      errorDetail: Record<string, unknown> | null;
+    };
 
 /**
  * Records the outcome of a call and releases the hold. Only a pending attempt changes. A receipt is recorded whoever
@@ -333,12 +353,21 @@ export async function resolveRefundAttempt(
 
 export async function listRefundAttempts(
   db: Executor,
-  filter: { gameId: string; subscriptionId?: string; periodSeq?: number; statuses?: RefundAttemptStatus[]; limit?: number },
+  filter: {
+    gameId: string;
+    subscriptionId?: string;
+    periodSeq?: number;
+    statuses?: RefundAttemptStatus[];
+    limit?: number;
+  },
 ): Promise<RefundAttempt[]> {
   let query = db.selectFrom("refund_attempt").select(COLUMNS).where("game_id", "=", filter.gameId);
   if (filter.subscriptionId) query = query.where("subscription_id", "=", filter.subscriptionId);
   if (filter.periodSeq !== undefined) query = query.where("period_seq", "=", filter.periodSeq);
   if (filter.statuses?.length) query = query.where("status", "in", filter.statuses);
-  const rows = await query.orderBy("created_at", "desc").limit(filter.limit ?? 100).execute();
+  const rows = await query
+    .orderBy("created_at", "desc")
+    .limit(filter.limit ?? 100)
+    .execute();
   return rows.map(toAttempt);
 }

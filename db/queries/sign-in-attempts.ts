@@ -37,7 +37,10 @@ export async function readAccountFailures(
 }
 
 /** Failures from one client address after `since`: how many, and the oldest of them. */
-export async function readAddressFailures(trx: Db, input: { address: string; since: Date }): Promise<{ failures: number; oldestAt: Date | null }> {
+export async function readAddressFailures(
+  trx: Db,
+  input: { address: string; since: Date },
+): Promise<{ failures: number; oldestAt: Date | null }> {
   const row = await trx
     .selectFrom("sign_in_attempt")
     .select((eb) => [eb.fn.countAll<string>().as("failures"), eb.fn.min("at").as("oldest")])
@@ -49,7 +52,10 @@ export async function readAddressFailures(trx: Db, input: { address: string; sin
 }
 
 /** Whether the email signed in successfully from this address after `since`. */
-export async function hasSignedInFrom(trx: Db, input: { email: string; address: string; since: Date }): Promise<boolean> {
+export async function hasSignedInFrom(
+  trx: Db,
+  input: { email: string; address: string; since: Date },
+): Promise<boolean> {
   const row = await trx
     .selectFrom("sign_in_attempt")
     .select("id")
@@ -63,7 +69,10 @@ export async function hasSignedInFrom(trx: Db, input: { email: string; address: 
 }
 
 /** Records an attempt as a failure (the caller turns it into a success once the password is confirmed). */
-export async function insertSignInAttempt(trx: Db, input: { email: string; address: string | null; at: Date }): Promise<string> {
+export async function insertSignInAttempt(
+  trx: Db,
+  input: { email: string; address: string | null; at: Date },
+): Promise<string> {
   const row = await trx
     .insertInto("sign_in_attempt")
     .values({ email: input.email, ip: input.address ?? "", succeeded: false, at: input.at })
@@ -109,7 +118,12 @@ export type AddressFailureRow = { address: string; failures: number; oldestAt: D
 export async function listAddressFailures(db: Db, input: { since: Date; limit: number }): Promise<AddressFailureRow[]> {
   const rows = await db
     .selectFrom("sign_in_attempt")
-    .select((eb) => ["ip", eb.fn.countAll<string>().as("failures"), eb.fn.min("at").as("oldest"), eb.fn.max("at").as("latest")])
+    .select((eb) => [
+      "ip",
+      eb.fn.countAll<string>().as("failures"),
+      eb.fn.min("at").as("oldest"),
+      eb.fn.max("at").as("latest"),
+    ])
     .where("succeeded", "=", false)
     .where("ip", "<>", "")
     .where("at", ">", input.since)
@@ -117,7 +131,12 @@ export async function listAddressFailures(db: Db, input: { since: Date; limit: n
     .orderBy("failures", "desc")
     .limit(input.limit)
     .execute();
-  return rows.map((r) => ({ address: r.ip, failures: Number(r.failures), oldestAt: new Date(r.oldest), lastFailureAt: new Date(r.latest) }));
+  return rows.map((r) => ({
+    address: r.ip,
+    failures: Number(r.failures),
+    oldestAt: new Date(r.oldest),
+    lastFailureAt: new Date(r.latest),
+  }));
 }
 
 /** Forgets the failures of an email or of a client address; returns how many. */

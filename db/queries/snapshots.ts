@@ -79,8 +79,12 @@ function headerQuery(db: Db, gameId: string) {
     .selectFrom("snapshot")
     .selectAll("snapshot")
     .select((eb) => [
-      staleMarks(eb).select((e) => e.fn.min("m.marked_at").as("since")).as("stale_since"),
-      staleMarks(eb).select((e) => e.fn.countAll<string>().as("n")).as("stale_marks"),
+      staleMarks(eb)
+        .select((e) => e.fn.min("m.marked_at").as("since"))
+        .as("stale_since"),
+      staleMarks(eb)
+        .select((e) => e.fn.countAll<string>().as("n"))
+        .as("stale_marks"),
       staleMarks(eb).select("m.reason").orderBy("m.marked_at", "desc").limit(1).as("stale_reason"),
     ])
     .where("snapshot.game_id", "=", gameId);
@@ -137,7 +141,10 @@ function toHeader(r: HeaderRow): SnapshotHeader {
   };
 }
 
-export async function getSnapshot(db: Db, params: { gameId: string; snapshotId: string }): Promise<SnapshotHeader | null> {
+export async function getSnapshot(
+  db: Db,
+  params: { gameId: string; snapshotId: string },
+): Promise<SnapshotHeader | null> {
   const row = await headerQuery(db, params.gameId).where("snapshot.id", "=", params.snapshotId).executeTakeFirst();
   return row ? toHeader(row) : null;
 }
@@ -146,7 +153,10 @@ export async function getSnapshot(db: Db, params: { gameId: string; snapshotId: 
  * The latest complete snapshot: of one window when given, else the most recently published of the game. Older
  * versions stay readable through listSnapshotVersions.
  */
-export async function getLatestSnapshot(db: Db, params: { gameId: string; window?: TimeWindow }): Promise<SnapshotHeader | null> {
+export async function getLatestSnapshot(
+  db: Db,
+  params: { gameId: string; window?: TimeWindow },
+): Promise<SnapshotHeader | null> {
   let query = headerQuery(db, params.gameId);
   if (params.window) {
     query = query
@@ -160,7 +170,10 @@ export async function getLatestSnapshot(db: Db, params: { gameId: string; window
   return row ? toHeader(row) : null;
 }
 
-export async function listSnapshotVersions(db: Db, params: { gameId: string; window: TimeWindow }): Promise<SnapshotHeader[]> {
+export async function listSnapshotVersions(
+  db: Db,
+  params: { gameId: string; window: TimeWindow },
+): Promise<SnapshotHeader[]> {
   const rows = await headerQuery(db, params.gameId)
     .where("snapshot.window_start", "=", new Date(params.window.startMs))
     .where("snapshot.window_end", "=", new Date(params.window.endMs))
@@ -273,7 +286,16 @@ export async function listRecentPulls(db: Db, params: { gameId: string; limit?: 
 
 // --- Recipients ------------------------------------------------------------------------------------------------------
 
-export const RECIPIENT_SORTS = ["net", "gross", "reversed", "renewals", "recipient", "email", "last_paid", "rank"] as const;
+export const RECIPIENT_SORTS = [
+  "net",
+  "gross",
+  "reversed",
+  "renewals",
+  "recipient",
+  "email",
+  "last_paid",
+  "rank",
+] as const;
 export type RecipientSort = (typeof RECIPIENT_SORTS)[number];
 
 export type RecipientPayoutRow = {
@@ -347,7 +369,8 @@ export async function listRecipientPayouts(
   if (params.filter === "reversals") base = base.where("r.reversal_count", ">", 0);
   if (params.filter === "negative") base = base.where("r.net_attributed_usd", "<", "0");
   const sort = SORT_COLUMN[params.sort ?? "net"];
-  const dir = params.dir ?? (params.sort === "recipient" || params.sort === "email" || params.sort === "rank" ? "asc" : "desc");
+  const dir =
+    params.dir ?? (params.sort === "recipient" || params.sort === "email" || params.sort === "rank" ? "asc" : "desc");
   const [rows, count] = await Promise.all([
     base
       .select([
@@ -522,7 +545,8 @@ export async function listSnapshotReversals(
     .selectAll("v")
     .where("s.game_id", "=", params.gameId)
     .where("v.snapshot_id", "=", params.snapshotId);
-  if (params.recipientPlayerId !== undefined) query = query.where("v.recipient_player_id", "=", String(params.recipientPlayerId));
+  if (params.recipientPlayerId !== undefined)
+    query = query.where("v.recipient_player_id", "=", String(params.recipientPlayerId));
   const rows = await query
     .orderBy("v.latest_refund_at")
     .orderBy("v.period_id")
@@ -587,7 +611,10 @@ export type DriftRow = {
   currentValue: string | null;
 };
 
-export async function listSnapshotDrift(db: Db, params: { gameId: string; snapshotId: string; limit?: number }): Promise<DriftRow[]> {
+export async function listSnapshotDrift(
+  db: Db,
+  params: { gameId: string; snapshotId: string; limit?: number },
+): Promise<DriftRow[]> {
   const rows = await db
     .selectFrom("snapshot_drift as d")
     .innerJoin("snapshot as s", "s.id", "d.snapshot_id")
@@ -639,7 +666,16 @@ export async function listSubWindows(db: Db, params: { gameId: string; snapshotI
 export async function listSnapshotPages(
   db: Db,
   params: { gameId: string; snapshotId: string; withBody?: boolean },
-): Promise<{ seq: number; window: TimeWindow; recipientPlayerId: number | null; offset: number; fetchedAt: Date; body: string | null }[]> {
+): Promise<
+  {
+    seq: number;
+    window: TimeWindow;
+    recipientPlayerId: number | null;
+    offset: number;
+    fetchedAt: Date;
+    body: string | null;
+  }[]
+> {
   const rows = await db
     .selectFrom("snapshot_page as p")
     .innerJoin("snapshot as s", "s.id", "p.snapshot_id")

@@ -70,7 +70,14 @@ export async function countWebhookDelivery(
   const at = input.at ?? new Date();
   await db
     .insertInto("webhook_delivery_count")
-    .values({ game_id: input.gameId, day: utcDay(at), outcome: input.outcome, reason: input.reason, count: 1, last_at: at })
+    .values({
+      game_id: input.gameId,
+      day: utcDay(at),
+      outcome: input.outcome,
+      reason: input.reason,
+      count: 1,
+      last_at: at,
+    })
     .onConflict((oc) =>
       oc.columns(["game_id", "day", "outcome", "reason"]).doUpdateSet({
         count: sql`webhook_delivery_count.count + 1`,
@@ -131,7 +138,11 @@ export async function completeWebhookEvent(
 }
 
 /** Records the pulls queued for the windows an event made stale; the event no longer owes them. */
-export async function recordRepulls(db: Db, id: string, repulls: { start: string; end: string; pullId: string }[]): Promise<void> {
+export async function recordRepulls(
+  db: Db,
+  id: string,
+  repulls: { start: string; end: string; pullId: string }[],
+): Promise<void> {
   await db
     .updateTable("webhook_event")
     .set({ effect: sql`coalesce(effect, '{}'::jsonb) || ${JSON.stringify({ repulls, repullDue: false })}::jsonb` })
@@ -175,7 +186,10 @@ export async function resetWebhookEvent(db: Db, gameId: string, id: string): Pro
  * Events still pending a while after they arrived (their job was never queued, a crash, or was lost), and processed
  * events whose re-pulls could not be queued.
  */
-export async function listStalledWebhookEventIds(db: Db, input: { receivedBefore: Date; limit: number }): Promise<string[]> {
+export async function listStalledWebhookEventIds(
+  db: Db,
+  input: { receivedBefore: Date; limit: number },
+): Promise<string[]> {
   const rows = await db
     .selectFrom("webhook_event")
     .select("id")
@@ -241,12 +255,23 @@ function filtered(db: Db, gameId: string, filter: WebhookEventFilter) {
 
 export async function listWebhookEvents(
   db: Db,
-  input: { gameId: string; filter: WebhookEventFilter; sort: WebhookEventSort; dir: "asc" | "desc"; limit: number; offset: number },
+  input: {
+    gameId: string;
+    filter: WebhookEventFilter;
+    sort: WebhookEventSort;
+    dir: "asc" | "desc";
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: WebhookEventRow[]; total: number }> {
   const base = filtered(db, input.gameId, input.filter);
   const countRow = await base.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirst();
   const sortColumn =
-    input.sort === "occurred_at" ? sql`coalesce(occurred_at, received_at)` : input.sort === "event_type" ? sql`event_type` : sql`received_at`;
+    input.sort === "occurred_at"
+      ? sql`coalesce(occurred_at, received_at)`
+      : input.sort === "event_type"
+        ? sql`event_type`
+        : sql`received_at`;
   const rows = await base
     .select([
       "id",
@@ -424,7 +449,9 @@ export async function listSubscriptionEvents(
 function dataOf(body: string): Record<string, unknown> {
   try {
     const parsed = JSON.parse(body) as { data?: unknown };
-    return parsed.data && typeof parsed.data === "object" && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : {};
+    return parsed.data && typeof parsed.data === "object" && !Array.isArray(parsed.data)
+      ? (parsed.data as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -445,12 +472,7 @@ export async function summarizeWebhookDeliveries(
 ): Promise<DeliverySummary> {
   let query = db
     .selectFrom("webhook_delivery_count")
-    .select((eb) => [
-      "outcome",
-      "reason",
-      eb.fn.sum<string>("count").as("count"),
-      eb.fn.max("last_at").as("last_at"),
-    ])
+    .select((eb) => ["outcome", "reason", eb.fn.sum<string>("count").as("count"), eb.fn.max("last_at").as("last_at")])
     .where("game_id", "=", input.gameId)
     .groupBy(["outcome", "reason"]);
   if (input.fromDay) query = query.where(sql`day`, ">=", sql<Date>`${input.fromDay}::date`);

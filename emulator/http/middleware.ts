@@ -9,7 +9,9 @@ export const SANDBOX_PREFIX = "/sandbox";
 
 /** The path of a call without the sandbox prefix (sandbox and production paths are identical after it). */
 export function servicePath(path: string): string {
-  return path === SANDBOX_PREFIX || path.startsWith(`${SANDBOX_PREFIX}/`) ? path.slice(SANDBOX_PREFIX.length) || "/" : path;
+  return path === SANDBOX_PREFIX || path.startsWith(`${SANDBOX_PREFIX}/`)
+    ? path.slice(SANDBOX_PREFIX.length) || "/"
+    : path;
 }
 
 export function renderError(c: AppContext, runtime: EmulatorRuntime, error: ApiError): Response {
@@ -34,7 +36,8 @@ export function faultMiddleware(runtime: EmulatorRuntime): MiddlewareHandler<App
     const fault = runtime.faults.take(c.req.method, servicePath(c.req.path));
     if (!fault) return next();
     if (fault.kind === "429") {
-      const code = fault.errorCode ?? (servicePath(c.req.path).includes("/reporting/") ? "rate_limit_exceeded" : "RATE_LIMITED");
+      const code =
+        fault.errorCode ?? (servicePath(c.req.path).includes("/reporting/") ? "rate_limit_exceeded" : "RATE_LIMITED");
       throw rateLimitError(code, "Too many requests.", fault.retryAfter * 1000, !Number.isInteger(fault.retryAfter));
     }
     if (fault.kind === "500" || fault.kind === "502" || fault.kind === "503") {
@@ -89,7 +92,9 @@ export function authMiddleware(runtime: EmulatorRuntime): MiddlewareHandler<AppE
       for (const game of ledger.games.values()) {
         if (!acceptedFor(game, sandbox)) continue;
         const previousValid =
-          game.previousSecret === key && game.previousSecretValidUntil !== null && ledger.now < game.previousSecretValidUntil;
+          game.previousSecret === key &&
+          game.previousSecretValidUntil !== null &&
+          ledger.now < game.previousSecretValidUntil;
         if (game.secret === key || previousValid) {
           found = game;
           break;
@@ -98,7 +103,11 @@ export function authMiddleware(runtime: EmulatorRuntime): MiddlewareHandler<AppE
     }
     if (!found) throw new ApiError(401, "INVALID_GAME_SECRET", "Missing or invalid X-Game-Secret-Key.");
     if (found.status !== "live" && found.status !== "testing") {
-      throw new ApiError(403, "GAME_NOT_ACTIVE", `The game is ${found.status}; only live and testing games are served.`);
+      throw new ApiError(
+        403,
+        "GAME_NOT_ACTIVE",
+        `The game is ${found.status}; only live and testing games are served.`,
+      );
     }
     c.set("game", found);
     c.set("sandbox", sandbox);
@@ -123,7 +132,13 @@ export async function readJsonObject(c: AppContext, code: string): Promise<Recor
 }
 
 /** An integer query value within min..max, or null when absent; throws `code` when present but not one. */
-export function queryInteger(value: string | undefined, code: string, name: string, min: number, max: number): number | null {
+export function queryInteger(
+  value: string | undefined,
+  code: string,
+  name: string,
+  min: number,
+  max: number,
+): number | null {
   if (value === undefined) return null;
   if (!/^-?\d+$/.test(value)) throw new ApiError(400, code, `${name} must be an integer.`);
   const n = Number(value);
@@ -135,7 +150,13 @@ export function queryInteger(value: string | undefined, code: string, name: stri
  * An integer query value clamped into min..max, or null when absent; throws `code` only when it is not an integer.
  * Any number of digits is read (a huge value clamps to max, a negative one to min).
  */
-export function queryClampedInteger(value: string | undefined, code: string, name: string, min: number, max: number): number | null {
+export function queryClampedInteger(
+  value: string | undefined,
+  code: string,
+  name: string,
+  min: number,
+  max: number,
+): number | null {
   if (value === undefined) return null;
   if (!/^-?\d+$/.test(value)) throw new ApiError(400, code, `${name} must be an integer.`);
   const n = Number(value);

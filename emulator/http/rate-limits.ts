@@ -68,5 +68,11 @@ export class RateLimiter {
 /** retry_after is whole seconds in documented mode and exact (to the millisecond) when scaled. */
 export function rateLimitError(errorCode: string, message: string, waitMs: number, fractional: boolean): ApiError {
   const seconds = fractional ? Math.ceil(waitMs) / 1000 : Math.max(1, Math.ceil(waitMs / 1000));
-  return new ApiError(429, errorCode, message, { retry_after: seconds }, { "Retry-After": String(Math.max(1, Math.ceil(seconds))) });
+  return new ApiError(
+    429,
+    errorCode,
+    message,
+    { retry_after: seconds },
+    { "Retry-After": String(Math.max(1, Math.ceil(seconds))) },
+  );
 }

@@ -45,13 +45,22 @@ export function openDispute(
 ): DisputeState {
   const charged = period.funding?.cardChargedUsd ?? ZERO;
   if (period.paidAt === null || !period.mintOrderId || charged.lte(0)) {
-    throw new ApiError(409, "ADMIN_CONFLICT", "Only a settled period with a card charge (a mint order) can be disputed.");
+    throw new ApiError(
+      409,
+      "ADMIN_CONFLICT",
+      "Only a settled period with a card charge (a mint order) can be disputed.",
+    );
   }
   if (ledger.disputes.some((d) => d.periodId === period.periodId && d.status === "open")) {
     throw new ApiError(409, "ADMIN_CONFLICT", "This period already has an open dispute.");
   }
   const amount = input.usdAmount === null ? charged : money(input.usdAmount);
-  if (amount.lte(0) || amount.gt(charged)) throw new ApiError(400, "ADMIN_INVALID", `usd_amount must be above 0.00 and at most the card charge (${usd(charged)}).`);
+  if (amount.lte(0) || amount.gt(charged))
+    throw new ApiError(
+      400,
+      "ADMIN_INVALID",
+      `usd_amount must be above 0.00 and at most the card charge (${usd(charged)}).`,
+    );
   const dispute: DisputeState = {
     disputeId: ledger.newId("dp_"),
     gameId: period.sub.gameId,
@@ -90,8 +99,14 @@ export function openDispute(
  * Closes a dispute. Lost: the coins the charge minted are taken back from the player's wallet ("debit on lost"; the
  * wallet may go below zero, as on refunds). Won: nothing moves. Either way the hold on the period is released.
  */
-export function closeDispute(ledger: Ledger, dispute: DisputeState, status: "won" | "lost", emitEvents: boolean): DisputeState {
-  if (dispute.status !== "open") throw new ApiError(409, "ADMIN_CONFLICT", `This dispute is already closed (${dispute.status}).`);
+export function closeDispute(
+  ledger: Ledger,
+  dispute: DisputeState,
+  status: "won" | "lost",
+  emitEvents: boolean,
+): DisputeState {
+  if (dispute.status !== "open")
+    throw new ApiError(409, "ADMIN_CONFLICT", `This dispute is already closed (${dispute.status}).`);
   const period = ledger.periods.get(dispute.periodId);
   const player = period ? ledger.player(dispute.gameId, period.sub.playerId) : undefined;
   const debit = status === "lost" ? usdToCoins(dispute.usdAmount) : ZERO;

@@ -101,8 +101,10 @@ class Schedule {
       const left = 2 * i + 1;
       const right = left + 1;
       let smallest = i;
-      if (left < n && this.less(this.heap[left] as ScheduleEntry, this.heap[smallest] as ScheduleEntry)) smallest = left;
-      if (right < n && this.less(this.heap[right] as ScheduleEntry, this.heap[smallest] as ScheduleEntry)) smallest = right;
+      if (left < n && this.less(this.heap[left] as ScheduleEntry, this.heap[smallest] as ScheduleEntry))
+        smallest = left;
+      if (right < n && this.less(this.heap[right] as ScheduleEntry, this.heap[smallest] as ScheduleEntry))
+        smallest = right;
       if (smallest === i) return;
       const tmp = this.heap[i] as ScheduleEntry;
       this.heap[i] = this.heap[smallest] as ScheduleEntry;

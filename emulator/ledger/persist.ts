@@ -50,11 +50,19 @@ export function decodeState(text: string, file = "the state file"): SavedState {
     return refuse(`not JSON: ${(error as Error).message}`);
   }
   if (typeof parsed !== "object" || parsed === null) return refuse("not an object");
-  const doc = parsed as { format?: unknown; version?: unknown; savedAt?: unknown; clock?: Partial<ClockAnchor>; ledger?: unknown };
+  const doc = parsed as {
+    format?: unknown;
+    version?: unknown;
+    savedAt?: unknown;
+    clock?: Partial<ClockAnchor>;
+    ledger?: unknown;
+  };
   if (doc.format !== STATE_FORMAT) return refuse("not an emulator state file");
-  if (doc.version !== STATE_VERSION) return refuse(`version ${String(doc.version)}, this emulator reads version ${STATE_VERSION}`);
+  if (doc.version !== STATE_VERSION)
+    return refuse(`version ${String(doc.version)}, this emulator reads version ${STATE_VERSION}`);
   const anchor = doc.clock;
-  if (!anchor || !Number.isSafeInteger(anchor.wallAt) || !Number.isSafeInteger(anchor.ledgerAt)) return refuse("no clock anchor");
+  if (!anchor || !Number.isSafeInteger(anchor.wallAt) || !Number.isSafeInteger(anchor.ledgerAt))
+    return refuse("no clock anchor");
   const savedAt = typeof doc.savedAt === "string" ? Date.parse(doc.savedAt) : Number.NaN;
   let ledger: unknown;
   try {
@@ -65,7 +73,11 @@ export function decodeState(text: string, file = "the state file"): SavedState {
   }
   if (!(ledger instanceof Ledger) || !Number.isSafeInteger(ledger.now)) return refuse("the ledger is malformed");
   ledger.resume();
-  return { ledger, anchor: anchor as ClockAnchor, savedAt: Number.isNaN(savedAt) ? anchor.wallAt as Millis : savedAt };
+  return {
+    ledger,
+    anchor: anchor as ClockAnchor,
+    savedAt: Number.isNaN(savedAt) ? (anchor.wallAt as Millis) : savedAt,
+  };
 }
 
 /** Reads a state file; null when there is none. A file that is there but unreadable is refused (StateFileError). */

@@ -52,7 +52,9 @@ export function resolveRefundPeriod(sub: SubscriptionState, periodSeq: number | 
     if (!period) throw new ApiError(404, "PERIOD_NOT_FOUND", `No period ${periodSeq} on this subscription.`);
   }
   if (period.paidAt === null) {
-    throw new ApiError(409, "PERIOD_NOT_REFUNDABLE", "This period was never collected.", { period_status: period.status });
+    throw new ApiError(409, "PERIOD_NOT_REFUNDABLE", "This period was never collected.", {
+      period_status: period.status,
+    });
   }
   if (period.refundedTotalUsd.gte(period.amountUsd)) {
     throw new ApiError(409, "ALREADY_REFUNDED", "This period has already been fully refunded.", {
@@ -66,13 +68,18 @@ export function resolveRefundPeriod(sub: SubscriptionState, periodSeq: number | 
 /** Refusals that depend on how the period was charged; spec: "refused before anything moves". */
 export function checkRefundable(period: PeriodState): void {
   const funding = period.funding;
-  if (!funding) throw new ApiError(409, "PERIOD_NOT_REFUNDABLE", "This period was never collected.", { period_status: period.status });
+  if (!funding)
+    throw new ApiError(409, "PERIOD_NOT_REFUNDABLE", "This period was never collected.", {
+      period_status: period.status,
+    });
   if (funding.pcstoreChargedUsd.gt(0)) {
     throw new ApiError(409, "PCSTORE_REFUND_NOT_SUPPORTED", "Periods charged through the pcstore are not refundable.");
   }
   if (funding.cardChargedUsd.gt(0)) {
-    if (!period.mintOrderId) throw new ApiError(409, "MINT_ORDER_MISSING", "The card charge record of this period cannot be found.");
-    if (!period.paymentReference) throw new ApiError(409, "NO_PAYMENT_REFERENCE", "The card charge of this period has no payment reference.");
+    if (!period.mintOrderId)
+      throw new ApiError(409, "MINT_ORDER_MISSING", "The card charge record of this period cannot be found.");
+    if (!period.paymentReference)
+      throw new ApiError(409, "NO_PAYMENT_REFERENCE", "The card charge of this period has no payment reference.");
   }
 }
 
@@ -105,16 +112,18 @@ export function applyRefund(ledger: Ledger, period: PeriodState, input: RefundIn
   const leftAttributed = attributed.minus(priorAttributed);
   const leftPartner = period.partnerRevenueSettledUsd.minus(priorPartner);
   // Pro-rata figures are capped at what is left, so rounding up on many small partials never over-reverses.
-  const reversedAttributed = isFull ? leftAttributed : Money.min(proRata(attributed, amount, period.amountUsd), leftAttributed);
+  const reversedAttributed = isFull
+    ? leftAttributed
+    : Money.min(proRata(attributed, amount, period.amountUsd), leftAttributed);
   const partnerReversed = isFull
     ? leftPartner
     : Money.min(proRata(period.partnerRevenueSettledUsd, amount, period.amountUsd), leftPartner);
   const funding = period.funding;
   const cardRefunded = isFull && funding ? funding.cardChargedUsd : ZERO;
-  const priorPartialCoins = sumMoney(period.refunds.filter((e) => e.mode === "prorata").map((e) => e.balanceDeltaCoins));
-  const balanceDelta = isFull
-    ? (funding?.balanceAppliedCoins ?? ZERO).minus(priorPartialCoins)
-    : usdToCoins(amount);
+  const priorPartialCoins = sumMoney(
+    period.refunds.filter((e) => e.mode === "prorata").map((e) => e.balanceDeltaCoins),
+  );
+  const balanceDelta = isFull ? (funding?.balanceAppliedCoins ?? ZERO).minus(priorPartialCoins) : usdToCoins(amount);
   const walletFunded = !funding || (funding.cardChargedUsd.lte(0) && funding.pcstoreChargedUsd.lte(0));
   const event: RefundEvent = {
     refundedAt: input.at,
@@ -163,7 +172,12 @@ export function applyRefund(ledger: Ledger, period: PeriodState, input: RefundIn
   return { event, receipt };
 }
 
-function buildReceipt(ledger: Ledger, period: PeriodState, event: RefundEvent, newBalance: Decimal): Record<string, unknown> {
+function buildReceipt(
+  ledger: Ledger,
+  period: PeriodState,
+  event: RefundEvent,
+  newBalance: Decimal,
+): Record<string, unknown> {
   const sub = period.sub;
   const attribution = period.attribution;
   const reversedToDate = sumMoney(period.refunds.map((e) => e.reversedAttributedUsd));

@@ -10,7 +10,14 @@ export const DUNNING_RETRY_OFFSETS: readonly Millis[] = [1 * DAY, 3 * DAY, 5 * D
 /** Spec: "an increase to more than double the price the member last agreed to, or above 500.00 USD, is ... never applied". */
 export const PRICE_CEILING_USD = new Money("500.00");
 
-export type AdvanceResult = { from: Millis; to: Millis; renewals: number; declines: number; retired: number; expired: number };
+export type AdvanceResult = {
+  from: Millis;
+  to: Millis;
+  renewals: number;
+  declines: number;
+  retired: number;
+  expired: number;
+};
 
 /** When the service next touches a subscription: its next charge, or its retirement when canceling at period end. */
 export function nextTouch(sub: SubscriptionState): Millis | null {
@@ -206,7 +213,11 @@ function emitRenewed(ledger: Ledger, period: PeriodState): void {
     attribution: line.attribution,
     attribution_unavailable_reason: period.unavailableReason,
     revenue_share: sub.revenueShare
-      ? { recipient_player_id: sub.revenueShare.recipientPlayerId, percent: usd(sub.revenueShare.percent), settled_by_invo: false }
+      ? {
+          recipient_player_id: sub.revenueShare.recipientPlayerId,
+          percent: usd(sub.revenueShare.percent),
+          settled_by_invo: false,
+        }
       : null,
     next_charge_at: formatNullable(sub.nextChargeAt),
     current_period_end: formatInstant(sub.currentPeriodEnd),

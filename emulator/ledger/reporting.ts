@@ -289,18 +289,28 @@ export type WindowReportQuery = {
 
 function checkLimits(settledCount: number, reversals: ReversalEntry[]): void {
   if (settledCount > MAX_SETTLED_RENEWALS) {
-    throw new ApiError(400, "WINDOW_TOO_LARGE", "The window holds more settled renewals than one report may carry; split it.", {
-      settled_renewals: settledCount,
-      max_renewals: MAX_SETTLED_RENEWALS,
-    });
+    throw new ApiError(
+      400,
+      "WINDOW_TOO_LARGE",
+      "The window holds more settled renewals than one report may carry; split it.",
+      {
+        settled_renewals: settledCount,
+        max_renewals: MAX_SETTLED_RENEWALS,
+      },
+    );
   }
   if (reversals.length > MAX_REVERSAL_ROWS) {
     const periods = new Set(reversals.map((entry) => entry.period.periodId)).size;
     if (periods > MAX_REVERSAL_ROWS) {
-      throw new ApiError(400, "WINDOW_TOO_LARGE", "The window holds more refunded renewals than one report may carry; split it.", {
-        reversals: periods,
-        max_rows: MAX_REVERSAL_ROWS,
-      });
+      throw new ApiError(
+        400,
+        "WINDOW_TOO_LARGE",
+        "The window holds more refunded renewals than one report may carry; split it.",
+        {
+          reversals: periods,
+          max_rows: MAX_REVERSAL_ROWS,
+        },
+      );
     }
   }
 }
@@ -332,7 +342,9 @@ export function windowReport(ledger: Ledger, game: GameState, query: WindowRepor
   const { totals, recipients } = aggregate(settled, reversals, window);
   // Spec: "platform-wide totals are accumulated before this filter".
   const filtered =
-    query.recipientPlayerId === null ? recipients : recipients.filter((acc) => acc.playerId === query.recipientPlayerId);
+    query.recipientPlayerId === null
+      ? recipients
+      : recipients.filter((acc) => acc.playerId === query.recipientPlayerId);
   const page = filtered.slice(query.offset, query.offset + query.limit);
   return {
     status: "success",
@@ -380,7 +392,11 @@ const KNOWN_LIMITS = {
 export type SubscriptionReportQuery = { statuses: Set<string> | null; limit: number; offset: number };
 
 /** GET /api/subscriptions/reporting/subscriptions/{subscription_id}/attribution */
-export function subscriptionReport(ledger: Ledger, sub: SubscriptionState, query: SubscriptionReportQuery): Record<string, unknown> {
+export function subscriptionReport(
+  ledger: Ledger,
+  sub: SubscriptionState,
+  query: SubscriptionReportQuery,
+): Record<string, unknown> {
   const settled = sub.periods.filter((p) => p.paidAt !== null).sort(compareSettled);
   let lifetime: Record<string, unknown> | null = null;
   // Spec: lifetime_totals is "null only past the 20,000-renewal cap".
@@ -436,7 +452,8 @@ export function periodDetail(ledger: Ledger, period: PeriodState): Record<string
       partner_revenue_settled_usd: usd(period.partnerRevenueSettledUsd),
       partner_revenue_reversed_usd: usd(reversed.partner),
       partner_revenue_percent: usd(settled ? period.feePercent.negated().plus(100) : ZERO),
-      partner_leg_reversed: settled && reversed.partner.gt(0) && reversed.partner.equals(period.partnerRevenueSettledUsd),
+      partner_leg_reversed:
+        settled && reversed.partner.gt(0) && reversed.partner.equals(period.partnerRevenueSettledUsd),
       pass_through_fees_usd: usd(period.passThroughFeesUsd),
       chargeback_fees_usd: usd(period.chargebackFeesUsd),
       disputed_amount_held_usd: usd(period.disputedAmountHeldUsd),
@@ -452,7 +469,10 @@ export function periodDetail(ledger: Ledger, period: PeriodState): Record<string
       refunded_to_date_usd: usd(period.refundedTotalUsd),
       latest_refund_at: latest ? formatInstant(latest.refundedAt) : null,
       basis: coarse ? "period_row" : "refund_receipts",
-      events: entries.map((entry) => ({ ...entryEventView(entry), refund_transaction_id: entry.event?.transactionId ?? null })),
+      events: entries.map((entry) => ({
+        ...entryEventView(entry),
+        refund_transaction_id: entry.event?.transactionId ?? null,
+      })),
     },
     charge: {
       attempts_for_period: period.charge.attempts,

@@ -117,29 +117,48 @@ function attributedOf(base: Decimal, percent: Decimal): Decimal {
  * balance_applied_coins of 0.00", so from that date the card pays the whole price and the wallet is left alone;
  * before it, the wallet paid what it held and the card the rest.
  */
-export function chooseFunding(
-  ledger: Ledger,
-  sub: SubscriptionState,
-  amount: Decimal,
-  at: Millis,
-): Funding | null {
+export function chooseFunding(ledger: Ledger, sub: SubscriptionState, amount: Decimal, at: Millis): Funding | null {
   const player = ledger.player(sub.gameId, sub.playerId);
   const balance = player ? player.balanceCoins : ZERO;
   const coins = usdToCoins(amount);
-  const wallet: Funding = { amountCoins: coins, balanceAppliedCoins: coins, cardChargedUsd: ZERO, rail: sub.fundingRail, pcstoreChargedUsd: ZERO };
+  const wallet: Funding = {
+    amountCoins: coins,
+    balanceAppliedCoins: coins,
+    cardChargedUsd: ZERO,
+    rail: sub.fundingRail,
+    pcstoreChargedUsd: ZERO,
+  };
   if (balance.gte(coins)) return wallet;
   if (sub.fundingRail === "pcstore") {
-    return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: ZERO, rail: "pcstore", pcstoreChargedUsd: amount };
+    return {
+      amountCoins: coins,
+      balanceAppliedCoins: ZERO,
+      cardChargedUsd: ZERO,
+      rail: "pcstore",
+      pcstoreChargedUsd: amount,
+    };
   }
   const card = sub.cardId !== null && !sub.walletOnly ? ledger.cards.get(sub.cardId) : undefined;
   const cardUsable = card !== undefined && !card.removed && !cardExpired(card.expMonth, card.expYear, at);
   if (!cardUsable) return null;
   if (at >= CARD_ONLY_FUNDING_SINCE || balance.lte(0)) {
-    return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: amount, rail: "card", pcstoreChargedUsd: ZERO };
+    return {
+      amountCoins: coins,
+      balanceAppliedCoins: ZERO,
+      cardChargedUsd: amount,
+      rail: "card",
+      pcstoreChargedUsd: ZERO,
+    };
   }
   // Before 2026-09-17 the balance covered what it could and the saved card paid the shortfall.
   const cardUsd = amount.minus(balance.dividedBy(10)).toDecimalPlaces(2, 0);
-  return { amountCoins: coins, balanceAppliedCoins: coins.minus(cardUsd.times(10)), cardChargedUsd: cardUsd, rail: "card", pcstoreChargedUsd: ZERO };
+  return {
+    amountCoins: coins,
+    balanceAppliedCoins: coins.minus(cardUsd.times(10)),
+    cardChargedUsd: cardUsd,
+    rail: "card",
+    pcstoreChargedUsd: ZERO,
+  };
 }
 
 /** A card is expired once the last day of its expiry month has passed. */

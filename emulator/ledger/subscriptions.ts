@@ -13,7 +13,11 @@ export const CANCEL_REASON_KEY = "_invo_cancellation_reason";
 export type CancelInput = { atPeriodEnd: boolean; reason: string | null };
 
 /** Spec, "States and transitions" table for cancel. */
-export function cancelSubscription(ledger: Ledger, sub: SubscriptionState, input: CancelInput): Record<string, unknown> {
+export function cancelSubscription(
+  ledger: Ledger,
+  sub: SubscriptionState,
+  input: CancelInput,
+): Record<string, unknown> {
   const now = ledger.now;
   if (isTerminal(sub)) {
     // Spec: "canceled or expired | cancel | any | unchanged | 200 with already_canceled true and final_status".
@@ -101,10 +105,15 @@ export function changeAmount(ledger: Ledger, sub: SubscriptionState, amount: Dec
   const old = sub.amountUsd;
   if (sub.fundingRail === "pcstore" && amount.gt(old)) {
     // Spec: "on a pcstore subscription an increase is refused and a decrease stages".
-    throw new ApiError(409, "PCSTORE_REAUTHORIZATION_REQUIRED", "A price increase on a pcstore subscription needs a new authorization.", {
-      current_amount_usd: usd(old),
-      requested_amount_usd: usd(amount),
-    });
+    throw new ApiError(
+      409,
+      "PCSTORE_REAUTHORIZATION_REQUIRED",
+      "A price increase on a pcstore subscription needs a new authorization.",
+      {
+        current_amount_usd: usd(old),
+        requested_amount_usd: usd(amount),
+      },
+    );
   }
   // Spec: "sending the current price clears a staged change (change_queued false)".
   const queued = !amount.equals(old);
@@ -114,7 +123,8 @@ export function changeAmount(ledger: Ledger, sub: SubscriptionState, amount: Dec
   const dunning = sub.periods[sub.periods.length - 1]?.status === "pending";
   // The open dunning window is billed at the old price first; the new price starts with the window after it.
   const nextSeq = sub.periodSeq + (dunning ? 2 : 1);
-  const appliesFrom = through === null ? null : dunning ? sub.periods[sub.periods.length - 1]?.periodEnd ?? null : sub.currentPeriodEnd;
+  const appliesFrom =
+    through === null ? null : dunning ? (sub.periods[sub.periods.length - 1]?.periodEnd ?? null) : sub.currentPeriodEnd;
   return {
     status: "success",
     old_amount_usd: usd(old),
@@ -133,7 +143,11 @@ export function changeAmount(ledger: Ledger, sub: SubscriptionState, amount: Dec
 export type PaymentMethodInput = { cardId: number | null; walletOnly: boolean | null };
 
 /** Spec, payment-method body and its refusals (card subscriptions only). */
-export function changePaymentMethod(ledger: Ledger, sub: SubscriptionState, input: PaymentMethodInput): Record<string, unknown> {
+export function changePaymentMethod(
+  ledger: Ledger,
+  sub: SubscriptionState,
+  input: PaymentMethodInput,
+): Record<string, unknown> {
   if (sub.fundingRail === "pcstore") {
     throw new ApiError(409, "NOT_A_CARD_SUBSCRIPTION", "The payment-method route applies to card subscriptions only.");
   }
@@ -147,7 +161,13 @@ export function changePaymentMethod(ledger: Ledger, sub: SubscriptionState, inpu
     sub.walletOnly = true;
     sub.cardId = null;
     sub.updatedAt = ledger.now;
-    return { status: "success", replaced: previous !== null, wallet_only: true, card: null, subscription: subscriptionView(ledger, sub) };
+    return {
+      status: "success",
+      replaced: previous !== null,
+      wallet_only: true,
+      card: null,
+      subscription: subscriptionView(ledger, sub),
+    };
   }
   if (input.cardId === null) throw new ApiError(400, "PAYMENT_METHOD_REQUIRED", "player_card_id is required.");
   const card = ledger.cards.get(input.cardId);
@@ -160,7 +180,11 @@ export function changePaymentMethod(ledger: Ledger, sub: SubscriptionState, inpu
   }
   if (sub.walletOnly && input.walletOnly !== false) {
     // Spec: "On a wallet_only subscription, wallet_only false must be passed to convert."
-    throw new ApiError(409, "WALLET_ONLY_SUBSCRIPTION", "This subscription is wallet-only; send wallet_only false to attach a card.");
+    throw new ApiError(
+      409,
+      "WALLET_ONLY_SUBSCRIPTION",
+      "This subscription is wallet-only; send wallet_only false to attach a card.",
+    );
   }
   sub.walletOnly = false;
   sub.cardId = card.cardId;

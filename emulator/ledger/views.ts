@@ -19,7 +19,12 @@ export const CONSENT_FIELDS = [
   "user_agent",
 ] as const;
 
-export const LIVE_STATUSES = ["active", "past_due", "awaiting_authentication", "pending_pcstore_authorization"] as const;
+export const LIVE_STATUSES = [
+  "active",
+  "past_due",
+  "awaiting_authentication",
+  "pending_pcstore_authorization",
+] as const;
 export const TERMINAL_STATUSES = ["canceled", "expired"] as const;
 
 export function isTerminal(sub: SubscriptionState): boolean {

@@ -10,7 +10,10 @@ const openSchema = z.object({
   subscription_id: z.string().min(1).optional(),
   period_seq: z.number().int().positive().optional(),
   reason: z.string().min(1).max(100).default("fraudulent"),
-  usd_amount: z.string().regex(/^\d{1,9}(\.\d{1,2})?$/).optional(),
+  usd_amount: z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,2})?$/)
+    .optional(),
   emit_events: z.boolean().default(true),
 });
 
@@ -36,8 +39,13 @@ export function addDisputeRoutes(admin: Hono<AppEnv>, runtime: EmulatorRuntime):
       const sub = body.subscription_id ? ledger.subscriptions.get(body.subscription_id) : undefined;
       period = sub?.periods.find((p) => p.periodSeq === body.period_seq);
     }
-    if (!period) throw new ApiError(404, "ADMIN_NOT_FOUND", "No such period: give period_id, or subscription_id and period_seq.");
-    const dispute = openDispute(ledger, period, { reason: body.reason, usdAmount: body.usd_amount ?? null, emitEvents: body.emit_events });
+    if (!period)
+      throw new ApiError(404, "ADMIN_NOT_FOUND", "No such period: give period_id, or subscription_id and period_seq.");
+    const dispute = openDispute(ledger, period, {
+      reason: body.reason,
+      usdAmount: body.usd_amount ?? null,
+      emitEvents: body.emit_events,
+    });
     return c.json(disputeView(dispute), 201);
   });
 

@@ -99,7 +99,8 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
 
   admin.use("*", async (c, next) => {
     const address = c.env.incoming.socket.remoteAddress ?? "";
-    if (!LOOPBACK.has(address)) throw new ApiError(403, "ADMIN_LOOPBACK_ONLY", "The admin API answers loopback callers only.");
+    if (!LOOPBACK.has(address))
+      throw new ApiError(403, "ADMIN_LOOPBACK_ONLY", "The admin API answers loopback callers only.");
     return next();
   });
 
@@ -125,7 +126,12 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
         status: g.status,
         environment: g.environment,
         fee_percent: g.feePercent.toFixed(2),
-        webhooks: g.webhooks.map((w) => ({ webhook_id: w.webhookId, url: w.url, events: w.events, secret_version: w.secrets[0]?.version ?? 0 })),
+        webhooks: g.webhooks.map((w) => ({
+          webhook_id: w.webhookId,
+          url: w.url,
+          events: w.events,
+          secret_version: w.secrets[0]?.version ?? 0,
+        })),
       })),
       breakdown: breakdown(ledger),
       counts: {
@@ -148,15 +154,26 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
       if (error instanceof ScenarioError) throw new ApiError(400, "SCENARIO_INVALID", error.message);
       throw error;
     }
-    return c.json({ status: "loaded", clock: formatInstant(runtime.ledger.now), subscriptions: runtime.ledger.subscriptions.size });
+    return c.json({
+      status: "loaded",
+      clock: formatInstant(runtime.ledger.now),
+      subscriptions: runtime.ledger.subscriptions.size,
+    });
   });
 
   // POST /__emulator/demo – replace the state with the demo data {seed?, clock?}
   admin.post("/demo", async (c) => {
-    const body = parseBody(z.object({ seed: z.number().int().optional(), clock: z.string().optional() }), await readJsonObject(c, "ADMIN_INVALID"));
+    const body = parseBody(
+      z.object({ seed: z.number().int().optional(), clock: z.string().optional() }),
+      await readJsonObject(c, "ADMIN_INVALID"),
+    );
     const scenario = generateDemoScenario({ seed: body.seed ?? 1, clock: body.clock });
     runtime.replace(loadScenario(scenario, { extraWebhooks: runtime.options.extraWebhooks }));
-    return c.json({ status: "loaded", clock: formatInstant(runtime.ledger.now), subscriptions: runtime.ledger.subscriptions.size });
+    return c.json({
+      status: "loaded",
+      clock: formatInstant(runtime.ledger.now),
+      subscriptions: runtime.ledger.subscriptions.size,
+    });
   });
 
   // POST /__emulator/reset – back to the startup state ({empty: true} for an empty ledger)
@@ -177,12 +194,18 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
     if (body.to !== undefined) target = instantOrThrow(String(body.to), "to");
     else {
       const by = parseDuration(body.by ?? body.seconds);
-      if (by === null) throw new ApiError(400, "ADMIN_INVALID", "Send {by: '30d'} (or seconds) or {to: ISO timestamp}.");
+      if (by === null)
+        throw new ApiError(400, "ADMIN_INVALID", "Send {by: '30d'} (or seconds) or {to: ISO timestamp}.");
       target = ledger.now + by;
     }
     if (target < ledger.now) throw new ApiError(400, "ADMIN_CLOCK_BACKWARDS", "The clock only moves forward.");
     const result = advanceClock(ledger, target);
-    return c.json({ ...result, from: formatInstant(result.from), to: formatInstant(result.to), now: formatInstant(ledger.now) });
+    return c.json({
+      ...result,
+      from: formatInstant(result.from),
+      to: formatInstant(result.to),
+      now: formatInstant(ledger.now),
+    });
   });
 
   // POST /__emulator/clock/set – {at: ISO}; forward runs what falls due, backward is refused
@@ -190,9 +213,19 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
     const body = await readJsonObject(c, "ADMIN_INVALID");
     const target = instantOrThrow(String(body.at ?? ""), "at");
     const ledger = runtime.ledger;
-    if (target < ledger.now) throw new ApiError(400, "ADMIN_CLOCK_BACKWARDS", "The clock only moves forward; reset or load a scenario instead.");
+    if (target < ledger.now)
+      throw new ApiError(
+        400,
+        "ADMIN_CLOCK_BACKWARDS",
+        "The clock only moves forward; reset or load a scenario instead.",
+      );
     const result = advanceClock(ledger, target);
-    return c.json({ ...result, from: formatInstant(result.from), to: formatInstant(result.to), now: formatInstant(ledger.now) });
+    return c.json({
+      ...result,
+      from: formatInstant(result.from),
+      to: formatInstant(result.to),
+      now: formatInstant(ledger.now),
+    });
   });
 
   // POST /__emulator/faults – arm a fault; GET lists; DELETE clears all or one
@@ -234,13 +267,23 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
   // POST /__emulator/webhooks – register an endpoint {game_id, url, secret?, events?}
   admin.post("/webhooks", async (c) => {
     const body = parseBody(
-      z.object({ game_id: z.string(), url: z.string().url(), secret: z.string().min(1).optional(), events: z.array(z.string()).min(1).default(["*"]) }),
+      z.object({
+        game_id: z.string(),
+        url: z.string().url(),
+        secret: z.string().min(1).optional(),
+        events: z.array(z.string()).min(1).default(["*"]),
+      }),
       await readJsonObject(c, "ADMIN_INVALID"),
     );
     const g = game(body.game_id);
     const secret = body.secret ?? `whsec_${randomBytes(16).toString("hex")}`;
     const webhookId = `wh_${g.gameId}_${g.webhooks.length + 1}_${randomBytes(3).toString("hex")}`;
-    g.webhooks.push({ webhookId, url: body.url, events: body.events, secrets: [{ version: 1, secret, validUntil: null }] });
+    g.webhooks.push({
+      webhookId,
+      url: body.url,
+      events: body.events,
+      secrets: [{ version: 1, secret, validUntil: null }],
+    });
     return c.json({ webhook_id: webhookId, secret, events: body.events }, 201);
   });
 
@@ -262,18 +305,26 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
     const endpoint = g.webhooks.find((w) => w.webhookId === c.req.param("webhookId"));
     if (!endpoint) throw new ApiError(404, "ADMIN_NOT_FOUND", "No such webhook.");
     const current = endpoint.secrets[0];
-    const secret = typeof body.secret === "string" && body.secret ? body.secret : `whsec_${randomBytes(16).toString("hex")}`;
+    const secret =
+      typeof body.secret === "string" && body.secret ? body.secret : `whsec_${randomBytes(16).toString("hex")}`;
     const until = runtime.ledger.now + ROTATION_GRACE;
     endpoint.secrets = [
       { version: (current?.version ?? 0) + 1, secret, validUntil: null },
       ...endpoint.secrets.map((s) => ({ ...s, validUntil: s.validUntil ?? until })),
     ];
-    return c.json({ secret, secret_version: `v${(current?.version ?? 0) + 1}`, previous_valid_until: formatInstant(until) });
+    return c.json({
+      secret,
+      secret_version: `v${(current?.version ?? 0) + 1}`,
+      previous_valid_until: formatInstant(until),
+    });
   });
 
   // PATCH /__emulator/games/{game_id} – {status?, fee_percent?}
   admin.patch("/games/:gameId", async (c) => {
-    const body = parseBody(z.object({ status: z.string().min(1).optional(), fee_percent: usdText.optional() }), await readJsonObject(c, "ADMIN_INVALID"));
+    const body = parseBody(
+      z.object({ status: z.string().min(1).optional(), fee_percent: usdText.optional() }),
+      await readJsonObject(c, "ADMIN_INVALID"),
+    );
     const g = game(c.req.param("gameId"));
     if (body.status) g.status = body.status;
     if (body.fee_percent) g.feePercent = money(body.fee_percent);
@@ -301,7 +352,8 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
   admin.patch("/periods/:periodId", async (c) => {
     const body = parseBody(periodPatchSchema, await readJsonObject(c, "ADMIN_INVALID"));
     const period = runtime.ledger.periods.get(Number(c.req.param("periodId")));
-    if (!period || period.paidAt === null) throw new ApiError(404, "ADMIN_NOT_FOUND", "No settled period with this id.");
+    if (!period || period.paidAt === null)
+      throw new ApiError(404, "ADMIN_NOT_FOUND", "No settled period with this id.");
     if (body.invo_fee_usd) period.invoFeeUsd = money(body.invo_fee_usd);
     if (body.partner_revenue_settled_usd) period.partnerRevenueSettledUsd = money(body.partner_revenue_settled_usd);
     if (body.pass_through_fees_usd) period.passThroughFeesUsd = money(body.pass_through_fees_usd);
@@ -333,7 +385,10 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
     if (amount && (amount.lte(0) || amount.gt(period.amountUsd.minus(period.refundedTotalUsd)))) {
       throw new ApiError(400, "ADMIN_INVALID", "amount_usd exceeds the remaining refundable amount.");
     }
-    if (body.client_request_id && ledger.receipts.has(ledger.receiptKey(sub.gameId, sub.subscriptionId, body.client_request_id))) {
+    if (
+      body.client_request_id &&
+      ledger.receipts.has(ledger.receiptKey(sub.gameId, sub.subscriptionId, body.client_request_id))
+    ) {
       throw new ApiError(409, "ADMIN_CONFLICT", "client_request_id already used on this subscription.");
     }
     const outcome = applyRefund(ledger, period, {
@@ -344,15 +399,28 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
       receipt: body.receipt,
       live: body.emit_events,
     });
-    return c.json({ status: "recorded", period_id: period.periodId, transaction_id: outcome.event.transactionId, receipt: outcome.receipt }, 201);
+    return c.json(
+      {
+        status: "recorded",
+        period_id: period.periodId,
+        transaction_id: outcome.event.transactionId,
+        receipt: outcome.receipt,
+      },
+      201,
+    );
   });
 
   // POST /__emulator/receipts/lose – {subscription_id, client_request_id}: a replay then gets the reduced body
   admin.post("/receipts/lose", async (c) => {
-    const body = parseBody(z.object({ subscription_id: z.string(), client_request_id: z.string() }), await readJsonObject(c, "ADMIN_INVALID"));
+    const body = parseBody(
+      z.object({ subscription_id: z.string(), client_request_id: z.string() }),
+      await readJsonObject(c, "ADMIN_INVALID"),
+    );
     const ledger = runtime.ledger;
     const sub = ledger.subscriptions.get(body.subscription_id);
-    const stored = sub ? ledger.receipts.get(ledger.receiptKey(sub.gameId, sub.subscriptionId, body.client_request_id)) : undefined;
+    const stored = sub
+      ? ledger.receipts.get(ledger.receiptKey(sub.gameId, sub.subscriptionId, body.client_request_id))
+      : undefined;
     if (!stored) throw new ApiError(404, "ADMIN_NOT_FOUND", "No receipt for this key.");
     stored.lost = true;
     return c.json({ status: "lost" });
@@ -360,7 +428,10 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
 
   // POST /__emulator/subscriptions/{id}/charge-outcomes – {outcomes: ["decline", ...]} for the next charge attempts
   admin.post("/subscriptions/:id/charge-outcomes", async (c) => {
-    const body = parseBody(z.object({ outcomes: z.array(z.enum(["decline"])).min(1) }), await readJsonObject(c, "ADMIN_INVALID"));
+    const body = parseBody(
+      z.object({ outcomes: z.array(z.enum(["decline"])).min(1) }),
+      await readJsonObject(c, "ADMIN_INVALID"),
+    );
     const sub = runtime.ledger.subscriptions.get(c.req.param("id"));
     if (!sub) throw new ApiError(404, "ADMIN_NOT_FOUND", "No such subscription.");
     sub.forcedOutcomes.push(...body.outcomes);
@@ -370,7 +441,11 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
   // POST /__emulator/players/balance – {game_id, player_id, balance_coins}
   admin.post("/players/balance", async (c) => {
     const body = parseBody(
-      z.object({ game_id: z.string(), player_id: z.number().int(), balance_coins: z.string().regex(/^-?\d{1,15}(\.\d{1,2})?$/) }),
+      z.object({
+        game_id: z.string(),
+        player_id: z.number().int(),
+        balance_coins: z.string().regex(/^-?\d{1,15}(\.\d{1,2})?$/),
+      }),
       await readJsonObject(c, "ADMIN_INVALID"),
     );
     const player = runtime.ledger.player(body.game_id, body.player_id);

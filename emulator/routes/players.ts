@@ -10,7 +10,12 @@ export function registerPlayerRoutes(api: Hono<AppEnv>, runtime: EmulatorRuntime
   api.get("/api/player-balances/player/by-email/:email", (c) => {
     const game = c.get("game");
     // Spec, Limits: "Balance reads | 1500 per minute".
-    runtime.limiter.hit(`balance:${game.gameId}`, LIMITS.balanceReads, "RATE_LIMITED", "More than 1500 balance reads per minute.");
+    runtime.limiter.hit(
+      `balance:${game.gameId}`,
+      LIMITS.balanceReads,
+      "RATE_LIMITED",
+      "More than 1500 balance reads per minute.",
+    );
     // The router hands the path parameter over already percent-decoded; decoding it again would misread a literal
     // "%" in an address (and throw on one that is not followed by two hex digits).
     const email = c.req.param("email");
@@ -38,7 +43,8 @@ export function registerPlayerRoutes(api: Hono<AppEnv>, runtime: EmulatorRuntime
   api.get("/api/currency-purchases/player-cards", (c) => {
     const game = c.get("game");
     const email = c.req.query("player_email");
-    if (email === undefined || email.trim() === "") throw new ApiError(400, "PLAYER_EMAIL_REQUIRED", "player_email is required.");
+    if (email === undefined || email.trim() === "")
+      throw new ApiError(400, "PLAYER_EMAIL_REQUIRED", "player_email is required.");
     const ledger = runtime.ledger;
     const player = ledger.playerByEmail(game.gameId, email.trim());
     // Spec: "unknown player returns an empty list, never 404".

@@ -17,10 +17,18 @@ export function parseClientRequestId(value: unknown): string {
     throw new ApiError(400, "CLIENT_REQUEST_ID_REQUIRED", "client_request_id is required.");
   }
   if (typeof value !== "string" || value.trim() !== value || /[\u0000-\u001f]/.test(value)) {
-    throw new ApiError(400, "CLIENT_REQUEST_ID_INVALID", "client_request_id must be a string without surrounding spaces or control characters.");
+    throw new ApiError(
+      400,
+      "CLIENT_REQUEST_ID_INVALID",
+      "client_request_id must be a string without surrounding spaces or control characters.",
+    );
   }
   if (value.length > MAX_CLIENT_REQUEST_ID) {
-    throw new ApiError(400, "CLIENT_REQUEST_ID_TOO_LONG", `client_request_id is longer than ${MAX_CLIENT_REQUEST_ID} characters.`);
+    throw new ApiError(
+      400,
+      "CLIENT_REQUEST_ID_TOO_LONG",
+      `client_request_id is longer than ${MAX_CLIENT_REQUEST_ID} characters.`,
+    );
   }
   if (value.toLowerCase().startsWith("sub_")) {
     throw new ApiError(400, "CLIENT_REQUEST_ID_RESERVED", "client_request_id must not begin with sub_.");
@@ -34,7 +42,12 @@ export function registerRefundRoute(api: Hono<AppEnv>, runtime: EmulatorRuntime)
     const id = c.req.param("id");
     // Spec: "429 | RATE_LIMITED | More than 20 refund calls per minute on one subscription."
     if (SUBSCRIPTION_ID_PATTERN.test(id)) {
-      runtime.limiter.hit(`refund:${c.get("game").gameId}:${id}`, LIMITS.refundPerSubscription, "RATE_LIMITED", "More than 20 refund calls per minute on this subscription.");
+      runtime.limiter.hit(
+        `refund:${c.get("game").gameId}:${id}`,
+        LIMITS.refundPerSubscription,
+        "RATE_LIMITED",
+        "More than 20 refund calls per minute on this subscription.",
+      );
     }
     const sub = pathSubscription(runtime, c);
     const body = await readJsonObject(c, "INVALID_BODY");
@@ -63,13 +76,18 @@ export function registerRefundRoute(api: Hono<AppEnv>, runtime: EmulatorRuntime)
     let amount = null;
     if (rawAmount !== undefined && rawAmount !== null) {
       if (typeof rawAmount !== "string" || !/^\d{1,9}(\.\d{1,2})?$/.test(rawAmount) || money(rawAmount).lte(0)) {
-        throw new ApiError(400, "INVALID_AMOUNT", "amount_usd must be a decimal string greater than 0 with at most two decimals.");
+        throw new ApiError(
+          400,
+          "INVALID_AMOUNT",
+          "amount_usd must be a decimal string greater than 0 with at most two decimals.",
+        );
       }
       amount = money(rawAmount);
     }
     const reason = parseReason(body.reason);
     // Spec: "503 | service_unavailable, FLOW_PAUSED | Temporary or maintenance pause; retry with the same key."
-    if (ledger.paused) throw new ApiError(503, "FLOW_PAUSED", "Refunds are paused for maintenance; retry with the same key.");
+    if (ledger.paused)
+      throw new ApiError(503, "FLOW_PAUSED", "Refunds are paused for maintenance; retry with the same key.");
     const period = resolveRefundPeriod(sub, typeof seq === "number" ? seq : null);
     checkRefundable(period);
     const remaining = period.amountUsd.minus(period.refundedTotalUsd);

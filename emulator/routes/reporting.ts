@@ -39,7 +39,12 @@ export function registerReportingRoutes(api: Hono<AppEnv>, runtime: EmulatorRunt
   // GET /api/subscriptions/reporting/attribution – totals and recipients of a settlement window
   api.get("/api/subscriptions/reporting/attribution", (c) => {
     const game = c.get("game");
-    runtime.limiter.hit(`report:${game.gameId}`, LIMITS.reportingAggregatePerGame, RATE_CODE, "More than 60 aggregate reports per minute for this game.");
+    runtime.limiter.hit(
+      `report:${game.gameId}`,
+      LIMITS.reportingAggregatePerGame,
+      RATE_CODE,
+      "More than 60 aggregate reports per minute for this game.",
+    );
     const startText = c.req.query("start");
     const endText = c.req.query("end");
     if (!startText || !endText) throw new ApiError(400, "WINDOW_INVALID", "start and end are required.");
@@ -49,11 +54,16 @@ export function registerReportingRoutes(api: Hono<AppEnv>, runtime: EmulatorRunt
     if (end === null) throw new ApiError(400, "WINDOW_INVALID", "end is not an ISO 8601 date or datetime.");
     if (end <= start) throw new ApiError(400, "WINDOW_INVALID", "end must be after start.");
     // Spec: "end ... at most 400 days after start".
-    if (end - start > MAX_WINDOW_DAYS * DAY) throw new ApiError(400, "WINDOW_TOO_LONG", `The window is longer than ${MAX_WINDOW_DAYS} days.`);
+    if (end - start > MAX_WINDOW_DAYS * DAY)
+      throw new ApiError(400, "WINDOW_TOO_LONG", `The window is longer than ${MAX_WINDOW_DAYS} days.`);
     const recipientText = c.req.query("recipient_player_id");
     let recipient: number | null = null;
     if (recipientText !== undefined) {
-      if (!/^\d{1,15}$/.test(recipientText) || Number(recipientText) < 1 || !Number.isSafeInteger(Number(recipientText))) {
+      if (
+        !/^\d{1,15}$/.test(recipientText) ||
+        Number(recipientText) < 1 ||
+        !Number.isSafeInteger(Number(recipientText))
+      ) {
         throw new ApiError(400, "RECIPIENT_INVALID", "recipient_player_id must be a positive integer.");
       }
       recipient = Number(recipientText);
@@ -71,8 +81,18 @@ export function registerReportingRoutes(api: Hono<AppEnv>, runtime: EmulatorRunt
   api.get("/api/subscriptions/reporting/subscriptions/:id/attribution", (c) => {
     const game = c.get("game");
     const id = readSubscriptionId(c.req.param("id"));
-    runtime.limiter.hit(`detail:${game.gameId}`, LIMITS.reportingDetailPerGame, RATE_CODE, "More than 600 detail reports per minute for this game.");
-    runtime.limiter.hit(`detail:${game.gameId}:${id}`, LIMITS.reportingDetailPerSubscription, RATE_CODE, "More than 120 detail reports per minute for this subscription.");
+    runtime.limiter.hit(
+      `detail:${game.gameId}`,
+      LIMITS.reportingDetailPerGame,
+      RATE_CODE,
+      "More than 600 detail reports per minute for this game.",
+    );
+    runtime.limiter.hit(
+      `detail:${game.gameId}:${id}`,
+      LIMITS.reportingDetailPerSubscription,
+      RATE_CODE,
+      "More than 120 detail reports per minute for this subscription.",
+    );
     const statuses = parseStatusList(c.req.query("status"), PERIOD_STATUSES, false);
     const limit = readLimit(c.req.query("limit"));
     const offset = readOffset(c.req.query("offset"));
@@ -85,8 +105,14 @@ export function registerReportingRoutes(api: Hono<AppEnv>, runtime: EmulatorRunt
   api.get("/api/subscriptions/reporting/periods/:periodId", (c) => {
     const game = c.get("game");
     const text = c.req.param("periodId");
-    if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new ApiError(400, "INVALID_FIELD_VALUE", "period_id must be a positive integer.");
-    runtime.limiter.hit(`detail:${game.gameId}`, LIMITS.reportingDetailPerGame, RATE_CODE, "More than 600 detail reports per minute for this game.");
+    if (!/^\d{1,15}$/.test(text) || Number(text) < 1)
+      throw new ApiError(400, "INVALID_FIELD_VALUE", "period_id must be a positive integer.");
+    runtime.limiter.hit(
+      `detail:${game.gameId}`,
+      LIMITS.reportingDetailPerGame,
+      RATE_CODE,
+      "More than 600 detail reports per minute for this game.",
+    );
     const period = runtime.ledger.period(game.gameId, Number(text));
     if (!period) throw new ApiError(404, "PERIOD_NOT_FOUND", "No such period for this game.");
     runtime.limiter.hit(

@@ -19,14 +19,19 @@ export const MAX_REASON_LENGTH = 500;
 /** The subscription of this game named in the path; spec: "404 SUBSCRIPTION_NOT_FOUND | Not this game's subscription". */
 export function pathSubscription(runtime: EmulatorRuntime, c: AppContext): SubscriptionState {
   const id = c.req.param("id") ?? "";
-  if (!SUBSCRIPTION_ID_PATTERN.test(id)) throw new ApiError(400, "INVALID_FIELD_VALUE", "subscription_id is malformed.");
+  if (!SUBSCRIPTION_ID_PATTERN.test(id))
+    throw new ApiError(400, "INVALID_FIELD_VALUE", "subscription_id is malformed.");
   const sub = runtime.ledger.subscription(c.get("game").gameId, id);
   if (!sub) throw new ApiError(404, "SUBSCRIPTION_NOT_FOUND", "No such subscription for this game.");
   return sub;
 }
 
 /** Parses `status=live,canceled`; spec: "the word live expands to the four live statuses and may be mixed". */
-export function parseStatusList(value: string | undefined, allowed: readonly string[], allowLive: boolean): Set<string> | null {
+export function parseStatusList(
+  value: string | undefined,
+  allowed: readonly string[],
+  allowLive: boolean,
+): Set<string> | null {
   if (value === undefined || value.trim() === "") return null;
   const out = new Set<string>();
   for (const raw of value.split(",")) {
@@ -43,8 +48,10 @@ export function registerSubscriptionRoutes(api: Hono<AppEnv>, runtime: EmulatorR
   // GET /api/subscriptions/player – a player's subscriptions, newest first
   api.get("/api/subscriptions/player", (c) => {
     const email = c.req.query("player_email");
-    if (email === undefined || email.trim() === "") throw new ApiError(400, "PLAYER_EMAIL_REQUIRED", "player_email is required.");
-    if (email.length > MAX_EMAIL_LENGTH) throw new ApiError(400, "PLAYER_EMAIL_TOO_LONG", `player_email is longer than ${MAX_EMAIL_LENGTH} characters.`);
+    if (email === undefined || email.trim() === "")
+      throw new ApiError(400, "PLAYER_EMAIL_REQUIRED", "player_email is required.");
+    if (email.length > MAX_EMAIL_LENGTH)
+      throw new ApiError(400, "PLAYER_EMAIL_TOO_LONG", `player_email is longer than ${MAX_EMAIL_LENGTH} characters.`);
     const statuses = parseStatusList(c.req.query("status"), SUBSCRIPTION_STATUSES, true);
     const includePlayer = queryBoolean(c.req.query("include_player"), "include_player");
     const limit = queryInteger(c.req.query("limit"), "PAGINATION_INVALID", "limit", 1, LIST_MAX_LIMIT) ?? 50;
@@ -91,7 +98,9 @@ export function registerSubscriptionRoutes(api: Hono<AppEnv>, runtime: EmulatorR
       throw new ApiError(400, "INVALID_FIELD_VALUE", "at_period_end must be a boolean.");
     }
     const reason = parseReason(body.reason);
-    return c.json(cancelSubscription(runtime.ledger, sub, { atPeriodEnd: typeof raw === "boolean" ? raw : true, reason }));
+    return c.json(
+      cancelSubscription(runtime.ledger, sub, { atPeriodEnd: typeof raw === "boolean" ? raw : true, reason }),
+    );
   });
 
   // POST /api/subscriptions/{subscription_id}/amount – stage a price change
@@ -121,7 +130,12 @@ export function registerSubscriptionRoutes(api: Hono<AppEnv>, runtime: EmulatorR
     if (walletOnly !== undefined && walletOnly !== null && typeof walletOnly !== "boolean") {
       throw new ApiError(400, "INVALID_FIELD_VALUE", "wallet_only must be a boolean.");
     }
-    return c.json(changePaymentMethod(runtime.ledger, sub, { cardId, walletOnly: typeof walletOnly === "boolean" ? walletOnly : null }));
+    return c.json(
+      changePaymentMethod(runtime.ledger, sub, {
+        cardId,
+        walletOnly: typeof walletOnly === "boolean" ? walletOnly : null,
+      }),
+    );
   });
 }
 

@@ -169,7 +169,10 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
     else if (rng() < 0.85) {
       // Skewed: low recipient ids get more subscriptions.
       const r = 2 + Math.floor(Math.pow(rng(), 1.6) * (DEMO_RECIPIENTS - 1));
-      revenueShare = { recipient_player_id: i % 450 === 7 ? DEMO_UNRESOLVED_RECIPIENT_ID : RECIPIENT_BASE_ID + r, percent: pick(rng, PERCENTS) };
+      revenueShare = {
+        recipient_player_id: i % 450 === 7 ? DEMO_UNRESOLVED_RECIPIENT_ID : RECIPIENT_BASE_ID + r,
+        percent: pick(rng, PERCENTS),
+      };
     }
     const percentChanged = revenueShare !== null && rng() < 0.03;
 
@@ -179,12 +182,14 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
     const priceHistory = !big && rng() < 0.04 ? pick(rng, PRICES) : null;
     let start = createdAt;
     let seq = 0;
-    const cutoff = status === "canceled" || status === "expired" ? createdAt + Math.floor(rng() * (clock - createdAt)) : clock;
+    const cutoff =
+      status === "canceled" || status === "expired" ? createdAt + Math.floor(rng() * (clock - createdAt)) : clock;
     while (status !== "pending_pcstore_authorization" && start <= cutoff) {
       seq++;
       const end = addInterval(start, "month", 1, new Date(createdAt).getUTCDate());
       const isLast = addInterval(end, "month", 0) > cutoff;
-      const failedLast = isLast && (status === "expired" || status === "past_due" || status === "awaiting_authentication");
+      const failedLast =
+        isLast && (status === "expired" || status === "past_due" || status === "awaiting_authentication");
       const periodAmount = priceHistory && seq <= 3 ? priceHistory : amount;
       if (failedLast) {
         periods.push({
@@ -236,17 +241,42 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
           const kind = rng();
           const receipt = rng() >= 0.06;
           if (kind < 0.45) {
-            refunds.push({ period_seq: seq, amount_usd: periodAmount, refunded_at: formatInstant(at), client_request_id: `rf-${subscriptionId}-${seq}`, reason: "requested_by_customer", receipt });
+            refunds.push({
+              period_seq: seq,
+              amount_usd: periodAmount,
+              refunded_at: formatInstant(at),
+              client_request_id: `rf-${subscriptionId}-${seq}`,
+              reason: "requested_by_customer",
+              receipt,
+            });
           } else if (kind < 0.75) {
-            const partial = formatUsd(money(periodAmount).times(0.3 + rng() * 0.4).toDecimalPlaces(2));
-            refunds.push({ period_seq: seq, amount_usd: partial, refunded_at: formatInstant(at), client_request_id: `rf-${subscriptionId}-${seq}`, reason: "goodwill", receipt });
+            const partial = formatUsd(
+              money(periodAmount)
+                .times(0.3 + rng() * 0.4)
+                .toDecimalPlaces(2),
+            );
+            refunds.push({
+              period_seq: seq,
+              amount_usd: partial,
+              refunded_at: formatInstant(at),
+              client_request_id: `rf-${subscriptionId}-${seq}`,
+              reason: "goodwill",
+              receipt,
+            });
           } else {
             // Now and then the first part is known only from the period row and the later ones have receipts.
             const rowFirst = receipt && variety() < 0.2;
             splitAmount(rng, periodAmount).forEach((part, k) => {
               const when = Math.min(clock, at + k * (sameMonth ? HOUR : 3 * DAY));
               const withReceipt = receipt && !(rowFirst && k === 0);
-              refunds.push({ period_seq: seq, amount_usd: part, refunded_at: formatInstant(when), client_request_id: `rf-${subscriptionId}-${seq}-${k + 1}`, reason: "partial_service", receipt: withReceipt });
+              refunds.push({
+                period_seq: seq,
+                amount_usd: part,
+                refunded_at: formatInstant(when),
+                client_request_id: `rf-${subscriptionId}-${seq}-${k + 1}`,
+                reason: "partial_service",
+                receipt: withReceipt,
+              });
             });
           }
         }

@@ -133,7 +133,8 @@ export function loadScenario(input: unknown, options: LoadOptions = {}): Ledger 
 function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string): void {
   const clock = ledger.now;
   if (!ledger.games.has(s.game_id)) throw new ScenarioError(`${where}: unknown game ${s.game_id}`);
-  if (ledger.subscriptions.has(s.subscription_id)) throw new ScenarioError(`${where}: duplicate subscription_id ${s.subscription_id}`);
+  if (ledger.subscriptions.has(s.subscription_id))
+    throw new ScenarioError(`${where}: duplicate subscription_id ${s.subscription_id}`);
   const createdAt = instant(s.created_at, where);
   const amount = money(s.amount_usd);
   const terminal = s.status === "canceled" || s.status === "expired";
@@ -172,8 +173,8 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
     fundingRail: s.funding_rail,
     pcstoreAgreementStatus:
       s.funding_rail === "pcstore"
-        ? s.pcstore_agreement_status ??
-          (s.status === "pending_pcstore_authorization" ? "pending" : terminal ? "canceled" : "active")
+        ? (s.pcstore_agreement_status ??
+          (s.status === "pending_pcstore_authorization" ? "pending" : terminal ? "canceled" : "active"))
         : null,
     metadata: s.metadata,
     createdAt,
@@ -244,12 +245,20 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
   }
   const lastPending = latest && latest.status === "pending";
   // Spec: next_charge_at is "null on terminal rows and on pending_pcstore_authorization".
-  if ((terminal || s.status === "pending_pcstore_authorization") && s.next_charge_at !== undefined && s.next_charge_at !== null) {
-    throw new ScenarioError(`${where}.next_charge_at: must be null or absent on a ${s.status} subscription (the service shows null there)`);
+  if (
+    (terminal || s.status === "pending_pcstore_authorization") &&
+    s.next_charge_at !== undefined &&
+    s.next_charge_at !== null
+  ) {
+    throw new ScenarioError(
+      `${where}.next_charge_at: must be null or absent on a ${s.status} subscription (the service shows null there)`,
+    );
   }
-  if (s.next_charge_at !== undefined) sub.nextChargeAt = s.next_charge_at === null ? null : instant(s.next_charge_at, where);
+  if (s.next_charge_at !== undefined)
+    sub.nextChargeAt = s.next_charge_at === null ? null : instant(s.next_charge_at, where);
   else if (terminal || s.status === "pending_pcstore_authorization") sub.nextChargeAt = null;
-  else if (s.status === "past_due" || s.status === "awaiting_authentication" || lastPending) sub.nextChargeAt = clock + DAY;
+  else if (s.status === "past_due" || s.status === "awaiting_authentication" || lastPending)
+    sub.nextChargeAt = clock + DAY;
   else if (!latest) sub.nextChargeAt = sub.trialEnd ?? createdAt;
   else sub.nextChargeAt = sub.currentPeriodEnd;
   if (terminal) {
@@ -257,7 +266,11 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
     sub.canceledAt = s.canceled_at ? instant(s.canceled_at, where) : s.status === "canceled" ? fallback : null;
     sub.endedAt = s.ended_at ? instant(s.ended_at, where) : (sub.canceledAt ?? fallback);
   } else {
-    sub.canceledAt = s.canceled_at ? instant(s.canceled_at, where) : s.cancel_at_period_end ? Math.min(clock, sub.currentPeriodEnd) : null;
+    sub.canceledAt = s.canceled_at
+      ? instant(s.canceled_at, where)
+      : s.cancel_at_period_end
+        ? Math.min(clock, sub.currentPeriodEnd)
+        : null;
   }
   sub.updatedAt = Math.max(sub.updatedAt, sub.canceledAt ?? 0);
   if (sub.updatedAt > clock) sub.updatedAt = clock;
@@ -285,17 +298,43 @@ function defaultFunding(sub: SubscriptionState, amount: Decimal, p: PeriodScenar
     const card = given.card_charged_usd ? money(given.card_charged_usd) : ZERO;
     const pcstore = given.pcstore_charged_usd ? money(given.pcstore_charged_usd) : ZERO;
     if (!balance.dividedBy(10).plus(card).plus(pcstore).equals(amount)) {
-      throw new ScenarioError(`${where}.funding: balance_applied_coins / 10 + card_charged_usd + pcstore_charged_usd must equal the amount`);
+      throw new ScenarioError(
+        `${where}.funding: balance_applied_coins / 10 + card_charged_usd + pcstore_charged_usd must equal the amount`,
+      );
     }
-    return { amountCoins: coins, balanceAppliedCoins: balance, cardChargedUsd: card, rail: sub.fundingRail, pcstoreChargedUsd: pcstore };
+    return {
+      amountCoins: coins,
+      balanceAppliedCoins: balance,
+      cardChargedUsd: card,
+      rail: sub.fundingRail,
+      pcstoreChargedUsd: pcstore,
+    };
   }
   if (sub.fundingRail === "pcstore") {
-    return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: ZERO, rail: "pcstore", pcstoreChargedUsd: amount };
+    return {
+      amountCoins: coins,
+      balanceAppliedCoins: ZERO,
+      cardChargedUsd: ZERO,
+      rail: "pcstore",
+      pcstoreChargedUsd: amount,
+    };
   }
   if (sub.walletOnly) {
-    return { amountCoins: coins, balanceAppliedCoins: coins, cardChargedUsd: ZERO, rail: "card", pcstoreChargedUsd: ZERO };
+    return {
+      amountCoins: coins,
+      balanceAppliedCoins: coins,
+      cardChargedUsd: ZERO,
+      rail: "card",
+      pcstoreChargedUsd: ZERO,
+    };
   }
-  return { amountCoins: coins, balanceAppliedCoins: ZERO, cardChargedUsd: amount, rail: "card", pcstoreChargedUsd: ZERO };
+  return {
+    amountCoins: coins,
+    balanceAppliedCoins: ZERO,
+    cardChargedUsd: amount,
+    rail: "card",
+    pcstoreChargedUsd: ZERO,
+  };
 }
 
 function loadPeriod(ledger: Ledger, sub: SubscriptionState, p: PeriodScenario, where: string): void {

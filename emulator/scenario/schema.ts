@@ -37,7 +37,11 @@ export const gameScenarioSchema = z.object({
   name: z.string().min(1),
   status: z.string().min(1).describe("live and testing are served; any other status answers 403"),
   secret: z.string().min(1).describe("X-Game-Secret-Key value"),
-  previous_secret: z.string().min(1).optional().describe("a rotated-out secret, valid 7 days after previous_secret_rotated_at"),
+  previous_secret: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("a rotated-out secret, valid 7 days after previous_secret_rotated_at"),
   previous_secret_rotated_at: instantSchema.optional(),
   fee_percent: percentSchema.default("10.00"),
   environment: z
@@ -87,9 +91,13 @@ export const periodScenarioSchema = z.object({
   paid_at: instantSchema.optional().describe("required for paid and refunded periods"),
   amount_usd: usdSchema.optional().describe("price snapshot; defaults to the subscription's amount_usd"),
   attribution: attributionStateSchema.default("recorded"),
-  percent_at_renewal: percentSchema.optional().describe("rate in force at the renewal; defaults to revenue_share.percent"),
+  percent_at_renewal: percentSchema
+    .optional()
+    .describe("rate in force at the renewal; defaults to revenue_share.percent"),
   fee_percent: percentSchema.optional().describe("service fee percent at the charge; defaults to the game's"),
-  recorded_base_usd: usdSchema.optional().describe("simulates drift: the attribution base recorded instead of the rule's"),
+  recorded_base_usd: usdSchema
+    .optional()
+    .describe("simulates drift: the attribution base recorded instead of the rule's"),
   funding: z
     .object({
       balance_applied_coins: usdSchema.optional(),
@@ -98,8 +106,16 @@ export const periodScenarioSchema = z.object({
     })
     .optional()
     .describe("how the period was paid; defaults: wallet-only -> wallet, pcstore -> pcstore, card -> card"),
-  mint_order_id: z.string().nullable().optional().describe("null on a card-charged period simulates MINT_ORDER_MISSING"),
-  payment_reference: z.string().nullable().optional().describe("null on a card-charged period simulates NO_PAYMENT_REFERENCE"),
+  mint_order_id: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("null on a card-charged period simulates MINT_ORDER_MISSING"),
+  payment_reference: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("null on a card-charged period simulates NO_PAYMENT_REFERENCE"),
   attempts: z.number().int().positive().optional(),
   pass_through_fees_usd: usdSchema.optional(),
   chargeback_fees_usd: usdSchema.optional(),
@@ -157,7 +173,9 @@ export const subscriptionScenarioSchema = z.object({
   next_charge_at: instantSchema
     .nullable()
     .optional()
-    .describe("null or absent on canceled, expired and pending_pcstore_authorization subscriptions (a value is refused)"),
+    .describe(
+      "null or absent on canceled, expired and pending_pcstore_authorization subscriptions (a value is refused)",
+    ),
   metadata: z.record(z.string(), z.unknown()).nullable().default(null),
   periods: z.array(periodScenarioSchema).default([]),
   refunds: z.array(refundScenarioSchema).default([]),

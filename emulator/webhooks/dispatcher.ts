@@ -39,7 +39,9 @@ export type Delivery = {
  * during a signing-secret rotation "deliveries carry two v1= values".
  */
 export function signPayload(body: string, timestamp: number, secrets: readonly string[]): string {
-  const signatures = secrets.map((secret) => `v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`);
+  const signatures = secrets.map(
+    (secret) => `v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`,
+  );
   return [`t=${timestamp}`, ...signatures].join(",");
 }
 
@@ -225,7 +227,9 @@ export class WebhookDispatcher {
         },
       );
       this.inFlight.add(request);
-      request.setTimeout(this.options.timeoutMs, () => request.destroy(new Error(`timed out after ${this.options.timeoutMs} ms`)));
+      request.setTimeout(this.options.timeoutMs, () =>
+        request.destroy(new Error(`timed out after ${this.options.timeoutMs} ms`)),
+      );
       request.on("error", reject);
       request.on("close", () => this.inFlight.delete(request));
       request.end(body);

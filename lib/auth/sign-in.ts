@@ -55,7 +55,10 @@ export function accountDelaySeconds(failures: number): number {
  */
 export function clientAddress(headers: Headers, trustProxy = env().PAYOUT_DESK_TRUST_PROXY === "on"): string | null {
   if (!trustProxy) return null;
-  const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+  const hops = (headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
   return hops.at(-1) ?? null;
 }
 
@@ -65,7 +68,12 @@ function waitText(ms: number): string {
 }
 
 /** Refuses when a limit applies now; otherwise records this attempt as a failure and returns its id. */
-export async function beginSignInAttempt(db: Db, email: string, address: string | null, nowMs = Date.now()): Promise<string> {
+export async function beginSignInAttempt(
+  db: Db,
+  email: string,
+  address: string | null,
+  nowMs = Date.now(),
+): Promise<string> {
   return db.transaction().execute(async (trx) => {
     await lockSignInEmail(trx, email);
     if (address !== null) {
@@ -73,12 +81,19 @@ export async function beginSignInAttempt(db: Db, email: string, address: string 
       const byAddress = await readAddressFailures(trx, { address, since: new Date(nowMs - windowMs) });
       if (byAddress.failures >= SIGN_IN_LIMITS.perAddress && byAddress.oldestAt) {
         const wait = byAddress.oldestAt.getTime() + windowMs - nowMs;
-        throw new AppError("RATE_LIMITED", `Too many failed sign-ins from this network. Try again in ${waitText(wait)}.`);
+        throw new AppError(
+          "RATE_LIMITED",
+          `Too many failed sign-ins from this network. Try again in ${waitText(wait)}.`,
+        );
       }
     }
     const known =
       address !== null &&
-      (await hasSignedInFrom(trx, { email, address, since: new Date(nowMs - SIGN_IN_LIMITS.knownAddressDays * 24 * HOUR_MS) }));
+      (await hasSignedInFrom(trx, {
+        email,
+        address,
+        since: new Date(nowMs - SIGN_IN_LIMITS.knownAddressDays * 24 * HOUR_MS),
+      }));
     const account = await readAccountFailures(trx, {
       email,
       since: new Date(nowMs - SIGN_IN_LIMITS.accountMemoryHours * HOUR_MS),
@@ -101,8 +116,14 @@ export type AccountLimit = { email: string; failures: number; lastFailureAt: str
 export type AddressLimit = { address: string; failures: number; lastFailureAt: string; limitedUntil: string | null };
 
 /** Accounts with recent failures and client addresses with failures in their window, for admins. */
-export async function listSignInLimits(db: Db, nowMs = Date.now()): Promise<{ accounts: AccountLimit[]; addresses: AddressLimit[] }> {
-  const accountRows = await listAccountFailures(db, { since: new Date(nowMs - SIGN_IN_LIMITS.accountMemoryHours * HOUR_MS), limit: 50 });
+export async function listSignInLimits(
+  db: Db,
+  nowMs = Date.now(),
+): Promise<{ accounts: AccountLimit[]; addresses: AddressLimit[] }> {
+  const accountRows = await listAccountFailures(db, {
+    since: new Date(nowMs - SIGN_IN_LIMITS.accountMemoryHours * HOUR_MS),
+    limit: 50,
+  });
   const windowMs = SIGN_IN_LIMITS.addressWindowMinutes * 60_000;
   const addressRows = await listAddressFailures(db, { since: new Date(nowMs - windowMs), limit: 50 });
   return {
@@ -136,7 +157,10 @@ export async function clearSignInLimit(
   actor: { id: string; email: string },
 ): Promise<{ failures: number }> {
   return db.transaction().execute(async (trx) => {
-    const failures = await deleteSignInFailures(trx, target.kind === "account" ? { email: target.email } : { address: target.address });
+    const failures = await deleteSignInFailures(
+      trx,
+      target.kind === "account" ? { email: target.email } : { address: target.address },
+    );
     await recordAudit(trx, {
       actor,
       action: "user.sign_in_limit_clear",

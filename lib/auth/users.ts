@@ -28,13 +28,21 @@ export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
   if (existing) throw new AppError("CONFLICT", `A user with email ${data.email} already exists.`, { field: "email" });
   const ctx = await getAuth().$context;
   const hash = await ctx.password.hash(data.password);
-  const user = await ctx.internalAdapter.createUser({
-    email: data.email,
-    name: data.name ?? data.email.split("@")[0] ?? data.email,
-    emailVerified: true,
-    role: data.role,
-  }, { method: "admin" });
-  await ctx.internalAdapter.linkAccount({ userId: user.id, providerId: "credential", accountId: user.id, password: hash });
+  const user = await ctx.internalAdapter.createUser(
+    {
+      email: data.email,
+      name: data.name ?? data.email.split("@")[0] ?? data.email,
+      emailVerified: true,
+      role: data.role,
+    },
+    { method: "admin" },
+  );
+  await ctx.internalAdapter.linkAccount({
+    userId: user.id,
+    providerId: "credential",
+    accountId: user.id,
+    password: hash,
+  });
   return { id: user.id, email: user.email, name: user.name, role: data.role, createdAt: user.createdAt };
 }
 

@@ -12,8 +12,10 @@ export const BATCH_EXPORTS: readonly ExportKind[] = ["payouts", "journal"];
 
 export function exportAvailability(kind: ExportKind, batch: { status: PayoutBatchStatus } | null): ExportAvailability {
   if (!BATCH_EXPORTS.includes(kind)) return { ok: true };
-  if (!batch || batch.status === "discarded") return { ok: false, reason: "There is no payout batch for this window yet: prepare one first." };
+  if (!batch || batch.status === "discarded")
+    return { ok: false, reason: "There is no payout batch for this window yet: prepare one first." };
   // Journal entries exist from approval on (lib/payouts/ledger.ts): a draft has nothing to post yet.
-  if (kind === "journal" && batch.status === "draft") return { ok: false, reason: "The journal is empty until the batch is approved: nothing is posted from a draft." };
+  if (kind === "journal" && batch.status === "draft")
+    return { ok: false, reason: "The journal is empty until the batch is approved: nothing is posted from a draft." };
   return { ok: true };
 }

@@ -50,7 +50,11 @@ describe("neutraliseText", () => {
 
 describe("formatRow", () => {
   it("writes decimals as they are (a negative stays a number) and refuses anything else in a decimal column", () => {
-    expect(formatRow(COLUMNS, { name: "-x", amount: "-12.34", at: "2026-03-01T00:00:00Z" })).toEqual(["'-x", "-12.34", "2026-03-01T00:00:00Z"]);
+    expect(formatRow(COLUMNS, { name: "-x", amount: "-12.34", at: "2026-03-01T00:00:00Z" })).toEqual([
+      "'-x",
+      "-12.34",
+      "2026-03-01T00:00:00Z",
+    ]);
     expect(formatRow(COLUMNS, { name: null, amount: null, at: null })).toEqual([null, null, null]);
     for (const bad of ["1e5", "NaN", "=1+2", "12,50", " 1.00", "Infinity"]) {
       expect(() => formatRow(COLUMNS, { name: "a", amount: bad, at: null }), bad).toThrow(/not a decimal number/);
@@ -79,11 +83,13 @@ describe("csvOutput", () => {
         fc.array(
           fc.record({
             name: fc.option(fc.string({ unit: "grapheme", maxLength: 30 }), { nil: null }),
-            amount: fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 14n }), fc.integer({ min: 0, max: 6 })).map(([negative, units, places]) => {
-              const digits = units.toString().padStart(places + 1, "0");
-              const text = places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
-              return negative ? `-${text}` : text;
-            }),
+            amount: fc
+              .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 14n }), fc.integer({ min: 0, max: 6 }))
+              .map(([negative, units, places]) => {
+                const digits = units.toString().padStart(places + 1, "0");
+                const text = places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
+                return negative ? `-${text}` : text;
+              }),
           }),
           { maxLength: 12 },
         ),

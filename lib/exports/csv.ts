@@ -62,14 +62,17 @@ function formatCell(column: ExportColumn, value: string | null | undefined): str
   if (column.type === "text") return neutraliseText(value);
   // Decimal columns are never prefixed (a negative amount stays -12.34), so they must hold plain decimals only.
   if (column.type === "decimal" && !DECIMAL.test(value)) {
-    throw new ExportValueError(`column ${column.name} holds ${JSON.stringify(value.slice(0, 40))}, not a decimal number`);
+    throw new ExportValueError(
+      `column ${column.name} holds ${JSON.stringify(value.slice(0, 40))}, not a decimal number`,
+    );
   }
   return value;
 }
 
 export function formatRow(columns: readonly ExportColumn[], row: ExportRow): (string | null)[] {
   if (Array.isArray(row)) {
-    if (row.length !== columns.length) throw new ExportValueError(`a row holds ${row.length} cells for ${columns.length} columns`);
+    if (row.length !== columns.length)
+      throw new ExportValueError(`a row holds ${row.length} cells for ${columns.length} columns`);
     for (let i = 0; i < columns.length; i++) row[i] = formatCell(columns[i] as ExportColumn, row[i]);
     return row;
   }
@@ -97,7 +100,11 @@ export type CsvOutput = {
  * the size of the export. Nothing more is read until the reader has taken those bytes; breaking out of `chunks`
  * (a cancelled download) stops the reading.
  */
-export function csvOutput(columns: readonly ExportColumn[], batches: AsyncIterable<ExportRow[]>, options: { bom: boolean }): CsvOutput {
+export function csvOutput(
+  columns: readonly ExportColumn[],
+  batches: AsyncIterable<ExportRow[]>,
+  options: { bom: boolean },
+): CsvOutput {
   let rows = 0;
 
   async function* chunks(): AsyncGenerator<Buffer, void, undefined> {
@@ -117,7 +124,8 @@ export function csvOutput(columns: readonly ExportColumn[], batches: AsyncIterab
       if (failure) throw failure;
       const buffered = stringifier.read() as Buffer | null;
       if (buffered === null) return;
-      for (let at = 0; at < buffered.length; at += OUTPUT_CHUNK_BYTES) yield buffered.subarray(at, at + OUTPUT_CHUNK_BYTES);
+      for (let at = 0; at < buffered.length; at += OUTPUT_CHUNK_BYTES)
+        yield buffered.subarray(at, at + OUTPUT_CHUNK_BYTES);
     };
     try {
       for await (const batch of batches) {

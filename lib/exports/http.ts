@@ -14,7 +14,10 @@ const exportQuerySchema = z
     batch: exportIdSchema.optional(),
     bom: z.enum(["0", "1"], { message: "must be 1 (add a byte-order mark for spreadsheets) or 0" }).default("0"),
   })
-  .refine((q) => Boolean(q.snapshot) !== Boolean(q.batch), { message: "give either a snapshot id or a payout batch id", path: ["snapshot"] });
+  .refine((q) => Boolean(q.snapshot) !== Boolean(q.batch), {
+    message: "give either a snapshot id or a payout batch id",
+    path: ["snapshot"],
+  });
 
 export type ExportQuery = { kind: ExportKind; snapshot?: string; batch?: string; bom: boolean };
 
@@ -31,7 +34,12 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
     const field = String(issue?.path[0] ?? "query");
     throw new AppError("INVALID_INPUT", `${field}: ${issue?.message ?? "is invalid"}`, { field });
   }
-  return { kind: parsed.data.kind, snapshot: parsed.data.snapshot, batch: parsed.data.batch, bom: parsed.data.bom === "1" };
+  return {
+    kind: parsed.data.kind,
+    snapshot: parsed.data.snapshot,
+    batch: parsed.data.batch,
+    bom: parsed.data.bom === "1",
+  };
 }
 
 /**
@@ -41,7 +49,9 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
 export function isBrowserNavigation(request: Request): boolean {
   const mode = request.headers.get("sec-fetch-mode");
   if (mode && mode !== "navigate") return false;
-  return (request.headers.get("accept") ?? "").split(",").some((part) => part.trim().toLowerCase().startsWith("text/html"));
+  return (request.headers.get("accept") ?? "")
+    .split(",")
+    .some((part) => part.trim().toLowerCase().startsWith("text/html"));
 }
 
 /** Sends a browser to the page that explains why the export of `kind` with this query cannot be made. */
@@ -51,7 +61,10 @@ export function refusedExportRedirect(kind: string, params: URLSearchParams): Re
     const value = params.get(name);
     if (value) query.set(name, value.slice(0, 100));
   }
-  return new Response(null, { status: 303, headers: { Location: `/payouts/export-refused?${query.toString()}`, "Cache-Control": "no-store" } });
+  return new Response(null, {
+    status: 303,
+    headers: { Location: `/payouts/export-refused?${query.toString()}`, "Cache-Control": "no-store" },
+  });
 }
 
 /**

@@ -29,10 +29,23 @@ const DESCRIPTIONS: Record<PostedKind, string> = {
 };
 
 export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
-  { name: "entry_id", type: "text", description: "The journal entry; its lines share it and balance (debits = credits)." },
+  {
+    name: "entry_id",
+    type: "text",
+    description: "The journal entry; its lines share it and balance (debits = credits).",
+  },
   { name: "line", type: "integer", description: "1 = debit line, 2 = credit line." },
-  { name: "posting_date", type: "date", description: "Accounting date (UTC): the batch's approval for accrual and reversal, the recorded payment date for payment." },
-  { name: "recorded_at", type: "instant", description: "When the ledger entry came into being (approval, or when the payment was recorded)." },
+  {
+    name: "posting_date",
+    type: "date",
+    description:
+      "Accounting date (UTC): the batch's approval for accrual and reversal, the recorded payment date for payment.",
+  },
+  {
+    name: "recorded_at",
+    type: "instant",
+    description: "When the ledger entry came into being (approval, or when the payment was recorded).",
+  },
   { name: "account", type: "text", description: `One of: ${Object.values(JOURNAL_ACCOUNTS).join(", ")}.` },
   { name: "debit_usd", type: "decimal", description: "Debit amount (0.00 on a credit line)." },
   { name: "credit_usd", type: "decimal", description: "Credit amount (0.00 on a debit line)." },
@@ -47,7 +60,11 @@ export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
   { name: "snapshot_version", type: "integer", description: "Its version." },
   { name: "window_start", type: "instant", description: "Start of the window (UTC, inclusive)." },
   { name: "window_end", type: "instant", description: "End of the window (UTC, exclusive)." },
-  { name: "reference", type: "text", description: "Snapshot reference (accrual, reversal) or the external payment reference (payment)." },
+  {
+    name: "reference",
+    type: "text",
+    description: "Snapshot reference (accrual, reversal) or the external payment reference (payment).",
+  },
   { name: "payment_method", type: "text", description: "Payment method (payment only)." },
 ];
 
@@ -67,7 +84,9 @@ export function journalLines(entry: LedgerEntry, names: Names): ExportRow[] {
   if (amount.isZero()) return [];
   const size = formatUsd(amount.abs());
   const other = JOURNAL_ACCOUNTS[POSTED[kind]];
-  const [debitAccount, creditAccount] = amount.isPositive() ? [other, JOURNAL_ACCOUNTS.payable] : [JOURNAL_ACCOUNTS.payable, other];
+  const [debitAccount, creditAccount] = amount.isPositive()
+    ? [other, JOURNAL_ACCOUNTS.payable]
+    : [JOURNAL_ACCOUNTS.payable, other];
   const who = names.get(entry.recipientPlayerId);
   const common = {
     entry_id: entry.entryId,
@@ -109,7 +128,9 @@ export const journalExport: ExportKindDefinition = {
       .where("batch_id", "=", target.batchId)
       .where("game_id", "=", target.gameId)
       .execute();
-    const names: Names = new Map(statements.map((s) => [Number(s.recipient_player_id), { name: s.player_name, email: s.player_email }]));
+    const names: Names = new Map(
+      statements.map((s) => [Number(s.recipient_player_id), { name: s.player_name, email: s.player_email }]),
+    );
     const entries = iterateLedgerEntries(db, { gameId: target.gameId, batchId: target.batchId, pageSize: PAGE_SIZE });
     yield* inPages(entries, PAGE_SIZE, (entry) => journalLines(entry, names));
   },

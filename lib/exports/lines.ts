@@ -9,7 +9,11 @@ import type { ExportKindDefinition, ResolvedTarget } from "./types";
 export const LINE_COLUMNS: readonly ExportColumn[] = [
   { name: "snapshot_id", type: "text", description: "The snapshot (window version) the line belongs to." },
   { name: "recipient_player_id", type: "integer", description: "The player credited with the renewal." },
-  { name: "recipient_name", type: "text", description: "The recipient's name as the service reported it (empty when unresolved)." },
+  {
+    name: "recipient_name",
+    type: "text",
+    description: "The recipient's name as the service reported it (empty when unresolved).",
+  },
   { name: "recipient_email", type: "text", description: "The recipient's email (empty when unresolved)." },
   { name: "period_id", type: "integer", description: "The service's id of the renewal line (billing period)." },
   { name: "subscription_id", type: "text", description: "The subscription renewed." },
@@ -22,14 +26,38 @@ export const LINE_COLUMNS: readonly ExportColumn[] = [
   { name: "paid_at", type: "instant", description: "When the renewal settled; decides the window it belongs to." },
   { name: "amount_usd", type: "decimal", description: "Price charged for the period." },
   { name: "invo_fee_usd", type: "decimal", description: "The service's fee (never reversed by a refund)." },
-  { name: "partner_revenue_settled_usd", type: "decimal", description: "The partner's leg at settlement (amount less fee)." },
-  { name: "partner_revenue_reversed_usd", type: "decimal", description: "Partner revenue reversed by refunds of the period, to date." },
+  {
+    name: "partner_revenue_settled_usd",
+    type: "decimal",
+    description: "The partner's leg at settlement (amount less fee).",
+  },
+  {
+    name: "partner_revenue_reversed_usd",
+    type: "decimal",
+    description: "Partner revenue reversed by refunds of the period, to date.",
+  },
   { name: "partner_revenue_usd", type: "decimal", description: "Partner revenue net of reversal." },
   { name: "percent_at_renewal", type: "decimal", description: "Revenue-share rate in force at the renewal (percent)." },
-  { name: "base_usd", type: "decimal", description: "The base the share is a percentage of (amount after the service fee)." },
-  { name: "attributed_amount_usd", type: "decimal", description: "Revenue share earned by the recipient on this renewal (gross, before reversals)." },
-  { name: "attribution_unavailable_reason", type: "text", description: "Why no share was recorded, when none was (spec keys)." },
-  { name: "base_matches_settled_fee", type: "boolean", description: "The service's own reconciliation of the base (empty when not checked)." },
+  {
+    name: "base_usd",
+    type: "decimal",
+    description: "The base the share is a percentage of (amount after the service fee).",
+  },
+  {
+    name: "attributed_amount_usd",
+    type: "decimal",
+    description: "Revenue share earned by the recipient on this renewal (gross, before reversals).",
+  },
+  {
+    name: "attribution_unavailable_reason",
+    type: "text",
+    description: "Why no share was recorded, when none was (spec keys).",
+  },
+  {
+    name: "base_matches_settled_fee",
+    type: "boolean",
+    description: "The service's own reconciliation of the base (empty when not checked).",
+  },
   { name: "transaction_id", type: "text", description: "The service's transaction of the charge." },
   { name: "mint_order_id", type: "text", description: "The mint order (empty when the wallet covered the period)." },
 ];
@@ -70,7 +98,9 @@ function lineCells(from: LineCellSources) {
     decimalText("l.base_usd").as("base_usd"),
     decimalText("l.attributed_amount_usd").as("attributed_amount_usd"),
     text("l.attribution_unavailable_reason").as("attribution_unavailable_reason"),
-    sql<string | null>`case l.reconciliation ->> 'base_matches_settled_fee' when 'true' then 'true' when 'false' then 'false' end`.as(
+    sql<
+      string | null
+    >`case l.reconciliation ->> 'base_matches_settled_fee' when 'true' then 'true' when 'false' then 'false' end`.as(
       "base_matches_settled_fee",
     ),
     text("l.transaction_id").as("transaction_id"),
@@ -145,9 +175,15 @@ async function recipientCells(db: Db, snapshotId: string): Promise<Map<string, R
   return byId;
 }
 
-export async function* linePages(db: Db, target: Pick<ResolvedTarget, "snapshotId">): AsyncGenerator<ExportRow[], void, undefined> {
+export async function* linePages(
+  db: Db,
+  target: Pick<ResolvedTarget, "snapshotId">,
+): AsyncGenerator<ExportRow[], void, undefined> {
   const recipients = await recipientCells(db, target.snapshotId);
-  const batches = streamKeysetCells(db, (after) => linePage(db, target.snapshotId, after), { keyIndex: PERIOD_CELL, pageSize: LINE_PAGE_SIZE });
+  const batches = streamKeysetCells(db, (after) => linePage(db, target.snapshotId, after), {
+    keyIndex: PERIOD_CELL,
+    pageSize: LINE_PAGE_SIZE,
+  });
   for await (const batch of batches) {
     for (const cells of batch) {
       cells[SNAPSHOT_CELL] = target.snapshotId;

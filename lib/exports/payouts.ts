@@ -15,21 +15,41 @@ export const PAYOUT_COLUMNS: readonly ExportColumn[] = [
   { name: "recipient_name", type: "text", description: "Name (empty when the service could not resolve the player)." },
   { name: "recipient_email", type: "text", description: "Email (empty when unresolved)." },
   { name: "resolved", type: "boolean", description: "Whether the service resolved the player record." },
-  { name: "in_snapshot", type: "boolean", description: "False for a recipient with no activity in the window, listed only to receive a carried balance." },
+  {
+    name: "in_snapshot",
+    type: "boolean",
+    description: "False for a recipient with no activity in the window, listed only to receive a carried balance.",
+  },
   { name: "renewal_count", type: "integer", description: "Renewals credited to the recipient in the window." },
   { name: "subscription_count", type: "integer", description: "Distinct subscriptions behind them." },
   { name: "reversal_count", type: "integer", description: "Reversals in the window." },
   { name: "gross_attributed_usd", type: "decimal", description: "Share earned on renewals settled in the window." },
-  { name: "reversed_attributed_usd", type: "decimal", description: "Share reversed by refunds recorded in the window." },
+  {
+    name: "reversed_attributed_usd",
+    type: "decimal",
+    description: "Share reversed by refunds recorded in the window.",
+  },
   { name: "net_attributed_usd", type: "decimal", description: "gross − reversed (may be negative)." },
-  { name: "carried_in_usd", type: "decimal", description: "Balance brought from earlier statements (negative net or payable under the minimum)." },
+  {
+    name: "carried_in_usd",
+    type: "decimal",
+    description: "Balance brought from earlier statements (negative net or payable under the minimum).",
+  },
   { name: "available_usd", type: "decimal", description: "net + carried in." },
-  { name: "payable_usd", type: "decimal", description: "What to pay: available when at least the minimum payout, else 0.00." },
-  { name: "carry_out_usd", type: "decimal", description: "available − payable, taken into the recipient's next statement." },
+  {
+    name: "payable_usd",
+    type: "decimal",
+    description: "What to pay: available when at least the minimum payout, else 0.00.",
+  },
+  {
+    name: "carry_out_usd",
+    type: "decimal",
+    description: "available − payable, taken into the recipient's next statement.",
+  },
   { name: "min_payout_usd", type: "decimal", description: "The minimum payout in force when the batch was prepared." },
   { name: "state", type: "text", description: "draft, approved, held, paid or carried." },
   { name: "hold_reason", type: "text", description: "Why the statement is held (held only)." },
-  { name: "flags", type: "text", description: "Flags on the recipient, separated by \"; \" (empty when none)." },
+  { name: "flags", type: "text", description: 'Flags on the recipient, separated by "; " (empty when none).' },
   { name: "state_changed_at", type: "instant", description: "When the state last changed." },
   { name: "state_changed_by", type: "text", description: "Who changed it." },
   { name: "paid_amount_usd", type: "decimal", description: "Amount paid (paid only; equals payable)." },
@@ -84,7 +104,11 @@ export function statementRow(s: PayoutStatement): ExportRow {
 }
 
 /** Groups an async sequence into arrays of `size`, the unit the CSV writer reads. */
-export async function* inPages<T, R>(items: AsyncIterable<T>, size: number, map: (item: T) => R[]): AsyncGenerator<R[], void, undefined> {
+export async function* inPages<T, R>(
+  items: AsyncIterable<T>,
+  size: number,
+  map: (item: T) => R[],
+): AsyncGenerator<R[], void, undefined> {
   let page: R[] = [];
   for await (const item of items) {
     for (const row of map(item)) page.push(row);
@@ -104,7 +128,11 @@ export const payoutsExport: ExportKindDefinition = {
   needsBatch: true,
   async *pages(db, target) {
     if (!target.batchId) throw new Error("the payout file needs a payout batch");
-    const statements = iteratePayoutStatements(db, { gameId: target.gameId, batchId: target.batchId, pageSize: PAGE_SIZE });
+    const statements = iteratePayoutStatements(db, {
+      gameId: target.gameId,
+      batchId: target.batchId,
+      pageSize: PAGE_SIZE,
+    });
     yield* inPages(statements, PAGE_SIZE, (s) => [statementRow(s)]);
   },
 };

@@ -48,7 +48,11 @@ export type StartedExport = {
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const exportIdSchema = z.string().trim().toLowerCase().regex(UUID, { message: "must be an id such as 0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11", abort: true });
+export const exportIdSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(UUID, { message: "must be an id such as 0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11", abort: true });
 
 /** What an export would read, or the AppError it is refused with; nothing is audited. */
 export async function resolveTarget(db: Db, request: ExportRequest): Promise<ResolvedTarget> {
@@ -56,23 +60,37 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
   let snapshotId = request.snapshotId ?? null;
   let batchId: string | null = null;
   if (request.batchId) {
-    if (!UUID.test(request.batchId)) throw new AppError("INVALID_INPUT", "batch: must be a payout batch id", { field: "batch" });
-    let query = db.selectFrom("payout_batch").select(["id", "game_id", "snapshot_id", "status"]).where("id", "=", request.batchId);
+    if (!UUID.test(request.batchId))
+      throw new AppError("INVALID_INPUT", "batch: must be a payout batch id", { field: "batch" });
+    let query = db
+      .selectFrom("payout_batch")
+      .select(["id", "game_id", "snapshot_id", "status"])
+      .where("id", "=", request.batchId);
     if (request.gameId) query = query.where("game_id", "=", request.gameId);
     const batch = await query.executeTakeFirst();
-    if (!batch) throw new AppError("NOT_FOUND", `No payout batch ${request.batchId}${request.gameId ? ` in game ${request.gameId}` : ""}.`, { field: "batch" });
+    if (!batch)
+      throw new AppError(
+        "NOT_FOUND",
+        `No payout batch ${request.batchId}${request.gameId ? ` in game ${request.gameId}` : ""}.`,
+        { field: "batch" },
+      );
     batchId = batch.id;
     snapshotId = batch.snapshot_id;
   }
-  if (!snapshotId) throw new AppError("INVALID_INPUT", "snapshot: give a snapshot id or a payout batch id", { field: "snapshot" });
-  if (!UUID.test(snapshotId)) throw new AppError("INVALID_INPUT", "snapshot: must be a snapshot id", { field: "snapshot" });
+  if (!snapshotId)
+    throw new AppError("INVALID_INPUT", "snapshot: give a snapshot id or a payout batch id", { field: "snapshot" });
+  if (!UUID.test(snapshotId))
+    throw new AppError("INVALID_INPUT", "snapshot: must be a snapshot id", { field: "snapshot" });
   let query = db
     .selectFrom("snapshot")
     .select(["id", "game_id", "version", "window_start", "window_end"])
     .where("id", "=", snapshotId);
   if (request.gameId) query = query.where("game_id", "=", request.gameId);
   const snapshot = await query.executeTakeFirst();
-  if (!snapshot) throw new AppError("NOT_FOUND", `No snapshot ${snapshotId}${request.gameId ? ` in game ${request.gameId}` : ""}.`, { field: "snapshot" });
+  if (!snapshot)
+    throw new AppError("NOT_FOUND", `No snapshot ${snapshotId}${request.gameId ? ` in game ${request.gameId}` : ""}.`, {
+      field: "snapshot",
+    });
 
   if (definition.needsBatch && !batchId) {
     const batches = await db
@@ -83,17 +101,29 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
       .where("status", "<>", "discarded")
       .execute();
     if (batches.length === 0) {
-      throw new AppError("NOT_FOUND", `No payout batch is built on snapshot ${snapshot.id} yet: prepare one from the window's payout table.`, {
-        field: "snapshot",
-      });
+      throw new AppError(
+        "NOT_FOUND",
+        `No payout batch is built on snapshot ${snapshot.id} yet: prepare one from the window's payout table.`,
+        {
+          field: "snapshot",
+        },
+      );
     }
-    if (batches.length > 1) throw new AppError("CONFLICT", `Several payout batches use snapshot ${snapshot.id}: give the batch id.`, { field: "batch" });
+    if (batches.length > 1)
+      throw new AppError("CONFLICT", `Several payout batches use snapshot ${snapshot.id}: give the batch id.`, {
+        field: "batch",
+      });
     batchId = (batches[0] as { id: string }).id;
   }
   if (batchId) {
-    const batch = await db.selectFrom("payout_batch").select("status").where("id", "=", batchId).executeTakeFirstOrThrow();
+    const batch = await db
+      .selectFrom("payout_batch")
+      .select("status")
+      .where("id", "=", batchId)
+      .executeTakeFirstOrThrow();
     const available = exportAvailability(request.kind, batch);
-    if (!available.ok) throw new AppError("CONFLICT", `Batch ${batchId} is ${batch.status}. ${available.reason}`, { field: "batch" });
+    if (!available.ok)
+      throw new AppError("CONFLICT", `Batch ${batchId} is ${batch.status}. ${available.reason}`, { field: "batch" });
   }
   return {
     gameId: snapshot.game_id,
@@ -170,12 +200,28 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
     } finally {
       const sha256 = outcome === "succeeded" ? hash.digest("hex") : undefined;
       if (sha256) {
-        summary = { exportId, kind: request.kind, filename, gameId: target.gameId, snapshotId: target.snapshotId, batchId: target.batchId, rows: output.rows(), bytes, sha256 };
+        summary = {
+          exportId,
+          kind: request.kind,
+          filename,
+          gameId: target.gameId,
+          snapshotId: target.snapshotId,
+          batchId: target.batchId,
+          rows: output.rows(),
+          bytes,
+          sha256,
+        };
       }
       await recordAudit(db, {
         ...auditBase,
         outcome,
-        detail: { ...about, rows: output.rows(), bytes, ...(sha256 ? { sha256 } : {}), ...(failure ? { error: failure.slice(0, 300) } : {}) },
+        detail: {
+          ...about,
+          rows: output.rows(),
+          bytes,
+          ...(sha256 ? { sha256 } : {}),
+          ...(failure ? { error: failure.slice(0, 300) } : {}),
+        },
       }).catch((error: unknown) => log.error("export audit entry not written", { exportId, error }));
     }
   }

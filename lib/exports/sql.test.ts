@@ -10,7 +10,14 @@ describe("utcTimestampToInstant", () => {
   });
 
   it("refuses any other DateStyle rather than writing a wrong instant", () => {
-    for (const text of ["03/01/2026 00:00:00", "01.03.2026 00:00:00", "Sun Mar 01 00:00:00 2026", "2026-03-01T00:00:00", "2026-03-01 00:00:00+00", "2026-03-01 00:00:00 BC"]) {
+    for (const text of [
+      "03/01/2026 00:00:00",
+      "01.03.2026 00:00:00",
+      "Sun Mar 01 00:00:00 2026",
+      "2026-03-01T00:00:00",
+      "2026-03-01 00:00:00+00",
+      "2026-03-01 00:00:00 BC",
+    ]) {
       expect(() => utcTimestampToInstant(text), text).toThrow(ExportValueError);
       expect(() => utcTimestampToInstant(text), text).toThrow(/DateStyle to ISO/);
     }

@@ -29,7 +29,9 @@ export function booleanText(ref: string): RawBuilder<string | null> {
  * ("2026-03-01T00:00:00.25Z"), like lib/time.ts formatInstant. Null stays null.
  */
 export function instantText(ref: string): RawBuilder<string | null> {
-  return sql<string | null>`rtrim(rtrim(to_char(${sql.ref(ref)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z'`;
+  return sql<
+    string | null
+  >`rtrim(rtrim(to_char(${sql.ref(ref)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z'`;
 }
 
 /**
@@ -48,13 +50,17 @@ const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/;
  */
 export function utcTimestampToInstant(text: string): string {
   if (!UTC_TIMESTAMP.test(text)) {
-    throw new ExportValueError(`the database wrote an instant as ${JSON.stringify(text.slice(0, 40))}; set its DateStyle to ISO`);
+    throw new ExportValueError(
+      `the database wrote an instant as ${JSON.stringify(text.slice(0, 40))}; set its DateStyle to ISO`,
+    );
   }
   return `${text.slice(0, 10)}T${text.slice(11)}Z`;
 }
 
 /** Every column arrives as the text PostgreSQL sent: nothing is parsed into a JS number or Date. */
-export const AS_TEXT: CustomTypesConfig = { getTypeParser: (() => (value: string) => value) as CustomTypesConfig["getTypeParser"] };
+export const AS_TEXT: CustomTypesConfig = {
+  getTypeParser: (() => (value: string) => value) as CustomTypesConfig["getTypeParser"],
+};
 
 const statementNames = new Map<string, string>();
 
@@ -75,6 +81,12 @@ export function statementName(text: string): string {
  */
 export async function queryCells(db: Db, query: Compilable<unknown>): Promise<(string | null)[][]> {
   const { sql: text, parameters } = query.compile();
-  const result = await poolOf(db).query<(string | null)[]>({ name: statementName(text), text, values: parameters as unknown[], rowMode: "array", types: AS_TEXT });
+  const result = await poolOf(db).query<(string | null)[]>({
+    name: statementName(text),
+    text,
+    values: parameters as unknown[],
+    rowMode: "array",
+    types: AS_TEXT,
+  });
   return result.rows;
 }

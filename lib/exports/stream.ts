@@ -53,7 +53,13 @@ export async function* streamKeysetCells(
     let client: pg.PoolClient | null = null;
     try {
       const { sql: text, parameters } = pageQuery(after).compile();
-      const config: pg.QueryArrayConfig = { name: statementName(text), text, values: parameters as unknown[], rowMode: "array", types: AS_TEXT };
+      const config: pg.QueryArrayConfig = {
+        name: statementName(text),
+        text,
+        values: parameters as unknown[],
+        rowMode: "array",
+        types: AS_TEXT,
+      };
       // pg's Query takes the array row mode at run time; its typings only list it on client.query's overloads.
       const query = new pg.Query(config as pg.QueryConfig);
       let count = 0;

@@ -40,7 +40,11 @@ export async function saveGame(db: Db, input: GameInput, options: { replace: boo
     const exists = await trx.selectFrom("game").select("id").where("id", "=", game.id).executeTakeFirst();
     if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
     if (exists) await trx.updateTable("game").set(values).where("id", "=", game.id).execute();
-    else await trx.insertInto("game").values({ id: game.id, settings: "{}", ...values }).execute();
+    else
+      await trx
+        .insertInto("game")
+        .values({ id: game.id, settings: "{}", ...values })
+        .execute();
     const found = await findGame(trx, game.id);
     if (!found) throw new Error("game vanished after saving");
     return found;
@@ -119,7 +123,8 @@ export async function readGameCredentials(db: Db, gameId: string): Promise<GameC
     .where("id", "=", gameId)
     .executeTakeFirst();
   if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
-  const previousValid = row.webhook_previous_expires_at !== null && row.webhook_previous_expires_at.getTime() > Date.now();
+  const previousValid =
+    row.webhook_previous_expires_at !== null && row.webhook_previous_expires_at.getTime() > Date.now();
   const webhookSecrets = [row.webhook_secret_sealed, previousValid ? row.webhook_previous_secret_sealed : null]
     .filter((value): value is string => value !== null)
     .map((sealed) => openSecret(sealed, webhookContext(row.id)));

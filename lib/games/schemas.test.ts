@@ -23,7 +23,9 @@ describe("a game's base URL", () => {
   ])("refuses %s for a production game, naming the field", (baseUrl) => {
     const parsed = gameInputSchema.safeParse(game("production", baseUrl));
     expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues.some((i) => i.path[0] === "baseUrl" && /link-local or cloud metadata/.test(i.message))).toBe(true);
+    expect(
+      parsed.error?.issues.some((i) => i.path[0] === "baseUrl" && /link-local or cloud metadata/.test(i.message)),
+    ).toBe(true);
   });
 
   it("accepts an ordinary https address and a local emulator", () => {

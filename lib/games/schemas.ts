@@ -46,11 +46,19 @@ export const gameInputSchema = z
     // The spec: "HTTPS only". Plain http is accepted for a local emulator on loopback.
     const url = tryUrl(game.baseUrl);
     if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname)) {
-      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must use https:// (http is only for a local emulator)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["baseUrl"],
+        message: "must use https:// (http is only for a local emulator)",
+      });
     }
     // The game secret goes to this address: never a link-local or cloud metadata endpoint of the host itself.
     if (game.environment === "production" && url && isForbiddenServiceHost(url.hostname)) {
-      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must not be a link-local or cloud metadata address" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["baseUrl"],
+        message: "must not be a link-local or cloud metadata address",
+      });
     }
   });
 export type GameInput = z.input<typeof gameInputSchema>;

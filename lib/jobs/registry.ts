@@ -43,10 +43,20 @@ export function registerJob<S extends z.ZodType, H extends JobHandler<S>>(
 }
 
 export const JOBS: RegisteredJob[] = [
-  registerJob(reconcileRefundsJob, () => import("@/lib/refunds/reconcile-job.handler").then((m) => m.handleReconcileRefunds)),
-  registerJob(processWebhookEventJob, () => import("@/lib/webhooks/process-event-job.handler").then((m) => m.handleProcessWebhookEvent)),
-  registerJob(sweepWebhookEventsJob, () => import("@/lib/webhooks/sweep-job.handler").then((m) => m.handleSweepWebhookEvents)),
-  registerJob(scheduleSnapshotPullsJob, () => import("@/lib/webhooks/schedule-pulls-job.handler").then((m) => m.handleScheduleSnapshotPulls)),
+  registerJob(reconcileRefundsJob, () =>
+    import("@/lib/refunds/reconcile-job.handler").then((m) => m.handleReconcileRefunds),
+  ),
+  registerJob(processWebhookEventJob, () =>
+    import("@/lib/webhooks/process-event-job.handler").then((m) => m.handleProcessWebhookEvent),
+  ),
+  registerJob(sweepWebhookEventsJob, () =>
+    import("@/lib/webhooks/sweep-job.handler").then((m) => m.handleSweepWebhookEvents),
+  ),
+  registerJob(scheduleSnapshotPullsJob, () =>
+    import("@/lib/webhooks/schedule-pulls-job.handler").then((m) => m.handleScheduleSnapshotPulls),
+  ),
   registerJob(pullSnapshotJob, () => import("@/lib/snapshots/pull-job.handler").then((m) => m.handlePullSnapshot)),
-  registerJob(recoverSnapshotPullsJob, () => import("@/lib/snapshots/pull-recover-job.handler").then((m) => m.handleRecoverSnapshotPulls)),
+  registerJob(recoverSnapshotPullsJob, () =>
+    import("@/lib/snapshots/pull-recover-job.handler").then((m) => m.handleRecoverSnapshotPulls),
+  ),
 ];

@@ -45,7 +45,8 @@ export function startWorkers(): Promise<void> {
           },
         );
       }
-      if (job.schedule) await boss.schedule(job.definition.name, job.schedule.cron, job.schedule.payload, { tz: "UTC" });
+      if (job.schedule)
+        await boss.schedule(job.definition.name, job.schedule.cron, job.schedule.payload, { tz: "UTC" });
     }
     log.info("workers started", { jobs: JOBS.map((j) => j.definition.name) });
   })();

@@ -11,7 +11,9 @@ export class KeyMismatchError extends Error {
     readonly givenKeyId: string,
   ) {
     const stored = storedKeyId ?? "not recorded (secrets sealed before key ids were kept)";
-    super(`PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${stored} (this key's id is ${givenKeyId})`);
+    super(
+      `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${stored} (this key's id is ${givenKeyId})`,
+    );
     this.name = "KeyMismatchError";
   }
 }
@@ -21,7 +23,11 @@ export function describeKey(master: Buffer): { keyId: string; fingerprint: strin
 }
 
 export function keyOf(check: KeyCheck, ring: Keyring): Buffer | null {
-  return [ring.current, ring.previous].find((key): key is Buffer => key !== null && fingerprintMatches(key, check.fingerprint)) ?? null;
+  return (
+    [ring.current, ring.previous].find(
+      (key): key is Buffer => key !== null && fingerprintMatches(key, check.fingerprint),
+    ) ?? null
+  );
 }
 
 /** A stored value from before key checks were kept: the key that opens it is the one it was sealed with. */

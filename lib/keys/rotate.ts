@@ -39,14 +39,20 @@ export async function rotateKey(db: Db, input: RotationInput): Promise<KeyRotati
     if (!check) throw new Error("no key check to rotate");
     const oldKey = keyOf(check, ring);
     if (!oldKey) throw new KeyMismatchError(check.keyId, keyId(ring.current));
-    if (next.keyId === check.keyId) throw new AppError("INVALID_INPUT", `the secrets are already sealed with key ${next.keyId}`);
+    if (next.keyId === check.keyId)
+      throw new AppError("INVALID_INPUT", `the secrets are already sealed with key ${next.keyId}`);
 
     const resealed: Record<string, number> = {};
     for (const column of SEALED_COLUMNS) {
       const rows = await listSealedValues(trx, column, { lock: true });
       for (const row of rows) {
         const context = column.context(row.id);
-        await updateSealedValue(trx, column, row.id, sealSecret(openSecret(row.sealed, context, oldKey), context, input.newKey));
+        await updateSealedValue(
+          trx,
+          column,
+          row.id,
+          sealSecret(openSecret(row.sealed, context, oldKey), context, input.newKey),
+        );
       }
       resealed[columnName(column)] = rows.length;
     }

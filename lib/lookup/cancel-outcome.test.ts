@@ -28,11 +28,15 @@ describe("describeCancelOutcome", () => {
   it("at period end, with nothing paid or the paid window elapsed: ends immediately, said in words, code as a detail", () => {
     const nothingPaid = describeCancelOutcome({ ...LIVE, paid_through: null }, "period_end");
     expect(nothingPaid).toMatchObject({ code: "NO_PAID_PERIOD", accessUntil: null });
-    expect(nothingPaid.text).toBe("Nothing has been paid yet, so it ends immediately, not at a period end. The player is not charged.");
+    expect(nothingPaid.text).toBe(
+      "Nothing has been paid yet, so it ends immediately, not at a period end. The player is not charged.",
+    );
     // In dunning the window moved on without a payment: paid_through is the start of the current window.
     const elapsed = describeCancelOutcome({ ...LIVE, paid_through: "2026-11-01T00:00:00Z" }, "period_end");
     expect(elapsed).toMatchObject({ code: "NO_PAID_PERIOD" });
-    expect(elapsed.text).toMatch(/^The paid period already ended \(paid through 2026-11-01T00:00:00Z\), so it ends immediately/);
+    expect(elapsed.text).toMatch(
+      /^The paid period already ended \(paid through 2026-11-01T00:00:00Z\), so it ends immediately/,
+    );
     expect(elapsed.text).not.toContain("NO_PAID_PERIOD");
   });
 
@@ -41,16 +45,25 @@ describe("describeCancelOutcome", () => {
       text: "It ends now and is never charged again; the player keeps access until 2026-12-01, the end of what was paid.",
       accessUntil: "2026-12-01T00:00:00Z",
     });
-    expect(describeCancelOutcome({ ...LIVE, paid_through: null }, "now")).toMatchObject({ text: "It ends now and access ends now. The player is not charged again.", accessUntil: null });
+    expect(describeCancelOutcome({ ...LIVE, paid_through: null }, "now")).toMatchObject({
+      text: "It ends now and access ends now. The player is not charged again.",
+      accessUntil: null,
+    });
   });
 
   it("a canceled or expired subscription: nothing changes", () => {
-    expect(describeCancelOutcome({ ...LIVE, status: "canceled" }, "period_end")).toMatchObject({ code: "ALREADY_CANCELED" });
+    expect(describeCancelOutcome({ ...LIVE, status: "canceled" }, "period_end")).toMatchObject({
+      code: "ALREADY_CANCELED",
+    });
   });
 
   it("reads the service's timestamps in any ISO form", () => {
-    expect(paidPeriodRunning({ paid_through: "2026-12-01 00:00:00+00:00", current_period_start: "2026-11-01T00:00:00Z" })).toBe(true);
-    expect(paidPeriodRunning({ paid_through: "2026-10-31T23:00:00-01:00", current_period_start: "2026-11-01T00:00:00Z" })).toBe(false);
+    expect(
+      paidPeriodRunning({ paid_through: "2026-12-01 00:00:00+00:00", current_period_start: "2026-11-01T00:00:00Z" }),
+    ).toBe(true);
+    expect(
+      paidPeriodRunning({ paid_through: "2026-10-31T23:00:00-01:00", current_period_start: "2026-11-01T00:00:00Z" }),
+    ).toBe(false);
   });
 });
 
@@ -58,7 +71,13 @@ describe("describeNextCharge", () => {
   it("shows no next charge once the subscription cancels at period end or has ended", () => {
     const next = "2026-12-01T00:00:00Z";
     expect(describeNextCharge({ ...LIVE, next_charge_at: next })).toEqual({ at: next, note: null });
-    expect(describeNextCharge({ ...LIVE, cancel_at_period_end: true, next_charge_at: next })).toEqual({ at: null, note: "None: it ends at the end of the paid period." });
-    expect(describeNextCharge({ ...LIVE, status: "canceled", next_charge_at: null })).toEqual({ at: null, note: "None: the subscription has ended." });
+    expect(describeNextCharge({ ...LIVE, cancel_at_period_end: true, next_charge_at: next })).toEqual({
+      at: null,
+      note: "None: it ends at the end of the paid period.",
+    });
+    expect(describeNextCharge({ ...LIVE, status: "canceled", next_charge_at: null })).toEqual({
+      at: null,
+      note: "None: the subscription has ended.",
+    });
   });
 });

@@ -36,7 +36,9 @@ export function isTerminalStatus(status: string): boolean {
 }
 
 /** Whether a paid period is still running at the service, judged from the subscription's own fields. */
-export function paidPeriodRunning(sub: Pick<CancelSubscriptionFields, "paid_through" | "current_period_start">): boolean {
+export function paidPeriodRunning(
+  sub: Pick<CancelSubscriptionFields, "paid_through" | "current_period_start">,
+): boolean {
   const through = sub.paid_through === null ? null : parseIsoUtc(sub.paid_through);
   if (through === null) return false;
   const start = sub.current_period_start === null ? null : parseIsoUtc(sub.current_period_start);
@@ -49,7 +51,11 @@ export function describeCancelOutcome(
   formatTime: (iso: string) => string = (iso) => iso,
 ): CancelOutcome {
   if (isTerminalStatus(sub.status)) {
-    return { text: `This subscription is already ${sub.status}; the service changes nothing.`, code: "ALREADY_CANCELED", accessUntil: null };
+    return {
+      text: `This subscription is already ${sub.status}; the service changes nothing.`,
+      code: "ALREADY_CANCELED",
+      accessUntil: null,
+    };
   }
   const running = paidPeriodRunning(sub);
   const through = running && sub.paid_through ? sub.paid_through : null;
@@ -72,15 +78,25 @@ export function describeCancelOutcome(
     };
   }
   return through
-    ? { text: `It ends now and is never charged again; the player keeps access until ${formatTime(through)}, the end of what was paid.`, code: null, accessUntil: through }
+    ? {
+        text: `It ends now and is never charged again; the player keeps access until ${formatTime(through)}, the end of what was paid.`,
+        code: null,
+        accessUntil: through,
+      }
     : { text: "It ends now and access ends now. The player is not charged again.", code: null, accessUntil: null };
 }
 
 /** The "Next charge" line of a subscription: none once it is ending, whatever next_charge_at says (the service's next touch). */
-export function describeNextCharge(sub: CancelSubscriptionFields & { next_charge_at: string | null }): { at: string | null; note: string | null } {
+export function describeNextCharge(sub: CancelSubscriptionFields & { next_charge_at: string | null }): {
+  at: string | null;
+  note: string | null;
+} {
   if (isTerminalStatus(sub.status)) return { at: null, note: "None: the subscription has ended." };
   if (sub.cancel_at_period_end) {
-    return { at: null, note: sub.paid_through ? "None: it ends at the end of the paid period." : "None: it is set to end." };
+    return {
+      at: null,
+      note: sub.paid_through ? "None: it ends at the end of the paid period." : "None: it is set to end.",
+    };
   }
   return { at: sub.next_charge_at, note: null };
 }

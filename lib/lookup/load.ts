@@ -10,10 +10,15 @@ export async function loadFromService<T>(what: string, read: () => Promise<T>): 
     return { ok: true, value: await read() };
   } catch (error) {
     if (!isServiceError(error)) throw error;
-    if (error.status === 404) return { ok: false, notFound: true, message: `The service has no ${what} for this game.` };
+    if (error.status === 404)
+      return { ok: false, notFound: true, message: `The service has no ${what} for this game.` };
     log.warn("service read failed", { what, error: error.message });
     const hint = error.status === 429 ? " The service is rate limiting; try again in a minute." : "";
-    return { ok: false, notFound: false, message: `Could not load the ${what} from the service: ${error.message}.${hint}` };
+    return {
+      ok: false,
+      notFound: false,
+      message: `Could not load the ${what} from the service: ${error.message}.${hint}`,
+    };
   }
 }
 

@@ -3,7 +3,10 @@ import { classifySearch, SUBSCRIPTION_ID_EXAMPLE } from "./search";
 
 describe("classifySearch", () => {
   it("sends a subscription id to its page, whatever the case of its prefix", () => {
-    expect(classifySearch(" SUB_1767225600_AAAA0001 ")).toMatchObject({ kind: "subscription", subscriptionId: "SUB_1767225600_AAAA0001" });
+    expect(classifySearch(" SUB_1767225600_AAAA0001 ")).toMatchObject({
+      kind: "subscription",
+      subscriptionId: "SUB_1767225600_AAAA0001",
+    });
     expect(classifySearch("sub_1767225600_ab12cd34")).toMatchObject({
       kind: "subscription",
       subscriptionId: "SUB_1767225600_ab12cd34",
@@ -14,7 +17,10 @@ describe("classifySearch", () => {
   it("shows an example id as the service issues them, which the search takes as it is", () => {
     // Service ids carry upper-case letters; a lower-case example would send people to "No such subscription".
     expect(SUBSCRIPTION_ID_EXAMPLE).toBe(SUBSCRIPTION_ID_EXAMPLE.toUpperCase());
-    expect(classifySearch(SUBSCRIPTION_ID_EXAMPLE)).toMatchObject({ kind: "subscription", subscriptionId: SUBSCRIPTION_ID_EXAMPLE });
+    expect(classifySearch(SUBSCRIPTION_ID_EXAMPLE)).toMatchObject({
+      kind: "subscription",
+      subscriptionId: SUBSCRIPTION_ID_EXAMPLE,
+    });
     const refused = classifySearch("SUB_12");
     expect(refused.kind === "invalid" ? refused.message : "").toContain(SUBSCRIPTION_ID_EXAMPLE);
   });

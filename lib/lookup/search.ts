@@ -33,18 +33,23 @@ export function refundAttemptHref(attemptId: string): string {
 
 export function classifySearch(input: string): SearchTarget {
   const text = input.trim();
-  if (text === "") return { kind: "invalid", message: "Enter a subscription id (SUB_…), a player email or a period id." };
+  if (text === "")
+    return { kind: "invalid", message: "Enter a subscription id (SUB_…), a player email or a period id." };
   // Ids are pasted from emails and tickets: accept a lower-case prefix, keep the rest as typed.
   const asSubscription = /^sub_/i.test(text) ? `SUB_${text.slice(4)}` : text;
   if (SUBSCRIPTION_ID.test(asSubscription)) {
     return { kind: "subscription", subscriptionId: asSubscription, href: subscriptionHref(asSubscription) };
   }
   if (/^sub_/i.test(text)) {
-    return { kind: "invalid", message: `A subscription id looks like ${SUBSCRIPTION_ID_EXAMPLE} (digits, then 8 letters or digits).` };
+    return {
+      kind: "invalid",
+      message: `A subscription id looks like ${SUBSCRIPTION_ID_EXAMPLE} (digits, then 8 letters or digits).`,
+    };
   }
   if (text.includes("@")) {
     const email = text.toLowerCase();
-    if (email.length <= 254 && emailSchema.safeParse(email).success) return { kind: "player", email, href: playerHref(email) };
+    if (email.length <= 254 && emailSchema.safeParse(email).success)
+      return { kind: "player", email, href: playerHref(email) };
     return { kind: "invalid", message: `"${text.slice(0, 80)}" is not a valid email address.` };
   }
   const period = text.replace(/^#/, "");

@@ -48,7 +48,15 @@ export async function loadBatchForUpdate(trx: Trx, gameId: string, batchId: stri
 
 async function insertEvents(
   trx: Trx,
-  rows: { statementId: string; batchId: string; gameId: string; recipient: string; kind: string; stateAfter: PayoutStatementState; detail?: Record<string, unknown> }[],
+  rows: {
+    statementId: string;
+    batchId: string;
+    gameId: string;
+    recipient: string;
+    kind: string;
+    stateAfter: PayoutStatementState;
+    detail?: Record<string, unknown>;
+  }[],
   actor: Actor | null,
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += 1000) {
@@ -75,7 +83,13 @@ async function insertEvents(
 
 // --- Prepare ---------------------------------------------------------------------------------------------------------
 
-export type PrepareResult = { batchId: string; statements: number; payableUsd: string; carriedIn: number; snapshotVersion: number };
+export type PrepareResult = {
+  batchId: string;
+  statements: number;
+  payableUsd: string;
+  carriedIn: number;
+  snapshotVersion: number;
+};
 
 /**
  * Prepares the batch of a window from its latest snapshot version (or the one given). Refused while another live
@@ -111,7 +125,9 @@ export async function preparePayoutBatch(
       .where("window_end", ">", new Date(params.window.startMs))
       .executeTakeFirst();
     if (overlapping) {
-      const same = overlapping.window_start.getTime() === params.window.startMs && overlapping.window_end.getTime() === params.window.endMs;
+      const same =
+        overlapping.window_start.getTime() === params.window.startMs &&
+        overlapping.window_end.getTime() === params.window.endMs;
       throw new AppError(
         "CONFLICT",
         same
@@ -142,17 +158,29 @@ export async function preparePayoutBatch(
     const carries = await trx
       .selectFrom("payout_statement as st")
       .innerJoin("payout_batch as b", "b.id", "st.batch_id")
-      .select(["st.id", "st.recipient_player_id", "st.carry_out_usd", "st.player_email", "st.player_name", "st.resolved"])
+      .select([
+        "st.id",
+        "st.recipient_player_id",
+        "st.carry_out_usd",
+        "st.player_email",
+        "st.player_name",
+        "st.resolved",
+      ])
       .where("st.game_id", "=", params.gameId)
       .where("b.status", "<>", "discarded")
       .where("st.state", "in", ["paid", "carried"])
       .where("st.carry_out_usd", "<>", "0")
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom("payout_carry as c").select("c.from_statement_id").whereRef("c.from_statement_id", "=", "st.id"))),
+        not(
+          exists(
+            selectFrom("payout_carry as c").select("c.from_statement_id").whereRef("c.from_statement_id", "=", "st.id"),
+          ),
+        ),
       )
       .execute();
     const carriesByRecipient = new Map<string, typeof carries>();
-    for (const c of carries) carriesByRecipient.set(c.recipient_player_id, [...(carriesByRecipient.get(c.recipient_player_id) ?? []), c]);
+    for (const c of carries)
+      carriesByRecipient.set(c.recipient_player_id, [...(carriesByRecipient.get(c.recipient_player_id) ?? []), c]);
 
     const recipients = await trx
       .selectFrom("snapshot_recipient as r")
@@ -284,11 +312,21 @@ export async function preparePayoutBatch(
         .execute();
     }
     for (let i = 0; i < links.length; i += 1000) {
-      await trx.insertInto("payout_carry").values(links.slice(i, i + 1000)).execute();
+      await trx
+        .insertInto("payout_carry")
+        .values(links.slice(i, i + 1000))
+        .execute();
     }
     await insertEvents(
       trx,
-      statements.map((s) => ({ statementId: s.id, batchId, gameId: params.gameId, recipient: s.recipient_player_id, kind: "prepared", stateAfter: "draft" })),
+      statements.map((s) => ({
+        statementId: s.id,
+        batchId,
+        gameId: params.gameId,
+        recipient: s.recipient_player_id,
+        kind: "prepared",
+        stateAfter: "draft",
+      })),
       actor,
     );
     await recordAudit(trx, {
@@ -308,7 +346,13 @@ export async function preparePayoutBatch(
         twoPersonRule: settings.twoPersonRule,
       },
     });
-    return { batchId, statements: statements.length, payableUsd: formatUsd(payable), carriedIn: links.length, snapshotVersion: snapshot.version };
+    return {
+      batchId,
+      statements: statements.length,
+      payableUsd: formatUsd(payable),
+      carriedIn: links.length,
+      snapshotVersion: snapshot.version,
+    };
   });
   return result;
 }
@@ -323,11 +367,18 @@ async function selectStatements(trx: Trx, batchId: string, which: string[] | { s
     .selectFrom("payout_statement")
     .select(["id", "recipient_player_id", "state", "recipient_flags", "payable_usd", "available_usd", "hold_reason"])
     .where("batch_id", "=", batchId);
-  if (!Array.isArray(which)) return query.where("state", "=", which.state).orderBy("recipient_player_id").forUpdate().execute();
+  if (!Array.isArray(which))
+    return query.where("state", "=", which.state).orderBy("recipient_player_id").forUpdate().execute();
   const out = [];
   // Chunks keep each statement under PostgreSQL's limit on bound parameters.
   for (let i = 0; i < which.length; i += 5000) {
-    out.push(...(await query.where("id", "in", which.slice(i, i + 5000)).orderBy("recipient_player_id").forUpdate().execute()));
+    out.push(
+      ...(await query
+        .where("id", "in", which.slice(i, i + 5000))
+        .orderBy("recipient_player_id")
+        .forUpdate()
+        .execute()),
+    );
   }
   return out;
 }
@@ -371,8 +422,14 @@ function splitByVerdict<R extends { id: string; recipient_player_id: string; sta
     const open = r.state === "held" || r.state === "draft" ? openFlags(r) : [];
     const verdict = statementVerdict(action, context, { state: r.state, openFlags: open.length });
     if (verdict.kind === "allowed") change.push(r);
-    else if (verdict.kind === "blocked" && verdict.code === "two_person_rule") throw new AppError("FORBIDDEN", verdict.reason);
-    else if (verdict.kind === "blocked" && verdict.code === "open_flags") skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: `open flags: ${describeFlags(open)}` });
+    else if (verdict.kind === "blocked" && verdict.code === "two_person_rule")
+      throw new AppError("FORBIDDEN", verdict.reason);
+    else if (verdict.kind === "blocked" && verdict.code === "open_flags")
+      skipped.push({
+        id: r.id,
+        recipientPlayerId: Number(r.recipient_player_id),
+        reason: `open flags: ${describeFlags(open)}`,
+      });
     else skipped.push({ id: r.id, recipientPlayerId: Number(r.recipient_player_id), reason: verdict.reason });
   }
   return { change, skipped };
@@ -390,15 +447,24 @@ export async function approveStatements(
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
-    if (batch.status !== "draft") throw new AppError("CONFLICT", "Statements are approved while the batch is a draft; this batch is " + batch.status + ".");
+    if (batch.status !== "draft")
+      throw new AppError(
+        "CONFLICT",
+        "Statements are approved while the batch is a draft; this batch is " + batch.status + ".",
+      );
     const flags = await batchFlags(trx, params.gameId, batch);
-    const rows = await selectStatements(trx, batch.id, params.all === "draft_unflagged" ? { state: "draft" } : (params.ids ?? []));
+    const rows = await selectStatements(
+      trx,
+      batch.id,
+      params.all === "draft_unflagged" ? { state: "draft" } : (params.ids ?? []),
+    );
     const skipped: BulkResult["skipped"] = [];
     const approve: typeof rows = [];
     for (const row of rows) {
       const recipient = Number(row.recipient_player_id);
       if (row.state !== "draft") {
-        if (params.all === undefined) skipped.push({ id: row.id, recipientPlayerId: recipient, reason: `is ${row.state}` });
+        if (params.all === undefined)
+          skipped.push({ id: row.id, recipientPlayerId: recipient, reason: `is ${row.state}` });
         continue;
       }
       const open = openFlagsOf(flags, recipient, row.recipient_flags);
@@ -408,10 +474,22 @@ export async function approveStatements(
       }
       approve.push(row);
     }
-    await setState(trx, approve.map((r) => r.id), "approved", actor);
+    await setState(
+      trx,
+      approve.map((r) => r.id),
+      "approved",
+      actor,
+    );
     await insertEvents(
       trx,
-      approve.map((r) => ({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "approved", stateAfter: "approved" })),
+      approve.map((r) => ({
+        statementId: r.id,
+        batchId: batch.id,
+        gameId: params.gameId,
+        recipient: r.recipient_player_id,
+        kind: "approved",
+        stateAfter: "approved",
+      })),
       actor,
     );
     await recordAudit(trx, {
@@ -420,13 +498,23 @@ export async function approveStatements(
       gameId: params.gameId,
       target: batch.id,
       outcome: approve.length > 0 ? "succeeded" : "nothing_changed",
-      detail: { approved: approve.length, recipients: approve.slice(0, 200).map((r) => Number(r.recipient_player_id)), skipped: skipped.slice(0, 200) },
+      detail: {
+        approved: approve.length,
+        recipients: approve.slice(0, 200).map((r) => Number(r.recipient_player_id)),
+        skipped: skipped.slice(0, 200),
+      },
     });
     return { changed: approve.length, skipped };
   });
 }
 
-async function setState(trx: Trx, ids: string[], state: PayoutStatementState, actor: Actor, extra: Record<string, unknown> = {}): Promise<void> {
+async function setState(
+  trx: Trx,
+  ids: string[],
+  state: PayoutStatementState,
+  actor: Actor,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   for (let i = 0; i < ids.length; i += 1000) {
     const chunk = ids.slice(i, i + 1000);
     if (chunk.length === 0) continue;
@@ -439,17 +527,34 @@ async function setState(trx: Trx, ids: string[], state: PayoutStatementState, ac
 }
 
 /** Puts approved statements of a draft batch back to draft. */
-export async function unapproveStatements(db: Db, params: { gameId: string; batchId: string; ids: string[] }, actor: Actor): Promise<BulkResult> {
+export async function unapproveStatements(
+  db: Db,
+  params: { gameId: string; batchId: string; ids: string[] },
+  actor: Actor,
+): Promise<BulkResult> {
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
-    if (batch.status !== "draft") throw new AppError("CONFLICT", `The batch is ${batch.status}; its statements can no longer go back to draft.`);
+    if (batch.status !== "draft")
+      throw new AppError("CONFLICT", `The batch is ${batch.status}; its statements can no longer go back to draft.`);
     const rows = await selectStatements(trx, batch.id, params.ids);
     const { change, skipped } = splitByVerdict(rows, "unapprove", verdictContext(batch, actor));
-    await setState(trx, change.map((r) => r.id), "draft", actor);
+    await setState(
+      trx,
+      change.map((r) => r.id),
+      "draft",
+      actor,
+    );
     await insertEvents(
       trx,
-      change.map((r) => ({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "unapproved", stateAfter: "draft" })),
+      change.map((r) => ({
+        statementId: r.id,
+        batchId: batch.id,
+        gameId: params.gameId,
+        recipient: r.recipient_player_id,
+        kind: "unapproved",
+        stateAfter: "draft",
+      })),
       actor,
     );
     await recordAudit(trx, {
@@ -474,17 +579,32 @@ export async function holdStatements(
   actor: Actor,
 ): Promise<BulkResult> {
   const reason = params.reason.trim();
-  if (reason.length < 5) throw new AppError("INVALID_INPUT", "Say why the payout is held (at least 5 characters).", { field: "reason" });
+  if (reason.length < 5)
+    throw new AppError("INVALID_INPUT", "Say why the payout is held (at least 5 characters).", { field: "reason" });
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status === "discarded") throw new AppError("CONFLICT", "This batch was discarded.");
     const rows = await selectStatements(trx, batch.id, params.ids);
     const { change, skipped } = splitByVerdict(rows, "hold", verdictContext(batch, actor));
-    await setState(trx, change.map((r) => r.id), "held", actor, { hold_reason: reason });
+    await setState(
+      trx,
+      change.map((r) => r.id),
+      "held",
+      actor,
+      { hold_reason: reason },
+    );
     await insertEvents(
       trx,
-      change.map((r) => ({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "held", stateAfter: "held", detail: { reason } })),
+      change.map((r) => ({
+        statementId: r.id,
+        batchId: batch.id,
+        gameId: params.gameId,
+        recipient: r.recipient_player_id,
+        kind: "held",
+        stateAfter: "held",
+        detail: { reason },
+      })),
       actor,
     );
     if (batch.status !== "draft") await settleBatchStatus(trx, batch.id);
@@ -494,7 +614,12 @@ export async function holdStatements(
       gameId: params.gameId,
       target: batch.id,
       outcome: change.length > 0 ? "succeeded" : "nothing_changed",
-      detail: { held: change.length, reason, recipients: change.slice(0, 200).map((r) => Number(r.recipient_player_id)), skipped: skipped.slice(0, 200) },
+      detail: {
+        held: change.length,
+        reason,
+        recipients: change.slice(0, 200).map((r) => Number(r.recipient_player_id)),
+        skipped: skipped.slice(0, 200),
+      },
     });
     return { changed: change.length, skipped };
   });
@@ -512,7 +637,8 @@ export async function releaseStatements(
   actor: Actor,
 ): Promise<BulkResult> {
   const reason = params.reason.trim();
-  if (reason.length < 5) throw new AppError("INVALID_INPUT", "Say why the hold is released (at least 5 characters).", { field: "reason" });
+  if (reason.length < 5)
+    throw new AppError("INVALID_INPUT", "Say why the hold is released (at least 5 characters).", { field: "reason" });
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
@@ -525,18 +651,67 @@ export async function releaseStatements(
     const events: Parameters<typeof insertEvents>[1] = [];
     const now = new Date();
     if (batch.status === "draft") {
-      await setState(trx, release.map((r) => r.id), "draft", actor, { hold_reason: null });
-      for (const r of release) events.push({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "released", stateAfter: "draft", detail: { reason } });
+      await setState(
+        trx,
+        release.map((r) => r.id),
+        "draft",
+        actor,
+        { hold_reason: null },
+      );
+      for (const r of release)
+        events.push({
+          statementId: r.id,
+          batchId: batch.id,
+          gameId: params.gameId,
+          recipient: r.recipient_player_id,
+          kind: "released",
+          stateAfter: "draft",
+          detail: { reason },
+        });
     } else {
       const toCarry = release.filter((r) => money(r.payable_usd).isZero());
       const toApprove = release.filter((r) => !money(r.payable_usd).isZero());
-      await setState(trx, toApprove.map((r) => r.id), "approved", actor, { hold_reason: null });
-      await setState(trx, toCarry.map((r) => r.id), "carried", actor, { hold_reason: null, closed_at: now });
-      for (const r of toApprove) events.push({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "released", stateAfter: "approved", detail: { reason } });
-      for (const r of toCarry) events.push({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "released", stateAfter: "carried", detail: { reason } });
+      await setState(
+        trx,
+        toApprove.map((r) => r.id),
+        "approved",
+        actor,
+        { hold_reason: null },
+      );
+      await setState(
+        trx,
+        toCarry.map((r) => r.id),
+        "carried",
+        actor,
+        { hold_reason: null, closed_at: now },
+      );
+      for (const r of toApprove)
+        events.push({
+          statementId: r.id,
+          batchId: batch.id,
+          gameId: params.gameId,
+          recipient: r.recipient_player_id,
+          kind: "released",
+          stateAfter: "approved",
+          detail: { reason },
+        });
+      for (const r of toCarry)
+        events.push({
+          statementId: r.id,
+          batchId: batch.id,
+          gameId: params.gameId,
+          recipient: r.recipient_player_id,
+          kind: "released",
+          stateAfter: "carried",
+          detail: { reason },
+        });
       if (toApprove.length > 0 && batch.status === "paid") {
         // Something is owed again: the batch is approved-unpaid until it is paid (settleBatchStatus).
-        await trx.updateTable("payout_batch").set({ status: "approved", paid_at: null, updated_at: now }).where("id", "=", batch.id).execute();
+        await trx
+          .updateTable("payout_batch")
+          .set({ status: "approved", paid_at: null, updated_at: now })
+          .where("id", "=", batch.id)
+          .execute();
       }
       await settleBatchStatus(trx, batch.id);
     }
@@ -547,7 +722,12 @@ export async function releaseStatements(
       gameId: params.gameId,
       target: batch.id,
       outcome: events.length > 0 ? "succeeded" : "nothing_changed",
-      detail: { released: events.length, reason, recipients: events.slice(0, 200).map((e) => Number(e.recipient)), skipped: skipped.slice(0, 200) },
+      detail: {
+        released: events.length,
+        reason,
+        recipients: events.slice(0, 200).map((e) => Number(e.recipient)),
+        skipped: skipped.slice(0, 200),
+      },
     });
     return { changed: events.length, skipped };
   });
@@ -565,7 +745,10 @@ export async function carryStatementsForward(
   actor: Actor,
 ): Promise<BulkResult> {
   const reason = params.reason.trim();
-  if (reason.length < 5) throw new AppError("INVALID_INPUT", "Say why the balance is carried forward (at least 5 characters).", { field: "reason" });
+  if (reason.length < 5)
+    throw new AppError("INVALID_INPUT", "Say why the balance is carried forward (at least 5 characters).", {
+      field: "reason",
+    });
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
@@ -599,7 +782,12 @@ export async function carryStatementsForward(
         recipient: r.recipient_player_id,
         kind: "carried_forward",
         stateAfter: "carried" as const,
-        detail: { reason, holdReason: r.hold_reason, payableBeforeUsd: formatUsd(r.payable_usd), carriedUsd: formatUsd(r.available_usd) },
+        detail: {
+          reason,
+          holdReason: r.hold_reason,
+          payableBeforeUsd: formatUsd(r.payable_usd),
+          carriedUsd: formatUsd(r.available_usd),
+        },
       })),
       actor,
     );
@@ -611,7 +799,13 @@ export async function carryStatementsForward(
       gameId: params.gameId,
       target: batch.id,
       outcome: change.length > 0 ? "succeeded" : "nothing_changed",
-      detail: { carried: change.length, amountUsd: amount, reason, recipients: change.slice(0, 200).map((r) => Number(r.recipient_player_id)), skipped: skipped.slice(0, 200) },
+      detail: {
+        carried: change.length,
+        amountUsd: amount,
+        reason,
+        recipients: change.slice(0, 200).map((r) => Number(r.recipient_player_id)),
+        skipped: skipped.slice(0, 200),
+      },
     });
     return { changed: change.length, skipped };
   });
@@ -649,7 +843,11 @@ async function settleBatchStatus(trx: Trx, batchId: string): Promise<void> {
  * rule) the approver is not the preparer. The figures are frozen to the snapshot version the batch was built on;
  * approved statements with nothing to pay are closed as carried at once.
  */
-export async function approvePayoutBatch(db: Db, params: { gameId: string; batchId: string }, actor: Actor): Promise<{ approved: number; carried: number; held: number; payableUsd: string }> {
+export async function approvePayoutBatch(
+  db: Db,
+  params: { gameId: string; batchId: string },
+  actor: Actor,
+): Promise<{ approved: number; carried: number; held: number; payableUsd: string }> {
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
@@ -657,7 +855,10 @@ export async function approvePayoutBatch(db: Db, params: { gameId: string; batch
     const settings = await readPayoutSettings(trx);
     // The rule in force at approval time applies (an admin may have switched it since the batch was prepared).
     if (settings.twoPersonRule && batch.prepared_by_id === actor.id) {
-      throw new AppError("FORBIDDEN", "Two-person rule: you prepared this batch, so another finance user must approve it.");
+      throw new AppError(
+        "FORBIDDEN",
+        "Two-person rule: you prepared this batch, so another finance user must approve it.",
+      );
     }
     const rows = await trx
       .selectFrom("payout_statement")
@@ -666,14 +867,21 @@ export async function approvePayoutBatch(db: Db, params: { gameId: string; batch
       .forUpdate()
       .execute();
     const drafts = rows.filter((r) => r.state === "draft");
-    if (drafts.length > 0) throw new AppError("CONFLICT", `${drafts.length} statement${drafts.length === 1 ? " is" : "s are"} still in draft: approve or hold every statement first.`);
+    if (drafts.length > 0)
+      throw new AppError(
+        "CONFLICT",
+        `${drafts.length} statement${drafts.length === 1 ? " is" : "s are"} still in draft: approve or hold every statement first.`,
+      );
     // Read under the batch lock, on this transaction: a flag raised while approval waited for the lock counts.
     const flags = await batchFlags(trx, params.gameId, batch);
     const approved = rows.filter((r) => r.state === "approved");
     for (const r of approved) {
       const open = openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags);
       if (open.length > 0) {
-        throw new AppError("CONFLICT", `Recipient ${r.recipient_player_id} has open flags (${describeFlags(open)}): override them with a reason or hold the payout.`);
+        throw new AppError(
+          "CONFLICT",
+          `Recipient ${r.recipient_player_id} has open flags (${describeFlags(open)}): override them with a reason or hold the payout.`,
+        );
       }
     }
     if (approved.length === 0 && rows.length > 0 && rows.every((r) => r.state === "held")) {
@@ -682,16 +890,43 @@ export async function approvePayoutBatch(db: Db, params: { gameId: string; batch
     const now = new Date();
     await trx
       .updateTable("payout_batch")
-      .set({ status: "approved", approved_by_id: actor.id, approved_by_email: actor.email, approved_at: now, two_person_rule: settings.twoPersonRule, updated_at: now })
+      .set({
+        status: "approved",
+        approved_by_id: actor.id,
+        approved_by_email: actor.email,
+        approved_at: now,
+        two_person_rule: settings.twoPersonRule,
+        updated_at: now,
+      })
       .where("id", "=", batch.id)
       .execute();
     const carried = approved.filter((r) => money(r.payable_usd).isZero());
-    await setState(trx, carried.map((r) => r.id), "carried", actor, { closed_at: now });
+    await setState(
+      trx,
+      carried.map((r) => r.id),
+      "carried",
+      actor,
+      { closed_at: now },
+    );
     await insertEvents(
       trx,
       [
-        ...approved.map((r) => ({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "batch_approved", stateAfter: "approved" as const })),
-        ...carried.map((r) => ({ statementId: r.id, batchId: batch.id, gameId: params.gameId, recipient: r.recipient_player_id, kind: "carried", stateAfter: "carried" as const })),
+        ...approved.map((r) => ({
+          statementId: r.id,
+          batchId: batch.id,
+          gameId: params.gameId,
+          recipient: r.recipient_player_id,
+          kind: "batch_approved",
+          stateAfter: "approved" as const,
+        })),
+        ...carried.map((r) => ({
+          statementId: r.id,
+          batchId: batch.id,
+          gameId: params.gameId,
+          recipient: r.recipient_player_id,
+          kind: "carried",
+          stateAfter: "carried" as const,
+        })),
       ],
       actor,
     );
@@ -714,7 +949,12 @@ export async function approvePayoutBatch(db: Db, params: { gameId: string; batch
         twoPersonRule: settings.twoPersonRule,
       },
     });
-    return { approved: approved.length - carried.length, carried: carried.length, held: rows.filter((r) => r.state === "held").length, payableUsd: payable };
+    return {
+      approved: approved.length - carried.length,
+      carried: carried.length,
+      held: rows.filter((r) => r.state === "held").length,
+      payableUsd: payable,
+    };
   });
 }
 
@@ -739,19 +979,24 @@ export async function markStatementsPaid(
   actor: Actor,
 ): Promise<{ paid: number; amountUsd: string }> {
   const reference = params.reference.trim();
-  if (reference.length === 0) throw new AppError("INVALID_INPUT", "Give the external reference of the payment.", { field: "reference" });
+  if (reference.length === 0)
+    throw new AppError("INVALID_INPUT", "Give the external reference of the payment.", { field: "reference" });
   return db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
     if (batch.status !== "approved" && batch.status !== "paid") {
-      throw new AppError("CONFLICT", batch.status === "draft" ? "The batch must be approved before it is paid." : `The batch is ${batch.status}.`);
+      throw new AppError(
+        "CONFLICT",
+        batch.status === "draft" ? "The batch must be approved before it is paid." : `The batch is ${batch.status}.`,
+      );
     }
     let query = trx
       .selectFrom("payout_statement")
       .select(["id", "recipient_player_id", "payable_usd"])
       .where("batch_id", "=", batch.id)
       .where("state", "=", "approved");
-    if (params.ids) query = query.where("id", "in", params.ids.length > 0 ? params.ids : ["00000000-0000-0000-0000-000000000000"]);
+    if (params.ids)
+      query = query.where("id", "in", params.ids.length > 0 ? params.ids : ["00000000-0000-0000-0000-000000000000"]);
     const rows = await query.forUpdate().execute();
     if (rows.length === 0) throw new AppError("CONFLICT", "No approved statement left to mark paid.");
     const now = new Date();
@@ -769,7 +1014,11 @@ export async function markStatementsPaid(
           state_changed_at: now,
           state_changed_by_email: actor.email,
         })
-        .where("id", "in", chunk.map((r) => r.id))
+        .where(
+          "id",
+          "in",
+          chunk.map((r) => r.id),
+        )
         .execute();
     }
     await insertEvents(
@@ -801,21 +1050,35 @@ export async function markStatementsPaid(
 }
 
 /** Discards a draft batch (to prepare it again, e.g. from a newer snapshot): the balances it took are freed. */
-export async function discardPayoutBatch(db: Db, params: { gameId: string; batchId: string; reason: string }, actor: Actor): Promise<void> {
+export async function discardPayoutBatch(
+  db: Db,
+  params: { gameId: string; batchId: string; reason: string },
+  actor: Actor,
+): Promise<void> {
   const reason = params.reason.trim();
-  if (reason.length < 5) throw new AppError("INVALID_INPUT", "Say why the draft is discarded (at least 5 characters).", { field: "reason" });
+  if (reason.length < 5)
+    throw new AppError("INVALID_INPUT", "Say why the draft is discarded (at least 5 characters).", { field: "reason" });
   await db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
-    if (batch.status !== "draft") throw new AppError("CONFLICT", `Only a draft batch can be discarded; this one is ${batch.status}.`);
+    if (batch.status !== "draft")
+      throw new AppError("CONFLICT", `Only a draft batch can be discarded; this one is ${batch.status}.`);
     const freed = await trx
       .deleteFrom("payout_carry")
-      .where("to_statement_id", "in", (eb) => eb.selectFrom("payout_statement").select("id").where("batch_id", "=", batch.id))
+      .where("to_statement_id", "in", (eb) =>
+        eb.selectFrom("payout_statement").select("id").where("batch_id", "=", batch.id),
+      )
       .executeTakeFirst();
     const now = new Date();
     await trx
       .updateTable("payout_batch")
-      .set({ status: "discarded", discarded_at: now, discarded_by_email: actor.email, discard_reason: reason, updated_at: now })
+      .set({
+        status: "discarded",
+        discarded_at: now,
+        discarded_by_email: actor.email,
+        discard_reason: reason,
+        updated_at: now,
+      })
       .where("id", "=", batch.id)
       .execute();
     await recordAudit(trx, {

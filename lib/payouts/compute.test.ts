@@ -4,19 +4,38 @@ import { money } from "@/lib/money";
 import { carryReason, computeStatementFigures } from "./compute";
 
 const figures = (gross: string, reversed: string, carriedIn: string, min = "10.00") =>
-  computeStatementFigures({ grossAttributedUsd: gross, reversedAttributedUsd: reversed, carriedInUsd: carriedIn, minPayoutUsd: min });
+  computeStatementFigures({
+    grossAttributedUsd: gross,
+    reversedAttributedUsd: reversed,
+    carriedInUsd: carriedIn,
+    minPayoutUsd: min,
+  });
 
 describe("a statement's figures", () => {
   it("pays what is available at or above the minimum", () => {
-    expect(figures("50.00", "0.00", "0.00")).toEqual({ netAttributedUsd: "50.00", carriedInUsd: "0.00", availableUsd: "50.00", payableUsd: "50.00", carryOutUsd: "0.00" });
+    expect(figures("50.00", "0.00", "0.00")).toEqual({
+      netAttributedUsd: "50.00",
+      carriedInUsd: "0.00",
+      availableUsd: "50.00",
+      payableUsd: "50.00",
+      carryOutUsd: "0.00",
+    });
     expect(figures("10.00", "0.00", "0.00").payableUsd).toBe("10.00");
   });
 
   it("rolls a payable under the minimum to the next statement, and carries a negative balance forward", () => {
     expect(figures("9.99", "0.00", "0.00")).toMatchObject({ payableUsd: "0.00", carryOutUsd: "9.99" });
-    expect(figures("10.00", "40.00", "0.00")).toMatchObject({ netAttributedUsd: "-30.00", payableUsd: "0.00", carryOutUsd: "-30.00" });
+    expect(figures("10.00", "40.00", "0.00")).toMatchObject({
+      netAttributedUsd: "-30.00",
+      payableUsd: "0.00",
+      carryOutUsd: "-30.00",
+    });
     expect(figures("20.00", "0.00", "-30.00")).toMatchObject({ availableUsd: "-10.00", carryOutUsd: "-10.00" });
-    expect(figures("5.00", "0.00", "8.00")).toMatchObject({ availableUsd: "13.00", payableUsd: "13.00", carryOutUsd: "0.00" });
+    expect(figures("5.00", "0.00", "8.00")).toMatchObject({
+      availableUsd: "13.00",
+      payableUsd: "13.00",
+      carryOutUsd: "0.00",
+    });
     expect(figures("0.00", "0.00", "0.00")).toMatchObject({ payableUsd: "0.00", carryOutUsd: "0.00" });
     // With no minimum, any positive amount is paid; zero and below never are.
     expect(figures("0.01", "0.00", "0.00", "0.00").payableUsd).toBe("0.01");
@@ -35,7 +54,9 @@ describe("a statement's figures", () => {
     fc.assert(
       fc.property(positive, positive, cents, positive, (gross, reversed, carried, min) => {
         const f = figures(gross, reversed, carried, min);
-        expect(money(f.payableUsd).plus(f.carryOutUsd).equals(money(f.netAttributedUsd).plus(f.carriedInUsd))).toBe(true);
+        expect(money(f.payableUsd).plus(f.carryOutUsd).equals(money(f.netAttributedUsd).plus(f.carriedInUsd))).toBe(
+          true,
+        );
         expect(money(f.payableUsd).isNegative()).toBe(false);
         if (!money(f.payableUsd).isZero()) expect(money(f.payableUsd).gte(min)).toBe(true);
       }),

@@ -41,7 +41,10 @@ export function computeStatementFigures(input: {
 }
 
 /** Why a statement pays nothing, in words for the table and the statement. */
-export function carryReason(figures: Pick<StatementFigures, "availableUsd" | "payableUsd">, minPayoutUsd: string): string | null {
+export function carryReason(
+  figures: Pick<StatementFigures, "availableUsd" | "payableUsd">,
+  minPayoutUsd: string,
+): string | null {
   const available = money(figures.availableUsd);
   if (!money(figures.payableUsd).isZero()) return null;
   if (available.isNegative()) return "Negative balance: carried forward against later payouts";

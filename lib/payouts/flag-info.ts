@@ -2,7 +2,13 @@
  * Flags that block approving a statement until they are resolved or overridden with a written reason. Pure, shared
  * by pages and the workflow.
  */
-export const WINDOW_FLAGS = ["spend_order_not_found", "snapshot_drift", "snapshot_stale", "newer_snapshot", "window_open"] as const;
+export const WINDOW_FLAGS = [
+  "spend_order_not_found",
+  "snapshot_drift",
+  "snapshot_stale",
+  "newer_snapshot",
+  "window_open",
+] as const;
 export const RECIPIENT_FLAGS = ["unresolved_recipient", "attribution_unavailable"] as const;
 /** Raised while a recipient's renewal is disputed, from the dispute's own record (never stored on a statement). */
 export const DISPUTE_FLAGS = ["disputed_renewal"] as const;
@@ -29,15 +35,18 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   },
   snapshot_drift: {
     label: "Snapshot drift",
-    meaning: "A re-pull of this closed window gave different figures from the previous version. Find out why before paying.",
+    meaning:
+      "A re-pull of this closed window gave different figures from the previous version. Find out why before paying.",
   },
   snapshot_stale: {
     label: "Stale snapshot",
-    meaning: "The service reported a change inside this window (a webhook or a refund) after this snapshot was read. Take a new snapshot.",
+    meaning:
+      "The service reported a change inside this window (a webhook or a refund) after this snapshot was read. Take a new snapshot.",
   },
   newer_snapshot: {
     label: "Newer snapshot exists",
-    meaning: "A newer version of this window's snapshot was taken after this batch was prepared. Discard and prepare again to pay from it.",
+    meaning:
+      "A newer version of this window's snapshot was taken after this batch was prepared. Discard and prepare again to pay from it.",
   },
   window_open: {
     label: "Window not closed",
@@ -68,17 +77,20 @@ export const UNATTRIBUTED_REASON_INFO: Record<string, { label: string; meaning: 
   },
   spend_order_not_found: {
     label: "Spend order not found",
-    meaning: "Settlement record unreachable: investigate before paying. Approval is blocked until overridden with a reason.",
+    meaning:
+      "Settlement record unreachable: investigate before paying. Approval is blocked until overridden with a reason.",
     blocks: true,
   },
   attribution_not_recorded: {
     label: "Attribution not recorded",
-    meaning: "The service recorded no attribution for these renewals; a recipient may be owed a share. Ask the service before relying on it.",
+    meaning:
+      "The service recorded no attribution for these renewals; a recipient may be owed a share. Ask the service before relying on it.",
     blocks: false,
   },
   attribution_malformed: {
     label: "Attribution malformed",
-    meaning: "The recorded attribution could not be read; a recipient may be owed a share. Ask the service before relying on it.",
+    meaning:
+      "The recorded attribution could not be read; a recipient may be owed a share. Ask the service before relying on it.",
     blocks: false,
   },
 };

@@ -15,22 +15,43 @@ import { type ActiveFlag, flagsOfStatement, overrideOf, readBatchFlags } from ".
  */
 export async function overrideFlag(
   db: Db,
-  params: { gameId: string; batchId: string; flag: string; recipientPlayerId: number | null; reason: string; cause?: string },
+  params: {
+    gameId: string;
+    batchId: string;
+    flag: string;
+    recipientPlayerId: number | null;
+    reason: string;
+    cause?: string;
+  },
   actor: Actor,
 ): Promise<void> {
   const reason = params.reason.trim();
-  if (reason.length < 10) throw new AppError("INVALID_INPUT", "Write why this flag does not stop the payment (at least 10 characters).", { field: "reason" });
-  if (reason.length > 1000) throw new AppError("INVALID_INPUT", "Keep the reason under 1,000 characters.", { field: "reason" });
+  if (reason.length < 10)
+    throw new AppError("INVALID_INPUT", "Write why this flag does not stop the payment (at least 10 characters).", {
+      field: "reason",
+    });
+  if (reason.length > 1000)
+    throw new AppError("INVALID_INPUT", "Keep the reason under 1,000 characters.", { field: "reason" });
   if (!isPayoutFlag(params.flag)) throw new AppError("INVALID_INPUT", "Unknown flag.", { field: "flag" });
   const windowLevel = isWindowFlag(params.flag);
   if (windowLevel !== (params.recipientPlayerId === null)) {
-    throw new AppError("INVALID_INPUT", windowLevel ? "That flag belongs to the whole window." : "That flag belongs to one recipient.", { field: "flag" });
+    throw new AppError(
+      "INVALID_INPUT",
+      windowLevel ? "That flag belongs to the whole window." : "That flag belongs to one recipient.",
+      { field: "flag" },
+    );
   }
   await db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
     const batch = await loadBatchForUpdate(trx, params.gameId, params.batchId);
-    if (batch.status !== "draft" && batch.status !== "approved") throw new AppError("CONFLICT", `The batch is ${batch.status}.`);
-    const flags = await readBatchFlags(trx, { gameId: params.gameId, batchId: batch.id, snapshotId: batch.snapshot_id, recipientPlayerId: params.recipientPlayerId ?? undefined });
+    if (batch.status !== "draft" && batch.status !== "approved")
+      throw new AppError("CONFLICT", `The batch is ${batch.status}.`);
+    const flags = await readBatchFlags(trx, {
+      gameId: params.gameId,
+      batchId: batch.id,
+      snapshotId: batch.snapshot_id,
+      recipientPlayerId: params.recipientPlayerId ?? undefined,
+    });
     let instances: ActiveFlag[];
     if (params.recipientPlayerId === null) {
       instances = flags.window;
@@ -42,20 +63,35 @@ export async function overrideFlag(
         .where("recipient_player_id", "=", String(params.recipientPlayerId))
         .executeTakeFirst();
       if (!statement) throw new AppError("NOT_FOUND", "This recipient has no statement in the batch.");
-      instances = flagsOfStatement(flags, params.recipientPlayerId, statement.recipient_flags).filter((f) => f.recipientPlayerId === params.recipientPlayerId);
+      instances = flagsOfStatement(flags, params.recipientPlayerId, statement.recipient_flags).filter(
+        (f) => f.recipientPlayerId === params.recipientPlayerId,
+      );
     }
     instances = instances.filter((f) => f.flag === params.flag);
     const open = instances.filter((f) => !overrideOf(f, flags.overrides));
     let target: ActiveFlag | undefined;
     if (params.cause !== undefined) {
       target = instances.find((f) => f.cause === params.cause);
-      if (!target) throw new AppError("CONFLICT", "This flag has changed since you read it (it has a new cause): review it again before overriding.");
-      if (overrideOf(target, flags.overrides)) throw new AppError("CONFLICT", "This flag is already overridden; the first reason is kept.");
+      if (!target)
+        throw new AppError(
+          "CONFLICT",
+          "This flag has changed since you read it (it has a new cause): review it again before overriding.",
+        );
+      if (overrideOf(target, flags.overrides))
+        throw new AppError("CONFLICT", "This flag is already overridden; the first reason is kept.");
     } else {
       if (open.length === 0) {
-        throw new AppError("CONFLICT", instances.length > 0 ? "This flag is already overridden; the first reason is kept." : "This flag is not raised on this batch.");
+        throw new AppError(
+          "CONFLICT",
+          instances.length > 0
+            ? "This flag is already overridden; the first reason is kept."
+            : "This flag is not raised on this batch.",
+        );
       }
-      if (open.length > 1) throw new AppError("INVALID_INPUT", "This flag is raised more than once: choose which one to override.", { field: "cause" });
+      if (open.length > 1)
+        throw new AppError("INVALID_INPUT", "This flag is raised more than once: choose which one to override.", {
+          field: "cause",
+        });
       target = open[0];
     }
     if (!target) throw new AppError("CONFLICT", "This flag is not raised on this batch.");

@@ -40,10 +40,24 @@ export async function windowFlagsOf(db: Db, snapshot: SnapshotHeader): Promise<A
   const notFound = snapshot.totals.unattributedReasons.spend_order_not_found ?? 0;
   const snapshotCause = `snapshot:${snapshot.id}`;
   if (notFound > 0) {
-    flags.push(windowFlag("spend_order_not_found", `${plural(notFound, "renewal")} with spend_order_not_found`, snapshotCause, snapshot.publishedAt));
+    flags.push(
+      windowFlag(
+        "spend_order_not_found",
+        `${plural(notFound, "renewal")} with spend_order_not_found`,
+        snapshotCause,
+        snapshot.publishedAt,
+      ),
+    );
   }
   if (snapshot.drift.status === "drift") {
-    flags.push(windowFlag("snapshot_drift", `${plural(snapshot.drift.count, "difference")} from the previous version`, `drift:${snapshot.id}`, snapshot.publishedAt));
+    flags.push(
+      windowFlag(
+        "snapshot_drift",
+        `${plural(snapshot.drift.count, "difference")} from the previous version`,
+        `drift:${snapshot.id}`,
+        snapshot.publishedAt,
+      ),
+    );
   }
   const mark = await getLatestStaleMark(db, {
     gameId: snapshot.gameId,
@@ -53,14 +67,30 @@ export async function windowFlagsOf(db: Db, snapshot: SnapshotHeader): Promise<A
   });
   if (mark) {
     const marks = snapshot.stale?.marks ?? 1;
-    flags.push(windowFlag("snapshot_stale", `${mark.reason} (${plural(marks, "change")})`, `stale_mark:${mark.id}`, mark.markedAt));
+    flags.push(
+      windowFlag(
+        "snapshot_stale",
+        `${mark.reason} (${plural(marks, "change")})`,
+        `stale_mark:${mark.id}`,
+        mark.markedAt,
+      ),
+    );
   }
-  if (!snapshot.windowClosed) flags.push(windowFlag("window_open", "read before the window's end", snapshotCause, snapshot.publishedAt));
+  if (!snapshot.windowClosed)
+    flags.push(windowFlag("window_open", "read before the window's end", snapshotCause, snapshot.publishedAt));
   const latest = await getLatestSnapshot(db, { gameId: snapshot.gameId, window: snapshot.window });
   if (latest && latest.id !== snapshot.id && latest.version > snapshot.version) {
-    const drift = latest.drift.status === "drift" ? `, with ${plural(latest.drift.count, "difference")} from its previous version` : "";
+    const drift =
+      latest.drift.status === "drift"
+        ? `, with ${plural(latest.drift.count, "difference")} from its previous version`
+        : "";
     flags.push(
-      windowFlag("newer_snapshot", `version ${latest.version} is newer than version ${snapshot.version}${drift}`, `snapshot_version:${latest.version}`, latest.publishedAt),
+      windowFlag(
+        "newer_snapshot",
+        `version ${latest.version} is newer than version ${snapshot.version}${drift}`,
+        `snapshot_version:${latest.version}`,
+        latest.publishedAt,
+      ),
     );
   }
   return flags;
@@ -103,32 +133,58 @@ export type BatchFlags = {
   overrides: FlagOverride[];
 };
 
-export async function readBatchFlags(db: Db, params: { gameId: string; batchId: string; snapshotId: string; recipientPlayerId?: number }): Promise<BatchFlags> {
+export async function readBatchFlags(
+  db: Db,
+  params: { gameId: string; batchId: string; snapshotId: string; recipientPlayerId?: number },
+): Promise<BatchFlags> {
   const snapshot = await getSnapshot(db, { gameId: params.gameId, snapshotId: params.snapshotId });
   const window = snapshot ? await windowFlagsOf(db, snapshot) : [];
-  const disputeRows = await listSnapshotDisputes(db, { gameId: params.gameId, snapshotId: params.snapshotId, recipientPlayerId: params.recipientPlayerId });
+  const disputeRows = await listSnapshotDisputes(db, {
+    gameId: params.gameId,
+    snapshotId: params.snapshotId,
+    recipientPlayerId: params.recipientPlayerId,
+  });
   const overrides = await listFlagOverrideRows(db, { gameId: params.gameId, batchId: params.batchId });
   return { snapshotId: params.snapshotId, window, disputes: disputeFlagsOf(disputeRows), disputeRows, overrides };
 }
 
 /** Every flag instance of one statement: the window's, those stored on it at preparation, and its disputes. */
-export function flagsOfStatement(flags: BatchFlags, recipientPlayerId: number, recipientFlags: readonly string[]): ActiveFlag[] {
+export function flagsOfStatement(
+  flags: BatchFlags,
+  recipientPlayerId: number,
+  recipientFlags: readonly string[],
+): ActiveFlag[] {
   const own: ActiveFlag[] = recipientFlags.flatMap((f) => {
     const flag = f as PayoutFlag;
     const info = FLAG_INFO[flag];
     if (!info) return [];
     // Stored at preparation from the batch's snapshot: that snapshot is their cause.
-    return [{ flag, label: info.label, detail: info.meaning, recipientPlayerId, cause: `snapshot:${flags.snapshotId}`, raisedAt: null }];
+    return [
+      {
+        flag,
+        label: info.label,
+        detail: info.meaning,
+        recipientPlayerId,
+        cause: `snapshot:${flags.snapshotId}`,
+        raisedAt: null,
+      },
+    ];
   });
   return [...flags.window, ...own, ...flags.disputes.filter((d) => d.recipientPlayerId === recipientPlayerId)];
 }
 
 /** The override covering this flag instance, if any: same flag, same recipient (or window), same cause. */
 export function overrideOf(flag: ActiveFlag, overrides: readonly FlagOverride[]): FlagOverride | undefined {
-  return overrides.find((o) => o.flag === flag.flag && o.recipientPlayerId === flag.recipientPlayerId && o.cause === flag.cause);
+  return overrides.find(
+    (o) => o.flag === flag.flag && o.recipientPlayerId === flag.recipientPlayerId && o.cause === flag.cause,
+  );
 }
 
 /** The flag instances still blocking one statement: all of them minus those overridden. */
-export function openFlagsOf(flags: BatchFlags, recipientPlayerId: number, recipientFlags: readonly string[]): ActiveFlag[] {
+export function openFlagsOf(
+  flags: BatchFlags,
+  recipientPlayerId: number,
+  recipientFlags: readonly string[],
+): ActiveFlag[] {
   return flagsOfStatement(flags, recipientPlayerId, recipientFlags).filter((f) => !overrideOf(f, flags.overrides));
 }

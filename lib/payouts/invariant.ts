@@ -25,7 +25,10 @@ export type InvariantRow = {
 
 export type InvariantReport = { ok: boolean; recipients: number; violations: InvariantRow[]; rows: InvariantRow[] };
 
-export async function checkLedgerInvariant(db: Db, params: { gameId: string; recipientPlayerId?: number }): Promise<InvariantReport> {
+export async function checkLedgerInvariant(
+  db: Db,
+  params: { gameId: string; recipientPlayerId?: number },
+): Promise<InvariantReport> {
   let query = db
     .selectFrom("payout_statement as st")
     .innerJoin("payout_batch as b", "b.id", "st.batch_id")
@@ -48,7 +51,8 @@ export async function checkLedgerInvariant(db: Db, params: { gameId: string; rec
     .where("b.game_id", "=", params.gameId)
     .where("b.status", "<>", "discarded")
     .where("st.state", "in", ["paid", "carried"]);
-  if (params.recipientPlayerId !== undefined) query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
+  if (params.recipientPlayerId !== undefined)
+    query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
   const closed = await query.execute();
   const closedIds = new Set(closed.map((s) => s.id));
   const links =
@@ -59,32 +63,53 @@ export async function checkLedgerInvariant(db: Db, params: { gameId: string; rec
           .innerJoin("payout_statement as f", "f.id", "c.from_statement_id")
           .select(["c.from_statement_id", "c.to_statement_id", "c.amount_usd"])
           .where("f.game_id", "=", params.gameId)
-          .$if(params.recipientPlayerId !== undefined, (qb) => qb.where("f.recipient_player_id", "=", String(params.recipientPlayerId)))
+          .$if(params.recipientPlayerId !== undefined, (qb) =>
+            qb.where("f.recipient_player_id", "=", String(params.recipientPlayerId)),
+          )
           .execute();
   const linkFrom = new Map(links.map((l) => [l.from_statement_id, l]));
   const linksInto = new Map<string, Money>();
-  for (const l of links) linksInto.set(l.to_statement_id, (linksInto.get(l.to_statement_id) ?? money("0")).plus(l.amount_usd));
+  for (const l of links)
+    linksInto.set(l.to_statement_id, (linksInto.get(l.to_statement_id) ?? money("0")).plus(l.amount_usd));
 
   type Acc = { windows: number; net: Money; paid: Money; carried: Money; problems: string[] };
   const byRecipient = new Map<string, Acc>();
   for (const s of closed) {
-    const acc = byRecipient.get(s.recipient_player_id) ?? { windows: 0, net: money("0"), paid: money("0"), carried: money("0"), problems: [] };
+    const acc = byRecipient.get(s.recipient_player_id) ?? {
+      windows: 0,
+      net: money("0"),
+      paid: money("0"),
+      carried: money("0"),
+      problems: [],
+    };
     byRecipient.set(s.recipient_player_id, acc);
     acc.windows += 1;
     // Net attributed as the snapshot reported it; a recipient absent from the snapshot earned nothing there.
     const snapshotNet = s.snapshot_net_usd === null ? money("0") : money(s.snapshot_net_usd);
-    if (s.snapshot_net_usd === null && s.in_snapshot) acc.problems.push(`statement ${s.id}: recipient missing from its snapshot`);
-    if (!snapshotNet.equals(s.net_attributed_usd)) acc.problems.push(`statement ${s.id}: net ${formatUsd(s.net_attributed_usd)} differs from the snapshot's ${formatUsd(snapshotNet)}`);
+    if (s.snapshot_net_usd === null && s.in_snapshot)
+      acc.problems.push(`statement ${s.id}: recipient missing from its snapshot`);
+    if (!snapshotNet.equals(s.net_attributed_usd))
+      acc.problems.push(
+        `statement ${s.id}: net ${formatUsd(s.net_attributed_usd)} differs from the snapshot's ${formatUsd(snapshotNet)}`,
+      );
     acc.net = acc.net.plus(snapshotNet);
     const paid = s.state === "paid" ? money(s.paid_amount_usd ?? "0") : money("0");
-    if (s.state === "paid" && !paid.equals(s.payable_usd)) acc.problems.push(`statement ${s.id}: paid ${formatUsd(paid)} but payable ${formatUsd(s.payable_usd)}`);
-    if (s.state === "carried" && !money(s.payable_usd).isZero()) acc.problems.push(`statement ${s.id}: closed unpaid with a payable of ${formatUsd(s.payable_usd)}`);
+    if (s.state === "paid" && !paid.equals(s.payable_usd))
+      acc.problems.push(`statement ${s.id}: paid ${formatUsd(paid)} but payable ${formatUsd(s.payable_usd)}`);
+    if (s.state === "carried" && !money(s.payable_usd).isZero())
+      acc.problems.push(`statement ${s.id}: closed unpaid with a payable of ${formatUsd(s.payable_usd)}`);
     acc.paid = acc.paid.plus(paid);
     const carriedIn = linksInto.get(s.id) ?? money("0");
-    if (!carriedIn.equals(s.carried_in_usd)) acc.problems.push(`statement ${s.id}: carried in ${formatUsd(s.carried_in_usd)} but its links bring ${formatUsd(carriedIn)}`);
+    if (!carriedIn.equals(s.carried_in_usd))
+      acc.problems.push(
+        `statement ${s.id}: carried in ${formatUsd(s.carried_in_usd)} but its links bring ${formatUsd(carriedIn)}`,
+      );
     // What this statement carried out and no closed statement has taken in is still carried.
     const out = linkFrom.get(s.id);
-    if (out && !money(out.amount_usd).equals(s.carry_out_usd)) acc.problems.push(`statement ${s.id}: carried out ${formatUsd(s.carry_out_usd)} but its link moves ${formatUsd(out.amount_usd)}`);
+    if (out && !money(out.amount_usd).equals(s.carry_out_usd))
+      acc.problems.push(
+        `statement ${s.id}: carried out ${formatUsd(s.carry_out_usd)} but its link moves ${formatUsd(out.amount_usd)}`,
+      );
     if (!out || !closedIds.has(out.to_statement_id)) acc.carried = acc.carried.plus(s.carry_out_usd);
   }
 
@@ -92,7 +117,9 @@ export async function checkLedgerInvariant(db: Db, params: { gameId: string; rec
   for (const [recipient, acc] of byRecipient) {
     const problems = [...acc.problems];
     if (!acc.paid.plus(acc.carried).equals(acc.net)) {
-      problems.push(`paid ${formatUsd(acc.paid)} + carried ${formatUsd(acc.carried)} ≠ net attributed ${formatUsd(acc.net)}`);
+      problems.push(
+        `paid ${formatUsd(acc.paid)} + carried ${formatUsd(acc.carried)} ≠ net attributed ${formatUsd(acc.net)}`,
+      );
     }
     rows.push({
       recipientPlayerId: Number(recipient),

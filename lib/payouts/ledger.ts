@@ -30,7 +30,14 @@ import { formatInstant } from "@/lib/time";
 
 export type LedgerEntryKind = "accrual" | "reversal" | "carry_in" | "carry_out" | "rollover" | "payment";
 
-export const LEDGER_ENTRY_KINDS: readonly LedgerEntryKind[] = ["accrual", "reversal", "carry_in", "carry_out", "rollover", "payment"];
+export const LEDGER_ENTRY_KINDS: readonly LedgerEntryKind[] = [
+  "accrual",
+  "reversal",
+  "carry_in",
+  "carry_out",
+  "rollover",
+  "payment",
+];
 
 export type LedgerEntry = {
   /** Stable id of the entry: `${statementId}:${kind}` (carry_in: `${statementId}:carry_in:${fromStatementId}`). */
@@ -158,7 +165,10 @@ export function toBatchSummary(r: BatchRow): PayoutBatchSummary {
   };
 }
 
-export async function getPayoutBatch(db: Db, params: { gameId: string; batchId: string }): Promise<PayoutBatchSummary | null> {
+export async function getPayoutBatch(
+  db: Db,
+  params: { gameId: string; batchId: string },
+): Promise<PayoutBatchSummary | null> {
   const row = await batchQuery(db, params.gameId).where("id", "=", params.batchId).executeTakeFirst();
   return row ? toBatchSummary(row) : null;
 }
@@ -237,7 +247,10 @@ export function toStatement(r: StatementRow): PayoutStatement {
  * Every statement of one batch, by recipient id. Use `iteratePayoutStatements` to read a large batch in pages of
  * `pageSize` without holding it all.
  */
-export async function listPayoutStatements(db: Db, params: { gameId: string; batchId: string }): Promise<PayoutStatement[]> {
+export async function listPayoutStatements(
+  db: Db,
+  params: { gameId: string; batchId: string },
+): Promise<PayoutStatement[]> {
   const out: PayoutStatement[] = [];
   for await (const statement of iteratePayoutStatements(db, params)) out.push(statement);
   return out;
@@ -252,14 +265,19 @@ export async function* iteratePayoutStatements(
   for (;;) {
     let query = statementQuery(db, params.gameId);
     if (params.batchId) query = query.where("st.batch_id", "=", params.batchId);
-    if (params.recipientPlayerId !== undefined) query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
+    if (params.recipientPlayerId !== undefined)
+      query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
     if (after) {
       const a = after;
       query = query.where((eb) =>
         eb.or([
           eb("b.window_start", ">", a.windowStart),
           eb.and([eb("b.window_start", "=", a.windowStart), eb("st.batch_id", ">", a.batchId)]),
-          eb.and([eb("b.window_start", "=", a.windowStart), eb("st.batch_id", "=", a.batchId), eb("st.recipient_player_id", ">", a.recipient)]),
+          eb.and([
+            eb("b.window_start", "=", a.windowStart),
+            eb("st.batch_id", "=", a.batchId),
+            eb("st.recipient_player_id", ">", a.recipient),
+          ]),
         ]),
       );
     }
@@ -278,7 +296,10 @@ export async function* iteratePayoutStatements(
 
 type CarryLink = { from: string; to: string; amount: string };
 
-async function carriesOf(db: Db, statementIds: string[]): Promise<{ into: Map<string, CarryLink[]>; outOf: Map<string, CarryLink> }> {
+async function carriesOf(
+  db: Db,
+  statementIds: string[],
+): Promise<{ into: Map<string, CarryLink[]>; outOf: Map<string, CarryLink> }> {
   const into = new Map<string, CarryLink[]>();
   const outOf = new Map<string, CarryLink>();
   if (statementIds.length === 0) return { into, outOf };
@@ -317,9 +338,24 @@ export function statementEntries(
   const out: LedgerEntry[] = [];
   const gross = money(s.grossAttributedUsd);
   const reversed = money(s.reversedAttributedUsd);
-  if (!gross.isZero()) out.push({ ...base, entryId: `${s.id}:accrual`, kind: "accrual", amountUsd: formatUsd(gross), at: approvedAt, reference: snapshotRef });
+  if (!gross.isZero())
+    out.push({
+      ...base,
+      entryId: `${s.id}:accrual`,
+      kind: "accrual",
+      amountUsd: formatUsd(gross),
+      at: approvedAt,
+      reference: snapshotRef,
+    });
   if (!reversed.isZero()) {
-    out.push({ ...base, entryId: `${s.id}:reversal`, kind: "reversal", amountUsd: formatUsd(reversed.negated()), at: approvedAt, reference: snapshotRef });
+    out.push({
+      ...base,
+      entryId: `${s.id}:reversal`,
+      kind: "reversal",
+      amountUsd: formatUsd(reversed.negated()),
+      at: approvedAt,
+      reference: snapshotRef,
+    });
   }
   for (const link of carries.into) {
     if (money(link.amount).isZero()) continue;
@@ -379,7 +415,10 @@ function toMs(value: string | Date | undefined): number | null {
  * Ledger entries in pages (a large batch never sits in memory whole): statements of approved and paid batches
  * only; drafts and discarded batches have no entries.
  */
-export async function* iterateLedgerEntries(db: Db, params: LedgerQuery & { pageSize?: number }): AsyncGenerator<LedgerEntry> {
+export async function* iterateLedgerEntries(
+  db: Db,
+  params: LedgerQuery & { pageSize?: number },
+): AsyncGenerator<LedgerEntry> {
   const fromMs = toMs(params.from);
   const toMsValue = toMs(params.to);
   const approvedAt = new Map<string, string | null>();
@@ -392,7 +431,10 @@ export async function* iterateLedgerEntries(db: Db, params: LedgerQuery & { page
     for (const s of page) {
       const at = approvedAt.get(s.batchId);
       if (!at) continue;
-      for (const entry of statementEntries(s, at, { into: carries.into.get(s.id) ?? [], outOf: carries.outOf.get(s.id) ?? null })) {
+      for (const entry of statementEntries(s, at, {
+        into: carries.into.get(s.id) ?? [],
+        outOf: carries.outOf.get(s.id) ?? null,
+      })) {
         const ms = Date.parse(entry.at);
         if (fromMs !== null && ms < fromMs) continue;
         if (toMsValue !== null && ms >= toMsValue) continue;

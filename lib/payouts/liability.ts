@@ -48,7 +48,16 @@ export type Liability = {
   windows: LiabilityWindow[];
 };
 
-type Acc = { name: string | null; email: string | null; notInBatch: Money; draft: Money; approved: Money; held: Money; negative: Money; rolled: Money };
+type Acc = {
+  name: string | null;
+  email: string | null;
+  notInBatch: Money;
+  draft: Money;
+  approved: Money;
+  held: Money;
+  negative: Money;
+  rolled: Money;
+};
 
 export async function listLiability(db: Db, params: { gameId: string; asOf: Date }): Promise<Liability> {
   const { gameId, asOf } = params;
@@ -75,7 +84,12 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
   // Statements of batches whose window had ended: earned, in the state they were in.
   const endedBatches = new Set(batches.filter((b) => b.windowEnd.getTime() <= asOf.getTime()).map((b) => b.id));
   for (const b of batches) {
-    if (endedBatches.has(b.id)) windows.push({ window: { startMs: b.windowStart.getTime(), endMs: b.windowEnd.getTime() }, source: "batch", snapshotVersion: null });
+    if (endedBatches.has(b.id))
+      windows.push({
+        window: { startMs: b.windowStart.getTime(), endMs: b.windowEnd.getTime() },
+        source: "batch",
+        snapshotVersion: null,
+      });
   }
   const counted = new Set<string>();
   for (const s of statements) {
@@ -91,10 +105,14 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
   }
 
   // Balances carried out of statements closed by then, unless a counted statement took them in.
-  const closed = statements.filter((s) => (s.state === "paid" || s.state === "carried") && !money(s.carryOutUsd).isZero());
+  const closed = statements.filter(
+    (s) => (s.state === "paid" || s.state === "carried") && !money(s.carryOutUsd).isZero(),
+  );
   const links = await listCarryLinks(db, { gameId, fromStatementIds: closed.map((s) => s.statementId) });
   const takenBy = new Map(links.map((l) => [l.from, l.to]));
-  const closedThen = new Set(statements.filter((s) => s.state === "paid" || s.state === "carried").map((s) => s.statementId));
+  const closedThen = new Set(
+    statements.filter((s) => s.state === "paid" || s.state === "carried").map((s) => s.statementId),
+  );
   for (const s of closed) {
     const taker = takenBy.get(s.statementId);
     if (taker !== undefined && (counted.has(taker) || closedThen.has(taker))) continue;
@@ -140,7 +158,9 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
       totalOwedUsd: formatUsd(total),
     });
   }
-  rows.sort((x, y) => money(y.totalOwedUsd).comparedTo(money(x.totalOwedUsd)) || x.recipientPlayerId - y.recipientPlayerId);
+  rows.sort(
+    (x, y) => money(y.totalOwedUsd).comparedTo(money(x.totalOwedUsd)) || x.recipientPlayerId - y.recipientPlayerId,
+  );
   windows.sort((x, y) => y.window.startMs - x.window.startMs || y.window.endMs - x.window.endMs);
   return { rows, windows };
 }

@@ -15,7 +15,15 @@ const BATCH_STATUSES: PayoutBatchStatus[] = ["draft", "approved", "paid", "disca
 const STATES: PayoutStatementState[] = ["draft", "approved", "held", "paid", "carried"];
 
 function context(status: PayoutBatchStatus, over: Partial<BatchContext> = {}): BatchContext {
-  return { role: "finance", actorId: "approver", status, twoPersonRule: true, preparedById: "preparer", approvedById: status === "draft" ? null : "approver", ...over };
+  return {
+    role: "finance",
+    actorId: "approver",
+    status,
+    twoPersonRule: true,
+    preparedById: "preparer",
+    approvedById: status === "draft" ? null : "approver",
+    ...over,
+  };
 }
 
 /** The allowed actions of every (batch status, statement state) pair, for someone other than the preparer. */
@@ -23,7 +31,9 @@ function allowedTable(over: Partial<BatchContext> = {}, openFlags = 0): Record<s
   const table: Record<string, string> = {};
   for (const status of BATCH_STATUSES) {
     for (const state of STATES) {
-      const allowed = STATEMENT_ACTIONS.filter((a) => statementVerdict(a, context(status, over), { state, openFlags }).kind === "allowed");
+      const allowed = STATEMENT_ACTIONS.filter(
+        (a) => statementVerdict(a, context(status, over), { state, openFlags }).kind === "allowed",
+      );
       table[`${status}/${state}`] = allowed.join(" ");
     }
   }
@@ -60,7 +70,9 @@ describe("statement actions by batch status and statement state", () => {
     for (const status of ["draft", "approved", "paid"] as const) {
       for (const actorId of ["preparer", "approver"]) {
         for (const openFlags of [0, 2]) {
-          const offered = STATEMENT_ACTIONS.filter((a) => statementVerdict(a, context(status, { actorId }), { state: "held", openFlags }).kind === "allowed");
+          const offered = STATEMENT_ACTIONS.filter(
+            (a) => statementVerdict(a, context(status, { actorId }), { state: "held", openFlags }).kind === "allowed",
+          );
           expect(offered.length, `${status} ${actorId} flags=${openFlags}`).toBeGreaterThan(0);
         }
       }
@@ -73,22 +85,41 @@ describe("statement actions by batch status and statement state", () => {
     expect(paid.kind === "blocked" && paid.reason).toMatch(/carry the balance forward/);
     expect(statementVerdict("carry_forward", context("paid"), { state: "held", openFlags: 1 }).kind).toBe("allowed");
     expect(statementVerdict("release", context("draft"), { state: "held", openFlags: 1 }).kind).toBe("allowed");
-    expect(statementVerdict("approve", context("draft"), { state: "draft", openFlags: 1 })).toMatchObject({ kind: "blocked", code: "open_flags" });
+    expect(statementVerdict("approve", context("draft"), { state: "draft", openFlags: 1 })).toMatchObject({
+      kind: "blocked",
+      code: "open_flags",
+    });
   });
 
   it("blocks the preparer from releasing a hold of an approved batch under the two-person rule, and only then", () => {
     for (const status of ["approved", "paid"] as const) {
-      expect(statementVerdict("release", context(status, { actorId: "preparer" }), { state: "held", openFlags: 0 })).toMatchObject({ kind: "blocked", code: "two_person_rule" });
-      expect(statementVerdict("release", context(status, { actorId: "preparer", twoPersonRule: false }), { state: "held", openFlags: 0 }).kind).toBe("allowed");
-      expect(statementVerdict("carry_forward", context(status, { actorId: "preparer" }), { state: "held", openFlags: 0 }).kind).toBe("allowed");
+      expect(
+        statementVerdict("release", context(status, { actorId: "preparer" }), { state: "held", openFlags: 0 }),
+      ).toMatchObject({ kind: "blocked", code: "two_person_rule" });
+      expect(
+        statementVerdict("release", context(status, { actorId: "preparer", twoPersonRule: false }), {
+          state: "held",
+          openFlags: 0,
+        }).kind,
+      ).toBe("allowed");
+      expect(
+        statementVerdict("carry_forward", context(status, { actorId: "preparer" }), { state: "held", openFlags: 0 })
+          .kind,
+      ).toBe("allowed");
     }
-    expect(statementVerdict("release", context("draft", { actorId: "preparer" }), { state: "held", openFlags: 0 }).kind).toBe("allowed");
+    expect(
+      statementVerdict("release", context("draft", { actorId: "preparer" }), { state: "held", openFlags: 0 }).kind,
+    ).toBe("allowed");
   });
 
   it("offers nothing to roles below finance", () => {
     for (const role of ROLES.filter((r) => r !== "finance" && r !== "admin")) {
       expect(allowedTable({ role })).toEqual(Object.fromEntries(Object.keys(allowedTable()).map((k) => [k, ""])));
-      for (const status of BATCH_STATUSES) for (const action of BATCH_ACTIONS) expect(batchVerdict(action, context(status, { role }), { draft: 1, approved: 1, held: 0, total: 2 }).kind).toBe("not_applicable");
+      for (const status of BATCH_STATUSES)
+        for (const action of BATCH_ACTIONS)
+          expect(
+            batchVerdict(action, context(status, { role }), { draft: 1, approved: 1, held: 0, total: 2 }).kind,
+          ).toBe("not_applicable");
     }
     expect(allowedTable({ role: "admin" })).toEqual(allowedTable());
   });
@@ -99,16 +130,39 @@ describe("statement actions by batch status and statement state", () => {
   });
 
   it("offers a bulk action when it applies to some selected statement, else says why it is blocked", () => {
-    const names = (status: PayoutBatchStatus, facts: { state: PayoutStatementState; openFlags: number }[], over: Partial<BatchContext> = {}) =>
-      offersForSelection(context(status, over), facts).map((o) => `${o.action}:${o.verdict.kind}`);
+    const names = (
+      status: PayoutBatchStatus,
+      facts: { state: PayoutStatementState; openFlags: number }[],
+      over: Partial<BatchContext> = {},
+    ) => offersForSelection(context(status, over), facts).map((o) => `${o.action}:${o.verdict.kind}`);
     const mixed = (["draft", "approved", "held"] as const).map((state) => ({ state, openFlags: 0 }));
     expect(names("draft", mixed)).toEqual(["approve:allowed", "unapprove:allowed", "hold:allowed", "release:allowed"]);
-    expect(names("approved", mixed)).toEqual(["hold:allowed", "release:allowed", "carry_forward:allowed", "mark_paid:allowed"]);
-    expect(names("paid", mixed, { actorId: "preparer" })).toEqual(["hold:allowed", "release:blocked", "carry_forward:allowed", "mark_paid:allowed"]);
+    expect(names("approved", mixed)).toEqual([
+      "hold:allowed",
+      "release:allowed",
+      "carry_forward:allowed",
+      "mark_paid:allowed",
+    ]);
+    expect(names("paid", mixed, { actorId: "preparer" })).toEqual([
+      "hold:allowed",
+      "release:blocked",
+      "carry_forward:allowed",
+      "mark_paid:allowed",
+    ]);
     // Held statements with open flags in a paid batch: only carrying them forward can succeed.
     expect(names("paid", [{ state: "held", openFlags: 1 }])).toEqual(["release:blocked", "carry_forward:allowed"]);
-    expect(names("paid", [{ state: "held", openFlags: 1 }, { state: "held", openFlags: 0 }])).toEqual(["release:allowed", "carry_forward:allowed"]);
-    expect(names("paid", [{ state: "paid", openFlags: 0 }, { state: "carried", openFlags: 0 }])).toEqual([]);
+    expect(
+      names("paid", [
+        { state: "held", openFlags: 1 },
+        { state: "held", openFlags: 0 },
+      ]),
+    ).toEqual(["release:allowed", "carry_forward:allowed"]);
+    expect(
+      names("paid", [
+        { state: "paid", openFlags: 0 },
+        { state: "carried", openFlags: 0 },
+      ]),
+    ).toEqual([]);
     expect(names("discarded", mixed)).toEqual([]);
   });
 });
@@ -118,17 +172,35 @@ describe("batch actions", () => {
 
   it("offers each batch action in the states it applies to", () => {
     const table: Record<string, string> = {};
-    for (const status of BATCH_STATUSES) table[status] = BATCH_ACTIONS.filter((a) => batchVerdict(a, context(status), counts).kind === "allowed").join(" ");
-    expect(table).toEqual({ draft: "approve_batch discard", approved: "mark_all_paid", paid: "mark_all_paid", discarded: "" });
+    for (const status of BATCH_STATUSES)
+      table[status] = BATCH_ACTIONS.filter((a) => batchVerdict(a, context(status), counts).kind === "allowed").join(
+        " ",
+      );
+    expect(table).toEqual({
+      draft: "approve_batch discard",
+      approved: "mark_all_paid",
+      paid: "mark_all_paid",
+      discarded: "",
+    });
     expect(batchVerdict("approve_unflagged", context("draft"), { ...counts, draft: 2 }).kind).toBe("allowed");
   });
 
   it("blocks approval for the preparer, for drafts left, and for a batch of holds only", () => {
     expect(batchVerdict("approve_batch", context("draft"), counts).kind).toBe("allowed");
-    expect(batchVerdict("approve_batch", context("draft", { actorId: "preparer" }), counts)).toMatchObject({ kind: "blocked", code: "two_person_rule" });
-    expect(batchVerdict("approve_batch", context("draft", { actorId: "preparer", twoPersonRule: false }), counts).kind).toBe("allowed");
-    expect(batchVerdict("approve_batch", context("draft"), { ...counts, draft: 2 })).toMatchObject({ kind: "blocked", reason: expect.stringMatching(/2 statements are still in draft/) });
-    expect(batchVerdict("approve_batch", context("draft"), { draft: 0, approved: 0, held: 2, total: 2 })).toMatchObject({ kind: "blocked", code: "incomplete" });
+    expect(batchVerdict("approve_batch", context("draft", { actorId: "preparer" }), counts)).toMatchObject({
+      kind: "blocked",
+      code: "two_person_rule",
+    });
+    expect(
+      batchVerdict("approve_batch", context("draft", { actorId: "preparer", twoPersonRule: false }), counts).kind,
+    ).toBe("allowed");
+    expect(batchVerdict("approve_batch", context("draft"), { ...counts, draft: 2 })).toMatchObject({
+      kind: "blocked",
+      reason: expect.stringMatching(/2 statements are still in draft/),
+    });
+    expect(batchVerdict("approve_batch", context("draft"), { draft: 0, approved: 0, held: 2, total: 2 })).toMatchObject(
+      { kind: "blocked", code: "incomplete" },
+    );
     expect(batchVerdict("mark_all_paid", context("paid"), { ...counts, approved: 0 }).kind).toBe("not_applicable");
   });
 });

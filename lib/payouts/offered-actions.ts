@@ -61,7 +61,12 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
     case "approve":
       if (!draftBatch) return na(`Statements are approved while the batch is a draft; this batch is ${batch.status}.`);
       if (state !== "draft") return isState;
-      if (statement.openFlags > 0) return { kind: "blocked", code: "open_flags", reason: "Open flags: override them with a reason, or hold the payout." };
+      if (statement.openFlags > 0)
+        return {
+          kind: "blocked",
+          code: "open_flags",
+          reason: "Open flags: override them with a reason, or hold the payout.",
+        };
       return ALLOWED;
     case "unapprove":
       if (!draftBatch) return na(`The batch is ${batch.status}; its statements can no longer go back to draft.`);
@@ -111,7 +116,11 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
     case "approve_batch":
       if (batch.status !== "draft") return na(`This batch is already ${batch.status}.`);
       if (batch.twoPersonRule && batch.preparedById === batch.actorId) {
-        return { kind: "blocked", code: "two_person_rule", reason: "Two-person rule: you prepared this batch, so another finance user must approve it." };
+        return {
+          kind: "blocked",
+          code: "two_person_rule",
+          reason: "Two-person rule: you prepared this batch, so another finance user must approve it.",
+        };
       }
       if (counts.draft > 0) {
         return {
@@ -120,12 +129,16 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
           reason: `${counts.draft.toLocaleString("en-US")} statement${counts.draft === 1 ? " is" : "s are"} still in draft: approve or hold every statement first.`,
         };
       }
-      if (counts.total > 0 && counts.held === counts.total) return { kind: "blocked", code: "incomplete", reason: "Every statement is held: nothing would be approved." };
+      if (counts.total > 0 && counts.held === counts.total)
+        return { kind: "blocked", code: "incomplete", reason: "Every statement is held: nothing would be approved." };
       return ALLOWED;
     case "discard":
-      return batch.status === "draft" ? ALLOWED : na(`Only a draft batch can be discarded; this one is ${batch.status}.`);
+      return batch.status === "draft"
+        ? ALLOWED
+        : na(`Only a draft batch can be discarded; this one is ${batch.status}.`);
     case "mark_all_paid":
-      if (batch.status !== "approved" && batch.status !== "paid") return na("The batch must be approved before it is paid.");
+      if (batch.status !== "approved" && batch.status !== "paid")
+        return na("The batch must be approved before it is paid.");
       return counts.approved > 0 ? ALLOWED : na("No approved statement left to mark paid.");
   }
 }
@@ -142,7 +155,9 @@ export function batchVerdicts(batch: BatchContext, counts: BatchCounts): Record<
 
 /** The actions worth showing for a statement: allowed ones and blocked ones (with their reasons). */
 export function offeredStatementActions(batch: BatchContext, statement: StatementFacts): OfferedAction[] {
-  return STATEMENT_ACTIONS.map((action) => ({ action, verdict: statementVerdict(action, batch, statement) })).filter((o) => o.verdict.kind !== "not_applicable");
+  return STATEMENT_ACTIONS.map((action) => ({ action, verdict: statementVerdict(action, batch, statement) })).filter(
+    (o) => o.verdict.kind !== "not_applicable",
+  );
 }
 
 /**

@@ -1,7 +1,12 @@
 import "server-only";
 import type { Db } from "@/db";
 import { listLiveBatchesByWindow } from "@/db/queries/payouts";
-import { listRecentPulls, listSnapshotWindows, type SnapshotHeader, type SnapshotPullView } from "@/db/queries/snapshots";
+import {
+  listRecentPulls,
+  listSnapshotWindows,
+  type SnapshotHeader,
+  type SnapshotPullView,
+} from "@/db/queries/snapshots";
 import { summarizePullProgress } from "@/lib/snapshots/progress";
 import { addMonths, monthKeyOf, monthWindow, type TimeWindow } from "@/lib/time";
 
@@ -24,7 +29,10 @@ const key = (w: TimeWindow) => `${w.startMs}|${w.endMs}`;
  * The windows overview of a game: the last `months` calendar months (newest first) and every other window that has a
  * snapshot, each with its snapshot state, the latest version's totals, a pull under way and the payout batch.
  */
-export async function listWindowOverview(db: Db, params: { gameId: string; months?: number; now?: number }): Promise<WindowOverviewRow[]> {
+export async function listWindowOverview(
+  db: Db,
+  params: { gameId: string; months?: number; now?: number },
+): Promise<WindowOverviewRow[]> {
   const [snapshots, pulls, batches] = await Promise.all([
     listSnapshotWindows(db, { gameId: params.gameId, limit: 200 }),
     listRecentPulls(db, { gameId: params.gameId, limit: 50 }),
@@ -40,7 +48,10 @@ export async function listWindowOverview(db: Db, params: { gameId: string; month
   for (const s of snapshots) {
     if (windows.has(key(s.window))) continue;
     const month = monthWindow(monthKeyOf(s.window.startMs));
-    windows.set(key(s.window), { window: s.window, isMonth: month.startMs === s.window.startMs && month.endMs === s.window.endMs });
+    windows.set(key(s.window), {
+      window: s.window,
+      isMonth: month.startMs === s.window.startMs && month.endMs === s.window.endMs,
+    });
   }
   for (const p of pulls) {
     if (!windows.has(key(p.window)) && (p.status === "queued" || p.status === "running" || p.status === "retrying")) {
@@ -50,14 +61,32 @@ export async function listWindowOverview(db: Db, params: { gameId: string; month
   const rows: WindowOverviewRow[] = [];
   for (const { window, isMonth } of windows.values()) {
     const snapshot = byWindow.get(key(window)) ?? null;
-    const pull = pulls.find((p) => key(p.window) === key(window) && (p.status === "queued" || p.status === "running" || p.status === "retrying")) ?? null;
-    const failed = pulls.find((p) => key(p.window) === key(window) && p.status === "failed" && (!snapshot || (p.finishedAt && p.finishedAt > snapshot.publishedAt))) ?? null;
+    const pull =
+      pulls.find(
+        (p) =>
+          key(p.window) === key(window) && (p.status === "queued" || p.status === "running" || p.status === "retrying"),
+      ) ?? null;
+    const failed =
+      pulls.find(
+        (p) =>
+          key(p.window) === key(window) &&
+          p.status === "failed" &&
+          (!snapshot || (p.finishedAt && p.finishedAt > snapshot.publishedAt)),
+      ) ?? null;
     let state: WindowSnapshotState = "none";
     if (snapshot) state = snapshot.drift.status === "drift" ? "drift" : snapshot.stale ? "stale" : "complete";
     if (failed && !pull) state = snapshot ? state : "failed";
     if (pull) state = "pulling";
     const progressPercent = pull ? summarizePullProgress(pull).percent : null;
-    rows.push({ window, isMonth, state, snapshot, pull: pull ?? failed, progressPercent, batch: batches.get(key(window)) ?? null });
+    rows.push({
+      window,
+      isMonth,
+      state,
+      snapshot,
+      pull: pull ?? failed,
+      progressPercent,
+      batch: batches.get(key(window)) ?? null,
+    });
   }
   rows.sort((a, b) => b.window.startMs - a.window.startMs || b.window.endMs - a.window.endMs);
   return rows;

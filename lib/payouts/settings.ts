@@ -28,7 +28,13 @@ export async function readPayoutSettings(db: Db): Promise<PayoutSettings> {
     .executeTakeFirst();
   const parsed = storedSchema.safeParse(row?.value);
   if (!row || !parsed.success) {
-    return { twoPersonRule: true, minPayoutUsd: DEFAULT_MIN_PAYOUT_USD, updatedAt: null, updatedBy: null, isDefault: true };
+    return {
+      twoPersonRule: true,
+      minPayoutUsd: DEFAULT_MIN_PAYOUT_USD,
+      updatedAt: null,
+      updatedBy: null,
+      isDefault: true,
+    };
   }
   return {
     twoPersonRule: parsed.data.two_person_rule,

@@ -19,7 +19,15 @@ import type { ServiceClientConfig } from "@/lib/service/client";
 import { isServiceError } from "@/lib/service/errors";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import type { PeriodReport } from "@/lib/service/schemas";
-import { callService, inProgressMessage, INTERACTIVE_CLIENT, settledOutcome, targetOf, type DriveOptions, type RefundOutcome } from "./call";
+import {
+  callService,
+  inProgressMessage,
+  INTERACTIVE_CLIENT,
+  settledOutcome,
+  targetOf,
+  type DriveOptions,
+  type RefundOutcome,
+} from "./call";
 import { computeRefundImpact, type RefundImpact } from "./impact";
 import { newClientRequestId, refundIntentKey } from "./intent";
 import { LEASE_MS, SYSTEM_CLOCK } from "./lease";
@@ -58,16 +66,25 @@ export async function previewRefund(
       throw new AppError("NOT_FOUND", `The service has no period ${input.periodId} for this game.`, { cause: error });
     }
     if (isServiceError(error)) {
-      throw new AppError("SERVICE_ERROR", `Could not read the period from the service (${error.message}). Nothing was refunded.`, {
-        cause: error,
-      });
+      throw new AppError(
+        "SERVICE_ERROR",
+        `Could not read the period from the service (${error.message}). Nothing was refunded.`,
+        {
+          cause: error,
+        },
+      );
     }
     throw error;
   }
   if (input.subscriptionId && report.subscription.subscription_id !== input.subscriptionId) {
-    throw new AppError("INVALID_INPUT", "This period belongs to another subscription; open the refund from the period page.");
+    throw new AppError(
+      "INVALID_INPUT",
+      "This period belongs to another subscription; open the refund from the period page.",
+    );
   }
-  const recipientAlreadyPaid = report.period.attribution ? await wasRecipientPaidFor(db, gameId, report.period.period_id) : false;
+  const recipientAlreadyPaid = report.period.attribution
+    ? await wasRecipientPaidFor(db, gameId, report.period.period_id)
+    : false;
   const impact = computeRefundImpact(report, { amountUsd: input.amountUsd, nowMs: Date.now(), recipientAlreadyPaid });
   return { report, impact };
 }
@@ -96,9 +113,17 @@ export async function readSupportLimitStanding(
   options: { limitUsd?: string; excludeAttemptId?: string } = {},
 ): Promise<SupportLimitStanding> {
   const limitUsd = options.limitUsd ?? (await readSupportRefundLimit(db)).amountUsd;
-  const usedUsd = await sumPeriodRefundsByRoles(db, { ...target, roles: LIMITED_ROLES, excludeAttemptId: options.excludeAttemptId });
+  const usedUsd = await sumPeriodRefundsByRoles(db, {
+    ...target,
+    roles: LIMITED_ROLES,
+    excludeAttemptId: options.excludeAttemptId,
+  });
   const available = money(limitUsd).minus(money(usedUsd));
-  return { limitUsd: formatUsd(limitUsd), usedUsd: formatUsd(usedUsd), availableUsd: formatUsd(available.isNegative() ? money("0") : available) };
+  return {
+    limitUsd: formatUsd(limitUsd),
+    usedUsd: formatUsd(usedUsd),
+    availableUsd: formatUsd(available.isNegative() ? money("0") : available),
+  };
 }
 
 export function exceedsSupportLimit(standing: SupportLimitStanding, amountUsd: string): boolean {
@@ -117,14 +142,23 @@ export function describeOverLimit(standing: SupportLimitStanding, amountUsd: str
  * Refuses a refund the actor may not make alone: users below finance up to the configured limit per period, in
  * total; finance and admin any amount. The refusal is recorded. Returns the standing it checked, null for finance.
  */
-export async function checkRefundLimit(db: Db, actor: RefundActor, request: RefundRequest): Promise<SupportLimitStanding | null> {
+export async function checkRefundLimit(
+  db: Db,
+  actor: RefundActor,
+  request: RefundRequest,
+): Promise<SupportLimitStanding | null> {
   if (hasRole(actor.role, "finance")) return null;
   const standing = await readSupportLimitStanding(db, request);
   if (!exceedsSupportLimit(standing, request.amountUsd)) return standing;
   return refuseOverLimit(db, actor, request, standing);
 }
 
-async function refuseOverLimit(db: Db, actor: RefundActor, request: RefundRequest, standing: SupportLimitStanding): Promise<never> {
+async function refuseOverLimit(
+  db: Db,
+  actor: RefundActor,
+  request: RefundRequest,
+  standing: SupportLimitStanding,
+): Promise<never> {
   await recordAudit(db, {
     actor,
     action: "refund.request",
@@ -154,7 +188,12 @@ const playerBlockSchema = z.object({ player_email: z.string().trim().min(3).max(
  * The player's email, as the service knows the subscription's player ("include_player (boolean, default false) adds a
  * player block"). Kept with the attempt for the receipt page's links; never taken from what a browser sends.
  */
-async function readPlayerEmail(db: Db, gameId: string, subscriptionId: string, clientOverrides: Partial<ServiceClientConfig>): Promise<string | null> {
+async function readPlayerEmail(
+  db: Db,
+  gameId: string,
+  subscriptionId: string,
+  clientOverrides: Partial<ServiceClientConfig>,
+): Promise<string | null> {
   try {
     const client = await serviceClientForGame(db, gameId, { ...INTERACTIVE_CLIENT, ...clientOverrides });
     const response = await client.getSubscription(subscriptionId, { includePlayer: true });
@@ -162,7 +201,11 @@ async function readPlayerEmail(db: Db, gameId: string, subscriptionId: string, c
     return parsed.success ? parsed.data.player_email : null;
   } catch (error) {
     // The email only labels the attempt; a refund is not held back because the player could not be read.
-    log.warn("could not read the subscription's player for a refund", { game: gameId, subscription: subscriptionId, error });
+    log.warn("could not read the subscription's player for a refund", {
+      game: gameId,
+      subscription: subscriptionId,
+      error,
+    });
     return null;
   }
 }
@@ -172,7 +215,12 @@ async function readPlayerEmail(db: Db, gameId: string, subscriptionId: string, c
  * service is called; the same intent always reaches the same attempt; the call is made by one request at a time and
  * every retry sends the stored key and parameters.
  */
-export async function requestRefund(db: Db, request: RefundRequest, actor: RefundActor, options: DriveOptions = {}): Promise<RefundOutcome> {
+export async function requestRefund(
+  db: Db,
+  request: RefundRequest,
+  actor: RefundActor,
+  options: DriveOptions = {},
+): Promise<RefundOutcome> {
   const drive: DriveOptions = { ...options, source: "desk", driver: { id: actor.id, email: actor.email } };
   const intentKey = refundIntentKey(request);
 
@@ -194,7 +242,10 @@ export async function requestRefund(db: Db, request: RefundRequest, actor: Refun
     readPlayerEmail(db, request.gameId, request.subscriptionId, options.client ?? {}),
   ]);
   if (impact.periodSeq !== request.periodSeq) {
-    throw new AppError("INVALID_INPUT", "The period number does not match the period; open the refund from the period page again.");
+    throw new AppError(
+      "INVALID_INPUT",
+      "The period number does not match the period; open the refund from the period page again.",
+    );
   }
   if (!impact.refundable || !sameAmount(impact.remainingUsd, request.remainingBeforeUsd)) {
     // The same intent may have been stored and refunded by a double click while this request read the period.
@@ -205,14 +256,18 @@ export async function requestRefund(db: Db, request: RefundRequest, actor: Refun
   if (!sameAmount(impact.remainingUsd, request.remainingBeforeUsd)) {
     throw new AppError(
       "CONFLICT",
-      `The period changed since it was reviewed: ${formatUsdText(impact.remainingUsd)} remains refundable now (it was ${formatUsdText(formatUsd(
-        request.remainingBeforeUsd,
-      ))}). Review the refund again.`,
+      `The period changed since it was reviewed: ${formatUsdText(impact.remainingUsd)} remains refundable now (it was ${formatUsdText(
+        formatUsd(request.remainingBeforeUsd),
+      )}). Review the refund again.`,
       { field: "amountUsd" },
     );
   }
   if (money(request.amountUsd).gt(money(impact.remainingUsd))) {
-    throw new AppError("INVALID_INPUT", `must be at most the remaining refundable ${formatUsdText(impact.remainingUsd)}`, { field: "amountUsd" });
+    throw new AppError(
+      "INVALID_INPUT",
+      `must be at most the remaining refundable ${formatUsdText(impact.remainingUsd)}`,
+      { field: "amountUsd" },
+    );
   }
 
   const clientRequestId = newClientRequestId();
@@ -237,7 +292,10 @@ export async function requestRefund(db: Db, request: RefundRequest, actor: Refun
       if (!attempt) return null;
       if (limited) {
         // Checked again with the row in place: a refund by the same group that landed since the first check counts too.
-        const now = await readSupportLimitStanding(trx, request, { limitUsd: standing?.limitUsd, excludeAttemptId: attempt.id });
+        const now = await readSupportLimitStanding(trx, request, {
+          limitUsd: standing?.limitUsd,
+          excludeAttemptId: attempt.id,
+        });
         if (exceedsSupportLimit(now, attempt.amountUsd)) throw new OverLimitAtInsert(now);
       }
       await recordAudit(trx, {
@@ -254,7 +312,9 @@ export async function requestRefund(db: Db, request: RefundRequest, actor: Refun
           is_full: attempt.isFull,
           period_id: request.periodId,
           reason: request.reason,
-          ...(standing ? { support_limit_usd: standing.limitUsd, support_refunded_on_period_usd: standing.usedUsd } : {}),
+          ...(standing
+            ? { support_limit_usd: standing.limitUsd, support_refunded_on_period_usd: standing.usedUsd }
+            : {}),
         },
       });
       return attempt;
@@ -277,7 +337,10 @@ export async function requestRefund(db: Db, request: RefundRequest, actor: Refun
       } (started by ${open.actorEmail ?? "the system"}). Nothing else can be refunded on this period until it is settled.`,
     );
   }
-  throw new AppError("CONFLICT", "Another refund on this period was just recorded; reload the period and review again.");
+  throw new AppError(
+    "CONFLICT",
+    "Another refund on this period was just recorded; reload the period and review again.",
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -286,7 +349,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Calls the service for a stored attempt, unless another request holds it; then waits (up to `waitMs`) for that
  * request's outcome instead of calling too.
  */
-export async function driveRefundAttempt(db: Db, attempt: RefundAttempt, options: DriveOptions = {}): Promise<RefundOutcome> {
+export async function driveRefundAttempt(
+  db: Db,
+  attempt: RefundAttempt,
+  options: DriveOptions = {},
+): Promise<RefundOutcome> {
   const waitMs = options.waitMs ?? 45_000;
   const deadline = Date.now() + waitMs;
   const clock = options.clock ?? SYSTEM_CLOCK;

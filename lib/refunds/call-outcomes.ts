@@ -40,8 +40,12 @@ export function parametersOf(attempt: RefundAttempt): AttemptParameters {
  */
 export function periodReadFailure(attempt: RefundAttempt, error: unknown): AttemptFinish {
   const status = isServiceError(error) ? error.status : null;
-  const code = isServiceError(error) ? (error.code ?? error.codePublic ?? (error.kind === "http" ? `HTTP_${error.status}` : error.kind.toUpperCase())) : "LOCAL_ERROR";
-  const errorDetail = isServiceError(error) ? { http_status: error.status, error_code: error.code, error_id: error.errorId, step: "period_check" } : { step: "period_check" };
+  const code = isServiceError(error)
+    ? (error.code ?? error.codePublic ?? (error.kind === "http" ? `HTTP_${error.status}` : error.kind.toUpperCase()))
+    : "LOCAL_ERROR";
+  const errorDetail = isServiceError(error)
+    ? { http_status: error.status, error_code: error.code, error_id: error.errorId, step: "period_check" }
+    : { step: "period_check" };
   if (!isServiceError(error)) log.error("refund period check failed before an answer", { attempt: attempt.id, error });
   const permanent = status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
   if (permanent) {
@@ -92,12 +96,20 @@ export function failureFinish(attempt: RefundAttempt, error: unknown, earlierUnk
     error_id: error.errorId,
   };
   // Detail fields the spec promises on refusals (remaining_refundable_usd, period_status, ...); never the human text.
-  for (const key of ["remaining_refundable_usd", "already_refunded_usd", "period_status", "refunded_amount_usd", "amount_usd"]) {
+  for (const key of [
+    "remaining_refundable_usd",
+    "already_refunded_usd",
+    "period_status",
+    "refunded_amount_usd",
+    "amount_usd",
+  ]) {
     if (error.body && typeof error.body[key] === "string") errorDetail[key] = error.body[key];
   }
   const message = describeRefundFailure(failure);
-  const code = error.code ?? error.codePublic ?? (error.kind === "http" ? `HTTP_${error.status}` : error.kind.toUpperCase());
-  if (kind === "manual_attention") return { status: "needs_attention", errorCode: code, errorMessage: message, errorDetail };
+  const code =
+    error.code ?? error.codePublic ?? (error.kind === "http" ? `HTTP_${error.status}` : error.kind.toUpperCase());
+  if (kind === "manual_attention")
+    return { status: "needs_attention", errorCode: code, errorMessage: message, errorDetail };
   if (kind === "refused" && earlierUnknown) {
     return {
       status: "needs_attention",

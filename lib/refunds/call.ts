@@ -80,7 +80,8 @@ export function settledOutcome(attempt: RefundAttempt): RefundOutcome {
       return {
         attempt,
         state: "resolved",
-        message: `Settled by hand${attempt.resolutionOutcome === "refunded" ? `: ${formatUsdText(attempt.amountUsd)} was refunded` : ""}. ${attempt.resolutionNote ?? ""}`.trim(),
+        message:
+          `Settled by hand${attempt.resolutionOutcome === "refunded" ? `: ${formatUsdText(attempt.amountUsd)} was refunded` : ""}. ${attempt.resolutionNote ?? ""}`.trim(),
       };
     default:
       return { attempt, state: attempt.status, message: attempt.lastErrorMessage ?? "The refund did not go through." };
@@ -94,12 +95,17 @@ type Client = Awaited<ReturnType<typeof serviceClientForGame>>;
  * the stored attempt (another tab, a colleague) changes what remains, and the attempt is refused without a call, so
  * the person reviews the new remaining amount. Returns how the attempt ends this turn unsent, or null to send it.
  */
-async function checkPeriodBeforeFirstCall(client: Client, attempt: RefundAttempt, signal: AbortSignal): Promise<AttemptFinish | null> {
+async function checkPeriodBeforeFirstCall(
+  client: Client,
+  attempt: RefundAttempt,
+  signal: AbortSignal,
+): Promise<AttemptFinish | null> {
   if (attempt.periodId === null) {
     return {
       status: "failed",
       errorCode: "PERIOD_UNKNOWN",
-      errorMessage: "The refund does not name its period id, so the period could not be checked before sending. Nothing was sent to the service; review the refund again from the period page.",
+      errorMessage:
+        "The refund does not name its period id, so the period could not be checked before sending. Nothing was sent to the service; review the refund again from the period page.",
       errorDetail: null,
     };
   }
@@ -114,9 +120,9 @@ async function checkPeriodBeforeFirstCall(client: Client, attempt: RefundAttempt
   return {
     status: "failed",
     errorCode: "PERIOD_CHANGED",
-    errorMessage: `The period changed after this refund was reviewed: ${formatUsdText(check.remainingUsd)} remains refundable now (it was ${formatUsdText(formatUsd(
-      attempt.remainingBeforeUsd,
-    ))}; ${formatUsdText(check.refundedToDateUsd)} refunded to date). Nothing was sent to the service; review the refund again.`,
+    errorMessage: `The period changed after this refund was reviewed: ${formatUsdText(check.remainingUsd)} remains refundable now (it was ${formatUsdText(
+      formatUsd(attempt.remainingBeforeUsd),
+    )}; ${formatUsdText(check.refundedToDateUsd)} refunded to date). Nothing was sent to the service; review the refund again.`,
     errorDetail: {
       remaining_refundable_usd: check.remainingUsd,
       already_refunded_usd: check.refundedToDateUsd,
@@ -141,9 +147,14 @@ async function confirmReplay(
     status: "needs_attention",
     errorCode: "REPLAY_UNCONFIRMED",
     errorMessage: `The service answered that this refund was already processed (transaction ${replay.transaction_id}) without its receipt, but ${reason}. It needs manual attention: do not refund again; ask the service what happened to request id ${attempt.clientRequestId}.`,
-    errorDetail: { transaction_id: replay.transaction_id, replay_client_request_id: replay.client_request_id ?? null, reason },
+    errorDetail: {
+      transaction_id: replay.transaction_id,
+      replay_client_request_id: replay.client_request_id ?? null,
+      reason,
+    },
   });
-  if (attempt.periodId === null) return unconfirmed("the refund does not name its period id, so the period could not be checked");
+  if (attempt.periodId === null)
+    return unconfirmed("the refund does not name its period id, so the period could not be checked");
   let report: PeriodReport;
   try {
     report = await client.getPeriodReport(attempt.periodId, { subscriptionId: attempt.subscriptionId }, { signal });
@@ -201,7 +212,15 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
       log: (entry) => {
         if (sent && entry.route === "refund") exchanges.push(entry);
         onRequest?.(entry);
-        log.debug("service request", { game: attempt.gameId, method: entry.method, path: entry.path, status: entry.status, ms: entry.durationMs, errorCode: entry.errorCode, attempt: entry.attempt });
+        log.debug("service request", {
+          game: attempt.gameId,
+          method: entry.method,
+          path: entry.path,
+          status: entry.status,
+          ms: entry.durationMs,
+          errorCode: entry.errorCode,
+          attempt: entry.attempt,
+        });
       },
     });
     // Never sent: no check recorded and no call counted (attempts from before the check have calls or a check time).
@@ -267,10 +286,14 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
   const outcomeOf = finish;
   // The service said it processed this key but the period could not confirm it: something moved.
   const thisCallUnknown =
-    exchanges.some(unknownExchange) || (outcomeOf.status !== "succeeded" && outcomeOf.errorCode === "REPLAY_CHECK_FAILED");
+    exchanges.some(unknownExchange) ||
+    (outcomeOf.status !== "succeeded" && outcomeOf.errorCode === "REPLAY_CHECK_FAILED");
 
   const finished = await db.transaction().execute(async (trx) => {
-    const row = await finishRefundAttempt(trx, attempt.id, outcomeOf, { claimToken: claimed.claimToken, outcomeUnknown: thisCallUnknown });
+    const row = await finishRefundAttempt(trx, attempt.id, outcomeOf, {
+      claimToken: claimed.claimToken,
+      outcomeUnknown: thisCallUnknown,
+    });
     if (!row) return null;
     const detail: Record<string, unknown> = notSent ? { sent: false } : { http_attempts: httpAttempts };
     if (row.outcomeUnknown && !notSent) detail.outcome_unknown = true;
@@ -289,7 +312,14 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
     const outcome = outcomeOf.status === "pending" ? "pending_retry" : outcomeOf.status;
     if (notSent) {
       // Nothing reached the service: the check before the first call is its own line, not a refund call.
-      await recordAudit(trx, audit("refund.check", outcomeOf.status !== "succeeded" && outcomeOf.errorCode === "PERIOD_CHANGED" ? "superseded" : outcome, detail));
+      await recordAudit(
+        trx,
+        audit(
+          "refund.check",
+          outcomeOf.status !== "succeeded" && outcomeOf.errorCode === "PERIOD_CHANGED" ? "superseded" : outcome,
+          detail,
+        ),
+      );
     } else {
       await recordAudit(trx, audit("refund.call", outcome, detail));
     }
@@ -309,12 +339,23 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
   const settled = finished ?? (await findRefundAttempt(db, attempt.gameId, attempt.id)) ?? attempt;
   const outcome = settledOutcome(settled);
   if (settled.status === "succeeded" && settled.idempotentReplay) {
-    outcome.message += " The service confirmed it from an earlier call with the same request id; nothing was refunded twice.";
+    outcome.message +=
+      " The service confirmed it from an earlier call with the same request id; nothing was refunded twice.";
   }
   return outcome;
 }
 
-const UNANSWERED: RequestLogEntry = { method: "POST", path: "", route: "refund", status: null, durationMs: 0, errorCode: null, attempt: 0, pacedMs: 0, willRetry: false };
+const UNANSWERED: RequestLogEntry = {
+  method: "POST",
+  path: "",
+  route: "refund",
+  status: null,
+  durationMs: 0,
+  errorCode: null,
+  attempt: 0,
+  pacedMs: 0,
+  willRetry: false,
+};
 
 function unknownExchange(entry: RequestLogEntry): boolean {
   const unreadable = entry.status !== null && entry.status >= 200 && entry.status < 300 && entry.errorCode !== null;

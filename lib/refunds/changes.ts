@@ -73,7 +73,10 @@ export async function cancelSubscription(
       request: { at_period_end: input.atPeriodEnd, reason: input.reason },
     },
     (client) =>
-      client.cancelSubscription(input.subscriptionId, { atPeriodEnd: input.atPeriodEnd, reason: input.reason ?? undefined }),
+      client.cancelSubscription(input.subscriptionId, {
+        atPeriodEnd: input.atPeriodEnd,
+        reason: input.reason ?? undefined,
+      }),
     (result) => ({
       already_canceled: result.already_canceled,
       access_until: result.access_until ?? null,
@@ -92,7 +95,13 @@ export async function changeSubscriptionAmount(
   const amountUsd = formatUsd(input.amountUsd);
   return runChange(
     db,
-    { actor, action: "subscription.change_amount", gameId: input.gameId, subscriptionId: input.subscriptionId, request: { amount_usd: amountUsd } },
+    {
+      actor,
+      action: "subscription.change_amount",
+      gameId: input.gameId,
+      subscriptionId: input.subscriptionId,
+      request: { amount_usd: amountUsd },
+    },
     (client) => client.changeSubscriptionAmount(input.subscriptionId, { amountUsd }),
     (result) => ({
       old_amount_usd: result.old_amount_usd,
@@ -116,7 +125,13 @@ export async function changeSubscriptionPaymentMethod(
   };
   return runChange(
     db,
-    { actor, action: "subscription.change_payment_method", gameId: input.gameId, subscriptionId: input.subscriptionId, request },
+    {
+      actor,
+      action: "subscription.change_payment_method",
+      gameId: input.gameId,
+      subscriptionId: input.subscriptionId,
+      request,
+    },
     (client) =>
       client.changePaymentMethod(input.subscriptionId, {
         playerCardId: input.playerCardId ?? undefined,

@@ -28,7 +28,13 @@ describe("computeRefundImpact", () => {
       walletMayGoNegative: false,
       partnerRevenueReversedUsd: "3.00",
       cardFeeChargedToPartnerUsd: "0.33",
-      revenueShare: { recipientPlayerId: 2002, originalAttributedUsd: "1.80", reversedBeforeUsd: "0.60", attributionLostUsd: "0.60", netAfterUsd: "0.60" },
+      revenueShare: {
+        recipientPlayerId: 2002,
+        originalAttributedUsd: "1.80",
+        reversedBeforeUsd: "0.60",
+        attributionLostUsd: "0.60",
+        netAfterUsd: "0.60",
+      },
       reportingWindow: { month: "2026-11", start: "2026-11-01T00:00:00Z", end: "2026-12-01T00:00:00Z" },
     });
   });
@@ -46,13 +52,21 @@ describe("computeRefundImpact", () => {
       revenueShare: { attributionLostUsd: "1.20", netAfterUsd: "0.00" },
       recipientAlreadyPaid: true,
     });
-    expect(impact.effects.join(" ")).toMatch(/USD 9.99 goes back to the card.*33.30 coins credited by earlier partial refunds are taken back/);
+    expect(impact.effects.join(" ")).toMatch(
+      /USD 9.99 goes back to the card.*33.30 coins credited by earlier partial refunds are taken back/,
+    );
   });
 
   it("a period charged through the pcstore is not refundable; a wallet-covered one refunds in coins", () => {
     const pcstore = computeRefundImpact(
       report((b) => {
-        b.period.funding = { amount_coins: "99.90", balance_applied_coins: "0.00", card_charged_usd: "0.00", rail: "pcstore", pcstore_charged_usd: "9.99" };
+        b.period.funding = {
+          amount_coins: "99.90",
+          balance_applied_coins: "0.00",
+          card_charged_usd: "0.00",
+          rail: "pcstore",
+          pcstore_charged_usd: "9.99",
+        };
       }),
       { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
     );
@@ -60,17 +74,38 @@ describe("computeRefundImpact", () => {
 
     const wallet = computeRefundImpact(
       report((b) => {
-        b.period.funding = { amount_coins: "99.90", balance_applied_coins: "99.90", card_charged_usd: "0.00", rail: "pcstore", pcstore_charged_usd: "0.00" };
-        b.refunds = { refund_count: 0, refunded_to_date_usd: "0.00", latest_refund_at: null, basis: "refund_receipts", events: [] };
+        b.period.funding = {
+          amount_coins: "99.90",
+          balance_applied_coins: "99.90",
+          card_charged_usd: "0.00",
+          rail: "pcstore",
+          pcstore_charged_usd: "0.00",
+        };
+        b.refunds = {
+          refund_count: 0,
+          refunded_to_date_usd: "0.00",
+          latest_refund_at: null,
+          basis: "refund_receipts",
+          events: [],
+        };
         b.fee_legs.partner_revenue_reversed_usd = "0.00";
       }),
       { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
     );
-    expect(wallet).toMatchObject({ refundable: true, fundingShape: "wallet", isFull: true, cardRefundUsd: "0.00", balanceDeltaCoins: "99.90" });
+    expect(wallet).toMatchObject({
+      refundable: true,
+      fundingShape: "wallet",
+      isFull: true,
+      cardRefundUsd: "0.00",
+      balanceDeltaCoins: "99.90",
+    });
   });
 
   it("says when there is nothing to refund", () => {
-    const never = computeRefundImpact(report((b) => void (b.period.paid_at = null)), { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false });
+    const never = computeRefundImpact(
+      report((b) => void (b.period.paid_at = null)),
+      { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
+    );
     expect(never).toMatchObject({ refundable: false, blocker: "never_collected" });
     const done = computeRefundImpact(
       report((b) => void (b.refunds.refunded_to_date_usd = "9.99")),

@@ -133,7 +133,8 @@ export function computeRefundImpact(
         ? `${usdText(cardRefund)} goes back to the card (the whole card charge of the period).`
         : "Nothing goes back to a card: the wallet covered this period, so it is refunded in coins.",
     );
-    if (balanceApplied.gt(0)) effects.push(`${coinsText(balanceApplied)} taken from the wallet for this period are credited back.`);
+    if (balanceApplied.gt(0))
+      effects.push(`${coinsText(balanceApplied)} taken from the wallet for this period are credited back.`);
     if (priorPartialCoins.gt(0)) {
       effects.push(
         `${coinsText(priorPartialCoins)} credited by earlier partial refunds are taken back; the wallet may go below zero if they were spent.`,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { newClientRequestId, refundIntentKey } from "./intent";
 
-const base = { gameId: "g1", subscriptionId: "SUB_1767225600_AAAA0001", periodSeq: 3, amountUsd: "5.00", remainingBeforeUsd: "10.00" };
+const base = {
+  gameId: "g1",
+  subscriptionId: "SUB_1767225600_AAAA0001",
+  periodSeq: 3,
+  amountUsd: "5.00",
+  remainingBeforeUsd: "10.00",
+};
 
 describe("refund intent", () => {
   it("is the same for the same refund written differently", () => {

@@ -52,10 +52,22 @@ describe("refund error messages", () => {
     ).toBe(
       "The amount is more than what is left to refund on this period: USD 7.00 remains refundable (USD 1,234.50 already refunded). Nothing was refunded. Enter at most the remaining amount.",
     );
-    expect(describeRefundFailure({ kind: "http", status: 409, code: "ALREADY_REFUNDED", body: { refunded_amount_usd: "9.99", amount_usd: "9.99" } })).toMatch(
-      /USD 9.99 of USD 9.99/,
-    );
-    expect(describeRefundFailure({ kind: "http", status: 409, code: "PERIOD_NOT_REFUNDABLE", body: { period_status: "failed" } })).toMatch(/status is failed/);
+    expect(
+      describeRefundFailure({
+        kind: "http",
+        status: 409,
+        code: "ALREADY_REFUNDED",
+        body: { refunded_amount_usd: "9.99", amount_usd: "9.99" },
+      }),
+    ).toMatch(/USD 9.99 of USD 9.99/);
+    expect(
+      describeRefundFailure({
+        kind: "http",
+        status: 409,
+        code: "PERIOD_NOT_REFUNDABLE",
+        body: { period_status: "failed" },
+      }),
+    ).toMatch(/status is failed/);
   });
 
   it("never calls an unknown outcome refused: no answer, a 5xx or an unreadable 200 keep the key", () => {
@@ -65,9 +77,13 @@ describe("refund error messages", () => {
     expect(classifyRefundFailure({ kind: "invalid_response", status: 200, code: null })).toBe("manual_attention");
     expect(classifyRefundFailure({ kind: "invalid_response", status: 502, code: null })).toBe("retry_same_key");
     // error_code_public is read too ("matching on error_code_public is preferred")
-    expect(classifyRefundFailure({ kind: "http", status: 502, code: "UPSTREAM_X", codePublic: "PROCESSOR_ERROR" })).toBe("retry_same_key");
+    expect(
+      classifyRefundFailure({ kind: "http", status: 502, code: "UPSTREAM_X", codePublic: "PROCESSOR_ERROR" }),
+    ).toBe("retry_same_key");
     // "Processor rejected the service's credentials; nothing sent, no charge."
-    expect(classifyRefundFailure({ kind: "http", status: 503, code: null, codePublic: "PROCESSOR_UNAVAILABLE" })).toBe("refused");
+    expect(classifyRefundFailure({ kind: "http", status: 503, code: null, codePublic: "PROCESSOR_UNAVAILABLE" })).toBe(
+      "refused",
+    );
   });
 
   it("subscription changes: refusals say why; no answer says to reload before acting again", () => {
@@ -76,8 +92,12 @@ describe("refund error messages", () => {
       outcomeUnknown: false,
     });
     expect(
-      describeChangeFailure({ kind: "http", status: 409, code: "PCSTORE_REAUTHORIZATION_REQUIRED", body: { current_amount_usd: "8.00", requested_amount_usd: "9.00" } })
-        .message,
+      describeChangeFailure({
+        kind: "http",
+        status: 409,
+        code: "PCSTORE_REAUTHORIZATION_REQUIRED",
+        body: { current_amount_usd: "8.00", requested_amount_usd: "9.00" },
+      }).message,
     ).toMatch(/USD 8.00 to USD 9.00/);
     expect(describeChangeFailure({ kind: "http", status: 503, code: "FLOW_PAUSED" }).outcomeUnknown).toBe(false);
     expect(describeChangeFailure({ kind: "timeout", status: null, code: null }).outcomeUnknown).toBe(true);

@@ -32,11 +32,16 @@ const KEPT_PENDING =
 
 /** The spec's refund errors, by code. Functions read the detail fields the spec says the body carries. */
 export const REFUND_ERROR_MESSAGES: Record<string, (body: Record<string, unknown>) => string> = {
-  CLIENT_REQUEST_ID_REQUIRED: () => `The service did not receive the refund's request id. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
-  CLIENT_REQUEST_ID_INVALID: () => `The service rejected the refund's request id as malformed. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
-  CLIENT_REQUEST_ID_TOO_LONG: () => `The refund's request id is longer than the service accepts. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
-  CLIENT_REQUEST_ID_RESERVED: () => `The refund's request id uses a prefix the service reserves. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
-  INVALID_PERIOD_SEQ: () => `The billing period number is not valid. ${NOTHING_MOVED} Pick the period again from the subscription page.`,
+  CLIENT_REQUEST_ID_REQUIRED: () =>
+    `The service did not receive the refund's request id. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
+  CLIENT_REQUEST_ID_INVALID: () =>
+    `The service rejected the refund's request id as malformed. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
+  CLIENT_REQUEST_ID_TOO_LONG: () =>
+    `The refund's request id is longer than the service accepts. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
+  CLIENT_REQUEST_ID_RESERVED: () =>
+    `The refund's request id uses a prefix the service reserves. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
+  INVALID_PERIOD_SEQ: () =>
+    `The billing period number is not valid. ${NOTHING_MOVED} Pick the period again from the subscription page.`,
   PERIOD_NOT_FOUND: () => `The service has no such billing period on this subscription. ${NOTHING_MOVED}`,
   INVALID_AMOUNT: () => `The amount must be more than 0 with at most two decimals. ${NOTHING_MOVED}`,
   AMOUNT_EXCEEDS_REMAINING: (body) => {
@@ -49,8 +54,10 @@ export const REFUND_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
       `. ${NOTHING_MOVED} Enter at most the remaining amount.`
     );
   },
-  INVALID_BODY: () => `The service could not read the refund request. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
-  SUBSCRIPTION_NOT_FOUND: () => `The service does not know this subscription for the selected game. ${NOTHING_MOVED} Check the game switcher.`,
+  INVALID_BODY: () =>
+    `The service could not read the refund request. ${NOTHING_MOVED} Report this as a Payout Desk bug.`,
+  SUBSCRIPTION_NOT_FOUND: () =>
+    `The service does not know this subscription for the selected game. ${NOTHING_MOVED} Check the game switcher.`,
   NO_PAID_PERIOD: () => `Nothing has been collected on this subscription yet, so there is nothing to refund.`,
   PERIOD_NOT_REFUNDABLE: (body) =>
     `This period was never collected${typeof body.period_status === "string" ? ` (its status is ${body.period_status})` : ""}, so there is nothing to refund.`,
@@ -74,13 +81,22 @@ export const REFUND_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
   FLOW_PAUSED: () => `Refunds are paused at the service for maintenance. ${KEPT_PENDING}`,
   INTERNAL_ERROR: () => `The service had an internal error. ${KEPT_PENDING}`,
   RATE_LIMITED: () => `Too many refund calls on this subscription in the last minute. ${KEPT_PENDING}`,
-  PROCESSOR_NOT_CONFIGURED: () => `Payment processing is not configured at the service for refunds. ${NOTHING_MOVED} Escalate to the service.`,
-  PROCESSOR_UNAVAILABLE: () => `The card processor rejected the service's credentials; nothing was sent. ${NOTHING_MOVED} Escalate to the service.`,
-  INVALID_GAME_SECRET: () => `The service rejected this game's secret. ${NOTHING_MOVED} An admin must update it under Settings → Games.`,
+  PROCESSOR_NOT_CONFIGURED: () =>
+    `Payment processing is not configured at the service for refunds. ${NOTHING_MOVED} Escalate to the service.`,
+  PROCESSOR_UNAVAILABLE: () =>
+    `The card processor rejected the service's credentials; nothing was sent. ${NOTHING_MOVED} Escalate to the service.`,
+  INVALID_GAME_SECRET: () =>
+    `The service rejected this game's secret. ${NOTHING_MOVED} An admin must update it under Settings → Games.`,
 };
 
 /** Codes after which the same client_request_id must be sent again (the spec says so, or a 5xx/429 says it is safe). */
-const RETRY_SAME_KEY = new Set(["PROCESSOR_ERROR", "service_unavailable", "FLOW_PAUSED", "INTERNAL_ERROR", "RATE_LIMITED"]);
+const RETRY_SAME_KEY = new Set([
+  "PROCESSOR_ERROR",
+  "service_unavailable",
+  "FLOW_PAUSED",
+  "INTERNAL_ERROR",
+  "RATE_LIMITED",
+]);
 /** "502 REFUND_LOOKUP_FAILED, REFUND_MISMATCH: Needs manual attention." */
 const MANUAL = new Set(["REFUND_LOOKUP_FAILED", "REFUND_MISMATCH"]);
 /** 5xx codes that say nothing was sent and retrying changes nothing. */
@@ -95,7 +111,8 @@ export function classifyRefundFailure(failure: ServiceFailure): RefundFailureCla
   if (codes.some((c) => MANUAL.has(c))) return "manual_attention";
   if (failure.kind === "network" || failure.kind === "timeout") return "retry_same_key";
   // A 2xx we could not parse: the refund most likely happened; a person compares with the service.
-  if (failure.kind === "invalid_response") return failure.status !== null && failure.status < 300 ? "manual_attention" : "retry_same_key";
+  if (failure.kind === "invalid_response")
+    return failure.status !== null && failure.status < 300 ? "manual_attention" : "retry_same_key";
   if (codes.some((c) => RETRY_SAME_KEY.has(c))) return "retry_same_key";
   if (codes.some((c) => TERMINAL_5XX.has(c))) return "refused";
   const status = failure.status ?? 0;
@@ -112,7 +129,8 @@ export function describeRefundFailure(failure: ServiceFailure): string {
     if (message) return `${message(failure.body ?? {})}${ref}`;
   }
   if (failure.kind === "network") return `The service could not be reached. ${KEPT_PENDING}`;
-  if (failure.kind === "timeout") return `The service did not answer in time; the refund may or may not have been made. ${KEPT_PENDING}`;
+  if (failure.kind === "timeout")
+    return `The service did not answer in time; the refund may or may not have been made. ${KEPT_PENDING}`;
   if (failure.kind === "invalid_response") {
     return failure.status !== null && failure.status < 300
       ? "The service answered in a form Payout Desk could not read; the refund has probably been made. It needs manual attention: do not refund again."
@@ -140,10 +158,12 @@ export const CHANGE_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
   PAYMENT_METHOD_EXPIRED: () => "That card has expired; pick another one.",
   PAYMENT_METHOD_INVALID: () => "The service says that card cannot be used.",
   PAYMENT_METHOD_REQUIRED: () => "Pick a card.",
-  WALLET_ONLY_SUBSCRIPTION: () => "This subscription is wallet-only: to attach a card, also convert it (wallet only: no).",
+  WALLET_ONLY_SUBSCRIPTION: () =>
+    "This subscription is wallet-only: to attach a card, also convert it (wallet only: no).",
   WALLET_ONLY_CONFLICT: () => "A wallet-only subscription cannot have a card; choose either a card or wallet only.",
   NOT_A_CARD_SUBSCRIPTION: () => "This is a pcstore subscription; its payment method is managed by the pcstore.",
-  PAYMENT_METHOD_UNAVAILABLE: () => "The card was removed while the change was being made; reload and pick another card.",
+  PAYMENT_METHOD_UNAVAILABLE: () =>
+    "The card was removed while the change was being made; reload and pick another card.",
   service_unavailable: () => "The service is paused for maintenance; price and card changes are refused until it ends.",
   INVALID_GAME_SECRET: () => "The service rejected this game's secret; an admin must update it under Settings → Games.",
   RATE_LIMITED: () => "Too many changes on this subscription just now; wait a minute and reload before trying again.",
@@ -158,12 +178,20 @@ export function describeChangeFailure(failure: ServiceFailure): { message: strin
   const ref = failure.errorId ? ` (service error id ${failure.errorId})` : "";
   for (const code of codes) {
     const message = CHANGE_ERROR_MESSAGES[code];
-    if (message && (failure.status ?? 0) < 500) return { message: `${message(failure.body ?? {})}${ref}`, outcomeUnknown: false };
+    if (message && (failure.status ?? 0) < 500)
+      return { message: `${message(failure.body ?? {})}${ref}`, outcomeUnknown: false };
   }
   const status = failure.status ?? 0;
   // "503 (paused): Amount and payment-method changes while paused": a refusal, nothing was applied.
-  if (failure.kind === "http" && status === 503 && (codes.includes("FLOW_PAUSED") || codes.includes("paused") || failure.body?.status === "paused")) {
-    return { message: `The service is paused for maintenance; the change was not applied. Try again later.${ref}`, outcomeUnknown: false };
+  if (
+    failure.kind === "http" &&
+    status === 503 &&
+    (codes.includes("FLOW_PAUSED") || codes.includes("paused") || failure.body?.status === "paused")
+  ) {
+    return {
+      message: `The service is paused for maintenance; the change was not applied. Try again later.${ref}`,
+      outcomeUnknown: false,
+    };
   }
   if (failure.kind !== "http" || status >= 500) {
     return {

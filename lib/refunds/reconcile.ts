@@ -22,7 +22,11 @@ export async function reconcilePendingRefunds(
   const clock = options.clock ?? SYSTEM_CLOCK;
   let attempts: RefundAttempt[];
   if (options.attemptId) {
-    const row = await db.selectFrom("refund_attempt").select("game_id").where("id", "=", options.attemptId).executeTakeFirst();
+    const row = await db
+      .selectFrom("refund_attempt")
+      .select("game_id")
+      .where("id", "=", options.attemptId)
+      .executeTakeFirst();
     const one = row ? await findRefundAttempt(db, row.game_id, options.attemptId) : null;
     attempts = one && one.status === "pending" ? [one] : [];
   } else {

@@ -11,7 +11,12 @@ export const DEFAULT_SUPPORT_REFUND_LIMIT_USD = "50.00";
 
 const storedSchema = z.object({ amount_usd: decimalStringSchema });
 
-export type SupportRefundLimit = { amountUsd: string; updatedAt: Date | null; updatedBy: string | null; isDefault: boolean };
+export type SupportRefundLimit = {
+  amountUsd: string;
+  updatedAt: Date | null;
+  updatedBy: string | null;
+  isDefault: boolean;
+};
 
 export async function readSupportRefundLimit(db: Db): Promise<SupportRefundLimit> {
   const row = await db
@@ -23,7 +28,12 @@ export async function readSupportRefundLimit(db: Db): Promise<SupportRefundLimit
   if (!row || !parsed.success) {
     return { amountUsd: DEFAULT_SUPPORT_REFUND_LIMIT_USD, updatedAt: null, updatedBy: null, isDefault: true };
   }
-  return { amountUsd: formatUsd(parsed.data.amount_usd), updatedAt: row.updated_at, updatedBy: row.updated_by, isDefault: false };
+  return {
+    amountUsd: formatUsd(parsed.data.amount_usd),
+    updatedAt: row.updated_at,
+    updatedBy: row.updated_by,
+    isDefault: false,
+  };
 }
 
 /** Saves the limit and records the change (old and new values) in the audit log, in one transaction. */
@@ -37,9 +47,20 @@ export async function saveSupportRefundLimit(
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto("app_setting")
-      .values({ key: SUPPORT_REFUND_LIMIT_KEY, value: JSON.stringify({ amount_usd: amount }), updated_at: new Date(), updated_by: actor.email })
+      .values({
+        key: SUPPORT_REFUND_LIMIT_KEY,
+        value: JSON.stringify({ amount_usd: amount }),
+        updated_at: new Date(),
+        updated_by: actor.email,
+      })
       .onConflict((oc) =>
-        oc.column("key").doUpdateSet({ value: JSON.stringify({ amount_usd: amount }), updated_at: new Date(), updated_by: actor.email }),
+        oc
+          .column("key")
+          .doUpdateSet({
+            value: JSON.stringify({ amount_usd: amount }),
+            updated_at: new Date(),
+            updated_by: actor.email,
+          }),
       )
       .execute();
     await recordAudit(trx, {

@@ -15,7 +15,12 @@ export type RefundExchange = {
   unreadable?: boolean;
 };
 
-const NOTHING_SENT_5XX: ReadonlySet<string> = new Set(["service_unavailable", "FLOW_PAUSED", "PROCESSOR_UNAVAILABLE", "PROCESSOR_NOT_CONFIGURED"]);
+const NOTHING_SENT_5XX: ReadonlySet<string> = new Set([
+  "service_unavailable",
+  "FLOW_PAUSED",
+  "PROCESSOR_UNAVAILABLE",
+  "PROCESSOR_NOT_CONFIGURED",
+]);
 
 export function isOutcomeUnknown(exchange: RefundExchange): boolean {
   const status = exchange.status;

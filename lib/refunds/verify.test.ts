@@ -25,13 +25,19 @@ describe("comparePeriodWithReview", () => {
   it("passes a period that still shows what was reviewed", () => {
     expect(comparePeriodWithReview(report(), ATTEMPT)).toEqual({ unchanged: true });
     // An attempt stored without the reviewed figure is compared on the remaining amount alone.
-    expect(comparePeriodWithReview(report(), { ...ATTEMPT, reviewedRefundedToDateUsd: null })).toEqual({ unchanged: true });
+    expect(comparePeriodWithReview(report(), { ...ATTEMPT, reviewedRefundedToDateUsd: null })).toEqual({
+      unchanged: true,
+    });
   });
 
   it("stops a refund when another one landed since the review, with the new remaining amount", () => {
     const later = report((b) => {
       b.refunds.refunded_to_date_usd = "5.33";
-      b.refunds.events.push({ ...b.refunds.events[0], refunded_amount_usd: "2.00", refund_transaction_id: "txn_r_552" });
+      b.refunds.events.push({
+        ...b.refunds.events[0],
+        refunded_amount_usd: "2.00",
+        refund_transaction_id: "txn_r_552",
+      });
     });
     expect(comparePeriodWithReview(later, ATTEMPT)).toEqual({
       unchanged: false,
@@ -48,12 +54,19 @@ describe("comparePeriodWithReview", () => {
 
   it("stops a refund when the report is another period's", () => {
     expect(comparePeriodWithReview(report(), { ...ATTEMPT, periodSeq: 2 })).toMatchObject({ unchanged: false });
-    expect(comparePeriodWithReview(report(), { ...ATTEMPT, subscriptionId: "SUB_1767225600_zz99zz99" })).toMatchObject({ unchanged: false });
+    expect(comparePeriodWithReview(report(), { ...ATTEMPT, subscriptionId: "SUB_1767225600_zz99zz99" })).toMatchObject({
+      unchanged: false,
+    });
   });
 });
 
 describe("confirmReplayedRefund", () => {
-  const replay = { transaction_id: "txn_r_551", status: "refunded", idempotent_replay: true, client_request_id: "pd-refund-1" };
+  const replay = {
+    transaction_id: "txn_r_551",
+    status: "refunded",
+    idempotent_replay: true,
+    client_request_id: "pd-refund-1",
+  };
 
   it("confirms a lost receipt by the period's refund event with that transaction id and amount", () => {
     expect(confirmReplayedRefund(report(), ATTEMPT, replay)).toEqual({
@@ -70,7 +83,10 @@ describe("confirmReplayedRefund", () => {
     const empty = report((b) => {
       b.refunds = { ...b.refunds, refund_count: 0, refunded_to_date_usd: "0.00", latest_refund_at: null, events: [] };
     });
-    expect(confirmReplayedRefund(empty, ATTEMPT, replay)).toMatchObject({ confirmed: false, reason: expect.stringContaining("no refund at all") });
+    expect(confirmReplayedRefund(empty, ATTEMPT, replay)).toMatchObject({
+      confirmed: false,
+      reason: expect.stringContaining("no refund at all"),
+    });
   });
 
   it("refuses the right transaction id with another amount", () => {
@@ -79,8 +95,12 @@ describe("confirmReplayedRefund", () => {
   });
 
   it("refuses an answer naming another request id or subscription", () => {
-    expect(confirmReplayedRefund(report(), ATTEMPT, { ...replay, client_request_id: "pd-refund-other" })).toMatchObject({ confirmed: false });
-    expect(confirmReplayedRefund(report(), ATTEMPT, { ...replay, subscription_id: "SUB_1767225600_zz99zz99" })).toMatchObject({ confirmed: false });
+    expect(confirmReplayedRefund(report(), ATTEMPT, { ...replay, client_request_id: "pd-refund-other" })).toMatchObject(
+      { confirmed: false },
+    );
+    expect(
+      confirmReplayedRefund(report(), ATTEMPT, { ...replay, subscription_id: "SUB_1767225600_zz99zz99" }),
+    ).toMatchObject({ confirmed: false });
     expect(confirmReplayedRefund(report(), { ...ATTEMPT, periodSeq: 4 }, replay)).toMatchObject({ confirmed: false });
   });
 
@@ -88,8 +108,14 @@ describe("confirmReplayedRefund", () => {
     const withoutIds = report((b) => {
       b.refunds.events = [{ ...b.refunds.events[0], refund_transaction_id: null }];
     });
-    expect(confirmReplayedRefund(withoutIds, ATTEMPT, replay)).toEqual({ confirmed: true, refundedAt: "2026-03-12T09:30:00Z", matchedBy: "amount" });
-    expect(confirmReplayedRefund(withoutIds, { ...ATTEMPT, amountUsd: "3.34" }, replay)).toMatchObject({ confirmed: false });
+    expect(confirmReplayedRefund(withoutIds, ATTEMPT, replay)).toEqual({
+      confirmed: true,
+      refundedAt: "2026-03-12T09:30:00Z",
+      matchedBy: "amount",
+    });
+    expect(confirmReplayedRefund(withoutIds, { ...ATTEMPT, amountUsd: "3.34" }, replay)).toMatchObject({
+      confirmed: false,
+    });
     // An event with another id and the same amount is someone else's refund, not this one.
     const otherId = report((b) => {
       b.refunds.events = [{ ...b.refunds.events[0], refund_transaction_id: "txn_r_999" }];

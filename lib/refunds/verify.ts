@@ -31,7 +31,10 @@ export function comparePeriodWithReview(report: PeriodReport, attempt: AttemptPa
     remainingUsd: formatUsd(remaining),
     reason,
   });
-  if (report.subscription.subscription_id !== attempt.subscriptionId || report.period.period_seq !== attempt.periodSeq) {
+  if (
+    report.subscription.subscription_id !== attempt.subscriptionId ||
+    report.period.period_seq !== attempt.periodSeq
+  ) {
     return changed("the service answered for another period");
   }
   if (attempt.reviewedRefundedToDateUsd !== null && !sameAmount(refundedToDate, attempt.reviewedRefundedToDateUsd)) {
@@ -51,14 +54,21 @@ export type ReplayConfirmation =
  * The body carries no amount, so it is believed only when the period holds a refund event with that transaction id
  * and this attempt's amount, or, where the service lists events without ids, an event of this attempt's amount.
  */
-export function confirmReplayedRefund(report: PeriodReport, attempt: AttemptParameters, replay: RefundAlreadyProcessed): ReplayConfirmation {
+export function confirmReplayedRefund(
+  report: PeriodReport,
+  attempt: AttemptParameters,
+  replay: RefundAlreadyProcessed,
+): ReplayConfirmation {
   if (replay.client_request_id !== undefined && replay.client_request_id !== attempt.clientRequestId) {
     return { confirmed: false, reason: `the answer names request id ${replay.client_request_id}, not this refund's` };
   }
   if (replay.subscription_id !== undefined && replay.subscription_id !== attempt.subscriptionId) {
     return { confirmed: false, reason: `the answer names subscription ${replay.subscription_id}` };
   }
-  if (report.subscription.subscription_id !== attempt.subscriptionId || report.period.period_seq !== attempt.periodSeq) {
+  if (
+    report.subscription.subscription_id !== attempt.subscriptionId ||
+    report.period.period_seq !== attempt.periodSeq
+  ) {
     return { confirmed: false, reason: "the period report is not this refund's period" };
   }
   const events = report.refunds.events;

@@ -15,7 +15,8 @@ const systemResolve: ResolveHost = async (hostname) =>
  * known names and literals when the game is saved).
  */
 export function createAddressGuard(hostname: string, enabled: boolean, resolveHost: ResolveHost = systemResolve) {
-  if (enabled && isForbiddenServiceHost(hostname)) throw new ServiceError({ kind: "network", code: ADDRESS_REFUSED, host: hostname });
+  if (enabled && isForbiddenServiceHost(hostname))
+    throw new ServiceError({ kind: "network", code: ADDRESS_REFUSED, host: hostname });
   const literal = /^\[|^[\d.]+$/.test(hostname);
   let checked: Promise<void> | null = null;
   return {
@@ -24,7 +25,8 @@ export function createAddressGuard(hostname: string, enabled: boolean, resolveHo
       checked ??= resolveHost(hostname).then(
         (addresses) => {
           const forbidden = addresses.find((address) => isForbiddenServiceAddress(address));
-          if (forbidden) throw new ServiceError({ kind: "network", code: ADDRESS_REFUSED, host: hostname, address: forbidden });
+          if (forbidden)
+            throw new ServiceError({ kind: "network", code: ADDRESS_REFUSED, host: hostname, address: forbidden });
         },
         // An unresolvable name fails at fetch as a network error, retried like any other; it is resolved again next time.
         () => {

@@ -67,7 +67,8 @@ export function isForbiddenServiceAddress(address: string): boolean {
   // fe80::/10: link-local.
   if ((g0 & 0xffc0) === 0xfe80) return true;
   // fd00:ec2::254: the AWS instance metadata service over IPv6.
-  if (g0 === 0xfd00 && g1 === 0x0ec2 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 0x254) return true;
+  if (g0 === 0xfd00 && g1 === 0x0ec2 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 0x254)
+    return true;
   // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) forms carry an IPv4 address to check.
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && (g5 === 0xffff || g5 === 0) && (g6 !== 0 || g7 > 1)) {
     return isForbiddenIpv4([g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]);

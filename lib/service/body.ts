@@ -16,7 +16,8 @@ export const REPORT_MAX_BODY_BYTES = 64 * 1024 * 1024;
  * an endpoint that streams without end must not fill the process's memory.
  */
 export async function readBodyCapped(response: Response, limitBytes: number): Promise<string> {
-  const tooLarge = () => new ServiceError({ kind: "invalid_response", code: RESPONSE_TOO_LARGE, status: response.status, limitBytes });
+  const tooLarge = () =>
+    new ServiceError({ kind: "invalid_response", code: RESPONSE_TOO_LARGE, status: response.status, limitBytes });
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limitBytes) {
     await response.body?.cancel().catch(() => {});

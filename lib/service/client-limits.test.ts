@@ -54,10 +54,13 @@ describe("the body cap", () => {
   it("stops reading an answer that never ends past the limit, and says so without retrying", async () => {
     const { stream, state } = endlessBody();
     let calls = 0;
-    const c = client(async () => {
-      calls += 1;
-      return new Response(stream, { status: 200, headers: { "content-type": "application/json" } });
-    }, { maxBodyBytes: 1024 * 1024 });
+    const c = client(
+      async () => {
+        calls += 1;
+        return new Response(stream, { status: 200, headers: { "content-type": "application/json" } });
+      },
+      { maxBodyBytes: 1024 * 1024 },
+    );
     const error = await failure(c.getSubscription("SUB_1767225600_ab12cd34"));
     expect(error.code).toBe("RESPONSE_TOO_LARGE");
     expect(error.message).toMatch(/larger than the 1 MB the client reads/);
@@ -69,7 +72,9 @@ describe("the body cap", () => {
 
   it("refuses a declared Content-Length over the limit before reading", async () => {
     const { stream, state } = endlessBody();
-    const c = client(async () => new Response(stream, { status: 200, headers: { "content-length": String(50 * 1024 * 1024) } }));
+    const c = client(
+      async () => new Response(stream, { status: 200, headers: { "content-length": String(50 * 1024 * 1024) } }),
+    );
     const error = await failure(c.getSubscription("SUB_1767225600_ab12cd34"));
     expect(error.code).toBe("RESPONSE_TOO_LARGE");
     expect(error.message).toMatch(/4 MB/);
@@ -80,8 +85,12 @@ describe("the body cap", () => {
     const { stream } = endlessBody();
     const failing = client(async () => new Response(stream, { status: 503 }), { maxBodyBytes: 256 * 1024 });
     expect((await failure(failing.getSubscription("SUB_1767225600_ab12cd34"))).code).toBe("RESPONSE_TOO_LARGE");
-    const fine = client(async () => json(200, { status: "success", subscription: subscriptionBody() }), { maxBodyBytes: 256 * 1024 });
-    expect((await fine.getSubscription("SUB_1767225600_ab12cd34")).subscription.subscription_id).toBe(subscriptionBody().subscription_id);
+    const fine = client(async () => json(200, { status: "success", subscription: subscriptionBody() }), {
+      maxBodyBytes: 256 * 1024,
+    });
+    expect((await fine.getSubscription("SUB_1767225600_ab12cd34")).subscription.subscription_id).toBe(
+      subscriptionBody().subscription_id,
+    );
   });
 
   it("gives the aggregate report a larger default cap than the other routes", async () => {
@@ -89,7 +98,9 @@ describe("the body cap", () => {
     const c = client(async () => json(200, big));
     const report = await c.getAttributionReport({ start: "2026-03-01", end: "2026-04-01" });
     expect(report.recipients).toHaveLength(1);
-    const other = client(async () => json(200, { status: "success", subscription: subscriptionBody(), padding: "x".repeat(5 * 1024 * 1024) }));
+    const other = client(async () =>
+      json(200, { status: "success", subscription: subscriptionBody(), padding: "x".repeat(5 * 1024 * 1024) }),
+    );
     expect((await failure(other.getSubscription("SUB_1767225600_ab12cd34"))).code).toBe("RESPONSE_TOO_LARGE");
   });
 });
@@ -97,7 +108,9 @@ describe("the body cap", () => {
 describe("link-local and metadata addresses", () => {
   it("refuses a production base URL that names one, before any request", () => {
     for (const baseUrl of ["https://169.254.169.254", "https://metadata.google.internal", "https://[fd00:ec2::254]"]) {
-      expect(() => client(async () => json(200, {}), { baseUrl, environment: "production" }), baseUrl).toThrow(/link-local or cloud metadata/);
+      expect(() => client(async () => json(200, {}), { baseUrl, environment: "production" }), baseUrl).toThrow(
+        /link-local or cloud metadata/,
+      );
     }
   });
 
@@ -108,7 +121,11 @@ describe("link-local and metadata addresses", () => {
         calls += 1;
         return json(200, { status: "success", subscription: subscriptionBody() });
       },
-      { environment: "production", baseUrl: "https://api.rebound.example", resolveHost: async () => ["203.0.113.7", "169.254.169.254"] },
+      {
+        environment: "production",
+        baseUrl: "https://api.rebound.example",
+        resolveHost: async () => ["203.0.113.7", "169.254.169.254"],
+      },
     );
     const error = await failure(c.getSubscription("SUB_1767225600_ab12cd34"));
     expect(error.code).toBe("ADDRESS_REFUSED");
@@ -119,7 +136,9 @@ describe("link-local and metadata addresses", () => {
   it("lets a sandbox game on loopback and a production host on a public address through", async () => {
     const ok = async () => json(200, { status: "success", subscription: subscriptionBody() });
     await client(ok, { baseUrl: "http://127.0.0.1:4010" }).getSubscription("SUB_1767225600_ab12cd34");
-    await client(ok, { environment: "production", baseUrl: "https://api.service.example" }).getSubscription("SUB_1767225600_ab12cd34");
+    await client(ok, { environment: "production", baseUrl: "https://api.service.example" }).getSubscription(
+      "SUB_1767225600_ab12cd34",
+    );
   });
 });
 
@@ -160,7 +179,9 @@ describe("the retry budget", () => {
     expect(run.calls()).toBe(9);
     expect(run.sleeps[0]).toBeGreaterThanOrEqual(300_000);
     // Backoff doubles from 250 ms with full jitter and stops growing at 15 s.
-    expect(run.sleeps.slice(1)).toEqual([250, 500, 1_000, 2_000, 4_000, 7_500, 7_500].map((ceiling) => Math.floor(ceiling)));
+    expect(run.sleeps.slice(1)).toEqual(
+      [250, 500, 1_000, 2_000, 4_000, 7_500, 7_500].map((ceiling) => Math.floor(ceiling)),
+    );
     expect(run.c.stats().retries).toBe(8);
   });
 

@@ -131,7 +131,9 @@ describe("requests", () => {
   });
 
   it("does not double the sandbox prefix when the base address already carries it", async () => {
-    const { client, calls } = makeClient([json(200, { cards: [] })], { baseUrl: "https://service.example.test/sandbox" });
+    const { client, calls } = makeClient([json(200, { cards: [] })], {
+      baseUrl: "https://service.example.test/sandbox",
+    });
     await client.listPlayerCards(EMAIL);
     expect(new URL(calls[0]!.url).pathname).toBe("/sandbox/api/currency-purchases/player-cards");
   });
@@ -155,8 +157,19 @@ describe("requests", () => {
       prorated: false,
       subscription: subscriptionBody(),
     };
-    const methodBody = { status: "success", replaced: true, wallet_only: false, card: savedCardBody(), subscription: subscriptionBody() };
-    const { client, calls } = makeClient([json(200, cancelBody), json(200, amountBody), json(200, methodBody), receiptOk()]);
+    const methodBody = {
+      status: "success",
+      replaced: true,
+      wallet_only: false,
+      card: savedCardBody(),
+      subscription: subscriptionBody(),
+    };
+    const { client, calls } = makeClient([
+      json(200, cancelBody),
+      json(200, amountBody),
+      json(200, methodBody),
+      receiptOk(),
+    ]);
     const sub = "SUB_1767225600_ab12cd34";
     const cancel = await client.cancelSubscription(sub, { atPeriodEnd: false, reason: "asked by player" });
     expect(cancel.already_canceled).toBe(true);
@@ -249,13 +262,16 @@ describe("request log", () => {
 
 describe("retry policy: reads", () => {
   it("retries 5xx, network errors and unreadable bodies, then succeeds", async () => {
-    const { client, calls, sleeps } = makeClient([
-      json(503, { status: "service_unavailable" }),
-      networkError(),
-      new Response("<html>502</html>", { status: 502 }),
-      new Response('{"status":"succ', { status: 200 }),
-      json(200, { status: "success", subscription: subscriptionBody() }),
-    ], { maxRetries: 4 });
+    const { client, calls, sleeps } = makeClient(
+      [
+        json(503, { status: "service_unavailable" }),
+        networkError(),
+        new Response("<html>502</html>", { status: 502 }),
+        new Response('{"status":"succ', { status: 200 }),
+        json(200, { status: "success", subscription: subscriptionBody() }),
+      ],
+      { maxRetries: 4 },
+    );
     const result = await client.getSubscription("SUB_1767225600_ab12cd34");
     expect(result.subscription.period_seq).toBe(3);
     expect(calls).toHaveLength(5);
@@ -278,11 +294,14 @@ describe("retry policy: reads", () => {
   it("pauses the pacer's buckets for the retry_after so every caller backs off", async () => {
     let now = 1_000_000;
     const pacer = createPacer({ now: () => now, sleep: async (ms) => void (now += ms) });
-    const { client } = makeClient([json(429, { error: "rate_limit_exceeded", retry_after: 30 }), json(200, attributionReportBody())], {
-      pacing: pacer,
-      now: () => now,
-      sleep: async () => undefined,
-    });
+    const { client } = makeClient(
+      [json(429, { error: "rate_limit_exceeded", retry_after: 30 }), json(200, attributionReportBody())],
+      {
+        pacing: pacer,
+        now: () => now,
+        sleep: async () => undefined,
+      },
+    );
     await client.getAttributionReport({ start: "2026-03-01", end: "2026-04-01" });
     expect(pacer.stats().pauses).toBe(1);
     // the second attempt waited in the pacer until the pause ended
@@ -354,7 +373,9 @@ describe("retry policy: reads", () => {
 
   it("sends nothing when the caller has already aborted", async () => {
     const { client, calls } = makeClient([json(200, periodReportBody())]);
-    await expect(client.getPeriodReport(9001, {}, { signal: AbortSignal.abort(new Error("gone")) })).rejects.toThrow("gone");
+    await expect(client.getPeriodReport(9001, {}, { signal: AbortSignal.abort(new Error("gone")) })).rejects.toThrow(
+      "gone",
+    );
     expect(calls).toHaveLength(0);
   });
 
@@ -433,9 +454,16 @@ describe("retry policy: writes", () => {
         remaining_refundable_usd: "6.66",
         already_refunded_usd: "3.33",
       }),
-      json(409, { error: "Already refunded", error_code: "ALREADY_REFUNDED", refunded_amount_usd: "9.99", amount_usd: "9.99" }),
+      json(409, {
+        error: "Already refunded",
+        error_code: "ALREADY_REFUNDED",
+        refunded_amount_usd: "9.99",
+        amount_usd: "9.99",
+      }),
     ]);
-    const over: ServiceError = await client.refundSubscription(sub, { clientRequestId: "r1", amountUsd: "9.00" }).catch((e) => e);
+    const over: ServiceError = await client
+      .refundSubscription(sub, { clientRequestId: "r1", amountUsd: "9.00" })
+      .catch((e) => e);
     expect(over.code).toBe("AMOUNT_EXCEEDS_REMAINING");
     expect(over.body?.remaining_refundable_usd).toBe("6.66");
     const again: ServiceError = await client.refundSubscription(sub, { clientRequestId: "r2" }).catch((e) => e);
@@ -450,7 +478,10 @@ describe("retry policy: writes", () => {
       json(409, { ...refundReceiptBody(), idempotent_replay: true }),
     ]);
     const first = await client.refundSubscription(sub, { clientRequestId: "refund-0b6f" });
-    expect(first).toEqual({ outcome: "already_processed", replay: { transaction_id: "txn_r_551", note: "Refund already processed" } });
+    expect(first).toEqual({
+      outcome: "already_processed",
+      replay: { transaction_id: "txn_r_551", note: "Refund already processed" },
+    });
     const second = await client.refundSubscription(sub, { clientRequestId: "refund-0b6f" });
     expect(second.outcome).toBe("already_processed");
     const third = await client.refundSubscription(sub, { clientRequestId: "refund-0b6f" });
@@ -470,22 +501,30 @@ describe("computeRetryDelay", () => {
 
   it("stays within full-jitter bounds that double and then cap", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (retry, r) => {
-        const delay = computeRetryDelay(retry, null, () => r, backoff);
-        const ceiling = Math.min(backoff.maxMs, backoff.baseMs * 2 ** (retry - 1));
-        expect(delay).toBeGreaterThanOrEqual(0);
-        expect(delay).toBeLessThan(ceiling);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 30 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (retry, r) => {
+          const delay = computeRetryDelay(retry, null, () => r, backoff);
+          const ceiling = Math.min(backoff.maxMs, backoff.baseMs * 2 ** (retry - 1));
+          expect(delay).toBeGreaterThanOrEqual(0);
+          expect(delay).toBeLessThan(ceiling);
+        },
+      ),
     );
   });
 
   it("waits at least retry_after, plus less than one base step", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 120_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (after, r) => {
-        const delay = computeRetryDelay(4, after, () => r, backoff);
-        expect(delay).toBeGreaterThanOrEqual(after);
-        expect(delay).toBeLessThan(after + backoff.baseMs);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 120_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (after, r) => {
+          const delay = computeRetryDelay(4, after, () => r, backoff);
+          expect(delay).toBeGreaterThanOrEqual(after);
+          expect(delay).toBeLessThan(after + backoff.baseMs);
+        },
+      ),
     );
   });
 

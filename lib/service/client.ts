@@ -435,7 +435,8 @@ export function createServiceClient(config: ServiceClientConfig) {
         pacer.pause(keys, Math.min(pauseMs, maxRetryAfterMs));
       }
       const delayMs = computeRetryDelay(attemptNo, error.retryAfterMs, random, backoff);
-      const willRetry = isRetryable(error, spec.idempotent) && withinRetryLimits(attemptNo, error.retryAfterMs, callStarted, delayMs);
+      const willRetry =
+        isRetryable(error, spec.idempotent) && withinRetryLimits(attemptNo, error.retryAfterMs, callStarted, delayMs);
       // Counted before the log line, so that a log sink reading stats sees this retry.
       if (willRetry) stats.retries += 1;
       writeLog({
@@ -450,7 +451,12 @@ export function createServiceClient(config: ServiceClientConfig) {
   }
 
   /** Count and retry_after limits, or with a budget: whether the next attempt still starts within it. */
-  function withinRetryLimits(attemptNo: number, retryAfterMs: number | null, callStarted: number, delayMs: number): boolean {
+  function withinRetryLimits(
+    attemptNo: number,
+    retryAfterMs: number | null,
+    callStarted: number,
+    delayMs: number,
+  ): boolean {
     if (retryBudgetMs !== undefined) return now() - callStarted + delayMs <= retryBudgetMs;
     const tooLong = retryAfterMs !== null && retryAfterMs > maxRetryAfterMs;
     return attemptNo <= maxRetries && !tooLong;
@@ -596,7 +602,11 @@ export function createServiceClient(config: ServiceClientConfig) {
      * POST /api/subscriptions/{id}/refund. Retried with the same client_request_id, which the caller must have stored
      * with the attempt before calling. REFUND_LOOKUP_FAILED / REFUND_MISMATCH are thrown at once (manual attention).
      */
-    async refundSubscription(subscriptionId: string, input: RefundInput, options: CallOptions = {}): Promise<RefundResult> {
+    async refundSubscription(
+      subscriptionId: string,
+      input: RefundInput,
+      options: CallOptions = {},
+    ): Promise<RefundResult> {
       const id = subscriptionIdInputSchema.parse(subscriptionId);
       const value = refundInputSchema.parse(input);
       const body: Record<string, unknown> = { client_request_id: value.clientRequestId };
@@ -680,7 +690,11 @@ export function createServiceClient(config: ServiceClientConfig) {
     },
 
     /** GET /api/subscriptions/reporting/periods/{period_id} */
-    async getPeriodReport(periodId: number, input: PeriodReportInput = {}, options: CallOptions = {}): Promise<PeriodReport> {
+    async getPeriodReport(
+      periodId: number,
+      input: PeriodReportInput = {},
+      options: CallOptions = {},
+    ): Promise<PeriodReport> {
       const id = z.number().int().positive().parse(periodId);
       const value = periodReportInputSchema.parse(input);
       const path = `/api/subscriptions/reporting/periods/${id}`;

@@ -90,7 +90,12 @@ describe("parseServiceError: envelope shapes", () => {
   });
 
   it("reads a nested {error: {code, message}}", () => {
-    const error = parseServiceError(400, {}, json({ error: { code: "INVALID_BODY", message: "Not a JSON object" } }), NOW);
+    const error = parseServiceError(
+      400,
+      {},
+      json({ error: { code: "INVALID_BODY", message: "Not a JSON object" } }),
+      NOW,
+    );
     expect(error.code).toBe("INVALID_BODY");
     expect(error.serviceMessage).toBe("Not a JSON object");
   });
@@ -237,9 +242,9 @@ describe("isRetryable", () => {
     expect(isRetryable(http(401, { error_code: "INVALID_GAME_SECRET" }), true)).toBe(false);
     expect(isRetryable(http(409, { error_code: "ALREADY_REFUNDED" }), true)).toBe(false);
     expect(isRetryable(http(429, { error: "spending_limit_exceeded" }), true)).toBe(false);
-    expect(isRetryable(new ServiceError({ kind: "invalid_response", status: 200, issues: ["x: invalid_type"] }), true)).toBe(
-      false,
-    );
+    expect(
+      isRetryable(new ServiceError({ kind: "invalid_response", status: 200, issues: ["x: invalid_type"] }), true),
+    ).toBe(false);
     expect(isRetryable(new ServiceError({ kind: "invalid_response", status: 200, transient: true }), true)).toBe(true);
   });
 });

@@ -85,7 +85,11 @@ describe("keysFor", () => {
     const clock = virtualTime();
     const pacer = createPacer({ mode: "off", now: clock.now, sleep: clock.sleep });
     expect(pacer.keysFor("refund", { gameId: "g", subscriptionId: "S" })).toEqual([]);
-    const admitted = await admitAll(clock, pacer, Array.from({ length: 500 }, () => []));
+    const admitted = await admitAll(
+      clock,
+      pacer,
+      Array.from({ length: 500 }, () => []),
+    );
     expect(new Set(admitted)).toEqual(new Set([0]));
   });
 
@@ -101,7 +105,11 @@ describe("acquire", () => {
   it("admits a full window at once, then one window later: exactly at the limit", async () => {
     const clock = virtualTime();
     const pacer = exact(clock);
-    const admitted = await admitAll(clock, pacer, Array.from({ length: 7 }, () => [key("a", 3)]));
+    const admitted = await admitAll(
+      clock,
+      pacer,
+      Array.from({ length: 7 }, () => [key("a", 3)]),
+    );
     expect(admitted).toEqual([0, 0, 0, 1000, 1000, 1000, 2000]);
     expect(pacer.stats()).toMatchObject({ acquired: 7, delayed: 4, waitedMs: 1000 * 3 + 2000 });
   });
@@ -161,7 +169,11 @@ describe("acquire", () => {
   it("spreads calls evenly in spread shape", async () => {
     const clock = virtualTime();
     const pacer = exact(clock, { shape: "spread" });
-    const admitted = await admitAll(clock, pacer, Array.from({ length: 5 }, () => [key("a", 4)]));
+    const admitted = await admitAll(
+      clock,
+      pacer,
+      Array.from({ length: 5 }, () => [key("a", 4)]),
+    );
     expect(admitted).toEqual([0, 250, 500, 750, 1000]);
   });
 
@@ -169,7 +181,11 @@ describe("acquire", () => {
     const clock = virtualTime();
     const pacer = createPacer({ scale: 60, now: clock.now, sleep: clock.sleep });
     const keys = pacer.keysFor("reporting_aggregate", { gameId: "g" });
-    const admitted = await admitAll(clock, pacer, Array.from({ length: 181 }, () => keys));
+    const admitted = await admitAll(
+      clock,
+      pacer,
+      Array.from({ length: 181 }, () => keys),
+    );
     const windowMs = 1000 * 1.02 + 5;
     expect(admitted[59]).toBe(0);
     expect(admitted[60]).toBe(windowMs);

@@ -118,10 +118,13 @@ export const realSleep: Sleep = (ms, signal) =>
       reject(signal.reason);
       return;
     }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal?.reason);
@@ -136,7 +139,8 @@ export function parsePacingMode(text: string): Pick<PacingOptions, "mode" | "sca
   if (value === "on" || value === "spec" || value === "documented") return { mode: "on", scale: 1 };
   const scaled = /^scaled:(\d+(?:\.\d+)?)$/.exec(value);
   const k = scaled ? Number(scaled[1]) : Number.NaN;
-  if (!Number.isFinite(k) || k <= 0) throw new Error(`pacing must be "off", "on" or "scaled:K" with K > 0, got "${text}"`);
+  if (!Number.isFinite(k) || k <= 0)
+    throw new Error(`pacing must be "off", "on" or "scaled:K" with K > 0, got "${text}"`);
   return { mode: "on", scale: k };
 }
 

@@ -59,10 +59,13 @@ describe("subscription schemas", () => {
   });
 
   it("reads a numeric percent as decimal text", () => {
-    const sub = { ...subscriptionBody(), revenue_share: { recipient_player_id: 2002, percent: 12.5, settled_by_invo: false } };
-    expect(getSubscriptionResponseSchema.parse({ status: "success", subscription: sub }).subscription.revenue_share?.percent).toBe(
-      "12.5",
-    );
+    const sub = {
+      ...subscriptionBody(),
+      revenue_share: { recipient_player_id: 2002, percent: 12.5, settled_by_invo: false },
+    };
+    expect(
+      getSubscriptionResponseSchema.parse({ status: "success", subscription: sub }).subscription.revenue_share?.percent,
+    ).toBe("12.5");
   });
 
   it("refuses amounts that are not decimal strings and reports only paths", () => {
@@ -75,7 +78,10 @@ describe("subscription schemas", () => {
   });
 
   it("refuses settled_by_invo true on a revenue share", () => {
-    const sub = { ...subscriptionBody(), revenue_share: { recipient_player_id: 1, percent: "5", settled_by_invo: true } };
+    const sub = {
+      ...subscriptionBody(),
+      revenue_share: { recipient_player_id: 1, percent: "5", settled_by_invo: true },
+    };
     expect(getSubscriptionResponseSchema.safeParse({ status: "success", subscription: sub }).success).toBe(false);
   });
 
@@ -121,7 +127,11 @@ describe("subscription schemas", () => {
     });
     if (!downgrade.already_canceled) expect(downgrade.downgrade_reason).toBe("NO_PAID_PERIOD");
 
-    const already = cancelSubscriptionResponseSchema.parse({ status: "success", already_canceled: true, final_status: "expired" });
+    const already = cancelSubscriptionResponseSchema.parse({
+      status: "success",
+      already_canceled: true,
+      final_status: "expired",
+    });
     expect(already.already_canceled && already.final_status).toBe("expired");
   });
 
@@ -140,13 +150,19 @@ describe("subscription schemas", () => {
       subscription: { ...subscriptionBody(), pending_amount_usd: "600.00" },
     });
     expect(parsed.pending_amount_usd).toBe("600.00");
-    expect(changeAmountResponseSchema.safeParse({ ...parsed, applies_from: null, applies_from_period_seq: null }).success).toBe(
-      true,
-    );
+    expect(
+      changeAmountResponseSchema.safeParse({ ...parsed, applies_from: null, applies_from_period_seq: null }).success,
+    ).toBe(true);
   });
 
   it("parses the payment-method change, with or without a card", () => {
-    const body = { status: "success", replaced: true, wallet_only: false, card: savedCardBody(), subscription: subscriptionBody() };
+    const body = {
+      status: "success",
+      replaced: true,
+      wallet_only: false,
+      card: savedCardBody(),
+      subscription: subscriptionBody(),
+    };
     expect(changePaymentMethodResponseSchema.parse(body).card?.last_four).toBe("4242");
     expect(changePaymentMethodResponseSchema.parse({ ...body, card: null, wallet_only: true }).card).toBeNull();
   });
@@ -204,11 +220,19 @@ describe("reporting schemas", () => {
     const body = attributionReportBody();
     (body.totals.unattributed_reasons as Record<string, number>).brand_new_reason = 2;
     const recipient = body.recipients[0]!;
-    recipient.recipient = { player_id: 2002, resolved: false, player_email: null, player_name: null, identity_id: null } as never;
+    recipient.recipient = {
+      player_id: 2002,
+      resolved: false,
+      player_email: null,
+      player_name: null,
+      identity_id: null,
+    } as never;
     recipient.first_paid_at = null as never;
     recipient.last_paid_at = null as never;
     recipient.periods = [];
-    recipient.reversals = [{ ...recipient.reversals[0]!, reversal_basis: "period_row", refund_events: [], note: null as never }];
+    recipient.reversals = [
+      { ...recipient.reversals[0]!, reversal_basis: "period_row", refund_events: [], note: null as never },
+    ];
     const parsed = attributionReportSchema.parse(body);
     expect(parsed.totals.unattributed_reasons.brand_new_reason).toBe(2);
     expect(parsed.recipients[0]?.recipient.resolved).toBe(false);
@@ -219,7 +243,8 @@ describe("reporting schemas", () => {
     (body.attribution_notice as Record<string, unknown>).settled_by_invo = true;
     const result = attributionReportSchema.safeParse(body);
     expect(result.success).toBe(false);
-    if (!result.success) expect(formatIssues(result.error)).toContain("attribution_notice.settled_by_invo: invalid_value");
+    if (!result.success)
+      expect(formatIssues(result.error)).toContain("attribution_notice.settled_by_invo: invalid_value");
   });
 
   it("names the path of a broken renewal line without quoting values", () => {

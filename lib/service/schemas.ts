@@ -21,10 +21,7 @@ export const timestampSchema = z
   });
 
 /** A percentage (10.00). The spec does not say string or number; a number is turned into its decimal text. */
-export const percentSchema = z.union([
-  decimalStringSchema,
-  z.number().transform((value) => String(value)),
-]);
+export const percentSchema = z.union([decimalStringSchema, z.number().transform((value) => String(value))]);
 
 const intSchema = z.number().int();
 const countSchema = z.number().int().nonnegative();
@@ -667,9 +664,7 @@ export type WebhookEvent =
   | { type: "subscription.canceled"; envelope: WebhookEnvelope; data: SubscriptionCanceledData }
   | { type: "other"; envelope: WebhookEnvelope; data: Record<string, unknown> };
 
-export type WebhookParseResult =
-  | { success: true; event: WebhookEvent }
-  | { success: false; issues: string[] };
+export type WebhookParseResult = { success: true; event: WebhookEvent } | { success: false; issues: string[] };
 
 /**
  * Parses an already-verified delivery. Unknown event types (the purchase.* family, anything new) come back as

@@ -4,7 +4,10 @@ import { acquirePace, deleteIdlePace, pausePace } from "@/db/queries/pacing";
 import { log } from "@/lib/log";
 import { type Pacer, type PacingOptions, paceKeysBuilder, realSleep } from "./pacing";
 
-export type SharedPacingOptions = Pick<PacingOptions, "mode" | "scale" | "marginRatio" | "marginMs" | "limits" | "shape"> & {
+export type SharedPacingOptions = Pick<
+  PacingOptions,
+  "mode" | "scale" | "marginRatio" | "marginMs" | "limits" | "shape"
+> & {
   sleep?: PacingOptions["sleep"];
 };
 

@@ -43,15 +43,19 @@ export async function getPeriodDetail(
       .where("game_id", "=", gameId)
       .where("period_id", "=", String(periodId))
       .where("invalidated_at", "is", null);
-    if (options.maxAgeMs !== undefined) query = query.where("fetched_at", ">=", new Date(Date.now() - options.maxAgeMs));
+    if (options.maxAgeMs !== undefined)
+      query = query.where("fetched_at", ">=", new Date(Date.now() - options.maxAgeMs));
     const cached = await query.orderBy("fetched_at", "desc").limit(1).executeTakeFirst();
     if (cached) {
       const parsed = periodReportSchema.safeParse(JSON.parse(cached.body));
-      if (parsed.success) return { cacheId: cached.id, fetchedAt: cached.fetched_at, fromCache: true, detail: parsed.data };
+      if (parsed.success)
+        return { cacheId: cached.id, fetchedAt: cached.fetched_at, fromCache: true, detail: parsed.data };
     }
   }
   const { capture } = await createCapturingClient(db, gameId, options.clientOverrides);
-  const { value, raw } = await capture((client) => client.getPeriodReport(periodId, { subscriptionId: options.subscriptionId }));
+  const { value, raw } = await capture((client) =>
+    client.getPeriodReport(periodId, { subscriptionId: options.subscriptionId }),
+  );
   const row = await db
     .insertInto("service_period_detail")
     .values({ game_id: gameId, period_id: periodId, subscription_id: value.period.subscription_id, body: raw })
@@ -92,7 +96,8 @@ export async function getSubscriptionAttribution(
       .where("game_id", "=", gameId)
       .where("subscription_id", "=", subscriptionId)
       .where("invalidated_at", "is", null);
-    if (options.maxAgeMs !== undefined) query = query.where("fetched_at", ">=", new Date(Date.now() - options.maxAgeMs));
+    if (options.maxAgeMs !== undefined)
+      query = query.where("fetched_at", ">=", new Date(Date.now() - options.maxAgeMs));
     const cached = await query.orderBy("fetched_at", "desc").limit(1).executeTakeFirst();
     if (cached) {
       return {

@@ -8,8 +8,18 @@ const previousRows: SnapshotRows = {
     { recipient_player_id: "8", renewal_count: 1, gross_attributed_usd: "1.80", player_email: "b@x.test" },
   ],
   lines: [
-    { period_id: "1", recipient_player_id: "7", amount_usd: "10.00", funding: { rail: "card", card_charged_usd: "10.00" } },
-    { period_id: "2", recipient_player_id: "7", amount_usd: "10.00", funding: { rail: "card", card_charged_usd: "10.00" } },
+    {
+      period_id: "1",
+      recipient_player_id: "7",
+      amount_usd: "10.00",
+      funding: { rail: "card", card_charged_usd: "10.00" },
+    },
+    {
+      period_id: "2",
+      recipient_player_id: "7",
+      amount_usd: "10.00",
+      funding: { rail: "card", card_charged_usd: "10.00" },
+    },
     { period_id: "3", recipient_player_id: "8", amount_usd: "10.00", funding: null },
   ],
   reversals: [],
@@ -36,8 +46,18 @@ describe("drift comparer", () => {
     const previous = { totals: { recipient_count: 2 }, rows: previousRows };
     const whole = compareVersions(previous, { totals: { recipient_count: 2 }, rows: currentRows });
     const comparer = createDriftComparer(previous);
-    comparer.add({ recipients: currentRows.recipients.slice(0, 1), lines: currentRows.lines.slice(0, 2), reversals: [], events: [] });
-    comparer.add({ recipients: currentRows.recipients.slice(1), lines: currentRows.lines.slice(2), reversals: [], events: [] });
+    comparer.add({
+      recipients: currentRows.recipients.slice(0, 1),
+      lines: currentRows.lines.slice(0, 2),
+      reversals: [],
+      events: [],
+    });
+    comparer.add({
+      recipients: currentRows.recipients.slice(1),
+      lines: currentRows.lines.slice(2),
+      reversals: [],
+      events: [],
+    });
     expect(comparer.finish({ recipient_count: 2 })).toEqual(whole);
     expect(whole.map((e) => [e.severity, e.entity, e.entityKey, e.field])).toEqual([
       ["notice", "recipient", "7", "player_email"],
@@ -54,9 +74,19 @@ describe("drift comparer", () => {
   });
 
   it("compares the totals last given", () => {
-    const comparer = createDriftComparer({ totals: { net_attributed_usd: "5.00" }, rows: { recipients: [], lines: [], reversals: [], events: [] } });
+    const comparer = createDriftComparer({
+      totals: { net_attributed_usd: "5.00" },
+      rows: { recipients: [], lines: [], reversals: [], events: [] },
+    });
     expect(comparer.finish({ net_attributed_usd: "5.01" })).toEqual([
-      { severity: "drift", entity: "totals", entityKey: "window", field: "net_attributed_usd", previous: "5", current: "5.01" },
+      {
+        severity: "drift",
+        entity: "totals",
+        entityKey: "window",
+        field: "net_attributed_usd",
+        previous: "5",
+        current: "5.01",
+      },
     ]);
   });
 });

@@ -120,7 +120,9 @@ export const INSTANT_COLUMNS: ReadonlySet<string> = new Set(
 
 /** The columns compareVersions reads from each row table, keys included: a version is read back no wider than this. */
 export const COMPARED_COLUMNS: Record<keyof SnapshotRows, readonly string[]> = {
-  recipients: [...new Set(["recipient_player_id", ...Object.keys(RECIPIENT_FIELDS), ...Object.keys(RECIPIENT_NOTICE_FIELDS)])],
+  recipients: [
+    ...new Set(["recipient_player_id", ...Object.keys(RECIPIENT_FIELDS), ...Object.keys(RECIPIENT_NOTICE_FIELDS)]),
+  ],
   lines: [...new Set(["period_id", ...Object.keys(LINE_FIELDS)])],
   reversals: [...new Set(["period_id", ...Object.keys(REVERSAL_FIELDS)])],
   events: [...new Set(["period_id", "seq", ...Object.keys(EVENT_FIELDS)])],
@@ -208,11 +210,28 @@ function compareFields(
 
 type Entity = Exclude<DriftEntry["entity"], "totals">;
 
-const ROW_SETS: { rows: keyof SnapshotRows; entity: Entity; keyOf: (row: Row) => string; fields: FieldSpec; noticeFields?: FieldSpec }[] = [
-  { rows: "recipients", entity: "recipient", keyOf: (row) => String(row.recipient_player_id), fields: RECIPIENT_FIELDS, noticeFields: RECIPIENT_NOTICE_FIELDS },
+const ROW_SETS: {
+  rows: keyof SnapshotRows;
+  entity: Entity;
+  keyOf: (row: Row) => string;
+  fields: FieldSpec;
+  noticeFields?: FieldSpec;
+}[] = [
+  {
+    rows: "recipients",
+    entity: "recipient",
+    keyOf: (row) => String(row.recipient_player_id),
+    fields: RECIPIENT_FIELDS,
+    noticeFields: RECIPIENT_NOTICE_FIELDS,
+  },
   { rows: "lines", entity: "line", keyOf: (row) => String(row.period_id), fields: LINE_FIELDS },
   { rows: "reversals", entity: "reversal", keyOf: (row) => String(row.period_id), fields: REVERSAL_FIELDS },
-  { rows: "events", entity: "refund_event", keyOf: (row) => `${String(row.period_id)}#${String(row.seq)}`, fields: EVENT_FIELDS },
+  {
+    rows: "events",
+    entity: "refund_event",
+    keyOf: (row) => `${String(row.period_id)}#${String(row.seq)}`,
+    fields: EVENT_FIELDS,
+  },
 ];
 
 export type ComparableVersion = { totals: Record<string, unknown>; rows: SnapshotRows };
@@ -241,7 +260,14 @@ export function createDriftComparer(previous: ComparableVersion): DriftComparer 
           set.seen.add(key);
           const old = set.before.get(key);
           if (!old) {
-            set.out.push({ severity: "drift", entity: set.entity, entityKey: key, field: "(present)", previous: "absent", current: "present" });
+            set.out.push({
+              severity: "drift",
+              entity: set.entity,
+              entityKey: key,
+              field: "(present)",
+              previous: "absent",
+              current: "present",
+            });
             continue;
           }
           compareFields(set.out, set.entity, key, old, row, set.fields);
@@ -256,7 +282,14 @@ export function createDriftComparer(previous: ComparableVersion): DriftComparer 
         out.push(...set.out);
         for (const key of set.before.keys()) {
           if (!set.seen.has(key)) {
-            out.push({ severity: "drift", entity: set.entity, entityKey: key, field: "(present)", previous: "present", current: "absent" });
+            out.push({
+              severity: "drift",
+              entity: set.entity,
+              entityKey: key,
+              field: "(present)",
+              previous: "present",
+              current: "absent",
+            });
           }
         }
       }

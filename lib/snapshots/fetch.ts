@@ -99,7 +99,15 @@ async function readPage(ctx: Ctx, window: TimeWindow, recipientPlayerId: number 
     { ...query, recipientPlayerId: recipientPlayerId ?? undefined, limit, offset },
     ctx.options.signal,
   );
-  const page: PageRecord = { seq: ctx.pages.length + 1, window, recipientPlayerId, offset, limit, fetchedAt: new Date(), body: raw };
+  const page: PageRecord = {
+    seq: ctx.pages.length + 1,
+    window,
+    recipientPlayerId,
+    offset,
+    limit,
+    fetchedAt: new Date(),
+    body: raw,
+  };
   ctx.pages.push(page);
   ctx.progress.pagesFetched += 1;
   ctx.progress.pagesEstimated = Math.max(ctx.progress.pagesEstimated, ctx.progress.pagesFetched);
@@ -182,10 +190,12 @@ async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Prom
     if (depth === 0) ctx.options.onRecipients?.(recipients.slice(pageStart));
     emit(ctx);
     if (!page.pagination.has_more) break;
-    if (page.recipients.length === 0) throw new WindowChangedError("the service reported more recipients but sent none");
+    if (page.recipients.length === 0)
+      throw new WindowChangedError("the service reported more recipients but sent none");
     const next = await readPage(ctx, window, null, recipients.length, PAGE_SIZE);
     // Offsets are only safe while the window stands still: the same totals on every page, or read it again.
-    if (!sameFigures(first, next)) throw new WindowChangedError(`figures of ${formatWindow(window)} changed between pages`);
+    if (!sameFigures(first, next))
+      throw new WindowChangedError(`figures of ${formatWindow(window)} changed between pages`);
     page = next;
   }
   if (recipients.length !== total) {
@@ -205,7 +215,8 @@ async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Prom
 }
 
 async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, parts: number): Promise<AssembledWindow> {
-  if (depth >= MAX_DEPTH) throw new SnapshotIncompleteError(`${formatWindow(window)} is still too large after ${depth} splits`);
+  if (depth >= MAX_DEPTH)
+    throw new SnapshotIncompleteError(`${formatWindow(window)} is still too large after ${depth} splits`);
   const windows = splitInto(window, parts);
   if (!windows) throw new SnapshotIncompleteError(`${formatWindow(window)} is too large and too short to split`);
   ctx.progress.pagesEstimated += windows.length - 1;
@@ -242,7 +253,8 @@ async function readRecipientLines(
   subWindows: SubWindowRecord[],
 ): Promise<{ periods: RenewalLine[]; reversals: Reversal[] }> {
   const id = recipient.recipient.player_id;
-  if (depth >= MAX_DEPTH) throw new SnapshotIncompleteError(`recipient ${id}: lines still truncated after ${depth} splits`);
+  if (depth >= MAX_DEPTH)
+    throw new SnapshotIncompleteError(`recipient ${id}: lines still truncated after ${depth} splits`);
   const needed = Math.max(recipient.renewal_count, recipient.reversal_count, recipient.periods.length + 1);
   const windows = splitInto(window, Math.max(2, Math.ceil(needed / LINES_PER_PART)));
   if (!windows) {
@@ -273,7 +285,11 @@ async function readRecipientLines(
 }
 
 /** Reads and assembles the whole window. */
-export async function fetchWindow(source: ReportSource, window: TimeWindow, options: FetchOptions = {}): Promise<FetchedWindow> {
+export async function fetchWindow(
+  source: ReportSource,
+  window: TimeWindow,
+  options: FetchOptions = {},
+): Promise<FetchedWindow> {
   const ctx: Ctx = {
     source,
     options,

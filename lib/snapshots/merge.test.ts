@@ -45,7 +45,10 @@ describe("merging reversal rows of adjacent sub-windows", () => {
   it("sums this-window figures and finds a period that nets to zero only in the whole window", () => {
     // Settled and half refunded in the first half, the rest refunded in the second half.
     const inFirst = reversal({ refund_events: [event("2026-03-12T00:00:00Z", "0.00", "5.00")] });
-    const inSecond = reversal({ refund_events: [event("2026-03-25T00:00:00Z", "5.00", "10.00")], settled_in_this_window: false });
+    const inSecond = reversal({
+      refund_events: [event("2026-03-25T00:00:00Z", "5.00", "10.00")],
+      settled_in_this_window: false,
+    });
     expect(netsToZeroIn(FIRST, inFirst)).toBe(false);
     expect(netsToZeroIn(SECOND, inSecond)).toBe(false);
     const [merged] = mergeReversals(WINDOW, [inSecond, inFirst]);
@@ -62,10 +65,22 @@ describe("drift", () => {
     expect(normalise("amount", "10.00")).toBe(normalise("amount", "10"));
     expect(normalise("amount", "-0.50")).toBe("-0.5");
     expect(normalise("instant", new Date("2026-03-01T00:00:00Z"))).toBe("2026-03-01T00:00:00Z");
-    const rows = { recipients: [], lines: [{ period_id: 1, attributed_amount_usd: "1.80" }], reversals: [], events: [] };
+    const rows = {
+      recipients: [],
+      lines: [{ period_id: 1, attributed_amount_usd: "1.80" }],
+      reversals: [],
+      events: [],
+    };
     const changed = { ...rows, lines: [{ period_id: "1", attributed_amount_usd: "1.95" }] };
     expect(compareVersions({ totals: {}, rows }, { totals: {}, rows: changed })).toEqual([
-      { severity: "drift", entity: "line", entityKey: "1", field: "attributed_amount_usd", previous: "1.8", current: "1.95" },
+      {
+        severity: "drift",
+        entity: "line",
+        entityKey: "1",
+        field: "attributed_amount_usd",
+        previous: "1.8",
+        current: "1.95",
+      },
     ]);
   });
 });

@@ -74,7 +74,8 @@ export function netsToZeroIn(window: TimeWindow, reversal: Reversal): boolean {
   if (reversal.paid_at === null || !windowContains(window, reversal.paid_at)) return false;
   // The completing refund is the one whose cumulative total reaches the period amount; it must fall in the window.
   return reversal.refund_events.some(
-    (event) => windowContains(window, event.refunded_at) && sameAmount(event.cumulative_refunded_after_usd, reversal.amount_usd),
+    (event) =>
+      windowContains(window, event.refunded_at) && sameAmount(event.cumulative_refunded_after_usd, reversal.amount_usd),
   );
 }
 
@@ -199,7 +200,10 @@ export function mergeParts(window: TimeWindow, parts: readonly AssembledWindow[]
   for (const group of byId.values()) {
     const latest = group[group.length - 1] as AttributionRecipient;
     const periods = group.flatMap((r) => r.periods).sort(compareLines);
-    const reversals = mergeReversals(window, group.flatMap((r) => r.reversals));
+    const reversals = mergeReversals(
+      window,
+      group.flatMap((r) => r.reversals),
+    );
     recipients.push({
       ...latest,
       renewal_count: group.reduce((n, r) => n + r.renewal_count, 0),
@@ -224,11 +228,16 @@ export function mergeParts(window: TimeWindow, parts: readonly AssembledWindow[]
   // neither part. For attributed periods the merged reversal rows show it; unattributed periods appear in no
   // recipient, so only what each part saw of them can be counted.
   const attributedInParts = parts.reduce(
-    (n, part) => n + part.recipients.reduce((m, r) => m + r.reversals.filter((v) => v.nets_to_zero_in_window).length, 0),
+    (n, part) =>
+      n + part.recipients.reduce((m, r) => m + r.reversals.filter((v) => v.nets_to_zero_in_window).length, 0),
     0,
   );
-  const unattributedInParts = parts.reduce((n, p) => n + p.totals.renewals_settled_then_fully_reversed, 0) - attributedInParts;
-  const attributedInWindow = recipients.reduce((n, r) => n + r.reversals.filter((v) => v.nets_to_zero_in_window).length, 0);
+  const unattributedInParts =
+    parts.reduce((n, p) => n + p.totals.renewals_settled_then_fully_reversed, 0) - attributedInParts;
+  const attributedInWindow = recipients.reduce(
+    (n, r) => n + r.reversals.filter((v) => v.nets_to_zero_in_window).length,
+    0,
+  );
   totals.renewals_settled_then_fully_reversed = Math.max(0, unattributedInParts) + attributedInWindow;
 
   const notes = [...new Set(parts.flatMap((p) => p.notes))];
@@ -241,7 +250,11 @@ export function mergeParts(window: TimeWindow, parts: readonly AssembledWindow[]
     window,
     report: {
       ...first.report,
-      window: { start: formatInstant(window.startMs), end: formatInstant(window.endMs), end_exclusive: first.report.window.end_exclusive },
+      window: {
+        start: formatInstant(window.startMs),
+        end: formatInstant(window.endMs),
+        end_exclusive: first.report.window.end_exclusive,
+      },
     },
     notice: first.notice,
     generatedFirst: first.generatedFirst,
@@ -253,7 +266,12 @@ export function mergeParts(window: TimeWindow, parts: readonly AssembledWindow[]
   };
 }
 
-function check(name: string, expected: string | number, actual: string | number, equal?: (a: string, b: string) => boolean): Check {
+function check(
+  name: string,
+  expected: string | number,
+  actual: string | number,
+  equal?: (a: string, b: string) => boolean,
+): Check {
   const e = String(expected);
   const a = String(actual);
   return { name, expected: e, actual: a, ok: equal ? equal(e, a) : e === a };
@@ -270,7 +288,11 @@ export function completenessChecks(assembled: AssembledWindow): Check[] {
   checks.push(check("recipients listed once each", recipients.length, ids.size));
   checks.push(check("recipients = totals.recipient_count", totals.recipient_count, recipients.length));
   checks.push(
-    check("renewal lines = totals.renewals_with_attribution", totals.renewals_with_attribution, recipients.reduce((n, r) => n + r.periods.length, 0)),
+    check(
+      "renewal lines = totals.renewals_with_attribution",
+      totals.renewals_with_attribution,
+      recipients.reduce((n, r) => n + r.periods.length, 0),
+    ),
   );
   checks.push(
     check(
@@ -301,7 +323,8 @@ export function completenessChecks(assembled: AssembledWindow): Check[] {
     if (r.periods.length !== r.renewal_count || r.reversals.length !== r.reversal_count) recipientsShort++;
     const lineGross = sumMoney(r.periods.map((p) => p.attribution?.attributed_amount_usd ?? "0"));
     const rowsReversed = sumMoney(r.reversals.map((v) => v.reversed_attributed_usd));
-    if (!lineGross.equals(money(r.gross_attributed_usd)) || !rowsReversed.equals(money(r.reversed_attributed_usd))) recipientsOff++;
+    if (!lineGross.equals(money(r.gross_attributed_usd)) || !rowsReversed.equals(money(r.reversed_attributed_usd)))
+      recipientsOff++;
   }
   checks.push(check("renewal lines listed once each", 0, duplicateLines));
   checks.push(check("recipients missing lines (renewals or reversals)", 0, recipientsShort));

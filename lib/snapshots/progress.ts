@@ -22,13 +22,21 @@ export const snapshotWindowInputSchema = z
     if (month) {
       const parsed = monthKeySchema.safeParse(month);
       if (!parsed.success) {
-        ctx.addIssue({ code: "custom", path: ["month"], message: parsed.error.issues[0]?.message ?? "must be a month such as 2026-03" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["month"],
+          message: parsed.error.issues[0]?.message ?? "must be a month such as 2026-03",
+        });
         return z.NEVER;
       }
       return monthWindow(parsed.data);
     }
     if (!start) {
-      ctx.addIssue({ code: "custom", path: ["start"], message: "is required (a date such as 2026-03-01), or give a month" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["start"],
+        message: "is required (a date such as 2026-03-01), or give a month",
+      });
       return z.NEVER;
     }
     if (!end) {
@@ -37,7 +45,8 @@ export const snapshotWindowInputSchema = z
     }
     const window = windowInputSchema.safeParse({ start, end });
     if (!window.success) {
-      for (const issue of window.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+      for (const issue of window.error.issues)
+        ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
       return z.NEVER;
     }
     return window.data;
@@ -97,7 +106,10 @@ export function summarizePullProgress(p: {
     pagesTotal,
     percent,
     pages: `${count(p.pagesFetched)} / ${count(pagesTotal)}`,
-    recipients: recipientsTotal === null ? count(p.recipientsFetched) : `${count(p.recipientsFetched)} / ${count(recipientsTotal)}`,
+    recipients:
+      recipientsTotal === null
+        ? count(p.recipientsFetched)
+        : `${count(p.recipientsFetched)} / ${count(recipientsTotal)}`,
   };
 }
 

@@ -165,7 +165,14 @@ async function activePull(db: Db, gameId: string, window: TimeWindow) {
 /** Inserts a queued pull, or returns the one already active for this window. */
 async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: string; existing: boolean }> {
   const problem = windowProblem(request.window);
-  if (problem) throw new AppError("INVALID_INPUT", problem === "WINDOW_TOO_LONG" ? "A window may span at most 400 days." : "The window's end must be after its start.", { field: "end" });
+  if (problem)
+    throw new AppError(
+      "INVALID_INPUT",
+      problem === "WINDOW_TOO_LONG"
+        ? "A window may span at most 400 days."
+        : "The window's end must be after its start.",
+      { field: "end" },
+    );
   const game = await db.selectFrom("game").select("id").where("id", "=", request.gameId).executeTakeFirst();
   if (!game) throw new AppError("NOT_FOUND", `No game ${request.gameId}.`);
   const id = randomUUID();
@@ -202,7 +209,12 @@ async function isLockFree(db: Db, gameId: string, window: TimeWindow): Promise<b
   });
 }
 
-async function isOrphaned(db: Db, pull: { heartbeat_at: Date | null; updated_at: Date }, gameId: string, window: TimeWindow): Promise<boolean> {
+async function isOrphaned(
+  db: Db,
+  pull: { heartbeat_at: Date | null; updated_at: Date },
+  gameId: string,
+  window: TimeWindow,
+): Promise<boolean> {
   const seen = (pull.heartbeat_at ?? pull.updated_at).getTime();
   if (Date.now() - seen < ORPHAN_AFTER_MS) return false;
   return isLockFree(db, gameId, window);
@@ -210,14 +222,21 @@ async function isOrphaned(db: Db, pull: { heartbeat_at: Date | null; updated_at:
 
 async function queuePull(db: Db, pullId: string): Promise<void> {
   const jobId = await enqueue(pullSnapshotJob, { pullId });
-  await db.updateTable("snapshot_pull").set({ job_id: jobId, updated_at: new Date() }).where("id", "=", pullId).execute();
+  await db
+    .updateTable("snapshot_pull")
+    .set({ job_id: jobId, updated_at: new Date() })
+    .where("id", "=", pullId)
+    .execute();
 }
 
 /**
  * Asks for a snapshot of a window: queues a background pull, or returns the pull already under way for the same
  * game and window (re-queued if its worker died). Used by the Payouts page and by scheduled pulls.
  */
-export async function requestSnapshot(db: Db, request: SnapshotRequest): Promise<{ pullId: string; deduplicated: boolean }> {
+export async function requestSnapshot(
+  db: Db,
+  request: SnapshotRequest,
+): Promise<{ pullId: string; deduplicated: boolean }> {
   const claimed = await claimPull(db, request);
   if (claimed.existing) {
     const active = await activePull(db, request.gameId, request.window);
@@ -237,7 +256,10 @@ export async function requestSnapshot(db: Db, request: SnapshotRequest): Promise
     gameId: request.gameId,
     target: claimed.pullId,
     outcome: "queued",
-    detail: { window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) }, via: request.via },
+    detail: {
+      window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) },
+      via: request.via,
+    },
   });
   return { pullId: claimed.pullId, deduplicated: false };
 }
@@ -245,7 +267,15 @@ export async function requestSnapshot(db: Db, request: SnapshotRequest): Promise
 async function failPull(db: Db, pullId: string, code: string, message: string): Promise<void> {
   await db
     .updateTable("snapshot_pull")
-    .set({ status: "failed", error_code: code, error_message: message.slice(0, 500), finished_at: new Date(), updated_at: new Date(), eta_at: null, phase: "failed" })
+    .set({
+      status: "failed",
+      error_code: code,
+      error_message: message.slice(0, 500),
+      finished_at: new Date(),
+      updated_at: new Date(),
+      eta_at: null,
+      phase: "failed",
+    })
     .where("id", "=", pullId)
     .where("status", "!=", "complete")
     .execute();
@@ -257,13 +287,20 @@ async function failPull(db: Db, pullId: string, code: string, message: string): 
  * Errors that another attempt cannot fix. A service failure reaching here is final either way: a refusal (400, 401,
  * 403, 404) answers the same every time, and anything else was already retried on its page for the whole budget.
  */
-function classify(error: unknown, retryBudgetMs: number | undefined): { code: string; message: string; final: boolean } {
+function classify(
+  error: unknown,
+  retryBudgetMs: number | undefined,
+): { code: string; message: string; final: boolean } {
   if (error instanceof SnapshotIncompleteError) return { code: error.code, message: error.message, final: true };
   if (isAppError(error)) return { code: error.code, message: error.message, final: error.code !== "SERVICE_ERROR" };
   if (isServiceError(error)) {
     const code = error.code ?? (error.status ? `HTTP_${error.status}` : error.kind.toUpperCase());
     if (!isRetryable(error, true)) {
-      return { code, message: error.kind === "http" ? `The service refused the report: ${error.message}` : error.message, final: true };
+      return {
+        code,
+        message: error.kind === "http" ? `The service refused the report: ${error.message}` : error.message,
+        final: true,
+      };
     }
     if (retryBudgetMs === undefined) return { code, message: error.message, final: false };
     const tries = `${error.attempts} attempt${error.attempts === 1 ? "" : "s"}`;
@@ -289,7 +326,8 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
   const pull = await db.selectFrom("snapshot_pull").selectAll().where("id", "=", pullId).executeTakeFirst();
   if (!pull) throw new PullFailedError(`No snapshot pull ${pullId}.`, "NOT_FOUND", true);
   if (pull.status === "complete" && pull.snapshot_id) return summarizeSnapshot(db, pull.snapshot_id);
-  if (pull.status === "failed") throw new PullFailedError(pull.error_message ?? "The pull failed.", pull.error_code ?? "PULL_FAILED", true);
+  if (pull.status === "failed")
+    throw new PullFailedError(pull.error_message ?? "The pull failed.", pull.error_code ?? "PULL_FAILED", true);
   const window = windowOf(pull);
   const key = lockKey(pull.game_id, window);
 
@@ -306,7 +344,11 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
         .catch(() => {});
     }, HEARTBEAT_MS);
     try {
-      const fresh = await db.selectFrom("snapshot_pull").select(["status", "snapshot_id"]).where("id", "=", pullId).executeTakeFirstOrThrow();
+      const fresh = await db
+        .selectFrom("snapshot_pull")
+        .select(["status", "snapshot_id"])
+        .where("id", "=", pullId)
+        .executeTakeFirstOrThrow();
       if (fresh.status === "complete" && fresh.snapshot_id) return await summarizeSnapshot(db, fresh.snapshot_id);
       return await attemptPull(db, pull, window, options);
     } finally {
@@ -361,7 +403,10 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       if (entry.willRetry) onRetry?.(entry);
     },
   };
-  const takenBy = pull.requested_by_id && pull.requested_by_email ? { id: pull.requested_by_id, email: pull.requested_by_email } : null;
+  const takenBy =
+    pull.requested_by_id && pull.requested_by_email
+      ? { id: pull.requested_by_id, email: pull.requested_by_email }
+      : null;
   try {
     const { source, client } = await createReportSource(db, pull.game_id, clientConfig);
     const report = (p: FetchProgress, force = false) => {
@@ -387,7 +432,10 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     onRetry = (entry) => {
       if (!latest) return;
       const failure = entry.status === null ? `failed (${entry.errorCode ?? "no answer"})` : `answered ${entry.status}`;
-      report({ ...latest, phase: `the service ${failure}; asking for the same page again (attempt ${entry.attempt + 1})` }, true);
+      report(
+        { ...latest, phase: `the service ${failure}; asking for the same page again (attempt ${entry.attempt + 1})` },
+        true,
+      );
     };
     // The previous version is read while the pages come in; a rejection is held until it is awaited.
     const previous = loadPreviousVersion(db, pull.game_id, window).then(
@@ -462,7 +510,14 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     else {
       await db
         .updateTable("snapshot_pull")
-        .set({ status: "retrying", error_code: code, error_message: message.slice(0, 500), updated_at: new Date(), eta_at: null, phase: "waiting to retry" })
+        .set({
+          status: "retrying",
+          error_code: code,
+          error_message: message.slice(0, 500),
+          updated_at: new Date(),
+          eta_at: null,
+          phase: "waiting to retry",
+        })
         .where("id", "=", pull.id)
         .where("status", "!=", "complete")
         .execute();
@@ -481,7 +536,11 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
   }
 }
 
-function lastProgress(fetched: { pages: PageRecord[]; recipients: { periods: unknown[]; reversals: unknown[] }[]; subWindows: unknown[] }): FetchProgress {
+function lastProgress(fetched: {
+  pages: PageRecord[];
+  recipients: { periods: unknown[]; reversals: unknown[] }[];
+  subWindows: unknown[];
+}): FetchProgress {
   return {
     phase: "",
     pagesFetched: fetched.pages.length,
@@ -544,7 +603,11 @@ export async function summarizeSnapshot(db: Db, snapshotId: string): Promise<Pul
  * Takes a snapshot in this process, through the same pull as the background job (the CLI, benches and tests): claims
  * the window (or adopts an abandoned pull of it) and runs it to publication.
  */
-export async function takeSnapshotNow(db: Db, request: SnapshotRequest, options: RunPullOptions = {}): Promise<PullSummary> {
+export async function takeSnapshotNow(
+  db: Db,
+  request: SnapshotRequest,
+  options: RunPullOptions = {},
+): Promise<PullSummary> {
   const claimed = await claimPull(db, request);
   if (claimed.existing) {
     const active = await activePull(db, request.gameId, request.window);
@@ -568,7 +631,11 @@ export async function recoverPulls(db: Db, now = Date.now()): Promise<string[]> 
     // A queued or retrying pull normally has a job waiting; one whose job is gone shows no activity either.
     if (!(await isLockFree(db, pull.game_id, windowOf(pull)))) continue;
     await queuePull(db, pull.id);
-    await db.updateTable("snapshot_pull").set({ heartbeat_at: new Date(now) }).where("id", "=", pull.id).execute();
+    await db
+      .updateTable("snapshot_pull")
+      .set({ heartbeat_at: new Date(now) })
+      .where("id", "=", pull.id)
+      .execute();
     requeued.push(pull.id);
   }
   if (requeued.length > 0) log.info("snapshot pulls re-queued", { pulls: requeued });

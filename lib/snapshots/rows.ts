@@ -166,7 +166,8 @@ export function arrayLiteralOf<T>(items: readonly T[], text: (item: T) => string
     if (i > 0) out += ",";
     if (value === null || value === undefined) out += "NULL";
     // Inside quotes only a double quote and a backslash need escaping.
-    else if (value.includes('"') || value.includes("\\")) out += `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+    else if (value.includes('"') || value.includes("\\"))
+      out += `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
     else out += `"${value}"`;
   }
   return `${out}}`;

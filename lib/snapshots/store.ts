@@ -4,7 +4,15 @@ import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus } from "@/db/types";
 import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
-import { COMPARED_COLUMNS, type ComparableVersion, INSTANT_COLUMNS, compareVersions, createDriftComparer, type DriftComparer, type DriftEntry } from "./drift";
+import {
+  COMPARED_COLUMNS,
+  type ComparableVersion,
+  INSTANT_COLUMNS,
+  compareVersions,
+  createDriftComparer,
+  type DriftComparer,
+  type DriftEntry,
+} from "./drift";
 import type { FetchedWindow, PageRecord } from "./fetch";
 import type { Check } from "./merge";
 import type { AttributionRecipient } from "@/lib/service/schemas";
@@ -169,7 +177,11 @@ async function insertRows(trx: Transaction<Database>, snapshotId: string, rows: 
   await bulkInsert(trx, "snapshot_refund_event", snapshotId, EVENT_COLUMNS, rows.events);
 }
 
-async function insertPages(trx: Transaction<Database>, snapshotId: string, pages: readonly PageRecord[]): Promise<void> {
+async function insertPages(
+  trx: Transaction<Database>,
+  snapshotId: string,
+  pages: readonly PageRecord[],
+): Promise<void> {
   // Bodies go in as plain text parameters: wrapping megabytes of JSON text in another JSON document costs more.
   for (let start = 0; start < pages.length; start += PAGES_PER_STATEMENT) {
     await trx
@@ -298,7 +310,10 @@ export async function createRowWriter(trx: Transaction<Database>, snapshotId: st
 
 /** True when the writer wrote exactly these recipients, in this order (the very objects the read assembled). */
 function wroteExactly(written: WrittenRecipients, recipients: readonly AttributionRecipient[]): boolean {
-  return written.recipients.length === recipients.length && recipients.every((recipient, index) => written.recipients[index] === recipient);
+  return (
+    written.recipients.length === recipients.length &&
+    recipients.every((recipient, index) => written.recipients[index] === recipient)
+  );
 }
 
 export type PreviousVersion = {
@@ -389,7 +404,11 @@ export type PublishResult = {
  * Compares with the previous version (when both were taken after the window closed) and writes the snapshot inside
  * `trx`, which the caller commits: the rows the writer already holds are kept, the rest written here.
  */
-export async function publishSnapshot(db: Db, trx: Transaction<Database>, input: PublishInput & { writer?: RowWriter }): Promise<PublishResult> {
+export async function publishSnapshot(
+  db: Db,
+  trx: Transaction<Database>,
+  input: PublishInput & { writer?: RowWriter },
+): Promise<PublishResult> {
   const { fetched, window } = input;
   // A write queued while reading that failed surfaces here, before anything else runs in the transaction.
   const flushed = input.writer ? await input.writer.flush() : null;
@@ -409,14 +428,19 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
     const comparable = previous.comparable ?? (await loadComparable(db, previous.id));
     // The rows were compared with this very version while they were written; only the totals are left.
     const compared = rowsWritten ? flushed.written.drift : null;
-    drift = compared && compared.previous === comparable ? compared.comparer.finish(totals) : compareVersions(comparable, { totals, rows });
+    drift =
+      compared && compared.previous === comparable
+        ? compared.comparer.finish(totals)
+        : compareVersions(comparable, { totals, rows });
     driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
   }
 
   const id = input.snapshotId;
   const version = await (async () => {
     // Serialises publishers of one window so that versions are numbered without gaps or clashes.
-    await sql`select pg_advisory_xact_lock(hashtext(${`snapshot-version|${input.gameId}|${window.startMs}|${window.endMs}`}))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(hashtext(${`snapshot-version|${input.gameId}|${window.startMs}|${window.endMs}`}))`.execute(
+      trx,
+    );
     const latest = await trx
       .selectFrom("snapshot")
       .select((eb) => eb.fn.max("version").as("version"))
@@ -451,11 +475,16 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
         refund_event_count: rows.events.length,
         ...totals,
         unattributed_reasons: JSON.stringify(totals.unattributed_reasons),
-        report: JSON.stringify({ ...fetched.report, generated_first: fetched.generatedFirst, generated_last: fetched.generatedLast }),
+        report: JSON.stringify({
+          ...fetched.report,
+          generated_first: fetched.generatedFirst,
+          generated_last: fetched.generatedLast,
+        }),
         attribution_notice: JSON.stringify(fetched.notice),
         checks: JSON.stringify(input.checks),
         build_notes: JSON.stringify(fetched.notes),
-        compared_to_snapshot_id: driftStatus === "reproduced" || driftStatus === "drift" ? (previous?.id ?? null) : null,
+        compared_to_snapshot_id:
+          driftStatus === "reproduced" || driftStatus === "drift" ? (previous?.id ?? null) : null,
         drift_status: driftStatus,
         drift_count: drift.filter((entry) => entry.severity === "drift").length,
       })
@@ -506,7 +535,14 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
     }
     await trx
       .updateTable("snapshot_pull")
-      .set({ status: "complete", snapshot_id: id, finished_at: new Date(), phase: "published", updated_at: new Date(), eta_at: null })
+      .set({
+        status: "complete",
+        snapshot_id: id,
+        finished_at: new Date(),
+        phase: "published",
+        updated_at: new Date(),
+        eta_at: null,
+      })
       .where("id", "=", input.pullId)
       .execute();
     await recordAudit(trx, {
@@ -537,4 +573,3 @@ export async function publishSnapshot(db: Db, trx: Transaction<Database>, input:
     rows,
   };
 }
-

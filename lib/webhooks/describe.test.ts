@@ -7,12 +7,16 @@ describe("describeEffect", () => {
     expect(describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: false } })).toBe(
       "Marked 2026-05 stale; auto-refresh is off",
     );
-    expect(describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: true, repulls: [{ pullId: "p" }] } })).toBe(
-      "Marked 2026-05 stale; re-pull queued",
-    );
-    expect(describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: true, repullDue: true } })).toBe(
-      "Marked 2026-05 stale; re-pull not queued yet",
-    );
+    expect(
+      describeEffect({
+        status: "processed",
+        lastError: null,
+        effect: { ...base, autoRefresh: true, repulls: [{ pullId: "p" }] },
+      }),
+    ).toBe("Marked 2026-05 stale; re-pull queued");
+    expect(
+      describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: true, repullDue: true } }),
+    ).toBe("Marked 2026-05 stale; re-pull not queued yet");
   });
 
   it("shows other windows by their bounds, December included", () => {
@@ -24,23 +28,37 @@ describe("describeEffect", () => {
       ],
       autoRefresh: true,
     };
-    expect(describeEffect({ status: "processed", lastError: null, effect })).toBe("Marked 2026-12, 2026-12-01 – 2026-12-16 stale");
+    expect(describeEffect({ status: "processed", lastError: null, effect })).toBe(
+      "Marked 2026-12, 2026-12-01 – 2026-12-16 stale",
+    );
   });
 
   it("covers the other outcomes", () => {
-    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "staleness", staleWindows: [] } })).toBe(
-      "No snapshot covers this time; nothing to mark",
-    );
-    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "cancellation", accessUntil: "2026-06-30T00:00:00Z" } })).toBe(
-      "Canceled; access until 2026-06-30T00:00:00Z",
-    );
+    expect(
+      describeEffect({ status: "processed", lastError: null, effect: { kind: "staleness", staleWindows: [] } }),
+    ).toBe("No snapshot covers this time; nothing to mark");
+    expect(
+      describeEffect({
+        status: "processed",
+        lastError: null,
+        effect: { kind: "cancellation", accessUntil: "2026-06-30T00:00:00Z" },
+      }),
+    ).toBe("Canceled; access until 2026-06-30T00:00:00Z");
     expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "stored" } })).toBe("Stored");
-    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "dispute", disputeId: "dp_1", orderId: "ord_1", usdAmount: "10.00", status: "open" } })).toBe(
-      "Dispute dp_1 recorded as open (USD 10.00) on order ord_1",
-    );
-    expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "dispute", disputeId: "dp_1", orderId: "ord_1", status: "lost" } })).toBe(
-      "Dispute dp_1 recorded as closed lost",
-    );
+    expect(
+      describeEffect({
+        status: "processed",
+        lastError: null,
+        effect: { kind: "dispute", disputeId: "dp_1", orderId: "ord_1", usdAmount: "10.00", status: "open" },
+      }),
+    ).toBe("Dispute dp_1 recorded as open (USD 10.00) on order ord_1");
+    expect(
+      describeEffect({
+        status: "processed",
+        lastError: null,
+        effect: { kind: "dispute", disputeId: "dp_1", orderId: "ord_1", status: "lost" },
+      }),
+    ).toBe("Dispute dp_1 recorded as closed lost");
     expect(describeEffect({ status: "failed", lastError: "boom", effect: null })).toBe("Failed: boom");
     expect(describeEffect({ status: "pending", lastError: null, effect: null })).toBe("Waiting to be processed");
     expect(refusalLabel("timestamp_too_old")).toBe("Signed more than 5 minutes ago");

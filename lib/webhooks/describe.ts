@@ -60,7 +60,11 @@ function windowLabel(window: WindowText): string {
 }
 
 /** One line saying what an event did (or why it did not). */
-export function describeEffect(input: { status: string; effect: Record<string, unknown> | null; lastError: string | null }): string {
+export function describeEffect(input: {
+  status: string;
+  effect: Record<string, unknown> | null;
+  lastError: string | null;
+}): string {
   const { status, effect, lastError } = input;
   if (status === "pending") return lastError ? `Waiting to be tried again: ${lastError}` : "Waiting to be processed";
   if (status === "failed") return `Failed: ${lastError ?? "unknown error"}`;
@@ -69,7 +73,8 @@ export function describeEffect(input: { status: string; effect: Record<string, u
   switch (effect.kind) {
     case "staleness": {
       const windows = Array.isArray(effect.staleWindows) ? (effect.staleWindows as WindowText[]) : [];
-      if (windows.length === 0) return typeof effect.note === "string" ? effect.note : "No snapshot covers this time; nothing to mark";
+      if (windows.length === 0)
+        return typeof effect.note === "string" ? effect.note : "No snapshot covers this time; nothing to mark";
       const marked = `Marked ${windows.map(windowLabel).join(", ")} stale`;
       if (effect.repullDue === true) return `${marked}; re-pull not queued yet`;
       if (Array.isArray(effect.repulls) && effect.repulls.length > 0) return `${marked}; re-pull queued`;
@@ -80,7 +85,8 @@ export function describeEffect(input: { status: string; effect: Record<string, u
     case "dispute": {
       const id = String(effect.disputeId ?? "");
       const amount = typeof effect.usdAmount === "string" ? ` (${formatUsdText(effect.usdAmount)})` : "";
-      if (effect.status === "open") return `Dispute ${id} recorded as open${amount} on order ${String(effect.orderId ?? "")}`;
+      if (effect.status === "open")
+        return `Dispute ${id} recorded as open${amount} on order ${String(effect.orderId ?? "")}`;
       return `Dispute ${id} recorded as closed ${String(effect.status)}${amount}`;
     }
     default:

@@ -67,5 +67,11 @@ export async function applyDisputeEvent(trx: Db, gameId: string, envelope: Webho
     openedAt: at,
     eventId: envelope.event_id,
   });
-  return { kind: "dispute", disputeId: d.dispute_id, orderId: d.order_id, usdAmount: d.usd_amount, status: stored.status };
+  return {
+    kind: "dispute",
+    disputeId: d.dispute_id,
+    orderId: d.order_id,
+    usdAmount: d.usd_amount,
+    status: stored.status,
+  };
 }

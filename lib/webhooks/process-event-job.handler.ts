@@ -13,8 +13,12 @@ export const handleProcessWebhookEvent: JobHandler<typeof processWebhookEventJob
     log.info("webhook event processed", { id: eventId, outcome });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const recorded = await recordWebhookEventFailure(db, eventId, { error: message, maxAttempts: MAX_EVENT_ATTEMPTS }).catch(() => null);
-    if (recorded?.status === "failed") log.error("webhook event failed for good", { id: eventId, attempts: recorded.attempts, error });
+    const recorded = await recordWebhookEventFailure(db, eventId, {
+      error: message,
+      maxAttempts: MAX_EVENT_ATTEMPTS,
+    }).catch(() => null);
+    if (recorded?.status === "failed")
+      log.error("webhook event failed for good", { id: eventId, attempts: recorded.attempts, error });
     throw error;
   }
 };

@@ -1,11 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import {
-  completeWebhookEvent,
-  lockWebhookEvent,
-  readGameAutomation,
-  recordRepulls,
-} from "@/db/queries/webhooks";
+import { completeWebhookEvent, lockWebhookEvent, readGameAutomation, recordRepulls } from "@/db/queries/webhooks";
 import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { applyDisputeEvent } from "./disputes";
@@ -94,7 +89,11 @@ function windowsDue(effect: Effect | null): TimeWindow[] {
   });
 }
 
-export async function processWebhookEvent(db: Db, eventId: string, link: SnapshotLink = snapshotLink): Promise<ProcessOutcome> {
+export async function processWebhookEvent(
+  db: Db,
+  eventId: string,
+  link: SnapshotLink = snapshotLink,
+): Promise<ProcessOutcome> {
   type Step = { outcome: ProcessOutcome; gameId?: string; repull?: TimeWindow[] };
   const step = await db.transaction().execute(async (trx): Promise<Step> => {
     const row = await lockWebhookEvent(trx, eventId);
@@ -110,7 +109,10 @@ export async function processWebhookEvent(db: Db, eventId: string, link: Snapsho
     }
     const parsed = parseWebhookEvent(json);
     if (!parsed.success) {
-      await completeWebhookEvent(trx, row.id, { status: "unprocessable", effect: { kind: "unprocessable", issues: parsed.issues } });
+      await completeWebhookEvent(trx, row.id, {
+        status: "unprocessable",
+        effect: { kind: "unprocessable", issues: parsed.issues },
+      });
       return { outcome: "unprocessable" };
     }
     const effect = await applyEffects(trx, row.gameId, parsed.event, link);

@@ -71,7 +71,12 @@ function refuse(
 ): Response {
   // A refused delivery leaves a counter (kept in memory, written in batches) and this line: never its body, never a
   // header value we were not sure of.
-  log.warn("webhook refused", { game: input.gameId, reason: input.reason, detail: input.detail, delivery: input.deliveryId });
+  log.warn("webhook refused", {
+    game: input.gameId,
+    reason: input.reason,
+    detail: input.detail,
+    delivery: input.deliveryId,
+  });
   countRefusal(db, { gameId: input.gameId ?? "", reason: input.reason });
   const shown = SHOWN_AS_MISMATCH.has(input.reason) ? MISMATCH_SHOWN : { code: input.reason, message: input.detail };
   return answer(SHOWN_AS_MISMATCH.has(input.reason) ? 401 : REFUSAL_STATUS[input.reason], { error: shown });
@@ -129,7 +134,11 @@ function stringField(data: Record<string, unknown>, name: string): string | null
  * secret get the same answers after the same work (the size and the signature header are checked first, then the
  * same number of HMACs against secrets kept in memory), and a refusal writes nothing (its counter is batched).
  */
-export async function receiveWebhook(request: Request, gameIdParam: string, options: ReceiveOptions): Promise<Response> {
+export async function receiveWebhook(
+  request: Request,
+  gameIdParam: string,
+  options: ReceiveOptions,
+): Promise<Response> {
   const { db } = options;
   const deliveryId = safeHeader(headerValue(request, "x-service-event-id"));
   const gameIdParsed = gameIdSchema.safeParse(gameIdParam);
@@ -137,11 +146,17 @@ export async function receiveWebhook(request: Request, gameIdParam: string, opti
 
   const declared = headerValue(request, "content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
-    return refuse(db, { gameId, reason: "body_too_large", detail: `the body is over ${MAX_BODY_BYTES} bytes`, deliveryId });
+    return refuse(db, {
+      gameId,
+      reason: "body_too_large",
+      detail: `the body is over ${MAX_BODY_BYTES} bytes`,
+      deliveryId,
+    });
   }
   const read = await readBody(request, MAX_BODY_BYTES);
   if (!read.ok) {
-    const detail = read.reason === "body_too_large" ? `the body is over ${MAX_BODY_BYTES} bytes` : "the body is not UTF-8";
+    const detail =
+      read.reason === "body_too_large" ? `the body is over ${MAX_BODY_BYTES} bytes` : "the body is not UTF-8";
     return refuse(db, { gameId, reason: read.reason, detail, deliveryId });
   }
   const body = read.text;
@@ -155,7 +170,9 @@ export async function receiveWebhook(request: Request, gameIdParam: string, opti
     signing = await signingSecretsFor(db, gameId);
   } catch (error) {
     log.error("webhook: signing secrets not readable", { game: gameId, error });
-    return answer(503, { error: { code: "unavailable", message: "The delivery could not be checked now; retry later." } });
+    return answer(503, {
+      error: { code: "unavailable", message: "The delivery could not be checked now; retry later." },
+    });
   }
   const nowMs = options.nowMs ?? Date.now();
   const verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
@@ -170,10 +187,20 @@ export async function receiveWebhook(request: Request, gameIdParam: string, opti
 
   const idempotencyKey = headerValue(request, "x-service-idempotency-key");
   if (!idempotencyKey) {
-    return refuse(db, { gameId, reason: "idempotency_key_missing", detail: "X-Service-Idempotency-Key is missing", deliveryId });
+    return refuse(db, {
+      gameId,
+      reason: "idempotency_key_missing",
+      detail: "X-Service-Idempotency-Key is missing",
+      deliveryId,
+    });
   }
   if (idempotencyKey.length > MAX_HEADER_VALUE || !PRINTABLE.test(idempotencyKey)) {
-    return refuse(db, { gameId, reason: "idempotency_key_malformed", detail: "X-Service-Idempotency-Key is not a printable key of at most 255 characters", deliveryId });
+    return refuse(db, {
+      gameId,
+      reason: "idempotency_key_malformed",
+      detail: "X-Service-Idempotency-Key is not a printable key of at most 255 characters",
+      deliveryId,
+    });
   }
 
   let json: unknown;
@@ -192,13 +219,23 @@ export async function receiveWebhook(request: Request, gameIdParam: string, opti
     // unprocessable) rather than refused: the service would only send the same body again.
     const envelopeOnly = webhookEnvelopeSchema.safeParse(json);
     if (!envelopeOnly.success) {
-      return refuse(db, { gameId, reason: "envelope_invalid", detail: parsed.issues.slice(0, 5).join("; "), deliveryId });
+      return refuse(db, {
+        gameId,
+        reason: "envelope_invalid",
+        detail: parsed.issues.slice(0, 5).join("; "),
+        deliveryId,
+      });
     }
     envelope = envelopeOnly.data;
     parseIssues = parsed.issues.slice(0, 50);
   }
   if (envelope.tenant_id !== gameId) {
-    return refuse(db, { gameId, reason: "tenant_mismatch", detail: "tenant_id is not the game of this URL", deliveryId });
+    return refuse(db, {
+      gameId,
+      reason: "tenant_mismatch",
+      detail: "tenant_id is not the game of this URL",
+      deliveryId,
+    });
   }
 
   const instant = parsed.success ? eventInstant(parsed.event) : parseInstant(envelope.created_at);
@@ -215,7 +252,8 @@ export async function receiveWebhook(request: Request, gameIdParam: string, opti
       signatureTimestamp: new Date(verified.timestamp * 1_000),
       occurredAt: instant === null ? null : new Date(instant),
       subscriptionId: stringField(envelope.data, "subscription_id"),
-      clientRequestId: envelope.event_type === "subscription.refunded" ? stringField(envelope.data, "client_request_id") : null,
+      clientRequestId:
+        envelope.event_type === "subscription.refunded" ? stringField(envelope.data, "client_request_id") : null,
       body,
       parseIssues,
     });

@@ -12,10 +12,20 @@ export const REFUSAL_FLUSH_INTERVAL_MS = 10_000;
 export const MAX_KEYS = 1_000;
 
 type Pending = Map<string, RefusalCount>;
-type State = { byDb: Map<Db, Pending>; timer: ReturnType<typeof setInterval> | null; flushing: Promise<void>; hooked: boolean };
+type State = {
+  byDb: Map<Db, Pending>;
+  timer: ReturnType<typeof setInterval> | null;
+  flushing: Promise<void>;
+  hooked: boolean;
+};
 
 const holder = globalThis as unknown as { __payoutDeskRefusals?: State };
-const state: State = (holder.__payoutDeskRefusals ??= { byDb: new Map(), timer: null, flushing: Promise.resolve(), hooked: false });
+const state: State = (holder.__payoutDeskRefusals ??= {
+  byDb: new Map(),
+  timer: null,
+  flushing: Promise.resolve(),
+  hooked: false,
+});
 
 function utcDay(atMs: number): string {
   return new Date(atMs).toISOString().slice(0, 10);

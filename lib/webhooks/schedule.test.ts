@@ -20,7 +20,10 @@ describe("duePulls", () => {
   });
 
   it("catches the closed month up for a few days, then only the daily pull is due", () => {
-    expect(duePulls(at("2026-12-03T23:59:59Z"), DEFAULT_AUTOMATION).map((d) => d.kind)).toEqual(["previous_month", "current_month"]);
+    expect(duePulls(at("2026-12-03T23:59:59Z"), DEFAULT_AUTOMATION).map((d) => d.kind)).toEqual([
+      "previous_month",
+      "current_month",
+    ]);
     expect(duePulls(at("2026-12-04T00:00:00Z"), DEFAULT_AUTOMATION).map((d) => d.kind)).toEqual(["current_month"]);
   });
 
@@ -33,7 +36,13 @@ describe("duePulls", () => {
   });
 
   it("follows the settings", () => {
-    expect(duePulls(at("2026-12-01T00:00:00Z"), { autoRefresh: true, pullPreviousMonth: false, pullCurrentMonthDaily: false })).toEqual([]);
+    expect(
+      duePulls(at("2026-12-01T00:00:00Z"), {
+        autoRefresh: true,
+        pullPreviousMonth: false,
+        pullCurrentMonthDaily: false,
+      }),
+    ).toEqual([]);
   });
 });
 

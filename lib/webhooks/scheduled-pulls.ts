@@ -13,7 +13,10 @@ export type QueuedPull = { gameId: string; kind: string; periodKey: string; pull
  * is queued, so a run that fails before is made up by the next run (hourly); two runs at once ask for the same window
  * and the snapshot module hands both the one pull under way.
  */
-export async function scheduleSnapshotPulls(db: Db, options: { nowMs?: number; link?: SnapshotLink } = {}): Promise<QueuedPull[]> {
+export async function scheduleSnapshotPulls(
+  db: Db,
+  options: { nowMs?: number; link?: SnapshotLink } = {},
+): Promise<QueuedPull[]> {
   const nowMs = options.nowMs ?? Date.now();
   const link = options.link ?? snapshotLink;
   const queued: QueuedPull[] = [];
@@ -25,11 +28,21 @@ export async function scheduleSnapshotPulls(db: Db, options: { nowMs?: number; l
         const pullId = await link.requestPull(db, { gameId, window: due.window, via: "schedule" });
         const recorded = await recordScheduledPull(db, { ...key, window: due.window, pullId });
         if (!recorded) continue;
-        log.info("scheduled pull queued", { game: gameId, kind: due.kind, window: formatWindow(due.window), pull: pullId });
+        log.info("scheduled pull queued", {
+          game: gameId,
+          kind: due.kind,
+          window: formatWindow(due.window),
+          pull: pullId,
+        });
         queued.push({ ...key, pullId });
       } catch (error) {
         // One game's problem (no secret, removed meanwhile) must not hold up the others; the next run tries again.
-        log.warn("scheduled pull not queued", { game: gameId, kind: due.kind, window: formatWindow(due.window), error });
+        log.warn("scheduled pull not queued", {
+          game: gameId,
+          kind: due.kind,
+          window: formatWindow(due.window),
+          error,
+        });
       }
     }
   }

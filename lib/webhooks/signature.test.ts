@@ -3,12 +3,18 @@ import { computeSignature, parseSignatureHeader, signatureHeader, verifySignatur
 
 const SECRET = "whsec_current_one";
 const PREVIOUS = "whsec_previous_one";
-const BODY = '{"event_id":"evt_1","event_type":"subscription.refunded","created_at":"2026-06-01T00:00:00Z","tenant_id":"g1","data":{}}';
+const BODY =
+  '{"event_id":"evt_1","event_type":"subscription.refunded","created_at":"2026-06-01T00:00:00Z","tenant_id":"g1","data":{}}';
 const NOW_MS = 1_780_000_000_123;
 const NOW = Math.floor(NOW_MS / 1000);
 
 function verify(header: string | null, options: { body?: string; secrets?: string[] } = {}) {
-  return verifySignature({ header, body: options.body ?? BODY, secrets: options.secrets ?? [SECRET, PREVIOUS], nowMs: NOW_MS });
+  return verifySignature({
+    header,
+    body: options.body ?? BODY,
+    secrets: options.secrets ?? [SECRET, PREVIOUS],
+    nowMs: NOW_MS,
+  });
 }
 
 describe("parseSignatureHeader", () => {
@@ -34,7 +40,11 @@ describe("parseSignatureHeader", () => {
     ["two t", `t=${NOW},t=${NOW},v1=${"a".repeat(64)}`, "signature_malformed"],
     ["no v1", `t=${NOW}`, "signature_malformed"],
     ["part without =", `t=${NOW},v1`, "signature_malformed"],
-    ["too many v1", [`t=${NOW}`, ...Array.from({ length: 9 }, () => `v1=${"a".repeat(64)}`)].join(","), "signature_malformed"],
+    [
+      "too many v1",
+      [`t=${NOW}`, ...Array.from({ length: 9 }, () => `v1=${"a".repeat(64)}`)].join(","),
+      "signature_malformed",
+    ],
     ["too long", `t=${NOW},v1=${"a".repeat(64)},x=${"y".repeat(3000)}`, "signature_malformed"],
   ])("refuses a header that is %s", (_name, header, reason) => {
     const parsed = parseSignatureHeader(header);
@@ -57,7 +67,10 @@ describe("verifySignature", () => {
   });
 
   it("refuses a wrong secret", () => {
-    expect(verify(signatureHeader(BODY, NOW, ["whsec_wrong"]))).toMatchObject({ ok: false, reason: "signature_mismatch" });
+    expect(verify(signatureHeader(BODY, NOW, ["whsec_wrong"]))).toMatchObject({
+      ok: false,
+      reason: "signature_mismatch",
+    });
   });
 
   it("refuses a re-serialised body", () => {
@@ -72,7 +85,10 @@ describe("verifySignature", () => {
   });
 
   it("refuses when the game has no signing secret", () => {
-    expect(verify(signatureHeader(BODY, NOW, [SECRET]), { secrets: [] })).toMatchObject({ ok: false, reason: "no_secret_configured" });
+    expect(verify(signatureHeader(BODY, NOW, [SECRET]), { secrets: [] })).toMatchObject({
+      ok: false,
+      reason: "no_secret_configured",
+    });
   });
 
   it.each([
@@ -90,8 +106,14 @@ describe("verifySignature", () => {
   });
 
   it("reports a stale but genuine delivery as stale, a stale forgery as a mismatch", () => {
-    expect(verify(signatureHeader(BODY, NOW - 3600, [SECRET]))).toMatchObject({ ok: false, reason: "timestamp_too_old" });
-    expect(verify(signatureHeader(BODY, NOW - 3600, ["whsec_wrong"]))).toMatchObject({ ok: false, reason: "signature_mismatch" });
+    expect(verify(signatureHeader(BODY, NOW - 3600, [SECRET]))).toMatchObject({
+      ok: false,
+      reason: "timestamp_too_old",
+    });
+    expect(verify(signatureHeader(BODY, NOW - 3600, ["whsec_wrong"]))).toMatchObject({
+      ok: false,
+      reason: "signature_mismatch",
+    });
   });
 
   it("signs the bytes of the body, not a character count (non-ASCII bodies)", () => {

@@ -28,7 +28,9 @@ export type RefusalReason =
   | "timestamp_too_old"
   | "timestamp_in_future";
 
-export type ParsedHeader = { ok: true; header: SignatureHeader } | { ok: false; reason: MalformedReason; detail: string };
+export type ParsedHeader =
+  | { ok: true; header: SignatureHeader }
+  | { ok: false; reason: MalformedReason; detail: string };
 
 /**
  * Parses `t=<seconds>,v1=<hex>[,v1=<hex>...]`. Exactly one `t`, at least one `v1`, every `v1` 64 hex digits;
@@ -46,15 +48,19 @@ export function parseSignatureHeader(value: string | null | undefined): ParsedHe
   for (const part of value.split(",")) {
     const item = part.trim();
     const equals = item.indexOf("=");
-    if (equals <= 0) return { ok: false, reason: "signature_malformed", detail: "X-Service-Signature has a part without key=value" };
+    if (equals <= 0)
+      return { ok: false, reason: "signature_malformed", detail: "X-Service-Signature has a part without key=value" };
     const key = item.slice(0, equals).trim();
     const text = item.slice(equals + 1).trim();
     if (key === "t") {
-      if (timestamp !== null) return { ok: false, reason: "signature_malformed", detail: "X-Service-Signature has more than one t" };
-      if (!UNIX_SECONDS.test(text)) return { ok: false, reason: "signature_malformed", detail: "t is not a unix timestamp in seconds" };
+      if (timestamp !== null)
+        return { ok: false, reason: "signature_malformed", detail: "X-Service-Signature has more than one t" };
+      if (!UNIX_SECONDS.test(text))
+        return { ok: false, reason: "signature_malformed", detail: "t is not a unix timestamp in seconds" };
       timestamp = Number(text);
     } else if (key === "v1") {
-      if (!HEX_SHA256.test(text)) return { ok: false, reason: "signature_malformed", detail: "a v1 value is not 64 hex digits" };
+      if (!HEX_SHA256.test(text))
+        return { ok: false, reason: "signature_malformed", detail: "a v1 value is not 64 hex digits" };
       if (signatures.length === MAX_SIGNATURES) {
         return { ok: false, reason: "signature_malformed", detail: `more than ${MAX_SIGNATURES} v1 values` };
       }
@@ -62,7 +68,8 @@ export function parseSignatureHeader(value: string | null | undefined): ParsedHe
     }
   }
   if (timestamp === null) return { ok: false, reason: "signature_malformed", detail: "X-Service-Signature has no t" };
-  if (signatures.length === 0) return { ok: false, reason: "signature_malformed", detail: "X-Service-Signature has no v1" };
+  if (signatures.length === 0)
+    return { ok: false, reason: "signature_malformed", detail: "X-Service-Signature has no v1" };
   return { ok: true, header: { timestamp, signatures } };
 }
 
@@ -73,7 +80,10 @@ export function computeSignature(body: string, timestampSeconds: number, secret:
 
 /** The header value the service would send for this body (tests and tooling). */
 export function signatureHeader(body: string, timestampSeconds: number, secrets: readonly string[]): string {
-  return [`t=${timestampSeconds}`, ...secrets.map((secret) => `v1=${computeSignature(body, timestampSeconds, secret)}`)].join(",");
+  return [
+    `t=${timestampSeconds}`,
+    ...secrets.map((secret) => `v1=${computeSignature(body, timestampSeconds, secret)}`),
+  ].join(",");
 }
 
 export type VerifyInput = {

@@ -70,7 +70,8 @@ export async function signingSecretsFor(db: Db, gameId: string | null, nowMs = D
   }
   const own: string[] = [];
   if (opened?.current) own.push(opened.current);
-  if (opened?.previous && opened.previousExpiresAtMs !== null && opened.previousExpiresAtMs > nowMs) own.push(opened.previous);
+  if (opened?.previous && opened.previousExpiresAtMs !== null && opened.previousExpiresAtMs > nowMs)
+    own.push(opened.previous);
   return { secrets: [...own, ...FILLER.slice(own.length)], real: own.length, known: opened !== null };
 }
 

@@ -11,7 +11,10 @@ import type { TimeWindow } from "@/lib/time";
  */
 export type SnapshotLink = {
   /** Marks stale the snapshots whose window holds `instant`; returns those windows (one entry per window). */
-  markStale(db: Db, input: { gameId: string; instant: Date; reason: string; detail: Record<string, unknown> }): Promise<TimeWindow[]>;
+  markStale(
+    db: Db,
+    input: { gameId: string; instant: Date; reason: string; detail: Record<string, unknown> },
+  ): Promise<TimeWindow[]>;
   /**
    * Queues a pull of the window, or finds the one already queued for it; returns the pull's id. Called outside any
    * transaction: the pull's job may start at once and must find its row committed.
@@ -22,5 +25,6 @@ export type SnapshotLink = {
 export const snapshotLink: SnapshotLink = {
   markStale: (db, input) => markWindowStale(db, input.gameId, input.instant, input.reason, input.detail),
   requestPull: async (db, input) =>
-    (await requestSnapshot(db, { gameId: input.gameId, window: input.window, requestedBy: null, via: input.via })).pullId,
+    (await requestSnapshot(db, { gameId: input.gameId, window: input.window, requestedBy: null, via: input.via }))
+      .pullId,
 };

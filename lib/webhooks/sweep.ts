@@ -12,7 +12,9 @@ const BATCH = 500;
  * The receiver stores an event, answers, then queues its job; a crash between the two, or a job lost with its
  * queue, would leave the event pending for ever. The sweep queues such events again (processing is idempotent).
  */
-export async function sweepWebhookEvents(options: { nowMs?: number; queue?: (eventId: string) => Promise<void> } = {}): Promise<number> {
+export async function sweepWebhookEvents(
+  options: { nowMs?: number; queue?: (eventId: string) => Promise<void> } = {},
+): Promise<number> {
   const ids = await listStalledWebhookEventIds(getDb(), {
     receivedBefore: new Date((options.nowMs ?? Date.now()) - STALLED_AFTER_MS),
     limit: BATCH,

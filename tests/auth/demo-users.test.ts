@@ -21,12 +21,21 @@ afterAll(async () => {
 
 describe("demo users of the embedded default", () => {
   it("has one user per role (and a second approver), each able to sign in with the printed password", async () => {
-    const runtime = { databaseUrl: t.url, key: process.env.PAYOUT_DESK_KEY ?? "", embedded: true, dataDir, stop: async () => {} };
+    const runtime = {
+      databaseUrl: t.url,
+      key: process.env.PAYOUT_DESK_KEY ?? "",
+      embedded: true,
+      dataDir,
+      stop: async () => {},
+    };
     const users = await seedDemoUsers(runtime);
     expect(new Set(users.map((u) => u.role))).toEqual(new Set(ROLES));
     expect(users.filter((u) => u.role === "finance")).toHaveLength(2);
     for (const user of users) {
-      const response = await getAuth().api.signInEmail({ body: { email: user.email, password: user.password }, asResponse: true });
+      const response = await getAuth().api.signInEmail({
+        body: { email: user.email, password: user.password },
+        asResponse: true,
+      });
       expect(response.status, user.email).toBe(200);
     }
     // A second start prints the same passwords (kept in the data folder, readable by its owner only) and creates nobody.
@@ -34,7 +43,10 @@ describe("demo users of the embedded default", () => {
     expect(again).toEqual(users);
     const file = path.join(dataDir, "demo-users.json");
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual(users);
-    const count = await t.db.selectFrom("auth_user").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+    const count = await t.db
+      .selectFrom("auth_user")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(users.length);
   });
 });

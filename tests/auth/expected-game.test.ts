@@ -14,7 +14,18 @@ beforeAll(async () => {
   t = await createTestDatabase();
   useTestEnv(t);
   for (const id of ["game-a", "game-b"]) {
-    await saveGame(t.db, { id, name: id, environment: "sandbox", baseUrl: "http://127.0.0.1:9", secret: `gs_test_${id}_secret`, webhookSecrets: [] }, { replace: false });
+    await saveGame(
+      t.db,
+      {
+        id,
+        name: id,
+        environment: "sandbox",
+        baseUrl: "http://127.0.0.1:9",
+        secret: `gs_test_${id}_secret`,
+        webhookSecrets: [],
+      },
+      { replace: false },
+    );
   }
 });
 afterAll(async () => t?.drop());
@@ -40,6 +51,8 @@ describe("a form acts on the game its page showed", () => {
     const after = await t.db.selectFrom("game").select(["id", "settings"]).orderBy("id").execute();
     for (const row of after) expect(readAutomation(row.settings).autoRefresh).toBe(false);
     // The same form for the game the session is on goes through.
-    await expect(saveAutomationAction(null, form({ _game: "game-b", form: "automation", autoRefresh: "on" }))).resolves.toMatchObject({ ok: true });
+    await expect(
+      saveAutomationAction(null, form({ _game: "game-b", form: "automation", autoRefresh: "on" })),
+    ).resolves.toMatchObject({ ok: true });
   });
 });

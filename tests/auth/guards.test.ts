@@ -61,15 +61,23 @@ describe("server actions", () => {
           continue;
         }
         actAnonymously();
-        await expect(action(new FormData()), `${exportName} anonymous`).resolves.toMatchObject({ ok: false, code: "UNAUTHENTICATED" });
+        await expect(action(new FormData()), `${exportName} anonymous`).resolves.toMatchObject({
+          ok: false,
+          code: "UNAUTHENTICATED",
+        });
         const below = roleBelow(role!);
         if (below) {
           actAs(sessions.get(below)!);
-          await expect(action(new FormData()), `${exportName} as ${below}`).resolves.toMatchObject({ ok: false, code: "FORBIDDEN" });
+          await expect(action(new FormData()), `${exportName} as ${below}`).resolves.toMatchObject({
+            ok: false,
+            code: "FORBIDDEN",
+          });
         }
         // A fresh session: the action may be "sign out", and a redirect means it ran.
         actAs(await signInAs(t.db, role!));
-        const own = (await action(new FormData()).catch((error: Error) => ({ code: error.message }))) as { code?: string };
+        const own = (await action(new FormData()).catch((error: Error) => ({ code: error.message }))) as {
+          code?: string;
+        };
         expect(own.code, `${exportName} as ${role} passes the role check`).not.toBe("FORBIDDEN");
         expect(own.code).not.toBe("UNAUTHENTICATED");
         // Empty input is refused with a message naming the fields, never a crash.
@@ -104,9 +112,15 @@ describe("route handlers", () => {
           continue;
         }
         const call = () =>
-          handler(new Request("http://localhost:3000/x", { method, body: method === "GET" || method === "HEAD" ? undefined : "{}" }), {
-            params: Promise.resolve({}),
-          }) as Promise<Response>;
+          handler(
+            new Request("http://localhost:3000/x", {
+              method,
+              body: method === "GET" || method === "HEAD" ? undefined : "{}",
+            }),
+            {
+              params: Promise.resolve({}),
+            },
+          ) as Promise<Response>;
         actAnonymously();
         expect((await call()).status, `${method} anonymous`).toBe(401);
         const below = roleBelow(role!);

@@ -23,7 +23,9 @@ describe("navigation by role", () => {
   it("shows each role exactly the areas it may open", () => {
     for (const role of ROLES) {
       const shown = navItemsFor(role).map((i) => i.href);
-      expect(shown, role).toEqual(NAV_ITEMS.filter((i) => hasRole(role, pageRole(i.href) as typeof role)).map((i) => i.href));
+      expect(shown, role).toEqual(
+        NAV_ITEMS.filter((i) => hasRole(role, pageRole(i.href) as typeof role)).map((i) => i.href),
+      );
     }
     expect(navItemsFor("viewer").map((i) => i.label)).not.toContain("Settings");
     expect(navItemsFor("finance").map((i) => i.label)).not.toContain("Settings");

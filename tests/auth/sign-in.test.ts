@@ -29,7 +29,9 @@ describe("sign-in", () => {
   it("signs in with the right password and sets the session cookie", async () => {
     const { signInAction } = await import("../../app/(auth)/sign-in/actions");
     actAnonymously();
-    await expect(signInAction(null, form("limited@payout-desk.test", "the-right-password"))).rejects.toThrow("NEXT_REDIRECT");
+    await expect(signInAction(null, form("limited@payout-desk.test", "the-right-password"))).rejects.toThrow(
+      "NEXT_REDIRECT",
+    );
     expect(currentCookies().some((c) => c.startsWith("payout-desk.session_token="))).toBe(true);
   });
 
@@ -72,7 +74,9 @@ describe("sign-in", () => {
     await createUser(t.db, { email: "bystander@payout-desk.test", role: "viewer", password: "the-right-password" });
     for (let i = 0; i < 35; i++) await signInAction(null, form(`nobody-${i}@payout-desk.test`, "guess-guess"));
     actAnonymously();
-    await expect(signInAction(null, form("bystander@payout-desk.test", "the-right-password"))).rejects.toThrow("NEXT_REDIRECT");
+    await expect(signInAction(null, form("bystander@payout-desk.test", "the-right-password"))).rejects.toThrow(
+      "NEXT_REDIRECT",
+    );
   });
 
   it("names the field of invalid input", async () => {
@@ -116,14 +120,16 @@ describe("sign-in limits without lockout", () => {
     for (let i = 0; i < 5; i++) {
       await atTime(T0 + i * S, () => signInAction(null, form("target@payout-desk.test", `wrong-${i}`)));
     }
-    await expect(atTime(T0 + 5 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password")))).resolves.toMatchObject({
+    await expect(
+      atTime(T0 + 5 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
+    ).resolves.toMatchObject({
       ok: false,
       code: "RATE_LIMITED",
       message: expect.stringMatching(/try again in \d+ seconds/i),
     });
-    await expect(atTime(T0 + 4 * S + 15 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password")))).rejects.toThrow(
-      "NEXT_REDIRECT",
-    );
+    await expect(
+      atTime(T0 + 4 * S + 15 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
+    ).rejects.toThrow("NEXT_REDIRECT");
   });
 
   it("grows the delay with each further failure, up to a cap", async () => {
@@ -182,7 +188,10 @@ describe("sign-in limits without lockout", () => {
     for (let i = 0; i < 5; i++) await attempt(email, now - 10 * S + i * S);
     expect(await attempt(email, now)).toBe("refused");
     const before = await signIn.listSignInLimits(t.db, now);
-    expect(before.accounts.find((a) => a.email === email)).toMatchObject({ failures: 5, delayedUntil: expect.any(String) });
+    expect(before.accounts.find((a) => a.email === email)).toMatchObject({
+      failures: 5,
+      delayedUntil: expect.any(String),
+    });
 
     const { clearSignInLimitAction } = await import("../../app/(desk)/settings/users/actions");
     actAs(await signInAs(t.db, "admin", "limits-admin@payout-desk.test"));
@@ -192,7 +201,11 @@ describe("sign-in limits without lockout", () => {
     await expect(clearSignInLimitAction(null, data)).resolves.toMatchObject({ ok: true });
     expect((await signIn.listSignInLimits(t.db, now)).accounts.find((a) => a.email === email)).toBeUndefined();
     expect(await attempt(email, now)).toBe("checked");
-    const audit = await t.db.selectFrom("audit_log").selectAll().where("action", "=", "user.sign_in_limit_clear").execute();
+    const audit = await t.db
+      .selectFrom("audit_log")
+      .selectAll()
+      .where("action", "=", "user.sign_in_limit_clear")
+      .execute();
     expect(audit).toEqual([
       expect.objectContaining({ actor_email: "limits-admin@payout-desk.test", target: email, outcome: "succeeded" }),
     ]);

@@ -30,18 +30,47 @@ async function desk(...args: string[]): Promise<{ code: number; stdout: string; 
 describe("npm run desk", () => {
   it("migrates, adds a user and a game, and lists them with secrets masked", async () => {
     expect((await desk("migrate")).code).toBe(0);
-    const user = await desk("users", "add", "--email", "Ops@Example.test", "--role", "finance", "--password", "a-long-password");
+    const user = await desk(
+      "users",
+      "add",
+      "--email",
+      "Ops@Example.test",
+      "--role",
+      "finance",
+      "--password",
+      "a-long-password",
+    );
     expect(user.code).toBe(0);
     expect(JSON.parse(user.stdout)).toMatchObject({ email: "ops@example.test", role: "finance" });
     const game = await desk(
-      "games", "add", "--id", "g1", "--name", "Game One", "--env", "sandbox", "--base-url", "http://127.0.0.1:4010/",
-      "--secret", "gs_test_cli_secret_9876", "--webhook-secret", "whsec_current_1111", "--webhook-secret", "whsec_previous_2222",
+      "games",
+      "add",
+      "--id",
+      "g1",
+      "--name",
+      "Game One",
+      "--env",
+      "sandbox",
+      "--base-url",
+      "http://127.0.0.1:4010/",
+      "--secret",
+      "gs_test_cli_secret_9876",
+      "--webhook-secret",
+      "whsec_current_1111",
+      "--webhook-secret",
+      "whsec_previous_2222",
     );
     expect(game.code, game.stderr).toBe(0);
     expect(game.stdout).not.toContain("gs_test_cli_secret_9876");
     const list = await desk("games", "list");
     expect(JSON.parse(list.stdout)).toEqual([
-      { id: "g1", name: "Game One", environment: "sandbox", baseUrl: "http://127.0.0.1:4010", secret: "gs_test_••••9876" },
+      {
+        id: "g1",
+        name: "Game One",
+        environment: "sandbox",
+        baseUrl: "http://127.0.0.1:4010",
+        secret: "gs_test_••••9876",
+      },
     ]);
     const stored = await t.db.selectFrom("game").selectAll().executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toMatch(/gs_test_cli_secret_9876|whsec_current_1111|whsec_previous_2222/);
@@ -54,24 +83,114 @@ describe("npm run desk", () => {
     [["users", "add", "--email", "a@b.test", "--role", "admin", "--password", "short"], "--password"],
     [["users", "add", "--email", "a@b.test", "--role", "admin"], "--password"],
     [["users", "set-role", "--email", "a@b.test", "--role", "root"], "--role"],
-    [["games", "add", "--id", "bad id", "--name", "N", "--env", "sandbox", "--base-url", "http://127.0.0.1", "--secret", "gs_test_12345678"], "--id"],
-    [["games", "add", "--id", "g2", "--name", "N", "--env", "staging", "--base-url", "http://127.0.0.1", "--secret", "gs_test_12345678"], "--env"],
-    [["games", "add", "--id", "g2", "--name", "N", "--env", "production", "--base-url", "http://api.example.test", "--secret", "gs_test_12345678"], "--base-url"],
-    [["games", "add", "--id", "g2", "--name", "N", "--env", "sandbox", "--base-url", "not a url", "--secret", "gs_test_12345678"], "--base-url"],
-    [["games", "add", "--id", "g2", "--name", "N", "--env", "sandbox", "--base-url", "http://127.0.0.1", "--secret", "short"], "--secret"],
+    [
+      [
+        "games",
+        "add",
+        "--id",
+        "bad id",
+        "--name",
+        "N",
+        "--env",
+        "sandbox",
+        "--base-url",
+        "http://127.0.0.1",
+        "--secret",
+        "gs_test_12345678",
+      ],
+      "--id",
+    ],
+    [
+      [
+        "games",
+        "add",
+        "--id",
+        "g2",
+        "--name",
+        "N",
+        "--env",
+        "staging",
+        "--base-url",
+        "http://127.0.0.1",
+        "--secret",
+        "gs_test_12345678",
+      ],
+      "--env",
+    ],
+    [
+      [
+        "games",
+        "add",
+        "--id",
+        "g2",
+        "--name",
+        "N",
+        "--env",
+        "production",
+        "--base-url",
+        "http://api.example.test",
+        "--secret",
+        "gs_test_12345678",
+      ],
+      "--base-url",
+    ],
+    [
+      [
+        "games",
+        "add",
+        "--id",
+        "g2",
+        "--name",
+        "N",
+        "--env",
+        "sandbox",
+        "--base-url",
+        "not a url",
+        "--secret",
+        "gs_test_12345678",
+      ],
+      "--base-url",
+    ],
+    [
+      [
+        "games",
+        "add",
+        "--id",
+        "g2",
+        "--name",
+        "N",
+        "--env",
+        "sandbox",
+        "--base-url",
+        "http://127.0.0.1",
+        "--secret",
+        "short",
+      ],
+      "--secret",
+    ],
     [["games", "add", "--id", "g2", "--unknown", "x"], "--unknown"],
     [["export", "--kind", "lines", "--out", "x.csv", "--snapshot"], "--snapshot needs a value"],
     [["users", "add", "--email", "--role", "admin"], "--email needs a value"],
   ])("refuses %j naming %s, with a non-zero exit", async (args, flag) => {
     const result = await desk(...args);
     expect(result.code).not.toBe(0);
-    const lines = result.stderr.trim().split("\n").filter((l) => !l.includes("nodedir"));
+    const lines = result.stderr
+      .trim()
+      .split("\n")
+      .filter((l) => !l.includes("nodedir"));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(flag);
   });
 
   it("explains itself with --help on every command and refuses unknown commands", async () => {
-    for (const command of [["migrate"], ["users", "add"], ["users", "list"], ["users", "set-role"], ["games", "add"], ["games", "list"]]) {
+    for (const command of [
+      ["migrate"],
+      ["users", "add"],
+      ["users", "list"],
+      ["users", "set-role"],
+      ["games", "add"],
+      ["games", "list"],
+    ]) {
       const help = await desk(...command, "--help");
       expect(help.code).toBe(0);
       expect(help.stdout).toContain("Usage: npm run desk --");

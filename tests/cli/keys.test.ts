@@ -36,7 +36,13 @@ type Env = { key: Buffer; previous?: Buffer };
 type Result = { code: number; stdout: string; stderr: string };
 
 function envFor(keys: Env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: b64(keys.key), NODE_OPTIONS: "", LOG_LEVEL: "silent" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: t.url,
+    PAYOUT_DESK_KEY: b64(keys.key),
+    NODE_OPTIONS: "",
+    LOG_LEVEL: "silent",
+  };
   delete env.PAYOUT_DESK_KEY_PREVIOUS;
   delete env.PAYOUT_DESK_EMULATOR;
   if (keys.previous) env.PAYOUT_DESK_KEY_PREVIOUS = b64(keys.previous);
@@ -45,7 +51,10 @@ function envFor(keys: Env): NodeJS.ProcessEnv {
 
 async function node(script: string, keys: Env, ...args: string[]): Promise<Result> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", script, ...args], { cwd: ROOT, env: envFor(keys) });
+    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", script, ...args], {
+      cwd: ROOT,
+      env: envFor(keys),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -54,17 +63,38 @@ async function node(script: string, keys: Env, ...args: string[]): Promise<Resul
 }
 
 const desk = (keys: Env, ...args: string[]) => node("bin/desk.ts", keys, ...args);
-const lines = (text: string) => text.trim().split("\n").filter((l) => l !== "" && !l.includes("nodedir"));
+const lines = (text: string) =>
+  text
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "" && !l.includes("nodedir"));
 const addGame = (keys: Env, id: string, ...extra: string[]) =>
-  desk(keys, "games", "add", "--id", id, "--name", id, "--env", "sandbox", "--base-url", "http://127.0.0.1:9",
-    "--secret", `gs_test_${id}_secret_1234`, "--webhook-secret", `whsec_${id}_5678`, ...extra);
+  desk(
+    keys,
+    "games",
+    "add",
+    "--id",
+    id,
+    "--name",
+    id,
+    "--env",
+    "sandbox",
+    "--base-url",
+    "http://127.0.0.1:9",
+    "--secret",
+    `gs_test_${id}_secret_1234`,
+    "--webhook-secret",
+    `whsec_${id}_5678`,
+    ...extra,
+  );
 const mismatchLine = (stored: Buffer, given: Buffer) =>
   `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${keyId(stored)} (this key's id is ${keyId(given)})`;
 
 async function sealedValues(): Promise<{ context: string; sealed: string }[]> {
   const all = [];
   for (const column of SEALED_COLUMNS) {
-    for (const row of await listSealedValues(t.db, column)) all.push({ context: column.context(row.id), sealed: row.sealed });
+    for (const row of await listSealedValues(t.db, column))
+      all.push({ context: column.context(row.id), sealed: row.sealed });
   }
   return all;
 }
@@ -88,13 +118,28 @@ describe("a key that is not the one the secrets were sealed with", () => {
   it("is refused by every command that needs secrets, with one line naming the stored key id", async () => {
     expect((await addGame({ key: K1 }, "g1")).code).toBe(0);
     for (const args of [
-      ["games", "add", "--id", "g2", "--name", "g2", "--env", "sandbox", "--base-url", "http://127.0.0.1:9", "--secret", "gs_test_g2_secret_1234"],
+      [
+        "games",
+        "add",
+        "--id",
+        "g2",
+        "--name",
+        "g2",
+        "--env",
+        "sandbox",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--secret",
+        "gs_test_g2_secret_1234",
+      ],
       ["snapshot", "--game", "g1", "--month", "2026-03"],
       ["keys", "rotate", "--new-key-file", await keyFile(K3)],
     ]) {
       const refused = await desk({ key: K2 }, ...args);
       expect(refused.code, args.join(" ")).toBe(1);
-      expect(lines(refused.stderr)).toEqual([`desk ${args[0] === "snapshot" ? "snapshot" : `${args[0]} ${args[1]}`}: ${mismatchLine(K1, K2)}`]);
+      expect(lines(refused.stderr)).toEqual([
+        `desk ${args[0] === "snapshot" ? "snapshot" : `${args[0]} ${args[1]}`}: ${mismatchLine(K1, K2)}`,
+      ]);
       expect(refused.stdout).toBe("");
     }
     // Commands that touch no secret still work.
@@ -118,19 +163,26 @@ describe("npm run desk -- keys rotate", () => {
     // The rotation's last write is its audit line: holding the audit table makes it wait there, everything re-sealed.
     await blocker.query("begin");
     await blocker.query("lock table audit_log in share mode");
-    const child = spawn(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", "keys", "rotate", "--new-key-file", await keyFile(K3)], {
-      cwd: ROOT,
-      env: envFor({ key: K1 }),
-      stdio: "ignore",
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "./bin/register.mjs", "bin/desk.ts", "keys", "rotate", "--new-key-file", await keyFile(K3)],
+      {
+        cwd: ROOT,
+        env: envFor({ key: K1 }),
+        stdio: "ignore",
+      },
+    );
     children.push(child);
     const exited = new Promise((resolve) => child.once("exit", resolve));
     for (;;) {
       // Asked outside the blocker's transaction, which would keep seeing its first snapshot of pg_stat_activity.
       const waiting = await sql<{ pid: number }>`select pid from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into "audit_log"%'`.execute(t.db);
+        where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into "audit_log"%'`.execute(
+        t.db,
+      );
       if (waiting.rows.length === 1) break;
-      if (child.exitCode !== null) throw new Error(`the rotation exited (${child.exitCode}) before reaching its audit line`);
+      if (child.exitCode !== null)
+        throw new Error(`the rotation exited (${child.exitCode}) before reaching its audit line`);
       await new Promise((r) => setTimeout(r, 50));
     }
     child.kill("SIGKILL");
@@ -161,20 +213,28 @@ describe("npm run desk -- keys rotate", () => {
       total: 6,
     });
     expect(await allOpenWith(K2)).toBe(true);
-    expect((await sealedValues()).some((v) => {
-      try {
-        openSecret(v.sealed, v.context, K1);
-        return true;
-      } catch {
-        return false;
-      }
-    })).toBe(false);
+    expect(
+      (await sealedValues()).some((v) => {
+        try {
+          openSecret(v.sealed, v.context, K1);
+          return true;
+        } catch {
+          return false;
+        }
+      }),
+    ).toBe(false);
     expect(lines((await addGame({ key: K1 }, "g5")).stderr)).toEqual([`desk games add: ${mismatchLine(K2, K1)}`]);
     expect((await addGame({ key: K2 }, "g5")).code).toBe(0);
     // During the rollout's last step an instance may still carry the old key as the previous one.
     expect((await addGame({ key: K2, previous: K1 }, "g6")).code).toBe(0);
-    const audit = await t.db.selectFrom("audit_log").select(["target", "detail"]).where("action", "=", "keys.rotate").execute();
-    expect(audit).toEqual([{ target: keyId(K2), detail: expect.objectContaining({ via: "cli", previousKeyId: keyId(K1), total: 6 }) }]);
+    const audit = await t.db
+      .selectFrom("audit_log")
+      .select(["target", "detail"])
+      .where("action", "=", "keys.rotate")
+      .execute();
+    expect(audit).toEqual([
+      { target: keyId(K2), detail: expect.objectContaining({ via: "cli", previousKeyId: keyId(K1), total: 6 }) },
+    ]);
   });
 });
 
@@ -196,11 +256,21 @@ async function openTransactions(): Promise<number> {
 describe("keys rotate in the embedded default", () => {
   it("moves .data/local-secrets.json to the new key once the secrets are re-sealed", async () => {
     const dataDir = path.join(dir, "embedded");
-    const embeddedEnv: NodeJS.ProcessEnv = { ...process.env, PAYOUT_DESK_DATA_DIR: dataDir, NODE_OPTIONS: "", LOG_LEVEL: "silent" };
-    for (const name of ["DATABASE_URL", "PAYOUT_DESK_KEY", "PAYOUT_DESK_KEY_PREVIOUS", "PAYOUT_DESK_EMULATOR"]) delete embeddedEnv[name];
+    const embeddedEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      PAYOUT_DESK_DATA_DIR: dataDir,
+      NODE_OPTIONS: "",
+      LOG_LEVEL: "silent",
+    };
+    for (const name of ["DATABASE_URL", "PAYOUT_DESK_KEY", "PAYOUT_DESK_KEY_PREVIOUS", "PAYOUT_DESK_EMULATOR"])
+      delete embeddedEnv[name];
     const embedded = async (...args: string[]): Promise<Result> => {
       try {
-        const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], { cwd: ROOT, env: embeddedEnv });
+        const { stdout, stderr } = await run(
+          process.execPath,
+          ["--import", "./bin/register.mjs", "bin/desk.ts", ...args],
+          { cwd: ROOT, env: embeddedEnv },
+        );
         return { code: 0, stdout, stderr };
       } catch (error) {
         const e = error as { code: number; stdout: string; stderr: string };
@@ -208,14 +278,32 @@ describe("keys rotate in the embedded default", () => {
       }
     };
     const add = (...extra: string[]) =>
-      embedded("games", "add", "--id", "e1", "--name", "e1", "--env", "sandbox", "--base-url", "http://127.0.0.1:9", "--secret", "gs_test_e1_secret_1234", ...extra);
+      embedded(
+        "games",
+        "add",
+        "--id",
+        "e1",
+        "--name",
+        "e1",
+        "--env",
+        "sandbox",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--secret",
+        "gs_test_e1_secret_1234",
+        ...extra,
+      );
     expect((await add()).code).toBe(0);
     const secretsFile = path.join(dataDir, "local-secrets.json");
     const before = JSON.parse(await readFile(secretsFile, "utf8")) as { key: string; pgPassword: string };
 
     const rotated = await embedded("keys", "rotate", "--new-key-file", await keyFile(K3));
     expect(rotated.code, rotated.stderr).toBe(0);
-    expect(JSON.parse(rotated.stdout)).toMatchObject({ previousKeyId: keyId(Buffer.from(before.key, "base64")), keyId: keyId(K3), total: 1 });
+    expect(JSON.parse(rotated.stdout)).toMatchObject({
+      previousKeyId: keyId(Buffer.from(before.key, "base64")),
+      keyId: keyId(K3),
+      total: 1,
+    });
     expect(JSON.parse(await readFile(secretsFile, "utf8"))).toEqual({ key: b64(K3), pgPassword: before.pgPassword });
     expect((await add("--replace")).code).toBe(0);
   });

@@ -14,7 +14,13 @@ let dir: string;
 
 beforeAll(async () => {
   env = await startSnapshotEnv(
-    buildScenario({ recipients: 6, renewalsPerRecipient: 2, reversals: 1, start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z" }),
+    buildScenario({
+      recipients: 6,
+      renewalsPerRecipient: 2,
+      reversals: 1,
+      start: "2026-03-01T00:00:00Z",
+      end: "2026-04-01T00:00:00Z",
+    }),
   );
   dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-stdout-"));
 });
@@ -28,7 +34,13 @@ async function desk(...args: string[]): Promise<{ stdout: string; stderr: string
   const { stdout, stderr } = await run("npm", ["run", "-s", "desk", "--", ...args], {
     cwd: ROOT,
     // Info logs on: a log line on stdout would break the summary.
-    env: { ...process.env, DATABASE_URL: env.t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, LOG_LEVEL: "info", NODE_OPTIONS: "" },
+    env: {
+      ...process.env,
+      DATABASE_URL: env.t.url,
+      PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY,
+      LOG_LEVEL: "info",
+      NODE_OPTIONS: "",
+    },
   });
   return { stdout, stderr };
 }
@@ -44,10 +56,29 @@ describe("npm run -s desk -- … > summary.json", () => {
     const summaries: Record<string, unknown> = {};
     const commands: [string, string[]][] = [
       ["migrate", ["migrate"]],
-      ["users add", ["users", "add", "--email", "ops@payout-desk.test", "--role", "finance", "--password", "a-long-password"]],
+      [
+        "users add",
+        ["users", "add", "--email", "ops@payout-desk.test", "--role", "finance", "--password", "a-long-password"],
+      ],
       ["users set-role", ["users", "set-role", "--email", "ops@payout-desk.test", "--role", "admin"]],
       ["users list", ["users", "list"]],
-      ["games add", ["games", "add", "--id", "g-out", "--name", "Out", "--env", "sandbox", "--base-url", "http://127.0.0.1:9", "--secret", "gs_test_stdout_1234"]],
+      [
+        "games add",
+        [
+          "games",
+          "add",
+          "--id",
+          "g-out",
+          "--name",
+          "Out",
+          "--env",
+          "sandbox",
+          "--base-url",
+          "http://127.0.0.1:9",
+          "--secret",
+          "gs_test_stdout_1234",
+        ],
+      ],
       ["games list", ["games", "list"]],
       ["snapshot", ["snapshot", "--game", GAME_ID, "--month", "2026-03"]],
     ];
@@ -58,7 +89,15 @@ describe("npm run -s desk -- … > summary.json", () => {
     const snapshot = summaries.snapshot as { snapshotId: string };
     expect(snapshot.snapshotId).toMatch(/^[0-9a-f-]{36}$/);
 
-    const exported = await desk("export", "--snapshot", snapshot.snapshotId, "--kind", "lines", "--out", path.join(dir, "lines.csv"));
+    const exported = await desk(
+      "export",
+      "--snapshot",
+      snapshot.snapshotId,
+      "--kind",
+      "lines",
+      "--out",
+      path.join(dir, "lines.csv"),
+    );
     expect(onlyJson(exported.stdout)).toMatchObject({ kind: "lines" });
 
     const keyFile = path.join(dir, "new.key");

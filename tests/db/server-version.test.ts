@@ -28,7 +28,13 @@ describe("the PostgreSQL server", () => {
     await expect(migrateToLatest(t.db, { minimumServerVersion: { major: 99, num: 990000 } })).rejects.toThrow(
       /^PostgreSQL 99 or newer is required; this server is \d+/,
     );
-    expect((await sql<{ n: number }>`select count(*)::int as n from pg_tables where tablename = 'kysely_migration'`.execute(t.db)).rows[0]?.n).toBe(0);
+    expect(
+      (
+        await sql<{ n: number }>`select count(*)::int as n from pg_tables where tablename = 'kysely_migration'`.execute(
+          t.db,
+        )
+      ).rows[0]?.n,
+    ).toBe(0);
     await expect(migrateToLatest(t.db)).resolves.toMatchObject({ applied: expect.any(Array) });
   });
 });

@@ -31,7 +31,12 @@ let emulator: RunningEmulator | null = null;
 
 /** Starts the emulator as `npm start` does: demo data with the clock at the first start, running in real time. */
 async function startDemoEmulator(clock: string): Promise<RunningEmulator> {
-  const running = await startEmulator({ demo: { seed: 1, clock }, stateFile: emulatorStateFile(dir), realTimeClock: true, rateLimits: "off" });
+  const running = await startEmulator({
+    demo: { seed: 1, clock },
+    stateFile: emulatorStateFile(dir),
+    realTimeClock: true,
+    rateLimits: "off",
+  });
   await registerDemoGame(t.db, running.url, { pacing: "off" });
   return running;
 }
@@ -102,7 +107,11 @@ describe("the demo across a restart", () => {
     t = { ...t, db };
     emulator = await startDemoEmulator(formatInstant(Math.floor(Date.now() / 1000) * 1000));
 
-    const attempts = await listRefundAttempts(db, { gameId: DEMO_GAME_ID, subscriptionId: sub.subscriptionId, periodSeq: period.periodSeq });
+    const attempts = await listRefundAttempts(db, {
+      gameId: DEMO_GAME_ID,
+      subscriptionId: sub.subscriptionId,
+      periodSeq: period.periodSeq,
+    });
     const succeeded = attempts.filter((a) => a.status === "succeeded");
     expect(succeeded).toHaveLength(4);
     const shownByDesk = sumMoney(succeeded.map((a) => money(a.amountUsd)));

@@ -16,18 +16,29 @@ describe("admin API", () => {
     expect((await client.admin("/health")).body).toEqual({ status: "ok", clock: "2026-06-01T00:00:00Z" });
     const state = await client.admin("/state");
     expect(state.body.counts).toMatchObject({ subscriptions: 11, players: 5, cards: 5 });
-    expect(state.body.breakdown.subscriptions_by_status).toMatchObject({ active: 8, canceled: 1, past_due: 1, awaiting_authentication: 1 });
+    expect(state.body.breakdown.subscriptions_by_status).toMatchObject({
+      active: 8,
+      canceled: 1,
+      past_due: 1,
+      awaiting_authentication: 1,
+    });
   });
 
   it("loads a scenario, refuses an invalid one with its path, and resets to the startup state", async () => {
-    const bad = await client.admin("/scenario", { clock: "2026-06-01", games: [{ game_id: "g", name: "G", status: "live", secret: "s", fee_percent: "ten" }] });
+    const bad = await client.admin("/scenario", {
+      clock: "2026-06-01",
+      games: [{ game_id: "g", name: "G", status: "live", secret: "s", fee_percent: "ten" }],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error_code).toBe("SCENARIO_INVALID");
     expect(bad.body.error).toContain("games.0.fee_percent");
     const refundBeforeClock = fixtureScenario();
     refundBeforeClock.subscriptions![0]!.refunds![0]!.refunded_at = "2027-01-01T00:00:00Z";
     expect((await client.admin("/scenario", refundBeforeClock)).body.error).toContain("after the clock");
-    const small = { clock: "2027-01-01T00:00:00Z", games: [{ game_id: "solo", name: "Solo", status: "live", secret: "gs_solo" }] };
+    const small = {
+      clock: "2027-01-01T00:00:00Z",
+      games: [{ game_id: "solo", name: "Solo", status: "live", secret: "gs_solo" }],
+    };
     expect((await client.admin("/scenario", small)).status).toBe(200);
     expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).status).toBe(401);
     expect((await client.get(`/api/subscriptions/${SUB.monthly}`, { secret: "gs_solo" })).status).toBe(404);
@@ -40,7 +51,11 @@ describe("admin API", () => {
 
   it("refuses next_charge_at on terminal and pending_pcstore_authorization subscriptions, naming the field", async () => {
     // Spec: next_charge_at is "null on terminal rows and on pending_pcstore_authorization".
-    for (const [index, status] of [[4, "canceled"], [4, "expired"], [3, "pending_pcstore_authorization"]] as const) {
+    for (const [index, status] of [
+      [4, "canceled"],
+      [4, "expired"],
+      [3, "pending_pcstore_authorization"],
+    ] as const) {
       const scenario = fixtureScenario();
       const sub = scenario.subscriptions![index]!;
       sub.status = status;
@@ -53,17 +68,26 @@ describe("admin API", () => {
       // null (or leaving it out) loads.
       sub.next_charge_at = null;
       expect((await client.admin("/scenario", scenario)).status).toBe(200);
-      expect((await client.get(`/api/subscriptions/${sub.subscription_id}`)).body.subscription.next_charge_at).toBeNull();
+      expect(
+        (await client.get(`/api/subscriptions/${sub.subscription_id}`)).body.subscription.next_charge_at,
+      ).toBeNull();
     }
     await client.admin("/reset", {});
   });
 
   it("never hands out the same id twice across resets; loaded records keep their deterministic ids", async () => {
     const run = async () => {
-      const loaded = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.ninetyNine}/attribution`)).body.periods;
-      const receipt = (await client.post(`/api/subscriptions/${SUB.ninetyNine}/refund`, { client_request_id: "same-key", period_seq: 4 })).body;
+      const loaded = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.ninetyNine}/attribution`)).body
+        .periods;
+      const receipt = (
+        await client.post(`/api/subscriptions/${SUB.ninetyNine}/refund`, {
+          client_request_id: "same-key",
+          period_seq: 4,
+        })
+      ).body;
       await client.admin("/clock/advance", { to: "2026-06-11T00:00:00Z" });
-      const renewed = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.ninetyNine}/attribution`)).body.periods[0];
+      const renewed = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.ninetyNine}/attribution`))
+        .body.periods[0];
       await client.admin("/reset", {});
       return { loaded, receipt, renewed };
     };
@@ -83,11 +107,24 @@ describe("admin API", () => {
   });
 
   it("records a refund at a given time, by receipt or period row only", async () => {
-    const added = await client.admin("/refunds", { subscription_id: SUB.ninetyNine, period_seq: 2, amount_usd: "2.00", refunded_at: "2026-04-20T00:00:00Z", receipt: false });
+    const added = await client.admin("/refunds", {
+      subscription_id: SUB.ninetyNine,
+      period_seq: 2,
+      amount_usd: "2.00",
+      refunded_at: "2026-04-20T00:00:00Z",
+      receipt: false,
+    });
     expect(added.status).toBe(201);
-    const april = await client.get("/api/subscriptions/reporting/attribution", { query: { start: "2026-04-01", end: "2026-05-01" } });
+    const april = await client.get("/api/subscriptions/reporting/attribution", {
+      query: { start: "2026-04-01", end: "2026-05-01" },
+    });
     expect(april.body.totals.reversals_without_receipts).toBe(2);
-    const tooEarly = await client.admin("/refunds", { subscription_id: SUB.ninetyNine, period_seq: 2, amount_usd: "1.00", refunded_at: "2026-03-01T00:00:00Z" });
+    const tooEarly = await client.admin("/refunds", {
+      subscription_id: SUB.ninetyNine,
+      period_seq: 2,
+      amount_usd: "1.00",
+      refunded_at: "2026-03-01T00:00:00Z",
+    });
     expect(tooEarly.status).toBe(400);
     await client.admin("/reset", {});
   });
@@ -117,7 +154,9 @@ describe("admin API from another interface", () => {
     const local = await fetch(`http://127.0.0.1:${open.port}/__emulator/health`);
     expect(local.status).toBe(200);
     // The service routes themselves answer any caller.
-    const api = await fetch(`http://${address}:${open.port}/api/subscriptions/${SUB.monthly}`, { headers: { "X-Game-Secret-Key": SECRET } });
+    const api = await fetch(`http://${address}:${open.port}/api/subscriptions/${SUB.monthly}`, {
+      headers: { "X-Game-Secret-Key": SECRET },
+    });
     expect(api.status).toBe(200);
   });
 });

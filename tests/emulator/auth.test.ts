@@ -21,7 +21,11 @@ describe("authentication", () => {
   });
 
   it("refuses a wrong key with 401", async () => {
-    expectError(await client.get(`/api/subscriptions/${SUB.monthly}`, { secret: "gs_nope" }), 401, "INVALID_GAME_SECRET");
+    expectError(
+      await client.get(`/api/subscriptions/${SUB.monthly}`, { secret: "gs_nope" }),
+      401,
+      "INVALID_GAME_SECRET",
+    );
   });
 
   it("answers 403 for a game that is neither live nor testing", async () => {
@@ -42,7 +46,11 @@ describe("authentication", () => {
     await client.admin("/clock/set", { at: "2026-06-03T23:59:59Z" });
     expect((await client.get(`/api/subscriptions/${SUB.monthly}`, { secret: OLD_SECRET })).status).toBe(200);
     await client.admin("/clock/set", { at: "2026-06-04T00:00:00Z" });
-    expectError(await client.get(`/api/subscriptions/${SUB.monthly}`, { secret: OLD_SECRET }), 401, "INVALID_GAME_SECRET");
+    expectError(
+      await client.get(`/api/subscriptions/${SUB.monthly}`, { secret: OLD_SECRET }),
+      401,
+      "INVALID_GAME_SECRET",
+    );
     expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).status).toBe(200);
   });
 
@@ -57,7 +65,11 @@ describe("authentication", () => {
 
   it("answers ids of another game with 404", async () => {
     expectError(await client.get(`/api/subscriptions/${SUB.otherGame}`), 404, "SUBSCRIPTION_NOT_FOUND");
-    expectError(await client.post(`/api/subscriptions/${SUB.otherGame}/refund`, { client_request_id: "x-1" }), 404, "SUBSCRIPTION_NOT_FOUND");
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.otherGame}/refund`, { client_request_id: "x-1" }),
+      404,
+      "SUBSCRIPTION_NOT_FOUND",
+    );
     expectError(
       await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.otherGame}/attribution`),
       404,
@@ -72,18 +84,26 @@ describe("sandbox prefix", () => {
     const sandbox = await client.get(`/sandbox/api/subscriptions/${SUB.monthly}`);
     expect(sandbox.status).toBe(200);
     expect(sandbox.body).toEqual(root.body);
-    const report = await client.get("/sandbox/api/subscriptions/reporting/attribution", { query: { start: "2026-05-01", end: "2026-06-01" } });
+    const report = await client.get("/sandbox/api/subscriptions/reporting/attribution", {
+      query: { start: "2026-05-01", end: "2026-06-01" },
+    });
     expect(report.status).toBe(200);
     const balance = await client.get("/sandbox/api/player-balances/player/by-email/alice%40example.test");
     expect(balance.status).toBe(200);
   });
 
   it("accepts a sandbox-only key under /sandbox and refuses it at /", async () => {
-    const sandbox = await client.get("/sandbox/api/subscriptions/player", { secret: SECRET_SANDBOX_ONLY, query: { player_email: "x@example.test" } });
+    const sandbox = await client.get("/sandbox/api/subscriptions/player", {
+      secret: SECRET_SANDBOX_ONLY,
+      query: { player_email: "x@example.test" },
+    });
     expect(sandbox.status).toBe(200);
     expect(sandbox.body.subscriptions).toEqual([]);
     expectError(
-      await client.get("/api/subscriptions/player", { secret: SECRET_SANDBOX_ONLY, query: { player_email: "x@example.test" } }),
+      await client.get("/api/subscriptions/player", {
+        secret: SECRET_SANDBOX_ONLY,
+        query: { player_email: "x@example.test" },
+      }),
       401,
       "INVALID_GAME_SECRET",
     );

@@ -23,8 +23,19 @@ function capScenario(): ScenarioInput {
       created_at: formatInstant(paid),
       status: "active",
       revenue_share: { recipient_player_id: recipient, percent: "10.00" },
-      periods: [{ period_seq: 1, status: "paid", period_start: formatInstant(paid), period_end: formatInstant(paid + 31 * DAY), paid_at: formatInstant(paid) }],
-      refunds: recipient === 2 ? [{ period_seq: 1, amount_usd: "1.00", refunded_at: formatInstant(Date.UTC(2026, 4, 28) + i * MINUTE) }] : [],
+      periods: [
+        {
+          period_seq: 1,
+          status: "paid",
+          period_start: formatInstant(paid),
+          period_end: formatInstant(paid + 31 * DAY),
+          paid_at: formatInstant(paid),
+        },
+      ],
+      refunds:
+        recipient === 2
+          ? [{ period_seq: 1, amount_usd: "1.00", refunded_at: formatInstant(Date.UTC(2026, 4, 28) + i * MINUTE) }]
+          : [],
     });
   }
   return {
@@ -48,8 +59,18 @@ function largeScenario(): ScenarioInput {
     const refunds = [];
     for (let d = 0; d < 334; d++) {
       const at = start + d * DAY + s * MINUTE;
-      periods.push({ period_seq: d + 1, status: "paid" as const, period_start: formatInstant(at), period_end: formatInstant(at + DAY), paid_at: formatInstant(at) });
-      refunds.push({ period_seq: d + 1, amount_usd: "0.01", refunded_at: formatInstant(Date.UTC(2026, 0, 2) + (s * 334 + d) * 1000) });
+      periods.push({
+        period_seq: d + 1,
+        status: "paid" as const,
+        period_start: formatInstant(at),
+        period_end: formatInstant(at + DAY),
+        paid_at: formatInstant(at),
+      });
+      refunds.push({
+        period_seq: d + 1,
+        amount_usd: "0.01",
+        refunded_at: formatInstant(Date.UTC(2026, 0, 2) + (s * 334 + d) * 1000),
+      });
     }
     subscriptions.push({
       game_id: "g",
@@ -83,17 +104,33 @@ afterAll(() => client.close());
 
 describe("inline evidence caps", () => {
   it("caps renewal lines and reversals at 500 per recipient with the truncation flags", async () => {
-    const call = await client.get("/api/subscriptions/reporting/attribution", { query: { start: "2026-05-01", end: "2026-06-01" } });
+    const call = await client.get("/api/subscriptions/reporting/attribution", {
+      query: { start: "2026-05-01", end: "2026-06-01" },
+    });
     expect(call.status).toBe(200);
     // Sorted by net: recipient 3 (500 × 0.90 = 450.00) before recipient 2 (405.81).
     const [three, two] = call.body.recipients;
     expect([three.recipient.player_id, two.recipient.player_id]).toEqual([3, 2]);
-    expect(two).toMatchObject({ renewal_count: 501, periods_truncated: true, reversal_count: 501, reversals_truncated: true });
+    expect(two).toMatchObject({
+      renewal_count: 501,
+      periods_truncated: true,
+      reversal_count: 501,
+      reversals_truncated: true,
+    });
     expect(two.periods).toHaveLength(500);
     expect(two.reversals).toHaveLength(500);
     // The figures cover every line, not only the inline ones: 501 × 0.90 gross, 501 × 0.09 reversed.
-    expect(two).toMatchObject({ gross_attributed_usd: "450.90", reversed_attributed_usd: "45.09", net_attributed_usd: "405.81" });
-    expect(three).toMatchObject({ renewal_count: 500, periods_truncated: false, reversal_count: 0, reversals_truncated: false });
+    expect(two).toMatchObject({
+      gross_attributed_usd: "450.90",
+      reversed_attributed_usd: "45.09",
+      net_attributed_usd: "405.81",
+    });
+    expect(three).toMatchObject({
+      renewal_count: 500,
+      periods_truncated: false,
+      reversal_count: 0,
+      reversals_truncated: false,
+    });
     expect(three.periods).toHaveLength(500);
     expect(call.body.totals).toMatchObject({ renewals_settled: 1001, refund_events_in_window: 501 });
   });
@@ -104,18 +141,24 @@ describe("report size limits", () => {
     const large = await client.admin("/scenario", largeScenario());
     expect(large.status).toBe(200);
     const settled = expectError(
-      await client.get("/api/subscriptions/reporting/attribution", { query: { start: "2025-01-01", end: "2026-01-01" } }),
+      await client.get("/api/subscriptions/reporting/attribution", {
+        query: { start: "2025-01-01", end: "2026-01-01" },
+      }),
       400,
       "WINDOW_TOO_LARGE",
     );
     expect(settled).toMatchObject({ settled_renewals: 20040, max_renewals: 20000 });
     const reversals = expectError(
-      await client.get("/api/subscriptions/reporting/attribution", { query: { start: "2026-01-01", end: "2026-02-01" } }),
+      await client.get("/api/subscriptions/reporting/attribution", {
+        query: { start: "2026-01-01", end: "2026-02-01" },
+      }),
       400,
       "WINDOW_TOO_LARGE",
     );
     expect(reversals).toMatchObject({ reversals: 20040, max_rows: 20000 });
-    const half = await client.get("/api/subscriptions/reporting/attribution", { query: { start: "2025-01-01", end: "2025-07-01" } });
+    const half = await client.get("/api/subscriptions/reporting/attribution", {
+      query: { start: "2025-01-01", end: "2025-07-01" },
+    });
     expect(half.status).toBe(200);
     expect(half.body.totals.renewals_settled).toBe(60 * 181);
     // Lifetime totals of one subscription stay under the cap.

@@ -9,10 +9,15 @@ import { fixtureScenario, SECRET, SUB } from "./fixture";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 function cli(args: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ["--import", "./bin/register.mjs", "emulator/main.ts", ...args], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: "" } });
+  return spawn(process.execPath, ["--import", "./bin/register.mjs", "emulator/main.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: "" },
+  });
 }
 
-function finish(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function finish(
+  child: ChildProcessWithoutNullStreams,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
@@ -64,10 +69,14 @@ describe("npm run emulator", () => {
     const child = cli(["--port", "0", "--demo", "--seed", "2", "--rate-limits", "scaled:10"]);
     const done = finish(child);
     const { url, output } = await listening(child);
-    expect(output()).toContain(`demo game id ${DEMO_GAME_ID}, secret ${DEMO_GAME_SECRET}, webhook secret ${DEMO_WEBHOOK_SECRET}`);
+    expect(output()).toContain(
+      `demo game id ${DEMO_GAME_ID}, secret ${DEMO_GAME_SECRET}, webhook secret ${DEMO_WEBHOOK_SECRET}`,
+    );
     const health = await fetch(`${url}/__emulator/health`);
     expect(health.status).toBe(200);
-    const sub = await fetch(`${url}/api/subscriptions/player?player_email=player1%40demo.example`, { headers: { "X-Game-Secret-Key": DEMO_GAME_SECRET } });
+    const sub = await fetch(`${url}/api/subscriptions/player?player_email=player1%40demo.example`, {
+      headers: { "X-Game-Secret-Key": DEMO_GAME_SECRET },
+    });
     expect(sub.status).toBe(200);
     child.kill("SIGTERM");
     const out = await done;

@@ -28,7 +28,9 @@ describe("demo data", () => {
     const other = await startClient({ demo: { seed: 7 }, rateLimits: "off" }, DEMO_GAME_SECRET);
     try {
       const a = await report("2026-10-01", "2026-11-01");
-      const b = await other.get("/api/subscriptions/reporting/attribution", { query: { start: "2026-10-01", end: "2026-11-01", limit: 100 } });
+      const b = await other.get("/api/subscriptions/reporting/attribution", {
+        query: { start: "2026-10-01", end: "2026-11-01", limit: 100 },
+      });
       expect(b.body.totals).toEqual(a.body.totals);
       expect(b.body.recipients.map((r: any) => [r.recipient.player_id, r.net_attributed_usd])).toEqual(
         a.body.recipients.map((r: any) => [r.recipient.player_id, r.net_attributed_usd]),
@@ -47,7 +49,14 @@ describe("demo data", () => {
     expect(b.wallet_only_subscriptions).toBeGreaterThan(0);
     expect(b.staged_price_changes).toBeGreaterThan(0);
     expect(b.cancel_at_period_end).toBeGreaterThan(0);
-    for (const status of ["active", "canceled", "expired", "past_due", "awaiting_authentication", "pending_pcstore_authorization"]) {
+    for (const status of [
+      "active",
+      "canceled",
+      "expired",
+      "past_due",
+      "awaiting_authentication",
+      "pending_pcstore_authorization",
+    ]) {
       expect(b.subscriptions_by_status[status]).toBeGreaterThan(0);
     }
     expect(state.clock).toBe("2026-11-20T12:00:00Z");
@@ -88,7 +97,8 @@ describe("demo data", () => {
       for (const recipient of r.body.recipients) {
         for (const reversal of recipient.reversals) {
           if (reversal.nets_to_zero_in_window) zero = true;
-          if (reversal.refund_events.length > 1 && reversal.refund_events.some((e: any) => e.is_full_refund)) composed = true;
+          if (reversal.refund_events.length > 1 && reversal.refund_events.some((e: any) => e.is_full_refund))
+            composed = true;
         }
       }
     }
@@ -98,11 +108,24 @@ describe("demo data", () => {
 
   it("funds card renewals the documented way: the wallet whole when it covers, wallet and card only before 2026-09-17", async () => {
     const lines = async (start: string, end: string) =>
-      (await report(start, end)).body.recipients.flatMap((r: any) => r.periods).filter((line: any) => line.funding.rail === "card");
+      (await report(start, end)).body.recipients
+        .flatMap((r: any) => r.periods)
+        .filter((line: any) => line.funding.rail === "card");
     const shapes = (found: any[]) => ({
-      wallet: found.filter((l) => l.funding.card_charged_usd === "0.00" && l.funding.balance_applied_coins === l.funding.amount_coins && l.mint_order_id === null).length,
-      card: found.filter((l) => l.funding.card_charged_usd !== "0.00" && l.funding.balance_applied_coins === "0.00" && l.mint_order_id !== null).length,
-      mixed: found.filter((l) => l.funding.card_charged_usd !== "0.00" && l.funding.balance_applied_coins !== "0.00").length,
+      wallet: found.filter(
+        (l) =>
+          l.funding.card_charged_usd === "0.00" &&
+          l.funding.balance_applied_coins === l.funding.amount_coins &&
+          l.mint_order_id === null,
+      ).length,
+      card: found.filter(
+        (l) =>
+          l.funding.card_charged_usd !== "0.00" &&
+          l.funding.balance_applied_coins === "0.00" &&
+          l.mint_order_id !== null,
+      ).length,
+      mixed: found.filter((l) => l.funding.card_charged_usd !== "0.00" && l.funding.balance_applied_coins !== "0.00")
+        .length,
     });
     const october = shapes(await lines("2026-10-01", "2026-11-01"));
     expect(october.wallet).toBeGreaterThan(0);
@@ -118,14 +141,18 @@ describe("demo data", () => {
     const mixed = (scenario.subscriptions ?? []).flatMap((sub) =>
       [...new Set((sub.refunds ?? []).map((r) => r.period_seq))]
         .filter((seq) => {
-          const kinds = new Set((sub.refunds ?? []).filter((r) => r.period_seq === seq).map((r) => r.receipt !== false));
+          const kinds = new Set(
+            (sub.refunds ?? []).filter((r) => r.period_seq === seq).map((r) => r.receipt !== false),
+          );
           return kinds.size === 2;
         })
         .map((seq) => ({ id: sub.subscription_id, seq })),
     );
     expect(mixed.length).toBeGreaterThan(0);
     const { id, seq } = mixed[0]!;
-    const cycles = (await client.get(`/api/subscriptions/reporting/subscriptions/${id}/attribution`, { query: { limit: 100 } })).body.periods;
+    const cycles = (
+      await client.get(`/api/subscriptions/reporting/subscriptions/${id}/attribution`, { query: { limit: 100 } })
+    ).body.periods;
     const periodId = cycles.find((p: any) => p.period_seq === seq).period_id;
     const detail = (await client.get(`/api/subscriptions/reporting/periods/${periodId}`)).body.refunds;
     expect(detail.basis).toBe("period_row");
@@ -138,9 +165,13 @@ describe("demo data", () => {
     const advanced = await client.admin("/clock/advance", { by: "31d" });
     expect(advanced.body.renewals).toBeGreaterThan(2000);
     const live = await report("2026-11-20T12:00:00Z", "2026-12-22");
-    const found = live.body.recipients.flatMap((r: any) => r.periods).filter((line: any) => line.funding.rail === "card");
+    const found = live.body.recipients
+      .flatMap((r: any) => r.periods)
+      .filter((line: any) => line.funding.rail === "card");
     expect(found.some((l: any) => l.funding.card_charged_usd === "0.00" && l.mint_order_id === null)).toBe(true);
     expect(found.some((l: any) => l.funding.balance_applied_coins === "0.00" && l.mint_order_id !== null)).toBe(true);
-    expect(found.every((l: any) => l.funding.card_charged_usd === "0.00" || l.funding.balance_applied_coins === "0.00")).toBe(true);
+    expect(
+      found.every((l: any) => l.funding.card_charged_usd === "0.00" || l.funding.balance_applied_coins === "0.00"),
+    ).toBe(true);
   });
 });

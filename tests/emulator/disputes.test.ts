@@ -30,9 +30,19 @@ afterAll(async () => {
 
 describe("disputes", () => {
   it("opens a dispute on a card-charged renewal, holds the amount, and closes it lost with the coins taken back", async () => {
-    const opened = await client.admin("/disputes", { subscription_id: SUB.monthly, period_seq: 5, reason: "fraudulent" });
+    const opened = await client.admin("/disputes", {
+      subscription_id: SUB.monthly,
+      period_seq: 5,
+      reason: "fraudulent",
+    });
     expect(opened.status).toBe(201);
-    expect(opened.body).toMatchObject({ dispute_status: "open", usd_amount: "10.00", reason: "fraudulent", opened_at: "2026-06-01T00:00:00Z", closed_at: null });
+    expect(opened.body).toMatchObject({
+      dispute_status: "open",
+      usd_amount: "10.00",
+      reason: "fraudulent",
+      opened_at: "2026-06-01T00:00:00Z",
+      closed_at: null,
+    });
     expect(opened.body.order_id).toMatch(/^ord_/);
     const periodId = opened.body.period_id as number;
     const detail = await client.get(`/api/subscriptions/reporting/periods/${periodId}`);
@@ -45,9 +55,16 @@ describe("disputes", () => {
 
     const lost = await client.admin(`/disputes/${opened.body.dispute_id as string}/close`, { dispute_status: "lost" });
     expect(lost.body).toMatchObject({ dispute_status: "lost", currency_debited: "100.00", new_balance: "0.00" });
-    expect((await client.get(`/api/subscriptions/reporting/periods/${periodId}`)).body.fee_legs.disputed_amount_held_usd).toBe("0.00");
-    expect((await client.get("/api/player-balances/player/by-email/alice%40example.test")).body.balances[0].available_balance).toBe("0.00");
-    const closedTwice = await client.admin(`/disputes/${opened.body.dispute_id as string}/close`, { dispute_status: "won" });
+    expect(
+      (await client.get(`/api/subscriptions/reporting/periods/${periodId}`)).body.fee_legs.disputed_amount_held_usd,
+    ).toBe("0.00");
+    expect(
+      (await client.get("/api/player-balances/player/by-email/alice%40example.test")).body.balances[0]
+        .available_balance,
+    ).toBe("0.00");
+    const closedTwice = await client.admin(`/disputes/${opened.body.dispute_id as string}/close`, {
+      dispute_status: "won",
+    });
     expect(closedTwice.status).toBe(409);
 
     await client.emulator.runtime.dispatcher.idle();
@@ -56,14 +73,22 @@ describe("disputes", () => {
       ["charge_id", "dispute_id", "order_id", "payment_intent_id", "reason", "transaction_id", "usd_amount"],
       ["currency_debited", "dispute_id", "dispute_status", "new_balance", "order_id"],
     ]);
-    expect(events[1]?.data).toMatchObject({ order_id: opened.body.order_id, dispute_id: opened.body.dispute_id, dispute_status: "lost" });
+    expect(events[1]?.data).toMatchObject({
+      order_id: opened.body.order_id,
+      dispute_id: opened.body.dispute_id,
+      dispute_status: "lost",
+    });
     expect((await client.admin("/disputes")).body.disputes).toHaveLength(1);
   });
 
   it("refuses periods without a card charge, amounts above it, and unknown disputes", async () => {
     const wallet = await client.admin("/disputes", { subscription_id: SUB.wallet, period_seq: 1 });
     expect(wallet.status).toBe(409);
-    const tooMuch = await client.admin("/disputes", { subscription_id: SUB.ninetyNine, period_seq: 1, usd_amount: "10.00" });
+    const tooMuch = await client.admin("/disputes", {
+      subscription_id: SUB.ninetyNine,
+      period_seq: 1,
+      usd_amount: "10.00",
+    });
     expect(tooMuch.status).toBe(400);
     const unknown = await client.admin("/disputes/dp_nope/close", { dispute_status: "won" });
     expect(unknown.status).toBe(404);

@@ -10,7 +10,10 @@ export type Call = {
 export type Client = {
   emulator: RunningEmulator;
   url: string;
-  get(path: string, options?: { secret?: string | null; query?: Record<string, string | number | boolean> }): Promise<Call>;
+  get(
+    path: string,
+    options?: { secret?: string | null; query?: Record<string, string | number | boolean> },
+  ): Promise<Call>;
   post(path: string, body?: unknown, options?: { secret?: string | null; raw?: string }): Promise<Call>;
   admin(path: string, body?: unknown, method?: string): Promise<Call>;
   close(): Promise<void>;
@@ -46,10 +49,15 @@ export async function startClient(options: StartEmulatorOptions, defaultSecret: 
     },
     async post(path, body, options = {}) {
       const payload = options.raw ?? (body === undefined ? "" : JSON.stringify(body));
-      return toCall(await fetch(`${emulator.url}${path}`, { method: "POST", headers: headers(options.secret), body: payload }));
+      return toCall(
+        await fetch(`${emulator.url}${path}`, { method: "POST", headers: headers(options.secret), body: payload }),
+      );
     },
     async admin(path, body, method) {
-      const init: RequestInit = { method: method ?? (body === undefined ? "GET" : "POST"), headers: { "content-type": "application/json" } };
+      const init: RequestInit = {
+        method: method ?? (body === undefined ? "GET" : "POST"),
+        headers: { "content-type": "application/json" },
+      };
       if (body !== undefined) init.body = JSON.stringify(body);
       return toCall(await fetch(`${emulator.url}/__emulator${path}`, init));
     },
@@ -73,7 +81,11 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 5_000, stepMs = 20): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 5_000,
+  stepMs = 20,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

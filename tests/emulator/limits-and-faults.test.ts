@@ -18,14 +18,17 @@ const window = { start: "2026-05-01", end: "2026-06-01" };
 describe("documented rate limits", () => {
   it("limits aggregate reports to 60 a minute per game with rate_limit_exceeded, retry_after and Retry-After", async () => {
     await client.admin("/rate-limits", { mode: "scaled:20" }); // a 3-second minute
-    for (let i = 0; i < 60; i++) expect((await client.get("/api/subscriptions/reporting/attribution", { query: window })).status).toBe(200);
+    for (let i = 0; i < 60; i++)
+      expect((await client.get("/api/subscriptions/reporting/attribution", { query: window })).status).toBe(200);
     const limited = await client.get("/api/subscriptions/reporting/attribution", { query: window });
     const body = expectError(limited, 429, "rate_limit_exceeded");
     expect(body.retry_after).toBeGreaterThan(0);
     expect(body.retry_after).toBeLessThanOrEqual(3);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(Math.ceil(body.retry_after));
     // Detail routes have their own budget.
-    expect((await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).status).toBe(200);
+    expect((await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).status).toBe(
+      200,
+    );
     await sleep(body.retry_after * 1000 + 20);
     expect((await client.get("/api/subscriptions/reporting/attribution", { query: window })).status).toBe(200);
   });
@@ -33,28 +36,38 @@ describe("documented rate limits", () => {
   it("answers whole seconds in documented mode", async () => {
     await client.admin("/rate-limits", { mode: "documented" });
     for (let i = 0; i < 60; i++) await client.get("/api/subscriptions/reporting/attribution", { query: window });
-    const body = expectError(await client.get("/api/subscriptions/reporting/attribution", { query: window }), 429, "rate_limit_exceeded");
+    const body = expectError(
+      await client.get("/api/subscriptions/reporting/attribution", { query: window }),
+      429,
+      "rate_limit_exceeded",
+    );
     expect(Number.isInteger(body.retry_after)).toBe(true);
     expect(body.retry_after).toBeGreaterThanOrEqual(59);
   });
 
   it("limits detail reports to 120 a minute per subscription, counting both detail routes", async () => {
     await client.admin("/rate-limits", { mode: "scaled:20" });
-    const periodId = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body.periods[0].period_id;
+    const periodId = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body
+      .periods[0].period_id;
     for (let i = 0; i < 119; i++) {
-      const call = i % 2 === 0
-        ? await client.get(`/api/subscriptions/reporting/periods/${periodId}`)
-        : await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`);
+      const call =
+        i % 2 === 0
+          ? await client.get(`/api/subscriptions/reporting/periods/${periodId}`)
+          : await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`);
       expect(call.status).toBe(200);
     }
     expectError(await client.get(`/api/subscriptions/reporting/periods/${periodId}`), 429, "rate_limit_exceeded");
-    expect((await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.ninetyNine}/attribution`)).status).toBe(200);
+    expect((await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.ninetyNine}/attribution`)).status).toBe(
+      200,
+    );
   });
 
   it("limits balance reads to 1500 a minute", async () => {
     await client.admin("/rate-limits", { mode: "scaled:4" }); // a 15-second minute
     const batch = async (n: number) => {
-      const calls = Array.from({ length: n }, () => client.get("/api/player-balances/player/by-email/alice%40example.test"));
+      const calls = Array.from({ length: n }, () =>
+        client.get("/api/player-balances/player/by-email/alice%40example.test"),
+      );
       return (await Promise.all(calls)).map((c) => c.status);
     };
     const statuses: number[] = [];
@@ -66,14 +79,27 @@ describe("documented rate limits", () => {
 
   it("imposes nothing with rate limits off", async () => {
     for (let i = 0; i < 25; i++) {
-      expect((await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: `off-${i}`, amount_usd: "0.01" })).status).toBe(200);
+      expect(
+        (
+          await client.post(`/api/subscriptions/${SUB.monthly}/refund`, {
+            client_request_id: `off-${i}`,
+            amount_usd: "0.01",
+          })
+        ).status,
+      ).toBe(200);
     }
   });
 });
 
 describe("injected faults", () => {
   it("answers the next N calls of a route with 429 and the given retry_after", async () => {
-    const fault = await client.admin("/faults", { route: "/api/subscriptions/*", method: "GET", fault: "429", count: 2, retry_after: 7 });
+    const fault = await client.admin("/faults", {
+      route: "/api/subscriptions/*",
+      method: "GET",
+      fault: "429",
+      count: 2,
+      retry_after: 7,
+    });
     expect(fault.status).toBe(201);
     for (let i = 0; i < 2; i++) {
       const call = await client.get(`/api/subscriptions/${SUB.monthly}`);
@@ -86,15 +112,27 @@ describe("injected faults", () => {
 
   it("matches sandbox paths, method filters and ** patterns", async () => {
     await client.admin("/faults", { route: "/api/subscriptions/reporting/**", fault: "503", count: 1 });
-    expectError(await client.get("/sandbox/api/subscriptions/reporting/attribution", { query: window }), 503, "service_unavailable");
+    expectError(
+      await client.get("/sandbox/api/subscriptions/reporting/attribution", { query: window }),
+      503,
+      "service_unavailable",
+    );
     await client.admin("/faults", { route: "/api/subscriptions/*/cancel", method: "POST", fault: "500" });
     expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).status).toBe(200);
     expectError(await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {}), 500, "INTERNAL_ERROR");
   });
 
   it("uses rate_limit_exceeded for injected 429s on reporting routes", async () => {
-    await client.admin("/faults", { route: "/api/subscriptions/reporting/attribution", fault: "429", retry_after: 0.25 });
-    const body = expectError(await client.get("/api/subscriptions/reporting/attribution", { query: window }), 429, "rate_limit_exceeded");
+    await client.admin("/faults", {
+      route: "/api/subscriptions/reporting/attribution",
+      fault: "429",
+      retry_after: 0.25,
+    });
+    const body = expectError(
+      await client.get("/api/subscriptions/reporting/attribution", { query: window }),
+      429,
+      "rate_limit_exceeded",
+    );
     expect(body.retry_after).toBe(0.25);
   });
 
@@ -116,9 +154,14 @@ describe("injected faults", () => {
 
   it("processes the call but drops the response", async () => {
     await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault: "drop" });
-    await expect(client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "drop-1", amount_usd: "1.00" })).rejects.toThrow();
+    await expect(
+      client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "drop-1", amount_usd: "1.00" }),
+    ).rejects.toThrow();
     // The refund happened: the retry with the same key gets the stored receipt.
-    const retry = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "drop-1", amount_usd: "1.00" });
+    const retry = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, {
+      client_request_id: "drop-1",
+      amount_usd: "1.00",
+    });
     expect(retry.body).toMatchObject({ idempotent_replay: true, refunded_amount_usd: "1.00" });
   });
 
@@ -132,10 +175,14 @@ describe("injected faults", () => {
       signal: caller.signal,
     });
     held.catch(() => {});
-    const receipts = () => [...client.emulator.ledger().receipts.values()].filter((r) => r.body.client_request_id === "delay-1");
+    const receipts = () =>
+      [...client.emulator.ledger().receipts.values()].filter((r) => r.body.client_request_id === "delay-1");
     while (receipts().length === 0) await sleep(10);
     // The refund is made while its caller still waits: a repeat of the key gets the stored receipt.
-    const retry = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "delay-1", amount_usd: "1.00" });
+    const retry = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, {
+      client_request_id: "delay-1",
+      amount_usd: "1.00",
+    });
     expect(retry.body).toMatchObject({ idempotent_replay: true, refunded_amount_usd: "1.00" });
     caller.abort();
     await expect(held).rejects.toThrow();
@@ -144,7 +191,10 @@ describe("injected faults", () => {
   it("lists and removes faults", async () => {
     const a = await client.admin("/faults", { route: "/api/x", fault: "500", count: 3 });
     await client.admin("/faults", { route: "/api/y", fault: "502" });
-    expect((await client.admin("/faults")).body.faults.map((f: any) => [f.route, f.remaining])).toEqual([["/api/x", 3], ["/api/y", 1]]);
+    expect((await client.admin("/faults")).body.faults.map((f: any) => [f.route, f.remaining])).toEqual([
+      ["/api/x", 3],
+      ["/api/y", 1],
+    ]);
     await client.admin(`/faults/${a.body.id}`, undefined, "DELETE");
     expect((await client.admin("/faults")).body.faults).toHaveLength(1);
     await client.admin("/faults", undefined, "DELETE");

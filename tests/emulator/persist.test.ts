@@ -26,7 +26,9 @@ describe("emulator state file", () => {
     if (!sub || !period) throw new Error("scenario changed");
     // A field the codec has never heard of: a Map of records pointing into the ledger.
     const game = ledger.games.get(sub.gameId) as unknown as Record<string, unknown>;
-    game.openCases = new Map([["case_1", { period, amountUsd: money("2.50"), notes: ["a", undefined], opened: new Set([1, 2]) }]]);
+    game.openCases = new Map([
+      ["case_1", { period, amountUsd: money("2.50"), notes: ["a", undefined], opened: new Set([1, 2]) }],
+    ]);
 
     const back = decodeState(encodeState(ledger, ANCHOR));
     expect(back.anchor).toEqual(ANCHOR);
@@ -82,7 +84,11 @@ describe("emulator state file", () => {
     expect(response.status).toBe(200);
     const receipt = await response.json();
     expect(receipt.refund_key).toMatch(/^rfk_/);
-    await fetch(`${first.url}/__emulator/clock/advance`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ by: "1d" }) });
+    await fetch(`${first.url}/__emulator/clock/advance`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ by: "1d" }),
+    });
     const clock = first.ledger().now;
     await first.close();
 
@@ -111,6 +117,8 @@ describe("emulator state file", () => {
     } finally {
       await second.close();
     }
-    expect(readStateFile(file)?.ledger.subscriptions.get(SUBS.basic)?.periods[1]?.refundedTotalUsd.toFixed(2)).toBe("4.00");
+    expect(readStateFile(file)?.ledger.subscriptions.get(SUBS.basic)?.periods[1]?.refundedTotalUsd.toFixed(2)).toBe(
+      "4.00",
+    );
   });
 });

@@ -21,7 +21,14 @@ const refundPlanArb = fc.record({
 });
 
 const periodArb = fc.record({
-  attribution: fc.constantFrom("recorded", "recorded", "recorded", "spend_order_not_found", "attribution_malformed", "attribution_not_recorded"),
+  attribution: fc.constantFrom(
+    "recorded",
+    "recorded",
+    "recorded",
+    "spend_order_not_found",
+    "attribution_malformed",
+    "attribution_not_recorded",
+  ),
   minuteOffset: fc.integer({ min: 0, max: 600 }),
   refund: fc.option(refundPlanArb, { freq: 2 }),
 });
@@ -73,7 +80,13 @@ function toScenario(generated: Generated): ScenarioInput {
       refundParts(s.amountCents, p.refund.weights, p.refund.complete).forEach((cents, k) => {
         at += (p.refund!.delaysHours[k] ?? 1) * HOUR;
         if (at > CLOCK) return;
-        refunds.push({ period_seq: i + 1, amount_usd: centsToUsd(cents), refunded_at: formatInstant(at), receipt: p.refund!.receipts[k] ?? true, client_request_id: `r-${index}-${i}-${k}` });
+        refunds.push({
+          period_seq: i + 1,
+          amount_usd: centsToUsd(cents),
+          refunded_at: formatInstant(at),
+          receipt: p.refund!.receipts[k] ?? true,
+          client_request_id: `r-${index}-${i}-${k}`,
+        });
       });
     });
     return {
@@ -85,15 +98,23 @@ function toScenario(generated: Generated): ScenarioInput {
       amount_usd: centsToUsd(s.amountCents),
       created_at: formatInstant(created),
       status: "active",
-      revenue_share: s.percentBasis === null ? null : { recipient_player_id: s.recipient, percent: centsToUsd(s.percentBasis) },
+      revenue_share:
+        s.percentBasis === null ? null : { recipient_player_id: s.recipient, percent: centsToUsd(s.percentBasis) },
       periods,
       refunds,
     };
   });
   return {
     clock: formatInstant(CLOCK),
-    games: [{ game_id: "g", name: "Props", status: "live", secret: SECRET, fee_percent: centsToUsd(generated.feeBasis) }],
-    players: [1, 2, 3, 4].map((id) => ({ game_id: "g", player_id: id, email: `p${id}@example.test`, date_joined: "2025-01-01" })),
+    games: [
+      { game_id: "g", name: "Props", status: "live", secret: SECRET, fee_percent: centsToUsd(generated.feeBasis) },
+    ],
+    players: [1, 2, 3, 4].map((id) => ({
+      game_id: "g",
+      player_id: id,
+      email: `p${id}@example.test`,
+      date_joined: "2025-01-01",
+    })),
     subscriptions,
   };
 }
@@ -101,7 +122,13 @@ function toScenario(generated: Generated): ScenarioInput {
 let client: Client;
 
 beforeAll(async () => {
-  client = await startClient({ scenario: { clock: formatInstant(CLOCK), games: [{ game_id: "g", name: "P", status: "live", secret: SECRET }] }, rateLimits: "off" }, SECRET);
+  client = await startClient(
+    {
+      scenario: { clock: formatInstant(CLOCK), games: [{ game_id: "g", name: "P", status: "live", secret: SECRET }] },
+      rateLimits: "off",
+    },
+    SECRET,
+  );
 });
 afterAll(() => client.close());
 
@@ -115,7 +142,9 @@ async function load(generated: Generated): Promise<ScenarioInput> {
 async function allPeriods(scenario: ScenarioInput): Promise<any[]> {
   const out: any[] = [];
   for (const sub of scenario.subscriptions ?? []) {
-    const call = await client.get(`/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution`, { query: { limit: 100 } });
+    const call = await client.get(`/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution`, {
+      query: { limit: 100 },
+    });
     out.push(...call.body.periods);
   }
   return out;
@@ -131,10 +160,18 @@ const MONEY_TOTALS = [
   "reversed_attributed_usd",
   "net_attributed_usd",
 ] as const;
-const COUNT_TOTALS = ["renewals_settled", "renewals_with_attribution", "renewals_without_attribution", "refund_events_in_window", "reversals_without_receipts"] as const;
+const COUNT_TOTALS = [
+  "renewals_settled",
+  "renewals_with_attribution",
+  "renewals_without_attribution",
+  "refund_events_in_window",
+  "reversals_without_receipts",
+] as const;
 
 async function windowReport(start: number, end: number): Promise<any> {
-  const call = await client.get("/api/subscriptions/reporting/attribution", { query: { start: formatInstant(start), end: formatInstant(end), limit: 100 } });
+  const call = await client.get("/api/subscriptions/reporting/attribution", {
+    query: { start: formatInstant(start), end: formatInstant(end), limit: 100 },
+  });
   if (call.status !== 200) throw new Error(`report failed: ${JSON.stringify(call.body)}`);
   return call.body;
 }
@@ -145,11 +182,17 @@ describe("properties of random scenarios", () => {
       fc.asyncProperty(scenarioArb, async (generated) => {
         const scenario = await load(generated);
         for (const line of await allPeriods(scenario)) {
-          expect(sumMoney([line.invo_fee_usd, line.partner_revenue_settled_usd]).equals(money(line.amount_usd))).toBe(true);
-          expect(percentOf(line.amount_usd, centsToUsd(generated.feeBasis)).equals(money(line.invo_fee_usd))).toBe(true);
+          expect(sumMoney([line.invo_fee_usd, line.partner_revenue_settled_usd]).equals(money(line.amount_usd))).toBe(
+            true,
+          );
+          expect(percentOf(line.amount_usd, centsToUsd(generated.feeBasis)).equals(money(line.invo_fee_usd))).toBe(
+            true,
+          );
           if (line.attribution) {
             expect(line.attribution.base_usd).toBe(line.partner_revenue_settled_usd);
-            expect(percentOf(line.attribution.base_usd, line.attribution.percent_at_renewal).toFixed(2)).toBe(line.attribution.attributed_amount_usd);
+            expect(percentOf(line.attribution.base_usd, line.attribution.percent_at_renewal).toFixed(2)).toBe(
+              line.attribution.attributed_amount_usd,
+            );
           }
         }
       }),
@@ -172,7 +215,9 @@ describe("properties of random scenarios", () => {
             expect(detail.fee_legs.partner_revenue_usd).toBe("0.00");
             expect(detail.fee_legs.partner_leg_reversed).toBe(detail.fee_legs.partner_revenue_settled_usd !== "0.00");
             // The card fee charged to the partner is the service's fee, kept.
-            expect(sumMoney(detail.refunds.events.map((e: any) => e.partner_revenue_reversed_usd)).toFixed(2)).toBe(line.partner_revenue_settled_usd);
+            expect(sumMoney(detail.refunds.events.map((e: any) => e.partner_revenue_reversed_usd)).toFixed(2)).toBe(
+              line.partner_revenue_settled_usd,
+            );
           }
         }
         // Over a window holding every settlement and refund, a fully refunded period contributes nothing net.
@@ -186,7 +231,12 @@ describe("properties of random scenarios", () => {
             await Promise.all(
               lines
                 .filter((l) => l.status !== "refunded" && l.attribution && l.refund.refunded_amount_usd !== "0.00")
-                .map(async (l) => (await client.get(`/api/subscriptions/reporting/periods/${l.period_id}`)).body.refunds.events),
+                .map(
+                  async (l) =>
+                    (
+                      await client.get(`/api/subscriptions/reporting/periods/${l.period_id}`)
+                    ).body.refunds.events,
+                ),
             )
           )
             .flat()
@@ -201,7 +251,10 @@ describe("properties of random scenarios", () => {
   it("the report of a window equals the sum of the reports of any split into adjacent sub-windows", async () => {
     // Cuts at any minute, or at midnight, where renewals with no minute offset settle exactly on the bound.
     const minutes = Math.floor((CLOCK - BASE) / MINUTE);
-    const cutArb = fc.oneof(fc.integer({ min: 1, max: minutes - 1 }), fc.integer({ min: 1, max: minutes / 1440 - 1 }).map((d) => d * 1440));
+    const cutArb = fc.oneof(
+      fc.integer({ min: 1, max: minutes - 1 }),
+      fc.integer({ min: 1, max: minutes / 1440 - 1 }).map((d) => d * 1440),
+    );
     const splitArb = fc.uniqueArray(cutArb, { minLength: 1, maxLength: 5 });
     await fc.assert(
       fc.asyncProperty(scenarioArb, splitArb, async (generated, cuts) => {
@@ -209,7 +262,8 @@ describe("properties of random scenarios", () => {
         const bounds = [BASE, ...cuts.sort((a, b) => a - b).map((m) => BASE + m * MINUTE), CLOCK];
         const whole = await windowReport(BASE, CLOCK);
         const parts = [];
-        for (let i = 0; i < bounds.length - 1; i++) parts.push(await windowReport(bounds[i] as number, bounds[i + 1] as number));
+        for (let i = 0; i < bounds.length - 1; i++)
+          parts.push(await windowReport(bounds[i] as number, bounds[i + 1] as number));
         for (const field of MONEY_TOTALS) {
           expect(sumMoney(parts.map((p) => p.totals[field])).toFixed(2)).toBe(whole.totals[field]);
         }
@@ -217,13 +271,25 @@ describe("properties of random scenarios", () => {
           expect(parts.reduce((n, p) => n + p.totals[field], 0)).toBe(whole.totals[field]);
         }
         for (const reason of Object.keys(whole.totals.unattributed_reasons)) {
-          expect(parts.reduce((n, p) => n + p.totals.unattributed_reasons[reason], 0)).toBe(whole.totals.unattributed_reasons[reason]);
+          expect(parts.reduce((n, p) => n + p.totals.unattributed_reasons[reason], 0)).toBe(
+            whole.totals.unattributed_reasons[reason],
+          );
         }
-        type Acc = { gross: ReturnType<typeof money>; reversed: ReturnType<typeof money>; net: ReturnType<typeof money>; renewals: number };
+        type Acc = {
+          gross: ReturnType<typeof money>;
+          reversed: ReturnType<typeof money>;
+          net: ReturnType<typeof money>;
+          renewals: number;
+        };
         const summed = new Map<number, Acc>();
         for (const part of parts) {
           for (const r of part.recipients) {
-            const acc = summed.get(r.recipient.player_id) ?? { gross: new Money(0), reversed: new Money(0), net: new Money(0), renewals: 0 };
+            const acc = summed.get(r.recipient.player_id) ?? {
+              gross: new Money(0),
+              reversed: new Money(0),
+              net: new Money(0),
+              renewals: 0,
+            };
             acc.gross = acc.gross.plus(r.gross_attributed_usd);
             acc.reversed = acc.reversed.plus(r.reversed_attributed_usd);
             acc.net = acc.net.plus(r.net_attributed_usd);

@@ -14,7 +14,8 @@ beforeEach(async () => {
 
 const refund = (sub: string, body: unknown) => client.post(`/api/subscriptions/${sub}/refund`, body);
 const balanceOf = async (email: string) =>
-  (await client.get(`/api/player-balances/player/by-email/${encodeURIComponent(email)}`)).body.balances[0].total_balance;
+  (await client.get(`/api/player-balances/player/by-email/${encodeURIComponent(email)}`)).body.balances[0]
+    .total_balance;
 
 describe("refund effects", () => {
   it("refunds the latest billed period in full to the card by default", async () => {
@@ -80,7 +81,11 @@ describe("refund effects", () => {
     const first = await refund(SUB.monthly, { client_request_id: "c-1", amount_usd: "3.33" });
     const second = await refund(SUB.monthly, { client_request_id: "c-2", amount_usd: "3.33" });
     const third = await refund(SUB.monthly, { client_request_id: "c-3", amount_usd: "3.34" });
-    expect([first.body.partner_revenue_reversed_usd, second.body.partner_revenue_reversed_usd, third.body.partner_revenue_reversed_usd]).toEqual(["3.00", "3.00", "3.00"]);
+    expect([
+      first.body.partner_revenue_reversed_usd,
+      second.body.partner_revenue_reversed_usd,
+      third.body.partner_revenue_reversed_usd,
+    ]).toEqual(["3.00", "3.00", "3.00"]);
     expect(third.body).toMatchObject({
       total_refunded_amount_usd: "10.00",
       remaining_refundable_usd: "0.00",
@@ -95,32 +100,59 @@ describe("refund effects", () => {
       refunded_attributed_amount_usd: "1.80",
       net_attributed_amount_usd: "0.00",
     });
-    const detail = await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`, { query: { status: "refunded" } });
+    const detail = await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`, {
+      query: { status: "refunded" },
+    });
     const period = detail.body.periods.find((p: any) => p.period_seq === 5);
-    expect(period).toMatchObject({ status: "refunded", partner_revenue_usd: "0.00", partner_revenue_reversed_usd: "9.00", partner_leg_reversed: true });
+    expect(period).toMatchObject({
+      status: "refunded",
+      partner_revenue_usd: "0.00",
+      partner_revenue_reversed_usd: "9.00",
+      partner_leg_reversed: true,
+    });
   });
 
   it("lets the wallet go below zero when reclaimed coins were spent", async () => {
     await refund(SUB.monthly, { client_request_id: "s-1", amount_usd: "5.00" });
     await client.admin("/players/balance", { game_id: "g1", player_id: 1, balance_coins: "0.00" });
     const last = await refund(SUB.monthly, { client_request_id: "s-2" });
-    expect(last.body).toMatchObject({ balance_delta_coins: "-50.00", new_balance: "-50.00", card_refunded_usd: "10.00" });
+    expect(last.body).toMatchObject({
+      balance_delta_coins: "-50.00",
+      new_balance: "-50.00",
+      card_refunded_usd: "10.00",
+    });
   });
 
   it("re-credits coins taken from the balance and refunds the card part of a mixed period", async () => {
     const call = await refund(SUB.mixed, { client_request_id: "m-1" });
-    expect(call.body).toMatchObject({ funding_shape: "mixed", card_refunded_usd: "15.00", balance_delta_coins: "50.00", new_balance: "150.00", partner_revenue_reversed_usd: "18.00" });
+    expect(call.body).toMatchObject({
+      funding_shape: "mixed",
+      card_refunded_usd: "15.00",
+      balance_delta_coins: "50.00",
+      new_balance: "150.00",
+      partner_revenue_reversed_usd: "18.00",
+    });
   });
 
   it("refunds a wallet-only period in coins", async () => {
     const call = await refund(SUB.wallet, { client_request_id: "w-1" });
-    expect(call.body).toMatchObject({ funding_shape: "wallet", card_refunded_usd: "0.00", balance_delta_coins: "50.00", new_balance: "550.00", revenue_share_attribution: null });
+    expect(call.body).toMatchObject({
+      funding_shape: "wallet",
+      card_refunded_usd: "0.00",
+      balance_delta_coins: "50.00",
+      new_balance: "550.00",
+      revenue_share_attribution: null,
+    });
   });
 
   it("refunds a wallet-covered pcstore period and refuses a period charged through the pcstore", async () => {
     const ok = await refund(SUB.pcstore, { client_request_id: "p-1" });
     expect(ok.body).toMatchObject({ period_seq: 2, funding_shape: "wallet", balance_delta_coins: "80.00" });
-    expectError(await refund(SUB.pcstore, { client_request_id: "p-2", period_seq: 1 }), 409, "PCSTORE_REFUND_NOT_SUPPORTED");
+    expectError(
+      await refund(SUB.pcstore, { client_request_id: "p-2", period_seq: 1 }),
+      409,
+      "PCSTORE_REFUND_NOT_SUPPORTED",
+    );
   });
 });
 
@@ -139,7 +171,10 @@ describe("default period", () => {
   });
 
   it("answers NO_PAID_PERIOD when every collected period has been refunded in full", async () => {
-    expect((await refund(SUB.canceled, { client_request_id: "n-1" })).body).toMatchObject({ period_seq: 1, is_full_refund: true });
+    expect((await refund(SUB.canceled, { client_request_id: "n-1" })).body).toMatchObject({
+      period_seq: 1,
+      is_full_refund: true,
+    });
     const none = expectError(await refund(SUB.canceled, { client_request_id: "n-2" }), 409, "NO_PAID_PERIOD");
     expect(none.error).toContain("refunded in full");
   });
@@ -151,11 +186,17 @@ describe("refunds and cancel at period end", () => {
     expect(cancel.body).toMatchObject({ cancel_at_period_end: true, access_until: "2026-06-15T00:00:00Z" });
     await refund(SUB.monthly, { client_request_id: "cape-1" });
     const sub = (await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription;
-    expect(sub).toMatchObject({ status: "canceled", paid_through: "2026-05-15T00:00:00Z", ended_at: "2026-06-01T00:00:00Z", next_charge_at: null });
+    expect(sub).toMatchObject({
+      status: "canceled",
+      paid_through: "2026-05-15T00:00:00Z",
+      ended_at: "2026-06-01T00:00:00Z",
+      next_charge_at: null,
+    });
     // Nothing is charged or retired at the old period end.
     const advanced = await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
     expect(advanced.body.retired).toBe(0);
-    const latest = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body.periods[0];
+    const latest = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body
+      .periods[0];
     expect(latest).toMatchObject({ period_seq: 5, status: "refunded" });
   });
 
@@ -164,7 +205,17 @@ describe("refunds and cancel at period end", () => {
       clock: "2026-06-01T00:00:00Z",
       games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
       players: [{ game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01" }],
-      cards: [{ game_id: "g1", player_id: 1, card_id: 1, last_four: "4242", exp_month: 1, exp_year: 2031, created_at: "2026-01-01" }],
+      cards: [
+        {
+          game_id: "g1",
+          player_id: 1,
+          card_id: 1,
+          last_four: "4242",
+          exp_month: 1,
+          exp_year: 2031,
+          created_at: "2026-01-01",
+        },
+      ],
       subscriptions: [
         {
           game_id: "g1",
@@ -177,14 +228,28 @@ describe("refunds and cancel at period end", () => {
           status: "active",
           // The second window was paid ahead: paid through 2026-07-15.
           periods: [
-            { period_seq: 1, status: "paid", period_start: "2026-05-15", period_end: "2026-06-15", paid_at: "2026-05-15" },
-            { period_seq: 2, status: "paid", period_start: "2026-06-15", period_end: "2026-07-15", paid_at: "2026-05-31" },
+            {
+              period_seq: 1,
+              status: "paid",
+              period_start: "2026-05-15",
+              period_end: "2026-06-15",
+              paid_at: "2026-05-15",
+            },
+            {
+              period_seq: 2,
+              status: "paid",
+              period_start: "2026-06-15",
+              period_end: "2026-07-15",
+              paid_at: "2026-05-31",
+            },
           ],
         },
       ],
     };
     expect((await client.admin("/scenario", scenario)).status).toBe(200);
-    expect((await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {})).body.access_until).toBe("2026-07-15T00:00:00Z");
+    expect((await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {})).body.access_until).toBe(
+      "2026-07-15T00:00:00Z",
+    );
     await refund(SUB.monthly, { client_request_id: "ahead-1", period_seq: 2 });
     expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({
       status: "active",
@@ -193,14 +258,25 @@ describe("refunds and cancel at period end", () => {
     });
     const advanced = await client.admin("/clock/advance", { to: "2026-06-20T00:00:00Z" });
     expect(advanced.body).toMatchObject({ retired: 1, renewals: 0 });
-    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({ status: "canceled", ended_at: "2026-06-15T00:00:00Z" });
+    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({
+      status: "canceled",
+      ended_at: "2026-06-15T00:00:00Z",
+    });
   });
 
   it("keeps charging a subscription that is not canceling after a full refund of its current period", async () => {
     await refund(SUB.monthly, { client_request_id: "keep-1" });
-    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({ status: "active", next_charge_at: "2026-06-15T00:00:00Z" });
-    expect((await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" })).body.renewals).toBeGreaterThanOrEqual(1);
-    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({ period_seq: 6, paid_through: "2026-07-15T00:00:00Z" });
+    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({
+      status: "active",
+      next_charge_at: "2026-06-15T00:00:00Z",
+    });
+    expect((await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" })).body.renewals).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect((await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription).toMatchObject({
+      period_seq: 6,
+      paid_through: "2026-07-15T00:00:00Z",
+    });
   });
 });
 
@@ -218,7 +294,13 @@ describe("refund idempotency", () => {
 
   it("replays a receipt recorded in the scenario", async () => {
     const call = await refund(SUB.monthly, { client_request_id: "rf-1" });
-    expect(call.body).toMatchObject({ idempotent_replay: true, period_seq: 1, refunded_amount_usd: "10.00", refunded_at: "2026-02-20T00:00:00Z", reason: "duplicate" });
+    expect(call.body).toMatchObject({
+      idempotent_replay: true,
+      period_seq: 1,
+      refunded_amount_usd: "10.00",
+      refunded_at: "2026-02-20T00:00:00Z",
+      reason: "duplicate",
+    });
   });
 
   it("answers a reduced body when the receipt was lost", async () => {
@@ -256,8 +338,16 @@ describe("refund errors", () => {
   });
 
   it("refuses a body that is not a JSON object", async () => {
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/refund`, undefined, { raw: "[1,2]" }), 400, "INVALID_BODY");
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/refund`, undefined, { raw: "not json" }), 400, "INVALID_BODY");
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/refund`, undefined, { raw: "[1,2]" }),
+      400,
+      "INVALID_BODY",
+    );
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/refund`, undefined, { raw: "not json" }),
+      400,
+      "INVALID_BODY",
+    );
   });
 
   it("checks period_seq and amount", async () => {
@@ -268,24 +358,45 @@ describe("refund errors", () => {
       expectError(await refund(SUB.monthly, { client_request_id: "k", amount_usd: amount }), 400, "INVALID_AMOUNT");
     }
     expectError(await refund(SUB.monthly, { client_request_id: "k", period_seq: 9 }), 404, "PERIOD_NOT_FOUND");
-    const over = expectError(await refund(SUB.monthly, { client_request_id: "k", amount_usd: "10.01" }), 400, "AMOUNT_EXCEEDS_REMAINING");
+    const over = expectError(
+      await refund(SUB.monthly, { client_request_id: "k", amount_usd: "10.01" }),
+      400,
+      "AMOUNT_EXCEEDS_REMAINING",
+    );
     expect(over).toMatchObject({ remaining_refundable_usd: "10.00", already_refunded_usd: "0.00" });
     await refund(SUB.monthly, { client_request_id: "k-part", amount_usd: "4.00" });
-    const over2 = expectError(await refund(SUB.monthly, { client_request_id: "k", amount_usd: "6.01" }), 400, "AMOUNT_EXCEEDS_REMAINING");
+    const over2 = expectError(
+      await refund(SUB.monthly, { client_request_id: "k", amount_usd: "6.01" }),
+      400,
+      "AMOUNT_EXCEEDS_REMAINING",
+    );
     expect(over2).toMatchObject({ remaining_refundable_usd: "6.00", already_refunded_usd: "4.00" });
   });
 
   it("refuses periods that cannot be refunded", async () => {
     expectError(await refund(SUB.neverBilled, { client_request_id: "k" }), 409, "NO_PAID_PERIOD");
-    expect(expectError(await refund(SUB.pastDue, { client_request_id: "k", period_seq: 3 }), 409, "PERIOD_NOT_REFUNDABLE").period_status).toBe("pending");
-    expect(expectError(await refund(SUB.monthly, { client_request_id: "k", period_seq: 1 }), 409, "ALREADY_REFUNDED")).toMatchObject({
+    expect(
+      expectError(await refund(SUB.pastDue, { client_request_id: "k", period_seq: 3 }), 409, "PERIOD_NOT_REFUNDABLE")
+        .period_status,
+    ).toBe("pending");
+    expect(
+      expectError(await refund(SUB.monthly, { client_request_id: "k", period_seq: 1 }), 409, "ALREADY_REFUNDED"),
+    ).toMatchObject({
       refunded_amount_usd: "10.00",
       amount_usd: "10.00",
     });
     expectError(await refund(SUB.brokenRecords, { client_request_id: "k", period_seq: 1 }), 409, "MINT_ORDER_MISSING");
-    expectError(await refund(SUB.brokenRecords, { client_request_id: "k", period_seq: 2 }), 409, "NO_PAYMENT_REFERENCE");
+    expectError(
+      await refund(SUB.brokenRecords, { client_request_id: "k", period_seq: 2 }),
+      409,
+      "NO_PAYMENT_REFERENCE",
+    );
     expectError(await refund("SUB_1767225600_ZZZZ9999", { client_request_id: "k" }), 404, "SUBSCRIPTION_NOT_FOUND");
-    expectError(await refund(SUB.monthly, { client_request_id: "k", reason: "r".repeat(501) }), 400, "INVALID_FIELD_VALUE");
+    expectError(
+      await refund(SUB.monthly, { client_request_id: "k", reason: "r".repeat(501) }),
+      400,
+      "INVALID_FIELD_VALUE",
+    );
   });
 
   it("answers FLOW_PAUSED during a maintenance pause", async () => {
@@ -307,7 +418,12 @@ describe("refund errors", () => {
   });
 
   it("passes an injected 503 PROCESSOR_NOT_CONFIGURED with its public code", async () => {
-    await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault: "503", error_code: "PROCESSOR_NOT_CONFIGURED", error_code_public: "PROCESSOR_NOT_CONFIGURED" });
+    await client.admin("/faults", {
+      route: "/api/subscriptions/*/refund",
+      fault: "503",
+      error_code: "PROCESSOR_NOT_CONFIGURED",
+      error_code_public: "PROCESSOR_NOT_CONFIGURED",
+    });
     const body = expectError(await refund(SUB.monthly, { client_request_id: "k" }), 503, "PROCESSOR_NOT_CONFIGURED");
     expect(body.error_code_public).toBe("PROCESSOR_NOT_CONFIGURED");
   });
@@ -319,7 +435,11 @@ describe("refund errors", () => {
         const call = await refund(SUB.monthly, { client_request_id: `rl-${i}`, amount_usd: "0.01" });
         expect(call.status).toBe(200);
       }
-      const limited = expectError(await refund(SUB.monthly, { client_request_id: "rl-21", amount_usd: "0.01" }), 429, "RATE_LIMITED");
+      const limited = expectError(
+        await refund(SUB.monthly, { client_request_id: "rl-21", amount_usd: "0.01" }),
+        429,
+        "RATE_LIMITED",
+      );
       expect(limited.retry_after).toBeGreaterThanOrEqual(1);
       expect(limited.retry_after).toBeLessThanOrEqual(60);
       const again = await refund(SUB.monthly, { client_request_id: "rl-22" });

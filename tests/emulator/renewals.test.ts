@@ -14,7 +14,8 @@ beforeEach(async () => {
 });
 
 const sub = async (id: string) => (await client.get(`/api/subscriptions/${id}`)).body.subscription;
-const cycles = async (id: string) => (await client.get(`/api/subscriptions/reporting/subscriptions/${id}/attribution`)).body.periods;
+const cycles = async (id: string) =>
+  (await client.get(`/api/subscriptions/reporting/subscriptions/${id}/attribution`)).body.periods;
 
 /** One subscription priced `amount`, last agreed at `agreed`, with a staged price, paid through 2026-06-15. */
 function priceScenario(amount: string, agreed: string, pending: string): ScenarioInput {
@@ -22,7 +23,17 @@ function priceScenario(amount: string, agreed: string, pending: string): Scenari
     clock: "2026-06-01T00:00:00Z",
     games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
     players: [{ game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01" }],
-    cards: [{ game_id: "g1", player_id: 1, card_id: 1, last_four: "4242", exp_month: 1, exp_year: 2031, created_at: "2026-01-01" }],
+    cards: [
+      {
+        game_id: "g1",
+        player_id: 1,
+        card_id: 1,
+        last_four: "4242",
+        exp_month: 1,
+        exp_year: 2031,
+        created_at: "2026-01-01",
+      },
+    ],
     subscriptions: [
       {
         game_id: "g1",
@@ -36,7 +47,15 @@ function priceScenario(amount: string, agreed: string, pending: string): Scenari
         created_at: "2026-05-15T00:00:00Z",
         status: "active",
         revenue_share: { recipient_player_id: 1, percent: "10.00" },
-        periods: [{ period_seq: 1, status: "paid", period_start: "2026-05-15", period_end: "2026-06-15", paid_at: "2026-05-15" }],
+        periods: [
+          {
+            period_seq: 1,
+            status: "paid",
+            period_start: "2026-05-15",
+            period_end: "2026-06-15",
+            paid_at: "2026-05-15",
+          },
+        ],
       },
     ],
   };
@@ -50,8 +69,20 @@ function fundingScenario(chargeAt: string, balance: string): ScenarioInput {
   return {
     clock: iso(at - day),
     games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
-    players: [{ game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01", balance_coins: balance }],
-    cards: [{ game_id: "g1", player_id: 1, card_id: 1, last_four: "4242", exp_month: 1, exp_year: 2031, created_at: "2026-01-01" }],
+    players: [
+      { game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01", balance_coins: balance },
+    ],
+    cards: [
+      {
+        game_id: "g1",
+        player_id: 1,
+        card_id: 1,
+        last_four: "4242",
+        exp_month: 1,
+        exp_year: 2031,
+        created_at: "2026-01-01",
+      },
+    ],
     subscriptions: [
       {
         game_id: "g1",
@@ -63,7 +94,15 @@ function fundingScenario(chargeAt: string, balance: string): ScenarioInput {
         created_at: iso(at - 30 * day),
         status: "active",
         revenue_share: { recipient_player_id: 1, percent: "10.00" },
-        periods: [{ period_seq: 1, status: "paid", period_start: iso(at - 30 * day), period_end: chargeAt, paid_at: iso(at - 30 * day) }],
+        periods: [
+          {
+            period_seq: 1,
+            status: "paid",
+            period_start: iso(at - 30 * day),
+            period_end: chargeAt,
+            paid_at: iso(at - 30 * day),
+          },
+        ],
         next_charge_at: chargeAt,
       },
     ],
@@ -76,21 +115,40 @@ describe("funding of card renewals", () => {
     await client.admin("/clock/advance", { to: chargeAt });
     const [line] = await cycles(SUB.monthly);
     expect(line).toMatchObject({ period_seq: 2, status: "paid", paid_at: chargeAt });
-    const wallet = (await client.get("/api/player-balances/player/by-email/p%40example.test")).body.balances[0].total_balance;
+    const wallet = (await client.get("/api/player-balances/player/by-email/p%40example.test")).body.balances[0]
+      .total_balance;
     return { line, wallet };
   };
 
   // Spec: "saved cards fund subscriptions when the member's balance runs short".
-  it.each(["2026-06-15T00:00:00Z", "2026-10-15T00:00:00Z"])("lets a wallet that covers the price pay it whole (%s): no card charge, no mint order", async (chargeAt) => {
-    const { line, wallet } = await renew(chargeAt, "100.00");
-    expect(line.funding).toEqual({ amount_coins: "100.00", balance_applied_coins: "100.00", card_charged_usd: "0.00", rail: "card", pcstore_charged_usd: "0.00" });
-    expect(line.mint_order_id).toBeNull();
-    expect(line.transaction_id).toMatch(/^txn_/);
-    expect(wallet).toBe("0.00");
-    // Refunded, the period goes back to the wallet: funding shape wallet, nothing to a card.
-    const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "wallet-paid" });
-    expect(receipt.body).toMatchObject({ period_seq: 2, funding_shape: "wallet", card_refunded_usd: "0.00", balance_delta_coins: "100.00", processor_refund_reference: null, new_balance: "100.00" });
-  });
+  it.each(["2026-06-15T00:00:00Z", "2026-10-15T00:00:00Z"])(
+    "lets a wallet that covers the price pay it whole (%s): no card charge, no mint order",
+    async (chargeAt) => {
+      const { line, wallet } = await renew(chargeAt, "100.00");
+      expect(line.funding).toEqual({
+        amount_coins: "100.00",
+        balance_applied_coins: "100.00",
+        card_charged_usd: "0.00",
+        rail: "card",
+        pcstore_charged_usd: "0.00",
+      });
+      expect(line.mint_order_id).toBeNull();
+      expect(line.transaction_id).toMatch(/^txn_/);
+      expect(wallet).toBe("0.00");
+      // Refunded, the period goes back to the wallet: funding shape wallet, nothing to a card.
+      const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, {
+        client_request_id: "wallet-paid",
+      });
+      expect(receipt.body).toMatchObject({
+        period_seq: 2,
+        funding_shape: "wallet",
+        card_refunded_usd: "0.00",
+        balance_delta_coins: "100.00",
+        processor_refund_reference: null,
+        new_balance: "100.00",
+      });
+    },
+  );
 
   // Spec, Versioning: "since 2026-09-17 card-funded renewal periods carry balance_applied_coins of 0.00".
   it("charges the card the whole price since 2026-09-17 when the wallet runs short, leaving the wallet alone", async () => {
@@ -99,7 +157,11 @@ describe("funding of card renewals", () => {
     expect(line.mint_order_id).toMatch(/^ord_/);
     expect(wallet).toBe("99.99");
     const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "card-paid" });
-    expect(receipt.body).toMatchObject({ funding_shape: "card", card_refunded_usd: "10.00", balance_delta_coins: "0.00" });
+    expect(receipt.body).toMatchObject({
+      funding_shape: "card",
+      card_refunded_usd: "10.00",
+      balance_delta_coins: "0.00",
+    });
   });
 
   it("before 2026-09-17 drew what the wallet held and charged the card the shortfall", async () => {
@@ -108,7 +170,11 @@ describe("funding of card renewals", () => {
     expect(line.mint_order_id).toMatch(/^ord_/);
     expect(wallet).toBe("0.00");
     const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "mixed-paid" });
-    expect(receipt.body).toMatchObject({ funding_shape: "mixed", card_refunded_usd: "6.00", balance_delta_coins: "40.00" });
+    expect(receipt.body).toMatchObject({
+      funding_shape: "mixed",
+      card_refunded_usd: "6.00",
+      balance_delta_coins: "40.00",
+    });
   });
 
   it("charges the card alone when the wallet is empty, on any date", async () => {
@@ -123,7 +189,9 @@ describe("clock and renewals", () => {
     const moved = await client.admin("/clock/advance", { by: "36h" });
     expect(moved.body.now).toBe("2026-06-02T12:00:00Z");
     expect(moved.body.from).toBe("2026-06-01T00:00:00Z");
-    expect((await client.admin("/clock/set", { at: "2026-06-01T00:00:00Z" })).body.error_code).toBe("ADMIN_CLOCK_BACKWARDS");
+    expect((await client.admin("/clock/set", { at: "2026-06-01T00:00:00Z" })).body.error_code).toBe(
+      "ADMIN_CLOCK_BACKWARDS",
+    );
     expect((await client.admin("/clock/advance", { by: "soon" })).status).toBe(400);
   });
 
@@ -150,7 +218,9 @@ describe("clock and renewals", () => {
     expect(latest.transaction_id).toMatch(/^txn_/);
     expect(latest.mint_order_id).toMatch(/^ord_/);
     // The new renewal is in June's report.
-    const june = await client.get("/api/subscriptions/reporting/attribution", { query: { start: "2026-06-15", end: "2026-06-16", subscription_id: SUB.monthly } });
+    const june = await client.get("/api/subscriptions/reporting/attribution", {
+      query: { start: "2026-06-15", end: "2026-06-16", subscription_id: SUB.monthly },
+    });
     expect(june.body.totals).toMatchObject({ renewals_settled: 1, gross_attributed_usd: "1.80" });
   });
 
@@ -207,20 +277,40 @@ describe("clock and renewals", () => {
   it("enters dunning on a decline, retries 1, 3 and 5 days after, then expires", async () => {
     await client.admin(`/subscriptions/${SUB.monthly}/charge-outcomes`, { outcomes: ["decline", "decline"] });
     await client.admin("/clock/advance", { to: "2026-06-15T00:00:01Z" });
-    expect(await sub(SUB.monthly)).toMatchObject({ status: "past_due", period_seq: 5, next_charge_at: "2026-06-16T00:00:00Z" });
+    expect(await sub(SUB.monthly)).toMatchObject({
+      status: "past_due",
+      period_seq: 5,
+      next_charge_at: "2026-06-16T00:00:00Z",
+    });
     expect((await cycles(SUB.monthly))[0]).toMatchObject({ period_seq: 6, status: "pending", paid_at: null });
     await client.admin("/clock/advance", { to: "2026-06-16T00:00:01Z" });
     expect(await sub(SUB.monthly)).toMatchObject({ status: "past_due", next_charge_at: "2026-06-18T00:00:00Z" });
     await client.admin("/clock/advance", { to: "2026-06-18T00:00:01Z" });
     const paid = (await cycles(SUB.monthly))[0];
-    expect(paid).toMatchObject({ period_seq: 6, status: "paid", paid_at: "2026-06-18T00:00:00Z", period_start: "2026-06-15T00:00:00Z" });
+    expect(paid).toMatchObject({
+      period_seq: 6,
+      status: "paid",
+      paid_at: "2026-06-18T00:00:00Z",
+      period_start: "2026-06-15T00:00:00Z",
+    });
     const detail = await client.get(`/api/subscriptions/reporting/periods/${paid.period_id}`);
-    expect(detail.body.charge).toEqual({ attempts_for_period: 3, paid_attempt_no: 3, paid_attempt_at: "2026-06-18T00:00:00Z", outcome: "succeeded" });
+    expect(detail.body.charge).toEqual({
+      attempts_for_period: 3,
+      paid_attempt_no: 3,
+      paid_attempt_at: "2026-06-18T00:00:00Z",
+      outcome: "succeeded",
+    });
     expect(await sub(SUB.monthly)).toMatchObject({ status: "active", period_seq: 6 });
 
-    await client.admin(`/subscriptions/${SUB.monthly}/charge-outcomes`, { outcomes: ["decline", "decline", "decline", "decline"] });
+    await client.admin(`/subscriptions/${SUB.monthly}/charge-outcomes`, {
+      outcomes: ["decline", "decline", "decline", "decline"],
+    });
     await client.admin("/clock/advance", { to: "2026-07-30T00:00:00Z" });
-    expect(await sub(SUB.monthly)).toMatchObject({ status: "expired", ended_at: "2026-07-20T00:00:00Z", next_charge_at: null });
+    expect(await sub(SUB.monthly)).toMatchObject({
+      status: "expired",
+      ended_at: "2026-07-20T00:00:00Z",
+      next_charge_at: null,
+    });
     expect((await cycles(SUB.monthly))[0]).toMatchObject({ period_seq: 7, status: "failed" });
   });
 
@@ -239,6 +329,10 @@ describe("clock and renewals", () => {
     await client.admin("/clock/advance", { to: "2026-06-01T00:00:01Z" });
     const [june] = await cycles(SUB.pcstore);
     expect(june.funding).toMatchObject({ rail: "pcstore", pcstore_charged_usd: "8.00", balance_applied_coins: "0.00" });
-    expectError(await client.post(`/api/subscriptions/${SUB.pcstore}/refund`, { client_request_id: "pc" }), 409, "PCSTORE_REFUND_NOT_SUPPORTED");
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.pcstore}/refund`, { client_request_id: "pc" }),
+      409,
+      "PCSTORE_REFUND_NOT_SUPPORTED",
+    );
   });
 });

@@ -12,7 +12,8 @@ beforeEach(async () => {
   await client.admin("/reset", {});
 });
 
-const report = (query: Record<string, string | number>) => client.get("/api/subscriptions/reporting/attribution", { query });
+const report = (query: Record<string, string | number>) =>
+  client.get("/api/subscriptions/reporting/attribution", { query });
 const cycles = (id: string, query: Record<string, string | number> = {}) =>
   client.get(`/api/subscriptions/reporting/subscriptions/${id}/attribution`, { query });
 const periodIdOf = async (id: string, seq: number): Promise<number> =>
@@ -50,7 +51,12 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       partner_revenue_usd: "85.49",
       renewals_with_attribution: 5,
       renewals_without_attribution: 2,
-      unattributed_reasons: { no_revenue_share_configured: 2, spend_order_not_found: 0, attribution_not_recorded: 0, attribution_malformed: 0 },
+      unattributed_reasons: {
+        no_revenue_share_configured: 2,
+        spend_order_not_found: 0,
+        attribution_not_recorded: 0,
+        attribution_malformed: 0,
+      },
       gross_attributed_usd: "11.07",
       reversed_attributed_usd: "0.00",
       net_attributed_usd: "11.07",
@@ -62,7 +68,13 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
     });
     const bob = call.body.recipients[0];
     expect(bob).toMatchObject({
-      recipient: { player_id: 2, resolved: true, player_email: "bob@example.test", player_name: "Bob", identity_id: "idn_2" },
+      recipient: {
+        player_id: 2,
+        resolved: true,
+        player_email: "bob@example.test",
+        player_name: "Bob",
+        identity_id: "idn_2",
+      },
       renewal_count: 5,
       subscription_count: 5,
       gross_attributed_usd: "11.07",
@@ -77,16 +89,34 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       reversals_truncated: false,
     });
     expect(bob.periods).toHaveLength(5);
-    expect(bob.periods.every((line: any) => line.settled_by_invo === false && line.attribution.settled_by_invo === false)).toBe(true);
+    expect(
+      bob.periods.every((line: any) => line.settled_by_invo === false && line.attribution.settled_by_invo === false),
+    ).toBe(true);
     const mixed = bob.periods.find((line: any) => line.subscription_id === SUB.mixed);
     expect(mixed).toMatchObject({
       amount_usd: "20.00",
       invo_fee_usd: "2.00",
       partner_revenue_settled_usd: "18.00",
-      funding: { amount_coins: "200.00", balance_applied_coins: "50.00", card_charged_usd: "15.00", rail: "card", pcstore_charged_usd: "0.00" },
-      attribution: { recipient_player_id: 2, percent_at_renewal: "25.00", base_usd: "18.00", attributed_amount_usd: "4.50" },
+      funding: {
+        amount_coins: "200.00",
+        balance_applied_coins: "50.00",
+        card_charged_usd: "15.00",
+        rail: "card",
+        pcstore_charged_usd: "0.00",
+      },
+      attribution: {
+        recipient_player_id: 2,
+        percent_at_renewal: "25.00",
+        base_usd: "18.00",
+        attributed_amount_usd: "4.50",
+      },
       attribution_unavailable_reason: null,
-      reconciliation: { checked: true, expected_base_usd: "18.00", recorded_base_usd: "18.00", base_matches_settled_fee: true },
+      reconciliation: {
+        checked: true,
+        expected_base_usd: "18.00",
+        recorded_base_usd: "18.00",
+        base_matches_settled_fee: true,
+      },
     });
   });
 
@@ -120,11 +150,22 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       settled_by_invo: false,
     });
     expect(bob.reversals[0].refund_events).toEqual([
-      expect.objectContaining({ refunded_at: "2026-04-03T00:00:00Z", refunded_amount_usd: "15.00", partner_revenue_reversal_basis: "none", settled_by_invo: false }),
+      expect.objectContaining({
+        refunded_at: "2026-04-03T00:00:00Z",
+        refunded_amount_usd: "15.00",
+        partner_revenue_reversal_basis: "none",
+        settled_by_invo: false,
+      }),
     ]);
     expect(bob.reversals[0].note).toContain("period row");
     // A recipient id with no player record reports resolved false and null identity fields.
-    expect(unresolved.recipient).toEqual({ player_id: 777, resolved: false, player_email: null, player_name: null, identity_id: null });
+    expect(unresolved.recipient).toEqual({
+      player_id: 777,
+      resolved: false,
+      player_email: null,
+      player_name: null,
+      identity_id: null,
+    });
     expect(unresolved.net_attributed_usd).toBe("2.70");
     // The March window, where the first period-row refund happened, shows nothing of it.
     const march = await report({ start: "2026-03-01", end: "2026-04-01" });
@@ -142,7 +183,12 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       refund_events_in_window: 1,
     });
     const reversal = feb.body.recipients[0].reversals[0];
-    expect(reversal).toMatchObject({ period_seq: 1, settled_in_this_window: false, reversal_basis: "refund_receipts", reversed_attributed_usd: "1.80" });
+    expect(reversal).toMatchObject({
+      period_seq: 1,
+      settled_in_this_window: false,
+      reversal_basis: "refund_receipts",
+      reversed_attributed_usd: "1.80",
+    });
     expect(reversal.refund_events[0]).toMatchObject({
       refunded_amount_usd: "10.00",
       cumulative_refunded_before_usd: "0.00",
@@ -154,7 +200,11 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
     });
     // The settlement window keeps its gross whatever happened later.
     const jan = await report({ start: "2026-01-01", end: "2026-02-01" });
-    expect(jan.body.totals).toMatchObject({ renewals_settled: 2, gross_attributed_usd: "1.80", reversed_attributed_usd: "0.00" });
+    expect(jan.body.totals).toMatchObject({
+      renewals_settled: 2,
+      gross_attributed_usd: "1.80",
+      reversed_attributed_usd: "0.00",
+    });
   });
 
   it("marks a period settled and fully refunded inside the window as netting to zero", async () => {
@@ -162,10 +212,17 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
     const call = await report({ start: "2026-05-15", end: "2026-06-02" });
     expect(call.body.totals.renewals_settled_then_fully_reversed).toBe(1);
     const reversal = call.body.recipients[0].reversals.find((r: any) => r.subscription_id === SUB.mixed);
-    expect(reversal).toMatchObject({ settled_in_this_window: true, nets_to_zero_in_window: true, reversed_attributed_usd: "4.50" });
+    expect(reversal).toMatchObject({
+      settled_in_this_window: true,
+      nets_to_zero_in_window: true,
+      reversed_attributed_usd: "4.50",
+    });
     expect(reversal.note).toContain("pay nothing");
     const june = await report({ start: "2026-06-01", end: "2026-07-01" });
-    expect(june.body.recipients[0].reversals[0]).toMatchObject({ settled_in_this_window: false, nets_to_zero_in_window: false });
+    expect(june.body.recipients[0].reversals[0]).toMatchObject({
+      settled_in_this_window: false,
+      nets_to_zero_in_window: false,
+    });
   });
 
   describe("window edges", () => {
@@ -186,7 +243,11 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       expect(await monthlyIn("2026-05-14", "2026-05-15")).toBe(0);
       expect(await monthlyIn("2026-05-15T00:00:00", "2026-05-15T00:00:01")).toBe(1);
       const call = await report({ start: "2026-05-15T00:00:00", end: "2026-05-16" });
-      expect(call.body.report.window).toEqual({ start: "2026-05-15T00:00:00Z", end: "2026-05-16T00:00:00Z", end_exclusive: true });
+      expect(call.body.report.window).toEqual({
+        start: "2026-05-15T00:00:00Z",
+        end: "2026-05-16T00:00:00Z",
+        end_exclusive: true,
+      });
     });
 
     it("honours an explicit offset", async () => {
@@ -221,7 +282,12 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
 
     it("restricts everything to one subscription with subscription_id", async () => {
       const call = await report({ start: "2026-01-01", end: "2026-07-01", subscription_id: SUB.monthly });
-      expect(call.body.totals).toMatchObject({ renewals_settled: 5, settled_gross_usd: "50.00", gross_attributed_usd: "9.00", reversed_attributed_usd: "1.80" });
+      expect(call.body.totals).toMatchObject({
+        renewals_settled: 5,
+        settled_gross_usd: "50.00",
+        gross_attributed_usd: "9.00",
+        reversed_attributed_usd: "1.80",
+      });
     });
 
     it("sorts recipients by net descending, then id ascending, and pages them; totals never paginate", async () => {
@@ -258,16 +324,40 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       expectError(await report({ start: "2026-04-01", end: "2026-05-01", offset: 100001 }), 400, "PAGINATION_INVALID");
       expectError(await report({ start: "2026-04-01", end: "2026-05-01", offset: -1 }), 400, "PAGINATION_INVALID");
       expectError(await report({ start: "2026-04-01", end: "2026-05-01", offset: "x" }), 400, "PAGINATION_INVALID");
-      expectError(await report({ start: "2026-04-01", end: "2026-05-01", recipient_player_id: "bob" }), 400, "RECIPIENT_INVALID");
-      expectError(await report({ start: "2026-04-01", end: "2026-05-01", recipient_player_id: 0 }), 400, "RECIPIENT_INVALID");
-      expectError(await report({ start: "2026-04-01", end: "2026-05-01", subscription_id: "S".repeat(51) }), 400, "SUBSCRIPTION_ID_INVALID");
-      expectError(await report({ start: "2026-04-01", end: "2026-05-01", subscription_id: "nope" }), 400, "SUBSCRIPTION_ID_INVALID");
+      expectError(
+        await report({ start: "2026-04-01", end: "2026-05-01", recipient_player_id: "bob" }),
+        400,
+        "RECIPIENT_INVALID",
+      );
+      expectError(
+        await report({ start: "2026-04-01", end: "2026-05-01", recipient_player_id: 0 }),
+        400,
+        "RECIPIENT_INVALID",
+      );
+      expectError(
+        await report({ start: "2026-04-01", end: "2026-05-01", subscription_id: "S".repeat(51) }),
+        400,
+        "SUBSCRIPTION_ID_INVALID",
+      );
+      expectError(
+        await report({ start: "2026-04-01", end: "2026-05-01", subscription_id: "nope" }),
+        400,
+        "SUBSCRIPTION_ID_INVALID",
+      );
     });
 
     it("answers 404 SUBSCRIPTION_NOT_FOUND for an unknown subscription_id or another game's", async () => {
       // Spec: "Everything is scoped to the caller's game; ids of other tenants return 404."
-      expectError(await report({ start: "2026-04-01", end: "2026-06-01", subscription_id: "SUB_1767225600_ZZZZ9999" }), 404, "SUBSCRIPTION_NOT_FOUND");
-      expectError(await report({ start: "2026-04-01", end: "2026-06-01", subscription_id: SUB.otherGame }), 404, "SUBSCRIPTION_NOT_FOUND");
+      expectError(
+        await report({ start: "2026-04-01", end: "2026-06-01", subscription_id: "SUB_1767225600_ZZZZ9999" }),
+        404,
+        "SUBSCRIPTION_NOT_FOUND",
+      );
+      expectError(
+        await report({ start: "2026-04-01", end: "2026-06-01", subscription_id: SUB.otherGame }),
+        404,
+        "SUBSCRIPTION_NOT_FOUND",
+      );
       const own = await client.get("/api/subscriptions/reporting/attribution", {
         secret: SECRET_TWO,
         query: { start: "2026-04-01", end: "2026-06-01", subscription_id: SUB.otherGame },
@@ -284,16 +374,28 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
   describe("refunds with receipts and refunds known only from the period row on one period", () => {
     // ninetyNine period 2: 9.99 paid 2026-03-10, partner 8.99, bob 15%: attributed 1.35.
     const refundAt = (at: string, amount: string, receipt: boolean) =>
-      client.admin("/refunds", { subscription_id: SUB.ninetyNine, period_seq: 2, amount_usd: amount, refunded_at: at, receipt });
+      client.admin("/refunds", {
+        subscription_id: SUB.ninetyNine,
+        period_seq: 2,
+        amount_usd: amount,
+        refunded_at: at,
+        receipt,
+      });
     const bobReversal = (call: any) =>
-      call.body.recipients.find((r: any) => r.recipient.player_id === 2).reversals.find((r: any) => r.subscription_id === SUB.ninetyNine);
+      call.body.recipients
+        .find((r: any) => r.recipient.player_id === 2)
+        .reversals.find((r: any) => r.subscription_id === SUB.ninetyNine);
 
     it("keeps a closed window's report unchanged when a later refund is known only from the period row", async () => {
       expect((await refundAt("2026-04-05T00:00:00Z", "3.00", true)).status).toBe(201);
       const aprilBefore = await report({ start: "2026-04-01", end: "2026-05-01", limit: 100 });
       const receiptLine = bobReversal(aprilBefore);
       // round(1.35 × 3.00 / 9.99) = 0.41 of attribution; round(8.99 × 3.00 / 9.99) = 2.70 of partner revenue.
-      expect(receiptLine).toMatchObject({ reversal_basis: "refund_receipts", reversed_attributed_usd: "0.41", partner_revenue_reversed_usd: "2.70" });
+      expect(receiptLine).toMatchObject({
+        reversal_basis: "refund_receipts",
+        reversed_attributed_usd: "0.41",
+        partner_revenue_reversed_usd: "2.70",
+      });
 
       expect((await refundAt("2026-05-20T00:00:00Z", "2.00", false)).status).toBe(201);
       const aprilAfter = await report({ start: "2026-04-01", end: "2026-05-01", limit: 100 });
@@ -303,16 +405,27 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
           ...r,
           // Reference-only figures are cumulative up to the clock; everything of the window itself is unchanged.
           reversals: r.reversals.map((line: any) =>
-            line.subscription_id === SUB.ninetyNine ? { ...line, refunded_to_date_usd: "5.00", latest_refund_at: "2026-05-20T00:00:00Z" } : line,
+            line.subscription_id === SUB.ninetyNine
+              ? { ...line, refunded_to_date_usd: "5.00", latest_refund_at: "2026-05-20T00:00:00Z" }
+              : line,
           ),
         })),
       );
 
       // The period-row portion is reported in May, wholly, without partner-revenue clawback.
       const may = await report({ start: "2026-05-01", end: "2026-06-01", limit: 100 });
-      expect(may.body.totals).toMatchObject({ reversed_attributed_usd: "0.27", partner_revenue_reversed_usd: "0.00", refund_events_in_window: 1, reversals_without_receipts: 1 });
+      expect(may.body.totals).toMatchObject({
+        reversed_attributed_usd: "0.27",
+        partner_revenue_reversed_usd: "0.00",
+        refund_events_in_window: 1,
+        reversals_without_receipts: 1,
+      });
       const rowLine = bobReversal(may);
-      expect(rowLine).toMatchObject({ reversal_basis: "period_row", reversed_attributed_usd: "0.27", partner_revenue_reversed_usd: "0.00" });
+      expect(rowLine).toMatchObject({
+        reversal_basis: "period_row",
+        reversed_attributed_usd: "0.27",
+        partner_revenue_reversed_usd: "0.00",
+      });
       expect(rowLine.refund_events).toEqual([
         {
           refunded_at: "2026-05-20T00:00:00Z",
@@ -330,8 +443,20 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       // The period detail shows the receipt event exactly and the period-row portion as one row.
       const id = await periodIdOf(SUB.ninetyNine, 2);
       const detail = (await client.get(`/api/subscriptions/reporting/periods/${id}`)).body;
-      expect(detail.refunds).toMatchObject({ refund_count: 2, refunded_to_date_usd: "5.00", basis: "period_row", latest_refund_at: "2026-05-20T00:00:00Z" });
-      expect(detail.refunds.events.map((e: any) => [e.refunded_at, e.refunded_amount_usd, e.partner_revenue_reversed_usd, e.partner_revenue_reversal_basis])).toEqual([
+      expect(detail.refunds).toMatchObject({
+        refund_count: 2,
+        refunded_to_date_usd: "5.00",
+        basis: "period_row",
+        latest_refund_at: "2026-05-20T00:00:00Z",
+      });
+      expect(
+        detail.refunds.events.map((e: any) => [
+          e.refunded_at,
+          e.refunded_amount_usd,
+          e.partner_revenue_reversed_usd,
+          e.partner_revenue_reversal_basis,
+        ]),
+      ).toEqual([
         ["2026-04-05T00:00:00Z", "3.00", "2.70", "clawback"],
         ["2026-05-20T00:00:00Z", "2.00", "0.00", "none"],
       ]);
@@ -340,7 +465,10 @@ describe("GET /api/subscriptions/reporting/attribution", () => {
       expect(detail.fee_legs).toMatchObject({ partner_revenue_reversed_usd: "2.70", partner_revenue_usd: "6.29" });
 
       // A receipt refund completing the period later leaves both earlier windows as they were.
-      await client.post(`/api/subscriptions/${SUB.ninetyNine}/refund`, { client_request_id: "mixed-rest", period_seq: 2 });
+      await client.post(`/api/subscriptions/${SUB.ninetyNine}/refund`, {
+        client_request_id: "mixed-rest",
+        period_seq: 2,
+      });
       const mayAgain = await report({ start: "2026-05-01", end: "2026-06-01", limit: 100 });
       expect(mayAgain.body.totals).toEqual(may.body.totals);
       const june = await report({ start: "2026-06-01", end: "2026-07-01", limit: 100 });
@@ -388,12 +516,23 @@ describe("GET /api/subscriptions/reporting/subscriptions/{id}/attribution", () =
       settled_by_invo: false,
     });
     const first = call.body.periods[4];
-    expect(first).toMatchObject({ status: "refunded", refund: { refunded_amount_usd: "10.00", refunded_at: "2026-02-20T00:00:00Z" }, partner_revenue_usd: "0.00" });
+    expect(first).toMatchObject({
+      status: "refunded",
+      refund: { refunded_amount_usd: "10.00", refunded_at: "2026-02-20T00:00:00Z" },
+      partner_revenue_usd: "0.00",
+    });
   });
 
   it("includes never-paid cycles with attribution null and filters by status", async () => {
     const call = await cycles(SUB.pastDue);
-    expect(call.body.periods[0]).toMatchObject({ period_seq: 3, status: "pending", paid_at: null, attribution: null, invo_fee_usd: null, funding: null });
+    expect(call.body.periods[0]).toMatchObject({
+      period_seq: 3,
+      status: "pending",
+      paid_at: null,
+      attribution: null,
+      invo_fee_usd: null,
+      funding: null,
+    });
     const paid = await cycles(SUB.pastDue, { status: "paid" });
     expect(paid.body.periods.map((p: any) => p.period_seq)).toEqual([2, 1]);
     const two = await cycles(SUB.monthly, { status: "paid,refunded", limit: 2, offset: 1 });
@@ -414,7 +553,13 @@ describe("GET /api/subscriptions/reporting/subscriptions/{id}/attribution", () =
   });
 
   it("clamps any integer limit into 1..100 like the aggregate report", async () => {
-    for (const [limit, clamped, lines] of [[1000, 100, 5], ["99999999999999999999", 100, 5], [0, 1, 1], [-5, 1, 1], [3, 3, 3]] as const) {
+    for (const [limit, clamped, lines] of [
+      [1000, 100, 5],
+      ["99999999999999999999", 100, 5],
+      [0, 1, 1],
+      [-5, 1, 1],
+      [3, 3, 3],
+    ] as const) {
       const call = await cycles(SUB.monthly, { limit });
       expect(call.status).toBe(200);
       expect([call.body.pagination.limit, call.body.periods.length]).toEqual([clamped, lines]);
@@ -443,17 +588,36 @@ describe("GET /api/subscriptions/reporting/periods/{period_id}", () => {
       card_fee_charged_to_partner_usd: "0.00",
       partner_revenue_after_fees_usd: "0.00",
     });
-    expect(call.body.refunds).toMatchObject({ refund_count: 1, refunded_to_date_usd: "10.00", latest_refund_at: "2026-02-20T00:00:00Z", basis: "refund_receipts" });
-    expect(call.body.refunds.events[0]).toMatchObject({ is_full_refund: true, reversed_attributed_usd: "1.80", partner_revenue_reversal_basis: "clawback", settled_by_invo: false });
+    expect(call.body.refunds).toMatchObject({
+      refund_count: 1,
+      refunded_to_date_usd: "10.00",
+      latest_refund_at: "2026-02-20T00:00:00Z",
+      basis: "refund_receipts",
+    });
+    expect(call.body.refunds.events[0]).toMatchObject({
+      is_full_refund: true,
+      reversed_attributed_usd: "1.80",
+      partner_revenue_reversal_basis: "clawback",
+      settled_by_invo: false,
+    });
     expect(call.body.refunds.events[0].refund_transaction_id).toMatch(/^rtx_/);
-    expect(call.body.charge).toEqual({ attempts_for_period: 1, paid_attempt_no: 1, paid_attempt_at: "2026-01-15T00:00:00Z", outcome: "succeeded" });
+    expect(call.body.charge).toEqual({
+      attempts_for_period: 1,
+      paid_attempt_no: 1,
+      paid_attempt_at: "2026-01-15T00:00:00Z",
+      outcome: "succeeded",
+    });
     expect(call.body.current_revenue_share.recipient_player_id).toBe(2);
   });
 
   it("shows the period-row basis", async () => {
     const id = await periodIdOf(SUB.periodRow, 1);
     const call = await client.get(`/api/subscriptions/reporting/periods/${id}`);
-    expect(call.body.refunds).toMatchObject({ basis: "period_row", refunded_to_date_usd: "15.00", latest_refund_at: "2026-04-03T00:00:00Z" });
+    expect(call.body.refunds).toMatchObject({
+      basis: "period_row",
+      refunded_to_date_usd: "15.00",
+      latest_refund_at: "2026-04-03T00:00:00Z",
+    });
     expect(call.body.fee_legs.partner_revenue_reversed_usd).toBe("0.00");
   });
 
@@ -462,24 +626,41 @@ describe("GET /api/subscriptions/reporting/periods/{period_id}", () => {
     // A wallet short of every price: since 2026-09-17 the card pays the whole price and the wallet is left alone.
     await client.admin("/players/balance", { game_id: "g1", player_id: 1, balance_coins: "50.00" });
     await client.admin("/clock/set", { at: "2026-10-16T00:00:00Z" });
-    const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "fee-1", amount_usd: "4.00" });
+    const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, {
+      client_request_id: "fee-1",
+      amount_usd: "4.00",
+    });
     // 4.00 refunded, 3.60 of partner revenue reversed: the service keeps its 0.40 fee, charged to the partner.
-    expect(receipt.body).toMatchObject({ partner_revenue_reversed_usd: "3.60", card_fee_charged_to_partner_usd: "0.40" });
+    expect(receipt.body).toMatchObject({
+      partner_revenue_reversed_usd: "3.60",
+      card_fee_charged_to_partner_usd: "0.40",
+    });
     const id = (await cycles(SUB.monthly)).body.periods[0].period_id;
     const detail = await client.get(`/api/subscriptions/reporting/periods/${id}`);
-    expect(detail.body.fee_legs).toMatchObject({ card_fee_charged_to_partner_usd: "0.40", partner_revenue_usd: "5.40", partner_revenue_after_fees_usd: "5.00" });
+    expect(detail.body.fee_legs).toMatchObject({
+      card_fee_charged_to_partner_usd: "0.40",
+      partner_revenue_usd: "5.40",
+      partner_revenue_after_fees_usd: "5.00",
+    });
     // Card renewals charged since 2026-09-17 carry balance_applied_coins 0.00.
     expect(detail.body.period).toMatchObject({ paid_at: "2026-10-15T00:00:00Z", period_seq: 10 });
     expect(detail.body.period.funding).toMatchObject({ balance_applied_coins: "0.00", card_charged_usd: "10.00" });
     // The wallet was not touched by the renewals; the partial refund credited 40.00 coins to it.
-    expect((await client.get("/api/player-balances/player/by-email/alice%40example.test")).body.balances[0].total_balance).toBe("90.00");
+    expect(
+      (await client.get("/api/player-balances/player/by-email/alice%40example.test")).body.balances[0].total_balance,
+    ).toBe("90.00");
   });
 
   it("keeps the attributed snapshot when the recorded base drifts", async () => {
     const id = await periodIdOf(SUB.ninetyNine, 2);
     await client.admin(`/periods/${id}`, { base_usd: "9.00" }, "PATCH");
     const call = await client.get(`/api/subscriptions/reporting/periods/${id}`);
-    expect(call.body.period.reconciliation).toEqual({ checked: true, expected_base_usd: "8.99", recorded_base_usd: "9.00", base_matches_settled_fee: false });
+    expect(call.body.period.reconciliation).toEqual({
+      checked: true,
+      expected_base_usd: "8.99",
+      recorded_base_usd: "9.00",
+      base_matches_settled_fee: false,
+    });
     expect(call.body.period.attribution.attributed_amount_usd).toBe("1.35");
   });
 
@@ -487,8 +668,14 @@ describe("GET /api/subscriptions/reporting/periods/{period_id}", () => {
     expectError(await client.get("/api/subscriptions/reporting/periods/abc"), 400, "INVALID_FIELD_VALUE");
     expectError(await client.get("/api/subscriptions/reporting/periods/0"), 400, "INVALID_FIELD_VALUE");
     expectError(await client.get("/api/subscriptions/reporting/periods/999999"), 404, "PERIOD_NOT_FOUND");
-    const foreign = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.otherGame}/attribution`, { secret: SECRET_TWO })).body.periods[0].period_id;
+    const foreign = (
+      await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.otherGame}/attribution`, {
+        secret: SECRET_TWO,
+      })
+    ).body.periods[0].period_id;
     expectError(await client.get(`/api/subscriptions/reporting/periods/${foreign}`), 404, "PERIOD_NOT_FOUND");
-    expect((await client.get(`/api/subscriptions/reporting/periods/${foreign}`, { secret: SECRET_TWO })).status).toBe(200);
+    expect((await client.get(`/api/subscriptions/reporting/periods/${foreign}`, { secret: SECRET_TWO })).status).toBe(
+      200,
+    );
   });
 });

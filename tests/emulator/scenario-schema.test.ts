@@ -8,15 +8,61 @@ import { scenarioSchema } from "@/emulator/scenario/schema";
 /** The example of issue 3, verbatim. */
 const ISSUE_EXAMPLE = {
   clock: "2026-06-01T00:00:00Z",
-  games: [{ game_id: "g1", name: "Game One", status: "live", secret: "gs_test_one", fee_percent: "10.00", webhooks: [{ url: "http://127.0.0.1:4999/hook", secret: "whsec_one", events: ["*"] }] }],
-  players: [{ game_id: "g1", player_id: 1, email: "alice@example.test", name: "Alice", identity_id: "idn_1", date_joined: "2025-12-01T00:00:00Z" }],
+  games: [
+    {
+      game_id: "g1",
+      name: "Game One",
+      status: "live",
+      secret: "gs_test_one",
+      fee_percent: "10.00",
+      webhooks: [{ url: "http://127.0.0.1:4999/hook", secret: "whsec_one", events: ["*"] }],
+    },
+  ],
+  players: [
+    {
+      game_id: "g1",
+      player_id: 1,
+      email: "alice@example.test",
+      name: "Alice",
+      identity_id: "idn_1",
+      date_joined: "2025-12-01T00:00:00Z",
+    },
+  ],
   subscriptions: [
     {
-      game_id: "g1", subscription_id: "SUB_1767225600_aaaa0001", player_id: 1, item_id: "gold", item_name: "Gold Pass", amount_usd: "10.00",
-      interval: "month", interval_count: 1, created_at: "2026-01-15T00:00:00Z", status: "active", funding_rail: "card",
+      game_id: "g1",
+      subscription_id: "SUB_1767225600_aaaa0001",
+      player_id: 1,
+      item_id: "gold",
+      item_name: "Gold Pass",
+      amount_usd: "10.00",
+      interval: "month",
+      interval_count: 1,
+      created_at: "2026-01-15T00:00:00Z",
+      status: "active",
+      funding_rail: "card",
       revenue_share: { recipient_player_id: 2, percent: "20.00" },
-      periods: [{ period_seq: 1, status: "paid", period_start: "2026-01-15T00:00:00Z", period_end: "2026-02-15T00:00:00Z", paid_at: "2026-01-15T00:00:00Z", amount_usd: "10.00", attribution: "recorded" }],
-      refunds: [{ period_seq: 1, amount_usd: "10.00", refunded_at: "2026-02-20T00:00:00Z", client_request_id: "rf-1", reason: "duplicate", receipt: true }],
+      periods: [
+        {
+          period_seq: 1,
+          status: "paid",
+          period_start: "2026-01-15T00:00:00Z",
+          period_end: "2026-02-15T00:00:00Z",
+          paid_at: "2026-01-15T00:00:00Z",
+          amount_usd: "10.00",
+          attribution: "recorded",
+        },
+      ],
+      refunds: [
+        {
+          period_seq: 1,
+          amount_usd: "10.00",
+          refunded_at: "2026-02-20T00:00:00Z",
+          client_request_id: "rf-1",
+          reason: "duplicate",
+          receipt: true,
+        },
+      ],
     },
   ],
 };

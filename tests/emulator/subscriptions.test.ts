@@ -23,11 +23,35 @@ describe("GET /api/subscriptions/{id}", () => {
     const sub = call.body.subscription;
     expect(Object.keys(sub).sort()).toEqual(
       [
-        "subscription_id", "game_id", "player_id", "client_request_id", "status", "amount_usd", "pending_amount_usd",
-        "interval", "interval_count", "item_id", "item_name", "current_period_start", "current_period_end", "period_seq",
-        "next_charge_at", "cancel_at_period_end", "trial_end", "canceled_at", "ended_at", "wallet_only",
-        "has_payment_method", "funding_rail", "pcstore_agreement_status", "metadata", "consent", "created_at",
-        "updated_at", "revenue_share", "paid_through",
+        "subscription_id",
+        "game_id",
+        "player_id",
+        "client_request_id",
+        "status",
+        "amount_usd",
+        "pending_amount_usd",
+        "interval",
+        "interval_count",
+        "item_id",
+        "item_name",
+        "current_period_start",
+        "current_period_end",
+        "period_seq",
+        "next_charge_at",
+        "cancel_at_period_end",
+        "trial_end",
+        "canceled_at",
+        "ended_at",
+        "wallet_only",
+        "has_payment_method",
+        "funding_rail",
+        "pcstore_agreement_status",
+        "metadata",
+        "consent",
+        "created_at",
+        "updated_at",
+        "revenue_share",
+        "paid_through",
       ].sort(),
     );
     expect(sub).toMatchObject({
@@ -68,16 +92,24 @@ describe("GET /api/subscriptions/{id}", () => {
   it("refuses a malformed id with 400 INVALID_FIELD_VALUE and an unknown one with 404", async () => {
     expectError(await client.get("/api/subscriptions/not-an-id"), 400, "INVALID_FIELD_VALUE");
     expectError(await client.get("/api/subscriptions/SUB_1767225600_ZZZZ9999"), 404, "SUBSCRIPTION_NOT_FOUND");
-    expectError(await client.get(`/api/subscriptions/${SUB.monthly}`, { query: { include_player: "maybe" } }), 400, "INVALID_FIELD_VALUE");
+    expectError(
+      await client.get(`/api/subscriptions/${SUB.monthly}`, { query: { include_player: "maybe" } }),
+      400,
+      "INVALID_FIELD_VALUE",
+    );
   });
 
   it("shows period_seq 1 (1-based) on a subscription never charged, and its first charge bills period 1", async () => {
     // Spec: period_seq is "1-based; advances on each successful charge".
-    expect((await client.get(`/api/subscriptions/${SUB.neverBilled}`)).body.subscription).toMatchObject({ period_seq: 1, paid_through: null });
+    expect((await client.get(`/api/subscriptions/${SUB.neverBilled}`)).body.subscription).toMatchObject({
+      period_seq: 1,
+      paid_through: null,
+    });
     await client.admin("/clock/advance", { by: "1d" });
     const charged = (await client.get(`/api/subscriptions/${SUB.neverBilled}`)).body.subscription;
     expect(charged).toMatchObject({ status: "active", period_seq: 1 });
-    const cycles = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.neverBilled}/attribution`)).body.periods;
+    const cycles = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.neverBilled}/attribution`)).body
+      .periods;
     expect(cycles.map((p: any) => [p.period_seq, p.status])).toEqual([[1, "paid"]]);
   });
 
@@ -130,7 +162,13 @@ describe("GET /api/subscriptions/player", () => {
   });
 
   it("refuses limits and offsets out of range with PAGINATION_INVALID", async () => {
-    const bad: Record<string, string | number>[] = [{ limit: 0 }, { limit: 101 }, { limit: "ten" }, { offset: -1 }, { offset: 100001 }];
+    const bad: Record<string, string | number>[] = [
+      { limit: 0 },
+      { limit: 101 },
+      { limit: "ten" },
+      { offset: -1 },
+      { offset: 100001 },
+    ];
     for (const query of bad) {
       expectError(await list({ player_email: "alice@example.test", ...query }), 400, "PAGINATION_INVALID");
     }
@@ -141,7 +179,11 @@ describe("GET /api/subscriptions/player", () => {
     const canceled = await list({ player_email: "alice@example.test", status: "canceled" });
     expect(canceled.body.subscriptions.map((s: any) => s.subscription_id)).toEqual([SUB.canceled]);
     const carolLive = await list({ player_email: "carol@example.test", status: "live" });
-    expect(carolLive.body.subscriptions.map((s: any) => s.status).sort()).toEqual(["active", "awaiting_authentication", "past_due"]);
+    expect(carolLive.body.subscriptions.map((s: any) => s.status).sort()).toEqual([
+      "active",
+      "awaiting_authentication",
+      "past_due",
+    ]);
     const mixed = await list({ player_email: "alice@example.test", status: "live,canceled" });
     expect(mixed.body.pagination.total_count).toBe(6);
     const pastDue = await list({ player_email: "carol@example.test", status: "past_due" });
@@ -190,12 +232,21 @@ describe("POST /api/subscriptions/{id}/cancel", () => {
     const advance = await client.admin("/clock/advance", { to: "2026-07-01T00:00:00Z" });
     expect(advance.body.retired).toBeGreaterThanOrEqual(1);
     const after = (await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription;
-    expect(after).toMatchObject({ status: "canceled", ended_at: "2026-06-15T00:00:00Z", period_seq: 5, next_charge_at: null });
+    expect(after).toMatchObject({
+      status: "canceled",
+      ended_at: "2026-06-15T00:00:00Z",
+      period_seq: 5,
+      next_charge_at: null,
+    });
   });
 
   it("ends now with at_period_end false; access_until is paid_through when in the future", async () => {
     const call = await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { at_period_end: false });
-    expect(call.body).toMatchObject({ cancel_at_period_end: false, effective_at: "2026-06-01T00:00:00Z", access_until: "2026-06-15T00:00:00Z" });
+    expect(call.body).toMatchObject({
+      cancel_at_period_end: false,
+      effective_at: "2026-06-01T00:00:00Z",
+      access_until: "2026-06-15T00:00:00Z",
+    });
     expect(call.body.subscription.status).toBe("canceled");
     expect(call.body.subscription.ended_at).toBe("2026-06-01T00:00:00Z");
   });
@@ -208,7 +259,11 @@ describe("POST /api/subscriptions/{id}/cancel", () => {
   it("ends immediately with NO_PAID_PERIOD when nothing was paid", async () => {
     const call = await client.post(`/api/subscriptions/${SUB.neverBilled}/cancel`);
     expect(call.status).toBe(200);
-    expect(call.body).toMatchObject({ terminated_immediately: true, downgrade_reason: "NO_PAID_PERIOD", access_until: "2026-06-01T00:00:00Z" });
+    expect(call.body).toMatchObject({
+      terminated_immediately: true,
+      downgrade_reason: "NO_PAID_PERIOD",
+      access_until: "2026-06-01T00:00:00Z",
+    });
     expect(typeof call.body.message).toBe("string");
     expect(call.body.subscription.status).toBe("canceled");
   });
@@ -224,9 +279,19 @@ describe("POST /api/subscriptions/{id}/cancel", () => {
   });
 
   it("refuses a reason over 500 characters and a non-boolean at_period_end", async () => {
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { reason: "x".repeat(501) }), 400, "INVALID_FIELD_VALUE");
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { at_period_end: "yes" }), 400, "INVALID_FIELD_VALUE");
-    expect((await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { reason: "x".repeat(500) })).status).toBe(200);
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { reason: "x".repeat(501) }),
+      400,
+      "INVALID_FIELD_VALUE",
+    );
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { at_period_end: "yes" }),
+      400,
+      "INVALID_FIELD_VALUE",
+    );
+    expect((await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { reason: "x".repeat(500) })).status).toBe(
+      200,
+    );
   });
 
   it("is not blocked by a maintenance pause", async () => {
@@ -267,16 +332,28 @@ describe("POST /api/subscriptions/{id}/amount", () => {
   });
 
   it("refuses an increase on pcstore with the amounts, and stages a decrease", async () => {
-    const up = expectError(await client.post(`/api/subscriptions/${SUB.pcstore}/amount`, { amount_usd: "9.00" }), 409, "PCSTORE_REAUTHORIZATION_REQUIRED");
+    const up = expectError(
+      await client.post(`/api/subscriptions/${SUB.pcstore}/amount`, { amount_usd: "9.00" }),
+      409,
+      "PCSTORE_REAUTHORIZATION_REQUIRED",
+    );
     expect(up).toMatchObject({ current_amount_usd: "8.00", requested_amount_usd: "9.00" });
     const down = await client.post(`/api/subscriptions/${SUB.pcstore}/amount`, { amount_usd: "7.00" });
     expect(down.body.change_queued).toBe(true);
   });
 
   it("refuses a terminal subscription, a pause and malformed amounts", async () => {
-    expectError(await client.post(`/api/subscriptions/${SUB.canceled}/amount`, { amount_usd: "5.00" }), 409, "SUBSCRIPTION_TERMINAL");
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.canceled}/amount`, { amount_usd: "5.00" }),
+      409,
+      "SUBSCRIPTION_TERMINAL",
+    );
     for (const amount of ["0", "-1", "1.234", 12, "abc", undefined]) {
-      expectError(await client.post(`/api/subscriptions/${SUB.monthly}/amount`, { amount_usd: amount }), 400, "INVALID_FIELD_VALUE");
+      expectError(
+        await client.post(`/api/subscriptions/${SUB.monthly}/amount`, { amount_usd: amount }),
+        400,
+        "INVALID_FIELD_VALUE",
+      );
     }
     await client.admin("/pause", { paused: true });
     const paused = await client.post(`/api/subscriptions/${SUB.monthly}/amount`, { amount_usd: "11.00" });
@@ -289,40 +366,92 @@ describe("POST /api/subscriptions/{id}/payment-method", () => {
     const call = await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 13 });
     expect(call.status).toBe(200);
     expect(call.body).toMatchObject({ status: "success", replaced: true, wallet_only: false });
-    expect(call.body.card).toEqual({ id: 13, last_four: "1881", brand: "mastercard", exp_month: 3, exp_year: 2029, created_at: "2026-02-01T00:00:00Z" });
+    expect(call.body.card).toEqual({
+      id: 13,
+      last_four: "1881",
+      brand: "mastercard",
+      exp_month: 3,
+      exp_year: 2029,
+      created_at: "2026-02-01T00:00:00Z",
+    });
     const alias = await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { card_id: 11 });
     expect(alias.body.card.id).toBe(11);
   });
 
   it("refuses cards that are not this player's, expired, removed, or missing", async () => {
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 31 }), 404, "PAYMENT_METHOD_NOT_FOUND");
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 91 }), 404, "PAYMENT_METHOD_NOT_FOUND");
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 12 }), 400, "PAYMENT_METHOD_EXPIRED");
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: "11" }), 400, "PAYMENT_METHOD_INVALID");
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, {}), 400, "PAYMENT_METHOD_REQUIRED");
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 31 }),
+      404,
+      "PAYMENT_METHOD_NOT_FOUND",
+    );
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 91 }),
+      404,
+      "PAYMENT_METHOD_NOT_FOUND",
+    );
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 12 }),
+      400,
+      "PAYMENT_METHOD_EXPIRED",
+    );
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: "11" }),
+      400,
+      "PAYMENT_METHOD_INVALID",
+    );
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, {}),
+      400,
+      "PAYMENT_METHOD_REQUIRED",
+    );
     await client.admin("/cards/13/remove", {});
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 13 }), 409, "PAYMENT_METHOD_UNAVAILABLE");
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 13 }),
+      409,
+      "PAYMENT_METHOD_UNAVAILABLE",
+    );
   });
 
   it("needs wallet_only false to put a card on a wallet-only subscription", async () => {
-    expectError(await client.post(`/api/subscriptions/${SUB.wallet}/payment-method`, { player_card_id: 31 }), 409, "WALLET_ONLY_SUBSCRIPTION");
-    const call = await client.post(`/api/subscriptions/${SUB.wallet}/payment-method`, { player_card_id: 31, wallet_only: false });
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.wallet}/payment-method`, { player_card_id: 31 }),
+      409,
+      "WALLET_ONLY_SUBSCRIPTION",
+    );
+    const call = await client.post(`/api/subscriptions/${SUB.wallet}/payment-method`, {
+      player_card_id: 31,
+      wallet_only: false,
+    });
     expect(call.body).toMatchObject({ wallet_only: false, replaced: false });
     expect(call.body.subscription.has_payment_method).toBe(true);
   });
 
   it("refuses wallet_only true with a card, and converts to wallet-only without one", async () => {
-    expectError(await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 11, wallet_only: true }), 400, "WALLET_ONLY_CONFLICT");
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 11, wallet_only: true }),
+      400,
+      "WALLET_ONLY_CONFLICT",
+    );
     const call = await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { wallet_only: true });
     expect(call.body).toMatchObject({ wallet_only: true, card: null });
     expect(call.body.subscription.has_payment_method).toBe(false);
   });
 
   it("refuses pcstore and terminal subscriptions, and a pause", async () => {
-    expectError(await client.post(`/api/subscriptions/${SUB.pcstore}/payment-method`, { player_card_id: 11 }), 409, "NOT_A_CARD_SUBSCRIPTION");
-    expectError(await client.post(`/api/subscriptions/${SUB.canceled}/payment-method`, { player_card_id: 11 }), 409, "SUBSCRIPTION_TERMINAL");
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.pcstore}/payment-method`, { player_card_id: 11 }),
+      409,
+      "NOT_A_CARD_SUBSCRIPTION",
+    );
+    expectError(
+      await client.post(`/api/subscriptions/${SUB.canceled}/payment-method`, { player_card_id: 11 }),
+      409,
+      "SUBSCRIPTION_TERMINAL",
+    );
     await client.admin("/pause", { paused: true });
-    expect((await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 13 })).status).toBe(503);
+    expect((await client.post(`/api/subscriptions/${SUB.monthly}/payment-method`, { player_card_id: 13 })).status).toBe(
+      503,
+    );
   });
 
   it("uses the new card from the next charge, including a retry in dunning", async () => {

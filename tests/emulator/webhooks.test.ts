@@ -49,7 +49,10 @@ function verify(header: string, raw: string, secret: string): { ok: boolean; t: 
   const t = Number(parts.find((p) => p.startsWith("t="))?.slice(2));
   const v1 = parts.filter((p) => p.startsWith("v1=")).map((p) => p.slice(3));
   const expected = createHmac("sha256", secret).update(`${t}.${raw}`).digest("hex");
-  const ok = v1.some((candidate) => candidate.length === expected.length && timingSafeEqual(Buffer.from(candidate), Buffer.from(expected)));
+  const ok = v1.some(
+    (candidate) =>
+      candidate.length === expected.length && timingSafeEqual(Buffer.from(candidate), Buffer.from(expected)),
+  );
   return { ok, t, count: v1.length };
 }
 
@@ -76,7 +79,11 @@ beforeEach(async () => {
 
 describe("webhook deliveries", () => {
   it("signs, retries after a failure on the scaled schedule and keeps the idempotency key", async () => {
-    const refund = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "wh-1", amount_usd: "2.50", reason: "test" });
+    const refund = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, {
+      client_request_id: "wh-1",
+      amount_usd: "2.50",
+      reason: "test",
+    });
     expect(refund.status).toBe(200);
     const tries = await waitFor(async () => {
       const got = receiver.ofType("subscription.refunded");
@@ -100,7 +107,11 @@ describe("webhook deliveries", () => {
     }
     const envelope = JSON.parse(second.raw);
     expect(Object.keys(envelope).sort()).toEqual(["created_at", "data", "event_id", "event_type", "tenant_id"]);
-    expect(envelope).toMatchObject({ event_type: "subscription.refunded", tenant_id: "g1", created_at: "2026-06-01T00:00:00Z" });
+    expect(envelope).toMatchObject({
+      event_type: "subscription.refunded",
+      tenant_id: "g1",
+      created_at: "2026-06-01T00:00:00Z",
+    });
     expect(envelope.data).toMatchObject({
       subscription_id: SUB.monthly,
       item_id: "gold",
@@ -114,7 +125,13 @@ describe("webhook deliveries", () => {
       is_full_refund: false,
       reason: "test",
       period_status: "paid",
-      refund: { funding_shape: "card", balance_delta_coins: "25.00", card_refunded_usd: "0.00", invo_fee_retained: true, partner_revenue_reversal_mode: "prorata" },
+      refund: {
+        funding_shape: "card",
+        balance_delta_coins: "25.00",
+        card_refunded_usd: "0.00",
+        invo_fee_retained: true,
+        partner_revenue_reversal_mode: "prorata",
+      },
       revenue_share_attribution: { recipient_player_id: 2, settled_by_invo: false },
     });
     expect(envelope.data.transaction_id).toBe(refund.body.transaction_id);
@@ -157,10 +174,18 @@ describe("webhook deliveries", () => {
       amount_usd: "10.00",
       paid_at: "2026-06-15T00:00:00Z",
       funding: { rail: "card", pcstore_charged_usd: "0.00" },
-      attribution: { recipient_player_id: 2, percent_at_renewal: "20.00", attributed_amount_usd: "1.80", settled_by_invo: false },
+      attribution: {
+        recipient_player_id: 2,
+        percent_at_renewal: "20.00",
+        attributed_amount_usd: "1.80",
+        settled_by_invo: false,
+      },
       settled_by_invo: false,
     });
-    const pcstore = receiver.ofType("subscription.renewed").map((r) => JSON.parse(r.raw).data).find((d) => d.subscription_id === SUB.pcstore);
+    const pcstore = receiver
+      .ofType("subscription.renewed")
+      .map((r) => JSON.parse(r.raw).data)
+      .find((d) => d.subscription_id === SUB.pcstore);
     expect(pcstore.funding.pcstore_charged_usd).toBe("8.00");
   });
 
@@ -170,15 +195,25 @@ describe("webhook deliveries", () => {
     await only.start();
     try {
       only.plan = () => 200;
-      const added = await client.admin("/webhooks", { game_id: "g1", url: only.url, events: ["subscription.canceled"] });
+      const added = await client.admin("/webhooks", {
+        game_id: "g1",
+        url: only.url,
+        events: ["subscription.canceled"],
+      });
       expect(added.status).toBe(201);
       await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "wh-x", amount_usd: "1.00" });
       await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { reason: "bye" });
       const canceled = await waitFor(async () => (only.received.length > 0 ? only.received : null));
       await client.emulator.runtime.dispatcher.idle();
       expect(only.received.map((r) => JSON.parse(r.raw).event_type)).toEqual(["subscription.canceled"]);
-      expect(verify(String(canceled[0]!.headers["x-service-signature"]), canceled[0]!.raw, added.body.secret).ok).toBe(true);
-      expect(JSON.parse(canceled[0]!.raw).data).toMatchObject({ subscription_id: SUB.monthly, access_until: "2026-06-15T00:00:00Z", reason: "bye" });
+      expect(verify(String(canceled[0]!.headers["x-service-signature"]), canceled[0]!.raw, added.body.secret).ok).toBe(
+        true,
+      );
+      expect(JSON.parse(canceled[0]!.raw).data).toMatchObject({
+        subscription_id: SUB.monthly,
+        access_until: "2026-06-15T00:00:00Z",
+        reason: "bye",
+      });
       expect(receiver.ofType("subscription.canceled")).toHaveLength(1);
     } finally {
       await only.stop();
@@ -201,7 +236,10 @@ describe("webhook deliveries", () => {
     await client.admin("/clock/advance", { by: "7d" });
     await client.emulator.runtime.dispatcher.idle();
     receiver.received.length = 0;
-    await client.post(`/api/subscriptions/${SUB.ninetyNine}/refund`, { client_request_id: "rot-2", amount_usd: "1.00" });
+    await client.post(`/api/subscriptions/${SUB.ninetyNine}/refund`, {
+      client_request_id: "rot-2",
+      amount_usd: "1.00",
+    });
     const [after] = await waitFor(async () => {
       const got = receiver.ofType("subscription.refunded");
       return got.length > 0 ? got : null;
@@ -212,7 +250,11 @@ describe("webhook deliveries", () => {
   });
 
   it("retries network errors on the schedule and records each try", async () => {
-    await client.admin("/webhooks", { game_id: "g1", url: "http://127.0.0.1:9/unreachable", events: ["subscription.canceled"] });
+    await client.admin("/webhooks", {
+      game_id: "g1",
+      url: "http://127.0.0.1:9/unreachable",
+      events: ["subscription.canceled"],
+    });
     await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {});
     const delivery = await waitFor(async () => {
       const log = await client.admin("/webhooks/deliveries?event_type=subscription.canceled");
@@ -221,7 +263,9 @@ describe("webhook deliveries", () => {
     });
     expect(delivery.status).toBe("pending");
     expect(delivery.attempts.every((a: any) => a.status_code === null && typeof a.error === "string")).toBe(true);
-    const gaps = [1, 2].map((i) => Date.parse(delivery.attempts[i].attempted_at) - Date.parse(delivery.attempts[i - 1].attempted_at));
+    const gaps = [1, 2].map(
+      (i) => Date.parse(delivery.attempts[i].attempted_at) - Date.parse(delivery.attempts[i - 1].attempted_at),
+    );
     expect(gaps[0]).toBeGreaterThanOrEqual(40); // 30 s / 600
     expect(gaps[1]).toBeGreaterThanOrEqual(180); // 2 min / 600
     expect(delivery.next_attempt_at).not.toBeNull();

@@ -53,7 +53,13 @@ describe("npm run desk -- export", () => {
     const out = path.join(dir, "lines.csv");
     const result = await desk("export", "--snapshot", snapshotId, "--kind", "lines", "--out", out, "--bom");
     expect(result.code, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout) as { file: string; rows: number; bytes: number; sha256: string; exportId: string };
+    const summary = JSON.parse(result.stdout) as {
+      file: string;
+      rows: number;
+      bytes: number;
+      sha256: string;
+      exportId: string;
+    };
     expect(summary).toMatchObject({ file: out, rows: 2, kind: "lines" });
 
     const written = await readFile(out);
@@ -64,10 +70,27 @@ describe("npm run desk -- export", () => {
     expect(written.toString("utf8")).toContain(`'=HYPERLINK(""http://x"",""y"")`);
     expect(written.toString("utf8")).toContain(",-3.10,");
 
-    const audit = await t.db.selectFrom("audit_log").selectAll().where("idempotency_key", "=", summary.exportId).orderBy("id").execute();
+    const audit = await t.db
+      .selectFrom("audit_log")
+      .selectAll()
+      .where("idempotency_key", "=", summary.exportId)
+      .orderBy("id")
+      .execute();
     expect(audit.map((a) => a.outcome)).toEqual(["started", "succeeded"]);
-    expect(audit[1]).toMatchObject({ actor_id: null, actor_email: null, action: "export.lines", game_id: "exp-cli", target: snapshotId });
-    expect(audit[1]!.detail).toMatchObject({ via: "cli", rows: 2, bytes: written.length, sha256: summary.sha256, bom: true });
+    expect(audit[1]).toMatchObject({
+      actor_id: null,
+      actor_email: null,
+      action: "export.lines",
+      game_id: "exp-cli",
+      target: snapshotId,
+    });
+    expect(audit[1]!.detail).toMatchObject({
+      via: "cli",
+      rows: 2,
+      bytes: written.length,
+      sha256: summary.sha256,
+      bom: true,
+    });
   });
 
   it.each([
@@ -84,7 +107,15 @@ describe("npm run desk -- export", () => {
 
   it("a snapshot that does not exist fails with one line, and leaves no file behind", async () => {
     const out = path.join(dir, "missing.csv");
-    const result = await desk("export", "--snapshot", "0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11", "--kind", "reversals", "--out", out);
+    const result = await desk(
+      "export",
+      "--snapshot",
+      "0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11",
+      "--kind",
+      "reversals",
+      "--out",
+      out,
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^desk export: --snapshot: No snapshot 0f8c3a52/);
     expect((await readdir(dir)).filter((f) => f.includes("missing"))).toEqual([]);

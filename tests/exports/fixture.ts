@@ -7,7 +7,13 @@ import { saveGame } from "@/lib/games/games";
  * value (awkward names, negative and long decimals) without going through the service.
  */
 
-export type RecipientInput = { id: number; name: string | null; email: string | null; resolved?: boolean; net?: string };
+export type RecipientInput = {
+  id: number;
+  name: string | null;
+  email: string | null;
+  resolved?: boolean;
+  net?: string;
+};
 
 export type LineInput = {
   periodId: number;
@@ -27,26 +33,55 @@ export type ReversalInput = {
   reversedAttributedUsd: string;
   basis?: "refund_receipts" | "period_row";
   note?: string | null;
-  events: { refundedAt: string; amountUsd: string; before: string; after: string; reversedAttributedUsd: string; full: boolean }[];
+  events: {
+    refundedAt: string;
+    amountUsd: string;
+    before: string;
+    after: string;
+    reversedAttributedUsd: string;
+    full: boolean;
+  }[];
 };
 
 export async function addGame(db: Db, id: string): Promise<void> {
   await saveGame(
     db,
-    { id, name: `Game ${id}`, environment: "sandbox", baseUrl: "http://127.0.0.1:9", secret: `gs_test_${id}_secret`, webhookSecrets: [] },
+    {
+      id,
+      name: `Game ${id}`,
+      environment: "sandbox",
+      baseUrl: "http://127.0.0.1:9",
+      secret: `gs_test_${id}_secret`,
+      webhookSecrets: [],
+    },
     { replace: false },
   );
 }
 
 export async function insertSnapshot(
   db: Db,
-  input: { gameId: string; start: string; end: string; version?: number; recipients: RecipientInput[]; lines: LineInput[]; reversals?: ReversalInput[] },
+  input: {
+    gameId: string;
+    start: string;
+    end: string;
+    version?: number;
+    recipients: RecipientInput[];
+    lines: LineInput[];
+    reversals?: ReversalInput[];
+  },
 ): Promise<string> {
   const pullId = randomUUID();
   const snapshotId = randomUUID();
   await db
     .insertInto("snapshot_pull")
-    .values({ id: pullId, game_id: input.gameId, window_start: input.start, window_end: input.end, status: "complete", via: "test" })
+    .values({
+      id: pullId,
+      game_id: input.gameId,
+      window_start: input.start,
+      window_end: input.end,
+      status: "complete",
+      via: "test",
+    })
     .execute();
   const reversals = input.reversals ?? [];
   await db
@@ -218,10 +253,20 @@ export type StatementInput = {
  */
 export async function insertBatch(
   db: Db,
-  input: { gameId: string; snapshotId: string; status: "draft" | "approved" | "paid"; statements: StatementInput[]; minPayout?: string },
+  input: {
+    gameId: string;
+    snapshotId: string;
+    status: "draft" | "approved" | "paid";
+    statements: StatementInput[];
+    minPayout?: string;
+  },
 ): Promise<{ batchId: string; statementIds: string[] }> {
   const { Money } = await import("@/lib/money");
-  const snapshot = await db.selectFrom("snapshot").selectAll().where("id", "=", input.snapshotId).executeTakeFirstOrThrow();
+  const snapshot = await db
+    .selectFrom("snapshot")
+    .selectAll()
+    .where("id", "=", input.snapshotId)
+    .executeTakeFirstOrThrow();
   const batchId = randomUUID();
   const approved = input.status !== "draft";
   await db

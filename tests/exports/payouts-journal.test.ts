@@ -40,32 +40,93 @@ beforeAll(async () => {
     status: "paid",
     statements: [
       { recipientId: 800, name: "Ada", email: "ada@example.test", gross: "100.00", reversed: "0.00", state: "paid" },
-      { recipientId: 801, name: "Négatif, Inc.", email: "neg@example.test", gross: "5.00", reversed: "12.50", state: "carried" },
+      {
+        recipientId: 801,
+        name: "Négatif, Inc.",
+        email: "neg@example.test",
+        gross: "5.00",
+        reversed: "12.50",
+        state: "carried",
+      },
     ],
   });
   marchStatements = [
-    { recipientId: 800, name: "Ada", email: "ada@example.test", gross: "40.10", reversed: "0.35", state: "paid", paymentReference: "=SUM(1,2)" },
+    {
+      recipientId: 800,
+      name: "Ada",
+      email: "ada@example.test",
+      gross: "40.10",
+      reversed: "0.35",
+      state: "paid",
+      paymentReference: "=SUM(1,2)",
+    },
     // Recovers: -7.50 carried in against 20.00 earned, 12.50 paid.
-    { recipientId: 801, name: "Négatif, Inc.", email: "neg@example.test", gross: "20.00", reversed: "0.00", carriedIn: "-7.50", state: "paid" },
+    {
+      recipientId: 801,
+      name: "Négatif, Inc.",
+      email: "neg@example.test",
+      gross: "20.00",
+      reversed: "0.00",
+      carriedIn: "-7.50",
+      state: "paid",
+    },
     // Under the 10.00 minimum: rolls over, nothing paid.
-    { recipientId: 802, name: "Small\nPayee", email: "small@example.test", gross: "8.00", reversed: "0.00", state: "carried" },
-    { recipientId: 803, name: HYPERLINK, email: "-x@example.test", gross: "55.55", reversed: "5.55", state: "held", holdReason: "-Tax form missing", flags: ["unresolved", "drift"] },
+    {
+      recipientId: 802,
+      name: "Small\nPayee",
+      email: "small@example.test",
+      gross: "8.00",
+      reversed: "0.00",
+      state: "carried",
+    },
+    {
+      recipientId: 803,
+      name: HYPERLINK,
+      email: "-x@example.test",
+      gross: "55.55",
+      reversed: "5.55",
+      state: "held",
+      holdReason: "-Tax form missing",
+      flags: ["unresolved", "drift"],
+    },
     { recipientId: 804, name: null, email: null, gross: "12.00", reversed: "1.00", state: "approved" },
   ];
-  const march = await insertBatch(t.db, { gameId: GAME, snapshotId: marchSnapshot, status: "approved", statements: marchStatements });
+  const march = await insertBatch(t.db, {
+    gameId: GAME,
+    snapshotId: marchSnapshot,
+    status: "approved",
+    statements: marchStatements,
+  });
   marchBatch = march.batchId;
   const feb801 = february.statementIds[1]!;
   const mar801 = march.statementIds[1]!;
-  await t.db.insertInto("payout_carry").values({ from_statement_id: feb801, to_statement_id: mar801, amount_usd: "-7.50" }).execute();
-  await insertBatch(t.db, { gameId: GAME, snapshotId: draftSnapshot, status: "draft", statements: [marchStatements[0]!] });
+  await t.db
+    .insertInto("payout_carry")
+    .values({ from_statement_id: feb801, to_statement_id: mar801, amount_usd: "-7.50" })
+    .execute();
+  await insertBatch(t.db, {
+    gameId: GAME,
+    snapshotId: draftSnapshot,
+    status: "draft",
+    statements: [marchStatements[0]!],
+  });
   actAs(await signInAs(t.db, "finance"));
 });
 afterAll(async () => t?.drop());
 
-async function download(kind: string, query: string): Promise<{ status: number; rows: Record<string, string>[]; body: string }> {
-  const response = await GET(new Request(`http://localhost:3000/api/exports/${kind}?${query}`), { params: Promise.resolve({ kind }) });
+async function download(
+  kind: string,
+  query: string,
+): Promise<{ status: number; rows: Record<string, string>[]; body: string }> {
+  const response = await GET(new Request(`http://localhost:3000/api/exports/${kind}?${query}`), {
+    params: Promise.resolve({ kind }),
+  });
   const body = await response.text();
-  return { status: response.status, body, rows: response.status === 200 ? (parse(body, { columns: true }) as Record<string, string>[]) : [] };
+  return {
+    status: response.status,
+    body,
+    rows: response.status === 200 ? (parse(body, { columns: true }) as Record<string, string>[]) : [],
+  };
 }
 
 describe("[finance] payout file", () => {
@@ -74,14 +135,48 @@ describe("[finance] payout file", () => {
     expect(status, body).toBe(200);
     expect(rows.map((r) => r.recipient_player_id)).toEqual(["800", "801", "802", "803", "804"]);
     const [ada, recovered, small, held, unresolved] = rows as Record<string, string>[] & { length: 5 };
-    expect(ada).toMatchObject({ batch_id: marchBatch, state: "paid", gross_attributed_usd: "40.10", reversed_attributed_usd: "0.35", net_attributed_usd: "39.75", payable_usd: "39.75", paid_amount_usd: "39.75", paid_on: "2026-04-03", payment_method: "bank_transfer" });
+    expect(ada).toMatchObject({
+      batch_id: marchBatch,
+      state: "paid",
+      gross_attributed_usd: "40.10",
+      reversed_attributed_usd: "0.35",
+      net_attributed_usd: "39.75",
+      payable_usd: "39.75",
+      paid_amount_usd: "39.75",
+      paid_on: "2026-04-03",
+      payment_method: "bank_transfer",
+    });
     // A payment reference that looks like a formula is neutralised; the amounts beside it are plain numbers.
     expect(ada!.payment_reference).toBe("'=SUM(1,2)");
-    expect(recovered).toMatchObject({ carried_in_usd: "-7.50", available_usd: "12.50", payable_usd: "12.50", carry_out_usd: "0.00", recipient_name: "Négatif, Inc." });
-    expect(small).toMatchObject({ payable_usd: "0.00", carry_out_usd: "8.00", state: "carried", recipient_name: "Small\nPayee" });
-    expect(held).toMatchObject({ state: "held", recipient_name: `'${HYPERLINK}`, recipient_email: "'-x@example.test", hold_reason: "'-Tax form missing", flags: "unresolved; drift", net_attributed_usd: "50.00" });
+    expect(recovered).toMatchObject({
+      carried_in_usd: "-7.50",
+      available_usd: "12.50",
+      payable_usd: "12.50",
+      carry_out_usd: "0.00",
+      recipient_name: "Négatif, Inc.",
+    });
+    expect(small).toMatchObject({
+      payable_usd: "0.00",
+      carry_out_usd: "8.00",
+      state: "carried",
+      recipient_name: "Small\nPayee",
+    });
+    expect(held).toMatchObject({
+      state: "held",
+      recipient_name: `'${HYPERLINK}`,
+      recipient_email: "'-x@example.test",
+      hold_reason: "'-Tax form missing",
+      flags: "unresolved; drift",
+      net_attributed_usd: "50.00",
+    });
     expect(restoreText(held!.recipient_name!)).toBe(HYPERLINK);
-    expect(unresolved).toMatchObject({ resolved: "false", recipient_name: "", recipient_email: "", state: "approved", paid_amount_usd: "" });
+    expect(unresolved).toMatchObject({
+      resolved: "false",
+      recipient_name: "",
+      recipient_email: "",
+      state: "approved",
+      paid_amount_usd: "",
+    });
     expect(ada!.window_start).toBe("2026-03-01T00:00:00Z");
   });
 
@@ -100,8 +195,14 @@ describe("[finance] journal", () => {
     const entries = new Map<string, Record<string, string>[]>();
     for (const row of rows) entries.set(row.entry_id!, [...(entries.get(row.entry_id!) ?? []), row]);
     for (const [id, lines] of entries) {
-      expect(lines.map((l) => l.line), id).toEqual(["1", "2"]);
-      expect(sumMoney(lines.map((l) => l.debit_usd!)).equals(sumMoney(lines.map((l) => l.credit_usd!))), `${id} balances`).toBe(true);
+      expect(
+        lines.map((l) => l.line),
+        id,
+      ).toEqual(["1", "2"]);
+      expect(
+        sumMoney(lines.map((l) => l.debit_usd!)).equals(sumMoney(lines.map((l) => l.credit_usd!))),
+        `${id} balances`,
+      ).toBe(true);
       expect(new Set(lines.map((l) => l.account)).size, `${id} moves between two accounts`).toBe(2);
       for (const l of lines) expect(l.debit_usd === "0.00" || l.credit_usd === "0.00").toBe(true);
     }
@@ -109,7 +210,9 @@ describe("[finance] journal", () => {
     expect(new Set(rows.map((r) => r.account))).toEqual(new Set(Object.values(JOURNAL_ACCOUNTS)));
 
     const balance = (account: string) =>
-      sumMoney(rows.filter((r) => r.account === account).map((r) => r.credit_usd!)).minus(sumMoney(rows.filter((r) => r.account === account).map((r) => r.debit_usd!)));
+      sumMoney(rows.filter((r) => r.account === account).map((r) => r.credit_usd!)).minus(
+        sumMoney(rows.filter((r) => r.account === account).map((r) => r.debit_usd!)),
+      );
     const gross = sumMoney(marchStatements.map((s) => s.gross));
     const reversed = sumMoney(marchStatements.map((s) => s.reversed));
     const paid = new Money("39.75").plus("12.50");
@@ -119,11 +222,25 @@ describe("[finance] journal", () => {
     expect(balance(JOURNAL_ACCOUNTS.clearing).equals(paid)).toBe(true);
 
     const payment = rows.find((r) => r.kind === "payment" && r.recipient_player_id === "801" && r.line === "1")!;
-    expect(payment).toMatchObject({ account: JOURNAL_ACCOUNTS.payable, debit_usd: "12.50", posting_date: "2026-04-03", payment_method: "bank_transfer" });
+    expect(payment).toMatchObject({
+      account: JOURNAL_ACCOUNTS.payable,
+      debit_usd: "12.50",
+      posting_date: "2026-04-03",
+      payment_method: "bank_transfer",
+    });
     const reversal = rows.find((r) => r.kind === "reversal" && r.recipient_player_id === "803" && r.line === "1")!;
-    expect(reversal).toMatchObject({ account: JOURNAL_ACCOUNTS.payable, debit_usd: "5.55", posting_date: "2026-04-02", recipient_name: `'${HYPERLINK}` });
+    expect(reversal).toMatchObject({
+      account: JOURNAL_ACCOUNTS.payable,
+      debit_usd: "5.55",
+      posting_date: "2026-04-02",
+      recipient_name: `'${HYPERLINK}`,
+    });
     const accrual = rows.find((r) => r.kind === "accrual" && r.recipient_player_id === "800" && r.line === "2")!;
-    expect(accrual).toMatchObject({ account: JOURNAL_ACCOUNTS.payable, credit_usd: "40.10", recorded_at: "2026-04-02T09:15:00Z" });
+    expect(accrual).toMatchObject({
+      account: JOURNAL_ACCOUNTS.payable,
+      credit_usd: "40.10",
+      recorded_at: "2026-04-02T09:15:00Z",
+    });
   });
 
   it("refuses a draft batch (nothing is posted before approval)", async () => {
@@ -135,17 +252,27 @@ describe("[finance] journal", () => {
   it("sends a browser opening a refused download to the page that says why; a script still gets the JSON error", async () => {
     const browser = await GET(
       new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
-        headers: { Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "Sec-Fetch-Mode": "navigate" },
+        headers: {
+          Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+          "Sec-Fetch-Mode": "navigate",
+        },
       }),
       { params: Promise.resolve({ kind: "journal" }) },
     );
     expect(browser.status).toBe(303);
     expect(browser.headers.get("location")).toBe(`/payouts/export-refused?kind=journal&snapshot=${draftSnapshot}`);
     expect(browser.headers.get("content-disposition")).toBeNull();
-    const script = await GET(new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, { headers: { Accept: "*/*" } }), {
-      params: Promise.resolve({ kind: "journal" }),
-    });
+    const script = await GET(
+      new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
+        headers: { Accept: "*/*" },
+      }),
+      {
+        params: Promise.resolve({ kind: "journal" }),
+      },
+    );
     expect(script.status).toBe(409);
-    expect(((await script.json()) as { error: { message: string } }).error.message).toContain("until the batch is approved");
+    expect(((await script.json()) as { error: { message: string } }).error.message).toContain(
+      "until the batch is approved",
+    );
   });
 });

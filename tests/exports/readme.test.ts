@@ -22,7 +22,9 @@ function documentedColumns(kind: string): { name: string; type: string }[] {
 describe("README, Exports", () => {
   for (const definition of Object.values(EXPORTS)) {
     it(`lists every column of ${definition.kind}, in file order, with its type`, () => {
-      expect(documentedColumns(definition.kind)).toEqual(definition.columns.map((c) => ({ name: c.name, type: c.type })));
+      expect(documentedColumns(definition.kind)).toEqual(
+        definition.columns.map((c) => ({ name: c.name, type: c.type })),
+      );
     });
   }
 });

@@ -34,10 +34,27 @@ beforeAll(async () => {
   useTestEnv(t);
   await addGame(t.db, GAME);
   await addGame(t.db, OTHER_GAME);
-  const recipients = Array.from({ length: 7 }, (_, i) => ({ id: 700 + i, name: `Creator ${i}`, email: `c${i}@example.test` }));
+  const recipients = Array.from({ length: 7 }, (_, i) => ({
+    id: 700 + i,
+    name: `Creator ${i}`,
+    email: `c${i}@example.test`,
+  }));
   // More lines than one page of the keyset reader (5,000), so paging and prefetching are exercised.
-  snapshotId = await insertSnapshot(t.db, { gameId: GAME, start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z", version: 3, recipients, lines: lines(12_345, 1) });
-  otherSnapshotId = await insertSnapshot(t.db, { gameId: OTHER_GAME, start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z", recipients, lines: lines(3, 1) });
+  snapshotId = await insertSnapshot(t.db, {
+    gameId: GAME,
+    start: "2026-03-01T00:00:00Z",
+    end: "2026-04-01T00:00:00Z",
+    version: 3,
+    recipients,
+    lines: lines(12_345, 1),
+  });
+  otherSnapshotId = await insertSnapshot(t.db, {
+    gameId: OTHER_GAME,
+    start: "2026-03-01T00:00:00Z",
+    end: "2026-04-01T00:00:00Z",
+    recipients,
+    lines: lines(3, 1),
+  });
   for (const role of ["viewer", "support", "finance", "admin"] as const) {
     const email = `${role}-export@payout-desk.test`;
     sessions[role] = await signInAs(t.db, role, email);
@@ -56,7 +73,11 @@ async function auditOf(exportId: string) {
 
 describe("GET /api/exports/[kind]", () => {
   it("[viewer] [support] are refused; anonymous callers must sign in; nothing is audited", async () => {
-    const before = await t.db.selectFrom("audit_log").select((eb) => eb.fn.countAll<string>().as("n")).where("action", "like", "export.%").executeTakeFirstOrThrow();
+    const before = await t.db
+      .selectFrom("audit_log")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("action", "like", "export.%")
+      .executeTakeFirstOrThrow();
     actAnonymously();
     expect((await get("lines", `snapshot=${snapshotId}`)).status).toBe(401);
     for (const role of ["viewer", "support"]) {
@@ -65,7 +86,11 @@ describe("GET /api/exports/[kind]", () => {
       expect(response.status, role).toBe(403);
       expect(response.headers.get("content-disposition")).toBeNull();
     }
-    const after = await t.db.selectFrom("audit_log").select((eb) => eb.fn.countAll<string>().as("n")).where("action", "like", "export.%").executeTakeFirstOrThrow();
+    const after = await t.db
+      .selectFrom("audit_log")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("action", "like", "export.%")
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 
@@ -74,7 +99,9 @@ describe("GET /api/exports/[kind]", () => {
     const response = await get("lines", `snapshot=${snapshotId}`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-    expect(response.headers.get("content-disposition")).toBe('attachment; filename="exp-a_lines_2026-03-01_2026-04-01_v3.csv"');
+    expect(response.headers.get("content-disposition")).toBe(
+      'attachment; filename="exp-a_lines_2026-03-01_2026-04-01_v3.csv"',
+    );
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.body).toBeInstanceOf(ReadableStream);
     const exportId = response.headers.get("x-export-id")!;
@@ -87,7 +114,12 @@ describe("GET /api/exports/[kind]", () => {
     const audit = await auditOf(exportId);
     expect(audit.map((a) => a.outcome)).toEqual(["started", "succeeded"]);
     for (const entry of audit) {
-      expect(entry).toMatchObject({ actor_email: financeEmail, action: "export.lines", game_id: GAME, target: snapshotId });
+      expect(entry).toMatchObject({
+        actor_email: financeEmail,
+        action: "export.lines",
+        game_id: GAME,
+        target: snapshotId,
+      });
       expect(entry.at).toBeInstanceOf(Date);
     }
     expect(audit[1]!.detail).toMatchObject({
@@ -139,7 +171,9 @@ describe("GET /api/exports/[kind]", () => {
     const first = await reader.read();
     expect(first.done).toBe(false);
     await reader.cancel();
-    await vi.waitFor(async () => expect((await auditOf(exportId)).map((a) => a.outcome)).toEqual(["started", "aborted"]));
+    await vi.waitFor(async () =>
+      expect((await auditOf(exportId)).map((a) => a.outcome)).toEqual(["started", "aborted"]),
+    );
     const detail = (await auditOf(exportId))[1]!.detail as { rows: number };
     expect(detail.rows).toBeLessThan(12_345);
   });
@@ -148,7 +182,11 @@ describe("GET /api/exports/[kind]", () => {
     actAs(sessions.finance!);
     const spy = vi.spyOn(linesExport, "pages").mockImplementation(async function* () {
       // More than the output buffer holds, so the download is under way when the next page fails.
-      yield Array.from({ length: 3_000 }, (_, i) => ({ snapshot_id: snapshotId, period_id: String(i + 1), amount_usd: "1.00" }));
+      yield Array.from({ length: 3_000 }, (_, i) => ({
+        snapshot_id: snapshotId,
+        period_id: String(i + 1),
+        amount_usd: "1.00",
+      }));
       throw new Error("connection lost");
     });
     try {
@@ -173,7 +211,12 @@ describe("GET /api/exports/[kind]", () => {
       const response = await get("lines", `snapshot=${snapshotId}`);
       expect(response.status).toBe(500);
       expect(response.headers.get("content-disposition")).toBeNull();
-      const failed = await t.db.selectFrom("audit_log").select(["outcome", "detail"]).where("action", "=", "export.lines").orderBy("id", "desc").executeTakeFirstOrThrow();
+      const failed = await t.db
+        .selectFrom("audit_log")
+        .select(["outcome", "detail"])
+        .where("action", "=", "export.lines")
+        .orderBy("id", "desc")
+        .executeTakeFirstOrThrow();
       expect(failed).toMatchObject({ outcome: "failed", detail: { rows: 0, error: "relation missing" } });
     } finally {
       spy.mockRestore();

@@ -24,7 +24,10 @@ function probe(options: { failAfter?: string; limit?: number } = {}) {
     let query = db
       .selectFrom("stream_probe")
       // The page after options.failAfter reads a value that is not a number: PostgreSQL refuses that page.
-      .select([sql<string>`id::text`.as("id"), after !== null && after === options.failAfter ? sql<string>`('x' || v)::int::text`.as("v") : "v"])
+      .select([
+        sql<string>`id::text`.as("id"),
+        after !== null && after === options.failAfter ? sql<string>`('x' || v)::int::text`.as("v") : "v",
+      ])
       .where("id", "<=", String(options.limit ?? 100))
       .orderBy("stream_probe.id")
       .limit(pageSize);
@@ -52,21 +55,29 @@ const oneTo = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
 
 describe("streamKeysetCells", () => {
   it("hands on every row once, in key order, in batches no larger than asked, across page boundaries", async () => {
-    const { ids, sizes } = await readAll(streamKeysetCells(t.db, probe()(7), { keyIndex: 0, pageSize: 7, batchRows: 3 }));
+    const { ids, sizes } = await readAll(
+      streamKeysetCells(t.db, probe()(7), { keyIndex: 0, pageSize: 7, batchRows: 3 }),
+    );
     expect(ids).toEqual(oneTo(100));
     expect(Math.max(...sizes)).toBeLessThanOrEqual(3);
     expect(inUse()).toBe(0);
   });
 
   it("ends when a full last page is followed by an empty one", async () => {
-    const { ids } = await readAll(streamKeysetCells(t.db, probe({ limit: 21 })(7), { keyIndex: 0, pageSize: 7, batchRows: 4 }));
+    const { ids } = await readAll(
+      streamKeysetCells(t.db, probe({ limit: 21 })(7), { keyIndex: 0, pageSize: 7, batchRows: 4 }),
+    );
     expect(ids).toEqual(oneTo(21));
   });
 
   it("gives the cells as PostgreSQL's text, nulls as null", async () => {
     const db = t.db.withTables<{ stream_probe: { id: string; v: string | null } }>();
     const rows: Cells[] = [];
-    const query = () => db.selectFrom("stream_probe").select([sql<string>`'12.30'::numeric::text`.as("d"), sql<null>`null::text`.as("n")]).where("id", "=", "1");
+    const query = () =>
+      db
+        .selectFrom("stream_probe")
+        .select([sql<string>`'12.30'::numeric::text`.as("d"), sql<null>`null::text`.as("n")])
+        .where("id", "=", "1");
     for await (const batch of streamKeysetCells(t.db, query, { keyIndex: 0, pageSize: 10 })) rows.push(...batch);
     expect(rows).toEqual([["12.30", null]]);
   });
@@ -113,7 +124,13 @@ describe("streamKeysetCells", () => {
 
   it("fails with the page's error when its query cannot even be built, and gives everything back", async () => {
     const read = (async () => {
-      for await (const _ of streamKeysetCells(t.db, () => { throw new Error("no such column"); }, { keyIndex: 0, pageSize: 10 })) {
+      for await (const _ of streamKeysetCells(
+        t.db,
+        () => {
+          throw new Error("no such column");
+        },
+        { keyIndex: 0, pageSize: 10 },
+      )) {
         // never reached
       }
     })();
@@ -125,7 +142,11 @@ describe("streamKeysetCells", () => {
     const before = poolOf(t.db).totalCount;
     const seen: string[] = [];
     const read = (async () => {
-      for await (const batch of streamKeysetCells(t.db, probe({ failAfter: "40" })(20), { keyIndex: 0, pageSize: 20, batchRows: 5 })) {
+      for await (const batch of streamKeysetCells(t.db, probe({ failAfter: "40" })(20), {
+        keyIndex: 0,
+        pageSize: 20,
+        batchRows: 5,
+      })) {
         for (const cells of batch) seen.push(cells[0] as string);
       }
     })();

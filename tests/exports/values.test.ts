@@ -36,12 +36,53 @@ const RECIPIENTS: RecipientInput[] = [
 const LINES: LineInput[] = [
   { periodId: 9001, recipientId: 501, paidAt: "2026-03-01T00:00:00Z", amountUsd: "10.00", attributedUsd: "1.80" },
   { periodId: 9002, recipientId: 502, paidAt: "2026-03-05T12:30:45.123Z", amountUsd: "-5.25", attributedUsd: "-0.35" },
-  { periodId: 9003, recipientId: 503, paidAt: "2026-03-09T23:59:59Z", amountUsd: "123456789012.345678", attributedUsd: "0.005", percent: "12.345" },
-  { periodId: 9004, recipientId: 504, paidAt: "2026-03-10T00:00:00Z", amountUsd: "0", attributedUsd: "0.00", itemName: "=cmd|' /C calc'!A0" },
-  { periodId: 9005, recipientId: 505, paidAt: "2026-03-11T00:00:00Z", amountUsd: "19.99", attributedUsd: null, reason: "spend_order_not_found" },
-  { periodId: 9006, recipientId: 506, paidAt: "2026-03-12T00:00:00Z", amountUsd: "4.99", attributedUsd: "0.90", itemName: 'Pass "Gold", 12 months\nrenewing' },
-  { periodId: 9007, recipientId: 507, paidAt: "2026-03-13T00:00:00Z", amountUsd: "9.99", attributedUsd: "1.80", itemName: "@SUM(A1:A9)" },
-  { periodId: 9008, recipientId: 508, paidAt: "2026-03-14T00:00:00Z", amountUsd: "1000000.00", attributedUsd: "180000.00" },
+  {
+    periodId: 9003,
+    recipientId: 503,
+    paidAt: "2026-03-09T23:59:59Z",
+    amountUsd: "123456789012.345678",
+    attributedUsd: "0.005",
+    percent: "12.345",
+  },
+  {
+    periodId: 9004,
+    recipientId: 504,
+    paidAt: "2026-03-10T00:00:00Z",
+    amountUsd: "0",
+    attributedUsd: "0.00",
+    itemName: "=cmd|' /C calc'!A0",
+  },
+  {
+    periodId: 9005,
+    recipientId: 505,
+    paidAt: "2026-03-11T00:00:00Z",
+    amountUsd: "19.99",
+    attributedUsd: null,
+    reason: "spend_order_not_found",
+  },
+  {
+    periodId: 9006,
+    recipientId: 506,
+    paidAt: "2026-03-12T00:00:00Z",
+    amountUsd: "4.99",
+    attributedUsd: "0.90",
+    itemName: 'Pass "Gold", 12 months\nrenewing',
+  },
+  {
+    periodId: 9007,
+    recipientId: 507,
+    paidAt: "2026-03-13T00:00:00Z",
+    amountUsd: "9.99",
+    attributedUsd: "1.80",
+    itemName: "@SUM(A1:A9)",
+  },
+  {
+    periodId: 9008,
+    recipientId: 508,
+    paidAt: "2026-03-14T00:00:00Z",
+    amountUsd: "1000000.00",
+    attributedUsd: "180000.00",
+  },
 ];
 
 let t: TestDatabase;
@@ -62,10 +103,24 @@ beforeAll(async () => {
         periodId: 9002,
         recipientId: 504,
         reversedAttributedUsd: "-1.23",
-        note: "-note starts with a minus, has a comma, and \"quotes\"",
+        note: '-note starts with a minus, has a comma, and "quotes"',
         events: [
-          { refundedAt: "2026-03-20T08:00:00Z", amountUsd: "3.33", before: "0.00", after: "3.33", reversedAttributedUsd: "0.60", full: false },
-          { refundedAt: "2026-03-21T08:00:00.5Z", amountUsd: "6.67", before: "3.33", after: "10.00", reversedAttributedUsd: "1.20", full: true },
+          {
+            refundedAt: "2026-03-20T08:00:00Z",
+            amountUsd: "3.33",
+            before: "0.00",
+            after: "3.33",
+            reversedAttributedUsd: "0.60",
+            full: false,
+          },
+          {
+            refundedAt: "2026-03-21T08:00:00.5Z",
+            amountUsd: "6.67",
+            before: "3.33",
+            after: "10.00",
+            reversedAttributedUsd: "1.20",
+            full: true,
+          },
         ],
       },
       { periodId: 9003, recipientId: 503, reversedAttributedUsd: "1.80", basis: "period_row", events: [] },
@@ -76,17 +131,23 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function download(kind: string, query: string): Promise<{ response: Response; text: string; bytes: Uint8Array }> {
-  const response = await GET(new Request(`http://localhost:3000/api/exports/${kind}?${query}`), { params: Promise.resolve({ kind }) });
+  const response = await GET(new Request(`http://localhost:3000/api/exports/${kind}?${query}`), {
+    params: Promise.resolve({ kind }),
+  });
   const bytes = new Uint8Array(await response.arrayBuffer());
   return { response, bytes, text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes) };
 }
 
 function rowsOf(text: string): Record<string, string>[] {
-  return parse(text, { columns: true, bom: true, skip_empty_lines: false, relax_column_count: false }) as Record<string, string>[];
+  return parse(text, { columns: true, bom: true, skip_empty_lines: false, relax_column_count: false }) as Record<
+    string,
+    string
+  >[];
 }
 
 function expectNoFormula(rows: Record<string, string>[], textColumns: string[]): void {
-  for (const row of rows) for (const column of textColumns) expect(row[column] ?? "", `${column} starts safely`).not.toMatch(FORMULA_START);
+  for (const row of rows)
+    for (const column of textColumns) expect(row[column] ?? "", `${column} starts safely`).not.toMatch(FORMULA_START);
 }
 
 describe("[finance] CSV values survive a CSV parser exactly", () => {
@@ -110,7 +171,14 @@ describe("[finance] CSV values survive a CSV parser exactly", () => {
       expect(row.period_id).toBe(line.period_id);
       expect(row.recipient_player_id).toBe(line.recipient_player_id);
       // Decimals: the exact text PostgreSQL holds, never prefixed, a negative sign intact.
-      for (const column of ["amount_usd", "invo_fee_usd", "partner_revenue_settled_usd", "percent_at_renewal", "base_usd", "attributed_amount_usd"] as const) {
+      for (const column of [
+        "amount_usd",
+        "invo_fee_usd",
+        "partner_revenue_settled_usd",
+        "percent_at_renewal",
+        "base_usd",
+        "attributed_amount_usd",
+      ] as const) {
         expect(row[column], column).toBe(line[column] ?? "");
       }
       expect(row.paid_at).toBe(line.paid_at ? formatInstant(line.paid_at) : "");
@@ -131,7 +199,10 @@ describe("[finance] CSV values survive a CSV parser exactly", () => {
     expect(byId.get("501")!.recipient_name).toBe('Lee, "Scratch" Perry');
     expect(byId.get("503")!.recipient_name).toBe("Zoë Ångström – 東京タワー – Дмитрий – مرحبا – 🎮");
     expect(byId.get("502")!.recipient_name).toBe("Line one\nLine two\r\nLine three");
-    expectNoFormula(rows, LINE_COLUMNS.filter((c) => c.type === "text").map((c) => c.name));
+    expectNoFormula(
+      rows,
+      LINE_COLUMNS.filter((c) => c.type === "text").map((c) => c.name),
+    );
   });
 
   it("renewal lines: the file holds exactly what PostgreSQL formats from the same lines in one SELECT", async () => {
@@ -176,6 +247,9 @@ describe("[finance] CSV values survive a CSV parser exactly", () => {
     expect(coarse.reversal_basis).toBe("period_row");
     expect(coarse.refunded_at).toBe("");
     expect(coarse.period_reversed_attributed_usd).toBe("1.80");
-    expectNoFormula(rows, REVERSAL_COLUMNS.filter((c) => c.type === "text").map((c) => c.name));
+    expectNoFormula(
+      rows,
+      REVERSAL_COLUMNS.filter((c) => c.type === "text").map((c) => c.name),
+    );
   });
 });

@@ -26,7 +26,10 @@ describe("webhook signing secrets", () => {
     expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_first_aaaa1111"]);
 
     await rotateWebhookSecret(t.db, GAME.id, "whsec_second_bbbb2222");
-    expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_second_bbbb2222", "whsec_first_aaaa1111"]);
+    expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual([
+      "whsec_second_bbbb2222",
+      "whsec_first_aaaa1111",
+    ]);
     const [summary] = await listGames(t.db);
     expect(summary?.webhookPreviousSecretMask).toBe("whsec_••••1111");
     const days = ((summary?.webhookPreviousExpiresAt?.getTime() ?? 0) - Date.now()) / 86_400_000;
@@ -34,7 +37,11 @@ describe("webhook signing secrets", () => {
     expect(days).toBeLessThanOrEqual(7);
 
     // The grace ends.
-    await t.db.updateTable("game").set({ webhook_previous_expires_at: new Date(Date.now() - 1000) }).where("id", "=", GAME.id).execute();
+    await t.db
+      .updateTable("game")
+      .set({ webhook_previous_expires_at: new Date(Date.now() - 1000) })
+      .where("id", "=", GAME.id)
+      .execute();
     expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_second_bbbb2222"]);
     expect((await listGames(t.db))[0]?.webhookPreviousSecretMask).toBeNull();
   });

@@ -90,7 +90,9 @@ describe("job queue uniqueness", () => {
     await sql`delete from pgboss.job where name = ${reconcileRefundsJob.name}`.execute(t.db);
     expect(await enqueue(reconcileRefundsJob, {})).toEqual(expect.any(String));
     expect(await enqueue(reconcileRefundsJob, {})).toBeNull();
-    const queue = await sql<{ policy: string }>`select policy from pgboss.queue where name = ${reconcileRefundsJob.name}`.execute(t.db);
+    const queue = await sql<{
+      policy: string;
+    }>`select policy from pgboss.queue where name = ${reconcileRefundsJob.name}`.execute(t.db);
     expect(queue.rows[0]?.policy).toBe("stately");
   });
 });

@@ -16,7 +16,14 @@ describe("the app server's workers on SIGTERM", () => {
   it("stop gracefully before the server's own exit goes through", async () => {
     const child = spawn(process.execPath, ["--import", "./bin/register.mjs", "tests/jobs/server-stop-child.ts"], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.url, NEXT_RUNTIME: "nodejs", NODE_OPTIONS: "", LOG_LEVEL: "info", PAYOUT_DESK_JOBS: "on" },
+      env: {
+        ...process.env,
+        DATABASE_URL: t.url,
+        NEXT_RUNTIME: "nodejs",
+        NODE_OPTIONS: "",
+        LOG_LEVEL: "info",
+        PAYOUT_DESK_JOBS: "on",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

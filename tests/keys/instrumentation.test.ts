@@ -45,7 +45,10 @@ describe("the app server's start (instrumentation)", () => {
   });
 
   it("starts with the key the secrets were sealed with", async () => {
-    await t.db.updateTable("key_check").set({ key_id: keyId(GIVEN), fingerprint: describeKey(GIVEN).fingerprint }).execute();
+    await t.db
+      .updateTable("key_check")
+      .set({ key_id: keyId(GIVEN), fingerprint: describeKey(GIVEN).fingerprint })
+      .execute();
     const exit = vi.spyOn(process, "exit");
     await expect(register()).resolves.toBeUndefined();
     expect(exit).not.toHaveBeenCalled();

@@ -34,7 +34,8 @@ const game = (id: string, webhookSecrets: string[] = [`whsec_${id}_current_1111`
 async function everySealedValue(): Promise<{ context: string; sealed: string }[]> {
   const all = [];
   for (const column of SEALED_COLUMNS) {
-    for (const row of await listSealedValues(t.db, column)) all.push({ context: column.context(row.id), sealed: row.sealed });
+    for (const row of await listSealedValues(t.db, column))
+      all.push({ context: column.context(row.id), sealed: row.sealed });
   }
   return all;
 }
@@ -71,7 +72,8 @@ describe("the key check", () => {
     expect(row).toMatchObject({ key_id: describeKey(OLD).keyId, fingerprint: describeKey(OLD).fingerprint });
     expect(row?.key_id).toMatch(/^[0-9a-f]{12}$/);
     const text = JSON.stringify(row);
-    for (const form of ["base64", "base64url", "hex"] as const) expect(text).not.toContain(OLD.toString(form).slice(0, 16));
+    for (const form of ["base64", "base64url", "hex"] as const)
+      expect(text).not.toContain(OLD.toString(form).slice(0, 16));
   });
 
   it("refuses another key with one line naming the stored key id", async () => {
@@ -87,7 +89,9 @@ describe("the key check", () => {
   it("recognises the key of secrets sealed before key checks were kept, and refuses another", async () => {
     await t.db.deleteFrom("key_check").execute();
     await mismatch(() => verifyKeys(t.db, { current: OTHER, previous: null })).then((error) =>
-      expect(error.message).toMatch(/^PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is not recorded/),
+      expect(error.message).toMatch(
+        /^PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is not recorded/,
+      ),
     );
     expect(await verifyKeys(t.db, { current: OLD, previous: null })).toEqual({ keyId: keyId(OLD) });
     expect(await t.db.selectFrom("key_check").select("key_id").execute()).toEqual([{ key_id: keyId(OLD) }]);
@@ -125,7 +129,12 @@ describe("key rotation", () => {
   it("re-seals every sealed column with the new key in one audited step; then only the new key opens them", async () => {
     await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444");
     const values = await everySealedValue();
-    const summary = await rotateKey(t.db, { newKey: NEW, actor: null, via: "cli", ring: { current: OLD, previous: null } });
+    const summary = await rotateKey(t.db, {
+      newKey: NEW,
+      actor: null,
+      via: "cli",
+      ring: { current: OLD, previous: null },
+    });
     expect(summary).toEqual({
       rotated: true,
       previousKeyId: keyId(OLD),
@@ -136,11 +145,22 @@ describe("key rotation", () => {
     const after = await everySealedValue();
     expect(after).toHaveLength(values.length);
     expect(after.every((v) => opens(v, NEW) && !opens(v, OLD))).toBe(true);
-    expect(after.map((v) => openSecret(v.sealed, v.context, NEW))).toEqual(values.map((v) => openSecret(v.sealed, v.context, OLD)));
+    expect(after.map((v) => openSecret(v.sealed, v.context, NEW))).toEqual(
+      values.map((v) => openSecret(v.sealed, v.context, OLD)),
+    );
     expect(await t.db.selectFrom("key_check").select("key_id").execute()).toEqual([{ key_id: keyId(NEW) }]);
-    const audit = await t.db.selectFrom("audit_log").select(["action", "target", "detail", "actor_id"]).where("action", "=", "keys.rotate").execute();
+    const audit = await t.db
+      .selectFrom("audit_log")
+      .select(["action", "target", "detail", "actor_id"])
+      .where("action", "=", "keys.rotate")
+      .execute();
     expect(audit).toEqual([
-      { action: "keys.rotate", target: keyId(NEW), actor_id: null, detail: expect.objectContaining({ via: "cli", previousKeyId: keyId(OLD), total: 6 }) },
+      {
+        action: "keys.rotate",
+        target: keyId(NEW),
+        actor_id: null,
+        detail: expect.objectContaining({ via: "cli", previousKeyId: keyId(OLD), total: 6 }),
+      },
     ]);
     await mismatch(() => verifyKeys(t.db, { current: OLD, previous: null }));
     expect(await verifyKeys(t.db, { current: NEW, previous: null })).toEqual({ keyId: keyId(NEW) });
@@ -149,9 +169,11 @@ describe("key rotation", () => {
   });
 
   it("refuses to rotate to the key in use, and a process holding neither key", async () => {
-    await expect(rotateKey(t.db, { newKey: NEW, actor: null, via: "cli", ring: { current: NEW, previous: null } })).rejects.toThrow(
-      /already sealed with key/,
+    await expect(
+      rotateKey(t.db, { newKey: NEW, actor: null, via: "cli", ring: { current: NEW, previous: null } }),
+    ).rejects.toThrow(/already sealed with key/);
+    await mismatch(() =>
+      rotateKey(t.db, { newKey: OTHER, actor: null, via: "cli", ring: { current: OLD, previous: null } }),
     );
-    await mismatch(() => rotateKey(t.db, { newKey: OTHER, actor: null, via: "cli", ring: { current: OLD, previous: null } }));
   });
 });

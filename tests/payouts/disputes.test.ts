@@ -65,7 +65,11 @@ function startForwarder(POST: RouteHandler): Promise<http.Server> {
 }
 
 async function admin(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const response = await fetch(`${emulator.url}/__emulator${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${emulator.url}/__emulator${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as Record<string, unknown>;
   if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
@@ -73,7 +77,12 @@ async function admin(path: string, body: Record<string, unknown>): Promise<Recor
 
 async function disputeStatus(disputeId: string, status: ServiceDisputeStatus): Promise<void> {
   await waitFor(async () => {
-    const row = await t.db.selectFrom("service_dispute").select("status").where("game_id", "=", GAME).where("dispute_id", "=", disputeId).executeTakeFirst();
+    const row = await t.db
+      .selectFrom("service_dispute")
+      .select("status")
+      .where("game_id", "=", GAME)
+      .where("dispute_id", "=", disputeId)
+      .executeTakeFirst();
     return row?.status === status;
   });
 }
@@ -87,7 +96,8 @@ async function prepareWindow(window: TimeWindow) {
   if (!bob) throw new Error("no statement for Bob");
   // The unresolved recipient's own flag is not under test: hold it.
   const others = statements.filter((s) => s.recipientPlayerId !== BOB).map((s) => s.id);
-  if (others.length > 0) await holdStatements(t.db, { gameId: GAME, batchId, ids: others, reason: "Not under review here" }, preparer);
+  if (others.length > 0)
+    await holdStatements(t.db, { gameId: GAME, batchId, ids: others, reason: "Not under review here" }, preparer);
   const line = await t.db
     .selectFrom("snapshot_line")
     .select(["period_id", "mint_order_id"])
@@ -95,7 +105,13 @@ async function prepareWindow(window: TimeWindow) {
     .where("subscription_id", "=", SUB.monthly)
     .executeTakeFirstOrThrow();
   expect(line.mint_order_id).toMatch(/^ord_/);
-  return { snapshotId: snapshot.snapshotId, batchId, bobStatementId: bob.id, periodId: Number(line.period_id), orderId: line.mint_order_id };
+  return {
+    snapshotId: snapshot.snapshotId,
+    batchId,
+    bobStatementId: bob.id,
+    periodId: Number(line.period_id),
+    orderId: line.mint_order_id,
+  };
 }
 
 beforeAll(async () => {
@@ -115,10 +131,21 @@ beforeAll(async () => {
   });
   await saveGame(
     t.db,
-    { id: GAME, name: "Game One", environment: "production", baseUrl: emulator.url, secret: SECRET, webhookSecrets: [SIGNING_SECRET] },
+    {
+      id: GAME,
+      name: "Game One",
+      environment: "production",
+      baseUrl: emulator.url,
+      secret: SECRET,
+      webhookSecrets: [SIGNING_SECRET],
+    },
     { replace: false },
   );
-  await t.db.updateTable("game").set({ settings: JSON.stringify({ pacing: "off" }) }).where("id", "=", GAME).execute();
+  await t.db
+    .updateTable("game")
+    .set({ settings: JSON.stringify({ pacing: "off" }) })
+    .where("id", "=", GAME)
+    .execute();
   await startWorkers();
 });
 
@@ -137,48 +164,108 @@ describe("disputed renewals", () => {
     const disputeId = String(opened.dispute_id);
     await disputeStatus(disputeId, "open");
 
-    const blocked = await approveStatements(t.db, { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] }, preparer);
+    const blocked = await approveStatements(
+      t.db,
+      { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] },
+      preparer,
+    );
     expect(blocked.changed).toBe(0);
-    expect(blocked.skipped).toEqual([expect.objectContaining({ recipientPlayerId: BOB, reason: expect.stringMatching(/Disputed renewal/) })]);
+    expect(blocked.skipped).toEqual([
+      expect.objectContaining({ recipientPlayerId: BOB, reason: expect.stringMatching(/Disputed renewal/) }),
+    ]);
     const flags = await readBatchFlags(t.db, { gameId: GAME, batchId: may.batchId, snapshotId: may.snapshotId });
     expect(flags.disputes).toEqual([
-      expect.objectContaining({ flag: "disputed_renewal", recipientPlayerId: BOB, cause: `dispute:${disputeId}:open`, detail: expect.stringContaining("USD 10.00") }),
+      expect.objectContaining({
+        flag: "disputed_renewal",
+        recipientPlayerId: BOB,
+        cause: `dispute:${disputeId}:open`,
+        detail: expect.stringContaining("USD 10.00"),
+      }),
     ]);
 
     await admin(`/disputes/${disputeId}/close`, { dispute_status: "won" });
     await disputeStatus(disputeId, "won");
-    expect((await approveStatements(t.db, { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] }, preparer)).changed).toBe(1);
-    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: may.batchId }, approver)).resolves.toMatchObject({ approved: 1 });
+    expect(
+      (await approveStatements(t.db, { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] }, preparer))
+        .changed,
+    ).toBe(1);
+    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: may.batchId }, approver)).resolves.toMatchObject({
+      approved: 1,
+    });
   });
 
   it("a lost dispute stays flagged with its amount, also after an override written while it was open, until overridden again", async () => {
     const april = await prepareWindow(monthWindow("2026-04"));
-    const opened = await admin("/disputes", { period_id: april.periodId, reason: "product_not_received", usd_amount: "6.00" });
+    const opened = await admin("/disputes", {
+      period_id: april.periodId,
+      reason: "product_not_received",
+      usd_amount: "6.00",
+    });
     const disputeId = String(opened.dispute_id);
     await disputeStatus(disputeId, "open");
     await overrideFlag(
       t.db,
-      { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "Player confirmed the charge; pay while it runs", cause: `dispute:${disputeId}:open` },
+      {
+        gameId: GAME,
+        batchId: april.batchId,
+        flag: "disputed_renewal",
+        recipientPlayerId: BOB,
+        reason: "Player confirmed the charge; pay while it runs",
+        cause: `dispute:${disputeId}:open`,
+      },
       preparer,
     );
-    expect((await approveStatements(t.db, { gameId: GAME, batchId: april.batchId, ids: [april.bobStatementId] }, preparer)).changed).toBe(1);
+    expect(
+      (await approveStatements(t.db, { gameId: GAME, batchId: april.batchId, ids: [april.bobStatementId] }, preparer))
+        .changed,
+    ).toBe(1);
 
     const closed = await admin(`/disputes/${disputeId}/close`, { dispute_status: "lost" });
     expect(closed).toMatchObject({ dispute_status: "lost", currency_debited: "60.00" });
     await disputeStatus(disputeId, "lost");
-    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, approver)).rejects.toThrow(/Disputed renewal/);
+    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, approver)).rejects.toThrow(
+      /Disputed renewal/,
+    );
 
-    const shown = await listSnapshotDisputes(t.db, { gameId: GAME, snapshotId: april.snapshotId, recipientPlayerId: BOB });
-    expect(shown).toEqual([expect.objectContaining({ disputeId, status: "lost", usdAmount: "6.00", periodId: april.periodId, attributedAmountUsd: "1.80" })]);
+    const shown = await listSnapshotDisputes(t.db, {
+      gameId: GAME,
+      snapshotId: april.snapshotId,
+      recipientPlayerId: BOB,
+    });
+    expect(shown).toEqual([
+      expect.objectContaining({
+        disputeId,
+        status: "lost",
+        usdAmount: "6.00",
+        periodId: april.periodId,
+        attributedAmountUsd: "1.80",
+      }),
+    ]);
     const flags = await readBatchFlags(t.db, { gameId: GAME, batchId: april.batchId, snapshotId: april.snapshotId });
-    expect(flags.disputes).toEqual([expect.objectContaining({ cause: `dispute:${disputeId}:lost`, detail: expect.stringMatching(/lost .*USD 6\.00 charged back/) })]);
+    expect(flags.disputes).toEqual([
+      expect.objectContaining({
+        cause: `dispute:${disputeId}:lost`,
+        detail: expect.stringMatching(/lost .*USD 6\.00 charged back/),
+      }),
+    ]);
 
     await expect(
-      overrideFlag(t.db, { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "short" }, preparer),
+      overrideFlag(
+        t.db,
+        { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "short" },
+        preparer,
+      ),
     ).rejects.toThrow(/at least 10 characters/);
     await overrideFlag(
       t.db,
-      { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "Loss recovered from the recipient separately", cause: `dispute:${disputeId}:lost` },
+      {
+        gameId: GAME,
+        batchId: april.batchId,
+        flag: "disputed_renewal",
+        recipientPlayerId: BOB,
+        reason: "Loss recovered from the recipient separately",
+        cause: `dispute:${disputeId}:lost`,
+      },
       preparer,
     );
     // Bob's April is under the minimum payout: approving closes it as carried forward.
@@ -188,26 +275,65 @@ describe("disputed renewals", () => {
 
   it("keeps a close that arrives before its opening, and ignores a repeated opening: never reopened, amount kept", async () => {
     const base = { gameId: GAME, disputeId: "dp_out_of_order", orderId: "ord_out_of_order" };
-    await recordDisputeClosed(t.db, { ...base, status: "lost", currencyDebited: "50.00", closedAt: new Date("2026-05-20T00:00:00Z"), eventId: "evt_close" });
-    const opened = { ...base, transactionId: "txn_1", reason: "fraudulent", usdAmount: "5.00", openedAt: new Date("2026-05-10T00:00:00Z"), eventId: "evt_open" };
+    await recordDisputeClosed(t.db, {
+      ...base,
+      status: "lost",
+      currencyDebited: "50.00",
+      closedAt: new Date("2026-05-20T00:00:00Z"),
+      eventId: "evt_close",
+    });
+    const opened = {
+      ...base,
+      transactionId: "txn_1",
+      reason: "fraudulent",
+      usdAmount: "5.00",
+      openedAt: new Date("2026-05-10T00:00:00Z"),
+      eventId: "evt_open",
+    };
     expect(await recordDisputeOpened(t.db, opened)).toEqual({ status: "lost" });
-    expect(await recordDisputeOpened(t.db, { ...opened, eventId: "evt_open_again", usdAmount: "9.00" })).toEqual({ status: "lost" });
-    const row = await t.db.selectFrom("service_dispute").selectAll().where("dispute_id", "=", "dp_out_of_order").executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: "lost", usd_amount: "5.00", currency_debited: "50.00", opened_event_id: "evt_open", closed_event_id: "evt_close" });
+    expect(await recordDisputeOpened(t.db, { ...opened, eventId: "evt_open_again", usdAmount: "9.00" })).toEqual({
+      status: "lost",
+    });
+    const row = await t.db
+      .selectFrom("service_dispute")
+      .selectAll()
+      .where("dispute_id", "=", "dp_out_of_order")
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      status: "lost",
+      usd_amount: "5.00",
+      currency_debited: "50.00",
+      opened_event_id: "evt_open",
+      closed_event_id: "evt_close",
+    });
     // Every purchase.disputed delivery of the tests above was processed, none left unprocessable.
-    const events = await t.db.selectFrom("webhook_event").select("status").where("event_type", "=", "purchase.disputed").execute();
+    const events = await t.db
+      .selectFrom("webhook_event")
+      .select("status")
+      .where("event_type", "=", "purchase.disputed")
+      .execute();
     expect(events.length).toBe(4);
     expect(events.every((e) => e.status === "processed")).toBe(true);
   });
 
   it("stores a purchase.disputed whose data does not match the spec as unreadable, recording no dispute", async () => {
-    const body = envelope({ gameId: GAME, type: "purchase.disputed", data: { order_id: "ord_bad", dispute_id: "dp_bad", usd_amount: 10 } });
+    const body = envelope({
+      gameId: GAME,
+      type: "purchase.disputed",
+      data: { order_id: "ord_bad", dispute_id: "dp_bad", usd_amount: 10 },
+    });
     expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
     const event = await waitFor(async () => {
-      const row = await t.db.selectFrom("webhook_event").select(["status", "effect"]).where("body", "=", body).executeTakeFirst();
+      const row = await t.db
+        .selectFrom("webhook_event")
+        .select(["status", "effect"])
+        .where("body", "=", body)
+        .executeTakeFirst();
       return row && row.status !== "pending" ? row : null;
     });
     expect(event.status).toBe("unprocessable");
-    expect(await t.db.selectFrom("service_dispute").select("id").where("dispute_id", "=", "dp_bad").execute()).toEqual([]);
+    expect(await t.db.selectFrom("service_dispute").select("id").where("dispute_id", "=", "dp_bad").execute()).toEqual(
+      [],
+    );
   });
 });

@@ -28,7 +28,15 @@ import { actor } from "./fixtures";
 const GAME = "ledger-emu";
 const SECRET = "gs_ledger_emulator_secret";
 
-function sub(id: string, player: number, card: number, recipient: number, percent: string, paid: string[], refunds: { seq: number; amount: string; at: string }[]) {
+function sub(
+  id: string,
+  player: number,
+  card: number,
+  recipient: number,
+  percent: string,
+  paid: string[],
+  refunds: { seq: number; amount: string; at: string }[],
+) {
   return {
     game_id: GAME,
     subscription_id: id,
@@ -55,14 +63,42 @@ const SCENARIO = {
   clock: "2026-04-15T00:00:00Z",
   games: [{ game_id: GAME, name: "Ledger", status: "live", secret: SECRET, fee_percent: "10.00" }],
   players: [
-    { game_id: GAME, player_id: 7001, email: "a@ledger.test", name: "Recipient A", date_joined: "2024-01-01T00:00:00Z" },
-    { game_id: GAME, player_id: 7002, email: "b@ledger.test", name: "Recipient B", date_joined: "2024-01-01T00:00:00Z" },
+    {
+      game_id: GAME,
+      player_id: 7001,
+      email: "a@ledger.test",
+      name: "Recipient A",
+      date_joined: "2024-01-01T00:00:00Z",
+    },
+    {
+      game_id: GAME,
+      player_id: 7002,
+      email: "b@ledger.test",
+      name: "Recipient B",
+      date_joined: "2024-01-01T00:00:00Z",
+    },
     { game_id: GAME, player_id: 8001, email: "p1@ledger.test", name: null, date_joined: "2024-01-01T00:00:00Z" },
     { game_id: GAME, player_id: 8002, email: "p2@ledger.test", name: null, date_joined: "2024-01-01T00:00:00Z" },
   ],
   cards: [
-    { game_id: GAME, player_id: 8001, card_id: 1, last_four: "4242", exp_month: 12, exp_year: 2035, created_at: "2024-01-01T00:00:00Z" },
-    { game_id: GAME, player_id: 8002, card_id: 2, last_four: "4242", exp_month: 12, exp_year: 2035, created_at: "2024-01-01T00:00:00Z" },
+    {
+      game_id: GAME,
+      player_id: 8001,
+      card_id: 1,
+      last_four: "4242",
+      exp_month: 12,
+      exp_year: 2035,
+      created_at: "2024-01-01T00:00:00Z",
+    },
+    {
+      game_id: GAME,
+      player_id: 8002,
+      card_id: 2,
+      last_four: "4242",
+      exp_month: 12,
+      exp_year: 2035,
+      created_at: "2024-01-01T00:00:00Z",
+    },
   ],
   subscriptions: [
     sub(
@@ -71,7 +107,13 @@ const SCENARIO = {
       1,
       7001,
       "20.00",
-      ["2026-01-05T10:00:00Z", "2026-01-20T10:00:00Z", "2026-02-10T10:00:00Z", "2026-03-05T10:00:00Z", "2026-03-15T10:00:00Z"],
+      [
+        "2026-01-05T10:00:00Z",
+        "2026-01-20T10:00:00Z",
+        "2026-02-10T10:00:00Z",
+        "2026-03-05T10:00:00Z",
+        "2026-03-15T10:00:00Z",
+      ],
       [
         { seq: 2, amount: "10.00", at: "2026-02-02T10:00:00Z" },
         { seq: 1, amount: "10.00", at: "2026-02-03T10:00:00Z" },
@@ -91,8 +133,16 @@ beforeAll(async () => {
   useTestEnv(t);
   db = t.db;
   emulator = await startEmulator({ port: 0, scenario: SCENARIO, rateLimits: "off" });
-  await saveGame(db, { id: GAME, name: "Ledger", environment: "sandbox", baseUrl: emulator.url, secret: SECRET, webhookSecrets: [] }, { replace: false });
-  await db.updateTable("game").set({ settings: JSON.stringify({ pacing: "off" }) }).where("id", "=", GAME).execute();
+  await saveGame(
+    db,
+    { id: GAME, name: "Ledger", environment: "sandbox", baseUrl: emulator.url, secret: SECRET, webhookSecrets: [] },
+    { replace: false },
+  );
+  await db
+    .updateTable("game")
+    .set({ settings: JSON.stringify({ pacing: "off" }) })
+    .where("id", "=", GAME)
+    .execute();
   await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "1.00" }, actor("admin"));
 });
 afterAll(async () => {
@@ -107,7 +157,12 @@ async function snapshotAndPay(month: string) {
   await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, actor("preparer"));
   await approvePayoutBatch(db, { gameId: GAME, batchId }, actor("approver"));
   const approved = (await listPayoutStatements(db, { gameId: GAME, batchId })).filter((s) => s.state === "approved");
-  if (approved.length > 0) await markStatementsPaid(db, { gameId: GAME, batchId, paidOn: `${month}-28`, method: "paypal", reference: `PP-${month}` }, actor("approver"));
+  if (approved.length > 0)
+    await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId, paidOn: `${month}-28`, method: "paypal", reference: `PP-${month}` },
+      actor("approver"),
+    );
   const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   const invariant = await checkLedgerInvariant(db, { gameId: GAME });
   expect(invariant.violations).toEqual([]);
@@ -121,14 +176,34 @@ describe("the ledger over emulator snapshots", () => {
     expect(jan[7002]).toMatchObject({ netAttributedUsd: "0.90", state: "carried", carryOutUsd: "0.90" });
 
     const feb = await snapshotAndPay("2026-02");
-    expect(feb[7001]).toMatchObject({ grossAttributedUsd: "1.80", reversedAttributedUsd: "3.60", netAttributedUsd: "-1.80", state: "carried", carryOutUsd: "-1.80" });
-    expect(feb[7002]).toMatchObject({ netAttributedUsd: "0.90", carriedInUsd: "0.90", state: "paid", paidAmountUsd: "1.80" });
+    expect(feb[7001]).toMatchObject({
+      grossAttributedUsd: "1.80",
+      reversedAttributedUsd: "3.60",
+      netAttributedUsd: "-1.80",
+      state: "carried",
+      carryOutUsd: "-1.80",
+    });
+    expect(feb[7002]).toMatchObject({
+      netAttributedUsd: "0.90",
+      carriedInUsd: "0.90",
+      state: "paid",
+      paidAmountUsd: "1.80",
+    });
 
     const mar = await snapshotAndPay("2026-03");
     // The partial refund of February's renewal (5.00 of 10.00) reverses round(1.80 × 5 / 10) = 0.90 in March.
-    expect(mar[7001]).toMatchObject({ grossAttributedUsd: "3.60", reversedAttributedUsd: "0.90", carriedInUsd: "-1.80", availableUsd: "0.90", state: "carried", carryOutUsd: "0.90" });
+    expect(mar[7001]).toMatchObject({
+      grossAttributedUsd: "3.60",
+      reversedAttributedUsd: "0.90",
+      carriedInUsd: "-1.80",
+      availableUsd: "0.90",
+      state: "carried",
+      carryOutUsd: "0.90",
+    });
 
-    const rows = Object.fromEntries((await checkLedgerInvariant(db, { gameId: GAME })).rows.map((r) => [r.recipientPlayerId, r]));
+    const rows = Object.fromEntries(
+      (await checkLedgerInvariant(db, { gameId: GAME })).rows.map((r) => [r.recipientPlayerId, r]),
+    );
     // A: nets 3.60 − 1.80 + 2.70 = 4.50 = paid 3.60 + carried 0.90.
     expect(rows[7001]).toMatchObject({ netAttributedUsd: "4.50", paidUsd: "3.60", carriedUsd: "0.90", ok: true });
     expect(rows[7002]).toMatchObject({ netAttributedUsd: "1.80", paidUsd: "1.80", carriedUsd: "0.00", ok: true });

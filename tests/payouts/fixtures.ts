@@ -47,7 +47,11 @@ export type FixtureSnapshot = {
   fetchStartedAt?: Date;
 };
 
-export async function insertSnapshot(db: Db, input: FixtureSnapshot, gameId = GAME): Promise<{ id: string; version: number; window: TimeWindow }> {
+export async function insertSnapshot(
+  db: Db,
+  input: FixtureSnapshot,
+  gameId = GAME,
+): Promise<{ id: string; version: number; window: TimeWindow }> {
   const window = typeof input.window === "string" ? monthWindow(input.window) : input.window;
   const previous = await db
     .selectFrom("snapshot")

@@ -30,7 +30,10 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function markStale(instant: string, reason: string): Promise<void> {
-  await db.insertInto("snapshot_stale_mark").values({ game_id: GAME, instant: new Date(instant), reason, detail: JSON.stringify({}) }).execute();
+  await db
+    .insertInto("snapshot_stale_mark")
+    .values({ game_id: GAME, instant: new Date(instant), reason, detail: JSON.stringify({}) })
+    .execute();
 }
 
 describe("flag overrides cover one cause", () => {
@@ -42,18 +45,54 @@ describe("flag overrides cover one cause", () => {
     expect(first.changed).toBe(0);
     expect(first.skipped[0]?.reason).toMatch(/Stale snapshot/);
 
-    await overrideFlag(db, { gameId: GAME, batchId, flag: "snapshot_stale", recipientPlayerId: null, reason: "Refund of a test order, nothing attributed" }, preparer);
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        flag: "snapshot_stale",
+        recipientPlayerId: null,
+        reason: "Refund of a test order, nothing attributed",
+      },
+      preparer,
+    );
     expect((await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer)).changed).toBe(1);
 
     await markStale("2026-01-20T00:00:00Z", "subscription.refunded SUB_b");
     await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).rejects.toThrow(/Stale snapshot/);
     await expect(
-      overrideFlag(db, { gameId: GAME, batchId, flag: "snapshot_stale", recipientPlayerId: null, reason: "Second refund checked too", cause: "stale_mark:0" }, preparer),
+      overrideFlag(
+        db,
+        {
+          gameId: GAME,
+          batchId,
+          flag: "snapshot_stale",
+          recipientPlayerId: null,
+          reason: "Second refund checked too",
+          cause: "stale_mark:0",
+        },
+        preparer,
+      ),
     ).rejects.toThrow(/changed since/);
 
-    await overrideFlag(db, { gameId: GAME, batchId, flag: "snapshot_stale", recipientPlayerId: null, reason: "Second refund checked too, not attributed" }, preparer);
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        flag: "snapshot_stale",
+        recipientPlayerId: null,
+        reason: "Second refund checked too, not attributed",
+      },
+      preparer,
+    );
     await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({ approved: 1 });
-    const overrides = await db.selectFrom("payout_flag_override").select(["cause", "raised_at"]).where("batch_id", "=", batchId).orderBy("id").execute();
+    const overrides = await db
+      .selectFrom("payout_flag_override")
+      .select(["cause", "raised_at"])
+      .where("batch_id", "=", batchId)
+      .orderBy("id")
+      .execute();
     expect(overrides).toHaveLength(2);
     expect(overrides[0]?.cause).toMatch(/^stale_mark:\d+$/);
     expect(overrides[1]?.cause).toMatch(/^stale_mark:\d+$/);
@@ -65,7 +104,17 @@ describe("flag overrides cover one cause", () => {
     await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 7002, gross: "30.00" }] });
     const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-02") }, preparer);
     await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 7002, gross: "30.00" }] });
-    await overrideFlag(db, { gameId: GAME, batchId, flag: "newer_snapshot", recipientPlayerId: null, reason: "Version 2 reproduced version 1 exactly" }, preparer);
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        flag: "newer_snapshot",
+        recipientPlayerId: null,
+        reason: "Version 2 reproduced version 1 exactly",
+      },
+      preparer,
+    );
     expect((await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer)).changed).toBe(1);
 
     await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 7002, gross: "45.00" }], drift: true });
@@ -88,11 +137,17 @@ describe("flag overrides cover one cause", () => {
       );
       // Wait until the approval is queued behind the lock (it has read whatever it reads before the lock).
       for (;;) {
-        const { rows } = await holder.query<{ n: string }>("select count(*) as n from pg_locks where locktype = 'advisory' and not granted");
+        const { rows } = await holder.query<{ n: string }>(
+          "select count(*) as n from pg_locks where locktype = 'advisory' and not granted",
+        );
         if (Number(rows[0]?.n) > 0) break;
         await new Promise((resolve) => setImmediate(resolve));
       }
-      await holder.query("insert into snapshot_stale_mark (game_id, instant, reason) values ($1, $2, $3)", [GAME, "2026-03-15T00:00:00Z", "subscription.renewed SUB_c"]);
+      await holder.query("insert into snapshot_stale_mark (game_id, instant, reason) values ($1, $2, $3)", [
+        GAME,
+        "2026-03-15T00:00:00Z",
+        "subscription.renewed SUB_c",
+      ]);
       await holder.query("commit");
       expect(await approval).toMatch(/Stale snapshot/);
     } finally {
@@ -101,15 +156,33 @@ describe("flag overrides cover one cause", () => {
   });
 
   it("reads overrides and flags on the approving transaction's own connection (one connection is enough)", async () => {
-    await insertSnapshot(db, { window: "2026-04", recipients: [{ id: 7004, gross: "35.00" }], unattributed: { spend_order_not_found: 1 } });
+    await insertSnapshot(db, {
+      window: "2026-04",
+      recipients: [{ id: 7004, gross: "35.00" }],
+      unattributed: { spend_order_not_found: 1 },
+    });
     const pool = new pg.Pool({ connectionString: t.url, max: 1, connectionTimeoutMillis: 5_000 });
     pool.on("error", () => {});
     const single = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     try {
       const { batchId } = await preparePayoutBatch(single, { gameId: GAME, window: monthWindow("2026-04") }, preparer);
-      await overrideFlag(single, { gameId: GAME, batchId, flag: "spend_order_not_found", recipientPlayerId: null, reason: "The one renewal was a test order" }, preparer);
-      expect((await approveStatements(single, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer)).changed).toBe(1);
-      await expect(approvePayoutBatch(single, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({ approved: 1 });
+      await overrideFlag(
+        single,
+        {
+          gameId: GAME,
+          batchId,
+          flag: "spend_order_not_found",
+          recipientPlayerId: null,
+          reason: "The one renewal was a test order",
+        },
+        preparer,
+      );
+      expect(
+        (await approveStatements(single, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer)).changed,
+      ).toBe(1);
+      await expect(approvePayoutBatch(single, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({
+        approved: 1,
+      });
     } finally {
       await single.destroy();
     }

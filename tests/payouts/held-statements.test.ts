@@ -46,43 +46,104 @@ function of(statements: PayoutStatement[], recipient: number): PayoutStatement {
 async function payWithHolds(month: string, hold: number[]): Promise<string> {
   const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
   const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-  await holdStatements(db, { gameId: GAME, batchId, ids: statements.filter((s) => hold.includes(s.recipientPlayerId)).map((s) => s.id), reason: "Tax form missing" }, preparer);
+  await holdStatements(
+    db,
+    {
+      gameId: GAME,
+      batchId,
+      ids: statements.filter((s) => hold.includes(s.recipientPlayerId)).map((s) => s.id),
+      reason: "Tax form missing",
+    },
+    preparer,
+  );
   await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
   await approvePayoutBatch(db, { gameId: GAME, batchId }, approver);
-  await markStatementsPaid(db, { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` }, approver);
+  await markStatementsPaid(
+    db,
+    { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` },
+    approver,
+  );
   return batchId;
 }
 
 describe("held statements of a paid batch", () => {
   it("carries a flagged hold forward whole into the recipient's next statement, keeping the invariant", async () => {
-    await insertSnapshot(db, { window: "2027-01", recipients: [{ id: 7001, gross: "50.00", resolved: false }, { id: 7002, gross: "30.00" }] });
+    await insertSnapshot(db, {
+      window: "2027-01",
+      recipients: [
+        { id: 7001, gross: "50.00", resolved: false },
+        { id: 7002, gross: "30.00" },
+      ],
+    });
     const batchId = await payWithHolds("2027-01", [7001]);
     expect((await getPayoutBatch(db, { gameId: GAME, batchId }))?.status).toBe("paid");
     const held = of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7001);
     expect(held).toMatchObject({ state: "held", payableUsd: "50.00" });
 
     // Releasing cannot succeed (the flag is open) and overriding is over (the batch is paid): the way out is carrying it.
-    const release = await releaseStatements(db, { gameId: GAME, batchId, ids: [held.id], reason: "Recipient confirmed" }, approver);
+    const release = await releaseStatements(
+      db,
+      { gameId: GAME, batchId, ids: [held.id], reason: "Recipient confirmed" },
+      approver,
+    );
     expect(release.changed).toBe(0);
     expect(release.skipped.map((s) => s.reason)).toEqual(["open flags: Unresolved recipient"]);
-    await expect(overrideFlag(db, { gameId: GAME, batchId, flag: "unresolved_recipient", recipientPlayerId: 7001, reason: "Recipient confirmed by email" }, approver)).rejects.toThrow(/paid/);
+    await expect(
+      overrideFlag(
+        db,
+        {
+          gameId: GAME,
+          batchId,
+          flag: "unresolved_recipient",
+          recipientPlayerId: 7001,
+          reason: "Recipient confirmed by email",
+        },
+        approver,
+      ),
+    ).rejects.toThrow(/paid/);
 
-    const carried = await carryStatementsForward(db, { gameId: GAME, batchId, ids: [held.id], reason: "Pay with next month once resolved" }, preparer);
+    const carried = await carryStatementsForward(
+      db,
+      { gameId: GAME, batchId, ids: [held.id], reason: "Pay with next month once resolved" },
+      preparer,
+    );
     expect(carried).toEqual({ changed: 1, skipped: [] });
     const closed = of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7001);
-    expect(closed).toMatchObject({ state: "carried", payableUsd: "0.00", carryOutUsd: "50.00", availableUsd: "50.00", holdReason: null });
+    expect(closed).toMatchObject({
+      state: "carried",
+      payableUsd: "0.00",
+      carryOutUsd: "50.00",
+      availableUsd: "50.00",
+      holdReason: null,
+    });
     expect((await getPayoutBatch(db, { gameId: GAME, batchId }))?.status).toBe("paid");
     const entries = await listLedgerEntries(db, { gameId: GAME, batchId, recipientPlayerId: 7001 });
     expect(entries.map((e) => `${e.kind} ${e.amountUsd}`)).toEqual(["accrual 50.00", "rollover -50.00"]);
     expect(sumMoney(entries.map((e) => e.amountUsd)).isZero()).toBe(true);
     const report = await checkLedgerInvariant(db, { gameId: GAME });
     expect(report.violations).toEqual([]);
-    expect(report.rows.find((r) => r.recipientPlayerId === 7001)).toMatchObject({ paidUsd: "0.00", carriedUsd: "50.00", netAttributedUsd: "50.00" });
+    expect(report.rows.find((r) => r.recipientPlayerId === 7001)).toMatchObject({
+      paidUsd: "0.00",
+      carriedUsd: "50.00",
+      netAttributedUsd: "50.00",
+    });
 
     // Carrying is a state action of held statements only, and only once.
-    const again = await carryStatementsForward(db, { gameId: GAME, batchId, ids: [held.id, of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7002).id], reason: "Second try" }, approver);
+    const again = await carryStatementsForward(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        ids: [held.id, of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7002).id],
+        reason: "Second try",
+      },
+      approver,
+    );
     expect(again.changed).toBe(0);
-    expect(again.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual(["7001: is carried", "7002: is paid"]);
+    expect(again.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
+      "7001: is carried",
+      "7002: is paid",
+    ]);
 
     // The next month takes the balance in and pays it with the month's own earnings.
     await insertSnapshot(db, { window: "2027-02", recipients: [{ id: 7001, gross: "5.00" }] });
@@ -95,24 +156,58 @@ describe("held statements of a paid batch", () => {
   });
 
   it("releases an unflagged hold of a paid batch back to approved, reopening the batch until it is paid", async () => {
-    await insertSnapshot(db, { window: "2027-03", recipients: [{ id: 7101, gross: "40.00" }, { id: 7102, gross: "20.00" }] });
+    await insertSnapshot(db, {
+      window: "2027-03",
+      recipients: [
+        { id: 7101, gross: "40.00" },
+        { id: 7102, gross: "20.00" },
+      ],
+    });
     const batchId = await payWithHolds("2027-03", [7101]);
     const held = of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7101);
     // Two-person rule: the preparer does not release a hold of an approved batch.
-    await expect(releaseStatements(db, { gameId: GAME, batchId, ids: [held.id], reason: "Tax form received" }, preparer)).rejects.toThrow(/Two-person rule/);
-    const released = await releaseStatements(db, { gameId: GAME, batchId, ids: [held.id], reason: "Tax form received" }, approver);
+    await expect(
+      releaseStatements(db, { gameId: GAME, batchId, ids: [held.id], reason: "Tax form received" }, preparer),
+    ).rejects.toThrow(/Two-person rule/);
+    const released = await releaseStatements(
+      db,
+      { gameId: GAME, batchId, ids: [held.id], reason: "Tax form received" },
+      approver,
+    );
     expect(released.changed).toBe(1);
     expect((await getPayoutBatch(db, { gameId: GAME, batchId }))?.status).toBe("approved");
-    await markStatementsPaid(db, { gameId: GAME, batchId, ids: [held.id], paidOn: "2027-04-02", method: "wise", reference: "WISE-7101" }, approver);
+    await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId, ids: [held.id], paidOn: "2027-04-02", method: "wise", reference: "WISE-7101" },
+      approver,
+    );
     expect((await getPayoutBatch(db, { gameId: GAME, batchId }))?.status).toBe("paid");
-    expect(of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7101)).toMatchObject({ state: "paid", paidAmountUsd: "40.00" });
+    expect(of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7101)).toMatchObject({
+      state: "paid",
+      paidAmountUsd: "40.00",
+    });
     expect((await checkLedgerInvariant(db, { gameId: GAME })).violations).toEqual([]);
   });
 
   it("keeps every other figure frozen: only a held statement may turn its payable into a carry", async () => {
-    const row = await db.selectFrom("payout_statement").select(["id", "payable_usd", "available_usd"]).where("state", "=", "paid").limit(1).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom("payout_statement")
+      .select(["id", "payable_usd", "available_usd"])
+      .where("state", "=", "paid")
+      .limit(1)
+      .executeTakeFirstOrThrow();
     await expect(
-      db.updateTable("payout_statement").set({ state: "carried", payable_usd: "0", carry_out_usd: row.available_usd, paid_amount_usd: null, paid_on: null }).where("id", "=", row.id).execute(),
+      db
+        .updateTable("payout_statement")
+        .set({
+          state: "carried",
+          payable_usd: "0",
+          carry_out_usd: row.available_usd,
+          paid_amount_usd: null,
+          paid_on: null,
+        })
+        .where("id", "=", row.id)
+        .execute(),
     ).rejects.toThrow(/frozen/);
     expect(money(row.payable_usd).gt(0)).toBe(true);
   });

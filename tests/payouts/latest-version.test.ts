@@ -14,8 +14,22 @@ beforeAll(async () => {
   t = await createTestDatabase();
   await insertGame(t.db);
   await insertSnapshot(t.db, { window: "2026-04", recipients: [{ id: 7001, gross: "10.00" }] });
-  await insertSnapshot(t.db, { window: "2026-05", recipients: [{ id: 7001, gross: "20.00" }, { id: 7002, gross: "5.00" }] });
-  latestMay = (await insertSnapshot(t.db, { window: "2026-05", recipients: [{ id: 7001, gross: "25.00" }, { id: 7002, gross: "5.00" }] })).id;
+  await insertSnapshot(t.db, {
+    window: "2026-05",
+    recipients: [
+      { id: 7001, gross: "20.00" },
+      { id: 7002, gross: "5.00" },
+    ],
+  });
+  latestMay = (
+    await insertSnapshot(t.db, {
+      window: "2026-05",
+      recipients: [
+        { id: 7001, gross: "25.00" },
+        { id: 7002, gross: "5.00" },
+      ],
+    })
+  ).id;
   // Another game's newer version of the same month changes nothing here.
   await insertGame(t.db, "other-game");
   await insertSnapshot(t.db, { window: "2026-05", recipients: [{ id: 7001, gross: "99.00" }] }, "other-game");
@@ -33,7 +47,10 @@ describe("latest snapshot version of each window", () => {
   });
 
   it("top recipients and a recipient's history read the latest version only", async () => {
-    const top = await listTopRecipients(t.db, { gameId: GAME, windows: [monthWindow("2026-04"), monthWindow("2026-05")] });
+    const top = await listTopRecipients(t.db, {
+      gameId: GAME,
+      windows: [monthWindow("2026-04"), monthWindow("2026-05")],
+    });
     expect(top.find((r) => r.recipientPlayerId === 7001)?.grossAttributedUsd).toBe("35.00");
     const history = await listRecipientWindows(t.db, { gameId: GAME, recipientPlayerId: 7001 });
     expect(history.map((h) => [h.snapshotVersion, h.grossAttributedUsd])).toEqual([

@@ -48,12 +48,21 @@ async function payWindow(month: string, options: { hold?: number[] } = {}): Prom
   const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
   let statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   const held = statements.filter((s) => options.hold?.includes(s.recipientPlayerId));
-  if (held.length > 0) await holdStatements(db, { gameId: GAME, batchId, ids: held.map((s) => s.id), reason: "Tax form missing" }, preparer);
+  if (held.length > 0)
+    await holdStatements(
+      db,
+      { gameId: GAME, batchId, ids: held.map((s) => s.id), reason: "Tax form missing" },
+      preparer,
+    );
   await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
   await approvePayoutBatch(db, { gameId: GAME, batchId }, approver);
   statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   if (statements.some((s) => s.state === "approved")) {
-    await markStatementsPaid(db, { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` }, approver);
+    await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` },
+      approver,
+    );
   }
   return listPayoutStatements(db, { gameId: GAME, batchId });
 }
@@ -73,7 +82,14 @@ async function expectInvariant(): Promise<void> {
 
 describe("the recipient ledger across months", () => {
   it("pays, rolls over, carries negatives forward and recovers, keeping paid + carried = net attributed", async () => {
-    await insertSnapshot(db, { window: "2026-01", recipients: [{ id: 1001, gross: "50.00" }, { id: 1002, gross: "8.00" }, { id: 1003, gross: "30.00" }] });
+    await insertSnapshot(db, {
+      window: "2026-01",
+      recipients: [
+        { id: 1001, gross: "50.00" },
+        { id: 1002, gross: "8.00" },
+        { id: 1003, gross: "30.00" },
+      ],
+    });
     await insertSnapshot(db, {
       window: "2026-02",
       recipients: [
@@ -82,25 +98,60 @@ describe("the recipient ledger across months", () => {
         { id: 1003, gross: "0.00", reversed: "30.00" },
       ],
     });
-    await insertSnapshot(db, { window: "2026-03", recipients: [{ id: 1001, gross: "20.00" }, { id: 1003, gross: "45.00" }, { id: 1004, gross: "100.00" }] });
+    await insertSnapshot(db, {
+      window: "2026-03",
+      recipients: [
+        { id: 1001, gross: "20.00" },
+        { id: 1003, gross: "45.00" },
+        { id: 1004, gross: "100.00" },
+      ],
+    });
     await insertSnapshot(db, { window: "2026-04", recipients: [{ id: 1001, gross: "60.00" }] });
 
     const jan = await payWindow("2026-01");
-    expect(byRecipient(jan, 1001)).toMatchObject({ state: "paid", payableUsd: "50.00", paidAmountUsd: "50.00", carryOutUsd: "0.00" });
+    expect(byRecipient(jan, 1001)).toMatchObject({
+      state: "paid",
+      payableUsd: "50.00",
+      paidAmountUsd: "50.00",
+      carryOutUsd: "0.00",
+    });
     expect(byRecipient(jan, 1002)).toMatchObject({ state: "carried", payableUsd: "0.00", carryOutUsd: "8.00" });
     expect(byRecipient(jan, 1003)).toMatchObject({ state: "paid", paidAmountUsd: "30.00" });
     await expectInvariant();
 
     const feb = await payWindow("2026-02");
-    expect(byRecipient(feb, 1001)).toMatchObject({ state: "carried", netAttributedUsd: "-30.00", carriedInUsd: "0.00", carryOutUsd: "-30.00" });
-    expect(byRecipient(feb, 1002)).toMatchObject({ state: "paid", netAttributedUsd: "5.00", carriedInUsd: "8.00", paidAmountUsd: "13.00" });
-    expect(byRecipient(feb, 1003)).toMatchObject({ state: "carried", netAttributedUsd: "-30.00", carryOutUsd: "-30.00" });
+    expect(byRecipient(feb, 1001)).toMatchObject({
+      state: "carried",
+      netAttributedUsd: "-30.00",
+      carriedInUsd: "0.00",
+      carryOutUsd: "-30.00",
+    });
+    expect(byRecipient(feb, 1002)).toMatchObject({
+      state: "paid",
+      netAttributedUsd: "5.00",
+      carriedInUsd: "8.00",
+      paidAmountUsd: "13.00",
+    });
+    expect(byRecipient(feb, 1003)).toMatchObject({
+      state: "carried",
+      netAttributedUsd: "-30.00",
+      carryOutUsd: "-30.00",
+    });
     await expectInvariant();
 
     const mar = await payWindow("2026-03", { hold: [1004] });
-    expect(byRecipient(mar, 1001)).toMatchObject({ state: "carried", carriedInUsd: "-30.00", availableUsd: "-10.00", carryOutUsd: "-10.00" });
+    expect(byRecipient(mar, 1001)).toMatchObject({
+      state: "carried",
+      carriedInUsd: "-30.00",
+      availableUsd: "-10.00",
+      carryOutUsd: "-10.00",
+    });
     expect(byRecipient(mar, 1003)).toMatchObject({ state: "paid", carriedInUsd: "-30.00", paidAmountUsd: "15.00" });
-    expect(byRecipient(mar, 1004)).toMatchObject({ state: "held", holdReason: "Tax form missing", payableUsd: "100.00" });
+    expect(byRecipient(mar, 1004)).toMatchObject({
+      state: "held",
+      holdReason: "Tax form missing",
+      payableUsd: "100.00",
+    });
     // A held statement is not closed: it counts on neither side until it is paid.
     await expectInvariant();
     const d = (await checkLedgerInvariant(db, { gameId: GAME, recipientPlayerId: 1004 })).rows;
@@ -112,14 +163,35 @@ describe("the recipient ledger across months", () => {
 
     // Releasing the hold (by someone other than the preparer) and paying it closes the last statement.
     const held = byRecipient(mar, 1004);
-    await releaseStatements(db, { gameId: GAME, batchId: held.batchId, ids: [held.id], reason: "Tax form received" }, approver);
-    await markStatementsPaid(db, { gameId: GAME, batchId: held.batchId, ids: [held.id], paidOn: "2026-04-15", method: "wise", reference: "WISE-1004" }, approver);
+    await releaseStatements(
+      db,
+      { gameId: GAME, batchId: held.batchId, ids: [held.id], reason: "Tax form received" },
+      approver,
+    );
+    await markStatementsPaid(
+      db,
+      {
+        gameId: GAME,
+        batchId: held.batchId,
+        ids: [held.id],
+        paidOn: "2026-04-15",
+        method: "wise",
+        reference: "WISE-1004",
+      },
+      approver,
+    );
     await expectInvariant();
 
     const report = await checkLedgerInvariant(db, { gameId: GAME });
     const rows = Object.fromEntries(report.rows.map((r) => [r.recipientPlayerId, r]));
     // A: nets 50 − 30 + 20 + 60 = 100; paid 50 + 50; nothing carried.
-    expect(rows[1001]).toMatchObject({ windows: 4, netAttributedUsd: "100.00", paidUsd: "100.00", carriedUsd: "0.00", ok: true });
+    expect(rows[1001]).toMatchObject({
+      windows: 4,
+      netAttributedUsd: "100.00",
+      paidUsd: "100.00",
+      carriedUsd: "0.00",
+      ok: true,
+    });
     expect(rows[1002]).toMatchObject({ windows: 2, netAttributedUsd: "13.00", paidUsd: "13.00", carriedUsd: "0.00" });
     expect(rows[1003]).toMatchObject({ windows: 3, netAttributedUsd: "45.00", paidUsd: "45.00", carriedUsd: "0.00" });
     expect(rows[1004]).toMatchObject({ windows: 1, netAttributedUsd: "100.00", paidUsd: "100.00" });
@@ -133,17 +205,30 @@ describe("the recipient ledger across months", () => {
     for (const [, amounts] of byStatement) expect(sumMoney(amounts).toFixed(2)).toBe("0.00");
     const payments = entries.filter((e) => e.kind === "payment");
     expect(sumMoney(payments.map((e) => e.amountUsd)).toFixed(2)).toBe("-258.00");
-    expect(entries.filter((e) => e.kind === "rollover").map((e) => [e.recipientPlayerId, e.amountUsd])).toEqual([[1002, "-8.00"]]);
+    expect(entries.filter((e) => e.kind === "rollover").map((e) => [e.recipientPlayerId, e.amountUsd])).toEqual([
+      [1002, "-8.00"],
+    ]);
     const carryIns = entries.filter((e) => e.kind === "carry_in");
     const carryOuts = entries.filter((e) => e.kind === "carry_out" || e.kind === "rollover");
-    expect(sumMoney(carryIns.map((e) => e.amountUsd)).plus(sumMoney(carryOuts.map((e) => e.amountUsd))).toFixed(2)).toBe("0.00");
+    expect(
+      sumMoney(carryIns.map((e) => e.amountUsd))
+        .plus(sumMoney(carryOuts.map((e) => e.amountUsd)))
+        .toFixed(2),
+    ).toBe("0.00");
     expect(entries.every((e) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/.test(e.at))).toBe(true);
-    const janOnly = await listLedgerEntries(db, { gameId: GAME, batchId: entries.find((e) => e.windowStart === "2026-01-01T00:00:00Z")?.batchId });
+    const janOnly = await listLedgerEntries(db, {
+      gameId: GAME,
+      batchId: entries.find((e) => e.windowStart === "2026-01-01T00:00:00Z")?.batchId,
+    });
     expect(new Set(janOnly.map((e) => e.windowStart))).toEqual(new Set(["2026-01-01T00:00:00Z"]));
   });
 
   it("notices a broken carry link: the check is not true by construction", async () => {
-    const link = await db.selectFrom("payout_carry").select(["from_statement_id", "to_statement_id", "amount_usd"]).limit(1).executeTakeFirstOrThrow();
+    const link = await db
+      .selectFrom("payout_carry")
+      .select(["from_statement_id", "to_statement_id", "amount_usd"])
+      .limit(1)
+      .executeTakeFirstOrThrow();
     await db.deleteFrom("payout_carry").where("from_statement_id", "=", link.from_statement_id).execute();
     try {
       const report = await checkLedgerInvariant(db, { gameId: GAME });
@@ -180,18 +265,31 @@ describe("the approval workflow", () => {
     await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).rejects.toThrow(/Two-person rule/);
     await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
     try {
-      await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).resolves.toMatchObject({ approved: 1, payableUsd: "20.00" });
+      await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).resolves.toMatchObject({
+        approved: 1,
+        payableUsd: "20.00",
+      });
     } finally {
       await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
     }
-    const audit = await db.selectFrom("audit_log").select(["action", "outcome"]).where("target", "=", batchId).execute();
-    expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(["payouts.batch.prepare", "payouts.statement.approve", "payouts.batch.approve"]));
+    const audit = await db
+      .selectFrom("audit_log")
+      .select(["action", "outcome"])
+      .where("target", "=", batchId)
+      .execute();
+    expect(audit.map((a) => a.action)).toEqual(
+      expect.arrayContaining(["payouts.batch.prepare", "payouts.statement.approve", "payouts.batch.approve"]),
+    );
   });
 
   it("blocks approval on flags until they are overridden with a written reason, which is kept", async () => {
     await insertSnapshot(db, {
       window: "2026-06",
-      recipients: [{ id: 3001, gross: "40.00", resolved: false }, { id: 3002, gross: "25.00", unavailableLine: true }, { id: 3003, gross: "15.00" }],
+      recipients: [
+        { id: 3001, gross: "40.00", resolved: false },
+        { id: 3002, gross: "25.00", unavailableLine: true },
+        { id: 3003, gross: "15.00" },
+      ],
       unattributed: { spend_order_not_found: 2 },
     });
     const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-06") }, preparer);
@@ -199,29 +297,78 @@ describe("the approval workflow", () => {
     expect(first.changed).toBe(0);
     expect(first.skipped.map((s) => s.reason).join(" ")).toMatch(/Spend order not found/);
 
-    await expect(overrideFlag(db, { gameId: GAME, batchId, flag: "spend_order_not_found", recipientPlayerId: null, reason: "short" }, preparer)).rejects.toThrow(
-      /at least 10 characters/,
+    await expect(
+      overrideFlag(
+        db,
+        { gameId: GAME, batchId, flag: "spend_order_not_found", recipientPlayerId: null, reason: "short" },
+        preparer,
+      ),
+    ).rejects.toThrow(/at least 10 characters/);
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        flag: "spend_order_not_found",
+        recipientPlayerId: null,
+        reason: "Service confirmed both renewals were test orders",
+      },
+      preparer,
     );
-    await overrideFlag(db, { gameId: GAME, batchId, flag: "spend_order_not_found", recipientPlayerId: null, reason: "Service confirmed both renewals were test orders" }, preparer);
     const second = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
     expect(second.changed).toBe(1);
     const reasons = second.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort();
     expect(reasons).toEqual(["3001: open flags: Unresolved recipient", "3002: open flags: Unavailable attribution"]);
 
-    await overrideFlag(db, { gameId: GAME, batchId, flag: "attribution_unavailable", recipientPlayerId: 3002, reason: "Malformed line is a zero-amount test renewal" }, preparer);
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        flag: "attribution_unavailable",
+        recipientPlayerId: 3002,
+        reason: "Malformed line is a zero-amount test renewal",
+      },
+      preparer,
+    );
     const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-    await approveStatements(db, { gameId: GAME, batchId, ids: statements.filter((s) => s.recipientPlayerId === 3002).map((s) => s.id) }, preparer);
-    await holdStatements(db, { gameId: GAME, batchId, ids: statements.filter((s) => s.recipientPlayerId === 3001).map((s) => s.id), reason: "Recipient unknown to the service" }, preparer);
-    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({ approved: 2, held: 1, payableUsd: "40.00" });
-    const overrides = await db.selectFrom("payout_flag_override").select(["flag", "reason", "actor_email"]).where("batch_id", "=", batchId).execute();
+    await approveStatements(
+      db,
+      { gameId: GAME, batchId, ids: statements.filter((s) => s.recipientPlayerId === 3002).map((s) => s.id) },
+      preparer,
+    );
+    await holdStatements(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        ids: statements.filter((s) => s.recipientPlayerId === 3001).map((s) => s.id),
+        reason: "Recipient unknown to the service",
+      },
+      preparer,
+    );
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({
+      approved: 2,
+      held: 1,
+      payableUsd: "40.00",
+    });
+    const overrides = await db
+      .selectFrom("payout_flag_override")
+      .select(["flag", "reason", "actor_email"])
+      .where("batch_id", "=", batchId)
+      .execute();
     expect(overrides).toHaveLength(2);
-    expect(overrides.find((o) => o.flag === "spend_order_not_found")?.reason).toBe("Service confirmed both renewals were test orders");
+    expect(overrides.find((o) => o.flag === "spend_order_not_found")?.reason).toBe(
+      "Service confirmed both renewals were test orders",
+    );
   });
 
   it("refuses a batch whose window overlaps another, and frees carried balances when a draft is discarded", async () => {
     const overlapping = { startMs: Date.parse("2026-06-15T00:00:00Z"), endMs: Date.parse("2026-07-15T00:00:00Z") };
     await insertSnapshot(db, { window: overlapping, recipients: [{ id: 3003, gross: "1.00" }] });
-    await expect(preparePayoutBatch(db, { gameId: GAME, window: overlapping }, preparer)).rejects.toThrow(/same renewals twice/);
+    await expect(preparePayoutBatch(db, { gameId: GAME, window: overlapping }, preparer)).rejects.toThrow(
+      /same renewals twice/,
+    );
 
     // Recipient 1002 … none carried now; make one: a July snapshot with a payable under the minimum.
     await insertSnapshot(db, { window: "2026-07", recipients: [{ id: 5001, gross: "4.00" }] });
@@ -238,7 +385,14 @@ describe("the approval workflow", () => {
   });
 
   it("bulk hold, back-to-draft and release change only statements in a state they apply to, and name the others", async () => {
-    await insertSnapshot(db, { window: "2026-10", recipients: [{ id: 6001, gross: "20.00" }, { id: 6002, gross: "30.00" }, { id: 6003, gross: "40.00" }] });
+    await insertSnapshot(db, {
+      window: "2026-10",
+      recipients: [
+        { id: 6001, gross: "20.00" },
+        { id: 6002, gross: "30.00" },
+        { id: 6003, gross: "40.00" },
+      ],
+    });
     const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, preparer);
     const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
     const idOf = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)!.id;
@@ -248,15 +402,29 @@ describe("the approval workflow", () => {
 
     const back = await unapproveStatements(db, { gameId: GAME, batchId, ids: all }, preparer);
     expect(back.changed).toBe(1);
-    expect(back.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual(["6002: is held", "6003: is draft"]);
+    expect(back.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
+      "6002: is held",
+      "6003: is draft",
+    ]);
 
-    const released = await releaseStatements(db, { gameId: GAME, batchId, ids: all, reason: "Bank details corrected" }, preparer);
+    const released = await releaseStatements(
+      db,
+      { gameId: GAME, batchId, ids: all, reason: "Bank details corrected" },
+      preparer,
+    );
     expect(released.changed).toBe(1);
-    expect(released.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual(["6001: is draft", "6003: is draft"]);
+    expect(released.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
+      "6001: is draft",
+      "6003: is draft",
+    ]);
 
     await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6003)] }, preparer);
     await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)], reason: "Tax form missing" }, preparer);
-    const held = await holdStatements(db, { gameId: GAME, batchId, ids: all, reason: "Whole window under review" }, preparer);
+    const held = await holdStatements(
+      db,
+      { gameId: GAME, batchId, ids: all, reason: "Whole window under review" },
+      preparer,
+    );
     expect(held.changed).toBe(2);
     expect(held.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`)).toEqual(["6001: is held"]);
     const states = await listPayoutStatements(db, { gameId: GAME, batchId });
@@ -265,9 +433,17 @@ describe("the approval workflow", () => {
   });
 
   it("never lets a statement's figures change after preparation", async () => {
-    const row = await db.selectFrom("payout_statement").select(["id", "payable_usd"]).limit(1).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom("payout_statement")
+      .select(["id", "payable_usd"])
+      .limit(1)
+      .executeTakeFirstOrThrow();
     await expect(
-      db.updateTable("payout_statement").set({ payable_usd: money(row.payable_usd).plus(1).toFixed(2) }).where("id", "=", row.id).execute(),
+      db
+        .updateTable("payout_statement")
+        .set({ payable_usd: money(row.payable_usd).plus(1).toFixed(2) })
+        .where("id", "=", row.id)
+        .execute(),
     ).rejects.toThrow(/frozen/);
     await expect(db.deleteFrom("payout_statement_event").execute()).rejects.toThrow(/never updated or deleted/);
   });

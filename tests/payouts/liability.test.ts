@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { approvePayoutBatch, approveStatements, holdStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
+import {
+  approvePayoutBatch,
+  approveStatements,
+  holdStatements,
+  markStatementsPaid,
+  preparePayoutBatch,
+} from "@/lib/payouts/batches";
 import { listLiability, type LiabilityRow } from "@/lib/payouts/liability";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
@@ -24,15 +30,37 @@ beforeAll(async () => {
   await insertGame(db);
   await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
   // September, paid in full.
-  await insertSnapshot(db, { window: "2026-09", recipients: [{ id: 1, gross: "100.00" }, { id: 2, gross: "50.00" }] });
+  await insertSnapshot(db, {
+    window: "2026-09",
+    recipients: [
+      { id: 1, gross: "100.00" },
+      { id: 2, gross: "50.00" },
+    ],
+  });
   const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-09") }, actor("preparer"));
   const ids = (await listPayoutStatements(db, { gameId: GAME, batchId })).map((s) => s.id);
   await approveStatements(db, { gameId: GAME, batchId, ids }, actor("preparer"));
   await approvePayoutBatch(db, { gameId: GAME, batchId }, actor("approver"));
-  await markStatementsPaid(db, { gameId: GAME, batchId, paidOn: "2026-10-05", method: "wise", reference: "WISE-SEP" }, actor("approver"));
+  await markStatementsPaid(
+    db,
+    { gameId: GAME, batchId, paidOn: "2026-10-05", method: "wise", reference: "WISE-SEP" },
+    actor("approver"),
+  );
   // October, snapshotted twice (the second version is the one to count): USD 4,921.81 earned.
-  await insertSnapshot(db, { window: "2026-10", recipients: [{ id: 1, gross: "4000.00" }, { id: 2, gross: "900.00" }] });
-  await insertSnapshot(db, { window: "2026-10", recipients: [{ id: 1, gross: "4000.00" }, { id: 2, gross: "950.00", reversed: "28.19" }] });
+  await insertSnapshot(db, {
+    window: "2026-10",
+    recipients: [
+      { id: 1, gross: "4000.00" },
+      { id: 2, gross: "900.00" },
+    ],
+  });
+  await insertSnapshot(db, {
+    window: "2026-10",
+    recipients: [
+      { id: 1, gross: "4000.00" },
+      { id: 2, gross: "950.00", reversed: "28.19" },
+    ],
+  });
   // November has not ended.
   await insertSnapshot(db, { window: "2026-11", recipients: [{ id: 1, gross: "70.00" }], closed: false });
 });
@@ -52,10 +80,17 @@ describe("liability as of a day (accrual)", () => {
   it("the day after October closed, October's earnings are owed, though its snapshot was taken later", async () => {
     const rows = await byRecipient(endOfDay("2026-11-01"));
     // As the records stood on November 1st, September was not paid yet either (its batch was prepared later).
-    expect(rows[1]).toMatchObject({ notInBatchUsd: "4100.00", draftUsd: "0.00", approvedUnpaidUsd: "0.00", totalOwedUsd: "4100.00" });
+    expect(rows[1]).toMatchObject({
+      notInBatchUsd: "4100.00",
+      draftUsd: "0.00",
+      approvedUnpaidUsd: "0.00",
+      totalOwedUsd: "4100.00",
+    });
     expect(rows[2]).toMatchObject({ notInBatchUsd: "971.81", totalOwedUsd: "971.81" });
     const { windows } = await listLiability(db, { gameId: GAME, asOf: endOfDay("2026-11-01") });
-    expect(windows.map((w) => [new Date(w.window.startMs).toISOString().slice(0, 7), w.source, w.snapshotVersion])).toEqual([
+    expect(
+      windows.map((w) => [new Date(w.window.startMs).toISOString().slice(0, 7), w.source, w.snapshotVersion]),
+    ).toEqual([
       ["2026-10", "snapshot", 2],
       ["2026-09", "snapshot", 1],
     ]);
@@ -73,7 +108,11 @@ describe("liability as of a day (accrual)", () => {
     expect(rows[2]).toMatchObject({ notInBatchUsd: "921.81", totalOwedUsd: "921.81" });
     expect(total(rows)).toBe("492181");
 
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, actor("preparer"));
+    const { batchId } = await preparePayoutBatch(
+      db,
+      { gameId: GAME, window: monthWindow("2026-10") },
+      actor("preparer"),
+    );
     rows = await byRecipient(new Date(Date.now() + 1000));
     expect(rows[1]).toMatchObject({ notInBatchUsd: "0.00", draftUsd: "4000.00", totalOwedUsd: "4000.00" });
     expect(total(rows)).toBe("492181");

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { listPayoutTable, type PayoutTableQuery } from "@/db/queries/payouts";
 import { listLiability } from "@/lib/payouts/liability";
-import { approvePayoutBatch, holdStatements, markStatementsPaid, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
+import {
+  approvePayoutBatch,
+  holdStatements,
+  markStatementsPaid,
+  approveStatements,
+  preparePayoutBatch,
+} from "@/lib/payouts/batches";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { monthWindow } from "@/lib/time";
@@ -43,21 +49,31 @@ afterAll(async () => t?.drop());
 
 async function fullOrder(sort: "net" | "payable", dir: "asc" | "desc"): Promise<number[]> {
   const column = sort === "net" ? "net_attributed_usd" : "payable_usd";
-  const rows = await sql<{ id: string }>`select recipient_player_id::text as id from payout_statement where batch_id = ${batchId}
-    order by ${sql.ref(column)} ${sql.raw(dir)}, recipient_player_id ${sql.raw(dir === "asc" ? "desc" : "asc")}`.execute(db);
+  const rows = await sql<{
+    id: string;
+  }>`select recipient_player_id::text as id from payout_statement where batch_id = ${batchId}
+    order by ${sql.ref(column)} ${sql.raw(dir)}, recipient_player_id ${sql.raw(dir === "asc" ? "desc" : "asc")}`.execute(
+    db,
+  );
   return rows.rows.map((r) => Number(r.id));
 }
 
 describe("the recipient payout table", () => {
   it("gives every page as the exact slice of the full order, deep pages included", async () => {
-    for (const [sort, dir] of [["net", "desc"], ["payable", "asc"]] as const) {
+    for (const [sort, dir] of [
+      ["net", "desc"],
+      ["payable", "asc"],
+    ] as const) {
       const order = await fullOrder(sort, dir);
       expect(order).toHaveLength(N);
       for (const page of [1, 2, 30, 31, 45, 59, 60]) {
         const query: PayoutTableQuery = { gameId: GAME, snapshotId, batchId, sort, dir, page, pageSize: 200 };
         const result = await listPayoutTable(db, query);
         expect(result.total).toBe(N);
-        expect(result.rows.map((r) => r.recipientPlayerId), `${sort} ${dir} page ${page}`).toEqual(order.slice((page - 1) * 200, page * 200));
+        expect(
+          result.rows.map((r) => r.recipientPlayerId),
+          `${sort} ${dir} page ${page}`,
+        ).toEqual(order.slice((page - 1) * 200, page * 200));
       }
       const past = await listPayoutTable(db, { gameId: GAME, snapshotId, batchId, sort, dir, page: 61, pageSize: 200 });
       expect(past).toEqual({ rows: [], total: N });
@@ -65,21 +81,96 @@ describe("the recipient payout table", () => {
   });
 
   it("filters, searches and refuses another game's batch", async () => {
-    const negative = await listPayoutTable(db, { gameId: GAME, snapshotId, batchId, sort: "net", dir: "asc", filter: "negative", page: 1, pageSize: 50 });
+    const negative = await listPayoutTable(db, {
+      gameId: GAME,
+      snapshotId,
+      batchId,
+      sort: "net",
+      dir: "asc",
+      filter: "negative",
+      page: 1,
+      pageSize: 50,
+    });
     expect(negative.total).toBeGreaterThan(0);
     expect(negative.rows.every((r) => r.netAttributedUsd.startsWith("-"))).toBe(true);
-    const unresolved = await listPayoutTable(db, { gameId: GAME, snapshotId, batchId, sort: "net", dir: "desc", filter: "unresolved", page: 1, pageSize: 50 });
+    const unresolved = await listPayoutTable(db, {
+      gameId: GAME,
+      snapshotId,
+      batchId,
+      sort: "net",
+      dir: "desc",
+      filter: "unresolved",
+      page: 1,
+      pageSize: 50,
+    });
     expect(unresolved.total).toBe(Math.floor(N / 997));
     expect(unresolved.rows.every((r) => r.recipientFlags.includes("unresolved_recipient"))).toBe(true);
-    const byName = await listPayoutTable(db, { gameId: GAME, snapshotId, batchId, sort: "net", dir: "desc", q: "Creator 1234", page: 1, pageSize: 50 });
-    expect(byName.rows.map((r) => r.playerName).sort()).toEqual(["Creator 1234", "Creator 12340", "Creator 12341", "Creator 12342", "Creator 12343", "Creator 12344", "Creator 12345", "Creator 12346", "Creator 12347", "Creator 12348", "Creator 12349"].filter((n) => Number(n.slice(8)) <= N));
-    const byId = await listPayoutTable(db, { gameId: GAME, snapshotId, batchId, sort: "net", dir: "desc", q: "500042", page: 1, pageSize: 50 });
+    const byName = await listPayoutTable(db, {
+      gameId: GAME,
+      snapshotId,
+      batchId,
+      sort: "net",
+      dir: "desc",
+      q: "Creator 1234",
+      page: 1,
+      pageSize: 50,
+    });
+    expect(byName.rows.map((r) => r.playerName).sort()).toEqual(
+      [
+        "Creator 1234",
+        "Creator 12340",
+        "Creator 12341",
+        "Creator 12342",
+        "Creator 12343",
+        "Creator 12344",
+        "Creator 12345",
+        "Creator 12346",
+        "Creator 12347",
+        "Creator 12348",
+        "Creator 12349",
+      ].filter((n) => Number(n.slice(8)) <= N),
+    );
+    const byId = await listPayoutTable(db, {
+      gameId: GAME,
+      snapshotId,
+      batchId,
+      sort: "net",
+      dir: "desc",
+      q: "500042",
+      page: 1,
+      pageSize: 50,
+    });
     expect(byId.rows.map((r) => r.recipientPlayerId)).toEqual([500042]);
-    const wildcard = await listPayoutTable(db, { gameId: GAME, snapshotId, batchId, sort: "net", dir: "desc", q: "%", page: 1, pageSize: 50 });
+    const wildcard = await listPayoutTable(db, {
+      gameId: GAME,
+      snapshotId,
+      batchId,
+      sort: "net",
+      dir: "desc",
+      q: "%",
+      page: 1,
+      pageSize: 50,
+    });
     expect(wildcard.total).toBe(0);
-    const otherGame = await listPayoutTable(db, { gameId: "other", snapshotId, batchId, sort: "net", dir: "desc", page: 1, pageSize: 50 });
+    const otherGame = await listPayoutTable(db, {
+      gameId: "other",
+      snapshotId,
+      batchId,
+      sort: "net",
+      dir: "desc",
+      page: 1,
+      pageSize: 50,
+    });
     expect(otherGame.total).toBe(0);
-    const snapshotOnly = await listPayoutTable(db, { gameId: GAME, snapshotId, batchId: null, sort: "net", dir: "desc", page: 55, pageSize: 200 });
+    const snapshotOnly = await listPayoutTable(db, {
+      gameId: GAME,
+      snapshotId,
+      batchId: null,
+      sort: "net",
+      dir: "desc",
+      page: 55,
+      pageSize: 200,
+    });
     expect(snapshotOnly.total).toBe(N);
     expect(snapshotOnly.rows).toHaveLength(200);
     expect(snapshotOnly.rows[0]?.state).toBeNull();
@@ -89,21 +180,50 @@ describe("the recipient payout table", () => {
 describe("the liability view", () => {
   it("answers what is owed as of a date, from the records as they stood then", async () => {
     const db2 = db;
-    await insertSnapshot(db2, { window: "2026-04", recipients: [{ id: 1, gross: "40.00" }, { id: 2, gross: "30.00" }, { id: 3, gross: "5.00" }, { id: 4, gross: "0.00", reversed: "12.00" }] });
+    await insertSnapshot(db2, {
+      window: "2026-04",
+      recipients: [
+        { id: 1, gross: "40.00" },
+        { id: 2, gross: "30.00" },
+        { id: 3, gross: "5.00" },
+        { id: 4, gross: "0.00", reversed: "12.00" },
+      ],
+    });
     // A quarter snapshotted beside its month holds the same renewals: counted once, not twice.
-    await insertSnapshot(db2, { window: { startMs: Date.parse("2026-04-01T00:00:00Z"), endMs: Date.parse("2026-07-01T00:00:00Z") }, recipients: [{ id: 1, gross: "40.00" }, { id: 2, gross: "30.00" }] });
+    await insertSnapshot(db2, {
+      window: { startMs: Date.parse("2026-04-01T00:00:00Z"), endMs: Date.parse("2026-07-01T00:00:00Z") },
+      recipients: [
+        { id: 1, gross: "40.00" },
+        { id: 2, gross: "30.00" },
+      ],
+    });
     const before = new Date();
-    const { batchId: april } = await preparePayoutBatch(db2, { gameId: GAME, window: monthWindow("2026-04") }, actor("preparer"));
+    const { batchId: april } = await preparePayoutBatch(
+      db2,
+      { gameId: GAME, window: monthWindow("2026-04") },
+      actor("preparer"),
+    );
     const statements = await listPayoutStatements(db2, { gameId: GAME, batchId: april });
     const id = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)?.id as string;
-    await holdStatements(db2, { gameId: GAME, batchId: april, ids: [id(2)], reason: "Bank details bounced" }, actor("preparer"));
+    await holdStatements(
+      db2,
+      { gameId: GAME, batchId: april, ids: [id(2)], reason: "Bank details bounced" },
+      actor("preparer"),
+    );
     await approveStatements(db2, { gameId: GAME, batchId: april, ids: [id(1), id(3), id(4)] }, actor("preparer"));
     await approvePayoutBatch(db2, { gameId: GAME, batchId: april }, actor("approver"));
     const approvedAt = new Date();
     await new Promise((r) => setTimeout(r, 5));
-    await markStatementsPaid(db2, { gameId: GAME, batchId: april, paidOn: "2026-05-03", method: "wise", reference: "WISE-APR" }, actor("approver"));
+    await markStatementsPaid(
+      db2,
+      { gameId: GAME, batchId: april, paidOn: "2026-05-03", method: "wise", reference: "WISE-APR" },
+      actor("approver"),
+    );
 
-    const rows = (asOf: Date) => listLiability(db2, { gameId: GAME, asOf }).then(({ rows: list }) => Object.fromEntries(list.map((r) => [r.recipientPlayerId, r])));
+    const rows = (asOf: Date) =>
+      listLiability(db2, { gameId: GAME, asOf }).then(({ rows: list }) =>
+        Object.fromEntries(list.map((r) => [r.recipientPlayerId, r])),
+      );
     // Before the batch existed: all four recipients' nets are "not yet in a batch".
     const then = await rows(before);
     expect(then[1]).toMatchObject({ notInBatchUsd: "40.00", totalOwedUsd: "40.00" });

@@ -18,7 +18,14 @@ beforeAll(async () => {
     ["settings.support_refund_limit", "succeeded", null, "refunds.support_limit_usd", null],
   ];
   for (const [action, outcome, gameId, target, key] of rows) {
-    await recordAudit(t.db, { actor: action === "refund.call" && outcome === "needs_attention" ? null : actor, action, outcome, gameId, target, idempotencyKey: key });
+    await recordAudit(t.db, {
+      actor: action === "refund.call" && outcome === "needs_attention" ? null : actor,
+      action,
+      outcome,
+      gameId,
+      target,
+      idempotencyKey: key,
+    });
   }
 });
 afterAll(async () => t?.drop());
@@ -28,8 +35,12 @@ describe("audit log", () => {
     const db = getDb();
     const before = await db.selectFrom("audit_log").select(["id", "outcome"]).orderBy("id").execute();
     expect(before.length).toBe(5);
-    await expect(db.updateTable("audit_log").set({ outcome: "succeeded" }).where("outcome", "=", "needs_attention").execute()).rejects.toThrow(/append-only/);
-    await expect(db.deleteFrom("audit_log").where("action", "=", "refund.request").execute()).rejects.toThrow(/append-only/);
+    await expect(
+      db.updateTable("audit_log").set({ outcome: "succeeded" }).where("outcome", "=", "needs_attention").execute(),
+    ).rejects.toThrow(/append-only/);
+    await expect(db.deleteFrom("audit_log").where("action", "=", "refund.request").execute()).rejects.toThrow(
+      /append-only/,
+    );
     await expect(sql`truncate audit_log`.execute(db)).rejects.toThrow(/append-only/);
     expect(await db.selectFrom("audit_log").select(["id", "outcome"]).orderBy("id").execute()).toEqual(before);
   });
@@ -39,15 +50,24 @@ describe("audit log", () => {
     const page = { offset: 0, limit: 50 };
     expect((await searchAuditEntries(db, { action: "refund." }, page)).total).toBe(3);
     expect((await searchAuditEntries(db, { action: "refund.call" }, page)).total).toBe(2);
-    expect((await searchAuditEntries(db, { outcome: "needs_attention" }, page)).rows.map((r) => r.gameId)).toEqual(["g2"]);
+    expect((await searchAuditEntries(db, { outcome: "needs_attention" }, page)).rows.map((r) => r.gameId)).toEqual([
+      "g2",
+    ]);
     expect((await searchAuditEntries(db, { gameId: "g1" }, page)).total).toBe(3);
-    expect((await searchAuditEntries(db, { actor: "system" }, page)).rows.map((r) => r.action)).toEqual(["refund.call"]);
+    expect((await searchAuditEntries(db, { actor: "system" }, page)).rows.map((r) => r.action)).toEqual([
+      "refund.call",
+    ]);
     expect((await searchAuditEntries(db, { actor: "SAM.support" }, page)).total).toBe(4);
     expect((await searchAuditEntries(db, { target: "aaaaaaaa period" }, page)).total).toBe(2);
     expect((await searchAuditEntries(db, { target: "%" }, page)).total).toBe(0);
-    expect((await searchAuditEntries(db, { idempotencyKey: "pd-refund-1" }, page)).rows.map((r) => r.outcome)).toEqual(["succeeded", "pending"]);
+    expect((await searchAuditEntries(db, { idempotencyKey: "pd-refund-1" }, page)).rows.map((r) => r.outcome)).toEqual([
+      "succeeded",
+      "pending",
+    ]);
     const now = Date.now();
-    expect((await searchAuditEntries(db, { from: new Date(now - 60_000), to: new Date(now + 60_000) }, page)).total).toBe(5);
+    expect(
+      (await searchAuditEntries(db, { from: new Date(now - 60_000), to: new Date(now + 60_000) }, page)).total,
+    ).toBe(5);
     expect((await searchAuditEntries(db, { to: new Date(now - 60_000) }, page)).total).toBe(0);
     const second = await searchAuditEntries(db, {}, { offset: 2, limit: 2 });
     expect(second.total).toBe(5);

@@ -5,7 +5,9 @@ import { form, GAME_ID, type RefundTestContext, startRefundTest, SUBS } from "./
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
 
-const { cancelSubscriptionAction, changeAmountAction, changePaymentMethodAction } = await import("@/app/(desk)/subscriptions/actions");
+const { cancelSubscriptionAction, changeAmountAction, changePaymentMethodAction } = await import(
+  "@/app/(desk)/subscriptions/actions"
+);
 
 let c: RefundTestContext;
 beforeAll(async () => {
@@ -33,7 +35,9 @@ function subscription(id: string) {
 describe("cancel", () => {
   it("[support] cancels at period end by default: access until paid_through, recorded with its outcome", async () => {
     actAs(c.sessions.support);
-    const result = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelEnd, when: "period_end", reason: "Moving to yearly" }))) as Result;
+    const result = (await cancelSubscriptionAction(
+      form({ subscriptionId: SUBS.cancelEnd, when: "period_end", reason: "Moving to yearly" }),
+    )) as Result;
     expect(result).toMatchObject({ ok: true });
     expect(result.message).toMatch(/Cancels at the end of the paid period.*Access until 2026-12-15T00:00:00Z/);
     expect(subscription(SUBS.cancelEnd).cancelAtPeriodEnd).toBe(true);
@@ -42,7 +46,10 @@ describe("cancel", () => {
       action: "subscription.cancel",
       outcome: "succeeded",
       game_id: GAME_ID,
-      detail: { request: { at_period_end: true, reason: "Moving to yearly" }, result: { already_canceled: false, access_until: "2026-12-15T00:00:00Z" } },
+      detail: {
+        request: { at_period_end: true, reason: "Moving to yearly" },
+        result: { already_canceled: false, access_until: "2026-12-15T00:00:00Z" },
+      },
     });
   });
 
@@ -54,12 +61,18 @@ describe("cancel", () => {
     expect(now.message).toMatch(/Canceled now\. Access until 2026-11-20T12:00:00Z/);
     const again = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.canceled, when: "now" }))) as Result;
     expect(again).toMatchObject({ ok: true, message: "Already canceled: nothing changed." });
-    expect((await auditOf(SUBS.canceled))[0]).toMatchObject({ outcome: "succeeded", detail: { result: { already_canceled: true } } });
+    expect((await auditOf(SUBS.canceled))[0]).toMatchObject({
+      outcome: "succeeded",
+      detail: { result: { already_canceled: true } },
+    });
   });
 
   it("[viewer] cannot cancel", async () => {
     actAs(c.sessions.viewer);
-    expect(await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelEnd, when: "now" }))).toMatchObject({ ok: false, code: "FORBIDDEN" });
+    expect(await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelEnd, when: "now" }))).toMatchObject({
+      ok: false,
+      code: "FORBIDDEN",
+    });
   });
 
   it("an unanswered cancel is recorded as unknown and says to reload before acting again", async () => {
@@ -75,22 +88,33 @@ describe("cancel", () => {
 describe("price and payment method (finance)", () => {
   it("[support] may not change a price; [finance] stages it for the next renewal", async () => {
     actAs(c.sessions.support);
-    expect(await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))).toMatchObject({ ok: false, code: "FORBIDDEN" });
+    expect(await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))).toMatchObject({
+      ok: false,
+      code: "FORBIDDEN",
+    });
     actAs(c.sessions.finance);
     const result = (await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))) as Result;
     expect(result).toMatchObject({ ok: true });
     expect(result.message).toMatch(/USD 10.00 → USD 12.00, staged for the next successful renewal/);
     expect(subscription(SUBS.card).pendingAmountUsd?.toFixed(2)).toBe("12.00");
     const entries = await auditOf(SUBS.card);
-    expect(entries.at(-1)).toMatchObject({ action: "subscription.change_amount", outcome: "succeeded", detail: { result: { change_queued: true } } });
+    expect(entries.at(-1)).toMatchObject({
+      action: "subscription.change_amount",
+      outcome: "succeeded",
+      detail: { result: { change_queued: true } },
+    });
   });
 
   it("[finance] attaches a card to a wallet-only subscription only with the conversion, with the spec's message otherwise", async () => {
     actAs(c.sessions.finance);
-    const refused = (await changePaymentMethodAction(form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "keep" }))) as Result;
+    const refused = (await changePaymentMethodAction(
+      form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "keep" }),
+    )) as Result;
     expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(refused.message).toMatch(/wallet-only: to attach a card, also convert it/);
-    const converted = (await changePaymentMethodAction(form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "no" }))) as Result;
+    const converted = (await changePaymentMethodAction(
+      form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "no" }),
+    )) as Result;
     expect(converted).toMatchObject({ ok: true });
     expect(converted.message).toMatch(/mastercard •••• 1881/);
     expect((await auditOf(SUBS.walletOnly)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
@@ -102,6 +126,10 @@ describe("price and payment method (finance)", () => {
   it("names the field when nothing is chosen", async () => {
     actAs(c.sessions.finance);
     const result = (await changePaymentMethodAction(form({ subscriptionId: SUBS.card, walletOnly: "keep" }))) as Result;
-    expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { cardId: "pick a card, or change wallet only" } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: "INVALID_INPUT",
+      fieldErrors: { cardId: "pick a card, or change wallet only" },
+    });
   });
 });

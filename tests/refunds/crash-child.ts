@@ -8,7 +8,12 @@
 import { createDb } from "@/db";
 import { requestRefund, type RefundActor, type RefundRequest } from "@/lib/refunds/attempts";
 
-type Args = { databaseUrl: string; request: RefundRequest; actor: RefundActor; stopAt: "before-call" | "after-answer" | "none" };
+type Args = {
+  databaseUrl: string;
+  request: RefundRequest;
+  actor: RefundActor;
+  stopAt: "before-call" | "after-answer" | "none";
+};
 
 const args = JSON.parse(process.argv[2] ?? "{}") as Args;
 const db = createDb(args.databaseUrl, { max: 2 });

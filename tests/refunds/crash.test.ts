@@ -25,10 +25,23 @@ const SUPPORT = { id: "u-support", email: "support@payout-desk.test", role: "sup
 
 /** A refund process, and a way to wait for the steps it reports on stdout. */
 function startRefundProcess(sub: string, stopAt: "before-call" | "after-answer" | "none") {
-  const request = { gameId: GAME_ID, subscriptionId: sub, periodId: periodIdOf(sub, 2), periodSeq: 2, amountUsd: "3.00", remainingBeforeUsd: "10.00", reason: "Player asked" };
+  const request = {
+    gameId: GAME_ID,
+    subscriptionId: sub,
+    periodId: periodIdOf(sub, 2),
+    periodSeq: 2,
+    amountUsd: "3.00",
+    remainingBeforeUsd: "10.00",
+    reason: "Player asked",
+  };
   const child = spawn(
     process.execPath,
-    ["--import", "./bin/register.mjs", "tests/refunds/crash-child.ts", JSON.stringify({ databaseUrl: c.t.url, request, actor: SUPPORT, stopAt })],
+    [
+      "--import",
+      "./bin/register.mjs",
+      "tests/refunds/crash-child.ts",
+      JSON.stringify({ databaseUrl: c.t.url, request, actor: SUPPORT, stopAt }),
+    ],
     { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: "", LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.add(child);
@@ -46,7 +59,9 @@ function startRefundProcess(sub: string, stopAt: "before-call" | "after-answer" 
       for (const waiter of waiters.filter((w) => w.step === line.step)) waiter.resolve(line);
     }
   });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     /** Resolves when the process reports `step`; rejects if it exits first. */
@@ -73,10 +88,19 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
 }
 
 /** The reconciler as it runs once the killed process's hold has run out and the attempt has been idle long enough. */
-const AFTER_THE_HOLD = { now: () => Date.now() + LEASE_MS + STALE_AFTER_SECONDS * 1000 + 1000, every: SYSTEM_CLOCK.every };
+const AFTER_THE_HOLD = {
+  now: () => Date.now() + LEASE_MS + STALE_AFTER_SECONDS * 1000 + 1000,
+  every: SYSTEM_CLOCK.every,
+};
 
 /** The period as the service reports it over HTTP. */
-async function periodRefunds(sub: string): Promise<{ refund_count: number; refunded_to_date_usd: string; events: { refund_transaction_id: string | null; refunded_amount_usd: string }[] }> {
+async function periodRefunds(
+  sub: string,
+): Promise<{
+  refund_count: number;
+  refunded_to_date_usd: string;
+  events: { refund_transaction_id: string | null; refunded_amount_usd: string }[];
+}> {
   const response = await fetch(`${c.emulator.url}/sandbox/api/subscriptions/reporting/periods/${periodIdOf(sub, 2)}`, {
     headers: { "X-Game-Secret-Key": GAME_SECRET, Accept: "application/json" },
   });
@@ -97,7 +121,11 @@ async function expectOneRefundShown(sub: string) {
   expect(refunds.refunded_to_date_usd).toBe("3.00");
   const attempt = await attemptOf(sub);
   expect(attempt).toMatchObject({ status: "succeeded", amountUsd: "3.00", claimedUntil: null });
-  expect(attempt.receipt).toMatchObject({ status: "refunded", client_request_id: attempt.clientRequestId, refunded_amount_usd: "3.00" });
+  expect(attempt.receipt).toMatchObject({
+    status: "refunded",
+    client_request_id: attempt.clientRequestId,
+    refunded_amount_usd: "3.00",
+  });
   expect(attempt.transactionId).toBe(refunds.events[0]?.refund_transaction_id);
   const calls = await c.t.db
     .selectFrom("audit_log")
@@ -157,7 +185,12 @@ describe("a refund process killed (SIGKILL) at each step of its call", () => {
     expect(await attemptOf(sub)).toMatchObject({ status: "pending", transactionId: null });
 
     // A person presses Retry once the hold has run out.
-    const outcome = await driveRefundAttempt(c.t.db, await attemptOf(sub), { source: "desk", driver: SUPPORT, clock: AFTER_THE_HOLD, waitMs: 0 });
+    const outcome = await driveRefundAttempt(c.t.db, await attemptOf(sub), {
+      source: "desk",
+      driver: SUPPORT,
+      clock: AFTER_THE_HOLD,
+      waitMs: 0,
+    });
     expect(outcome.state).toBe("succeeded");
     await expectOneRefundShown(sub);
   });

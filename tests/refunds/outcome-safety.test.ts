@@ -1,11 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
-import { form, GAME_ID, GAME_SECRET, periodIdOf, PLAYER, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import {
+  form,
+  GAME_ID,
+  GAME_SECRET,
+  periodIdOf,
+  PLAYER,
+  refundEvents,
+  type RefundTestContext,
+  startRefundTest,
+  SUBS,
+} from "./setup";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
 
-const { refundAction, resolveRefundAttemptAction, retryRefundAttemptAction } = await import("@/app/(desk)/subscriptions/actions");
+const { refundAction, resolveRefundAttemptAction, retryRefundAttemptAction } = await import(
+  "@/app/(desk)/subscriptions/actions"
+);
 const { requestRefund, readSupportLimitStanding } = await import("@/lib/refunds/attempts");
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
 const { findRefundAttempt, insertRefundAttempt } = await import("@/db/queries/refunds");
@@ -21,11 +33,23 @@ type Ok = { ok: true; message?: string; data?: any };
 type Fail = { ok: false; code: string; message: string; fieldErrors?: Record<string, string> };
 
 function refundForm(subscriptionId: string, seq: number, amountUsd: string, remainingBeforeUsd: string) {
-  return form({ subscriptionId, periodId: periodIdOf(subscriptionId, seq), periodSeq: seq, amountUsd, remainingBeforeUsd, reason: "Player asked" });
+  return form({
+    subscriptionId,
+    periodId: periodIdOf(subscriptionId, seq),
+    periodSeq: seq,
+    amountUsd,
+    remainingBeforeUsd,
+    reason: "Player asked",
+  });
 }
 
 async function attemptsOf(subscriptionId: string) {
-  return c.t.db.selectFrom("refund_attempt").selectAll().where("subscription_id", "=", subscriptionId).orderBy("created_at").execute();
+  return c.t.db
+    .selectFrom("refund_attempt")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .orderBy("created_at")
+    .execute();
 }
 
 function amounts(subscriptionId: string, seq: number): string[] {
@@ -58,7 +82,11 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
     expect(retried.message).toContain("the service may have made this refund");
     expect(retried.message).toContain("do not refund again");
     const stored = await findRefundAttempt(c.t.db, GAME_ID, first.data.attemptId);
-    expect(stored).toMatchObject({ status: "needs_attention", lastErrorCode: "INVALID_GAME_SECRET", outcomeUnknown: true });
+    expect(stored).toMatchObject({
+      status: "needs_attention",
+      lastErrorCode: "INVALID_GAME_SECRET",
+      outcomeUnknown: true,
+    });
     expect(stored?.lastErrorDetail).toMatchObject({ http_status: 401, earlier_outcome_unknown: true });
 
     // Once the secret is right again, the same refund confirmed again joins the attempt: nothing is refunded twice.
@@ -69,12 +97,22 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
     expect(amounts(sub, 2)).toEqual(["4.00"]);
     expect(await attemptsOf(sub)).toHaveLength(1);
     // And the support limit still counts it.
-    expect((await readSupportLimitStanding(c.t.db, { gameId: GAME_ID, subscriptionId: sub, periodSeq: 2 })).usedUsd).toBe("4.00");
+    expect(
+      (await readSupportLimitStanding(c.t.db, { gameId: GAME_ID, subscriptionId: sub, periodSeq: 2 })).usedUsd,
+    ).toBe("4.00");
   });
 
   it("an in-call retry answered 404 (another environment) after a try that timed out once the service had refunded: needs attention", async () => {
     const sub = SUBS.unknownThen404;
-    const request = { gameId: GAME_ID, subscriptionId: sub, periodId: periodIdOf(sub, 3), periodSeq: 3, amountUsd: "3.00", remainingBeforeUsd: "10.00", reason: "Player asked" };
+    const request = {
+      gameId: GAME_ID,
+      subscriptionId: sub,
+      periodId: periodIdOf(sub, 3),
+      periodSeq: 3,
+      amountUsd: "3.00",
+      remainingBeforeUsd: "10.00",
+      reason: "Player asked",
+    };
     let posts = 0;
     // The first try reaches the service and its answer is lost; the retry lands somewhere that knows no such subscription.
     const fetchLosingTheAnswer = async (url: string, init: RequestInit) => {
@@ -82,14 +120,18 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
       posts += 1;
       if (posts === 1) {
         await fetch(url, init);
-        throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
+        throw new TypeError("fetch failed", {
+          cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+        });
       }
       return new Response(JSON.stringify({ error: "Subscription not found.", error_code: "SUBSCRIPTION_NOT_FOUND" }), {
         status: 404,
         headers: { "content-type": "application/json" },
       });
     };
-    const outcome = await requestRefund(c.t.db, request, SUPPORT, { client: { fetch: fetchLosingTheAnswer, backoffBaseMs: 1 } });
+    const outcome = await requestRefund(c.t.db, request, SUPPORT, {
+      client: { fetch: fetchLosingTheAnswer, backoffBaseMs: 1 },
+    });
     expect(posts).toBe(2);
     expect(outcome.state).toBe("needs_attention");
     expect(outcome.message).toContain("the service may have made this refund");
@@ -111,7 +153,10 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
     const sub = SUBS.crashThenRefused;
     const key = "pd-refund-crash-then-refused";
     // The service made the refund; the process holding the attempt died before it heard back.
-    expect((await c.admin("/refunds", { subscription_id: sub, period_seq: 1, amount_usd: "2.00", client_request_id: key })).status).toBe(201);
+    expect(
+      (await c.admin("/refunds", { subscription_id: sub, period_seq: 1, amount_usd: "2.00", client_request_id: key }))
+        .status,
+    ).toBe(201);
     const attempt = await insertRefundAttempt(c.t.db, {
       gameId: GAME_ID,
       subscriptionId: sub,
@@ -123,27 +168,51 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
       isFull: false,
       reason: null,
       clientRequestId: key,
-      intentKey: refundIntentKey({ gameId: GAME_ID, subscriptionId: sub, periodSeq: 1, amountUsd: "2.00", remainingBeforeUsd: "10.00" }),
+      intentKey: refundIntentKey({
+        gameId: GAME_ID,
+        subscriptionId: sub,
+        periodSeq: 1,
+        amountUsd: "2.00",
+        remainingBeforeUsd: "10.00",
+      }),
       actor: SUPPORT,
       impact: {},
     });
     await c.t.db
       .updateTable("refund_attempt")
-      .set({ calls: 1, period_checked_at: new Date(Date.now() - 10 * 60_000), last_called_at: new Date(Date.now() - 10 * 60_000), claimed_until: new Date(Date.now() - 1000) })
+      .set({
+        calls: 1,
+        period_checked_at: new Date(Date.now() - 10 * 60_000),
+        last_called_at: new Date(Date.now() - 10 * 60_000),
+        claimed_until: new Date(Date.now() - 1000),
+      })
       .where("id", "=", attempt!.id)
       .execute();
     // The next call meets a refusal that says nothing about the first one.
-    await c.admin("/faults", { route: `/api/subscriptions/${sub}/refund`, fault: "502", error_code: "PROCESSOR_NOT_CONFIGURED", count: 1 });
+    await c.admin("/faults", {
+      route: `/api/subscriptions/${sub}/refund`,
+      fault: "502",
+      error_code: "PROCESSOR_NOT_CONFIGURED",
+      count: 1,
+    });
     const summary = await reconcilePendingRefunds(c.t.db, { attemptId: attempt!.id });
     expect(summary.outcomes).toEqual([{ id: attempt!.id, state: "needs_attention" }]);
     expect(amounts(sub, 1)).toEqual(["2.00"]);
-    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt!.id)).toMatchObject({ status: "needs_attention", outcomeUnknown: true });
+    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt!.id)).toMatchObject({
+      status: "needs_attention",
+      outcomeUnknown: true,
+    });
   });
 
   it("[support] a refusal with no unknown call before it still frees the intent (nothing moved)", async () => {
     const sub = SUBS.crashThenRefused;
     actAs(c.sessions.support);
-    await c.admin("/faults", { route: `/api/subscriptions/${sub}/refund`, fault: "502", error_code: "PROCESSOR_NOT_CONFIGURED", count: 1 });
+    await c.admin("/faults", {
+      route: `/api/subscriptions/${sub}/refund`,
+      fault: "502",
+      error_code: "PROCESSOR_NOT_CONFIGURED",
+      count: 1,
+    });
     const refused = (await refundAction(refundForm(sub, 3, "1.00", "10.00"))) as Fail;
     expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(refused.message).toContain("Nothing was refunded");
@@ -156,7 +225,12 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
 describe("a refund settled by hand counts what moved and frees the intent when nothing moved", () => {
   async function needsAttention(sub: string, amountUsd: string, seq = 2): Promise<string> {
     actAs(c.sessions.support);
-    await c.admin("/faults", { route: `/api/subscriptions/${sub}/refund`, fault: "502", error_code: "REFUND_MISMATCH", count: 1 });
+    await c.admin("/faults", {
+      route: `/api/subscriptions/${sub}/refund`,
+      fault: "502",
+      error_code: "REFUND_MISMATCH",
+      count: 1,
+    });
     const result = (await refundAction(refundForm(sub, seq, amountUsd, "200.00"))) as Ok;
     expect(result).toMatchObject({ ok: true, data: { state: "needs_attention" } });
     return result.data.attemptId as string;
@@ -168,21 +242,34 @@ describe("a refund settled by hand counts what moved and frees the intent when n
     const target = { gameId: GAME_ID, subscriptionId: sub, periodSeq: 2 };
     expect((await readSupportLimitStanding(c.t.db, target)).usedUsd).toBe("40.00");
     actAs(c.sessions.finance);
-    const settled = (await resolveRefundAttemptAction(form({ attemptId, outcome: "refunded", note: "Service refunded it (ticket 5120)." }))) as Ok;
+    const settled = (await resolveRefundAttemptAction(
+      form({ attemptId, outcome: "refunded", note: "Service refunded it (ticket 5120)." }),
+    )) as Ok;
     expect(settled).toMatchObject({ ok: true });
-    expect(await readSupportLimitStanding(c.t.db, target)).toEqual({ limitUsd: "50.00", usedUsd: "40.00", availableUsd: "10.00" });
+    expect(await readSupportLimitStanding(c.t.db, target)).toEqual({
+      limitUsd: "50.00",
+      usedUsd: "40.00",
+      availableUsd: "10.00",
+    });
     actAs(c.sessions.support);
     const over = (await refundAction(refundForm(sub, 2, "20.00", "200.00"))) as Fail;
     expect(over).toMatchObject({ ok: false, code: "FORBIDDEN" });
     expect(over.message).toContain("support has already refunded USD 40.00 of this period");
-    expect(await findRefundAttempt(c.t.db, GAME_ID, attemptId)).toMatchObject({ status: "resolved", resolutionOutcome: "refunded" });
+    expect(await findRefundAttempt(c.t.db, GAME_ID, attemptId)).toMatchObject({
+      status: "resolved",
+      resolutionOutcome: "refunded",
+    });
   });
 
   it("[finance] settles a refund the service did not make: the same refund can be made again, and is", async () => {
     const sub = SUBS.settledNothing;
     const attemptId = await needsAttention(sub, "30.00");
     actAs(c.sessions.finance);
-    expect(await resolveRefundAttemptAction(form({ attemptId, outcome: "not_refunded", note: "Service says no refund (ticket 5121)." }))).toMatchObject({ ok: true });
+    expect(
+      await resolveRefundAttemptAction(
+        form({ attemptId, outcome: "not_refunded", note: "Service says no refund (ticket 5121)." }),
+      ),
+    ).toMatchObject({ ok: true });
     const target = { gameId: GAME_ID, subscriptionId: sub, periodSeq: 2 };
     expect((await readSupportLimitStanding(c.t.db, target)).usedUsd).toBe("0.00");
 
@@ -192,15 +279,28 @@ describe("a refund settled by hand counts what moved and frees the intent when n
     expect(again.data.attemptId).not.toBe(attemptId);
     expect(amounts(sub, 2)).toEqual(["30.00"]);
     expect((await readSupportLimitStanding(c.t.db, target)).usedUsd).toBe("30.00");
-    const audit = await c.t.db.selectFrom("audit_log").select(["action", "outcome", "detail"]).where("action", "=", "refund.resolve").where("target", "like", `${sub}%`).execute();
-    expect(audit.map((a) => a.detail)).toEqual([expect.objectContaining({ attempt_id: attemptId, resolution_outcome: "not_refunded", amount_usd: "30.00" })]);
+    const audit = await c.t.db
+      .selectFrom("audit_log")
+      .select(["action", "outcome", "detail"])
+      .where("action", "=", "refund.resolve")
+      .where("target", "like", `${sub}%`)
+      .execute();
+    expect(audit.map((a) => a.detail)).toEqual([
+      expect.objectContaining({ attempt_id: attemptId, resolution_outcome: "not_refunded", amount_usd: "30.00" }),
+    ]);
   });
 
   it("[finance] settling without saying whether the service refunded is refused, naming the field and keeping the note", async () => {
     const attemptId = await needsAttention(SUBS.settledRefunded, "5.00", 3);
     actAs(c.sessions.finance);
-    const missing = (await resolveRefundAttemptAction(form({ attemptId, note: "Service says no refund (ticket 5122)." }))) as Fail & { values?: Record<string, string> };
-    expect(missing).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { outcome: "say whether the service refunded it" } });
+    const missing = (await resolveRefundAttemptAction(
+      form({ attemptId, note: "Service says no refund (ticket 5122)." }),
+    )) as Fail & { values?: Record<string, string> };
+    expect(missing).toMatchObject({
+      ok: false,
+      code: "INVALID_INPUT",
+      fieldErrors: { outcome: "say whether the service refunded it" },
+    });
     expect(missing.values?.note).toBe("Service says no refund (ticket 5122).");
     expect(await findRefundAttempt(c.t.db, GAME_ID, attemptId)).toMatchObject({ status: "needs_attention" });
   });

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
-import { form, GAME_ID, periodIdOf, PLAYER, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import {
+  form,
+  GAME_ID,
+  periodIdOf,
+  PLAYER,
+  refundEvents,
+  type RefundTestContext,
+  startRefundTest,
+  SUBS,
+} from "./setup";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -22,7 +31,13 @@ type Ok = { ok: true; message?: string; data?: any };
 type Fail = { ok: false; code: string; message: string; fieldErrors?: Record<string, string> };
 
 /** The form the refund screen submits after the review step. */
-function refundForm(subscriptionId: string, seq: number, amountUsd: string, remainingBeforeUsd: string, reason = "Player asked") {
+function refundForm(
+  subscriptionId: string,
+  seq: number,
+  amountUsd: string,
+  remainingBeforeUsd: string,
+  reason = "Player asked",
+) {
   return form({
     subscriptionId,
     periodId: periodIdOf(subscriptionId, seq),
@@ -35,7 +50,12 @@ function refundForm(subscriptionId: string, seq: number, amountUsd: string, rema
 }
 
 async function attemptsOf(subscriptionId: string) {
-  return c.t.db.selectFrom("refund_attempt").selectAll().where("subscription_id", "=", subscriptionId).orderBy("created_at").execute();
+  return c.t.db
+    .selectFrom("refund_attempt")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .orderBy("created_at")
+    .execute();
 }
 
 async function auditOf(subscriptionId: string) {
@@ -64,7 +84,12 @@ describe("refunds against the emulator", () => {
       cardRefundUsd: "0.00",
       balanceDeltaCoins: "25.00",
       // 10.00 at 10% fee: partner 9.00, bob 20% of 9.00 = 1.80; a quarter of it is 0.45
-      revenueShare: { recipientPlayerId: 2, originalAttributedUsd: "1.80", attributionLostUsd: "0.45", netAfterUsd: "1.35" },
+      revenueShare: {
+        recipientPlayerId: 2,
+        originalAttributedUsd: "1.80",
+        attributionLostUsd: "0.45",
+        netAfterUsd: "1.35",
+      },
       partnerRevenueReversedUsd: "2.25",
       cardFeeChargedToPartnerUsd: "0.25",
       recipientAlreadyPaid: false,
@@ -89,7 +114,11 @@ describe("refunds against the emulator", () => {
       new_balance: "125.00",
       partner_revenue_reversed_usd: "2.25",
       card_fee_charged_to_partner_usd: "0.25",
-      revenue_share_attribution: { recipient_player_id: 2, original_attributed_amount_usd: "1.80", refunded_attributed_amount_usd: "0.45" },
+      revenue_share_attribution: {
+        recipient_player_id: 2,
+        original_attributed_amount_usd: "1.80",
+        refunded_attributed_amount_usd: "0.45",
+      },
     });
     expect(refundEvents(c.emulator, SUBS.basic, 3)).toHaveLength(1);
     const audit = await auditOf(SUBS.basic);
@@ -101,7 +130,10 @@ describe("refunds against the emulator", () => {
     // "each reversal is reported in the window of the refund itself": that window's snapshots are marked stale.
     const marks = await c.t.db.selectFrom("snapshot_stale_mark").select(["game_id", "instant", "detail"]).execute();
     const mark = marks.find((m) => (m.detail as Record<string, unknown>).refundAttemptId === attempt?.id);
-    expect(mark).toMatchObject({ game_id: GAME_ID, detail: { subscriptionId: SUBS.basic, periodId: periodIdOf(SUBS.basic, 3) } });
+    expect(mark).toMatchObject({
+      game_id: GAME_ID,
+      detail: { subscriptionId: SUBS.basic, periodId: periodIdOf(SUBS.basic, 3) },
+    });
     expect(mark?.instant.toISOString()).toBe(attempt?.refunded_at?.toISOString());
 
     // Submitting the same form again (a double click, a resubmitted page) returns the same attempt, no second refund.
@@ -119,10 +151,17 @@ describe("refunds against the emulator", () => {
     expect(result.message).toMatch(/nothing was refunded twice/);
     const [attempt] = await attemptsOf(SUBS.dropped);
     expect(attempt).toMatchObject({ status: "succeeded", idempotent_replay: true });
-    expect(attempt?.receipt).toMatchObject({ idempotent_replay: true, refunded_amount_usd: "4.00", client_request_id: attempt?.client_request_id });
+    expect(attempt?.receipt).toMatchObject({
+      idempotent_replay: true,
+      refunded_amount_usd: "4.00",
+      client_request_id: attempt?.client_request_id,
+    });
     expect(refundEvents(c.emulator, SUBS.dropped, 2)).toHaveLength(1);
     const calls = await auditOf(SUBS.dropped);
-    expect(calls.find((a) => a.action === "refund.call")?.detail).toMatchObject({ http_attempts: 2, idempotent_replay: true });
+    expect(calls.find((a) => a.action === "refund.call")?.detail).toMatchObject({
+      http_attempts: 2,
+      idempotent_replay: true,
+    });
   });
 
   it("ten concurrent submissions of the same intent make one attempt and one refund", async () => {
@@ -152,19 +191,33 @@ describe("refunds against the emulator", () => {
       isFull: true,
       reason: "crash test",
       clientRequestId: "pd-refund-crash-before-call",
-      intentKey: refundIntentKey({ gameId: GAME_ID, subscriptionId: SUBS.crash, periodSeq: 1, amountUsd: "30.00", remainingBeforeUsd: "30.00" }),
+      intentKey: refundIntentKey({
+        gameId: GAME_ID,
+        subscriptionId: SUBS.crash,
+        periodSeq: 1,
+        amountUsd: "30.00",
+        remainingBeforeUsd: "30.00",
+      }),
       actor: null,
       impact: {},
     });
     expect(attempt).not.toBeNull();
     // Fresh attempts belong to the request that is making them; the sweep only takes idle ones.
     expect((await reconcilePendingRefunds(c.t.db)).outcomes.find((o) => o.id === attempt?.id)).toBeUndefined();
-    await c.t.db.updateTable("refund_attempt").set({ created_at: new Date(Date.now() - 5 * 60_000) } as never).where("id", "=", attempt!.id).execute();
+    await c.t.db
+      .updateTable("refund_attempt")
+      .set({ created_at: new Date(Date.now() - 5 * 60_000) } as never)
+      .where("id", "=", attempt!.id)
+      .execute();
     const summary = await reconcilePendingRefunds(c.t.db);
     expect(summary.outcomes).toContainEqual({ id: attempt!.id, state: "succeeded" });
     const after = await findRefundAttempt(c.t.db, GAME_ID, attempt!.id);
     expect(after).toMatchObject({ status: "succeeded", calls: 1, isFull: true });
-    expect(after?.receipt).toMatchObject({ client_request_id: "pd-refund-crash-before-call", is_full_refund: true, card_refunded_usd: "30.00" });
+    expect(after?.receipt).toMatchObject({
+      client_request_id: "pd-refund-crash-before-call",
+      is_full_refund: true,
+      card_refunded_usd: "30.00",
+    });
     expect(refundEvents(c.emulator, SUBS.crash, 1)).toHaveLength(1);
     const calls = (await auditOf(SUBS.crash)).filter((a) => a.action === "refund.call");
     expect(calls).toMatchObject([{ outcome: "succeeded", actor_email: null, detail: { source: "reconciler" } }]);
@@ -173,7 +226,13 @@ describe("refunds against the emulator", () => {
   it("a pending attempt whose refund landed before a crash is finished by the reconciler without a second refund", async () => {
     const key = "pd-refund-crash-after-call";
     // The service made the refund; the process died before it stored the answer.
-    const made = await c.admin("/refunds", { subscription_id: SUBS.crashLanded, period_seq: 2, amount_usd: "7.00", client_request_id: key, reason: "before crash" });
+    const made = await c.admin("/refunds", {
+      subscription_id: SUBS.crashLanded,
+      period_seq: 2,
+      amount_usd: "7.00",
+      client_request_id: key,
+      reason: "before crash",
+    });
     expect(made.status).toBe(201);
     const attempt = await insertRefundAttempt(c.t.db, {
       gameId: GAME_ID,
@@ -186,7 +245,13 @@ describe("refunds against the emulator", () => {
       isFull: false,
       reason: "before crash",
       clientRequestId: key,
-      intentKey: refundIntentKey({ gameId: GAME_ID, subscriptionId: SUBS.crashLanded, periodSeq: 2, amountUsd: "7.00", remainingBeforeUsd: "30.00" }),
+      intentKey: refundIntentKey({
+        gameId: GAME_ID,
+        subscriptionId: SUBS.crashLanded,
+        periodSeq: 2,
+        amountUsd: "7.00",
+        remainingBeforeUsd: "30.00",
+      }),
       actor: null,
       impact: {},
     });
@@ -198,7 +263,11 @@ describe("refunds against the emulator", () => {
       .execute();
     const summary = await reconcilePendingRefunds(c.t.db, { attemptId: attempt!.id });
     expect(summary.outcomes).toEqual([{ id: attempt!.id, state: "succeeded" }]);
-    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt!.id)).toMatchObject({ status: "succeeded", idempotentReplay: true, calls: 2 });
+    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt!.id)).toMatchObject({
+      status: "succeeded",
+      idempotentReplay: true,
+      calls: 2,
+    });
     expect(refundEvents(c.emulator, SUBS.crashLanded, 2)).toHaveLength(1);
   });
 
@@ -220,14 +289,20 @@ describe("refunds against the emulator", () => {
     expect(retried.fieldErrors?.amountUsd).toBe(retried.message);
     const [attempt] = await attemptsOf(SUBS.exceeds);
     expect(attempt).toMatchObject({ status: "failed", last_error_code: "AMOUNT_EXCEEDS_REMAINING", calls: 2 });
-    expect(attempt?.last_error_detail).toMatchObject({ remaining_refundable_usd: "7.00", already_refunded_usd: "5.00" });
+    expect(attempt?.last_error_detail).toMatchObject({
+      remaining_refundable_usd: "7.00",
+      already_refunded_usd: "5.00",
+    });
     expect(refundEvents(c.emulator, SUBS.exceeds, 3)).toHaveLength(1);
 
     // A new review sees the 7.00; asking for more is refused before anything is sent, naming the remaining amount.
     const preview = (await previewRefundAction(
       form({ subscriptionId: SUBS.exceeds, periodId: periodIdOf(SUBS.exceeds, 3), mode: "partial", amountUsd: "8.00" }),
     )) as Fail;
-    expect(preview).toMatchObject({ ok: false, fieldErrors: { amountUsd: "must be at most the remaining refundable USD 7.00" } });
+    expect(preview).toMatchObject({
+      ok: false,
+      fieldErrors: { amountUsd: "must be at most the remaining refundable USD 7.00" },
+    });
     // The refused attempt freed its intent: the same refund, reviewed again at 7.00, goes through.
     const full = (await refundAction(refundForm(SUBS.exceeds, 3, "7.00", "7.00"))) as Ok;
     expect(full).toMatchObject({ ok: true, data: { state: "succeeded" } });
@@ -250,23 +325,38 @@ describe("refunds against the emulator", () => {
 
     actAs(c.sessions.support);
     const refused = (await refundAction(refundForm(SUBS.limit, 2, "30.00", "40.00"))) as Fail;
-    expect(refused).toMatchObject({ ok: false, code: "FORBIDDEN", fieldErrors: { amountUsd: expect.stringContaining("USD 25.00") } });
+    expect(refused).toMatchObject({
+      ok: false,
+      code: "FORBIDDEN",
+      fieldErrors: { amountUsd: expect.stringContaining("USD 25.00") },
+    });
     expect(refused.message).toMatch(/needs a finance user/);
     expect(await attemptsOf(SUBS.limit)).toHaveLength(0);
     expect(refundEvents(c.emulator, SUBS.limit, 2)).toHaveLength(0);
     expect((await auditOf(SUBS.limit)).map((a) => a.outcome)).toEqual(["refused_over_limit"]);
 
     // Within the limit, support may.
-    expect(await refundAction(refundForm(SUBS.limit, 1, "25.00", "40.00"))).toMatchObject({ ok: true, data: { state: "succeeded" } });
+    expect(await refundAction(refundForm(SUBS.limit, 1, "25.00", "40.00"))).toMatchObject({
+      ok: true,
+      data: { state: "succeeded" },
+    });
 
     actAs(c.sessions.finance);
-    expect(await refundAction(refundForm(SUBS.limit, 2, "30.00", "40.00"))).toMatchObject({ ok: true, data: { state: "succeeded" } });
+    expect(await refundAction(refundForm(SUBS.limit, 2, "30.00", "40.00"))).toMatchObject({
+      ok: true,
+      data: { state: "succeeded" },
+    });
     expect(refundEvents(c.emulator, SUBS.limit, 2)).toHaveLength(1);
   });
 
   it("REFUND_MISMATCH marks the attempt for manual attention, blocks the period, and finance settles it", async () => {
     actAs(c.sessions.support);
-    await c.admin("/faults", { route: `/api/subscriptions/${SUBS.attention}/refund`, fault: "502", error_code: "REFUND_MISMATCH", count: 1 });
+    await c.admin("/faults", {
+      route: `/api/subscriptions/${SUBS.attention}/refund`,
+      fault: "502",
+      error_code: "REFUND_MISMATCH",
+      count: 1,
+    });
     const result = (await refundAction(refundForm(SUBS.attention, 3, "10.00", "10.00"))) as Ok;
     expect(result).toMatchObject({ ok: true, data: { state: "needs_attention" } });
     expect(result.message).toMatch(/manual attention: do not refund again/);
@@ -279,9 +369,20 @@ describe("refunds against the emulator", () => {
     expect(other).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(other.message).toMatch(/waiting for manual attention/);
 
-    expect(await resolveRefundAttemptAction(form({ attemptId: attempt!.id, note: "no" }))).toMatchObject({ ok: false, code: "FORBIDDEN" });
+    expect(await resolveRefundAttemptAction(form({ attemptId: attempt!.id, note: "no" }))).toMatchObject({
+      ok: false,
+      code: "FORBIDDEN",
+    });
     actAs(c.sessions.finance);
-    expect(await resolveRefundAttemptAction(form({ attemptId: attempt!.id, outcome: "not_refunded", note: "Service confirmed nothing was refunded (ticket 4411)." }))).toMatchObject({
+    expect(
+      await resolveRefundAttemptAction(
+        form({
+          attemptId: attempt!.id,
+          outcome: "not_refunded",
+          note: "Service confirmed nothing was refunded (ticket 4411).",
+        }),
+      ),
+    ).toMatchObject({
       ok: true,
     });
     expect((await auditOf(SUBS.attention)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
@@ -303,7 +404,11 @@ describe("refunds against the emulator", () => {
     expect(retried).toMatchObject({ ok: true, data: { attemptId: attempt!.id, state: "succeeded" } });
     const after = await findRefundAttempt(c.t.db, GAME_ID, attempt!.id);
     expect(after).toMatchObject({ calls: 2, clientRequestId: attempt!.client_request_id, amountUsd: "1.00" });
-    expect(after?.receipt).toMatchObject({ client_request_id: attempt!.client_request_id, refunded_amount_usd: "1.00", reason: "Player asked" });
+    expect(after?.receipt).toMatchObject({
+      client_request_id: attempt!.client_request_id,
+      refunded_amount_usd: "1.00",
+      reason: "Player asked",
+    });
     expect(refundEvents(c.emulator, SUBS.unavailable, 2)).toHaveLength(1);
   });
 
@@ -320,17 +425,31 @@ describe("refunds against the emulator", () => {
     const wallet = (await previewRefundAction(
       form({ subscriptionId: SUBS.pcstore, periodId: periodIdOf(SUBS.pcstore, 2), mode: "full" }),
     )) as Ok;
-    expect(wallet.data).toMatchObject({ refundable: true, fundingShape: "wallet", cardRefundUsd: "0.00", balanceDeltaCoins: "80.00", isFull: true });
+    expect(wallet.data).toMatchObject({
+      refundable: true,
+      fundingShape: "wallet",
+      cardRefundUsd: "0.00",
+      balanceDeltaCoins: "80.00",
+      isFull: true,
+    });
     const done = (await refundAction(refundForm(SUBS.pcstore, 2, "8.00", "8.00"))) as Ok;
     expect(done).toMatchObject({ ok: true, data: { state: "succeeded" } });
     const [attempt] = await attemptsOf(SUBS.pcstore);
-    expect(attempt?.receipt).toMatchObject({ funding_shape: "wallet", card_refunded_usd: "0.00", balance_delta_coins: "80.00" });
+    expect(attempt?.receipt).toMatchObject({
+      funding_shape: "wallet",
+      card_refunded_usd: "0.00",
+      balance_delta_coins: "80.00",
+    });
   });
 
   it("refuses malformed input naming the field, before anything is stored", async () => {
     actAs(c.sessions.support);
     const bad = (await refundAction(refundForm(SUBS.basic, 1, "1.234", "10.00"))) as Fail;
-    expect(bad).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { amountUsd: expect.stringMatching(/two decimals/) } });
+    expect(bad).toMatchObject({
+      ok: false,
+      code: "INVALID_INPUT",
+      fieldErrors: { amountUsd: expect.stringMatching(/two decimals/) },
+    });
     const long = (await refundAction(refundForm(SUBS.basic, 1, "1.00", "10.00", "x".repeat(501)))) as Fail;
     expect(long.fieldErrors?.reason).toMatch(/500/);
   });

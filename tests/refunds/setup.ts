@@ -76,7 +76,13 @@ export function periodIdOf(subscriptionId: string, seq: number): number {
 }
 
 const CLOCK = "2026-11-20T12:00:00Z";
-const MONTHS = ["2026-08-15T00:00:00Z", "2026-09-15T00:00:00Z", "2026-10-15T00:00:00Z", "2026-11-15T00:00:00Z", "2026-12-15T00:00:00Z"];
+const MONTHS = [
+  "2026-08-15T00:00:00Z",
+  "2026-09-15T00:00:00Z",
+  "2026-10-15T00:00:00Z",
+  "2026-11-15T00:00:00Z",
+  "2026-12-15T00:00:00Z",
+];
 
 function paidPeriods(subscriptionId: string, count: number, extra: Record<number, object> = {}) {
   return Array.from({ length: count }, (_, i) => ({
@@ -107,14 +113,49 @@ export function refundScenario(): ScenarioInput {
   });
   return {
     clock: CLOCK,
-    games: [{ game_id: GAME_ID, name: "Refund Test Game", status: "testing", secret: GAME_SECRET, fee_percent: "10.00" }],
+    games: [
+      { game_id: GAME_ID, name: "Refund Test Game", status: "testing", secret: GAME_SECRET, fee_percent: "10.00" },
+    ],
     players: [
-      { game_id: GAME_ID, player_id: PLAYER.id, email: PLAYER.email, name: "Alice", identity_id: "idn_a", date_joined: "2026-01-01T00:00:00Z", balance_coins: "100.00" },
-      { game_id: GAME_ID, player_id: RECIPIENT_ID, email: "bob@refunds.test", name: "Bob", identity_id: "idn_b", date_joined: "2026-01-01T00:00:00Z" },
+      {
+        game_id: GAME_ID,
+        player_id: PLAYER.id,
+        email: PLAYER.email,
+        name: "Alice",
+        identity_id: "idn_a",
+        date_joined: "2026-01-01T00:00:00Z",
+        balance_coins: "100.00",
+      },
+      {
+        game_id: GAME_ID,
+        player_id: RECIPIENT_ID,
+        email: "bob@refunds.test",
+        name: "Bob",
+        identity_id: "idn_b",
+        date_joined: "2026-01-01T00:00:00Z",
+      },
     ],
     cards: [
-      { game_id: GAME_ID, player_id: PLAYER.id, card_id: 11, last_four: "4242", brand: "visa", exp_month: 12, exp_year: 2030, created_at: "2026-01-01T00:00:00Z" },
-      { game_id: GAME_ID, player_id: PLAYER.id, card_id: 12, last_four: "1881", brand: "mastercard", exp_month: 3, exp_year: 2029, created_at: "2026-02-01T00:00:00Z" },
+      {
+        game_id: GAME_ID,
+        player_id: PLAYER.id,
+        card_id: 11,
+        last_four: "4242",
+        brand: "visa",
+        exp_month: 12,
+        exp_year: 2030,
+        created_at: "2026-01-01T00:00:00Z",
+      },
+      {
+        game_id: GAME_ID,
+        player_id: PLAYER.id,
+        card_id: 12,
+        last_four: "1881",
+        brand: "mastercard",
+        exp_month: 3,
+        exp_year: 2029,
+        created_at: "2026-02-01T00:00:00Z",
+      },
     ],
     subscriptions: [
       cardSub(SUBS.basic, "10.00"),
@@ -183,10 +224,21 @@ export async function startRefundTest(): Promise<RefundTestContext> {
   const emulator = await startEmulator({ port: 0, scenario: refundScenario(), rateLimits: "off" });
   await saveGame(
     t.db,
-    { id: GAME_ID, name: "Refund Test Game", environment: "sandbox", baseUrl: emulator.url, secret: GAME_SECRET, webhookSecrets: [] },
+    {
+      id: GAME_ID,
+      name: "Refund Test Game",
+      environment: "sandbox",
+      baseUrl: emulator.url,
+      secret: GAME_SECRET,
+      webhookSecrets: [],
+    },
     { replace: false },
   );
-  await t.db.updateTable("game").set({ settings: JSON.stringify({ pacing: "off" }) }).where("id", "=", GAME_ID).execute();
+  await t.db
+    .updateTable("game")
+    .set({ settings: JSON.stringify({ pacing: "off" }) })
+    .where("id", "=", GAME_ID)
+    .execute();
   const sessions = {} as Record<Role, string[]>;
   for (const role of ["viewer", "support", "finance", "admin"] as const) sessions[role] = await signInAs(t.db, role);
   return {

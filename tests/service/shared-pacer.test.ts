@@ -21,7 +21,11 @@ function processPacer(t: TestDatabase, limits: Record<string, readonly RateRule[
 }
 
 async function admittedIn(t: TestDatabase, key: string): Promise<number> {
-  const rows = await sql<{ n: number }>`select coalesce((select sum(c) from unnest(counts) as c), 0) as n from service_pace where key = ${key}`.execute(t.db);
+  const rows = await sql<{
+    n: number;
+  }>`select coalesce((select sum(c) from unnest(counts) as c), 0) as n from service_pace where key = ${key}`.execute(
+    t.db,
+  );
   return Number(rows.rows[0]?.n ?? 0);
 }
 

@@ -12,7 +12,12 @@ let env: SnapshotTestEnv;
 
 beforeAll(async () => {
   env = await startSnapshotEnv(
-    buildScenario({ recipients: 5, renewalsPerRecipient: 2, start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z" }),
+    buildScenario({
+      recipients: 5,
+      renewalsPerRecipient: 2,
+      start: "2026-03-01T00:00:00Z",
+      end: "2026-04-01T00:00:00Z",
+    }),
   );
 });
 afterAll(async () => env?.close());

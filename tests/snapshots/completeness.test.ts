@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getSnapshot, listRecipientLines, listRecipientPayouts, listSnapshotReversals, listSubWindows } from "@/db/queries/snapshots";
+import {
+  getSnapshot,
+  listRecipientLines,
+  listRecipientPayouts,
+  listSnapshotReversals,
+  listSubWindows,
+} from "@/db/queries/snapshots";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { parseWindow } from "@/lib/time";
 import { buildScenario, GAME_ID, HEAVY_RECIPIENT_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
@@ -38,7 +44,12 @@ describe("snapshot completeness", () => {
     expect(page.total).toBe(251);
     expect(new Set(page.rows.map((r) => r.recipientPlayerId)).size).toBe(251);
 
-    const lines = { gameId: GAME_ID, snapshotId: summary.snapshotId, recipientPlayerId: HEAVY_RECIPIENT_ID, pageSize: 600 };
+    const lines = {
+      gameId: GAME_ID,
+      snapshotId: summary.snapshotId,
+      recipientPlayerId: HEAVY_RECIPIENT_ID,
+      pageSize: 600,
+    };
     const first = await listRecipientLines(env.db, { ...lines, page: 1 });
     const second = await listRecipientLines(env.db, { ...lines, page: 2 });
     expect(first.total).toBe(1_200);
@@ -51,7 +62,11 @@ describe("snapshot completeness", () => {
     const snapshot = await getSnapshot(env.db, { gameId: GAME_ID, snapshotId: summary.snapshotId });
     expect(snapshot?.checks.length).toBeGreaterThan(5);
     expect(snapshot?.checks.every((c) => c.ok)).toBe(true);
-    const reversals = await listSnapshotReversals(env.db, { gameId: GAME_ID, snapshotId: summary.snapshotId, limit: 5000 });
+    const reversals = await listSnapshotReversals(env.db, {
+      gameId: GAME_ID,
+      snapshotId: summary.snapshotId,
+      limit: 5000,
+    });
     expect(reversals.length).toBe(summary.reversals);
     expect(reversals.length).toBeGreaterThan(40);
     // Refunded one second after settling: every reversal nets to zero inside the month.

@@ -27,7 +27,14 @@ export async function startSnapshotEnv(
   } else {
     await saveGame(
       t.db,
-      { id: GAME_ID, name: "Snapshot Game", environment: "sandbox", baseUrl: emulator.url, secret: GAME_SECRET, webhookSecrets: [] },
+      {
+        id: GAME_ID,
+        name: "Snapshot Game",
+        environment: "sandbox",
+        baseUrl: emulator.url,
+        secret: GAME_SECRET,
+        webhookSecrets: [],
+      },
       { replace: false },
     );
     await t.db
@@ -60,10 +67,20 @@ export async function admin(emulator: RunningEmulator, path: string, body?: unkn
 
 /** Every published row count of a database: what a reader could see. */
 export async function publishedCounts(db: Db): Promise<Record<string, number>> {
-  const tables = ["snapshot", "snapshot_recipient", "snapshot_line", "snapshot_reversal", "snapshot_refund_event", "snapshot_page"] as const;
+  const tables = [
+    "snapshot",
+    "snapshot_recipient",
+    "snapshot_line",
+    "snapshot_reversal",
+    "snapshot_refund_event",
+    "snapshot_page",
+  ] as const;
   const out: Record<string, number> = {};
   for (const table of tables) {
-    const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .executeTakeFirstOrThrow();
     out[table] = Number(row.n);
   }
   return out;

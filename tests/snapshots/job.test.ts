@@ -15,7 +15,13 @@ let env: SnapshotTestEnv;
 
 beforeAll(async () => {
   env = await startSnapshotEnv(
-    buildScenario({ recipients: 300, renewalsPerRecipient: 2, reversals: 10, start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z" }),
+    buildScenario({
+      recipients: 300,
+      renewalsPerRecipient: 2,
+      reversals: 10,
+      start: "2026-03-01T00:00:00Z",
+      end: "2026-04-01T00:00:00Z",
+    }),
   );
 });
 afterAll(async () => {
@@ -35,7 +41,9 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 45_000) {
 async function holdWindowLock(window: { startMs: number; endMs: number }) {
   const client = new pg.Client({ connectionString: env.t.url });
   await client.connect();
-  await client.query("select pg_advisory_lock(hashtext($1))", [`snapshot-pull|${GAME_ID}|${window.startMs}|${window.endMs}`]);
+  await client.query("select pg_advisory_lock(hashtext($1))", [
+    `snapshot-pull|${GAME_ID}|${window.startMs}|${window.endMs}`,
+  ]);
   return {
     async release() {
       await client.end();
@@ -48,7 +56,8 @@ async function waitForPull(pullId: string, status: string, timeoutMs = 45_000) {
   for (;;) {
     const pull = await getPull(env.db, { gameId: GAME_ID, pullId });
     if (pull?.status === status) return pull;
-    if (Date.now() > until) throw new Error(`pull ${pullId} is ${pull?.status} (${pull?.error?.message ?? "no error"}), not ${status}`);
+    if (Date.now() > until)
+      throw new Error(`pull ${pullId} is ${pull?.status} (${pull?.error?.message ?? "no error"}), not ${status}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -67,9 +76,13 @@ describe("snapshot job", () => {
     // The window is held elsewhere when the job first runs: that attempt fails and pg-boss runs the job again.
     const held = await holdWindowLock(WINDOW);
     await startWorkers();
-    const jobId = (await env.db.selectFrom("snapshot_pull").select("job_id").where("id", "=", first.pullId).executeTakeFirstOrThrow()).job_id;
+    const jobId = (
+      await env.db.selectFrom("snapshot_pull").select("job_id").where("id", "=", first.pullId).executeTakeFirstOrThrow()
+    ).job_id;
     await waitFor(async () => {
-      const job = await sql<{ retry_count: number }>`select retry_count from pgboss.job where id = ${jobId}::uuid`.execute(env.db);
+      const job = await sql<{
+        retry_count: number;
+      }>`select retry_count from pgboss.job where id = ${jobId}::uuid`.execute(env.db);
       return (job.rows[0]?.retry_count ?? 0) >= 1;
     });
     await held.release();
@@ -81,24 +94,39 @@ describe("snapshot job", () => {
     const counts = await publishedCounts(env.db);
     expect(counts.snapshot).toBe(1);
     expect(counts.snapshot_recipient).toBe(300);
-    const snapshot = await env.db.selectFrom("snapshot").select(["taken_by_email", "version"]).executeTakeFirstOrThrow();
+    const snapshot = await env.db
+      .selectFrom("snapshot")
+      .select(["taken_by_email", "version"])
+      .executeTakeFirstOrThrow();
     expect(snapshot).toEqual({ taken_by_email: "finance@example.test", version: 1 });
 
     // Once complete, the window can be pulled again: a new version.
     const next = await requestSnapshot(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: requester, via: "ui" });
     expect(next.deduplicated).toBe(false);
     await waitForPull(next.pullId, "complete");
-    expect((await env.db.selectFrom("snapshot").select("version").orderBy("version").execute()).map((r) => r.version)).toEqual([1, 2]);
+    expect(
+      (await env.db.selectFrom("snapshot").select("version").orderBy("version").execute()).map((r) => r.version),
+    ).toEqual([1, 2]);
   });
 
   it("[finance] a pull the service refuses for good fails once with the service's code, and frees the window", async () => {
     await admin(env.emulator, `/games/${GAME_ID}`, { status: "suspended" }, "PATCH");
-    const pull = await requestSnapshot(env.db, { gameId: GAME_ID, window: monthWindow("2026-02"), requestedBy: null, via: "ui" });
+    const pull = await requestSnapshot(env.db, {
+      gameId: GAME_ID,
+      window: monthWindow("2026-02"),
+      requestedBy: null,
+      via: "ui",
+    });
     const failed = await waitForPull(pull.pullId, "failed");
     expect(failed.attempts).toBe(1);
     expect(failed.error?.message).toMatch(/403/);
     await admin(env.emulator, `/games/${GAME_ID}`, { status: "live" }, "PATCH");
-    const retry = await requestSnapshot(env.db, { gameId: GAME_ID, window: monthWindow("2026-02"), requestedBy: null, via: "ui" });
+    const retry = await requestSnapshot(env.db, {
+      gameId: GAME_ID,
+      window: monthWindow("2026-02"),
+      requestedBy: null,
+      via: "ui",
+    });
     expect(retry.deduplicated).toBe(false);
     await waitForPull(retry.pullId, "complete");
   });

@@ -18,7 +18,13 @@ let env: SnapshotTestEnv;
 beforeAll(async () => {
   // 6,500 recipients: 65 pages, more than the 60 aggregate calls a pacing window admits.
   env = await startSnapshotEnv(
-    buildScenario({ recipients: 6_500, renewalsPerRecipient: 1, reversals: 20, start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z" }),
+    buildScenario({
+      recipients: 6_500,
+      renewalsPerRecipient: 1,
+      reversals: 20,
+      start: "2026-03-01T00:00:00Z",
+      end: "2026-04-01T00:00:00Z",
+    }),
     // A pacing window of 1,200 s: after 60 pages the pull waits, so it is still running when killed.
     { pacing: "scaled:0.05" },
   );
@@ -28,7 +34,11 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, explain = () => ""): Promise<T> {
+async function waitFor<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 30_000,
+  explain = () => "",
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -40,19 +50,33 @@ async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, ti
 
 describe("a pull killed mid-way", () => {
   it("[cli] leaves no visible partial snapshot, and a re-run completes the same pull", async () => {
-    const child = spawn(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", "snapshot", "--game", GAME_ID, "--month", "2026-03"], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: env.t.url, LOG_LEVEL: "silent" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "./bin/register.mjs", "bin/desk.ts", "snapshot", "--game", GAME_ID, "--month", "2026-03"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: env.t.url, LOG_LEVEL: "silent" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ? null : code)));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("exit", (code, signal) => resolve(signal ? null : code)),
+    );
 
-    const pull = await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`the CLI exited early: ${stderr}`);
-      return env.db.selectFrom("snapshot_pull").select(["id", "status", "pages_fetched"]).where("pages_fetched", ">=", 60).executeTakeFirst();
-    }, 30_000, () => stderr);
+    const pull = await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the CLI exited early: ${stderr}`);
+        return env.db
+          .selectFrom("snapshot_pull")
+          .select(["id", "status", "pages_fetched"])
+          .where("pages_fetched", ">=", 60)
+          .executeTakeFirst();
+      },
+      30_000,
+      () => stderr,
+    );
     expect(pull.status).toBe("running");
     child.kill("SIGKILL");
     expect(await exited).toBeNull();
@@ -60,19 +84,31 @@ describe("a pull killed mid-way", () => {
 
     // Nothing of the killed pull is visible.
     expect(Object.values(await publishedCounts(env.db)).every((n) => n === 0)).toBe(true);
-    const orphan = await env.db.selectFrom("snapshot_pull").select(["status", "snapshot_id"]).where("id", "=", pull.id).executeTakeFirstOrThrow();
+    const orphan = await env.db
+      .selectFrom("snapshot_pull")
+      .select(["status", "snapshot_id"])
+      .where("id", "=", pull.id)
+      .executeTakeFirstOrThrow();
     expect(orphan).toEqual({ status: "running", snapshot_id: null });
 
     // The recovery job sees the dead worker (no heartbeat, lock released) and queues the pull again.
     expect(await recoverPulls(env.db, Date.now() + 120_000)).toEqual([pull.id]);
 
     // Run again (pacing off now): the same pull is adopted and completes.
-    await env.db.updateTable("game").set({ settings: JSON.stringify({ pacing: "off" }) }).where("id", "=", GAME_ID).execute();
+    await env.db
+      .updateTable("game")
+      .set({ settings: JSON.stringify({ pacing: "off" }) })
+      .where("id", "=", GAME_ID)
+      .execute();
     const summary = await takeSnapshotNow(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" });
     expect(summary.pullId).toBe(pull.id);
     expect(summary.recipients).toBe(6_500);
     expect(summary.version).toBe(1);
-    const finished = await env.db.selectFrom("snapshot_pull").select(["status", "attempts"]).where("id", "=", pull.id).executeTakeFirstOrThrow();
+    const finished = await env.db
+      .selectFrom("snapshot_pull")
+      .select(["status", "attempts"])
+      .where("id", "=", pull.id)
+      .executeTakeFirstOrThrow();
     expect(finished).toEqual({ status: "complete", attempts: 2 });
     expect((await publishedCounts(env.db)).snapshot_recipient).toBe(6_500);
   });

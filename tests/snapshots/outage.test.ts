@@ -69,7 +69,8 @@ function pathOf(url: string): string {
   return `${parsed.pathname}${parsed.search}`;
 }
 
-const ok = (requests: { url: string; status: number | "failed" }[]) => requests.filter((r) => r.status === 200).map((r) => r.url);
+const ok = (requests: { url: string; status: number | "failed" }[]) =>
+  requests.filter((r) => r.status === 200).map((r) => r.url);
 
 describe("a pull during an outage of the reporting routes", () => {
   it("retries ten consecutive failures of every kind on the page they hit and publishes what a quiet pull publishes", async () => {
@@ -135,7 +136,9 @@ describe("a pull during an outage of the reporting routes", () => {
     expect(second.retries).toBe(10);
     expect(second.drift).toEqual({ status: "reproduced", differences: 0, comparedTo: quiet.snapshotId });
     // Figure for figure: every row of both versions, notices included.
-    expect(compareVersions(await loadComparable(env.db, quiet.snapshotId), await loadComparable(env.db, second.snapshotId))).toEqual([]);
+    expect(
+      compareVersions(await loadComparable(env.db, quiet.snapshotId), await loadComparable(env.db, second.snapshotId)),
+    ).toEqual([]);
     expect({ ...second.totals }).toEqual({ ...quiet.totals });
     expect([second.recipients, second.lines, second.reversals, second.pages, second.subWindows]).toEqual([
       quiet.recipients,
@@ -178,7 +181,9 @@ describe("a pull during an outage of the reporting routes", () => {
 
   it("ends at once on a refusal that cannot change, with the reason", async () => {
     const run = instrumented();
-    const failure = await takeSnapshotNow(env.db, request, { clientOverrides: { ...run.overrides, gameSecret: "gs_not_this_game" } }).then(
+    const failure = await takeSnapshotNow(env.db, request, {
+      clientOverrides: { ...run.overrides, gameSecret: "gs_not_this_game" },
+    }).then(
       () => null,
       (error: unknown) => error,
     );

@@ -52,10 +52,18 @@ describe("reproducibility of a closed window", () => {
     expect(second.drift).toEqual({ status: "reproduced", differences: 0, comparedTo: first.snapshotId });
 
     // Not just the compared figures: every row of both versions, notices included.
-    const differences = compareVersions(await loadComparable(env.db, first.snapshotId), await loadComparable(env.db, second.snapshotId));
+    const differences = compareVersions(
+      await loadComparable(env.db, first.snapshotId),
+      await loadComparable(env.db, second.snapshotId),
+    );
     expect(differences).toEqual([]);
     expect({ ...second.totals }).toEqual({ ...first.totals });
-    expect([second.recipients, second.lines, second.reversals, second.pages]).toEqual([first.recipients, first.lines, first.reversals, first.pages]);
+    expect([second.recipients, second.lines, second.reversals, second.pages]).toEqual([
+      first.recipients,
+      first.lines,
+      first.reversals,
+      first.pages,
+    ]);
   });
 
   it("records a figure the service changed as drift, shown on the new version", async () => {
@@ -82,13 +90,17 @@ describe("reproducibility of a closed window", () => {
     expect(latest?.id).toBe(pulled.snapshotId);
     expect(latest?.drift.status).toBe("drift");
     // Every version is kept.
-    expect((await listSnapshotVersions(env.db, { gameId: GAME_ID, window: WINDOW })).map((v) => v.version)).toEqual([3, 2, 1]);
+    expect((await listSnapshotVersions(env.db, { gameId: GAME_ID, window: WINDOW })).map((v) => v.version)).toEqual([
+      3, 2, 1,
+    ]);
   });
 
   it("marks the snapshot of the window holding an instant stale until a newer version is taken", async () => {
     const before = await getLatestSnapshot(env.db, { gameId: GAME_ID, window: WINDOW });
     expect(before?.stale).toBeNull();
-    const windows = await markWindowStale(env.db, GAME_ID, "2026-03-15T10:00:00Z", "subscription.refunded", { subscriptionId: "SUB_1700000000_00000001" });
+    const windows = await markWindowStale(env.db, GAME_ID, "2026-03-15T10:00:00Z", "subscription.refunded", {
+      subscriptionId: "SUB_1700000000_00000001",
+    });
     expect(windows).toEqual([WINDOW]);
     // Another window's instant does not touch this one.
     expect(await markWindowStale(env.db, GAME_ID, "2026-04-01T00:00:00Z", "subscription.renewed")).toEqual([]);
@@ -105,8 +117,12 @@ describe("reproducibility of a closed window", () => {
 
   it("refuses to change or delete a published snapshot", async () => {
     const latest = await getLatestSnapshot(env.db, { gameId: GAME_ID, window: WINDOW });
-    await expect(env.db.updateTable("snapshot").set({ net_attributed_usd: "0" }).where("id", "=", latest!.id).execute()).rejects.toThrow(/immutable/);
-    await expect(env.db.deleteFrom("snapshot_line").where("snapshot_id", "=", latest!.id).execute()).rejects.toThrow(/immutable/);
+    await expect(
+      env.db.updateTable("snapshot").set({ net_attributed_usd: "0" }).where("id", "=", latest!.id).execute(),
+    ).rejects.toThrow(/immutable/);
+    await expect(env.db.deleteFrom("snapshot_line").where("snapshot_id", "=", latest!.id).execute()).rejects.toThrow(
+      /immutable/,
+    );
     await expect(sql`truncate snapshot_recipient`.execute(env.db)).rejects.toThrow(/immutable/);
   });
 

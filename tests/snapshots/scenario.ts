@@ -51,17 +51,30 @@ export function buildScenario(shape: ScenarioShape): ScenarioInput {
 
   type Plan = { recipient: number | null; count: number };
   const plans: Plan[] = [];
-  for (let r = 1; r <= shape.recipients; r++) plans.push({ recipient: RECIPIENT_BASE + r, count: shape.renewalsPerRecipient });
+  for (let r = 1; r <= shape.recipients; r++)
+    plans.push({ recipient: RECIPIENT_BASE + r, count: shape.renewalsPerRecipient });
   if (shape.heavyRecipientLines) plans.push({ recipient: HEAVY_RECIPIENT_ID, count: shape.heavyRecipientLines });
   if (shape.unattributed) plans.push({ recipient: null, count: shape.unattributed });
   const totalRenewals = plans.reduce((n, p) => n + p.count, 0);
   const step = (end - start) / totalRenewals;
 
   for (let r = 1; r <= shape.recipients; r++) {
-    players.push({ game_id: GAME_ID, player_id: RECIPIENT_BASE + r, email: `creator${r}@snap.test`, name: `Creator ${r}`, date_joined: "2024-01-01T00:00:00Z" });
+    players.push({
+      game_id: GAME_ID,
+      player_id: RECIPIENT_BASE + r,
+      email: `creator${r}@snap.test`,
+      name: `Creator ${r}`,
+      date_joined: "2024-01-01T00:00:00Z",
+    });
   }
   if (shape.heavyRecipientLines) {
-    players.push({ game_id: GAME_ID, player_id: HEAVY_RECIPIENT_ID, email: "heavy@snap.test", name: "Heavy Creator", date_joined: "2024-01-01T00:00:00Z" });
+    players.push({
+      game_id: GAME_ID,
+      player_id: HEAVY_RECIPIENT_ID,
+      email: "heavy@snap.test",
+      name: "Heavy Creator",
+      date_joined: "2024-01-01T00:00:00Z",
+    });
   }
 
   let slot = 0;
@@ -87,8 +100,22 @@ export function buildScenario(shape: ScenarioShape): ScenarioInput {
     if (!current || current.used >= periodsPerSub) {
       subNo++;
       const playerId = 1_000_000 + subNo;
-      players.push({ game_id: GAME_ID, player_id: playerId, email: `p${subNo}@snap.test`, name: null, date_joined: "2024-01-01T00:00:00Z" });
-      cards.push({ game_id: GAME_ID, player_id: playerId, card_id: subNo, last_four: "4242", exp_month: 12, exp_year: 2035, created_at: "2024-01-01T00:00:00Z" });
+      players.push({
+        game_id: GAME_ID,
+        player_id: playerId,
+        email: `p${subNo}@snap.test`,
+        name: null,
+        date_joined: "2024-01-01T00:00:00Z",
+      });
+      cards.push({
+        game_id: GAME_ID,
+        player_id: playerId,
+        card_id: subNo,
+        last_four: "4242",
+        exp_month: 12,
+        exp_year: 2035,
+        created_at: "2024-01-01T00:00:00Z",
+      });
       const sub: SubInput = {
         game_id: GAME_ID,
         subscription_id: `SUB_1700000000_${String(subNo).padStart(8, "0")}`,
@@ -122,7 +149,11 @@ export function buildScenario(shape: ScenarioShape): ScenarioInput {
     const delay = shape.refundDelayMs ?? 1000;
     if (reversalsLeft > 0 && renewalNo % reversalEvery === 0 && paidAt + delay < end) {
       reversalsLeft--;
-      (current.sub.refunds as NonNullable<SubInput["refunds"]>).push({ period_seq: seq, amount_usd: price, refunded_at: iso(paidAt + delay) });
+      (current.sub.refunds as NonNullable<SubInput["refunds"]>).push({
+        period_seq: seq,
+        amount_usd: price,
+        refunded_at: iso(paidAt + delay),
+      });
     }
   }
   return {

@@ -49,7 +49,9 @@ describe("a window over the renewal cap", () => {
     expect(summary.recipients).toBe(205);
     expect(summary.lines).toBe(20_500);
 
-    const parts = (await listSubWindows(env.db, { gameId: GAME_ID, snapshotId: summary.snapshotId })).filter((p) => p.scope === "window");
+    const parts = (await listSubWindows(env.db, { gameId: GAME_ID, snapshotId: summary.snapshotId })).filter(
+      (p) => p.scope === "window",
+    );
     expect(parts.length).toBeGreaterThanOrEqual(2);
     expect(parts.every((p) => p.reason === "window_too_large")).toBe(true);
     expect(parts[0]?.window.startMs).toBe(WINDOW.startMs);
@@ -58,7 +60,8 @@ describe("a window over the renewal cap", () => {
     // Each part read on its own, straight from the service.
     const client = await serviceClientForGame(env.db, GAME_ID);
     const totals: AttributionTotals[] = [];
-    for (const part of parts) totals.push((await client.getAttributionReport({ ...windowToQuery(part.window), limit: 1 })).totals);
+    for (const part of parts)
+      totals.push((await client.getAttributionReport({ ...windowToQuery(part.window), limit: 1 })).totals);
 
     const snapshot = await getSnapshot(env.db, { gameId: GAME_ID, snapshotId: summary.snapshotId });
     if (!snapshot) throw new Error("snapshot missing");

@@ -27,7 +27,21 @@ async function roundTrip(values: (string | null)[], type: string, back = "v::tex
 
 describe("snapshot storage", () => {
   it("reads back every text element exactly, nulls as nulls", async () => {
-    const values = ['say "hi"', "back\\slash", "\\\"", "{braces}", "a,b", "NULL", "null", "", " padded ", "ünïcødé ✓", "tab\there", "line\nbreak", null];
+    const values = [
+      'say "hi"',
+      "back\\slash",
+      '\\"',
+      "{braces}",
+      "a,b",
+      "NULL",
+      "null",
+      "",
+      " padded ",
+      "ünïcødé ✓",
+      "tab\there",
+      "line\nbreak",
+      null,
+    ];
     expect(await roundTrip(values, "text")).toEqual(values);
   });
 
@@ -37,7 +51,12 @@ describe("snapshot storage", () => {
   });
 
   it("stores JSON objects and arrays as JSON values", async () => {
-    const documents = [JSON.stringify({ rail: "card", note: 'a "quoted" \\ value' }), JSON.stringify([1, { a: [] }]), JSON.stringify("text"), null];
+    const documents = [
+      JSON.stringify({ rail: "card", note: 'a "quoted" \\ value' }),
+      JSON.stringify([1, { a: [] }]),
+      JSON.stringify("text"),
+      null,
+    ];
     const back = await roundTrip(documents, "jsonb");
     expect(back.map((text) => (text === null ? null : (JSON.parse(text) as unknown)))).toEqual(
       documents.map((text) => (text === null ? null : (JSON.parse(text) as unknown))),
@@ -45,19 +64,28 @@ describe("snapshot storage", () => {
   });
 
   it("reads instants, integers and flags with their own types", async () => {
-    expect(await roundTrip(["2026-03-01T12:00:00Z", "2026-03-01T12:00:00.250+02:00", null], "timestamptz", "(v at time zone 'UTC')::text")).toEqual([
-      "2026-03-01 12:00:00",
-      "2026-03-01 10:00:00.25",
-      null,
-    ]);
+    expect(
+      await roundTrip(
+        ["2026-03-01T12:00:00Z", "2026-03-01T12:00:00.250+02:00", null],
+        "timestamptz",
+        "(v at time zone 'UTC')::text",
+      ),
+    ).toEqual(["2026-03-01 12:00:00", "2026-03-01 10:00:00.25", null]);
     expect(await roundTrip(["9007199254740993", "-1", null], "bigint")).toEqual(["9007199254740993", "-1", null]);
     expect(await roundTrip(["true", "false", null], "boolean")).toEqual(["true", "false", null]);
   });
 
   it("reads instants back as formatInstant writes them, for drift to compare", async () => {
-    const instants = ["2026-03-01T00:00:00Z", "2026-03-01T12:34:56.250Z", "2026-12-31T23:59:59.001Z", "2024-02-29T00:00:00.999Z"];
+    const instants = [
+      "2026-03-01T00:00:00Z",
+      "2026-03-01T12:34:56.250Z",
+      "2026-12-31T23:59:59.001Z",
+      "2024-02-29T00:00:00.999Z",
+    ];
     for (const text of instants) {
-      const result = await sql<{ at: string }>`select ${instantText("at")} from (select ${text}::timestamptz as at) as t`.execute(t.db);
+      const result = await sql<{
+        at: string;
+      }>`select ${instantText("at")} from (select ${text}::timestamptz as at) as t`.execute(t.db);
       expect(result.rows[0]?.at).toBe(formatInstant(new Date(text)));
     }
   });

@@ -27,7 +27,11 @@ function resolveSpecifier(from: string, specifier: string): string | null {
   else if (specifier.startsWith(".")) base = path.resolve(path.dirname(from), specifier);
   else return null;
   const stripped = base.replace(/\.(m?js|jsx)$/, "");
-  const candidates = [base, ...EXTENSIONS.map((ext) => stripped + ext), ...EXTENSIONS.map((ext) => path.join(base, `index${ext}`))];
+  const candidates = [
+    base,
+    ...EXTENSIONS.map((ext) => stripped + ext),
+    ...EXTENSIONS.map((ext) => path.join(base, `index${ext}`)),
+  ];
   return candidates.find((file) => existsSync(file) && statSync(file).isFile()) ?? null;
 }
 
@@ -37,17 +41,34 @@ function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
   if (clause.isTypeOnly) return true;
   // `import { type A, type B } from "x"` is erased like `import type` (nothing of the module is used at run time).
   const bindings = clause.namedBindings;
-  return !clause.name && !!bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly);
+  return (
+    !clause.name &&
+    !!bindings &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const specifiers: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && !isTypeOnlyImport(node)) {
       specifiers.push(node.moduleSpecifier.text);
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) && !node.isTypeOnly) {
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      !node.isTypeOnly
+    ) {
       specifiers.push(node.moduleSpecifier.text);
     } else if (
       ts.isCallExpression(node) &&
@@ -129,7 +150,9 @@ function importsFromFolder(graph: Graph, from: string, to: string[]): string[] {
   return [...graph.entries()]
     .filter(([file]) => relative(file).startsWith(`${from}${path.sep}`))
     .flatMap(([file, targets]) =>
-      targets.filter((target) => to.some((folder) => relative(target).startsWith(`${folder}${path.sep}`))).map((target) => `${relative(file)} -> ${relative(target)}`),
+      targets
+        .filter((target) => to.some((folder) => relative(target).startsWith(`${folder}${path.sep}`)))
+        .map((target) => `${relative(file)} -> ${relative(target)}`),
     );
 }
 
@@ -145,7 +168,9 @@ describe("the module graph", () => {
   it("reads the code it checks", () => {
     expect(graph.size).toBeGreaterThan(100);
     // A dynamic import is an edge like any other (the job registry loads its handlers this way).
-    expect(graph.get(path.join(ROOT, "lib/jobs/registry.ts"))).toContain(path.join(ROOT, "lib/refunds/reconcile-job.handler.ts"));
+    expect(graph.get(path.join(ROOT, "lib/jobs/registry.ts"))).toContain(
+      path.join(ROOT, "lib/refunds/reconcile-job.handler.ts"),
+    );
   });
 
   it("finds a cycle and a self-import when there are some", () => {

@@ -3,7 +3,11 @@ import type { z } from "zod";
 import { exportIdSchema } from "@/lib/exports/run";
 import { baseUrlSchema, gameInputSchema } from "@/lib/games/schemas";
 import { usdInputSchema } from "@/lib/money";
-import { changeAmountInputSchema as serviceChangeAmountSchema, listPlayerSubscriptionsInputSchema, refundInputSchema } from "@/lib/service/client";
+import {
+  changeAmountInputSchema as serviceChangeAmountSchema,
+  listPlayerSubscriptionsInputSchema,
+  refundInputSchema,
+} from "@/lib/service/client";
 import { snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { monthKeySchema } from "@/lib/time";
 import {
@@ -31,10 +35,34 @@ const USD_FORMAT = /^must be an amount in USD with at most two decimals/;
 const SUB = "SUB_1767225600_AB12CD34";
 
 const CASES: Case[] = [
-  ...["", "abc", "12,50", " ", "1e3", "-5"].map((input) => ({ name: `usdInputSchema ${JSON.stringify(input)}`, schema: usdInputSchema, input, path: "", message: USD_FORMAT })),
-  { name: "monthKeySchema 2026-3", schema: monthKeySchema, input: "2026-3", path: "", message: /^must be a month such as 2026-03$/ },
-  { name: "monthKeySchema empty", schema: monthKeySchema, input: "", path: "", message: /^must be a month such as 2026-03$/ },
-  { name: "snapshot window month", schema: snapshotWindowInputSchema, input: { month: "March" }, path: "month", message: /^must be a month such as 2026-03$/ },
+  ...["", "abc", "12,50", " ", "1e3", "-5"].map((input) => ({
+    name: `usdInputSchema ${JSON.stringify(input)}`,
+    schema: usdInputSchema,
+    input,
+    path: "",
+    message: USD_FORMAT,
+  })),
+  {
+    name: "monthKeySchema 2026-3",
+    schema: monthKeySchema,
+    input: "2026-3",
+    path: "",
+    message: /^must be a month such as 2026-03$/,
+  },
+  {
+    name: "monthKeySchema empty",
+    schema: monthKeySchema,
+    input: "",
+    path: "",
+    message: /^must be a month such as 2026-03$/,
+  },
+  {
+    name: "snapshot window month",
+    schema: snapshotWindowInputSchema,
+    input: { month: "March" },
+    path: "month",
+    message: /^must be a month such as 2026-03$/,
+  },
   { name: "baseUrlSchema", schema: baseUrlSchema, input: "not a url", path: "", message: /^must be a URL/ },
   {
     name: "gameInputSchema base URL",
@@ -44,10 +72,34 @@ const CASES: Case[] = [
     message: /^must be a URL/,
   },
   { name: "exportIdSchema", schema: exportIdSchema, input: "1234", path: "", message: /^must be an id such as/ },
-  { name: "service email", schema: listPlayerSubscriptionsInputSchema, input: { playerEmail: "a" }, path: "playerEmail", message: />=3 characters/ },
-  { name: "service refund key", schema: refundInputSchema, input: { clientRequestId: "" }, path: "clientRequestId", message: />=1 characters/ },
-  { name: "service refund amount", schema: refundInputSchema, input: { clientRequestId: "k1", amountUsd: "abc" }, path: "amountUsd", message: USD_FORMAT },
-  { name: "service price change", schema: serviceChangeAmountSchema, input: { amountUsd: "" }, path: "amountUsd", message: USD_FORMAT },
+  {
+    name: "service email",
+    schema: listPlayerSubscriptionsInputSchema,
+    input: { playerEmail: "a" },
+    path: "playerEmail",
+    message: />=3 characters/,
+  },
+  {
+    name: "service refund key",
+    schema: refundInputSchema,
+    input: { clientRequestId: "" },
+    path: "clientRequestId",
+    message: />=1 characters/,
+  },
+  {
+    name: "service refund amount",
+    schema: refundInputSchema,
+    input: { clientRequestId: "k1", amountUsd: "abc" },
+    path: "amountUsd",
+    message: USD_FORMAT,
+  },
+  {
+    name: "service price change",
+    schema: serviceChangeAmountSchema,
+    input: { amountUsd: "" },
+    path: "amountUsd",
+    message: USD_FORMAT,
+  },
   ...["", "abc", "12,50"].map((amountUsd) => ({
     name: `refund review amount ${JSON.stringify(amountUsd)}`,
     schema: previewRefundInputSchema,
@@ -62,7 +114,13 @@ const CASES: Case[] = [
     path: "amountUsd",
     message: USD_FORMAT,
   },
-  { name: "price change form", schema: changeAmountInputSchema, input: { subscriptionId: SUB, amountUsd: "" }, path: "amountUsd", message: USD_FORMAT },
+  {
+    name: "price change form",
+    schema: changeAmountInputSchema,
+    input: { subscriptionId: SUB, amountUsd: "" },
+    path: "amountUsd",
+    message: USD_FORMAT,
+  },
 ];
 
 describe("a format check stops before the refinements that assume it", () => {
@@ -80,8 +138,14 @@ describe("a format check stops before the refinements that assume it", () => {
   }
 
   it("the event log drops a malformed day without asking whether it is a real one", () => {
-    expect(parseEventLogFilters({ from: "2026-13-45x", to: "yesterday" })).toMatchObject({ from: undefined, to: undefined });
-    expect(parseEventLogFilters({ from: "2026-03-01" })).toMatchObject({ from: "2026-03-01", fromMs: Date.parse("2026-03-01T00:00:00Z") });
+    expect(parseEventLogFilters({ from: "2026-13-45x", to: "yesterday" })).toMatchObject({
+      from: undefined,
+      to: undefined,
+    });
+    expect(parseEventLogFilters({ from: "2026-03-01" })).toMatchObject({
+      from: "2026-03-01",
+      fromMs: Date.parse("2026-03-01T00:00:00Z"),
+    });
   });
 });
 
@@ -109,9 +173,19 @@ describe("forms given a malformed amount or date say what is wrong and keep what
   it("[support] a refund amount typed as abc, 12,50 or left empty", async () => {
     actAs(await signInAs(t.db, "support"));
     for (const amountUsd of ["abc", "12,50", ""]) {
-      const values = { subscriptionId: SUB, periodId: "17", mode: "partial", amountUsd, reason: "Charged twice, ticket 5512" };
+      const values = {
+        subscriptionId: SUB,
+        periodId: "17",
+        mode: "partial",
+        amountUsd,
+        reason: "Charged twice, ticket 5512",
+      };
       const result = await subscriptions.previewRefundAction(null, form(values));
-      expect(result, amountUsd).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) } });
+      expect(result, amountUsd).toMatchObject({
+        ok: false,
+        code: "INVALID_INPUT",
+        fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) },
+      });
       expect(result.ok ? null : result.values).toEqual(values);
     }
   });
@@ -119,7 +193,12 @@ describe("forms given a malformed amount or date say what is wrong and keep what
   it("[finance] a price change left empty", async () => {
     actAs(await signInAs(t.db, "finance"));
     const result = await subscriptions.changeAmountAction(null, form({ subscriptionId: SUB, amountUsd: "" }));
-    expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) }, values: { amountUsd: "" } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: "INVALID_INPUT",
+      fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) },
+      values: { amountUsd: "" },
+    });
   });
 
   it("[finance] a payment date that is not a date gets one message", async () => {
@@ -135,6 +214,11 @@ describe("forms given a malformed amount or date say what is wrong and keep what
   it("[admin] a support refund limit left empty", async () => {
     actAs(await signInAs(t.db, "admin"));
     const result = await refundSettings.saveSupportRefundLimitAction(null, form({ amountUsd: "" }));
-    expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT", fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) }, values: { amountUsd: "" } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: "INVALID_INPUT",
+      fieldErrors: { amountUsd: expect.stringMatching(USD_FORMAT) },
+      values: { amountUsd: "" },
+    });
   });
 });

@@ -17,7 +17,11 @@ beforeAll(async () => {
   t = await createTestDatabase();
   useTestEnv(t);
   await addGame(t.db, "a1");
-  await t.db.updateTable("game").set({ settings: JSON.stringify({ pacing: "off", demo: true }) }).where("id", "=", "a1").execute();
+  await t.db
+    .updateTable("game")
+    .set({ settings: JSON.stringify({ pacing: "off", demo: true }) })
+    .where("id", "=", "a1")
+    .execute();
   actions = await import("../../app/(desk)/webhooks/actions");
   ({ POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler });
 });
@@ -36,12 +40,23 @@ function form(values: Record<string, string>): FormData {
 describe("webhook page actions", () => {
   it("[admin] saves the automatic pulls and keeps the game's other settings", async () => {
     actAs(await signInAs(t.db, "admin"));
-    const result = await actions.saveAutomationAction(null, form({ form: "automation", autoRefresh: "on", pullCurrentMonthDaily: "on" }));
+    const result = await actions.saveAutomationAction(
+      null,
+      form({ form: "automation", autoRefresh: "on", pullCurrentMonthDaily: "on" }),
+    );
     expect(result).toMatchObject({ ok: true });
-    expect(await readGameAutomation(t.db, "a1")).toEqual({ autoRefresh: true, pullPreviousMonth: false, pullCurrentMonthDaily: true });
+    expect(await readGameAutomation(t.db, "a1")).toEqual({
+      autoRefresh: true,
+      pullPreviousMonth: false,
+      pullCurrentMonthDaily: true,
+    });
     const game = await t.db.selectFrom("game").select("settings").where("id", "=", "a1").executeTakeFirstOrThrow();
     expect(game.settings).toMatchObject({ pacing: "off", demo: true });
-    const audit = await t.db.selectFrom("audit_log").select(["action", "outcome"]).where("action", "=", "game.automation").execute();
+    const audit = await t.db
+      .selectFrom("audit_log")
+      .select(["action", "outcome"])
+      .where("action", "=", "game.automation")
+      .execute();
     expect(audit).toEqual([{ action: "game.automation", outcome: "succeeded" }]);
   });
 
@@ -55,17 +70,31 @@ describe("webhook page actions", () => {
   it("[finance] queues a failed event again; a processed one cannot be", async () => {
     const delivered = await deliver(POST, { gameId: "a1", body: envelope({ gameId: "a1" }) });
     const id = delivered.body.id as string;
-    await t.db.updateTable("webhook_event").set({ status: "failed", last_error: "boom", attempts: 8 }).where("id", "=", id).execute();
+    await t.db
+      .updateTable("webhook_event")
+      .set({ status: "failed", last_error: "boom", attempts: 8 })
+      .where("id", "=", id)
+      .execute();
 
     actAs(await signInAs(t.db, "support"));
-    expect(await actions.retryWebhookEventAction(null, form({ eventId: id }))).toMatchObject({ ok: false, code: "FORBIDDEN" });
+    expect(await actions.retryWebhookEventAction(null, form({ eventId: id }))).toMatchObject({
+      ok: false,
+      code: "FORBIDDEN",
+    });
 
     actAs(await signInAs(t.db, "finance"));
     expect(await actions.retryWebhookEventAction(null, form({ eventId: id }))).toMatchObject({ ok: true });
-    const row = await t.db.selectFrom("webhook_event").select(["status", "last_error"]).where("id", "=", id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom("webhook_event")
+      .select(["status", "last_error"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: "pending", last_error: null });
 
-    expect(await actions.retryWebhookEventAction(null, form({ eventId: id }))).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(await actions.retryWebhookEventAction(null, form({ eventId: id }))).toMatchObject({
+      ok: false,
+      code: "CONFLICT",
+    });
     expect(await actions.retryWebhookEventAction(null, form({ eventId: "not-an-id" }))).toMatchObject({
       ok: false,
       code: "INVALID_INPUT",

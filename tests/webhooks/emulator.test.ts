@@ -77,7 +77,9 @@ async function latestJuneSnapshot() {
 
 function refundDeliveries(clientRequestId: string) {
   return emulator.runtime.dispatcher.deliveries.filter(
-    (d) => d.event_type === "subscription.refunded" && (JSON.parse(d.body) as { data: { client_request_id: string } }).data.client_request_id === clientRequestId,
+    (d) =>
+      d.event_type === "subscription.refunded" &&
+      (JSON.parse(d.body) as { data: { client_request_id: string } }).data.client_request_id === clientRequestId,
   );
 }
 
@@ -98,10 +100,21 @@ beforeAll(async () => {
   });
   await saveGame(
     t.db,
-    { id: "g1", name: "Game One", environment: "production", baseUrl: emulator.url, secret: SECRET, webhookSecrets: [SIGNING_SECRET] },
+    {
+      id: "g1",
+      name: "Game One",
+      environment: "production",
+      baseUrl: emulator.url,
+      secret: SECRET,
+      webhookSecrets: [SIGNING_SECRET],
+    },
     { replace: false },
   );
-  await t.db.updateTable("game").set({ settings: JSON.stringify({ pacing: "off" }) }).where("id", "=", "g1").execute();
+  await t.db
+    .updateTable("game")
+    .set({ settings: JSON.stringify({ pacing: "off" }) })
+    .where("id", "=", "g1")
+    .execute();
   await updateGameAutomation(t.db, "g1", { autoRefresh: true, pullPreviousMonth: false, pullCurrentMonthDaily: false });
   await startWorkers();
 });
@@ -151,7 +164,9 @@ describe("webhooks from the emulator", () => {
       signedWith: "current",
       subscriptionId: SUB.ninetyNine,
       refundAttempt: { amountUsd: "1.00", actorEmail: "support@payout-desk.test" },
-      effect: expect.objectContaining({ staleWindows: [{ start: "2026-06-01T00:00:00Z", end: "2026-07-01T00:00:00Z" }] }),
+      effect: expect.objectContaining({
+        staleWindows: [{ start: "2026-06-01T00:00:00Z", end: "2026-07-01T00:00:00Z" }],
+      }),
     });
     // The delivery reached us on the first try and was verified with our copy of the signing secret.
     expect(refundDeliveries("pd-e2e-refund-1").map((d) => d.attempts.map((a) => a.status_code))).toEqual([[200]]);
@@ -166,7 +181,10 @@ describe("webhooks from the emulator", () => {
     expect(fresh.stale).toBeNull();
     expect(fresh.totals.refundEventsInWindow).toBe(1);
     const repulled = (await getWebhookEvent(t.db, "g1", event.id))?.effect;
-    expect(repulled).toMatchObject({ repullDue: false, repulls: [expect.objectContaining({ start: "2026-06-01T00:00:00Z" })] });
+    expect(repulled).toMatchObject({
+      repullDue: false,
+      repulls: [expect.objectContaining({ start: "2026-06-01T00:00:00Z" })],
+    });
   });
 
   it("a delivery that meets a database outage answers non-2xx, is retried by the service and stored once", async () => {
@@ -177,12 +195,18 @@ describe("webhooks from the emulator", () => {
         if exists (select 1 from outage_flag) then raise exception 'simulated outage'; end if;
         return new;
       end $$`.execute(t.db);
-    await sql`create trigger outage before insert on webhook_event for each row execute function outage()`.execute(t.db);
+    await sql`create trigger outage before insert on webhook_event for each row execute function outage()`.execute(
+      t.db,
+    );
     try {
       await refund("pd-e2e-refund-2", "0.50");
       await waitFor(async () => refundDeliveries("pd-e2e-refund-2")[0]?.attempts[0]?.status_code === 503);
       expect(
-        await t.db.selectFrom("webhook_event").select("id").where("client_request_id", "=", "pd-e2e-refund-2").execute(),
+        await t.db
+          .selectFrom("webhook_event")
+          .select("id")
+          .where("client_request_id", "=", "pd-e2e-refund-2")
+          .execute(),
       ).toEqual([]);
       await sql`delete from outage_flag`.execute(t.db);
 
@@ -205,14 +229,22 @@ describe("webhooks from the emulator", () => {
 
       // A replay of the delivered event (same key) is a duplicate: still one event.
       const triesBefore = delivery.attempts.length;
-      const replay = await fetch(`${emulator.url}/__emulator/webhooks/deliveries/${delivery.delivery_id}/replay`, { method: "POST" });
+      const replay = await fetch(`${emulator.url}/__emulator/webhooks/deliveries/${delivery.delivery_id}/replay`, {
+        method: "POST",
+      });
       expect(replay.status).toBe(200);
       await waitFor(async () => {
         const again = refundDeliveries("pd-e2e-refund-2")[0];
         return again?.status === "delivered" && again.attempts.length > triesBefore ? again : null;
       });
       expect(refundDeliveries("pd-e2e-refund-2")[0]?.attempts.at(-1)?.status_code).toBe(200);
-      expect(await t.db.selectFrom("webhook_event").select("id").where("client_request_id", "=", "pd-e2e-refund-2").execute()).toHaveLength(1);
+      expect(
+        await t.db
+          .selectFrom("webhook_event")
+          .select("id")
+          .where("client_request_id", "=", "pd-e2e-refund-2")
+          .execute(),
+      ).toHaveLength(1);
     } finally {
       await sql`drop trigger if exists outage on webhook_event`.execute(t.db);
     }

@@ -4,9 +4,22 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stopBoss } from "../../lib/jobs/queue";
 import { revokePreviousWebhookSecret, rotateWebhookSecret } from "../../lib/games/games";
 import * as receiveModule from "../../lib/webhooks/receive";
-import { flushWebhookRefusals, REFUSAL_FLUSH_INTERVAL_MS, whenRefusalsFlushed } from "../../lib/webhooks/refusal-counts";
+import {
+  flushWebhookRefusals,
+  REFUSAL_FLUSH_INTERVAL_MS,
+  whenRefusalsFlushed,
+} from "../../lib/webhooks/refusal-counts";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
-import { addGame, countsOf, CURRENT_SECRET, deliver, deliveryRequest, envelope, PREVIOUS_SECRET, type RouteHandler } from "./support";
+import {
+  addGame,
+  countsOf,
+  CURRENT_SECRET,
+  deliver,
+  deliveryRequest,
+  envelope,
+  PREVIOUS_SECRET,
+  type RouteHandler,
+} from "./support";
 
 /** Counts secret openings: a forged delivery must not cost a decryption. */
 const opened = vi.hoisted(() => ({ count: 0 }));
@@ -58,8 +71,18 @@ const forged = (_gameId: string) => `t=${Math.floor(Date.now() / 1000)},v1=${ran
 describe("probing the webhook endpoint", () => {
   it("answers an unsigned delivery the same for a known game and an unknown one", async () => {
     for (const idempotencyKey of [null, "idem_probe_1"]) {
-      const known = await deliver(POST, { gameId: "known", body: envelope({ gameId: "known" }), signature: null, idempotencyKey });
-      const unknown = await deliver(POST, { gameId: "nope", body: envelope({ gameId: "nope" }), signature: null, idempotencyKey });
+      const known = await deliver(POST, {
+        gameId: "known",
+        body: envelope({ gameId: "known" }),
+        signature: null,
+        idempotencyKey,
+      });
+      const unknown = await deliver(POST, {
+        gameId: "nope",
+        body: envelope({ gameId: "nope" }),
+        signature: null,
+        idempotencyKey,
+      });
       expect(known.status).toBe(400);
       expect(unknown).toEqual(known);
     }
@@ -91,7 +114,11 @@ describe("probing the webhook endpoint", () => {
     for (let i = 0; i < 40; i++) {
       const gameId = i % 2 === 0 ? "known" : `made-up-${i}`;
       const signature = i % 4 < 2 ? forged(gameId) : null;
-      const response = await receiveModule.receiveWebhook(deliveryRequest({ gameId, body: envelope({ gameId }), signature }), gameId, { db });
+      const response = await receiveModule.receiveWebhook(
+        deliveryRequest({ gameId, body: envelope({ gameId }), signature }),
+        gameId,
+        { db },
+      );
       expect([400, 401]).toContain(response.status);
     }
     expect(counter.writes).toBe(0);
@@ -101,14 +128,23 @@ describe("probing the webhook endpoint", () => {
   it("counts refusals in memory and writes them in one go, unknown games under no game", async () => {
     await addGame(t.db, "counted");
     await flush();
-    for (let i = 0; i < 5; i++) await deliver(POST, { gameId: "counted", body: envelope({ gameId: "counted" }), signature: forged("counted") });
-    for (let i = 0; i < 3; i++) await deliver(POST, { gameId: "counted", body: envelope({ gameId: "counted" }), signature: null });
+    for (let i = 0; i < 5; i++)
+      await deliver(POST, { gameId: "counted", body: envelope({ gameId: "counted" }), signature: forged("counted") });
+    for (let i = 0; i < 3; i++)
+      await deliver(POST, { gameId: "counted", body: envelope({ gameId: "counted" }), signature: null });
     for (let i = 0; i < 300; i++) await deliver(POST, { gameId: `ghost-${i}`, body: "{}", signature: forged("ghost") });
     expect(await countsOf(t.db, "counted")).toEqual({});
     await flush();
-    expect(await countsOf(t.db, "counted")).toEqual({ "refused:signature_mismatch": 5, "refused:signature_missing": 3 });
+    expect(await countsOf(t.db, "counted")).toEqual({
+      "refused:signature_mismatch": 5,
+      "refused:signature_missing": 3,
+    });
     expect((await countsOf(t.db, ""))["refused:unknown_game"]).toBeGreaterThanOrEqual(300);
-    const ghosts = await t.db.selectFrom("webhook_delivery_count").select("game_id").where("game_id", "like", "ghost-%").execute();
+    const ghosts = await t.db
+      .selectFrom("webhook_delivery_count")
+      .select("game_id")
+      .where("game_id", "like", "ghost-%")
+      .execute();
     expect(ghosts).toEqual([]);
   });
 
@@ -130,13 +166,27 @@ describe("probing the webhook endpoint", () => {
 
   it("verifies with a new signing secret as soon as it is rotated, and stops the previous one when revoked", async () => {
     await addGame(t.db, "rotating", [CURRENT_SECRET]);
-    expect(await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] })).toMatchObject({ status: 200 });
+    expect(
+      await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
+    ).toMatchObject({ status: 200 });
     await rotateWebhookSecret(t.db, "rotating", "whsec_rotated_new_1");
-    expect(await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: ["whsec_rotated_new_1"] })).toMatchObject({ status: 200 });
-    expect(await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] })).toMatchObject({ status: 200 });
+    expect(
+      await deliver(POST, {
+        gameId: "rotating",
+        body: envelope({ gameId: "rotating" }),
+        secrets: ["whsec_rotated_new_1"],
+      }),
+    ).toMatchObject({ status: 200 });
+    expect(
+      await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
+    ).toMatchObject({ status: 200 });
     await revokePreviousWebhookSecret(t.db, "rotating");
-    expect(await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] })).toMatchObject({ status: 401 });
+    expect(
+      await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
+    ).toMatchObject({ status: 401 });
     await addGame(t.db, "rotating", [PREVIOUS_SECRET]);
-    expect(await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [PREVIOUS_SECRET] })).toMatchObject({ status: 200 });
+    expect(
+      await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [PREVIOUS_SECRET] }),
+    ).toMatchObject({ status: 200 });
   });
 });

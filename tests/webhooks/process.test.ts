@@ -33,7 +33,12 @@ function recordingLink(options: { failPulls?: number } = {}) {
   let failures = options.failPulls ?? 0;
   const link: SnapshotLink = {
     async markStale(_db, input) {
-      marks.push({ gameId: input.gameId, instant: input.instant.toISOString(), reason: input.reason, detail: input.detail });
+      marks.push({
+        gameId: input.gameId,
+        instant: input.instant.toISOString(),
+        reason: input.reason,
+        detail: input.detail,
+      });
       return [monthWindow(input.instant.toISOString().slice(0, 7))];
     },
     async requestPull(_db, input) {
@@ -61,7 +66,15 @@ async function row(id: string) {
 describe("processing stored events", () => {
   it("subscription.refunded marks the window of the refund stale, once, without a re-pull when auto-refresh is off", async () => {
     await addGame(t.db, "p1");
-    const id = await store("p1", envelope({ gameId: "p1", type: "subscription.refunded", createdAt: "2026-05-31T23:59:59Z", data: refundedData() }));
+    const id = await store(
+      "p1",
+      envelope({
+        gameId: "p1",
+        type: "subscription.refunded",
+        createdAt: "2026-05-31T23:59:59Z",
+        data: refundedData(),
+      }),
+    );
     const { link, marks, pulls } = recordingLink();
     expect(await processWebhookEvent(t.db, id, link)).toBe("processed");
     expect(await processWebhookEvent(t.db, id, link)).toBe("already-done");
@@ -89,7 +102,10 @@ describe("processing stored events", () => {
   it("places a refund by its refunded_at when the event carries one", async () => {
     await addGame(t.db, "p2");
     const data = refundedData({ refunded_at: "2026-04-30T12:00:00Z" });
-    const id = await store("p2", envelope({ gameId: "p2", type: "subscription.refunded", createdAt: "2026-05-01T00:00:01Z", data }));
+    const id = await store(
+      "p2",
+      envelope({ gameId: "p2", type: "subscription.refunded", createdAt: "2026-05-01T00:00:01Z", data }),
+    );
     const { link, marks } = recordingLink();
     await processWebhookEvent(t.db, id, link);
     expect(marks[0]?.instant).toBe("2026-04-30T12:00:00.000Z");
@@ -99,7 +115,10 @@ describe("processing stored events", () => {
     await addGame(t.db, "p3");
     await updateGameAutomation(t.db, "p3", { autoRefresh: true, pullPreviousMonth: true, pullCurrentMonthDaily: true });
     const data = { subscription_id: "SUB_1767225600_AAAA0002", period_seq: 5, paid_at: "2026-06-10T00:00:00Z" };
-    const id = await store("p3", envelope({ gameId: "p3", type: "subscription.renewed", createdAt: "2026-06-10T00:00:00Z", data }));
+    const id = await store(
+      "p3",
+      envelope({ gameId: "p3", type: "subscription.renewed", createdAt: "2026-06-10T00:00:00Z", data }),
+    );
     const { link, pulls } = recordingLink();
     await processWebhookEvent(t.db, id, link);
     await processWebhookEvent(t.db, id, link);
@@ -112,11 +131,15 @@ describe("processing stored events", () => {
 
   it("a re-pull that cannot be queued is owed, and the next run (or the sweep) queues it", async () => {
     await addGame(t.db, "p4");
-    await updateGameAutomation(t.db, "p4", { autoRefresh: true, pullPreviousMonth: false, pullCurrentMonthDaily: false });
+    await updateGameAutomation(t.db, "p4", {
+      autoRefresh: true,
+      pullPreviousMonth: false,
+      pullCurrentMonthDaily: false,
+    });
     const id = await store("p4", envelope({ gameId: "p4", type: "subscription.refunded", data: refundedData() }));
     const { link, pulls, marks } = recordingLink({ failPulls: 1 });
     await expect(processWebhookEvent(t.db, id, link)).rejects.toThrow("queue unavailable");
-    expect((await row(id))).toMatchObject({ status: "processed", effect: expect.objectContaining({ repullDue: true }) });
+    expect(await row(id)).toMatchObject({ status: "processed", effect: expect.objectContaining({ repullDue: true }) });
 
     const queued: string[] = [];
     await sweepWebhookEvents({ nowMs: Date.now() + 10 * 60_000, queue: async (eventId) => void queued.push(eventId) });
@@ -130,27 +153,50 @@ describe("processing stored events", () => {
 
   it("subscription.canceled changes nothing and shows on the subscription's event list", async () => {
     await addGame(t.db, "p5");
-    const data = { subscription_id: "SUB_1767225600_CCCC0001", access_until: "2026-06-30T00:00:00Z", cancel_at_period_end: true, reason: "too pricey" };
+    const data = {
+      subscription_id: "SUB_1767225600_CCCC0001",
+      access_until: "2026-06-30T00:00:00Z",
+      cancel_at_period_end: true,
+      reason: "too pricey",
+    };
     const id = await store("p5", envelope({ gameId: "p5", type: "subscription.canceled", data }));
     const { link, marks } = recordingLink();
     await processWebhookEvent(t.db, id, link);
     expect(marks).toEqual([]);
-    expect((await row(id)).effect).toEqual({ kind: "cancellation", accessUntil: "2026-06-30T00:00:00Z", cancelAtPeriodEnd: true });
+    expect((await row(id)).effect).toEqual({
+      kind: "cancellation",
+      accessUntil: "2026-06-30T00:00:00Z",
+      cancelAtPeriodEnd: true,
+    });
 
     const events = await listSubscriptionEvents(t.db, "p5", "SUB_1767225600_CCCC0001");
     expect(events).toEqual([
-      expect.objectContaining({ eventType: "subscription.canceled", status: "processed", data: expect.objectContaining({ access_until: "2026-06-30T00:00:00Z", reason: "too pricey" }) }),
+      expect.objectContaining({
+        eventType: "subscription.canceled",
+        status: "processed",
+        data: expect.objectContaining({ access_until: "2026-06-30T00:00:00Z", reason: "too pricey" }),
+      }),
     ]);
     expect(await listSubscriptionEvents(t.db, "p1", "SUB_1767225600_CCCC0001")).toEqual([]);
   });
 
   it("unknown types are stored and marked processed without effect", async () => {
     await addGame(t.db, "p6");
-    const id = await store("p6", envelope({ gameId: "p6", type: "purchase.completed", data: { order_id: "ord_1", usd_amount: "4.99" } }));
+    const id = await store(
+      "p6",
+      envelope({ gameId: "p6", type: "purchase.completed", data: { order_id: "ord_1", usd_amount: "4.99" } }),
+    );
     const { link, marks } = recordingLink();
     expect(await processWebhookEvent(t.db, id, link)).toBe("processed");
     expect(marks).toEqual([]);
-    const listed = await listWebhookEvents(t.db, { gameId: "p6", filter: { eventType: "purchase.completed" }, sort: "received_at", dir: "desc", limit: 10, offset: 0 });
+    const listed = await listWebhookEvents(t.db, {
+      gameId: "p6",
+      filter: { eventType: "purchase.completed" },
+      sort: "received_at",
+      dir: "desc",
+      limit: 10,
+      offset: 0,
+    });
     expect(listed.rows.map((r) => [r.eventType, r.status])).toEqual([["purchase.completed", "processed"]]);
   });
 
@@ -181,15 +227,30 @@ describe("filters of the event log", () => {
     await addGame(t.db, "f1");
     const times = ["2026-03-01T00:00:00Z", "2026-03-15T00:00:00Z", "2026-04-01T00:00:00Z"];
     for (const createdAt of times) {
-      await store("f1", envelope({ gameId: "f1", type: "subscription.canceled", createdAt, data: { subscription_id: `SUB_1_${createdAt.slice(5, 7)}`, access_until: null } }));
+      await store(
+        "f1",
+        envelope({
+          gameId: "f1",
+          type: "subscription.canceled",
+          createdAt,
+          data: { subscription_id: `SUB_1_${createdAt.slice(5, 7)}`, access_until: null },
+        }),
+      );
     }
-    await store("f1", envelope({ gameId: "f1", type: "purchase.failed", createdAt: times[1], data: { order_id: "o" } }));
+    await store(
+      "f1",
+      envelope({ gameId: "f1", type: "purchase.failed", createdAt: times[1], data: { order_id: "o" } }),
+    );
     const list = (filter: Parameters<typeof listWebhookEvents>[1]["filter"]) =>
       listWebhookEvents(t.db, { gameId: "f1", filter, sort: "occurred_at", dir: "asc", limit: 50, offset: 0 });
     const march: TimeWindow = monthWindow("2026-03");
     expect((await list({ fromMs: march.startMs, toMs: march.endMs })).total).toBe(3);
-    expect((await list({ fromMs: march.startMs, toMs: march.endMs, eventType: "subscription.canceled" })).total).toBe(2);
-    expect((await list({ subscription: "SUB_1_04" })).rows.map((r) => r.occurredAt)).toEqual(["2026-04-01T00:00:00.000Z"]);
+    expect((await list({ fromMs: march.startMs, toMs: march.endMs, eventType: "subscription.canceled" })).total).toBe(
+      2,
+    );
+    expect((await list({ subscription: "SUB_1_04" })).rows.map((r) => r.occurredAt)).toEqual([
+      "2026-04-01T00:00:00.000Z",
+    ]);
     expect((await list({ subscription: "SUB_1_%" })).total).toBe(0);
     expect((await list({ fromMs: parseInstant("2026-03-15T00:00:00Z") ?? 0 })).total).toBe(3);
   });
@@ -201,7 +262,11 @@ describe("scheduled pulls", () => {
     try {
       await addGame(fresh.db, "s1");
       await addGame(fresh.db, "s2");
-      await updateGameAutomation(fresh.db, "s2", { autoRefresh: false, pullPreviousMonth: false, pullCurrentMonthDaily: true });
+      await updateGameAutomation(fresh.db, "s2", {
+        autoRefresh: false,
+        pullPreviousMonth: false,
+        pullCurrentMonthDaily: true,
+      });
       const { link, pulls } = recordingLink();
       const first = parseInstant("2026-12-01T00:07:00Z") as number;
       const queued = await scheduleSnapshotPulls(fresh.db, { nowMs: first, link });
@@ -230,11 +295,17 @@ describe("scheduled pulls", () => {
     const fresh = await createTestDatabase();
     try {
       await addGame(fresh.db, "s3");
-      await updateGameAutomation(fresh.db, "s3", { autoRefresh: false, pullPreviousMonth: true, pullCurrentMonthDaily: false });
+      await updateGameAutomation(fresh.db, "s3", {
+        autoRefresh: false,
+        pullPreviousMonth: true,
+        pullCurrentMonthDaily: false,
+      });
       const { link, pulls } = recordingLink({ failPulls: 1 });
       const at = parseInstant("2026-12-01T01:07:00Z") as number;
       expect(await scheduleSnapshotPulls(fresh.db, { nowMs: at, link })).toEqual([]);
-      expect((await scheduleSnapshotPulls(fresh.db, { nowMs: at + 3_600_000, link })).map((q) => q.periodKey)).toEqual(["2026-11"]);
+      expect((await scheduleSnapshotPulls(fresh.db, { nowMs: at + 3_600_000, link })).map((q) => q.periodKey)).toEqual([
+        "2026-11",
+      ]);
       expect(pulls).toHaveLength(1);
     } finally {
       await fresh.drop();

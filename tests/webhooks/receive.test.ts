@@ -73,7 +73,12 @@ describe("POST /api/webhooks/service/[gameId]", () => {
   it("stores a valid delivery with the headers that matter and queues its processing", async () => {
     const body = envelope({ gameId: "g1", eventId: "evt_valid_1" });
     const sent = Math.floor(Date.now() / 1000);
-    const request = deliveryRequest({ body, idempotencyKey: "idem_valid_1", t: sent, headers: { "x-service-event-id": "evh_valid_1" } });
+    const request = deliveryRequest({
+      body,
+      idempotencyKey: "idem_valid_1",
+      t: sent,
+      headers: { "x-service-event-id": "evh_valid_1" },
+    });
     const response = await POST(request, { params: Promise.resolve({ gameId: "g1" }) });
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { status: string; id: string };
@@ -93,7 +98,9 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     expect(row?.signature_timestamp.getTime()).toBe(sent * 1000);
     expect(row?.occurred_at?.toISOString()).toBe("2026-06-01T00:00:00.000Z");
 
-    const jobs = await sql<{ data: { eventId: string } }>`select data from pgboss.job where name = 'webhooks.process-event'`.execute(t.db);
+    const jobs = await sql<{
+      data: { eventId: string };
+    }>`select data from pgboss.job where name = 'webhooks.process-event'`.execute(t.db);
     expect(jobs.rows.map((j) => j.data.eventId)).toContain(answer.id);
   });
 
@@ -108,13 +115,19 @@ describe("POST /api/webhooks/service/[gameId]", () => {
   });
 
   it("refuses a delivery signed with a wrong secret", async () => {
-    const result = await deliver(POST, { body: envelope({ gameId: "g1", eventId: "evt_wrong" }), secrets: ["whsec_not_ours"] });
+    const result = await deliver(POST, {
+      body: envelope({ gameId: "g1", eventId: "evt_wrong" }),
+      secrets: ["whsec_not_ours"],
+    });
     expect(result).toMatchObject({ status: 401, body: { error: { code: "signature_mismatch" } } });
     expect((await eventRows("g1")).some((r) => r.event_id === "evt_wrong")).toBe(false);
   });
 
   it("accepts the previous secret during a rotation and records which one matched", async () => {
-    const result = await deliver(POST, { body: envelope({ gameId: "g1", eventId: "evt_previous" }), secrets: [PREVIOUS_SECRET] });
+    const result = await deliver(POST, {
+      body: envelope({ gameId: "g1", eventId: "evt_previous" }),
+      secrets: [PREVIOUS_SECRET],
+    });
     expect(result).toMatchObject({ status: 200, body: { status: "accepted" } });
     const row = (await eventRows("g1")).find((r) => r.event_id === "evt_previous");
     expect(row?.signed_with).toBe("previous");
@@ -135,7 +148,10 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     ["garbage", () => "\u00ff\u00fe;;=,,"],
   ])("answers 400, never 500, to a malformed signature header (%s)", async (_name, make) => {
     const eventId = `evt_malformed_${_name.replace(/\W/g, "")}`;
-    const result = await deliver(POST, { body: envelope({ gameId: "g1", eventId }), signature: make(Math.floor(Date.now() / 1000)) });
+    const result = await deliver(POST, {
+      body: envelope({ gameId: "g1", eventId }),
+      signature: make(Math.floor(Date.now() / 1000)),
+    });
     expect(result.status).toBe(400);
     expect(result.body.error.code).toBe("signature_malformed");
     expect((await eventRows("g1")).some((r) => r.event_id === eventId)).toBe(false);
@@ -176,7 +192,11 @@ describe("POST /api/webhooks/service/[gameId]", () => {
 
     // A retry (new delivery id) and a replay of a different body under the same key.
     const retry = await deliver(POST, { gameId: "g2", body, idempotencyKey: "idem_dup" });
-    const other = await deliver(POST, { gameId: "g2", body: envelope({ gameId: "g2", eventId: "evt_dup_other" }), idempotencyKey: "idem_dup" });
+    const other = await deliver(POST, {
+      gameId: "g2",
+      body: envelope({ gameId: "g2", eventId: "evt_dup_other" }),
+      idempotencyKey: "idem_dup",
+    });
     expect(retry).toMatchObject({ status: 200, body: { status: "duplicate" } });
     expect(other).toMatchObject({ status: 200, body: { status: "duplicate" } });
 
@@ -197,7 +217,9 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     const body = envelope({ gameId: "g-parallel", eventId: "evt_parallel" });
     const t0 = Math.floor(Date.now() / 1000);
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => deliver(POST, { gameId: "g-parallel", body, t: t0, idempotencyKey: "idem_parallel" })),
+      Array.from({ length: 10 }, () =>
+        deliver(POST, { gameId: "g-parallel", body, t: t0, idempotencyKey: "idem_parallel" }),
+      ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(results.filter((r) => r.body.status === "accepted")).toHaveLength(1);
@@ -209,8 +231,15 @@ describe("POST /api/webhooks/service/[gameId]", () => {
   it("refuses a 2 MB body with 413, whether or not Content-Length says so", async () => {
     await addGame(t.db, "g-big");
     const padding = "x".repeat(2 * 1024 * 1024);
-    const body = envelope({ gameId: "g-big", data: { subscription_id: "SUB_1767225600_AAAA0001", access_until: null, padding } });
-    const declared = await deliver(POST, { gameId: "g-big", body, headers: { "content-length": String(Buffer.byteLength(body)) } });
+    const body = envelope({
+      gameId: "g-big",
+      data: { subscription_id: "SUB_1767225600_AAAA0001", access_until: null, padding },
+    });
+    const declared = await deliver(POST, {
+      gameId: "g-big",
+      body,
+      headers: { "content-length": String(Buffer.byteLength(body)) },
+    });
     expect(declared).toMatchObject({ status: 413, body: { error: { code: "body_too_large" } } });
     const streamed = await deliver(POST, { gameId: "g-big", body });
     expect(streamed).toMatchObject({ status: 413, body: { error: { code: "body_too_large" } } });
@@ -225,7 +254,10 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     const padding = "y".repeat(1_048_576 - Buffer.byteLength(base));
     const body = base.replace('"padding":""', `"padding":"${padding}"`);
     expect(Buffer.byteLength(body)).toBe(1_048_576);
-    expect(await deliver(POST, { gameId: "g-near", body })).toMatchObject({ status: 200, body: { status: "accepted" } });
+    expect(await deliver(POST, { gameId: "g-near", body })).toMatchObject({
+      status: 200,
+      body: { status: "accepted" },
+    });
   });
 
   it("refuses unknown games (answered like a bad signature), other tenants' events, bodies that are not an envelope", async () => {
@@ -238,8 +270,13 @@ describe("POST /api/webhooks/service/[gameId]", () => {
       status: 400,
       body: { error: { code: "tenant_mismatch" } },
     });
-    expect(await deliver(POST, { gameId: "g1", body: "not json" })).toMatchObject({ status: 400, body: { error: { code: "body_not_json" } } });
-    expect(await deliver(POST, { gameId: "g1", body: JSON.stringify({ event_type: "x", tenant_id: "g1" }) })).toMatchObject({
+    expect(await deliver(POST, { gameId: "g1", body: "not json" })).toMatchObject({
+      status: 400,
+      body: { error: { code: "body_not_json" } },
+    });
+    expect(
+      await deliver(POST, { gameId: "g1", body: JSON.stringify({ event_type: "x", tenant_id: "g1" }) }),
+    ).toMatchObject({
       status: 400,
       body: { error: { code: "envelope_invalid" } },
     });
@@ -253,10 +290,24 @@ describe("POST /api/webhooks/service/[gameId]", () => {
 
   it("stores unknown event types and known types whose data it cannot read", async () => {
     await addGame(t.db, "g-odd");
-    const unknown = envelope({ gameId: "g-odd", type: "purchase.fraud_warning", data: { order_id: "ord_1", usd_amount: "9.99" } });
-    expect(await deliver(POST, { gameId: "g-odd", body: unknown })).toMatchObject({ status: 200, body: { status: "accepted" } });
-    const odd = envelope({ gameId: "g-odd", type: "subscription.refunded", data: { subscription_id: "SUB_1", amount_usd: 5 } });
-    expect(await deliver(POST, { gameId: "g-odd", body: odd })).toMatchObject({ status: 200, body: { status: "accepted" } });
+    const unknown = envelope({
+      gameId: "g-odd",
+      type: "purchase.fraud_warning",
+      data: { order_id: "ord_1", usd_amount: "9.99" },
+    });
+    expect(await deliver(POST, { gameId: "g-odd", body: unknown })).toMatchObject({
+      status: 200,
+      body: { status: "accepted" },
+    });
+    const odd = envelope({
+      gameId: "g-odd",
+      type: "subscription.refunded",
+      data: { subscription_id: "SUB_1", amount_usd: 5 },
+    });
+    expect(await deliver(POST, { gameId: "g-odd", body: odd })).toMatchObject({
+      status: 200,
+      body: { status: "accepted" },
+    });
     const rows = await eventRows("g-odd");
     expect(rows.map((r) => [r.event_type, r.status])).toEqual([
       ["purchase.fraud_warning", "pending"],
@@ -266,7 +317,12 @@ describe("POST /api/webhooks/service/[gameId]", () => {
   });
 
   it("keeps the client_request_id of a refund so it can be joined to the refund attempt", async () => {
-    const body = envelope({ gameId: "g1", type: "subscription.refunded", eventId: "evt_refund_link", data: refundedData() });
+    const body = envelope({
+      gameId: "g1",
+      type: "subscription.refunded",
+      eventId: "evt_refund_link",
+      data: refundedData(),
+    });
     expect(await deliver(POST, { body })).toMatchObject({ status: 200 });
     const row = (await eventRows("g1")).find((r) => r.event_id === "evt_refund_link");
     expect(row).toMatchObject({ client_request_id: "pd-refund-1", subscription_id: "SUB_1767225600_AAAA0002" });
@@ -275,7 +331,10 @@ describe("POST /api/webhooks/service/[gameId]", () => {
   it("counts refusals by reason and logs them without the body", async () => {
     await addGame(t.db, "g-log");
     const from = logged.length;
-    const secretBody = envelope({ gameId: "g-log", data: { subscription_id: "SUB_SECRET_MARKER_1", access_until: null } });
+    const secretBody = envelope({
+      gameId: "g-log",
+      data: { subscription_id: "SUB_SECRET_MARKER_1", access_until: null },
+    });
     await deliver(POST, { gameId: "g-log", body: secretBody, secrets: ["whsec_not_ours"] });
     await deliver(POST, { gameId: "g-log", body: secretBody, signature: "t=1,v1=" });
     const lines = logged.slice(from).join("");
@@ -283,7 +342,10 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     expect(lines).not.toContain("SUB_SECRET_MARKER_1");
     expect(lines).not.toContain(CURRENT_SECRET);
     await flushWebhookRefusals();
-    expect(await countsOf(t.db, "g-log")).toEqual({ "refused:signature_mismatch": 1, "refused:signature_malformed": 1 });
+    expect(await countsOf(t.db, "g-log")).toEqual({
+      "refused:signature_mismatch": 1,
+      "refused:signature_malformed": 1,
+    });
     expect(await eventRows("g-log")).toHaveLength(0);
   });
 
@@ -306,7 +368,9 @@ describe("POST /api/webhooks/service/[gameId]", () => {
         if exists (select 1 from outage_flag) then raise exception 'simulated outage'; end if;
         return new;
       end $$`.execute(t.db);
-    await sql`create trigger outage before insert on webhook_event for each row execute function outage()`.execute(t.db);
+    await sql`create trigger outage before insert on webhook_event for each row execute function outage()`.execute(
+      t.db,
+    );
     try {
       const body = envelope({ gameId: "g-outage", eventId: "evt_outage" });
       const first = await deliver(POST, { gameId: "g-outage", body, idempotencyKey: "idem_outage" });

@@ -10,24 +10,45 @@ export const PREVIOUS_SECRET = "whsec_test_previous_1";
 
 export type RouteHandler = (request: Request, context: { params: Promise<{ gameId: string }> }) => Promise<Response>;
 
-export async function addGame(db: Db, id: string, webhookSecrets: string[] = [CURRENT_SECRET, PREVIOUS_SECRET]): Promise<void> {
+export async function addGame(
+  db: Db,
+  id: string,
+  webhookSecrets: string[] = [CURRENT_SECRET, PREVIOUS_SECRET],
+): Promise<void> {
   await saveGame(
     db,
-    { id, name: `Game ${id}`, environment: "sandbox", baseUrl: "http://127.0.0.1:9", secret: "gs_test_secret_1", webhookSecrets },
+    {
+      id,
+      name: `Game ${id}`,
+      environment: "sandbox",
+      baseUrl: "http://127.0.0.1:9",
+      secret: "gs_test_secret_1",
+      webhookSecrets,
+    },
     { replace: true },
   );
 }
 
 let counter = 0;
 
-export function envelope(input: { gameId: string; type?: string; data?: Record<string, unknown>; eventId?: string; createdAt?: string }): string {
+export function envelope(input: {
+  gameId: string;
+  type?: string;
+  data?: Record<string, unknown>;
+  eventId?: string;
+  createdAt?: string;
+}): string {
   counter += 1;
   return JSON.stringify({
     event_id: input.eventId ?? `evt_${randomBytes(6).toString("hex")}_${counter}`,
     event_type: input.type ?? "subscription.canceled",
     created_at: input.createdAt ?? "2026-06-01T00:00:00Z",
     tenant_id: input.gameId,
-    data: input.data ?? { subscription_id: "SUB_1767225600_AAAA0001", access_until: "2026-06-15T00:00:00Z", cancel_at_period_end: true },
+    data: input.data ?? {
+      subscription_id: "SUB_1767225600_AAAA0001",
+      access_until: "2026-06-15T00:00:00Z",
+      cancel_at_period_end: true,
+    },
   });
 }
 
@@ -84,9 +105,13 @@ export function deliveryRequest(delivery: Delivery): Request {
     "x-service-secret-version": "v2",
     ...delivery.headers,
   };
-  const signature = delivery.signature === undefined ? signatureHeader(delivery.body, t, delivery.secrets ?? [CURRENT_SECRET]) : delivery.signature;
+  const signature =
+    delivery.signature === undefined
+      ? signatureHeader(delivery.body, t, delivery.secrets ?? [CURRENT_SECRET])
+      : delivery.signature;
   if (signature !== null) headers["x-service-signature"] = signature;
-  const key = delivery.idempotencyKey === undefined ? `idem_${randomBytes(8).toString("hex")}` : delivery.idempotencyKey;
+  const key =
+    delivery.idempotencyKey === undefined ? `idem_${randomBytes(8).toString("hex")}` : delivery.idempotencyKey;
   if (key !== null) headers["x-service-idempotency-key"] = key;
   return new Request(`http://localhost:3000/api/webhooks/service/${encodeURIComponent(gameId)}`, {
     method: "POST",
@@ -116,7 +141,11 @@ export async function countsOf(db: Db, gameId: string): Promise<Record<string, n
   return out;
 }
 
-export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, stepMs = 50): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 20_000,
+  stepMs = 50,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

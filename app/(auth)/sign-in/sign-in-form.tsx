@@ -18,13 +18,19 @@ export function SignInForm({ action }: Props) {
       {state && !state.ok && <FormMessage tone="error">{state.message}</FormMessage>}
       <Field label="Email" id="email" error={errors.email}>
         {(control) => (
-          <Input {...control} name="email" defaultValue={values.email} type="email" autoComplete="username" required autoFocus />
+          <Input
+            {...control}
+            name="email"
+            defaultValue={values.email}
+            type="email"
+            autoComplete="username"
+            required
+            autoFocus
+          />
         )}
       </Field>
       <Field label="Password" id="password" error={errors.password}>
-        {(control) => (
-          <Input {...control} name="password" type="password" autoComplete="current-password" required />
-        )}
+        {(control) => <Input {...control} name="password" type="password" autoComplete="current-password" required />}
       </Field>
       <SubmitButton className="w-full">Sign in</SubmitButton>
     </form>

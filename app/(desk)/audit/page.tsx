@@ -59,11 +59,26 @@ export default async function AuditPage({ searchParams }: Props) {
   ]);
   const outcomes = await listRefundAttemptOutcomes(
     db,
-    result.rows.flatMap((e) => (e.action === "refund.request" && e.gameId && e.idempotencyKey ? [{ gameId: e.gameId, clientRequestId: e.idempotencyKey }] : [])),
+    result.rows.flatMap((e) =>
+      e.action === "refund.request" && e.gameId && e.idempotencyKey
+        ? [{ gameId: e.gameId, clientRequestId: e.idempotencyKey }]
+        : [],
+    ),
   );
   const ledTo = (e: (typeof result.rows)[number]) =>
-    e.action === "refund.request" && e.gameId && e.idempotencyKey ? (outcomes.get(`${e.gameId}|${e.idempotencyKey}`) ?? null) : null;
-  const narrowed = Boolean(filter.action || filter.actor || filter.game || filter.target || filter.outcome || filter.key || filter.from.text || filter.to.text);
+    e.action === "refund.request" && e.gameId && e.idempotencyKey
+      ? (outcomes.get(`${e.gameId}|${e.idempotencyKey}`) ?? null)
+      : null;
+  const narrowed = Boolean(
+    filter.action ||
+      filter.actor ||
+      filter.game ||
+      filter.target ||
+      filter.outcome ||
+      filter.key ||
+      filter.from.text ||
+      filter.to.text,
+  );
   const families = actionFamilies(facets.actions);
 
   return (
@@ -72,37 +87,84 @@ export default async function AuditPage({ searchParams }: Props) {
         title="Audit log"
         description="Every change made in Payout Desk, newest first: who, when, on which game and target, with the idempotency key and the outcome. Entries cannot be edited or deleted."
       />
-      <form method="get" action="/audit" aria-label="Filter the audit log" className="mb-4 grid gap-3 rounded-lg border border-line bg-surface p-3 sm:grid-cols-2 lg:grid-cols-4">
+      <form
+        method="get"
+        action="/audit"
+        aria-label="Filter the audit log"
+        className="mb-4 grid gap-3 rounded-lg border border-line bg-surface p-3 sm:grid-cols-2 lg:grid-cols-4"
+      >
         <FilterField label="Action" id="audit-action">
           <Select id="audit-action" name="action" defaultValue={filter.action ?? ""} placeholder="All actions">
             {families.map((f) => (
               <option key={f} value={f}>{`${f}* (all)`}</option>
             ))}
             {facets.actions.map((a) => (
-              <option key={a} value={a}>{a}</option>
+              <option key={a} value={a}>
+                {a}
+              </option>
             ))}
           </Select>
         </FilterField>
         <FilterField label="Outcome" id="audit-outcome">
-          <Select id="audit-outcome" name="outcome" defaultValue={filter.outcome ?? ""} placeholder="All outcomes" options={facets.outcomes.map((o) => ({ value: o, label: o }))} />
+          <Select
+            id="audit-outcome"
+            name="outcome"
+            defaultValue={filter.outcome ?? ""}
+            placeholder="All outcomes"
+            options={facets.outcomes.map((o) => ({ value: o, label: o }))}
+          />
         </FilterField>
         <FilterField label="Game" id="audit-game">
-          <Select id="audit-game" name="game" defaultValue={filter.game ?? ""} placeholder="All games" options={facets.games.map((g) => ({ value: g, label: g }))} />
+          <Select
+            id="audit-game"
+            name="game"
+            defaultValue={filter.game ?? ""}
+            placeholder="All games"
+            options={facets.games.map((g) => ({ value: g, label: g }))}
+          />
         </FilterField>
         <FilterField label="Actor (email contains, or system)" id="audit-actor">
           <Input id="audit-actor" name="actor" defaultValue={filter.actor ?? ""} autoComplete="off" />
         </FilterField>
         <FilterField label="Target contains" id="audit-target">
-          <Input id="audit-target" name="target" defaultValue={filter.target ?? ""} autoComplete="off" placeholder="SUB_…, game id, setting" />
+          <Input
+            id="audit-target"
+            name="target"
+            defaultValue={filter.target ?? ""}
+            autoComplete="off"
+            placeholder="SUB_…, game id, setting"
+          />
         </FilterField>
         <FilterField label="Idempotency key" id="audit-key">
           <Input id="audit-key" name="key" defaultValue={filter.key ?? ""} autoComplete="off" className="font-mono" />
         </FilterField>
-        <FilterField label="From (UTC, inclusive)" id="audit-from" error={filter.from.invalid ? "must be a date such as 2026-11-01 or 2026-11-01T09:00:00Z" : null}>
-          <Input id="audit-from" name="from" defaultValue={filter.from.text ?? ""} autoComplete="off" placeholder="2026-11-01" aria-invalid={filter.from.invalid || undefined} />
+        <FilterField
+          label="From (UTC, inclusive)"
+          id="audit-from"
+          error={filter.from.invalid ? "must be a date such as 2026-11-01 or 2026-11-01T09:00:00Z" : null}
+        >
+          <Input
+            id="audit-from"
+            name="from"
+            defaultValue={filter.from.text ?? ""}
+            autoComplete="off"
+            placeholder="2026-11-01"
+            aria-invalid={filter.from.invalid || undefined}
+          />
         </FilterField>
-        <FilterField label="To (UTC, exclusive)" id="audit-to" error={filter.to.invalid ? "must be a date such as 2026-12-01 or 2026-12-01T00:00:00Z" : null}>
-          <Input id="audit-to" name="to" defaultValue={filter.to.text ?? ""} autoComplete="off" placeholder="2026-12-01" aria-invalid={filter.to.invalid || undefined} />
+        <FilterField
+          label="To (UTC, exclusive)"
+          id="audit-to"
+          error={filter.to.invalid ? "must be a date such as 2026-12-01 or 2026-12-01T00:00:00Z" : null}
+        >
+          <Input
+            id="audit-to"
+            name="to"
+            defaultValue={filter.to.text ?? ""}
+            autoComplete="off"
+            placeholder="2026-12-01"
+            aria-invalid={filter.to.invalid || undefined}
+          />
         </FilterField>
         <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-4">
           <Button type="submit" variant="primary">
@@ -116,11 +178,15 @@ export default async function AuditPage({ searchParams }: Props) {
         </div>
       </form>
       {filter.from.invalid || filter.to.invalid ? (
-        <Banner tone="warning" role="status" className="mb-4">A time filter could not be read and is not applied.</Banner>
+        <Banner tone="warning" role="status" className="mb-4">
+          A time filter could not be read and is not applied.
+        </Banner>
       ) : null}
       {result.total === 0 ? (
         <EmptyState title={narrowed ? "No entries match" : "Nothing recorded yet"}>
-          {narrowed ? "Widen the filters or clear them." : "Changes to users, games, refunds and payouts will show here."}
+          {narrowed
+            ? "Widen the filters or clear them."
+            : "Changes to users, games, refunds and payouts will show here."}
         </EmptyState>
       ) : (
         <SimpleTable
@@ -137,11 +203,21 @@ export default async function AuditPage({ searchParams }: Props) {
               <Th>Detail</Th>
             </>
           }
-          footer={<Pager label="Audit log pages" offset={offset} limit={AUDIT_PAGE_SIZE} total={result.total} hrefFor={(next) => auditHref(filter, next / AUDIT_PAGE_SIZE + 1)} />}
+          footer={
+            <Pager
+              label="Audit log pages"
+              offset={offset}
+              limit={AUDIT_PAGE_SIZE}
+              total={result.total}
+              hrefFor={(next) => auditHref(filter, next / AUDIT_PAGE_SIZE + 1)}
+            />
+          }
         >
           {result.rows.map((e) => (
             <Tr key={e.id}>
-              <Td className="whitespace-nowrap"><DateTime value={e.at.toISOString()} seconds focusable={false} /></Td>
+              <Td className="whitespace-nowrap">
+                <DateTime value={e.at.toISOString()} seconds focusable={false} />
+              </Td>
               <Td>{e.actorEmail ?? "system"}</Td>
               <Td className="font-mono text-xs">{e.action}</Td>
               <Td className="font-mono text-xs">{e.gameId ?? ""}</Td>
@@ -152,7 +228,9 @@ export default async function AuditPage({ searchParams }: Props) {
                 {ledTo(e) ? (
                   <span className="block text-xs text-ink-muted">
                     led to:{" "}
-                    <TextLink href={refundAttemptHref(ledTo(e)?.attemptId ?? "")}>{ATTEMPT_OUTCOMES[ledTo(e)?.status ?? ""] ?? ledTo(e)?.status}</TextLink>
+                    <TextLink href={refundAttemptHref(ledTo(e)?.attemptId ?? "")}>
+                      {ATTEMPT_OUTCOMES[ledTo(e)?.status ?? ""] ?? ledTo(e)?.status}
+                    </TextLink>
                   </span>
                 ) : null}
               </Td>
@@ -160,7 +238,13 @@ export default async function AuditPage({ searchParams }: Props) {
                 {Object.keys(e.detail).length > 0 ? (
                   <details>
                     <summary className="cursor-pointer text-accent">Show</summary>
-                    <pre tabIndex={0} aria-label={`Detail of ${e.action}`} className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
+                    <pre
+                      tabIndex={0}
+                      aria-label={`Detail of ${e.action}`}
+                      className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs"
+                    >
+                      {JSON.stringify(e.detail, null, 2)}
+                    </pre>
                   </details>
                 ) : null}
               </Td>
@@ -172,7 +256,17 @@ export default async function AuditPage({ searchParams }: Props) {
   );
 }
 
-function FilterField({ label, id, error, children }: { label: string; id: string; error?: string | null; children: ReactNode }) {
+function FilterField({
+  label,
+  id,
+  error,
+  children,
+}: {
+  label: string;
+  id: string;
+  error?: string | null;
+  children: ReactNode;
+}) {
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="text-xs font-medium text-ink-muted">

@@ -14,11 +14,18 @@ export const takeSnapshotAction = defineAction(
   async (window, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const { pullId, deduplicated } = await requestSnapshot(db, { gameId: game.id, window, requestedBy: { id: user.id, email: user.email }, via: "ui" });
+    const { pullId, deduplicated } = await requestSnapshot(db, {
+      gameId: game.id,
+      window,
+      requestedBy: { id: user.id, email: user.email },
+      via: "ui",
+    });
     revalidatePath("/payouts");
     return {
       ok: true,
-      message: deduplicated ? `A pull of ${formatWindow(window)} is already under way.` : `Snapshot of ${formatWindow(window)} queued.`,
+      message: deduplicated
+        ? `A pull of ${formatWindow(window)} is already under way.`
+        : `Snapshot of ${formatWindow(window)} queued.`,
       data: { pullId },
     };
   },

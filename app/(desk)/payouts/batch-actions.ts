@@ -28,8 +28,17 @@ const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
 const idsSchema = z
   .union([z.string(), z.array(z.string())], { message: "select at least one statement" })
   .transform((value) => (Array.isArray(value) ? value : [value]).filter((v) => v !== ""))
-  .pipe(z.array(z.uuid({ message: "must be statement ids" })).min(1, { message: "select at least one statement" }).max(50_000));
-const reasonSchema = z.string().trim().min(5, { message: "must say why (at least 5 characters)" }).max(1000, { message: "must be at most 1,000 characters" });
+  .pipe(
+    z
+      .array(z.uuid({ message: "must be statement ids" }))
+      .min(1, { message: "select at least one statement" })
+      .max(50_000),
+  );
+const reasonSchema = z
+  .string()
+  .trim()
+  .min(5, { message: "must say why (at least 5 characters)" })
+  .max(1000, { message: "must be at most 1,000 characters" });
 
 function revalidatePayouts(): void {
   revalidatePath("/payouts", "layout");
@@ -84,7 +93,11 @@ export const approveAllUnflaggedAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await approveStatements(db, { gameId: game.id, batchId: input.batchId, all: "draft_unflagged" }, user);
+    const result = await approveStatements(
+      db,
+      { gameId: game.id, batchId: input.batchId, all: "draft_unflagged" },
+      user,
+    );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Approved", result) };
   },
@@ -106,7 +119,11 @@ export const holdStatementsAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await holdStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason }, user);
+    const result = await holdStatements(
+      db,
+      { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason },
+      user,
+    );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Held", result) };
   },
@@ -117,7 +134,11 @@ export const releaseStatementsAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await releaseStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason }, user);
+    const result = await releaseStatements(
+      db,
+      { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason },
+      user,
+    );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Released", result) };
   },
@@ -128,7 +149,11 @@ export const carryForwardStatementsAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await carryStatementsForward(db, { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason }, user);
+    const result = await carryStatementsForward(
+      db,
+      { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason },
+      user,
+    );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Carried forward", result) };
   },
@@ -146,14 +171,35 @@ export const overrideFlagAction = defineAction(
         .string()
         .optional()
         .transform((v) => (v === undefined || v === "" ? null : v))
-        .pipe(z.string().regex(/^\d{1,15}$/, { message: "must be a player id" }).transform(Number).nullable()),
-      reason: z.string().trim().min(10, { message: "must say why the flag does not stop the payment (at least 10 characters)" }).max(1000),
+        .pipe(
+          z
+            .string()
+            .regex(/^\d{1,15}$/, { message: "must be a player id" })
+            .transform(Number)
+            .nullable(),
+        ),
+      reason: z
+        .string()
+        .trim()
+        .min(10, { message: "must say why the flag does not stop the payment (at least 10 characters)" })
+        .max(1000),
     }),
   },
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    await overrideFlag(db, { gameId: game.id, batchId: input.batchId, flag: input.flag, cause: input.cause, recipientPlayerId: input.recipientPlayerId, reason: input.reason }, user);
+    await overrideFlag(
+      db,
+      {
+        gameId: game.id,
+        batchId: input.batchId,
+        flag: input.flag,
+        cause: input.cause,
+        recipientPlayerId: input.recipientPlayerId,
+        reason: input.reason,
+      },
+      user,
+    );
     revalidatePayouts();
     return { ok: true, message: "Flag overridden; the reason is kept with the batch." };
   },
@@ -184,7 +230,9 @@ export const markPaidAction = defineAction(
       ids: z
         .union([z.string(), z.array(z.string())])
         .optional()
-        .transform((value) => (value === undefined ? undefined : (Array.isArray(value) ? value : [value]).filter((v) => v !== "")))
+        .transform((value) =>
+          value === undefined ? undefined : (Array.isArray(value) ? value : [value]).filter((v) => v !== ""),
+        )
         .pipe(z.array(z.uuid()).optional()),
       paidOn: z
         .string()
@@ -193,7 +241,11 @@ export const markPaidAction = defineAction(
         .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), { message: "must be a real date", abort: true })
         .refine((v) => Date.parse(`${v}T00:00:00Z`) <= Date.now() + 86_400_000, { message: "cannot be in the future" }),
       method: z.enum(PAYMENT_METHODS, { message: "must be one of the listed methods" }),
-      reference: z.string().trim().min(1, { message: "is required (the bank or provider reference)" }).max(200, { message: "must be at most 200 characters" }),
+      reference: z
+        .string()
+        .trim()
+        .min(1, { message: "is required (the bank or provider reference)" })
+        .max(200, { message: "must be at most 200 characters" }),
     }),
   },
   async (input, { user }) => {
@@ -202,11 +254,21 @@ export const markPaidAction = defineAction(
     const ids = input.ids && input.ids.length > 0 ? input.ids : undefined;
     const result = await markStatementsPaid(
       db,
-      { gameId: game.id, batchId: input.batchId, ids, paidOn: input.paidOn, method: input.method, reference: input.reference },
+      {
+        gameId: game.id,
+        batchId: input.batchId,
+        ids,
+        paidOn: input.paidOn,
+        method: input.method,
+        reference: input.reference,
+      },
       user,
     );
     revalidatePayouts();
-    return { ok: true, message: `Recorded ${formatCount(result.paid)} payments, ${formatUsdText(result.amountUsd)} in total.` };
+    return {
+      ok: true,
+      message: `Recorded ${formatCount(result.paid)} payments, ${formatUsdText(result.amountUsd)} in total.`,
+    };
   },
 );
 

@@ -25,7 +25,13 @@ export default async function PayoutsPage() {
         title="Payouts"
         description="Monthly revenue-share payouts per recipient, from frozen snapshots."
         actions={
-          game && canTake ? <TakeSnapshotButton action={takeSnapshotAction} defaultMonth={addMonths(monthKeyOf(Date.now()), -1)} gameId={game.id} /> : undefined
+          game && canTake ? (
+            <TakeSnapshotButton
+              action={takeSnapshotAction}
+              defaultMonth={addMonths(monthKeyOf(Date.now()), -1)}
+              gameId={game.id}
+            />
+          ) : undefined
         }
       />
       <PayoutsNav current="/payouts" />

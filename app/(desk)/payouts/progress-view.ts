@@ -8,7 +8,9 @@ import type { PullProgressView } from "./snapshot-progress";
  * shown as a generic message: its text may be an internal detail (a database or configuration error), which stays
  * in the pull row and the server log.
  */
-export function toProgressView(pull: SnapshotPullView): PullProgressView & { startedAt: string | null; snapshotId: string | null } {
+export function toProgressView(
+  pull: SnapshotPullView,
+): PullProgressView & { startedAt: string | null; snapshotId: string | null } {
   return {
     id: pull.id,
     status: pull.status,
@@ -30,7 +32,10 @@ export function toProgressView(pull: SnapshotPullView): PullProgressView & { sta
     retryBudgetMs: pullRetryBudgetMs(),
     error:
       pull.error && pull.error.code === "PULL_ERROR"
-        ? { code: "PULL_ERROR", message: "The pull stopped on an internal error (logged); it is retried automatically." }
+        ? {
+            code: "PULL_ERROR",
+            message: "The pull stopped on an internal error (logged); it is retried automatically.",
+          }
         : pull.error,
   };
 }

@@ -10,13 +10,24 @@ import { Button } from "@/app/_components/ui/button";
 import { Dialog, DialogClose, DialogFooter } from "@/app/_components/ui/dialog";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 
-type Action = (state: ActionResult<{ pullId: string }> | null, form: FormData) => Promise<ActionResult<{ pullId: string }>>;
+type Action = (
+  state: ActionResult<{ pullId: string }> | null,
+  form: FormData,
+) => Promise<ActionResult<{ pullId: string }>>;
 
 /**
  * "Take snapshot": a month, or any window (start inclusive, end exclusive, UTC unless an offset is typed). The pull
  * runs in the background; its progress appears on the page as soon as it is queued.
  */
-export function TakeSnapshotButton({ action, defaultMonth, gameId }: { action: Action; defaultMonth: string; gameId: string }) {
+export function TakeSnapshotButton({
+  action,
+  defaultMonth,
+  gameId,
+}: {
+  action: Action;
+  defaultMonth: string;
+  gameId: string;
+}) {
   const [open, setOpen] = useState(false);
   const [mode, setMode] = useState<"month" | "custom">("month");
   const [state, formAction] = useActionState(action, null);
@@ -45,25 +56,65 @@ export function TakeSnapshotButton({ action, defaultMonth, gameId }: { action: A
         <fieldset className="flex gap-4 text-sm">
           <legend className="sr-only">Window</legend>
           <label className="flex items-center gap-1.5">
-            <input type="radio" name="mode" value="month" checked={mode === "month"} onChange={() => setMode("month")} />
+            <input
+              type="radio"
+              name="mode"
+              value="month"
+              checked={mode === "month"}
+              onChange={() => setMode("month")}
+            />
             A month (UTC)
           </label>
           <label className="flex items-center gap-1.5">
-            <input type="radio" name="mode" value="custom" checked={mode === "custom"} onChange={() => setMode("custom")} />
+            <input
+              type="radio"
+              name="mode"
+              value="custom"
+              checked={mode === "custom"}
+              onChange={() => setMode("custom")}
+            />
             Any window
           </label>
         </fieldset>
         {mode === "month" ? (
-          <Field label="Month" id="snapshot-month" hint="The whole calendar month in UTC." error={errors.month} required>
+          <Field
+            label="Month"
+            id="snapshot-month"
+            hint="The whole calendar month in UTC."
+            error={errors.month}
+            required
+          >
             {(control) => <Input {...control} name="month" type="month" defaultValue={values.month ?? defaultMonth} />}
           </Field>
         ) : (
           <div className="grid gap-4 sm:grid-cols-2">
-            <Field label="Start" id="snapshot-start" hint="Inclusive: 2026-03-01 or 2026-03-01T12:00:00Z." error={errors.start} required>
-              {(control) => <Input {...control} name="start" defaultValue={values.start} autoComplete="off" placeholder="2026-03-01" />}
+            <Field
+              label="Start"
+              id="snapshot-start"
+              hint="Inclusive: 2026-03-01 or 2026-03-01T12:00:00Z."
+              error={errors.start}
+              required
+            >
+              {(control) => (
+                <Input
+                  {...control}
+                  name="start"
+                  defaultValue={values.start}
+                  autoComplete="off"
+                  placeholder="2026-03-01"
+                />
+              )}
             </Field>
-            <Field label="End" id="snapshot-end" hint="Exclusive; at most 400 days after the start." error={errors.end} required>
-              {(control) => <Input {...control} name="end" defaultValue={values.end} autoComplete="off" placeholder="2026-04-01" />}
+            <Field
+              label="End"
+              id="snapshot-end"
+              hint="Exclusive; at most 400 days after the start."
+              error={errors.end}
+              required
+            >
+              {(control) => (
+                <Input {...control} name="end" defaultValue={values.end} autoComplete="off" placeholder="2026-04-01" />
+              )}
             </Field>
           </div>
         )}

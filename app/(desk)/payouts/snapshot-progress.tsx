@@ -42,7 +42,14 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
   }, [progress.active]);
 
   const eta = pull.etaAt ? Math.max(0, Date.parse(pull.etaAt) - now) : null;
-  const tone = pull.status === "failed" ? "danger" : pull.status === "retrying" ? "warning" : pull.status === "complete" ? "success" : "info";
+  const tone =
+    pull.status === "failed"
+      ? "danger"
+      : pull.status === "retrying"
+        ? "warning"
+        : pull.status === "complete"
+          ? "success"
+          : "info";
   const label = `Snapshot ${pull.window.start} to ${pull.window.end}`;
 
   return (
@@ -75,8 +82,8 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
       <p className="mt-1 text-xs text-ink-muted">{pull.phase}</p>
       {progress.active && pull.retries > 0 ? (
         <p className="mt-1 text-xs text-ink-muted">
-          The service failed {pull.retries.toLocaleString("en-US")} time{pull.retries === 1 ? "" : "s"}; a failing page is asked again
-          for up to {formatDuration(pull.retryBudgetMs)} before the pull gives up.
+          The service failed {pull.retries.toLocaleString("en-US")} time{pull.retries === 1 ? "" : "s"}; a failing page
+          is asked again for up to {formatDuration(pull.retryBudgetMs)} before the pull gives up.
         </p>
       ) : null}
       {pull.error ? (

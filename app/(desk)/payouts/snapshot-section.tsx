@@ -7,12 +7,7 @@ import { Money } from "@/app/_components/ui/money";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { Db } from "@/db";
-import {
-  listRecentPulls,
-  listSnapshotDrift,
-  listSnapshotWindows,
-  type SnapshotHeader,
-} from "@/db/queries/snapshots";
+import { listRecentPulls, listSnapshotDrift, listSnapshotWindows, type SnapshotHeader } from "@/db/queries/snapshots";
 import { formatInstant } from "@/lib/time";
 import { toProgressView } from "./progress-view";
 import { SnapshotProgress } from "./snapshot-progress";
@@ -26,7 +21,12 @@ function windowLabel(s: { window: { startMs: number; endMs: number } }): string 
   const start = formatInstant(s.window.startMs);
   const end = formatInstant(s.window.endMs);
   const month = /^(\d{4}-\d{2})-01T00:00:00Z$/.exec(start)?.[1];
-  if (month && new Date(s.window.endMs).getUTCDate() === 1 && s.window.endMs - s.window.startMs <= 31 * 86_400_000 && end.endsWith("T00:00:00Z")) {
+  if (
+    month &&
+    new Date(s.window.endMs).getUTCDate() === 1 &&
+    s.window.endMs - s.window.startMs <= 31 * 86_400_000 &&
+    end.endsWith("T00:00:00Z")
+  ) {
     return month;
   }
   return `${start} → ${end}`;
@@ -51,13 +51,31 @@ export function SnapshotFlags({ snapshot }: { snapshot: SnapshotHeader }) {
   );
 }
 
-export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: Db; gameId: string; gameName: string; canTake: boolean }) {
-  const [pulls, windows] = await Promise.all([listRecentPulls(db, { gameId, limit: 6 }), listSnapshotWindows(db, { gameId, limit: 24 })]);
+export async function SnapshotSection({
+  db,
+  gameId,
+  gameName,
+  canTake,
+}: {
+  db: Db;
+  gameId: string;
+  gameName: string;
+  canTake: boolean;
+}) {
+  const [pulls, windows] = await Promise.all([
+    listRecentPulls(db, { gameId, limit: 6 }),
+    listSnapshotWindows(db, { gameId, limit: 24 }),
+  ]);
   const active = pulls.filter((p) => p.status === "queued" || p.status === "running" || p.status === "retrying");
   // Failures from the last day stay visible so nobody wonders where a requested snapshot went.
-  const failed = pulls.filter((p) => p.status === "failed" && p.finishedAt && Date.now() - p.finishedAt.getTime() < 86_400_000).slice(0, 3);
+  const failed = pulls
+    .filter((p) => p.status === "failed" && p.finishedAt && Date.now() - p.finishedAt.getTime() < 86_400_000)
+    .slice(0, 3);
   const latest = windows[0];
-  const drift = latest && latest.drift.status === "drift" ? await listSnapshotDrift(db, { gameId, snapshotId: latest.id, limit: 10 }) : [];
+  const drift =
+    latest && latest.drift.status === "drift"
+      ? await listSnapshotDrift(db, { gameId, snapshotId: latest.id, limit: 10 })
+      : [];
 
   return (
     <div className="flex flex-col gap-5">
@@ -84,8 +102,8 @@ export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: D
             <Banner tone="danger" title={`Drift: ${windowLabel(latest)} no longer reproduces`}>
               <p>
                 Version {latest.version} differs from version {latest.version - 1} of this closed window in{" "}
-                {latest.drift.count.toLocaleString("en-US")} figure{latest.drift.count === 1 ? "" : "s"}. The service promises a
-                closed window reproduces: raise it with the service before paying from either version.
+                {latest.drift.count.toLocaleString("en-US")} figure{latest.drift.count === 1 ? "" : "s"}. The service
+                promises a closed window reproduces: raise it with the service before paying from either version.
               </p>
               <ul className="mt-1 list-disc pl-5 font-mono text-xs">
                 {drift.map((d) => (
@@ -99,8 +117,8 @@ export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: D
           {latest.stale ? (
             <Banner tone="warning" title={`${windowLabel(latest)} changed at the service after this snapshot`}>
               {latest.stale.marks.toLocaleString("en-US")} change{latest.stale.marks === 1 ? "" : "s"} reported since{" "}
-              <DateTime value={latest.stale.since.toISOString()} /> (latest: {latest.stale.reason}). Take a new snapshot before
-              paying from it.
+              <DateTime value={latest.stale.since.toISOString()} /> (latest: {latest.stale.reason}). Take a new snapshot
+              before paying from it.
             </Banner>
           ) : null}
           <Card
@@ -116,8 +134,14 @@ export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: D
             actions={<SnapshotFlags snapshot={latest} />}
           >
             <StatGroup label="Totals of the window">
-              <Stat label="Net attributed (to pay)" value={<Money value={latest.totals.netAttributedUsd} currency="USD" />} />
-              <Stat label="Gross attributed" value={<Money value={latest.totals.grossAttributedUsd} currency="USD" />} />
+              <Stat
+                label="Net attributed (to pay)"
+                value={<Money value={latest.totals.netAttributedUsd} currency="USD" />}
+              />
+              <Stat
+                label="Gross attributed"
+                value={<Money value={latest.totals.grossAttributedUsd} currency="USD" />}
+              />
               <Stat
                 label="Reversed attributed"
                 value={<Money value={latest.totals.reversedAttributedUsd} currency="USD" />}
@@ -157,11 +181,21 @@ export async function SnapshotSection({ db, gameId, gameName, canTake }: { db: D
                     v{s.version}
                     {s.versions > 1 ? <span className="text-ink-muted"> of {s.versions}</span> : null}
                   </Td>
-                  <Td align="right"><Money value={s.totals.netAttributedUsd} /></Td>
-                  <Td align="right" className="tabular-nums">{s.totals.recipientCount.toLocaleString("en-US")}</Td>
-                  <Td align="right" className="tabular-nums">{s.lineCount.toLocaleString("en-US")}</Td>
-                  <Td><DateTime value={s.publishedAt.toISOString()} focusable={false} /></Td>
-                  <Td><SnapshotFlags snapshot={s} /></Td>
+                  <Td align="right">
+                    <Money value={s.totals.netAttributedUsd} />
+                  </Td>
+                  <Td align="right" className="tabular-nums">
+                    {s.totals.recipientCount.toLocaleString("en-US")}
+                  </Td>
+                  <Td align="right" className="tabular-nums">
+                    {s.lineCount.toLocaleString("en-US")}
+                  </Td>
+                  <Td>
+                    <DateTime value={s.publishedAt.toISOString()} focusable={false} />
+                  </Td>
+                  <Td>
+                    <SnapshotFlags snapshot={s} />
+                  </Td>
                 </Tr>
               ))}
             </SimpleTable>

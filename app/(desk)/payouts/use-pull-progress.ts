@@ -61,7 +61,15 @@ function stop(entry: Entry): void {
 function entryFor(initial: PullProgressView): Entry {
   let entry = entries.get(initial.id);
   if (!entry) {
-    entry = { view: initial, lost: false, listeners: new Set(), timer: null, onFinish: null, finished: false, state: { view: initial, lost: false } };
+    entry = {
+      view: initial,
+      lost: false,
+      listeners: new Set(),
+      timer: null,
+      onFinish: null,
+      finished: false,
+      state: { view: initial, lost: false },
+    };
     entries.set(initial.id, entry);
   } else if (!isPullActive(initial.status) && isPullActive(entry.view.status)) {
     // The server already knows the end (a refreshed page): take it.
@@ -79,7 +87,8 @@ export function usePullProgress(initial: PullProgressView): { pull: PullProgress
       const entry = entryFor(initial);
       entry.listeners.add(listener);
       entry.onFinish ??= () => router.refresh();
-      if (!entry.timer && isPullActive(entry.view.status)) entry.timer = setInterval(() => void poll(initial.id), POLL_MS);
+      if (!entry.timer && isPullActive(entry.view.status))
+        entry.timer = setInterval(() => void poll(initial.id), POLL_MS);
       return () => {
         entry.listeners.delete(listener);
         if (entry.listeners.size === 0) {
@@ -91,6 +100,10 @@ export function usePullProgress(initial: PullProgressView): { pull: PullProgress
     [initial, router],
   );
   const rendered = useMemo(() => ({ view: initial, lost: false }), [initial]);
-  const state = useSyncExternalStore(subscribe, () => entries.get(initial.id)?.state ?? rendered, () => rendered);
+  const state = useSyncExternalStore(
+    subscribe,
+    () => entries.get(initial.id)?.state ?? rendered,
+    () => rendered,
+  );
   return { pull: state.view, lost: state.lost };
 }

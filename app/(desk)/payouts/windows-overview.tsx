@@ -30,7 +30,10 @@ function StateCell({ row }: { row: WindowOverviewRow }) {
       {row.state === "pulling" && row.pull ? (
         <PullingState initial={toProgressView(row.pull)} label={badge.label} />
       ) : (
-        <Badge tone={badge.tone} title={row.snapshot?.stale ? `Changed at the service: ${row.snapshot.stale.reason}` : undefined}>
+        <Badge
+          tone={badge.tone}
+          title={row.snapshot?.stale ? `Changed at the service: ${row.snapshot.stale.reason}` : undefined}
+        >
           {badge.label}
         </Badge>
       )}
@@ -42,7 +45,10 @@ function StateCell({ row }: { row: WindowOverviewRow }) {
 /** Every window of the game with its snapshot state, totals and payout batch; a chart of the months; top recipients. */
 export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }) {
   const rows = await listWindowOverview(db, { gameId, months: 12 });
-  const months = rows.filter((r) => r.isMonth && r.snapshot).slice(0, 12).reverse();
+  const months = rows
+    .filter((r) => r.isMonth && r.snapshot)
+    .slice(0, 12)
+    .reverse();
   const top = await listTopRecipients(db, { gameId, windows: months.map((m) => m.window), limit: 10 });
 
   return (
@@ -73,24 +79,45 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
             return (
               <Tr key={`${row.window.startMs}-${row.window.endMs}`}>
                 <RowTh className="font-medium">
-                  {row.snapshot ? <TextLink href={windowHref(row.window)}>{windowLabel(row.window)}</TextLink> : windowLabel(row.window)}
+                  {row.snapshot ? (
+                    <TextLink href={windowHref(row.window)}>{windowLabel(row.window)}</TextLink>
+                  ) : (
+                    windowLabel(row.window)
+                  )}
                 </RowTh>
-                <Td><StateCell row={row} /></Td>
-                <Td align="right">{t ? <Money value={t.grossAttributedUsd} /> : <span aria-label="none">—</span>}</Td>
-                <Td align="right">{t ? <Money value={t.reversedAttributedUsd} /> : <span aria-label="none">—</span>}</Td>
-                <Td align="right" className="font-medium">{t ? <Money value={t.netAttributedUsd} /> : <span aria-label="none">—</span>}</Td>
-                <Td align="right" className="tabular-nums">{t ? formatCount(t.renewalsSettled) : ""}</Td>
-                <Td align="right" className="tabular-nums">{t ? formatCount(t.recipientCount) : ""}</Td>
-                <Td align="right" className="tabular-nums">{t ? formatCount(t.refundEventsInWindow) : ""}</Td>
                 <Td>
-                  {batch ? <Badge tone={batch.tone}>{batch.label}</Badge> : row.snapshot ? <span className="text-xs text-ink-muted">Not prepared</span> : null}
+                  <StateCell row={row} />
+                </Td>
+                <Td align="right">{t ? <Money value={t.grossAttributedUsd} /> : <span aria-label="none">—</span>}</Td>
+                <Td align="right">
+                  {t ? <Money value={t.reversedAttributedUsd} /> : <span aria-label="none">—</span>}
+                </Td>
+                <Td align="right" className="font-medium">
+                  {t ? <Money value={t.netAttributedUsd} /> : <span aria-label="none">—</span>}
+                </Td>
+                <Td align="right" className="tabular-nums">
+                  {t ? formatCount(t.renewalsSettled) : ""}
+                </Td>
+                <Td align="right" className="tabular-nums">
+                  {t ? formatCount(t.recipientCount) : ""}
+                </Td>
+                <Td align="right" className="tabular-nums">
+                  {t ? formatCount(t.refundEventsInWindow) : ""}
+                </Td>
+                <Td>
+                  {batch ? (
+                    <Badge tone={batch.tone}>{batch.label}</Badge>
+                  ) : row.snapshot ? (
+                    <span className="text-xs text-ink-muted">Not prepared</span>
+                  ) : null}
                 </Td>
               </Tr>
             );
           })}
         </SimpleTable>
         <p className="mt-1 text-xs text-ink-muted">
-          The last 12 calendar months (UTC) and every other window with a snapshot. Totals are the latest version&apos;s, exactly as the service reported them.
+          The last 12 calendar months (UTC) and every other window with a snapshot. Totals are the latest
+          version&apos;s, exactly as the service reported them.
         </p>
       </section>
 
@@ -122,7 +149,10 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
               description={`Over the ${months.length} month${months.length === 1 ? "" : "s"} in the chart beside.`}
               currency="USD"
               layout="bars"
-              data={top.map((r) => ({ label: `${r.playerName ?? "Unresolved"} · ${r.recipientPlayerId}`, values: { net: r.netAttributedUsd } }))}
+              data={top.map((r) => ({
+                label: `${r.playerName ?? "Unresolved"} · ${r.recipientPlayerId}`,
+                values: { net: r.netAttributedUsd },
+              }))}
               series={[{ key: "net", label: "Net attributed", color: "chart-3" }]}
             />
           </Card>

@@ -12,18 +12,31 @@ import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
 
 export const metadata: Metadata = { title: "Recipients" };
 
-export default async function RecipientsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function RecipientsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const user = await requirePageRole("viewer");
   const db = getDb();
   const game = await resolveSelectedGame(db, user);
   const q = typeof (await searchParams).q === "string" ? String((await searchParams).q).slice(0, 200) : "";
   const header = (
     <>
-      <PageHeader title="Recipients" description="Everyone who earned a revenue share in a snapshotted window: open one for the ledger across months." />
+      <PageHeader
+        title="Recipients"
+        description="Everyone who earned a revenue share in a snapshotted window: open one for the ledger across months."
+      />
       <PayoutsNav current="/recipients" />
     </>
   );
-  if (!game) return <>{header}<NoGame role={user.role} /></>;
+  if (!game)
+    return (
+      <>
+        {header}
+        <NoGame role={user.role} />
+      </>
+    );
   const rows = await searchRecipients(db, { gameId: game.id, q, limit: 100 });
   return (
     <>
@@ -33,20 +46,34 @@ export default async function RecipientsPage({ searchParams }: { searchParams: P
           <label htmlFor="recipient-q" className="text-sm font-medium text-ink">
             Name, email or player id
           </label>
-          <input id="recipient-q" name="q" type="search" defaultValue={q} maxLength={200} className="h-8 w-72 rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink" />
+          <input
+            id="recipient-q"
+            name="q"
+            type="search"
+            defaultValue={q}
+            maxLength={200}
+            className="h-8 w-72 rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink"
+          />
         </div>
-        <button type="submit" className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle">
+        <button
+          type="submit"
+          className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle"
+        >
           Search
         </button>
       </form>
       {rows.length === 0 ? (
-        <EmptyState title={q ? "No recipient matches" : "No recipients yet"}>{q ? "Check the spelling, or search by player id." : "Take a snapshot to see who earned a share."}</EmptyState>
+        <EmptyState title={q ? "No recipient matches" : "No recipients yet"}>
+          {q ? "Check the spelling, or search by player id." : "Take a snapshot to see who earned a share."}
+        </EmptyState>
       ) : (
         <Card title={q ? `Matching “${q}”` : "First 100 recipients by player id"} flush>
           <ul className="divide-y divide-line">
             {rows.map((r) => (
               <li key={r.recipientPlayerId} className="flex flex-wrap items-baseline gap-x-3 px-4 py-2">
-                <TextLink href={`/recipients/${r.recipientPlayerId}`}>{r.playerName ?? `Player ${r.recipientPlayerId}`}</TextLink>
+                <TextLink href={`/recipients/${r.recipientPlayerId}`}>
+                  {r.playerName ?? `Player ${r.recipientPlayerId}`}
+                </TextLink>
                 <span className="text-xs text-ink-muted">{r.playerEmail ?? "unresolved"}</span>
                 <span className="font-mono text-xs text-ink-muted">#{r.recipientPlayerId}</span>
               </li>

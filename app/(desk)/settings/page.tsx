@@ -9,8 +9,16 @@ export const metadata: Metadata = { title: "Settings" };
 const SECTIONS = [
   { href: "/settings/games", title: "Games", text: "Service credentials and webhook signing secrets, per game." },
   { href: "/settings/users", title: "Users", text: "Who can sign in, and with which role." },
-  { href: "/settings/refunds", title: "Refunds", text: "How much support may refund on a period, in total; above it, finance." },
-  { href: "/settings/payouts", title: "Payouts", text: "The minimum payout, and the two-person rule for approving payout batches." },
+  {
+    href: "/settings/refunds",
+    title: "Refunds",
+    text: "How much support may refund on a period, in total; above it, finance.",
+  },
+  {
+    href: "/settings/payouts",
+    title: "Payouts",
+    text: "The minimum payout, and the two-person rule for approving payout batches.",
+  },
 ] as const;
 
 export default async function SettingsPage() {

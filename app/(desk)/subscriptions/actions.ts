@@ -58,11 +58,19 @@ export const previewRefundAction = defineAction(
       amountUsd: input.mode === "partial" ? (input.amountUsd ?? null) : null,
     });
     if (impact.refundable && money(impact.amountUsd).gt(money(impact.remainingUsd))) {
-      throw new AppError("INVALID_INPUT", `must be at most the remaining refundable ${formatUsdText(impact.remainingUsd)}`, { field: "amountUsd" });
+      throw new AppError(
+        "INVALID_INPUT",
+        `must be at most the remaining refundable ${formatUsdText(impact.remainingUsd)}`,
+        { field: "amountUsd" },
+      );
     }
     // Said at review already; the refund itself checks (and records a refusal) again when it is confirmed.
     if (impact.refundable && !hasRole(user.role, "finance")) {
-      const standing = await readSupportLimitStanding(db, { gameId: game.id, subscriptionId: impact.subscriptionId, periodSeq: impact.periodSeq });
+      const standing = await readSupportLimitStanding(db, {
+        gameId: game.id,
+        subscriptionId: impact.subscriptionId,
+        periodSeq: impact.periodSeq,
+      });
       if (exceedsSupportLimit(standing, impact.amountUsd)) {
         throw new AppError("FORBIDDEN", describeOverLimit(standing, impact.amountUsd), { field: "amountUsd" });
       }
@@ -106,7 +114,8 @@ export const refundAction = defineAction(
     }
     if (outcome.state === "failed") {
       revalidatePath("/subscriptions", "layout");
-      const amountError = outcome.attempt.lastErrorCode !== null && AMOUNT_ERROR_CODES.has(outcome.attempt.lastErrorCode);
+      const amountError =
+        outcome.attempt.lastErrorCode !== null && AMOUNT_ERROR_CODES.has(outcome.attempt.lastErrorCode);
       throw new AppError("CONFLICT", outcome.message, { field: amountError ? "amountUsd" : undefined });
     }
     return refundResult(outcome);
@@ -121,8 +130,12 @@ export const retryRefundAttemptAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const attempt = await findRefundAttempt(db, game.id, attemptId);
     if (!attempt) throw new AppError("NOT_FOUND", "No such refund attempt for the selected game.");
-    if (attempt.status !== "pending") throw new AppError("CONFLICT", `This refund is ${attempt.status.replace("_", " ")}; there is nothing to retry.`);
-    const outcome = await driveRefundAttempt(db, attempt, { source: "desk", driver: { id: user.id, email: user.email } });
+    if (attempt.status !== "pending")
+      throw new AppError("CONFLICT", `This refund is ${attempt.status.replace("_", " ")}; there is nothing to retry.`);
+    const outcome = await driveRefundAttempt(db, attempt, {
+      source: "desk",
+      driver: { id: user.id, email: user.email },
+    });
     if (outcome.state === "failed") {
       revalidatePath("/subscriptions", "layout");
       throw new AppError("CONFLICT", outcome.message);
@@ -140,7 +153,11 @@ export const resolveRefundAttemptAction = defineAction(
       attemptId: attemptIdSchema,
       // What the service confirmed: the limit counts a refund that moved, and one that did not frees its intent.
       outcome: z.enum(["refunded", "not_refunded"], { message: "say whether the service refunded it" }),
-      note: z.string().trim().min(5, { message: "say what was found (at least 5 characters)" }).max(1000, { message: "must be at most 1000 characters" }),
+      note: z
+        .string()
+        .trim()
+        .min(5, { message: "say what was found (at least 5 characters)" })
+        .max(1000, { message: "must be at most 1000 characters" }),
     }),
   },
   async ({ attemptId, outcome, note }, { user }) => {
@@ -183,7 +200,12 @@ export const cancelSubscriptionAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const result = await cancelSubscription(
       db,
-      { gameId: game.id, subscriptionId: input.subscriptionId, atPeriodEnd: input.when === "period_end", reason: input.reason },
+      {
+        gameId: game.id,
+        subscriptionId: input.subscriptionId,
+        atPeriodEnd: input.when === "period_end",
+        reason: input.reason,
+      },
       user,
     );
     revalidatePath("/subscriptions", "layout");
@@ -209,9 +231,14 @@ export const changeAmountAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await changeSubscriptionAmount(db, { gameId: game.id, subscriptionId: input.subscriptionId, amountUsd: input.amountUsd }, user);
+    const result = await changeSubscriptionAmount(
+      db,
+      { gameId: game.id, subscriptionId: input.subscriptionId, amountUsd: input.amountUsd },
+      user,
+    );
     revalidatePath("/subscriptions", "layout");
-    if (!result.change_queued) return { ok: true, message: `No change staged: the price stays ${formatUsdText(result.new_amount_usd)}.` };
+    if (!result.change_queued)
+      return { ok: true, message: `No change staged: the price stays ${formatUsdText(result.new_amount_usd)}.` };
     return {
       ok: true,
       message: `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(result.pending_amount_usd ?? result.new_amount_usd)}, staged for the next successful renewal${

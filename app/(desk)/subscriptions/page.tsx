@@ -13,7 +13,11 @@ import { SearchForm } from "./_components/search-form";
 
 export const metadata: Metadata = { title: "Subscriptions" };
 
-export default async function SubscriptionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SubscriptionsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const user = await requirePageRole("viewer");
   const db = getDb();
   const game = await resolveSelectedGame(db, user);
@@ -36,7 +40,10 @@ export default async function SubscriptionsPage({ searchParams }: { searchParams
   ]);
   return (
     <>
-      <PageHeader title="Subscriptions" description={`Look up a subscription, a player or a billing period of ${game.name}.`} />
+      <PageHeader
+        title="Subscriptions"
+        description={`Look up a subscription, a player or a billing period of ${game.name}.`}
+      />
       <div className="flex flex-col gap-6">
         <Card>
           <SearchForm defaultValue={q} error={target?.kind === "invalid" ? target.message : null} />
@@ -47,8 +54,8 @@ export default async function SubscriptionsPage({ searchParams }: { searchParams
               Refunds not finished ({open.length})
             </h2>
             <p className="text-ink-muted">
-              Pending refunds are retried automatically with their own request id; those needing manual attention wait for a
-              finance user to settle them with the service.
+              Pending refunds are retried automatically with their own request id; those needing manual attention wait
+              for a finance user to settle them with the service.
             </p>
             <AttemptsTable caption="Refunds not finished" attempts={open} />
           </section>

@@ -9,8 +9,14 @@ import { decimalStringSchema, usdInputSchema } from "@/lib/money";
 
 export const subscriptionIdSchema = z
   .string({ message: "is required" })
-  .regex(/^SUB_\d{1,12}_[A-Za-z0-9]{8}$/, { message: `must be a subscription id such as ${SUBSCRIPTION_ID_EXAMPLE}`, abort: true });
-export const periodIdSchema = z.coerce.number({ message: "must be a period id" }).int().positive({ message: "must be a period id" });
+  .regex(/^SUB_\d{1,12}_[A-Za-z0-9]{8}$/, {
+    message: `must be a subscription id such as ${SUBSCRIPTION_ID_EXAMPLE}`,
+    abort: true,
+  });
+export const periodIdSchema = z.coerce
+  .number({ message: "must be a period id" })
+  .int()
+  .positive({ message: "must be a period id" });
 export const reasonSchema = z
   .string()
   .trim()
@@ -31,7 +37,8 @@ export const previewRefundInputSchema = z
   .superRefine((value, ctx) => {
     if (value.mode !== "partial") return;
     const parsed = usdInputSchema.safeParse(value.amountUsd ?? "");
-    if (!parsed.success) ctx.addIssue({ code: "custom", path: ["amountUsd"], message: parsed.error.issues[0]?.message ?? "is invalid" });
+    if (!parsed.success)
+      ctx.addIssue({ code: "custom", path: ["amountUsd"], message: parsed.error.issues[0]?.message ?? "is invalid" });
   });
 
 /** The confirm step; the player's email is not read from the form: the attempt takes it from the service. */

@@ -60,7 +60,13 @@ export const retryWebhookEventAction = defineAction(
       throw new AppError("CONFLICT", "Only a failed event of this game can be processed again.", { field: "eventId" });
     }
     await queueWebhookProcessing(eventId);
-    await recordAudit(db, { actor: user, action: "webhook.retry", gameId: game.id, target: eventId, outcome: "queued" });
+    await recordAudit(db, {
+      actor: user,
+      action: "webhook.retry",
+      gameId: game.id,
+      target: eventId,
+      outcome: "queued",
+    });
     revalidatePath("/webhooks");
     revalidatePath(`/webhooks/${eventId}`);
     return { ok: true, message: "Queued; the event is processed again in a moment." };

@@ -19,13 +19,25 @@ export function DayRangeFilter() {
         <label htmlFor={fromId} className="text-xs font-medium text-ink-muted">
           From (UTC)
         </label>
-        <Input id={fromId} type="date" className="w-40" value={params.get("from") ?? ""} onChange={(e) => set("from", e.target.value)} />
+        <Input
+          id={fromId}
+          type="date"
+          className="w-40"
+          value={params.get("from") ?? ""}
+          onChange={(e) => set("from", e.target.value)}
+        />
       </div>
       <div className="flex flex-col gap-1">
         <label htmlFor={toId} className="text-xs font-medium text-ink-muted">
           To (UTC, inclusive)
         </label>
-        <Input id={toId} type="date" className="w-40" value={params.get("to") ?? ""} onChange={(e) => set("to", e.target.value)} />
+        <Input
+          id={toId}
+          type="date"
+          className="w-40"
+          value={params.get("to") ?? ""}
+          onChange={(e) => set("to", e.target.value)}
+        />
       </div>
     </fieldset>
   );

@@ -29,14 +29,22 @@ const columns: ColumnDef<EventRow>[] = [
     id: "occurred_at",
     header: "Event time",
     cell: ({ row }) =>
-      row.original.occurredAt ? <DateTime value={row.original.occurredAt} seconds focusable={false} /> : <span aria-label="none">—</span>,
+      row.original.occurredAt ? (
+        <DateTime value={row.original.occurredAt} seconds focusable={false} />
+      ) : (
+        <span aria-label="none">—</span>
+      ),
   },
   {
     id: "event_type",
     header: "Type",
     meta: { rowHeader: true },
     cell: ({ row }) => (
-      <TextLink href={`/webhooks/${row.original.id}`} className="font-mono text-xs" aria-label={`${row.original.eventType}, event ${row.original.eventId}`}>
+      <TextLink
+        href={`/webhooks/${row.original.id}`}
+        className="font-mono text-xs"
+        aria-label={`${row.original.eventType}, event ${row.original.eventId}`}
+      >
         {row.original.eventType}
       </TextLink>
     ),
@@ -50,7 +58,10 @@ const columns: ColumnDef<EventRow>[] = [
     id: "status",
     header: "Status",
     cell: ({ row }) => {
-      const status = EVENT_STATUS_LABELS[row.original.status] ?? { label: row.original.status, tone: "neutral" as const };
+      const status = EVENT_STATUS_LABELS[row.original.status] ?? {
+        label: row.original.status,
+        tone: "neutral" as const,
+      };
       return <Badge tone={status.tone}>{status.label}</Badge>;
     },
   },
@@ -101,12 +112,20 @@ export function EventsTable({
       search={{ label: "Subscription id", placeholder: "SUB_…" }}
       toolbar={
         <>
-          <FilterSelect name="type" label="Type" allLabel="All types" options={types.map((type) => ({ value: type, label: type }))} />
+          <FilterSelect
+            name="type"
+            label="Type"
+            allLabel="All types"
+            options={types.map((type) => ({ value: type, label: type }))}
+          />
           <FilterSelect
             name="status"
             label="Status"
             allLabel="Any status"
-            options={WEBHOOK_EVENT_STATUSES.map((status) => ({ value: status, label: EVENT_STATUS_LABELS[status]?.label ?? status }))}
+            options={WEBHOOK_EVENT_STATUSES.map((status) => ({
+              value: status,
+              label: EVENT_STATUS_LABELS[status]?.label ?? status,
+            }))}
           />
           <DayRangeFilter />
         </>

@@ -5,7 +5,12 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
-import { listWebhookEvents, listWebhookEventTypes, readGameAutomation, summarizeWebhookDeliveries } from "@/db/queries/webhooks";
+import {
+  listWebhookEvents,
+  listWebhookEventTypes,
+  readGameAutomation,
+  summarizeWebhookDeliveries,
+} from "@/db/queries/webhooks";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { appBaseUrl } from "@/lib/env";
@@ -61,7 +66,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
   ]);
   const types = [...new Set([...KNOWN_EVENT_TYPES, ...seenTypes, ...(extra.type ? [extra.type] : [])])].sort();
   const tableState = { ...state, filters: { ...state.filters, type: extra.type, from: extra.from, to: extra.to } };
-  const period = extra.from || extra.to ? `${extra.from ?? "the first delivery"} to ${extra.to ?? "today"} (UTC days)` : "all time";
+  const period =
+    extra.from || extra.to ? `${extra.from ?? "the first delivery"} to ${extra.to ?? "today"} (UTC days)` : "all time";
   const webhookUrl = `${appBaseUrl()}/api/webhooks/service/${encodeURIComponent(game.id)}`;
 
   return (
@@ -79,9 +85,21 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
           <Stat
             label="Accepted"
             value={formatCount(deliveries.accepted)}
-            hint={deliveries.lastAcceptedAt ? <>Last <DateTime value={deliveries.lastAcceptedAt} focusable={false} /></> : "None yet"}
+            hint={
+              deliveries.lastAcceptedAt ? (
+                <>
+                  Last <DateTime value={deliveries.lastAcceptedAt} focusable={false} />
+                </>
+              ) : (
+                "None yet"
+              )
+            }
           />
-          <Stat label="Duplicates" value={formatCount(deliveries.duplicate)} hint="Retries and replays of stored events; nothing changed" />
+          <Stat
+            label="Duplicates"
+            value={formatCount(deliveries.duplicate)}
+            hint="Retries and replays of stored events; nothing changed"
+          />
           <Stat label="Refused" value={formatCount(deliveries.refused)} hint="Nothing stored; see the reasons below" />
         </StatGroup>
         {deliveries.refusedByReason.length > 0 ? (
@@ -101,7 +119,9 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                 <RowTh>
                   {refusalLabel(row.reason)} <span className="font-mono text-xs text-ink-muted">{row.reason}</span>
                 </RowTh>
-                <Td align="right" className="tabular-nums">{formatCount(row.count)}</Td>
+                <Td align="right" className="tabular-nums">
+                  {formatCount(row.count)}
+                </Td>
                 <Td>
                   <DateTime value={row.lastAt} focusable={false} />
                 </Td>
@@ -126,13 +146,20 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
 
       <div className="grid gap-4 lg:grid-cols-2">
         <Card title="Automatic pulls" description="Keep snapshots of this game in step with the service.">
-          <AutomationForm action={saveAutomationAction} automation={automation ?? DEFAULT_AUTOMATION} canEdit={hasRole(user.role, "admin")} gameId={game.id} />
+          <AutomationForm
+            action={saveAutomationAction}
+            automation={automation ?? DEFAULT_AUTOMATION}
+            canEdit={hasRole(user.role, "admin")}
+            gameId={game.id}
+          />
         </Card>
         <Card title="Webhook URL" description="Register this address for all events in the service console.">
-          <p className="rounded-md border border-line bg-subtle p-2 font-mono text-xs break-all text-ink select-all">{webhookUrl}</p>
+          <p className="rounded-md border border-line bg-subtle p-2 font-mono text-xs break-all text-ink select-all">
+            {webhookUrl}
+          </p>
           <p className="mt-2 text-xs text-ink-muted">
-            Deliveries are verified with the game&apos;s signing secret (and the previous one during a rotation); set them
-            under Settings → Games.
+            Deliveries are verified with the game&apos;s signing secret (and the previous one during a rotation); set
+            them under Settings → Games.
           </p>
         </Card>
       </div>

@@ -43,7 +43,15 @@ const AXIS_FORMAT = new Intl.NumberFormat("en-US", { notation: "compact", maximu
  * are in the table under "Show the figures", which is what screen readers and keyboard users get, and what anyone
  * should read before paying.
  */
-export function BarChart({ title, description, data, series, currency, layout = "columns", height = 280 }: BarChartProps) {
+export function BarChart({
+  title,
+  description,
+  data,
+  series,
+  currency,
+  layout = "columns",
+  height = 280,
+}: BarChartProps) {
   const captionId = useId();
   // Numbers for plotting only: bar lengths and axis ticks tolerate float rounding, and no figure is ever read back
   // from them. Tooltip and table show the original decimal strings.
@@ -73,19 +81,44 @@ export function BarChart({ title, description, data, series, currency, layout = 
             <CartesianGrid stroke="var(--color-line)" vertical={horizontal} horizontal={!horizontal} />
             {horizontal ? (
               <>
-                <XAxis type="number" tickFormatter={(n: number) => AXIS_FORMAT.format(n)} tick={{ fontSize: 11, fill: "var(--color-ink-muted)" }} stroke="var(--color-line)" />
-                <YAxis type="category" dataKey="label" width={140} tick={{ fontSize: 11, fill: "var(--color-ink-muted)" }} stroke="var(--color-line)" />
+                <XAxis
+                  type="number"
+                  tickFormatter={(n: number) => AXIS_FORMAT.format(n)}
+                  tick={{ fontSize: 11, fill: "var(--color-ink-muted)" }}
+                  stroke="var(--color-line)"
+                />
+                <YAxis
+                  type="category"
+                  dataKey="label"
+                  width={140}
+                  tick={{ fontSize: 11, fill: "var(--color-ink-muted)" }}
+                  stroke="var(--color-line)"
+                />
               </>
             ) : (
               <>
-                <XAxis dataKey="label" tick={{ fontSize: 11, fill: "var(--color-ink-muted)" }} stroke="var(--color-line)" />
-                <YAxis tickFormatter={(n: number) => AXIS_FORMAT.format(n)} width={56} tick={{ fontSize: 11, fill: "var(--color-ink-muted)" }} stroke="var(--color-line)" />
+                <XAxis
+                  dataKey="label"
+                  tick={{ fontSize: 11, fill: "var(--color-ink-muted)" }}
+                  stroke="var(--color-line)"
+                />
+                <YAxis
+                  tickFormatter={(n: number) => AXIS_FORMAT.format(n)}
+                  width={56}
+                  tick={{ fontSize: 11, fill: "var(--color-ink-muted)" }}
+                  stroke="var(--color-line)"
+                />
               </>
             )}
             <Tooltip
               cursor={{ fill: "var(--color-subtle)" }}
               content={(props: TooltipContentProps) => (
-                <ChartTooltip label={props.active ? props.label : undefined} byLabel={byLabel} series={series} currency={currency} />
+                <ChartTooltip
+                  label={props.active ? props.label : undefined}
+                  byLabel={byLabel}
+                  series={series}
+                  currency={currency}
+                />
               )}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />

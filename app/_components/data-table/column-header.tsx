@@ -33,9 +33,7 @@ export function ColumnHeader<TData>({
       type="button"
       // Sorting is done by the server, so a column needs no accessor to be sortable: the click only sets the
       // direction (a new column starts with its first direction; the sorted one flips).
-      onClick={() =>
-        column.toggleSorting(sorted ? sorted === "asc" : Boolean(column.columnDef.sortDescFirst))
-      }
+      onClick={() => column.toggleSorting(sorted ? sorted === "asc" : Boolean(column.columnDef.sortDescFirst))}
       className={cn(
         "-mx-1 inline-flex items-center gap-1 rounded px-1 py-0.5 font-semibold hover:bg-line hover:text-ink",
         align === "right" ? "flex-row-reverse" : undefined,

@@ -186,7 +186,9 @@ export function DataTable<TData>({
     total === 0
       ? "No rows."
       : `Rows ${formatCount(first)} to ${formatCount(last)} of ${formatCount(total)}` +
-        (sortedColumn ? `, sorted by ${columnLabel(sortedColumn)}, ${state.dir === "desc" ? "descending" : "ascending"}.` : ".");
+        (sortedColumn
+          ? `, sorted by ${columnLabel(sortedColumn)}, ${state.dir === "desc" ? "descending" : "ascending"}.`
+          : ".");
 
   return (
     <TableUrlProvider value={url}>
@@ -221,7 +223,10 @@ export function DataTable<TData>({
         >
           <table
             aria-busy={url.isPending || undefined}
-            className={cn("w-full border-collapse text-sm transition-opacity", url.isPending ? "opacity-60" : undefined)}
+            className={cn(
+              "w-full border-collapse text-sm transition-opacity",
+              url.isPending ? "opacity-60" : undefined,
+            )}
           >
             <caption className="sr-only">{caption}</caption>
             <thead className="bg-subtle">

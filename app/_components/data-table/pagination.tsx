@@ -33,10 +33,11 @@ export function Pagination({ page, pageSize, total, pageSizes }: PaginationProps
   }
 
   return (
-    <nav aria-label="Pagination" className="flex flex-wrap items-center justify-between gap-3 px-3 py-2 text-sm text-ink-muted">
-      <p>
-        {total === 0 ? "No rows" : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)}`}
-      </p>
+    <nav
+      aria-label="Pagination"
+      className="flex flex-wrap items-center justify-between gap-3 px-3 py-2 text-sm text-ink-muted"
+    >
+      <p>{total === 0 ? "No rows" : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)}`}</p>
       <div className="flex flex-wrap items-center gap-3">
         <div className="flex items-center gap-2">
           <label htmlFor={sizeId}>Rows per page</label>
@@ -67,7 +68,17 @@ export function Pagination({ page, pageSize, total, pageSizes }: PaginationProps
   );
 }
 
-function PageButton({ label, text, disabled, onClick }: { label: string; text: string; disabled: boolean; onClick: () => void }) {
+function PageButton({
+  label,
+  text,
+  disabled,
+  onClick,
+}: {
+  label: string;
+  text: string;
+  disabled: boolean;
+  onClick: () => void;
+}) {
   return (
     <Button
       size="sm"

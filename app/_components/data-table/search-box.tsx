@@ -35,9 +35,12 @@ export function SearchBox({ label = "Search", placeholder, debounceMs = 300, cla
     }
   }
 
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
 
   function write(next: string) {
     if (timer.current) clearTimeout(timer.current);

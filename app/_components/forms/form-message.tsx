@@ -18,7 +18,11 @@ export function FormMessage({ tone, children, className }: FormMessageProps) {
   return (
     <div
       role={tone === "error" ? "alert" : "status"}
-      className={cn("rounded-md border px-3 py-2 text-sm", TONE_SOFT[tone === "error" ? "danger" : "success"], className)}
+      className={cn(
+        "rounded-md border px-3 py-2 text-sm",
+        TONE_SOFT[tone === "error" ? "danger" : "success"],
+        className,
+      )}
     >
       {children}
     </div>

@@ -1,7 +1,10 @@
 import { Badge } from "@/app/_components/ui/badge";
 import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
 
-export const STATE_LABELS: Record<string, { label: string; tone: "neutral" | "info" | "success" | "warning" | "danger" }> = {
+export const STATE_LABELS: Record<
+  string,
+  { label: string; tone: "neutral" | "info" | "success" | "warning" | "danger" }
+> = {
   draft: { label: "Draft", tone: "neutral" },
   approved: { label: "Approved", tone: "info" },
   held: { label: "Held", tone: "warning" },

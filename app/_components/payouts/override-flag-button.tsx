@@ -30,7 +30,12 @@ export function OverrideFlagButton({
       description="This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason is kept with the batch and in the audit log."
       confirmLabel="Override flag"
       size="md"
-      action={withFields(action, { batchId, flag, cause, recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId) })}
+      action={withFields(action, {
+        batchId,
+        flag,
+        cause,
+        recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId),
+      })}
     >
       <Field label="Reason" hint="At least 10 characters: what was checked, and why paying is right." required>
         {(control) => <Textarea {...control} name="reason" maxLength={1000} />}

@@ -11,11 +11,22 @@ import { TONE_SOFT } from "@/app/_components/ui/tone";
 export function ResultNotice({ result, onDismiss }: { result: ConfirmResult | null; onDismiss: () => void }) {
   const message = result?.ok ? result.message : undefined;
   return (
-    <div role="status" aria-live="polite" className="pointer-events-none fixed inset-x-0 bottom-4 z-40 flex justify-center px-4">
+    <div
+      role="status"
+      aria-live="polite"
+      className="pointer-events-none fixed inset-x-0 bottom-4 z-40 flex justify-center px-4"
+    >
       {message ? (
-        <div className={`pointer-events-auto flex max-w-2xl items-start gap-3 rounded-md border px-3 py-2 text-sm shadow-lg ${TONE_SOFT.success}`}>
+        <div
+          className={`pointer-events-auto flex max-w-2xl items-start gap-3 rounded-md border px-3 py-2 text-sm shadow-lg ${TONE_SOFT.success}`}
+        >
           <p className="min-w-0 flex-1">{message}</p>
-          <button type="button" onClick={onDismiss} className="shrink-0 text-xs underline underline-offset-2" aria-label="Dismiss the message">
+          <button
+            type="button"
+            onClick={onDismiss}
+            className="shrink-0 text-xs underline underline-offset-2"
+            aria-label="Dismiss the message"
+          >
             Dismiss
           </button>
         </div>

@@ -12,5 +12,7 @@ export const NAV_ITEMS: readonly { href: string; label: string; role: Role }[] =
 /** The areas a role may open, in menu order. */
 export function navItemsFor(role: string): { href: string; label: string }[] {
   const parsed = roleSchema.safeParse(role);
-  return parsed.success ? NAV_ITEMS.filter((item) => hasRole(parsed.data, item.role)) : NAV_ITEMS.filter((item) => item.role === "viewer");
+  return parsed.success
+    ? NAV_ITEMS.filter((item) => hasRole(parsed.data, item.role))
+    : NAV_ITEMS.filter((item) => item.role === "viewer");
 }

@@ -26,8 +26,15 @@ export function Pager({
   const previous = offset > 0 ? hrefFor(Math.max(0, offset - limit)) : null;
   const next = offset + limit < total ? hrefFor(offset + limit) : null;
   return (
-    <nav aria-label={label} className="flex flex-wrap items-center justify-between gap-3 px-3 py-2 text-sm text-ink-muted">
-      <p>{total === 0 ? "No rows" : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)} · page ${page} of ${pages}`}</p>
+    <nav
+      aria-label={label}
+      className="flex flex-wrap items-center justify-between gap-3 px-3 py-2 text-sm text-ink-muted"
+    >
+      <p>
+        {total === 0
+          ? "No rows"
+          : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)} · page ${page} of ${pages}`}
+      </p>
       <div className="flex gap-1">
         {previous !== null ? (
           <Link className={buttonClassName({ size: "sm" })} href={previous} scroll={false}>

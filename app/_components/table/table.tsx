@@ -17,12 +17,32 @@ type TableProps = {
 };
 
 /** A plain server-rendered table in the house look. */
-export function SimpleTable({ caption, head, children, footer, frame = "card", dense = false, nowrapHead = false, className }: TableProps) {
+export function SimpleTable({
+  caption,
+  head,
+  children,
+  footer,
+  frame = "card",
+  dense = false,
+  nowrapHead = false,
+  className,
+}: TableProps) {
   return (
     <div className={cn(frame === "card" ? "rounded-lg border border-line bg-surface" : undefined, className)}>
       {/* Focusable, so a keyboard can scroll a table wider than the screen; named after its table. */}
-      <div className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent" tabIndex={0} role="region" aria-label={caption}>
-        <table className={cn("w-full border-collapse text-sm", dense ? "[&_td]:py-1.5 [&_tbody_th]:py-1.5" : undefined, nowrapHead ? "[&_thead_th]:whitespace-nowrap" : undefined)}>
+      <div
+        className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent"
+        tabIndex={0}
+        role="region"
+        aria-label={caption}
+      >
+        <table
+          className={cn(
+            "w-full border-collapse text-sm",
+            dense ? "[&_td]:py-1.5 [&_tbody_th]:py-1.5" : undefined,
+            nowrapHead ? "[&_thead_th]:whitespace-nowrap" : undefined,
+          )}
+        >
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-subtle">
             <tr>{head}</tr>
@@ -54,12 +74,20 @@ export function Th({ children, align = "left", className }: CellProps) {
 
 /** The cell that names its row (the first column, usually). */
 export function RowTh({ children, className }: Omit<CellProps, "align">) {
-  return <th scope="row" className={cn("px-3 py-2 text-left align-top font-normal", className)}>{children}</th>;
+  return (
+    <th scope="row" className={cn("px-3 py-2 text-left align-top font-normal", className)}>
+      {children}
+    </th>
+  );
 }
 
 export function Td({ children, align = "left", className, title, colSpan }: CellProps & { colSpan?: number }) {
   return (
-    <td className={cn("px-3 py-2 align-top", align === "right" ? "text-right" : undefined, className)} title={title} colSpan={colSpan}>
+    <td
+      className={cn("px-3 py-2 align-top", align === "right" ? "text-right" : undefined, className)}
+      title={title}
+      colSpan={colSpan}
+    >
       {children}
     </td>
   );

@@ -18,7 +18,11 @@ export function Banner({ tone = "info", title, children, action, role, className
   return (
     <div
       role={role}
-      className={cn("flex flex-wrap items-start gap-x-4 gap-y-2 rounded-md border px-3 py-2", TONE_SOFT[tone], className)}
+      className={cn(
+        "flex flex-wrap items-start gap-x-4 gap-y-2 rounded-md border px-3 py-2",
+        TONE_SOFT[tone],
+        className,
+      )}
     >
       <div className="min-w-0 flex-1">
         {title ? <p className="font-semibold">{title}</p> : null}

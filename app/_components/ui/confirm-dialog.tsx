@@ -6,7 +6,9 @@ import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
 
 /** What the confirmed action returns: the small result object every server action gives back (lib/actions.ts). */
-export type ConfirmResult = { ok: true; message?: string } | { ok: false; message: string; values?: Record<string, string> };
+export type ConfirmResult =
+  | { ok: true; message?: string }
+  | { ok: false; message: string; values?: Record<string, string> };
 
 /** What was typed into the dialog's fields when the action refused it (empty before that). */
 export type TypedValues = Record<string, string>;
@@ -32,7 +34,8 @@ export type ConfirmDialogProps = {
   size?: "sm" | "md" | "lg";
 };
 
-const GENERIC_ERROR = "Something went wrong and the action may not have completed. Reload the page to check, then try again.";
+const GENERIC_ERROR =
+  "Something went wrong and the action may not have completed. Reload the page to check, then try again.";
 
 /**
  * Asks before an action that changes money or state. The confirm button shows progress and cannot be pressed twice;
@@ -51,7 +54,14 @@ export function ConfirmDialog({ trigger, title, description, size = "sm", ...res
   }
 
   return (
-    <Dialog trigger={trigger} open={open} onOpenChange={handleOpenChange} title={title} description={description} size={size}>
+    <Dialog
+      trigger={trigger}
+      open={open}
+      onOpenChange={handleOpenChange}
+      title={title}
+      description={description}
+      size={size}
+    >
       <ConfirmForm key={round} {...rest} onPendingChange={setPending} onDone={() => setOpen(false)} />
     </Dialog>
   );
@@ -100,7 +110,9 @@ function ConfirmForm({
     // reason when the action answers with an error.
     <form onSubmit={(event) => submitKeepingFields(event, formAction)} className="-mx-4 -mb-3">
       {hiddenFields
-        ? Object.entries(hiddenFields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />)
+        ? Object.entries(hiddenFields).map(([name, value]) => (
+            <input key={name} type="hidden" name={name} value={value} />
+          ))
         : null}
       <div className="flex flex-col gap-3 px-4 pb-3">
         {typeof children === "function" ? children(state.typed) : children}
@@ -110,7 +122,12 @@ function ConfirmForm({
         <DialogClose asChild>
           <Button variant="secondary">{cancelLabel}</Button>
         </DialogClose>
-        <Button type="submit" variant={tone === "danger" ? "danger" : "primary"} pending={isPending} pendingLabel={pendingLabel}>
+        <Button
+          type="submit"
+          variant={tone === "danger" ? "danger" : "primary"}
+          pending={isPending}
+          pendingLabel={pendingLabel}
+        >
           {confirmLabel}
         </Button>
       </DialogFooter>

@@ -24,7 +24,17 @@ const WIDTHS = { sm: "max-w-sm", md: "max-w-lg", lg: "max-w-3xl" } as const;
  * A modal dialog (Radix): focus moves in and is trapped, Escape and the close button close it, focus returns to
  * the trigger. The title names the dialog and the description describes it for screen readers.
  */
-export function Dialog({ trigger, open, defaultOpen, onOpenChange, title, description, children, footer, size = "md" }: DialogProps) {
+export function Dialog({
+  trigger,
+  open,
+  defaultOpen,
+  onOpenChange,
+  title,
+  description,
+  children,
+  footer,
+  size = "md",
+}: DialogProps) {
   return (
     <RadixDialog.Root open={open} defaultOpen={defaultOpen} onOpenChange={onOpenChange}>
       {trigger ? <RadixDialog.Trigger asChild>{trigger}</RadixDialog.Trigger> : null}

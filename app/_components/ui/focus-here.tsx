@@ -12,7 +12,13 @@ export function FocusHere({ children, className, label }: { children: ReactNode;
     ref.current?.focus();
   }, []);
   return (
-    <div ref={ref} tabIndex={-1} aria-label={label} role={label ? "group" : undefined} className={className ? `${className} outline-none` : "outline-none"}>
+    <div
+      ref={ref}
+      tabIndex={-1}
+      aria-label={label}
+      role={label ? "group" : undefined}
+      className={className ? `${className} outline-none` : "outline-none"}
+    >
       {children}
     </div>
   );

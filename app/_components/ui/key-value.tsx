@@ -15,7 +15,10 @@ export function KeyValueList({ items, columns = 1, className }: KeyValueListProp
   return (
     <dl className={cn("grid gap-x-8 gap-y-2", columns === 2 ? "sm:grid-cols-2" : undefined, className)}>
       {items.map((item, index) => (
-        <div key={item.key ?? index} className="grid grid-cols-[minmax(8rem,1fr)_2fr] gap-3 border-b border-line py-1.5">
+        <div
+          key={item.key ?? index}
+          className="grid grid-cols-[minmax(8rem,1fr)_2fr] gap-3 border-b border-line py-1.5"
+        >
           <dt className="text-ink-muted">{item.label}</dt>
           <dd className="min-w-0 break-words text-ink">
             {item.value === null || item.value === undefined || item.value === "" ? (

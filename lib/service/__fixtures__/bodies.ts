@@ -47,7 +47,14 @@ export function subscriptionBody() {
 }
 
 export function savedCardBody() {
-  return { id: 77, last_four: "4242", brand: "visa", exp_month: 12, exp_year: 2030, created_at: "2026-01-01T00:00:00Z" };
+  return {
+    id: 77,
+    last_four: "4242",
+    brand: "visa",
+    exp_month: 12,
+    exp_year: 2030,
+    created_at: "2026-01-01T00:00:00Z",
+  };
 }
 
 export function refundReceiptBody() {
@@ -119,7 +126,13 @@ export function renewalLineBody() {
       base_usd: "8.99",
       attributed_amount_usd: "1.80",
       settled_by_invo: false,
-      recipient: { player_id: 2002, resolved: true, player_email: "rec@example.com", player_name: "Rec", identity_id: "idn_2" },
+      recipient: {
+        player_id: 2002,
+        resolved: true,
+        player_email: "rec@example.com",
+        player_name: "Rec",
+        identity_id: "idn_2",
+      },
     },
     attribution_unavailable_reason: null,
     settled_by_invo: false,

@@ -10,7 +10,6 @@ import { useNotice } from "@/app/_components/payouts/result-notice";
 import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
 import { formatUsdText } from "@/lib/format";
 
-
 export type BatchPanelActions = {
   prepare: ServerAction;
   approveUnflagged: ServerAction;
@@ -78,14 +77,19 @@ export function BatchPanel(props: BatchPanelProps) {
             onConfirmed={done}
             trigger={<Button variant={approveBatchIsMain ? "primary" : "secondary"}>Approve batch</Button>}
             title="Approve this payout batch?"
-            description={props.twoPersonRule ? `Two-person rule: prepared by ${batch.preparedByEmail}; you approve it.` : "The two-person rule is off."}
+            description={
+              props.twoPersonRule
+                ? `Two-person rule: prepared by ${batch.preparedByEmail}; you approve it.`
+                : "The two-person rule is off."
+            }
             confirmLabel="Approve batch"
             pendingLabel="Approving…"
             action={withFields(actions.approveBatch, id)}
           >
             <p className="text-sm text-ink">
-              {counts.approved.toLocaleString("en-US")} approved (USD {props.counts.payableApprovedUsd} payable), {counts.held.toLocaleString("en-US")} held. Approving freezes
-              every figure to snapshot version {props.snapshotVersion}.
+              {counts.approved.toLocaleString("en-US")} approved (USD {props.counts.payableApprovedUsd} payable),{" "}
+              {counts.held.toLocaleString("en-US")} held. Approving freezes every figure to snapshot version{" "}
+              {props.snapshotVersion}.
             </p>
           </ConfirmDialog>
         ) : approveBatch.kind === "blocked" && approveBatch.code !== "two_person_rule" ? (
@@ -126,7 +130,9 @@ export function BatchPanel(props: BatchPanelProps) {
       </div>
       {approveBatch.kind === "blocked" ? (
         <p id="approve-batch-why" className="text-xs text-ink-muted lg:text-right">
-          {approveBatch.code === "two_person_rule" ? `Approving the batch: ${approveBatch.reason}` : approveBatch.reason}
+          {approveBatch.code === "two_person_rule"
+            ? `Approving the batch: ${approveBatch.reason}`
+            : approveBatch.reason}
         </p>
       ) : null}
     </div>

@@ -18,7 +18,6 @@ export type BulkActions = {
   markPaid: ServerAction;
 };
 
-
 function withIds(action: ServerAction, batchId: string, ids: string[]): (form: FormData) => Promise<ConfirmResult> {
   return (form) => {
     form.set("batchId", batchId);
@@ -73,7 +72,11 @@ export function BulkBar({
           <ConfirmDialog
             key={o.action}
             onConfirmed={onResult}
-            trigger={<Button size="sm" variant="primary">{BULK_LABELS.approve}</Button>}
+            trigger={
+              <Button size="sm" variant="primary">
+                {BULK_LABELS.approve}
+              </Button>
+            }
             title={`Approve ${noun}?`}
             description="Statements with an open flag are skipped and listed; override the flag with a reason first."
             confirmLabel="Approve"
@@ -83,7 +86,14 @@ export function BulkBar({
         );
       case "unapprove":
         return (
-          <ConfirmDialog key={o.action} onConfirmed={onResult} trigger={<Button size="sm">{BULK_LABELS.unapprove}</Button>} title={`Return ${noun} to draft?`} confirmLabel="Return to draft" action={run(actions.unapprove)} />
+          <ConfirmDialog
+            key={o.action}
+            onConfirmed={onResult}
+            trigger={<Button size="sm">{BULK_LABELS.unapprove}</Button>}
+            title={`Return ${noun} to draft?`}
+            confirmLabel="Return to draft"
+            action={run(actions.unapprove)}
+          />
         );
       case "hold":
         return (
@@ -142,7 +152,11 @@ export function BulkBar({
           <ConfirmDialog
             key={o.action}
             onConfirmed={onResult}
-            trigger={<Button size="sm" variant="primary">{BULK_LABELS.mark_paid}</Button>}
+            trigger={
+              <Button size="sm" variant="primary">
+                {BULK_LABELS.mark_paid}
+              </Button>
+            }
             title={`Record payment of ${noun}`}
             description="Only approved statements are marked; each is paid exactly its payable amount."
             confirmLabel="Record payment"
@@ -177,4 +191,3 @@ const BULK_LABELS: Record<StatementAction, string> = {
   carry_forward: "Carry forward…",
   mark_paid: "Mark selected paid…",
 };
-

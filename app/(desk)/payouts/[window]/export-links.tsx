@@ -19,13 +19,21 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
       <ul className="flex flex-wrap gap-2">
         {available.map((e) => (
           <li key={e.kind}>
-            <a className={buttonClassName({ size: "sm" })} href={`/api/exports/${e.kind}?${e.query}${bom ? "&bom=1" : ""}`}>
+            <a
+              className={buttonClassName({ size: "sm" })}
+              href={`/api/exports/${e.kind}?${e.query}${bom ? "&bom=1" : ""}`}
+            >
               {e.label} (CSV)
             </a>
           </li>
         ))}
       </ul>
-      <Checkbox label="For a spreadsheet app" hint="Starts each file with a byte-order mark so Excel reads names in any script." checked={bom} onChange={(event) => setBom(event.currentTarget.checked)} />
+      <Checkbox
+        label="For a spreadsheet app"
+        hint="Starts each file with a byte-order mark so Excel reads names in any script."
+        checked={bom}
+        onChange={(event) => setBom(event.currentTarget.checked)}
+      />
       {unavailable.length > 0 ? (
         <ul className="flex flex-col gap-1 text-xs text-ink-muted">
           {unavailable.map((e) => (

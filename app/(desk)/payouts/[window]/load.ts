@@ -63,7 +63,11 @@ export async function loadWindowReview(
 }
 
 /** What this person may do with the batch, from lib/payouts/offered-actions.ts (the domain refuses by the same function). */
-export function batchContextOf(user: CurrentUser, batch: PayoutBatchSummary | null, settings: PayoutSettings): BatchContext | null {
+export function batchContextOf(
+  user: CurrentUser,
+  batch: PayoutBatchSummary | null,
+  settings: PayoutSettings,
+): BatchContext | null {
   if (!batch) return null;
   return {
     role: user.role,

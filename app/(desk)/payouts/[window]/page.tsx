@@ -42,7 +42,10 @@ import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Panel } from "./panel";
 import { payoutTable } from "./table-state";
 
-type Props = { params: Promise<{ window: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<{ window: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const window = parseWindowKey((await params).window);
@@ -68,7 +71,9 @@ export default async function WindowPage({ params, searchParams }: Props) {
     return (
       <>
         <PageHeader title={label} breadcrumbs={crumbs} />
-        <EmptyState title="No snapshot of this window yet">Take a snapshot of it from the Payouts page to review what each recipient earned.</EmptyState>
+        <EmptyState title="No snapshot of this window yet">
+          Take a snapshot of it from the Payouts page to review what each recipient earned.
+        </EmptyState>
       </>
     );
   }
@@ -103,7 +108,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
     const mine = disputeFlags.filter((f) => f.recipientPlayerId === row.recipientPlayerId);
     if (mine.length === 0) continue;
     row.recipientFlags = [...row.recipientFlags, "disputed_renewal"];
-    if (mine.every((f) => overrideOf(f, overrides))) (overriddenByRecipient[row.recipientPlayerId] ??= []).push("disputed_renewal");
+    if (mine.every((f) => overrideOf(f, overrides)))
+      (overriddenByRecipient[row.recipientPlayerId] ??= []).push("disputed_renewal");
   }
   const t = snapshot.totals;
   const href = windowHref(window);
@@ -137,32 +143,43 @@ export default async function WindowPage({ params, searchParams }: Props) {
         meta={
           <>
             <Badge tone="neutral">Snapshot v{snapshot.version}</Badge>
-            {batchBadge ? <Badge tone={batchBadge.tone}>{batchBadge.label}</Badge> : <Badge tone="neutral">Not prepared</Badge>}
+            {batchBadge ? (
+              <Badge tone={batchBadge.tone}>{batchBadge.label}</Badge>
+            ) : (
+              <Badge tone="neutral">Not prepared</Badge>
+            )}
           </>
         }
         description={
           <>
-            {formatInstant(window.startMs)} to {formatInstant(window.endMs)} (end exclusive), snapshot published <DateTime value={snapshot.publishedAt.toISOString()} />
-            {snapshot.takenByEmail ? ` by ${snapshot.takenByEmail}` : ""}. Figures exactly as the service reported them; the service pays no recipient.
+            {formatInstant(window.startMs)} to {formatInstant(window.endMs)} (end exclusive), snapshot published{" "}
+            <DateTime value={snapshot.publishedAt.toISOString()} />
+            {snapshot.takenByEmail ? ` by ${snapshot.takenByEmail}` : ""}. Figures exactly as the service reported them;
+            the service pays no recipient.
           </>
         }
       />
 
-      <section aria-labelledby="batch-heading" className="mb-4 flex flex-col gap-3 rounded-lg border border-line bg-surface px-4 py-3 lg:flex-row lg:items-start lg:justify-between">
+      <section
+        aria-labelledby="batch-heading"
+        className="mb-4 flex flex-col gap-3 rounded-lg border border-line bg-surface px-4 py-3 lg:flex-row lg:items-start lg:justify-between"
+      >
         <div className="min-w-0 lg:flex-1">
           <h2 id="batch-heading" className="text-sm font-semibold text-ink">
             Payout batch
           </h2>
           {batch && counts ? (
             <p className="mt-0.5 text-ink-muted">
-              <Money value={counts.payableUsd} currency="USD" className="font-semibold text-ink" /> payable: {formatCount(counts.byState.draft.count)} draft,{" "}
-              {formatCount(counts.byState.approved.count)} approved, {formatCount(counts.byState.held.count)} held, {formatCount(counts.byState.paid.count)} paid,{" "}
+              <Money value={counts.payableUsd} currency="USD" className="font-semibold text-ink" /> payable:{" "}
+              {formatCount(counts.byState.draft.count)} draft, {formatCount(counts.byState.approved.count)} approved,{" "}
+              {formatCount(counts.byState.held.count)} held, {formatCount(counts.byState.paid.count)} paid,{" "}
               {formatCount(counts.byState.carried.count)} carried forward. Prepared by {batch.preparedByEmail}
               {batch.approvedByEmail ? `, approved by ${batch.approvedByEmail}` : ""}.
             </p>
           ) : (
             <p className="mt-0.5 text-ink-muted">
-              Not prepared yet. {canAct ? "Prepare it to review, approve and pay each recipient." : "Finance prepares it."}
+              Not prepared yet.{" "}
+              {canAct ? "Prepare it to review, approve and pay each recipient." : "Finance prepares it."}
             </p>
           )}
         </div>
@@ -171,7 +188,16 @@ export default async function WindowPage({ params, searchParams }: Props) {
             windowKey={windowKey(window)}
             snapshotId={snapshot.id}
             snapshotVersion={snapshot.version}
-            batch={batch ? { id: batch.id, status: batch.status, preparedByEmail: batch.preparedByEmail, preparedByMe: batch.preparedById === user.id } : null}
+            batch={
+              batch
+                ? {
+                    id: batch.id,
+                    status: batch.status,
+                    preparedByEmail: batch.preparedByEmail,
+                    preparedByMe: batch.preparedById === user.id,
+                  }
+                : null
+            }
             counts={batchCounts}
             offers={batchOffers}
             twoPersonRule={context?.twoPersonRule ?? settings.twoPersonRule}
@@ -205,7 +231,10 @@ export default async function WindowPage({ params, searchParams }: Props) {
               {windowFlags.map((flag) => {
                 const override = overrideOf(flag, overrides);
                 return (
-                  <li key={`${flag.flag}:${flag.cause}`} className="flex flex-wrap items-start justify-between gap-x-4 gap-y-1">
+                  <li
+                    key={`${flag.flag}:${flag.cause}`}
+                    className="flex flex-wrap items-start justify-between gap-x-4 gap-y-1"
+                  >
                     <div className="min-w-0 flex-1">
                       <span className="font-medium">
                         {flag.label}
@@ -214,15 +243,26 @@ export default async function WindowPage({ params, searchParams }: Props) {
                       : {FLAG_INFO[flag.flag].meaning} <span className="text-xs">({flag.detail})</span>
                       {override ? (
                         <span className="block text-xs">
-                          Overridden by {override.actorEmail} on <DateTime value={override.at.toISOString()} />: “{override.reason}”
+                          Overridden by {override.actorEmail} on <DateTime value={override.at.toISOString()} />: “
+                          {override.reason}”
                         </span>
                       ) : batch && overrides.some((o) => o.recipientPlayerId === null && o.flag === flag.flag) ? (
-                        <span className="block text-xs">An earlier cause of this flag was overridden; this one is new and blocks again.</span>
+                        <span className="block text-xs">
+                          An earlier cause of this flag was overridden; this one is new and blocks again.
+                        </span>
                       ) : !batch ? (
                         <span className="block text-xs">Prepare the batch to review and override flags.</span>
                       ) : null}
                     </div>
-                    {canOverride && batch && !override ? <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag.flag} cause={flag.cause} label={flag.label} /> : null}
+                    {canOverride && batch && !override ? (
+                      <OverrideFlagButton
+                        action={overrideFlagAction}
+                        batchId={batch.id}
+                        flag={flag.flag}
+                        cause={flag.cause}
+                        label={flag.label}
+                      />
+                    ) : null}
                   </li>
                 );
               })}
@@ -265,27 +305,58 @@ export default async function WindowPage({ params, searchParams }: Props) {
       </section>
 
       <div className="grid items-start gap-4 lg:grid-cols-2">
-        <Panel id="totals" className="lg:col-span-2" title="Totals of the window" summary={<>Net attributed <Money value={t.netAttributedUsd} currency="USD" />, {formatCount(t.recipientCount)} recipients</>}>
+        <Panel
+          id="totals"
+          className="lg:col-span-2"
+          title="Totals of the window"
+          summary={
+            <>
+              Net attributed <Money value={t.netAttributedUsd} currency="USD" />, {formatCount(t.recipientCount)}{" "}
+              recipients
+            </>
+          }
+        >
           <StatGroup label="Totals of the window">
-            <Stat label="Net attributed (to pay)" value={<Money value={t.netAttributedUsd} currency="USD" />} hint={`${formatCount(t.recipientCount)} recipients`} />
-            <Stat label="Gross attributed" value={<Money value={t.grossAttributedUsd} currency="USD" />} hint={`${formatCount(t.renewalsWithAttribution)} renewals with attribution`} />
+            <Stat
+              label="Net attributed (to pay)"
+              value={<Money value={t.netAttributedUsd} currency="USD" />}
+              hint={`${formatCount(t.recipientCount)} recipients`}
+            />
+            <Stat
+              label="Gross attributed"
+              value={<Money value={t.grossAttributedUsd} currency="USD" />}
+              hint={`${formatCount(t.renewalsWithAttribution)} renewals with attribution`}
+            />
             <Stat
               label="Reversed attributed"
               value={<Money value={t.reversedAttributedUsd} currency="USD" />}
               hint={`${formatCount(t.refundEventsInWindow)} refunds, ${formatCount(t.reversalsWithoutReceipts)} without per-refund detail`}
             />
-            <Stat label="Settled gross" value={<Money value={t.settledGrossUsd} currency="USD" />} hint={`${formatCount(t.renewalsSettled)} renewals settled`} />
-            <Stat label="Service fee" value={<Money value={t.invoFeeUsd} currency="USD" />} hint="Never reversed by a refund" />
+            <Stat
+              label="Settled gross"
+              value={<Money value={t.settledGrossUsd} currency="USD" />}
+              hint={`${formatCount(t.renewalsSettled)} renewals settled`}
+            />
+            <Stat
+              label="Service fee"
+              value={<Money value={t.invoFeeUsd} currency="USD" />}
+              hint="Never reversed by a refund"
+            />
             <Stat
               label="Partner revenue"
               value={<Money value={t.partnerRevenueUsd} currency="USD" />}
               hint={
                 <>
-                  settled <Money value={t.partnerRevenueSettledUsd} /> − reversed <Money value={t.partnerRevenueReversedUsd} />
+                  settled <Money value={t.partnerRevenueSettledUsd} /> − reversed{" "}
+                  <Money value={t.partnerRevenueReversedUsd} />
                 </>
               }
             />
-            <Stat label="Settled then fully refunded" value={formatCount(t.renewalsSettledThenFullyReversed)} hint="Pay nothing on these" />
+            <Stat
+              label="Settled then fully refunded"
+              value={formatCount(t.renewalsSettledThenFullyReversed)}
+              hint="Pay nothing on these"
+            />
           </StatGroup>
         </Panel>
 
@@ -313,13 +384,19 @@ export default async function WindowPage({ params, searchParams }: Props) {
                 <Tr key={reason}>
                   <RowTh>
                     {info?.label ?? reason}
-                    <span className="block font-mono text-xs text-ink-muted" title="The reason as the service reports it">
+                    <span
+                      className="block font-mono text-xs text-ink-muted"
+                      title="The reason as the service reports it"
+                    >
                       {reason}
                     </span>
                   </RowTh>
-                  <Td align="right" className="tabular-nums">{formatCount(count)}</Td>
+                  <Td align="right" className="tabular-nums">
+                    {formatCount(count)}
+                  </Td>
                   <Td className={count > 0 && info?.blocks ? "font-medium text-danger-ink" : "text-ink-muted"}>
-                    {info?.meaning ?? "A reason Payout Desk does not know yet: ask the service what it means before paying."}
+                    {info?.meaning ??
+                      "A reason Payout Desk does not know yet: ask the service what it means before paying."}
                   </Td>
                 </Tr>
               );
@@ -327,33 +404,67 @@ export default async function WindowPage({ params, searchParams }: Props) {
           </SimpleTable>
         </Panel>
 
-        <Panel id="batch-details" title="Batch details" summary={batch ? `Built on snapshot version ${batch.snapshotVersion}` : "Not prepared"}>
+        <Panel
+          id="batch-details"
+          title="Batch details"
+          summary={batch ? `Built on snapshot version ${batch.snapshotVersion}` : "Not prepared"}
+        >
           {batch ? (
             <KeyValueList
               items={[
-                { label: "Status", value: batchBadge ? <Badge tone={batchBadge.tone}>{batchBadge.label}</Badge> : batch.status },
+                {
+                  label: "Status",
+                  value: batchBadge ? <Badge tone={batchBadge.tone}>{batchBadge.label}</Badge> : batch.status,
+                },
                 { label: "Built on", value: `Snapshot version ${batch.snapshotVersion}` },
-                { label: "Prepared", value: <>{batch.preparedByEmail}, <DateTime value={batch.preparedAt} /></> },
-                { label: "Approved", value: batch.approvedAt ? <>{batch.approvedByEmail}, <DateTime value={batch.approvedAt} /></> : "Not yet" },
+                {
+                  label: "Prepared",
+                  value: (
+                    <>
+                      {batch.preparedByEmail}, <DateTime value={batch.preparedAt} />
+                    </>
+                  ),
+                },
+                {
+                  label: "Approved",
+                  value: batch.approvedAt ? (
+                    <>
+                      {batch.approvedByEmail}, <DateTime value={batch.approvedAt} />
+                    </>
+                  ) : (
+                    "Not yet"
+                  ),
+                },
                 { label: "Paid", value: batch.paidAt ? <DateTime value={batch.paidAt} /> : null },
                 { label: "Minimum payout", value: <Money value={batch.minPayoutUsd} currency="USD" /> },
-                { label: "Two-person rule", value: context?.twoPersonRule ? "On: the approver must not be the preparer" : "Off" },
+                {
+                  label: "Two-person rule",
+                  value: context?.twoPersonRule ? "On: the approver must not be the preparer" : "Off",
+                },
               ]}
             />
           ) : (
             <p className="text-ink-muted">
-              No batch yet. Payables under <Money value={settings.minPayoutUsd} currency="USD" /> roll to the next statement.
+              No batch yet. Payables under <Money value={settings.minPayoutUsd} currency="USD" /> roll to the next
+              statement.
             </p>
           )}
         </Panel>
 
         {canAct ? (
           <Panel id="exports" title="Exports" summary="CSV for accounting" open>
-            <p className="mb-3 text-xs text-ink-muted">Streamed; exact decimals, UTC times. Each download is recorded in the audit log.</p>
+            <p className="mb-3 text-xs text-ink-muted">
+              Streamed; exact decimals, UTC times. Each download is recorded in the audit log.
+            </p>
             <ExportLinks
               exports={exportsList.map((e) => {
                 const available = exportAvailability(e.kind, batch);
-                return { kind: e.kind, label: e.label, query: e.query, unavailable: available.ok ? null : available.reason };
+                return {
+                  kind: e.kind,
+                  label: e.label,
+                  query: e.query,
+                  unavailable: available.ok ? null : available.reason,
+                };
               })}
             />
           </Panel>

@@ -34,7 +34,11 @@ export type RecipientTableProps = {
   today: string;
 };
 
-function columns(windowHref: string, overridden: Record<string, string[]>, hasBatch: boolean): ColumnDef<PayoutTableRow>[] {
+function columns(
+  windowHref: string,
+  overridden: Record<string, string[]>,
+  hasBatch: boolean,
+): ColumnDef<PayoutTableRow>[] {
   return [
     {
       // Sorting is done by the server; TanStack only offers a sort control for columns with an accessor.
@@ -46,7 +50,9 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
         const r = row.original;
         return (
           <div className="flex flex-col">
-            <TextLink href={`${windowHref}/recipients/${r.recipientPlayerId}`}>{r.playerName ?? `Player ${r.recipientPlayerId}`}</TextLink>
+            <TextLink href={`${windowHref}/recipients/${r.recipientPlayerId}`}>
+              {r.playerName ?? `Player ${r.recipientPlayerId}`}
+            </TextLink>
             <span className="text-xs text-ink-muted">{r.playerEmail ?? "no email"}</span>
             <span className="flex items-center gap-1 text-xs text-ink-muted">
               <span className="font-mono">#{r.recipientPlayerId}</span>
@@ -103,7 +109,12 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
       header: "Carried in",
       sortDescFirst: true,
       meta: { align: "right", label: "Carried in" },
-      cell: ({ row }) => (row.original.carriedInUsd === null ? <span aria-label="not prepared">—</span> : <Money value={row.original.carriedInUsd} />),
+      cell: ({ row }) =>
+        row.original.carriedInUsd === null ? (
+          <span aria-label="not prepared">—</span>
+        ) : (
+          <Money value={row.original.carriedInUsd} />
+        ),
     },
     {
       id: "payable",
@@ -111,12 +122,19 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
       header: "Payable",
       sortDescFirst: true,
       meta: { align: "right", label: "Payable" },
-      cell: ({ row }) => (row.original.payableUsd === null ? <span aria-label="not prepared">—</span> : <Money value={row.original.payableUsd} className="font-semibold" />),
+      cell: ({ row }) =>
+        row.original.payableUsd === null ? (
+          <span aria-label="not prepared">—</span>
+        ) : (
+          <Money value={row.original.payableUsd} className="font-semibold" />
+        ),
     },
     {
       id: "flags",
       header: "Flags",
-      cell: ({ row }) => <FlagBadges flags={row.original.recipientFlags} overridden={overridden[row.original.recipientPlayerId] ?? []} />,
+      cell: ({ row }) => (
+        <FlagBadges flags={row.original.recipientFlags} overridden={overridden[row.original.recipientPlayerId] ?? []} />
+      ),
     },
     {
       id: "state",
@@ -128,7 +146,9 @@ function columns(windowHref: string, overridden: Record<string, string[]>, hasBa
         return (
           <span className="flex flex-col items-start gap-0.5">
             <Badge tone={s.tone}>{s.label}</Badge>
-            {row.original.holdReason ? <span className="max-w-48 text-xs text-ink-muted">{row.original.holdReason}</span> : null}
+            {row.original.holdReason ? (
+              <span className="max-w-48 text-xs text-ink-muted">{row.original.holdReason}</span>
+            ) : null}
           </span>
         );
       },
@@ -148,10 +168,24 @@ export function RecipientTable(props: RecipientTableProps) {
   // A statement's facts as the domain sees them: its state and the flags still blocking it.
   const facts = (row: PayoutTableRow): StatementFacts | null =>
     row.state
-      ? { state: row.state, openFlags: props.openWindowFlags + row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f)).length }
+      ? {
+          state: row.state,
+          openFlags:
+            props.openWindowFlags +
+            row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f)).length,
+        }
       : null;
   const rowFacts = new Map(props.rows.map((row) => [row.statementId ?? "", facts(row)] as const));
-  const selectable = Boolean(canAct && actions && batch && context && offersForSelection(context, [...rowFacts.values()].filter((f) => f !== null)).length > 0);
+  const selectable = Boolean(
+    canAct &&
+      actions &&
+      batch &&
+      context &&
+      offersForSelection(
+        context,
+        [...rowFacts.values()].filter((f) => f !== null),
+      ).length > 0,
+  );
   return (
     <DataTable
       caption="Recipient payouts (amounts in USD)"
@@ -188,7 +222,11 @@ export function RecipientTable(props: RecipientTableProps) {
           ) : null}
         </>
       }
-      emptyState={<TableEmptyState title="No recipients in this snapshot">Nobody earned a revenue share in this window.</TableEmptyState>}
+      emptyState={
+        <TableEmptyState title="No recipients in this snapshot">
+          Nobody earned a revenue share in this window.
+        </TableEmptyState>
+      }
       selection={
         selectable && actions && batch
           ? {
@@ -198,7 +236,14 @@ export function RecipientTable(props: RecipientTableProps) {
                   <BulkBar
                     ids={ids}
                     batch={batch}
-                    offers={context ? offersForSelection(context, ids.map((id) => rowFacts.get(id)).filter((f) => f !== null && f !== undefined)) : []}
+                    offers={
+                      context
+                        ? offersForSelection(
+                            context,
+                            ids.map((id) => rowFacts.get(id)).filter((f) => f !== null && f !== undefined),
+                          )
+                        : []
+                    }
                     actions={actions}
                     methods={props.methods}
                     today={props.today}

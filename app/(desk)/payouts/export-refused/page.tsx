@@ -41,16 +41,32 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
     const snapshot = query.snapshot ? await getSnapshot(db, { gameId: game.id, snapshotId: query.snapshot }) : null;
     if (batch) window = { startMs: Date.parse(batch.windowStart), endMs: Date.parse(batch.windowEnd) };
     else if (snapshot) window = snapshot.window;
-    await resolveTarget(db, { kind: query.kind, snapshotId: query.snapshot, batchId: query.batch, gameId: game.id, bom: false, actor: null, via: "web" });
+    await resolveTarget(db, {
+      kind: query.kind,
+      snapshotId: query.snapshot,
+      batchId: query.batch,
+      gameId: game.id,
+      bom: false,
+      actor: null,
+      via: "web",
+    });
   } catch (error) {
     reason = isAppError(error) || error instanceof Error ? error.message : "The export cannot be made.";
   }
-  const back = window ? { href: windowHref(window), label: `Back to ${windowLabel(window)}` } : { href: "/payouts", label: "Back to Payouts" };
+  const back = window
+    ? { href: windowHref(window), label: `Back to ${windowLabel(window)}` }
+    : { href: "/payouts", label: "Back to Payouts" };
   const retry = `/api/exports/${encodeURIComponent(kind)}?${params.toString()}`;
 
   return (
     <>
-      <PageHeader title={`${title}: not downloaded`} breadcrumbs={[{ label: "Payouts", href: "/payouts" }, ...(window ? [{ label: windowLabel(window), href: back.href }] : [])]} />
+      <PageHeader
+        title={`${title}: not downloaded`}
+        breadcrumbs={[
+          { label: "Payouts", href: "/payouts" },
+          ...(window ? [{ label: windowLabel(window), href: back.href }] : []),
+        ]}
+      />
       {reason ? (
         <Banner tone="warning" title="This file cannot be made now" role="alert">
           <p>{reason}</p>
@@ -58,7 +74,11 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
       ) : (
         <Banner tone="info" title="This file can be downloaded now">
           <p>
-            Whatever stopped it has changed since. <a className="underline underline-offset-2" href={retry}>Download it</a>.
+            Whatever stopped it has changed since.{" "}
+            <a className="underline underline-offset-2" href={retry}>
+              Download it
+            </a>
+            .
           </p>
         </Banner>
       )}

@@ -35,11 +35,17 @@ function windowLabel(w: LiabilityWindow): string {
     month.startMs === w.window.startMs && month.endMs === w.window.endMs
       ? monthKeyOf(w.window.startMs)
       : `${formatInstant(w.window.startMs).slice(0, 10)} to ${formatInstant(w.window.endMs).slice(0, 10)}`;
-  return w.source === "batch" ? `${name} (in a batch)` : `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch)`;
+  return w.source === "batch"
+    ? `${name} (in a batch)`
+    : `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch)`;
 }
 
 /** "As of the end of day D, what do we owe each recipient", on an accrual basis. */
-export default async function LiabilityPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function LiabilityPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const user = await requirePageRole("viewer");
   const db = getDb();
   const game = await resolveSelectedGame(db, user);
@@ -52,11 +58,20 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
   const asOf = new Date((parseInstant(asOfDay) ?? Date.now()) + 86_400_000);
   const header = (
     <>
-      <PageHeader title="Liability" description="What this game owed each recipient at the end of a day (UTC): earned and not yet paid." />
+      <PageHeader
+        title="Liability"
+        description="What this game owed each recipient at the end of a day (UTC): earned and not yet paid."
+      />
       <PayoutsNav current="/payouts/liability" />
     </>
   );
-  if (!game) return <>{header}<NoGame role={user.role} /></>;
+  if (!game)
+    return (
+      <>
+        {header}
+        <NoGame role={user.role} />
+      </>
+    );
   const { rows, windows } = await listLiability(db, { gameId: game.id, asOf });
   const total = (key: keyof LiabilityRow) => formatUsd(sumMoney(rows.map((r) => r[key] as string)));
   const missing = uncountedMonths(windows, asOf);
@@ -69,34 +84,66 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
           <label htmlFor="as-of" className="text-sm font-medium text-ink">
             As of (end of day, UTC)
           </label>
-          <input id="as-of" name="asOf" type="date" defaultValue={asOfDay} max={today} className="h-8 rounded-md border border-line-strong bg-surface px-2 text-sm text-ink" />
+          <input
+            id="as-of"
+            name="asOf"
+            type="date"
+            defaultValue={asOfDay}
+            max={today}
+            className="h-8 rounded-md border border-line-strong bg-surface px-2 text-sm text-ink"
+          />
         </div>
-        <button type="submit" className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle">
+        <button
+          type="submit"
+          className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle"
+        >
           Show
         </button>
-        {dayMs === null && typeof query.asOf === "string" ? <p role="alert" className="text-sm text-danger">As of must be a date such as 2026-04-30; showing today.</p> : null}
+        {dayMs === null && typeof query.asOf === "string" ? (
+          <p role="alert" className="text-sm text-danger">
+            As of must be a date such as 2026-04-30; showing today.
+          </p>
+        ) : null}
       </form>
       <section aria-labelledby="basis" className="mb-4 rounded-lg border border-line bg-surface px-4 py-3 text-sm">
-        <h2 id="basis" className="font-semibold text-ink">Basis: accrual</h2>
+        <h2 id="basis" className="font-semibold text-ink">
+          Basis: accrual
+        </h2>
         <p className="mt-1 text-ink-muted">
-          Owed means earned by the end of {asOfDay} and not paid by then: the net revenue share of every window that had ended by then (a month
-          counts from the day after it closes), whether or not a batch had been prepared, plus balances carried between statements. A window not
-          yet in a batch counts its latest snapshot; a window in a batch counts the figures the batch was prepared from, in the state each
-          statement was in that day.
+          Owed means earned by the end of {asOfDay} and not paid by then: the net revenue share of every window that had
+          ended by then (a month counts from the day after it closes), whether or not a batch had been prepared, plus
+          balances carried between statements. A window not yet in a batch counts its latest snapshot; a window in a
+          batch counts the figures the batch was prepared from, in the state each statement was in that day.
         </p>
         <p className="mt-1 text-ink-muted">
-          Counted: {windows.length === 0 ? "no window (nothing had ended by then with a snapshot)" : windows.map(windowLabel).join("; ")}.
+          Counted:{" "}
+          {windows.length === 0
+            ? "no window (nothing had ended by then with a snapshot)"
+            : windows.map(windowLabel).join("; ")}
+          .
         </p>
       </section>
       {missing.length > 0 ? (
-        <Banner tone="warning" title={`Not counted: ${missing.length === 1 ? "a month" : `${missing.length} months`} with no snapshot`} className="mb-4">
-          {missing.join(", ")} had ended by then but have no snapshot, so what was earned in them is not in these figures. Take a snapshot of
-          each on the <TextLink href="/payouts">Payouts</TextLink> page.
+        <Banner
+          tone="warning"
+          title={`Not counted: ${missing.length === 1 ? "a month" : `${missing.length} months`} with no snapshot`}
+          className="mb-4"
+        >
+          {missing.join(", ")} had ended by then but have no snapshot, so what was earned in them is not in these
+          figures. Take a snapshot of each on the <TextLink href="/payouts">Payouts</TextLink> page.
         </Banner>
       ) : null}
       <StatGroup label="Totals" className="mb-4">
-        <Stat label="Total owed" value={<Money value={total("totalOwedUsd")} currency="USD" />} hint={`${formatCount(rows.length)} recipients`} />
-        <Stat label="Not yet in a batch" value={<Money value={total("notInBatchUsd")} currency="USD" />} hint="Earned in windows without a payout batch" />
+        <Stat
+          label="Total owed"
+          value={<Money value={total("totalOwedUsd")} currency="USD" />}
+          hint={`${formatCount(rows.length)} recipients`}
+        />
+        <Stat
+          label="Not yet in a batch"
+          value={<Money value={total("notInBatchUsd")} currency="USD" />}
+          hint="Earned in windows without a payout batch"
+        />
         <Stat label="In a draft batch" value={<Money value={total("draftUsd")} currency="USD" />} />
         <Stat label="Approved, not yet paid" value={<Money value={total("approvedUnpaidUsd")} currency="USD" />} />
         <Stat label="Held" value={<Money value={total("heldUsd")} currency="USD" />} />
@@ -115,7 +162,10 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
           </EmptyState>
         )
       ) : (
-        <Card title={`Per recipient, largest first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`} flush>
+        <Card
+          title={`Per recipient, largest first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`}
+          flush
+        >
           <SimpleTable
             caption={`Liability per recipient as of the end of ${asOfDay}, in USD`}
             frame="none"
@@ -124,7 +174,9 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
               <>
                 <Th>Recipient</Th>
                 {COLUMNS.map((c) => (
-                  <Th key={c.key} align="right">{c.label}</Th>
+                  <Th key={c.key} align="right">
+                    {c.label}
+                  </Th>
                 ))}
                 <Th align="right">Total owed (USD)</Th>
               </>
@@ -133,13 +185,21 @@ export default async function LiabilityPage({ searchParams }: { searchParams: Pr
             {rows.slice(0, MAX_ROWS).map((r) => (
               <Tr key={r.recipientPlayerId}>
                 <RowTh>
-                  <TextLink href={`/recipients/${r.recipientPlayerId}`}>{r.playerName ?? `Player ${r.recipientPlayerId}`}</TextLink>
-                  <span className="block text-xs text-ink-muted">#{r.recipientPlayerId} {r.playerEmail ?? ""}</span>
+                  <TextLink href={`/recipients/${r.recipientPlayerId}`}>
+                    {r.playerName ?? `Player ${r.recipientPlayerId}`}
+                  </TextLink>
+                  <span className="block text-xs text-ink-muted">
+                    #{r.recipientPlayerId} {r.playerEmail ?? ""}
+                  </span>
                 </RowTh>
                 {COLUMNS.map((c) => (
-                  <Td key={c.key} align="right"><Money value={r[c.key] as string} /></Td>
+                  <Td key={c.key} align="right">
+                    <Money value={r[c.key] as string} />
+                  </Td>
                 ))}
-                <Td align="right" className="font-semibold"><Money value={r.totalOwedUsd} /></Td>
+                <Td align="right" className="font-semibold">
+                  <Money value={r.totalOwedUsd} />
+                </Td>
               </Tr>
             ))}
           </SimpleTable>

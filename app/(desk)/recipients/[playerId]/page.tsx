@@ -58,7 +58,12 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
   const email = latest?.playerEmail ?? statements.at(-1)?.playerEmail ?? null;
   const row = invariant.rows[0];
   const batchWindows = new Set(statements.map((s) => `${s.windowStart}|${s.windowEnd}`));
-  const unprepared = windows.filter((w) => !batchWindows.has(`${new Date(w.window.startMs).toISOString().replace(".000Z", "Z")}|${new Date(w.window.endMs).toISOString().replace(".000Z", "Z")}`));
+  const unprepared = windows.filter(
+    (w) =>
+      !batchWindows.has(
+        `${new Date(w.window.startMs).toISOString().replace(".000Z", "Z")}|${new Date(w.window.endMs).toISOString().replace(".000Z", "Z")}`,
+      ),
+  );
   const sortedEntries = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.entryId.localeCompare(b.entryId));
   let running = money("0");
   const withBalance = sortedEntries.map((e) => {
@@ -80,13 +85,35 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         }
       />
       <StatGroup label="Ledger" className="mb-2">
-        <Stat label="Paid" value={<Money value={row?.paidUsd ?? "0.00"} currency="USD" />} hint={`${row?.windows ?? 0} window${row?.windows === 1 ? "" : "s"} closed`} />
-        <Stat label="Carried" value={<Money value={row?.carriedUsd ?? "0.00"} currency="USD" />} hint="Balance taken into the next statement" />
-        <Stat label="Net attributed, windows paid from" value={<Money value={row?.netAttributedUsd ?? "0.00"} currency="USD" />} />
-        <Stat label="Open balance (approved, held)" value={<Money value={formatUsd(running)} currency="USD" />} hint="Sum of the ledger entries" />
+        <Stat
+          label="Paid"
+          value={<Money value={row?.paidUsd ?? "0.00"} currency="USD" />}
+          hint={`${row?.windows ?? 0} window${row?.windows === 1 ? "" : "s"} closed`}
+        />
+        <Stat
+          label="Carried"
+          value={<Money value={row?.carriedUsd ?? "0.00"} currency="USD" />}
+          hint="Balance taken into the next statement"
+        />
+        <Stat
+          label="Net attributed, windows paid from"
+          value={<Money value={row?.netAttributedUsd ?? "0.00"} currency="USD" />}
+        />
+        <Stat
+          label="Open balance (approved, held)"
+          value={<Money value={formatUsd(running)} currency="USD" />}
+          hint="Sum of the ledger entries"
+        />
       </StatGroup>
-      <p className={`mb-5 text-sm ${row && !row.ok ? "font-medium text-danger-ink" : "text-ink-muted"}`} role={row && !row.ok ? "alert" : undefined}>
-        {row ? (row.ok ? "Check passed: paid + carried = net attributed over the windows paid from." : `Check failed: ${row.problems.join("; ")}`) : "No closed statement yet."}
+      <p
+        className={`mb-5 text-sm ${row && !row.ok ? "font-medium text-danger-ink" : "text-ink-muted"}`}
+        role={row && !row.ok ? "alert" : undefined}
+      >
+        {row
+          ? row.ok
+            ? "Check passed: paid + carried = net attributed over the windows paid from."
+            : `Check failed: ${row.problems.join("; ")}`
+          : "No closed statement yet."}
       </p>
 
       <Card title="Statements by window" flush className="mb-5">
@@ -116,12 +143,22 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                 <Tr key={s.id}>
                   <RowTh>
                     <TextLink href={`${windowHref(w)}/recipients/${playerId}`}>{windowLabel(w)}</TextLink>
-                    <span className="block text-xs text-ink-muted">batch {s.batchStatus}, snapshot v{s.snapshotVersion}</span>
+                    <span className="block text-xs text-ink-muted">
+                      batch {s.batchStatus}, snapshot v{s.snapshotVersion}
+                    </span>
                   </RowTh>
-                  <Td align="right"><Money value={s.netAttributedUsd} /></Td>
-                  <Td align="right"><Money value={s.carriedInUsd} /></Td>
-                  <Td align="right" className="font-medium"><Money value={s.payableUsd} /></Td>
-                  <Td align="right"><Money value={s.carryOutUsd} /></Td>
+                  <Td align="right">
+                    <Money value={s.netAttributedUsd} />
+                  </Td>
+                  <Td align="right">
+                    <Money value={s.carriedInUsd} />
+                  </Td>
+                  <Td align="right" className="font-medium">
+                    <Money value={s.payableUsd} />
+                  </Td>
+                  <Td align="right">
+                    <Money value={s.carryOutUsd} />
+                  </Td>
                   <Td>
                     {st ? <Badge tone={st.tone}>{st.label}</Badge> : s.state}
                     {s.holdReason ? <span className="block text-xs text-ink-muted">{s.holdReason}</span> : null}
@@ -129,7 +166,8 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                   <Td className="text-xs">
                     {s.state === "paid" ? (
                       <>
-                        <Money value={s.paidAmountUsd ?? "0.00"} /> on {s.paidOn}, <span className="font-mono">{s.paymentReference}</span>
+                        <Money value={s.paidAmountUsd ?? "0.00"} /> on {s.paidOn},{" "}
+                        <span className="font-mono">{s.paymentReference}</span>
                       </>
                     ) : null}
                   </Td>
@@ -147,7 +185,8 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
               <li key={w.snapshotId} className="flex flex-wrap gap-x-3 px-4 py-2">
                 <TextLink href={`${windowHref(w.window)}/recipients/${playerId}`}>{windowLabel(w.window)}</TextLink>
                 <span>
-                  net <Money value={w.netAttributedUsd} currency="USD" /> ({w.renewalCount} renewals, snapshot v{w.snapshotVersion})
+                  net <Money value={w.netAttributedUsd} currency="USD" /> ({w.renewalCount} renewals, snapshot v
+                  {w.snapshotVersion})
                 </span>
               </li>
             ))}
@@ -155,9 +194,16 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         </Card>
       ) : null}
 
-      <Card title="Ledger entries" description="Positive raises what is owed to the recipient; negative lowers it. Approved and paid batches only." flush className="mb-5">
+      <Card
+        title="Ledger entries"
+        description="Positive raises what is owed to the recipient; negative lowers it. Approved and paid batches only."
+        flush
+        className="mb-5"
+      >
         {withBalance.length === 0 ? (
-          <p className="p-4 text-ink-muted">No entries yet: they appear when a batch including this recipient is approved.</p>
+          <p className="p-4 text-ink-muted">
+            No entries yet: they appear when a batch including this recipient is approved.
+          </p>
         ) : (
           <SimpleTable
             caption="Ledger entries with the running balance"
@@ -176,11 +222,17 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
           >
             {withBalance.map((e) => (
               <Tr key={e.entryId}>
-                <Td><DateTime value={e.at} focusable={false} /></Td>
+                <Td>
+                  <DateTime value={e.at} focusable={false} />
+                </Td>
                 <RowTh>{KIND_LABELS[e.kind] ?? e.kind}</RowTh>
                 <Td>{windowLabel(toWindow(e.windowStart, e.windowEnd))}</Td>
-                <Td align="right"><Money value={e.amountUsd} /></Td>
-                <Td align="right" className="font-medium"><Money value={e.balance} /></Td>
+                <Td align="right">
+                  <Money value={e.amountUsd} />
+                </Td>
+                <Td align="right" className="font-medium">
+                  <Money value={e.balance} />
+                </Td>
                 <Td className="font-mono text-xs text-ink-muted">{e.reference ?? ""}</Td>
               </Tr>
             ))}
@@ -200,7 +252,9 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                 <span className="text-ink-muted">→ {STATE_LABELS[e.stateAfter]?.label ?? e.stateAfter}</span>
                 {e.actorEmail ? <span className="text-ink-muted">by {e.actorEmail}</span> : null}
                 {typeof e.detail.reason === "string" ? <span>“{e.detail.reason}”</span> : null}
-                {typeof e.detail.reference === "string" ? <span className="font-mono text-xs">{e.detail.reference}</span> : null}
+                {typeof e.detail.reference === "string" ? (
+                  <span className="font-mono text-xs">{e.detail.reference}</span>
+                ) : null}
               </li>
             ))}
           </ol>

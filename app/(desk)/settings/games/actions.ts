@@ -32,7 +32,14 @@ export const saveGameAction = defineAction(
     const webhookSecrets = [form.webhookSecret, form.webhookPreviousSecret].filter((s): s is string => Boolean(s));
     const game = await saveGame(
       db,
-      { id: form.id, name: form.name, environment: form.environment, baseUrl: form.baseUrl, secret: form.secret, webhookSecrets },
+      {
+        id: form.id,
+        name: form.name,
+        environment: form.environment,
+        baseUrl: form.baseUrl,
+        secret: form.secret,
+        webhookSecrets,
+      },
       { replace: form.replace === "yes" },
     );
     await recordAudit(db, {
@@ -41,7 +48,12 @@ export const saveGameAction = defineAction(
       gameId: game.id,
       target: game.id,
       outcome: "succeeded",
-      detail: { name: game.name, environment: game.environment, baseUrl: game.baseUrl, webhookSecrets: webhookSecrets.length },
+      detail: {
+        name: game.name,
+        environment: game.environment,
+        baseUrl: game.baseUrl,
+        webhookSecrets: webhookSecrets.length,
+      },
     });
     revalidatePath("/settings/games");
     return { ok: true, message: `Saved ${game.name}. The secret is stored encrypted and shown only masked.` };
@@ -57,7 +69,13 @@ export const rotateWebhookSecretAction = defineAction(
   async ({ gameId, webhookSecret }, { user }) => {
     const db = getDb();
     await rotateWebhookSecret(db, gameId, webhookSecret);
-    await recordAudit(db, { actor: user, action: "game.rotate_webhook_secret", gameId, target: gameId, outcome: "succeeded" });
+    await recordAudit(db, {
+      actor: user,
+      action: "game.rotate_webhook_secret",
+      gameId,
+      target: gameId,
+      outcome: "succeeded",
+    });
     revalidatePath("/settings/games");
     return { ok: true, message: "New signing secret saved; the previous one stays accepted during the rotation." };
   },
@@ -68,7 +86,13 @@ export const revokePreviousWebhookSecretAction = defineAction(
   async ({ gameId }, { user }) => {
     const db = getDb();
     await revokePreviousWebhookSecret(db, gameId);
-    await recordAudit(db, { actor: user, action: "game.revoke_previous_webhook_secret", gameId, target: gameId, outcome: "succeeded" });
+    await recordAudit(db, {
+      actor: user,
+      action: "game.revoke_previous_webhook_secret",
+      gameId,
+      target: gameId,
+      outcome: "succeeded",
+    });
     revalidatePath("/settings/games");
     return { ok: true, message: "The previous signing secret is no longer accepted." };
   },

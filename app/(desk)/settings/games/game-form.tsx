@@ -19,38 +19,58 @@ export function GameForm({ action }: { action: Action }) {
       <div className="sm:col-span-2">
         {state && <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>}
       </div>
-      <Field label="Game id" id="game-id" hint="The game id the service uses (tenant_id on webhooks)." error={errors.id}>
-        {(control) => (
-          <Input {...control} name="id" defaultValue={values.id} required autoComplete="off" />
-        )}
+      <Field
+        label="Game id"
+        id="game-id"
+        hint="The game id the service uses (tenant_id on webhooks)."
+        error={errors.id}
+      >
+        {(control) => <Input {...control} name="id" defaultValue={values.id} required autoComplete="off" />}
       </Field>
       <Field label="Name" id="game-name" error={errors.name}>
-        {(control) => (
-          <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />
-        )}
+        {(control) => <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />}
       </Field>
       <Field label="Environment" id="game-environment" error={errors.environment}>
         {(control) => (
-          <Select {...control} name="environment" key={values.environment ?? "sandbox"} defaultValue={values.environment ?? "sandbox"}>
-          <option value="sandbox">Sandbox (test data)</option>
-          <option value="production">Production</option>
-        </Select>
+          <Select
+            {...control}
+            name="environment"
+            key={values.environment ?? "sandbox"}
+            defaultValue={values.environment ?? "sandbox"}
+          >
+            <option value="sandbox">Sandbox (test data)</option>
+            <option value="production">Production</option>
+          </Select>
         )}
       </Field>
-      <Field label="Service base URL" id="game-base-url" hint="Without /sandbox; it is added for sandbox games." error={errors.baseUrl}>
+      <Field
+        label="Service base URL"
+        id="game-base-url"
+        hint="Without /sandbox; it is added for sandbox games."
+        error={errors.baseUrl}
+      >
         {(control) => (
-          <Input {...control} name="baseUrl" defaultValue={values.baseUrl} type="url" required autoComplete="off" placeholder="https://" />
+          <Input
+            {...control}
+            name="baseUrl"
+            defaultValue={values.baseUrl}
+            type="url"
+            required
+            autoComplete="off"
+            placeholder="https://"
+          />
         )}
       </Field>
-      <Field label="Game secret" id="game-secret" hint="Stored encrypted; shown only masked afterwards." error={errors.secret}>
-        {(control) => (
-          <Input {...control} name="secret" type="password" required autoComplete="off" />
-        )}
+      <Field
+        label="Game secret"
+        id="game-secret"
+        hint="Stored encrypted; shown only masked afterwards."
+        error={errors.secret}
+      >
+        {(control) => <Input {...control} name="secret" type="password" required autoComplete="off" />}
       </Field>
       <Field label="Webhook signing secret" id="game-webhook-secret" hint="Optional." error={errors.webhookSecret}>
-        {(control) => (
-          <Input {...control} name="webhookSecret" type="password" autoComplete="off" />
-        )}
+        {(control) => <Input {...control} name="webhookSecret" type="password" autoComplete="off" />}
       </Field>
       <Field
         label="Previous webhook signing secret"
@@ -58,16 +78,14 @@ export function GameForm({ action }: { action: Action }) {
         hint="Only during a rotation: deliveries signed with it are still accepted."
         error={errors.webhookPreviousSecret}
       >
-        {(control) => (
-          <Input {...control} name="webhookPreviousSecret" type="password" autoComplete="off" />
-        )}
+        {(control) => <Input {...control} name="webhookPreviousSecret" type="password" autoComplete="off" />}
       </Field>
       <Field label="If the game exists" id="game-replace" error={errors.replace}>
         {(control) => (
           <Select {...control} name="replace" key={values.replace ?? "no"} defaultValue={values.replace ?? "no"}>
-          <option value="no">Refuse (add a new game only)</option>
-          <option value="yes">Replace its settings and secrets</option>
-        </Select>
+            <option value="no">Refuse (add a new game only)</option>
+            <option value="yes">Replace its settings and secrets</option>
+          </Select>
         )}
       </Field>
       <div className="sm:col-span-2">

@@ -18,13 +18,18 @@ export default async function GamesPage() {
   const games = await listGames(getDb());
   return (
     <>
-      <PageHeader title="Games" description="Each game has its own service secret; Payout Desk works on one game at a time." />
+      <PageHeader
+        title="Games"
+        description="Each game has its own service secret; Payout Desk works on one game at a time."
+      />
       <section aria-labelledby="games-heading" className="mb-8">
         <h2 id="games-heading" className="mb-3 text-sm font-semibold text-ink">
           Configured games
         </h2>
         {games.length === 0 ? (
-          <EmptyState title="No games yet">Add the first game below with the secret from the service console.</EmptyState>
+          <EmptyState title="No games yet">
+            Add the first game below with the secret from the service console.
+          </EmptyState>
         ) : (
           <SimpleTable
             caption="Configured games"

@@ -16,12 +16,18 @@ export const savePayoutSettingsAction = defineAction(
       minPayoutUsd: z
         .string()
         .trim()
-        .regex(/^\d{1,9}(\.\d{1,2})?$/, { message: "must be an amount in USD with at most two decimals, such as 25.00 (0 for no minimum)" }),
+        .regex(/^\d{1,9}(\.\d{1,2})?$/, {
+          message: "must be an amount in USD with at most two decimals, such as 25.00 (0 for no minimum)",
+        }),
       twoPersonRule: z.enum(["on", "off"], { message: "must be on or off" }),
     }),
   },
   async (input, { user }) => {
-    const settings = await savePayoutSettings(getDb(), { twoPersonRule: input.twoPersonRule === "on", minPayoutUsd: input.minPayoutUsd }, user);
+    const settings = await savePayoutSettings(
+      getDb(),
+      { twoPersonRule: input.twoPersonRule === "on", minPayoutUsd: input.minPayoutUsd },
+      user,
+    );
     revalidatePath("/settings/payouts");
     revalidatePath("/payouts", "layout");
     return {

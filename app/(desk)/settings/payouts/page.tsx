@@ -23,18 +23,22 @@ export default async function PayoutSettingsPage() {
       />
       <Card title="Payout rules">
         <p className="mb-4 text-ink">
-          Now: minimum payout <Money value={settings.minPayoutUsd} currency="USD" className="font-semibold" />, two-person rule{" "}
-          <strong>{settings.twoPersonRule ? "on" : "off"}</strong>
+          Now: minimum payout <Money value={settings.minPayoutUsd} currency="USD" className="font-semibold" />,
+          two-person rule <strong>{settings.twoPersonRule ? "on" : "off"}</strong>
           {settings.isDefault ? (
             " (the defaults; never changed)."
           ) : (
             <>
               {" "}
-              · set by {settings.updatedBy} on {settings.updatedAt ? <DateTime value={settings.updatedAt.toISOString()} /> : null}.
+              · set by {settings.updatedBy} on{" "}
+              {settings.updatedAt ? <DateTime value={settings.updatedAt.toISOString()} /> : null}.
             </>
           )}
         </p>
-        <PayoutSettingsForm action={savePayoutSettingsAction} current={{ minPayoutUsd: settings.minPayoutUsd, twoPersonRule: settings.twoPersonRule }} />
+        <PayoutSettingsForm
+          action={savePayoutSettingsAction}
+          current={{ minPayoutUsd: settings.minPayoutUsd, twoPersonRule: settings.twoPersonRule }}
+        />
       </Card>
     </>
   );

@@ -9,7 +9,13 @@ import type { ActionResult } from "@/lib/actions";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
-export function PayoutSettingsForm({ action, current }: { action: Action; current: { minPayoutUsd: string; twoPersonRule: boolean } }) {
+export function PayoutSettingsForm({
+  action,
+  current,
+}: {
+  action: Action;
+  current: { minPayoutUsd: string; twoPersonRule: boolean };
+}) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
@@ -23,7 +29,16 @@ export function PayoutSettingsForm({ action, current }: { action: Action; curren
         error={errors.minPayoutUsd}
         required
       >
-        {(control) => <Input {...control} name="minPayoutUsd" inputMode="decimal" autoComplete="off" defaultValue={values.minPayoutUsd ?? current.minPayoutUsd} className="max-w-40" />}
+        {(control) => (
+          <Input
+            {...control}
+            name="minPayoutUsd"
+            inputMode="decimal"
+            autoComplete="off"
+            defaultValue={values.minPayoutUsd ?? current.minPayoutUsd}
+            className="max-w-40"
+          />
+        )}
       </Field>
       <fieldset className="flex flex-col gap-1.5">
         <legend className="text-sm font-medium text-ink">Two-person rule</legend>
@@ -35,7 +50,9 @@ export function PayoutSettingsForm({ action, current }: { action: Action; curren
           <input type="radio" name="twoPersonRule" value="off" defaultChecked={rule === "off"} className="mt-0.5" />
           <span>Off: one finance user may prepare and approve (for a team of one)</span>
         </label>
-        {errors.twoPersonRule ? <p className="text-xs font-medium text-danger">Two-person rule: {errors.twoPersonRule}</p> : null}
+        {errors.twoPersonRule ? (
+          <p className="text-xs font-medium text-danger">Two-person rule: {errors.twoPersonRule}</p>
+        ) : null}
       </fieldset>
       <div>
         <SubmitButton pendingLabel="Saving…">Save payout rules</SubmitButton>

@@ -13,6 +13,9 @@ export const saveSupportRefundLimitAction = defineAction(
   async ({ amountUsd }, { user }) => {
     const limit = await saveSupportRefundLimit(getDb(), amountUsd, user);
     revalidatePath("/settings/refunds");
-    return { ok: true, message: `Support may now refund up to ${formatUsdText(limit.amountUsd)} per period, in total; beyond that, refunds need finance.` };
+    return {
+      ok: true,
+      message: `Support may now refund up to ${formatUsdText(limit.amountUsd)} per period, in total; beyond that, refunds need finance.`,
+    };
   },
 );

@@ -23,7 +23,14 @@ export function SupportLimitForm({ action, current }: { action: Action; current:
         required
       >
         {(control) => (
-          <Input {...control} name="amountUsd" inputMode="decimal" autoComplete="off" defaultValue={values.amountUsd ?? current} className="max-w-40" />
+          <Input
+            {...control}
+            name="amountUsd"
+            inputMode="decimal"
+            autoComplete="off"
+            defaultValue={values.amountUsd ?? current}
+            className="max-w-40"
+          />
         )}
       </Field>
       <div>

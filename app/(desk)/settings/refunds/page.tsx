@@ -29,7 +29,8 @@ export default async function RefundSettingsPage() {
           ) : (
             <>
               {" "}
-              · set by {limit.updatedBy} on {limit.updatedAt ? <DateTime value={limit.updatedAt.toISOString()} /> : null}
+              · set by {limit.updatedBy} on{" "}
+              {limit.updatedAt ? <DateTime value={limit.updatedAt.toISOString()} /> : null}
             </>
           )}
         </p>

@@ -45,7 +45,10 @@ export const changeRoleAction = defineAction(
 
 const clearSignInLimitSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("account"), value: emailSchema }),
-  z.object({ kind: z.literal("address"), value: z.string().trim().min(1, { message: "is required" }).max(64, { message: "is not an address" }) }),
+  z.object({
+    kind: z.literal("address"),
+    value: z.string().trim().min(1, { message: "is required" }).max(64, { message: "is not an address" }),
+  }),
 ]);
 
 export const clearSignInLimitAction = defineAction(

@@ -18,7 +18,10 @@ export default async function UsersPage() {
   const [users, limits] = await Promise.all([listUsers(db), listSignInLimits(db)]);
   return (
     <>
-      <PageHeader title="Users" description="Roles: viewer reads; support refunds and cancels; finance pays; admin manages." />
+      <PageHeader
+        title="Users"
+        description="Roles: viewer reads; support refunds and cancels; finance pays; admin manages."
+      />
       <SimpleTable
         caption="Users and their roles"
         className="mb-8"

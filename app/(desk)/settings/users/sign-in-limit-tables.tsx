@@ -43,18 +43,26 @@ export function SignInLimitTables({ accounts, addresses, action, emptyText }: Pr
               <Th align="right">Failures</Th>
               <Th>Latest failure</Th>
               <Th>State</Th>
-              <Th><span className="sr-only">Actions</span></Th>
+              <Th>
+                <span className="sr-only">Actions</span>
+              </Th>
             </>
           }
         >
           {accounts.map((a) => (
             <Tr key={a.email}>
               <Td className="font-medium text-ink">{a.email}</Td>
-              <Td align="right" className="tabular-nums">{a.failures}</Td>
-              <Td><DateTime value={a.lastFailureAt} seconds focusable={false} /></Td>
+              <Td align="right" className="tabular-nums">
+                {a.failures}
+              </Td>
+              <Td>
+                <DateTime value={a.lastFailureAt} seconds focusable={false} />
+              </Td>
               <Td>
                 {a.delayedUntil ? (
-                  <Badge tone="warning">Waits until <DateTime value={a.delayedUntil} seconds focusable={false} /></Badge>
+                  <Badge tone="warning">
+                    Waits until <DateTime value={a.delayedUntil} seconds focusable={false} />
+                  </Badge>
                 ) : (
                   <Badge>Can sign in</Badge>
                 )}
@@ -75,18 +83,26 @@ export function SignInLimitTables({ accounts, addresses, action, emptyText }: Pr
               <Th align="right">Failures</Th>
               <Th>Latest failure</Th>
               <Th>State</Th>
-              <Th><span className="sr-only">Actions</span></Th>
+              <Th>
+                <span className="sr-only">Actions</span>
+              </Th>
             </>
           }
         >
           {addresses.map((a) => (
             <Tr key={a.address}>
               <Td className="font-mono text-ink">{a.address}</Td>
-              <Td align="right" className="tabular-nums">{a.failures}</Td>
-              <Td><DateTime value={a.lastFailureAt} seconds focusable={false} /></Td>
+              <Td align="right" className="tabular-nums">
+                {a.failures}
+              </Td>
+              <Td>
+                <DateTime value={a.lastFailureAt} seconds focusable={false} />
+              </Td>
               <Td>
                 {a.limitedUntil ? (
-                  <Badge tone="danger">Refused until <DateTime value={a.limitedUntil} seconds focusable={false} /></Badge>
+                  <Badge tone="danger">
+                    Refused until <DateTime value={a.limitedUntil} seconds focusable={false} />
+                  </Badge>
                 ) : (
                   <Badge>Under the limit</Badge>
                 )}

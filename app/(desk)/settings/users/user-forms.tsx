@@ -26,25 +26,21 @@ export function CreateUserForm({ action }: { action: Action }) {
         )}
       </Field>
       <Field label="Name" id="user-name" error={errors.name}>
-        {(control) => (
-          <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />
-        )}
+        {(control) => <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />}
       </Field>
       <Field label="Role" id="user-role" error={errors.role}>
         {(control) => (
           <Select {...control} name="role" key={values.role ?? "viewer"} defaultValue={values.role ?? "viewer"}>
-          {ROLES.map((role) => (
-            <option key={role} value={role}>
-              {ROLE_LABELS[role]}
-            </option>
-          ))}
-        </Select>
+            {ROLES.map((role) => (
+              <option key={role} value={role}>
+                {ROLE_LABELS[role]}
+              </option>
+            ))}
+          </Select>
         )}
       </Field>
       <Field label="Initial password" id="user-password" hint="At least 10 characters." error={errors.password}>
-        {(control) => (
-          <Input {...control} name="password" type="password" required autoComplete="new-password" />
-        )}
+        {(control) => <Input {...control} name="password" type="password" required autoComplete="new-password" />}
       </Field>
       <div className="sm:col-span-2">
         <SubmitButton>Create user</SubmitButton>
@@ -53,7 +49,17 @@ export function CreateUserForm({ action }: { action: Action }) {
   );
 }
 
-export function ChangeRoleForm({ action, userId, email, role }: { action: Action; userId: string; email: string; role: Role }) {
+export function ChangeRoleForm({
+  action,
+  userId,
+  email,
+  role,
+}: {
+  action: Action;
+  userId: string;
+  email: string;
+  role: Role;
+}) {
   const [state, formAction] = useActionState(action, null);
   return (
     <form action={formAction} className="flex flex-wrap items-center gap-2">
@@ -72,7 +78,10 @@ export function ChangeRoleForm({ action, userId, email, role }: { action: Action
         Change role
       </SubmitButton>
       {state && (
-        <span role={state.ok ? "status" : "alert"} className={state.ok ? "text-xs text-success" : "text-xs text-danger"}>
+        <span
+          role={state.ok ? "status" : "alert"}
+          className={state.ok ? "text-xs text-success" : "text-xs text-danger"}
+        >
           {state.message}
         </span>
       )}

@@ -42,7 +42,10 @@ const STATUS_OPTIONS = [
   { value: "paid,refunded", label: "Billed (paid or refunded)" },
 ];
 
-type Props = { params: Promise<{ subscriptionId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<{ subscriptionId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export default async function SubscriptionPage({ params, searchParams }: Props) {
   const user = await requirePageRole("viewer");
@@ -51,10 +54,21 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
   const raw = decodeParam((await params).subscriptionId);
   const query = await searchParams;
   const crumbs = [{ label: "Subscriptions", href: "/subscriptions" }];
-  if (!game) return (<><PageHeader title={raw} breadcrumbs={crumbs} /><NoGame role={user.role} /></>);
+  if (!game)
+    return (
+      <>
+        <PageHeader title={raw} breadcrumbs={crumbs} />
+        <NoGame role={user.role} />
+      </>
+    );
   const target = classifySearch(raw);
   if (target.kind !== "subscription") {
-    return (<><PageHeader title={raw} breadcrumbs={crumbs} /><Banner tone="danger" role="alert">{`"${raw}" is not a subscription id.`}</Banner></>);
+    return (
+      <>
+        <PageHeader title={raw} breadcrumbs={crumbs} />
+        <Banner tone="danger" role="alert">{`"${raw}" is not a subscription id.`}</Banner>
+      </>
+    );
   }
   const id = target.subscriptionId;
   const status = STATUS_OPTIONS.some((o) => o.value === query.status) ? String(query.status ?? "") : "";
@@ -83,9 +97,13 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
       <>
         <PageHeader title={id} breadcrumbs={crumbs} />
         {loaded.notFound ? (
-          <EmptyState title="No such subscription">The service has no subscription {id} for {game.name}. Check the id, or switch game.</EmptyState>
+          <EmptyState title="No such subscription">
+            The service has no subscription {id} for {game.name}. Check the id, or switch game.
+          </EmptyState>
         ) : (
-          <Banner tone="danger" role="alert">{loaded.message}</Banner>
+          <Banner tone="danger" role="alert">
+            {loaded.message}
+          </Banner>
         )}
       </>
     );
@@ -93,7 +111,10 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
   const sub = loaded.value.subscription;
   const player = loaded.value.player ?? null;
   const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
-  const cards = playerEmail && hasRole(user.role, "finance") ? await loadFromService("cards", () => client.listPlayerCards(playerEmail)) : null;
+  const cards =
+    playerEmail && hasRole(user.role, "finance")
+      ? await loadFromService("cards", () => client.listPlayerCards(playerEmail))
+      : null;
   const terminal = isTerminalStatus(sub.status);
   const nextCharge = describeNextCharge(sub);
   const hrefFor = (next: number) => {
@@ -130,7 +151,14 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 walletOnly: sub.wallet_only,
                 hasPaymentMethod: sub.has_payment_method,
               }}
-              cards={cards && cards.ok ? cards.value.cards.map((c) => ({ id: c.id, label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${c.exp_year}` })) : null}
+              cards={
+                cards && cards.ok
+                  ? cards.value.cards.map((c) => ({
+                      id: c.id,
+                      label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${c.exp_year}`,
+                    }))
+                  : null
+              }
               canCancel
               canChange={hasRole(user.role, "finance")}
               cancelAction={cancelSubscriptionAction}
@@ -147,8 +175,12 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
           </Banner>
         ) : null}
         {sub.pending_amount_usd ? (
-          <Banner tone="info" title={`Price change staged: ${formatUsdText(sub.amount_usd)} → ${formatUsdText(sub.pending_amount_usd)}`}>
-            It applies at the next successful renewal; an increase above double the last agreed price or above USD 500.00 stays staged and is never applied.
+          <Banner
+            tone="info"
+            title={`Price change staged: ${formatUsdText(sub.amount_usd)} → ${formatUsdText(sub.pending_amount_usd)}`}
+          >
+            It applies at the next successful renewal; an increase above double the last agreed price or above USD
+            500.00 stays staged and is never applied.
           </Banner>
         ) : null}
         <div className="grid gap-4 lg:grid-cols-2">
@@ -160,11 +192,20 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 { label: "Price", value: <Money value={sub.amount_usd} currency="USD" /> },
                 { label: "Staged price", value: <MaybeMoney value={sub.pending_amount_usd} currency="USD" /> },
                 { label: "Interval", value: `${sub.interval_count} × ${sub.interval}` },
-                { label: "Current period", value: <>{<MaybeTime value={sub.current_period_start} />} → {<MaybeTime value={sub.current_period_end} />}</> },
+                {
+                  label: "Current period",
+                  value: (
+                    <>
+                      {<MaybeTime value={sub.current_period_start} />} → {<MaybeTime value={sub.current_period_end} />}
+                    </>
+                  ),
+                },
                 { label: "Period number", value: sub.period_seq },
                 { label: "Paid through (access)", value: <MaybeTime value={sub.paid_through} /> },
                 { label: "Next charge", value: nextCharge.note ?? <MaybeTime value={nextCharge.at} /> },
-                ...(sub.cancel_at_period_end && !terminal ? [{ label: "Access until", value: <MaybeTime value={sub.paid_through} /> }] : []),
+                ...(sub.cancel_at_period_end && !terminal
+                  ? [{ label: "Access until", value: <MaybeTime value={sub.paid_through} /> }]
+                  : []),
                 { label: "Cancels at period end", value: <YesNo value={sub.cancel_at_period_end} /> },
                 { label: "Canceled at", value: <MaybeTime value={sub.canceled_at} /> },
                 { label: "Ended at", value: <MaybeTime value={sub.ended_at} /> },
@@ -174,9 +215,15 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 { label: "Wallet only", value: <YesNo value={sub.wallet_only} /> },
                 { label: "Card attached", value: <YesNo value={sub.has_payment_method} /> },
                 { label: "Player id", value: <span className="font-mono">{sub.player_id}</span> },
-                { label: "Player email", value: playerEmail ? <TextLink href={playerHref(playerEmail)}>{playerEmail}</TextLink> : null },
+                {
+                  label: "Player email",
+                  value: playerEmail ? <TextLink href={playerHref(playerEmail)}>{playerEmail}</TextLink> : null,
+                },
                 { label: "Game", value: <span className="font-mono">{sub.game_id}</span> },
-                { label: "Client request id", value: <span className="font-mono text-xs">{sub.client_request_id}</span> },
+                {
+                  label: "Client request id",
+                  value: <span className="font-mono text-xs">{sub.client_request_id}</span>,
+                },
                 { label: "Created", value: <MaybeTime value={sub.created_at} /> },
                 { label: "Updated", value: <MaybeTime value={sub.updated_at} /> },
               ]}
@@ -187,14 +234,22 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
               {sub.revenue_share ? (
                 <KeyValueList
                   items={[
-                    { label: "Recipient player id", value: <span className="font-mono">{sub.revenue_share.recipient_player_id}</span> },
+                    {
+                      label: "Recipient player id",
+                      value: <span className="font-mono">{sub.revenue_share.recipient_player_id}</span>,
+                    },
                     { label: "Percent", value: `${sub.revenue_share.percent} %` },
                     {
                       label: "Applies to",
-                      value: attribution.ok && attribution.value.current_revenue_share ? attribution.value.current_revenue_share.applies_to.replaceAll("_", " ") : "future renewals only",
+                      value:
+                        attribution.ok && attribution.value.current_revenue_share
+                          ? attribution.value.current_revenue_share.applies_to.replaceAll("_", " ")
+                          : "future renewals only",
                     },
                     { label: "Settled by the service", value: "No: the partner pays recipients" },
-                    ...(attribution.ok && attribution.value.current_revenue_share?.note ? [{ label: "Note", value: attribution.value.current_revenue_share.note }] : []),
+                    ...(attribution.ok && attribution.value.current_revenue_share?.note
+                      ? [{ label: "Note", value: attribution.value.current_revenue_share.note }]
+                      : []),
                   ]}
                 />
               ) : (
@@ -202,31 +257,59 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
               )}
             </Card>
             <Card title="Metadata and consent">
-              <CodeBlock label="Subscription metadata and consent" value={{ metadata: sub.metadata, consent: sub.consent }} />
+              <CodeBlock
+                label="Subscription metadata and consent"
+                value={{ metadata: sub.metadata, consent: sub.consent }}
+              />
             </Card>
           </div>
         </div>
 
         {attribution.ok && attribution.value.lifetime_totals ? (
           <section aria-labelledby="lifetime" className="flex flex-col gap-2">
-            <h2 id="lifetime" className="text-sm font-semibold text-ink">Lifetime</h2>
+            <h2 id="lifetime" className="text-sm font-semibold text-ink">
+              Lifetime
+            </h2>
             <StatGroup label="Lifetime totals">
               <Stat label="Renewals settled" value={formatCount(attribution.value.lifetime_totals.renewals_settled)} />
-              <Stat label="Settled gross (USD)" value={<Money value={attribution.value.lifetime_totals.settled_gross_usd} />} />
-              <Stat label="Partner revenue (USD)" value={<Money value={attribution.value.lifetime_totals.partner_revenue_usd} />} hint={`reversed ${formatAmountText(attribution.value.lifetime_totals.partner_revenue_reversed_usd)}`} />
-              <Stat label="Net attributed (USD)" value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />} hint={`gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, reversed ${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`} />
-              <Stat label="Refund events" value={formatCount(attribution.value.lifetime_totals.refund_events_in_window)} />
+              <Stat
+                label="Settled gross (USD)"
+                value={<Money value={attribution.value.lifetime_totals.settled_gross_usd} />}
+              />
+              <Stat
+                label="Partner revenue (USD)"
+                value={<Money value={attribution.value.lifetime_totals.partner_revenue_usd} />}
+                hint={`reversed ${formatAmountText(attribution.value.lifetime_totals.partner_revenue_reversed_usd)}`}
+              />
+              <Stat
+                label="Net attributed (USD)"
+                value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />}
+                hint={`gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, reversed ${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`}
+              />
+              <Stat
+                label="Refund events"
+                value={formatCount(attribution.value.lifetime_totals.refund_events_in_window)}
+              />
             </StatGroup>
           </section>
         ) : null}
 
         <section aria-labelledby="periods" className="flex flex-col gap-2">
-          <h2 id="periods" className="text-sm font-semibold text-ink">Billing periods</h2>
+          <h2 id="periods" className="text-sm font-semibold text-ink">
+            Billing periods
+          </h2>
           {!attribution.ok ? (
-            <Banner tone="danger" role="alert">{attribution.message}</Banner>
+            <Banner tone="danger" role="alert">
+              {attribution.message}
+            </Banner>
           ) : (
             <div className="rounded-lg border border-line bg-surface">
-              <StatusFilter action={subscriptionHref(id)} value={status} options={STATUS_OPTIONS} label="Period status" />
+              <StatusFilter
+                action={subscriptionHref(id)}
+                value={status}
+                options={STATUS_OPTIONS}
+                label="Period status"
+              />
               <div className="border-t border-line">
                 <SimpleTable
                   nowrapHead
@@ -246,32 +329,85 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                       <Th>Refund</Th>
                     </>
                   }
-                  footer={<Pager label="Billing period pages" offset={offset} limit={PAGE_SIZE} total={attribution.value.pagination.total_count} hrefFor={hrefFor} />}
+                  footer={
+                    <Pager
+                      label="Billing period pages"
+                      offset={offset}
+                      limit={PAGE_SIZE}
+                      total={attribution.value.pagination.total_count}
+                      hrefFor={hrefFor}
+                    />
+                  }
                 >
                   {attribution.value.periods.length === 0 ? (
-                    <EmptyRow colSpan={11}>{status ? "No periods with this status." : "No billing periods yet."}</EmptyRow>
+                    <EmptyRow colSpan={11}>
+                      {status ? "No periods with this status." : "No billing periods yet."}
+                    </EmptyRow>
                   ) : (
                     attribution.value.periods.map((p) => {
                       const refunded = p.refund?.refunded_amount_usd ?? null;
                       const partly = refunded !== null && money(refunded).gt(0) && p.status !== "refunded";
-                      const refundable = p.paid_at !== null && p.status !== "refunded" && !(p.funding?.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0));
+                      const refundable =
+                        p.paid_at !== null &&
+                        p.status !== "refunded" &&
+                        !(p.funding?.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0));
                       return (
                         <Tr key={p.period_id}>
                           <Td>{p.period_seq}</Td>
-                          <Td><TextLink href={periodHref(p.period_id)} className="font-mono">{p.period_id}</TextLink></Td>
-                          <Td><PeriodStatusBadge status={p.status} partlyRefunded={partly} /></Td>
-                          <Td className="whitespace-nowrap"><MaybeTime value={p.period_start} focusable={false} /> → <MaybeTime value={p.period_end} focusable={false} /></Td>
-                          <Td><MaybeTime value={p.paid_at} focusable={false} /></Td>
-                          <Td align="right"><Money value={p.amount_usd} /></Td>
-                          <Td align="right"><MaybeMoney value={refunded} /></Td>
-                          <Td align="right"><MaybeMoney value={p.partner_revenue_usd} /></Td>
-                          <Td align="right">{p.attribution ? <Money value={p.attribution.attributed_amount_usd} /> : <span className="text-xs text-ink-muted">{p.attribution_unavailable_reason?.replaceAll("_", " ") ?? "—"}</span>}</Td>
-                          <Td>{p.funding ? `${p.funding.rail}${p.mint_order_id === null && p.paid_at ? ", wallet" : ""}` : "—"}</Td>
+                          <Td>
+                            <TextLink href={periodHref(p.period_id)} className="font-mono">
+                              {p.period_id}
+                            </TextLink>
+                          </Td>
+                          <Td>
+                            <PeriodStatusBadge status={p.status} partlyRefunded={partly} />
+                          </Td>
+                          <Td className="whitespace-nowrap">
+                            <MaybeTime value={p.period_start} focusable={false} /> →{" "}
+                            <MaybeTime value={p.period_end} focusable={false} />
+                          </Td>
+                          <Td>
+                            <MaybeTime value={p.paid_at} focusable={false} />
+                          </Td>
+                          <Td align="right">
+                            <Money value={p.amount_usd} />
+                          </Td>
+                          <Td align="right">
+                            <MaybeMoney value={refunded} />
+                          </Td>
+                          <Td align="right">
+                            <MaybeMoney value={p.partner_revenue_usd} />
+                          </Td>
+                          <Td align="right">
+                            {p.attribution ? (
+                              <Money value={p.attribution.attributed_amount_usd} />
+                            ) : (
+                              <span className="text-xs text-ink-muted">
+                                {p.attribution_unavailable_reason?.replaceAll("_", " ") ?? "—"}
+                              </span>
+                            )}
+                          </Td>
+                          <Td>
+                            {p.funding
+                              ? `${p.funding.rail}${p.mint_order_id === null && p.paid_at ? ", wallet" : ""}`
+                              : "—"}
+                          </Td>
                           <Td>
                             {refundable && hasRole(user.role, "support") ? (
-                              <TextLink href={`${periodHref(p.period_id)}#refund`} aria-label={`Refund period ${p.period_seq}`}>Refund…</TextLink>
+                              <TextLink
+                                href={`${periodHref(p.period_id)}#refund`}
+                                aria-label={`Refund period ${p.period_seq}`}
+                              >
+                                Refund…
+                              </TextLink>
                             ) : (
-                              <span className="text-xs text-ink-muted">{p.funding?.rail === "pcstore" && p.funding.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0) ? "pcstore" : ""}</span>
+                              <span className="text-xs text-ink-muted">
+                                {p.funding?.rail === "pcstore" &&
+                                p.funding.pcstore_charged_usd &&
+                                money(p.funding.pcstore_charged_usd).gt(0)
+                                  ? "pcstore"
+                                  : ""}
+                              </span>
                             )}
                           </Td>
                         </Tr>
@@ -285,12 +421,16 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
         </section>
 
         <section aria-labelledby="refunds" className="flex flex-col gap-2">
-          <h2 id="refunds" className="text-sm font-semibold text-ink">Refunds made from Payout Desk</h2>
+          <h2 id="refunds" className="text-sm font-semibold text-ink">
+            Refunds made from Payout Desk
+          </h2>
           <AttemptsTable caption={`Refund attempts on ${id}`} attempts={attempts} showSubscription={false} />
         </section>
 
         <section aria-labelledby="events" className="flex flex-col gap-2">
-          <h2 id="events" className="text-sm font-semibold text-ink">Events from the service</h2>
+          <h2 id="events" className="text-sm font-semibold text-ink">
+            Events from the service
+          </h2>
           <SubscriptionEvents events={events} />
         </section>
       </div>

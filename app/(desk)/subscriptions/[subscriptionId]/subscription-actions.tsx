@@ -36,7 +36,9 @@ export type CardOption = { id: number; label: string };
 function toConfirm(action: ServerAction) {
   return async (form: FormData): Promise<ConfirmResult> => {
     const result = await action(form);
-    return result.ok ? { ok: true, message: result.message } : { ok: false, message: result.message, values: result.values };
+    return result.ok
+      ? { ok: true, message: result.message }
+      : { ok: false, message: result.message, values: result.values };
   };
 }
 
@@ -67,9 +69,20 @@ export function SubscriptionActions({
   return (
     <div className="flex flex-col gap-2">
       <div className="flex flex-wrap gap-2">
-        {canCancel ? <CancelDialog subscription={subscription} action={toConfirm(cancelAction)} onConfirmed={onConfirmed} /> : null}
-        {canChange ? <PriceDialog subscription={subscription} action={toConfirm(amountAction)} onConfirmed={onConfirmed} /> : null}
-        {canChange ? <CardDialog subscription={subscription} cards={cards} action={toConfirm(paymentMethodAction)} onConfirmed={onConfirmed} /> : null}
+        {canCancel ? (
+          <CancelDialog subscription={subscription} action={toConfirm(cancelAction)} onConfirmed={onConfirmed} />
+        ) : null}
+        {canChange ? (
+          <PriceDialog subscription={subscription} action={toConfirm(amountAction)} onConfirmed={onConfirmed} />
+        ) : null}
+        {canChange ? (
+          <CardDialog
+            subscription={subscription}
+            cards={cards}
+            action={toConfirm(paymentMethodAction)}
+            onConfirmed={onConfirmed}
+          />
+        ) : null}
       </div>
       <FormMessage tone="success">{done}</FormMessage>
     </div>
@@ -116,17 +129,37 @@ function CancelDialog({
           <fieldset className="flex flex-col gap-1.5">
             <legend className="mb-1 text-sm font-medium text-ink">When</legend>
             <label className="flex items-center gap-2">
-              <input type="radio" name="when" value="period_end" defaultChecked={when === "period_end"} onChange={() => setWhen("period_end")} />
+              <input
+                type="radio"
+                name="when"
+                value="period_end"
+                defaultChecked={when === "period_end"}
+                onChange={() => setWhen("period_end")}
+              />
               At the end of the paid period (default)
             </label>
             <label className="flex items-center gap-2">
-              <input type="radio" name="when" value="now" defaultChecked={when === "now"} onChange={() => setWhen("now")} />
+              <input
+                type="radio"
+                name="when"
+                value="now"
+                defaultChecked={when === "now"}
+                onChange={() => setWhen("now")}
+              />
               Now
             </label>
           </fieldset>
-          <div role="status" aria-label="What the service will do" className="rounded-md border border-line bg-subtle px-3 py-2 text-sm">
+          <div
+            role="status"
+            aria-label="What the service will do"
+            className="rounded-md border border-line bg-subtle px-3 py-2 text-sm"
+          >
             <p>{outcome.text}</p>
-            {outcome.code ? <p className="mt-1 text-xs text-ink-muted">Service code: <span className="font-mono">{outcome.code}</span></p> : null}
+            {outcome.code ? (
+              <p className="mt-1 text-xs text-ink-muted">
+                Service code: <span className="font-mono">{outcome.code}</span>
+              </p>
+            ) : null}
           </div>
           <Field label="Reason" hint="Up to 500 characters; stored by the service and carried on the cancel event.">
             {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
@@ -152,14 +185,20 @@ function PriceDialog({
   const current = money(subscription.amountUsd);
   const warnings: string[] = [];
   if (value) {
-    if (value.equals(current)) warnings.push("This is the current price: any staged change is cleared and nothing else changes.");
+    if (value.equals(current))
+      warnings.push("This is the current price: any staged change is cleared and nothing else changes.");
     // "an increase to more than double the price the member last agreed to, or above 500.00 USD, is staged but never applied"
-    if (value.gt(500)) warnings.push("Above USD 500.00: the service stages it but never applies it; the old price keeps billing.");
+    if (value.gt(500))
+      warnings.push("Above USD 500.00: the service stages it but never applies it; the old price keeps billing.");
     else if (value.gt(current.times(2))) {
-      warnings.push("More than double the current price: if that is above double the price the member last agreed to, it is staged but never applied.");
+      warnings.push(
+        "More than double the current price: if that is above double the price the member last agreed to, it is staged but never applied.",
+      );
     }
     if (subscription.fundingRail === "pcstore" && value.gt(current)) {
-      warnings.push("pcstore subscription: the service refuses an increase (the player must re-authorize in the pcstore); only decreases stage.");
+      warnings.push(
+        "pcstore subscription: the service refuses an increase (the player must re-authorize in the pcstore); only decreases stage.",
+      );
     }
   }
   return (
@@ -175,18 +214,35 @@ function PriceDialog({
       onConfirmed={onConfirmed}
     >
       <ul className="list-disc pl-5 text-sm text-ink-muted">
-        <li>The new price is staged: the next successful renewal first bills the current window at the old price; no proration.</li>
+        <li>
+          The new price is staged: the next successful renewal first bills the current window at the old price; no
+          proration.
+        </li>
         <li>Sending the current price clears a staged change.</li>
         <li>An increase above double the last agreed price or above USD 500.00 is staged but never applied.</li>
         <li>On a pcstore subscription an increase is refused and a decrease stages.</li>
       </ul>
-      <Field label="New price (USD)" error={amount !== "" && !parsed.success ? parsed.error.issues[0]?.message : null} required>
+      <Field
+        label="New price (USD)"
+        error={amount !== "" && !parsed.success ? parsed.error.issues[0]?.message : null}
+        required
+      >
         {(control) => (
-          <Input {...control} name="amountUsd" inputMode="decimal" autoComplete="off" value={amount} onChange={(e) => setAmount(e.target.value)} />
+          <Input
+            {...control}
+            name="amountUsd"
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            onChange={(e) => setAmount(e.target.value)}
+          />
         )}
       </Field>
       {warnings.length > 0 ? (
-        <ul role="status" className="list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm text-warning-ink">
+        <ul
+          role="status"
+          className="list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm text-warning-ink"
+        >
           {warnings.map((w) => (
             <li key={w}>{w}</li>
           ))}
@@ -211,12 +267,22 @@ function CardDialog({
   return (
     <ConfirmDialog
       trigger={
-        <Button variant="secondary" disabled={pcstore} title={pcstore ? "pcstore subscriptions are paid through the pcstore" : undefined}>
+        <Button
+          variant="secondary"
+          disabled={pcstore}
+          title={pcstore ? "pcstore subscriptions are paid through the pcstore" : undefined}
+        >
           Change payment method…
         </Button>
       }
       title="Change the payment method"
-      description={subscription.walletOnly ? "Now: wallet only" : subscription.hasPaymentMethod ? "Now: a card is attached" : "Now: no card"}
+      description={
+        subscription.walletOnly
+          ? "Now: wallet only"
+          : subscription.hasPaymentMethod
+            ? "Now: a card is attached"
+            : "Now: no card"
+      }
       confirmLabel="Change payment method"
       pendingLabel="Saving…"
       size="md"
@@ -237,7 +303,14 @@ function CardDialog({
           </ul>
           <Field label="Card" hint={cards === null ? "The player's cards could not be loaded." : undefined}>
             {(control) => (
-              <Select {...control} name="cardId" key={typed.cardId ?? ""} defaultValue={typed.cardId ?? ""} placeholder="No card change" options={(cards ?? []).map((c) => ({ value: String(c.id), label: c.label }))} />
+              <Select
+                {...control}
+                name="cardId"
+                key={typed.cardId ?? ""}
+                defaultValue={typed.cardId ?? ""}
+                placeholder="No card change"
+                options={(cards ?? []).map((c) => ({ value: String(c.id), label: c.label }))}
+              />
             )}
           </Field>
           <Field label="Wallet only">

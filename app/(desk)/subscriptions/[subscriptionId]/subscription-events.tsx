@@ -6,7 +6,8 @@ import { formatUsdText } from "@/lib/format";
 
 function summary(event: SubscriptionEvent): string {
   const data = event.data;
-  const text = (key: string) => (typeof data[key] === "string" || typeof data[key] === "number" ? String(data[key]) : null);
+  const text = (key: string) =>
+    typeof data[key] === "string" || typeof data[key] === "number" ? String(data[key]) : null;
   switch (event.eventType) {
     case "subscription.canceled":
       // The spec: the canceled event "carries access_until"; callers revoke access then.

@@ -7,7 +7,15 @@ import { MaybeTime } from "./maybe";
 import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 
 /** Refund attempts made from Payout Desk, newest first, each linking to its receipt page. */
-export function AttemptsTable({ caption, attempts, showSubscription = true }: { caption: string; attempts: RefundAttempt[]; showSubscription?: boolean }) {
+export function AttemptsTable({
+  caption,
+  attempts,
+  showSubscription = true,
+}: {
+  caption: string;
+  attempts: RefundAttempt[];
+  showSubscription?: boolean;
+}) {
   const columns = showSubscription ? 8 : 7;
   return (
     <SimpleTable
@@ -42,7 +50,11 @@ export function AttemptsTable({ caption, attempts, showSubscription = true }: { 
               </Td>
             ) : null}
             <Td>
-              {a.periodId !== null ? <TextLink href={periodHref(a.periodId)}>#{a.periodSeq}</TextLink> : `#${a.periodSeq}`}
+              {a.periodId !== null ? (
+                <TextLink href={periodHref(a.periodId)}>#{a.periodSeq}</TextLink>
+              ) : (
+                `#${a.periodSeq}`
+              )}
             </Td>
             <Td align="right">
               <Money value={a.amountUsd} />

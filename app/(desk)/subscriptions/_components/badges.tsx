@@ -10,7 +10,13 @@ const SUBSCRIPTION_TONES: Record<string, Tone> = {
   expired: "neutral",
 };
 
-export function SubscriptionStatusBadge({ status, cancelAtPeriodEnd }: { status: string; cancelAtPeriodEnd?: boolean }) {
+export function SubscriptionStatusBadge({
+  status,
+  cancelAtPeriodEnd,
+}: {
+  status: string;
+  cancelAtPeriodEnd?: boolean;
+}) {
   return (
     <span className="inline-flex flex-wrap gap-1">
       <Badge tone={SUBSCRIPTION_TONES[status] ?? "info"}>{status.replaceAll("_", " ")}</Badge>
@@ -19,7 +25,13 @@ export function SubscriptionStatusBadge({ status, cancelAtPeriodEnd }: { status:
   );
 }
 
-const PERIOD_TONES: Record<string, Tone> = { paid: "success", pending: "info", failed: "danger", forgiven: "neutral", refunded: "warning" };
+const PERIOD_TONES: Record<string, Tone> = {
+  paid: "success",
+  pending: "info",
+  failed: "danger",
+  forgiven: "neutral",
+  refunded: "warning",
+};
 
 export function PeriodStatusBadge({ status, partlyRefunded }: { status: string; partlyRefunded?: boolean }) {
   return (

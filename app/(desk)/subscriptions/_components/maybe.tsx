@@ -8,7 +8,13 @@ export function MaybeMoney({ value, currency }: { value: string | null | undefin
 }
 
 /** A timestamp that may be null. */
-export function MaybeTime({ value, focusable = true }: { value: string | Date | null | undefined; focusable?: boolean }) {
+export function MaybeTime({
+  value,
+  focusable = true,
+}: {
+  value: string | Date | null | undefined;
+  focusable?: boolean;
+}) {
   if (value === null || value === undefined) return <span aria-label="none">—</span>;
   return <DateTime value={typeof value === "string" ? value : value.toISOString()} focusable={focusable} />;
 }

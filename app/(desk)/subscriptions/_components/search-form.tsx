@@ -6,7 +6,13 @@ import { SUBSCRIPTION_ID_EXAMPLE } from "@/lib/lookup/search";
 /** The one search box: a GET form, so it works before any script loads and the URL can be shared. */
 export function SearchForm({ defaultValue, error }: { defaultValue?: string; error?: string | null }) {
   return (
-    <form role="search" aria-label="Find a subscription, player or period" action="/subscriptions" method="get" className="flex flex-col gap-1">
+    <form
+      role="search"
+      aria-label="Find a subscription, player or period"
+      action="/subscriptions"
+      method="get"
+      className="flex flex-col gap-1"
+    >
       <label htmlFor="lookup-q" className="text-sm font-medium text-ink">
         Subscription id, player email or period id
       </label>

@@ -41,8 +41,18 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
         description={describeEffect(event)}
       />
       {event.status === "failed" ? (
-        <Banner tone="danger" title="Processing failed" className="mb-4" action={hasRole(user.role, "finance") ? <RetryForm action={retryWebhookEventAction} eventId={event.id} /> : undefined}>
-          {event.lastError ?? "Unknown error"} ({event.attempts} tries). The event is stored; process it again once the cause is fixed.
+        <Banner
+          tone="danger"
+          title="Processing failed"
+          className="mb-4"
+          action={
+            hasRole(user.role, "finance") ? (
+              <RetryForm action={retryWebhookEventAction} eventId={event.id} />
+            ) : undefined
+          }
+        >
+          {event.lastError ?? "Unknown error"} ({event.attempts} tries). The event is stored; process it again once the
+          cause is fixed.
         </Banner>
       ) : null}
       {event.parseIssues ? (
@@ -63,7 +73,10 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
                 value: `${event.signedWith === "current" ? "Current" : "Previous (rotation in progress)"}${event.secretVersion ? `, service version ${event.secretVersion}` : ""}`,
               },
               { label: "Idempotency key", value: <span className="font-mono text-xs">{event.idempotencyKey}</span> },
-              { label: "Delivery id", value: event.deliveryId ? <span className="font-mono text-xs">{event.deliveryId}</span> : null },
+              {
+                label: "Delivery id",
+                value: event.deliveryId ? <span className="font-mono text-xs">{event.deliveryId}</span> : null,
+              },
             ]}
           />
         </Card>
@@ -74,7 +87,10 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
                 label: "Subscription",
                 value: event.subscriptionId ? (
                   <span className="flex flex-wrap items-center gap-x-3">
-                    <TextLink href={`/subscriptions/${encodeURIComponent(event.subscriptionId)}`} className="font-mono text-xs">
+                    <TextLink
+                      href={`/subscriptions/${encodeURIComponent(event.subscriptionId)}`}
+                      className="font-mono text-xs"
+                    >
                       {event.subscriptionId}
                     </TextLink>
                     <TextLink href={`/webhooks?q=${encodeURIComponent(event.subscriptionId)}`} className="text-xs">
@@ -90,7 +106,8 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
                 label: "Refund made in Payout Desk",
                 value: event.refundAttempt ? (
                   <>
-                    <Money value={event.refundAttempt.amountUsd} currency="USD" /> by {event.refundAttempt.actorEmail ?? "an unknown user"} on{" "}
+                    <Money value={event.refundAttempt.amountUsd} currency="USD" /> by{" "}
+                    {event.refundAttempt.actorEmail ?? "an unknown user"} on{" "}
                     <DateTime value={event.refundAttempt.createdAt} /> ({event.refundAttempt.status})
                   </>
                 ) : event.eventType === "subscription.refunded" ? (
@@ -109,7 +126,11 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
           />
         </Card>
       </div>
-      <Card title="Event as received" description="The body exactly as the service signed it, indented for reading." className="mt-4">
+      <Card
+        title="Event as received"
+        description="The body exactly as the service signed it, indented for reading."
+        className="mt-4"
+      >
         <CodeBlock value={event.body} label="Event JSON" />
       </Card>
     </>

@@ -37,10 +37,21 @@ export default async function PeriodPage({ params }: Props) {
   const game = await resolveSelectedGame(db, user);
   const raw = decodeParam((await params).periodId);
   const crumbs = [{ label: "Subscriptions", href: "/subscriptions" }];
-  if (!game) return (<><PageHeader title={`Period ${raw}`} breadcrumbs={crumbs} /><NoGame role={user.role} /></>);
+  if (!game)
+    return (
+      <>
+        <PageHeader title={`Period ${raw}`} breadcrumbs={crumbs} />
+        <NoGame role={user.role} />
+      </>
+    );
   const target = classifySearch(raw);
   if (target.kind !== "period") {
-    return (<><PageHeader title={`Period ${raw}`} breadcrumbs={crumbs} /><Banner tone="danger" role="alert">{`"${raw}" is not a period id.`}</Banner></>);
+    return (
+      <>
+        <PageHeader title={`Period ${raw}`} breadcrumbs={crumbs} />
+        <Banner tone="danger" role="alert">{`"${raw}" is not a period id.`}</Banner>
+      </>
+    );
   }
   const client = await serviceClientForGame(db, game.id);
   const loaded = await loadFromService("billing period", () => client.getPeriodReport(target.periodId));
@@ -49,9 +60,13 @@ export default async function PeriodPage({ params }: Props) {
       <>
         <PageHeader title={`Period ${target.periodId}`} breadcrumbs={crumbs} />
         {loaded.notFound ? (
-          <EmptyState title="No such period">The service has no billing period {target.periodId} for {game.name}.</EmptyState>
+          <EmptyState title="No such period">
+            The service has no billing period {target.periodId} for {game.name}.
+          </EmptyState>
         ) : (
-          <Banner tone="danger" role="alert">{loaded.message}</Banner>
+          <Banner tone="danger" role="alert">
+            {loaded.message}
+          </Banner>
         )}
       </>
     );
@@ -81,22 +96,62 @@ export default async function PeriodPage({ params }: Props) {
           ...(playerEmail ? [{ label: playerEmail, href: playerHref(playerEmail) }] : []),
           { label: subscriptionId, href: subscriptionHref(subscriptionId) },
         ]}
-        meta={<PeriodStatusBadge status={period.status} partlyRefunded={report.refunds.refund_count > 0 && period.status !== "refunded"} />}
-        description={<>Period id <span className="font-mono">{period.period_id}</span> of <TextLink href={subscriptionHref(subscriptionId)} className="font-mono">{subscriptionId}</TextLink></>}
+        meta={
+          <PeriodStatusBadge
+            status={period.status}
+            partlyRefunded={report.refunds.refund_count > 0 && period.status !== "refunded"}
+          />
+        }
+        description={
+          <>
+            Period id <span className="font-mono">{period.period_id}</span> of{" "}
+            <TextLink href={subscriptionHref(subscriptionId)} className="font-mono">
+              {subscriptionId}
+            </TextLink>
+          </>
+        }
       />
       <div className="flex flex-col gap-6">
         <StatGroup label="Period figures">
           <Stat label="Amount (USD)" value={<Money value={period.amount_usd} />} hint="price at the charge" />
-          <Stat label="Refunded to date (USD)" value={<Money value={report.refunds.refunded_to_date_usd} />} hint={`${report.refunds.refund_count} refund event${report.refunds.refund_count === 1 ? "" : "s"}`} />
-          <Stat label="Remaining refundable (USD)" value={<Money value={impact.remainingUsd} />} hint={impact.blocker === "pcstore" ? "pcstore: not refundable" : undefined} />
-          <Stat label="Partner revenue after fees (USD)" value={<Money value={legs.partner_revenue_after_fees_usd} />} />
-          <Stat label="Attributed (USD)" value={attribution ? <Money value={attribution.attributed_amount_usd} /> : "—"} hint={attribution ? `recipient ${attribution.recipient_player_id}` : (period.attribution_unavailable_reason?.replaceAll("_", " ") ?? "no revenue share")} />
+          <Stat
+            label="Refunded to date (USD)"
+            value={<Money value={report.refunds.refunded_to_date_usd} />}
+            hint={`${report.refunds.refund_count} refund event${report.refunds.refund_count === 1 ? "" : "s"}`}
+          />
+          <Stat
+            label="Remaining refundable (USD)"
+            value={<Money value={impact.remainingUsd} />}
+            hint={impact.blocker === "pcstore" ? "pcstore: not refundable" : undefined}
+          />
+          <Stat
+            label="Partner revenue after fees (USD)"
+            value={<Money value={legs.partner_revenue_after_fees_usd} />}
+          />
+          <Stat
+            label="Attributed (USD)"
+            value={attribution ? <Money value={attribution.attributed_amount_usd} /> : "—"}
+            hint={
+              attribution
+                ? `recipient ${attribution.recipient_player_id}`
+                : (period.attribution_unavailable_reason?.replaceAll("_", " ") ?? "no revenue share")
+            }
+          />
         </StatGroup>
 
         {open ? (
-          <Banner tone={open.status === "pending" ? "info" : "danger"} role="status" title={open.status === "pending" ? "A refund on this period is pending" : "A refund on this period needs manual attention"}
-            action={<TextLink href={refundAttemptHref(open.id)}>Open it</TextLink>}>
-            {formatUsdText(open.amountUsd)} by {open.actorEmail ?? "the system"}. Nothing else can be refunded on this period until it is settled.
+          <Banner
+            tone={open.status === "pending" ? "info" : "danger"}
+            role="status"
+            title={
+              open.status === "pending"
+                ? "A refund on this period is pending"
+                : "A refund on this period needs manual attention"
+            }
+            action={<TextLink href={refundAttemptHref(open.id)}>Open it</TextLink>}
+          >
+            {formatUsdText(open.amountUsd)} by {open.actorEmail ?? "the system"}. Nothing else can be refunded on this
+            period until it is settled.
           </Banner>
         ) : null}
 
@@ -128,16 +183,42 @@ export default async function PeriodPage({ params }: Props) {
             <KeyValueList
               items={[
                 { label: "Status", value: period.status },
-                { label: "Window", value: <><MaybeTime value={period.period_start} /> → <MaybeTime value={period.period_end} /></> },
+                {
+                  label: "Window",
+                  value: (
+                    <>
+                      <MaybeTime value={period.period_start} /> → <MaybeTime value={period.period_end} />
+                    </>
+                  ),
+                },
                 { label: "Paid at", value: <MaybeTime value={period.paid_at} /> },
                 { label: "Transaction id", value: <span className="font-mono text-xs">{period.transaction_id}</span> },
-                { label: "Mint order id", value: period.mint_order_id ? <span className="font-mono text-xs">{period.mint_order_id}</span> : period.paid_at ? "none (the wallet covered the period)" : null },
+                {
+                  label: "Mint order id",
+                  value: period.mint_order_id ? (
+                    <span className="font-mono text-xs">{period.mint_order_id}</span>
+                  ) : period.paid_at ? (
+                    "none (the wallet covered the period)"
+                  ) : null,
+                },
                 { label: "Funding rail", value: period.funding?.rail },
-                { label: "Card charged", value: <MaybeMoney value={period.funding?.card_charged_usd} currency="USD" /> },
-                { label: "pcstore charged", value: <MaybeMoney value={period.funding?.pcstore_charged_usd} currency="USD" /> },
-                { label: "Wallet applied (coins)", value: <MaybeMoney value={period.funding?.balance_applied_coins} /> },
+                {
+                  label: "Card charged",
+                  value: <MaybeMoney value={period.funding?.card_charged_usd} currency="USD" />,
+                },
+                {
+                  label: "pcstore charged",
+                  value: <MaybeMoney value={period.funding?.pcstore_charged_usd} currency="USD" />,
+                },
+                {
+                  label: "Wallet applied (coins)",
+                  value: <MaybeMoney value={period.funding?.balance_applied_coins} />,
+                },
                 { label: "Coins", value: <MaybeMoney value={period.funding?.amount_coins} /> },
-                { label: "Charge attempts", value: `${report.charge.attempts_for_period}${report.charge.paid_attempt_no ? `, paid on attempt ${report.charge.paid_attempt_no}` : ""}` },
+                {
+                  label: "Charge attempts",
+                  value: `${report.charge.attempts_for_period}${report.charge.paid_attempt_no ? `, paid on attempt ${report.charge.paid_attempt_no}` : ""}`,
+                },
                 { label: "Paid attempt at", value: <MaybeTime value={report.charge.paid_attempt_at} /> },
                 { label: "Charge outcome", value: report.charge.outcome },
               ]}
@@ -146,16 +227,40 @@ export default async function PeriodPage({ params }: Props) {
           <Card title="Fee legs" description={legs.note ?? undefined}>
             <KeyValueList
               items={[
-                { label: `Service fee (${legs.invo_fee_percent} %)`, value: <Money value={legs.invo_fee_usd} currency="USD" /> },
-                { label: `Partner revenue settled (${legs.partner_revenue_percent} %)`, value: <Money value={legs.partner_revenue_settled_usd} currency="USD" /> },
-                { label: "Partner revenue reversed", value: <Money value={legs.partner_revenue_reversed_usd} currency="USD" /> },
-                { label: "Partner revenue (net of reversal)", value: <Money value={legs.partner_revenue_usd} currency="USD" /> },
+                {
+                  label: `Service fee (${legs.invo_fee_percent} %)`,
+                  value: <Money value={legs.invo_fee_usd} currency="USD" />,
+                },
+                {
+                  label: `Partner revenue settled (${legs.partner_revenue_percent} %)`,
+                  value: <Money value={legs.partner_revenue_settled_usd} currency="USD" />,
+                },
+                {
+                  label: "Partner revenue reversed",
+                  value: <Money value={legs.partner_revenue_reversed_usd} currency="USD" />,
+                },
+                {
+                  label: "Partner revenue (net of reversal)",
+                  value: <Money value={legs.partner_revenue_usd} currency="USD" />,
+                },
                 { label: "Partner leg reversed", value: <YesNo value={legs.partner_leg_reversed} /> },
-                { label: "Pass-through fees (international card)", value: <Money value={legs.pass_through_fees_usd} currency="USD" /> },
+                {
+                  label: "Pass-through fees (international card)",
+                  value: <Money value={legs.pass_through_fees_usd} currency="USD" />,
+                },
                 { label: "Chargeback fees", value: <Money value={legs.chargeback_fees_usd} currency="USD" /> },
-                { label: "Disputed amount held", value: <Money value={legs.disputed_amount_held_usd} currency="USD" /> },
-                { label: "Card fee charged to the partner", value: <MaybeMoney value={legs.card_fee_charged_to_partner_usd} currency="USD" /> },
-                { label: "Partner revenue after fees", value: <Money value={legs.partner_revenue_after_fees_usd} currency="USD" /> },
+                {
+                  label: "Disputed amount held",
+                  value: <Money value={legs.disputed_amount_held_usd} currency="USD" />,
+                },
+                {
+                  label: "Card fee charged to the partner",
+                  value: <MaybeMoney value={legs.card_fee_charged_to_partner_usd} currency="USD" />,
+                },
+                {
+                  label: "Partner revenue after fees",
+                  value: <Money value={legs.partner_revenue_after_fees_usd} currency="USD" />,
+                },
                 { label: "Source", value: legs.source },
               ]}
             />
@@ -164,16 +269,28 @@ export default async function PeriodPage({ params }: Props) {
             {attribution ? (
               <KeyValueList
                 items={[
-                  { label: "Recipient player id", value: <span className="font-mono">{attribution.recipient_player_id}</span> },
-                  { label: "Recipient", value: attribution.recipient?.player_email ?? attribution.recipient?.player_name ?? null },
+                  {
+                    label: "Recipient player id",
+                    value: <span className="font-mono">{attribution.recipient_player_id}</span>,
+                  },
+                  {
+                    label: "Recipient",
+                    value: attribution.recipient?.player_email ?? attribution.recipient?.player_name ?? null,
+                  },
                   { label: "Percent at renewal", value: `${attribution.percent_at_renewal} %` },
-                  { label: "Base (after the service fee)", value: <Money value={attribution.base_usd} currency="USD" /> },
+                  {
+                    label: "Base (after the service fee)",
+                    value: <Money value={attribution.base_usd} currency="USD" />,
+                  },
                   { label: "Attributed", value: <Money value={attribution.attributed_amount_usd} currency="USD" /> },
                   { label: "Settled by the service", value: "No: the partner pays recipients" },
                 ]}
               />
             ) : (
-              <p className="text-ink-muted">No attribution: {period.attribution_unavailable_reason?.replaceAll("_", " ") ?? "no revenue share configured"}.</p>
+              <p className="text-ink-muted">
+                No attribution:{" "}
+                {period.attribution_unavailable_reason?.replaceAll("_", " ") ?? "no revenue share configured"}.
+              </p>
             )}
           </Card>
           <Card title="Reconciliation">
@@ -181,11 +298,24 @@ export default async function PeriodPage({ params }: Props) {
               <KeyValueList
                 items={[
                   { label: "Checked", value: <YesNo value={reconciliation.checked} /> },
-                  { label: "Expected base", value: <MaybeMoney value={reconciliation.expected_base_usd} currency="USD" /> },
-                  { label: "Recorded base", value: <MaybeMoney value={reconciliation.recorded_base_usd} currency="USD" /> },
+                  {
+                    label: "Expected base",
+                    value: <MaybeMoney value={reconciliation.expected_base_usd} currency="USD" />,
+                  },
+                  {
+                    label: "Recorded base",
+                    value: <MaybeMoney value={reconciliation.recorded_base_usd} currency="USD" />,
+                  },
                   {
                     label: "Base matches the settled fee",
-                    value: reconciliation.base_matches_settled_fee === false ? <span className="font-medium text-danger">No: the attributed figure stays the recorded snapshot</span> : <YesNo value={reconciliation.base_matches_settled_fee} />,
+                    value:
+                      reconciliation.base_matches_settled_fee === false ? (
+                        <span className="font-medium text-danger">
+                          No: the attributed figure stays the recorded snapshot
+                        </span>
+                      ) : (
+                        <YesNo value={reconciliation.base_matches_settled_fee} />
+                      ),
                   },
                 ]}
               />
@@ -225,13 +355,27 @@ export default async function PeriodPage({ params }: Props) {
             ) : (
               report.refunds.events.map((e, index) => (
                 <Tr key={`${e.refund_transaction_id ?? index}`}>
-                  <Td><MaybeTime value={e.refunded_at} focusable={false} /></Td>
-                  <Td align="right"><Money value={e.refunded_amount_usd} /></Td>
-                  <Td align="right"><Money value={e.cumulative_refunded_before_usd} /></Td>
-                  <Td align="right"><Money value={e.cumulative_refunded_after_usd} /></Td>
-                  <Td><YesNo value={e.is_full_refund} /></Td>
-                  <Td align="right"><Money value={e.reversed_attributed_usd} /></Td>
-                  <Td align="right"><Money value={e.partner_revenue_reversed_usd} /></Td>
+                  <Td>
+                    <MaybeTime value={e.refunded_at} focusable={false} />
+                  </Td>
+                  <Td align="right">
+                    <Money value={e.refunded_amount_usd} />
+                  </Td>
+                  <Td align="right">
+                    <Money value={e.cumulative_refunded_before_usd} />
+                  </Td>
+                  <Td align="right">
+                    <Money value={e.cumulative_refunded_after_usd} />
+                  </Td>
+                  <Td>
+                    <YesNo value={e.is_full_refund} />
+                  </Td>
+                  <Td align="right">
+                    <Money value={e.reversed_attributed_usd} />
+                  </Td>
+                  <Td align="right">
+                    <Money value={e.partner_revenue_reversed_usd} />
+                  </Td>
                   <Td className="min-w-52">
                     {describePartnerReversalBasis(e.partner_revenue_reversal_basis).text}
                     <span className="block font-mono text-xs text-ink-muted">{e.partner_revenue_reversal_basis}</span>
@@ -244,7 +388,9 @@ export default async function PeriodPage({ params }: Props) {
         </section>
 
         <section aria-labelledby="attempts" className="flex flex-col gap-2">
-          <h2 id="attempts" className="text-sm font-semibold text-ink">Refunds of this period made from Payout Desk</h2>
+          <h2 id="attempts" className="text-sm font-semibold text-ink">
+            Refunds of this period made from Payout Desk
+          </h2>
           <AttemptsTable caption="Refund attempts on this period" attempts={attempts} showSubscription={false} />
         </section>
       </div>

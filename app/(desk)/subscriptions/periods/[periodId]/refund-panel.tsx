@@ -55,13 +55,16 @@ export function RefundPanel({
   /** What was last typed, shown again after Back or a refusal at the confirm step (React resets a form after its action). */
   const [typed, setTyped] = useState<Record<string, string>>({});
 
-  const [previewState, preview] = useActionState(async (previous: ActionResult<RefundImpact> | null, form: FormData) => {
-    const result = await previewAction(previous, form);
-    setSentBack(null);
-    setTyped({ amountUsd: String(form.get("amountUsd") ?? ""), reason: String(form.get("reason") ?? "") });
-    if (result.ok && result.data) setReview({ impact: result.data, reason: String(form.get("reason") ?? "") });
-    return result;
-  }, null);
+  const [previewState, preview] = useActionState(
+    async (previous: ActionResult<RefundImpact> | null, form: FormData) => {
+      const result = await previewAction(previous, form);
+      setSentBack(null);
+      setTyped({ amountUsd: String(form.get("amountUsd") ?? ""), reason: String(form.get("reason") ?? "") });
+      if (result.ok && result.data) setReview({ impact: result.data, reason: String(form.get("reason") ?? "") });
+      return result;
+    },
+    null,
+  );
 
   const [refundState, refund] = useActionState(async (previous: ActionResult<RefundData> | null, form: FormData) => {
     const result = await refundAction(previous, form);
@@ -104,7 +107,8 @@ export function RefundPanel({
               </Button>
             </div>
             <p className="text-xs text-ink-muted">
-              Sent with a request id stored before the call; pressing again, or retrying after an error, can never refund twice.
+              Sent with a request id stored before the call; pressing again, or retrying after an error, can never
+              refund twice.
             </p>
           </form>
         )}
@@ -123,7 +127,9 @@ export function RefundPanel({
           <FormMessage tone="error">{sentBack}</FormMessage>
         </FocusHere>
       ) : null}
-      {!sentBack && previewState && !previewState.ok && !Object.keys(errors).length ? <FormMessage tone="error">{previewState.message}</FormMessage> : null}
+      {!sentBack && previewState && !previewState.ok && !Object.keys(errors).length ? (
+        <FormMessage tone="error">{previewState.message}</FormMessage>
+      ) : null}
       <p className="text-ink">
         Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
       </p>
@@ -131,20 +137,50 @@ export function RefundPanel({
       <fieldset className="flex flex-col gap-1.5">
         <legend className="mb-1 text-sm font-medium text-ink">Amount</legend>
         <label className="flex items-center gap-2">
-          <input type="radio" name="mode" value="full" defaultChecked={mode === "full"} onChange={() => setMode("full")} />
+          <input
+            type="radio"
+            name="mode"
+            value="full"
+            defaultChecked={mode === "full"}
+            onChange={() => setMode("full")}
+          />
           Full: everything that remains ({formatUsdText(remainingUsd)})
         </label>
         <label className="flex items-center gap-2">
-          <input type="radio" name="mode" value="partial" defaultChecked={mode === "partial"} onChange={() => setMode("partial")} />
+          <input
+            type="radio"
+            name="mode"
+            value="partial"
+            defaultChecked={mode === "partial"}
+            onChange={() => setMode("partial")}
+          />
           Partial
         </label>
       </fieldset>
       {mode === "partial" ? (
-        <Field label="Amount to refund (USD)" error={errors.amountUsd} required hint={`At most ${formatUsdText(remainingUsd)}.`}>
-          {(control) => <Input {...control} name="amountUsd" inputMode="decimal" autoComplete="off" defaultValue={values.amountUsd} className="max-w-40" />}
+        <Field
+          label="Amount to refund (USD)"
+          error={errors.amountUsd}
+          required
+          hint={`At most ${formatUsdText(remainingUsd)}.`}
+        >
+          {(control) => (
+            <Input
+              {...control}
+              name="amountUsd"
+              inputMode="decimal"
+              autoComplete="off"
+              defaultValue={values.amountUsd}
+              className="max-w-40"
+            />
+          )}
         </Field>
       ) : null}
-      <Field label="Reason" error={errors.reason} hint="Up to 500 characters; sent to the service and kept in the audit log.">
+      <Field
+        label="Reason"
+        error={errors.reason}
+        hint="Up to 500 characters; sent to the service and kept in the audit log."
+      >
         {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={values.reason} />}
       </Field>
       {limited ? (
@@ -168,13 +204,32 @@ function ImpactSummary({ impact }: { impact: RefundImpact }) {
     <div className="flex flex-col gap-3">
       <KeyValueList
         items={[
-          { label: "Refund", value: <><Money value={impact.amountUsd} currency="USD" className="font-semibold" /> {impact.isFull ? <Badge tone="warning">full: completes the period</Badge> : <Badge>partial</Badge>}</> },
+          {
+            label: "Refund",
+            value: (
+              <>
+                <Money value={impact.amountUsd} currency="USD" className="font-semibold" />{" "}
+                {impact.isFull ? <Badge tone="warning">full: completes the period</Badge> : <Badge>partial</Badge>}
+              </>
+            ),
+          },
           { label: "Period amount", value: <Money value={impact.periodAmountUsd} currency="USD" /> },
           { label: "Already refunded", value: <Money value={impact.refundedToDateUsd} currency="USD" /> },
           { label: "Remaining refundable now", value: <Money value={impact.remainingUsd} currency="USD" /> },
-          { label: "Paid with", value: `${impact.fundingShape === "mixed" ? "card and wallet" : impact.fundingShape} (${impact.rail} rail)` },
+          {
+            label: "Paid with",
+            value: `${impact.fundingShape === "mixed" ? "card and wallet" : impact.fundingShape} (${impact.rail} rail)`,
+          },
           { label: "Back to the card", value: <Money value={impact.cardRefundUsd} currency="USD" /> },
-          { label: "Wallet change (coins)", value: <>{impact.balanceDeltaCoins.startsWith("-") ? null : "+"}<Money value={impact.balanceDeltaCoins} /></> },
+          {
+            label: "Wallet change (coins)",
+            value: (
+              <>
+                {impact.balanceDeltaCoins.startsWith("-") ? null : "+"}
+                <Money value={impact.balanceDeltaCoins} />
+              </>
+            ),
+          },
         ]}
       />
       <ul className="list-disc rounded-md border border-line bg-subtle py-2 pr-3 pl-7 text-sm">
@@ -187,25 +242,58 @@ function ImpactSummary({ impact }: { impact: RefundImpact }) {
         {impact.revenueShare ? (
           <KeyValueList
             items={[
-              { label: "Recipient player id", value: <span className="font-mono">{impact.revenueShare.recipientPlayerId}</span> },
-              { label: "Attributed on this period", value: <>{<Money value={impact.revenueShare.originalAttributedUsd} currency="USD" />} at {impact.revenueShare.percentAtRenewal} %</> },
-              { label: "Attribution the recipient loses (estimate)", value: <Money value={impact.revenueShare.attributionLostUsd} currency="USD" className="font-semibold" /> },
-              { label: "Net attributed after", value: <Money value={impact.revenueShare.netAfterUsd} currency="USD" /> },
-              { label: "Reported in the window", value: `${impact.reportingWindow.month} (${impact.reportingWindow.start} to ${impact.reportingWindow.end}, the window of the refund)` },
+              {
+                label: "Recipient player id",
+                value: <span className="font-mono">{impact.revenueShare.recipientPlayerId}</span>,
+              },
+              {
+                label: "Attributed on this period",
+                value: (
+                  <>
+                    {<Money value={impact.revenueShare.originalAttributedUsd} currency="USD" />} at{" "}
+                    {impact.revenueShare.percentAtRenewal} %
+                  </>
+                ),
+              },
+              {
+                label: "Attribution the recipient loses (estimate)",
+                value: (
+                  <Money value={impact.revenueShare.attributionLostUsd} currency="USD" className="font-semibold" />
+                ),
+              },
+              {
+                label: "Net attributed after",
+                value: <Money value={impact.revenueShare.netAfterUsd} currency="USD" />,
+              },
+              {
+                label: "Reported in the window",
+                value: `${impact.reportingWindow.month} (${impact.reportingWindow.start} to ${impact.reportingWindow.end}, the window of the refund)`,
+              },
               {
                 label: "Recipient already paid for this period",
-                value: impact.recipientAlreadyPaid ? "Yes: the reversal is carried against their next payout" : "No: the reversal reduces what they will be paid",
+                value: impact.recipientAlreadyPaid
+                  ? "Yes: the reversal is carried against their next payout"
+                  : "No: the reversal reduces what they will be paid",
               },
-              { label: "Partner revenue reversed (estimate)", value: <Money value={impact.partnerRevenueReversedUsd} currency="USD" /> },
-              { label: "Card fee charged to the partner (estimate)", value: <Money value={impact.cardFeeChargedToPartnerUsd} currency="USD" /> },
+              {
+                label: "Partner revenue reversed (estimate)",
+                value: <Money value={impact.partnerRevenueReversedUsd} currency="USD" />,
+              },
+              {
+                label: "Card fee charged to the partner (estimate)",
+                value: <Money value={impact.cardFeeChargedToPartnerUsd} currency="USD" />,
+              },
             ]}
           />
         ) : (
           <p className="text-sm text-ink-muted">
-            No recipient is attributed on this period; partner revenue reversed (estimate) {formatUsdText(impact.partnerRevenueReversedUsd)}, reported in {impact.reportingWindow.month}.
+            No recipient is attributed on this period; partner revenue reversed (estimate){" "}
+            {formatUsdText(impact.partnerRevenueReversedUsd)}, reported in {impact.reportingWindow.month}.
           </p>
         )}
-        <p className="mt-1 text-xs text-ink-muted">Estimates follow the service&apos;s rules; the receipt gives the exact figures.</p>
+        <p className="mt-1 text-xs text-ink-muted">
+          Estimates follow the service&apos;s rules; the receipt gives the exact figures.
+        </p>
       </div>
     </div>
   );

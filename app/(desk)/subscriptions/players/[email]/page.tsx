@@ -34,7 +34,10 @@ const STATUS_OPTIONS = [
   { value: "canceled,expired", label: "Canceled or expired" },
 ];
 
-type Props = { params: Promise<{ email: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<{ email: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export default async function PlayerPage({ params, searchParams }: Props) {
   const user = await requirePageRole("viewer");
@@ -44,10 +47,26 @@ export default async function PlayerPage({ params, searchParams }: Props) {
   const query = await searchParams;
   const target = classifySearch(raw);
   const header = (description?: string) => (
-    <PageHeader title={raw} description={description} breadcrumbs={[{ label: "Subscriptions", href: "/subscriptions" }, { label: "Players" }]} />
+    <PageHeader
+      title={raw}
+      description={description}
+      breadcrumbs={[{ label: "Subscriptions", href: "/subscriptions" }, { label: "Players" }]}
+    />
   );
-  if (!game) return (<>{header()}<NoGame role={user.role} /></>);
-  if (target.kind !== "player") return (<>{header()}<Banner tone="danger" role="alert">{`"${raw}" is not a player email.`}</Banner></>);
+  if (!game)
+    return (
+      <>
+        {header()}
+        <NoGame role={user.role} />
+      </>
+    );
+  if (target.kind !== "player")
+    return (
+      <>
+        {header()}
+        <Banner tone="danger" role="alert">{`"${raw}" is not a player email.`}</Banner>
+      </>
+    );
 
   const email = target.email;
   const status = STATUS_OPTIONS.some((o) => o.value === query.status) ? String(query.status ?? "") : "";
@@ -57,7 +76,12 @@ export default async function PlayerPage({ params, searchParams }: Props) {
     loadFromService("player", () => client.getPlayerBalanceByEmail(email)),
     loadFromService("saved cards", () => client.listPlayerCards(email)),
     loadFromService("subscriptions", () =>
-      client.listPlayerSubscriptions({ playerEmail: email, status: status ? status.split(",") : undefined, limit: PAGE_SIZE, offset }),
+      client.listPlayerSubscriptions({
+        playerEmail: email,
+        status: status ? status.split(",") : undefined,
+        limit: PAGE_SIZE,
+        offset,
+      }),
     ),
   ]);
   const hrefFor = (next: number) => {
@@ -70,7 +94,11 @@ export default async function PlayerPage({ params, searchParams }: Props) {
 
   return (
     <>
-      {header(balance.ok ? `${balance.value.player.player_name ?? "Player"} · player ${balance.value.player.player_id} in ${game.name}` : undefined)}
+      {header(
+        balance.ok
+          ? `${balance.value.player.player_name ?? "Player"} · player ${balance.value.player.player_id} in ${game.name}`
+          : undefined,
+      )}
       <div className="flex flex-col gap-6">
         <div className="grid gap-4 lg:grid-cols-2">
           <Card title="Balance">
@@ -80,7 +108,10 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                   items={[
                     { label: "Player id", value: <span className="font-mono">{balance.value.player.player_id}</span> },
                     { label: "Name", value: balance.value.player.player_name },
-                    { label: "Identity id", value: <span className="font-mono text-xs">{balance.value.player.identity_id ?? "—"}</span> },
+                    {
+                      label: "Identity id",
+                      value: <span className="font-mono text-xs">{balance.value.player.identity_id ?? "—"}</span>,
+                    },
                     { label: "Joined", value: <MaybeTime value={balance.value.player.date_joined} /> },
                     { label: "Total value", value: <Money value={balance.value.summary.total_value} /> },
                     { label: "Last updated", value: <MaybeTime value={balance.value.last_updated} /> },
@@ -104,16 +135,24 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                     balance.value.balances.map((b) => (
                       <Tr key={b.currency_id}>
                         <Td>{b.currency_name}</Td>
-                        <Td align="right"><Money value={b.available_balance} /></Td>
-                        <Td align="right"><Money value={b.reserved_balance} /></Td>
-                        <Td align="right"><Money value={b.total_balance} /></Td>
+                        <Td align="right">
+                          <Money value={b.available_balance} />
+                        </Td>
+                        <Td align="right">
+                          <Money value={b.reserved_balance} />
+                        </Td>
+                        <Td align="right">
+                          <Money value={b.total_balance} />
+                        </Td>
                       </Tr>
                     ))
                   )}
                 </SimpleTable>
               </div>
             ) : (
-              <p className="text-ink-muted">{balance.notFound ? "The service has never seen this player (no balance)." : balance.message}</p>
+              <p className="text-ink-muted">
+                {balance.notFound ? "The service has never seen this player (no balance)." : balance.message}
+              </p>
             )}
           </Card>
           <Card title="Saved cards" description="Newest first; expired cards are not listed by the service.">
@@ -126,10 +165,12 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                 {cards.value.cards.map((card) => (
                   <li key={card.id} className="flex flex-wrap items-center justify-between gap-2 py-1.5">
                     <span>
-                      <span className="capitalize">{card.brand}</span> •••• <span className="font-mono">{card.last_four}</span>
+                      <span className="capitalize">{card.brand}</span> ••••{" "}
+                      <span className="font-mono">{card.last_four}</span>
                     </span>
                     <span className="text-ink-muted">
-                      expires {String(card.exp_month).padStart(2, "0")}/{card.exp_year} · card id <span className="font-mono">{card.id}</span> · added{" "}
+                      expires {String(card.exp_month).padStart(2, "0")}/{card.exp_year} · card id{" "}
+                      <span className="font-mono">{card.id}</span> · added{" "}
                       <MaybeTime value={card.created_at} focusable={false} />
                     </span>
                   </li>
@@ -144,7 +185,9 @@ export default async function PlayerPage({ params, searchParams }: Props) {
             Subscriptions
           </h2>
           {!subscriptions.ok ? (
-            <Banner tone="danger" role="alert">{subscriptions.message}</Banner>
+            <Banner tone="danger" role="alert">
+              {subscriptions.message}
+            </Banner>
           ) : (
             <div className="rounded-lg border border-line bg-surface">
               <StatusFilter action={playerHref(email)} value={status} options={STATUS_OPTIONS} label="Status" />
@@ -189,14 +232,28 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                           </TextLink>
                         </Td>
                         <Td>{s.item_name}</Td>
-                        <Td><SubscriptionStatusBadge status={s.status} cancelAtPeriodEnd={s.cancel_at_period_end} /></Td>
-                        <Td align="right"><Money value={s.amount_usd} /></Td>
-                        <Td align="right"><MaybeMoney value={s.pending_amount_usd} /></Td>
+                        <Td>
+                          <SubscriptionStatusBadge status={s.status} cancelAtPeriodEnd={s.cancel_at_period_end} />
+                        </Td>
+                        <Td align="right">
+                          <Money value={s.amount_usd} />
+                        </Td>
+                        <Td align="right">
+                          <MaybeMoney value={s.pending_amount_usd} />
+                        </Td>
                         <Td>{s.funding_rail}</Td>
-                        <Td><YesNo value={s.wallet_only} /></Td>
-                        <Td><MaybeTime value={s.paid_through} focusable={false} /></Td>
-                        <Td><MaybeTime value={s.next_charge_at} focusable={false} /></Td>
-                        <Td><MaybeTime value={s.created_at} focusable={false} /></Td>
+                        <Td>
+                          <YesNo value={s.wallet_only} />
+                        </Td>
+                        <Td>
+                          <MaybeTime value={s.paid_through} focusable={false} />
+                        </Td>
+                        <Td>
+                          <MaybeTime value={s.next_charge_at} focusable={false} />
+                        </Td>
+                        <Td>
+                          <MaybeTime value={s.created_at} focusable={false} />
+                        </Td>
                       </Tr>
                     ))
                   )}

@@ -45,7 +45,9 @@ export function ResolveForm({ attemptId, action }: { attemptId: string; action: 
   return (
     <form action={formAction} className="flex flex-col gap-3" aria-label="Mark as settled">
       <input type="hidden" name="attemptId" value={attemptId} />
-      {state && (state.ok || (!error && !outcomeError)) ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      {state && (state.ok || (!error && !outcomeError)) ? (
+        <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
+      ) : null}
       <fieldset className="flex flex-col gap-1.5" aria-describedby={outcomeError ? "resolve-outcome-error" : undefined}>
         <legend className="mb-1 text-sm font-medium text-ink">Did the service refund it?</legend>
         <label className="flex items-center gap-2">
@@ -53,7 +55,13 @@ export function ResolveForm({ attemptId, action }: { attemptId: string; action: 
           Yes, it was refunded (counts as refunded; it cannot be made again)
         </label>
         <label className="flex items-center gap-2">
-          <input type="radio" name="outcome" value="not_refunded" required defaultChecked={typedOutcome === "not_refunded"} />
+          <input
+            type="radio"
+            name="outcome"
+            value="not_refunded"
+            required
+            defaultChecked={typedOutcome === "not_refunded"}
+          />
           No, nothing was refunded (the same refund can be made again)
         </label>
         {outcomeError ? (
@@ -62,8 +70,20 @@ export function ResolveForm({ attemptId, action }: { attemptId: string; action: 
           </p>
         ) : null}
       </fieldset>
-      <Field label="What the service confirmed" error={error} required hint="Kept with the attempt and in the audit log.">
-        {(control) => <Textarea {...control} name="note" maxLength={1000} defaultValue={state && !state.ok ? state.values?.note : undefined} />}
+      <Field
+        label="What the service confirmed"
+        error={error}
+        required
+        hint="Kept with the attempt and in the audit log."
+      >
+        {(control) => (
+          <Textarea
+            {...control}
+            name="note"
+            maxLength={1000}
+            defaultValue={state && !state.ok ? state.values?.note : undefined}
+          />
+        )}
       </Field>
       <div>
         <SubmitButton pendingLabel="Saving…">Mark as settled</SubmitButton>

@@ -16,8 +16,5 @@ export const GET = defineRoute<{ id: string }>("viewer", async (_request, { user
   const game = await requireSelectedGame(db, user);
   const pull = await getPull(db, { gameId: game.id, pullId: id.data });
   if (!pull) throw new AppError("NOT_FOUND", "No such snapshot pull for this game.");
-  return Response.json(
-    toProgressView(pull),
-    { headers: { "Cache-Control": "no-store" } },
-  );
+  return Response.json(toProgressView(pull), { headers: { "Cache-Control": "no-store" } });
 });

@@ -14,7 +14,15 @@ const STATUS: Record<SnapshotDisputeRow["status"], { label: string; tone: "dange
 };
 
 /** Chargebacks on this recipient's renewals in the window, with what each means for the payout. */
-export function DisputeList({ disputes, overrides, hasBatch }: { disputes: SnapshotDisputeRow[]; overrides: FlagOverride[]; hasBatch: boolean }) {
+export function DisputeList({
+  disputes,
+  overrides,
+  hasBatch,
+}: {
+  disputes: SnapshotDisputeRow[];
+  overrides: FlagOverride[];
+  hasBatch: boolean;
+}) {
   return (
     <Card
       title="Disputed renewals"
@@ -41,7 +49,10 @@ export function DisputeList({ disputes, overrides, hasBatch }: { disputes: Snaps
         {disputes.map((d) => {
           const status = STATUS[d.status];
           const override = overrides.find(
-            (o) => o.flag === "disputed_renewal" && o.recipientPlayerId === d.recipientPlayerId && o.cause === `dispute:${d.disputeId}:${d.status}`,
+            (o) =>
+              o.flag === "disputed_renewal" &&
+              o.recipientPlayerId === d.recipientPlayerId &&
+              o.cause === `dispute:${d.disputeId}:${d.status}`,
           );
           return (
             <Tr key={d.disputeId}>
@@ -58,7 +69,10 @@ export function DisputeList({ disputes, overrides, hasBatch }: { disputes: Snaps
               </Td>
               <Td align="right">
                 {d.usdAmount !== null ? (
-                  <Money value={d.usdAmount} className={d.status === "lost" ? "font-semibold text-danger-ink" : undefined} />
+                  <Money
+                    value={d.usdAmount}
+                    className={d.status === "lost" ? "font-semibold text-danger-ink" : undefined}
+                  />
                 ) : (
                   <span className="text-ink-muted">not reported yet</span>
                 )}

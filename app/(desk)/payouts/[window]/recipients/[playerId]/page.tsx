@@ -39,12 +39,14 @@ import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
 
-type Props = { params: Promise<{ window: string; playerId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<{ window: string; playerId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export const metadata: Metadata = { title: "Recipient evidence" };
 
 const PAGE_SIZE = 100;
-
 
 export default async function RecipientEvidencePage({ params, searchParams }: Props) {
   const p = await params;
@@ -58,13 +60,27 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   const review = await loadWindowReview(db, { gameId: game.id, window, recipientPlayerId: playerId });
   if (!review) notFound();
   const { batch, snapshot, windowFlags, disputes: disputeRows, overrides, settings } = review;
-  const statementId = batch ? await findStatementId(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId }) : null;
+  const statementId = batch
+    ? await findStatementId(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })
+    : null;
   let statement: PayoutStatement | null = null;
   if (statementId && batch) {
-    for await (const s of iteratePayoutStatements(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })) statement = s;
+    for await (const s of iteratePayoutStatements(db, {
+      gameId: game.id,
+      batchId: batch.id,
+      recipientPlayerId: playerId,
+    }))
+      statement = s;
   }
   const [lines, reversals, carries, reported] = await Promise.all([
-    listEvidenceLines(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId, page, pageSize: PAGE_SIZE, mismatchesOnly }),
+    listEvidenceLines(db, {
+      gameId: game.id,
+      snapshotId: snapshot.id,
+      recipientPlayerId: playerId,
+      page,
+      pageSize: PAGE_SIZE,
+      mismatchesOnly,
+    }),
     listSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
     getSnapshotRecipient(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
@@ -78,8 +94,16 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   const email = statement?.playerEmail ?? reported?.playerEmail ?? null;
   const resolved = statement?.resolved ?? reported?.resolved ?? true;
   const recipientFlags = statement?.recipientFlags ?? [];
-  const flags: BatchFlags = { snapshotId: snapshot.id, window: windowFlags, disputes: disputeFlagsOf(disputeRows), disputeRows, overrides };
-  const openFlags = statement ? flagsOfStatement(flags, playerId, recipientFlags).filter((f) => !overrideOf(f, overrides)) : [];
+  const flags: BatchFlags = {
+    snapshotId: snapshot.id,
+    window: windowFlags,
+    disputes: disputeFlagsOf(disputeRows),
+    disputeRows,
+    overrides,
+  };
+  const openFlags = statement
+    ? flagsOfStatement(flags, playerId, recipientFlags).filter((f) => !overrideOf(f, overrides))
+    : [];
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const pages = Math.max(1, Math.ceil((mismatchesOnly ? lines.mismatches : lines.total) / PAGE_SIZE));
@@ -93,7 +117,10 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
     <>
       <PageHeader
         title={name ?? `Player ${playerId}`}
-        breadcrumbs={[{ label: "Payouts", href: "/payouts" }, { label: windowLabel(window), href }]}
+        breadcrumbs={[
+          { label: "Payouts", href: "/payouts" },
+          { label: windowLabel(window), href },
+        ]}
         meta={
           <>
             {stateLabel ? <Badge tone={stateLabel.tone}>{stateLabel.label}</Badge> : null}
@@ -102,7 +129,8 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
         }
         description={
           <>
-            Evidence for {windowLabel(window)}, snapshot version {snapshot.version}: player <span className="font-mono">#{playerId}</span>
+            Evidence for {windowLabel(window)}, snapshot version {snapshot.version}: player{" "}
+            <span className="font-mono">#{playerId}</span>
             {email ? `, ${email}` : ""}. <TextLink href={`/recipients/${playerId}`}>History across months</TextLink>
           </>
         }
@@ -111,7 +139,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
             <StatementActions
               batchId={batch.id}
               statementId={statement.id}
-              offers={context ? offeredStatementActions(context, { state: statement.state, openFlags: openFlags.length }) : []}
+              offers={
+                context ? offeredStatementActions(context, { state: statement.state, openFlags: openFlags.length }) : []
+              }
               actions={{
                 approve: approveStatementsAction,
                 unapprove: unapproveStatementsAction,
@@ -138,20 +168,33 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 title={`${flag.label}: blocks approval`}
                 action={
                   canAct && batch && isRecipientFlag && (batch.status === "draft" || batch.status === "approved") ? (
-                    <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag.flag} cause={flag.cause} label={flag.label} recipientPlayerId={playerId} />
+                    <OverrideFlagButton
+                      action={overrideFlagAction}
+                      batchId={batch.id}
+                      flag={flag.flag}
+                      cause={flag.cause}
+                      label={flag.label}
+                      recipientPlayerId={playerId}
+                    />
                   ) : undefined
                 }
               >
                 {FLAG_INFO[flag.flag].meaning}
-                {flag.detail !== FLAG_INFO[flag.flag].meaning ? <span className="block text-xs">{flag.detail}</span> : null}
-                {!isRecipientFlag ? <span className="block text-xs">A flag of the whole window: override it on the window page.</span> : null}
+                {flag.detail !== FLAG_INFO[flag.flag].meaning ? (
+                  <span className="block text-xs">{flag.detail}</span>
+                ) : null}
+                {!isRecipientFlag ? (
+                  <span className="block text-xs">A flag of the whole window: override it on the window page.</span>
+                ) : null}
               </Banner>
             );
           })}
         </div>
       ) : null}
 
-      {disputeRows.length > 0 ? <DisputeList disputes={disputeRows} overrides={overrides} hasBatch={batch !== null} /> : null}
+      {disputeRows.length > 0 ? (
+        <DisputeList disputes={disputeRows} overrides={overrides} hasBatch={batch !== null} />
+      ) : null}
 
       <div className="mb-5 grid gap-4 lg:grid-cols-2">
         <Card title="Statement">
@@ -159,8 +202,14 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
             <KeyValueList
               items={[
                 { label: "Gross attributed", value: <Money value={statement.grossAttributedUsd} currency="USD" /> },
-                { label: "Reversed attributed", value: <Money value={statement.reversedAttributedUsd} currency="USD" /> },
-                { label: "Net attributed", value: <Money value={statement.netAttributedUsd} currency="USD" className="font-semibold" /> },
+                {
+                  label: "Reversed attributed",
+                  value: <Money value={statement.reversedAttributedUsd} currency="USD" />,
+                },
+                {
+                  label: "Net attributed",
+                  value: <Money value={statement.netAttributedUsd} currency="USD" className="font-semibold" />,
+                },
                 {
                   label: "Carried in",
                   value: (
@@ -169,7 +218,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                       {carries.map((c) => (
                         <span key={c.fromStatementId} className="text-xs text-ink-muted">
                           <Money value={c.amountUsd} /> from{" "}
-                          <TextLink href={`${windowHref({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}/recipients/${playerId}`}>
+                          <TextLink
+                            href={`${windowHref({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}/recipients/${playerId}`}
+                          >
                             {windowLabel({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}
                           </TextLink>
                         </span>
@@ -178,29 +229,39 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   ),
                 },
                 { label: "Available", value: <Money value={statement.availableUsd} currency="USD" /> },
-                { label: "Payable", value: <Money value={statement.payableUsd} currency="USD" className="font-semibold" /> },
+                {
+                  label: "Payable",
+                  value: <Money value={statement.payableUsd} currency="USD" className="font-semibold" />,
+                },
                 {
                   label: "Carried forward",
                   value: (
                     <span>
                       <Money value={statement.carryOutUsd} currency="USD" />{" "}
                       <span className="text-xs text-ink-muted">
-                        {statement.state === "carried" && money(statement.availableUsd).gte(statement.minPayoutUsd) && money(statement.availableUsd).gt(0)
+                        {statement.state === "carried" &&
+                        money(statement.availableUsd).gte(statement.minPayoutUsd) &&
+                        money(statement.availableUsd).gt(0)
                           ? "Held, then carried forward whole: paid with the recipient's next statement"
                           : (carryReason(statement, statement.minPayoutUsd) ?? "")}
                       </span>
                     </span>
                   ),
                 },
-                { label: "State", value: stateLabel ? `${stateLabel.label}${statement.holdReason ? `: ${statement.holdReason}` : ""}` : statement.state },
+                {
+                  label: "State",
+                  value: stateLabel
+                    ? `${stateLabel.label}${statement.holdReason ? `: ${statement.holdReason}` : ""}`
+                    : statement.state,
+                },
                 {
                   label: "Payment",
                   value:
                     statement.state === "paid" ? (
                       <>
                         <Money value={statement.paidAmountUsd ?? "0.00"} currency="USD" /> on {statement.paidOn} by{" "}
-                        {PAYMENT_METHOD_LABELS[statement.paymentMethod as PaymentMethod] ?? statement.paymentMethod}, reference{" "}
-                        <span className="font-mono">{statement.paymentReference}</span>
+                        {PAYMENT_METHOD_LABELS[statement.paymentMethod as PaymentMethod] ?? statement.paymentMethod},
+                        reference <span className="font-mono">{statement.paymentReference}</span>
                       </>
                     ) : null,
                 },
@@ -211,7 +272,12 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                       ? "None"
                       : recipientFlags
                           .map((f) => {
-                            const o = overrides.find((x) => x.flag === f && x.recipientPlayerId === playerId && x.cause === `snapshot:${snapshot.id}`);
+                            const o = overrides.find(
+                              (x) =>
+                                x.flag === f &&
+                                x.recipientPlayerId === playerId &&
+                                x.cause === `snapshot:${snapshot.id}`,
+                            );
                             const label = isPayoutFlag(f) ? FLAG_INFO[f].label : f;
                             return o ? `${label} (overridden by ${o.actorEmail}: “${o.reason}”)` : label;
                           })
@@ -220,7 +286,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
               ]}
             />
           ) : (
-            <p className="text-ink-muted">No payout batch for this window yet: the statement appears once finance prepares it.</p>
+            <p className="text-ink-muted">
+              No payout batch for this window yet: the statement appears once finance prepares it.
+            </p>
           )}
         </Card>
         <Card title="Checks">
@@ -229,11 +297,29 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
               { label: "Renewal lines", value: formatCount(lines.total) },
               {
                 label: "Reconciliation mismatches",
-                value: lines.mismatches > 0 ? <span className="text-danger-ink">{formatCount(lines.mismatches)} line(s): recorded base differs from the fee rule</span> : "None",
+                value:
+                  lines.mismatches > 0 ? (
+                    <span className="text-danger-ink">
+                      {formatCount(lines.mismatches)} line(s): recorded base differs from the fee rule
+                    </span>
+                  ) : (
+                    "None"
+                  ),
               },
-              { label: "Lines with an attribution reason", value: lines.unavailable > 0 ? <span className="text-danger-ink">{formatCount(lines.unavailable)}</span> : "None" },
+              {
+                label: "Lines with an attribution reason",
+                value:
+                  lines.unavailable > 0 ? (
+                    <span className="text-danger-ink">{formatCount(lines.unavailable)}</span>
+                  ) : (
+                    "None"
+                  ),
+              },
               { label: "Reversals in this window", value: formatCount(reversals.length) },
-              { label: "Netting to zero in this window", value: formatCount(reversals.filter((r) => r.netsToZeroInWindow).length) },
+              {
+                label: "Netting to zero in this window",
+                value: formatCount(reversals.filter((r) => r.netsToZeroInWindow).length),
+              },
             ]}
           />
           <p className="mt-2 text-xs text-ink-muted">
@@ -251,9 +337,13 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
           </h2>
           <div className="flex gap-2 text-sm">
             {mismatchesOnly ? (
-              <LinkButton size="sm" href={`${href}/recipients/${playerId}`}>Show all lines</LinkButton>
+              <LinkButton size="sm" href={`${href}/recipients/${playerId}`}>
+                Show all lines
+              </LinkButton>
             ) : lines.mismatches > 0 ? (
-              <LinkButton size="sm" href={`${href}/recipients/${playerId}?lines=mismatches`}>Only reconciliation mismatches</LinkButton>
+              <LinkButton size="sm" href={`${href}/recipients/${playerId}?lines=mismatches`}>
+                Only reconciliation mismatches
+              </LinkButton>
             ) : null}
           </div>
         </div>
@@ -283,25 +373,38 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   <span className="ml-1 text-xs text-ink-muted">seq {l.periodSeq}</span>
                 </RowTh>
                 <Td>
-                  <TextLink href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`} className="font-mono text-xs">
+                  <TextLink
+                    href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`}
+                    className="font-mono text-xs"
+                  >
                     {l.subscriptionId}
                   </TextLink>
                 </Td>
                 <Td>{l.itemName}</Td>
                 <Td>{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</Td>
-                <Td align="right"><Money value={l.amountUsd} /></Td>
+                <Td align="right">
+                  <Money value={l.amountUsd} />
+                </Td>
                 <Td align="right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</Td>
-                <Td align="right" className="tabular-nums">{l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}</Td>
-                <Td align="right">{l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}</Td>
+                <Td align="right" className="tabular-nums">
+                  {l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}
+                </Td>
+                <Td align="right">
+                  {l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}
+                </Td>
                 <Td>
                   {mismatch ? (
-                    <Badge tone="warning" title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}>
+                    <Badge
+                      tone="warning"
+                      title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}
+                    >
                       Base mismatch: expected {l.reconciliation?.expected_base_usd}
                     </Badge>
                   ) : null}
                   {l.attributionUnavailableReason ? (
                     <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
-                      {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ?? l.attributionUnavailableReason}
+                      {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ??
+                        l.attributionUnavailableReason}
                     </Badge>
                   ) : null}
                 </Td>
@@ -311,11 +414,19 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
         </SimpleTable>
         {pages > 1 ? (
           <nav aria-label="Renewal line pages" className="mt-2 flex items-center gap-2 text-sm text-ink-muted">
-            {page > 1 ? <LinkButton size="sm" href={linkFor({ page: String(page - 1) })}>‹ Previous</LinkButton> : null}
+            {page > 1 ? (
+              <LinkButton size="sm" href={linkFor({ page: String(page - 1) })}>
+                ‹ Previous
+              </LinkButton>
+            ) : null}
             <span>
               Page {formatCount(page)} of {formatCount(pages)}
             </span>
-            {page < pages ? <LinkButton size="sm" href={linkFor({ page: String(page + 1) })}>Next ›</LinkButton> : null}
+            {page < pages ? (
+              <LinkButton size="sm" href={linkFor({ page: String(page + 1) })}>
+                Next ›
+              </LinkButton>
+            ) : null}
           </nav>
         ) : null}
       </section>

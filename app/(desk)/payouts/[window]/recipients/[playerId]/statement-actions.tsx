@@ -65,18 +65,47 @@ function StatementButtons({ batchId, statementId, offers, actions, methods, toda
     const common = { onConfirmed: done, action: fields(actions[action]) };
     switch (action) {
       case "approve":
-        return <ConfirmDialog {...common} trigger={<Button variant="primary">Approve</Button>} title="Approve this statement?" description="It will be paid when the batch is approved and the payment recorded." confirmLabel="Approve" />;
+        return (
+          <ConfirmDialog
+            {...common}
+            trigger={<Button variant="primary">Approve</Button>}
+            title="Approve this statement?"
+            description="It will be paid when the batch is approved and the payment recorded."
+            confirmLabel="Approve"
+          />
+        );
       case "unapprove":
-        return <ConfirmDialog {...common} trigger={<Button>Back to draft</Button>} title="Return this statement to draft?" confirmLabel="Return to draft" />;
+        return (
+          <ConfirmDialog
+            {...common}
+            trigger={<Button>Back to draft</Button>}
+            title="Return this statement to draft?"
+            confirmLabel="Return to draft"
+          />
+        );
       case "hold":
         return (
-          <ConfirmDialog {...common} trigger={<Button variant="danger">Hold…</Button>} title="Hold this payout" description="A held payout is not paid and stays owed to the recipient. The reason is kept." confirmLabel="Hold payout" tone="danger" size="md">
+          <ConfirmDialog
+            {...common}
+            trigger={<Button variant="danger">Hold…</Button>}
+            title="Hold this payout"
+            description="A held payout is not paid and stays owed to the recipient. The reason is kept."
+            confirmLabel="Hold payout"
+            tone="danger"
+            size="md"
+          >
             {reason("At least 5 characters.")}
           </ConfirmDialog>
         );
       case "release":
         return (
-          <ConfirmDialog {...common} trigger={<Button>Release hold…</Button>} title="Release the hold" confirmLabel="Release" size="md">
+          <ConfirmDialog
+            {...common}
+            trigger={<Button>Release hold…</Button>}
+            title="Release the hold"
+            confirmLabel="Release"
+            size="md"
+          >
             {reason("Why the hold no longer applies.")}
           </ConfirmDialog>
         );
@@ -95,7 +124,13 @@ function StatementButtons({ batchId, statementId, offers, actions, methods, toda
         );
       case "mark_paid":
         return (
-          <ConfirmDialog {...common} trigger={<Button variant="primary">Mark paid…</Button>} title="Record the payment of this statement" confirmLabel="Record payment" size="md">
+          <ConfirmDialog
+            {...common}
+            trigger={<Button variant="primary">Mark paid…</Button>}
+            title="Record the payment of this statement"
+            confirmLabel="Record payment"
+            size="md"
+          >
             <PaymentFields methods={methods} today={today} />
           </ConfirmDialog>
         );
