@@ -1,0 +1,106 @@
+import type { ColumnType, Generated } from "kysely";
+import type { BigIntId, CreatedAt, NullableNumeric, NullableTimestamp, Numeric, Timestamp } from "./columns";
+
+// --- Payouts (db/migrations/2026_11_22_1030_payouts.ts) ------------------------------------------------------------
+
+export type PayoutBatchStatus = "draft" | "approved" | "paid" | "discarded";
+export type PayoutStatementState = "draft" | "approved" | "held" | "paid" | "carried";
+
+export type PayoutBatchTable = {
+  id: string;
+  game_id: string;
+  window_start: Timestamp;
+  window_end: Timestamp;
+  snapshot_id: string;
+  snapshot_version: number;
+  status: PayoutBatchStatus;
+  min_payout_usd: Numeric;
+  two_person_rule: boolean;
+  prepared_by_id: string;
+  prepared_by_email: string;
+  prepared_at: CreatedAt;
+  approved_by_id: string | null;
+  approved_by_email: string | null;
+  approved_at: NullableTimestamp;
+  paid_at: NullableTimestamp;
+  discarded_by_email: string | null;
+  discarded_at: NullableTimestamp;
+  discard_reason: string | null;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+};
+
+export type PayoutStatementTable = {
+  id: string;
+  batch_id: string;
+  game_id: string;
+  recipient_player_id: BigIntId;
+  in_snapshot: boolean;
+  resolved: boolean;
+  player_email: string | null;
+  player_name: string | null;
+  renewal_count: number;
+  subscription_count: number;
+  reversal_count: number;
+  gross_attributed_usd: Numeric;
+  reversed_attributed_usd: Numeric;
+  net_attributed_usd: Numeric;
+  carried_in_usd: Numeric;
+  available_usd: Numeric;
+  payable_usd: Numeric;
+  carry_out_usd: Numeric;
+  recipient_flags: ColumnType<string[], string | undefined, string>;
+  state: PayoutStatementState;
+  hold_reason: string | null;
+  state_changed_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  state_changed_by_email: string | null;
+  paid_amount_usd: NullableNumeric;
+  /** A UTC date, "2026-04-03"; written as text, read back as a Date at midnight UTC. */
+  paid_on: ColumnType<Date | null, string | null | undefined, string | null>;
+  payment_method: string | null;
+  payment_reference: string | null;
+  closed_at: NullableTimestamp;
+};
+
+export type PayoutCarryTable = {
+  from_statement_id: string;
+  to_statement_id: string;
+  amount_usd: Numeric;
+  linked_at: CreatedAt;
+};
+
+export type PayoutFlagOverrideTable = {
+  id: Generated<string>;
+  batch_id: string;
+  game_id: string;
+  recipient_player_id: ColumnType<string | null, number | string | null, number | string | null>;
+  flag: string;
+  reason: string;
+  actor_id: string;
+  actor_email: string;
+  at: CreatedAt;
+  /** The flag instance covered (2026_11_23_1400): its cause key and when that cause was raised. */
+  cause: Generated<string>;
+  raised_at: Date | null;
+};
+
+export type PayoutStatementEventTable = {
+  id: Generated<string>;
+  statement_id: string;
+  batch_id: string;
+  game_id: string;
+  recipient_player_id: BigIntId;
+  at: ColumnType<Date, Date | string | undefined, never>;
+  kind: string;
+  state_after: PayoutStatementState;
+  actor_id: string | null;
+  actor_email: string | null;
+  detail: ColumnType<Record<string, unknown>, string | undefined, never>;
+};
+
+export type PayoutTables = {
+  payout_batch: PayoutBatchTable;
+  payout_statement: PayoutStatementTable;
+  payout_carry: PayoutCarryTable;
+  payout_flag_override: PayoutFlagOverrideTable;
+  payout_statement_event: PayoutStatementEventTable;
+};
