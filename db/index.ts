@@ -1,10 +1,13 @@
 import "server-only";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
 import { requireEnv } from "@/core/env";
 import type { Database } from "./types";
 
 export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** What every query takes: the database or a transaction on it. */
+export type DbOrTrx = Db | Trx;
 
 // Kept on globalThis like the shared Db below: the app's bundles may each hold their own copy of this module,
 // and a Db made by one copy must find its pool from another.

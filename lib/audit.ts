@@ -1,9 +1,12 @@
 import "server-only";
-import type { Kysely, Transaction } from "kysely";
-import type { Database } from "@/db/types";
+import type { DbOrTrx } from "@/db";
+import { insertAuditLine } from "@/db/queries/audit";
+import type { Actor, Via } from "@/core/actor";
 
 export type AuditEntry = {
-  actor: { id: string; email: string } | null;
+  actor: Actor | null;
+  /** Through what the change came; the web app unless said. */
+  via?: Via;
   action: string;
   gameId?: string | null;
   target?: string | null;
@@ -12,19 +15,20 @@ export type AuditEntry = {
   detail?: Record<string, unknown>;
 };
 
-/** Appends one line to the audit log (the table refuses updates and deletes). Never pass a secret in `detail`. */
-export async function recordAudit(db: Kysely<Database> | Transaction<Database>, entry: AuditEntry): Promise<void> {
-  await db
-    .insertInto("audit_log")
-    .values({
-      actor_id: entry.actor?.id ?? null,
-      actor_email: entry.actor?.email ?? null,
-      action: entry.action,
-      game_id: entry.gameId ?? null,
-      target: entry.target ?? null,
-      idempotency_key: entry.idempotencyKey ?? null,
-      outcome: entry.outcome,
-      detail: JSON.stringify(entry.detail ?? {}),
-    })
-    .execute();
+/**
+ * Appends one line to the audit log (the table refuses updates and deletes). The domain function that changes state
+ * calls it inside its own transaction. Never pass a secret in `detail`.
+ */
+export async function recordAudit(db: DbOrTrx, entry: AuditEntry): Promise<void> {
+  await insertAuditLine(db, {
+    actorId: entry.actor?.id ?? null,
+    actorEmail: entry.actor?.email ?? null,
+    via: entry.via ?? "web",
+    action: entry.action,
+    gameId: entry.gameId ?? null,
+    target: entry.target ?? null,
+    idempotencyKey: entry.idempotencyKey ?? null,
+    outcome: entry.outcome,
+    detail: entry.detail ?? {},
+  });
 }

@@ -12,6 +12,7 @@ import * as keyCheck from "./2026_11_23_1000_key_check";
 import * as payoutCarryForwardHold from "./2026_11_23_1600_payout_carry_forward_hold";
 import * as refundOutcomeSafety from "./2026_11_23_1100_refund_outcome_safety";
 import * as servicePace from "./2026_11_23_1800_service_pace";
+import * as auditVia from "./2026_11_24_0900_audit_via";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -31,4 +32,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_23_1400_flag_causes_and_disputes": flagCausesAndDisputes,
   "2026_11_23_1600_payout_carry_forward_hold": payoutCarryForwardHold,
   "2026_11_23_1800_service_pace": servicePace,
+  "2026_11_24_0900_audit_via": auditVia,
 };

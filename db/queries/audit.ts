@@ -1,5 +1,35 @@
 import "server-only";
-import type { Db } from "@/db";
+import type { Db, DbOrTrx } from "@/db";
+
+export type AuditLineInsert = {
+  actorId: string | null;
+  actorEmail: string | null;
+  via: string;
+  action: string;
+  gameId: string | null;
+  target: string | null;
+  idempotencyKey: string | null;
+  outcome: string;
+  detail: Record<string, unknown>;
+};
+
+/** Appends one line to the audit log (the table refuses updates and deletes). */
+export async function insertAuditLine(db: DbOrTrx, line: AuditLineInsert): Promise<void> {
+  await db
+    .insertInto("audit_log")
+    .values({
+      actor_id: line.actorId,
+      actor_email: line.actorEmail,
+      via: line.via,
+      action: line.action,
+      game_id: line.gameId,
+      target: line.target,
+      idempotency_key: line.idempotencyKey,
+      outcome: line.outcome,
+      detail: JSON.stringify(line.detail),
+    })
+    .execute();
+}
 
 export type AuditRow = {
   id: string;

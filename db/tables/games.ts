@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { CreatedAt, Json, Timestamp } from "./columns";
 
 export type GameEnvironment = "sandbox" | "production";
@@ -44,6 +44,8 @@ export type AuditLogTable = {
   idempotency_key: string | null;
   outcome: string;
   detail: Json<Record<string, unknown>>;
+  /** web, cli or job (2026_11_24_0900). */
+  via: ColumnType<string, string | undefined, never>;
 };
 
 export type GameTables = {
