@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { createDb } from "@/db";
+import type { createDb } from "@/db";
 import { writeLocalSecrets } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { listGames } from "@/db/queries/games";
@@ -22,32 +22,10 @@ import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
 import { workerCommand } from "./commands/worker";
+import { type Command, withDb } from "./with-db";
 import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
 
-type Command = { spec: CommandSpec<z.ZodType>; run(flags: never): Promise<unknown> };
-
 const CLI_ACTOR = null;
-
-/**
- * Runs a command against the database. `keys`: the command seals or opens secrets, so it first refuses a key that
- * is not the one they were sealed with (README, "Keys").
- */
-async function withDb<T>(
-  work: (db: ReturnType<typeof createDb>, runtime: Runtime) => Promise<T>,
-  options: { migrate?: boolean; keys?: boolean } = {},
-): Promise<T> {
-  const runtime = await prepareRuntime();
-  exportRuntimeEnv(runtime);
-  const db = createDb(runtime.databaseUrl, { max: 4 });
-  try {
-    if (options.migrate !== false) await migrateToLatest(db);
-    if (options.keys) await verifyKeys(db);
-    return await work(db, runtime);
-  } finally {
-    await db.destroy();
-    await runtime.stop();
-  }
-}
 
 const COMMANDS: Record<string, Command> = {
   migrate: {
