@@ -54,13 +54,11 @@ export async function saveSupportRefundLimit(
         updated_by: actor.email,
       })
       .onConflict((oc) =>
-        oc
-          .column("key")
-          .doUpdateSet({
-            value: JSON.stringify({ amount_usd: amount }),
-            updated_at: new Date(),
-            updated_by: actor.email,
-          }),
+        oc.column("key").doUpdateSet({
+          value: JSON.stringify({ amount_usd: amount }),
+          updated_at: new Date(),
+          updated_by: actor.email,
+        }),
       )
       .execute();
     await recordAudit(trx, {
