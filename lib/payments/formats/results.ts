@@ -57,6 +57,8 @@ export const resultCells = {
   reason: optionalText,
 };
 
+const resultRowSchema = z.object(resultCells);
+
 type ColumnSpec = {
   /** Field name → accepted header names (first match wins). */
   aliases: Record<string, readonly string[]>;
@@ -103,7 +105,7 @@ export function resultFromCells(
   status: { outcome: PaymentOutcome; raw: string } | string,
 ): PaymentResult | string {
   if (typeof status === "string") return status;
-  const parsed = z.object(resultCells).safeParse({
+  const parsed = resultRowSchema.safeParse({
     reference: cells.reference ?? "",
     transactionId: cells.transactionId ?? "",
     amount: cells.amount ?? "",

@@ -32,13 +32,18 @@ const SPELLED: Record<string, string> = {
   "\u2019": "'",
 };
 
-const ALLOWED = /^[A-Za-z0-9/\-?:().,'+ ]$/;
+const ALLOWED_TEXT = /^[A-Za-z0-9/\-?:().,'+ ]*$/;
+
+const SPELLED_PATTERN = new RegExp(`[${Object.keys(SPELLED).join("")}]`, "g");
 
 export function sepaText(value: string, maxLength: number): string {
-  let out = "";
-  for (const ch of value) {
-    const mapped = SPELLED[ch] ?? ch.normalize("NFD").replace(/\p{M}/gu, "");
-    for (const c of mapped) out += ALLOWED.test(c) ? c : " ";
+  let out = value;
+  if (!isSepaText(out)) {
+    out = out
+      .replace(SPELLED_PATTERN, (ch) => SPELLED[ch] ?? " ")
+      .normalize("NFD")
+      .replace(/\p{M}/gu, "")
+      .replace(/[^A-Za-z0-9/\-?:().,'+ ]/g, " ");
   }
   out = out
     .replace(/\/{2,}/g, "/")
@@ -50,6 +55,5 @@ export function sepaText(value: string, maxLength: number): string {
 }
 
 export function isSepaText(value: string): boolean {
-  for (const c of value) if (!ALLOWED.test(c)) return false;
-  return !value.startsWith("/") && !value.endsWith("/") && !value.includes("//");
+  return ALLOWED_TEXT.test(value) && !value.startsWith("/") && !value.endsWith("/") && !value.includes("//");
 }
