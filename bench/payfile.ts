@@ -53,7 +53,13 @@ function makeItems(kind: "email" | "bank"): PayableItem[] {
       recipientName: `Créateur ${i}, "Studio"`,
       method:
         kind === "bank"
-          ? { kind: "bank", iban: IBANS[i % 4] as string, bic: "COBADEFFXXX", holder: `Zoë Łukasz ${i}`, country: "DE" }
+          ? {
+              kind: "bank",
+              iban: IBANS[i % 4] as string,
+              bic: "COBADEFFXXX",
+              holder: `Zoë Łukasz ${i}`,
+              country: "DE",
+            }
           : { kind: "email", email: `creator${i}@bench.test` },
       note: "Revenue share October 2026",
     };
@@ -98,9 +104,16 @@ function pain002Of(references: string[]): string {
   references.forEach((ref, i) => {
     const status = i % 10 === 0 ? "RJCT" : "ACSC";
     const reason = status === "RJCT" ? "<StsRsnInf><Rsn><Cd>AC04</Cd></Rsn></StsRsnInf>" : "";
-    body += `<TxInfAndSts><OrgnlEndToEndId>${ref}</OrgnlEndToEndId><TxSts>${status}</TxSts>${reason}<OrgnlTxRef><Amt><InstdAmt Ccy="EUR">1.00</InstdAmt></Amt></OrgnlTxRef></TxInfAndSts>\n`;
+    body +=
+      `<TxInfAndSts><OrgnlEndToEndId>${ref}</OrgnlEndToEndId><TxSts>${status}</TxSts>${reason}` +
+      `<OrgnlTxRef><Amt><InstdAmt Ccy="EUR">1.00</InstdAmt></Amt></OrgnlTxRef></TxInfAndSts>\n`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.10"><CstmrPmtStsRpt><GrpHdr><MsgId>S</MsgId></GrpHdr><OrgnlGrpInfAndSts><OrgnlMsgId>M</OrgnlMsgId><GrpSts>PART</GrpSts></OrgnlGrpInfAndSts><OrgnlPmtInfAndSts><OrgnlPmtInfId>P</OrgnlPmtInfId>\n${body}</OrgnlPmtInfAndSts></CstmrPmtStsRpt></Document>`;
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.10">' +
+    "<CstmrPmtStsRpt><GrpHdr><MsgId>S</MsgId></GrpHdr><OrgnlGrpInfAndSts><OrgnlMsgId>M</OrgnlMsgId>" +
+    "<GrpSts>PART</GrpSts></OrgnlGrpInfAndSts><OrgnlPmtInfAndSts><OrgnlPmtInfId>P</OrgnlPmtInfId>\n" +
+    `${body}</OrgnlPmtInfAndSts></CstmrPmtStsRpt></Document>`
+  );
 }
 
 export async function run(): Promise<void> {

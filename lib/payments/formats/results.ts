@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { type CsvRecord, headerIndex, readCsv } from "./csv";
 
-/** What every results reader returns: one normalised line per payment it could read, and why it could not read others. */
+/**
+ * What every results reader returns: one normalised line per payment it could read, and why it could not read
+ * the others.
+ */
 
 export type PaymentOutcome = "paid" | "pending" | "rejected" | "returned";
 

@@ -3,7 +3,8 @@
  * SEPA bank must accept): a-z A-Z 0-9 / - ? : ( ) . , ' + and space. Text outside it is transliterated, not
  * rejected, so a name like "Zoë Łukasz-Øster" reaches the bank as "Zoe Lukasz-Oster":
  *
- * 1. a few letters that do not decompose are spelled out (ß → ss, æ → ae, ø → o, œ → oe, ł → l, đ → d, þ → th);
+ * 1. a few letters that do not decompose are spelled out (ß → ss, æ → ae, ø → o, œ → oe, ł → l, đ → d,
+ *    þ → th);
  *    & becomes +, _ becomes -, typographic quotes become ';
  * 2. accented letters lose their accents (Unicode NFD, combining marks removed);
  * 3. anything still outside the set becomes a space; runs of spaces collapse; the EPC rule that a text neither
