@@ -1,7 +1,7 @@
 import { neutraliseText } from "@/lib/exports/csv";
 import { csvLine } from "./csv";
 import { mapStatus, type PaymentOutcome, type ResultsReadout, readResultsCsv, resultFromCells } from "./results";
-import { byCurrency, type PayableItem, payoutAmount, sumAmounts, validateItems, type WrittenFile } from "./types";
+import { byCurrency, type PayableItem, payoutAmount, validateItems, type WrittenFile, writtenFile } from "./types";
 
 /**
  * The generic payment file, for paying by any other means (by hand in a bank's portal, another provider's import):
@@ -53,18 +53,14 @@ export function writeGenericFiles(items: readonly PayableItem[], options: { base
         neutraliseText(item.note),
       ]);
     }
-    return {
+    return writtenFile(rows, {
       fileName: `${options.baseName}-payments-${currency}.csv`,
-      mediaType: "text/csv" as const,
+      mediaType: "text/csv",
       part: 1,
       partCount: 1,
       currency,
-      rowCount: rows.length,
-      totalUsd: sumAmounts(rows.map((item) => item.amountUsd)),
-      totalAmount: sumAmounts(rows.map(payoutAmount)),
-      references: rows.map((item) => item.reference),
       content,
-    };
+    });
   });
 }
 

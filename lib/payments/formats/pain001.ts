@@ -10,6 +10,7 @@ import {
   sumAmounts,
   validateItems,
   type WrittenFile,
+  writtenFile,
 } from "./types";
 
 /**
@@ -115,17 +116,13 @@ export function writePain001Files(items: readonly PayableItem[], settingsInput: 
         },
       },
     };
-    return {
+    return writtenFile(rows, {
       fileName: `${settings.baseName}-pain001-${currency}.xml`,
-      mediaType: "application/xml" as const,
+      mediaType: "application/xml",
       part: 1,
       partCount: 1,
       currency,
-      rowCount: rows.length,
-      totalUsd: sumAmounts(rows.map((item) => item.amountUsd)),
-      totalAmount: total,
-      references: rows.map((item) => item.reference),
       content: builder.build(document) as string,
-    };
+    });
   });
 }

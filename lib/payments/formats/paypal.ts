@@ -1,11 +1,10 @@
 import { csvLine, plainText } from "./csv";
 import {
   byCurrency,
-  inParts,
+  csvParts,
   type PayableItem,
   PaymentFileError,
   payoutAmount,
-  sumAmounts,
   validateItems,
   type WrittenFile,
 } from "./types";
@@ -45,35 +44,17 @@ export function writePaypalFiles(items: readonly PayableItem[], options: PaypalF
     );
   }
   const maxRows = Math.min(options.maxRows ?? PAYPAL_MAX_ROWS, PAYPAL_MAX_ROWS);
-  const files: WrittenFile[] = [];
-  for (const [currency, group] of byCurrency(valid)) {
-    const parts = inParts(group, maxRows);
-    parts.forEach((rows, i) => {
+  return byCurrency(valid).flatMap(([currency, group]) =>
+    csvParts(`${options.baseName}-paypal-${currency}`, currency, group, maxRows, (rows) => {
       let content = "";
       for (const item of rows) {
-        const recipient =
-          item.method.kind === "email"
-            ? item.method.email
-            : item.method.kind === "paypal_payer_id"
-              ? item.method.payerId
-              : "";
+        const m = item.method;
+        const recipient = m.kind === "email" ? m.email : m.kind === "paypal_payer_id" ? m.payerId : "";
         content += csvLine([recipient, payoutAmount(item), currency, item.reference, plainText(item.note), "PAYPAL"]);
       }
-      files.push({
-        fileName: `${options.baseName}-paypal-${currency}-part${i + 1}of${parts.length}.csv`,
-        mediaType: "text/csv",
-        part: i + 1,
-        partCount: parts.length,
-        currency,
-        rowCount: rows.length,
-        totalUsd: sumAmounts(rows.map((item) => item.amountUsd)),
-        totalAmount: sumAmounts(rows.map(payoutAmount)),
-        references: rows.map((item) => item.reference),
-        content,
-      });
-    });
-  }
-  return files;
+      return content;
+    }),
+  );
 }
 
 /**

@@ -130,3 +130,47 @@ export function byCurrency(items: readonly PayableItem[]): [string, PayableItem[
   }
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 }
+
+/** Describes one written file of `rows` (totals and references), its amounts as `amountOf` gives them. */
+export function writtenFile(
+  rows: readonly PayableItem[],
+  file: Pick<WrittenFile, "fileName" | "mediaType" | "part" | "partCount" | "currency" | "content">,
+  amountOf: (item: PayableItem) => string = payoutAmount,
+): WrittenFile {
+  return {
+    ...file,
+    rowCount: rows.length,
+    totalUsd: sumAmounts(rows.map((item) => item.amountUsd)),
+    totalAmount: sumAmounts(rows.map(amountOf)),
+    references: rows.map((item) => item.reference),
+  };
+}
+
+/**
+ * One currency's items as numbered CSV parts of at most `maxRows` rows: `<stem>-part<n>of<count>.csv`, each part's
+ * content from `render`.
+ */
+export function csvParts(
+  stem: string,
+  currency: string,
+  items: readonly PayableItem[],
+  maxRows: number,
+  render: (rows: readonly PayableItem[]) => string,
+  amountOf?: (item: PayableItem) => string,
+): WrittenFile[] {
+  const parts = inParts(items, maxRows);
+  return parts.map((rows, i) =>
+    writtenFile(
+      rows,
+      {
+        fileName: `${stem}-part${i + 1}of${parts.length}.csv`,
+        mediaType: "text/csv",
+        part: i + 1,
+        partCount: parts.length,
+        currency,
+        content: render(rows),
+      },
+      amountOf,
+    ),
+  );
+}

@@ -1,14 +1,6 @@
 import { csvLine, plainText } from "./csv";
 import { mapStatus, type PaymentOutcome, type ResultsReadout, readResultsCsv, resultFromCells } from "./results";
-import {
-  byCurrency,
-  inParts,
-  type PayableItem,
-  PaymentFileError,
-  sumAmounts,
-  validateItems,
-  type WrittenFile,
-} from "./types";
+import { byCurrency, csvParts, type PayableItem, PaymentFileError, validateItems, type WrittenFile } from "./types";
 
 /**
  * Wise batch payment file (wise.com help, "What's a batch payment template?", "How do I fill in my batch
@@ -52,29 +44,23 @@ export function writeWiseFiles(items: readonly PayableItem[], options: WiseFileO
     );
   }
   const maxRows = Math.min(options.maxRows ?? WISE_MAX_ROWS, WISE_MAX_ROWS);
-  const files: WrittenFile[] = [];
-  for (const [currency, group] of byCurrency(valid)) {
-    const parts = inParts(group, maxRows);
-    parts.forEach((rows, i) => {
-      const withBank = rows.some((item) => item.method.kind === "bank");
-      let content = csvLine(withBank ? [...BASE_HEADER, ...BANK_HEADER] : [...BASE_HEADER]);
-      for (const item of rows) content += csvLine(wiseRow(item, withBank));
-      files.push({
-        fileName: `${options.baseName}-wise-${currency}-part${i + 1}of${parts.length}.csv`,
-        mediaType: "text/csv",
-        part: i + 1,
-        partCount: parts.length,
-        currency,
-        rowCount: rows.length,
-        totalUsd: sumAmounts(rows.map((item) => item.amountUsd)),
-        // Fixed-source payments: the file's amounts are in USD; what arrives in `currency` is Wise's conversion.
-        totalAmount: sumAmounts(rows.map((item) => item.amountUsd)),
-        references: rows.map((item) => item.reference),
-        content,
-      });
-    });
-  }
-  return files;
+  // Fixed-source payments: the file's amounts are in USD; what arrives in `currency` is Wise's conversion.
+  const usd = (item: PayableItem) => item.amountUsd;
+  return byCurrency(valid).flatMap(([currency, group]) =>
+    csvParts(
+      `${options.baseName}-wise-${currency}`,
+      currency,
+      group,
+      maxRows,
+      (rows) => {
+        const withBank = rows.some((item) => item.method.kind === "bank");
+        let content = csvLine(withBank ? [...BASE_HEADER, ...BANK_HEADER] : [...BASE_HEADER]);
+        for (const item of rows) content += csvLine(wiseRow(item, withBank));
+        return content;
+      },
+      usd,
+    ),
+  );
 }
 
 function wiseRow(item: PayableItem, withBank: boolean): string[] {
