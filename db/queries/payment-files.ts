@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
-import type { PaymentFileMethod, PaymentFileStatus, PaymentResultOutcome } from "@/db/types";
+import type { NormalisedPaymentResult, PaymentFileMethod, PaymentFileStatus } from "@/db/types";
 
 /**
  * Payment files and their results (db/migrations/2026_11_24_1400_payment_files.ts). Plain writes and reads: the
@@ -219,16 +219,7 @@ export async function listPaymentFileItems(
     .execute();
 }
 
-export type ResultToRecord = {
-  reference: string;
-  outcome: PaymentResultOutcome;
-  providerTransactionId: string | null;
-  amount: string | null;
-  currency: string | null;
-  fee: string | null;
-  reason: string | null;
-  rawStatus: string;
-};
+export type ResultToRecord = NormalisedPaymentResult;
 
 /**
  * Records results read from a provider's file against the items of `fileId`, matched by reference. Idempotent:

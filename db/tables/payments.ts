@@ -66,3 +66,16 @@ export type PaymentTables = {
   payment_file_item: PaymentFileItemTable;
   payment_result: PaymentResultTable;
 };
+
+/** A result as read from a provider's file, normalised (lib/payments/formats/results.ts reads them). */
+export type NormalisedPaymentResult = {
+  reference: string;
+  outcome: PaymentResultOutcome;
+  providerTransactionId: string | null;
+  amount: string | null;
+  currency: string | null;
+  fee: string | null;
+  reason: string | null;
+  /** The provider's own status word, as written in the file. */
+  rawStatus: string;
+};

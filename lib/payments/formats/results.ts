@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { NormalisedPaymentResult, PaymentResultOutcome } from "@/db/types";
 import { type CsvRecord, headerIndex, readCsv } from "./csv";
 
 /**
@@ -6,19 +7,10 @@ import { type CsvRecord, headerIndex, readCsv } from "./csv";
  * the others.
  */
 
-export type PaymentOutcome = "paid" | "pending" | "rejected" | "returned";
+export type PaymentOutcome = PaymentResultOutcome;
 
-export type PaymentResult = {
-  reference: string;
-  outcome: PaymentOutcome;
-  providerTransactionId: string | null;
-  amount: string | null;
-  currency: string | null;
-  fee: string | null;
-  reason: string | null;
-  /** The provider's own status word, as written in the file. */
-  rawStatus: string;
-};
+/** One payment's result: reference, outcome, provider transaction id, amount, currency, fee, reason, raw status. */
+export type PaymentResult = NormalisedPaymentResult;
 
 export type UnreadableRow = { line: number; reason: string };
 
