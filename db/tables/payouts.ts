@@ -58,6 +58,8 @@ export type PayoutStatementTable = {
   paid_on: ColumnType<Date | null, string | null | undefined, string | null>;
   payment_method: string | null;
   payment_reference: string | null;
+  /** The reference sent to payment providers (2026_11_24_1400; lib/payments/reference.ts), unique per game. */
+  provider_reference: ColumnType<string | null, string | null | undefined, string | null>;
   closed_at: NullableTimestamp;
 };
 

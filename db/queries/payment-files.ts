@@ -1,0 +1,299 @@
+import "server-only";
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db";
+import type { NormalisedPaymentResult, PaymentFileMethod, PaymentFileStatus } from "@/db/types";
+
+/**
+ * Payment files and their results (db/migrations/2026_11_24_1400_payment_files.ts). Plain writes and reads: the
+ * state transitions around them (which statements may be filed, what a result does to a statement) belong to
+ * lib/. Call the writes inside the caller's transaction.
+ */
+
+const CHUNK = 2000;
+
+export type NewPaymentFile = {
+  gameId: string;
+  batchId: string;
+  method: PaymentFileMethod;
+  fileName: string;
+  part: number;
+  partCount: number;
+  currency: string;
+  eurRate: string | null;
+  rateSource: string | null;
+  /** "2026-11-25" */
+  executionDate: string | null;
+  sha256: string;
+  createdById: string;
+  createdByEmail: string;
+  totalUsd: string;
+  totalAmount: string;
+  items: { statementId: string; reference: string; amountUsd: string; amountCurrency: string; currency: string }[];
+};
+
+/** Refused because some statements already sit in a live file (or are not statements of this batch). */
+export class PaymentFileConflictError extends Error {
+  constructor(
+    message: string,
+    readonly statementIds: string[],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Inserts a file and its items, and records each statement's provider reference (kept if already set to the
+ * same value; a different one is refused). Throws PaymentFileConflictError when a statement is already in a live
+ * file or does not belong to the batch; the unique index payment_file_item_one_live is the final guard.
+ */
+export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Promise<{ id: string }> {
+  const ids = file.items.map((item) => item.statementId);
+  const references = file.items.map((item) => item.reference);
+  const foreign = await sql<{ id: string }>`
+    select v.id::text as id from unnest(${ids}::uuid[]) as v(id)
+    where not exists (select 1 from payout_statement s
+      where s.id = v.id and s.batch_id = ${file.batchId} and s.game_id = ${file.gameId})`.execute(db);
+  if (foreign.rows.length > 0) {
+    throw new PaymentFileConflictError(
+      "statements not in this batch",
+      foreign.rows.map((r) => r.id),
+    );
+  }
+  const live = await db
+    .selectFrom("payment_file_item")
+    .select("statement_id")
+    .where("file_status", "=", "live")
+    .where("statement_id", "in", ids.length > 0 ? ids : ["00000000-0000-0000-0000-000000000000"])
+    .execute();
+  if (live.length > 0) {
+    throw new PaymentFileConflictError(
+      "statements already in a live payment file",
+      live.map((r) => r.statement_id),
+    );
+  }
+  const row = await db
+    .insertInto("payment_file")
+    .values({
+      game_id: file.gameId,
+      batch_id: file.batchId,
+      method: file.method,
+      file_name: file.fileName,
+      part: file.part,
+      part_count: file.partCount,
+      currency: file.currency,
+      eur_rate: file.eurRate,
+      rate_source: file.rateSource,
+      execution_date: file.executionDate,
+      sha256: file.sha256,
+      created_by_id: file.createdById,
+      created_by_email: file.createdByEmail,
+      row_count: file.items.length,
+      total_usd: file.totalUsd,
+      total_amount: file.totalAmount,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  for (let i = 0; i < file.items.length; i += CHUNK) {
+    await db
+      .insertInto("payment_file_item")
+      .values(
+        file.items.slice(i, i + CHUNK).map((item) => ({
+          file_id: row.id,
+          file_status: "live" as const,
+          game_id: file.gameId,
+          statement_id: item.statementId,
+          reference: item.reference,
+          amount_usd: item.amountUsd,
+          amount_currency: item.amountCurrency,
+          currency: item.currency,
+        })),
+      )
+      .execute();
+  }
+  await sql`
+    update payout_statement s set provider_reference = v.reference
+    from unnest(${ids}::uuid[], ${references}::text[]) as v(id, reference)
+    where s.id = v.id and s.game_id = ${file.gameId} and s.provider_reference is null`.execute(db);
+  const differing = await sql<{ id: string }>`
+    select s.id::text as id from payout_statement s
+    join unnest(${ids}::uuid[], ${references}::text[]) as v(id, reference) on s.id = v.id
+    where s.provider_reference <> v.reference`.execute(db);
+  if (differing.rows.length > 0) {
+    throw new PaymentFileConflictError(
+      "statements already carry another reference",
+      differing.rows.map((r) => r.id),
+    );
+  }
+  return row;
+}
+
+/** Cancels a live file (its items leave the live set with it). False when the file was not live. */
+export async function cancelPaymentFile(
+  db: DbOrTrx,
+  params: { gameId: string; fileId: string; reason: string; byEmail: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("payment_file")
+    .set({
+      status: "cancelled",
+      cancelled_at: new Date(),
+      cancel_reason: params.reason,
+      cancelled_by_email: params.byEmail,
+    })
+    .where("id", "=", params.fileId)
+    .where("game_id", "=", params.gameId)
+    .where("status", "=", "live")
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export type PaymentFileRow = {
+  id: string;
+  batchId: string;
+  method: PaymentFileMethod;
+  fileName: string;
+  part: number;
+  partCount: number;
+  currency: string;
+  status: PaymentFileStatus;
+  rowCount: number;
+  totalUsd: string;
+  totalAmount: string;
+  sha256: string;
+  createdAt: Date;
+};
+
+export async function listPaymentFiles(
+  db: DbOrTrx,
+  params: { gameId: string; batchId: string },
+): Promise<PaymentFileRow[]> {
+  return db
+    .selectFrom("payment_file")
+    .select([
+      "id",
+      "batch_id as batchId",
+      "method",
+      "file_name as fileName",
+      "part",
+      "part_count as partCount",
+      "currency",
+      "status",
+      "row_count as rowCount",
+      "total_usd as totalUsd",
+      "total_amount as totalAmount",
+      "sha256",
+      "created_at as createdAt",
+    ])
+    .where("game_id", "=", params.gameId)
+    .where("batch_id", "=", params.batchId)
+    .orderBy("created_at")
+    .orderBy("currency")
+    .orderBy("part")
+    .execute();
+}
+
+export type PaymentFileItemRow = {
+  statementId: string;
+  reference: string;
+  amountUsd: string;
+  amountCurrency: string;
+  currency: string;
+};
+
+export async function listPaymentFileItems(
+  db: DbOrTrx,
+  params: { gameId: string; fileId: string },
+): Promise<PaymentFileItemRow[]> {
+  return db
+    .selectFrom("payment_file_item")
+    .select([
+      "statement_id as statementId",
+      "reference",
+      "amount_usd as amountUsd",
+      "amount_currency as amountCurrency",
+      "currency",
+    ])
+    .where("game_id", "=", params.gameId)
+    .where("file_id", "=", params.fileId)
+    .orderBy("reference")
+    .execute();
+}
+
+export type ResultToRecord = NormalisedPaymentResult;
+
+/**
+ * Records results read from a provider's file against the items of `fileId`, matched by reference. Idempotent:
+ * a result already recorded for the statement (same provider transaction id and outcome) is skipped, so
+ * importing the same file twice changes nothing. Returns how many were new, already known, and the references
+ * that match no item of the file.
+ */
+export async function recordPaymentResults(
+  db: DbOrTrx,
+  params: { gameId: string; fileId: string; sourceSha256: string; results: readonly ResultToRecord[] },
+): Promise<{ inserted: number; alreadyRecorded: number; unmatched: string[] }> {
+  const items = await db
+    .selectFrom("payment_file_item")
+    .select(["statement_id", "reference"])
+    .where("game_id", "=", params.gameId)
+    .where("file_id", "=", params.fileId)
+    .execute();
+  const byReference = new Map(items.map((item) => [item.reference, item.statement_id]));
+  const unmatched: string[] = [];
+  const rows = [];
+  for (const result of params.results) {
+    const statementId = byReference.get(result.reference);
+    if (!statementId) {
+      unmatched.push(result.reference);
+      continue;
+    }
+    rows.push({
+      file_id: params.fileId,
+      statement_id: statementId,
+      reference: result.reference,
+      outcome: result.outcome,
+      provider_transaction_id: result.providerTransactionId,
+      amount: result.amount,
+      currency: result.currency,
+      fee: result.fee,
+      reason: result.reason,
+      raw_status: result.rawStatus,
+      source_sha256: params.sourceSha256,
+    });
+  }
+  let inserted = 0;
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const done = await db
+      .insertInto("payment_result")
+      .values(rows.slice(i, i + CHUNK))
+      .onConflict((oc) => oc.constraint("payment_result_once").doNothing())
+      .returning("id")
+      .execute();
+    inserted += done.length;
+  }
+  return { inserted, alreadyRecorded: rows.length - inserted, unmatched };
+}
+
+export async function listPaymentResults(
+  db: DbOrTrx,
+  params: { gameId: string; fileId: string },
+): Promise<(ResultToRecord & { statementId: string; importedAt: Date })[]> {
+  return db
+    .selectFrom("payment_result as r")
+    .innerJoin("payment_file as f", "f.id", "r.file_id")
+    .select([
+      "r.statement_id as statementId",
+      "r.reference",
+      "r.outcome",
+      "r.provider_transaction_id as providerTransactionId",
+      "r.amount",
+      "r.currency",
+      "r.fee",
+      "r.reason",
+      "r.raw_status as rawStatus",
+      "r.imported_at as importedAt",
+    ])
+    .where("f.game_id", "=", params.gameId)
+    .where("r.file_id", "=", params.fileId)
+    .orderBy("r.id")
+    .execute();
+}

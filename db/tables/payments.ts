@@ -1,0 +1,81 @@
+import type { ColumnType, Generated } from "kysely";
+import type { CreatedAt, NullableNumeric, NullableTimestamp, Numeric } from "./columns";
+
+// --- Payment files (db/migrations/2026_11_24_1400_payment_files.ts) ------------------------------------------------
+
+export type PaymentFileMethod = "paypal" | "wise" | "pain001" | "generic";
+export type PaymentFileStatus = "live" | "cancelled" | "completed";
+export type PaymentResultOutcome = "paid" | "pending" | "rejected" | "returned";
+
+export type PaymentFileTable = {
+  id: Generated<string>;
+  game_id: string;
+  batch_id: string;
+  method: PaymentFileMethod;
+  file_name: string;
+  part: number;
+  part_count: number;
+  currency: string;
+  eur_rate: NullableNumeric;
+  rate_source: string | null;
+  /** A date, "2026-11-25"; written as text, read back as a Date at midnight UTC. */
+  execution_date: ColumnType<Date | null, string | null | undefined, string | null>;
+  status: ColumnType<PaymentFileStatus, PaymentFileStatus | undefined, PaymentFileStatus>;
+  sha256: string;
+  created_by_id: string;
+  created_by_email: string;
+  created_at: CreatedAt;
+  row_count: number;
+  total_usd: Numeric;
+  total_amount: Numeric;
+  cancelled_at: NullableTimestamp;
+  cancelled_by_email: string | null;
+  cancel_reason: string | null;
+};
+
+export type PaymentFileItemTable = {
+  file_id: string;
+  /** Mirrors payment_file.status (foreign key, ON UPDATE CASCADE): never written by hand after insert. */
+  file_status: ColumnType<PaymentFileStatus, PaymentFileStatus, never>;
+  game_id: string;
+  statement_id: string;
+  reference: string;
+  amount_usd: Numeric;
+  amount_currency: Numeric;
+  currency: string;
+};
+
+export type PaymentResultTable = {
+  id: Generated<string>;
+  file_id: string;
+  statement_id: string;
+  reference: string;
+  outcome: PaymentResultOutcome;
+  provider_transaction_id: string | null;
+  amount: NullableNumeric;
+  currency: string | null;
+  fee: NullableNumeric;
+  reason: string | null;
+  raw_status: string;
+  source_sha256: string;
+  imported_at: CreatedAt;
+};
+
+export type PaymentTables = {
+  payment_file: PaymentFileTable;
+  payment_file_item: PaymentFileItemTable;
+  payment_result: PaymentResultTable;
+};
+
+/** A result as read from a provider's file, normalised (lib/payments/formats/results.ts reads them). */
+export type NormalisedPaymentResult = {
+  reference: string;
+  outcome: PaymentResultOutcome;
+  providerTransactionId: string | null;
+  amount: string | null;
+  currency: string | null;
+  fee: string | null;
+  reason: string | null;
+  /** The provider's own status word, as written in the file. */
+  rawStatus: string;
+};

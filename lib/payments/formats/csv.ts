@@ -1,0 +1,59 @@
+import { parse } from "csv-parse/sync";
+
+/**
+ * CSV as providers read and write it: RFC 4180 (a cell holding a comma, a double quote or a line break is quoted,
+ * quotes doubled), CRLF line ends, UTF-8 without a byte-order mark on what we write; a BOM, CRLF or LF, and
+ * columns we do not know are all tolerated on what we read.
+ */
+
+/** Free text a person typed (names, notes) must never start a spreadsheet formula (OWASP "CSV Injection"); a
+ * provider passes the text on to the recipient, so leading = + - @ tab and CR are dropped rather than escaped. */
+export function plainText(value: string): string {
+  return value.replace(/^[=+\-@\t\r]+/, "").replace(/[\r\n]+/g, " ");
+}
+
+function cell(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+export function csvLine(cells: readonly string[]): string {
+  let line = "";
+  for (let i = 0; i < cells.length; i++) line += (i === 0 ? "" : ",") + cell(cells[i] as string);
+  return `${line}\r\n`;
+}
+
+export type CsvRecord = { line: number; cells: string[] };
+
+/** Tokenises a whole CSV text; throws (with the tokenizer's message) when the text is not CSV at all. */
+export function readCsv(text: string): CsvRecord[] {
+  const records = parse(text, {
+    bom: true,
+    info: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+  }) as unknown as { record: string[]; info: { lines: number } }[];
+  return records.map(({ record, info }) => ({ line: info.lines, cells: record }));
+}
+
+/** Maps header names (trimmed, compared case-insensitively) to column indexes; unknown headers are ignored. */
+export function headerIndex(
+  header: readonly string[],
+  aliases: Record<string, readonly string[]>,
+): Map<string, number> {
+  const byName = new Map<string, number>();
+  header.forEach((name, index) => {
+    const key = name.trim().toLowerCase();
+    if (!byName.has(key)) byName.set(key, index);
+  });
+  const found = new Map<string, number>();
+  for (const [field, names] of Object.entries(aliases)) {
+    for (const name of names) {
+      const index = byName.get(name.toLowerCase());
+      if (index !== undefined) {
+        found.set(field, index);
+        break;
+      }
+    }
+  }
+  return found;
+}

@@ -1,0 +1,63 @@
+import { parse } from "csv-parse/sync";
+import { describe, expect, it } from "vitest";
+import { items } from "@/tests/payments/items";
+import { GENERIC_COLUMNS, readGenericResults, writeGenericFiles } from "./generic";
+
+describe("generic payment file", () => {
+  it("writes the documented columns, one file per currency, text safe for a spreadsheet", () => {
+    const list = items(3, (i) =>
+      i === 3
+        ? {
+            currency: "EUR",
+            convertedAmount: "1.10",
+            recipientName: "=HYPERLINK(x)",
+            method: { kind: "bank", iban: "DE89370400440532013000", bic: null, holder: 'Zoë, "Z"', country: "DE" },
+          }
+        : {},
+    );
+    const files = writeGenericFiles(list, { baseName: "b" });
+    expect(files.map((f) => f.fileName)).toEqual(["b-payments-EUR.csv", "b-payments-USD.csv"]);
+    const [header, row] = parse(files[0]?.content ?? "") as string[][];
+    expect(header).toEqual([...GENERIC_COLUMNS]);
+    expect(Object.fromEntries(header?.map((h, i) => [h, row?.[i]]) ?? [])).toEqual({
+      reference: "R-000003",
+      recipient_name: "'=HYPERLINK(x)",
+      method: "bank",
+      email: "",
+      paypal_payer_id: "",
+      iban: "DE89370400440532013000",
+      bic: "",
+      account_holder: 'Zoë, "Z"',
+      country: "DE",
+      amount_usd: "0.04",
+      currency: "EUR",
+      amount: "1.10",
+      note: "Revenue share October 2026",
+    });
+    expect(parse(files[1]?.content ?? "")).toHaveLength(3);
+  });
+});
+
+describe("generic results", () => {
+  it("reads the four outcomes and lists rows it cannot read", () => {
+    const text =
+      "\uFEFFreference,outcome,provider_transaction_id,amount,currency,fee,reason,extra\r\n" +
+      "R-1,paid,T1,1.00,USD,0.10,,x\r\n" +
+      "R-2,pending,,,,,,\r\n" +
+      "R-3,rejected,,,,,account closed,\r\n" +
+      "R-4,RETURNED,T4,1.00,USD,,returned by bank,\r\n" +
+      "R-5,done,T5,1.00,USD,,,\r\n" +
+      "R-6,paid,T6,1.00,USD,ten,,\r\n";
+    const { results, unreadable } = readGenericResults(text);
+    expect(results.map((r) => [r.reference, r.outcome, r.reason])).toEqual([
+      ["R-1", "paid", null],
+      ["R-2", "pending", null],
+      ["R-3", "rejected", "account closed"],
+      ["R-4", "returned", "returned by bank"],
+    ]);
+    expect(unreadable).toEqual([
+      { line: 6, reason: 'status "done" is not one this reader knows' },
+      { line: 7, reason: "fee is not an amount" },
+    ]);
+  });
+});

@@ -1,0 +1,128 @@
+import { electronicFormatIBAN, isValidBIC, isValidIBAN } from "ibantools";
+import { XMLBuilder } from "fast-xml-parser";
+import { z } from "zod";
+import { sepaText } from "./sepa-text";
+import {
+  byCurrency,
+  type PayableItem,
+  PaymentFileError,
+  payoutAmount,
+  sumAmounts,
+  validateItems,
+  type WrittenFile,
+  writtenFile,
+} from "./types";
+
+/**
+ * ISO 20022 customer credit transfer initiation, pain.001.001.09 (CstmrCdtTrfInitn), SEPA Credit Transfer when
+ * the currency is EUR (EPC SCT customer-to-bank implementation guidelines). One file per currency, one PmtInf.
+ *
+ * Rules each check follows:
+ * - GrpHdr: MsgId (Max35Text, unique per message: `<messageId>-<CCY>`), CreDtTm (ISODateTime, UTC), NbOfTxs (the
+ *   number of CdtTrfTxInf), CtrlSum (the sum of every InstdAmt, i.e. of the already-rounded amounts; fx.ts),
+ *   InitgPty/Nm. The same NbOfTxs and CtrlSum are repeated on PmtInf.
+ * - PmtInf: PmtInfId (Max35Text), PmtMtd TRF, PmtTpInf/SvcLvl/Cd SEPA (EUR only), ReqdExctnDt/Dt (ISODate; the
+ *   .09 version wraps the date in a Dt/DtTm choice), Dbtr/Nm, DbtrAcct/Id/IBAN, DbtrAgt/FinInstnId/BICFI (the .09
+ *   name of the BIC element), ChrgBr SLEV for SEPA (EPC: charges follow the scheme), SHAR otherwise.
+ * - CdtTrfTxInf, in schema order: PmtId/EndToEndId (our reference, Max35Text, unique in the file), Amt/InstdAmt
+ *   with Ccy (at most 2 decimals, > 0), CdtrAgt/FinInstnId/BICFI (only when the BIC is known: SEPA allows
+ *   IBAN-only), Cdtr/Nm and PstlAdr/Ctry, CdtrAcct/Id/IBAN, RmtInf/Ustrd (Max140Text).
+ * - IBANs (ISO 13616, mod-97) and BICs (ISO 9362) checked with ibantools; a bad one refuses the item.
+ * - Text: XML-escaped by the builder (& < > " '). For EUR (SEPA) every name and the remittance text are reduced to
+ *   the SEPA character set (sepa-text.ts), names to 70 characters (EPC), Ustrd to 140; other currencies keep their
+ *   text (escaped), names cut to 140 (Max140Text).
+ */
+
+const idSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9-]{1,29}$/, { message: "must be 1-29 characters of A-Z, a-z, 0-9 and -" });
+
+export const pain001SettingsSchema = z.object({
+  baseName: z.string().min(1),
+  /** The message id stem; the file's MsgId is `<messageId>-<CCY>`. */
+  messageId: idSchema,
+  createdAt: z.date(),
+  executionDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date such as 2026-11-25" }),
+  initiatingPartyName: z.string().trim().min(1).max(140),
+  debtor: z.object({
+    name: z.string().trim().min(1).max(140),
+    iban: z.string().refine((v) => isValidIBAN(electronicFormatIBAN(v) ?? ""), { message: "is not a valid IBAN" }),
+    bic: z.string().refine((v) => isValidBIC(v), { message: "is not a valid BIC" }),
+  }),
+});
+export type Pain001Settings = z.infer<typeof pain001SettingsSchema>;
+
+export const PAIN001_NAMESPACE = "urn:iso:std:iso:20022:tech:xsd:pain.001.001.09";
+
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, indentBy: "  " });
+
+export function writePain001Files(items: readonly PayableItem[], settingsInput: Pain001Settings): WrittenFile[] {
+  const settings = pain001SettingsSchema.parse(settingsInput);
+  const valid = validateItems(items);
+  const problems: { reference: string; message: string }[] = [];
+  for (const item of valid) {
+    const m = item.method;
+    if (m.kind !== "bank") problems.push({ reference: item.reference, message: "recipient has no bank account" });
+    else if (!isValidIBAN(m.iban)) problems.push({ reference: item.reference, message: "IBAN fails its check digits" });
+    else if (m.bic !== null && !isValidBIC(m.bic))
+      problems.push({ reference: item.reference, message: "BIC is not valid" });
+    else if (item.currency === "EUR" && sepaText(m.holder, 70) === "")
+      problems.push({ reference: item.reference, message: "account holder has no letters of the SEPA character set" });
+  }
+  if (problems.length > 0)
+    throw new PaymentFileError(`${problems.length} item(s) cannot be paid by credit transfer`, problems);
+
+  return byCurrency(valid).map(([currency, rows]) => {
+    const sepa = currency === "EUR";
+    const text = (value: string, max: number) => (sepa ? sepaText(value, max) : value.trim().slice(0, max));
+    const msgId = `${settings.messageId}-${currency}`;
+    const total = sumAmounts(rows.map(payoutAmount));
+    const transfers = rows.map((item) => {
+      const m = item.method as Extract<PayableItem["method"], { kind: "bank" }>;
+      return {
+        PmtId: { EndToEndId: item.reference },
+        Amt: { InstdAmt: { "@Ccy": currency, "#text": payoutAmount(item) } },
+        ...(m.bic ? { CdtrAgt: { FinInstnId: { BICFI: m.bic } } } : {}),
+        Cdtr: { Nm: text(m.holder, sepa ? 70 : 140), PstlAdr: { Ctry: m.country } },
+        CdtrAcct: { Id: { IBAN: m.iban } },
+        ...(item.note.trim() ? { RmtInf: { Ustrd: text(item.note, 140) } } : {}),
+      };
+    });
+    const document = {
+      "?xml": { "@version": "1.0", "@encoding": "UTF-8" },
+      Document: {
+        "@xmlns": PAIN001_NAMESPACE,
+        CstmrCdtTrfInitn: {
+          GrpHdr: {
+            MsgId: msgId,
+            CreDtTm: `${settings.createdAt.toISOString().slice(0, 19)}Z`,
+            NbOfTxs: String(rows.length),
+            CtrlSum: total,
+            InitgPty: { Nm: text(settings.initiatingPartyName, sepa ? 70 : 140) },
+          },
+          PmtInf: {
+            PmtInfId: `${msgId}-1`,
+            PmtMtd: "TRF",
+            NbOfTxs: String(rows.length),
+            CtrlSum: total,
+            ...(sepa ? { PmtTpInf: { SvcLvl: { Cd: "SEPA" } } } : {}),
+            ReqdExctnDt: { Dt: settings.executionDate },
+            Dbtr: { Nm: text(settings.debtor.name, sepa ? 70 : 140) },
+            DbtrAcct: { Id: { IBAN: electronicFormatIBAN(settings.debtor.iban) } },
+            DbtrAgt: { FinInstnId: { BICFI: settings.debtor.bic } },
+            ChrgBr: sepa ? "SLEV" : "SHAR",
+            CdtTrfTxInf: transfers,
+          },
+        },
+      },
+    };
+    return writtenFile(rows, {
+      fileName: `${settings.baseName}-pain001-${currency}.xml`,
+      mediaType: "application/xml",
+      part: 1,
+      partCount: 1,
+      currency,
+      content: builder.build(document) as string,
+    });
+  });
+}

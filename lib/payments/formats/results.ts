@@ -1,0 +1,137 @@
+import { z } from "zod";
+import type { NormalisedPaymentResult, PaymentResultOutcome } from "@/db/types";
+import { type CsvRecord, headerIndex, readCsv } from "./csv";
+
+/**
+ * What every results reader returns: one normalised line per payment it could read, and why it could not read
+ * the others.
+ */
+
+export type PaymentOutcome = PaymentResultOutcome;
+
+/** One payment's result: reference, outcome, provider transaction id, amount, currency, fee, reason, raw status. */
+export type PaymentResult = NormalisedPaymentResult;
+
+export type UnreadableRow = { line: number; reason: string };
+
+export type ResultsReadout = { results: PaymentResult[]; unreadable: UnreadableRow[] };
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === "" ? null : value));
+
+/** An amount in a results file: "12.34", "-0.35", "1,234.56" (thousands commas dropped); empty means none. */
+export const resultAmountSchema = z
+  .string()
+  .trim()
+  .transform((value) => value.replaceAll(",", ""))
+  .pipe(
+    z.union([
+      z.literal("").transform(() => null),
+      z.string().regex(/^-?\d{1,13}(\.\d{1,8})?$/, { message: "is not an amount" }),
+    ]),
+  );
+
+export const resultCells = {
+  reference: z
+    .string()
+    .trim()
+    .min(1, { message: "has no reference" })
+    .max(35, { message: "reference over 35 characters" }),
+  transactionId: optionalText,
+  amount: resultAmountSchema,
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .pipe(
+      z.union([z.literal("").transform(() => null), z.string().regex(/^[A-Z]{3}$/, { message: "is not a currency" })]),
+    ),
+  fee: resultAmountSchema,
+  reason: optionalText,
+};
+
+const resultRowSchema = z.object(resultCells);
+
+type ColumnSpec = {
+  /** Field name → accepted header names (first match wins). */
+  aliases: Record<string, readonly string[]>;
+  /** Fields whose column must be present for the file to be read at all. */
+  required: readonly string[];
+  /** Parses one row's cells (keyed by field, "" when the column is absent) into a result, or a reason. */
+  row: (cells: Record<string, string>) => PaymentResult | string;
+};
+
+/** Reads a header-first CSV results file by column names; rows that cannot be read are listed with a reason. */
+export function readResultsCsv(text: string, spec: ColumnSpec): ResultsReadout {
+  let records: CsvRecord[];
+  try {
+    records = readCsv(text);
+  } catch (error) {
+    return { results: [], unreadable: [{ line: 0, reason: `not a CSV file: ${(error as Error).message}` }] };
+  }
+  const [header, ...rows] = records;
+  if (!header) return { results: [], unreadable: [] };
+  const index = headerIndex(header.cells, spec.aliases);
+  const missing = spec.required.filter((field) => !index.has(field));
+  if (missing.length > 0) {
+    return { results: [], unreadable: [{ line: header.line, reason: `missing column(s): ${missing.join(", ")}` }] };
+  }
+  const results: PaymentResult[] = [];
+  const unreadable: UnreadableRow[] = [];
+  for (const { line, cells } of rows) {
+    if (cells.every((value) => value.trim() === "")) continue;
+    const named: Record<string, string> = {};
+    for (const field of Object.keys(spec.aliases)) {
+      const at = index.get(field);
+      named[field] = at === undefined ? "" : (cells[at] ?? "");
+    }
+    const parsed = spec.row(named);
+    if (typeof parsed === "string") unreadable.push({ line, reason: parsed });
+    else results.push(parsed);
+  }
+  return { results, unreadable };
+}
+
+/** Builds a zod-checked result from named cells; `outcome` is the provider's status already mapped (or a reason). */
+export function resultFromCells(
+  cells: Record<string, string>,
+  status: { outcome: PaymentOutcome; raw: string } | string,
+): PaymentResult | string {
+  if (typeof status === "string") return status;
+  const parsed = resultRowSchema.safeParse({
+    reference: cells.reference ?? "",
+    transactionId: cells.transactionId ?? "",
+    amount: cells.amount ?? "",
+    currency: cells.currency ?? "",
+    fee: cells.fee ?? "",
+    reason: cells.reason ?? "",
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return `${String(issue?.path[0] ?? "row")} ${issue?.message ?? "is not readable"}`;
+  }
+  const { reference, transactionId, amount, currency, fee, reason } = parsed.data;
+  return {
+    reference,
+    outcome: status.outcome,
+    providerTransactionId: transactionId,
+    amount,
+    currency,
+    fee: fee === null ? null : fee.replace(/^-/, ""),
+    reason,
+    rawStatus: status.raw,
+  };
+}
+
+/** Maps a status word through a table (case-insensitive); an unknown word is a reason, not a guess. */
+export function mapStatus(
+  raw: string,
+  table: Record<string, PaymentOutcome>,
+): { outcome: PaymentOutcome; raw: string } | string {
+  const word = raw.trim();
+  if (word === "") return "has no status";
+  const outcome = table[word.toUpperCase()];
+  return outcome ? { outcome, raw: word } : `status ${JSON.stringify(word.slice(0, 40))} is not one this reader knows`;
+}

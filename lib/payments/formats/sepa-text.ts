@@ -1,0 +1,60 @@
+/**
+ * The SEPA character set (EPC "SEPA Requirements for an Extended Character Set", the basic Latin set every
+ * SEPA bank must accept): a-z A-Z 0-9 / - ? : ( ) . , ' + and space. Text outside it is transliterated, not
+ * rejected, so a name like "Zoë Łukasz-Øster" reaches the bank as "Zoe Lukasz-Oster":
+ *
+ * 1. a few letters that do not decompose are spelled out (ß → ss, æ → ae, ø → o, œ → oe, ł → l, đ → d,
+ *    þ → th);
+ *    & becomes +, _ becomes -, typographic quotes become ';
+ * 2. accented letters lose their accents (Unicode NFD, combining marks removed);
+ * 3. anything still outside the set becomes a space; runs of spaces collapse; the EPC rule that a text neither
+ *    starts nor ends with "/" nor contains "//" is applied; the result is cut to the field's length.
+ *
+ * A name that transliterates to nothing (e.g. written only in another script) is left empty; the writer refuses
+ * the item rather than guess.
+ */
+const SPELLED: Record<string, string> = {
+  ß: "ss",
+  Æ: "AE",
+  æ: "ae",
+  Ø: "O",
+  ø: "o",
+  Œ: "OE",
+  œ: "oe",
+  Ł: "L",
+  ł: "l",
+  Đ: "D",
+  đ: "d",
+  Þ: "TH",
+  þ: "th",
+  "&": "+",
+  _: "-",
+  "\u2018": "'",
+  "\u2019": "'",
+};
+
+const ALLOWED_TEXT = /^[A-Za-z0-9/\-?:().,'+ ]*$/;
+
+const SPELLED_PATTERN = new RegExp(`[${Object.keys(SPELLED).join("")}]`, "g");
+
+export function sepaText(value: string, maxLength: number): string {
+  let out = value;
+  if (!isSepaText(out)) {
+    out = out
+      .replace(SPELLED_PATTERN, (ch) => SPELLED[ch] ?? " ")
+      .normalize("NFD")
+      .replace(/\p{M}/gu, "")
+      .replace(/[^A-Za-z0-9/\-?:().,'+ ]/g, " ");
+  }
+  out = out
+    .replace(/\/{2,}/g, "/")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^\/+|\/+$/g, "")
+    .trim();
+  return out.slice(0, maxLength).replace(/\/+$/, "").trim();
+}
+
+export function isSepaText(value: string): boolean {
+  return ALLOWED_TEXT.test(value) && !value.startsWith("/") && !value.endsWith("/") && !value.includes("//");
+}
