@@ -41,7 +41,8 @@ export async function approvePayoutBatch(
         if (drafts > 0)
           throw new AppError(
             "CONFLICT",
-            `${drafts} statement${drafts === 1 ? " is" : "s are"} still in draft: approve or hold every statement first.`,
+            `${drafts} statement${drafts === 1 ? " is" : "s are"} still in draft: ` +
+              "approve or hold every statement first.",
           );
         // Read under the batch lock, on this transaction: a flag raised while approval waited for the lock counts.
         for (const r of changed) {

@@ -8,8 +8,8 @@ import { computeStatementFigures, type StatementFigures } from "./compute";
  * (net, minimum payout roll-over, payable, carry out).
  */
 
-export type SnapshotRecipientInput = {
-  recipient: string;
+/** What a statement states about its recipient, copied from the snapshot (or the latest carry). */
+type RecipientFacts = {
   resolved: boolean;
   email: string | null;
   name: string | null;
@@ -18,6 +18,10 @@ export type SnapshotRecipientInput = {
   reversals: number;
   grossUsd: string;
   reversedUsd: string;
+};
+
+export type SnapshotRecipientInput = RecipientFacts & {
+  recipient: string;
   /** Some of the recipient's lines could not be attributed. */
   hasUnavailable: boolean;
 };
@@ -32,20 +36,8 @@ export type CarryInput = {
   name: string | null;
 };
 
-export type BuiltStatement = StatementFigures & {
-  id: string;
-  recipient: string;
-  inSnapshot: boolean;
-  resolved: boolean;
-  email: string | null;
-  name: string | null;
-  renewals: number;
-  subscriptions: number;
-  reversals: number;
-  grossUsd: string;
-  reversedUsd: string;
-  flags: string[];
-};
+export type BuiltStatement = StatementFigures &
+  RecipientFacts & { id: string; recipient: string; inSnapshot: boolean; flags: string[] };
 
 export type BuiltCarry = { fromStatementId: string; toStatementId: string; amountUsd: string };
 

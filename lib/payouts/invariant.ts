@@ -56,7 +56,8 @@ export async function checkLedgerInvariant(
       acc.problems.push(`statement ${s.id}: recipient missing from its snapshot`);
     if (!snapshotNet.equals(s.net_attributed_usd))
       acc.problems.push(
-        `statement ${s.id}: net ${formatUsd(s.net_attributed_usd)} differs from the snapshot's ${formatUsd(snapshotNet)}`,
+        `statement ${s.id}: net ${formatUsd(s.net_attributed_usd)} ` +
+          `differs from the snapshot's ${formatUsd(snapshotNet)}`,
       );
     acc.net = acc.net.plus(snapshotNet);
     const paid = s.state === "paid" ? money(s.paid_amount_usd ?? "0") : money("0");

@@ -22,15 +22,15 @@ export {
  * Every statement of an approved (or paid) batch turns into entries on the recipient's account of "revenue share
  * payable". `amountUsd` is signed: positive raises what Payout Desk owes the recipient, negative lowers it.
  *
- * | kind      | amount                 | when (`at`)                          | exists when                             |
- * |-----------|------------------------|--------------------------------------|-----------------------------------------|
- * | accrual   | + gross attributed     | the batch's approval                 | gross ≠ 0                               |
- * | reversal  | − reversed attributed  | the batch's approval                 | reversed ≠ 0                            |
- * | carry_in  | + carried in           | the batch's approval                 | carried in ≠ 0 (one entry per source)   |
- * | payment   | − amount paid          | when the payment was recorded        | the statement is paid                   |
- * | carry_out | − carried out (< 0)    | when the statement closed            | closed with a negative balance          |
- * | rollover  | − carried out (> 0)    | when the statement closed            | closed with a payable under the minimum,|
- * |           |                        |                                      | or a held balance carried forward       |
+ * | kind      | amount                 | when (`at`)                       | exists when                             |
+ * |-----------|------------------------|-----------------------------------|-----------------------------------------|
+ * | accrual   | + gross attributed     | the batch's approval              | gross ≠ 0                               |
+ * | reversal  | − reversed attributed  | the batch's approval              | reversed ≠ 0                            |
+ * | carry_in  | + carried in           | the batch's approval              | carried in ≠ 0 (one entry per source)   |
+ * | payment   | − amount paid          | when the payment was recorded     | the statement is paid                   |
+ * | carry_out | − carried out (< 0)    | when the statement closed         | closed with a negative balance          |
+ * | rollover  | − carried out (> 0)    | when the statement closed         | closed with a payable under the minimum,|
+ * |           |                        |                                   | or a held balance carried forward       |
  *
  * The entries of a closed statement (paid or carried) add up to zero; a statement still approved-unpaid or held
  * leaves its balance open, which is what the liability view reports. A carry_out/rollover of one statement is the

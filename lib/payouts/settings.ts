@@ -48,9 +48,9 @@ export async function savePayoutSettings(
   input: { twoPersonRule: boolean; minPayoutUsd: string },
   actor: { id: string; email: string },
 ): Promise<PayoutSettings> {
-  const previous = await readPayoutSettings(db);
   const value = JSON.stringify({ two_person_rule: input.twoPersonRule, min_payout_usd: formatUsd(input.minPayoutUsd) });
   await db.transaction().execute(async (trx) => {
+    const previous = await readPayoutSettings(trx);
     await upsertAppSetting(trx, { key: PAYOUT_SETTINGS_KEY, value, updatedBy: actor.email });
     await recordAudit(trx, {
       actor,

@@ -115,7 +115,9 @@ export async function getPayoutBatch(
   return row ? toBatchSummary(row) : null;
 }
 
-/** Batches of a game, newest window first; discarded ones only when asked. Filter by the snapshot they were built on. */
+/**
+ * Batches of a game, newest window first; discarded ones only when asked. Filter by the snapshot they were built on.
+ */
 export async function listPayoutBatches(
   db: Db,
   params: { gameId: string; snapshotId?: string; includeDiscarded?: boolean },

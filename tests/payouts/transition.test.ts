@@ -70,7 +70,7 @@ describe("transition()", () => {
     ]);
   });
 
-  it("skips statements not in a state the transition moves from, naming the state, and audits nothing changed", async () => {
+  it("skips statements not in a state the transition moves from, naming it, and audits nothing changed", async () => {
     await insertSnapshot(db, { window: "2026-04", recipients: [{ id: 8101, gross: "30.00" }] });
     const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-04") }, preparer);
     const [s] = await listPayoutStatements(db, { gameId: GAME, batchId });
