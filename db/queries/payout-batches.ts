@@ -1,6 +1,7 @@
 import "server-only";
 import { type Insertable, sql, type Updateable } from "kysely";
-import type { DbOrTrx, Trx } from "@/db";
+import type { Db, DbOrTrx, Trx } from "@/db";
+import type { TimeWindow } from "@/core/time";
 import type { Database, PayoutBatchStatus } from "@/db/types";
 
 /** Writes and locked reads of payout batches, for the batch workflow (lib/payouts). */
@@ -72,4 +73,36 @@ export async function deleteCarriesInto(trx: Trx, batchId: string): Promise<numb
     )
     .executeTakeFirst();
   return Number(freed.numDeletedRows);
+}
+
+/** The live (not discarded) batch of each window, for the overview. */
+export async function listLiveBatchesByWindow(
+  db: Db,
+  gameId: string,
+): Promise<Map<string, { id: string; status: string; snapshotId: string }>> {
+  const rows = await db
+    .selectFrom("payout_batch")
+    .select(["id", "status", "window_start", "window_end", "snapshot_id"])
+    .where("game_id", "=", gameId)
+    .where("status", "<>", "discarded")
+    .execute();
+  return new Map(
+    rows.map((r) => [
+      `${r.window_start.getTime()}|${r.window_end.getTime()}`,
+      { id: r.id, status: r.status, snapshotId: r.snapshot_id },
+    ]),
+  );
+}
+
+/** The live (not discarded) batch of exactly this window, if any. */
+export async function getLiveBatchId(db: Db, params: { gameId: string; window: TimeWindow }): Promise<string | null> {
+  const row = await db
+    .selectFrom("payout_batch")
+    .select("id")
+    .where("game_id", "=", params.gameId)
+    .where("window_start", "=", new Date(params.window.startMs))
+    .where("window_end", "=", new Date(params.window.endMs))
+    .where("status", "<>", "discarded")
+    .executeTakeFirst();
+  return row?.id ?? null;
 }

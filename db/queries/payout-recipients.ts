@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "kysely";
+import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
 import { formatUsd } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
@@ -8,6 +8,19 @@ import { isLatestVersion } from "./snapshots";
 /** Escapes LIKE wildcards in user text. */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * A recipient of the table aliased `alias` whose email or name starts with `q` (lower case), or whose id is `q`.
+ */
+export function matchesRecipient(alias: "r" | "st", q: string): RawBuilder<SqlBool> {
+  const prefix = `${escapeLike(q)}%`;
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  const email = sql`lower(${column("player_email")}) like ${prefix}`;
+  const byText = sql<SqlBool>`${email} or lower(${column("player_name")}) like ${prefix}`;
+  return /^\d{1,15}$/.test(q)
+    ? sql<SqlBool>`(${byText} or ${column("recipient_player_id")} = ${q})`
+    : sql<SqlBool>`(${byText})`;
 }
 
 /** Reads of the recipient pages: top recipients, a recipient's windows, events and evidence, and recipient search. */
@@ -157,7 +170,6 @@ export async function searchRecipients(
   params: { gameId: string; q: string; limit?: number },
 ): Promise<{ recipientPlayerId: number; playerName: string | null; playerEmail: string | null }[]> {
   const q = params.q.trim().toLowerCase();
-  const prefix = `${escapeLike(q)}%`;
   let query = db
     .selectFrom("snapshot_recipient as r")
     .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
@@ -167,15 +179,7 @@ export async function searchRecipients(
       sql<string | null>`max(r.player_email)`.as("email"),
     ])
     .where("s.game_id", "=", params.gameId);
-  if (q) {
-    query = query.where((eb) =>
-      eb.or([
-        eb(sql`lower(r.player_email)`, "like", prefix),
-        eb(sql`lower(r.player_name)`, "like", prefix),
-        ...(/^\d{1,15}$/.test(q) ? [eb("r.recipient_player_id", "=", q)] : []),
-      ]),
-    );
-  }
+  if (q) query = query.where(matchesRecipient("r", q));
   const rows = await query
     .groupBy("r.recipient_player_id")
     .orderBy("r.recipient_player_id")

@@ -3,6 +3,7 @@ import { type Insertable, sql, type Updateable } from "kysely";
 import type { Trx } from "@/db";
 import type { Database, PayoutStatementState } from "@/db/types";
 import { CHUNK_SIZE, inChunks } from "./chunks";
+import { RECIPIENT_FIGURES, RECIPIENT_HAS_UNAVAILABLE } from "./payouts";
 
 /** Writes and locked reads of payout statements and their events, for the batch workflow (lib/payouts). */
 
@@ -158,30 +159,8 @@ export async function listUntakenCarries(trx: Trx, gameId: string) {
 export async function listSnapshotRecipientsForStatements(trx: Trx, snapshotId: string) {
   return trx
     .selectFrom("snapshot_recipient as r")
-    .select([
-      "r.recipient_player_id",
-      "r.resolved",
-      "r.player_email",
-      "r.player_name",
-      "r.renewal_count",
-      "r.subscription_count",
-      "r.reversal_count",
-      "r.gross_attributed_usd",
-      "r.reversed_attributed_usd",
-      "r.net_attributed_usd",
-    ])
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom("snapshot_line as l")
-            .select("l.period_id")
-            .whereRef("l.snapshot_id", "=", "r.snapshot_id")
-            .whereRef("l.recipient_player_id", "=", "r.recipient_player_id")
-            .where("l.attribution_unavailable_reason", "is not", null),
-        )
-        .as("has_unavailable"),
-    )
+    .select(RECIPIENT_FIGURES)
+    .select(RECIPIENT_HAS_UNAVAILABLE.as("has_unavailable"))
     .where("r.snapshot_id", "=", snapshotId)
     .orderBy("r.recipient_player_id")
     .execute();

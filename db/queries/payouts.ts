@@ -1,15 +1,34 @@
 import "server-only";
-import { sql } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, money } from "@/core/money";
-import { formatInstant, type TimeWindow } from "@/core/time";
-import { escapeLike } from "./payout-recipients";
+import { formatInstant } from "@/core/time";
+import { matchesRecipient } from "./payout-recipients";
 
 /**
  * Reads for the payout pages: the recipient payout table of a window (sorted, filtered and paginated in SQL), top
  * recipients over months and a recipient's history (the liability is in liability.ts). Every query filters by game.
  */
+
+/** A snapshot recipient's figures (snapshot_recipient as r), as a statement is built from them. */
+export const RECIPIENT_FIGURES = [
+  "r.recipient_player_id",
+  "r.resolved",
+  "r.player_email",
+  "r.player_name",
+  "r.renewal_count",
+  "r.subscription_count",
+  "r.reversal_count",
+  "r.gross_attributed_usd",
+  "r.reversed_attributed_usd",
+  "r.net_attributed_usd",
+] as const;
+
+/** Whether any line of the recipient (snapshot_recipient as r) lacks attribution. */
+export const RECIPIENT_HAS_UNAVAILABLE = sql<boolean>`exists (select 1 from snapshot_line l
+  where l.snapshot_id = r.snapshot_id and l.recipient_player_id = r.recipient_player_id
+  and l.attribution_unavailable_reason is not null)`;
 
 export const PAYOUT_TABLE_SORTS = [
   "recipient",
@@ -62,7 +81,6 @@ export type PayoutTableQuery = {
   pageSize: number;
 };
 
-
 const STATEMENT_SORT: Record<PayoutTableSort, string> = {
   recipient: "st.recipient_player_id",
   renewals: "st.renewal_count",
@@ -102,6 +120,48 @@ function direction(dir: "asc" | "desc", reverse: boolean): "asc" | "desc" {
   return dir === "asc" ? "desc" : "asc";
 }
 
+/** Orders a page by the sort column, ties broken on the player id so pages never overlap. */
+function inPageOrder<DB, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+  sortColumn: string,
+  tieColumn: string,
+  params: Pick<PayoutTableQuery, "sort" | "dir">,
+  reverse: boolean,
+): SelectQueryBuilder<DB, TB, O> {
+  return qb
+    .orderBy(sql.ref(sortColumn), (ob) => (direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc()))
+    .orderBy(sql.ref(tieColumn), direction(tieBreak(params), reverse));
+}
+
+type FigureRow = {
+  recipient_player_id: string;
+  resolved: boolean;
+  player_email: string | null;
+  player_name: string | null;
+  renewal_count: number;
+  subscription_count: number;
+  reversal_count: number;
+  gross_attributed_usd: string;
+  reversed_attributed_usd: string;
+  net_attributed_usd: string;
+};
+
+/** The columns a statement and a snapshot recipient share, as the table shows them. */
+function recipientFiguresOf(r: FigureRow) {
+  return {
+    recipientPlayerId: Number(r.recipient_player_id),
+    resolved: r.resolved,
+    playerEmail: r.player_email,
+    playerName: r.player_name,
+    renewalCount: r.renewal_count,
+    subscriptionCount: r.subscription_count,
+    reversalCount: r.reversal_count,
+    grossAttributedUsd: formatUsd(r.gross_attributed_usd),
+    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+    netAttributedUsd: formatUsd(r.net_attributed_usd),
+  };
+}
+
 /** Past this many rows, a page is read from the far end of the order (OFFSET reads and drops every skipped row). */
 const DEEP_OFFSET = 5_000;
 
@@ -137,8 +197,6 @@ export async function listPayoutTable(
   params: PayoutTableQuery,
 ): Promise<{ rows: PayoutTableRow[]; total: number }> {
   const q = params.q?.trim().toLowerCase() ?? "";
-  const prefix = `${escapeLike(q)}%`;
-  const isId = /^\d{1,15}$/.test(q);
   const offset = (params.page - 1) * params.pageSize;
 
   if (params.batchId) {
@@ -146,15 +204,7 @@ export async function listPayoutTable(
       .selectFrom("payout_statement as st")
       .where("st.game_id", "=", params.gameId)
       .where("st.batch_id", "=", params.batchId);
-    if (q) {
-      base = base.where((eb) =>
-        eb.or([
-          eb(sql`lower(st.player_email)`, "like", prefix),
-          eb(sql`lower(st.player_name)`, "like", prefix),
-          ...(isId ? [eb("st.recipient_player_id", "=", q)] : []),
-        ]),
-      );
-    }
+    if (q) base = base.where(matchesRecipient("st", q));
     if (params.state) base = base.where("st.state", "=", params.state);
     if (params.filter === "flagged") base = base.where(sql<boolean>`jsonb_array_length(st.recipient_flags) > 0`);
     if (params.filter === "unresolved") base = base.where("st.resolved", "=", false);
@@ -186,28 +236,16 @@ export async function listPayoutTable(
             "st.hold_reason",
             "st.recipient_flags",
           ])
-          .orderBy(sql.ref(STATEMENT_SORT[params.sort]), (ob) =>
-            direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc(),
-          )
-          .orderBy("st.recipient_player_id", direction(tieBreak(params), reverse))
+          .$call((qb) => inPageOrder(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", params, reverse))
           .limit(limit)
           .offset(off)
           .execute(),
     );
     return {
       rows: rows.map((r) => ({
-        recipientPlayerId: Number(r.recipient_player_id),
+        ...recipientFiguresOf(r),
         statementId: r.id,
-        resolved: r.resolved,
-        playerEmail: r.player_email,
-        playerName: r.player_name,
         inSnapshot: r.in_snapshot,
-        renewalCount: r.renewal_count,
-        subscriptionCount: r.subscription_count,
-        reversalCount: r.reversal_count,
-        grossAttributedUsd: formatUsd(r.gross_attributed_usd),
-        reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-        netAttributedUsd: formatUsd(r.net_attributed_usd),
         carriedInUsd: formatUsd(r.carried_in_usd),
         payableUsd: formatUsd(r.payable_usd),
         state: r.state,
@@ -223,17 +261,8 @@ export async function listPayoutTable(
     .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
     .where("s.game_id", "=", params.gameId)
     .where("r.snapshot_id", "=", params.snapshotId);
-  if (q) {
-    base = base.where((eb) =>
-      eb.or([
-        eb(sql`lower(r.player_email)`, "like", prefix),
-        eb(sql`lower(r.player_name)`, "like", prefix),
-        ...(isId ? [eb("r.recipient_player_id", "=", q)] : []),
-      ]),
-    );
-  }
-  const unavailable = sql<boolean>`exists (select 1 from snapshot_line l where l.snapshot_id = r.snapshot_id
-    and l.recipient_player_id = r.recipient_player_id and l.attribution_unavailable_reason is not null)`;
+  if (q) base = base.where(matchesRecipient("r", q));
+  const unavailable = RECIPIENT_HAS_UNAVAILABLE;
   if (params.state) base = base.where(sql<boolean>`false`);
   if (params.filter === "flagged")
     base = base.where((eb) => eb.or([eb("r.resolved", "=", false), eb(unavailable, "=", true)]));
@@ -247,41 +276,18 @@ export async function listPayoutTable(
     () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
     (reverse, off, limit) =>
       base
-        .select([
-          "r.recipient_player_id",
-          "r.resolved",
-          "r.player_email",
-          "r.player_name",
-          "r.renewal_count",
-          "r.subscription_count",
-          "r.reversal_count",
-          "r.gross_attributed_usd",
-          "r.reversed_attributed_usd",
-          "r.net_attributed_usd",
-        ])
+        .select(RECIPIENT_FIGURES)
         .select(unavailable.as("has_unavailable"))
-        .orderBy(sql.ref(SNAPSHOT_SORT[params.sort]), (ob) =>
-          direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc(),
-        )
-        .orderBy("r.recipient_player_id", direction(tieBreak(params), reverse))
+        .$call((qb) => inPageOrder(qb, SNAPSHOT_SORT[params.sort], "r.recipient_player_id", params, reverse))
         .limit(limit)
         .offset(off)
         .execute(),
   );
   return {
     rows: rows.map((r) => ({
-      recipientPlayerId: Number(r.recipient_player_id),
+      ...recipientFiguresOf(r),
       statementId: null,
-      resolved: r.resolved,
-      playerEmail: r.player_email,
-      playerName: r.player_name,
       inSnapshot: true,
-      renewalCount: r.renewal_count,
-      subscriptionCount: r.subscription_count,
-      reversalCount: r.reversal_count,
-      grossAttributedUsd: formatUsd(r.gross_attributed_usd),
-      reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-      netAttributedUsd: formatUsd(r.net_attributed_usd),
       carriedInUsd: null,
       payableUsd: null,
       state: null,
@@ -346,40 +352,9 @@ export async function findStatementId(
   return row?.id ?? null;
 }
 
-/** The live (not discarded) batch of each window, for the overview. */
-export async function listLiveBatchesByWindow(
-  db: Db,
-  gameId: string,
-): Promise<Map<string, { id: string; status: string; snapshotId: string }>> {
-  const rows = await db
-    .selectFrom("payout_batch")
-    .select(["id", "status", "window_start", "window_end", "snapshot_id"])
-    .where("game_id", "=", gameId)
-    .where("status", "<>", "discarded")
-    .execute();
-  return new Map(
-    rows.map((r) => [
-      `${r.window_start.getTime()}|${r.window_end.getTime()}`,
-      { id: r.id, status: r.status, snapshotId: r.snapshot_id },
-    ]),
-  );
-}
-
 export function formatAsOf(date: Date): string {
   return formatInstant(date);
 }
 
-/** The live (not discarded) batch of exactly this window, if any. */
-export async function getLiveBatchId(db: Db, params: { gameId: string; window: TimeWindow }): Promise<string | null> {
-  const row = await db
-    .selectFrom("payout_batch")
-    .select("id")
-    .where("game_id", "=", params.gameId)
-    .where("window_start", "=", new Date(params.window.startMs))
-    .where("window_end", "=", new Date(params.window.endMs))
-    .where("status", "<>", "discarded")
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
-
+export { getLiveBatchId, listLiveBatchesByWindow } from "./payout-batches";
 export * from "./payout-recipients";
