@@ -120,17 +120,19 @@ function direction(dir: "asc" | "desc", reverse: boolean): "asc" | "desc" {
   return dir === "asc" ? "desc" : "asc";
 }
 
-/** Orders a page by the sort column, ties broken on the player id so pages never overlap. */
-function inPageOrder<DB, TB extends keyof DB, O>(
+/** Reads a page in the sort column's order, ties broken on the player id so pages never overlap. */
+function readPage<DB, TB extends keyof DB, O>(
   qb: SelectQueryBuilder<DB, TB, O>,
   sortColumn: string,
   tieColumn: string,
-  params: Pick<PayoutTableQuery, "sort" | "dir">,
-  reverse: boolean,
-): SelectQueryBuilder<DB, TB, O> {
+  page: Pick<PayoutTableQuery, "sort" | "dir"> & { reverse: boolean; off: number; limit: number },
+) {
   return qb
-    .orderBy(sql.ref(sortColumn), (ob) => (direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc()))
-    .orderBy(sql.ref(tieColumn), direction(tieBreak(params), reverse));
+    .orderBy(sql.ref(sortColumn), (ob) => (direction(page.dir, page.reverse) === "asc" ? ob.asc() : ob.desc()))
+    .orderBy(sql.ref(tieColumn), direction(tieBreak(page), page.reverse))
+    .limit(page.limit)
+    .offset(page.off)
+    .execute();
 }
 
 type FigureRow = {
@@ -236,10 +238,9 @@ export async function listPayoutTable(
             "st.hold_reason",
             "st.recipient_flags",
           ])
-          .$call((qb) => inPageOrder(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", params, reverse))
-          .limit(limit)
-          .offset(off)
-          .execute(),
+          .$call((qb) =>
+            readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
+          ),
     );
     return {
       rows: rows.map((r) => ({
@@ -278,10 +279,9 @@ export async function listPayoutTable(
       base
         .select(RECIPIENT_FIGURES)
         .select(unavailable.as("has_unavailable"))
-        .$call((qb) => inPageOrder(qb, SNAPSHOT_SORT[params.sort], "r.recipient_player_id", params, reverse))
-        .limit(limit)
-        .offset(off)
-        .execute(),
+        .$call((qb) =>
+          readPage(qb, SNAPSHOT_SORT[params.sort], "r.recipient_player_id", { ...params, reverse, off, limit }),
+        ),
   );
   return {
     rows: rows.map((r) => ({
