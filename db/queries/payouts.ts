@@ -1,5 +1,5 @@
 import "server-only";
-import { type SelectQueryBuilder, sql } from "kysely";
+import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, money } from "@/core/money";
@@ -120,6 +120,15 @@ function direction(dir: "asc" | "desc", reverse: boolean): "asc" | "desc" {
   return dir === "asc" ? "desc" : "asc";
 }
 
+/** The filters a statement and a snapshot recipient answer alike (the table aliased `alias`). */
+function sharedFilter(alias: "st" | "r", filter: PayoutTableFilter | undefined): RawBuilder<SqlBool> | null {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  if (filter === "unresolved") return sql<SqlBool>`${column("resolved")} = false`;
+  if (filter === "negative") return sql<SqlBool>`${column("net_attributed_usd")} < 0`;
+  if (filter === "reversals") return sql<SqlBool>`${column("reversal_count")} > 0`;
+  return null;
+}
+
 /** Reads a page in the sort column's order, ties broken on the player id so pages never overlap. */
 function readPage<DB, TB extends keyof DB, O>(
   qb: SelectQueryBuilder<DB, TB, O>,
@@ -209,9 +218,8 @@ export async function listPayoutTable(
     if (q) base = base.where(matchesRecipient("st", q));
     if (params.state) base = base.where("st.state", "=", params.state);
     if (params.filter === "flagged") base = base.where(sql<boolean>`jsonb_array_length(st.recipient_flags) > 0`);
-    if (params.filter === "unresolved") base = base.where("st.resolved", "=", false);
-    if (params.filter === "negative") base = base.where("st.net_attributed_usd", "<", "0");
-    if (params.filter === "reversals") base = base.where("st.reversal_count", ">", 0);
+    const shared = sharedFilter("st", params.filter);
+    if (shared) base = base.where(shared);
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
     const { rows, total } = await fetchPage(
       params,
@@ -267,9 +275,8 @@ export async function listPayoutTable(
   if (params.state) base = base.where(sql<boolean>`false`);
   if (params.filter === "flagged")
     base = base.where((eb) => eb.or([eb("r.resolved", "=", false), eb(unavailable, "=", true)]));
-  if (params.filter === "unresolved") base = base.where("r.resolved", "=", false);
-  if (params.filter === "negative") base = base.where("r.net_attributed_usd", "<", "0");
-  if (params.filter === "reversals") base = base.where("r.reversal_count", ">", 0);
+  const shared = sharedFilter("r", params.filter);
+  if (shared) base = base.where(shared);
   if (params.filter === "carried_in") base = base.where(sql<boolean>`false`);
   const { rows, total } = await fetchPage(
     params,
