@@ -110,7 +110,7 @@ async function seed(db: Db): Promise<{ snapshotId: string; batchId: string; prep
   const prepared = await preparePayoutBatch(
     db,
     { gameId: GAME, window: WINDOW },
-    { id: "bench", email: "bench@payout-desk.test" },
+    { actor: { id: "bench", email: "bench@payout-desk.test" }, via: "web" },
   );
   const prepareMs = performance.now() - began;
   // Half the statements approved, so state filters and sorts see a realistic mix.
@@ -123,7 +123,7 @@ async function seed(db: Db): Promise<{ snapshotId: string; batchId: string; prep
   await approveStatements(
     db,
     { gameId: GAME, batchId: prepared.batchId, ids: ids.map((r) => r.id) },
-    { id: "bench", email: "bench@payout-desk.test" },
+    { actor: { id: "bench", email: "bench@payout-desk.test" }, via: "web" },
   );
   // What autovacuum does shortly after a bulk change (10,000 updated statements): statistics and the visibility map.
   await sql`vacuum analyze`.execute(db);

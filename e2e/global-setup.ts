@@ -57,7 +57,7 @@ async function prepareCrawlWindow(
   const window = monthWindow(CRAWL_MONTH);
   const actor = { id: finance.id, email: finance.email };
   await takeSnapshotNow(db, { gameId: DEMO_GAME_ID, window, requestedBy: actor, via: "cli" });
-  await preparePayoutBatch(db, { gameId: DEMO_GAME_ID, window }, actor);
+  await preparePayoutBatch(db, { gameId: DEMO_GAME_ID, window }, { actor, via: "cli" });
 }
 
 /**

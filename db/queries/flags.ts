@@ -1,5 +1,5 @@
 import "server-only";
-import type { Db } from "@/db";
+import type { DbOrTrx } from "@/db";
 
 /** Reads behind payout flags: the cause of a stale snapshot and the overrides kept with a batch. */
 
@@ -10,7 +10,7 @@ export type StaleMarkRow = { id: string; markedAt: Date; reason: string };
  * snapshot's stale flag. A newer mark is a new cause.
  */
 export async function getLatestStaleMark(
-  db: Db,
+  db: DbOrTrx,
   params: { gameId: string; windowStart: Date; windowEnd: Date; after: Date },
 ): Promise<StaleMarkRow | null> {
   const row = await db
@@ -38,7 +38,7 @@ export type FlagOverrideRow = {
 };
 
 export async function listFlagOverrideRows(
-  db: Db,
+  db: DbOrTrx,
   params: { gameId: string; batchId: string },
 ): Promise<FlagOverrideRow[]> {
   const rows = await db
@@ -58,4 +58,47 @@ export async function listFlagOverrideRows(
     actorEmail: r.actor_email,
     at: r.at,
   }));
+}
+
+/** The flags a statement was prepared with, or null when the recipient has no statement in the batch. */
+export async function getStatementRecipientFlags(
+  db: DbOrTrx,
+  params: { batchId: string; recipientPlayerId: number },
+): Promise<string[] | null> {
+  const row = await db
+    .selectFrom("payout_statement")
+    .select("recipient_flags")
+    .where("batch_id", "=", params.batchId)
+    .where("recipient_player_id", "=", String(params.recipientPlayerId))
+    .executeTakeFirst();
+  return row ? row.recipient_flags : null;
+}
+
+export async function insertFlagOverride(
+  db: DbOrTrx,
+  params: {
+    batchId: string;
+    gameId: string;
+    recipientPlayerId: number | null;
+    flag: string;
+    cause: string;
+    raisedAt: Date | null;
+    reason: string;
+    actor: { id: string; email: string } | null;
+  },
+): Promise<void> {
+  await db
+    .insertInto("payout_flag_override")
+    .values({
+      batch_id: params.batchId,
+      game_id: params.gameId,
+      recipient_player_id: params.recipientPlayerId,
+      flag: params.flag,
+      cause: params.cause,
+      raised_at: params.raisedAt,
+      reason: params.reason,
+      actor_id: params.actor?.id ?? "",
+      actor_email: params.actor?.email ?? "",
+    })
+    .execute();
 }

@@ -1,15 +1,34 @@
 import "server-only";
-import { sql } from "kysely";
+import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, money } from "@/core/money";
-import { formatInstant, type TimeWindow } from "@/core/time";
-import { isLatestVersion } from "./snapshots";
+import { formatInstant } from "@/core/time";
+import { matchesRecipient } from "./payout-recipients";
 
 /**
  * Reads for the payout pages: the recipient payout table of a window (sorted, filtered and paginated in SQL), top
  * recipients over months and a recipient's history (the liability is in liability.ts). Every query filters by game.
  */
+
+/** A snapshot recipient's figures (snapshot_recipient as r), as a statement is built from them. */
+export const RECIPIENT_FIGURES = [
+  "r.recipient_player_id",
+  "r.resolved",
+  "r.player_email",
+  "r.player_name",
+  "r.renewal_count",
+  "r.subscription_count",
+  "r.reversal_count",
+  "r.gross_attributed_usd",
+  "r.reversed_attributed_usd",
+  "r.net_attributed_usd",
+] as const;
+
+/** Whether any line of the recipient (snapshot_recipient as r) lacks attribution. */
+export const RECIPIENT_HAS_UNAVAILABLE = sql<boolean>`exists (select 1 from snapshot_line l
+  where l.snapshot_id = r.snapshot_id and l.recipient_player_id = r.recipient_player_id
+  and l.attribution_unavailable_reason is not null)`;
 
 export const PAYOUT_TABLE_SORTS = [
   "recipient",
@@ -62,10 +81,6 @@ export type PayoutTableQuery = {
   pageSize: number;
 };
 
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 const STATEMENT_SORT: Record<PayoutTableSort, string> = {
   recipient: "st.recipient_player_id",
   renewals: "st.renewal_count",
@@ -105,6 +120,59 @@ function direction(dir: "asc" | "desc", reverse: boolean): "asc" | "desc" {
   return dir === "asc" ? "desc" : "asc";
 }
 
+/** The filters a statement and a snapshot recipient answer alike (the table aliased `alias`). */
+function sharedFilter(alias: "st" | "r", filter: PayoutTableFilter | undefined): RawBuilder<SqlBool> | null {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  if (filter === "unresolved") return sql<SqlBool>`${column("resolved")} = false`;
+  if (filter === "negative") return sql<SqlBool>`${column("net_attributed_usd")} < 0`;
+  if (filter === "reversals") return sql<SqlBool>`${column("reversal_count")} > 0`;
+  return null;
+}
+
+/** Reads a page in the sort column's order, ties broken on the player id so pages never overlap. */
+function readPage<DB, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+  sortColumn: string,
+  tieColumn: string,
+  page: Pick<PayoutTableQuery, "sort" | "dir"> & { reverse: boolean; off: number; limit: number },
+) {
+  return qb
+    .orderBy(sql.ref(sortColumn), (ob) => (direction(page.dir, page.reverse) === "asc" ? ob.asc() : ob.desc()))
+    .orderBy(sql.ref(tieColumn), direction(tieBreak(page), page.reverse))
+    .limit(page.limit)
+    .offset(page.off)
+    .execute();
+}
+
+type FigureRow = {
+  recipient_player_id: string;
+  resolved: boolean;
+  player_email: string | null;
+  player_name: string | null;
+  renewal_count: number;
+  subscription_count: number;
+  reversal_count: number;
+  gross_attributed_usd: string;
+  reversed_attributed_usd: string;
+  net_attributed_usd: string;
+};
+
+/** The columns a statement and a snapshot recipient share, as the table shows them. */
+function recipientFiguresOf(r: FigureRow) {
+  return {
+    recipientPlayerId: Number(r.recipient_player_id),
+    resolved: r.resolved,
+    playerEmail: r.player_email,
+    playerName: r.player_name,
+    renewalCount: r.renewal_count,
+    subscriptionCount: r.subscription_count,
+    reversalCount: r.reversal_count,
+    grossAttributedUsd: formatUsd(r.gross_attributed_usd),
+    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+    netAttributedUsd: formatUsd(r.net_attributed_usd),
+  };
+}
+
 /** Past this many rows, a page is read from the far end of the order (OFFSET reads and drops every skipped row). */
 const DEEP_OFFSET = 5_000;
 
@@ -140,8 +208,6 @@ export async function listPayoutTable(
   params: PayoutTableQuery,
 ): Promise<{ rows: PayoutTableRow[]; total: number }> {
   const q = params.q?.trim().toLowerCase() ?? "";
-  const prefix = `${escapeLike(q)}%`;
-  const isId = /^\d{1,15}$/.test(q);
   const offset = (params.page - 1) * params.pageSize;
 
   if (params.batchId) {
@@ -149,20 +215,11 @@ export async function listPayoutTable(
       .selectFrom("payout_statement as st")
       .where("st.game_id", "=", params.gameId)
       .where("st.batch_id", "=", params.batchId);
-    if (q) {
-      base = base.where((eb) =>
-        eb.or([
-          eb(sql`lower(st.player_email)`, "like", prefix),
-          eb(sql`lower(st.player_name)`, "like", prefix),
-          ...(isId ? [eb("st.recipient_player_id", "=", q)] : []),
-        ]),
-      );
-    }
+    if (q) base = base.where(matchesRecipient("st", q));
     if (params.state) base = base.where("st.state", "=", params.state);
     if (params.filter === "flagged") base = base.where(sql<boolean>`jsonb_array_length(st.recipient_flags) > 0`);
-    if (params.filter === "unresolved") base = base.where("st.resolved", "=", false);
-    if (params.filter === "negative") base = base.where("st.net_attributed_usd", "<", "0");
-    if (params.filter === "reversals") base = base.where("st.reversal_count", ">", 0);
+    const shared = sharedFilter("st", params.filter);
+    if (shared) base = base.where(shared);
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
     const { rows, total } = await fetchPage(
       params,
@@ -189,28 +246,15 @@ export async function listPayoutTable(
             "st.hold_reason",
             "st.recipient_flags",
           ])
-          .orderBy(sql.ref(STATEMENT_SORT[params.sort]), (ob) =>
-            direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc(),
-          )
-          .orderBy("st.recipient_player_id", direction(tieBreak(params), reverse))
-          .limit(limit)
-          .offset(off)
-          .execute(),
+          .$call((qb) =>
+            readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
+          ),
     );
     return {
       rows: rows.map((r) => ({
-        recipientPlayerId: Number(r.recipient_player_id),
+        ...recipientFiguresOf(r),
         statementId: r.id,
-        resolved: r.resolved,
-        playerEmail: r.player_email,
-        playerName: r.player_name,
         inSnapshot: r.in_snapshot,
-        renewalCount: r.renewal_count,
-        subscriptionCount: r.subscription_count,
-        reversalCount: r.reversal_count,
-        grossAttributedUsd: formatUsd(r.gross_attributed_usd),
-        reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-        netAttributedUsd: formatUsd(r.net_attributed_usd),
         carriedInUsd: formatUsd(r.carried_in_usd),
         payableUsd: formatUsd(r.payable_usd),
         state: r.state,
@@ -226,23 +270,13 @@ export async function listPayoutTable(
     .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
     .where("s.game_id", "=", params.gameId)
     .where("r.snapshot_id", "=", params.snapshotId);
-  if (q) {
-    base = base.where((eb) =>
-      eb.or([
-        eb(sql`lower(r.player_email)`, "like", prefix),
-        eb(sql`lower(r.player_name)`, "like", prefix),
-        ...(isId ? [eb("r.recipient_player_id", "=", q)] : []),
-      ]),
-    );
-  }
-  const unavailable = sql<boolean>`exists (select 1 from snapshot_line l where l.snapshot_id = r.snapshot_id
-    and l.recipient_player_id = r.recipient_player_id and l.attribution_unavailable_reason is not null)`;
+  if (q) base = base.where(matchesRecipient("r", q));
+  const unavailable = RECIPIENT_HAS_UNAVAILABLE;
   if (params.state) base = base.where(sql<boolean>`false`);
   if (params.filter === "flagged")
     base = base.where((eb) => eb.or([eb("r.resolved", "=", false), eb(unavailable, "=", true)]));
-  if (params.filter === "unresolved") base = base.where("r.resolved", "=", false);
-  if (params.filter === "negative") base = base.where("r.net_attributed_usd", "<", "0");
-  if (params.filter === "reversals") base = base.where("r.reversal_count", ">", 0);
+  const shared = sharedFilter("r", params.filter);
+  if (shared) base = base.where(shared);
   if (params.filter === "carried_in") base = base.where(sql<boolean>`false`);
   const { rows, total } = await fetchPage(
     params,
@@ -250,41 +284,17 @@ export async function listPayoutTable(
     () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
     (reverse, off, limit) =>
       base
-        .select([
-          "r.recipient_player_id",
-          "r.resolved",
-          "r.player_email",
-          "r.player_name",
-          "r.renewal_count",
-          "r.subscription_count",
-          "r.reversal_count",
-          "r.gross_attributed_usd",
-          "r.reversed_attributed_usd",
-          "r.net_attributed_usd",
-        ])
+        .select(RECIPIENT_FIGURES)
         .select(unavailable.as("has_unavailable"))
-        .orderBy(sql.ref(SNAPSHOT_SORT[params.sort]), (ob) =>
-          direction(params.dir, reverse) === "asc" ? ob.asc() : ob.desc(),
-        )
-        .orderBy("r.recipient_player_id", direction(tieBreak(params), reverse))
-        .limit(limit)
-        .offset(off)
-        .execute(),
+        .$call((qb) =>
+          readPage(qb, SNAPSHOT_SORT[params.sort], "r.recipient_player_id", { ...params, reverse, off, limit }),
+        ),
   );
   return {
     rows: rows.map((r) => ({
-      recipientPlayerId: Number(r.recipient_player_id),
+      ...recipientFiguresOf(r),
       statementId: null,
-      resolved: r.resolved,
-      playerEmail: r.player_email,
-      playerName: r.player_name,
       inSnapshot: true,
-      renewalCount: r.renewal_count,
-      subscriptionCount: r.subscription_count,
-      reversalCount: r.reversal_count,
-      grossAttributedUsd: formatUsd(r.gross_attributed_usd),
-      reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-      netAttributedUsd: formatUsd(r.net_attributed_usd),
       carriedInUsd: null,
       payableUsd: null,
       state: null,
@@ -349,344 +359,9 @@ export async function findStatementId(
   return row?.id ?? null;
 }
 
-/** The live (not discarded) batch of each window, for the overview. */
-export async function listLiveBatchesByWindow(
-  db: Db,
-  gameId: string,
-): Promise<Map<string, { id: string; status: string; snapshotId: string }>> {
-  const rows = await db
-    .selectFrom("payout_batch")
-    .select(["id", "status", "window_start", "window_end", "snapshot_id"])
-    .where("game_id", "=", gameId)
-    .where("status", "<>", "discarded")
-    .execute();
-  return new Map(
-    rows.map((r) => [
-      `${r.window_start.getTime()}|${r.window_end.getTime()}`,
-      { id: r.id, status: r.status, snapshotId: r.snapshot_id },
-    ]),
-  );
-}
-
-/** Top recipients by net attributed over the latest snapshot version of each given window. */
-export async function listTopRecipients(
-  db: Db,
-  params: { gameId: string; windows: TimeWindow[]; limit?: number },
-): Promise<
-  {
-    recipientPlayerId: number;
-    playerName: string | null;
-    playerEmail: string | null;
-    netAttributedUsd: string;
-    grossAttributedUsd: string;
-    reversedAttributedUsd: string;
-  }[]
-> {
-  if (params.windows.length === 0) return [];
-  const latest = db
-    .selectFrom("snapshot as s")
-    .select("s.id")
-    .where("s.game_id", "=", params.gameId)
-    .where((eb) =>
-      eb.or(
-        params.windows.map((w) =>
-          eb.and([eb("s.window_start", "=", new Date(w.startMs)), eb("s.window_end", "=", new Date(w.endMs))]),
-        ),
-      ),
-    )
-    .where(isLatestVersion("s"));
-  const rows = await db
-    .selectFrom("snapshot_recipient as r")
-    .select([
-      "r.recipient_player_id",
-      sql<string | null>`max(r.player_name)`.as("name"),
-      sql<string | null>`max(r.player_email)`.as("email"),
-      sql<string>`sum(r.net_attributed_usd)::text`.as("net"),
-      sql<string>`sum(r.gross_attributed_usd)::text`.as("gross"),
-      sql<string>`sum(r.reversed_attributed_usd)::text`.as("reversed"),
-    ])
-    .where("r.snapshot_id", "in", latest)
-    .groupBy("r.recipient_player_id")
-    .orderBy(sql`sum(r.net_attributed_usd)`, "desc")
-    .orderBy("r.recipient_player_id")
-    .limit(params.limit ?? 10)
-    .execute();
-  return rows.map((r) => ({
-    recipientPlayerId: Number(r.recipient_player_id),
-    playerName: r.name,
-    playerEmail: r.email,
-    netAttributedUsd: formatUsd(r.net),
-    grossAttributedUsd: formatUsd(r.gross),
-    reversedAttributedUsd: formatUsd(r.reversed),
-  }));
-}
-
-export type RecipientWindowRow = {
-  window: TimeWindow;
-  snapshotId: string;
-  snapshotVersion: number;
-  grossAttributedUsd: string;
-  reversedAttributedUsd: string;
-  netAttributedUsd: string;
-  renewalCount: number;
-  playerName: string | null;
-  playerEmail: string | null;
-  resolved: boolean;
-};
-
-/** A recipient's figures in the latest snapshot version of every window, newest window first. */
-export async function listRecipientWindows(
-  db: Db,
-  params: { gameId: string; recipientPlayerId: number },
-): Promise<RecipientWindowRow[]> {
-  const rows = await db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .select([
-      "s.id",
-      "s.version",
-      "s.window_start",
-      "s.window_end",
-      "r.gross_attributed_usd",
-      "r.reversed_attributed_usd",
-      "r.net_attributed_usd",
-      "r.renewal_count",
-      "r.player_name",
-      "r.player_email",
-      "r.resolved",
-    ])
-    .where("s.game_id", "=", params.gameId)
-    .where("r.recipient_player_id", "=", String(params.recipientPlayerId))
-    .where(isLatestVersion("s"))
-    .orderBy("s.window_start", "desc")
-    .limit(200)
-    .execute();
-  return rows.map((r) => ({
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
-    snapshotId: r.id,
-    snapshotVersion: r.version,
-    grossAttributedUsd: formatUsd(r.gross_attributed_usd),
-    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-    netAttributedUsd: formatUsd(r.net_attributed_usd),
-    renewalCount: r.renewal_count,
-    playerName: r.player_name,
-    playerEmail: r.player_email,
-    resolved: r.resolved,
-  }));
-}
-
-export type StatementEventRow = {
-  at: Date;
-  kind: string;
-  stateAfter: string;
-  actorEmail: string | null;
-  detail: Record<string, unknown>;
-  batchId: string;
-};
-
-export async function listStatementEvents(
-  db: Db,
-  params: { gameId: string; recipientPlayerId: number; limit?: number },
-): Promise<StatementEventRow[]> {
-  const rows = await db
-    .selectFrom("payout_statement_event")
-    .select(["at", "kind", "state_after", "actor_email", "detail", "batch_id"])
-    .where("game_id", "=", params.gameId)
-    .where("recipient_player_id", "=", String(params.recipientPlayerId))
-    .orderBy("at", "desc")
-    .orderBy("id", "desc")
-    .limit(params.limit ?? 200)
-    .execute();
-  return rows.map((r) => ({
-    at: r.at,
-    kind: r.kind,
-    stateAfter: r.state_after,
-    actorEmail: r.actor_email,
-    detail: r.detail,
-    batchId: r.batch_id,
-  }));
-}
-
-/** Recipients known to the game's snapshots or statements: prefix search on name or email, or the exact id. */
-export async function searchRecipients(
-  db: Db,
-  params: { gameId: string; q: string; limit?: number },
-): Promise<{ recipientPlayerId: number; playerName: string | null; playerEmail: string | null }[]> {
-  const q = params.q.trim().toLowerCase();
-  const prefix = `${escapeLike(q)}%`;
-  let query = db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .select([
-      "r.recipient_player_id",
-      sql<string | null>`max(r.player_name)`.as("name"),
-      sql<string | null>`max(r.player_email)`.as("email"),
-    ])
-    .where("s.game_id", "=", params.gameId);
-  if (q) {
-    query = query.where((eb) =>
-      eb.or([
-        eb(sql`lower(r.player_email)`, "like", prefix),
-        eb(sql`lower(r.player_name)`, "like", prefix),
-        ...(/^\d{1,15}$/.test(q) ? [eb("r.recipient_player_id", "=", q)] : []),
-      ]),
-    );
-  }
-  const rows = await query
-    .groupBy("r.recipient_player_id")
-    .orderBy("r.recipient_player_id")
-    .limit(params.limit ?? 50)
-    .execute();
-  return rows.map((r) => ({
-    recipientPlayerId: Number(r.recipient_player_id),
-    playerName: r.name,
-    playerEmail: r.email,
-  }));
-}
-
 export function formatAsOf(date: Date): string {
   return formatInstant(date);
 }
 
-/** The live (not discarded) batch of exactly this window, if any. */
-export async function getLiveBatchId(db: Db, params: { gameId: string; window: TimeWindow }): Promise<string | null> {
-  const row = await db
-    .selectFrom("payout_batch")
-    .select("id")
-    .where("game_id", "=", params.gameId)
-    .where("window_start", "=", new Date(params.window.startMs))
-    .where("window_end", "=", new Date(params.window.endMs))
-    .where("status", "<>", "discarded")
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
-
-// --- Evidence ------------------------------------------------------------------------------------------------------------
-
-export type EvidenceLine = {
-  periodId: number;
-  subscriptionId: string;
-  periodSeq: number;
-  itemName: string;
-  status: string;
-  paidAt: Date | null;
-  amountUsd: string;
-  baseUsd: string | null;
-  percentAtRenewal: string | null;
-  attributedAmountUsd: string | null;
-  attributionUnavailableReason: string | null;
-  reconciliation: {
-    checked?: boolean;
-    expected_base_usd?: string;
-    recorded_base_usd?: string;
-    base_matches_settled_fee?: boolean;
-  } | null;
-};
-
-/** A recipient's renewal lines in a snapshot, in settlement order, with reconciliation and attribution reasons. */
-export async function listEvidenceLines(
-  db: Db,
-  params: {
-    gameId: string;
-    snapshotId: string;
-    recipientPlayerId: number;
-    page: number;
-    pageSize: number;
-    mismatchesOnly?: boolean;
-  },
-): Promise<{ rows: EvidenceLine[]; total: number; mismatches: number; unavailable: number }> {
-  const base = db
-    .selectFrom("snapshot_line as l")
-    .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("l.snapshot_id", "=", params.snapshotId)
-    .where("l.recipient_player_id", "=", String(params.recipientPlayerId));
-  const mismatch = sql<boolean>`coalesce((l.reconciliation->>'base_matches_settled_fee')::boolean, true) = false`;
-  const filtered = params.mismatchesOnly ? base.where(mismatch) : base;
-  const [rows, counts] = await Promise.all([
-    filtered
-      .select([
-        "l.period_id",
-        "l.subscription_id",
-        "l.period_seq",
-        "l.item_name",
-        "l.status",
-        "l.paid_at",
-        "l.amount_usd",
-        "l.base_usd",
-        "l.percent_at_renewal",
-        "l.attributed_amount_usd",
-        "l.attribution_unavailable_reason",
-        "l.reconciliation",
-      ])
-      .orderBy("l.paid_at")
-      .orderBy("l.period_id")
-      .limit(params.pageSize)
-      .offset((params.page - 1) * params.pageSize)
-      .execute(),
-    base
-      .select([
-        sql<string>`count(*)`.as("n"),
-        sql<string>`count(*) filter (where ${mismatch})`.as("mismatches"),
-        sql<string>`count(*) filter (where l.attribution_unavailable_reason is not null)`.as("unavailable"),
-      ])
-      .executeTakeFirst(),
-  ]);
-  return {
-    rows: rows.map((r) => ({
-      periodId: Number(r.period_id),
-      subscriptionId: r.subscription_id,
-      periodSeq: r.period_seq,
-      itemName: r.item_name,
-      status: r.status,
-      paidAt: r.paid_at,
-      amountUsd: formatUsd(r.amount_usd),
-      baseUsd: r.base_usd === null ? null : formatUsd(r.base_usd),
-      percentAtRenewal: r.percent_at_renewal,
-      attributedAmountUsd: r.attributed_amount_usd === null ? null : formatUsd(r.attributed_amount_usd),
-      attributionUnavailableReason: r.attribution_unavailable_reason,
-      reconciliation: (r.reconciliation as EvidenceLine["reconciliation"]) ?? null,
-    })),
-    total: Number(counts?.n ?? 0),
-    mismatches: Number(counts?.mismatches ?? 0),
-    unavailable: Number(counts?.unavailable ?? 0),
-  };
-}
-
-/** Where each balance carried into a statement came from. */
-export async function listCarrySources(
-  db: Db,
-  params: { gameId: string; statementId: string },
-): Promise<{ fromStatementId: string; amountUsd: string; windowStart: Date; windowEnd: Date }[]> {
-  const rows = await db
-    .selectFrom("payout_carry as c")
-    .innerJoin("payout_statement as f", "f.id", "c.from_statement_id")
-    .innerJoin("payout_batch as b", "b.id", "f.batch_id")
-    .select(["c.from_statement_id", "c.amount_usd", "b.window_start", "b.window_end"])
-    .where("f.game_id", "=", params.gameId)
-    .where("c.to_statement_id", "=", params.statementId)
-    .orderBy("b.window_start")
-    .execute();
-  return rows.map((r) => ({
-    fromStatementId: r.from_statement_id,
-    amountUsd: formatUsd(r.amount_usd),
-    windowStart: r.window_start,
-    windowEnd: r.window_end,
-  }));
-}
-
-/** A recipient as a snapshot reported them (name, email, resolved), for pages shown before any statement exists. */
-export async function getSnapshotRecipient(
-  db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
-): Promise<{ playerName: string | null; playerEmail: string | null; resolved: boolean } | null> {
-  const row = await db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .select(["r.player_name", "r.player_email", "r.resolved"])
-    .where("s.game_id", "=", params.gameId)
-    .where("r.snapshot_id", "=", params.snapshotId)
-    .where("r.recipient_player_id", "=", String(params.recipientPlayerId))
-    .executeTakeFirst();
-  return row ? { playerName: row.player_name, playerEmail: row.player_email, resolved: row.resolved } : null;
-}
+export { getLiveBatchId, listLiveBatchesByWindow } from "./payout-batches";
+export * from "./payout-recipients";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Db } from "@/db";
+import type { DbOrTrx } from "@/db";
 import { listSnapshotDisputes, type SnapshotDisputeRow } from "@/db/queries/disputes";
 import { getLatestStaleMark, listFlagOverrideRows, type FlagOverrideRow } from "@/db/queries/flags";
 import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
@@ -35,7 +35,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
  * The flags of a whole window for one snapshot version, evaluated now: staleness and newer versions appear after a
  * batch is prepared, so these are never stored. Pass a transaction to read them under its locks.
  */
-export async function windowFlagsOf(db: Db, snapshot: SnapshotHeader): Promise<ActiveFlag[]> {
+export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Promise<ActiveFlag[]> {
   const flags: ActiveFlag[] = [];
   const notFound = snapshot.totals.unattributedReasons.spend_order_not_found ?? 0;
   const snapshotCause = `snapshot:${snapshot.id}`;
@@ -120,7 +120,11 @@ export function disputeFlagsOf(disputes: readonly SnapshotDisputeRow[]): ActiveF
   return flags;
 }
 
-export async function listFlagOverrides(db: Db, params: { gameId: string; batchId: string }): Promise<FlagOverride[]> {
+/** The overrides kept with a batch, read on the connection given (a transaction's own, inside one). */
+export async function listFlagOverrides(
+  db: DbOrTrx,
+  params: { gameId: string; batchId: string },
+): Promise<FlagOverride[]> {
   return listFlagOverrideRows(db, params);
 }
 
@@ -134,7 +138,7 @@ export type BatchFlags = {
 };
 
 export async function readBatchFlags(
-  db: Db,
+  db: DbOrTrx,
   params: { gameId: string; batchId: string; snapshotId: string; recipientPlayerId?: number },
 ): Promise<BatchFlags> {
   const snapshot = await getSnapshot(db, { gameId: params.gameId, snapshotId: params.snapshotId });

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
+import { listCarryLinksOfGame, listClosedStatementsWithSnapshotNet } from "@/db/queries/payout-ledger";
 import { formatUsd, money, type Money } from "@/lib/money";
 
 /**
@@ -29,44 +30,9 @@ export async function checkLedgerInvariant(
   db: Db,
   params: { gameId: string; recipientPlayerId?: number },
 ): Promise<InvariantReport> {
-  let query = db
-    .selectFrom("payout_statement as st")
-    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
-    .leftJoin("snapshot_recipient as r", (join) =>
-      join.onRef("r.snapshot_id", "=", "b.snapshot_id").onRef("r.recipient_player_id", "=", "st.recipient_player_id"),
-    )
-    .select([
-      "st.id",
-      "st.recipient_player_id",
-      "st.state",
-      "st.in_snapshot",
-      "st.net_attributed_usd",
-      "st.carried_in_usd",
-      "st.payable_usd",
-      "st.carry_out_usd",
-      "st.paid_amount_usd",
-      "r.net_attributed_usd as snapshot_net_usd",
-    ])
-    .where("st.game_id", "=", params.gameId)
-    .where("b.game_id", "=", params.gameId)
-    .where("b.status", "<>", "discarded")
-    .where("st.state", "in", ["paid", "carried"]);
-  if (params.recipientPlayerId !== undefined)
-    query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
-  const closed = await query.execute();
+  const closed = await listClosedStatementsWithSnapshotNet(db, params);
   const closedIds = new Set(closed.map((s) => s.id));
-  const links =
-    closed.length === 0
-      ? []
-      : await db
-          .selectFrom("payout_carry as c")
-          .innerJoin("payout_statement as f", "f.id", "c.from_statement_id")
-          .select(["c.from_statement_id", "c.to_statement_id", "c.amount_usd"])
-          .where("f.game_id", "=", params.gameId)
-          .$if(params.recipientPlayerId !== undefined, (qb) =>
-            qb.where("f.recipient_player_id", "=", String(params.recipientPlayerId)),
-          )
-          .execute();
+  const links = closed.length === 0 ? [] : await listCarryLinksOfGame(db, params);
   const linkFrom = new Map(links.map((l) => [l.from_statement_id, l]));
   const linksInto = new Map<string, Money>();
   for (const l of links)
@@ -90,7 +56,8 @@ export async function checkLedgerInvariant(
       acc.problems.push(`statement ${s.id}: recipient missing from its snapshot`);
     if (!snapshotNet.equals(s.net_attributed_usd))
       acc.problems.push(
-        `statement ${s.id}: net ${formatUsd(s.net_attributed_usd)} differs from the snapshot's ${formatUsd(snapshotNet)}`,
+        `statement ${s.id}: net ${formatUsd(s.net_attributed_usd)} ` +
+          `differs from the snapshot's ${formatUsd(snapshotNet)}`,
       );
     acc.net = acc.net.plus(snapshotNet);
     const paid = s.state === "paid" ? money(s.paid_amount_usd ?? "0") : money("0");

@@ -1,8 +1,20 @@
 import "server-only";
 import type { Db } from "@/db";
-import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
+import { listApprovedBatches, listCarryLinksOf } from "@/db/queries/payout-ledger";
 import { formatUsd, money } from "@/lib/money";
 import { formatInstant } from "@/lib/time";
+import { iteratePayoutStatements, type PayoutStatement } from "./statements";
+
+export {
+  getPayoutBatch,
+  iteratePayoutStatements,
+  listPayoutBatches,
+  listPayoutStatements,
+  type PayoutBatchSummary,
+  type PayoutStatement,
+  toBatchSummary,
+  toStatement,
+} from "./statements";
 
 /**
  * The recipient ledger, read-only: what the payout exports, the recipient page and the invariant check read.
@@ -10,15 +22,15 @@ import { formatInstant } from "@/lib/time";
  * Every statement of an approved (or paid) batch turns into entries on the recipient's account of "revenue share
  * payable". `amountUsd` is signed: positive raises what Payout Desk owes the recipient, negative lowers it.
  *
- * | kind      | amount                 | when (`at`)                          | exists when                             |
- * |-----------|------------------------|--------------------------------------|-----------------------------------------|
- * | accrual   | + gross attributed     | the batch's approval                 | gross ≠ 0                               |
- * | reversal  | − reversed attributed  | the batch's approval                 | reversed ≠ 0                            |
- * | carry_in  | + carried in           | the batch's approval                 | carried in ≠ 0 (one entry per source)   |
- * | payment   | − amount paid          | when the payment was recorded        | the statement is paid                   |
- * | carry_out | − carried out (< 0)    | when the statement closed            | closed with a negative balance          |
- * | rollover  | − carried out (> 0)    | when the statement closed            | closed with a payable under the minimum,|
- * |           |                        |                                      | or a held balance carried forward       |
+ * | kind      | amount                 | when (`at`)                       | exists when                             |
+ * |-----------|------------------------|-----------------------------------|-----------------------------------------|
+ * | accrual   | + gross attributed     | the batch's approval              | gross ≠ 0                               |
+ * | reversal  | − reversed attributed  | the batch's approval              | reversed ≠ 0                            |
+ * | carry_in  | + carried in           | the batch's approval              | carried in ≠ 0 (one entry per source)   |
+ * | payment   | − amount paid          | when the payment was recorded     | the statement is paid                   |
+ * | carry_out | − carried out (< 0)    | when the statement closed         | closed with a negative balance          |
+ * | rollover  | − carried out (> 0)    | when the statement closed         | closed with a payable under the minimum,|
+ * |           |                        |                                   | or a held balance carried forward       |
  *
  * The entries of a closed statement (paid or carried) add up to zero; a statement still approved-unpaid or held
  * leaves its balance open, which is what the liability view reports. A carry_out/rollover of one statement is the
@@ -66,234 +78,6 @@ export type LedgerEntry = {
   paymentMethod: string | null;
 };
 
-export type PayoutStatement = {
-  id: string;
-  batchId: string;
-  batchStatus: PayoutBatchStatus;
-  snapshotId: string;
-  snapshotVersion: number;
-  windowStart: string;
-  windowEnd: string;
-  recipientPlayerId: number;
-  playerName: string | null;
-  playerEmail: string | null;
-  resolved: boolean;
-  /** False for a recipient with no activity in the window, on the statement only to receive a carried balance. */
-  inSnapshot: boolean;
-  renewalCount: number;
-  subscriptionCount: number;
-  reversalCount: number;
-  grossAttributedUsd: string;
-  reversedAttributedUsd: string;
-  netAttributedUsd: string;
-  carriedInUsd: string;
-  /** net + carried in. */
-  availableUsd: string;
-  /** What to pay: available when at least the minimum payout, else 0.00. */
-  payableUsd: string;
-  /** available − payable: a negative balance or a payable under the minimum, taken into a later statement. */
-  carryOutUsd: string;
-  /** The minimum payout in force when the batch was prepared. */
-  minPayoutUsd: string;
-  state: PayoutStatementState;
-  holdReason: string | null;
-  stateChangedAt: string;
-  stateChangedBy: string | null;
-  paidAmountUsd: string | null;
-  paidOn: string | null;
-  paymentMethod: string | null;
-  paymentReference: string | null;
-  closedAt: string | null;
-  recipientFlags: string[];
-};
-
-export type PayoutBatchSummary = {
-  id: string;
-  gameId: string;
-  windowStart: string;
-  windowEnd: string;
-  snapshotId: string;
-  snapshotVersion: number;
-  status: PayoutBatchStatus;
-  minPayoutUsd: string;
-  twoPersonRule: boolean;
-  preparedById: string;
-  preparedByEmail: string;
-  preparedAt: string;
-  approvedById: string | null;
-  approvedByEmail: string | null;
-  approvedAt: string | null;
-  paidAt: string | null;
-  discardedAt: string | null;
-  discardReason: string | null;
-};
-
-function iso(value: Date | null): string | null {
-  return value ? formatInstant(value) : null;
-}
-
-function dateOnly(value: Date | null): string | null {
-  return value ? formatInstant(value).slice(0, 10) : null;
-}
-
-function batchQuery(db: Db, gameId: string) {
-  return db.selectFrom("payout_batch").selectAll().where("game_id", "=", gameId);
-}
-
-type BatchRow = Awaited<ReturnType<ReturnType<typeof batchQuery>["executeTakeFirstOrThrow"]>>;
-
-export function toBatchSummary(r: BatchRow): PayoutBatchSummary {
-  return {
-    id: r.id,
-    gameId: r.game_id,
-    windowStart: formatInstant(r.window_start),
-    windowEnd: formatInstant(r.window_end),
-    snapshotId: r.snapshot_id,
-    snapshotVersion: r.snapshot_version,
-    status: r.status,
-    minPayoutUsd: formatUsd(r.min_payout_usd),
-    twoPersonRule: r.two_person_rule,
-    preparedById: r.prepared_by_id,
-    preparedByEmail: r.prepared_by_email,
-    preparedAt: formatInstant(r.prepared_at),
-    approvedById: r.approved_by_id,
-    approvedByEmail: r.approved_by_email,
-    approvedAt: iso(r.approved_at),
-    paidAt: iso(r.paid_at),
-    discardedAt: iso(r.discarded_at),
-    discardReason: r.discard_reason,
-  };
-}
-
-export async function getPayoutBatch(
-  db: Db,
-  params: { gameId: string; batchId: string },
-): Promise<PayoutBatchSummary | null> {
-  const row = await batchQuery(db, params.gameId).where("id", "=", params.batchId).executeTakeFirst();
-  return row ? toBatchSummary(row) : null;
-}
-
-/** Batches of a game, newest window first; discarded ones only when asked. Filter by the snapshot they were built on. */
-export async function listPayoutBatches(
-  db: Db,
-  params: { gameId: string; snapshotId?: string; includeDiscarded?: boolean },
-): Promise<PayoutBatchSummary[]> {
-  let query = batchQuery(db, params.gameId);
-  if (params.snapshotId) query = query.where("snapshot_id", "=", params.snapshotId);
-  if (!params.includeDiscarded) query = query.where("status", "<>", "discarded");
-  const rows = await query.orderBy("window_start", "desc").orderBy("prepared_at", "desc").execute();
-  return rows.map(toBatchSummary);
-}
-
-function statementQuery(db: Db, gameId: string) {
-  return db
-    .selectFrom("payout_statement as st")
-    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
-    .selectAll("st")
-    .select([
-      "b.status as batch_status",
-      "b.snapshot_id",
-      "b.snapshot_version",
-      "b.window_start",
-      "b.window_end",
-      "b.min_payout_usd",
-      "b.approved_at as batch_approved_at",
-    ])
-    .where("st.game_id", "=", gameId)
-    .where("b.game_id", "=", gameId);
-}
-
-type StatementRow = Awaited<ReturnType<ReturnType<typeof statementQuery>["executeTakeFirstOrThrow"]>>;
-
-export function toStatement(r: StatementRow): PayoutStatement {
-  return {
-    id: r.id,
-    batchId: r.batch_id,
-    batchStatus: r.batch_status,
-    snapshotId: r.snapshot_id,
-    snapshotVersion: r.snapshot_version,
-    windowStart: formatInstant(r.window_start),
-    windowEnd: formatInstant(r.window_end),
-    recipientPlayerId: Number(r.recipient_player_id),
-    playerName: r.player_name,
-    playerEmail: r.player_email,
-    resolved: r.resolved,
-    inSnapshot: r.in_snapshot,
-    renewalCount: r.renewal_count,
-    subscriptionCount: r.subscription_count,
-    reversalCount: r.reversal_count,
-    grossAttributedUsd: formatUsd(r.gross_attributed_usd),
-    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-    netAttributedUsd: formatUsd(r.net_attributed_usd),
-    carriedInUsd: formatUsd(r.carried_in_usd),
-    availableUsd: formatUsd(r.available_usd),
-    payableUsd: formatUsd(r.payable_usd),
-    carryOutUsd: formatUsd(r.carry_out_usd),
-    minPayoutUsd: formatUsd(r.min_payout_usd),
-    state: r.state,
-    holdReason: r.hold_reason,
-    stateChangedAt: formatInstant(r.state_changed_at),
-    stateChangedBy: r.state_changed_by_email,
-    paidAmountUsd: r.paid_amount_usd === null ? null : formatUsd(r.paid_amount_usd),
-    paidOn: dateOnly(r.paid_on),
-    paymentMethod: r.payment_method,
-    paymentReference: r.payment_reference,
-    closedAt: iso(r.closed_at),
-    recipientFlags: r.recipient_flags,
-  };
-}
-
-/**
- * Every statement of one batch, by recipient id. Use `iteratePayoutStatements` to read a large batch in pages of
- * `pageSize` without holding it all.
- */
-export async function listPayoutStatements(
-  db: Db,
-  params: { gameId: string; batchId: string },
-): Promise<PayoutStatement[]> {
-  const out: PayoutStatement[] = [];
-  for await (const statement of iteratePayoutStatements(db, params)) out.push(statement);
-  return out;
-}
-
-export async function* iteratePayoutStatements(
-  db: Db,
-  params: { gameId: string; batchId?: string; recipientPlayerId?: number; pageSize?: number },
-): AsyncGenerator<PayoutStatement> {
-  const pageSize = Math.min(Math.max(params.pageSize ?? 2000, 1), 10_000);
-  let after: { windowStart: Date; batchId: string; recipient: string } | null = null;
-  for (;;) {
-    let query = statementQuery(db, params.gameId);
-    if (params.batchId) query = query.where("st.batch_id", "=", params.batchId);
-    if (params.recipientPlayerId !== undefined)
-      query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
-    if (after) {
-      const a = after;
-      query = query.where((eb) =>
-        eb.or([
-          eb("b.window_start", ">", a.windowStart),
-          eb.and([eb("b.window_start", "=", a.windowStart), eb("st.batch_id", ">", a.batchId)]),
-          eb.and([
-            eb("b.window_start", "=", a.windowStart),
-            eb("st.batch_id", "=", a.batchId),
-            eb("st.recipient_player_id", ">", a.recipient),
-          ]),
-        ]),
-      );
-    }
-    const rows = await query
-      .orderBy("b.window_start")
-      .orderBy("st.batch_id")
-      .orderBy("st.recipient_player_id")
-      .limit(pageSize)
-      .execute();
-    for (const row of rows) yield toStatement(row);
-    const last = rows.at(-1);
-    if (!last || rows.length < pageSize) return;
-    after = { windowStart: last.window_start, batchId: last.batch_id, recipient: last.recipient_player_id };
-  }
-}
-
 type CarryLink = { from: string; to: string; amount: string };
 
 async function carriesOf(
@@ -302,14 +86,8 @@ async function carriesOf(
 ): Promise<{ into: Map<string, CarryLink[]>; outOf: Map<string, CarryLink> }> {
   const into = new Map<string, CarryLink[]>();
   const outOf = new Map<string, CarryLink>();
-  if (statementIds.length === 0) return { into, outOf };
-  const rows = await db
-    .selectFrom("payout_carry")
-    .select(["from_statement_id", "to_statement_id", "amount_usd"])
-    .where((eb) => eb.or([eb("to_statement_id", "in", statementIds), eb("from_statement_id", "in", statementIds)]))
-    .execute();
   const ids = new Set(statementIds);
-  for (const r of rows) {
+  for (const r of await listCarryLinksOf(db, statementIds)) {
     const link = { from: r.from_statement_id, to: r.to_statement_id, amount: r.amount_usd };
     if (ids.has(r.to_statement_id)) into.set(r.to_statement_id, [...(into.get(r.to_statement_id) ?? []), link]);
     if (ids.has(r.from_statement_id)) outOf.set(r.from_statement_id, link);
@@ -443,13 +221,7 @@ export async function* iterateLedgerEntries(
     }
     page.length = 0;
   };
-  const batches = await db
-    .selectFrom("payout_batch")
-    .select(["id", "approved_at", "status"])
-    .where("game_id", "=", params.gameId)
-    .where("status", "in", ["approved", "paid"])
-    .$if(params.batchId !== undefined, (qb) => qb.where("id", "=", params.batchId as string))
-    .execute();
+  const batches = await listApprovedBatches(db, params);
   for (const b of batches) approvedAt.set(b.id, b.approved_at ? formatInstant(b.approved_at) : null);
   if (batches.length === 0) return;
   const pageSize = params.pageSize ?? 2000;

@@ -45,6 +45,13 @@ export type StatementFacts = { state: PayoutStatementState; openFlags: number };
 const ALLOWED: Verdict = { kind: "allowed" };
 const na = (reason: string): Verdict => ({ kind: "not_applicable", reason });
 
+/** The two-person rule binds this person: they prepared the batch. */
+function preparedIt(batch: BatchContext): boolean {
+  return batch.twoPersonRule && batch.preparedById === batch.actorId;
+}
+
+const twoPersonRule = (reason: string): Verdict => ({ kind: "blocked", code: "two_person_rule", reason });
+
 function closedBatch(batch: BatchContext): Verdict | null {
   if (!hasRole(batch.role, "finance")) return na("Only finance changes payouts.");
   if (batch.status === "discarded") return na("The batch was discarded.");
@@ -77,20 +84,18 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
     case "release":
       if (state !== "held") return isState;
       if (draftBatch) return ALLOWED;
-      if (batch.twoPersonRule && batch.preparedById === batch.actorId) {
-        return {
-          kind: "blocked",
-          code: "two_person_rule",
-          reason: "Two-person rule: you prepared this batch, so someone else releases a hold once it is approved.",
-        };
-      }
+      if (preparedIt(batch))
+        return twoPersonRule(
+          "Two-person rule: you prepared this batch, so someone else releases a hold once it is approved.",
+        );
       if (statement.openFlags > 0) {
         return {
           kind: "blocked",
           code: "open_flags",
           reason:
             batch.status === "paid"
-              ? "Open flags, and the batch is paid so they can no longer be overridden: carry the balance forward instead."
+              ? "Open flags, and the batch is paid so they can no longer be overridden: " +
+                "carry the balance forward instead."
               : "Open flags: override them first, or carry the balance forward.",
         };
       }
@@ -115,18 +120,16 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
       return counts.draft > 0 ? ALLOWED : na("No statement is in draft.");
     case "approve_batch":
       if (batch.status !== "draft") return na(`This batch is already ${batch.status}.`);
-      if (batch.twoPersonRule && batch.preparedById === batch.actorId) {
-        return {
-          kind: "blocked",
-          code: "two_person_rule",
-          reason: "Two-person rule: you prepared this batch, so another finance user must approve it.",
-        };
-      }
+      if (preparedIt(batch))
+        return twoPersonRule("Two-person rule: you prepared this batch, so another finance user must approve it.");
       if (counts.draft > 0) {
         return {
           kind: "blocked",
           code: "incomplete",
-          reason: `${counts.draft.toLocaleString("en-US")} statement${counts.draft === 1 ? " is" : "s are"} still in draft: approve or hold every statement first.`,
+          reason:
+            `${counts.draft.toLocaleString("en-US")} statement${counts.draft === 1 ? " is" : "s are"} ` +
+            "still in draft: " +
+            "approve or hold every statement first.",
         };
       }
       if (counts.total > 0 && counts.held === counts.total)

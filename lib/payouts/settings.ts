@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
-import type { Db } from "@/db";
+import type { Db, DbOrTrx } from "@/db";
+import { getAppSetting, upsertAppSetting } from "@/db/queries/payout-settings";
 import { recordAudit } from "@/lib/audit";
 import { decimalStringSchema, formatUsd } from "@/lib/money";
 
@@ -20,12 +21,8 @@ export type PayoutSettings = {
 
 const storedSchema = z.object({ two_person_rule: z.boolean(), min_payout_usd: decimalStringSchema });
 
-export async function readPayoutSettings(db: Db): Promise<PayoutSettings> {
-  const row = await db
-    .selectFrom("app_setting")
-    .select(["value", "updated_at", "updated_by"])
-    .where("key", "=", PAYOUT_SETTINGS_KEY)
-    .executeTakeFirst();
+export async function readPayoutSettings(db: DbOrTrx): Promise<PayoutSettings> {
+  const row = await getAppSetting(db, PAYOUT_SETTINGS_KEY);
   const parsed = storedSchema.safeParse(row?.value);
   if (!row || !parsed.success) {
     return {
@@ -51,14 +48,10 @@ export async function savePayoutSettings(
   input: { twoPersonRule: boolean; minPayoutUsd: string },
   actor: { id: string; email: string },
 ): Promise<PayoutSettings> {
-  const previous = await readPayoutSettings(db);
   const value = JSON.stringify({ two_person_rule: input.twoPersonRule, min_payout_usd: formatUsd(input.minPayoutUsd) });
   await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto("app_setting")
-      .values({ key: PAYOUT_SETTINGS_KEY, value, updated_at: new Date(), updated_by: actor.email })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: new Date(), updated_by: actor.email }))
-      .execute();
+    const previous = await readPayoutSettings(trx);
+    await upsertAppSetting(trx, { key: PAYOUT_SETTINGS_KEY, value, updatedBy: actor.email });
     await recordAudit(trx, {
       actor,
       action: "settings.payouts",

@@ -16,7 +16,7 @@ import { monthWindow, type TimeWindow } from "../../lib/time";
 import { fixtureScenario, SECRET, SUB } from "../emulator/fixture";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
 import { deliver, envelope, type RouteHandler, waitFor } from "../webhooks/support";
-import { actor } from "./fixtures";
+import { actor, web } from "./fixtures";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 
@@ -90,14 +90,14 @@ async function disputeStatus(disputeId: string, status: ServiceDisputeStatus): P
 /** Snapshot of the window, a batch from it, and the id of Bob's statement and the period of Bob's SUB.monthly line. */
 async function prepareWindow(window: TimeWindow) {
   const snapshot = await takeSnapshotNow(t.db, { gameId: GAME, window, requestedBy: null, via: "test" });
-  const { batchId } = await preparePayoutBatch(t.db, { gameId: GAME, window }, preparer);
+  const { batchId } = await preparePayoutBatch(t.db, { gameId: GAME, window }, web(preparer));
   const statements = await listPayoutStatements(t.db, { gameId: GAME, batchId });
   const bob = statements.find((s) => s.recipientPlayerId === BOB);
   if (!bob) throw new Error("no statement for Bob");
   // The unresolved recipient's own flag is not under test: hold it.
   const others = statements.filter((s) => s.recipientPlayerId !== BOB).map((s) => s.id);
   if (others.length > 0)
-    await holdStatements(t.db, { gameId: GAME, batchId, ids: others, reason: "Not under review here" }, preparer);
+    await holdStatements(t.db, { gameId: GAME, batchId, ids: others, reason: "Not under review here" }, web(preparer));
   const line = await t.db
     .selectFrom("snapshot_line")
     .select(["period_id", "mint_order_id"])
@@ -167,7 +167,7 @@ describe("disputed renewals", () => {
     const blocked = await approveStatements(
       t.db,
       { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] },
-      preparer,
+      web(preparer),
     );
     expect(blocked.changed).toBe(0);
     expect(blocked.skipped).toEqual([
@@ -186,10 +186,12 @@ describe("disputed renewals", () => {
     await admin(`/disputes/${disputeId}/close`, { dispute_status: "won" });
     await disputeStatus(disputeId, "won");
     expect(
-      (await approveStatements(t.db, { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] }, preparer))
+      (await approveStatements(t.db, { gameId: GAME, batchId: may.batchId, ids: [may.bobStatementId] }, web(preparer)))
         .changed,
     ).toBe(1);
-    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: may.batchId }, approver)).resolves.toMatchObject({
+    await expect(
+      approvePayoutBatch(t.db, { gameId: GAME, batchId: may.batchId }, web(approver)),
+    ).resolves.toMatchObject({
       approved: 1,
     });
   });
@@ -213,17 +215,22 @@ describe("disputed renewals", () => {
         reason: "Player confirmed the charge; pay while it runs",
         cause: `dispute:${disputeId}:open`,
       },
-      preparer,
+      web(preparer),
     );
     expect(
-      (await approveStatements(t.db, { gameId: GAME, batchId: april.batchId, ids: [april.bobStatementId] }, preparer))
-        .changed,
+      (
+        await approveStatements(
+          t.db,
+          { gameId: GAME, batchId: april.batchId, ids: [april.bobStatementId] },
+          web(preparer),
+        )
+      ).changed,
     ).toBe(1);
 
     const closed = await admin(`/disputes/${disputeId}/close`, { dispute_status: "lost" });
     expect(closed).toMatchObject({ dispute_status: "lost", currency_debited: "60.00" });
     await disputeStatus(disputeId, "lost");
-    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, approver)).rejects.toThrow(
+    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, web(approver))).rejects.toThrow(
       /Disputed renewal/,
     );
 
@@ -253,7 +260,7 @@ describe("disputed renewals", () => {
       overrideFlag(
         t.db,
         { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "short" },
-        preparer,
+        web(preparer),
       ),
     ).rejects.toThrow(/at least 10 characters/);
     await overrideFlag(
@@ -266,10 +273,10 @@ describe("disputed renewals", () => {
         reason: "Loss recovered from the recipient separately",
         cause: `dispute:${disputeId}:lost`,
       },
-      preparer,
+      web(preparer),
     );
     // Bob's April is under the minimum payout: approving closes it as carried forward.
-    const approved = await approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, approver);
+    const approved = await approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, web(approver));
     expect(approved.approved + approved.carried).toBe(1);
   });
 

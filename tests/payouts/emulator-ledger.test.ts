@@ -10,7 +10,7 @@ import { savePayoutSettings } from "@/lib/payouts/settings";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
-import { actor } from "./fixtures";
+import { actor, web } from "./fixtures";
 
 /**
  * The same ledger, from real snapshots of the emulator: refunds in February reverse January renewals (the reversal
@@ -153,15 +153,15 @@ afterAll(async () => {
 async function snapshotAndPay(month: string) {
   const window = monthWindow(month);
   await takeSnapshotNow(db, { gameId: GAME, window, requestedBy: null, via: "test" });
-  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window }, actor("preparer"));
-  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, actor("preparer"));
-  await approvePayoutBatch(db, { gameId: GAME, batchId }, actor("approver"));
+  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window }, web(actor("preparer")));
+  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(actor("preparer")));
+  await approvePayoutBatch(db, { gameId: GAME, batchId }, web(actor("approver")));
   const approved = (await listPayoutStatements(db, { gameId: GAME, batchId })).filter((s) => s.state === "approved");
   if (approved.length > 0)
     await markStatementsPaid(
       db,
       { gameId: GAME, batchId, paidOn: `${month}-28`, method: "paypal", reference: `PP-${month}` },
-      actor("approver"),
+      web(actor("approver")),
     );
   const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   const invariant = await checkLedgerInvariant(db, { gameId: GAME });

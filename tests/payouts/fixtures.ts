@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ActingAs, Actor } from "@/core/actor";
 import type { Db } from "@/db";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { monthWindow, type TimeWindow } from "@/lib/time";
@@ -198,6 +199,11 @@ export async function insertSnapshot(
 }
 
 let userSeq = 0;
+/** The person acting, through the web app (as the pages call the payout workflow). */
+export function web(person: Actor): ActingAs {
+  return { actor: person, via: "web" };
+}
+
 export function actor(label = "finance"): { id: string; email: string } {
   userSeq += 1;
   return { id: `user-${label}-${userSeq}`, email: `${label}${userSeq}@payout-desk.test` };

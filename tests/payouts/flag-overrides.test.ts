@@ -8,7 +8,7 @@ import { overrideFlag } from "@/lib/payouts/flag-override";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { monthWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
 
 /**
  * An override covers the flag instance it was written for (its cause), never the flag for the whole batch: a later
@@ -39,9 +39,9 @@ async function markStale(instant: string, reason: string): Promise<void> {
 describe("flag overrides cover one cause", () => {
   it("a stale mark after an override of staleness blocks approval again", async () => {
     await insertSnapshot(db, { window: "2026-01", recipients: [{ id: 7001, gross: "20.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-01") }, preparer);
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-01") }, web(preparer));
     await markStale("2026-01-10T00:00:00Z", "subscription.refunded SUB_a");
-    const first = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+    const first = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
     expect(first.changed).toBe(0);
     expect(first.skipped[0]?.reason).toMatch(/Stale snapshot/);
 
@@ -54,12 +54,14 @@ describe("flag overrides cover one cause", () => {
         recipientPlayerId: null,
         reason: "Refund of a test order, nothing attributed",
       },
-      preparer,
+      web(preparer),
     );
-    expect((await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer)).changed).toBe(1);
+    expect(
+      (await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer))).changed,
+    ).toBe(1);
 
     await markStale("2026-01-20T00:00:00Z", "subscription.refunded SUB_b");
-    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).rejects.toThrow(/Stale snapshot/);
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver))).rejects.toThrow(/Stale snapshot/);
     await expect(
       overrideFlag(
         db,
@@ -71,7 +73,7 @@ describe("flag overrides cover one cause", () => {
           reason: "Second refund checked too",
           cause: "stale_mark:0",
         },
-        preparer,
+        web(preparer),
       ),
     ).rejects.toThrow(/changed since/);
 
@@ -84,9 +86,11 @@ describe("flag overrides cover one cause", () => {
         recipientPlayerId: null,
         reason: "Second refund checked too, not attributed",
       },
-      preparer,
+      web(preparer),
     );
-    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({ approved: 1 });
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver))).resolves.toMatchObject({
+      approved: 1,
+    });
     const overrides = await db
       .selectFrom("payout_flag_override")
       .select(["cause", "raised_at"])
@@ -102,7 +106,7 @@ describe("flag overrides cover one cause", () => {
 
   it("a newer snapshot version (with drift) after an override of the newer version blocks approval again", async () => {
     await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 7002, gross: "30.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-02") }, preparer);
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-02") }, web(preparer));
     await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 7002, gross: "30.00" }] });
     await overrideFlag(
       db,
@@ -113,25 +117,29 @@ describe("flag overrides cover one cause", () => {
         recipientPlayerId: null,
         reason: "Version 2 reproduced version 1 exactly",
       },
-      preparer,
+      web(preparer),
     );
-    expect((await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer)).changed).toBe(1);
+    expect(
+      (await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer))).changed,
+    ).toBe(1);
 
     await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 7002, gross: "45.00" }], drift: true });
-    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).rejects.toThrow(/Newer snapshot exists/);
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver))).rejects.toThrow(
+      /Newer snapshot exists/,
+    );
   });
 
   it("reads window flags after taking the batch lock: a stale mark made while approval waits for the lock blocks it", async () => {
     await insertSnapshot(db, { window: "2026-03", recipients: [{ id: 7003, gross: "25.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-03") }, preparer);
-    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-03") }, web(preparer));
+    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
 
     const holder = new pg.Client({ connectionString: t.url });
     await holder.connect();
     try {
       await holder.query("begin");
       await holder.query("select pg_advisory_xact_lock(hashtext($1))", [`payouts|${GAME}`]);
-      const approval = approvePayoutBatch(db, { gameId: GAME, batchId }, approver).then(
+      const approval = approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver)).then(
         () => "approved",
         (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
@@ -165,7 +173,11 @@ describe("flag overrides cover one cause", () => {
     pool.on("error", () => {});
     const single = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     try {
-      const { batchId } = await preparePayoutBatch(single, { gameId: GAME, window: monthWindow("2026-04") }, preparer);
+      const { batchId } = await preparePayoutBatch(
+        single,
+        { gameId: GAME, window: monthWindow("2026-04") },
+        web(preparer),
+      );
       await overrideFlag(
         single,
         {
@@ -175,12 +187,12 @@ describe("flag overrides cover one cause", () => {
           recipientPlayerId: null,
           reason: "The one renewal was a test order",
         },
-        preparer,
+        web(preparer),
       );
       expect(
-        (await approveStatements(single, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer)).changed,
+        (await approveStatements(single, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer))).changed,
       ).toBe(1);
-      await expect(approvePayoutBatch(single, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({
+      await expect(approvePayoutBatch(single, { gameId: GAME, batchId }, web(approver))).resolves.toMatchObject({
         approved: 1,
       });
     } finally {

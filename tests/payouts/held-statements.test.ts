@@ -16,7 +16,7 @@ import { savePayoutSettings } from "@/lib/payouts/settings";
 import { money, sumMoney } from "@/lib/money";
 import { monthWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
 
 /**
  * A held statement of a paid batch is never stuck: released and paid in its own batch when nothing blocks it, or
@@ -44,7 +44,7 @@ function of(statements: PayoutStatement[], recipient: number): PayoutStatement {
 
 /** Prepares a month, holds the given recipients, approves the rest, has the batch approved and paid. */
 async function payWithHolds(month: string, hold: number[]): Promise<string> {
-  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
+  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, web(preparer));
   const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   await holdStatements(
     db,
@@ -54,14 +54,14 @@ async function payWithHolds(month: string, hold: number[]): Promise<string> {
       ids: statements.filter((s) => hold.includes(s.recipientPlayerId)).map((s) => s.id),
       reason: "Tax form missing",
     },
-    preparer,
+    web(preparer),
   );
-  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
-  await approvePayoutBatch(db, { gameId: GAME, batchId }, approver);
+  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
+  await approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver));
   await markStatementsPaid(
     db,
     { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` },
-    approver,
+    web(approver),
   );
   return batchId;
 }
@@ -84,7 +84,7 @@ describe("held statements of a paid batch", () => {
     const release = await releaseStatements(
       db,
       { gameId: GAME, batchId, ids: [held.id], reason: "Recipient confirmed" },
-      approver,
+      web(approver),
     );
     expect(release.changed).toBe(0);
     expect(release.skipped.map((s) => s.reason)).toEqual(["open flags: Unresolved recipient"]);
@@ -98,14 +98,14 @@ describe("held statements of a paid batch", () => {
           recipientPlayerId: 7001,
           reason: "Recipient confirmed by email",
         },
-        approver,
+        web(approver),
       ),
     ).rejects.toThrow(/paid/);
 
     const carried = await carryStatementsForward(
       db,
       { gameId: GAME, batchId, ids: [held.id], reason: "Pay with next month once resolved" },
-      preparer,
+      web(preparer),
     );
     expect(carried).toEqual({ changed: 1, skipped: [] });
     const closed = of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7001);
@@ -137,7 +137,7 @@ describe("held statements of a paid batch", () => {
         ids: [held.id, of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7002).id],
         reason: "Second try",
       },
-      approver,
+      web(approver),
     );
     expect(again.changed).toBe(0);
     expect(again.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
@@ -167,19 +167,19 @@ describe("held statements of a paid batch", () => {
     const held = of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7101);
     // Two-person rule: the preparer does not release a hold of an approved batch.
     await expect(
-      releaseStatements(db, { gameId: GAME, batchId, ids: [held.id], reason: "Tax form received" }, preparer),
+      releaseStatements(db, { gameId: GAME, batchId, ids: [held.id], reason: "Tax form received" }, web(preparer)),
     ).rejects.toThrow(/Two-person rule/);
     const released = await releaseStatements(
       db,
       { gameId: GAME, batchId, ids: [held.id], reason: "Tax form received" },
-      approver,
+      web(approver),
     );
     expect(released.changed).toBe(1);
     expect((await getPayoutBatch(db, { gameId: GAME, batchId }))?.status).toBe("approved");
     await markStatementsPaid(
       db,
       { gameId: GAME, batchId, ids: [held.id], paidOn: "2027-04-02", method: "wise", reference: "WISE-7101" },
-      approver,
+      web(approver),
     );
     expect((await getPayoutBatch(db, { gameId: GAME, batchId }))?.status).toBe("paid");
     expect(of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7101)).toMatchObject({

@@ -18,7 +18,7 @@ import { savePayoutSettings } from "@/lib/payouts/settings";
 import { money, sumMoney } from "@/lib/money";
 import { monthWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
 
 /**
  * The recipient ledger over several months, with the minimum payout at 10.00:
@@ -45,23 +45,23 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function payWindow(month: string, options: { hold?: number[] } = {}): Promise<PayoutStatement[]> {
-  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
+  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, web(preparer));
   let statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   const held = statements.filter((s) => options.hold?.includes(s.recipientPlayerId));
   if (held.length > 0)
     await holdStatements(
       db,
       { gameId: GAME, batchId, ids: held.map((s) => s.id), reason: "Tax form missing" },
-      preparer,
+      web(preparer),
     );
-  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
-  await approvePayoutBatch(db, { gameId: GAME, batchId }, approver);
+  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
+  await approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver));
   statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   if (statements.some((s) => s.state === "approved")) {
     await markStatementsPaid(
       db,
       { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` },
-      approver,
+      web(approver),
     );
   }
   return listPayoutStatements(db, { gameId: GAME, batchId });
@@ -166,7 +166,7 @@ describe("the recipient ledger across months", () => {
     await releaseStatements(
       db,
       { gameId: GAME, batchId: held.batchId, ids: [held.id], reason: "Tax form received" },
-      approver,
+      web(approver),
     );
     await markStatementsPaid(
       db,
@@ -178,7 +178,7 @@ describe("the recipient ledger across months", () => {
         method: "wise",
         reference: "WISE-1004",
       },
-      approver,
+      web(approver),
     );
     await expectInvariant();
 
@@ -260,12 +260,12 @@ describe("the recipient ledger across months", () => {
 describe("the approval workflow", () => {
   it("refuses the preparer as approver under the two-person rule, and allows it when an admin switches the rule off", async () => {
     await insertSnapshot(db, { window: "2026-05", recipients: [{ id: 2001, gross: "20.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-05") }, preparer);
-    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
-    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).rejects.toThrow(/Two-person rule/);
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-05") }, web(preparer));
+    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(preparer))).rejects.toThrow(/Two-person rule/);
     await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
     try {
-      await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).resolves.toMatchObject({
+      await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(preparer))).resolves.toMatchObject({
         approved: 1,
         payableUsd: "20.00",
       });
@@ -292,8 +292,8 @@ describe("the approval workflow", () => {
       ],
       unattributed: { spend_order_not_found: 2 },
     });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-06") }, preparer);
-    const first = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-06") }, web(preparer));
+    const first = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
     expect(first.changed).toBe(0);
     expect(first.skipped.map((s) => s.reason).join(" ")).toMatch(/Spend order not found/);
 
@@ -301,7 +301,7 @@ describe("the approval workflow", () => {
       overrideFlag(
         db,
         { gameId: GAME, batchId, flag: "spend_order_not_found", recipientPlayerId: null, reason: "short" },
-        preparer,
+        web(preparer),
       ),
     ).rejects.toThrow(/at least 10 characters/);
     await overrideFlag(
@@ -313,9 +313,9 @@ describe("the approval workflow", () => {
         recipientPlayerId: null,
         reason: "Service confirmed both renewals were test orders",
       },
-      preparer,
+      web(preparer),
     );
-    const second = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+    const second = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
     expect(second.changed).toBe(1);
     const reasons = second.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort();
     expect(reasons).toEqual(["3001: open flags: Unresolved recipient", "3002: open flags: Unavailable attribution"]);
@@ -329,13 +329,13 @@ describe("the approval workflow", () => {
         recipientPlayerId: 3002,
         reason: "Malformed line is a zero-amount test renewal",
       },
-      preparer,
+      web(preparer),
     );
     const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
     await approveStatements(
       db,
       { gameId: GAME, batchId, ids: statements.filter((s) => s.recipientPlayerId === 3002).map((s) => s.id) },
-      preparer,
+      web(preparer),
     );
     await holdStatements(
       db,
@@ -345,9 +345,9 @@ describe("the approval workflow", () => {
         ids: statements.filter((s) => s.recipientPlayerId === 3001).map((s) => s.id),
         reason: "Recipient unknown to the service",
       },
-      preparer,
+      web(preparer),
     );
-    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, approver)).resolves.toMatchObject({
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver))).resolves.toMatchObject({
       approved: 2,
       held: 1,
       payableUsd: "40.00",
@@ -366,7 +366,7 @@ describe("the approval workflow", () => {
   it("refuses a batch whose window overlaps another, and frees carried balances when a draft is discarded", async () => {
     const overlapping = { startMs: Date.parse("2026-06-15T00:00:00Z"), endMs: Date.parse("2026-07-15T00:00:00Z") };
     await insertSnapshot(db, { window: overlapping, recipients: [{ id: 3003, gross: "1.00" }] });
-    await expect(preparePayoutBatch(db, { gameId: GAME, window: overlapping }, preparer)).rejects.toThrow(
+    await expect(preparePayoutBatch(db, { gameId: GAME, window: overlapping }, web(preparer))).rejects.toThrow(
       /same renewals twice/,
     );
 
@@ -374,11 +374,11 @@ describe("the approval workflow", () => {
     await insertSnapshot(db, { window: "2026-07", recipients: [{ id: 5001, gross: "4.00" }] });
     await payWindow("2026-07");
     await insertSnapshot(db, { window: "2026-08", recipients: [{ id: 5001, gross: "7.00" }] });
-    const draft = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
+    const draft = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, web(preparer));
     const [s] = await listPayoutStatements(db, { gameId: GAME, batchId: draft.batchId });
     expect(s).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
-    await discardPayoutBatch(db, { gameId: GAME, batchId: draft.batchId, reason: "Prepared too early" }, preparer);
-    const again = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
+    await discardPayoutBatch(db, { gameId: GAME, batchId: draft.batchId, reason: "Prepared too early" }, web(preparer));
+    const again = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, web(preparer));
     const [s2] = await listPayoutStatements(db, { gameId: GAME, batchId: again.batchId });
     expect(s2).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
     await expectInvariant();
@@ -393,14 +393,18 @@ describe("the approval workflow", () => {
         { id: 6003, gross: "40.00" },
       ],
     });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, preparer);
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, web(preparer));
     const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
     const idOf = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)!.id;
     const all = [idOf(6001), idOf(6002), idOf(6003)];
-    await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)] }, preparer);
-    await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6002)], reason: "Bank details bounced" }, preparer);
+    await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)] }, web(preparer));
+    await holdStatements(
+      db,
+      { gameId: GAME, batchId, ids: [idOf(6002)], reason: "Bank details bounced" },
+      web(preparer),
+    );
 
-    const back = await unapproveStatements(db, { gameId: GAME, batchId, ids: all }, preparer);
+    const back = await unapproveStatements(db, { gameId: GAME, batchId, ids: all }, web(preparer));
     expect(back.changed).toBe(1);
     expect(back.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
       "6002: is held",
@@ -410,7 +414,7 @@ describe("the approval workflow", () => {
     const released = await releaseStatements(
       db,
       { gameId: GAME, batchId, ids: all, reason: "Bank details corrected" },
-      preparer,
+      web(preparer),
     );
     expect(released.changed).toBe(1);
     expect(released.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
@@ -418,18 +422,18 @@ describe("the approval workflow", () => {
       "6003: is draft",
     ]);
 
-    await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6003)] }, preparer);
-    await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)], reason: "Tax form missing" }, preparer);
+    await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6003)] }, web(preparer));
+    await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)], reason: "Tax form missing" }, web(preparer));
     const held = await holdStatements(
       db,
       { gameId: GAME, batchId, ids: all, reason: "Whole window under review" },
-      preparer,
+      web(preparer),
     );
     expect(held.changed).toBe(2);
     expect(held.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`)).toEqual(["6001: is held"]);
     const states = await listPayoutStatements(db, { gameId: GAME, batchId });
     expect(states.map((s) => s.state)).toEqual(["held", "held", "held"]);
-    await discardPayoutBatch(db, { gameId: GAME, batchId, reason: "Test window" }, preparer);
+    await discardPayoutBatch(db, { gameId: GAME, batchId, reason: "Test window" }, web(preparer));
   });
 
   it("never lets a statement's figures change after preparation", async () => {

@@ -12,7 +12,7 @@ import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { monthWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
 
 /**
  * Liability on an accrual basis: what was earned in windows that had ended by the day, and not yet paid, whatever had
@@ -37,14 +37,18 @@ beforeAll(async () => {
       { id: 2, gross: "50.00" },
     ],
   });
-  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-09") }, actor("preparer"));
+  const { batchId } = await preparePayoutBatch(
+    db,
+    { gameId: GAME, window: monthWindow("2026-09") },
+    web(actor("preparer")),
+  );
   const ids = (await listPayoutStatements(db, { gameId: GAME, batchId })).map((s) => s.id);
-  await approveStatements(db, { gameId: GAME, batchId, ids }, actor("preparer"));
-  await approvePayoutBatch(db, { gameId: GAME, batchId }, actor("approver"));
+  await approveStatements(db, { gameId: GAME, batchId, ids }, web(actor("preparer")));
+  await approvePayoutBatch(db, { gameId: GAME, batchId }, web(actor("approver")));
   await markStatementsPaid(
     db,
     { gameId: GAME, batchId, paidOn: "2026-10-05", method: "wise", reference: "WISE-SEP" },
-    actor("approver"),
+    web(actor("approver")),
   );
   // October, snapshotted twice (the second version is the one to count): USD 4,921.81 earned.
   await insertSnapshot(db, {
@@ -111,7 +115,7 @@ describe("liability as of a day (accrual)", () => {
     const { batchId } = await preparePayoutBatch(
       db,
       { gameId: GAME, window: monthWindow("2026-10") },
-      actor("preparer"),
+      web(actor("preparer")),
     );
     rows = await byRecipient(new Date(Date.now() + 1000));
     expect(rows[1]).toMatchObject({ notInBatchUsd: "0.00", draftUsd: "4000.00", totalOwedUsd: "4000.00" });
@@ -119,8 +123,12 @@ describe("liability as of a day (accrual)", () => {
 
     const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
     const id = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)?.id as string;
-    await approveStatements(db, { gameId: GAME, batchId, ids: [id(1)] }, actor("preparer"));
-    await holdStatements(db, { gameId: GAME, batchId, ids: [id(2)], reason: "Tax form missing" }, actor("preparer"));
+    await approveStatements(db, { gameId: GAME, batchId, ids: [id(1)] }, web(actor("preparer")));
+    await holdStatements(
+      db,
+      { gameId: GAME, batchId, ids: [id(2)], reason: "Tax form missing" },
+      web(actor("preparer")),
+    );
     rows = await byRecipient(new Date(Date.now() + 1000));
     expect(rows[1]).toMatchObject({ approvedUnpaidUsd: "4000.00", draftUsd: "0.00", totalOwedUsd: "4000.00" });
     expect(rows[2]).toMatchObject({ heldUsd: "921.81", totalOwedUsd: "921.81" });

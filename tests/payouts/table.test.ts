@@ -14,7 +14,7 @@ import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { monthWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
 
 /**
  * The recipient payout table over 12,000 recipients: every page, from the front or read from the far end, is exactly
@@ -42,7 +42,11 @@ beforeAll(async () => {
       g, r, g - r, now(), now()
     from (select i, round(((i % 500) * 37 % 4000)::numeric / 100, 2) as g,
       case when i % 13 = 0 then 25.00 else 0 end as r from generate_series(1, ${N}) i) x`.execute(db);
-  const prepared = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-03") }, actor("preparer"));
+  const prepared = await preparePayoutBatch(
+    db,
+    { gameId: GAME, window: monthWindow("2026-03") },
+    web(actor("preparer")),
+  );
   batchId = prepared.batchId;
 });
 afterAll(async () => t?.drop());
@@ -201,23 +205,23 @@ describe("the liability view", () => {
     const { batchId: april } = await preparePayoutBatch(
       db2,
       { gameId: GAME, window: monthWindow("2026-04") },
-      actor("preparer"),
+      web(actor("preparer")),
     );
     const statements = await listPayoutStatements(db2, { gameId: GAME, batchId: april });
     const id = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)?.id as string;
     await holdStatements(
       db2,
       { gameId: GAME, batchId: april, ids: [id(2)], reason: "Bank details bounced" },
-      actor("preparer"),
+      web(actor("preparer")),
     );
-    await approveStatements(db2, { gameId: GAME, batchId: april, ids: [id(1), id(3), id(4)] }, actor("preparer"));
-    await approvePayoutBatch(db2, { gameId: GAME, batchId: april }, actor("approver"));
+    await approveStatements(db2, { gameId: GAME, batchId: april, ids: [id(1), id(3), id(4)] }, web(actor("preparer")));
+    await approvePayoutBatch(db2, { gameId: GAME, batchId: april }, web(actor("approver")));
     const approvedAt = new Date();
     await new Promise((r) => setTimeout(r, 5));
     await markStatementsPaid(
       db2,
       { gameId: GAME, batchId: april, paidOn: "2026-05-03", method: "wise", reference: "WISE-APR" },
-      actor("approver"),
+      web(actor("approver")),
     );
 
     const rows = (asOf: Date) =>

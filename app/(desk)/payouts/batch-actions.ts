@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import type { ActingAs } from "@/core/actor";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { AppError } from "@/lib/errors";
@@ -40,6 +41,11 @@ const reasonSchema = z
   .min(5, { message: "must say why (at least 5 characters)" })
   .max(1000, { message: "must be at most 1,000 characters" });
 
+/** Changes made here come through the web app, by the signed-in user. */
+function web(user: { id: string; email: string }): ActingAs {
+  return { actor: { id: user.id, email: user.email }, via: "web" };
+}
+
 function revalidatePayouts(): void {
   revalidatePath("/payouts", "layout");
   revalidatePath("/recipients", "layout");
@@ -66,11 +72,13 @@ export const prepareBatchAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const window = parseWindowKey(input.window);
     if (!window) throw new AppError("INVALID_INPUT", "That is not a window.", { field: "window" });
-    const result = await preparePayoutBatch(db, { gameId: game.id, window, snapshotId: input.snapshotId }, user);
+    const result = await preparePayoutBatch(db, { gameId: game.id, window, snapshotId: input.snapshotId }, web(user));
     revalidatePayouts();
     return {
       ok: true,
-      message: `Prepared ${formatCount(result.statements)} statements from snapshot version ${result.snapshotVersion}: ${formatUsdText(result.payableUsd)} payable.`,
+      message:
+        `Prepared ${formatCount(result.statements)} statements from snapshot version ${result.snapshotVersion}: ` +
+        `${formatUsdText(result.payableUsd)} payable.`,
     };
   },
 );
@@ -82,7 +90,7 @@ export const approveStatementsAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await approveStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids }, user);
+    const result = await approveStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids }, web(user));
     revalidatePayouts();
     return { ok: true, message: describeBulk("Approved", result) };
   },
@@ -96,7 +104,7 @@ export const approveAllUnflaggedAction = defineAction(
     const result = await approveStatements(
       db,
       { gameId: game.id, batchId: input.batchId, all: "draft_unflagged" },
-      user,
+      web(user),
     );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Approved", result) };
@@ -108,7 +116,11 @@ export const unapproveStatementsAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await unapproveStatements(db, { gameId: game.id, batchId: input.batchId, ids: input.ids }, user);
+    const result = await unapproveStatements(
+      db,
+      { gameId: game.id, batchId: input.batchId, ids: input.ids },
+      web(user),
+    );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Returned to draft", result) };
   },
@@ -122,7 +134,7 @@ export const holdStatementsAction = defineAction(
     const result = await holdStatements(
       db,
       { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason },
-      user,
+      web(user),
     );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Held", result) };
@@ -137,7 +149,7 @@ export const releaseStatementsAction = defineAction(
     const result = await releaseStatements(
       db,
       { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason },
-      user,
+      web(user),
     );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Released", result) };
@@ -152,7 +164,7 @@ export const carryForwardStatementsAction = defineAction(
     const result = await carryStatementsForward(
       db,
       { gameId: game.id, batchId: input.batchId, ids: input.ids, reason: input.reason },
-      user,
+      web(user),
     );
     revalidatePayouts();
     return { ok: true, message: describeBulk("Carried forward", result) };
@@ -198,7 +210,7 @@ export const overrideFlagAction = defineAction(
         recipientPlayerId: input.recipientPlayerId,
         reason: input.reason,
       },
-      user,
+      web(user),
     );
     revalidatePayouts();
     return { ok: true, message: "Flag overridden; the reason is kept with the batch." };
@@ -210,11 +222,13 @@ export const approveBatchAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await approvePayoutBatch(db, { gameId: game.id, batchId: input.batchId }, user);
+    const result = await approvePayoutBatch(db, { gameId: game.id, batchId: input.batchId }, web(user));
     revalidatePayouts();
     return {
       ok: true,
-      message: `Batch approved: ${formatCount(result.approved)} to pay (${formatUsdText(result.payableUsd)}), ${formatCount(result.carried)} carried forward, ${formatCount(result.held)} held.`,
+      message:
+        `Batch approved: ${formatCount(result.approved)} to pay (${formatUsdText(result.payableUsd)}), ` +
+        `${formatCount(result.carried)} carried forward, ${formatCount(result.held)} held.`,
     };
   },
 );
@@ -262,7 +276,7 @@ export const markPaidAction = defineAction(
         method: input.method,
         reference: input.reference,
       },
-      user,
+      web(user),
     );
     revalidatePayouts();
     return {
@@ -277,7 +291,7 @@ export const discardBatchAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    await discardPayoutBatch(db, { gameId: game.id, batchId: input.batchId, reason: input.reason }, user);
+    await discardPayoutBatch(db, { gameId: game.id, batchId: input.batchId, reason: input.reason }, web(user));
     revalidatePayouts();
     return { ok: true, message: "Draft discarded; its carried balances are free for the next batch." };
   },

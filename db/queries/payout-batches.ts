@@ -1,0 +1,108 @@
+import "server-only";
+import { type Insertable, sql, type Updateable } from "kysely";
+import type { Db, DbOrTrx, Trx } from "@/db";
+import type { TimeWindow } from "@/core/time";
+import type { Database, PayoutBatchStatus } from "@/db/types";
+
+/** Writes and locked reads of payout batches, for the batch workflow (lib/payouts). */
+
+/** Serializes every payout change of a game (held until the transaction ends). */
+export async function lockPayoutsOfGame(trx: Trx, gameId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`payouts|${gameId}`}))`.execute(trx);
+}
+
+export async function getBatchForUpdate(trx: Trx, params: { gameId: string; batchId: string }) {
+  return trx
+    .selectFrom("payout_batch")
+    .selectAll()
+    .where("game_id", "=", params.gameId)
+    .where("id", "=", params.batchId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export type LockedBatch = NonNullable<Awaited<ReturnType<typeof getBatchForUpdate>>>;
+
+/** A live (not discarded) batch of the game whose window overlaps the one given, if any. */
+export async function findOverlappingBatch(db: DbOrTrx, params: { gameId: string; start: Date; end: Date }) {
+  return db
+    .selectFrom("payout_batch")
+    .select(["id", "window_start", "window_end", "status"])
+    .where("game_id", "=", params.gameId)
+    .where("status", "<>", "discarded")
+    .where("window_start", "<", params.end)
+    .where("window_end", ">", params.start)
+    .executeTakeFirst();
+}
+
+export async function insertBatch(trx: Trx, row: Insertable<Database["payout_batch"]>): Promise<void> {
+  await trx.insertInto("payout_batch").values(row).execute();
+}
+
+export type BatchColumns = Omit<Updateable<Database["payout_batch"]>, "id" | "game_id" | "status">;
+
+/** Sets the batch's status (and the columns given) when it is in one of `from`. */
+export async function setBatchStatus(
+  trx: Trx,
+  params: { batchId: string; status: PayoutBatchStatus; from?: readonly PayoutBatchStatus[]; columns?: BatchColumns },
+): Promise<void> {
+  let query = trx
+    .updateTable("payout_batch")
+    .set({ ...params.columns, status: params.status, updated_at: new Date() })
+    .where("id", "=", params.batchId);
+  if (params.from) query = query.where("status", "in", [...params.from]);
+  await query.execute();
+}
+
+export async function countApprovedStatements(trx: Trx, batchId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("payout_statement")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("batch_id", "=", batchId)
+    .where("state", "=", "approved")
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Frees the carried balances the batch's statements took in; returns how many. */
+export async function deleteCarriesInto(trx: Trx, batchId: string): Promise<number> {
+  const freed = await trx
+    .deleteFrom("payout_carry")
+    .where("to_statement_id", "in", (eb) =>
+      eb.selectFrom("payout_statement").select("id").where("batch_id", "=", batchId),
+    )
+    .executeTakeFirst();
+  return Number(freed.numDeletedRows);
+}
+
+/** The live (not discarded) batch of each window, for the overview. */
+export async function listLiveBatchesByWindow(
+  db: Db,
+  gameId: string,
+): Promise<Map<string, { id: string; status: string; snapshotId: string }>> {
+  const rows = await db
+    .selectFrom("payout_batch")
+    .select(["id", "status", "window_start", "window_end", "snapshot_id"])
+    .where("game_id", "=", gameId)
+    .where("status", "<>", "discarded")
+    .execute();
+  return new Map(
+    rows.map((r) => [
+      `${r.window_start.getTime()}|${r.window_end.getTime()}`,
+      { id: r.id, status: r.status, snapshotId: r.snapshot_id },
+    ]),
+  );
+}
+
+/** The live (not discarded) batch of exactly this window, if any. */
+export async function getLiveBatchId(db: Db, params: { gameId: string; window: TimeWindow }): Promise<string | null> {
+  const row = await db
+    .selectFrom("payout_batch")
+    .select("id")
+    .where("game_id", "=", params.gameId)
+    .where("window_start", "=", new Date(params.window.startMs))
+    .where("window_end", "=", new Date(params.window.endMs))
+    .where("status", "<>", "discarded")
+    .executeTakeFirst();
+  return row?.id ?? null;
+}

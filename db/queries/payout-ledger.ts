@@ -1,0 +1,173 @@
+import "server-only";
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db";
+
+/** Reads of payout batches, statements and carry links for the ledger, the exports and the invariant check. */
+
+function batchQuery(db: DbOrTrx, gameId: string) {
+  return db.selectFrom("payout_batch").selectAll().where("game_id", "=", gameId);
+}
+
+export type PayoutBatchRow = Awaited<ReturnType<ReturnType<typeof batchQuery>["executeTakeFirstOrThrow"]>>;
+
+export async function getPayoutBatchRow(db: DbOrTrx, params: { gameId: string; batchId: string }) {
+  return batchQuery(db, params.gameId).where("id", "=", params.batchId).executeTakeFirst();
+}
+
+/** Batches of a game, newest window first; discarded ones only when asked. */
+export async function listPayoutBatchRows(
+  db: DbOrTrx,
+  params: { gameId: string; snapshotId?: string; includeDiscarded?: boolean },
+): Promise<PayoutBatchRow[]> {
+  let query = batchQuery(db, params.gameId);
+  if (params.snapshotId) query = query.where("snapshot_id", "=", params.snapshotId);
+  if (!params.includeDiscarded) query = query.where("status", "<>", "discarded");
+  return query.orderBy("window_start", "desc").orderBy("prepared_at", "desc").execute();
+}
+
+function statementQuery(db: DbOrTrx, gameId: string) {
+  return db
+    .selectFrom("payout_statement as st")
+    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
+    .selectAll("st")
+    .select([
+      "b.status as batch_status",
+      "b.snapshot_id",
+      "b.snapshot_version",
+      "b.window_start",
+      "b.window_end",
+      "b.min_payout_usd",
+      "b.approved_at as batch_approved_at",
+    ])
+    .where("st.game_id", "=", gameId)
+    .where("b.game_id", "=", gameId);
+}
+
+export type PayoutStatementRow = Awaited<ReturnType<ReturnType<typeof statementQuery>["executeTakeFirstOrThrow"]>>;
+
+export type StatementPageKey = { windowStart: Date; batchId: string; recipient: string };
+
+/** One page of statements in (window start, batch, recipient) order, after `after`. */
+export async function listPayoutStatementPage(
+  db: DbOrTrx,
+  params: {
+    gameId: string;
+    batchId?: string;
+    recipientPlayerId?: number;
+    after: StatementPageKey | null;
+    limit: number;
+  },
+): Promise<PayoutStatementRow[]> {
+  let query = statementQuery(db, params.gameId);
+  if (params.batchId) query = query.where("st.batch_id", "=", params.batchId);
+  if (params.recipientPlayerId !== undefined)
+    query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
+  const a = params.after;
+  if (a) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("b.window_start", ">", a.windowStart),
+        eb.and([eb("b.window_start", "=", a.windowStart), eb("st.batch_id", ">", a.batchId)]),
+        eb.and([
+          eb("b.window_start", "=", a.windowStart),
+          eb("st.batch_id", "=", a.batchId),
+          eb("st.recipient_player_id", ">", a.recipient),
+        ]),
+      ]),
+    );
+  }
+  return query
+    .orderBy("b.window_start")
+    .orderBy("st.batch_id")
+    .orderBy("st.recipient_player_id")
+    .limit(params.limit)
+    .execute();
+}
+
+/** The carry links into or out of the statements given. */
+export async function listCarryLinksOf(db: DbOrTrx, statementIds: readonly string[]) {
+  if (statementIds.length === 0) return [];
+  const ids = [...statementIds];
+  return db
+    .selectFrom("payout_carry")
+    .select(["from_statement_id", "to_statement_id", "amount_usd"])
+    .where((eb) => eb.or([eb("to_statement_id", "in", ids), eb("from_statement_id", "in", ids)]))
+    .execute();
+}
+
+/** Approved and paid batches of a game (or the one given), with when they were approved. */
+export async function listApprovedBatches(db: DbOrTrx, params: { gameId: string; batchId?: string }) {
+  return db
+    .selectFrom("payout_batch")
+    .select(["id", "approved_at", "status"])
+    .where("game_id", "=", params.gameId)
+    .where("status", "in", ["approved", "paid"])
+    .$if(params.batchId !== undefined, (qb) => qb.where("id", "=", params.batchId as string))
+    .execute();
+}
+
+/** Closed statements of live batches with the net attributed their snapshot reported, for the invariant check. */
+export async function listClosedStatementsWithSnapshotNet(
+  db: DbOrTrx,
+  params: { gameId: string; recipientPlayerId?: number },
+) {
+  let query = db
+    .selectFrom("payout_statement as st")
+    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
+    .leftJoin("snapshot_recipient as r", (join) =>
+      join.onRef("r.snapshot_id", "=", "b.snapshot_id").onRef("r.recipient_player_id", "=", "st.recipient_player_id"),
+    )
+    .select([
+      "st.id",
+      "st.recipient_player_id",
+      "st.state",
+      "st.in_snapshot",
+      "st.net_attributed_usd",
+      "st.carried_in_usd",
+      "st.payable_usd",
+      "st.carry_out_usd",
+      "st.paid_amount_usd",
+      "r.net_attributed_usd as snapshot_net_usd",
+    ])
+    .where("st.game_id", "=", params.gameId)
+    .where("b.game_id", "=", params.gameId)
+    .where("b.status", "<>", "discarded")
+    .where("st.state", "in", ["paid", "carried"]);
+  if (params.recipientPlayerId !== undefined)
+    query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
+  return query.execute();
+}
+
+/** Every carry link out of the game's statements (of one recipient when given). */
+export async function listCarryLinksOfGame(db: DbOrTrx, params: { gameId: string; recipientPlayerId?: number }) {
+  return db
+    .selectFrom("payout_carry as c")
+    .innerJoin("payout_statement as f", "f.id", "c.from_statement_id")
+    .select(["c.from_statement_id", "c.to_statement_id", "c.amount_usd"])
+    .where("f.game_id", "=", params.gameId)
+    .$if(params.recipientPlayerId !== undefined, (qb) =>
+      qb.where("f.recipient_player_id", "=", String(params.recipientPlayerId)),
+    )
+    .execute();
+}
+
+/** Whether a paid statement of a live batch covers the recipient attributed on the period (its renewal line). */
+export async function existsPaidStatementForPeriod(
+  db: DbOrTrx,
+  params: { gameId: string; periodId: number },
+): Promise<boolean> {
+  const row = await db
+    .selectFrom("snapshot_line as l")
+    .innerJoin("payout_batch as b", "b.snapshot_id", "l.snapshot_id")
+    .innerJoin("payout_statement as st", (join) =>
+      join.onRef("st.batch_id", "=", "b.id").onRef("st.recipient_player_id", "=", "l.recipient_player_id"),
+    )
+    .select(sql<number>`1`.as("one"))
+    .where("l.period_id", "=", String(params.periodId))
+    .where("b.game_id", "=", params.gameId)
+    .where("b.status", "<>", "discarded")
+    .where("st.state", "=", "paid")
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

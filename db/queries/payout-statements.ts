@@ -1,0 +1,167 @@
+import "server-only";
+import { type Insertable, sql, type Updateable } from "kysely";
+import type { Trx } from "@/db";
+import type { Database, PayoutStatementState } from "@/db/types";
+import { CHUNK_SIZE, inChunks } from "./chunks";
+import { RECIPIENT_FIGURES, RECIPIENT_HAS_UNAVAILABLE } from "./payouts";
+
+/** Writes and locked reads of payout statements and their events, for the batch workflow (lib/payouts). */
+
+const LOCKED_COLUMNS = [
+  "id",
+  "recipient_player_id",
+  "state",
+  "recipient_flags",
+  "payable_usd",
+  "available_usd",
+  "hold_reason",
+] as const;
+
+/** The statements of a batch given by id, in a state, or all of them, locked for a change. */
+export async function listStatementsForUpdate(
+  trx: Trx,
+  params: { batchId: string; which: readonly string[] | { state?: PayoutStatementState } },
+) {
+  const query = trx.selectFrom("payout_statement").select(LOCKED_COLUMNS).where("batch_id", "=", params.batchId);
+  const { which } = params;
+  if (!("length" in which)) {
+    const inState = which.state === undefined ? query : query.where("state", "=", which.state);
+    return inState.orderBy("recipient_player_id").forUpdate().execute();
+  }
+  // Five thousand ids per statement stay under PostgreSQL's limit on bound parameters.
+  const chunks = await inChunks(
+    which,
+    (ids) => query.where("id", "in", ids).orderBy("recipient_player_id").forUpdate().execute(),
+    5 * CHUNK_SIZE,
+  );
+  return chunks.flat();
+}
+
+export type LockedStatement = Awaited<ReturnType<typeof listStatementsForUpdate>>[number];
+
+export type StatementStateChange = {
+  state: PayoutStatementState;
+  changedByEmail: string | null;
+  at: Date;
+  /** Closes the statement (paid or carried). */
+  closes?: boolean;
+  holdReason?: string | null;
+  /** Pays the statement's payable: the amount paid is never typed. */
+  payment?: { paidOn: string; method: string; reference: string };
+  /** Closes with nothing paid and the whole available balance carried out. */
+  carryWhole?: boolean;
+};
+
+/** Moves the statements given to a state, only those still in one of `from`. */
+export async function setStatementStates(
+  trx: Trx,
+  params: { ids: readonly string[]; from: readonly PayoutStatementState[]; change: StatementStateChange },
+): Promise<void> {
+  const { change } = params;
+  const set: Record<string, unknown> = {
+    state: change.state,
+    state_changed_at: change.at,
+    state_changed_by_email: change.changedByEmail,
+  };
+  if (change.closes) set.closed_at = change.at;
+  if (change.holdReason !== undefined) set.hold_reason = change.holdReason;
+  if (change.payment) {
+    set.paid_amount_usd = sql<string>`payable_usd`;
+    set.paid_on = change.payment.paidOn;
+    set.payment_method = change.payment.method;
+    set.payment_reference = change.payment.reference;
+  }
+  if (change.carryWhole) {
+    set.payable_usd = "0";
+    set.carry_out_usd = sql<string>`available_usd`;
+  }
+  await inChunks(params.ids, async (ids) => {
+    await trx
+      .updateTable("payout_statement")
+      .set(set as Updateable<Database["payout_statement"]>)
+      .where("id", "in", ids)
+      .where("state", "in", [...params.from])
+      .execute();
+  });
+}
+
+export async function insertStatements(trx: Trx, rows: readonly Insertable<Database["payout_statement"]>[]) {
+  await inChunks(rows, async (chunk) => {
+    await trx.insertInto("payout_statement").values(chunk).execute();
+  });
+}
+
+export async function insertCarries(trx: Trx, rows: readonly Insertable<Database["payout_carry"]>[]) {
+  await inChunks(rows, async (chunk) => {
+    await trx.insertInto("payout_carry").values(chunk).execute();
+  });
+}
+
+export type StatementEventInput = {
+  statementId: string;
+  batchId: string;
+  gameId: string;
+  recipient: string;
+  kind: string;
+  stateAfter: PayoutStatementState;
+  detail?: Record<string, unknown>;
+};
+
+export async function insertStatementEvents(
+  trx: Trx,
+  rows: readonly StatementEventInput[],
+  actor: { id: string; email: string } | null,
+): Promise<void> {
+  await inChunks(rows, async (chunk) => {
+    await trx
+      .insertInto("payout_statement_event")
+      .values(
+        chunk.map((r) => ({
+          statement_id: r.statementId,
+          batch_id: r.batchId,
+          game_id: r.gameId,
+          recipient_player_id: r.recipient,
+          kind: r.kind,
+          state_after: r.stateAfter,
+          actor_id: actor?.id ?? null,
+          actor_email: actor?.email ?? null,
+          detail: JSON.stringify(r.detail ?? {}),
+        })),
+      )
+      .execute();
+  });
+}
+
+/**
+ * Balances carried out of closed statements of the game and not yet taken by any statement (the primary key of
+ * payout_carry makes a second taker fail).
+ */
+export async function listUntakenCarries(trx: Trx, gameId: string) {
+  return trx
+    .selectFrom("payout_statement as st")
+    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
+    .select(["st.id", "st.recipient_player_id", "st.carry_out_usd", "st.player_email", "st.player_name", "st.resolved"])
+    .where("st.game_id", "=", gameId)
+    .where("b.status", "<>", "discarded")
+    .where("st.state", "in", ["paid", "carried"])
+    .where("st.carry_out_usd", "<>", "0")
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("payout_carry as c").select("c.from_statement_id").whereRef("c.from_statement_id", "=", "st.id"),
+        ),
+      ),
+    )
+    .execute();
+}
+
+/** The recipients of a snapshot with their figures, and whether any of their lines lacks attribution. */
+export async function listSnapshotRecipientsForStatements(trx: Trx, snapshotId: string) {
+  return trx
+    .selectFrom("snapshot_recipient as r")
+    .select(RECIPIENT_FIGURES)
+    .select(RECIPIENT_HAS_UNAVAILABLE.as("has_unavailable"))
+    .where("r.snapshot_id", "=", snapshotId)
+    .orderBy("r.recipient_player_id")
+    .execute();
+}

@@ -1,0 +1,155 @@
+import "server-only";
+import type { ActingAs } from "@/core/actor";
+import type { Db } from "@/db";
+import { deleteCarriesInto } from "@/db/queries/payout-batches";
+import { AppError } from "@/lib/errors";
+import { formatUsd, sumMoney } from "@/lib/money";
+import { openFlagsOf } from "./flags";
+import type { PaymentMethod } from "./payment-methods";
+import { readPayoutSettings } from "./settings";
+import { describeFlags, transition } from "./transition";
+
+type Target = { gameId: string; batchId: string };
+
+/**
+ * Approves a draft batch: every statement approved or held, no approved statement with an open flag, and (two-person
+ * rule) the approver is not the preparer. The figures are frozen to the snapshot version the batch was built on;
+ * approved statements with nothing to pay are closed as carried at once.
+ */
+export async function approvePayoutBatch(
+  db: Db,
+  params: Target,
+  as: ActingAs,
+): Promise<{ approved: number; carried: number; held: number; payableUsd: string }> {
+  let twoPersonRule = false;
+  const step = await transition(
+    db,
+    "approve_batch",
+    {
+      ...params,
+      statements: {},
+      check: async ({ trx, batch, statements, changed, flags }) => {
+        // The rule in force at approval time applies (an admin may have switched it since the batch was prepared).
+        twoPersonRule = (await readPayoutSettings(trx)).twoPersonRule;
+        if (twoPersonRule && batch.prepared_by_id === as.actor?.id) {
+          throw new AppError(
+            "FORBIDDEN",
+            "Two-person rule: you prepared this batch, so another finance user must approve it.",
+          );
+        }
+        const drafts = statements.filter((r) => r.state === "draft").length;
+        if (drafts > 0)
+          throw new AppError(
+            "CONFLICT",
+            `${drafts} statement${drafts === 1 ? " is" : "s are"} still in draft: ` +
+              "approve or hold every statement first.",
+          );
+        // Read under the batch lock, on this transaction: a flag raised while approval waited for the lock counts.
+        for (const r of changed) {
+          const open = flags ? openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags) : [];
+          if (open.length > 0) {
+            throw new AppError(
+              "CONFLICT",
+              `Recipient ${r.recipient_player_id} has open flags (${describeFlags(open)}): ` +
+                "override them with a reason or hold the payout.",
+            );
+          }
+        }
+        if (changed.length === 0 && statements.length > 0 && statements.every((r) => r.state === "held")) {
+          throw new AppError("CONFLICT", "Every statement is held: nothing would be approved.");
+        }
+      },
+      batchColumns: ({ now }) => ({
+        approved_by_id: as.actor?.id ?? null,
+        approved_by_email: as.actor?.email ?? null,
+        approved_at: now,
+        two_person_rule: twoPersonRule,
+      }),
+      audit: ({ batch, statements, changed }) => ({
+        detail: {
+          preparedBy: batch.prepared_by_email,
+          snapshotId: batch.snapshot_id,
+          snapshotVersion: batch.snapshot_version,
+          ...summary(statements, changed),
+          twoPersonRule,
+        },
+      }),
+    },
+    as,
+  );
+  return summary(step.statements, step.changed);
+}
+
+function summary(
+  statements: readonly { state: string }[],
+  changed: readonly { to: string; payable_usd: string }[],
+): { approved: number; carried: number; held: number; payableUsd: string } {
+  const carried = changed.filter((r) => r.to === "carried").length;
+  return {
+    approved: changed.length - carried,
+    carried,
+    held: statements.filter((r) => r.state === "held").length,
+    payableUsd: formatUsd(sumMoney(changed.map((r) => r.payable_usd))),
+  };
+}
+
+/**
+ * Records payment of approved statements of an approved batch (the ones given, or all of them): the date paid, the
+ * method and the external reference. The amount paid is the statement's payable, never typed.
+ */
+export async function markStatementsPaid(
+  db: Db,
+  params: Target & { ids?: string[]; paidOn: string; method: PaymentMethod; reference: string },
+  as: ActingAs,
+): Promise<{ paid: number; amountUsd: string }> {
+  const reference = params.reference.trim();
+  if (reference.length === 0)
+    throw new AppError("INVALID_INPUT", "Give the external reference of the payment.", { field: "reference" });
+  const { paidOn, method } = params;
+  const amountOf = (rows: readonly { payable_usd: string }[]) => formatUsd(sumMoney(rows.map((r) => r.payable_usd)));
+  const step = await transition(
+    db,
+    "mark_paid",
+    {
+      gameId: params.gameId,
+      batchId: params.batchId,
+      statements: params.ids ?? { state: "approved" },
+      payment: { paidOn, method, reference },
+      check: ({ changed }) => {
+        if (changed.length === 0) throw new AppError("CONFLICT", "No approved statement left to mark paid.");
+      },
+      eventDetail: (r) => ({ paidOn, method, reference, amountUsd: formatUsd(r.payable_usd) }),
+      audit: ({ changed }) => ({
+        idempotencyKey: reference,
+        detail: { paid: changed.length, amountUsd: amountOf(changed), paidOn, method, reference },
+      }),
+    },
+    as,
+  );
+  return { paid: step.changed.length, amountUsd: amountOf(step.changed) };
+}
+
+/** Discards a draft batch (to prepare it again, e.g. from a newer snapshot): the balances it took are freed. */
+export async function discardPayoutBatch(db: Db, params: Target & { reason: string }, as: ActingAs): Promise<void> {
+  const reason = params.reason.trim();
+  if (reason.length < 5)
+    throw new AppError("INVALID_INPUT", "Say why the draft is discarded (at least 5 characters).", { field: "reason" });
+  let carriesFreed = 0;
+  await transition(
+    db,
+    "discard",
+    {
+      ...params,
+      apply: async ({ trx, batch }) => {
+        carriesFreed = await deleteCarriesInto(trx, batch.id);
+      },
+      batchColumns: ({ now }) => ({
+        discarded_at: now,
+        discarded_by_email: as.actor?.email ?? null,
+        discard_reason: reason,
+      }),
+      audit: () => ({ detail: { reason, carriesFreed } }),
+    },
+    as,
+  );
+}

@@ -1,0 +1,101 @@
+import { formatUsd, money, sumMoney } from "@/core/money";
+import { computeStatementFigures, type StatementFigures } from "./compute";
+
+/**
+ * What preparing a batch computes per recipient, with no database: each recipient of the snapshot gets a statement
+ * that takes in every balance carried out to them and not taken yet; a recipient with no activity in the window gets
+ * one only when what they carry reaches the minimum payout (and is positive). Figures follow computeStatementFigures
+ * (net, minimum payout roll-over, payable, carry out).
+ */
+
+/** What a statement states about its recipient, copied from the snapshot (or the latest carry). */
+type RecipientFacts = {
+  resolved: boolean;
+  email: string | null;
+  name: string | null;
+  renewals: number;
+  subscriptions: number;
+  reversals: number;
+  grossUsd: string;
+  reversedUsd: string;
+};
+
+export type SnapshotRecipientInput = RecipientFacts & {
+  recipient: string;
+  /** Some of the recipient's lines could not be attributed. */
+  hasUnavailable: boolean;
+};
+
+/** A balance carried out of a closed statement and not yet taken by another. */
+export type CarryInput = {
+  fromStatementId: string;
+  recipient: string;
+  amountUsd: string;
+  resolved: boolean;
+  email: string | null;
+  name: string | null;
+};
+
+export type BuiltStatement = StatementFigures &
+  RecipientFacts & { id: string; recipient: string; inSnapshot: boolean; flags: string[] };
+
+export type BuiltCarry = { fromStatementId: string; toStatementId: string; amountUsd: string };
+
+export type BuiltStatements = { statements: BuiltStatement[]; carries: BuiltCarry[]; payableUsd: string };
+
+export function buildStatements(input: {
+  recipients: readonly SnapshotRecipientInput[];
+  carries: readonly CarryInput[];
+  minPayoutUsd: string;
+  newId: () => string;
+}): BuiltStatements {
+  const carriesByRecipient = new Map<string, CarryInput[]>();
+  for (const c of input.carries)
+    carriesByRecipient.set(c.recipient, [...(carriesByRecipient.get(c.recipient) ?? []), c]);
+  const statements: BuiltStatement[] = [];
+  const carries: BuiltCarry[] = [];
+  const seen = new Set<string>();
+
+  const add = (r: Omit<BuiltStatement, keyof StatementFigures | "id">) => {
+    const from = carriesByRecipient.get(r.recipient) ?? [];
+    const figures = computeStatementFigures({
+      grossAttributedUsd: r.grossUsd,
+      reversedAttributedUsd: r.reversedUsd,
+      carriedInUsd: formatUsd(sumMoney(from.map((c) => c.amountUsd))),
+      minPayoutUsd: input.minPayoutUsd,
+    });
+    const id = input.newId();
+    statements.push({ ...r, ...figures, id, grossUsd: formatUsd(r.grossUsd), reversedUsd: formatUsd(r.reversedUsd) });
+    for (const c of from)
+      carries.push({ fromStatementId: c.fromStatementId, toStatementId: id, amountUsd: c.amountUsd });
+    seen.add(r.recipient);
+  };
+
+  for (const r of input.recipients) {
+    const flags: string[] = [];
+    if (!r.resolved) flags.push("unresolved_recipient");
+    if (r.hasUnavailable) flags.push("attribution_unavailable");
+    const { hasUnavailable: _, ...rest } = r;
+    add({ ...rest, inSnapshot: true, flags });
+  }
+  for (const [recipient, from] of carriesByRecipient) {
+    if (seen.has(recipient)) continue;
+    const carried = sumMoney(from.map((c) => c.amountUsd));
+    if (!carried.gt(0) || carried.lt(money(input.minPayoutUsd))) continue;
+    const latest = from[from.length - 1];
+    add({
+      recipient,
+      inSnapshot: false,
+      resolved: latest?.resolved ?? false,
+      email: latest?.email ?? null,
+      name: latest?.name ?? null,
+      renewals: 0,
+      subscriptions: 0,
+      reversals: 0,
+      grossUsd: "0.00",
+      reversedUsd: "0.00",
+      flags: latest?.resolved === false ? ["unresolved_recipient"] : [],
+    });
+  }
+  return { statements, carries, payableUsd: formatUsd(sumMoney(statements.map((s) => s.payableUsd))) };
+}

@@ -1,0 +1,364 @@
+import "server-only";
+import type { Db, Trx } from "@/db";
+import {
+  type BatchColumns,
+  countApprovedStatements,
+  getBatchForUpdate,
+  type LockedBatch,
+  lockPayoutsOfGame,
+  setBatchStatus,
+} from "@/db/queries/payout-batches";
+import {
+  insertStatementEvents,
+  type LockedStatement,
+  listStatementsForUpdate,
+  setStatementStates,
+  type StatementEventInput,
+} from "@/db/queries/payout-statements";
+import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
+import type { ActingAs } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
+import { money } from "@/lib/money";
+import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
+import { type BatchContext, type StatementAction, statementVerdict } from "./offered-actions";
+
+/**
+ * Payout batches are a state machine. Every change of a batch or its statements goes through `transition()`, which
+ * in one transaction:
+ *
+ *   1. takes the game's payout lock, then loads and locks the batch (NOT_FOUND when it is not the game's);
+ *   2. refuses unless the batch's status is one the transition runs from (`batchFrom`, message `refused`);
+ *   3. loads and locks the statements asked for, reads the batch's flags on the same transaction when the transition
+ *      needs them, and splits the statements into changed and skipped (with the reason the pages show), by the
+ *      statement states it moves from (`from`) and the per-statement check of offered-actions.ts (`verdict`);
+ *   4. runs the caller's `check` (refusals that need the loaded rows), sets each changed statement's state (`to`),
+ *      writes the statement events (`events`), sets the batch's status (`batchTo`) or reopens a paid batch that owes
+ *      again, settles an approved batch with nothing left to pay as paid;
+ *   5. writes the audit line (`audit`) with the actor and `via` the caller passed in.
+ *
+ * The table TRANSITIONS is the whole workflow. A new statement state (e.g. "in_payment": a statement in a live
+ * payment file; "returned": a paid payment came back) or batch status (payment in progress) is added by adding it to
+ * the state types in db/tables/payouts.ts and adding entries here: one per operation, naming the states it moves
+ * from, where each statement goes, the events written and the audit action; plus a verdict case in
+ * offered-actions.ts when the pages offer it. No other code changes: locking, splitting, events, batch settlement and
+ * the audit line are the same for every entry.
+ */
+
+export type TransitionRule = {
+  /** The audit action written for it. */
+  audit: string;
+  /** Batch statuses it runs from; any other is refused with `refused(status)` (CONFLICT). */
+  batchFrom: readonly PayoutBatchStatus[];
+  refused: (status: PayoutBatchStatus) => string;
+  /** The batch status it sets, if it changes the batch. */
+  batchTo?: PayoutBatchStatus;
+  /** Statement states it moves from: other statements are skipped (`is <state>`). None: batch-only. */
+  from?: readonly PayoutStatementState[];
+  /** The per-statement check the pages use (two-person rule, open flags, batch status). */
+  verdict?: StatementAction;
+  /** Reads the batch's flags (on this transaction, after the lock) for the verdict and the caller's check. */
+  readsFlags?: boolean;
+  /** Where a changed statement goes. */
+  to?: (statement: LockedStatement, batch: LockedBatch) => PayoutStatementState;
+  /** The events written per changed statement; by default one event of kind `event` with the new state. */
+  event?: string;
+  events?: (to: PayoutStatementState) => { kind: string; stateAfter: PayoutStatementState }[];
+  /** Closes with nothing paid and the whole available balance carried out. */
+  carriesWhole?: boolean;
+};
+
+const CLOSED_STATES: readonly PayoutStatementState[] = ["paid", "carried"];
+const LIVE: readonly PayoutBatchStatus[] = ["draft", "approved", "paid"];
+const discarded = () => "This batch was discarded.";
+const nothingToPay = (s: LockedStatement) => money(s.payable_usd).isZero();
+
+export const TRANSITIONS = {
+  approve: {
+    audit: "payouts.statement.approve",
+    batchFrom: ["draft"],
+    refused: (s) => `Statements are approved while the batch is a draft; this batch is ${s}.`,
+    from: ["draft"],
+    verdict: "approve",
+    readsFlags: true,
+    to: () => "approved",
+    event: "approved",
+  },
+  unapprove: {
+    audit: "payouts.statement.unapprove",
+    batchFrom: ["draft"],
+    refused: (s) => `The batch is ${s}; its statements can no longer go back to draft.`,
+    from: ["approved"],
+    verdict: "unapprove",
+    to: () => "draft",
+    event: "unapproved",
+  },
+  hold: {
+    audit: "payouts.statement.hold",
+    batchFrom: LIVE,
+    refused: discarded,
+    from: ["draft", "approved"],
+    verdict: "hold",
+    to: () => "held",
+    event: "held",
+  },
+  release: {
+    audit: "payouts.statement.release",
+    batchFrom: LIVE,
+    refused: discarded,
+    from: ["held"],
+    verdict: "release",
+    readsFlags: true,
+    // Back to draft in a draft batch; once approved back to approved (to be paid), or carried with nothing to pay.
+    to: (s, batch) => (batch.status === "draft" ? "draft" : nothingToPay(s) ? "carried" : "approved"),
+    event: "released",
+  },
+  carry_forward: {
+    audit: "payouts.statement.carry_forward",
+    batchFrom: LIVE,
+    refused: discarded,
+    from: ["held"],
+    verdict: "carry_forward",
+    to: () => "carried",
+    event: "carried_forward",
+    carriesWhole: true,
+  },
+  mark_paid: {
+    audit: "payouts.statement.paid",
+    batchFrom: ["approved", "paid"],
+    refused: (s) => (s === "draft" ? "The batch must be approved before it is paid." : `The batch is ${s}.`),
+    from: ["approved"],
+    verdict: "mark_paid",
+    to: () => "paid",
+    event: "paid",
+  },
+  approve_batch: {
+    audit: "payouts.batch.approve",
+    batchFrom: ["draft"],
+    refused: (s) => `This batch is already ${s}.`,
+    batchTo: "approved",
+    from: ["approved"],
+    readsFlags: true,
+    // Approved statements with nothing to pay close as carried at once.
+    to: (s) => (nothingToPay(s) ? "carried" : "approved"),
+    events: (to) => [
+      { kind: "batch_approved", stateAfter: "approved" },
+      ...(to === "carried" ? [{ kind: "carried", stateAfter: "carried" as const }] : []),
+    ],
+  },
+  override_flag: {
+    audit: "payouts.flag.override",
+    batchFrom: ["draft", "approved"],
+    refused: (s) => `The batch is ${s}.`,
+  },
+  discard: {
+    audit: "payouts.batch.discard",
+    batchFrom: ["draft"],
+    refused: (s) => `Only a draft batch can be discarded; this one is ${s}.`,
+    batchTo: "discarded",
+  },
+} satisfies Record<string, TransitionRule>;
+
+export type TransitionName = keyof typeof TRANSITIONS;
+
+export type Skipped = { id: string; recipientPlayerId: number; reason: string };
+export type Changed = LockedStatement & { to: PayoutStatementState };
+
+/** What a transition sees once the batch and statements are locked and split. */
+export type TransitionStep = {
+  trx: Trx;
+  batch: LockedBatch;
+  /** Every statement asked for, locked. */
+  statements: LockedStatement[];
+  changed: Changed[];
+  skipped: Skipped[];
+  /** The batch's flags, when the transition reads them. */
+  flags: BatchFlags | null;
+  now: Date;
+};
+
+export type TransitionRequest = {
+  gameId: string;
+  batchId: string;
+  /** The statements asked for: by id, every one in a state, or every one of the batch (`{}`). */
+  statements?: readonly string[] | { state?: PayoutStatementState };
+  /** A reason kept as the hold reason of statements put on hold. */
+  holdReason?: string;
+  /** Payment details of statements marked paid. */
+  payment?: { paidOn: string; method: string; reference: string };
+  /** Detail of each statement event. */
+  eventDetail?: (statement: Changed) => Record<string, unknown>;
+  /** Refusals that need the locked rows; runs before any write. */
+  check?: (step: TransitionStep) => Promise<void> | void;
+  /** Writes of the transition's own (before the batch status is set). */
+  apply?: (step: TransitionStep) => Promise<void>;
+  /** Columns set on the batch with its new status. */
+  batchColumns?: (step: TransitionStep) => BatchColumns;
+  /** The audit line's detail (and outcome: "succeeded", or "nothing_changed" when no statement changed). */
+  audit: (step: TransitionStep) => { detail: Record<string, unknown>; outcome?: string; idempotencyKey?: string };
+};
+
+export function describeFlags(flags: readonly ActiveFlag[]): string {
+  return [...new Set(flags.map((f) => f.label))].join(", ");
+}
+
+export function openFlagsMessage(flags: readonly ActiveFlag[]): string {
+  return `open flags: ${describeFlags(flags)}`;
+}
+
+function verdictContext(batch: LockedBatch, as: ActingAs): BatchContext {
+  // Server actions and the CLI have checked the finance role before calling in here.
+  return {
+    role: "finance",
+    actorId: as.actor?.id ?? "",
+    status: batch.status,
+    twoPersonRule: batch.two_person_rule,
+    preparedById: batch.prepared_by_id,
+    approvedById: batch.approved_by_id,
+  };
+}
+
+/**
+ * The statements a rule changes and the others, skipped with the reason the pages show. A rule that binds the person
+ * rather than the statement (the two-person rule) refuses the whole transition.
+ */
+function split(
+  rule: TransitionRule,
+  rows: LockedStatement[],
+  batch: LockedBatch,
+  as: ActingAs,
+  flags: BatchFlags | null,
+): { changed: Changed[]; skipped: Skipped[] } {
+  const changed: Changed[] = [];
+  const skipped: Skipped[] = [];
+  const context = verdictContext(batch, as);
+  for (const r of rows) {
+    const recipientPlayerId = Number(r.recipient_player_id);
+    const inFrom = rule.from?.includes(r.state) ?? false;
+    if (!rule.verdict) {
+      if (inFrom) changed.push({ ...r, to: rule.to ? rule.to(r, batch) : r.state });
+      continue;
+    }
+    const open =
+      flags && (r.state === "held" || r.state === "draft")
+        ? openFlagsOf(flags, recipientPlayerId, r.recipient_flags)
+        : [];
+    const verdict = statementVerdict(rule.verdict, context, { state: r.state, openFlags: open.length });
+    if (verdict.kind === "allowed" && inFrom) changed.push({ ...r, to: rule.to ? rule.to(r, batch) : r.state });
+    else if (verdict.kind === "blocked" && verdict.code === "two_person_rule")
+      throw new AppError("FORBIDDEN", verdict.reason);
+    else if (verdict.kind === "blocked" && verdict.code === "open_flags")
+      skipped.push({ id: r.id, recipientPlayerId, reason: openFlagsMessage(open) });
+    else
+      skipped.push({
+        id: r.id,
+        recipientPlayerId,
+        reason: verdict.kind === "allowed" ? `is ${r.state}` : verdict.reason,
+      });
+  }
+  return { changed, skipped };
+}
+
+async function writeStatements(
+  trx: Trx,
+  rule: TransitionRule,
+  req: TransitionRequest,
+  step: TransitionStep,
+  as: ActingAs,
+): Promise<void> {
+  const from = rule.from ?? [];
+  const targets = [...new Set(step.changed.map((c) => c.to))];
+  for (const to of targets) {
+    const ids = step.changed.filter((c) => c.to === to && c.state !== to).map((c) => c.id);
+    if (ids.length === 0) continue;
+    await setStatementStates(trx, {
+      ids,
+      from,
+      change: {
+        state: to,
+        changedByEmail: as.actor?.email ?? null,
+        at: step.now,
+        closes: CLOSED_STATES.includes(to),
+        holdReason: to === "held" ? (req.holdReason ?? null) : from.includes("held") ? null : undefined,
+        payment: to === "paid" ? req.payment : undefined,
+        carryWhole: rule.carriesWhole,
+      },
+    });
+  }
+  const events: StatementEventInput[] = [];
+  for (const c of step.changed) {
+    const kinds = rule.events ? rule.events(c.to) : [{ kind: rule.event ?? "changed", stateAfter: c.to }];
+    for (const k of kinds) {
+      events.push({
+        statementId: c.id,
+        batchId: step.batch.id,
+        gameId: step.batch.game_id,
+        recipient: c.recipient_player_id,
+        kind: k.kind,
+        stateAfter: k.stateAfter,
+        detail: req.eventDetail?.(c),
+      });
+    }
+  }
+  await insertStatementEvents(trx, events, as.actor);
+}
+
+/** Runs one transition of the table in its own transaction; see the module comment. */
+export async function transition(
+  db: Db,
+  name: TransitionName,
+  req: TransitionRequest,
+  as: ActingAs,
+): Promise<TransitionStep> {
+  const rule: TransitionRule = TRANSITIONS[name];
+  return db.transaction().execute(async (trx) => {
+    await lockPayoutsOfGame(trx, req.gameId);
+    const batch = await getBatchForUpdate(trx, { gameId: req.gameId, batchId: req.batchId });
+    if (!batch) throw new AppError("NOT_FOUND", "No such payout batch for this game.");
+    if (!rule.batchFrom.includes(batch.status)) throw new AppError("CONFLICT", rule.refused(batch.status));
+    const flags = rule.readsFlags
+      ? await readBatchFlags(trx, { gameId: req.gameId, batchId: batch.id, snapshotId: batch.snapshot_id })
+      : null;
+    const statements = req.statements
+      ? await listStatementsForUpdate(trx, { batchId: batch.id, which: req.statements })
+      : [];
+    const step: TransitionStep = {
+      trx,
+      batch,
+      statements,
+      ...split(rule, statements, batch, as, flags),
+      flags,
+      now: new Date(),
+    };
+    await req.check?.(step);
+    await writeStatements(trx, rule, req, step, as);
+    await req.apply?.(step);
+    if (rule.batchTo) {
+      await setBatchStatus(trx, { batchId: batch.id, status: rule.batchTo, columns: req.batchColumns?.(step) });
+    } else if (batch.status === "paid" && step.changed.some((c) => c.to === "approved")) {
+      // Something is owed again: the batch is approved-unpaid until it is paid.
+      await setBatchStatus(trx, { batchId: batch.id, status: "approved", columns: { paid_at: null } });
+    }
+    // A batch with nothing left approved-unpaid is paid (held statements stay owed and are shown as such).
+    if ((await countApprovedStatements(trx, batch.id)) === 0) {
+      await setBatchStatus(trx, {
+        batchId: batch.id,
+        status: "paid",
+        from: ["approved"],
+        columns: { paid_at: step.now },
+      });
+    }
+    const audit = req.audit(step);
+    await recordAudit(trx, {
+      actor: as.actor,
+      via: as.via,
+      action: rule.audit,
+      gameId: req.gameId,
+      target: batch.id,
+      idempotencyKey: audit.idempotencyKey ?? null,
+      outcome: audit.outcome ?? (step.changed.length > 0 || !rule.from ? "succeeded" : "nothing_changed"),
+      detail: audit.detail,
+    });
+    return step;
+  });
+}
