@@ -15,7 +15,7 @@ import { paymentReference } from "@/lib/payments/reference";
 import { preparePayoutBatch } from "@/lib/payouts/batches";
 import { monthWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "../payouts/fixtures";
+import { actor, GAME, insertGame, insertSnapshot, web } from "../payouts/fixtures";
 
 let t: TestDatabase;
 let db: Db;
@@ -64,7 +64,7 @@ beforeAll(async () => {
       { id: 3, gross: "70.00" },
     ],
   });
-  ({ batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-09") }, actor("preparer")));
+  ({ batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-09") }, web(actor("preparer"))));
   statements = await db
     .selectFrom("payout_statement")
     .select(["id", "payable_usd"])
