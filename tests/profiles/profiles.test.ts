@@ -110,7 +110,7 @@ describe("schemas", () => {
         "is not an ISO 4217 currency code",
       ]),
     );
-    expect(bank("de89 3704 0044 0532 0130 00").iban).toBe(IBAN);
+    expect(bank("de89 3704 0044 0532 0130 00")).toMatchObject({ iban: IBAN, currency: "EUR" });
     expect(payoutDetailsInputSchema.safeParse({ method: "paypal", currency: "USD" }).error?.issues[0]?.message).toMatch(
       /PayPal email or the PayPal payer id/,
     );
