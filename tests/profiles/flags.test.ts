@@ -34,9 +34,10 @@ async function flagsOf(batch: { batchId: string; snapshotId: string }, playerId:
   return (flags.profiles ?? []).filter((f) => f.recipientPlayerId === playerId).map((f) => f.flag);
 }
 
-async function prepare(month: string, ids: number[]) {
-  await insertSnapshot(db, { window: month, recipients: ids.map((id) => ({ id, gross: "40.00" })) });
-  return preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
+async function prepare(month: string, ids: number[]): Promise<{ batchId: string; snapshotId: string }> {
+  const snapshot = await insertSnapshot(db, { window: month, recipients: ids.map((id) => ({ id, gross: "40.00" })) });
+  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
+  return { batchId, snapshotId: snapshot.id };
 }
 
 beforeAll(async () => {
