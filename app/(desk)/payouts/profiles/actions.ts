@@ -29,11 +29,12 @@ export const importProfilesAction = defineAction(
     );
     if (result.applied) revalidatePath("/recipients", "layout");
     const pending = result.changes.filter((c) => c.effect === "pending").length;
+    const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
     const message = result.dryRun
-      ? `Dry run: ${result.changes.length} changes and ${result.refused.length} refused rows in ${result.rows} rows. Nothing was changed.`
+      ? `Dry run: ${count(result.changes.length, "change")} and ${count(result.refused.length, "refused row")} in ${count(result.rows, "row")}. Nothing was changed.`
       : result.applied
-        ? `Imported: ${result.changes.length} changes from ${result.rows} rows${pending ? `, ${pending} awaiting a second finance user's review` : ""}.`
-        : `Nothing was imported: ${result.refused.length} rows were refused. Fix them and import again.`;
+        ? `Imported: ${count(result.changes.length, "change")} from ${count(result.rows, "row")}${pending ? `, ${pending} awaiting a second finance user's review` : ""}.`
+        : `Nothing was imported: ${count(result.refused.length, "row")} refused. Fix ${result.refused.length === 1 ? "it" : "them"} and import again.`;
     // Refused rows are an answer, not a failure: the form lists each with its reason.
     return { ok: true, message, data: result };
   },
