@@ -35,7 +35,7 @@ beforeAll(async () => {
   for (const [email, role] of [
     ["fin@cli.test", "finance"],
     ["viewer@cli.test", "viewer"],
-  ])
+  ] as const)
     expect((await desk("users", "add", "--email", email, "--role", role, "--password", "a-long-password")).code).toBe(
       0,
     );
