@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures/test";
 import pg from "pg";
 import { shoot, signIn } from "./fixtures/session";
@@ -13,14 +14,7 @@ const IBAN_RECIPIENT = 100_006;
 test("[admin] a game secret saved in settings never appears in the database, the pages or the log", async ({
   page,
 }) => {
-  const bodies: string[] = [];
-  page.on("response", async (response) => {
-    try {
-      bodies.push(await response.text());
-    } catch {
-      // redirects and aborted requests have no body
-    }
-  });
+  const bodies = collectBodies(page);
 
   await signIn(page, "admin");
   await page.goto("/settings/games");
@@ -66,14 +60,7 @@ test("[admin] a game secret saved in settings never appears in the database, the
 test("[finance] an IBAN saved on a recipient's page never appears in plain text in the database, a page, an export or the log", async ({
   page,
 }) => {
-  const bodies: string[] = [];
-  page.on("response", async (response) => {
-    try {
-      bodies.push(await response.text());
-    } catch {
-      // redirects and aborted requests have no body
-    }
-  });
+  const bodies = collectBodies(page);
   await signIn(page, "finance");
   await page.goto(`/recipients/${IBAN_RECIPIENT}`);
   const form = page.getByRole("form", { name: "Payout details" });
@@ -103,6 +90,19 @@ test("[finance] an IBAN saved on a recipient's page never appears in plain text 
   expect(await databaseRowsContaining("••••2606")).toBeGreaterThan(0);
   expectNotInServerLog([IBAN, ACCOUNT_HOLDER]);
 });
+
+/** Every response body the page receives, as text, from now on. */
+function collectBodies(page: Page): string[] {
+  const bodies: string[] = [];
+  page.on("response", async (response) => {
+    try {
+      bodies.push(await response.text());
+    } catch {
+      // redirects and aborted requests have no body
+    }
+  });
+  return bodies;
+}
 
 async function withDatabase<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });

@@ -1,11 +1,11 @@
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { saveGame } from "@/lib/games/games";
 import { exportProfiles, importProfiles } from "@/lib/profiles/bulk";
 import { openPayoutDetails } from "@/lib/profiles/details";
 import type { ProfileActing } from "@/lib/profiles/profiles";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import type { TestDatabase } from "../support/db";
+import { createProfilesDatabase } from "./support";
 
 /**
  * CSV import of payout profiles: a dry run lists every change and every refused row with its reason and changes
@@ -40,21 +40,8 @@ async function countRows(): Promise<number> {
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  useTestEnv(t);
+  t = await createProfilesDatabase(GAME);
   db = t.db;
-  await saveGame(
-    db,
-    {
-      id: GAME,
-      name: "Bulk",
-      environment: "sandbox",
-      baseUrl: "http://127.0.0.1:9",
-      secret: "gs_test_bulk_1",
-      webhookSecrets: [],
-    },
-    { replace: false },
-  );
 });
 afterAll(async () => t?.drop());
 

@@ -1,29 +1,16 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { isValidIBAN } from "ibantools";
-import { saveGame } from "@/lib/games/games";
 import { openPayoutDetails } from "@/lib/profiles/details";
 import { seedDemoProfiles } from "@/lib/profiles/demo";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import type { TestDatabase } from "../support/db";
+import { createProfilesDatabase } from "./support";
 
 let t: TestDatabase;
 const GAME = "demo-profiles";
 const IDS = Array.from({ length: 40 }, (_, i) => 100_001 + i);
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  useTestEnv(t);
-  await saveGame(
-    t.db,
-    {
-      id: GAME,
-      name: "Demo",
-      environment: "sandbox",
-      baseUrl: "http://127.0.0.1:9",
-      secret: "gs_test_demo_1",
-      webhookSecrets: [],
-    },
-    { replace: false },
-  );
+  t = await createProfilesDatabase(GAME);
 });
 afterAll(async () => t?.drop());
 

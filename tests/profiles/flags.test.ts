@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { saveGame } from "@/lib/games/games";
 import { approvePayoutBatch, approveStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { readBatchFlags } from "@/lib/payouts/flags";
@@ -9,7 +8,8 @@ import { changePayoutDetails, type ProfileActing, reviewPayoutChange, setTaxForm
 import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
 import { saveProfileSettings } from "@/lib/profiles/settings";
 import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import type { TestDatabase } from "../support/db";
+import { createProfilesDatabase } from "./support";
 import { actor, GAME, insertSnapshot } from "../payouts/fixtures";
 
 /**
@@ -41,21 +41,8 @@ async function prepare(month: string, ids: number[]): Promise<{ batchId: string;
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  useTestEnv(t);
+  t = await createProfilesDatabase(GAME);
   db = t.db;
-  await saveGame(
-    db,
-    {
-      id: GAME,
-      name: "Payout Game",
-      environment: "sandbox",
-      baseUrl: "http://127.0.0.1:9",
-      secret: "gs_test_flags_1",
-      webhookSecrets: [],
-    },
-    { replace: false },
-  );
   await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
 });
 afterAll(async () => t?.drop());

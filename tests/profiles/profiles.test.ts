@@ -15,9 +15,9 @@ import {
   setTaxForm,
 } from "@/lib/profiles/profiles";
 import { payoutDetailsInputSchema, taxFormInputSchema } from "@/lib/profiles/schemas";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import type { TestDatabase } from "../support/db";
+import { createProfilesDatabase } from "./support";
 import { GAME } from "../payouts/fixtures";
-import { saveGame } from "@/lib/games/games";
 
 /**
  * Payout profiles: details sealed at rest and masked everywhere, the first details applying at once and every later
@@ -64,22 +64,8 @@ async function everyTextCell(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  useTestEnv(t);
+  t = await createProfilesDatabase(GAME);
   db = t.db;
-  // A game whose secret is really sealed, so that a key rotation opens every sealed column.
-  await saveGame(
-    db,
-    {
-      id: GAME,
-      name: "Payout Game",
-      environment: "sandbox",
-      baseUrl: "http://127.0.0.1:9",
-      secret: "gs_test_profiles_1",
-      webhookSecrets: [],
-    },
-    { replace: false },
-  );
 });
 afterAll(async () => t?.drop());
 
