@@ -3,7 +3,7 @@ import type { Db } from "@/db";
 import { getProfile, listProfiles } from "@/db/queries/profiles";
 import { AppError } from "@/lib/errors";
 import { DETAIL_COLUMNS, EXPORT_COLUMNS, IMPORT_COLUMNS, type ImportColumn, parseCsv, writeCsv } from "./csv";
-import { listProfileChanges } from "@/db/queries/profiles";
+import { listProfileChanges } from "@/db/queries/profile-changes";
 import { changePayoutDetailsIn, type ProfileActing, setTaxFormIn } from "./profiles";
 import { payoutDetailsInputSchema, playerIdSchema, taxFormInputSchema } from "./schemas";
 import type { z } from "zod";

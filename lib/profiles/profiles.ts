@@ -3,13 +3,15 @@ import type { Db } from "@/db";
 import {
   closeProfileChange,
   getPendingChange,
-  getProfile,
   insertProfileChange,
   listProfileChanges,
-  lockProfile,
   type ProfileChangeRow,
-  type ProfileRow,
   setChangeSealed,
+} from "@/db/queries/profile-changes";
+import {
+  getProfile,
+  lockProfile,
+  type ProfileRow,
   writeProfileDetails,
   writeProfileTaxForm,
 } from "@/db/queries/profiles";

@@ -4,7 +4,7 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { Db } from "@/db";
-import type { ProfileChangeRow } from "@/db/queries/profiles";
+import type { ProfileChangeRow } from "@/db/queries/profile-changes";
 import type { CurrentUser } from "@/lib/auth/session";
 import { canEditProfiles, reviewVerdict } from "@/lib/profiles/offered";
 import { loadProfileView } from "@/lib/profiles/profiles";
