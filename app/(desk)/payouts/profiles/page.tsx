@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { Card } from "@/app/_components/ui/card";
-import { CodeBlock } from "@/app/_components/ui/code-block";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
 import { NoGame } from "../../no-game";
@@ -68,7 +67,9 @@ export default async function PayoutProfilesPage() {
           (paypal_email or paypal_payer_id), wise (wise_email, wise_name), bank_transfer (account_holder, iban, bic,
           bank_country), manual. Currency: an ISO 4217 code. Tax forms: W-9, W-8BEN, W-8BEN-E, none.
         </p>
-        <CodeBlock value={EXAMPLE} label="Example file" />
+        <pre className="whitespace-pre-wrap break-all rounded-md border border-line bg-subtle p-3 font-mono text-xs leading-relaxed text-ink">
+          <code>{EXAMPLE}</code>
+        </pre>
       </Card>
     </>
   );
