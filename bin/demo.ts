@@ -3,13 +3,21 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createDb, type Db } from "@/db";
-import { DEMO_GAME_ID, DEMO_GAME_NAME, DEMO_GAME_SECRET, DEMO_WEBHOOK_SECRET } from "@/emulator/scenario/demo";
+import {
+  DEMO_BIG_RECIPIENT_ID,
+  DEMO_GAME_ID,
+  DEMO_GAME_NAME,
+  DEMO_GAME_SECRET,
+  DEMO_RECIPIENTS,
+  DEMO_WEBHOOK_SECRET,
+} from "@/emulator/scenario/demo";
 import type { Ledger } from "@/emulator/ledger/ledger";
 import { startEmulator } from "@/emulator/server";
 import { formatInstant } from "@/emulator/time";
 import { saveGame } from "@/lib/games/games";
 import type { Role } from "@/lib/auth/roles";
 import { createUser } from "@/lib/auth/users";
+import { seedDemoProfiles } from "@/lib/profiles/demo";
 import type { Runtime } from "./runtime";
 
 /**
@@ -83,6 +91,11 @@ export function demoMonths(ledger: Ledger): { first: string; last: string } | nu
   return { first: formatInstant(first).slice(0, 7), last: formatInstant(last).slice(0, 7) };
 }
 
+/** The demo's recipients: player ids from the big recipient on, one per demo recipient. */
+function demoRecipientIds(): number[] {
+  return Array.from({ length: DEMO_RECIPIENTS }, (_, i) => DEMO_BIG_RECIPIENT_ID + i);
+}
+
 /** Registers (or re-points) the emulator's demo game: its address changes with every start. */
 export async function registerDemoGame(db: Db, emulatorUrl: string, options: { pacing?: string } = {}): Promise<void> {
   await saveGame(
@@ -125,6 +138,7 @@ export async function seedEmbeddedDemo(
   const db = createDb(runtime.databaseUrl, { max: 2 });
   try {
     await registerDemoGame(db, emulator.url);
+    await seedDemoProfiles(db, { gameId: DEMO_GAME_ID, playerIds: demoRecipientIds() });
   } finally {
     await db.destroy();
   }

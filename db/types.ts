@@ -8,6 +8,7 @@ import type { PayoutTables } from "./tables/payouts";
 import type { DisputeTables } from "./tables/disputes";
 import type { KeyTables } from "./tables/keys";
 import type { PaymentTables } from "./tables/payments";
+import type { ProfileTables } from "./tables/profiles";
 
 export type { Numeric } from "./tables/columns";
 export type * from "./tables/auth";
@@ -19,6 +20,7 @@ export type * from "./tables/payouts";
 export type * from "./tables/disputes";
 export type * from "./tables/keys";
 export type * from "./tables/payments";
+export type * from "./tables/profiles";
 
 export type Database = AuthTables &
   GameTables &
@@ -28,4 +30,5 @@ export type Database = AuthTables &
   PayoutTables &
   DisputeTables &
   KeyTables &
-  PaymentTables;
+  PaymentTables &
+  ProfileTables;

@@ -1,22 +1,20 @@
 import { readFileSync } from "node:fs";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures/test";
 import pg from "pg";
 import { shoot, signIn } from "./fixtures/session";
 
 const SECRET = `gs_live_${"e2e".repeat(3)}_${Date.now().toString(36)}_do_not_leak`;
 const WEBHOOK_SECRET = `whsec_${Date.now().toString(36)}_also_secret`;
+// A real French IBAN (valid check digits), entered as a demo recipient's bank details.
+const IBAN = "FR1420041010050500013M02606";
+const ACCOUNT_HOLDER = `Holder ${Date.now().toString(36)} Never Shown`;
+const IBAN_RECIPIENT = 100_006;
 
 test("[admin] a game secret saved in settings never appears in the database, the pages or the log", async ({
   page,
 }) => {
-  const bodies: string[] = [];
-  page.on("response", async (response) => {
-    try {
-      bodies.push(await response.text());
-    } catch {
-      // redirects and aborted requests have no body
-    }
-  });
+  const bodies = collectBodies(page);
 
   await signIn(page, "admin");
   await page.goto("/settings/games");
@@ -53,30 +51,97 @@ test("[admin] a game secret saved in settings never appears in the database, the
   }
 
   // Every text column of every table in the database.
+  expect(await databaseRowsContaining("secret-test")).toBeGreaterThan(0);
+  await expectNowhereInDatabase([SECRET, WEBHOOK_SECRET]);
+  // The server's own output.
+  expectNotInServerLog([SECRET, WEBHOOK_SECRET]);
+});
+
+test("[finance] an IBAN saved on a recipient's page never appears in plain text in the database, a page, an export or the log", async ({
+  page,
+}) => {
+  const bodies = collectBodies(page);
+  await signIn(page, "finance");
+  await page.goto(`/recipients/${IBAN_RECIPIENT}`);
+  const form = page.getByRole("form", { name: "Payout details" });
+  await form.getByLabel("Method").selectOption("bank_transfer");
+  await form.getByLabel("Account holder").fill(ACCOUNT_HOLDER);
+  await form.getByLabel(/^IBAN/).fill(IBAN);
+  await form.getByLabel("BIC").fill("BNPAFRPPXXX");
+  await form.getByLabel("Bank country").fill("FR");
+  await form.getByLabel("Payout currency").fill("EUR");
+  await form.getByRole("button", { name: "Save payout details" }).click();
+  await expect(form.getByRole("status")).toContainText("Saved: IBAN ••••2606, BIC ••••PXXX");
+  await shoot(page, "finance-recipient-iban-masked");
+
+  for (const path of [`/recipients/${IBAN_RECIPIENT}`, "/recipients", "/payouts/profiles", "/payouts"]) {
+    await page.goto(path);
+    await page.waitForLoadState("networkidle");
+  }
+  const exported = await page.request.get("/api/profiles/export");
+  expect(exported.status()).toBe(200);
+  const csv = await exported.text();
+  expect(csv).toContain("IBAN ••••2606, BIC ••••PXXX");
+  for (const body of [...bodies, csv]) {
+    expect(body).not.toContain(IBAN);
+    expect(body).not.toContain(ACCOUNT_HOLDER);
+  }
+  await expectNowhereInDatabase([IBAN, ACCOUNT_HOLDER, "BNPAFRPPXXX"]);
+  expect(await databaseRowsContaining("••••2606")).toBeGreaterThan(0);
+  expectNotInServerLog([IBAN, ACCOUNT_HOLDER]);
+});
+
+/** Every response body the page receives, as text, from now on. */
+function collectBodies(page: Page): string[] {
+  const bodies: string[] = [];
+  page.on("response", async (response) => {
+    try {
+      bodies.push(await response.text());
+    } catch {
+      // redirects and aborted requests have no body
+    }
+  });
+  return bodies;
+}
+
+async function withDatabase<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
   await client.connect();
   try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Every row of every table of the database, as text. */
+async function everyRow(): Promise<string[]> {
+  return withDatabase(async (client) => {
     const tables = await client.query<{ table_name: string }>(
       "select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'",
     );
     expect(tables.rows.length).toBeGreaterThan(5);
-    let sawGame = false;
+    const rows: string[] = [];
     for (const { table_name } of tables.rows) {
       const dump = await client.query(`select t::text as row from ${client.escapeIdentifier(table_name)} t`);
-      for (const { row } of dump.rows as { row: string }[]) {
-        if (row.includes("secret-test")) sawGame = true;
-        expect(row).not.toContain(SECRET);
-        expect(row).not.toContain(WEBHOOK_SECRET);
-      }
+      rows.push(...(dump.rows as { row: string }[]).map((r) => r.row));
     }
-    expect(sawGame).toBe(true);
-  } finally {
-    await client.end();
-  }
+    return rows;
+  });
+}
 
-  // The server's own output.
+async function databaseRowsContaining(text: string): Promise<number> {
+  return (await everyRow()).filter((row) => row.includes(text)).length;
+}
+
+async function expectNowhereInDatabase(values: string[]): Promise<void> {
+  for (const row of await everyRow()) {
+    for (const value of values) expect(row).not.toContain(value);
+  }
+}
+
+function expectNotInServerLog(values: string[]): void {
   const log = readFileSync(process.env.E2E_SERVER_LOG ?? "", "utf8");
   expect(log.length).toBeGreaterThan(0);
-  expect(log).not.toContain(SECRET);
-  expect(log).not.toContain(WEBHOOK_SECRET);
-});
+  for (const value of values) expect(log).not.toContain(value);
+}

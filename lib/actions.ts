@@ -29,7 +29,8 @@ export function formDataToObject(form: FormData): Record<string, string | string
   return out;
 }
 
-const SECRET_FIELD = /password|secret|token/i;
+// Payout details and a profiles CSV are never sent back: their forms keep what was typed on the page itself.
+const SECRET_FIELD = /password|secret|token|iban|bic|accountHolder|paypal|wise|csv/i;
 
 export function echoValues(raw: unknown): Record<string, string> {
   const out: Record<string, string> = {};

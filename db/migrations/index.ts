@@ -13,6 +13,7 @@ import * as payoutCarryForwardHold from "./2026_11_23_1600_payout_carry_forward_
 import * as refundOutcomeSafety from "./2026_11_23_1100_refund_outcome_safety";
 import * as servicePace from "./2026_11_23_1800_service_pace";
 import * as auditVia from "./2026_11_24_0900_audit_via";
+import * as payoutProfiles from "./2026_11_24_1300_payout_profiles";
 import * as paymentFiles from "./2026_11_24_1400_payment_files";
 
 /**
@@ -34,5 +35,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_23_1600_payout_carry_forward_hold": payoutCarryForwardHold,
   "2026_11_23_1800_service_pace": servicePace,
   "2026_11_24_0900_audit_via": auditVia,
+  "2026_11_24_1300_payout_profiles": payoutProfiles,
   "2026_11_24_1400_payment_files": paymentFiles,
 };

@@ -1,3 +1,5 @@
+import { PROFILE_FLAG_INFO, PROFILE_FLAGS, type ProfileFlag } from "@/lib/profiles/flag-info";
+
 /**
  * Flags that block approving a statement until they are resolved or overridden with a written reason. Pure, shared
  * by pages and the workflow.
@@ -15,8 +17,13 @@ export const DISPUTE_FLAGS = ["disputed_renewal"] as const;
 export type WindowFlag = (typeof WINDOW_FLAGS)[number];
 export type RecipientFlag = (typeof RECIPIENT_FLAGS)[number];
 export type DisputeFlag = (typeof DISPUTE_FLAGS)[number];
-export type PayoutFlag = WindowFlag | RecipientFlag | DisputeFlag;
-export const PAYOUT_FLAGS: readonly PayoutFlag[] = [...WINDOW_FLAGS, ...RECIPIENT_FLAGS, ...DISPUTE_FLAGS];
+export type PayoutFlag = WindowFlag | RecipientFlag | DisputeFlag | ProfileFlag;
+export const PAYOUT_FLAGS: readonly PayoutFlag[] = [
+  ...WINDOW_FLAGS,
+  ...RECIPIENT_FLAGS,
+  ...DISPUTE_FLAGS,
+  ...PROFILE_FLAGS,
+];
 
 export function isWindowFlag(flag: string): flag is WindowFlag {
   return (WINDOW_FLAGS as readonly string[]).includes(flag);
@@ -66,6 +73,8 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
     meaning:
       "The card charge of one of this recipient's renewals in this window is disputed (a chargeback). It blocks approval until the dispute closes won; a lost dispute is money the studio lost and stays flagged until it is overridden with a reason or the payout is held.",
   },
+  // Raised by the recipient's payout profile (lib/profiles/flags.ts).
+  ...PROFILE_FLAG_INFO,
 };
 
 /** What each unattributed reason means for payment (the spec's keys). */

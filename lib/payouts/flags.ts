@@ -6,6 +6,7 @@ import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/querie
 import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
 import { formatUsdText } from "@/lib/format";
+import { profileFlagsOf } from "@/lib/profiles/flags";
 
 /**
  * One raised flag: what it is, whom it concerns (null for the whole window) and its cause, the fact that raised it (a
@@ -135,6 +136,8 @@ export type BatchFlags = {
   disputes: ActiveFlag[];
   disputeRows: SnapshotDisputeRow[];
   overrides: FlagOverride[];
+  /** Raised by the recipients' payout profiles (lib/profiles/flags.ts), evaluated now. */
+  profiles?: ActiveFlag[];
 };
 
 export async function readBatchFlags(
@@ -149,7 +152,15 @@ export async function readBatchFlags(
     recipientPlayerId: params.recipientPlayerId,
   });
   const overrides = await listFlagOverrideRows(db, { gameId: params.gameId, batchId: params.batchId });
-  return { snapshotId: params.snapshotId, window, disputes: disputeFlagsOf(disputeRows), disputeRows, overrides };
+  const profiles = await profileFlagsOf(db, params);
+  return {
+    snapshotId: params.snapshotId,
+    window,
+    disputes: disputeFlagsOf(disputeRows),
+    disputeRows,
+    overrides,
+    profiles,
+  };
 }
 
 /** Every flag instance of one statement: the window's, those stored on it at preparation, and its disputes. */
@@ -174,7 +185,12 @@ export function flagsOfStatement(
       },
     ];
   });
-  return [...flags.window, ...own, ...flags.disputes.filter((d) => d.recipientPlayerId === recipientPlayerId)];
+  return [
+    ...flags.window,
+    ...own,
+    ...flags.disputes.filter((d) => d.recipientPlayerId === recipientPlayerId),
+    ...(flags.profiles ?? []).filter((f) => f.recipientPlayerId === recipientPlayerId),
+  ];
 }
 
 /** The override covering this flag instance, if any: same flag, same recipient (or window), same cause. */

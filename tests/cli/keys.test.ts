@@ -209,7 +209,13 @@ describe("npm run desk -- keys rotate", () => {
       rotated: true,
       previousKeyId: keyId(K1),
       keyId: keyId(K2),
-      resealed: { "game.secret_sealed": 3, "game.webhook_secret_sealed": 3, "game.webhook_previous_secret_sealed": 0 },
+      resealed: {
+        "game.secret_sealed": 3,
+        "game.webhook_secret_sealed": 3,
+        "game.webhook_previous_secret_sealed": 0,
+        "payout_profile.details_sealed": 0,
+        "payout_profile_change.details_sealed": 0,
+      },
       total: 6,
     });
     expect(await allOpenWith(K2)).toBe(true);

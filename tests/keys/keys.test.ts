@@ -139,7 +139,13 @@ describe("key rotation", () => {
       rotated: true,
       previousKeyId: keyId(OLD),
       keyId: keyId(NEW),
-      resealed: { "game.secret_sealed": 2, "game.webhook_secret_sealed": 2, "game.webhook_previous_secret_sealed": 2 },
+      resealed: {
+        "game.secret_sealed": 2,
+        "game.webhook_secret_sealed": 2,
+        "game.webhook_previous_secret_sealed": 2,
+        "payout_profile.details_sealed": 0,
+        "payout_profile_change.details_sealed": 0,
+      },
       total: 6,
     });
     const after = await everySealedValue();

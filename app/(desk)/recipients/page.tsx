@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { PageHeader } from "@/app/_components/ui/page-header";
+import { LinkButton } from "@/app/_components/ui/link-button";
+import { hasRole } from "@/lib/auth/roles";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
 import { searchRecipients } from "@/db/queries/payouts";
@@ -26,6 +28,11 @@ export default async function RecipientsPage({
       <PageHeader
         title="Recipients"
         description="Everyone who earned a revenue share in a snapshotted window: open one for the ledger across months."
+        actions={
+          hasRole(user.role, "finance") ? (
+            <LinkButton href="/payouts/profiles">Import or export payout profiles</LinkButton>
+          ) : undefined
+        }
       />
       <PayoutsNav current="/recipients" />
     </>

@@ -14,6 +14,7 @@ import { exportAvailability } from "@/lib/exports/availability";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
+import { profileFlagsOf } from "@/lib/profiles/flags";
 import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
@@ -110,6 +111,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
     row.recipientFlags = [...row.recipientFlags, "disputed_renewal"];
     if (mine.every((f) => overrideOf(f, overrides)))
       (overriddenByRecipient[row.recipientPlayerId] ??= []).push("disputed_renewal");
+  }
+  // Flags raised by the recipients' payout profiles (lib/profiles/flags.ts) show the same way.
+  for (const f of batch ? await profileFlagsOf(db, { gameId: game.id, batchId: batch.id }) : []) {
+    const row = table.rows.find((r) => r.recipientPlayerId === f.recipientPlayerId);
+    if (!row) continue;
+    row.recipientFlags = [...row.recipientFlags, f.flag];
+    if (overrideOf(f, overrides)) (overriddenByRecipient[row.recipientPlayerId] ??= []).push(f.flag);
   }
   const t = snapshot.totals;
   const href = windowHref(window);

@@ -19,6 +19,7 @@ import { iteratePayoutStatements, listLedgerEntries, type PayoutStatement } from
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { parseInstant } from "@/lib/time";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { PayoutProfileSection } from "./payout-profile";
 
 export const metadata: Metadata = { title: "Recipient" };
 
@@ -116,6 +117,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
           : "No closed statement yet."}
       </p>
 
+      <PayoutProfileSection db={db} gameId={game.id} playerId={playerId} user={user} />
       <Card title="Statements by window" flush className="mb-5">
         {statements.length === 0 ? (
           <p className="p-4 text-ink-muted">No payout batch includes this recipient yet.</p>

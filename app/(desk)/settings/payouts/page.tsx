@@ -8,12 +8,16 @@ import { requirePageRole } from "@/lib/auth/session";
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { savePayoutSettingsAction } from "./actions";
 import { PayoutSettingsForm } from "./settings-form";
+import { readProfileSettings } from "@/lib/profiles/settings";
+import { saveProfileSettingsAction } from "./profile-settings-actions";
+import { ProfileSettingsForm } from "./profile-settings-form";
 
 export const metadata: Metadata = { title: "Payout settings" };
 
 export default async function PayoutSettingsPage() {
   await requirePageRole("admin");
   const settings = await readPayoutSettings(getDb());
+  const profileSettings = await readProfileSettings(getDb());
   return (
     <>
       <PageHeader
@@ -39,6 +43,9 @@ export default async function PayoutSettingsPage() {
           action={savePayoutSettingsAction}
           current={{ minPayoutUsd: settings.minPayoutUsd, twoPersonRule: settings.twoPersonRule }}
         />
+      </Card>
+      <Card title="Tax forms" className="mt-5">
+        <ProfileSettingsForm action={saveProfileSettingsAction} requireTaxForm={profileSettings.requireTaxForm} />
       </Card>
     </>
   );

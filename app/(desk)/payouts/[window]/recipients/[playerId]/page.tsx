@@ -19,6 +19,7 @@ import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/li
 import { carryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
+import { profileFlagsOf } from "@/lib/profiles/flags";
 import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
@@ -100,6 +101,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
     disputes: disputeFlagsOf(disputeRows),
     disputeRows,
     overrides,
+    profiles: batch
+      ? await profileFlagsOf(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })
+      : [],
   };
   const openFlags = statement
     ? flagsOfStatement(flags, playerId, recipientFlags).filter((f) => !overrideOf(f, overrides))

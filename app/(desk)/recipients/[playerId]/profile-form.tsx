@@ -1,0 +1,221 @@
+"use client";
+
+import { useState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
+import { Button } from "@/app/_components/ui/button";
+import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import { PAYOUT_METHOD_LABELS, PAYOUT_METHODS, type PayoutMethod, TAX_FORMS } from "@/lib/profiles/schemas";
+import { useKeptForm } from "./use-kept-form";
+
+type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
+
+const DETAIL_FIELDS: Record<PayoutMethod, { name: string; label: string; hint?: string; type?: string }[]> = {
+  paypal: [
+    { name: "paypalEmail", label: "PayPal email", type: "email", hint: "Or the payer id below (one of the two)." },
+    { name: "paypalPayerId", label: "PayPal payer id", hint: "13 letters and digits." },
+  ],
+  wise: [
+    { name: "wiseEmail", label: "Wise email", type: "email" },
+    { name: "wiseName", label: "Name on the Wise account" },
+  ],
+  bank_transfer: [
+    { name: "accountHolder", label: "Account holder" },
+    { name: "iban", label: "IBAN", hint: "Spaces are fine: DE89 3704 0044 0532 0130 00." },
+    { name: "bic", label: "BIC", hint: "8 or 11 letters and digits." },
+    { name: "bankCountry", label: "Bank country", hint: "Two letters, the BIC's country (DE)." },
+  ],
+  manual: [],
+};
+
+/**
+ * The payout details form. The details typed here are never shown again by the server: the fields keep their own
+ * state, so after an error everything typed is still there.
+ */
+export function PayoutDetailsForm({
+  action,
+  gameId,
+  playerId,
+  current,
+  firstDetails,
+}: {
+  action: Action;
+  gameId: string;
+  playerId: number;
+  current: { method: PayoutMethod | null; currency: string | null };
+  firstDetails: boolean;
+}) {
+  const { state, pending, onSubmit, errors } = useKeptForm(action);
+  const [method, setMethod] = useState<PayoutMethod | "">(current.method ?? "");
+  const [values, setValues] = useState<Record<string, string>>({ currency: current.currency ?? "" });
+  const text = (name: string) => values[name] ?? "";
+  const set = (name: string) => (event: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [name]: event.target.value }));
+  return (
+    <form onSubmit={onSubmit} noValidate aria-label="Payout details" className="flex max-w-xl flex-col gap-3">
+      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <input type="hidden" name="playerId" value={playerId} />
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <p className="text-sm text-ink-muted">
+        {firstDetails
+          ? "The first details of a recipient apply at once."
+          : "A change waits for a second finance user's review; the details in force stay until it is approved."}
+      </p>
+      <Field label="Method" error={errors.method} required>
+        {(control) => (
+          <Select
+            {...control}
+            name="method"
+            value={method}
+            onChange={(e) => setMethod(e.target.value as PayoutMethod | "")}
+            placeholder="Choose a method"
+            options={PAYOUT_METHODS.map((m) => ({ value: m, label: PAYOUT_METHOD_LABELS[m] }))}
+            className="max-w-72"
+          />
+        )}
+      </Field>
+      {method
+        ? DETAIL_FIELDS[method].map((f) => (
+            <Field key={f.name} label={f.label} hint={f.hint} error={errors[f.name]} required={method !== "paypal"}>
+              {(control) => (
+                <Input
+                  {...control}
+                  name={f.name}
+                  type={f.type ?? "text"}
+                  autoComplete="off"
+                  spellCheck={false}
+                  value={text(f.name)}
+                  onChange={set(f.name)}
+                  className="max-w-96"
+                />
+              )}
+            </Field>
+          ))
+        : null}
+      <Field label="Payout currency" hint="ISO 4217 code, such as EUR or USD." error={errors.currency} required>
+        {(control) => (
+          <Input
+            {...control}
+            name="currency"
+            autoComplete="off"
+            value={text("currency")}
+            onChange={set("currency")}
+            className="max-w-24"
+          />
+        )}
+      </Field>
+      <div>
+        <Button type="submit" variant="primary" pending={pending} pendingLabel="Saving…">
+          {firstDetails ? "Save payout details" : "Submit change for review"}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export function TaxFormForm({
+  action,
+  gameId,
+  playerId,
+  current,
+}: {
+  action: Action;
+  gameId: string;
+  playerId: number;
+  current: { taxForm: string; receivedOn: string | null; expiresOn: string | null };
+}) {
+  const { state, pending, onSubmit, errors } = useKeptForm(action);
+  const [values, setValues] = useState({
+    taxForm: current.taxForm,
+    taxFormReceivedOn: current.receivedOn ?? "",
+    taxFormExpiresOn: current.expiresOn ?? "",
+  });
+  const set = (name: keyof typeof values) => (event: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [name]: event.target.value }));
+  return (
+    <form onSubmit={onSubmit} noValidate aria-label="Tax form" className="flex max-w-xl flex-col gap-3">
+      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <input type="hidden" name="playerId" value={playerId} />
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <Field label="Tax form on file" error={errors.taxForm} required>
+        {(control) => (
+          <Select
+            {...control}
+            name="taxForm"
+            value={values.taxForm}
+            onChange={set("taxForm")}
+            options={TAX_FORMS.map((f) => ({ value: f, label: f === "none" ? "None" : f }))}
+            className="max-w-48"
+          />
+        )}
+      </Field>
+      <div className="flex flex-wrap gap-3">
+        <Field label="Received on" error={errors.taxFormReceivedOn}>
+          {(control) => (
+            <Input
+              {...control}
+              name="taxFormReceivedOn"
+              type="date"
+              value={values.taxFormReceivedOn}
+              onChange={set("taxFormReceivedOn")}
+            />
+          )}
+        </Field>
+        <Field label="Expires on" error={errors.taxFormExpiresOn}>
+          {(control) => (
+            <Input
+              {...control}
+              name="taxFormExpiresOn"
+              type="date"
+              value={values.taxFormExpiresOn}
+              onChange={set("taxFormExpiresOn")}
+            />
+          )}
+        </Field>
+      </div>
+      <div>
+        <Button type="submit" variant="secondary" pending={pending} pendingLabel="Saving…">
+          Save tax form
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export function ReviewChangeForm({
+  action,
+  gameId,
+  playerId,
+  changeId,
+}: {
+  action: Action;
+  gameId: string;
+  playerId: number;
+  changeId: string;
+}) {
+  const { state, pending, onSubmit, errors } = useKeptForm(action);
+  const [note, setNote] = useState("");
+  return (
+    <form onSubmit={onSubmit} noValidate aria-label="Review the change" className="flex max-w-xl flex-col gap-3">
+      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <input type="hidden" name="playerId" value={playerId} />
+      <input type="hidden" name="changeId" value={changeId} />
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <Field label="Note (optional)" hint="How the change was confirmed with the recipient." error={errors.note}>
+        {(control) => (
+          <Input {...control} name="note" value={note} onChange={(e) => setNote(e.target.value)} className="max-w-96" />
+        )}
+      </Field>
+      <div className="flex gap-2">
+        <Button type="submit" name="decision" value="approve" variant="primary" pending={pending}>
+          Approve change
+        </Button>
+        <Button type="submit" name="decision" value="reject" variant="danger" disabled={pending}>
+          Reject change
+        </Button>
+      </div>
+    </form>
+  );
+}

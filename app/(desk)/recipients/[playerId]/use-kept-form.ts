@@ -1,0 +1,23 @@
+"use client";
+
+import { type FormEvent, startTransition, useActionState } from "react";
+import type { ActionResult } from "@/lib/action-result";
+
+type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
+
+/**
+ * A form submitted by hand, so React does not reset it: after any error every field still holds what was typed
+ * (payout details are never sent back by the server, so the page keeps them itself).
+ */
+export function useKeptForm(action: Action) {
+  const [state, dispatch, pending] = useActionState(action, null);
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const submitter = (event.nativeEvent as SubmitEvent).submitter;
+    if (submitter instanceof HTMLButtonElement && submitter.name) data.set(submitter.name, submitter.value);
+    startTransition(() => dispatch(data));
+  };
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  return { state, pending, onSubmit, errors };
+}

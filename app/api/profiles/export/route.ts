@@ -1,0 +1,18 @@
+// GET /api/profiles/export – the selected game's payout profiles as CSV, details masked (last four characters)
+import { getDb } from "@/db";
+import { requireSelectedGame } from "@/lib/games/games";
+import { exportProfiles } from "@/lib/profiles/bulk";
+import { defineRoute } from "@/lib/routes";
+
+export const GET = defineRoute("finance", async (_request, { user }) => {
+  const db = getDb();
+  const game = await requireSelectedGame(db, user);
+  const { csv } = await exportProfiles(db, { gameId: game.id });
+  return new Response(csv, {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="payout-profiles-${game.id}.csv"`,
+      "cache-control": "no-store",
+    },
+  });
+});

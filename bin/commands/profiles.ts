@@ -1,0 +1,85 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { z } from "zod";
+import type { Db } from "@/db";
+import { listGames } from "@/db/queries/games";
+import { hasRole } from "@/lib/auth/roles";
+import { emailSchema, listUsers } from "@/lib/auth/users";
+import { exportProfiles, importProfiles } from "@/lib/profiles/bulk";
+import type { ProfileActing } from "@/lib/profiles/profiles";
+import { gameIdSchema } from "@/lib/games/schemas";
+import { CliError } from "../cli";
+import { type Command, withDb } from "../with-db";
+
+/** The person the command acts as: an existing finance or admin user (the two-person rule needs a name). */
+async function actingAs(db: Db, email: string): Promise<ProfileActing> {
+  const user = (await listUsers(db)).find((u) => u.email.toLowerCase() === email.toLowerCase());
+  if (!user) throw new CliError(`--actor: no user ${email}`);
+  if (!hasRole(user.role, "finance"))
+    throw new CliError(`--actor: ${email} is ${user.role}; finance or admin acts here`);
+  return { actor: { id: user.id, email: user.email }, role: user.role, via: "cli" };
+}
+
+async function requireGame(db: Db, gameId: string): Promise<void> {
+  if (!(await listGames(db)).some((g) => g.id === gameId)) throw new CliError(`--game: no game ${gameId}`);
+}
+
+const fileSchema = z.string().trim().min(1, { message: "is required" });
+
+export const profileCommands: Record<string, Command> = {
+  "profiles import": {
+    spec: {
+      usage: "npm run desk -- profiles import --game ID --file F --actor EMAIL [--dry-run]",
+      description:
+        "Imports payout profiles from a CSV file (columns in README, Payout profiles) in one transaction: all rows or none. --dry-run lists every change and every refused row without changing anything. The first details of a recipient apply at once; later changes wait for another finance user's review.",
+      options: {
+        game: { type: "string", description: "The game id" },
+        file: { type: "string", description: "The CSV file to read" },
+        actor: { type: "string", description: "Email of the finance or admin user the import is made by" },
+        "dry-run": { type: "boolean", description: "List what would change; change nothing" },
+      },
+      schema: z.object({
+        game: gameIdSchema,
+        file: fileSchema,
+        actor: emailSchema,
+        "dry-run": z.boolean().default(false),
+      }),
+    },
+    run: (flags: { game: string; file: string; actor: string; "dry-run": boolean }) =>
+      withDb(
+        async (db) => {
+          await requireGame(db, flags.game);
+          const acting = await actingAs(db, flags.actor);
+          let csv: string;
+          try {
+            csv = await readFile(flags.file, "utf8");
+          } catch (error) {
+            throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`);
+          }
+          const result = await importProfiles(db, { gameId: flags.game, csv, dryRun: flags["dry-run"] }, acting);
+          if (!result.dryRun && !result.applied)
+            process.stderr.write(`profiles import: ${result.refused.length} rows refused; nothing was changed\n`);
+          return result;
+        },
+        { keys: true },
+      ),
+  },
+  "profiles export": {
+    spec: {
+      usage: "npm run desk -- profiles export --game ID --out F",
+      description:
+        "Writes the payout profiles of a game to a CSV file. Details are masked (the last four characters): full bank details are never exported.",
+      options: {
+        game: { type: "string", description: "The game id" },
+        out: { type: "string", description: "The CSV file to write" },
+      },
+      schema: z.object({ game: gameIdSchema, out: fileSchema }),
+    },
+    run: (flags: { game: string; out: string }) =>
+      withDb(async (db) => {
+        await requireGame(db, flags.game);
+        const { csv, rows } = await exportProfiles(db, { gameId: flags.game });
+        await writeFile(flags.out, csv, { mode: 0o600 });
+        return { exported: rows, file: flags.out, masked: true };
+      }),
+  },
+};

@@ -1,0 +1,203 @@
+import "server-only";
+import type { DbOrTrx } from "@/db";
+import type { PayoutMethod, ProfileChangeStatus, TaxForm } from "@/db/tables/profiles";
+import { dateText } from "./profiles";
+
+/** Every change of a payout profile: entered, applied or waiting for review, and how each review ended. */
+
+// --- Changes -----------------------------------------------------------------------------------------------------------
+
+export type ProfileChangeRow = {
+  id: string;
+  playerId: number;
+  kind: "details" | "tax_form";
+  status: ProfileChangeStatus;
+  method: PayoutMethod | null;
+  currency: string | null;
+  detailsMasked: string | null;
+  previousMasked: string | null;
+  taxForm: TaxForm | null;
+  taxFormReceivedOn: string | null;
+  taxFormExpiresOn: string | null;
+  enteredById: string | null;
+  enteredByEmail: string | null;
+  enteredVia: "web" | "cli" | "job";
+  enteredAt: Date;
+  reviewedByEmail: string | null;
+  reviewedAt: Date | null;
+  reviewNote: string | null;
+};
+
+export async function insertProfileChange(
+  db: DbOrTrx,
+  p: {
+    gameId: string;
+    playerId: number;
+    kind: "details" | "tax_form";
+    status: ProfileChangeStatus;
+    method?: PayoutMethod;
+    currency?: string;
+    masked?: string;
+    previousMasked?: string | null;
+    taxForm?: TaxForm;
+    taxFormReceivedOn?: string | null;
+    taxFormExpiresOn?: string | null;
+    actor: { id: string; email: string } | null;
+    via: "web" | "cli" | "job";
+    at: Date;
+  },
+): Promise<{ id: string; sealRef: string }> {
+  const row = await db
+    .insertInto("payout_profile_change")
+    .values({
+      game_id: p.gameId,
+      player_id: p.playerId,
+      kind: p.kind,
+      status: p.status,
+      method: p.method ?? null,
+      currency: p.currency ?? null,
+      details_masked: p.masked ?? null,
+      previous_masked: p.previousMasked ?? null,
+      tax_form: p.taxForm ?? null,
+      tax_form_received_on: p.taxFormReceivedOn ?? null,
+      tax_form_expires_on: p.taxFormExpiresOn ?? null,
+      entered_by_id: p.actor?.id ?? null,
+      entered_by_email: p.actor?.email ?? null,
+      entered_via: p.via,
+      entered_at: p.at,
+    })
+    .returning(["id", "seal_ref"])
+    .executeTakeFirstOrThrow();
+  return { id: row.id, sealRef: row.seal_ref };
+}
+
+export async function setChangeSealed(db: DbOrTrx, p: { changeId: string; sealed: string }): Promise<void> {
+  await db
+    .updateTable("payout_profile_change")
+    .set({ details_sealed: p.sealed })
+    .where("id", "=", p.changeId)
+    .execute();
+}
+
+/** Closes a pending change; its sealed details are dropped whatever the outcome (applied ones live on the profile). */
+export async function closeProfileChange(
+  db: DbOrTrx,
+  p: {
+    changeId: string;
+    status: "approved" | "rejected" | "superseded";
+    reviewer: { id: string; email: string } | null;
+    via: "web" | "cli" | "job" | null;
+    note: string | null;
+    at: Date;
+  },
+): Promise<void> {
+  await db
+    .updateTable("payout_profile_change")
+    .set({
+      status: p.status,
+      details_sealed: null,
+      reviewed_by_id: p.reviewer?.id ?? null,
+      reviewed_by_email: p.reviewer?.email ?? null,
+      reviewed_via: p.via,
+      reviewed_at: p.at,
+      review_note: p.note,
+    })
+    .where("id", "=", p.changeId)
+    .where("status", "=", "pending")
+    .execute();
+}
+
+const CHANGE_COLUMNS = [
+  "id",
+  "player_id",
+  "kind",
+  "status",
+  "method",
+  "currency",
+  "details_masked",
+  "previous_masked",
+  "tax_form",
+  dateText("tax_form_received_on"),
+  dateText("tax_form_expires_on"),
+  "entered_by_id",
+  "entered_by_email",
+  "entered_via",
+  "entered_at",
+  "reviewed_by_email",
+  "reviewed_at",
+  "review_note",
+] as const;
+
+type RawChange = {
+  id: string;
+  player_id: string;
+  kind: "details" | "tax_form";
+  status: ProfileChangeStatus;
+  method: PayoutMethod | null;
+  currency: string | null;
+  details_masked: string | null;
+  previous_masked: string | null;
+  tax_form: TaxForm | null;
+  tax_form_received_on: string | null;
+  tax_form_expires_on: string | null;
+  entered_by_id: string | null;
+  entered_by_email: string | null;
+  entered_via: "web" | "cli" | "job";
+  entered_at: Date;
+  reviewed_by_email: string | null;
+  reviewed_at: Date | null;
+  review_note: string | null;
+};
+
+function toChange(r: RawChange): ProfileChangeRow {
+  return {
+    id: r.id,
+    playerId: Number(r.player_id),
+    kind: r.kind,
+    status: r.status,
+    method: r.method,
+    currency: r.currency,
+    detailsMasked: r.details_masked,
+    previousMasked: r.previous_masked,
+    taxForm: r.tax_form,
+    taxFormReceivedOn: r.tax_form_received_on,
+    taxFormExpiresOn: r.tax_form_expires_on,
+    enteredById: r.entered_by_id,
+    enteredByEmail: r.entered_by_email,
+    enteredVia: r.entered_via,
+    enteredAt: r.entered_at,
+    reviewedByEmail: r.reviewed_by_email,
+    reviewedAt: r.reviewed_at,
+    reviewNote: r.review_note,
+  };
+}
+
+export async function getPendingChange(
+  db: DbOrTrx,
+  p: { gameId: string; playerId: number; lock?: boolean },
+): Promise<(ProfileChangeRow & { sealRef: string; sealed: string | null }) | null> {
+  let query = db
+    .selectFrom("payout_profile_change")
+    .select([...CHANGE_COLUMNS, "seal_ref", "details_sealed"])
+    .where("game_id", "=", p.gameId)
+    .where("player_id", "=", String(p.playerId))
+    .where("status", "=", "pending");
+  if (p.lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? { ...toChange(row), sealRef: row.seal_ref, sealed: row.details_sealed } : null;
+}
+
+export async function listProfileChanges(
+  db: DbOrTrx,
+  p: { gameId: string; playerId?: number; status?: ProfileChangeStatus; limit?: number },
+): Promise<ProfileChangeRow[]> {
+  let query = db.selectFrom("payout_profile_change").select(CHANGE_COLUMNS).where("game_id", "=", p.gameId);
+  if (p.playerId !== undefined) query = query.where("player_id", "=", String(p.playerId));
+  if (p.status) query = query.where("status", "=", p.status);
+  const rows = await query
+    .orderBy("entered_at", "desc")
+    .orderBy("id")
+    .limit(p.limit ?? 200)
+    .execute();
+  return rows.map(toChange);
+}

@@ -1,0 +1,291 @@
+import "server-only";
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db";
+import type { PayoutMethod, TaxForm } from "@/db/tables/profiles";
+
+/** A profile as pages and rules read it: never the sealed details. */
+export type ProfileRow = {
+  gameId: string;
+  playerId: number;
+  /** What the details' seal is bound to (lib/keys/sealed-columns.ts). */
+  sealRef: string;
+  method: PayoutMethod | null;
+  currency: string | null;
+  detailsMasked: string | null;
+  detailsChangeId: string | null;
+  detailsVersion: number;
+  detailsAppliedAt: Date | null;
+  taxForm: TaxForm;
+  taxFormReceivedOn: string | null;
+  taxFormExpiresOn: string | null;
+  updatedAt: Date;
+};
+
+/** A `date` column as "2026-04-03" (pg would read it as a Date at the server's local midnight). */
+export function dateText<C extends string>(column: C) {
+  return sql<string | null>`to_char(${sql.ref(column)}, 'YYYY-MM-DD')`.as(column);
+}
+
+const PROFILE_COLUMNS = [
+  "game_id",
+  "player_id",
+  "seal_ref",
+  "method",
+  "currency",
+  "details_masked",
+  "details_change_id",
+  "details_version",
+  "details_applied_at",
+  "tax_form",
+  dateText("tax_form_received_on"),
+  dateText("tax_form_expires_on"),
+  "updated_at",
+] as const;
+
+type RawProfile = {
+  game_id: string;
+  player_id: string;
+  seal_ref: string;
+  method: PayoutMethod | null;
+  currency: string | null;
+  details_masked: string | null;
+  details_change_id: string | null;
+  details_version: number;
+  details_applied_at: Date | null;
+  tax_form: TaxForm;
+  tax_form_received_on: string | null;
+  tax_form_expires_on: string | null;
+  updated_at: Date;
+};
+
+function toProfile(r: RawProfile): ProfileRow {
+  return {
+    gameId: r.game_id,
+    playerId: Number(r.player_id),
+    sealRef: r.seal_ref,
+    method: r.method,
+    currency: r.currency,
+    detailsMasked: r.details_masked,
+    detailsChangeId: r.details_change_id,
+    detailsVersion: r.details_version,
+    detailsAppliedAt: r.details_applied_at,
+    taxForm: r.tax_form,
+    taxFormReceivedOn: r.tax_form_received_on,
+    taxFormExpiresOn: r.tax_form_expires_on,
+    updatedAt: r.updated_at,
+  };
+}
+
+export async function getProfile(db: DbOrTrx, p: { gameId: string; playerId: number }): Promise<ProfileRow | null> {
+  const row = await db
+    .selectFrom("payout_profile")
+    .select(PROFILE_COLUMNS)
+    .where("game_id", "=", p.gameId)
+    .where("player_id", "=", String(p.playerId))
+    .executeTakeFirst();
+  return row ? toProfile(row) : null;
+}
+
+/** The profile row, created empty when missing, locked for the transaction's change. */
+export async function lockProfile(db: DbOrTrx, p: { gameId: string; playerId: number }): Promise<ProfileRow> {
+  await db
+    .insertInto("payout_profile")
+    .values({ game_id: p.gameId, player_id: p.playerId })
+    .onConflict((oc) => oc.columns(["game_id", "player_id"]).doNothing())
+    .execute();
+  const row = await db
+    .selectFrom("payout_profile")
+    .select(PROFILE_COLUMNS)
+    .where("game_id", "=", p.gameId)
+    .where("player_id", "=", String(p.playerId))
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return toProfile(row);
+}
+
+export async function listProfiles(db: DbOrTrx, p: { gameId: string }): Promise<ProfileRow[]> {
+  const rows = await db
+    .selectFrom("payout_profile")
+    .select(PROFILE_COLUMNS)
+    .where("game_id", "=", p.gameId)
+    .orderBy("player_id")
+    .execute();
+  return rows.map(toProfile);
+}
+
+/** The sealed details of some recipients, with the reference their seal is bound to. */
+export async function listSealedDetails(
+  db: DbOrTrx,
+  p: { gameId: string; playerIds: readonly number[] },
+): Promise<{ playerId: number; sealRef: string; sealed: string; method: PayoutMethod; currency: string }[]> {
+  if (p.playerIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("payout_profile")
+    .select(["player_id", "seal_ref", "details_sealed", "method", "currency"])
+    .where("game_id", "=", p.gameId)
+    .where(
+      "player_id",
+      "in",
+      p.playerIds.map((id) => String(id)),
+    )
+    .where("details_sealed", "is not", null)
+    .execute();
+  return rows.flatMap((r) =>
+    r.details_sealed && r.method && r.currency
+      ? [
+          {
+            playerId: Number(r.player_id),
+            sealRef: r.seal_ref,
+            sealed: r.details_sealed,
+            method: r.method,
+            currency: r.currency,
+          },
+        ]
+      : [],
+  );
+}
+
+export async function getSealedDetails(
+  db: DbOrTrx,
+  p: { gameId: string; playerId: number },
+): Promise<{ sealRef: string; sealed: string } | null> {
+  const [row] = await listSealedDetails(db, { gameId: p.gameId, playerIds: [p.playerId] });
+  return row ? { sealRef: row.sealRef, sealed: row.sealed } : null;
+}
+
+export async function writeProfileDetails(
+  db: DbOrTrx,
+  p: {
+    gameId: string;
+    playerId: number;
+    method: PayoutMethod;
+    currency: string;
+    sealed: string;
+    masked: string;
+    changeId: string;
+    at: Date;
+  },
+): Promise<void> {
+  await db
+    .updateTable("payout_profile")
+    .set((eb) => ({
+      method: p.method,
+      currency: p.currency,
+      details_sealed: p.sealed,
+      details_masked: p.masked,
+      details_change_id: p.changeId,
+      details_version: eb("details_version", "+", 1),
+      details_applied_at: p.at,
+      updated_at: p.at,
+    }))
+    .where("game_id", "=", p.gameId)
+    .where("player_id", "=", String(p.playerId))
+    .execute();
+}
+
+export async function writeProfileTaxForm(
+  db: DbOrTrx,
+  p: { gameId: string; playerId: number; taxForm: TaxForm; receivedOn: string | null; expiresOn: string | null },
+): Promise<void> {
+  await db
+    .updateTable("payout_profile")
+    .set({
+      tax_form: p.taxForm,
+      tax_form_received_on: p.receivedOn,
+      tax_form_expires_on: p.expiresOn,
+      updated_at: new Date(),
+    })
+    .where("game_id", "=", p.gameId)
+    .where("player_id", "=", String(p.playerId))
+    .execute();
+}
+
+// --- Flags -------------------------------------------------------------------------------------------------------------
+
+export type ProfileFlagFacts = {
+  playerId: number;
+  method: PayoutMethod | null;
+  detailsVersion: number;
+  detailsChangeId: string | null;
+  detailsAppliedAt: Date | null;
+  taxForm: TaxForm | null;
+  taxFormExpiresOn: string | null;
+  /** When the recipient was last paid in this game (a statement closed as paid), if ever. */
+  lastPaidAt: Date | null;
+};
+
+/** Whether any recipient of the game has payout details: until then no recipient is flagged for lacking them. */
+export async function gameUsesProfiles(db: DbOrTrx, p: { gameId: string }): Promise<boolean> {
+  const row = await db
+    .selectFrom("payout_profile")
+    .select("player_id")
+    .where("game_id", "=", p.gameId)
+    .where("method", "is not", null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** What the profile flags of a batch's payable statements are worked out from. */
+export async function listProfileFlagFacts(
+  db: DbOrTrx,
+  p: { gameId: string; batchId: string; recipientPlayerId?: number },
+): Promise<ProfileFlagFacts[]> {
+  const result = await sql<{
+    player_id: string;
+    method: PayoutMethod | null;
+    details_version: number | null;
+    details_change_id: string | null;
+    details_applied_at: Date | null;
+    tax_form: TaxForm | null;
+    tax_form_expires_on: string | null;
+    last_paid_at: Date | null;
+  }>`
+    select s.recipient_player_id::text as player_id, pp.method, pp.details_version, pp.details_change_id,
+      pp.details_applied_at, pp.tax_form, to_char(pp.tax_form_expires_on, 'YYYY-MM-DD') as tax_form_expires_on,
+      (select max(paid.closed_at) from payout_statement paid
+        where paid.game_id = s.game_id and paid.recipient_player_id = s.recipient_player_id
+          and paid.state = 'paid' and paid.batch_id <> s.batch_id) as last_paid_at
+    from payout_statement s
+    left join payout_profile pp on pp.game_id = s.game_id and pp.player_id = s.recipient_player_id
+    where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.payable_usd > 0
+      ${p.recipientPlayerId === undefined ? sql`` : sql`and s.recipient_player_id = ${p.recipientPlayerId}`}
+    order by s.recipient_player_id`.execute(db);
+  return result.rows.map((r) => ({
+    playerId: Number(r.player_id),
+    method: r.method,
+    detailsVersion: r.details_version ?? 0,
+    detailsChangeId: r.details_change_id,
+    detailsAppliedAt: r.details_applied_at,
+    taxForm: r.tax_form,
+    taxFormExpiresOn: r.tax_form_expires_on,
+    lastPaidAt: r.last_paid_at,
+  }));
+}
+
+// --- Settings ----------------------------------------------------------------------------------------------------------
+
+export async function readSettingValue(
+  db: DbOrTrx,
+  key: string,
+): Promise<{ value: unknown; updatedAt: Date; updatedBy: string | null } | null> {
+  const row = await db
+    .selectFrom("app_setting")
+    .select(["value", "updated_at", "updated_by"])
+    .where("key", "=", key)
+    .executeTakeFirst();
+  return row ? { value: row.value, updatedAt: row.updated_at, updatedBy: row.updated_by } : null;
+}
+
+export async function writeSettingValue(
+  db: DbOrTrx,
+  p: { key: string; value: unknown; updatedBy: string },
+): Promise<void> {
+  const value = JSON.stringify(p.value);
+  const now = new Date();
+  await db
+    .insertInto("app_setting")
+    .values({ key: p.key, value, updated_at: now, updated_by: p.updatedBy })
+    .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: now, updated_by: p.updatedBy }))
+    .execute();
+}

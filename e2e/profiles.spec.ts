@@ -1,0 +1,112 @@
+import { expect, test } from "./fixtures/test";
+import { E2E_PASSWORD } from "./fixtures/users";
+import { shoot, signIn } from "./fixtures/session";
+
+/**
+ * Payout profiles, end to end: a finance user imports profiles from CSV (a dry run that lists every change and the
+ * refused row, an apply refused whole, then a clean apply), changes a recipient's IBAN (the change waits), and a second
+ * finance user approves it. Details only ever show masked.
+ */
+const RECIPIENT = 100_004;
+const FIRST_IBAN = "DE89370400440532013000";
+const NEXT_IBAN = "NL91ABNA0417164300";
+const HEADER =
+  "player_id,method,currency,paypal_email,account_holder,iban,bic,bank_country,tax_form,tax_form_received_on";
+const GOOD = [
+  `${RECIPIENT},bank_transfer,EUR,,Ada Lovelace,${FIRST_IBAN},COBADEFFXXX,DE,W-8BEN,2026-01-15`,
+  "100005,paypal,USD,creator100005@example.com,,,,,,",
+];
+const BAD = "100007,bank_transfer,EUR,,Bad Digits,DE89370400440532013001,COBADEFFXXX,DE,,";
+const file = (rows: string[]) => ({
+  name: "profiles.csv",
+  mimeType: "text/csv",
+  buffer: Buffer.from([HEADER, ...rows].join("\n")),
+});
+
+test.describe
+  .serial("payout profiles", () => {
+    test("[finance] imports payout profiles: a dry run lists changes and refusals, applying is all or nothing", async ({
+      page,
+    }) => {
+      await signIn(page, "finance");
+      await page.goto("/recipients");
+      await page.getByRole("link", { name: "Import or export payout profiles" }).click();
+      await expect(page.getByRole("heading", { name: "Payout profiles", level: 1 })).toBeVisible();
+
+      await page.getByLabel("CSV file").setInputFiles(file([...GOOD, BAD]));
+      await page.getByRole("button", { name: "Check the file" }).click();
+      await expect(
+        page.getByRole("status").filter({ hasText: "Dry run: 3 changes and 1 refused row in 3 rows" }),
+      ).toBeVisible();
+      const refused = page.getByRole("table", { name: "Refused rows" });
+      await expect(refused).toContainText("iban: is not a valid IBAN");
+      const changes = page.getByRole("table", { name: "Changes the import makes" });
+      await expect(changes).toContainText("IBAN ••••3000, BIC ••••FXXX (EUR)");
+      await expect(changes).not.toContainText(FIRST_IBAN);
+      await shoot(page, "finance-profiles-dry-run");
+
+      // Applying with the refused row still in the file changes nothing; the file and the choice stay.
+      await page.getByLabel("Apply: all rows or none").check();
+      await page.getByRole("button", { name: "Import" }).click();
+      await expect(page.getByRole("alert").filter({ hasText: "Nothing was imported: 1 row refused" })).toBeVisible();
+      await expect(page.getByLabel("Apply: all rows or none")).toBeChecked();
+      expect(await page.getByLabel("CSV file").evaluate((el) => (el as HTMLInputElement).files?.[0]?.name)).toBe(
+        "profiles.csv",
+      );
+
+      await page.getByLabel("CSV file").setInputFiles(file(GOOD));
+      await page.getByRole("button", { name: "Import" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "Imported: 3 changes from 2 rows" })).toBeVisible();
+      await shoot(page, "finance-profiles-imported");
+
+      await page.goto(`/recipients/${RECIPIENT}`);
+      const profile = page.getByRole("region", { name: "Payout profile history" });
+      await expect(page.getByText("IBAN ••••3000, BIC ••••FXXX").first()).toBeVisible();
+      await expect(profile).toContainText("Applied");
+    });
+
+    test("[finance] changes a recipient's IBAN: the change waits for a second finance user", async ({ page }) => {
+      await signIn(page, "finance");
+      await page.goto(`/recipients/${RECIPIENT}`);
+      const form = page.getByRole("form", { name: "Payout details" });
+      await form.getByLabel("Account holder").fill("Ada Lovelace");
+      await form.getByLabel(/^IBAN/).fill("NL91 ABNA 0417 1643 01");
+      await form.getByLabel("BIC").fill("ABNANL2AXXX");
+      await form.getByLabel("Bank country").fill("NL");
+      await form.getByLabel("Payout currency").fill("EUR");
+      await form.getByRole("button", { name: "Submit change for review" }).click();
+      // A wrong check digit: the error names the field and everything typed stays.
+      await expect(form.getByRole("alert")).toContainText("iban: is not a valid IBAN");
+      await expect(form.getByLabel(/^IBAN/)).toHaveValue("NL91 ABNA 0417 1643 01");
+      await expect(form.getByLabel("BIC")).toHaveValue("ABNANL2AXXX");
+      await form.getByLabel(/^IBAN/).fill(NEXT_IBAN);
+      await form.getByRole("button", { name: "Submit change for review" }).click();
+      await expect(form.getByRole("status")).toContainText("Saved for review: IBAN ••••4300, BIC ••••AXXX");
+      await page.reload();
+      await expect(page.getByRole("heading", { name: "Change awaiting review" })).toBeVisible();
+      await expect(page.getByText("You entered this change: a second finance user reviews it.")).toBeVisible();
+      await expect(page.getByRole("button", { name: "Approve change" })).toHaveCount(0);
+      await shoot(page, "finance-profile-change-pending");
+    });
+
+    test("[finance] a second finance user approves the changed IBAN", async ({ page }) => {
+      await page.goto("/sign-in");
+      await page.getByLabel("Email").fill("finance2@e2e.test");
+      await page.getByLabel("Password").fill(E2E_PASSWORD);
+      await page.getByLabel("Password").press("Enter");
+      await expect(page).toHaveURL(/\/payouts$/);
+      await page.goto(`/recipients/${RECIPIENT}`);
+      await expect(page.getByRole("heading", { name: "Change awaiting review" })).toBeVisible();
+      await shoot(page, "finance2-profile-review");
+      await page.getByLabel("Note (optional)").fill("Confirmed by phone");
+      await page.getByRole("button", { name: "Approve change" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "Approved: IBAN ••••4300" })).toBeVisible();
+      await page.reload();
+      await expect(page.getByRole("heading", { name: "Change awaiting review" })).toHaveCount(0);
+      const history = page.getByRole("region", { name: "Payout profile history" });
+      await expect(history).toContainText("Approved");
+      await expect(history).toContainText("finance2@e2e.test");
+      await expect(page.locator("body")).not.toContainText(NEXT_IBAN);
+      await shoot(page, "finance2-profile-approved");
+    });
+  });

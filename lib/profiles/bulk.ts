@@ -1,0 +1,182 @@
+import "server-only";
+import type { Db } from "@/db";
+import { getProfile, listProfiles } from "@/db/queries/profiles";
+import { AppError } from "@/lib/errors";
+import { DETAIL_COLUMNS, EXPORT_COLUMNS, IMPORT_COLUMNS, type ImportColumn, parseCsv, writeCsv } from "./csv";
+import { listProfileChanges } from "@/db/queries/profile-changes";
+import { changePayoutDetailsIn, type ProfileActing, setTaxFormIn } from "./profiles";
+import { payoutDetailsInputSchema, playerIdSchema, taxFormInputSchema } from "./schemas";
+import type { z } from "zod";
+
+/** One change an import makes (or, in a dry run, would make). */
+export type ImportChange = {
+  line: number;
+  playerId: number;
+  kind: "details" | "tax_form";
+  /** applied: in force now; pending: waits for a second finance user's review; unchanged: already so. */
+  effect: "applied" | "pending" | "unchanged";
+  /** The masked details (details) or the form (tax_form). */
+  summary: string;
+  previous: string | null;
+};
+export type ImportRefusal = { line: number; playerId: number | null; reason: string };
+export type ImportResult = {
+  dryRun: boolean;
+  applied: boolean;
+  rows: number;
+  changes: ImportChange[];
+  refused: ImportRefusal[];
+};
+
+const MAX_ROWS = 5000;
+
+/** A dry run, or the import in one transaction rolled back: thrown to leave nothing behind. */
+class RollBack extends Error {}
+
+function describeIssues(error: z.ZodError, columnOf: (field: string) => string): string {
+  return error.issues
+    .map((issue) => {
+      const field = String(issue.path[0] ?? "");
+      return field ? `${columnOf(field)}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+}
+
+const COLUMN_OF_FIELD: Record<string, string> = Object.fromEntries(
+  Object.entries(IMPORT_COLUMNS).map(([column, field]) => [field, column]),
+);
+const columnOf = (field: string) => COLUMN_OF_FIELD[field] ?? field;
+
+/**
+ * Imports payout profiles from CSV (columns in lib/profiles/csv.ts). Every row goes through the same domain functions
+ * as the recipient page, in one transaction: the first details of a recipient apply at once, later ones wait for
+ * review. A dry run, or any refused row, rolls the whole transaction back, so a dry run lists exactly what applying
+ * would do and applying is all or nothing.
+ */
+export async function importProfiles(
+  db: Db,
+  p: { gameId: string; csv: string; dryRun: boolean },
+  acting: ProfileActing,
+): Promise<ImportResult> {
+  let table: string[][];
+  try {
+    table = parseCsv(p.csv);
+  } catch (error) {
+    throw new AppError("INVALID_INPUT", `The file is not CSV: ${(error as Error).message}.`, { field: "file" });
+  }
+  const [header, ...body] = table;
+  if (!header) throw new AppError("INVALID_INPUT", "The file is empty.", { field: "file" });
+  const names = header.map((h) => h.trim().toLowerCase());
+  const unknown = names.filter((n) => !(n in IMPORT_COLUMNS));
+  if (unknown.length > 0)
+    throw new AppError("INVALID_INPUT", `Unknown columns: ${unknown.join(", ")}. See the documented columns.`, {
+      field: "file",
+    });
+  if (!names.includes("player_id"))
+    throw new AppError("INVALID_INPUT", "The header has no player_id column.", { field: "file" });
+  if (body.length > MAX_ROWS)
+    throw new AppError("INVALID_INPUT", `At most ${MAX_ROWS} rows per file.`, { field: "file" });
+
+  const result: ImportResult = { dryRun: p.dryRun, applied: false, rows: body.length, changes: [], refused: [] };
+  try {
+    await db.transaction().execute(async (trx) => {
+      const seen = new Set<number>();
+      for (const [index, cells] of body.entries()) {
+        const line = index + 2;
+        const get = (column: ImportColumn) => (cells[names.indexOf(column)] ?? "").trim();
+        const refuse = (reason: string, playerId: number | null = null) =>
+          result.refused.push({ line, playerId, reason });
+        const id = playerIdSchema.safeParse(get("player_id"));
+        if (!id.success) {
+          refuse(`player_id: ${id.error.issues[0]?.message ?? "is invalid"}`);
+          continue;
+        }
+        const playerId = id.data;
+        if (seen.has(playerId)) {
+          refuse("the same player_id is on an earlier line", playerId);
+          continue;
+        }
+        seen.add(playerId);
+        const method = get("method");
+        const hasDetails = DETAIL_COLUMNS.some((c) => get(c) !== "");
+        const taxForm = get("tax_form");
+        const hasTaxDates = get("tax_form_received_on") !== "" || get("tax_form_expires_on") !== "";
+        if (!method && hasDetails) {
+          refuse("payout details without a method: fill in the method column", playerId);
+          continue;
+        }
+        if (!taxForm && hasTaxDates) {
+          refuse("tax form dates without a tax_form", playerId);
+          continue;
+        }
+        if (!method && !taxForm) {
+          refuse("nothing to change: give a method or a tax_form", playerId);
+          continue;
+        }
+        const fields = Object.fromEntries(
+          (Object.keys(IMPORT_COLUMNS) as ImportColumn[]).map((c) => [IMPORT_COLUMNS[c], get(c)]),
+        );
+        const details = method ? payoutDetailsInputSchema.safeParse(fields) : null;
+        const tax = taxForm ? taxFormInputSchema.safeParse(fields) : null;
+        const problems = [details, tax].flatMap((r) => (r && !r.success ? [describeIssues(r.error, columnOf)] : []));
+        if (problems.length > 0) {
+          refuse(problems.join("; "), playerId);
+          continue;
+        }
+        const before = await getProfile(trx, { gameId: p.gameId, playerId });
+        if (details?.success) {
+          const outcome = await changePayoutDetailsIn(trx, { gameId: p.gameId, playerId, input: details.data }, acting);
+          result.changes.push({
+            line,
+            playerId,
+            kind: "details",
+            effect: outcome.outcome,
+            summary: `${outcome.masked} (${details.data.currency})`,
+            previous: before?.detailsMasked ? `${before.detailsMasked} (${before.currency})` : null,
+          });
+        }
+        if (tax?.success) {
+          const outcome = await setTaxFormIn(trx, { gameId: p.gameId, playerId, input: tax.data }, acting);
+          const taxText = (form: string, received?: string | null, expires?: string | null) =>
+            [form, received ? `received ${received}` : "", expires ? `expires ${expires}` : ""]
+              .filter(Boolean)
+              .join(", ");
+          result.changes.push({
+            line,
+            playerId,
+            kind: "tax_form",
+            effect: outcome.outcome,
+            summary: taxText(tax.data.taxForm, tax.data.taxFormReceivedOn, tax.data.taxFormExpiresOn),
+            previous: before ? taxText(before.taxForm, before.taxFormReceivedOn, before.taxFormExpiresOn) : null,
+          });
+        }
+      }
+      if (p.dryRun || result.refused.length > 0) throw new RollBack();
+    });
+    result.applied = true;
+  } catch (error) {
+    if (!(error instanceof RollBack)) throw error;
+  }
+  return result;
+}
+
+/** The profiles of a game as CSV: masked details only (the last four characters), never full bank details. */
+export async function exportProfiles(db: Db, p: { gameId: string }): Promise<{ csv: string; rows: number }> {
+  const [profiles, pending] = await Promise.all([
+    listProfiles(db, p),
+    listProfileChanges(db, { gameId: p.gameId, status: "pending", limit: 100_000 }),
+  ]);
+  const pendingOf = new Map(pending.map((c) => [c.playerId, c]));
+  const rows = profiles.map((r) => [
+    String(r.playerId),
+    r.method,
+    r.currency,
+    r.detailsMasked,
+    r.taxForm,
+    r.taxFormReceivedOn,
+    r.taxFormExpiresOn,
+    pendingOf.get(r.playerId)?.detailsMasked ?? null,
+    r.updatedAt.toISOString(),
+  ]);
+  return { csv: writeCsv(EXPORT_COLUMNS, rows), rows: rows.length };
+}

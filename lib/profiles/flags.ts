@@ -1,0 +1,95 @@
+import "server-only";
+import type { Db } from "@/db";
+import { gameUsesProfiles, listProfileFlagFacts, type ProfileFlagFacts } from "@/db/queries/profiles";
+import { formatInstant } from "@/lib/time";
+import { PROFILE_FLAG_INFO, type ProfileFlag } from "./flag-info";
+import { PAYOUT_METHOD_LABELS } from "./schemas";
+import { readProfileSettings } from "./settings";
+
+/** A flag raised by a recipient's payout profile, shaped like every payout flag (lib/payouts/flags.ts ActiveFlag). */
+export type ProfileActiveFlag = {
+  flag: ProfileFlag;
+  label: string;
+  detail: string;
+  recipientPlayerId: number;
+  cause: string;
+  raisedAt: Date | null;
+};
+
+function raise(
+  flag: ProfileFlag,
+  facts: ProfileFlagFacts,
+  detail: string,
+  cause: string,
+  raisedAt: Date | null,
+): ProfileActiveFlag {
+  return { flag, label: PROFILE_FLAG_INFO[flag].label, detail, recipientPlayerId: facts.playerId, cause, raisedAt };
+}
+
+/**
+ * The profile flags of one recipient's payable statement, from its facts. Pure. The cause of
+ * `payout_details_changed` is the change that set the details in force, so an override acknowledges that change and
+ * no later one; once the recipient is paid after it, the flag is gone.
+ */
+export function profileFlagsOfFacts(
+  facts: ProfileFlagFacts,
+  rules: { requireTaxForm: boolean; today: string; profilesInUse: boolean },
+): ProfileActiveFlag[] {
+  const flags: ProfileActiveFlag[] = [];
+  // A game whose recipients have no payout details at all has not taken up payout profiles: its batches are not
+  // blocked recipient by recipient until the first details are entered.
+  if (!facts.method && rules.profilesInUse) {
+    flags.push(
+      raise("no_payout_method", facts, "no payout method on the recipient's profile", "payout_profile:none", null),
+    );
+  }
+  const changed =
+    facts.method !== null &&
+    facts.detailsVersion > 1 &&
+    facts.detailsAppliedAt !== null &&
+    (facts.lastPaidAt === null || facts.detailsAppliedAt > facts.lastPaidAt);
+  if (changed && facts.method && facts.detailsAppliedAt) {
+    const since = facts.lastPaidAt ? `since the last payment on ${formatInstant(facts.lastPaidAt.getTime())}` : "";
+    flags.push(
+      raise(
+        "payout_details_changed",
+        facts,
+        `${PAYOUT_METHOD_LABELS[facts.method]} details changed on ${formatInstant(facts.detailsAppliedAt.getTime())} ${since}`.trim(),
+        `payout_details:${facts.detailsChangeId}`,
+        facts.detailsAppliedAt,
+      ),
+    );
+  }
+  if (rules.requireTaxForm) {
+    const form = facts.taxForm ?? "none";
+    if (form === "none") {
+      flags.push(raise("tax_form_missing", facts, "no tax form on file", "tax_form:none", null));
+    } else if (facts.taxFormExpiresOn && facts.taxFormExpiresOn < rules.today) {
+      flags.push(
+        raise(
+          "tax_form_missing",
+          facts,
+          `${form} expired on ${facts.taxFormExpiresOn}`,
+          `tax_form:expired:${facts.taxFormExpiresOn}`,
+          null,
+        ),
+      );
+    }
+  }
+  return flags;
+}
+
+/** The profile flags of a batch's payable statements (or of one recipient's), evaluated now. */
+export async function profileFlagsOf(
+  db: Db,
+  params: { gameId: string; batchId: string; recipientPlayerId?: number },
+): Promise<ProfileActiveFlag[]> {
+  const [facts, settings, profilesInUse] = await Promise.all([
+    listProfileFlagFacts(db, params),
+    readProfileSettings(db),
+    gameUsesProfiles(db, params),
+  ]);
+  const today = formatInstant(Date.now()).slice(0, 10);
+  const rules = { requireTaxForm: settings.requireTaxForm, today, profilesInUse };
+  return facts.flatMap((f) => profileFlagsOfFacts(f, rules));
+}

@@ -1,0 +1,181 @@
+import { electronicFormatIBAN, getCountrySpecifications, isValidBIC, isValidIBAN } from "ibantools";
+import { z } from "zod";
+
+/**
+ * A payout profile's inputs. Every format check stops the field (`abort: true`) before a refinement that assumes
+ * the format runs (an IBAN's checksum, a currency's existence, a date's calendar). Field names are those of the
+ * recipient page's form; the CSV columns map onto them (lib/profiles/csv-columns.ts).
+ */
+
+export const PAYOUT_METHODS = ["paypal", "wise", "bank_transfer", "manual"] as const;
+export type PayoutMethod = (typeof PAYOUT_METHODS)[number];
+export const PAYOUT_METHOD_LABELS: Record<PayoutMethod, string> = {
+  paypal: "PayPal",
+  wise: "Wise (by email)",
+  bank_transfer: "Bank transfer (IBAN)",
+  manual: "Manual (paid outside any file)",
+};
+
+export const TAX_FORMS = ["W-9", "W-8BEN", "W-8BEN-E", "none"] as const;
+export type TaxForm = (typeof TAX_FORMS)[number];
+
+const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency"));
+const COUNTRIES: ReadonlySet<string> = new Set(Object.keys(getCountrySpecifications()));
+
+const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+
+const required = (label: string) =>
+  z
+    .string({ message: `${label} is required` })
+    .trim()
+    .min(1, { message: `${label} is required`, abort: true });
+
+export const payoutEmailSchema = required("The email").pipe(
+  z
+    .email({ message: "must be an email address such as name@example.com", abort: true })
+    .max(254, { message: "must be at most 254 characters" }),
+);
+
+/** PayPal's payer id: 13 letters and digits (the "PayerID" of a PayPal account). */
+export const paypalPayerIdSchema = required("The PayPal payer id")
+  .transform((v) => v.toUpperCase())
+  .pipe(z.string().regex(/^[A-Z0-9]{13}$/, { message: "must be 13 letters and digits, such as 7QPAZ3HJ4KXVE" }));
+
+export const currencySchema = required("The currency")
+  .transform((v) => v.toUpperCase())
+  .pipe(
+    z
+      .string()
+      .regex(/^[A-Z]{3}$/, { message: "must be a three-letter ISO 4217 code such as EUR", abort: true })
+      .refine((v) => CURRENCIES.has(v), { message: "is not an ISO 4217 currency code" }),
+  );
+
+export const ibanSchema = required("The IBAN")
+  .transform((v) => v.replace(/[\s-]/g, "").toUpperCase())
+  .pipe(
+    z
+      .string()
+      .regex(/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/, {
+        message: "must be an IBAN: two letters, two check digits and the account, such as DE89 3704 0044 0532 0130 00",
+        abort: true,
+      })
+      .refine((v) => isValidIBAN(v), { message: "is not a valid IBAN (its check digits or length are wrong)" })
+      .transform((v) => electronicFormatIBAN(v) ?? v),
+  );
+
+export const bicSchema = required("The BIC")
+  .transform((v) => v.replace(/\s/g, "").toUpperCase())
+  .pipe(
+    z
+      .string()
+      .regex(/^[A-Z0-9]{8}([A-Z0-9]{3})?$/, {
+        message: "must be 8 or 11 letters and digits, such as COBADEFFXXX",
+        abort: true,
+      })
+      .refine((v) => isValidBIC(v), { message: "is not a valid BIC" }),
+  );
+
+export const countrySchema = required("The country")
+  .transform((v) => v.toUpperCase())
+  .pipe(
+    z
+      .string()
+      .regex(/^[A-Z]{2}$/, { message: "must be a two-letter country code such as DE", abort: true })
+      .refine((v) => COUNTRIES.has(v), { message: "is not a country code" }),
+  );
+
+const nameSchema = (label: string) =>
+  required(label).pipe(z.string().max(140, { message: "must be at most 140 characters" }));
+
+const paypalSchema = z
+  .object({
+    method: z.literal("paypal"),
+    paypalEmail: z.preprocess(blankToUndefined, payoutEmailSchema.optional()),
+    paypalPayerId: z.preprocess(blankToUndefined, paypalPayerIdSchema.optional()),
+  })
+  .refine((v) => (v.paypalEmail === undefined) !== (v.paypalPayerId === undefined), {
+    message: "give the PayPal email or the PayPal payer id (one of them)",
+    path: ["paypalEmail"],
+  });
+const wiseSchema = z.object({
+  method: z.literal("wise"),
+  wiseEmail: payoutEmailSchema,
+  wiseName: nameSchema("The name on the Wise account"),
+});
+const bankSchema = z
+  .object({
+    method: z.literal("bank_transfer"),
+    accountHolder: nameSchema("The account holder"),
+    iban: ibanSchema,
+    bic: bicSchema,
+    bankCountry: countrySchema,
+  })
+  // The BIC's country letters (5 and 6) name the bank's country; an IBAN abroad is fine.
+  .refine((v) => v.bic.slice(4, 6) === v.bankCountry, {
+    message: "must be the country of the BIC (its fifth and sixth letters)",
+    path: ["bankCountry"],
+  });
+const manualSchema = z.object({ method: z.literal("manual") });
+
+/** What is sealed: the method and its details, and nothing else. */
+export const payoutDetailsSchema = z.discriminatedUnion(
+  "method",
+  [paypalSchema, wiseSchema, bankSchema, manualSchema],
+  { message: "must be one of paypal, wise, bank_transfer, manual" },
+);
+export type PayoutDetails = z.output<typeof payoutDetailsSchema>;
+
+/** A change of payout details: the details and the payout currency. */
+export const payoutDetailsInputSchema = z.object({ currency: currencySchema }).and(payoutDetailsSchema);
+export type PayoutDetailsInput = z.output<typeof payoutDetailsInputSchema>;
+
+const isoDate = (label: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, { message: `${label} must be a date such as 2026-03-31`, abort: true })
+      .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
+        message: `${label} is not a calendar date`,
+      })
+      .optional(),
+  );
+
+export const taxFormInputSchema = z
+  .object({
+    taxForm: z.enum(TAX_FORMS, { message: "must be one of W-9, W-8BEN, W-8BEN-E, none" }),
+    taxFormReceivedOn: isoDate("The received date"),
+    taxFormExpiresOn: isoDate("The expiry date"),
+  })
+  .refine((v) => v.taxForm === "none" || v.taxFormReceivedOn !== undefined, {
+    message: "say when the form was received",
+    path: ["taxFormReceivedOn"],
+  })
+  .refine((v) => !v.taxFormExpiresOn || !v.taxFormReceivedOn || v.taxFormExpiresOn > v.taxFormReceivedOn, {
+    message: "must be after the received date",
+    path: ["taxFormExpiresOn"],
+  })
+  .transform((v) =>
+    v.taxForm === "none" ? { taxForm: v.taxForm, taxFormReceivedOn: undefined, taxFormExpiresOn: undefined } : v,
+  );
+export type TaxFormInput = z.output<typeof taxFormInputSchema>;
+
+export const playerIdSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{1,15}$/, { message: "must be a player id (digits only)", abort: true })
+  .transform(Number);
+
+export const reviewDecisionSchema = z.object({
+  changeId: z.uuid({ message: "must be a change id" }),
+  decision: z.enum(["approve", "reject"], { message: "must be approve or reject" }),
+  note: z.preprocess(
+    blankToUndefined,
+    z.string().trim().max(500, { message: "must be at most 500 characters" }).optional(),
+  ),
+});
+
+export const requireTaxFormSchema = z.object({
+  requireTaxForm: z.enum(["on", "off"], { message: "must be on or off" }),
+});

@@ -1,0 +1,44 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "@/db";
+import { readSettingValue, writeSettingValue } from "@/db/queries/profiles";
+import type { Actor, Via } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
+
+/** The app_setting row of the profile rules: whether a tax form on file is required before paying. */
+export const PROFILE_SETTINGS_KEY = "profiles.settings";
+
+export type ProfileSettings = { requireTaxForm: boolean; updatedAt: Date | null; updatedBy: string | null };
+
+const storedSchema = z.object({ require_tax_form: z.boolean() });
+
+export async function readProfileSettings(db: Db): Promise<ProfileSettings> {
+  const row = await readSettingValue(db, PROFILE_SETTINGS_KEY);
+  const parsed = storedSchema.safeParse(row?.value);
+  if (!row || !parsed.success) return { requireTaxForm: false, updatedAt: null, updatedBy: null };
+  return { requireTaxForm: parsed.data.require_tax_form, updatedAt: row.updatedAt, updatedBy: row.updatedBy };
+}
+
+export async function saveProfileSettings(
+  db: Db,
+  input: { requireTaxForm: boolean },
+  acting: { actor: Actor; via: Via },
+): Promise<ProfileSettings> {
+  await db.transaction().execute(async (trx) => {
+    const previous = await readProfileSettings(trx);
+    await writeSettingValue(trx, {
+      key: PROFILE_SETTINGS_KEY,
+      value: { require_tax_form: input.requireTaxForm },
+      updatedBy: acting.actor.email,
+    });
+    await recordAudit(trx, {
+      actor: acting.actor,
+      via: acting.via,
+      action: "settings.profiles",
+      target: PROFILE_SETTINGS_KEY,
+      outcome: "succeeded",
+      detail: { from: { requireTaxForm: previous.requireTaxForm }, to: { requireTaxForm: input.requireTaxForm } },
+    });
+  });
+  return readProfileSettings(db);
+}

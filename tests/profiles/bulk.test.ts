@@ -1,0 +1,147 @@
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import { exportProfiles, importProfiles } from "@/lib/profiles/bulk";
+import { openPayoutDetails } from "@/lib/profiles/details";
+import type { ProfileActing } from "@/lib/profiles/profiles";
+import type { TestDatabase } from "../support/db";
+import { createProfilesDatabase } from "./support";
+
+/**
+ * CSV import of payout profiles: a dry run lists every change and every refused row with its reason and changes
+ * nothing; applying is all or nothing, in one transaction. The export carries masked details only.
+ */
+
+const GAME = "bulk-game";
+let t: TestDatabase;
+let db: Db;
+const fin: ProfileActing = { actor: { id: "b-fin-1", email: "bfin1@payout-desk.test" }, role: "finance", via: "cli" };
+
+const HEADER =
+  "player_id,method,currency,paypal_email,paypal_payer_id,wise_email,wise_name,account_holder,iban,bic,bank_country,tax_form,tax_form_received_on,tax_form_expires_on";
+const GOOD = [
+  "9001,bank_transfer,EUR,,,,,Grace Hopper,DE89 3704 0044 0532 0130 00,COBADEFFXXX,DE,W-8BEN,2026-01-10,2028-12-31",
+  "9002,paypal,usd,pp9002@example.com,,,,,,,,,,",
+  '9003,wise,GBP,,,wise9003@example.com,"Turing, Alan",,,,,,,',
+  "9004,manual,USD,,,,,,,,,none,,",
+];
+const BAD = [
+  "9005,bank_transfer,EUR,,,,,Bad Checksum,DE89370400440532013001,COBADEFFXXX,DE,,,",
+  "9006,,,someone@example.com,,,,,,,,,,",
+  "9001,manual,USD,,,,,,,,,,,",
+  "abc,manual,USD,,,,,,,,,,,",
+];
+const csv = (rows: string[]) => [HEADER, ...rows].join("\r\n");
+
+async function countRows(): Promise<number> {
+  const profiles = await db.selectFrom("payout_profile").select("player_id").execute();
+  const changes = await db.selectFrom("payout_profile_change").select("id").execute();
+  return profiles.length + changes.length;
+}
+
+beforeAll(async () => {
+  t = await createProfilesDatabase(GAME);
+  db = t.db;
+});
+afterAll(async () => t?.drop());
+
+describe("profiles import", () => {
+  it("a dry run lists every change and every refused row with its reason, and changes nothing", async () => {
+    const result = await importProfiles(db, { gameId: GAME, csv: csv([...GOOD, ...BAD]), dryRun: true }, fin);
+    expect(result).toMatchObject({ dryRun: true, applied: false, rows: 8 });
+    expect(result.changes.map((c) => [c.line, c.playerId, c.kind, c.effect, c.summary])).toEqual([
+      [2, 9001, "details", "applied", "IBAN ••••3000, BIC ••••FXXX (EUR)"],
+      [2, 9001, "tax_form", "applied", "W-8BEN, received 2026-01-10, expires 2028-12-31"],
+      [3, 9002, "details", "applied", "PayPal ••••.com (USD)"],
+      [4, 9003, "details", "applied", "Wise ••••.com (GBP)"],
+      [5, 9004, "details", "applied", "Manual, paid outside any file (USD)"],
+      [5, 9004, "tax_form", "unchanged", "none"],
+    ]);
+    expect(result.refused).toEqual([
+      { line: 6, playerId: 9005, reason: "iban: is not a valid IBAN (its check digits or length are wrong)" },
+      { line: 7, playerId: 9006, reason: "payout details without a method: fill in the method column" },
+      { line: 8, playerId: 9001, reason: "the same player_id is on an earlier line" },
+      { line: 9, playerId: null, reason: "player_id: must be a player id (digits only)" },
+    ]);
+    expect(await countRows()).toBe(0);
+    expect(JSON.stringify(result)).not.toContain("DE89");
+  });
+
+  it("applying with a refused row changes nothing; without, every row applies in one go", async () => {
+    const refused = await importProfiles(db, { gameId: GAME, csv: csv([...GOOD, BAD[0] ?? ""]), dryRun: false }, fin);
+    expect(refused).toMatchObject({ applied: false, refused: [{ line: 6 }] });
+    expect(await countRows()).toBe(0);
+
+    const applied = await importProfiles(db, { gameId: GAME, csv: csv(GOOD), dryRun: false }, fin);
+    expect(applied).toMatchObject({ applied: true, refused: [] });
+    const details = await openPayoutDetails(db, GAME, [9001, 9002, 9003, 9004]);
+    expect(details.get(9001)).toMatchObject({
+      method: "bank_transfer",
+      currency: "EUR",
+      details: { iban: "DE89370400440532013000", accountHolder: "Grace Hopper" },
+    });
+    expect(details.get(9003)?.details).toMatchObject({ wiseName: "Turing, Alan" });
+
+    // The same file again changes nothing; a new IBAN waits for review and the old one stays in force.
+    const again = await importProfiles(db, { gameId: GAME, csv: csv(GOOD), dryRun: false }, fin);
+    expect(again.changes.every((c) => c.effect === "unchanged")).toBe(true);
+    const changed = await importProfiles(
+      db,
+      {
+        gameId: GAME,
+        csv: csv(["9001,bank_transfer,EUR,,,,,Grace Hopper,GB82WEST12345698765432,NWBKGB2LXXX,GB,,,"]),
+        dryRun: false,
+      },
+      fin,
+    );
+    expect(changed.changes).toEqual([
+      {
+        line: 2,
+        playerId: 9001,
+        kind: "details",
+        effect: "pending",
+        summary: "IBAN ••••5432, BIC ••••LXXX (EUR)",
+        previous: "IBAN ••••3000, BIC ••••FXXX (EUR)",
+      },
+    ]);
+    expect((await openPayoutDetails(db, GAME, [9001])).get(9001)?.details).toMatchObject({
+      iban: "DE89370400440532013000",
+    });
+  });
+
+  it("refuses a file with unknown columns before reading any row", async () => {
+    await expect(
+      importProfiles(db, { gameId: GAME, csv: "player_id,iban_full\n1,x", dryRun: true }, fin),
+    ).rejects.toThrow(/Unknown columns: iban_full/);
+  });
+});
+
+describe("profiles export", () => {
+  it("writes masked details only, with the documented columns", async () => {
+    const { csv: text, rows } = await exportProfiles(db, { gameId: GAME });
+    expect(rows).toBe(4);
+    const records = parse(text, { columns: true, bom: true }) as Record<string, string>[];
+    expect(Object.keys(records[0] ?? {})).toEqual([
+      "player_id",
+      "method",
+      "currency",
+      "details_masked",
+      "tax_form",
+      "tax_form_received_on",
+      "tax_form_expires_on",
+      "pending_change_masked",
+      "updated_at",
+    ]);
+    expect(records.find((r) => r.player_id === "9001")).toMatchObject({
+      method: "bank_transfer",
+      currency: "EUR",
+      details_masked: "IBAN ••••3000, BIC ••••FXXX",
+      tax_form: "W-8BEN",
+      tax_form_received_on: "2026-01-10",
+      pending_change_masked: "IBAN ••••5432, BIC ••••LXXX",
+    });
+    for (const plain of ["DE89370400440532013000", "GB82WEST12345698765432", "COBADEFF", "pp9002@", "Grace Hopper"]) {
+      expect(text).not.toContain(plain);
+    }
+  });
+});

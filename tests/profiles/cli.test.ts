@@ -1,0 +1,105 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../support/db";
+
+/** `desk profiles import|export`: the JSON result alone on stdout, the two-person rule by --actor. */
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const KEY = Buffer.alloc(32, 9).toString("base64");
+const IBAN = "DE89370400440532013000";
+let t: TestDatabase;
+let dir: string;
+
+async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: KEY, NODE_OPTIONS: "", LOG_LEVEL: "silent" },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase({ migrate: false });
+  dir = await mkdtemp(path.join(tmpdir(), "profiles-cli-"));
+  expect((await desk("migrate")).code).toBe(0);
+  for (const [email, role] of [
+    ["fin@cli.test", "finance"],
+    ["viewer@cli.test", "viewer"],
+  ] as const)
+    expect((await desk("users", "add", "--email", email, "--role", role, "--password", "a-long-password")).code).toBe(
+      0,
+    );
+  const game = await desk(
+    "games",
+    "add",
+    "--id",
+    "g1",
+    "--name",
+    "Game",
+    "--env",
+    "sandbox",
+    "--base-url",
+    "https://api.example.test",
+    "--secret",
+    "gs_test_cli_profiles",
+  );
+  expect(game.code).toBe(0);
+});
+afterAll(async () => {
+  await t?.drop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("desk profiles", () => {
+  it("imports (dry run, then for real) as a finance user and exports masked details", async () => {
+    const file = path.join(dir, "in.csv");
+    await writeFile(
+      file,
+      `player_id,method,currency,account_holder,iban,bic,bank_country\n42,bank_transfer,EUR,Kim Doe,${IBAN},COBADEFFXXX,DE\n`,
+    );
+    const refused = await desk("profiles", "import", "--game", "g1", "--file", file, "--actor", "viewer@cli.test");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/viewer@cli.test is viewer; finance or admin acts here/);
+
+    const dry = await desk(
+      "profiles",
+      "import",
+      "--game",
+      "g1",
+      "--file",
+      file,
+      "--actor",
+      "fin@cli.test",
+      "--dry-run",
+    );
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({
+      dryRun: true,
+      applied: false,
+      changes: [{ playerId: 42, effect: "applied", summary: "IBAN ••••3000, BIC ••••FXXX (EUR)" }],
+      refused: [],
+    });
+    const applied = await desk("profiles", "import", "--game", "g1", "--file", file, "--actor", "fin@cli.test");
+    expect(JSON.parse(applied.stdout)).toMatchObject({ dryRun: false, applied: true });
+
+    const out = path.join(dir, "out.csv");
+    const exported = await desk("profiles", "export", "--game", "g1", "--out", out);
+    expect(JSON.parse(exported.stdout)).toEqual({ exported: 1, file: out, masked: true });
+    const text = await readFile(out, "utf8");
+    expect(text).not.toContain(IBAN);
+    expect(parse(text, { columns: true })).toMatchObject([
+      { player_id: "42", method: "bank_transfer", details_masked: "IBAN ••••3000, BIC ••••FXXX" },
+    ]);
+    for (const r of [dry, applied, exported]) expect(r.stdout + r.stderr).not.toContain(IBAN);
+  });
+});

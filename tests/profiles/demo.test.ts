@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { isValidIBAN } from "ibantools";
+import { openPayoutDetails } from "@/lib/profiles/details";
+import { seedDemoProfiles } from "@/lib/profiles/demo";
+import type { TestDatabase } from "../support/db";
+import { createProfilesDatabase } from "./support";
+
+let t: TestDatabase;
+const GAME = "demo-profiles";
+const IDS = Array.from({ length: 40 }, (_, i) => 100_001 + i);
+
+beforeAll(async () => {
+  t = await createProfilesDatabase(GAME);
+});
+afterAll(async () => t?.drop());
+
+it("seeds every kind of profile once: some missing, EUR accounts with valid IBANs, one changed, one awaiting review", async () => {
+  expect(await seedDemoProfiles(t.db, { gameId: GAME, playerIds: IDS })).toBe(36);
+  const details = await openPayoutDetails(t.db, GAME, IDS);
+  expect(details.size).toBe(36);
+  const methods = new Set([...details.values()].map((d) => d.method));
+  expect([...methods].sort()).toEqual(["bank_transfer", "manual", "paypal", "wise"]);
+  const banks = [...details.values()].filter((d) => d.method === "bank_transfer");
+  expect(banks.length).toBeGreaterThan(5);
+  for (const b of banks) {
+    expect(b.currency).toBe("EUR");
+    expect(b.details.method === "bank_transfer" && isValidIBAN(b.details.iban)).toBe(true);
+  }
+  const changes = await t.db.selectFrom("payout_profile_change").select(["player_id", "status"]).execute();
+  expect(changes.filter((c) => c.status === "approved").map((c) => c.player_id)).toEqual(["100001"]);
+  expect(changes.filter((c) => c.status === "pending").map((c) => c.player_id)).toEqual(["100002"]);
+  expect(await seedDemoProfiles(t.db, { gameId: GAME, playerIds: IDS })).toBe(0);
+});

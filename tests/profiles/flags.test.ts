@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import { approvePayoutBatch, approveStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
+import { overrideFlag } from "@/lib/payouts/flag-override";
+import { readBatchFlags } from "@/lib/payouts/flags";
+import { savePayoutSettings } from "@/lib/payouts/settings";
+import { changePayoutDetails, type ProfileActing, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
+import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
+import { saveProfileSettings } from "@/lib/profiles/settings";
+import { monthWindow } from "@/lib/time";
+import type { TestDatabase } from "../support/db";
+import { createProfilesDatabase } from "./support";
+import { actor, GAME, insertSnapshot, web } from "../payouts/fixtures";
+
+/**
+ * A recipient's payout profile raises flags on their payable statement that block approval until resolved or
+ * overridden: no payout method, details changed since the last payment (until that change is acknowledged by an
+ * override), no valid tax form when an admin requires one.
+ */
+
+let t: TestDatabase;
+let jan: { batchId: string; snapshotId: string };
+let db: Db;
+const preparer = actor("preparer");
+const approver = actor("approver");
+const fin1: ProfileActing = { actor: { id: "p-fin-1", email: "pfin1@payout-desk.test" }, role: "finance", via: "web" };
+const fin2: ProfileActing = { actor: { id: "p-fin-2", email: "pfin2@payout-desk.test" }, role: "finance", via: "web" };
+
+const paypal = (email: string) =>
+  payoutDetailsInputSchema.parse({ method: "paypal", currency: "USD", paypalEmail: email });
+
+async function flagsOf(batch: { batchId: string; snapshotId: string }, playerId: number): Promise<string[]> {
+  const flags = await readBatchFlags(db, { gameId: GAME, batchId: batch.batchId, snapshotId: batch.snapshotId });
+  return (flags.profiles ?? []).filter((f) => f.recipientPlayerId === playerId).map((f) => f.flag);
+}
+
+async function prepare(month: string, ids: number[]): Promise<{ batchId: string; snapshotId: string }> {
+  const snapshot = await insertSnapshot(db, { window: month, recipients: ids.map((id) => ({ id, gross: "40.00" })) });
+  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, web(preparer));
+  return { batchId, snapshotId: snapshot.id };
+}
+
+beforeAll(async () => {
+  t = await createProfilesDatabase(GAME);
+  db = t.db;
+  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+});
+afterAll(async () => t?.drop());
+
+describe("profile flags", () => {
+  it("a game without any payout details raises no method flag; once it has some, a recipient without is flagged", async () => {
+    jan = await prepare("2026-01", [8001, 8002]);
+    expect(await flagsOf(jan, 8002)).toEqual([]);
+    await changePayoutDetails(db, { gameId: GAME, playerId: 8001, input: paypal("first@example.com") }, fin1);
+    expect(await flagsOf(jan, 8001)).toEqual([]);
+    expect(await flagsOf(jan, 8002)).toEqual(["no_payout_method"]);
+  });
+
+  it("a batch with a recipient lacking a method cannot be approved until the flag is overridden", async () => {
+    const first = await approveStatements(
+      db,
+      { gameId: GAME, batchId: jan.batchId, all: "draft_unflagged" },
+      web(preparer),
+    );
+    expect(first.changed).toBe(1);
+    await expect(approvePayoutBatch(db, { gameId: GAME, batchId: jan.batchId }, web(approver))).rejects.toThrow(
+      /draft/,
+    );
+    const refused = await approveStatements(
+      db,
+      { gameId: GAME, batchId: jan.batchId, ids: await draftIds(jan.batchId) },
+      web(preparer),
+    );
+    expect(refused.skipped[0]?.reason).toMatch(/No payout method/);
+
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId: jan.batchId,
+        flag: "no_payout_method",
+        recipientPlayerId: 8002,
+        reason: "Paid by cheque this month, details on file",
+      },
+      web(preparer),
+    );
+    expect(
+      (await approveStatements(db, { gameId: GAME, batchId: jan.batchId, all: "draft_unflagged" }, web(preparer)))
+        .changed,
+    ).toBe(1);
+    await approvePayoutBatch(db, { gameId: GAME, batchId: jan.batchId }, web(approver));
+    await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId: jan.batchId, paidOn: "2026-02-03", method: "paypal", reference: "PP-2026-01" },
+      web(approver),
+    );
+  });
+
+  it("details changed since the last payment flag the next statement until the change is acknowledged", async () => {
+    const change = await changePayoutDetails(
+      db,
+      { gameId: GAME, playerId: 8001, input: paypal("new@example.com") },
+      fin1,
+    );
+    // A pending change is not in force: nothing is flagged yet.
+    const feb = await prepare("2026-02", [8001]);
+    expect(await flagsOf(feb, 8001)).toEqual([]);
+    await reviewPayoutChange(
+      db,
+      { gameId: GAME, playerId: 8001, changeId: change.changeId ?? "", decision: "approve" },
+      fin2,
+    );
+    expect(await flagsOf(feb, 8001)).toEqual(["payout_details_changed"]);
+    await expect(
+      approveStatements(db, { gameId: GAME, batchId: feb.batchId, ids: await draftIds(feb.batchId) }, web(preparer)),
+    ).resolves.toMatchObject({ changed: 0, skipped: [{ reason: expect.stringMatching(/Payout details changed/) }] });
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId: feb.batchId,
+        flag: "payout_details_changed",
+        recipientPlayerId: 8001,
+        reason: "Confirmed by phone with the recipient on 2026-03-02",
+      },
+      web(preparer),
+    );
+    expect(
+      (await approveStatements(db, { gameId: GAME, batchId: feb.batchId, all: "draft_unflagged" }, web(preparer)))
+        .changed,
+    ).toBe(1);
+    await approvePayoutBatch(db, { gameId: GAME, batchId: feb.batchId }, web(approver));
+    await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId: feb.batchId, paidOn: "2026-03-03", method: "paypal", reference: "PP-2026-02" },
+      web(approver),
+    );
+    // Paid after the change: the next statement is not flagged.
+    const mar = await prepare("2026-03", [8001]);
+    expect(await flagsOf(mar, 8001)).toEqual([]);
+  });
+
+  it("a required tax form blocks a recipient without one, or with one expired", async () => {
+    const apr = await prepare("2026-04", [8001]);
+    expect(await flagsOf(apr, 8001)).toEqual([]);
+    await saveProfileSettings(db, { requireTaxForm: true }, { actor: approver, via: "web" });
+    expect(await flagsOf(apr, 8001)).toEqual(["tax_form_missing"]);
+    await setTaxForm(
+      db,
+      {
+        gameId: GAME,
+        playerId: 8001,
+        input: { taxForm: "W-8BEN", taxFormReceivedOn: "2020-01-01", taxFormExpiresOn: "2023-12-31" },
+      },
+      fin1,
+    );
+    const flags = await readBatchFlags(db, { gameId: GAME, batchId: apr.batchId, snapshotId: apr.snapshotId });
+    expect(flags.profiles?.map((f) => [f.flag, f.detail])).toEqual([
+      ["tax_form_missing", "W-8BEN expired on 2023-12-31"],
+    ]);
+    await setTaxForm(
+      db,
+      {
+        gameId: GAME,
+        playerId: 8001,
+        input: { taxForm: "W-9", taxFormReceivedOn: "2026-04-02", taxFormExpiresOn: undefined },
+      },
+      fin1,
+    );
+    expect(await flagsOf(apr, 8001)).toEqual([]);
+    await saveProfileSettings(db, { requireTaxForm: false }, { actor: approver, via: "web" });
+  });
+});
+
+async function draftIds(batchId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("payout_statement")
+    .select("id")
+    .where("batch_id", "=", batchId)
+    .where("state", "=", "draft")
+    .execute();
+  return rows.map((r) => r.id);
+}
