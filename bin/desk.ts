@@ -5,9 +5,10 @@ import { writeLocalSecrets } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { listGames } from "@/db/queries/games";
 import { readKeyCheck } from "@/db/queries/keys";
+import { findUserIdByEmail } from "@/db/queries/users";
+import type { ActingAs } from "@/core/actor";
 import { roleSchema } from "@/lib/auth/roles";
 import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
-import { recordAudit } from "@/lib/audit";
 import { writeExportFile } from "@/lib/exports/file";
 import { exportKindSchema } from "@/lib/exports/kinds";
 import { exportIdSchema } from "@/lib/exports/run";
@@ -27,6 +28,8 @@ import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
 type Command = { spec: CommandSpec<z.ZodType>; run(flags: never): Promise<unknown> };
 
 const CLI_ACTOR = null;
+/** Who acts through the command line: nobody signed in. */
+const CLI: ActingAs = { actor: CLI_ACTOR, via: "cli" };
 
 /**
  * Runs a command against the database. `keys`: the command seals or opens secrets, so it first refuses a key that
@@ -86,14 +89,7 @@ const COMMANDS: Record<string, Command> = {
     },
     run: (flags: { email: string; role: z.infer<typeof roleSchema>; password: string; name?: string }) =>
       withDb(async (db) => {
-        const user = await createUser(db, flags);
-        await recordAudit(db, {
-          actor: CLI_ACTOR,
-          action: "user.create",
-          target: user.email,
-          outcome: "succeeded",
-          detail: { role: user.role, via: "cli" },
-        });
+        const user = await createUser(db, flags, CLI);
         return { id: user.id, email: user.email, role: user.role };
       }),
   },
@@ -118,16 +114,9 @@ const COMMANDS: Record<string, Command> = {
     },
     run: (flags: { email: string; role: z.infer<typeof roleSchema> }) =>
       withDb(async (db) => {
-        const user = await db.selectFrom("auth_user").select("id").where("email", "=", flags.email).executeTakeFirst();
-        if (!user) throw new CliError(`no user with email ${flags.email}`);
-        const changed = await setUserRole(db, user.id, flags.role);
-        await recordAudit(db, {
-          actor: CLI_ACTOR,
-          action: "user.change_role",
-          target: changed.email,
-          outcome: "succeeded",
-          detail: { role: flags.role, via: "cli" },
-        });
+        const userId = await findUserIdByEmail(db, flags.email);
+        if (!userId) throw new CliError(`no user with email ${flags.email}`);
+        const changed = await setUserRole(db, userId, flags.role, CLI);
         return { email: changed.email, role: changed.role };
       }),
   },
@@ -180,16 +169,8 @@ const COMMANDS: Record<string, Command> = {
               secret: flags.secret,
               webhookSecrets: flags["webhook-secret"],
             },
-            { replace: flags.replace },
+            { replace: flags.replace, as: CLI },
           );
-          await recordAudit(db, {
-            actor: CLI_ACTOR,
-            action: flags.replace ? "game.update" : "game.create",
-            gameId: game.id,
-            target: game.id,
-            outcome: "succeeded",
-            detail: { via: "cli" },
-          });
           return {
             id: game.id,
             name: game.name,

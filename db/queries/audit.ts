@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db, DbOrTrx } from "@/db";
+import { escapeLike } from "./like";
 
 export type AuditLineInsert = {
   actorId: string | null;
@@ -80,7 +81,7 @@ export type AuditFilter = {
 export type AuditEntry = AuditRow & { actorId: string | null; detail: Record<string, unknown> };
 
 function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${escapeLike(text)}%`;
 }
 
 /** One page of the audit log, newest first, with the number of entries matching the filter. */
@@ -92,7 +93,7 @@ export async function searchAuditEntries(
   let query = db.selectFrom("audit_log");
   if (filter.action) {
     query = filter.action.endsWith(".")
-      ? query.where("action", "like", `${filter.action.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+      ? query.where("action", "like", `${escapeLike(filter.action)}%`)
       : query.where("action", "=", filter.action);
   }
   if (filter.actor) {

@@ -189,6 +189,12 @@ export async function findRefundAttempt(db: Executor, gameId: string, id: string
  * The live attempt of an intent: any but a refused one or one settled by hand as not refunded (nothing moved, so the
  * same refund may be made again with a fresh key). Matches the partial unique index on the intent.
  */
+/** The game of an attempt, for callers that know only its id (the reconciler asked about one attempt). */
+export async function findRefundAttemptGameId(db: Executor, id: string): Promise<string | null> {
+  const row = await db.selectFrom("refund_attempt").select("game_id").where("id", "=", id).executeTakeFirst();
+  return row?.game_id ?? null;
+}
+
 export async function findAttemptByIntent(
   db: Executor,
   gameId: string,

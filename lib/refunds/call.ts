@@ -186,6 +186,7 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
   const driver = source === "desk" ? (options.driver ?? null) : null;
   const audit = (action: string, outcome: string, detail: Record<string, unknown>) => ({
     actor: driver,
+    via: source === "desk" ? ("web" as const) : ("job" as const),
     action,
     gameId: attempt.gameId,
     target: targetOf(attempt),

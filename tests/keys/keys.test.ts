@@ -66,7 +66,7 @@ describe("the key check", () => {
     expect(await verifyKeys(t.db, { current: OTHER, previous: null })).toBeNull();
     expect(await t.db.selectFrom("key_check").selectAll().execute()).toEqual([]);
 
-    await saveGame(t.db, game("k1"), { replace: false });
+    await saveGame(t.db, game("k1"), { replace: false, as: { actor: null, via: "cli" } });
     const [row, ...more] = await t.db.selectFrom("key_check").selectAll().execute();
     expect(more).toEqual([]);
     expect(row).toMatchObject({ key_id: describeKey(OLD).keyId, fingerprint: describeKey(OLD).fingerprint });
@@ -100,7 +100,7 @@ describe("the key check", () => {
 
 describe("key rotation", () => {
   it("stops before its commit and leaves everything sealed with the old key", async () => {
-    await saveGame(t.db, game("k2", ["whsec_k2_only_3333"]), { replace: false });
+    await saveGame(t.db, game("k2", ["whsec_k2_only_3333"]), { replace: false, as: { actor: null, via: "cli" } });
     const before = await everySealedValue();
     const failure = rotateKey(t.db, {
       newKey: NEW,
@@ -127,7 +127,7 @@ describe("key rotation", () => {
   });
 
   it("re-seals every sealed column with the new key in one audited step; then only the new key opens them", async () => {
-    await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444");
+    await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444", { actor: null, via: "cli" });
     const values = await everySealedValue();
     const summary = await rotateKey(t.db, {
       newKey: NEW,

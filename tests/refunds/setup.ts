@@ -232,7 +232,7 @@ export async function startRefundTest(): Promise<RefundTestContext> {
       secret: GAME_SECRET,
       webhookSecrets: [],
     },
-    { replace: false },
+    { replace: false, as: { actor: null, via: "cli" } },
   );
   await t.db
     .updateTable("game")

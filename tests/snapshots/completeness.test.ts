@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  getSnapshot,
-  listRecipientLines,
-  listRecipientPayouts,
-  listSnapshotReversals,
-  listSubWindows,
-} from "@/db/queries/snapshots";
+import { listSnapshotReversals, listSubWindows } from "@/db/queries/snapshot-evidence";
+import { listRecipientLines, listRecipientPayouts } from "@/db/queries/snapshot-recipients";
+import { getSnapshot } from "@/db/queries/snapshots";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { parseWindow } from "@/lib/time";
 import { buildScenario, GAME_ID, HEAVY_RECIPIENT_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";

@@ -35,7 +35,7 @@ export async function startSnapshotEnv(
         secret: GAME_SECRET,
         webhookSecrets: [],
       },
-      { replace: false },
+      { replace: false, as: { actor: null, via: "cli" } },
     );
     await t.db
       .updateTable("game")

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs } from "kysely";
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stopBoss } from "../../lib/jobs/queue";
 import { revokePreviousWebhookSecret, rotateWebhookSecret } from "../../lib/games/games";
@@ -169,7 +169,7 @@ describe("probing the webhook endpoint", () => {
     expect(
       await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
     ).toMatchObject({ status: 200 });
-    await rotateWebhookSecret(t.db, "rotating", "whsec_rotated_new_1");
+    await rotateWebhookSecret(t.db, "rotating", "whsec_rotated_new_1", { actor: null, via: "cli" });
     expect(
       await deliver(POST, {
         gameId: "rotating",
@@ -180,7 +180,7 @@ describe("probing the webhook endpoint", () => {
     expect(
       await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
     ).toMatchObject({ status: 200 });
-    await revokePreviousWebhookSecret(t.db, "rotating");
+    await revokePreviousWebhookSecret(t.db, "rotating", { actor: null, via: "cli" });
     expect(
       await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
     ).toMatchObject({ status: 401 });

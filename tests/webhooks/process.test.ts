@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { listSubscriptionEvents, listWebhookEvents } from "../../db/queries/webhooks";
+import { listSubscriptionEvents, listWebhookEvents } from "../../db/queries/webhook-events";
 import { stopBoss } from "../../lib/jobs/queue";
 import { formatWindow, monthWindow, parseInstant, type TimeWindow } from "../../lib/time";
 import { processWebhookEvent } from "../../lib/webhooks/process-event";

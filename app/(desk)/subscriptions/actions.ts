@@ -3,9 +3,8 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
-import { findRefundAttempt, resolveRefundAttempt } from "@/db/queries/refunds";
+import { findRefundAttempt } from "@/db/queries/refunds";
 import { defineAction } from "@/lib/actions";
-import { recordAudit } from "@/lib/audit";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError, isAppError } from "@/lib/errors";
 import { formatUsdText } from "@/lib/format";
@@ -22,6 +21,7 @@ import {
 } from "@/lib/refunds/attempts";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
+import { resolveRefund } from "@/lib/refunds/resolve";
 import {
   attemptIdSchema,
   cancelInputSchema,
@@ -163,20 +163,11 @@ export const resolveRefundAttemptAction = defineAction(
   async ({ attemptId, outcome, note }, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const resolved = await db.transaction().execute(async (trx) => {
-      const row = await resolveRefundAttempt(trx, game.id, attemptId, { note, by: user.email, outcome });
-      if (!row) return null;
-      await recordAudit(trx, {
-        actor: user,
-        action: "refund.resolve",
-        gameId: game.id,
-        target: `${row.subscriptionId} period ${row.periodSeq}`,
-        idempotencyKey: row.clientRequestId,
-        outcome: "resolved",
-        detail: { attempt_id: row.id, resolution_outcome: outcome, amount_usd: row.amountUsd, note },
-      });
-      return row;
-    });
+    const resolved = await resolveRefund(
+      db,
+      { gameId: game.id, attemptId, outcome, note },
+      { actor: user, via: "web" },
+    );
     if (!resolved) throw new AppError("CONFLICT", "Only an attempt that needs manual attention can be marked settled.");
     revalidatePath("/subscriptions", "layout");
     return {

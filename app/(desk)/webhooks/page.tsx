@@ -5,12 +5,8 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
-import {
-  listWebhookEvents,
-  listWebhookEventTypes,
-  readGameAutomation,
-  summarizeWebhookDeliveries,
-} from "@/db/queries/webhooks";
+import { listWebhookEvents, listWebhookEventTypes, summarizeWebhookDeliveries } from "@/db/queries/webhook-events";
+import { readGameAutomation } from "@/db/queries/webhooks";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { appBaseUrl } from "@/lib/env";

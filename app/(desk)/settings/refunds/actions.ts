@@ -11,7 +11,7 @@ import { formatUsdText } from "@/lib/format";
 export const saveSupportRefundLimitAction = defineAction(
   { name: "saveSupportRefundLimit", role: "admin", input: z.object({ amountUsd: usdInputSchema }) },
   async ({ amountUsd }, { user }) => {
-    const limit = await saveSupportRefundLimit(getDb(), amountUsd, user);
+    const limit = await saveSupportRefundLimit(getDb(), amountUsd, { actor: user, via: "web" });
     revalidatePath("/settings/refunds");
     return {
       ok: true,

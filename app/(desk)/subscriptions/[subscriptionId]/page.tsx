@@ -7,7 +7,7 @@ import { EmptyState } from "@/app/_components/ui/empty-state";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
-import { listSubscriptionEvents } from "@/db/queries/webhooks";
+import { listSubscriptionEvents } from "@/db/queries/webhook-events";
 import { SubscriptionEvents } from "./subscription-events";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
@@ -152,7 +152,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 hasPaymentMethod: sub.has_payment_method,
               }}
               cards={
-                cards && cards.ok
+                cards?.ok
                   ? cards.value.cards.map((c) => ({
                       id: c.id,
                       label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${c.exp_year}`,

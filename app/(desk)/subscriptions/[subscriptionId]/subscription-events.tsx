@@ -1,7 +1,7 @@
 import { DateTime } from "@/app/_components/ui/date-time";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
-import type { SubscriptionEvent } from "@/db/queries/webhooks";
+import type { SubscriptionEvent } from "@/db/queries/webhook-events";
 import { formatUsdText } from "@/lib/format";
 
 function summary(event: SubscriptionEvent): string {

@@ -10,7 +10,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
-import { getWebhookEvent } from "@/db/queries/webhooks";
+import { getWebhookEvent } from "@/db/queries/webhook-events";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
