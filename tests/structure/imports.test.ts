@@ -193,6 +193,16 @@ describe("the module graph", () => {
     expect(importsFromFolder(graph, "db", ["lib"])).toEqual([]);
   });
 
+  it("app/ and bin/ write no audit line themselves: the domain function that changes state does", () => {
+    const audit = path.join(ROOT, "lib/audit.ts");
+    const writers = [...graph.entries()]
+      .filter(
+        ([file, targets]) => /^(app|bin)\//.test(relative(file).split(path.sep).join("/")) && targets.includes(audit),
+      )
+      .map(([file]) => relative(file));
+    expect(writers).toEqual([]);
+  });
+
   it("core/ imports nothing from lib/ or db/", () => {
     expect(importsFromFolder(graph, "core", ["lib", "db"])).toEqual([]);
   });
