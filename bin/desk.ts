@@ -123,9 +123,11 @@ const COMMANDS: Record<string, Command> = {
   "games add": {
     spec: {
       usage:
-        "npm run desk -- games add --id ID --name N --env sandbox|production --base-url URL --secret S [--webhook-secret W ...] [--replace]",
+        "npm run desk -- games add --id ID --name N --env sandbox|production --base-url URL --secret S " +
+        "[--webhook-secret W ...] [--replace]",
       description:
-        "Adds a game with its service secret and webhook signing secrets (the first is current, a second is the previous one during a rotation). Secrets are stored encrypted.",
+        "Adds a game with its service secret and webhook signing secrets (the first is current, a second is the " +
+        "previous one during a rotation). Secrets are stored encrypted.",
       options: {
         id: { type: "string", description: "The game id the service uses" },
         name: { type: "string", description: "Display name" },
@@ -204,7 +206,8 @@ const COMMANDS: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- snapshot --game ID (--month YYYY-MM | --start DATE --end DATE)",
       description:
-        "Pulls a window's attribution report from the service and publishes it as a new snapshot version, in this process (the app need not run). Progress goes to stderr, a JSON summary to stdout.",
+        "Pulls a window's attribution report from the service and publishes it as a new snapshot version, in this " +
+        "process (the app need not run). Progress goes to stderr, a JSON summary to stdout.",
       options: {
         game: { type: "string", description: "The game id" },
         month: { type: "string", description: "A calendar month (UTC), e.g. 2026-03" },
@@ -247,7 +250,8 @@ const COMMANDS: Record<string, Command> = {
       usage:
         "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal --out FILE [--bom]",
       description:
-        'Writes a CSV export for accounting to a file, exactly as the app\'s download does (columns in README.md, "Exports"), and records it in the audit log. Progress goes to stderr, a JSON summary to stdout.',
+        "Writes a CSV export for accounting to a file, exactly as the app's download does (columns in README.md, " +
+        '"Exports"), and records it in the audit log. Progress goes to stderr, a JSON summary to stdout.',
       options: {
         snapshot: {
           type: "string",
@@ -303,7 +307,8 @@ const COMMANDS: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- keys rotate --new-key-file FILE",
       description:
-        'Re-seals every stored secret with a new key in one transaction and audits it (README, "Keys"). Until it commits the old key opens everything; after it only the new one does. A JSON summary to stdout.',
+        'Re-seals every stored secret with a new key in one transaction and audits it (README, "Keys"). Until it ' +
+        "commits the old key opens everything; after it only the new one does. A JSON summary to stdout.",
       options: {
         "new-key-file": {
           type: "string",
@@ -332,7 +337,8 @@ const COMMANDS: Record<string, Command> = {
             );
           } else {
             process.stderr.write(
-              `keys rotate: sealed with key ${summary.keyId}; set PAYOUT_DESK_KEY to the new key everywhere (README, "Keys")\n`,
+              `keys rotate: sealed with key ${summary.keyId}; ` +
+                `set PAYOUT_DESK_KEY to the new key everywhere (README, "Keys")\n`,
             );
           }
           return summary;

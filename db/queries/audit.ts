@@ -43,15 +43,28 @@ export type AuditRow = {
   outcome: string;
 };
 
-export async function listAuditEntries(db: Db, options: { limit: number; gameId?: string }): Promise<AuditRow[]> {
-  let query = db
-    .selectFrom("audit_log")
-    .select(["id", "at", "actor_email", "action", "game_id", "target", "idempotency_key", "outcome"])
-    .orderBy("id", "desc")
-    .limit(options.limit);
-  if (options.gameId) query = query.where("game_id", "=", options.gameId);
-  const rows = await query.execute();
-  return rows.map((r) => ({
+const AUDIT_ROW_COLUMNS = [
+  "id",
+  "at",
+  "actor_email",
+  "action",
+  "game_id",
+  "target",
+  "idempotency_key",
+  "outcome",
+] as const;
+
+function toAuditRow(r: {
+  id: string;
+  at: Date;
+  actor_email: string | null;
+  action: string;
+  game_id: string | null;
+  target: string | null;
+  idempotency_key: string | null;
+  outcome: string;
+}): AuditRow {
+  return {
     id: r.id,
     at: r.at,
     actorEmail: r.actor_email,
@@ -60,7 +73,14 @@ export async function listAuditEntries(db: Db, options: { limit: number; gameId?
     target: r.target,
     idempotencyKey: r.idempotency_key,
     outcome: r.outcome,
-  }));
+  };
+}
+
+export async function listAuditEntries(db: Db, options: { limit: number; gameId?: string }): Promise<AuditRow[]> {
+  let query = db.selectFrom("audit_log").select(AUDIT_ROW_COLUMNS).orderBy("id", "desc").limit(options.limit);
+  if (options.gameId) query = query.where("game_id", "=", options.gameId);
+  const rows = await query.execute();
+  return rows.map(toAuditRow);
 }
 
 export type AuditFilter = {
@@ -110,18 +130,7 @@ export async function searchAuditEntries(
   if (filter.to) query = query.where("at", "<", filter.to);
   const [rows, count] = await Promise.all([
     query
-      .select([
-        "id",
-        "at",
-        "actor_id",
-        "actor_email",
-        "action",
-        "game_id",
-        "target",
-        "idempotency_key",
-        "outcome",
-        "detail",
-      ])
+      .select([...AUDIT_ROW_COLUMNS, "actor_id", "detail"])
       .orderBy("id", "desc")
       .offset(page.offset)
       .limit(page.limit)
@@ -130,18 +139,7 @@ export async function searchAuditEntries(
   ]);
   return {
     total: Number(count.total),
-    rows: rows.map((r) => ({
-      id: r.id,
-      at: r.at,
-      actorId: r.actor_id,
-      actorEmail: r.actor_email,
-      action: r.action,
-      gameId: r.game_id,
-      target: r.target,
-      idempotencyKey: r.idempotency_key,
-      outcome: r.outcome,
-      detail: r.detail ?? {},
-    })),
+    rows: rows.map((r) => ({ ...toAuditRow(r), actorId: r.actor_id, detail: r.detail ?? {} })),
   };
 }
 

@@ -27,7 +27,7 @@ export type SnapshotRecipientColumn = keyof typeof SNAPSHOT_RECIPIENT_COLUMNS;
 /** Every snapshot_recipient column but snapshot_id, in table order. */
 export const SNAPSHOT_RECIPIENT_COLUMN_NAMES = Object.keys(SNAPSHOT_RECIPIENT_COLUMNS) as SnapshotRecipientColumn[];
 
-export const SNAPSHOT_LINE_COLUMNS = {
+export const SNAPSHOT_LINE_COLUMNS: Record<string, ColumnType> = {
   period_id: "bigint",
   recipient_player_id: "bigint",
   subscription_id: "text",
@@ -53,9 +53,9 @@ export const SNAPSHOT_LINE_COLUMNS = {
   funding: "jsonb",
   refund: "jsonb",
   reconciliation: "jsonb",
-} as const satisfies Record<string, ColumnType>;
+};
 
-export const SNAPSHOT_REVERSAL_COLUMNS = {
+export const SNAPSHOT_REVERSAL_COLUMNS: Record<string, ColumnType> = {
   period_id: "bigint",
   recipient_player_id: "bigint",
   subscription_id: "text",
@@ -73,9 +73,9 @@ export const SNAPSHOT_REVERSAL_COLUMNS = {
   nets_to_zero_in_window: "boolean",
   note: "text",
   event_count: "integer",
-} as const satisfies Record<string, ColumnType>;
+};
 
-export const SNAPSHOT_REFUND_EVENT_COLUMNS = {
+export const SNAPSHOT_REFUND_EVENT_COLUMNS: Record<string, ColumnType> = {
   period_id: "bigint",
   seq: "integer",
   refunded_at: "timestamptz",
@@ -86,9 +86,9 @@ export const SNAPSHOT_REFUND_EVENT_COLUMNS = {
   partner_revenue_reversed_usd: "numeric",
   partner_revenue_reversal_basis: "text",
   is_full_refund: "boolean",
-} as const satisfies Record<string, ColumnType>;
+};
 
-export const SNAPSHOT_SUB_WINDOW_COLUMNS = {
+export const SNAPSHOT_SUB_WINDOW_COLUMNS: Record<string, ColumnType> = {
   seq: "integer",
   scope: "text",
   recipient_player_id: "bigint",
@@ -97,9 +97,9 @@ export const SNAPSHOT_SUB_WINDOW_COLUMNS = {
   depth: "integer",
   reason: "text",
   pages: "integer",
-} as const satisfies Record<string, ColumnType>;
+};
 
-export const SNAPSHOT_DRIFT_COLUMNS = {
+export const SNAPSHOT_DRIFT_COLUMNS: Record<string, ColumnType> = {
   seq: "integer",
   previous_snapshot_id: "uuid",
   severity: "text",
@@ -108,7 +108,7 @@ export const SNAPSHOT_DRIFT_COLUMNS = {
   field: "text",
   previous_value: "text",
   current_value: "text",
-} as const satisfies Record<string, ColumnType>;
+};
 
 /** The tables written with one bulk insert per chunk, with their columns. */
 export const BULK_TABLE_COLUMNS = {

@@ -2,8 +2,12 @@ import "server-only";
 import type { Db } from "@/db";
 import { formatUsd } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
+import { windowOf } from "./time-window";
 
-/** What a snapshot holds beside its recipients: reversals, sub-windows and raw pages. Every query filters by the game. */
+/**
+ * What a snapshot holds beside its recipients: reversals, sub-windows and raw pages. Every query filters by the
+ * game.
+ */
 
 export type SnapshotReversalRow = {
   periodId: number;
@@ -127,7 +131,7 @@ export async function listSubWindows(db: Db, params: { gameId: string; snapshotI
   return rows.map((r) => ({
     scope: r.scope,
     recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
+    window: windowOf(r),
     depth: r.depth,
     reason: r.reason,
     pages: r.pages,
@@ -159,7 +163,7 @@ export async function listSnapshotPages(
     .execute();
   return rows.map((r) => ({
     seq: r.seq,
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
+    window: windowOf(r),
     recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
     offset: r.page_offset,
     fetchedAt: r.fetched_at,

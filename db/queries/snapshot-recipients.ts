@@ -1,9 +1,10 @@
 import "server-only";
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "@/db";
+import type { SnapshotLineTable, SnapshotRecipientTable } from "@/db/types";
 import { escapeLike } from "./like";
 import { pageOf } from "./paging";
-import { SNAPSHOT_RECIPIENT_COLUMN_NAMES } from "./snapshot-columns";
+import { SNAPSHOT_RECIPIENT_COLUMN_NAMES, type SnapshotRecipientColumn } from "./snapshot-columns";
 
 /** A snapshot's recipients and their renewal lines, page by page. Every query filters by the game. */
 
@@ -19,22 +20,26 @@ export const RECIPIENT_SORTS = [
 ] as const;
 export type RecipientSort = (typeof RECIPIENT_SORTS)[number];
 
-export type RecipientPayoutRow = {
-  recipientPlayerId: number;
-  serviceRank: number;
-  resolved: boolean;
-  playerEmail: string | null;
-  playerName: string | null;
-  identityId: string | null;
-  renewalCount: number;
-  subscriptionCount: number;
-  reversalCount: number;
-  grossAttributedUsd: string;
-  reversedAttributedUsd: string;
-  netAttributedUsd: string;
-  firstPaidAt: Date | null;
-  lastPaidAt: Date | null;
-};
+function toRecipientRow(r: Pick<Selectable<SnapshotRecipientTable>, SnapshotRecipientColumn>) {
+  return {
+    recipientPlayerId: Number(r.recipient_player_id),
+    serviceRank: r.service_rank,
+    resolved: r.resolved,
+    playerEmail: r.player_email,
+    playerName: r.player_name,
+    identityId: r.identity_id,
+    renewalCount: r.renewal_count,
+    subscriptionCount: r.subscription_count,
+    reversalCount: r.reversal_count,
+    grossAttributedUsd: r.gross_attributed_usd,
+    reversedAttributedUsd: r.reversed_attributed_usd,
+    netAttributedUsd: r.net_attributed_usd,
+    firstPaidAt: r.first_paid_at,
+    lastPaidAt: r.last_paid_at,
+  };
+}
+
+export type RecipientPayoutRow = ReturnType<typeof toRecipientRow>;
 
 export type RecipientPayoutQuery = {
   gameId: string;
@@ -105,46 +110,55 @@ export async function listRecipientPayouts(
     base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
   ]);
   return {
-    rows: rows.map((r) => ({
-      recipientPlayerId: Number(r.recipient_player_id),
-      serviceRank: r.service_rank,
-      resolved: r.resolved,
-      playerEmail: r.player_email,
-      playerName: r.player_name,
-      identityId: r.identity_id,
-      renewalCount: r.renewal_count,
-      subscriptionCount: r.subscription_count,
-      reversalCount: r.reversal_count,
-      grossAttributedUsd: r.gross_attributed_usd,
-      reversedAttributedUsd: r.reversed_attributed_usd,
-      netAttributedUsd: r.net_attributed_usd,
-      firstPaidAt: r.first_paid_at,
-      lastPaidAt: r.last_paid_at,
-    })),
+    rows: rows.map(toRecipientRow),
     total: Number(count?.n ?? 0),
     page,
     pageSize,
   };
 }
 
-export type SnapshotLineRow = {
-  periodId: number;
-  subscriptionId: string;
-  periodSeq: number;
-  itemId: string;
-  itemName: string;
-  status: string;
-  periodStart: Date;
-  periodEnd: Date;
-  paidAt: Date | null;
-  amountUsd: string;
-  invoFeeUsd: string | null;
-  partnerRevenueSettledUsd: string | null;
-  percentAtRenewal: string | null;
-  baseUsd: string | null;
-  attributedAmountUsd: string | null;
-  transactionId: string | null;
-};
+function toLineRow(r: Pick<Selectable<SnapshotLineTable>, LineColumn>) {
+  return {
+    periodId: Number(r.period_id),
+    subscriptionId: r.subscription_id,
+    periodSeq: r.period_seq,
+    itemId: r.item_id,
+    itemName: r.item_name,
+    status: r.status,
+    periodStart: r.period_start,
+    periodEnd: r.period_end,
+    paidAt: r.paid_at,
+    amountUsd: r.amount_usd,
+    invoFeeUsd: r.invo_fee_usd,
+    partnerRevenueSettledUsd: r.partner_revenue_settled_usd,
+    percentAtRenewal: r.percent_at_renewal,
+    baseUsd: r.base_usd,
+    attributedAmountUsd: r.attributed_amount_usd,
+    transactionId: r.transaction_id,
+  };
+}
+
+export type SnapshotLineRow = ReturnType<typeof toLineRow>;
+
+const LINE_COLUMNS = [
+  "period_id",
+  "subscription_id",
+  "period_seq",
+  "item_id",
+  "item_name",
+  "status",
+  "period_start",
+  "period_end",
+  "paid_at",
+  "amount_usd",
+  "invo_fee_usd",
+  "partner_revenue_settled_usd",
+  "percent_at_renewal",
+  "base_usd",
+  "attributed_amount_usd",
+  "transaction_id",
+] as const;
+type LineColumn = (typeof LINE_COLUMNS)[number];
 
 /** A recipient's renewal lines in a snapshot, in settlement order. */
 export async function listRecipientLines(
@@ -158,52 +172,19 @@ export async function listRecipientLines(
     .where("s.game_id", "=", params.gameId)
     .where("l.snapshot_id", "=", params.snapshotId)
     .where("l.recipient_player_id", "=", String(params.recipientPlayerId));
-  const [rows, count] = await Promise.all([
-    base
-      .select([
-        "l.period_id",
-        "l.subscription_id",
-        "l.period_seq",
-        "l.item_id",
-        "l.item_name",
-        "l.status",
-        "l.period_start",
-        "l.period_end",
-        "l.paid_at",
-        "l.amount_usd",
-        "l.invo_fee_usd",
-        "l.partner_revenue_settled_usd",
-        "l.percent_at_renewal",
-        "l.base_usd",
-        "l.attributed_amount_usd",
-        "l.transaction_id",
-      ])
-      .orderBy("l.paid_at")
-      .orderBy("l.period_id")
-      .limit(pageSize)
-      .offset(offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
-  ]);
+  // Counted while the page is read (a failure is seen where it is awaited, not as an unhandled rejection).
+  const counted = base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst();
+  counted.catch(() => {});
+  const rows = await base
+    .select(LINE_COLUMNS.map((column) => `l.${column}` as const))
+    .orderBy("l.paid_at")
+    .orderBy("l.period_id")
+    .limit(pageSize)
+    .offset(offset)
+    .execute();
+  const count = await counted;
   return {
-    rows: rows.map((r) => ({
-      periodId: Number(r.period_id),
-      subscriptionId: r.subscription_id,
-      periodSeq: r.period_seq,
-      itemId: r.item_id,
-      itemName: r.item_name,
-      status: r.status,
-      periodStart: r.period_start,
-      periodEnd: r.period_end,
-      paidAt: r.paid_at,
-      amountUsd: r.amount_usd,
-      invoFeeUsd: r.invo_fee_usd,
-      partnerRevenueSettledUsd: r.partner_revenue_settled_usd,
-      percentAtRenewal: r.percent_at_renewal,
-      baseUsd: r.base_usd,
-      attributedAmountUsd: r.attributed_amount_usd,
-      transactionId: r.transaction_id,
-    })),
+    rows: rows.map(toLineRow),
     total: Number(count?.n ?? 0),
   };
 }

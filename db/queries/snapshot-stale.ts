@@ -1,6 +1,7 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
 import type { TimeWindow } from "@/core/time";
+import { windowOf } from "./time-window";
 
 /** A mark that something changed at `instant` (read beside the snapshots: db/queries/snapshots.ts). */
 export async function insertStaleMark(
@@ -31,5 +32,5 @@ export async function listSnapshotWindowsHolding(
     .where("window_start", "<=", params.at)
     .where("window_end", ">", params.at)
     .execute();
-  return windows.map((w) => ({ startMs: w.window_start.getTime(), endMs: w.window_end.getTime() }));
+  return windows.map(windowOf);
 }

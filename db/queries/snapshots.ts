@@ -3,6 +3,7 @@ import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus, SnapshotPullStatus } from "@/db/types";
 import type { TimeWindow } from "@/core/time";
+import { windowOf } from "./time-window";
 
 /**
  * Reads of window snapshots. Every query takes the game and filters by it; a snapshot id of another game finds
@@ -97,7 +98,7 @@ function toHeader(r: HeaderRow): SnapshotHeader {
   return {
     id: r.id,
     gameId: r.game_id,
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
+    window: windowOf(r),
     version: r.version,
     publishedAt: r.published_at,
     fetchStartedAt: r.fetch_started_at,
@@ -243,7 +244,7 @@ function toPull(r: Awaited<ReturnType<ReturnType<typeof pullQuery>["executeTakeF
   return {
     id: r.id,
     gameId: r.game_id,
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
+    window: windowOf(r),
     status: r.status,
     phase: r.phase,
     via: r.via,

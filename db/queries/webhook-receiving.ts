@@ -19,7 +19,8 @@ export async function addWebhookRefusalCounts(db: Db, counts: RefusalCount[]): P
   await sql`
     insert into webhook_delivery_count (game_id, day, outcome, reason, count, last_at)
     select coalesce(g.id, ''), v.day, 'refused', v.reason, sum(v.count), max(v.last_at)
-    from unnest(${counts.map((c) => c.gameId)}::text[], ${counts.map((c) => c.day)}::date[], ${counts.map((c) => c.reason)}::text[],
+    from unnest(${counts.map((c) => c.gameId)}::text[], ${counts.map((c) => c.day)}::date[],
+                ${counts.map((c) => c.reason)}::text[],
                 ${counts.map((c) => c.count)}::bigint[], ${counts.map((c) => c.lastAt.toISOString())}::timestamptz[])
       as v(game_id, day, reason, count, last_at)
     left join game g on g.id = v.game_id

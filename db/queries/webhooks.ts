@@ -16,7 +16,10 @@ export type WebhookEventForProcessing = {
   effect: Record<string, unknown> | null;
 };
 
-/** Locks one event row until the end of the transaction (a second worker on the same event waits, then sees it done). */
+/**
+ * Locks one event row until the end of the transaction (a second worker on the same event waits, then sees it
+ * done).
+ */
 export async function lockWebhookEvent(trx: Db, id: string): Promise<WebhookEventForProcessing | null> {
   const row = await trx
     .selectFrom("webhook_event")
@@ -67,7 +70,10 @@ export async function recordRepulls(
     .execute();
 }
 
-/** Records a failed try; the try that reaches `maxAttempts` marks the event failed, so that the sweep stops queuing it. */
+/**
+ * Records a failed try; the try that reaches `maxAttempts` marks the event failed, so that the sweep stops queuing
+ * it.
+ */
 export async function recordWebhookEventFailure(
   db: Db,
   id: string,

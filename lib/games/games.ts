@@ -168,6 +168,8 @@ export async function resolveSelectedGame(db: Db, user: CurrentUser): Promise<Ga
 
 export async function requireSelectedGame(db: Db, user: CurrentUser): Promise<GameSummary> {
   const game = await resolveSelectedGame(db, user);
-  if (!game) throw new AppError("NO_GAME_SELECTED", "No game is set up yet: an admin adds one under Settings → Games.");
+  if (!game) {
+    throw new AppError("NO_GAME_SELECTED", "No game is set up yet: an admin adds one under Settings → Games.");
+  }
   return game;
 }

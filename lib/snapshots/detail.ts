@@ -27,7 +27,10 @@ import { createCapturingClient } from "./capture";
  */
 
 export type CacheOptions = {
-  /** Accept a cached fetch at most this old. Default: any age (detail changes only through refunds, which invalidate). */
+  /**
+   * Accept a cached fetch at most this old. Default: any age (detail changes only through refunds, which
+   * invalidate).
+   */
   maxAgeMs?: number;
   /** Fetch again whatever the cache holds. */
   refresh?: boolean;

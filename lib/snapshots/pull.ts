@@ -13,6 +13,7 @@ import {
   updatePull,
 } from "@/db/queries/snapshot-pulls";
 import { readSnapshotSummary } from "@/db/queries/snapshots";
+import { windowOf } from "@/db/queries/time-window";
 import type { Actor } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
@@ -126,10 +127,6 @@ export function pullRetryBudgetMs(): number {
 
 function lockKey(gameId: string, window: TimeWindow): string {
   return `snapshot-pull|${gameId}|${window.startMs}|${window.endMs}`;
-}
-
-function windowOf(row: { window_start: Date; window_end: Date }): TimeWindow {
-  return { startMs: row.window_start.getTime(), endMs: row.window_end.getTime() };
 }
 
 // --- Reading pages with their raw text --------------------------------------------------------------------------
@@ -300,7 +297,9 @@ function classify(
     const tries = `${error.attempts} attempt${error.attempts === 1 ? "" : "s"}`;
     return {
       code,
-      message: `The service kept failing for ${formatDuration(retryBudgetMs)}, the retry budget of one page (${tries}); last: ${error.message}`,
+      message:
+        `The service kept failing for ${formatDuration(retryBudgetMs)}, the retry budget of one page (${tries}); ` +
+        `last: ${error.message}`,
       final: true,
     };
   }
@@ -432,7 +431,9 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       const failed = checks.filter((c) => !c.ok);
       if (failed.length > 0) {
         throw new SnapshotIncompleteError(
-          `the report does not add up: ${failed.map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`).join("; ")}`,
+          `the report does not add up: ${failed
+            .map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`)
+            .join("; ")}`,
         );
       }
       report({ ...lastProgress(fetched), phase: "publishing" }, true);

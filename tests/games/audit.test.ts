@@ -55,7 +55,7 @@ const GAME = {
 };
 
 describe("audit lines of a change made from the command line and from the web", () => {
-  it("a game added, then replaced, from either: one line per change, same action and detail, via cli or web", async () => {
+  it("a game added then replaced from either: one line a change, same action and detail, via cli or web", async () => {
     const cliArgs = (id: string) => [
       "games",
       "add",

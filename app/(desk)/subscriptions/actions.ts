@@ -174,7 +174,8 @@ export const resolveRefundAttemptAction = defineAction(
       ok: true,
       message:
         outcome === "refunded"
-          ? `Marked as settled: ${formatUsdText(resolved.amountUsd)} was refunded. It counts as refunded; repeating it is not possible.`
+          ? `Marked as settled: ${formatUsdText(resolved.amountUsd)} was refunded. ` +
+            "It counts as refunded; repeating it is not possible."
           : "Marked as settled: nothing was refunded. The period can be refunded again if needed.",
     };
   },
@@ -205,7 +206,9 @@ export const cancelSubscriptionAction = defineAction(
     }
     const until = result.access_until ? `Access until ${result.access_until}.` : "Access ends now.";
     const how = result.terminated_immediately
-      ? `Ended immediately: no paid period was running${result.downgrade_reason ? ` (service code ${result.downgrade_reason})` : ""}.`
+      ? `Ended immediately: no paid period was running${
+          result.downgrade_reason ? ` (service code ${result.downgrade_reason})` : ""
+        }.`
       : result.cancel_at_period_end
         ? "Cancels at the end of the paid period; no further charge."
         : "Canceled now.";
@@ -232,7 +235,9 @@ export const changeAmountAction = defineAction(
       return { ok: true, message: `No change staged: the price stays ${formatUsdText(result.new_amount_usd)}.` };
     return {
       ok: true,
-      message: `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(result.pending_amount_usd ?? result.new_amount_usd)}, staged for the next successful renewal${
+      message: `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(
+        result.pending_amount_usd ?? result.new_amount_usd,
+      )}, staged for the next successful renewal${
         result.applies_from_period_seq ? ` (period ${result.applies_from_period_seq})` : ""
       }.`,
     };
@@ -262,7 +267,9 @@ export const changePaymentMethodAction = defineAction(
     const card = result.card ? `${result.card.brand} •••• ${result.card.last_four}` : "no card";
     return {
       ok: true,
-      message: `${result.replaced ? "Card replaced" : "Payment method set"}: ${card}${result.wallet_only ? ", wallet only" : ""}. Used from the next charge.`,
+      message:
+        `${result.replaced ? "Card replaced" : "Payment method set"}: ${card}` +
+        `${result.wallet_only ? ", wallet only" : ""}. Used from the next charge.`,
     };
   },
 );

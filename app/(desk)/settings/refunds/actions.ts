@@ -15,7 +15,9 @@ export const saveSupportRefundLimitAction = defineAction(
     revalidatePath("/settings/refunds");
     return {
       ok: true,
-      message: `Support may now refund up to ${formatUsdText(limit.amountUsd)} per period, in total; beyond that, refunds need finance.`,
+      message:
+        `Support may now refund up to ${formatUsdText(limit.amountUsd)} per period, in total; ` +
+        "beyond that, refunds need finance.",
     };
   },
 );
