@@ -2,6 +2,7 @@ import "server-only";
 import type { Updateable } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { SnapshotPullTable } from "@/db/types";
+import type { Actor } from "@/core/actor";
 import type { TimeWindow } from "@/core/time";
 
 /** Writes of snapshot pulls (the request, its attempts, its progress); the views are in db/queries/snapshots.ts. */
@@ -27,7 +28,7 @@ export async function insertQueuedPull(
     gameId: string;
     window: TimeWindow;
     via: string;
-    requestedBy: { id: string; email: string } | null;
+    requestedBy: Actor | null;
   },
 ): Promise<void> {
   await db

@@ -15,6 +15,7 @@ import { exhaustedOr, failureFinish, parametersOf, periodReadFailure, receiptMis
 import { isOutcomeUnknown } from "./unknown-outcome";
 import { comparePeriodWithReview, confirmReplayedRefund } from "./verify";
 import { formatUsdText } from "@/lib/format";
+import type { Actor } from "@/core/actor";
 
 /**
  * One turn of a refund attempt held by this request: the check of the period before the first call, the call with
@@ -22,7 +23,7 @@ import { formatUsdText } from "@/lib/format";
  */
 
 /** Whoever makes a call happen, for the audit log: a signed-in user, or null for the system (the reconciler). */
-export type CallDriver = { id: string; email: string } | null;
+export type CallDriver = Actor | null;
 
 export type RefundOutcome = {
   attempt: RefundAttempt;

@@ -14,7 +14,7 @@ import {
 } from "@/db/queries/snapshot-pulls";
 import { readSnapshotSummary } from "@/db/queries/snapshots";
 import { windowOf } from "@/db/queries/time-window";
-import type { Actor } from "@/core/actor";
+import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
 import { env } from "@/lib/env";
@@ -123,6 +123,13 @@ export const ORPHAN_AFTER_MS = 60_000;
  */
 export function pullRetryBudgetMs(): number {
   return env().PAYOUT_DESK_PULL_RETRY_MINUTES * 60_000;
+}
+
+/** Through what a pull's request came, as the audit log says it: the desk, the command line or a job. */
+export function auditVia(requestVia: string): Via {
+  if (requestVia === "cli") return "cli";
+  if (requestVia === "ui" || requestVia === "web") return "web";
+  return "job";
 }
 
 function lockKey(gameId: string, window: TimeWindow): string {
@@ -243,6 +250,7 @@ export async function requestSnapshot(
   }
   await recordAudit(db, {
     actor: request.requestedBy,
+    via: auditVia(request.via),
     action: "snapshot.request",
     gameId: request.gameId,
     target: claimed.pullId,
@@ -341,7 +349,13 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
   });
 }
 
-type PullRow = { id: string; game_id: string; requested_by_id: string | null; requested_by_email: string | null };
+type PullRow = {
+  id: string;
+  game_id: string;
+  via: string;
+  requested_by_id: string | null;
+  requested_by_email: string | null;
+};
 
 async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: RunPullOptions): Promise<PullSummary> {
   const started = performance.now();
@@ -451,6 +465,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         fetched,
         checks,
         takenBy,
+        via: auditVia(pull.via),
         fetchStartedAt,
         fetchFinishedAt: new Date(),
         stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
@@ -489,6 +504,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     if (last) {
       await recordAudit(db, {
         actor: takenBy,
+        via: auditVia(pull.via),
         action: "snapshot.pull",
         gameId: pull.game_id,
         target: pull.id,

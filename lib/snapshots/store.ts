@@ -12,7 +12,7 @@ import {
   readSnapshotTotals,
 } from "@/db/queries/snapshot-store";
 import type { SnapshotDriftStatus } from "@/db/types";
-import type { Actor } from "@/core/actor";
+import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
 import {
@@ -215,6 +215,8 @@ export type PublishInput = {
   fetched: FetchedWindow;
   checks: Check[];
   takenBy: Actor | null;
+  /** Through what the pull's request came. */
+  via: Via;
   fetchStartedAt: Date;
   fetchFinishedAt: Date;
   stats: { requests: number; rateLimited: number; retries: number };
@@ -359,6 +361,7 @@ export async function publishSnapshot(
     });
     await recordAudit(trx, {
       actor: input.takenBy,
+      via: input.via,
       action: "snapshot.publish",
       gameId: input.gameId,
       target: id,
