@@ -1,5 +1,7 @@
 import "server-only";
+import type { Selectable } from "kysely";
 import type { Db, DbOrTrx } from "@/db";
+import type { AuditLogTable } from "@/db/types";
 import { escapeLike } from "./like";
 
 export type AuditLineInsert = {
@@ -54,16 +56,7 @@ const AUDIT_ROW_COLUMNS = [
   "outcome",
 ] as const;
 
-function toAuditRow(r: {
-  id: string;
-  at: Date;
-  actor_email: string | null;
-  action: string;
-  game_id: string | null;
-  target: string | null;
-  idempotency_key: string | null;
-  outcome: string;
-}): AuditRow {
+function toAuditRow(r: Pick<Selectable<AuditLogTable>, (typeof AUDIT_ROW_COLUMNS)[number]>): AuditRow {
   return {
     id: r.id,
     at: r.at,

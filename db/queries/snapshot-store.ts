@@ -80,6 +80,7 @@ export type StoredPage = {
   offset: number;
   limit: number;
   fetchedAt: Date;
+  /** The body as the service sent it. */
   body: string;
 };
 

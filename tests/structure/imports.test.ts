@@ -1,24 +1,14 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { EXTENSIONS, parseSource, ROOT, sourceFiles } from "./source-files";
 
 /**
  * The module graph of the code that runs (app, lib, db, core, bin, emulator): every import and export-from, static or a
  * dynamic import() of a string literal. Type-only imports are left out: they are erased before anything runs.
  */
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const FOLDERS = ["app", "lib", "db", "core", "bin", "emulator"];
-const EXTENSIONS = [".ts", ".tsx"];
-
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((entry) => {
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) return entry === "node_modules" ? [] : sourceFiles(full);
-    return EXTENSIONS.some((ext) => entry.endsWith(ext)) && !entry.endsWith(".d.ts") ? [full] : [];
-  });
-}
 
 /** Only "@/…" (tsconfig paths: "@/*" → "./*") and relative specifiers name files of the repo. */
 function resolveSpecifier(from: string, specifier: string): string | null {
@@ -51,14 +41,7 @@ function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
 }
 
 function importsOf(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const source = ts.createSourceFile(
-    file,
-    text,
-    ts.ScriptTarget.Latest,
-    false,
-    file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
-  );
+  const source = parseSource(file, readFileSync(file, "utf8"));
   const specifiers: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && !isTypeOnlyImport(node)) {

@@ -1,13 +1,13 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { parseSource, ROOT, sourceFiles } from "./source-files";
 
 /**
  * SQL has one home: every query builder call and every `sql` template lives in db/queries/<area>.ts. lib/ holds
  * orchestration and rules, app/ and bin/ call lib/ (or a query function); none of them builds SQL.
  */
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const FOLDERS = ["lib", "app", "bin"];
 
 /**
@@ -27,16 +27,7 @@ const QUERY_BUILDER_METHODS = new Set([
   "mergeInto",
 ]);
 
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((entry) => {
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) return entry === "node_modules" ? [] : sourceFiles(full);
-    const code = /\.(ts|tsx|mts)$/.test(entry) && !entry.endsWith(".d.ts");
-    const test = /\.test\.(ts|tsx|mts)$/.test(entry);
-    return code && !test ? [full] : [];
-  });
-}
+const isTest = (file: string) => /\.test\.tsx?$/.test(file);
 
 function isSqlTag(tag: ts.Expression): boolean {
   return ts.isIdentifier(tag) && tag.text === "sql";
@@ -44,13 +35,7 @@ function isSqlTag(tag: ts.Expression): boolean {
 
 /** What in this source builds SQL: "selectFrom(" for a query builder call, "sql`" for a template, "import sql". */
 function sqlIn(fileName: string, text: string): string[] {
-  const source = ts.createSourceFile(
-    fileName,
-    text,
-    ts.ScriptTarget.Latest,
-    false,
-    fileName.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
-  );
+  const source = parseSource(fileName, text);
   const found: string[] = [];
   const line = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   const visit = (node: ts.Node): void => {
@@ -89,7 +74,7 @@ const excepted = (file: string) => SQL_OUTSIDE_DB_FOR_NOW.some((entry) => covers
 function sqlByFile(): Map<string, string[]> {
   const byFile = new Map<string, string[]>();
   for (const folder of FOLDERS) {
-    for (const file of sourceFiles(path.join(ROOT, folder))) {
+    for (const file of sourceFiles(path.join(ROOT, folder)).filter((f) => !isTest(f))) {
       const found = sqlIn(file, readFileSync(file, "utf8"));
       if (found.length > 0) byFile.set(relative(file), found);
     }
