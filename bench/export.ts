@@ -49,7 +49,7 @@ export async function seed(db: Db): Promise<string> {
       secret: "gs_bench_export_secret",
       webhookSecrets: [],
     },
-    { replace: false },
+    { replace: false, as: { actor: null, via: "cli" } },
   );
   const pullId = crypto.randomUUID();
   const snapshotId = crypto.randomUUID();

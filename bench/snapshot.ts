@@ -74,7 +74,7 @@ async function pointGame(db: Db, url: string, pacing: string): Promise<void> {
   await saveGame(
     db,
     { id: GAME_ID, name: "Bench", environment: "sandbox", baseUrl: url, secret: GAME_SECRET, webhookSecrets: [] },
-    { replace: true },
+    { replace: true, as: { actor: null, via: "cli" } },
   );
   await db
     .updateTable("game")

@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { ActingAs } from "@/core/actor";
 import { createDb, type Db } from "@/db";
+import { updateGame } from "@/db/queries/games";
+import { findUserIdByEmail } from "@/db/queries/users";
 import {
   DEMO_BIG_RECIPIENT_ID,
   DEMO_GAME_ID,
@@ -27,6 +30,9 @@ import type { Runtime } from "./runtime";
  */
 export type DemoUser = { role: Role; email: string; password: string };
 
+/** The demo is set up by the command that starts Payout Desk. */
+const CLI: ActingAs = { actor: null, via: "cli" };
+
 const DEMO_ACCOUNTS: { role: Role; email: string; name: string }[] = [
   { role: "admin", email: "admin@payout-desk.test", name: "Ada Admin" },
   { role: "finance", email: "finance@payout-desk.test", name: "Fin Ance" },
@@ -42,11 +48,7 @@ export async function seedDemoUsers(runtime: Runtime): Promise<DemoUser[]> {
   try {
     const users: DemoUser[] = [];
     for (const account of DEMO_ACCOUNTS) {
-      const exists = await db
-        .selectFrom("auth_user")
-        .select("id")
-        .where("email", "=", account.email)
-        .executeTakeFirst();
+      const exists = await findUserIdByEmail(db, account.email);
       const remembered = known.find((u) => u.email === account.email);
       if (exists && remembered) {
         users.push(remembered);
@@ -54,7 +56,7 @@ export async function seedDemoUsers(runtime: Runtime): Promise<DemoUser[]> {
       }
       if (exists) continue; // created some other way: its password is not ours to print
       const password = `demo-${randomBytes(9).toString("base64url")}`;
-      await createUser(db, { email: account.email, name: account.name, role: account.role, password });
+      await createUser(db, { email: account.email, name: account.name, role: account.role, password }, CLI);
       users.push({ role: account.role, email: account.email, password });
     }
     await writeFile(file, JSON.stringify(users, null, 2), { mode: 0o600 });
@@ -108,13 +110,9 @@ export async function registerDemoGame(db: Db, emulatorUrl: string, options: { p
       secret: DEMO_GAME_SECRET,
       webhookSecrets: [DEMO_WEBHOOK_SECRET],
     },
-    { replace: true },
+    { replace: true, as: CLI },
   );
-  await db
-    .updateTable("game")
-    .set({ settings: JSON.stringify({ pacing: options.pacing ?? "on", demo: true }) })
-    .where("id", "=", DEMO_GAME_ID)
-    .execute();
+  await updateGame(db, DEMO_GAME_ID, { settings: JSON.stringify({ pacing: options.pacing ?? "on", demo: true }) });
 }
 
 export async function seedEmbeddedDemo(

@@ -5,9 +5,10 @@ import { writeLocalSecrets } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { listGames } from "@/db/queries/games";
 import { readKeyCheck } from "@/db/queries/keys";
+import { findUserIdByEmail } from "@/db/queries/users";
+import type { ActingAs } from "@/core/actor";
 import { roleSchema } from "@/lib/auth/roles";
 import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
-import { recordAudit } from "@/lib/audit";
 import { writeExportFile } from "@/lib/exports/file";
 import { exportKindSchema } from "@/lib/exports/kinds";
 import { exportIdSchema } from "@/lib/exports/run";
@@ -27,6 +28,8 @@ import { type Command, withDb } from "./with-db";
 import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
 
 const CLI_ACTOR = null;
+/** Who acts through the command line: nobody signed in. */
+const CLI: ActingAs = { actor: CLI_ACTOR, via: "cli" };
 
 const COMMANDS: Record<string, Command> = {
   migrate: {
@@ -65,14 +68,7 @@ const COMMANDS: Record<string, Command> = {
     },
     run: (flags: { email: string; role: z.infer<typeof roleSchema>; password: string; name?: string }) =>
       withDb(async (db) => {
-        const user = await createUser(db, flags);
-        await recordAudit(db, {
-          actor: CLI_ACTOR,
-          action: "user.create",
-          target: user.email,
-          outcome: "succeeded",
-          detail: { role: user.role, via: "cli" },
-        });
+        const user = await createUser(db, flags, CLI);
         return { id: user.id, email: user.email, role: user.role };
       }),
   },
@@ -97,25 +93,20 @@ const COMMANDS: Record<string, Command> = {
     },
     run: (flags: { email: string; role: z.infer<typeof roleSchema> }) =>
       withDb(async (db) => {
-        const user = await db.selectFrom("auth_user").select("id").where("email", "=", flags.email).executeTakeFirst();
-        if (!user) throw new CliError(`no user with email ${flags.email}`);
-        const changed = await setUserRole(db, user.id, flags.role);
-        await recordAudit(db, {
-          actor: CLI_ACTOR,
-          action: "user.change_role",
-          target: changed.email,
-          outcome: "succeeded",
-          detail: { role: flags.role, via: "cli" },
-        });
+        const userId = await findUserIdByEmail(db, flags.email);
+        if (!userId) throw new CliError(`no user with email ${flags.email}`);
+        const changed = await setUserRole(db, userId, flags.role, CLI);
         return { email: changed.email, role: changed.role };
       }),
   },
   "games add": {
     spec: {
       usage:
-        "npm run desk -- games add --id ID --name N --env sandbox|production --base-url URL --secret S [--webhook-secret W ...] [--replace]",
+        "npm run desk -- games add --id ID --name N --env sandbox|production --base-url URL --secret S " +
+        "[--webhook-secret W ...] [--replace]",
       description:
-        "Adds a game with its service secret and webhook signing secrets (the first is current, a second is the previous one during a rotation). Secrets are stored encrypted.",
+        "Adds a game with its service secret and webhook signing secrets (the first is current, a second is the " +
+        "previous one during a rotation). Secrets are stored encrypted.",
       options: {
         id: { type: "string", description: "The game id the service uses" },
         name: { type: "string", description: "Display name" },
@@ -159,16 +150,8 @@ const COMMANDS: Record<string, Command> = {
               secret: flags.secret,
               webhookSecrets: flags["webhook-secret"],
             },
-            { replace: flags.replace },
+            { replace: flags.replace, as: CLI },
           );
-          await recordAudit(db, {
-            actor: CLI_ACTOR,
-            action: flags.replace ? "game.update" : "game.create",
-            gameId: game.id,
-            target: game.id,
-            outcome: "succeeded",
-            detail: { via: "cli" },
-          });
           return {
             id: game.id,
             name: game.name,
@@ -202,7 +185,8 @@ const COMMANDS: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- snapshot --game ID (--month YYYY-MM | --start DATE --end DATE)",
       description:
-        "Pulls a window's attribution report from the service and publishes it as a new snapshot version, in this process (the app need not run). Progress goes to stderr, a JSON summary to stdout.",
+        "Pulls a window's attribution report from the service and publishes it as a new snapshot version, in this " +
+        "process (the app need not run). Progress goes to stderr, a JSON summary to stdout.",
       options: {
         game: { type: "string", description: "The game id" },
         month: { type: "string", description: "A calendar month (UTC), e.g. 2026-03" },
@@ -245,7 +229,8 @@ const COMMANDS: Record<string, Command> = {
       usage:
         "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal --out FILE [--bom]",
       description:
-        'Writes a CSV export for accounting to a file, exactly as the app\'s download does (columns in README.md, "Exports"), and records it in the audit log. Progress goes to stderr, a JSON summary to stdout.',
+        "Writes a CSV export for accounting to a file, exactly as the app's download does (columns in README.md, " +
+        '"Exports"), and records it in the audit log. Progress goes to stderr, a JSON summary to stdout.',
       options: {
         snapshot: {
           type: "string",
@@ -301,7 +286,8 @@ const COMMANDS: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- keys rotate --new-key-file FILE",
       description:
-        'Re-seals every stored secret with a new key in one transaction and audits it (README, "Keys"). Until it commits the old key opens everything; after it only the new one does. A JSON summary to stdout.',
+        'Re-seals every stored secret with a new key in one transaction and audits it (README, "Keys"). Until it ' +
+        "commits the old key opens everything; after it only the new one does. A JSON summary to stdout.",
       options: {
         "new-key-file": {
           type: "string",
@@ -330,7 +316,8 @@ const COMMANDS: Record<string, Command> = {
             );
           } else {
             process.stderr.write(
-              `keys rotate: sealed with key ${summary.keyId}; set PAYOUT_DESK_KEY to the new key everywhere (README, "Keys")\n`,
+              `keys rotate: sealed with key ${summary.keyId}; ` +
+                `set PAYOUT_DESK_KEY to the new key everywhere (README, "Keys")\n`,
             );
           }
           return summary;

@@ -93,7 +93,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   await migrateToLatest(db);
   const { createUser } = await import("../lib/auth/users");
   const users = [];
-  for (const user of E2E_USERS) users.push(await createUser(db, { ...user, password: E2E_PASSWORD }));
+  for (const user of E2E_USERS)
+    users.push(await createUser(db, { ...user, password: E2E_PASSWORD }, { actor: null, via: "cli" }));
   await registerDemoGame(db, emulator.url, { pacing: "off" });
   await db.destroy();
   // The pull holds one connection for its lock and works on others: a pool of its own, as the CLI's.

@@ -6,8 +6,7 @@ import { z } from "zod";
 import { getDb } from "@/db";
 import { findGame, setSelectedGameId } from "@/db/queries/games";
 import { defineAction } from "@/lib/actions";
-import { recordAudit } from "@/lib/audit";
-import { getAuth } from "@/lib/auth/auth";
+import { signOut } from "@/lib/auth/sign-in";
 import { AppError } from "@/lib/errors";
 import { gameIdSchema } from "@/lib/games/schemas";
 
@@ -24,8 +23,7 @@ export const switchGameAction = defineAction(
 export const signOutAction = defineAction(
   { name: "signOut", role: "viewer", input: z.object({}) },
   async (_input, { user }) => {
-    await getAuth().api.signOut({ headers: await headers() });
-    await recordAudit(getDb(), { actor: user, action: "user.sign_out", target: user.email, outcome: "succeeded" });
+    await signOut(getDb(), await headers(), { actor: user, via: "web" });
     redirect("/sign-in");
   },
 );

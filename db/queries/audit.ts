@@ -1,5 +1,8 @@
 import "server-only";
+import type { Selectable } from "kysely";
 import type { Db, DbOrTrx } from "@/db";
+import type { AuditLogTable } from "@/db/types";
+import { escapeLike } from "./like";
 
 export type AuditLineInsert = {
   actorId: string | null;
@@ -42,15 +45,19 @@ export type AuditRow = {
   outcome: string;
 };
 
-export async function listAuditEntries(db: Db, options: { limit: number; gameId?: string }): Promise<AuditRow[]> {
-  let query = db
-    .selectFrom("audit_log")
-    .select(["id", "at", "actor_email", "action", "game_id", "target", "idempotency_key", "outcome"])
-    .orderBy("id", "desc")
-    .limit(options.limit);
-  if (options.gameId) query = query.where("game_id", "=", options.gameId);
-  const rows = await query.execute();
-  return rows.map((r) => ({
+const AUDIT_ROW_COLUMNS = [
+  "id",
+  "at",
+  "actor_email",
+  "action",
+  "game_id",
+  "target",
+  "idempotency_key",
+  "outcome",
+] as const;
+
+function toAuditRow(r: Pick<Selectable<AuditLogTable>, (typeof AUDIT_ROW_COLUMNS)[number]>): AuditRow {
+  return {
     id: r.id,
     at: r.at,
     actorEmail: r.actor_email,
@@ -59,7 +66,14 @@ export async function listAuditEntries(db: Db, options: { limit: number; gameId?
     target: r.target,
     idempotencyKey: r.idempotency_key,
     outcome: r.outcome,
-  }));
+  };
+}
+
+export async function listAuditEntries(db: Db, options: { limit: number; gameId?: string }): Promise<AuditRow[]> {
+  let query = db.selectFrom("audit_log").select(AUDIT_ROW_COLUMNS).orderBy("id", "desc").limit(options.limit);
+  if (options.gameId) query = query.where("game_id", "=", options.gameId);
+  const rows = await query.execute();
+  return rows.map(toAuditRow);
 }
 
 export type AuditFilter = {
@@ -80,7 +94,7 @@ export type AuditFilter = {
 export type AuditEntry = AuditRow & { actorId: string | null; detail: Record<string, unknown> };
 
 function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${escapeLike(text)}%`;
 }
 
 /** One page of the audit log, newest first, with the number of entries matching the filter. */
@@ -92,7 +106,7 @@ export async function searchAuditEntries(
   let query = db.selectFrom("audit_log");
   if (filter.action) {
     query = filter.action.endsWith(".")
-      ? query.where("action", "like", `${filter.action.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+      ? query.where("action", "like", `${escapeLike(filter.action)}%`)
       : query.where("action", "=", filter.action);
   }
   if (filter.actor) {
@@ -109,18 +123,7 @@ export async function searchAuditEntries(
   if (filter.to) query = query.where("at", "<", filter.to);
   const [rows, count] = await Promise.all([
     query
-      .select([
-        "id",
-        "at",
-        "actor_id",
-        "actor_email",
-        "action",
-        "game_id",
-        "target",
-        "idempotency_key",
-        "outcome",
-        "detail",
-      ])
+      .select([...AUDIT_ROW_COLUMNS, "actor_id", "detail"])
       .orderBy("id", "desc")
       .offset(page.offset)
       .limit(page.limit)
@@ -129,18 +132,7 @@ export async function searchAuditEntries(
   ]);
   return {
     total: Number(count.total),
-    rows: rows.map((r) => ({
-      id: r.id,
-      at: r.at,
-      actorId: r.actor_id,
-      actorEmail: r.actor_email,
-      action: r.action,
-      gameId: r.game_id,
-      target: r.target,
-      idempotencyKey: r.idempotency_key,
-      outcome: r.outcome,
-      detail: r.detail ?? {},
-    })),
+    rows: rows.map((r) => ({ ...toAuditRow(r), actorId: r.actor_id, detail: r.detail ?? {} })),
   };
 }
 

@@ -1,7 +1,7 @@
 import "server-only";
-import { sql } from "kysely";
+import { type Insertable, type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db";
-import type { ServiceDisputeStatus } from "@/db/types";
+import type { ServiceDisputeStatus, ServiceDisputeTable } from "@/db/types";
 
 /**
  * Chargebacks reported by `purchase.disputed`, one row per dispute. The opening event and the closing one may arrive
@@ -19,10 +19,35 @@ export type DisputeOpened = {
   eventId: string;
 };
 
-export async function recordDisputeOpened(db: Db, input: DisputeOpened): Promise<{ status: ServiceDisputeStatus }> {
+type DisputeColumn = keyof ServiceDisputeTable & string;
+
+/**
+ * Inserts the dispute, or on a second event of it sets `update`: each column either keeps what is stored (filled in
+ * only where empty) or takes the incoming value.
+ */
+async function upsertDispute(
+  db: Db,
+  values: Insertable<ServiceDisputeTable>,
+  update: { keep?: DisputeColumn[]; take?: DisputeColumn[] },
+): Promise<{ status: ServiceDisputeStatus }> {
+  const set: Record<string, RawBuilder<unknown>> = { updated_at: sql`clock_timestamp()` };
+  for (const column of update.keep ?? []) {
+    set[column] = sql`coalesce(${sql.ref(`service_dispute.${column}`)}, ${sql.ref(`excluded.${column}`)})`;
+  }
+  for (const column of update.take ?? []) set[column] = sql.ref(`excluded.${column}`);
   const row = await db
     .insertInto("service_dispute")
-    .values({
+    .values(values)
+    .onConflict((oc) => oc.constraint("service_dispute_uq").doUpdateSet(set))
+    .returning("status")
+    .executeTakeFirstOrThrow();
+  return { status: row.status };
+}
+
+export async function recordDisputeOpened(db: Db, input: DisputeOpened): Promise<{ status: ServiceDisputeStatus }> {
+  return upsertDispute(
+    db,
+    {
       game_id: input.gameId,
       dispute_id: input.disputeId,
       order_id: input.orderId,
@@ -32,20 +57,9 @@ export async function recordDisputeOpened(db: Db, input: DisputeOpened): Promise
       status: "open",
       opened_at: input.openedAt,
       opened_event_id: input.eventId,
-    })
-    .onConflict((oc) =>
-      oc.constraint("service_dispute_uq").doUpdateSet({
-        transaction_id: sql`coalesce(service_dispute.transaction_id, excluded.transaction_id)`,
-        reason: sql`coalesce(service_dispute.reason, excluded.reason)`,
-        usd_amount: sql`coalesce(service_dispute.usd_amount, excluded.usd_amount)`,
-        opened_at: sql`coalesce(service_dispute.opened_at, excluded.opened_at)`,
-        opened_event_id: sql`coalesce(service_dispute.opened_event_id, excluded.opened_event_id)`,
-        updated_at: sql`clock_timestamp()`,
-      }),
-    )
-    .returning("status")
-    .executeTakeFirstOrThrow();
-  return { status: row.status };
+    },
+    { keep: ["transaction_id", "reason", "usd_amount", "opened_at", "opened_event_id"] },
+  );
 }
 
 export type DisputeClosed = {
@@ -59,9 +73,9 @@ export type DisputeClosed = {
 };
 
 export async function recordDisputeClosed(db: Db, input: DisputeClosed): Promise<{ status: ServiceDisputeStatus }> {
-  const row = await db
-    .insertInto("service_dispute")
-    .values({
+  return upsertDispute(
+    db,
+    {
       game_id: input.gameId,
       dispute_id: input.disputeId,
       order_id: input.orderId,
@@ -69,19 +83,9 @@ export async function recordDisputeClosed(db: Db, input: DisputeClosed): Promise
       closed_at: input.closedAt,
       currency_debited: input.currencyDebited,
       closed_event_id: input.eventId,
-    })
-    .onConflict((oc) =>
-      oc.constraint("service_dispute_uq").doUpdateSet({
-        status: sql`excluded.status`,
-        closed_at: sql`excluded.closed_at`,
-        currency_debited: sql`excluded.currency_debited`,
-        closed_event_id: sql`excluded.closed_event_id`,
-        updated_at: sql`clock_timestamp()`,
-      }),
-    )
-    .returning("status")
-    .executeTakeFirstOrThrow();
-  return { status: row.status };
+    },
+    { take: ["status", "closed_at", "currency_debited", "closed_event_id"] },
+  );
 }
 
 export type SnapshotDisputeRow = {

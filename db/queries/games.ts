@@ -1,6 +1,7 @@
 import "server-only";
-import type { Db } from "@/db";
-import type { GameEnvironment } from "@/db/types";
+import type { Insertable, Updateable } from "kysely";
+import type { Db, DbOrTrx } from "@/db";
+import type { GameEnvironment, GameTable } from "@/db/types";
 
 /** What may be shown about a game: never the sealed secrets, only their masks. */
 export type GameSummary = {
@@ -70,4 +71,51 @@ export async function setSelectedGameId(db: Db, sessionId: string, gameId: strin
     .values({ session_id: sessionId, game_id: gameId, updated_at: new Date() })
     .onConflict((oc) => oc.column("session_id").doUpdateSet({ game_id: gameId, updated_at: new Date() }))
     .execute();
+}
+
+export async function gameExists(db: DbOrTrx, gameId: string): Promise<boolean> {
+  const row = await db.selectFrom("game").select("id").where("id", "=", gameId).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertGame(db: DbOrTrx, values: Insertable<GameTable>): Promise<void> {
+  await db.insertInto("game").values(values).execute();
+}
+
+/** Sets columns of a game; false when there is no such game. */
+export async function updateGame(db: DbOrTrx, gameId: string, values: Updateable<GameTable>): Promise<boolean> {
+  const result = await db.updateTable("game").set(values).where("id", "=", gameId).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The current webhook signing secret (sealed), the row locked until the transaction ends. */
+export async function lockGameWebhookSecret(trx: DbOrTrx, gameId: string) {
+  return trx
+    .selectFrom("game")
+    .select(["webhook_secret_sealed", "webhook_secret_mask"])
+    .where("id", "=", gameId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** A game's sealed secrets, as stored: opened by lib/games only. */
+export async function readSealedGameSecrets(db: DbOrTrx, gameId: string) {
+  return db
+    .selectFrom("game")
+    .select([
+      "id",
+      "environment",
+      "base_url",
+      "secret_sealed",
+      "webhook_secret_sealed",
+      "webhook_previous_secret_sealed",
+      "webhook_previous_expires_at",
+    ])
+    .where("id", "=", gameId)
+    .executeTakeFirst();
+}
+
+export async function readGameSettings(db: DbOrTrx, gameId: string): Promise<Record<string, unknown>> {
+  const row = await db.selectFrom("game").select("settings").where("id", "=", gameId).executeTakeFirstOrThrow();
+  return row.settings;
 }

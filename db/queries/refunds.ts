@@ -1,6 +1,7 @@
 import "server-only";
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Db } from "@/db";
+import type { Actor } from "@/core/actor";
 import type { Database, RefundAttemptStatus, RefundAttemptTable, RefundResolutionOutcome } from "@/db/types";
 
 type Executor = Db | Kysely<Database> | Transaction<Database>;
@@ -128,21 +129,21 @@ export function toAttempt(row: Selectable<RefundAttemptTable>): RefundAttempt {
   };
 }
 
-export type NewRefundAttempt = {
-  gameId: string;
-  subscriptionId: string;
-  periodSeq: number;
-  periodId: number | null;
-  playerEmail: string | null;
-  amountUsd: string;
-  remainingBeforeUsd: string;
-  isFull: boolean;
-  reason: string | null;
-  clientRequestId: string;
-  intentKey: string;
-  actor: { id: string; email: string; role: string } | null;
-  impact: Record<string, unknown>;
-};
+export type NewRefundAttempt = Pick<
+  RefundAttempt,
+  | "gameId"
+  | "subscriptionId"
+  | "periodSeq"
+  | "periodId"
+  | "playerEmail"
+  | "amountUsd"
+  | "remainingBeforeUsd"
+  | "isFull"
+  | "reason"
+  | "clientRequestId"
+  | "intentKey"
+  | "impact"
+> & { actor: (Actor & { role: string }) | null };
 
 /**
  * Inserts the attempt unless its intent already has a live attempt, or its period already has an open one (the two
@@ -189,6 +190,12 @@ export async function findRefundAttempt(db: Executor, gameId: string, id: string
  * The live attempt of an intent: any but a refused one or one settled by hand as not refunded (nothing moved, so the
  * same refund may be made again with a fresh key). Matches the partial unique index on the intent.
  */
+/** The game of an attempt, for callers that know only its id (the reconciler asked about one attempt). */
+export async function findRefundAttemptGameId(db: Executor, id: string): Promise<string | null> {
+  const row = await db.selectFrom("refund_attempt").select("game_id").where("id", "=", id).executeTakeFirst();
+  return row?.game_id ?? null;
+}
+
 export async function findAttemptByIntent(
   db: Executor,
   gameId: string,

@@ -2,8 +2,8 @@ import "server-only";
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus, SnapshotPullStatus } from "@/db/types";
-import { formatUsd } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
+import { windowOf } from "./time-window";
 
 /**
  * Reads of window snapshots. Every query takes the game and filters by it; a snapshot id of another game finds
@@ -71,7 +71,8 @@ function staleMarks(eb: ExpressionBuilder<Database, "snapshot">) {
 export function isLatestVersion(alias: string) {
   const ref = (column: string) => sql.ref(`${alias}.${column}`);
   return sql<boolean>`not exists (select 1 from snapshot as newer where newer.game_id = ${ref("game_id")}
-    and newer.window_start = ${ref("window_start")} and newer.window_end = ${ref("window_end")} and newer.version > ${ref("version")})`;
+    and newer.window_start = ${ref("window_start")} and newer.window_end = ${ref("window_end")}
+    and newer.version > ${ref("version")})`;
 }
 
 function headerQuery(db: Db, gameId: string) {
@@ -97,7 +98,7 @@ function toHeader(r: HeaderRow): SnapshotHeader {
   return {
     id: r.id,
     gameId: r.game_id,
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
+    window: windowOf(r),
     version: r.version,
     publishedAt: r.published_at,
     fetchStartedAt: r.fetch_started_at,
@@ -243,7 +244,7 @@ function toPull(r: Awaited<ReturnType<ReturnType<typeof pullQuery>["executeTakeF
   return {
     id: r.id,
     gameId: r.game_id,
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
+    window: windowOf(r),
     status: r.status,
     phase: r.phase,
     via: r.via,
@@ -284,324 +285,6 @@ export async function listRecentPulls(db: Db, params: { gameId: string; limit?: 
   return rows.map(toPull);
 }
 
-// --- Recipients ------------------------------------------------------------------------------------------------------
-
-export const RECIPIENT_SORTS = [
-  "net",
-  "gross",
-  "reversed",
-  "renewals",
-  "recipient",
-  "email",
-  "last_paid",
-  "rank",
-] as const;
-export type RecipientSort = (typeof RECIPIENT_SORTS)[number];
-
-export type RecipientPayoutRow = {
-  recipientPlayerId: number;
-  serviceRank: number;
-  resolved: boolean;
-  playerEmail: string | null;
-  playerName: string | null;
-  identityId: string | null;
-  renewalCount: number;
-  subscriptionCount: number;
-  reversalCount: number;
-  grossAttributedUsd: string;
-  reversedAttributedUsd: string;
-  netAttributedUsd: string;
-  firstPaidAt: Date | null;
-  lastPaidAt: Date | null;
-};
-
-export type RecipientPayoutQuery = {
-  gameId: string;
-  snapshotId: string;
-  sort?: RecipientSort;
-  dir?: "asc" | "desc";
-  /** Prefix of the email or name, or a recipient id. */
-  q?: string;
-  /** "unresolved": recipients the service could not resolve; "reversals": with reversals in the window; "negative": net below zero. */
-  filter?: "unresolved" | "reversals" | "negative";
-  page?: number;
-  pageSize?: number;
-};
-
-const SORT_COLUMN = {
-  net: "r.net_attributed_usd",
-  gross: "r.gross_attributed_usd",
-  reversed: "r.reversed_attributed_usd",
-  renewals: "r.renewal_count",
-  recipient: "r.recipient_player_id",
-  email: "r.player_email",
-  last_paid: "r.last_paid_at",
-  rank: "r.service_rank",
-} as const;
-
-/**
- * One page of a snapshot's recipients, sorted, filtered and counted in SQL (indexes on (snapshot_id, figure desc,
- * recipient_player_id) serve the figure sorts). Ties break on the recipient id so pages never overlap.
- */
-export async function listRecipientPayouts(
-  db: Db,
-  params: RecipientPayoutQuery,
-): Promise<{ rows: RecipientPayoutRow[]; total: number; page: number; pageSize: number }> {
-  const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), 500);
-  const page = Math.max(params.page ?? 1, 1);
-  let base = db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("r.snapshot_id", "=", params.snapshotId);
-  const q = params.q?.trim().toLowerCase();
-  if (q) {
-    const prefix = `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    base = base.where((eb) =>
-      eb.or([
-        eb(sql`lower(r.player_email)`, "like", prefix),
-        eb(sql`lower(r.player_name)`, "like", prefix),
-        ...(/^\d{1,15}$/.test(q) ? [eb("r.recipient_player_id", "=", q)] : []),
-      ]),
-    );
-  }
-  if (params.filter === "unresolved") base = base.where("r.resolved", "=", false);
-  if (params.filter === "reversals") base = base.where("r.reversal_count", ">", 0);
-  if (params.filter === "negative") base = base.where("r.net_attributed_usd", "<", "0");
-  const sort = SORT_COLUMN[params.sort ?? "net"];
-  const dir =
-    params.dir ?? (params.sort === "recipient" || params.sort === "email" || params.sort === "rank" ? "asc" : "desc");
-  const [rows, count] = await Promise.all([
-    base
-      .select([
-        "r.recipient_player_id",
-        "r.service_rank",
-        "r.resolved",
-        "r.player_email",
-        "r.player_name",
-        "r.identity_id",
-        "r.renewal_count",
-        "r.subscription_count",
-        "r.reversal_count",
-        "r.gross_attributed_usd",
-        "r.reversed_attributed_usd",
-        "r.net_attributed_usd",
-        "r.first_paid_at",
-        "r.last_paid_at",
-      ])
-      .orderBy(sql.ref(sort), (ob) => (dir === "asc" ? ob.asc() : ob.desc()).nullsLast())
-      .orderBy("r.recipient_player_id", "asc")
-      .limit(pageSize)
-      .offset((page - 1) * pageSize)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
-  ]);
-  return {
-    rows: rows.map((r) => ({
-      recipientPlayerId: Number(r.recipient_player_id),
-      serviceRank: r.service_rank,
-      resolved: r.resolved,
-      playerEmail: r.player_email,
-      playerName: r.player_name,
-      identityId: r.identity_id,
-      renewalCount: r.renewal_count,
-      subscriptionCount: r.subscription_count,
-      reversalCount: r.reversal_count,
-      grossAttributedUsd: r.gross_attributed_usd,
-      reversedAttributedUsd: r.reversed_attributed_usd,
-      netAttributedUsd: r.net_attributed_usd,
-      firstPaidAt: r.first_paid_at,
-      lastPaidAt: r.last_paid_at,
-    })),
-    total: Number(count?.n ?? 0),
-    page,
-    pageSize,
-  };
-}
-
-export type SnapshotLineRow = {
-  periodId: number;
-  subscriptionId: string;
-  periodSeq: number;
-  itemId: string;
-  itemName: string;
-  status: string;
-  periodStart: Date;
-  periodEnd: Date;
-  paidAt: Date | null;
-  amountUsd: string;
-  invoFeeUsd: string | null;
-  partnerRevenueSettledUsd: string | null;
-  percentAtRenewal: string | null;
-  baseUsd: string | null;
-  attributedAmountUsd: string | null;
-  transactionId: string | null;
-};
-
-/** A recipient's renewal lines in a snapshot, in settlement order. */
-export async function listRecipientLines(
-  db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number; page?: number; pageSize?: number },
-): Promise<{ rows: SnapshotLineRow[]; total: number }> {
-  const pageSize = Math.min(Math.max(params.pageSize ?? 100, 1), 1000);
-  const page = Math.max(params.page ?? 1, 1);
-  const base = db
-    .selectFrom("snapshot_line as l")
-    .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("l.snapshot_id", "=", params.snapshotId)
-    .where("l.recipient_player_id", "=", String(params.recipientPlayerId));
-  const [rows, count] = await Promise.all([
-    base
-      .select([
-        "l.period_id",
-        "l.subscription_id",
-        "l.period_seq",
-        "l.item_id",
-        "l.item_name",
-        "l.status",
-        "l.period_start",
-        "l.period_end",
-        "l.paid_at",
-        "l.amount_usd",
-        "l.invo_fee_usd",
-        "l.partner_revenue_settled_usd",
-        "l.percent_at_renewal",
-        "l.base_usd",
-        "l.attributed_amount_usd",
-        "l.transaction_id",
-      ])
-      .orderBy("l.paid_at")
-      .orderBy("l.period_id")
-      .limit(pageSize)
-      .offset((page - 1) * pageSize)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
-  ]);
-  return {
-    rows: rows.map((r) => ({
-      periodId: Number(r.period_id),
-      subscriptionId: r.subscription_id,
-      periodSeq: r.period_seq,
-      itemId: r.item_id,
-      itemName: r.item_name,
-      status: r.status,
-      periodStart: r.period_start,
-      periodEnd: r.period_end,
-      paidAt: r.paid_at,
-      amountUsd: r.amount_usd,
-      invoFeeUsd: r.invo_fee_usd,
-      partnerRevenueSettledUsd: r.partner_revenue_settled_usd,
-      percentAtRenewal: r.percent_at_renewal,
-      baseUsd: r.base_usd,
-      attributedAmountUsd: r.attributed_amount_usd,
-      transactionId: r.transaction_id,
-    })),
-    total: Number(count?.n ?? 0),
-  };
-}
-
-export type SnapshotReversalRow = {
-  periodId: number;
-  recipientPlayerId: number;
-  subscriptionId: string;
-  periodSeq: number;
-  status: string;
-  paidAt: Date | null;
-  settledInThisWindow: boolean;
-  amountUsd: string;
-  originallyAttributedUsd: string;
-  refundedToDateUsd: string;
-  latestRefundAt: Date | null;
-  reversedAttributedUsd: string;
-  partnerRevenueReversedUsd: string;
-  reversalBasis: string;
-  netsToZeroInWindow: boolean;
-  note: string | null;
-  events: {
-    seq: number;
-    refundedAt: Date;
-    refundedAmountUsd: string;
-    cumulativeRefundedBeforeUsd: string;
-    cumulativeRefundedAfterUsd: string;
-    reversedAttributedUsd: string;
-    partnerRevenueReversedUsd: string;
-    partnerRevenueReversalBasis: string;
-    isFullRefund: boolean;
-  }[];
-};
-
-/**
- * Reversals in a snapshot (of one recipient when given), oldest refund first, each with every refund event
- * (cumulative before and after, basis). Amounts to the cent.
- */
-export async function listSnapshotReversals(
-  db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId?: number; limit?: number },
-): Promise<SnapshotReversalRow[]> {
-  let query = db
-    .selectFrom("snapshot_reversal as v")
-    .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
-    .selectAll("v")
-    .where("s.game_id", "=", params.gameId)
-    .where("v.snapshot_id", "=", params.snapshotId);
-  if (params.recipientPlayerId !== undefined)
-    query = query.where("v.recipient_player_id", "=", String(params.recipientPlayerId));
-  const rows = await query
-    .orderBy("v.latest_refund_at")
-    .orderBy("v.period_id")
-    .limit(params.limit ?? 500)
-    .execute();
-  if (rows.length === 0) return [];
-  const events = await db
-    .selectFrom("snapshot_refund_event")
-    .selectAll()
-    .where("snapshot_id", "=", params.snapshotId)
-    .where(
-      "period_id",
-      "in",
-      rows.map((r) => r.period_id),
-    )
-    .orderBy("period_id")
-    .orderBy("seq")
-    .execute();
-  const byPeriod = new Map<string, SnapshotReversalRow["events"]>();
-  for (const e of events) {
-    const list = byPeriod.get(e.period_id) ?? [];
-    list.push({
-      seq: e.seq,
-      refundedAt: e.refunded_at,
-      refundedAmountUsd: formatUsd(e.refunded_amount_usd),
-      cumulativeRefundedBeforeUsd: formatUsd(e.cumulative_refunded_before_usd),
-      cumulativeRefundedAfterUsd: formatUsd(e.cumulative_refunded_after_usd),
-      reversedAttributedUsd: formatUsd(e.reversed_attributed_usd),
-      partnerRevenueReversedUsd: formatUsd(e.partner_revenue_reversed_usd),
-      partnerRevenueReversalBasis: e.partner_revenue_reversal_basis,
-      isFullRefund: e.is_full_refund,
-    });
-    byPeriod.set(e.period_id, list);
-  }
-  return rows.map((r) => ({
-    periodId: Number(r.period_id),
-    recipientPlayerId: Number(r.recipient_player_id),
-    subscriptionId: r.subscription_id,
-    periodSeq: r.period_seq,
-    status: r.status,
-    paidAt: r.paid_at,
-    settledInThisWindow: r.settled_in_this_window,
-    amountUsd: formatUsd(r.amount_usd),
-    originallyAttributedUsd: formatUsd(r.originally_attributed_usd),
-    refundedToDateUsd: formatUsd(r.refunded_to_date_usd),
-    latestRefundAt: r.latest_refund_at,
-    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-    partnerRevenueReversedUsd: formatUsd(r.partner_revenue_reversed_usd),
-    reversalBasis: r.reversal_basis,
-    netsToZeroInWindow: r.nets_to_zero_in_window,
-    note: r.note,
-    events: byPeriod.get(r.period_id) ?? [],
-  }));
-}
-
 export type DriftRow = {
   severity: "drift" | "notice";
   entity: string;
@@ -634,63 +317,14 @@ export async function listSnapshotDrift(
   }));
 }
 
-export type SubWindowRow = {
-  scope: "window" | "recipient";
-  recipientPlayerId: number | null;
-  window: TimeWindow;
-  depth: number;
-  reason: string;
-  pages: number;
-};
-
-export async function listSubWindows(db: Db, params: { gameId: string; snapshotId: string }): Promise<SubWindowRow[]> {
-  const rows = await db
-    .selectFrom("snapshot_sub_window as w")
-    .innerJoin("snapshot as s", "s.id", "w.snapshot_id")
-    .select(["w.scope", "w.recipient_player_id", "w.window_start", "w.window_end", "w.depth", "w.reason", "w.pages"])
-    .where("s.game_id", "=", params.gameId)
-    .where("w.snapshot_id", "=", params.snapshotId)
-    .orderBy("w.seq")
+/** What the summary of a published snapshot is made of: its row and its sub-windows. */
+export async function readSnapshotSummary(db: Db, snapshotId: string) {
+  const snapshot = await db.selectFrom("snapshot").selectAll().where("id", "=", snapshotId).executeTakeFirstOrThrow();
+  const parts = await db
+    .selectFrom("snapshot_sub_window")
+    .select(["scope", "recipient_player_id", "window_start", "window_end", "reason"])
+    .where("snapshot_id", "=", snapshotId)
+    .orderBy("seq")
     .execute();
-  return rows.map((r) => ({
-    scope: r.scope,
-    recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
-    depth: r.depth,
-    reason: r.reason,
-    pages: r.pages,
-  }));
-}
-
-/** The raw pages a snapshot was built from, in the order they were read (bodies as the service sent them). */
-export async function listSnapshotPages(
-  db: Db,
-  params: { gameId: string; snapshotId: string; withBody?: boolean },
-): Promise<
-  {
-    seq: number;
-    window: TimeWindow;
-    recipientPlayerId: number | null;
-    offset: number;
-    fetchedAt: Date;
-    body: string | null;
-  }[]
-> {
-  const rows = await db
-    .selectFrom("snapshot_page as p")
-    .innerJoin("snapshot as s", "s.id", "p.snapshot_id")
-    .select(["p.seq", "p.window_start", "p.window_end", "p.recipient_player_id", "p.page_offset", "p.fetched_at"])
-    .$if(params.withBody === true, (qb) => qb.select("p.body"))
-    .where("s.game_id", "=", params.gameId)
-    .where("p.snapshot_id", "=", params.snapshotId)
-    .orderBy("p.seq")
-    .execute();
-  return rows.map((r) => ({
-    seq: r.seq,
-    window: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
-    recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
-    offset: r.page_offset,
-    fetchedAt: r.fetched_at,
-    body: "body" in r ? (r as { body: string }).body : null,
-  }));
+  return { snapshot, parts };
 }

@@ -11,7 +11,9 @@ import {
   readAccountFailures,
   readAddressFailures,
 } from "@/db/queries/sign-in-attempts";
+import type { ActingAs, Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
+import { getAuth } from "@/lib/auth/auth";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
@@ -108,8 +110,28 @@ export async function beginSignInAttempt(
   });
 }
 
-export async function markSignInSucceeded(db: Db, attemptId: string): Promise<void> {
-  await markSignInAttemptSucceeded(db, attemptId);
+/** Turns the attempt into a success and writes the sign-in's audit line, in one transaction. */
+export async function markSignInSucceeded(
+  db: Db,
+  attemptId: string,
+  signIn: { email: string; via: Via },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await markSignInAttemptSucceeded(trx, attemptId);
+    await recordAudit(trx, {
+      actor: null,
+      via: signIn.via,
+      action: "user.sign_in",
+      target: signIn.email,
+      outcome: "succeeded",
+    });
+  });
+}
+
+/** Ends the session the request carries (better-auth's sign-out) and writes the audit line. */
+export async function signOut(db: Db, requestHeaders: Headers, as: ActingAs & { actor: Actor }): Promise<void> {
+  await getAuth().api.signOut({ headers: requestHeaders });
+  await recordAudit(db, { ...as, action: "user.sign_out", target: as.actor.email, outcome: "succeeded" });
 }
 
 export type AccountLimit = { email: string; failures: number; lastFailureAt: string; delayedUntil: string | null };
@@ -151,22 +173,18 @@ export async function listSignInLimits(
 export type SignInLimitTarget = { kind: "account"; email: string } | { kind: "address"; address: string };
 
 /** Forgets the failures of an account or an address (an admin's decision), with its audit line. */
-export async function clearSignInLimit(
-  db: Db,
-  target: SignInLimitTarget,
-  actor: { id: string; email: string },
-): Promise<{ failures: number }> {
+export async function clearSignInLimit(db: Db, target: SignInLimitTarget, as: ActingAs): Promise<{ failures: number }> {
   return db.transaction().execute(async (trx) => {
     const failures = await deleteSignInFailures(
       trx,
       target.kind === "account" ? { email: target.email } : { address: target.address },
     );
     await recordAudit(trx, {
-      actor,
+      ...as,
       action: "user.sign_in_limit_clear",
       target: target.kind === "account" ? target.email : target.address,
       outcome: "succeeded",
-      detail: { kind: target.kind, failures, via: "web" },
+      detail: { kind: target.kind, failures, via: as.via },
     });
     return { failures };
   });

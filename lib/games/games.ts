@@ -1,6 +1,19 @@
 import "server-only";
 import type { Db } from "@/db";
-import { findGame, type GameSummary, getSelectedGameId, listGames, setSelectedGameId } from "@/db/queries/games";
+import {
+  findGame,
+  type GameSummary,
+  gameExists,
+  getSelectedGameId,
+  insertGame,
+  listGames,
+  lockGameWebhookSecret,
+  readSealedGameSecrets,
+  setSelectedGameId,
+  updateGame,
+} from "@/db/queries/games";
+import type { ActingAs } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
 import type { CurrentUser } from "@/lib/auth/session";
 import { maskSecret, openSecret, sealSecret } from "@/lib/crypto";
 import { AppError } from "@/lib/errors";
@@ -18,8 +31,15 @@ async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<
   return db.isTransaction ? work(db) : db.transaction().execute(work);
 }
 
-/** Adds a game, or replaces its settings and secrets when it exists (`replace`). Secrets are sealed before storage. */
-export async function saveGame(db: Db, input: GameInput, options: { replace: boolean }): Promise<GameSummary> {
+/**
+ * Adds a game, or replaces its settings and secrets when it exists (`replace`). Secrets are sealed before storage and
+ * never audited: the audit line says how many webhook secrets were given.
+ */
+export async function saveGame(
+  db: Db,
+  input: GameInput,
+  options: { replace: boolean; as: ActingAs },
+): Promise<GameSummary> {
   const game = gameInputSchema.parse(input);
   const [current, previous] = game.webhookSecrets;
   const saved = await inTransaction(db, async (trx) => {
@@ -37,16 +57,25 @@ export async function saveGame(db: Db, input: GameInput, options: { replace: boo
       webhook_previous_expires_at: previous ? graceEnd() : null,
       updated_at: new Date(),
     };
-    const exists = await trx.selectFrom("game").select("id").where("id", "=", game.id).executeTakeFirst();
+    const exists = await gameExists(trx, game.id);
     if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
-    if (exists) await trx.updateTable("game").set(values).where("id", "=", game.id).execute();
-    else
-      await trx
-        .insertInto("game")
-        .values({ id: game.id, settings: "{}", ...values })
-        .execute();
+    if (exists) await updateGame(trx, game.id, values);
+    else await insertGame(trx, { id: game.id, settings: "{}", ...values });
     const found = await findGame(trx, game.id);
     if (!found) throw new Error("game vanished after saving");
+    await recordAudit(trx, {
+      ...options.as,
+      action: options.replace ? "game.update" : "game.create",
+      gameId: found.id,
+      target: found.id,
+      outcome: "succeeded",
+      detail: {
+        name: found.name,
+        environment: found.environment,
+        baseUrl: found.baseUrl,
+        webhookSecrets: game.webhookSecrets.length,
+      },
+    });
     return found;
   });
   forgetSigningSecrets(game.id);
@@ -57,45 +86,48 @@ export async function saveGame(db: Db, input: GameInput, options: { replace: boo
  * Replaces the webhook signing secret and keeps the one it replaces as "previous", which stays accepted during
  * the service's 7-day rotation grace.
  */
-export async function rotateWebhookSecret(db: Db, gameId: string, newSecret: string): Promise<void> {
+export async function rotateWebhookSecret(db: Db, gameId: string, newSecret: string, as: ActingAs): Promise<void> {
   await inTransaction(db, async (trx) => {
     const key = await sealingKey(trx);
-    const row = await trx
-      .selectFrom("game")
-      .select(["webhook_secret_sealed", "webhook_secret_mask"])
-      .where("id", "=", gameId)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await lockGameWebhookSecret(trx, gameId);
     if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
-    await trx
-      .updateTable("game")
-      .set({
-        webhook_secret_sealed: sealSecret(newSecret, webhookContext(gameId), key),
-        webhook_secret_mask: maskSecret(newSecret),
-        webhook_previous_secret_sealed: row.webhook_secret_sealed,
-        webhook_previous_secret_mask: row.webhook_secret_mask,
-        webhook_previous_expires_at: row.webhook_secret_sealed ? graceEnd() : null,
-        updated_at: new Date(),
-      })
-      .where("id", "=", gameId)
-      .execute();
+    await updateGame(trx, gameId, {
+      webhook_secret_sealed: sealSecret(newSecret, webhookContext(gameId), key),
+      webhook_secret_mask: maskSecret(newSecret),
+      webhook_previous_secret_sealed: row.webhook_secret_sealed,
+      webhook_previous_secret_mask: row.webhook_secret_mask,
+      webhook_previous_expires_at: row.webhook_secret_sealed ? graceEnd() : null,
+      updated_at: new Date(),
+    });
+    await recordAudit(trx, {
+      ...as,
+      action: "game.rotate_webhook_secret",
+      gameId,
+      target: gameId,
+      outcome: "succeeded",
+    });
   });
   forgetSigningSecrets(gameId);
 }
 
 /** Stops accepting the previous signing secret now (for a secret that leaked), instead of after the grace. */
-export async function revokePreviousWebhookSecret(db: Db, gameId: string): Promise<void> {
-  const result = await db
-    .updateTable("game")
-    .set({
+export async function revokePreviousWebhookSecret(db: Db, gameId: string, as: ActingAs): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    const found = await updateGame(trx, gameId, {
       webhook_previous_secret_sealed: null,
       webhook_previous_secret_mask: null,
       webhook_previous_expires_at: null,
       updated_at: new Date(),
-    })
-    .where("id", "=", gameId)
-    .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+    });
+    if (!found) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+    await recordAudit(trx, {
+      ...as,
+      action: "game.revoke_previous_webhook_secret",
+      gameId,
+      target: gameId,
+      outcome: "succeeded",
+    });
+  });
   forgetSigningSecrets(gameId);
 }
 
@@ -109,19 +141,7 @@ export type GameCredentials = {
 
 /** The plain secrets of a game, for server-side calls to the service and webhook checks only. */
 export async function readGameCredentials(db: Db, gameId: string): Promise<GameCredentials> {
-  const row = await db
-    .selectFrom("game")
-    .select([
-      "id",
-      "environment",
-      "base_url",
-      "secret_sealed",
-      "webhook_secret_sealed",
-      "webhook_previous_secret_sealed",
-      "webhook_previous_expires_at",
-    ])
-    .where("id", "=", gameId)
-    .executeTakeFirst();
+  const row = await readSealedGameSecrets(db, gameId);
   if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
   const previousValid =
     row.webhook_previous_expires_at !== null && row.webhook_previous_expires_at.getTime() > Date.now();
@@ -148,6 +168,8 @@ export async function resolveSelectedGame(db: Db, user: CurrentUser): Promise<Ga
 
 export async function requireSelectedGame(db: Db, user: CurrentUser): Promise<GameSummary> {
   const game = await resolveSelectedGame(db, user);
-  if (!game) throw new AppError("NO_GAME_SELECTED", "No game is set up yet: an admin adds one under Settings → Games.");
+  if (!game) {
+    throw new AppError("NO_GAME_SELECTED", "No game is set up yet: an admin adds one under Settings → Games.");
+  }
   return game;
 }

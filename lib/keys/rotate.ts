@@ -1,7 +1,8 @@
 import "server-only";
 import type { Db } from "@/db";
 import { listSealedValues, readKeyCheck, replaceKeyCheck, updateSealedValue } from "@/db/queries/keys";
-import { recordAudit, type AuditEntry } from "@/lib/audit";
+import type { ActingAs } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
 import { keyId, type Keyring, openSecret, readKeyring, sealSecret } from "@/lib/crypto";
 import { AppError } from "@/lib/errors";
 import { describeKey, KeyMismatchError, keyOf, sealingKey } from "./check";
@@ -16,10 +17,8 @@ export type KeyRotationSummary = {
   total: number;
 };
 
-type RotationInput = {
+type RotationInput = ActingAs & {
   newKey: Buffer;
-  actor: AuditEntry["actor"];
-  via: "cli" | "web" | "job";
   ring?: Keyring;
   /** Runs after every value is re-sealed and before the commit (tests stop a rotation there). */
   beforeCommit?: () => Promise<void>;
@@ -60,6 +59,7 @@ export async function rotateKey(db: Db, input: RotationInput): Promise<KeyRotati
     const total = Object.values(resealed).reduce((sum, n) => sum + n, 0);
     await recordAudit(trx, {
       actor: input.actor,
+      via: input.via,
       action: "keys.rotate",
       target: next.keyId,
       outcome: "succeeded",

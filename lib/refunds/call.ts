@@ -15,6 +15,7 @@ import { exhaustedOr, failureFinish, parametersOf, periodReadFailure, receiptMis
 import { isOutcomeUnknown } from "./unknown-outcome";
 import { comparePeriodWithReview, confirmReplayedRefund } from "./verify";
 import { formatUsdText } from "@/lib/format";
+import type { Actor } from "@/core/actor";
 
 /**
  * One turn of a refund attempt held by this request: the check of the period before the first call, the call with
@@ -22,7 +23,7 @@ import { formatUsdText } from "@/lib/format";
  */
 
 /** Whoever makes a call happen, for the audit log: a signed-in user, or null for the system (the reconciler). */
-export type CallDriver = { id: string; email: string } | null;
+export type CallDriver = Actor | null;
 
 export type RefundOutcome = {
   attempt: RefundAttempt;
@@ -63,7 +64,10 @@ export function targetOf(attempt: { subscriptionId: string; periodSeq: number })
 }
 
 export function inProgressMessage(attempt: RefundAttempt): string {
-  return `The refund of ${formatUsdText(attempt.amountUsd)} is being processed by another request with the same request id; this page shows its outcome when it is known. Do not refund again.`;
+  return (
+    `The refund of ${formatUsdText(attempt.amountUsd)} is being processed by another request with the same ` +
+    "request id; this page shows its outcome when it is known. Do not refund again."
+  );
 }
 
 export function settledOutcome(attempt: RefundAttempt): RefundOutcome {
@@ -72,7 +76,9 @@ export function settledOutcome(attempt: RefundAttempt): RefundOutcome {
       return {
         attempt,
         state: "succeeded",
-        message: `Refunded ${formatUsdText(attempt.amountUsd)}${attempt.transactionId ? ` (transaction ${attempt.transactionId})` : ""}.`,
+        message: `Refunded ${formatUsdText(attempt.amountUsd)}${
+          attempt.transactionId ? ` (transaction ${attempt.transactionId})` : ""
+        }.`,
       };
     case "pending":
       return { attempt, state: "pending", message: attempt.lastErrorMessage ?? inProgressMessage(attempt) };
@@ -80,8 +86,9 @@ export function settledOutcome(attempt: RefundAttempt): RefundOutcome {
       return {
         attempt,
         state: "resolved",
-        message:
-          `Settled by hand${attempt.resolutionOutcome === "refunded" ? `: ${formatUsdText(attempt.amountUsd)} was refunded` : ""}. ${attempt.resolutionNote ?? ""}`.trim(),
+        message: `Settled by hand${
+          attempt.resolutionOutcome === "refunded" ? `: ${formatUsdText(attempt.amountUsd)} was refunded` : ""
+        }. ${attempt.resolutionNote ?? ""}`.trim(),
       };
     default:
       return { attempt, state: attempt.status, message: attempt.lastErrorMessage ?? "The refund did not go through." };
@@ -105,7 +112,8 @@ async function checkPeriodBeforeFirstCall(
       status: "failed",
       errorCode: "PERIOD_UNKNOWN",
       errorMessage:
-        "The refund does not name its period id, so the period could not be checked before sending. Nothing was sent to the service; review the refund again from the period page.",
+        "The refund does not name its period id, so the period could not be checked before sending. " +
+        "Nothing was sent to the service; review the refund again from the period page.",
       errorDetail: null,
     };
   }
@@ -120,9 +128,11 @@ async function checkPeriodBeforeFirstCall(
   return {
     status: "failed",
     errorCode: "PERIOD_CHANGED",
-    errorMessage: `The period changed after this refund was reviewed: ${formatUsdText(check.remainingUsd)} remains refundable now (it was ${formatUsdText(
-      formatUsd(attempt.remainingBeforeUsd),
-    )}; ${formatUsdText(check.refundedToDateUsd)} refunded to date). Nothing was sent to the service; review the refund again.`,
+    errorMessage:
+      `The period changed after this refund was reviewed: ${formatUsdText(check.remainingUsd)} remains refundable ` +
+      `now (it was ${formatUsdText(formatUsd(attempt.remainingBeforeUsd))}; ` +
+      `${formatUsdText(check.refundedToDateUsd)} refunded to date). ` +
+      "Nothing was sent to the service; review the refund again.",
     errorDetail: {
       remaining_refundable_usd: check.remainingUsd,
       already_refunded_usd: check.refundedToDateUsd,
@@ -146,7 +156,10 @@ async function confirmReplay(
   const unconfirmed = (reason: string): AttemptFinish => ({
     status: "needs_attention",
     errorCode: "REPLAY_UNCONFIRMED",
-    errorMessage: `The service answered that this refund was already processed (transaction ${replay.transaction_id}) without its receipt, but ${reason}. It needs manual attention: do not refund again; ask the service what happened to request id ${attempt.clientRequestId}.`,
+    errorMessage:
+      `The service answered that this refund was already processed (transaction ${replay.transaction_id}) ` +
+      `without its receipt, but ${reason}. It needs manual attention: do not refund again; ` +
+      `ask the service what happened to request id ${attempt.clientRequestId}.`,
     errorDetail: {
       transaction_id: replay.transaction_id,
       replay_client_request_id: replay.client_request_id ?? null,
@@ -163,7 +176,10 @@ async function confirmReplay(
     return exhaustedOr(attempt, {
       status: "pending",
       errorCode: "REPLAY_CHECK_FAILED",
-      errorMessage: `The service answered that this refund was already processed (transaction ${replay.transaction_id}), but the period could not be read to confirm it (${code}). It is kept pending with the same request id and checked again automatically; do not start another refund for this period.`,
+      errorMessage:
+        `The service answered that this refund was already processed (transaction ${replay.transaction_id}), ` +
+        `but the period could not be read to confirm it (${code}). It is kept pending with the same request id ` +
+        "and checked again automatically; do not start another refund for this period.",
       errorDetail: { transaction_id: replay.transaction_id, error_code: code },
     });
   }
@@ -186,6 +202,7 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
   const driver = source === "desk" ? (options.driver ?? null) : null;
   const audit = (action: string, outcome: string, detail: Record<string, unknown>) => ({
     actor: driver,
+    via: source === "desk" ? ("web" as const) : ("job" as const),
     action,
     gameId: attempt.gameId,
     target: targetOf(attempt),
@@ -261,7 +278,9 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
           ? {
               status: "needs_attention",
               errorCode: "RECEIPT_MISMATCH",
-              errorMessage: `The service's receipt does not match this refund (${mismatch} differs). It needs manual attention: do not refund again.`,
+              errorMessage:
+                `The service's receipt does not match this refund (${mismatch} differs). ` +
+                "It needs manual attention: do not refund again.",
               errorDetail: { receipt: result.receipt },
             }
           : {

@@ -11,18 +11,18 @@ import type {
   ChangePaymentMethodResponse,
 } from "@/lib/service/schemas";
 import { describeChangeFailure } from "./messages";
+import type { Actor } from "@/core/actor";
 
 /**
  * Cancel, price change and card change. The service takes no idempotency key for these, so the client sends each
  * once; every call is recorded in the audit log with its outcome, "unknown" when the service did not answer.
  */
-type Actor = { id: string; email: string };
 
 async function runChange<T>(
   db: Db,
   entry: { actor: Actor; action: string; gameId: string; subscriptionId: string; request: Record<string, unknown> },
   call: (client: Awaited<ReturnType<typeof serviceClientForGame>>) => Promise<T>,
-  describe: (result: T) => Record<string, unknown>,
+  summarize: (result: T) => Record<string, unknown>,
 ): Promise<T> {
   const client = await serviceClientForGame(db, entry.gameId, { timeoutMs: 20_000 });
   try {
@@ -33,7 +33,7 @@ async function runChange<T>(
       gameId: entry.gameId,
       target: entry.subscriptionId,
       outcome: "succeeded",
-      detail: { request: entry.request, result: describe(result) },
+      detail: { request: entry.request, result: summarize(result) },
     });
     return result;
   } catch (error) {

@@ -1,6 +1,6 @@
 import "server-only";
-import { sql, type Transaction } from "kysely";
-import type { Database } from "@/db/types";
+import type { Trx } from "@/db";
+import { createSavepoint, releaseSavepoint, rollbackToSavepoint } from "@/db/queries/locks";
 import { log } from "@/lib/log";
 import { markWindowStale } from "@/lib/snapshots/stale";
 
@@ -11,12 +11,12 @@ import { markWindowStale } from "@/lib/snapshots/stale";
  * A savepoint keeps a failure of the mark from undoing the record of the refund.
  */
 export async function markRefundWindowStale(
-  trx: Transaction<Database>,
+  trx: Trx,
   gameId: string,
   refundedAt: Date,
   detail: { attemptId: string; subscriptionId: string; periodId: number | null; periodSeq: number },
 ): Promise<void> {
-  await sql`savepoint refund_stale_mark`.execute(trx);
+  await createSavepoint(trx, "refund_stale_mark");
   try {
     await markWindowStale(trx, gameId, refundedAt, "refund made in Payout Desk", {
       subscriptionId: detail.subscriptionId,
@@ -24,9 +24,9 @@ export async function markRefundWindowStale(
       periodSeq: detail.periodSeq,
       refundAttemptId: detail.attemptId,
     });
-    await sql`release savepoint refund_stale_mark`.execute(trx);
+    await releaseSavepoint(trx, "refund_stale_mark");
   } catch (error) {
-    await sql`rollback to savepoint refund_stale_mark`.execute(trx);
+    await rollbackToSavepoint(trx, "refund_stale_mark");
     log.error("could not mark the refund's window stale", { game: gameId, attempt: detail.attemptId, error });
   }
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { listStalePendingAttempts } from "@/db/queries/refund-leases";
-import { findRefundAttempt, type RefundAttempt } from "@/db/queries/refunds";
+import { findRefundAttempt, findRefundAttemptGameId, type RefundAttempt } from "@/db/queries/refunds";
 import { log } from "@/lib/log";
 import { driveRefundAttempt, type RefundOutcome } from "./attempts";
 import { SYSTEM_CLOCK, type LeaseClock } from "./lease";
@@ -22,12 +22,8 @@ export async function reconcilePendingRefunds(
   const clock = options.clock ?? SYSTEM_CLOCK;
   let attempts: RefundAttempt[];
   if (options.attemptId) {
-    const row = await db
-      .selectFrom("refund_attempt")
-      .select("game_id")
-      .where("id", "=", options.attemptId)
-      .executeTakeFirst();
-    const one = row ? await findRefundAttempt(db, row.game_id, options.attemptId) : null;
+    const gameId = await findRefundAttemptGameId(db, options.attemptId);
+    const one = gameId ? await findRefundAttempt(db, gameId, options.attemptId) : null;
     attempts = one && one.status === "pending" ? [one] : [];
   } else {
     attempts = await listStalePendingAttempts(db, {

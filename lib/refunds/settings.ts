@@ -1,6 +1,8 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "@/db";
+import { readAppSetting, writeAppSetting } from "@/db/queries/app-settings";
+import type { ActingAs, Actor } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { decimalStringSchema, formatUsd } from "@/lib/money";
 
@@ -19,19 +21,15 @@ export type SupportRefundLimit = {
 };
 
 export async function readSupportRefundLimit(db: Db): Promise<SupportRefundLimit> {
-  const row = await db
-    .selectFrom("app_setting")
-    .select(["value", "updated_at", "updated_by"])
-    .where("key", "=", SUPPORT_REFUND_LIMIT_KEY)
-    .executeTakeFirst();
+  const row = await readAppSetting(db, SUPPORT_REFUND_LIMIT_KEY);
   const parsed = storedSchema.safeParse(row?.value);
   if (!row || !parsed.success) {
     return { amountUsd: DEFAULT_SUPPORT_REFUND_LIMIT_USD, updatedAt: null, updatedBy: null, isDefault: true };
   }
   return {
     amountUsd: formatUsd(parsed.data.amount_usd),
-    updatedAt: row.updated_at,
-    updatedBy: row.updated_by,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
     isDefault: false,
   };
 }
@@ -40,29 +38,18 @@ export async function readSupportRefundLimit(db: Db): Promise<SupportRefundLimit
 export async function saveSupportRefundLimit(
   db: Db,
   amountUsd: string,
-  actor: { id: string; email: string },
+  as: ActingAs & { actor: Actor },
 ): Promise<SupportRefundLimit> {
   const amount = formatUsd(amountUsd);
   const previous = await readSupportRefundLimit(db);
   await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto("app_setting")
-      .values({
-        key: SUPPORT_REFUND_LIMIT_KEY,
-        value: JSON.stringify({ amount_usd: amount }),
-        updated_at: new Date(),
-        updated_by: actor.email,
-      })
-      .onConflict((oc) =>
-        oc.column("key").doUpdateSet({
-          value: JSON.stringify({ amount_usd: amount }),
-          updated_at: new Date(),
-          updated_by: actor.email,
-        }),
-      )
-      .execute();
+    await writeAppSetting(trx, {
+      key: SUPPORT_REFUND_LIMIT_KEY,
+      value: { amount_usd: amount },
+      updatedBy: as.actor.email,
+    });
     await recordAudit(trx, {
-      actor,
+      ...as,
       action: "settings.support_refund_limit",
       target: SUPPORT_REFUND_LIMIT_KEY,
       outcome: "succeeded",

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
+import { readGameSettings } from "@/db/queries/games";
 import { readGameCredentials } from "@/lib/games/games";
 import { log } from "@/lib/log";
 import { createServiceClient, type RequestLogEntry, type ServiceClient, type ServiceClientConfig } from "./client";
@@ -13,7 +14,8 @@ import { createSharedPacer } from "./shared-pacer";
  * is the documented limits.
  */
 const holder = globalThis as unknown as { __payoutDeskPacers?: Map<string, { db: Db; pacer: Pacer }> };
-const pacers = (holder.__payoutDeskPacers ??= new Map());
+holder.__payoutDeskPacers ??= new Map();
+const pacers = holder.__payoutDeskPacers;
 
 function pacerFor(db: Db, gameId: string, mode: string): Pacer {
   const key = `${gameId}|${mode}`;
@@ -44,8 +46,8 @@ export async function serviceClientForGame(
   overrides: Partial<ServiceClientConfig> = {},
 ): Promise<ServiceClient> {
   const credentials = await readGameCredentials(db, gameId);
-  const settings = await db.selectFrom("game").select("settings").where("id", "=", gameId).executeTakeFirstOrThrow();
-  const pacing = typeof settings.settings.pacing === "string" ? settings.settings.pacing : "on";
+  const settings = await readGameSettings(db, gameId);
+  const pacing = typeof settings.pacing === "string" ? settings.pacing : "on";
   // A caller's log sees every attempt too; it never replaces the request log.
   const { log: alsoLog, ...rest } = overrides;
   const requestLog = logRequest(gameId);

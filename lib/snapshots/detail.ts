@@ -1,5 +1,11 @@
 import "server-only";
 import type { Db } from "@/db";
+import {
+  findCachedPeriodDetail,
+  findCachedSubscriptionAttribution,
+  insertPeriodDetail,
+  insertSubscriptionAttribution,
+} from "@/db/queries/service-detail";
 import type { ServiceClientConfig } from "@/lib/service/client";
 import {
   type CurrentRevenueShare,
@@ -21,12 +27,19 @@ import { createCapturingClient } from "./capture";
  */
 
 export type CacheOptions = {
-  /** Accept a cached fetch at most this old. Default: any age (detail changes only through refunds, which invalidate). */
+  /**
+   * Accept a cached fetch at most this old. Default: any age (detail changes only through refunds, which
+   * invalidate).
+   */
   maxAgeMs?: number;
   /** Fetch again whatever the cache holds. */
   refresh?: boolean;
   clientOverrides?: Partial<ServiceClientConfig>;
 };
+
+function since(options: CacheOptions): Date | undefined {
+  return options.maxAgeMs === undefined ? undefined : new Date(Date.now() - options.maxAgeMs);
+}
 
 export type CachedPeriodDetail = { cacheId: string; fetchedAt: Date; fromCache: boolean; detail: PeriodReport };
 
@@ -37,15 +50,7 @@ export async function getPeriodDetail(
   options: CacheOptions & { subscriptionId?: string } = {},
 ): Promise<CachedPeriodDetail> {
   if (!options.refresh) {
-    let query = db
-      .selectFrom("service_period_detail")
-      .select(["id", "fetched_at", "body"])
-      .where("game_id", "=", gameId)
-      .where("period_id", "=", String(periodId))
-      .where("invalidated_at", "is", null);
-    if (options.maxAgeMs !== undefined)
-      query = query.where("fetched_at", ">=", new Date(Date.now() - options.maxAgeMs));
-    const cached = await query.orderBy("fetched_at", "desc").limit(1).executeTakeFirst();
+    const cached = await findCachedPeriodDetail(db, { gameId, periodId, fetchedSince: since(options) });
     if (cached) {
       const parsed = periodReportSchema.safeParse(JSON.parse(cached.body));
       if (parsed.success)
@@ -56,11 +61,12 @@ export async function getPeriodDetail(
   const { value, raw } = await capture((client) =>
     client.getPeriodReport(periodId, { subscriptionId: options.subscriptionId }),
   );
-  const row = await db
-    .insertInto("service_period_detail")
-    .values({ game_id: gameId, period_id: periodId, subscription_id: value.period.subscription_id, body: raw })
-    .returning(["id", "fetched_at"])
-    .executeTakeFirstOrThrow();
+  const row = await insertPeriodDetail(db, {
+    gameId,
+    periodId,
+    subscriptionId: value.period.subscription_id,
+    body: raw,
+  });
   return { cacheId: row.id, fetchedAt: row.fetched_at, fromCache: false, detail: value };
 }
 
@@ -90,15 +96,11 @@ export async function getSubscriptionAttribution(
   options: CacheOptions = {},
 ): Promise<CachedSubscriptionAttribution> {
   if (!options.refresh) {
-    let query = db
-      .selectFrom("service_subscription_attribution")
-      .select(["id", "fetched_at", "body", "page_count"])
-      .where("game_id", "=", gameId)
-      .where("subscription_id", "=", subscriptionId)
-      .where("invalidated_at", "is", null);
-    if (options.maxAgeMs !== undefined)
-      query = query.where("fetched_at", ">=", new Date(Date.now() - options.maxAgeMs));
-    const cached = await query.orderBy("fetched_at", "desc").limit(1).executeTakeFirst();
+    const cached = await findCachedSubscriptionAttribution(db, {
+      gameId,
+      subscriptionId,
+      fetchedSince: since(options),
+    });
     if (cached) {
       return {
         cacheId: cached.id,
@@ -130,16 +132,12 @@ export async function getSubscriptionAttribution(
     lifetimeTotals: first.lifetime_totals,
     periods: subscriptionAttributionSchema.shape.periods.parse(periods),
   };
-  const row = await db
-    .insertInto("service_subscription_attribution")
-    .values({
-      game_id: gameId,
-      subscription_id: subscriptionId,
-      page_count: raws.length,
-      body: JSON.stringify(detail),
-      pages: JSON.stringify(raws),
-    })
-    .returning(["id", "fetched_at"])
-    .executeTakeFirstOrThrow();
+  const row = await insertSubscriptionAttribution(db, {
+    gameId,
+    subscriptionId,
+    pageCount: raws.length,
+    body: detail,
+    pages: raws,
+  });
   return { cacheId: row.id, fetchedAt: row.fetched_at, fromCache: false, pages: raws.length, detail };
 }

@@ -3,6 +3,7 @@ import { isServiceError } from "@/lib/service/errors";
 import type { AttributionRecipient, AttributionReport, RenewalLine, Reversal } from "@/lib/service/schemas";
 import { formatWindow, MS_PER_SECOND, splitWindow, type TimeWindow, windowToQuery } from "@/lib/time";
 import { type AssembledWindow, completeRecipient, mergeParts, type SubWindowRecord } from "./merge";
+import type { StoredPage } from "@/db/queries/snapshot-store";
 
 /**
  * Reads every page of a window's attribution report and assembles it, splitting into adjacent sub-windows where
@@ -21,16 +22,8 @@ const LINES_PER_PART = 400;
 const MAX_DEPTH = 24;
 const MAX_RESTARTS = 3;
 
-export type PageRecord = {
-  seq: number;
-  window: TimeWindow;
-  recipientPlayerId: number | null;
-  offset: number;
-  limit: number;
-  fetchedAt: Date;
-  /** The body as the service sent it. */
-  body: string;
-};
+/** One page read, with its body as the service sent it (stored as it is: db/queries/snapshot-store.ts). */
+export type PageRecord = StoredPage;
 
 export type FetchProgress = {
   phase: string;

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
+import { updatePull } from "@/db/queries/snapshot-pulls";
 import { log } from "@/lib/log";
 import type { PullProgress } from "./pull";
 
@@ -14,9 +15,10 @@ export function progressWriter(db: Db, pullId: string) {
   const write = (p: PullProgress) => {
     chain = chain
       .then(async () => {
-        await db
-          .updateTable("snapshot_pull")
-          .set({
+        await updatePull(
+          db,
+          pullId,
+          {
             phase: p.phase.slice(0, 200),
             pages_fetched: p.pagesFetched,
             pages_estimated: p.pagesEstimated,
@@ -31,10 +33,9 @@ export function progressWriter(db: Db, pullId: string) {
             eta_at: p.etaMs === null ? null : new Date(Date.now() + p.etaMs),
             heartbeat_at: new Date(),
             updated_at: new Date(),
-          })
-          .where("id", "=", pullId)
-          .where("status", "=", "running")
-          .execute();
+          },
+          "running",
+        );
       })
       .catch((error: unknown) => log.warn("snapshot progress not saved", { pull: pullId, error }));
   };

@@ -1,7 +1,20 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { sql } from "kysely";
 import type { Db } from "@/db";
+import { gameExists } from "@/db/queries/games";
+import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
+import {
+  findActivePull,
+  getPullRow,
+  getPullStatus,
+  insertQueuedPull,
+  listQuietActivePulls,
+  startPullAttempt,
+  updatePull,
+} from "@/db/queries/snapshot-pulls";
+import { readSnapshotSummary } from "@/db/queries/snapshots";
+import { windowOf } from "@/db/queries/time-window";
+import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
 import { env } from "@/lib/env";
@@ -29,7 +42,7 @@ import { createRowWriter, loadPreviousVersion, publishSnapshot } from "./store";
  *   retry, by the recovery job, or by asking for the same window again.
  */
 
-export type Requester = { id: string; email: string } | null;
+export type Requester = Actor | null;
 
 export type PullSummary = {
   pullId: string;
@@ -112,12 +125,15 @@ export function pullRetryBudgetMs(): number {
   return env().PAYOUT_DESK_PULL_RETRY_MINUTES * 60_000;
 }
 
-function lockKey(gameId: string, window: TimeWindow): string {
-  return `snapshot-pull|${gameId}|${window.startMs}|${window.endMs}`;
+/** Through what a pull's request came, as the audit log says it: the desk, the command line or a job. */
+export function auditVia(requestVia: string): Via {
+  if (requestVia === "cli") return "cli";
+  if (requestVia === "ui" || requestVia === "web") return "web";
+  return "job";
 }
 
-function windowOf(row: { window_start: Date; window_end: Date }): TimeWindow {
-  return { startMs: row.window_start.getTime(), endMs: row.window_end.getTime() };
+function lockKey(gameId: string, window: TimeWindow): string {
+  return `snapshot-pull|${gameId}|${window.startMs}|${window.endMs}`;
 }
 
 // --- Reading pages with their raw text --------------------------------------------------------------------------
@@ -152,14 +168,7 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 async function activePull(db: Db, gameId: string, window: TimeWindow) {
-  return db
-    .selectFrom("snapshot_pull")
-    .select(["id", "status", "heartbeat_at", "updated_at"])
-    .where("game_id", "=", gameId)
-    .where("window_start", "=", new Date(window.startMs))
-    .where("window_end", "=", new Date(window.endMs))
-    .where("status", "in", ["queued", "running", "retrying"])
-    .executeTakeFirst();
+  return findActivePull(db, { gameId, window });
 }
 
 /** Inserts a queued pull, or returns the one already active for this window. */
@@ -173,23 +182,16 @@ async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: st
         : "The window's end must be after its start.",
       { field: "end" },
     );
-  const game = await db.selectFrom("game").select("id").where("id", "=", request.gameId).executeTakeFirst();
-  if (!game) throw new AppError("NOT_FOUND", `No game ${request.gameId}.`);
+  if (!(await gameExists(db, request.gameId))) throw new AppError("NOT_FOUND", `No game ${request.gameId}.`);
   const id = randomUUID();
   try {
-    await db
-      .insertInto("snapshot_pull")
-      .values({
-        id,
-        game_id: request.gameId,
-        window_start: new Date(request.window.startMs),
-        window_end: new Date(request.window.endMs),
-        status: "queued",
-        via: request.via,
-        requested_by_id: request.requestedBy?.id ?? null,
-        requested_by_email: request.requestedBy?.email ?? null,
-      })
-      .execute();
+    await insertQueuedPull(db, {
+      id,
+      gameId: request.gameId,
+      window: request.window,
+      via: request.via,
+      requestedBy: request.requestedBy,
+    });
     return { pullId: id, existing: false };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -203,9 +205,9 @@ async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: st
 async function isLockFree(db: Db, gameId: string, window: TimeWindow): Promise<boolean> {
   return db.connection().execute(async (conn) => {
     const key = lockKey(gameId, window);
-    const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);
-    if (got.rows[0]?.ok) await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
-    return got.rows[0]?.ok === true;
+    const free = await tryAdvisoryLock(conn, key);
+    if (free) await releaseAdvisoryLock(conn, key);
+    return free;
   });
 }
 
@@ -222,11 +224,7 @@ async function isOrphaned(
 
 async function queuePull(db: Db, pullId: string): Promise<void> {
   const jobId = await enqueue(pullSnapshotJob, { pullId });
-  await db
-    .updateTable("snapshot_pull")
-    .set({ job_id: jobId, updated_at: new Date() })
-    .where("id", "=", pullId)
-    .execute();
+  await updatePull(db, pullId, { job_id: jobId, updated_at: new Date() });
 }
 
 /**
@@ -252,6 +250,7 @@ export async function requestSnapshot(
   }
   await recordAudit(db, {
     actor: request.requestedBy,
+    via: auditVia(request.via),
     action: "snapshot.request",
     gameId: request.gameId,
     target: claimed.pullId,
@@ -265,9 +264,10 @@ export async function requestSnapshot(
 }
 
 async function failPull(db: Db, pullId: string, code: string, message: string): Promise<void> {
-  await db
-    .updateTable("snapshot_pull")
-    .set({
+  await updatePull(
+    db,
+    pullId,
+    {
       status: "failed",
       error_code: code,
       error_message: message.slice(0, 500),
@@ -275,10 +275,9 @@ async function failPull(db: Db, pullId: string, code: string, message: string): 
       updated_at: new Date(),
       eta_at: null,
       phase: "failed",
-    })
-    .where("id", "=", pullId)
-    .where("status", "!=", "complete")
-    .execute();
+    },
+    "unfinished",
+  );
 }
 
 // --- Running ----------------------------------------------------------------------------------------------------
@@ -306,7 +305,9 @@ function classify(
     const tries = `${error.attempts} attempt${error.attempts === 1 ? "" : "s"}`;
     return {
       code,
-      message: `The service kept failing for ${formatDuration(retryBudgetMs)}, the retry budget of one page (${tries}); last: ${error.message}`,
+      message:
+        `The service kept failing for ${formatDuration(retryBudgetMs)}, the retry budget of one page (${tries}); ` +
+        `last: ${error.message}`,
       final: true,
     };
   }
@@ -323,7 +324,7 @@ function classify(
  * earlier attempt was kept.
  */
 export async function runPull(db: Db, pullId: string, options: RunPullOptions = {}): Promise<PullSummary> {
-  const pull = await db.selectFrom("snapshot_pull").selectAll().where("id", "=", pullId).executeTakeFirst();
+  const pull = await getPullRow(db, pullId);
   if (!pull) throw new PullFailedError(`No snapshot pull ${pullId}.`, "NOT_FOUND", true);
   if (pull.status === "complete" && pull.snapshot_id) return summarizeSnapshot(db, pull.snapshot_id);
   if (pull.status === "failed")
@@ -332,63 +333,38 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
   const key = lockKey(pull.game_id, window);
 
   return db.connection().execute(async (conn) => {
-    const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);
-    if (!got.rows[0]?.ok) throw new PullBusyError("Another worker is pulling this window right now.");
+    if (!(await tryAdvisoryLock(conn, key)))
+      throw new PullBusyError("Another worker is pulling this window right now.");
     const heartbeat = setInterval(() => {
-      void db
-        .updateTable("snapshot_pull")
-        .set({ heartbeat_at: new Date() })
-        .where("id", "=", pullId)
-        .where("status", "=", "running")
-        .execute()
-        .catch(() => {});
+      void updatePull(db, pullId, { heartbeat_at: new Date() }, "running").catch(() => {});
     }, HEARTBEAT_MS);
     try {
-      const fresh = await db
-        .selectFrom("snapshot_pull")
-        .select(["status", "snapshot_id"])
-        .where("id", "=", pullId)
-        .executeTakeFirstOrThrow();
+      const fresh = await getPullStatus(db, pullId);
       if (fresh.status === "complete" && fresh.snapshot_id) return await summarizeSnapshot(db, fresh.snapshot_id);
       return await attemptPull(db, pull, window, options);
     } finally {
       clearInterval(heartbeat);
-      await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn).catch(() => {});
+      await releaseAdvisoryLock(conn, key).catch(() => {});
     }
   });
 }
 
-type PullRow = { id: string; game_id: string; requested_by_id: string | null; requested_by_email: string | null };
+type PullRow = {
+  id: string;
+  game_id: string;
+  via: string;
+  requested_by_id: string | null;
+  requested_by_email: string | null;
+};
 
 async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: RunPullOptions): Promise<PullSummary> {
   const started = performance.now();
   const fetchStartedAt = new Date();
-  const attempts = await db
-    .updateTable("snapshot_pull")
-    .set((eb) => ({
-      status: "running",
-      attempts: eb("attempts", "+", 1),
-      started_at: fetchStartedAt,
-      heartbeat_at: fetchStartedAt,
-      job_id: options.jobId ?? null,
-      phase: "starting",
-      pages_fetched: 0,
-      recipients_fetched: 0,
-      lines_fetched: 0,
-      reversals_fetched: 0,
-      requests: 0,
-      rate_limited: 0,
-      retries: 0,
-      sub_windows: 0,
-      error_code: null,
-      error_message: null,
-      eta_at: null,
-      updated_at: fetchStartedAt,
-    }))
-    .where("id", "=", pull.id)
-    .returning("attempts")
-    .executeTakeFirstOrThrow()
-    .then((row) => row.attempts);
+  const attempts = await startPullAttempt(db, {
+    pullId: pull.id,
+    startedAt: fetchStartedAt,
+    jobId: options.jobId ?? null,
+  });
   // Counted on the pull, not the job: a pull re-queued by recovery still gives up after MAX_PULL_ATTEMPTS.
   const finalAttempt = options.finalAttempt === true || attempts >= MAX_PULL_ATTEMPTS;
 
@@ -469,7 +445,9 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       const failed = checks.filter((c) => !c.ok);
       if (failed.length > 0) {
         throw new SnapshotIncompleteError(
-          `the report does not add up: ${failed.map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`).join("; ")}`,
+          `the report does not add up: ${failed
+            .map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`)
+            .join("; ")}`,
         );
       }
       report({ ...lastProgress(fetched), phase: "publishing" }, true);
@@ -487,6 +465,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         fetched,
         checks,
         takenBy,
+        via: auditVia(pull.via),
         fetchStartedAt,
         fetchFinishedAt: new Date(),
         stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
@@ -508,23 +487,24 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     const last = finalAttempt || final;
     if (last) await failPull(db, pull.id, code, message);
     else {
-      await db
-        .updateTable("snapshot_pull")
-        .set({
+      await updatePull(
+        db,
+        pull.id,
+        {
           status: "retrying",
           error_code: code,
           error_message: message.slice(0, 500),
           updated_at: new Date(),
           eta_at: null,
           phase: "waiting to retry",
-        })
-        .where("id", "=", pull.id)
-        .where("status", "!=", "complete")
-        .execute();
+        },
+        "unfinished",
+      );
     }
     if (last) {
       await recordAudit(db, {
         actor: takenBy,
+        via: auditVia(pull.via),
         action: "snapshot.pull",
         gameId: pull.game_id,
         target: pull.id,
@@ -555,13 +535,7 @@ function lastProgress(fetched: {
 
 /** The summary of a published snapshot (what the CLI prints). */
 export async function summarizeSnapshot(db: Db, snapshotId: string): Promise<PullSummary> {
-  const s = await db.selectFrom("snapshot").selectAll().where("id", "=", snapshotId).executeTakeFirstOrThrow();
-  const parts = await db
-    .selectFrom("snapshot_sub_window")
-    .select(["scope", "recipient_player_id", "window_start", "window_end", "reason"])
-    .where("snapshot_id", "=", snapshotId)
-    .orderBy("seq")
-    .execute();
+  const { snapshot: s, parts } = await readSnapshotSummary(db, snapshotId);
   return {
     pullId: s.pull_id,
     snapshotId: s.id,
@@ -620,22 +594,13 @@ export async function takeSnapshotNow(
 
 /** Re-queues pulls abandoned by a dead worker (run every minute by the recovery job). Returns the pulls re-queued. */
 export async function recoverPulls(db: Db, now = Date.now()): Promise<string[]> {
-  const stale = await db
-    .selectFrom("snapshot_pull")
-    .select(["id", "game_id", "window_start", "window_end", "heartbeat_at", "updated_at", "status"])
-    .where("status", "in", ["queued", "running", "retrying"])
-    .where((eb) => eb(eb.fn.coalesce("heartbeat_at", "updated_at"), "<", new Date(now - ORPHAN_AFTER_MS)))
-    .execute();
+  const stale = await listQuietActivePulls(db, { before: new Date(now - ORPHAN_AFTER_MS) });
   const requeued: string[] = [];
   for (const pull of stale) {
     // A queued or retrying pull normally has a job waiting; one whose job is gone shows no activity either.
     if (!(await isLockFree(db, pull.game_id, windowOf(pull)))) continue;
     await queuePull(db, pull.id);
-    await db
-      .updateTable("snapshot_pull")
-      .set({ heartbeat_at: new Date(now) })
-      .where("id", "=", pull.id)
-      .execute();
+    await updatePull(db, pull.id, { heartbeat_at: new Date(now) });
     requeued.push(pull.id);
   }
   if (requeued.length > 0) log.info("snapshot pulls re-queued", { pulls: requeued });

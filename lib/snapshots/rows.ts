@@ -148,27 +148,3 @@ export function totalsColumns(fetched: FetchedWindow) {
   };
 }
 export type TotalsColumns = ReturnType<typeof totalsColumns>;
-
-/**
- * A one-dimensional array literal of text elements, each quoted (so that an empty string, the word NULL, commas,
- * braces or spaces are read as text), with null as NULL. PostgreSQL then reads every element with the input function
- * of the array's type, exactly as it would read a single parameter: amounts stay the decimal text the service sent.
- */
-export function arrayLiteral(values: readonly (string | null)[]): string {
-  return arrayLiteralOf(values, (value) => value);
-}
-
-/** The array literal of `text(item)` for every item, built in one pass without an array of the texts in between. */
-export function arrayLiteralOf<T>(items: readonly T[], text: (item: T) => string | null | undefined): string {
-  let out = "{";
-  for (let i = 0; i < items.length; i++) {
-    const value = text(items[i] as T);
-    if (i > 0) out += ",";
-    if (value === null || value === undefined) out += "NULL";
-    // Inside quotes only a double quote and a backslash need escaping.
-    else if (value.includes('"') || value.includes("\\"))
-      out += `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
-    else out += `"${value}"`;
-  }
-  return `${out}}`;
-}

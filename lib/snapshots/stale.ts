@@ -1,7 +1,7 @@
 import "server-only";
-import type { Transaction } from "kysely";
-import type { Db } from "@/db";
-import type { Database } from "@/db/types";
+import type { DbOrTrx } from "@/db";
+import { invalidatePeriodDetail, invalidateSubscriptionDetail } from "@/db/queries/service-detail";
+import { insertStaleMark, listSnapshotWindowsHolding } from "@/db/queries/snapshot-stale";
 import { parseInstant, type TimeWindow } from "@/lib/time";
 
 /**
@@ -33,50 +33,19 @@ function toDate(instant: Date | string | number): Date {
  * mark also applies to windows snapshotted later from data read before it.
  */
 export async function markWindowStale(
-  db: Db | Transaction<Database>,
+  db: DbOrTrx,
   gameId: string,
   instant: Date | string | number,
   reason: string,
   detail: StaleDetail = {},
 ): Promise<TimeWindow[]> {
   const at = toDate(instant);
-  await db
-    .insertInto("snapshot_stale_mark")
-    .values({ game_id: gameId, instant: at, reason: reason.slice(0, 500), detail: JSON.stringify(detail) })
-    .execute();
+  await insertStaleMark(db, { gameId, instant: at, reason: reason.slice(0, 500), detail });
   if (detail.subscriptionId) {
-    const now = new Date();
-    await db
-      .updateTable("service_subscription_attribution")
-      .set({ invalidated_at: now })
-      .where("game_id", "=", gameId)
-      .where("subscription_id", "=", detail.subscriptionId)
-      .where("invalidated_at", "is", null)
-      .execute();
-    await db
-      .updateTable("service_period_detail")
-      .set({ invalidated_at: now })
-      .where("game_id", "=", gameId)
-      .where("subscription_id", "=", detail.subscriptionId)
-      .where("invalidated_at", "is", null)
-      .execute();
+    await invalidateSubscriptionDetail(db, { gameId, subscriptionId: detail.subscriptionId, at: new Date() });
   }
   if (detail.periodId !== undefined) {
-    await db
-      .updateTable("service_period_detail")
-      .set({ invalidated_at: new Date() })
-      .where("game_id", "=", gameId)
-      .where("period_id", "=", String(detail.periodId))
-      .where("invalidated_at", "is", null)
-      .execute();
+    await invalidatePeriodDetail(db, { gameId, periodId: detail.periodId, at: new Date() });
   }
-  const windows = await db
-    .selectFrom("snapshot")
-    .select(["window_start", "window_end"])
-    .distinct()
-    .where("game_id", "=", gameId)
-    .where("window_start", "<=", at)
-    .where("window_end", ">", at)
-    .execute();
-  return windows.map((w) => ({ startMs: w.window_start.getTime(), endMs: w.window_end.getTime() }));
+  return listSnapshotWindowsHolding(db, { gameId, at });
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { storeWebhookEvent } from "@/db/queries/webhooks";
+import { storeWebhookEvent } from "@/db/queries/webhook-receiving";
 import { gameIdSchema } from "@/lib/games/schemas";
 import { enqueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
@@ -165,7 +165,7 @@ export async function receiveWebhook(
   const header = parseSignatureHeader(signature);
   if (!header.ok) return refuse(db, { gameId, reason: header.reason, detail: header.detail, deliveryId });
 
-  let signing;
+  let signing: Awaited<ReturnType<typeof signingSecretsFor>>;
   try {
     signing = await signingSecretsFor(db, gameId);
   } catch (error) {
@@ -239,7 +239,7 @@ export async function receiveWebhook(
   }
 
   const instant = parsed.success ? eventInstant(parsed.event) : parseInstant(envelope.created_at);
-  let stored;
+  let stored: Awaited<ReturnType<typeof storeWebhookEvent>>;
   try {
     stored = await storeWebhookEvent(db, {
       gameId,

@@ -19,7 +19,11 @@ describe("auth tables", () => {
 
   it("stores scrypt hashes, never the password", async () => {
     const { createUser } = await import("../../lib/auth/users");
-    await createUser(t.db, { email: "hash@payout-desk.test", role: "viewer", password: "plain-text-password" });
+    await createUser(
+      t.db,
+      { email: "hash@payout-desk.test", role: "viewer", password: "plain-text-password" },
+      { actor: null, via: "cli" },
+    );
     const rows = await t.db.selectFrom("auth_account").select("password").execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]?.password).not.toContain("plain-text-password");

@@ -24,7 +24,7 @@ beforeAll(async () => {
         secret: `gs_test_${id}_secret`,
         webhookSecrets: [],
       },
-      { replace: false },
+      { replace: false, as: { actor: null, via: "cli" } },
     );
   }
 });

@@ -14,7 +14,11 @@ let t: TestDatabase;
 beforeAll(async () => {
   t = await createTestDatabase();
   useTestEnv(t);
-  await createUser(t.db, { email: "limited@payout-desk.test", role: "viewer", password: "the-right-password" });
+  await createUser(
+    t.db,
+    { email: "limited@payout-desk.test", role: "viewer", password: "the-right-password" },
+    { actor: null, via: "cli" },
+  );
 });
 afterAll(async () => t?.drop());
 
@@ -53,7 +57,11 @@ describe("sign-in", () => {
 
   it("counts parallel guesses: ten at once, at most five are checked against the password", async () => {
     const { signInAction } = await import("../../app/(auth)/sign-in/actions");
-    await createUser(t.db, { email: "parallel@payout-desk.test", role: "viewer", password: "the-right-password" });
+    await createUser(
+      t.db,
+      { email: "parallel@payout-desk.test", role: "viewer", password: "the-right-password" },
+      { actor: null, via: "cli" },
+    );
     actAnonymously();
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => signInAction(null, form("parallel@payout-desk.test", `wrong-${i}`))),
@@ -71,7 +79,11 @@ describe("sign-in", () => {
     expect(clientAddress(spoofed, true)).toBe("10.0.0.1");
     // Many failures for other emails do not lock out a user whose own email has no failures.
     const { signInAction } = await import("../../app/(auth)/sign-in/actions");
-    await createUser(t.db, { email: "bystander@payout-desk.test", role: "viewer", password: "the-right-password" });
+    await createUser(
+      t.db,
+      { email: "bystander@payout-desk.test", role: "viewer", password: "the-right-password" },
+      { actor: null, via: "cli" },
+    );
     for (let i = 0; i < 35; i++) await signInAction(null, form(`nobody-${i}@payout-desk.test`, "guess-guess"));
     actAnonymously();
     await expect(signInAction(null, form("bystander@payout-desk.test", "the-right-password"))).rejects.toThrow(
@@ -113,29 +125,39 @@ describe("sign-in limits without lockout", () => {
   const T0 = Date.UTC(2030, 0, 1, 9, 0, 0);
   const S = 1_000;
 
-  it("lets the account owner in once the delay has passed, however many failures an anonymous caller made", async () => {
-    const { signInAction } = await import("../../app/(auth)/sign-in/actions");
-    await createUser(t.db, { email: "target@payout-desk.test", role: "viewer", password: "the-right-password" });
-    actAnonymously();
-    for (let i = 0; i < 5; i++) {
-      await atTime(T0 + i * S, () => signInAction(null, form("target@payout-desk.test", `wrong-${i}`)));
-    }
-    await expect(
-      atTime(T0 + 5 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
-    ).resolves.toMatchObject({
-      ok: false,
-      code: "RATE_LIMITED",
-      message: expect.stringMatching(/try again in \d+ seconds/i),
-    });
-    await expect(
-      atTime(T0 + 4 * S + 15 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
-    ).rejects.toThrow("NEXT_REDIRECT");
-  });
+  it(
+    "lets the account owner in once the delay has passed, " + "however many failures an anonymous caller made",
+    async () => {
+      const { signInAction } = await import("../../app/(auth)/sign-in/actions");
+      await createUser(
+        t.db,
+        { email: "target@payout-desk.test", role: "viewer", password: "the-right-password" },
+        { actor: null, via: "cli" },
+      );
+      actAnonymously();
+      for (let i = 0; i < 5; i++) {
+        await atTime(T0 + i * S, () => signInAction(null, form("target@payout-desk.test", `wrong-${i}`)));
+      }
+      await expect(
+        atTime(T0 + 5 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
+      ).resolves.toMatchObject({
+        ok: false,
+        code: "RATE_LIMITED",
+        message: expect.stringMatching(/try again in \d+ seconds/i),
+      });
+      await expect(
+        atTime(T0 + 4 * S + 15 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
+      ).rejects.toThrow("NEXT_REDIRECT");
+    },
+  );
 
   it("grows the delay with each further failure, up to a cap", async () => {
     const email = "grows@payout-desk.test";
     let now = T0;
-    for (let i = 0; i < 5; i++) expect(await attempt(email, (now += S))).toBe("checked");
+    for (let i = 0; i < 5; i++) {
+      now += S;
+      expect(await attempt(email, now)).toBe("checked");
+    }
     // The fifth failure asks for 15 s, the sixth for 30 s, then 60, 120, ... never more than 10 minutes.
     const expected = [15, 30, 60, 120, 240, 480, 600, 600];
     for (const seconds of expected) {
@@ -159,7 +181,7 @@ describe("sign-in limits without lockout", () => {
     const email = "recovers@payout-desk.test";
     for (let i = 0; i < 4; i++) await attempt(email, T0 + i * S);
     const id = await atTime(T0 + 10 * S, () => signIn.beginSignInAttempt(t.db, email, null));
-    await signIn.markSignInSucceeded(t.db, id);
+    await signIn.markSignInSucceeded(t.db, id, { email, via: "web" });
     for (let i = 0; i < 4; i++) expect(await attempt(email, T0 + 11 * S + i * S)).toBe("checked");
   });
 
@@ -176,7 +198,7 @@ describe("sign-in limits without lockout", () => {
   it("does not hold up an address that signed in to the account before", async () => {
     const email = "usual@payout-desk.test";
     const id = await atTime(T0, () => signIn.beginSignInAttempt(t.db, email, "203.0.113.50"));
-    await signIn.markSignInSucceeded(t.db, id);
+    await signIn.markSignInSucceeded(t.db, id, { email, via: "web" });
     for (let i = 0; i < 8; i++) await attempt(email, T0 + (i + 1) * S, "192.0.2.66");
     expect(await attempt(email, T0 + 10 * S, "192.0.2.66")).toBe("refused");
     expect(await attempt(email, T0 + 10 * S, "203.0.113.50")).toBe("checked");

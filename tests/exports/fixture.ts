@@ -54,7 +54,7 @@ export async function addGame(db: Db, id: string): Promise<void> {
       secret: `gs_test_${id}_secret`,
       webhookSecrets: [],
     },
-    { replace: false },
+    { replace: false, as: { actor: null, via: "cli" } },
   );
 }
 

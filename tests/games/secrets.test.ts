@@ -22,10 +22,10 @@ const GAME = {
 
 describe("webhook signing secrets", () => {
   it("accept the previous secret during the 7-day grace after a rotation, and not after it", async () => {
-    await saveGame(t.db, GAME, { replace: false });
+    await saveGame(t.db, GAME, { replace: false, as: { actor: null, via: "cli" } });
     expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_first_aaaa1111"]);
 
-    await rotateWebhookSecret(t.db, GAME.id, "whsec_second_bbbb2222");
+    await rotateWebhookSecret(t.db, GAME.id, "whsec_second_bbbb2222", { actor: null, via: "cli" });
     expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual([
       "whsec_second_bbbb2222",
       "whsec_first_aaaa1111",
@@ -47,18 +47,29 @@ describe("webhook signing secrets", () => {
   });
 
   it("stop accepting the previous secret at once when an admin revokes it", async () => {
-    await rotateWebhookSecret(t.db, GAME.id, "whsec_third_cccc3333");
+    await rotateWebhookSecret(t.db, GAME.id, "whsec_third_cccc3333", { actor: null, via: "cli" });
     expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toHaveLength(2);
-    await revokePreviousWebhookSecret(t.db, GAME.id);
+    await revokePreviousWebhookSecret(t.db, GAME.id, { actor: null, via: "cli" });
     expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_third_cccc3333"]);
   });
 });
 
 describe("roles", () => {
   it("never demote the last admin, even when two admins demote each other at once", async () => {
-    const a = await createUser(t.db, { email: "a1@payout-desk.test", role: "admin", password: "a-long-password" });
-    const b = await createUser(t.db, { email: "a2@payout-desk.test", role: "admin", password: "a-long-password" });
-    const results = await Promise.allSettled([setUserRole(t.db, a.id, "viewer"), setUserRole(t.db, b.id, "viewer")]);
+    const a = await createUser(
+      t.db,
+      { email: "a1@payout-desk.test", role: "admin", password: "a-long-password" },
+      { actor: null, via: "cli" },
+    );
+    const b = await createUser(
+      t.db,
+      { email: "a2@payout-desk.test", role: "admin", password: "a-long-password" },
+      { actor: null, via: "cli" },
+    );
+    const results = await Promise.allSettled([
+      setUserRole(t.db, a.id, "viewer", { actor: null, via: "cli" }),
+      setUserRole(t.db, b.id, "viewer", { actor: null, via: "cli" }),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const admins = await t.db.selectFrom("auth_user").select("id").where("role", "=", "admin").execute();
     expect(admins).toHaveLength(1);

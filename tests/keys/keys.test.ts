@@ -62,24 +62,28 @@ function mismatch(work: () => Promise<unknown>): Promise<KeyMismatchError> {
 }
 
 describe("the key check", () => {
-  it("is recorded when the first secret is sealed, as a public id and a fingerprint that reveal nothing of the key", async () => {
-    expect(await verifyKeys(t.db, { current: OTHER, previous: null })).toBeNull();
-    expect(await t.db.selectFrom("key_check").selectAll().execute()).toEqual([]);
+  it(
+    "is recorded when the first secret is sealed, as a public " + "id and a fingerprint that reveal nothing of the key",
+    async () => {
+      expect(await verifyKeys(t.db, { current: OTHER, previous: null })).toBeNull();
+      expect(await t.db.selectFrom("key_check").selectAll().execute()).toEqual([]);
 
-    await saveGame(t.db, game("k1"), { replace: false });
-    const [row, ...more] = await t.db.selectFrom("key_check").selectAll().execute();
-    expect(more).toEqual([]);
-    expect(row).toMatchObject({ key_id: describeKey(OLD).keyId, fingerprint: describeKey(OLD).fingerprint });
-    expect(row?.key_id).toMatch(/^[0-9a-f]{12}$/);
-    const text = JSON.stringify(row);
-    for (const form of ["base64", "base64url", "hex"] as const)
-      expect(text).not.toContain(OLD.toString(form).slice(0, 16));
-  });
+      await saveGame(t.db, game("k1"), { replace: false, as: { actor: null, via: "cli" } });
+      const [row, ...more] = await t.db.selectFrom("key_check").selectAll().execute();
+      expect(more).toEqual([]);
+      expect(row).toMatchObject({ key_id: describeKey(OLD).keyId, fingerprint: describeKey(OLD).fingerprint });
+      expect(row?.key_id).toMatch(/^[0-9a-f]{12}$/);
+      const text = JSON.stringify(row);
+      for (const form of ["base64", "base64url", "hex"] as const)
+        expect(text).not.toContain(OLD.toString(form).slice(0, 16));
+    },
+  );
 
   it("refuses another key with one line naming the stored key id", async () => {
     const error = await mismatch(() => verifyKeys(t.db, { current: OTHER, previous: null }));
     expect(error.message).toBe(
-      `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${keyId(OLD)} (this key's id is ${keyId(OTHER)})`,
+      "PAYOUT_DESK_KEY is not the key these secrets were sealed with; " +
+        `the stored key id is ${keyId(OLD)} (this key's id is ${keyId(OTHER)})`,
     );
     expect(await verifyKeys(t.db, { current: OLD, previous: null })).toEqual({ keyId: keyId(OLD) });
     // During a rotation's rollout the sealing key may be the previous one.
@@ -100,7 +104,7 @@ describe("the key check", () => {
 
 describe("key rotation", () => {
   it("stops before its commit and leaves everything sealed with the old key", async () => {
-    await saveGame(t.db, game("k2", ["whsec_k2_only_3333"]), { replace: false });
+    await saveGame(t.db, game("k2", ["whsec_k2_only_3333"]), { replace: false, as: { actor: null, via: "cli" } });
     const before = await everySealedValue();
     const failure = rotateKey(t.db, {
       newKey: NEW,
@@ -127,7 +131,7 @@ describe("key rotation", () => {
   });
 
   it("re-seals every sealed column with the new key in one audited step; then only the new key opens them", async () => {
-    await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444");
+    await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444", { actor: null, via: "cli" });
     const values = await everySealedValue();
     const summary = await rotateKey(t.db, {
       newKey: NEW,

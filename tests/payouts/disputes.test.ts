@@ -139,7 +139,7 @@ beforeAll(async () => {
       secret: SECRET,
       webhookSecrets: [SIGNING_SECRET],
     },
-    { replace: false },
+    { replace: false, as: { actor: null, via: "cli" } },
   );
   await t.db
     .updateTable("game")

@@ -136,7 +136,7 @@ beforeAll(async () => {
   await saveGame(
     db,
     { id: GAME, name: "Ledger", environment: "sandbox", baseUrl: emulator.url, secret: SECRET, webhookSecrets: [] },
-    { replace: false },
+    { replace: false, as: { actor: null, via: "cli" } },
   );
   await db
     .updateTable("game")

@@ -18,7 +18,7 @@ export async function createProfilesDatabase(gameId: string): Promise<TestDataba
       secret: `gs_test_${gameId}_secret`,
       webhookSecrets: [],
     },
-    { replace: false },
+    { replace: false, as: { actor: null, via: "cli" } },
   );
   return t;
 }

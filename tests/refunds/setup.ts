@@ -220,6 +220,7 @@ export type RefundTestContext = {
 
 export async function startRefundTest(): Promise<RefundTestContext> {
   const t = await createTestDatabase();
+  // biome-ignore lint/correctness/useHookAtTopLevel: useTestEnv sets environment variables; it is no React hook.
   useTestEnv(t);
   const emulator = await startEmulator({ port: 0, scenario: refundScenario(), rateLimits: "off" });
   await saveGame(
@@ -232,7 +233,7 @@ export async function startRefundTest(): Promise<RefundTestContext> {
       secret: GAME_SECRET,
       webhookSecrets: [],
     },
-    { replace: false },
+    { replace: false, as: { actor: null, via: "cli" } },
   );
   await t.db
     .updateTable("game")

@@ -16,6 +16,7 @@ export async function startSnapshotEnv(
   options: { pacing?: string; rateLimits?: string } = {},
 ): Promise<SnapshotTestEnv> {
   const t = await createTestDatabase();
+  // biome-ignore lint/correctness/useHookAtTopLevel: useTestEnv sets environment variables; it is no React hook.
   useTestEnv(t);
   const emulator = await startEmulator(
     scenario === "demo"
@@ -35,7 +36,7 @@ export async function startSnapshotEnv(
         secret: GAME_SECRET,
         webhookSecrets: [],
       },
-      { replace: false },
+      { replace: false, as: { actor: null, via: "cli" } },
     );
     await t.db
       .updateTable("game")

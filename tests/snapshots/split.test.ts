@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getSnapshot, listSubWindows } from "@/db/queries/snapshots";
+import { listSubWindows } from "@/db/queries/snapshot-evidence";
+import { getSnapshot } from "@/db/queries/snapshots";
 import { sumMoney } from "@/lib/money";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { serviceClientForGame } from "@/lib/service/for-game";

@@ -1,12 +1,12 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arrayLiteral } from "@/lib/snapshots/rows";
-import { instantText } from "@/lib/snapshots/store";
+import { arrayLiteral, instantText } from "@/db/queries/snapshot-store";
 import { formatInstant } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
 
 /**
- * Snapshot rows travel to PostgreSQL as one array literal per column (lib/snapshots/store.ts). Whatever the service
+ * Snapshot rows travel to PostgreSQL as one array literal per column (db/queries/snapshot-store.ts). Whatever the
+ * service
  * sends must come back exactly: text with quotes, backslashes, braces, commas, the word NULL, empty strings; amounts
  * as the decimal text sent; JSON objects and arrays.
  */

@@ -1,24 +1,14 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { EXTENSIONS, parseSource, ROOT, sourceFiles } from "./source-files";
 
 /**
  * The module graph of the code that runs (app, lib, db, core, bin, emulator): every import and export-from, static or a
  * dynamic import() of a string literal. Type-only imports are left out: they are erased before anything runs.
  */
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const FOLDERS = ["app", "lib", "db", "core", "bin", "emulator"];
-const EXTENSIONS = [".ts", ".tsx"];
-
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((entry) => {
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) return entry === "node_modules" ? [] : sourceFiles(full);
-    return EXTENSIONS.some((ext) => entry.endsWith(ext)) && !entry.endsWith(".d.ts") ? [full] : [];
-  });
-}
 
 /** Only "@/…" (tsconfig paths: "@/*" → "./*") and relative specifiers name files of the repo. */
 function resolveSpecifier(from: string, specifier: string): string | null {
@@ -51,14 +41,7 @@ function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
 }
 
 function importsOf(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const source = ts.createSourceFile(
-    file,
-    text,
-    ts.ScriptTarget.Latest,
-    false,
-    file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
-  );
+  const source = parseSource(file, readFileSync(file, "utf8"));
   const specifiers: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && !isTypeOnlyImport(node)) {
@@ -191,6 +174,16 @@ describe("the module graph", () => {
 
   it("db/ imports nothing from lib/", () => {
     expect(importsFromFolder(graph, "db", ["lib"])).toEqual([]);
+  });
+
+  it("app/ and bin/ write no audit line themselves: the domain function that changes state does", () => {
+    const audit = path.join(ROOT, "lib/audit.ts");
+    const writers = [...graph.entries()]
+      .filter(
+        ([file, targets]) => /^(app|bin)\//.test(relative(file).split(path.sep).join("/")) && targets.includes(audit),
+      )
+      .map(([file]) => relative(file));
+    expect(writers).toEqual([]);
   });
 
   it("core/ imports nothing from lib/ or db/", () => {

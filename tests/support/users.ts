@@ -11,7 +11,7 @@ export async function signInAs(
   role: Role,
   email = `${role}-${Math.random().toString(36).slice(2, 8)}@payout-desk.test`,
 ): Promise<string[]> {
-  await createUser(db, { email, role, password: TEST_PASSWORD, name: `${role} user` });
+  await createUser(db, { email, role, password: TEST_PASSWORD, name: `${role} user` }, { actor: null, via: "cli" });
   const response = await getAuth().api.signInEmail({ body: { email, password: TEST_PASSWORD }, asResponse: true });
   if (!response.ok) throw new Error(`sign-in failed for ${email}: ${response.status}`);
   return response.headers.getSetCookie();

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getSnapshot } from "../../db/queries/snapshots";
-import { getWebhookEvent, updateGameAutomation } from "../../db/queries/webhooks";
+import { getWebhookEvent } from "../../db/queries/webhook-events";
+import { updateGameAutomation } from "../../db/queries/webhooks";
 import { startEmulator, type RunningEmulator } from "../../emulator/server";
 import { saveGame } from "../../lib/games/games";
 import { stopBoss } from "../../lib/jobs/queue";
@@ -108,7 +109,7 @@ beforeAll(async () => {
       secret: SECRET,
       webhookSecrets: [SIGNING_SECRET],
     },
-    { replace: false },
+    { replace: false, as: { actor: null, via: "cli" } },
   );
   await t.db
     .updateTable("game")

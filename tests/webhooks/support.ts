@@ -25,7 +25,7 @@ export async function addGame(
       secret: "gs_test_secret_1",
       webhookSecrets,
     },
-    { replace: true },
+    { replace: true, as: { actor: null, via: "cli" } },
   );
 }
 

@@ -8,7 +8,6 @@ import { definePublicAction } from "@/lib/actions";
 import { getAuth } from "@/lib/auth/auth";
 import { beginSignInAttempt, clientAddress, markSignInSucceeded } from "@/lib/auth/sign-in";
 import { emailSchema } from "@/lib/auth/users";
-import { recordAudit } from "@/lib/audit";
 
 const signInSchema = z.object({
   email: emailSchema,
@@ -26,8 +25,7 @@ export const signInAction = definePublicAction(
     } catch {
       return { ok: false, code: "UNAUTHENTICATED", message: "That email and password do not match an account." };
     }
-    await markSignInSucceeded(db, attemptId);
-    await recordAudit(db, { actor: null, action: "user.sign_in", target: email, outcome: "succeeded" });
+    await markSignInSucceeded(db, attemptId, { email, via: "web" });
     redirect("/payouts");
   },
 );

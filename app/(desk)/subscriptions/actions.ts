@@ -3,9 +3,8 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
-import { findRefundAttempt, resolveRefundAttempt } from "@/db/queries/refunds";
+import { findRefundAttempt } from "@/db/queries/refunds";
 import { defineAction } from "@/lib/actions";
-import { recordAudit } from "@/lib/audit";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError, isAppError } from "@/lib/errors";
 import { formatUsdText } from "@/lib/format";
@@ -22,6 +21,7 @@ import {
 } from "@/lib/refunds/attempts";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
+import { resolveRefund } from "@/lib/refunds/resolve";
 import {
   attemptIdSchema,
   cancelInputSchema,
@@ -163,27 +163,19 @@ export const resolveRefundAttemptAction = defineAction(
   async ({ attemptId, outcome, note }, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const resolved = await db.transaction().execute(async (trx) => {
-      const row = await resolveRefundAttempt(trx, game.id, attemptId, { note, by: user.email, outcome });
-      if (!row) return null;
-      await recordAudit(trx, {
-        actor: user,
-        action: "refund.resolve",
-        gameId: game.id,
-        target: `${row.subscriptionId} period ${row.periodSeq}`,
-        idempotencyKey: row.clientRequestId,
-        outcome: "resolved",
-        detail: { attempt_id: row.id, resolution_outcome: outcome, amount_usd: row.amountUsd, note },
-      });
-      return row;
-    });
+    const resolved = await resolveRefund(
+      db,
+      { gameId: game.id, attemptId, outcome, note },
+      { actor: user, via: "web" },
+    );
     if (!resolved) throw new AppError("CONFLICT", "Only an attempt that needs manual attention can be marked settled.");
     revalidatePath("/subscriptions", "layout");
     return {
       ok: true,
       message:
         outcome === "refunded"
-          ? `Marked as settled: ${formatUsdText(resolved.amountUsd)} was refunded. It counts as refunded; repeating it is not possible.`
+          ? `Marked as settled: ${formatUsdText(resolved.amountUsd)} was refunded. ` +
+            "It counts as refunded; repeating it is not possible."
           : "Marked as settled: nothing was refunded. The period can be refunded again if needed.",
     };
   },
@@ -214,7 +206,9 @@ export const cancelSubscriptionAction = defineAction(
     }
     const until = result.access_until ? `Access until ${result.access_until}.` : "Access ends now.";
     const how = result.terminated_immediately
-      ? `Ended immediately: no paid period was running${result.downgrade_reason ? ` (service code ${result.downgrade_reason})` : ""}.`
+      ? `Ended immediately: no paid period was running${
+          result.downgrade_reason ? ` (service code ${result.downgrade_reason})` : ""
+        }.`
       : result.cancel_at_period_end
         ? "Cancels at the end of the paid period; no further charge."
         : "Canceled now.";
@@ -241,7 +235,9 @@ export const changeAmountAction = defineAction(
       return { ok: true, message: `No change staged: the price stays ${formatUsdText(result.new_amount_usd)}.` };
     return {
       ok: true,
-      message: `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(result.pending_amount_usd ?? result.new_amount_usd)}, staged for the next successful renewal${
+      message: `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(
+        result.pending_amount_usd ?? result.new_amount_usd,
+      )}, staged for the next successful renewal${
         result.applies_from_period_seq ? ` (period ${result.applies_from_period_seq})` : ""
       }.`,
     };
@@ -271,7 +267,9 @@ export const changePaymentMethodAction = defineAction(
     const card = result.card ? `${result.card.brand} •••• ${result.card.last_four}` : "no card";
     return {
       ok: true,
-      message: `${result.replaced ? "Card replaced" : "Payment method set"}: ${card}${result.wallet_only ? ", wallet only" : ""}. Used from the next charge.`,
+      message:
+        `${result.replaced ? "Card replaced" : "Payment method set"}: ${card}` +
+        `${result.wallet_only ? ", wallet only" : ""}. Used from the next charge.`,
     };
   },
 );

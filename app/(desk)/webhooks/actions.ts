@@ -3,12 +3,9 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
-import { resetWebhookEvent, updateGameAutomation } from "@/db/queries/webhooks";
 import { defineAction } from "@/lib/actions";
-import { recordAudit } from "@/lib/audit";
-import { AppError } from "@/lib/errors";
 import { requireSelectedGame } from "@/lib/games/games";
-import { queueWebhookProcessing } from "@/lib/webhooks/receive";
+import { retryWebhookEvent, saveGameAutomation } from "@/lib/webhooks/automation";
 
 const checkbox = z
   .union([z.literal("on"), z.literal("")])
@@ -33,15 +30,7 @@ export const saveAutomationAction = defineAction(
       pullPreviousMonth: form.pullPreviousMonth,
       pullCurrentMonthDaily: form.pullCurrentMonthDaily,
     };
-    if (!(await updateGameAutomation(db, game.id, automation))) throw new AppError("NOT_FOUND", `No game ${game.id}.`);
-    await recordAudit(db, {
-      actor: user,
-      action: "game.automation",
-      gameId: game.id,
-      target: game.id,
-      outcome: "succeeded",
-      detail: automation,
-    });
+    await saveGameAutomation(db, game.id, automation, { actor: user, via: "web" });
     revalidatePath("/webhooks");
     return { ok: true, message: `Saved the automatic pulls of ${game.name}.` };
   },
@@ -56,17 +45,7 @@ export const retryWebhookEventAction = defineAction(
   async ({ eventId }, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    if (!(await resetWebhookEvent(db, game.id, eventId))) {
-      throw new AppError("CONFLICT", "Only a failed event of this game can be processed again.", { field: "eventId" });
-    }
-    await queueWebhookProcessing(eventId);
-    await recordAudit(db, {
-      actor: user,
-      action: "webhook.retry",
-      gameId: game.id,
-      target: eventId,
-      outcome: "queued",
-    });
+    await retryWebhookEvent(db, game.id, eventId, { actor: user, via: "web" });
     revalidatePath("/webhooks");
     revalidatePath(`/webhooks/${eventId}`);
     return { ok: true, message: "Queued; the event is processed again in a moment." };

@@ -5,12 +5,8 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
-import {
-  listWebhookEvents,
-  listWebhookEventTypes,
-  readGameAutomation,
-  summarizeWebhookDeliveries,
-} from "@/db/queries/webhooks";
+import { listWebhookEvents, listWebhookEventTypes, summarizeWebhookDeliveries } from "@/db/queries/webhook-events";
+import { readGameAutomation } from "@/db/queries/webhooks";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { appBaseUrl } from "@/lib/env";
@@ -74,7 +70,10 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
     <>
       <PageHeader
         title="Webhooks"
-        description={`Signed events the service sent for ${game.name}: every genuine event is stored once, then processed in the background.`}
+        description={
+          `Signed events the service sent for ${game.name}: every genuine event is stored once, ` +
+          "then processed in the background."
+        }
       />
 
       <section aria-labelledby="deliveries-heading" className="mb-6">

@@ -4,7 +4,6 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
-import { recordAudit } from "@/lib/audit";
 import { revokePreviousWebhookSecret, rotateWebhookSecret, saveGame } from "@/lib/games/games";
 import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 
@@ -40,21 +39,8 @@ export const saveGameAction = defineAction(
         secret: form.secret,
         webhookSecrets,
       },
-      { replace: form.replace === "yes" },
+      { replace: form.replace === "yes", as: { actor: user, via: "web" } },
     );
-    await recordAudit(db, {
-      actor: user,
-      action: form.replace === "yes" ? "game.update" : "game.create",
-      gameId: game.id,
-      target: game.id,
-      outcome: "succeeded",
-      detail: {
-        name: game.name,
-        environment: game.environment,
-        baseUrl: game.baseUrl,
-        webhookSecrets: webhookSecrets.length,
-      },
-    });
     revalidatePath("/settings/games");
     return { ok: true, message: `Saved ${game.name}. The secret is stored encrypted and shown only masked.` };
   },
@@ -68,14 +54,7 @@ export const rotateWebhookSecretAction = defineAction(
   },
   async ({ gameId, webhookSecret }, { user }) => {
     const db = getDb();
-    await rotateWebhookSecret(db, gameId, webhookSecret);
-    await recordAudit(db, {
-      actor: user,
-      action: "game.rotate_webhook_secret",
-      gameId,
-      target: gameId,
-      outcome: "succeeded",
-    });
+    await rotateWebhookSecret(db, gameId, webhookSecret, { actor: user, via: "web" });
     revalidatePath("/settings/games");
     return { ok: true, message: "New signing secret saved; the previous one stays accepted during the rotation." };
   },
@@ -85,14 +64,7 @@ export const revokePreviousWebhookSecretAction = defineAction(
   { name: "revokePreviousWebhookSecret", role: "admin", input: z.object({ gameId: gameIdSchema }) },
   async ({ gameId }, { user }) => {
     const db = getDb();
-    await revokePreviousWebhookSecret(db, gameId);
-    await recordAudit(db, {
-      actor: user,
-      action: "game.revoke_previous_webhook_secret",
-      gameId,
-      target: gameId,
-      outcome: "succeeded",
-    });
+    await revokePreviousWebhookSecret(db, gameId, { actor: user, via: "web" });
     revalidatePath("/settings/games");
     return { ok: true, message: "The previous signing secret is no longer accepted." };
   },

@@ -11,11 +11,13 @@ import { formatUsdText } from "@/lib/format";
 export const saveSupportRefundLimitAction = defineAction(
   { name: "saveSupportRefundLimit", role: "admin", input: z.object({ amountUsd: usdInputSchema }) },
   async ({ amountUsd }, { user }) => {
-    const limit = await saveSupportRefundLimit(getDb(), amountUsd, user);
+    const limit = await saveSupportRefundLimit(getDb(), amountUsd, { actor: user, via: "web" });
     revalidatePath("/settings/refunds");
     return {
       ok: true,
-      message: `Support may now refund up to ${formatUsdText(limit.amountUsd)} per period, in total; beyond that, refunds need finance.`,
+      message:
+        `Support may now refund up to ${formatUsdText(limit.amountUsd)} per period, in total; ` +
+        "beyond that, refunds need finance.",
     };
   },
 );

@@ -4,7 +4,6 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
-import { recordAudit } from "@/lib/audit";
 import { roleSchema } from "@/lib/auth/roles";
 import { clearSignInLimit, type SignInLimitTarget } from "@/lib/auth/sign-in";
 import { createUser, emailSchema, newUserSchema, setUserRole } from "@/lib/auth/users";
@@ -13,14 +12,7 @@ export const createUserAction = defineAction(
   { name: "createUser", role: "admin", input: newUserSchema },
   async (input, { user }) => {
     const db = getDb();
-    const created = await createUser(db, input);
-    await recordAudit(db, {
-      actor: user,
-      action: "user.create",
-      target: created.email,
-      outcome: "succeeded",
-      detail: { role: created.role },
-    });
+    const created = await createUser(db, input, { actor: user, via: "web" });
     revalidatePath("/settings/users");
     return { ok: true, message: `Created ${created.email} as ${created.role}.` };
   },
@@ -30,14 +22,7 @@ export const changeRoleAction = defineAction(
   { name: "changeRole", role: "admin", input: z.object({ userId: z.string().min(1).max(64), role: roleSchema }) },
   async ({ userId, role }, { user }) => {
     const db = getDb();
-    const changed = await setUserRole(db, userId, role);
-    await recordAudit(db, {
-      actor: user,
-      action: "user.change_role",
-      target: changed.email,
-      outcome: "succeeded",
-      detail: { role },
-    });
+    const changed = await setUserRole(db, userId, role, { actor: user, via: "web" });
     revalidatePath("/settings/users");
     return { ok: true, message: `${changed.email} is now ${role}.` };
   },
@@ -56,7 +41,7 @@ export const clearSignInLimitAction = defineAction(
   async (input, { user }) => {
     const target: SignInLimitTarget =
       input.kind === "account" ? { kind: "account", email: input.value } : { kind: "address", address: input.value };
-    const { failures } = await clearSignInLimit(getDb(), target, user);
+    const { failures } = await clearSignInLimit(getDb(), target, { actor: user, via: "web" });
     revalidatePath("/settings/users");
     const what = input.kind === "account" ? input.value : `address ${input.value}`;
     return { ok: true, message: `Cleared ${failures} failed sign-in${failures === 1 ? "" : "s"} of ${what}.` };

@@ -7,7 +7,7 @@ import { EmptyState } from "@/app/_components/ui/empty-state";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
-import { listSubscriptionEvents } from "@/db/queries/webhooks";
+import { listSubscriptionEvents } from "@/db/queries/webhook-events";
 import { SubscriptionEvents } from "./subscription-events";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
@@ -131,9 +131,11 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
         title={<span className="font-mono">{id}</span>}
         breadcrumbs={[...crumbs, ...(playerEmail ? [{ label: playerEmail, href: playerHref(playerEmail) }] : [])]}
         meta={<SubscriptionStatusBadge status={sub.status} cancelAtPeriodEnd={sub.cancel_at_period_end} />}
-        description={`${sub.item_name} · ${formatUsdText(sub.amount_usd)} every ${sub.interval_count > 1 ? `${sub.interval_count} ` : ""}${sub.interval}${
-          sub.interval_count > 1 ? "s" : ""
-        } · ${sub.funding_rail}${sub.wallet_only ? ", wallet only" : ""}`}
+        description={`${sub.item_name} · ${formatUsdText(sub.amount_usd)} every ${
+          sub.interval_count > 1 ? `${sub.interval_count} ` : ""
+        }${sub.interval}${sub.interval_count > 1 ? "s" : ""} · ${sub.funding_rail}${
+          sub.wallet_only ? ", wallet only" : ""
+        }`}
         actions={
           hasRole(user.role, "support") ? (
             <SubscriptionActions
@@ -152,10 +154,12 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 hasPaymentMethod: sub.has_payment_method,
               }}
               cards={
-                cards && cards.ok
+                cards?.ok
                   ? cards.value.cards.map((c) => ({
                       id: c.id,
-                      label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${c.exp_year}`,
+                      label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${
+                        c.exp_year
+                      }`,
                     }))
                   : null
               }
@@ -196,7 +200,9 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                   label: "Current period",
                   value: (
                     <>
-                      {<MaybeTime value={sub.current_period_start} />} → {<MaybeTime value={sub.current_period_end} />}
+                      <MaybeTime value={sub.current_period_start} />
+                      {" → "}
+                      <MaybeTime value={sub.current_period_end} />
                     </>
                   ),
                 },
@@ -284,7 +290,10 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
               <Stat
                 label="Net attributed (USD)"
                 value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />}
-                hint={`gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, reversed ${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`}
+                hint={
+                  `gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, ` +
+                  `reversed ${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`
+                }
               />
               <Stat
                 label="Refund events"

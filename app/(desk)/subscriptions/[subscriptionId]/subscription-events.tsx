@@ -1,7 +1,7 @@
 import { DateTime } from "@/app/_components/ui/date-time";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
-import type { SubscriptionEvent } from "@/db/queries/webhooks";
+import type { SubscriptionEvent } from "@/db/queries/webhook-events";
 import { formatUsdText } from "@/lib/format";
 
 function summary(event: SubscriptionEvent): string {
@@ -13,7 +13,9 @@ function summary(event: SubscriptionEvent): string {
       // The spec: the canceled event "carries access_until"; callers revoke access then.
       return text("access_until") ? `Canceled; access until ${text("access_until")}` : "Canceled";
     case "subscription.refunded":
-      return `Refund of ${formatUsdText(text("amount_usd") ?? "?")} on period ${text("period_seq") ?? "?"}${data.is_full_refund === true ? " (full)" : ""}`;
+      return `Refund of ${formatUsdText(text("amount_usd") ?? "?")} on period ${text("period_seq") ?? "?"}${
+        data.is_full_refund === true ? " (full)" : ""
+      }`;
     case "subscription.renewed":
       return `Renewed${text("period_seq") ? `, period ${text("period_seq")}` : ""}`;
     default:

@@ -10,7 +10,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
-import { getWebhookEvent } from "@/db/queries/webhooks";
+import { getWebhookEvent } from "@/db/queries/webhook-events";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
@@ -70,7 +70,9 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
               { label: "Signed at", value: <DateTime value={event.signatureTimestamp} seconds /> },
               {
                 label: "Signing secret",
-                value: `${event.signedWith === "current" ? "Current" : "Previous (rotation in progress)"}${event.secretVersion ? `, service version ${event.secretVersion}` : ""}`,
+                value: `${event.signedWith === "current" ? "Current" : "Previous (rotation in progress)"}${
+                  event.secretVersion ? `, service version ${event.secretVersion}` : ""
+                }`,
               },
               { label: "Idempotency key", value: <span className="font-mono text-xs">{event.idempotencyKey}</span> },
               {

@@ -11,7 +11,7 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
-import { listSnapshotReversals } from "@/db/queries/snapshots";
+import { listSnapshotReversals } from "@/db/queries/snapshot-evidence";
 import { hasRole } from "@/lib/auth/roles";
 import { formatCount } from "@/lib/format";
 import { money } from "@/lib/money";

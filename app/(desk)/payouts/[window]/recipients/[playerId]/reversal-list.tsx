@@ -4,7 +4,7 @@ import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
-import type { SnapshotReversalRow } from "@/db/queries/snapshots";
+import type { SnapshotReversalRow } from "@/db/queries/snapshot-evidence";
 import { formatCount } from "@/lib/format";
 
 /** How the service worked out a reversal, in plain words; the service's code stays in the tooltip. */

@@ -1,0 +1,172 @@
+import "server-only";
+import type { Db } from "@/db";
+import { formatUsd } from "@/core/money";
+import type { TimeWindow } from "@/core/time";
+import { windowOf } from "./time-window";
+
+/**
+ * What a snapshot holds beside its recipients: reversals, sub-windows and raw pages. Every query filters by the
+ * game.
+ */
+
+export type SnapshotReversalRow = {
+  periodId: number;
+  recipientPlayerId: number;
+  subscriptionId: string;
+  periodSeq: number;
+  status: string;
+  paidAt: Date | null;
+  settledInThisWindow: boolean;
+  amountUsd: string;
+  originallyAttributedUsd: string;
+  refundedToDateUsd: string;
+  latestRefundAt: Date | null;
+  reversedAttributedUsd: string;
+  partnerRevenueReversedUsd: string;
+  reversalBasis: string;
+  netsToZeroInWindow: boolean;
+  note: string | null;
+  events: {
+    seq: number;
+    refundedAt: Date;
+    refundedAmountUsd: string;
+    cumulativeRefundedBeforeUsd: string;
+    cumulativeRefundedAfterUsd: string;
+    reversedAttributedUsd: string;
+    partnerRevenueReversedUsd: string;
+    partnerRevenueReversalBasis: string;
+    isFullRefund: boolean;
+  }[];
+};
+
+/**
+ * Reversals in a snapshot (of one recipient when given), oldest refund first, each with every refund event
+ * (cumulative before and after, basis). Amounts to the cent.
+ */
+export async function listSnapshotReversals(
+  db: Db,
+  params: { gameId: string; snapshotId: string; recipientPlayerId?: number; limit?: number },
+): Promise<SnapshotReversalRow[]> {
+  let query = db
+    .selectFrom("snapshot_reversal as v")
+    .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
+    .selectAll("v")
+    .where("s.game_id", "=", params.gameId)
+    .where("v.snapshot_id", "=", params.snapshotId);
+  if (params.recipientPlayerId !== undefined)
+    query = query.where("v.recipient_player_id", "=", String(params.recipientPlayerId));
+  const rows = await query
+    .orderBy("v.latest_refund_at")
+    .orderBy("v.period_id")
+    .limit(params.limit ?? 500)
+    .execute();
+  if (rows.length === 0) return [];
+  const events = await db
+    .selectFrom("snapshot_refund_event")
+    .selectAll()
+    .where("snapshot_id", "=", params.snapshotId)
+    .where(
+      "period_id",
+      "in",
+      rows.map((r) => r.period_id),
+    )
+    .orderBy("period_id")
+    .orderBy("seq")
+    .execute();
+  const byPeriod = new Map<string, SnapshotReversalRow["events"]>();
+  for (const e of events) {
+    const list = byPeriod.get(e.period_id) ?? [];
+    list.push({
+      seq: e.seq,
+      refundedAt: e.refunded_at,
+      refundedAmountUsd: formatUsd(e.refunded_amount_usd),
+      cumulativeRefundedBeforeUsd: formatUsd(e.cumulative_refunded_before_usd),
+      cumulativeRefundedAfterUsd: formatUsd(e.cumulative_refunded_after_usd),
+      reversedAttributedUsd: formatUsd(e.reversed_attributed_usd),
+      partnerRevenueReversedUsd: formatUsd(e.partner_revenue_reversed_usd),
+      partnerRevenueReversalBasis: e.partner_revenue_reversal_basis,
+      isFullRefund: e.is_full_refund,
+    });
+    byPeriod.set(e.period_id, list);
+  }
+  return rows.map((r) => ({
+    periodId: Number(r.period_id),
+    recipientPlayerId: Number(r.recipient_player_id),
+    subscriptionId: r.subscription_id,
+    periodSeq: r.period_seq,
+    status: r.status,
+    paidAt: r.paid_at,
+    settledInThisWindow: r.settled_in_this_window,
+    amountUsd: formatUsd(r.amount_usd),
+    originallyAttributedUsd: formatUsd(r.originally_attributed_usd),
+    refundedToDateUsd: formatUsd(r.refunded_to_date_usd),
+    latestRefundAt: r.latest_refund_at,
+    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+    partnerRevenueReversedUsd: formatUsd(r.partner_revenue_reversed_usd),
+    reversalBasis: r.reversal_basis,
+    netsToZeroInWindow: r.nets_to_zero_in_window,
+    note: r.note,
+    events: byPeriod.get(r.period_id) ?? [],
+  }));
+}
+
+export type SubWindowRow = {
+  scope: "window" | "recipient";
+  recipientPlayerId: number | null;
+  window: TimeWindow;
+  depth: number;
+  reason: string;
+  pages: number;
+};
+
+export async function listSubWindows(db: Db, params: { gameId: string; snapshotId: string }): Promise<SubWindowRow[]> {
+  const rows = await db
+    .selectFrom("snapshot_sub_window as w")
+    .innerJoin("snapshot as s", "s.id", "w.snapshot_id")
+    .select(["w.scope", "w.recipient_player_id", "w.window_start", "w.window_end", "w.depth", "w.reason", "w.pages"])
+    .where("s.game_id", "=", params.gameId)
+    .where("w.snapshot_id", "=", params.snapshotId)
+    .orderBy("w.seq")
+    .execute();
+  return rows.map((r) => ({
+    scope: r.scope,
+    recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
+    window: windowOf(r),
+    depth: r.depth,
+    reason: r.reason,
+    pages: r.pages,
+  }));
+}
+
+/** The raw pages a snapshot was built from, in the order they were read (bodies as the service sent them). */
+export async function listSnapshotPages(
+  db: Db,
+  params: { gameId: string; snapshotId: string; withBody?: boolean },
+): Promise<
+  {
+    seq: number;
+    window: TimeWindow;
+    recipientPlayerId: number | null;
+    offset: number;
+    fetchedAt: Date;
+    body: string | null;
+  }[]
+> {
+  const rows = await db
+    .selectFrom("snapshot_page as p")
+    .innerJoin("snapshot as s", "s.id", "p.snapshot_id")
+    .select(["p.seq", "p.window_start", "p.window_end", "p.recipient_player_id", "p.page_offset", "p.fetched_at"])
+    .$if(params.withBody === true, (qb) => qb.select("p.body"))
+    .where("s.game_id", "=", params.gameId)
+    .where("p.snapshot_id", "=", params.snapshotId)
+    .orderBy("p.seq")
+    .execute();
+  return rows.map((r) => ({
+    seq: r.seq,
+    window: windowOf(r),
+    recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
+    offset: r.page_offset,
+    fetchedAt: r.fetched_at,
+    body: "body" in r ? (r as { body: string }).body : null,
+  }));
+}

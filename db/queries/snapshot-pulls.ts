@@ -1,0 +1,118 @@
+import "server-only";
+import type { Updateable } from "kysely";
+import type { DbOrTrx } from "@/db";
+import type { SnapshotPullTable } from "@/db/types";
+import type { Actor } from "@/core/actor";
+import type { TimeWindow } from "@/core/time";
+
+/** Writes of snapshot pulls (the request, its attempts, its progress); the views are in db/queries/snapshots.ts. */
+
+const ACTIVE = ["queued", "running", "retrying"] as const;
+
+export async function findActivePull(db: DbOrTrx, params: { gameId: string; window: TimeWindow }) {
+  return db
+    .selectFrom("snapshot_pull")
+    .select(["id", "status", "heartbeat_at", "updated_at"])
+    .where("game_id", "=", params.gameId)
+    .where("window_start", "=", new Date(params.window.startMs))
+    .where("window_end", "=", new Date(params.window.endMs))
+    .where("status", "in", ACTIVE)
+    .executeTakeFirst();
+}
+
+/** Inserts a queued pull; a second active pull of the same window is refused by a unique index (23505). */
+export async function insertQueuedPull(
+  db: DbOrTrx,
+  params: {
+    id: string;
+    gameId: string;
+    window: TimeWindow;
+    via: string;
+    requestedBy: Actor | null;
+  },
+): Promise<void> {
+  await db
+    .insertInto("snapshot_pull")
+    .values({
+      id: params.id,
+      game_id: params.gameId,
+      window_start: new Date(params.window.startMs),
+      window_end: new Date(params.window.endMs),
+      status: "queued",
+      via: params.via,
+      requested_by_id: params.requestedBy?.id ?? null,
+      requested_by_email: params.requestedBy?.email ?? null,
+    })
+    .execute();
+}
+
+export async function getPullRow(db: DbOrTrx, pullId: string) {
+  return db.selectFrom("snapshot_pull").selectAll().where("id", "=", pullId).executeTakeFirst();
+}
+
+export async function getPullStatus(db: DbOrTrx, pullId: string) {
+  return db
+    .selectFrom("snapshot_pull")
+    .select(["status", "snapshot_id"])
+    .where("id", "=", pullId)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Sets columns of a pull. `onlyWhen` narrows it: "running" writes only to a pull still running (heartbeats,
+ * progress), "unfinished" never touches a complete one.
+ */
+export async function updatePull(
+  db: DbOrTrx,
+  pullId: string,
+  values: Updateable<SnapshotPullTable>,
+  onlyWhen?: "running" | "unfinished",
+): Promise<void> {
+  let query = db.updateTable("snapshot_pull").set(values).where("id", "=", pullId);
+  if (onlyWhen === "running") query = query.where("status", "=", "running");
+  if (onlyWhen === "unfinished") query = query.where("status", "!=", "complete");
+  await query.execute();
+}
+
+/** Marks an attempt started, resetting its progress; returns the number of attempts so far. */
+export async function startPullAttempt(
+  db: DbOrTrx,
+  params: { pullId: string; startedAt: Date; jobId: string | null },
+): Promise<number> {
+  const row = await db
+    .updateTable("snapshot_pull")
+    .set((eb) => ({
+      status: "running",
+      attempts: eb("attempts", "+", 1),
+      started_at: params.startedAt,
+      heartbeat_at: params.startedAt,
+      job_id: params.jobId,
+      phase: "starting",
+      pages_fetched: 0,
+      recipients_fetched: 0,
+      lines_fetched: 0,
+      reversals_fetched: 0,
+      requests: 0,
+      rate_limited: 0,
+      retries: 0,
+      sub_windows: 0,
+      error_code: null,
+      error_message: null,
+      eta_at: null,
+      updated_at: params.startedAt,
+    }))
+    .where("id", "=", params.pullId)
+    .returning("attempts")
+    .executeTakeFirstOrThrow();
+  return row.attempts;
+}
+
+/** Active pulls with no sign of life (heartbeat, or else last update) since `before`. */
+export async function listQuietActivePulls(db: DbOrTrx, params: { before: Date }) {
+  return db
+    .selectFrom("snapshot_pull")
+    .select(["id", "game_id", "window_start", "window_end", "heartbeat_at", "updated_at", "status"])
+    .where("status", "in", ACTIVE)
+    .where((eb) => eb(eb.fn.coalesce("heartbeat_at", "updated_at"), "<", params.before))
+    .execute();
+}

@@ -1,0 +1,174 @@
+import "server-only";
+import { type Insertable, sql } from "kysely";
+import type { DbOrTrx, Trx } from "@/db";
+import type { SnapshotTable } from "@/db/types";
+import type { TimeWindow } from "@/core/time";
+import { lockForTransaction } from "./locks";
+import { BULK_TABLE_COLUMNS, type BulkTable, type ColumnType } from "./snapshot-columns";
+
+/**
+ * Writes of a published snapshot, all inside the publishing transaction, and the reads of the previous version that
+ * drift compares with. The published tables refuse UPDATE and DELETE.
+ */
+
+/** A row of a published table as built for writing: column name -> JSON value. */
+export type StoredRow = Record<string, string | number | boolean | null | Record<string, unknown>>;
+
+const CHUNK_ROWS = 4_000;
+const PAGES_PER_STATEMENT = 10;
+
+/**
+ * A one-dimensional array literal of text elements, each quoted (so that an empty string, the word NULL, commas,
+ * braces or spaces are read as text), with null as NULL. PostgreSQL then reads every element with the input function
+ * of the array's type, exactly as it would read a single parameter: amounts stay the decimal text the service sent.
+ */
+export function arrayLiteral(values: readonly (string | null)[]): string {
+  return arrayLiteralOf(values, (value) => value);
+}
+
+/** The array literal of `text(item)` for every item, built in one pass without an array of the texts in between. */
+export function arrayLiteralOf<T>(items: readonly T[], text: (item: T) => string | null | undefined): string {
+  let out = "{";
+  for (let i = 0; i < items.length; i++) {
+    const value = text(items[i] as T);
+    if (i > 0) out += ",";
+    if (value === null || value === undefined) out += "NULL";
+    // Inside quotes only a double quote and a backslash need escaping.
+    else if (value.includes('"') || value.includes("\\"))
+      out += `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+    else out += `"${value}"`;
+  }
+  return `${out}}`;
+}
+
+function elementText(value: StoredRow[string] | undefined, type: ColumnType): string | null {
+  if (value === null || value === undefined) return null;
+  if (type === "jsonb" || typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * Many rows in one statement per chunk: each column travels as one array literal and unnest turns the arrays back
+ * into rows. Against one JSON document per chunk (json_to_recordset) this spares building, sending and parsing the
+ * column names of every row.
+ */
+export async function bulkInsertSnapshotRows(
+  trx: Trx,
+  table: BulkTable,
+  snapshotId: string,
+  rows: readonly StoredRow[],
+): Promise<void> {
+  const columns: Record<string, ColumnType> = BULK_TABLE_COLUMNS[table];
+  const names = Object.keys(columns);
+  const list = sql.join(names.map((name) => sql.ref(name)));
+  for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+    const chunk = rows.slice(start, start + CHUNK_ROWS);
+    const arrays = names.map((name) => {
+      const type = columns[name] as ColumnType;
+      const literal = arrayLiteralOf(chunk, (row) => elementText(row[name], type));
+      return sql`${literal}::${sql.raw(type)}[]`;
+    });
+    await sql`insert into ${sql.table(table)} (snapshot_id, ${list})
+      select ${snapshotId}::uuid, * from unnest(${sql.join(arrays)})`.execute(trx);
+  }
+}
+
+export type StoredPage = {
+  seq: number;
+  window: TimeWindow;
+  recipientPlayerId: number | null;
+  offset: number;
+  limit: number;
+  fetchedAt: Date;
+  /** The body as the service sent it. */
+  body: string;
+};
+
+export async function insertSnapshotPages(trx: Trx, snapshotId: string, pages: readonly StoredPage[]): Promise<void> {
+  // Bodies go in as plain text parameters: wrapping megabytes of JSON text in another JSON document costs more.
+  for (let start = 0; start < pages.length; start += PAGES_PER_STATEMENT) {
+    await trx
+      .insertInto("snapshot_page")
+      .values(
+        pages.slice(start, start + PAGES_PER_STATEMENT).map((page) => ({
+          snapshot_id: snapshotId,
+          seq: page.seq,
+          window_start: new Date(page.window.startMs),
+          window_end: new Date(page.window.endMs),
+          recipient_player_id: page.recipientPlayerId,
+          page_offset: page.offset,
+          page_limit: page.limit,
+          fetched_at: page.fetchedAt,
+          body: page.body,
+        })),
+      )
+      .execute();
+  }
+}
+
+/** The newest published version of a window, if any. */
+export async function findLatestVersion(
+  db: DbOrTrx,
+  params: { gameId: string; window: TimeWindow },
+): Promise<{ id: string; version: number; windowClosed: boolean } | null> {
+  const row = await db
+    .selectFrom("snapshot")
+    .select(["id", "version", "window_closed"])
+    .where("game_id", "=", params.gameId)
+    .where("window_start", "=", new Date(params.window.startMs))
+    .where("window_end", "=", new Date(params.window.endMs))
+    .orderBy("version", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { id: row.id, version: row.version, windowClosed: row.window_closed } : null;
+}
+
+/** A timestamptz column as formatInstant writes it: whole seconds with Z, otherwise milliseconds too. */
+export function instantText(column: string) {
+  const utc = sql`${sql.ref(column)} at time zone 'UTC'`;
+  return sql`to_char(${utc}, 'YYYY-MM-DD"T"HH24:MI:SS') || case when to_char(${utc}, 'MS') = '000' then 'Z'
+    else '.' || to_char(${utc}, 'MS') || 'Z' end`.as(column);
+}
+
+export async function readSnapshotTotals(db: DbOrTrx, snapshotId: string): Promise<Record<string, unknown>> {
+  const row = await db.selectFrom("snapshot").selectAll().where("id", "=", snapshotId).executeTakeFirstOrThrow();
+  return row as unknown as Record<string, unknown>;
+}
+
+/**
+ * Some columns of a snapshot's rows in one of its tables; the columns in `instants` as formatInstant text. Reading
+ * and decoding tens of thousands of rows runs beside the next pull's fetch, and a Date per instant, parsed then
+ * formatted again, costs more than this.
+ */
+export async function readSnapshotColumns(
+  db: DbOrTrx,
+  params: { table: BulkTable; snapshotId: string; columns: readonly string[]; instants: ReadonlySet<string> },
+): Promise<StoredRow[]> {
+  const selected = params.columns.map((column) =>
+    params.instants.has(column) ? instantText(column) : sql.ref(column),
+  );
+  const result = await sql<StoredRow>`select ${sql.join(selected)}
+    from ${sql.table(params.table)} where snapshot_id = ${params.snapshotId}`.execute(db);
+  return result.rows;
+}
+
+/**
+ * The next version number of a window. Takes a lock on the window until the transaction ends, so that publishers of
+ * one window number their versions without gaps or clashes.
+ */
+export async function nextSnapshotVersion(trx: Trx, params: { gameId: string; window: TimeWindow }): Promise<number> {
+  const { gameId, window } = params;
+  await lockForTransaction(trx, `snapshot-version|${gameId}|${window.startMs}|${window.endMs}`);
+  const latest = await trx
+    .selectFrom("snapshot")
+    .select((eb) => eb.fn.max("version").as("version"))
+    .where("game_id", "=", gameId)
+    .where("window_start", "=", new Date(window.startMs))
+    .where("window_end", "=", new Date(window.endMs))
+    .executeTakeFirst();
+  return (latest?.version ?? 0) + 1;
+}
+
+export async function insertSnapshot(trx: Trx, values: Insertable<SnapshotTable>): Promise<void> {
+  await trx.insertInto("snapshot").values(values).execute();
+}

@@ -1,0 +1,154 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { actAs } from "../support/next-request";
+import { signInAs } from "../support/users";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
+
+/**
+ * Audit belongs to the domain: the same change made from the command line and from the web writes one audit line
+ * each, with the same action and detail, told apart only by `via` (and the person, where someone signed in).
+ */
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+});
+afterAll(async () => t?.drop());
+
+async function desk(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: t.url, NODE_OPTIONS: "" },
+  });
+  return stdout;
+}
+
+function form(values: Record<string, string>): FormData {
+  const data = new FormData();
+  for (const [key, value] of Object.entries(values)) data.set(key, value);
+  return data;
+}
+
+async function auditOf(target: string) {
+  return t.db
+    .selectFrom("audit_log")
+    .select(["action", "via", "actor_email", "outcome", "game_id", "detail"])
+    .where("target", "=", target)
+    .orderBy("id")
+    .execute();
+}
+
+const GAME = {
+  name: "Audited Game",
+  env: "sandbox",
+  baseUrl: "https://service.example.test",
+  secret: "gs_test_audited_0001",
+  webhookSecret: "whsec_audited_0001",
+};
+
+describe("audit lines of a change made from the command line and from the web", () => {
+  it("a game added then replaced from either: one line a change, same action and detail, via cli or web", async () => {
+    const cliArgs = (id: string) => [
+      "games",
+      "add",
+      "--id",
+      id,
+      "--name",
+      GAME.name,
+      "--env",
+      GAME.env,
+      "--base-url",
+      GAME.baseUrl,
+      "--secret",
+      GAME.secret,
+      "--webhook-secret",
+      GAME.webhookSecret,
+    ];
+    await desk(...cliArgs("g-cli"));
+    await desk(...cliArgs("g-cli"), "--replace");
+
+    const adminEmail = "games-admin@payout-desk.test";
+    actAs(await signInAs(t.db, "admin", adminEmail));
+    const { saveGameAction } = await import("../../app/(desk)/settings/games/actions");
+    const webForm = (replace: "yes" | "no") =>
+      form({
+        id: "g-web",
+        name: GAME.name,
+        environment: GAME.env,
+        baseUrl: GAME.baseUrl,
+        secret: GAME.secret,
+        webhookSecret: GAME.webhookSecret,
+        webhookPreviousSecret: "",
+        replace,
+      });
+    expect(await saveGameAction(null, webForm("no"))).toMatchObject({ ok: true });
+    expect(await saveGameAction(null, webForm("yes"))).toMatchObject({ ok: true });
+
+    const detail = { name: GAME.name, environment: "sandbox", baseUrl: GAME.baseUrl, webhookSecrets: 1 };
+    const line = (action: string, gameId: string, via: string, actor: string | null) => ({
+      action,
+      via,
+      actor_email: actor,
+      outcome: "succeeded",
+      game_id: gameId,
+      detail,
+    });
+    expect(await auditOf("g-cli")).toEqual([
+      line("game.create", "g-cli", "cli", null),
+      line("game.update", "g-cli", "cli", null),
+    ]);
+    expect(await auditOf("g-web")).toEqual([
+      line("game.create", "g-web", "web", adminEmail),
+      line("game.update", "g-web", "web", adminEmail),
+    ]);
+    // Neither the secret nor the signing secret reaches the audit log.
+    expect(JSON.stringify(await auditOf("g-web"))).not.toMatch(/gs_test_audited|whsec_audited/);
+  });
+
+  it("a role changed from either: one line each, same action and detail, via cli or web", async () => {
+    const email = "role-change@payout-desk.test";
+    await desk("users", "add", "--email", email, "--role", "viewer", "--password", "a-long-password");
+    await desk("users", "set-role", "--email", email, "--role", "support");
+
+    const adminEmail = "users-admin@payout-desk.test";
+    actAs(await signInAs(t.db, "admin", adminEmail));
+    const { changeRoleAction } = await import("../../app/(desk)/settings/users/actions");
+    const user = await t.db.selectFrom("auth_user").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+    expect(await changeRoleAction(null, form({ userId: user.id, role: "finance" }))).toMatchObject({ ok: true });
+
+    expect(await auditOf(email)).toEqual([
+      {
+        action: "user.create",
+        via: "cli",
+        actor_email: null,
+        outcome: "succeeded",
+        game_id: null,
+        detail: { role: "viewer" },
+      },
+      {
+        action: "user.change_role",
+        via: "cli",
+        actor_email: null,
+        outcome: "succeeded",
+        game_id: null,
+        detail: { role: "support" },
+      },
+      {
+        action: "user.change_role",
+        via: "web",
+        actor_email: adminEmail,
+        outcome: "succeeded",
+        game_id: null,
+        detail: { role: "finance" },
+      },
+    ]);
+  });
+});
