@@ -19,7 +19,7 @@ import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import {
   batchIdSchema,
   flagKindSchema,
-  holdReasonSchema,
+  reasonSchema,
   overrideReasonSchema,
   playerIdSchema,
   snapshotIdSchema,
@@ -68,6 +68,14 @@ function logBulk(command: string, verb: string, result: BulkResult): void {
   process.stderr.write(`payouts ${command}: ${verb} ${result.changed} statements${skipped}\n`);
 }
 
+/** A command whose work runs against the database; its flags are the output of the spec's schema. */
+function payoutCommand<S extends z.ZodType>(
+  spec: CommandSpec<S>,
+  work: (db: Db, flags: z.output<S>) => Promise<unknown>,
+): Command {
+  return { spec, run: (flags: z.output<S>) => withDb((db) => work(db, flags)) };
+}
+
 const prepareSchema = z.object({ snapshot: snapshotIdSchema, actor: emailSchema });
 const batchSchema = z.object({ batch: batchIdSchema });
 const overrideSchema = z.object({
@@ -81,54 +89,52 @@ const approveSchema = z.object({
   batch: batchIdSchema,
   actor: emailSchema,
   unflagged: z.boolean().default(false),
-  "hold-flagged": holdReasonSchema.optional(),
+  "hold-flagged": reasonSchema.optional(),
 });
 
-const prepare = {
-  spec: {
+const prepare = payoutCommand(
+  {
     usage: "npm run desk -- payouts prepare --snapshot ID --actor EMAIL",
     description:
       "Prepares the payout batch of a snapshot's window from that snapshot version: one draft statement per " +
       "recipient. Refused while another live batch covers the window.",
     options: { snapshot: { type: "string", description: "The snapshot id to pay from" }, actor: ACTOR_OPTION },
     schema: prepareSchema,
-  } satisfies CommandSpec<typeof prepareSchema>,
-  run: (flags: z.output<typeof prepareSchema>) =>
-    withDb(async (db) => {
-      const as = await actingAs(db, flags.actor);
-      const gameId = await findSnapshotGame(db, flags.snapshot);
-      const snapshot = gameId ? await getSnapshot(db, { gameId, snapshotId: flags.snapshot }) : null;
-      if (!gameId || !snapshot) throw new CliError(`--snapshot: no published snapshot ${flags.snapshot}`);
-      const result = await domain(() =>
-        preparePayoutBatch(db, { gameId, window: snapshot.window, snapshotId: snapshot.id }, as),
-      );
-      return {
-        ...result,
-        gameId,
-        window: { start: formatInstant(snapshot.window.startMs), end: formatInstant(snapshot.window.endMs) },
-      };
-    }),
-};
+  },
+  async (db, flags) => {
+    const as = await actingAs(db, flags.actor);
+    const gameId = await findSnapshotGame(db, flags.snapshot);
+    const snapshot = gameId ? await getSnapshot(db, { gameId, snapshotId: flags.snapshot }) : null;
+    if (!gameId || !snapshot) throw new CliError(`--snapshot: no published snapshot ${flags.snapshot}`);
+    const result = await domain(() =>
+      preparePayoutBatch(db, { gameId, window: snapshot.window, snapshotId: snapshot.id }, as),
+    );
+    return {
+      ...result,
+      gameId,
+      window: { start: formatInstant(snapshot.window.startMs), end: formatInstant(snapshot.window.endMs) },
+    };
+  },
+);
 
-const flags = {
-  spec: {
+const flags = payoutCommand(
+  {
     usage: "npm run desk -- payouts flags --batch ID",
     description:
       "Lists the open flags of a payout batch, evaluated now: kind, recipient (null for the whole window) and " +
       "cause (what an override covers).",
     options: { batch: BATCH_OPTION },
     schema: batchSchema,
-  } satisfies CommandSpec<typeof batchSchema>,
-  run: (input: z.output<typeof batchSchema>) =>
-    withDb(async (db) => {
-      const gameId = await gameOfBatch(db, input.batch);
-      const open = await domain(() => listOpenBatchFlags(db, { gameId, batchId: input.batch }));
-      return { batchId: input.batch, flags: open };
-    }),
-};
+  },
+  async (db, input) => {
+    const gameId = await gameOfBatch(db, input.batch);
+    const open = await domain(() => listOpenBatchFlags(db, { gameId, batchId: input.batch }));
+    return { batchId: input.batch, flags: open };
+  },
+);
 
-const override = {
-  spec: {
+const override = payoutCommand(
+  {
     usage:
       "npm run desk -- payouts override --batch ID --flag KIND [--recipient PLAYER_ID] --reason TEXT --actor EMAIL",
     description:
@@ -142,22 +148,17 @@ const override = {
       actor: ACTOR_OPTION,
     },
     schema: overrideSchema,
-  } satisfies CommandSpec<typeof overrideSchema>,
-  run: (input: z.output<typeof overrideSchema>) =>
-    withDb(async (db) => {
-      const as = await actingAs(db, input.actor);
-      const gameId = await gameOfBatch(db, input.batch);
-      const recipientPlayerId = input.recipient ?? null;
-      await domain(() =>
-        overrideFlag(
-          db,
-          { gameId, batchId: input.batch, flag: input.flag, recipientPlayerId, reason: input.reason },
-          as,
-        ),
-      );
-      return { batchId: input.batch, overridden: { flag: input.flag, recipientPlayerId }, reason: input.reason };
-    }),
-};
+  },
+  async (db, input) => {
+    const as = await actingAs(db, input.actor);
+    const gameId = await gameOfBatch(db, input.batch);
+    const recipientPlayerId = input.recipient ?? null;
+    await domain(() =>
+      overrideFlag(db, { gameId, batchId: input.batch, flag: input.flag, recipientPlayerId, reason: input.reason }, as),
+    );
+    return { batchId: input.batch, overridden: { flag: input.flag, recipientPlayerId }, reason: input.reason };
+  },
+);
 
 /**
  * Approves the draft statements, holds the flagged ones when asked, then approves the batch. Without --unflagged
@@ -209,8 +210,8 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   return { batchId: input.batch, batchApproved: true, statements, batch: approval };
 }
 
-const approve = {
-  spec: {
+const approve = payoutCommand(
+  {
     usage: "npm run desk -- payouts approve --batch ID --actor EMAIL [--unflagged] [--hold-flagged REASON]",
     description:
       "Approves a draft batch's statements (all of them, or only the unflagged with --unflagged), holds the " +
@@ -223,38 +224,37 @@ const approve = {
       "hold-flagged": { type: "string", description: "Hold statements with open flags, with this reason" },
     },
     schema: approveSchema,
-  } satisfies CommandSpec<typeof approveSchema>,
-  run: (input: z.output<typeof approveSchema>) => withDb((db) => approveAll(db, input)),
-};
+  },
+  approveAll,
+);
 
-const show = {
-  spec: {
+const show = payoutCommand(
+  {
     usage: "npm run desk -- payouts show --batch ID",
     description: "Shows a payout batch and every statement with its state (money as decimal strings, USD).",
     options: { batch: BATCH_OPTION },
     schema: batchSchema,
-  } satisfies CommandSpec<typeof batchSchema>,
-  run: (input: z.output<typeof batchSchema>) =>
-    withDb(async (db) => {
-      const gameId = await gameOfBatch(db, input.batch);
-      const batch = await getPayoutBatch(db, { gameId, batchId: input.batch });
-      if (!batch) throw new CliError(`--batch: no payout batch ${input.batch}`);
-      const statements = (await listPayoutStatements(db, { gameId, batchId: input.batch })).map((s) => ({
-        id: s.id,
-        recipientPlayerId: s.recipientPlayerId,
-        state: s.state,
-        holdReason: s.holdReason,
-        netAttributedUsd: s.netAttributedUsd,
-        carriedInUsd: s.carriedInUsd,
-        availableUsd: s.availableUsd,
-        payableUsd: s.payableUsd,
-        carryOutUsd: s.carryOutUsd,
-        paidAmountUsd: s.paidAmountUsd,
-        recipientFlags: s.recipientFlags,
-      }));
-      return { batch, statements };
-    }),
-};
+  },
+  async (db, input) => {
+    const gameId = await gameOfBatch(db, input.batch);
+    const batch = await getPayoutBatch(db, { gameId, batchId: input.batch });
+    if (!batch) throw new CliError(`--batch: no payout batch ${input.batch}`);
+    const statements = (await listPayoutStatements(db, { gameId, batchId: input.batch })).map((s) => ({
+      id: s.id,
+      recipientPlayerId: s.recipientPlayerId,
+      state: s.state,
+      holdReason: s.holdReason,
+      netAttributedUsd: s.netAttributedUsd,
+      carriedInUsd: s.carriedInUsd,
+      availableUsd: s.availableUsd,
+      payableUsd: s.payableUsd,
+      carryOutUsd: s.carryOutUsd,
+      paidAmountUsd: s.paidAmountUsd,
+      recipientFlags: s.recipientFlags,
+    }));
+    return { batch, statements };
+  },
+);
 
 export const payoutCommands: Record<string, Command> = {
   "payouts prepare": prepare,

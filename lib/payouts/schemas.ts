@@ -18,7 +18,7 @@ export const playerIdSchema = z
   .regex(/^\d{1,15}$/, { message: "must be a player id (digits)" })
   .transform(Number);
 
-export const holdReasonSchema = z
+export const reasonSchema = z
   .string()
   .trim()
   .min(5, { message: "must say why (at least 5 characters)" })

@@ -1,6 +1,3 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
 import { savePayoutSettings } from "@/lib/payouts/settings";
@@ -8,9 +5,8 @@ import { payoutCommands } from "../../bin/commands/payouts";
 import { parseFlags } from "../../bin/cli";
 import { insertGame, insertSnapshot } from "../payouts/fixtures";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { type DeskRun, refusalLine, runDesk } from "../support/desk";
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const PREPARER = "preparer@payout-desk.test";
 const APPROVER = "approver@payout-desk.test";
 const SUPPORT = "support@payout-desk.test";
@@ -45,28 +41,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-/** The one line a refusal writes to stderr (npm's own warnings aside). */
-function refusal(result: { code: number; stderr: string }): string {
-  expect(result.code).not.toBe(0);
-  const lines = result.stderr
-    .trim()
-    .split("\n")
-    .filter((l) => !l.includes("nodedir"));
-  expect(lines).toHaveLength(1);
-  return lines[0] ?? "";
+function desk(...args: string[]): Promise<DeskRun> {
+  return runDesk(t.url, args);
 }
 
 describe("npm run desk -- payouts", () => {
@@ -90,7 +66,7 @@ describe("npm run desk -- payouts", () => {
   });
 
   it("prepares, lists flags, overrides one, approves under the two-person rule and shows the batch", async () => {
-    expect(refusal(await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", SUPPORT))).toContain(
+    expect(refusalLine(await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", SUPPORT))).toContain(
       "--actor: support@payout-desk.test is support",
     );
 
@@ -126,7 +102,7 @@ describe("npm run desk -- payouts", () => {
 
     const hold = ["--hold-flagged", "recipient unknown to the service"];
     const byPreparer = await desk("payouts", "approve", "--batch", batch.batchId, "--actor", PREPARER, ...hold);
-    expect(refusal(byPreparer)).toContain("Two-person rule: you prepared this batch");
+    expect(refusalLine(byPreparer)).toContain("Two-person rule: you prepared this batch");
     expect(byPreparer.stdout).toBe("");
     const untouched = await t.db.selectFrom("payout_statement").select("state").distinct().execute();
     expect(untouched).toEqual([{ state: "draft" }]);
