@@ -371,11 +371,12 @@ export function registerCommand(name: string, command: Command): void {
 }
 
 function overview(): string {
+  const width = Math.max(16, ...Object.keys(COMMANDS).map((name) => name.length + 2));
   return [
     "Usage: npm run desk -- <command> [options]",
     "",
     "Commands:",
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(16)}${c.spec.description.split(".")[0]}`),
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.spec.description.split(".")[0]}`),
     "",
     "Each command takes --help. Uses DATABASE_URL, or the embedded default's database (.data/).",
   ].join("\n");

@@ -171,7 +171,8 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const target = { gameId, batchId: input.batch };
   const batch = await getPayoutBatch(db, target);
   if (!batch) throw new CliError(`--batch: no payout batch ${input.batch}`);
-  // The person who may not approve the batch is refused before any statement changes (the domain refuses it too).
+  // The person who may not approve the batch is refused before any statement changes (the domain refuses it too);
+  // the counts play no part in the two-person rule.
   const { twoPersonRule } = await readPayoutSettings(db);
   const context = { ...batch, role: as.role, actorId: as.actor?.id ?? "", twoPersonRule };
   const verdict = batchVerdict("approve_batch", context, { draft: 0, approved: 1, held: 0, total: 1 });
