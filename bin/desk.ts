@@ -22,6 +22,7 @@ import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progr
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
+import { payoutCommands } from "./commands/payouts";
 import { profileCommands } from "./commands/profiles";
 import { workerCommand } from "./commands/worker";
 import { type Command, withDb } from "./with-db";
@@ -326,6 +327,7 @@ const COMMANDS: Record<string, Command> = {
       ),
   },
   ...profileCommands,
+  ...payoutCommands,
 };
 
 /**
@@ -356,11 +358,12 @@ export function registerCommand(name: string, command: Command): void {
 }
 
 function overview(): string {
+  const width = Math.max(16, ...Object.keys(COMMANDS).map((name) => name.length + 2));
   return [
     "Usage: npm run desk -- <command> [options]",
     "",
     "Commands:",
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(16)}${c.spec.description.split(".")[0]}`),
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.spec.description.split(".")[0]}`),
     "",
     "Each command takes --help. Uses DATABASE_URL, or the embedded default's database (.data/).",
   ].join("\n");

@@ -22,10 +22,10 @@ import {
   unapproveStatements,
 } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
+import { batchIdSchema, reasonSchema } from "@/lib/payouts/schemas";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 import { formatUsdText } from "@/lib/format";
 
-const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
 const idsSchema = z
   .union([z.string(), z.array(z.string())], { message: "select at least one statement" })
   .transform((value) => (Array.isArray(value) ? value : [value]).filter((v) => v !== ""))
@@ -35,11 +35,6 @@ const idsSchema = z
       .min(1, { message: "select at least one statement" })
       .max(50_000),
   );
-const reasonSchema = z
-  .string()
-  .trim()
-  .min(5, { message: "must say why (at least 5 characters)" })
-  .max(1000, { message: "must be at most 1,000 characters" });
 
 /** Changes made here come through the web app, by the signed-in user. */
 function web(user: { id: string; email: string }): ActingAs {

@@ -1,0 +1,266 @@
+import { z } from "zod";
+import type { ActingAs } from "@/core/actor";
+import type { Db } from "@/db";
+import { findBatchGame, findSnapshotGame } from "@/db/queries/payout-lookup";
+import { getSnapshot } from "@/db/queries/snapshots";
+import { hasRole, type Role } from "@/lib/auth/roles";
+import { emailSchema, listUsers } from "@/lib/auth/users";
+import { isAppError } from "@/lib/errors";
+import {
+  approvePayoutBatch,
+  approveStatements,
+  type BulkResult,
+  holdStatements,
+  preparePayoutBatch,
+} from "@/lib/payouts/batches";
+import { overrideFlag } from "@/lib/payouts/flag-override";
+import { batchVerdict } from "@/lib/payouts/offered-actions";
+import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
+import {
+  batchIdSchema,
+  flagKindSchema,
+  reasonSchema,
+  overrideReasonSchema,
+  playerIdSchema,
+  snapshotIdSchema,
+} from "@/lib/payouts/schemas";
+import { readPayoutSettings } from "@/lib/payouts/settings";
+import { getPayoutBatch, listPayoutStatements } from "@/lib/payouts/statements";
+import { formatInstant } from "@/lib/time";
+import { CliError, type CommandSpec } from "../cli";
+import { type Command, withDb } from "../with-db";
+
+/**
+ * The payout workflow of lib/payouts on the command line. Each change is the domain's own, made as the user named by
+ * --actor (finance or admin, as on the pages) through "cli"; the domain writes the audit lines and applies the
+ * two-person rule.
+ */
+
+const ACTOR_OPTION = { type: "string", description: "Email of the finance or admin user who acts" } as const;
+const BATCH_OPTION = { type: "string", description: "The payout batch id" } as const;
+
+async function actingAs(db: Db, email: string): Promise<ActingAs & { role: Role }> {
+  const user = (await listUsers(db)).find((u) => u.email === email);
+  if (!user) throw new CliError(`--actor: no user ${email}`);
+  if (!hasRole(user.role, "finance"))
+    throw new CliError(`--actor: ${email} is ${user.role}; finance or admin changes payouts`);
+  return { actor: { id: user.id, email: user.email }, via: "cli", role: user.role };
+}
+
+async function gameOfBatch(db: Db, batchId: string): Promise<string> {
+  const gameId = await findBatchGame(db, batchId);
+  if (!gameId) throw new CliError(`--batch: no payout batch ${batchId}`);
+  return gameId;
+}
+
+/** The domain's refusals (two-person rule, open flags, wrong state) are one line for the person at the terminal. */
+async function domain<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isAppError(error)) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+function logBulk(command: string, verb: string, result: BulkResult): void {
+  const skipped = result.skipped.length > 0 ? `, skipped ${result.skipped.length}` : "";
+  process.stderr.write(`payouts ${command}: ${verb} ${result.changed} statements${skipped}\n`);
+}
+
+/** A command whose work runs against the database; its flags are the output of the spec's schema. */
+function payoutCommand<S extends z.ZodType>(
+  spec: CommandSpec<S>,
+  work: (db: Db, flags: z.output<S>) => Promise<unknown>,
+): Command {
+  return { spec, run: (flags: z.output<S>) => withDb((db) => work(db, flags)) };
+}
+
+const prepareSchema = z.object({ snapshot: snapshotIdSchema, actor: emailSchema });
+const batchSchema = z.object({ batch: batchIdSchema });
+const overrideSchema = z.object({
+  batch: batchIdSchema,
+  flag: flagKindSchema,
+  recipient: playerIdSchema.optional(),
+  reason: overrideReasonSchema,
+  actor: emailSchema,
+});
+const approveSchema = z.object({
+  batch: batchIdSchema,
+  actor: emailSchema,
+  unflagged: z.boolean().default(false),
+  "hold-flagged": reasonSchema.optional(),
+});
+
+const prepare = payoutCommand(
+  {
+    usage: "npm run desk -- payouts prepare --snapshot ID --actor EMAIL",
+    description:
+      "Prepares the payout batch of a snapshot's window from that snapshot version: one draft statement per " +
+      "recipient. Refused while another live batch covers the window.",
+    options: { snapshot: { type: "string", description: "The snapshot id to pay from" }, actor: ACTOR_OPTION },
+    schema: prepareSchema,
+  },
+  async (db, flags) => {
+    const as = await actingAs(db, flags.actor);
+    const gameId = await findSnapshotGame(db, flags.snapshot);
+    const snapshot = gameId ? await getSnapshot(db, { gameId, snapshotId: flags.snapshot }) : null;
+    if (!gameId || !snapshot) throw new CliError(`--snapshot: no published snapshot ${flags.snapshot}`);
+    const result = await domain(() =>
+      preparePayoutBatch(db, { gameId, window: snapshot.window, snapshotId: snapshot.id }, as),
+    );
+    return {
+      ...result,
+      gameId,
+      window: { start: formatInstant(snapshot.window.startMs), end: formatInstant(snapshot.window.endMs) },
+    };
+  },
+);
+
+const flags = payoutCommand(
+  {
+    usage: "npm run desk -- payouts flags --batch ID",
+    description:
+      "Lists the open flags of a payout batch, evaluated now: kind, recipient (null for the whole window) and " +
+      "cause (what an override covers).",
+    options: { batch: BATCH_OPTION },
+    schema: batchSchema,
+  },
+  async (db, input) => {
+    const gameId = await gameOfBatch(db, input.batch);
+    const open = await domain(() => listOpenBatchFlags(db, { gameId, batchId: input.batch }));
+    return { batchId: input.batch, flags: open };
+  },
+);
+
+const override = payoutCommand(
+  {
+    usage:
+      "npm run desk -- payouts override --batch ID --flag KIND [--recipient PLAYER_ID] --reason TEXT --actor EMAIL",
+    description:
+      "Overrides one open flag of a batch with a written reason (kept with the flag's cause; a new cause blocks " +
+      "again). A window flag takes no --recipient; a recipient's flag needs one.",
+    options: {
+      batch: BATCH_OPTION,
+      flag: { type: "string", description: "The flag kind, as payouts flags lists it" },
+      recipient: { type: "string", description: "The recipient's player id (recipient flags only)" },
+      reason: { type: "string", description: "Why the flag does not stop the payment (at least 10 characters)" },
+      actor: ACTOR_OPTION,
+    },
+    schema: overrideSchema,
+  },
+  async (db, input) => {
+    const as = await actingAs(db, input.actor);
+    const gameId = await gameOfBatch(db, input.batch);
+    const recipientPlayerId = input.recipient ?? null;
+    await domain(() =>
+      overrideFlag(db, { gameId, batchId: input.batch, flag: input.flag, recipientPlayerId, reason: input.reason }, as),
+    );
+    return { batchId: input.batch, overridden: { flag: input.flag, recipientPlayerId }, reason: input.reason };
+  },
+);
+
+/**
+ * Approves the draft statements, holds the flagged ones when asked, then approves the batch. Without --unflagged
+ * every draft statement is to be approved, so a flagged one neither overridden nor held refuses the command before
+ * anything changes; with it the flagged ones stay in draft and the batch waits for them.
+ */
+async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
+  const as = await actingAs(db, input.actor);
+  const gameId = await gameOfBatch(db, input.batch);
+  const target = { gameId, batchId: input.batch };
+  const batch = await getPayoutBatch(db, target);
+  if (!batch) throw new CliError(`--batch: no payout batch ${input.batch}`);
+  // The person who may not approve the batch is refused before any statement changes (the domain refuses it too);
+  // the counts play no part in the two-person rule.
+  const { twoPersonRule } = await readPayoutSettings(db);
+  const context = { ...batch, role: as.role, actorId: as.actor?.id ?? "", twoPersonRule };
+  const verdict = batchVerdict("approve_batch", context, { draft: 0, approved: 1, held: 0, total: 1 });
+  if (verdict.kind === "blocked" && verdict.code === "two_person_rule") throw new CliError(verdict.reason);
+  const open = await domain(() => listOpenBatchFlags(db, target));
+  const drafts = (await listPayoutStatements(db, target)).filter((s) => s.state === "draft");
+  const windowFlagged = open.some((f) => f.recipientPlayerId === null);
+  const flaggedRecipients = new Set(open.map((f) => f.recipientPlayerId));
+  const flagged = drafts.filter((s) => windowFlagged || flaggedRecipients.has(s.recipientPlayerId)).length;
+  if (!input.unflagged && !input["hold-flagged"] && flagged > 0) {
+    throw new CliError(
+      `${flagged} draft statements have open flags: override them (payouts flags), ` +
+        "or pass --hold-flagged REASON or --unflagged",
+    );
+  }
+  const approved = await domain(() => approveStatements(db, { ...target, all: "draft_unflagged" }, as));
+  logBulk("approve", "approved", approved);
+  let held: BulkResult = { changed: 0, skipped: [] };
+  const holdReason = input["hold-flagged"];
+  const toHold = approved.skipped.filter((s) => s.reason.startsWith("open flags"));
+  if (holdReason && toHold.length > 0) {
+    held = await domain(() => holdStatements(db, { ...target, ids: toHold.map((s) => s.id), reason: holdReason }, as));
+    logBulk("approve", "held", held);
+  }
+  const statements = {
+    approved: approved.changed,
+    held: held.changed,
+    skipped: approved.skipped.length - held.changed,
+  };
+  const stillDraft = (await listPayoutStatements(db, target)).filter((s) => s.state === "draft").length;
+  if (stillDraft > 0) {
+    process.stderr.write(`payouts approve: ${stillDraft} statements still in draft; the batch stays a draft\n`);
+    return { batchId: input.batch, batchApproved: false, statements, stillDraft };
+  }
+  const approval = await domain(() => approvePayoutBatch(db, target, as));
+  return { batchId: input.batch, batchApproved: true, statements, batch: approval };
+}
+
+const approve = payoutCommand(
+  {
+    usage: "npm run desk -- payouts approve --batch ID --actor EMAIL [--unflagged] [--hold-flagged REASON]",
+    description:
+      "Approves a draft batch's statements (all of them, or only the unflagged with --unflagged), holds the " +
+      "flagged ones with --hold-flagged, then approves the batch when nothing blocks it. Under the two-person " +
+      "rule the batch is approved by someone other than its preparer.",
+    options: {
+      batch: BATCH_OPTION,
+      actor: ACTOR_OPTION,
+      unflagged: { type: "boolean", description: "Approve only statements without open flags; leave the rest" },
+      "hold-flagged": { type: "string", description: "Hold statements with open flags, with this reason" },
+    },
+    schema: approveSchema,
+  },
+  approveAll,
+);
+
+const show = payoutCommand(
+  {
+    usage: "npm run desk -- payouts show --batch ID",
+    description: "Shows a payout batch and every statement with its state (money as decimal strings, USD).",
+    options: { batch: BATCH_OPTION },
+    schema: batchSchema,
+  },
+  async (db, input) => {
+    const gameId = await gameOfBatch(db, input.batch);
+    const batch = await getPayoutBatch(db, { gameId, batchId: input.batch });
+    if (!batch) throw new CliError(`--batch: no payout batch ${input.batch}`);
+    const statements = (await listPayoutStatements(db, { gameId, batchId: input.batch })).map((s) => ({
+      id: s.id,
+      recipientPlayerId: s.recipientPlayerId,
+      state: s.state,
+      holdReason: s.holdReason,
+      netAttributedUsd: s.netAttributedUsd,
+      carriedInUsd: s.carriedInUsd,
+      availableUsd: s.availableUsd,
+      payableUsd: s.payableUsd,
+      carryOutUsd: s.carryOutUsd,
+      paidAmountUsd: s.paidAmountUsd,
+      recipientFlags: s.recipientFlags,
+    }));
+    return { batch, statements };
+  },
+);
+
+export const payoutCommands: Record<string, Command> = {
+  "payouts prepare": prepare,
+  "payouts flags": flags,
+  "payouts override": override,
+  "payouts approve": approve,
+  "payouts show": show,
+};

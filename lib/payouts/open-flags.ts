@@ -1,0 +1,37 @@
+import "server-only";
+import type { Db } from "@/db";
+import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
+import { AppError } from "@/lib/errors";
+import { openFlagsOf, overrideOf, readBatchFlags } from "./flags";
+import { listPayoutStatements } from "./statements";
+
+export type OpenFlag = {
+  flag: string;
+  label: string;
+  /** Null for a flag of the whole window. */
+  recipientPlayerId: number | null;
+  cause: string;
+  detail: string;
+};
+
+/**
+ * The flags of a batch still blocking a payment, evaluated now: each window flag once, then each recipient's own, for
+ * the statements still to be decided (draft or held), as approval reads them.
+ */
+export async function listOpenBatchFlags(db: Db, params: { gameId: string; batchId: string }): Promise<OpenFlag[]> {
+  const batch = await getPayoutBatchRow(db, params);
+  if (!batch) throw new AppError("NOT_FOUND", "No such payout batch for this game.");
+  const flags = await readBatchFlags(db, { ...params, snapshotId: batch.snapshot_id });
+  const open = flags.window.filter((f) => !overrideOf(f, flags.overrides));
+  for (const s of await listPayoutStatements(db, params)) {
+    if (s.state !== "draft" && s.state !== "held") continue;
+    open.push(...openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).filter((f) => f.recipientPlayerId !== null));
+  }
+  return open.map((f) => ({
+    flag: f.flag,
+    label: f.label,
+    recipientPlayerId: f.recipientPlayerId,
+    cause: f.cause,
+    detail: f.detail,
+  }));
+}

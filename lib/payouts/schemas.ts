@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { isPayoutFlag, type PayoutFlag } from "./flag-info";
+
+/** Shared input schemas of payouts: the format check stops before any refinement that assumes it. */
+
+export const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
+
+export const snapshotIdSchema = z.uuid({ message: "must be a snapshot id" });
+
+export const flagKindSchema = z
+  .string({ message: "is required" })
+  .regex(/^[a-z][a-z_]{0,63}$/, { message: "must be a flag kind such as window_open", abort: true })
+  .refine(isPayoutFlag, { message: "is not a payout flag" })
+  .transform((flag) => flag as PayoutFlag);
+
+export const playerIdSchema = z
+  .string()
+  .regex(/^\d{1,15}$/, { message: "must be a player id (digits)" })
+  .transform(Number);
+
+export const reasonSchema = z
+  .string()
+  .trim()
+  .min(5, { message: "must say why (at least 5 characters)" })
+  .max(1000, { message: "must be at most 1,000 characters" });
+
+export const overrideReasonSchema = z
+  .string({ message: "is required" })
+  .trim()
+  .min(10, { message: "must say why the flag does not stop the payment (at least 10 characters)" })
+  .max(1000, { message: "must be at most 1,000 characters" });

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@/lib/auth/users";
+import { savePayoutSettings } from "@/lib/payouts/settings";
+import { payoutCommands } from "../../bin/commands/payouts";
+import { parseFlags } from "../../bin/cli";
+import { insertGame, insertSnapshot } from "../payouts/fixtures";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { type DeskRun, refusalLine, runDesk } from "../support/desk";
+
+const PREPARER = "preparer@payout-desk.test";
+const APPROVER = "approver@payout-desk.test";
+const SUPPORT = "support@payout-desk.test";
+let t: TestDatabase;
+let snapshotId: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+  await insertGame(t.db);
+  await savePayoutSettings(
+    t.db,
+    { twoPersonRule: true, minPayoutUsd: "10.00" },
+    { id: "setup", email: "setup@payout-desk.test" },
+  );
+  for (const [email, role] of [
+    [PREPARER, "finance"],
+    [APPROVER, "admin"],
+    [SUPPORT, "support"],
+  ] as const) {
+    await createUser(t.db, { email, role, password: "a-long-password" });
+  }
+  const snapshot = await insertSnapshot(t.db, {
+    window: "2026-03",
+    recipients: [
+      { id: 1, gross: "25.10" },
+      { id: 2, gross: "30.00", unavailableLine: true },
+      { id: 3, gross: "40.00", resolved: false },
+    ],
+  });
+  snapshotId = snapshot.id;
+});
+afterAll(async () => t?.drop());
+
+function desk(...args: string[]): Promise<DeskRun> {
+  return runDesk(t.url, args);
+}
+
+describe("npm run desk -- payouts", () => {
+  it("checks the format of ids and flag kinds before anything else", () => {
+    const spec = payoutCommands["payouts override"]?.spec;
+    if (!spec) throw new Error("no payouts override command");
+    const base = ["--reason", "checked with the studio by phone", "--actor", APPROVER];
+    const batch = "0b6f2c1e-9d1a-4a8e-8f55-2f0c1c7d4e10";
+    expect(() => parseFlags(spec, ["--batch", "nope", "--flag", "window_open", ...base])).toThrow(
+      "--batch: must be a payout batch id",
+    );
+    expect(() => parseFlags(spec, ["--batch", batch, "--flag", "Window Open!", ...base])).toThrow(
+      "--flag: must be a flag kind",
+    );
+    expect(() => parseFlags(spec, ["--batch", batch, "--flag", "not_a_flag", ...base])).toThrow(
+      "--flag: is not a payout flag",
+    );
+    expect(() =>
+      parseFlags(spec, ["--batch", batch, "--flag", "unresolved_recipient", "--recipient", "x1", ...base]),
+    ).toThrow("--recipient: must be a player id");
+  });
+
+  it("prepares, lists flags, overrides one, approves under the two-person rule and shows the batch", async () => {
+    expect(refusalLine(await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", SUPPORT))).toContain(
+      "--actor: support@payout-desk.test is support",
+    );
+
+    const prepared = await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", PREPARER);
+    expect(prepared.code, prepared.stderr).toBe(0);
+    const batch = JSON.parse(prepared.stdout) as { batchId: string; statements: number; payableUsd: string };
+    expect(batch).toMatchObject({ statements: 3, payableUsd: "95.10", snapshotVersion: 1 });
+
+    const flags = await desk("payouts", "flags", "--batch", batch.batchId);
+    expect(flags.code, flags.stderr).toBe(0);
+    const listed = (JSON.parse(flags.stdout) as { flags: { flag: string; recipientPlayerId: number | null }[] }).flags;
+    expect(listed.map((f) => [f.flag, f.recipientPlayerId])).toEqual([
+      ["attribution_unavailable", 2],
+      ["unresolved_recipient", 3],
+    ]);
+
+    const override = await desk(
+      "payouts",
+      "override",
+      "--batch",
+      batch.batchId,
+      "--flag",
+      "attribution_unavailable",
+      "--recipient",
+      "2",
+      "--reason",
+      "the malformed line was checked with the studio",
+      "--actor",
+      PREPARER,
+    );
+    expect(override.code, override.stderr).toBe(0);
+    expect(JSON.parse(override.stdout)).toMatchObject({ overridden: { flag: "attribution_unavailable" } });
+
+    const hold = ["--hold-flagged", "recipient unknown to the service"];
+    const byPreparer = await desk("payouts", "approve", "--batch", batch.batchId, "--actor", PREPARER, ...hold);
+    expect(refusalLine(byPreparer)).toContain("Two-person rule: you prepared this batch");
+    expect(byPreparer.stdout).toBe("");
+    const untouched = await t.db.selectFrom("payout_statement").select("state").distinct().execute();
+    expect(untouched).toEqual([{ state: "draft" }]);
+
+    const approved = await desk("payouts", "approve", "--batch", batch.batchId, "--actor", APPROVER, ...hold);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({
+      batchApproved: true,
+      statements: { approved: 2, held: 1 },
+      batch: { approved: 2, held: 1, payableUsd: "55.10" },
+    });
+
+    const show = await desk("payouts", "show", "--batch", batch.batchId);
+    expect(show.code, show.stderr).toBe(0);
+    const shown = JSON.parse(show.stdout) as {
+      batch: { status: string; preparedByEmail: string; approvedByEmail: string };
+      statements: { recipientPlayerId: number; state: string; payableUsd: string; holdReason: string | null }[];
+    };
+    expect(shown.batch).toMatchObject({ status: "approved", preparedByEmail: PREPARER, approvedByEmail: APPROVER });
+    expect(shown.statements.map((s) => [s.recipientPlayerId, s.state, s.payableUsd, s.holdReason])).toEqual([
+      [1, "approved", "25.10", null],
+      [2, "approved", "30.00", null],
+      [3, "held", "40.00", "recipient unknown to the service"],
+    ]);
+
+    const audit = await t.db
+      .selectFrom("audit_log")
+      .select(["action", "via", "actor_email"])
+      .where("action", "like", "payouts.%")
+      .orderBy("id")
+      .execute();
+    expect(audit).toEqual([
+      { action: "payouts.batch.prepare", via: "cli", actor_email: PREPARER },
+      { action: "payouts.flag.override", via: "cli", actor_email: PREPARER },
+      { action: "payouts.statement.approve", via: "cli", actor_email: APPROVER },
+      { action: "payouts.statement.hold", via: "cli", actor_email: APPROVER },
+      { action: "payouts.batch.approve", via: "cli", actor_email: APPROVER },
+    ]);
+  });
+});
