@@ -27,7 +27,7 @@ beforeAll(async () => {
     [APPROVER, "admin"],
     [SUPPORT, "support"],
   ] as const) {
-    await createUser(t.db, { email, role, password: "a-long-password" });
+    await createUser(t.db, { email, role, password: "a-long-password" }, { actor: null, via: "cli" });
   }
   const snapshot = await insertSnapshot(t.db, {
     window: "2026-03",
