@@ -21,6 +21,7 @@ import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progr
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
+import { statementCommands } from "./commands/statements";
 import { workerCommand } from "./commands/worker";
 import { type Command, withDb } from "./with-db";
 import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
@@ -45,6 +46,7 @@ const COMMANDS: Record<string, Command> = {
       ),
   },
   worker: workerCommand,
+  ...statementCommands,
   "users add": {
     spec: {
       usage: "npm run desk -- users add --email E --role R --password P [--name N]",
