@@ -38,6 +38,7 @@ import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load"
 import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
+import { StatementDocuments } from "./statement-documents";
 
 type Props = {
   params: Promise<{ window: string; playerId: string }>;
@@ -197,7 +198,14 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
       ) : null}
 
       <div className="mb-5 grid gap-4 lg:grid-cols-2">
-        <Card title="Statement">
+        <Card
+          title="Statement"
+          actions={
+            canAct && statement && (statement.batchStatus === "approved" || statement.batchStatus === "paid") ? (
+              <StatementDocuments statementId={statement.id} />
+            ) : undefined
+          }
+        >
           {statement ? (
             <KeyValueList
               items={[
