@@ -9,13 +9,30 @@ export type SendTarget = { statementId: string; recipientPlayerId: number; email
 /** The statements of a batch to email (one recipient, or all), by recipient id. */
 export async function listSendTargets(
   db: DbOrTrx,
-  params: { gameId: string; batchId: string; recipientPlayerId?: number; statementIds?: string[] },
+  params: {
+    gameId: string;
+    batchId: string;
+    recipientPlayerId?: number;
+    statementIds?: string[];
+    /** Only paid statements never emailed yet (what recording a payment sends). */
+    paidUnsent?: boolean;
+  },
 ): Promise<SendTarget[]> {
   let query = db
     .selectFrom("payout_statement")
     .select(["id", "recipient_player_id", "player_email"])
     .where("game_id", "=", params.gameId)
     .where("batch_id", "=", params.batchId);
+  if (params.paidUnsent)
+    query = query
+      .where("state", "=", "paid")
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("statement_delivery as d").select("d.id").whereRef("d.statement_id", "=", "payout_statement.id"),
+          ),
+        ),
+      );
   if (params.recipientPlayerId !== undefined)
     query = query.where("recipient_player_id", "=", String(params.recipientPlayerId));
   if (params.statementIds) {

@@ -34,7 +34,13 @@ export type SendSummary = {
  */
 export async function queueStatementSends(
   db: Db,
-  params: { gameId?: string; batchId: string; recipientPlayerId?: number; statementIds?: string[] },
+  params: {
+    gameId?: string;
+    batchId: string;
+    recipientPlayerId?: number;
+    statementIds?: string[];
+    paidUnsent?: boolean;
+  },
   acting: ActingAs,
 ): Promise<SendSummary> {
   const gameId = await findBatchGame(db, params.batchId);
@@ -45,6 +51,8 @@ export async function queueStatementSends(
   if (params.recipientPlayerId !== undefined && targets.length === 0)
     throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
   const sendable = targets.filter((t) => t.email);
+  if (params.paidUnsent && sendable.length === 0)
+    return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
   const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
   await db.transaction().execute(async (trx) => {
     await insertDeliveries(
@@ -77,6 +85,15 @@ export async function queueStatementSends(
     queued: sends.length,
     skippedNoEmail: targets.filter((t) => !t.email).map((t) => t.recipientPlayerId),
   };
+}
+
+/** Emails the statements of a batch that were just paid (paid, never emailed): called when payment is recorded. */
+export function queuePaidStatementEmails(
+  db: Db,
+  params: { gameId: string; batchId: string; statementIds?: string[] },
+  acting: ActingAs,
+): Promise<SendSummary> {
+  return queueStatementSends(db, { ...params, paidUnsent: true }, acting);
 }
 
 /**

@@ -38,6 +38,7 @@ import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load"
 import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
+import { StatementDeliveries } from "./statement-deliveries";
 import { StatementDocuments } from "./statement-documents";
 
 type Props = {
@@ -200,11 +201,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
       <div className="mb-5 grid gap-4 lg:grid-cols-2">
         <Card
           title="Statement"
-          actions={
-            canAct && statement && (statement.batchStatus === "approved" || statement.batchStatus === "paid") ? (
-              <StatementDocuments statementId={statement.id} />
-            ) : undefined
-          }
+          actions={canAct && statement ? <StatementDocuments statement={statement} /> : undefined}
         >
           {statement ? (
             <KeyValueList
@@ -299,6 +296,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
             </p>
           )}
         </Card>
+        {statement ? <StatementDeliveries gameId={game.id} statement={statement} canAct={canAct} /> : null}
         <Card title="Checks">
           <KeyValueList
             items={[

@@ -1,14 +1,16 @@
 import { buttonClassName } from "@/app/_components/ui/button-styles";
-import { statementDocumentHref } from "@/lib/statements/hrefs";
+import type { PayoutStatement } from "@/lib/payouts/ledger";
+import { isStatementIssued, statementDocumentHref } from "@/lib/statements/hrefs";
 
 /** Download links for the recipient's statement document (finance; batches approved or paid). */
-export function StatementDocuments({ statementId }: { statementId: string }) {
+export function StatementDocuments({ statement }: { statement: PayoutStatement }) {
+  if (!isStatementIssued(statement.batchStatus)) return null;
   return (
     <>
-      <a className={buttonClassName({ size: "sm" })} href={statementDocumentHref(statementId, "pdf")} download>
+      <a className={buttonClassName({ size: "sm" })} href={statementDocumentHref(statement.id, "pdf")} download>
         Download PDF
       </a>
-      <a className={buttonClassName({ size: "sm" })} href={statementDocumentHref(statementId, "csv")} download>
+      <a className={buttonClassName({ size: "sm" })} href={statementDocumentHref(statement.id, "csv")} download>
         Download CSV
       </a>
     </>
