@@ -3,6 +3,7 @@ import { exportIdSchema } from "@/lib/exports/run";
 import { stopBoss } from "@/lib/jobs/queue";
 import { writeBatchStatementFiles } from "@/lib/statements/files";
 import { queueStatementSends } from "@/lib/statements/send";
+import { readStatementSettings, saveStatementSettings, statementSettingsSchema } from "@/lib/statements/settings";
 import type { CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
@@ -17,6 +18,17 @@ const sendSchema = z.object({
     .string()
     .regex(/^\d{1,15}$/, { message: "must be a player id (digits)", abort: true })
     .transform(Number)
+    .optional(),
+});
+
+const settingsSchema = z.object({
+  "studio-name": statementSettingsSchema.shape.studioName.optional(),
+  "studio-address": statementSettingsSchema.shape.studioAddress.optional(),
+  "link-days": z
+    .string()
+    .regex(/^\d{1,3}$/, { message: "must be a whole number of days", abort: true })
+    .transform(Number)
+    .pipe(statementSettingsSchema.shape.linkDays)
     .optional(),
 });
 
@@ -41,6 +53,35 @@ export const statementCommands: Record<string, Command> = {
           { actor: null, via: "cli" },
         ),
       ),
+  },
+  "statements settings": {
+    spec: {
+      usage: "npm run desk -- statements settings [--studio-name N] [--studio-address A] [--link-days D]",
+      description:
+        "Shows, or changes, who issues statements (the studio's name and address printed on every statement) and how many days a statement link emailed to a recipient stays valid. Prints the settings in force as JSON.",
+      options: {
+        "studio-name": { type: "string", description: "The studio's name, as printed on statements" },
+        "studio-address": { type: "string", description: "The studio's postal address (one line)" },
+        "link-days": { type: "string", description: "Days a statement link stays valid (1 to 365)" },
+      },
+      schema: settingsSchema,
+    } satisfies CommandSpec<typeof settingsSchema>,
+    run: (flags: z.output<typeof settingsSchema>) =>
+      withDb(async (db) => {
+        const current = await readStatementSettings(db);
+        if (flags["studio-name"] === undefined && flags["studio-address"] === undefined && !flags["link-days"])
+          return current;
+        await saveStatementSettings(
+          db,
+          {
+            studioName: flags["studio-name"] ?? current.studioName,
+            studioAddress: flags["studio-address"] ?? current.studioAddress,
+            linkDays: flags["link-days"] ?? current.linkDays,
+          },
+          { actor: null, via: "cli" },
+        );
+        return readStatementSettings(db);
+      }),
   },
   "statements send": {
     spec: {

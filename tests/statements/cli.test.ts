@@ -48,6 +48,20 @@ describe("npm run desk -- statements render", () => {
     expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
   });
 
+  it("sets who issues statements, and queues one recipient's email", async () => {
+    const desk = (...args: string[]) =>
+      run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", "statements", ...args], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
+      });
+    const settings = await desk("settings", "--studio-name", "Kraków Games", "--link-days", "14");
+    expect(JSON.parse(settings.stdout)).toEqual({ studioName: "Kraków Games", studioAddress: "", linkDays: 14 });
+    const sent = await desk("send", "--batch", batchId, "--recipient", "901");
+    expect(JSON.parse(sent.stdout)).toEqual({ batchId, gameId: "stmt-cli", queued: 1, skippedNoEmail: [] });
+    const log = await t.db.selectFrom("statement_delivery").select(["status", "to_address"]).execute();
+    expect(log).toEqual([{ status: "queued", to_address: "anna@example.test" }]);
+  });
+
   it("refuses a batch that does not exist with one line and a non-zero exit", async () => {
     const failed = await run(
       process.execPath,
