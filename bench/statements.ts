@@ -74,8 +74,8 @@ async function seed(db: Db, recipients: number): Promise<string> {
       recipient_flags, state, state_changed_by_email, paid_amount_usd, paid_on, payment_method, payment_reference,
       closed_at)
     select gen_random_uuid(), ${batchId}, ${GAME_ID}, 100000 + r, true, true, 'player' || r || '@bench.test',
-      'Игрок ' || r, ${LINES_PER_RECIPIENT}, ${LINES_PER_RECIPIENT}, 0, 5.40, 0, 5.40, 0, 5.40, 5.40, 0, '[]', 'paid',
-      'approver@bench.test', 5.40, '2026-04-03', 'bank_transfer', 'PAY-' || r, '2026-04-03T10:00:00Z'
+      'Игрок ' || r, ${LINES_PER_RECIPIENT}, ${LINES_PER_RECIPIENT}, 0, 5.40, 0, 5.40, 0, 5.40, 5.40, 0, '[]',
+      'paid', 'approver@bench.test', 5.40, '2026-04-03', 'bank_transfer', 'PAY-' || r, '2026-04-03T10:00:00Z'
     from generate_series(0, ${recipients - 1}) r`.execute(db);
   return batchId;
 }

@@ -38,7 +38,9 @@ export const statementCommands: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- statements render --batch ID --out DIR",
       description:
-        "Writes one PDF and one CSV per recipient statement of an approved or paid batch into a folder, each named by its statement number (numbering the batch first when needed). Each document's SHA-256 goes to the audit log; a JSON summary to stdout.",
+        "Writes one PDF and one CSV per recipient statement of an approved or paid batch into a folder, each " +
+        "named by its statement number (numbering the batch first when needed). Each document's SHA-256 goes to " +
+        "the audit log; a JSON summary to stdout.",
       options: {
         batch: { type: "string", description: "The payout batch id" },
         out: { type: "string", description: "The folder to write into (created when missing)" },
@@ -58,7 +60,8 @@ export const statementCommands: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- statements settings [--studio-name N] [--studio-address A] [--link-days D]",
       description:
-        "Shows, or changes, who issues statements (the studio's name and address printed on every statement) and how many days a statement link emailed to a recipient stays valid. Prints the settings in force as JSON.",
+        "Shows, or changes, who issues statements (the studio's name and address printed on every statement) and " +
+        "how many days a statement link emailed to a recipient stays valid. Prints the settings in force as JSON.",
       options: {
         "studio-name": { type: "string", description: "The studio's name, as printed on statements" },
         "studio-address": { type: "string", description: "The studio's postal address (one line)" },
@@ -87,7 +90,9 @@ export const statementCommands: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID]",
       description:
-        "Queues an email of each recipient's statement of an approved or paid batch (or of one recipient), the PDF attached, through SMTP_URL. The app's job workers (or desk worker) send them, with retries; each statement's delivery log shows the outcome. A JSON summary goes to stdout.",
+        "Queues an email of each recipient's statement of an approved or paid batch (or of one recipient), the " +
+        "PDF attached, through SMTP_URL. The app's job workers (or desk worker) send them, with retries; each " +
+        "statement's delivery log shows the outcome. A JSON summary goes to stdout.",
       options: {
         batch: { type: "string", description: "The payout batch id" },
         recipient: { type: "string", description: "Only this recipient's statement (player id)" },

@@ -18,7 +18,8 @@ export function statementEmail(input: {
   const p = doc.payment;
   const payment =
     p.state === "paid"
-      ? `We paid you ${formatUsdText(f.payableUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} (account ${p.account}, reference ${p.reference ?? "—"}).`
+      ? `We paid you ${formatUsdText(f.payableUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
+        `(account ${p.account}, reference ${p.reference ?? "—"}).`
       : p.state === "held"
         ? `Your payment of ${formatUsdText(f.payableUsd)} is held: ${p.reason}.`
         : p.state === "carried"

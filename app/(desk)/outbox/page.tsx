@@ -23,7 +23,9 @@ export default async function OutboxPage({ searchParams }: Props) {
     <>
       <PageHeader
         title="Outbox"
-        description="Emails the built-in mail catcher received (npm start without SMTP_URL). Nothing here left this machine."
+        description={
+          "Emails the built-in mail catcher received (npm start without SMTP_URL). Nothing here left this machine."
+        }
       />
       {rows.length === 0 ? (
         <EmptyState title="No emails yet">Statement emails appear here once finance sends them.</EmptyState>

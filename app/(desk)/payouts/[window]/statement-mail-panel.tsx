@@ -19,7 +19,10 @@ export function StatementMailPanel(props: {
         onConfirmed={done}
         trigger={<Button>Email statements…</Button>}
         title={`Email ${props.statements.toLocaleString("en-US")} statements`}
-        description="Each recipient with an email address gets their statement as a PDF, with a link to download it again. Sending runs in the background; each statement's page shows its delivery log."
+        description={
+          "Each recipient with an email address gets their statement as a PDF, with a link to download it again. " +
+          "Sending runs in the background; each statement's page shows its delivery log."
+        }
         confirmLabel="Queue emails"
         pendingLabel="Queuing…"
         action={withFields(props.actions.send, id)}
@@ -28,7 +31,10 @@ export function StatementMailPanel(props: {
         onConfirmed={done}
         trigger={<Button variant="ghost">Revoke statement links…</Button>}
         title="Revoke this batch's statement links?"
-        description="Links already emailed stop working at once (they answer as if the statement did not exist). Emails sent later carry new links that work."
+        description={
+          "Links already emailed stop working at once (they answer as if the statement did not exist). Emails sent " +
+          "later carry new links that work."
+        }
         confirmLabel="Revoke links"
         tone="danger"
         action={withFields(props.actions.revoke, id)}
