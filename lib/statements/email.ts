@@ -32,7 +32,7 @@ export function statementEmail(input: {
     "",
     `Carried in: ${formatUsdText(f.carriedInUsd)}`,
     `Renewals (${doc.renewals.count}): ${formatUsdText(f.grossAttributedUsd)}`,
-    `Reversals (${doc.reversals.length}): -${formatUsdText(f.reversedAttributedUsd)}`,
+    `Reversals deducted (${doc.reversals.length}): ${formatUsdText(f.reversedAttributedUsd)}`,
     `Net: ${formatUsdText(f.netAttributedUsd)}`,
     `Payable: ${formatUsdText(f.payableUsd)}`,
     `Carried out: ${formatUsdText(f.carriedOutUsd)}`,
