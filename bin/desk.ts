@@ -24,6 +24,7 @@ import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
 import { payoutCommands } from "./commands/payouts";
 import { profileCommands } from "./commands/profiles";
+import { statementCommands } from "./commands/statements";
 import { workerCommand } from "./commands/worker";
 import { type Command, withDb } from "./with-db";
 import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
@@ -50,6 +51,7 @@ const COMMANDS: Record<string, Command> = {
       ),
   },
   worker: workerCommand,
+  ...statementCommands,
   "users add": {
     spec: {
       usage: "npm run desk -- users add --email E --role R --password P [--name N]",

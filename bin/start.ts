@@ -5,6 +5,7 @@ import { z } from "zod";
 import { createDb } from "@/db";
 import { migrateToLatest } from "@/db/migrate";
 import { verifyKeys } from "@/lib/keys/check";
+import { startMailCatcher } from "@/lib/mail/catcher";
 import { buildIsCurrent, sourceHash, stampPath } from "./build-state";
 import { CliError, helpText, parseFlags } from "./cli";
 import { emulatorStateFile, seedEmbeddedDemo } from "./demo";
@@ -124,6 +125,19 @@ async function main(): Promise<number> {
   }
   if (demo) cleanups.push(demo.stop);
 
+  // The embedded default catches statement emails itself (admins read them under Outbox): no mail server needed.
+  let mailCatcherUrl: string | null = null;
+  if (runtime.embedded && !process.env.SMTP_URL) {
+    const catcherDb = createDb(runtime.databaseUrl, { max: 2 });
+    const catcher = await startMailCatcher(catcherDb);
+    cleanups.push(async () => {
+      await catcher.stop();
+      await catcherDb.destroy();
+    });
+    env.SMTP_URL = catcher.url;
+    mailCatcherUrl = catcher.url;
+  }
+
   if (!flags.dev && !buildIsCurrent(ROOT)) {
     console.log("Building Payout Desk (first start or sources changed)…");
     const hash = sourceHash(ROOT);
@@ -160,6 +174,7 @@ async function main(): Promise<number> {
     console.log("Demo sign-ins:");
     for (const user of demo.users) console.log(`  ${user.role.padEnd(8)} ${user.email}  password: ${user.password}`);
   }
+  if (mailCatcherUrl) console.log(`Mail catcher: ${mailCatcherUrl} (statement emails land in Outbox, for admins)`);
   console.log("Press Ctrl-C to stop.");
   return new Promise<number>(() => {});
 }

@@ -31,6 +31,16 @@ const ENV_SCHEMA = z.object({
     .min(0, { message: "must be between 0 and 1440 minutes" })
     .max(1440, { message: "must be between 0 and 1440 minutes" })
     .default(15),
+  /** Where statement emails go out (README, "Statements"); `npm start` points it at its mail catcher when unset. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
+    .optional(),
+  /** The From of statement emails: an address, optionally with a name ("Studio <statements@studio.example>"). */
+  SMTP_FROM: z
+    .string()
+    .regex(/^([^<>@\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/, { message: "must be an email address" })
+    .default("Payout Desk <statements@payout-desk.localhost>"),
 });
 
 export type Env = z.infer<typeof ENV_SCHEMA>;

@@ -9,6 +9,7 @@ import type { DisputeTables } from "./tables/disputes";
 import type { KeyTables } from "./tables/keys";
 import type { PaymentTables } from "./tables/payments";
 import type { ProfileTables } from "./tables/profiles";
+import type { StatementTables } from "./tables/statements";
 
 export type { Numeric } from "./tables/columns";
 export type * from "./tables/auth";
@@ -21,6 +22,7 @@ export type * from "./tables/disputes";
 export type * from "./tables/keys";
 export type * from "./tables/payments";
 export type * from "./tables/profiles";
+export type * from "./tables/statements";
 
 export type Database = AuthTables &
   GameTables &
@@ -31,4 +33,5 @@ export type Database = AuthTables &
   DisputeTables &
   KeyTables &
   PaymentTables &
-  ProfileTables;
+  ProfileTables &
+  StatementTables;

@@ -111,6 +111,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     writeFileSync(stampPath(ROOT), hash);
   }
 
+  // Statement emails go to the built-in mail catcher, as under `npm start`: admins read them under Outbox.
+  const { startMailCatcher } = await import("../lib/mail/catcher");
+  const mailDb = createDb(databaseUrl, { max: 2 });
+  const catcher = await startMailCatcher(mailDb);
+
   const logFile = path.join(dir, "server.log");
   const log = createWriteStream(logFile);
   const app = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port)], {
@@ -124,6 +129,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       PAYOUT_DESK_URL: baseUrl,
       LOG_LEVEL: "debug",
       PORT: String(port),
+      SMTP_URL: catcher.url,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -142,6 +148,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       await new Promise((r) => app.once("exit", r));
     }
     log.end();
+    await catcher.stop();
+    await mailDb.destroy();
     await emulator.close();
     await cluster.stop();
     await rm(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
 import { pullSnapshotJob } from "@/lib/snapshots/pull-job";
 import { recoverSnapshotPullsJob } from "@/lib/snapshots/pull-recover-job";
+import { sendStatementJob } from "@/lib/statements/send-job";
 import { processWebhookEventJob } from "@/lib/webhooks/process-event-job";
 import { scheduleSnapshotPullsJob } from "@/lib/webhooks/schedule-pulls-job";
 import { sweepWebhookEventsJob } from "@/lib/webhooks/sweep-job";
@@ -59,4 +60,5 @@ export const JOBS: RegisteredJob[] = [
   registerJob(recoverSnapshotPullsJob, () =>
     import("@/lib/snapshots/pull-recover-job.handler").then((m) => m.handleRecoverSnapshotPulls),
   ),
+  registerJob(sendStatementJob, () => import("@/lib/statements/send-job.handler").then((m) => m.handleSendStatement)),
 ];

@@ -24,6 +24,8 @@ import {
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { batchIdSchema, reasonSchema } from "@/lib/payouts/schemas";
 import { parseWindowKey } from "@/lib/payouts/window-key";
+import { log } from "@/lib/log";
+import { queuePaidStatementEmails } from "@/lib/statements/send";
 import { formatUsdText } from "@/lib/format";
 
 const idsSchema = z
@@ -273,10 +275,23 @@ export const markPaidAction = defineAction(
       },
       web(user),
     );
+    // Each recipient paid gets their statement by email; the payment stands even if queuing the emails fails.
+    let emails = "";
+    try {
+      const sent = await queuePaidStatementEmails(
+        db,
+        { gameId: game.id, batchId: input.batchId, statementIds: ids },
+        { actor: { id: user.id, email: user.email }, via: "web" },
+      );
+      emails = ` ${formatCount(sent.queued)} statement email(s) queued.`;
+    } catch (error) {
+      log.error("statement emails not queued", { batchId: input.batchId, error });
+      emails = " The statement emails could not be queued: send them from the batch page.";
+    }
     revalidatePayouts();
     return {
       ok: true,
-      message: `Recorded ${formatCount(result.paid)} payments, ${formatUsdText(result.amountUsd)} in total.`,
+      message: `Recorded ${formatCount(result.paid)} payments, ${formatUsdText(result.amountUsd)} in total.${emails}`,
     };
   },
 );

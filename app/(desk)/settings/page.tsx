@@ -19,6 +19,11 @@ const SECTIONS = [
     title: "Payouts",
     text: "The minimum payout, and the two-person rule for approving payout batches.",
   },
+  {
+    href: "/settings/statements",
+    title: "Statements",
+    text: "The studio name and address on recipients' statements, and how long their links work.",
+  },
 ] as const;
 
 export default async function SettingsPage() {

@@ -6,6 +6,7 @@ export const NAV_ITEMS: readonly { href: string; label: string; role: Role }[] =
   { href: "/subscriptions", label: "Subscriptions", role: "viewer" },
   { href: "/webhooks", label: "Webhooks", role: "viewer" },
   { href: "/audit", label: "Audit log", role: "viewer" },
+  { href: "/outbox", label: "Outbox", role: "admin" },
   { href: "/settings", label: "Settings", role: "admin" },
 ];
 

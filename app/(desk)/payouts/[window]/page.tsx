@@ -35,6 +35,8 @@ import {
 import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { BatchPanel } from "./batch-panel";
+import { StatementMailPanel } from "./statement-mail-panel";
+import { revokeStatementLinksAction, sendBatchStatementsAction } from "../statement-mail-actions";
 import { ExportLinks } from "./export-links";
 import { batchContextOf, loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
@@ -219,6 +221,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
             }}
             methods={methods}
             today={today}
+          />
+        ) : null}
+        {canAct && batch && counts && (batch.status === "approved" || batch.status === "paid") ? (
+          <StatementMailPanel
+            batchId={batch.id}
+            statements={counts.total}
+            actions={{ send: sendBatchStatementsAction, revoke: revokeStatementLinksAction }}
           />
         ) : null}
       </section>

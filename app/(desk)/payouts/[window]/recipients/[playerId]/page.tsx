@@ -39,6 +39,8 @@ import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load"
 import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
+import { StatementDeliveries } from "./statement-deliveries";
+import { StatementDocuments } from "./statement-documents";
 
 type Props = {
   params: Promise<{ window: string; playerId: string }>;
@@ -201,7 +203,10 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
       ) : null}
 
       <div className="mb-5 grid gap-4 lg:grid-cols-2">
-        <Card title="Statement">
+        <Card
+          title="Statement"
+          actions={canAct && statement ? <StatementDocuments statement={statement} /> : undefined}
+        >
           {statement ? (
             <KeyValueList
               items={[
@@ -295,6 +300,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
             </p>
           )}
         </Card>
+        {statement ? <StatementDeliveries gameId={game.id} statement={statement} canAct={canAct} /> : null}
         <Card title="Checks">
           <KeyValueList
             items={[

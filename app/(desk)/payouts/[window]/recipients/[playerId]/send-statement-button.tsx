@@ -1,0 +1,21 @@
+"use client";
+
+import { Button } from "@/app/_components/ui/button";
+import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import { useNotice } from "@/app/_components/payouts/result-notice";
+import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
+
+export function SendStatementButton(props: { batchId: string; statementId: string; to: string; action: ServerAction }) {
+  const done = useNotice();
+  return (
+    <ConfirmDialog
+      onConfirmed={done}
+      trigger={<Button size="sm">Email statement…</Button>}
+      title="Email this statement"
+      description={`Sends the statement PDF, with a download link, to ${props.to}.`}
+      confirmLabel="Queue email"
+      pendingLabel="Queuing…"
+      action={withFields(props.action, { batchId: props.batchId, statementId: props.statementId })}
+    />
+  );
+}

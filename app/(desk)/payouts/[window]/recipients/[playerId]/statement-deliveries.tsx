@@ -1,0 +1,91 @@
+import { Badge } from "@/app/_components/ui/badge";
+import { Banner } from "@/app/_components/ui/banner";
+import { Card } from "@/app/_components/ui/card";
+import { DateTime } from "@/app/_components/ui/date-time";
+import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { getDb } from "@/db";
+import { type DeliveryRow, getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
+import type { PayoutStatement } from "@/lib/payouts/ledger";
+import { isStatementIssued } from "@/lib/statements/hrefs";
+import { formatInstant } from "@/lib/time";
+import { sendStatementAction } from "../../../statement-mail-actions";
+import { SendStatementButton } from "./send-statement-button";
+
+const TONES = { queued: "neutral", sent: "success", failed: "danger" } as const;
+
+/** The statement's emails, with the button to send it (finance), once its batch is approved. */
+export async function StatementDeliveries(props: { gameId: string; statement: PayoutStatement; canAct: boolean }) {
+  const { statement } = props;
+  if (!isStatementIssued(statement.batchStatus)) return null;
+  const db = getDb();
+  const [deliveries, failure] = await Promise.all([
+    listStatementDeliveries(db, { gameId: props.gameId, statementId: statement.id }),
+    getDeliveryFailure(db, { gameId: props.gameId, recipientPlayerId: statement.recipientPlayerId }),
+  ]);
+  return (
+    <DeliveryLog
+      deliveries={deliveries}
+      failure={failure}
+      actions={
+        props.canAct && statement.playerEmail ? (
+          <SendStatementButton
+            batchId={statement.batchId}
+            statementId={statement.id}
+            to={statement.playerEmail}
+            action={sendStatementAction}
+          />
+        ) : undefined
+      }
+    />
+  );
+}
+
+/** Every email of this statement: queued, each failed attempt with the server's answer, sent. */
+function DeliveryLog(props: {
+  deliveries: DeliveryRow[];
+  failure: { serverAnswer: string; failedAt: Date } | null;
+  actions?: React.ReactNode;
+}) {
+  return (
+    <Card title="Statement emails" actions={props.actions}>
+      {props.failure ? (
+        <Banner tone="danger" title="Last delivery to this recipient failed">
+          The mail server finally refused it on <DateTime value={formatInstant(props.failure.failedAt)} />:{" "}
+          <span className="font-mono">{props.failure.serverAnswer}</span>. Check the email address on record.
+        </Banner>
+      ) : null}
+      {props.deliveries.length === 0 ? (
+        <p className="text-ink-muted">Not emailed yet.</p>
+      ) : (
+        <SimpleTable
+          caption="Delivery log, newest first"
+          frame="none"
+          dense
+          head={
+            <>
+              <Th>When</Th>
+              <Th>Status</Th>
+              <Th>To</Th>
+              <Th>Attempt</Th>
+              <Th>Server's answer</Th>
+            </>
+          }
+        >
+          {props.deliveries.map((d) => (
+            <Tr key={d.id}>
+              <Td>
+                <DateTime value={formatInstant(d.at)} seconds />
+              </Td>
+              <Td>
+                <Badge tone={TONES[d.status]}>{d.final ? "failed, final" : d.status}</Badge>
+              </Td>
+              <Td>{d.toAddress ?? "—"}</Td>
+              <Td>{d.attempt > 0 ? d.attempt : "—"}</Td>
+              <Td className="font-mono text-xs">{d.serverAnswer ?? ""}</Td>
+            </Tr>
+          ))}
+        </SimpleTable>
+      )}
+    </Card>
+  );
+}

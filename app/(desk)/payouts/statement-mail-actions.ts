@@ -1,0 +1,66 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { getDb } from "@/db";
+import { defineAction } from "@/lib/actions";
+import { formatCount } from "@/lib/format";
+import { requireSelectedGame } from "@/lib/games/games";
+import { revokeStatementLinks } from "@/lib/statements/links";
+import { queueStatementSends, type SendSummary } from "@/lib/statements/send";
+
+const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
+
+function describeSends(summary: SendSummary): string {
+  const queued = `Queued ${formatCount(summary.queued)} statement email${summary.queued === 1 ? "" : "s"}.`;
+  const skipped = summary.skippedNoEmail.length;
+  return skipped === 0 ? queued : `${queued} ${formatCount(skipped)} recipient(s) have no email address on record.`;
+}
+
+export const sendBatchStatementsAction = defineAction(
+  { name: "sendBatchStatements", role: "finance", input: z.object({ batchId: batchIdSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const summary = await queueStatementSends(
+      db,
+      { gameId: game.id, batchId: input.batchId },
+      { actor: { id: user.id, email: user.email }, via: "web" },
+    );
+    revalidatePath("/payouts", "layout");
+    return { ok: true, message: describeSends(summary) };
+  },
+);
+
+export const sendStatementAction = defineAction(
+  {
+    name: "sendStatement",
+    role: "finance",
+    input: z.object({ batchId: batchIdSchema, statementId: z.uuid({ message: "must be a statement id" }) }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const summary = await queueStatementSends(
+      db,
+      { gameId: game.id, batchId: input.batchId, statementIds: [input.statementId] },
+      { actor: { id: user.id, email: user.email }, via: "web" },
+    );
+    revalidatePath("/payouts", "layout");
+    return { ok: true, message: describeSends(summary) };
+  },
+);
+
+export const revokeStatementLinksAction = defineAction(
+  { name: "revokeStatementLinks", role: "finance", input: z.object({ batchId: batchIdSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    await revokeStatementLinks(
+      db,
+      { gameId: game.id, batchId: input.batchId },
+      { actor: { id: user.id, email: user.email }, via: "web" },
+    );
+    return { ok: true, message: "Every statement link of this batch sent so far now answers “no such statement”." };
+  },
+);

@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import { Card } from "@/app/_components/ui/card";
+import { PageHeader } from "@/app/_components/ui/page-header";
+import { getDb } from "@/db";
+import { requirePageRole } from "@/lib/auth/session";
+import { readStatementSettings } from "@/lib/statements/settings";
+import { saveStatementSettingsAction } from "./actions";
+import { StatementSettingsForm } from "./settings-form";
+
+export const metadata: Metadata = { title: "Statement settings" };
+
+export default async function StatementSettingsPage() {
+  await requirePageRole("admin");
+  const settings = await readStatementSettings(getDb());
+  return (
+    <>
+      <PageHeader
+        title="Statements"
+        breadcrumbs={[{ label: "Settings", href: "/settings" }]}
+        description={
+          "Who issues the recipients' statements, and how long their download links work. " +
+          "Changes are recorded in the audit log."
+        }
+      />
+      <Card title="Issuer and links">
+        <StatementSettingsForm action={saveStatementSettingsAction} current={settings} />
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,16 @@
+// GET /api/statement-links/[token] – a recipient's statement PDF through a signed, expiring link (no account)
+import { getDb } from "@/db";
+import { definePublicRoute, jsonError } from "@/lib/routes";
+import { downloadByLink } from "@/lib/statements/link-download";
+import { documentResponse } from "@/lib/statements/response";
+
+export const GET = definePublicRoute<{ token: string }>(
+  "a recipient without an account downloads their own statement; the signed link is the authorisation",
+  async (_request, context) => {
+    const { token } = await context.params;
+    const rendered = await downloadByLink(getDb(), token);
+    // Tampered, expired, revoked and unknown links all get this same answer.
+    if (!rendered) return jsonError(404, "NOT_FOUND", "No such statement.");
+    return documentResponse(rendered, "pdf");
+  },
+);

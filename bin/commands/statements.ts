@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { exportIdSchema } from "@/lib/exports/run";
+import { stopBoss } from "@/lib/jobs/queue";
+import { writeBatchStatementFiles } from "@/lib/statements/files";
+import { queueStatementSends } from "@/lib/statements/send";
+import { readStatementSettings, saveStatementSettings, statementSettingsSchema } from "@/lib/statements/settings";
+import type { CommandSpec } from "../cli";
+import { type Command, withDb } from "../with-db";
+
+const renderSchema = z.object({
+  batch: exportIdSchema,
+  out: z.string().trim().min(1, { message: "name a folder to write into" }),
+});
+
+const sendSchema = z.object({
+  batch: exportIdSchema,
+  recipient: z
+    .string()
+    .regex(/^\d{1,15}$/, { message: "must be a player id (digits)", abort: true })
+    .transform(Number)
+    .optional(),
+});
+
+const settingsSchema = z.object({
+  "studio-name": statementSettingsSchema.shape.studioName.optional(),
+  "studio-address": statementSettingsSchema.shape.studioAddress.optional(),
+  "link-days": z
+    .string()
+    .regex(/^\d{1,3}$/, { message: "must be a whole number of days", abort: true })
+    .transform(Number)
+    .pipe(statementSettingsSchema.shape.linkDays)
+    .optional(),
+});
+
+/** `desk statements …`: statement documents and their delivery (README, "Statements"). */
+export const statementCommands: Record<string, Command> = {
+  "statements render": {
+    spec: {
+      usage: "npm run desk -- statements render --batch ID --out DIR",
+      description:
+        "Writes one PDF and one CSV per recipient statement of an approved or paid batch into a folder, each " +
+        "named by its statement number (numbering the batch first when needed). Each document's SHA-256 goes to " +
+        "the audit log; a JSON summary to stdout.",
+      options: {
+        batch: { type: "string", description: "The payout batch id" },
+        out: { type: "string", description: "The folder to write into (created when missing)" },
+      },
+      schema: renderSchema,
+    } satisfies CommandSpec<typeof renderSchema>,
+    run: (flags: z.output<typeof renderSchema>) =>
+      withDb((db) =>
+        writeBatchStatementFiles(
+          db,
+          { batchId: flags.batch, out: flags.out, onFile: (label) => process.stderr.write(`statement ${label}\n`) },
+          { actor: null, via: "cli" },
+        ),
+      ),
+  },
+  "statements settings": {
+    spec: {
+      usage: "npm run desk -- statements settings [--studio-name N] [--studio-address A] [--link-days D]",
+      description:
+        "Shows, or changes, who issues statements (the studio's name and address printed on every statement) and " +
+        "how many days a statement link emailed to a recipient stays valid. Prints the settings in force as JSON.",
+      options: {
+        "studio-name": { type: "string", description: "The studio's name, as printed on statements" },
+        "studio-address": { type: "string", description: "The studio's postal address (one line)" },
+        "link-days": { type: "string", description: "Days a statement link stays valid (1 to 365)" },
+      },
+      schema: settingsSchema,
+    } satisfies CommandSpec<typeof settingsSchema>,
+    run: (flags: z.output<typeof settingsSchema>) =>
+      withDb(async (db) => {
+        const current = await readStatementSettings(db);
+        if (flags["studio-name"] === undefined && flags["studio-address"] === undefined && !flags["link-days"])
+          return current;
+        await saveStatementSettings(
+          db,
+          {
+            studioName: flags["studio-name"] ?? current.studioName,
+            studioAddress: flags["studio-address"] ?? current.studioAddress,
+            linkDays: flags["link-days"] ?? current.linkDays,
+          },
+          { actor: null, via: "cli" },
+        );
+        return readStatementSettings(db);
+      }),
+  },
+  "statements send": {
+    spec: {
+      usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID]",
+      description:
+        "Queues an email of each recipient's statement of an approved or paid batch (or of one recipient), the " +
+        "PDF attached, through SMTP_URL. The app's job workers (or desk worker) send them, with retries; each " +
+        "statement's delivery log shows the outcome. A JSON summary goes to stdout.",
+      options: {
+        batch: { type: "string", description: "The payout batch id" },
+        recipient: { type: "string", description: "Only this recipient's statement (player id)" },
+      },
+      schema: sendSchema,
+    } satisfies CommandSpec<typeof sendSchema>,
+    run: (flags: z.output<typeof sendSchema>) =>
+      withDb(async (db) => {
+        try {
+          return await queueStatementSends(
+            db,
+            { batchId: flags.batch, recipientPlayerId: flags.recipient },
+            { actor: null, via: "cli" },
+          );
+        } finally {
+          await stopBoss();
+        }
+      }),
+  },
+};

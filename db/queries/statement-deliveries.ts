@@ -1,0 +1,174 @@
+import "server-only";
+import type { DbOrTrx } from "@/db";
+import type { StatementDeliveryStatus } from "@/db/types";
+
+/** The delivery log of statement emails and the recipients whose delivery was finally refused. */
+
+export type SendTarget = { statementId: string; recipientPlayerId: number; email: string | null };
+
+/** The statements of a batch to email (one recipient, or all), by recipient id. */
+export async function listSendTargets(
+  db: DbOrTrx,
+  params: {
+    gameId: string;
+    batchId: string;
+    recipientPlayerId?: number;
+    statementIds?: string[];
+    /** Only paid statements never emailed yet (what recording a payment sends). */
+    paidUnsent?: boolean;
+  },
+): Promise<SendTarget[]> {
+  let query = db
+    .selectFrom("payout_statement")
+    .select(["id", "recipient_player_id", "player_email"])
+    .where("game_id", "=", params.gameId)
+    .where("batch_id", "=", params.batchId);
+  if (params.paidUnsent)
+    query = query
+      .where("state", "=", "paid")
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("statement_delivery as d").select("d.id").whereRef("d.statement_id", "=", "payout_statement.id"),
+          ),
+        ),
+      );
+  if (params.recipientPlayerId !== undefined)
+    query = query.where("recipient_player_id", "=", String(params.recipientPlayerId));
+  if (params.statementIds) {
+    if (params.statementIds.length === 0) return [];
+    query = query.where("id", "in", params.statementIds);
+  }
+  const rows = await query.orderBy("recipient_player_id").execute();
+  return rows.map((r) => ({
+    statementId: r.id,
+    recipientPlayerId: Number(r.recipient_player_id),
+    email: r.player_email,
+  }));
+}
+
+export async function insertDeliveries(
+  db: DbOrTrx,
+  rows: {
+    statementId: string;
+    gameId: string;
+    recipientPlayerId: number;
+    sendId: string;
+    status: StatementDeliveryStatus;
+    toAddress: string | null;
+    attempt?: number;
+    final?: boolean;
+    serverAnswer?: string | null;
+  }[],
+): Promise<void> {
+  for (let from = 0; from < rows.length; from += 5_000) {
+    await db
+      .insertInto("statement_delivery")
+      .values(
+        rows.slice(from, from + 5_000).map((r) => ({
+          statement_id: r.statementId,
+          game_id: r.gameId,
+          recipient_player_id: r.recipientPlayerId,
+          send_id: r.sendId,
+          status: r.status,
+          to_address: r.toAddress,
+          attempt: r.attempt ?? 0,
+          final: r.final ?? false,
+          server_answer: r.serverAnswer ?? null,
+        })),
+      )
+      .execute();
+  }
+}
+
+/** Whether a send already went out (a job that runs twice sends once). */
+export async function wasSendDelivered(db: DbOrTrx, sendId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("statement_delivery")
+    .select("id")
+    .where("send_id", "=", sendId)
+    .where("status", "=", "sent")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export type DeliveryRow = {
+  id: string;
+  sendId: string;
+  status: StatementDeliveryStatus;
+  toAddress: string | null;
+  attempt: number;
+  final: boolean;
+  serverAnswer: string | null;
+  at: Date;
+};
+
+export async function listStatementDeliveries(
+  db: DbOrTrx,
+  params: { gameId: string; statementId: string },
+): Promise<DeliveryRow[]> {
+  const rows = await db
+    .selectFrom("statement_delivery")
+    .select(["id", "send_id", "status", "to_address", "attempt", "final", "server_answer", "at"])
+    .where("game_id", "=", params.gameId)
+    .where("statement_id", "=", params.statementId)
+    .orderBy("at", "desc")
+    .orderBy("id")
+    .limit(200)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    sendId: r.send_id,
+    status: r.status,
+    toAddress: r.to_address,
+    attempt: r.attempt,
+    final: r.final,
+    serverAnswer: r.server_answer,
+    at: r.at,
+  }));
+}
+
+export async function markDeliveryFailed(
+  db: DbOrTrx,
+  params: { gameId: string; recipientPlayerId: number; statementId: string; serverAnswer: string },
+): Promise<void> {
+  const values = {
+    game_id: params.gameId,
+    recipient_player_id: params.recipientPlayerId,
+    statement_id: params.statementId,
+    server_answer: params.serverAnswer,
+    failed_at: new Date(),
+  };
+  await db
+    .insertInto("statement_delivery_failure")
+    .values(values)
+    .onConflict((oc) =>
+      oc.columns(["game_id", "recipient_player_id"]).doUpdateSet({
+        statement_id: values.statement_id,
+        server_answer: values.server_answer,
+        failed_at: values.failed_at,
+      }),
+    )
+    .execute();
+}
+
+export async function clearDeliveryFailure(db: DbOrTrx, params: { gameId: string; recipientPlayerId: number }) {
+  await db
+    .deleteFrom("statement_delivery_failure")
+    .where("game_id", "=", params.gameId)
+    .where("recipient_player_id", "=", String(params.recipientPlayerId))
+    .execute();
+}
+
+export async function getDeliveryFailure(
+  db: DbOrTrx,
+  params: { gameId: string; recipientPlayerId: number },
+): Promise<{ statementId: string; serverAnswer: string; failedAt: Date } | null> {
+  const row = await db
+    .selectFrom("statement_delivery_failure")
+    .select(["statement_id", "server_answer", "failed_at"])
+    .where("game_id", "=", params.gameId)
+    .where("recipient_player_id", "=", String(params.recipientPlayerId))
+    .executeTakeFirst();
+  return row ? { statementId: row.statement_id, serverAnswer: row.server_answer, failedAt: row.failed_at } : null;
+}

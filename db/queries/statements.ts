@@ -1,0 +1,215 @@
+import "server-only";
+import { sql } from "kysely";
+import type { Db, DbOrTrx, Trx } from "@/db";
+import { formatUsd } from "@/core/money";
+
+// --- Numbering --------------------------------------------------------------------------------------------------
+
+/**
+ * Gives every statement of a batch that has no number yet the next numbers of its game, by recipient id. The game's
+ * counter row is locked for the rest of the transaction, so two numberings never interleave and no number is skipped.
+ * Returns how many statements were numbered.
+ */
+export async function numberBatchStatements(trx: Trx, params: { gameId: string; batchId: string }): Promise<number> {
+  await trx
+    .insertInto("statement_counter")
+    .values({ game_id: params.gameId, last_number: 0 })
+    .onConflict((oc) => oc.column("game_id").doNothing())
+    .execute();
+  const counter = await trx
+    .selectFrom("statement_counter")
+    .select("last_number")
+    .where("game_id", "=", params.gameId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  const unnumbered = await trx
+    .selectFrom("payout_statement as st")
+    .leftJoin("statement_document as d", "d.statement_id", "st.id")
+    .select("st.id")
+    .where("st.game_id", "=", params.gameId)
+    .where("st.batch_id", "=", params.batchId)
+    .where("d.statement_id", "is", null)
+    .orderBy("st.recipient_player_id")
+    .execute();
+  if (unnumbered.length === 0) return 0;
+  for (let from = 0; from < unnumbered.length; from += 5_000) {
+    await trx
+      .insertInto("statement_document")
+      .values(
+        unnumbered.slice(from, from + 5_000).map((row, i) => ({
+          statement_id: row.id,
+          game_id: params.gameId,
+          number: counter.last_number + from + i + 1,
+        })),
+      )
+      .execute();
+  }
+  await trx
+    .updateTable("statement_counter")
+    .set({ last_number: counter.last_number + unnumbered.length })
+    .where("game_id", "=", params.gameId)
+    .execute();
+  return unnumbered.length;
+}
+
+/** The number of each numbered statement of a batch. */
+export async function listStatementNumbers(
+  db: DbOrTrx,
+  params: { gameId: string; batchId: string },
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom("statement_document as d")
+    .innerJoin("payout_statement as st", "st.id", "d.statement_id")
+    .select(["d.statement_id", "d.number"])
+    .where("d.game_id", "=", params.gameId)
+    .where("st.batch_id", "=", params.batchId)
+    .execute();
+  return new Map(rows.map((r) => [r.statement_id, r.number]));
+}
+
+export async function getStatementNumber(
+  db: DbOrTrx,
+  params: { gameId: string; statementId: string },
+): Promise<number | null> {
+  const row = await db
+    .selectFrom("statement_document")
+    .select("number")
+    .where("game_id", "=", params.gameId)
+    .where("statement_id", "=", params.statementId)
+    .executeTakeFirst();
+  return row?.number ?? null;
+}
+
+/** Which batch and recipient a statement belongs to (null when it is not the game's). */
+export async function findStatementOwner(
+  db: DbOrTrx,
+  params: { statementId: string; gameId?: string },
+): Promise<{ gameId: string; batchId: string; recipientPlayerId: number } | null> {
+  let query = db
+    .selectFrom("payout_statement")
+    .select(["game_id", "batch_id", "recipient_player_id"])
+    .where("id", "=", params.statementId);
+  if (params.gameId) query = query.where("game_id", "=", params.gameId);
+  const row = await query.executeTakeFirst();
+  return row
+    ? { gameId: row.game_id, batchId: row.batch_id, recipientPlayerId: Number(row.recipient_player_id) }
+    : null;
+}
+
+// --- What a statement lists --------------------------------------------------------------------------------------
+
+export type StatementLineRow = {
+  periodId: number;
+  subscriptionId: string;
+  itemName: string;
+  paidAt: Date | null;
+  amountUsd: string;
+  percentAtRenewal: string | null;
+  attributedAmountUsd: string | null;
+  attributionUnavailableReason: string | null;
+};
+
+/** Every renewal line of a recipient in a snapshot, in settlement order. */
+export async function listStatementLines(
+  db: Db,
+  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
+): Promise<StatementLineRow[]> {
+  const rows = await db
+    .selectFrom("snapshot_line as l")
+    .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
+    .select([
+      "l.period_id",
+      "l.subscription_id",
+      "l.item_name",
+      "l.paid_at",
+      "l.amount_usd",
+      "l.percent_at_renewal",
+      "l.attributed_amount_usd",
+      "l.attribution_unavailable_reason",
+    ])
+    .where("s.game_id", "=", params.gameId)
+    .where("l.snapshot_id", "=", params.snapshotId)
+    .where("l.recipient_player_id", "=", String(params.recipientPlayerId))
+    .orderBy("l.paid_at")
+    .orderBy("l.period_id")
+    .execute();
+  return rows.map((r) => ({
+    periodId: Number(r.period_id),
+    subscriptionId: r.subscription_id,
+    itemName: r.item_name,
+    paidAt: r.paid_at,
+    amountUsd: formatUsd(r.amount_usd),
+    percentAtRenewal: r.percent_at_renewal,
+    attributedAmountUsd: r.attributed_amount_usd === null ? null : formatUsd(r.attributed_amount_usd),
+    attributionUnavailableReason: r.attribution_unavailable_reason,
+  }));
+}
+
+export type StatementReversalRow = {
+  periodId: number;
+  subscriptionId: string;
+  renewalPaidAt: Date | null;
+  latestRefundAt: Date | null;
+  reversedAttributedUsd: string;
+  /** The window of the renewal that was refunded (its latest snapshot's window), when the desk has one. */
+  fromWindowStart: Date | null;
+  fromWindowEnd: Date | null;
+};
+
+/** A recipient's reversals in a snapshot, each with the window its renewal was settled in. */
+export async function listStatementReversals(
+  db: Db,
+  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
+): Promise<StatementReversalRow[]> {
+  const rows = await db
+    .selectFrom("snapshot_reversal as v")
+    .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
+    .select([
+      "v.period_id",
+      "v.subscription_id",
+      "v.paid_at",
+      "v.latest_refund_at",
+      "v.reversed_attributed_usd",
+      sql<Date | null>`(select w.window_start from snapshot w where w.game_id = s.game_id
+        and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`.as("from_start"),
+      sql<Date | null>`(select w.window_end from snapshot w where w.game_id = s.game_id
+        and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`.as("from_end"),
+    ])
+    .where("s.game_id", "=", params.gameId)
+    .where("v.snapshot_id", "=", params.snapshotId)
+    .where("v.recipient_player_id", "=", String(params.recipientPlayerId))
+    .orderBy("v.latest_refund_at")
+    .orderBy("v.period_id")
+    .execute();
+  return rows.map((r) => ({
+    periodId: Number(r.period_id),
+    subscriptionId: r.subscription_id,
+    renewalPaidAt: r.paid_at,
+    latestRefundAt: r.latest_refund_at,
+    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+    fromWindowStart: r.from_start,
+    fromWindowEnd: r.from_end,
+  }));
+}
+
+// --- Settings ----------------------------------------------------------------------------------------------------
+
+export async function readAppSetting(db: DbOrTrx, key: string): Promise<unknown> {
+  const row = await db.selectFrom("app_setting").select("value").where("key", "=", key).executeTakeFirst();
+  return row?.value;
+}
+
+export async function writeAppSetting(db: DbOrTrx, params: { key: string; value: unknown; by: string }): Promise<void> {
+  const value = JSON.stringify(params.value);
+  await db
+    .insertInto("app_setting")
+    .values({ key: params.key, value, updated_at: new Date(), updated_by: params.by })
+    .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: new Date(), updated_by: params.by }))
+    .execute();
+}
+
+/** The game a payout batch belongs to (the command line names a batch alone). */
+export async function findBatchGame(db: DbOrTrx, batchId: string): Promise<string | null> {
+  const row = await db.selectFrom("payout_batch").select("game_id").where("id", "=", batchId).executeTakeFirst();
+  return row?.game_id ?? null;
+}

@@ -1,0 +1,63 @@
+import type { ColumnType, Generated } from "kysely";
+import type { BigIntId, CreatedAt, Timestamp } from "./columns";
+
+// --- Statements (db/migrations/2026_11_24_1600_statements.ts) --------------------------------------------------
+
+export type StatementDeliveryStatus = "queued" | "sent" | "failed";
+
+export type StatementCounterTable = { game_id: string; last_number: number };
+
+export type StatementDocumentTable = {
+  statement_id: string;
+  game_id: string;
+  number: number;
+  numbered_at: CreatedAt;
+};
+
+export type StatementDeliveryTable = {
+  id: Generated<string>;
+  statement_id: string;
+  game_id: string;
+  recipient_player_id: BigIntId;
+  /** One send of a statement: its queued, failed and sent lines share it. */
+  send_id: string;
+  status: StatementDeliveryStatus;
+  to_address: string | null;
+  attempt: ColumnType<number, number | undefined, number>;
+  /** A failure after which no retry follows. */
+  final: ColumnType<boolean, boolean | undefined, boolean>;
+  server_answer: string | null;
+  at: CreatedAt;
+};
+
+export type StatementDeliveryFailureTable = {
+  game_id: string;
+  recipient_player_id: BigIntId;
+  statement_id: string;
+  server_answer: string;
+  failed_at: Timestamp;
+};
+
+export type StatementLinkRevocationTable = {
+  batch_id: string;
+  revoked_at: Timestamp;
+  revoked_by_email: string | null;
+};
+
+export type MailMessageTable = {
+  id: Generated<string>;
+  received_at: CreatedAt;
+  mail_from: string | null;
+  rcpt_to: string;
+  subject: string | null;
+  raw: Buffer;
+};
+
+export type StatementTables = {
+  statement_counter: StatementCounterTable;
+  statement_document: StatementDocumentTable;
+  statement_delivery: StatementDeliveryTable;
+  statement_delivery_failure: StatementDeliveryFailureTable;
+  statement_link_revocation: StatementLinkRevocationTable;
+  mail_message: MailMessageTable;
+};

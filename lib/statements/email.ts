@@ -1,0 +1,55 @@
+import "server-only";
+import type { SendMailOptions } from "nodemailer";
+import { formatUsdText } from "@/lib/format";
+import type { StatementDocument } from "./model";
+
+/** The email that carries a statement: the figures in plain words, the PDF attached, and the signed link. */
+export function statementEmail(input: {
+  doc: StatementDocument;
+  pdf: Buffer;
+  from: string;
+  to: string;
+  link: string;
+  linkDays: number;
+}): SendMailOptions {
+  const { doc } = input;
+  const f = doc.figures;
+  const month = `${doc.window.start.slice(0, 10)} to ${doc.window.end.slice(0, 10)}`;
+  const p = doc.payment;
+  const payment =
+    p.state === "paid"
+      ? `We paid you ${formatUsdText(f.payableUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
+        `(account ${p.account}, reference ${p.reference ?? "—"}).`
+      : p.state === "held"
+        ? `Your payment of ${formatUsdText(f.payableUsd)} is held: ${p.reason}.`
+        : p.state === "carried"
+          ? `Nothing is paid this time: ${p.reason}.`
+          : `Payable: ${formatUsdText(f.payableUsd)} (${p.reason}).`;
+  const text = [
+    `Hello ${doc.recipient.name ?? `player #${doc.recipient.playerId}`},`,
+    "",
+    `Your revenue share statement ${doc.label} from ${doc.issuer.name} for ${month} is attached.`,
+    "",
+    `Carried in: ${formatUsdText(f.carriedInUsd)}`,
+    `Renewals (${doc.renewals.count}): ${formatUsdText(f.grossAttributedUsd)}`,
+    `Reversals deducted (${doc.reversals.length}): ${formatUsdText(f.reversedAttributedUsd)}`,
+    `Net: ${formatUsdText(f.netAttributedUsd)}`,
+    `Payable: ${formatUsdText(f.payableUsd)}`,
+    `Carried out: ${formatUsdText(f.carriedOutUsd)}`,
+    "",
+    payment,
+    "",
+    `You can also download this statement for ${input.linkDays} days here (no account needed):`,
+    input.link,
+    "",
+    doc.issuer.name,
+    doc.issuer.address,
+  ].join("\n");
+  return {
+    from: input.from,
+    to: input.to,
+    subject: `Statement ${doc.label} from ${doc.issuer.name}`,
+    text,
+    attachments: [{ filename: `${doc.label}.pdf`, content: input.pdf, contentType: "application/pdf" }],
+  };
+}

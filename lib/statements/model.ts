@@ -1,0 +1,159 @@
+import "server-only";
+import type { StatementLineRow, StatementReversalRow } from "@/db/queries/statements";
+import { formatUsd, money } from "@/lib/money";
+import { PAYMENT_METHOD_LABELS, type PaymentMethod } from "@/lib/payouts/batches";
+import { carryReason } from "@/lib/payouts/compute";
+import type { PayoutStatement } from "@/lib/payouts/ledger";
+import { formatInstant } from "@/lib/time";
+import type { StatementSettings } from "./settings";
+
+/** What a recipient's statement document says; the PDF and the CSV are both written from this one object. */
+export type StatementDocument = {
+  number: number;
+  /** "PD-<game>-000042": the number as printed and used for file names. */
+  label: string;
+  statementId: string;
+  gameId: string;
+  issuer: { name: string; address: string };
+  recipient: { playerId: number; name: string | null; email: string | null };
+  window: { start: string; end: string };
+  /** The batch's approval: the document's fixed date (so that rendering twice gives the same bytes). */
+  issuedAt: string;
+  figures: {
+    carriedInUsd: string;
+    grossAttributedUsd: string;
+    reversedAttributedUsd: string;
+    netAttributedUsd: string;
+    availableUsd: string;
+    /** Rolled over under the minimum (a positive balance that pays nothing this time), else 0.00. */
+    rolledOverUsd: string;
+    payableUsd: string;
+    carriedOutUsd: string;
+    minPayoutUsd: string;
+  };
+  carriedIn: { fromStatementId: string; windowStart: string; windowEnd: string; amountUsd: string }[];
+  renewals: {
+    count: number;
+    subscriptionCount: number;
+    lines: {
+      periodId: number;
+      subscriptionId: string;
+      item: string;
+      paidAt: string | null;
+      amountUsd: string;
+      percent: string | null;
+      attributedUsd: string | null;
+      note: string | null;
+    }[];
+  };
+  reversals: {
+    periodId: number;
+    subscriptionId: string;
+    refundedAt: string | null;
+    fromWindow: string | null;
+    reversedUsd: string;
+  }[];
+  payment:
+    | { state: "paid"; paidOn: string | null; method: string | null; account: string; reference: string | null }
+    | { state: "held" | "carried" | "unpaid"; reason: string };
+};
+
+/** Shown where the payout profile's masked account will go, until payout profiles exist. */
+export const NO_ACCOUNT = "—";
+
+export function statementLabel(gameId: string, number: number): string {
+  return `PD-${gameId}-${String(number).padStart(6, "0")}`;
+}
+
+function day(value: Date | null): string | null {
+  return value ? formatInstant(value).slice(0, 10) : null;
+}
+
+function methodLabel(method: string | null): string | null {
+  if (!method) return null;
+  return PAYMENT_METHOD_LABELS[method as PaymentMethod] ?? method;
+}
+
+function paymentOf(s: PayoutStatement, maskedAccount: string | null): StatementDocument["payment"] {
+  if (s.state === "paid")
+    return {
+      state: "paid",
+      paidOn: s.paidOn,
+      method: methodLabel(s.paymentMethod),
+      account: maskedAccount ?? NO_ACCOUNT,
+      reference: s.paymentReference,
+    };
+  if (s.state === "held") return { state: "held", reason: s.holdReason ?? "Held by finance" };
+  const reason = s.holdReason ?? carryReason(s, s.minPayoutUsd);
+  if (s.state === "carried") return { state: "carried", reason: reason ?? "Carried forward to the next statement" };
+  return { state: "unpaid", reason: reason ?? "Approved, payment not yet recorded" };
+}
+
+export function buildStatementDocument(input: {
+  statement: PayoutStatement;
+  number: number;
+  gameId: string;
+  issuedAt: string;
+  settings: StatementSettings;
+  lines: StatementLineRow[];
+  reversals: StatementReversalRow[];
+  carriedIn: { fromStatementId: string; amountUsd: string; windowStart: Date; windowEnd: Date }[];
+  /** The payout profile's masked account; none until payout profiles exist. */
+  maskedAccount?: string | null;
+}): StatementDocument {
+  const s = input.statement;
+  const available = money(s.availableUsd);
+  const rolledOver = money(s.payableUsd).isZero() && available.isPositive() ? available : money("0");
+  return {
+    number: input.number,
+    label: statementLabel(input.gameId, input.number),
+    statementId: s.id,
+    gameId: input.gameId,
+    issuer: { name: input.settings.studioName, address: input.settings.studioAddress },
+    recipient: { playerId: s.recipientPlayerId, name: s.playerName, email: s.playerEmail },
+    window: { start: s.windowStart, end: s.windowEnd },
+    issuedAt: input.issuedAt,
+    figures: {
+      carriedInUsd: s.carriedInUsd,
+      grossAttributedUsd: s.grossAttributedUsd,
+      reversedAttributedUsd: s.reversedAttributedUsd,
+      netAttributedUsd: s.netAttributedUsd,
+      availableUsd: s.availableUsd,
+      rolledOverUsd: formatUsd(rolledOver),
+      payableUsd: s.payableUsd,
+      carriedOutUsd: s.carryOutUsd,
+      minPayoutUsd: s.minPayoutUsd,
+    },
+    carriedIn: input.carriedIn.map((c) => ({
+      fromStatementId: c.fromStatementId,
+      windowStart: formatInstant(c.windowStart),
+      windowEnd: formatInstant(c.windowEnd),
+      amountUsd: c.amountUsd,
+    })),
+    renewals: {
+      count: s.renewalCount,
+      subscriptionCount: s.subscriptionCount,
+      lines: input.lines.map((l) => ({
+        periodId: l.periodId,
+        subscriptionId: l.subscriptionId,
+        item: l.itemName,
+        paidAt: day(l.paidAt),
+        amountUsd: l.amountUsd,
+        percent: l.percentAtRenewal,
+        attributedUsd: l.attributedAmountUsd,
+        note: l.attributionUnavailableReason,
+      })),
+    },
+    reversals: input.reversals.map((r) => ({
+      periodId: r.periodId,
+      subscriptionId: r.subscriptionId,
+      refundedAt: day(r.latestRefundAt),
+      fromWindow:
+        r.fromWindowStart && r.fromWindowEnd
+          ? `${day(r.fromWindowStart)} to ${day(new Date(r.fromWindowEnd.getTime() - 1))}`
+          : day(r.renewalPaidAt) && `renewal of ${day(r.renewalPaidAt)}`,
+      reversedUsd: r.reversedAttributedUsd,
+    })),
+    payment: paymentOf(s, input.maskedAccount ?? null),
+  };
+}

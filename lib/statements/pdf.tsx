@@ -1,0 +1,204 @@
+import "server-only";
+import path from "node:path";
+import { Document, Font, Page, renderToBuffer, StyleSheet, Text, View } from "@react-pdf/renderer";
+import { formatUsdText } from "@/lib/format";
+import type { StatementDocument } from "./model";
+
+/**
+ * The statement as PDF (@react-pdf/renderer, no browser). Noto Sans is embedded from its npm package so that names
+ * in Greek, Cyrillic or Vietnamese print as written. The creation date is the batch's approval and every other
+ * metadata field is fixed, so the same statement renders to the same bytes (and the same SHA-256).
+ */
+const FONT_DIR = path.join(process.cwd(), "node_modules", "@expo-google-fonts", "noto-sans");
+const FAMILY = "Noto Sans";
+let fontsRegistered = false;
+
+function registerFonts(): void {
+  if (fontsRegistered) return;
+  Font.register({
+    family: FAMILY,
+    fonts: [
+      { src: path.join(FONT_DIR, "400Regular", "NotoSans_400Regular.ttf"), fontWeight: 400 },
+      { src: path.join(FONT_DIR, "700Bold", "NotoSans_700Bold.ttf"), fontWeight: 700 },
+    ],
+  });
+  // Words are never split with a hyphen: ids and references must print whole.
+  Font.registerHyphenationCallback((word) => [word]);
+  fontsRegistered = true;
+}
+
+const styles = StyleSheet.create({
+  page: { fontFamily: FAMILY, fontSize: 9, padding: 36, color: "#111" },
+  header: { flexDirection: "row", justifyContent: "space-between", marginBottom: 16 },
+  title: { fontSize: 16, fontWeight: 700 },
+  h2: { fontSize: 11, fontWeight: 700, marginTop: 14, marginBottom: 4 },
+  row: { flexDirection: "row", borderBottom: "0.5pt solid #ddd", paddingVertical: 2 },
+  label: { width: "60%" },
+  amount: { width: "40%", textAlign: "right" },
+  strong: { fontWeight: 700 },
+  cell: { paddingRight: 4 },
+  muted: { color: "#555" },
+  footer: { position: "absolute", bottom: 20, left: 36, right: 36, fontSize: 7, color: "#555" },
+});
+
+function usd(value: string): string {
+  return formatUsdText(value);
+}
+
+function Line({ label, value, strong }: { label: string; value: string; strong?: boolean }) {
+  return (
+    <View style={styles.row} wrap={false}>
+      <Text style={[styles.label, strong ? styles.strong : {}]}>{label}</Text>
+      <Text style={[styles.amount, strong ? styles.strong : {}]}>{value}</Text>
+    </View>
+  );
+}
+
+function Table({ widths, head, rows }: { widths: string[]; head: string[]; rows: string[][] }) {
+  return (
+    <View>
+      <View style={[styles.row, styles.strong]} fixed>
+        {head.map((h, i) => (
+          <Text key={h} style={[styles.cell, { width: widths[i] }]}>
+            {h}
+          </Text>
+        ))}
+      </View>
+      {rows.map((r, n) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows are static, in a fixed order
+        <View key={n} style={styles.row} wrap={false}>
+          {r.map((c, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: cells are static, in a fixed order
+            <Text key={i} style={[styles.cell, { width: widths[i] }]}>
+              {c}
+            </Text>
+          ))}
+        </View>
+      ))}
+    </View>
+  );
+}
+
+function Payment({ doc }: { doc: StatementDocument }) {
+  const p = doc.payment;
+  if (p.state !== "paid")
+    return (
+      <View>
+        <Line label="Payment" value={p.state === "unpaid" ? "Not yet paid" : p.state === "held" ? "Held" : "Carried"} />
+        <Line label="Reason" value={p.reason} />
+      </View>
+    );
+  return (
+    <View>
+      <Line label="Paid" value={usd(doc.figures.payableUsd)} strong />
+      <Line label="Date" value={p.paidOn ?? "—"} />
+      <Line label="Method" value={p.method ?? "—"} />
+      <Line label="Account" value={p.account} />
+      <Line label="Reference" value={p.reference ?? "—"} />
+    </View>
+  );
+}
+
+function StatementPdf({ doc }: { doc: StatementDocument }) {
+  const f = doc.figures;
+  const window = `${doc.window.start.slice(0, 10)} to ${doc.window.end.slice(0, 10)} (end exclusive)`;
+  return (
+    <Document
+      title={`Statement ${doc.label}`}
+      author={doc.issuer.name}
+      subject="Revenue share statement"
+      creator="Payout Desk"
+      producer="Payout Desk"
+      creationDate={new Date(doc.issuedAt)}
+      modificationDate={new Date(doc.issuedAt)}
+      language="en"
+    >
+      <Page size="A4" style={styles.page}>
+        <View style={styles.header}>
+          <View>
+            <Text style={styles.title}>{doc.issuer.name}</Text>
+            {doc.issuer.address ? <Text style={styles.muted}>{doc.issuer.address}</Text> : null}
+          </View>
+          <View>
+            <Text style={styles.strong}>Revenue share statement</Text>
+            <Text>No. {doc.label}</Text>
+            <Text>Issued {doc.issuedAt.slice(0, 10)}</Text>
+          </View>
+        </View>
+        <Text style={styles.h2}>Recipient</Text>
+        <Text>{doc.recipient.name ?? "Name not on record"}</Text>
+        <Text>Player #{doc.recipient.playerId}</Text>
+        {doc.recipient.email ? <Text>{doc.recipient.email}</Text> : null}
+        <Text style={styles.h2}>Window {window}</Text>
+        <Line label="Carried in from earlier statements" value={usd(f.carriedInUsd)} />
+        <Line
+          label={`Renewals: ${doc.renewals.count} (${doc.renewals.subscriptionCount} subscriptions)`}
+          value={usd(f.grossAttributedUsd)}
+        />
+        <Line label={`Reversals deducted: ${doc.reversals.length}`} value={usd(f.reversedAttributedUsd)} />
+        <Line label="Net for the window" value={usd(f.netAttributedUsd)} />
+        <Line label="Available" value={usd(f.availableUsd)} />
+        <Line label={`Rolled over under the minimum of ${usd(f.minPayoutUsd)}`} value={usd(f.rolledOverUsd)} />
+        <Line label="Payable" value={usd(f.payableUsd)} strong />
+        <Line label="Carried out to the next statement" value={usd(f.carriedOutUsd)} />
+        <Text style={styles.h2}>Payment</Text>
+        <Payment doc={doc} />
+        {doc.carriedIn.length > 0 ? (
+          <>
+            <Text style={styles.h2}>Carried in</Text>
+            <Table
+              widths={["40%", "40%", "20%"]}
+              head={["From statement", "Window", "Amount"]}
+              rows={doc.carriedIn.map((c) => [
+                c.fromStatementId,
+                `${c.windowStart.slice(0, 10)} to ${c.windowEnd.slice(0, 10)}`,
+                usd(c.amountUsd),
+              ])}
+            />
+          </>
+        ) : null}
+        <Text style={styles.h2}>Reversals</Text>
+        {doc.reversals.length === 0 ? (
+          <Text style={styles.muted}>None in this window.</Text>
+        ) : (
+          <Table
+            widths={["30%", "15%", "35%", "20%"]}
+            head={["Subscription", "Refunded", "From window", "Deducted"]}
+            rows={doc.reversals.map((r) => [
+              `${r.subscriptionId} #${r.periodId}`,
+              r.refundedAt ?? "—",
+              r.fromWindow ?? "—",
+              usd(r.reversedUsd),
+            ])}
+          />
+        )}
+        <Text style={styles.h2}>Renewals</Text>
+        {doc.renewals.lines.length === 0 ? (
+          <Text style={styles.muted}>None in this window.</Text>
+        ) : (
+          <Table
+            widths={["32%", "14%", "20%", "14%", "20%"]}
+            head={["Subscription", "Paid", "Item", "Share", "Attributed"]}
+            rows={doc.renewals.lines.map((l) => [
+              `${l.subscriptionId} #${l.periodId}`,
+              l.paidAt ?? "—",
+              l.item,
+              l.percent ? `${l.percent}%` : "—",
+              l.attributedUsd === null ? (l.note ?? "—") : usd(l.attributedUsd),
+            ])}
+          />
+        )}
+        <Text
+          style={styles.footer}
+          fixed
+          render={({ pageNumber, totalPages }) => `${doc.label} · page ${pageNumber} of ${totalPages}`}
+        />
+      </Page>
+    </Document>
+  );
+}
+
+export async function renderStatementPdf(doc: StatementDocument): Promise<Buffer> {
+  registerFonts();
+  return renderToBuffer(<StatementPdf doc={doc} />);
+}

@@ -1,0 +1,144 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import type { Db } from "@/db";
+import { listCarrySources } from "@/db/queries/payouts";
+import {
+  findStatementOwner,
+  getStatementNumber,
+  listStatementLines,
+  listStatementNumbers,
+  listStatementReversals,
+  numberBatchStatements,
+} from "@/db/queries/statements";
+import type { ActingAs } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
+import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { statementCsv } from "./csv";
+import { buildStatementDocument, type StatementDocument } from "./model";
+import { renderStatementPdf } from "./pdf";
+import { readStatementSettings, type StatementSettings } from "./settings";
+
+export type RenderedStatement = {
+  doc: StatementDocument;
+  pdf: Buffer;
+  csv: string;
+  pdfSha256: string;
+  csvSha256: string;
+};
+
+function sha256(data: Buffer | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** Statements get documents once their figures are final: the batch is approved or paid. */
+async function documentBatch(db: Db, gameId: string, batchId: string) {
+  const batch = await getPayoutBatch(db, { gameId, batchId });
+  if (!batch) throw new AppError("NOT_FOUND", "No such payout batch for this game.");
+  if ((batch.status !== "approved" && batch.status !== "paid") || !batch.approvedAt)
+    throw new AppError("CONFLICT", "Statements are issued once the batch is approved.");
+  return { ...batch, approvedAt: batch.approvedAt };
+}
+
+/**
+ * Numbers every statement of a batch that has none yet (the game's next numbers, by recipient id) and records it.
+ * A number, once given, stays with its statement.
+ */
+export async function numberStatements(
+  db: Db,
+  params: { gameId: string; batchId: string },
+  acting: ActingAs,
+): Promise<number> {
+  await documentBatch(db, params.gameId, params.batchId);
+  return db.transaction().execute(async (trx) => {
+    const numbered = await numberBatchStatements(trx, params);
+    if (numbered > 0)
+      await recordAudit(trx, {
+        actor: acting.actor,
+        via: acting.via,
+        action: "statements.number",
+        gameId: params.gameId,
+        target: params.batchId,
+        outcome: "succeeded",
+        detail: { numbered },
+      });
+    return numbered;
+  });
+}
+
+type Context = { gameId: string; issuedAt: string; settings: StatementSettings; maskedAccount?: string | null };
+
+async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Context, acting: ActingAs) {
+  const [lines, reversals, carriedIn] = await Promise.all([
+    listStatementLines(db, { gameId: ctx.gameId, snapshotId: s.snapshotId, recipientPlayerId: s.recipientPlayerId }),
+    listStatementReversals(db, {
+      gameId: ctx.gameId,
+      snapshotId: s.snapshotId,
+      recipientPlayerId: s.recipientPlayerId,
+    }),
+    listCarrySources(db, { gameId: ctx.gameId, statementId: s.id }),
+  ]);
+  const doc = buildStatementDocument({ statement: s, number, lines, reversals, carriedIn, ...ctx });
+  const pdf = await renderStatementPdf(doc);
+  const csv = statementCsv(doc);
+  const rendered = { doc, pdf, csv, pdfSha256: sha256(pdf), csvSha256: sha256(csv) };
+  await recordAudit(db, {
+    actor: acting.actor,
+    via: acting.via,
+    action: "statement.render",
+    gameId: ctx.gameId,
+    target: s.id,
+    outcome: "succeeded",
+    detail: { number: doc.label, pdfSha256: rendered.pdfSha256, csvSha256: rendered.csvSha256 },
+  });
+  return rendered;
+}
+
+/** One statement's documents (numbering its batch first when needed); the SHA-256 of each goes to the audit log. */
+export async function renderStatement(
+  db: Db,
+  params: { gameId: string; statementId: string; maskedAccount?: string | null },
+  acting: ActingAs,
+): Promise<RenderedStatement> {
+  const owner = await findStatementOwner(db, params);
+  if (!owner) throw new AppError("NOT_FOUND", "No such statement for this game.");
+  const batch = await documentBatch(db, params.gameId, owner.batchId);
+  let number = await getStatementNumber(db, params);
+  if (number === null) {
+    await numberStatements(db, { gameId: params.gameId, batchId: owner.batchId }, acting);
+    number = await getStatementNumber(db, params);
+  }
+  let statement: PayoutStatement | null = null;
+  for await (const s of iteratePayoutStatements(db, {
+    gameId: params.gameId,
+    batchId: owner.batchId,
+    recipientPlayerId: owner.recipientPlayerId,
+  }))
+    statement = s;
+  if (!statement || number === null) throw new AppError("NOT_FOUND", "No such statement for this game.");
+  const settings = await readStatementSettings(db);
+  const ctx = { gameId: params.gameId, issuedAt: batch.approvedAt, settings, maskedAccount: params.maskedAccount };
+  return renderOne(db, statement, number, ctx, acting);
+}
+
+/** Every statement of a batch, in recipient order, handed to `each` one at a time (never all held at once). */
+export async function renderBatchStatements(
+  db: Db,
+  params: { gameId: string; batchId: string; recipientPlayerId?: number },
+  acting: ActingAs,
+  each: (rendered: RenderedStatement) => Promise<void>,
+): Promise<{ rendered: number }> {
+  const batch = await documentBatch(db, params.gameId, params.batchId);
+  await numberStatements(db, params, acting);
+  const numbers = await listStatementNumbers(db, params);
+  const settings = await readStatementSettings(db);
+  const ctx = { gameId: params.gameId, issuedAt: batch.approvedAt, settings };
+  let rendered = 0;
+  for await (const s of iteratePayoutStatements(db, { ...params, pageSize: 500 })) {
+    const number = numbers.get(s.id);
+    if (number === undefined) continue;
+    await each(await renderOne(db, s, number, ctx, acting));
+    rendered += 1;
+  }
+  return { rendered };
+}

@@ -1,0 +1,157 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { Db } from "@/db";
+import {
+  clearDeliveryFailure,
+  insertDeliveries,
+  listSendTargets,
+  markDeliveryFailed,
+  wasSendDelivered,
+} from "@/db/queries/statement-deliveries";
+import { findBatchGame } from "@/db/queries/statements";
+import type { ActingAs } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
+import { enqueue } from "@/lib/jobs/queue";
+import { mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
+import { statementEmail } from "./email";
+import { statementLinkUrl } from "./links";
+import { numberStatements, renderStatement } from "./render";
+import { SEND_ATTEMPTS, sendStatementJob } from "./send-job";
+import { readStatementSettings } from "./settings";
+
+export type SendSummary = {
+  batchId: string;
+  gameId: string;
+  queued: number;
+  /** Recipients with no email address on record: nothing is sent to them. */
+  skippedNoEmail: number[];
+};
+
+/**
+ * Queues an email of each chosen statement of an approved or paid batch (all, one recipient, or the given
+ * statements): numbers the batch, writes a `queued` line per statement to the delivery log and queues one job each.
+ */
+export async function queueStatementSends(
+  db: Db,
+  params: {
+    gameId?: string;
+    batchId: string;
+    recipientPlayerId?: number;
+    statementIds?: string[];
+    paidUnsent?: boolean;
+  },
+  acting: ActingAs,
+): Promise<SendSummary> {
+  const gameId = await findBatchGame(db, params.batchId);
+  if (!gameId || (params.gameId && params.gameId !== gameId))
+    throw new AppError("NOT_FOUND", "No such payout batch for this game.");
+  await numberStatements(db, { gameId, batchId: params.batchId }, acting);
+  const targets = await listSendTargets(db, { ...params, gameId });
+  if (params.recipientPlayerId !== undefined && targets.length === 0)
+    throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
+  const sendable = targets.filter((t) => t.email);
+  if (params.paidUnsent && sendable.length === 0)
+    return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
+  const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
+  await db.transaction().execute(async (trx) => {
+    await insertDeliveries(
+      trx,
+      sends.map((s) => ({
+        statementId: s.statementId,
+        gameId,
+        recipientPlayerId: s.recipientPlayerId,
+        sendId: s.sendId,
+        status: "queued" as const,
+        toAddress: s.to,
+      })),
+    );
+    await recordAudit(trx, {
+      actor: acting.actor,
+      via: acting.via,
+      action: "statements.send",
+      gameId,
+      target: params.batchId,
+      outcome: "queued",
+      detail: { queued: sends.length, recipient: params.recipientPlayerId ?? null },
+    });
+  });
+  // Queued after the log lines are committed, so a job never runs ahead of its `queued` line.
+  for (const s of sends)
+    await enqueue(sendStatementJob, { gameId, statementId: s.statementId, sendId: s.sendId, to: s.to });
+  return {
+    batchId: params.batchId,
+    gameId,
+    queued: sends.length,
+    skippedNoEmail: targets.filter((t) => !t.email).map((t) => t.recipientPlayerId),
+  };
+}
+
+/** Emails the statements of a batch that were just paid (paid, never emailed): called when payment is recorded. */
+export function queuePaidStatementEmails(
+  db: Db,
+  params: { gameId: string; batchId: string; statementIds?: string[] },
+  acting: ActingAs,
+): Promise<SendSummary> {
+  return queueStatementSends(db, { ...params, paidUnsent: true }, acting);
+}
+
+/**
+ * One attempt at emailing a statement (the job's handler). A send that already went out is not sent again. A refusal
+ * is logged with the server's answer and thrown, so the queue retries it; the last attempt's refusal is final and
+ * marks the recipient as having a failed delivery, which a later successful delivery clears.
+ */
+export async function deliverStatement(
+  db: Db,
+  job: { gameId: string; statementId: string; sendId: string; to: string },
+  attempt: number,
+): Promise<"sent" | "failed" | "already sent"> {
+  if (await wasSendDelivered(db, job.sendId)) return "already sent";
+  const acting = { actor: null, via: "job" as const };
+  const rendered = await renderStatement(db, { gameId: job.gameId, statementId: job.statementId }, acting);
+  const settings = await readStatementSettings(db);
+  const line = {
+    statementId: job.statementId,
+    gameId: job.gameId,
+    recipientPlayerId: rendered.doc.recipient.playerId,
+    sendId: job.sendId,
+    toAddress: job.to,
+    attempt,
+  };
+  const transport = mailTransport();
+  try {
+    if (!transport) throw new Error("SMTP_URL is not set: no mail server to send through");
+    const message = statementEmail({
+      doc: rendered.doc,
+      pdf: rendered.pdf,
+      from: mailFrom(),
+      to: job.to,
+      link: statementLinkUrl(job.statementId, settings.linkDays),
+      linkDays: settings.linkDays,
+    });
+    const info = await transport.sendMail(message);
+    await db.transaction().execute(async (trx) => {
+      await insertDeliveries(trx, [{ ...line, status: "sent", serverAnswer: info.response ?? null }]);
+      await clearDeliveryFailure(trx, { gameId: job.gameId, recipientPlayerId: line.recipientPlayerId });
+    });
+    return "sent";
+  } catch (error) {
+    const answer = serverAnswerOf(error);
+    const final = attempt >= SEND_ATTEMPTS;
+    await db.transaction().execute(async (trx) => {
+      await insertDeliveries(trx, [{ ...line, status: "failed", final, serverAnswer: answer }]);
+      if (!final) return;
+      await markDeliveryFailed(trx, { ...job, recipientPlayerId: line.recipientPlayerId, serverAnswer: answer });
+      await recordAudit(trx, {
+        ...acting,
+        action: "statement.delivery",
+        gameId: job.gameId,
+        target: job.statementId,
+        outcome: "failed",
+        detail: { attempts: attempt, serverAnswer: answer },
+      });
+    });
+    if (final) return "failed";
+    throw new Error(`statement email refused (attempt ${attempt} of ${SEND_ATTEMPTS}): ${answer}`);
+  }
+}

@@ -1,0 +1,43 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "@/db";
+import { readAppSetting, writeAppSetting } from "@/db/queries/statements";
+import type { ActingAs } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
+
+/** The app_setting row of statements: who issues them and how long a recipient's link stays valid. */
+export const STATEMENT_SETTINGS_KEY = "statements.settings";
+export const DEFAULT_LINK_DAYS = 30;
+
+export const statementSettingsSchema = z.object({
+  studioName: z.string().trim().min(1).max(200),
+  studioAddress: z.string().trim().max(500),
+  linkDays: z.number().int().min(1).max(365),
+});
+export type StatementSettings = z.output<typeof statementSettingsSchema>;
+
+export const DEFAULT_STATEMENT_SETTINGS: StatementSettings = {
+  studioName: "Your studio (set the name in Settings)",
+  studioAddress: "",
+  linkDays: DEFAULT_LINK_DAYS,
+};
+
+export async function readStatementSettings(db: Db): Promise<StatementSettings> {
+  const parsed = statementSettingsSchema.safeParse(await readAppSetting(db, STATEMENT_SETTINGS_KEY));
+  return parsed.success ? parsed.data : DEFAULT_STATEMENT_SETTINGS;
+}
+
+export async function saveStatementSettings(db: Db, input: StatementSettings, acting: ActingAs): Promise<void> {
+  const value = statementSettingsSchema.parse(input);
+  await db.transaction().execute(async (trx) => {
+    await writeAppSetting(trx, { key: STATEMENT_SETTINGS_KEY, value, by: acting.actor?.email ?? acting.via });
+    await recordAudit(trx, {
+      actor: acting.actor,
+      via: acting.via,
+      action: "settings.statements",
+      target: STATEMENT_SETTINGS_KEY,
+      outcome: "succeeded",
+      detail: { to: value },
+    });
+  });
+}

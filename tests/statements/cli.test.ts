@@ -1,0 +1,88 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { statementFixture } from "./fixture";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+let t: TestDatabase;
+let out: string;
+let batchId: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+  ({ marchBatch: batchId } = await statementFixture(t.db, "stmt-cli"));
+  out = await mkdtemp(path.join(tmpdir(), "statements-"));
+});
+afterAll(async () => {
+  await rm(out, { recursive: true, force: true });
+  await t?.drop();
+});
+
+describe("npm run desk -- statements render", () => {
+  it("writes a PDF and a CSV per statement, named by number, and prints only the JSON summary", async () => {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ["--import", "./bin/register.mjs", "bin/desk.ts", "statements", "render", "--batch", batchId, "--out", out],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
+      },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({
+      batchId,
+      gameId: "stmt-cli",
+      statements: 4,
+      firstNumber: "PD-stmt-cli-000001",
+      lastNumber: "PD-stmt-cli-000004",
+    });
+    expect(stderr).toContain("statement PD-stmt-cli-000004");
+    const files = (await readdir(out)).sort();
+    expect(files).toEqual([1, 2, 3, 4].flatMap((n) => [`PD-stmt-cli-00000${n}.csv`, `PD-stmt-cli-00000${n}.pdf`]));
+    const pdf = await readFile(path.join(out, "PD-stmt-cli-000001.pdf"));
+    expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
+  });
+
+  it("sets who issues statements, and queues one recipient's email", async () => {
+    const desk = (...args: string[]) =>
+      run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", "statements", ...args], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
+      });
+    const settings = await desk("settings", "--studio-name", "Kraków Games", "--link-days", "14");
+    expect(JSON.parse(settings.stdout)).toEqual({ studioName: "Kraków Games", studioAddress: "", linkDays: 14 });
+    const sent = await desk("send", "--batch", batchId, "--recipient", "901");
+    expect(JSON.parse(sent.stdout)).toEqual({ batchId, gameId: "stmt-cli", queued: 1, skippedNoEmail: [] });
+    const log = await t.db.selectFrom("statement_delivery").select(["status", "to_address"]).execute();
+    expect(log).toEqual([{ status: "queued", to_address: "anna@example.test" }]);
+  });
+
+  it("refuses a batch that does not exist with one line and a non-zero exit", async () => {
+    const failed = await run(
+      process.execPath,
+      [
+        "--import",
+        "./bin/register.mjs",
+        "bin/desk.ts",
+        "statements",
+        "render",
+        "--batch",
+        "00000000-0000-4000-8000-000000000000",
+        "--out",
+        out,
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
+      },
+    ).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    expect("code" in failed ? failed.code : 0).not.toBe(0);
+    expect(failed.stdout).toBe("");
+    expect(failed.stderr).toContain("No such payout batch");
+  });
+});

@@ -1,0 +1,113 @@
+import type { AddressInfo } from "node:net";
+import { type ParsedMail, simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+import { extractText, getDocumentProxy } from "unpdf";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
+import { stopWorkers, startWorkers } from "@/lib/jobs/worker";
+import { formatUsdText } from "@/lib/format";
+import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
+import { queueStatementSends } from "@/lib/statements/send";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { statementFixture } from "./fixture";
+
+const GAME = "stmt-mail";
+const REFUSED = "ha@example.test";
+let t: TestDatabase;
+let smtp: SMTPServer;
+let statementIds: string[];
+let batchId: string;
+const received: ParsedMail[] = [];
+
+async function until(check: () => Promise<boolean>, limitMs = 90_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("gave up waiting for the deliveries");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      if (address.address === REFUSED)
+        return callback(Object.assign(new Error("5.1.1 Mailbox unavailable"), { responseCode: 550 }));
+      callback();
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream).then(
+        (mail) => {
+          received.push(mail);
+          callback();
+        },
+        (error) => callback(error),
+      );
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
+  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  process.env.SMTP_FROM = "Studio Statements <statements@studio.test>";
+  t = await createTestDatabase();
+  useTestEnv(t);
+  ({ marchBatch: batchId, marchStatements: statementIds } = await statementFixture(t.db, GAME));
+  await startWorkers();
+});
+afterAll(async () => {
+  await stopWorkers({ timeoutMs: 5_000 });
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await t?.drop();
+});
+
+describe("statement emails", () => {
+  it("[finance] sends a batch: each recipient gets their statement; a 550 is retried, then marked failed", async () => {
+    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    const summary = await queueStatementSends(t.db, { gameId: GAME, batchId }, acting);
+    expect(summary).toMatchObject({ queued: 4, skippedNoEmail: [] });
+    const finished = async (id: string) =>
+      (await listStatementDeliveries(t.db, { gameId: GAME, statementId: id })).some(
+        (d) => d.status === "sent" || d.final,
+      );
+    await until(async () => (await Promise.all(statementIds.map(finished))).every(Boolean));
+
+    expect(received.map((m) => (Array.isArray(m.to) ? "" : m.to?.text)).sort()).toEqual([
+      "anna@example.test",
+      "eleni@example.test",
+      "zoe@example.test",
+    ]);
+    const anna = received.find((m) => !Array.isArray(m.to) && m.to?.text === "anna@example.test");
+    expect(anna?.from?.text).toBe('"Studio Statements" <statements@studio.test>');
+    expect(anna?.subject).toBe("Statement PD-stmt-mail-000001 from Your studio (set the name in Settings)");
+    expect(anna?.text).toContain("Hello Анна Петрова,");
+    expect(anna?.text).toContain(`Payable: ${formatUsdText("40.10")}`);
+    expect(anna?.text).toContain("reference PAY-901");
+    expect(anna?.text).toMatch(/\/api\/statement-links\/[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}/);
+    expect(anna?.attachments).toHaveLength(1);
+    const attachment = anna?.attachments[0];
+    expect(attachment?.filename).toBe("PD-stmt-mail-000001.pdf");
+    expect(attachment?.contentType).toBe("application/pdf");
+    const pdf = await getDocumentProxy(new Uint8Array(attachment?.content ?? Buffer.alloc(0)));
+    const { text } = await extractText(pdf, { mergePages: true });
+    expect(text.replace(/\s+/g, " ")).toContain(`Payable ${formatUsdText("40.10")}`);
+    const eleni = received.find((m) => !Array.isArray(m.to) && m.to?.text === "eleni@example.test");
+    expect(eleni?.text).toContain("is held: Waiting for a tax form.");
+
+    const refusedId = statementIds[3] ?? "";
+    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId: refusedId });
+    const failures = log.filter((d) => d.status === "failed");
+    expect(failures).toHaveLength(SEND_ATTEMPTS);
+    expect(failures.map((d) => d.attempt).sort()).toEqual(Array.from({ length: SEND_ATTEMPTS }, (_, i) => i + 1));
+    expect(failures.filter((d) => d.final).map((d) => d.attempt)).toEqual([SEND_ATTEMPTS]);
+    for (const f of failures) expect(f.serverAnswer).toMatch(/^550 5\.1\.1 Mailbox unavailable/);
+    expect(log.filter((d) => d.status === "queued")).toHaveLength(1);
+    expect(log.some((d) => d.status === "sent")).toBe(false);
+    const failure = await getDeliveryFailure(t.db, { gameId: GAME, recipientPlayerId: 904 });
+    expect(failure?.statementId).toBe(refusedId);
+    expect(await getDeliveryFailure(t.db, { gameId: GAME, recipientPlayerId: 901 })).toBeNull();
+    const sent = await listStatementDeliveries(t.db, { gameId: GAME, statementId: statementIds[0] ?? "" });
+    expect(sent.map((d) => d.status).sort()).toEqual(["queued", "sent"]);
+    expect(sent.find((d) => d.status === "sent")?.serverAnswer).toMatch(/^250 /);
+  });
+});

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET } from "@/app/api/statement-links/[token]/route";
+import { revokeStatementLinks, signStatementLink, statementLinkUrl } from "@/lib/statements/links";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { statementFixture } from "./fixture";
+
+const GAME = "stmt-link";
+let t: TestDatabase;
+let batchId: string;
+let statementIds: string[];
+const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+  ({ marchBatch: batchId, marchStatements: statementIds } = await statementFixture(t.db, GAME));
+});
+afterAll(async () => t?.drop());
+
+async function follow(token: string): Promise<{ status: number; type: string | null; body: Buffer }> {
+  const response = await GET(new Request(`http://localhost:3000/api/statement-links/${token}`), {
+    params: Promise.resolve({ token }),
+  });
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    body: Buffer.from(await response.arrayBuffer()),
+  };
+}
+
+function tokenOf(url: string): string {
+  return url.split("/api/statement-links/")[1] ?? "";
+}
+
+describe("signed statement links", () => {
+  let refusal: { status: number; body: Buffer };
+
+  beforeAll(async () => {
+    refusal = await follow(
+      signStatementLink("00000000-0000-4000-8000-000000000000", {
+        issuedAt: Date.now(),
+        expiresAt: Date.now() + 60_000,
+      }),
+    );
+  });
+
+  it("refuses a link to a statement that does not exist", () => {
+    expect(refusal.status).toBe(404);
+    expect(refusal.body.toString()).toBe('{"error":{"code":"NOT_FOUND","message":"No such statement."}}');
+  });
+
+  it("serves exactly the linked statement, and audits the download", async () => {
+    const served = await follow(tokenOf(statementLinkUrl(statementIds[2] ?? "", 30)));
+    expect(served.status).toBe(200);
+    expect(served.type).toBe("application/pdf");
+    const direct = await follow(tokenOf(statementLinkUrl(statementIds[2] ?? "", 30)));
+    expect(direct.body.equals(served.body)).toBe(true);
+    const other = await follow(tokenOf(statementLinkUrl(statementIds[1] ?? "", 30)));
+    expect(other.body.equals(served.body)).toBe(false);
+    const audits = await t.db
+      .selectFrom("audit_log")
+      .select(["target", "actor_email"])
+      .where("action", "=", "statement.link.download")
+      .execute();
+    expect(audits.map((a) => a.target)).toEqual([statementIds[2], statementIds[2], statementIds[1]]);
+    expect(audits.every((a) => a.actor_email === null)).toBe(true);
+  });
+
+  it("refuses tampered, expired and malformed links with the same answer", async () => {
+    const token = tokenOf(statementLinkUrl(statementIds[0] ?? "", 30));
+    const [body, mac] = token.split(".") as [string, string];
+    const flip = (text: string, at: number) => text.slice(0, at) + (text[at] === "A" ? "B" : "A") + text.slice(at + 1);
+    const other = tokenOf(statementLinkUrl(statementIds[1] ?? "", 30));
+    const candidates = [
+      `${flip(body, 3)}.${mac}`,
+      `${body}.${flip(mac, 10)}`,
+      `${body}.${other.split(".")[1]}`,
+      signStatementLink(statementIds[0] ?? "", { issuedAt: Date.now() - 120_000, expiresAt: Date.now() - 1 }),
+      `${body}.`,
+      "not-a-token",
+      `${token}x`,
+    ];
+    for (const candidate of candidates) {
+      const answer = await follow(candidate);
+      expect(answer.status, candidate).toBe(refusal.status);
+      expect(answer.body.equals(refusal.body), candidate).toBe(true);
+    }
+  });
+
+  it("refuses links of a revoked batch issued before the revocation, and accepts later ones", async () => {
+    const before = tokenOf(statementLinkUrl(statementIds[0] ?? "", 30));
+    expect((await follow(before)).status).toBe(200);
+    await revokeStatementLinks(t.db, { gameId: GAME, batchId }, acting);
+    const answer = await follow(before);
+    expect(answer.status).toBe(404);
+    expect(answer.body.equals(refusal.body)).toBe(true);
+    const after = tokenOf(statementLinkUrl(statementIds[0] ?? "", 30, Date.now() + 5));
+    expect((await follow(after)).status).toBe(200);
+  });
+});

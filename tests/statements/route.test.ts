@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { GET } from "@/app/api/statements/[statementId]/[format]/route";
+import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { actAs } from "../support/next-request";
+import { signInAs } from "../support/users";
+import { statementFixture } from "./fixture";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+vi.mock("next/headers.js", () => import("../support/next-request"));
+
+let t: TestDatabase;
+let statementIds: string[];
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  useTestEnv(t);
+  ({ marchStatements: statementIds } = await statementFixture(t.db, "stmt-route"));
+});
+afterAll(async () => t?.drop());
+
+function download(statementId: string, format: string) {
+  return GET(new Request(`http://localhost:3000/api/statements/${statementId}/${format}`), {
+    params: Promise.resolve({ statementId, format }),
+  });
+}
+
+describe("GET /api/statements/[statementId]/[format]", () => {
+  it("[finance] downloads a statement as PDF and CSV, named by its number", async () => {
+    actAs(await signInAs(t.db, "finance"));
+    const pdf = await download(statementIds[0] ?? "", "pdf");
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-disposition")).toBe('attachment; filename="PD-stmt-route-000001.pdf"');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe("%PDF-");
+    const csv = await download(statementIds[0] ?? "", "csv");
+    expect(await csv.text()).toContain("Анна Петрова");
+  });
+
+  it("[finance] gets 404 for an unknown statement or format", async () => {
+    actAs(await signInAs(t.db, "finance"));
+    expect((await download("00000000-0000-4000-8000-000000000000", "pdf")).status).toBe(404);
+    expect((await download(statementIds[0] ?? "", "docx")).status).toBe(404);
+  });
+
+  it("[viewer] is refused", async () => {
+    actAs(await signInAs(t.db, "viewer"));
+    expect((await download(statementIds[0] ?? "", "pdf")).status).toBe(403);
+  });
+});
