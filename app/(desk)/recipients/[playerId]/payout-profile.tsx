@@ -34,7 +34,8 @@ function describeChange(c: ProfileChangeRow): string {
     return `Tax form ${c.taxForm ?? "none"}${dates ? ` (${dates})` : ""}`;
   }
   const method = c.method ? PAYOUT_METHOD_LABELS[c.method] : "Details";
-  return `${method}: ${c.detailsMasked ?? ""} in ${c.currency ?? ""}${c.previousMasked ? ` (was ${c.previousMasked})` : ""}`;
+  const was = c.previousMasked ? ` (was ${c.previousMasked})` : "";
+  return `${method}: ${c.detailsMasked ?? ""} in ${c.currency ?? ""}${was}`;
 }
 
 /** The recipient's payout profile, masked; its forms and the pending change's review for those who may act. */
@@ -74,7 +75,13 @@ export async function PayoutProfileSection({
             label: "Tax form",
             value:
               profile && profile.taxForm !== "none"
-                ? `${profile.taxForm}, received ${profile.taxFormReceivedOn ?? "?"}${profile.taxFormExpiresOn ? `, expires ${profile.taxFormExpiresOn}` : ""}`
+                ? [
+                    profile.taxForm,
+                    `received ${profile.taxFormReceivedOn ?? "?"}`,
+                    profile.taxFormExpiresOn ? `expires ${profile.taxFormExpiresOn}` : "",
+                  ]
+                    .filter(Boolean)
+                    .join(", ")
                 : "None on file",
           },
         ]}
