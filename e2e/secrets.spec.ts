@@ -57,9 +57,10 @@ test("[admin] a game secret saved in settings never appears in the database, the
   expectNotInServerLog([SECRET, WEBHOOK_SECRET]);
 });
 
-test("[finance] an IBAN saved on a recipient's page never appears in plain text in the database, a page, an export or the log", async ({
-  page,
-}) => {
+const IBAN_TEST = "[finance] an IBAN saved on a recipient's page never appears in plain text anywhere";
+
+// Anywhere: the database, a page or script, the profiles export and the server's log.
+test(IBAN_TEST, async ({ page }) => {
   const bodies = collectBodies(page);
   await signIn(page, "finance");
   await page.goto(`/recipients/${IBAN_RECIPIENT}`);

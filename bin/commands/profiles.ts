@@ -30,7 +30,9 @@ export const profileCommands: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- profiles import --game ID --file F --actor EMAIL [--dry-run]",
       description:
-        "Imports payout profiles from a CSV file (columns in README, Payout profiles) in one transaction: all rows or none. --dry-run lists every change and every refused row without changing anything. The first details of a recipient apply at once; later changes wait for another finance user's review.",
+        "Imports payout profiles from a CSV file (columns in README, Payout profiles) in one transaction: all rows " +
+        "or none. --dry-run lists every change and every refused row without changing anything. The first details " +
+        "of a recipient apply at once; later changes wait for another finance user's review.",
       options: {
         game: { type: "string", description: "The game id" },
         file: { type: "string", description: "The CSV file to read" },
@@ -67,7 +69,8 @@ export const profileCommands: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- profiles export --game ID --out F",
       description:
-        "Writes the payout profiles of a game to a CSV file. Details are masked (the last four characters): full bank details are never exported.",
+        "Writes the payout profiles of a game to a CSV file. Details are masked (the last four characters): " +
+        "full bank details are never exported.",
       options: {
         game: { type: "string", description: "The game id" },
         out: { type: "string", description: "The CSV file to write" },

@@ -5,7 +5,7 @@ import { dateText } from "./profiles";
 
 /** Every change of a payout profile: entered, applied or waiting for review, and how each review ended. */
 
-// --- Changes -----------------------------------------------------------------------------------------------------------
+// --- Changes ------------------------------------------------------------------------------------------------------
 
 export type ProfileChangeRow = {
   id: string;

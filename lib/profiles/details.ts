@@ -39,7 +39,7 @@ export async function openPayoutDetails(
   return out;
 }
 
-/** Whether the given details are those in force (an import row that repeats them changes nothing); never returns them. */
+/** Whether these details are the ones in force (an import row repeating them changes nothing); never returns them. */
 export async function detailsInForce(
   db: DbOrTrx,
   p: { gameId: string; playerId: number; details: PayoutDetails },

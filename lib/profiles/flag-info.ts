@@ -18,12 +18,14 @@ export const PROFILE_FLAG_INFO: Record<ProfileFlag, { label: string; meaning: st
   payout_details_changed: {
     label: "Payout details changed",
     meaning:
-      "The recipient's payout details changed since they were last paid. Confirm the change with the recipient through a known channel, then override this flag with what you checked.",
+      "The recipient's payout details changed since they were last paid. Confirm the change with the recipient " +
+      "through a known channel, then override this flag with what you checked.",
   },
   tax_form_missing: {
     label: "Tax form missing",
     meaning:
-      "A tax form on file is required before paying (Settings → Payouts), and this recipient has none, or it has expired.",
+      "A tax form on file is required before paying (Settings → Payouts), and this recipient has none, " +
+      "or it has expired.",
   },
   payment_returned: {
     label: "Payment returned",

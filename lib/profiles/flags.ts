@@ -49,12 +49,13 @@ export function profileFlagsOfFacts(
     facts.detailsAppliedAt !== null &&
     (facts.lastPaidAt === null || facts.detailsAppliedAt > facts.lastPaidAt);
   if (changed && facts.method && facts.detailsAppliedAt) {
-    const since = facts.lastPaidAt ? `since the last payment on ${formatInstant(facts.lastPaidAt.getTime())}` : "";
+    const since = facts.lastPaidAt ? ` since the last payment on ${formatInstant(facts.lastPaidAt)}` : "";
+    const what = `${PAYOUT_METHOD_LABELS[facts.method]} details changed on ${formatInstant(facts.detailsAppliedAt)}`;
     flags.push(
       raise(
         "payout_details_changed",
         facts,
-        `${PAYOUT_METHOD_LABELS[facts.method]} details changed on ${formatInstant(facts.detailsAppliedAt.getTime())} ${since}`.trim(),
+        `${what}${since}`,
         `payout_details:${facts.detailsChangeId}`,
         facts.detailsAppliedAt,
       ),

@@ -17,8 +17,10 @@ let t: TestDatabase;
 let db: Db;
 const fin: ProfileActing = { actor: { id: "b-fin-1", email: "bfin1@payout-desk.test" }, role: "finance", via: "cli" };
 
-const HEADER =
-  "player_id,method,currency,paypal_email,paypal_payer_id,wise_email,wise_name,account_holder,iban,bic,bank_country,tax_form,tax_form_received_on,tax_form_expires_on";
+const HEADER = [
+  "player_id,method,currency,paypal_email,paypal_payer_id,wise_email,wise_name,account_holder,iban,bic,bank_country",
+  "tax_form,tax_form_received_on,tax_form_expires_on",
+].join(",");
 const GOOD = [
   "9001,bank_transfer,EUR,,,,,Grace Hopper,DE89 3704 0044 0532 0130 00,COBADEFFXXX,DE,W-8BEN,2026-01-10,2028-12-31",
   "9002,paypal,usd,pp9002@example.com,,,,,,,,,,",

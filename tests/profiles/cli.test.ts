@@ -65,7 +65,10 @@ describe("desk profiles", () => {
     const file = path.join(dir, "in.csv");
     await writeFile(
       file,
-      `player_id,method,currency,account_holder,iban,bic,bank_country\n42,bank_transfer,EUR,Kim Doe,${IBAN},COBADEFFXXX,DE\n`,
+      [
+        "player_id,method,currency,account_holder,iban,bic,bank_country",
+        `42,bank_transfer,EUR,Kim Doe,${IBAN},COBADEFFXXX,DE`,
+      ].join("\n"),
     );
     const refused = await desk("profiles", "import", "--game", "g1", "--file", file, "--actor", "viewer@cli.test");
     expect(refused.code).not.toBe(0);

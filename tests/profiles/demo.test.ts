@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-it("seeds every kind of profile once: some missing, EUR accounts with valid IBANs, one changed, one awaiting review", async () => {
+it("seeds every kind of profile once: some missing, EUR IBANs, one changed, one awaiting review", async () => {
   expect(await seedDemoProfiles(t.db, { gameId: GAME, playerIds: IDS })).toBe(36);
   const details = await openPayoutDetails(t.db, GAME, IDS);
   expect(details.size).toBe(36);

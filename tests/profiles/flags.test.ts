@@ -48,7 +48,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 describe("profile flags", () => {
-  it("a game without any payout details raises no method flag; once it has some, a recipient without is flagged", async () => {
+  it("no method flag while the game has no payout details; once it has some, one without is flagged", async () => {
     jan = await prepare("2026-01", [8001, 8002]);
     expect(await flagsOf(jan, 8002)).toEqual([]);
     await changePayoutDetails(db, { gameId: GAME, playerId: 8001, input: paypal("first@example.com") }, fin1);

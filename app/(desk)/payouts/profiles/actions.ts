@@ -30,11 +30,14 @@ export const importProfilesAction = defineAction(
     if (result.applied) revalidatePath("/recipients", "layout");
     const pending = result.changes.filter((c) => c.effect === "pending").length;
     const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    const changes = count(result.changes.length, "change");
+    const refused = result.refused.length;
+    const awaiting = pending ? `, ${pending} awaiting a second finance user's review` : "";
     const message = result.dryRun
-      ? `Dry run: ${count(result.changes.length, "change")} and ${count(result.refused.length, "refused row")} in ${count(result.rows, "row")}. Nothing was changed.`
+      ? `Dry run: ${changes} and ${count(refused, "refused row")} in ${count(result.rows, "row")}. Nothing was changed.`
       : result.applied
-        ? `Imported: ${count(result.changes.length, "change")} from ${count(result.rows, "row")}${pending ? `, ${pending} awaiting a second finance user's review` : ""}.`
-        : `Nothing was imported: ${count(result.refused.length, "row")} refused. Fix ${result.refused.length === 1 ? "it" : "them"} and import again.`;
+        ? `Imported: ${changes} from ${count(result.rows, "row")}${awaiting}.`
+        : `Nothing was imported: ${count(refused, "row")} refused. Fix ${refused === 1 ? "it" : "them"}, then import.`;
     // Refused rows are an answer, not a failure: the form lists each with its reason.
     return { ok: true, message, data: result };
   },

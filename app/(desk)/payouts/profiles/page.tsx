@@ -12,9 +12,13 @@ import { ImportProfilesForm } from "./import-form";
 
 export const metadata: Metadata = { title: "Payout profiles" };
 
-const EXAMPLE = `player_id,method,currency,paypal_email,iban,bic,bank_country,account_holder,tax_form,tax_form_received_on
-100002,paypal,USD,creator@example.com,,,,,W-9,2026-01-15
-100003,bank_transfer,EUR,,DE89370400440532013000,COBADEFFXXX,DE,Ada Lovelace,none,`;
+const EXAMPLE = [
+  "player_id,method,currency,paypal_email,iban,bic,bank_country,account_holder,tax_form,tax_form_received_on",
+  "100002,paypal,USD,creator@example.com,,,,,W-9,2026-01-15",
+  "100003,bank_transfer,EUR,,DE89370400440532013000,COBADEFFXXX,DE,Ada Lovelace,none,",
+].join("\n");
+const PRE_CLASS =
+  "whitespace-pre-wrap break-all rounded-md border border-line bg-subtle p-3 font-mono text-xs text-ink";
 
 export default async function PayoutProfilesPage() {
   const user = await requirePageRole("finance");
@@ -42,7 +46,10 @@ export default async function PayoutProfilesPage() {
       {header}
       <Card
         title="Import"
-        description="The first details of a recipient apply at once; a change to existing details waits for a second finance user's review on the recipient's page."
+        description={
+          "The first details of a recipient apply at once; a change to existing details waits for a second " +
+          "finance user's review on the recipient's page."
+        }
         className="mb-5"
       >
         <ImportProfilesForm action={importProfilesAction} gameId={game.id} />
@@ -67,7 +74,7 @@ export default async function PayoutProfilesPage() {
           (paypal_email or paypal_payer_id), wise (wise_email, wise_name), bank_transfer (account_holder, iban, bic,
           bank_country), manual. Currency: an ISO 4217 code. Tax forms: W-9, W-8BEN, W-8BEN-E, none.
         </p>
-        <pre className="whitespace-pre-wrap break-all rounded-md border border-line bg-subtle p-3 font-mono text-xs leading-relaxed text-ink">
+        <pre className={PRE_CLASS}>
           <code>{EXAMPLE}</code>
         </pre>
       </Card>

@@ -34,7 +34,8 @@ function describeChange(c: ProfileChangeRow): string {
     return `Tax form ${c.taxForm ?? "none"}${dates ? ` (${dates})` : ""}`;
   }
   const method = c.method ? PAYOUT_METHOD_LABELS[c.method] : "Details";
-  return `${method}: ${c.detailsMasked ?? ""} in ${c.currency ?? ""}${c.previousMasked ? ` (was ${c.previousMasked})` : ""}`;
+  const was = c.previousMasked ? ` (was ${c.previousMasked})` : "";
+  return `${method}: ${c.detailsMasked ?? ""} in ${c.currency ?? ""}${was}`;
 }
 
 /** The recipient's payout profile, masked; its forms and the pending change's review for those who may act. */
@@ -74,34 +75,41 @@ export async function PayoutProfileSection({
             label: "Tax form",
             value:
               profile && profile.taxForm !== "none"
-                ? `${profile.taxForm}, received ${profile.taxFormReceivedOn ?? "?"}${profile.taxFormExpiresOn ? `, expires ${profile.taxFormExpiresOn}` : ""}`
+                ? [
+                    profile.taxForm,
+                    `received ${profile.taxFormReceivedOn ?? "?"}`,
+                    profile.taxFormExpiresOn ? `expires ${profile.taxFormExpiresOn}` : "",
+                  ]
+                    .filter(Boolean)
+                    .join(", ")
                 : "None on file",
           },
         ]}
       />
-      {pending ? (
-        <section aria-labelledby="pending-change" className="mt-4 rounded-md border border-line p-3">
-          <h3 id="pending-change" className="text-sm font-semibold text-ink">
-            Change awaiting review
-          </h3>
-          <p className="mt-1 text-sm">
-            {describeChange(pending)}, entered by {pending.enteredByEmail ?? "unknown"} on{" "}
-            <DateTime value={pending.enteredAt.toISOString()} />.
-          </p>
-          {verdict?.allowed ? (
-            <div className="mt-3">
-              <ReviewChangeForm
-                action={reviewPayoutChangeAction}
-                gameId={gameId}
-                playerId={playerId}
-                changeId={pending.id}
-              />
-            </div>
-          ) : (
-            <p className="mt-1 text-sm text-ink-muted">{verdict?.reason}</p>
-          )}
-        </section>
-      ) : null}
+      {/* Always rendered in the same place, so the review's outcome stays on screen once the change is gone. */}
+      <section
+        aria-labelledby={pending ? "pending-change" : undefined}
+        className={pending ? "mt-4 rounded-md border border-line p-3" : "mt-4"}
+      >
+        {pending ? (
+          <>
+            <h3 id="pending-change" className="text-sm font-semibold text-ink">
+              Change awaiting review
+            </h3>
+            <p className="mt-1 text-sm">
+              {describeChange(pending)}, entered by {pending.enteredByEmail ?? "unknown"} on{" "}
+              <DateTime value={pending.enteredAt.toISOString()} />.
+            </p>
+            {verdict?.allowed ? null : <p className="mt-1 text-sm text-ink-muted">{verdict?.reason}</p>}
+          </>
+        ) : null}
+        <ReviewChangeForm
+          action={reviewPayoutChangeAction}
+          gameId={gameId}
+          playerId={playerId}
+          changeId={pending && verdict?.allowed ? pending.id : null}
+        />
+      </section>
       {canEdit ? (
         <div className="mt-4 grid gap-6 md:grid-cols-2">
           <section aria-labelledby="edit-details">

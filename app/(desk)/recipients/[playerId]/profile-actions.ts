@@ -30,7 +30,8 @@ export const changePayoutDetailsAction = defineAction(
       result.outcome === "applied"
         ? `Saved: ${result.masked}, paid in ${input.currency}. These first details apply now.`
         : result.outcome === "pending"
-          ? `Saved for review: ${result.masked}, paid in ${input.currency}. A second finance user approves it before it applies.`
+          ? `Saved for review: ${result.masked}, paid in ${input.currency}. ` +
+            "A second finance user approves it before it applies."
           : "These are the details in force already: nothing changed.";
     return { ok: true, message };
   },

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
@@ -50,6 +50,10 @@ export function PayoutDetailsForm({
   const { state, pending, onSubmit, errors } = useKeptForm(action);
   const [method, setMethod] = useState<PayoutMethod | "">(current.method ?? "");
   const [values, setValues] = useState<Record<string, string>>({ currency: current.currency ?? "" });
+  // Once saved, the details leave the page: only their masked form is shown from then on.
+  useEffect(() => {
+    if (state?.ok) setValues((v) => ({ currency: v.currency ?? "" }));
+  }, [state]);
   const text = (name: string) => values[name] ?? "";
   const set = (name: string) => (event: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [name]: event.target.value }));
@@ -193,12 +197,15 @@ export function ReviewChangeForm({
   action: Action;
   gameId: string;
   playerId: number;
-  changeId: string;
+  /** Null once there is nothing this person can review: only the last review's outcome is shown. */
+  changeId: string | null;
 }) {
   const { state, pending, onSubmit, errors } = useKeptForm(action);
   const [note, setNote] = useState("");
+  if (changeId === null)
+    return state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null;
   return (
-    <form onSubmit={onSubmit} noValidate aria-label="Review the change" className="flex max-w-xl flex-col gap-3">
+    <form onSubmit={onSubmit} noValidate aria-label="Review the change" className="mt-3 flex max-w-xl flex-col gap-3">
       <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
       <input type="hidden" name="playerId" value={playerId} />
       <input type="hidden" name="changeId" value={changeId} />
