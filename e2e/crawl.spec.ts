@@ -185,12 +185,10 @@ test.describe("crawl", () => {
         .filter((v) => v.status >= 500 || v.error)
         .map((v) => `${v.status}${v.error ? " error screen" : ""} ${v.url}`);
       const missing = visits.filter((v) => v.status === 404).map((v) => `404 ${v.url}`);
-      test
-        .info()
-        .annotations.push({
-          type: "pages",
-          description: `${visits.length} pages, ${new Set(visits.map((v) => v.route)).size} routes`,
-        });
+      test.info().annotations.push({
+        type: "pages",
+        description: `${visits.length} pages, ${new Set(visits.map((v) => v.route)).size} routes`,
+      });
       if (missing.length > 0)
         test.info().annotations.push({ type: "links to missing pages", description: missing.join("\n") });
       expect(failing, `pages answering 5xx or showing the error screen:\n${failing.join("\n")}`).toEqual([]);

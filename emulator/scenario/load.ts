@@ -126,7 +126,7 @@ export function loadScenario(input: unknown, options: LoadOptions = {}): Ledger 
     });
   });
 
-  scenario.subscriptions.forEach((s, index) => loadSubscription(ledger, s, `subscriptions.${index}`));
+  for (const [index, s] of scenario.subscriptions.entries()) loadSubscription(ledger, s, `subscriptions.${index}`);
   return ledger;
 }
 

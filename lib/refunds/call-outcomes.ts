@@ -1,7 +1,7 @@
 import "server-only";
 import type { AttemptFinish, RefundAttempt } from "@/db/queries/refunds";
 import { log } from "@/lib/log";
-import { formatUsd, isDecimalString, sameAmount } from "@/lib/money";
+import { isDecimalString, sameAmount } from "@/lib/money";
 import { isServiceError } from "@/lib/service/errors";
 import type { RefundReceipt } from "@/lib/service/schemas";
 import { classifyRefundFailure, describeRefundFailure } from "./messages";

@@ -22,7 +22,7 @@ async function runChange<T>(
   db: Db,
   entry: { actor: Actor; action: string; gameId: string; subscriptionId: string; request: Record<string, unknown> },
   call: (client: Awaited<ReturnType<typeof serviceClientForGame>>) => Promise<T>,
-  describe: (result: T) => Record<string, unknown>,
+  summarize: (result: T) => Record<string, unknown>,
 ): Promise<T> {
   const client = await serviceClientForGame(db, entry.gameId, { timeoutMs: 20_000 });
   try {
@@ -33,7 +33,7 @@ async function runChange<T>(
       gameId: entry.gameId,
       target: entry.subscriptionId,
       outcome: "succeeded",
-      detail: { request: entry.request, result: describe(result) },
+      detail: { request: entry.request, result: summarize(result) },
     });
     return result;
   } catch (error) {

@@ -103,12 +103,16 @@ describe("computeRefundImpact", () => {
 
   it("says when there is nothing to refund", () => {
     const never = computeRefundImpact(
-      report((b) => void (b.period.paid_at = null)),
+      report((b) => {
+        b.period.paid_at = null;
+      }),
       { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
     );
     expect(never).toMatchObject({ refundable: false, blocker: "never_collected" });
     const done = computeRefundImpact(
-      report((b) => void (b.refunds.refunded_to_date_usd = "9.99")),
+      report((b) => {
+        b.refunds.refunded_to_date_usd = "9.99";
+      }),
       { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
     );
     expect(done).toMatchObject({ refundable: false, blocker: "fully_refunded", remainingUsd: "0.00" });

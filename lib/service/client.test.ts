@@ -293,7 +293,12 @@ describe("retry policy: reads", () => {
 
   it("pauses the pacer's buckets for the retry_after so every caller backs off", async () => {
     let now = 1_000_000;
-    const pacer = createPacer({ now: () => now, sleep: async (ms) => void (now += ms) });
+    const pacer = createPacer({
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
     const { client } = makeClient(
       [json(429, { error: "rate_limit_exceeded", retry_after: 30 }), json(200, attributionReportBody())],
       {
@@ -310,7 +315,12 @@ describe("retry policy: reads", () => {
 
   it("gives up at once when retry_after is longer than it will wait, keeping the wait on the error", async () => {
     let now = 0;
-    const pacer = createPacer({ now: () => now, sleep: async (ms) => void (now += ms) });
+    const pacer = createPacer({
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
     const { client, calls } = makeClient(
       [json(429, { error: "rate_limit_exceeded", retry_after: 600 }), json(200, attributionReportBody())],
       { pacing: pacer, maxRetryAfterMs: 60_000 },

@@ -65,7 +65,7 @@ export class ServiceError extends Error {
   attempts = 1;
 
   constructor(init: ServiceErrorInit) {
-    super(describe(init), init.cause === undefined ? undefined : { cause: init.cause });
+    super(messageOf(init), init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "ServiceError";
     this.kind = init.kind;
     this.status = init.status ?? null;
@@ -89,12 +89,12 @@ export class ServiceError extends Error {
     this.method = method;
     this.path = path;
     this.attempts = attempts;
-    this.message = describe({ ...this, method, path, issues: this.issues });
+    this.message = messageOf({ ...this, method, path, issues: this.issues });
     return this;
   }
 }
 
-function describe(init: {
+function messageOf(init: {
   kind: ServiceErrorKind;
   status?: number | null;
   code?: string | null;

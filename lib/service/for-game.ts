@@ -13,7 +13,8 @@ import { createSharedPacer } from "./shared-pacer";
  * is the documented limits.
  */
 const holder = globalThis as unknown as { __payoutDeskPacers?: Map<string, { db: Db; pacer: Pacer }> };
-const pacers = (holder.__payoutDeskPacers ??= new Map());
+holder.__payoutDeskPacers ??= new Map();
+const pacers = holder.__payoutDeskPacers;
 
 function pacerFor(db: Db, gameId: string, mode: string): Pacer {
   const key = `${gameId}|${mode}`;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUser } from "../../lib/auth/users";
 import * as signIn from "../../lib/auth/sign-in";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAnonymously, actAs, currentCookies } from "../support/next-request";
 import { signInAs } from "../support/users";
 
@@ -13,7 +13,7 @@ vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {}
 let t: TestDatabase;
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await createUser(t.db, { email: "limited@payout-desk.test", role: "viewer", password: "the-right-password" });
 });
 afterAll(async () => t?.drop());
@@ -135,7 +135,10 @@ describe("sign-in limits without lockout", () => {
   it("grows the delay with each further failure, up to a cap", async () => {
     const email = "grows@payout-desk.test";
     let now = T0;
-    for (let i = 0; i < 5; i++) expect(await attempt(email, (now += S))).toBe("checked");
+    for (let i = 0; i < 5; i++) {
+      now += S;
+      expect(await attempt(email, now)).toBe("checked");
+    }
     // The fifth failure asks for 15 s, the sixth for 30 s, then 60, 120, ... never more than 10 minutes.
     const expected = [15, 30, 60, 120, 240, 480, 600, 600];
     for (const seconds of expected) {

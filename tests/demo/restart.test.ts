@@ -10,7 +10,7 @@ import { startEmulator, type RunningEmulator } from "@/emulator/server";
 import { formatInstant } from "@/emulator/time";
 import { money, sumMoney } from "@/lib/money";
 import { addMonths } from "@/lib/time";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 
@@ -55,7 +55,7 @@ function refundablePeriod(running: RunningEmulator): PeriodState {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-demo-"));
 });
 afterAll(async () => {

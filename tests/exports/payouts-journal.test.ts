@@ -4,7 +4,7 @@ import { GET } from "@/app/api/exports/[kind]/route";
 import { restoreText } from "@/lib/exports/csv";
 import { JOURNAL_ACCOUNTS } from "@/lib/exports/journal";
 import { Money, sumMoney } from "@/lib/money";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { addGame, insertBatch, insertSnapshot, type StatementInput } from "./fixture";
@@ -27,7 +27,7 @@ async function snapshotOf(start: string, end: string): Promise<string> {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, GAME);
   februarySnapshot = await snapshotOf("2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z");
   marchSnapshot = await snapshotOf("2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z");

@@ -3,7 +3,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/exports/[kind]/route";
 import { linesExport } from "@/lib/exports/lines";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAnonymously, actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { addGame, insertSnapshot, type LineInput } from "./fixture";
@@ -31,7 +31,7 @@ function lines(count: number, firstId: number): LineInput[] {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, GAME);
   await addGame(t.db, OTHER_GAME);
   const recipients = Array.from({ length: 7 }, (_, i) => ({
@@ -204,6 +204,7 @@ describe("GET /api/exports/[kind]", () => {
 
   it("[finance] a read failing before the first byte answers 500, not an empty 200", async () => {
     actAs(sessions.finance!);
+    // biome-ignore lint/correctness/useYield: a read that fails before its first page is the case under test.
     const spy = vi.spyOn(linesExport, "pages").mockImplementation(async function* () {
       throw new Error("relation missing");
     });

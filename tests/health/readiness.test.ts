@@ -4,13 +4,13 @@ import { createDb } from "../../db";
 import { migrateToLatest } from "../../db/migrate";
 import { MIGRATIONS } from "../../db/migrations";
 import { checkReadiness } from "../../lib/health";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 describe("readiness", () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await createTestDatabase({ migrate: false });
-    useTestEnv(t);
+    applyTestEnv(t);
   });
   afterAll(async () => t.drop());
 

@@ -8,13 +8,13 @@ import { recoverSnapshotPullsJob } from "../../lib/snapshots/pull-recover-job";
 import { processWebhookEventJob } from "../../lib/webhooks/process-event-job";
 import { scheduleSnapshotPullsJob } from "../../lib/webhooks/schedule-pulls-job";
 import { sweepWebhookEventsJob } from "../../lib/webhooks/sweep-job";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 let t: TestDatabase;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
 });
 
 afterAll(async () => {

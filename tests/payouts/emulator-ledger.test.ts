@@ -9,7 +9,7 @@ import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actor } from "./fixtures";
 
 /**
@@ -130,7 +130,7 @@ let emulator: RunningEmulator;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   db = t.db;
   emulator = await startEmulator({ port: 0, scenario: SCENARIO, rateLimits: "off" });
   await saveGame(

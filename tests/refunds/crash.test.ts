@@ -94,9 +94,7 @@ const AFTER_THE_HOLD = {
 };
 
 /** The period as the service reports it over HTTP. */
-async function periodRefunds(
-  sub: string,
-): Promise<{
+async function periodRefunds(sub: string): Promise<{
   refund_count: number;
   refunded_to_date_usd: string;
   events: { refund_transaction_id: string | null; refunded_amount_usd: string }[];

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs } from "kysely";
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stopBoss } from "../../lib/jobs/queue";
 import { revokePreviousWebhookSecret, rotateWebhookSecret } from "../../lib/games/games";
@@ -9,7 +9,7 @@ import {
   REFUSAL_FLUSH_INTERVAL_MS,
   whenRefusalsFlushed,
 } from "../../lib/webhooks/refusal-counts";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import {
   addGame,
   countsOf,
@@ -40,7 +40,7 @@ let POST: RouteHandler;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, "known");
   await addGame(t.db, "unsigned-game", []);
   ({ POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler });

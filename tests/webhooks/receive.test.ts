@@ -5,7 +5,7 @@ import { stopBoss } from "../../lib/jobs/queue";
 import { receiveWebhook } from "../../lib/webhooks/receive";
 import { flushWebhookRefusals } from "../../lib/webhooks/refusal-counts";
 import { computeSignature, signatureHeader } from "../../lib/webhooks/signature";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import {
   addGame,
   countsOf,
@@ -34,7 +34,7 @@ beforeAll(async () => {
     return true;
   });
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, "g1");
   await addGame(t.db, "g2");
   await addGame(t.db, "nosecret", []);

@@ -41,27 +41,29 @@ export default async function RecipientsPage({
   return (
     <>
       {header}
-      <form method="get" role="search" aria-label="Recipients" className="mb-4 flex items-end gap-2">
-        <div className="flex flex-col gap-1">
-          <label htmlFor="recipient-q" className="text-sm font-medium text-ink">
-            Name, email or player id
-          </label>
-          <input
-            id="recipient-q"
-            name="q"
-            type="search"
-            defaultValue={q}
-            maxLength={200}
-            className="h-8 w-72 rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink"
-          />
-        </div>
-        <button
-          type="submit"
-          className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle"
-        >
-          Search
-        </button>
-      </form>
+      <search aria-label="Recipients" className="mb-4">
+        <form method="get" className="flex items-end gap-2">
+          <div className="flex flex-col gap-1">
+            <label htmlFor="recipient-q" className="text-sm font-medium text-ink">
+              Name, email or player id
+            </label>
+            <input
+              id="recipient-q"
+              name="q"
+              type="search"
+              defaultValue={q}
+              maxLength={200}
+              className="h-8 w-72 rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink"
+            />
+          </div>
+          <button
+            type="submit"
+            className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle"
+          >
+            Search
+          </button>
+        </form>
+      </search>
       {rows.length === 0 ? (
         <EmptyState title={q ? "No recipient matches" : "No recipients yet"}>
           {q ? "Check the spelling, or search by player id." : "Take a snapshot to see who earned a share."}

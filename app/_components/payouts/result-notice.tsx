@@ -49,7 +49,7 @@ export function NoticeProvider({ children }: { children: ReactNode }) {
 }
 
 /** Reports the result of a confirmed action to the page's message area. */
-export function useNotice(): (result: ConfirmResult | void) => void {
+export function useNotice(): (result: ConfirmResult | undefined) => void {
   const set = use(NoticeContext);
   return (result) => set(result ?? null);
 }

@@ -47,7 +47,7 @@ export function BulkBar({
   actions: BulkActions;
   methods: { value: string; label: string }[];
   today: string;
-  onResult: (result: ConfirmResult | void) => void;
+  onResult: (result: ConfirmResult | undefined) => void;
 }) {
   const n = ids.length;
   const noun = `${n.toLocaleString("en-US")} statement${n === 1 ? "" : "s"}`;

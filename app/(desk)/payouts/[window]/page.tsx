@@ -100,7 +100,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
   for (const o of overrides) {
     // Flags stored on statements have the batch's snapshot as their cause.
     if (o.recipientPlayerId === null || o.cause !== `snapshot:${snapshot.id}`) continue;
-    (overriddenByRecipient[o.recipientPlayerId] ??= []).push(o.flag);
+    addFlag(overriddenByRecipient, o.recipientPlayerId, o.flag);
   }
   // A recipient's disputes show beside the flags stored on the statement; "(overridden)" once every one is.
   const disputeFlags = disputeFlagsOf(disputes);
@@ -109,7 +109,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
     if (mine.length === 0) continue;
     row.recipientFlags = [...row.recipientFlags, "disputed_renewal"];
     if (mine.every((f) => overrideOf(f, overrides)))
-      (overriddenByRecipient[row.recipientPlayerId] ??= []).push("disputed_renewal");
+      addFlag(overriddenByRecipient, row.recipientPlayerId, "disputed_renewal");
   }
   const t = snapshot.totals;
   const href = windowHref(window);
@@ -472,4 +472,10 @@ export default async function WindowPage({ params, searchParams }: Props) {
       </div>
     </NoticeProvider>
   );
+}
+
+function addFlag(byRecipient: Record<string, string[]>, recipientPlayerId: number, flag: string): void {
+  const flags = byRecipient[recipientPlayerId] ?? [];
+  flags.push(flag);
+  byRecipient[recipientPlayerId] = flags;
 }

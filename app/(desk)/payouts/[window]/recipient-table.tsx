@@ -13,6 +13,7 @@ import type { TableState } from "@/lib/table-state";
 import { type BulkActions, BulkBar } from "./bulk-bar";
 import { FlagBadges, STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { useNotice } from "@/app/_components/payouts/result-notice";
+import { Absent } from "@/app/_components/ui/absent";
 
 export type RecipientTableProps = {
   rows: PayoutTableRow[];
@@ -111,7 +112,7 @@ function columns(
       meta: { align: "right", label: "Carried in" },
       cell: ({ row }) =>
         row.original.carriedInUsd === null ? (
-          <span aria-label="not prepared">—</span>
+          <Absent label="not prepared" />
         ) : (
           <Money value={row.original.carriedInUsd} />
         ),
@@ -124,7 +125,7 @@ function columns(
       meta: { align: "right", label: "Payable" },
       cell: ({ row }) =>
         row.original.payableUsd === null ? (
-          <span aria-label="not prepared">—</span>
+          <Absent label="not prepared" />
         ) : (
           <Money value={row.original.payableUsd} className="font-semibold" />
         ),

@@ -246,6 +246,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         ) : (
           <ol className="divide-y divide-line text-sm">
             {events.map((e, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a static, server-rendered list; its rows carry no id.
               <li key={`${e.at.toISOString()}-${i}`} className="flex flex-wrap gap-x-3 px-4 py-2">
                 <DateTime value={e.at.toISOString()} focusable={false} />
                 <span className="font-medium">{e.kind.replace(/_/g, " ")}</span>

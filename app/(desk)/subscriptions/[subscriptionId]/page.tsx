@@ -152,7 +152,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 hasPaymentMethod: sub.has_payment_method,
               }}
               cards={
-                cards && cards.ok
+                cards?.ok
                   ? cards.value.cards.map((c) => ({
                       id: c.id,
                       label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${c.exp_year}`,

@@ -62,8 +62,8 @@ export function SubscriptionActions({
 }) {
   const router = useRouter();
   const [done, setDone] = useState<string | null>(null);
-  const onConfirmed = (result: ConfirmResult | void) => {
-    setDone(result && result.ok ? (result.message ?? "Done.") : "Done.");
+  const onConfirmed = (result: ConfirmResult | undefined) => {
+    setDone(result?.ok ? (result.message ?? "Done.") : "Done.");
     router.refresh();
   };
   return (
@@ -96,7 +96,7 @@ function CancelDialog({
 }: {
   subscription: SubscriptionSummary;
   action: (form: FormData) => Promise<ConfirmResult>;
-  onConfirmed: (result: ConfirmResult | void) => void;
+  onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
   const [when, setWhen] = useState<"period_end" | "now">("period_end");
   // From the subscription's own fields: the service decides with its clock, not this browser's.
@@ -177,7 +177,7 @@ function PriceDialog({
 }: {
   subscription: SubscriptionSummary;
   action: (form: FormData) => Promise<ConfirmResult>;
-  onConfirmed: (result: ConfirmResult | void) => void;
+  onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
   const [amount, setAmount] = useState("");
   const parsed = usdInputSchema.safeParse(amount);
@@ -261,7 +261,7 @@ function CardDialog({
   subscription: SubscriptionSummary;
   cards: CardOption[] | null;
   action: (form: FormData) => Promise<ConfirmResult>;
-  onConfirmed: (result: ConfirmResult | void) => void;
+  onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
   const pcstore = subscription.fundingRail === "pcstore";
   return (

@@ -97,7 +97,7 @@ export function RefundPanel({
             <input type="hidden" name="remainingBeforeUsd" value={impact.remainingUsd} />
             <input type="hidden" name="reason" value={review.reason} />
             {refundState && !refundState.ok ? <FormMessage tone="error">{refundState.message}</FormMessage> : null}
-            {refundState && refundState.ok ? <FormMessage tone="success">{refundState.message}</FormMessage> : null}
+            {refundState?.ok ? <FormMessage tone="success">{refundState.message}</FormMessage> : null}
             <div className="flex flex-wrap gap-2">
               <SubmitButton variant="danger" pendingLabel="Refunding…">
                 {`Refund ${formatUsdText(impact.amountUsd)}`}
