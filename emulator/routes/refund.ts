@@ -6,7 +6,7 @@ import { LIMITS } from "../http/rate-limits";
 import { applyRefund, checkRefundable, resolveRefundPeriod } from "../ledger/refunds";
 import { usd } from "../ledger/views";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
-import { SUBSCRIPTION_ID_PATTERN } from "../scenario/schema";
+import { SUBSCRIPTION_ID_PATTERN } from "@/lib/lookup/schemas";
 import { parseReason, pathSubscription } from "./subscriptions";
 
 export const MAX_CLIENT_REQUEST_ID = 255;

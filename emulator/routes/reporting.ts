@@ -4,7 +4,7 @@ import { queryClampedInteger, queryInteger } from "../http/middleware";
 import { LIMITS } from "../http/rate-limits";
 import { MAX_WINDOW_DAYS, periodDetail, subscriptionReport, windowReport } from "../ledger/reporting";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
-import { SUBSCRIPTION_ID_PATTERN } from "../scenario/schema";
+import { SUBSCRIPTION_ID_PATTERN } from "@/lib/lookup/schemas";
 import { DAY, parseWindowBound } from "../time";
 import { parseStatusList } from "./subscriptions";
 

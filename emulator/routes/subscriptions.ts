@@ -6,7 +6,7 @@ import { cancelSubscription, changeAmount, changePaymentMethod } from "../ledger
 import type { SubscriptionState } from "../ledger/types";
 import { LIVE_STATUSES, playerView, subscriptionView } from "../ledger/views";
 import type { AppContext, AppEnv, EmulatorRuntime } from "../runtime";
-import { SUBSCRIPTION_ID_PATTERN } from "../scenario/schema";
+import { SUBSCRIPTION_ID_PATTERN } from "@/lib/lookup/schemas";
 
 export const SUBSCRIPTION_STATUSES = [...LIVE_STATUSES, "canceled", "expired"] as const;
 /** Spec, Limits: "Subscription list | limit 1 to 100 (default 50), offset 0 to 100000". */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FetchLike, ServiceClientConfig } from "@/lib/service/client";
+import type { FetchLike, ServiceClientConfig } from "@/lib/service/transport";
 import { compareVersions } from "@/lib/snapshots/drift";
 import { PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { loadComparable } from "@/lib/snapshots/store";

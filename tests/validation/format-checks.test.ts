@@ -7,7 +7,7 @@ import {
   changeAmountInputSchema as serviceChangeAmountSchema,
   listPlayerSubscriptionsInputSchema,
   refundInputSchema,
-} from "@/lib/service/client";
+} from "@/lib/service/inputs";
 import { snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { monthKeySchema } from "@/lib/time";
 import {

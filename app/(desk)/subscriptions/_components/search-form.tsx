@@ -1,7 +1,7 @@
 import { Button } from "@/app/_components/ui/button";
 import { CONTROL_CLASS } from "@/app/_components/forms/control-styles";
 import { cn } from "@/app/_components/cn";
-import { SUBSCRIPTION_ID_EXAMPLE } from "@/lib/lookup/search";
+import { SUBSCRIPTION_ID_EXAMPLE } from "@/lib/lookup/schemas";
 
 /** The one search box: a GET form, so it works before any script loads and the URL can be shared. */
 export function SearchForm({ defaultValue, error }: { defaultValue?: string; error?: string | null }) {
