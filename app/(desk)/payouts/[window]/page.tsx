@@ -1,18 +1,15 @@
 import type { Metadata } from "next";
 import { Badge } from "@/app/_components/ui/badge";
-import { Banner } from "@/app/_components/ui/banner";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
-import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
 import { hasRole } from "@/lib/auth/roles";
 import { formatCount } from "@/lib/format";
 import { exportAvailability } from "@/lib/exports/availability";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
-import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
 import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
@@ -26,20 +23,19 @@ import {
   discardBatchAction,
   holdStatementsAction,
   markPaidAction,
-  overrideFlagAction,
   prepareBatchAction,
   releaseStatementsAction,
   unapproveStatementsAction,
 } from "../batch-actions";
 import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
-import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { BatchPanel } from "./batch-panel";
 import { ExportLinks } from "./export-links";
 import { batchContextOf, loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Panel } from "./panel";
+import { WindowFlags } from "./window-flags";
+import { WindowTotals } from "./window-totals";
 import { payoutTable } from "./table-state";
 
 type Props = {
@@ -116,7 +112,6 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const batchBadge = batch ? BATCH_BADGE[batch.status] : null;
-  const reasons = Object.entries(t.unattributedReasons);
   const batchCounts = {
     draft: counts?.byState.draft.count ?? 0,
     approved: counts?.byState.approved.count ?? 0,
@@ -215,61 +210,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
         ) : null}
       </section>
 
-      {windowFlags.length > 0 ? (
-        <section aria-labelledby="window-flags-heading" className="mb-4">
-          <Banner
-            tone={openWindowFlags.length > 0 ? "danger" : "neutral"}
-            title={
-              <span id="window-flags-heading">
-                {openWindowFlags.length > 0
-                  ? `${formatCount(openWindowFlags.length)} flag${openWindowFlags.length === 1 ? " on this window blocks" : "s on this window block"} approval`
-                  : "Flags on this window (all overridden)"}
-              </span>
-            }
-          >
-            <ul className="mt-1 flex flex-col gap-1.5">
-              {windowFlags.map((flag) => {
-                const override = overrideOf(flag, overrides);
-                return (
-                  <li
-                    key={`${flag.flag}:${flag.cause}`}
-                    className="flex flex-wrap items-start justify-between gap-x-4 gap-y-1"
-                  >
-                    <div className="min-w-0 flex-1">
-                      <span className="font-medium">
-                        {flag.label}
-                        {override ? " (overridden)" : ""}
-                      </span>
-                      : {FLAG_INFO[flag.flag].meaning} <span className="text-xs">({flag.detail})</span>
-                      {override ? (
-                        <span className="block text-xs">
-                          Overridden by {override.actorEmail} on <DateTime value={override.at.toISOString()} />: “
-                          {override.reason}”
-                        </span>
-                      ) : batch && overrides.some((o) => o.recipientPlayerId === null && o.flag === flag.flag) ? (
-                        <span className="block text-xs">
-                          An earlier cause of this flag was overridden; this one is new and blocks again.
-                        </span>
-                      ) : !batch ? (
-                        <span className="block text-xs">Prepare the batch to review and override flags.</span>
-                      ) : null}
-                    </div>
-                    {canOverride && batch && !override ? (
-                      <OverrideFlagButton
-                        action={overrideFlagAction}
-                        batchId={batch.id}
-                        flag={flag.flag}
-                        cause={flag.cause}
-                        label={flag.label}
-                      />
-                    ) : null}
-                  </li>
-                );
-              })}
-            </ul>
-          </Banner>
-        </section>
-      ) : null}
+      <WindowFlags
+        windowFlags={windowFlags}
+        openCount={openWindowFlags.length}
+        overrides={overrides}
+        batch={batch}
+        canOverride={canOverride}
+      />
 
       <section aria-labelledby="recipients-heading" className="mb-6">
         <h2 id="recipients-heading" className="mb-2 text-sm font-semibold text-ink">
@@ -305,104 +252,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
       </section>
 
       <div className="grid items-start gap-4 lg:grid-cols-2">
-        <Panel
-          id="totals"
-          className="lg:col-span-2"
-          title="Totals of the window"
-          summary={
-            <>
-              Net attributed <Money value={t.netAttributedUsd} currency="USD" />, {formatCount(t.recipientCount)}{" "}
-              recipients
-            </>
-          }
-        >
-          <StatGroup label="Totals of the window">
-            <Stat
-              label="Net attributed (to pay)"
-              value={<Money value={t.netAttributedUsd} currency="USD" />}
-              hint={`${formatCount(t.recipientCount)} recipients`}
-            />
-            <Stat
-              label="Gross attributed"
-              value={<Money value={t.grossAttributedUsd} currency="USD" />}
-              hint={`${formatCount(t.renewalsWithAttribution)} renewals with attribution`}
-            />
-            <Stat
-              label="Reversed attributed"
-              value={<Money value={t.reversedAttributedUsd} currency="USD" />}
-              hint={`${formatCount(t.refundEventsInWindow)} refunds, ${formatCount(t.reversalsWithoutReceipts)} without per-refund detail`}
-            />
-            <Stat
-              label="Settled gross"
-              value={<Money value={t.settledGrossUsd} currency="USD" />}
-              hint={`${formatCount(t.renewalsSettled)} renewals settled`}
-            />
-            <Stat
-              label="Service fee"
-              value={<Money value={t.invoFeeUsd} currency="USD" />}
-              hint="Never reversed by a refund"
-            />
-            <Stat
-              label="Partner revenue"
-              value={<Money value={t.partnerRevenueUsd} currency="USD" />}
-              hint={
-                <>
-                  settled <Money value={t.partnerRevenueSettledUsd} /> − reversed{" "}
-                  <Money value={t.partnerRevenueReversedUsd} />
-                </>
-              }
-            />
-            <Stat
-              label="Settled then fully refunded"
-              value={formatCount(t.renewalsSettledThenFullyReversed)}
-              hint="Pay nothing on these"
-            />
-          </StatGroup>
-        </Panel>
-
-        <Panel
-          id="unattributed"
-          className="lg:col-span-2"
-          title="Renewals without attribution"
-          summary={`${formatCount(t.renewalsWithoutAttribution)} renewals earned nobody a share`}
-          open={reasons.some(([reason, count]) => count > 0 && UNATTRIBUTED_REASON_INFO[reason]?.blocks)}
-        >
-          <SimpleTable
-            caption="Unattributed renewals by reason"
-            frame="none"
-            head={
-              <>
-                <Th>Reason</Th>
-                <Th align="right">Renewals</Th>
-                <Th>What it means for payment</Th>
-              </>
-            }
-          >
-            {reasons.map(([reason, count]) => {
-              const info = UNATTRIBUTED_REASON_INFO[reason];
-              return (
-                <Tr key={reason}>
-                  <RowTh>
-                    {info?.label ?? reason}
-                    <span
-                      className="block font-mono text-xs text-ink-muted"
-                      title="The reason as the service reports it"
-                    >
-                      {reason}
-                    </span>
-                  </RowTh>
-                  <Td align="right" className="tabular-nums">
-                    {formatCount(count)}
-                  </Td>
-                  <Td className={count > 0 && info?.blocks ? "font-medium text-danger-ink" : "text-ink-muted"}>
-                    {info?.meaning ??
-                      "A reason Payout Desk does not know yet: ask the service what it means before paying."}
-                  </Td>
-                </Tr>
-              );
-            })}
-          </SimpleTable>
-        </Panel>
+        <WindowTotals totals={t} />
 
         <Panel
           id="batch-details"
