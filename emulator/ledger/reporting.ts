@@ -23,14 +23,6 @@ import {
 } from "./report-aggregate";
 import { entryEventView, recipientLine } from "./report-lines";
 
-export {
-  INLINE_LINES,
-  isCoarse,
-  MAX_REVERSAL_ROWS,
-  MAX_SETTLED_RENEWALS,
-  MAX_WINDOW_DAYS,
-} from "./report-aggregate";
-
 export type WindowReportQuery = {
   start: Millis;
   end: Millis;

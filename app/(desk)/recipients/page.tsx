@@ -1,42 +1,22 @@
 import type { Metadata } from "next";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
-import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { getDb } from "@/db";
 import { searchRecipients } from "@/db/queries/payouts";
-import { requirePageRole } from "@/lib/auth/session";
-import { resolveSelectedGame } from "@/lib/games/games";
 import { NoGame } from "../no-game";
-import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
+import { loadDeskPage, type SearchParamsProps } from "../page-context";
+import { PayoutsHeader } from "@/app/_components/payouts/payouts-nav";
+
+const DESCRIPTION =
+  "Everyone who earned a revenue share in a snapshotted window: open one for the ledger across months.";
 
 export const metadata: Metadata = { title: "Recipients" };
 
-export default async function RecipientsPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const user = await requirePageRole("viewer");
-  const db = getDb();
-  const game = await resolveSelectedGame(db, user);
+export default async function RecipientsPage({ searchParams }: SearchParamsProps) {
+  const { user, db, game } = await loadDeskPage("viewer");
   const q = typeof (await searchParams).q === "string" ? String((await searchParams).q).slice(0, 200) : "";
-  const header = (
-    <>
-      <PageHeader
-        title="Recipients"
-        description="Everyone who earned a revenue share in a snapshotted window: open one for the ledger across months."
-      />
-      <PayoutsNav current="/recipients" />
-    </>
-  );
-  if (!game)
-    return (
-      <>
-        {header}
-        <NoGame role={user.role} />
-      </>
-    );
+  const header = <PayoutsHeader title="Recipients" description={DESCRIPTION} current="/recipients" />;
+  if (!game) return <NoGame role={user.role} header={header} />;
   const rows = await searchRecipients(db, { gameId: game.id, q, limit: 100 });
   return (
     <>

@@ -10,17 +10,13 @@ import { type ServerAction, withFields } from "./with-fields";
 export function OverrideFlagButton({
   action,
   batchId,
-  flag,
-  cause,
-  label,
+  flag: { flag, cause, label },
   recipientPlayerId,
 }: {
   action: ServerAction;
   batchId: string;
-  flag: string;
-  /** The cause of the flag instance shown: a flag whose cause changed since is refused. */
-  cause: string;
-  label: string;
+  /** The flag instance shown; `cause` is its cause: a flag whose cause changed since is refused. */
+  flag: { flag: string; cause: string; label: string };
   recipientPlayerId?: number;
 }) {
   return (

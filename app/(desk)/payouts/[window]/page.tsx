@@ -15,24 +15,13 @@ import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
-import {
-  approveAllUnflaggedAction,
-  approveBatchAction,
-  approveStatementsAction,
-  carryForwardStatementsAction,
-  discardBatchAction,
-  holdStatementsAction,
-  markPaidAction,
-  prepareBatchAction,
-  releaseStatementsAction,
-  unapproveStatementsAction,
-} from "../batch-actions";
 import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { BatchPanel } from "./batch-panel";
 import { ExportLinks } from "./export-links";
 import { batchContextOf, loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
+import { BATCH_ACTIONS, STATEMENT_ACTIONS } from "./action-sets";
 import { Panel } from "./panel";
 import { WindowFlags } from "./window-flags";
 import { WindowTotals } from "./window-totals";
@@ -197,13 +186,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
             offers={batchOffers}
             twoPersonRule={context?.twoPersonRule ?? settings.twoPersonRule}
             minPayoutUsd={settings.minPayoutUsd}
-            actions={{
-              prepare: prepareBatchAction,
-              approveUnflagged: approveAllUnflaggedAction,
-              approveBatch: approveBatchAction,
-              markPaid: markPaidAction,
-              discard: discardBatchAction,
-            }}
+            actions={BATCH_ACTIONS}
             methods={methods}
             today={today}
           />
@@ -234,18 +217,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
           canAct={canAct}
           context={context}
           openWindowFlags={openWindowFlags.length}
-          actions={
-            canAct
-              ? {
-                  approve: approveStatementsAction,
-                  unapprove: unapproveStatementsAction,
-                  hold: holdStatementsAction,
-                  release: releaseStatementsAction,
-                  carryForward: carryForwardStatementsAction,
-                  markPaid: markPaidAction,
-                }
-              : null
-          }
+          actions={canAct ? STATEMENT_ACTIONS : null}
           methods={methods}
           today={today}
         />

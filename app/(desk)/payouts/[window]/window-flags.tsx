@@ -62,13 +62,7 @@ export function WindowFlags({
                   ) : null}
                 </div>
                 {canOverride && batch && !override ? (
-                  <OverrideFlagButton
-                    action={overrideFlagAction}
-                    batchId={batch.id}
-                    flag={flag.flag}
-                    cause={flag.cause}
-                    label={flag.label}
-                  />
+                  <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag} />
                 ) : null}
               </li>
             );

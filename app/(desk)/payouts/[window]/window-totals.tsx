@@ -1,6 +1,7 @@
+import { HeadCells } from "@/app/_components/table/columns";
 import { Money } from "@/app/_components/ui/money";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import type { SnapshotHeader } from "@/db/queries/snapshots";
 import { formatCount } from "@/lib/format";
 import { UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
@@ -76,13 +77,7 @@ export function WindowTotals({ totals }: { totals: SnapshotHeader["totals"] }) {
         <SimpleTable
           caption="Unattributed renewals by reason"
           frame="none"
-          head={
-            <>
-              <Th>Reason</Th>
-              <Th align="right">Renewals</Th>
-              <Th>What it means for payment</Th>
-            </>
-          }
+          head={<HeadCells columns={["Reason", ["Renewals", "right"], "What it means for payment"]} />}
         >
           {reasons.map(([reason, count]) => {
             const info = UNATTRIBUTED_REASON_INFO[reason];

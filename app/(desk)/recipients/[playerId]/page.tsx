@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
 import { Card } from "@/app/_components/ui/card";
@@ -8,7 +9,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
 import { listRecipientWindows, listStatementEvents } from "@/db/queries/payouts";
 import { requirePageRole } from "@/lib/auth/session";
@@ -125,15 +126,17 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
             frame="none"
             dense
             head={
-              <>
-                <Th>Window</Th>
-                <Th align="right">Net attributed</Th>
-                <Th align="right">Carried in</Th>
-                <Th align="right">Payable</Th>
-                <Th align="right">Carried forward</Th>
-                <Th>State</Th>
-                <Th>Payment</Th>
-              </>
+              <HeadCells
+                columns={[
+                  "Window",
+                  ["Net attributed", "right"],
+                  ["Carried in", "right"],
+                  ["Payable", "right"],
+                  ["Carried forward", "right"],
+                  "State",
+                  "Payment",
+                ]}
+              />
             }
           >
             {[...statements].reverse().map((s) => {
@@ -147,18 +150,10 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                       batch {s.batchStatus}, snapshot v{s.snapshotVersion}
                     </span>
                   </RowTh>
-                  <Td align="right">
-                    <Money value={s.netAttributedUsd} />
-                  </Td>
-                  <Td align="right">
-                    <Money value={s.carriedInUsd} />
-                  </Td>
-                  <Td align="right" className="font-medium">
-                    <Money value={s.payableUsd} />
-                  </Td>
-                  <Td align="right">
-                    <Money value={s.carryOutUsd} />
-                  </Td>
+                  <MoneyTd value={s.netAttributedUsd} />
+                  <MoneyTd value={s.carriedInUsd} />
+                  <MoneyTd value={s.payableUsd} className="font-medium" />
+                  <MoneyTd value={s.carryOutUsd} />
                   <Td>
                     {st ? <Badge tone={st.tone}>{st.label}</Badge> : s.state}
                     {s.holdReason ? <span className="block text-xs text-ink-muted">{s.holdReason}</span> : null}
@@ -210,14 +205,16 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
             frame="none"
             dense
             head={
-              <>
-                <Th>When</Th>
-                <Th>Entry</Th>
-                <Th>Window</Th>
-                <Th align="right">Amount (USD)</Th>
-                <Th align="right">Balance (USD)</Th>
-                <Th>Reference</Th>
-              </>
+              <HeadCells
+                columns={[
+                  "When",
+                  "Entry",
+                  "Window",
+                  ["Amount (USD)", "right"],
+                  ["Balance (USD)", "right"],
+                  "Reference",
+                ]}
+              />
             }
           >
             {withBalance.map((e) => (
@@ -227,12 +224,8 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                 </Td>
                 <RowTh>{KIND_LABELS[e.kind] ?? e.kind}</RowTh>
                 <Td>{windowLabel(toWindow(e.windowStart, e.windowEnd))}</Td>
-                <Td align="right">
-                  <Money value={e.amountUsd} />
-                </Td>
-                <Td align="right" className="font-medium">
-                  <Money value={e.balance} />
-                </Td>
+                <MoneyTd value={e.amountUsd} />
+                <MoneyTd value={e.balance} className="font-medium" />
                 <Td className="font-mono text-xs text-ink-muted">{e.reference ?? ""}</Td>
               </Tr>
             ))}

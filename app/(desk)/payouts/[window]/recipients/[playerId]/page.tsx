@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
 import { Banner } from "@/app/_components/ui/banner";
@@ -9,7 +10,7 @@ import { LinkButton } from "@/app/_components/ui/link-button";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
 import { listSnapshotReversals } from "@/db/queries/snapshots";
 import { hasRole } from "@/lib/auth/roles";
@@ -23,17 +24,10 @@ import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/led
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
-import {
-  approveStatementsAction,
-  carryForwardStatementsAction,
-  holdStatementsAction,
-  markPaidAction,
-  overrideFlagAction,
-  releaseStatementsAction,
-  unapproveStatementsAction,
-} from "../../../batch-actions";
+import { overrideFlagAction } from "../../../batch-actions";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { STATEMENT_ACTIONS } from "../../action-sets";
 import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load";
 import { DisputeList } from "./dispute-list";
 import { ReversalList } from "./reversal-list";
@@ -142,14 +136,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
               offers={
                 context ? offeredStatementActions(context, { state: statement.state, openFlags: openFlags.length }) : []
               }
-              actions={{
-                approve: approveStatementsAction,
-                unapprove: unapproveStatementsAction,
-                hold: holdStatementsAction,
-                release: releaseStatementsAction,
-                carry_forward: carryForwardStatementsAction,
-                mark_paid: markPaidAction,
-              }}
+              actions={STATEMENT_ACTIONS}
               methods={methods}
               today={today}
             />
@@ -171,9 +158,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                     <OverrideFlagButton
                       action={overrideFlagAction}
                       batchId={batch.id}
-                      flag={flag.flag}
-                      cause={flag.cause}
-                      label={flag.label}
+                      flag={flag}
                       recipientPlayerId={playerId}
                     />
                   ) : undefined
@@ -351,17 +336,19 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
           caption="Renewal lines attributed to this recipient in the window"
           dense
           head={
-            <>
-              <Th>Period</Th>
-              <Th>Subscription</Th>
-              <Th>Item</Th>
-              <Th>Paid at</Th>
-              <Th align="right">Amount (USD)</Th>
-              <Th align="right">Base (USD)</Th>
-              <Th align="right">Percent</Th>
-              <Th align="right">Attributed (USD)</Th>
-              <Th>Checks</Th>
-            </>
+            <HeadCells
+              columns={[
+                "Period",
+                "Subscription",
+                "Item",
+                "Paid at",
+                ["Amount (USD)", "right"],
+                ["Base (USD)", "right"],
+                ["Percent", "right"],
+                ["Attributed (USD)", "right"],
+                "Checks",
+              ]}
+            />
           }
         >
           {lines.rows.map((l) => {
@@ -382,9 +369,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 </Td>
                 <Td>{l.itemName}</Td>
                 <Td>{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</Td>
-                <Td align="right">
-                  <Money value={l.amountUsd} />
-                </Td>
+                <MoneyTd value={l.amountUsd} />
                 <Td align="right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</Td>
                 <Td align="right" className="tabular-nums">
                   {l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}
