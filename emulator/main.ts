@@ -125,11 +125,13 @@ async function main(): Promise<void> {
   }
   const ledger = emulator.ledger();
   process.stdout.write(
-    `clock ${formatInstant(ledger.now)}; ${ledger.subscriptions.size} subscriptions, ${ledger.periods.size} periods; rate limits ${flags["rate-limits"]}\n`,
+    `clock ${formatInstant(ledger.now)}; ${ledger.subscriptions.size} subscriptions, ${ledger.periods.size} periods; ` +
+      `rate limits ${flags["rate-limits"]}\n`,
   );
   if (flags.demo) {
     process.stdout.write(
-      `demo game id ${DEMO_GAME_ID}, secret ${DEMO_GAME_SECRET}, webhook secret ${flags["webhook-secret"] ?? DEMO_WEBHOOK_SECRET}\n`,
+      `demo game id ${DEMO_GAME_ID}, secret ${DEMO_GAME_SECRET}, webhook secret ` +
+        `${flags["webhook-secret"] ?? DEMO_WEBHOOK_SECRET}\n`,
     );
   }
   // Last, so that a supervisor waiting for this line has everything above.

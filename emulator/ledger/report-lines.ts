@@ -67,7 +67,8 @@ function reversalLine(group: ReversalGroup, window: Window): Record<string, unkn
   const notes: string[] = [];
   if (coarse) {
     notes.push(
-      "Partly or wholly known only from the period row: that part is reported wholly in the window of its latest refund, without partner-revenue clawback; refunds with receipts stay exact in their own windows.",
+      "Partly or wholly known only from the period row: that part is reported wholly in the window of its latest " +
+        "refund, without partner-revenue clawback; refunds with receipts stay exact in their own windows.",
     );
   }
   if (zero) notes.push("Settled and fully refunded inside this window: pay nothing.");

@@ -116,12 +116,15 @@ export function windowReport(ledger: Ledger, game: GameState, query: WindowRepor
 
 const DERIVATION = {
   window_key:
-    "A renewal belongs to the window holding its paid_at (settlement); each reversal to the window holding its refund. Windows are [start, end).",
+    "A renewal belongs to the window holding its paid_at (settlement); each reversal to the window holding its " +
+    "refund. Windows are [start, end).",
   legs: "Two revenue legs: invo_fee_usd = round(amount × fee%), partner_revenue_settled_usd = amount − invo_fee_usd.",
   attribution:
-    "base_usd = partner_revenue_settled_usd; attributed_amount_usd = round(base_usd × percent_at_renewal / 100), recorded at settlement and never recomputed.",
+    "base_usd = partner_revenue_settled_usd; attributed_amount_usd = round(base_usd × percent_at_renewal / 100), " +
+    "recorded at settlement and never recomputed.",
   reversals:
-    "A partial refund reverses round(attributed × refunded / amount); the refund completing a period reverses what remains, so a fully refunded period nets to zero.",
+    "A partial refund reverses round(attributed × refunded / amount); the refund completing a period reverses what " +
+    "remains, so a fully refunded period nets to zero.",
   rounding: "To the cent, half away from zero, when a figure is recorded.",
 };
 
@@ -131,7 +134,8 @@ const KNOWN_LIMITS = {
   max_reversal_rows: MAX_REVERSAL_ROWS,
   inline_lines_per_recipient: INLINE_LINES,
   period_row_reversals:
-    "Refunds known only from the period row are reported together, wholly in the window of the latest of them, and show no partner-revenue clawback; refunds with receipts on the same period stay exact in their own windows.",
+    "Refunds known only from the period row are reported together, wholly in the window of the latest of them, and " +
+    "show no partner-revenue clawback; refunds with receipts on the same period stay exact in their own windows.",
 };
 
 export type SubscriptionReportQuery = { statuses: Set<string> | null; limit: number; offset: number };

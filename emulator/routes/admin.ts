@@ -257,7 +257,8 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
   // POST /__emulator/webhooks/retry-now – send every waiting retry at once
   admin.post("/webhooks/retry-now", (c) => c.json({ retried: runtime.dispatcher.retryNow() }));
 
-  // POST /__emulator/webhooks/deliveries/{id}/replay – send a delivery again (new event id header, same idempotency key)
+  // POST /__emulator/webhooks/deliveries/{id}/replay – send a delivery again (new event id header, same idempotency
+  // key)
   admin.post("/webhooks/deliveries/:id/replay", (c) => {
     const delivery = runtime.dispatcher.replay(c.req.param("id"));
     if (!delivery) throw new ApiError(404, "ADMIN_NOT_FOUND", "No such delivery.");

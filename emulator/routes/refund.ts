@@ -11,7 +11,10 @@ import { parseReason, pathSubscription } from "./subscriptions";
 
 export const MAX_CLIENT_REQUEST_ID = 255;
 
-/** Spec, refund body: "client_request_id (string, required, at most 255, not sub_-prefixed, one per refund, reuse on retry)". */
+/**
+ * Spec, refund body: "client_request_id (string, required, at most 255, not sub_-prefixed, one per refund, reuse on
+ * retry)".
+ */
 export function parseClientRequestId(value: unknown): string {
   if (value === undefined || value === null || value === "") {
     throw new ApiError(400, "CLIENT_REQUEST_ID_REQUIRED", "client_request_id is required.");

@@ -16,7 +16,9 @@ export const MAX_EMAIL_LENGTH = 254;
 /** Spec, Limits: "Cancel and refund reason | at most 500 characters". */
 export const MAX_REASON_LENGTH = 500;
 
-/** The subscription of this game named in the path; spec: "404 SUBSCRIPTION_NOT_FOUND | Not this game's subscription". */
+/**
+ * The subscription of this game named in the path; spec: "404 SUBSCRIPTION_NOT_FOUND | Not this game's subscription".
+ */
 export function pathSubscription(runtime: EmulatorRuntime, c: AppContext): SubscriptionState {
   const id = c.req.param("id") ?? "";
   if (!SUBSCRIPTION_ID_PATTERN.test(id))

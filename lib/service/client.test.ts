@@ -106,8 +106,10 @@ describe("requests", () => {
     expect(calls.map((c) => decodeURIComponent(c.url))).toEqual([
       `${base}/api/subscriptions/SUB_1767225600_ab12cd34?include_player=true`,
       `${base}/api/subscriptions/player?player_email=${EMAIL}&status=live,canceled&limit=10`,
-      `${base}/api/subscriptions/reporting/attribution?start=2026-03-01T00:00:00Z&end=2026-04-01T00:00:00Z&recipient_player_id=2002&limit=100&offset=200`,
-      `${base}/api/subscriptions/reporting/subscriptions/SUB_1767225600_ab12cd34/attribution?status=paid,refunded&limit=100`,
+      `${base}/api/subscriptions/reporting/attribution?start=2026-03-01T00:00:00Z` +
+        `&end=2026-04-01T00:00:00Z&recipient_player_id=2002&limit=100&offset=200`,
+      `${base}/api/subscriptions/reporting/subscriptions/SUB_1767225600_ab12cd34/attribution` +
+        `?status=paid,refunded&limit=100`,
       `${base}/api/subscriptions/reporting/periods/9001`,
       `${base}/api/player-balances/player/by-email/${EMAIL}`,
       `${base}/api/currency-purchases/player-cards?player_email=${EMAIL}`,
@@ -418,24 +420,28 @@ describe("retry policy: writes", () => {
     }
   });
 
-  it("retries a refund with the same client_request_id through PROCESSOR_ERROR, INTERNAL_ERROR, FLOW_PAUSED and service_unavailable", async () => {
-    const { client, calls } = makeClient(
-      [
-        json(502, { error: "Processor failed", error_code: "PROCESSOR_ERROR" }),
-        json(500, { error: "Internal", error_code: "INTERNAL_ERROR" }),
-        json(503, { error: "Paused", error_code: "FLOW_PAUSED" }),
-        json(503, { status: "service_unavailable" }),
-        networkError(),
-        json(200, { ...refundReceiptBody(), idempotent_replay: true }),
-      ],
-      { maxRetries: 5 },
-    );
-    const result = await client.refundSubscription(sub, { clientRequestId: "refund-0b6f", amountUsd: "3.33" });
-    expect(result.outcome).toBe("refunded");
-    if (result.outcome === "refunded") expect(result.receipt.idempotent_replay).toBe(true);
-    expect(calls).toHaveLength(6);
-    for (const call of calls) expect(call.body).toEqual({ client_request_id: "refund-0b6f", amount_usd: "3.33" });
-  });
+  it(
+    "retries a refund with the same client_request_id through PROCESSOR_ERROR, INTERNAL_ERROR, FLOW_PAUSED and " +
+      "service_unavailable",
+    async () => {
+      const { client, calls } = makeClient(
+        [
+          json(502, { error: "Processor failed", error_code: "PROCESSOR_ERROR" }),
+          json(500, { error: "Internal", error_code: "INTERNAL_ERROR" }),
+          json(503, { error: "Paused", error_code: "FLOW_PAUSED" }),
+          json(503, { status: "service_unavailable" }),
+          networkError(),
+          json(200, { ...refundReceiptBody(), idempotent_replay: true }),
+        ],
+        { maxRetries: 5 },
+      );
+      const result = await client.refundSubscription(sub, { clientRequestId: "refund-0b6f", amountUsd: "3.33" });
+      expect(result.outcome).toBe("refunded");
+      if (result.outcome === "refunded") expect(result.receipt.idempotent_replay).toBe(true);
+      expect(calls).toHaveLength(6);
+      for (const call of calls) expect(call.body).toEqual({ client_request_id: "refund-0b6f", amount_usd: "3.33" });
+    },
+  );
 
   it("never retries REFUND_LOOKUP_FAILED or REFUND_MISMATCH: manual attention", async () => {
     for (const code of ["REFUND_LOOKUP_FAILED", "REFUND_MISMATCH"]) {

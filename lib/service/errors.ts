@@ -109,11 +109,17 @@ function messageOf(init: {
 }): string {
   const where = init.method && init.path ? `${init.method} ${init.path}: ` : "";
   if (init.code === RESPONSE_TOO_LARGE) {
-    return `${where}the service's answer is larger than the ${formatBytes(init.limitBytes)} the client reads; it was cut off`;
+    return (
+      `${where}the service's answer is larger than the ${formatBytes(init.limitBytes)} the client reads; it was ` +
+      `cut off`
+    );
   }
   if (init.code === ADDRESS_REFUSED) {
     const address = init.address && init.address !== init.host ? ` (${init.address})` : "";
-    return `${where}refused to call ${init.host ?? "the service"}${address}: a link-local or cloud metadata address is never the service`;
+    return (
+      `${where}refused to call ${init.host ?? "the service"}${address}: a link-local or cloud metadata address ` +
+      `is never the service`
+    );
   }
   switch (init.kind) {
     case "network":

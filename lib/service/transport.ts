@@ -88,7 +88,8 @@ export type ServiceClientStats = {
   networkErrors: number;
 };
 
-// --- Retry timing ------------------------------------------------------------------------------------------------------
+// --- Retry timing
+// ------------------------------------------------------------------------------------------------------
 
 /**
  * Wait before retry number `retry` (1 = the first retry). Full jitter: uniform in [0, min(max, base * 2^(retry-1))).
@@ -106,7 +107,8 @@ export function computeRetryDelay(
   return Math.floor(r * ceiling);
 }
 
-// --- Requests ----------------------------------------------------------------------------------------------------------
+// --- Requests
+// ----------------------------------------------------------------------------------------------------------
 
 export type RequestSpec<T> = {
   method: "GET" | "POST";

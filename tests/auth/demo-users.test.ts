@@ -38,7 +38,8 @@ describe("demo users of the embedded default", () => {
       });
       expect(response.status, user.email).toBe(200);
     }
-    // A second start prints the same passwords (kept in the data folder, readable by its owner only) and creates nobody.
+    // A second start prints the same passwords (kept in the data folder, readable by its owner only) and creates
+    // nobody.
     const again = await seedDemoUsers(runtime);
     expect(again).toEqual(users);
     const file = path.join(dataDir, "demo-users.json");

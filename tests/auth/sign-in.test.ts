@@ -113,24 +113,27 @@ describe("sign-in limits without lockout", () => {
   const T0 = Date.UTC(2030, 0, 1, 9, 0, 0);
   const S = 1_000;
 
-  it("lets the account owner in once the delay has passed, however many failures an anonymous caller made", async () => {
-    const { signInAction } = await import("../../app/(auth)/sign-in/actions");
-    await createUser(t.db, { email: "target@payout-desk.test", role: "viewer", password: "the-right-password" });
-    actAnonymously();
-    for (let i = 0; i < 5; i++) {
-      await atTime(T0 + i * S, () => signInAction(null, form("target@payout-desk.test", `wrong-${i}`)));
-    }
-    await expect(
-      atTime(T0 + 5 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
-    ).resolves.toMatchObject({
-      ok: false,
-      code: "RATE_LIMITED",
-      message: expect.stringMatching(/try again in \d+ seconds/i),
-    });
-    await expect(
-      atTime(T0 + 4 * S + 15 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
-    ).rejects.toThrow("NEXT_REDIRECT");
-  });
+  it(
+    "lets the account owner in once the delay has passed, " + "however many failures an anonymous caller made",
+    async () => {
+      const { signInAction } = await import("../../app/(auth)/sign-in/actions");
+      await createUser(t.db, { email: "target@payout-desk.test", role: "viewer", password: "the-right-password" });
+      actAnonymously();
+      for (let i = 0; i < 5; i++) {
+        await atTime(T0 + i * S, () => signInAction(null, form("target@payout-desk.test", `wrong-${i}`)));
+      }
+      await expect(
+        atTime(T0 + 5 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
+      ).resolves.toMatchObject({
+        ok: false,
+        code: "RATE_LIMITED",
+        message: expect.stringMatching(/try again in \d+ seconds/i),
+      });
+      await expect(
+        atTime(T0 + 4 * S + 15 * S, () => signInAction(null, form("target@payout-desk.test", "the-right-password"))),
+      ).rejects.toThrow("NEXT_REDIRECT");
+    },
+  );
 
   it("grows the delay with each further failure, up to a cap", async () => {
     const email = "grows@payout-desk.test";

@@ -77,40 +77,43 @@ describe("refund effects", () => {
     expect(await balanceOf("alice@example.test")).toBe("133.30");
   });
 
-  it("composes partials to the cent: the completing refund returns the card charge and reclaims the coins", async () => {
-    const first = await refund(SUB.monthly, { client_request_id: "c-1", amount_usd: "3.33" });
-    const second = await refund(SUB.monthly, { client_request_id: "c-2", amount_usd: "3.33" });
-    const third = await refund(SUB.monthly, { client_request_id: "c-3", amount_usd: "3.34" });
-    expect([
-      first.body.partner_revenue_reversed_usd,
-      second.body.partner_revenue_reversed_usd,
-      third.body.partner_revenue_reversed_usd,
-    ]).toEqual(["3.00", "3.00", "3.00"]);
-    expect(third.body).toMatchObject({
-      total_refunded_amount_usd: "10.00",
-      remaining_refundable_usd: "0.00",
-      is_full_refund: true,
-      partner_revenue_reversal_mode: "full",
-      card_refunded_usd: "10.00",
-      balance_delta_coins: "-66.60",
-      new_balance: "100.00",
-    });
-    expect(third.body.revenue_share_attribution).toMatchObject({
-      original_attributed_amount_usd: "1.80",
-      refunded_attributed_amount_usd: "1.80",
-      net_attributed_amount_usd: "0.00",
-    });
-    const detail = await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`, {
-      query: { status: "refunded" },
-    });
-    const period = detail.body.periods.find((p: any) => p.period_seq === 5);
-    expect(period).toMatchObject({
-      status: "refunded",
-      partner_revenue_usd: "0.00",
-      partner_revenue_reversed_usd: "9.00",
-      partner_leg_reversed: true,
-    });
-  });
+  it(
+    "composes partials to the cent: the completing refund " + "returns the card charge and reclaims the coins",
+    async () => {
+      const first = await refund(SUB.monthly, { client_request_id: "c-1", amount_usd: "3.33" });
+      const second = await refund(SUB.monthly, { client_request_id: "c-2", amount_usd: "3.33" });
+      const third = await refund(SUB.monthly, { client_request_id: "c-3", amount_usd: "3.34" });
+      expect([
+        first.body.partner_revenue_reversed_usd,
+        second.body.partner_revenue_reversed_usd,
+        third.body.partner_revenue_reversed_usd,
+      ]).toEqual(["3.00", "3.00", "3.00"]);
+      expect(third.body).toMatchObject({
+        total_refunded_amount_usd: "10.00",
+        remaining_refundable_usd: "0.00",
+        is_full_refund: true,
+        partner_revenue_reversal_mode: "full",
+        card_refunded_usd: "10.00",
+        balance_delta_coins: "-66.60",
+        new_balance: "100.00",
+      });
+      expect(third.body.revenue_share_attribution).toMatchObject({
+        original_attributed_amount_usd: "1.80",
+        refunded_attributed_amount_usd: "1.80",
+        net_attributed_amount_usd: "0.00",
+      });
+      const detail = await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`, {
+        query: { status: "refunded" },
+      });
+      const period = detail.body.periods.find((p: any) => p.period_seq === 5);
+      expect(period).toMatchObject({
+        status: "refunded",
+        partner_revenue_usd: "0.00",
+        partner_revenue_reversed_usd: "9.00",
+        partner_leg_reversed: true,
+      });
+    },
+  );
 
   it("lets the wallet go below zero when reclaimed coins were spent", async () => {
     await refund(SUB.monthly, { client_request_id: "s-1", amount_usd: "5.00" });
@@ -157,18 +160,22 @@ describe("refund effects", () => {
 });
 
 describe("default period", () => {
-  it("defaults to the most recent period still billed: a partly refunded one stays, a fully refunded one is skipped", async () => {
-    // Spec: period_seq defaults to "the most recent billed period"; "a partly refunded period is still billed".
-    const partial = await refund(SUB.ninetyNine, { client_request_id: "d-1", amount_usd: "1.00" });
-    expect(partial.body).toMatchObject({ period_seq: 4, total_refunded_amount_usd: "1.00" });
-    const rest = await refund(SUB.ninetyNine, { client_request_id: "d-2" });
-    expect(rest.body).toMatchObject({ period_seq: 4, refunded_amount_usd: "8.99", is_full_refund: true });
-    // Period 4 is refunded now, no longer billed: the default moves to period 3.
-    const next = await refund(SUB.ninetyNine, { client_request_id: "d-3" });
-    expect(next.body).toMatchObject({ period_seq: 3, refunded_amount_usd: "9.99", is_full_refund: true });
-    // Naming a fully refunded period is still ALREADY_REFUNDED.
-    expectError(await refund(SUB.ninetyNine, { client_request_id: "d-4", period_seq: 4 }), 409, "ALREADY_REFUNDED");
-  });
+  it(
+    "defaults to the most recent period still billed: a partly " +
+      "refunded one stays, a fully refunded one is skipped",
+    async () => {
+      // Spec: period_seq defaults to "the most recent billed period"; "a partly refunded period is still billed".
+      const partial = await refund(SUB.ninetyNine, { client_request_id: "d-1", amount_usd: "1.00" });
+      expect(partial.body).toMatchObject({ period_seq: 4, total_refunded_amount_usd: "1.00" });
+      const rest = await refund(SUB.ninetyNine, { client_request_id: "d-2" });
+      expect(rest.body).toMatchObject({ period_seq: 4, refunded_amount_usd: "8.99", is_full_refund: true });
+      // Period 4 is refunded now, no longer billed: the default moves to period 3.
+      const next = await refund(SUB.ninetyNine, { client_request_id: "d-3" });
+      expect(next.body).toMatchObject({ period_seq: 3, refunded_amount_usd: "9.99", is_full_refund: true });
+      // Naming a fully refunded period is still ALREADY_REFUNDED.
+      expectError(await refund(SUB.ninetyNine, { client_request_id: "d-4", period_seq: 4 }), 409, "ALREADY_REFUNDED");
+    },
+  );
 
   it("answers NO_PAID_PERIOD when every collected period has been refunded in full", async () => {
     expect((await refund(SUB.canceled, { client_request_id: "n-1" })).body).toMatchObject({
@@ -181,24 +188,27 @@ describe("default period", () => {
 });
 
 describe("refunds and cancel at period end", () => {
-  it("retires at once a subscription canceling at period end when a full refund leaves its paid window in the past", async () => {
-    const cancel = await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {});
-    expect(cancel.body).toMatchObject({ cancel_at_period_end: true, access_until: "2026-06-15T00:00:00Z" });
-    await refund(SUB.monthly, { client_request_id: "cape-1" });
-    const sub = (await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription;
-    expect(sub).toMatchObject({
-      status: "canceled",
-      paid_through: "2026-05-15T00:00:00Z",
-      ended_at: "2026-06-01T00:00:00Z",
-      next_charge_at: null,
-    });
-    // Nothing is charged or retired at the old period end.
-    const advanced = await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
-    expect(advanced.body.retired).toBe(0);
-    const latest = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body
-      .periods[0];
-    expect(latest).toMatchObject({ period_seq: 5, status: "refunded" });
-  });
+  it(
+    "retires at once a subscription canceling at period end " + "when a full refund leaves its paid window in the past",
+    async () => {
+      const cancel = await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {});
+      expect(cancel.body).toMatchObject({ cancel_at_period_end: true, access_until: "2026-06-15T00:00:00Z" });
+      await refund(SUB.monthly, { client_request_id: "cape-1" });
+      const sub = (await client.get(`/api/subscriptions/${SUB.monthly}`)).body.subscription;
+      expect(sub).toMatchObject({
+        status: "canceled",
+        paid_through: "2026-05-15T00:00:00Z",
+        ended_at: "2026-06-01T00:00:00Z",
+        next_charge_at: null,
+      });
+      // Nothing is charged or retired at the old period end.
+      const advanced = await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+      expect(advanced.body.retired).toBe(0);
+      const latest = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body
+        .periods[0];
+      expect(latest).toMatchObject({ period_seq: 5, status: "refunded" });
+    },
+  );
 
   it("retires at the new paid_through when a full refund moves it back to a date still ahead", async () => {
     const scenario = {

@@ -249,30 +249,33 @@ describe("[finance] journal", () => {
     expect(body).toContain("until the batch is approved");
   });
 
-  it("sends a browser opening a refused download to the page that says why; a script still gets the JSON error", async () => {
-    const browser = await GET(
-      new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
-        headers: {
-          Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-          "Sec-Fetch-Mode": "navigate",
+  it(
+    "sends a browser opening a refused download to the page " + "that says why; a script still gets the JSON error",
+    async () => {
+      const browser = await GET(
+        new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
+          headers: {
+            Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            "Sec-Fetch-Mode": "navigate",
+          },
+        }),
+        { params: Promise.resolve({ kind: "journal" }) },
+      );
+      expect(browser.status).toBe(303);
+      expect(browser.headers.get("location")).toBe(`/payouts/export-refused?kind=journal&snapshot=${draftSnapshot}`);
+      expect(browser.headers.get("content-disposition")).toBeNull();
+      const script = await GET(
+        new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
+          headers: { Accept: "*/*" },
+        }),
+        {
+          params: Promise.resolve({ kind: "journal" }),
         },
-      }),
-      { params: Promise.resolve({ kind: "journal" }) },
-    );
-    expect(browser.status).toBe(303);
-    expect(browser.headers.get("location")).toBe(`/payouts/export-refused?kind=journal&snapshot=${draftSnapshot}`);
-    expect(browser.headers.get("content-disposition")).toBeNull();
-    const script = await GET(
-      new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
-        headers: { Accept: "*/*" },
-      }),
-      {
-        params: Promise.resolve({ kind: "journal" }),
-      },
-    );
-    expect(script.status).toBe(409);
-    expect(((await script.json()) as { error: { message: string } }).error.message).toContain(
-      "until the batch is approved",
-    );
-  });
+      );
+      expect(script.status).toBe(409);
+      expect(((await script.json()) as { error: { message: string } }).error.message).toContain(
+        "until the batch is approved",
+      );
+    },
+  );
 });

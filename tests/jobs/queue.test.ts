@@ -47,15 +47,19 @@ describe("job queue uniqueness", () => {
     expect((await jobsOf(pullSnapshotJob.name)).filter((j) => j.singleton_key === pullId)).toHaveLength(1);
   });
 
-  it("queues a pull again once its job has started (a worker that died is replaced; the pull's lock keeps one running)", async () => {
-    const pullId = randomUUID();
-    const first = await enqueue(pullSnapshotJob, { pullId });
-    expect(first).toEqual(expect.any(String));
-    expect(await take(pullSnapshotJob.name, 10)).toContain(first);
-    const again = await enqueue(pullSnapshotJob, { pullId });
-    expect(again).toEqual(expect.any(String));
-    expect(await enqueue(pullSnapshotJob, { pullId })).toBeNull();
-  });
+  it(
+    "queues a pull again once its job has started (a worker that died is replaced; the pull's lock keeps one " +
+      "running)",
+    async () => {
+      const pullId = randomUUID();
+      const first = await enqueue(pullSnapshotJob, { pullId });
+      expect(first).toEqual(expect.any(String));
+      expect(await take(pullSnapshotJob.name, 10)).toContain(first);
+      const again = await enqueue(pullSnapshotJob, { pullId });
+      expect(again).toEqual(expect.any(String));
+      expect(await enqueue(pullSnapshotJob, { pullId })).toBeNull();
+    },
+  );
 
   it("keeps one reconcile run waiting and one running, never two of either", async () => {
     const first = await enqueue(reconcileRefundsJob, {});

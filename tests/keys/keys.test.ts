@@ -62,24 +62,28 @@ function mismatch(work: () => Promise<unknown>): Promise<KeyMismatchError> {
 }
 
 describe("the key check", () => {
-  it("is recorded when the first secret is sealed, as a public id and a fingerprint that reveal nothing of the key", async () => {
-    expect(await verifyKeys(t.db, { current: OTHER, previous: null })).toBeNull();
-    expect(await t.db.selectFrom("key_check").selectAll().execute()).toEqual([]);
+  it(
+    "is recorded when the first secret is sealed, as a public " + "id and a fingerprint that reveal nothing of the key",
+    async () => {
+      expect(await verifyKeys(t.db, { current: OTHER, previous: null })).toBeNull();
+      expect(await t.db.selectFrom("key_check").selectAll().execute()).toEqual([]);
 
-    await saveGame(t.db, game("k1"), { replace: false });
-    const [row, ...more] = await t.db.selectFrom("key_check").selectAll().execute();
-    expect(more).toEqual([]);
-    expect(row).toMatchObject({ key_id: describeKey(OLD).keyId, fingerprint: describeKey(OLD).fingerprint });
-    expect(row?.key_id).toMatch(/^[0-9a-f]{12}$/);
-    const text = JSON.stringify(row);
-    for (const form of ["base64", "base64url", "hex"] as const)
-      expect(text).not.toContain(OLD.toString(form).slice(0, 16));
-  });
+      await saveGame(t.db, game("k1"), { replace: false });
+      const [row, ...more] = await t.db.selectFrom("key_check").selectAll().execute();
+      expect(more).toEqual([]);
+      expect(row).toMatchObject({ key_id: describeKey(OLD).keyId, fingerprint: describeKey(OLD).fingerprint });
+      expect(row?.key_id).toMatch(/^[0-9a-f]{12}$/);
+      const text = JSON.stringify(row);
+      for (const form of ["base64", "base64url", "hex"] as const)
+        expect(text).not.toContain(OLD.toString(form).slice(0, 16));
+    },
+  );
 
   it("refuses another key with one line naming the stored key id", async () => {
     const error = await mismatch(() => verifyKeys(t.db, { current: OTHER, previous: null }));
     expect(error.message).toBe(
-      `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${keyId(OLD)} (this key's id is ${keyId(OTHER)})`,
+      `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${keyId(OLD)} (this key's ` +
+        `id is ${keyId(OTHER)})`,
     );
     expect(await verifyKeys(t.db, { current: OLD, previous: null })).toEqual({ keyId: keyId(OLD) });
     // During a rotation's rollout the sealing key may be the previous one.
@@ -126,47 +130,54 @@ describe("key rotation", () => {
     expect(key.equals(OLD)).toBe(true);
   });
 
-  it("re-seals every sealed column with the new key in one audited step; then only the new key opens them", async () => {
-    await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444");
-    const values = await everySealedValue();
-    const summary = await rotateKey(t.db, {
-      newKey: NEW,
-      actor: null,
-      via: "cli",
-      ring: { current: OLD, previous: null },
-    });
-    expect(summary).toEqual({
-      rotated: true,
-      previousKeyId: keyId(OLD),
-      keyId: keyId(NEW),
-      resealed: { "game.secret_sealed": 2, "game.webhook_secret_sealed": 2, "game.webhook_previous_secret_sealed": 2 },
-      total: 6,
-    });
-    const after = await everySealedValue();
-    expect(after).toHaveLength(values.length);
-    expect(after.every((v) => opens(v, NEW) && !opens(v, OLD))).toBe(true);
-    expect(after.map((v) => openSecret(v.sealed, v.context, NEW))).toEqual(
-      values.map((v) => openSecret(v.sealed, v.context, OLD)),
-    );
-    expect(await t.db.selectFrom("key_check").select("key_id").execute()).toEqual([{ key_id: keyId(NEW) }]);
-    const audit = await t.db
-      .selectFrom("audit_log")
-      .select(["action", "target", "detail", "actor_id"])
-      .where("action", "=", "keys.rotate")
-      .execute();
-    expect(audit).toEqual([
-      {
-        action: "keys.rotate",
-        target: keyId(NEW),
-        actor_id: null,
-        detail: expect.objectContaining({ via: "cli", previousKeyId: keyId(OLD), total: 6 }),
-      },
-    ]);
-    await mismatch(() => verifyKeys(t.db, { current: OLD, previous: null }));
-    expect(await verifyKeys(t.db, { current: NEW, previous: null })).toEqual({ keyId: keyId(NEW) });
-    // This process still holds only OLD: its secrets no longer open.
-    await expect(readGameCredentials(t.db, "k1")).rejects.toThrow();
-  });
+  it(
+    "re-seals every sealed column with the new key in " + "one audited step; then only the new key opens them",
+    async () => {
+      await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444");
+      const values = await everySealedValue();
+      const summary = await rotateKey(t.db, {
+        newKey: NEW,
+        actor: null,
+        via: "cli",
+        ring: { current: OLD, previous: null },
+      });
+      expect(summary).toEqual({
+        rotated: true,
+        previousKeyId: keyId(OLD),
+        keyId: keyId(NEW),
+        resealed: {
+          "game.secret_sealed": 2,
+          "game.webhook_secret_sealed": 2,
+          "game.webhook_previous_secret_sealed": 2,
+        },
+        total: 6,
+      });
+      const after = await everySealedValue();
+      expect(after).toHaveLength(values.length);
+      expect(after.every((v) => opens(v, NEW) && !opens(v, OLD))).toBe(true);
+      expect(after.map((v) => openSecret(v.sealed, v.context, NEW))).toEqual(
+        values.map((v) => openSecret(v.sealed, v.context, OLD)),
+      );
+      expect(await t.db.selectFrom("key_check").select("key_id").execute()).toEqual([{ key_id: keyId(NEW) }]);
+      const audit = await t.db
+        .selectFrom("audit_log")
+        .select(["action", "target", "detail", "actor_id"])
+        .where("action", "=", "keys.rotate")
+        .execute();
+      expect(audit).toEqual([
+        {
+          action: "keys.rotate",
+          target: keyId(NEW),
+          actor_id: null,
+          detail: expect.objectContaining({ via: "cli", previousKeyId: keyId(OLD), total: 6 }),
+        },
+      ]);
+      await mismatch(() => verifyKeys(t.db, { current: OLD, previous: null }));
+      expect(await verifyKeys(t.db, { current: NEW, previous: null })).toEqual({ keyId: keyId(NEW) });
+      // This process still holds only OLD: its secrets no longer open.
+      await expect(readGameCredentials(t.db, "k1")).rejects.toThrow();
+    },
+  );
 
   it("refuses to rotate to the key in use, and a process holding neither key", async () => {
     await expect(

@@ -21,7 +21,8 @@ import { actor } from "./fixtures";
  *
  * | recipient | January          | February                               | March                              |
  * |-----------|------------------|----------------------------------------|------------------------------------|
- * | A 7001    | +3.60 → pays 3.60 | +1.80 −3.60 (Jan refunds) → −1.80 carried | +3.60 −0.90 (Feb partial) −1.80 in → 0.90 rolls |
+ * | A 7001    | +3.60 → pays 3.60 | +1.80 −3.60 (Jan refunds) → −1.80 carried | +3.60 −0.90 (Feb partial) −1.80 in →
+ * 0.90 rolls |
  * | B 7002    | +0.90 → rolls     | +0.90 +0.90 in → pays 1.80              | —                                  |
  */
 

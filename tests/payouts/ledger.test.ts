@@ -258,29 +258,33 @@ describe("the recipient ledger across months", () => {
 });
 
 describe("the approval workflow", () => {
-  it("refuses the preparer as approver under the two-person rule, and allows it when an admin switches the rule off", async () => {
-    await insertSnapshot(db, { window: "2026-05", recipients: [{ id: 2001, gross: "20.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-05") }, preparer);
-    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
-    await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).rejects.toThrow(/Two-person rule/);
-    await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
-    try {
-      await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).resolves.toMatchObject({
-        approved: 1,
-        payableUsd: "20.00",
-      });
-    } finally {
-      await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
-    }
-    const audit = await db
-      .selectFrom("audit_log")
-      .select(["action", "outcome"])
-      .where("target", "=", batchId)
-      .execute();
-    expect(audit.map((a) => a.action)).toEqual(
-      expect.arrayContaining(["payouts.batch.prepare", "payouts.statement.approve", "payouts.batch.approve"]),
-    );
-  });
+  it(
+    "refuses the preparer as approver under the two-person " +
+      "rule, and allows it when an admin switches the rule off",
+    async () => {
+      await insertSnapshot(db, { window: "2026-05", recipients: [{ id: 2001, gross: "20.00" }] });
+      const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-05") }, preparer);
+      await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+      await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).rejects.toThrow(/Two-person rule/);
+      await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
+      try {
+        await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, preparer)).resolves.toMatchObject({
+          approved: 1,
+          payableUsd: "20.00",
+        });
+      } finally {
+        await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+      }
+      const audit = await db
+        .selectFrom("audit_log")
+        .select(["action", "outcome"])
+        .where("target", "=", batchId)
+        .execute();
+      expect(audit.map((a) => a.action)).toEqual(
+        expect.arrayContaining(["payouts.batch.prepare", "payouts.statement.approve", "payouts.batch.approve"]),
+      );
+    },
+  );
 
   it("blocks approval on flags until they are overridden with a written reason, which is kept", async () => {
     await insertSnapshot(db, {
@@ -363,74 +367,80 @@ describe("the approval workflow", () => {
     );
   });
 
-  it("refuses a batch whose window overlaps another, and frees carried balances when a draft is discarded", async () => {
-    const overlapping = { startMs: Date.parse("2026-06-15T00:00:00Z"), endMs: Date.parse("2026-07-15T00:00:00Z") };
-    await insertSnapshot(db, { window: overlapping, recipients: [{ id: 3003, gross: "1.00" }] });
-    await expect(preparePayoutBatch(db, { gameId: GAME, window: overlapping }, preparer)).rejects.toThrow(
-      /same renewals twice/,
-    );
+  it(
+    "refuses a batch whose window overlaps another, and " + "frees carried balances when a draft is discarded",
+    async () => {
+      const overlapping = { startMs: Date.parse("2026-06-15T00:00:00Z"), endMs: Date.parse("2026-07-15T00:00:00Z") };
+      await insertSnapshot(db, { window: overlapping, recipients: [{ id: 3003, gross: "1.00" }] });
+      await expect(preparePayoutBatch(db, { gameId: GAME, window: overlapping }, preparer)).rejects.toThrow(
+        /same renewals twice/,
+      );
 
-    // Recipient 1002 … none carried now; make one: a July snapshot with a payable under the minimum.
-    await insertSnapshot(db, { window: "2026-07", recipients: [{ id: 5001, gross: "4.00" }] });
-    await payWindow("2026-07");
-    await insertSnapshot(db, { window: "2026-08", recipients: [{ id: 5001, gross: "7.00" }] });
-    const draft = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
-    const [s] = await listPayoutStatements(db, { gameId: GAME, batchId: draft.batchId });
-    expect(s).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
-    await discardPayoutBatch(db, { gameId: GAME, batchId: draft.batchId, reason: "Prepared too early" }, preparer);
-    const again = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
-    const [s2] = await listPayoutStatements(db, { gameId: GAME, batchId: again.batchId });
-    expect(s2).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
-    await expectInvariant();
-  });
+      // Recipient 1002 … none carried now; make one: a July snapshot with a payable under the minimum.
+      await insertSnapshot(db, { window: "2026-07", recipients: [{ id: 5001, gross: "4.00" }] });
+      await payWindow("2026-07");
+      await insertSnapshot(db, { window: "2026-08", recipients: [{ id: 5001, gross: "7.00" }] });
+      const draft = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
+      const [s] = await listPayoutStatements(db, { gameId: GAME, batchId: draft.batchId });
+      expect(s).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
+      await discardPayoutBatch(db, { gameId: GAME, batchId: draft.batchId, reason: "Prepared too early" }, preparer);
+      const again = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
+      const [s2] = await listPayoutStatements(db, { gameId: GAME, batchId: again.batchId });
+      expect(s2).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
+      await expectInvariant();
+    },
+  );
 
-  it("bulk hold, back-to-draft and release change only statements in a state they apply to, and name the others", async () => {
-    await insertSnapshot(db, {
-      window: "2026-10",
-      recipients: [
-        { id: 6001, gross: "20.00" },
-        { id: 6002, gross: "30.00" },
-        { id: 6003, gross: "40.00" },
-      ],
-    });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, preparer);
-    const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-    const idOf = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)!.id;
-    const all = [idOf(6001), idOf(6002), idOf(6003)];
-    await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)] }, preparer);
-    await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6002)], reason: "Bank details bounced" }, preparer);
+  it(
+    "bulk hold, back-to-draft and release change only " + "statements in a state they apply to, and name the others",
+    async () => {
+      await insertSnapshot(db, {
+        window: "2026-10",
+        recipients: [
+          { id: 6001, gross: "20.00" },
+          { id: 6002, gross: "30.00" },
+          { id: 6003, gross: "40.00" },
+        ],
+      });
+      const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, preparer);
+      const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
+      const idOf = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)!.id;
+      const all = [idOf(6001), idOf(6002), idOf(6003)];
+      await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)] }, preparer);
+      await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6002)], reason: "Bank details bounced" }, preparer);
 
-    const back = await unapproveStatements(db, { gameId: GAME, batchId, ids: all }, preparer);
-    expect(back.changed).toBe(1);
-    expect(back.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
-      "6002: is held",
-      "6003: is draft",
-    ]);
+      const back = await unapproveStatements(db, { gameId: GAME, batchId, ids: all }, preparer);
+      expect(back.changed).toBe(1);
+      expect(back.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
+        "6002: is held",
+        "6003: is draft",
+      ]);
 
-    const released = await releaseStatements(
-      db,
-      { gameId: GAME, batchId, ids: all, reason: "Bank details corrected" },
-      preparer,
-    );
-    expect(released.changed).toBe(1);
-    expect(released.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
-      "6001: is draft",
-      "6003: is draft",
-    ]);
+      const released = await releaseStatements(
+        db,
+        { gameId: GAME, batchId, ids: all, reason: "Bank details corrected" },
+        preparer,
+      );
+      expect(released.changed).toBe(1);
+      expect(released.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
+        "6001: is draft",
+        "6003: is draft",
+      ]);
 
-    await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6003)] }, preparer);
-    await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)], reason: "Tax form missing" }, preparer);
-    const held = await holdStatements(
-      db,
-      { gameId: GAME, batchId, ids: all, reason: "Whole window under review" },
-      preparer,
-    );
-    expect(held.changed).toBe(2);
-    expect(held.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`)).toEqual(["6001: is held"]);
-    const states = await listPayoutStatements(db, { gameId: GAME, batchId });
-    expect(states.map((s) => s.state)).toEqual(["held", "held", "held"]);
-    await discardPayoutBatch(db, { gameId: GAME, batchId, reason: "Test window" }, preparer);
-  });
+      await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6003)] }, preparer);
+      await holdStatements(db, { gameId: GAME, batchId, ids: [idOf(6001)], reason: "Tax form missing" }, preparer);
+      const held = await holdStatements(
+        db,
+        { gameId: GAME, batchId, ids: all, reason: "Whole window under review" },
+        preparer,
+      );
+      expect(held.changed).toBe(2);
+      expect(held.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`)).toEqual(["6001: is held"]);
+      const states = await listPayoutStatements(db, { gameId: GAME, batchId });
+      expect(states.map((s) => s.state)).toEqual(["held", "held", "held"]);
+      await discardPayoutBatch(db, { gameId: GAME, batchId, reason: "Test window" }, preparer);
+    },
+  );
 
   it("never lets a statement's figures change after preparation", async () => {
     const row = await db

@@ -68,34 +68,37 @@ async function auditOf(subscriptionId: string) {
 }
 
 describe("refunds against the emulator", () => {
-  it("[support] previews a partial refund: remaining, coins, attribution lost and the window of the refund", async () => {
-    actAs(c.sessions.support);
-    const result = (await previewRefundAction(
-      form({ subscriptionId: SUBS.basic, periodId: periodIdOf(SUBS.basic, 3), mode: "partial", amountUsd: "2.50" }),
-    )) as Ok;
-    expect(result.ok).toBe(true);
-    const impact = result.data;
-    expect(impact).toMatchObject({
-      remainingUsd: "10.00",
-      amountUsd: "2.50",
-      isFull: false,
-      refundable: true,
-      fundingShape: "card",
-      cardRefundUsd: "0.00",
-      balanceDeltaCoins: "25.00",
-      // 10.00 at 10% fee: partner 9.00, bob 20% of 9.00 = 1.80; a quarter of it is 0.45
-      revenueShare: {
-        recipientPlayerId: 2,
-        originalAttributedUsd: "1.80",
-        attributionLostUsd: "0.45",
-        netAfterUsd: "1.35",
-      },
-      partnerRevenueReversedUsd: "2.25",
-      cardFeeChargedToPartnerUsd: "0.25",
-      recipientAlreadyPaid: false,
-    });
-    expect(impact.reportingWindow.month).toMatch(/^\d{4}-\d{2}$/);
-  });
+  it(
+    "[support] previews a partial refund: remaining, " + "coins, attribution lost and the window of the refund",
+    async () => {
+      actAs(c.sessions.support);
+      const result = (await previewRefundAction(
+        form({ subscriptionId: SUBS.basic, periodId: periodIdOf(SUBS.basic, 3), mode: "partial", amountUsd: "2.50" }),
+      )) as Ok;
+      expect(result.ok).toBe(true);
+      const impact = result.data;
+      expect(impact).toMatchObject({
+        remainingUsd: "10.00",
+        amountUsd: "2.50",
+        isFull: false,
+        refundable: true,
+        fundingShape: "card",
+        cardRefundUsd: "0.00",
+        balanceDeltaCoins: "25.00",
+        // 10.00 at 10% fee: partner 9.00, bob 20% of 9.00 = 1.80; a quarter of it is 0.45
+        revenueShare: {
+          recipientPlayerId: 2,
+          originalAttributedUsd: "1.80",
+          attributionLostUsd: "0.45",
+          netAfterUsd: "1.35",
+        },
+        partnerRevenueReversedUsd: "2.25",
+        cardFeeChargedToPartnerUsd: "0.25",
+        recipientAlreadyPaid: false,
+      });
+      expect(impact.reportingWindow.month).toMatch(/^\d{4}-\d{2}$/);
+    },
+  );
 
   it("[support] refunds part of a period once; the receipt is stored in full and every step is audited", async () => {
     actAs(c.sessions.support);
@@ -143,26 +146,30 @@ describe("refunds against the emulator", () => {
     expect(await attemptsOf(SUBS.basic)).toHaveLength(1);
   });
 
-  it("a response dropped after the service processed it is retried with the same key: one refund, idempotent_replay", async () => {
-    actAs(c.sessions.support);
-    await c.admin("/faults", { route: `/api/subscriptions/${SUBS.dropped}/refund`, fault: "drop", count: 1 });
-    const result = (await refundAction(refundForm(SUBS.dropped, 2, "4.00", "10.00"))) as Ok;
-    expect(result).toMatchObject({ ok: true, data: { state: "succeeded" } });
-    expect(result.message).toMatch(/nothing was refunded twice/);
-    const [attempt] = await attemptsOf(SUBS.dropped);
-    expect(attempt).toMatchObject({ status: "succeeded", idempotent_replay: true });
-    expect(attempt?.receipt).toMatchObject({
-      idempotent_replay: true,
-      refunded_amount_usd: "4.00",
-      client_request_id: attempt?.client_request_id,
-    });
-    expect(refundEvents(c.emulator, SUBS.dropped, 2)).toHaveLength(1);
-    const calls = await auditOf(SUBS.dropped);
-    expect(calls.find((a) => a.action === "refund.call")?.detail).toMatchObject({
-      http_attempts: 2,
-      idempotent_replay: true,
-    });
-  });
+  it(
+    "a response dropped after the service processed it is " +
+      "retried with the same key: one refund, idempotent_replay",
+    async () => {
+      actAs(c.sessions.support);
+      await c.admin("/faults", { route: `/api/subscriptions/${SUBS.dropped}/refund`, fault: "drop", count: 1 });
+      const result = (await refundAction(refundForm(SUBS.dropped, 2, "4.00", "10.00"))) as Ok;
+      expect(result).toMatchObject({ ok: true, data: { state: "succeeded" } });
+      expect(result.message).toMatch(/nothing was refunded twice/);
+      const [attempt] = await attemptsOf(SUBS.dropped);
+      expect(attempt).toMatchObject({ status: "succeeded", idempotent_replay: true });
+      expect(attempt?.receipt).toMatchObject({
+        idempotent_replay: true,
+        refunded_amount_usd: "4.00",
+        client_request_id: attempt?.client_request_id,
+      });
+      expect(refundEvents(c.emulator, SUBS.dropped, 2)).toHaveLength(1);
+      const calls = await auditOf(SUBS.dropped);
+      expect(calls.find((a) => a.action === "refund.call")?.detail).toMatchObject({
+        http_attempts: 2,
+        idempotent_replay: true,
+      });
+    },
+  );
 
   it("ten concurrent submissions of the same intent make one attempt and one refund", async () => {
     actAs(c.sessions.support);
@@ -223,53 +230,60 @@ describe("refunds against the emulator", () => {
     expect(calls).toMatchObject([{ outcome: "succeeded", actor_email: null, detail: { source: "reconciler" } }]);
   });
 
-  it("a pending attempt whose refund landed before a crash is finished by the reconciler without a second refund", async () => {
-    const key = "pd-refund-crash-after-call";
-    // The service made the refund; the process died before it stored the answer.
-    const made = await c.admin("/refunds", {
-      subscription_id: SUBS.crashLanded,
-      period_seq: 2,
-      amount_usd: "7.00",
-      client_request_id: key,
-      reason: "before crash",
-    });
-    expect(made.status).toBe(201);
-    const attempt = await insertRefundAttempt(c.t.db, {
-      gameId: GAME_ID,
-      subscriptionId: SUBS.crashLanded,
-      periodSeq: 2,
-      periodId: periodIdOf(SUBS.crashLanded, 2),
-      playerEmail: PLAYER.email,
-      amountUsd: "7.00",
-      remainingBeforeUsd: "30.00",
-      isFull: false,
-      reason: "before crash",
-      clientRequestId: key,
-      intentKey: refundIntentKey({
+  it(
+    "a pending attempt whose refund landed before a crash " + "is finished by the reconciler without a second refund",
+    async () => {
+      const key = "pd-refund-crash-after-call";
+      // The service made the refund; the process died before it stored the answer.
+      const made = await c.admin("/refunds", {
+        subscription_id: SUBS.crashLanded,
+        period_seq: 2,
+        amount_usd: "7.00",
+        client_request_id: key,
+        reason: "before crash",
+      });
+      expect(made.status).toBe(201);
+      const attempt = await insertRefundAttempt(c.t.db, {
         gameId: GAME_ID,
         subscriptionId: SUBS.crashLanded,
         periodSeq: 2,
+        periodId: periodIdOf(SUBS.crashLanded, 2),
+        playerEmail: PLAYER.email,
         amountUsd: "7.00",
         remainingBeforeUsd: "30.00",
-      }),
-      actor: null,
-      impact: {},
-    });
-    // It was being called when the process died: the hold it took has run out.
-    await c.t.db
-      .updateTable("refund_attempt")
-      .set({ calls: 1, claimed_until: new Date(Date.now() - 1000), last_called_at: new Date(Date.now() - 10 * 60_000) })
-      .where("id", "=", attempt!.id)
-      .execute();
-    const summary = await reconcilePendingRefunds(c.t.db, { attemptId: attempt!.id });
-    expect(summary.outcomes).toEqual([{ id: attempt!.id, state: "succeeded" }]);
-    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt!.id)).toMatchObject({
-      status: "succeeded",
-      idempotentReplay: true,
-      calls: 2,
-    });
-    expect(refundEvents(c.emulator, SUBS.crashLanded, 2)).toHaveLength(1);
-  });
+        isFull: false,
+        reason: "before crash",
+        clientRequestId: key,
+        intentKey: refundIntentKey({
+          gameId: GAME_ID,
+          subscriptionId: SUBS.crashLanded,
+          periodSeq: 2,
+          amountUsd: "7.00",
+          remainingBeforeUsd: "30.00",
+        }),
+        actor: null,
+        impact: {},
+      });
+      // It was being called when the process died: the hold it took has run out.
+      await c.t.db
+        .updateTable("refund_attempt")
+        .set({
+          calls: 1,
+          claimed_until: new Date(Date.now() - 1000),
+          last_called_at: new Date(Date.now() - 10 * 60_000),
+        })
+        .where("id", "=", attempt!.id)
+        .execute();
+      const summary = await reconcilePendingRefunds(c.t.db, { attemptId: attempt!.id });
+      expect(summary.outcomes).toEqual([{ id: attempt!.id, state: "succeeded" }]);
+      expect(await findRefundAttempt(c.t.db, GAME_ID, attempt!.id)).toMatchObject({
+        status: "succeeded",
+        idempotentReplay: true,
+        calls: 2,
+      });
+      expect(refundEvents(c.emulator, SUBS.crashLanded, 2)).toHaveLength(1);
+    },
+  );
 
   it("over-refund: the service's AMOUNT_EXCEEDS_REMAINING reaches the screen with the remaining amount", async () => {
     actAs(c.sessions.support);
@@ -392,25 +406,28 @@ describe("refunds against the emulator", () => {
     ]);
   });
 
-  it("service_unavailable and FLOW_PAUSED keep the attempt pending; a retry sends the same key and parameters", async () => {
-    actAs(c.sessions.support);
-    await c.admin("/pause", { paused: true });
-    const paused = (await refundAction(refundForm(SUBS.unavailable, 2, "1.00", "10.00"))) as Ok;
-    expect(paused).toMatchObject({ ok: true, data: { state: "pending" } });
-    expect(paused.message).toMatch(/paused at the service for maintenance/);
-    await c.admin("/pause", { paused: false });
-    const [attempt] = await attemptsOf(SUBS.unavailable);
-    const retried = (await retryRefundAttemptAction(form({ attemptId: attempt!.id }))) as Ok;
-    expect(retried).toMatchObject({ ok: true, data: { attemptId: attempt!.id, state: "succeeded" } });
-    const after = await findRefundAttempt(c.t.db, GAME_ID, attempt!.id);
-    expect(after).toMatchObject({ calls: 2, clientRequestId: attempt!.client_request_id, amountUsd: "1.00" });
-    expect(after?.receipt).toMatchObject({
-      client_request_id: attempt!.client_request_id,
-      refunded_amount_usd: "1.00",
-      reason: "Player asked",
-    });
-    expect(refundEvents(c.emulator, SUBS.unavailable, 2)).toHaveLength(1);
-  });
+  it(
+    "service_unavailable and FLOW_PAUSED keep the attempt " + "pending; a retry sends the same key and parameters",
+    async () => {
+      actAs(c.sessions.support);
+      await c.admin("/pause", { paused: true });
+      const paused = (await refundAction(refundForm(SUBS.unavailable, 2, "1.00", "10.00"))) as Ok;
+      expect(paused).toMatchObject({ ok: true, data: { state: "pending" } });
+      expect(paused.message).toMatch(/paused at the service for maintenance/);
+      await c.admin("/pause", { paused: false });
+      const [attempt] = await attemptsOf(SUBS.unavailable);
+      const retried = (await retryRefundAttemptAction(form({ attemptId: attempt!.id }))) as Ok;
+      expect(retried).toMatchObject({ ok: true, data: { attemptId: attempt!.id, state: "succeeded" } });
+      const after = await findRefundAttempt(c.t.db, GAME_ID, attempt!.id);
+      expect(after).toMatchObject({ calls: 2, clientRequestId: attempt!.client_request_id, amountUsd: "1.00" });
+      expect(after?.receipt).toMatchObject({
+        client_request_id: attempt!.client_request_id,
+        refunded_amount_usd: "1.00",
+        reason: "Player asked",
+      });
+      expect(refundEvents(c.emulator, SUBS.unavailable, 2)).toHaveLength(1);
+    },
+  );
 
   it("a pcstore-charged period is shown as not refundable; its wallet-covered period refunds in coins", async () => {
     actAs(c.sessions.support);

@@ -96,15 +96,18 @@ describe("probing the webhook endpoint", () => {
     expect(unknown).toEqual(known);
   });
 
-  it("answers a forged signature the same for a known game, an unknown one and one without a signing secret", async () => {
-    const answers = [];
-    for (const gameId of ["known", "nope", "unsigned-game"]) {
-      answers.push(await deliver(POST, { gameId, body: envelope({ gameId }), signature: forged(gameId) }));
-    }
-    expect(answers[0]).toMatchObject({ status: 401, body: { error: { code: "signature_mismatch" } } });
-    expect(answers[1]).toEqual(answers[0]);
-    expect(answers[2]).toEqual(answers[0]);
-  });
+  it(
+    "answers a forged signature the same for a known " + "game, an unknown one and one without a signing secret",
+    async () => {
+      const answers = [];
+      for (const gameId of ["known", "nope", "unsigned-game"]) {
+        answers.push(await deliver(POST, { gameId, body: envelope({ gameId }), signature: forged(gameId) }));
+      }
+      expect(answers[0]).toMatchObject({ status: 401, body: { error: { code: "signature_mismatch" } } });
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+    },
+  );
 
   it("writes nothing to the database and opens no secret per forged or unsigned delivery", async () => {
     await deliver(POST, { gameId: "known", body: envelope({ gameId: "known" }) }); // warms the game's secrets
@@ -164,29 +167,32 @@ describe("probing the webhook endpoint", () => {
     }
   });
 
-  it("verifies with a new signing secret as soon as it is rotated, and stops the previous one when revoked", async () => {
-    await addGame(t.db, "rotating", [CURRENT_SECRET]);
-    expect(
-      await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
-    ).toMatchObject({ status: 200 });
-    await rotateWebhookSecret(t.db, "rotating", "whsec_rotated_new_1");
-    expect(
-      await deliver(POST, {
-        gameId: "rotating",
-        body: envelope({ gameId: "rotating" }),
-        secrets: ["whsec_rotated_new_1"],
-      }),
-    ).toMatchObject({ status: 200 });
-    expect(
-      await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
-    ).toMatchObject({ status: 200 });
-    await revokePreviousWebhookSecret(t.db, "rotating");
-    expect(
-      await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
-    ).toMatchObject({ status: 401 });
-    await addGame(t.db, "rotating", [PREVIOUS_SECRET]);
-    expect(
-      await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [PREVIOUS_SECRET] }),
-    ).toMatchObject({ status: 200 });
-  });
+  it(
+    "verifies with a new signing secret as soon as it is " + "rotated, and stops the previous one when revoked",
+    async () => {
+      await addGame(t.db, "rotating", [CURRENT_SECRET]);
+      expect(
+        await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
+      ).toMatchObject({ status: 200 });
+      await rotateWebhookSecret(t.db, "rotating", "whsec_rotated_new_1");
+      expect(
+        await deliver(POST, {
+          gameId: "rotating",
+          body: envelope({ gameId: "rotating" }),
+          secrets: ["whsec_rotated_new_1"],
+        }),
+      ).toMatchObject({ status: 200 });
+      expect(
+        await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
+      ).toMatchObject({ status: 200 });
+      await revokePreviousWebhookSecret(t.db, "rotating");
+      expect(
+        await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [CURRENT_SECRET] }),
+      ).toMatchObject({ status: 401 });
+      await addGame(t.db, "rotating", [PREVIOUS_SECRET]);
+      expect(
+        await deliver(POST, { gameId: "rotating", body: envelope({ gameId: "rotating" }), secrets: [PREVIOUS_SECRET] }),
+      ).toMatchObject({ status: 200 });
+    },
+  );
 });

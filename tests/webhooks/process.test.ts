@@ -64,40 +64,43 @@ async function row(id: string) {
 }
 
 describe("processing stored events", () => {
-  it("subscription.refunded marks the window of the refund stale, once, without a re-pull when auto-refresh is off", async () => {
-    await addGame(t.db, "p1");
-    const id = await store(
-      "p1",
-      envelope({
-        gameId: "p1",
-        type: "subscription.refunded",
-        createdAt: "2026-05-31T23:59:59Z",
-        data: refundedData(),
-      }),
-    );
-    const { link, marks, pulls } = recordingLink();
-    expect(await processWebhookEvent(t.db, id, link)).toBe("processed");
-    expect(await processWebhookEvent(t.db, id, link)).toBe("already-done");
-    expect(marks).toEqual([
-      {
-        gameId: "p1",
-        instant: "2026-05-31T23:59:59.000Z",
-        reason: "subscription.refunded SUB_1767225600_AAAA0002",
-        detail: expect.objectContaining({ subscriptionId: "SUB_1767225600_AAAA0002", periodSeq: 4 }),
-      },
-    ]);
-    expect(pulls).toEqual([]);
-    const stored = await row(id);
-    expect(stored.status).toBe("processed");
-    expect(stored.effect).toMatchObject({
-      kind: "staleness",
-      instant: "2026-05-31T23:59:59Z",
-      staleWindows: [{ start: "2026-05-01T00:00:00Z", end: "2026-06-01T00:00:00Z" }],
-      autoRefresh: false,
-      repullDue: false,
-      clientRequestId: "pd-refund-1",
-    });
-  });
+  it(
+    "subscription.refunded marks the window of the refund " + "stale, once, without a re-pull when auto-refresh is off",
+    async () => {
+      await addGame(t.db, "p1");
+      const id = await store(
+        "p1",
+        envelope({
+          gameId: "p1",
+          type: "subscription.refunded",
+          createdAt: "2026-05-31T23:59:59Z",
+          data: refundedData(),
+        }),
+      );
+      const { link, marks, pulls } = recordingLink();
+      expect(await processWebhookEvent(t.db, id, link)).toBe("processed");
+      expect(await processWebhookEvent(t.db, id, link)).toBe("already-done");
+      expect(marks).toEqual([
+        {
+          gameId: "p1",
+          instant: "2026-05-31T23:59:59.000Z",
+          reason: "subscription.refunded SUB_1767225600_AAAA0002",
+          detail: expect.objectContaining({ subscriptionId: "SUB_1767225600_AAAA0002", periodSeq: 4 }),
+        },
+      ]);
+      expect(pulls).toEqual([]);
+      const stored = await row(id);
+      expect(stored.status).toBe("processed");
+      expect(stored.effect).toMatchObject({
+        kind: "staleness",
+        instant: "2026-05-31T23:59:59Z",
+        staleWindows: [{ start: "2026-05-01T00:00:00Z", end: "2026-06-01T00:00:00Z" }],
+        autoRefresh: false,
+        repullDue: false,
+        clientRequestId: "pd-refund-1",
+      });
+    },
+  );
 
   it("places a refund by its refunded_at when the event carries one", async () => {
     await addGame(t.db, "p2");

@@ -86,7 +86,10 @@ export default async function AuditPage({ searchParams }: Props) {
     <>
       <PageHeader
         title="Audit log"
-        description="Every change made in Payout Desk, newest first: who, when, on which game and target, with the idempotency key and the outcome. Entries cannot be edited or deleted."
+        description={
+          "Every change made in Payout Desk, newest first: who, when, on which game and target, with the " +
+          "idempotency key and the outcome. Entries cannot be edited or deleted."
+        }
       />
       <form
         method="get"

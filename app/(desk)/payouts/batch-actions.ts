@@ -70,7 +70,9 @@ export const prepareBatchAction = defineAction(
     revalidatePayouts();
     return {
       ok: true,
-      message: `Prepared ${formatCount(result.statements)} statements from snapshot version ${result.snapshotVersion}: ${formatUsdText(result.payableUsd)} payable.`,
+      message:
+        `Prepared ${formatCount(result.statements)} statements from snapshot version ` +
+        `${result.snapshotVersion}: ${formatUsdText(result.payableUsd)} payable.`,
     };
   },
 );
@@ -214,7 +216,9 @@ export const approveBatchAction = defineAction(
     revalidatePayouts();
     return {
       ok: true,
-      message: `Batch approved: ${formatCount(result.approved)} to pay (${formatUsdText(result.payableUsd)}), ${formatCount(result.carried)} carried forward, ${formatCount(result.held)} held.`,
+      message:
+        `Batch approved: ${formatCount(result.approved)} to pay (${formatUsdText(result.payableUsd)}), ` +
+        `${formatCount(result.carried)} carried forward, ${formatCount(result.held)} held.`,
     };
   },
 );

@@ -38,7 +38,10 @@ export default async function RecipientsPage({ searchParams }: SearchParamsProps
           </div>
           <button
             type="submit"
-            className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle"
+            className={
+              "h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink " +
+              "hover:bg-subtle"
+            }
           >
             Search
           </button>

@@ -74,7 +74,10 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
     <>
       <PageHeader
         title="Webhooks"
-        description={`Signed events the service sent for ${game.name}: every genuine event is stored once, then processed in the background.`}
+        description={
+          `Signed events the service sent for ${game.name}: every genuine event is stored once, then ` +
+          `processed in the background.`
+        }
       />
 
       <section aria-labelledby="deliveries-heading" className="mb-6">

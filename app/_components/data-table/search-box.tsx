@@ -75,7 +75,10 @@ export function SearchBox({ label = "Search", placeholder, debounceMs = 300, cla
             if (timer.current) clearTimeout(timer.current);
             timer.current = setTimeout(() => write(next), debounceMs);
           }}
-          className="h-8 w-64 max-w-full rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink placeholder:text-ink-muted"
+          className={
+            "h-8 w-64 max-w-full rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink " +
+            "placeholder:text-ink-muted"
+          }
         />
       </form>
     </search>

@@ -23,7 +23,10 @@ export function OverrideFlagButton({
     <ConfirmDialog
       trigger={<Button size="sm">Override…</Button>}
       title={`Override “${label}”`}
-      description="This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason is kept with the batch and in the audit log."
+      description={
+        "This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason " +
+        "is kept with the batch and in the audit log."
+      }
       confirmLabel="Override flag"
       size="md"
       action={withFields(action, {

@@ -18,7 +18,10 @@ export function ResultNotice({ result, onDismiss }: { result: ConfirmResult | nu
     >
       {message ? (
         <div
-          className={`pointer-events-auto flex max-w-2xl items-start gap-3 rounded-md border px-3 py-2 text-sm shadow-lg ${TONE_SOFT.success}`}
+          className={
+            `pointer-events-auto flex max-w-2xl items-start gap-3 rounded-md border px-3 py-2 text-sm ` +
+            `shadow-lg ${TONE_SOFT.success}`
+          }
         >
           <p className="min-w-0 flex-1">{message}</p>
           <button

@@ -146,7 +146,10 @@ export default async function WindowPage({ params, searchParams }: Props) {
 
       <section
         aria-labelledby="batch-heading"
-        className="mb-4 flex flex-col gap-3 rounded-lg border border-line bg-surface px-4 py-3 lg:flex-row lg:items-start lg:justify-between"
+        className={
+          "mb-4 flex flex-col gap-3 rounded-lg border border-line bg-surface px-4 py-3 lg:flex-row " +
+          "lg:items-start lg:justify-between"
+        }
       >
         <div className="min-w-0 lg:flex-1">
           <h2 id="batch-heading" className="text-sm font-semibold text-ink">
@@ -155,9 +158,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
           {batch && counts ? (
             <p className="mt-0.5 text-ink-muted">
               <Money value={counts.payableUsd} currency="USD" className="font-semibold text-ink" /> payable:{" "}
-              {formatCount(counts.byState.draft.count)} draft, {formatCount(counts.byState.approved.count)} approved,{" "}
-              {formatCount(counts.byState.held.count)} held, {formatCount(counts.byState.paid.count)} paid,{" "}
-              {formatCount(counts.byState.carried.count)} carried forward. Prepared by {batch.preparedByEmail}
+              {stateCounts(counts.byState)}. Prepared by {batch.preparedByEmail}
               {batch.approvedByEmail ? `, approved by ${batch.approvedByEmail}` : ""}.
             </p>
           ) : (
@@ -300,4 +301,16 @@ function addFlag(byRecipient: Record<string, string[]>, recipientPlayerId: numbe
   const flags = byRecipient[recipientPlayerId] ?? [];
   flags.push(flag);
   byRecipient[recipientPlayerId] = flags;
+}
+
+/** "3 draft, 2 approved, 0 held, 0 paid, 1 carried forward": the batch's statements by state. */
+function stateCounts(byState: Record<"draft" | "approved" | "held" | "paid" | "carried", { count: number }>): string {
+  const named = [
+    ["draft", byState.draft],
+    ["approved", byState.approved],
+    ["held", byState.held],
+    ["paid", byState.paid],
+    ["carried forward", byState.carried],
+  ] as const;
+  return named.map(([label, state]) => `${formatCount(state.count)} ${label}`).join(", ");
 }

@@ -29,7 +29,8 @@ export function WindowFlags({
         title={
           <span id="window-flags-heading">
             {openCount > 0
-              ? `${formatCount(openCount)} flag${openCount === 1 ? " on this window blocks" : "s on this window block"} approval`
+              ? `${formatCount(openCount)} ` +
+                `flag${openCount === 1 ? " on this window blocks" : "s on this window block"} approval`
               : "Flags on this window (all overridden)"}
           </span>
         }

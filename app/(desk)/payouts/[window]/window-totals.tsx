@@ -37,7 +37,10 @@ export function WindowTotals({ totals }: { totals: SnapshotHeader["totals"] }) {
           <Stat
             label="Reversed attributed"
             value={<Money value={totals.reversedAttributedUsd} currency="USD" />}
-            hint={`${formatCount(totals.refundEventsInWindow)} refunds, ${formatCount(totals.reversalsWithoutReceipts)} without per-refund detail`}
+            hint={
+              `${formatCount(totals.refundEventsInWindow)} refunds, ` +
+              `${formatCount(totals.reversalsWithoutReceipts)} without per-refund detail`
+            }
           />
           <Stat
             label="Settled gross"

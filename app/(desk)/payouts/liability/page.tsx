@@ -74,7 +74,9 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
         </div>
         <button
           type="submit"
-          className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle"
+          className={
+            "h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink " + "hover:bg-subtle"
+          }
         >
           Show
         </button>
@@ -129,7 +131,10 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
         <Stat
           label="Carried"
           value={<Money value={total("carriedUsd")} currency="USD" />}
-          hint={`${formatAmountText(total("rolledOverUsd"))} under the minimum payout, ${formatAmountText(total("carriedNegativeUsd"))} negative (offsets later payouts)`}
+          hint={
+            `${formatAmountText(total("rolledOverUsd"))} under the minimum payout, ` +
+            `${formatAmountText(total("carriedNegativeUsd"))} negative (offsets later payouts)`
+          }
         />
       </StatGroup>
       {rows.length === 0 ? (
@@ -142,7 +147,10 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
         )
       ) : (
         <Card
-          title={`Per recipient, largest first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`}
+          title={
+            `Per recipient, largest ` +
+            `first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`
+          }
           flush
         >
           <SimpleTable

@@ -60,10 +60,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
   const row = invariant.rows[0];
   const batchWindows = new Set(statements.map((s) => `${s.windowStart}|${s.windowEnd}`));
   const unprepared = windows.filter(
-    (w) =>
-      !batchWindows.has(
-        `${new Date(w.window.startMs).toISOString().replace(".000Z", "Z")}|${new Date(w.window.endMs).toISOString().replace(".000Z", "Z")}`,
-      ),
+    (w) => !batchWindows.has(`${isoSeconds(w.window.startMs)}|${isoSeconds(w.window.endMs)}`),
   );
   const sortedEntries = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.entryId.localeCompare(b.entryId));
   let running = money("0");
@@ -256,4 +253,9 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
       </Card>
     </>
   );
+}
+
+/** An instant as the batch list keys its windows: ISO 8601 without milliseconds. */
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(".000Z", "Z");
 }

@@ -131,9 +131,10 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
         title={<span className="font-mono">{id}</span>}
         breadcrumbs={[...crumbs, ...(playerEmail ? [{ label: playerEmail, href: playerHref(playerEmail) }] : [])]}
         meta={<SubscriptionStatusBadge status={sub.status} cancelAtPeriodEnd={sub.cancel_at_period_end} />}
-        description={`${sub.item_name} · ${formatUsdText(sub.amount_usd)} every ${sub.interval_count > 1 ? `${sub.interval_count} ` : ""}${sub.interval}${
-          sub.interval_count > 1 ? "s" : ""
-        } · ${sub.funding_rail}${sub.wallet_only ? ", wallet only" : ""}`}
+        description={
+          `${sub.item_name} · ${formatUsdText(sub.amount_usd)} every ${every(sub.interval, sub.interval_count)}` +
+          ` · ${sub.funding_rail}${sub.wallet_only ? ", wallet only" : ""}`
+        }
         actions={
           hasRole(user.role, "support") ? (
             <SubscriptionActions
@@ -155,7 +156,9 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 cards?.ok
                   ? cards.value.cards.map((c) => ({
                       id: c.id,
-                      label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${c.exp_year}`,
+                      label:
+                        `${c.brand} •••• ${c.last_four}, expires ` +
+                        `${String(c.exp_month).padStart(2, "0")}/${c.exp_year}`,
                     }))
                   : null
               }
@@ -284,7 +287,10 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
               <Stat
                 label="Net attributed (USD)"
                 value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />}
-                hint={`gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, reversed ${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`}
+                hint={
+                  `gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, reversed ` +
+                  `${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`
+                }
               />
               <Stat
                 label="Refund events"
@@ -436,4 +442,9 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
       </div>
     </>
   );
+}
+
+/** "month", or "3 months": the billing interval in words. */
+function every(interval: string, count: number): string {
+  return count > 1 ? `${count} ${interval}s` : interval;
 }

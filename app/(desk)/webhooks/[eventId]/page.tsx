@@ -70,7 +70,9 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
               { label: "Signed at", value: <DateTime value={event.signatureTimestamp} seconds /> },
               {
                 label: "Signing secret",
-                value: `${event.signedWith === "current" ? "Current" : "Previous (rotation in progress)"}${event.secretVersion ? `, service version ${event.secretVersion}` : ""}`,
+                value: `${event.signedWith === "current" ? "Current" : "Previous (rotation in progress)"}${
+                  event.secretVersion ? `, service version ${event.secretVersion}` : ""
+                }`,
               },
               { label: "Idempotency key", value: <span className="font-mono text-xs">{event.idempotencyKey}</span> },
               {

@@ -217,7 +217,9 @@ export default async function PeriodPage({ params }: Props) {
                 { label: "Coins", value: <MaybeMoney value={period.funding?.amount_coins} /> },
                 {
                   label: "Charge attempts",
-                  value: `${report.charge.attempts_for_period}${report.charge.paid_attempt_no ? `, paid on attempt ${report.charge.paid_attempt_no}` : ""}`,
+                  value: `${report.charge.attempts_for_period}${
+                    report.charge.paid_attempt_no ? `, paid on attempt ${report.charge.paid_attempt_no}` : ""
+                  }`,
                 },
                 { label: "Paid attempt at", value: <MaybeTime value={report.charge.paid_attempt_at} /> },
                 { label: "Charge outcome", value: report.charge.outcome },

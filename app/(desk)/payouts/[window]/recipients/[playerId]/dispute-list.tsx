@@ -27,7 +27,10 @@ export function DisputeList({
   return (
     <Card
       title="Disputed renewals"
-      description="An open dispute blocks approval until it closes won. A lost dispute is money the studio lost: the statement stays flagged until it is held or overridden with a reason; its figures stay the service's."
+      description={
+        "An open dispute blocks approval until it closes won. A lost dispute is money the studio lost: the " +
+        "statement stays flagged until it is held or overridden with a reason; its figures stay the service's."
+      }
       className="mb-5"
       flush
     >

@@ -200,16 +200,15 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   value: (
                     <span className="flex flex-col">
                       <Money value={statement.carriedInUsd} currency="USD" />
-                      {carries.map((c) => (
-                        <span key={c.fromStatementId} className="text-xs text-ink-muted">
-                          <Money value={c.amountUsd} /> from{" "}
-                          <TextLink
-                            href={`${windowHref({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}/recipients/${playerId}`}
-                          >
-                            {windowLabel({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}
-                          </TextLink>
-                        </span>
-                      ))}
+                      {carries.map((c) => {
+                        const from = { startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() };
+                        return (
+                          <span key={c.fromStatementId} className="text-xs text-ink-muted">
+                            <Money value={c.amountUsd} /> from{" "}
+                            <TextLink href={`${windowHref(from)}/recipients/${playerId}`}>{windowLabel(from)}</TextLink>
+                          </span>
+                        );
+                      })}
                     </span>
                   ),
                 },
@@ -381,7 +380,10 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   {mismatch ? (
                     <Badge
                       tone="warning"
-                      title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}
+                      title={
+                        `Expected base ${l.reconciliation?.expected_base_usd}, recorded ` +
+                        `${l.reconciliation?.recorded_base_usd}`
+                      }
                     >
                       Base mismatch: expected {l.reconciliation?.expected_base_usd}
                     </Badge>

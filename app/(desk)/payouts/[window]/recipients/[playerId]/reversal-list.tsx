@@ -14,7 +14,8 @@ const REVERSAL_BASIS: Record<string, { label: string; detail: string }> = {
   period_row: {
     label: "Estimated for the whole period",
     detail:
-      "No per-refund detail: the whole reversal is reported in the window of the latest refund, and partner revenue taken back is not shown",
+      "No per-refund detail: the whole reversal is reported in the window of the latest refund, and partner revenue " +
+      "taken back is not shown",
   },
 };
 
@@ -46,7 +47,8 @@ export function ReversalList({ reversals }: { reversals: SnapshotReversalRow[] }
                 </TextLink>
                 <span>seq {r.periodSeq}</span>
                 <span>
-                  Reversed here <Money value={r.reversedAttributedUsd} currency="USD" className="font-semibold" /> of{" "}
+                  Reversed here <Money value={r.reversedAttributedUsd} currency="USD" className="font-semibold" />
+                  {" of "}
                   <Money value={r.originallyAttributedUsd} /> attributed
                 </span>
                 <Badge
