@@ -1,16 +1,12 @@
 import type { Metadata } from "next";
-import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
-import { DateTime } from "@/app/_components/ui/date-time";
 import { KeyValueList } from "@/app/_components/ui/key-value";
-import { LinkButton } from "@/app/_components/ui/link-button";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
 import { listSnapshotReversals } from "@/db/queries/snapshots";
 import { hasRole } from "@/lib/auth/roles";
@@ -18,7 +14,7 @@ import { formatCount } from "@/lib/format";
 import { money } from "@/lib/money";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
 import { carryReason } from "@/lib/payouts/compute";
-import { FLAG_INFO, isPayoutFlag, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
+import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
 import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
@@ -30,6 +26,7 @@ import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { STATEMENT_ACTIONS } from "../../action-sets";
 import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load";
 import { DisputeList } from "./dispute-list";
+import { EvidenceLines } from "./evidence-lines";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
 
@@ -314,109 +311,14 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
 
       <ReversalList reversals={reversals} />
 
-      <section aria-labelledby="lines-heading">
-        <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
-          <h2 id="lines-heading" className="text-sm font-semibold text-ink">
-            Renewal lines ({formatCount(lines.total)})
-          </h2>
-          <div className="flex gap-2 text-sm">
-            {mismatchesOnly ? (
-              <LinkButton size="sm" href={`${href}/recipients/${playerId}`}>
-                Show all lines
-              </LinkButton>
-            ) : lines.mismatches > 0 ? (
-              <LinkButton size="sm" href={`${href}/recipients/${playerId}?lines=mismatches`}>
-                Only reconciliation mismatches
-              </LinkButton>
-            ) : null}
-          </div>
-        </div>
-        <SimpleTable
-          caption="Renewal lines attributed to this recipient in the window"
-          dense
-          head={
-            <HeadCells
-              columns={[
-                "Period",
-                "Subscription",
-                "Item",
-                "Paid at",
-                ["Amount (USD)", "right"],
-                ["Base (USD)", "right"],
-                ["Percent", "right"],
-                ["Attributed (USD)", "right"],
-                "Checks",
-              ]}
-            />
-          }
-        >
-          {lines.rows.map((l) => {
-            const mismatch = l.reconciliation?.base_matches_settled_fee === false;
-            return (
-              <Tr key={l.periodId}>
-                <RowTh>
-                  <TextLink href={`/subscriptions/periods/${l.periodId}`}>{l.periodId}</TextLink>
-                  <span className="ml-1 text-xs text-ink-muted">seq {l.periodSeq}</span>
-                </RowTh>
-                <Td>
-                  <TextLink
-                    href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`}
-                    className="font-mono text-xs"
-                  >
-                    {l.subscriptionId}
-                  </TextLink>
-                </Td>
-                <Td>{l.itemName}</Td>
-                <Td>{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</Td>
-                <MoneyTd value={l.amountUsd} />
-                <Td align="right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</Td>
-                <Td align="right" className="tabular-nums">
-                  {l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}
-                </Td>
-                <Td align="right">
-                  {l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}
-                </Td>
-                <Td>
-                  {mismatch ? (
-                    <Badge
-                      tone="warning"
-                      title={
-                        `Expected base ${l.reconciliation?.expected_base_usd}, recorded ` +
-                        `${l.reconciliation?.recorded_base_usd}`
-                      }
-                    >
-                      Base mismatch: expected {l.reconciliation?.expected_base_usd}
-                    </Badge>
-                  ) : null}
-                  {l.attributionUnavailableReason ? (
-                    <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
-                      {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ??
-                        l.attributionUnavailableReason}
-                    </Badge>
-                  ) : null}
-                </Td>
-              </Tr>
-            );
-          })}
-        </SimpleTable>
-        {pages > 1 ? (
-          <nav aria-label="Renewal line pages" className="mt-2 flex items-center gap-2 text-sm text-ink-muted">
-            {page > 1 ? (
-              <LinkButton size="sm" href={linkFor({ page: String(page - 1) })}>
-                ‹ Previous
-              </LinkButton>
-            ) : null}
-            <span>
-              Page {formatCount(page)} of {formatCount(pages)}
-            </span>
-            {page < pages ? (
-              <LinkButton size="sm" href={linkFor({ page: String(page + 1) })}>
-                Next ›
-              </LinkButton>
-            ) : null}
-          </nav>
-        ) : null}
-      </section>
+      <EvidenceLines
+        lines={lines}
+        linesHref={`${href}/recipients/${playerId}`}
+        mismatchesOnly={mismatchesOnly}
+        page={page}
+        pages={pages}
+        linkFor={linkFor}
+      />
     </>
   );
 }
