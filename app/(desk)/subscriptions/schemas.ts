@@ -18,7 +18,7 @@ export const reasonSchema = z
   .max(500, { message: "must be at most 500 characters" })
   .optional()
   .transform((value) => (value ? value : null));
-export const attemptIdSchema = z.string().uuid({ message: "must be a refund attempt id" });
+export { refundAttemptIdSchema as attemptIdSchema } from "@/lib/refunds/schemas";
 
 /** The review step: full, or partial with an amount (checked as an amount only when partial). */
 export const previewRefundInputSchema = z
