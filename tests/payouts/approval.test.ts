@@ -1,77 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import {
   approvePayoutBatch,
   approveStatements,
   discardPayoutBatch,
   holdStatements,
-  markStatementsPaid,
   preparePayoutBatch,
   releaseStatements,
   unapproveStatements,
 } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { checkLedgerInvariant } from "@/lib/payouts/invariant";
-import { listPayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { money } from "@/lib/money";
 import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { actor, GAME, insertSnapshot } from "./fixtures";
+import { approver, expectInvariant, payWindow, preparer, setUpLedgerDatabase } from "./ledger-setup";
 
-/**
- * The recipient ledger over several months, with the minimum payout at 10.00:
- *
- * | recipient | Jan           | Feb                          | Mar                  | Apr              |
- * |-----------|---------------|------------------------------|----------------------|------------------|
- * | A 1001    | +50 paid 50   | +10 −40 (Jan refunds) → −30  | +20 → −10 carried    | +60 → pays 50    |
- * | B 1002    | +8 rolls over | +5 (+8 in) → pays 13         | —                    | —                |
- * | C 1003    | +30 paid 30   | −30 (Jan refunds) → −30      | +45 → pays 15        | —                |
- * | D 1004    | —             | —                            | +100 held, then paid | —                |
- */
-
-let t: TestDatabase;
 let db: Db;
-const preparer = actor("preparer");
-const approver = actor("approver");
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.db;
-  await insertGame(db);
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+setUpLedgerDatabase((value) => {
+  db = value;
 });
-afterAll(async () => t?.drop());
-
-async function payWindow(month: string, options: { hold?: number[] } = {}): Promise<PayoutStatement[]> {
-  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
-  let statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-  const held = statements.filter((s) => options.hold?.includes(s.recipientPlayerId));
-  if (held.length > 0)
-    await holdStatements(
-      db,
-      { gameId: GAME, batchId, ids: held.map((s) => s.id), reason: "Tax form missing" },
-      preparer,
-    );
-  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
-  await approvePayoutBatch(db, { gameId: GAME, batchId }, approver);
-  statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-  if (statements.some((s) => s.state === "approved")) {
-    await markStatementsPaid(
-      db,
-      { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` },
-      approver,
-    );
-  }
-  return listPayoutStatements(db, { gameId: GAME, batchId });
-}
-
-async function expectInvariant(): Promise<void> {
-  const report = await checkLedgerInvariant(db, { gameId: GAME });
-  expect(report.violations).toEqual([]);
-  expect(report.ok).toBe(true);
-  expect(report.recipients).toBeGreaterThan(0);
-}
 
 describe("the approval workflow", () => {
   it(
@@ -194,7 +143,7 @@ describe("the approval workflow", () => {
 
       // Recipient 1002 … none carried now; make one: a July snapshot with a payable under the minimum.
       await insertSnapshot(db, { window: "2026-07", recipients: [{ id: 5001, gross: "4.00" }] });
-      await payWindow("2026-07");
+      await payWindow(db, "2026-07");
       await insertSnapshot(db, { window: "2026-08", recipients: [{ id: 5001, gross: "7.00" }] });
       const draft = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
       const [s] = await listPayoutStatements(db, { gameId: GAME, batchId: draft.batchId });
@@ -203,7 +152,7 @@ describe("the approval workflow", () => {
       const again = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, preparer);
       const [s2] = await listPayoutStatements(db, { gameId: GAME, batchId: again.batchId });
       expect(s2).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
-      await expectInvariant();
+      await expectInvariant(db);
     },
   );
 

@@ -1,80 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import {
-  approvePayoutBatch,
-  approveStatements,
-  holdStatements,
-  markStatementsPaid,
-  preparePayoutBatch,
-  releaseStatements,
-} from "@/lib/payouts/batches";
+import { markStatementsPaid, releaseStatements } from "@/lib/payouts/batches";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
-import { listLedgerEntries, listPayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { listLedgerEntries, type PayoutStatement } from "@/lib/payouts/ledger";
 import { wasRecipientPaidFor } from "@/lib/payouts/paid-status";
-import { savePayoutSettings } from "@/lib/payouts/settings";
 import { sumMoney } from "@/lib/money";
 import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { GAME, insertSnapshot } from "./fixtures";
+import { approver, expectInvariant, payWindow, setUpLedgerDatabase } from "./ledger-setup";
 
-/**
- * The recipient ledger over several months, with the minimum payout at 10.00:
- *
- * | recipient | Jan           | Feb                          | Mar                  | Apr              |
- * |-----------|---------------|------------------------------|----------------------|------------------|
- * | A 1001    | +50 paid 50   | +10 −40 (Jan refunds) → −30  | +20 → −10 carried    | +60 → pays 50    |
- * | B 1002    | +8 rolls over | +5 (+8 in) → pays 13         | —                    | —                |
- * | C 1003    | +30 paid 30   | −30 (Jan refunds) → −30      | +45 → pays 15        | —                |
- * | D 1004    | —             | —                            | +100 held, then paid | —                |
- */
-
-let t: TestDatabase;
 let db: Db;
-const preparer = actor("preparer");
-const approver = actor("approver");
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.db;
-  await insertGame(db);
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+setUpLedgerDatabase((value) => {
+  db = value;
 });
-afterAll(async () => t?.drop());
-
-async function payWindow(month: string, options: { hold?: number[] } = {}): Promise<PayoutStatement[]> {
-  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, preparer);
-  let statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-  const held = statements.filter((s) => options.hold?.includes(s.recipientPlayerId));
-  if (held.length > 0)
-    await holdStatements(
-      db,
-      { gameId: GAME, batchId, ids: held.map((s) => s.id), reason: "Tax form missing" },
-      preparer,
-    );
-  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
-  await approvePayoutBatch(db, { gameId: GAME, batchId }, approver);
-  statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-  if (statements.some((s) => s.state === "approved")) {
-    await markStatementsPaid(
-      db,
-      { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` },
-      approver,
-    );
-  }
-  return listPayoutStatements(db, { gameId: GAME, batchId });
-}
 
 function byRecipient(statements: PayoutStatement[], id: number): PayoutStatement {
   const s = statements.find((x) => x.recipientPlayerId === id);
   if (!s) throw new Error(`no statement for ${id}`);
   return s;
-}
-
-async function expectInvariant(): Promise<void> {
-  const report = await checkLedgerInvariant(db, { gameId: GAME });
-  expect(report.violations).toEqual([]);
-  expect(report.ok).toBe(true);
-  expect(report.recipients).toBeGreaterThan(0);
 }
 
 describe("the recipient ledger across months", () => {
@@ -105,7 +48,7 @@ describe("the recipient ledger across months", () => {
     });
     await insertSnapshot(db, { window: "2026-04", recipients: [{ id: 1001, gross: "60.00" }] });
 
-    const jan = await payWindow("2026-01");
+    const jan = await payWindow(db, "2026-01");
     expect(byRecipient(jan, 1001)).toMatchObject({
       state: "paid",
       payableUsd: "50.00",
@@ -114,9 +57,9 @@ describe("the recipient ledger across months", () => {
     });
     expect(byRecipient(jan, 1002)).toMatchObject({ state: "carried", payableUsd: "0.00", carryOutUsd: "8.00" });
     expect(byRecipient(jan, 1003)).toMatchObject({ state: "paid", paidAmountUsd: "30.00" });
-    await expectInvariant();
+    await expectInvariant(db);
 
-    const feb = await payWindow("2026-02");
+    const feb = await payWindow(db, "2026-02");
     expect(byRecipient(feb, 1001)).toMatchObject({
       state: "carried",
       netAttributedUsd: "-30.00",
@@ -134,9 +77,9 @@ describe("the recipient ledger across months", () => {
       netAttributedUsd: "-30.00",
       carryOutUsd: "-30.00",
     });
-    await expectInvariant();
+    await expectInvariant(db);
 
-    const mar = await payWindow("2026-03", { hold: [1004] });
+    const mar = await payWindow(db, "2026-03", { hold: [1004] });
     expect(byRecipient(mar, 1001)).toMatchObject({
       state: "carried",
       carriedInUsd: "-30.00",
@@ -150,13 +93,13 @@ describe("the recipient ledger across months", () => {
       payableUsd: "100.00",
     });
     // A held statement is not closed: it counts on neither side until it is paid.
-    await expectInvariant();
+    await expectInvariant(db);
     const d = (await checkLedgerInvariant(db, { gameId: GAME, recipientPlayerId: 1004 })).rows;
     expect(d).toEqual([]);
 
-    const apr = await payWindow("2026-04");
+    const apr = await payWindow(db, "2026-04");
     expect(byRecipient(apr, 1001)).toMatchObject({ state: "paid", carriedInUsd: "-10.00", paidAmountUsd: "50.00" });
-    await expectInvariant();
+    await expectInvariant(db);
 
     // Releasing the hold (by someone other than the preparer) and paying it closes the last statement.
     const held = byRecipient(mar, 1004);
@@ -177,7 +120,7 @@ describe("the recipient ledger across months", () => {
       },
       approver,
     );
-    await expectInvariant();
+    await expectInvariant(db);
 
     const report = await checkLedgerInvariant(db, { gameId: GAME });
     const rows = Object.fromEntries(report.rows.map((r) => [r.recipientPlayerId, r]));
@@ -234,7 +177,7 @@ describe("the recipient ledger across months", () => {
     } finally {
       await db.insertInto("payout_carry").values(link).execute();
     }
-    await expectInvariant();
+    await expectInvariant(db);
   });
 
   it("knows which periods a paid statement covered", async () => {

@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
-import {
-  form,
-  GAME_ID,
-  periodIdOf,
-  PLAYER,
-  refundEvents,
-  type RefundTestContext,
-  startRefundTest,
-  SUBS,
-} from "./setup";
+import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import { REQUESTER, RETRIER, type Ok, type Fail, refundForm, refundReaders } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/headers.js", () => import("../support/next-request"));
@@ -18,100 +10,14 @@ vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {}
 const { refundAction, retryRefundAttemptAction } = await import("@/app/(desk)/subscriptions/actions");
 const { requestRefund } = await import("@/lib/refunds/attempts");
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
-const { insertRefundAttempt, findRefundAttempt } = await import("@/db/queries/refunds");
-const { refundIntentKey } = await import("@/lib/refunds/intent");
-
-/** Users with known emails, so the audit log can be read by who did what. */
-const REQUESTER = "requester.support@payout-desk.test";
-const RETRIER = "retrier.finance@payout-desk.test";
+const { findRefundAttempt } = await import("@/db/queries/refunds");
 
 let c: RefundTestContext;
 beforeAll(async () => {
   c = await startRefundTest();
 });
 afterAll(async () => c?.close());
-
-type Ok = { ok: true; message?: string; data?: any };
-type Fail = { ok: false; code: string; message: string; fieldErrors?: Record<string, string> };
-
-function refundForm(
-  subscriptionId: string,
-  seq: number,
-  amountUsd: string,
-  remainingBeforeUsd: string,
-  extra: Record<string, string> = {},
-) {
-  return form({
-    subscriptionId,
-    periodId: periodIdOf(subscriptionId, seq),
-    periodSeq: seq,
-    amountUsd,
-    remainingBeforeUsd,
-    reason: "Player asked",
-    ...extra,
-  });
-}
-
-async function auditOf(subscriptionId: string) {
-  return c.t.db
-    .selectFrom("audit_log")
-    .select(["action", "outcome", "idempotency_key", "actor_email", "detail"])
-    .where("target", "like", `${subscriptionId}%`)
-    .orderBy("id")
-    .execute();
-}
-
-function amounts(subscriptionId: string, seq: number): string[] {
-  return refundEvents(c.emulator, subscriptionId, seq).map((e) => e.amountUsd.toFixed(2));
-}
-
-/** A stored attempt as the refund screen would have stored it; `sent` makes it one whose call already went out. */
-async function storeAttempt(input: {
-  subscriptionId: string;
-  seq: number;
-  amountUsd: string;
-  remainingBeforeUsd: string;
-  refundedToDateUsd: string;
-  clientRequestId: string;
-  sent?: boolean;
-}) {
-  const attempt = await insertRefundAttempt(c.t.db, {
-    gameId: GAME_ID,
-    subscriptionId: input.subscriptionId,
-    periodSeq: input.seq,
-    periodId: periodIdOf(input.subscriptionId, input.seq),
-    playerEmail: PLAYER.email,
-    amountUsd: input.amountUsd,
-    remainingBeforeUsd: input.remainingBeforeUsd,
-    isFull: false,
-    reason: "Player asked",
-    clientRequestId: input.clientRequestId,
-    intentKey: refundIntentKey({
-      gameId: GAME_ID,
-      subscriptionId: input.subscriptionId,
-      periodSeq: input.seq,
-      amountUsd: input.amountUsd,
-      remainingBeforeUsd: input.remainingBeforeUsd,
-    }),
-    actor: { id: "u-requester", email: REQUESTER, role: "support" },
-    impact: { refundedToDateUsd: input.refundedToDateUsd, remainingUsd: input.remainingBeforeUsd },
-  });
-  expect(attempt).not.toBeNull();
-  if (input.sent) {
-    // Sent, and the process died before the answer was stored: the hold has run out.
-    await c.t.db
-      .updateTable("refund_attempt")
-      .set({
-        calls: 1,
-        period_checked_at: new Date(Date.now() - 11 * 60_000),
-        last_called_at: new Date(Date.now() - 10 * 60_000),
-        claimed_until: new Date(Date.now() - 1000),
-      })
-      .where("id", "=", attempt!.id)
-      .execute();
-  }
-  return attempt!;
-}
+const { auditOf, amounts, storeAttempt } = refundReaders(() => c);
 
 describe("L3: a refund that landed between the review and the stored attempt", () => {
   it(

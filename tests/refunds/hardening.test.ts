@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import { REQUESTER, SECOND_TAB, RETRIER, type Ok, type Fail, refundForm, previewForm, refundReaders } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/headers.js", () => import("../support/next-request"));
@@ -14,11 +15,6 @@ const { requestRefund, readSupportLimitStanding } = await import("@/lib/refunds/
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
 const { findRefundAttempt } = await import("@/db/queries/refunds");
 
-/** Users with known emails, so the audit log can be read by who did what. */
-const REQUESTER = "requester.support@payout-desk.test";
-const SECOND_TAB = "second-tab.support@payout-desk.test";
-const RETRIER = "retrier.finance@payout-desk.test";
-
 let c: RefundTestContext;
 let requester: string[];
 let secondTab: string[];
@@ -30,53 +26,7 @@ beforeAll(async () => {
   retrier = await signInAs(c.t.db, "finance", RETRIER);
 });
 afterAll(async () => c?.close());
-
-type Ok = { ok: true; message?: string; data?: any };
-type Fail = { ok: false; code: string; message: string; fieldErrors?: Record<string, string> };
-
-function refundForm(
-  subscriptionId: string,
-  seq: number,
-  amountUsd: string,
-  remainingBeforeUsd: string,
-  extra: Record<string, string> = {},
-) {
-  return form({
-    subscriptionId,
-    periodId: periodIdOf(subscriptionId, seq),
-    periodSeq: seq,
-    amountUsd,
-    remainingBeforeUsd,
-    reason: "Player asked",
-    ...extra,
-  });
-}
-
-function previewForm(subscriptionId: string, seq: number, amountUsd: string) {
-  return form({ subscriptionId, periodId: periodIdOf(subscriptionId, seq), mode: "partial", amountUsd });
-}
-
-async function attemptsOf(subscriptionId: string) {
-  return c.t.db
-    .selectFrom("refund_attempt")
-    .selectAll()
-    .where("subscription_id", "=", subscriptionId)
-    .orderBy("created_at")
-    .execute();
-}
-
-async function auditOf(subscriptionId: string) {
-  return c.t.db
-    .selectFrom("audit_log")
-    .select(["action", "outcome", "idempotency_key", "actor_email", "detail"])
-    .where("target", "like", `${subscriptionId}%`)
-    .orderBy("id")
-    .execute();
-}
-
-function amounts(subscriptionId: string, seq: number): string[] {
-  return refundEvents(c.emulator, subscriptionId, seq).map((e) => e.amountUsd.toFixed(2));
-}
+const { attemptsOf, auditOf, amounts } = refundReaders(() => c);
 
 describe("M3: the support refund limit applies per period, in total", () => {
   it(

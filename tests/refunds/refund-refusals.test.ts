@@ -10,6 +10,7 @@ import {
   startRefundTest,
   SUBS,
 } from "./setup";
+import { type Ok, type Fail, refundReaders } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -25,9 +26,7 @@ beforeAll(async () => {
   c = await startRefundTest();
 });
 afterAll(async () => c?.close());
-
-type Ok = { ok: true; message?: string; data?: any };
-type Fail = { ok: false; code: string; message: string; fieldErrors?: Record<string, string> };
+const { attemptsOf, auditOf } = refundReaders(() => c);
 
 /** The form the refund screen submits after the review step. */
 function refundForm(
@@ -46,24 +45,6 @@ function refundForm(
     reason,
     playerEmail: PLAYER.email,
   });
-}
-
-async function attemptsOf(subscriptionId: string) {
-  return c.t.db
-    .selectFrom("refund_attempt")
-    .selectAll()
-    .where("subscription_id", "=", subscriptionId)
-    .orderBy("created_at")
-    .execute();
-}
-
-async function auditOf(subscriptionId: string) {
-  return c.t.db
-    .selectFrom("audit_log")
-    .select(["action", "outcome", "idempotency_key", "actor_email", "game_id", "detail"])
-    .where("target", "like", `${subscriptionId}%`)
-    .orderBy("id")
-    .execute();
 }
 
 describe("refunds against the emulator", () => {
