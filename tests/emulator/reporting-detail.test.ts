@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fixtureScenario, SECRET, SECRET_TWO, SUB } from "./fixture";
+import { ATTRIBUTION_NOTICE as NOTICE, fixtureScenario, SECRET, SECRET_TWO, SUB } from "./fixture";
 import { expectError, startClient, type Client } from "./helpers";
 
 let client: Client;
@@ -16,14 +16,6 @@ const cycles = (id: string, query: Record<string, string | number> = {}) =>
   client.get(`/api/subscriptions/reporting/subscriptions/${id}/attribution`, { query });
 const periodIdOf = async (id: string, seq: number): Promise<number> =>
   (await cycles(id)).body.periods.find((p: any) => p.period_seq === seq).period_id;
-
-const NOTICE = {
-  settled_by_invo: false,
-  invo_has_paid_no_recipient: true,
-  document_type: "attribution_report",
-  not_a_remittance_advice: true,
-  payer: "partner",
-};
 
 describe("GET /api/subscriptions/reporting/subscriptions/{id}/attribution", () => {
   it("lists cycles newest first with lifetime totals and the current revenue share", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fixtureScenario, SECRET, SUB } from "./fixture";
+import { ATTRIBUTION_NOTICE as NOTICE, fixtureScenario, SECRET, SUB } from "./fixture";
 import { expectError, startClient, type Client } from "./helpers";
 
 let client: Client;
@@ -14,14 +14,6 @@ beforeEach(async () => {
 
 const report = (query: Record<string, string | number>) =>
   client.get("/api/subscriptions/reporting/attribution", { query });
-
-const NOTICE = {
-  settled_by_invo: false,
-  invo_has_paid_no_recipient: true,
-  document_type: "attribution_report",
-  not_a_remittance_advice: true,
-  payer: "partner",
-};
 
 describe("GET /api/subscriptions/reporting/attribution", () => {
   it("reports the totals of a month keyed on settlement", async () => {

@@ -36,6 +36,25 @@ export function previewForm(subscriptionId: string, seq: number, amountUsd: stri
   return form({ subscriptionId, periodId: periodIdOf(subscriptionId, seq), mode: "partial", amountUsd });
 }
 
+/** The form the refund screen submits after the review step, with the player's email as a form field. */
+export function screenRefundForm(
+  subscriptionId: string,
+  seq: number,
+  amountUsd: string,
+  remainingBeforeUsd: string,
+  reason = "Player asked",
+) {
+  return form({
+    subscriptionId,
+    periodId: periodIdOf(subscriptionId, seq),
+    periodSeq: seq,
+    amountUsd,
+    remainingBeforeUsd,
+    reason,
+    playerEmail: PLAYER.email,
+  });
+}
+
 /** Readers of the test database and the emulator, for the context the test file started (`c`, set in beforeAll). */
 export function refundReaders(context: () => RefundTestContext) {
   async function attemptsOf(subscriptionId: string) {

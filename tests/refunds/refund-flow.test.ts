@@ -10,7 +10,7 @@ import {
   startRefundTest,
   SUBS,
 } from "./setup";
-import { type Ok, refundReaders } from "./helpers";
+import { type Ok, refundReaders, screenRefundForm } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -26,25 +26,6 @@ beforeAll(async () => {
 });
 afterAll(async () => c?.close());
 const { attemptsOf, auditOf } = refundReaders(() => c);
-
-/** The form the refund screen submits after the review step. */
-function refundForm(
-  subscriptionId: string,
-  seq: number,
-  amountUsd: string,
-  remainingBeforeUsd: string,
-  reason = "Player asked",
-) {
-  return form({
-    subscriptionId,
-    periodId: periodIdOf(subscriptionId, seq),
-    periodSeq: seq,
-    amountUsd,
-    remainingBeforeUsd,
-    reason,
-    playerEmail: PLAYER.email,
-  });
-}
 
 describe("refunds against the emulator", () => {
   it(
@@ -81,7 +62,7 @@ describe("refunds against the emulator", () => {
 
   it("[support] refunds part of a period once; the receipt is stored in full and every step is audited", async () => {
     actAs(c.sessions.support);
-    const result = (await refundAction(refundForm(SUBS.basic, 3, "2.50", "10.00"))) as Ok;
+    const result = (await refundAction(screenRefundForm(SUBS.basic, 3, "2.50", "10.00"))) as Ok;
     expect(result).toMatchObject({ ok: true, data: { state: "succeeded" } });
     const [attempt] = await attemptsOf(SUBS.basic);
     expect(attempt).toMatchObject({ status: "succeeded", amount_usd: "2.50", calls: 1, idempotent_replay: false });
@@ -119,7 +100,7 @@ describe("refunds against the emulator", () => {
     expect(mark?.instant.toISOString()).toBe(attempt?.refunded_at?.toISOString());
 
     // Submitting the same form again (a double click, a resubmitted page) returns the same attempt, no second refund.
-    const again = (await refundAction(refundForm(SUBS.basic, 3, "2.50", "10.00"))) as Ok;
+    const again = (await refundAction(screenRefundForm(SUBS.basic, 3, "2.50", "10.00"))) as Ok;
     expect(again.data).toEqual({ attemptId: attempt?.id, state: "succeeded" });
     expect(refundEvents(c.emulator, SUBS.basic, 3)).toHaveLength(1);
     expect(await attemptsOf(SUBS.basic)).toHaveLength(1);
@@ -131,7 +112,7 @@ describe("refunds against the emulator", () => {
     async () => {
       actAs(c.sessions.support);
       await c.admin("/faults", { route: `/api/subscriptions/${SUBS.dropped}/refund`, fault: "drop", count: 1 });
-      const result = (await refundAction(refundForm(SUBS.dropped, 2, "4.00", "10.00"))) as Ok;
+      const result = (await refundAction(screenRefundForm(SUBS.dropped, 2, "4.00", "10.00"))) as Ok;
       expect(result).toMatchObject({ ok: true, data: { state: "succeeded" } });
       expect(result.message).toMatch(/nothing was refunded twice/);
       const [attempt] = await attemptsOf(SUBS.dropped);
@@ -153,7 +134,7 @@ describe("refunds against the emulator", () => {
   it("ten concurrent submissions of the same intent make one attempt and one refund", async () => {
     actAs(c.sessions.support);
     const results = (await Promise.all(
-      Array.from({ length: 10 }, () => refundAction(refundForm(SUBS.concurrent, 3, "5.00", "20.00"))),
+      Array.from({ length: 10 }, () => refundAction(screenRefundForm(SUBS.concurrent, 3, "5.00", "20.00"))),
     )) as Ok[];
     const ids = new Set(results.map((r) => r.data?.attemptId));
     expect(results.every((r) => r.ok)).toBe(true);

@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
-import {
-  form,
-  GAME_ID,
-  periodIdOf,
-  PLAYER,
-  refundEvents,
-  type RefundTestContext,
-  startRefundTest,
-  SUBS,
-} from "./setup";
-import { type Ok, type Fail, refundReaders } from "./helpers";
+import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import { type Ok, type Fail, refundReaders, screenRefundForm } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -28,38 +19,19 @@ beforeAll(async () => {
 afterAll(async () => c?.close());
 const { attemptsOf, auditOf } = refundReaders(() => c);
 
-/** The form the refund screen submits after the review step. */
-function refundForm(
-  subscriptionId: string,
-  seq: number,
-  amountUsd: string,
-  remainingBeforeUsd: string,
-  reason = "Player asked",
-) {
-  return form({
-    subscriptionId,
-    periodId: periodIdOf(subscriptionId, seq),
-    periodSeq: seq,
-    amountUsd,
-    remainingBeforeUsd,
-    reason,
-    playerEmail: PLAYER.email,
-  });
-}
-
 describe("refunds against the emulator", () => {
   it("over-refund: the service's AMOUNT_EXCEEDS_REMAINING reaches the screen with the remaining amount", async () => {
     actAs(c.sessions.support);
     // The service stays unavailable through every in-call retry: the attempt is kept pending with its key.
     await c.admin("/faults", { route: `/api/subscriptions/${SUBS.exceeds}/refund`, fault: "503", count: 5 });
-    const first = (await refundAction(refundForm(SUBS.exceeds, 3, "10.00", "12.00"))) as Ok;
+    const first = (await refundAction(screenRefundForm(SUBS.exceeds, 3, "10.00", "12.00"))) as Ok;
     expect(first).toMatchObject({ ok: true, data: { state: "pending" } });
     expect(first.message).toMatch(/temporarily unavailable.*same request id/);
     expect(refundEvents(c.emulator, SUBS.exceeds, 3)).toHaveLength(0);
     // Meanwhile someone refunds 5.00 of the period with the service's own tools.
     await c.admin("/refunds", { subscription_id: SUBS.exceeds, period_seq: 3, amount_usd: "5.00" });
     // Retrying the pending attempt sends the stored 10.00, which is now more than the 7.00 left.
-    const retried = (await refundAction(refundForm(SUBS.exceeds, 3, "10.00", "12.00"))) as Fail;
+    const retried = (await refundAction(screenRefundForm(SUBS.exceeds, 3, "10.00", "12.00"))) as Fail;
     expect(retried).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(retried.message).toContain("USD 7.00 remains refundable");
     expect(retried.message).toContain("USD 5.00 already refunded");
@@ -81,14 +53,14 @@ describe("refunds against the emulator", () => {
       fieldErrors: { amountUsd: "must be at most the remaining refundable USD 7.00" },
     });
     // The refused attempt freed its intent: the same refund, reviewed again at 7.00, goes through.
-    const full = (await refundAction(refundForm(SUBS.exceeds, 3, "7.00", "7.00"))) as Ok;
+    const full = (await refundAction(screenRefundForm(SUBS.exceeds, 3, "7.00", "7.00"))) as Ok;
     expect(full).toMatchObject({ ok: true, data: { state: "succeeded" } });
   });
 
   it("a second tab that reviewed the period before another refund is sent back to review", async () => {
     actAs(c.sessions.support);
     await c.admin("/refunds", { subscription_id: SUBS.changed, period_seq: 1, amount_usd: "3.00" });
-    const stale = (await refundAction(refundForm(SUBS.changed, 1, "3.00", "10.00"))) as Fail;
+    const stale = (await refundAction(screenRefundForm(SUBS.changed, 1, "3.00", "10.00"))) as Fail;
     expect(stale).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(stale.message).toMatch(/USD 7.00 remains refundable now \(it was USD 10.00\)/);
     expect(await attemptsOf(SUBS.changed)).toHaveLength(0);
@@ -101,7 +73,7 @@ describe("refunds against the emulator", () => {
     expect(await saveSupportRefundLimitAction(form({ amountUsd: "25.00" }))).toMatchObject({ ok: true });
 
     actAs(c.sessions.support);
-    const refused = (await refundAction(refundForm(SUBS.limit, 2, "30.00", "40.00"))) as Fail;
+    const refused = (await refundAction(screenRefundForm(SUBS.limit, 2, "30.00", "40.00"))) as Fail;
     expect(refused).toMatchObject({
       ok: false,
       code: "FORBIDDEN",
@@ -113,13 +85,13 @@ describe("refunds against the emulator", () => {
     expect((await auditOf(SUBS.limit)).map((a) => a.outcome)).toEqual(["refused_over_limit"]);
 
     // Within the limit, support may.
-    expect(await refundAction(refundForm(SUBS.limit, 1, "25.00", "40.00"))).toMatchObject({
+    expect(await refundAction(screenRefundForm(SUBS.limit, 1, "25.00", "40.00"))).toMatchObject({
       ok: true,
       data: { state: "succeeded" },
     });
 
     actAs(c.sessions.finance);
-    expect(await refundAction(refundForm(SUBS.limit, 2, "30.00", "40.00"))).toMatchObject({
+    expect(await refundAction(screenRefundForm(SUBS.limit, 2, "30.00", "40.00"))).toMatchObject({
       ok: true,
       data: { state: "succeeded" },
     });
@@ -134,7 +106,7 @@ describe("refunds against the emulator", () => {
       error_code: "REFUND_MISMATCH",
       count: 1,
     });
-    const result = (await refundAction(refundForm(SUBS.attention, 3, "10.00", "10.00"))) as Ok;
+    const result = (await refundAction(screenRefundForm(SUBS.attention, 3, "10.00", "10.00"))) as Ok;
     expect(result).toMatchObject({ ok: true, data: { state: "needs_attention" } });
     expect(result.message).toMatch(/manual attention: do not refund again/);
     const [attempt] = await attemptsOf(SUBS.attention);
@@ -142,7 +114,7 @@ describe("refunds against the emulator", () => {
 
     // Never retried, and nothing else may be refunded on the period meanwhile.
     expect((await reconcilePendingRefunds(c.t.db, { attemptId: attempt!.id })).examined).toBe(0);
-    const other = (await refundAction(refundForm(SUBS.attention, 3, "1.00", "10.00"))) as Fail;
+    const other = (await refundAction(screenRefundForm(SUBS.attention, 3, "1.00", "10.00"))) as Fail;
     expect(other).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(other.message).toMatch(/waiting for manual attention/);
 
@@ -174,7 +146,7 @@ describe("refunds against the emulator", () => {
     async () => {
       actAs(c.sessions.support);
       await c.admin("/pause", { paused: true });
-      const paused = (await refundAction(refundForm(SUBS.unavailable, 2, "1.00", "10.00"))) as Ok;
+      const paused = (await refundAction(screenRefundForm(SUBS.unavailable, 2, "1.00", "10.00"))) as Ok;
       expect(paused).toMatchObject({ ok: true, data: { state: "pending" } });
       expect(paused.message).toMatch(/paused at the service for maintenance/);
       await c.admin("/pause", { paused: false });
@@ -198,7 +170,7 @@ describe("refunds against the emulator", () => {
       form({ subscriptionId: SUBS.pcstore, periodId: periodIdOf(SUBS.pcstore, 1), mode: "full" }),
     )) as Ok;
     expect(pcstore.data).toMatchObject({ refundable: false, blocker: "pcstore", rail: "pcstore" });
-    const refused = (await refundAction(refundForm(SUBS.pcstore, 1, "8.00", "8.00"))) as Fail;
+    const refused = (await refundAction(screenRefundForm(SUBS.pcstore, 1, "8.00", "8.00"))) as Fail;
     expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(refused.message).toMatch(/pcstore/);
 
@@ -212,7 +184,7 @@ describe("refunds against the emulator", () => {
       balanceDeltaCoins: "80.00",
       isFull: true,
     });
-    const done = (await refundAction(refundForm(SUBS.pcstore, 2, "8.00", "8.00"))) as Ok;
+    const done = (await refundAction(screenRefundForm(SUBS.pcstore, 2, "8.00", "8.00"))) as Ok;
     expect(done).toMatchObject({ ok: true, data: { state: "succeeded" } });
     const [attempt] = await attemptsOf(SUBS.pcstore);
     expect(attempt?.receipt).toMatchObject({
@@ -224,13 +196,13 @@ describe("refunds against the emulator", () => {
 
   it("refuses malformed input naming the field, before anything is stored", async () => {
     actAs(c.sessions.support);
-    const bad = (await refundAction(refundForm(SUBS.basic, 1, "1.234", "10.00"))) as Fail;
+    const bad = (await refundAction(screenRefundForm(SUBS.basic, 1, "1.234", "10.00"))) as Fail;
     expect(bad).toMatchObject({
       ok: false,
       code: "INVALID_INPUT",
       fieldErrors: { amountUsd: expect.stringMatching(/two decimals/) },
     });
-    const long = (await refundAction(refundForm(SUBS.basic, 1, "1.00", "10.00", "x".repeat(501)))) as Fail;
+    const long = (await refundAction(screenRefundForm(SUBS.basic, 1, "1.00", "10.00", "x".repeat(501)))) as Fail;
     expect(long.fieldErrors?.reason).toMatch(/500/);
   });
 
