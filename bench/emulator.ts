@@ -94,7 +94,9 @@ export async function run(): Promise<void> {
   try {
     const results: Record<string, unknown> = {};
     for (const limit of [50, 100]) {
-      const url = `${emulator.url}/api/subscriptions/reporting/attribution?start=${WINDOW.start}&end=${WINDOW.end}&limit=${limit}`;
+      const url =
+        `${emulator.url}/api/subscriptions/reporting/attribution` +
+        `?start=${WINDOW.start}&end=${WINDOW.end}&limit=${limit}`;
       const first = await time(url);
       if (first.status !== 200) throw new Error(`report failed: ${JSON.stringify(first.body).slice(0, 300)}`);
       const runs: number[] = [];

@@ -64,28 +64,40 @@ export async function seed(db: Db): Promise<string> {
       via: "bench",
     })
     .execute();
-  await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at, fetch_finished_at,
+  await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at,
+  fetch_finished_at,
       service_generated_at, window_closed, built_from, page_count, request_count, rate_limited, retries, duration_ms,
-      sub_window_count, line_count, reversal_count, refund_event_count, renewals_settled, settled_gross_usd, invo_fee_usd,
+      sub_window_count, line_count, reversal_count, refund_event_count, renewals_settled, settled_gross_usd,
+      invo_fee_usd,
       partner_revenue_settled_usd, partner_revenue_reversed_usd, partner_revenue_usd, renewals_with_attribution,
-      renewals_without_attribution, unattributed_reasons, gross_attributed_usd, reversed_attributed_usd, net_attributed_usd,
-      renewals_settled_then_fully_reversed, refund_events_in_window, reversals_without_receipts, recipient_count, report,
+      renewals_without_attribution, unattributed_reasons, gross_attributed_usd, reversed_attributed_usd,
+      net_attributed_usd,
+      renewals_settled_then_fully_reversed, refund_events_in_window, reversals_without_receipts, recipient_count,
+      report,
       attribution_notice, checks, build_notes, drift_status)
-    values (${snapshotId}, ${GAME_ID}, ${WINDOW.start}, ${WINDOW.end}, 1, ${pullId}, ${WINDOW.end}, ${WINDOW.end}, ${WINDOW.end},
-      true, 'split', 0, 0, 0, 0, 0, 0, ${LINES}, 0, 0, ${LINES}, '0', '0', '0', '0', '0', ${LINES}, 0, '{}', '0', '0', '0',
+    values (${snapshotId}, ${GAME_ID}, ${WINDOW.start}, ${WINDOW.end}, 1, ${pullId}, ${WINDOW.end}, ${WINDOW.end},
+    ${WINDOW.end},
+      true, 'split', 0, 0, 0, 0, 0, 0, ${LINES}, 0, 0, ${LINES}, '0', '0', '0', '0', '0', ${LINES}, 0, '{}', '0', '0',
+      '0',
       0, 0, 0, ${RECIPIENTS}, '{}', '{}', '[]', '[]', 'first_version')`.execute(db);
   // Names with commas, quotes and non-Latin text, so that quoting is exercised as in real data.
-  await sql`insert into snapshot_recipient (snapshot_id, recipient_player_id, service_rank, resolved, player_email, player_name,
-      renewal_count, subscription_count, reversal_count, gross_attributed_usd, reversed_attributed_usd, net_attributed_usd)
+  await sql`insert into snapshot_recipient (snapshot_id, recipient_player_id, service_rank, resolved, player_email,
+  player_name,
+      renewal_count, subscription_count, reversal_count, gross_attributed_usd, reversed_attributed_usd,
+      net_attributed_usd)
     select ${snapshotId}, 100000 + r, r, true, 'creator' || r || '@bench.test',
-      case r % 4 when 0 then 'Creator ' || r when 1 then 'Studio, "' || r || '"' when 2 then 'Créateur ' || r || ' – 東京' else '=Name ' || r end,
+      case r % 4 when 0 then 'Creator ' || r when 1 then 'Studio, "' || r || '"' when 2 then 'Créateur ' || r ||
+      ' – 東京' else '=Name ' || r end,
       50, 5, 0, '90.00', '0.00', '90.00'
     from generate_series(1, ${RECIPIENTS}) r`.execute(db);
-  await sql`insert into snapshot_line (snapshot_id, period_id, recipient_player_id, subscription_id, period_seq, item_id, item_name,
-      status, period_start, period_end, paid_at, amount_usd, invo_fee_usd, partner_revenue_usd, partner_revenue_settled_usd,
+  await sql`insert into snapshot_line (snapshot_id, period_id, recipient_player_id, subscription_id, period_seq,
+  item_id, item_name,
+      status, period_start, period_end, paid_at, amount_usd, invo_fee_usd, partner_revenue_usd,
+      partner_revenue_settled_usd,
       partner_revenue_reversed_usd, partner_leg_reversed, percent_at_renewal, base_usd, attributed_amount_usd,
       attribution_unavailable_reason, transaction_id, mint_order_id, funding, refund, reconciliation)
-    select ${snapshotId}, g, 100001 + (g % ${RECIPIENTS}), 'SUB_1700000000_' || lpad((g / 12)::text, 8, '0'), 1 + g % 12,
+    select ${snapshotId}, g, 100001 + (g % ${RECIPIENTS}), 'SUB_1700000000_' || lpad((g / 12)::text, 8, '0'), 1 + g %
+    12,
       'pass', 'Pass "Gold", monthly', 'paid', ts, ts + interval '1 month', ts,
       p.amount, '1.00', (p.amount - 1.00)::numeric(12,2), (p.amount - 1.00)::numeric(12,2), '0.00', false, '20.00',
       (p.amount - 1.00)::numeric(12,2), round((p.amount - 1.00) * 0.2, 2), null, 'tx_' || g, null, null, null,
@@ -298,7 +310,8 @@ export async function run(args: string[]): Promise<void> {
           lines: LINES,
           recipients: RECIPIENTS,
           server:
-            "separate Node process serving lib/exports/http.ts exportResponse (the route's code after its session check)",
+            "separate Node process serving lib/exports/http.ts exportResponse (the route's code after its session " +
+            "check)",
           seed_ms: Math.round(seedMs),
           runs: RUNS,
           http: {

@@ -22,6 +22,12 @@ const REQUESTS_PER_CLIENT = 60;
 const GAME = "bench-game";
 const WINDOW = monthWindow("2026-03");
 const TARGET_P95_MS = 300;
+const UNATTRIBUTED_NONE = {
+  no_revenue_share_configured: 0,
+  spend_order_not_found: 0,
+  attribution_not_recorded: 0,
+  attribution_malformed: 0,
+};
 
 type Request = Omit<PayoutTableQuery, "gameId" | "snapshotId" | "batchId"> & { name: string };
 
@@ -79,29 +85,39 @@ async function seed(db: Db): Promise<{ snapshotId: string; batchId: string; prep
       requested_by_email: null,
     })
     .execute();
-  await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at, fetch_finished_at,
-      service_generated_at, window_closed, built_from, page_count, request_count, rate_limited, retries, duration_ms, sub_window_count,
-      line_count, reversal_count, refund_event_count, renewals_settled, settled_gross_usd, invo_fee_usd, partner_revenue_settled_usd,
-      partner_revenue_reversed_usd, partner_revenue_usd, renewals_with_attribution, renewals_without_attribution, unattributed_reasons,
-      gross_attributed_usd, reversed_attributed_usd, net_attributed_usd, renewals_settled_then_fully_reversed, refund_events_in_window,
+  await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at,
+  fetch_finished_at,
+      service_generated_at, window_closed, built_from, page_count, request_count, rate_limited, retries, duration_ms,
+      sub_window_count,
+      line_count, reversal_count, refund_event_count, renewals_settled, settled_gross_usd, invo_fee_usd,
+      partner_revenue_settled_usd,
+      partner_revenue_reversed_usd, partner_revenue_usd, renewals_with_attribution, renewals_without_attribution,
+      unattributed_reasons,
+      gross_attributed_usd, reversed_attributed_usd, net_attributed_usd, renewals_settled_then_fully_reversed,
+      refund_events_in_window,
       reversals_without_receipts, recipient_count, report, attribution_notice, checks, build_notes, drift_status)
-    values (${snapshotId}, ${GAME}, ${start}, ${end}, 1, ${pullId}, ${end}, ${end}, ${end}, true, 'single', 1, 1, 0, 0, 1, 0,
+    values (${snapshotId}, ${GAME}, ${start}, ${end}, 1, ${pullId}, ${end}, ${end}, ${end}, true, 'single', 1, 1, 0,
+    0, 1, 0,
       ${RECIPIENTS}, 0, 0, ${RECIPIENTS}, '0', '0', '0', '0', '0', ${RECIPIENTS}, 0,
-      '{"no_revenue_share_configured":0,"spend_order_not_found":0,"attribution_not_recorded":0,"attribution_malformed":0}',
+      ${JSON.stringify(UNATTRIBUTED_NONE)},
       '0', '0', '0', 0, 0, 0, ${RECIPIENTS}, '{}', '{}', '[]', '[]', 'first_version')`.execute(db);
   // Deterministic figures: gross 0.50–600.49, every 9th recipient with a reversal, every 250th unresolved.
-  await sql`insert into snapshot_recipient (snapshot_id, recipient_player_id, service_rank, resolved, player_email, player_name,
+  await sql`insert into snapshot_recipient (snapshot_id, recipient_player_id, service_rank, resolved, player_email,
+  player_name,
       identity_id, renewal_count, subscription_count, reversal_count, gross_attributed_usd, reversed_attributed_usd,
       net_attributed_usd, first_paid_at, last_paid_at)
     select ${snapshotId}::uuid, 100000 + i, i, i % 250 <> 0,
-      case when i % 250 <> 0 then 'creator' || i || '@bench.test' end, case when i % 250 <> 0 then 'Creator ' || i end, null,
+      case when i % 250 <> 0 then 'creator' || i || '@bench.test' end, case when i % 250 <> 0 then 'Creator ' || i
+      end, null,
       1 + i % 40, 1 + i % 7, case when i % 9 = 0 then 1 else 0 end,
       g, r, g - r, ${start}, ${start}
     from (select i, round(((i * 7919) % 60000 + 50)::numeric / 100, 2) as g,
       case when i % 9 = 0 then round(((i * 104729) % 70000)::numeric / 100, 2) else 0 end as r
       from generate_series(1, ${RECIPIENTS}) i) x`.execute(db);
-  await sql`insert into snapshot_line (snapshot_id, period_id, recipient_player_id, subscription_id, period_seq, item_id, item_name,
-      status, period_start, period_end, paid_at, amount_usd, partner_leg_reversed, attributed_amount_usd, attribution_unavailable_reason)
+  await sql`insert into snapshot_line (snapshot_id, period_id, recipient_player_id, subscription_id, period_seq,
+  item_id, item_name,
+      status, period_start, period_end, paid_at, amount_usd, partner_leg_reversed, attributed_amount_usd,
+      attribution_unavailable_reason)
     select ${snapshotId}::uuid, i, 100000 + i, 'SUB_1700000000_' || lpad(i::text, 8, '0'), 1, 'pass', 'Pass', 'paid',
       ${start}, ${end}, ${start}, '10.00', false, '2.00', case when i % 500 = 0 then 'attribution_malformed' end
     from generate_series(1, ${RECIPIENTS}) i`.execute(db);
@@ -200,7 +216,8 @@ export async function run(): Promise<void> {
     ];
     const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
     process.stdout.write(
-      `\nPayout table, ${RECIPIENTS.toLocaleString("en-US")} recipients, ${CLIENTS} concurrent clients × ${REQUESTS_PER_CLIENT} requests, pool of 10\n`,
+      `\nPayout table, ${RECIPIENTS.toLocaleString("en-US")} recipients, ${CLIENTS} concurrent clients × ` +
+        `${REQUESTS_PER_CLIENT} requests, pool of 10\n`,
     );
     process.stdout.write(`Batch of ${RECIPIENTS.toLocaleString("en-US")} statements prepared in ${fmt(prepareMs)}\n\n`);
     process.stdout.write(
@@ -208,7 +225,8 @@ export async function run(): Promise<void> {
     );
     for (const r of results) {
       process.stdout.write(
-        `| ${r.name} | ${r.n} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${((r.n / r.wallMs) * 1000).toFixed(0)} req/s |\n`,
+        `| ${r.name} | ${r.n} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${fmt(r.max)} | ` +
+          `${((r.n / r.wallMs) * 1000).toFixed(0)} req/s |\n`,
       );
     }
     const table = results[2];

@@ -17,7 +17,8 @@ const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 const SPEC = {
   usage: "npm start [-- --dev] [-- --port P]",
   description:
-    "Runs Payout Desk. Without DATABASE_URL it starts the embedded default: PostgreSQL under .data/, the service emulator with demo data, and demo users.",
+    "Runs Payout Desk. Without DATABASE_URL it starts the embedded default: PostgreSQL under .data/, the service " +
+    "emulator with demo data, and demo users.",
   options: {
     dev: {
       type: "boolean" as const,
@@ -164,11 +165,13 @@ async function main(): Promise<number> {
     if (demo.emulatorUrl) {
       console.log(`Service emulator (demo data): ${demo.emulatorUrl}`);
       console.log(
-        `  ${demo.resumed ? "carried on from" : "fresh demo data, saved in"} ${emulatorStateFile(runtime.dataDir)}; clock ${demo.clock} (runs in real time)`,
+        `  ${demo.resumed ? "carried on from" : "fresh demo data, saved in"} ${emulatorStateFile(runtime.dataDir)}; ` +
+          `clock ${demo.clock} (runs in real time)`,
       );
       if (demo.months)
         console.log(
-          `  Demo data in the months ${demo.months.first} to ${demo.months.last} (UTC): snapshot any of them under Payouts.`,
+          `  Demo data in the months ${demo.months.first} to ${demo.months.last} (UTC): snapshot any of them under ` +
+            `Payouts.`,
         );
     }
     console.log("Demo sign-ins:");

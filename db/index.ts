@@ -12,7 +12,8 @@ export type DbOrTrx = Db | Trx;
 // Kept on globalThis like the shared Db below: the app's bundles may each hold their own copy of this module,
 // and a Db made by one copy must find its pool from another.
 const registry = globalThis as unknown as { __payoutDeskPools?: WeakMap<Db, pg.Pool> };
-const pools = (registry.__payoutDeskPools ??= new WeakMap<Db, pg.Pool>());
+registry.__payoutDeskPools ??= new WeakMap<Db, pg.Pool>();
+const pools = registry.__payoutDeskPools;
 
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
   const pool = new pg.Pool({ connectionString, max: options.max ?? 10, idleTimeoutMillis: 30_000 });

@@ -11,6 +11,7 @@ export function refuseOldServer(versionNum: number, version: string, minimum = M
 }
 
 export async function migrateToLatest(
+  // biome-ignore lint/suspicious/noExplicitAny: migrations are typed Kysely<any>, frozen apart from today's schema.
   db: Kysely<any>,
   options: { minimumServerVersion?: typeof MINIMUM_SERVER_VERSION } = {},
 ): Promise<{ applied: string[] }> {

@@ -78,7 +78,8 @@ test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows
   const [line] = await query<{ period_id: string; recipient_player_id: string }>(
     `select l.period_id::text, l.recipient_player_id::text from snapshot_line l
        join payout_batch b on b.snapshot_id = l.snapshot_id and b.status = 'draft'
-       join snapshot_recipient r on r.snapshot_id = l.snapshot_id and r.recipient_player_id = l.recipient_player_id and r.resolved
+       join snapshot_recipient r on r.snapshot_id = l.snapshot_id and r.recipient_player_id = l.recipient_player_id
+       and r.resolved
       where b.window_start = $1 and l.mint_order_id is not null and l.attributed_amount_usd > 0
       order by l.period_id limit 1`,
     [`${MONTH}-01T00:00:00Z`],

@@ -39,39 +39,44 @@ test("[anonymous] every page has an icon that loads (no favicon.ico 404)", async
   expect(missing).toEqual([]);
 });
 
-test("[finance] the liability page says its basis, and the day after a month closed it owes what the month earned", async ({
-  page,
-}) => {
-  test.setTimeout(180_000);
-  await signIn(page, "finance");
-  await page.goto("/payouts/liability");
-  await expect(page.getByRole("heading", { name: "Liability", level: 1 })).toBeVisible();
-  await expect(page.getByRole("heading", { name: "Basis: accrual" })).toBeVisible();
-  await expect(page.getByText(/Owed means earned by the end of \d{4}-\d{2}-\d{2} and not paid by then/)).toBeVisible();
-  await shoot(page, "finance-liability-basis");
+test(
+  "[finance] the liability page says its basis, and the " + "day after a month closed it owes what the month earned",
+  async ({ page }) => {
+    test.setTimeout(180_000);
+    await signIn(page, "finance");
+    await page.goto("/payouts/liability");
+    await expect(page.getByRole("heading", { name: "Liability", level: 1 })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Basis: accrual" })).toBeVisible();
+    await expect(
+      page.getByText(/Owed means earned by the end of \d{4}-\d{2}-\d{2} and not paid by then/),
+    ).toBeVisible();
+    await shoot(page, "finance-liability-basis");
 
-  // September closed; its snapshot is taken today, weeks later. As of October 1st, September's earnings were owed.
-  // (Other specs and the crawl's setup take other months, so this one is still on its first snapshot version.)
-  await page.goto("/payouts");
-  await page.getByRole("button", { name: "Take snapshot" }).click();
-  const snapDialog = page.getByRole("dialog");
-  await snapDialog.getByRole("textbox", { name: "Month" }).fill("2026-09");
-  await snapDialog.getByRole("button", { name: "Take snapshot" }).click();
-  await expect(snapDialog).toBeHidden();
-  await expect(async () => {
-    await page.reload();
-    await expect(page.getByRole("link", { name: "September 2026", exact: true })).toBeVisible({ timeout: 1_000 });
-  }).toPass({ timeout: 120_000 });
-  await page.goto("/payouts/liability?asOf=2026-10-01");
-  await expect(page.getByText(/^Counted: (.*; )?2026-09 \(snapshot version 1, not yet in a batch\)[;.]/)).toBeVisible();
-  await expect(page.getByText("Nothing owed")).toHaveCount(0);
-  const table = page.getByRole("table", { name: /Liability per recipient as of the end of 2026-10-01/ });
-  await expect(table.getByRole("row").nth(1)).toBeVisible();
-  await expect(
-    page
-      .locator('dl[aria-label="Totals"]')
-      .getByText(/^USD [1-9][\d,]*\.\d{2}$/)
-      .first(),
-  ).toBeVisible();
-  await shoot(page, "finance-liability-after-month");
-});
+    // September closed; its snapshot is taken today, weeks later. As of October 1st, September's earnings were owed.
+    // (Other specs and the crawl's setup take other months, so this one is still on its first snapshot version.)
+    await page.goto("/payouts");
+    await page.getByRole("button", { name: "Take snapshot" }).click();
+    const snapDialog = page.getByRole("dialog");
+    await snapDialog.getByRole("textbox", { name: "Month" }).fill("2026-09");
+    await snapDialog.getByRole("button", { name: "Take snapshot" }).click();
+    await expect(snapDialog).toBeHidden();
+    await expect(async () => {
+      await page.reload();
+      await expect(page.getByRole("link", { name: "September 2026", exact: true })).toBeVisible({ timeout: 1_000 });
+    }).toPass({ timeout: 120_000 });
+    await page.goto("/payouts/liability?asOf=2026-10-01");
+    await expect(
+      page.getByText(/^Counted: (.*; )?2026-09 \(snapshot version 1, not yet in a batch\)[;.]/),
+    ).toBeVisible();
+    await expect(page.getByText("Nothing owed")).toHaveCount(0);
+    const table = page.getByRole("table", { name: /Liability per recipient as of the end of 2026-10-01/ });
+    await expect(table.getByRole("row").nth(1)).toBeVisible();
+    await expect(
+      page
+        .locator('dl[aria-label="Totals"]')
+        .getByText(/^USD [1-9][\d,]*\.\d{2}$/)
+        .first(),
+    ).toBeVisible();
+    await shoot(page, "finance-liability-after-month");
+  },
+);

@@ -39,8 +39,8 @@ async function findCandidate(): Promise<{ subscriptionId: string; periodId: numb
         `/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution?status=paid&limit=1`,
       );
       const period = periods.periods[0];
-      if (!period || period.funding?.rail !== "card" || Number(period.funding.card_charged_usd) <= 0) continue;
-      if (period.refund && Number(period.refund.refunded_amount_usd ?? "0") > 0) continue;
+      if (period?.funding?.rail !== "card" || Number(period.funding.card_charged_usd) <= 0) continue;
+      if (Number(period.refund?.refunded_amount_usd ?? "0") > 0) continue;
       const report = await service(`/api/subscriptions/reporting/periods/${period.period_id}`);
       return {
         subscriptionId: sub.subscription_id,

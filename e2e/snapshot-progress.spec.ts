@@ -32,7 +32,7 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await dialog.getByRole("button", { name: "Take snapshot" }).click();
   await expect(dialog).toBeHidden();
 
-  const card = page.getByRole("group", { name: /^Snapshot 2026-06-01/ });
+  const card = page.getByRole("region", { name: /^Snapshot 2026-06-01/ });
   const row = page.getByRole("row", { name: /June 2026/ });
   await expect(card).toContainText("The service failed 1 time; a failing page is asked again for up to 15m 00s");
   await expect(card).toContainText("answered 429; asking for the same page again");
@@ -61,7 +61,7 @@ test("[finance] a pull the service refuses for good fails at once, with the serv
     await dialog.getByRole("textbox", { name: "Month" }).fill("2026-05");
     await dialog.getByRole("button", { name: "Take snapshot" }).click();
     await expect(dialog).toBeHidden();
-    const card = page.getByRole("group", { name: /^Snapshot 2026-05-01/ });
+    const card = page.getByRole("region", { name: /^Snapshot 2026-05-01/ });
     await expect(card.getByRole("alert")).toContainText(
       /Failed: The service refused the report: GET \S+ service answered 403/,
       { timeout: 30_000 },

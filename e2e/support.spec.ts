@@ -43,8 +43,8 @@ async function findCandidate(skip: Set<string>): Promise<Candidate> {
         `/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution?status=paid&limit=1`,
       );
       const period = periods.periods[0];
-      if (!period || period.funding?.rail !== "card" || Number(period.funding.card_charged_usd) <= 0) continue;
-      if (period.refund && Number(period.refund.refunded_amount_usd ?? "0") > 0) continue;
+      if (period?.funding?.rail !== "card" || Number(period.funding.card_charged_usd) <= 0) continue;
+      if (Number(period.refund?.refunded_amount_usd ?? "0") > 0) continue;
       const report = await service(`/api/subscriptions/reporting/periods/${period.period_id}`);
       return {
         email,
@@ -165,112 +165,119 @@ test("[support] is told the remaining amount when asking for more than is left",
   await shoot(page, "support-refund-too-much");
 });
 
-test("[support] is sent back to the amount with the new remaining figure when the period was refunded after the review", async ({
-  page,
-}) => {
-  const candidate = await findCandidate(used);
-  used.add(candidate.subscriptionId);
-  const before = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
-  await signIn(page, "support");
-  await page.goto(`/subscriptions/periods/${candidate.periodId}`);
-  await page.getByLabel("Partial").check();
-  await page.getByLabel("Amount to refund (USD)").fill("1.00");
-  await page.getByRole("button", { name: "Review refund" }).click();
-  await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
-
-  // Meanwhile 0.50 of the period is refunded elsewhere (the service's own tools).
-  const made = await admin("/refunds", {
-    subscription_id: candidate.subscriptionId,
-    period_seq: candidate.periodSeq,
-    amount_usd: "0.50",
-  });
-  expect(made.status).toBe("recorded");
-  const remaining = formatUsd(
-    money(before.period.amount_usd).minus(money(before.refunds.refunded_to_date_usd)).minus(money("0.50")),
-  );
-  await page.getByRole("button", { name: "Refund USD 1.00" }).click();
-  await expect(page.getByText(new RegExp(`USD ${remaining.replace(".", "\\.")} remains refundable now`))).toBeVisible();
-  await expect(page.getByRole("button", { name: "Review refund" })).toBeVisible();
-  await expect(page.getByText(`Full: everything that remains (USD ${remaining})`)).toBeVisible();
-  await shoot(page, "support-refund-sent-back");
-  // Nothing was refunded from Payout Desk.
-  const after = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
-  expect(after.refunds.refund_count).toBe(candidate.refundCount + 1);
-});
-
-test("[support] cancels a subscription at the end of its paid period, as the dialog said, keeping the reason through an error", async ({
-  page,
-}) => {
-  const candidate = await findCandidate(used);
-  used.add(candidate.subscriptionId);
-  const before = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
-  // What the service will do, from its own fields (its clock is not this machine's).
-  const paidRunning =
-    before.paid_through !== null && Date.parse(before.paid_through) > Date.parse(before.current_period_start);
-  expect(paidRunning).toBe(true);
-  await signIn(page, "support");
-  await page.goto(`/subscriptions/${candidate.subscriptionId}`);
-  await page.getByRole("button", { name: "Cancel subscription…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Cancel this subscription?" });
-  await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
-  const said = dialog.getByRole("status", { name: "What the service will do" });
-  await expect(said).toContainText("It stays active until");
-  await expect(said).not.toContainText(/immediately|NO_PAID_PERIOD/);
-  await dialog.getByLabel("Reason").fill("Player asked by phone");
-  await shoot(page, "support-cancel-dialog");
-
-  // The service fails once: the dialog stays open with the error and keeps the reason typed.
-  await admin("/faults", { route: `/api/subscriptions/${candidate.subscriptionId}/cancel`, fault: "503", count: 1 });
-  await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
-  await expect(dialog.getByRole("alert")).toBeVisible();
-  await expect(dialog.getByLabel("Reason")).toHaveValue("Player asked by phone");
-  await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
-  await shoot(page, "support-cancel-error");
-  const afterError = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
-
-  if (!afterError.cancel_at_period_end) {
-    await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
-  } else {
-    // The failed call had landed (a 503 says nothing about the outcome): nothing to send again.
-    await dialog.getByRole("button", { name: "Keep it" }).click();
-    await page.reload();
-  }
-  await expect(dialog).toBeHidden();
-  const sub = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
-  expect(sub.cancel_at_period_end).toBe(true);
-  expect(sub.status).not.toBe("canceled");
-  // The page no longer promises a charge.
-  await expect(page.getByText("Canceled: ends at the end of the paid period")).toBeVisible();
-  await expect(page.getByText("None: it ends at the end of the paid period.")).toBeVisible();
-  await shoot(page, "support-cancel-done");
-});
-
-test("[support] a refund amount typed as abc, 12,50 or left empty is refused on the field, keeping what was typed", async ({
-  page,
-}) => {
-  const candidate = await findCandidate(used);
-  await signIn(page, "support");
-  await page.goto(`/subscriptions/periods/${candidate.periodId}`);
-  await page.getByLabel("Partial").check();
-  for (const typed of ["abc", "12,50", ""]) {
-    await page.getByLabel("Amount to refund (USD)").fill(typed);
-    await page.getByLabel("Reason").fill(`Ticket 77 (${typed || "empty"})`);
+test(
+  "[support] is sent back to the amount with the new remaining figure when the period was refunded after the " +
+    "review",
+  async ({ page }) => {
+    const candidate = await findCandidate(used);
+    used.add(candidate.subscriptionId);
+    const before = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
+    await signIn(page, "support");
+    await page.goto(`/subscriptions/periods/${candidate.periodId}`);
+    await page.getByLabel("Partial").check();
+    await page.getByLabel("Amount to refund (USD)").fill("1.00");
     await page.getByRole("button", { name: "Review refund" }).click();
+    await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
+
+    // Meanwhile 0.50 of the period is refunded elsewhere (the service's own tools).
+    const made = await admin("/refunds", {
+      subscription_id: candidate.subscriptionId,
+      period_seq: candidate.periodSeq,
+      amount_usd: "0.50",
+    });
+    expect(made.status).toBe("recorded");
+    const remaining = formatUsd(
+      money(before.period.amount_usd).minus(money(before.refunds.refunded_to_date_usd)).minus(money("0.50")),
+    );
+    await page.getByRole("button", { name: "Refund USD 1.00" }).click();
     await expect(
-      page.getByText(/Amount to refund \(USD\) must be an amount in USD with at most two decimals/),
+      page.getByText(new RegExp(`USD ${remaining.replace(".", "\\.")} remains refundable now`)),
     ).toBeVisible();
-    await expect(page.getByText("Something went wrong")).toHaveCount(0);
-    await expect(page.getByLabel("Partial")).toBeChecked();
-    await expect(page.getByLabel("Amount to refund (USD)")).toHaveValue(typed);
-    await expect(page.getByLabel("Reason")).toHaveValue(`Ticket 77 (${typed || "empty"})`);
-  }
-  await shoot(page, "support-refund-bad-amount");
-  // Back from the review keeps what was typed too.
-  await page.getByLabel("Amount to refund (USD)").fill("1.00");
-  await page.getByRole("button", { name: "Review refund" }).click();
-  await page.getByRole("button", { name: "Back" }).click();
-  await expect(page.getByLabel("Reason")).toHaveValue("Ticket 77 (empty)");
-});
+    await expect(page.getByRole("button", { name: "Review refund" })).toBeVisible();
+    await expect(page.getByText(`Full: everything that remains (USD ${remaining})`)).toBeVisible();
+    await shoot(page, "support-refund-sent-back");
+    // Nothing was refunded from Payout Desk.
+    const after = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
+    expect(after.refunds.refund_count).toBe(candidate.refundCount + 1);
+  },
+);
+
+test(
+  "[support] cancels a subscription at the end of its paid period, as the dialog said, keeping the reason through " +
+    "an error",
+  async ({ page }) => {
+    const candidate = await findCandidate(used);
+    used.add(candidate.subscriptionId);
+    const before = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
+    // What the service will do, from its own fields (its clock is not this machine's).
+    const paidRunning =
+      before.paid_through !== null && Date.parse(before.paid_through) > Date.parse(before.current_period_start);
+    expect(paidRunning).toBe(true);
+    await signIn(page, "support");
+    await page.goto(`/subscriptions/${candidate.subscriptionId}`);
+    await page.getByRole("button", { name: "Cancel subscription…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel this subscription?" });
+    await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
+    const said = dialog.getByRole("status", { name: "What the service will do" });
+    await expect(said).toContainText("It stays active until");
+    await expect(said).not.toContainText(/immediately|NO_PAID_PERIOD/);
+    await dialog.getByLabel("Reason").fill("Player asked by phone");
+    await shoot(page, "support-cancel-dialog");
+
+    // The service fails once: the dialog stays open with the error and keeps the reason typed.
+    await admin("/faults", { route: `/api/subscriptions/${candidate.subscriptionId}/cancel`, fault: "503", count: 1 });
+    await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
+    await expect(dialog.getByRole("alert")).toBeVisible();
+    await expect(dialog.getByLabel("Reason")).toHaveValue("Player asked by phone");
+    await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
+    await shoot(page, "support-cancel-error");
+    const afterError = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
+
+    if (!afterError.cancel_at_period_end) {
+      await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
+    } else {
+      // The failed call had landed (a 503 says nothing about the outcome): nothing to send again.
+      await dialog.getByRole("button", { name: "Keep it" }).click();
+      await page.reload();
+    }
+    await expect(dialog).toBeHidden();
+    const sub = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
+    expect(sub.cancel_at_period_end).toBe(true);
+    expect(sub.status).not.toBe("canceled");
+    // The page no longer promises a charge.
+    await expect(page.getByText("Canceled: ends at the end of the paid period")).toBeVisible();
+    await expect(page.getByText("None: it ends at the end of the paid period.")).toBeVisible();
+    await shoot(page, "support-cancel-done");
+  },
+);
+
+test(
+  "[support] a refund amount typed as abc, 12,50 or left " + "empty is refused on the field, keeping what was typed",
+  async ({ page }) => {
+    const candidate = await findCandidate(used);
+    await signIn(page, "support");
+    await page.goto(`/subscriptions/periods/${candidate.periodId}`);
+    await page.getByLabel("Partial").check();
+    for (const typed of ["abc", "12,50", ""]) {
+      await page.getByLabel("Amount to refund (USD)").fill(typed);
+      await page.getByLabel("Reason").fill(`Ticket 77 (${typed || "empty"})`);
+      await page.getByRole("button", { name: "Review refund" }).click();
+      await expect(
+        page.getByText(/Amount to refund \(USD\) must be an amount in USD with at most two decimals/),
+      ).toBeVisible();
+      await expect(page.getByText("Something went wrong")).toHaveCount(0);
+      await expect(page.getByLabel("Partial")).toBeChecked();
+      await expect(page.getByLabel("Amount to refund (USD)")).toHaveValue(typed);
+      await expect(page.getByLabel("Reason")).toHaveValue(`Ticket 77 (${typed || "empty"})`);
+    }
+    await shoot(page, "support-refund-bad-amount");
+    // Back from the review keeps what was typed too.
+    await page.getByLabel("Amount to refund (USD)").fill("1.00");
+    await page.getByRole("button", { name: "Review refund" }).click();
+    await page.getByRole("button", { name: "Back" }).click();
+    await expect(page.getByLabel("Reason")).toHaveValue("Ticket 77 (empty)");
+  },
+);
 
 test("[support] finds a subscription by its id typed in lower case", async ({ page }) => {
   const candidate = await findCandidate(used);

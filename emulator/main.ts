@@ -5,7 +5,7 @@ import { parseRateLimitMode } from "./http/rate-limits";
 import { DEMO_GAME_ID, DEMO_GAME_SECRET, DEMO_WEBHOOK_SECRET } from "./scenario/demo";
 import { StateFileError } from "./ledger/persist";
 import { ScenarioError } from "./scenario/load";
-import { startEmulator } from "./server";
+import { type RunningEmulator, startEmulator } from "./server";
 import { formatInstant, parseInstant } from "./time";
 
 const HELP = `Service emulator: a stateful stand-in for the service API (see emulator/README.md).
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     fail(`--${issue?.path.join(".") ?? "?"} ${issue?.message ?? "is invalid"}`);
   }
   const flags = parsed.data;
-  let emulator;
+  let emulator: RunningEmulator;
   try {
     emulator = await startEmulator({
       port: flags.port,
@@ -125,11 +125,13 @@ async function main(): Promise<void> {
   }
   const ledger = emulator.ledger();
   process.stdout.write(
-    `clock ${formatInstant(ledger.now)}; ${ledger.subscriptions.size} subscriptions, ${ledger.periods.size} periods; rate limits ${flags["rate-limits"]}\n`,
+    `clock ${formatInstant(ledger.now)}; ${ledger.subscriptions.size} subscriptions, ${ledger.periods.size} periods; ` +
+      `rate limits ${flags["rate-limits"]}\n`,
   );
   if (flags.demo) {
     process.stdout.write(
-      `demo game id ${DEMO_GAME_ID}, secret ${DEMO_GAME_SECRET}, webhook secret ${flags["webhook-secret"] ?? DEMO_WEBHOOK_SECRET}\n`,
+      `demo game id ${DEMO_GAME_ID}, secret ${DEMO_GAME_SECRET}, webhook secret ` +
+        `${flags["webhook-secret"] ?? DEMO_WEBHOOK_SECRET}\n`,
     );
   }
   // Last, so that a supervisor waiting for this line has everything above.

@@ -21,7 +21,9 @@ export type RuntimeOptions = {
   initial: () => Ledger;
   /** A state read back from a file: used instead of `initial()` at startup, with its clock anchor. */
   restored?: { ledger: Ledger; anchor: ClockAnchor } | null;
-  /** The emulator clock follows the wall clock from its anchor (renewals run as time passes) instead of standing still. */
+  /**
+   * The emulator clock follows the wall clock from its anchor (renewals run as time passes) instead of standing still.
+   */
   realTimeClock?: boolean;
   /** Where the state is saved (after changes, debounced, and on close); none keeps it in memory only. */
   stateFile?: string | null;

@@ -59,7 +59,9 @@ function utcInstant(y: number, mo: number, d: number, h: number, mi: number, s: 
   return Date.UTC(y, mo - 1, d, h, mi, s, ms);
 }
 
-/** Parses a timestamp of a scenario file or admin call: a full ISO datetime (offset optional, naive = UTC) or a date. */
+/**
+ * Parses a timestamp of a scenario file or admin call: a full ISO datetime (offset optional, naive = UTC) or a date.
+ */
 export function parseInstant(text: string): Millis | null {
   return parseWindowBound(text);
 }

@@ -1,6 +1,6 @@
 import "server-only";
-import { z } from "zod";
-import { type AppErrorCode, isAppError } from "@/lib/errors";
+import type { z } from "zod";
+import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { getDb } from "@/db";
 import { getSelectedGameId } from "@/db/queries/games";
@@ -13,7 +13,7 @@ export { type ActionResult, EXPECTED_GAME_FIELD } from "./action-result";
 
 export type ActionContext = { user: CurrentUser };
 
-type Handler<I, T> = (input: I, ctx: ActionContext) => Promise<ActionResult<T> | void>;
+type Handler<I, T> = (input: I, ctx: ActionContext) => Promise<ActionResult<T> | undefined>;
 
 /** A server action, with the role it requires recorded so tests can check every one of them. */
 export type GuardedAction<T> = ((...args: unknown[]) => Promise<ActionResult<T>>) & { requiredRole: Role };
@@ -129,7 +129,7 @@ export function defineAction<S extends z.ZodType, T = undefined>(
 /** The only kind of action reachable without a session (signing in); it states why. */
 export function definePublicAction<S extends z.ZodType, T = undefined>(
   options: { reason: string; input: S; name: string },
-  handler: (input: z.output<S>) => Promise<ActionResult<T> | void>,
+  handler: (input: z.output<S>) => Promise<ActionResult<T> | undefined>,
 ): ((...args: unknown[]) => Promise<ActionResult<T>>) & { requiredRole: "public"; publicReason: string } {
   const action = async (...args: unknown[]): Promise<ActionResult<T>> => {
     const payload = args.at(-1);

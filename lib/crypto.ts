@@ -8,7 +8,9 @@ import { env, requireEnv } from "./env";
  * value to its purpose (for example "game-secret:demo-game"), so a sealed value copied to another row fails.
  */
 const VERSION = "v1";
-/** GCM accepts shorter tags unless told otherwise; a shortened tag is easier to forge, so only the full 16 bytes pass. */
+/**
+ * GCM accepts shorter tags unless told otherwise; a shortened tag is easier to forge, so only the full 16 bytes pass.
+ */
 const TAG_LENGTH = 16;
 
 export function decodeKey(base64: string, name = "PAYOUT_DESK_KEY"): Buffer {

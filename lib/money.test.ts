@@ -50,15 +50,19 @@ describe("money", () => {
     expect(usdInputSchema.safeParse("-3").success).toBe(false);
   });
 
-  it("stops at the format before the greater-than-zero check: an empty or non-numeric field is a message, not a throw", () => {
-    for (const typed of ["", "abc", "12,50"]) {
-      const result = usdInputSchema.safeParse(typed);
-      expect(result.success).toBe(false);
-      expect(result.error?.issues.map((i) => i.message)).toEqual([
-        "must be an amount in USD with at most two decimals, such as 12.50",
-      ]);
-    }
-  });
+  it(
+    "stops at the format before the greater-than-zero check: " +
+      "an empty or non-numeric field is a message, not a throw",
+    () => {
+      for (const typed of ["", "abc", "12,50"]) {
+        const result = usdInputSchema.safeParse(typed);
+        expect(result.success).toBe(false);
+        expect(result.error?.issues.map((i) => i.message)).toEqual([
+          "must be an amount in USD with at most two decimals, such as 12.50",
+        ]);
+      }
+    },
+  );
 
   it("converts USD to coins at 10 per USD", () => {
     expect(usdToCoins("3.33").toFixed(2)).toBe("33.30");

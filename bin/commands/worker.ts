@@ -59,7 +59,9 @@ export const workerCommand = {
   spec: {
     usage: "npm run desk -- worker [--grace SECONDS]",
     description:
-      "Runs the background jobs and their schedules (no web server) until SIGTERM or SIGINT. On a stop signal it takes no new job, gives the running ones the grace period to finish and hands back any still running, then prints a summary.",
+      "Runs the background jobs and their schedules (no web server) until SIGTERM or SIGINT. On a stop signal it " +
+      "takes no new job, gives the running ones the grace period to finish and hands back any still running, " +
+      "then prints a summary.",
     options: {
       grace: {
         type: "string",

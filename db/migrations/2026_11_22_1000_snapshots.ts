@@ -194,9 +194,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await sql`create index snapshot_line_recipient_idx on snapshot_line
     (snapshot_id, recipient_player_id, paid_at, period_id)`.execute(db);
-  await sql`create index snapshot_line_subscription_idx on snapshot_line (snapshot_id, subscription_id, period_seq)`.execute(
-    db,
-  );
+  await sql`create index snapshot_line_subscription_idx on snapshot_line (snapshot_id, subscription_id,
+      period_seq)`.execute(db);
 
   await db.schema
     .createTable("snapshot_reversal")

@@ -56,9 +56,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The same intent (same subscription, period, amount and remaining amount seen at review) maps to one live attempt:
   // a double click or a second tab finds the existing row instead of creating another. A refused attempt (nothing
   // moved) frees its intent so the same refund can be tried again with a fresh key.
-  await sql`create unique index refund_attempt_intent_uq on refund_attempt (game_id, intent_key) where status <> 'failed'`.execute(
-    db,
-  );
+  await sql`create unique index refund_attempt_intent_uq on refund_attempt (game_id, intent_key) where status <>
+      'failed'`.execute(db);
   // At most one unfinished attempt per period: while one is pending or needs attention, the period's remaining amount
   // is unknown and nothing else may be refunded on it.
   await sql`create unique index refund_attempt_open_period_uq on refund_attempt (game_id, subscription_id, period_seq)

@@ -86,12 +86,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint(
       "payout_statement_adds_up",
       sql`available_usd = net_attributed_usd + carried_in_usd
-      and payable_usd + carry_out_usd = available_usd and net_attributed_usd = gross_attributed_usd - reversed_attributed_usd`,
+      and payable_usd + carry_out_usd = available_usd and net_attributed_usd = gross_attributed_usd -
+      reversed_attributed_usd`,
     )
     .addCheckConstraint(
       "payout_statement_paid_check",
       sql`(state = 'paid') = (paid_amount_usd is not null)
-      and (state <> 'paid' or (paid_amount_usd = payable_usd and paid_on is not null and payment_reference is not null))`,
+      and (state <> 'paid' or (paid_amount_usd = payable_usd and paid_on is not null and payment_reference is not
+      null))`,
     )
     .addCheckConstraint("payout_statement_held_check", sql`state <> 'held' or hold_reason is not null`)
     .addUniqueConstraint("payout_statement_recipient_uq", ["batch_id", "recipient_player_id"])
@@ -109,12 +111,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create index ${sql.raw(`payout_statement_${column}_idx`)} on payout_statement
       (batch_id, ${sql.ref(column)} desc, recipient_player_id)`.execute(db);
   }
-  await sql`create index payout_statement_email_idx on payout_statement (batch_id, lower(player_email) text_pattern_ops)`.execute(
-    db,
-  );
-  await sql`create index payout_statement_name_idx on payout_statement (batch_id, lower(player_name) text_pattern_ops)`.execute(
-    db,
-  );
+  await sql`create index payout_statement_email_idx on payout_statement (batch_id, lower(player_email)
+      text_pattern_ops)`.execute(db);
+  await sql`create index payout_statement_name_idx on payout_statement (batch_id, lower(player_name)
+      text_pattern_ops)`.execute(db);
   await sql`create index payout_statement_state_idx on payout_statement (batch_id, state, recipient_player_id)`.execute(
     db,
   );
@@ -183,9 +183,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index payout_statement_event_statement_idx on payout_statement_event (statement_id, at, id)`.execute(
     db,
   );
-  await sql`create index payout_statement_event_recipient_idx on payout_statement_event (game_id, recipient_player_id, at)`.execute(
-    db,
-  );
+  await sql`create index payout_statement_event_recipient_idx on payout_statement_event (game_id, recipient_player_id,
+      at)`.execute(db);
   await sql`create trigger payout_statement_event_no_update before update or delete on payout_statement_event
     for each row execute function payout_statement_event_append_only()`.execute(db);
 

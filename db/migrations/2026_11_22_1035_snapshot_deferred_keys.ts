@@ -17,7 +17,8 @@ export async function up(db: Kysely<any>): Promise<void> {
         join pg_class t on t.oid = c.conrelid
         where c.contype = 'f'
           and c.confrelid = 'snapshot'::regclass
-          and t.relname in ('snapshot_recipient', 'snapshot_line', 'snapshot_reversal', 'snapshot_refund_event', 'snapshot_page')
+          and t.relname in ('snapshot_recipient', 'snapshot_line', 'snapshot_reversal', 'snapshot_refund_event',
+          'snapshot_page')
           and not c.condeferred
       loop
         execute format('alter table %I alter constraint %I deferrable initially deferred', key.relname, key.conname);

@@ -18,22 +18,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("resolution_outcome", "text", (c) => c.check(sql`resolution_outcome in ('refunded', 'not_refunded')`))
     .execute();
   // Sent attempts still open may have reached the service: nothing says otherwise.
-  await sql`update refund_attempt set outcome_unknown = true where status in ('pending', 'needs_attention') and calls > 0`.execute(
-    db,
-  );
+  await sql`update refund_attempt set outcome_unknown = true where status in ('pending', 'needs_attention') and calls
+      > 0`.execute(db);
   // A settlement that found nothing refunded frees the intent; settlements from before this column keep it.
   await sql`drop index refund_attempt_intent_uq`.execute(db);
   await sql`create unique index refund_attempt_intent_uq on refund_attempt (game_id, intent_key)
-    where status <> 'failed' and not (status = 'resolved' and resolution_outcome is not distinct from 'not_refunded')`.execute(
-    db,
-  );
+    where status <> 'failed' and not (status = 'resolved' and resolution_outcome is not distinct from
+    'not_refunded')`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop index refund_attempt_intent_uq`.execute(db);
-  await sql`create unique index refund_attempt_intent_uq on refund_attempt (game_id, intent_key) where status <> 'failed'`.execute(
-    db,
-  );
+  await sql`create unique index refund_attempt_intent_uq on refund_attempt (game_id, intent_key) where status <>
+      'failed'`.execute(db);
   await db.schema
     .alterTable("refund_attempt")
     .dropColumn("resolution_outcome")

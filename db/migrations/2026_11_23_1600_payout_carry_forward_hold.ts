@@ -19,7 +19,8 @@ export async function up(db: Kysely<any>): Promise<void> {
         raise exception 'payout_statement figures are frozen once prepared';
       end if;
       if (new.payable_usd, new.carry_out_usd) is distinct from (old.payable_usd, old.carry_out_usd)
-        and not (old.state = 'held' and new.state = 'carried' and new.payable_usd = 0 and new.carry_out_usd = old.available_usd) then
+        and not (old.state = 'held' and new.state = 'carried' and new.payable_usd = 0 and new.carry_out_usd =
+        old.available_usd) then
         raise exception 'payout_statement figures are frozen once prepared';
       end if;
       return new;

@@ -38,7 +38,9 @@ export function routePattern(route: string): RegExp {
       return segment.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*");
     })
     .join("/")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: \u0001 is the placeholder put in for "**" above.
     .replace(/\/\u0001/g, "(?:/.*)?")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
     .replace(/\u0001/g, ".*");
   return new RegExp(`^${escaped}/?$`);
 }

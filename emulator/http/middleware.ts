@@ -160,7 +160,7 @@ export function queryClampedInteger(
   if (value === undefined) return null;
   if (!/^-?\d+$/.test(value)) throw new ApiError(400, code, `${name} must be an integer.`);
   const n = Number(value);
-  return n < min ? min : n > max ? max : n;
+  return Math.min(Math.max(n, min), max);
 }
 
 export function queryBoolean(value: string | undefined, name: string): boolean {

@@ -7,7 +7,10 @@ import { isTerminal, paidThrough, periodLine, usd } from "./views";
 
 /** The emulator's dunning schedule (not shown in the spec): retries 1, 3 and 5 days after the first attempt. */
 export const DUNNING_RETRY_OFFSETS: readonly Millis[] = [1 * DAY, 3 * DAY, 5 * DAY];
-/** Spec: "an increase to more than double the price the member last agreed to, or above 500.00 USD, is ... never applied". */
+/**
+ * Spec: "an increase to more than double the price the member last agreed to, or above 500.00 USD, is ... never
+ * applied".
+ */
 export const PRICE_CEILING_USD = new Money("500.00");
 
 export type AdvanceResult = {
@@ -31,7 +34,10 @@ export function reschedule(ledger: Ledger, sub: SubscriptionState): void {
   ledger.schedule.set(sub, nextTouch(sub));
 }
 
-/** Spec: a subscription canceling at period end is "Retired at paid_through with no further charge; no second event at retirement." */
+/**
+ * Spec: a subscription canceling at period end is "Retired at paid_through with no further charge; no second event at
+ * retirement."
+ */
 function retire(ledger: Ledger, sub: SubscriptionState, at: Millis): void {
   sub.status = "canceled";
   sub.endedAt = at;

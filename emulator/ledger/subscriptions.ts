@@ -45,7 +45,8 @@ export function cancelSubscription(
     accessUntil = through;
   } else {
     if (input.atPeriodEnd) {
-      // Spec: "nothing paid, or paid window elapsed | ended immediately | terminated_immediately true, downgrade_reason NO_PAID_PERIOD".
+      // Spec: "nothing paid, or paid window elapsed | ended immediately | terminated_immediately true, downgrade_reason
+      // NO_PAID_PERIOD".
       extra.terminated_immediately = true;
       extra.downgrade_reason = "NO_PAID_PERIOD";
       extra.message = "No paid period is running, so the subscription ended immediately.";

@@ -238,7 +238,9 @@ export function currentRevenueShareView(sub: SubscriptionState): Record<string, 
     applies_to: "future_renewals_only",
     is_payout_basis: false,
     settled_by_invo: false,
-    note: "The current percent applies to future renewals only; reported figures use the percent recorded at each renewal.",
+    note:
+      "The current percent applies to future renewals only; reported figures use the percent recorded at each " +
+      "renewal.",
     updated_at: formatInstant(sub.revenueShare.updatedAt),
   };
 }

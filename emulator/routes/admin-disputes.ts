@@ -4,6 +4,7 @@ import { ApiError } from "../errors";
 import { readJsonObject } from "../http/middleware";
 import { closeDispute, disputeView, openDispute } from "../ledger/disputes";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
+import { parseBody } from "./admin-parse";
 
 const openSchema = z.object({
   period_id: z.number().int().positive().optional(),
@@ -19,20 +20,11 @@ const openSchema = z.object({
 
 const closeSchema = z.object({ dispute_status: z.enum(["won", "lost"]), emit_events: z.boolean().default(true) });
 
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ApiError(400, "ADMIN_INVALID", `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
-  }
-  return parsed.data;
-}
-
 /** Chargebacks on a renewal's card charge: open one on a period, close it won or lost (admin API, loopback only). */
 export function addDisputeRoutes(admin: Hono<AppEnv>, runtime: EmulatorRuntime): void {
   // POST /__emulator/disputes – {period_id | subscription_id + period_seq, reason?, usd_amount?, emit_events?}
   admin.post("/disputes", async (c) => {
-    const body = parse(openSchema, await readJsonObject(c, "ADMIN_INVALID"));
+    const body = parseBody(openSchema, await readJsonObject(c, "ADMIN_INVALID"));
     const ledger = runtime.ledger;
     let period = body.period_id !== undefined ? ledger.periods.get(body.period_id) : undefined;
     if (body.period_id === undefined) {
@@ -57,7 +49,7 @@ export function addDisputeRoutes(admin: Hono<AppEnv>, runtime: EmulatorRuntime):
 
   // POST /__emulator/disputes/{dispute_id}/close – {dispute_status: "won" | "lost", emit_events?}
   admin.post("/disputes/:disputeId/close", async (c) => {
-    const body = parse(closeSchema, await readJsonObject(c, "ADMIN_INVALID"));
+    const body = parseBody(closeSchema, await readJsonObject(c, "ADMIN_INVALID"));
     const dispute = runtime.ledger.disputes.find((d) => d.disputeId === c.req.param("disputeId"));
     if (!dispute) throw new ApiError(404, "ADMIN_NOT_FOUND", "No such dispute.");
     return c.json(disputeView(closeDispute(runtime.ledger, dispute, body.dispute_status, body.emit_events)));

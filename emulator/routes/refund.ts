@@ -6,16 +6,20 @@ import { LIMITS } from "../http/rate-limits";
 import { applyRefund, checkRefundable, resolveRefundPeriod } from "../ledger/refunds";
 import { usd } from "../ledger/views";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
-import { SUBSCRIPTION_ID_PATTERN } from "../scenario/schema";
+import { SUBSCRIPTION_ID_PATTERN } from "@/lib/lookup/schemas";
 import { parseReason, pathSubscription } from "./subscriptions";
 
 export const MAX_CLIENT_REQUEST_ID = 255;
 
-/** Spec, refund body: "client_request_id (string, required, at most 255, not sub_-prefixed, one per refund, reuse on retry)". */
+/**
+ * Spec, refund body: "client_request_id (string, required, at most 255, not sub_-prefixed, one per refund, reuse on
+ * retry)".
+ */
 export function parseClientRequestId(value: unknown): string {
   if (value === undefined || value === null || value === "") {
     throw new ApiError(400, "CLIENT_REQUEST_ID_REQUIRED", "client_request_id is required.");
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a key may not hold.
   if (typeof value !== "string" || value.trim() !== value || /[\u0000-\u001f]/.test(value)) {
     throw new ApiError(
       400,
@@ -91,7 +95,7 @@ export function registerRefundRoute(api: Hono<AppEnv>, runtime: EmulatorRuntime)
     const period = resolveRefundPeriod(sub, typeof seq === "number" ? seq : null);
     checkRefundable(period);
     const remaining = period.amountUsd.minus(period.refundedTotalUsd);
-    if (amount && amount.gt(remaining)) {
+    if (amount?.gt(remaining)) {
       throw new ApiError(400, "AMOUNT_EXCEEDS_REMAINING", "amount_usd is more than the remaining refundable amount.", {
         remaining_refundable_usd: usd(remaining),
         already_refunded_usd: usd(period.refundedTotalUsd),

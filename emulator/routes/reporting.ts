@@ -2,9 +2,10 @@ import type { Hono } from "hono";
 import { ApiError } from "../errors";
 import { queryClampedInteger, queryInteger } from "../http/middleware";
 import { LIMITS } from "../http/rate-limits";
-import { MAX_WINDOW_DAYS, periodDetail, subscriptionReport, windowReport } from "../ledger/reporting";
+import { MAX_WINDOW_DAYS } from "../ledger/report-aggregate";
+import { periodDetail, subscriptionReport, windowReport } from "../ledger/reporting";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
-import { SUBSCRIPTION_ID_PATTERN } from "../scenario/schema";
+import { SUBSCRIPTION_ID_PATTERN } from "@/lib/lookup/schemas";
 import { DAY, parseWindowBound } from "../time";
 import { parseStatusList } from "./subscriptions";
 

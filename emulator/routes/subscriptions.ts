@@ -6,7 +6,7 @@ import { cancelSubscription, changeAmount, changePaymentMethod } from "../ledger
 import type { SubscriptionState } from "../ledger/types";
 import { LIVE_STATUSES, playerView, subscriptionView } from "../ledger/views";
 import type { AppContext, AppEnv, EmulatorRuntime } from "../runtime";
-import { SUBSCRIPTION_ID_PATTERN } from "../scenario/schema";
+import { SUBSCRIPTION_ID_PATTERN } from "@/lib/lookup/schemas";
 
 export const SUBSCRIPTION_STATUSES = [...LIVE_STATUSES, "canceled", "expired"] as const;
 /** Spec, Limits: "Subscription list | limit 1 to 100 (default 50), offset 0 to 100000". */
@@ -16,7 +16,9 @@ export const MAX_EMAIL_LENGTH = 254;
 /** Spec, Limits: "Cancel and refund reason | at most 500 characters". */
 export const MAX_REASON_LENGTH = 500;
 
-/** The subscription of this game named in the path; spec: "404 SUBSCRIPTION_NOT_FOUND | Not this game's subscription". */
+/**
+ * The subscription of this game named in the path; spec: "404 SUBSCRIPTION_NOT_FOUND | Not this game's subscription".
+ */
 export function pathSubscription(runtime: EmulatorRuntime, c: AppContext): SubscriptionState {
   const id = c.req.param("id") ?? "";
   if (!SUBSCRIPTION_ID_PATTERN.test(id))

@@ -1,5 +1,5 @@
 import { formatUsd, money, Money } from "@/lib/money";
-import { addInterval, DAY, formatInstant, HOUR, MINUTE, parseInstant, type Millis } from "../time";
+import { addInterval, DAY, formatInstant, HOUR, MINUTE, parseInstant } from "../time";
 import type { ScenarioInput } from "./schema";
 
 /** The demo game, for the app to register (`npm run emulator -- --demo`). Sandbox-style: status testing. */
@@ -168,7 +168,7 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
     if (big) revenueShare = { recipient_player_id: DEMO_BIG_RECIPIENT_ID, percent: "10.00" };
     else if (rng() < 0.85) {
       // Skewed: low recipient ids get more subscriptions.
-      const r = 2 + Math.floor(Math.pow(rng(), 1.6) * (DEMO_RECIPIENTS - 1));
+      const r = 2 + Math.floor(rng() ** 1.6 * (DEMO_RECIPIENTS - 1));
       revenueShare = {
         recipient_player_id: i % 450 === 7 ? DEMO_UNRESOLVED_RECIPIENT_ID : RECIPIENT_BASE_ID + r,
         percent: pick(rng, PERCENTS),

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { parseInstant } from "../time";
+import { SUBSCRIPTION_ID_PATTERN } from "@/lib/lookup/schemas";
 
 /**
  * The scenario file: the state the emulator starts from. Shape of issue 3, with optional extras. Published as JSON
  * Schema in emulator/scenario.schema.json (generated from this file by `scenario/write-schema.ts`).
  */
-
-export const SUBSCRIPTION_ID_PATTERN = /^SUB_\d{1,12}_[A-Za-z0-9]{8}$/;
 
 const usdSchema = z
   .string()

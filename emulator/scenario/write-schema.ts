@@ -1,4 +1,5 @@
-// Writes emulator/scenario.schema.json from the zod schema: `node --import ./bin/register.mjs emulator/scenario/write-schema.ts`.
+// Writes emulator/scenario.schema.json from the zod schema: `node --import ./bin/register.mjs
+// emulator/scenario/write-schema.ts`.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { scenarioJsonSchemaText } from "./json-schema";

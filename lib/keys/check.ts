@@ -12,7 +12,8 @@ export class KeyMismatchError extends Error {
   ) {
     const stored = storedKeyId ?? "not recorded (secrets sealed before key ids were kept)";
     super(
-      `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${stored} (this key's id is ${givenKeyId})`,
+      `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${stored} (this key's id ` +
+        `is ${givenKeyId})`,
     );
     this.name = "KeyMismatchError";
   }

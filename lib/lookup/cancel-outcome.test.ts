@@ -15,34 +15,46 @@ const LIVE = {
 };
 
 describe("describeCancelOutcome", () => {
-  it("at period end, with a paid period running: stays active until paid_through, whatever this machine's clock says", () => {
-    const outcome = describeCancelOutcome(LIVE, "period_end");
-    expect(outcome).toEqual({
-      text: "It stays active until 2026-12-01T00:00:00Z, the end of the paid period, then ends. The player is not charged again.",
-      code: null,
-      accessUntil: "2026-12-01T00:00:00Z",
-    });
-    expect(outcome.text).not.toMatch(/immediately|NO_PAID_PERIOD/);
-  });
+  it(
+    "at period end, with a paid period running: stays active " +
+      "until paid_through, whatever this machine's clock says",
+    () => {
+      const outcome = describeCancelOutcome(LIVE, "period_end");
+      expect(outcome).toEqual({
+        text:
+          "It stays active until 2026-12-01T00:00:00Z, the end of the paid period, then ends. The player is not " +
+          "charged again.",
+        code: null,
+        accessUntil: "2026-12-01T00:00:00Z",
+      });
+      expect(outcome.text).not.toMatch(/immediately|NO_PAID_PERIOD/);
+    },
+  );
 
-  it("at period end, with nothing paid or the paid window elapsed: ends immediately, said in words, code as a detail", () => {
-    const nothingPaid = describeCancelOutcome({ ...LIVE, paid_through: null }, "period_end");
-    expect(nothingPaid).toMatchObject({ code: "NO_PAID_PERIOD", accessUntil: null });
-    expect(nothingPaid.text).toBe(
-      "Nothing has been paid yet, so it ends immediately, not at a period end. The player is not charged.",
-    );
-    // In dunning the window moved on without a payment: paid_through is the start of the current window.
-    const elapsed = describeCancelOutcome({ ...LIVE, paid_through: "2026-11-01T00:00:00Z" }, "period_end");
-    expect(elapsed).toMatchObject({ code: "NO_PAID_PERIOD" });
-    expect(elapsed.text).toMatch(
-      /^The paid period already ended \(paid through 2026-11-01T00:00:00Z\), so it ends immediately/,
-    );
-    expect(elapsed.text).not.toContain("NO_PAID_PERIOD");
-  });
+  it(
+    "at period end, with nothing paid or the paid window " +
+      "elapsed: ends immediately, said in words, code as a detail",
+    () => {
+      const nothingPaid = describeCancelOutcome({ ...LIVE, paid_through: null }, "period_end");
+      expect(nothingPaid).toMatchObject({ code: "NO_PAID_PERIOD", accessUntil: null });
+      expect(nothingPaid.text).toBe(
+        "Nothing has been paid yet, so it ends immediately, not at a period end. The player is not charged.",
+      );
+      // In dunning the window moved on without a payment: paid_through is the start of the current window.
+      const elapsed = describeCancelOutcome({ ...LIVE, paid_through: "2026-11-01T00:00:00Z" }, "period_end");
+      expect(elapsed).toMatchObject({ code: "NO_PAID_PERIOD" });
+      expect(elapsed.text).toMatch(
+        /^The paid period already ended \(paid through 2026-11-01T00:00:00Z\), so it ends immediately/,
+      );
+      expect(elapsed.text).not.toContain("NO_PAID_PERIOD");
+    },
+  );
 
   it("now: ends now, with access until paid_through when a paid period runs", () => {
     expect(describeCancelOutcome(LIVE, "now", (iso) => iso.slice(0, 10))).toMatchObject({
-      text: "It ends now and is never charged again; the player keeps access until 2026-12-01, the end of what was paid.",
+      text:
+        "It ends now and is never charged again; the player keeps access until 2026-12-01, the end of what was " +
+        "paid.",
       accessUntil: "2026-12-01T00:00:00Z",
     });
     expect(describeCancelOutcome({ ...LIVE, paid_through: null }, "now")).toMatchObject({

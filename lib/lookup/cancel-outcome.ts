@@ -63,7 +63,9 @@ export function describeCancelOutcome(
     if (through) {
       const already = sub.cancel_at_period_end ? "It is already set to end then. " : "";
       return {
-        text: `${already}It stays active until ${formatTime(through)}, the end of the paid period, then ends. The player is not charged again.`,
+        text:
+          `${already}It stays active until ${formatTime(through)}, the end of the paid period, then ends. The ` +
+          `player is not charged again.`,
         code: null,
         accessUntil: through,
       };
@@ -72,21 +74,27 @@ export function describeCancelOutcome(
       text:
         sub.paid_through === null
           ? "Nothing has been paid yet, so it ends immediately, not at a period end. The player is not charged."
-          : `The paid period already ended (paid through ${formatTime(sub.paid_through)}), so it ends immediately. The player is not charged again.`,
+          : `The paid period already ended (paid through ${formatTime(sub.paid_through)}), so it ends immediately. ` +
+            `The player is not charged again.`,
       code: "NO_PAID_PERIOD",
       accessUntil: null,
     };
   }
   return through
     ? {
-        text: `It ends now and is never charged again; the player keeps access until ${formatTime(through)}, the end of what was paid.`,
+        text:
+          `It ends now and is never charged again; the player keeps access until ${formatTime(through)}, the end ` +
+          `of what was paid.`,
         code: null,
         accessUntil: through,
       }
     : { text: "It ends now and access ends now. The player is not charged again.", code: null, accessUntil: null };
 }
 
-/** The "Next charge" line of a subscription: none once it is ending, whatever next_charge_at says (the service's next touch). */
+/**
+ * The "Next charge" line of a subscription: none once it is ending, whatever next_charge_at says (the service's next
+ * touch).
+ */
 export function describeNextCharge(sub: CancelSubscriptionFields & { next_charge_at: string | null }): {
   at: string | null;
   note: string | null;

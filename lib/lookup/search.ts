@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { SUBSCRIPTION_ID_EXAMPLE, SUBSCRIPTION_ID_PATTERN } from "./schemas";
+
+export { SUBSCRIPTION_ID_EXAMPLE } from "./schemas";
 
 /**
  * The Subscriptions search box takes one of three things and sends the person to its page: a subscription id
@@ -10,9 +13,6 @@ export type SearchTarget =
   | { kind: "period"; periodId: number; href: string }
   | { kind: "invalid"; message: string };
 
-const SUBSCRIPTION_ID = /^SUB_\d{1,12}_[A-Za-z0-9]{8}$/;
-/** An id as the service issues them (upper-case letters and digits after the epoch): the one example shown. */
-export const SUBSCRIPTION_ID_EXAMPLE = "SUB_1767225600_AB12CD34";
 const emailSchema = z.email();
 
 export function subscriptionHref(subscriptionId: string): string {
@@ -37,7 +37,7 @@ export function classifySearch(input: string): SearchTarget {
     return { kind: "invalid", message: "Enter a subscription id (SUB_…), a player email or a period id." };
   // Ids are pasted from emails and tickets: accept a lower-case prefix, keep the rest as typed.
   const asSubscription = /^sub_/i.test(text) ? `SUB_${text.slice(4)}` : text;
-  if (SUBSCRIPTION_ID.test(asSubscription)) {
+  if (SUBSCRIPTION_ID_PATTERN.test(asSubscription)) {
     return { kind: "subscription", subscriptionId: asSubscription, href: subscriptionHref(asSubscription) };
   }
   if (/^sub_/i.test(text)) {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { AttemptFinish, RefundAttempt } from "@/db/queries/refunds";
 import { log } from "@/lib/log";
-import { formatUsd, isDecimalString, sameAmount } from "@/lib/money";
+import { isDecimalString, sameAmount } from "@/lib/money";
 import { isServiceError } from "@/lib/service/errors";
 import type { RefundReceipt } from "@/lib/service/schemas";
 import { classifyRefundFailure, describeRefundFailure } from "./messages";
@@ -52,14 +52,19 @@ export function periodReadFailure(attempt: RefundAttempt, error: unknown): Attem
     return {
       status: "failed",
       errorCode: code,
-      errorMessage: `The period could not be read from the service before sending the refund (${code}). Nothing was sent to the service; review the refund again from the period page.`,
+      errorMessage:
+        `The period could not be read from the service before sending the refund (${code}). Nothing was ` +
+        `sent to the service; review the refund again from the period page.`,
       errorDetail,
     };
   }
   return {
     status: "pending",
     errorCode: code,
-    errorMessage: `The period could not be read from the service before sending the refund (${code}). Nothing has been sent yet: the refund is kept pending with the same request id and is checked and sent automatically; do not start another refund for this period.`,
+    errorMessage:
+      `The period could not be read from the service before sending the refund (${code}). Nothing has ` +
+      `been sent yet: the refund is kept pending with the same request id and is checked and sent automatically; ` +
+      `do not start another refund for this period.`,
     errorDetail,
   };
 }
@@ -76,7 +81,8 @@ export function failureFinish(attempt: RefundAttempt, error: unknown, earlierUnk
       status: "pending",
       errorCode: "LOCAL_ERROR",
       errorMessage:
-        "Payout Desk could not complete the call. The refund is kept pending with the same request id and is retried automatically; do not start another refund for this period.",
+        "Payout Desk could not complete the call. The refund is kept pending with the same request id and is retried " +
+        "automatically; do not start another refund for this period.",
       errorDetail: null,
     });
   }
@@ -114,11 +120,11 @@ export function failureFinish(attempt: RefundAttempt, error: unknown, earlierUnk
     return {
       status: "needs_attention",
       errorCode: code,
-      errorMessage: `An earlier call with this request id got no usable answer, so the service may have made this refund; the service now answers ${
-        error.status ?? "?"
-      } ${code}, which says nothing about that call. It needs manual attention: do not refund again; ask the service what happened to request id ${
-        attempt.clientRequestId
-      } and record whether it was refunded.`,
+      errorMessage:
+        "An earlier call with this request id got no usable answer, so the service may have made this refund; " +
+        `the service now answers ${error.status ?? "?"} ${code}, which says nothing about that call. ` +
+        "It needs manual attention: do not refund again; ask the service what happened to request id " +
+        `${attempt.clientRequestId} and record whether it was refunded.`,
       errorDetail: { ...errorDetail, earlier_outcome_unknown: true },
     };
   }
@@ -131,6 +137,8 @@ export function exhaustedOr(attempt: RefundAttempt, finish: AttemptFinish & { st
   return {
     ...finish,
     status: "needs_attention",
-    errorMessage: `${finish.errorMessage} After ${attempt.calls} calls the service has still not confirmed it; it needs manual attention.`,
+    errorMessage:
+      `${finish.errorMessage} After ${attempt.calls} calls the service has still not confirmed it; it ` +
+      `needs manual attention.`,
   };
 }

@@ -3,7 +3,9 @@ import { periodReportBody } from "@/lib/service/__fixtures__/bodies";
 import { periodReportSchema } from "@/lib/service/schemas";
 import { computeRefundImpact } from "./impact";
 
-/** The fixture: a 9.99 card period, 20% to recipient 2002 (1.80 attributed), with a 3.33 partial refund already made. */
+/**
+ * The fixture: a 9.99 card period, 20% to recipient 2002 (1.80 attributed), with a 3.33 partial refund already made.
+ */
 // The body is edited as plain JSON, as the service could send it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function report(edit: (body: any) => void = () => {}) {
@@ -39,23 +41,27 @@ describe("computeRefundImpact", () => {
     });
   });
 
-  it("the completing refund returns the card charge, takes back earlier partial coins and reverses exactly what is left", () => {
-    const impact = computeRefundImpact(report(), { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: true });
-    expect(impact).toMatchObject({
-      amountUsd: "6.66",
-      isFull: true,
-      cardRefundUsd: "9.99",
-      balanceDeltaCoins: "-33.30",
-      walletMayGoNegative: true,
-      partnerRevenueReversedUsd: "5.99",
-      cardFeeChargedToPartnerUsd: "0.67",
-      revenueShare: { attributionLostUsd: "1.20", netAfterUsd: "0.00" },
-      recipientAlreadyPaid: true,
-    });
-    expect(impact.effects.join(" ")).toMatch(
-      /USD 9.99 goes back to the card.*33.30 coins credited by earlier partial refunds are taken back/,
-    );
-  });
+  it(
+    "the completing refund returns the card charge, takes back earlier partial coins and reverses exactly what is " +
+      "left",
+    () => {
+      const impact = computeRefundImpact(report(), { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: true });
+      expect(impact).toMatchObject({
+        amountUsd: "6.66",
+        isFull: true,
+        cardRefundUsd: "9.99",
+        balanceDeltaCoins: "-33.30",
+        walletMayGoNegative: true,
+        partnerRevenueReversedUsd: "5.99",
+        cardFeeChargedToPartnerUsd: "0.67",
+        revenueShare: { attributionLostUsd: "1.20", netAfterUsd: "0.00" },
+        recipientAlreadyPaid: true,
+      });
+      expect(impact.effects.join(" ")).toMatch(
+        /USD 9.99 goes back to the card.*33.30 coins credited by earlier partial refunds are taken back/,
+      );
+    },
+  );
 
   it("a period charged through the pcstore is not refundable; a wallet-covered one refunds in coins", () => {
     const pcstore = computeRefundImpact(
@@ -103,12 +109,16 @@ describe("computeRefundImpact", () => {
 
   it("says when there is nothing to refund", () => {
     const never = computeRefundImpact(
-      report((b) => void (b.period.paid_at = null)),
+      report((b) => {
+        b.period.paid_at = null;
+      }),
       { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
     );
     expect(never).toMatchObject({ refundable: false, blocker: "never_collected" });
     const done = computeRefundImpact(
-      report((b) => void (b.refunds.refunded_to_date_usd = "9.99")),
+      report((b) => {
+        b.refunds.refunded_to_date_usd = "9.99";
+      }),
       { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
     );
     expect(done).toMatchObject({ refundable: false, blocker: "fully_refunded", remainingUsd: "0.00" });

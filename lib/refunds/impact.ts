@@ -137,15 +137,18 @@ export function computeRefundImpact(
       effects.push(`${coinsText(balanceApplied)} taken from the wallet for this period are credited back.`);
     if (priorPartialCoins.gt(0)) {
       effects.push(
-        `${coinsText(priorPartialCoins)} credited by earlier partial refunds are taken back; the wallet may go below zero if they were spent.`,
+        `${coinsText(priorPartialCoins)} credited by earlier partial refunds are taken back; the wallet may go below ` +
+          `zero if they were spent.`,
       );
     }
     effects.push(
-      `Wallet change: ${balanceDelta.isNegative() ? "−" : "+"}${coinsText(balanceDelta)}. The period becomes refunded; the subscription is not canceled.`,
+      `Wallet change: ${balanceDelta.isNegative() ? "−" : "+"}${coinsText(balanceDelta)}. The period becomes ` +
+        `refunded; the subscription is not canceled.`,
     );
   } else {
     effects.push(
-      `Partial refund: nothing returns to the card; ${usdText(amount)} is credited to the wallet as ${coinsText(balanceDelta)} (10 coins per USD).`,
+      `Partial refund: nothing returns to the card; ${usdText(amount)} is credited to the wallet as ` +
+        `${coinsText(balanceDelta)} (10 coins per USD).`,
     );
     effects.push(`The period stays billed; ${usdText(remaining.minus(amount))} will remain refundable.`);
   }

@@ -50,7 +50,8 @@ describe("refund error messages", () => {
         body: { remaining_refundable_usd: "7.00", already_refunded_usd: "1234.50" },
       }),
     ).toBe(
-      "The amount is more than what is left to refund on this period: USD 7.00 remains refundable (USD 1,234.50 already refunded). Nothing was refunded. Enter at most the remaining amount.",
+      "The amount is more than what is left to refund on this period: USD 7.00 remains refundable (USD 1,234.50 " +
+        "already refunded). Nothing was refunded. Enter at most the remaining amount.",
     );
     expect(
       describeRefundFailure({

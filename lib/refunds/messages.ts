@@ -28,7 +28,8 @@ function usd(value: unknown): string | null {
 
 const NOTHING_MOVED = "Nothing was refunded.";
 const KEPT_PENDING =
-  "The refund is kept pending with the same request id and is retried automatically; do not start another refund for this period.";
+  "The refund is kept pending with the same request id and is retried automatically; do not start another refund for " +
+  "this period.";
 
 /** The spec's refund errors, by code. Functions read the detail fields the spec says the body carries. */
 export const REFUND_ERROR_MESSAGES: Record<string, (body: Record<string, unknown>) => string> = {
@@ -60,22 +61,32 @@ export const REFUND_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
     `The service does not know this subscription for the selected game. ${NOTHING_MOVED} Check the game switcher.`,
   NO_PAID_PERIOD: () => `Nothing has been collected on this subscription yet, so there is nothing to refund.`,
   PERIOD_NOT_REFUNDABLE: (body) =>
-    `This period was never collected${typeof body.period_status === "string" ? ` (its status is ${body.period_status})` : ""}, so there is nothing to refund.`,
+    `This period was never ` +
+    `collected${typeof body.period_status === "string" ? ` (its status is ${body.period_status})` : ""}, so ` +
+    `there is nothing to refund.`,
   ALREADY_REFUNDED: (body) => {
     const refunded = usd(body.refunded_amount_usd);
     const amount = usd(body.amount_usd);
-    return `This period is already fully refunded${refunded && amount ? ` (${refunded} of ${amount})` : ""}. ${NOTHING_MOVED}`;
+    return (
+      `This period is already fully refunded${refunded && amount ? ` (${refunded} of ${amount})` : ""}. ` +
+      `${NOTHING_MOVED}`
+    );
   },
   PCSTORE_REFUND_NOT_SUPPORTED: () =>
-    `This period was charged through the pcstore, which the service cannot refund. ${NOTHING_MOVED} The player must ask the pcstore for a refund.`,
+    `This period was charged through the pcstore, which the service cannot refund. ${NOTHING_MOVED} The player must ` +
+    `ask the pcstore for a refund.`,
   MINT_ORDER_MISSING: () =>
-    `The service cannot find the card charge record of this period, so it cannot refund it. ${NOTHING_MOVED} Escalate to the service with the error id.`,
+    `The service cannot find the card charge record of this period, so it cannot refund it. ${NOTHING_MOVED} ` +
+    `Escalate to the service with the error id.`,
   NO_PAYMENT_REFERENCE: () =>
-    `The card charge of this period has no payment reference at the service, so it cannot be refunded. ${NOTHING_MOVED} Escalate to the service with the error id.`,
+    `The card charge of this period has no payment reference at the service, so it cannot be refunded. ` +
+    `${NOTHING_MOVED} Escalate to the service with the error id.`,
   REFUND_LOOKUP_FAILED: () =>
-    `The service could not confirm with the card processor whether this refund went through. It needs manual attention: do not refund again; escalate to the service with the error id.`,
+    `The service could not confirm with the card processor whether this refund went through. It needs manual ` +
+    `attention: do not refund again; escalate to the service with the error id.`,
   REFUND_MISMATCH: () =>
-    `The service found that the card processor's refund does not match its own records. It needs manual attention: do not refund again; escalate to the service with the error id.`,
+    `The service found that the card processor's refund does not match its own records. It needs manual attention: ` +
+    `do not refund again; escalate to the service with the error id.`,
   PROCESSOR_ERROR: () => `The card processor refused or failed the refund for now. ${KEPT_PENDING}`,
   service_unavailable: () => `The service is temporarily unavailable. ${KEPT_PENDING}`,
   FLOW_PAUSED: () => `Refunds are paused at the service for maintenance. ${KEPT_PENDING}`,
@@ -84,7 +95,8 @@ export const REFUND_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
   PROCESSOR_NOT_CONFIGURED: () =>
     `Payment processing is not configured at the service for refunds. ${NOTHING_MOVED} Escalate to the service.`,
   PROCESSOR_UNAVAILABLE: () =>
-    `The card processor rejected the service's credentials; nothing was sent. ${NOTHING_MOVED} Escalate to the service.`,
+    `The card processor rejected the service's credentials; nothing was sent. ${NOTHING_MOVED} Escalate to the ` +
+    `service.`,
   INVALID_GAME_SECRET: () =>
     `The service rejected this game's secret. ${NOTHING_MOVED} An admin must update it under Settings → Games.`,
 };
@@ -133,7 +145,8 @@ export function describeRefundFailure(failure: ServiceFailure): string {
     return `The service did not answer in time; the refund may or may not have been made. ${KEPT_PENDING}`;
   if (failure.kind === "invalid_response") {
     return failure.status !== null && failure.status < 300
-      ? "The service answered in a form Payout Desk could not read; the refund has probably been made. It needs manual attention: do not refund again."
+      ? "The service answered in a form Payout Desk could not read; the refund has probably been made. It needs " +
+          "manual attention: do not refund again."
       : `The service's answer was cut short. ${KEPT_PENDING}`;
   }
   const kind = classifyRefundFailure(failure);
@@ -195,7 +208,9 @@ export function describeChangeFailure(failure: ServiceFailure): { message: strin
   }
   if (failure.kind !== "http" || status >= 500) {
     return {
-      message: `The service did not confirm the change, so it may or may not have been applied. Reload the subscription to check before trying again.${ref}`,
+      message:
+        `The service did not confirm the change, so it may or may not have been applied. Reload the ` +
+        `subscription to check before trying again.${ref}`,
       outcomeUnknown: true,
     };
   }

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { defineJob } from "@/lib/jobs/queue";
+import { refundAttemptIdSchema } from "./schemas";
 
 /**
  * Finishes refund attempts left pending: by a crash between storing an attempt and hearing back from the service, or
@@ -9,7 +10,7 @@ import { defineJob } from "@/lib/jobs/queue";
  */
 export const reconcileRefundsJob = defineJob({
   name: "refunds.reconcile",
-  payload: z.object({ attemptId: z.string().uuid().optional() }),
+  payload: z.object({ attemptId: refundAttemptIdSchema.optional() }),
   retryLimit: 2,
   expireInMinutes: 15,
   policy: "stately",

@@ -77,7 +77,10 @@ export function confirmReplayedRefund(
     if (!sameAmount(byId.refunded_amount_usd, attempt.amountUsd)) {
       return {
         confirmed: false,
-        reason: `the period's refund ${replay.transaction_id} is ${formatUsdText(formatUsd(byId.refunded_amount_usd))}, not ${formatUsdText(formatUsd(attempt.amountUsd))}`,
+        reason:
+          `the period's refund ${replay.transaction_id} is ` +
+          `${formatUsdText(formatUsd(byId.refunded_amount_usd))}, not ` +
+          `${formatUsdText(formatUsd(attempt.amountUsd))}`,
       };
     }
     return { confirmed: true, refundedAt: byId.refunded_at, matchedBy: "transaction_id" };

@@ -28,7 +28,8 @@ export function createAddressGuard(hostname: string, enabled: boolean, resolveHo
           if (forbidden)
             throw new ServiceError({ kind: "network", code: ADDRESS_REFUSED, host: hostname, address: forbidden });
         },
-        // An unresolvable name fails at fetch as a network error, retried like any other; it is resolved again next time.
+        // An unresolvable name fails at fetch as a network error, retried like any other; it is resolved again next
+        // time.
         () => {
           checked = null;
         },

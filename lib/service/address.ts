@@ -35,7 +35,9 @@ function parseIpv6(text: string): number[] | null {
   if (dotted) {
     const v4 = parseIpv4(dotted[2] as string);
     if (!v4) return null;
-    value = `${dotted[1]}${((v4[0] as number) * 256 + (v4[1] as number)).toString(16)}:${((v4[2] as number) * 256 + (v4[3] as number)).toString(16)}`;
+    const high = ((v4[0] as number) * 256 + (v4[1] as number)).toString(16);
+    const low = ((v4[2] as number) * 256 + (v4[3] as number)).toString(16);
+    value = `${dotted[1]}${high}:${low}`;
   }
   const halves = value.split("::");
   if (halves.length > 2) return null;

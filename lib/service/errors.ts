@@ -65,7 +65,7 @@ export class ServiceError extends Error {
   attempts = 1;
 
   constructor(init: ServiceErrorInit) {
-    super(describe(init), init.cause === undefined ? undefined : { cause: init.cause });
+    super(messageOf(init), init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "ServiceError";
     this.kind = init.kind;
     this.status = init.status ?? null;
@@ -89,12 +89,12 @@ export class ServiceError extends Error {
     this.method = method;
     this.path = path;
     this.attempts = attempts;
-    this.message = describe({ ...this, method, path, issues: this.issues });
+    this.message = messageOf({ ...this, method, path, issues: this.issues });
     return this;
   }
 }
 
-function describe(init: {
+function messageOf(init: {
   kind: ServiceErrorKind;
   status?: number | null;
   code?: string | null;
@@ -109,11 +109,17 @@ function describe(init: {
 }): string {
   const where = init.method && init.path ? `${init.method} ${init.path}: ` : "";
   if (init.code === RESPONSE_TOO_LARGE) {
-    return `${where}the service's answer is larger than the ${formatBytes(init.limitBytes)} the client reads; it was cut off`;
+    return (
+      `${where}the service's answer is larger than the ${formatBytes(init.limitBytes)} the client reads; it was ` +
+      `cut off`
+    );
   }
   if (init.code === ADDRESS_REFUSED) {
     const address = init.address && init.address !== init.host ? ` (${init.address})` : "";
-    return `${where}refused to call ${init.host ?? "the service"}${address}: a link-local or cloud metadata address is never the service`;
+    return (
+      `${where}refused to call ${init.host ?? "the service"}${address}: a link-local or cloud metadata address ` +
+      `is never the service`
+    );
   }
   switch (init.kind) {
     case "network":

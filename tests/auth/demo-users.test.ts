@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemoUsers } from "../../bin/demo";
 import { getAuth } from "../../lib/auth/auth";
 import { ROLES } from "../../lib/auth/roles";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 let t: TestDatabase;
 let dataDir: string;
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   dataDir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-demo-"));
 });
 afterAll(async () => {
@@ -38,7 +38,8 @@ describe("demo users of the embedded default", () => {
       });
       expect(response.status, user.email).toBe(200);
     }
-    // A second start prints the same passwords (kept in the data folder, readable by its owner only) and creates nobody.
+    // A second start prints the same passwords (kept in the data folder, readable by its owner only) and creates
+    // nobody.
     const again = await seedDemoUsers(runtime);
     expect(again).toEqual(users);
     const file = path.join(dataDir, "demo-users.json");

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Role, roleBelow } from "../../lib/auth/roles";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAnonymously, actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 
@@ -36,7 +36,7 @@ const sessions = new Map<Role, string[]>();
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   for (const role of ["viewer", "support", "finance", "admin"] as const) sessions.set(role, await signInAs(t.db, role));
 });
 afterAll(async () => t?.drop());

@@ -10,7 +10,8 @@ const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
 function pageRole(href: string): string {
   const source = readFileSync(path.join(ROOT, "app", "(desk)", href.slice(1), "page.tsx"), "utf8");
-  const match = /requirePageRole\("(\w+)"\)/.exec(source);
+  // The page names its role itself: requirePageRole("role"), or loadDeskPage("role") (app/(desk)/page-context.ts).
+  const match = /(?:requirePageRole|loadDeskPage)\("(\w+)"\)/.exec(source);
   if (!match?.[1]) throw new Error(`${href}: page.tsx has no requirePageRole`);
   return match[1];
 }

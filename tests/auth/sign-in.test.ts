@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUser } from "../../lib/auth/users";
 import * as signIn from "../../lib/auth/sign-in";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAnonymously, actAs, currentCookies } from "../support/next-request";
 import { signInAs } from "../support/users";
 
@@ -13,7 +13,7 @@ vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {}
 let t: TestDatabase;
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await createUser(
     t.db,
     { email: "limited@payout-desk.test", role: "viewer", password: "the-right-password" },

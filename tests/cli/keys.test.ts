@@ -88,7 +88,8 @@ const addGame = (keys: Env, id: string, ...extra: string[]) =>
     ...extra,
   );
 const mismatchLine = (stored: Buffer, given: Buffer) =>
-  `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${keyId(stored)} (this key's id is ${keyId(given)})`;
+  `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${keyId(stored)} (this key's ` +
+  `id is ${keyId(given)})`;
 
 async function sealedValues(): Promise<{ context: string; sealed: string }[]> {
   const all = [];
@@ -177,9 +178,8 @@ describe("npm run desk -- keys rotate", () => {
     for (;;) {
       // Asked outside the blocker's transaction, which would keep seeing its first snapshot of pg_stat_activity.
       const waiting = await sql<{ pid: number }>`select pid from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into "audit_log"%'`.execute(
-        t.db,
-      );
+        where datname = current_database() and wait_event_type = 'Lock' and query ilike
+        'insert into "audit_log"%'`.execute(t.db);
       if (waiting.rows.length === 1) break;
       if (child.exitCode !== null)
         throw new Error(`the rotation exited (${child.exitCode}) before reaching its audit line`);

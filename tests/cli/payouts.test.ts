@@ -4,7 +4,7 @@ import { savePayoutSettings } from "@/lib/payouts/settings";
 import { payoutCommands } from "../../bin/commands/payouts";
 import { parseFlags } from "../../bin/cli";
 import { insertGame, insertSnapshot } from "../payouts/fixtures";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { type DeskRun, refusalLine, runDesk } from "../support/desk";
 
 const PREPARER = "preparer@payout-desk.test";
@@ -15,7 +15,7 @@ let snapshotId: string;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await insertGame(t.db);
   await savePayoutSettings(
     t.db,

@@ -29,7 +29,9 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** The command as the README gives it for scripts: `npm run -s desk -- …` (without -s npm prints its banner on stdout). */
+/**
+ * The command as the README gives it for scripts: `npm run -s desk -- …` (without -s npm prints its banner on stdout).
+ */
 async function desk(...args: string[]): Promise<{ stdout: string; stderr: string }> {
   const { stdout, stderr } = await run("npm", ["run", "-s", "desk", "--", ...args], {
     cwd: ROOT,
@@ -52,7 +54,8 @@ function onlyJson(stdout: string): unknown {
 }
 
 describe("npm run -s desk -- … > summary.json", () => {
-  it("writes exactly one JSON value on stdout for every command with a summary; logs and progress go to stderr", async () => {
+  it("writes exactly one JSON value on stdout for every " +
+    "command with a summary; logs and progress go to stderr", async () => {
     const summaries: Record<string, unknown> = {};
     const commands: [string, string[]][] = [
       ["migrate", ["migrate"]],
@@ -105,6 +108,6 @@ describe("npm run -s desk -- … > summary.json", () => {
     const rotated = await desk("keys", "rotate", "--new-key-file", keyFile);
     expect(onlyJson(rotated.stdout)).toMatchObject({ rotated: true });
     expect(rotated.stderr).toContain("keys rotate:");
-    // About twenty CLI processes in a row, each starting Node and its own embedded runtime.
-  }, 240_000);
+  }, // About twenty CLI processes in a row, each starting Node and its own embedded runtime.
+  240_000);
 });

@@ -10,7 +10,7 @@ import { startEmulator, type RunningEmulator } from "@/emulator/server";
 import { formatInstant } from "@/emulator/time";
 import { money, sumMoney } from "@/lib/money";
 import { addMonths } from "@/lib/time";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 
@@ -55,7 +55,7 @@ function refundablePeriod(running: RunningEmulator): PeriodState {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-demo-"));
 });
 afterAll(async () => {
@@ -65,74 +65,79 @@ afterAll(async () => {
 });
 
 describe("the demo across a restart", () => {
-  it("[finance] a period refunded four times shows the same refunded amount at the service after both sides restart", async () => {
-    const firstStart = formatInstant(Math.floor(Date.now() / 1000) * 1000);
-    emulator = await startDemoEmulator(firstStart);
-    // The months `npm start` prints: the months up to the first start (the current one last, once a renewal is in it).
-    const months = demoMonths(emulator.ledger());
-    const current = firstStart.slice(0, 7);
-    expect([current, addMonths(current, -1)]).toContain(months?.last);
-    expect(months && months.first < months.last).toBe(true);
-    const finance = await signInAs(t.db, "finance");
-    const period = refundablePeriod(emulator);
-    const sub = period.sub;
-    const email = emulator.ledger().player(sub.gameId, sub.playerId)?.email ?? "";
+  it(
+    "[finance] a period refunded four times shows the same " +
+      "refunded amount at the service after both sides restart",
+    async () => {
+      const firstStart = formatInstant(Math.floor(Date.now() / 1000) * 1000);
+      emulator = await startDemoEmulator(firstStart);
+      // The months `npm start` prints: the months up to the first start (the current one last, once a renewal is in
+      // it).
+      const months = demoMonths(emulator.ledger());
+      const current = firstStart.slice(0, 7);
+      expect([current, addMonths(current, -1)]).toContain(months?.last);
+      expect(months && months.first < months.last).toBe(true);
+      const finance = await signInAs(t.db, "finance");
+      const period = refundablePeriod(emulator);
+      const sub = period.sub;
+      const email = emulator.ledger().player(sub.gameId, sub.playerId)?.email ?? "";
 
-    actAs(finance);
-    let remaining = period.amountUsd;
-    for (const amount of ["1.00", "0.50", "1.25", "0.75"]) {
-      const form = new FormData();
-      for (const [k, v] of Object.entries({
-        subscriptionId: sub.subscriptionId,
-        periodId: period.periodId,
-        periodSeq: period.periodSeq,
-        amountUsd: amount,
-        remainingBeforeUsd: remaining.toFixed(2),
-        reason: "Player asked",
-        playerEmail: email,
-      })) {
-        form.set(k, String(v));
+      actAs(finance);
+      let remaining = period.amountUsd;
+      for (const amount of ["1.00", "0.50", "1.25", "0.75"]) {
+        const form = new FormData();
+        for (const [k, v] of Object.entries({
+          subscriptionId: sub.subscriptionId,
+          periodId: period.periodId,
+          periodSeq: period.periodSeq,
+          amountUsd: amount,
+          remainingBeforeUsd: remaining.toFixed(2),
+          reason: "Player asked",
+          playerEmail: email,
+        })) {
+          form.set(k, String(v));
+        }
+        const result = await refundAction(form);
+        expect(result).toMatchObject({ ok: true, data: { state: "succeeded" } });
+        remaining = remaining.minus(amount);
       }
-      const result = await refundAction(form);
-      expect(result).toMatchObject({ ok: true, data: { state: "succeeded" } });
-      remaining = remaining.minus(amount);
-    }
-    const clockBeforeStop = emulator.ledger().now;
+      const clockBeforeStop = emulator.ledger().now;
 
-    // Stop the emulator (its state saved on close) and Payout Desk's side; both start again from what they kept.
-    await emulator.close();
-    emulator = null;
-    await t.db.destroy();
-    const db = createDb(t.url, { max: 2 });
-    t = { ...t, db };
-    emulator = await startDemoEmulator(formatInstant(Math.floor(Date.now() / 1000) * 1000));
+      // Stop the emulator (its state saved on close) and Payout Desk's side; both start again from what they kept.
+      await emulator.close();
+      emulator = null;
+      await t.db.destroy();
+      const db = createDb(t.url, { max: 2 });
+      t = { ...t, db };
+      emulator = await startDemoEmulator(formatInstant(Math.floor(Date.now() / 1000) * 1000));
 
-    const attempts = await listRefundAttempts(db, {
-      gameId: DEMO_GAME_ID,
-      subscriptionId: sub.subscriptionId,
-      periodSeq: period.periodSeq,
-    });
-    const succeeded = attempts.filter((a) => a.status === "succeeded");
-    expect(succeeded).toHaveLength(4);
-    const shownByDesk = sumMoney(succeeded.map((a) => money(a.amountUsd)));
-    expect(shownByDesk.toFixed(2)).toBe("3.50");
+      const attempts = await listRefundAttempts(db, {
+        gameId: DEMO_GAME_ID,
+        subscriptionId: sub.subscriptionId,
+        periodSeq: period.periodSeq,
+      });
+      const succeeded = attempts.filter((a) => a.status === "succeeded");
+      expect(succeeded).toHaveLength(4);
+      const shownByDesk = sumMoney(succeeded.map((a) => money(a.amountUsd)));
+      expect(shownByDesk.toFixed(2)).toBe("3.50");
 
-    const client = await serviceClientForGame(db, DEMO_GAME_ID);
-    const report = await client.getPeriodReport(period.periodId);
-    expect(report.refunds.refunded_to_date_usd).toBe(shownByDesk.toFixed(2));
-    expect(report.refunds.refund_count).toBe(4);
+      const client = await serviceClientForGame(db, DEMO_GAME_ID);
+      const report = await client.getPeriodReport(period.periodId);
+      expect(report.refunds.refunded_to_date_usd).toBe(shownByDesk.toFixed(2));
+      expect(report.refunds.refund_count).toBe(4);
 
-    // The refunds happened at the time of the clicks: on the emulator clock that started at the first start and runs
-    // with the wall clock, not at a fixed demo date.
-    const after = Date.now();
-    expect(report.refunds.events).toHaveLength(4);
-    for (const event of report.refunds.events) {
-      const at = Date.parse(event.refunded_at);
-      expect(at).toBeGreaterThanOrEqual(Date.parse(firstStart));
-      expect(at).toBeLessThanOrEqual(after);
-    }
-    // The restarted clock carries on from the saved anchor: never behind where it stopped, never ahead of the wall.
-    expect(emulator.ledger().now).toBeGreaterThanOrEqual(clockBeforeStop);
-    expect(emulator.ledger().now).toBeLessThanOrEqual(Date.now());
-  });
+      // The refunds happened at the time of the clicks: on the emulator clock that started at the first start and runs
+      // with the wall clock, not at a fixed demo date.
+      const after = Date.now();
+      expect(report.refunds.events).toHaveLength(4);
+      for (const event of report.refunds.events) {
+        const at = Date.parse(event.refunded_at);
+        expect(at).toBeGreaterThanOrEqual(Date.parse(firstStart));
+        expect(at).toBeLessThanOrEqual(after);
+      }
+      // The restarted clock carries on from the saved anchor: never behind where it stopped, never ahead of the wall.
+      expect(emulator.ledger().now).toBeGreaterThanOrEqual(clockBeforeStop);
+      expect(emulator.ledger().now).toBeLessThanOrEqual(Date.now());
+    },
+  );
 });

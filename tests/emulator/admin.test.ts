@@ -49,31 +49,34 @@ describe("admin API", () => {
     await client.admin("/reset", {});
   });
 
-  it("refuses next_charge_at on terminal and pending_pcstore_authorization subscriptions, naming the field", async () => {
-    // Spec: next_charge_at is "null on terminal rows and on pending_pcstore_authorization".
-    for (const [index, status] of [
-      [4, "canceled"],
-      [4, "expired"],
-      [3, "pending_pcstore_authorization"],
-    ] as const) {
-      const scenario = fixtureScenario();
-      const sub = scenario.subscriptions![index]!;
-      sub.status = status;
-      if (status === "pending_pcstore_authorization") sub.periods = [];
-      sub.next_charge_at = "2026-06-10T00:00:00Z";
-      const call = await client.admin("/scenario", scenario);
-      expect(call.status).toBe(400);
-      expect(call.body.error_code).toBe("SCENARIO_INVALID");
-      expect(call.body.error).toContain(`subscriptions.${index}.next_charge_at`);
-      // null (or leaving it out) loads.
-      sub.next_charge_at = null;
-      expect((await client.admin("/scenario", scenario)).status).toBe(200);
-      expect(
-        (await client.get(`/api/subscriptions/${sub.subscription_id}`)).body.subscription.next_charge_at,
-      ).toBeNull();
-    }
-    await client.admin("/reset", {});
-  });
+  it(
+    "refuses next_charge_at on terminal and " + "pending_pcstore_authorization subscriptions, naming the field",
+    async () => {
+      // Spec: next_charge_at is "null on terminal rows and on pending_pcstore_authorization".
+      for (const [index, status] of [
+        [4, "canceled"],
+        [4, "expired"],
+        [3, "pending_pcstore_authorization"],
+      ] as const) {
+        const scenario = fixtureScenario();
+        const sub = scenario.subscriptions![index]!;
+        sub.status = status;
+        if (status === "pending_pcstore_authorization") sub.periods = [];
+        sub.next_charge_at = "2026-06-10T00:00:00Z";
+        const call = await client.admin("/scenario", scenario);
+        expect(call.status).toBe(400);
+        expect(call.body.error_code).toBe("SCENARIO_INVALID");
+        expect(call.body.error).toContain(`subscriptions.${index}.next_charge_at`);
+        // null (or leaving it out) loads.
+        sub.next_charge_at = null;
+        expect((await client.admin("/scenario", scenario)).status).toBe(200);
+        expect(
+          (await client.get(`/api/subscriptions/${sub.subscription_id}`)).body.subscription.next_charge_at,
+        ).toBeNull();
+      }
+      await client.admin("/reset", {});
+    },
+  );
 
   it("never hands out the same id twice across resets; loaded records keep their deterministic ids", async () => {
     const run = async () => {

@@ -106,35 +106,39 @@ describe("demo data", () => {
     expect(composed).toBe(true);
   });
 
-  it("funds card renewals the documented way: the wallet whole when it covers, wallet and card only before 2026-09-17", async () => {
-    const lines = async (start: string, end: string) =>
-      (await report(start, end)).body.recipients
-        .flatMap((r: any) => r.periods)
-        .filter((line: any) => line.funding.rail === "card");
-    const shapes = (found: any[]) => ({
-      wallet: found.filter(
-        (l) =>
-          l.funding.card_charged_usd === "0.00" &&
-          l.funding.balance_applied_coins === l.funding.amount_coins &&
-          l.mint_order_id === null,
-      ).length,
-      card: found.filter(
-        (l) =>
-          l.funding.card_charged_usd !== "0.00" &&
-          l.funding.balance_applied_coins === "0.00" &&
-          l.mint_order_id !== null,
-      ).length,
-      mixed: found.filter((l) => l.funding.card_charged_usd !== "0.00" && l.funding.balance_applied_coins !== "0.00")
-        .length,
-    });
-    const october = shapes(await lines("2026-10-01", "2026-11-01"));
-    expect(october.wallet).toBeGreaterThan(0);
-    expect(october.card).toBeGreaterThan(october.wallet);
-    expect(october.mixed).toBe(0);
-    const june = shapes(await lines("2026-06-01", "2026-07-01"));
-    expect(june.wallet).toBeGreaterThan(0);
-    expect(june.mixed).toBeGreaterThan(0);
-  });
+  it(
+    "funds card renewals the documented way: the wallet whole " +
+      "when it covers, wallet and card only before 2026-09-17",
+    async () => {
+      const lines = async (start: string, end: string) =>
+        (await report(start, end)).body.recipients
+          .flatMap((r: any) => r.periods)
+          .filter((line: any) => line.funding.rail === "card");
+      const shapes = (found: any[]) => ({
+        wallet: found.filter(
+          (l) =>
+            l.funding.card_charged_usd === "0.00" &&
+            l.funding.balance_applied_coins === l.funding.amount_coins &&
+            l.mint_order_id === null,
+        ).length,
+        card: found.filter(
+          (l) =>
+            l.funding.card_charged_usd !== "0.00" &&
+            l.funding.balance_applied_coins === "0.00" &&
+            l.mint_order_id !== null,
+        ).length,
+        mixed: found.filter((l) => l.funding.card_charged_usd !== "0.00" && l.funding.balance_applied_coins !== "0.00")
+          .length,
+      });
+      const october = shapes(await lines("2026-10-01", "2026-11-01"));
+      expect(october.wallet).toBeGreaterThan(0);
+      expect(october.card).toBeGreaterThan(october.wallet);
+      expect(october.mixed).toBe(0);
+      const june = shapes(await lines("2026-06-01", "2026-07-01"));
+      expect(june.wallet).toBeGreaterThan(0);
+      expect(june.mixed).toBeGreaterThan(0);
+    },
+  );
 
   it("has periods refunded partly by period row only and partly with receipts", async () => {
     const scenario = generateDemoScenario({ seed: 7 });

@@ -29,57 +29,62 @@ afterAll(async () => {
 });
 
 describe("disputes", () => {
-  it("opens a dispute on a card-charged renewal, holds the amount, and closes it lost with the coins taken back", async () => {
-    const opened = await client.admin("/disputes", {
-      subscription_id: SUB.monthly,
-      period_seq: 5,
-      reason: "fraudulent",
-    });
-    expect(opened.status).toBe(201);
-    expect(opened.body).toMatchObject({
-      dispute_status: "open",
-      usd_amount: "10.00",
-      reason: "fraudulent",
-      opened_at: "2026-06-01T00:00:00Z",
-      closed_at: null,
-    });
-    expect(opened.body.order_id).toMatch(/^ord_/);
-    const periodId = opened.body.period_id as number;
-    const detail = await client.get(`/api/subscriptions/reporting/periods/${periodId}`);
-    expect(detail.body.fee_legs.disputed_amount_held_usd).toBe("10.00");
-    expect(detail.body.period.mint_order_id).toBe(opened.body.order_id);
+  it(
+    "opens a dispute on a card-charged renewal, holds the " + "amount, and closes it lost with the coins taken back",
+    async () => {
+      const opened = await client.admin("/disputes", {
+        subscription_id: SUB.monthly,
+        period_seq: 5,
+        reason: "fraudulent",
+      });
+      expect(opened.status).toBe(201);
+      expect(opened.body).toMatchObject({
+        dispute_status: "open",
+        usd_amount: "10.00",
+        reason: "fraudulent",
+        opened_at: "2026-06-01T00:00:00Z",
+        closed_at: null,
+      });
+      expect(opened.body.order_id).toMatch(/^ord_/);
+      const periodId = opened.body.period_id as number;
+      const detail = await client.get(`/api/subscriptions/reporting/periods/${periodId}`);
+      expect(detail.body.fee_legs.disputed_amount_held_usd).toBe("10.00");
+      expect(detail.body.period.mint_order_id).toBe(opened.body.order_id);
 
-    const again = await client.admin("/disputes", { period_id: periodId });
-    expect(again.status).toBe(409);
-    expect(again.body.error_code).toBe("ADMIN_CONFLICT");
+      const again = await client.admin("/disputes", { period_id: periodId });
+      expect(again.status).toBe(409);
+      expect(again.body.error_code).toBe("ADMIN_CONFLICT");
 
-    const lost = await client.admin(`/disputes/${opened.body.dispute_id as string}/close`, { dispute_status: "lost" });
-    expect(lost.body).toMatchObject({ dispute_status: "lost", currency_debited: "100.00", new_balance: "0.00" });
-    expect(
-      (await client.get(`/api/subscriptions/reporting/periods/${periodId}`)).body.fee_legs.disputed_amount_held_usd,
-    ).toBe("0.00");
-    expect(
-      (await client.get("/api/player-balances/player/by-email/alice%40example.test")).body.balances[0]
-        .available_balance,
-    ).toBe("0.00");
-    const closedTwice = await client.admin(`/disputes/${opened.body.dispute_id as string}/close`, {
-      dispute_status: "won",
-    });
-    expect(closedTwice.status).toBe(409);
+      const lost = await client.admin(`/disputes/${opened.body.dispute_id as string}/close`, {
+        dispute_status: "lost",
+      });
+      expect(lost.body).toMatchObject({ dispute_status: "lost", currency_debited: "100.00", new_balance: "0.00" });
+      expect(
+        (await client.get(`/api/subscriptions/reporting/periods/${periodId}`)).body.fee_legs.disputed_amount_held_usd,
+      ).toBe("0.00");
+      expect(
+        (await client.get("/api/player-balances/player/by-email/alice%40example.test")).body.balances[0]
+          .available_balance,
+      ).toBe("0.00");
+      const closedTwice = await client.admin(`/disputes/${opened.body.dispute_id as string}/close`, {
+        dispute_status: "won",
+      });
+      expect(closedTwice.status).toBe(409);
 
-    await client.emulator.runtime.dispatcher.idle();
-    const events = received.filter((e) => e.event_type === "purchase.disputed");
-    expect(events.map((e) => Object.keys(e.data).sort())).toEqual([
-      ["charge_id", "dispute_id", "order_id", "payment_intent_id", "reason", "transaction_id", "usd_amount"],
-      ["currency_debited", "dispute_id", "dispute_status", "new_balance", "order_id"],
-    ]);
-    expect(events[1]?.data).toMatchObject({
-      order_id: opened.body.order_id,
-      dispute_id: opened.body.dispute_id,
-      dispute_status: "lost",
-    });
-    expect((await client.admin("/disputes")).body.disputes).toHaveLength(1);
-  });
+      await client.emulator.runtime.dispatcher.idle();
+      const events = received.filter((e) => e.event_type === "purchase.disputed");
+      expect(events.map((e) => Object.keys(e.data).sort())).toEqual([
+        ["charge_id", "dispute_id", "order_id", "payment_intent_id", "reason", "transaction_id", "usd_amount"],
+        ["currency_debited", "dispute_id", "dispute_status", "new_balance", "order_id"],
+      ]);
+      expect(events[1]?.data).toMatchObject({
+        order_id: opened.body.order_id,
+        dispute_id: opened.body.dispute_id,
+        dispute_status: "lost",
+      });
+      expect((await client.admin("/disputes")).body.disputes).toHaveLength(1);
+    },
+  );
 
   it("refuses periods without a card charge, amounts above it, and unknown disputes", async () => {
     const wallet = await client.admin("/disputes", { subscription_id: SUB.wallet, period_seq: 1 });

@@ -320,3 +320,12 @@ export function fixtureScenario(): ScenarioInput {
     ],
   };
 }
+
+/** The attribution notice every report carries (spec: "settled_by_invo: false", "payer": "partner"). */
+export const ATTRIBUTION_NOTICE = {
+  settled_by_invo: false,
+  invo_has_paid_no_recipient: true,
+  document_type: "attribution_report",
+  not_a_remittance_advice: true,
+  payer: "partner",
+};

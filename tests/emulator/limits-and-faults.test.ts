@@ -16,22 +16,25 @@ beforeEach(async () => {
 const window = { start: "2026-05-01", end: "2026-06-01" };
 
 describe("documented rate limits", () => {
-  it("limits aggregate reports to 60 a minute per game with rate_limit_exceeded, retry_after and Retry-After", async () => {
-    await client.admin("/rate-limits", { mode: "scaled:20" }); // a 3-second minute
-    for (let i = 0; i < 60; i++)
+  it(
+    "limits aggregate reports to 60 a minute per game with " + "rate_limit_exceeded, retry_after and Retry-After",
+    async () => {
+      await client.admin("/rate-limits", { mode: "scaled:20" }); // a 3-second minute
+      for (let i = 0; i < 60; i++)
+        expect((await client.get("/api/subscriptions/reporting/attribution", { query: window })).status).toBe(200);
+      const limited = await client.get("/api/subscriptions/reporting/attribution", { query: window });
+      const body = expectError(limited, 429, "rate_limit_exceeded");
+      expect(body.retry_after).toBeGreaterThan(0);
+      expect(body.retry_after).toBeLessThanOrEqual(3);
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(Math.ceil(body.retry_after));
+      // Detail routes have their own budget.
+      expect((await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).status).toBe(
+        200,
+      );
+      await sleep(body.retry_after * 1000 + 20);
       expect((await client.get("/api/subscriptions/reporting/attribution", { query: window })).status).toBe(200);
-    const limited = await client.get("/api/subscriptions/reporting/attribution", { query: window });
-    const body = expectError(limited, 429, "rate_limit_exceeded");
-    expect(body.retry_after).toBeGreaterThan(0);
-    expect(body.retry_after).toBeLessThanOrEqual(3);
-    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(Math.ceil(body.retry_after));
-    // Detail routes have their own budget.
-    expect((await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).status).toBe(
-      200,
-    );
-    await sleep(body.retry_after * 1000 + 20);
-    expect((await client.get("/api/subscriptions/reporting/attribution", { query: window })).status).toBe(200);
-  });
+    },
+  );
 
   it("answers whole seconds in documented mode", async () => {
     await client.admin("/rate-limits", { mode: "documented" });

@@ -151,18 +151,21 @@ describe("funding of card renewals", () => {
   );
 
   // Spec, Versioning: "since 2026-09-17 card-funded renewal periods carry balance_applied_coins of 0.00".
-  it("charges the card the whole price since 2026-09-17 when the wallet runs short, leaving the wallet alone", async () => {
-    const { line, wallet } = await renew("2026-09-17T00:00:00Z", "99.99");
-    expect(line.funding).toMatchObject({ balance_applied_coins: "0.00", card_charged_usd: "10.00", rail: "card" });
-    expect(line.mint_order_id).toMatch(/^ord_/);
-    expect(wallet).toBe("99.99");
-    const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "card-paid" });
-    expect(receipt.body).toMatchObject({
-      funding_shape: "card",
-      card_refunded_usd: "10.00",
-      balance_delta_coins: "0.00",
-    });
-  });
+  it(
+    "charges the card the whole price since 2026-09-17 " + "when the wallet runs short, leaving the wallet alone",
+    async () => {
+      const { line, wallet } = await renew("2026-09-17T00:00:00Z", "99.99");
+      expect(line.funding).toMatchObject({ balance_applied_coins: "0.00", card_charged_usd: "10.00", rail: "card" });
+      expect(line.mint_order_id).toMatch(/^ord_/);
+      expect(wallet).toBe("99.99");
+      const receipt = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "card-paid" });
+      expect(receipt.body).toMatchObject({
+        funding_shape: "card",
+        card_refunded_usd: "10.00",
+        balance_delta_coins: "0.00",
+      });
+    },
+  );
 
   it("before 2026-09-17 drew what the wallet held and charged the card the shortfall", async () => {
     const { line, wallet } = await renew("2026-09-16T23:59:59Z", "40.00");
@@ -195,34 +198,38 @@ describe("clock and renewals", () => {
     expect((await client.admin("/clock/advance", { by: "soon" })).status).toBe(400);
   });
 
-  it("charges at next_charge_at: period_seq advances, the window moves and attribution is recorded at the percent in force", async () => {
-    const result = await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
-    expect(result.body.renewals).toBeGreaterThanOrEqual(1);
-    expect(await sub(SUB.monthly)).toMatchObject({
-      period_seq: 6,
-      current_period_start: "2026-06-15T00:00:00Z",
-      current_period_end: "2026-07-15T00:00:00Z",
-      next_charge_at: "2026-07-15T00:00:00Z",
-      paid_through: "2026-07-15T00:00:00Z",
-    });
-    const [latest] = await cycles(SUB.monthly);
-    expect(latest).toMatchObject({
-      period_seq: 6,
-      status: "paid",
-      paid_at: "2026-06-15T00:00:00Z",
-      amount_usd: "10.00",
-      invo_fee_usd: "1.00",
-      partner_revenue_settled_usd: "9.00",
-      attribution: { percent_at_renewal: "20.00", base_usd: "9.00", attributed_amount_usd: "1.80" },
-    });
-    expect(latest.transaction_id).toMatch(/^txn_/);
-    expect(latest.mint_order_id).toMatch(/^ord_/);
-    // The new renewal is in June's report.
-    const june = await client.get("/api/subscriptions/reporting/attribution", {
-      query: { start: "2026-06-15", end: "2026-06-16", subscription_id: SUB.monthly },
-    });
-    expect(june.body.totals).toMatchObject({ renewals_settled: 1, gross_attributed_usd: "1.80" });
-  });
+  it(
+    "charges at next_charge_at: period_seq advances, the window moves and attribution is recorded at the percent in " +
+      "force",
+    async () => {
+      const result = await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+      expect(result.body.renewals).toBeGreaterThanOrEqual(1);
+      expect(await sub(SUB.monthly)).toMatchObject({
+        period_seq: 6,
+        current_period_start: "2026-06-15T00:00:00Z",
+        current_period_end: "2026-07-15T00:00:00Z",
+        next_charge_at: "2026-07-15T00:00:00Z",
+        paid_through: "2026-07-15T00:00:00Z",
+      });
+      const [latest] = await cycles(SUB.monthly);
+      expect(latest).toMatchObject({
+        period_seq: 6,
+        status: "paid",
+        paid_at: "2026-06-15T00:00:00Z",
+        amount_usd: "10.00",
+        invo_fee_usd: "1.00",
+        partner_revenue_settled_usd: "9.00",
+        attribution: { percent_at_renewal: "20.00", base_usd: "9.00", attributed_amount_usd: "1.80" },
+      });
+      expect(latest.transaction_id).toMatch(/^txn_/);
+      expect(latest.mint_order_id).toMatch(/^ord_/);
+      // The new renewal is in June's report.
+      const june = await client.get("/api/subscriptions/reporting/attribution", {
+        query: { start: "2026-06-15", end: "2026-06-16", subscription_id: SUB.monthly },
+      });
+      expect(june.body.totals).toMatchObject({ renewals_settled: 1, gross_attributed_usd: "1.80" });
+    },
+  );
 
   it("runs every renewal that falls due over a long advance, in order", async () => {
     await client.admin("/clock/advance", { to: "2026-09-16T00:00:00Z" });

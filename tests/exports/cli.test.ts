@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExport } from "@/lib/exports/run";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { addGame, insertSnapshot } from "./fixture";
 
 const run = promisify(execFile);
@@ -16,7 +16,7 @@ let snapshotId: string;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-export-"));
   await addGame(t.db, "exp-cli");
   snapshotId = await insertSnapshot(t.db, {

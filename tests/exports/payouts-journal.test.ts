@@ -4,7 +4,7 @@ import { GET } from "@/app/api/exports/[kind]/route";
 import { restoreText } from "@/lib/exports/csv";
 import { JOURNAL_ACCOUNTS } from "@/lib/exports/journal";
 import { Money, sumMoney } from "@/lib/money";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { addGame, insertBatch, insertSnapshot, type StatementInput } from "./fixture";
@@ -27,7 +27,7 @@ async function snapshotOf(start: string, end: string): Promise<string> {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, GAME);
   februarySnapshot = await snapshotOf("2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z");
   marchSnapshot = await snapshotOf("2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z");
@@ -249,30 +249,33 @@ describe("[finance] journal", () => {
     expect(body).toContain("until the batch is approved");
   });
 
-  it("sends a browser opening a refused download to the page that says why; a script still gets the JSON error", async () => {
-    const browser = await GET(
-      new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
-        headers: {
-          Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-          "Sec-Fetch-Mode": "navigate",
+  it(
+    "sends a browser opening a refused download to the page " + "that says why; a script still gets the JSON error",
+    async () => {
+      const browser = await GET(
+        new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
+          headers: {
+            Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            "Sec-Fetch-Mode": "navigate",
+          },
+        }),
+        { params: Promise.resolve({ kind: "journal" }) },
+      );
+      expect(browser.status).toBe(303);
+      expect(browser.headers.get("location")).toBe(`/payouts/export-refused?kind=journal&snapshot=${draftSnapshot}`);
+      expect(browser.headers.get("content-disposition")).toBeNull();
+      const script = await GET(
+        new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
+          headers: { Accept: "*/*" },
+        }),
+        {
+          params: Promise.resolve({ kind: "journal" }),
         },
-      }),
-      { params: Promise.resolve({ kind: "journal" }) },
-    );
-    expect(browser.status).toBe(303);
-    expect(browser.headers.get("location")).toBe(`/payouts/export-refused?kind=journal&snapshot=${draftSnapshot}`);
-    expect(browser.headers.get("content-disposition")).toBeNull();
-    const script = await GET(
-      new Request(`http://localhost:3000/api/exports/journal?snapshot=${draftSnapshot}`, {
-        headers: { Accept: "*/*" },
-      }),
-      {
-        params: Promise.resolve({ kind: "journal" }),
-      },
-    );
-    expect(script.status).toBe(409);
-    expect(((await script.json()) as { error: { message: string } }).error.message).toContain(
-      "until the batch is approved",
-    );
-  });
+      );
+      expect(script.status).toBe(409);
+      expect(((await script.json()) as { error: { message: string } }).error.message).toContain(
+        "until the batch is approved",
+      );
+    },
+  );
 });

@@ -9,12 +9,13 @@ const README = readFileSync(path.resolve(import.meta.dirname, "../../README.md")
 function documentedColumns(kind: string): { name: string; type: string }[] {
   const heading = README.indexOf(`(\`${kind}\`)`);
   expect(heading, `README documents the ${kind} export`).toBeGreaterThan(0);
+  // The columns are a list, one item per column: "- `name` (type): meaning", wrapped onto indented lines.
   const rest = README.slice(heading);
-  const table = rest.slice(rest.indexOf("| Column |"), rest.indexOf("\n\n", rest.indexOf("| Column |")));
-  return table
+  const first = rest.indexOf("\n- `") + 1;
+  const list = rest.slice(first, rest.indexOf("\n\n", first));
+  return list
     .split("\n")
-    .slice(2)
-    .map((line) => /^\| `([a-z0-9_]+)` \| ([a-z]+) \|/.exec(line))
+    .map((line) => /^- `([a-z0-9_]+)` \(([a-z]+)\):/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ name: m[1]!, type: m[2]! }));
 }

@@ -3,7 +3,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/exports/[kind]/route";
 import { linesExport } from "@/lib/exports/lines";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAnonymously, actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { addGame, insertSnapshot, type LineInput } from "./fixture";
@@ -31,7 +31,7 @@ function lines(count: number, firstId: number): LineInput[] {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, GAME);
   await addGame(t.db, OTHER_GAME);
   const recipients = Array.from({ length: 7 }, (_, i) => ({
@@ -94,44 +94,48 @@ describe("GET /api/exports/[kind]", () => {
     expect(after.n).toBe(before.n);
   });
 
-  it("[finance] downloads a streamed attachment and the audit log records who, what, when, rows and the file's hash", async () => {
-    actAs(sessions.finance!);
-    const response = await get("lines", `snapshot=${snapshotId}`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-    expect(response.headers.get("content-disposition")).toBe(
-      'attachment; filename="exp-a_lines_2026-03-01_2026-04-01_v3.csv"',
-    );
-    expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(response.body).toBeInstanceOf(ReadableStream);
-    const exportId = response.headers.get("x-export-id")!;
-    const body = Buffer.from(await response.arrayBuffer());
-    const rows = parse(body, { columns: true }) as Record<string, string>[];
-    expect(rows).toHaveLength(12_345);
-    expect(new Set(rows.map((r) => r.period_id)).size).toBe(12_345);
-    expect(rows.at(-1)!.period_id).toBe("12345");
+  it(
+    "[finance] downloads a streamed attachment and the audit " +
+      "log records who, what, when, rows and the file's hash",
+    async () => {
+      actAs(sessions.finance!);
+      const response = await get("lines", `snapshot=${snapshotId}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+      expect(response.headers.get("content-disposition")).toBe(
+        'attachment; filename="exp-a_lines_2026-03-01_2026-04-01_v3.csv"',
+      );
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(response.body).toBeInstanceOf(ReadableStream);
+      const exportId = response.headers.get("x-export-id")!;
+      const body = Buffer.from(await response.arrayBuffer());
+      const rows = parse(body, { columns: true }) as Record<string, string>[];
+      expect(rows).toHaveLength(12_345);
+      expect(new Set(rows.map((r) => r.period_id)).size).toBe(12_345);
+      expect(rows.at(-1)!.period_id).toBe("12345");
 
-    const audit = await auditOf(exportId);
-    expect(audit.map((a) => a.outcome)).toEqual(["started", "succeeded"]);
-    for (const entry of audit) {
-      expect(entry).toMatchObject({
-        actor_email: financeEmail,
-        action: "export.lines",
-        game_id: GAME,
-        target: snapshotId,
+      const audit = await auditOf(exportId);
+      expect(audit.map((a) => a.outcome)).toEqual(["started", "succeeded"]);
+      for (const entry of audit) {
+        expect(entry).toMatchObject({
+          actor_email: financeEmail,
+          action: "export.lines",
+          game_id: GAME,
+          target: snapshotId,
+        });
+        expect(entry.at).toBeInstanceOf(Date);
+      }
+      expect(audit[1]!.detail).toMatchObject({
+        kind: "lines",
+        via: "web",
+        rows: 12_345,
+        bytes: body.length,
+        sha256: createHash("sha256").update(body).digest("hex"),
+        snapshot_version: 3,
+        window_start: "2026-03-01T00:00:00Z",
       });
-      expect(entry.at).toBeInstanceOf(Date);
-    }
-    expect(audit[1]!.detail).toMatchObject({
-      kind: "lines",
-      via: "web",
-      rows: 12_345,
-      bytes: body.length,
-      sha256: createHash("sha256").update(body).digest("hex"),
-      snapshot_version: 3,
-      window_start: "2026-03-01T00:00:00Z",
-    });
-  });
+    },
+  );
 
   it("[admin] may export too (a role above finance)", async () => {
     actAs(sessions.admin!);
@@ -178,32 +182,36 @@ describe("GET /api/exports/[kind]", () => {
     expect(detail.rows).toBeLessThan(12_345);
   });
 
-  it("[finance] a read failing half way is audited as failed and breaks the download instead of ending it cleanly", async () => {
-    actAs(sessions.finance!);
-    const spy = vi.spyOn(linesExport, "pages").mockImplementation(async function* () {
-      // More than the output buffer holds, so the download is under way when the next page fails.
-      yield Array.from({ length: 3_000 }, (_, i) => ({
-        snapshot_id: snapshotId,
-        period_id: String(i + 1),
-        amount_usd: "1.00",
-      }));
-      throw new Error("connection lost");
-    });
-    try {
-      const response = await get("lines", `snapshot=${snapshotId}`);
-      expect(response.status).toBe(200);
-      const exportId = response.headers.get("x-export-id")!;
-      await expect(response.arrayBuffer()).rejects.toThrow();
-      const audit = await auditOf(exportId);
-      expect(audit.map((a) => a.outcome)).toEqual(["started", "failed"]);
-      expect(audit[1]!.detail).toMatchObject({ rows: 3_000, error: "connection lost" });
-    } finally {
-      spy.mockRestore();
-    }
-  });
+  it(
+    "[finance] a read failing half way is audited as failed " + "and breaks the download instead of ending it cleanly",
+    async () => {
+      actAs(sessions.finance!);
+      const spy = vi.spyOn(linesExport, "pages").mockImplementation(async function* () {
+        // More than the output buffer holds, so the download is under way when the next page fails.
+        yield Array.from({ length: 3_000 }, (_, i) => ({
+          snapshot_id: snapshotId,
+          period_id: String(i + 1),
+          amount_usd: "1.00",
+        }));
+        throw new Error("connection lost");
+      });
+      try {
+        const response = await get("lines", `snapshot=${snapshotId}`);
+        expect(response.status).toBe(200);
+        const exportId = response.headers.get("x-export-id")!;
+        await expect(response.arrayBuffer()).rejects.toThrow();
+        const audit = await auditOf(exportId);
+        expect(audit.map((a) => a.outcome)).toEqual(["started", "failed"]);
+        expect(audit[1]!.detail).toMatchObject({ rows: 3_000, error: "connection lost" });
+      } finally {
+        spy.mockRestore();
+      }
+    },
+  );
 
   it("[finance] a read failing before the first byte answers 500, not an empty 200", async () => {
     actAs(sessions.finance!);
+    // biome-ignore lint/correctness/useYield: a read that fails before its first page is the case under test.
     const spy = vi.spyOn(linesExport, "pages").mockImplementation(async function* () {
       throw new Error("relation missing");
     });

@@ -82,45 +82,51 @@ describe("streamKeysetCells", () => {
     expect(rows).toEqual([["12.30", null]]);
   });
 
-  it("gives the connection back when the reader stops early, and reads at most the page already asked for", async () => {
-    let pages = 0;
-    const page = probe()(10);
-    const counted = (after: string | null) => {
-      pages++;
-      return page(after);
-    };
-    for await (const batch of streamKeysetCells(t.db, counted, { keyIndex: 0, pageSize: 10, batchRows: 2 })) {
-      expect(batch[0]![0]).toBe("1");
-      break;
-    }
-    // The next page is asked for as soon as the previous one has arrived, so one may be under way; no more.
-    expect(pages).toBeLessThanOrEqual(2);
-    expect(inUse()).toBe(0);
-  });
-
-  it("holds back the next page while the reader is behind, holding no connection, and goes on when it reads again", async () => {
-    let pages = 0;
-    const page = probe()(10);
-    const counted = (after: string | null) => {
-      pages++;
-      return page(after);
-    };
-    const ids: string[] = [];
-    let paused = true;
-    for await (const batch of streamKeysetCells(t.db, counted, { keyIndex: 0, pageSize: 10, batchRows: 5 })) {
-      for (const cells of batch) ids.push(cells[0] as string);
-      if (paused) {
-        paused = false;
-        // A reader that stalls after its first batch: the read stops after the page behind the one being read.
-        await vi.waitFor(() => expect(pages).toBe(2));
-        await vi.waitFor(() => expect(inUse()).toBe(0));
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        expect(pages).toBe(2);
+  it(
+    "gives the connection back when the reader stops " + "early, and reads at most the page already asked for",
+    async () => {
+      let pages = 0;
+      const page = probe()(10);
+      const counted = (after: string | null) => {
+        pages++;
+        return page(after);
+      };
+      for await (const batch of streamKeysetCells(t.db, counted, { keyIndex: 0, pageSize: 10, batchRows: 2 })) {
+        expect(batch[0]![0]).toBe("1");
+        break;
       }
-    }
-    expect(ids).toEqual(oneTo(100));
-    expect(pages).toBe(11);
-  });
+      // The next page is asked for as soon as the previous one has arrived, so one may be under way; no more.
+      expect(pages).toBeLessThanOrEqual(2);
+      expect(inUse()).toBe(0);
+    },
+  );
+
+  it(
+    "holds back the next page while the reader is behind, " + "holding no connection, and goes on when it reads again",
+    async () => {
+      let pages = 0;
+      const page = probe()(10);
+      const counted = (after: string | null) => {
+        pages++;
+        return page(after);
+      };
+      const ids: string[] = [];
+      let paused = true;
+      for await (const batch of streamKeysetCells(t.db, counted, { keyIndex: 0, pageSize: 10, batchRows: 5 })) {
+        for (const cells of batch) ids.push(cells[0] as string);
+        if (paused) {
+          paused = false;
+          // A reader that stalls after its first batch: the read stops after the page behind the one being read.
+          await vi.waitFor(() => expect(pages).toBe(2));
+          await vi.waitFor(() => expect(inUse()).toBe(0));
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          expect(pages).toBe(2);
+        }
+      }
+      expect(ids).toEqual(oneTo(100));
+      expect(pages).toBe(11);
+    },
+  );
 
   it("fails with the page's error when its query cannot even be built, and gives everything back", async () => {
     const read = (async () => {
@@ -138,21 +144,25 @@ describe("streamKeysetCells", () => {
     expect(inUse()).toBe(0);
   });
 
-  it("fails with the database's error on the page that breaks, after the rows before it, and closes that connection", async () => {
-    const before = poolOf(t.db).totalCount;
-    const seen: string[] = [];
-    const read = (async () => {
-      for await (const batch of streamKeysetCells(t.db, probe({ failAfter: "40" })(20), {
-        keyIndex: 0,
-        pageSize: 20,
-        batchRows: 5,
-      })) {
-        for (const cells of batch) seen.push(cells[0] as string);
-      }
-    })();
-    await expect(read).rejects.toThrow(/invalid input syntax for type integer/);
-    expect(seen).toEqual(oneTo(40));
-    expect(inUse()).toBe(0);
-    expect(poolOf(t.db).totalCount).toBeLessThanOrEqual(before);
-  });
+  it(
+    "fails with the database's error on the page that breaks, " +
+      "after the rows before it, and closes that connection",
+    async () => {
+      const before = poolOf(t.db).totalCount;
+      const seen: string[] = [];
+      const read = (async () => {
+        for await (const batch of streamKeysetCells(t.db, probe({ failAfter: "40" })(20), {
+          keyIndex: 0,
+          pageSize: 20,
+          batchRows: 5,
+        })) {
+          for (const cells of batch) seen.push(cells[0] as string);
+        }
+      })();
+      await expect(read).rejects.toThrow(/invalid input syntax for type integer/);
+      expect(seen).toEqual(oneTo(40));
+      expect(inUse()).toBe(0);
+      expect(poolOf(t.db).totalCount).toBeLessThanOrEqual(before);
+    },
+  );
 });

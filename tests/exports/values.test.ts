@@ -5,7 +5,7 @@ import { LINE_COLUMNS, selectLineCells } from "@/lib/exports/lines";
 import { neutraliseText, restoreText } from "@/lib/exports/csv";
 import { REVERSAL_COLUMNS } from "@/lib/exports/reversals";
 import { formatInstant } from "@/lib/time";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { addGame, insertSnapshot, type LineInput, type RecipientInput } from "./fixture";
@@ -90,7 +90,7 @@ let snapshotId: string;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, GAME);
   snapshotId = await insertSnapshot(t.db, {
     gameId: GAME,

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listGames } from "../../db/queries/games";
 import { createUser, setUserRole } from "../../lib/auth/users";
 import { readGameCredentials, revokePreviousWebhookSecret, rotateWebhookSecret, saveGame } from "../../lib/games/games";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 let t: TestDatabase;
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
 });
 afterAll(async () => t?.drop());
 

@@ -4,13 +4,13 @@ import { createDb } from "../../db";
 import { migrateToLatest } from "../../db/migrate";
 import { MIGRATIONS } from "../../db/migrations";
 import { checkReadiness } from "../../lib/health";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 describe("readiness", () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await createTestDatabase({ migrate: false });
-    useTestEnv(t);
+    applyTestEnv(t);
   });
   afterAll(async () => t.drop());
 
@@ -32,9 +32,8 @@ describe("readiness", () => {
   });
 
   it("stays ready when a newer build applied a migration this one does not know", async () => {
-    await sql`insert into kysely_migration (name, timestamp) values ('2999_01_01_0000_from_a_newer_build', now()::text)`.execute(
-      t.db,
-    );
+    await sql`insert into kysely_migration (name, timestamp) values ('2999_01_01_0000_from_a_newer_build',
+        now()::text)`.execute(t.db);
     expect(await checkReadiness(t.db)).toEqual({ ready: true });
   });
 

@@ -8,13 +8,13 @@ import { recoverSnapshotPullsJob } from "../../lib/snapshots/pull-recover-job";
 import { processWebhookEventJob } from "../../lib/webhooks/process-event-job";
 import { scheduleSnapshotPullsJob } from "../../lib/webhooks/schedule-pulls-job";
 import { sweepWebhookEventsJob } from "../../lib/webhooks/sweep-job";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 let t: TestDatabase;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
 });
 
 afterAll(async () => {
@@ -47,15 +47,19 @@ describe("job queue uniqueness", () => {
     expect((await jobsOf(pullSnapshotJob.name)).filter((j) => j.singleton_key === pullId)).toHaveLength(1);
   });
 
-  it("queues a pull again once its job has started (a worker that died is replaced; the pull's lock keeps one running)", async () => {
-    const pullId = randomUUID();
-    const first = await enqueue(pullSnapshotJob, { pullId });
-    expect(first).toEqual(expect.any(String));
-    expect(await take(pullSnapshotJob.name, 10)).toContain(first);
-    const again = await enqueue(pullSnapshotJob, { pullId });
-    expect(again).toEqual(expect.any(String));
-    expect(await enqueue(pullSnapshotJob, { pullId })).toBeNull();
-  });
+  it(
+    "queues a pull again once its job has started (a worker that died is replaced; the pull's lock keeps one " +
+      "running)",
+    async () => {
+      const pullId = randomUUID();
+      const first = await enqueue(pullSnapshotJob, { pullId });
+      expect(first).toEqual(expect.any(String));
+      expect(await take(pullSnapshotJob.name, 10)).toContain(first);
+      const again = await enqueue(pullSnapshotJob, { pullId });
+      expect(again).toEqual(expect.any(String));
+      expect(await enqueue(pullSnapshotJob, { pullId })).toBeNull();
+    },
+  );
 
   it("keeps one reconcile run waiting and one running, never two of either", async () => {
     const first = await enqueue(reconcileRefundsJob, {});

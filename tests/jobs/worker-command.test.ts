@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueue, stopBoss } from "../../lib/jobs/queue";
 import { reconcileRefundsJob } from "../../lib/refunds/reconcile-job";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 let t: TestDatabase;
@@ -12,7 +12,7 @@ let child: ChildProcess | null = null;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
 });
 
 afterAll(async () => {

@@ -36,7 +36,8 @@ describe("the app server's start (instrumentation)", () => {
     try {
       await expect(register()).rejects.toThrow("exit 1");
       expect(stderr).toHaveBeenCalledWith(
-        `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${keyId(SEALED_WITH)} (this key's id is ${keyId(GIVEN)})\n`,
+        `PAYOUT_DESK_KEY is not the key these secrets were sealed with; the stored key id is ${keyId(SEALED_WITH)} ` +
+          `(this key's id is ${keyId(GIVEN)})\n`,
       );
     } finally {
       exit.mockRestore();

@@ -64,7 +64,11 @@ beforeAll(async () => {
       { id: 3, gross: "70.00" },
     ],
   });
-  ({ batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-09") }, web(actor("preparer"))));
+  ({ batchId } = await preparePayoutBatch(
+    db,
+    { gameId: GAME, window: monthWindow("2026-09") },
+    web(actor("preparer")),
+  ));
   statements = await db
     .selectFrom("payout_statement")
     .select(["id", "payable_usd"])

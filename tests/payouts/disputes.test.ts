@@ -14,7 +14,7 @@ import { listPayoutStatements } from "../../lib/payouts/ledger";
 import { takeSnapshotNow } from "../../lib/snapshots/pull";
 import { monthWindow, type TimeWindow } from "../../lib/time";
 import { fixtureScenario, SECRET, SUB } from "../emulator/fixture";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { deliver, envelope, type RouteHandler, waitFor } from "../webhooks/support";
 import { actor, web } from "./fixtures";
 
@@ -116,7 +116,7 @@ async function prepareWindow(window: TimeWindow) {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   const { POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler };
   routePOST = POST;
   forwarder = await startForwarder(POST);

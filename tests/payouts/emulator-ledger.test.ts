@@ -9,7 +9,7 @@ import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actor, web } from "./fixtures";
 
 /**
@@ -21,7 +21,8 @@ import { actor, web } from "./fixtures";
  *
  * | recipient | January          | February                               | March                              |
  * |-----------|------------------|----------------------------------------|------------------------------------|
- * | A 7001    | +3.60 → pays 3.60 | +1.80 −3.60 (Jan refunds) → −1.80 carried | +3.60 −0.90 (Feb partial) −1.80 in → 0.90 rolls |
+ * | A 7001    | +3.60 → pays 3.60 | +1.80 −3.60 (Jan refunds) → −1.80 carried | +3.60 −0.90 (Feb partial) −1.80 in →
+ * 0.90 rolls |
  * | B 7002    | +0.90 → rolls     | +0.90 +0.90 in → pays 1.80              | —                                  |
  */
 
@@ -130,7 +131,7 @@ let emulator: RunningEmulator;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   db = t.db;
   emulator = await startEmulator({ port: 0, scenario: SCENARIO, rateLimits: "off" });
   await saveGame(

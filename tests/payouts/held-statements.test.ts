@@ -80,7 +80,8 @@ describe("held statements of a paid batch", () => {
     const held = of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7001);
     expect(held).toMatchObject({ state: "held", payableUsd: "50.00" });
 
-    // Releasing cannot succeed (the flag is open) and overriding is over (the batch is paid): the way out is carrying it.
+    // Releasing cannot succeed (the flag is open) and overriding is over (the batch is paid): the way out is carrying
+    // it.
     const release = await releaseStatements(
       db,
       { gameId: GAME, batchId, ids: [held.id], reason: "Recipient confirmed" },

@@ -35,10 +35,12 @@ beforeAll(async () => {
   const snap = await insertSnapshot(db, { window: "2026-03", recipients: [] });
   snapshotId = snap.id;
   // Figures with many ties (net repeats every 500 recipients), some negative, some unresolved.
-  await sql`insert into snapshot_recipient (snapshot_id, recipient_player_id, service_rank, resolved, player_email, player_name,
+  await sql`insert into snapshot_recipient (snapshot_id, recipient_player_id, service_rank, resolved, player_email,
+  player_name,
       identity_id, renewal_count, subscription_count, reversal_count, gross_attributed_usd, reversed_attributed_usd,
       net_attributed_usd, first_paid_at, last_paid_at)
-    select ${snapshotId}::uuid, 500000 + i, i, i % 997 <> 0, 'creator' || i || '@t.test', 'Creator ' || i, null, 1 + i % 5, 1, 0,
+    select ${snapshotId}::uuid, 500000 + i, i, i % 997 <> 0, 'creator' || i || '@t.test', 'Creator ' || i, null, 1 + i
+    % 5, 1, 0,
       g, r, g - r, now(), now()
     from (select i, round(((i % 500) * 37 % 4000)::numeric / 100, 2) as g,
       case when i % 13 = 0 then 25.00 else 0 end as r from generate_series(1, ${N}) i) x`.execute(db);
@@ -56,9 +58,8 @@ async function fullOrder(sort: "net" | "payable", dir: "asc" | "desc"): Promise<
   const rows = await sql<{
     id: string;
   }>`select recipient_player_id::text as id from payout_statement where batch_id = ${batchId}
-    order by ${sql.ref(column)} ${sql.raw(dir)}, recipient_player_id ${sql.raw(dir === "asc" ? "desc" : "asc")}`.execute(
-    db,
-  );
+    order by ${sql.ref(column)} ${sql.raw(dir)}, recipient_player_id
+    ${sql.raw(dir === "asc" ? "desc" : "asc")}`.execute(db);
   return rows.rows.map((r) => Number(r.id));
 }
 

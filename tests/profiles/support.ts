@@ -1,5 +1,5 @@
 import { saveGame } from "@/lib/games/games";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 /**
  * A fresh database with one game whose secret is really sealed (a key rotation opens every sealed column, and the key
@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db
  */
 export async function createProfilesDatabase(gameId: string): Promise<TestDatabase> {
   const t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await saveGame(
     t.db,
     {

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db";
 import { searchAuditEntries } from "@/db/queries/audit";
 import { recordAudit } from "@/lib/audit";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 let t: TestDatabase;
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   const actor = { id: "u1", email: "sam.support@payout-desk.test" };
   const rows: [string, string, string | null, string, string | null][] = [
     ["refund.request", "pending", "g1", "SUB_1_AAAAAAAA period 1", "pd-refund-1"],

@@ -105,23 +105,27 @@ describe("price and payment method (finance)", () => {
     });
   });
 
-  it("[finance] attaches a card to a wallet-only subscription only with the conversion, with the spec's message otherwise", async () => {
-    actAs(c.sessions.finance);
-    const refused = (await changePaymentMethodAction(
-      form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "keep" }),
-    )) as Result;
-    expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
-    expect(refused.message).toMatch(/wallet-only: to attach a card, also convert it/);
-    const converted = (await changePaymentMethodAction(
-      form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "no" }),
-    )) as Result;
-    expect(converted).toMatchObject({ ok: true });
-    expect(converted.message).toMatch(/mastercard •••• 1881/);
-    expect((await auditOf(SUBS.walletOnly)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
-      "subscription.change_payment_method:failed",
-      "subscription.change_payment_method:succeeded",
-    ]);
-  });
+  it(
+    "[finance] attaches a card to a wallet-only subscription only with the conversion, with the spec's message " +
+      "otherwise",
+    async () => {
+      actAs(c.sessions.finance);
+      const refused = (await changePaymentMethodAction(
+        form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "keep" }),
+      )) as Result;
+      expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
+      expect(refused.message).toMatch(/wallet-only: to attach a card, also convert it/);
+      const converted = (await changePaymentMethodAction(
+        form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "no" }),
+      )) as Result;
+      expect(converted).toMatchObject({ ok: true });
+      expect(converted.message).toMatch(/mastercard •••• 1881/);
+      expect((await auditOf(SUBS.walletOnly)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
+        "subscription.change_payment_method:failed",
+        "subscription.change_payment_method:succeeded",
+      ]);
+    },
+  );
 
   it("names the field when nothing is chosen", async () => {
     actAs(c.sessions.finance);

@@ -161,18 +161,22 @@ describe("a refund process killed (SIGKILL) at each step of its call", () => {
     await expectOneRefundShown(sub);
   });
 
-  it("during the call, after the service refunded and before it answered: the reconciler gets the receipt, no second refund", async () => {
-    const sub = SUBS.killCommitted;
-    await c.admin("/faults", { route: `/api/subscriptions/${sub}/refund`, fault: "delay", count: 1 });
-    const refund = startRefundProcess(sub, "none");
-    await until(async () => (await periodRefunds(sub)).refund_count === 1);
-    await refund.kill();
-    expect(await attemptOf(sub)).toMatchObject({ status: "pending", transactionId: null });
+  it(
+    "during the call, after the service refunded and before it answered: the reconciler gets the receipt, no second " +
+      "refund",
+    async () => {
+      const sub = SUBS.killCommitted;
+      await c.admin("/faults", { route: `/api/subscriptions/${sub}/refund`, fault: "delay", count: 1 });
+      const refund = startRefundProcess(sub, "none");
+      await until(async () => (await periodRefunds(sub)).refund_count === 1);
+      await refund.kill();
+      expect(await attemptOf(sub)).toMatchObject({ status: "pending", transactionId: null });
 
-    await reconcilePendingRefunds(c.t.db, { clock: AFTER_THE_HOLD });
-    await expectOneRefundShown(sub);
-    expect((await attemptOf(sub)).receipt).toMatchObject({ idempotent_replay: true });
-  });
+      await reconcilePendingRefunds(c.t.db, { clock: AFTER_THE_HOLD });
+      await expectOneRefundShown(sub);
+      expect((await attemptOf(sub)).receipt).toMatchObject({ idempotent_replay: true });
+    },
+  );
 
   it("after the answer, before it was stored: a Retry gets the receipt again, no second refund", async () => {
     const sub = SUBS.killAfter;

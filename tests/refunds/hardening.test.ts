@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
-import {
-  form,
-  GAME_ID,
-  periodIdOf,
-  PLAYER,
-  refundEvents,
-  type RefundTestContext,
-  startRefundTest,
-  SUBS,
-} from "./setup";
+import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import { REQUESTER, SECOND_TAB, RETRIER, type Ok, type Fail, refundForm, previewForm, refundReaders } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/headers.js", () => import("../support/next-request"));
@@ -21,13 +13,7 @@ const { previewRefundAction, refundAction, retryRefundAttemptAction } = await im
 );
 const { requestRefund, readSupportLimitStanding } = await import("@/lib/refunds/attempts");
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
-const { insertRefundAttempt, findRefundAttempt } = await import("@/db/queries/refunds");
-const { refundIntentKey } = await import("@/lib/refunds/intent");
-
-/** Users with known emails, so the audit log can be read by who did what. */
-const REQUESTER = "requester.support@payout-desk.test";
-const SECOND_TAB = "second-tab.support@payout-desk.test";
-const RETRIER = "retrier.finance@payout-desk.test";
+const { findRefundAttempt } = await import("@/db/queries/refunds");
 
 let c: RefundTestContext;
 let requester: string[];
@@ -40,184 +26,98 @@ beforeAll(async () => {
   retrier = await signInAs(c.t.db, "finance", RETRIER);
 });
 afterAll(async () => c?.close());
-
-type Ok = { ok: true; message?: string; data?: any };
-type Fail = { ok: false; code: string; message: string; fieldErrors?: Record<string, string> };
-
-function refundForm(
-  subscriptionId: string,
-  seq: number,
-  amountUsd: string,
-  remainingBeforeUsd: string,
-  extra: Record<string, string> = {},
-) {
-  return form({
-    subscriptionId,
-    periodId: periodIdOf(subscriptionId, seq),
-    periodSeq: seq,
-    amountUsd,
-    remainingBeforeUsd,
-    reason: "Player asked",
-    ...extra,
-  });
-}
-
-function previewForm(subscriptionId: string, seq: number, amountUsd: string) {
-  return form({ subscriptionId, periodId: periodIdOf(subscriptionId, seq), mode: "partial", amountUsd });
-}
-
-async function attemptsOf(subscriptionId: string) {
-  return c.t.db
-    .selectFrom("refund_attempt")
-    .selectAll()
-    .where("subscription_id", "=", subscriptionId)
-    .orderBy("created_at")
-    .execute();
-}
-
-async function auditOf(subscriptionId: string) {
-  return c.t.db
-    .selectFrom("audit_log")
-    .select(["action", "outcome", "idempotency_key", "actor_email", "detail"])
-    .where("target", "like", `${subscriptionId}%`)
-    .orderBy("id")
-    .execute();
-}
-
-function amounts(subscriptionId: string, seq: number): string[] {
-  return refundEvents(c.emulator, subscriptionId, seq).map((e) => e.amountUsd.toFixed(2));
-}
-
-/** A stored attempt as the refund screen would have stored it; `sent` makes it one whose call already went out. */
-async function storeAttempt(input: {
-  subscriptionId: string;
-  seq: number;
-  amountUsd: string;
-  remainingBeforeUsd: string;
-  refundedToDateUsd: string;
-  clientRequestId: string;
-  sent?: boolean;
-}) {
-  const attempt = await insertRefundAttempt(c.t.db, {
-    gameId: GAME_ID,
-    subscriptionId: input.subscriptionId,
-    periodSeq: input.seq,
-    periodId: periodIdOf(input.subscriptionId, input.seq),
-    playerEmail: PLAYER.email,
-    amountUsd: input.amountUsd,
-    remainingBeforeUsd: input.remainingBeforeUsd,
-    isFull: false,
-    reason: "Player asked",
-    clientRequestId: input.clientRequestId,
-    intentKey: refundIntentKey({
-      gameId: GAME_ID,
-      subscriptionId: input.subscriptionId,
-      periodSeq: input.seq,
-      amountUsd: input.amountUsd,
-      remainingBeforeUsd: input.remainingBeforeUsd,
-    }),
-    actor: { id: "u-requester", email: REQUESTER, role: "support" },
-    impact: { refundedToDateUsd: input.refundedToDateUsd, remainingUsd: input.remainingBeforeUsd },
-  });
-  expect(attempt).not.toBeNull();
-  if (input.sent) {
-    // Sent, and the process died before the answer was stored: the hold has run out.
-    await c.t.db
-      .updateTable("refund_attempt")
-      .set({
-        calls: 1,
-        period_checked_at: new Date(Date.now() - 11 * 60_000),
-        last_called_at: new Date(Date.now() - 10 * 60_000),
-        claimed_until: new Date(Date.now() - 1000),
-      })
-      .where("id", "=", attempt!.id)
-      .execute();
-  }
-  return attempt!;
-}
+const { attemptsOf, auditOf, amounts } = refundReaders(() => c);
 
 describe("M3: the support refund limit applies per period, in total", () => {
-  it("[support] cannot refund a USD 200.00 period as four USD 50.00 partials; [finance] can, and only support's refunds count", async () => {
-    const sub = SUBS.limitTotal;
-    actAs(c.sessions.support);
-    expect(await refundAction(refundForm(sub, 3, "50.00", "200.00"))).toMatchObject({
-      ok: true,
-      data: { state: "succeeded" },
-    });
-
-    // The review step already says the second partial needs finance, naming the field.
-    const preview = (await previewRefundAction(previewForm(sub, 3, "50.00"))) as Fail;
-    expect(preview).toMatchObject({ ok: false, code: "FORBIDDEN" });
-    expect(preview.fieldErrors?.amountUsd).toBe(
-      "Support may refund up to USD 50.00 per period, in total, and support has already refunded USD 50.00 of this period; another USD 50.00 needs a finance user (support may refund at most USD 0.00 more).",
-    );
-
-    // Confirming anyway is refused and recorded; nothing is stored or sent, even a cent.
-    for (const amount of ["50.00", "0.01"]) {
-      const refused = (await refundAction(refundForm(sub, 3, amount, "150.00"))) as Fail;
-      expect(refused).toMatchObject({
-        ok: false,
-        code: "FORBIDDEN",
-        fieldErrors: { amountUsd: expect.stringContaining("per period, in total") },
+  it(
+    "[support] cannot refund a USD 200.00 period as four USD 50.00 partials; [finance] can, and only support's " +
+      "refunds count",
+    async () => {
+      const sub = SUBS.limitTotal;
+      actAs(c.sessions.support);
+      expect(await refundAction(refundForm(sub, 3, "50.00", "200.00"))).toMatchObject({
+        ok: true,
+        data: { state: "succeeded" },
       });
-    }
-    expect(await attemptsOf(sub)).toHaveLength(1);
-    expect(amounts(sub, 3)).toEqual(["50.00"]);
-    const refusals = (await auditOf(sub)).filter((a) => a.outcome === "refused_over_limit");
-    expect(refusals.map((a) => a.detail)).toEqual([
-      expect.objectContaining({
-        amount_usd: "50.00",
-        support_limit_usd: "50.00",
-        support_refunded_on_period_usd: "50.00",
-        role: "support",
-      }),
-      expect.objectContaining({
-        amount_usd: "0.01",
-        support_limit_usd: "50.00",
-        support_refunded_on_period_usd: "50.00",
-        role: "support",
-      }),
-    ]);
 
-    // Finance may refund the rest in partials; their refunds do not use up support's limit, nor free it.
-    actAs(c.sessions.finance);
-    expect(await refundAction(refundForm(sub, 3, "50.00", "150.00"))).toMatchObject({
-      ok: true,
-      data: { state: "succeeded" },
-    });
-    actAs(c.sessions.support);
-    expect(await refundAction(refundForm(sub, 3, "0.01", "100.00"))).toMatchObject({ ok: false, code: "FORBIDDEN" });
-    expect(amounts(sub, 3)).toEqual(["50.00", "50.00"]);
+      // The review step already says the second partial needs finance, naming the field.
+      const preview = (await previewRefundAction(previewForm(sub, 3, "50.00"))) as Fail;
+      expect(preview).toMatchObject({ ok: false, code: "FORBIDDEN" });
+      expect(preview.fieldErrors?.amountUsd).toBe(
+        "Support may refund up to USD 50.00 per period, in total, and support has already refunded USD 50.00 of this " +
+          "period; another USD 50.00 needs a finance user (support may refund at most USD 0.00 more).",
+      );
 
-    // Per period: another period of the same subscription has its own limit.
-    expect(await refundAction(refundForm(sub, 2, "50.00", "200.00"))).toMatchObject({
-      ok: true,
-      data: { state: "succeeded" },
-    });
-  });
+      // Confirming anyway is refused and recorded; nothing is stored or sent, even a cent.
+      for (const amount of ["50.00", "0.01"]) {
+        const refused = (await refundAction(refundForm(sub, 3, amount, "150.00"))) as Fail;
+        expect(refused).toMatchObject({
+          ok: false,
+          code: "FORBIDDEN",
+          fieldErrors: { amountUsd: expect.stringContaining("per period, in total") },
+        });
+      }
+      expect(await attemptsOf(sub)).toHaveLength(1);
+      expect(amounts(sub, 3)).toEqual(["50.00"]);
+      const refusals = (await auditOf(sub)).filter((a) => a.outcome === "refused_over_limit");
+      expect(refusals.map((a) => a.detail)).toEqual([
+        expect.objectContaining({
+          amount_usd: "50.00",
+          support_limit_usd: "50.00",
+          support_refunded_on_period_usd: "50.00",
+          role: "support",
+        }),
+        expect.objectContaining({
+          amount_usd: "0.01",
+          support_limit_usd: "50.00",
+          support_refunded_on_period_usd: "50.00",
+          role: "support",
+        }),
+      ]);
 
-  it("[support] may refund up to the limit after a finance refund on the same period, and not a cent more", async () => {
-    const sub = SUBS.limitFinanceFirst;
-    actAs(c.sessions.finance);
-    expect(await refundAction(refundForm(sub, 3, "120.00", "200.00"))).toMatchObject({
-      ok: true,
-      data: { state: "succeeded" },
-    });
-    actAs(c.sessions.support);
-    expect(await refundAction(refundForm(sub, 3, "30.00", "80.00"))).toMatchObject({
-      ok: true,
-      data: { state: "succeeded" },
-    });
-    const over = (await refundAction(refundForm(sub, 3, "20.01", "50.00"))) as Fail;
-    expect(over).toMatchObject({ ok: false, code: "FORBIDDEN" });
-    expect(over.message).toContain("support has already refunded USD 30.00 of this period");
-    expect(over.message).toContain("support may refund at most USD 20.00 more");
-    expect(await refundAction(refundForm(sub, 3, "20.00", "50.00"))).toMatchObject({
-      ok: true,
-      data: { state: "succeeded" },
-    });
-    expect(amounts(sub, 3)).toEqual(["120.00", "30.00", "20.00"]);
-  });
+      // Finance may refund the rest in partials; their refunds do not use up support's limit, nor free it.
+      actAs(c.sessions.finance);
+      expect(await refundAction(refundForm(sub, 3, "50.00", "150.00"))).toMatchObject({
+        ok: true,
+        data: { state: "succeeded" },
+      });
+      actAs(c.sessions.support);
+      expect(await refundAction(refundForm(sub, 3, "0.01", "100.00"))).toMatchObject({ ok: false, code: "FORBIDDEN" });
+      expect(amounts(sub, 3)).toEqual(["50.00", "50.00"]);
+
+      // Per period: another period of the same subscription has its own limit.
+      expect(await refundAction(refundForm(sub, 2, "50.00", "200.00"))).toMatchObject({
+        ok: true,
+        data: { state: "succeeded" },
+      });
+    },
+  );
+
+  it(
+    "[support] may refund up to the limit after a finance " + "refund on the same period, and not a cent more",
+    async () => {
+      const sub = SUBS.limitFinanceFirst;
+      actAs(c.sessions.finance);
+      expect(await refundAction(refundForm(sub, 3, "120.00", "200.00"))).toMatchObject({
+        ok: true,
+        data: { state: "succeeded" },
+      });
+      actAs(c.sessions.support);
+      expect(await refundAction(refundForm(sub, 3, "30.00", "80.00"))).toMatchObject({
+        ok: true,
+        data: { state: "succeeded" },
+      });
+      const over = (await refundAction(refundForm(sub, 3, "20.01", "50.00"))) as Fail;
+      expect(over).toMatchObject({ ok: false, code: "FORBIDDEN" });
+      expect(over.message).toContain("support has already refunded USD 30.00 of this period");
+      expect(over.message).toContain("support may refund at most USD 20.00 more");
+      expect(await refundAction(refundForm(sub, 3, "20.00", "50.00"))).toMatchObject({
+        ok: true,
+        data: { state: "succeeded" },
+      });
+      expect(amounts(sub, 3)).toEqual(["120.00", "30.00", "20.00"]);
+    },
+  );
 
   it("counts pending and needs-attention attempts, not refused ones", async () => {
     const sub = SUBS.limitFinanceFirst;
@@ -264,77 +164,84 @@ describe("M3: the support refund limit applies per period, in total", () => {
     expect(refundEvents(c.emulator, sub, 3)).toHaveLength(1);
   });
 
-  it("[support] a support refund that lands after the limit was first checked is counted when the attempt is stored", async () => {
-    const sub = SUBS.limitConcurrent;
-    const periodId = periodIdOf(sub, 2);
-    const base = { gameId: GAME_ID, subscriptionId: sub, periodId, periodSeq: 2, reason: "Player asked" };
-    const support = { id: "u-support", email: REQUESTER, role: "support" as const };
-    let first: Awaited<ReturnType<typeof requestRefund>> | null = null;
-    // The second refund passed its limit check and is reading the period when the first one (30.00) lands.
-    const racingFetch = async (url: string, init: RequestInit) => {
-      if (!first && url.includes(`/reporting/periods/${periodId}`)) {
-        first = await requestRefund(c.t.db, { ...base, amountUsd: "30.00", remainingBeforeUsd: "200.00" }, support);
-      }
-      return fetch(url, init);
-    };
-    const second = requestRefund(c.t.db, { ...base, amountUsd: "40.00", remainingBeforeUsd: "170.00" }, support, {
-      client: { fetch: racingFetch },
-    });
-    await expect(second).rejects.toMatchObject({
-      code: "FORBIDDEN",
-      field: "amountUsd",
-      message: expect.stringContaining("support has already refunded USD 30.00 of this period"),
-    });
-    expect(first).toMatchObject({ state: "succeeded" });
-    expect(amounts(sub, 2)).toEqual(["30.00"]);
-    expect((await attemptsOf(sub)).filter((a) => a.period_seq === 2).map((a) => a.amount_usd)).toEqual(["30.00"]);
-    // The test before this one refuses a refund on period 3 of the same subscription: read this period's refusal.
-    const refusal = (await auditOf(`${sub} period 2`)).find((a) => a.outcome === "refused_over_limit");
-    expect(refusal?.detail).toMatchObject({ amount_usd: "40.00", support_refunded_on_period_usd: "30.00" });
-  });
+  it(
+    "[support] a support refund that lands after the limit " +
+      "was first checked is counted when the attempt is stored",
+    async () => {
+      const sub = SUBS.limitConcurrent;
+      const periodId = periodIdOf(sub, 2);
+      const base = { gameId: GAME_ID, subscriptionId: sub, periodId, periodSeq: 2, reason: "Player asked" };
+      const support = { id: "u-support", email: REQUESTER, role: "support" as const };
+      let first: Awaited<ReturnType<typeof requestRefund>> | null = null;
+      // The second refund passed its limit check and is reading the period when the first one (30.00) lands.
+      const racingFetch = async (url: string, init: RequestInit) => {
+        if (!first && url.includes(`/reporting/periods/${periodId}`)) {
+          first = await requestRefund(c.t.db, { ...base, amountUsd: "30.00", remainingBeforeUsd: "200.00" }, support);
+        }
+        return fetch(url, init);
+      };
+      const second = requestRefund(c.t.db, { ...base, amountUsd: "40.00", remainingBeforeUsd: "170.00" }, support, {
+        client: { fetch: racingFetch },
+      });
+      await expect(second).rejects.toMatchObject({
+        code: "FORBIDDEN",
+        field: "amountUsd",
+        message: expect.stringContaining("support has already refunded USD 30.00 of this period"),
+      });
+      expect(first).toMatchObject({ state: "succeeded" });
+      expect(amounts(sub, 2)).toEqual(["30.00"]);
+      expect((await attemptsOf(sub)).filter((a) => a.period_seq === 2).map((a) => a.amount_usd)).toEqual(["30.00"]);
+      // The test before this one refuses a refund on period 3 of the same subscription: read this period's refusal.
+      const refusal = (await auditOf(`${sub} period 2`)).find((a) => a.outcome === "refused_over_limit");
+      expect(refusal?.detail).toMatchObject({ amount_usd: "40.00", support_refunded_on_period_usd: "30.00" });
+    },
+  );
 });
 
 describe("L2: refund.call names the user driving the call", () => {
-  it("[support] the requester, [support] a second tab and [finance] Retry are each the actor of their own call", async () => {
-    const sub = SUBS.driver;
-    await c.admin("/pause", { paused: true });
-    actAs(requester);
-    expect(await refundAction(refundForm(sub, 2, "1.00", "10.00"))).toMatchObject({
-      ok: true,
-      data: { state: "pending" },
-    });
-    // The same intent from a second tab joins the attempt and makes the next call.
-    actAs(secondTab);
-    const joined = (await refundAction(refundForm(sub, 2, "1.00", "10.00"))) as Ok;
-    expect(joined).toMatchObject({ ok: true, data: { state: "pending" } });
-    await c.admin("/pause", { paused: false });
-    actAs(retrier);
-    expect(await retryRefundAttemptAction(form({ attemptId: joined.data.attemptId }))).toMatchObject({
-      ok: true,
-      data: { state: "succeeded" },
-    });
+  it(
+    "[support] the requester, [support] a second tab and " + "[finance] Retry are each the actor of their own call",
+    async () => {
+      const sub = SUBS.driver;
+      await c.admin("/pause", { paused: true });
+      actAs(requester);
+      expect(await refundAction(refundForm(sub, 2, "1.00", "10.00"))).toMatchObject({
+        ok: true,
+        data: { state: "pending" },
+      });
+      // The same intent from a second tab joins the attempt and makes the next call.
+      actAs(secondTab);
+      const joined = (await refundAction(refundForm(sub, 2, "1.00", "10.00"))) as Ok;
+      expect(joined).toMatchObject({ ok: true, data: { state: "pending" } });
+      await c.admin("/pause", { paused: false });
+      actAs(retrier);
+      expect(await retryRefundAttemptAction(form({ attemptId: joined.data.attemptId }))).toMatchObject({
+        ok: true,
+        data: { state: "succeeded" },
+      });
 
-    const audit = await auditOf(sub);
-    expect(
-      audit.map((a) => [
-        a.action,
-        a.outcome,
-        a.actor_email,
-        (a.detail as Record<string, unknown>).requested_by ?? null,
-      ]),
-    ).toEqual([
-      ["refund.request", "pending", REQUESTER, null],
-      ["refund.call", "pending_retry", REQUESTER, REQUESTER],
-      ["refund.call", "pending_retry", SECOND_TAB, REQUESTER],
-      ["refund.call", "succeeded", RETRIER, REQUESTER],
-    ]);
-    // The attempt itself keeps its requester.
-    expect(await findRefundAttempt(c.t.db, GAME_ID, joined.data.attemptId)).toMatchObject({
-      actorEmail: REQUESTER,
-      calls: 3,
-    });
-    expect(refundEvents(c.emulator, sub, 2)).toHaveLength(1);
-  });
+      const audit = await auditOf(sub);
+      expect(
+        audit.map((a) => [
+          a.action,
+          a.outcome,
+          a.actor_email,
+          (a.detail as Record<string, unknown>).requested_by ?? null,
+        ]),
+      ).toEqual([
+        ["refund.request", "pending", REQUESTER, null],
+        ["refund.call", "pending_retry", REQUESTER, REQUESTER],
+        ["refund.call", "pending_retry", SECOND_TAB, REQUESTER],
+        ["refund.call", "succeeded", RETRIER, REQUESTER],
+      ]);
+      // The attempt itself keeps its requester.
+      expect(await findRefundAttempt(c.t.db, GAME_ID, joined.data.attemptId)).toMatchObject({
+        actorEmail: REQUESTER,
+        calls: 3,
+      });
+      expect(refundEvents(c.emulator, sub, 2)).toHaveLength(1);
+    },
+  );
 
   it("the reconciler's call has no actor (system) and keeps the requester", async () => {
     const sub = SUBS.driverReconciler;
@@ -357,258 +264,5 @@ describe("L2: refund.call names the user driving the call", () => {
       ["succeeded", null],
     ]);
     expect(calls[1]?.detail).toMatchObject({ source: "reconciler", requested_by: REQUESTER });
-  });
-});
-
-describe("L3: a refund that landed between the review and the stored attempt", () => {
-  it("[support] the second tab's refund is refused without calling the service and sent back with the new remaining amount", async () => {
-    const sub = SUBS.raced;
-    const periodId = periodIdOf(sub, 3);
-    const base = { gameId: GAME_ID, subscriptionId: sub, periodId, periodSeq: 3, reason: "Player asked" };
-    let tab1: Awaited<ReturnType<typeof requestRefund>> | null = null;
-    // Tab 2's check of the period is answered as reviewed; then tab 1's refund of another amount finishes, before tab 2
-    // stores its attempt.
-    const racingFetch = async (url: string, init: RequestInit) => {
-      const response = await fetch(url, init);
-      if (!tab1 && url.includes(`/reporting/periods/${periodId}`)) {
-        tab1 = await requestRefund(
-          c.t.db,
-          { ...base, amountUsd: "5.00", remainingBeforeUsd: "20.00" },
-          { id: "u-tab1", email: RETRIER, role: "finance" },
-        );
-      }
-      return response;
-    };
-    const tab2 = await requestRefund(
-      c.t.db,
-      { ...base, amountUsd: "10.00", remainingBeforeUsd: "20.00" },
-      { id: "u-tab2", email: REQUESTER, role: "support" },
-      { client: { fetch: racingFetch } },
-    );
-    expect(tab1).toMatchObject({ state: "succeeded" });
-    expect(tab2.state).toBe("failed");
-    expect(tab2.message).toBe(
-      "The period changed after this refund was reviewed: USD 15.00 remains refundable now (it was USD 20.00; USD 5.00 refunded to date). Nothing was sent to the service; review the refund again.",
-    );
-    const stored = await findRefundAttempt(c.t.db, GAME_ID, tab2.attempt.id);
-    expect(stored).toMatchObject({
-      status: "failed",
-      lastErrorCode: "PERIOD_CHANGED",
-      calls: 0,
-      periodCheckedAt: null,
-    });
-    expect(stored?.lastErrorDetail).toMatchObject({
-      remaining_refundable_usd: "15.00",
-      already_refunded_usd: "5.00",
-      reviewed_remaining_usd: "20.00",
-    });
-    // Only tab 1's refund reached the service; tab 2's request id was never sent.
-    expect(amounts(sub, 3)).toEqual(["5.00"]);
-    const ledger = c.emulator.ledger();
-    expect(ledger.receipts.has(ledger.receiptKey(GAME_ID, sub, stored!.clientRequestId))).toBe(false);
-    const audit = (await auditOf(sub)).filter((a) => a.idempotency_key === stored!.clientRequestId);
-    expect(audit.map((a) => [a.action, a.outcome, a.actor_email])).toEqual([
-      ["refund.request", "pending", REQUESTER],
-      ["refund.check", "superseded", REQUESTER],
-    ]);
-    expect(audit[1]?.detail).toMatchObject({ sent: false, error_code: "PERIOD_CHANGED" });
-
-    // Reviewed again at the new remaining amount, the same refund goes through.
-    actAs(c.sessions.support);
-    expect(await refundAction(refundForm(sub, 3, "10.00", "15.00"))).toMatchObject({
-      ok: true,
-      data: { state: "succeeded" },
-    });
-    expect(amounts(sub, 3)).toEqual(["5.00", "10.00"]);
-  });
-
-  it("[support] pressing Refund again on a stale stored attempt names the amount field and the new remaining amount", async () => {
-    const sub = SUBS.staleJoined;
-    const attempt = await storeAttempt({
-      subscriptionId: sub,
-      seq: 1,
-      amountUsd: "4.00",
-      remainingBeforeUsd: "10.00",
-      refundedToDateUsd: "0.00",
-      clientRequestId: "pd-refund-stale-joined",
-    });
-    await c.admin("/refunds", { subscription_id: sub, period_seq: 1, amount_usd: "3.00" });
-    actAs(c.sessions.support);
-    const result = (await refundAction(refundForm(sub, 1, "4.00", "10.00"))) as Fail;
-    expect(result).toMatchObject({ ok: false, code: "CONFLICT" });
-    expect(result.fieldErrors?.amountUsd).toMatch(
-      /USD 7\.00 remains refundable now \(it was USD 10\.00; USD 3\.00 refunded to date\)\. Nothing was sent/,
-    );
-    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt.id)).toMatchObject({
-      status: "failed",
-      lastErrorCode: "PERIOD_CHANGED",
-      calls: 0,
-    });
-    expect(amounts(sub, 1)).toEqual(["3.00"]);
-  });
-
-  it("[support] when the period cannot be read before the first call, nothing is sent and the next Retry checks again", async () => {
-    const sub = SUBS.staleJoined;
-    const attempt = await storeAttempt({
-      subscriptionId: sub,
-      seq: 2,
-      amountUsd: "2.00",
-      remainingBeforeUsd: "10.00",
-      refundedToDateUsd: "0.00",
-      clientRequestId: "pd-refund-unread",
-    });
-    await c.admin("/faults", {
-      route: `/api/subscriptions/reporting/periods/${periodIdOf(sub, 2)}`,
-      fault: "503",
-      count: 5,
-    });
-    actAs(c.sessions.support);
-    const first = (await retryRefundAttemptAction(form({ attemptId: attempt.id }))) as Ok;
-    expect(first).toMatchObject({ ok: true, data: { state: "pending" } });
-    expect(first.message).toMatch(
-      /could not be read from the service before sending the refund \(service_unavailable\)\. Nothing has been sent yet/,
-    );
-    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt.id)).toMatchObject({
-      status: "pending",
-      calls: 0,
-      periodCheckedAt: null,
-    });
-    expect(refundEvents(c.emulator, sub, 2)).toHaveLength(0);
-
-    const second = (await retryRefundAttemptAction(form({ attemptId: attempt.id }))) as Ok;
-    expect(second).toMatchObject({ ok: true, data: { state: "succeeded" } });
-    const after = await findRefundAttempt(c.t.db, GAME_ID, attempt.id);
-    expect(after).toMatchObject({ status: "succeeded", calls: 1 });
-    expect(after?.periodCheckedAt).toBeInstanceOf(Date);
-    expect(amounts(sub, 2)).toEqual(["2.00"]);
-    expect(
-      (await auditOf(sub))
-        .filter((a) => a.idempotency_key === "pd-refund-unread")
-        .map((a) => `${a.action}:${a.outcome}`),
-    ).toEqual(["refund.check:pending_retry", "refund.call:succeeded"]);
-  });
-
-  it("the reconciler checks an attempt a crash left unsent, and refuses it when the period changed", async () => {
-    const sub = SUBS.staleCrash;
-    const attempt = await storeAttempt({
-      subscriptionId: sub,
-      seq: 2,
-      amountUsd: "6.00",
-      remainingBeforeUsd: "10.00",
-      refundedToDateUsd: "0.00",
-      clientRequestId: "pd-refund-stale-crash",
-    });
-    await c.admin("/refunds", { subscription_id: sub, period_seq: 2, amount_usd: "5.00" });
-    await c.t.db
-      .updateTable("refund_attempt")
-      .set({ created_at: new Date(Date.now() - 5 * 60_000) } as never)
-      .where("id", "=", attempt.id)
-      .execute();
-    expect((await reconcilePendingRefunds(c.t.db, { attemptId: attempt.id })).outcomes).toEqual([
-      { id: attempt.id, state: "failed" },
-    ]);
-    expect(amounts(sub, 2)).toEqual(["5.00"]);
-    const audit = await auditOf(sub);
-    expect(audit.map((a) => [a.action, a.outcome, a.actor_email])).toEqual([["refund.check", "superseded", null]]);
-    expect(audit[0]?.detail).toMatchObject({ source: "reconciler", requested_by: REQUESTER });
-  });
-});
-
-describe("L4: the service's reduced 'already processed' answer is confirmed against the period", () => {
-  it("a lost receipt is accepted once the period lists that transaction with this amount", async () => {
-    const sub = SUBS.replayConfirmed;
-    const key = "pd-refund-replay-confirmed";
-    const made = await c.admin("/refunds", {
-      subscription_id: sub,
-      period_seq: 2,
-      amount_usd: "4.00",
-      client_request_id: key,
-      reason: "Player asked",
-    });
-    expect(made.status).toBe(201);
-    expect((await c.admin("/receipts/lose", { subscription_id: sub, client_request_id: key })).status).toBe(200);
-    const attempt = await storeAttempt({
-      subscriptionId: sub,
-      seq: 2,
-      amountUsd: "4.00",
-      remainingBeforeUsd: "10.00",
-      refundedToDateUsd: "0.00",
-      clientRequestId: key,
-      sent: true,
-    });
-
-    actAs(c.sessions.support);
-    const retried = (await retryRefundAttemptAction(form({ attemptId: attempt.id }))) as Ok;
-    expect(retried).toMatchObject({ ok: true, data: { state: "succeeded" } });
-    const after = await findRefundAttempt(c.t.db, GAME_ID, attempt.id);
-    const event = refundEvents(c.emulator, sub, 2)[0];
-    expect(after).toMatchObject({
-      status: "succeeded",
-      idempotentReplay: true,
-      receipt: null,
-      transactionId: made.body.transaction_id,
-    });
-    expect(after?.refundedAt?.toISOString()).toBe(new Date(event!.refundedAt).toISOString());
-    expect(refundEvents(c.emulator, sub, 2)).toHaveLength(1);
-    const call = (await auditOf(sub)).find((a) => a.action === "refund.call");
-    expect(call?.detail).toMatchObject({
-      receipt_available: false,
-      idempotent_replay: true,
-      confirmed_from_period_by: "transaction_id",
-    });
-  });
-
-  it("an 'already processed' answer whose transaction the period does not list needs manual attention", async () => {
-    const sub = SUBS.replayElsewhere;
-    const key = "pd-refund-replay-elsewhere";
-    // The key was used on another period of the subscription: the service answers with that refund's transaction.
-    const other = await c.admin("/refunds", {
-      subscription_id: sub,
-      period_seq: 1,
-      amount_usd: "2.00",
-      client_request_id: key,
-    });
-    expect(other.status).toBe(201);
-    await c.admin("/receipts/lose", { subscription_id: sub, client_request_id: key });
-    const attempt = await storeAttempt({
-      subscriptionId: sub,
-      seq: 2,
-      amountUsd: "2.00",
-      remainingBeforeUsd: "10.00",
-      refundedToDateUsd: "0.00",
-      clientRequestId: key,
-      sent: true,
-    });
-
-    actAs(c.sessions.support);
-    const retried = (await retryRefundAttemptAction(form({ attemptId: attempt.id }))) as Ok;
-    expect(retried).toMatchObject({ ok: true, data: { state: "needs_attention" } });
-    expect(retried.message).toContain(`already processed (transaction ${other.body.transaction_id})`);
-    expect(retried.message).toContain("It needs manual attention: do not refund again");
-    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt.id)).toMatchObject({
-      status: "needs_attention",
-      lastErrorCode: "REPLAY_UNCONFIRMED",
-      transactionId: null,
-    });
-    expect(refundEvents(c.emulator, sub, 2)).toHaveLength(0);
-    expect((await auditOf(sub)).map((a) => `${a.action}:${a.outcome}`)).toEqual(["refund.call:needs_attention"]);
-    // The period stays blocked until finance settles it.
-    const blocked = (await refundAction(refundForm(sub, 2, "1.00", "10.00"))) as Fail;
-    expect(blocked).toMatchObject({ ok: false, code: "CONFLICT" });
-    expect(blocked.message).toMatch(/waiting for manual attention/);
-  });
-});
-
-describe("L10: the player's email comes from the service, never from the form", () => {
-  it("[support] a forged playerEmail in the refund form is ignored; the attempt stores the subscription's player", async () => {
-    const sub = SUBS.email;
-    actAs(c.sessions.support);
-    const result = (await refundAction(
-      refundForm(sub, 1, "1.00", "10.00", { playerEmail: "mallory@elsewhere.test" }),
-    )) as Ok;
-    expect(result).toMatchObject({ ok: true, data: { state: "succeeded" } });
-    expect(await findRefundAttempt(c.t.db, GAME_ID, result.data.attemptId)).toMatchObject({
-      playerEmail: PLAYER.email,
-    });
   });
 });

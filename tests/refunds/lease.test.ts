@@ -62,87 +62,98 @@ function gatedFetch() {
 }
 
 describe("the hold on a refund attempt outlives its call", () => {
-  it("a call running ten minutes keeps the attempt: neither Retry nor the reconciler sends the key meanwhile", async () => {
-    const sub = SUBS.longCall;
-    const clock = manualClock(Date.now());
-    const gated = gatedFetch();
-    const request = {
-      gameId: GAME_ID,
-      subscriptionId: sub,
-      periodId: periodIdOf(sub, 2),
-      periodSeq: 2,
-      amountUsd: "2.00",
-      remainingBeforeUsd: "10.00",
-      reason: null,
-    };
-    const running = requestRefund(c.t.db, request, SUPPORT, { clock, client: { fetch: gated.fetch } });
-    await gated.enteredAt;
-    const [row] = await c.t.db.selectFrom("refund_attempt").select(["id"]).where("subscription_id", "=", sub).execute();
+  it(
+    "a call running ten minutes keeps the attempt: neither " + "Retry nor the reconciler sends the key meanwhile",
+    async () => {
+      const sub = SUBS.longCall;
+      const clock = manualClock(Date.now());
+      const gated = gatedFetch();
+      const request = {
+        gameId: GAME_ID,
+        subscriptionId: sub,
+        periodId: periodIdOf(sub, 2),
+        periodSeq: 2,
+        amountUsd: "2.00",
+        remainingBeforeUsd: "10.00",
+        reason: null,
+      };
+      const running = requestRefund(c.t.db, request, SUPPORT, { clock, client: { fetch: gated.fetch } });
+      await gated.enteredAt;
+      const [row] = await c.t.db
+        .selectFrom("refund_attempt")
+        .select(["id"])
+        .where("subscription_id", "=", sub)
+        .execute();
 
-    // Far longer than any hold a request takes and than the client's worst case (tries × timeouts + retry_after waits).
-    for (let elapsed = 0; elapsed < 10 * 60_000; elapsed += HEARTBEAT_MS) {
+      // Far longer than any hold a request takes and than the client's worst case (tries × timeouts + retry_after
+      // waits).
+      for (let elapsed = 0; elapsed < 10 * 60_000; elapsed += HEARTBEAT_MS) {
+        await clock.advance(HEARTBEAT_MS);
+        const held = await findRefundAttempt(c.t.db, GAME_ID, row!.id);
+        expect(held?.status).toBe("pending");
+        expect(held?.claimedUntil?.getTime()).toBeGreaterThan(clock.now());
+      }
+
+      // A Retry click and the reconciler at this moment both find the attempt held.
+      const attempt = (await findRefundAttempt(c.t.db, GAME_ID, row!.id))!;
+      expect(await driveRefundAttempt(c.t.db, attempt, { clock, waitMs: 0, source: "desk" })).toMatchObject({
+        state: "in_progress",
+      });
+      expect(await reconcilePendingRefunds(c.t.db, { clock })).toEqual({ examined: 0, outcomes: [] });
+      expect(refundEvents(c.emulator, sub, 2)).toHaveLength(0);
+
+      gated.open();
+      expect(await running).toMatchObject({ state: "succeeded" });
+      expect(gated.posts()).toBe(1);
+      expect(refundEvents(c.emulator, sub, 2)).toHaveLength(1);
+      expect(await findRefundAttempt(c.t.db, GAME_ID, row!.id)).toMatchObject({
+        status: "succeeded",
+        calls: 1,
+        claimedUntil: null,
+        claimToken: null,
+      });
+    },
+  );
+
+  it(
+    "a call whose hold was taken over is stopped at the " + "next heartbeat and records nothing over the new holder",
+    async () => {
+      const sub = SUBS.longCall;
+      const clock = manualClock(Date.now());
+      const gated = gatedFetch();
+      const request = {
+        gameId: GAME_ID,
+        subscriptionId: sub,
+        periodId: periodIdOf(sub, 3),
+        periodSeq: 3,
+        amountUsd: "1.00",
+        remainingBeforeUsd: "10.00",
+        reason: null,
+      };
+      const running = requestRefund(c.t.db, request, SUPPORT, { clock, client: { fetch: gated.fetch } });
+      const signal = await gated.enteredAt;
+      const [row] = await c.t.db
+        .selectFrom("refund_attempt")
+        .select(["id"])
+        .where("subscription_id", "=", sub)
+        .where("period_seq", "=", 3)
+        .execute();
+      // Another request holds the attempt now (as after a hold that ran out).
+      await c.t.db
+        .updateTable("refund_attempt")
+        .set({ claim_token: "00000000-0000-4000-8000-000000000001" })
+        .where("id", "=", row!.id)
+        .execute();
       await clock.advance(HEARTBEAT_MS);
-      const held = await findRefundAttempt(c.t.db, GAME_ID, row!.id);
-      expect(held?.status).toBe("pending");
-      expect(held?.claimedUntil?.getTime()).toBeGreaterThan(clock.now());
-    }
-
-    // A Retry click and the reconciler at this moment both find the attempt held.
-    const attempt = (await findRefundAttempt(c.t.db, GAME_ID, row!.id))!;
-    expect(await driveRefundAttempt(c.t.db, attempt, { clock, waitMs: 0, source: "desk" })).toMatchObject({
-      state: "in_progress",
-    });
-    expect(await reconcilePendingRefunds(c.t.db, { clock })).toEqual({ examined: 0, outcomes: [] });
-    expect(refundEvents(c.emulator, sub, 2)).toHaveLength(0);
-
-    gated.open();
-    expect(await running).toMatchObject({ state: "succeeded" });
-    expect(gated.posts()).toBe(1);
-    expect(refundEvents(c.emulator, sub, 2)).toHaveLength(1);
-    expect(await findRefundAttempt(c.t.db, GAME_ID, row!.id)).toMatchObject({
-      status: "succeeded",
-      calls: 1,
-      claimedUntil: null,
-      claimToken: null,
-    });
-  });
-
-  it("a call whose hold was taken over is stopped at the next heartbeat and records nothing over the new holder", async () => {
-    const sub = SUBS.longCall;
-    const clock = manualClock(Date.now());
-    const gated = gatedFetch();
-    const request = {
-      gameId: GAME_ID,
-      subscriptionId: sub,
-      periodId: periodIdOf(sub, 3),
-      periodSeq: 3,
-      amountUsd: "1.00",
-      remainingBeforeUsd: "10.00",
-      reason: null,
-    };
-    const running = requestRefund(c.t.db, request, SUPPORT, { clock, client: { fetch: gated.fetch } });
-    const signal = await gated.enteredAt;
-    const [row] = await c.t.db
-      .selectFrom("refund_attempt")
-      .select(["id"])
-      .where("subscription_id", "=", sub)
-      .where("period_seq", "=", 3)
-      .execute();
-    // Another request holds the attempt now (as after a hold that ran out).
-    await c.t.db
-      .updateTable("refund_attempt")
-      .set({ claim_token: "00000000-0000-4000-8000-000000000001" })
-      .where("id", "=", row!.id)
-      .execute();
-    await clock.advance(HEARTBEAT_MS);
-    expect(signal?.aborted).toBe(true);
-    gated.open();
-    const outcome = await running;
-    expect(outcome.state).toBe("pending");
-    expect(await findRefundAttempt(c.t.db, GAME_ID, row!.id)).toMatchObject({
-      status: "pending",
-      claimToken: "00000000-0000-4000-8000-000000000001",
-    });
-    expect(refundEvents(c.emulator, sub, 3)).toHaveLength(0);
-  });
+      expect(signal?.aborted).toBe(true);
+      gated.open();
+      const outcome = await running;
+      expect(outcome.state).toBe("pending");
+      expect(await findRefundAttempt(c.t.db, GAME_ID, row!.id)).toMatchObject({
+        status: "pending",
+        claimToken: "00000000-0000-4000-8000-000000000001",
+      });
+      expect(refundEvents(c.emulator, sub, 3)).toHaveLength(0);
+    },
+  );
 });

@@ -59,95 +59,107 @@ function amounts(subscriptionId: string, seq: number): string[] {
 const SUPPORT = { id: "u-support", email: "support@payout-desk.test", role: "support" as const };
 
 describe("after an unknown outcome, only a receipt or the period report ends a refund", () => {
-  it("[support] a call whose answers were all lost, then a Retry answered 401 after the secret was replaced: needs attention, never refunded twice", async () => {
-    const sub = SUBS.unknownThen401;
-    actAs(c.sessions.support);
-    // The service refunds on the first try, and every answer of the call (the first and its in-call retries) is lost.
-    await c.admin("/faults", { route: `/api/subscriptions/${sub}/refund`, fault: "drop", count: 5 });
-    const first = (await refundAction(refundForm(sub, 2, "4.00", "10.00"))) as Ok;
-    expect(first).toMatchObject({ ok: true, data: { state: "pending" } });
-    expect(amounts(sub, 2)).toEqual(["4.00"]);
+  it(
+    "[support] a call whose answers were all lost, then a Retry answered 401 after the secret was replaced: needs " +
+      "attention, never refunded twice",
+    async () => {
+      const sub = SUBS.unknownThen401;
+      actAs(c.sessions.support);
+      // The service refunds on the first try, and every answer of the call (the first and its in-call retries) is lost.
+      await c.admin("/faults", { route: `/api/subscriptions/${sub}/refund`, fault: "drop", count: 5 });
+      const first = (await refundAction(refundForm(sub, 2, "4.00", "10.00"))) as Ok;
+      expect(first).toMatchObject({ ok: true, data: { state: "pending" } });
+      expect(amounts(sub, 2)).toEqual(["4.00"]);
 
-    // The game secret is replaced at the service (twice, so the one Payout Desk holds is no longer accepted).
-    expect((await c.admin(`/games/${GAME_ID}/rotate-secret`, {})).status).toBe(200);
-    expect((await c.admin(`/games/${GAME_ID}/rotate-secret`, {})).status).toBe(200);
-    let retried: Ok | Fail;
-    try {
-      retried = (await retryRefundAttemptAction(form({ attemptId: first.data.attemptId }))) as Ok | Fail;
-    } finally {
-      // The secret is right again from here on.
-      expect((await c.admin(`/games/${GAME_ID}/rotate-secret`, { secret: GAME_SECRET })).status).toBe(200);
-    }
-    expect(retried).toMatchObject({ ok: true, data: { state: "needs_attention" } });
-    expect(retried.message).toContain("the service may have made this refund");
-    expect(retried.message).toContain("do not refund again");
-    const stored = await findRefundAttempt(c.t.db, GAME_ID, first.data.attemptId);
-    expect(stored).toMatchObject({
-      status: "needs_attention",
-      lastErrorCode: "INVALID_GAME_SECRET",
-      outcomeUnknown: true,
-    });
-    expect(stored?.lastErrorDetail).toMatchObject({ http_status: 401, earlier_outcome_unknown: true });
-
-    // Once the secret is right again, the same refund confirmed again joins the attempt: nothing is refunded twice.
-    const again = (await refundAction(refundForm(sub, 2, "4.00", "10.00"))) as Ok | Fail;
-    expect(again).toMatchObject({ ok: true, data: { attemptId: first.data.attemptId, state: "needs_attention" } });
-    // The reconciler leaves it to a person too.
-    expect((await reconcilePendingRefunds(c.t.db, { attemptId: first.data.attemptId })).examined).toBe(0);
-    expect(amounts(sub, 2)).toEqual(["4.00"]);
-    expect(await attemptsOf(sub)).toHaveLength(1);
-    // And the support limit still counts it.
-    expect(
-      (await readSupportLimitStanding(c.t.db, { gameId: GAME_ID, subscriptionId: sub, periodSeq: 2 })).usedUsd,
-    ).toBe("4.00");
-  });
-
-  it("an in-call retry answered 404 (another environment) after a try that timed out once the service had refunded: needs attention", async () => {
-    const sub = SUBS.unknownThen404;
-    const request = {
-      gameId: GAME_ID,
-      subscriptionId: sub,
-      periodId: periodIdOf(sub, 3),
-      periodSeq: 3,
-      amountUsd: "3.00",
-      remainingBeforeUsd: "10.00",
-      reason: "Player asked",
-    };
-    let posts = 0;
-    // The first try reaches the service and its answer is lost; the retry lands somewhere that knows no such subscription.
-    const fetchLosingTheAnswer = async (url: string, init: RequestInit) => {
-      if (init.method !== "POST") return fetch(url, init);
-      posts += 1;
-      if (posts === 1) {
-        await fetch(url, init);
-        throw new TypeError("fetch failed", {
-          cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
-        });
+      // The game secret is replaced at the service (twice, so the one Payout Desk holds is no longer accepted).
+      expect((await c.admin(`/games/${GAME_ID}/rotate-secret`, {})).status).toBe(200);
+      expect((await c.admin(`/games/${GAME_ID}/rotate-secret`, {})).status).toBe(200);
+      let retried: Ok | Fail;
+      try {
+        retried = (await retryRefundAttemptAction(form({ attemptId: first.data.attemptId }))) as Ok | Fail;
+      } finally {
+        // The secret is right again from here on.
+        expect((await c.admin(`/games/${GAME_ID}/rotate-secret`, { secret: GAME_SECRET })).status).toBe(200);
       }
-      return new Response(JSON.stringify({ error: "Subscription not found.", error_code: "SUBSCRIPTION_NOT_FOUND" }), {
-        status: 404,
-        headers: { "content-type": "application/json" },
+      expect(retried).toMatchObject({ ok: true, data: { state: "needs_attention" } });
+      expect(retried.message).toContain("the service may have made this refund");
+      expect(retried.message).toContain("do not refund again");
+      const stored = await findRefundAttempt(c.t.db, GAME_ID, first.data.attemptId);
+      expect(stored).toMatchObject({
+        status: "needs_attention",
+        lastErrorCode: "INVALID_GAME_SECRET",
+        outcomeUnknown: true,
       });
-    };
-    const outcome = await requestRefund(c.t.db, request, SUPPORT, {
-      client: { fetch: fetchLosingTheAnswer, backoffBaseMs: 1 },
-    });
-    expect(posts).toBe(2);
-    expect(outcome.state).toBe("needs_attention");
-    expect(outcome.message).toContain("the service may have made this refund");
-    expect(amounts(sub, 3)).toEqual(["3.00"]);
+      expect(stored?.lastErrorDetail).toMatchObject({ http_status: 401, earlier_outcome_unknown: true });
 
-    // The same refund confirmed again reaches the same attempt and refunds nothing more.
-    const again = await requestRefund(c.t.db, request, SUPPORT);
-    expect(again).toMatchObject({ state: "needs_attention", attempt: { id: outcome.attempt.id } });
-    expect(amounts(sub, 3)).toEqual(["3.00"]);
-    expect(await attemptsOf(sub)).toHaveLength(1);
-    expect(await findRefundAttempt(c.t.db, GAME_ID, outcome.attempt.id)).toMatchObject({
-      status: "needs_attention",
-      lastErrorCode: "SUBSCRIPTION_NOT_FOUND",
-      outcomeUnknown: true,
-    });
-  });
+      // Once the secret is right again, the same refund confirmed again joins the attempt: nothing is refunded twice.
+      const again = (await refundAction(refundForm(sub, 2, "4.00", "10.00"))) as Ok | Fail;
+      expect(again).toMatchObject({ ok: true, data: { attemptId: first.data.attemptId, state: "needs_attention" } });
+      // The reconciler leaves it to a person too.
+      expect((await reconcilePendingRefunds(c.t.db, { attemptId: first.data.attemptId })).examined).toBe(0);
+      expect(amounts(sub, 2)).toEqual(["4.00"]);
+      expect(await attemptsOf(sub)).toHaveLength(1);
+      // And the support limit still counts it.
+      expect(
+        (await readSupportLimitStanding(c.t.db, { gameId: GAME_ID, subscriptionId: sub, periodSeq: 2 })).usedUsd,
+      ).toBe("4.00");
+    },
+  );
+
+  it(
+    "an in-call retry answered 404 (another environment) after a try that timed out once the service had refunded: " +
+      "needs attention",
+    async () => {
+      const sub = SUBS.unknownThen404;
+      const request = {
+        gameId: GAME_ID,
+        subscriptionId: sub,
+        periodId: periodIdOf(sub, 3),
+        periodSeq: 3,
+        amountUsd: "3.00",
+        remainingBeforeUsd: "10.00",
+        reason: "Player asked",
+      };
+      let posts = 0;
+      // The first try reaches the service and its answer is lost; the retry lands somewhere that knows no such
+      // subscription.
+      const fetchLosingTheAnswer = async (url: string, init: RequestInit) => {
+        if (init.method !== "POST") return fetch(url, init);
+        posts += 1;
+        if (posts === 1) {
+          await fetch(url, init);
+          throw new TypeError("fetch failed", {
+            cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+          });
+        }
+        return new Response(
+          JSON.stringify({ error: "Subscription not found.", error_code: "SUBSCRIPTION_NOT_FOUND" }),
+          {
+            status: 404,
+            headers: { "content-type": "application/json" },
+          },
+        );
+      };
+      const outcome = await requestRefund(c.t.db, request, SUPPORT, {
+        client: { fetch: fetchLosingTheAnswer, backoffBaseMs: 1 },
+      });
+      expect(posts).toBe(2);
+      expect(outcome.state).toBe("needs_attention");
+      expect(outcome.message).toContain("the service may have made this refund");
+      expect(amounts(sub, 3)).toEqual(["3.00"]);
+
+      // The same refund confirmed again reaches the same attempt and refunds nothing more.
+      const again = await requestRefund(c.t.db, request, SUPPORT);
+      expect(again).toMatchObject({ state: "needs_attention", attempt: { id: outcome.attempt.id } });
+      expect(amounts(sub, 3)).toEqual(["3.00"]);
+      expect(await attemptsOf(sub)).toHaveLength(1);
+      expect(await findRefundAttempt(c.t.db, GAME_ID, outcome.attempt.id)).toMatchObject({
+        status: "needs_attention",
+        lastErrorCode: "SUBSCRIPTION_NOT_FOUND",
+        outcomeUnknown: true,
+      });
+    },
+  );
 
   it("a call cut off by a crash (its hold ran out) counts as unknown: a later refusal needs attention", async () => {
     const sub = SUBS.crashThenRefused;
@@ -290,18 +302,22 @@ describe("a refund settled by hand counts what moved and frees the intent when n
     ]);
   });
 
-  it("[finance] settling without saying whether the service refunded is refused, naming the field and keeping the note", async () => {
-    const attemptId = await needsAttention(SUBS.settledRefunded, "5.00", 3);
-    actAs(c.sessions.finance);
-    const missing = (await resolveRefundAttemptAction(
-      form({ attemptId, note: "Service says no refund (ticket 5122)." }),
-    )) as Fail & { values?: Record<string, string> };
-    expect(missing).toMatchObject({
-      ok: false,
-      code: "INVALID_INPUT",
-      fieldErrors: { outcome: "say whether the service refunded it" },
-    });
-    expect(missing.values?.note).toBe("Service says no refund (ticket 5122).");
-    expect(await findRefundAttempt(c.t.db, GAME_ID, attemptId)).toMatchObject({ status: "needs_attention" });
-  });
+  it(
+    "[finance] settling without saying whether the service refunded is refused, naming the field and keeping the " +
+      "note",
+    async () => {
+      const attemptId = await needsAttention(SUBS.settledRefunded, "5.00", 3);
+      actAs(c.sessions.finance);
+      const missing = (await resolveRefundAttemptAction(
+        form({ attemptId, note: "Service says no refund (ticket 5122)." }),
+      )) as Fail & { values?: Record<string, string> };
+      expect(missing).toMatchObject({
+        ok: false,
+        code: "INVALID_INPUT",
+        fieldErrors: { outcome: "say whether the service refunded it" },
+      });
+      expect(missing.values?.note).toBe("Service says no refund (ticket 5122).");
+      expect(await findRefundAttempt(c.t.db, GAME_ID, attemptId)).toMatchObject({ status: "needs_attention" });
+    },
+  );
 });

@@ -1,7 +1,7 @@
 import type { ScenarioInput } from "@/emulator/scenario/schema";
 import { startEmulator, type RunningEmulator } from "@/emulator/server";
 import { saveGame } from "@/lib/games/games";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { signInAs } from "../support/users";
 import type { Role } from "@/lib/auth/roles";
 
@@ -220,8 +220,7 @@ export type RefundTestContext = {
 
 export async function startRefundTest(): Promise<RefundTestContext> {
   const t = await createTestDatabase();
-  // biome-ignore lint/correctness/useHookAtTopLevel: useTestEnv sets environment variables; it is no React hook.
-  useTestEnv(t);
+  applyTestEnv(t);
   const emulator = await startEmulator({ port: 0, scenario: refundScenario(), rateLimits: "off" });
   await saveGame(
     t.db,

@@ -4,7 +4,7 @@ import { GAME_ID, GAME_SECRET } from "./scenario";
 import { registerDemoGame } from "@/bin/demo";
 import type { Db } from "@/db";
 import { saveGame } from "@/lib/games/games";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 export { buildScenario, GAME_ID, GAME_SECRET, HEAVY_RECIPIENT_ID, type ScenarioShape } from "./scenario";
 
@@ -16,8 +16,7 @@ export async function startSnapshotEnv(
   options: { pacing?: string; rateLimits?: string } = {},
 ): Promise<SnapshotTestEnv> {
   const t = await createTestDatabase();
-  // biome-ignore lint/correctness/useHookAtTopLevel: useTestEnv sets environment variables; it is no React hook.
-  useTestEnv(t);
+  applyTestEnv(t);
   const emulator = await startEmulator(
     scenario === "demo"
       ? { port: 0, demo: { seed: 1 }, rateLimits: options.rateLimits ?? "off" }

@@ -63,71 +63,101 @@ async function waitForPull(pullId: string, status: string, timeoutMs = 45_000) {
 }
 
 describe("snapshot job", () => {
-  it("[finance] a requested pull runs in the background, once per window, and retries itself after a failed attempt", async () => {
-    // Five 503s: ridden out on the page they hit, within the first attempt.
-    await admin(env.emulator, "/faults", { route: "/api/subscriptions/reporting/attribution", fault: "503", count: 5 });
-    const requester = { id: "user-1", email: "finance@example.test" };
-    const first = await requestSnapshot(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: requester, via: "ui" });
-    const again = await requestSnapshot(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: requester, via: "ui" });
-    expect(first.deduplicated).toBe(false);
-    expect(again).toEqual({ pullId: first.pullId, deduplicated: true });
-    expect((await publishedCounts(env.db)).snapshot).toBe(0);
+  it(
+    "[finance] a requested pull runs in the background, once " +
+      "per window, and retries itself after a failed attempt",
+    async () => {
+      // Five 503s: ridden out on the page they hit, within the first attempt.
+      await admin(env.emulator, "/faults", {
+        route: "/api/subscriptions/reporting/attribution",
+        fault: "503",
+        count: 5,
+      });
+      const requester = { id: "user-1", email: "finance@example.test" };
+      const first = await requestSnapshot(env.db, {
+        gameId: GAME_ID,
+        window: WINDOW,
+        requestedBy: requester,
+        via: "ui",
+      });
+      const again = await requestSnapshot(env.db, {
+        gameId: GAME_ID,
+        window: WINDOW,
+        requestedBy: requester,
+        via: "ui",
+      });
+      expect(first.deduplicated).toBe(false);
+      expect(again).toEqual({ pullId: first.pullId, deduplicated: true });
+      expect((await publishedCounts(env.db)).snapshot).toBe(0);
 
-    // The window is held elsewhere when the job first runs: that attempt fails and pg-boss runs the job again.
-    const held = await holdWindowLock(WINDOW);
-    await startWorkers();
-    const jobId = (
-      await env.db.selectFrom("snapshot_pull").select("job_id").where("id", "=", first.pullId).executeTakeFirstOrThrow()
-    ).job_id;
-    await waitFor(async () => {
-      const job = await sql<{
-        retry_count: number;
-      }>`select retry_count from pgboss.job where id = ${jobId}::uuid`.execute(env.db);
-      return (job.rows[0]?.retry_count ?? 0) >= 1;
-    });
-    await held.release();
-    const done = await waitForPull(first.pullId, "complete");
-    expect(done.attempts).toBe(1);
-    expect(done.retries).toBe(5);
-    expect(done.snapshotId).not.toBeNull();
-    expect(done.recipientsFetched).toBe(300);
-    const counts = await publishedCounts(env.db);
-    expect(counts.snapshot).toBe(1);
-    expect(counts.snapshot_recipient).toBe(300);
-    const snapshot = await env.db
-      .selectFrom("snapshot")
-      .select(["taken_by_email", "version"])
-      .executeTakeFirstOrThrow();
-    expect(snapshot).toEqual({ taken_by_email: "finance@example.test", version: 1 });
+      // The window is held elsewhere when the job first runs: that attempt fails and pg-boss runs the job again.
+      const held = await holdWindowLock(WINDOW);
+      await startWorkers();
+      const jobId = (
+        await env.db
+          .selectFrom("snapshot_pull")
+          .select("job_id")
+          .where("id", "=", first.pullId)
+          .executeTakeFirstOrThrow()
+      ).job_id;
+      await waitFor(async () => {
+        const job = await sql<{
+          retry_count: number;
+        }>`select retry_count from pgboss.job where id = ${jobId}::uuid`.execute(env.db);
+        return (job.rows[0]?.retry_count ?? 0) >= 1;
+      });
+      await held.release();
+      const done = await waitForPull(first.pullId, "complete");
+      expect(done.attempts).toBe(1);
+      expect(done.retries).toBe(5);
+      expect(done.snapshotId).not.toBeNull();
+      expect(done.recipientsFetched).toBe(300);
+      const counts = await publishedCounts(env.db);
+      expect(counts.snapshot).toBe(1);
+      expect(counts.snapshot_recipient).toBe(300);
+      const snapshot = await env.db
+        .selectFrom("snapshot")
+        .select(["taken_by_email", "version"])
+        .executeTakeFirstOrThrow();
+      expect(snapshot).toEqual({ taken_by_email: "finance@example.test", version: 1 });
 
-    // Once complete, the window can be pulled again: a new version.
-    const next = await requestSnapshot(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: requester, via: "ui" });
-    expect(next.deduplicated).toBe(false);
-    await waitForPull(next.pullId, "complete");
-    expect(
-      (await env.db.selectFrom("snapshot").select("version").orderBy("version").execute()).map((r) => r.version),
-    ).toEqual([1, 2]);
-  });
+      // Once complete, the window can be pulled again: a new version.
+      const next = await requestSnapshot(env.db, {
+        gameId: GAME_ID,
+        window: WINDOW,
+        requestedBy: requester,
+        via: "ui",
+      });
+      expect(next.deduplicated).toBe(false);
+      await waitForPull(next.pullId, "complete");
+      expect(
+        (await env.db.selectFrom("snapshot").select("version").orderBy("version").execute()).map((r) => r.version),
+      ).toEqual([1, 2]);
+    },
+  );
 
-  it("[finance] a pull the service refuses for good fails once with the service's code, and frees the window", async () => {
-    await admin(env.emulator, `/games/${GAME_ID}`, { status: "suspended" }, "PATCH");
-    const pull = await requestSnapshot(env.db, {
-      gameId: GAME_ID,
-      window: monthWindow("2026-02"),
-      requestedBy: null,
-      via: "ui",
-    });
-    const failed = await waitForPull(pull.pullId, "failed");
-    expect(failed.attempts).toBe(1);
-    expect(failed.error?.message).toMatch(/403/);
-    await admin(env.emulator, `/games/${GAME_ID}`, { status: "live" }, "PATCH");
-    const retry = await requestSnapshot(env.db, {
-      gameId: GAME_ID,
-      window: monthWindow("2026-02"),
-      requestedBy: null,
-      via: "ui",
-    });
-    expect(retry.deduplicated).toBe(false);
-    await waitForPull(retry.pullId, "complete");
-  });
+  it(
+    "[finance] a pull the service refuses for good fails " + "once with the service's code, and frees the window",
+    async () => {
+      await admin(env.emulator, `/games/${GAME_ID}`, { status: "suspended" }, "PATCH");
+      const pull = await requestSnapshot(env.db, {
+        gameId: GAME_ID,
+        window: monthWindow("2026-02"),
+        requestedBy: null,
+        via: "ui",
+      });
+      const failed = await waitForPull(pull.pullId, "failed");
+      expect(failed.attempts).toBe(1);
+      expect(failed.error?.message).toMatch(/403/);
+      await admin(env.emulator, `/games/${GAME_ID}`, { status: "live" }, "PATCH");
+      const retry = await requestSnapshot(env.db, {
+        gameId: GAME_ID,
+        window: monthWindow("2026-02"),
+        requestedBy: null,
+        via: "ui",
+      });
+      expect(retry.deduplicated).toBe(false);
+      await waitForPull(retry.pullId, "complete");
+    },
+  );
 });

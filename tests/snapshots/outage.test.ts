@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FetchLike, ServiceClientConfig } from "@/lib/service/client";
+import type { FetchLike, ServiceClientConfig } from "@/lib/service/transport";
 import { compareVersions } from "@/lib/snapshots/drift";
 import { PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { loadComparable } from "@/lib/snapshots/store";
@@ -73,81 +73,88 @@ const ok = (requests: { url: string; status: number | "failed" }[]) =>
   requests.filter((r) => r.status === 200).map((r) => r.url);
 
 describe("a pull during an outage of the reporting routes", () => {
-  it("retries ten consecutive failures of every kind on the page they hit and publishes what a quiet pull publishes", async () => {
-    const quietRun = instrumented();
-    const quiet = await takeSnapshotNow(env.db, request, { clientOverrides: quietRun.overrides });
-    expect(quiet.subWindows.length).toBeGreaterThan(0);
-    expect(quiet.pages).toBeGreaterThan(4);
-    expect(quietRun.sleeps).toEqual([]);
+  it(
+    "retries ten consecutive failures of every kind on the " +
+      "page they hit and publishes what a quiet pull publishes",
+    async () => {
+      const quietRun = instrumented();
+      const quiet = await takeSnapshotNow(env.db, request, { clientOverrides: quietRun.overrides });
+      expect(quiet.subWindows.length).toBeGreaterThan(0);
+      expect(quiet.pages).toBeGreaterThan(4);
+      expect(quietRun.sleeps).toEqual([]);
 
-    const stormy = instrumented();
-    const storm = [
-      { fault: "429", retry_after: 120 },
-      { fault: "500" },
-      { fault: "drop" },
-      { fault: "502" },
-      { fault: "hang", hang_ms: 30_000 },
-      { fault: "503" },
-      { fault: "429", retry_after: 90 },
-      { fault: "drop" },
-      { fault: "500" },
-      { fault: "hang", hang_ms: 30_000 },
-    ];
-    let armed = false;
-    const phases: string[] = [];
-    const second = await takeSnapshotNow(env.db, request, {
-      clientOverrides: stormy.overrides,
-      onProgress: (progress) => phases.push(progress.phase),
-      // Part-way: two pages are stored when the outage starts.
-      onPage: async (page) => {
-        if (page.seq !== 2 || armed) return;
-        armed = true;
-        for (const fault of storm) await admin(env.emulator, "/faults", { route: ROUTE, count: 1, ...fault });
-      },
-    });
-    expect(armed).toBe(true);
-    expect((await admin(env.emulator, "/faults")).faults).toEqual([]);
+      const stormy = instrumented();
+      const storm = [
+        { fault: "429", retry_after: 120 },
+        { fault: "500" },
+        { fault: "drop" },
+        { fault: "502" },
+        { fault: "hang", hang_ms: 30_000 },
+        { fault: "503" },
+        { fault: "429", retry_after: 90 },
+        { fault: "drop" },
+        { fault: "500" },
+        { fault: "hang", hang_ms: 30_000 },
+      ];
+      let armed = false;
+      const phases: string[] = [];
+      const second = await takeSnapshotNow(env.db, request, {
+        clientOverrides: stormy.overrides,
+        onProgress: (progress) => phases.push(progress.phase),
+        // Part-way: two pages are stored when the outage starts.
+        onPage: async (page) => {
+          if (page.seq !== 2 || armed) return;
+          armed = true;
+          for (const fault of storm) await admin(env.emulator, "/faults", { route: ROUTE, count: 1, ...fault });
+        },
+      });
+      expect(armed).toBe(true);
+      expect((await admin(env.emulator, "/faults")).faults).toEqual([]);
 
-    // The ten failures came one after another, on the third page, and each was followed by the same page again.
-    const failures = stormy.requests.filter((r) => r.status !== 200);
-    expect(failures).toHaveLength(10);
-    const firstFailure = stormy.requests.findIndex((r) => r.status !== 200);
-    expect(firstFailure).toBe(2);
-    const outage = stormy.requests.slice(firstFailure, firstFailure + 11);
-    expect(new Set(outage.map((r) => r.url)).size).toBe(1);
-    expect(outage.at(-1)?.status).toBe(200);
-    // Never from the start: the pages read are exactly the quiet pull's, in the same order, none twice.
-    expect(ok(stormy.requests)).toEqual(ok(quietRun.requests));
+      // The ten failures came one after another, on the third page, and each was followed by the same page again.
+      const failures = stormy.requests.filter((r) => r.status !== 200);
+      expect(failures).toHaveLength(10);
+      const firstFailure = stormy.requests.findIndex((r) => r.status !== 200);
+      expect(firstFailure).toBe(2);
+      const outage = stormy.requests.slice(firstFailure, firstFailure + 11);
+      expect(new Set(outage.map((r) => r.url)).size).toBe(1);
+      expect(outage.at(-1)?.status).toBe(200);
+      // Never from the start: the pages read are exactly the quiet pull's, in the same order, none twice.
+      expect(ok(stormy.requests)).toEqual(ok(quietRun.requests));
 
-    // retry_after followed; other waits a capped, jittered backoff; all within the budget.
-    expect(stormy.sleeps).toHaveLength(10);
-    expect(stormy.sleeps[0]).toBeGreaterThanOrEqual(120_000);
-    expect(stormy.sleeps[6]).toBeGreaterThanOrEqual(90_000);
-    const backoffs = stormy.sleeps.filter((_, i) => i !== 0 && i !== 6);
-    expect(backoffs.every((ms) => ms >= 0 && ms <= 15_000)).toBe(true);
-    expect(stormy.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
+      // retry_after followed; other waits a capped, jittered backoff; all within the budget.
+      expect(stormy.sleeps).toHaveLength(10);
+      expect(stormy.sleeps[0]).toBeGreaterThanOrEqual(120_000);
+      expect(stormy.sleeps[6]).toBeGreaterThanOrEqual(90_000);
+      const backoffs = stormy.sleeps.filter((_, i) => i !== 0 && i !== 6);
+      expect(backoffs.every((ms) => ms >= 0 && ms <= 15_000)).toBe(true);
+      expect(stormy.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
 
-    // The outage shows on the pull while it lasts.
-    expect(phases).toContain("the service answered 429; asking for the same page again (attempt 2)");
-    expect(phases).toContain("the service failed (timeout); asking for the same page again (attempt 6)");
-    expect(phases.filter((p) => p.includes("asking for the same page again"))).toHaveLength(10);
+      // The outage shows on the pull while it lasts.
+      expect(phases).toContain("the service answered 429; asking for the same page again (attempt 2)");
+      expect(phases).toContain("the service failed (timeout); asking for the same page again (attempt 6)");
+      expect(phases.filter((p) => p.includes("asking for the same page again"))).toHaveLength(10);
 
-    expect(second.rateLimited).toBe(2);
-    expect(second.retries).toBe(10);
-    expect(second.drift).toEqual({ status: "reproduced", differences: 0, comparedTo: quiet.snapshotId });
-    // Figure for figure: every row of both versions, notices included.
-    expect(
-      compareVersions(await loadComparable(env.db, quiet.snapshotId), await loadComparable(env.db, second.snapshotId)),
-    ).toEqual([]);
-    expect({ ...second.totals }).toEqual({ ...quiet.totals });
-    expect([second.recipients, second.lines, second.reversals, second.pages, second.subWindows]).toEqual([
-      quiet.recipients,
-      quiet.lines,
-      quiet.reversals,
-      quiet.pages,
-      quiet.subWindows,
-    ]);
-  });
+      expect(second.rateLimited).toBe(2);
+      expect(second.retries).toBe(10);
+      expect(second.drift).toEqual({ status: "reproduced", differences: 0, comparedTo: quiet.snapshotId });
+      // Figure for figure: every row of both versions, notices included.
+      expect(
+        compareVersions(
+          await loadComparable(env.db, quiet.snapshotId),
+          await loadComparable(env.db, second.snapshotId),
+        ),
+      ).toEqual([]);
+      expect({ ...second.totals }).toEqual({ ...quiet.totals });
+      expect([second.recipients, second.lines, second.reversals, second.pages, second.subWindows]).toEqual([
+        quiet.recipients,
+        quiet.lines,
+        quiet.reversals,
+        quiet.pages,
+        quiet.subWindows,
+      ]);
+    },
+  );
 
   it("gives up when an outage outlasts the retry budget, naming it, and publishes nothing", async () => {
     const before = await env.db.selectFrom("snapshot").select("id").execute();

@@ -34,37 +34,40 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 describe("reproducibility of a closed window", () => {
-  it("survives injected 429s, 503s and dropped responses with the same final snapshot, and shows no drift", async () => {
-    const first = await takeSnapshotNow(env.db, request);
-    expect(first.version).toBe(1);
-    expect(first.drift.status).toBe("first_version");
-    expect(first.windowClosed).toBe(true);
+  it(
+    "survives injected 429s, 503s and dropped responses " + "with the same final snapshot, and shows no drift",
+    async () => {
+      const first = await takeSnapshotNow(env.db, request);
+      expect(first.version).toBe(1);
+      expect(first.drift.status).toBe("first_version");
+      expect(first.windowClosed).toBe(true);
 
-    const route = "/api/subscriptions/reporting/attribution";
-    await admin(env.emulator, "/faults", { route, fault: "429", count: 2, retry_after: 0.05 });
-    await admin(env.emulator, "/faults", { route, fault: "503", count: 2 });
-    await admin(env.emulator, "/faults", { route, fault: "drop", count: 2 });
-    const second = await takeSnapshotNow(env.db, request, { clientOverrides: { maxRetries: 8, backoffBaseMs: 20 } });
-    expect((await admin(env.emulator, "/faults")).faults).toEqual([]);
-    expect(second.version).toBe(2);
-    expect(second.rateLimited).toBe(2);
-    expect(second.retries).toBeGreaterThanOrEqual(6);
-    expect(second.drift).toEqual({ status: "reproduced", differences: 0, comparedTo: first.snapshotId });
+      const route = "/api/subscriptions/reporting/attribution";
+      await admin(env.emulator, "/faults", { route, fault: "429", count: 2, retry_after: 0.05 });
+      await admin(env.emulator, "/faults", { route, fault: "503", count: 2 });
+      await admin(env.emulator, "/faults", { route, fault: "drop", count: 2 });
+      const second = await takeSnapshotNow(env.db, request, { clientOverrides: { maxRetries: 8, backoffBaseMs: 20 } });
+      expect((await admin(env.emulator, "/faults")).faults).toEqual([]);
+      expect(second.version).toBe(2);
+      expect(second.rateLimited).toBe(2);
+      expect(second.retries).toBeGreaterThanOrEqual(6);
+      expect(second.drift).toEqual({ status: "reproduced", differences: 0, comparedTo: first.snapshotId });
 
-    // Not just the compared figures: every row of both versions, notices included.
-    const differences = compareVersions(
-      await loadComparable(env.db, first.snapshotId),
-      await loadComparable(env.db, second.snapshotId),
-    );
-    expect(differences).toEqual([]);
-    expect({ ...second.totals }).toEqual({ ...first.totals });
-    expect([second.recipients, second.lines, second.reversals, second.pages]).toEqual([
-      first.recipients,
-      first.lines,
-      first.reversals,
-      first.pages,
-    ]);
-  });
+      // Not just the compared figures: every row of both versions, notices included.
+      const differences = compareVersions(
+        await loadComparable(env.db, first.snapshotId),
+        await loadComparable(env.db, second.snapshotId),
+      );
+      expect(differences).toEqual([]);
+      expect({ ...second.totals }).toEqual({ ...first.totals });
+      expect([second.recipients, second.lines, second.reversals, second.pages]).toEqual([
+        first.recipients,
+        first.lines,
+        first.reversals,
+        first.pages,
+      ]);
+    },
+  );
 
   it("records a figure the service changed as drift, shown on the new version", async () => {
     const line = await env.db

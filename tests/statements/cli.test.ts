@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 
 const run = promisify(execFile);
@@ -15,7 +15,7 @@ let batchId: string;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   ({ marchBatch: batchId } = await statementFixture(t.db, "stmt-cli"));
   out = await mkdtemp(path.join(tmpdir(), "statements-"));
 });

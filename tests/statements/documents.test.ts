@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { payoutsExport } from "@/lib/exports/payouts";
 import { formatUsdText } from "@/lib/format";
 import { renderBatchStatements, renderStatement, type RenderedStatement } from "@/lib/statements/render";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 
 const GAME = "stmt-a";
@@ -22,7 +22,7 @@ async function pdfText(pdf: Buffer): Promise<string> {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   ({ marchBatch: batchId } = await statementFixture(t.db, GAME));
   await renderBatchStatements(t.db, { gameId: GAME, batchId }, acting, async (r) => {
     rendered.push(r);

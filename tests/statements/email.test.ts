@@ -8,7 +8,7 @@ import { stopWorkers, startWorkers } from "@/lib/jobs/worker";
 import { formatUsdText } from "@/lib/format";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
 import { queueStatementSends } from "@/lib/statements/send";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 
 const GAME = "stmt-mail";
@@ -51,7 +51,7 @@ beforeAll(async () => {
   process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
   process.env.SMTP_FROM = "Studio Statements <statements@studio.test>";
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   ({ marchBatch: batchId, marchStatements: statementIds } = await statementFixture(t.db, GAME));
   await startWorkers();
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET } from "@/app/api/statement-links/[token]/route";
 import { revokeStatementLinks, signStatementLink, statementLinkUrl } from "@/lib/statements/links";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 
 const GAME = "stmt-link";
@@ -12,7 +12,7 @@ const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via:
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   ({ marchBatch: batchId, marchStatements: statementIds } = await statementFixture(t.db, GAME));
 });
 afterAll(async () => t?.drop());

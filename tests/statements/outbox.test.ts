@@ -2,14 +2,14 @@ import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MailCatcher, startMailCatcher } from "@/lib/mail/catcher";
 import { listOutbox, readOutboxAttachment, readOutboxMessage } from "@/lib/mail/outbox";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 let t: TestDatabase;
 let catcher: MailCatcher;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   catcher = await startMailCatcher(t.db);
 });
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/statements/[statementId]/[format]/route";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { statementFixture } from "./fixture";
@@ -13,7 +13,7 @@ let statementIds: string[];
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   ({ marchStatements: statementIds } = await statementFixture(t.db, "stmt-route"));
 });
 afterAll(async () => t?.drop());

@@ -37,7 +37,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
 }
 
 /** Points lib/env.ts (DATABASE_URL, PAYOUT_DESK_KEY) at a test database, for code that reads the environment. */
-export function useTestEnv(database: TestDatabase): void {
+export function applyTestEnv(database: TestDatabase): void {
   process.env.DATABASE_URL = database.url;
   process.env.PAYOUT_DESK_KEY ??= randomBytes(32).toString("base64");
   process.env.LOG_LEVEL ??= "silent";

@@ -7,7 +7,7 @@ import {
   changeAmountInputSchema as serviceChangeAmountSchema,
   listPlayerSubscriptionsInputSchema,
   refundInputSchema,
-} from "@/lib/service/client";
+} from "@/lib/service/inputs";
 import { snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { monthKeySchema } from "@/lib/time";
 import {
@@ -16,7 +16,7 @@ import {
   previewRefundInputSchema,
 } from "@/app/(desk)/subscriptions/schemas";
 import { parseEventLogFilters } from "@/app/(desk)/webhooks/table-state";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 
@@ -157,7 +157,7 @@ describe("forms given a malformed amount or date say what is wrong and keep what
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    useTestEnv(t);
+    applyTestEnv(t);
     subscriptions = await import("@/app/(desk)/subscriptions/actions");
     batchActions = await import("@/app/(desk)/payouts/batch-actions");
     refundSettings = await import("@/app/(desk)/settings/refunds/actions");

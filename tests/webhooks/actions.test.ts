@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readGameAutomation } from "../../db/queries/webhooks";
 import { stopBoss } from "../../lib/jobs/queue";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { addGame, deliver, envelope, type RouteHandler } from "./support";
@@ -15,7 +15,7 @@ let POST: RouteHandler;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, "a1");
   await t.db
     .updateTable("game")

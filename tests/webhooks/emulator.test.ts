@@ -12,7 +12,7 @@ import { startWorkers } from "../../lib/jobs/worker";
 import { takeSnapshotNow } from "../../lib/snapshots/pull";
 import { monthWindow } from "../../lib/time";
 import { fixtureScenario, SECRET, SUB } from "../emulator/fixture";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { type RouteHandler, waitFor } from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -86,7 +86,7 @@ function refundDeliveries(clientRequestId: string) {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   const { POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler };
   forwarder = await startForwarder(POST);
   forwarderUrl = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`;

@@ -9,7 +9,7 @@ import {
   REFUSAL_FLUSH_INTERVAL_MS,
   whenRefusalsFlushed,
 } from "../../lib/webhooks/refusal-counts";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import {
   addGame,
   countsOf,
@@ -40,7 +40,7 @@ let POST: RouteHandler;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, "known");
   await addGame(t.db, "unsigned-game", []);
   ({ POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler });

@@ -7,7 +7,7 @@ import { scheduleSnapshotPulls } from "../../lib/webhooks/scheduled-pulls";
 import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import { sweepWebhookEvents } from "../../lib/webhooks/sweep";
 import { updateGameAutomation } from "../../db/queries/webhooks";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { addGame, deliver, envelope, refundedData, type RouteHandler } from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -17,7 +17,7 @@ let POST: RouteHandler;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   ({ POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler });
 });
 

@@ -5,7 +5,7 @@ import { stopBoss } from "../../lib/jobs/queue";
 import { receiveWebhook } from "../../lib/webhooks/receive";
 import { flushWebhookRefusals } from "../../lib/webhooks/refusal-counts";
 import { computeSignature, signatureHeader } from "../../lib/webhooks/signature";
-import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import {
   addGame,
   countsOf,
@@ -34,7 +34,7 @@ beforeAll(async () => {
     return true;
   });
   t = await createTestDatabase();
-  useTestEnv(t);
+  applyTestEnv(t);
   await addGame(t.db, "g1");
   await addGame(t.db, "g2");
   await addGame(t.db, "nosecret", []);
@@ -136,7 +136,8 @@ describe("POST /api/webhooks/service/[gameId]", () => {
   it("accepts two v1 values when one is valid", async () => {
     const body = envelope({ gameId: "g1", eventId: "evt_two_v1" });
     const t0 = Math.floor(Date.now() / 1000);
-    const signature = `t=${t0},v1=${computeSignature(body, t0, "whsec_rotated_away")},v1=${computeSignature(body, t0, CURRENT_SECRET)}`;
+    const rotatedAway = computeSignature(body, t0, "whsec_rotated_away");
+    const signature = `t=${t0},v1=${rotatedAway},v1=${computeSignature(body, t0, CURRENT_SECRET)}`;
     expect(await deliver(POST, { body, signature })).toMatchObject({ status: 200, body: { status: "accepted" } });
   });
 
@@ -260,33 +261,39 @@ describe("POST /api/webhooks/service/[gameId]", () => {
     });
   });
 
-  it("refuses unknown games (answered like a bad signature), other tenants' events, bodies that are not an envelope", async () => {
-    expect(await deliver(POST, { gameId: "no-such-game", body: envelope({ gameId: "no-such-game" }) })).toMatchObject({
-      status: 401,
-      body: { error: { code: "signature_mismatch" } },
-    });
-    expect(await deliver(POST, { gameId: "../etc", body: "{}" })).toMatchObject({ status: 401 });
-    expect(await deliver(POST, { gameId: "g1", body: envelope({ gameId: "g2" }) })).toMatchObject({
-      status: 400,
-      body: { error: { code: "tenant_mismatch" } },
-    });
-    expect(await deliver(POST, { gameId: "g1", body: "not json" })).toMatchObject({
-      status: 400,
-      body: { error: { code: "body_not_json" } },
-    });
-    expect(
-      await deliver(POST, { gameId: "g1", body: JSON.stringify({ event_type: "x", tenant_id: "g1" }) }),
-    ).toMatchObject({
-      status: 400,
-      body: { error: { code: "envelope_invalid" } },
-    });
-    // A game without a signing secret is answered like any signature that does not verify: nothing tells a caller
-    // how a game is configured.
-    expect(await deliver(POST, { gameId: "nosecret", body: envelope({ gameId: "nosecret" }) })).toMatchObject({
-      status: 401,
-      body: { error: { code: "signature_mismatch" } },
-    });
-  });
+  it(
+    "refuses unknown games (answered like a bad signature), " +
+      "other tenants' events, bodies that are not an envelope",
+    async () => {
+      expect(await deliver(POST, { gameId: "no-such-game", body: envelope({ gameId: "no-such-game" }) })).toMatchObject(
+        {
+          status: 401,
+          body: { error: { code: "signature_mismatch" } },
+        },
+      );
+      expect(await deliver(POST, { gameId: "../etc", body: "{}" })).toMatchObject({ status: 401 });
+      expect(await deliver(POST, { gameId: "g1", body: envelope({ gameId: "g2" }) })).toMatchObject({
+        status: 400,
+        body: { error: { code: "tenant_mismatch" } },
+      });
+      expect(await deliver(POST, { gameId: "g1", body: "not json" })).toMatchObject({
+        status: 400,
+        body: { error: { code: "body_not_json" } },
+      });
+      expect(
+        await deliver(POST, { gameId: "g1", body: JSON.stringify({ event_type: "x", tenant_id: "g1" }) }),
+      ).toMatchObject({
+        status: 400,
+        body: { error: { code: "envelope_invalid" } },
+      });
+      // A game without a signing secret is answered like any signature that does not verify: nothing tells a caller
+      // how a game is configured.
+      expect(await deliver(POST, { gameId: "nosecret", body: envelope({ gameId: "nosecret" }) })).toMatchObject({
+        status: 401,
+        body: { error: { code: "signature_mismatch" } },
+      });
+    },
+  );
 
   it("stores unknown event types and known types whose data it cannot read", async () => {
     await addGame(t.db, "g-odd");

@@ -16,6 +16,7 @@ import { refundAttemptHref } from "@/lib/lookup/search";
 import { requirePageRole } from "@/lib/auth/session";
 import { Pager } from "@/app/_components/table/pager";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { ScrollRegion } from "@/app/_components/ui/scroll-region";
 import { AUDIT_PAGE_SIZE, auditHref, parseAuditFilter } from "./filters";
 
 export const metadata: Metadata = { title: "Audit log" };
@@ -85,7 +86,10 @@ export default async function AuditPage({ searchParams }: Props) {
     <>
       <PageHeader
         title="Audit log"
-        description="Every change made in Payout Desk, newest first: who, when, on which game and target, with the idempotency key and the outcome. Entries cannot be edited or deleted."
+        description={
+          "Every change made in Payout Desk, newest first: who, when, on which game and target, with the " +
+          "idempotency key and the outcome. Entries cannot be edited or deleted."
+        }
       />
       <form
         method="get"
@@ -238,13 +242,12 @@ export default async function AuditPage({ searchParams }: Props) {
                 {Object.keys(e.detail).length > 0 ? (
                   <details>
                     <summary className="cursor-pointer text-accent">Show</summary>
-                    <pre
-                      tabIndex={0}
-                      aria-label={`Detail of ${e.action}`}
-                      className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2 font-mono text-xs"
+                    <ScrollRegion
+                      label={`Detail of ${e.action}`}
+                      className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2"
                     >
-                      {JSON.stringify(e.detail, null, 2)}
-                    </pre>
+                      <pre className="font-mono text-xs">{JSON.stringify(e.detail, null, 2)}</pre>
+                    </ScrollRegion>
                   </details>
                 ) : null}
               </Td>

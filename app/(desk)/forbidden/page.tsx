@@ -15,7 +15,9 @@ export default async function ForbiddenPage({ searchParams }: { searchParams: Pr
       <PageHeader title="You do not have access to this page" />
       <div className="max-w-prose text-ink-muted">
         <p>
-          {needs.success ? `It needs the ${needs.data} role; you are ${user.role}.` : "Your role does not allow it."}{" "}
+          {needs.success
+            ? `It needs the ${needs.data} ` + `role; you are ${user.role}.`
+            : "Your role does not allow it."}{" "}
           Ask an admin if you need it.
         </p>
         <p className="mt-4">

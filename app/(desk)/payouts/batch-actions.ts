@@ -74,8 +74,8 @@ export const prepareBatchAction = defineAction(
     return {
       ok: true,
       message:
-        `Prepared ${formatCount(result.statements)} statements from snapshot version ${result.snapshotVersion}: ` +
-        `${formatUsdText(result.payableUsd)} payable.`,
+        `Prepared ${formatCount(result.statements)} statements from snapshot version ` +
+        `${result.snapshotVersion}: ${formatUsdText(result.payableUsd)} payable.`,
     };
   },
 );

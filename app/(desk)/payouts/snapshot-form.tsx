@@ -48,7 +48,10 @@ export function TakeSnapshotButton({
       onOpenChange={setOpen}
       trigger={<Button variant="primary">Take snapshot</Button>}
       title="Take a snapshot"
-      description="Pulls every recipient, renewal line and reversal of the window from the service and freezes them as a new version."
+      description={
+        "Pulls every recipient, renewal line and reversal of the window from the service and freezes them " +
+        "as a new version."
+      }
     >
       <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
         <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />

@@ -53,7 +53,7 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
   const label = `Snapshot ${pull.window.start} to ${pull.window.end}`;
 
   return (
-    <div className="rounded-lg border border-line bg-surface px-4 py-3" aria-label={label} role="group">
+    <section className="rounded-lg border border-line bg-surface px-4 py-3" aria-label={label}>
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="font-medium text-ink">
           {pull.window.start} → {pull.window.end}
@@ -92,7 +92,7 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
         </p>
       ) : null}
       {lost ? <p className="mt-1 text-xs text-warning-ink">Progress could not be refreshed; retrying.</p> : null}
-    </div>
+    </section>
   );
 }
 

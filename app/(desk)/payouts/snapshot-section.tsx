@@ -116,9 +116,9 @@ export async function SnapshotSection({
           ) : null}
           {latest.stale ? (
             <Banner tone="warning" title={`${windowLabel(latest)} changed at the service after this snapshot`}>
-              {latest.stale.marks.toLocaleString("en-US")} change{latest.stale.marks === 1 ? "" : "s"} reported since{" "}
-              <DateTime value={latest.stale.since.toISOString()} /> (latest: {latest.stale.reason}). Take a new snapshot
-              before paying from it.
+              {`${latest.stale.marks.toLocaleString("en-US")} change${latest.stale.marks === 1 ? "" : "s"}`} reported
+              since <DateTime value={latest.stale.since.toISOString()} /> (latest: {latest.stale.reason}). Take a new
+              snapshot before paying from it.
             </Banner>
           ) : null}
           <Card

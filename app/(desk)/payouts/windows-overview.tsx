@@ -13,6 +13,7 @@ import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { toProgressView } from "./progress-view";
 import { PullingState } from "./pulling-state";
+import { Absent } from "@/app/_components/ui/absent";
 
 const STATE_BADGE: Record<WindowSnapshotState, { label: string; tone: Tone }> = {
   none: { label: "No snapshot", tone: "neutral" },
@@ -88,12 +89,10 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
                 <Td>
                   <StateCell row={row} />
                 </Td>
-                <Td align="right">{t ? <Money value={t.grossAttributedUsd} /> : <span aria-label="none">—</span>}</Td>
-                <Td align="right">
-                  {t ? <Money value={t.reversedAttributedUsd} /> : <span aria-label="none">—</span>}
-                </Td>
+                <Td align="right">{t ? <Money value={t.grossAttributedUsd} /> : <Absent />}</Td>
+                <Td align="right">{t ? <Money value={t.reversedAttributedUsd} /> : <Absent />}</Td>
                 <Td align="right" className="font-medium">
-                  {t ? <Money value={t.netAttributedUsd} /> : <span aria-label="none">—</span>}
+                  {t ? <Money value={t.netAttributedUsd} /> : <Absent />}
                 </Td>
                 <Td align="right" className="tabular-nums">
                   {t ? formatCount(t.renewalsSettled) : ""}

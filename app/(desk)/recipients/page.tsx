@@ -1,74 +1,65 @@
 import type { Metadata } from "next";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
-import { PageHeader } from "@/app/_components/ui/page-header";
 import { LinkButton } from "@/app/_components/ui/link-button";
 import { hasRole } from "@/lib/auth/roles";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { getDb } from "@/db";
 import { searchRecipients } from "@/db/queries/payouts";
-import { requirePageRole } from "@/lib/auth/session";
-import { resolveSelectedGame } from "@/lib/games/games";
 import { NoGame } from "../no-game";
-import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
+import { loadDeskPage, type SearchParamsProps } from "../page-context";
+import { PayoutsHeader } from "@/app/_components/payouts/payouts-nav";
+
+const DESCRIPTION =
+  "Everyone who earned a revenue share in a snapshotted window: open one for the ledger across months.";
 
 export const metadata: Metadata = { title: "Recipients" };
 
-export default async function RecipientsPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const user = await requirePageRole("viewer");
-  const db = getDb();
-  const game = await resolveSelectedGame(db, user);
+export default async function RecipientsPage({ searchParams }: SearchParamsProps) {
+  const { user, db, game } = await loadDeskPage("viewer");
   const q = typeof (await searchParams).q === "string" ? String((await searchParams).q).slice(0, 200) : "";
   const header = (
-    <>
-      <PageHeader
-        title="Recipients"
-        description="Everyone who earned a revenue share in a snapshotted window: open one for the ledger across months."
-        actions={
-          hasRole(user.role, "finance") ? (
-            <LinkButton href="/payouts/profiles">Import or export payout profiles</LinkButton>
-          ) : undefined
-        }
-      />
-      <PayoutsNav current="/recipients" />
-    </>
+    <PayoutsHeader
+      title="Recipients"
+      description={DESCRIPTION}
+      current="/recipients"
+      actions={
+        hasRole(user.role, "finance") ? (
+          <LinkButton href="/payouts/profiles">Import or export payout profiles</LinkButton>
+        ) : undefined
+      }
+    />
   );
-  if (!game)
-    return (
-      <>
-        {header}
-        <NoGame role={user.role} />
-      </>
-    );
+  if (!game) return <NoGame role={user.role} header={header} />;
   const rows = await searchRecipients(db, { gameId: game.id, q, limit: 100 });
   return (
     <>
       {header}
-      <form method="get" role="search" aria-label="Recipients" className="mb-4 flex items-end gap-2">
-        <div className="flex flex-col gap-1">
-          <label htmlFor="recipient-q" className="text-sm font-medium text-ink">
-            Name, email or player id
-          </label>
-          <input
-            id="recipient-q"
-            name="q"
-            type="search"
-            defaultValue={q}
-            maxLength={200}
-            className="h-8 w-72 rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink"
-          />
-        </div>
-        <button
-          type="submit"
-          className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle"
-        >
-          Search
-        </button>
-      </form>
+      <search aria-label="Recipients" className="mb-4">
+        <form method="get" className="flex items-end gap-2">
+          <div className="flex flex-col gap-1">
+            <label htmlFor="recipient-q" className="text-sm font-medium text-ink">
+              Name, email or player id
+            </label>
+            <input
+              id="recipient-q"
+              name="q"
+              type="search"
+              defaultValue={q}
+              maxLength={200}
+              className="h-8 w-72 rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink"
+            />
+          </div>
+          <button
+            type="submit"
+            className={
+              "h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink " +
+              "hover:bg-subtle"
+            }
+          >
+            Search
+          </button>
+        </form>
+      </search>
       {rows.length === 0 ? (
         <EmptyState title={q ? "No recipient matches" : "No recipients yet"}>
           {q ? "Check the spelling, or search by player id." : "Take a snapshot to see who earned a share."}

@@ -2,25 +2,17 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { Card } from "@/app/_components/ui/card";
 import { PageHeader } from "@/app/_components/ui/page-header";
-import { getDb } from "@/db";
 import { listRefundAttempts } from "@/db/queries/refunds";
-import { requirePageRole } from "@/lib/auth/session";
-import { resolveSelectedGame } from "@/lib/games/games";
 import { classifySearch } from "@/lib/lookup/search";
 import { NoGame } from "../no-game";
+import { loadDeskPage, type SearchParamsProps } from "../page-context";
 import { AttemptsTable } from "./_components/attempts-table";
 import { SearchForm } from "./_components/search-form";
 
 export const metadata: Metadata = { title: "Subscriptions" };
 
-export default async function SubscriptionsPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const user = await requirePageRole("viewer");
-  const db = getDb();
-  const game = await resolveSelectedGame(db, user);
+export default async function SubscriptionsPage({ searchParams }: SearchParamsProps) {
+  const { user, db, game } = await loadDeskPage("viewer");
   const params = await searchParams;
   const q = typeof params.q === "string" ? params.q : undefined;
   const target = q === undefined ? null : classifySearch(q);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SUBSCRIPTION_ID_EXAMPLE } from "@/lib/lookup/search";
+import { subscriptionIdSchema } from "@/lib/lookup/schemas";
 import { decimalStringSchema, usdInputSchema } from "@/lib/money";
 
 /**
@@ -7,10 +7,7 @@ import { decimalStringSchema, usdInputSchema } from "@/lib/money";
  * that they can be imported and tested. Every format check aborts before a refinement that reads the value.
  */
 
-export const subscriptionIdSchema = z.string({ message: "is required" }).regex(/^SUB_\d{1,12}_[A-Za-z0-9]{8}$/, {
-  message: `must be a subscription id such as ${SUBSCRIPTION_ID_EXAMPLE}`,
-  abort: true,
-});
+export { subscriptionIdSchema };
 export const periodIdSchema = z.coerce
   .number({ message: "must be a period id" })
   .int()
@@ -21,7 +18,7 @@ export const reasonSchema = z
   .max(500, { message: "must be at most 500 characters" })
   .optional()
   .transform((value) => (value ? value : null));
-export const attemptIdSchema = z.string().uuid({ message: "must be a refund attempt id" });
+export { refundAttemptIdSchema as attemptIdSchema } from "@/lib/refunds/schemas";
 
 /** The review step: full, or partial with an amount (checked as an amount only when partial). */
 export const previewRefundInputSchema = z

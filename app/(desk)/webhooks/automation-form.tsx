@@ -32,7 +32,10 @@ export function AutomationForm({
       <Checkbox
         name="autoRefresh"
         label="Pull a window again when a webhook makes its snapshot stale"
-        hint="A refund or renewal inside a window marks its snapshots stale; with this on, a new version is pulled at once."
+        hint={
+          "A refund or renewal inside a window marks its snapshots stale; with this on, a new version is pulled " +
+          "at once."
+        }
         defaultChecked={checked("autoRefresh")}
         key={`autoRefresh-${String(checked("autoRefresh"))}`}
         disabled={!canEdit}

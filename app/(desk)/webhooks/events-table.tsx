@@ -10,6 +10,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import type { TableState } from "@/lib/table-state";
 import { describeEffect, EVENT_STATUS_LABELS, WEBHOOK_EVENT_STATUSES } from "@/lib/webhooks/describe";
 import { DayRangeFilter } from "./day-range-filter";
+import { Absent } from "@/app/_components/ui/absent";
 
 export type EventRow = {
   id: string;
@@ -29,11 +30,7 @@ const columns: ColumnDef<EventRow>[] = [
     id: "occurred_at",
     header: "Event time",
     cell: ({ row }) =>
-      row.original.occurredAt ? (
-        <DateTime value={row.original.occurredAt} seconds focusable={false} />
-      ) : (
-        <span aria-label="none">—</span>
-      ),
+      row.original.occurredAt ? <DateTime value={row.original.occurredAt} seconds focusable={false} /> : <Absent />,
   },
   {
     id: "event_type",

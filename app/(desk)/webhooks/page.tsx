@@ -71,8 +71,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
       <PageHeader
         title="Webhooks"
         description={
-          `Signed events the service sent for ${game.name}: every genuine event is stored once, ` +
-          "then processed in the background."
+          `Signed events the service sent for ${game.name}: every genuine event is stored once, then ` +
+          `processed in the background.`
         }
       />
 

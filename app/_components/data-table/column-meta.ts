@@ -13,5 +13,3 @@ declare module "@tanstack/react-table" {
     cellClassName?: string;
   }
 }
-
-export {};

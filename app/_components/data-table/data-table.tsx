@@ -16,6 +16,7 @@ import { formatCount } from "@/lib/format";
 import { DEFAULT_PAGE_SIZES, isNarrowed, type TableState } from "@/lib/table-state";
 import { cn } from "../cn";
 import { Button } from "../ui/button";
+import { ScrollRegion } from "../ui/scroll-region";
 import { ariaSortOf, ColumnHeader } from "./column-header";
 import { TableEmptyState } from "./empty-state";
 import { Pagination } from "./pagination";
@@ -39,6 +40,7 @@ export type DataTableProps<TData> = {
   /** Accessible name of the table (visually hidden caption), e.g. "Recipient payouts, March 2026". */
   caption: string;
   // Columns hold values of different types; TanStack's own examples type the list this way.
+  // biome-ignore lint/suspicious/noExplicitAny: a column list mixes value types; ColumnDef is invariant in TValue.
   columns: ColumnDef<TData, any>[];
   /** The rows of the current page, as the server queried them. */
   data: TData[];
@@ -119,6 +121,7 @@ export function DataTable<TData>({
     setRowSelection({});
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: as for `columns` above.
   const allColumns: ColumnDef<TData, any>[] = selection
     ? [
         {
@@ -215,11 +218,9 @@ export function DataTable<TData>({
         ) : null}
 
         {/* Focusable so that a table wider than the screen can be scrolled sideways by keyboard. */}
-        <div
+        <ScrollRegion
+          label={`${caption} (scrolls sideways)`}
           className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent"
-          tabIndex={0}
-          role="region"
-          aria-label={`${caption} (scrolls sideways)`}
         >
           <table
             aria-busy={url.isPending || undefined}
@@ -311,7 +312,7 @@ export function DataTable<TData>({
               )}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
 
         <div className="border-t border-line">
           <Pagination page={state.page} pageSize={state.pageSize} total={total} pageSizes={pageSizes} />

@@ -1,7 +1,6 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
-import { cn } from "../cn";
 import { useTableUrl } from "./use-table-url";
 
 export type SearchBoxProps = {
@@ -51,34 +50,37 @@ export function SearchBox({ label = "Search", placeholder, debounceMs = 300, cla
   }
 
   return (
-    <form
-      role="search"
-      aria-label={label}
-      className={cn("flex flex-col gap-1", className)}
-      onSubmit={(event) => {
-        event.preventDefault();
-        write(value);
-      }}
-    >
-      <label htmlFor={inputId} className="text-xs font-medium text-ink-muted">
-        {label}
-      </label>
-      <input
-        id={inputId}
-        type="search"
-        name="q"
-        value={value}
-        placeholder={placeholder}
-        autoComplete="off"
-        maxLength={200}
-        onChange={(event) => {
-          const next = event.target.value;
-          setValue(next);
-          if (timer.current) clearTimeout(timer.current);
-          timer.current = setTimeout(() => write(next), debounceMs);
+    <search aria-label={label} className={className}>
+      <form
+        className="flex flex-col gap-1"
+        onSubmit={(event) => {
+          event.preventDefault();
+          write(value);
         }}
-        className="h-8 w-64 max-w-full rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink placeholder:text-ink-muted"
-      />
-    </form>
+      >
+        <label htmlFor={inputId} className="text-xs font-medium text-ink-muted">
+          {label}
+        </label>
+        <input
+          id={inputId}
+          type="search"
+          name="q"
+          value={value}
+          placeholder={placeholder}
+          autoComplete="off"
+          maxLength={200}
+          onChange={(event) => {
+            const next = event.target.value;
+            setValue(next);
+            if (timer.current) clearTimeout(timer.current);
+            timer.current = setTimeout(() => write(next), debounceMs);
+          }}
+          className={
+            "h-8 w-64 max-w-full rounded-md border border-line-strong bg-surface px-2.5 text-sm text-ink " +
+            "placeholder:text-ink-muted"
+          }
+        />
+      </form>
+    </search>
   );
 }

@@ -10,24 +10,23 @@ import { type ServerAction, withFields } from "./with-fields";
 export function OverrideFlagButton({
   action,
   batchId,
-  flag,
-  cause,
-  label,
+  flag: { flag, cause, label },
   recipientPlayerId,
 }: {
   action: ServerAction;
   batchId: string;
-  flag: string;
-  /** The cause of the flag instance shown: a flag whose cause changed since is refused. */
-  cause: string;
-  label: string;
+  /** The flag instance shown; `cause` is its cause: a flag whose cause changed since is refused. */
+  flag: { flag: string; cause: string; label: string };
   recipientPlayerId?: number;
 }) {
   return (
     <ConfirmDialog
       trigger={<Button size="sm">Override…</Button>}
       title={`Override “${label}”`}
-      description="This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason is kept with the batch and in the audit log."
+      description={
+        "This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason " +
+        "is kept with the batch and in the audit log."
+      }
       confirmLabel="Override flag"
       size="md"
       action={withFields(action, {

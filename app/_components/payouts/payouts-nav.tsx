@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { cn } from "@/app/_components/cn";
+import { PageHeader } from "@/app/_components/ui/page-header";
 
 const TABS = [
   { href: "/payouts", label: "Windows" },
@@ -28,5 +29,25 @@ export function PayoutsNav({ current }: { current: (typeof TABS)[number]["href"]
         ))}
       </ul>
     </nav>
+  );
+}
+
+/** The head of a page of the payout area: its title and description, then the area's tabs. */
+export function PayoutsHeader({
+  title,
+  description,
+  current,
+  actions,
+}: {
+  title: string;
+  description: string;
+  current: (typeof TABS)[number]["href"];
+  actions?: React.ReactNode;
+}) {
+  return (
+    <>
+      <PageHeader title={title} description={description} actions={actions} />
+      <PayoutsNav current={current} />
+    </>
   );
 }

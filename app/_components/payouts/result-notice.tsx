@@ -18,7 +18,10 @@ export function ResultNotice({ result, onDismiss }: { result: ConfirmResult | nu
     >
       {message ? (
         <div
-          className={`pointer-events-auto flex max-w-2xl items-start gap-3 rounded-md border px-3 py-2 text-sm shadow-lg ${TONE_SOFT.success}`}
+          className={
+            `pointer-events-auto flex max-w-2xl items-start gap-3 rounded-md border px-3 py-2 text-sm ` +
+            `shadow-lg ${TONE_SOFT.success}`
+          }
         >
           <p className="min-w-0 flex-1">{message}</p>
           <button
@@ -49,7 +52,7 @@ export function NoticeProvider({ children }: { children: ReactNode }) {
 }
 
 /** Reports the result of a confirmed action to the page's message area. */
-export function useNotice(): (result: ConfirmResult | void) => void {
+export function useNotice(): (result: ConfirmResult | undefined) => void {
   const set = use(NoticeContext);
   return (result) => set(result ?? null);
 }

@@ -27,11 +27,19 @@ export function AppShell({ user, games, selectedGameId, children, switchGameActi
     <div className="min-h-screen md:flex">
       <a
         href="#main-content"
-        className="sr-only z-50 rounded-md bg-accent px-3 py-2 font-medium text-ink-inverse focus:not-sr-only focus:fixed focus:top-2 focus:left-2"
+        className={
+          "sr-only z-50 rounded-md bg-accent px-3 py-2 font-medium text-ink-inverse focus:not-sr-only " +
+          "focus:fixed focus:top-2 focus:left-2"
+        }
       >
         Skip to content
       </a>
-      <aside className="flex flex-col gap-4 border-b border-line bg-surface px-3 py-3 md:sticky md:top-0 md:h-screen md:w-60 md:shrink-0 md:overflow-y-auto md:border-r md:border-b-0">
+      <aside
+        className={
+          "flex flex-col gap-4 border-b border-line bg-surface px-3 py-3 md:sticky md:top-0 md:h-screen " +
+          "md:w-60 md:shrink-0 md:overflow-y-auto md:border-r md:border-b-0"
+        }
+      >
         <p className="px-1 text-base font-semibold tracking-tight text-ink">Payout Desk</p>
         <div className="px-1">
           <GameSwitcher games={games} selectedGameId={selectedGameId} action={switchGameAction} />

@@ -4,9 +4,16 @@ export function SandboxBanner({ gameName }: { gameName: string }) {
     <div
       role="note"
       aria-label="Sandbox game"
-      className="mb-5 flex flex-wrap items-center gap-x-3 gap-y-1 rounded-md border-2 border-warning bg-warning-strong px-4 py-2.5 text-warning-ink"
+      className={
+        "mb-5 flex flex-wrap items-center gap-x-3 gap-y-1 rounded-md border-2 border-warning " +
+        "bg-warning-strong px-4 py-2.5 text-warning-ink"
+      }
     >
-      <span className="rounded bg-warning-ink px-1.5 py-px text-xs font-bold tracking-wide text-warning-strong uppercase">
+      <span
+        className={
+          "rounded bg-warning-ink px-1.5 py-px text-xs font-bold tracking-wide text-warning-strong " + "uppercase"
+        }
+      >
         Sandbox
       </span>
       <p className="font-semibold">Sandbox game: figures are test data</p>

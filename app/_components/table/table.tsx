@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { cn } from "@/app/_components/cn";
+import { ScrollRegion } from "@/app/_components/ui/scroll-region";
 
 type TableProps = {
   /** Read by screen readers as the table's name; also names its scroll region. */
@@ -30,12 +31,7 @@ export function SimpleTable({
   return (
     <div className={cn(frame === "card" ? "rounded-lg border border-line bg-surface" : undefined, className)}>
       {/* Focusable, so a keyboard can scroll a table wider than the screen; named after its table. */}
-      <div
-        className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent"
-        tabIndex={0}
-        role="region"
-        aria-label={caption}
-      >
+      <ScrollRegion label={caption} className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent">
         <table
           className={cn(
             "w-full border-collapse text-sm",
@@ -49,7 +45,7 @@ export function SimpleTable({
           </thead>
           <tbody>{children}</tbody>
         </table>
-      </div>
+      </ScrollRegion>
       {footer ? <div className="border-t border-line">{footer}</div> : null}
     </div>
   );

@@ -4,7 +4,9 @@ import { TONE_SOFT, type Tone } from "./tone";
 
 export type BadgeProps = { tone?: Tone; children: ReactNode; className?: string; title?: string };
 
-/** A short status label ("Paid", "Held", "Unresolved recipient"). The text carries the meaning, colour only adds to it. */
+/**
+ * A short status label ("Paid", "Held", "Unresolved recipient"). The text carries the meaning, colour only adds to it.
+ */
 export function Badge({ tone = "neutral", children, className, title }: BadgeProps) {
   return (
     <span

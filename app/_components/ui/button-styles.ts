@@ -5,7 +5,8 @@ export type ButtonSize = "sm" | "md";
 
 const BASE =
   "inline-flex shrink-0 items-center justify-center gap-1.5 rounded-md border font-medium whitespace-nowrap " +
-  "transition-colors select-none disabled:cursor-not-allowed disabled:opacity-60 aria-disabled:cursor-not-allowed aria-disabled:opacity-60";
+  "transition-colors select-none disabled:cursor-not-allowed disabled:opacity-60 aria-disabled:cursor-not-allowed " +
+  "aria-disabled:opacity-60";
 
 const VARIANTS: Record<ButtonVariant, string> = {
   primary: "border-accent bg-accent text-ink-inverse hover:bg-accent-hover hover:border-accent-hover",

@@ -1,5 +1,6 @@
 import { prettyJsonText } from "@/lib/format";
 import { cn } from "../cn";
+import { ScrollRegion } from "./scroll-region";
 
 export type CodeBlockProps = {
   /** Raw JSON text (shown re-indented, never parsed, so numbers stay exact) or a value to stringify. */
@@ -13,16 +14,13 @@ export type CodeBlockProps = {
 export function CodeBlock({ value, label, className }: CodeBlockProps) {
   const text = typeof value === "string" ? prettyJsonText(value) : (JSON.stringify(value, null, 2) ?? String(value));
   return (
-    <pre
-      tabIndex={0}
-      role="region"
-      aria-label={label}
-      className={cn(
-        "max-h-96 overflow-auto rounded-md border border-line bg-subtle p-3 font-mono text-xs leading-relaxed text-ink",
-        className,
-      )}
+    <ScrollRegion
+      label={label}
+      className={cn("max-h-96 overflow-auto rounded-md border border-line bg-subtle p-3 text-ink", className)}
     >
-      <code>{text}</code>
-    </pre>
+      <pre className="font-mono text-xs leading-relaxed">
+        <code>{text}</code>
+      </pre>
+    </ScrollRegion>
   );
 }

@@ -27,10 +27,10 @@ export type ConfirmDialogProps = {
   cancelLabel?: string;
   tone?: "primary" | "danger";
   /** A server action (or a function calling one). Resolving with { ok: false } keeps the dialog open with the error. */
-  action: (formData: FormData) => Promise<ConfirmResult | void>;
+  action: (formData: FormData) => Promise<ConfirmResult | undefined>;
   /** Sent along with the form, e.g. { batchId }. */
   hiddenFields?: Record<string, string>;
-  onConfirmed?: (result: ConfirmResult | void) => void;
+  onConfirmed?: (result: ConfirmResult | undefined) => void;
   size?: "sm" | "md" | "lg";
 };
 

@@ -42,7 +42,8 @@ export function Dialog({
         <RadixDialog.Overlay className="fixed inset-0 z-40 bg-ink/40" />
         <RadixDialog.Content
           className={cn(
-            "fixed top-1/2 left-1/2 z-50 flex max-h-[85vh] w-[calc(100vw-2rem)] -translate-x-1/2 -translate-y-1/2 flex-col",
+            "fixed top-1/2 left-1/2 z-50 flex max-h-[85vh] w-[calc(100vw-2rem)] -translate-x-1/2 -translate-y-1/2 " +
+              "flex-col",
             "rounded-lg border border-line bg-surface shadow-xl",
             WIDTHS[size],
           )}
@@ -56,7 +57,10 @@ export function Dialog({
             </div>
             <RadixDialog.Close
               aria-label="Close"
-              className="-mr-1 inline-flex size-7 shrink-0 items-center justify-center rounded-md text-ink-muted hover:bg-subtle hover:text-ink"
+              className={
+                "-mr-1 inline-flex size-7 shrink-0 items-center justify-center rounded-md text-ink-muted " +
+                "hover:bg-subtle hover:text-ink"
+              }
             >
               <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4">
                 <path d="M4 4l8 8M12 4l-8 8" stroke="currentColor" strokeWidth="1.5" fill="none" />

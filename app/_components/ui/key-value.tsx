@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { cn } from "../cn";
+import { Absent } from "./absent";
 
 export type KeyValueItem = { label: ReactNode; value: ReactNode; key?: string };
 
@@ -21,11 +22,7 @@ export function KeyValueList({ items, columns = 1, className }: KeyValueListProp
         >
           <dt className="text-ink-muted">{item.label}</dt>
           <dd className="min-w-0 break-words text-ink">
-            {item.value === null || item.value === undefined || item.value === "" ? (
-              <span aria-label="none">—</span>
-            ) : (
-              item.value
-            )}
+            {item.value === null || item.value === undefined || item.value === "" ? <Absent /> : item.value}
           </dd>
         </div>
       ))}

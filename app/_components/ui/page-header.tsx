@@ -23,8 +23,8 @@ export function PageHeader({ title, description, actions, breadcrumbs, meta, cla
       {breadcrumbs && breadcrumbs.length > 0 ? (
         <nav aria-label="Breadcrumb">
           <ol className="flex flex-wrap items-center gap-1 text-xs text-ink-muted">
-            {breadcrumbs.map((crumb, index) => (
-              <li key={`${crumb.label}-${index}`} className="flex items-center gap-1">
+            {breadcrumbs.map((crumb) => (
+              <li key={crumb.href ?? `label:${crumb.label}`} className="flex items-center gap-1">
                 {crumb.href ? (
                   <Link href={crumb.href} className="hover:text-ink hover:underline">
                     {crumb.label}

@@ -46,7 +46,11 @@ export function BatchPanel(props: BatchPanelProps) {
         onConfirmed={done}
         trigger={<Button variant="primary">Prepare payout batch</Button>}
         title="Prepare the payout batch"
-        description={`One statement per recipient from snapshot version ${props.snapshotVersion}, taking in balances carried from earlier statements. Payables under ${formatUsdText(props.minPayoutUsd)} roll to the next statement.`}
+        description={
+          `One statement per recipient from snapshot version ${props.snapshotVersion}, taking in balances ` +
+          `carried from earlier statements. Payables under ${formatUsdText(props.minPayoutUsd)} roll to the next ` +
+          `statement.`
+        }
         confirmLabel="Prepare"
         pendingLabel="Preparing…"
         action={withFields(actions.prepare, { window: props.windowKey, snapshotId: props.snapshotId })}
@@ -66,7 +70,10 @@ export function BatchPanel(props: BatchPanelProps) {
             onConfirmed={done}
             trigger={<Button variant="primary">Approve all unflagged</Button>}
             title="Approve every draft statement without an open flag?"
-            description={`${counts.draft.toLocaleString("en-US")} statements are in draft. Flagged ones stay in draft and are listed.`}
+            description={
+              `${counts.draft.toLocaleString("en-US")} statements are in draft. Flagged ones stay in ` +
+              `draft and are listed.`
+            }
             confirmLabel="Approve"
             pendingLabel="Approving…"
             action={withFields(actions.approveUnflagged, id)}
@@ -102,7 +109,10 @@ export function BatchPanel(props: BatchPanelProps) {
             onConfirmed={done}
             trigger={<Button variant="primary">Mark approved paid…</Button>}
             title={`Record payment of ${counts.approved.toLocaleString("en-US")} approved statements`}
-            description={`${formatUsdText(props.counts.payableApprovedUsd)} in total; each statement is paid exactly its payable. Held statements are not touched.`}
+            description={
+              `${formatUsdText(props.counts.payableApprovedUsd)} in total; each statement is paid exactly ` +
+              `its payable. Held statements are not touched.`
+            }
             confirmLabel="Record payment"
             pendingLabel="Recording…"
             size="md"

@@ -1,22 +1,14 @@
 "use client";
 
-import { Field } from "@/app/_components/forms/field";
-import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
-import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import type { ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { OfferedAction, StatementAction } from "@/lib/payouts/offered-actions";
-import { PaymentFields } from "@/app/_components/payouts/payment-fields";
+import { StatementActionDialog, type StatementDialogText } from "@/app/_components/payouts/statement-action-dialog";
 
 type ServerAction = (form: FormData) => Promise<ConfirmResult>;
 
-export type BulkActions = {
-  approve: ServerAction;
-  unapprove: ServerAction;
-  hold: ServerAction;
-  release: ServerAction;
-  carryForward: ServerAction;
-  markPaid: ServerAction;
-};
+/** The server action of each statement action, applied to the selected statements. */
+export type BulkActions = Record<StatementAction, ServerAction>;
 
 function withIds(action: ServerAction, batchId: string, ids: string[]): (form: FormData) => Promise<ConfirmResult> {
   return (form) => {
@@ -25,12 +17,6 @@ function withIds(action: ServerAction, batchId: string, ids: string[]): (form: F
     return action(form);
   };
 }
-
-const REASON_FIELD_HINTS: Partial<Record<StatementAction, string>> = {
-  hold: "At least 5 characters; shown on the statement and kept in the audit log.",
-  release: "Why the hold no longer applies.",
-  carry_forward: "Why this balance is paid with the recipient's next statement instead.",
-};
 
 export function BulkBar({
   ids,
@@ -47,15 +33,10 @@ export function BulkBar({
   actions: BulkActions;
   methods: { value: string; label: string }[];
   today: string;
-  onResult: (result: ConfirmResult | void) => void;
+  onResult: (result: ConfirmResult | undefined) => void;
 }) {
   const n = ids.length;
   const noun = `${n.toLocaleString("en-US")} statement${n === 1 ? "" : "s"}`;
-  const reasonField = (action: StatementAction) => (
-    <Field label="Reason" hint={REASON_FIELD_HINTS[action]} required>
-      {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-    </Field>
-  );
   const blocked = offers.filter((o) => o.verdict.kind === "blocked");
   const button = (o: OfferedAction) => {
     const run = (action: ServerAction) => withIds(action, batch.id, ids);
@@ -66,108 +47,18 @@ export function BulkBar({
         </Button>
       );
     }
-    switch (o.action) {
-      case "approve":
-        return (
-          <ConfirmDialog
-            key={o.action}
-            onConfirmed={onResult}
-            trigger={
-              <Button size="sm" variant="primary">
-                {BULK_LABELS.approve}
-              </Button>
-            }
-            title={`Approve ${noun}?`}
-            description="Statements with an open flag are skipped and listed; override the flag with a reason first."
-            confirmLabel="Approve"
-            pendingLabel="Approving…"
-            action={run(actions.approve)}
-          />
-        );
-      case "unapprove":
-        return (
-          <ConfirmDialog
-            key={o.action}
-            onConfirmed={onResult}
-            trigger={<Button size="sm">{BULK_LABELS.unapprove}</Button>}
-            title={`Return ${noun} to draft?`}
-            confirmLabel="Return to draft"
-            action={run(actions.unapprove)}
-          />
-        );
-      case "hold":
-        return (
-          <ConfirmDialog
-            key={o.action}
-            onConfirmed={onResult}
-            trigger={<Button size="sm">{BULK_LABELS.hold}</Button>}
-            title={`Hold ${noun}`}
-            description="Held payouts are not paid and stay owed to the recipient. The reason is kept and shown."
-            confirmLabel="Hold"
-            pendingLabel="Holding…"
-            tone="danger"
-            size="md"
-            action={run(actions.hold)}
-          >
-            {reasonField("hold")}
-          </ConfirmDialog>
-        );
-      case "release":
-        return (
-          <ConfirmDialog
-            key={o.action}
-            onConfirmed={onResult}
-            trigger={<Button size="sm">{BULK_LABELS.release}</Button>}
-            title={`Release ${noun}`}
-            description={
-              batch.status === "draft"
-                ? "Held statements go back to draft."
-                : "Held statements without an open flag go back to approved (or carried when nothing is payable), ready to be paid; flagged ones are skipped and listed."
-            }
-            confirmLabel="Release"
-            size="md"
-            action={run(actions.release)}
-          >
-            {reasonField("release")}
-          </ConfirmDialog>
-        );
-      case "carry_forward":
-        return (
-          <ConfirmDialog
-            key={o.action}
-            onConfirmed={onResult}
-            trigger={<Button size="sm">{BULK_LABELS.carry_forward}</Button>}
-            title={`Carry ${noun} forward`}
-            description="Each held statement closes unpaid and its whole balance moves to the recipient's next statement, which pays it once that batch is approved. Other statements are skipped."
-            confirmLabel="Carry forward"
-            pendingLabel="Carrying…"
-            size="md"
-            action={run(actions.carryForward)}
-          >
-            {reasonField("carry_forward")}
-          </ConfirmDialog>
-        );
-      case "mark_paid":
-        return (
-          <ConfirmDialog
-            key={o.action}
-            onConfirmed={onResult}
-            trigger={
-              <Button size="sm" variant="primary">
-                {BULK_LABELS.mark_paid}
-              </Button>
-            }
-            title={`Record payment of ${noun}`}
-            description="Only approved statements are marked; each is paid exactly its payable amount."
-            confirmLabel="Record payment"
-            pendingLabel="Recording…"
-            size="md"
-            action={run(actions.markPaid)}
-          >
-            <PaymentFields methods={methods} today={today} />
-          </ConfirmDialog>
-        );
-    }
+    return (
+      <StatementActionDialog
+        key={o.action}
+        action={o.action}
+        text={bulkText(o.action, noun, batch.status)}
+        run={run(actions[o.action])}
+        onConfirmed={onResult}
+        size="sm"
+        methods={methods}
+        today={today}
+      />
+    );
   };
   return (
     <div className="flex flex-col gap-1">
@@ -191,3 +82,62 @@ const BULK_LABELS: Record<StatementAction, string> = {
   carry_forward: "Carry forward…",
   mark_paid: "Mark selected paid…",
 };
+
+/** What each bulk action's dialog says about the selection (`noun`: "3 statements"). */
+function bulkText(action: StatementAction, noun: string, batchStatus: string): StatementDialogText {
+  const label = BULK_LABELS[action];
+  switch (action) {
+    case "approve":
+      return {
+        label,
+        variant: "primary",
+        title: `Approve ${noun}?`,
+        description: "Statements with an open flag are skipped and listed; override the flag with a reason first.",
+        confirmLabel: "Approve",
+        pendingLabel: "Approving…",
+      };
+    case "unapprove":
+      return { label, title: `Return ${noun} to draft?`, confirmLabel: "Return to draft" };
+    case "hold":
+      return {
+        label,
+        title: `Hold ${noun}`,
+        description: "Held payouts are not paid and stay owed to the recipient. The reason is kept and shown.",
+        confirmLabel: "Hold",
+        pendingLabel: "Holding…",
+        reasonHint: "At least 5 characters; shown on the statement and kept in the audit log.",
+      };
+    case "release":
+      return {
+        label,
+        title: `Release ${noun}`,
+        description:
+          batchStatus === "draft"
+            ? "Held statements go back to draft."
+            : "Held statements without an open flag go back to approved (or carried when nothing is payable), " +
+              "ready to be paid; flagged ones are skipped and listed.",
+        confirmLabel: "Release",
+        reasonHint: "Why the hold no longer applies.",
+      };
+    case "carry_forward":
+      return {
+        label,
+        title: `Carry ${noun} forward`,
+        description:
+          "Each held statement closes unpaid and its whole balance moves to the recipient's next statement, which " +
+          "pays it once that batch is approved. Other statements are skipped.",
+        confirmLabel: "Carry forward",
+        pendingLabel: "Carrying…",
+        reasonHint: "Why this balance is paid with the recipient's next statement instead.",
+      };
+    case "mark_paid":
+      return {
+        label,
+        variant: "primary",
+        title: `Record payment of ${noun}`,
+        description: "Only approved statements are marked; each is paid exactly its payable amount.",
+        confirmLabel: "Record payment",
+        pendingLabel: "Recording…",
+      };
+  }
+}

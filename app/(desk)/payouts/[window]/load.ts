@@ -62,7 +62,10 @@ export async function loadWindowReview(
   return { batch, snapshot, windowFlags, disputes, overrides, settings };
 }
 
-/** What this person may do with the batch, from lib/payouts/offered-actions.ts (the domain refuses by the same function). */
+/**
+ * What this person may do with the batch, from lib/payouts/offered-actions.ts (the domain refuses by the same
+ * function).
+ */
 export function batchContextOf(
   user: CurrentUser,
   batch: PayoutBatchSummary | null,

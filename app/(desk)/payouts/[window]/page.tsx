@@ -1,39 +1,22 @@
 import type { Metadata } from "next";
 import { Badge } from "@/app/_components/ui/badge";
-import { Banner } from "@/app/_components/ui/banner";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
-import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
 import { hasRole } from "@/lib/auth/roles";
 import { formatCount } from "@/lib/format";
 import { exportAvailability } from "@/lib/exports/availability";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
-import { FLAG_INFO, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
 import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
-import {
-  approveAllUnflaggedAction,
-  approveBatchAction,
-  approveStatementsAction,
-  carryForwardStatementsAction,
-  discardBatchAction,
-  holdStatementsAction,
-  markPaidAction,
-  overrideFlagAction,
-  prepareBatchAction,
-  releaseStatementsAction,
-  unapproveStatementsAction,
-} from "../batch-actions";
 import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
-import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { BatchPanel } from "./batch-panel";
 import { StatementMailPanel } from "./statement-mail-panel";
 import { revokeStatementLinksAction, sendBatchStatementsAction } from "../statement-mail-actions";
@@ -41,8 +24,10 @@ import { ExportLinks } from "./export-links";
 import { batchContextOf, loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { BATCH_ACTIONS, STATEMENT_ACTIONS } from "./action-sets";
 import { Panel } from "./panel";
+import { WindowFlags } from "./window-flags";
+import { WindowTotals } from "./window-totals";
 import { payoutTable } from "./table-state";
 
 type Props = {
@@ -103,7 +88,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
   for (const o of overrides) {
     // Flags stored on statements have the batch's snapshot as their cause.
     if (o.recipientPlayerId === null || o.cause !== `snapshot:${snapshot.id}`) continue;
-    (overriddenByRecipient[o.recipientPlayerId] ??= []).push(o.flag);
+    addFlag(overriddenByRecipient, o.recipientPlayerId, o.flag);
   }
   // A recipient's disputes show beside the flags stored on the statement; "(overridden)" once every one is.
   const disputeFlags = disputeFlagsOf(disputes);
@@ -112,7 +97,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
     if (mine.length === 0) continue;
     row.recipientFlags = [...row.recipientFlags, "disputed_renewal"];
     if (mine.every((f) => overrideOf(f, overrides)))
-      (overriddenByRecipient[row.recipientPlayerId] ??= []).push("disputed_renewal");
+      addFlag(overriddenByRecipient, row.recipientPlayerId, "disputed_renewal");
   }
   // Flags raised by the recipients' payout profiles (lib/profiles/flags.ts) show the same way.
   for (const f of batch ? await profileFlagsOf(db, { gameId: game.id, batchId: batch.id }) : []) {
@@ -126,7 +111,6 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const batchBadge = batch ? BATCH_BADGE[batch.status] : null;
-  const reasons = Object.entries(t.unattributedReasons);
   const batchCounts = {
     draft: counts?.byState.draft.count ?? 0,
     approved: counts?.byState.approved.count ?? 0,
@@ -172,7 +156,10 @@ export default async function WindowPage({ params, searchParams }: Props) {
 
       <section
         aria-labelledby="batch-heading"
-        className="mb-4 flex flex-col gap-3 rounded-lg border border-line bg-surface px-4 py-3 lg:flex-row lg:items-start lg:justify-between"
+        className={
+          "mb-4 flex flex-col gap-3 rounded-lg border border-line bg-surface px-4 py-3 lg:flex-row " +
+          "lg:items-start lg:justify-between"
+        }
       >
         <div className="min-w-0 lg:flex-1">
           <h2 id="batch-heading" className="text-sm font-semibold text-ink">
@@ -181,9 +168,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
           {batch && counts ? (
             <p className="mt-0.5 text-ink-muted">
               <Money value={counts.payableUsd} currency="USD" className="font-semibold text-ink" /> payable:{" "}
-              {formatCount(counts.byState.draft.count)} draft, {formatCount(counts.byState.approved.count)} approved,{" "}
-              {formatCount(counts.byState.held.count)} held, {formatCount(counts.byState.paid.count)} paid,{" "}
-              {formatCount(counts.byState.carried.count)} carried forward. Prepared by {batch.preparedByEmail}
+              {stateCounts(counts.byState)}. Prepared by {batch.preparedByEmail}
               {batch.approvedByEmail ? `, approved by ${batch.approvedByEmail}` : ""}.
             </p>
           ) : (
@@ -212,13 +197,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
             offers={batchOffers}
             twoPersonRule={context?.twoPersonRule ?? settings.twoPersonRule}
             minPayoutUsd={settings.minPayoutUsd}
-            actions={{
-              prepare: prepareBatchAction,
-              approveUnflagged: approveAllUnflaggedAction,
-              approveBatch: approveBatchAction,
-              markPaid: markPaidAction,
-              discard: discardBatchAction,
-            }}
+            actions={BATCH_ACTIONS}
             methods={methods}
             today={today}
           />
@@ -232,61 +211,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
         ) : null}
       </section>
 
-      {windowFlags.length > 0 ? (
-        <section aria-labelledby="window-flags-heading" className="mb-4">
-          <Banner
-            tone={openWindowFlags.length > 0 ? "danger" : "neutral"}
-            title={
-              <span id="window-flags-heading">
-                {openWindowFlags.length > 0
-                  ? `${formatCount(openWindowFlags.length)} flag${openWindowFlags.length === 1 ? " on this window blocks" : "s on this window block"} approval`
-                  : "Flags on this window (all overridden)"}
-              </span>
-            }
-          >
-            <ul className="mt-1 flex flex-col gap-1.5">
-              {windowFlags.map((flag) => {
-                const override = overrideOf(flag, overrides);
-                return (
-                  <li
-                    key={`${flag.flag}:${flag.cause}`}
-                    className="flex flex-wrap items-start justify-between gap-x-4 gap-y-1"
-                  >
-                    <div className="min-w-0 flex-1">
-                      <span className="font-medium">
-                        {flag.label}
-                        {override ? " (overridden)" : ""}
-                      </span>
-                      : {FLAG_INFO[flag.flag].meaning} <span className="text-xs">({flag.detail})</span>
-                      {override ? (
-                        <span className="block text-xs">
-                          Overridden by {override.actorEmail} on <DateTime value={override.at.toISOString()} />: “
-                          {override.reason}”
-                        </span>
-                      ) : batch && overrides.some((o) => o.recipientPlayerId === null && o.flag === flag.flag) ? (
-                        <span className="block text-xs">
-                          An earlier cause of this flag was overridden; this one is new and blocks again.
-                        </span>
-                      ) : !batch ? (
-                        <span className="block text-xs">Prepare the batch to review and override flags.</span>
-                      ) : null}
-                    </div>
-                    {canOverride && batch && !override ? (
-                      <OverrideFlagButton
-                        action={overrideFlagAction}
-                        batchId={batch.id}
-                        flag={flag.flag}
-                        cause={flag.cause}
-                        label={flag.label}
-                      />
-                    ) : null}
-                  </li>
-                );
-              })}
-            </ul>
-          </Banner>
-        </section>
-      ) : null}
+      <WindowFlags
+        windowFlags={windowFlags}
+        openCount={openWindowFlags.length}
+        overrides={overrides}
+        batch={batch}
+        canOverride={canOverride}
+      />
 
       <section aria-labelledby="recipients-heading" className="mb-6">
         <h2 id="recipients-heading" className="mb-2 text-sm font-semibold text-ink">
@@ -304,122 +235,14 @@ export default async function WindowPage({ params, searchParams }: Props) {
           canAct={canAct}
           context={context}
           openWindowFlags={openWindowFlags.length}
-          actions={
-            canAct
-              ? {
-                  approve: approveStatementsAction,
-                  unapprove: unapproveStatementsAction,
-                  hold: holdStatementsAction,
-                  release: releaseStatementsAction,
-                  carryForward: carryForwardStatementsAction,
-                  markPaid: markPaidAction,
-                }
-              : null
-          }
+          actions={canAct ? STATEMENT_ACTIONS : null}
           methods={methods}
           today={today}
         />
       </section>
 
       <div className="grid items-start gap-4 lg:grid-cols-2">
-        <Panel
-          id="totals"
-          className="lg:col-span-2"
-          title="Totals of the window"
-          summary={
-            <>
-              Net attributed <Money value={t.netAttributedUsd} currency="USD" />, {formatCount(t.recipientCount)}{" "}
-              recipients
-            </>
-          }
-        >
-          <StatGroup label="Totals of the window">
-            <Stat
-              label="Net attributed (to pay)"
-              value={<Money value={t.netAttributedUsd} currency="USD" />}
-              hint={`${formatCount(t.recipientCount)} recipients`}
-            />
-            <Stat
-              label="Gross attributed"
-              value={<Money value={t.grossAttributedUsd} currency="USD" />}
-              hint={`${formatCount(t.renewalsWithAttribution)} renewals with attribution`}
-            />
-            <Stat
-              label="Reversed attributed"
-              value={<Money value={t.reversedAttributedUsd} currency="USD" />}
-              hint={`${formatCount(t.refundEventsInWindow)} refunds, ${formatCount(t.reversalsWithoutReceipts)} without per-refund detail`}
-            />
-            <Stat
-              label="Settled gross"
-              value={<Money value={t.settledGrossUsd} currency="USD" />}
-              hint={`${formatCount(t.renewalsSettled)} renewals settled`}
-            />
-            <Stat
-              label="Service fee"
-              value={<Money value={t.invoFeeUsd} currency="USD" />}
-              hint="Never reversed by a refund"
-            />
-            <Stat
-              label="Partner revenue"
-              value={<Money value={t.partnerRevenueUsd} currency="USD" />}
-              hint={
-                <>
-                  settled <Money value={t.partnerRevenueSettledUsd} /> − reversed{" "}
-                  <Money value={t.partnerRevenueReversedUsd} />
-                </>
-              }
-            />
-            <Stat
-              label="Settled then fully refunded"
-              value={formatCount(t.renewalsSettledThenFullyReversed)}
-              hint="Pay nothing on these"
-            />
-          </StatGroup>
-        </Panel>
-
-        <Panel
-          id="unattributed"
-          className="lg:col-span-2"
-          title="Renewals without attribution"
-          summary={`${formatCount(t.renewalsWithoutAttribution)} renewals earned nobody a share`}
-          open={reasons.some(([reason, count]) => count > 0 && UNATTRIBUTED_REASON_INFO[reason]?.blocks)}
-        >
-          <SimpleTable
-            caption="Unattributed renewals by reason"
-            frame="none"
-            head={
-              <>
-                <Th>Reason</Th>
-                <Th align="right">Renewals</Th>
-                <Th>What it means for payment</Th>
-              </>
-            }
-          >
-            {reasons.map(([reason, count]) => {
-              const info = UNATTRIBUTED_REASON_INFO[reason];
-              return (
-                <Tr key={reason}>
-                  <RowTh>
-                    {info?.label ?? reason}
-                    <span
-                      className="block font-mono text-xs text-ink-muted"
-                      title="The reason as the service reports it"
-                    >
-                      {reason}
-                    </span>
-                  </RowTh>
-                  <Td align="right" className="tabular-nums">
-                    {formatCount(count)}
-                  </Td>
-                  <Td className={count > 0 && info?.blocks ? "font-medium text-danger-ink" : "text-ink-muted"}>
-                    {info?.meaning ??
-                      "A reason Payout Desk does not know yet: ask the service what it means before paying."}
-                  </Td>
-                </Tr>
-              );
-            })}
-          </SimpleTable>
-        </Panel>
+        <WindowTotals totals={t} />
 
         <Panel
           id="batch-details"
@@ -489,4 +312,22 @@ export default async function WindowPage({ params, searchParams }: Props) {
       </div>
     </NoticeProvider>
   );
+}
+
+function addFlag(byRecipient: Record<string, string[]>, recipientPlayerId: number, flag: string): void {
+  const flags = byRecipient[recipientPlayerId] ?? [];
+  flags.push(flag);
+  byRecipient[recipientPlayerId] = flags;
+}
+
+/** "3 draft, 2 approved, 0 held, 0 paid, 1 carried forward": the batch's statements by state. */
+function stateCounts(byState: Record<"draft" | "approved" | "held" | "paid" | "carried", { count: number }>): string {
+  const named = [
+    ["draft", byState.draft],
+    ["approved", byState.approved],
+    ["held", byState.held],
+    ["paid", byState.paid],
+    ["carried forward", byState.carried],
+  ] as const;
+  return named.map(([label, state]) => `${formatCount(state.count)} ${label}`).join(", ");
 }

@@ -22,7 +22,12 @@ export function Panel({
   return (
     <section aria-labelledby={`${id}-heading`} className={className}>
       <details open={open} className="group rounded-lg border border-line bg-surface">
-        <summary className="flex cursor-pointer list-none flex-wrap items-baseline gap-x-3 gap-y-0.5 px-4 py-3 [&::-webkit-details-marker]:hidden">
+        <summary
+          className={
+            "flex cursor-pointer list-none flex-wrap items-baseline gap-x-3 gap-y-0.5 px-4 py-3 " +
+            "[&::-webkit-details-marker]:hidden"
+          }
+        >
           <span aria-hidden="true" className="text-xs text-ink-muted transition-transform group-open:rotate-90">
             ▶
           </span>

@@ -5,7 +5,6 @@ import { DataTable } from "@/app/_components/data-table/data-table";
 import { TableEmptyState } from "@/app/_components/data-table/empty-state";
 import { FilterSelect } from "@/app/_components/data-table/filter-select";
 import { Badge } from "@/app/_components/ui/badge";
-import { Money } from "@/app/_components/ui/money";
 import { TextLink } from "@/app/_components/ui/text-link";
 import type { PayoutTableRow } from "@/db/queries/payouts";
 import { type BatchContext, offersForSelection, type StatementFacts } from "@/lib/payouts/offered-actions";
@@ -13,6 +12,7 @@ import type { TableState } from "@/lib/table-state";
 import { type BulkActions, BulkBar } from "./bulk-bar";
 import { FlagBadges, STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { useNotice } from "@/app/_components/payouts/result-notice";
+import { moneyColumn } from "@/app/_components/table/columns";
 
 export type RecipientTableProps = {
   rows: PayoutTableRow[];
@@ -79,56 +79,38 @@ function columns(
       meta: { align: "right", label: "Subscriptions" },
       cell: ({ row }) => <span className="tabular-nums">{row.original.subscriptionCount.toLocaleString("en-US")}</span>,
     },
-    {
+    moneyColumn<PayoutTableRow>({
       id: "gross",
-      accessorFn: (r) => r.grossAttributedUsd,
       header: "Gross",
-      sortDescFirst: true,
-      meta: { align: "right", label: "Gross attributed" },
-      cell: ({ row }) => <Money value={row.original.grossAttributedUsd} />,
-    },
-    {
+      label: "Gross attributed",
+      value: (r) => r.grossAttributedUsd,
+    }),
+    moneyColumn<PayoutTableRow>({
       id: "reversed",
-      accessorFn: (r) => r.reversedAttributedUsd,
       header: "Reversed",
-      sortDescFirst: true,
-      meta: { align: "right", label: "Reversed attributed" },
-      cell: ({ row }) => <Money value={row.original.reversedAttributedUsd} />,
-    },
-    {
+      label: "Reversed attributed",
+      value: (r) => r.reversedAttributedUsd,
+    }),
+    moneyColumn<PayoutTableRow>({
       id: "net",
-      accessorFn: (r) => r.netAttributedUsd,
       header: "Net",
-      sortDescFirst: true,
-      meta: { align: "right", label: "Net attributed" },
-      cell: ({ row }) => <Money value={row.original.netAttributedUsd} className="font-medium" />,
-    },
-    {
+      label: "Net attributed",
+      value: (r) => r.netAttributedUsd,
+      className: "font-medium",
+    }),
+    moneyColumn<PayoutTableRow>({
       id: "carried_in",
-      accessorFn: (r) => r.carriedInUsd,
       header: "Carried in",
-      sortDescFirst: true,
-      meta: { align: "right", label: "Carried in" },
-      cell: ({ row }) =>
-        row.original.carriedInUsd === null ? (
-          <span aria-label="not prepared">—</span>
-        ) : (
-          <Money value={row.original.carriedInUsd} />
-        ),
-    },
-    {
+      value: (r) => r.carriedInUsd,
+      missing: "not prepared",
+    }),
+    moneyColumn<PayoutTableRow>({
       id: "payable",
-      accessorFn: (r) => r.payableUsd,
       header: "Payable",
-      sortDescFirst: true,
-      meta: { align: "right", label: "Payable" },
-      cell: ({ row }) =>
-        row.original.payableUsd === null ? (
-          <span aria-label="not prepared">—</span>
-        ) : (
-          <Money value={row.original.payableUsd} className="font-semibold" />
-        ),
-    },
+      value: (r) => r.payableUsd,
+      className: "font-semibold",
+      missing: "not prepared",
+    }),
     {
       id: "flags",
       header: "Flags",

@@ -3,19 +3,18 @@ import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
-import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { getDb } from "@/db";
-import { requirePageRole } from "@/lib/auth/session";
 import { formatAmountText, formatCount } from "@/lib/format";
-import { resolveSelectedGame } from "@/lib/games/games";
 import { formatUsd, sumMoney } from "@/lib/money";
 import { type LiabilityRow, type LiabilityWindow, listLiability, uncountedMonths } from "@/lib/payouts/liability";
 import { formatInstant, monthKeyOf, monthWindow, parseInstant } from "@/lib/time";
 import { NoGame } from "../../no-game";
-import { PayoutsNav } from "@/app/_components/payouts/payouts-nav";
+import { loadDeskPage, type SearchParamsProps } from "../../page-context";
+import { PayoutsHeader } from "@/app/_components/payouts/payouts-nav";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+
+const DESCRIPTION = "What this game owed each recipient at the end of a day (UTC): earned and not yet paid.";
 
 export const metadata: Metadata = { title: "Liability" };
 
@@ -41,14 +40,8 @@ function windowLabel(w: LiabilityWindow): string {
 }
 
 /** "As of the end of day D, what do we owe each recipient", on an accrual basis. */
-export default async function LiabilityPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const user = await requirePageRole("viewer");
-  const db = getDb();
-  const game = await resolveSelectedGame(db, user);
+export default async function LiabilityPage({ searchParams }: SearchParamsProps) {
+  const { user, db, game } = await loadDeskPage("viewer");
   const query = await searchParams;
   const today = formatInstant(Date.now()).slice(0, 10);
   const typed = typeof query.asOf === "string" ? query.asOf : today;
@@ -56,22 +49,8 @@ export default async function LiabilityPage({
   const asOfDay = dayMs === null ? today : typed;
   // As of the end of day D (UTC): everything recorded on D counts, and a window ending at midnight after D has ended.
   const asOf = new Date((parseInstant(asOfDay) ?? Date.now()) + 86_400_000);
-  const header = (
-    <>
-      <PageHeader
-        title="Liability"
-        description="What this game owed each recipient at the end of a day (UTC): earned and not yet paid."
-      />
-      <PayoutsNav current="/payouts/liability" />
-    </>
-  );
-  if (!game)
-    return (
-      <>
-        {header}
-        <NoGame role={user.role} />
-      </>
-    );
+  const header = <PayoutsHeader title="Liability" description={DESCRIPTION} current="/payouts/liability" />;
+  if (!game) return <NoGame role={user.role} header={header} />;
   const { rows, windows } = await listLiability(db, { gameId: game.id, asOf });
   const total = (key: keyof LiabilityRow) => formatUsd(sumMoney(rows.map((r) => r[key] as string)));
   const missing = uncountedMonths(windows, asOf);
@@ -95,7 +74,9 @@ export default async function LiabilityPage({
         </div>
         <button
           type="submit"
-          className="h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink hover:bg-subtle"
+          className={
+            "h-8 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink " + "hover:bg-subtle"
+          }
         >
           Show
         </button>
@@ -150,7 +131,10 @@ export default async function LiabilityPage({
         <Stat
           label="Carried"
           value={<Money value={total("carriedUsd")} currency="USD" />}
-          hint={`${formatAmountText(total("rolledOverUsd"))} under the minimum payout, ${formatAmountText(total("carriedNegativeUsd"))} negative (offsets later payouts)`}
+          hint={
+            `${formatAmountText(total("rolledOverUsd"))} under the minimum payout, ` +
+            `${formatAmountText(total("carriedNegativeUsd"))} negative (offsets later payouts)`
+          }
         />
       </StatGroup>
       {rows.length === 0 ? (
@@ -163,7 +147,10 @@ export default async function LiabilityPage({
         )
       ) : (
         <Card
-          title={`Per recipient, largest first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`}
+          title={
+            `Per recipient, largest ` +
+            `first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`
+          }
           flush
         >
           <SimpleTable

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
 import { Card } from "@/app/_components/ui/card";
@@ -8,7 +9,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
 import { listRecipientWindows, listStatementEvents } from "@/db/queries/payouts";
 import { requirePageRole } from "@/lib/auth/session";
@@ -60,10 +61,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
   const row = invariant.rows[0];
   const batchWindows = new Set(statements.map((s) => `${s.windowStart}|${s.windowEnd}`));
   const unprepared = windows.filter(
-    (w) =>
-      !batchWindows.has(
-        `${new Date(w.window.startMs).toISOString().replace(".000Z", "Z")}|${new Date(w.window.endMs).toISOString().replace(".000Z", "Z")}`,
-      ),
+    (w) => !batchWindows.has(`${isoSeconds(w.window.startMs)}|${isoSeconds(w.window.endMs)}`),
   );
   const sortedEntries = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.entryId.localeCompare(b.entryId));
   let running = money("0");
@@ -127,15 +125,17 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
             frame="none"
             dense
             head={
-              <>
-                <Th>Window</Th>
-                <Th align="right">Net attributed</Th>
-                <Th align="right">Carried in</Th>
-                <Th align="right">Payable</Th>
-                <Th align="right">Carried forward</Th>
-                <Th>State</Th>
-                <Th>Payment</Th>
-              </>
+              <HeadCells
+                columns={[
+                  "Window",
+                  ["Net attributed", "right"],
+                  ["Carried in", "right"],
+                  ["Payable", "right"],
+                  ["Carried forward", "right"],
+                  "State",
+                  "Payment",
+                ]}
+              />
             }
           >
             {[...statements].reverse().map((s) => {
@@ -149,18 +149,10 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                       batch {s.batchStatus}, snapshot v{s.snapshotVersion}
                     </span>
                   </RowTh>
-                  <Td align="right">
-                    <Money value={s.netAttributedUsd} />
-                  </Td>
-                  <Td align="right">
-                    <Money value={s.carriedInUsd} />
-                  </Td>
-                  <Td align="right" className="font-medium">
-                    <Money value={s.payableUsd} />
-                  </Td>
-                  <Td align="right">
-                    <Money value={s.carryOutUsd} />
-                  </Td>
+                  <MoneyTd value={s.netAttributedUsd} />
+                  <MoneyTd value={s.carriedInUsd} />
+                  <MoneyTd value={s.payableUsd} className="font-medium" />
+                  <MoneyTd value={s.carryOutUsd} />
                   <Td>
                     {st ? <Badge tone={st.tone}>{st.label}</Badge> : s.state}
                     {s.holdReason ? <span className="block text-xs text-ink-muted">{s.holdReason}</span> : null}
@@ -212,14 +204,16 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
             frame="none"
             dense
             head={
-              <>
-                <Th>When</Th>
-                <Th>Entry</Th>
-                <Th>Window</Th>
-                <Th align="right">Amount (USD)</Th>
-                <Th align="right">Balance (USD)</Th>
-                <Th>Reference</Th>
-              </>
+              <HeadCells
+                columns={[
+                  "When",
+                  "Entry",
+                  "Window",
+                  ["Amount (USD)", "right"],
+                  ["Balance (USD)", "right"],
+                  "Reference",
+                ]}
+              />
             }
           >
             {withBalance.map((e) => (
@@ -229,12 +223,8 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                 </Td>
                 <RowTh>{KIND_LABELS[e.kind] ?? e.kind}</RowTh>
                 <Td>{windowLabel(toWindow(e.windowStart, e.windowEnd))}</Td>
-                <Td align="right">
-                  <Money value={e.amountUsd} />
-                </Td>
-                <Td align="right" className="font-medium">
-                  <Money value={e.balance} />
-                </Td>
+                <MoneyTd value={e.amountUsd} />
+                <MoneyTd value={e.balance} className="font-medium" />
                 <Td className="font-mono text-xs text-ink-muted">{e.reference ?? ""}</Td>
               </Tr>
             ))}
@@ -248,6 +238,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         ) : (
           <ol className="divide-y divide-line text-sm">
             {events.map((e, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a static, server-rendered list; its rows carry no id.
               <li key={`${e.at.toISOString()}-${i}`} className="flex flex-wrap gap-x-3 px-4 py-2">
                 <DateTime value={e.at.toISOString()} focusable={false} />
                 <span className="font-medium">{e.kind.replace(/_/g, " ")}</span>
@@ -264,4 +255,9 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
       </Card>
     </>
   );
+}
+
+/** An instant as the batch list keys its windows: ISO 8601 without milliseconds. */
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(".000Z", "Z");
 }

@@ -25,7 +25,10 @@ export function PayoutSettingsForm({
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
       <Field
         label="Minimum payout (USD)"
-        hint="A payable under this amount rolls to the recipient's next statement. 0 pays any positive amount. Applies to batches prepared after the change."
+        hint={
+          "A payable under this amount rolls to the recipient's next statement. 0 pays any positive amount. " +
+          "Applies to batches prepared after the change."
+        }
         error={errors.minPayoutUsd}
         required
       >

@@ -18,7 +18,11 @@ export function SupportLimitForm({ action, current }: { action: Action; current:
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
       <Field
         label="Largest refund support may make (USD)"
-        hint="Per period, in total: every refund support makes on a billing period counts, so several partials cannot add up to more. Beyond it, a finance or admin user refunds; the change is recorded in the audit log."
+        hint={
+          "Per period, in total: every refund support makes on a billing period counts, so several partials " +
+          "cannot add up to more. Beyond it, a finance or admin user refunds; the change is recorded in the audit " +
+          "log."
+        }
         error={errors.amountUsd}
         required
       >

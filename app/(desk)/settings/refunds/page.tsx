@@ -19,7 +19,10 @@ export default async function RefundSettingsPage() {
       <PageHeader
         title="Refunds"
         breadcrumbs={[{ label: "Settings", href: "/settings" }]}
-        description="Who may refund how much. Support looks up subscriptions and refunds up to the limit, per period in total; finance refunds any amount."
+        description={
+          "Who may refund how much. Support looks up subscriptions and refunds up to the limit, per period " +
+          "in total; finance refunds any amount."
+        }
       />
       <Card title="Support refund limit">
         <p className="mb-4 text-ink">

@@ -13,7 +13,12 @@ export function SignInLimits({ accounts, addresses, action }: Props) {
     <Card
       className="mb-8"
       title="Sign-in limits"
-      description={`After ${freeFailures} failed sign-ins an account waits ${firstDelaySeconds} seconds before its next try, doubling with each further failure up to ${maxDelaySeconds / 60} minutes; it is never locked. Behind a trusted proxy, one address may fail ${perAddress} times in ${addressWindowMinutes} minutes. Clearing forgets the failures (audited).`}
+      description={
+        `After ${freeFailures} failed sign-ins an account waits ${firstDelaySeconds} seconds before its ` +
+        `next try, doubling with each further failure up to ${maxDelaySeconds / 60} minutes; it is never locked. ` +
+        `Behind a trusted proxy, one address may fail ${perAddress} times in ${addressWindowMinutes} minutes. ` +
+        `Clearing forgets the failures (audited).`
+      }
       flush
     >
       <SignInLimitTables

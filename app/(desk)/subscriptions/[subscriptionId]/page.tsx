@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { HeadCells } from "@/app/_components/table/columns";
 import { redirect } from "next/navigation";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
@@ -19,18 +20,18 @@ import { formatAmountText, formatCount, formatUsdText } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { describeNextCharge, isTerminalStatus } from "@/lib/lookup/cancel-outcome";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
-import { classifySearch, periodHref, playerHref, subscriptionHref } from "@/lib/lookup/search";
-import { money } from "@/lib/money";
+import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
 import { PERIOD_STATUSES } from "@/lib/service/schemas";
 import { serviceClientForGame } from "@/lib/service/for-game";
+import { PeriodRow } from "./period-row";
 import { NoGame } from "../../no-game";
 import { changeAmountAction, changePaymentMethodAction, cancelSubscriptionAction } from "../actions";
 import { AttemptsTable } from "../_components/attempts-table";
-import { PeriodStatusBadge, SubscriptionStatusBadge, YesNo } from "../_components/badges";
+import { SubscriptionStatusBadge, YesNo } from "../_components/badges";
 import { MaybeMoney, MaybeTime } from "../_components/maybe";
 import { Pager } from "@/app/_components/table/pager";
 import { StatusFilter } from "../_components/status-filter";
-import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { EmptyRow, SimpleTable } from "@/app/_components/table/table";
 import { SubscriptionActions } from "./subscription-actions";
 
 export const metadata: Metadata = { title: "Subscription" };
@@ -131,11 +132,10 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
         title={<span className="font-mono">{id}</span>}
         breadcrumbs={[...crumbs, ...(playerEmail ? [{ label: playerEmail, href: playerHref(playerEmail) }] : [])]}
         meta={<SubscriptionStatusBadge status={sub.status} cancelAtPeriodEnd={sub.cancel_at_period_end} />}
-        description={`${sub.item_name} · ${formatUsdText(sub.amount_usd)} every ${
-          sub.interval_count > 1 ? `${sub.interval_count} ` : ""
-        }${sub.interval}${sub.interval_count > 1 ? "s" : ""} · ${sub.funding_rail}${
-          sub.wallet_only ? ", wallet only" : ""
-        }`}
+        description={
+          `${sub.item_name} · ${formatUsdText(sub.amount_usd)} every ${every(sub.interval, sub.interval_count)}` +
+          ` · ${sub.funding_rail}${sub.wallet_only ? ", wallet only" : ""}`
+        }
         actions={
           hasRole(user.role, "support") ? (
             <SubscriptionActions
@@ -157,9 +157,9 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 cards?.ok
                   ? cards.value.cards.map((c) => ({
                       id: c.id,
-                      label: `${c.brand} •••• ${c.last_four}, expires ${String(c.exp_month).padStart(2, "0")}/${
-                        c.exp_year
-                      }`,
+                      label:
+                        `${c.brand} •••• ${c.last_four}, expires ` +
+                        `${String(c.exp_month).padStart(2, "0")}/${c.exp_year}`,
                     }))
                   : null
               }
@@ -291,8 +291,8 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 label="Net attributed (USD)"
                 value={<Money value={attribution.value.lifetime_totals.net_attributed_usd} />}
                 hint={
-                  `gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, ` +
-                  `reversed ${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`
+                  `gross ${formatAmountText(attribution.value.lifetime_totals.gross_attributed_usd)}, reversed ` +
+                  `${formatAmountText(attribution.value.lifetime_totals.reversed_attributed_usd)}`
                 }
               />
               <Stat
@@ -324,19 +324,21 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                   nowrapHead
                   caption={`Billing periods of ${id}, newest first`}
                   head={
-                    <>
-                      <Th>#</Th>
-                      <Th>Period id</Th>
-                      <Th>Status</Th>
-                      <Th>Window</Th>
-                      <Th>Paid at</Th>
-                      <Th align="right">Amount</Th>
-                      <Th align="right">Refunded</Th>
-                      <Th align="right">Partner revenue</Th>
-                      <Th align="right">Attributed</Th>
-                      <Th>Funding</Th>
-                      <Th>Refund</Th>
-                    </>
+                    <HeadCells
+                      columns={[
+                        "#",
+                        "Period id",
+                        "Status",
+                        "Window",
+                        "Paid at",
+                        ["Amount", "right"],
+                        ["Refunded", "right"],
+                        ["Partner revenue", "right"],
+                        ["Attributed", "right"],
+                        "Funding",
+                        "Refund",
+                      ]}
+                    />
                   }
                   footer={
                     <Pager
@@ -353,75 +355,9 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                       {status ? "No periods with this status." : "No billing periods yet."}
                     </EmptyRow>
                   ) : (
-                    attribution.value.periods.map((p) => {
-                      const refunded = p.refund?.refunded_amount_usd ?? null;
-                      const partly = refunded !== null && money(refunded).gt(0) && p.status !== "refunded";
-                      const refundable =
-                        p.paid_at !== null &&
-                        p.status !== "refunded" &&
-                        !(p.funding?.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0));
-                      return (
-                        <Tr key={p.period_id}>
-                          <Td>{p.period_seq}</Td>
-                          <Td>
-                            <TextLink href={periodHref(p.period_id)} className="font-mono">
-                              {p.period_id}
-                            </TextLink>
-                          </Td>
-                          <Td>
-                            <PeriodStatusBadge status={p.status} partlyRefunded={partly} />
-                          </Td>
-                          <Td className="whitespace-nowrap">
-                            <MaybeTime value={p.period_start} focusable={false} /> →{" "}
-                            <MaybeTime value={p.period_end} focusable={false} />
-                          </Td>
-                          <Td>
-                            <MaybeTime value={p.paid_at} focusable={false} />
-                          </Td>
-                          <Td align="right">
-                            <Money value={p.amount_usd} />
-                          </Td>
-                          <Td align="right">
-                            <MaybeMoney value={refunded} />
-                          </Td>
-                          <Td align="right">
-                            <MaybeMoney value={p.partner_revenue_usd} />
-                          </Td>
-                          <Td align="right">
-                            {p.attribution ? (
-                              <Money value={p.attribution.attributed_amount_usd} />
-                            ) : (
-                              <span className="text-xs text-ink-muted">
-                                {p.attribution_unavailable_reason?.replaceAll("_", " ") ?? "—"}
-                              </span>
-                            )}
-                          </Td>
-                          <Td>
-                            {p.funding
-                              ? `${p.funding.rail}${p.mint_order_id === null && p.paid_at ? ", wallet" : ""}`
-                              : "—"}
-                          </Td>
-                          <Td>
-                            {refundable && hasRole(user.role, "support") ? (
-                              <TextLink
-                                href={`${periodHref(p.period_id)}#refund`}
-                                aria-label={`Refund period ${p.period_seq}`}
-                              >
-                                Refund…
-                              </TextLink>
-                            ) : (
-                              <span className="text-xs text-ink-muted">
-                                {p.funding?.rail === "pcstore" &&
-                                p.funding.pcstore_charged_usd &&
-                                money(p.funding.pcstore_charged_usd).gt(0)
-                                  ? "pcstore"
-                                  : ""}
-                              </span>
-                            )}
-                          </Td>
-                        </Tr>
-                      );
-                    })
+                    attribution.value.periods.map((p) => (
+                      <PeriodRow key={p.period_id} period={p} canRefund={hasRole(user.role, "support")} />
+                    ))
                   )}
                 </SimpleTable>
               </div>
@@ -445,4 +381,9 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
       </div>
     </>
   );
+}
+
+/** "month", or "3 months": the billing interval in words. */
+function every(interval: string, count: number): string {
+  return count > 1 ? `${count} ${interval}s` : interval;
 }

@@ -62,8 +62,8 @@ export function SubscriptionActions({
 }) {
   const router = useRouter();
   const [done, setDone] = useState<string | null>(null);
-  const onConfirmed = (result: ConfirmResult | void) => {
-    setDone(result && result.ok ? (result.message ?? "Done.") : "Done.");
+  const onConfirmed = (result: ConfirmResult | undefined) => {
+    setDone(result?.ok ? (result.message ?? "Done.") : "Done.");
     router.refresh();
   };
   return (
@@ -96,7 +96,7 @@ function CancelDialog({
 }: {
   subscription: SubscriptionSummary;
   action: (form: FormData) => Promise<ConfirmResult>;
-  onConfirmed: (result: ConfirmResult | void) => void;
+  onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
   const [when, setWhen] = useState<"period_end" | "now">("period_end");
   // From the subscription's own fields: the service decides with its clock, not this browser's.
@@ -177,7 +177,7 @@ function PriceDialog({
 }: {
   subscription: SubscriptionSummary;
   action: (form: FormData) => Promise<ConfirmResult>;
-  onConfirmed: (result: ConfirmResult | void) => void;
+  onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
   const [amount, setAmount] = useState("");
   const parsed = usdInputSchema.safeParse(amount);
@@ -187,17 +187,20 @@ function PriceDialog({
   if (value) {
     if (value.equals(current))
       warnings.push("This is the current price: any staged change is cleared and nothing else changes.");
-    // "an increase to more than double the price the member last agreed to, or above 500.00 USD, is staged but never applied"
+    // "an increase to more than double the price the member last agreed to, or above 500.00 USD, is staged but never
+    // applied"
     if (value.gt(500))
       warnings.push("Above USD 500.00: the service stages it but never applies it; the old price keeps billing.");
     else if (value.gt(current.times(2))) {
       warnings.push(
-        "More than double the current price: if that is above double the price the member last agreed to, it is staged but never applied.",
+        "More than double the current price: if that is above double the price the member last agreed to, it is " +
+          "staged but never applied.",
       );
     }
     if (subscription.fundingRail === "pcstore" && value.gt(current)) {
       warnings.push(
-        "pcstore subscription: the service refuses an increase (the player must re-authorize in the pcstore); only decreases stage.",
+        "pcstore subscription: the service refuses an increase (the player must re-authorize in the pcstore); only " +
+          "decreases stage.",
       );
     }
   }
@@ -205,7 +208,9 @@ function PriceDialog({
     <ConfirmDialog
       trigger={<Button variant="secondary">Change price…</Button>}
       title="Change the price"
-      description={`Now ${formatUsdText(subscription.amountUsd)}${subscription.pendingAmountUsd ? `; staged ${formatUsdText(subscription.pendingAmountUsd)}` : ""}`}
+      description={`Now ${formatUsdText(subscription.amountUsd)}${
+        subscription.pendingAmountUsd ? `; staged ${formatUsdText(subscription.pendingAmountUsd)}` : ""
+      }`}
       confirmLabel="Stage the new price"
       pendingLabel="Saving…"
       size="md"
@@ -241,7 +246,10 @@ function PriceDialog({
       {warnings.length > 0 ? (
         <ul
           role="status"
-          className="list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm text-warning-ink"
+          className={
+            "list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm " +
+            "text-warning-ink"
+          }
         >
           {warnings.map((w) => (
             <li key={w}>{w}</li>
@@ -261,7 +269,7 @@ function CardDialog({
   subscription: SubscriptionSummary;
   cards: CardOption[] | null;
   action: (form: FormData) => Promise<ConfirmResult>;
-  onConfirmed: (result: ConfirmResult | void) => void;
+  onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
   const pcstore = subscription.fundingRail === "pcstore";
   return (

@@ -13,9 +13,10 @@ function summary(event: SubscriptionEvent): string {
       // The spec: the canceled event "carries access_until"; callers revoke access then.
       return text("access_until") ? `Canceled; access until ${text("access_until")}` : "Canceled";
     case "subscription.refunded":
-      return `Refund of ${formatUsdText(text("amount_usd") ?? "?")} on period ${text("period_seq") ?? "?"}${
-        data.is_full_refund === true ? " (full)" : ""
-      }`;
+      return (
+        `Refund of ${formatUsdText(text("amount_usd") ?? "?")} on period ` +
+        `${text("period_seq") ?? "?"}${data.is_full_refund === true ? " (full)" : ""}`
+      );
     case "subscription.renewed":
       return `Renewed${text("period_seq") ? `, period ${text("period_seq")}` : ""}`;
     default:

@@ -1,5 +1,6 @@
 import { Badge } from "@/app/_components/ui/badge";
 import type { Tone } from "@/app/_components/ui/tone";
+import { Absent } from "@/app/_components/ui/absent";
 
 const SUBSCRIPTION_TONES: Record<string, Tone> = {
   active: "success",
@@ -56,6 +57,6 @@ export function AttemptStatusBadge({ status }: { status: string }) {
 }
 
 export function YesNo({ value }: { value: boolean | null | undefined }) {
-  if (value === null || value === undefined) return <span aria-label="none">—</span>;
+  if (value === null || value === undefined) return <Absent />;
   return <>{value ? "Yes" : "No"}</>;
 }

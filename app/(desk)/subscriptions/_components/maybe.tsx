@@ -1,9 +1,10 @@
 import { DateTime } from "@/app/_components/ui/date-time";
 import { Money } from "@/app/_components/ui/money";
+import { Absent } from "@/app/_components/ui/absent";
 
 /** An amount that may be null (a never-paid cycle). */
 export function MaybeMoney({ value, currency }: { value: string | null | undefined; currency?: string }) {
-  if (value === null || value === undefined) return <span aria-label="none">—</span>;
+  if (value === null || value === undefined) return <Absent />;
   return <Money value={value} currency={currency} />;
 }
 
@@ -15,6 +16,6 @@ export function MaybeTime({
   value: string | Date | null | undefined;
   focusable?: boolean;
 }) {
-  if (value === null || value === undefined) return <span aria-label="none">—</span>;
+  if (value === null || value === undefined) return <Absent />;
   return <DateTime value={typeof value === "string" ? value : value.toISOString()} focusable={focusable} />;
 }

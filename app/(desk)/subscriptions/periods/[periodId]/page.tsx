@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
@@ -22,7 +23,7 @@ import { previewRefundAction, refundAction } from "../../actions";
 import { AttemptsTable } from "../../_components/attempts-table";
 import { PeriodStatusBadge, YesNo } from "../../_components/badges";
 import { MaybeMoney, MaybeTime } from "../../_components/maybe";
-import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { EmptyRow, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import { RefundPanel } from "./refund-panel";
 import { formatUsdText } from "@/lib/format";
 import { describePartnerReversalBasis, describeRefundEventsBasis } from "@/lib/lookup/plain-words";
@@ -217,7 +218,9 @@ export default async function PeriodPage({ params }: Props) {
                 { label: "Coins", value: <MaybeMoney value={period.funding?.amount_coins} /> },
                 {
                   label: "Charge attempts",
-                  value: `${report.charge.attempts_for_period}${report.charge.paid_attempt_no ? `, paid on attempt ${report.charge.paid_attempt_no}` : ""}`,
+                  value: `${report.charge.attempts_for_period}${
+                    report.charge.paid_attempt_no ? `, paid on attempt ${report.charge.paid_attempt_no}` : ""
+                  }`,
                 },
                 { label: "Paid attempt at", value: <MaybeTime value={report.charge.paid_attempt_at} /> },
                 { label: "Charge outcome", value: report.charge.outcome },
@@ -337,17 +340,19 @@ export default async function PeriodPage({ params }: Props) {
             nowrapHead
             caption="Refund events of this period, each with the cumulative amounts before and after"
             head={
-              <>
-                <Th>Refunded at</Th>
-                <Th align="right">Amount</Th>
-                <Th align="right">Cumulative before</Th>
-                <Th align="right">Cumulative after</Th>
-                <Th>Full</Th>
-                <Th align="right">Attribution reversed</Th>
-                <Th align="right">Partner revenue reversed</Th>
-                <Th>Reversal</Th>
-                <Th>Transaction</Th>
-              </>
+              <HeadCells
+                columns={[
+                  "Refunded at",
+                  ["Amount", "right"],
+                  ["Cumulative before", "right"],
+                  ["Cumulative after", "right"],
+                  "Full",
+                  ["Attribution reversed", "right"],
+                  ["Partner revenue reversed", "right"],
+                  "Reversal",
+                  "Transaction",
+                ]}
+              />
             }
           >
             {report.refunds.events.length === 0 ? (
@@ -358,24 +363,14 @@ export default async function PeriodPage({ params }: Props) {
                   <Td>
                     <MaybeTime value={e.refunded_at} focusable={false} />
                   </Td>
-                  <Td align="right">
-                    <Money value={e.refunded_amount_usd} />
-                  </Td>
-                  <Td align="right">
-                    <Money value={e.cumulative_refunded_before_usd} />
-                  </Td>
-                  <Td align="right">
-                    <Money value={e.cumulative_refunded_after_usd} />
-                  </Td>
+                  <MoneyTd value={e.refunded_amount_usd} />
+                  <MoneyTd value={e.cumulative_refunded_before_usd} />
+                  <MoneyTd value={e.cumulative_refunded_after_usd} />
                   <Td>
                     <YesNo value={e.is_full_refund} />
                   </Td>
-                  <Td align="right">
-                    <Money value={e.reversed_attributed_usd} />
-                  </Td>
-                  <Td align="right">
-                    <Money value={e.partner_revenue_reversed_usd} />
-                  </Td>
+                  <MoneyTd value={e.reversed_attributed_usd} />
+                  <MoneyTd value={e.partner_revenue_reversed_usd} />
                   <Td className="min-w-52">
                     {describePartnerReversalBasis(e.partner_revenue_reversal_basis).text}
                     <span className="block font-mono text-xs text-ink-muted">{e.partner_revenue_reversal_basis}</span>

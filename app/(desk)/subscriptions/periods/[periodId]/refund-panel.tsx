@@ -52,7 +52,10 @@ export function RefundPanel({
   const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
   /** Why the person was sent back from the confirm step (the period changed, or the amount is no longer possible). */
   const [sentBack, setSentBack] = useState<string | null>(null);
-  /** What was last typed, shown again after Back or a refusal at the confirm step (React resets a form after its action). */
+  /**
+   * What was last typed, shown again after Back or a refusal at the confirm step (React resets a form after its
+   * action).
+   */
   const [typed, setTyped] = useState<Record<string, string>>({});
 
   const [previewState, preview] = useActionState(
@@ -97,7 +100,7 @@ export function RefundPanel({
             <input type="hidden" name="remainingBeforeUsd" value={impact.remainingUsd} />
             <input type="hidden" name="reason" value={review.reason} />
             {refundState && !refundState.ok ? <FormMessage tone="error">{refundState.message}</FormMessage> : null}
-            {refundState && refundState.ok ? <FormMessage tone="success">{refundState.message}</FormMessage> : null}
+            {refundState?.ok ? <FormMessage tone="success">{refundState.message}</FormMessage> : null}
             <div className="flex flex-wrap gap-2">
               <SubmitButton variant="danger" pendingLabel="Refunding…">
                 {`Refund ${formatUsdText(impact.amountUsd)}`}
@@ -187,7 +190,8 @@ export function RefundPanel({
         <p className="text-xs text-ink-muted">
           Support may refund up to {formatUsdText(supportLimit.limitUsd)} per period, in total
           {supportLimit.usedUsd !== "0.00"
-            ? `; support has already refunded ${formatUsdText(supportLimit.usedUsd)} of this period, so at most ${formatUsdText(supportLimit.availableUsd)} more`
+            ? `; support has already refunded ${formatUsdText(supportLimit.usedUsd)} of this period, so at most ` +
+              `${formatUsdText(supportLimit.availableUsd)} more`
             : ""}
           . Beyond that, a finance user makes the refund.
         </p>
@@ -267,7 +271,9 @@ function ImpactSummary({ impact }: { impact: RefundImpact }) {
               },
               {
                 label: "Reported in the window",
-                value: `${impact.reportingWindow.month} (${impact.reportingWindow.start} to ${impact.reportingWindow.end}, the window of the refund)`,
+                value:
+                  `${impact.reportingWindow.month} (${impact.reportingWindow.start} to ` +
+                  `${impact.reportingWindow.end}, the window of the refund)`,
               },
               {
                 label: "Recipient already paid for this period",

@@ -1,9 +1,10 @@
+import { HeadCells } from "@/app/_components/table/columns";
 import { Badge } from "@/app/_components/ui/badge";
 import { Card } from "@/app/_components/ui/card";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { Money } from "@/app/_components/ui/money";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import type { SnapshotDisputeRow } from "@/db/queries/disputes";
 import type { FlagOverride } from "@/lib/payouts/flags";
 
@@ -26,7 +27,10 @@ export function DisputeList({
   return (
     <Card
       title="Disputed renewals"
-      description="An open dispute blocks approval until it closes won. A lost dispute is money the studio lost: the statement stays flagged until it is held or overridden with a reason; its figures stay the service's."
+      description={
+        "An open dispute blocks approval until it closes won. A lost dispute is money the studio lost: the " +
+        "statement stays flagged until it is held or overridden with a reason; its figures stay the service's."
+      }
       className="mb-5"
       flush
     >
@@ -35,15 +39,17 @@ export function DisputeList({
         frame="none"
         dense
         head={
-          <>
-            <Th>Dispute</Th>
-            <Th>Period</Th>
-            <Th>Status</Th>
-            <Th align="right">Disputed (USD)</Th>
-            <Th align="right">Attributed on it (USD)</Th>
-            <Th>Opened / closed</Th>
-            <Th>Override</Th>
-          </>
+          <HeadCells
+            columns={[
+              "Dispute",
+              "Period",
+              "Status",
+              ["Disputed (USD)", "right"],
+              ["Attributed on it (USD)", "right"],
+              "Opened / closed",
+              "Override",
+            ]}
+          />
         }
       >
         {disputes.map((d) => {

@@ -3,13 +3,10 @@ import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
-import { DateTime } from "@/app/_components/ui/date-time";
 import { KeyValueList } from "@/app/_components/ui/key-value";
-import { LinkButton } from "@/app/_components/ui/link-button";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
 import { listSnapshotReversals } from "@/db/queries/snapshot-evidence";
 import { hasRole } from "@/lib/auth/roles";
@@ -17,26 +14,20 @@ import { formatCount } from "@/lib/format";
 import { money } from "@/lib/money";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
 import { carryReason } from "@/lib/payouts/compute";
-import { FLAG_INFO, isPayoutFlag, UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
+import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
 import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
-import {
-  approveStatementsAction,
-  carryForwardStatementsAction,
-  holdStatementsAction,
-  markPaidAction,
-  overrideFlagAction,
-  releaseStatementsAction,
-  unapproveStatementsAction,
-} from "../../../batch-actions";
+import { overrideFlagAction } from "../../../batch-actions";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { STATEMENT_ACTIONS } from "../../action-sets";
 import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load";
 import { DisputeList } from "./dispute-list";
+import { EvidenceLines } from "./evidence-lines";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
 import { StatementDeliveries } from "./statement-deliveries";
@@ -148,14 +139,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
               offers={
                 context ? offeredStatementActions(context, { state: statement.state, openFlags: openFlags.length }) : []
               }
-              actions={{
-                approve: approveStatementsAction,
-                unapprove: unapproveStatementsAction,
-                hold: holdStatementsAction,
-                release: releaseStatementsAction,
-                carry_forward: carryForwardStatementsAction,
-                mark_paid: markPaidAction,
-              }}
+              actions={STATEMENT_ACTIONS}
               methods={methods}
               today={today}
             />
@@ -177,9 +161,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                     <OverrideFlagButton
                       action={overrideFlagAction}
                       batchId={batch.id}
-                      flag={flag.flag}
-                      cause={flag.cause}
-                      label={flag.label}
+                      flag={flag}
                       recipientPlayerId={playerId}
                     />
                   ) : undefined
@@ -224,16 +206,15 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   value: (
                     <span className="flex flex-col">
                       <Money value={statement.carriedInUsd} currency="USD" />
-                      {carries.map((c) => (
-                        <span key={c.fromStatementId} className="text-xs text-ink-muted">
-                          <Money value={c.amountUsd} /> from{" "}
-                          <TextLink
-                            href={`${windowHref({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}/recipients/${playerId}`}
-                          >
-                            {windowLabel({ startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() })}
-                          </TextLink>
-                        </span>
-                      ))}
+                      {carries.map((c) => {
+                        const from = { startMs: c.windowStart.getTime(), endMs: c.windowEnd.getTime() };
+                        return (
+                          <span key={c.fromStatementId} className="text-xs text-ink-muted">
+                            <Money value={c.amountUsd} /> from{" "}
+                            <TextLink href={`${windowHref(from)}/recipients/${playerId}`}>{windowLabel(from)}</TextLink>
+                          </span>
+                        );
+                      })}
                     </span>
                   ),
                 },
@@ -340,106 +321,14 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
 
       <ReversalList reversals={reversals} />
 
-      <section aria-labelledby="lines-heading">
-        <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
-          <h2 id="lines-heading" className="text-sm font-semibold text-ink">
-            Renewal lines ({formatCount(lines.total)})
-          </h2>
-          <div className="flex gap-2 text-sm">
-            {mismatchesOnly ? (
-              <LinkButton size="sm" href={`${href}/recipients/${playerId}`}>
-                Show all lines
-              </LinkButton>
-            ) : lines.mismatches > 0 ? (
-              <LinkButton size="sm" href={`${href}/recipients/${playerId}?lines=mismatches`}>
-                Only reconciliation mismatches
-              </LinkButton>
-            ) : null}
-          </div>
-        </div>
-        <SimpleTable
-          caption="Renewal lines attributed to this recipient in the window"
-          dense
-          head={
-            <>
-              <Th>Period</Th>
-              <Th>Subscription</Th>
-              <Th>Item</Th>
-              <Th>Paid at</Th>
-              <Th align="right">Amount (USD)</Th>
-              <Th align="right">Base (USD)</Th>
-              <Th align="right">Percent</Th>
-              <Th align="right">Attributed (USD)</Th>
-              <Th>Checks</Th>
-            </>
-          }
-        >
-          {lines.rows.map((l) => {
-            const mismatch = l.reconciliation?.base_matches_settled_fee === false;
-            return (
-              <Tr key={l.periodId}>
-                <RowTh>
-                  <TextLink href={`/subscriptions/periods/${l.periodId}`}>{l.periodId}</TextLink>
-                  <span className="ml-1 text-xs text-ink-muted">seq {l.periodSeq}</span>
-                </RowTh>
-                <Td>
-                  <TextLink
-                    href={`/subscriptions/${encodeURIComponent(l.subscriptionId)}`}
-                    className="font-mono text-xs"
-                  >
-                    {l.subscriptionId}
-                  </TextLink>
-                </Td>
-                <Td>{l.itemName}</Td>
-                <Td>{l.paidAt ? <DateTime value={l.paidAt.toISOString()} focusable={false} /> : null}</Td>
-                <Td align="right">
-                  <Money value={l.amountUsd} />
-                </Td>
-                <Td align="right">{l.baseUsd ? <Money value={l.baseUsd} /> : null}</Td>
-                <Td align="right" className="tabular-nums">
-                  {l.percentAtRenewal ? `${l.percentAtRenewal}%` : null}
-                </Td>
-                <Td align="right">
-                  {l.attributedAmountUsd ? <Money value={l.attributedAmountUsd} className="font-medium" /> : null}
-                </Td>
-                <Td>
-                  {mismatch ? (
-                    <Badge
-                      tone="warning"
-                      title={`Expected base ${l.reconciliation?.expected_base_usd}, recorded ${l.reconciliation?.recorded_base_usd}`}
-                    >
-                      Base mismatch: expected {l.reconciliation?.expected_base_usd}
-                    </Badge>
-                  ) : null}
-                  {l.attributionUnavailableReason ? (
-                    <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
-                      {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ??
-                        l.attributionUnavailableReason}
-                    </Badge>
-                  ) : null}
-                </Td>
-              </Tr>
-            );
-          })}
-        </SimpleTable>
-        {pages > 1 ? (
-          <nav aria-label="Renewal line pages" className="mt-2 flex items-center gap-2 text-sm text-ink-muted">
-            {page > 1 ? (
-              <LinkButton size="sm" href={linkFor({ page: String(page - 1) })}>
-                ‹ Previous
-              </LinkButton>
-            ) : null}
-            <span>
-              Page {formatCount(page)} of {formatCount(pages)}
-            </span>
-            {page < pages ? (
-              <LinkButton size="sm" href={linkFor({ page: String(page + 1) })}>
-                Next ›
-              </LinkButton>
-            ) : null}
-          </nav>
-        ) : null}
-      </section>
+      <EvidenceLines
+        lines={lines}
+        linesHref={`${href}/recipients/${playerId}`}
+        mismatchesOnly={mismatchesOnly}
+        page={page}
+        pages={pages}
+        linkFor={linkFor}
+      />
     </>
   );
 }

@@ -1,9 +1,10 @@
+import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { Badge } from "@/app/_components/ui/badge";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import type { SnapshotReversalRow } from "@/db/queries/snapshot-evidence";
 import { formatCount } from "@/lib/format";
 
@@ -13,7 +14,8 @@ const REVERSAL_BASIS: Record<string, { label: string; detail: string }> = {
   period_row: {
     label: "Estimated for the whole period",
     detail:
-      "No per-refund detail: the whole reversal is reported in the window of the latest refund, and partner revenue taken back is not shown",
+      "No per-refund detail: the whole reversal is reported in the window of the latest refund, and partner revenue " +
+      "taken back is not shown",
   },
 };
 
@@ -45,7 +47,8 @@ export function ReversalList({ reversals }: { reversals: SnapshotReversalRow[] }
                 </TextLink>
                 <span>seq {r.periodSeq}</span>
                 <span>
-                  Reversed here <Money value={r.reversedAttributedUsd} currency="USD" className="font-semibold" /> of{" "}
+                  Reversed here <Money value={r.reversedAttributedUsd} currency="USD" className="font-semibold" />
+                  {" of "}
                   <Money value={r.originallyAttributedUsd} /> attributed
                 </span>
                 <Badge
@@ -76,15 +79,17 @@ export function ReversalList({ reversals }: { reversals: SnapshotReversalRow[] }
                 frame="none"
                 dense
                 head={
-                  <>
-                    <Th>Refunded at</Th>
-                    <Th align="right">Refunded (USD)</Th>
-                    <Th align="right">Cumulative before</Th>
-                    <Th align="right">Cumulative after</Th>
-                    <Th align="right">Attribution reversed</Th>
-                    <Th align="right">Partner revenue reversed</Th>
-                    <Th>How it was reversed</Th>
-                  </>
+                  <HeadCells
+                    columns={[
+                      "Refunded at",
+                      ["Refunded (USD)", "right"],
+                      ["Cumulative before", "right"],
+                      ["Cumulative after", "right"],
+                      ["Attribution reversed", "right"],
+                      ["Partner revenue reversed", "right"],
+                      "How it was reversed",
+                    ]}
+                  />
                 }
               >
                 {r.events.map((e) => (
@@ -96,18 +101,10 @@ export function ReversalList({ reversals }: { reversals: SnapshotReversalRow[] }
                       <Money value={e.refundedAmountUsd} />
                       {e.isFullRefund ? <span className="ml-1 text-xs text-ink-muted">full</span> : null}
                     </Td>
-                    <Td align="right">
-                      <Money value={e.cumulativeRefundedBeforeUsd} />
-                    </Td>
-                    <Td align="right">
-                      <Money value={e.cumulativeRefundedAfterUsd} />
-                    </Td>
-                    <Td align="right">
-                      <Money value={e.reversedAttributedUsd} />
-                    </Td>
-                    <Td align="right">
-                      <Money value={e.partnerRevenueReversedUsd} />
-                    </Td>
+                    <MoneyTd value={e.cumulativeRefundedBeforeUsd} />
+                    <MoneyTd value={e.cumulativeRefundedAfterUsd} />
+                    <MoneyTd value={e.reversedAttributedUsd} />
+                    <MoneyTd value={e.partnerRevenueReversedUsd} />
                     <Td className="text-xs" title={`Service code: ${e.partnerRevenueReversalBasis}`}>
                       {PARTNER_REVERSAL_BASIS[e.partnerRevenueReversalBasis] ?? e.partnerRevenueReversalBasis}
                     </Td>

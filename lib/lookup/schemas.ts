@@ -1,0 +1,18 @@
+import { z } from "zod";
+
+/**
+ * The subscription domain's shared schemas: the one statement of what a subscription id is, used by the support
+ * forms and their actions, the search box, the service client and the emulator.
+ */
+
+/** "Form SUB_<epoch>_<8 characters>" (service API, subscription ids). */
+export const SUBSCRIPTION_ID_PATTERN = /^SUB_\d{1,12}_[A-Za-z0-9]{8}$/;
+
+/** An id as the service issues them (upper-case letters and digits after the epoch): the one example shown. */
+export const SUBSCRIPTION_ID_EXAMPLE = "SUB_1767225600_AB12CD34";
+
+/** A subscription id as typed or sent; the format check aborts, so no later refinement sees a malformed id. */
+export const subscriptionIdSchema = z.string({ message: "is required" }).regex(SUBSCRIPTION_ID_PATTERN, {
+  message: `must be a subscription id such as ${SUBSCRIPTION_ID_EXAMPLE}`,
+  abort: true,
+});

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { decimalStringSchema } from "@/lib/money";
+
+/** The pieces the service's response schemas are made of (see schemas.ts). */
+
+/** "Decimal amounts and coin amounts are strings." */
+export const amountSchema = decimalStringSchema;
+
+/** ISO 8601 as the service writes it; kept as text so a stored figure is exactly what the service sent. */
+export const timestampSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/, {
+    message: "must be an ISO 8601 timestamp",
+  });
+
+/** A percentage (10.00). The spec does not say string or number; a number is turned into its decimal text. */
+export const percentSchema = z.union([decimalStringSchema, z.number().transform((value) => String(value))]);
+
+export const intSchema = z.number().int();
+export const countSchema = z.number().int().nonnegative();
+
+/** "settled_by_invo: false is repeated on totals, on each recipient, on each renewal line, ..." */
+export const notSettledByServiceSchema = z.literal(false);
+
+export const paginationSchema = z.object({
+  total_count: countSchema,
+  limit: countSchema,
+  offset: countSchema,
+  has_more: z.boolean(),
+});
+export type Pagination = z.infer<typeof paginationSchema>;
+
+/** Issue paths and codes only: a message built from them never quotes a value from the body. */
+export function formatIssues(error: z.ZodError, prefix?: string): string[] {
+  return error.issues.map((issue) => {
+    const path = [prefix, ...issue.path.map(String)].filter((part) => part !== undefined && part !== "").join(".");
+    return `${path || "(root)"}: ${issue.code}`;
+  });
+}

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { amountSchema, formatIssues, intSchema, percentSchema, timestampSchema } from "./schema-parts";
+import { refundRevenueShareAttributionSchema } from "./subscription-schemas";
+
+/** The webhook events the service sends (see schemas.ts). */
+
+// --- Webhooks -----------------------------------------------------------------------------------------------------
+
+/** "{event_id, event_type, created_at, tenant_id (the game id), data}" */
+export const webhookEnvelopeSchema = z.object({
+  event_id: z.string(),
+  event_type: z.string(),
+  created_at: timestampSchema,
+  tenant_id: z.union([z.string(), z.number().transform((value) => String(value))]),
+  data: z.record(z.string(), z.unknown()),
+});
+export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
+
+export const subscriptionRefundedDataSchema = z.looseObject({
+  subscription_id: z.string(),
+  item_id: z.string(),
+  period_seq: intSchema,
+  transaction_id: z.string(),
+  /** Links the event to the refund attempt made from Payout Desk; a refund made elsewhere may carry none. */
+  client_request_id: z.string().nullable(),
+  player_email: z.string().nullable(),
+  identity_id: z.string().nullable(),
+  /** This refund. */
+  amount_usd: amountSchema,
+  /** Cumulative. */
+  total_refunded_amount_usd: amountSchema,
+  period_amount_usd: amountSchema,
+  is_full_refund: z.boolean(),
+  reason: z.string().nullable(),
+  period_status: z.string(),
+  refund: z.looseObject({
+    funding_shape: z.string(),
+    balance_delta_coins: amountSchema,
+    card_refunded_usd: amountSchema,
+    processor_refund_adopted: z.boolean(),
+    new_balance: amountSchema.nullable(),
+    invo_fee_retained: z.boolean(),
+    partner_revenue_reversed_usd: amountSchema,
+    partner_revenue_reversal_mode: z.string(),
+  }),
+  revenue_share_attribution: refundRevenueShareAttributionSchema.nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  // Not listed on the event; read when present to place the reversal in its window.
+  refunded_at: timestampSchema.optional(),
+});
+export type SubscriptionRefundedData = z.infer<typeof subscriptionRefundedDataSchema>;
+
+/** "carries funding (including pcstore_charged_usd) and the per-renewal attribution; complete field list: not shown" */
+export const subscriptionRenewedDataSchema = z.looseObject({
+  subscription_id: z.string().optional(),
+  period_seq: intSchema.optional(),
+  paid_at: timestampSchema.nullable().optional(),
+  amount_usd: amountSchema.optional(),
+  funding: z
+    .looseObject({
+      pcstore_charged_usd: amountSchema.nullable().optional(),
+      card_charged_usd: amountSchema.nullable().optional(),
+      balance_applied_coins: amountSchema.nullable().optional(),
+      amount_coins: amountSchema.nullable().optional(),
+      rail: z.string().optional(),
+    })
+    .optional(),
+  attribution: z
+    .looseObject({
+      recipient_player_id: intSchema.optional(),
+      percent_at_renewal: percentSchema.optional(),
+      base_usd: amountSchema.optional(),
+      attributed_amount_usd: amountSchema.optional(),
+    })
+    .nullable()
+    .optional(),
+});
+export type SubscriptionRenewedData = z.infer<typeof subscriptionRenewedDataSchema>;
+
+/** "carries access_until; other fields: not shown" */
+export const subscriptionCanceledDataSchema = z.looseObject({
+  access_until: timestampSchema.nullable(),
+  subscription_id: z.string().optional(),
+  cancel_at_period_end: z.boolean().optional(),
+  reason: z.string().nullable().optional(),
+});
+export type SubscriptionCanceledData = z.infer<typeof subscriptionCanceledDataSchema>;
+
+export type WebhookEvent =
+  | { type: "subscription.refunded"; envelope: WebhookEnvelope; data: SubscriptionRefundedData }
+  | { type: "subscription.renewed"; envelope: WebhookEnvelope; data: SubscriptionRenewedData }
+  | { type: "subscription.canceled"; envelope: WebhookEnvelope; data: SubscriptionCanceledData }
+  | { type: "other"; envelope: WebhookEnvelope; data: Record<string, unknown> };
+
+export type WebhookParseResult = { success: true; event: WebhookEvent } | { success: false; issues: string[] };
+
+/**
+ * Parses an already-verified delivery. Unknown event types (the purchase.* family, anything new) come back as
+ * "other" with their data intact: stored and shown, never fatal.
+ */
+export function parseWebhookEvent(body: unknown): WebhookParseResult {
+  const envelope = webhookEnvelopeSchema.safeParse(body);
+  if (!envelope.success) return { success: false, issues: formatIssues(envelope.error) };
+  const value = envelope.data;
+  const typed = (() => {
+    switch (value.event_type) {
+      case "subscription.refunded":
+        return subscriptionRefundedDataSchema.safeParse(value.data);
+      case "subscription.renewed":
+        return subscriptionRenewedDataSchema.safeParse(value.data);
+      case "subscription.canceled":
+        return subscriptionCanceledDataSchema.safeParse(value.data);
+      default:
+        return null;
+    }
+  })();
+  if (typed === null) return { success: true, event: { type: "other", envelope: value, data: value.data } };
+  if (!typed.success) return { success: false, issues: formatIssues(typed.error, "data") };
+  return { success: true, event: { type: value.event_type, envelope: value, data: typed.data } as WebhookEvent };
+}

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { actAs } from "../support/next-request";
+import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import { REQUESTER, RETRIER, type Ok, type Fail, refundForm, refundReaders } from "./helpers";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+vi.mock("next/headers.js", () => import("../support/next-request"));
+vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
+
+const { refundAction, retryRefundAttemptAction } = await import("@/app/(desk)/subscriptions/actions");
+const { requestRefund } = await import("@/lib/refunds/attempts");
+const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
+const { findRefundAttempt } = await import("@/db/queries/refunds");
+
+let c: RefundTestContext;
+beforeAll(async () => {
+  c = await startRefundTest();
+});
+afterAll(async () => c?.close());
+const { auditOf, amounts, storeAttempt } = refundReaders(() => c);
+
+describe("L3: a refund that landed between the review and the stored attempt", () => {
+  it(
+    "[support] the second tab's refund is refused without calling the service and sent back with the new remaining " +
+      "amount",
+    async () => {
+      const sub = SUBS.raced;
+      const periodId = periodIdOf(sub, 3);
+      const base = { gameId: GAME_ID, subscriptionId: sub, periodId, periodSeq: 3, reason: "Player asked" };
+      let tab1: Awaited<ReturnType<typeof requestRefund>> | null = null;
+      // Tab 2's check of the period is answered as reviewed; then tab 1's refund of another amount finishes, before tab
+      // 2
+      // stores its attempt.
+      const racingFetch = async (url: string, init: RequestInit) => {
+        const response = await fetch(url, init);
+        if (!tab1 && url.includes(`/reporting/periods/${periodId}`)) {
+          tab1 = await requestRefund(
+            c.t.db,
+            { ...base, amountUsd: "5.00", remainingBeforeUsd: "20.00" },
+            { id: "u-tab1", email: RETRIER, role: "finance" },
+          );
+        }
+        return response;
+      };
+      const tab2 = await requestRefund(
+        c.t.db,
+        { ...base, amountUsd: "10.00", remainingBeforeUsd: "20.00" },
+        { id: "u-tab2", email: REQUESTER, role: "support" },
+        { client: { fetch: racingFetch } },
+      );
+      expect(tab1).toMatchObject({ state: "succeeded" });
+      expect(tab2.state).toBe("failed");
+      expect(tab2.message).toBe(
+        "The period changed after this refund was reviewed: USD 15.00 remains refundable now (it was USD 20.00; USD " +
+          "5.00 refunded to date). Nothing was sent to the service; review the refund again.",
+      );
+      const stored = await findRefundAttempt(c.t.db, GAME_ID, tab2.attempt.id);
+      expect(stored).toMatchObject({
+        status: "failed",
+        lastErrorCode: "PERIOD_CHANGED",
+        calls: 0,
+        periodCheckedAt: null,
+      });
+      expect(stored?.lastErrorDetail).toMatchObject({
+        remaining_refundable_usd: "15.00",
+        already_refunded_usd: "5.00",
+        reviewed_remaining_usd: "20.00",
+      });
+      // Only tab 1's refund reached the service; tab 2's request id was never sent.
+      expect(amounts(sub, 3)).toEqual(["5.00"]);
+      const ledger = c.emulator.ledger();
+      expect(ledger.receipts.has(ledger.receiptKey(GAME_ID, sub, stored!.clientRequestId))).toBe(false);
+      const audit = (await auditOf(sub)).filter((a) => a.idempotency_key === stored!.clientRequestId);
+      expect(audit.map((a) => [a.action, a.outcome, a.actor_email])).toEqual([
+        ["refund.request", "pending", REQUESTER],
+        ["refund.check", "superseded", REQUESTER],
+      ]);
+      expect(audit[1]?.detail).toMatchObject({ sent: false, error_code: "PERIOD_CHANGED" });
+
+      // Reviewed again at the new remaining amount, the same refund goes through.
+      actAs(c.sessions.support);
+      expect(await refundAction(refundForm(sub, 3, "10.00", "15.00"))).toMatchObject({
+        ok: true,
+        data: { state: "succeeded" },
+      });
+      expect(amounts(sub, 3)).toEqual(["5.00", "10.00"]);
+    },
+  );
+
+  it(
+    "[support] pressing Refund again on a stale stored attempt " +
+      "names the amount field and the new remaining amount",
+    async () => {
+      const sub = SUBS.staleJoined;
+      const attempt = await storeAttempt({
+        subscriptionId: sub,
+        seq: 1,
+        amountUsd: "4.00",
+        remainingBeforeUsd: "10.00",
+        refundedToDateUsd: "0.00",
+        clientRequestId: "pd-refund-stale-joined",
+      });
+      await c.admin("/refunds", { subscription_id: sub, period_seq: 1, amount_usd: "3.00" });
+      actAs(c.sessions.support);
+      const result = (await refundAction(refundForm(sub, 1, "4.00", "10.00"))) as Fail;
+      expect(result).toMatchObject({ ok: false, code: "CONFLICT" });
+      expect(result.fieldErrors?.amountUsd).toMatch(
+        /USD 7\.00 remains refundable now \(it was USD 10\.00; USD 3\.00 refunded to date\)\. Nothing was sent/,
+      );
+      expect(await findRefundAttempt(c.t.db, GAME_ID, attempt.id)).toMatchObject({
+        status: "failed",
+        lastErrorCode: "PERIOD_CHANGED",
+        calls: 0,
+      });
+      expect(amounts(sub, 1)).toEqual(["3.00"]);
+    },
+  );
+
+  it(
+    "[support] when the period cannot be read before the first " +
+      "call, nothing is sent and the next Retry checks again",
+    async () => {
+      const sub = SUBS.staleJoined;
+      const attempt = await storeAttempt({
+        subscriptionId: sub,
+        seq: 2,
+        amountUsd: "2.00",
+        remainingBeforeUsd: "10.00",
+        refundedToDateUsd: "0.00",
+        clientRequestId: "pd-refund-unread",
+      });
+      await c.admin("/faults", {
+        route: `/api/subscriptions/reporting/periods/${periodIdOf(sub, 2)}`,
+        fault: "503",
+        count: 5,
+      });
+      actAs(c.sessions.support);
+      const first = (await retryRefundAttemptAction(form({ attemptId: attempt.id }))) as Ok;
+      expect(first).toMatchObject({ ok: true, data: { state: "pending" } });
+      expect(first.message).toContain(
+        "could not be read from the service before sending the refund (service_unavailable). Nothing has been sent yet",
+      );
+      expect(await findRefundAttempt(c.t.db, GAME_ID, attempt.id)).toMatchObject({
+        status: "pending",
+        calls: 0,
+        periodCheckedAt: null,
+      });
+      expect(refundEvents(c.emulator, sub, 2)).toHaveLength(0);
+
+      const second = (await retryRefundAttemptAction(form({ attemptId: attempt.id }))) as Ok;
+      expect(second).toMatchObject({ ok: true, data: { state: "succeeded" } });
+      const after = await findRefundAttempt(c.t.db, GAME_ID, attempt.id);
+      expect(after).toMatchObject({ status: "succeeded", calls: 1 });
+      expect(after?.periodCheckedAt).toBeInstanceOf(Date);
+      expect(amounts(sub, 2)).toEqual(["2.00"]);
+      expect(
+        (await auditOf(sub))
+          .filter((a) => a.idempotency_key === "pd-refund-unread")
+          .map((a) => `${a.action}:${a.outcome}`),
+      ).toEqual(["refund.check:pending_retry", "refund.call:succeeded"]);
+    },
+  );
+
+  it("the reconciler checks an attempt a crash left unsent, and refuses it when the period changed", async () => {
+    const sub = SUBS.staleCrash;
+    const attempt = await storeAttempt({
+      subscriptionId: sub,
+      seq: 2,
+      amountUsd: "6.00",
+      remainingBeforeUsd: "10.00",
+      refundedToDateUsd: "0.00",
+      clientRequestId: "pd-refund-stale-crash",
+    });
+    await c.admin("/refunds", { subscription_id: sub, period_seq: 2, amount_usd: "5.00" });
+    await c.t.db
+      .updateTable("refund_attempt")
+      .set({ created_at: new Date(Date.now() - 5 * 60_000) } as never)
+      .where("id", "=", attempt.id)
+      .execute();
+    expect((await reconcilePendingRefunds(c.t.db, { attemptId: attempt.id })).outcomes).toEqual([
+      { id: attempt.id, state: "failed" },
+    ]);
+    expect(amounts(sub, 2)).toEqual(["5.00"]);
+    const audit = await auditOf(sub);
+    expect(audit.map((a) => [a.action, a.outcome, a.actor_email])).toEqual([["refund.check", "superseded", null]]);
+    expect(audit[0]?.detail).toMatchObject({ source: "reconciler", requested_by: REQUESTER });
+  });
+});
