@@ -7,6 +7,7 @@ import type { SnapshotTables } from "./tables/snapshots";
 import type { PayoutTables } from "./tables/payouts";
 import type { DisputeTables } from "./tables/disputes";
 import type { KeyTables } from "./tables/keys";
+import type { AccountingTables } from "./tables/accounting";
 
 export type { Numeric } from "./tables/columns";
 export type * from "./tables/auth";
@@ -17,6 +18,7 @@ export type * from "./tables/snapshots";
 export type * from "./tables/payouts";
 export type * from "./tables/disputes";
 export type * from "./tables/keys";
+export type * from "./tables/accounting";
 
 export type Database = AuthTables &
   GameTables &
@@ -25,4 +27,5 @@ export type Database = AuthTables &
   SnapshotTables &
   PayoutTables &
   DisputeTables &
-  KeyTables;
+  KeyTables &
+  AccountingTables;

@@ -13,6 +13,7 @@ import * as payoutCarryForwardHold from "./2026_11_23_1600_payout_carry_forward_
 import * as refundOutcomeSafety from "./2026_11_23_1100_refund_outcome_safety";
 import * as servicePace from "./2026_11_23_1800_service_pace";
 import * as auditVia from "./2026_11_24_0900_audit_via";
+import * as accounting from "./2026_11_24_1500_accounting";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -33,4 +34,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_23_1600_payout_carry_forward_hold": payoutCarryForwardHold,
   "2026_11_23_1800_service_pace": servicePace,
   "2026_11_24_0900_audit_via": auditVia,
+  "2026_11_24_1500_accounting": accounting,
 };

@@ -83,12 +83,8 @@ function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** One page of the audit log, newest first, with the number of entries matching the filter. */
-export async function searchAuditEntries(
-  db: Db,
-  filter: AuditFilter,
-  page: { offset: number; limit: number },
-): Promise<{ rows: AuditEntry[]; total: number }> {
+/** The audit log narrowed by the page's filters (the page and its CSV download share it). */
+function filteredAuditLog(db: Db, filter: AuditFilter) {
   let query = db.selectFrom("audit_log");
   if (filter.action) {
     query = filter.action.endsWith(".")
@@ -107,6 +103,16 @@ export async function searchAuditEntries(
   if (filter.idempotencyKey) query = query.where("idempotency_key", "=", filter.idempotencyKey);
   if (filter.from) query = query.where("at", ">=", filter.from);
   if (filter.to) query = query.where("at", "<", filter.to);
+  return query;
+}
+
+/** One page of the audit log, newest first, with the number of entries matching the filter. */
+export async function searchAuditEntries(
+  db: Db,
+  filter: AuditFilter,
+  page: { offset: number; limit: number },
+): Promise<{ rows: AuditEntry[]; total: number }> {
+  const query = filteredAuditLog(db, filter);
   const [rows, count] = await Promise.all([
     query
       .select([
@@ -190,4 +196,47 @@ export async function listRefundAttemptOutcomes(
       out.set(`${r.game_id}|${r.client_request_id}`, { attemptId: r.id, status: r.status });
   }
   return out;
+}
+
+/**
+ * Entries matching the filter, newest first, after (older than) the entry id given: the audit CSV reads the whole
+ * filtered log in pages of these, never by offset.
+ */
+export async function listAuditEntriesBefore(
+  db: Db,
+  filter: AuditFilter,
+  page: { beforeId: string | null; limit: number },
+): Promise<(AuditEntry & { via: string })[]> {
+  let query = filteredAuditLog(db, filter);
+  if (page.beforeId !== null) query = query.where("id", "<", page.beforeId);
+  const rows = await query
+    .select([
+      "id",
+      "at",
+      "actor_id",
+      "actor_email",
+      "via",
+      "action",
+      "game_id",
+      "target",
+      "idempotency_key",
+      "outcome",
+      "detail",
+    ])
+    .orderBy("id", "desc")
+    .limit(page.limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    at: r.at,
+    actorId: r.actor_id,
+    actorEmail: r.actor_email,
+    via: r.via,
+    action: r.action,
+    gameId: r.game_id,
+    target: r.target,
+    idempotencyKey: r.idempotency_key,
+    outcome: r.outcome,
+    detail: r.detail ?? {},
+  }));
 }

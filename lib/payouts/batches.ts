@@ -116,6 +116,7 @@ export async function preparePayoutBatch(
 
   const result = await db.transaction().execute(async (trx) => {
     await lockGame(trx, params.gameId);
+    await (await import("@/lib/accounting/close")).assertWindowOpen(trx, params);
     const overlapping = await trx
       .selectFrom("payout_batch")
       .select(["id", "window_start", "window_end", "status"])

@@ -28,7 +28,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
   const game = await resolveSelectedGame(db, user);
   const raw = await searchParams;
   const params = new URLSearchParams();
-  for (const name of ["snapshot", "batch"]) if (typeof raw[name] === "string") params.set(name, raw[name]);
+  for (const name of ["snapshot", "batch", "part"]) if (typeof raw[name] === "string") params.set(name, raw[name]);
   const kind = typeof raw.kind === "string" ? raw.kind : "";
   const title = kind in EXPORTS ? EXPORTS[kind as keyof typeof EXPORTS].title : "Export";
 
@@ -45,6 +45,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
       kind: query.kind,
       snapshotId: query.snapshot,
       batchId: query.batch,
+      part: query.part,
       gameId: game.id,
       bom: false,
       actor: null,
