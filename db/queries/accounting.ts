@@ -230,9 +230,7 @@ export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; yea
       sql<string | null>`(array_agg(m.player_name order by m.on_date desc))[1]`.as("name"),
       sql<string | null>`(array_agg(m.player_email order by m.on_date desc))[1]`.as("email"),
       sql<string>`coalesce(sum(m.amount_usd) filter (where m.amount_usd > 0), 0)::numeric(14,2)::text`.as("paid"),
-      sql<string>`coalesce(-sum(m.amount_usd) filter (where m.amount_usd < 0), 0)::numeric(14,2)::text`.as(
-        "returned",
-      ),
+      sql<string>`coalesce(-sum(m.amount_usd) filter (where m.amount_usd < 0), 0)::numeric(14,2)::text`.as("returned"),
       sql<string>`sum(m.amount_usd)::numeric(14,2)::text`.as("net"),
       sql<number>`(count(*) filter (where m.amount_usd > 0))::int`.as("payments"),
     ])

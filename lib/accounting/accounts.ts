@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { listAccountMap, upsertAccountMap } from "@/db/queries/accounting";
+import { findGame } from "@/db/queries/games";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
@@ -47,6 +48,8 @@ export async function mapAccount(
   params: { gameId: string; account: AccountingAccountKey; code: string; taxRate: string | null },
   acting: ActingAs,
 ): Promise<{ account: AccountingAccountKey; code: string; taxRate: string | null; changed: boolean }> {
+  if (!(await findGame(db, params.gameId)))
+    throw new AppError("NOT_FOUND", `No game ${params.gameId}.`, { field: "game" });
   return db.transaction().execute(async (trx) => {
     const before = await upsertAccountMap(trx, { ...params, byEmail: acting.actor?.email ?? null });
     const changed = !before || before.code !== params.code || before.taxRate !== params.taxRate;

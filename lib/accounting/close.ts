@@ -67,7 +67,7 @@ async function changeClosing(
     const label = formatWindow(params.window);
     if (params.close) {
       if (current?.closed) throw new AppError("CONFLICT", `The window ${label} is already closed.`);
-      if (!batch || batch.status !== "paid")
+      if (batch?.status !== "paid")
         throw new AppError(
           "CONFLICT",
           `The window ${label} cannot be closed: its payout batch is ${batch ? batch.status : "not prepared"}; close it once the batch is paid.`,

@@ -1,12 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
-import {
-  getPayeeThreshold,
-  listPayeeTotals,
-  type PayeeTotalRow,
-  upsertPayeeThreshold,
-} from "@/db/queries/accounting";
+import { getPayeeThreshold, listPayeeTotals, type PayeeTotalRow, upsertPayeeThreshold } from "@/db/queries/accounting";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { type AuditedCsv, startAuditedCsv } from "@/lib/exports/audited";
@@ -68,7 +63,11 @@ export async function setPayeeThreshold(
 export const PAYEE_TOTAL_COLUMNS: readonly ExportColumn[] = [
   { name: "year", type: "integer", description: "The calendar year of the payment dates." },
   { name: "recipient_player_id", type: "integer", description: "The recipient." },
-  { name: "recipient_name", type: "text", description: "Name on the latest payment of the year (empty when unresolved)." },
+  {
+    name: "recipient_name",
+    type: "text",
+    description: "Name on the latest payment of the year (empty when unresolved).",
+  },
   { name: "recipient_email", type: "text", description: "Email on the latest payment of the year." },
   { name: "payments", type: "integer", description: "Payments made in the year." },
   { name: "paid_usd", type: "decimal", description: "Paid in the year, by payment date." },
@@ -119,7 +118,13 @@ export async function startPayeeTotalsExport(
     columns: PAYEE_TOTAL_COLUMNS,
     pages: pages(),
     bom: params.bom,
-    audit: { ...acting, action: "export.payee-totals", gameId: params.gameId, target: String(params.year), id: exportId },
+    audit: {
+      ...acting,
+      action: "export.payee-totals",
+      gameId: params.gameId,
+      target: String(params.year),
+      id: exportId,
+    },
     detail: { kind: "payee-totals", via: acting.via, year: params.year, filename, bom: params.bom },
   });
   return { ...csv, exportId, filename };

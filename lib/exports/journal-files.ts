@@ -23,7 +23,7 @@ export type JournalContext = {
 /** Refuses a file while an account it posts to is unmapped (or, for Xero, has no tax rate name). */
 export async function checkJournalAccounts(
   db: Db,
-  target: ResolvedTarget,
+  target: Pick<ResolvedTarget, "gameId">,
   options: { taxRate: boolean },
 ): Promise<Record<AccountingAccountKey, MappedAccount>> {
   const map: AccountMap = await readAccountMap(db, { gameId: target.gameId });
@@ -42,7 +42,10 @@ export async function journalContext(
 }
 
 /** The batch's postings, each a journal of its own, in ledger order (recipient, then accrual, reversal, payment). */
-export async function* batchPostings(db: Db, target: ResolvedTarget): AsyncGenerator<Posting> {
+export async function* batchPostings(
+  db: Db,
+  target: Pick<ResolvedTarget, "gameId" | "batchId">,
+): AsyncGenerator<Posting> {
   if (!target.batchId) throw new Error("a journal file needs a payout batch");
   for await (const entry of iterateLedgerEntries(db, {
     gameId: target.gameId,

@@ -2,12 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@/db";
-import {
-  findExportBatch,
-  findExportSnapshot,
-  getExportBatchStatus,
-  listSnapshotBatchIds,
-} from "@/db/queries/exports";
+import { findExportBatch, findExportSnapshot, getExportBatchStatus, listSnapshotBatchIds } from "@/db/queries/exports";
 import type { PayoutBatchStatus } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { formatInstant } from "@/lib/time";

@@ -1,4 +1,5 @@
 import "server-only";
+import type { Db } from "@/db";
 import { formatUsd } from "@/lib/money";
 import type { ExportColumn, ExportRow } from "./csv";
 import {
@@ -14,7 +15,7 @@ import {
 } from "./journal-files";
 import { inPages } from "./payouts";
 import type { Posting } from "./postings";
-import type { ExportKindDefinition } from "./types";
+import type { ExportKindDefinition, ResolvedTarget } from "./types";
 
 /**
  * Xero manual journals, in the CSV of Xero's import template (Accounting → Manual Journals → Import). Rules Xero's
@@ -74,6 +75,11 @@ export function xeroRows(posting: Posting, context: JournalContext): ExportRow[]
 
 const linesOf = (posting: Posting) => posting.lines.length;
 
+/** How many files the batch's Xero journals take (the window page lists a link for each). */
+export function xeroPartCount(db: Db, target: Pick<ResolvedTarget, "gameId" | "batchId">): Promise<number> {
+  return countParts(batchPostings(db, target), linesOf, XERO_MAX_LINES);
+}
+
 export const xeroJournalExport: ExportKindDefinition = {
   kind: "journal-xero",
   title: "Xero manual journals",
@@ -84,7 +90,7 @@ export const xeroJournalExport: ExportKindDefinition = {
   async check(db, target) {
     await checkJournalAccounts(db, target, { taxRate: true });
   },
-  parts: (db, target) => countParts(batchPostings(db, target), linesOf, XERO_MAX_LINES),
+  parts: xeroPartCount,
   async *pages(db, target) {
     const context = await journalContext(db, target, { taxRate: true });
     const journals = journalsOfPart(batchPostings(db, target), linesOf, XERO_MAX_LINES, target.part);

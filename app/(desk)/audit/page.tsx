@@ -86,6 +86,14 @@ export default async function AuditPage({ searchParams }: Props) {
       <PageHeader
         title="Audit log"
         description="Every change made in Payout Desk, newest first: who, when, on which game and target, with the idempotency key and the outcome. Entries cannot be edited or deleted."
+        actions={
+          <a
+            className={buttonClassName({ size: "sm" })}
+            href={auditHref(filter, 1).replace(/^\/audit/, "/api/audit/export")}
+          >
+            Download CSV{narrowed ? " (filtered)" : ""}
+          </a>
+        }
       />
       <form
         method="get"

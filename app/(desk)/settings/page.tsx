@@ -19,6 +19,11 @@ const SECTIONS = [
     title: "Payouts",
     text: "The minimum payout, and the two-person rule for approving payout batches.",
   },
+  {
+    href: "/settings/accounting",
+    title: "Accounting",
+    text: "Which ledger account codes and tax rates the journal files post to, per game.",
+  },
 ] as const;
 
 export default async function SettingsPage() {

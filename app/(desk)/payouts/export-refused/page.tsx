@@ -3,6 +3,7 @@ import { Banner } from "@/app/_components/ui/banner";
 import { LinkButton } from "@/app/_components/ui/link-button";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
+import { ACCOUNT_MAPPING_PATH } from "@/lib/accounting/accounts";
 import { getSnapshot } from "@/db/queries/snapshots";
 import { requirePageRole } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
@@ -71,6 +72,14 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
       {reason ? (
         <Banner tone="warning" title="This file cannot be made now" role="alert">
           <p>{reason}</p>
+          {reason.includes(ACCOUNT_MAPPING_PATH) ? (
+            <p className="mt-1">
+              <a className="underline underline-offset-2" href={ACCOUNT_MAPPING_PATH}>
+                Map the accounts
+              </a>{" "}
+              (admins).
+            </p>
+          ) : null}
         </Banner>
       ) : (
         <Banner tone="info" title="This file can be downloaded now">
