@@ -10,11 +10,13 @@ function documentedColumns(kind: string): { name: string; type: string }[] {
   const heading = README.indexOf(`(\`${kind}\`)`);
   expect(heading, `README documents the ${kind} export`).toBeGreaterThan(0);
   const rest = README.slice(heading);
-  const table = rest.slice(rest.indexOf("| Column |"), rest.indexOf("\n\n", rest.indexOf("| Column |")));
+  // The header row may be padded to align the table ("| Column      | Type    |").
+  const start = rest.search(/\| Column +\|/);
+  const table = rest.slice(start, rest.indexOf("\n\n", start));
   return table
     .split("\n")
     .slice(2)
-    .map((line) => /^\| `([a-z0-9_]+)` \| ([a-z]+) \|/.exec(line))
+    .map((line) => /^\| `([A-Za-z0-9_ ]+)` +\| ([a-z]+) +\|/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ name: m[1]!, type: m[2]! }));
 }
