@@ -77,7 +77,49 @@ export type AuditFilter = {
   to?: Date;
 };
 
-export type AuditEntry = AuditRow & { actorId: string | null; detail: Record<string, unknown> };
+export type AuditEntry = AuditRow & { actorId: string | null; via: string; detail: Record<string, unknown> };
+
+const ENTRY_COLUMNS = [
+  "id",
+  "at",
+  "actor_id",
+  "actor_email",
+  "via",
+  "action",
+  "game_id",
+  "target",
+  "idempotency_key",
+  "outcome",
+  "detail",
+] as const;
+
+function toAuditEntry(r: {
+  id: string;
+  at: Date;
+  actor_id: string | null;
+  actor_email: string | null;
+  via: string;
+  action: string;
+  game_id: string | null;
+  target: string | null;
+  idempotency_key: string | null;
+  outcome: string;
+  detail: Record<string, unknown> | null;
+}): AuditEntry {
+  return {
+    id: r.id,
+    at: r.at,
+    actorId: r.actor_id,
+    actorEmail: r.actor_email,
+    via: r.via,
+    action: r.action,
+    gameId: r.game_id,
+    target: r.target,
+    idempotencyKey: r.idempotency_key,
+    outcome: r.outcome,
+    detail: r.detail ?? {},
+  };
+}
 
 function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -114,39 +156,12 @@ export async function searchAuditEntries(
 ): Promise<{ rows: AuditEntry[]; total: number }> {
   const query = filteredAuditLog(db, filter);
   const [rows, count] = await Promise.all([
-    query
-      .select([
-        "id",
-        "at",
-        "actor_id",
-        "actor_email",
-        "action",
-        "game_id",
-        "target",
-        "idempotency_key",
-        "outcome",
-        "detail",
-      ])
-      .orderBy("id", "desc")
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
+    query.select(ENTRY_COLUMNS).orderBy("id", "desc").offset(page.offset).limit(page.limit).execute(),
     query.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
   ]);
   return {
     total: Number(count.total),
-    rows: rows.map((r) => ({
-      id: r.id,
-      at: r.at,
-      actorId: r.actor_id,
-      actorEmail: r.actor_email,
-      action: r.action,
-      gameId: r.game_id,
-      target: r.target,
-      idempotencyKey: r.idempotency_key,
-      outcome: r.outcome,
-      detail: r.detail ?? {},
-    })),
+    rows: rows.map(toAuditEntry),
   };
 }
 
@@ -206,37 +221,9 @@ export async function listAuditEntriesBefore(
   db: Db,
   filter: AuditFilter,
   page: { beforeId: string | null; limit: number },
-): Promise<(AuditEntry & { via: string })[]> {
+): Promise<AuditEntry[]> {
   let query = filteredAuditLog(db, filter);
   if (page.beforeId !== null) query = query.where("id", "<", page.beforeId);
-  const rows = await query
-    .select([
-      "id",
-      "at",
-      "actor_id",
-      "actor_email",
-      "via",
-      "action",
-      "game_id",
-      "target",
-      "idempotency_key",
-      "outcome",
-      "detail",
-    ])
-    .orderBy("id", "desc")
-    .limit(page.limit)
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    at: r.at,
-    actorId: r.actor_id,
-    actorEmail: r.actor_email,
-    via: r.via,
-    action: r.action,
-    gameId: r.game_id,
-    target: r.target,
-    idempotencyKey: r.idempotency_key,
-    outcome: r.outcome,
-    detail: r.detail ?? {},
-  }));
+  const rows = await query.select(ENTRY_COLUMNS).orderBy("id", "desc").limit(page.limit).execute();
+  return rows.map(toAuditEntry);
 }

@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as auditExport } from "@/app/api/audit/export/route";
@@ -11,6 +9,7 @@ import { readPayeeTotals, setPayeeThreshold } from "@/lib/accounting/payee-total
 import { recordAudit } from "@/lib/audit";
 import { preparePayoutBatch } from "@/lib/payouts/batches";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { runDesk } from "../support/desk";
 import { actAnonymously, actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { addGame, insertBatch, insertSnapshot } from "../exports/fixture";
@@ -22,8 +21,6 @@ const GAME = "acct-b";
 const MARCH = { startMs: Date.parse("2026-03-01T00:00:00Z"), endMs: Date.parse("2026-04-01T00:00:00Z") };
 const APRIL = { startMs: Date.parse("2026-04-01T00:00:00Z"), endMs: Date.parse("2026-05-01T00:00:00Z") };
 const FINANCE = { actor: { id: "u-fin", email: "fin@payout-desk.test" }, via: "web" } as const;
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let t: TestDatabase;
 let dir: string;
 let marchBatch: string;
@@ -168,18 +165,7 @@ describe("audit log download", () => {
   });
 });
 
-async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const desk = (...args: string[]) => runDesk(t.url, args);
 
 describe("npm run desk", () => {
   it("maps an account (audited as cli) and refuses an unknown account with one line", async () => {

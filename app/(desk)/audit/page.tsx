@@ -16,7 +16,7 @@ import { refundAttemptHref } from "@/lib/lookup/search";
 import { requirePageRole } from "@/lib/auth/session";
 import { Pager } from "@/app/_components/table/pager";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
-import { AUDIT_PAGE_SIZE, auditHref, parseAuditFilter } from "./filters";
+import { AUDIT_PAGE_SIZE, auditHref, auditQueryOf, parseAuditFilter } from "./filters";
 
 export const metadata: Metadata = { title: "Audit log" };
 
@@ -42,20 +42,7 @@ export default async function AuditPage({ searchParams }: Props) {
   const offset = (filter.page - 1) * AUDIT_PAGE_SIZE;
   const [facets, result] = await Promise.all([
     listAuditFacets(db),
-    searchAuditEntries(
-      db,
-      {
-        action: filter.action,
-        actor: filter.actor,
-        gameId: filter.game,
-        target: filter.target,
-        outcome: filter.outcome,
-        idempotencyKey: filter.key,
-        from: filter.from.ms !== undefined ? new Date(filter.from.ms) : undefined,
-        to: filter.to.ms !== undefined ? new Date(filter.to.ms) : undefined,
-      },
-      { offset, limit: AUDIT_PAGE_SIZE },
-    ),
+    searchAuditEntries(db, auditQueryOf(filter), { offset, limit: AUDIT_PAGE_SIZE }),
   ]);
   const outcomes = await listRefundAttemptOutcomes(
     db,

@@ -1,5 +1,5 @@
 // GET /api/audit/export – the audit log as CSV, with the audit page's filters, for auditors
-import { parseAuditFilter } from "@/app/(desk)/audit/filters";
+import { auditQueryOf, parseAuditFilter } from "@/app/(desk)/audit/filters";
 import { getDb } from "@/db";
 import { startAuditLogExport } from "@/lib/exports/audit-log";
 import { csvDownloadResponse } from "@/lib/exports/http";
@@ -8,20 +8,10 @@ import { defineRoute } from "@/lib/routes";
 // The same role as the audit page: whoever may read the log may take it away, and the download is audited.
 export const GET = defineRoute("viewer", async (request, { user }) => {
   const url = new URL(request.url);
-  const filter = parseAuditFilter(Object.fromEntries(url.searchParams));
   const started = await startAuditLogExport(
     getDb(),
     {
-      filter: {
-        action: filter.action,
-        actor: filter.actor,
-        gameId: filter.game,
-        target: filter.target,
-        outcome: filter.outcome,
-        idempotencyKey: filter.key,
-        from: filter.from.ms !== undefined ? new Date(filter.from.ms) : undefined,
-        to: filter.to.ms !== undefined ? new Date(filter.to.ms) : undefined,
-      },
+      filter: auditQueryOf(parseAuditFilter(Object.fromEntries(url.searchParams))),
       bom: url.searchParams.get("bom") === "1",
     },
     { actor: { id: user.id, email: user.email }, via: "web" },
