@@ -240,9 +240,14 @@ const COMMANDS: Record<string, Command> = {
   export: {
     spec: {
       usage:
-        "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal|journal-xero|journal-quickbooks --out FILE [--bom]\n       npm run desk -- export --game ID --kind payee-totals --year YYYY --out FILE [--bom]",
+        "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal|journal-xero|" +
+        "journal-quickbooks --out FILE [--bom]\n" +
+        "       npm run desk -- export --game ID --kind payee-totals --year YYYY --out FILE [--bom]",
       description:
-        'Writes a CSV export for accounting to a file, exactly as the app\'s download does (columns in README.md, "Exports"; payee totals and the ledger files in "Accounting"), and records it in the audit log. A file split into parts (Xero: 300 lines a file) writes its further parts beside FILE as FILE.part-2.csv, .... Progress goes to stderr, a JSON summary to stdout.',
+        "Writes a CSV export for accounting to a file, exactly as the app's download does (columns in README.md, " +
+        '"Exports"; payee totals and the ledger files in "Accounting"), and records it in the audit log. ' +
+        "A file split into parts (Xero: 300 lines a file) writes its further parts beside FILE as FILE.part-2.csv, " +
+        "and so on. Progress goes to stderr, a JSON summary to stdout.",
       options: {
         snapshot: {
           type: "string",

@@ -27,9 +27,11 @@ export const ACCOUNTING_COMMANDS: Record<string, Command> = {
   "accounts map": {
     spec: {
       usage:
-        "npm run desk -- accounts map --game ID --account expense|payable|clearing|returns --code CODE [--tax-rate NAME]",
+        "npm run desk -- accounts map --game ID --account expense|payable|clearing|returns --code CODE " +
+        "[--tax-rate NAME]",
       description:
-        "Maps one of Payout Desk's accounts, for a game, to your ledger's account code (Xero) or account name (QuickBooks Online) and tax rate name (README, \"Accounting\"). Audited. A JSON summary to stdout.",
+        "Maps one of Payout Desk's accounts, for a game, to your ledger's account code (Xero) or account name " +
+        '(QuickBooks Online) and tax rate name (README, "Accounting"). Audited. A JSON summary to stdout.',
       options: {
         game: { type: "string", description: "The game id" },
         account: { type: "string", description: "expense | payable | clearing | returns" },

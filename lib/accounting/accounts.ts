@@ -84,7 +84,8 @@ export function requireMapped(
     if (noTax.length > 0) parts.push(`give a tax rate name for ${noTax.join(", ")}`);
     throw new AppError(
       "CONFLICT",
-      `Accounts not mapped for game ${options.gameId}: ${parts.join("; ")}. An admin maps them under Settings → Accounting (${ACCOUNT_MAPPING_PATH}).`,
+      `Accounts not mapped for game ${options.gameId}: ${parts.join("; ")}. ` +
+        `An admin maps them under Settings → Accounting (${ACCOUNT_MAPPING_PATH}).`,
       { field: "accounts" },
     );
   }

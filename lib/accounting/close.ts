@@ -51,7 +51,8 @@ export async function assertWindowOpen(db: DbOrTrx, params: { gameId: string; wi
   if (!closed) return;
   throw new AppError(
     "CONFLICT",
-    `The window ${formatWindow({ startMs: closed.windowStart.getTime(), endMs: closed.windowEnd.getTime() })} is closed: no new payout batch for it. Finance can reopen it with a reason.`,
+    `The window ${formatWindow({ startMs: closed.windowStart.getTime(), endMs: closed.windowEnd.getTime() })} ` +
+      "is closed: no new payout batch for it. Finance can reopen it with a reason.",
   );
 }
 
@@ -70,7 +71,8 @@ async function changeClosing(
       if (batch?.status !== "paid")
         throw new AppError(
           "CONFLICT",
-          `The window ${label} cannot be closed: its payout batch is ${batch ? batch.status : "not prepared"}; close it once the batch is paid.`,
+          `The window ${label} cannot be closed: its payout batch is ${batch ? batch.status : "not prepared"}; ` +
+            "close it once the batch is paid.",
         );
     } else if (!current?.closed) {
       throw new AppError("CONFLICT", `The window ${label} is not closed.`);

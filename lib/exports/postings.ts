@@ -49,6 +49,8 @@ export type Posting = {
   lines: PostingLine[];
 };
 
+const window = (instant: string) => instant.slice(0, 10);
+
 export function isPosted(kind: string): kind is PostedKind {
   return kind in POSTED;
 }
@@ -67,7 +69,7 @@ export function postingOf(entry: LedgerEntry): Posting | null {
     entry,
     kind,
     date: kind === "payment" && entry.paidOn ? entry.paidOn : entry.at.slice(0, 10),
-    description: `${POSTING_DESCRIPTIONS[kind]}: window ${entry.windowStart.slice(0, 10)} to ${entry.windowEnd.slice(0, 10)}`,
+    description: `${POSTING_DESCRIPTIONS[kind]}: window ${window(entry.windowStart)} to ${window(entry.windowEnd)}`,
     lines: [
       { account: debit, side: "debit", amount: size },
       { account: credit, side: "credit", amount: size },

@@ -61,7 +61,8 @@ export const quickbooksJournalExport: ExportKindDefinition = {
   kind: "journal-quickbooks",
   title: "QuickBooks Online journal entries",
   summary:
-    "The batch's journal in QuickBooks Online's journal entry import format (Journal No, MM/DD/YYYY, mapped account names, debits and credits, the recipient on payable lines).",
+    "The batch's journal in QuickBooks Online's journal entry import format (Journal No, MM/DD/YYYY, mapped " +
+    "account names, debits and credits, the recipient on payable lines).",
   columns: QUICKBOOKS_COLUMNS,
   needsBatch: true,
   async check(db, target) {

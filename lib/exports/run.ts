@@ -147,7 +147,8 @@ export function exportFilename(kind: ExportKind, target: ResolvedTarget): string
   const game = target.gameId.replace(/[^A-Za-z0-9-]+/g, "-").slice(0, 60);
   const batch = target.batchId ? `_batch-${target.batchId.slice(0, 8)}` : "";
   const part = target.parts > 1 ? `_part-${target.part}-of-${target.parts}` : "";
-  return `${game}_${kind}_${fileBound(target.windowStartMs)}_${fileBound(target.windowEndMs)}_v${target.snapshotVersion}${batch}${part}.csv`;
+  const window = `${fileBound(target.windowStartMs)}_${fileBound(target.windowEndMs)}`;
+  return `${game}_${kind}_${window}_v${target.snapshotVersion}${batch}${part}.csv`;
 }
 
 /**

@@ -84,7 +84,8 @@ export const xeroJournalExport: ExportKindDefinition = {
   kind: "journal-xero",
   title: "Xero manual journals",
   summary:
-    "The batch's journal in Xero's manual journal import format (dd/mm/yyyy, signed amounts, mapped account codes and tax rates, tracking by game), at most 300 lines a file.",
+    "The batch's journal in Xero's manual journal import format (dd/mm/yyyy, signed amounts, mapped account codes " +
+    "and tax rates, tracking by game), at most 300 lines a file.",
   columns: XERO_COLUMNS,
   needsBatch: true,
   async check(db, target) {

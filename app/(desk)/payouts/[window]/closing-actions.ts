@@ -25,7 +25,8 @@ function changeClosingAction(name: string, close: boolean) {
     return {
       ok: true,
       message: close
-        ? `${windowLabel(window)} is closed: no new payout batch for it. Later refunds arrive as reversals in later windows.`
+        ? `${windowLabel(window)} is closed: no new payout batch for it. ` +
+          "Later refunds arrive as reversals in later windows."
         : `${windowLabel(window)} is open again.`,
     };
   });

@@ -5,6 +5,13 @@ import { closeWindowAction, reopenWindowAction } from "./closing-actions";
 import { ClosingForm } from "./closing-panel";
 import { Panel } from "./panel";
 
+const CLOSED_TEXT =
+  "No new payout batch can be prepared for this window. Refunds that arrive later are reversals in later windows, " +
+  "as always.";
+const CLOSABLE_TEXT =
+  "The batch is paid: close the window so that no new batch is prepared for it. Later refunds still arrive as " +
+  "reversals in later windows.";
+
 /** The window's closed state, and close or reopen when the person may and the window allows it. */
 export function ClosingSection({
   closing,
@@ -33,12 +40,7 @@ export function ClosingSection({
           <DateTime value={last.changedAt.toISOString()} />: “{last.reason}”
         </p>
       ) : null}
-      <p className="mb-3 text-sm text-ink-muted">
-        {closed
-          ? "No new payout batch can be prepared for this window. Refunds that arrive later are reversals in later windows, as always."
-          : (closing.closeBlockedBy ??
-            "The batch is paid: close the window so that no new batch is prepared for it. Later refunds still arrive as reversals in later windows.")}
-      </p>
+      <p className="mb-3 text-sm text-ink-muted">{closed ? CLOSED_TEXT : (closing.closeBlockedBy ?? CLOSABLE_TEXT)}</p>
       {canChange ? (
         <ClosingForm
           action={closed ? reopenWindowAction : closeWindowAction}

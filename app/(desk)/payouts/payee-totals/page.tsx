@@ -47,7 +47,10 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
       <PageHeader
         title={`Year-end payee totals, ${year}`}
         breadcrumbs={crumbs}
-        description="Per recipient, what was paid in the calendar year by payment date, net of returned payments, beside the tax form on file and the year's reporting threshold."
+        description={
+          "Per recipient, what was paid in the calendar year by payment date, net of returned payments, beside the " +
+          "tax form on file and the year's reporting threshold."
+        }
       />
       <div className="mb-4 flex flex-wrap items-end gap-3">
         <form method="get" action="/payouts/payee-totals" className="flex items-end gap-2" aria-label="Choose the year">

@@ -32,7 +32,10 @@ export default async function AccountingSettingsPage() {
       <PageHeader
         title="Accounting"
         breadcrumbs={crumbs}
-        description={`Where ${game.name}'s journal posts in your ledger: each of Payout Desk's accounts mapped to your chart of accounts. The Xero and QuickBooks Online files use these; changes are recorded in the audit log.`}
+        description={
+          `Where ${game.name}'s journal posts in your ledger: each of Payout Desk's accounts mapped to your chart of ` +
+          "accounts. The Xero and QuickBooks Online files use these; changes are recorded in the audit log."
+        }
         meta={
           unmapped.length > 0 ? (
             <Badge tone="warning">{unmapped.length} not mapped</Badge>

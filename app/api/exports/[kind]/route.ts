@@ -1,4 +1,4 @@
-// GET /api/exports/[kind] – CSV exports for accounting (payouts, lines, reversals, journal, Xero, QuickBooks), streamed
+// GET /api/exports/[kind] – CSV exports for accounting (payouts, lines, reversals, journals), streamed
 import { getDb } from "@/db";
 import { isAppError } from "@/lib/errors";
 import { exportResponse, isBrowserNavigation, parseExportQuery, refusedExportRedirect } from "@/lib/exports/http";
