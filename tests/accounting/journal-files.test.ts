@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { parse } from "csv-parse/sync";
 import Decimal from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +10,7 @@ import { journalsOfPart } from "@/lib/exports/journal-files";
 import { startExport } from "@/lib/exports/run";
 import type { ExportKind } from "@/lib/exports/types";
 import { createTestDatabase, type TestDatabase, useTestEnv } from "../support/db";
+import { runDesk } from "../support/desk";
 import { addGame, insertBatch, insertSnapshot, type StatementInput } from "../exports/fixture";
 
 /**
@@ -176,6 +180,33 @@ describe("Xero manual journals", () => {
 
   it("refuses a part that does not exist", async () => {
     await expect(download("journal-xero", parts.length + 1)).rejects.toThrow(/has \d+ parts/);
+  });
+});
+
+describe("desk export --kind journal-xero", () => {
+  it("writes every part: the first under the name given, the others beside it, one JSON summary", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-xero-"));
+    try {
+      const out = path.join(dir, "xero.csv");
+      const result = await runDesk(t.url, ["export", "--batch", batchId, "--kind", "journal-xero", "--out", out]);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout) as {
+        file: string;
+        parts: { file: string; part: number; rows: number }[];
+      };
+      expect(summary.parts.length).toBeGreaterThan(2);
+      expect(summary.parts.map((p) => path.basename(p.file))).toEqual(
+        summary.parts.map((p) => (p.part === 1 ? "xero.csv" : `xero.part-${p.part}.csv`)),
+      );
+      expect((await readdir(dir)).sort()).toEqual(summary.parts.map((p) => path.basename(p.file)).sort());
+      for (const part of summary.parts) {
+        const rows = readCsv(await readFile(part.file, "utf8"));
+        expect(rows.length).toBe(part.rows);
+        expect(rows.length).toBeLessThanOrEqual(300);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
