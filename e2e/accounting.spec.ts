@@ -117,3 +117,34 @@ test("[viewer] sees the closed window and is offered neither close nor reopen", 
   await expect(page.getByText("Window closed")).toBeVisible();
   await expect(page.getByRole("region", { name: "Closing" }).getByRole("form")).toHaveCount(0);
 });
+
+test("[finance] reads the year's payee totals and downloads them", async ({ page }) => {
+  await signIn(page, "finance");
+  await page.getByRole("link", { name: "Year-end payee totals" }).click();
+  await page.getByLabel("Year").fill("2026");
+  await page.getByRole("button", { name: "Show" }).click();
+  await expect(page.getByRole("heading", { name: "Year-end payee totals, 2026", level: 1 })).toBeVisible();
+  const table = page.getByRole("table", { name: "Payee totals for 2026" });
+  await expect(table.getByRole("row")).not.toHaveCount(1);
+  await expect(table).toContainText("unknown");
+  await shoot(page, "finance-payee-totals");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Download payee totals (CSV)" }).click(),
+  ]);
+  const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
+  expect(header?.slice(0, 2)).toEqual(["year", "recipient_player_id"]);
+  expect(rows.length).toBeGreaterThan(0);
+});
+
+test("[viewer] downloads the audit log with the page's filters", async ({ page }) => {
+  await signIn(page, "viewer");
+  await page.goto("/audit?action=payouts.window_close");
+  const link = page.getByRole("link", { name: "Download CSV (filtered)" });
+  await expect(link).toHaveAttribute("href", "/api/audit/export?action=payouts.window_close");
+  await shoot(page, "viewer-audit-download");
+  const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+  const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
+  expect(header).toContain("action");
+  expect(rows.map((r) => r[(header ?? []).indexOf("action")])).toEqual(["payouts.window_close"]);
+});
