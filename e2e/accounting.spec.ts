@@ -121,7 +121,7 @@ test("[viewer] sees the closed window and is offered neither close nor reopen", 
 test("[finance] reads the year's payee totals and downloads them", async ({ page }) => {
   await signIn(page, "finance");
   await page.getByRole("link", { name: "Year-end payee totals" }).click();
-  await page.getByLabel("Year").fill("2026");
+  await page.getByLabel("Year", { exact: true }).fill("2026");
   await page.getByRole("button", { name: "Show" }).click();
   await expect(page.getByRole("heading", { name: "Year-end payee totals, 2026", level: 1 })).toBeVisible();
   const table = page.getByRole("table", { name: "Payee totals for 2026" });
