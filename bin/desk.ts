@@ -9,10 +9,6 @@ import { findUserIdByEmail } from "@/db/queries/users";
 import type { ActingAs } from "@/core/actor";
 import { roleSchema } from "@/lib/auth/roles";
 import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
-import { writeExportFile } from "@/lib/exports/file";
-import { exportKindSchema } from "@/lib/exports/kinds";
-import { exportIdSchema } from "@/lib/exports/run";
-import type { ExportKind } from "@/lib/exports/types";
 import { decodeKey, readKeyring } from "@/lib/crypto";
 import { saveGame } from "@/lib/games/games";
 import { keyOf, verifyKeys } from "@/lib/keys/check";
@@ -25,6 +21,7 @@ import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
 import { payoutCommands } from "./commands/payouts";
 import { profileCommands } from "./commands/profiles";
 import { statementCommands } from "./commands/statements";
+import { ACCOUNTING_COMMANDS, exportFlagsSchema, runExportCommand } from "./commands/accounting";
 import { workerCommand } from "./commands/worker";
 import { type Command, withDb } from "./with-db";
 import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
@@ -52,6 +49,7 @@ const COMMANDS: Record<string, Command> = {
   },
   worker: workerCommand,
   ...statementCommands,
+  ...ACCOUNTING_COMMANDS,
   "users add": {
     spec: {
       usage: "npm run desk -- users add --email E --role R --password P [--name N]",
@@ -230,60 +228,32 @@ const COMMANDS: Record<string, Command> = {
   export: {
     spec: {
       usage:
-        "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal --out FILE [--bom]",
+        "npm run desk -- export (--snapshot ID | --batch ID) --kind payouts|lines|reversals|journal|journal-xero|" +
+        "journal-quickbooks --out FILE [--bom]\n" +
+        "       npm run desk -- export --game ID --kind payee-totals --year YYYY --out FILE [--bom]",
       description:
         "Writes a CSV export for accounting to a file, exactly as the app's download does (columns in README.md, " +
-        '"Exports"), and records it in the audit log. Progress goes to stderr, a JSON summary to stdout.',
+        '"Exports"; payee totals and the ledger files in "Accounting"), and records it in the audit log. ' +
+        "A file split into parts (Xero: 300 lines a file) writes its further parts beside FILE as FILE.part-2.csv, " +
+        "and so on. Progress goes to stderr, a JSON summary to stdout.",
       options: {
         snapshot: {
           type: "string",
           description: "The snapshot id (payouts and journal use the payout batch built on it)",
         },
         batch: { type: "string", description: "A payout batch id instead of a snapshot id" },
-        kind: { type: "string", description: "payouts | lines | reversals | journal" },
+        game: { type: "string", description: "The game (payee-totals)" },
+        year: { type: "string", description: "The calendar year of the payment dates (payee-totals)" },
+        kind: {
+          type: "string",
+          description: "payouts | lines | reversals | journal | journal-xero | journal-quickbooks | payee-totals",
+        },
         out: { type: "string", description: "The file to write (replaced only once the export is complete)" },
         bom: { type: "boolean", description: "Start the file with a UTF-8 byte-order mark (for spreadsheets)" },
       },
-      schema: z
-        .object({
-          snapshot: exportIdSchema.optional(),
-          batch: exportIdSchema.optional(),
-          kind: exportKindSchema,
-          out: z.string({ message: "is required" }).trim().min(1, { message: "is required" }),
-          bom: z.boolean().default(false),
-        })
-        .refine((f) => Boolean(f.snapshot) !== Boolean(f.batch), {
-          message: "give either --snapshot or --batch",
-          path: ["snapshot"],
-        }),
+      schema: exportFlagsSchema,
     },
-    run: (flags: { snapshot?: string; batch?: string; kind: ExportKind; out: string; bom: boolean }) =>
-      withDb(async (db) => {
-        const summary = await writeExportFile(
-          db,
-          {
-            kind: flags.kind,
-            snapshotId: flags.snapshot,
-            batchId: flags.batch,
-            bom: flags.bom,
-            actor: CLI_ACTOR,
-            via: "cli",
-          },
-          flags.out,
-          {
-            onProgress: (rows) =>
-              process.stderr.write(`export ${flags.kind}: ${rows.toLocaleString("en-US")} rows written\n`),
-          },
-        );
-        return {
-          file: summary.path,
-          kind: summary.kind,
-          rows: summary.rows,
-          bytes: summary.bytes,
-          sha256: summary.sha256,
-          exportId: summary.exportId,
-        };
-      }),
+    run: runExportCommand,
   },
   "keys rotate": {
     spec: {

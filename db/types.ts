@@ -10,6 +10,7 @@ import type { KeyTables } from "./tables/keys";
 import type { PaymentTables } from "./tables/payments";
 import type { ProfileTables } from "./tables/profiles";
 import type { StatementTables } from "./tables/statements";
+import type { AccountingTables } from "./tables/accounting";
 
 export type { Numeric } from "./tables/columns";
 export type * from "./tables/auth";
@@ -23,6 +24,7 @@ export type * from "./tables/keys";
 export type * from "./tables/payments";
 export type * from "./tables/profiles";
 export type * from "./tables/statements";
+export type * from "./tables/accounting";
 
 export type Database = AuthTables &
   GameTables &
@@ -34,4 +36,5 @@ export type Database = AuthTables &
   KeyTables &
   PaymentTables &
   ProfileTables &
-  StatementTables;
+  StatementTables &
+  AccountingTables;

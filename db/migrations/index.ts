@@ -16,6 +16,7 @@ import * as auditVia from "./2026_11_24_0900_audit_via";
 import * as payoutProfiles from "./2026_11_24_1300_payout_profiles";
 import * as paymentFiles from "./2026_11_24_1400_payment_files";
 import * as statements from "./2026_11_24_1600_statements";
+import * as accounting from "./2026_11_24_1500_accounting";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -39,4 +40,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_24_1300_payout_profiles": payoutProfiles,
   "2026_11_24_1400_payment_files": paymentFiles,
   "2026_11_24_1600_statements": statements,
+  "2026_11_24_1500_accounting": accounting,
 };

@@ -91,18 +91,56 @@ export type AuditFilter = {
   to?: Date;
 };
 
-export type AuditEntry = AuditRow & { actorId: string | null; detail: Record<string, unknown> };
+export type AuditEntry = AuditRow & { actorId: string | null; via: string; detail: Record<string, unknown> };
+
+const ENTRY_COLUMNS = [
+  "id",
+  "at",
+  "actor_id",
+  "actor_email",
+  "via",
+  "action",
+  "game_id",
+  "target",
+  "idempotency_key",
+  "outcome",
+  "detail",
+] as const;
+
+function toAuditEntry(r: {
+  id: string;
+  at: Date;
+  actor_id: string | null;
+  actor_email: string | null;
+  via: string;
+  action: string;
+  game_id: string | null;
+  target: string | null;
+  idempotency_key: string | null;
+  outcome: string;
+  detail: Record<string, unknown> | null;
+}): AuditEntry {
+  return {
+    id: r.id,
+    at: r.at,
+    actorId: r.actor_id,
+    actorEmail: r.actor_email,
+    via: r.via,
+    action: r.action,
+    gameId: r.game_id,
+    target: r.target,
+    idempotencyKey: r.idempotency_key,
+    outcome: r.outcome,
+    detail: r.detail ?? {},
+  };
+}
 
 function likeContains(text: string): string {
   return `%${escapeLike(text)}%`;
 }
 
-/** One page of the audit log, newest first, with the number of entries matching the filter. */
-export async function searchAuditEntries(
-  db: Db,
-  filter: AuditFilter,
-  page: { offset: number; limit: number },
-): Promise<{ rows: AuditEntry[]; total: number }> {
+/** The audit log narrowed by the page's filters (the page and its CSV download share it). */
+function filteredAuditLog(db: Db, filter: AuditFilter) {
   let query = db.selectFrom("audit_log");
   if (filter.action) {
     query = filter.action.endsWith(".")
@@ -121,18 +159,23 @@ export async function searchAuditEntries(
   if (filter.idempotencyKey) query = query.where("idempotency_key", "=", filter.idempotencyKey);
   if (filter.from) query = query.where("at", ">=", filter.from);
   if (filter.to) query = query.where("at", "<", filter.to);
+  return query;
+}
+
+/** One page of the audit log, newest first, with the number of entries matching the filter. */
+export async function searchAuditEntries(
+  db: Db,
+  filter: AuditFilter,
+  page: { offset: number; limit: number },
+): Promise<{ rows: AuditEntry[]; total: number }> {
+  const query = filteredAuditLog(db, filter);
   const [rows, count] = await Promise.all([
-    query
-      .select([...AUDIT_ROW_COLUMNS, "actor_id", "detail"])
-      .orderBy("id", "desc")
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
+    query.select(ENTRY_COLUMNS).orderBy("id", "desc").offset(page.offset).limit(page.limit).execute(),
     query.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
   ]);
   return {
     total: Number(count.total),
-    rows: rows.map((r) => ({ ...toAuditRow(r), actorId: r.actor_id, detail: r.detail ?? {} })),
+    rows: rows.map(toAuditEntry),
   };
 }
 
@@ -182,4 +225,19 @@ export async function listRefundAttemptOutcomes(
       out.set(`${r.game_id}|${r.client_request_id}`, { attemptId: r.id, status: r.status });
   }
   return out;
+}
+
+/**
+ * Entries matching the filter, newest first, after (older than) the entry id given: the audit CSV reads the whole
+ * filtered log in pages of these, never by offset.
+ */
+export async function listAuditEntriesBefore(
+  db: Db,
+  filter: AuditFilter,
+  page: { beforeId: string | null; limit: number },
+): Promise<AuditEntry[]> {
+  let query = filteredAuditLog(db, filter);
+  if (page.beforeId !== null) query = query.where("id", "<", page.beforeId);
+  const rows = await query.select(ENTRY_COLUMNS).orderBy("id", "desc").limit(page.limit).execute();
+  return rows.map(toAuditEntry);
 }

@@ -8,23 +8,22 @@ import type { Db } from "@/db";
 import { type ExportRequest, type ExportSummary, startExport } from "./run";
 
 /**
- * An export written to a file (the CLI). It goes to a temporary file beside the target and is renamed into place
- * only when complete, so an interrupted export never leaves a partial file under the requested name.
+ * A file being written (the CLI). It goes to a temporary file beside the target and is renamed into place only when
+ * complete, so an interrupted export never leaves a partial file under the requested name. `start` runs once the
+ * destination is open: an unwritable destination fails before anything is read or audited.
  */
-export async function writeExportFile(
-  db: Db,
-  request: ExportRequest,
+export async function writeChunksToFile<T extends { chunks: AsyncGenerator<Buffer, void, undefined>; rows(): number }>(
   outPath: string,
+  start: () => Promise<T>,
   options: { onProgress?: (rows: number) => void; progressEveryMs?: number } = {},
-): Promise<ExportSummary & { path: string }> {
+): Promise<{ started: T; path: string }> {
   const target = path.resolve(outPath);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.partial`);
-  // Opened before the export starts: an unwritable destination fails before anything is read or audited.
   const file = createWriteStream(temporary, { flags: "wx", mode: 0o600 });
   await once(file, "open");
   let lastReport = Date.now();
   try {
-    const started = await startExport(db, request);
+    const started = await start();
     for await (const chunk of started.chunks) {
       if (!file.write(chunk)) await once(file, "drain");
       if (options.onProgress && Date.now() - lastReport >= (options.progressEveryMs ?? 1_000)) {
@@ -35,12 +34,23 @@ export async function writeExportFile(
     file.end();
     await once(file, "finish");
     await rename(temporary, target);
-    const summary = started.summary();
-    if (!summary) throw new Error("export ended without a summary");
-    return { ...summary, path: target };
+    return { started, path: target };
   } catch (error) {
     file.destroy();
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/** An export written to a file, exactly as the app's download makes it. */
+export async function writeExportFile(
+  db: Db,
+  request: ExportRequest,
+  outPath: string,
+  options: { onProgress?: (rows: number) => void; progressEveryMs?: number } = {},
+): Promise<ExportSummary & { path: string }> {
+  const written = await writeChunksToFile(outPath, () => startExport(db, request), options);
+  const summary = written.started.summary();
+  if (!summary) throw new Error("export ended without a summary");
+  return { ...summary, path: written.path };
 }

@@ -13,13 +13,18 @@ const exportQuerySchema = z
     snapshot: exportIdSchema.optional(),
     batch: exportIdSchema.optional(),
     bom: z.enum(["0", "1"], { message: "must be 1 (add a byte-order mark for spreadsheets) or 0" }).default("0"),
+    part: z
+      .string()
+      .regex(/^[1-9]\d{0,4}$/, { message: "must be a part number such as 1", abort: true })
+      .transform(Number)
+      .optional(),
   })
   .refine((q) => Boolean(q.snapshot) !== Boolean(q.batch), {
     message: "give either a snapshot id or a payout batch id",
     path: ["snapshot"],
   });
 
-export type ExportQuery = { kind: ExportKind; snapshot?: string; batch?: string; bom: boolean };
+export type ExportQuery = { kind: ExportKind; snapshot?: string; batch?: string; bom: boolean; part?: number };
 
 /** The query of an export download (`?snapshot=` or `?batch=`, `bom`), or an AppError naming the field. */
 export function parseExportQuery(kind: string, params: URLSearchParams): ExportQuery {
@@ -28,6 +33,7 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
     snapshot: params.get("snapshot") ?? undefined,
     batch: params.get("batch") ?? undefined,
     bom: params.get("bom") ?? undefined,
+    part: params.get("part") ?? undefined,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -39,6 +45,7 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
     snapshot: parsed.data.snapshot,
     batch: parsed.data.batch,
     bom: parsed.data.bom === "1",
+    part: parsed.data.part,
   };
 }
 
@@ -57,7 +64,7 @@ export function isBrowserNavigation(request: Request): boolean {
 /** Sends a browser to the page that explains why the export of `kind` with this query cannot be made. */
 export function refusedExportRedirect(kind: string, params: URLSearchParams): Response {
   const query = new URLSearchParams({ kind });
-  for (const name of ["snapshot", "batch"]) {
+  for (const name of ["snapshot", "batch", "part"]) {
     const value = params.get(name);
     if (value) query.set(name, value.slice(0, 100));
   }
@@ -74,6 +81,18 @@ export function refusedExportRedirect(kind: string, params: URLSearchParams): Re
  */
 export async function exportResponse(db: Db, request: ExportRequest): Promise<Response> {
   const started = await startExport(db, request);
+  return csvDownloadResponse(started);
+}
+
+/**
+ * A CSV being written, as a download response. Its first chunk is read before answering (see exportResponse); a
+ * failure later aborts the connection.
+ */
+export async function csvDownloadResponse(started: {
+  exportId: string;
+  filename: string;
+  chunks: AsyncGenerator<Buffer, void, undefined>;
+}): Promise<Response> {
   const { chunks } = started;
   const first = await chunks.next();
   let pending: IteratorResult<Buffer, void> | null = first;

@@ -1,8 +1,10 @@
 import "server-only";
 import { iterateLedgerEntries, type LedgerEntry } from "@/lib/payouts/ledger";
-import { formatUsd, money } from "@/lib/money";
+import { batchRecipientNames, type RecipientNames as Names } from "@/db/queries/exports";
+import { formatUsd } from "@/lib/money";
 import type { ExportColumn, ExportRow } from "./csv";
 import { inPages } from "./payouts";
+import { postingOf } from "./postings";
 import type { ExportKindDefinition } from "./types";
 
 /**
@@ -17,16 +19,6 @@ export const JOURNAL_ACCOUNTS = {
   /** Money sent to recipients, awaiting the bank statement (credited when a payment is recorded). */
   clearing: "Revenue share payouts clearing",
 } as const;
-
-/** Ledger kinds that move money between accounts; carries move a balance between statements of one recipient. */
-const POSTED = { accrual: "expense", reversal: "expense", payment: "clearing" } as const;
-type PostedKind = keyof typeof POSTED;
-
-const DESCRIPTIONS: Record<PostedKind, string> = {
-  accrual: "Revenue share earned",
-  reversal: "Revenue share reversed by refunds",
-  payment: "Revenue share paid",
-};
 
 export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
   {
@@ -70,30 +62,17 @@ export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
 
 const PAGE_SIZE = 2_000;
 
-type Names = Map<number, { name: string | null; email: string | null }>;
-
-/**
- * The two lines of one ledger entry. The entry's amount is the signed change in what is owed to the recipient:
- * a rise credits payable and debits the other account, a fall debits payable and credits the other account, so
- * every entry balances by construction. Carries (carry_in, carry_out, rollover) post nothing.
- */
+/** The two lines of one ledger entry (lib/exports/postings.ts says which accounts and why). */
 export function journalLines(entry: LedgerEntry, names: Names): ExportRow[] {
-  if (!(entry.kind in POSTED)) return [];
-  const kind = entry.kind as PostedKind;
-  const amount = money(entry.amountUsd);
-  if (amount.isZero()) return [];
-  const size = formatUsd(amount.abs());
-  const other = JOURNAL_ACCOUNTS[POSTED[kind]];
-  const [debitAccount, creditAccount] = amount.isPositive()
-    ? [other, JOURNAL_ACCOUNTS.payable]
-    : [JOURNAL_ACCOUNTS.payable, other];
+  const posting = postingOf(entry);
+  if (!posting) return [];
   const who = names.get(entry.recipientPlayerId);
   const common = {
     entry_id: entry.entryId,
-    posting_date: kind === "payment" && entry.paidOn ? entry.paidOn : entry.at.slice(0, 10),
+    posting_date: posting.date,
     recorded_at: entry.at,
-    kind,
-    description: `${DESCRIPTIONS[kind]}: window ${entry.windowStart.slice(0, 10)} to ${entry.windowEnd.slice(0, 10)}`,
+    kind: posting.kind,
+    description: posting.description,
     recipient_player_id: String(entry.recipientPlayerId),
     recipient_name: who?.name ?? null,
     recipient_email: who?.email ?? null,
@@ -106,10 +85,13 @@ export function journalLines(entry: LedgerEntry, names: Names): ExportRow[] {
     reference: entry.reference,
     payment_method: entry.paymentMethod,
   };
-  return [
-    { ...common, line: "1", account: debitAccount, debit_usd: size, credit_usd: "0.00" },
-    { ...common, line: "2", account: creditAccount, debit_usd: "0.00", credit_usd: size },
-  ];
+  return posting.lines.map((line, i) => ({
+    ...common,
+    line: String(i + 1),
+    account: JOURNAL_ACCOUNTS[line.account as keyof typeof JOURNAL_ACCOUNTS],
+    debit_usd: line.side === "debit" ? formatUsd(line.amount) : "0.00",
+    credit_usd: line.side === "credit" ? formatUsd(line.amount) : "0.00",
+  }));
 }
 
 export const journalExport: ExportKindDefinition = {
@@ -122,15 +104,7 @@ export const journalExport: ExportKindDefinition = {
   async *pages(db, target) {
     if (!target.batchId) throw new Error("the journal needs a payout batch");
     // Names come from the batch's statements (the ledger entries carry ids only), read once per export.
-    const statements = await db
-      .selectFrom("payout_statement")
-      .select(["recipient_player_id", "player_name", "player_email"])
-      .where("batch_id", "=", target.batchId)
-      .where("game_id", "=", target.gameId)
-      .execute();
-    const names: Names = new Map(
-      statements.map((s) => [Number(s.recipient_player_id), { name: s.player_name, email: s.player_email }]),
-    );
+    const names = await batchRecipientNames(db, { gameId: target.gameId, batchId: target.batchId });
     const entries = iterateLedgerEntries(db, { gameId: target.gameId, batchId: target.batchId, pageSize: PAGE_SIZE });
     yield* inPages(entries, PAGE_SIZE, (entry) => journalLines(entry, names));
   },

@@ -1,9 +1,8 @@
 import "server-only";
-import type { Db } from "@/db";
+import { selectReversalCells } from "@/db/queries/exports-cells";
 import type { ExportColumn } from "./csv";
 import { keysetPages } from "./keyset";
-import { booleanText, decimalText, instantText, integerText } from "./sql";
-import type { ExportKindDefinition, ResolvedTarget } from "./types";
+import type { ExportKindDefinition } from "./types";
 
 export const REVERSAL_COLUMNS: readonly ExportColumn[] = [
   { name: "snapshot_id", type: "text", description: "The snapshot (window version) the reversal belongs to." },
@@ -89,65 +88,6 @@ export const REVERSAL_COLUMNS: readonly ExportColumn[] = [
 
 /** Reversals per page; their refund events come with them, so a page holds a few more rows than this. */
 export const REVERSAL_PAGE_SIZE = 2_000;
-
-export function selectReversalCells(
-  db: Db,
-  target: Pick<ResolvedTarget, "gameId" | "snapshotId">,
-  after: string | null,
-  limit: number,
-) {
-  return db
-    .selectFrom((eb) => {
-      let page = eb
-        .selectFrom("snapshot_reversal as rv")
-        .innerJoin("snapshot as s", "s.id", "rv.snapshot_id")
-        .where("s.game_id", "=", target.gameId)
-        .where("rv.snapshot_id", "=", target.snapshotId)
-        .selectAll("rv")
-        .orderBy("rv.period_id")
-        .limit(limit);
-      if (after !== null) page = page.where("rv.period_id", ">", after);
-      return page.as("v");
-    })
-    .leftJoin("snapshot_refund_event as e", (join) =>
-      join.onRef("e.snapshot_id", "=", "v.snapshot_id").onRef("e.period_id", "=", "v.period_id"),
-    )
-    .leftJoin("snapshot_recipient as r", (join) =>
-      join.onRef("r.snapshot_id", "=", "v.snapshot_id").onRef("r.recipient_player_id", "=", "v.recipient_player_id"),
-    )
-    .select([
-      "v.snapshot_id as snapshot_id",
-      integerText("v.recipient_player_id").as("recipient_player_id"),
-      "r.player_name as recipient_name",
-      "r.player_email as recipient_email",
-      integerText("v.period_id").as("period_id"),
-      "v.subscription_id as subscription_id",
-      integerText("v.period_seq").as("period_seq"),
-      "v.status as period_status",
-      instantText("v.paid_at").as("paid_at"),
-      booleanText("v.settled_in_this_window").as("settled_in_this_window"),
-      decimalText("v.amount_usd").as("period_amount_usd"),
-      decimalText("v.originally_attributed_usd").as("originally_attributed_usd"),
-      decimalText("v.refunded_to_date_usd").as("refunded_to_date_usd"),
-      instantText("v.latest_refund_at").as("latest_refund_at"),
-      "v.reversal_basis as reversal_basis",
-      booleanText("v.nets_to_zero_in_window").as("nets_to_zero_in_window"),
-      decimalText("v.reversed_attributed_usd").as("period_reversed_attributed_usd"),
-      decimalText("v.partner_revenue_reversed_usd").as("period_partner_revenue_reversed_usd"),
-      integerText("e.seq").as("event_seq"),
-      instantText("e.refunded_at").as("refunded_at"),
-      decimalText("e.refunded_amount_usd").as("refunded_amount_usd"),
-      decimalText("e.cumulative_refunded_before_usd").as("cumulative_refunded_before_usd"),
-      decimalText("e.cumulative_refunded_after_usd").as("cumulative_refunded_after_usd"),
-      decimalText("e.reversed_attributed_usd").as("reversed_attributed_usd"),
-      decimalText("e.partner_revenue_reversed_usd").as("partner_revenue_reversed_usd"),
-      "e.partner_revenue_reversal_basis as partner_revenue_reversal_basis",
-      booleanText("e.is_full_refund").as("is_full_refund"),
-      "v.note as note",
-    ])
-    .orderBy("v.period_id")
-    .orderBy("e.seq");
-}
 
 export const reversalsExport: ExportKindDefinition = {
   kind: "reversals",

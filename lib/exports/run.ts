@@ -1,13 +1,13 @@
 import "server-only";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@/db";
-import { recordAudit } from "@/lib/audit";
+import { findExportBatch, findExportSnapshot, getExportBatchStatus, listSnapshotBatchIds } from "@/db/queries/exports";
+import type { PayoutBatchStatus } from "@/db/types";
 import { AppError } from "@/lib/errors";
-import { log } from "@/lib/log";
 import { formatInstant } from "@/lib/time";
 import { exportAvailability } from "./availability";
-import { csvOutput } from "./csv";
+import { startAuditedCsv } from "./audited";
 import { EXPORTS } from "./kinds";
 import type { ExportKind, ResolvedTarget } from "./types";
 
@@ -17,6 +17,8 @@ export type ExportRequest = {
   kind: ExportKind;
   snapshotId?: string;
   batchId?: string;
+  /** Which file of an export split into parts (Xero's 300 lines a file), from 1; the first when not given. */
+  part?: number;
   /** The caller's game: a snapshot or batch of another game is not found. The CLI passes none and exports any. */
   gameId?: string;
   bom: boolean;
@@ -34,6 +36,8 @@ export type ExportSummary = {
   rows: number;
   bytes: number;
   sha256: string;
+  part: number;
+  parts: number;
 };
 
 export type StartedExport = {
@@ -62,12 +66,7 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
   if (request.batchId) {
     if (!UUID.test(request.batchId))
       throw new AppError("INVALID_INPUT", "batch: must be a payout batch id", { field: "batch" });
-    let query = db
-      .selectFrom("payout_batch")
-      .select(["id", "game_id", "snapshot_id", "status"])
-      .where("id", "=", request.batchId);
-    if (request.gameId) query = query.where("game_id", "=", request.gameId);
-    const batch = await query.executeTakeFirst();
+    const batch = await findExportBatch(db, { batchId: request.batchId, gameId: request.gameId });
     if (!batch)
       throw new AppError(
         "NOT_FOUND",
@@ -75,31 +74,20 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
         { field: "batch" },
       );
     batchId = batch.id;
-    snapshotId = batch.snapshot_id;
+    snapshotId = batch.snapshotId;
   }
   if (!snapshotId)
     throw new AppError("INVALID_INPUT", "snapshot: give a snapshot id or a payout batch id", { field: "snapshot" });
   if (!UUID.test(snapshotId))
     throw new AppError("INVALID_INPUT", "snapshot: must be a snapshot id", { field: "snapshot" });
-  let query = db
-    .selectFrom("snapshot")
-    .select(["id", "game_id", "version", "window_start", "window_end"])
-    .where("id", "=", snapshotId);
-  if (request.gameId) query = query.where("game_id", "=", request.gameId);
-  const snapshot = await query.executeTakeFirst();
+  const snapshot = await findExportSnapshot(db, { snapshotId, gameId: request.gameId });
   if (!snapshot)
     throw new AppError("NOT_FOUND", `No snapshot ${snapshotId}${request.gameId ? ` in game ${request.gameId}` : ""}.`, {
       field: "snapshot",
     });
 
   if (definition.needsBatch && !batchId) {
-    const batches = await db
-      .selectFrom("payout_batch")
-      .select("id")
-      .where("snapshot_id", "=", snapshot.id)
-      .where("game_id", "=", snapshot.game_id)
-      .where("status", "<>", "discarded")
-      .execute();
+    const batches = await listSnapshotBatchIds(db, { snapshotId: snapshot.id, gameId: snapshot.gameId });
     if (batches.length === 0) {
       throw new AppError(
         "NOT_FOUND",
@@ -113,26 +101,40 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
       throw new AppError("CONFLICT", `Several payout batches use snapshot ${snapshot.id}: give the batch id.`, {
         field: "batch",
       });
-    batchId = (batches[0] as { id: string }).id;
+    batchId = batches[0] as string;
   }
   if (batchId) {
-    const batch = await db
-      .selectFrom("payout_batch")
-      .select("status")
-      .where("id", "=", batchId)
-      .executeTakeFirstOrThrow();
-    const available = exportAvailability(request.kind, batch);
+    const status = (await getExportBatchStatus(db, { batchId })) as PayoutBatchStatus;
+    const available = exportAvailability(request.kind, { status });
     if (!available.ok)
-      throw new AppError("CONFLICT", `Batch ${batchId} is ${batch.status}. ${available.reason}`, { field: "batch" });
+      throw new AppError("CONFLICT", `Batch ${batchId} is ${status}. ${available.reason}`, { field: "batch" });
   }
-  return {
-    gameId: snapshot.game_id,
+  const target: ResolvedTarget = {
+    gameId: snapshot.gameId,
     snapshotId: snapshot.id,
     snapshotVersion: snapshot.version,
-    windowStartMs: snapshot.window_start.getTime(),
-    windowEndMs: snapshot.window_end.getTime(),
+    windowStartMs: snapshot.windowStart.getTime(),
+    windowEndMs: snapshot.windowEnd.getTime(),
     batchId,
+    part: 1,
+    parts: 1,
   };
+  // A format's own refusals (an account not mapped) come before anything is audited or read.
+  await definition.check?.(db, target);
+  if (definition.parts) {
+    target.parts = await definition.parts(db, target);
+    const part = request.part ?? 1;
+    if (part > target.parts)
+      throw new AppError(
+        "INVALID_INPUT",
+        `part: this file has ${target.parts} part${target.parts === 1 ? "" : "s"}; ask for 1 to ${target.parts}`,
+        { field: "part" },
+      );
+    target.part = part;
+  } else if (request.part !== undefined && request.part !== 1) {
+    throw new AppError("INVALID_INPUT", "part: this export is one file", { field: "part" });
+  }
+  return target;
 }
 
 function fileBound(ms: number): string {
@@ -144,7 +146,9 @@ function fileBound(ms: number): string {
 export function exportFilename(kind: ExportKind, target: ResolvedTarget): string {
   const game = target.gameId.replace(/[^A-Za-z0-9-]+/g, "-").slice(0, 60);
   const batch = target.batchId ? `_batch-${target.batchId.slice(0, 8)}` : "";
-  return `${game}_${kind}_${fileBound(target.windowStartMs)}_${fileBound(target.windowEndMs)}_v${target.snapshotVersion}${batch}.csv`;
+  const part = target.parts > 1 ? `_part-${target.part}-of-${target.parts}` : "";
+  const window = `${fileBound(target.windowStartMs)}_${fileBound(target.windowEndMs)}`;
+  return `${game}_${kind}_${window}_v${target.snapshotVersion}${batch}${part}.csv`;
 }
 
 /**
@@ -157,13 +161,6 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
   const target = await resolveTarget(db, request);
   const exportId = randomUUID();
   const filename = exportFilename(request.kind, target);
-  const auditBase = {
-    actor: request.actor,
-    action: `export.${request.kind}`,
-    gameId: target.gameId,
-    target: target.batchId ?? target.snapshotId,
-    idempotencyKey: exportId,
-  };
   const about = {
     kind: request.kind,
     via: request.via,
@@ -174,57 +171,37 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
     window_end: formatInstant(target.windowEndMs),
     filename,
     bom: request.bom,
+    ...(target.parts > 1 ? { part: target.part, parts: target.parts } : {}),
   };
-  await recordAudit(db, { ...auditBase, outcome: "started", detail: about });
-
-  const output = csvOutput(definition.columns, definition.pages(db, target), { bom: request.bom });
-  const hash = createHash("sha256");
-  let bytes = 0;
-  let summary: ExportSummary | null = null;
-
-  async function* audited(): AsyncGenerator<Buffer, void, undefined> {
-    let outcome = "aborted";
-    let failure: string | undefined;
-    try {
-      for await (const chunk of output.chunks) {
-        bytes += chunk.length;
-        hash.update(chunk);
-        yield chunk;
-      }
-      outcome = "succeeded";
-    } catch (error) {
-      outcome = "failed";
-      failure = error instanceof Error ? error.message : String(error);
-      log.error("export failed", { exportId, kind: request.kind, snapshotId: target.snapshotId, error });
-      throw error;
-    } finally {
-      const sha256 = outcome === "succeeded" ? hash.digest("hex") : undefined;
-      if (sha256) {
-        summary = {
+  const output = await startAuditedCsv(db, {
+    columns: definition.columns,
+    pages: definition.pages(db, target),
+    bom: request.bom,
+    audit: {
+      actor: request.actor,
+      via: request.via,
+      action: `export.${request.kind}`,
+      gameId: target.gameId,
+      target: target.batchId ?? target.snapshotId,
+      id: exportId,
+    },
+    detail: about,
+  });
+  const summary = (): ExportSummary | null => {
+    const file = output.file();
+    return file
+      ? {
           exportId,
           kind: request.kind,
           filename,
           gameId: target.gameId,
           snapshotId: target.snapshotId,
           batchId: target.batchId,
-          rows: output.rows(),
-          bytes,
-          sha256,
-        };
-      }
-      await recordAudit(db, {
-        ...auditBase,
-        outcome,
-        detail: {
-          ...about,
-          rows: output.rows(),
-          bytes,
-          ...(sha256 ? { sha256 } : {}),
-          ...(failure ? { error: failure.slice(0, 300) } : {}),
-        },
-      }).catch((error: unknown) => log.error("export audit entry not written", { exportId, error }));
-    }
-  }
-
-  return { exportId, filename, target, chunks: audited(), rows: output.rows, summary: () => summary };
+          ...file,
+          part: target.part,
+          parts: target.parts,
+        }
+      : null;
+  };
+  return { exportId, filename, target, chunks: output.chunks, rows: output.rows, summary };
 }

@@ -1,7 +1,7 @@
 import type { Db } from "@/db";
 import type { ExportColumn, ExportRow } from "./csv";
 
-export const EXPORT_KINDS = ["payouts", "lines", "reversals", "journal"] as const;
+export const EXPORT_KINDS = ["payouts", "lines", "reversals", "journal", "journal-xero", "journal-quickbooks"] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 /** What an export reads: a snapshot of one game, and for payout files and journals, the payout batch built on it. */
@@ -12,6 +12,9 @@ export type ResolvedTarget = {
   windowStartMs: number;
   windowEndMs: number;
   batchId: string | null;
+  /** The file of an export split into parts (from 1), and how many there are; 1 of 1 for most. */
+  part: number;
+  parts: number;
 };
 
 export type ExportKindDefinition = {
@@ -21,5 +24,9 @@ export type ExportKindDefinition = {
   columns: readonly ExportColumn[];
   /** Whether the export needs a payout batch (payout file, journal) or only a snapshot. */
   needsBatch?: boolean;
+  /** Refuses, with an AppError, an export that cannot be made as asked (an account not mapped). */
+  check?(db: Db, target: ResolvedTarget): Promise<void>;
+  /** How many files the export is split into (each one imports on its own); one when absent. */
+  parts?(db: Db, target: ResolvedTarget): Promise<number>;
   pages(db: Db, target: ResolvedTarget): AsyncGenerator<ExportRow[], void, undefined>;
 };

@@ -1,4 +1,5 @@
 import "server-only";
+import { assertWindowOpen } from "@/lib/accounting/close";
 import { randomUUID } from "node:crypto";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
@@ -63,6 +64,7 @@ export async function preparePayoutBatch(
 
   return db.transaction().execute(async (trx) => {
     await lockPayoutsOfGame(trx, gameId);
+    await assertWindowOpen(trx, { gameId, window });
     const start = new Date(window.startMs);
     const end = new Date(window.endMs);
     const overlapping = await findOverlappingBatch(trx, { gameId, start, end });

@@ -108,6 +108,5 @@ describe("npm run -s desk -- … > summary.json", () => {
     const rotated = await desk("keys", "rotate", "--new-key-file", keyFile);
     expect(onlyJson(rotated.stdout)).toMatchObject({ rotated: true });
     expect(rotated.stderr).toContain("keys rotate:");
-  }, // About twenty CLI processes in a row, each starting Node and its own embedded runtime.
-  240_000);
+  }, 240_000); // About twenty CLI processes in a row, each starting Node and its own embedded runtime.
 });

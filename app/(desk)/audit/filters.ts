@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { AuditFilter } from "@/db/queries/audit";
 import { parseInstant } from "@/lib/time";
 
 /**
@@ -63,4 +64,18 @@ export function auditHref(filter: AuditFilterInput, page: number): string {
   if (page > 1) search.set("page", String(page));
   const query = search.toString();
   return `/audit${query ? `?${query}` : ""}`;
+}
+
+/** The filter as the audit log's query takes it (the page and its CSV download read the same entries). */
+export function auditQueryOf(filter: AuditFilterInput): AuditFilter {
+  return {
+    action: filter.action,
+    actor: filter.actor,
+    gameId: filter.game,
+    target: filter.target,
+    outcome: filter.outcome,
+    idempotencyKey: filter.key,
+    from: filter.from.ms !== undefined ? new Date(filter.from.ms) : undefined,
+    to: filter.to.ms !== undefined ? new Date(filter.to.ms) : undefined,
+  };
 }

@@ -17,7 +17,7 @@ import { requirePageRole } from "@/lib/auth/session";
 import { Pager } from "@/app/_components/table/pager";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { ScrollRegion } from "@/app/_components/ui/scroll-region";
-import { AUDIT_PAGE_SIZE, auditHref, parseAuditFilter } from "./filters";
+import { AUDIT_PAGE_SIZE, auditHref, auditQueryOf, parseAuditFilter } from "./filters";
 
 export const metadata: Metadata = { title: "Audit log" };
 
@@ -43,20 +43,7 @@ export default async function AuditPage({ searchParams }: Props) {
   const offset = (filter.page - 1) * AUDIT_PAGE_SIZE;
   const [facets, result] = await Promise.all([
     listAuditFacets(db),
-    searchAuditEntries(
-      db,
-      {
-        action: filter.action,
-        actor: filter.actor,
-        gameId: filter.game,
-        target: filter.target,
-        outcome: filter.outcome,
-        idempotencyKey: filter.key,
-        from: filter.from.ms !== undefined ? new Date(filter.from.ms) : undefined,
-        to: filter.to.ms !== undefined ? new Date(filter.to.ms) : undefined,
-      },
-      { offset, limit: AUDIT_PAGE_SIZE },
-    ),
+    searchAuditEntries(db, auditQueryOf(filter), { offset, limit: AUDIT_PAGE_SIZE }),
   ]);
   const outcomes = await listRefundAttemptOutcomes(
     db,
@@ -89,6 +76,14 @@ export default async function AuditPage({ searchParams }: Props) {
         description={
           "Every change made in Payout Desk, newest first: who, when, on which game and target, with the " +
           "idempotency key and the outcome. Entries cannot be edited or deleted."
+        }
+        actions={
+          <a
+            className={buttonClassName({ size: "sm" })}
+            href={auditHref(filter, 1).replace(/^\/audit/, "/api/audit/export")}
+          >
+            Download CSV{narrowed ? " (filtered)" : ""}
+          </a>
         }
       />
       <form

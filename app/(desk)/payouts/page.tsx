@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { LinkButton } from "@/app/_components/ui/link-button";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
 import { hasRole } from "@/lib/auth/roles";
@@ -26,11 +27,14 @@ export default async function PayoutsPage() {
         description="Monthly revenue-share payouts per recipient, from frozen snapshots."
         actions={
           game && canTake ? (
-            <TakeSnapshotButton
-              action={takeSnapshotAction}
-              defaultMonth={addMonths(monthKeyOf(Date.now()), -1)}
-              gameId={game.id}
-            />
+            <>
+              <LinkButton href="/payouts/payee-totals">Year-end payee totals</LinkButton>
+              <TakeSnapshotButton
+                action={takeSnapshotAction}
+                defaultMonth={addMonths(monthKeyOf(Date.now()), -1)}
+                gameId={game.id}
+              />
+            </>
           ) : undefined
         }
       />

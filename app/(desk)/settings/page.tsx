@@ -24,6 +24,11 @@ const SECTIONS = [
     title: "Statements",
     text: "The studio name and address on recipients' statements, and how long their links work.",
   },
+  {
+    href: "/settings/accounting",
+    title: "Accounting",
+    text: "Which ledger account codes and tax rates the journal files post to, per game.",
+  },
 ] as const;
 
 export default async function SettingsPage() {

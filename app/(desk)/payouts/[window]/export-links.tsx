@@ -18,7 +18,7 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
     <div className="flex flex-col gap-3 text-sm">
       <ul className="flex flex-wrap gap-2">
         {available.map((e) => (
-          <li key={e.kind}>
+          <li key={`${e.kind}?${e.query}`}>
             <a
               className={buttonClassName({ size: "sm" })}
               href={`/api/exports/${e.kind}?${e.query}${bom ? "&bom=1" : ""}`}
@@ -37,7 +37,7 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
       {unavailable.length > 0 ? (
         <ul className="flex flex-col gap-1 text-xs text-ink-muted">
           {unavailable.map((e) => (
-            <li key={e.kind}>
+            <li key={`${e.kind}?${e.query}`}>
               <span className="font-medium text-ink">{e.label}:</span> {e.unavailable}
             </li>
           ))}

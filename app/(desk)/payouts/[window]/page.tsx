@@ -8,7 +8,7 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
 import { hasRole } from "@/lib/auth/roles";
 import { formatCount } from "@/lib/format";
-import { exportAvailability } from "@/lib/exports/availability";
+import { readWindowClosing } from "@/lib/accounting/close";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
@@ -20,7 +20,9 @@ import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { BatchPanel } from "./batch-panel";
 import { StatementMailPanel } from "./statement-mail-panel";
 import { revokeStatementLinksAction, sendBatchStatementsAction } from "../statement-mail-actions";
+import { ClosingSection } from "./closing-section";
 import { ExportLinks } from "./export-links";
+import { windowExportLinks } from "./exports-list";
 import { batchContextOf, loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
@@ -122,12 +124,10 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
-  const exportsList = [
-    { kind: "payouts", label: "Payout file", query: batch ? `batch=${batch.id}` : "" },
-    { kind: "journal", label: "Journal", query: batch ? `batch=${batch.id}` : "" },
-    { kind: "lines", label: "Renewal lines", query: `snapshot=${snapshot.id}` },
-    { kind: "reversals", label: "Reversals and refund events", query: `snapshot=${snapshot.id}` },
-  ] as const;
+  const [exportLinks, closing] = await Promise.all([
+    canAct ? windowExportLinks(db, { gameId: game.id, batch, snapshotId: snapshot.id }) : Promise.resolve([]),
+    readWindowClosing(db, { gameId: game.id, window, batchStatus: batch?.status ?? null }),
+  ]);
 
   return (
     <NoticeProvider>
@@ -142,6 +142,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
             ) : (
               <Badge tone="neutral">Not prepared</Badge>
             )}
+            {closing.closed ? <Badge tone="neutral">Window closed</Badge> : null}
           </>
         }
         description={
@@ -296,19 +297,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
             <p className="mb-3 text-xs text-ink-muted">
               Streamed; exact decimals, UTC times. Each download is recorded in the audit log.
             </p>
-            <ExportLinks
-              exports={exportsList.map((e) => {
-                const available = exportAvailability(e.kind, batch);
-                return {
-                  kind: e.kind,
-                  label: e.label,
-                  query: e.query,
-                  unavailable: available.ok ? null : available.reason,
-                };
-              })}
-            />
+            <ExportLinks exports={exportLinks} />
           </Panel>
         ) : null}
+
+        <ClosingSection closing={closing} canAct={canAct} gameId={game.id} windowKey={windowKey(window)} />
       </div>
     </NoticeProvider>
   );

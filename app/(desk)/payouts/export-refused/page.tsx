@@ -3,6 +3,7 @@ import { Banner } from "@/app/_components/ui/banner";
 import { LinkButton } from "@/app/_components/ui/link-button";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
+import { ACCOUNT_MAPPING_PATH } from "@/lib/accounting/accounts";
 import { getSnapshot } from "@/db/queries/snapshots";
 import { requirePageRole } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
@@ -28,7 +29,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
   const game = await resolveSelectedGame(db, user);
   const raw = await searchParams;
   const params = new URLSearchParams();
-  for (const name of ["snapshot", "batch"]) if (typeof raw[name] === "string") params.set(name, raw[name]);
+  for (const name of ["snapshot", "batch", "part"]) if (typeof raw[name] === "string") params.set(name, raw[name]);
   const kind = typeof raw.kind === "string" ? raw.kind : "";
   const title = kind in EXPORTS ? EXPORTS[kind as keyof typeof EXPORTS].title : "Export";
 
@@ -45,6 +46,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
       kind: query.kind,
       snapshotId: query.snapshot,
       batchId: query.batch,
+      part: query.part,
       gameId: game.id,
       bom: false,
       actor: null,
@@ -70,6 +72,14 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
       {reason ? (
         <Banner tone="warning" title="This file cannot be made now" role="alert">
           <p>{reason}</p>
+          {reason.includes(ACCOUNT_MAPPING_PATH) ? (
+            <p className="mt-1">
+              <a className="underline underline-offset-2" href={ACCOUNT_MAPPING_PATH}>
+                Map the accounts
+              </a>{" "}
+              (admins).
+            </p>
+          ) : null}
         </Banner>
       ) : (
         <Banner tone="info" title="This file can be downloaded now">

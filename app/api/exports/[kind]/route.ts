@@ -1,4 +1,4 @@
-// GET /api/exports/[kind] – CSV exports for accounting (payouts, lines, reversals, journal), streamed
+// GET /api/exports/[kind] – CSV exports for accounting (payouts, lines, reversals, journals), streamed
 import { getDb } from "@/db";
 import { isAppError } from "@/lib/errors";
 import { exportResponse, isBrowserNavigation, parseExportQuery, refusedExportRedirect } from "@/lib/exports/http";
@@ -15,6 +15,7 @@ export const GET = defineRoute<{ kind: string }>("finance", async (request, { us
       kind: query.kind,
       snapshotId: query.snapshot,
       batchId: query.batch,
+      part: query.part,
       gameId: game.id,
       bom: query.bom,
       actor: { id: user.id, email: user.email },

@@ -1,0 +1,48 @@
+"use client";
+
+import { useActionState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { SubmitButton } from "@/app/_components/forms/submit-button";
+import { Textarea } from "@/app/_components/forms/textarea";
+import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+
+type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
+
+/** Close (or reopen) the window, with the reason written down; the reason stays in the box when refused. */
+export function ClosingForm({
+  action,
+  gameId,
+  windowKey,
+  closed,
+}: {
+  action: Action;
+  gameId: string;
+  windowKey: string;
+  closed: boolean;
+}) {
+  const [state, formAction] = useActionState(action, null);
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const values = state && !state.ok ? (state.values ?? {}) : {};
+  const verb = closed ? "Reopen" : "Close";
+  return (
+    <form action={formAction} className="flex max-w-xl flex-col gap-3" noValidate aria-label={`${verb} the window`}>
+      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <input type="hidden" name="window" value={windowKey} />
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <Field
+        label={closed ? "Why reopen it" : "Why close it"}
+        hint="Kept with the window and in the audit log."
+        error={errors.reason}
+        required
+      >
+        {(control) => (
+          <Textarea {...control} name="reason" defaultValue={values.reason ?? ""} key={state?.ok ? "sent" : "typing"} />
+        )}
+      </Field>
+      <div>
+        <SubmitButton pendingLabel={closed ? "Reopening…" : "Closing…"}>{verb} the window</SubmitButton>
+      </div>
+    </form>
+  );
+}

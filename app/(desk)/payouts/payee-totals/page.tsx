@@ -1,0 +1,150 @@
+import type { Metadata } from "next";
+import { Input } from "@/app/_components/forms/input";
+import { Button } from "@/app/_components/ui/button";
+import { buttonClassName } from "@/app/_components/ui/button-styles";
+import { Card } from "@/app/_components/ui/card";
+import { EmptyState } from "@/app/_components/ui/empty-state";
+import { Money } from "@/app/_components/ui/money";
+import { PageHeader } from "@/app/_components/ui/page-header";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { getDb } from "@/db";
+import { listPaymentYears } from "@/db/queries/accounting";
+import { readPayeeTotals } from "@/lib/accounting/payee-totals";
+import { calendarYearSchema } from "@/lib/accounting/schemas";
+import { hasRole } from "@/lib/auth/roles";
+import { requirePageRole } from "@/lib/auth/session";
+import { formatCount } from "@/lib/format";
+import { resolveSelectedGame } from "@/lib/games/games";
+import { NoGame } from "../../no-game";
+import { setPayeeThresholdAction } from "./actions";
+import { ThresholdForm } from "./threshold-form";
+
+export const metadata: Metadata = { title: "Year-end payee totals" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function PayeeTotalsPage({ searchParams }: Props) {
+  const user = await requirePageRole("finance");
+  const db = getDb();
+  const game = await resolveSelectedGame(db, user);
+  const crumbs = [{ label: "Payouts", href: "/payouts" }];
+  if (!game) {
+    return (
+      <>
+        <PageHeader title="Year-end payee totals" breadcrumbs={crumbs} />
+        <NoGame role={user.role} />
+      </>
+    );
+  }
+  const raw = (await searchParams).year;
+  const asked = calendarYearSchema.safeParse(typeof raw === "string" ? raw : "");
+  const years = await listPaymentYears(db, { gameId: game.id });
+  const year = asked.success ? asked.data : (years[0] ?? new Date().getUTCFullYear());
+  const totals = await readPayeeTotals(db, { gameId: game.id, year });
+  const reaching = totals.rows.filter((r) => r.reachesThreshold === "yes").length;
+  return (
+    <>
+      <PageHeader
+        title={`Year-end payee totals, ${year}`}
+        breadcrumbs={crumbs}
+        description={
+          "Per recipient, what was paid in the calendar year by payment date, net of returned payments, beside the " +
+          "tax form on file and the year's reporting threshold."
+        }
+      />
+      <div className="mb-4 flex flex-wrap items-end gap-3">
+        <form method="get" action="/payouts/payee-totals" className="flex items-end gap-2" aria-label="Choose the year">
+          <label htmlFor="payee-year" className="flex flex-col gap-1 text-sm font-medium text-ink">
+            Year
+            <Input
+              id="payee-year"
+              name="year"
+              defaultValue={String(year)}
+              inputMode="numeric"
+              className="w-24"
+              list="payment-years"
+            />
+          </label>
+          <datalist id="payment-years">
+            {years.map((y) => (
+              <option key={y} value={y} />
+            ))}
+          </datalist>
+          <Button type="submit" size="sm">
+            Show
+          </Button>
+        </form>
+        {totals.rows.length > 0 ? (
+          <a className={buttonClassName({ size: "sm" })} href={`/api/payee-totals?year=${year}`}>
+            Download payee totals (CSV)
+          </a>
+        ) : null}
+      </div>
+      {!asked.success && typeof raw === "string" && raw !== "" ? (
+        <p className="mb-3 text-sm text-danger-ink">
+          Year: {asked.error.issues[0]?.message}; showing {year}.
+        </p>
+      ) : null}
+      <p className="mb-3 text-sm text-ink-muted">
+        {totals.thresholdUsd === null ? (
+          <>No reporting threshold is set for {year}.</>
+        ) : (
+          <>
+            Threshold <Money value={totals.thresholdUsd} currency="USD" />: {formatCount(reaching)} of{" "}
+            {formatCount(totals.rows.length)} recipients reach it.
+          </>
+        )}{" "}
+        Tax forms are not recorded in Payout Desk yet: the column reads “unknown”.
+      </p>
+      {totals.rows.length === 0 ? (
+        <EmptyState title={`Nobody was paid in ${year}`}>Payments count by the payment date recorded.</EmptyState>
+      ) : (
+        <SimpleTable
+          caption={`Payee totals for ${year}`}
+          head={
+            <>
+              <Th>Recipient</Th>
+              <Th align="right">Payments</Th>
+              <Th align="right">Paid</Th>
+              <Th align="right">Returned</Th>
+              <Th align="right">Net paid</Th>
+              <Th>Tax form on file</Th>
+              <Th>Reaches threshold</Th>
+            </>
+          }
+        >
+          {totals.rows.map((r) => (
+            <Tr key={r.recipientPlayerId}>
+              <RowTh>
+                {r.name ?? `Player ${r.recipientPlayerId}`}
+                <span className="block text-xs text-ink-muted">
+                  {r.recipientPlayerId}
+                  {r.email ? ` · ${r.email}` : ""}
+                </span>
+              </RowTh>
+              <Td align="right" className="tabular-nums">
+                {formatCount(r.payments)}
+              </Td>
+              <Td align="right">
+                <Money value={r.paidUsd} />
+              </Td>
+              <Td align="right">
+                <Money value={r.returnedUsd} />
+              </Td>
+              <Td align="right">
+                <Money value={r.netUsd} />
+              </Td>
+              <Td>{r.taxFormOnFile}</Td>
+              <Td>{r.reachesThreshold}</Td>
+            </Tr>
+          ))}
+        </SimpleTable>
+      )}
+      {hasRole(user.role, "admin") ? (
+        <Card title="Reporting threshold" className="mt-4">
+          <ThresholdForm action={setPayeeThresholdAction} year={year} current={totals.thresholdUsd} />
+        </Card>
+      ) : null}
+    </>
+  );
+}

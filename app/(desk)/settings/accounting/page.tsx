@@ -1,0 +1,73 @@
+import type { Metadata } from "next";
+import { Badge } from "@/app/_components/ui/badge";
+import { Card } from "@/app/_components/ui/card";
+import { PageHeader } from "@/app/_components/ui/page-header";
+import { getDb } from "@/db";
+import { ACCOUNT_LABELS, ACCOUNTING_ACCOUNTS, readAccountMap } from "@/lib/accounting/accounts";
+import { requirePageRole } from "@/lib/auth/session";
+import { resolveSelectedGame } from "@/lib/games/games";
+import { NoGame } from "../../no-game";
+import { AccountForm } from "./account-form";
+import { mapAccountAction } from "./actions";
+
+export const metadata: Metadata = { title: "Accounting settings" };
+
+export default async function AccountingSettingsPage() {
+  const user = await requirePageRole("admin");
+  const db = getDb();
+  const game = await resolveSelectedGame(db, user);
+  const crumbs = [{ label: "Settings", href: "/settings" }];
+  if (!game) {
+    return (
+      <>
+        <PageHeader title="Accounting" breadcrumbs={crumbs} />
+        <NoGame role={user.role} />
+      </>
+    );
+  }
+  const map = await readAccountMap(db, { gameId: game.id });
+  const unmapped = ACCOUNTING_ACCOUNTS.filter((a) => !map[a]);
+  return (
+    <>
+      <PageHeader
+        title="Accounting"
+        breadcrumbs={crumbs}
+        description={
+          `Where ${game.name}'s journal posts in your ledger: each of Payout Desk's accounts mapped to your chart of ` +
+          "accounts. The Xero and QuickBooks Online files use these; changes are recorded in the audit log."
+        }
+        meta={
+          unmapped.length > 0 ? (
+            <Badge tone="warning">{unmapped.length} not mapped</Badge>
+          ) : (
+            <Badge tone="success">All mapped</Badge>
+          )
+        }
+      />
+      <div className="flex flex-col gap-4">
+        {ACCOUNTING_ACCOUNTS.map((account) => (
+          <Card key={account} title={ACCOUNT_LABELS[account].label}>
+            <p className="mb-3 text-sm text-ink-muted">
+              {ACCOUNT_LABELS[account].meaning}{" "}
+              {map[account] ? (
+                <>
+                  Now: <strong className="text-ink">{map[account]?.code}</strong>
+                  {map[account]?.taxRate ? `, tax rate ${map[account]?.taxRate}` : ", no tax rate"}.
+                </>
+              ) : (
+                <strong className="text-ink">Not mapped yet.</strong>
+              )}
+            </p>
+            <AccountForm
+              action={mapAccountAction}
+              gameId={game.id}
+              account={account}
+              label={ACCOUNT_LABELS[account].label}
+              current={map[account] ?? null}
+            />
+          </Card>
+        ))}
+      </div>
+    </>
+  );
+}

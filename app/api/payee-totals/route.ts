@@ -1,0 +1,23 @@
+// GET /api/payee-totals – year-end payee totals of the selected game as CSV
+import { getDb } from "@/db";
+import { startPayeeTotalsExport } from "@/lib/accounting/payee-totals";
+import { calendarYearSchema } from "@/lib/accounting/schemas";
+import { AppError } from "@/lib/errors";
+import { csvDownloadResponse } from "@/lib/exports/http";
+import { requireSelectedGame } from "@/lib/games/games";
+import { defineRoute } from "@/lib/routes";
+
+export const GET = defineRoute("finance", async (request, { user }) => {
+  const url = new URL(request.url);
+  const year = calendarYearSchema.safeParse(url.searchParams.get("year") ?? "");
+  if (!year.success)
+    throw new AppError("INVALID_INPUT", `year: ${year.error.issues[0]?.message ?? "is invalid"}`, { field: "year" });
+  const db = getDb();
+  const game = await requireSelectedGame(db, user);
+  const started = await startPayeeTotalsExport(
+    db,
+    { gameId: game.id, year: year.data, bom: url.searchParams.get("bom") === "1" },
+    { actor: { id: user.id, email: user.email }, via: "web" },
+  );
+  return csvDownloadResponse(started);
+});

@@ -1,0 +1,263 @@
+import "server-only";
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db";
+import type { AccountingAccount } from "@/db/types";
+
+export type AccountMapRow = {
+  account: AccountingAccount;
+  code: string;
+  taxRate: string | null;
+  updatedAt: Date;
+  updatedByEmail: string | null;
+};
+
+/** The game's mapped accounts (unmapped ones are absent). */
+export async function listAccountMap(db: DbOrTrx, params: { gameId: string }): Promise<AccountMapRow[]> {
+  const rows = await db
+    .selectFrom("accounting_account_map")
+    .select(["account", "code", "tax_rate", "updated_at", "updated_by_email"])
+    .where("game_id", "=", params.gameId)
+    .orderBy("account")
+    .execute();
+  return rows.map((r) => ({
+    account: r.account,
+    code: r.code,
+    taxRate: r.tax_rate,
+    updatedAt: r.updated_at,
+    updatedByEmail: r.updated_by_email,
+  }));
+}
+
+/** Sets one account's mapping; returns what it was before (null when unmapped). */
+export async function upsertAccountMap(
+  db: DbOrTrx,
+  params: { gameId: string; account: AccountingAccount; code: string; taxRate: string | null; byEmail: string | null },
+): Promise<{ code: string; taxRate: string | null } | null> {
+  const before = await db
+    .selectFrom("accounting_account_map")
+    .select(["code", "tax_rate"])
+    .where("game_id", "=", params.gameId)
+    .where("account", "=", params.account)
+    .forUpdate()
+    .executeTakeFirst();
+  await db
+    .insertInto("accounting_account_map")
+    .values({
+      game_id: params.gameId,
+      account: params.account,
+      code: params.code,
+      tax_rate: params.taxRate,
+      updated_by_email: params.byEmail,
+    })
+    .onConflict((oc) =>
+      oc.columns(["game_id", "account"]).doUpdateSet({
+        code: params.code,
+        tax_rate: params.taxRate,
+        updated_at: sql`now()`,
+        updated_by_email: params.byEmail,
+      }),
+    )
+    .execute();
+  return before ? { code: before.code, taxRate: before.tax_rate } : null;
+}
+
+export type WindowClosingRow = {
+  batchId: string;
+  closed: boolean;
+  reason: string;
+  changedAt: Date;
+  changedByEmail: string | null;
+};
+
+export async function getWindowClosing(
+  db: DbOrTrx,
+  params: { gameId: string; windowStart: Date; windowEnd: Date },
+): Promise<WindowClosingRow | null> {
+  const row = await db
+    .selectFrom("payout_window_closing")
+    .select(["batch_id", "closed", "reason", "changed_at", "changed_by_email"])
+    .where("game_id", "=", params.gameId)
+    .where("window_start", "=", params.windowStart)
+    .where("window_end", "=", params.windowEnd)
+    .executeTakeFirst();
+  return row
+    ? {
+        batchId: row.batch_id,
+        closed: row.closed,
+        reason: row.reason,
+        changedAt: row.changed_at,
+        changedByEmail: row.changed_by_email,
+      }
+    : null;
+}
+
+/** Whether a closed window overlaps [start, end): a new batch for any part of it is refused. */
+export async function findClosedWindowOverlapping(
+  db: DbOrTrx,
+  params: { gameId: string; windowStart: Date; windowEnd: Date },
+): Promise<{ windowStart: Date; windowEnd: Date } | null> {
+  const row = await db
+    .selectFrom("payout_window_closing")
+    .select(["window_start", "window_end"])
+    .where("game_id", "=", params.gameId)
+    .where("closed", "=", true)
+    .where("window_start", "<", params.windowEnd)
+    .where("window_end", ">", params.windowStart)
+    .executeTakeFirst();
+  return row ? { windowStart: row.window_start, windowEnd: row.window_end } : null;
+}
+
+export async function saveWindowClosing(
+  db: DbOrTrx,
+  params: {
+    gameId: string;
+    windowStart: Date;
+    windowEnd: Date;
+    batchId: string;
+    closed: boolean;
+    reason: string;
+    byEmail: string | null;
+  },
+): Promise<void> {
+  await db
+    .insertInto("payout_window_closing")
+    .values({
+      game_id: params.gameId,
+      window_start: params.windowStart,
+      window_end: params.windowEnd,
+      batch_id: params.batchId,
+      closed: params.closed,
+      reason: params.reason,
+      changed_by_email: params.byEmail,
+    })
+    .onConflict((oc) =>
+      oc.columns(["game_id", "window_start", "window_end"]).doUpdateSet({
+        batch_id: params.batchId,
+        closed: params.closed,
+        reason: params.reason,
+        changed_at: sql`now()`,
+        changed_by_email: params.byEmail,
+      }),
+    )
+    .execute();
+}
+
+/** The paid (or otherwise live) batch of exactly this window, locked for the change. */
+export async function getWindowBatchForUpdate(
+  db: DbOrTrx,
+  params: { gameId: string; windowStart: Date; windowEnd: Date },
+): Promise<{ id: string; status: string } | null> {
+  const row = await db
+    .selectFrom("payout_batch")
+    .select(["id", "status"])
+    .where("game_id", "=", params.gameId)
+    .where("window_start", "=", params.windowStart)
+    .where("window_end", "=", params.windowEnd)
+    .where("status", "<>", "discarded")
+    .forUpdate()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function getPayeeThreshold(
+  db: DbOrTrx,
+  params: { year: number },
+): Promise<{ amountUsd: string; updatedAt: Date; updatedByEmail: string | null } | null> {
+  const row = await db
+    .selectFrom("payee_reporting_threshold")
+    .select([sql<string>`amount_usd::text`.as("amount_usd"), "updated_at", "updated_by_email"])
+    .where("year", "=", params.year)
+    .executeTakeFirst();
+  return row ? { amountUsd: row.amount_usd, updatedAt: row.updated_at, updatedByEmail: row.updated_by_email } : null;
+}
+
+export async function upsertPayeeThreshold(
+  db: DbOrTrx,
+  params: { year: number; amountUsd: string; byEmail: string | null },
+): Promise<string | null> {
+  const before = await getPayeeThreshold(db, { year: params.year });
+  await db
+    .insertInto("payee_reporting_threshold")
+    .values({ year: params.year, amount_usd: params.amountUsd, updated_by_email: params.byEmail })
+    .onConflict((oc) =>
+      oc.column("year").doUpdateSet({
+        amount_usd: params.amountUsd,
+        updated_at: sql`now()`,
+        updated_by_email: params.byEmail,
+      }),
+    )
+    .execute();
+  return before?.amountUsd ?? null;
+}
+
+export type PayeeTotalRow = {
+  recipientPlayerId: string;
+  name: string | null;
+  email: string | null;
+  paidUsd: string;
+  returnedUsd: string;
+  netUsd: string;
+  payments: number;
+};
+
+/**
+ * Per recipient of one game, what was paid in a calendar year by payment date, net of returns. The movements are
+ * signed: payments positive; a returned payment will join as a negative movement dated when it came back, so it
+ * subtracts from the year it was returned in without touching this query's shape.
+ */
+export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; year: number }): Promise<PayeeTotalRow[]> {
+  const from = `${params.year}-01-01`;
+  const to = `${params.year + 1}-01-01`;
+  const rows = await db
+    .with("movements", (qb) =>
+      qb
+        .selectFrom("payout_statement")
+        .select([
+          "recipient_player_id",
+          sql<string>`paid_amount_usd`.as("amount_usd"),
+          sql<string>`paid_on`.as("on_date"),
+          "player_name",
+          "player_email",
+        ])
+        .where("game_id", "=", params.gameId)
+        .where("state", "=", "paid")
+        .where("paid_amount_usd", "is not", null)
+        .where(sql<boolean>`paid_on >= ${from}::date and paid_on < ${to}::date`),
+    )
+    .selectFrom("movements as m")
+    .select([
+      sql<string>`m.recipient_player_id::text`.as("recipient_player_id"),
+      sql<string | null>`(array_agg(m.player_name order by m.on_date desc))[1]`.as("name"),
+      sql<string | null>`(array_agg(m.player_email order by m.on_date desc))[1]`.as("email"),
+      sql<string>`coalesce(sum(m.amount_usd) filter (where m.amount_usd > 0), 0)::numeric(14,2)::text`.as("paid"),
+      sql<string>`coalesce(-sum(m.amount_usd) filter (where m.amount_usd < 0), 0)::numeric(14,2)::text`.as("returned"),
+      sql<string>`sum(m.amount_usd)::numeric(14,2)::text`.as("net"),
+      sql<number>`(count(*) filter (where m.amount_usd > 0))::int`.as("payments"),
+    ])
+    .groupBy("m.recipient_player_id")
+    .orderBy("m.recipient_player_id")
+    .execute();
+  return rows.map((r) => ({
+    recipientPlayerId: r.recipient_player_id,
+    name: r.name,
+    email: r.email,
+    paidUsd: r.paid,
+    returnedUsd: r.returned,
+    netUsd: r.net,
+    payments: r.payments,
+  }));
+}
+
+/** Years in which the game paid anyone, newest first. */
+export async function listPaymentYears(db: DbOrTrx, params: { gameId: string }): Promise<number[]> {
+  const rows = await db
+    .selectFrom("payout_statement")
+    .select(sql<number>`extract(year from paid_on)::int`.as("year"))
+    .where("game_id", "=", params.gameId)
+    .where("state", "=", "paid")
+    .where("paid_on", "is not", null)
+    .groupBy(sql`extract(year from paid_on)`)
+    .orderBy(sql`extract(year from paid_on)`, "desc")
+    .execute();
+  return rows.map((r) => r.year);
+}

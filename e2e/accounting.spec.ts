@@ -1,0 +1,150 @@
+import { readFile } from "node:fs/promises";
+import { parse } from "csv-parse/sync";
+import { preparePaidWindow } from "./fixtures/paid-window";
+import { shoot, signIn } from "./fixtures/session";
+import { expect, test } from "./fixtures/test";
+
+/**
+ * Accounting at month end: an admin maps the game's ledger accounts, finance downloads the window's Xero manual
+ * journals and closes the paid window with a reason.
+ */
+
+const MONTH = "2026-05";
+const WINDOW_PATH = `/payouts/${MONTH}`;
+const ACCOUNTS = [
+  { label: "Revenue share expense", code: "6100", tax: "No GST" },
+  { label: "Revenue share payable", code: "2150", tax: "BAS Excluded" },
+  { label: "Revenue share payouts clearing", code: "1090", tax: "BAS Excluded" },
+  { label: "Returned payouts", code: "1095", tax: "BAS Excluded" },
+];
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  await preparePaidWindow(MONTH);
+});
+
+test("[finance] sees why the ledger files cannot be made while the accounts are unmapped", async ({ page }) => {
+  await signIn(page, "finance");
+  await page.goto(WINDOW_PATH);
+  const exportsRegion = page.getByRole("region", { name: "Exports" });
+  await expect(exportsRegion).toContainText("Accounts not mapped");
+  await expect(exportsRegion).toContainText("/settings/accounting");
+  await expect(exportsRegion.getByRole("link", { name: /Xero manual journals/ })).toHaveCount(0);
+  await expect(exportsRegion.getByRole("link", { name: "Journal (CSV)" })).toBeVisible();
+});
+
+test("[admin] maps each account to a ledger code and tax rate; a refused code keeps what was typed", async ({
+  page,
+}) => {
+  await signIn(page, "admin");
+  await page.goto("/settings/accounting");
+  await expect(page.getByRole("heading", { name: "Accounting", level: 1 })).toBeVisible();
+  const [first] = ACCOUNTS;
+  if (!first) throw new Error("no accounts");
+  const expense = page.getByRole("form", { name: `Map ${first.label}` });
+  await expense.getByLabel(`${first.label}: tax rate name`).fill(first.tax);
+  await expense.getByRole("button", { name: `Map ${first.label.toLowerCase()}` }).click();
+  await expect(expense.getByRole("alert")).toContainText("code: is required");
+  await expect(expense.getByLabel(`${first.label}: tax rate name`)).toHaveValue(first.tax);
+  await shoot(page, "admin-accounting-refused");
+
+  for (const account of ACCOUNTS) {
+    const form = page.getByRole("form", { name: `Map ${account.label}` });
+    await form.getByLabel(`${account.label}: account code`).fill(account.code);
+    await form.getByLabel(`${account.label}: tax rate name`).fill(account.tax);
+    await form.getByRole("button", { name: new RegExp(`${account.label.toLowerCase()}$`) }).click();
+    await expect(page.getByText(`Now: ${account.code}`)).toBeVisible();
+  }
+  await expect(page.getByText("All mapped")).toBeVisible();
+  await shoot(page, "admin-accounting-mapped");
+});
+
+test("[finance] downloads the window's Xero manual journals and closes the paid window with a reason", async ({
+  page,
+}) => {
+  await signIn(page, "finance");
+  await page.goto(WINDOW_PATH);
+  const exportsRegion = page.getByRole("region", { name: "Exports" });
+  const xero = exportsRegion.getByRole("link", { name: /^Xero manual journals/ }).first();
+  await expect(xero).toBeVisible();
+  await expect(exportsRegion.getByRole("link", { name: /QuickBooks Online journal entries/ })).toBeVisible();
+  await exportsRegion.screenshot({
+    path: new URL("./screenshots/finance-accounting-exports.png", import.meta.url).pathname,
+  });
+
+  const [download] = await Promise.all([page.waitForEvent("download"), xero.click()]);
+  expect(download.suggestedFilename()).toMatch(/_journal-xero_2026-05-01_2026-06-01_v\d+_batch-[0-9a-f]{8}/);
+  const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
+  expect(header).toEqual([
+    "Narration",
+    "Date",
+    "Description",
+    "AccountCode",
+    "TaxRate",
+    "Amount",
+    "TrackingName1",
+    "TrackingOption1",
+  ]);
+  expect(rows.length).toBeGreaterThan(0);
+  expect(rows.length).toBeLessThanOrEqual(300);
+  const codes = new Set(ACCOUNTS.map((a) => a.code));
+  for (const row of rows) {
+    expect(row[1]).toMatch(/^\d{2}\/\d{2}\/2026$/);
+    expect(codes.has(row[3] ?? "")).toBe(true);
+  }
+
+  // Closing: a reason too short is refused and stays in the box; then the window closes and says so.
+  const closing = page.getByRole("region", { name: "Closing" });
+  const closeForm = closing.getByRole("form", { name: "Close the window" });
+  await closeForm.getByLabel("Why close it").fill("ok");
+  await closeForm.getByRole("button", { name: "Close the window" }).click();
+  await expect(closeForm.getByRole("alert")).toContainText("must say why");
+  await expect(closeForm.getByLabel("Why close it")).toHaveValue("ok");
+  await closeForm.getByLabel("Why close it").fill("May books closed: the bank statement matches every payment");
+  await closeForm.getByRole("button", { name: "Close the window" }).click();
+  await expect(page.getByText("Window closed")).toBeVisible();
+  await expect(closing).toContainText("May books closed: the bank statement matches every payment");
+  await expect(closing.getByRole("form", { name: "Reopen the window" })).toBeVisible();
+  await expect(closing.getByRole("button", { name: "Close the window" })).toHaveCount(0);
+  await shoot(page, "finance-window-closed");
+});
+
+test("[viewer] sees the closed window and is offered neither close nor reopen", async ({ page }) => {
+  await signIn(page, "viewer");
+  await page.goto(WINDOW_PATH);
+  await expect(page.getByText("Window closed")).toBeVisible();
+  await expect(page.getByRole("region", { name: "Closing" }).getByRole("form")).toHaveCount(0);
+});
+
+test("[finance] reads the year's payee totals and downloads them", async ({ page }) => {
+  await signIn(page, "finance");
+  await page.getByRole("link", { name: "Year-end payee totals" }).click();
+  await page.getByLabel("Year", { exact: true }).fill("2026");
+  await page.getByRole("button", { name: "Show" }).click();
+  await expect(page.getByRole("heading", { name: "Year-end payee totals, 2026", level: 1 })).toBeVisible();
+  const table = page.getByRole("table", { name: "Payee totals for 2026" });
+  await expect(table.getByRole("row")).not.toHaveCount(1);
+  await expect(table).toContainText("unknown");
+  await shoot(page, "finance-payee-totals");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Download payee totals (CSV)" }).click(),
+  ]);
+  const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
+  expect(header?.slice(0, 2)).toEqual(["year", "recipient_player_id"]);
+  expect(rows.length).toBeGreaterThan(0);
+});
+
+test("[viewer] downloads the audit log with the page's filters", async ({ page }) => {
+  await signIn(page, "viewer");
+  await page.goto("/audit?action=payouts.window_close");
+  const link = page.getByRole("link", { name: "Download CSV (filtered)" });
+  await expect(link).toHaveAttribute("href", "/api/audit/export?action=payouts.window_close");
+  await shoot(page, "viewer-audit-download");
+  const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+  const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
+  expect(header).toContain("action");
+  expect(rows.map((r) => r[(header ?? []).indexOf("action")])).toEqual(["payouts.window_close"]);
+});

@@ -1,0 +1,93 @@
+import "server-only";
+import type { Db } from "@/db";
+import { listAccountMap, upsertAccountMap } from "@/db/queries/accounting";
+import { findGame } from "@/db/queries/games";
+import type { ActingAs } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
+import type { AccountingAccountKey } from "./schemas";
+
+export { ACCOUNTING_ACCOUNTS, type AccountingAccountKey } from "./schemas";
+
+/** Where an admin maps the accounts; named in every refusal for an unmapped account. */
+export const ACCOUNT_MAPPING_PATH = "/settings/accounting";
+
+/** Payout Desk's accounts, in words. */
+export const ACCOUNT_LABELS: Record<AccountingAccountKey, { label: string; meaning: string }> = {
+  expense: {
+    label: "Revenue share expense",
+    meaning: "The cost of revenue share earned by recipients: debited when earned, credited when reversed by refunds.",
+  },
+  payable: {
+    label: "Revenue share payable",
+    meaning: "What Payout Desk owes recipients: credited when earned, debited when reversed or paid.",
+  },
+  clearing: {
+    label: "Revenue share payouts clearing",
+    meaning: "Money sent to recipients, awaiting the bank statement: credited when a payment is recorded.",
+  },
+  returns: {
+    label: "Returned payouts",
+    meaning:
+      "Payments that came back (bank returns): debited when a returned payment is recorded, payable credited again.",
+  },
+};
+
+export type MappedAccount = { code: string; taxRate: string | null };
+export type AccountMap = Partial<Record<AccountingAccountKey, MappedAccount>>;
+
+export async function readAccountMap(db: Db, params: { gameId: string }): Promise<AccountMap> {
+  const map: AccountMap = {};
+  for (const row of await listAccountMap(db, params)) map[row.account] = { code: row.code, taxRate: row.taxRate };
+  return map;
+}
+
+/** Maps one account of a game to the ledger's code (and tax rate name), audited with who and through what. */
+export async function mapAccount(
+  db: Db,
+  params: { gameId: string; account: AccountingAccountKey; code: string; taxRate: string | null },
+  acting: ActingAs,
+): Promise<{ account: AccountingAccountKey; code: string; taxRate: string | null; changed: boolean }> {
+  if (!(await findGame(db, params.gameId)))
+    throw new AppError("NOT_FOUND", `No game ${params.gameId}.`, { field: "game" });
+  return db.transaction().execute(async (trx) => {
+    const before = await upsertAccountMap(trx, { ...params, byEmail: acting.actor?.email ?? null });
+    const changed = !before || before.code !== params.code || before.taxRate !== params.taxRate;
+    await recordAudit(trx, {
+      actor: acting.actor,
+      via: acting.via,
+      action: "accounting.map_account",
+      gameId: params.gameId,
+      target: params.account,
+      outcome: changed ? "succeeded" : "unchanged",
+      detail: { account: params.account, code: params.code, tax_rate: params.taxRate, before },
+    });
+    return { account: params.account, code: params.code, taxRate: params.taxRate, changed };
+  });
+}
+
+/**
+ * The mapping of every account a file posts to, or a refusal naming the accounts still to map (and, with
+ * `taxRate`, those mapped without the tax rate name the format needs) and where to map them.
+ */
+export function requireMapped(
+  map: AccountMap,
+  accounts: readonly AccountingAccountKey[],
+  options: { taxRate?: boolean; gameId: string },
+): Record<AccountingAccountKey, MappedAccount> {
+  const missing = accounts.filter((a) => !map[a]);
+  const noTax = options.taxRate ? accounts.filter((a) => map[a] && !map[a]?.taxRate) : [];
+  if (missing.length > 0 || noTax.length > 0) {
+    const parts: string[] = [];
+    if (missing.length > 0)
+      parts.push(`map ${missing.map((a) => `${a} (${ACCOUNT_LABELS[a].label})`).join(", ")} to your ledger's codes`);
+    if (noTax.length > 0) parts.push(`give a tax rate name for ${noTax.join(", ")}`);
+    throw new AppError(
+      "CONFLICT",
+      `Accounts not mapped for game ${options.gameId}: ${parts.join("; ")}. ` +
+        `An admin maps them under Settings → Accounting (${ACCOUNT_MAPPING_PATH}).`,
+      { field: "accounts" },
+    );
+  }
+  return map as Record<AccountingAccountKey, MappedAccount>;
+}

@@ -1,0 +1,124 @@
+import "server-only";
+import type { Db } from "@/db";
+import { batchRecipientNames, type RecipientNames } from "@/db/queries/exports";
+import { type AccountMap, type MappedAccount, readAccountMap, requireMapped } from "@/lib/accounting/accounts";
+import type { AccountingAccountKey } from "@/lib/accounting/schemas";
+import { iterateLedgerEntries } from "@/lib/payouts/ledger";
+import { type Posting, POSTED_ACCOUNTS, type PostedKind, postingOf } from "./postings";
+import type { ResolvedTarget } from "./types";
+
+/**
+ * What the ledger import files (Xero, QuickBooks Online) share: the batch's postings, one journal each, in ledger
+ * order, with the game's account mapping and the recipients' names.
+ */
+
+const PAGE_SIZE = 2_000;
+
+export type JournalContext = {
+  gameId: string;
+  accounts: Record<AccountingAccountKey, MappedAccount>;
+  names: RecipientNames;
+};
+
+/** Refuses a file while an account it posts to is unmapped (or, for Xero, has no tax rate name). */
+export async function checkJournalAccounts(
+  db: Db,
+  target: Pick<ResolvedTarget, "gameId">,
+  options: { taxRate: boolean },
+): Promise<Record<AccountingAccountKey, MappedAccount>> {
+  const map: AccountMap = await readAccountMap(db, { gameId: target.gameId });
+  return requireMapped(map, POSTED_ACCOUNTS, { taxRate: options.taxRate, gameId: target.gameId });
+}
+
+export async function journalContext(
+  db: Db,
+  target: ResolvedTarget,
+  options: { taxRate: boolean },
+): Promise<JournalContext> {
+  if (!target.batchId) throw new Error("a journal file needs a payout batch");
+  const accounts = await checkJournalAccounts(db, target, options);
+  const names = await batchRecipientNames(db, { gameId: target.gameId, batchId: target.batchId });
+  return { gameId: target.gameId, accounts, names };
+}
+
+/** The batch's postings, each a journal of its own, in ledger order (recipient, then accrual, reversal, payment). */
+export async function* batchPostings(
+  db: Db,
+  target: Pick<ResolvedTarget, "gameId" | "batchId">,
+): AsyncGenerator<Posting> {
+  if (!target.batchId) throw new Error("a journal file needs a payout batch");
+  for await (const entry of iterateLedgerEntries(db, {
+    gameId: target.gameId,
+    batchId: target.batchId,
+    pageSize: PAGE_SIZE,
+  })) {
+    const posting = postingOf(entry);
+    if (posting) yield posting;
+  }
+}
+
+const NUMBER_PREFIX: Record<PostedKind, string> = { accrual: "A", reversal: "R", payment: "P" };
+
+/**
+ * A journal's number, the same every time the file is made: the kind's letter and 18 hex digits of the statement
+ * id ("A-0f8c3a525b1e4c7e9a", 20 characters; QuickBooks Online keeps at most 21).
+ */
+export function journalNumber(posting: Posting): string {
+  return `${NUMBER_PREFIX[posting.kind]}-${posting.entry.statementId.replace(/-/g, "").slice(0, 18)}`;
+}
+
+/** "Ada (player 800)", or "Player 800" when the service did not resolve the name. */
+export function recipientLabel(names: RecipientNames, playerId: number): string {
+  const name = names.get(playerId)?.name?.replace(/\s+/g, " ").trim();
+  return name ? `${name} (player ${playerId})` : `Player ${playerId}`;
+}
+
+/**
+ * The journals of one part of a file split at `maxLines` lines, whole journals only: a journal that would cross
+ * the limit starts the next part. Parts are numbered from 1; the same input always splits the same way.
+ */
+export async function* journalsOfPart<T>(
+  journals: AsyncIterable<T>,
+  linesOf: (journal: T) => number,
+  maxLines: number,
+  part: number,
+): AsyncGenerator<T> {
+  let current = 1;
+  let used = 0;
+  for await (const journal of journals) {
+    const lines = linesOf(journal);
+    if (lines > maxLines) throw new Error(`a journal of ${lines} lines does not fit a file of ${maxLines}`);
+    if (used + lines > maxLines) {
+      current++;
+      used = 0;
+    }
+    used += lines;
+    if (current === part) yield journal;
+    else if (current > part) return;
+  }
+}
+
+/** How many parts `journalsOfPart` splits the journals into (at least 1: an empty file is one part). */
+export async function countParts<T>(
+  journals: AsyncIterable<T>,
+  linesOf: (journal: T) => number,
+  maxLines: number,
+): Promise<number> {
+  let parts = 1;
+  let used = 0;
+  for await (const journal of journals) {
+    const lines = linesOf(journal);
+    if (used + lines > maxLines) {
+      parts++;
+      used = 0;
+    }
+    used += lines;
+  }
+  return parts;
+}
+
+/** "2026-04-03" as "03/04/2026" (day first) or "04/03/2026" (month first). */
+export function slashDate(isoDate: string, order: "dmy" | "mdy"): string {
+  const [y, m, d] = isoDate.split("-");
+  return order === "dmy" ? `${d}/${m}/${y}` : `${m}/${d}/${y}`;
+}

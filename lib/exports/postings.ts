@@ -1,0 +1,78 @@
+import "server-only";
+import type Decimal from "decimal.js";
+import type { AccountingAccountKey } from "@/lib/accounting/schemas";
+import { money } from "@/lib/money";
+import type { LedgerEntry } from "@/lib/payouts/ledger";
+
+/**
+ * How a ledger entry posts to the general ledger: the one place the journal, Xero and QuickBooks files take their
+ * debits and credits from. The entry's amount is the signed change in what is owed to the recipient: a rise credits
+ * payable and debits the other account, a fall debits payable and credits the other account, so every posting
+ * balances by construction. Carries (carry_in, carry_out, rollover) move a balance between statements of one
+ * recipient and post nothing.
+ *
+ * | kind             | amount | debit    | credit   |
+ * |------------------|--------|----------|----------|
+ * | accrual          | +      | expense  | payable  |
+ * | reversal         | −      | payable  | expense  |
+ * | payment          | −      | payable  | clearing |
+ * | returned payment | +      | returns  | payable  |  (designed for; the ledger has no such entry yet)
+ *
+ * A returned payment is money that came back: it is owed to the recipient again (payable credited) and the
+ * returned money sits on the returns account (debited) until it is paid out again or the bank statement clears it
+ * against clearing. It joins the POSTED table below with its ledger kind, and every file follows.
+ */
+export const POSTED = { accrual: "expense", reversal: "expense", payment: "clearing" } as const satisfies Partial<
+  Record<LedgerEntry["kind"], AccountingAccountKey>
+>;
+export type PostedKind = keyof typeof POSTED;
+
+export const POSTING_DESCRIPTIONS: Record<PostedKind, string> = {
+  accrual: "Revenue share earned",
+  reversal: "Revenue share reversed by refunds",
+  payment: "Revenue share paid",
+};
+
+/** The accounts a batch's files post to; returns joins once returned payments are posted. */
+export const POSTED_ACCOUNTS: readonly AccountingAccountKey[] = ["expense", "payable", "clearing"];
+
+export type PostingLine = { account: AccountingAccountKey; side: "debit" | "credit"; amount: Decimal };
+
+export type Posting = {
+  entry: LedgerEntry;
+  kind: PostedKind;
+  /** The accounting date, YYYY-MM-DD (UTC): the batch's approval, or the recorded payment date for a payment. */
+  date: string;
+  /** "Revenue share earned: window 2026-03-01 to 2026-04-01". */
+  description: string;
+  /** Debit lines first; debits equal credits. */
+  lines: PostingLine[];
+};
+
+const window = (instant: string) => instant.slice(0, 10);
+
+export function isPosted(kind: string): kind is PostedKind {
+  return kind in POSTED;
+}
+
+export function postingOf(entry: LedgerEntry): Posting | null {
+  if (!isPosted(entry.kind)) return null;
+  const kind = entry.kind;
+  const amount = money(entry.amountUsd);
+  if (amount.isZero()) return null;
+  const other = POSTED[kind];
+  const [debit, credit]: [AccountingAccountKey, AccountingAccountKey] = amount.isPositive()
+    ? [other, "payable"]
+    : ["payable", other];
+  const size = amount.abs();
+  return {
+    entry,
+    kind,
+    date: kind === "payment" && entry.paidOn ? entry.paidOn : entry.at.slice(0, 10),
+    description: `${POSTING_DESCRIPTIONS[kind]}: window ${window(entry.windowStart)} to ${window(entry.windowEnd)}`,
+    lines: [
+      { account: debit, side: "debit", amount: size },
+      { account: credit, side: "credit", amount: size },
+    ],
+  };
+}

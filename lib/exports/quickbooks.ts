@@ -1,0 +1,75 @@
+import "server-only";
+import { formatUsd } from "@/lib/money";
+import type { ExportColumn, ExportRow } from "./csv";
+import {
+  batchPostings,
+  checkJournalAccounts,
+  type JournalContext,
+  journalContext,
+  journalNumber,
+  recipientLabel,
+  slashDate,
+} from "./journal-files";
+import { inPages } from "./payouts";
+import type { Posting } from "./postings";
+import type { ExportKindDefinition } from "./types";
+
+/**
+ * QuickBooks Online journal entries, in the CSV its importer reads (Settings → Import data → Journal entries).
+ * Rules Intuit's help ("Import journal entries") documents, and how this file keeps each:
+ *
+ * - Journal No groups lines: every line of one entry has the same number. Each posting is one entry with a number
+ *   that is the same every time the file is made (so "warn me if a journal number is reused" catches a second
+ *   import of the same file), at most 21 characters.
+ * - Journal Date: the entry's date, written MM/DD/YYYY (the importer reads dates in the company's format; US
+ *   companies use month first).
+ * - Account: the account's NAME as in the chart of accounts, with "Parent:Sub" for a sub-account; account numbers
+ *   must be turned off while importing. Map each account to that name under Settings → Accounting.
+ * - Debits / Credits: one of the two per line, the other empty; an entry's debits equal its credits.
+ * - Description: the line's memo.
+ * - Name: a customer or supplier. QuickBooks asks for one on an Accounts Payable (or Receivable) line: the payable
+ *   lines carry the recipient, so map payable to a liability account, or create each recipient as a supplier
+ *   under that name first.
+ */
+
+export const QUICKBOOKS_COLUMNS: readonly ExportColumn[] = [
+  { name: "Journal No", type: "text", description: "The entry; its lines share it." },
+  { name: "Journal Date", type: "date", description: "The entry's date, MM/DD/YYYY." },
+  { name: "Account", type: "text", description: "The ledger account name mapped to the account." },
+  { name: "Debits", type: "decimal", description: "Debit amount (empty on a credit line)." },
+  { name: "Credits", type: "decimal", description: "Credit amount (empty on a debit line)." },
+  { name: "Description", type: "text", description: "What the entry records." },
+  { name: "Name", type: "text", description: "The recipient, on the payable lines." },
+];
+
+export function quickbooksRows(posting: Posting, context: JournalContext): ExportRow[] {
+  const number = journalNumber(posting);
+  const date = slashDate(posting.date, "mdy");
+  const recipient = recipientLabel(context.names, posting.entry.recipientPlayerId);
+  return posting.lines.map((line) => ({
+    "Journal No": number,
+    "Journal Date": date,
+    Account: context.accounts[line.account].code,
+    Debits: line.side === "debit" ? formatUsd(line.amount) : null,
+    Credits: line.side === "credit" ? formatUsd(line.amount) : null,
+    Description: `${posting.description}, ${recipient}`,
+    Name: line.account === "payable" ? recipient : null,
+  }));
+}
+
+export const quickbooksJournalExport: ExportKindDefinition = {
+  kind: "journal-quickbooks",
+  title: "QuickBooks Online journal entries",
+  summary:
+    "The batch's journal in QuickBooks Online's journal entry import format (Journal No, MM/DD/YYYY, mapped " +
+    "account names, debits and credits, the recipient on payable lines).",
+  columns: QUICKBOOKS_COLUMNS,
+  needsBatch: true,
+  async check(db, target) {
+    await checkJournalAccounts(db, target, { taxRate: false });
+  },
+  async *pages(db, target) {
+    const context = await journalContext(db, target, { taxRate: false });
+    yield* inPages(batchPostings(db, target), 1_000, (posting) => quickbooksRows(posting, context));
+  },
+};

@@ -1,0 +1,100 @@
+import "server-only";
+import type { Db } from "@/db";
+import { formatUsd } from "@/lib/money";
+import type { ExportColumn, ExportRow } from "./csv";
+import {
+  batchPostings,
+  checkJournalAccounts,
+  countParts,
+  type JournalContext,
+  journalContext,
+  journalNumber,
+  journalsOfPart,
+  recipientLabel,
+  slashDate,
+} from "./journal-files";
+import { inPages } from "./payouts";
+import type { Posting } from "./postings";
+import type { ExportKindDefinition, ResolvedTarget } from "./types";
+
+/**
+ * Xero manual journals, in the CSV of Xero's import template (Accounting → Manual Journals → Import). Rules Xero's
+ * help ("Import multiple manual journals") documents, and how this file keeps each:
+ *
+ * - Narration is mandatory; rows with the same Narration and Date are the lines of one journal. Each posting is
+ *   its own journal, and its Narration carries the journal number, so no two journals share one.
+ * - Date is mandatory, dd/mm/yyyy (or dd mmm yyyy): written dd/mm/yyyy, two-digit day and month.
+ * - Description is optional, per line: the recipient.
+ * - AccountCode is mandatory: the code from the chart of accounts ("200", not "200 - Sales"): the code mapped to the
+ *   account under Settings → Accounting.
+ * - TaxRate is mandatory: the full tax rate name as in Xero's tax settings ("No GST", "Tax Exempt"): the tax rate
+ *   mapped with the account; an account mapped without one refuses the file.
+ * - Amount is mandatory: positive is a debit, negative a credit. A journal's amounts add up to zero.
+ * - TrackingName1 / TrackingOption1: a tracking category and its option; here the category "Game" and the game's
+ *   id, so a studio with several games reports by game.
+ * - At most 300 lines in one file. A batch whose journals take more is split into parts of whole journals
+ *   (numbered files, `part=1`, `part=2`, ...): each part is a CSV Xero imports on its own, as the template is, so
+ *   nothing needs unpacking first. Import every part; the window page lists them all.
+ *
+ * Imported journals arrive as drafts in Xero: review, then post them.
+ */
+
+export const XERO_MAX_LINES = 300;
+export const XERO_TRACKING_NAME = "Game";
+
+export const XERO_COLUMNS: readonly ExportColumn[] = [
+  { name: "Narration", type: "text", description: "The journal: what it records, the recipient, its number." },
+  { name: "Date", type: "date", description: "The journal's date, dd/mm/yyyy." },
+  { name: "Description", type: "text", description: "The line: the recipient." },
+  { name: "AccountCode", type: "text", description: "The ledger account code mapped to the account." },
+  { name: "TaxRate", type: "text", description: "The tax rate name mapped with the account." },
+  { name: "Amount", type: "decimal", description: "Positive for a debit, negative for a credit." },
+  { name: "TrackingName1", type: "text", description: `The tracking category: "${XERO_TRACKING_NAME}".` },
+  { name: "TrackingOption1", type: "text", description: "The game's id." },
+];
+
+export function xeroRows(posting: Posting, context: JournalContext): ExportRow[] {
+  const recipient = recipientLabel(context.names, posting.entry.recipientPlayerId);
+  const narration = `${posting.description}, ${recipient}, journal ${journalNumber(posting)}`;
+  const date = slashDate(posting.date, "dmy");
+  return posting.lines.map((line) => {
+    const mapped = context.accounts[line.account];
+    const amount = line.side === "debit" ? line.amount : line.amount.negated();
+    return {
+      Narration: narration,
+      Date: date,
+      Description: recipient,
+      AccountCode: mapped.code,
+      TaxRate: mapped.taxRate,
+      Amount: formatUsd(amount),
+      TrackingName1: XERO_TRACKING_NAME,
+      TrackingOption1: context.gameId,
+    };
+  });
+}
+
+const linesOf = (posting: Posting) => posting.lines.length;
+
+/** How many files the batch's Xero journals take (the window page lists a link for each). */
+export function xeroPartCount(db: Db, target: Pick<ResolvedTarget, "gameId" | "batchId">): Promise<number> {
+  return countParts(batchPostings(db, target), linesOf, XERO_MAX_LINES);
+}
+
+export const xeroJournalExport: ExportKindDefinition = {
+  kind: "journal-xero",
+  title: "Xero manual journals",
+  summary:
+    "The batch's journal in Xero's manual journal import format (dd/mm/yyyy, signed amounts, mapped account codes " +
+    "and tax rates, tracking by game), at most 300 lines a file.",
+  columns: XERO_COLUMNS,
+  needsBatch: true,
+  async check(db, target) {
+    await checkJournalAccounts(db, target, { taxRate: true });
+  },
+  parts: xeroPartCount,
+  async *pages(db, target) {
+    const context = await journalContext(db, target, { taxRate: true });
+    const journals = journalsOfPart(batchPostings(db, target), linesOf, XERO_MAX_LINES, target.part);
+    yield* inPages(journals, 500, (posting) => xeroRows(posting, context));
+  },
+};

@@ -1,0 +1,226 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { GET as auditExport } from "@/app/api/audit/export/route";
+import { closeWindow, readWindowClosing, reopenWindow } from "@/lib/accounting/close";
+import { readPayeeTotals, setPayeeThreshold } from "@/lib/accounting/payee-totals";
+import { recordAudit } from "@/lib/audit";
+import { preparePayoutBatch } from "@/lib/payouts/batches";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
+import { runDesk } from "../support/desk";
+import { actAnonymously, actAs } from "../support/next-request";
+import { signInAs } from "../support/users";
+import { addGame, insertBatch, insertSnapshot } from "../exports/fixture";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+vi.mock("next/headers.js", () => import("../support/next-request"));
+
+const GAME = "acct-b";
+const MARCH = { startMs: Date.parse("2026-03-01T00:00:00Z"), endMs: Date.parse("2026-04-01T00:00:00Z") };
+const APRIL = { startMs: Date.parse("2026-04-01T00:00:00Z"), endMs: Date.parse("2026-05-01T00:00:00Z") };
+const FINANCE = { actor: { id: "u-fin", email: "fin@payout-desk.test" }, via: "web" } as const;
+let t: TestDatabase;
+let dir: string;
+let marchBatch: string;
+let aprilBatch: string;
+
+async function auditLines(action: string) {
+  return t.db.selectFrom("audit_log").selectAll().where("action", "=", action).orderBy("id").execute();
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  applyTestEnv(t);
+  dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-accounting-"));
+  await addGame(t.db, GAME);
+  const march = await insertSnapshot(t.db, {
+    gameId: GAME,
+    start: "2026-03-01T00:00:00Z",
+    end: "2026-04-01T00:00:00Z",
+    recipients: [],
+    lines: [],
+  });
+  const april = await insertSnapshot(t.db, {
+    gameId: GAME,
+    start: "2026-04-01T00:00:00Z",
+    end: "2026-05-01T00:00:00Z",
+    recipients: [],
+    lines: [],
+  });
+  ({ batchId: marchBatch } = await insertBatch(t.db, {
+    gameId: GAME,
+    snapshotId: march,
+    status: "paid",
+    statements: [
+      { recipientId: 1, name: "Ada", email: "ada@example.test", gross: "700.00", reversed: "0.00", state: "paid" },
+      { recipientId: 2, name: "Bo", email: "bo@example.test", gross: "50.10", reversed: "0.00", state: "paid" },
+      { recipientId: 3, name: "Cy", email: "cy@example.test", gross: "5.00", reversed: "0.00", state: "carried" },
+    ],
+  }));
+  ({ batchId: aprilBatch } = await insertBatch(t.db, {
+    gameId: GAME,
+    snapshotId: april,
+    status: "approved",
+    statements: [
+      { recipientId: 1, name: "Ada", email: "ada@example.test", gross: "10.00", reversed: "0.00", state: "approved" },
+    ],
+  }));
+});
+afterAll(async () => {
+  await t?.drop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("closing a window", () => {
+  it("refuses to close a window whose batch is not paid yet", async () => {
+    const state = await readWindowClosing(t.db, { gameId: GAME, window: APRIL, batchStatus: "approved" });
+    expect(state.closeBlockedBy).toMatch(/once its payout batch is paid/);
+    await expect(closeWindow(t.db, { gameId: GAME, window: APRIL, reason: "month end" }, FINANCE)).rejects.toThrow(
+      /batch is approved/,
+    );
+    expect(aprilBatch).toBeTruthy();
+  });
+
+  it("closes a paid window with its reason, audited; no new batch for it until reopened", async () => {
+    await closeWindow(t.db, { gameId: GAME, window: MARCH, reason: "March books closed" }, FINANCE);
+    const state = await readWindowClosing(t.db, { gameId: GAME, window: MARCH, batchStatus: "paid" });
+    expect(state).toMatchObject({ closed: true, last: { reason: "March books closed", batchId: marchBatch } });
+    const [line] = await auditLines("payouts.window_close");
+    expect(line).toMatchObject({
+      actor_email: "fin@payout-desk.test",
+      via: "web",
+      game_id: GAME,
+      outcome: "succeeded",
+    });
+    expect(line?.detail).toMatchObject({ reason: "March books closed", batch_id: marchBatch });
+
+    // The window still has its paid batch; the closing is what is checked first and named.
+    await expect(
+      preparePayoutBatch(
+        t.db,
+        { gameId: GAME, window: MARCH },
+        { actor: { id: "u-fin", email: "fin@payout-desk.test" }, via: "web" },
+      ),
+    ).rejects.toThrow(/is closed: no new payout batch/);
+    await expect(closeWindow(t.db, { gameId: GAME, window: MARCH, reason: "again" }, FINANCE)).rejects.toThrow(
+      /already closed/,
+    );
+  });
+
+  it("reopens only a closed window, with a reason, audited", async () => {
+    await expect(reopenWindow(t.db, { gameId: GAME, window: APRIL, reason: "typo" }, FINANCE)).rejects.toThrow(
+      /not closed/,
+    );
+    await reopenWindow(t.db, { gameId: GAME, window: MARCH, reason: "Late correction from the bank" }, FINANCE);
+    const state = await readWindowClosing(t.db, { gameId: GAME, window: MARCH, batchStatus: "paid" });
+    expect(state).toMatchObject({ closed: false, last: { closed: false, reason: "Late correction from the bank" } });
+    const [line] = await auditLines("payouts.window_reopen");
+    expect(line?.detail).toMatchObject({ reason: "Late correction from the bank" });
+  });
+});
+
+describe("year-end payee totals", () => {
+  it("adds up what was paid by payment date, per recipient, against the year's threshold", async () => {
+    const before = await readPayeeTotals(t.db, { gameId: GAME, year: 2026 });
+    expect(before.thresholdUsd).toBeNull();
+    expect(before.rows.map((r) => [r.recipientPlayerId, r.netUsd, r.reachesThreshold, r.taxFormOnFile])).toEqual([
+      ["1", "700.00", "no threshold set", "unknown"],
+      ["2", "50.10", "no threshold set", "unknown"],
+    ]);
+    await setPayeeThreshold(t.db, { year: 2026, amountUsd: "600.00" }, FINANCE);
+    const after = await readPayeeTotals(t.db, { gameId: GAME, year: 2026 });
+    expect(after.rows.map((r) => [r.recipientPlayerId, r.paidUsd, r.returnedUsd, r.reachesThreshold])).toEqual([
+      ["1", "700.00", "0.00", "yes"],
+      ["2", "50.10", "0.00", "no"],
+    ]);
+    expect((await readPayeeTotals(t.db, { gameId: GAME, year: 2025 })).rows).toEqual([]);
+    expect(await auditLines("accounting.payee_threshold")).toHaveLength(1);
+  });
+});
+
+describe("audit log download", () => {
+  it("is refused without a session", async () => {
+    actAnonymously();
+    const response = await auditExport(new Request("http://localhost:3000/api/audit/export"), {
+      params: Promise.resolve({}),
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it("holds exactly the entries the page's filters select, and is itself audited", async () => {
+    for (const n of [1, 2, 3])
+      await recordAudit(t.db, { actor: null, action: "test.kept", target: `kept-${n}`, outcome: "succeeded" });
+    await recordAudit(t.db, { actor: null, action: "test.other", target: "kept-4", outcome: "succeeded" });
+    actAs(await signInAs(t.db, "viewer"));
+    const response = await auditExport(
+      new Request("http://localhost:3000/api/audit/export?action=test.kept&target=kept"),
+      { params: Promise.resolve({}) },
+    );
+    expect(response.status).toBe(200);
+    const [header, ...rows] = parse(await response.text()) as string[][];
+    const col = (name: string) => (header ?? []).indexOf(name);
+    expect(rows.map((r) => r[col("target")])).toEqual(["kept-3", "kept-2", "kept-1"]);
+    expect(new Set(rows.map((r) => r[col("action")]))).toEqual(new Set(["test.kept"]));
+    const lines = await auditLines("export.audit-log");
+    expect(lines.map((l) => l.outcome)).toEqual(["started", "succeeded"]);
+    expect(lines[1]?.detail).toMatchObject({ rows: 3, filters: { action: "test.kept", target: "kept" } });
+  });
+});
+
+const desk = (...args: string[]) => runDesk(t.url, args);
+
+describe("npm run desk", () => {
+  it("maps an account (audited as cli) and refuses an unknown account with one line", async () => {
+    const mapped = await desk(
+      "accounts",
+      "map",
+      "--game",
+      GAME,
+      "--account",
+      "expense",
+      "--code",
+      "6100",
+      "--tax-rate",
+      "No GST",
+    );
+    expect(mapped.code, mapped.stderr).toBe(0);
+    expect(JSON.parse(mapped.stdout)).toMatchObject({
+      game: GAME,
+      account: "expense",
+      code: "6100",
+      taxRate: "No GST",
+    });
+    const [line] = await auditLines("accounting.map_account");
+    expect(line).toMatchObject({ via: "cli", target: "expense", outcome: "succeeded" });
+    const refused = await desk("accounts", "map", "--game", GAME, "--account", "bank", "--code", "1");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toMatch(/--account: must be one of expense, payable, clearing, returns/);
+  });
+
+  it("exports payee totals of a year and refuses a journal file while accounts are unmapped", async () => {
+    const out = path.join(dir, "totals.csv");
+    const result = await desk("export", "--game", GAME, "--kind", "payee-totals", "--year", "2026", "--out", out);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ kind: "payee-totals", year: 2026, rows: 2 });
+    const [header, ...rows] = parse(await readFile(out, "utf8")) as string[][];
+    expect(header).toContain("tax_form_on_file");
+    expect(rows.map((r) => r[(header ?? []).indexOf("reaches_threshold")])).toEqual(["yes", "no"]);
+
+    const xero = await desk(
+      "export",
+      "--batch",
+      aprilBatch,
+      "--kind",
+      "journal-xero",
+      "--out",
+      path.join(dir, "x.csv"),
+    );
+    expect(xero.code).not.toBe(0);
+    expect(xero.stderr).toMatch(/payable .*clearing|map payable/);
+    expect(xero.stderr).toContain("/settings/accounting");
+    expect((await readdir(dir)).filter((f) => f.startsWith("x") || f.startsWith(".x"))).toEqual([]);
+  });
+});

@@ -1,0 +1,267 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parse } from "csv-parse/sync";
+import Decimal from "decimal.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mapAccount } from "@/lib/accounting/accounts";
+import { isAppError } from "@/lib/errors";
+import { journalsOfPart } from "@/lib/exports/journal-files";
+import { startExport } from "@/lib/exports/run";
+import type { ExportKind } from "@/lib/exports/types";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
+import { runDesk } from "../support/desk";
+import { addGame, insertBatch, insertSnapshot, type StatementInput } from "../exports/fixture";
+
+/**
+ * The ledger import files, read back the way the ledgers read them: a small reader written here from Xero's and
+ * Intuit's import rules (csv-parse only splits the cells), never the writer's own code.
+ */
+
+const GAME = "acct-a";
+const CODES = { expense: "6100", payable: "2150", clearing: "1090" } as const;
+const TAX = { expense: "No GST", payable: "BAS Excluded", clearing: "BAS Excluded" } as const;
+let t: TestDatabase;
+let batchId: string;
+let statements: StatementInput[];
+const CLI = { actor: null, via: "cli" } as const;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  applyTestEnv(t);
+  await addGame(t.db, GAME);
+  const snapshotId = await insertSnapshot(t.db, {
+    gameId: GAME,
+    start: "2026-03-01T00:00:00Z",
+    end: "2026-04-01T00:00:00Z",
+    recipients: [],
+    lines: [],
+  });
+  // Enough recipients for several files of 300 lines: an accrual, a payment and for every third a reversal each.
+  statements = Array.from({ length: 160 }, (_, i) => ({
+    recipientId: 1000 + i,
+    name: i === 5 ? "=cmd|' /C calc'!A0" : `Recipient ${i}`,
+    email: `r${i}@example.test`,
+    gross: `${20 + i}.25`,
+    reversed: i % 3 === 0 ? "1.10" : "0.00",
+    state: "paid" as const,
+  }));
+  ({ batchId } = await insertBatch(t.db, { gameId: GAME, snapshotId, status: "paid", statements }));
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+async function download(kind: ExportKind, part?: number): Promise<{ text: string; parts: number }> {
+  const started = await startExport(t.db, { kind, batchId, part, bom: false, actor: null, via: "cli" });
+  const chunks: Buffer[] = [];
+  for await (const chunk of started.chunks) chunks.push(chunk);
+  return { text: Buffer.concat(chunks).toString("utf8"), parts: started.target.parts };
+}
+
+async function refusal(kind: ExportKind): Promise<string> {
+  try {
+    await startExport(t.db, { kind, batchId, bom: false, actor: null, via: "cli" });
+  } catch (error) {
+    if (isAppError(error)) return error.message;
+    throw error;
+  }
+  throw new Error(`${kind} was not refused`);
+}
+
+/** Rows as objects keyed by the header: the CSV's cells, nothing interpreted. */
+function readCsv(text: string): Record<string, string>[] {
+  const [header, ...rows] = parse(text, { relax_column_count: false }) as string[][];
+  return rows.map((cells) => Object.fromEntries((header ?? []).map((name, i) => [name, cells[i] ?? ""])));
+}
+
+const XERO_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/;
+const US_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/;
+const AMOUNT = /^-?\d+\.\d{2}$/;
+
+/** Xero: rows with the same Narration and Date are one journal; Amount positive = debit, negative = credit. */
+function xeroJournals(rows: Record<string, string>[]): Map<string, Record<string, string>[]> {
+  const journals = new Map<string, Record<string, string>[]>();
+  for (const row of rows) {
+    const key = `${row.Narration}|${row.Date}`;
+    journals.set(key, [...(journals.get(key) ?? []), row]);
+  }
+  return journals;
+}
+
+describe("ledger files refuse unmapped accounts", () => {
+  it("names the accounts to map and where, for both formats", async () => {
+    for (const kind of ["journal-xero", "journal-quickbooks"] as const) {
+      const message = await refusal(kind);
+      expect(message).toContain("expense");
+      expect(message).toContain("payable");
+      expect(message).toContain("clearing");
+      expect(message).toContain("/settings/accounting");
+    }
+  });
+
+  it("Xero also needs a tax rate name on each account it posts to; QuickBooks does not", async () => {
+    for (const account of ["expense", "payable", "clearing"] as const)
+      await mapAccount(t.db, { gameId: GAME, account, code: CODES[account], taxRate: null }, CLI);
+    const message = await refusal("journal-xero");
+    expect(message).toMatch(/tax rate name for expense, payable, clearing/);
+    await expect(download("journal-quickbooks")).resolves.toBeDefined();
+    for (const account of ["expense", "payable", "clearing"] as const)
+      await mapAccount(t.db, { gameId: GAME, account, code: CODES[account], taxRate: TAX[account] }, CLI);
+  });
+});
+
+describe("Xero manual journals", () => {
+  let parts: Record<string, string>[][];
+
+  beforeAll(async () => {
+    const first = await download("journal-xero", 1);
+    parts = [readCsv(first.text)];
+    for (let part = 2; part <= first.parts; part++) parts.push(readCsv((await download("journal-xero", part)).text));
+  });
+
+  it("splits into files of at most 300 lines, each journal whole in one file", () => {
+    expect(parts.length).toBeGreaterThan(2);
+    const seen = new Map<string, number>();
+    parts.forEach((rows, index) => {
+      expect(rows.length).toBeLessThanOrEqual(300);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const key of xeroJournals(rows).keys()) {
+        expect(seen.has(key), `journal ${key} appears in two files`).toBe(false);
+        seen.set(key, index);
+      }
+    });
+    // Every ledger posting made it: accrual and payment per recipient, and the reversals.
+    const reversals = statements.filter((s) => s.reversed !== "0.00").length;
+    expect(seen.size).toBe(statements.length * 2 + reversals);
+  });
+
+  it("balances every journal, posts to the mapped codes with their tax rates, dates dd/mm/yyyy", () => {
+    for (const rows of parts) {
+      for (const [key, lines] of xeroJournals(rows)) {
+        const total = lines.reduce((sum, line) => {
+          expect(line.Amount).toMatch(AMOUNT);
+          return sum.plus(line.Amount as string);
+        }, new Decimal(0));
+        expect(total.isZero(), `journal ${key} balances`).toBe(true);
+        for (const line of lines) {
+          const match = XERO_DATE.exec(line.Date as string);
+          expect(match, line.Date).not.toBeNull();
+          const [, day, month, year] = match as RegExpExecArray;
+          expect(Number(day)).toBeGreaterThanOrEqual(1);
+          expect(Number(day)).toBeLessThanOrEqual(31);
+          expect(Number(month)).toBeGreaterThanOrEqual(1);
+          expect(Number(month)).toBeLessThanOrEqual(12);
+          expect(year).toBe("2026");
+          const account = (Object.keys(CODES) as (keyof typeof CODES)[]).find((a) => CODES[a] === line.AccountCode);
+          expect(account, `code ${line.AccountCode} is a mapped one`).toBeDefined();
+          expect(line.TaxRate).toBe(TAX[account as keyof typeof TAX]);
+          expect(line.TrackingName1).toBe("Game");
+          expect(line.TrackingOption1).toBe(GAME);
+        }
+      }
+    }
+  });
+
+  it("posts what was earned, reversed and paid: expense, payable and clearing balances", () => {
+    const balance = (code: string) =>
+      parts
+        .flat()
+        .reduce((sum, line) => (line.AccountCode === code ? sum.plus(line.Amount as string) : sum), new Decimal(0));
+    const gross = statements.reduce((s, x) => s.plus(x.gross), new Decimal(0));
+    const reversed = statements.reduce((s, x) => s.plus(x.reversed), new Decimal(0));
+    const paid = gross.minus(reversed);
+    expect(balance(CODES.expense).toFixed(2)).toBe(gross.minus(reversed).toFixed(2));
+    expect(balance(CODES.clearing).toFixed(2)).toBe(paid.negated().toFixed(2));
+    expect(balance(CODES.payable).toFixed(2)).toBe("0.00");
+    // Payments are dated by the recorded payment date (2026-04-03), accruals by the approval (2026-04-02).
+    expect(new Set(parts.flat().map((line) => line.Date))).toEqual(new Set(["02/04/2026", "03/04/2026"]));
+  });
+
+  it("refuses a part that does not exist", async () => {
+    await expect(download("journal-xero", parts.length + 1)).rejects.toThrow(/has \d+ parts/);
+  });
+});
+
+describe("desk export --kind journal-xero", () => {
+  it("writes every part: the first under the name given, the others beside it, one JSON summary", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-xero-"));
+    try {
+      const out = path.join(dir, "xero.csv");
+      const result = await runDesk(t.url, ["export", "--batch", batchId, "--kind", "journal-xero", "--out", out]);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout) as {
+        file: string;
+        parts: { file: string; part: number; rows: number }[];
+      };
+      expect(summary.parts.length).toBeGreaterThan(2);
+      expect(summary.parts.map((p) => path.basename(p.file))).toEqual(
+        summary.parts.map((p) => (p.part === 1 ? "xero.csv" : `xero.part-${p.part}.csv`)),
+      );
+      expect((await readdir(dir)).sort()).toEqual(summary.parts.map((p) => path.basename(p.file)).sort());
+      for (const part of summary.parts) {
+        const rows = readCsv(await readFile(part.file, "utf8"));
+        expect(rows.length).toBe(part.rows);
+        expect(rows.length).toBeLessThanOrEqual(300);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("QuickBooks Online journal entries", () => {
+  it("groups by Journal No, balances each entry, uses the mapped accounts and MM/DD/YYYY", async () => {
+    const rows = readCsv((await download("journal-quickbooks")).text);
+    expect(Object.keys(rows[0] ?? {})).toEqual([
+      "Journal No",
+      "Journal Date",
+      "Account",
+      "Debits",
+      "Credits",
+      "Description",
+      "Name",
+    ]);
+    const entries = new Map<string, Record<string, string>[]>();
+    for (const row of rows)
+      entries.set(row["Journal No"] as string, [...(entries.get(row["Journal No"] as string) ?? []), row]);
+    expect(entries.size).toBe(statements.length * 2 + statements.filter((s) => s.reversed !== "0.00").length);
+    for (const [number, lines] of entries) {
+      expect(number.length).toBeLessThanOrEqual(21);
+      let debits = new Decimal(0);
+      let credits = new Decimal(0);
+      for (const line of lines) {
+        // One of the two amounts per line, the other empty.
+        expect((line.Debits === "") !== (line.Credits === ""), `${number}: one side per line`).toBe(true);
+        if (line.Debits) debits = debits.plus(line.Debits);
+        if (line.Credits) credits = credits.plus(line.Credits);
+        expect(Object.values(CODES)).toContain(line.Account);
+        const date = US_DATE.exec(line["Journal Date"] as string);
+        expect(date).not.toBeNull();
+        expect(Number(date?.[1])).toBeLessThanOrEqual(12);
+        expect(line["Journal Date"]).toBe(lines[0]?.["Journal Date"]);
+        // The recipient is named on the payable lines only.
+        expect(line.Name !== "").toBe(line.Account === CODES.payable);
+      }
+      expect(debits.equals(credits), `${number} balances`).toBe(true);
+    }
+    // A recipient name that looks like a formula is written inert.
+    expect(rows.some((r) => r.Name?.startsWith("'=cmd"))).toBe(true);
+  });
+});
+
+describe("splitting at whole journals", () => {
+  it("never cuts a journal: journals of 7 lines fill parts of 294", async () => {
+    async function* journals() {
+      for (let i = 0; i < 100; i++) yield { id: i, lines: 7 };
+    }
+    const parts: number[][] = [];
+    for (let part = 1; part <= 3; part++) {
+      const ids: number[] = [];
+      for await (const j of journalsOfPart(journals(), (x) => x.lines, 300, part)) ids.push(j.id);
+      parts.push(ids);
+    }
+    expect(parts.map((p) => p.length * 7)).toEqual([294, 294, 112]);
+    expect(parts.flat()).toEqual(Array.from({ length: 100 }, (_, i) => i));
+  });
+});
