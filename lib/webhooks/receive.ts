@@ -7,7 +7,7 @@ import { log } from "@/lib/log";
 import { parseWebhookEvent, type WebhookEnvelope, webhookEnvelopeSchema } from "@/lib/service/schemas";
 import { parseInstant } from "@/lib/time";
 import { eventInstant } from "./event-time";
-import { processWebhookEventJob } from "./process-event-job";
+import { drainWebhookEventsJob } from "./drain-job";
 import { countRefusal } from "./refusal-counts";
 import { parseSignatureHeader, type RefusalReason, verifySignature } from "./signature";
 import { signingSecretsFor } from "./signing-secrets";
@@ -284,6 +284,10 @@ export async function receiveWebhook(
   return answer(200, { status: "accepted", id: stored.id });
 }
 
-export async function queueWebhookProcessing(eventId: string): Promise<void> {
-  await enqueue(processWebhookEventJob, { eventId });
+/**
+ * Asks for the stored events to be processed: a drain job (lib/webhooks/drain.ts) takes every event waiting, so one
+ * waiting drain serves a whole burst (the queue refuses a second while one waits).
+ */
+export async function queueWebhookProcessing(_eventId: string): Promise<void> {
+  await enqueue(drainWebhookEventsJob, {});
 }
