@@ -164,14 +164,18 @@ export async function run(args: string[]): Promise<void> {
     db = createDb(url, { max: 24 });
     const live = db;
     await migrateToLatest(live);
-    await saveGame(live, {
-      id: GAME,
-      name: "Burst",
-      environment: "sandbox",
-      baseUrl: "http://127.0.0.1:9",
-      secret: "gs_bench_secret_1",
-      webhookSecrets: [SECRET],
-    });
+    await saveGame(
+      live,
+      {
+        id: GAME,
+        name: "Burst",
+        environment: "sandbox",
+        baseUrl: "http://127.0.0.1:9",
+        secret: "gs_bench_secret_1",
+        webhookSecrets: [SECRET],
+      },
+      { replace: true },
+    );
 
     // October has a published version read before the burst: the burst makes it stale (once per window and drain).
     await insertSnapshot(

@@ -47,6 +47,7 @@ describe("the server actions' encryption key", () => {
     const master = randomBytes(32).toString("base64");
     process.env.PAYOUT_DESK_KEY = master;
     delete process.env.NEXT_SERVER_ACTIONS_ENCRYPTION_KEY;
+    // @ts-expect-error next.config.mjs has no type declarations; it is loaded for its effect on process.env
     await import("../next.config.mjs");
     expect(process.env.NEXT_SERVER_ACTIONS_ENCRYPTION_KEY).toBe(serverActionsKey(decodeKey(master)));
   });
