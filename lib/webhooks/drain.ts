@@ -9,10 +9,9 @@ import {
 } from "@/db/queries/webhook-drain";
 import { readGameAutomation } from "@/db/queries/webhooks";
 import { log } from "@/lib/log";
-import { parseWebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { processWebhookEventOnce } from "./process-event-job.handler";
-import { applyEffects, type ApplyStaleness, type Effect, stalenessOutcome } from "./process-event";
+import { applyEffects, type ApplyStaleness, type Effect, parseStoredEvent, stalenessOutcome } from "./process-event";
 import { snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
@@ -39,13 +38,7 @@ async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise
     const completions: WebhookEventCompletion[] = [];
     const deferred = new Map<string, Deferred[]>();
     for (const row of rows) {
-      let json: unknown = null;
-      try {
-        json = JSON.parse(row.body);
-      } catch {
-        // Stored bodies were parsed once on receipt; an unreadable one is reported as unprocessable below.
-      }
-      const parsed = parseWebhookEvent(json);
+      const parsed = parseStoredEvent(row.body);
       if (!parsed.success) {
         completions.push({
           id: row.id,

@@ -110,6 +110,17 @@ export async function applyEffects(
   }
 }
 
+/** A stored body read again; one that is not JSON or not an event is reported as unprocessable by the caller. */
+export function parseStoredEvent(body: string): ReturnType<typeof parseWebhookEvent> {
+  let json: unknown = null;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    // Stored bodies were parsed once on receipt; an unreadable one fails the parse below.
+  }
+  return parseWebhookEvent(json);
+}
+
 export function windowsDue(effect: Effect | null): TimeWindow[] {
   if (!effect || effect.repullDue !== true || !Array.isArray(effect.staleWindows)) return [];
   return (effect.staleWindows as WindowText[]).flatMap((w) => {
@@ -131,13 +142,7 @@ export async function processWebhookEvent(
     if (row.status !== "pending") {
       return { outcome: "already-done", gameId: row.gameId, repull: windowsDue(row.effect) };
     }
-    let json: unknown = null;
-    try {
-      json = JSON.parse(row.body);
-    } catch {
-      // Stored bodies were parsed once on receipt; an unreadable one is reported as unprocessable below.
-    }
-    const parsed = parseWebhookEvent(json);
+    const parsed = parseStoredEvent(row.body);
     if (!parsed.success) {
       await completeWebhookEvent(trx, row.id, {
         status: "unprocessable",
