@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { registerDemoGame } from "../bin/demo";
@@ -10,7 +9,7 @@ import { migrateToLatest } from "../db/migrate";
 import { DEMO_GAME_ID, DEMO_WEBHOOK_SECRET } from "../emulator/scenario/demo";
 import { type RunningEmulator, startEmulator } from "../emulator/server";
 import { signatureHeader } from "../lib/webhooks/signature";
-import { E2E_PASSWORD, E2E_USERS, userFor } from "./fixtures/users";
+import { E2E_PASSWORD, userFor } from "./fixtures/users";
 
 /**
  * A fleet on one PostgreSQL: two web servers of the production build (jobs off) and two `desk worker` processes,
@@ -163,8 +162,23 @@ test.beforeAll(async () => {
   const databaseUrl = withDatabase(suiteUrl, "payout_desk_fleet");
   db = createDb(databaseUrl, { max: 4 });
   await migrateToLatest(db);
-  const { createUser } = await import("../lib/auth/users");
-  for (const user of E2E_USERS) await createUser(db, { ...user, password: E2E_PASSWORD });
+  // The suite's key: the game's secrets below are sealed in this process, which read it at start.
+  const key = process.env.PAYOUT_DESK_KEY;
+  if (!key) throw new Error("PAYOUT_DESK_KEY is not set (e2e/global-setup.ts)");
+  env = {
+    ...CHILD_ENV,
+    DATABASE_URL: databaseUrl,
+    PAYOUT_DESK_KEY: key,
+    NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: "",
+    NEXT_TELEMETRY_DISABLED: "1",
+    LOG_LEVEL: "info",
+  };
+  const finance = userFor("finance");
+  const added = startProcess("users", [
+    ...["--import", "./bin/register.mjs", "bin/desk.ts", "users", "add", "--email", finance.email],
+    ...["--role", "finance", "--password", E2E_PASSWORD, "--name", finance.name],
+  ]);
+  expect(await exited(added), added.output()).toBe(0);
 
   const ports = [await freePort(), await freePort()];
   emulator = await startEmulator({
@@ -174,14 +188,6 @@ test.beforeAll(async () => {
     webhookSecret: DEMO_WEBHOOK_SECRET,
   });
   await registerDemoGame(db, emulator.url, { pacing: LIMITS });
-  env = {
-    ...CHILD_ENV,
-    DATABASE_URL: databaseUrl,
-    PAYOUT_DESK_KEY: randomBytes(32).toString("base64"),
-    NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: "",
-    NEXT_TELEMETRY_DISABLED: "1",
-    LOG_LEVEL: "info",
-  };
   await Promise.all([startServer("web-a", ports[0] as number), startServer("web-b", ports[1] as number)]);
   await startWorker("worker-1");
 });
