@@ -70,7 +70,7 @@ const flagsSchema = z
   .refine(
     (flags) => [flags.scenario !== undefined, flags.demo, flags.scale !== undefined].filter(Boolean).length === 1,
     {
-      message: "give exactly one of --scenario FILE, --demo or --scale R:N",
+      message: "give exactly one of --scenario FILE or --demo (or --scale R:N)",
       path: ["scenario"],
     },
   )
