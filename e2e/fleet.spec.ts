@@ -66,12 +66,13 @@ async function startWorker(name: string): Promise<Proc> {
   return proc;
 }
 
-async function startServer(name: string, port: number): Promise<Server> {
+/** Every server is told the same public address (the first one's), as behind a load balancer. */
+async function startServer(name: string, port: number, publicUrl: string): Promise<Server> {
   const url = `http://localhost:${port}`;
   const proc = startProcess(name, [NEXT_BIN, "start", "-p", String(port)], {
     NODE_ENV: "production",
     PORT: String(port),
-    PAYOUT_DESK_URL: url,
+    PAYOUT_DESK_URL: publicUrl,
     PAYOUT_DESK_JOBS: "off",
   });
   await until(async () => (await fetch(`${url}/api/health/ready`)).ok, `${name} ready`, 60_000);
@@ -132,7 +133,9 @@ async function signInThrough(page: Page, signInServer: string, actionServer: str
   await page.route(`${signInServer}/sign-in`, async (route) => {
     if (route.request().method() === "POST" && route.request().headers()["next-action"]) {
       redirected += 1;
-      await route.continue({ url: `${actionServer}/sign-in` });
+      // As a load balancer would: the public host is forwarded, so the action's origin check sees its own host.
+      const headers = { ...route.request().headers(), "x-forwarded-host": new URL(signInServer).host };
+      await route.continue({ url: `${actionServer}/sign-in`, headers });
     } else await route.continue();
   });
   await page.goto(`${signInServer}/sign-in`);
@@ -188,7 +191,11 @@ test.beforeAll(async () => {
     webhookSecret: DEMO_WEBHOOK_SECRET,
   });
   await registerDemoGame(db, emulator.url, { pacing: LIMITS });
-  await Promise.all([startServer("web-a", ports[0] as number), startServer("web-b", ports[1] as number)]);
+  const publicUrl = `http://localhost:${ports[0]}`;
+  await Promise.all([
+    startServer("web-a", ports[0] as number, publicUrl),
+    startServer("web-b", ports[1] as number, publicUrl),
+  ]);
   await startWorker("worker-1");
 });
 
