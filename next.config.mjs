@@ -1,6 +1,11 @@
 // Security headers for every response. Pages are rendered per request and get their policy (with a script nonce)
 // and Cache-Control: no-store from proxy.ts, which sees every page request.
 import { contentSecurityPolicy } from "./lib/csp.mjs";
+import { applyServerActionsKey } from "./lib/server-actions-key.mjs";
+
+// Read by `next build` (action ids, the key in the server manifest) and `next start` (bound arguments) after this file:
+// every instance built or started with the same PAYOUT_DESK_KEY agrees (README, "Deploying").
+applyServerActionsKey(process.env);
 
 const csp = contentSecurityPolicy({ dev: process.env.NODE_ENV === "development" });
 

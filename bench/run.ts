@@ -3,7 +3,17 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const KNOWN = ["emulator", "snapshot", "export", "payout-table", "pacing", "payfile", "statements"] as const;
+const KNOWN = [
+  "emulator",
+  "snapshot",
+  "export",
+  "payout-table",
+  "pacing",
+  "payfile",
+  "statements",
+  "webhooks-burst",
+  "scale",
+] as const;
 
 const name = process.argv[2];
 if (!name || !/^[a-z][a-z0-9-]*$/.test(name)) {

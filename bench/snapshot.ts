@@ -30,7 +30,7 @@ const AGGREGATE_LIMIT = 60;
  * The service in its own process, as in production: the snapshot's own work (parsing, storing) then competes with
  * the service for nothing but the machine's cores, exactly as the bare fetch does.
  */
-async function startEmulatorProcess(scenarioFile: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startEmulatorProcess(scenarioFile: string): Promise<{ url: string; close(): Promise<void> }> {
   const child = spawn(
     process.execPath,
     [
@@ -65,7 +65,7 @@ async function startEmulatorProcess(scenarioFile: string): Promise<{ url: string
   };
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
@@ -85,7 +85,7 @@ async function pointGame(db: Db, url: string, pacing: string): Promise<void> {
 
 type PageRequest = { window: TimeWindow; recipientPlayerId: number | null; offset: number; limit: number };
 
-async function pagesOf(db: Db, snapshotId: string): Promise<PageRequest[]> {
+export async function pagesOf(db: Db, snapshotId: string): Promise<PageRequest[]> {
   const rows = await db
     .selectFrom("snapshot_page")
     .select(["window_start", "window_end", "recipient_player_id", "page_offset", "page_limit"])
@@ -101,12 +101,16 @@ async function pagesOf(db: Db, snapshotId: string): Promise<PageRequest[]> {
 }
 
 /** The same pages through a plain client: fetched and parsed, nothing stored. Returns each call's duration. */
-async function bareFetch(url: string, pages: PageRequest[]): Promise<number[]> {
+export async function bareFetch(
+  url: string,
+  pages: PageRequest[],
+  game = { id: GAME_ID, secret: GAME_SECRET },
+): Promise<number[]> {
   const client = createServiceClient({
     baseUrl: url,
     environment: "sandbox",
-    gameSecret: GAME_SECRET,
-    gameId: `${GAME_ID}-bare`,
+    gameSecret: game.secret,
+    gameId: `${game.id}-bare`,
     pacing: "off",
   });
   const durations: number[] = [];
@@ -127,7 +131,7 @@ async function bareFetch(url: string, pages: PageRequest[]): Promise<number[]> {
  * The least time `durations.length` sequential calls can take when at most `limit` may start in any `windowMs`:
  * call i starts when call i-1 has answered and no earlier than `windowMs` after call i-limit started.
  */
-function rateFloorMs(durations: number[], limit: number, windowMs: number): number {
+export function rateFloorMs(durations: number[], limit: number, windowMs: number): number {
   const starts: number[] = [];
   let end = 0;
   durations.forEach((duration, i) => {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { createDb } from "@/db";
 import { migrateToLatest } from "@/db/migrate";
+import { decodeKey, serverActionsKey } from "@/lib/crypto";
 import { verifyKeys } from "@/lib/keys/check";
 import { startMailCatcher } from "@/lib/mail/catcher";
 import { buildIsCurrent, sourceHash, stampPath } from "./build-state";
@@ -105,6 +106,8 @@ async function main(): Promise<number> {
     ...process.env,
     DATABASE_URL: runtime.databaseUrl,
     PAYOUT_DESK_KEY: runtime.key,
+    // The same for the build and the server, and for every instance with this PAYOUT_DESK_KEY (README, "Deploying").
+    NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: serverActionsKey(decodeKey(runtime.key)),
     PAYOUT_DESK_URL: publicUrl,
     PORT: String(port),
     NEXT_TELEMETRY_DISABLED: "1",

@@ -5,18 +5,22 @@ import { parseRateLimitMode } from "./http/rate-limits";
 import { DEMO_GAME_ID, DEMO_GAME_SECRET, DEMO_WEBHOOK_SECRET } from "./scenario/demo";
 import { StateFileError } from "./ledger/persist";
 import { ScenarioError } from "./scenario/load";
+import { parseScale, SCALE_DEFAULT, scaleScenario } from "./scenario/scale";
 import { type RunningEmulator, startEmulator } from "./server";
 import { formatInstant, parseInstant } from "./time";
 
 const HELP = `Service emulator: a stateful stand-in for the service API (see emulator/README.md).
 
 Usage:
-  npm run emulator -- --port P (--scenario FILE | --demo [--seed N]) [options]
+  npm run emulator -- --port P (--scenario FILE | --demo [--seed N] | --scale R:N) [options]
 
 Options:
   --port P                 port to listen on (0 picks a free one; default 4010)
   --host H                 interface to listen on (default 127.0.0.1)
   --scenario FILE          load a scenario file (JSON; schema in emulator/scenario.schema.json)
+  --scale R:N              a studio paying R recipients from N renewals in one month (100000:1000000 is the size
+                           the desk is built for; game scale-studio, secret ${"gs_scale_studio_secret"})
+  --scale-month YYYY-MM    the month of --scale (default 2026-10)
   --demo                   load the deterministic demo data instead
   --seed N                 seed of the demo data (default 1)
   --clock ISO              the demo's clock (default ${"2026-11-20T12:00:00Z"})
@@ -34,6 +38,14 @@ const flagsSchema = z
     host: z.string().min(1).default("127.0.0.1"),
     scenario: z.string().min(1).optional(),
     demo: z.boolean().default(false),
+    scale: z
+      .string()
+      .refine((value) => parseScale(value) !== null, { message: "must be RECIPIENTS:RENEWALS, e.g. 100000:1000000" })
+      .optional(),
+    "scale-month": z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { message: "must be a month YYYY-MM" })
+      .default(SCALE_DEFAULT.month),
     seed: z.coerce
       .number({ message: "must be an integer" })
       .int()
@@ -55,10 +67,13 @@ const flagsSchema = z
     state: z.string().min(1).optional(),
     "real-time": z.boolean().default(false),
   })
-  .refine((flags) => (flags.scenario !== undefined) !== flags.demo, {
-    message: "give exactly one of --scenario FILE or --demo",
-    path: ["scenario"],
-  })
+  .refine(
+    (flags) => [flags.scenario !== undefined, flags.demo, flags.scale !== undefined].filter(Boolean).length === 1,
+    {
+      message: "give exactly one of --scenario FILE or --demo (or --scale R:N)",
+      path: ["scenario"],
+    },
+  )
   .refine((flags) => flags.demo || (flags.seed === undefined && flags.clock === undefined), {
     message: "--seed and --clock apply to --demo only",
     path: ["seed"],
@@ -79,6 +94,8 @@ async function main(): Promise<void> {
         host: { type: "string" },
         scenario: { type: "string" },
         demo: { type: "boolean" },
+        scale: { type: "string" },
+        "scale-month": { type: "string" },
         seed: { type: "string" },
         clock: { type: "string" },
         "rate-limits": { type: "string" },
@@ -110,6 +127,9 @@ async function main(): Promise<void> {
       port: flags.port,
       host: flags.host,
       scenarioFile: flags.scenario,
+      scenario: flags.scale
+        ? scaleScenario({ ...(parseScale(flags.scale) ?? SCALE_DEFAULT), month: flags["scale-month"] })
+        : undefined,
       demo: flags.demo ? { seed: flags.seed ?? 1, clock: flags.clock } : undefined,
       rateLimits: flags["rate-limits"],
       webhookUrl: flags["webhook-url"],

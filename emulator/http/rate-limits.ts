@@ -32,6 +32,8 @@ export const LIMITS = {
 
 export class RateLimiter {
   private hits = new Map<string, number[]>();
+  /** Calls counted against a limit since the start (or the last reset), and those answered 429 (fleet tests read them). */
+  counts = { calls: 0, limited: 0 };
 
   constructor(public mode: RateLimitMode) {}
 
@@ -45,6 +47,7 @@ export class RateLimiter {
    */
   hit(key: string, limit: number, errorCode: string, message: string): void {
     if (this.mode.kind === "off") return;
+    this.counts.calls += 1;
     const now = Date.now();
     const window = this.windowMs;
     let list = this.hits.get(key);
@@ -54,6 +57,7 @@ export class RateLimiter {
     }
     while (list.length > 0 && (list[0] as number) <= now - window) list.shift();
     if (list.length >= limit) {
+      this.counts.limited += 1;
       const waitMs = Math.max(1, (list[0] as number) + window - now);
       throw rateLimitError(errorCode, message, waitMs, this.mode.kind === "scaled");
     }
@@ -62,6 +66,7 @@ export class RateLimiter {
 
   reset(): void {
     this.hits.clear();
+    this.counts = { calls: 0, limited: 0 };
   }
 }
 

@@ -84,6 +84,7 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
       clock: formatInstant(ledger.now),
       paused: ledger.paused,
       rate_limits: formatRateLimitMode(runtime.limiter.mode),
+      rate_limit_counts: { ...runtime.limiter.counts },
       games: [...ledger.games.values()].map((g) => ({
         game_id: g.gameId,
         name: g.name,

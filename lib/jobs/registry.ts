@@ -4,6 +4,7 @@ import { reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
 import { pullSnapshotJob } from "@/lib/snapshots/pull-job";
 import { recoverSnapshotPullsJob } from "@/lib/snapshots/pull-recover-job";
 import { sendStatementJob } from "@/lib/statements/send-job";
+import { drainWebhookEventsJob } from "@/lib/webhooks/drain-job";
 import { processWebhookEventJob } from "@/lib/webhooks/process-event-job";
 import { scheduleSnapshotPullsJob } from "@/lib/webhooks/schedule-pulls-job";
 import { sweepWebhookEventsJob } from "@/lib/webhooks/sweep-job";
@@ -49,6 +50,9 @@ export const JOBS: RegisteredJob[] = [
   ),
   registerJob(processWebhookEventJob, () =>
     import("@/lib/webhooks/process-event-job.handler").then((m) => m.handleProcessWebhookEvent),
+  ),
+  registerJob(drainWebhookEventsJob, () =>
+    import("@/lib/webhooks/drain-job.handler").then((m) => m.handleDrainWebhookEvents),
   ),
   registerJob(sweepWebhookEventsJob, () =>
     import("@/lib/webhooks/sweep-job.handler").then((m) => m.handleSweepWebhookEvents),

@@ -23,21 +23,22 @@ import { snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 export type ProcessOutcome = "processed" | "unprocessable" | "already-done" | "missing";
 
-type Effect = Record<string, unknown>;
+export type Effect = Record<string, unknown>;
 type WindowText = { start: string; end: string };
 
-async function applyStaleness(
-  trx: Db,
-  gameId: string,
-  event: Extract<WebhookEvent, { type: "subscription.refunded" | "subscription.renewed" }>,
-  link: SnapshotLink,
-): Promise<Effect> {
+/** What a refund or renewal asks of the window holding it: a stale mark, or a note when it carries no time. */
+export type StalenessRequest =
+  | { instant: number; reason: string; detail: Record<string, unknown> }
+  | { instant: null; note: string };
+
+type StaleEvent = Extract<WebhookEvent, { type: "subscription.refunded" | "subscription.renewed" }>;
+
+export function stalenessRequest(event: StaleEvent): StalenessRequest {
   const instant = eventInstant(event);
-  if (instant === null) return { kind: "staleness", note: "The event carries no readable time; no window was marked." };
+  if (instant === null) return { instant: null, note: "The event carries no readable time; no window was marked." };
   const subscriptionId = event.data.subscription_id ?? null;
-  const windows = await link.markStale(trx, {
-    gameId,
-    instant: new Date(instant),
+  return {
+    instant,
     reason: `${event.type}${subscriptionId ? ` ${subscriptionId}` : ""}`,
     detail: {
       ...(subscriptionId ? { subscriptionId } : {}),
@@ -45,29 +46,58 @@ async function applyStaleness(
       eventType: event.type,
       periodSeq: event.data.period_seq ?? null,
     },
-  });
-  const automation = await readGameAutomation(trx, gameId);
-  const autoRefresh = automation?.autoRefresh ?? false;
+  };
+}
+
+/** The part of an event's effect that its stale mark decides: the windows marked and whether they are pulled again. */
+export function stalenessOutcome(windows: TimeWindow[], autoRefresh: boolean): Effect {
   return {
-    kind: "staleness",
-    instant: formatInstant(instant),
     staleWindows: windows.map((w) => windowToQuery(w)),
     autoRefresh,
     repullDue: autoRefresh && windows.length > 0,
   };
 }
 
-async function applyEffects(trx: Db, gameId: string, event: WebhookEvent, link: SnapshotLink): Promise<Effect> {
+/**
+ * How the staleness an event asks for is applied: at once, one event at a time (processWebhookEvent), or gathered and
+ * applied once for many events (lib/webhooks/drain.ts), which fills in the outcome afterwards.
+ */
+export type ApplyStaleness = (trx: Db, gameId: string, request: StalenessRequest) => Promise<Effect>;
+
+function applyStalenessNow(link: SnapshotLink): ApplyStaleness {
+  return async (trx, gameId, request) => {
+    if (request.instant === null) return { kind: "staleness", note: request.note };
+    const windows = await link.markStale(trx, {
+      gameId,
+      instant: new Date(request.instant),
+      reason: request.reason,
+      detail: request.detail,
+    });
+    const automation = await readGameAutomation(trx, gameId);
+    return {
+      kind: "staleness",
+      instant: formatInstant(request.instant),
+      ...stalenessOutcome(windows, automation?.autoRefresh ?? false),
+    };
+  };
+}
+
+export async function applyEffects(
+  trx: Db,
+  gameId: string,
+  event: WebhookEvent,
+  applyStaleness: ApplyStaleness,
+): Promise<Effect> {
   switch (event.type) {
     case "subscription.refunded":
       return {
-        ...(await applyStaleness(trx, gameId, event, link)),
+        ...(await applyStaleness(trx, gameId, stalenessRequest(event))),
         clientRequestId: event.data.client_request_id,
         amountUsd: event.data.amount_usd,
         periodSeq: event.data.period_seq,
       };
     case "subscription.renewed":
-      return applyStaleness(trx, gameId, event, link);
+      return applyStaleness(trx, gameId, stalenessRequest(event));
     case "subscription.canceled":
       return {
         kind: "cancellation",
@@ -80,7 +110,18 @@ async function applyEffects(trx: Db, gameId: string, event: WebhookEvent, link: 
   }
 }
 
-function windowsDue(effect: Effect | null): TimeWindow[] {
+/** A stored body read again; one that is not JSON or not an event is reported as unprocessable by the caller. */
+export function parseStoredEvent(body: string): ReturnType<typeof parseWebhookEvent> {
+  let json: unknown = null;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    // Stored bodies were parsed once on receipt; an unreadable one fails the parse below.
+  }
+  return parseWebhookEvent(json);
+}
+
+export function windowsDue(effect: Effect | null): TimeWindow[] {
   if (!effect || effect.repullDue !== true || !Array.isArray(effect.staleWindows)) return [];
   return (effect.staleWindows as WindowText[]).flatMap((w) => {
     const startMs = parseInstant(String(w.start));
@@ -101,13 +142,7 @@ export async function processWebhookEvent(
     if (row.status !== "pending") {
       return { outcome: "already-done", gameId: row.gameId, repull: windowsDue(row.effect) };
     }
-    let json: unknown = null;
-    try {
-      json = JSON.parse(row.body);
-    } catch {
-      // Stored bodies were parsed once on receipt; an unreadable one is reported as unprocessable below.
-    }
-    const parsed = parseWebhookEvent(json);
+    const parsed = parseStoredEvent(row.body);
     if (!parsed.success) {
       await completeWebhookEvent(trx, row.id, {
         status: "unprocessable",
@@ -115,7 +150,7 @@ export async function processWebhookEvent(
       });
       return { outcome: "unprocessable" };
     }
-    const effect = await applyEffects(trx, row.gameId, parsed.event, link);
+    const effect = await applyEffects(trx, row.gameId, parsed.event, applyStalenessNow(link));
     if (effect.kind === "unprocessable") {
       await completeWebhookEvent(trx, row.id, { status: "unprocessable", effect });
       return { outcome: "unprocessable" };

@@ -7,7 +7,7 @@ import { log } from "@/lib/log";
 import { parseWebhookEvent, type WebhookEnvelope, webhookEnvelopeSchema } from "@/lib/service/schemas";
 import { parseInstant } from "@/lib/time";
 import { eventInstant } from "./event-time";
-import { processWebhookEventJob } from "./process-event-job";
+import { drainWebhookEventsJob } from "./drain-job";
 import { countRefusal } from "./refusal-counts";
 import { parseSignatureHeader, type RefusalReason, verifySignature } from "./signature";
 import { signingSecretsFor } from "./signing-secrets";
@@ -284,6 +284,28 @@ export async function receiveWebhook(
   return answer(200, { status: "accepted", id: stored.id });
 }
 
-export async function queueWebhookProcessing(eventId: string): Promise<void> {
-  await enqueue(processWebhookEventJob, { eventId });
+type Asking = { running: Promise<void> | null; next: Promise<void> | null };
+const asking: Asking = { running: null, next: null };
+
+/**
+ * Asks for the stored events to be processed: a drain job (lib/webhooks/drain.ts) takes every event waiting, so one
+ * waiting drain serves a whole burst (the queue refuses a second while one waits). Deliveries stored while an ask is
+ * on its way share the one that follows it: that ask starts after they were stored, so a drain it queues sees them.
+ */
+export function queueWebhookProcessing(_eventId: string): Promise<void> {
+  if (asking.running === null) {
+    asking.running = enqueue(drainWebhookEventsJob, {})
+      .then(() => undefined)
+      .finally(() => {
+        asking.running = null;
+      });
+    return asking.running;
+  }
+  asking.next ??= asking.running
+    .catch(() => undefined)
+    .then(() => {
+      asking.next = null;
+      return queueWebhookProcessing("");
+    });
+  return asking.next;
 }

@@ -2,7 +2,8 @@ import "server-only";
 import { getDb } from "@/db";
 import { listStalledWebhookEventIds } from "@/db/queries/webhooks";
 import { log } from "@/lib/log";
-import { queueWebhookProcessing } from "./receive";
+import { enqueue } from "@/lib/jobs/queue";
+import { processWebhookEventJob } from "./process-event-job";
 
 /** An event pending this long after it arrived has no live job (its first try is queued right after storing). */
 export const STALLED_AFTER_MS = 2 * 60_000;
@@ -19,7 +20,12 @@ export async function sweepWebhookEvents(
     receivedBefore: new Date((options.nowMs ?? Date.now()) - STALLED_AFTER_MS),
     limit: BATCH,
   });
-  for (const id of ids) await (options.queue ?? queueWebhookProcessing)(id);
+  for (const id of ids) await (options.queue ?? queueEvent)(id);
   if (ids.length > 0) log.info("webhook events queued again", { count: ids.length });
   return ids.length;
+}
+
+/** One job for one event: also what a processed event owing a re-pull needs (a drain takes only pending events). */
+async function queueEvent(eventId: string): Promise<void> {
+  await enqueue(processWebhookEventJob, { eventId });
 }

@@ -1,0 +1,124 @@
+import "server-only";
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db";
+
+/**
+ * Stale marks for many changes at once (a burst of webhook events). A snapshot is stale when a mark inside its window
+ * is newer than its fetch_started_at (db/queries/snapshots.ts), so one mark per window and burst says all that a
+ * mark per event would: a window already marked since its latest version began reading, with no pull of it reading
+ * now, gets no new mark. A change in no window that has a snapshot or a running pull is marked on its own (as
+ * lib/snapshots/stale.ts does), for a window snapshotted later from data read before it.
+ */
+
+export type StaleChange = {
+  instant: Date;
+  reason: string;
+  detail: Record<string, unknown>;
+  subscriptionId: string | null;
+};
+
+export type WindowSpan = { startMs: number; endMs: number };
+
+type KnownWindow = {
+  window_start: Date;
+  window_end: Date;
+  published: boolean;
+  already_stale: boolean;
+};
+
+function knownWindows(db: DbOrTrx, gameId: string, instants: string[]) {
+  return sql<KnownWindow>`
+    with w as (
+      select k.window_start, k.window_end, bool_or(k.published) as published, bool_or(not k.published) as reading
+        from (select window_start, window_end, true as published from snapshot where game_id = ${gameId}
+              union all
+              select window_start, window_end, false from snapshot_pull
+               where game_id = ${gameId} and status in ('running', 'retrying')) as k
+       where exists (select 1 from unnest(${instants}::timestamptz[]) as i(at)
+                      where i.at >= k.window_start and i.at < k.window_end)
+       group by k.window_start, k.window_end
+    )
+    select w.window_start, w.window_end, w.published,
+           (not w.reading and exists (
+              select 1 from snapshot_stale_mark m
+               where m.game_id = ${gameId} and m.instant >= w.window_start and m.instant < w.window_end
+                 and m.marked_at > (select max(s.fetch_started_at) from snapshot s
+                                     where s.game_id = ${gameId} and s.window_start = w.window_start
+                                       and s.window_end = w.window_end))) as already_stale
+      from w`.execute(db);
+}
+
+function within(at: number, w: KnownWindow): boolean {
+  return at >= w.window_start.getTime() && at < w.window_end.getTime();
+}
+
+/**
+ * Marks what `changes` (all of one game) make stale, drops the cached drill-down detail of their subscriptions, and
+ * returns, for each change in order, the windows of published snapshots holding it.
+ */
+export async function markChangesStale(
+  db: DbOrTrx,
+  gameId: string,
+  changes: StaleChange[],
+): Promise<{ windows: WindowSpan[][]; marksWritten: number }> {
+  if (changes.length === 0) return { windows: [], marksWritten: 0 };
+  const instants = changes.map((c) => c.instant.toISOString());
+  const { rows: known } = await knownWindows(db, gameId, instants);
+
+  const marks: { game_id: string; instant: Date; reason: string; detail: string }[] = [];
+  for (const w of known) {
+    if (w.already_stale) continue;
+    const inside = changes.filter((c) => within(c.instant.getTime(), w));
+    const first = inside.reduce((a, b) => (b.instant < a.instant ? b : a));
+    const reason = inside.length > 1 ? `${first.reason} and ${inside.length - 1} more` : first.reason;
+    marks.push({
+      game_id: gameId,
+      instant: first.instant,
+      reason: reason.slice(0, 500),
+      detail: JSON.stringify({ ...first.detail, changes: inside.length }),
+    });
+  }
+  const loose = new Map<number, StaleChange>();
+  for (const c of changes) {
+    const at = c.instant.getTime();
+    if (!known.some((w) => within(at, w)) && !loose.has(at)) loose.set(at, c);
+  }
+  for (const c of loose.values()) {
+    marks.push({
+      game_id: gameId,
+      instant: c.instant,
+      reason: c.reason.slice(0, 500),
+      detail: JSON.stringify(c.detail),
+    });
+  }
+  if (marks.length > 0) await db.insertInto("snapshot_stale_mark").values(marks).execute();
+
+  const subscriptions = [...new Set(changes.flatMap((c) => (c.subscriptionId ? [c.subscriptionId] : [])))];
+  if (subscriptions.length > 0) {
+    const now = new Date();
+    await db
+      .updateTable("service_subscription_attribution")
+      .set({ invalidated_at: now })
+      .where("game_id", "=", gameId)
+      .where("subscription_id", "in", subscriptions)
+      .where("invalidated_at", "is", null)
+      .execute();
+    await db
+      .updateTable("service_period_detail")
+      .set({ invalidated_at: now })
+      .where("game_id", "=", gameId)
+      .where("subscription_id", "in", subscriptions)
+      .where("invalidated_at", "is", null)
+      .execute();
+  }
+
+  const published = known.filter((w) => w.published);
+  return {
+    marksWritten: marks.length,
+    windows: changes.map((c) =>
+      published
+        .filter((w) => within(c.instant.getTime(), w))
+        .map((w) => ({ startMs: w.window_start.getTime(), endMs: w.window_end.getTime() })),
+    ),
+  };
+}

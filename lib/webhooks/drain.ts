@@ -1,0 +1,174 @@
+import "server-only";
+import type { Db } from "@/db";
+import { markChangesStale, type StaleChange } from "@/db/queries/stale-marks";
+import {
+  claimPendingWebhookEvents,
+  completeWebhookEvents,
+  recordRepullsForEvents,
+  type WebhookEventCompletion,
+} from "@/db/queries/webhook-drain";
+import { readGameAutomation } from "@/db/queries/webhooks";
+import { log } from "@/lib/log";
+import { formatInstant, type TimeWindow, windowToQuery } from "@/lib/time";
+import { processWebhookEventOnce } from "./process-event-job.handler";
+import { applyEffects, type ApplyStaleness, type Effect, parseStoredEvent, stalenessOutcome } from "./process-event";
+import { snapshotLink, type SnapshotLink } from "./snapshot-link";
+
+/**
+ * Processes stored events in chunks: one transaction claims up to `chunkSize` pending events (FOR UPDATE SKIP
+ * LOCKED, so drains in several workers take different events and none is processed twice), applies what each asks,
+ * marks the windows they touch stale once per window (db/queries/stale-marks.ts) and completes them in one statement.
+ * Re-pulls are queued after the commit, once per window and chunk. A chunk that fails is rolled back and its events
+ * are processed one by one (lib/webhooks/process-event.ts), so that one bad event fails alone and is retried.
+ */
+
+export const DRAIN_CHUNK = 250;
+/** A drain hands over after this long (another drain job carries on), so a worker stopping waits for one chunk. */
+export const DRAIN_MAX_MS = 30_000;
+
+export type DrainResult = { processed: number; unprocessable: number; failed: number; chunks: number; more: boolean };
+
+type Deferred = { index: number; change: StaleChange };
+type Chunk = { completions: WebhookEventCompletion[]; repull: Map<string, Map<string, string[]>> } | null;
+
+async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise<Chunk> {
+  return db.transaction().execute(async (trx) => {
+    const rows = await claimPendingWebhookEvents(trx, { limit: chunkSize, excludeIds: exclude });
+    if (rows.length === 0) return null;
+    const completions: WebhookEventCompletion[] = [];
+    const deferred = new Map<string, Deferred[]>();
+    for (const row of rows) {
+      const parsed = parseStoredEvent(row.body);
+      if (!parsed.success) {
+        completions.push({
+          id: row.id,
+          status: "unprocessable",
+          effect: { kind: "unprocessable", issues: parsed.issues },
+        });
+        continue;
+      }
+      const index = completions.length;
+      // The staleness is gathered here and applied once for the chunk below; the effect is completed then.
+      const gather: ApplyStaleness = async (_trx, gameId, request) => {
+        if (request.instant === null) return { kind: "staleness", note: request.note };
+        const subscriptionId = typeof request.detail.subscriptionId === "string" ? request.detail.subscriptionId : null;
+        const list = deferred.get(gameId) ?? [];
+        list.push({
+          index,
+          change: {
+            instant: new Date(request.instant),
+            reason: request.reason,
+            detail: request.detail,
+            subscriptionId,
+          },
+        });
+        deferred.set(gameId, list);
+        return { kind: "staleness", instant: formatInstant(request.instant) };
+      };
+      const effect = await applyEffects(trx, row.gameId, parsed.event, gather);
+      completions.push({ id: row.id, status: effect.kind === "unprocessable" ? "unprocessable" : "processed", effect });
+    }
+
+    // game -> window key -> event ids owed a re-pull of that window
+    const repull = new Map<string, Map<string, string[]>>();
+    for (const [gameId, list] of deferred) {
+      const { windows } = await markChangesStale(
+        trx,
+        gameId,
+        list.map((d) => d.change),
+      );
+      const autoRefresh = (await readGameAutomation(trx, gameId))?.autoRefresh ?? false;
+      list.forEach((d, i) => {
+        const spans: TimeWindow[] = windows[i] ?? [];
+        const completion = completions[d.index] as WebhookEventCompletion;
+        Object.assign(completion.effect as Effect, stalenessOutcome(spans, autoRefresh));
+        if (!autoRefresh) return;
+        const byWindow = repull.get(gameId) ?? new Map<string, string[]>();
+        for (const span of spans) {
+          const key = `${span.startMs}/${span.endMs}`;
+          byWindow.set(key, [...(byWindow.get(key) ?? []), completion.id]);
+        }
+        repull.set(gameId, byWindow);
+      });
+    }
+    await completeWebhookEvents(trx, completions);
+    return { completions, repull };
+  });
+}
+
+/** Queues one pull per window a chunk made stale (auto-refresh on) and records it on the events that asked for it. */
+async function queueRepulls(db: Db, link: SnapshotLink, repull: Map<string, Map<string, string[]>>): Promise<void> {
+  for (const [gameId, byWindow] of repull) {
+    for (const [key, ids] of byWindow) {
+      const [startMs, endMs] = key.split("/").map(Number) as [number, number];
+      const window = { startMs, endMs };
+      try {
+        const pullId = await link.requestPull(db, { gameId, window, via: "webhook" });
+        await recordRepullsForEvents(db, ids, [{ ...windowToQuery(window), pullId }]);
+      } catch (error) {
+        // The events keep repullDue; the sweep queues them again (lib/webhooks/sweep.ts).
+        log.warn("webhook re-pull not queued", { game: gameId, events: ids.length, error });
+      }
+    }
+  }
+}
+
+/** Drains pending events until none is left (or `maxMs` has passed: `more` then says another drain should follow). */
+export async function drainWebhookEvents(
+  db: Db,
+  options: { chunkSize?: number; maxMs?: number; link?: SnapshotLink } = {},
+): Promise<DrainResult> {
+  const startedAt = Date.now();
+  const link = options.link ?? snapshotLink;
+  const failedIds: string[] = [];
+  const result: DrainResult = { processed: 0, unprocessable: 0, failed: 0, chunks: 0, more: false };
+  for (;;) {
+    if (Date.now() - startedAt > (options.maxMs ?? DRAIN_MAX_MS)) {
+      result.more = true;
+      return result;
+    }
+    let chunk: Chunk;
+    try {
+      chunk = await drainChunk(db, options.chunkSize ?? DRAIN_CHUNK, failedIds);
+    } catch (error) {
+      log.warn("webhook chunk failed; its events are processed one by one", { error });
+      const one = await processOneByOne(db, options.chunkSize ?? DRAIN_CHUNK, failedIds, link);
+      result.processed += one.processed;
+      result.failed += one.failed;
+      result.chunks += 1;
+      if (one.processed + one.failed === 0) return result;
+      continue;
+    }
+    if (chunk === null) return result;
+    result.chunks += 1;
+    for (const c of chunk.completions) {
+      if (c.status === "processed") result.processed += 1;
+      else result.unprocessable += 1;
+    }
+    await queueRepulls(db, link, chunk.repull);
+  }
+}
+
+/** After a chunk failed: the same events, each in its own transaction; those that fail are left for a later try. */
+async function processOneByOne(
+  db: Db,
+  chunkSize: number,
+  failedIds: string[],
+  link: SnapshotLink,
+): Promise<{ processed: number; failed: number }> {
+  const ids = await db
+    .transaction()
+    .execute(async (trx) =>
+      (await claimPendingWebhookEvents(trx, { limit: chunkSize, excludeIds: failedIds })).map((r) => r.id),
+    );
+  let processed = 0;
+  for (const id of ids) {
+    try {
+      await processWebhookEventOnce(db, id, link);
+      processed += 1;
+    } catch {
+      failedIds.push(id);
+    }
+  }
+  return { processed, failed: ids.length - processed };
+}
