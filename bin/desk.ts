@@ -11,20 +11,20 @@ import { roleSchema } from "@/lib/auth/roles";
 import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
 import { decodeKey, readKeyring } from "@/lib/crypto";
 import { saveGame } from "@/lib/games/games";
-import { keyOf, verifyKeys } from "@/lib/keys/check";
+import { keyOf } from "@/lib/keys/check";
 import { rotateKey } from "@/lib/keys/rotate";
 import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
-import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
+import { CliError, helpText, parseFlags } from "./cli";
 import { payoutCommands } from "./commands/payouts";
 import { profileCommands } from "./commands/profiles";
 import { statementCommands } from "./commands/statements";
 import { ACCOUNTING_COMMANDS, exportFlagsSchema, runExportCommand } from "./commands/accounting";
 import { workerCommand } from "./commands/worker";
 import { type Command, withDb } from "./with-db";
-import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
+import type { Runtime } from "./runtime";
 
 const CLI_ACTOR = null;
 /** Who acts through the command line: nobody signed in. */

@@ -53,7 +53,8 @@ export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): Jo
 
 type Holder = { boss?: Promise<PgBoss>; queues: Set<string> };
 const holder = globalThis as unknown as { __payoutDeskBoss?: Holder };
-const state: Holder = (holder.__payoutDeskBoss ??= { queues: new Set() });
+holder.__payoutDeskBoss ??= { queues: new Set() };
+const state: Holder = holder.__payoutDeskBoss;
 
 /** The process's queue client. Queuing works without workers; workers are started by lib/jobs/worker.ts. */
 export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<PgBoss> {

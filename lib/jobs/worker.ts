@@ -13,7 +13,8 @@ export type WorkerCounts = { jobsFinished: number; jobsFailed: number; running: 
 
 type State = { started?: Promise<void>; counts: WorkerCounts };
 const holder = globalThis as unknown as { __payoutDeskWorkers?: State };
-const state: State = (holder.__payoutDeskWorkers ??= { counts: { jobsFinished: 0, jobsFailed: 0, running: 0 } });
+holder.__payoutDeskWorkers ??= { counts: { jobsFinished: 0, jobsFailed: 0, running: 0 } };
+const state: State = holder.__payoutDeskWorkers;
 
 export function startWorkers(): Promise<void> {
   state.started ??= (async () => {

@@ -122,7 +122,7 @@ export function parseStoredEvent(body: string): ReturnType<typeof parseWebhookEv
 }
 
 export function windowsDue(effect: Effect | null): TimeWindow[] {
-  if (!effect || effect.repullDue !== true || !Array.isArray(effect.staleWindows)) return [];
+  if (effect?.repullDue !== true || !Array.isArray(effect.staleWindows)) return [];
   return (effect.staleWindows as WindowText[]).flatMap((w) => {
     const startMs = parseInstant(String(w.start));
     const endMs = parseInstant(String(w.end));

@@ -20,12 +20,13 @@ type State = {
 };
 
 const holder = globalThis as unknown as { __payoutDeskRefusals?: State };
-const state: State = (holder.__payoutDeskRefusals ??= {
+holder.__payoutDeskRefusals ??= {
   byDb: new Map(),
   timer: null,
   flushing: Promise.resolve(),
   hooked: false,
-});
+};
+const state: State = holder.__payoutDeskRefusals;
 
 function utcDay(atMs: number): string {
   return new Date(atMs).toISOString().slice(0, 10);

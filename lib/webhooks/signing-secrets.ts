@@ -23,7 +23,8 @@ type Opened = { current: string | null; previous: string | null; previousExpires
 type Entry = { opened: Opened | null; loadedAtMs: number };
 
 const holder = globalThis as unknown as { __payoutDeskSigningSecrets?: Map<string, Entry> };
-const cache: Map<string, Entry> = (holder.__payoutDeskSigningSecrets ??= new Map());
+holder.__payoutDeskSigningSecrets ??= new Map();
+const cache: Map<string, Entry> = holder.__payoutDeskSigningSecrets;
 
 /**
  * Filler secrets for the slots a game does not use (or every slot of a game that does not exist): random per

@@ -106,7 +106,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
     const row = table.rows.find((r) => r.recipientPlayerId === f.recipientPlayerId);
     if (!row) continue;
     row.recipientFlags = [...row.recipientFlags, f.flag];
-    if (overrideOf(f, overrides)) (overriddenByRecipient[row.recipientPlayerId] ??= []).push(f.flag);
+    if (overrideOf(f, overrides)) {
+      const overridden = overriddenByRecipient[row.recipientPlayerId] ?? [];
+      overridden.push(f.flag);
+      overriddenByRecipient[row.recipientPlayerId] = overridden;
+    }
   }
   const t = snapshot.totals;
   const href = windowHref(window);
