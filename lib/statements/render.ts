@@ -1,4 +1,5 @@
 import "server-only";
+import { getProfile } from "@/db/queries/profiles";
 import { createHash } from "node:crypto";
 import type { Db } from "@/db";
 import { listCarrySources } from "@/db/queries/payouts";
@@ -66,6 +67,13 @@ export async function numberStatements(
   });
 }
 
+/** The masked account of a paid statement's recipient, from their payout profile (never the details themselves). */
+async function paidToAccount(db: Db, gameId: string, s: PayoutStatement): Promise<string | null> {
+  if (s.state !== "paid") return null;
+  const profile = await getProfile(db, { gameId, playerId: Number(s.recipientPlayerId) });
+  return profile?.detailsMasked ?? null;
+}
+
 type Context = { gameId: string; issuedAt: string; settings: StatementSettings; maskedAccount?: string | null };
 
 async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Context, acting: ActingAs) {
@@ -78,7 +86,8 @@ async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Contex
     }),
     listCarrySources(db, { gameId: ctx.gameId, statementId: s.id }),
   ]);
-  const doc = buildStatementDocument({ statement: s, number, lines, reversals, carriedIn, ...ctx });
+  const maskedAccount = ctx.maskedAccount === undefined ? await paidToAccount(db, ctx.gameId, s) : ctx.maskedAccount;
+  const doc = buildStatementDocument({ statement: s, number, lines, reversals, carriedIn, ...ctx, maskedAccount });
   const pdf = await renderStatementPdf(doc);
   const csv = statementCsv(doc);
   const rendered = { doc, pdf, csv, pdfSha256: sha256(pdf), csvSha256: sha256(csv) };
