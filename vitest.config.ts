@@ -14,7 +14,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Most test time is spent waiting on PostgreSQL, the emulator and child processes: more files than cores run at once.
+    // Most test time is spent waiting on PostgreSQL, the emulator and child processes: more files than cores run
+    // at once.
     maxWorkers: 3,
     // Processed by vite so that tests can stand in for next/headers inside better-auth's Next.js cookie plugin.
     server: { deps: { inline: ["better-auth"] } },

@@ -99,7 +99,10 @@ export function maskSecret(secret: string): string {
   return `${prefix}••••${secret.slice(-4)}`;
 }
 
-/** NEXT_SERVER_ACTIONS_ENCRYPTION_KEY for a master key (lib/server-actions-key.mjs derives the same for next.config). */
+/**
+ * NEXT_SERVER_ACTIONS_ENCRYPTION_KEY for a master key (lib/server-actions-key.mjs derives the same for
+ * next.config).
+ */
 export function serverActionsKey(master: Buffer): string {
   return deriveKey("next-server-actions", master).toString("base64");
 }

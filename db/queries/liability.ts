@@ -55,8 +55,9 @@ export async function listStatementStatesAt(
     carry_out_usd: string;
     discarded_later: boolean;
   }>`
-    select distinct on (e.statement_id) e.statement_id, st.batch_id, e.state_after, st.recipient_player_id::text as recipient_player_id,
-      st.player_name, st.player_email, st.net_attributed_usd::text as net_attributed_usd, st.available_usd::text as available_usd,
+    select distinct on (e.statement_id) e.statement_id, st.batch_id, e.state_after,
+      st.recipient_player_id::text as recipient_player_id, st.player_name, st.player_email,
+      st.net_attributed_usd::text as net_attributed_usd, st.available_usd::text as available_usd,
       st.carry_out_usd::text as carry_out_usd, (b.status = 'discarded') as discarded_later
     from payout_statement_event e
     join payout_statement st on st.id = e.statement_id

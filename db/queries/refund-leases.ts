@@ -71,7 +71,10 @@ export async function markAttemptPeriodChecked(db: Executor, id: string): Promis
   return row ? toAttempt(row) : null;
 }
 
-/** Pending attempts nobody holds whose last call is older than `idleSeconds`: left by a crash or waiting for a retry. */
+/**
+ * Pending attempts nobody holds whose last call is older than `idleSeconds`: left by a crash or waiting for a
+ * retry.
+ */
 export async function listStalePendingAttempts(
   db: Executor,
   options: { idleSeconds: number; limit: number; nowMs: number },
@@ -83,7 +86,8 @@ export async function listStalePendingAttempts(
     .where("status", "=", "pending")
     .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
     .where(
-      sql<boolean>`coalesce(last_called_at, created_at) < ${now}::timestamptz - make_interval(secs => ${options.idleSeconds})`,
+      sql<boolean>`coalesce(last_called_at, created_at)
+        < ${now}::timestamptz - make_interval(secs => ${options.idleSeconds})`,
     )
     .orderBy("created_at", "asc")
     .limit(options.limit)

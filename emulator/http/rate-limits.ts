@@ -32,7 +32,10 @@ export const LIMITS = {
 
 export class RateLimiter {
   private hits = new Map<string, number[]>();
-  /** Calls counted against a limit since the start (or the last reset), and those answered 429 (fleet tests read them). */
+  /**
+   * Calls counted against a limit since the start (or the last reset), and those answered 429 (fleet tests read
+   * them).
+   */
   counts = { calls: 0, limited: 0 };
 
   constructor(public mode: RateLimitMode) {}

@@ -11,7 +11,8 @@ import { appBaseUrl, env, requireEnv } from "@/lib/env";
  * Public sign-up is off: users are created by an admin (settings page or `npm run desk -- users add`).
  */
 function createAuth() {
-  // During a key rotation's rollout every instance signs with the key they all share, the previous one (README, "Keys").
+  // During a key rotation's rollout every instance signs with the key they all share, the previous one
+  // (README, "Keys").
   const cookieKey = env().PAYOUT_DESK_KEY_PREVIOUS ?? requireEnv("PAYOUT_DESK_KEY");
   const secret = deriveKey("auth-cookies", Buffer.from(cookieKey, "base64")).toString("base64");
   const baseURL = appBaseUrl();

@@ -98,7 +98,8 @@ export const journalExport: ExportKindDefinition = {
   kind: "journal",
   title: "Journal",
   summary:
-    "Double-entry lines for the general ledger, two per entry (accrual of revenue share payable, reversal, payment) of an approved or paid payout batch, by recipient id.",
+    "Double-entry lines for the general ledger, two per entry (accrual of revenue share payable, reversal, " +
+    "payment) of an approved or paid payout batch, by recipient id.",
   columns: JOURNAL_COLUMNS,
   needsBatch: true,
   async *pages(db, target) {

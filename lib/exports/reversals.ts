@@ -46,7 +46,8 @@ export const REVERSAL_COLUMNS: readonly ExportColumn[] = [
     name: "period_reversed_attributed_usd",
     type: "decimal",
     description:
-      "Share reversed on the period in this window. Repeated on each event row of the period: sum it once per period_id.",
+      "Share reversed on the period in this window. " +
+      "Repeated on each event row of the period: sum it once per period_id.",
   },
   {
     name: "period_partner_revenue_reversed_usd",
@@ -57,7 +58,8 @@ export const REVERSAL_COLUMNS: readonly ExportColumn[] = [
     name: "event_seq",
     type: "integer",
     description:
-      "The refund event's position among the period's events in this window (1, 2, ...); empty when the service gave none.",
+      "The refund event's position among the period's events in this window (1, 2, ...); " +
+      "empty when the service gave none.",
   },
   {
     name: "refunded_at",
@@ -93,7 +95,8 @@ export const reversalsExport: ExportKindDefinition = {
   kind: "reversals",
   title: "Reversals and refund events",
   summary:
-    "One row per refund event of each reversal in a snapshot (a reversal the service reported without events gets one row with the event columns empty), in period id then event order.",
+    "One row per refund event of each reversal in a snapshot (a reversal the service reported without events " +
+    "gets one row with the event columns empty), in period id then event order.",
   columns: REVERSAL_COLUMNS,
   pages(db, target) {
     // A page is a set of whole reversals with their events, so its row count says nothing about whether more

@@ -100,7 +100,10 @@ export async function enqueue<S extends z.ZodType>(
   });
 }
 
-/** Stops the queue client: no more jobs are taken, running ones get `timeoutMs` to finish before they are handed back. */
+/**
+ * Stops the queue client: no more jobs are taken, running ones get `timeoutMs` to finish before they are handed
+ * back.
+ */
 export async function stopBoss(options: { timeoutMs?: number } = {}): Promise<void> {
   const pending = state.boss;
   state.boss = undefined;

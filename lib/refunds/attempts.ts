@@ -133,9 +133,17 @@ export function exceedsSupportLimit(standing: SupportLimitStanding, amountUsd: s
 export function describeOverLimit(standing: SupportLimitStanding, amountUsd: string): string {
   const amount = formatUsd(amountUsd);
   if (money(standing.usedUsd).isZero()) {
-    return `Support may refund up to ${formatUsdText(standing.limitUsd)} per period, in total; ${formatUsdText(amount)} needs a finance user.`;
+    return (
+      `Support may refund up to ${formatUsdText(standing.limitUsd)} per period, in total; ` +
+      `${formatUsdText(amount)} needs a finance user.`
+    );
   }
-  return `Support may refund up to ${formatUsdText(standing.limitUsd)} per period, in total, and support has already refunded ${formatUsdText(standing.usedUsd)} of this period; another ${formatUsdText(amount)} needs a finance user (support may refund at most ${formatUsdText(standing.availableUsd)} more).`;
+  return (
+    `Support may refund up to ${formatUsdText(standing.limitUsd)} per period, in total, ` +
+    `and support has already refunded ${formatUsdText(standing.usedUsd)} of this period; ` +
+    `another ${formatUsdText(amount)} needs a finance user ` +
+    `(support may refund at most ${formatUsdText(standing.availableUsd)} more).`
+  );
 }
 
 /**
@@ -256,9 +264,8 @@ export async function requestRefund(
   if (!sameAmount(impact.remainingUsd, request.remainingBeforeUsd)) {
     throw new AppError(
       "CONFLICT",
-      `The period changed since it was reviewed: ${formatUsdText(impact.remainingUsd)} remains refundable now (it was ${formatUsdText(
-        formatUsd(request.remainingBeforeUsd),
-      )}). Review the refund again.`,
+      `The period changed since it was reviewed: ${formatUsdText(impact.remainingUsd)} remains refundable now ` +
+        `(it was ${formatUsdText(formatUsd(request.remainingBeforeUsd))}). Review the refund again.`,
       { field: "amountUsd" },
     );
   }
@@ -334,7 +341,8 @@ export async function requestRefund(
       "CONFLICT",
       `A refund of ${formatUsdText(open.amountUsd)} on this period is ${
         open.status === "pending" ? "still being processed" : "waiting for manual attention"
-      } (started by ${open.actorEmail ?? "the system"}). Nothing else can be refunded on this period until it is settled.`,
+      } (started by ${open.actorEmail ?? "the system"}). ` +
+        "Nothing else can be refunded on this period until it is settled.",
     );
   }
   throw new AppError(

@@ -136,7 +136,10 @@ function stableJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
 }
 
-/** One canonical text per value, whether it came from the service (strings) or back from the database (Date, numeric). */
+/**
+ * One canonical text per value, whether it came from the service (strings) or back from the database (Date,
+ * numeric).
+ */
 const PLAIN_AMOUNT = /^-?(?:0|[1-9]\d*)\.\d\d$/;
 
 export function normalise(kind: Kind, value: unknown): string | null {

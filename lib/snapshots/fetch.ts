@@ -108,7 +108,10 @@ async function readPage(ctx: Ctx, window: TimeWindow, recipientPlayerId: number 
   return report;
 }
 
-/** WINDOW_TOO_LARGE with how many parts would fit ("body has settled_renewals and max_renewals; or ... reversals and max_rows"). */
+/**
+ * WINDOW_TOO_LARGE with how many parts would fit ("body has settled_renewals and max_renewals; or ... reversals
+ * and max_rows").
+ */
 function partsForTooLarge(error: unknown): number | null {
   if (!isServiceError(error) || error.status !== 400 || error.code !== "WINDOW_TOO_LARGE") return null;
   const body = error.body ?? {};

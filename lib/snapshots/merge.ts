@@ -243,7 +243,8 @@ export function mergeParts(window: TimeWindow, parts: readonly AssembledWindow[]
   const notes = [...new Set(parts.flatMap((p) => p.notes))];
   if (unattributedInParts > 0) {
     notes.push(
-      "renewals_settled_then_fully_reversed: unattributed renewals are counted as each sub-window saw them (the report lists no line for them).",
+      "renewals_settled_then_fully_reversed: unattributed renewals are counted as each sub-window saw them " +
+        "(the report lists no line for them).",
     );
   }
   return {

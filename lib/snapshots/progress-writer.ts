@@ -2,7 +2,7 @@ import "server-only";
 import type { Db } from "@/db";
 import { updatePull } from "@/db/queries/snapshot-pulls";
 import { log } from "@/lib/log";
-import type { PullProgress } from "./pull";
+import type { PullProgress } from "./pull-common";
 
 const PROGRESS_WRITE_MS = 250;
 

@@ -7,7 +7,10 @@ import { processWebhookEvent } from "./process-event";
 import { MAX_EVENT_ATTEMPTS, type processWebhookEventJob } from "./process-event-job";
 import { snapshotLink, type SnapshotLink } from "./snapshot-link";
 
-/** Processes one event; a failure is counted on the event (the try that reaches the limit marks it failed), then thrown. */
+/**
+ * Processes one event; a failure is counted on the event (the try that reaches the limit marks it failed), then
+ * thrown.
+ */
 export async function processWebhookEventOnce(db: Db, eventId: string, link: SnapshotLink = snapshotLink) {
   try {
     const outcome = await processWebhookEvent(db, eventId, link);

@@ -130,53 +130,56 @@ describe("key rotation", () => {
     expect(key.equals(OLD)).toBe(true);
   });
 
-  it("re-seals every sealed column with the new key in one audited step; then only the new key opens them", async () => {
-    await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444", { actor: null, via: "cli" });
-    const values = await everySealedValue();
-    const summary = await rotateKey(t.db, {
-      newKey: NEW,
-      actor: null,
-      via: "cli",
-      ring: { current: OLD, previous: null },
-    });
-    expect(summary).toEqual({
-      rotated: true,
-      previousKeyId: keyId(OLD),
-      keyId: keyId(NEW),
-      resealed: {
-        "game.secret_sealed": 2,
-        "game.webhook_secret_sealed": 2,
-        "game.webhook_previous_secret_sealed": 2,
-        "payout_profile.details_sealed": 0,
-        "payout_profile_change.details_sealed": 0,
-      },
-      total: 6,
-    });
-    const after = await everySealedValue();
-    expect(after).toHaveLength(values.length);
-    expect(after.every((v) => opens(v, NEW) && !opens(v, OLD))).toBe(true);
-    expect(after.map((v) => openSecret(v.sealed, v.context, NEW))).toEqual(
-      values.map((v) => openSecret(v.sealed, v.context, OLD)),
-    );
-    expect(await t.db.selectFrom("key_check").select("key_id").execute()).toEqual([{ key_id: keyId(NEW) }]);
-    const audit = await t.db
-      .selectFrom("audit_log")
-      .select(["action", "target", "detail", "actor_id"])
-      .where("action", "=", "keys.rotate")
-      .execute();
-    expect(audit).toEqual([
-      {
-        action: "keys.rotate",
-        target: keyId(NEW),
-        actor_id: null,
-        detail: expect.objectContaining({ via: "cli", previousKeyId: keyId(OLD), total: 6 }),
-      },
-    ]);
-    await mismatch(() => verifyKeys(t.db, { current: OLD, previous: null }));
-    expect(await verifyKeys(t.db, { current: NEW, previous: null })).toEqual({ keyId: keyId(NEW) });
-    // This process still holds only OLD: its secrets no longer open.
-    await expect(readGameCredentials(t.db, "k1")).rejects.toThrow();
-  });
+  it(
+    "re-seals every sealed column with the new key in one audited step; " + "then only the new key opens them",
+    async () => {
+      await rotateWebhookSecret(t.db, "k2", "whsec_k2_next_4444", { actor: null, via: "cli" });
+      const values = await everySealedValue();
+      const summary = await rotateKey(t.db, {
+        newKey: NEW,
+        actor: null,
+        via: "cli",
+        ring: { current: OLD, previous: null },
+      });
+      expect(summary).toEqual({
+        rotated: true,
+        previousKeyId: keyId(OLD),
+        keyId: keyId(NEW),
+        resealed: {
+          "game.secret_sealed": 2,
+          "game.webhook_secret_sealed": 2,
+          "game.webhook_previous_secret_sealed": 2,
+          "payout_profile.details_sealed": 0,
+          "payout_profile_change.details_sealed": 0,
+        },
+        total: 6,
+      });
+      const after = await everySealedValue();
+      expect(after).toHaveLength(values.length);
+      expect(after.every((v) => opens(v, NEW) && !opens(v, OLD))).toBe(true);
+      expect(after.map((v) => openSecret(v.sealed, v.context, NEW))).toEqual(
+        values.map((v) => openSecret(v.sealed, v.context, OLD)),
+      );
+      expect(await t.db.selectFrom("key_check").select("key_id").execute()).toEqual([{ key_id: keyId(NEW) }]);
+      const audit = await t.db
+        .selectFrom("audit_log")
+        .select(["action", "target", "detail", "actor_id"])
+        .where("action", "=", "keys.rotate")
+        .execute();
+      expect(audit).toEqual([
+        {
+          action: "keys.rotate",
+          target: keyId(NEW),
+          actor_id: null,
+          detail: expect.objectContaining({ via: "cli", previousKeyId: keyId(OLD), total: 6 }),
+        },
+      ]);
+      await mismatch(() => verifyKeys(t.db, { current: OLD, previous: null }));
+      expect(await verifyKeys(t.db, { current: NEW, previous: null })).toEqual({ keyId: keyId(NEW) });
+      // This process still holds only OLD: its secrets no longer open.
+      await expect(readGameCredentials(t.db, "k1")).rejects.toThrow();
+    },
+  );
 
   it("refuses to rotate to the key in use, and a process holding neither key", async () => {
     await expect(

@@ -196,132 +196,139 @@ describe("disputed renewals", () => {
     });
   });
 
-  it("a lost dispute stays flagged with its amount, also after an override written while it was open, until overridden again", async () => {
-    const april = await prepareWindow(monthWindow("2026-04"));
-    const opened = await admin("/disputes", {
-      period_id: april.periodId,
-      reason: "product_not_received",
-      usd_amount: "6.00",
-    });
-    const disputeId = String(opened.dispute_id);
-    await disputeStatus(disputeId, "open");
-    await overrideFlag(
-      t.db,
-      {
-        gameId: GAME,
-        batchId: april.batchId,
-        flag: "disputed_renewal",
-        recipientPlayerId: BOB,
-        reason: "Player confirmed the charge; pay while it runs",
-        cause: `dispute:${disputeId}:open`,
-      },
-      web(preparer),
-    );
-    expect(
-      (
-        await approveStatements(
-          t.db,
-          { gameId: GAME, batchId: april.batchId, ids: [april.bobStatementId] },
-          web(preparer),
-        )
-      ).changed,
-    ).toBe(1);
-
-    const closed = await admin(`/disputes/${disputeId}/close`, { dispute_status: "lost" });
-    expect(closed).toMatchObject({ dispute_status: "lost", currency_debited: "60.00" });
-    await disputeStatus(disputeId, "lost");
-    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, web(approver))).rejects.toThrow(
-      /Disputed renewal/,
-    );
-
-    const shown = await listSnapshotDisputes(t.db, {
-      gameId: GAME,
-      snapshotId: april.snapshotId,
-      recipientPlayerId: BOB,
-    });
-    expect(shown).toEqual([
-      expect.objectContaining({
-        disputeId,
-        status: "lost",
-        usdAmount: "6.00",
-        periodId: april.periodId,
-        attributedAmountUsd: "1.80",
-      }),
-    ]);
-    const flags = await readBatchFlags(t.db, { gameId: GAME, batchId: april.batchId, snapshotId: april.snapshotId });
-    expect(flags.disputes).toEqual([
-      expect.objectContaining({
-        cause: `dispute:${disputeId}:lost`,
-        detail: expect.stringMatching(/lost .*USD 6\.00 charged back/),
-      }),
-    ]);
-
-    await expect(
-      overrideFlag(
+  it(
+    "a lost dispute stays flagged with its amount, also after an override written while it was open, " +
+      "until overridden again",
+    async () => {
+      const april = await prepareWindow(monthWindow("2026-04"));
+      const opened = await admin("/disputes", {
+        period_id: april.periodId,
+        reason: "product_not_received",
+        usd_amount: "6.00",
+      });
+      const disputeId = String(opened.dispute_id);
+      await disputeStatus(disputeId, "open");
+      await overrideFlag(
         t.db,
-        { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "short" },
+        {
+          gameId: GAME,
+          batchId: april.batchId,
+          flag: "disputed_renewal",
+          recipientPlayerId: BOB,
+          reason: "Player confirmed the charge; pay while it runs",
+          cause: `dispute:${disputeId}:open`,
+        },
         web(preparer),
-      ),
-    ).rejects.toThrow(/at least 10 characters/);
-    await overrideFlag(
-      t.db,
-      {
-        gameId: GAME,
-        batchId: april.batchId,
-        flag: "disputed_renewal",
-        recipientPlayerId: BOB,
-        reason: "Loss recovered from the recipient separately",
-        cause: `dispute:${disputeId}:lost`,
-      },
-      web(preparer),
-    );
-    // Bob's April is under the minimum payout: approving closes it as carried forward.
-    const approved = await approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, web(approver));
-    expect(approved.approved + approved.carried).toBe(1);
-  });
+      );
+      expect(
+        (
+          await approveStatements(
+            t.db,
+            { gameId: GAME, batchId: april.batchId, ids: [april.bobStatementId] },
+            web(preparer),
+          )
+        ).changed,
+      ).toBe(1);
 
-  it("keeps a close that arrives before its opening, and ignores a repeated opening: never reopened, amount kept", async () => {
-    const base = { gameId: GAME, disputeId: "dp_out_of_order", orderId: "ord_out_of_order" };
-    await recordDisputeClosed(t.db, {
-      ...base,
-      status: "lost",
-      currencyDebited: "50.00",
-      closedAt: new Date("2026-05-20T00:00:00Z"),
-      eventId: "evt_close",
-    });
-    const opened = {
-      ...base,
-      transactionId: "txn_1",
-      reason: "fraudulent",
-      usdAmount: "5.00",
-      openedAt: new Date("2026-05-10T00:00:00Z"),
-      eventId: "evt_open",
-    };
-    expect(await recordDisputeOpened(t.db, opened)).toEqual({ status: "lost" });
-    expect(await recordDisputeOpened(t.db, { ...opened, eventId: "evt_open_again", usdAmount: "9.00" })).toEqual({
-      status: "lost",
-    });
-    const row = await t.db
-      .selectFrom("service_dispute")
-      .selectAll()
-      .where("dispute_id", "=", "dp_out_of_order")
-      .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({
-      status: "lost",
-      usd_amount: "5.00",
-      currency_debited: "50.00",
-      opened_event_id: "evt_open",
-      closed_event_id: "evt_close",
-    });
-    // Every purchase.disputed delivery of the tests above was processed, none left unprocessable.
-    const events = await t.db
-      .selectFrom("webhook_event")
-      .select("status")
-      .where("event_type", "=", "purchase.disputed")
-      .execute();
-    expect(events.length).toBe(4);
-    expect(events.every((e) => e.status === "processed")).toBe(true);
-  });
+      const closed = await admin(`/disputes/${disputeId}/close`, { dispute_status: "lost" });
+      expect(closed).toMatchObject({ dispute_status: "lost", currency_debited: "60.00" });
+      await disputeStatus(disputeId, "lost");
+      await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, web(approver))).rejects.toThrow(
+        /Disputed renewal/,
+      );
+
+      const shown = await listSnapshotDisputes(t.db, {
+        gameId: GAME,
+        snapshotId: april.snapshotId,
+        recipientPlayerId: BOB,
+      });
+      expect(shown).toEqual([
+        expect.objectContaining({
+          disputeId,
+          status: "lost",
+          usdAmount: "6.00",
+          periodId: april.periodId,
+          attributedAmountUsd: "1.80",
+        }),
+      ]);
+      const flags = await readBatchFlags(t.db, { gameId: GAME, batchId: april.batchId, snapshotId: april.snapshotId });
+      expect(flags.disputes).toEqual([
+        expect.objectContaining({
+          cause: `dispute:${disputeId}:lost`,
+          detail: expect.stringMatching(/lost .*USD 6\.00 charged back/),
+        }),
+      ]);
+
+      await expect(
+        overrideFlag(
+          t.db,
+          { gameId: GAME, batchId: april.batchId, flag: "disputed_renewal", recipientPlayerId: BOB, reason: "short" },
+          web(preparer),
+        ),
+      ).rejects.toThrow(/at least 10 characters/);
+      await overrideFlag(
+        t.db,
+        {
+          gameId: GAME,
+          batchId: april.batchId,
+          flag: "disputed_renewal",
+          recipientPlayerId: BOB,
+          reason: "Loss recovered from the recipient separately",
+          cause: `dispute:${disputeId}:lost`,
+        },
+        web(preparer),
+      );
+      // Bob's April is under the minimum payout: approving closes it as carried forward.
+      const approved = await approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, web(approver));
+      expect(approved.approved + approved.carried).toBe(1);
+    },
+  );
+
+  it(
+    "keeps a close that arrives before its opening, and ignores a repeated opening: " + "never reopened, amount kept",
+    async () => {
+      const base = { gameId: GAME, disputeId: "dp_out_of_order", orderId: "ord_out_of_order" };
+      await recordDisputeClosed(t.db, {
+        ...base,
+        status: "lost",
+        currencyDebited: "50.00",
+        closedAt: new Date("2026-05-20T00:00:00Z"),
+        eventId: "evt_close",
+      });
+      const opened = {
+        ...base,
+        transactionId: "txn_1",
+        reason: "fraudulent",
+        usdAmount: "5.00",
+        openedAt: new Date("2026-05-10T00:00:00Z"),
+        eventId: "evt_open",
+      };
+      expect(await recordDisputeOpened(t.db, opened)).toEqual({ status: "lost" });
+      expect(await recordDisputeOpened(t.db, { ...opened, eventId: "evt_open_again", usdAmount: "9.00" })).toEqual({
+        status: "lost",
+      });
+      const row = await t.db
+        .selectFrom("service_dispute")
+        .selectAll()
+        .where("dispute_id", "=", "dp_out_of_order")
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({
+        status: "lost",
+        usd_amount: "5.00",
+        currency_debited: "50.00",
+        opened_event_id: "evt_open",
+        closed_event_id: "evt_close",
+      });
+      // Every purchase.disputed delivery of the tests above was processed, none left unprocessable.
+      const events = await t.db
+        .selectFrom("webhook_event")
+        .select("status")
+        .where("event_type", "=", "purchase.disputed")
+        .execute();
+      expect(events.length).toBe(4);
+      expect(events.every((e) => e.status === "processed")).toBe(true);
+    },
+  );
 
   it("stores a purchase.disputed whose data does not match the spec as unreadable, recording no dispute", async () => {
     const body = envelope({

@@ -129,39 +129,43 @@ describe("flag overrides cover one cause", () => {
     );
   });
 
-  it("reads window flags after taking the batch lock: a stale mark made while approval waits for the lock blocks it", async () => {
-    await insertSnapshot(db, { window: "2026-03", recipients: [{ id: 7003, gross: "25.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-03") }, web(preparer));
-    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
+  it(
+    "reads window flags after taking the batch lock: " +
+      "a stale mark made while approval waits for the lock blocks it",
+    async () => {
+      await insertSnapshot(db, { window: "2026-03", recipients: [{ id: 7003, gross: "25.00" }] });
+      const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-03") }, web(preparer));
+      await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
 
-    const holder = new pg.Client({ connectionString: t.url });
-    await holder.connect();
-    try {
-      await holder.query("begin");
-      await holder.query("select pg_advisory_xact_lock(hashtext($1))", [`payouts|${GAME}`]);
-      const approval = approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver)).then(
-        () => "approved",
-        (error: unknown) => (error instanceof Error ? error.message : String(error)),
-      );
-      // Wait until the approval is queued behind the lock (it has read whatever it reads before the lock).
-      for (;;) {
-        const { rows } = await holder.query<{ n: string }>(
-          "select count(*) as n from pg_locks where locktype = 'advisory' and not granted",
+      const holder = new pg.Client({ connectionString: t.url });
+      await holder.connect();
+      try {
+        await holder.query("begin");
+        await holder.query("select pg_advisory_xact_lock(hashtext($1))", [`payouts|${GAME}`]);
+        const approval = approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver)).then(
+          () => "approved",
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
         );
-        if (Number(rows[0]?.n) > 0) break;
-        await new Promise((resolve) => setImmediate(resolve));
+        // Wait until the approval is queued behind the lock (it has read whatever it reads before the lock).
+        for (;;) {
+          const { rows } = await holder.query<{ n: string }>(
+            "select count(*) as n from pg_locks where locktype = 'advisory' and not granted",
+          );
+          if (Number(rows[0]?.n) > 0) break;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await holder.query("insert into snapshot_stale_mark (game_id, instant, reason) values ($1, $2, $3)", [
+          GAME,
+          "2026-03-15T00:00:00Z",
+          "subscription.renewed SUB_c",
+        ]);
+        await holder.query("commit");
+        expect(await approval).toMatch(/Stale snapshot/);
+      } finally {
+        await holder.end();
       }
-      await holder.query("insert into snapshot_stale_mark (game_id, instant, reason) values ($1, $2, $3)", [
-        GAME,
-        "2026-03-15T00:00:00Z",
-        "subscription.renewed SUB_c",
-      ]);
-      await holder.query("commit");
-      expect(await approval).toMatch(/Stale snapshot/);
-    } finally {
-      await holder.end();
-    }
-  });
+    },
+  );
 
   it("reads overrides and flags on the approving transaction's own connection (one connection is enough)", async () => {
     await insertSnapshot(db, {

@@ -83,96 +83,100 @@ async function marksIn(gameId: string, month: string) {
 }
 
 describe("draining stored events in chunks", () => {
-  it("two drains at once process each event exactly once and mark a window stale once per drain, not per event", async () => {
-    await addGame(t.db, "d1");
-    await updateGameAutomation(t.db, "d1", {
-      autoRefresh: true,
-      pullPreviousMonth: false,
-      pullCurrentMonthDaily: false,
-    });
-    // A published June snapshot that began reading before the burst: the burst makes it stale.
-    await insertSnapshot(
-      t.db,
-      { window: "2026-06", recipients: [], fetchStartedAt: new Date("2026-07-01T01:00:00Z") },
-      "d1",
-    );
-
-    const june: string[] = [];
-    for (let i = 0; i < 300; i++) {
-      june.push(await store("d1", refundIn("d1", i, `2026-06-${String((i % 28) + 1).padStart(2, "0")}T10:00:00Z`)));
-    }
-    const cancels: string[] = [];
-    for (let i = 0; i < 60; i++)
-      cancels.push(await store("d1", envelope({ gameId: "d1", type: "subscription.canceled" })));
-    const unreadable = await store("d1", "{not json");
-    // May has no snapshot and no pull: each refund there keeps a mark of its own, for a May snapshotted later.
-    const may: string[] = [];
-    for (let i = 0; i < 5; i++) may.push(await store("d1", refundIn("d1", 1_000 + i, `2026-05-0${i + 1}T00:00:00Z`)));
-
-    const { link, pulls } = countingLink();
-    const [a, b] = await Promise.all([
-      drainWebhookEvents(t.db, { chunkSize: 20, link }),
-      drainWebhookEvents(t.db, { chunkSize: 20, link }),
-    ]);
-    const total = june.length + cancels.length + 1 + may.length;
-    // Each drain counts what it completed: an event processed by both would be counted twice.
-    expect(a.processed + b.processed + a.unprocessable + b.unprocessable).toBe(total);
-    expect(a.chunks).toBeGreaterThan(0);
-    expect(b.chunks).toBeGreaterThan(0);
-
-    const rows = await t.db
-      .selectFrom("webhook_event")
-      .select(["id", "status", "attempts", "effect"])
-      .where("game_id", "=", "d1")
-      .execute();
-    expect(rows).toHaveLength(total);
-    expect(rows.filter((r) => r.status === "pending")).toEqual([]);
-    expect(new Set(rows.map((r) => r.attempts))).toEqual(new Set([1]));
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    expect(byId.get(unreadable)?.status).toBe("unprocessable");
-    expect(byId.get(cancels[0] as string)?.effect).toMatchObject({ kind: "cancellation" });
-
-    // Each drain's first June chunk may mark June before the other's commits; after that June is already stale.
-    const juneMarks = await marksIn("d1", "2026-06");
-    expect(juneMarks.length).toBeGreaterThanOrEqual(1);
-    expect(juneMarks.length).toBeLessThanOrEqual(2);
-    expect(juneMarks[0]?.reason).toMatch(/^subscription\.refunded SUB_1767225600_B\d{7} and \d+ more$/);
-    expect((await marksIn("d1", "2026-05")).length).toBe(may.length);
-
-    for (const id of june) {
-      expect(byId.get(id)?.effect).toMatchObject({
-        kind: "staleness",
-        staleWindows: [{ start: "2026-06-01T00:00:00Z", end: "2026-07-01T00:00:00Z" }],
+  it(
+    "two drains at once process each event exactly once " + "and mark a window stale once per drain, not per event",
+    async () => {
+      await addGame(t.db, "d1");
+      await updateGameAutomation(t.db, "d1", {
         autoRefresh: true,
-        repullDue: false,
-        repulls: [expect.objectContaining({ start: "2026-06-01T00:00:00Z", pullId: expect.stringMatching(/^pull-/) })],
+        pullPreviousMonth: false,
+        pullCurrentMonthDaily: false,
       });
-    }
-    for (const id of may) expect(byId.get(id)?.effect).toMatchObject({ staleWindows: [], repullDue: false });
-    // One re-pull asked per chunk holding June refunds (the pull itself is queued once per window: requestSnapshot).
-    expect(pulls.length).toBeLessThanOrEqual(a.chunks + b.chunks);
-    expect(new Set(pulls.map((p) => p.window))).toEqual(new Set(["[2026-06-01T00:00:00Z, 2026-07-01T00:00:00Z)"]));
+      // A published June snapshot that began reading before the burst: the burst makes it stale.
+      await insertSnapshot(
+        t.db,
+        { window: "2026-06", recipients: [], fetchStartedAt: new Date("2026-07-01T01:00:00Z") },
+        "d1",
+      );
 
-    // The June version read before the burst is stale; a version read after it is not.
-    const stale = await sql<{ n: string }>`
+      const june: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        june.push(await store("d1", refundIn("d1", i, `2026-06-${String((i % 28) + 1).padStart(2, "0")}T10:00:00Z`)));
+      }
+      const cancels: string[] = [];
+      for (let i = 0; i < 60; i++)
+        cancels.push(await store("d1", envelope({ gameId: "d1", type: "subscription.canceled" })));
+      const unreadable = await store("d1", "{not json");
+      // May has no snapshot and no pull: each refund there keeps a mark of its own, for a May snapshotted later.
+      const may: string[] = [];
+      for (let i = 0; i < 5; i++) may.push(await store("d1", refundIn("d1", 1_000 + i, `2026-05-0${i + 1}T00:00:00Z`)));
+
+      const { link, pulls } = countingLink();
+      const [a, b] = await Promise.all([
+        drainWebhookEvents(t.db, { chunkSize: 20, link }),
+        drainWebhookEvents(t.db, { chunkSize: 20, link }),
+      ]);
+      const total = june.length + cancels.length + 1 + may.length;
+      // Each drain counts what it completed: an event processed by both would be counted twice.
+      expect(a.processed + b.processed + a.unprocessable + b.unprocessable).toBe(total);
+      expect(a.chunks).toBeGreaterThan(0);
+      expect(b.chunks).toBeGreaterThan(0);
+
+      const rows = await t.db
+        .selectFrom("webhook_event")
+        .select(["id", "status", "attempts", "effect"])
+        .where("game_id", "=", "d1")
+        .execute();
+      expect(rows).toHaveLength(total);
+      expect(rows.filter((r) => r.status === "pending")).toEqual([]);
+      expect(new Set(rows.map((r) => r.attempts))).toEqual(new Set([1]));
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      expect(byId.get(unreadable)?.status).toBe("unprocessable");
+      expect(byId.get(cancels[0] as string)?.effect).toMatchObject({ kind: "cancellation" });
+
+      // Each drain's first June chunk may mark June before the other's commits; after that June is already stale.
+      const juneMarks = await marksIn("d1", "2026-06");
+      expect(juneMarks.length).toBeGreaterThanOrEqual(1);
+      expect(juneMarks.length).toBeLessThanOrEqual(2);
+      expect(juneMarks[0]?.reason).toMatch(/^subscription\.refunded SUB_1767225600_B\d{7} and \d+ more$/);
+      expect((await marksIn("d1", "2026-05")).length).toBe(may.length);
+
+      for (const id of june) {
+        expect(byId.get(id)?.effect).toMatchObject({
+          kind: "staleness",
+          staleWindows: [{ start: "2026-06-01T00:00:00Z", end: "2026-07-01T00:00:00Z" }],
+          autoRefresh: true,
+          repullDue: false,
+          repulls: [
+            expect.objectContaining({ start: "2026-06-01T00:00:00Z", pullId: expect.stringMatching(/^pull-/) }),
+          ],
+        });
+      }
+      for (const id of may) expect(byId.get(id)?.effect).toMatchObject({ staleWindows: [], repullDue: false });
+      // One re-pull asked per chunk holding June refunds (the pull itself is queued once per window: requestSnapshot).
+      expect(pulls.length).toBeLessThanOrEqual(a.chunks + b.chunks);
+      expect(new Set(pulls.map((p) => p.window))).toEqual(new Set(["[2026-06-01T00:00:00Z, 2026-07-01T00:00:00Z)"]));
+
+      // The June version read before the burst is stale; a version read after it is not.
+      const stale = await sql<{ n: string }>`
       select count(*) as n from snapshot s
-       where s.game_id = 'd1' and s.version = 1 and exists (select 1 from snapshot_stale_mark m where m.game_id = s.game_id
-         and m.instant >= s.window_start and m.instant < s.window_end and m.marked_at > s.fetch_started_at)`.execute(
-      t.db,
-    );
-    expect(Number(stale.rows[0]?.n)).toBe(1);
-    await insertSnapshot(
-      t.db,
-      { window: "2026-06", recipients: [], fetchStartedAt: new Date(Date.now() + 60_000) },
-      "d1",
-    );
-    const after = await sql<{ n: string }>`
+       where s.game_id = 'd1' and s.version = 1 and exists (select 1 from snapshot_stale_mark m
+         where m.game_id = s.game_id and m.instant >= s.window_start and m.instant < s.window_end
+           and m.marked_at > s.fetch_started_at)`.execute(t.db);
+      expect(Number(stale.rows[0]?.n)).toBe(1);
+      await insertSnapshot(
+        t.db,
+        { window: "2026-06", recipients: [], fetchStartedAt: new Date(Date.now() + 60_000) },
+        "d1",
+      );
+      const after = await sql<{ n: string }>`
       select count(*) as n from snapshot s
        where s.game_id = 'd1' and s.version = 2 and exists (select 1 from snapshot_stale_mark m
          where m.game_id = s.game_id and m.instant >= s.window_start and m.instant < s.window_end
            and m.marked_at > s.fetch_started_at)`.execute(t.db);
-    expect(Number(after.rows[0]?.n)).toBe(0);
-  });
+      expect(Number(after.rows[0]?.n)).toBe(0);
+    },
+  );
 
   it("a second burst into a window already stale since its last version adds no mark", async () => {
     await addGame(t.db, "d2");

@@ -32,7 +32,9 @@ export const savePayoutSettingsAction = defineAction(
     revalidatePath("/payouts", "layout");
     return {
       ok: true,
-      message: `Saved: minimum payout ${formatUsdText(formatUsd(settings.minPayoutUsd))}; two-person rule ${settings.twoPersonRule ? "on" : "off"}. Batches prepared from now on use the new minimum.`,
+      message:
+        `Saved: minimum payout ${formatUsdText(formatUsd(settings.minPayoutUsd))}; ` +
+        `two-person rule ${settings.twoPersonRule ? "on" : "off"}. Batches prepared from now on use the new minimum.`,
     };
   },
 );

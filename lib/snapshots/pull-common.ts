@@ -1,0 +1,141 @@
+import "server-only";
+import type { Db } from "@/db";
+import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
+import { updatePull } from "@/db/queries/snapshot-pulls";
+import type { Actor, Via } from "@/core/actor";
+import { env } from "@/lib/env";
+import type { ServiceClientConfig } from "@/lib/service/client";
+import type { TimeWindow } from "@/lib/time";
+import type { FetchProgress, PageRecord } from "./fetch";
+
+/** What the requesting and the running of a pull share: their types, errors, limits and the window's lock. */
+
+export type Requester = Actor | null;
+
+export type PullSummary = {
+  pullId: string;
+  snapshotId: string;
+  version: number;
+  gameId: string;
+  window: { start: string; end: string };
+  windowClosed: boolean;
+  builtFrom: "single" | "split";
+  totals: {
+    renewalsSettled: number;
+    settledGrossUsd: string;
+    grossAttributedUsd: string;
+    reversedAttributedUsd: string;
+    netAttributedUsd: string;
+    refundEventsInWindow: number;
+    recipientCount: number;
+  };
+  recipients: number;
+  lines: number;
+  reversals: number;
+  refundEvents: number;
+  pages: number;
+  requests: number;
+  subWindows: { scope: string; recipientPlayerId: number | null; start: string; end: string; reason: string }[];
+  rateLimited: number;
+  retries: number;
+  durationMs: number;
+  drift: { status: string; differences: number; comparedTo: string | null };
+};
+
+export type PullProgress = FetchProgress & {
+  pullId: string;
+  rateLimited: number;
+  retries: number;
+  requests: number;
+  elapsedMs: number;
+  etaMs: number | null;
+};
+
+export type RunPullOptions = {
+  jobId?: string;
+  /** The final attempt marks the pull failed on any error; earlier ones leave it "retrying". */
+  finalAttempt?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: PullProgress) => void;
+  onPage?: (page: PageRecord) => void | Promise<void>;
+  /** Client settings for tests and benches (timeouts, retries, pacing, fetch). */
+  clientOverrides?: Partial<ServiceClientConfig>;
+};
+
+/** The pull could not run now (another worker holds the window); try again later. */
+export class PullBusyError extends Error {
+  readonly code = "PULL_BUSY";
+}
+
+export class PullFailedError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly final: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "PullFailedError";
+  }
+}
+
+export const HEARTBEAT_MS = 10_000;
+/** Attempts of one pull before it is marked failed (the job's retries, and re-queues after a dead worker). */
+export const MAX_PULL_ATTEMPTS = 5;
+/** A pull whose heartbeat is older than this, and whose lock is free, was abandoned by a dead worker. */
+export const ORPHAN_AFTER_MS = 60_000;
+
+/**
+ * How long a pull rides out a service outage on one page (429, 5xx, dropped answers, timeouts) before it gives up:
+ * PAYOUT_DESK_PULL_RETRY_MINUTES, default 15. The page is asked again, never the window from its start.
+ */
+export function pullRetryBudgetMs(): number {
+  return env().PAYOUT_DESK_PULL_RETRY_MINUTES * 60_000;
+}
+
+/** Through what a pull's request came, as the audit log says it: the desk, the command line or a job. */
+export function auditVia(requestVia: string): Via {
+  if (requestVia === "cli") return "cli";
+  if (requestVia === "ui" || requestVia === "web") return "web";
+  return "job";
+}
+
+export function lockKey(gameId: string, window: TimeWindow): string {
+  return `snapshot-pull|${gameId}|${window.startMs}|${window.endMs}`;
+}
+
+export type SnapshotRequest = {
+  gameId: string;
+  window: TimeWindow;
+  requestedBy: Requester;
+  /** Where the request came from: "ui", "cli", "schedule", ... */
+  via: string;
+};
+
+/** True when no worker holds the window's lock right now. */
+export async function isLockFree(db: Db, gameId: string, window: TimeWindow): Promise<boolean> {
+  return db.connection().execute(async (conn) => {
+    const key = lockKey(gameId, window);
+    const free = await tryAdvisoryLock(conn, key);
+    if (free) await releaseAdvisoryLock(conn, key);
+    return free;
+  });
+}
+
+/** Marks a pull failed with its error (the message cut to what the pull row keeps). */
+export async function failPull(db: Db, pullId: string, code: string, message: string): Promise<void> {
+  await updatePull(
+    db,
+    pullId,
+    {
+      status: "failed",
+      error_code: code,
+      error_message: message.slice(0, 500),
+      finished_at: new Date(),
+      updated_at: new Date(),
+      eta_at: null,
+      phase: "failed",
+    },
+    "unfinished",
+  );
+}

@@ -1,0 +1,149 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { Db } from "@/db";
+import { gameExists } from "@/db/queries/games";
+import { findActivePull, insertQueuedPull, listQuietActivePulls, updatePull } from "@/db/queries/snapshot-pulls";
+import { windowOf } from "@/db/queries/time-window";
+import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
+import { enqueue } from "@/lib/jobs/queue";
+import { log } from "@/lib/log";
+import { formatInstant, type TimeWindow, windowProblem } from "@/lib/time";
+import {
+  auditVia,
+  failPull,
+  isLockFree,
+  ORPHAN_AFTER_MS,
+  PullBusyError,
+  type PullSummary,
+  type RunPullOptions,
+  type SnapshotRequest,
+} from "./pull-common";
+import { pullSnapshotJob } from "./pull-job";
+import { runPull } from "./pull-run";
+
+/** Requesting a pull: claiming the window, queueing the job, adopting or re-queueing a pull a dead worker left. */
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
+}
+
+async function activePull(db: Db, gameId: string, window: TimeWindow) {
+  return findActivePull(db, { gameId, window });
+}
+
+/** Inserts a queued pull, or returns the one already active for this window. */
+async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: string; existing: boolean }> {
+  const problem = windowProblem(request.window);
+  if (problem)
+    throw new AppError(
+      "INVALID_INPUT",
+      problem === "WINDOW_TOO_LONG"
+        ? "A window may span at most 400 days."
+        : "The window's end must be after its start.",
+      { field: "end" },
+    );
+  if (!(await gameExists(db, request.gameId))) throw new AppError("NOT_FOUND", `No game ${request.gameId}.`);
+  const id = randomUUID();
+  try {
+    await insertQueuedPull(db, {
+      id,
+      gameId: request.gameId,
+      window: request.window,
+      via: request.via,
+      requestedBy: request.requestedBy,
+    });
+    return { pullId: id, existing: false };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const active = await activePull(db, request.gameId, request.window);
+    if (!active) throw error;
+    return { pullId: active.id, existing: true };
+  }
+}
+
+async function isOrphaned(
+  db: Db,
+  pull: { heartbeat_at: Date | null; updated_at: Date },
+  gameId: string,
+  window: TimeWindow,
+): Promise<boolean> {
+  const seen = (pull.heartbeat_at ?? pull.updated_at).getTime();
+  if (Date.now() - seen < ORPHAN_AFTER_MS) return false;
+  return isLockFree(db, gameId, window);
+}
+
+async function queuePull(db: Db, pullId: string): Promise<void> {
+  const jobId = await enqueue(pullSnapshotJob, { pullId });
+  await updatePull(db, pullId, { job_id: jobId, updated_at: new Date() });
+}
+
+/**
+ * Asks for a snapshot of a window: queues a background pull, or returns the pull already under way for the same
+ * game and window (re-queued if its worker died). Used by the Payouts page and by scheduled pulls.
+ */
+export async function requestSnapshot(
+  db: Db,
+  request: SnapshotRequest,
+): Promise<{ pullId: string; deduplicated: boolean }> {
+  const claimed = await claimPull(db, request);
+  if (claimed.existing) {
+    const active = await activePull(db, request.gameId, request.window);
+    if (active && (await isOrphaned(db, active, request.gameId, request.window))) await queuePull(db, active.id);
+    return { pullId: claimed.pullId, deduplicated: true };
+  }
+  try {
+    await queuePull(db, claimed.pullId);
+  } catch (error) {
+    // A request that cannot be queued must not block the window.
+    await failPull(db, claimed.pullId, "QUEUE_UNAVAILABLE", "The job queue could not take the pull.");
+    throw error;
+  }
+  await recordAudit(db, {
+    actor: request.requestedBy,
+    via: auditVia(request.via),
+    action: "snapshot.request",
+    gameId: request.gameId,
+    target: claimed.pullId,
+    outcome: "queued",
+    detail: {
+      window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) },
+      via: request.via,
+    },
+  });
+  return { pullId: claimed.pullId, deduplicated: false };
+}
+
+/**
+ * Takes a snapshot in this process, through the same pull as the background job (the CLI, benches and tests): claims
+ * the window (or adopts an abandoned pull of it) and runs it to publication.
+ */
+export async function takeSnapshotNow(
+  db: Db,
+  request: SnapshotRequest,
+  options: RunPullOptions = {},
+): Promise<PullSummary> {
+  const claimed = await claimPull(db, request);
+  if (claimed.existing) {
+    const active = await activePull(db, request.gameId, request.window);
+    if (active && !(await isLockFree(db, request.gameId, request.window))) {
+      throw new PullBusyError(`A pull of this window is already running (pull ${active.id}).`);
+    }
+  }
+  return runPull(db, claimed.pullId, { finalAttempt: true, ...options });
+}
+
+/** Re-queues pulls abandoned by a dead worker (run every minute by the recovery job). Returns the pulls re-queued. */
+export async function recoverPulls(db: Db, now = Date.now()): Promise<string[]> {
+  const stale = await listQuietActivePulls(db, { before: new Date(now - ORPHAN_AFTER_MS) });
+  const requeued: string[] = [];
+  for (const pull of stale) {
+    // A queued or retrying pull normally has a job waiting; one whose job is gone shows no activity either.
+    if (!(await isLockFree(db, pull.game_id, windowOf(pull)))) continue;
+    await queuePull(db, pull.id);
+    await updatePull(db, pull.id, { heartbeat_at: new Date(now) });
+    requeued.push(pull.id);
+  }
+  if (requeued.length > 0) log.info("snapshot pulls re-queued", { pulls: requeued });
+  return requeued;
+}

@@ -1,0 +1,346 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { Db } from "@/db";
+import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
+import { getPullRow, getPullStatus, startPullAttempt, updatePull } from "@/db/queries/snapshot-pulls";
+import { readSnapshotSummary } from "@/db/queries/snapshots";
+import { windowOf } from "@/db/queries/time-window";
+import { recordAudit } from "@/lib/audit";
+import { isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
+import { isRetryable, isServiceError } from "@/lib/service/errors";
+import { formatInstant, type TimeWindow } from "@/lib/time";
+import { createCapturingClient } from "./capture";
+import { type FetchProgress, fetchWindow, type PageRecord, type ReportSource, SnapshotIncompleteError } from "./fetch";
+import { completenessChecks } from "./merge";
+import { formatDuration } from "./progress";
+import { progressWriter } from "./progress-writer";
+import {
+  auditVia,
+  failPull,
+  HEARTBEAT_MS,
+  lockKey,
+  MAX_PULL_ATTEMPTS,
+  PullBusyError,
+  PullFailedError,
+  type PullProgress,
+  type PullSummary,
+  pullRetryBudgetMs,
+  type RunPullOptions,
+} from "./pull-common";
+import { createRowWriter, loadPreviousVersion, publishSnapshot } from "./store";
+
+/** Running a pull: one attempt reads every page, checks the whole and publishes it, or records why it failed. */
+
+// --- Reading pages with their raw text --------------------------------------------------------------------------
+
+export async function createReportSource(
+  db: Db,
+  gameId: string,
+  overrides: Partial<ServiceClientConfig> = {},
+): Promise<{ source: ReportSource; client: ServiceClient }> {
+  const { client, capture } = await createCapturingClient(db, gameId, overrides);
+  const source: ReportSource = {
+    async report(input, signal) {
+      const { value, raw } = await capture((c) => c.getAttributionReport(input, { signal }));
+      return { report: value, raw };
+    },
+  };
+  return { source, client };
+}
+
+// --- Requesting -------------------------------------------------------------------------------------------------
+
+// --- Running ----------------------------------------------------------------------------------------------------
+
+/**
+ * Errors that another attempt cannot fix. A service failure reaching here is final either way: a refusal (400, 401,
+ * 403, 404) answers the same every time, and anything else was already retried on its page for the whole budget.
+ */
+function classify(
+  error: unknown,
+  retryBudgetMs: number | undefined,
+): { code: string; message: string; final: boolean } {
+  if (error instanceof SnapshotIncompleteError) return { code: error.code, message: error.message, final: true };
+  if (isAppError(error)) return { code: error.code, message: error.message, final: error.code !== "SERVICE_ERROR" };
+  if (isServiceError(error)) {
+    const code = error.code ?? (error.status ? `HTTP_${error.status}` : error.kind.toUpperCase());
+    if (!isRetryable(error, true)) {
+      return {
+        code,
+        message: error.kind === "http" ? `The service refused the report: ${error.message}` : error.message,
+        final: true,
+      };
+    }
+    if (retryBudgetMs === undefined) return { code, message: error.message, final: false };
+    const tries = `${error.attempts} attempt${error.attempts === 1 ? "" : "s"}`;
+    return {
+      code,
+      message:
+        `The service kept failing for ${formatDuration(retryBudgetMs)}, the retry budget of one page (${tries}); ` +
+        `last: ${error.message}`,
+      final: true,
+    };
+  }
+  if (error instanceof PullBusyError) return { code: error.code, message: error.message, final: false };
+  const coded = error as { code?: unknown; message?: unknown };
+  const code = typeof coded?.code === "string" && /^[A-Z_]+$/.test(coded.code) ? coded.code : "PULL_ERROR";
+  return { code, message: error instanceof Error ? error.message : String(error), final: false };
+}
+
+/**
+ * Runs one attempt of a pull to publication. Idempotent: a pull already complete returns its snapshot; a pull that
+ * another worker is running throws PullBusyError. Within an attempt a failing page is asked again until the retry
+ * budget is spent (pullRetryBudgetMs); an attempt that still fails starts from the first page, since nothing of an
+ * earlier attempt was kept.
+ */
+export async function runPull(db: Db, pullId: string, options: RunPullOptions = {}): Promise<PullSummary> {
+  const pull = await getPullRow(db, pullId);
+  if (!pull) throw new PullFailedError(`No snapshot pull ${pullId}.`, "NOT_FOUND", true);
+  if (pull.status === "complete" && pull.snapshot_id) return summarizeSnapshot(db, pull.snapshot_id);
+  if (pull.status === "failed")
+    throw new PullFailedError(pull.error_message ?? "The pull failed.", pull.error_code ?? "PULL_FAILED", true);
+  const window = windowOf(pull);
+  const key = lockKey(pull.game_id, window);
+
+  return db.connection().execute(async (conn) => {
+    if (!(await tryAdvisoryLock(conn, key)))
+      throw new PullBusyError("Another worker is pulling this window right now.");
+    const heartbeat = setInterval(() => {
+      void updatePull(db, pullId, { heartbeat_at: new Date() }, "running").catch(() => {});
+    }, HEARTBEAT_MS);
+    try {
+      const fresh = await getPullStatus(db, pullId);
+      if (fresh.status === "complete" && fresh.snapshot_id) return await summarizeSnapshot(db, fresh.snapshot_id);
+      return await attemptPull(db, pull, window, options);
+    } finally {
+      clearInterval(heartbeat);
+      await releaseAdvisoryLock(conn, key).catch(() => {});
+    }
+  });
+}
+
+type PullRow = {
+  id: string;
+  game_id: string;
+  via: string;
+  requested_by_id: string | null;
+  requested_by_email: string | null;
+};
+
+async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: RunPullOptions): Promise<PullSummary> {
+  const started = performance.now();
+  const fetchStartedAt = new Date();
+  const attempts = await startPullAttempt(db, {
+    pullId: pull.id,
+    startedAt: fetchStartedAt,
+    jobId: options.jobId ?? null,
+  });
+  // Counted on the pull, not the job: a pull re-queued by recovery still gives up after MAX_PULL_ATTEMPTS.
+  const finalAttempt = options.finalAttempt === true || attempts >= MAX_PULL_ATTEMPTS;
+
+  const writer = progressWriter(db, pull.id);
+  // Every page is retried through failures within the budget, so a pull resumes at the page that failed.
+  let onRetry: ((entry: RequestLogEntry) => void) | null = null;
+  const clientConfig: Partial<ServiceClientConfig> = {
+    retryBudgetMs: pullRetryBudgetMs(),
+    ...options.clientOverrides,
+    log: (entry) => {
+      options.clientOverrides?.log?.(entry);
+      if (entry.willRetry) onRetry?.(entry);
+    },
+  };
+  const takenBy =
+    pull.requested_by_id && pull.requested_by_email
+      ? { id: pull.requested_by_id, email: pull.requested_by_email }
+      : null;
+  try {
+    const { source, client } = await createReportSource(db, pull.game_id, clientConfig);
+    const report = (p: FetchProgress, force = false) => {
+      const stats = client.stats();
+      const elapsedMs = performance.now() - started;
+      const remaining = Math.max(0, p.pagesEstimated - p.pagesFetched);
+      const etaMs = p.pagesFetched > 0 ? Math.round((elapsedMs / p.pagesFetched) * remaining) : null;
+      const progress: PullProgress = {
+        ...p,
+        pullId: pull.id,
+        rateLimited: stats.rateLimited,
+        retries: stats.retries,
+        requests: stats.attempts,
+        elapsedMs,
+        etaMs,
+      };
+      options.onProgress?.(progress);
+      writer.update(progress, force);
+      latest = p;
+    };
+    let latest: FetchProgress | null = null;
+    // An outage shows on the pull while it lasts: which failure, and that the same page is asked again.
+    onRetry = (entry) => {
+      if (!latest) return;
+      const failure = entry.status === null ? `failed (${entry.errorCode ?? "no answer"})` : `answered ${entry.status}`;
+      report(
+        { ...latest, phase: `the service ${failure}; asking for the same page again (attempt ${entry.attempt + 1})` },
+        true,
+      );
+    };
+    // The previous version is read while the pages come in; a rejection is held until it is awaited.
+    const previous = loadPreviousVersion(db, pull.game_id, window).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    const snapshotId = randomUUID();
+    // One transaction from the first page to publication: rows are written as pages arrive, and either all of it
+    // commits with the pull's "complete" status or none of it does.
+    const published = await db.transaction().execute(async (trx) => {
+      const rowWriter = await createRowWriter(trx, snapshotId);
+      // Rows are compared with a comparable previous version while the next pages are read, not after the last one.
+      void previous.then((loaded) => {
+        if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
+      });
+      const fetched = await fetchWindow(source, window, {
+        signal: options.signal,
+        onPage: async (page) => {
+          rowWriter.addPage(page);
+          await options.onPage?.(page);
+        },
+        onProgress: (p) => report(p),
+        onRecipients: (recipients) => rowWriter.addRecipients(recipients),
+        onRestart: (kept) => rowWriter.reset(kept),
+      });
+      report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
+      // One turn of the event loop first: the last page's rows go to the database, which stores them while the
+      // checks run here.
+      await new Promise((resolve) => setImmediate(resolve));
+      const checks = completenessChecks(fetched);
+      const failed = checks.filter((c) => !c.ok);
+      if (failed.length > 0) {
+        throw new SnapshotIncompleteError(
+          `the report does not add up: ${failed
+            .map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`)
+            .join("; ")}`,
+        );
+      }
+      report({ ...lastProgress(fetched), phase: "publishing" }, true);
+      await writer.flush();
+      const stats = client.stats();
+      const loaded = await previous;
+      if (!loaded.ok) throw loaded.error;
+      const result = await publishSnapshot(db, trx, {
+        previous: loaded.value,
+        writer: rowWriter,
+        snapshotId,
+        pullId: pull.id,
+        gameId: pull.game_id,
+        window,
+        fetched,
+        checks,
+        takenBy,
+        via: auditVia(pull.via),
+        fetchStartedAt,
+        fetchFinishedAt: new Date(),
+        stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
+        durationMs: performance.now() - started,
+      });
+      log.info("snapshot published", {
+        game: pull.game_id,
+        snapshot: result.snapshotId,
+        version: result.version,
+        pages: fetched.pages.length,
+        drift: result.driftStatus,
+      });
+      return result;
+    });
+    return summarizeSnapshot(db, published.snapshotId);
+  } catch (error) {
+    await writer.flush();
+    const { code, message, final } = classify(error, clientConfig.retryBudgetMs);
+    const last = finalAttempt || final;
+    if (last) await failPull(db, pull.id, code, message);
+    else {
+      await updatePull(
+        db,
+        pull.id,
+        {
+          status: "retrying",
+          error_code: code,
+          error_message: message.slice(0, 500),
+          updated_at: new Date(),
+          eta_at: null,
+          phase: "waiting to retry",
+        },
+        "unfinished",
+      );
+    }
+    if (last) {
+      await recordAudit(db, {
+        actor: takenBy,
+        via: auditVia(pull.via),
+        action: "snapshot.pull",
+        gameId: pull.game_id,
+        target: pull.id,
+        outcome: "failed",
+        detail: { code, window: { start: formatInstant(window.startMs), end: formatInstant(window.endMs) } },
+      });
+    }
+    throw new PullFailedError(message, code, last, { cause: error });
+  }
+}
+
+function lastProgress(fetched: {
+  pages: PageRecord[];
+  recipients: { periods: unknown[]; reversals: unknown[] }[];
+  subWindows: unknown[];
+}): FetchProgress {
+  return {
+    phase: "",
+    pagesFetched: fetched.pages.length,
+    pagesEstimated: fetched.pages.length,
+    recipientsFetched: fetched.recipients.length,
+    recipientsTotal: fetched.recipients.length,
+    linesFetched: fetched.recipients.reduce((n, r) => n + r.periods.length, 0),
+    reversalsFetched: fetched.recipients.reduce((n, r) => n + r.reversals.length, 0),
+    subWindows: fetched.subWindows.length,
+  };
+}
+
+/** The summary of a published snapshot (what the CLI prints). */
+export async function summarizeSnapshot(db: Db, snapshotId: string): Promise<PullSummary> {
+  const { snapshot: s, parts } = await readSnapshotSummary(db, snapshotId);
+  return {
+    pullId: s.pull_id,
+    snapshotId: s.id,
+    version: s.version,
+    gameId: s.game_id,
+    window: { start: formatInstant(s.window_start), end: formatInstant(s.window_end) },
+    windowClosed: s.window_closed,
+    builtFrom: s.built_from,
+    totals: {
+      renewalsSettled: s.renewals_settled,
+      settledGrossUsd: s.settled_gross_usd,
+      grossAttributedUsd: s.gross_attributed_usd,
+      reversedAttributedUsd: s.reversed_attributed_usd,
+      netAttributedUsd: s.net_attributed_usd,
+      refundEventsInWindow: s.refund_events_in_window,
+      recipientCount: s.recipient_count,
+    },
+    recipients: s.recipient_count,
+    lines: s.line_count,
+    reversals: s.reversal_count,
+    refundEvents: s.refund_event_count,
+    pages: s.page_count,
+    requests: s.request_count,
+    subWindows: parts.map((p) => ({
+      scope: p.scope,
+      recipientPlayerId: p.recipient_player_id === null ? null : Number(p.recipient_player_id),
+      start: formatInstant(p.window_start),
+      end: formatInstant(p.window_end),
+      reason: p.reason,
+    })),
+    rateLimited: s.rate_limited,
+    retries: s.retries,
+    durationMs: s.duration_ms,
+    drift: { status: s.drift_status, differences: s.drift_count, comparedTo: s.compared_to_snapshot_id },
+  };
+}
