@@ -31,6 +31,10 @@ const ENV_SCHEMA = z.object({
     .min(0, { message: "must be between 0 and 1440 minutes" })
     .max(1440, { message: "must be between 0 and 1440 minutes" })
     .default(15),
+  /** The account SEPA / ISO 20022 payment files pay from (lib/payments/files.ts): name, IBAN, BIC. */
+  PAYOUT_DESK_PAYER_NAME: z.string().trim().min(1).max(140).default("Payout Desk Demo Ltd"),
+  PAYOUT_DESK_PAYER_IBAN: z.string().trim().default("DE89370400440532013000"),
+  PAYOUT_DESK_PAYER_BIC: z.string().trim().default("COBADEFFXXX"),
 });
 
 export type Env = z.infer<typeof ENV_SCHEMA>;

@@ -15,6 +15,7 @@ import * as servicePace from "./2026_11_23_1800_service_pace";
 import * as auditVia from "./2026_11_24_0900_audit_via";
 import * as payoutProfiles from "./2026_11_24_1300_payout_profiles";
 import * as paymentFiles from "./2026_11_24_1400_payment_files";
+import * as paymentFlow from "./2026_11_24_1800_payment_flow";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -37,4 +38,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_24_0900_audit_via": auditVia,
   "2026_11_24_1300_payout_profiles": payoutProfiles,
   "2026_11_24_1400_payment_files": paymentFiles,
+  "2026_11_24_1800_payment_flow": paymentFlow,
 };

@@ -19,13 +19,20 @@ export const JOURNAL_ACCOUNTS = {
 } as const;
 
 /** Ledger kinds that move money between accounts; carries move a balance between statements of one recipient. */
-const POSTED = { accrual: "expense", reversal: "expense", payment: "clearing" } as const;
+const POSTED = {
+  accrual: "expense",
+  reversal: "expense",
+  payment: "clearing",
+  // A payment that came back: the money is back from clearing and owed to the recipient again.
+  payment_returned: "clearing",
+} as const;
 type PostedKind = keyof typeof POSTED;
 
 const DESCRIPTIONS: Record<PostedKind, string> = {
   accrual: "Revenue share earned",
   reversal: "Revenue share reversed by refunds",
   payment: "Revenue share paid",
+  payment_returned: "Revenue share payment returned",
 };
 
 export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
@@ -49,7 +56,7 @@ export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
   { name: "account", type: "text", description: `One of: ${Object.values(JOURNAL_ACCOUNTS).join(", ")}.` },
   { name: "debit_usd", type: "decimal", description: "Debit amount (0.00 on a credit line)." },
   { name: "credit_usd", type: "decimal", description: "Credit amount (0.00 on a debit line)." },
-  { name: "kind", type: "text", description: "accrual, reversal or payment." },
+  { name: "kind", type: "text", description: "accrual, reversal, payment or payment_returned." },
   { name: "description", type: "text", description: "What the entry records." },
   { name: "recipient_player_id", type: "integer", description: "The recipient (sub-ledger of the payable account)." },
   { name: "recipient_name", type: "text", description: "Name (empty when unresolved)." },
