@@ -21,6 +21,7 @@ import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progr
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, type CommandSpec, helpText, parseFlags } from "./cli";
+import { paymentCommands } from "./commands/payments";
 import { profileCommands } from "./commands/profiles";
 import { workerCommand } from "./commands/worker";
 import { type Command, withDb } from "./with-db";
@@ -339,6 +340,7 @@ const COMMANDS: Record<string, Command> = {
       ),
   },
   ...profileCommands,
+  ...paymentCommands,
 };
 
 /**
