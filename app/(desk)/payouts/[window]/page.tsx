@@ -41,6 +41,7 @@ import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Panel } from "./panel";
+import { PaymentFilesSection } from "./payment-files-section";
 import { payoutTable } from "./table-state";
 
 type Props = {
@@ -180,7 +181,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
             <p className="mt-0.5 text-ink-muted">
               <Money value={counts.payableUsd} currency="USD" className="font-semibold text-ink" /> payable:{" "}
               {formatCount(counts.byState.draft.count)} draft, {formatCount(counts.byState.approved.count)} approved,{" "}
-              {formatCount(counts.byState.held.count)} held, {formatCount(counts.byState.paid.count)} paid,{" "}
+              {formatCount(counts.byState.held.count)} held, {formatCount(counts.byState.in_payment.count)} in payment,{" "}
+              {formatCount(counts.byState.paid.count)} paid, {formatCount(counts.byState.returned.count)} returned,{" "}
               {formatCount(counts.byState.carried.count)} carried forward. Prepared by {batch.preparedByEmail}
               {batch.approvedByEmail ? `, approved by ${batch.approvedByEmail}` : ""}.
             </p>
@@ -222,6 +224,10 @@ export default async function WindowPage({ params, searchParams }: Props) {
           />
         ) : null}
       </section>
+
+      {canAct && batch && batch.status !== "draft" && batch.status !== "discarded" ? (
+        <PaymentFilesSection db={db} gameId={game.id} batch={{ id: batch.id, status: batch.status }} today={today} />
+      ) : null}
 
       {windowFlags.length > 0 ? (
         <section aria-labelledby="window-flags-heading" className="mb-4">
