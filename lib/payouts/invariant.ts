@@ -46,15 +46,15 @@ export async function checkLedgerInvariant(
 
   type Acc = { windows: number; net: Money; paid: Money; carried: Money; problems: string[] };
   const byRecipient = new Map<string, Acc>();
+  const accOf = (recipient: string): Acc => {
+    const known = byRecipient.get(recipient);
+    if (known) return known;
+    const acc: Acc = { windows: 0, net: money("0"), paid: money("0"), carried: money("0"), problems: [] };
+    byRecipient.set(recipient, acc);
+    return acc;
+  };
   for (const s of closed) {
-    const acc = byRecipient.get(s.recipient_player_id) ?? {
-      windows: 0,
-      net: money("0"),
-      paid: money("0"),
-      carried: money("0"),
-      problems: [],
-    };
-    byRecipient.set(s.recipient_player_id, acc);
+    const acc = accOf(s.recipient_player_id);
     acc.windows += 1;
     // Net attributed as the snapshot reported it; a recipient absent from the snapshot earned nothing there.
     const snapshotNet = s.snapshot_net_usd === null ? money("0") : money(s.snapshot_net_usd);
@@ -87,15 +87,7 @@ export async function checkLedgerInvariant(
   }
 
   for (const s of await listPaymentStates(db, params)) {
-    const acc = byRecipient.get(s.recipient_player_id) ?? {
-      windows: 0,
-      net: money("0"),
-      paid: money("0"),
-      carried: money("0"),
-      problems: [],
-    };
-    byRecipient.set(s.recipient_player_id, acc);
-    acc.problems.push(...paymentStateProblems(s));
+    accOf(s.recipient_player_id).problems.push(...paymentStateProblems(s));
   }
 
   const rows: InvariantRow[] = [];
