@@ -49,6 +49,8 @@ test.beforeAll(async () => {
   const { takeSnapshotNow } = await import("../lib/snapshots/pull");
   const { holdStatements, preparePayoutBatch, approveStatements } = await import("../lib/payouts/batches");
   const { approvePayoutBatch } = await import("../lib/payouts/batch-approval");
+  const { readBatchFlags } = await import("../lib/payouts/flags");
+  const { overrideFlag } = await import("../lib/payouts/flag-override");
   const { changePayoutDetails } = await import("../lib/profiles/profiles");
   const { monthWindow } = await import("../lib/time");
   const db = createDb(process.env.E2E_DATABASE_URL ?? "", { max: 4 });
@@ -58,18 +60,50 @@ test.beforeAll(async () => {
     const as = { actor: finance, via: "cli" as const };
     await takeSnapshotNow(db, { gameId: DEMO_GAME_ID, window: monthWindow(MONTH), requestedBy: finance, via: "cli" });
     ({ batchId } = await preparePayoutBatch(db, { gameId: DEMO_GAME_ID, window: monthWindow(MONTH) }, as));
+    // Window-level flags (unattributed renewals and the like) are overridden with a reason, as a person would.
+    const [{ snapshot_id: snapshotId } = { snapshot_id: "" }] = await query<{ snapshot_id: string }>(
+      "select snapshot_id from payout_batch where id = $1",
+      [batchId],
+    );
+    const flags = await readBatchFlags(db, { gameId: DEMO_GAME_ID, batchId, snapshotId });
+    for (const f of flags.window)
+      await overrideFlag(
+        db,
+        {
+          gameId: DEMO_GAME_ID,
+          batchId,
+          flag: f.flag,
+          recipientPlayerId: null,
+          reason: "checked for this run",
+          cause: f.cause,
+        },
+        as,
+      );
     const rows = await query<{ id: string; recipient_player_id: string; payable_usd: string }>(
       `select id, recipient_player_id, payable_usd from payout_statement where batch_id = $1 and payable_usd > 0
        order by payable_usd desc, recipient_player_id`,
       [batchId],
     );
-    const chosen = rows
-      .filter((r) => !TAKEN.has(Number(r.recipient_player_id)))
+    const candidates = rows.filter((r) => !TAKEN.has(Number(r.recipient_player_id))).slice(0, 15);
+    const approved = await approveStatements(
+      db,
+      { gameId: DEMO_GAME_ID, batchId, ids: candidates.map((r) => r.id) },
+      as,
+    );
+    const skipped = new Set(approved.skipped.map((k) => k.id));
+    const chosen = candidates
+      .filter((r) => !skipped.has(r.id))
       .slice(0, 5)
       .map((r) => ({ id: Number(r.recipient_player_id), statementId: r.id, payable: r.payable_usd }));
     expect(chosen).toHaveLength(5);
     paypalPeople = chosen.slice(0, 3);
     bankPeople = chosen.slice(3);
+    const ids = chosen.map((c) => c.statementId);
+    const others = (await query<{ id: string }>(`select id from payout_statement where batch_id = $1`, [batchId]))
+      .map((r) => r.id)
+      .filter((id) => !ids.includes(id));
+    if (others.length > 0)
+      await holdStatements(db, { gameId: DEMO_GAME_ID, batchId, ids: others, reason: "not in this payment run" }, as);
     const acting = { actor: finance, role: "finance" as const, via: "cli" as const };
     for (const p of paypalPeople) {
       const input = { method: "paypal" as const, currency: "USD", paypalEmail: `payee${p.id}@example.com` };
@@ -86,13 +120,6 @@ test.beforeAll(async () => {
       };
       await changePayoutDetails(db, { gameId: DEMO_GAME_ID, playerId: p.id, input }, acting);
     }
-    const ids = chosen.map((c) => c.statementId);
-    const others = (await query<{ id: string }>(`select id from payout_statement where batch_id = $1`, [batchId]))
-      .map((r) => r.id)
-      .filter((id) => !ids.includes(id));
-    if (others.length > 0)
-      await holdStatements(db, { gameId: DEMO_GAME_ID, batchId, ids: others, reason: "not in this payment run" }, as);
-    await approveStatements(db, { gameId: DEMO_GAME_ID, batchId, ids }, as);
     await approvePayoutBatch(db, { gameId: DEMO_GAME_ID, batchId }, { actor: finance2, via: "cli" });
   } finally {
     await db.destroy();
