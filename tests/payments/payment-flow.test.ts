@@ -8,6 +8,7 @@ import { importResults } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
 import { markStatementsPaid } from "@/lib/payouts/batch-approval";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
+import { listLiability } from "@/lib/payouts/liability";
 import { listLedgerEntries } from "@/lib/payouts/ledger";
 import { changePayoutDetails, reviewPayoutChange } from "@/lib/profiles/profiles";
 import type { TestDatabase } from "../support/db";
@@ -75,6 +76,9 @@ describe("payment files", () => {
     }
     const batch = await db.selectFrom("payout_batch").select("status").where("id", "=", batchId).executeTakeFirst();
     expect(batch?.status).toBe("approved");
+    // Still owed: the liability counts a statement in payment as approved and unpaid.
+    const owed = await listLiability(db, { gameId: GAME, asOf: new Date() });
+    expect(owed.rows.find((r) => r.recipientPlayerId === 1)?.approvedUnpaidUsd).toBe("100.00");
   });
 
   it("[finance] never puts a statement in two live files", async () => {
