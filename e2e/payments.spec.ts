@@ -270,9 +270,25 @@ test("[finance] a later PayPal report returns one paid payment: it is owed again
   const states = await statesOf();
   expect(paypalPeople.map((p) => states[p.id])).toEqual(["paid", "approved", "returned"]);
   expect(bankPeople.map((p) => states[p.id])).toEqual(["paid", "paid"]);
-  await page.reload();
-  await expect(page.getByText("Payment returned").first()).toBeVisible();
-  await shoot(page, "finance-payment-returned");
+  await page.goto(`${WINDOW_PATH}?state=returned`);
+  const table = page.getByRole("table", { name: /^Recipient payouts/ });
+  await expect(table.getByRole("row").filter({ hasText: String(paypalPeople[2]?.id) })).toContainText(
+    "Payment returned",
+  );
+  const panel = page.getByRole("region", { name: "Payment files" });
+  await panel.screenshot({ path: "e2e/screenshots/finance-payment-files-panel-after-return.png" });
+
+  // Undoing a "paid" by hand: refused to the person who recorded the payment (they imported the results).
+  await panel.getByRole("button", { name: "Return a payment…" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel(/^Paid statement/).selectOption({ index: 0 });
+  await dialog.getByLabel(/^Reason/).fill("paid to the wrong account by mistake");
+  await dialog.getByRole("button", { name: "Record as returned" }).click();
+  await expect(dialog.getByRole("alert")).toContainText("Two-person rule");
+  await expect(dialog.getByLabel(/^Reason/)).toHaveValue("paid to the wrong account by mistake");
+  await shoot(page, "finance-return-payment-two-person");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
 });
 
 test("[finance] no page or export but the payment file shows an IBAN", async ({ page }) => {
