@@ -69,7 +69,10 @@ export const paymentCommands: Record<string, Command> = {
         "npm run desk -- payouts pay-file --batch ID --method paypal|wise|sepa|generic --out F " +
         "[--eur-rate R --rate-source S] [--execution-date D] --actor EMAIL",
       description:
-        "Writes the payment file(s) of an approved batch for one method and moves the statements they pay to in_payment (nothing is paid until results are imported). One file is written to --out; several (currencies, parts) into the directory --out. Recipients the method cannot pay are listed with the reason. The file holds bank details: keep it safe.",
+        "Writes the payment file(s) of an approved batch for one method and moves the statements they pay to " +
+        "in_payment (nothing is paid until results are imported). One file is written to --out; several " +
+        "(currencies, parts) into the directory --out. Recipients the method cannot pay are listed with the " +
+        "reason. The file holds bank details: keep it safe.",
       options: {
         batch: { type: "string", description: "The payout batch id" },
         method: { type: "string", description: "paypal, wise, sepa or generic" },
@@ -101,11 +104,10 @@ export const paymentCommands: Record<string, Command> = {
           });
           if (!parsed.success) {
             const issue = parsed.error.issues[0];
-            const flag = { batchId: "batch", eurRate: "eur-rate", rateSource: "rate-source" }[String(issue?.path[0])];
-            throw new CliError(
-              `--${flag ?? String(issue?.path[0] ?? "").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue?.message}`,
-              2,
-            );
+            const field = String(issue?.path[0] ?? "");
+            const flag = { batchId: "batch", eurRate: "eur-rate", rateSource: "rate-source" }[field];
+            const named = flag ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+            throw new CliError(`--${named}: ${issue?.message}`, 2);
           }
           const as = await financeUser(db, flags.actor);
           const gameId = await gameOf(db, parsed.data.batchId);
@@ -131,7 +133,10 @@ export const paymentCommands: Record<string, Command> = {
         "npm run desk -- payouts import-results --batch ID --format paypal|wise|pain002|generic --file F " +
         "[--dry-run] --actor EMAIL",
       description:
-        "Imports a provider's results for a batch's payment files: matched by reference with the amount checked. Paid statements close as paid; rejected ones are owed again (approved) with the reason; payments returned after they were paid become returned, owed again. Unknown references and mismatches are listed and never applied; --dry-run changes nothing. Importing the same file twice changes nothing.",
+        "Imports a provider's results for a batch's payment files: matched by reference with the amount " +
+        "checked. Paid statements close as paid; rejected ones are owed again (approved) with the reason; " +
+        "payments returned after they were paid become returned, owed again. Unknown references and mismatches " +
+        "are listed and never applied; --dry-run changes nothing. Importing the same file twice changes nothing.",
       options: {
         batch: { type: "string", description: "The payout batch id" },
         format: { type: "string", description: "paypal, wise, pain002 or generic" },

@@ -17,8 +17,8 @@ import { formatUsd, money, type Money } from "@/lib/money";
  *
  * Payment files and returns: a statement in payment is open (unsettled) in exactly one live file, the one it
  * names, for exactly its payable; no other statement is open in a live file; every payment that came back returned
- * exactly the payable, and a returned statement has such a return. A payment that came back is not "paid": only the statement's current
- * payment counts, so a return followed by a re-payment counts once.
+ * exactly the payable, and a returned statement has such a return. A payment that came back is not "paid": only
+ * the statement's current payment counts, so a return followed by a re-payment counts once.
  */
 export type InvariantRow = {
   recipientPlayerId: number;

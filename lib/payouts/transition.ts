@@ -38,9 +38,9 @@ import { CLOSED_STATES, type TransitionName, type TransitionRule, TRANSITIONS } 
  *      again, settles an approved batch with nothing left to pay as paid;
  *   5. writes the audit line (`audit`) with the actor and `via` the caller passed in.
  *
- * The table TRANSITIONS (transition-table.ts) is the whole workflow. A new statement state (e.g. "in_payment": a statement in a live
- * payment file; "returned": a paid payment came back) or batch status (payment in progress) is added by adding it to
- * the state types in db/tables/payouts.ts and adding entries here: one per operation, naming the states it moves
+ * The table TRANSITIONS (transition-table.ts) is the whole workflow. A new statement state (as "in_payment": a
+ * statement in a live payment file; "returned": a paid payment came back) or batch status is added by adding it to
+ * the state types in db/tables/payouts.ts and adding entries to the table: one per operation, naming the states it moves
  * from, where each statement goes, the events written and the audit action; plus a verdict case in
  * offered-actions.ts when the pages offer it. No other code changes: locking, splitting, events, batch settlement and
  * the audit line are the same for every entry.

@@ -78,7 +78,8 @@ describe("desk payouts pay-file / import-results", () => {
     const results = path.join(dir, "results.csv");
     await writeFile(
       results,
-      `reference,provider_transaction_id,outcome,amount,currency,fee,reason\r\n${reference},BANK-1,paid,73.60,EUR,0,\r\n` +
+      "reference,provider_transaction_id,outcome,amount,currency,fee,reason\r\n" +
+        `${reference},BANK-1,paid,73.60,EUR,0,\r\n` +
         `NOPE-202609-AAAAAAAAAAAA,BANK-2,paid,1.00,EUR,0,\r\n`,
     );
     const args = ["payouts", "import-results", ...common, "--format", "generic", "--file", results];
