@@ -16,7 +16,8 @@ import { userFor } from "./fixtures/users";
 
 const MONTH = "2026-05";
 const WINDOW_PATH = `/payouts/${MONTH}`;
-const IBANS = ["DE89370400440532013000", "DE02120300000000202051"];
+// Not the IBAN of the example on the payout profiles page, which any page may show.
+const IBANS = ["DE75512108001245126199", "DE02120300000000202051"];
 const BICS = ["COBADEFFXXX", "BYLADEM1001"];
 /** Recipients other specs set profiles on, left alone here. */
 const TAKEN = new Set([100_004, 100_005, 100_006, 100_007]);
