@@ -173,27 +173,30 @@ export type PaymentFileRow = {
   createdAt: Date;
 };
 
+/** The columns of a file every listing shows (db/queries/payment-flow.ts adds what a download needs). */
+export const PAYMENT_FILE_COLUMNS = [
+  "id",
+  "batch_id as batchId",
+  "method",
+  "file_name as fileName",
+  "part",
+  "part_count as partCount",
+  "currency",
+  "status",
+  "row_count as rowCount",
+  "total_usd as totalUsd",
+  "total_amount as totalAmount",
+  "sha256",
+  "created_at as createdAt",
+] as const;
+
 export async function listPaymentFiles(
   db: DbOrTrx,
   params: { gameId: string; batchId: string },
 ): Promise<PaymentFileRow[]> {
   return db
     .selectFrom("payment_file")
-    .select([
-      "id",
-      "batch_id as batchId",
-      "method",
-      "file_name as fileName",
-      "part",
-      "part_count as partCount",
-      "currency",
-      "status",
-      "row_count as rowCount",
-      "total_usd as totalUsd",
-      "total_amount as totalAmount",
-      "sha256",
-      "created_at as createdAt",
-    ])
+    .select(PAYMENT_FILE_COLUMNS)
     .where("game_id", "=", params.gameId)
     .where("batch_id", "=", params.batchId)
     .orderBy("created_at")

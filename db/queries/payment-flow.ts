@@ -2,30 +2,20 @@ import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { PaymentFileMethod, PaymentFileStatus, PaymentReturnKind, PayoutStatementState } from "@/db/types";
+import { PAYMENT_FILE_COLUMNS, type PaymentFileRow } from "./payment-files";
 
 /**
  * Reads and writes around paying statements through payment files (2026_11_24_1800): the stored file, the items a
  * provider's results name, the payments that came back. The rules live in lib/payments.
  */
 
-export type StoredPaymentFile = {
-  id: string;
-  batchId: string;
-  method: PaymentFileMethod;
-  fileName: string;
+export type StoredPaymentFile = PaymentFileRow & {
   mediaType: string;
-  currency: string;
-  status: PaymentFileStatus;
-  sha256: string;
   contentSealed: string | null;
-  rowCount: number;
-  totalUsd: string;
-  totalAmount: string;
   eurRate: string | null;
   rateSource: string | null;
   executionDate: Date | null;
   createdByEmail: string;
-  createdAt: Date;
 };
 
 export async function getPaymentFile(
@@ -35,23 +25,13 @@ export async function getPaymentFile(
   const row = await db
     .selectFrom("payment_file")
     .select([
-      "id",
-      "batch_id as batchId",
-      "method",
-      "file_name as fileName",
+      ...PAYMENT_FILE_COLUMNS,
       "media_type as mediaType",
-      "currency",
-      "status",
-      "sha256",
       "content_sealed as contentSealed",
-      "row_count as rowCount",
-      "total_usd as totalUsd",
-      "total_amount as totalAmount",
       "eur_rate as eurRate",
       "rate_source as rateSource",
       "execution_date as executionDate",
       "created_by_email as createdByEmail",
-      "created_at as createdAt",
     ])
     .where("game_id", "=", p.gameId)
     .where("id", "=", p.fileId)
