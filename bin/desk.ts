@@ -19,6 +19,7 @@ import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, helpText, parseFlags } from "./cli";
 import { payoutCommands } from "./commands/payouts";
+import { paymentCommands } from "./commands/payments";
 import { profileCommands } from "./commands/profiles";
 import { statementCommands } from "./commands/statements";
 import { ACCOUNTING_COMMANDS, exportFlagsSchema, runExportCommand } from "./commands/accounting";
@@ -300,6 +301,7 @@ const COMMANDS: Record<string, Command> = {
   },
   ...profileCommands,
   ...payoutCommands,
+  ...paymentCommands,
 };
 
 /**

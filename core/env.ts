@@ -41,6 +41,10 @@ const ENV_SCHEMA = z.object({
     .string()
     .regex(/^([^<>@\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/, { message: "must be an email address" })
     .default("Payout Desk <statements@payout-desk.localhost>"),
+  /** The account SEPA / ISO 20022 payment files pay from (lib/payments/files.ts): name, IBAN, BIC. */
+  PAYOUT_DESK_PAYER_NAME: z.string().trim().min(1).max(140).default("Payout Desk Demo Ltd"),
+  PAYOUT_DESK_PAYER_IBAN: z.string().trim().default("DE89370400440532013000"),
+  PAYOUT_DESK_PAYER_BIC: z.string().trim().default("COBADEFFXXX"),
 });
 
 export type Env = z.infer<typeof ENV_SCHEMA>;

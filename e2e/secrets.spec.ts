@@ -3,6 +3,7 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures/test";
 import pg from "pg";
 import { shoot, signIn } from "./fixtures/session";
+import { CRAWL_MONTH } from "./fixtures/users";
 
 const SECRET = `gs_live_${"e2e".repeat(3)}_${Date.now().toString(36)}_do_not_leak`;
 const WEBHOOK_SECRET = `whsec_${Date.now().toString(36)}_also_secret`;
@@ -78,6 +79,14 @@ test(IBAN_TEST, async ({ page }) => {
   for (const path of [`/recipients/${IBAN_RECIPIENT}`, "/recipients", "/payouts/profiles", "/payouts"]) {
     await page.goto(path);
     await page.waitForLoadState("networkidle");
+  }
+  // The window pages (with their payment files panel) and every batch's payout and journal exports.
+  await page.goto(`/payouts/${CRAWL_MONTH}`);
+  await page.waitForLoadState("networkidle");
+  const batches = await withDatabase((client) => client.query<{ id: string }>("select id from payout_batch"));
+  for (const { id } of batches.rows) {
+    for (const kind of ["payouts", "journal"])
+      bodies.push(await (await page.request.get(`/api/exports/${kind}?batch=${id}`)).text());
   }
   const exported = await page.request.get("/api/profiles/export");
   expect(exported.status()).toBe(200);

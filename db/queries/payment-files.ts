@@ -12,6 +12,8 @@ import type { NormalisedPaymentResult, PaymentFileMethod, PaymentFileStatus } fr
 const CHUNK = 2000;
 
 export type NewPaymentFile = {
+  /** Chosen by the caller when the content is sealed to the file's id. */
+  id?: string;
   gameId: string;
   batchId: string;
   method: PaymentFileMethod;
@@ -28,6 +30,9 @@ export type NewPaymentFile = {
   createdByEmail: string;
   totalUsd: string;
   totalAmount: string;
+  /** The file as written, sealed (2026_11_24_1800), and its media type. */
+  contentSealed?: string | null;
+  mediaType?: string;
   items: { statementId: string; reference: string; amountUsd: string; amountCurrency: string; currency: string }[];
 };
 
@@ -44,7 +49,8 @@ export class PaymentFileConflictError extends Error {
 /**
  * Inserts a file and its items, and records each statement's provider reference (kept if already set to the
  * same value; a different one is refused). Throws PaymentFileConflictError when a statement is already in a live
- * file or does not belong to the batch; the unique index payment_file_item_one_live is the final guard.
+ * file or does not belong to the batch; the unique index
+ * payment_file_item_one_live (open items only) is the final guard.
  */
 export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Promise<{ id: string }> {
   const ids = file.items.map((item) => item.statementId);
@@ -63,6 +69,7 @@ export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Prom
     .selectFrom("payment_file_item")
     .select("statement_id")
     .where("file_status", "=", "live")
+    .where("settled", "=", false)
     .where("statement_id", "in", ids.length > 0 ? ids : ["00000000-0000-0000-0000-000000000000"])
     .execute();
   if (live.length > 0) {
@@ -74,6 +81,9 @@ export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Prom
   const row = await db
     .insertInto("payment_file")
     .values({
+      ...(file.id ? { id: file.id } : {}),
+      content_sealed: file.contentSealed ?? null,
+      media_type: file.mediaType,
       game_id: file.gameId,
       batch_id: file.batchId,
       method: file.method,
@@ -163,27 +173,30 @@ export type PaymentFileRow = {
   createdAt: Date;
 };
 
+/** The columns of a file every listing shows (db/queries/payment-flow.ts adds what a download needs). */
+export const PAYMENT_FILE_COLUMNS = [
+  "id",
+  "batch_id as batchId",
+  "method",
+  "file_name as fileName",
+  "part",
+  "part_count as partCount",
+  "currency",
+  "status",
+  "row_count as rowCount",
+  "total_usd as totalUsd",
+  "total_amount as totalAmount",
+  "sha256",
+  "created_at as createdAt",
+] as const;
+
 export async function listPaymentFiles(
   db: DbOrTrx,
   params: { gameId: string; batchId: string },
 ): Promise<PaymentFileRow[]> {
   return db
     .selectFrom("payment_file")
-    .select([
-      "id",
-      "batch_id as batchId",
-      "method",
-      "file_name as fileName",
-      "part",
-      "part_count as partCount",
-      "currency",
-      "status",
-      "row_count as rowCount",
-      "total_usd as totalUsd",
-      "total_amount as totalAmount",
-      "sha256",
-      "created_at as createdAt",
-    ])
+    .select(PAYMENT_FILE_COLUMNS)
     .where("game_id", "=", params.gameId)
     .where("batch_id", "=", params.batchId)
     .orderBy("created_at")

@@ -59,7 +59,8 @@ export async function countApprovedStatements(trx: Trx, batchId: string): Promis
     .selectFrom("payout_statement")
     .select((eb) => eb.fn.countAll<string>().as("n"))
     .where("batch_id", "=", batchId)
-    .where("state", "=", "approved")
+    // Owed and not yet paid: approved, in a live payment file, or paid and returned.
+    .where("state", "in", ["approved", "in_payment", "returned"])
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

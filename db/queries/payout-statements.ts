@@ -50,6 +50,10 @@ export type StatementStateChange = {
   payment?: { paidOn: string; method: string; reference: string };
   /** Closes with nothing paid and the whole available balance carried out. */
   carryWhole?: boolean;
+  /** Reopens a paid statement (its payment came back): not closed, no payment recorded. */
+  reopens?: boolean;
+  /** The live payment file it is in (in_payment), or null when it leaves one. */
+  paymentFileId?: string | null;
 };
 
 /** Moves the statements given to a state, only those still in one of `from`. */
@@ -71,6 +75,14 @@ export async function setStatementStates(
     set.payment_method = change.payment.method;
     set.payment_reference = change.payment.reference;
   }
+  if (change.reopens) {
+    set.closed_at = null;
+    set.paid_amount_usd = null;
+    set.paid_on = null;
+    set.payment_method = null;
+    set.payment_reference = null;
+  }
+  if (change.paymentFileId !== undefined) set.payment_file_id = change.paymentFileId;
   if (change.carryWhole) {
     set.payable_usd = "0";
     set.carry_out_usd = sql<string>`available_usd`;

@@ -44,7 +44,15 @@ export const PAYOUT_TABLE_SORTS = [
 export type PayoutTableSort = (typeof PAYOUT_TABLE_SORTS)[number];
 export const PAYOUT_TABLE_FILTERS = ["flagged", "unresolved", "negative", "reversals", "carried_in"] as const;
 export type PayoutTableFilter = (typeof PAYOUT_TABLE_FILTERS)[number];
-export const STATEMENT_STATES: readonly PayoutStatementState[] = ["draft", "approved", "held", "paid", "carried"];
+export const STATEMENT_STATES: readonly PayoutStatementState[] = [
+  "draft",
+  "approved",
+  "held",
+  "in_payment",
+  "paid",
+  "returned",
+  "carried",
+];
 
 export type PayoutTableRow = {
   recipientPlayerId: number;

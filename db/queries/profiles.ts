@@ -212,6 +212,8 @@ export type ProfileFlagFacts = {
   taxFormExpiresOn: string | null;
   /** When the recipient was last paid in this game (a statement closed as paid), if ever. */
   lastPaidAt: Date | null;
+  /** The newest payment to the recipient that was rejected or came back (payment_return), if any. */
+  lastReturn: { id: string; at: Date } | null;
 };
 
 /** Whether any recipient of the game has payout details: until then no recipient is flagged for lacking them. */
@@ -240,13 +242,19 @@ export async function listProfileFlagFacts(
     tax_form: TaxForm | null;
     tax_form_expires_on: string | null;
     last_paid_at: Date | null;
+    last_return_id: string | null;
+    last_return_at: Date | null;
   }>`
     select s.recipient_player_id::text as player_id, pp.method, pp.details_version, pp.details_change_id,
       pp.details_applied_at, pp.tax_form, to_char(pp.tax_form_expires_on, 'YYYY-MM-DD') as tax_form_expires_on,
       (select max(paid.closed_at) from payout_statement paid
         where paid.game_id = s.game_id and paid.recipient_player_id = s.recipient_player_id
-          and paid.state = 'paid' and paid.batch_id <> s.batch_id) as last_paid_at
+          and paid.state = 'paid' and paid.batch_id <> s.batch_id) as last_paid_at,
+      lr.id::text as last_return_id, lr.at as last_return_at
     from payout_statement s
+    left join lateral (select r.id, r.at from payment_return r
+      where r.game_id = s.game_id and r.recipient_player_id = s.recipient_player_id
+      order by r.at desc, r.id desc limit 1) lr on true
     left join payout_profile pp on pp.game_id = s.game_id and pp.player_id = s.recipient_player_id
     where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.payable_usd > 0
       ${p.recipientPlayerId === undefined ? sql`` : sql`and s.recipient_player_id = ${p.recipientPlayerId}`}
@@ -260,6 +268,7 @@ export async function listProfileFlagFacts(
     taxForm: r.tax_form,
     taxFormExpiresOn: r.tax_form_expires_on,
     lastPaidAt: r.last_paid_at,
+    lastReturn: r.last_return_id && r.last_return_at ? { id: r.last_return_id, at: r.last_return_at } : null,
   }));
 }
 

@@ -31,6 +31,9 @@ export type PaymentFileTable = {
   cancelled_at: NullableTimestamp;
   cancelled_by_email: string | null;
   cancel_reason: string | null;
+  /** The file as written, sealed (it holds bank details; 2026_11_24_1800); its SHA-256 is `sha256`. */
+  content_sealed: ColumnType<string | null, string | null | undefined, never>;
+  media_type: ColumnType<string, string | undefined, never>;
 };
 
 export type PaymentFileItemTable = {
@@ -43,6 +46,8 @@ export type PaymentFileItemTable = {
   amount_usd: Numeric;
   amount_currency: Numeric;
   currency: string;
+  /** The provider paid or rejected it (2026_11_24_1800): no longer open in its live file. */
+  settled: ColumnType<boolean, boolean | undefined, boolean>;
 };
 
 export type PaymentResultTable = {
@@ -61,7 +66,37 @@ export type PaymentResultTable = {
   imported_at: CreatedAt;
 };
 
+export type PaymentReturnKind = "rejected" | "returned";
+
+/**
+ * A payment that did not reach the recipient (2026_11_24_1800): rejected before it was paid, or returned after.
+ * A returned one keeps what the payment was (amount, date, reference, when it was recorded), so the ledger can show
+ * the payment and its return even once the statement is paid again.
+ */
+export type PaymentReturnTable = {
+  id: Generated<string>;
+  game_id: string;
+  batch_id: string;
+  statement_id: string;
+  recipient_player_id: ColumnType<string, number | string, never>;
+  kind: PaymentReturnKind;
+  amount_usd: Numeric;
+  reason: string;
+  file_id: string | null;
+  result_id: string | null;
+  paid_at: NullableTimestamp;
+  paid_on: ColumnType<Date | null, string | null | undefined, never>;
+  payment_method: string | null;
+  payment_reference: string | null;
+  paid_by_id: string | null;
+  actor_id: string | null;
+  actor_email: string | null;
+  via: string;
+  at: CreatedAt;
+};
+
 export type PaymentTables = {
+  payment_return: PaymentReturnTable;
   payment_file: PaymentFileTable;
   payment_file_item: PaymentFileItemTable;
   payment_result: PaymentResultTable;

@@ -4,7 +4,11 @@ import type { BigIntId, CreatedAt, NullableNumeric, NullableTimestamp, Numeric, 
 // --- Payouts (db/migrations/2026_11_22_1030_payouts.ts) ------------------------------------------------------------
 
 export type PayoutBatchStatus = "draft" | "approved" | "paid" | "discarded";
-export type PayoutStatementState = "draft" | "approved" | "held" | "paid" | "carried";
+/**
+ * in_payment: in a live payment file (payment_file_id names it); returned: a paid payment came back and is owed
+ * again (2026_11_24_1800).
+ */
+export type PayoutStatementState = "draft" | "approved" | "held" | "in_payment" | "paid" | "returned" | "carried";
 
 export type PayoutBatchTable = {
   id: string;
@@ -61,6 +65,8 @@ export type PayoutStatementTable = {
   /** The reference sent to payment providers (2026_11_24_1400; lib/payments/reference.ts), unique per game. */
   provider_reference: ColumnType<string | null, string | null | undefined, string | null>;
   closed_at: NullableTimestamp;
+  /** The live payment file the statement is in while in_payment (2026_11_24_1800). */
+  payment_file_id: ColumnType<string | null, string | null | undefined, string | null>;
 };
 
 export type PayoutCarryTable = {

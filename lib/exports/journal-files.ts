@@ -57,7 +57,7 @@ export async function* batchPostings(
   }
 }
 
-const NUMBER_PREFIX: Record<PostedKind, string> = { accrual: "A", reversal: "R", payment: "P" };
+const NUMBER_PREFIX: Record<PostedKind, string> = { accrual: "A", reversal: "R", payment: "P", payment_returned: "RP" };
 
 /**
  * A journal's number, the same every time the file is made: the kind's letter and 18 hex digits of the statement

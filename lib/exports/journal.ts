@@ -41,7 +41,7 @@ export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
   { name: "account", type: "text", description: `One of: ${Object.values(JOURNAL_ACCOUNTS).join(", ")}.` },
   { name: "debit_usd", type: "decimal", description: "Debit amount (0.00 on a credit line)." },
   { name: "credit_usd", type: "decimal", description: "Credit amount (0.00 on a debit line)." },
-  { name: "kind", type: "text", description: "accrual, reversal or payment." },
+  { name: "kind", type: "text", description: "accrual, reversal, payment or payment_returned." },
   { name: "description", type: "text", description: "What the entry records." },
   { name: "recipient_player_id", type: "integer", description: "The recipient (sub-ledger of the payable account)." },
   { name: "recipient_name", type: "text", description: "Name (empty when unresolved)." },

@@ -16,21 +16,24 @@ import type { LedgerEntry } from "@/lib/payouts/ledger";
  * | accrual          | +      | expense  | payable  |
  * | reversal         | −      | payable  | expense  |
  * | payment          | −      | payable  | clearing |
- * | returned payment | +      | returns  | payable  |  (designed for; the ledger has no such entry yet)
+ * | payment_returned | +      | clearing | payable  |
  *
- * A returned payment is money that came back: it is owed to the recipient again (payable credited) and the
- * returned money sits on the returns account (debited) until it is paid out again or the bank statement clears it
- * against clearing. It joins the POSTED table below with its ledger kind, and every file follows.
+ * A returned payment is money that came back: it is owed to the recipient again (payable credited) and the payment
+ * it undoes leaves the clearing account again (debited), so clearing nets out once the bank shows both movements.
  */
-export const POSTED = { accrual: "expense", reversal: "expense", payment: "clearing" } as const satisfies Partial<
-  Record<LedgerEntry["kind"], AccountingAccountKey>
->;
+export const POSTED = {
+  accrual: "expense",
+  reversal: "expense",
+  payment: "clearing",
+  payment_returned: "clearing",
+} as const satisfies Partial<Record<LedgerEntry["kind"], AccountingAccountKey>>;
 export type PostedKind = keyof typeof POSTED;
 
 export const POSTING_DESCRIPTIONS: Record<PostedKind, string> = {
   accrual: "Revenue share earned",
   reversal: "Revenue share reversed by refunds",
   payment: "Revenue share paid",
+  payment_returned: "Revenue share payment returned",
 };
 
 /** The accounts a batch's files post to; returns joins once returned payments are posted. */

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
+import { listPaymentStates, type PaymentStateRow } from "@/db/queries/payment-flow";
 import { listCarryLinksOfGame, listClosedStatementsWithSnapshotNet } from "@/db/queries/payout-ledger";
 import { formatUsd, money, type Money } from "@/lib/money";
 
@@ -13,6 +14,11 @@ import { formatUsd, money, type Money } from "@/lib/money";
  * taken in yet. Each side is read from a different place: net attributed from the snapshot rows the batches were built
  * on (not the statement's copy), payments from the statements, carries from the carry links. Along the way it checks
  * that each statement adds up and that every carry link moves exactly what its statement carried out.
+ *
+ * Payment files and returns: a statement in payment is open (unsettled) in exactly one live file, the one it
+ * names, for exactly its payable; no other statement is open in a live file; every payment that came back returned
+ * exactly the payable, and a returned statement has such a return. A payment that came back is not "paid": only
+ * the statement's current payment counts, so a return followed by a re-payment counts once.
  */
 export type InvariantRow = {
   recipientPlayerId: number;
@@ -40,15 +46,15 @@ export async function checkLedgerInvariant(
 
   type Acc = { windows: number; net: Money; paid: Money; carried: Money; problems: string[] };
   const byRecipient = new Map<string, Acc>();
+  const accOf = (recipient: string): Acc => {
+    const known = byRecipient.get(recipient);
+    if (known) return known;
+    const acc: Acc = { windows: 0, net: money("0"), paid: money("0"), carried: money("0"), problems: [] };
+    byRecipient.set(recipient, acc);
+    return acc;
+  };
   for (const s of closed) {
-    const acc = byRecipient.get(s.recipient_player_id) ?? {
-      windows: 0,
-      net: money("0"),
-      paid: money("0"),
-      carried: money("0"),
-      problems: [],
-    };
-    byRecipient.set(s.recipient_player_id, acc);
+    const acc = accOf(s.recipient_player_id);
     acc.windows += 1;
     // Net attributed as the snapshot reported it; a recipient absent from the snapshot earned nothing there.
     const snapshotNet = s.snapshot_net_usd === null ? money("0") : money(s.snapshot_net_usd);
@@ -80,6 +86,10 @@ export async function checkLedgerInvariant(
     if (!out || !closedIds.has(out.to_statement_id)) acc.carried = acc.carried.plus(s.carry_out_usd);
   }
 
+  for (const s of await listPaymentStates(db, params)) {
+    accOf(s.recipient_player_id).problems.push(...paymentStateProblems(s));
+  }
+
   const rows: InvariantRow[] = [];
   for (const [recipient, acc] of byRecipient) {
     const problems = [...acc.problems];
@@ -101,4 +111,24 @@ export async function checkLedgerInvariant(
   rows.sort((a, b) => a.recipientPlayerId - b.recipientPlayerId);
   const violations = rows.filter((r) => !r.ok);
   return { ok: violations.length === 0, recipients: rows.length, violations, rows };
+}
+
+/** What is wrong with a statement's payment files and returns (see the module comment). */
+export function paymentStateProblems(s: PaymentStateRow): string[] {
+  const problems: string[] = [];
+  const at = `statement ${s.id}`;
+  if (s.state === "in_payment") {
+    if (s.live_items !== 1) problems.push(`${at}: in payment but open in ${s.live_items} live payment files`);
+    else if (s.live_file_id !== s.payment_file_id) problems.push(`${at}: in payment in a file it does not name`);
+    else if (!money(s.live_amount_usd ?? "0").equals(s.payable_usd))
+      problems.push(`${at}: its file pays ${formatUsd(s.live_amount_usd ?? "0")}, payable ${formatUsd(s.payable_usd)}`);
+  } else if (s.live_items > 0 || s.payment_file_id !== null) {
+    problems.push(`${at}: ${s.state} but still open in a live payment file`);
+  }
+  if (!money(s.returned_usd).equals(money(s.payable_usd).times(s.returns)))
+    problems.push(
+      `${at}: returned ${formatUsd(s.returned_usd)} over ${s.returns} return(s) of ${formatUsd(s.payable_usd)}`,
+    );
+  if (s.state === "returned" && s.returns === 0) problems.push(`${at}: returned with no return recorded`);
+  return problems;
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
+import { listPaymentReturns, type PaymentReturnRow } from "@/db/queries/payment-flow";
 import { listApprovedBatches, listCarryLinksOf } from "@/db/queries/payout-ledger";
 import { formatUsd, money } from "@/lib/money";
 import { formatInstant } from "@/lib/time";
@@ -27,7 +28,9 @@ export {
  * | accrual   | + gross attributed     | the batch's approval              | gross ≠ 0                               |
  * | reversal  | − reversed attributed  | the batch's approval              | reversed ≠ 0                            |
  * | carry_in  | + carried in           | the batch's approval              | carried in ≠ 0 (one entry per source)   |
- * | payment   | − amount paid          | when the payment was recorded     | the statement is paid                   |
+ * | payment   | − amount paid          | when the payment was recorded     | the statement is paid, and once for     |
+ * |           |                        |                                   | each earlier payment that came back     |
+ * | payment_returned | + amount returned | when the return was recorded   | a paid payment came back (returned)     |
  * | carry_out | − carried out (< 0)    | when the statement closed         | closed with a negative balance          |
  * | rollover  | − carried out (> 0)    | when the statement closed         | closed with a payable under the minimum,|
  * |           |                        |                                   | or a held balance carried forward       |
@@ -40,7 +43,14 @@ export {
  * Order: batch (window start), recipient id, then accrual, reversal, carry_in, payment, carry_out/rollover.
  */
 
-export type LedgerEntryKind = "accrual" | "reversal" | "carry_in" | "carry_out" | "rollover" | "payment";
+export type LedgerEntryKind =
+  | "accrual"
+  | "reversal"
+  | "carry_in"
+  | "carry_out"
+  | "rollover"
+  | "payment"
+  | "payment_returned";
 
 export const LEDGER_ENTRY_KINDS: readonly LedgerEntryKind[] = [
   "accrual",
@@ -49,6 +59,7 @@ export const LEDGER_ENTRY_KINDS: readonly LedgerEntryKind[] = [
   "carry_out",
   "rollover",
   "payment",
+  "payment_returned",
 ];
 
 export type LedgerEntry = {
@@ -100,6 +111,7 @@ export function statementEntries(
   s: PayoutStatement,
   approvedAt: string,
   carries: { into: CarryLink[]; outOf: CarryLink | null },
+  returns: readonly PaymentReturnRow[] = [],
 ): LedgerEntry[] {
   const base = {
     statementId: s.id,
@@ -144,6 +156,28 @@ export function statementEntries(
       amountUsd: formatUsd(link.amount),
       at: approvedAt,
       reference: `statement ${link.from}`,
+    });
+  }
+  // A payment that came back: the payment as it was, then its return (the amount is owed again).
+  for (const r of returns) {
+    if (r.kind !== "returned" || !r.paidAt) continue;
+    out.push({
+      ...base,
+      entryId: `${s.id}:payment:${r.id}`,
+      kind: "payment",
+      amountUsd: formatUsd(money(r.amountUsd).negated()),
+      at: formatInstant(r.paidAt),
+      reference: r.paymentReference,
+      paidOn: r.paidOn,
+      paymentMethod: r.paymentMethod,
+    });
+    out.push({
+      ...base,
+      entryId: `${s.id}:payment_returned:${r.id}`,
+      kind: "payment_returned",
+      amountUsd: formatUsd(r.amountUsd),
+      at: formatInstant(r.at),
+      reference: r.paymentReference,
     });
   }
   if (s.state === "paid" && s.paidAmountUsd !== null && s.closedAt) {
@@ -206,13 +240,21 @@ export async function* iterateLedgerEntries(
       db,
       page.map((s) => s.id),
     );
+    const returns = new Map<string, PaymentReturnRow[]>();
+    for (const r of await listPaymentReturns(db, { gameId: params.gameId, statementIds: page.map((s) => s.id) }))
+      returns.set(r.statementId, [...(returns.get(r.statementId) ?? []), r]);
     for (const s of page) {
       const at = approvedAt.get(s.batchId);
       if (!at) continue;
-      for (const entry of statementEntries(s, at, {
-        into: carries.into.get(s.id) ?? [],
-        outOf: carries.outOf.get(s.id) ?? null,
-      })) {
+      for (const entry of statementEntries(
+        s,
+        at,
+        {
+          into: carries.into.get(s.id) ?? [],
+          outOf: carries.outOf.get(s.id) ?? null,
+        },
+        returns.get(s.id),
+      )) {
         const ms = Date.parse(entry.at);
         if (fromMs !== null && ms < fromMs) continue;
         if (toMsValue !== null && ms >= toMsValue) continue;

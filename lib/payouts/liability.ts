@@ -94,13 +94,15 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
   const counted = new Set<string>();
   for (const s of statements) {
     if (!endedBatches.has(s.batchId)) continue;
-    if (s.state !== "draft" && s.state !== "approved" && s.state !== "held") continue;
+    // In a payment file or paid and returned: still owed, approved to pay.
+    const owed = s.state === "approved" || s.state === "in_payment" || s.state === "returned";
+    if (s.state !== "draft" && !owed && s.state !== "held") continue;
     counted.add(s.statementId);
     const a = get(s.recipientPlayerId, s.playerName, s.playerEmail);
     // A batch discarded later lost its carried-in links: the balances it took in are still counted as carried.
     const amount = money(s.discardedLater ? s.netAttributedUsd : s.availableUsd);
     if (s.state === "draft") a.draft = a.draft.plus(amount);
-    else if (s.state === "approved") a.approved = a.approved.plus(amount);
+    else if (owed) a.approved = a.approved.plus(amount);
     else a.held = a.held.plus(amount);
   }
 

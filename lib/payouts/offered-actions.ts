@@ -105,7 +105,8 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
       return state === "held" ? ALLOWED : isState;
     case "mark_paid":
       if (draftBatch) return na("The batch must be approved before it is paid.");
-      return state === "approved" ? ALLOWED : isState;
+      // A returned payment is owed again: it may be paid by hand (or put in a new payment file).
+      return state === "approved" || state === "returned" ? ALLOWED : isState;
   }
 }
 

@@ -14,14 +14,15 @@ import {
   listStatementsForUpdate,
   setStatementStates,
   type StatementEventInput,
+  type StatementStateChange,
 } from "@/db/queries/payout-statements";
-import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
+import type { PayoutStatementState } from "@/db/types";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
-import { money } from "@/lib/money";
 import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
-import { type BatchContext, type StatementAction, statementVerdict } from "./offered-actions";
+import { type BatchContext, statementVerdict } from "./offered-actions";
+import { CLOSED_STATES, type TransitionName, type TransitionRule, TRANSITIONS } from "./transition-table";
 
 /**
  * Payout batches are a state machine. Every change of a batch or its statements goes through `transition()`, which
@@ -37,129 +38,20 @@ import { type BatchContext, type StatementAction, statementVerdict } from "./off
  *      again, settles an approved batch with nothing left to pay as paid;
  *   5. writes the audit line (`audit`) with the actor and `via` the caller passed in.
  *
- * The table TRANSITIONS is the whole workflow. A new statement state (e.g. "in_payment": a statement in a live
- * payment file; "returned": a paid payment came back) or batch status (payment in progress) is added by adding it to
- * the state types in db/tables/payouts.ts and adding entries here: one per operation, naming the states it moves
- * from, where each statement goes, the events written and the audit action; plus a verdict case in
+ * The table TRANSITIONS (transition-table.ts) is the whole workflow. A new statement state (as "in_payment": a
+ * statement in a live payment file; "returned": a paid payment came back) or batch status is added by adding it to
+ * the state types in db/tables/payouts.ts and adding entries to the table: one per operation, naming the states it
+ * moves from, where each statement goes, the events written and the audit action; plus a verdict case in
  * offered-actions.ts when the pages offer it. No other code changes: locking, splitting, events, batch settlement and
  * the audit line are the same for every entry.
  */
 
-export type TransitionRule = {
-  /** The audit action written for it. */
-  audit: string;
-  /** Batch statuses it runs from; any other is refused with `refused(status)` (CONFLICT). */
-  batchFrom: readonly PayoutBatchStatus[];
-  refused: (status: PayoutBatchStatus) => string;
-  /** The batch status it sets, if it changes the batch. */
-  batchTo?: PayoutBatchStatus;
-  /** Statement states it moves from: other statements are skipped (`is <state>`). None: batch-only. */
-  from?: readonly PayoutStatementState[];
-  /** The per-statement check the pages use (two-person rule, open flags, batch status). */
-  verdict?: StatementAction;
-  /** Reads the batch's flags (on this transaction, after the lock) for the verdict and the caller's check. */
-  readsFlags?: boolean;
-  /** Where a changed statement goes. */
-  to?: (statement: LockedStatement, batch: LockedBatch) => PayoutStatementState;
-  /** The events written per changed statement; by default one event of kind `event` with the new state. */
-  event?: string;
-  events?: (to: PayoutStatementState) => { kind: string; stateAfter: PayoutStatementState }[];
-  /** Closes with nothing paid and the whole available balance carried out. */
-  carriesWhole?: boolean;
-};
-
-const CLOSED_STATES: readonly PayoutStatementState[] = ["paid", "carried"];
-const LIVE: readonly PayoutBatchStatus[] = ["draft", "approved", "paid"];
-const discarded = () => "This batch was discarded.";
-const nothingToPay = (s: LockedStatement) => money(s.payable_usd).isZero();
-
-export const TRANSITIONS = {
-  approve: {
-    audit: "payouts.statement.approve",
-    batchFrom: ["draft"],
-    refused: (s) => `Statements are approved while the batch is a draft; this batch is ${s}.`,
-    from: ["draft"],
-    verdict: "approve",
-    readsFlags: true,
-    to: () => "approved",
-    event: "approved",
-  },
-  unapprove: {
-    audit: "payouts.statement.unapprove",
-    batchFrom: ["draft"],
-    refused: (s) => `The batch is ${s}; its statements can no longer go back to draft.`,
-    from: ["approved"],
-    verdict: "unapprove",
-    to: () => "draft",
-    event: "unapproved",
-  },
-  hold: {
-    audit: "payouts.statement.hold",
-    batchFrom: LIVE,
-    refused: discarded,
-    from: ["draft", "approved"],
-    verdict: "hold",
-    to: () => "held",
-    event: "held",
-  },
-  release: {
-    audit: "payouts.statement.release",
-    batchFrom: LIVE,
-    refused: discarded,
-    from: ["held"],
-    verdict: "release",
-    readsFlags: true,
-    // Back to draft in a draft batch; once approved back to approved (to be paid), or carried with nothing to pay.
-    to: (s, batch) => (batch.status === "draft" ? "draft" : nothingToPay(s) ? "carried" : "approved"),
-    event: "released",
-  },
-  carry_forward: {
-    audit: "payouts.statement.carry_forward",
-    batchFrom: LIVE,
-    refused: discarded,
-    from: ["held"],
-    verdict: "carry_forward",
-    to: () => "carried",
-    event: "carried_forward",
-    carriesWhole: true,
-  },
-  mark_paid: {
-    audit: "payouts.statement.paid",
-    batchFrom: ["approved", "paid"],
-    refused: (s) => (s === "draft" ? "The batch must be approved before it is paid." : `The batch is ${s}.`),
-    from: ["approved"],
-    verdict: "mark_paid",
-    to: () => "paid",
-    event: "paid",
-  },
-  approve_batch: {
-    audit: "payouts.batch.approve",
-    batchFrom: ["draft"],
-    refused: (s) => `This batch is already ${s}.`,
-    batchTo: "approved",
-    from: ["approved"],
-    readsFlags: true,
-    // Approved statements with nothing to pay close as carried at once.
-    to: (s) => (nothingToPay(s) ? "carried" : "approved"),
-    events: (to) => [
-      { kind: "batch_approved", stateAfter: "approved" },
-      ...(to === "carried" ? [{ kind: "carried", stateAfter: "carried" as const }] : []),
-    ],
-  },
-  override_flag: {
-    audit: "payouts.flag.override",
-    batchFrom: ["draft", "approved"],
-    refused: (s) => `The batch is ${s}.`,
-  },
-  discard: {
-    audit: "payouts.batch.discard",
-    batchFrom: ["draft"],
-    refused: (s) => `Only a draft batch can be discarded; this one is ${s}.`,
-    batchTo: "discarded",
-  },
-} satisfies Record<string, TransitionRule>;
-
-export type TransitionName = keyof typeof TRANSITIONS;
+export {
+  CLOSED_STATES,
+  type TransitionName,
+  type TransitionRule,
+  TRANSITIONS,
+} from "./transition-table";
 
 export type Skipped = { id: string; recipientPlayerId: number; reason: string };
 export type Changed = LockedStatement & { to: PayoutStatementState };
@@ -186,6 +78,8 @@ export type TransitionRequest = {
   holdReason?: string;
   /** Payment details of statements marked paid. */
   payment?: { paidOn: string; method: string; reference: string };
+  /** Payment details per statement (results read from a provider), instead of one `payment` for all. */
+  paymentOf?: (statement: Changed) => { paidOn: string; method: string; reference: string };
   /** Detail of each statement event. */
   eventDetail?: (statement: Changed) => Record<string, unknown>;
   /** Refusals that need the locked rows; runs before any write. */
@@ -267,23 +161,28 @@ async function writeStatements(
   as: ActingAs,
 ): Promise<void> {
   const from = rule.from ?? [];
-  const targets = [...new Set(step.changed.map((c) => c.to))];
-  for (const to of targets) {
-    const ids = step.changed.filter((c) => c.to === to && c.state !== to).map((c) => c.id);
-    if (ids.length === 0) continue;
-    await setStatementStates(trx, {
-      ids,
-      from,
-      change: {
-        state: to,
-        changedByEmail: as.actor?.email ?? null,
-        at: step.now,
-        closes: CLOSED_STATES.includes(to),
-        holdReason: to === "held" ? (req.holdReason ?? null) : from.includes("held") ? null : undefined,
-        payment: to === "paid" ? req.payment : undefined,
-        carryWhole: rule.carriesWhole,
-      },
-    });
+  const change = (to: PayoutStatementState, one?: Changed): StatementStateChange => ({
+    state: to,
+    changedByEmail: as.actor?.email ?? null,
+    at: step.now,
+    closes: CLOSED_STATES.includes(to),
+    holdReason: to === "held" ? (req.holdReason ?? null) : from.includes("held") ? null : undefined,
+    payment: to === "paid" ? (one && req.paymentOf ? req.paymentOf(one) : req.payment) : undefined,
+    carryWhole: rule.carriesWhole,
+    reopens: from.includes("paid") && !CLOSED_STATES.includes(to),
+    // The file a statement goes into is set by the transition's own writes; leaving in_payment clears it.
+    paymentFileId: from.includes("in_payment") && to !== "in_payment" ? null : undefined,
+  });
+  // Per-statement payments (a provider's transaction id each) are written one by one.
+  if (req.paymentOf) {
+    for (const c of step.changed) {
+      if (c.state !== c.to) await setStatementStates(trx, { ids: [c.id], from, change: change(c.to, c) });
+    }
+  } else {
+    for (const to of new Set(step.changed.map((c) => c.to))) {
+      const ids = step.changed.filter((c) => c.to === to && c.state !== to).map((c) => c.id);
+      if (ids.length > 0) await setStatementStates(trx, { ids, from, change: change(to) });
+    }
   }
   const events: StatementEventInput[] = [];
   for (const c of step.changed) {
@@ -335,7 +234,7 @@ export async function transition(
     await req.apply?.(step);
     if (rule.batchTo) {
       await setBatchStatus(trx, { batchId: batch.id, status: rule.batchTo, columns: req.batchColumns?.(step) });
-    } else if (batch.status === "paid" && step.changed.some((c) => c.to === "approved")) {
+    } else if (batch.status === "paid" && step.changed.some((c) => c.to === "approved" || c.to === "returned")) {
       // Something is owed again: the batch is approved-unpaid until it is paid.
       await setBatchStatus(trx, { batchId: batch.id, status: "approved", columns: { paid_at: null } });
     }

@@ -61,6 +61,19 @@ export function profileFlagsOfFacts(
       ),
     );
   }
+  // A payment that came back holds the recipient until their details are updated after it (or the flag overridden).
+  const back = facts.lastReturn;
+  if (back && (facts.detailsAppliedAt === null || facts.detailsAppliedAt < back.at)) {
+    flags.push(
+      raise(
+        "payment_returned",
+        facts,
+        `a payment was rejected or returned on ${formatInstant(back.at.getTime())}`,
+        `payment_return:${back.id}`,
+        back.at,
+      ),
+    );
+  }
   if (rules.requireTaxForm) {
     const form = facts.taxForm ?? "none";
     if (form === "none") {

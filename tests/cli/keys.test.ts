@@ -215,6 +215,7 @@ describe("npm run desk -- keys rotate", () => {
         "game.webhook_previous_secret_sealed": 0,
         "payout_profile.details_sealed": 0,
         "payout_profile_change.details_sealed": 0,
+        "payment_file.content_sealed": 0,
       },
       total: 6,
     });

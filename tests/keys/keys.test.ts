@@ -151,6 +151,7 @@ describe("key rotation", () => {
           "game.webhook_previous_secret_sealed": 2,
           "payout_profile.details_sealed": 0,
           "payout_profile_change.details_sealed": 0,
+          "payment_file.content_sealed": 0,
         },
         total: 6,
       });

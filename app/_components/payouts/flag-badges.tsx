@@ -8,7 +8,9 @@ export const STATE_LABELS: Record<
   draft: { label: "Draft", tone: "neutral" },
   approved: { label: "Approved", tone: "info" },
   held: { label: "Held", tone: "warning" },
+  in_payment: { label: "In payment", tone: "info" },
   paid: { label: "Paid", tone: "success" },
+  returned: { label: "Payment returned", tone: "danger" },
   carried: { label: "Carried forward", tone: "neutral" },
 };
 

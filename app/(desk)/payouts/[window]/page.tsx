@@ -1,3 +1,4 @@
+import type { PayoutStatementState } from "@/db/types";
 import type { Metadata } from "next";
 import { Badge } from "@/app/_components/ui/badge";
 import { DateTime } from "@/app/_components/ui/date-time";
@@ -30,6 +31,7 @@ import { BATCH_ACTIONS, STATEMENT_ACTIONS } from "./action-sets";
 import { Panel } from "./panel";
 import { WindowFlags } from "./window-flags";
 import { WindowTotals } from "./window-totals";
+import { PaymentFilesSection } from "./payment-files-section";
 import { payoutTable } from "./table-state";
 
 type Props = {
@@ -216,6 +218,10 @@ export default async function WindowPage({ params, searchParams }: Props) {
         ) : null}
       </section>
 
+      {canAct && batch && batch.status !== "draft" && batch.status !== "discarded" ? (
+        <PaymentFilesSection db={db} gameId={game.id} batch={{ id: batch.id, status: batch.status }} today={today} />
+      ) : null}
+
       <WindowFlags
         windowFlags={windowFlags}
         openCount={openWindowFlags.length}
@@ -318,12 +324,14 @@ function addFlag(byRecipient: Record<string, string[]>, recipientPlayerId: numbe
 }
 
 /** "3 draft, 2 approved, 0 held, 0 paid, 1 carried forward": the batch's statements by state. */
-function stateCounts(byState: Record<"draft" | "approved" | "held" | "paid" | "carried", { count: number }>): string {
+function stateCounts(byState: Record<PayoutStatementState, { count: number }>): string {
   const named = [
     ["draft", byState.draft],
     ["approved", byState.approved],
     ["held", byState.held],
+    ["in payment", byState.in_payment],
     ["paid", byState.paid],
+    ["returned", byState.returned],
     ["carried forward", byState.carried],
   ] as const;
   return named.map(([label, state]) => `${formatCount(state.count)} ${label}`).join(", ");

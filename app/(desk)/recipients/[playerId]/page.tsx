@@ -31,6 +31,7 @@ const KIND_LABELS: Record<string, string> = {
   carry_out: "Carried forward (negative)",
   rollover: "Rolled over (under minimum)",
   payment: "Payment",
+  payment_returned: "Payment returned (owed again)",
 };
 
 function toWindow(start: string, end: string) {

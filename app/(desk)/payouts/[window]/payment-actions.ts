@@ -1,0 +1,135 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import type { ActingAs } from "@/core/actor";
+import { getDb } from "@/db";
+import { defineAction } from "@/lib/actions";
+import { formatCount, formatUsdText } from "@/lib/format";
+import { requireSelectedGame } from "@/lib/games/games";
+import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
+import { createPaymentFiles } from "@/lib/payments/files";
+import { importResults, type PlanLine } from "@/lib/payments/results";
+import { returnPayment } from "@/lib/payments/returns";
+import {
+  cancelPaymentFileSchema,
+  createPaymentFileSchema,
+  importResultsSchema,
+  returnPaymentSchema,
+} from "@/lib/payments/schemas";
+import { z } from "zod";
+
+/** Payment files, provider results and returned payments, from the window page (lib/payments does the work). */
+
+function web(user: { id: string; email: string }): ActingAs {
+  return { actor: { id: user.id, email: user.email }, via: "web" };
+}
+
+function revalidatePayouts(): void {
+  revalidatePath("/payouts", "layout");
+  revalidatePath("/recipients", "layout");
+}
+
+export type CreatedFilesData = {
+  files: { id: string; fileName: string; rowCount: number; totalAmount: string; currency: string }[];
+  refused: { recipientPlayerId: number; reason: string }[];
+};
+
+export const createPaymentFileAction = defineAction(
+  { name: "createPaymentFile", role: "finance", input: createPaymentFileSchema },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const made = await createPaymentFiles(db, { ...input, gameId: game.id }, web(user));
+    revalidatePayouts();
+    const refused =
+      made.refused.length > 0 ? ` ${formatCount(made.refused.length)} recipient(s) left out (listed).` : "";
+    return {
+      ok: true as const,
+      message:
+        `Wrote ${formatCount(made.files.length)} file(s): ${formatCount(made.inPayment)} statement(s), ` +
+        `${formatUsdText(made.totalUsd)}, now in payment.${refused}`,
+      data: {
+        files: made.files,
+        refused: made.refused.map((r) => ({ recipientPlayerId: r.recipientPlayerId, reason: r.reason })),
+      } satisfies CreatedFilesData,
+    };
+  },
+);
+
+export const cancelPaymentFileAction = defineAction(
+  { name: "cancelPaymentFile", role: "finance", input: cancelPaymentFileSchema },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const out = await cancelPaymentFileFlow(db, { gameId: game.id, ...input }, web(user));
+    revalidatePayouts();
+    return {
+      ok: true as const,
+      message: `File cancelled; ${formatCount(out.returnedToApproved)} statement(s) approved again.`,
+    };
+  },
+);
+
+export type ImportPreview = {
+  dryRun: boolean;
+  counts: Record<string, number>;
+  applied: { paid: number; rejected: number; returned: number; pending: number };
+  unreadable: { line: number; reason: string }[];
+  lines: Omit<PlanLine, "result">[];
+};
+
+export const importResultsAction = defineAction(
+  {
+    name: "importPaymentResults",
+    role: "finance",
+    input: importResultsSchema.extend({ mode: z.enum(["dry_run", "apply"], { message: "choose what to do" }) }),
+  },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const out = await importResults(
+      db,
+      {
+        gameId: game.id,
+        batchId: input.batchId,
+        format: input.format,
+        text: input.text,
+        dryRun: input.mode === "dry_run",
+      },
+      web(user),
+    );
+    if (!out.dryRun) revalidatePayouts();
+    const a = out.applied;
+    const listed = out.counts.unknown_reference + out.counts.amount_mismatch + out.counts.not_applicable;
+    return {
+      ok: true as const,
+      message: out.dryRun
+        ? `Dry run: ${formatCount(out.plan.lines.length)} result(s) read; nothing changed. ` +
+          `${formatCount(listed)} would not be applied (listed).`
+        : `Applied: ${formatCount(a.paid)} paid, ${formatCount(a.rejected)} rejected, ` +
+          `${formatCount(a.returned)} returned.` +
+          ` ${formatCount(listed)} not applied (listed).`,
+      data: {
+        dryRun: out.dryRun,
+        counts: out.counts,
+        applied: out.applied,
+        unreadable: out.plan.unreadable,
+        lines: out.plan.lines.map(({ result: _result, ...line }) => line),
+      } satisfies ImportPreview,
+    };
+  },
+);
+
+export const returnPaymentAction = defineAction(
+  { name: "returnPayment", role: "finance", input: returnPaymentSchema },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const out = await returnPayment(db, { gameId: game.id, ...input }, web(user));
+    revalidatePayouts();
+    return {
+      ok: true as const,
+      message: `Payment of ${formatUsdText(out.amountUsd)} recorded as returned; it is owed again.`,
+    };
+  },
+);

@@ -1,0 +1,178 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { type FormEvent, startTransition, useActionState, useState } from "react";
+import { withFields, type ServerAction } from "@/app/_components/payouts/with-fields";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
+import { Textarea } from "@/app/_components/forms/textarea";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { Button } from "@/app/_components/ui/button";
+import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import { FILE_METHOD_LABELS, FILE_METHODS } from "@/lib/payments/schemas";
+import type { CreatedFilesData } from "./payment-actions";
+
+type CreateAction = (
+  state: ActionResult<CreatedFilesData> | null,
+  form: FormData,
+) => Promise<ActionResult<CreatedFilesData>>;
+
+/**
+ * Making a payment file: method, the USD→EUR rate and its source (for EUR payouts), the execution date. The fields
+ * are held in the page's state and the form is submitted by hand, so everything typed stays after any answer.
+ */
+export function CreateFileForm(props: { action: CreateAction; batchId: string; gameId: string; today: string }) {
+  const [state, dispatch, pending] = useActionState(props.action, null);
+  const [values, setValues] = useState({ method: "paypal", eurRate: "", rateSource: "", executionDate: props.today });
+  const set = (key: keyof typeof values) => (event: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [key]: event.target.value }));
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData();
+    data.set(EXPECTED_GAME_FIELD, props.gameId);
+    data.set("batchId", props.batchId);
+    for (const [k, v] of Object.entries(values)) data.set(k, v);
+    startTransition(() => dispatch(data));
+  };
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const result = state?.ok ? state.data : undefined;
+  return (
+    <div className="flex flex-col gap-3">
+      <form onSubmit={onSubmit} noValidate aria-label="Make a payment file" className="grid gap-3 sm:grid-cols-2">
+        <Field label="Method" error={errors.method} required>
+          {(control) => (
+            <Select
+              {...control}
+              name="method"
+              value={values.method}
+              onChange={set("method")}
+              options={FILE_METHODS.map((m) => ({ value: m, label: FILE_METHOD_LABELS[m] }))}
+            />
+          )}
+        </Field>
+        <Field
+          label="Execution date"
+          hint="When the bank or provider should pay (YYYY-MM-DD)."
+          error={errors.executionDate}
+        >
+          {(control) => (
+            <Input {...control} name="executionDate" value={values.executionDate} onChange={set("executionDate")} />
+          )}
+        </Field>
+        <Field
+          label="USD→EUR rate"
+          hint="EUR for one USD, e.g. 0.92345. Needed for SEPA and any EUR payout; the ledger stays in USD."
+          error={errors.eurRate}
+        >
+          {(control) => (
+            <Input {...control} name="eurRate" inputMode="decimal" value={values.eurRate} onChange={set("eurRate")} />
+          )}
+        </Field>
+        <Field
+          label="Rate source"
+          hint="Where the rate comes from, e.g. ECB reference rate 2026-10-01."
+          error={errors.rateSource}
+        >
+          {(control) => <Input {...control} name="rateSource" value={values.rateSource} onChange={set("rateSource")} />}
+        </Field>
+        <div className="sm:col-span-2">
+          <Button type="submit" variant="primary" pending={pending} pendingLabel="Writing…">
+            Make payment file
+          </Button>
+        </div>
+      </form>
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      {result && result.refused.length > 0 ? (
+        <SimpleTable
+          caption="Left out of the file"
+          dense
+          head={
+            <>
+              <Th>Recipient</Th>
+              <Th>Why</Th>
+            </>
+          }
+        >
+          {result.refused.map((r) => (
+            <Tr key={r.recipientPlayerId}>
+              <RowTh>{r.recipientPlayerId}</RowTh>
+              <Td>{r.reason}</Td>
+            </Tr>
+          ))}
+        </SimpleTable>
+      ) : null}
+    </div>
+  );
+}
+
+/** Cancelling a live file (its statements go back to approved), with a reason. */
+export function CancelFileButton(props: { action: ServerAction; fileId: string; fileName: string }) {
+  const router = useRouter();
+  return (
+    <ConfirmDialog
+      onConfirmed={() => router.refresh()}
+      trigger={
+        <Button variant="ghost" size="sm">
+          Cancel…
+        </Button>
+      }
+      title={`Cancel ${props.fileName}?`}
+      description={
+        "Its statements still in payment go back to approved, payable again. Do not upload it to the provider."
+      }
+      confirmLabel="Cancel the file"
+      cancelLabel="Keep it"
+      tone="danger"
+      size="md"
+      action={withFields(props.action, { fileId: props.fileId })}
+    >
+      {(typed) => (
+        <Field label="Reason" required>
+          {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
+        </Field>
+      )}
+    </ConfirmDialog>
+  );
+}
+
+/** Recording a paid payment as returned (undoing a wrong "paid"): a reason, and someone other than who paid it. */
+export function ReturnPaymentButton(props: { action: ServerAction; paid: { id: string; label: string }[] }) {
+  const router = useRouter();
+  return (
+    <ConfirmDialog
+      onConfirmed={() => router.refresh()}
+      trigger={<Button variant="secondary">Return a payment…</Button>}
+      title="Record a payment as returned"
+      description={
+        "The statement becomes returned and its amount is owed again. " +
+        "Someone other than the person who recorded the payment does this."
+      }
+      confirmLabel="Record as returned"
+      pendingLabel="Recording…"
+      tone="danger"
+      size="md"
+      action={props.action}
+    >
+      {(typed) => (
+        <div className="flex flex-col gap-3">
+          <Field label="Paid statement" required>
+            {(control) => (
+              <Select
+                {...control}
+                name="statementId"
+                defaultValue={typed.statementId}
+                options={props.paid.map((p) => ({ value: p.id, label: p.label }))}
+              />
+            )}
+          </Field>
+          <Field label="Reason" hint="What went wrong: it is kept with the return." required>
+            {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
+          </Field>
+        </div>
+      )}
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,164 @@
+import { SimpleTable, RowTh, Td, Th, Tr } from "@/app/_components/table/table";
+import { Badge } from "@/app/_components/ui/badge";
+import { DateTime } from "@/app/_components/ui/date-time";
+import { Money } from "@/app/_components/ui/money";
+import type { Db } from "@/db";
+import type { PayoutBatchStatus } from "@/db/types";
+import { formatCount } from "@/lib/format";
+import { listBatchPaymentFiles } from "@/lib/payments/file-access";
+import { listPayoutStatements } from "@/lib/payouts/ledger";
+import {
+  cancelPaymentFileAction,
+  createPaymentFileAction,
+  importResultsAction,
+  returnPaymentAction,
+} from "./payment-actions";
+import { CancelFileButton, CreateFileForm, ReturnPaymentButton } from "./payment-file-forms";
+import { Panel } from "./panel";
+import { ResultsImportForm } from "./results-import-form";
+
+const FILE_STATUS_TONES = { live: "info", completed: "success", cancelled: "neutral" } as const;
+const METHOD_LABELS: Record<string, string> = { paypal: "PayPal", wise: "Wise", pain001: "SEPA", generic: "Generic" };
+
+/**
+ * The window's payment files: make one (only for an approved batch with something payable), download, cancel, import
+ * the provider's results, and record a paid payment as returned. Shown to finance.
+ */
+export async function PaymentFilesSection(props: {
+  db: Db;
+  gameId: string;
+  batch: { id: string; status: PayoutBatchStatus };
+  today: string;
+}) {
+  const { db, gameId, batch } = props;
+  const [files, statements] = await Promise.all([
+    listBatchPaymentFiles(db, { gameId, batchId: batch.id }),
+    listPayoutStatements(db, { gameId, batchId: batch.id }),
+  ]);
+  const payable = statements.filter(
+    (s) => (s.state === "approved" || s.state === "returned") && s.payableUsd !== "0.00",
+  );
+  const paid = statements.filter((s) => s.state === "paid");
+  const inPayment = statements.filter((s) => s.state === "in_payment").length;
+  const live = files.filter((f) => f.status === "live");
+  const canMake = batch.status === "approved" && payable.length > 0;
+  return (
+    <Panel
+      id="payment-files"
+      title="Payment files"
+      open
+      className="mb-4"
+      summary={
+        `${formatCount(live.length)} live, ${formatCount(inPayment)} statement(s) in payment, ` +
+        `${formatCount(payable.length)} payable`
+      }
+    >
+      <div className="flex flex-col gap-6">
+        {files.length > 0 ? (
+          <SimpleTable
+            caption="Files of this batch"
+            dense
+            head={
+              <>
+                <Th>File</Th>
+                <Th>Method</Th>
+                <Th>State</Th>
+                <Th align="right">Payments</Th>
+                <Th align="right">Amount</Th>
+                <Th>Made</Th>
+                <Th>SHA-256</Th>
+                <Th>Actions</Th>
+              </>
+            }
+          >
+            {files.map((f) => (
+              <Tr key={f.id}>
+                <RowTh className="font-mono text-xs">{f.fileName}</RowTh>
+                <Td>{METHOD_LABELS[f.method] ?? f.method}</Td>
+                <Td>
+                  <Badge tone={FILE_STATUS_TONES[f.status]}>{f.status}</Badge>
+                </Td>
+                <Td align="right">{formatCount(f.rowCount)}</Td>
+                <Td align="right">
+                  <Money value={f.totalAmount} currency={f.currency} />
+                </Td>
+                <Td>
+                  <DateTime value={f.createdAt.toISOString()} />
+                </Td>
+                <Td className="font-mono text-xs" title={f.sha256}>
+                  {f.sha256.slice(0, 12)}…
+                </Td>
+                <Td>
+                  <span className="flex flex-wrap gap-2">
+                    <a
+                      href={`/api/payment-files/${f.id}`}
+                      download={f.fileName}
+                      className="text-sm font-medium text-accent underline-offset-2 hover:underline"
+                    >
+                      Download<span className="sr-only"> {f.fileName}</span>
+                    </a>
+                    {f.status === "live" ? (
+                      <CancelFileButton action={cancelPaymentFileAction} fileId={f.id} fileName={f.fileName} />
+                    ) : null}
+                  </span>
+                </Td>
+              </Tr>
+            ))}
+          </SimpleTable>
+        ) : (
+          <p className="text-sm text-ink-muted">No payment file yet.</p>
+        )}
+
+        <section aria-labelledby="make-file-heading" className="flex flex-col gap-2">
+          <h3 id="make-file-heading" className="text-sm font-semibold text-ink">
+            Make a payment file
+          </h3>
+          {canMake ? (
+            <>
+              <p className="text-sm text-ink-muted">
+                Pays every approved statement whose recipient the method can pay; they move to “in payment” until the
+                provider's results are imported. Nothing is paid by making the file.
+              </p>
+              <CreateFileForm action={createPaymentFileAction} batchId={batch.id} gameId={gameId} today={props.today} />
+            </>
+          ) : (
+            <p className="text-sm text-ink-muted">
+              {batch.status !== "approved"
+                ? `Payment files are made once the batch is approved (it is ${batch.status}).`
+                : "No approved statement is left to pay."}
+            </p>
+          )}
+        </section>
+
+        {files.length > 0 ? (
+          <section aria-labelledby="import-results-heading" className="flex flex-col gap-2">
+            <h3 id="import-results-heading" className="text-sm font-semibold text-ink">
+              Import results
+            </h3>
+            <ResultsImportForm action={importResultsAction} gameId={gameId} batchId={batch.id} />
+          </section>
+        ) : null}
+
+        {paid.length > 0 ? (
+          <section aria-labelledby="return-heading" className="flex flex-col items-start gap-2">
+            <h3 id="return-heading" className="text-sm font-semibold text-ink">
+              Returned payments
+            </h3>
+            <p className="text-sm text-ink-muted">
+              A payment that came back, or one marked paid by mistake: the statement is owed again.
+            </p>
+            <ReturnPaymentButton
+              action={returnPaymentAction}
+              paid={paid.slice(0, 500).map((s) => ({
+                id: s.id,
+                label:
+                  `Recipient ${s.recipientPlayerId}: USD ${s.paidAmountUsd ?? s.payableUsd} ` +
+                  `(${s.paymentReference ?? ""})`,
+              }))}
+            />
+          </section>
+        ) : null}
+      </div>
+    </Panel>
+  );
+}

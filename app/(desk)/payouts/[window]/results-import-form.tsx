@@ -1,0 +1,159 @@
+"use client";
+
+import { type FormEvent, startTransition, useActionState, useState } from "react";
+import { Field } from "@/app/_components/forms/field";
+import { FormMessage } from "@/app/_components/forms/form-message";
+import { Select } from "@/app/_components/forms/select";
+import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { Badge } from "@/app/_components/ui/badge";
+import { Button } from "@/app/_components/ui/button";
+import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import { RESULT_FORMAT_LABELS, RESULT_FORMATS } from "@/lib/payments/schemas";
+import type { ImportPreview } from "./payment-actions";
+
+type Action = (state: ActionResult<ImportPreview> | null, form: FormData) => Promise<ActionResult<ImportPreview>>;
+
+const VERDICT_BADGES: Record<string, { label: string; tone: "neutral" | "info" | "success" | "warning" | "danger" }> = {
+  pay: { label: "Matched: paid", tone: "success" },
+  reject: { label: "Matched: rejected", tone: "warning" },
+  return: { label: "Matched: returned", tone: "warning" },
+  pending: { label: "Pending", tone: "neutral" },
+  already_applied: { label: "Already imported", tone: "neutral" },
+  unknown_reference: { label: "Unknown reference", tone: "danger" },
+  amount_mismatch: { label: "Amount mismatch", tone: "danger" },
+  not_applicable: { label: "Does not apply", tone: "danger" },
+};
+
+/**
+ * Importing a provider's results: the file is read in the page and sent as text. A dry run shows every line with
+ * what it would do (matched, unknown, mismatched); applying the same file then changes the statements. The chosen
+ * file, format and mode stay chosen after any answer.
+ */
+export function ResultsImportForm({ action, gameId, batchId }: { action: Action; gameId: string; batchId: string }) {
+  const [state, dispatch, pending] = useActionState(action, null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [format, setFormat] = useState<string>("paypal");
+  const [mode, setMode] = useState<"dry_run" | "apply">("dry_run");
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const file = (event.currentTarget.elements.namedItem("file") as HTMLInputElement).files?.[0];
+    if (!file) {
+      setFileError("choose the provider's results file");
+      return;
+    }
+    setFileError(null);
+    const data = new FormData();
+    data.set(EXPECTED_GAME_FIELD, gameId);
+    data.set("batchId", batchId);
+    data.set("format", format);
+    data.set("mode", mode);
+    data.set("text", await file.text());
+    startTransition(() => dispatch(data));
+  };
+  const result = state?.ok ? state.data : undefined;
+  return (
+    <div className="flex flex-col gap-3">
+      <form onSubmit={onSubmit} noValidate aria-label="Import payment results" className="flex max-w-xl flex-col gap-3">
+        <Field label="Results file" error={fileError ?? (state && !state.ok ? state.fieldErrors?.text : null)} required>
+          {(control) => (
+            <input
+              {...control}
+              name="file"
+              type="file"
+              accept=".csv,.xml,text/csv,application/xml"
+              className="text-sm"
+            />
+          )}
+        </Field>
+        <Field label="Format" error={state && !state.ok ? state.fieldErrors?.format : null} required>
+          {(control) => (
+            <Select
+              {...control}
+              name="format"
+              value={format}
+              onChange={(e) => setFormat(e.target.value)}
+              options={RESULT_FORMATS.map((f) => ({ value: f, label: RESULT_FORMAT_LABELS[f] }))}
+            />
+          )}
+        </Field>
+        <fieldset className="flex flex-col gap-1.5">
+          <legend className="text-sm font-medium text-ink">What to do</legend>
+          <label className="flex items-center gap-2 text-sm">
+            <input
+              type="radio"
+              name="mode"
+              value="dry_run"
+              checked={mode === "dry_run"}
+              onChange={() => setMode("dry_run")}
+            />
+            Dry run: show what each line would do, change nothing
+          </label>
+          <label className="flex items-center gap-2 text-sm">
+            <input
+              type="radio"
+              name="mode"
+              value="apply"
+              checked={mode === "apply"}
+              onChange={() => setMode("apply")}
+            />
+            Apply: record the matched results (unknown and mismatched lines are never applied)
+          </label>
+        </fieldset>
+        <div>
+          <Button type="submit" variant="primary" pending={pending} pendingLabel="Reading…">
+            {mode === "dry_run" ? "Preview results" : "Apply results"}
+          </Button>
+        </div>
+      </form>
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      {result && result.lines.length > 0 ? (
+        <SimpleTable
+          caption={result.dryRun ? "Preview: what importing this file does" : "Imported"}
+          dense
+          head={
+            <>
+              <Th>Reference</Th>
+              <Th>Recipient</Th>
+              <Th>Provider says</Th>
+              <Th>Amount</Th>
+              <Th>Sent</Th>
+              <Th>Outcome</Th>
+              <Th>Note</Th>
+            </>
+          }
+        >
+          {result.lines.map((l) => {
+            const badge = VERDICT_BADGES[l.verdict] ?? { label: l.verdict, tone: "neutral" as const };
+            return (
+              <Tr key={`${l.reference}|${l.outcome}|${l.transactionId ?? ""}|${l.amount ?? ""}`}>
+                <RowTh className="font-mono text-xs">{l.reference}</RowTh>
+                <Td>{l.recipientPlayerId ?? ""}</Td>
+                <Td>{l.outcome}</Td>
+                <Td>
+                  {l.amount ?? ""} {l.currency ?? ""}
+                </Td>
+                <Td>{l.expectedAmount ?? ""}</Td>
+                <Td>
+                  <Badge tone={badge.tone}>{badge.label}</Badge>
+                </Td>
+                <Td>
+                  {l.note}
+                  {l.reason ? ` (${l.reason})` : ""}
+                </Td>
+              </Tr>
+            );
+          })}
+        </SimpleTable>
+      ) : null}
+      {result && result.unreadable.length > 0 ? (
+        <FormMessage tone="error">
+          {result.unreadable.length} line(s) could not be read:{" "}
+          {result.unreadable
+            .slice(0, 3)
+            .map((u) => `line ${u.line}: ${u.reason}`)
+            .join("; ")}
+        </FormMessage>
+      ) : null}
+    </div>
+  );
+}

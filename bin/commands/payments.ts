@@ -1,0 +1,184 @@
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { ActingAs } from "@/core/actor";
+import type { Db } from "@/db";
+import { getBatchGameId } from "@/db/queries/payment-flow";
+import { hasRole } from "@/lib/auth/roles";
+import { emailSchema, listUsers } from "@/lib/auth/users";
+import { downloadPaymentFile } from "@/lib/payments/file-access";
+import { createPaymentFiles } from "@/lib/payments/files";
+import { importResults } from "@/lib/payments/results";
+import {
+  createPaymentFileSchema,
+  type FILE_METHODS,
+  importResultsSchema,
+  type RESULT_FORMATS,
+} from "@/lib/payments/schemas";
+import { CliError } from "../cli";
+import { type Command, withDb } from "../with-db";
+
+/** `payouts pay-file` and `payouts import-results`: payment files and provider results from the command line. */
+
+async function financeUser(db: Db, email: string): Promise<ActingAs> {
+  const user = (await listUsers(db)).find((u) => u.email.toLowerCase() === email.toLowerCase());
+  if (!user) throw new CliError(`--actor: no user ${email}`);
+  if (!hasRole(user.role, "finance"))
+    throw new CliError(`--actor: ${email} is ${user.role}; finance or admin acts here`);
+  return { actor: { id: user.id, email: user.email }, via: "cli" };
+}
+
+async function gameOf(db: Db, batchId: string): Promise<string> {
+  const gameId = await getBatchGameId(db, batchId);
+  if (!gameId) throw new CliError(`--batch: no payout batch ${batchId}`);
+  return gameId;
+}
+
+const pathSchema = z.string().trim().min(1, { message: "is required" });
+
+async function isDirectory(target: string): Promise<boolean> {
+  try {
+    return (await stat(target)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+type PayFileFlags = {
+  batch: string;
+  method: (typeof FILE_METHODS)[number];
+  out: string;
+  "eur-rate"?: string;
+  "rate-source"?: string;
+  "execution-date"?: string;
+  actor: string;
+};
+
+type ImportFlags = {
+  batch: string;
+  format: (typeof RESULT_FORMATS)[number];
+  file: string;
+  "dry-run": boolean;
+  actor: string;
+};
+
+export const paymentCommands: Record<string, Command> = {
+  "payouts pay-file": {
+    spec: {
+      usage:
+        "npm run desk -- payouts pay-file --batch ID --method paypal|wise|sepa|generic --out F " +
+        "[--eur-rate R --rate-source S] [--execution-date D] --actor EMAIL",
+      description:
+        "Writes the payment file(s) of an approved batch for one method and moves the statements they pay to " +
+        "in_payment (nothing is paid until results are imported). One file is written to --out; several " +
+        "(currencies, parts) into the directory --out. Recipients the method cannot pay are listed with the " +
+        "reason. The file holds bank details: keep it safe.",
+      options: {
+        batch: { type: "string", description: "The payout batch id" },
+        method: { type: "string", description: "paypal, wise, sepa or generic" },
+        out: { type: "string", description: "The file (or directory, for several files) to write" },
+        "eur-rate": { type: "string", description: "USD→EUR rate for EUR payouts, e.g. 0.92345" },
+        "rate-source": { type: "string", description: "Where the rate comes from (with --eur-rate)" },
+        "execution-date": { type: "string", description: "Requested execution date, YYYY-MM-DD" },
+        actor: { type: "string", description: "Email of the finance user making the file" },
+      },
+      schema: z.object({
+        batch: z.string(),
+        method: z.string(),
+        out: pathSchema,
+        "eur-rate": z.string().optional(),
+        "rate-source": z.string().optional(),
+        "execution-date": z.string().optional(),
+        actor: emailSchema,
+      }),
+    },
+    run: (flags: PayFileFlags) =>
+      withDb(
+        async (db) => {
+          const parsed = createPaymentFileSchema.safeParse({
+            batchId: flags.batch,
+            method: flags.method,
+            eurRate: flags["eur-rate"],
+            rateSource: flags["rate-source"],
+            executionDate: flags["execution-date"],
+          });
+          if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            const field = String(issue?.path[0] ?? "");
+            const flag = { batchId: "batch", eurRate: "eur-rate", rateSource: "rate-source" }[field];
+            const named = flag ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+            throw new CliError(`--${named}: ${issue?.message}`, 2);
+          }
+          const as = await financeUser(db, flags.actor);
+          const gameId = await gameOf(db, parsed.data.batchId);
+          const made = await createPaymentFiles(db, { ...parsed.data, gameId }, as);
+          const several = made.files.length > 1 || (await isDirectory(flags.out));
+          if (several) await mkdir(flags.out, { recursive: true });
+          const files = [];
+          for (const file of made.files) {
+            const download = await downloadPaymentFile(db, { gameId, fileId: file.id }, as);
+            const target = several ? path.join(flags.out, download.fileName) : flags.out;
+            await writeFile(target, download.content, { mode: 0o600 });
+            process.stderr.write(`payouts pay-file: wrote ${target} (${file.rowCount} payments)\n`);
+            files.push({ ...file, path: target });
+          }
+          return { batchId: parsed.data.batchId, method: parsed.data.method, ...made, files };
+        },
+        { keys: true },
+      ),
+  },
+  "payouts import-results": {
+    spec: {
+      usage:
+        "npm run desk -- payouts import-results --batch ID --format paypal|wise|pain002|generic --file F " +
+        "[--dry-run] --actor EMAIL",
+      description:
+        "Imports a provider's results for a batch's payment files: matched by reference with the amount " +
+        "checked. Paid statements close as paid; rejected ones are owed again (approved) with the reason; " +
+        "payments returned after they were paid become returned, owed again. Unknown references and mismatches " +
+        "are listed and never applied; --dry-run changes nothing. Importing the same file twice changes nothing.",
+      options: {
+        batch: { type: "string", description: "The payout batch id" },
+        format: { type: "string", description: "paypal, wise, pain002 or generic" },
+        file: { type: "string", description: "The results file to read" },
+        "dry-run": { type: "boolean", description: "Show what would happen; change nothing" },
+        actor: { type: "string", description: "Email of the finance user importing" },
+      },
+      schema: z.object({
+        batch: z.string(),
+        format: z.string(),
+        file: pathSchema,
+        "dry-run": z.boolean().default(false),
+        actor: emailSchema,
+      }),
+    },
+    run: (flags: ImportFlags) =>
+      withDb(async (db) => {
+        let text: string;
+        try {
+          text = await readFile(flags.file, "utf8");
+        } catch (error) {
+          throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`);
+        }
+        const parsed = importResultsSchema.safeParse({ batchId: flags.batch, format: flags.format, text });
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const flag = { batchId: "batch", format: "format", text: "file" }[String(issue?.path[0])] ?? "file";
+          throw new CliError(`--${flag}: ${issue?.message}`, 2);
+        }
+        const as = await financeUser(db, flags.actor);
+        const gameId = await gameOf(db, parsed.data.batchId);
+        const out = await importResults(db, { ...parsed.data, gameId, dryRun: flags["dry-run"] }, as);
+        return {
+          batchId: parsed.data.batchId,
+          format: parsed.data.format,
+          dryRun: out.dryRun,
+          sha256: out.sha256,
+          counts: out.counts,
+          applied: out.applied,
+          unreadable: out.plan.unreadable,
+          lines: out.plan.lines.map(({ result: _result, ...line }) => line),
+        };
+      }),
+  },
+};

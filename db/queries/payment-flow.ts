@@ -1,0 +1,348 @@
+import "server-only";
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db";
+import type { PaymentFileMethod, PaymentFileStatus, PaymentReturnKind, PayoutStatementState } from "@/db/types";
+import { PAYMENT_FILE_COLUMNS, type PaymentFileRow } from "./payment-files";
+
+/**
+ * Reads and writes around paying statements through payment files (2026_11_24_1800): the stored file, the items a
+ * provider's results name, the payments that came back. The rules live in lib/payments.
+ */
+
+export type StoredPaymentFile = PaymentFileRow & {
+  mediaType: string;
+  contentSealed: string | null;
+  eurRate: string | null;
+  rateSource: string | null;
+  executionDate: Date | null;
+  createdByEmail: string;
+};
+
+export async function getPaymentFile(
+  db: DbOrTrx,
+  p: { gameId: string; fileId: string },
+): Promise<StoredPaymentFile | null> {
+  const row = await db
+    .selectFrom("payment_file")
+    .select([
+      ...PAYMENT_FILE_COLUMNS,
+      "media_type as mediaType",
+      "content_sealed as contentSealed",
+      "eur_rate as eurRate",
+      "rate_source as rateSource",
+      "execution_date as executionDate",
+      "created_by_email as createdByEmail",
+    ])
+    .where("game_id", "=", p.gameId)
+    .where("id", "=", p.fileId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The statements of a batch with a payable, their recipient and provider reference, for writing a file. */
+export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; batchId: string }) {
+  return db
+    .selectFrom("payout_statement as s")
+    .innerJoin("payout_batch as b", "b.id", "s.batch_id")
+    .select([
+      "s.id",
+      "s.recipient_player_id as recipientPlayerId",
+      "s.player_name as playerName",
+      "s.payable_usd as payableUsd",
+      "s.provider_reference as providerReference",
+      "s.state",
+      "b.window_start as windowStart",
+    ])
+    .where("s.game_id", "=", p.gameId)
+    .where("s.batch_id", "=", p.batchId)
+    .where("s.state", "in", ["approved", "returned"])
+    .where("s.payable_usd", ">", "0")
+    .orderBy("s.recipient_player_id")
+    .execute();
+}
+
+export type ItemByReference = {
+  fileId: string;
+  fileStatus: PaymentFileStatus;
+  method: PaymentFileMethod;
+  statementId: string;
+  reference: string;
+  amountUsd: string;
+  amountCurrency: string;
+  currency: string;
+  statementState: PayoutStatementState;
+  statementFileId: string | null;
+  recipientPlayerId: string;
+};
+
+/** The items of a batch's files carrying the given references, newest file first. */
+export async function listItemsByReference(
+  db: DbOrTrx,
+  p: { gameId: string; batchId: string; references: readonly string[] },
+): Promise<ItemByReference[]> {
+  if (p.references.length === 0) return [];
+  return db
+    .selectFrom("payment_file_item as i")
+    .innerJoin("payment_file as f", "f.id", "i.file_id")
+    .innerJoin("payout_statement as s", "s.id", "i.statement_id")
+    .select([
+      "i.file_id as fileId",
+      "f.status as fileStatus",
+      "f.method",
+      "i.statement_id as statementId",
+      "i.reference",
+      "i.amount_usd as amountUsd",
+      "i.amount_currency as amountCurrency",
+      "i.currency",
+      "s.state as statementState",
+      "s.payment_file_id as statementFileId",
+      "s.recipient_player_id as recipientPlayerId",
+    ])
+    .where("i.game_id", "=", p.gameId)
+    .where("f.batch_id", "=", p.batchId)
+    .where("i.reference", "in", [...p.references])
+    .orderBy("f.created_at", "desc")
+    .execute();
+}
+
+/** The ids of the results already recorded for the given statements (statement, transaction id, outcome). */
+export async function listRecordedResultKeys(db: DbOrTrx, statementIds: readonly string[]) {
+  if (statementIds.length === 0) return [];
+  return db
+    .selectFrom("payment_result")
+    .select(["id", "statement_id as statementId", "provider_transaction_id as transactionId", "outcome"])
+    .where("statement_id", "in", [...statementIds])
+    .execute();
+}
+
+export async function setStatementsPaymentFile(
+  db: DbOrTrx,
+  p: { fileId: string; statementIds: readonly string[] },
+): Promise<void> {
+  if (p.statementIds.length === 0) return;
+  await db
+    .updateTable("payout_statement")
+    .set({ payment_file_id: p.fileId })
+    .where("id", "in", [...p.statementIds])
+    .where("state", "=", "in_payment")
+    .execute();
+}
+
+/** The items of a file the provider has paid or rejected leave the file's open set. */
+export async function settleFileItems(
+  db: DbOrTrx,
+  p: { fileId: string; statementIds: readonly string[] },
+): Promise<void> {
+  if (p.statementIds.length === 0) return;
+  await db
+    .updateTable("payment_file_item")
+    .set({ settled: true })
+    .where("file_id", "=", p.fileId)
+    .where("statement_id", "in", [...p.statementIds])
+    .execute();
+}
+
+/** Live files of the batch none of whose statements is still in payment become completed. */
+export async function completeSettledFiles(db: DbOrTrx, p: { gameId: string; batchId: string }): Promise<number> {
+  const result = await sql`
+    update payment_file f set status = 'completed'
+    where f.game_id = ${p.gameId} and f.batch_id = ${p.batchId} and f.status = 'live'
+      and not exists (select 1 from payout_statement s
+        where s.payment_file_id = f.id and s.state = 'in_payment')`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** The statements of a file still in payment. */
+export async function listFileStatementsInPayment(db: DbOrTrx, p: { fileId: string }): Promise<string[]> {
+  const rows = await db
+    .selectFrom("payout_statement")
+    .select("id")
+    .where("payment_file_id", "=", p.fileId)
+    .where("state", "=", "in_payment")
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export type NewPaymentReturn = {
+  gameId: string;
+  batchId: string;
+  statementId: string;
+  recipientPlayerId: string;
+  kind: PaymentReturnKind;
+  amountUsd: string;
+  reason: string;
+  fileId: string | null;
+  resultId: string | null;
+  paidAt: Date | null;
+  paidOn: string | null;
+  paymentMethod: string | null;
+  paymentReference: string | null;
+  paidById: string | null;
+  actorId: string | null;
+  actorEmail: string | null;
+  via: string;
+};
+
+export async function insertPaymentReturns(db: DbOrTrx, rows: readonly NewPaymentReturn[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto("payment_return")
+    .values(
+      rows.map((r) => ({
+        game_id: r.gameId,
+        batch_id: r.batchId,
+        statement_id: r.statementId,
+        recipient_player_id: r.recipientPlayerId,
+        kind: r.kind,
+        amount_usd: r.amountUsd,
+        reason: r.reason,
+        file_id: r.fileId,
+        result_id: r.resultId,
+        paid_at: r.paidAt,
+        paid_on: r.paidOn,
+        payment_method: r.paymentMethod,
+        payment_reference: r.paymentReference,
+        paid_by_id: r.paidById,
+        actor_id: r.actorId,
+        actor_email: r.actorEmail,
+        via: r.via,
+      })),
+    )
+    .execute();
+}
+
+export type PaymentReturnRow = {
+  id: string;
+  statementId: string;
+  recipientPlayerId: number;
+  kind: PaymentReturnKind;
+  amountUsd: string;
+  reason: string;
+  paidAt: Date | null;
+  paidOn: string | null;
+  paymentMethod: string | null;
+  paymentReference: string | null;
+  at: Date;
+  actorEmail: string | null;
+};
+
+/** Payments that came back, of the given statements or of a game (one recipient when given), oldest first. */
+export async function listPaymentReturns(
+  db: DbOrTrx,
+  p: { gameId: string; statementIds?: readonly string[]; recipientPlayerId?: number; batchId?: string },
+): Promise<PaymentReturnRow[]> {
+  if (p.statementIds && p.statementIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("payment_return")
+    .select([
+      "id",
+      "statement_id",
+      "recipient_player_id",
+      "kind",
+      "amount_usd",
+      "reason",
+      "paid_at",
+      sql<string | null>`to_char(paid_on, 'YYYY-MM-DD')`.as("paid_on"),
+      "payment_method",
+      "payment_reference",
+      "at",
+      "actor_email",
+    ])
+    .where("game_id", "=", p.gameId)
+    .$if(p.statementIds !== undefined, (q) => q.where("statement_id", "in", [...(p.statementIds ?? [])]))
+    .$if(p.batchId !== undefined, (q) => q.where("batch_id", "=", p.batchId as string))
+    .$if(p.recipientPlayerId !== undefined, (q) => q.where("recipient_player_id", "=", String(p.recipientPlayerId)))
+    .orderBy("at")
+    .orderBy("id")
+    .execute();
+  return rows.map((r) => ({
+    id: String(r.id),
+    statementId: r.statement_id,
+    recipientPlayerId: Number(r.recipient_player_id),
+    kind: r.kind,
+    amountUsd: r.amount_usd,
+    reason: r.reason,
+    paidAt: r.paid_at,
+    paidOn: r.paid_on,
+    paymentMethod: r.payment_method,
+    paymentReference: r.payment_reference,
+    at: r.at,
+    actorEmail: r.actor_email,
+  }));
+}
+
+/** Who recorded a statement's current payment (the newest "paid" event), if anyone. */
+export async function getPaidBy(db: DbOrTrx, statementId: string): Promise<{ actorId: string | null } | null> {
+  const row = await db
+    .selectFrom("payout_statement_event")
+    .select("actor_id")
+    .where("statement_id", "=", statementId)
+    .where("kind", "=", "paid")
+    .orderBy("at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { actorId: row.actor_id } : null;
+}
+
+/** A statement of the game with its payment fields, locked. */
+export async function getStatementPayment(db: DbOrTrx, p: { gameId: string; statementId: string }) {
+  return db
+    .selectFrom("payout_statement")
+    .select([
+      "id",
+      "batch_id",
+      "recipient_player_id",
+      "state",
+      "payable_usd",
+      "paid_amount_usd",
+      sql<string | null>`to_char(paid_on, 'YYYY-MM-DD')`.as("paid_on"),
+      "payment_method",
+      "payment_reference",
+      "closed_at",
+    ])
+    .where("game_id", "=", p.gameId)
+    .where("id", "=", p.statementId)
+    .executeTakeFirst();
+}
+
+export type PaymentStateRow = {
+  id: string;
+  recipient_player_id: string;
+  state: PayoutStatementState;
+  payment_file_id: string | null;
+  payable_usd: string;
+  live_items: number;
+  live_file_id: string | null;
+  live_amount_usd: string | null;
+  returned_usd: string;
+  returns: number;
+};
+
+/** Statements of live batches touched by payment files or returns, with what the files and returns say of them. */
+export async function listPaymentStates(
+  db: DbOrTrx,
+  p: { gameId: string; recipientPlayerId?: number },
+): Promise<PaymentStateRow[]> {
+  const result = await sql<PaymentStateRow>`
+    select s.id::text as id, s.recipient_player_id::text as recipient_player_id, s.state,
+      s.payment_file_id::text as payment_file_id, s.payable_usd::text as payable_usd,
+      coalesce(li.n, 0)::int as live_items, li.file_id::text as live_file_id, li.amount_usd::text as live_amount_usd,
+      coalesce(rt.usd, 0)::text as returned_usd, coalesce(rt.n, 0)::int as returns
+    from payout_statement s
+    join payout_batch b on b.id = s.batch_id and b.status <> 'discarded'
+    left join lateral (select count(*) as n, min(i.file_id::text) as file_id, min(i.amount_usd) as amount_usd
+      from payment_file_item i where i.statement_id = s.id and i.file_status = 'live' and not i.settled) li on true
+    left join lateral (select count(*) as n, sum(r.amount_usd) as usd
+      from payment_return r where r.statement_id = s.id and r.kind = 'returned') rt on true
+    where s.game_id = ${p.gameId}
+      ${p.recipientPlayerId === undefined ? sql`` : sql`and s.recipient_player_id = ${p.recipientPlayerId}`}
+      and (s.state in ('in_payment', 'returned') or s.payment_file_id is not null or li.n > 0 or rt.n > 0)`.execute(db);
+  return result.rows;
+}
+
+/** The game a batch belongs to (the CLI names a batch alone). */
+export async function getBatchGameId(db: DbOrTrx, batchId: string): Promise<string | null> {
+  const row = await db.selectFrom("payout_batch").select("game_id").where("id", "=", batchId).executeTakeFirst();
+  return row?.game_id ?? null;
+}

@@ -1,0 +1,316 @@
+import { readFile } from "node:fs/promises";
+import pg from "pg";
+import { createDb } from "../db/index";
+import { DEMO_GAME_ID } from "../emulator/scenario/demo";
+import { shoot, signIn } from "./fixtures/session";
+import { expect, type Page, test } from "./fixtures/test";
+import { userFor } from "./fixtures/users";
+
+/**
+ * Paying recipients, end to end: a batch of a demo window is prepared and approved (by two finance users) for five
+ * recipients with payout profiles (three PayPal, two SEPA in EUR); finance makes a PayPal file and a SEPA file,
+ * downloads both, imports PayPal results (two paid, one rejected) after a dry run and the bank's results, then a later
+ * PayPal report returns one paid payment. The statements end paid, payable again and returned. Bank details appear in
+ * the SEPA file only, never in a page or another export.
+ */
+
+const MONTH = "2026-05";
+const WINDOW_PATH = `/payouts/${MONTH}`;
+// Not the IBAN of the example on the payout profiles page, which any page may show.
+const IBANS = ["DE75512108001245126199", "DE02120300000000202051"];
+const BICS = ["COBADEFFXXX", "BYLADEM1001"];
+/** Recipients other specs set profiles on, left alone here. */
+const TAKEN = new Set([100_004, 100_005, 100_006, 100_007]);
+
+type Recipient = { id: number; statementId: string; payable: string };
+let batchId = "";
+let paypalPeople: Recipient[] = [];
+let bankPeople: Recipient[] = [];
+
+async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function person(role: "finance" | "finance2") {
+  const email = role === "finance" ? userFor("finance").email : "finance2@e2e.test";
+  const [row] = await query<{ id: string; email: string }>(`select id, email from auth_user where email = $1`, [email]);
+  if (!row) throw new Error(`no user ${email}`);
+  return { id: row.id, email: row.email };
+}
+
+/** Prepares and approves the window's batch with the app's own functions (as the CLI does). */
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  const { takeSnapshotNow } = await import("../lib/snapshots/pull");
+  const { holdStatements, preparePayoutBatch, approveStatements } = await import("../lib/payouts/batches");
+  const { approvePayoutBatch } = await import("../lib/payouts/batch-approval");
+  const { readBatchFlags } = await import("../lib/payouts/flags");
+  const { overrideFlag } = await import("../lib/payouts/flag-override");
+  const { changePayoutDetails } = await import("../lib/profiles/profiles");
+  const { monthWindow } = await import("../lib/time");
+  const db = createDb(process.env.E2E_DATABASE_URL ?? "", { max: 4 });
+  try {
+    const finance = await person("finance");
+    const finance2 = await person("finance2");
+    const as = { actor: finance, via: "cli" as const };
+    await takeSnapshotNow(db, { gameId: DEMO_GAME_ID, window: monthWindow(MONTH), requestedBy: finance, via: "cli" });
+    ({ batchId } = await preparePayoutBatch(db, { gameId: DEMO_GAME_ID, window: monthWindow(MONTH) }, as));
+    // Window-level flags (unattributed renewals and the like) are overridden with a reason, as a person would.
+    const [{ snapshot_id: snapshotId } = { snapshot_id: "" }] = await query<{ snapshot_id: string }>(
+      "select snapshot_id from payout_batch where id = $1",
+      [batchId],
+    );
+    const flags = await readBatchFlags(db, { gameId: DEMO_GAME_ID, batchId, snapshotId });
+    for (const f of flags.window)
+      await overrideFlag(
+        db,
+        {
+          gameId: DEMO_GAME_ID,
+          batchId,
+          flag: f.flag,
+          recipientPlayerId: null,
+          reason: "checked for this run",
+          cause: f.cause,
+        },
+        as,
+      );
+    const rows = await query<{ id: string; recipient_player_id: string; payable_usd: string }>(
+      `select id, recipient_player_id, payable_usd from payout_statement where batch_id = $1 and payable_usd > 0
+       order by payable_usd desc, recipient_player_id`,
+      [batchId],
+    );
+    const candidates = rows.filter((r) => !TAKEN.has(Number(r.recipient_player_id))).slice(0, 15);
+    const approved = await approveStatements(
+      db,
+      { gameId: DEMO_GAME_ID, batchId, ids: candidates.map((r) => r.id) },
+      as,
+    );
+    const skipped = new Set(approved.skipped.map((k) => k.id));
+    const chosen = candidates
+      .filter((r) => !skipped.has(r.id))
+      .slice(0, 5)
+      .map((r) => ({ id: Number(r.recipient_player_id), statementId: r.id, payable: r.payable_usd }));
+    expect(chosen).toHaveLength(5);
+    paypalPeople = chosen.slice(0, 3);
+    bankPeople = chosen.slice(3);
+    const ids = chosen.map((c) => c.statementId);
+    const others = (await query<{ id: string }>(`select id from payout_statement where batch_id = $1`, [batchId]))
+      .map((r) => r.id)
+      .filter((id) => !ids.includes(id));
+    if (others.length > 0)
+      await holdStatements(db, { gameId: DEMO_GAME_ID, batchId, ids: others, reason: "not in this payment run" }, as);
+    const acting = { actor: finance, role: "finance" as const, via: "cli" as const };
+    for (const p of paypalPeople) {
+      const input = { method: "paypal" as const, currency: "USD", paypalEmail: `payee${p.id}@example.com` };
+      await changePayoutDetails(db, { gameId: DEMO_GAME_ID, playerId: p.id, input }, acting);
+    }
+    for (const [i, p] of bankPeople.entries()) {
+      const input = {
+        method: "bank_transfer" as const,
+        currency: "EUR",
+        accountHolder: `Payee ${p.id}`,
+        iban: IBANS[i] ?? "",
+        bic: BICS[i] ?? "",
+        bankCountry: "DE",
+      };
+      await changePayoutDetails(db, { gameId: DEMO_GAME_ID, playerId: p.id, input }, acting);
+    }
+    await approvePayoutBatch(db, { gameId: DEMO_GAME_ID, batchId }, { actor: finance2, via: "cli" });
+  } finally {
+    await db.destroy();
+  }
+});
+
+/** Leaves the shared database as other specs expect it: no payout profiles of this spec's recipients. */
+test.afterAll(async () => {
+  const players = [...paypalPeople, ...bankPeople].map((p) => p.id);
+  await query("delete from payout_profile_change where game_id = $1 and player_id = any($2::bigint[])", [
+    DEMO_GAME_ID,
+    players,
+  ]);
+  await query("delete from payout_profile where game_id = $1 and player_id = any($2::bigint[])", [
+    DEMO_GAME_ID,
+    players,
+  ]);
+});
+
+async function referenceOf(statementId: string): Promise<{ reference: string; amount: string }> {
+  const [row] = await query<{ reference: string; amount: string }>(
+    `select reference, amount_currency::text as amount from payment_file_item i join payment_file f on f.id = i.file_id
+     where i.statement_id = $1 and f.status <> 'cancelled' order by f.created_at desc limit 1`,
+    [statementId],
+  );
+  if (!row) throw new Error(`statement ${statementId} is in no file`);
+  return row;
+}
+
+async function download(page: Page, fileName: RegExp): Promise<string> {
+  const link = page.getByRole("link", { name: fileName });
+  const [file] = await Promise.all([page.waitForEvent("download"), link.click()]);
+  return readFile((await file.path()) ?? "", "utf8");
+}
+
+async function importResults(page: Page, format: string, name: string, text: string, mode: "dry" | "apply") {
+  const form = page.getByRole("form", { name: "Import payment results" });
+  await form.getByLabel(/^Results file/).setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(text) });
+  await form.getByLabel(/^Format/).selectOption(format);
+  if (mode === "dry") {
+    await form.getByLabel(/^Dry run/).check();
+    await form.getByRole("button", { name: "Preview results" }).click();
+  } else {
+    await form.getByLabel(/^Apply/).check();
+    await form.getByRole("button", { name: "Apply results" }).click();
+  }
+}
+
+async function statesOf(): Promise<Record<number, string>> {
+  const rows = await query<{ recipient_player_id: string; state: string }>(
+    "select recipient_player_id, state from payout_statement where batch_id = $1",
+    [batchId],
+  );
+  return Object.fromEntries(rows.map((r) => [Number(r.recipient_player_id), r.state]));
+}
+
+test.describe.configure({ mode: "serial" });
+
+test("[finance] makes a PayPal file and a SEPA file of an approved batch and downloads both", async ({ page }) => {
+  await signIn(page, "finance");
+  await page.goto(WINDOW_PATH);
+  const panel = page.getByRole("region", { name: "Payment files" });
+  await expect(panel).toBeVisible();
+  const make = page.getByRole("form", { name: "Make a payment file" });
+  await make.getByLabel(/^Method/).selectOption("paypal");
+  await make.getByRole("button", { name: "Make payment file" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "3 statement(s)" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Left out of the file" })).toContainText("bank transfer");
+  await shoot(page, "finance-payment-file-paypal");
+
+  // SEPA without a rate: refused on the field, and the chosen method stays.
+  await make.getByLabel(/^Method/).selectOption("sepa");
+  await make.getByRole("button", { name: "Make payment file" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "USD→EUR rate" })).toBeVisible();
+  await expect(make.getByLabel(/^Method/)).toHaveValue("sepa");
+  await make.getByLabel(/^USD→EUR rate/).fill("0.92345");
+  await make.getByLabel(/^Rate source/).fill("ECB reference rate 2026-06-01");
+  await make.getByRole("button", { name: "Make payment file" }).click();
+  // Nothing payable is left, so the form is no longer offered; the file is listed.
+  const files = page.getByRole("table", { name: "Files of this batch" });
+  await expect(files.getByRole("row")).toHaveCount(3);
+  await expect(page.getByText("No approved statement is left to pay.")).toBeVisible();
+  const paypalCsv = await download(page, /Download .*paypal/i);
+  for (const p of paypalPeople) expect(paypalCsv).toContain(`payee${p.id}@example.com`);
+  const sepaXml = await download(page, /Download .*pain001/i);
+  expect(sepaXml).toContain(IBANS[0]);
+  expect(sepaXml).toContain('Ccy="EUR"');
+  const audits = await query<{ n: string }>(
+    "select count(*)::text as n from audit_log where action = 'payouts.payment_file.download'",
+  );
+  expect(Number(audits[0]?.n)).toBeGreaterThanOrEqual(2);
+  expect(Object.values(await statesOf()).filter((s) => s === "in_payment")).toHaveLength(5);
+  await shoot(page, "finance-payment-files-listed");
+});
+
+test("[finance] imports results after a dry run: two paid and one rejected by PayPal, the bank pays both", async ({
+  page,
+}) => {
+  await signIn(page, "finance");
+  await page.goto(WINDOW_PATH);
+  const [a, b, c] = await Promise.all(paypalPeople.map((p) => referenceOf(p.statementId)));
+  const header = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
+  const paypal = [
+    header,
+    `${a?.reference},PP-A,SUCCESS,-${a?.amount},USD,0.25,`,
+    `${b?.reference},PP-B,FAILED,-${b?.amount},USD,0,Receiver account is locked`,
+    `${c?.reference},PP-C,SUCCESS,-${c?.amount},USD,0.25,`,
+    "DEMO-202605-ZZZZZZZZZZZZ,PP-X,SUCCESS,-1.00,USD,0,",
+  ].join("\r\n");
+  await importResults(page, "paypal", "paypal-results.csv", paypal, "dry");
+  const preview = page.getByRole("table", { name: "Preview: what importing this file does" });
+  await expect(preview).toContainText("Matched: paid");
+  await expect(preview).toContainText("Matched: rejected");
+  await expect(preview).toContainText("Unknown reference");
+  await shoot(page, "finance-payment-results-preview");
+  expect(Object.values(await statesOf()).filter((s) => s === "paid")).toHaveLength(0);
+
+  await importResults(page, "paypal", "paypal-results.csv", paypal, "apply");
+  await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid, 1 rejected" })).toBeVisible();
+
+  const bank = await Promise.all(bankPeople.map((p) => referenceOf(p.statementId)));
+  const generic = [
+    "reference,provider_transaction_id,outcome,amount,currency,fee,reason",
+    ...bank.map((r, i) => `${r.reference},BANK-${i},paid,${r.amount},EUR,0,`),
+  ].join("\r\n");
+  await importResults(page, "generic", "bank-results.csv", generic, "apply");
+  await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid" })).toBeVisible();
+  const states = await statesOf();
+  expect(states[paypalPeople[1]?.id ?? 0]).toBe("approved");
+  expect([paypalPeople[0], paypalPeople[2], ...bankPeople].map((p) => states[p?.id ?? 0])).toEqual([
+    "paid",
+    "paid",
+    "paid",
+    "paid",
+  ]);
+});
+
+test("[finance] a later PayPal report returns one paid payment: it is owed again", async ({ page }) => {
+  await signIn(page, "finance");
+  await page.goto(WINDOW_PATH);
+  const c = await referenceOf(paypalPeople[2]?.statementId ?? "");
+  const report = [
+    "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason",
+    `${c.reference},PP-C-R,RETURNED,-${c.amount},USD,0,Account closed`,
+  ].join("\r\n");
+  await importResults(page, "paypal", "paypal-returns.csv", report, "apply");
+  await expect(page.getByRole("status").filter({ hasText: "1 returned" })).toBeVisible();
+  const states = await statesOf();
+  expect(paypalPeople.map((p) => states[p.id])).toEqual(["paid", "approved", "returned"]);
+  expect(bankPeople.map((p) => states[p.id])).toEqual(["paid", "paid"]);
+  await page.goto(`${WINDOW_PATH}?state=returned`);
+  const table = page.getByRole("table", { name: /^Recipient payouts/ });
+  await expect(table.getByRole("row").filter({ hasText: String(paypalPeople[2]?.id) })).toContainText(
+    "Payment returned",
+  );
+  const panel = page.getByRole("region", { name: "Payment files" });
+  await panel.screenshot({ path: "e2e/screenshots/finance-payment-files-panel-after-return.png" });
+
+  // Undoing a "paid" by hand: refused to the person who recorded the payment (they imported the results).
+  await panel.getByRole("button", { name: "Return a payment…" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel(/^Paid statement/).selectOption({ index: 0 });
+  await dialog.getByLabel(/^Reason/).fill("paid to the wrong account by mistake");
+  await dialog.getByRole("button", { name: "Record as returned" }).click();
+  await expect(dialog.getByRole("alert")).toContainText("Two-person rule");
+  await expect(dialog.getByLabel(/^Reason/)).toHaveValue("paid to the wrong account by mistake");
+  await shoot(page, "finance-return-payment-two-person");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+});
+
+test("[finance] no page or export but the payment file shows an IBAN", async ({ page }) => {
+  const bodies: string[] = [];
+  page.on("response", async (response) => {
+    try {
+      bodies.push(await response.text());
+    } catch {
+      // redirects have no body
+    }
+  });
+  await signIn(page, "finance");
+  for (const path of [WINDOW_PATH, `/recipients/${bankPeople[0]?.id}`, "/recipients", "/payouts/profiles"]) {
+    await page.goto(path);
+    await page.waitForLoadState("networkidle");
+  }
+  for (const kind of ["payouts", "journal"]) {
+    const response = await page.request.get(`/api/exports/${kind}?batch=${batchId}`);
+    expect(response.status(), kind).toBe(200);
+    bodies.push(await response.text());
+  }
+  expect(bodies.length).toBeGreaterThan(4);
+  for (const body of bodies) for (const iban of IBANS) expect(body).not.toContain(iban);
+});

@@ -1,0 +1,175 @@
+import "server-only";
+import type { ActingAs } from "@/core/actor";
+import { formatUsd } from "@/core/money";
+import type { Db, DbOrTrx } from "@/db";
+import { recordPaymentResults } from "@/db/queries/payment-files";
+import { insertPaymentReturns, listRecordedResultKeys, settleFileItems } from "@/db/queries/payment-flow";
+import { transition } from "@/lib/payouts/transition";
+import { type PaymentBefore, paymentsBeforeReturn, returnRows } from "./returns";
+import { groupByFile, type PlanLine, type ResultsPlan, recordPending } from "./results-plan";
+
+/** Applies the lines of a results plan that change a statement, one transition per kind of change. */
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+async function recordLines(db: DbOrTrx, gameId: string, plan: ResultsPlan, lines: readonly PlanLine[]) {
+  for (const [fileId, group] of groupByFile(lines)) {
+    await recordPaymentResults(db, { gameId, fileId, sourceSha256: plan.sha256, results: group.map((l) => l.result) });
+    // Paid or rejected, the item is settled: the statement may go into another file if it is owed again.
+    await settleFileItems(db, { fileId, statementIds: group.map((l) => l.statementId ?? "") });
+  }
+}
+
+/** The id of the result recorded for each line (statement, transaction id, outcome). */
+async function resultIds(db: DbOrTrx, lines: readonly PlanLine[]): Promise<Map<string, string>> {
+  const keys = await listRecordedResultKeys(
+    db,
+    lines.map((l) => l.statementId ?? ""),
+  );
+  const byKey = new Map(keys.map((k) => [`${k.statementId}|${k.transactionId ?? ""}|${k.outcome}`, String(k.id)]));
+  const out = new Map<string, string>();
+  for (const l of lines) {
+    const id = byKey.get(`${l.statementId}|${l.transactionId ?? ""}|${l.outcome}`);
+    if (id && l.statementId) out.set(l.statementId, id);
+  }
+  return out;
+}
+
+export async function applyPlan(
+  db: Db,
+  params: { gameId: string; batchId: string; plan: ResultsPlan },
+  as: ActingAs,
+): Promise<{ paid: number; rejected: number; returned: number; pending: number }> {
+  const { gameId, batchId, plan } = params;
+  const of = (verdict: PlanLine["verdict"]) =>
+    new Map(plan.lines.filter((l) => l.verdict === verdict && l.statementId).map((l) => [l.statementId ?? "", l]));
+  const line = (m: Map<string, PlanLine>, id: string) => m.get(id) as PlanLine;
+  const detail = (l: PlanLine) => ({
+    fileId: l.fileId,
+    reference: l.reference,
+    transactionId: l.transactionId,
+    fee: l.fee,
+    reason: l.reason,
+  });
+  const audit = (kind: string) => (step: { changed: readonly unknown[] }) => ({
+    detail: { format: plan.format, sha256: plan.sha256, [kind]: step.changed.length },
+  });
+  const applied = { paid: 0, rejected: 0, returned: 0, pending: 0 };
+
+  const pay = of("pay");
+  if (pay.size > 0) {
+    const paidOn = today();
+    const step = await transition(
+      db,
+      "payment_succeeded",
+      {
+        gameId,
+        batchId,
+        statements: [...pay.keys()],
+        paymentOf: (c) => {
+          const l = line(pay, c.id);
+          return { paidOn, method: l.method ?? "file", reference: l.transactionId ?? l.reference };
+        },
+        eventDetail: (c) => detail(line(pay, c.id)),
+        apply: ({ trx, changed }) =>
+          recordLines(
+            trx,
+            gameId,
+            plan,
+            changed.map((c) => line(pay, c.id)),
+          ),
+        audit: audit("paid"),
+      },
+      as,
+    );
+    applied.paid = step.changed.length;
+  }
+
+  const reject = of("reject");
+  if (reject.size > 0) {
+    const step = await transition(
+      db,
+      "payment_rejected",
+      {
+        gameId,
+        batchId,
+        statements: [...reject.keys()],
+        eventDetail: (c) => detail(line(reject, c.id)),
+        apply: async ({ trx, changed, batch }) => {
+          const lines = changed.map((c) => line(reject, c.id));
+          await recordLines(trx, gameId, plan, lines);
+          const ids = await resultIds(trx, lines);
+          await insertPaymentReturns(
+            trx,
+            changed.map((c) => {
+              const l = line(reject, c.id);
+              return {
+                gameId,
+                batchId: batch.id,
+                statementId: c.id,
+                recipientPlayerId: c.recipient_player_id,
+                kind: "rejected" as const,
+                amountUsd: formatUsd(c.payable_usd),
+                reason: l.reason ?? `rejected by the provider (${l.result.rawStatus})`,
+                fileId: l.fileId,
+                resultId: ids.get(c.id) ?? null,
+                paidAt: null,
+                paidOn: null,
+                paymentMethod: l.method,
+                paymentReference: l.reference,
+                paidById: null,
+                actorId: as.actor?.id ?? null,
+                actorEmail: as.actor?.email ?? null,
+                via: as.via,
+              };
+            }),
+          );
+        },
+        audit: audit("rejected"),
+      },
+      as,
+    );
+    applied.rejected = step.changed.length;
+  }
+
+  const ret = of("return");
+  if (ret.size > 0) {
+    let before = new Map<string, PaymentBefore>();
+    const step = await transition(
+      db,
+      "return_payment",
+      {
+        gameId,
+        batchId,
+        statements: [...ret.keys()],
+        check: async ({ trx, changed }) => {
+          before = await paymentsBeforeReturn(trx, gameId, changed);
+        },
+        eventDetail: (c) => detail(line(ret, c.id)),
+        apply: async ({ trx, changed, batch }) => {
+          const lines = changed.map((c) => line(ret, c.id));
+          await recordLines(trx, gameId, plan, lines);
+          const ids = await resultIds(trx, lines);
+          await insertPaymentReturns(
+            trx,
+            returnRows(changed, before, batch.id, gameId, as, (c) => {
+              const l = line(ret, c.id);
+              return {
+                reason: l.reason ?? `returned by the provider (${l.result.rawStatus})`,
+                fileId: l.fileId,
+                resultId: ids.get(c.id) ?? null,
+              };
+            }),
+          );
+        },
+        audit: audit("returned"),
+      },
+      as,
+    );
+    applied.returned = step.changed.length;
+  }
+
+  const pending = plan.lines.filter((l) => l.verdict === "pending");
+  if (pending.length > 0) applied.pending = await recordPending(db, gameId, plan, pending);
+  return applied;
+}

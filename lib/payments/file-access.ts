@@ -1,0 +1,83 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import type { ActingAs } from "@/core/actor";
+import type { Db } from "@/db";
+import { cancelPaymentFile, listPaymentFiles, type PaymentFileRow } from "@/db/queries/payment-files";
+import { getPaymentFile, listFileStatementsInPayment } from "@/db/queries/payment-flow";
+import { recordAudit } from "@/lib/audit";
+import { openSecret } from "@/lib/crypto";
+import { AppError } from "@/lib/errors";
+import { paymentFileContext } from "@/lib/keys/sealed-columns";
+import { transition } from "@/lib/payouts/transition";
+
+/** Reading, downloading and cancelling payment files (lib/payments/files.ts makes them). */
+
+export type DownloadedFile = { fileName: string; mediaType: string; content: string; sha256: string };
+
+/** The file exactly as written, its SHA-256 checked against the one recorded; the download is audited. */
+export async function downloadPaymentFile(
+  db: Db,
+  params: { gameId: string; fileId: string },
+  as: ActingAs,
+): Promise<DownloadedFile> {
+  const file = await getPaymentFile(db, params);
+  if (!file) throw new AppError("NOT_FOUND", "No such payment file for this game.");
+  if (!file.contentSealed) throw new AppError("CONFLICT", "This payment file's content was not kept.");
+  const content = openSecret(file.contentSealed, paymentFileContext(file.id));
+  const sha256 = createHash("sha256").update(content, "utf8").digest("hex");
+  if (sha256 !== file.sha256) throw new Error(`payment file ${file.id}: content does not match its SHA-256`);
+  await recordAudit(db, {
+    actor: as.actor,
+    via: as.via,
+    action: "payouts.payment_file.download",
+    gameId: params.gameId,
+    target: file.id,
+    outcome: "succeeded",
+    detail: { batchId: file.batchId, fileName: file.fileName, sha256, status: file.status },
+  });
+  return { fileName: file.fileName, mediaType: file.mediaType, content, sha256 };
+}
+
+/** Cancels a live file: its statements still in payment go back to approved, payable again. */
+export async function cancelPaymentFileFlow(
+  db: Db,
+  params: { gameId: string; fileId: string; reason: string },
+  as: ActingAs,
+): Promise<{ returnedToApproved: number }> {
+  const reason = params.reason.trim();
+  if (reason.length < 5) throw new AppError("INVALID_INPUT", "Say why the file is cancelled.", { field: "reason" });
+  const file = await getPaymentFile(db, params);
+  if (!file) throw new AppError("NOT_FOUND", "No such payment file for this game.");
+  const ids = await listFileStatementsInPayment(db, { fileId: file.id });
+  const step = await transition(
+    db,
+    "cancel_file",
+    {
+      gameId: params.gameId,
+      batchId: file.batchId,
+      statements: ids,
+      eventDetail: () => ({ fileId: file.id, reason }),
+      apply: async ({ trx }) => {
+        const cancelled = await cancelPaymentFile(trx, {
+          gameId: params.gameId,
+          fileId: file.id,
+          reason,
+          byEmail: as.actor?.email ?? "system",
+        });
+        if (!cancelled) throw new AppError("CONFLICT", `This payment file is ${file.status}, not live.`);
+      },
+      audit: ({ changed }) => ({
+        detail: { fileId: file.id, fileName: file.fileName, reason, statements: changed.length },
+      }),
+    },
+    as,
+  );
+  return { returnedToApproved: step.changed.length };
+}
+
+export async function listBatchPaymentFiles(
+  db: Db,
+  params: { gameId: string; batchId: string },
+): Promise<PaymentFileRow[]> {
+  return listPaymentFiles(db, params);
+}

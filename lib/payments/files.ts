@@ -1,0 +1,261 @@
+import "server-only";
+import { createHash, randomUUID } from "node:crypto";
+import type { ActingAs } from "@/core/actor";
+import { env } from "@/core/env";
+import { formatUsd, sumMoney } from "@/core/money";
+import { monthKeyOf } from "@/core/time";
+import type { Db, Trx } from "@/db";
+import { insertPaymentFile, PaymentFileConflictError } from "@/db/queries/payment-files";
+import { listPayableStatements, setStatementsPaymentFile } from "@/db/queries/payment-flow";
+import type { PaymentFileMethod } from "@/db/types";
+import { sealSecret } from "@/lib/crypto";
+import { AppError } from "@/lib/errors";
+import { sealingKey } from "@/lib/keys/check";
+import { paymentFileContext } from "@/lib/keys/sealed-columns";
+import { openFlagsOf } from "@/lib/payouts/flags";
+import { transition } from "@/lib/payouts/transition";
+import { openPayoutDetails } from "@/lib/profiles/details";
+import { writeGenericFiles } from "./formats/generic";
+import { writePain001Files } from "./formats/pain001";
+import { writePaypalFiles } from "./formats/paypal";
+import { type PayableItem, PaymentFileError, type WrittenFile } from "./formats/types";
+import { writeWiseFiles } from "./formats/wise";
+import { type Candidate, itemFor } from "./items";
+import { paymentReference } from "./reference";
+import type { CreatePaymentFileInput, FileMethod } from "./schemas";
+
+/**
+ * Payment files (README "Paying recipients"). Making a file pays nothing: it moves the approved payable statements it
+ * carries to in_payment, in the same transaction as the file is written; results from the provider then pay them, or
+ * send them back. A statement is never open in two live files (payment_file_item_one_live); cancelling a live file
+ * returns its statements to approved.
+ *
+ * The file is written once, at creation, from the details opened then (openPayoutDetails, here only), and kept
+ * sealed: a download serves those exact bytes, so it always has the SHA-256 recorded at creation, even after a
+ * recipient's details change (a file regenerated from the newest details would differ from the one the provider may
+ * already have). Every download is audited with the file's SHA-256.
+ */
+
+export const STORED_METHOD: Record<FileMethod, PaymentFileMethod> = {
+  paypal: "paypal",
+  wise: "wise",
+  sepa: "pain001",
+  generic: "generic",
+};
+
+export type Refusal = { statementId: string; recipientPlayerId: number; reason: string };
+export type CreatedFile = {
+  id: string;
+  fileName: string;
+  currency: string;
+  rowCount: number;
+  totalUsd: string;
+  totalAmount: string;
+  sha256: string;
+};
+export type CreateFilesResult = { files: CreatedFile[]; refused: Refusal[]; inPayment: number; totalUsd: string };
+
+const sha256 = (content: string) => createHash("sha256").update(content, "utf8").digest("hex");
+
+function writeFiles(method: FileMethod, items: PayableItem[], run: { baseName: string; executionDate: string }) {
+  switch (method) {
+    case "paypal":
+      return writePaypalFiles(items, { baseName: run.baseName });
+    case "wise":
+      return writeWiseFiles(items, { baseName: run.baseName });
+    case "generic":
+      return writeGenericFiles(items, { baseName: run.baseName });
+    case "sepa": {
+      const e = env();
+      return writePain001Files(items, {
+        baseName: run.baseName,
+        messageId: run.baseName.slice(0, 29),
+        createdAt: new Date(),
+        executionDate: run.executionDate,
+        initiatingPartyName: e.PAYOUT_DESK_PAYER_NAME,
+        debtor: { name: e.PAYOUT_DESK_PAYER_NAME, iban: e.PAYOUT_DESK_PAYER_IBAN, bic: e.PAYOUT_DESK_PAYER_BIC },
+      });
+    }
+  }
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/**
+ * Writes the payment file(s) of an approved batch for one method: every approved (or returned) statement with a
+ * payable whose recipient that method can pay. The others are listed with the reason and stay as they are.
+ */
+export async function createPaymentFiles(
+  db: Db,
+  params: CreatePaymentFileInput & { gameId: string },
+  as: ActingAs,
+): Promise<CreateFilesResult> {
+  if (!as.actor) throw new AppError("FORBIDDEN", "A payment file is made by a signed-in person.");
+  if (params.method === "sepa" && !params.eurRate)
+    throw new AppError("INVALID_INPUT", "A SEPA file pays in EUR: give the USD→EUR rate and its source.", {
+      field: "eurRate",
+    });
+  const eurRate = params.eurRate ?? null;
+  const executionDate = params.executionDate ?? today();
+  const refused: Refusal[] = [];
+  const written: WrittenFile[] = [];
+  /** By reference: the USD amount and the amount in the file's currency. */
+  const amounts = new Map<string, { usd: string; currency: string }>();
+  const statementOf = new Map<string, string>();
+  const actor = as.actor;
+  const created: CreatedFile[] = [];
+  // Returned statements are owed again: a new file pays them like approved ones (the transition moves both).
+  const step = await transition(
+    db,
+    "file_payment",
+    {
+      gameId: params.gameId,
+      batchId: params.batchId,
+      statements: {},
+      check: async (s) => {
+        const month = monthKeyOf(s.batch.window_start);
+        const rows = await listPayableStatements(s.trx, { gameId: params.gameId, batchId: params.batchId });
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        const payable = s.changed.filter((c) => byId.has(c.id));
+        const details = await openPayoutDetails(
+          s.trx,
+          params.gameId,
+          payable.map((c) => Number(c.recipient_player_id)),
+        );
+        const items: PayableItem[] = [];
+        for (const c of payable) {
+          const row = byId.get(c.id);
+          const recipientPlayerId = Number(c.recipient_player_id);
+          const reference =
+            row?.providerReference ?? paymentReference({ gameId: params.gameId, month, statementId: c.id });
+          const open = s.flags ? openFlagsOf(s.flags, recipientPlayerId, c.recipient_flags) : [];
+          const candidate: Candidate = {
+            statementId: c.id,
+            recipientPlayerId,
+            playerName: row?.playerName ?? null,
+            payableUsd: formatUsd(c.payable_usd),
+            reference,
+            paymentReturned: open.some((f) => f.flag === "payment_returned"),
+          };
+          const made = itemFor(candidate, details.get(recipientPlayerId), {
+            method: params.method,
+            eurRate,
+            note: `Revenue share ${month}`,
+          });
+          if (!made.ok) {
+            refused.push({ statementId: c.id, recipientPlayerId, reason: made.reason });
+            continue;
+          }
+          items.push(made.item);
+          amounts.set(reference, { usd: made.item.amountUsd, currency: made.amountCurrency });
+          statementOf.set(reference, c.id);
+        }
+        if (items.length === 0) {
+          throw new AppError(
+            "CONFLICT",
+            refused.length === 0
+              ? "No approved statement with a payable is left to put in a payment file."
+              : `No statement can be paid by this method: ${describeRefusals(refused)}.`,
+          );
+        }
+        const baseName = `PD-${month.replace("-", "")}-${randomUUID().slice(0, 8)}`;
+        try {
+          for (const file of writeFiles(params.method, items, { baseName, executionDate })) written.push(file);
+        } catch (error) {
+          if (error instanceof PaymentFileError)
+            throw new AppError(
+              "CONFLICT",
+              `The file cannot be written: ${error.problems.map((p) => p.message).join("; ")}`,
+            );
+          throw error;
+        }
+        // Only the statements the file pays move to in_payment.
+        const filed = new Set(statementOf.values());
+        s.changed.splice(0, s.changed.length, ...s.changed.filter((c) => filed.has(c.id)));
+      },
+      apply: async ({ trx }) => {
+        const key = await sealingKey(trx as unknown as Db);
+        for (const file of written) created.push(await storeFile(trx, file, key));
+      },
+      eventDetail: () => ({ method: params.method }),
+      audit: () => ({
+        detail: {
+          method: params.method,
+          eurRate,
+          rateSource: params.rateSource ?? null,
+          executionDate,
+          files: created.map((f) => ({ id: f.id, fileName: f.fileName, sha256: f.sha256, rows: f.rowCount })),
+          refused: refused.length,
+        },
+      }),
+    },
+    as,
+  );
+
+  async function storeFile(trx: Trx, file: WrittenFile, key: Buffer) {
+    const id = randomUUID();
+    const hash = sha256(file.content);
+    const ids = file.references.map((ref) => statementOf.get(ref) ?? "");
+    try {
+      await insertPaymentFile(trx, {
+        id,
+        gameId: params.gameId,
+        batchId: params.batchId,
+        method: STORED_METHOD[params.method],
+        fileName: file.fileName,
+        part: file.part,
+        partCount: file.partCount,
+        currency: file.currency,
+        eurRate: file.currency === "EUR" ? eurRate : null,
+        rateSource: file.currency === "EUR" ? (params.rateSource ?? null) : null,
+        executionDate,
+        sha256: hash,
+        contentSealed: sealSecret(file.content, paymentFileContext(id), key),
+        mediaType: file.mediaType,
+        createdById: actor.id,
+        createdByEmail: actor.email,
+        totalUsd: file.totalUsd,
+        totalAmount: file.totalAmount,
+        items: file.references.map((reference, i) => {
+          const amount = amounts.get(reference);
+          return {
+            statementId: ids[i] ?? "",
+            reference,
+            amountUsd: amount?.usd ?? "0",
+            amountCurrency: amount?.currency ?? "0",
+            currency: file.currency,
+          };
+        }),
+      });
+    } catch (error) {
+      if (error instanceof PaymentFileConflictError)
+        throw new AppError(
+          "CONFLICT",
+          `Some statements are already in a live payment file (${error.statementIds.length}).`,
+        );
+      throw error;
+    }
+    await setStatementsPaymentFile(trx, { fileId: id, statementIds: ids });
+    return {
+      id,
+      fileName: file.fileName,
+      currency: file.currency,
+      rowCount: file.rowCount,
+      totalUsd: file.totalUsd,
+      totalAmount: file.totalAmount,
+      sha256: hash,
+    };
+  }
+
+  return {
+    files: created,
+    refused,
+    inPayment: step.changed.length,
+    totalUsd: formatUsd(sumMoney(step.changed.map((c) => c.payable_usd))),
+  };
+}
+
+function describeRefusals(refused: readonly Refusal[]): string {
+  const shown = refused.slice(0, 5).map((r) => `recipient ${r.recipientPlayerId}: ${r.reason}`);
+  return refused.length > 5 ? `${shown.join("; ")}; and ${refused.length - 5} more` : shown.join("; ");
+}

@@ -1,0 +1,81 @@
+import "server-only";
+import type { PayoutInstruction } from "@/lib/profiles/details";
+import { convertUsd } from "./fx";
+import type { PayableItem, PaymentMethod } from "./formats/types";
+import type { FileMethod } from "./schemas";
+
+/**
+ * Which recipients a payment file of a method can pay, and the item it writes for each: pure, so the rules read in one
+ * place. A refusal is a reason shown to the person making the file (never the details themselves).
+ */
+
+export type Candidate = {
+  statementId: string;
+  recipientPlayerId: number;
+  playerName: string | null;
+  payableUsd: string;
+  reference: string;
+  /** An open `payment_returned` flag: a payment to these details came back and they were not updated since. */
+  paymentReturned: boolean;
+};
+
+export type ItemOrRefusal = { ok: true; item: PayableItem; amountCurrency: string } | { ok: false; reason: string };
+
+const PROFILE_METHODS: Record<FileMethod, readonly string[]> = {
+  paypal: ["paypal"],
+  wise: ["wise"],
+  sepa: ["bank_transfer"],
+  generic: ["paypal", "wise", "bank_transfer"],
+};
+
+function methodOf(instruction: PayoutInstruction): { method: PaymentMethod; name: string | null } | null {
+  const d = instruction.details;
+  switch (d.method) {
+    case "paypal":
+      if (d.paypalEmail) return { method: { kind: "email", email: d.paypalEmail }, name: null };
+      return d.paypalPayerId ? { method: { kind: "paypal_payer_id", payerId: d.paypalPayerId }, name: null } : null;
+    case "wise":
+      return { method: { kind: "email", email: d.wiseEmail }, name: d.wiseName };
+    case "bank_transfer":
+      return {
+        method: { kind: "bank", iban: d.iban, bic: d.bic, holder: d.accountHolder, country: d.bankCountry },
+        name: d.accountHolder,
+      };
+    case "manual":
+      return null;
+  }
+}
+
+export function itemFor(
+  candidate: Candidate,
+  instruction: PayoutInstruction | undefined,
+  file: { method: FileMethod; eurRate: string | null; note: string },
+): ItemOrRefusal {
+  if (!instruction) return { ok: false, reason: "no payout method on the recipient's profile" };
+  if (candidate.paymentReturned)
+    return { ok: false, reason: "a payment to these details came back; update the details (or override the flag)" };
+  if (!PROFILE_METHODS[file.method].includes(instruction.method))
+    return { ok: false, reason: `the recipient is paid by ${instruction.method.replace("_", " ")}` };
+  const currency = instruction.currency;
+  if (file.method === "sepa" && currency !== "EUR")
+    return { ok: false, reason: `SEPA pays in EUR; the recipient is paid in ${currency}` };
+  if (currency !== "USD" && currency !== "EUR")
+    return { ok: false, reason: `no rate for ${currency}: only USD and EUR payouts are written to files` };
+  if (currency === "EUR" && file.eurRate === null) return { ok: false, reason: "paid in EUR and no EUR rate given" };
+  const how = methodOf(instruction);
+  if (!how) return { ok: false, reason: "the recipient is paid by hand" };
+  const converted = currency === "EUR" && file.eurRate !== null ? convertUsd(candidate.payableUsd, file.eurRate) : null;
+  return {
+    ok: true,
+    amountCurrency: converted ?? candidate.payableUsd,
+    item: {
+      reference: candidate.reference,
+      amountUsd: candidate.payableUsd,
+      currency,
+      convertedAmount: converted,
+      recipientName: how.name ?? candidate.playerName ?? `Player ${candidate.recipientPlayerId}`,
+      method: how.method,
+      note: file.note,
+    },
+  };
+}

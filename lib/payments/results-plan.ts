@@ -1,0 +1,223 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { money } from "@/core/money";
+import type { Db } from "@/db";
+import { recordPaymentResults } from "@/db/queries/payment-files";
+import { type ItemByReference, listItemsByReference, listRecordedResultKeys } from "@/db/queries/payment-flow";
+import type { NormalisedPaymentResult } from "@/db/types";
+import { readGenericResults } from "./formats/generic";
+import { readPain002 } from "./formats/pain002";
+import { readPaypalResults } from "./formats/paypal";
+import type { ResultsReadout, UnreadableRow } from "./formats/results";
+import { readWiseResults } from "./formats/wise";
+import type { ResultFormat } from "./schemas";
+
+/**
+ * Importing a provider's results (README "Paying recipients"). Each result is matched to a payment-file item of the
+ * batch by its reference, and its amount checked against what the file sent. The plan says, line by line, what the
+ * import would do; a dry run returns it and changes nothing. Unknown references, amount mismatches and results that do
+ * not fit the statement's state are listed and never applied. Applying records each result once (the same file
+ * imported twice changes nothing: every line is then "already applied").
+ *
+ * - paid: the statement in payment in that file is paid (today, the provider's transaction id, its fee kept).
+ * - rejected: back to approved with the reason, owed again; a payment_returned flag holds the recipient until their
+ *   details are updated.
+ * - returned: a paid payment came back: the statement is returned, owed again (the ledger credits it back).
+ */
+
+export const VERDICTS = [
+  "pay",
+  "reject",
+  "return",
+  "pending",
+  "already_applied",
+  "unknown_reference",
+  "amount_mismatch",
+  "not_applicable",
+] as const;
+export type Verdict = (typeof VERDICTS)[number];
+/** Verdicts that change something when applied. */
+export const APPLYING: readonly Verdict[] = ["pay", "reject", "return", "pending"];
+
+export type PlanLine = {
+  reference: string;
+  outcome: NormalisedPaymentResult["outcome"];
+  amount: string | null;
+  currency: string | null;
+  fee: string | null;
+  transactionId: string | null;
+  reason: string | null;
+  verdict: Verdict;
+  note: string;
+  statementId: string | null;
+  recipientPlayerId: number | null;
+  fileId: string | null;
+  method: string | null;
+  /** What the file sent for it, in the result's currency. */
+  expectedAmount: string | null;
+  result: NormalisedPaymentResult;
+};
+
+export type ResultsPlan = {
+  format: ResultFormat;
+  sha256: string;
+  lines: PlanLine[];
+  unreadable: UnreadableRow[];
+  counts: Record<Verdict, number>;
+};
+
+function read(format: ResultFormat, text: string): ResultsReadout {
+  switch (format) {
+    case "paypal":
+      return readPaypalResults(text);
+    case "wise":
+      return readWiseResults(text);
+    case "generic":
+      return readGenericResults(text);
+    case "pain002": {
+      const r = readPain002(text);
+      return { results: r.results, unreadable: r.unreadable };
+    }
+  }
+}
+
+/** The amount the file sent for an item, in the currency the result speaks of; null when it cannot be compared. */
+function expectedFor(item: ItemByReference, currency: string | null): string | null {
+  if (currency === null || currency === item.currency) {
+    // Wise converts a fixed USD amount at its own rate: a target amount in another currency is Wise's figure.
+    if (item.method === "wise" && item.currency !== "USD" && currency !== null) return null;
+    return item.method === "wise" && currency === null ? item.amountUsd : item.amountCurrency;
+  }
+  return currency === "USD" ? item.amountUsd : "";
+}
+
+function judge(
+  result: NormalisedPaymentResult,
+  item: ItemByReference | undefined,
+  recorded: Set<string>,
+): Pick<PlanLine, "verdict" | "note" | "expectedAmount"> {
+  if (!item)
+    return {
+      verdict: "unknown_reference",
+      note: "no payment file of this batch has this reference",
+      expectedAmount: null,
+    };
+  const expected = expectedFor(item, result.currency);
+  if (expected === "")
+    return {
+      verdict: "amount_mismatch",
+      note: `currency ${result.currency} is not the file's ${item.currency}`,
+      expectedAmount: null,
+    };
+  if (result.amount !== null && expected !== null && !money(result.amount).abs().equals(money(expected)))
+    return {
+      verdict: "amount_mismatch",
+      note: `amount ${money(result.amount).abs().toFixed(2)} differs from the ${expected} sent`,
+      expectedAmount: expected,
+    };
+  const key = `${item.statementId}|${result.providerTransactionId ?? ""}|${result.outcome}`;
+  if (recorded.has(key)) return { verdict: "already_applied", note: "imported before", expectedAmount: expected };
+  const checked =
+    result.amount === null
+      ? " (no amount given to check)"
+      : expected === null
+        ? " (amount converted by the provider)"
+        : "";
+  const inThisFile = item.statementState === "in_payment" && item.statementFileId === item.fileId;
+  switch (result.outcome) {
+    case "pending":
+      return { verdict: "pending", note: "still pending at the provider: nothing changes", expectedAmount: expected };
+    case "paid":
+      return inThisFile
+        ? { verdict: "pay", note: `paid${checked}`, expectedAmount: expected }
+        : {
+            verdict: "not_applicable",
+            note: `the statement is ${item.statementState}, not in payment in this file`,
+            expectedAmount: expected,
+          };
+    case "rejected":
+      return inThisFile
+        ? { verdict: "reject", note: `rejected: owed again${checked}`, expectedAmount: expected }
+        : {
+            verdict: "not_applicable",
+            note: `the statement is ${item.statementState}, not in payment in this file`,
+            expectedAmount: expected,
+          };
+    case "returned":
+      return item.statementState === "paid"
+        ? { verdict: "return", note: `returned after payment: owed again${checked}`, expectedAmount: expected }
+        : {
+            verdict: "not_applicable",
+            note: `the statement is ${item.statementState}, not paid`,
+            expectedAmount: expected,
+          };
+  }
+}
+
+/** What importing `text` would do; changes nothing. */
+export async function planResults(
+  db: Db,
+  params: { gameId: string; batchId: string; format: ResultFormat; text: string },
+): Promise<ResultsPlan> {
+  const readout = read(params.format, params.text);
+  const references = [...new Set(readout.results.map((r) => r.reference))];
+  const items = await listItemsByReference(db, { gameId: params.gameId, batchId: params.batchId, references });
+  const byReference = new Map<string, ItemByReference>();
+  for (const item of items) {
+    const known = byReference.get(item.reference);
+    // The file the statement is in now wins; otherwise the newest file with this reference.
+    if (!known || (item.statementFileId === item.fileId && known.statementFileId !== known.fileId))
+      byReference.set(item.reference, item);
+  }
+  const keys = await listRecordedResultKeys(db, [...new Set(items.map((i) => i.statementId))]);
+  const recorded = new Set(keys.map((k) => `${k.statementId}|${k.transactionId ?? ""}|${k.outcome}`));
+  const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
+  const seen = new Set<string>();
+  const lines = readout.results.map((result): PlanLine => {
+    const item = byReference.get(result.reference);
+    let judged = judge(result, item, recorded);
+    const once = `${item?.statementId ?? result.reference}|${result.outcome}`;
+    if (APPLYING.includes(judged.verdict) && seen.has(once))
+      judged = { ...judged, verdict: "not_applicable", note: "the same result appears twice in this file" };
+    seen.add(once);
+    counts[judged.verdict] += 1;
+    return {
+      reference: result.reference,
+      outcome: result.outcome,
+      amount: result.amount,
+      currency: result.currency,
+      fee: result.fee,
+      transactionId: result.providerTransactionId,
+      reason: result.reason,
+      ...judged,
+      statementId: item?.statementId ?? null,
+      recipientPlayerId: item ? Number(item.recipientPlayerId) : null,
+      fileId: item?.fileId ?? null,
+      method: item?.method ?? null,
+      result,
+    };
+  });
+  const sha256 = createHash("sha256").update(params.text, "utf8").digest("hex");
+  return { format: params.format, sha256, lines, unreadable: readout.unreadable, counts };
+}
+
+/** Records results that change no state (pending), once each. */
+export async function recordPending(db: Db, gameId: string, plan: ResultsPlan, lines: readonly PlanLine[]) {
+  let n = 0;
+  for (const [fileId, group] of groupByFile(lines)) {
+    const r = await recordPaymentResults(db, {
+      gameId,
+      fileId,
+      sourceSha256: plan.sha256,
+      results: group.map((l) => l.result),
+    });
+    n += r.inserted;
+  }
+  return n;
+}
+
+export function groupByFile(lines: readonly PlanLine[]): Map<string, PlanLine[]> {
+  const out = new Map<string, PlanLine[]>();
+  for (const l of lines) if (l.fileId) out.set(l.fileId, [...(out.get(l.fileId) ?? []), l]);
+  return out;
+}

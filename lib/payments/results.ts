@@ -1,0 +1,47 @@
+import "server-only";
+import type { ActingAs } from "@/core/actor";
+import type { Db } from "@/db";
+import { completeSettledFiles } from "@/db/queries/payment-flow";
+import { AppError } from "@/lib/errors";
+import { applyPlan } from "./apply-results";
+import { planResults, type ResultsPlan, type Verdict } from "./results-plan";
+import type { ResultFormat } from "./schemas";
+
+export { type PlanLine, planResults, type ResultsPlan, VERDICTS, type Verdict } from "./results-plan";
+
+/**
+ * Importing a provider's results: a dry run returns the plan (lib/payments/results-plan.ts) and changes nothing;
+ * otherwise the lines that apply are applied (lib/payments/apply-results.ts) and the rest stay listed. Files none of
+ * whose statements is still in payment are then completed.
+ */
+
+export type ImportSummary = {
+  dryRun: boolean;
+  sha256: string;
+  counts: Record<Verdict, number>;
+  applied: { paid: number; rejected: number; returned: number; pending: number };
+  unreadable: number;
+  plan: ResultsPlan;
+};
+
+/** Plans the import and, unless a dry run, applies the lines that apply; the rest stay listed. */
+export async function importResults(
+  db: Db,
+  params: { gameId: string; batchId: string; format: ResultFormat; text: string; dryRun: boolean },
+  as: ActingAs,
+): Promise<ImportSummary> {
+  const plan = await planResults(db, params);
+  if (plan.lines.length === 0 && plan.unreadable.length > 0)
+    throw new AppError("INVALID_INPUT", `No result could be read: ${plan.unreadable[0]?.reason ?? "unreadable"}.`);
+  const base = {
+    dryRun: params.dryRun,
+    sha256: plan.sha256,
+    counts: plan.counts,
+    unreadable: plan.unreadable.length,
+    plan,
+  };
+  if (params.dryRun) return { ...base, applied: { paid: 0, rejected: 0, returned: 0, pending: 0 } };
+  const applied = await applyPlan(db, { gameId: params.gameId, batchId: params.batchId, plan }, as);
+  await completeSettledFiles(db, { gameId: params.gameId, batchId: params.batchId });
+  return { ...base, applied };
+}

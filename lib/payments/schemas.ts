@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { fxRateSchema } from "./fx";
+
+/** Shared input schemas of payment files and results (the server actions and the CLI reuse them). */
+
+export const FILE_METHODS = ["paypal", "wise", "sepa", "generic"] as const;
+export type FileMethod = (typeof FILE_METHODS)[number];
+export const FILE_METHOD_LABELS: Record<FileMethod, string> = {
+  paypal: "PayPal Payouts (CSV)",
+  wise: "Wise batch (CSV)",
+  sepa: "SEPA credit transfer (pain.001 XML)",
+  generic: "Generic CSV",
+};
+
+export const RESULT_FORMATS = ["paypal", "wise", "pain002", "generic"] as const;
+export type ResultFormat = (typeof RESULT_FORMATS)[number];
+export const RESULT_FORMAT_LABELS: Record<ResultFormat, string> = {
+  paypal: "PayPal payouts report (CSV)",
+  wise: "Wise batch results (CSV)",
+  pain002: "Bank status report (pain.002 XML)",
+  generic: "Generic results (CSV)",
+};
+
+const blank = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+
+export const isoDateSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date such as 2026-11-25", abort: true })
+  .refine(
+    (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+    {
+      message: "is not a date",
+    },
+  );
+
+export const createPaymentFileSchema = z
+  .object({
+    batchId: z.uuid({ message: "is not a batch id" }),
+    method: z.enum(FILE_METHODS, { message: "must be one of paypal, wise, sepa, generic" }),
+    eurRate: z.preprocess(blank, fxRateSchema.optional()),
+    rateSource: z.preprocess(
+      blank,
+      z.string().trim().max(200, { message: "must be at most 200 characters" }).optional(),
+    ),
+    executionDate: z.preprocess(blank, isoDateSchema.optional()),
+  })
+  .refine((v) => (v.eurRate === undefined) === (v.rateSource === undefined), {
+    message: "give the rate and where it comes from together",
+    path: ["rateSource"],
+  });
+export type CreatePaymentFileInput = z.output<typeof createPaymentFileSchema>;
+
+export const cancelPaymentFileSchema = z.object({
+  fileId: z.uuid({ message: "is not a file id" }),
+  reason: z.string().trim().min(5, { message: "say why (at least 5 characters)" }).max(500),
+});
+
+export const importResultsSchema = z.object({
+  batchId: z.uuid({ message: "is not a batch id" }),
+  format: z.enum(RESULT_FORMATS, { message: "must be one of paypal, wise, pain002, generic" }),
+  /** At most 20 MB of text. */
+  text: z.string().min(1, { message: "the file is empty" }).max(20_000_000, { message: "the file is too large" }),
+});
+
+export const returnPaymentSchema = z.object({
+  statementId: z.uuid({ message: "is not a statement id" }),
+  reason: z.string().trim().min(5, { message: "say why the payment is undone (at least 5 characters)" }).max(500),
+});

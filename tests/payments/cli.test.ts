@@ -1,0 +1,99 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@/lib/auth/users";
+import type { TestDatabase } from "../support/db";
+import { createProfilesDatabase } from "../profiles/support";
+import { GAME } from "../payouts/fixtures";
+import { approvedBatch, IBAN, seedProfiles } from "./support";
+
+/** `desk payouts pay-file | import-results`: JSON alone on stdout, bank details only in the payment file. */
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+let t: TestDatabase;
+let dir: string;
+let batchId: string;
+
+async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: t.url, NODE_OPTIONS: "", LOG_LEVEL: "debug" },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+beforeAll(async () => {
+  t = await createProfilesDatabase(GAME);
+  await createUser(
+    t.db,
+    { email: "fin@cli.test", role: "finance", password: "a-long-password" },
+    { actor: null, via: "cli" },
+  );
+  await seedProfiles(t.db);
+  batchId = await approvedBatch(t.db, "2026-09", { 1: "100.00", 2: "80.00" });
+  dir = await mkdtemp(path.join(tmpdir(), "payments-cli-"));
+});
+
+afterAll(async () => {
+  await t?.drop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("desk payouts pay-file / import-results", () => {
+  it("writes a SEPA file, imports its results after a dry run, and never prints bank details", async () => {
+    const out = path.join(dir, "sepa.xml");
+    const common = ["--batch", batchId, "--actor", "fin@cli.test"];
+    const missingRate = await desk("payouts", "pay-file", ...common, "--method", "sepa", "--out", out);
+    expect(missingRate.code).not.toBe(0);
+    expect(missingRate.stderr).toMatch(/rate/);
+
+    const made = await desk(
+      "payouts",
+      "pay-file",
+      ...common,
+      "--method",
+      "sepa",
+      "--out",
+      out,
+      "--eur-rate",
+      "0.92",
+      "--rate-source",
+      "ECB reference rate",
+      "--execution-date",
+      "2026-10-02",
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const summary = JSON.parse(made.stdout);
+    expect(summary).toMatchObject({ inPayment: 1, files: [expect.objectContaining({ rowCount: 1, currency: "EUR" })] });
+    const xml = await readFile(out, "utf8");
+    expect(xml).toContain(IBAN);
+    for (const text of [made.stdout, made.stderr, missingRate.stdout, missingRate.stderr])
+      expect(text).not.toContain(IBAN);
+
+    const reference = /<EndToEndId>([^<]+)<\/EndToEndId>/.exec(xml)?.[1] ?? "";
+    const results = path.join(dir, "results.csv");
+    await writeFile(
+      results,
+      "reference,provider_transaction_id,outcome,amount,currency,fee,reason\r\n" +
+        `${reference},BANK-1,paid,73.60,EUR,0,\r\n` +
+        `NOPE-202609-AAAAAAAAAAAA,BANK-2,paid,1.00,EUR,0,\r\n`,
+    );
+    const args = ["payouts", "import-results", ...common, "--format", "generic", "--file", results];
+    const dry = await desk(...args, "--dry-run");
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, counts: { pay: 1, unknown_reference: 1 } });
+    const real = await desk(...args);
+    expect(JSON.parse(real.stdout)).toMatchObject({ dryRun: false, applied: { paid: 1 } });
+    const again = await desk(...args);
+    expect(JSON.parse(again.stdout)).toMatchObject({ applied: { paid: 0 }, counts: { already_applied: 1 } });
+    for (const text of [dry.stdout, dry.stderr, real.stdout, real.stderr]) expect(text).not.toContain(IBAN);
+  });
+});
