@@ -262,30 +262,3 @@ export async function listProfileFlagFacts(
     lastPaidAt: r.last_paid_at,
   }));
 }
-
-// --- Settings -----------------------------------------------------------------------------------------------------
-
-export async function readSettingValue(
-  db: DbOrTrx,
-  key: string,
-): Promise<{ value: unknown; updatedAt: Date; updatedBy: string | null } | null> {
-  const row = await db
-    .selectFrom("app_setting")
-    .select(["value", "updated_at", "updated_by"])
-    .where("key", "=", key)
-    .executeTakeFirst();
-  return row ? { value: row.value, updatedAt: row.updated_at, updatedBy: row.updated_by } : null;
-}
-
-export async function writeSettingValue(
-  db: DbOrTrx,
-  p: { key: string; value: unknown; updatedBy: string },
-): Promise<void> {
-  const value = JSON.stringify(p.value);
-  const now = new Date();
-  await db
-    .insertInto("app_setting")
-    .values({ key: p.key, value, updated_at: now, updated_by: p.updatedBy })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: now, updated_by: p.updatedBy }))
-    .execute();
-}
