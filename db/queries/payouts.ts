@@ -186,7 +186,11 @@ async function fetchPage<DB, TB extends keyof DB, O, R>(
   page: (reverse: boolean, offset: number, limit: number) => Promise<R[]>,
 ): Promise<{ rows: R[]; total: number }> {
   const offset = (params.page - 1) * params.pageSize;
-  const count = () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst();
+  const count = () =>
+    base
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .$castTo<{ n: string }>()
+      .executeTakeFirst();
   if (offset < DEEP_OFFSET) {
     const [rows, counted] = await Promise.all([page(false, offset, params.pageSize), count()]);
     return { rows, total: Number(counted?.n ?? 0) };
