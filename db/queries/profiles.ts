@@ -58,14 +58,21 @@ type RawProfile = {
   updated_at: Date;
 };
 
+/** How a profile, or a change to it, pays: the method, the currency and the masked details. */
+export function payoutMethodOf(r: {
+  method: PayoutMethod | null;
+  currency: string | null;
+  details_masked: string | null;
+}) {
+  return { method: r.method, currency: r.currency, detailsMasked: r.details_masked };
+}
+
 function toProfile(r: RawProfile): ProfileRow {
   return {
     gameId: r.game_id,
     playerId: Number(r.player_id),
     sealRef: r.seal_ref,
-    method: r.method,
-    currency: r.currency,
-    detailsMasked: r.details_masked,
+    ...payoutMethodOf(r),
     detailsChangeId: r.details_change_id,
     detailsVersion: r.details_version,
     detailsAppliedAt: r.details_applied_at,
