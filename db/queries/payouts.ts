@@ -177,8 +177,8 @@ function recipientFiguresOf(r: FigureRow) {
 const DEEP_OFFSET = 5_000;
 
 /**
- * Reads one page of the base query and its total. A page in the second half of a large result is read in the reverse order with the
- * small offset from the end, then turned back around: the last page costs what the first does.
+ * Reads one page of the base query and its total. A page in the second half of a large result is read in the
+ * reverse order with the small offset from the end, then turned back around: the last page costs what the first does.
  */
 async function fetchPage<DB, TB extends keyof DB, O, R>(
   params: Pick<PayoutTableQuery, "page" | "pageSize">,
