@@ -48,6 +48,11 @@ export function utcTimestampText(ref: string): RawBuilder<string | null> {
   return sql<string | null>`(${sql.ref(ref)} at time zone 'UTC')::text`;
 }
 
+/** A text column as it is. */
+function text(ref: string): RawBuilder<string | null> {
+  return sql<string | null>`${sql.ref(ref)}`;
+}
+
 /** Where the cells that the two reads of the lines get differently come from. */
 type LineCellSources = {
   snapshotId: RawBuilder<string | null>;
@@ -58,7 +63,6 @@ type LineCellSources = {
 
 /** The select list of a line's cells, in LINE_COLUMNS order. */
 function lineCells(from: LineCellSources) {
-  const text = (ref: string) => sql<string | null>`${sql.ref(ref)}`;
   return [
     from.snapshotId.as("snapshot_id"),
     integerText("l.recipient_player_id").as("recipient_player_id"),
@@ -164,21 +168,21 @@ export function selectReversalCells(db: Db, target: Target, after: string | null
       join.onRef("r.snapshot_id", "=", "v.snapshot_id").onRef("r.recipient_player_id", "=", "v.recipient_player_id"),
     )
     .select([
-      "v.snapshot_id as snapshot_id",
+      text("v.snapshot_id").as("snapshot_id"),
       integerText("v.recipient_player_id").as("recipient_player_id"),
-      "r.player_name as recipient_name",
-      "r.player_email as recipient_email",
+      text("r.player_name").as("recipient_name"),
+      text("r.player_email").as("recipient_email"),
       integerText("v.period_id").as("period_id"),
-      "v.subscription_id as subscription_id",
+      text("v.subscription_id").as("subscription_id"),
       integerText("v.period_seq").as("period_seq"),
-      "v.status as period_status",
+      text("v.status").as("period_status"),
       instantText("v.paid_at").as("paid_at"),
       booleanText("v.settled_in_this_window").as("settled_in_this_window"),
       decimalText("v.amount_usd").as("period_amount_usd"),
       decimalText("v.originally_attributed_usd").as("originally_attributed_usd"),
       decimalText("v.refunded_to_date_usd").as("refunded_to_date_usd"),
       instantText("v.latest_refund_at").as("latest_refund_at"),
-      "v.reversal_basis as reversal_basis",
+      text("v.reversal_basis").as("reversal_basis"),
       booleanText("v.nets_to_zero_in_window").as("nets_to_zero_in_window"),
       decimalText("v.reversed_attributed_usd").as("period_reversed_attributed_usd"),
       decimalText("v.partner_revenue_reversed_usd").as("period_partner_revenue_reversed_usd"),
@@ -189,9 +193,9 @@ export function selectReversalCells(db: Db, target: Target, after: string | null
       decimalText("e.cumulative_refunded_after_usd").as("cumulative_refunded_after_usd"),
       decimalText("e.reversed_attributed_usd").as("reversed_attributed_usd"),
       decimalText("e.partner_revenue_reversed_usd").as("partner_revenue_reversed_usd"),
-      "e.partner_revenue_reversal_basis as partner_revenue_reversal_basis",
+      text("e.partner_revenue_reversal_basis").as("partner_revenue_reversal_basis"),
       booleanText("e.is_full_refund").as("is_full_refund"),
-      "v.note as note",
+      text("v.note").as("note"),
     ])
     .orderBy("v.period_id")
     .orderBy("e.seq");

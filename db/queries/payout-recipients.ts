@@ -3,6 +3,7 @@ import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
 import { formatUsd } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
+import { recipientLinesQuery } from "./snapshot-recipients";
 import { isLatestVersion } from "./snapshots";
 
 /** Escapes LIKE wildcards in user text. */
@@ -226,12 +227,7 @@ export async function listEvidenceLines(
     mismatchesOnly?: boolean;
   },
 ): Promise<{ rows: EvidenceLine[]; total: number; mismatches: number; unavailable: number }> {
-  const base = db
-    .selectFrom("snapshot_line as l")
-    .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("l.snapshot_id", "=", params.snapshotId)
-    .where("l.recipient_player_id", "=", String(params.recipientPlayerId));
+  const base = recipientLinesQuery(db, params);
   const mismatch = sql<boolean>`coalesce((l.reconciliation->>'base_matches_settled_fee')::boolean, true) = false`;
   const filtered = params.mismatchesOnly ? base.where(mismatch) : base;
   const [rows, counts] = await Promise.all([

@@ -185,15 +185,20 @@ function recipientFiguresOf(r: FigureRow) {
 const DEEP_OFFSET = 5_000;
 
 /**
- * Reads one page and the total. A page in the second half of a large result is read in the reverse order with the
- * small offset from the end, then turned back around: the last page costs what the first does.
+ * Reads one page of the base query and its total. A page in the second half of a large result is read in the
+ * reverse order with the small offset from the end, then turned back around: the last page costs what the first does.
  */
-async function fetchPage<R>(
-  params: Pick<PayoutTableQuery, "pageSize">,
-  offset: number,
-  count: () => Promise<{ n: string } | undefined>,
+async function fetchPage<DB, TB extends keyof DB, O, R>(
+  params: Pick<PayoutTableQuery, "page" | "pageSize">,
+  base: SelectQueryBuilder<DB, TB, O>,
   page: (reverse: boolean, offset: number, limit: number) => Promise<R[]>,
 ): Promise<{ rows: R[]; total: number }> {
+  const offset = (params.page - 1) * params.pageSize;
+  const count = () =>
+    base
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .$castTo<{ n: string }>()
+      .executeTakeFirst();
   if (offset < DEEP_OFFSET) {
     const [rows, counted] = await Promise.all([page(false, offset, params.pageSize), count()]);
     return { rows, total: Number(counted?.n ?? 0) };
@@ -216,7 +221,6 @@ export async function listPayoutTable(
   params: PayoutTableQuery,
 ): Promise<{ rows: PayoutTableRow[]; total: number }> {
   const q = params.q?.trim().toLowerCase() ?? "";
-  const offset = (params.page - 1) * params.pageSize;
 
   if (params.batchId) {
     let base = db
@@ -229,34 +233,30 @@ export async function listPayoutTable(
     const shared = sharedFilter("st", params.filter);
     if (shared) base = base.where(shared);
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
-    const { rows, total } = await fetchPage(
-      params,
-      offset,
-      () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
-      (reverse, off, limit) =>
-        base
-          .select([
-            "st.id",
-            "st.recipient_player_id",
-            "st.resolved",
-            "st.player_email",
-            "st.player_name",
-            "st.in_snapshot",
-            "st.renewal_count",
-            "st.subscription_count",
-            "st.reversal_count",
-            "st.gross_attributed_usd",
-            "st.reversed_attributed_usd",
-            "st.net_attributed_usd",
-            "st.carried_in_usd",
-            "st.payable_usd",
-            "st.state",
-            "st.hold_reason",
-            "st.recipient_flags",
-          ])
-          .$call((qb) =>
-            readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
-          ),
+    const { rows, total } = await fetchPage(params, base, (reverse, off, limit) =>
+      base
+        .select([
+          "st.id",
+          "st.recipient_player_id",
+          "st.resolved",
+          "st.player_email",
+          "st.player_name",
+          "st.in_snapshot",
+          "st.renewal_count",
+          "st.subscription_count",
+          "st.reversal_count",
+          "st.gross_attributed_usd",
+          "st.reversed_attributed_usd",
+          "st.net_attributed_usd",
+          "st.carried_in_usd",
+          "st.payable_usd",
+          "st.state",
+          "st.hold_reason",
+          "st.recipient_flags",
+        ])
+        .$call((qb) =>
+          readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
+        ),
     );
     return {
       rows: rows.map((r) => ({
@@ -286,17 +286,13 @@ export async function listPayoutTable(
   const shared = sharedFilter("r", params.filter);
   if (shared) base = base.where(shared);
   if (params.filter === "carried_in") base = base.where(sql<boolean>`false`);
-  const { rows, total } = await fetchPage(
-    params,
-    offset,
-    () => base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
-    (reverse, off, limit) =>
-      base
-        .select(RECIPIENT_FIGURES)
-        .select(unavailable.as("has_unavailable"))
-        .$call((qb) =>
-          readPage(qb, SNAPSHOT_SORT[params.sort], "r.recipient_player_id", { ...params, reverse, off, limit }),
-        ),
+  const { rows, total } = await fetchPage(params, base, (reverse, off, limit) =>
+    base
+      .select(RECIPIENT_FIGURES)
+      .select(unavailable.as("has_unavailable"))
+      .$call((qb) =>
+        readPage(qb, SNAPSHOT_SORT[params.sort], "r.recipient_player_id", { ...params, reverse, off, limit }),
+      ),
   );
   return {
     rows: rows.map((r) => ({

@@ -1,7 +1,7 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
 import type { PayoutMethod, ProfileChangeStatus, TaxForm } from "@/db/tables/profiles";
-import { dateText } from "./profiles";
+import { dateText, payoutMethodOf } from "./profiles";
 
 /** Every change of a payout profile: entered, applied or waiting for review, and how each review ended. */
 
@@ -155,9 +155,7 @@ function toChange(r: RawChange): ProfileChangeRow {
     playerId: Number(r.player_id),
     kind: r.kind,
     status: r.status,
-    method: r.method,
-    currency: r.currency,
-    detailsMasked: r.details_masked,
+    ...payoutMethodOf(r),
     previousMasked: r.previous_masked,
     taxForm: r.tax_form,
     taxFormReceivedOn: r.tax_form_received_on,

@@ -58,14 +58,21 @@ type RawProfile = {
   updated_at: Date;
 };
 
+/** How a profile, or a change to it, pays: the method, the currency and the masked details. */
+export function payoutMethodOf(r: {
+  method: PayoutMethod | null;
+  currency: string | null;
+  details_masked: string | null;
+}) {
+  return { method: r.method, currency: r.currency, detailsMasked: r.details_masked };
+}
+
 function toProfile(r: RawProfile): ProfileRow {
   return {
     gameId: r.game_id,
     playerId: Number(r.player_id),
     sealRef: r.seal_ref,
-    method: r.method,
-    currency: r.currency,
-    detailsMasked: r.details_masked,
+    ...payoutMethodOf(r),
     detailsChangeId: r.details_change_id,
     detailsVersion: r.details_version,
     detailsAppliedAt: r.details_applied_at,
@@ -270,31 +277,4 @@ export async function listProfileFlagFacts(
     lastPaidAt: r.last_paid_at,
     lastReturn: r.last_return_id && r.last_return_at ? { id: r.last_return_id, at: r.last_return_at } : null,
   }));
-}
-
-// --- Settings -----------------------------------------------------------------------------------------------------
-
-export async function readSettingValue(
-  db: DbOrTrx,
-  key: string,
-): Promise<{ value: unknown; updatedAt: Date; updatedBy: string | null } | null> {
-  const row = await db
-    .selectFrom("app_setting")
-    .select(["value", "updated_at", "updated_by"])
-    .where("key", "=", key)
-    .executeTakeFirst();
-  return row ? { value: row.value, updatedAt: row.updated_at, updatedBy: row.updated_by } : null;
-}
-
-export async function writeSettingValue(
-  db: DbOrTrx,
-  p: { key: string; value: unknown; updatedBy: string },
-): Promise<void> {
-  const value = JSON.stringify(p.value);
-  const now = new Date();
-  await db
-    .insertInto("app_setting")
-    .values({ key: p.key, value, updated_at: now, updated_by: p.updatedBy })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: now, updated_by: p.updatedBy }))
-    .execute();
 }

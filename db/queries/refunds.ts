@@ -175,15 +175,19 @@ export async function insertRefundAttempt(db: Executor, attempt: NewRefundAttemp
   return row ? toAttempt(row) : null;
 }
 
+/** The attempts of one game with every column: what each read of a single attempt narrows down. */
+function attemptsOfGame(db: Executor, gameId: string) {
+  return db.selectFrom("refund_attempt").select(COLUMNS).where("game_id", "=", gameId);
+}
+
+async function firstAttempt(query: ReturnType<typeof attemptsOfGame>): Promise<RefundAttempt | null> {
+  const row = await query.executeTakeFirst();
+  return row ? toAttempt(row) : null;
+}
+
 export async function findRefundAttempt(db: Executor, gameId: string, id: string): Promise<RefundAttempt | null> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-  const row = await db
-    .selectFrom("refund_attempt")
-    .select(COLUMNS)
-    .where("game_id", "=", gameId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-  return row ? toAttempt(row) : null;
+  return firstAttempt(attemptsOfGame(db, gameId).where("id", "=", id));
 }
 
 /**
@@ -201,15 +205,12 @@ export async function findAttemptByIntent(
   gameId: string,
   intentKey: string,
 ): Promise<RefundAttempt | null> {
-  const row = await db
-    .selectFrom("refund_attempt")
-    .select(COLUMNS)
-    .where("game_id", "=", gameId)
-    .where("intent_key", "=", intentKey)
-    .where("status", "<>", "failed")
-    .where(sql<boolean>`not (status = 'resolved' and resolution_outcome is not distinct from 'not_refunded')`)
-    .executeTakeFirst();
-  return row ? toAttempt(row) : null;
+  return firstAttempt(
+    attemptsOfGame(db, gameId)
+      .where("intent_key", "=", intentKey)
+      .where("status", "<>", "failed")
+      .where(sql<boolean>`not (status = 'resolved' and resolution_outcome is not distinct from 'not_refunded')`),
+  );
 }
 
 /** The pending or needs-attention attempt holding a period, if any. */
@@ -219,15 +220,12 @@ export async function findOpenAttemptForPeriod(
   subscriptionId: string,
   periodSeq: number,
 ): Promise<RefundAttempt | null> {
-  const row = await db
-    .selectFrom("refund_attempt")
-    .select(COLUMNS)
-    .where("game_id", "=", gameId)
-    .where("subscription_id", "=", subscriptionId)
-    .where("period_seq", "=", periodSeq)
-    .where("status", "in", ["pending", "needs_attention"])
-    .executeTakeFirst();
-  return row ? toAttempt(row) : null;
+  return firstAttempt(
+    attemptsOfGame(db, gameId)
+      .where("subscription_id", "=", subscriptionId)
+      .where("period_seq", "=", periodSeq)
+      .where("status", "in", ["pending", "needs_attention"]),
+  );
 }
 
 /**

@@ -160,18 +160,23 @@ const LINE_COLUMNS = [
 ] as const;
 type LineColumn = (typeof LINE_COLUMNS)[number];
 
+/** The renewal lines (as `l`) of one recipient in one snapshot of the game, before any select. */
+export function recipientLinesQuery(db: Db, params: { gameId: string; snapshotId: string; recipientPlayerId: number }) {
+  return db
+    .selectFrom("snapshot_line as l")
+    .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
+    .where("s.game_id", "=", params.gameId)
+    .where("l.snapshot_id", "=", params.snapshotId)
+    .where("l.recipient_player_id", "=", String(params.recipientPlayerId));
+}
+
 /** A recipient's renewal lines in a snapshot, in settlement order. */
 export async function listRecipientLines(
   db: Db,
   params: { gameId: string; snapshotId: string; recipientPlayerId: number; page?: number; pageSize?: number },
 ): Promise<{ rows: SnapshotLineRow[]; total: number }> {
   const { pageSize, offset } = pageOf(params, { size: 100, max: 1000 });
-  const base = db
-    .selectFrom("snapshot_line as l")
-    .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("l.snapshot_id", "=", params.snapshotId)
-    .where("l.recipient_player_id", "=", String(params.recipientPlayerId));
+  const base = recipientLinesQuery(db, params);
   // Counted while the page is read (a failure is seen where it is awaited, not as an unhandled rejection).
   const counted = base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst();
   counted.catch(() => {});

@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import { formatUsd } from "@/core/money";
+import { recipientLinesQuery } from "./snapshot-recipients";
 
 // --- Numbering --------------------------------------------------------------------------------------------------
 
@@ -114,9 +115,7 @@ export async function listStatementLines(
   db: Db,
   params: { gameId: string; snapshotId: string; recipientPlayerId: number },
 ): Promise<StatementLineRow[]> {
-  const rows = await db
-    .selectFrom("snapshot_line as l")
-    .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
+  const rows = await recipientLinesQuery(db, params)
     .select([
       "l.period_id",
       "l.subscription_id",
@@ -127,9 +126,6 @@ export async function listStatementLines(
       "l.attributed_amount_usd",
       "l.attribution_unavailable_reason",
     ])
-    .where("s.game_id", "=", params.gameId)
-    .where("l.snapshot_id", "=", params.snapshotId)
-    .where("l.recipient_player_id", "=", String(params.recipientPlayerId))
     .orderBy("l.paid_at")
     .orderBy("l.period_id")
     .execute();

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Db, DbOrTrx } from "@/db";
-import { getAppSetting, upsertAppSetting } from "@/db/queries/payout-settings";
+import { readAppSetting, writeAppSetting } from "@/db/queries/app-settings";
 import { recordAudit } from "@/lib/audit";
 import { decimalStringSchema, formatUsd } from "@/lib/money";
 
@@ -22,7 +22,7 @@ export type PayoutSettings = {
 const storedSchema = z.object({ two_person_rule: z.boolean(), min_payout_usd: decimalStringSchema });
 
 export async function readPayoutSettings(db: DbOrTrx): Promise<PayoutSettings> {
-  const row = await getAppSetting(db, PAYOUT_SETTINGS_KEY);
+  const row = await readAppSetting(db, PAYOUT_SETTINGS_KEY);
   const parsed = storedSchema.safeParse(row?.value);
   if (!row || !parsed.success) {
     return {
@@ -36,8 +36,8 @@ export async function readPayoutSettings(db: DbOrTrx): Promise<PayoutSettings> {
   return {
     twoPersonRule: parsed.data.two_person_rule,
     minPayoutUsd: formatUsd(parsed.data.min_payout_usd),
-    updatedAt: row.updated_at,
-    updatedBy: row.updated_by,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
     isDefault: false,
   };
 }
@@ -48,10 +48,10 @@ export async function savePayoutSettings(
   input: { twoPersonRule: boolean; minPayoutUsd: string },
   actor: { id: string; email: string },
 ): Promise<PayoutSettings> {
-  const value = JSON.stringify({ two_person_rule: input.twoPersonRule, min_payout_usd: formatUsd(input.minPayoutUsd) });
+  const value = { two_person_rule: input.twoPersonRule, min_payout_usd: formatUsd(input.minPayoutUsd) };
   await db.transaction().execute(async (trx) => {
     const previous = await readPayoutSettings(trx);
-    await upsertAppSetting(trx, { key: PAYOUT_SETTINGS_KEY, value, updatedBy: actor.email });
+    await writeAppSetting(trx, { key: PAYOUT_SETTINGS_KEY, value, updatedBy: actor.email });
     await recordAudit(trx, {
       actor,
       action: "settings.payouts",

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "@/db";
-import { readSettingValue, writeSettingValue } from "@/db/queries/profiles";
+import { readAppSetting, writeAppSetting } from "@/db/queries/app-settings";
 import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 
@@ -13,7 +13,7 @@ export type ProfileSettings = { requireTaxForm: boolean; updatedAt: Date | null;
 const storedSchema = z.object({ require_tax_form: z.boolean() });
 
 export async function readProfileSettings(db: Db): Promise<ProfileSettings> {
-  const row = await readSettingValue(db, PROFILE_SETTINGS_KEY);
+  const row = await readAppSetting(db, PROFILE_SETTINGS_KEY);
   const parsed = storedSchema.safeParse(row?.value);
   if (!row || !parsed.success) return { requireTaxForm: false, updatedAt: null, updatedBy: null };
   return { requireTaxForm: parsed.data.require_tax_form, updatedAt: row.updatedAt, updatedBy: row.updatedBy };
@@ -26,7 +26,7 @@ export async function saveProfileSettings(
 ): Promise<ProfileSettings> {
   await db.transaction().execute(async (trx) => {
     const previous = await readProfileSettings(trx);
-    await writeSettingValue(trx, {
+    await writeAppSetting(trx, {
       key: PROFILE_SETTINGS_KEY,
       value: { require_tax_form: input.requireTaxForm },
       updatedBy: acting.actor.email,

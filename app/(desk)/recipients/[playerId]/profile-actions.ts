@@ -2,10 +2,11 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { getDb } from "@/db";
+import { type Db, getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
+import type { CurrentUser } from "@/lib/auth/session";
 import { requireSelectedGame } from "@/lib/games/games";
-import { changePayoutDetails, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
+import { changePayoutDetails, type ProfileActing, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
 import {
   payoutDetailsInputSchema,
   playerIdSchema,
@@ -15,17 +16,25 @@ import {
 
 const recipientSchema = z.object({ playerId: playerIdSchema });
 
+/** Runs one change of a recipient's profile in the selected game, acting on the web, then refreshes their page. */
+async function changeRecipient<T>(
+  user: CurrentUser,
+  playerId: number,
+  change: (db: Db, gameId: string, acting: ProfileActing) => Promise<T>,
+): Promise<T> {
+  const db = getDb();
+  const game = await requireSelectedGame(db, user);
+  const result = await change(db, game.id, { actor: user, role: user.role, via: "web" });
+  revalidatePath(`/recipients/${playerId}`);
+  return result;
+}
+
 export const changePayoutDetailsAction = defineAction(
   { name: "changePayoutDetails", role: "finance", input: recipientSchema.and(payoutDetailsInputSchema) },
   async ({ playerId, ...input }, { user }) => {
-    const db = getDb();
-    const game = await requireSelectedGame(db, user);
-    const result = await changePayoutDetails(
-      db,
-      { gameId: game.id, playerId, input },
-      { actor: user, role: user.role, via: "web" },
+    const result = await changeRecipient(user, playerId, (db, gameId, acting) =>
+      changePayoutDetails(db, { gameId, playerId, input }, acting),
     );
-    revalidatePath(`/recipients/${playerId}`);
     const message =
       result.outcome === "applied"
         ? `Saved: ${result.masked}, paid in ${input.currency}. These first details apply now.`
@@ -40,14 +49,9 @@ export const changePayoutDetailsAction = defineAction(
 export const setTaxFormAction = defineAction(
   { name: "setTaxForm", role: "finance", input: recipientSchema.and(taxFormInputSchema) },
   async ({ playerId, ...input }, { user }) => {
-    const db = getDb();
-    const game = await requireSelectedGame(db, user);
-    const result = await setTaxForm(
-      db,
-      { gameId: game.id, playerId, input },
-      { actor: user, role: user.role, via: "web" },
+    const result = await changeRecipient(user, playerId, (db, gameId, acting) =>
+      setTaxForm(db, { gameId, playerId, input }, acting),
     );
-    revalidatePath(`/recipients/${playerId}`);
     return {
       ok: true,
       message: result.outcome === "applied" ? `Saved: tax form ${input.taxForm}.` : "Nothing changed.",
@@ -58,14 +62,9 @@ export const setTaxFormAction = defineAction(
 export const reviewPayoutChangeAction = defineAction(
   { name: "reviewPayoutChange", role: "finance", input: recipientSchema.and(reviewDecisionSchema) },
   async ({ playerId, changeId, decision, note }, { user }) => {
-    const db = getDb();
-    const game = await requireSelectedGame(db, user);
-    const result = await reviewPayoutChange(
-      db,
-      { gameId: game.id, playerId, changeId, decision, note },
-      { actor: user, role: user.role, via: "web" },
+    const result = await changeRecipient(user, playerId, (db, gameId, acting) =>
+      reviewPayoutChange(db, { gameId, playerId, changeId, decision, note }, acting),
     );
-    revalidatePath(`/recipients/${playerId}`);
     return {
       ok: true,
       message:

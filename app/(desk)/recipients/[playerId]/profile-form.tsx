@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
@@ -29,6 +29,28 @@ const DETAIL_FIELDS: Record<PayoutMethod, { name: string; label: string; hint?: 
   ],
   manual: [],
 };
+
+/** What each form here opens with: the game and recipient it is for, then the result of the last submit. */
+function FormHead({
+  gameId,
+  playerId,
+  state,
+  children,
+}: {
+  gameId: string;
+  playerId: number;
+  state: ActionResult | null;
+  children?: ReactNode;
+}) {
+  return (
+    <>
+      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <input type="hidden" name="playerId" value={playerId} />
+      {children}
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+    </>
+  );
+}
 
 /**
  * The payout details form. The details typed here are never shown again by the server: the fields keep their own
@@ -59,9 +81,7 @@ export function PayoutDetailsForm({
     setValues((v) => ({ ...v, [name]: event.target.value }));
   return (
     <form onSubmit={onSubmit} noValidate aria-label="Payout details" className="flex max-w-xl flex-col gap-3">
-      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
-      <input type="hidden" name="playerId" value={playerId} />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <FormHead gameId={gameId} playerId={playerId} state={state} />
       <p className="text-sm text-ink-muted">
         {firstDetails
           ? "The first details of a recipient apply at once."
@@ -119,6 +139,12 @@ export function PayoutDetailsForm({
   );
 }
 
+/** The two dates of a tax form, in the order the form shows them. */
+const TAX_FORM_DATES = [
+  { name: "taxFormReceivedOn", label: "Received on" },
+  { name: "taxFormExpiresOn", label: "Expires on" },
+] as const;
+
 export function TaxFormForm({
   action,
   gameId,
@@ -140,9 +166,7 @@ export function TaxFormForm({
     setValues((v) => ({ ...v, [name]: event.target.value }));
   return (
     <form onSubmit={onSubmit} noValidate aria-label="Tax form" className="flex max-w-xl flex-col gap-3">
-      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
-      <input type="hidden" name="playerId" value={playerId} />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <FormHead gameId={gameId} playerId={playerId} state={state} />
       <Field label="Tax form on file" error={errors.taxForm} required>
         {(control) => (
           <Select
@@ -156,28 +180,11 @@ export function TaxFormForm({
         )}
       </Field>
       <div className="flex flex-wrap gap-3">
-        <Field label="Received on" error={errors.taxFormReceivedOn}>
-          {(control) => (
-            <Input
-              {...control}
-              name="taxFormReceivedOn"
-              type="date"
-              value={values.taxFormReceivedOn}
-              onChange={set("taxFormReceivedOn")}
-            />
-          )}
-        </Field>
-        <Field label="Expires on" error={errors.taxFormExpiresOn}>
-          {(control) => (
-            <Input
-              {...control}
-              name="taxFormExpiresOn"
-              type="date"
-              value={values.taxFormExpiresOn}
-              onChange={set("taxFormExpiresOn")}
-            />
-          )}
-        </Field>
+        {TAX_FORM_DATES.map(({ name, label }) => (
+          <Field key={name} label={label} error={errors[name]}>
+            {(control) => <Input {...control} name={name} type="date" value={values[name]} onChange={set(name)} />}
+          </Field>
+        ))}
       </div>
       <div>
         <Button type="submit" variant="secondary" pending={pending} pendingLabel="Saving…">
@@ -206,10 +213,9 @@ export function ReviewChangeForm({
     return state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null;
   return (
     <form onSubmit={onSubmit} noValidate aria-label="Review the change" className="mt-3 flex max-w-xl flex-col gap-3">
-      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
-      <input type="hidden" name="playerId" value={playerId} />
-      <input type="hidden" name="changeId" value={changeId} />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <FormHead gameId={gameId} playerId={playerId} state={state}>
+        <input type="hidden" name="changeId" value={changeId} />
+      </FormHead>
       <Field label="Note (optional)" hint="How the change was confirmed with the recipient." error={errors.note}>
         {(control) => (
           <Input {...control} name="note" value={note} onChange={(e) => setNote(e.target.value)} className="max-w-96" />
