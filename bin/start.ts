@@ -1,3 +1,4 @@
+import { KEEP_ALIVE_MS } from "./server-options";
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -149,7 +150,10 @@ async function main(): Promise<number> {
     writeFileSync(stampPath(ROOT), hash);
   }
 
-  child = spawn(process.execPath, [NEXT_BIN, flags.dev ? "dev" : "start", "-p", String(port)], {
+  const serverArgs = flags.dev
+    ? ["dev", "-p", String(port)]
+    : ["start", "-p", String(port), "--keepAliveTimeout", KEEP_ALIVE_MS];
+  child = spawn(process.execPath, [NEXT_BIN, ...serverArgs], {
     cwd: ROOT,
     env: { ...env, NODE_ENV: flags.dev ? "development" : "production" },
     stdio: ["ignore", "inherit", "inherit"],

@@ -1,3 +1,4 @@
+import { KEEP_ALIVE_MS } from "../bin/server-options";
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
@@ -69,7 +70,7 @@ async function startWorker(name: string): Promise<Proc> {
 /** Every server is told the same public address (the first one's), as behind a load balancer. */
 async function startServer(name: string, port: number, publicUrl: string): Promise<Server> {
   const url = `http://localhost:${port}`;
-  const proc = startProcess(name, [NEXT_BIN, "start", "-p", String(port)], {
+  const proc = startProcess(name, [NEXT_BIN, "start", "-p", String(port), "--keepAliveTimeout", KEEP_ALIVE_MS], {
     NODE_ENV: "production",
     PORT: String(port),
     PAYOUT_DESK_URL: publicUrl,

@@ -1,3 +1,4 @@
+import { KEEP_ALIVE_MS } from "../bin/server-options";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, writeFileSync } from "node:fs";
@@ -118,7 +119,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   const logFile = path.join(dir, "server.log");
   const log = createWriteStream(logFile);
-  const app = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port)], {
+  const app = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "--keepAliveTimeout", KEEP_ALIVE_MS], {
     cwd: ROOT,
     env: {
       ...CHILD_ENV,
