@@ -9,7 +9,8 @@ import { expect, test } from "./fixtures/test";
  * journals and closes the paid window with a reason.
  */
 
-const MONTH = "2026-05";
+// A month no other spec prepares: closing it must not refuse their batches.
+const MONTH = "2026-04";
 const WINDOW_PATH = `/payouts/${MONTH}`;
 const ACCOUNTS = [
   { label: "Revenue share expense", code: "6100", tax: "No GST" },
@@ -75,7 +76,7 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   });
 
   const [download] = await Promise.all([page.waitForEvent("download"), xero.click()]);
-  expect(download.suggestedFilename()).toMatch(/_journal-xero_2026-05-01_2026-06-01_v\d+_batch-[0-9a-f]{8}/);
+  expect(download.suggestedFilename()).toMatch(/_journal-xero_2026-04-01_2026-05-01_v\d+_batch-[0-9a-f]{8}/);
   const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
   expect(header).toEqual([
     "Narration",
@@ -102,10 +103,10 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   await closeForm.getByRole("button", { name: "Close the window" }).click();
   await expect(closeForm.getByRole("alert")).toContainText("must say why");
   await expect(closeForm.getByLabel("Why close it")).toHaveValue("ok");
-  await closeForm.getByLabel("Why close it").fill("May books closed: the bank statement matches every payment");
+  await closeForm.getByLabel("Why close it").fill("April books closed: the bank statement matches every payment");
   await closeForm.getByRole("button", { name: "Close the window" }).click();
   await expect(page.getByText("Window closed")).toBeVisible();
-  await expect(closing).toContainText("May books closed: the bank statement matches every payment");
+  await expect(closing).toContainText("April books closed: the bank statement matches every payment");
   await expect(closing.getByRole("form", { name: "Reopen the window" })).toBeVisible();
   await expect(closing.getByRole("button", { name: "Close the window" })).toHaveCount(0);
   await shoot(page, "finance-window-closed");
