@@ -62,6 +62,8 @@ const IBAN_TEST = "[finance] an IBAN saved on a recipient's page never appears i
 
 // Anywhere: the database, a page or script, the profiles export and the server's log.
 test(IBAN_TEST, async ({ page }) => {
+  // A long flow: it downloads two exports of every batch the suite has made and reads every row of the database.
+  test.setTimeout(180_000);
   const bodies = collectBodies(page);
   await signIn(page, "finance");
   await page.goto(`/recipients/${IBAN_RECIPIENT}`);
