@@ -158,7 +158,9 @@ function copyQuery(
         else resolve(bytes);
       },
       handleError(error: Error) {
+        // node-postgres drops the query on an error (no ReadyForQuery reaches it): settle now.
         failure = error;
+        reject(error);
       },
       handleRowDescription() {},
       handleDataRow() {},

@@ -40,14 +40,23 @@ export async function prepareVsCopy(db: Db, url: string, gameId: string, window:
   const copy = await withClient(url, async (client) => {
     const tables = ["payout_statement", "payout_statement_event"];
     const csv: Buffer[][] = [];
+    const columns: string[] = [];
     for (const table of tables) {
       const chunks: Buffer[] = [];
-      await copyOut(client, `copy (select * from ${table} where batch_id = '${prepared.batchId}') to stdout`, chunks);
+      const stored = await client.query<{ name: string }>(
+        "select column_name as name from information_schema.columns where table_name = $1 and is_generated = 'NEVER'" +
+          " order by ordinal_position",
+        [table],
+      );
+      columns.push(stored.rows.map((c) => `"${c.name}"`).join(", "));
+      const select = `select ${columns.at(-1)} from ${table} where batch_id = '${prepared.batchId}'`;
+      await copyOut(client, `copy (${select}) to stdout`, chunks);
       csv.push(chunks);
       await client.query(`create temp table bench_${table} (like ${table} including all)`);
     }
     const t0 = performance.now();
-    for (const [i, table] of tables.entries()) await copyIn(client, `copy bench_${table} from stdin`, csv[i] ?? []);
+    for (const [i, table] of tables.entries())
+      await copyIn(client, `copy bench_${table} (${columns[i]}) from stdin`, csv[i] ?? []);
     const ms = performance.now() - t0;
     const rows = await client.query<{ n: string }>(
       "select (select count(*) from bench_payout_statement) + (select count(*) from bench_payout_statement_event) n",

@@ -128,10 +128,17 @@ export async function run(args: string[]): Promise<void> {
         2,
       )}\n`,
     );
-    await prepareVsCopy(db, url, SCALE_GAME_ID, window);
+    // A part that fails is reported and the next one still runs.
+    const part = (name: string, work: () => Promise<void>) =>
+      work().catch((error: unknown) => {
+        process.stdout.write(`${JSON.stringify({ part: name, failed: String(error) })}\n`);
+      });
+    await part("preparing the batch", () => prepareVsCopy(db, url, SCALE_GAME_ID, window));
     const perSession = Number(option(args, "per-session", "5"));
-    await pagesOverHttp(db, { window, recipients: stored.recipients, perSession, port });
-    await exportVsCopy(db, url, { gameId: SCALE_GAME_ID, snapshotId: pulled.snapshotId, lines: pulled.lines });
+    await part("pages over HTTP", () => pagesOverHttp(db, { window, recipients: stored.recipients, perSession, port }));
+    await part("lines CSV export", () =>
+      exportVsCopy(db, url, { gameId: SCALE_GAME_ID, snapshotId: pulled.snapshotId, lines: pulled.lines }),
+    );
   } finally {
     await open.close();
     await paced.close();
