@@ -118,7 +118,8 @@ export async function seed(db: Db): Promise<string> {
  */
 export function copyOut(client: pg.Client, text: string, keep?: Buffer[]): Promise<number> {
   return copyQuery(client, text, (chunk) => {
-    keep?.push(chunk);
+    // The parser reuses its buffer: keep a copy.
+    keep?.push(Buffer.from(chunk));
   });
 }
 
