@@ -30,7 +30,7 @@ const GAME_ID = "bench-export";
 const WINDOW = { start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z" };
 const ROOT = path.resolve(import.meta.dirname, "..");
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
@@ -116,16 +116,42 @@ export async function seed(db: Db): Promise<string> {
  * `COPY ... TO STDOUT` through node-postgres without an extra package: a submittable query that receives the
  * CopyData messages and counts their bytes (they are thrown away, as the HTTP client throws the download away).
  */
-export function copyOut(client: pg.Client, text: string): Promise<number> {
+export function copyOut(client: pg.Client, text: string, keep?: Buffer[]): Promise<number> {
+  return copyQuery(client, text, (chunk) => {
+    // The parser reuses its buffer: keep a copy.
+    keep?.push(Buffer.from(chunk));
+  });
+}
+
+/** `COPY ... FROM STDIN`: the chunks (CSV of a `copyOut`) are sent as they are; resolves with nothing. */
+export function copyIn(client: pg.Client, text: string, chunks: readonly Buffer[]): Promise<number> {
+  return copyQuery(client, text, () => undefined, chunks);
+}
+
+type CopyConnection = {
+  query(text: string): void;
+  sendCopyFromChunk(chunk: Buffer): void;
+  endCopyFrom(): void;
+};
+
+function copyQuery(
+  client: pg.Client,
+  text: string,
+  onData: (chunk: Buffer) => void,
+  send: readonly Buffer[] = [],
+): Promise<number> {
   return new Promise((resolve, reject) => {
     let bytes = 0;
     let failure: Error | null = null;
+    let connected: CopyConnection | null = null;
     const submittable = {
-      submit(connection: { query(text: string): void }) {
+      submit(connection: CopyConnection) {
+        connected = connection;
         connection.query(text);
       },
       handleCopyData(message: { chunk: Buffer }) {
         bytes += message.chunk.length;
+        onData(message.chunk);
       },
       handleCommandComplete() {},
       handleReadyForQuery() {
@@ -133,21 +159,26 @@ export function copyOut(client: pg.Client, text: string): Promise<number> {
         else resolve(bytes);
       },
       handleError(error: Error) {
+        // node-postgres drops the query on an error (no ReadyForQuery reaches it): settle now.
         failure = error;
+        reject(error);
       },
       handleRowDescription() {},
       handleDataRow() {},
       handleEmptyQuery() {},
       handlePortalSuspended() {},
-      handleCopyInResponse() {},
+      handleCopyInResponse() {
+        for (const chunk of send) connected?.sendCopyFromChunk(chunk);
+        connected?.endCopyFrom();
+      },
     };
     client.query(submittable as never);
   });
 }
 
 /** The export's own SELECT, with its two parameters inlined (COPY takes none). */
-export function copyStatement(db: Db, client: pg.Client, snapshotId: string): string {
-  const compiled = selectLineCells(db, { gameId: GAME_ID, snapshotId }).compile();
+export function copyStatement(db: Db, client: pg.Client, snapshotId: string, gameId = GAME_ID): string {
+  const compiled = selectLineCells(db, { gameId, snapshotId }).compile();
   const values = compiled.parameters.map((p) => client.escapeLiteral(String(p)));
   const select = compiled.sql.replace(/\$(\d+)/g, (_, n: string) => values[Number(n) - 1] as string);
   return `copy (${select}) to stdout (format csv, header)`;
@@ -164,7 +195,7 @@ async function serve(): Promise<void> {
     exportResponse(db, {
       kind: "lines",
       snapshotId,
-      gameId: GAME_ID,
+      gameId: url.searchParams.get("game") ?? GAME_ID,
       bom: false,
       actor: { id: "bench", email: "bench@payout-desk.test" },
       via: "web",
@@ -185,7 +216,7 @@ async function serve(): Promise<void> {
   });
 }
 
-async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
+export async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ["--import", "./bin/register.mjs", "bench/run.ts", "export", "--serve"], {
     cwd: ROOT,
     env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "silent" },
@@ -210,17 +241,24 @@ async function memoryOf(pid: number): Promise<{ rssKb: number; hwmKb: number }> 
 }
 
 /** Downloads the export and throws the bytes away; returns the byte count. */
-function download(port: number, snapshotId: string): Promise<{ bytes: number; status: number }> {
+export function download(
+  port: number,
+  snapshotId: string,
+  gameId = GAME_ID,
+): Promise<{ bytes: number; status: number }> {
   return new Promise((resolve, reject) => {
     http
-      .get({ host: "127.0.0.1", port, path: `/lines?snapshot=${snapshotId}` }, (res) => {
-        let bytes = 0;
-        res.on("data", (chunk: Buffer) => {
-          bytes += chunk.length;
-        });
-        res.on("end", () => resolve({ bytes, status: res.statusCode ?? 0 }));
-        res.on("error", reject);
-      })
+      .get(
+        { host: "127.0.0.1", port, path: `/lines?snapshot=${snapshotId}&game=${encodeURIComponent(gameId)}` },
+        (res) => {
+          let bytes = 0;
+          res.on("data", (chunk: Buffer) => {
+            bytes += chunk.length;
+          });
+          res.on("end", () => resolve({ bytes, status: res.statusCode ?? 0 }));
+          res.on("error", reject);
+        },
+      )
       .on("error", reject);
   });
 }

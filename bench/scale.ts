@@ -1,8 +1,11 @@
 // Benchmark at a studio's scale: the emulator's scale scenario (emulator/scenario/scale.ts, RECIPIENTS:RENEWALS in
 // one month), its month snapshotted under the documented limits scaled by K against the floor the aggregate limit
 // puts on the calls it needs, the storing cost against a bare fetch of the same pages (limits off), and the webhook
-// burst (bench/webhooks-burst.ts). The full size, 100000:1000000, is a flag; the default is a tenth of it.
-//   npm run bench -- scale [--size 10000:100000] [--k 20] [--deliveries 10000]
+// burst (bench/webhooks-burst.ts); then, on the month snapshotted, bench/scale-parts.ts: preparing its batch against
+// COPY, the window page and recipient table over HTTP on `next start` of the build (run `npm run build` first)
+// against the smallest signed-in page, and the lines export against COPY. The full size, 100000:1000000, is a flag;
+// the default is a tenth of it.
+//   npm run bench -- scale [--size 10000:100000] [--k 20] [--deliveries 10000] [--per-session 5]
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -10,13 +13,14 @@ import os from "node:os";
 import path from "node:path";
 import { ensureDatabase } from "@/bin/runtime";
 import { createDb } from "@/db";
-import { startCluster, withDatabase } from "@/db/embedded";
+import { freePort, startCluster, withDatabase } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { parseScale, SCALE_GAME_ID, SCALE_GAME_SECRET, scaleScenario } from "@/emulator/scenario/scale";
 import { startEmulator } from "@/emulator/server";
 import { saveGame } from "@/lib/games/games";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
+import { exportVsCopy, pagesOverHttp, prepareVsCopy } from "./scale-parts";
 import { bareFetch, pagesOf, rateFloorMs, startEmulatorProcess } from "./snapshot";
 
 /** "Reporting rates: aggregate 60 per minute per game" */
@@ -49,8 +53,10 @@ export async function run(args: string[]): Promise<void> {
   const paced = await startEmulator({ port: 0, scenario, rateLimits: `scaled:${k}` });
   await ensureDatabase(cluster.url, "scale_bench");
   const url = withDatabase(cluster.url, "scale_bench");
+  const port = await freePort();
   Object.assign(process.env, {
     DATABASE_URL: url,
+    PAYOUT_DESK_URL: `http://localhost:${port}`,
     PAYOUT_DESK_KEY: randomBytes(32).toString("base64"),
     LOG_LEVEL: "warn",
   });
@@ -121,6 +127,17 @@ export async function run(args: string[]): Promise<void> {
         null,
         2,
       )}\n`,
+    );
+    // A part that fails is reported and the next one still runs.
+    const part = (name: string, work: () => Promise<void>) =>
+      work().catch((error: unknown) => {
+        process.stdout.write(`${JSON.stringify({ part: name, failed: String(error) })}\n`);
+      });
+    await part("preparing the batch", () => prepareVsCopy(db, url, SCALE_GAME_ID, window));
+    const perSession = Number(option(args, "per-session", "5"));
+    await part("pages over HTTP", () => pagesOverHttp(db, { window, recipients: stored.recipients, perSession, port }));
+    await part("lines CSV export", () =>
+      exportVsCopy(db, url, { gameId: SCALE_GAME_ID, snapshotId: pulled.snapshotId, lines: pulled.lines }),
     );
   } finally {
     await open.close();

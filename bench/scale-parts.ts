@@ -1,0 +1,157 @@
+// The parts of `npm run bench -- scale` that work on the scaled month once it is snapshotted: preparing its batch
+// against COPY of the same rows, the window page and the recipient table over HTTP on the production server, and
+// the lines CSV export against COPY of the same cells. Each prints one JSON object with its ratio to a floor measured
+// in the same run.
+import pg from "pg";
+import type { Db } from "@/db";
+import { preparePayoutBatch } from "@/lib/payouts/batches";
+import { windowKey } from "@/lib/payouts/window-key";
+import type { TimeWindow } from "@/lib/time";
+import { copyIn, copyOut, copyStatement, download, median, startServer } from "./export";
+import { load, signedInSessions, startAppServer } from "./http-load";
+
+const SESSIONS = 20;
+const TARGET_P95_MS = 300;
+
+function print(value: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+const ratio = (a: number, b: number, digits = 2) => Number((a / b).toFixed(digits));
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The batch of the month prepared (statements and their first events written) against the floor of writing the
+ * same rows: COPY FROM of their CSV into tables shaped like theirs (indexes included), in the same database.
+ */
+export async function prepareVsCopy(db: Db, url: string, gameId: string, window: TimeWindow): Promise<void> {
+  const began = performance.now();
+  const prepared = await preparePayoutBatch(db, { gameId, window }, { actor: null, via: "cli" });
+  const prepareMs = performance.now() - began;
+  const copy = await withClient(url, async (client) => {
+    const tables = ["payout_statement", "payout_statement_event"];
+    const csv: Buffer[][] = [];
+    const columns: string[] = [];
+    for (const table of tables) {
+      const chunks: Buffer[] = [];
+      const stored = await client.query<{ name: string }>(
+        "select column_name as name from information_schema.columns where table_name = $1 and is_generated = 'NEVER'" +
+          " order by ordinal_position",
+        [table],
+      );
+      columns.push(stored.rows.map((c) => `"${c.name}"`).join(", "));
+      const select = `select ${columns.at(-1)} from ${table} where batch_id = '${prepared.batchId}'`;
+      await copyOut(client, `copy (${select}) to stdout`, chunks);
+      csv.push(chunks);
+      await client.query(`create temp table bench_${table} (like ${table} including all)`);
+    }
+    const t0 = performance.now();
+    for (const [i, table] of tables.entries())
+      await copyIn(client, `copy bench_${table} (${columns[i]}) from stdin`, csv[i] ?? []);
+    const ms = performance.now() - t0;
+    const rows = await client.query<{ n: string }>(
+      "select (select count(*) from bench_payout_statement) + (select count(*) from bench_payout_statement_event) n",
+    );
+    return { ms, rows: Number(rows.rows[0]?.n) };
+  });
+  print({
+    part: "preparing the batch",
+    statements: prepared.statements,
+    rowsWritten: copy.rows,
+    prepareMs: Math.round(prepareMs),
+    copyFromMs: Math.round(copy.ms),
+    prepareVsCopy: ratio(prepareMs, copy.ms),
+  });
+}
+
+/**
+ * `next start` of the build on this database; SESSIONS signed-in sessions ask at once for the window page, a
+ * recipient search and a deep page of its table, and, as the floor, the app's smallest signed-in page.
+ */
+export async function pagesOverHttp(
+  db: Db,
+  options: { window: TimeWindow; recipients: number; perSession: number; port: number },
+): Promise<void> {
+  const server = await startAppServer(options.port, { PORT: String(options.port) });
+  try {
+    const cookies = await signedInSessions(db, SESSIONS);
+    const page = `/payouts/${encodeURIComponent(windowKey(options.window))}`;
+    const deep = Math.max(1, Math.floor((options.recipients * 0.9) / 50));
+    const paths = {
+      floor: "/forbidden",
+      window: page,
+      search: `${page}?q=${encodeURIComponent("Creator 123")}`,
+      deepPage: `${page}?sort=recipient&dir=asc&page=${deep}`,
+    };
+    const results: Record<string, Awaited<ReturnType<typeof load>>> = {};
+    for (const [name, path] of Object.entries(paths))
+      results[name] = await load(server.url, cookies, path, options.perSession);
+    const floor = results.floor?.p95Ms ?? 1;
+    const vs = (name: string) => ratio(results[name]?.p95Ms ?? 0, Math.max(1, floor));
+    print({
+      part: "pages over HTTP (next start, signed in)",
+      sessions: SESSIONS,
+      paths,
+      ...results,
+      windowP95VsFloor: vs("window"),
+      searchP95VsFloor: vs("search"),
+      deepPageP95VsFloor: vs("deepPage"),
+      windowTargetP95Ms: `< ${TARGET_P95_MS}`,
+      windowMeetsTarget: (results.window?.p95Ms ?? Infinity) < TARGET_P95_MS,
+    });
+  } finally {
+    await server.close();
+  }
+}
+
+/** The lines CSV export of the snapshot (bench/export.ts's server) against COPY of the same cells, 3 runs each. */
+export async function exportVsCopy(
+  db: Db,
+  url: string,
+  params: { gameId: string; snapshotId: string; lines: number },
+): Promise<void> {
+  const { gameId, snapshotId } = params;
+  const server = await startServer(url);
+  try {
+    const runs = await withClient(url, async (client) => {
+      const text = copyStatement(db, client, snapshotId, gameId);
+      const http: number[] = [];
+      const copy: number[] = [];
+      for (let i = 0; i <= 3; i++) {
+        let t0 = performance.now();
+        const result = await download(server.port, snapshotId, gameId);
+        if (result.status !== 200) throw new Error(`the export answered ${result.status}`);
+        const httpMs = performance.now() - t0;
+        t0 = performance.now();
+        await copyOut(client, text);
+        if (i === 0) continue;
+        copy.push(performance.now() - t0);
+        http.push(httpMs);
+      }
+      return { http: median(http), copy: median(copy) };
+    });
+    print({
+      part: "lines CSV export",
+      lines: params.lines,
+      exportMs: Math.round(runs.http),
+      copyMs: Math.round(runs.copy),
+      exportThroughputVsCopy: ratio(runs.copy, runs.http),
+      target: ">= 0.8",
+    });
+  } finally {
+    if (server.child.exitCode === null) {
+      const exited = new Promise((resolve) => server.child.once("exit", resolve));
+      server.child.kill("SIGTERM");
+      await exited;
+    }
+  }
+}
