@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { parse } from "csv-parse/sync";
 import pg from "pg";
 import { createDb } from "../db/index";
 import { DEMO_GAME_ID } from "../emulator/scenario/demo";
@@ -291,6 +292,38 @@ test("[finance] a later PayPal report returns one paid payment: it is owed again
   await shoot(page, "finance-return-payment-two-person");
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toBeHidden();
+});
+
+test("[finance] after the files, the rejection and the return the ledger holds and the journal balances", async ({
+  page,
+}) => {
+  const { checkLedgerInvariant } = await import("../lib/payouts/invariant");
+  const db = createDb(process.env.E2E_DATABASE_URL ?? "", { max: 2 });
+  try {
+    const report = await checkLedgerInvariant(db, { gameId: DEMO_GAME_ID });
+    expect(report.recipients).toBeGreaterThan(0);
+    expect(report.violations).toEqual([]);
+  } finally {
+    await db.destroy();
+  }
+  // The batch's journal, read as accounting reads it: every entry's debits equal its credits, to the cent.
+  await signIn(page, "finance");
+  const response = await page.request.get(`/api/exports/journal?batch=${batchId}`);
+  expect(response.status()).toBe(200);
+  const rows: Record<string, string>[] = parse(await response.text(), { columns: true, bom: true });
+  const cents = (value: string | undefined) => {
+    const match = /^(\d+)\.(\d{2})$/.exec(value ?? "");
+    if (!match) throw new Error(`not an amount: ${value}`);
+    return Number(match[1]) * 100 + Number(match[2]);
+  };
+  const byEntry = new Map<string, number>();
+  for (const row of rows) {
+    const entry = row.entry_id ?? "";
+    byEntry.set(entry, (byEntry.get(entry) ?? 0) + cents(row.debit_usd) - cents(row.credit_usd));
+  }
+  expect(rows.some((row) => row.kind === "payment_returned")).toBe(true);
+  expect(byEntry.size).toBeGreaterThan(0);
+  expect([...byEntry].filter(([, balance]) => balance !== 0)).toEqual([]);
 });
 
 test("[finance] no page or export but the payment file shows an IBAN", async ({ page }) => {
