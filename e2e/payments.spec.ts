@@ -132,6 +132,11 @@ test.beforeAll(async () => {
 /** Leaves the shared database as other specs expect it: no payout profiles of this spec's recipients. */
 test.afterAll(async () => {
   const players = [...paypalPeople, ...bankPeople].map((p) => p.id);
+  // Later specs review other months of the same demo game: this spec's returns and profiles must not flag them.
+  await query("delete from payment_return where game_id = $1 and recipient_player_id = any($2::bigint[])", [
+    DEMO_GAME_ID,
+    players,
+  ]);
   await query("delete from payout_profile_change where game_id = $1 and player_id = any($2::bigint[])", [
     DEMO_GAME_ID,
     players,
