@@ -34,84 +34,91 @@ export function SignInLimitTables({ accounts, addresses, action, emptyText }: Pr
       ) : null}
       {accounts.length === 0 && addresses.length === 0 ? <p className="px-4 py-3 text-ink-muted">{emptyText}</p> : null}
       {accounts.length > 0 ? (
-        <SimpleTable
+        <FailureTable
           caption="Accounts with failed sign-ins since their last successful one"
-          frame="none"
-          head={
-            <>
-              <Th>Account</Th>
-              <Th align="right">Failures</Th>
-              <Th>Latest failure</Th>
-              <Th>State</Th>
-              <Th>
-                <span className="sr-only">Actions</span>
-              </Th>
-            </>
-          }
-        >
-          {accounts.map((a) => (
-            <Tr key={a.email}>
-              <Td className="font-medium text-ink">{a.email}</Td>
-              <Td align="right" className="tabular-nums">
-                {a.failures}
-              </Td>
-              <Td>
-                <DateTime value={a.lastFailureAt} seconds focusable={false} />
-              </Td>
-              <Td>
-                {a.delayedUntil ? (
-                  <Badge tone="warning">
-                    Waits until <DateTime value={a.delayedUntil} seconds focusable={false} />
-                  </Badge>
-                ) : (
-                  <Badge>Can sign in</Badge>
-                )}
-              </Td>
-              <Td>{clear("account", a.email, `Clear failures of ${a.email}`)}</Td>
-            </Tr>
-          ))}
-        </SimpleTable>
+          heading="Account"
+          rows={accounts.map((a) => ({
+            key: a.email,
+            name: <span className="font-medium text-ink">{a.email}</span>,
+            failures: a.failures,
+            lastFailureAt: a.lastFailureAt,
+            state: a.delayedUntil ? (
+              <Badge tone="warning">
+                Waits until <DateTime value={a.delayedUntil} seconds focusable={false} />
+              </Badge>
+            ) : (
+              <Badge>Can sign in</Badge>
+            ),
+            clear: clear("account", a.email, `Clear failures of ${a.email}`),
+          }))}
+        />
       ) : null}
       {addresses.length > 0 ? (
-        <SimpleTable
+        <FailureTable
           caption="Client addresses with failed sign-ins in their window"
-          frame="none"
+          heading="Address"
           className="border-t border-line"
-          head={
-            <>
-              <Th>Address</Th>
-              <Th align="right">Failures</Th>
-              <Th>Latest failure</Th>
-              <Th>State</Th>
-              <Th>
-                <span className="sr-only">Actions</span>
-              </Th>
-            </>
-          }
-        >
-          {addresses.map((a) => (
-            <Tr key={a.address}>
-              <Td className="font-mono text-ink">{a.address}</Td>
-              <Td align="right" className="tabular-nums">
-                {a.failures}
-              </Td>
-              <Td>
-                <DateTime value={a.lastFailureAt} seconds focusable={false} />
-              </Td>
-              <Td>
-                {a.limitedUntil ? (
-                  <Badge tone="danger">
-                    Refused until <DateTime value={a.limitedUntil} seconds focusable={false} />
-                  </Badge>
-                ) : (
-                  <Badge>Under the limit</Badge>
-                )}
-              </Td>
-              <Td>{clear("address", a.address, `Clear failures from ${a.address}`)}</Td>
-            </Tr>
-          ))}
-        </SimpleTable>
+          rows={addresses.map((a) => ({
+            key: a.address,
+            name: <span className="font-mono text-ink">{a.address}</span>,
+            failures: a.failures,
+            lastFailureAt: a.lastFailureAt,
+            state: a.limitedUntil ? (
+              <Badge tone="danger">
+                Refused until <DateTime value={a.limitedUntil} seconds focusable={false} />
+              </Badge>
+            ) : (
+              <Badge>Under the limit</Badge>
+            ),
+            clear: clear("address", a.address, `Clear failures from ${a.address}`),
+          }))}
+        />
       ) : null}
     </>
+  );
+}
+
+type FailureRow = {
+  key: string;
+  name: React.ReactNode;
+  failures: number;
+  lastFailureAt: string;
+  state: React.ReactNode;
+  clear: React.ReactNode;
+};
+
+/** One table of sign-in failures: who (an account or an address), how many, the latest, its state, and Clear. */
+function FailureTable(props: { caption: string; heading: string; rows: FailureRow[]; className?: string }) {
+  return (
+    <SimpleTable
+      caption={props.caption}
+      frame="none"
+      className={props.className}
+      head={
+        <>
+          <Th>{props.heading}</Th>
+          <Th align="right">Failures</Th>
+          <Th>Latest failure</Th>
+          <Th>State</Th>
+          <Th>
+            <span className="sr-only">Actions</span>
+          </Th>
+        </>
+      }
+    >
+      {props.rows.map((row) => (
+        <Tr key={row.key}>
+          <Td>{row.name}</Td>
+          <Td align="right" className="tabular-nums">
+            {row.failures}
+          </Td>
+          <Td>
+            <DateTime value={row.lastFailureAt} seconds focusable={false} />
+          </Td>
+          <Td>{row.state}</Td>
+          <Td>{row.clear}</Td>
+        </Tr>
+      ))}
+    </SimpleTable>
   );
 }
