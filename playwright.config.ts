@@ -3,7 +3,14 @@ import { defineConfig } from "@playwright/test";
 /**
  * End-to-end tests run a production build of Payout Desk against a throwaway PostgreSQL and the service emulator,
  * all started by e2e/global-setup.ts on free ports. Chromium is the system's (/usr/bin/chromium), never a download.
+ *
+ * Two projects split the specs: "pages" walks every page and checks what no page may show (errors, accessibility
+ * faults, secrets, missing headers), "flows" takes people through their work. `npm test` runs each in a Playwright
+ * process of its own, so each has its own database, emulator and server and neither sees the other's changes;
+ * `npm run test:e2e` alone runs both in one process, one after the other.
  */
+const PAGE_SPECS = ["crawl.spec.ts", "secrets.spec.ts", "headers.spec.ts", "frame.spec.ts"];
+
 export default defineConfig({
   testDir: "e2e",
   globalSetup: "./e2e/global-setup.ts",
@@ -12,7 +19,7 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  reporter: process.env.CI ? [["list"]] : [["list"]],
+  reporter: [["list"]],
   use: {
     baseURL: process.env.E2E_BASE_URL,
     trace: "retain-on-failure",
@@ -30,5 +37,8 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  projects: [
+    { name: "pages", testMatch: PAGE_SPECS, outputDir: "test-results/pages", use: { browserName: "chromium" } },
+    { name: "flows", testIgnore: PAGE_SPECS, outputDir: "test-results/flows", use: { browserName: "chromium" } },
+  ],
 });

@@ -1,5 +1,6 @@
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -51,4 +52,25 @@ export function buildIsCurrent(root: string): boolean {
 
 export function stampPath(root: string): string {
   return path.join(root, STAMP);
+}
+
+/**
+ * Builds the app for production unless the build is current, then stamps it with the sources' hash. Resolves true
+ * when it built. The build's output goes to this process's own output.
+ */
+export async function ensureBuild(root: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  if (buildIsCurrent(root)) return false;
+  const hash = sourceHash(root);
+  const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [nextBin, "build"], {
+      cwd: root,
+      env: { ...env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+      stdio: "inherit",
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build exited with ${code}`))));
+  });
+  writeFileSync(stampPath(root), hash);
+  return true;
 }

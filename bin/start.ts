@@ -1,6 +1,5 @@
 import { KEEP_ALIVE_MS } from "./server-options";
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { createDb } from "@/db";
@@ -8,7 +7,7 @@ import { migrateToLatest } from "@/db/migrate";
 import { decodeKey, serverActionsKey } from "@/lib/crypto";
 import { verifyKeys } from "@/lib/keys/check";
 import { startMailCatcher } from "@/lib/mail/catcher";
-import { buildIsCurrent, sourceHash, stampPath } from "./build-state";
+import { buildIsCurrent, ensureBuild } from "./build-state";
 import { CliError, helpText, parseFlags } from "./cli";
 import { emulatorStateFile, seedEmbeddedDemo } from "./demo";
 import { exportRuntimeEnv, prepareRuntime } from "./runtime";
@@ -33,16 +32,6 @@ const SPEC = {
     port: z.coerce.number().int().min(1).max(65535).optional(),
   }),
 };
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env, stdio: "inherit" });
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${path.basename(args[0] ?? command)} exited with ${code}`)),
-    );
-  });
-}
 
 async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -145,9 +134,7 @@ async function main(): Promise<number> {
 
   if (!flags.dev && !buildIsCurrent(ROOT)) {
     console.log("Building Payout Desk (first start or sources changed)…");
-    const hash = sourceHash(ROOT);
-    await run(process.execPath, [NEXT_BIN, "build"], { ...env, NODE_ENV: "production" });
-    writeFileSync(stampPath(ROOT), hash);
+    await ensureBuild(ROOT, env);
   }
 
   const serverArgs = flags.dev

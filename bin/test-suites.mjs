@@ -1,24 +1,54 @@
-// Runs the unit and integration suite (vitest) and the end-to-end suite (Playwright) side by side. The browser suite
-// spends most of its time waiting on pages and the other on PostgreSQL and child processes, so together they keep the
-// cores busy. The end-to-end output streams as it comes; the vitest output is shown whole when that suite ends. The
-// exit code is non-zero when either suite fails.
+// Runs the unit and integration suite (vitest) and the end-to-end suite (Playwright) side by side. The end-to-end
+// specs run as two Playwright processes, one per project of playwright.config.ts ("pages" and "flows"), each with
+// its own database, emulator and server: the browser suites spend most of their time waiting on pages, and vitest
+// on PostgreSQL and child processes, so together they keep the cores busy. The production build is made once,
+// before both. End-to-end output streams as it comes, each line marked with its project; the vitest output is shown
+// whole when that suite ends. The exit code is non-zero when any suite fails.
 import { spawn } from "node:child_process";
 
-function run(script, { stream }) {
+const children = new Set();
+for (const signal of ["SIGINT", "SIGTERM"])
+  process.once(signal, () => {
+    for (const child of children) child.kill(signal);
+  });
+
+/** Runs `npm run -s <script> [-- args]`; output "buffer" is shown when it ends, "stream" as it comes, marked. */
+function run(script, args, { output, label = script }) {
   return new Promise((resolve) => {
-    const child = spawn("npm", ["run", "-s", script], { stdio: ["ignore", "pipe", "pipe"], env: process.env });
+    const npmArgs = ["run", "-s", script, ...(args.length > 0 ? ["--", ...args] : [])];
+    const child = spawn("npm", npmArgs, { stdio: ["ignore", "pipe", "pipe"], env: process.env });
+    children.add(child);
     const kept = [];
-    const take = (target) => (chunk) => (stream ? target.write(chunk) : kept.push(chunk));
+    const marked = (target) => {
+      let partial = "";
+      return (chunk) => {
+        const lines = (partial + chunk.toString("utf8")).split("\n");
+        partial = lines.pop() ?? "";
+        for (const line of lines) target.write(`${label} │ ${line}\n`);
+      };
+    };
+    const take = (target) => (output === "buffer" ? (chunk) => kept.push(chunk) : marked(target));
     child.stdout.on("data", take(process.stdout));
     child.stderr.on("data", take(process.stderr));
     child.on("close", (code) => {
-      if (!stream) process.stdout.write(Buffer.concat(kept));
-      console.log(`\n${script}: ${code === 0 ? "passed" : `failed (exit ${code})`}\n`);
+      children.delete(child);
+      if (output === "buffer") process.stdout.write(Buffer.concat(kept));
+      console.log(`\n${label}: ${code === 0 ? "passed" : `failed (exit ${code})`}\n`);
       resolve(code ?? 1);
     });
-    for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => child.kill(signal));
   });
 }
 
-const codes = await Promise.all([run("test:unit", { stream: false }), run("test:e2e", { stream: true })]);
+async function endToEnd() {
+  const built = await run("build", [], { output: "stream" });
+  if (built !== 0) return built;
+  const codes = await Promise.all(
+    ["pages", "flows"].map((project) =>
+      run("test:e2e", [`--project=${project}`], { output: "stream", label: `e2e ${project}` }),
+    ),
+  );
+  return codes.find((code) => code !== 0) ?? 0;
+}
+
+const codes = await Promise.all([run("test:unit", [], { output: "buffer" }), endToEnd()]);
 process.exit(codes.find((code) => code !== 0) ?? 0);

@@ -1,11 +1,11 @@
 import { KEEP_ALIVE_MS } from "../bin/server-options";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, writeFileSync } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { buildIsCurrent, sourceHash, stampPath } from "../bin/build-state";
+import { ensureBuild } from "../bin/build-state";
 import { ensureDatabase } from "../bin/runtime";
 import { freePort, startCluster, withDatabase } from "../db/embedded";
 import { createDb } from "../db/index";
@@ -21,13 +21,6 @@ const { NODE_OPTIONS: _runnerOptions, ...CHILD_ENV } = process.env;
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: "inherit" });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(" ")} exited with ${code}`))));
-  });
-}
 
 async function waitFor(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -106,11 +99,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   );
   await pullDb.destroy();
 
-  if (!buildIsCurrent(ROOT)) {
-    const hash = sourceHash(ROOT);
-    await run([NEXT_BIN, "build"], { ...CHILD_ENV, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" });
-    writeFileSync(stampPath(ROOT), hash);
-  }
+  await ensureBuild(ROOT, CHILD_ENV);
 
   // Statement emails go to the built-in mail catcher, as under `npm start`: admins read them under Outbox.
   const { startMailCatcher } = await import("../lib/mail/catcher");
