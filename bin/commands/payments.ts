@@ -6,9 +6,6 @@ import type { Db } from "@/db";
 import { getBatchGameId } from "@/db/queries/payment-flow";
 import { hasRole } from "@/lib/auth/roles";
 import { emailSchema, listUsers } from "@/lib/auth/users";
-import { downloadPaymentFile } from "@/lib/payments/file-access";
-import { createPaymentFiles } from "@/lib/payments/files";
-import { importResults } from "@/lib/payments/results";
 import {
   createPaymentFileSchema,
   type FILE_METHODS,
@@ -111,6 +108,8 @@ export const paymentCommands: Record<string, Command> = {
           }
           const as = await financeUser(db, flags.actor);
           const gameId = await gameOf(db, parsed.data.batchId);
+          const { createPaymentFiles } = await import("@/lib/payments/files");
+          const { downloadPaymentFile } = await import("@/lib/payments/file-access");
           const made = await createPaymentFiles(db, { ...parsed.data, gameId }, as);
           const several = made.files.length > 1 || (await isDirectory(flags.out));
           if (several) await mkdir(flags.out, { recursive: true });
@@ -168,6 +167,8 @@ export const paymentCommands: Record<string, Command> = {
         }
         const as = await financeUser(db, flags.actor);
         const gameId = await gameOf(db, parsed.data.batchId);
+        // The file formats' writers and parsers load only for the commands that use them.
+        const { importResults } = await import("@/lib/payments/results");
         const out = await importResults(db, { ...parsed.data, gameId, dryRun: flags["dry-run"] }, as);
         return {
           batchId: parsed.data.batchId,

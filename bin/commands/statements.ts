@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { exportIdSchema } from "@/lib/exports/run";
 import { stopBoss } from "@/lib/jobs/queue";
-import { writeBatchStatementFiles } from "@/lib/statements/files";
-import { queueStatementSends } from "@/lib/statements/send";
 import { readStatementSettings, saveStatementSettings, statementSettingsSchema } from "@/lib/statements/settings";
 import type { CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
+
+/** The PDF renderer and the mailer load only for the commands that use them: every other command starts faster. */
+const loadFiles = () => import("@/lib/statements/files");
 
 const renderSchema = z.object({
   batch: exportIdSchema,
@@ -48,13 +49,14 @@ export const statementCommands: Record<string, Command> = {
       schema: renderSchema,
     } satisfies CommandSpec<typeof renderSchema>,
     run: (flags: z.output<typeof renderSchema>) =>
-      withDb((db) =>
-        writeBatchStatementFiles(
+      withDb(async (db) => {
+        const { writeBatchStatementFiles } = await loadFiles();
+        return writeBatchStatementFiles(
           db,
           { batchId: flags.batch, out: flags.out, onFile: (label) => process.stderr.write(`statement ${label}\n`) },
           { actor: null, via: "cli" },
-        ),
-      ),
+        );
+      }),
   },
   "statements settings": {
     spec: {
@@ -101,6 +103,7 @@ export const statementCommands: Record<string, Command> = {
     } satisfies CommandSpec<typeof sendSchema>,
     run: (flags: z.output<typeof sendSchema>) =>
       withDb(async (db) => {
+        const { queueStatementSends } = await import("@/lib/statements/send");
         try {
           return await queueStatementSends(
             db,

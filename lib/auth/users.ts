@@ -12,7 +12,6 @@ import {
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
-import { getAuth } from "./auth";
 import { type Role, roleSchema } from "./roles";
 
 export type { UserRow };
@@ -39,6 +38,9 @@ export async function createUser(db: Db, input: NewUser, as: ActingAs): Promise<
   const data = newUserSchema.parse(input);
   if (await findUserIdByEmail(db, data.email))
     throw new AppError("CONFLICT", `A user with email ${data.email} already exists.`, { field: "email" });
+  // The sign-in library loads only here: the command line's other commands and the pages that list users start
+  // without it.
+  const { getAuth } = await import("./auth");
   const ctx = await getAuth().$context;
   const hash = await ctx.password.hash(data.password);
   const user = await ctx.internalAdapter.createUser(
