@@ -2,6 +2,7 @@ import "server-only";
 import { getProfile } from "@/db/queries/profiles";
 import { createHash } from "node:crypto";
 import type { Db } from "@/db";
+import { listPaymentReturns } from "@/db/queries/payment-flow";
 import { listCarrySources } from "@/db/queries/payouts";
 import {
   findStatementOwner,
@@ -16,7 +17,7 @@ import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { statementCsv } from "./csv";
-import { buildStatementDocument, type StatementDocument } from "./model";
+import { buildStatementDocument, type StatementDocument, type StatementReturn } from "./model";
 import { renderStatementPdf } from "./pdf";
 import { readStatementSettings, type StatementSettings } from "./settings";
 
@@ -74,10 +75,17 @@ async function paidToAccount(db: Db, gameId: string, s: PayoutStatement): Promis
   return profile?.detailsMasked ?? null;
 }
 
+/** The latest return of a returned statement's payment (what the statement says came back, when and why). */
+async function latestReturn(db: Db, gameId: string, s: PayoutStatement): Promise<StatementReturn | null> {
+  if (s.state !== "returned") return null;
+  const returns = await listPaymentReturns(db, { gameId, statementIds: [s.id] });
+  return returns.filter((r) => r.kind === "returned").at(-1) ?? null;
+}
+
 type Context = { gameId: string; issuedAt: string; settings: StatementSettings; maskedAccount?: string | null };
 
 async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Context, acting: ActingAs) {
-  const [lines, reversals, carriedIn] = await Promise.all([
+  const [lines, reversals, carriedIn, returned] = await Promise.all([
     listStatementLines(db, { gameId: ctx.gameId, snapshotId: s.snapshotId, recipientPlayerId: s.recipientPlayerId }),
     listStatementReversals(db, {
       gameId: ctx.gameId,
@@ -85,9 +93,19 @@ async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Contex
       recipientPlayerId: s.recipientPlayerId,
     }),
     listCarrySources(db, { gameId: ctx.gameId, statementId: s.id }),
+    latestReturn(db, ctx.gameId, s),
   ]);
   const maskedAccount = ctx.maskedAccount === undefined ? await paidToAccount(db, ctx.gameId, s) : ctx.maskedAccount;
-  const doc = buildStatementDocument({ statement: s, number, lines, reversals, carriedIn, ...ctx, maskedAccount });
+  const doc = buildStatementDocument({
+    statement: s,
+    number,
+    lines,
+    reversals,
+    carriedIn,
+    ...ctx,
+    maskedAccount,
+    returned,
+  });
   const pdf = await renderStatementPdf(doc);
   const csv = statementCsv(doc);
   const rendered = { doc, pdf, csv, pdfSha256: sha256(pdf), csvSha256: sha256(csv) };
