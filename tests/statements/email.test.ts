@@ -114,7 +114,7 @@ describe("statement emails", () => {
     expect(sent.find((d) => d.status === "sent")?.serverAnswer).toMatch(/^250 /);
   });
 
-  it("[finance] a refusal for good flags the recipient's next payout until their email changes or it is overridden", async () => {
+  it("[finance] a refusal for good flags the next payout until the email changes or it is overridden", async () => {
     // April: recipient 904 is owed again, at the address the mail server refused in March.
     const month = async (start: string, end: string, email: string) => {
       const snapshotId = await insertSnapshot(t.db, { gameId: GAME, start, end, recipients: [], lines: [] });
