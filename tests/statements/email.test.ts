@@ -1,6 +1,5 @@
-import type { AddressInfo } from "node:net";
-import { type ParsedMail, simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import type { ParsedMail } from "mailparser";
+import type { SMTPServer } from "smtp-server";
 import { extractText, getDocumentProxy } from "unpdf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
@@ -13,6 +12,7 @@ import { queueStatementSends } from "@/lib/statements/send";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { insertBatch, insertSnapshot } from "../exports/fixture";
 import { statementFixture } from "./fixture";
+import { startSmtp, until } from "./support";
 
 const GAME = "stmt-mail";
 const REFUSED = "ha@example.test";
@@ -22,37 +22,8 @@ let statementIds: string[];
 let batchId: string;
 const received: ParsedMail[] = [];
 
-async function until(check: () => Promise<boolean>, limitMs = 90_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("gave up waiting for the deliveries");
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (address.address === REFUSED)
-        return callback(Object.assign(new Error("5.1.1 Mailbox unavailable"), { responseCode: 550 }));
-      callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
-  process.env.SMTP_FROM = "Studio Statements <statements@studio.test>";
+  smtp = await startSmtp(received, [REFUSED]);
   t = await createTestDatabase();
   applyTestEnv(t);
   ({ marchBatch: batchId, marchStatements: statementIds } = await statementFixture(t.db, GAME));

@@ -1,8 +1,7 @@
-import type { AddressInfo } from "node:net";
 import { parse } from "csv-parse/sync";
 import Decimal from "decimal.js";
-import { type ParsedMail, simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import type { ParsedMail } from "mailparser";
+import type { SMTPServer } from "smtp-server";
 import { extractText, getDocumentProxy } from "unpdf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
@@ -26,6 +25,7 @@ import { GAME, insertSnapshot, web } from "../payouts/fixtures";
 import { approver, finance, paypal, preparer } from "../payments/support";
 import { createProfilesDatabase } from "../profiles/support";
 import type { TestDatabase } from "../support/db";
+import { FIGURE_COLUMNS, startSmtp, until } from "./support";
 
 /**
  * A batch paid through a PayPal file, one payment of which later comes back, against real PostgreSQL and a real SMTP
@@ -52,14 +52,6 @@ const received: ParsedMail[] = [];
 const refs = new Map<number, string>();
 const rendered: RenderedStatement[] = [];
 const exported = new Map<number, Record<string, string | null>>();
-
-async function until(check: () => Promise<boolean>, limitMs = 90_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("gave up waiting for the deliveries");
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** A month prepared from the snapshot, `hold` held with a reason, the rest approved, the batch approved by two. */
 async function month(key: string, gross: Record<number, string>, hold: number[] = []): Promise<string> {
@@ -191,23 +183,7 @@ function readQuickBooks(text: string): { totals: Map<number, Posted>; rows: Reco
 }
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
-  process.env.SMTP_FROM = "Studio Statements <statements@studio.test>";
+  smtp = await startSmtp(received);
   t = await createProfilesDatabase(GAME);
   db = t.db;
   for (const id of [1, 2, 4, 5])
@@ -335,16 +311,7 @@ describe("a batch with a returned payment", () => {
       const text = await pdfText(r.pdf);
       expect(text).toContain(NAMES[id]);
       expect(row?.recipient_name).toBe(NAMES[id]);
-      for (const column of [
-        "carried_in_usd",
-        "gross_attributed_usd",
-        "reversed_attributed_usd",
-        "net_attributed_usd",
-        "available_usd",
-        "payable_usd",
-        "carry_out_usd",
-        "min_payout_usd",
-      ])
+      for (const column of FIGURE_COLUMNS)
         expect(text, `${id} ${column}`).toContain(formatUsdText(row?.[column] ?? "missing"));
       // The journal: what was earned and reversed is on the statement; carries post nothing.
       expect(posted.earned.toFixed(2), `${id} earned`).toBe(row?.gross_attributed_usd);
