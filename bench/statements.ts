@@ -1,9 +1,13 @@
 // Benchmark of statement documents and emails: a paid batch of 20,000 recipients (three renewal lines each), every
 // statement numbered and rendered to PDF and CSV (lib/statements/render.ts, as `desk statements render` and the send
 // job do), then every email queued as a pg-boss job (lib/statements/send.ts, as the batch page's button does).
-// Reports throughput (statements per second) and the process's peak resident memory; no SMTP traffic is sent.
+// Reports throughput (statements per second), each as a ratio to its floor measured in the same run, and the
+// process's peak resident memory; no SMTP traffic is sent. Floors: rendering, laying out one statement's PDF alone
+// (renderStatementPdf of the same document, no database, no CSV, no audit); queuing, a bare `select 1` round trip
+// through the same pool. `pdfDigest` (SHA-256 over every PDF's SHA-256, in order) shows a change to the rendering
+// path left the bytes alone.
 // `npm run bench -- statements [--recipients N]`
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -14,11 +18,21 @@ import { migrateToLatest } from "@/db/migrate";
 import { ensureDatabase } from "@/bin/runtime";
 import { saveGame } from "@/lib/games/games";
 import { stopBoss } from "@/lib/jobs/queue";
+import type { StatementDocument } from "@/lib/statements/model";
+import { renderStatementPdf } from "@/lib/statements/pdf";
 import { renderBatchStatements } from "@/lib/statements/render";
 import { queueStatementSends } from "@/lib/statements/send";
 
 const GAME_ID = "bench-statements";
 const LINES_PER_RECIPIENT = 3;
+const FLOOR_RUNS = 200;
+
+/** Per second, over `runs` sequential calls. */
+async function perSecond(runs: number, fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) await fn();
+  return runs / ((performance.now() - t0) / 1000);
+}
 
 function peakRssMb(): number {
   // ru_maxrss is in kilobytes on Linux: the kernel's high-water mark of this process.
@@ -106,10 +120,14 @@ export async function run(args: string[]): Promise<void> {
 
     let rendered = 0;
     let pdfBytes = 0;
+    let firstDoc: StatementDocument | null = null;
+    const digest = createHash("sha256");
     const renderStart = performance.now();
     await renderBatchStatements(db, { gameId: GAME_ID, batchId }, acting, async (r) => {
       rendered += 1;
       pdfBytes += r.pdf.length;
+      firstDoc ??= r.doc;
+      digest.update(r.pdfSha256);
       if (rendered % 1_000 === 0) process.stderr.write(`bench statements: ${rendered} rendered\n`);
     });
     const renderMs = performance.now() - renderStart;
@@ -119,18 +137,28 @@ export async function run(args: string[]): Promise<void> {
     const sent = await queueStatementSends(db, { gameId: GAME_ID, batchId }, acting);
     const queueMs = performance.now() - queueStart;
     await stopBoss();
+    const doc = firstDoc;
+    const renderFloor = doc ? await perSecond(FLOOR_RUNS, () => renderStatementPdf(doc)) : 0;
+    const queueFloor = await perSecond(FLOOR_RUNS * 10, () => sql`select 1`.execute(db));
     await db.destroy();
+    const renderPerSecond = rendered / (renderMs / 1000);
+    const queuedPerSecond = sent.queued / (queueMs / 1000);
 
     const report = {
       bench: "statements",
       recipients,
       rendered,
       renderSeconds: Number((renderMs / 1000).toFixed(1)),
-      renderPerSecond: Number((rendered / (renderMs / 1000)).toFixed(1)),
+      renderPerSecond: Number(renderPerSecond.toFixed(1)),
+      renderFloorPerSecond: Number(renderFloor.toFixed(1)),
+      renderToFloor: Number((renderPerSecond / renderFloor).toFixed(2)),
       averagePdfKb: Number((pdfBytes / rendered / 1024).toFixed(1)),
       queued: sent.queued,
       queueSeconds: Number((queueMs / 1000).toFixed(1)),
-      queuedPerSecond: Number((sent.queued / (queueMs / 1000)).toFixed(1)),
+      queuedPerSecond: Number(queuedPerSecond.toFixed(1)),
+      queueFloorPerSecond: Number(queueFloor.toFixed(1)),
+      queuedToFloor: Number((queuedPerSecond / queueFloor).toFixed(2)),
+      pdfDigest: digest.digest("hex"),
       peakRssMb: { beforeRender: baselineMb, afterRender: renderPeakMb, end: peakRssMb() },
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

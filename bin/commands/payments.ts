@@ -5,6 +5,8 @@ import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { getBatchGameId } from "@/db/queries/payment-flow";
 import { hasRole } from "@/lib/auth/roles";
+import { stopBoss } from "@/lib/jobs/queue";
+import { log } from "@/lib/log";
 import { emailSchema, listUsers } from "@/lib/auth/users";
 import {
   createPaymentFileSchema,
@@ -12,6 +14,7 @@ import {
   importResultsSchema,
   type RESULT_FORMATS,
 } from "@/lib/payments/schemas";
+import { queueChangedStatementEmails } from "@/lib/statements/send";
 import { CliError } from "../cli";
 import { type Command, withDb } from "../with-db";
 
@@ -170,6 +173,19 @@ export const paymentCommands: Record<string, Command> = {
         // The file formats' writers and parsers load only for the commands that use them.
         const { importResults } = await import("@/lib/payments/results");
         const out = await importResults(db, { ...parsed.data, gameId, dryRun: flags["dry-run"] }, as);
+        // Each statement just paid or returned is emailed to its recipient (the workers send it).
+        let statementEmails = 0;
+        if (!out.dryRun && out.applied.paid + out.applied.returned > 0) {
+          try {
+            const sent = await queueChangedStatementEmails(db, { gameId, batchId: parsed.data.batchId }, as);
+            statementEmails = sent.paid.queued + sent.returned.queued;
+          } catch (error) {
+            // The results stand; the emails can be sent from the batch page or `desk statements send`.
+            log.error("statement emails not queued", { batchId: parsed.data.batchId, error });
+          } finally {
+            await stopBoss();
+          }
+        }
         return {
           batchId: parsed.data.batchId,
           format: parsed.data.format,
@@ -177,6 +193,7 @@ export const paymentCommands: Record<string, Command> = {
           sha256: out.sha256,
           counts: out.counts,
           applied: out.applied,
+          statementEmails,
           unreadable: out.plan.unreadable,
           lines: out.plan.lines.map(({ result: _result, ...line }) => line),
         };

@@ -271,6 +271,20 @@ export async function listPaymentReturns(
   }));
 }
 
+/** Whether a payment of the batch came back after it was paid (a `payment_returned` ledger entry exists). */
+export async function batchHasReturnedPayment(db: DbOrTrx, p: { gameId: string; batchId: string }): Promise<boolean> {
+  const row = await db
+    .selectFrom("payment_return")
+    .select("id")
+    .where("game_id", "=", p.gameId)
+    .where("batch_id", "=", p.batchId)
+    .where("kind", "=", "returned")
+    .where("paid_at", "is not", null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Who recorded a statement's current payment (the newest "paid" event), if anyone. */
 export async function getPaidBy(db: DbOrTrx, statementId: string): Promise<{ actorId: string | null } | null> {
   const row = await db

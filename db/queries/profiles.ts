@@ -221,6 +221,10 @@ export type ProfileFlagFacts = {
   lastPaidAt: Date | null;
   /** The newest payment to the recipient that was rejected or came back (payment_return), if any. */
   lastReturn: { id: string; at: Date } | null;
+  /** The email on the recipient's statement in this batch (the service's player record). */
+  email: string | null;
+  /** The recipient's last statement email, when the mail server finally refused its address for good. */
+  refusedDelivery: { statementId: string; toAddress: string; serverAnswer: string; failedAt: Date } | null;
 };
 
 /** Whether any recipient of the game has payout details: until then no recipient is flagged for lacking them. */
@@ -251,18 +255,27 @@ export async function listProfileFlagFacts(
     last_paid_at: Date | null;
     last_return_id: string | null;
     last_return_at: Date | null;
+    email: string | null;
+    refused_statement_id: string | null;
+    refused_address: string | null;
+    refused_answer: string | null;
+    refused_at: Date | null;
   }>`
     select s.recipient_player_id::text as player_id, pp.method, pp.details_version, pp.details_change_id,
       pp.details_applied_at, pp.tax_form, to_char(pp.tax_form_expires_on, 'YYYY-MM-DD') as tax_form_expires_on,
       (select max(paid.closed_at) from payout_statement paid
         where paid.game_id = s.game_id and paid.recipient_player_id = s.recipient_player_id
           and paid.state = 'paid' and paid.batch_id <> s.batch_id) as last_paid_at,
-      lr.id::text as last_return_id, lr.at as last_return_at
+      lr.id::text as last_return_id, lr.at as last_return_at, s.player_email as email,
+      f.statement_id::text as refused_statement_id, f.to_address as refused_address,
+      f.server_answer as refused_answer, f.failed_at as refused_at
     from payout_statement s
     left join lateral (select r.id, r.at from payment_return r
       where r.game_id = s.game_id and r.recipient_player_id = s.recipient_player_id
       order by r.at desc, r.id desc limit 1) lr on true
     left join payout_profile pp on pp.game_id = s.game_id and pp.player_id = s.recipient_player_id
+    left join statement_delivery_failure f on f.game_id = s.game_id
+      and f.recipient_player_id = s.recipient_player_id and f.refused and f.to_address is not null
     where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.payable_usd > 0
       ${p.recipientPlayerId === undefined ? sql`` : sql`and s.recipient_player_id = ${p.recipientPlayerId}`}
     order by s.recipient_player_id`.execute(db);
@@ -276,5 +289,15 @@ export async function listProfileFlagFacts(
     taxFormExpiresOn: r.tax_form_expires_on,
     lastPaidAt: r.last_paid_at,
     lastReturn: r.last_return_id && r.last_return_at ? { id: r.last_return_id, at: r.last_return_at } : null,
+    email: r.email,
+    refusedDelivery:
+      r.refused_statement_id && r.refused_address && r.refused_at
+        ? {
+            statementId: r.refused_statement_id,
+            toAddress: r.refused_address,
+            serverAnswer: r.refused_answer ?? "",
+            failedAt: r.refused_at,
+          }
+        : null,
   }));
 }

@@ -16,6 +16,8 @@ export async function listSendTargets(
     statementIds?: string[];
     /** Only paid statements never emailed yet (what recording a payment sends). */
     paidUnsent?: boolean;
+    /** Only returned statements not emailed since their payment came back (what recording a return sends). */
+    returnedUnsent?: boolean;
   },
 ): Promise<SendTarget[]> {
   let query = db
@@ -33,6 +35,26 @@ export async function listSendTargets(
           ),
         ),
       );
+  if (params.returnedUnsent)
+    query = query.where("state", "=", "returned").where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("statement_delivery as d")
+            .select("d.id")
+            .whereRef("d.statement_id", "=", "payout_statement.id")
+            .where((eb) =>
+              eb(
+                "d.at",
+                ">=",
+                eb
+                  .selectFrom("payment_return as r")
+                  .select(({ fn }) => fn.max("r.at").as("at"))
+                  .whereRef("r.statement_id", "=", "payout_statement.id"),
+              ),
+            ),
+        ),
+      ),
+    );
   if (params.recipientPlayerId !== undefined)
     query = query.where("recipient_player_id", "=", String(params.recipientPlayerId));
   if (params.statementIds) {
@@ -130,7 +152,14 @@ export async function listStatementDeliveries(
 
 export async function markDeliveryFailed(
   db: DbOrTrx,
-  params: { gameId: string; recipientPlayerId: number; statementId: string; serverAnswer: string },
+  params: {
+    gameId: string;
+    recipientPlayerId: number;
+    statementId: string;
+    serverAnswer: string;
+    toAddress: string;
+    refused: boolean;
+  },
 ): Promise<void> {
   const values = {
     game_id: params.gameId,
@@ -138,6 +167,8 @@ export async function markDeliveryFailed(
     statement_id: params.statementId,
     server_answer: params.serverAnswer,
     failed_at: new Date(),
+    to_address: params.toAddress,
+    refused: params.refused,
   };
   await db
     .insertInto("statement_delivery_failure")
@@ -147,6 +178,8 @@ export async function markDeliveryFailed(
         statement_id: values.statement_id,
         server_answer: values.server_answer,
         failed_at: values.failed_at,
+        to_address: values.to_address,
+        refused: values.refused,
       }),
     )
     .execute();

@@ -36,6 +36,10 @@ export type StatementDeliveryFailureTable = {
   statement_id: string;
   server_answer: string;
   failed_at: Timestamp;
+  /** The address refused (null for failures recorded before it was kept). */
+  to_address: string | null;
+  /** The server refused the address for good (a 5xx answer), not a failure of our own: raises a profile flag. */
+  refused: ColumnType<boolean, boolean | undefined, boolean>;
 };
 
 export type StatementLinkRevocationTable = {

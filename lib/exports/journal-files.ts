@@ -3,8 +3,9 @@ import type { Db } from "@/db";
 import { batchRecipientNames, type RecipientNames } from "@/db/queries/exports";
 import { type AccountMap, type MappedAccount, readAccountMap, requireMapped } from "@/lib/accounting/accounts";
 import type { AccountingAccountKey } from "@/lib/accounting/schemas";
+import { batchHasReturnedPayment } from "@/db/queries/payment-flow";
 import { iterateLedgerEntries } from "@/lib/payouts/ledger";
-import { type Posting, POSTED_ACCOUNTS, type PostedKind, postingOf } from "./postings";
+import { type Posting, type PostedKind, postedAccounts, postingOf } from "./postings";
 import type { ResolvedTarget } from "./types";
 
 /**
@@ -20,14 +21,20 @@ export type JournalContext = {
   names: RecipientNames;
 };
 
-/** Refuses a file while an account it posts to is unmapped (or, for Xero, has no tax rate name). */
+/**
+ * Refuses a file while an account it posts to is unmapped (or, for Xero, has no tax rate name): expense, payable and
+ * clearing always, returns when the batch has a returned payment.
+ */
 export async function checkJournalAccounts(
   db: Db,
-  target: Pick<ResolvedTarget, "gameId">,
+  target: { gameId: string; batchId?: string | null },
   options: { taxRate: boolean },
 ): Promise<Record<AccountingAccountKey, MappedAccount>> {
   const map: AccountMap = await readAccountMap(db, { gameId: target.gameId });
-  return requireMapped(map, POSTED_ACCOUNTS, { taxRate: options.taxRate, gameId: target.gameId });
+  const hasReturns = target.batchId
+    ? await batchHasReturnedPayment(db, { gameId: target.gameId, batchId: target.batchId })
+    : false;
+  return requireMapped(map, postedAccounts(hasReturns), { taxRate: options.taxRate, gameId: target.gameId });
 }
 
 export async function journalContext(

@@ -18,6 +18,8 @@ export const JOURNAL_ACCOUNTS = {
   payable: "Revenue share payable",
   /** Money sent to recipients, awaiting the bank statement (credited when a payment is recorded). */
   clearing: "Revenue share payouts clearing",
+  /** Payments the provider sent back (debited when a returned payment is recorded; payable credited again). */
+  returns: "Returned payouts",
 } as const;
 
 export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
@@ -88,7 +90,7 @@ export function journalLines(entry: LedgerEntry, names: Names): ExportRow[] {
   return posting.lines.map((line, i) => ({
     ...common,
     line: String(i + 1),
-    account: JOURNAL_ACCOUNTS[line.account as keyof typeof JOURNAL_ACCOUNTS],
+    account: JOURNAL_ACCOUNTS[line.account],
     debit_usd: line.side === "debit" ? formatUsd(line.amount) : "0.00",
     credit_usd: line.side === "credit" ? formatUsd(line.amount) : "0.00",
   }));

@@ -16,16 +16,18 @@ import type { LedgerEntry } from "@/lib/payouts/ledger";
  * | accrual          | +      | expense  | payable  |
  * | reversal         | −      | payable  | expense  |
  * | payment          | −      | payable  | clearing |
- * | payment_returned | +      | clearing | payable  |
+ * | payment_returned | +      | returns  | payable  |
  *
- * A returned payment is money that came back: it is owed to the recipient again (payable credited) and the payment
- * it undoes leaves the clearing account again (debited), so clearing nets out once the bank shows both movements.
+ * A returned payment is money the provider sent back: it is owed to the recipient again (payable credited) and the
+ * money that came back sits in the returns account (debited) until the bank statement is reconciled against it. The
+ * payment it undoes keeps its own posting (payable / clearing): the money did leave, and clearing is matched to that
+ * outgoing bank line; the return is a second bank line, matched to returns. One rule for every file.
  */
 export const POSTED = {
   accrual: "expense",
   reversal: "expense",
   payment: "clearing",
-  payment_returned: "clearing",
+  payment_returned: "returns",
 } as const satisfies Partial<Record<LedgerEntry["kind"], AccountingAccountKey>>;
 export type PostedKind = keyof typeof POSTED;
 
@@ -36,8 +38,13 @@ export const POSTING_DESCRIPTIONS: Record<PostedKind, string> = {
   payment_returned: "Revenue share payment returned",
 };
 
-/** The accounts a batch's files post to; returns joins once returned payments are posted. */
+/** The accounts every batch's files post to; returns joins when the batch has a returned payment. */
 export const POSTED_ACCOUNTS: readonly AccountingAccountKey[] = ["expense", "payable", "clearing"];
+
+/** The accounts a batch's files post to, given whether it has a returned payment. */
+export function postedAccounts(hasReturns: boolean): readonly AccountingAccountKey[] {
+  return hasReturns ? [...POSTED_ACCOUNTS, POSTED.payment_returned] : POSTED_ACCOUNTS;
+}
 
 export type PostingLine = { account: AccountingAccountKey; side: "debit" | "credit"; amount: Decimal };
 

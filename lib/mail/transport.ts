@@ -33,3 +33,12 @@ export function serverAnswerOf(error: unknown): string {
   const text = e.response ?? (e.responseCode ? `${e.responseCode} ${e.message ?? ""}` : null) ?? e.message ?? "failed";
   return `${e.code && !e.response ? `${e.code}: ` : ""}${text}`.replace(/\s+/g, " ").slice(0, 500);
 }
+
+/**
+ * Whether the mail server refused the message for good (a 5xx answer: no such mailbox, domain, policy), as opposed to
+ * a failure that says nothing about the address (no server, a timeout, a 4xx "try later").
+ */
+export function isPermanentRefusal(error: unknown): boolean {
+  const code = (error as { responseCode?: number }).responseCode;
+  return typeof code === "number" && code >= 500 && code < 600;
+}

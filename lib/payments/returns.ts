@@ -79,7 +79,7 @@ export async function returnPayment(
   db: Db,
   params: { gameId: string; statementId: string; reason: string },
   as: ActingAs,
-): Promise<{ amountUsd: string }> {
+): Promise<{ amountUsd: string; batchId: string }> {
   const reason = params.reason.trim();
   if (reason.length < 5)
     throw new AppError("INVALID_INPUT", "Say why the payment is undone (at least 5 characters).", { field: "reason" });
@@ -116,5 +116,5 @@ export async function returnPayment(
     },
     as,
   );
-  return { amountUsd: before.get(params.statementId)?.amountUsd ?? "0.00" };
+  return { amountUsd: before.get(params.statementId)?.amountUsd ?? "0.00", batchId: statement.batch_id };
 }

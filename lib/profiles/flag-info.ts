@@ -7,6 +7,7 @@ export const PROFILE_FLAGS = [
   "payout_details_changed",
   "tax_form_missing",
   "payment_returned",
+  "statement_undeliverable",
 ] as const;
 export type ProfileFlag = (typeof PROFILE_FLAGS)[number];
 
@@ -30,5 +31,12 @@ export const PROFILE_FLAG_INFO: Record<ProfileFlag, { label: string; meaning: st
   payment_returned: {
     label: "Payment returned",
     meaning: "A previous payment to this recipient came back from the provider. Check their payout details.",
+  },
+  statement_undeliverable: {
+    label: "Statement undeliverable",
+    meaning:
+      "The mail server refused this recipient's last statement email for good (after every retry): they cannot be " +
+      "told what they are paid. It goes when their email on record changes or a later statement is delivered; " +
+      "otherwise confirm how to reach them, then override it with what you checked.",
   },
 };

@@ -74,6 +74,21 @@ export function profileFlagsOfFacts(
       ),
     );
   }
+  // A statement email refused for good: the recipient cannot be reached at the address on record. It goes once the
+  // address on their statement is another one, or a later email is delivered (which clears the failure).
+  const refused = facts.refusedDelivery;
+  if (refused && facts.email && refused.toAddress.toLowerCase() === facts.email.toLowerCase()) {
+    flags.push(
+      raise(
+        "statement_undeliverable",
+        facts,
+        `statement email to ${refused.toAddress} refused on ${formatInstant(refused.failedAt.getTime())}: ` +
+          refused.serverAnswer,
+        `statement_delivery:${refused.statementId}:${refused.failedAt.toISOString()}`,
+        refused.failedAt,
+      ),
+    );
+  }
   if (rules.requireTaxForm) {
     const form = facts.taxForm ?? "none";
     if (form === "none") {

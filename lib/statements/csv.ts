@@ -72,6 +72,13 @@ export function statementCsv(doc: StatementDocument): string {
     rows.push(["payment", "method", null, null, null, p.method]);
     rows.push(["payment", "account", null, null, null, p.account]);
     rows.push(["payment", "reference", null, null, null, p.reference]);
+  } else if (p.state === "returned") {
+    rows.push(["payment", "state", null, null, null, "returned"]);
+    rows.push(["payment", "paid_on", p.paidOn, null, p.returnedUsd, null]);
+    rows.push(["payment", "method", null, null, null, p.method]);
+    rows.push(["payment", "reference", null, null, null, p.reference]);
+    rows.push(["payment", "returned_on", p.returnedOn, null, p.returnedUsd, null]);
+    rows.push(["payment", "reason", null, null, null, p.reason]);
   } else {
     rows.push(["payment", "state", null, null, null, p.state]);
     rows.push(["payment", "reason", null, null, null, p.reason]);

@@ -20,11 +20,15 @@ export function statementEmail(input: {
     p.state === "paid"
       ? `We paid you ${formatUsdText(f.payableUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
         `(account ${p.account}, reference ${p.reference ?? "—"}).`
-      : p.state === "held"
-        ? `Your payment of ${formatUsdText(f.payableUsd)} is held: ${p.reason}.`
-        : p.state === "carried"
-          ? `Nothing is paid this time: ${p.reason}.`
-          : `Payable: ${formatUsdText(f.payableUsd)} (${p.reason}).`;
+      : p.state === "returned"
+        ? `Our payment of ${formatUsdText(p.returnedUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
+          `(reference ${p.reference ?? "—"}) came back on ${p.returnedOn}: ${p.reason}. ` +
+          "It is owed to you again and will be paid again."
+        : p.state === "held"
+          ? `Your payment of ${formatUsdText(f.payableUsd)} is held: ${p.reason}.`
+          : p.state === "carried"
+            ? `Nothing is paid this time: ${p.reason}.`
+            : `Payable: ${formatUsdText(f.payableUsd)} (${p.reason}).`;
   const text = [
     `Hello ${doc.recipient.name ?? `player #${doc.recipient.playerId}`},`,
     "",

@@ -55,7 +55,27 @@ export type StatementDocument = {
   }[];
   payment:
     | { state: "paid"; paidOn: string | null; method: string | null; account: string; reference: string | null }
+    | {
+        /** A paid payment came back: owed to the recipient again. */
+        state: "returned";
+        paidOn: string | null;
+        method: string | null;
+        reference: string | null;
+        returnedOn: string;
+        returnedUsd: string;
+        reason: string;
+      }
     | { state: "held" | "carried" | "unpaid"; reason: string };
+};
+
+/** The latest return of a returned statement's payment, as the statement tells it. */
+export type StatementReturn = {
+  amountUsd: string;
+  at: Date;
+  reason: string;
+  paidOn: string | null;
+  paymentMethod: string | null;
+  paymentReference: string | null;
 };
 
 /** Shown where the payout profile's masked account will go, until payout profiles exist. */
@@ -74,7 +94,21 @@ function methodLabel(method: string | null): string | null {
   return PAYMENT_METHOD_LABELS[method as PaymentMethod] ?? method;
 }
 
-function paymentOf(s: PayoutStatement, maskedAccount: string | null): StatementDocument["payment"] {
+function paymentOf(
+  s: PayoutStatement,
+  maskedAccount: string | null,
+  returned: StatementReturn | null,
+): StatementDocument["payment"] {
+  if (s.state === "returned" && returned)
+    return {
+      state: "returned",
+      paidOn: returned.paidOn,
+      method: methodLabel(returned.paymentMethod),
+      reference: returned.paymentReference,
+      returnedOn: day(returned.at) ?? "—",
+      returnedUsd: formatUsd(returned.amountUsd),
+      reason: returned.reason,
+    };
   if (s.state === "paid")
     return {
       state: "paid",
@@ -100,6 +134,8 @@ export function buildStatementDocument(input: {
   carriedIn: { fromStatementId: string; amountUsd: string; windowStart: Date; windowEnd: Date }[];
   /** The payout profile's masked account; none until payout profiles exist. */
   maskedAccount?: string | null;
+  /** The return of a returned statement's payment. */
+  returned?: StatementReturn | null;
 }): StatementDocument {
   const s = input.statement;
   const available = money(s.availableUsd);
@@ -154,6 +190,6 @@ export function buildStatementDocument(input: {
           : day(r.renewalPaidAt) && `renewal of ${day(r.renewalPaidAt)}`,
       reversedUsd: r.reversedAttributedUsd,
     })),
-    payment: paymentOf(s, input.maskedAccount ?? null),
+    payment: paymentOf(s, input.maskedAccount ?? null, input.returned ?? null),
   };
 }

@@ -81,6 +81,17 @@ function Table({ widths, head, rows }: { widths: string[]; head: string[]; rows:
 
 function Payment({ doc }: { doc: StatementDocument }) {
   const p = doc.payment;
+  if (p.state === "returned")
+    return (
+      <View>
+        <Line label="Payment" value="Returned: owed to you again" strong />
+        <Line label="Paid" value={`${usd(p.returnedUsd)} on ${p.paidOn ?? "—"}`} />
+        <Line label="Method" value={p.method ?? "—"} />
+        <Line label="Reference" value={p.reference ?? "—"} />
+        <Line label="Returned" value={`${usd(p.returnedUsd)} on ${p.returnedOn}`} />
+        <Line label="Reason" value={p.reason} />
+      </View>
+    );
   if (p.state !== "paid")
     return (
       <View>

@@ -2,6 +2,7 @@ import "server-only";
 import { getProfile } from "@/db/queries/profiles";
 import { createHash } from "node:crypto";
 import type { Db } from "@/db";
+import { listPaymentReturns } from "@/db/queries/payment-flow";
 import { listCarrySources } from "@/db/queries/payouts";
 import {
   findStatementOwner,
@@ -16,7 +17,7 @@ import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { statementCsv } from "./csv";
-import { buildStatementDocument, type StatementDocument } from "./model";
+import { buildStatementDocument, type StatementDocument, type StatementReturn } from "./model";
 import { renderStatementPdf } from "./pdf";
 import { readStatementSettings, type StatementSettings } from "./settings";
 
@@ -74,10 +75,23 @@ async function paidToAccount(db: Db, gameId: string, s: PayoutStatement): Promis
   return profile?.detailsMasked ?? null;
 }
 
+/** The latest return of a returned statement's payment (what the statement says came back, when and why). */
+async function latestReturn(db: Db, gameId: string, s: PayoutStatement): Promise<StatementReturn | null> {
+  if (s.state !== "returned") return null;
+  const returns = await listPaymentReturns(db, { gameId, statementIds: [s.id] });
+  return returns.filter((r) => r.kind === "returned").at(-1) ?? null;
+}
+
 type Context = { gameId: string; issuedAt: string; settings: StatementSettings; maskedAccount?: string | null };
 
-async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Context, acting: ActingAs) {
-  const [lines, reversals, carriedIn] = await Promise.all([
+type Inputs = Pick<
+  Parameters<typeof buildStatementDocument>[0],
+  "lines" | "reversals" | "carriedIn" | "maskedAccount" | "returned"
+>;
+
+/** What a statement's document is written from besides the statement itself, read from the database. */
+async function inputsOf(db: Db, s: PayoutStatement, ctx: Context): Promise<Inputs> {
+  const [lines, reversals, carriedIn, returned, maskedAccount] = await Promise.all([
     listStatementLines(db, { gameId: ctx.gameId, snapshotId: s.snapshotId, recipientPlayerId: s.recipientPlayerId }),
     listStatementReversals(db, {
       gameId: ctx.gameId,
@@ -85,15 +99,20 @@ async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Contex
       recipientPlayerId: s.recipientPlayerId,
     }),
     listCarrySources(db, { gameId: ctx.gameId, statementId: s.id }),
+    latestReturn(db, ctx.gameId, s),
+    ctx.maskedAccount === undefined ? paidToAccount(db, ctx.gameId, s) : ctx.maskedAccount,
   ]);
-  const maskedAccount = ctx.maskedAccount === undefined ? await paidToAccount(db, ctx.gameId, s) : ctx.maskedAccount;
-  const doc = buildStatementDocument({ statement: s, number, lines, reversals, carriedIn, ...ctx, maskedAccount });
+  return { lines, reversals, carriedIn, returned, maskedAccount };
+}
+
+async function renderFrom(db: Db, s: PayoutStatement, number: number, ctx: Context, inputs: Inputs, as: ActingAs) {
+  const doc = buildStatementDocument({ statement: s, number, ...ctx, ...inputs });
   const pdf = await renderStatementPdf(doc);
   const csv = statementCsv(doc);
   const rendered = { doc, pdf, csv, pdfSha256: sha256(pdf), csvSha256: sha256(csv) };
   await recordAudit(db, {
-    actor: acting.actor,
-    via: acting.via,
+    actor: as.actor,
+    via: as.via,
     action: "statement.render",
     gameId: ctx.gameId,
     target: s.id,
@@ -101,6 +120,10 @@ async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Contex
     detail: { number: doc.label, pdfSha256: rendered.pdfSha256, csvSha256: rendered.csvSha256 },
   });
   return rendered;
+}
+
+async function renderOne(db: Db, s: PayoutStatement, number: number, ctx: Context, acting: ActingAs) {
+  return renderFrom(db, s, number, ctx, await inputsOf(db, s, ctx), acting);
 }
 
 /** One statement's documents (numbering its batch first when needed); the SHA-256 of each goes to the audit log. */
@@ -130,6 +153,9 @@ export async function renderStatement(
   return renderOne(db, statement, number, ctx, acting);
 }
 
+/** How many statements' inputs are read ahead of the one being rendered. */
+const READ_AHEAD = 4;
+
 /** Every statement of a batch, in recipient order, handed to `each` one at a time (never all held at once). */
 export async function renderBatchStatements(
   db: Db,
@@ -142,12 +168,30 @@ export async function renderBatchStatements(
   const numbers = await listStatementNumbers(db, params);
   const settings = await readStatementSettings(db);
   const ctx = { gameId: params.gameId, issuedAt: batch.approvedAt, settings };
+  // The next statements' inputs are read while one is rendered: the database works (in its own process) while
+  // this one lays out the PDF. Documents are still rendered and handed over one at a time, in recipient order.
+  const pending: { s: PayoutStatement; number: number; inputs: Promise<Inputs> }[] = [];
   let rendered = 0;
-  for await (const s of iteratePayoutStatements(db, { ...params, pageSize: 500 })) {
-    const number = numbers.get(s.id);
-    if (number === undefined) continue;
-    await each(await renderOne(db, s, number, ctx, acting));
+  const renderNext = async () => {
+    const next = pending.shift();
+    if (!next) return;
+    await each(await renderFrom(db, next.s, next.number, ctx, await next.inputs, acting));
     rendered += 1;
+  };
+  try {
+    for await (const s of iteratePayoutStatements(db, { ...params, pageSize: 500 })) {
+      const number = numbers.get(s.id);
+      if (number === undefined) continue;
+      const inputs = inputsOf(db, s, ctx);
+      // Awaited in turn below; marked handled here so that a failure while an earlier one renders is not unhandled.
+      inputs.catch(() => undefined);
+      pending.push({ s, number, inputs });
+      if (pending.length > READ_AHEAD) await renderNext();
+    }
+    while (pending.length > 0) await renderNext();
+  } finally {
+    // On a failure, let the reads already started finish before the caller moves on (or closes the pool).
+    await Promise.allSettled(pending.map((p) => p.inputs));
   }
   return { rendered };
 }

@@ -13,7 +13,7 @@ import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { enqueue } from "@/lib/jobs/queue";
-import { mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
+import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
 import { statementEmail } from "./email";
 import { statementLinkUrl } from "./links";
 import { numberStatements, renderStatement } from "./render";
@@ -40,6 +40,7 @@ export async function queueStatementSends(
     recipientPlayerId?: number;
     statementIds?: string[];
     paidUnsent?: boolean;
+    returnedUnsent?: boolean;
   },
   acting: ActingAs,
 ): Promise<SendSummary> {
@@ -51,7 +52,7 @@ export async function queueStatementSends(
   if (params.recipientPlayerId !== undefined && targets.length === 0)
     throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
   const sendable = targets.filter((t) => t.email);
-  if (params.paidUnsent && sendable.length === 0)
+  if ((params.paidUnsent || params.returnedUnsent) && sendable.length === 0)
     return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
   const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
   await db.transaction().execute(async (trx) => {
@@ -94,6 +95,21 @@ export function queuePaidStatementEmails(
   acting: ActingAs,
 ): Promise<SendSummary> {
   return queueStatementSends(db, { ...params, paidUnsent: true }, acting);
+}
+
+/**
+ * Emails the statements of a batch whose payment just changed: paid ones never emailed, and returned ones not emailed
+ * since their payment came back (the statement then says what came back and that it is owed again). Called after
+ * provider results are applied or a return is recorded; a second call queues nothing more.
+ */
+export async function queueChangedStatementEmails(
+  db: Db,
+  params: { gameId: string; batchId: string },
+  acting: ActingAs,
+): Promise<{ paid: SendSummary; returned: SendSummary }> {
+  const paid = await queueStatementSends(db, { ...params, paidUnsent: true }, acting);
+  const returned = await queueStatementSends(db, { ...params, returnedUnsent: true }, acting);
+  return { paid, returned };
 }
 
 /**
@@ -141,14 +157,22 @@ export async function deliverStatement(
     await db.transaction().execute(async (trx) => {
       await insertDeliveries(trx, [{ ...line, status: "failed", final, serverAnswer: answer }]);
       if (!final) return;
-      await markDeliveryFailed(trx, { ...job, recipientPlayerId: line.recipientPlayerId, serverAnswer: answer });
+      // A refusal for good raises `statement_undeliverable` on the recipient's profile (lib/profiles/flags.ts).
+      const refused = isPermanentRefusal(error);
+      await markDeliveryFailed(trx, {
+        ...job,
+        recipientPlayerId: line.recipientPlayerId,
+        serverAnswer: answer,
+        toAddress: job.to,
+        refused,
+      });
       await recordAudit(trx, {
         ...acting,
         action: "statement.delivery",
         gameId: job.gameId,
         target: job.statementId,
         outcome: "failed",
-        detail: { attempts: attempt, serverAnswer: answer },
+        detail: { attempts: attempt, serverAnswer: answer, refused },
       });
     });
     if (final) return "failed";

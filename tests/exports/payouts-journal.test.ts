@@ -207,7 +207,9 @@ describe("[finance] journal", () => {
       for (const l of lines) expect(l.debit_usd === "0.00" || l.credit_usd === "0.00").toBe(true);
     }
     expect(new Set(rows.map((r) => r.kind))).toEqual(new Set(["accrual", "reversal", "payment"]));
-    expect(new Set(rows.map((r) => r.account))).toEqual(new Set(Object.values(JOURNAL_ACCOUNTS)));
+    // No payment of this batch came back, so nothing posts to returns.
+    const { returns: _returns, ...posted } = JOURNAL_ACCOUNTS;
+    expect(new Set(rows.map((r) => r.account))).toEqual(new Set(Object.values(posted)));
 
     const balance = (account: string) =>
       sumMoney(rows.filter((r) => r.account === account).map((r) => r.credit_usd!)).minus(

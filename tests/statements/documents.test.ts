@@ -6,6 +6,7 @@ import { formatUsdText } from "@/lib/format";
 import { renderBatchStatements, renderStatement, type RenderedStatement } from "@/lib/statements/render";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
+import { FIGURE_COLUMNS } from "./support";
 
 const GAME = "stmt-a";
 const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "cli" as const };
@@ -53,16 +54,7 @@ describe("statement documents", () => {
       expect(text).toContain(row?.recipient_name ?? "missing");
       expect(text).toContain(r.doc.label);
       expect(text).toContain(`#${row?.recipient_player_id}`);
-      for (const column of [
-        "carried_in_usd",
-        "gross_attributed_usd",
-        "reversed_attributed_usd",
-        "net_attributed_usd",
-        "available_usd",
-        "payable_usd",
-        "carry_out_usd",
-        "min_payout_usd",
-      ])
+      for (const column of FIGURE_COLUMNS)
         expect(text, `${row?.recipient_name} ${column}`).toContain(formatUsdText(row?.[column] ?? "missing"));
       if (row?.state === "paid") {
         expect(text).toContain(row.paid_on ?? "missing");

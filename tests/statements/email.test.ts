@@ -1,15 +1,18 @@
-import type { AddressInfo } from "node:net";
-import { type ParsedMail, simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import type { ParsedMail } from "mailparser";
+import type { SMTPServer } from "smtp-server";
 import { extractText, getDocumentProxy } from "unpdf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import { stopWorkers, startWorkers } from "@/lib/jobs/worker";
 import { formatUsdText } from "@/lib/format";
+import { overrideFlag } from "@/lib/payouts/flag-override";
+import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
 import { queueStatementSends } from "@/lib/statements/send";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
+import { insertBatch, insertSnapshot } from "../exports/fixture";
 import { statementFixture } from "./fixture";
+import { startSmtp, until } from "./support";
 
 const GAME = "stmt-mail";
 const REFUSED = "ha@example.test";
@@ -19,37 +22,8 @@ let statementIds: string[];
 let batchId: string;
 const received: ParsedMail[] = [];
 
-async function until(check: () => Promise<boolean>, limitMs = 90_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("gave up waiting for the deliveries");
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (address.address === REFUSED)
-        return callback(Object.assign(new Error("5.1.1 Mailbox unavailable"), { responseCode: 550 }));
-      callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
-  process.env.SMTP_FROM = "Studio Statements <statements@studio.test>";
+  smtp = await startSmtp(received, [REFUSED]);
   t = await createTestDatabase();
   applyTestEnv(t);
   ({ marchBatch: batchId, marchStatements: statementIds } = await statementFixture(t.db, GAME));
@@ -109,5 +83,60 @@ describe("statement emails", () => {
     const sent = await listStatementDeliveries(t.db, { gameId: GAME, statementId: statementIds[0] ?? "" });
     expect(sent.map((d) => d.status).sort()).toEqual(["queued", "sent"]);
     expect(sent.find((d) => d.status === "sent")?.serverAnswer).toMatch(/^250 /);
+  });
+
+  it("[finance] a refusal for good flags the next payout until the email changes or it is overridden", async () => {
+    // April: recipient 904 is owed again, at the address the mail server refused in March.
+    const month = async (start: string, end: string, email: string) => {
+      const snapshotId = await insertSnapshot(t.db, { gameId: GAME, start, end, recipients: [], lines: [] });
+      const { batchId: id } = await insertBatch(t.db, {
+        gameId: GAME,
+        snapshotId,
+        status: "draft",
+        statements: [
+          {
+            recipientId: 901,
+            name: "Анна Петрова",
+            email: "anna@example.test",
+            gross: "30.00",
+            reversed: "0.00",
+            state: "draft",
+          },
+          { recipientId: 904, name: "Nguyễn Văn An", email, gross: "25.00", reversed: "0.00", state: "draft" },
+        ],
+      });
+      return id;
+    };
+    const undeliverable = async (id: string) =>
+      (await listOpenBatchFlags(t.db, { gameId: GAME, batchId: id })).filter(
+        (f) => f.flag === "statement_undeliverable",
+      );
+    const april = await month("2026-04-01T00:00:00Z", "2026-05-01T00:00:00Z", REFUSED);
+    const open = await undeliverable(april);
+    expect(open.map((f) => f.recipientPlayerId)).toEqual([904]);
+    expect(open[0]?.label).toBe("Statement undeliverable");
+    expect(open[0]?.detail).toMatch(
+      /^statement email to ha@example\.test refused on .*: 550 5\.1\.1 Mailbox unavailable/,
+    );
+
+    // The same recipient under another address (the player record changed): nothing to flag.
+    const may = await month("2026-05-01T00:00:00Z", "2026-06-01T00:00:00Z", "an.nguyen@example.test");
+    expect(await undeliverable(may)).toEqual([]);
+
+    // Finance acknowledges it: overridden with what was checked, it no longer blocks April.
+    const approver = { actor: { id: "u-appr", email: "approver@payout-desk.test" }, via: "web" as const };
+    await overrideFlag(
+      t.db,
+      {
+        gameId: GAME,
+        batchId: april,
+        flag: "statement_undeliverable",
+        recipientPlayerId: 904,
+        reason: "Called the recipient: the new address is on its way from the service",
+        cause: open[0]?.cause,
+      },
+      approver,
+    );
+    expect(await undeliverable(april)).toEqual([]);
   });
 });

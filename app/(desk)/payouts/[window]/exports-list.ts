@@ -33,7 +33,8 @@ export async function windowExportLinks(
     const ledgerFile = e.kind === "journal-xero" || e.kind === "journal-quickbooks";
     if (ledgerFile && unavailable === null) {
       try {
-        await checkJournalAccounts(db, { gameId: params.gameId }, { taxRate: e.kind === "journal-xero" });
+        const target = { gameId: params.gameId, batchId: batch?.id ?? null };
+        await checkJournalAccounts(db, target, { taxRate: e.kind === "journal-xero" });
       } catch (error) {
         if (!isAppError(error)) throw error;
         unavailable = error.message;

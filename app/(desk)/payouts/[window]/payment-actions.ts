@@ -4,6 +4,7 @@ import { revalidatePath } from "next/cache";
 import type { ActingAs } from "@/core/actor";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
+import { log } from "@/lib/log";
 import { formatCount, formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
@@ -16,12 +17,28 @@ import {
   importResultsSchema,
   returnPaymentSchema,
 } from "@/lib/payments/schemas";
+import { queueChangedStatementEmails } from "@/lib/statements/send";
 import { z } from "zod";
 
 /** Payment files, provider results and returned payments, from the window page (lib/payments does the work). */
 
 function web(user: { id: string; email: string }): ActingAs {
   return { actor: { id: user.id, email: user.email }, via: "web" };
+}
+
+/**
+ * Emails the statements whose payment just changed (paid, or returned: owed again). The payment or return stands even
+ * if queuing the emails fails; the message then says to send them from the batch page.
+ */
+async function emailChangedStatements(gameId: string, batchId: string, as: ActingAs): Promise<string> {
+  try {
+    const sent = await queueChangedStatementEmails(getDb(), { gameId, batchId }, as);
+    const queued = sent.paid.queued + sent.returned.queued;
+    return queued > 0 ? ` ${formatCount(queued)} statement email(s) queued.` : "";
+  } catch (error) {
+    log.error("statement emails not queued", { batchId, error });
+    return " The statement emails could not be queued: send them from the batch page.";
+  }
 }
 
 function revalidatePayouts(): void {
@@ -98,6 +115,7 @@ export const importResultsAction = defineAction(
       },
       web(user),
     );
+    const emails = out.dryRun ? "" : await emailChangedStatements(game.id, input.batchId, web(user));
     if (!out.dryRun) revalidatePayouts();
     const a = out.applied;
     const listed = out.counts.unknown_reference + out.counts.amount_mismatch + out.counts.not_applicable;
@@ -108,7 +126,7 @@ export const importResultsAction = defineAction(
           `${formatCount(listed)} would not be applied (listed).`
         : `Applied: ${formatCount(a.paid)} paid, ${formatCount(a.rejected)} rejected, ` +
           `${formatCount(a.returned)} returned.` +
-          ` ${formatCount(listed)} not applied (listed).`,
+          ` ${formatCount(listed)} not applied (listed).${emails}`,
       data: {
         dryRun: out.dryRun,
         counts: out.counts,
@@ -126,10 +144,11 @@ export const returnPaymentAction = defineAction(
     const db = getDb();
     const game = await requireSelectedGame(db, user);
     const out = await returnPayment(db, { gameId: game.id, ...input }, web(user));
+    const emails = await emailChangedStatements(game.id, out.batchId, web(user));
     revalidatePayouts();
     return {
       ok: true as const,
-      message: `Payment of ${formatUsdText(out.amountUsd)} recorded as returned; it is owed again.`,
+      message: `Payment of ${formatUsdText(out.amountUsd)} recorded as returned; it is owed again.${emails}`,
     };
   },
 );

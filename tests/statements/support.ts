@@ -1,0 +1,56 @@
+import type { AddressInfo } from "node:net";
+import { type ParsedMail, simpleParser } from "mailparser";
+import { SMTPServer, type SMTPServerAddress } from "smtp-server";
+
+/** What the statement tests share: a real SMTP server on a free port (each message parsed), the figures read. */
+
+/** Polls `check` until it holds (a delivery is asynchronous); gives up after `limitMs` with an error. */
+export async function until(check: () => Promise<boolean>, limitMs = 90_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("gave up waiting for the deliveries");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Starts the server and points SMTP_URL and SMTP_FROM at it. `refuse` names addresses answered with a 550 at RCPT
+ * TO. Close it with `smtp.close`.
+ */
+export async function startSmtp(received: ParsedMail[], refuse: readonly string[] = []): Promise<SMTPServer> {
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onRcptTo(address: SMTPServerAddress, _session, callback) {
+      if (refuse.includes(address.address))
+        return callback(Object.assign(new Error("5.1.1 Mailbox unavailable"), { responseCode: 550 }));
+      callback();
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream).then(
+        (mail) => {
+          received.push(mail);
+          callback();
+        },
+        (error) => callback(error),
+      );
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
+  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  process.env.SMTP_FROM = "Studio Statements <statements@studio.test>";
+  return smtp;
+}
+
+/** The statement figures the payouts export and the PDF both carry, by export column. */
+export const FIGURE_COLUMNS = [
+  "carried_in_usd",
+  "gross_attributed_usd",
+  "reversed_attributed_usd",
+  "net_attributed_usd",
+  "available_usd",
+  "payable_usd",
+  "carry_out_usd",
+  "min_payout_usd",
+] as const;
