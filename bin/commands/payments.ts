@@ -14,7 +14,6 @@ import {
   importResultsSchema,
   type RESULT_FORMATS,
 } from "@/lib/payments/schemas";
-import { queueChangedStatementEmails } from "@/lib/statements/send";
 import { CliError } from "../cli";
 import { type Command, withDb } from "../with-db";
 
@@ -177,6 +176,7 @@ export const paymentCommands: Record<string, Command> = {
         let statementEmails = 0;
         if (!out.dryRun && out.applied.paid + out.applied.returned > 0) {
           try {
+            const { queueChangedStatementEmails } = await import("@/lib/statements/send");
             const sent = await queueChangedStatementEmails(db, { gameId, batchId: parsed.data.batchId }, as);
             statementEmails = sent.paid.queued + sent.returned.queued;
           } catch (error) {
