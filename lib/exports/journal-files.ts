@@ -1,4 +1,5 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import type { Db } from "@/db";
 import { batchRecipientNames, type RecipientNames } from "@/db/queries/exports";
 import { type AccountMap, type MappedAccount, readAccountMap, requireMapped } from "@/lib/accounting/accounts";
@@ -67,11 +68,14 @@ export async function* batchPostings(
 const NUMBER_PREFIX: Record<PostedKind, string> = { accrual: "A", reversal: "R", payment: "P", payment_returned: "RP" };
 
 /**
- * A journal's number, the same every time the file is made: the kind's letter and 18 hex digits of the statement
- * id ("A-0f8c3a525b1e4c7e9a", 20 characters; QuickBooks Online keeps at most 21).
+ * A journal's number, the same every time the file is made and one per ledger entry: the kind's letters, 12 hex
+ * digits of the statement id and 6 of a hash of the entry's id ("A-0f8c3a525b1e9c04d2", at most 21 characters, what
+ * QuickBooks Online keeps). A statement paid, returned and paid again has a journal per payment and per return.
  */
 export function journalNumber(posting: Posting): string {
-  return `${NUMBER_PREFIX[posting.kind]}-${posting.entry.statementId.replace(/-/g, "").slice(0, 18)}`;
+  const statement = posting.entry.statementId.replace(/-/g, "").slice(0, 12);
+  const entry = createHash("sha256").update(posting.entry.entryId).digest("hex").slice(0, 6);
+  return `${NUMBER_PREFIX[posting.kind]}-${statement}${entry}`;
 }
 
 /** "Ada (player 800)", or "Player 800" when the service did not resolve the name. */
