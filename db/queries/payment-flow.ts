@@ -1,31 +1,18 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
-import type { PaymentFileMethod, PaymentFileStatus, PaymentReturnKind, PayoutStatementState } from "@/db/types";
-import { PAYMENT_FILE_COLUMNS, type PaymentFileRow } from "./payment-files";
+import type { PaymentReturnKind, PayoutStatementState } from "@/db/types";
+import { paymentFileItemsOfGame, paymentFilesOfGame } from "./payment-files";
+import type { RowOf } from "./row-of";
 
 /**
  * Reads and writes around paying statements through payment files (2026_11_24_1800): the stored file, the items a
  * provider's results name, the payments that came back. The rules live in lib/payments.
  */
 
-export type StoredPaymentFile = PaymentFileRow & {
-  mediaType: string;
-  contentSealed: string | null;
-  eurRate: string | null;
-  rateSource: string | null;
-  executionDate: Date | null;
-  createdByEmail: string;
-};
-
-export async function getPaymentFile(
-  db: DbOrTrx,
-  p: { gameId: string; fileId: string },
-): Promise<StoredPaymentFile | null> {
-  const row = await db
-    .selectFrom("payment_file")
+export async function getPaymentFile(db: DbOrTrx, p: { gameId: string; fileId: string }) {
+  const row = await paymentFilesOfGame(db, p.gameId)
     .select([
-      ...PAYMENT_FILE_COLUMNS,
       "media_type as mediaType",
       "content_sealed as contentSealed",
       "eur_rate as eurRate",
@@ -33,11 +20,12 @@ export async function getPaymentFile(
       "execution_date as executionDate",
       "created_by_email as createdByEmail",
     ])
-    .where("game_id", "=", p.gameId)
     .where("id", "=", p.fileId)
     .executeTakeFirst();
   return row ?? null;
 }
+
+export type StoredPaymentFile = NonNullable<Awaited<ReturnType<typeof getPaymentFile>>>;
 
 /** The statements of a batch with a payable, their recipient and provider reference, for writing a file. */
 export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; batchId: string }) {
@@ -61,49 +49,30 @@ export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; ba
     .execute();
 }
 
-export type ItemByReference = {
-  fileId: string;
-  fileStatus: PaymentFileStatus;
-  method: PaymentFileMethod;
-  statementId: string;
-  reference: string;
-  amountUsd: string;
-  amountCurrency: string;
-  currency: string;
-  statementState: PayoutStatementState;
-  statementFileId: string | null;
-  recipientPlayerId: string;
-};
-
 /** The items of a batch's files carrying the given references, newest file first. */
 export async function listItemsByReference(
   db: DbOrTrx,
   p: { gameId: string; batchId: string; references: readonly string[] },
-): Promise<ItemByReference[]> {
+) {
   if (p.references.length === 0) return [];
-  return db
-    .selectFrom("payment_file_item as i")
+  return paymentFileItemsOfGame(db, p.gameId)
     .innerJoin("payment_file as f", "f.id", "i.file_id")
     .innerJoin("payout_statement as s", "s.id", "i.statement_id")
     .select([
       "i.file_id as fileId",
       "f.status as fileStatus",
       "f.method",
-      "i.statement_id as statementId",
-      "i.reference",
-      "i.amount_usd as amountUsd",
-      "i.amount_currency as amountCurrency",
-      "i.currency",
       "s.state as statementState",
       "s.payment_file_id as statementFileId",
       "s.recipient_player_id as recipientPlayerId",
     ])
-    .where("i.game_id", "=", p.gameId)
     .where("f.batch_id", "=", p.batchId)
     .where("i.reference", "in", [...p.references])
     .orderBy("f.created_at", "desc")
     .execute();
 }
+
+export type ItemByReference = RowOf<typeof listItemsByReference>;
 
 /** The ids of the results already recorded for the given statements (statement, transaction id, outcome). */
 export async function listRecordedResultKeys(db: DbOrTrx, statementIds: readonly string[]) {

@@ -3,7 +3,7 @@ import { type Selectable, sql } from "kysely";
 import type { Db } from "@/db";
 import type { SnapshotLineTable, SnapshotRecipientTable } from "@/db/types";
 import { escapeLike } from "./like";
-import { pageOf } from "./paging";
+import { countRows, pageOf } from "./paging";
 import { SNAPSHOT_RECIPIENT_COLUMN_NAMES, type SnapshotRecipientColumn } from "./snapshot-columns";
 
 /** A snapshot's recipients and their renewal lines, page by page. Every query filters by the game. */
@@ -107,11 +107,11 @@ export async function listRecipientPayouts(
       .limit(pageSize)
       .offset(offset)
       .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
+    countRows(base),
   ]);
   return {
     rows: rows.map(toRecipientRow),
-    total: Number(count?.n ?? 0),
+    total: count,
     page,
     pageSize,
   };
@@ -178,7 +178,7 @@ export async function listRecipientLines(
   const { pageSize, offset } = pageOf(params, { size: 100, max: 1000 });
   const base = recipientLinesQuery(db, params);
   // Counted while the page is read (a failure is seen where it is awaited, not as an unhandled rejection).
-  const counted = base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst();
+  const counted = countRows(base);
   counted.catch(() => {});
   const rows = await base
     .select(LINE_COLUMNS.map((column) => `l.${column}` as const))
@@ -190,6 +190,6 @@ export async function listRecipientLines(
   const count = await counted;
   return {
     rows: rows.map(toLineRow),
-    total: Number(count?.n ?? 0),
+    total: count,
   };
 }
