@@ -2,16 +2,18 @@ import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { AccountingAccount } from "@/db/types";
+import { camelRow } from "./camel-row";
 import type { RowOf } from "./row-of";
 
 /** The game's mapped accounts (unmapped ones are absent). */
 export async function listAccountMap(db: DbOrTrx, params: { gameId: string }) {
-  return db
+  const rows = await db
     .selectFrom("accounting_account_map")
-    .select(["account", "code", "tax_rate as taxRate", "updated_at as updatedAt", "updated_by_email as updatedByEmail"])
+    .select(["account", "code", "tax_rate", "updated_at", "updated_by_email"])
     .where("game_id", "=", params.gameId)
     .orderBy("account")
     .execute();
+  return rows.map(camelRow);
 }
 
 export type AccountMapRow = RowOf<typeof listAccountMap>;
@@ -55,18 +57,12 @@ export async function upsertAccountMap(
 export async function getWindowClosing(db: DbOrTrx, params: GameWindow) {
   const row = await db
     .selectFrom("payout_window_closing")
-    .select([
-      "batch_id as batchId",
-      "closed",
-      "reason",
-      "changed_at as changedAt",
-      "changed_by_email as changedByEmail",
-    ])
+    .select(["batch_id", "closed", "reason", "changed_at", "changed_by_email"])
     .where("game_id", "=", params.gameId)
     .where("window_start", "=", params.windowStart)
     .where("window_end", "=", params.windowEnd)
     .executeTakeFirst();
-  return row ?? null;
+  return row ? camelRow(row) : null;
 }
 
 export type WindowClosingRow = NonNullable<Awaited<ReturnType<typeof getWindowClosing>>>;

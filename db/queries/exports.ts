@@ -57,10 +57,7 @@ export async function findExportSnapshot(
 }
 
 /** The batches (not discarded) built on a snapshot. */
-export async function listSnapshotBatchIds(
-  db: DbOrTrx,
-  params: { snapshotId: string; gameId: string },
-): Promise<string[]> {
+export async function listSnapshotBatchIds(db: DbOrTrx, params: { snapshotId: string; gameId: string }) {
   const rows = await db
     .selectFrom("payout_batch")
     .select("id")

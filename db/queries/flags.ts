@@ -1,5 +1,6 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
+import { camelRow } from "./camel-row";
 import type { RowOf } from "./row-of";
 
 /** Reads behind payout flags: the cause of a stale snapshot and the overrides kept with a batch. */
@@ -31,24 +32,15 @@ export async function getLatestStaleMark(
 export async function listFlagOverrideRows(db: DbOrTrx, params: { gameId: string; batchId: string }) {
   const rows = await db
     .selectFrom("payout_flag_override")
-    .select([
-      "flag",
-      "recipient_player_id",
-      "cause",
-      "raised_at as raisedAt",
-      "reason",
-      "actor_email as actorEmail",
-      "at",
-    ])
+    .select(["flag", "recipient_player_id", "cause", "raised_at", "reason", "actor_email", "at"])
     .where("game_id", "=", params.gameId)
     .where("batch_id", "=", params.batchId)
     .orderBy("at")
     .orderBy("id")
     .execute();
-  return rows.map(({ flag, recipient_player_id, ...r }) => ({
-    flag,
-    recipientPlayerId: recipient_player_id === null ? null : Number(recipient_player_id),
-    ...r,
+  return rows.map((r) => ({
+    ...camelRow(r),
+    recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
   }));
 }
 

@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
+import { carriesOfGame } from "./carries";
 import type { RowOf } from "./row-of";
 import { isLatestVersion } from "./snapshots";
 
@@ -64,11 +65,8 @@ export async function listCarryLinks(
   params: { gameId: string; fromStatementIds: string[] },
 ): Promise<{ from: string; to: string }[]> {
   if (params.fromStatementIds.length === 0) return [];
-  return db
-    .selectFrom("payout_carry as c")
-    .innerJoin("payout_statement as f", "f.id", "c.from_statement_id")
+  return carriesOfGame(db, params.gameId)
     .select(["c.from_statement_id as from", "c.to_statement_id as to"])
-    .where("f.game_id", "=", params.gameId)
     .where("c.from_statement_id", "in", params.fromStatementIds)
     .execute();
 }

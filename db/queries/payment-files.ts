@@ -191,18 +191,18 @@ export async function listPaymentFiles(db: DbOrTrx, params: { gameId: string; ba
 
 export type PaymentFileRow = RowOf<typeof listPaymentFiles>;
 
-/** The columns of a file's item (as `i`). */
-const PAYMENT_FILE_ITEM_COLUMNS = [
-  "i.statement_id as statementId",
-  "i.reference",
-  "i.amount_usd as amountUsd",
-  "i.amount_currency as amountCurrency",
-  "i.currency",
-] as const;
-
 /** The game's payment file items (as `i`) with their columns, before any other filter. */
 export function paymentFileItemsOfGame(db: DbOrTrx, gameId: string) {
-  return db.selectFrom("payment_file_item as i").select(PAYMENT_FILE_ITEM_COLUMNS).where("i.game_id", "=", gameId);
+  return db
+    .selectFrom("payment_file_item as i")
+    .select([
+      "i.statement_id as statementId",
+      "i.reference",
+      "i.amount_usd as amountUsd",
+      "i.amount_currency as amountCurrency",
+      "i.currency",
+    ])
+    .where("i.game_id", "=", gameId);
 }
 
 export async function listPaymentFileItems(db: DbOrTrx, params: { gameId: string; fileId: string }) {

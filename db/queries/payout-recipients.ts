@@ -3,6 +3,7 @@ import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
 import { formatUsd } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
+import { carriesOfGame } from "./carries";
 import { escapeLike } from "./like";
 import type { RowOf } from "./row-of";
 import { recipientLinesQuery } from "./snapshot-recipients";
@@ -228,9 +229,7 @@ export async function listEvidenceLines(
 
 /** Where each balance carried into a statement came from. */
 export async function listCarrySources(db: Db, params: { gameId: string; statementId: string }) {
-  const rows = await db
-    .selectFrom("payout_carry as c")
-    .innerJoin("payout_statement as f", "f.id", "c.from_statement_id")
+  const rows = await carriesOfGame(db, params.gameId)
     .innerJoin("payout_batch as b", "b.id", "f.batch_id")
     .select([
       "c.from_statement_id as fromStatementId",
@@ -238,7 +237,6 @@ export async function listCarrySources(db: Db, params: { gameId: string; stateme
       "b.window_start as windowStart",
       "b.window_end as windowEnd",
     ])
-    .where("f.game_id", "=", params.gameId)
     .where("c.to_statement_id", "=", params.statementId)
     .orderBy("b.window_start")
     .execute();

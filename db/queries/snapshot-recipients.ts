@@ -2,6 +2,7 @@ import "server-only";
 import { type Selectable, sql } from "kysely";
 import type { Db } from "@/db";
 import type { SnapshotLineTable, SnapshotRecipientTable } from "@/db/types";
+import { camelRow } from "./camel-row";
 import { escapeLike } from "./like";
 import { countRows, pageOf } from "./paging";
 import { SNAPSHOT_RECIPIENT_COLUMN_NAMES, type SnapshotRecipientColumn } from "./snapshot-columns";
@@ -21,22 +22,7 @@ export const RECIPIENT_SORTS = [
 export type RecipientSort = (typeof RECIPIENT_SORTS)[number];
 
 function toRecipientRow(r: Pick<Selectable<SnapshotRecipientTable>, SnapshotRecipientColumn>) {
-  return {
-    recipientPlayerId: Number(r.recipient_player_id),
-    serviceRank: r.service_rank,
-    resolved: r.resolved,
-    playerEmail: r.player_email,
-    playerName: r.player_name,
-    identityId: r.identity_id,
-    renewalCount: r.renewal_count,
-    subscriptionCount: r.subscription_count,
-    reversalCount: r.reversal_count,
-    grossAttributedUsd: r.gross_attributed_usd,
-    reversedAttributedUsd: r.reversed_attributed_usd,
-    netAttributedUsd: r.net_attributed_usd,
-    firstPaidAt: r.first_paid_at,
-    lastPaidAt: r.last_paid_at,
-  };
+  return { ...camelRow(r), recipientPlayerId: Number(r.recipient_player_id) };
 }
 
 export type RecipientPayoutRow = ReturnType<typeof toRecipientRow>;
@@ -118,24 +104,7 @@ export async function listRecipientPayouts(
 }
 
 function toLineRow(r: Pick<Selectable<SnapshotLineTable>, LineColumn>) {
-  return {
-    periodId: Number(r.period_id),
-    subscriptionId: r.subscription_id,
-    periodSeq: r.period_seq,
-    itemId: r.item_id,
-    itemName: r.item_name,
-    status: r.status,
-    periodStart: r.period_start,
-    periodEnd: r.period_end,
-    paidAt: r.paid_at,
-    amountUsd: r.amount_usd,
-    invoFeeUsd: r.invo_fee_usd,
-    partnerRevenueSettledUsd: r.partner_revenue_settled_usd,
-    percentAtRenewal: r.percent_at_renewal,
-    baseUsd: r.base_usd,
-    attributedAmountUsd: r.attributed_amount_usd,
-    transactionId: r.transaction_id,
-  };
+  return { ...camelRow(r), periodId: Number(r.period_id) };
 }
 
 export type SnapshotLineRow = ReturnType<typeof toLineRow>;

@@ -1,6 +1,7 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
 import type { StatementDeliveryStatus } from "@/db/types";
+import { camelRow } from "./camel-row";
 import type { RowOf } from "./row-of";
 
 /** The delivery log of statement emails and the recipients whose delivery was finally refused. */
@@ -94,24 +95,16 @@ export async function wasSendDelivered(db: DbOrTrx, sendId: string): Promise<boo
 }
 
 export async function listStatementDeliveries(db: DbOrTrx, params: { gameId: string; statementId: string }) {
-  return db
+  const rows = await db
     .selectFrom("statement_delivery")
-    .select([
-      "id",
-      "send_id as sendId",
-      "status",
-      "to_address as toAddress",
-      "attempt",
-      "final",
-      "server_answer as serverAnswer",
-      "at",
-    ])
+    .select(["id", "send_id", "status", "to_address", "attempt", "final", "server_answer", "at"])
     .where("game_id", "=", params.gameId)
     .where("statement_id", "=", params.statementId)
     .orderBy("at", "desc")
     .orderBy("id")
     .limit(200)
     .execute();
+  return rows.map(camelRow);
 }
 
 export type DeliveryRow = RowOf<typeof listStatementDeliveries>;
