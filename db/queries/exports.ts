@@ -6,13 +6,8 @@ import type { DbOrTrx } from "@/db";
  * ledger entries leave out.
  */
 
-export type RecipientNames = Map<number, { name: string | null; email: string | null }>;
-
 /** Name and email of each recipient of a batch, from its statements, by player id. */
-export async function batchRecipientNames(
-  db: DbOrTrx,
-  params: { gameId: string; batchId: string },
-): Promise<RecipientNames> {
+export async function batchRecipientNames(db: DbOrTrx, params: { gameId: string; batchId: string }) {
   const rows = await db
     .selectFrom("payout_statement")
     .select(["recipient_player_id", "player_name", "player_email"])
@@ -21,6 +16,8 @@ export async function batchRecipientNames(
     .execute();
   return new Map(rows.map((s) => [Number(s.recipient_player_id), { name: s.player_name, email: s.player_email }]));
 }
+
+export type RecipientNames = Awaited<ReturnType<typeof batchRecipientNames>>;
 
 export async function findExportBatch(
   db: DbOrTrx,

@@ -5,6 +5,7 @@ import type { PayoutStatementState } from "@/db/types";
 import { carriesOfGame } from "./carries";
 import type { RowOf } from "./row-of";
 import { isLatestVersion } from "./snapshots";
+import { snapshotRecipientsOfGame } from "./snapshot-recipients";
 
 /**
  * Reads for the liability "as of" an instant (lib/payouts/liability.ts holds the rules): the payout records as they
@@ -92,16 +93,13 @@ export async function sumSnapshotNetByRecipient(
   params: { gameId: string; snapshotIds: string[] },
 ): Promise<{ recipientPlayerId: string; playerName: string | null; playerEmail: string | null; netUsd: string }[]> {
   if (params.snapshotIds.length === 0) return [];
-  return db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+  return snapshotRecipientsOfGame(db, params.gameId)
     .select([
       sql<string>`r.recipient_player_id::text`.as("recipientPlayerId"),
       sql<string | null>`max(r.player_name)`.as("playerName"),
       sql<string | null>`max(r.player_email)`.as("playerEmail"),
       sql<string>`sum(r.net_attributed_usd)::text`.as("netUsd"),
     ])
-    .where("s.game_id", "=", params.gameId)
     .where("r.snapshot_id", "in", params.snapshotIds)
     .groupBy("r.recipient_player_id")
     .execute();

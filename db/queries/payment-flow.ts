@@ -84,10 +84,7 @@ export async function listRecordedResultKeys(db: DbOrTrx, statementIds: readonly
     .execute();
 }
 
-export async function setStatementsPaymentFile(
-  db: DbOrTrx,
-  p: { fileId: string; statementIds: readonly string[] },
-): Promise<void> {
+export async function setStatementsPaymentFile(db: DbOrTrx, p: { fileId: string; statementIds: readonly string[] }) {
   if (p.statementIds.length === 0) return;
   await db
     .updateTable("payout_statement")
@@ -98,10 +95,7 @@ export async function setStatementsPaymentFile(
 }
 
 /** The items of a file the provider has paid or rejected leave the file's open set. */
-export async function settleFileItems(
-  db: DbOrTrx,
-  p: { fileId: string; statementIds: readonly string[] },
-): Promise<void> {
+export async function settleFileItems(db: DbOrTrx, p: { fileId: string; statementIds: readonly string[] }) {
   if (p.statementIds.length === 0) return;
   await db
     .updateTable("payment_file_item")

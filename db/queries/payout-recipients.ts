@@ -6,7 +6,7 @@ import type { TimeWindow } from "@/core/time";
 import { carriesOfGame } from "./carries";
 import { escapeLike } from "./like";
 import type { RowOf } from "./row-of";
-import { recipientLinesQuery } from "./snapshot-recipients";
+import { recipientLinesQuery, snapshotRecipientsOfGame } from "./snapshot-recipients";
 import { isLatestVersion } from "./snapshots";
 import { windowOf } from "./time-window";
 
@@ -88,9 +88,7 @@ export async function listTopRecipients(
 
 /** A recipient's figures in the latest snapshot version of every window, newest window first. */
 export async function listRecipientWindows(db: Db, params: { gameId: string; recipientPlayerId: number }) {
-  const rows = await db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+  const rows = await snapshotRecipientsOfGame(db, params.gameId)
     .select([
       "s.window_start",
       "s.window_end",
@@ -104,7 +102,6 @@ export async function listRecipientWindows(db: Db, params: { gameId: string; rec
       "r.player_email as playerEmail",
       "r.resolved",
     ])
-    .where("s.game_id", "=", params.gameId)
     .where("r.recipient_player_id", "=", String(params.recipientPlayerId))
     .where(isLatestVersion("s"))
     .orderBy("s.window_start", "desc")
@@ -144,11 +141,7 @@ export async function searchRecipients(
   params: { gameId: string; q: string; limit?: number },
 ): Promise<{ recipientPlayerId: number; playerName: string | null; playerEmail: string | null }[]> {
   const q = params.q.trim().toLowerCase();
-  let query = db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .select(["r.recipient_player_id", ...RECIPIENT_NAMES])
-    .where("s.game_id", "=", params.gameId);
+  let query = snapshotRecipientsOfGame(db, params.gameId).select(["r.recipient_player_id", ...RECIPIENT_NAMES]);
   if (q) query = query.where(matchesRecipient("r", q));
   const rows = await query
     .groupBy("r.recipient_player_id")
@@ -248,11 +241,8 @@ export async function getSnapshotRecipient(
   db: Db,
   params: { gameId: string; snapshotId: string; recipientPlayerId: number },
 ) {
-  const row = await db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+  const row = await snapshotRecipientsOfGame(db, params.gameId)
     .select(["r.player_name as playerName", "r.player_email as playerEmail", "r.resolved"])
-    .where("s.game_id", "=", params.gameId)
     .where("r.snapshot_id", "=", params.snapshotId)
     .where("r.recipient_player_id", "=", String(params.recipientPlayerId))
     .executeTakeFirst();

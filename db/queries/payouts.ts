@@ -5,6 +5,7 @@ import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, money } from "@/core/money";
 import { formatInstant } from "@/core/time";
 import { matchesRecipient } from "./payout-recipients";
+import { snapshotRecipientsOfGame } from "./snapshot-recipients";
 
 /**
  * Reads for the payout pages: the recipient payout table of a window (sorted, filtered and paginated in SQL), top
@@ -273,11 +274,7 @@ export async function listPayoutTable(
     };
   }
 
-  let base = db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("r.snapshot_id", "=", params.snapshotId);
+  let base = snapshotRecipientsOfGame(db, params.gameId).where("r.snapshot_id", "=", params.snapshotId);
   if (q) base = base.where(matchesRecipient("r", q));
   const unavailable = RECIPIENT_HAS_UNAVAILABLE;
   if (params.state) base = base.where(sql<boolean>`false`);

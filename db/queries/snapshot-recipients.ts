@@ -21,6 +21,14 @@ export const RECIPIENT_SORTS = [
 ] as const;
 export type RecipientSort = (typeof RECIPIENT_SORTS)[number];
 
+/** The recipients (as `r`) of the game's snapshots (as `s`), before any select. */
+export function snapshotRecipientsOfGame(db: Db, gameId: string) {
+  return db
+    .selectFrom("snapshot_recipient as r")
+    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+    .where("s.game_id", "=", gameId);
+}
+
 function toRecipientRow(r: Pick<Selectable<SnapshotRecipientTable>, SnapshotRecipientColumn>) {
   return { ...camelRow(r), recipientPlayerId: Number(r.recipient_player_id) };
 }
@@ -63,11 +71,7 @@ export async function listRecipientPayouts(
   params: RecipientPayoutQuery,
 ): Promise<{ rows: RecipientPayoutRow[]; total: number; page: number; pageSize: number }> {
   const { page, pageSize, offset } = pageOf(params, { size: 50, max: 500 });
-  let base = db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("r.snapshot_id", "=", params.snapshotId);
+  let base = snapshotRecipientsOfGame(db, params.gameId).where("r.snapshot_id", "=", params.snapshotId);
   const q = params.q?.trim().toLowerCase();
   if (q) {
     const prefix = `${escapeLike(q)}%`;
@@ -129,8 +133,11 @@ const LINE_COLUMNS = [
 ] as const;
 type LineColumn = (typeof LINE_COLUMNS)[number];
 
+/** One recipient in one snapshot of the game: what a statement and the evidence pages are about. */
+export type RecipientInSnapshot = { gameId: string; snapshotId: string; recipientPlayerId: number };
+
 /** The renewal lines (as `l`) of one recipient in one snapshot of the game, before any select. */
-export function recipientLinesQuery(db: Db, params: { gameId: string; snapshotId: string; recipientPlayerId: number }) {
+export function recipientLinesQuery(db: Db, params: RecipientInSnapshot) {
   return db
     .selectFrom("snapshot_line as l")
     .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
@@ -142,7 +149,7 @@ export function recipientLinesQuery(db: Db, params: { gameId: string; snapshotId
 /** A recipient's renewal lines in a snapshot, in settlement order. */
 export async function listRecipientLines(
   db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number; page?: number; pageSize?: number },
+  params: RecipientInSnapshot & { page?: number; pageSize?: number },
 ): Promise<{ rows: SnapshotLineRow[]; total: number }> {
   const { pageSize, offset } = pageOf(params, { size: 100, max: 1000 });
   const base = recipientLinesQuery(db, params);

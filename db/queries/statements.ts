@@ -2,7 +2,8 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import { formatUsd } from "@/core/money";
-import { recipientLinesQuery } from "./snapshot-recipients";
+import type { RowOf } from "./row-of";
+import { type RecipientInSnapshot, recipientLinesQuery } from "./snapshot-recipients";
 
 // --- Numbering --------------------------------------------------------------------------------------------------
 
@@ -99,77 +100,54 @@ export async function findStatementOwner(
 
 // --- What a statement lists --------------------------------------------------------------------------------------
 
-export type StatementLineRow = {
-  periodId: number;
-  subscriptionId: string;
-  itemName: string;
-  paidAt: Date | null;
-  amountUsd: string;
-  percentAtRenewal: string | null;
-  attributedAmountUsd: string | null;
-  attributionUnavailableReason: string | null;
-};
-
 /** Every renewal line of a recipient in a snapshot, in settlement order. */
-export async function listStatementLines(
-  db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
-): Promise<StatementLineRow[]> {
+export async function listStatementLines(db: Db, params: RecipientInSnapshot) {
   const rows = await recipientLinesQuery(db, params)
     .select([
-      "l.period_id",
-      "l.subscription_id",
-      "l.item_name",
-      "l.paid_at",
-      "l.amount_usd",
-      "l.percent_at_renewal",
-      "l.attributed_amount_usd",
-      "l.attribution_unavailable_reason",
+      "l.period_id as periodId",
+      "l.subscription_id as subscriptionId",
+      "l.item_name as itemName",
+      "l.paid_at as paidAt",
+      "l.amount_usd as amountUsd",
+      "l.percent_at_renewal as percentAtRenewal",
+      "l.attributed_amount_usd as attributedAmountUsd",
+      "l.attribution_unavailable_reason as attributionUnavailableReason",
     ])
     .orderBy("l.paid_at")
     .orderBy("l.period_id")
     .execute();
   return rows.map((r) => ({
-    periodId: Number(r.period_id),
-    subscriptionId: r.subscription_id,
-    itemName: r.item_name,
-    paidAt: r.paid_at,
-    amountUsd: formatUsd(r.amount_usd),
-    percentAtRenewal: r.percent_at_renewal,
-    attributedAmountUsd: r.attributed_amount_usd === null ? null : formatUsd(r.attributed_amount_usd),
-    attributionUnavailableReason: r.attribution_unavailable_reason,
+    ...r,
+    periodId: Number(r.periodId),
+    amountUsd: formatUsd(r.amountUsd),
+    attributedAmountUsd: r.attributedAmountUsd === null ? null : formatUsd(r.attributedAmountUsd),
   }));
 }
 
-export type StatementReversalRow = {
-  periodId: number;
-  subscriptionId: string;
-  renewalPaidAt: Date | null;
-  latestRefundAt: Date | null;
-  reversedAttributedUsd: string;
-  /** The window of the renewal that was refunded (its latest snapshot's window), when the desk has one. */
-  fromWindowStart: Date | null;
-  fromWindowEnd: Date | null;
-};
+export type StatementLineRow = RowOf<typeof listStatementLines>;
+
+/**
+ * The start or end of the window a reversed renewal (`v`, of snapshot `s`) was settled in: its latest snapshot's
+ * window, when the desk has one.
+ */
+function settledWindowEdge(edge: "window_start" | "window_end") {
+  return sql<Date | null>`(select ${sql.ref(`w.${edge}`)} from snapshot w where w.game_id = s.game_id
+    and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`;
+}
 
 /** A recipient's reversals in a snapshot, each with the window its renewal was settled in. */
-export async function listStatementReversals(
-  db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
-): Promise<StatementReversalRow[]> {
+export async function listStatementReversals(db: Db, params: RecipientInSnapshot) {
   const rows = await db
     .selectFrom("snapshot_reversal as v")
     .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
     .select([
-      "v.period_id",
-      "v.subscription_id",
-      "v.paid_at",
-      "v.latest_refund_at",
-      "v.reversed_attributed_usd",
-      sql<Date | null>`(select w.window_start from snapshot w where w.game_id = s.game_id
-        and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`.as("from_start"),
-      sql<Date | null>`(select w.window_end from snapshot w where w.game_id = s.game_id
-        and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`.as("from_end"),
+      "v.period_id as periodId",
+      "v.subscription_id as subscriptionId",
+      "v.paid_at as renewalPaidAt",
+      "v.latest_refund_at as latestRefundAt",
+      "v.reversed_attributed_usd as reversedAttributedUsd",
+      settledWindowEdge("window_start").as("fromWindowStart"),
+      settledWindowEdge("window_end").as("fromWindowEnd"),
     ])
     .where("s.game_id", "=", params.gameId)
     .where("v.snapshot_id", "=", params.snapshotId)
@@ -178,15 +156,13 @@ export async function listStatementReversals(
     .orderBy("v.period_id")
     .execute();
   return rows.map((r) => ({
-    periodId: Number(r.period_id),
-    subscriptionId: r.subscription_id,
-    renewalPaidAt: r.paid_at,
-    latestRefundAt: r.latest_refund_at,
-    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-    fromWindowStart: r.from_start,
-    fromWindowEnd: r.from_end,
+    ...r,
+    periodId: Number(r.periodId),
+    reversedAttributedUsd: formatUsd(r.reversedAttributedUsd),
   }));
 }
+
+export type StatementReversalRow = RowOf<typeof listStatementReversals>;
 
 // --- Settings ----------------------------------------------------------------------------------------------------
 
