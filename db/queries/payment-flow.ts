@@ -303,9 +303,3 @@ export async function listPaymentStates(
       and (s.state in ('in_payment', 'returned') or s.payment_file_id is not null or li.n > 0 or rt.n > 0)`.execute(db);
   return result.rows;
 }
-
-/** The game a batch belongs to (the CLI names a batch alone). */
-export async function getBatchGameId(db: DbOrTrx, batchId: string): Promise<string | null> {
-  const row = await db.selectFrom("payout_batch").select("game_id").where("id", "=", batchId).executeTakeFirst();
-  return row?.game_id ?? null;
-}

@@ -153,14 +153,6 @@ export async function searchRecipients(
 
 // --- Evidence ---------------------------------------------------------------------------------------------------
 
-/** How a renewal line's recorded base compares with the settled fee (the snapshot's own record). */
-export type Reconciliation = {
-  checked?: boolean;
-  expected_base_usd?: string;
-  recorded_base_usd?: string;
-  base_matches_settled_fee?: boolean;
-};
-
 /** A recipient's renewal lines in a snapshot, in settlement order, with reconciliation and attribution reasons. */
 export async function listEvidenceLines(
   db: Db,
@@ -212,7 +204,6 @@ export async function listEvidenceLines(
       amountUsd: formatUsd(r.amountUsd),
       baseUsd: r.baseUsd === null ? null : formatUsd(r.baseUsd),
       attributedAmountUsd: r.attributedAmountUsd === null ? null : formatUsd(r.attributedAmountUsd),
-      reconciliation: (r.reconciliation as Reconciliation | null) ?? null,
     })),
     total: Number(counts?.n ?? 0),
     mismatches: Number(counts?.mismatches ?? 0),

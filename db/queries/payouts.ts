@@ -5,6 +5,7 @@ import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, money } from "@/core/money";
 import { formatInstant } from "@/core/time";
 import { matchesRecipient } from "./payout-recipients";
+import { firstValue } from "./scalar";
 import { snapshotRecipientsOfGame } from "./snapshot-recipients";
 
 /**
@@ -346,18 +347,16 @@ export async function summarizeBatch(db: Db, params: { gameId: string; batchId: 
 }
 
 /** The statement of one recipient in a batch, if any. */
-export async function findStatementId(
-  db: Db,
-  params: { gameId: string; batchId: string; recipientPlayerId: number },
-): Promise<string | null> {
-  const row = await db
-    .selectFrom("payout_statement")
-    .select("id")
-    .where("game_id", "=", params.gameId)
-    .where("batch_id", "=", params.batchId)
-    .where("recipient_player_id", "=", String(params.recipientPlayerId))
-    .executeTakeFirst();
-  return row?.id ?? null;
+export async function findStatementId(db: Db, params: { gameId: string; batchId: string; recipientPlayerId: number }) {
+  return firstValue(
+    db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("game_id", "=", params.gameId)
+      .where("batch_id", "=", params.batchId)
+      .where("recipient_player_id", "=", String(params.recipientPlayerId)),
+    "id",
+  );
 }
 
 export function formatAsOf(date: Date): string {

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import { formatUsd } from "@/core/money";
 import type { RowOf } from "./row-of";
+import { firstValue } from "./scalar";
 import { type RecipientInSnapshot, recipientLinesQuery } from "./snapshot-recipients";
 
 // --- Numbering --------------------------------------------------------------------------------------------------
@@ -69,17 +70,15 @@ export async function listStatementNumbers(
   return new Map(rows.map((r) => [r.statement_id, r.number]));
 }
 
-export async function getStatementNumber(
-  db: DbOrTrx,
-  params: { gameId: string; statementId: string },
-): Promise<number | null> {
-  const row = await db
-    .selectFrom("statement_document")
-    .select("number")
-    .where("game_id", "=", params.gameId)
-    .where("statement_id", "=", params.statementId)
-    .executeTakeFirst();
-  return row?.number ?? null;
+export async function getStatementNumber(db: DbOrTrx, params: { gameId: string; statementId: string }) {
+  return firstValue(
+    db
+      .selectFrom("statement_document")
+      .select("number")
+      .where("game_id", "=", params.gameId)
+      .where("statement_id", "=", params.statementId),
+    "number",
+  );
 }
 
 /** Which batch and recipient a statement belongs to (null when it is not the game's). */
@@ -178,10 +177,4 @@ export async function writeAppSetting(db: DbOrTrx, params: { key: string; value:
     .values({ key: params.key, value, updated_at: new Date(), updated_by: params.by })
     .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: new Date(), updated_by: params.by }))
     .execute();
-}
-
-/** The game a payout batch belongs to (the command line names a batch alone). */
-export async function findBatchGame(db: DbOrTrx, batchId: string): Promise<string | null> {
-  const row = await db.selectFrom("payout_batch").select("game_id").where("id", "=", batchId).executeTakeFirst();
-  return row?.game_id ?? null;
 }
