@@ -4,6 +4,7 @@ import type { DbOrTrx } from "@/db";
 import type { PaymentReturnKind, PayoutStatementState } from "@/db/types";
 import { paymentFileItemsOfGame, paymentFilesOfGame } from "./payment-files";
 import type { RowOf } from "./row-of";
+import { snakeRow } from "./camel-row";
 
 /**
  * Reads and writes around paying statements through payment files (2026_11_24_1800): the stored file, the items a
@@ -148,30 +149,7 @@ export type NewPaymentReturn = {
 
 export async function insertPaymentReturns(db: DbOrTrx, rows: readonly NewPaymentReturn[]): Promise<void> {
   if (rows.length === 0) return;
-  await db
-    .insertInto("payment_return")
-    .values(
-      rows.map((r) => ({
-        game_id: r.gameId,
-        batch_id: r.batchId,
-        statement_id: r.statementId,
-        recipient_player_id: r.recipientPlayerId,
-        kind: r.kind,
-        amount_usd: r.amountUsd,
-        reason: r.reason,
-        file_id: r.fileId,
-        result_id: r.resultId,
-        paid_at: r.paidAt,
-        paid_on: r.paidOn,
-        payment_method: r.paymentMethod,
-        payment_reference: r.paymentReference,
-        paid_by_id: r.paidById,
-        actor_id: r.actorId,
-        actor_email: r.actorEmail,
-        via: r.via,
-      })),
-    )
-    .execute();
+  await db.insertInto("payment_return").values(rows.map(snakeRow)).execute();
 }
 
 export type PaymentReturnRow = {
