@@ -1,5 +1,6 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
+import { statementsOfBatch } from "./batch-statements";
 
 /**
  * Reads of the exports that are not streamed cells: what an export is about (batch, snapshot) and the names the
@@ -8,11 +9,8 @@ import type { DbOrTrx } from "@/db";
 
 /** Name and email of each recipient of a batch, from its statements, by player id. */
 export async function batchRecipientNames(db: DbOrTrx, params: { gameId: string; batchId: string }) {
-  const rows = await db
-    .selectFrom("payout_statement")
-    .select(["recipient_player_id", "player_name", "player_email"])
-    .where("batch_id", "=", params.batchId)
-    .where("game_id", "=", params.gameId)
+  const rows = await statementsOfBatch(db, params)
+    .select(["st.recipient_player_id", "st.player_name", "st.player_email"])
     .execute();
   return new Map(rows.map((s) => [Number(s.recipient_player_id), { name: s.player_name, email: s.player_email }]));
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { PaymentReturnKind, PayoutStatementState } from "@/db/types";
+import { statementsOfBatch } from "./batch-statements";
 import { paymentFileItemsOfGame, paymentFilesOfGame } from "./payment-files";
 import type { RowOf } from "./row-of";
 import { snakeRow } from "./camel-row";
@@ -30,23 +31,20 @@ export type StoredPaymentFile = NonNullable<Awaited<ReturnType<typeof getPayment
 
 /** The statements of a batch with a payable, their recipient and provider reference, for writing a file. */
 export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; batchId: string }) {
-  return db
-    .selectFrom("payout_statement as s")
-    .innerJoin("payout_batch as b", "b.id", "s.batch_id")
+  return statementsOfBatch(db, p)
+    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
     .select([
-      "s.id",
-      "s.recipient_player_id as recipientPlayerId",
-      "s.player_name as playerName",
-      "s.payable_usd as payableUsd",
-      "s.provider_reference as providerReference",
-      "s.state",
+      "st.id",
+      "st.recipient_player_id as recipientPlayerId",
+      "st.player_name as playerName",
+      "st.payable_usd as payableUsd",
+      "st.provider_reference as providerReference",
+      "st.state",
       "b.window_start as windowStart",
     ])
-    .where("s.game_id", "=", p.gameId)
-    .where("s.batch_id", "=", p.batchId)
-    .where("s.state", "in", ["approved", "returned"])
-    .where("s.payable_usd", ">", "0")
-    .orderBy("s.recipient_player_id")
+    .where("st.state", "in", ["approved", "returned"])
+    .where("st.payable_usd", ">", "0")
+    .orderBy("st.recipient_player_id")
     .execute();
 }
 

@@ -4,6 +4,7 @@ import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, money } from "@/core/money";
 import { formatInstant } from "@/core/time";
+import { statementsOfBatch } from "./batch-statements";
 import { matchesRecipient } from "./payout-recipients";
 import { firstValue } from "./scalar";
 import { snapshotRecipientsOfGame } from "./snapshot-recipients";
@@ -225,10 +226,7 @@ export async function listPayoutTable(
   const q = params.q?.trim().toLowerCase() ?? "";
 
   if (params.batchId) {
-    let base = db
-      .selectFrom("payout_statement as st")
-      .where("st.game_id", "=", params.gameId)
-      .where("st.batch_id", "=", params.batchId);
+    let base = statementsOfBatch(db, { gameId: params.gameId, batchId: params.batchId });
     if (q) base = base.where(matchesRecipient("st", q));
     if (params.state) base = base.where("st.state", "=", params.state);
     if (params.filter === "flagged") base = base.where(sql<boolean>`jsonb_array_length(st.recipient_flags) > 0`);

@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import { formatUsd } from "@/core/money";
+import { statementsOfBatch } from "./batch-statements";
 import type { RowOf } from "./row-of";
 import { firstValue } from "./scalar";
 import { type RecipientInSnapshot, recipientLinesQuery } from "./snapshot-recipients";
@@ -25,12 +26,9 @@ export async function numberBatchStatements(trx: Trx, params: { gameId: string; 
     .where("game_id", "=", params.gameId)
     .forUpdate()
     .executeTakeFirstOrThrow();
-  const unnumbered = await trx
-    .selectFrom("payout_statement as st")
+  const unnumbered = await statementsOfBatch(trx, params)
     .leftJoin("statement_document as d", "d.statement_id", "st.id")
     .select("st.id")
-    .where("st.game_id", "=", params.gameId)
-    .where("st.batch_id", "=", params.batchId)
     .where("d.statement_id", "is", null)
     .orderBy("st.recipient_player_id")
     .execute();
