@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
-import { getBatchGameId } from "@/db/queries/payment-flow";
+import { findBatchGame } from "@/db/queries/payout-lookup";
 import { hasRole } from "@/lib/auth/roles";
 import { stopBoss } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
@@ -28,7 +28,7 @@ async function financeUser(db: Db, email: string): Promise<ActingAs> {
 }
 
 async function gameOf(db: Db, batchId: string): Promise<string> {
-  const gameId = await getBatchGameId(db, batchId);
+  const gameId = await findBatchGame(db, batchId);
   if (!gameId) throw new CliError(`--batch: no payout batch ${batchId}`);
   return gameId;
 }

@@ -2,31 +2,24 @@ import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { AccountingAccount } from "@/db/types";
-
-export type AccountMapRow = {
-  account: AccountingAccount;
-  code: string;
-  taxRate: string | null;
-  updatedAt: Date;
-  updatedByEmail: string | null;
-};
+import { camelRow } from "./camel-row";
+import type { RowOf } from "./row-of";
 
 /** The game's mapped accounts (unmapped ones are absent). */
-export async function listAccountMap(db: DbOrTrx, params: { gameId: string }): Promise<AccountMapRow[]> {
+export async function listAccountMap(db: DbOrTrx, params: { gameId: string }) {
   const rows = await db
     .selectFrom("accounting_account_map")
     .select(["account", "code", "tax_rate", "updated_at", "updated_by_email"])
     .where("game_id", "=", params.gameId)
     .orderBy("account")
     .execute();
-  return rows.map((r) => ({
-    account: r.account,
-    code: r.code,
-    taxRate: r.tax_rate,
-    updatedAt: r.updated_at,
-    updatedByEmail: r.updated_by_email,
-  }));
+  return rows.map(camelRow);
 }
+
+export type AccountMapRow = RowOf<typeof listAccountMap>;
+
+/** One window of a game, exactly: how window closings and the batch they close are found. */
+type GameWindow = { gameId: string; windowStart: Date; windowEnd: Date };
 
 /** Sets one account's mapping; returns what it was before (null when unmapped). */
 export async function upsertAccountMap(
@@ -61,18 +54,7 @@ export async function upsertAccountMap(
   return before ? { code: before.code, taxRate: before.tax_rate } : null;
 }
 
-export type WindowClosingRow = {
-  batchId: string;
-  closed: boolean;
-  reason: string;
-  changedAt: Date;
-  changedByEmail: string | null;
-};
-
-export async function getWindowClosing(
-  db: DbOrTrx,
-  params: { gameId: string; windowStart: Date; windowEnd: Date },
-): Promise<WindowClosingRow | null> {
+export async function getWindowClosing(db: DbOrTrx, params: GameWindow) {
   const row = await db
     .selectFrom("payout_window_closing")
     .select(["batch_id", "closed", "reason", "changed_at", "changed_by_email"])
@@ -80,44 +62,27 @@ export async function getWindowClosing(
     .where("window_start", "=", params.windowStart)
     .where("window_end", "=", params.windowEnd)
     .executeTakeFirst();
-  return row
-    ? {
-        batchId: row.batch_id,
-        closed: row.closed,
-        reason: row.reason,
-        changedAt: row.changed_at,
-        changedByEmail: row.changed_by_email,
-      }
-    : null;
+  return row ? camelRow(row) : null;
 }
 
+export type WindowClosingRow = NonNullable<Awaited<ReturnType<typeof getWindowClosing>>>;
+
 /** Whether a closed window overlaps [start, end): a new batch for any part of it is refused. */
-export async function findClosedWindowOverlapping(
-  db: DbOrTrx,
-  params: { gameId: string; windowStart: Date; windowEnd: Date },
-): Promise<{ windowStart: Date; windowEnd: Date } | null> {
+export async function findClosedWindowOverlapping(db: DbOrTrx, params: GameWindow) {
   const row = await db
     .selectFrom("payout_window_closing")
-    .select(["window_start", "window_end"])
+    .select(["window_start as windowStart", "window_end as windowEnd"])
     .where("game_id", "=", params.gameId)
     .where("closed", "=", true)
     .where("window_start", "<", params.windowEnd)
     .where("window_end", ">", params.windowStart)
     .executeTakeFirst();
-  return row ? { windowStart: row.window_start, windowEnd: row.window_end } : null;
+  return row ?? null;
 }
 
 export async function saveWindowClosing(
   db: DbOrTrx,
-  params: {
-    gameId: string;
-    windowStart: Date;
-    windowEnd: Date;
-    batchId: string;
-    closed: boolean;
-    reason: string;
-    byEmail: string | null;
-  },
+  params: GameWindow & { batchId: string; closed: boolean; reason: string; byEmail: string | null },
 ): Promise<void> {
   await db
     .insertInto("payout_window_closing")
@@ -143,10 +108,7 @@ export async function saveWindowClosing(
 }
 
 /** The paid (or otherwise live) batch of exactly this window, locked for the change. */
-export async function getWindowBatchForUpdate(
-  db: DbOrTrx,
-  params: { gameId: string; windowStart: Date; windowEnd: Date },
-): Promise<{ id: string; status: string } | null> {
+export async function getWindowBatchForUpdate(db: DbOrTrx, params: GameWindow) {
   const row = await db
     .selectFrom("payout_batch")
     .select(["id", "status"])

@@ -2,6 +2,7 @@ import "server-only";
 import type { Selectable } from "kysely";
 import type { Db, DbOrTrx } from "@/db";
 import type { AuditLogTable } from "@/db/types";
+import { type CamelRow, camelRow, snakeRow } from "./camel-row";
 import { escapeLike } from "./like";
 
 export type AuditLineInsert = {
@@ -20,30 +21,9 @@ export type AuditLineInsert = {
 export async function insertAuditLine(db: DbOrTrx, line: AuditLineInsert): Promise<void> {
   await db
     .insertInto("audit_log")
-    .values({
-      actor_id: line.actorId,
-      actor_email: line.actorEmail,
-      via: line.via,
-      action: line.action,
-      game_id: line.gameId,
-      target: line.target,
-      idempotency_key: line.idempotencyKey,
-      outcome: line.outcome,
-      detail: JSON.stringify(line.detail),
-    })
+    .values({ ...snakeRow(line), detail: JSON.stringify(line.detail) })
     .execute();
 }
-
-export type AuditRow = {
-  id: string;
-  at: Date;
-  actorEmail: string | null;
-  action: string;
-  gameId: string | null;
-  target: string | null;
-  idempotencyKey: string | null;
-  outcome: string;
-};
 
 const AUDIT_ROW_COLUMNS = [
   "id",
@@ -56,24 +36,13 @@ const AUDIT_ROW_COLUMNS = [
   "outcome",
 ] as const;
 
-function toAuditRow(r: Pick<Selectable<AuditLogTable>, (typeof AUDIT_ROW_COLUMNS)[number]>): AuditRow {
-  return {
-    id: r.id,
-    at: r.at,
-    actorEmail: r.actor_email,
-    action: r.action,
-    gameId: r.game_id,
-    target: r.target,
-    idempotencyKey: r.idempotency_key,
-    outcome: r.outcome,
-  };
-}
+export type AuditRow = CamelRow<Pick<Selectable<AuditLogTable>, (typeof AUDIT_ROW_COLUMNS)[number]>>;
 
 export async function listAuditEntries(db: Db, options: { limit: number; gameId?: string }): Promise<AuditRow[]> {
   let query = db.selectFrom("audit_log").select(AUDIT_ROW_COLUMNS).orderBy("id", "desc").limit(options.limit);
   if (options.gameId) query = query.where("game_id", "=", options.gameId);
   const rows = await query.execute();
-  return rows.map(toAuditRow);
+  return rows.map(camelRow);
 }
 
 export type AuditFilter = {
@@ -107,32 +76,8 @@ const ENTRY_COLUMNS = [
   "detail",
 ] as const;
 
-function toAuditEntry(r: {
-  id: string;
-  at: Date;
-  actor_id: string | null;
-  actor_email: string | null;
-  via: string;
-  action: string;
-  game_id: string | null;
-  target: string | null;
-  idempotency_key: string | null;
-  outcome: string;
-  detail: Record<string, unknown> | null;
-}): AuditEntry {
-  return {
-    id: r.id,
-    at: r.at,
-    actorId: r.actor_id,
-    actorEmail: r.actor_email,
-    via: r.via,
-    action: r.action,
-    gameId: r.game_id,
-    target: r.target,
-    idempotencyKey: r.idempotency_key,
-    outcome: r.outcome,
-    detail: r.detail ?? {},
-  };
+function toAuditEntry(r: Pick<Selectable<AuditLogTable>, (typeof ENTRY_COLUMNS)[number]>): AuditEntry {
+  return { ...camelRow(r), detail: r.detail ?? {} };
 }
 
 function likeContains(text: string): string {

@@ -1,26 +1,21 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
+import { statementsOfBatch } from "./batch-statements";
 
 /**
  * Reads of the exports that are not streamed cells: what an export is about (batch, snapshot) and the names the
  * ledger entries leave out.
  */
 
-export type RecipientNames = Map<number, { name: string | null; email: string | null }>;
-
 /** Name and email of each recipient of a batch, from its statements, by player id. */
-export async function batchRecipientNames(
-  db: DbOrTrx,
-  params: { gameId: string; batchId: string },
-): Promise<RecipientNames> {
-  const rows = await db
-    .selectFrom("payout_statement")
-    .select(["recipient_player_id", "player_name", "player_email"])
-    .where("batch_id", "=", params.batchId)
-    .where("game_id", "=", params.gameId)
+export async function batchRecipientNames(db: DbOrTrx, params: { gameId: string; batchId: string }) {
+  const rows = await statementsOfBatch(db, params)
+    .select(["st.recipient_player_id", "st.player_name", "st.player_email"])
     .execute();
   return new Map(rows.map((s) => [Number(s.recipient_player_id), { name: s.player_name, email: s.player_email }]));
 }
+
+export type RecipientNames = Awaited<ReturnType<typeof batchRecipientNames>>;
 
 export async function findExportBatch(
   db: DbOrTrx,
@@ -57,10 +52,7 @@ export async function findExportSnapshot(
 }
 
 /** The batches (not discarded) built on a snapshot. */
-export async function listSnapshotBatchIds(
-  db: DbOrTrx,
-  params: { snapshotId: string; gameId: string },
-): Promise<string[]> {
+export async function listSnapshotBatchIds(db: DbOrTrx, params: { snapshotId: string; gameId: string }) {
   const rows = await db
     .selectFrom("payout_batch")
     .select("id")

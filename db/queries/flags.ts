@@ -1,5 +1,7 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
+import { camelRow } from "./camel-row";
+import type { RowOf } from "./row-of";
 
 /** Reads behind payout flags: the cause of a stale snapshot and the overrides kept with a batch. */
 
@@ -27,20 +29,7 @@ export async function getLatestStaleMark(
   return row ? { id: String(row.id), markedAt: row.marked_at, reason: row.reason } : null;
 }
 
-export type FlagOverrideRow = {
-  flag: string;
-  recipientPlayerId: number | null;
-  cause: string;
-  raisedAt: Date | null;
-  reason: string;
-  actorEmail: string;
-  at: Date;
-};
-
-export async function listFlagOverrideRows(
-  db: DbOrTrx,
-  params: { gameId: string; batchId: string },
-): Promise<FlagOverrideRow[]> {
+export async function listFlagOverrideRows(db: DbOrTrx, params: { gameId: string; batchId: string }) {
   const rows = await db
     .selectFrom("payout_flag_override")
     .select(["flag", "recipient_player_id", "cause", "raised_at", "reason", "actor_email", "at"])
@@ -50,15 +39,12 @@ export async function listFlagOverrideRows(
     .orderBy("id")
     .execute();
   return rows.map((r) => ({
-    flag: r.flag,
+    ...camelRow(r),
     recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
-    cause: r.cause,
-    raisedAt: r.raised_at,
-    reason: r.reason,
-    actorEmail: r.actor_email,
-    at: r.at,
   }));
 }
+
+export type FlagOverrideRow = RowOf<typeof listFlagOverrideRows>;
 
 /** The flags a statement was prepared with, or null when the recipient has no statement in the batch. */
 export async function getStatementRecipientFlags(

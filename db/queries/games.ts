@@ -2,6 +2,7 @@ import "server-only";
 import type { Insertable, Updateable } from "kysely";
 import type { Db, DbOrTrx } from "@/db";
 import type { GameEnvironment, GameTable } from "@/db/types";
+import { firstValue } from "./scalar";
 
 /** What may be shown about a game: never the sealed secrets, only their masks. */
 export type GameSummary = {
@@ -57,12 +58,7 @@ export async function findGame(db: Db, gameId: string): Promise<GameSummary | nu
 }
 
 export async function getSelectedGameId(db: Db, sessionId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom("session_game")
-    .select("game_id")
-    .where("session_id", "=", sessionId)
-    .executeTakeFirst();
-  return row?.game_id ?? null;
+  return firstValue(db.selectFrom("session_game").select("game_id").where("session_id", "=", sessionId), "game_id");
 }
 
 export async function setSelectedGameId(db: Db, sessionId: string, gameId: string): Promise<void> {

@@ -1,7 +1,8 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
-import type { NormalisedPaymentResult, PaymentFileMethod, PaymentFileStatus } from "@/db/types";
+import type { NormalisedPaymentResult, PaymentFileMethod } from "@/db/types";
+import type { RowOf } from "./row-of";
 
 /**
  * Payment files and their results (db/migrations/2026_11_24_1400_payment_files.ts). Plain writes and reads: the
@@ -157,22 +158,6 @@ export async function cancelPaymentFile(
   return result.numUpdatedRows > 0n;
 }
 
-export type PaymentFileRow = {
-  id: string;
-  batchId: string;
-  method: PaymentFileMethod;
-  fileName: string;
-  part: number;
-  partCount: number;
-  currency: string;
-  status: PaymentFileStatus;
-  rowCount: number;
-  totalUsd: string;
-  totalAmount: string;
-  sha256: string;
-  createdAt: Date;
-};
-
 /** The columns of a file every listing shows (db/queries/payment-flow.ts adds what a download needs). */
 export const PAYMENT_FILE_COLUMNS = [
   "id",
@@ -190,14 +175,13 @@ export const PAYMENT_FILE_COLUMNS = [
   "created_at as createdAt",
 ] as const;
 
-export async function listPaymentFiles(
-  db: DbOrTrx,
-  params: { gameId: string; batchId: string },
-): Promise<PaymentFileRow[]> {
-  return db
-    .selectFrom("payment_file")
-    .select(PAYMENT_FILE_COLUMNS)
-    .where("game_id", "=", params.gameId)
+/** The game's payment files with the listing's columns, before any other filter. */
+export function paymentFilesOfGame(db: DbOrTrx, gameId: string) {
+  return db.selectFrom("payment_file").select(PAYMENT_FILE_COLUMNS).where("game_id", "=", gameId);
+}
+
+export async function listPaymentFiles(db: DbOrTrx, params: { gameId: string; batchId: string }) {
+  return paymentFilesOfGame(db, params.gameId)
     .where("batch_id", "=", params.batchId)
     .orderBy("created_at")
     .orderBy("currency")
@@ -205,32 +189,30 @@ export async function listPaymentFiles(
     .execute();
 }
 
-export type PaymentFileItemRow = {
-  statementId: string;
-  reference: string;
-  amountUsd: string;
-  amountCurrency: string;
-  currency: string;
-};
+export type PaymentFileRow = RowOf<typeof listPaymentFiles>;
 
-export async function listPaymentFileItems(
-  db: DbOrTrx,
-  params: { gameId: string; fileId: string },
-): Promise<PaymentFileItemRow[]> {
+/** The game's payment file items (as `i`) with their columns, before any other filter. */
+export function paymentFileItemsOfGame(db: DbOrTrx, gameId: string) {
   return db
-    .selectFrom("payment_file_item")
+    .selectFrom("payment_file_item as i")
     .select([
-      "statement_id as statementId",
-      "reference",
-      "amount_usd as amountUsd",
-      "amount_currency as amountCurrency",
-      "currency",
+      "i.statement_id as statementId",
+      "i.reference",
+      "i.amount_usd as amountUsd",
+      "i.amount_currency as amountCurrency",
+      "i.currency",
     ])
-    .where("game_id", "=", params.gameId)
-    .where("file_id", "=", params.fileId)
-    .orderBy("reference")
+    .where("i.game_id", "=", gameId);
+}
+
+export async function listPaymentFileItems(db: DbOrTrx, params: { gameId: string; fileId: string }) {
+  return paymentFileItemsOfGame(db, params.gameId)
+    .where("i.file_id", "=", params.fileId)
+    .orderBy("i.reference")
     .execute();
 }
+
+export type PaymentFileItemRow = RowOf<typeof listPaymentFileItems>;
 
 export type ResultToRecord = NormalisedPaymentResult;
 
@@ -244,13 +226,8 @@ export async function recordPaymentResults(
   db: DbOrTrx,
   params: { gameId: string; fileId: string; sourceSha256: string; results: readonly ResultToRecord[] },
 ): Promise<{ inserted: number; alreadyRecorded: number; unmatched: string[] }> {
-  const items = await db
-    .selectFrom("payment_file_item")
-    .select(["statement_id", "reference"])
-    .where("game_id", "=", params.gameId)
-    .where("file_id", "=", params.fileId)
-    .execute();
-  const byReference = new Map(items.map((item) => [item.reference, item.statement_id]));
+  const items = await listPaymentFileItems(db, params);
+  const byReference = new Map(items.map((item) => [item.reference, item.statementId]));
   const unmatched: string[] = [];
   const rows = [];
   for (const result of params.results) {

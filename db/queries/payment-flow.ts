@@ -1,31 +1,20 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
-import type { PaymentFileMethod, PaymentFileStatus, PaymentReturnKind, PayoutStatementState } from "@/db/types";
-import { PAYMENT_FILE_COLUMNS, type PaymentFileRow } from "./payment-files";
+import type { PaymentReturnKind, PayoutStatementState } from "@/db/types";
+import { statementsOfBatch } from "./batch-statements";
+import { paymentFileItemsOfGame, paymentFilesOfGame } from "./payment-files";
+import type { RowOf } from "./row-of";
+import { snakeRow } from "./camel-row";
 
 /**
  * Reads and writes around paying statements through payment files (2026_11_24_1800): the stored file, the items a
  * provider's results name, the payments that came back. The rules live in lib/payments.
  */
 
-export type StoredPaymentFile = PaymentFileRow & {
-  mediaType: string;
-  contentSealed: string | null;
-  eurRate: string | null;
-  rateSource: string | null;
-  executionDate: Date | null;
-  createdByEmail: string;
-};
-
-export async function getPaymentFile(
-  db: DbOrTrx,
-  p: { gameId: string; fileId: string },
-): Promise<StoredPaymentFile | null> {
-  const row = await db
-    .selectFrom("payment_file")
+export async function getPaymentFile(db: DbOrTrx, p: { gameId: string; fileId: string }) {
+  const row = await paymentFilesOfGame(db, p.gameId)
     .select([
-      ...PAYMENT_FILE_COLUMNS,
       "media_type as mediaType",
       "content_sealed as contentSealed",
       "eur_rate as eurRate",
@@ -33,77 +22,56 @@ export async function getPaymentFile(
       "execution_date as executionDate",
       "created_by_email as createdByEmail",
     ])
-    .where("game_id", "=", p.gameId)
     .where("id", "=", p.fileId)
     .executeTakeFirst();
   return row ?? null;
 }
 
+export type StoredPaymentFile = NonNullable<Awaited<ReturnType<typeof getPaymentFile>>>;
+
 /** The statements of a batch with a payable, their recipient and provider reference, for writing a file. */
 export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; batchId: string }) {
-  return db
-    .selectFrom("payout_statement as s")
-    .innerJoin("payout_batch as b", "b.id", "s.batch_id")
+  return statementsOfBatch(db, p)
+    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
     .select([
-      "s.id",
-      "s.recipient_player_id as recipientPlayerId",
-      "s.player_name as playerName",
-      "s.payable_usd as payableUsd",
-      "s.provider_reference as providerReference",
-      "s.state",
+      "st.id",
+      "st.recipient_player_id as recipientPlayerId",
+      "st.player_name as playerName",
+      "st.payable_usd as payableUsd",
+      "st.provider_reference as providerReference",
+      "st.state",
       "b.window_start as windowStart",
     ])
-    .where("s.game_id", "=", p.gameId)
-    .where("s.batch_id", "=", p.batchId)
-    .where("s.state", "in", ["approved", "returned"])
-    .where("s.payable_usd", ">", "0")
-    .orderBy("s.recipient_player_id")
+    .where("st.state", "in", ["approved", "returned"])
+    .where("st.payable_usd", ">", "0")
+    .orderBy("st.recipient_player_id")
     .execute();
 }
-
-export type ItemByReference = {
-  fileId: string;
-  fileStatus: PaymentFileStatus;
-  method: PaymentFileMethod;
-  statementId: string;
-  reference: string;
-  amountUsd: string;
-  amountCurrency: string;
-  currency: string;
-  statementState: PayoutStatementState;
-  statementFileId: string | null;
-  recipientPlayerId: string;
-};
 
 /** The items of a batch's files carrying the given references, newest file first. */
 export async function listItemsByReference(
   db: DbOrTrx,
   p: { gameId: string; batchId: string; references: readonly string[] },
-): Promise<ItemByReference[]> {
+) {
   if (p.references.length === 0) return [];
-  return db
-    .selectFrom("payment_file_item as i")
+  return paymentFileItemsOfGame(db, p.gameId)
     .innerJoin("payment_file as f", "f.id", "i.file_id")
     .innerJoin("payout_statement as s", "s.id", "i.statement_id")
     .select([
       "i.file_id as fileId",
       "f.status as fileStatus",
       "f.method",
-      "i.statement_id as statementId",
-      "i.reference",
-      "i.amount_usd as amountUsd",
-      "i.amount_currency as amountCurrency",
-      "i.currency",
       "s.state as statementState",
       "s.payment_file_id as statementFileId",
       "s.recipient_player_id as recipientPlayerId",
     ])
-    .where("i.game_id", "=", p.gameId)
     .where("f.batch_id", "=", p.batchId)
     .where("i.reference", "in", [...p.references])
     .orderBy("f.created_at", "desc")
     .execute();
 }
+
+export type ItemByReference = RowOf<typeof listItemsByReference>;
 
 /** The ids of the results already recorded for the given statements (statement, transaction id, outcome). */
 export async function listRecordedResultKeys(db: DbOrTrx, statementIds: readonly string[]) {
@@ -115,10 +83,7 @@ export async function listRecordedResultKeys(db: DbOrTrx, statementIds: readonly
     .execute();
 }
 
-export async function setStatementsPaymentFile(
-  db: DbOrTrx,
-  p: { fileId: string; statementIds: readonly string[] },
-): Promise<void> {
+export async function setStatementsPaymentFile(db: DbOrTrx, p: { fileId: string; statementIds: readonly string[] }) {
   if (p.statementIds.length === 0) return;
   await db
     .updateTable("payout_statement")
@@ -129,10 +94,7 @@ export async function setStatementsPaymentFile(
 }
 
 /** The items of a file the provider has paid or rejected leave the file's open set. */
-export async function settleFileItems(
-  db: DbOrTrx,
-  p: { fileId: string; statementIds: readonly string[] },
-): Promise<void> {
+export async function settleFileItems(db: DbOrTrx, p: { fileId: string; statementIds: readonly string[] }) {
   if (p.statementIds.length === 0) return;
   await db
     .updateTable("payment_file_item")
@@ -185,30 +147,7 @@ export type NewPaymentReturn = {
 
 export async function insertPaymentReturns(db: DbOrTrx, rows: readonly NewPaymentReturn[]): Promise<void> {
   if (rows.length === 0) return;
-  await db
-    .insertInto("payment_return")
-    .values(
-      rows.map((r) => ({
-        game_id: r.gameId,
-        batch_id: r.batchId,
-        statement_id: r.statementId,
-        recipient_player_id: r.recipientPlayerId,
-        kind: r.kind,
-        amount_usd: r.amountUsd,
-        reason: r.reason,
-        file_id: r.fileId,
-        result_id: r.resultId,
-        paid_at: r.paidAt,
-        paid_on: r.paidOn,
-        payment_method: r.paymentMethod,
-        payment_reference: r.paymentReference,
-        paid_by_id: r.paidById,
-        actor_id: r.actorId,
-        actor_email: r.actorEmail,
-        via: r.via,
-      })),
-    )
-    .execute();
+  await db.insertInto("payment_return").values(rows.map(snakeRow)).execute();
 }
 
 export type PaymentReturnRow = {
@@ -353,10 +292,4 @@ export async function listPaymentStates(
       ${p.recipientPlayerId === undefined ? sql`` : sql`and s.recipient_player_id = ${p.recipientPlayerId}`}
       and (s.state in ('in_payment', 'returned') or s.payment_file_id is not null or li.n > 0 or rt.n > 0)`.execute(db);
   return result.rows;
-}
-
-/** The game a batch belongs to (the CLI names a batch alone). */
-export async function getBatchGameId(db: DbOrTrx, batchId: string): Promise<string | null> {
-  const row = await db.selectFrom("payout_batch").select("game_id").where("id", "=", batchId).executeTakeFirst();
-  return row?.game_id ?? null;
 }

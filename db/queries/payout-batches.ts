@@ -3,6 +3,7 @@ import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import type { TimeWindow } from "@/core/time";
 import type { Database, PayoutBatchStatus } from "@/db/types";
+import { countRows } from "./paging";
 
 /** Writes and locked reads of payout batches, for the batch workflow (lib/payouts). */
 
@@ -55,14 +56,13 @@ export async function setBatchStatus(
 }
 
 export async function countApprovedStatements(trx: Trx, batchId: string): Promise<number> {
-  const row = await trx
-    .selectFrom("payout_statement")
-    .select((eb) => eb.fn.countAll<string>().as("n"))
-    .where("batch_id", "=", batchId)
-    // Owed and not yet paid: approved, in a live payment file, or paid and returned.
-    .where("state", "in", ["approved", "in_payment", "returned"])
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countRows(
+    trx
+      .selectFrom("payout_statement")
+      .where("batch_id", "=", batchId)
+      // Owed and not yet paid: approved, in a live payment file, or paid and returned.
+      .where("state", "in", ["approved", "in_payment", "returned"]),
+  );
 }
 
 /** Frees the carried balances the batch's statements took in; returns how many. */

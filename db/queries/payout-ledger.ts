@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
+import { carriesOfGame } from "./carries";
 
 /** Reads of payout batches, statements and carry links for the ledger, the exports and the invariant check. */
 
@@ -25,10 +26,17 @@ export async function listPayoutBatchRows(
   return query.orderBy("window_start", "desc").orderBy("prepared_at", "desc").execute();
 }
 
-function statementQuery(db: DbOrTrx, gameId: string) {
+/** The game's statements (as `st`) joined to their batch (as `b`), before any select. */
+function statementsWithBatch(db: DbOrTrx, gameId: string) {
   return db
     .selectFrom("payout_statement as st")
     .innerJoin("payout_batch as b", "b.id", "st.batch_id")
+    .where("st.game_id", "=", gameId)
+    .where("b.game_id", "=", gameId);
+}
+
+function statementQuery(db: DbOrTrx, gameId: string) {
+  return statementsWithBatch(db, gameId)
     .selectAll("st")
     .select([
       "b.status as batch_status",
@@ -38,9 +46,7 @@ function statementQuery(db: DbOrTrx, gameId: string) {
       "b.window_end",
       "b.min_payout_usd",
       "b.approved_at as batch_approved_at",
-    ])
-    .where("st.game_id", "=", gameId)
-    .where("b.game_id", "=", gameId);
+    ]);
 }
 
 export type PayoutStatementRow = Awaited<ReturnType<ReturnType<typeof statementQuery>["executeTakeFirstOrThrow"]>>;
@@ -111,9 +117,7 @@ export async function listClosedStatementsWithSnapshotNet(
   db: DbOrTrx,
   params: { gameId: string; recipientPlayerId?: number },
 ) {
-  let query = db
-    .selectFrom("payout_statement as st")
-    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
+  let query = statementsWithBatch(db, params.gameId)
     .leftJoin("snapshot_recipient as r", (join) =>
       join.onRef("r.snapshot_id", "=", "b.snapshot_id").onRef("r.recipient_player_id", "=", "st.recipient_player_id"),
     )
@@ -129,8 +133,6 @@ export async function listClosedStatementsWithSnapshotNet(
       "st.paid_amount_usd",
       "r.net_attributed_usd as snapshot_net_usd",
     ])
-    .where("st.game_id", "=", params.gameId)
-    .where("b.game_id", "=", params.gameId)
     .where("b.status", "<>", "discarded")
     .where("st.state", "in", ["paid", "carried"]);
   if (params.recipientPlayerId !== undefined)
@@ -140,11 +142,8 @@ export async function listClosedStatementsWithSnapshotNet(
 
 /** Every carry link out of the game's statements (of one recipient when given). */
 export async function listCarryLinksOfGame(db: DbOrTrx, params: { gameId: string; recipientPlayerId?: number }) {
-  return db
-    .selectFrom("payout_carry as c")
-    .innerJoin("payout_statement as f", "f.id", "c.from_statement_id")
+  return carriesOfGame(db, params.gameId)
     .select(["c.from_statement_id", "c.to_statement_id", "c.amount_usd"])
-    .where("f.game_id", "=", params.gameId)
     .$if(params.recipientPlayerId !== undefined, (qb) =>
       qb.where("f.recipient_player_id", "=", String(params.recipientPlayerId)),
     )

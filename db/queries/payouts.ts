@@ -4,7 +4,10 @@ import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, money } from "@/core/money";
 import { formatInstant } from "@/core/time";
+import { statementsOfBatch } from "./batch-statements";
 import { matchesRecipient } from "./payout-recipients";
+import { firstValue } from "./scalar";
+import { snapshotRecipientsOfGame } from "./snapshot-recipients";
 
 /**
  * Reads for the payout pages: the recipient payout table of a window (sorted, filtered and paginated in SQL), top
@@ -223,10 +226,7 @@ export async function listPayoutTable(
   const q = params.q?.trim().toLowerCase() ?? "";
 
   if (params.batchId) {
-    let base = db
-      .selectFrom("payout_statement as st")
-      .where("st.game_id", "=", params.gameId)
-      .where("st.batch_id", "=", params.batchId);
+    let base = statementsOfBatch(db, { gameId: params.gameId, batchId: params.batchId });
     if (q) base = base.where(matchesRecipient("st", q));
     if (params.state) base = base.where("st.state", "=", params.state);
     if (params.filter === "flagged") base = base.where(sql<boolean>`jsonb_array_length(st.recipient_flags) > 0`);
@@ -273,11 +273,7 @@ export async function listPayoutTable(
     };
   }
 
-  let base = db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("r.snapshot_id", "=", params.snapshotId);
+  let base = snapshotRecipientsOfGame(db, params.gameId).where("r.snapshot_id", "=", params.snapshotId);
   if (q) base = base.where(matchesRecipient("r", q));
   const unavailable = RECIPIENT_HAS_UNAVAILABLE;
   if (params.state) base = base.where(sql<boolean>`false`);
@@ -349,18 +345,16 @@ export async function summarizeBatch(db: Db, params: { gameId: string; batchId: 
 }
 
 /** The statement of one recipient in a batch, if any. */
-export async function findStatementId(
-  db: Db,
-  params: { gameId: string; batchId: string; recipientPlayerId: number },
-): Promise<string | null> {
-  const row = await db
-    .selectFrom("payout_statement")
-    .select("id")
-    .where("game_id", "=", params.gameId)
-    .where("batch_id", "=", params.batchId)
-    .where("recipient_player_id", "=", String(params.recipientPlayerId))
-    .executeTakeFirst();
-  return row?.id ?? null;
+export async function findStatementId(db: Db, params: { gameId: string; batchId: string; recipientPlayerId: number }) {
+  return firstValue(
+    db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("game_id", "=", params.gameId)
+      .where("batch_id", "=", params.batchId)
+      .where("recipient_player_id", "=", String(params.recipientPlayerId)),
+    "id",
+  );
 }
 
 export function formatAsOf(date: Date): string {

@@ -200,11 +200,7 @@ export async function findRefundAttemptGameId(db: Executor, id: string): Promise
   return row?.game_id ?? null;
 }
 
-export async function findAttemptByIntent(
-  db: Executor,
-  gameId: string,
-  intentKey: string,
-): Promise<RefundAttempt | null> {
+export async function findAttemptByIntent(db: Executor, gameId: string, intentKey: string) {
   return firstAttempt(
     attemptsOfGame(db, gameId)
       .where("intent_key", "=", intentKey)

@@ -1,5 +1,7 @@
 import "server-only";
+import type { Insertable } from "kysely";
 import type { DbOrTrx } from "@/db";
+import type { Database } from "@/db/types";
 
 /**
  * The cache of the service's drill-down detail: one row per fetch of a period (service_period_detail) or of a
@@ -7,6 +9,11 @@ import type { DbOrTrx } from "@/db";
  */
 
 type DetailTable = "service_period_detail" | "service_subscription_attribution";
+
+/** Stores one fetch in a detail cache; returns its id and when it was fetched. */
+async function storeFetch<T extends DetailTable>(db: DbOrTrx, table: T, values: Insertable<Database[T]>) {
+  return db.insertInto(table).values(values).returning(["id", "fetched_at"]).executeTakeFirstOrThrow();
+}
 
 export async function findCachedPeriodDetail(
   db: DbOrTrx,
@@ -26,16 +33,12 @@ export async function insertPeriodDetail(
   db: DbOrTrx,
   params: { gameId: string; periodId: number; subscriptionId: string; body: string },
 ): Promise<{ id: string; fetched_at: Date }> {
-  return db
-    .insertInto("service_period_detail")
-    .values({
-      game_id: params.gameId,
-      period_id: params.periodId,
-      subscription_id: params.subscriptionId,
-      body: params.body,
-    })
-    .returning(["id", "fetched_at"])
-    .executeTakeFirstOrThrow();
+  return storeFetch(db, "service_period_detail", {
+    game_id: params.gameId,
+    period_id: params.periodId,
+    subscription_id: params.subscriptionId,
+    body: params.body,
+  });
 }
 
 export async function findCachedSubscriptionAttribution(
@@ -56,17 +59,13 @@ export async function insertSubscriptionAttribution(
   db: DbOrTrx,
   params: { gameId: string; subscriptionId: string; pageCount: number; body: unknown; pages: string[] },
 ): Promise<{ id: string; fetched_at: Date }> {
-  return db
-    .insertInto("service_subscription_attribution")
-    .values({
-      game_id: params.gameId,
-      subscription_id: params.subscriptionId,
-      page_count: params.pageCount,
-      body: JSON.stringify(params.body),
-      pages: JSON.stringify(params.pages),
-    })
-    .returning(["id", "fetched_at"])
-    .executeTakeFirstOrThrow();
+  return storeFetch(db, "service_subscription_attribution", {
+    game_id: params.gameId,
+    subscription_id: params.subscriptionId,
+    page_count: params.pageCount,
+    body: JSON.stringify(params.body),
+    pages: JSON.stringify(params.pages),
+  });
 }
 
 async function invalidate(

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { formatUsd } from "@/core/money";
-import type { TimeWindow } from "@/core/time";
+import type { RowOf } from "./row-of";
 import { windowOf } from "./time-window";
 
 /**
@@ -110,16 +110,21 @@ export async function listSnapshotReversals(
   }));
 }
 
-export type SubWindowRow = {
-  scope: "window" | "recipient";
-  recipientPlayerId: number | null;
-  window: TimeWindow;
-  depth: number;
-  reason: string;
-  pages: number;
-};
+/** A part of how a snapshot was read (a sub-window or a page): its window, and its recipient (null: all of them). */
+function toReadPart<R extends { window_start: Date; window_end: Date; recipient_player_id: string | null }>({
+  window_start,
+  window_end,
+  recipient_player_id,
+  ...rest
+}: R) {
+  return {
+    ...rest,
+    window: windowOf({ window_start, window_end }),
+    recipientPlayerId: recipient_player_id === null ? null : Number(recipient_player_id),
+  };
+}
 
-export async function listSubWindows(db: Db, params: { gameId: string; snapshotId: string }): Promise<SubWindowRow[]> {
+export async function listSubWindows(db: Db, params: { gameId: string; snapshotId: string }) {
   const rows = await db
     .selectFrom("snapshot_sub_window as w")
     .innerJoin("snapshot as s", "s.id", "w.snapshot_id")
@@ -128,30 +133,13 @@ export async function listSubWindows(db: Db, params: { gameId: string; snapshotI
     .where("w.snapshot_id", "=", params.snapshotId)
     .orderBy("w.seq")
     .execute();
-  return rows.map((r) => ({
-    scope: r.scope,
-    recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
-    window: windowOf(r),
-    depth: r.depth,
-    reason: r.reason,
-    pages: r.pages,
-  }));
+  return rows.map(toReadPart);
 }
 
+export type SubWindowRow = RowOf<typeof listSubWindows>;
+
 /** The raw pages a snapshot was built from, in the order they were read (bodies as the service sent them). */
-export async function listSnapshotPages(
-  db: Db,
-  params: { gameId: string; snapshotId: string; withBody?: boolean },
-): Promise<
-  {
-    seq: number;
-    window: TimeWindow;
-    recipientPlayerId: number | null;
-    offset: number;
-    fetchedAt: Date;
-    body: string | null;
-  }[]
-> {
+export async function listSnapshotPages(db: Db, params: { gameId: string; snapshotId: string; withBody?: boolean }) {
   const rows = await db
     .selectFrom("snapshot_page as p")
     .innerJoin("snapshot as s", "s.id", "p.snapshot_id")
@@ -161,12 +149,10 @@ export async function listSnapshotPages(
     .where("p.snapshot_id", "=", params.snapshotId)
     .orderBy("p.seq")
     .execute();
-  return rows.map((r) => ({
-    seq: r.seq,
-    window: windowOf(r),
-    recipientPlayerId: r.recipient_player_id === null ? null : Number(r.recipient_player_id),
-    offset: r.page_offset,
-    fetchedAt: r.fetched_at,
+  return rows.map(({ page_offset, fetched_at, ...r }) => ({
+    ...toReadPart(r),
+    offset: page_offset,
+    fetchedAt: fetched_at,
     body: "body" in r ? (r as { body: string }).body : null,
   }));
 }

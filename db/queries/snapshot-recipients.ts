@@ -2,8 +2,9 @@ import "server-only";
 import { type Selectable, sql } from "kysely";
 import type { Db } from "@/db";
 import type { SnapshotLineTable, SnapshotRecipientTable } from "@/db/types";
+import { camelRow } from "./camel-row";
 import { escapeLike } from "./like";
-import { pageOf } from "./paging";
+import { countRows, pageOf } from "./paging";
 import { SNAPSHOT_RECIPIENT_COLUMN_NAMES, type SnapshotRecipientColumn } from "./snapshot-columns";
 
 /** A snapshot's recipients and their renewal lines, page by page. Every query filters by the game. */
@@ -20,23 +21,16 @@ export const RECIPIENT_SORTS = [
 ] as const;
 export type RecipientSort = (typeof RECIPIENT_SORTS)[number];
 
+/** The recipients (as `r`) of the game's snapshots (as `s`), before any select. */
+export function snapshotRecipientsOfGame(db: Db, gameId: string) {
+  return db
+    .selectFrom("snapshot_recipient as r")
+    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
+    .where("s.game_id", "=", gameId);
+}
+
 function toRecipientRow(r: Pick<Selectable<SnapshotRecipientTable>, SnapshotRecipientColumn>) {
-  return {
-    recipientPlayerId: Number(r.recipient_player_id),
-    serviceRank: r.service_rank,
-    resolved: r.resolved,
-    playerEmail: r.player_email,
-    playerName: r.player_name,
-    identityId: r.identity_id,
-    renewalCount: r.renewal_count,
-    subscriptionCount: r.subscription_count,
-    reversalCount: r.reversal_count,
-    grossAttributedUsd: r.gross_attributed_usd,
-    reversedAttributedUsd: r.reversed_attributed_usd,
-    netAttributedUsd: r.net_attributed_usd,
-    firstPaidAt: r.first_paid_at,
-    lastPaidAt: r.last_paid_at,
-  };
+  return { ...camelRow(r), recipientPlayerId: Number(r.recipient_player_id) };
 }
 
 export type RecipientPayoutRow = ReturnType<typeof toRecipientRow>;
@@ -77,11 +71,7 @@ export async function listRecipientPayouts(
   params: RecipientPayoutQuery,
 ): Promise<{ rows: RecipientPayoutRow[]; total: number; page: number; pageSize: number }> {
   const { page, pageSize, offset } = pageOf(params, { size: 50, max: 500 });
-  let base = db
-    .selectFrom("snapshot_recipient as r")
-    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
-    .where("s.game_id", "=", params.gameId)
-    .where("r.snapshot_id", "=", params.snapshotId);
+  let base = snapshotRecipientsOfGame(db, params.gameId).where("r.snapshot_id", "=", params.snapshotId);
   const q = params.q?.trim().toLowerCase();
   if (q) {
     const prefix = `${escapeLike(q)}%`;
@@ -107,35 +97,18 @@ export async function listRecipientPayouts(
       .limit(pageSize)
       .offset(offset)
       .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst(),
+    countRows(base),
   ]);
   return {
     rows: rows.map(toRecipientRow),
-    total: Number(count?.n ?? 0),
+    total: count,
     page,
     pageSize,
   };
 }
 
 function toLineRow(r: Pick<Selectable<SnapshotLineTable>, LineColumn>) {
-  return {
-    periodId: Number(r.period_id),
-    subscriptionId: r.subscription_id,
-    periodSeq: r.period_seq,
-    itemId: r.item_id,
-    itemName: r.item_name,
-    status: r.status,
-    periodStart: r.period_start,
-    periodEnd: r.period_end,
-    paidAt: r.paid_at,
-    amountUsd: r.amount_usd,
-    invoFeeUsd: r.invo_fee_usd,
-    partnerRevenueSettledUsd: r.partner_revenue_settled_usd,
-    percentAtRenewal: r.percent_at_renewal,
-    baseUsd: r.base_usd,
-    attributedAmountUsd: r.attributed_amount_usd,
-    transactionId: r.transaction_id,
-  };
+  return { ...camelRow(r), periodId: Number(r.period_id) };
 }
 
 export type SnapshotLineRow = ReturnType<typeof toLineRow>;
@@ -160,8 +133,11 @@ const LINE_COLUMNS = [
 ] as const;
 type LineColumn = (typeof LINE_COLUMNS)[number];
 
+/** One recipient in one snapshot of the game: what a statement and the evidence pages are about. */
+export type RecipientInSnapshot = { gameId: string; snapshotId: string; recipientPlayerId: number };
+
 /** The renewal lines (as `l`) of one recipient in one snapshot of the game, before any select. */
-export function recipientLinesQuery(db: Db, params: { gameId: string; snapshotId: string; recipientPlayerId: number }) {
+export function recipientLinesQuery(db: Db, params: RecipientInSnapshot) {
   return db
     .selectFrom("snapshot_line as l")
     .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
@@ -173,12 +149,12 @@ export function recipientLinesQuery(db: Db, params: { gameId: string; snapshotId
 /** A recipient's renewal lines in a snapshot, in settlement order. */
 export async function listRecipientLines(
   db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number; page?: number; pageSize?: number },
+  params: RecipientInSnapshot & { page?: number; pageSize?: number },
 ): Promise<{ rows: SnapshotLineRow[]; total: number }> {
   const { pageSize, offset } = pageOf(params, { size: 100, max: 1000 });
   const base = recipientLinesQuery(db, params);
   // Counted while the page is read (a failure is seen where it is awaited, not as an unhandled rejection).
-  const counted = base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirst();
+  const counted = countRows(base);
   counted.catch(() => {});
   const rows = await base
     .select(LINE_COLUMNS.map((column) => `l.${column}` as const))
@@ -190,6 +166,6 @@ export async function listRecipientLines(
   const count = await counted;
   return {
     rows: rows.map(toLineRow),
-    total: Number(count?.n ?? 0),
+    total: count,
   };
 }

@@ -1,6 +1,5 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
-import type { TimeWindow } from "@/core/time";
 import { windowOf } from "./time-window";
 
 /** A mark that something changed at `instant` (read beside the snapshots: db/queries/snapshots.ts). */
@@ -20,10 +19,7 @@ export async function insertStaleMark(
 }
 
 /** The windows of the game's published snapshots that hold `at`, one entry per window. */
-export async function listSnapshotWindowsHolding(
-  db: DbOrTrx,
-  params: { gameId: string; at: Date },
-): Promise<TimeWindow[]> {
+export async function listSnapshotWindowsHolding(db: DbOrTrx, params: { gameId: string; at: Date }) {
   const windows = await db
     .selectFrom("snapshot")
     .select(["window_start", "window_end"])

@@ -96,20 +96,16 @@ export async function markChangesStale(
   const subscriptions = [...new Set(changes.flatMap((c) => (c.subscriptionId ? [c.subscriptionId] : [])))];
   if (subscriptions.length > 0) {
     const now = new Date();
-    await db
-      .updateTable("service_subscription_attribution")
-      .set({ invalidated_at: now })
-      .where("game_id", "=", gameId)
-      .where("subscription_id", "in", subscriptions)
-      .where("invalidated_at", "is", null)
-      .execute();
-    await db
-      .updateTable("service_period_detail")
-      .set({ invalidated_at: now })
-      .where("game_id", "=", gameId)
-      .where("subscription_id", "in", subscriptions)
-      .where("invalidated_at", "is", null)
-      .execute();
+    // Both caches of service details are read again for these subscriptions.
+    for (const cache of ["service_subscription_attribution", "service_period_detail"] as const) {
+      await db
+        .updateTable(cache)
+        .set({ invalidated_at: now })
+        .where("game_id", "=", gameId)
+        .where("subscription_id", "in", subscriptions)
+        .where("invalidated_at", "is", null)
+        .execute();
+    }
   }
 
   const published = known.filter((w) => w.published);

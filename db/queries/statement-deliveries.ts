@@ -1,6 +1,8 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
 import type { StatementDeliveryStatus } from "@/db/types";
+import { camelRow } from "./camel-row";
+import type { RowOf } from "./row-of";
 
 /** The delivery log of statement emails and the recipients whose delivery was finally refused. */
 
@@ -114,21 +116,7 @@ export async function wasSendDelivered(db: DbOrTrx, sendId: string): Promise<boo
   return row !== undefined;
 }
 
-export type DeliveryRow = {
-  id: string;
-  sendId: string;
-  status: StatementDeliveryStatus;
-  toAddress: string | null;
-  attempt: number;
-  final: boolean;
-  serverAnswer: string | null;
-  at: Date;
-};
-
-export async function listStatementDeliveries(
-  db: DbOrTrx,
-  params: { gameId: string; statementId: string },
-): Promise<DeliveryRow[]> {
+export async function listStatementDeliveries(db: DbOrTrx, params: { gameId: string; statementId: string }) {
   const rows = await db
     .selectFrom("statement_delivery")
     .select(["id", "send_id", "status", "to_address", "attempt", "final", "server_answer", "at"])
@@ -138,17 +126,10 @@ export async function listStatementDeliveries(
     .orderBy("id")
     .limit(200)
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    sendId: r.send_id,
-    status: r.status,
-    toAddress: r.to_address,
-    attempt: r.attempt,
-    final: r.final,
-    serverAnswer: r.server_answer,
-    at: r.at,
-  }));
+  return rows.map(camelRow);
 }
+
+export type DeliveryRow = RowOf<typeof listStatementDeliveries>;
 
 export async function markDeliveryFailed(
   db: DbOrTrx,
@@ -193,15 +174,12 @@ export async function clearDeliveryFailure(db: DbOrTrx, params: { gameId: string
     .execute();
 }
 
-export async function getDeliveryFailure(
-  db: DbOrTrx,
-  params: { gameId: string; recipientPlayerId: number },
-): Promise<{ statementId: string; serverAnswer: string; failedAt: Date } | null> {
+export async function getDeliveryFailure(db: DbOrTrx, params: { gameId: string; recipientPlayerId: number }) {
   const row = await db
     .selectFrom("statement_delivery_failure")
-    .select(["statement_id", "server_answer", "failed_at"])
+    .select(["statement_id as statementId", "server_answer as serverAnswer", "failed_at as failedAt"])
     .where("game_id", "=", params.gameId)
     .where("recipient_player_id", "=", String(params.recipientPlayerId))
     .executeTakeFirst();
-  return row ? { statementId: row.statement_id, serverAnswer: row.server_answer, failedAt: row.failed_at } : null;
+  return row ?? null;
 }

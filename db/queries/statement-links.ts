@@ -1,5 +1,6 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
+import { firstValue } from "./scalar";
 
 /** Signed links of a batch issued at or before `revoked_at` are refused. */
 export async function revokeBatchLinks(db: DbOrTrx, params: { batchId: string; at: Date; by: string | null }) {
@@ -11,10 +12,6 @@ export async function revokeBatchLinks(db: DbOrTrx, params: { batchId: string; a
 }
 
 export async function getBatchLinkRevocation(db: DbOrTrx, batchId: string): Promise<Date | null> {
-  const row = await db
-    .selectFrom("statement_link_revocation")
-    .select("revoked_at")
-    .where("batch_id", "=", batchId)
-    .executeTakeFirst();
-  return row?.revoked_at ?? null;
+  const revocation = db.selectFrom("statement_link_revocation").select("revoked_at").where("batch_id", "=", batchId);
+  return firstValue(revocation, "revoked_at");
 }

@@ -2,7 +2,10 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import { formatUsd } from "@/core/money";
-import { recipientLinesQuery } from "./snapshot-recipients";
+import { statementsOfBatch } from "./batch-statements";
+import type { RowOf } from "./row-of";
+import { firstValue } from "./scalar";
+import { type RecipientInSnapshot, recipientLinesQuery } from "./snapshot-recipients";
 
 // --- Numbering --------------------------------------------------------------------------------------------------
 
@@ -23,12 +26,9 @@ export async function numberBatchStatements(trx: Trx, params: { gameId: string; 
     .where("game_id", "=", params.gameId)
     .forUpdate()
     .executeTakeFirstOrThrow();
-  const unnumbered = await trx
-    .selectFrom("payout_statement as st")
+  const unnumbered = await statementsOfBatch(trx, params)
     .leftJoin("statement_document as d", "d.statement_id", "st.id")
     .select("st.id")
-    .where("st.game_id", "=", params.gameId)
-    .where("st.batch_id", "=", params.batchId)
     .where("d.statement_id", "is", null)
     .orderBy("st.recipient_player_id")
     .execute();
@@ -68,17 +68,15 @@ export async function listStatementNumbers(
   return new Map(rows.map((r) => [r.statement_id, r.number]));
 }
 
-export async function getStatementNumber(
-  db: DbOrTrx,
-  params: { gameId: string; statementId: string },
-): Promise<number | null> {
-  const row = await db
-    .selectFrom("statement_document")
-    .select("number")
-    .where("game_id", "=", params.gameId)
-    .where("statement_id", "=", params.statementId)
-    .executeTakeFirst();
-  return row?.number ?? null;
+export async function getStatementNumber(db: DbOrTrx, params: { gameId: string; statementId: string }) {
+  return firstValue(
+    db
+      .selectFrom("statement_document")
+      .select("number")
+      .where("game_id", "=", params.gameId)
+      .where("statement_id", "=", params.statementId),
+    "number",
+  );
 }
 
 /** Which batch and recipient a statement belongs to (null when it is not the game's). */
@@ -99,77 +97,54 @@ export async function findStatementOwner(
 
 // --- What a statement lists --------------------------------------------------------------------------------------
 
-export type StatementLineRow = {
-  periodId: number;
-  subscriptionId: string;
-  itemName: string;
-  paidAt: Date | null;
-  amountUsd: string;
-  percentAtRenewal: string | null;
-  attributedAmountUsd: string | null;
-  attributionUnavailableReason: string | null;
-};
-
 /** Every renewal line of a recipient in a snapshot, in settlement order. */
-export async function listStatementLines(
-  db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
-): Promise<StatementLineRow[]> {
+export async function listStatementLines(db: Db, params: RecipientInSnapshot) {
   const rows = await recipientLinesQuery(db, params)
     .select([
-      "l.period_id",
-      "l.subscription_id",
-      "l.item_name",
-      "l.paid_at",
-      "l.amount_usd",
-      "l.percent_at_renewal",
-      "l.attributed_amount_usd",
-      "l.attribution_unavailable_reason",
+      "l.period_id as periodId",
+      "l.subscription_id as subscriptionId",
+      "l.item_name as itemName",
+      "l.paid_at as paidAt",
+      "l.amount_usd as amountUsd",
+      "l.percent_at_renewal as percentAtRenewal",
+      "l.attributed_amount_usd as attributedAmountUsd",
+      "l.attribution_unavailable_reason as attributionUnavailableReason",
     ])
     .orderBy("l.paid_at")
     .orderBy("l.period_id")
     .execute();
   return rows.map((r) => ({
-    periodId: Number(r.period_id),
-    subscriptionId: r.subscription_id,
-    itemName: r.item_name,
-    paidAt: r.paid_at,
-    amountUsd: formatUsd(r.amount_usd),
-    percentAtRenewal: r.percent_at_renewal,
-    attributedAmountUsd: r.attributed_amount_usd === null ? null : formatUsd(r.attributed_amount_usd),
-    attributionUnavailableReason: r.attribution_unavailable_reason,
+    ...r,
+    periodId: Number(r.periodId),
+    amountUsd: formatUsd(r.amountUsd),
+    attributedAmountUsd: r.attributedAmountUsd === null ? null : formatUsd(r.attributedAmountUsd),
   }));
 }
 
-export type StatementReversalRow = {
-  periodId: number;
-  subscriptionId: string;
-  renewalPaidAt: Date | null;
-  latestRefundAt: Date | null;
-  reversedAttributedUsd: string;
-  /** The window of the renewal that was refunded (its latest snapshot's window), when the desk has one. */
-  fromWindowStart: Date | null;
-  fromWindowEnd: Date | null;
-};
+export type StatementLineRow = RowOf<typeof listStatementLines>;
+
+/**
+ * The start or end of the window a reversed renewal (`v`, of snapshot `s`) was settled in: its latest snapshot's
+ * window, when the desk has one.
+ */
+function settledWindowEdge(edge: "window_start" | "window_end") {
+  return sql<Date | null>`(select ${sql.ref(`w.${edge}`)} from snapshot w where w.game_id = s.game_id
+    and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`;
+}
 
 /** A recipient's reversals in a snapshot, each with the window its renewal was settled in. */
-export async function listStatementReversals(
-  db: Db,
-  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
-): Promise<StatementReversalRow[]> {
+export async function listStatementReversals(db: Db, params: RecipientInSnapshot) {
   const rows = await db
     .selectFrom("snapshot_reversal as v")
     .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
     .select([
-      "v.period_id",
-      "v.subscription_id",
-      "v.paid_at",
-      "v.latest_refund_at",
-      "v.reversed_attributed_usd",
-      sql<Date | null>`(select w.window_start from snapshot w where w.game_id = s.game_id
-        and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`.as("from_start"),
-      sql<Date | null>`(select w.window_end from snapshot w where w.game_id = s.game_id
-        and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`.as("from_end"),
+      "v.period_id as periodId",
+      "v.subscription_id as subscriptionId",
+      "v.paid_at as renewalPaidAt",
+      "v.latest_refund_at as latestRefundAt",
+      "v.reversed_attributed_usd as reversedAttributedUsd",
+      settledWindowEdge("window_start").as("fromWindowStart"),
+      settledWindowEdge("window_end").as("fromWindowEnd"),
     ])
     .where("s.game_id", "=", params.gameId)
     .where("v.snapshot_id", "=", params.snapshotId)
@@ -178,15 +153,13 @@ export async function listStatementReversals(
     .orderBy("v.period_id")
     .execute();
   return rows.map((r) => ({
-    periodId: Number(r.period_id),
-    subscriptionId: r.subscription_id,
-    renewalPaidAt: r.paid_at,
-    latestRefundAt: r.latest_refund_at,
-    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-    fromWindowStart: r.from_start,
-    fromWindowEnd: r.from_end,
+    ...r,
+    periodId: Number(r.periodId),
+    reversedAttributedUsd: formatUsd(r.reversedAttributedUsd),
   }));
 }
+
+export type StatementReversalRow = RowOf<typeof listStatementReversals>;
 
 // --- Settings ----------------------------------------------------------------------------------------------------
 
@@ -202,10 +175,4 @@ export async function writeAppSetting(db: DbOrTrx, params: { key: string; value:
     .values({ key: params.key, value, updated_at: new Date(), updated_by: params.by })
     .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: new Date(), updated_by: params.by }))
     .execute();
-}
-
-/** The game a payout batch belongs to (the command line names a batch alone). */
-export async function findBatchGame(db: DbOrTrx, batchId: string): Promise<string | null> {
-  const row = await db.selectFrom("payout_batch").select("game_id").where("id", "=", batchId).executeTakeFirst();
-  return row?.game_id ?? null;
 }

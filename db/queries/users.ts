@@ -1,6 +1,7 @@
 import "server-only";
 import type { DbOrTrx, Trx } from "@/db";
 import type { Role } from "@/db/types";
+import { countRows } from "./paging";
 
 /** Users as the desk manages them (better-auth writes the rows; roles are changed here). */
 
@@ -41,10 +42,5 @@ export async function listUserRows(db: DbOrTrx): Promise<UserRow[]> {
 }
 
 export async function countAdminUsers(db: DbOrTrx): Promise<number> {
-  const row = await db
-    .selectFrom("auth_user")
-    .select((eb) => eb.fn.countAll<string>().as("n"))
-    .where("role", "=", "admin")
-    .executeTakeFirstOrThrow();
-  return Number.parseInt(row.n, 10);
+  return countRows(db.selectFrom("auth_user").where("role", "=", "admin"));
 }

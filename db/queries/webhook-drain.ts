@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx, Trx } from "@/db";
+import { countRows } from "./paging";
 
 /**
  * Processing stored webhook events in chunks (lib/webhooks/drain.ts): a chunk of pending events is claimed with
@@ -68,10 +69,5 @@ export async function recordRepullsForEvents(
 
 /** How many events are still waiting to be processed (the burst bench and the fleet test wait for none). */
 export async function countPendingWebhookEvents(db: DbOrTrx): Promise<number> {
-  const row = await db
-    .selectFrom("webhook_event")
-    .select((eb) => eb.fn.countAll<string>().as("n"))
-    .where("status", "=", "pending")
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  return countRows(db.selectFrom("webhook_event").where("status", "=", "pending"));
 }

@@ -1,7 +1,7 @@
 import "server-only";
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "@/db";
-import type { WebhookEventStatus } from "@/db/types";
+import type { WebhookEventStatus, WebhookEventTable } from "@/db/types";
 import { escapeLike } from "./like";
 
 /** Reads of received webhook events for the desk: the filtered list, one event in full, a subscription's events. */
@@ -32,6 +32,37 @@ export type WebhookEventRow = {
   effect: Record<string, unknown> | null;
   lastError: string | null;
 };
+
+/** The columns of an event that every listing shows. */
+const EVENT_ROW_COLUMNS = [
+  "id",
+  "event_id",
+  "event_type",
+  "subscription_id",
+  "client_request_id",
+  "occurred_at",
+  "received_at",
+  "status",
+  "signed_with",
+  "effect",
+  "last_error",
+] as const;
+
+function toEventRow(r: Pick<Selectable<WebhookEventTable>, (typeof EVENT_ROW_COLUMNS)[number]>): WebhookEventRow {
+  return {
+    id: r.id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    subscriptionId: r.subscription_id,
+    clientRequestId: r.client_request_id,
+    occurredAt: r.occurred_at?.toISOString() ?? null,
+    receivedAt: r.received_at.toISOString(),
+    status: r.status,
+    signedWith: r.signed_with,
+    effect: r.effect,
+    lastError: r.last_error,
+  };
+}
 
 function filtered(db: Db, gameId: string, filter: WebhookEventFilter) {
   let query = db.selectFrom("webhook_event").where("game_id", "=", gameId);
@@ -64,19 +95,7 @@ export async function listWebhookEvents(
         ? sql`event_type`
         : sql`received_at`;
   const rows = await base
-    .select([
-      "id",
-      "event_id",
-      "event_type",
-      "subscription_id",
-      "client_request_id",
-      "occurred_at",
-      "received_at",
-      "status",
-      "signed_with",
-      "effect",
-      "last_error",
-    ])
+    .select(EVENT_ROW_COLUMNS)
     .orderBy(sortColumn, input.dir)
     .orderBy("id", input.dir)
     .limit(input.limit)
@@ -84,19 +103,7 @@ export async function listWebhookEvents(
     .execute();
   return {
     total: Number(countRow?.total ?? 0),
-    rows: rows.map((r) => ({
-      id: r.id,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      subscriptionId: r.subscription_id,
-      clientRequestId: r.client_request_id,
-      occurredAt: r.occurred_at?.toISOString() ?? null,
-      receivedAt: r.received_at.toISOString(),
-      status: r.status,
-      signedWith: r.signed_with,
-      effect: r.effect,
-      lastError: r.last_error,
-    })),
+    rows: rows.map(toEventRow),
   };
 }
 
@@ -133,17 +140,7 @@ export async function getWebhookEvent(db: Db, gameId: string, id: string): Promi
       join.onRef("r.game_id", "=", "e.game_id").onRef("r.client_request_id", "=", "e.client_request_id"),
     )
     .select([
-      "e.id",
-      "e.event_id",
-      "e.event_type",
-      "e.subscription_id",
-      "e.client_request_id",
-      "e.occurred_at",
-      "e.received_at",
-      "e.status",
-      "e.signed_with",
-      "e.effect",
-      "e.last_error",
+      ...EVENT_ROW_COLUMNS.map((column) => `e.${column}` as const),
       "e.idempotency_key",
       "e.delivery_id",
       "e.secret_version",
@@ -163,17 +160,7 @@ export async function getWebhookEvent(db: Db, gameId: string, id: string): Promi
     .executeTakeFirst();
   if (!row) return null;
   return {
-    id: row.id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    subscriptionId: row.subscription_id,
-    clientRequestId: row.client_request_id,
-    occurredAt: row.occurred_at?.toISOString() ?? null,
-    receivedAt: row.received_at.toISOString(),
-    status: row.status,
-    signedWith: row.signed_with,
-    effect: row.effect,
-    lastError: row.last_error,
+    ...toEventRow(row),
     idempotencyKey: row.idempotency_key,
     deliveryId: row.delivery_id,
     secretVersion: row.secret_version,

@@ -30,22 +30,21 @@ export async function addWebhookRefusalCounts(db: Db, counts: RefusalCount[]): P
       last_at = greatest(webhook_delivery_count.last_at, excluded.last_at)`.execute(db);
 }
 
-export type SealedSigningSecrets = { current: string | null; previous: string | null; previousExpiresAt: Date | null };
-
 /** A game's webhook signing secrets as stored (sealed); null when no such game. */
-export async function findWebhookSigningSecrets(db: Db, gameId: string): Promise<SealedSigningSecrets | null> {
+export async function findWebhookSigningSecrets(db: Db, gameId: string) {
   const row = await db
     .selectFrom("game")
-    .select(["webhook_secret_sealed", "webhook_previous_secret_sealed", "webhook_previous_expires_at"])
+    .select([
+      "webhook_secret_sealed as current",
+      "webhook_previous_secret_sealed as previous",
+      "webhook_previous_expires_at as previousExpiresAt",
+    ])
     .where("id", "=", gameId)
     .executeTakeFirst();
-  if (!row) return null;
-  return {
-    current: row.webhook_secret_sealed,
-    previous: row.webhook_previous_secret_sealed,
-    previousExpiresAt: row.webhook_previous_expires_at,
-  };
+  return row ?? null;
 }
+
+export type SealedSigningSecrets = NonNullable<Awaited<ReturnType<typeof findWebhookSigningSecrets>>>;
 
 export type NewWebhookEvent = {
   gameId: string;

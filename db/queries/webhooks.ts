@@ -3,41 +3,25 @@ import { sql } from "kysely";
 import type { Db, DbOrTrx } from "@/db";
 import type { WebhookEventStatus } from "@/db/types";
 import { type GameAutomation, readAutomation } from "@/core/game-automation";
+import { camelRow } from "./camel-row";
 
 // --- Processing ---------------------------------------------------------------------------------------------------
-
-export type WebhookEventForProcessing = {
-  id: string;
-  gameId: string;
-  eventType: string;
-  body: string;
-  status: WebhookEventStatus;
-  attempts: number;
-  effect: Record<string, unknown> | null;
-};
 
 /**
  * Locks one event row until the end of the transaction (a second worker on the same event waits, then sees it
  * done).
  */
-export async function lockWebhookEvent(trx: Db, id: string): Promise<WebhookEventForProcessing | null> {
+export async function lockWebhookEvent(trx: Db, id: string) {
   const row = await trx
     .selectFrom("webhook_event")
     .select(["id", "game_id", "event_type", "body", "status", "attempts", "effect"])
     .where("id", "=", id)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) return null;
-  return {
-    id: row.id,
-    gameId: row.game_id,
-    eventType: row.event_type,
-    body: row.body,
-    status: row.status,
-    attempts: row.attempts,
-    effect: row.effect,
-  };
+  return row ? camelRow(row) : null;
 }
+
+export type WebhookEventForProcessing = NonNullable<Awaited<ReturnType<typeof lockWebhookEvent>>>;
 
 export async function completeWebhookEvent(
   trx: Db,
@@ -109,10 +93,7 @@ export async function resetWebhookEvent(db: DbOrTrx, gameId: string, id: string)
  * Events still pending a while after they arrived (their job was never queued, a crash, or was lost), and processed
  * events whose re-pulls could not be queued.
  */
-export async function listStalledWebhookEventIds(
-  db: Db,
-  input: { receivedBefore: Date; limit: number },
-): Promise<string[]> {
+export async function listStalledWebhookEventIds(db: Db, input: { receivedBefore: Date; limit: number }) {
   const rows = await db
     .selectFrom("webhook_event")
     .select("id")

@@ -131,7 +131,15 @@ export type SnapshotLineTable = {
   mint_order_id: string | null;
   funding: Json<Record<string, unknown> | null>;
   refund: Json<Record<string, unknown> | null>;
-  reconciliation: Json<Record<string, unknown> | null>;
+  reconciliation: Json<LineReconciliation | null>;
+};
+
+/** How a renewal line's recorded base compares with the settled fee, as the service reported it. */
+export type LineReconciliation = {
+  checked?: boolean;
+  expected_base_usd?: string;
+  recorded_base_usd?: string;
+  base_matches_settled_fee?: boolean;
 };
 
 export type SnapshotReversalTable = {

@@ -38,7 +38,8 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   spend_order_not_found: {
     label: "Spend order not found",
     meaning:
-      "The service could not reach the settlement record of some renewals in this window, so their attribution is unknown. Find out why before paying.",
+      "The service could not reach the settlement record of some renewals in this window, so their attribution is " +
+      "unknown. Find out why before paying.",
   },
   snapshot_drift: {
     label: "Snapshot drift",
@@ -48,12 +49,14 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   snapshot_stale: {
     label: "Stale snapshot",
     meaning:
-      "The service reported a change inside this window (a webhook or a refund) after this snapshot was read. Take a new snapshot.",
+      "The service reported a change inside this window (a webhook or a refund) after this snapshot was read. Take a " +
+      "new snapshot.",
   },
   newer_snapshot: {
     label: "Newer snapshot exists",
     meaning:
-      "A newer version of this window's snapshot was taken after this batch was prepared. Discard and prepare again to pay from it.",
+      "A newer version of this window's snapshot was taken after this batch was prepared. Discard and prepare again " +
+      "to pay from it.",
   },
   window_open: {
     label: "Window not closed",
@@ -71,7 +74,9 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   disputed_renewal: {
     label: "Disputed renewal",
     meaning:
-      "The card charge of one of this recipient's renewals in this window is disputed (a chargeback). It blocks approval until the dispute closes won; a lost dispute is money the studio lost and stays flagged until it is overridden with a reason or the payout is held.",
+      "The card charge of one of this recipient's renewals in this window is disputed (a chargeback). It blocks " +
+      "approval until the dispute closes won; a lost dispute is money the studio lost and stays flagged until it is " +
+      "overridden with a reason or the payout is held.",
   },
   // Raised by the recipient's payout profile (lib/profiles/flags.ts).
   ...PROFILE_FLAG_INFO,
@@ -93,13 +98,15 @@ export const UNATTRIBUTED_REASON_INFO: Record<string, { label: string; meaning: 
   attribution_not_recorded: {
     label: "Attribution not recorded",
     meaning:
-      "The service recorded no attribution for these renewals; a recipient may be owed a share. Ask the service before relying on it.",
+      "The service recorded no attribution for these renewals; a recipient may be owed a share. Ask the service " +
+      "before relying on it.",
     blocks: false,
   },
   attribution_malformed: {
     label: "Attribution malformed",
     meaning:
-      "The recorded attribution could not be read; a recipient may be owed a share. Ask the service before relying on it.",
+      "The recorded attribution could not be read; a recipient may be owed a share. Ask the service before relying " +
+      "on it.",
     blocks: false,
   },
 };

@@ -32,7 +32,21 @@ export type TransitionRule = {
 export const CLOSED_STATES: readonly PayoutStatementState[] = ["paid", "carried"];
 const LIVE: readonly PayoutBatchStatus[] = ["draft", "approved", "paid"];
 const discarded = () => "This batch was discarded.";
+/** A returned payment is owed again: it may be paid by hand, or go into a new file, like an approved one. */
+const OWED: readonly PayoutStatementState[] = ["approved", "returned"];
+/** Runs on a batch that is not discarded. */
+const WHILE_LIVE = { batchFrom: LIVE, refused: discarded } as const;
 const nothingToPay = (s: LockedStatement) => money(s.payable_usd).isZero();
+
+/** A step of a filed or paid payment: runs while the batch is approved or paid; a discarded batch refuses it. */
+function paymentStep(
+  audit: string,
+  from: PayoutStatementState,
+  to: PayoutStatementState,
+  event: string,
+): TransitionRule {
+  return { audit, batchFrom: ["approved", "paid"], refused: discarded, from: [from], to: () => to, event };
+}
 
 export const TRANSITIONS = {
   approve: {
@@ -56,8 +70,7 @@ export const TRANSITIONS = {
   },
   hold: {
     audit: "payouts.statement.hold",
-    batchFrom: LIVE,
-    refused: discarded,
+    ...WHILE_LIVE,
     from: ["draft", "approved"],
     verdict: "hold",
     to: () => "held",
@@ -65,8 +78,7 @@ export const TRANSITIONS = {
   },
   release: {
     audit: "payouts.statement.release",
-    batchFrom: LIVE,
-    refused: discarded,
+    ...WHILE_LIVE,
     from: ["held"],
     verdict: "release",
     readsFlags: true,
@@ -76,8 +88,7 @@ export const TRANSITIONS = {
   },
   carry_forward: {
     audit: "payouts.statement.carry_forward",
-    batchFrom: LIVE,
-    refused: discarded,
+    ...WHILE_LIVE,
     from: ["held"],
     verdict: "carry_forward",
     to: () => "carried",
@@ -88,8 +99,7 @@ export const TRANSITIONS = {
     audit: "payouts.statement.paid",
     batchFrom: ["approved", "paid"],
     refused: (s) => (s === "draft" ? "The batch must be approved before it is paid." : `The batch is ${s}.`),
-    // A returned payment is owed again and may be paid by hand like an approved one.
-    from: ["approved", "returned"],
+    from: OWED,
     verdict: "mark_paid",
     to: () => "paid",
     event: "paid",
@@ -99,48 +109,19 @@ export const TRANSITIONS = {
     audit: "payouts.payment_file.create",
     batchFrom: ["approved"],
     refused: (s) => `Payment files are made from an approved batch; this batch is ${s}.`,
-    // A returned payment is owed again and goes into a new file like an approved one.
-    from: ["approved", "returned"],
+    from: OWED,
     readsFlags: true,
     to: () => "in_payment",
     event: "in_payment",
   },
   // Cancelling a live file returns its statements to approved, payable again.
-  cancel_file: {
-    audit: "payouts.payment_file.cancel",
-    batchFrom: ["approved", "paid"],
-    refused: discarded,
-    from: ["in_payment"],
-    to: () => "approved",
-    event: "file_cancelled",
-  },
+  cancel_file: paymentStep("payouts.payment_file.cancel", "in_payment", "approved", "file_cancelled"),
   // Results: a payment the provider made closes the statement as paid.
-  payment_succeeded: {
-    audit: "payouts.payment.paid",
-    batchFrom: ["approved", "paid"],
-    refused: discarded,
-    from: ["in_payment"],
-    to: () => "paid",
-    event: "paid",
-  },
+  payment_succeeded: paymentStep("payouts.payment.paid", "in_payment", "paid", "paid"),
   // Results: a payment the provider rejected or that failed is owed again (approved) with its reason.
-  payment_rejected: {
-    audit: "payouts.payment.rejected",
-    batchFrom: ["approved", "paid"],
-    refused: discarded,
-    from: ["in_payment"],
-    to: () => "approved",
-    event: "payment_rejected",
-  },
+  payment_rejected: paymentStep("payouts.payment.rejected", "in_payment", "approved", "payment_rejected"),
   // A paid payment came back (from the provider's results, or undone by hand): owed again.
-  return_payment: {
-    audit: "payouts.payment.returned",
-    batchFrom: ["approved", "paid"],
-    refused: discarded,
-    from: ["paid"],
-    to: () => "returned",
-    event: "payment_returned",
-  },
+  return_payment: paymentStep("payouts.payment.returned", "paid", "returned", "payment_returned"),
   approve_batch: {
     audit: "payouts.batch.approve",
     batchFrom: ["draft"],

@@ -6,6 +6,7 @@ import {
   notSettledByServiceSchema,
   paginationSchema,
   percentSchema,
+  revenueShareSchema,
   timestampSchema,
 } from "./schema-parts";
 import { FUNDING_RAILS } from "./subscription-schemas";
@@ -250,13 +251,10 @@ export const reportSubscriptionSchema = z.object({
 });
 export type ReportSubscription = z.infer<typeof reportSubscriptionSchema>;
 
-export const currentRevenueShareSchema = z.object({
-  recipient_player_id: intSchema,
-  percent: percentSchema,
+export const currentRevenueShareSchema = revenueShareSchema.extend({
   /** "applies_to future_renewals_only" */
   applies_to: z.string(),
   is_payout_basis: z.literal(false),
-  settled_by_invo: notSettledByServiceSchema,
   note: z.string().nullable(),
   updated_at: timestampSchema.nullable(),
 });

@@ -22,6 +22,16 @@ export const countSchema = z.number().int().nonnegative();
 /** "settled_by_invo: false is repeated on totals, on each recipient, on each renewal line, ..." */
 export const notSettledByServiceSchema = z.literal(false);
 
+/**
+ * A recipient's share of a subscription's revenue, as every route that names one states it (the subscription, the
+ * attribution report's current share, a refund's attribution); each adds its own figures.
+ */
+export const revenueShareSchema = z.object({
+  recipient_player_id: intSchema,
+  percent: percentSchema,
+  settled_by_invo: notSettledByServiceSchema,
+});
+
 export const paginationSchema = z.object({
   total_count: countSchema,
   limit: countSchema,

@@ -3,9 +3,8 @@ import {
   amountSchema,
   countSchema,
   intSchema,
-  notSettledByServiceSchema,
   paginationSchema,
-  percentSchema,
+  revenueShareSchema,
   timestampSchema,
 } from "./schema-parts";
 
@@ -59,11 +58,7 @@ export type PlayerCardsResponse = z.infer<typeof playerCardsResponseSchema>;
 
 export const FUNDING_RAILS = ["card", "pcstore"] as const;
 
-export const subscriptionRevenueShareSchema = z.object({
-  recipient_player_id: intSchema,
-  percent: percentSchema,
-  settled_by_invo: notSettledByServiceSchema,
-});
+export const subscriptionRevenueShareSchema = revenueShareSchema;
 
 export const subscriptionSchema = z.object({
   subscription_id: z.string(),
@@ -186,14 +181,11 @@ export type ChangePaymentMethodResponse = z.infer<typeof changePaymentMethodResp
 
 // --- Refunds ------------------------------------------------------------------------------------------------------
 
-export const refundRevenueShareAttributionSchema = z.object({
-  recipient_player_id: intSchema,
-  percent: percentSchema,
+export const refundRevenueShareAttributionSchema = revenueShareSchema.extend({
   original_attributed_amount_usd: amountSchema,
   refunded_attributed_amount_usd: amountSchema,
   /** "the corrected figure to pay the recipient; nothing moves" */
   net_attributed_amount_usd: amountSchema,
-  settled_by_invo: notSettledByServiceSchema,
 });
 export type RefundRevenueShareAttribution = z.infer<typeof refundRevenueShareAttributionSchema>;
 

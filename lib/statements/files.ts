@@ -2,7 +2,7 @@ import "server-only";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "@/db";
-import { findBatchGame } from "@/db/queries/statements";
+import { findBatchGame } from "@/db/queries/payout-lookup";
 import type { ActingAs } from "@/core/actor";
 import { AppError } from "@/lib/errors";
 import { renderBatchStatements } from "./render";

@@ -8,7 +8,7 @@ import {
   markDeliveryFailed,
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
-import { findBatchGame } from "@/db/queries/statements";
+import { findBatchGame } from "@/db/queries/payout-lookup";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";

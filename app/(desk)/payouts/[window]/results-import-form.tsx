@@ -1,12 +1,12 @@
 "use client";
 
-import { type FormEvent, startTransition, useActionState, useState } from "react";
+import { useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
+import { ImportForm, useImportForm } from "@/app/_components/forms/import-file";
 import { Select } from "@/app/_components/forms/select";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Badge } from "@/app/_components/ui/badge";
-import { Button } from "@/app/_components/ui/button";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import { RESULT_FORMAT_LABELS, RESULT_FORMATS } from "@/lib/payments/schemas";
 import type { ImportPreview } from "./payment-actions";
@@ -30,41 +30,29 @@ const VERDICT_BADGES: Record<string, { label: string; tone: "neutral" | "info" |
  * file, format and mode stay chosen after any answer.
  */
 export function ResultsImportForm({ action, gameId, batchId }: { action: Action; gameId: string; batchId: string }) {
-  const [state, dispatch, pending] = useActionState(action, null);
-  const [fileError, setFileError] = useState<string | null>(null);
   const [format, setFormat] = useState<string>("paypal");
-  const [mode, setMode] = useState<"dry_run" | "apply">("dry_run");
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const file = (event.currentTarget.elements.namedItem("file") as HTMLInputElement).files?.[0];
-    if (!file) {
-      setFileError("choose the provider's results file");
-      return;
-    }
-    setFileError(null);
-    const data = new FormData();
-    data.set(EXPECTED_GAME_FIELD, gameId);
-    data.set("batchId", batchId);
-    data.set("format", format);
-    data.set("mode", mode);
-    data.set("text", await file.text());
-    startTransition(() => dispatch(data));
-  };
+  const importForm = useImportForm(action, {
+    missingFile: "choose the provider's results file",
+    fields: (text, mode) => ({ [EXPECTED_GAME_FIELD]: gameId, batchId, format, mode, text }),
+  });
+  const { state } = importForm;
   const result = state?.ok ? state.data : undefined;
   return (
     <div className="flex flex-col gap-3">
-      <form onSubmit={onSubmit} noValidate aria-label="Import payment results" className="flex max-w-xl flex-col gap-3">
-        <Field label="Results file" error={fileError ?? (state && !state.ok ? state.fieldErrors?.text : null)} required>
-          {(control) => (
-            <input
-              {...control}
-              name="file"
-              type="file"
-              accept=".csv,.xml,text/csv,application/xml"
-              className="text-sm"
-            />
-          )}
-        </Field>
+      <ImportForm
+        label="Import payment results"
+        form={importForm}
+        file={{
+          label: "Results file",
+          accept: ".csv,.xml,text/csv,application/xml",
+          error: state && !state.ok ? state.fieldErrors?.text : null,
+        }}
+        modes={{
+          dryRun: "Dry run: show what each line would do, change nothing",
+          apply: "Apply: record the matched results (unknown and mismatched lines are never applied)",
+          submit: { dry_run: "Preview results", apply: "Apply results" },
+        }}
+      >
         <Field label="Format" error={state && !state.ok ? state.fieldErrors?.format : null} required>
           {(control) => (
             <Select
@@ -76,35 +64,7 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
             />
           )}
         </Field>
-        <fieldset className="flex flex-col gap-1.5">
-          <legend className="text-sm font-medium text-ink">What to do</legend>
-          <label className="flex items-center gap-2 text-sm">
-            <input
-              type="radio"
-              name="mode"
-              value="dry_run"
-              checked={mode === "dry_run"}
-              onChange={() => setMode("dry_run")}
-            />
-            Dry run: show what each line would do, change nothing
-          </label>
-          <label className="flex items-center gap-2 text-sm">
-            <input
-              type="radio"
-              name="mode"
-              value="apply"
-              checked={mode === "apply"}
-              onChange={() => setMode("apply")}
-            />
-            Apply: record the matched results (unknown and mismatched lines are never applied)
-          </label>
-        </fieldset>
-        <div>
-          <Button type="submit" variant="primary" pending={pending} pendingLabel="Reading…">
-            {mode === "dry_run" ? "Preview results" : "Apply results"}
-          </Button>
-        </div>
-      </form>
+      </ImportForm>
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
       {result && result.lines.length > 0 ? (
         <SimpleTable

@@ -1,0 +1,94 @@
+import { type FormEvent, type ReactNode, startTransition, useActionState, useState } from "react";
+import type { ActionResult } from "@/lib/action-result";
+import { Button } from "../ui/button";
+import { Field } from "./field";
+
+/** What an import does with its file: show what each line would do, or do it. */
+export type ImportMode = "dry_run" | "apply";
+
+type ImportAction<T> = (state: ActionResult<T> | null, form: FormData) => Promise<ActionResult<T>>;
+
+/**
+ * The state of an import form and its submit handler: the file chosen in the form's file input is read in the page
+ * and its text sent with the fields `fields(text, mode)` names (nothing is sent, and `missingFile` is shown on the
+ * file field, when no file is chosen). The form is submitted by hand, so nothing it holds is reset by an answer.
+ */
+export function useImportForm<T>(
+  action: ImportAction<T>,
+  options: { missingFile: string; fields: (text: string, mode: ImportMode) => Record<string, string> },
+) {
+  const [state, dispatch, pending] = useActionState(action, null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [mode, setMode] = useState<ImportMode>("dry_run");
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const file = (event.currentTarget.elements.namedItem("file") as HTMLInputElement | null)?.files?.[0];
+    if (!file) {
+      setFileError(options.missingFile);
+      return;
+    }
+    setFileError(null);
+    const data = new FormData();
+    for (const [name, value] of Object.entries(options.fields(await file.text(), mode))) data.set(name, value);
+    startTransition(() => dispatch(data));
+  };
+  return { state, pending, fileError, mode, setMode, onSubmit };
+}
+
+export type ImportFormProps = {
+  /** The form's accessible name ("Import payment results"). */
+  label: string;
+  form: Pick<ReturnType<typeof useImportForm>, "pending" | "fileError" | "mode" | "setMode" | "onSubmit">;
+  file: {
+    label: string;
+    /** The file types offered by the browser's picker (".csv,text/csv"). */
+    accept: string;
+    hint?: string;
+    /** The server's answer about the file's content. */
+    error?: string | null;
+  };
+  /** What a dry run shows and what applying does (each "Dry run: …" / "Apply: …"), and the button in each mode. */
+  modes: { dryRun: string; apply: string; submit: Record<ImportMode, string> };
+  /** Fields between the file and the mode (the file's format). */
+  children?: ReactNode;
+};
+
+/**
+ * An import form: the file, any fields of its own, the choice between a dry run and applying (native radio buttons
+ * in a fieldset: arrow keys move between them) and the submit button, which says what the chosen mode does. The file
+ * input is never reset and the mode is kept by useImportForm, so both stay chosen after any answer.
+ */
+export function ImportForm({ label, form, file, modes, children }: ImportFormProps) {
+  const options: { value: ImportMode; label: string }[] = [
+    { value: "dry_run", label: modes.dryRun },
+    { value: "apply", label: modes.apply },
+  ];
+  return (
+    <form onSubmit={form.onSubmit} noValidate aria-label={label} className="flex max-w-xl flex-col gap-3">
+      <Field label={file.label} hint={file.hint} error={form.fileError ?? file.error} required>
+        {(control) => <input {...control} name="file" type="file" accept={file.accept} className="text-sm" />}
+      </Field>
+      {children}
+      <fieldset className="flex flex-col gap-1.5">
+        <legend className="text-sm font-medium text-ink">What to do</legend>
+        {options.map((option) => (
+          <label key={option.value} className="flex items-center gap-2 text-sm">
+            <input
+              type="radio"
+              name="mode"
+              value={option.value}
+              checked={form.mode === option.value}
+              onChange={() => form.setMode(option.value)}
+            />
+            {option.label}
+          </label>
+        ))}
+      </fieldset>
+      <div>
+        <Button type="submit" variant="primary" pending={form.pending} pendingLabel="Reading…">
+          {modes.submit[form.mode]}
+        </Button>
+      </div>
+    </form>
+  );
+}
