@@ -6,6 +6,7 @@ import { statementsOfBatch } from "./batch-statements";
 import { paymentFileItemsOfGame, paymentFilesOfGame } from "./payment-files";
 import type { RowOf } from "./row-of";
 import { snakeRow } from "./camel-row";
+import { firstValue } from "./scalar";
 
 /**
  * Reads and writes around paying statements through payment files (2026_11_24_1800): the stored file, the items a
@@ -212,16 +213,10 @@ export async function listPaymentReturns(
 
 /** Whether a payment of the batch came back after it was paid (a `payment_returned` ledger entry exists). */
 export async function batchHasReturnedPayment(db: DbOrTrx, p: { gameId: string; batchId: string }): Promise<boolean> {
-  const row = await db
+  const returned = db
     .selectFrom("payment_return")
-    .select("id")
-    .where("game_id", "=", p.gameId)
-    .where("batch_id", "=", p.batchId)
-    .where("kind", "=", "returned")
-    .where("paid_at", "is not", null)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .where((eb) => eb.and({ game_id: p.gameId, batch_id: p.batchId, kind: "returned" }).and("paid_at", "is not", null));
+  return (await firstValue(returned.select("id").limit(1), "id")) !== null;
 }
 
 /** Who recorded a statement's current payment (the newest "paid" event), if anyone. */
