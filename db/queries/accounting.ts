@@ -164,12 +164,21 @@ export type PayeeTotalRow = {
 
 /**
  * Per recipient of one game, what was paid in a calendar year by payment date, net of returns. The movements are
- * signed: payments positive; a returned payment will join as a negative movement dated when it came back, so it
- * subtracts from the year it was returned in without touching this query's shape.
+ * signed: a statement paid (its current payment) and every payment that later came back count positive on the day
+ * they were paid; each return counts negative on the day it was recorded (UTC), so it subtracts from the year it
+ * came back in. A rejected payment never left and moves nothing.
  */
 export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; year: number }): Promise<PayeeTotalRow[]> {
   const from = `${params.year}-01-01`;
   const to = `${params.year + 1}-01-01`;
+  const inYear = (day: ReturnType<typeof sql>) => sql<boolean>`${day} >= ${from}::date and ${day} < ${to}::date`;
+  const returned = () =>
+    db
+      .selectFrom("payment_return as r")
+      .innerJoin("payout_statement as s", "s.id", "r.statement_id")
+      .where("r.game_id", "=", params.gameId)
+      .where("r.kind", "=", "returned")
+      .where("r.paid_on", "is not", null);
   const rows = await db
     .with("movements", (qb) =>
       qb
@@ -184,7 +193,29 @@ export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; yea
         .where("game_id", "=", params.gameId)
         .where("state", "=", "paid")
         .where("paid_amount_usd", "is not", null)
-        .where(sql<boolean>`paid_on >= ${from}::date and paid_on < ${to}::date`),
+        .where(inYear(sql`paid_on`))
+        .unionAll(
+          returned()
+            .select([
+              "r.recipient_player_id",
+              sql<string>`r.amount_usd`.as("amount_usd"),
+              sql<string>`r.paid_on`.as("on_date"),
+              "s.player_name",
+              "s.player_email",
+            ])
+            .where(inYear(sql`r.paid_on`)),
+        )
+        .unionAll(
+          returned()
+            .select([
+              "r.recipient_player_id",
+              sql<string>`-r.amount_usd`.as("amount_usd"),
+              sql<string>`(r.at at time zone 'UTC')::date`.as("on_date"),
+              "s.player_name",
+              "s.player_email",
+            ])
+            .where(inYear(sql`(r.at at time zone 'UTC')::date`)),
+        ),
     )
     .selectFrom("movements as m")
     .select([

@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
 import { getPayeeThreshold, listPayeeTotals, type PayeeTotalRow, upsertPayeeThreshold } from "@/db/queries/accounting";
+import { listProfiles, type ProfileRow } from "@/db/queries/profiles";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { type AuditedCsv, startAuditedCsv } from "@/lib/exports/audited";
@@ -12,11 +13,20 @@ import { money } from "@/lib/money";
  * Year-end payee totals: per recipient and calendar year, what was paid (by payment date), net of returned
  * payments, beside the tax form on file and whether the net reaches the year's reporting threshold.
  *
- * Tax forms are not recorded in Payout Desk yet: the `tax_form_on_file` column reads "unknown" for everyone until
- * recipient profiles hold them.
+ * The tax form on file is the recipient's payout profile's: its name ("W-9"), with "(expired YYYY-MM-DD)" when it
+ * expired before the year ended, "none" when the profile says so, and "unknown" without a profile.
  */
 
 export const TAX_FORM_UNKNOWN = "unknown";
+
+function taxFormOnFile(profile: ProfileRow | undefined, year: number): string {
+  if (!profile) return TAX_FORM_UNKNOWN;
+  if (profile.taxForm === "none") return "none";
+  const expires = profile.taxFormExpiresOn ?? undefined;
+  return expires !== undefined && expires < `${year}-12-31`
+    ? `${profile.taxForm} (expired ${expires})`
+    : profile.taxForm;
+}
 
 export type PayeeTotal = PayeeTotalRow & {
   taxFormOnFile: string;
@@ -27,14 +37,19 @@ export type PayeeTotal = PayeeTotalRow & {
 export type PayeeTotals = { year: number; thresholdUsd: string | null; rows: PayeeTotal[] };
 
 export async function readPayeeTotals(db: Db, params: { gameId: string; year: number }): Promise<PayeeTotals> {
-  const [rows, threshold] = await Promise.all([listPayeeTotals(db, params), getPayeeThreshold(db, params)]);
+  const [rows, threshold, profiles] = await Promise.all([
+    listPayeeTotals(db, params),
+    getPayeeThreshold(db, params),
+    listProfiles(db, params),
+  ]);
+  const profileOf = new Map(profiles.map((p) => [String(p.playerId), p]));
   const limit = threshold ? money(threshold.amountUsd) : null;
   return {
     year: params.year,
     thresholdUsd: threshold?.amountUsd ?? null,
     rows: rows.map((r) => ({
       ...r,
-      taxFormOnFile: TAX_FORM_UNKNOWN,
+      taxFormOnFile: taxFormOnFile(profileOf.get(r.recipientPlayerId), params.year),
       reachesThreshold: limit === null ? "no threshold set" : money(r.netUsd).gte(limit) ? "yes" : "no",
     })),
   };
@@ -73,7 +88,12 @@ export const PAYEE_TOTAL_COLUMNS: readonly ExportColumn[] = [
   { name: "paid_usd", type: "decimal", description: "Paid in the year, by payment date." },
   { name: "returned_usd", type: "decimal", description: "Payments returned in the year." },
   { name: "net_paid_usd", type: "decimal", description: "paid − returned." },
-  { name: "tax_form_on_file", type: "text", description: 'The tax form on file; "unknown" until profiles hold it.' },
+  {
+    name: "tax_form_on_file",
+    type: "text",
+    description:
+      'The tax form on the payout profile ("W-9", "W-8BEN (expired 2026-06-30)", "none"; "unknown" without one).',
+  },
   { name: "threshold_usd", type: "decimal", description: "The year's reporting threshold (empty when none is set)." },
   {
     name: "reaches_threshold",

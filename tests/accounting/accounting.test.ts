@@ -140,6 +140,60 @@ describe("year-end payee totals", () => {
   });
 });
 
+describe("year-end payee totals with returns and tax forms", () => {
+  it("subtracts a returned payment in the year it came back and reads the tax form from the recipient's profile", async () => {
+    const statement = await t.db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("batch_id", "=", marchBatch)
+      .where("recipient_player_id", "=", "2")
+      .executeTakeFirstOrThrow();
+    const returned = (paidOn: string, at: string) => ({
+      game_id: GAME,
+      batch_id: marchBatch,
+      statement_id: statement.id,
+      recipient_player_id: 2,
+      kind: "returned" as const,
+      amount_usd: "50.10",
+      reason: "account closed",
+      paid_at: `${paidOn}T12:00:00Z`,
+      paid_on: paidOn,
+      via: "web",
+      at,
+    });
+    // Paid on 30 December 2025, back on 3 January 2026; paid again on 28 March, back on 1 April; then paid for good.
+    await t.db
+      .insertInto("payment_return")
+      .values([returned("2025-12-30", "2026-01-03T09:00:00Z"), returned("2026-03-28", "2026-04-01T09:00:00Z")])
+      .execute();
+    // A rejected payment never left: it moves nothing.
+    await t.db
+      .insertInto("payment_return")
+      .values({ ...returned("2026-03-20", "2026-03-21T09:00:00Z"), kind: "rejected", paid_at: null, paid_on: null })
+      .execute();
+    await t.db
+      .insertInto("payout_profile")
+      .values([
+        { game_id: GAME, player_id: "1", tax_form: "W-9", tax_form_received_on: "2026-01-10" },
+        { game_id: GAME, player_id: "2", tax_form: "W-8BEN", tax_form_expires_on: "2026-06-30" },
+        { game_id: GAME, player_id: "3", tax_form: "none" },
+      ])
+      .execute();
+
+    const y2026 = await readPayeeTotals(t.db, { gameId: GAME, year: 2026 });
+    expect(
+      y2026.rows.map((r) => [r.recipientPlayerId, r.paidUsd, r.returnedUsd, r.netUsd, r.payments, r.taxFormOnFile]),
+    ).toEqual([
+      ["1", "700.00", "0.00", "700.00", 1, "W-9"],
+      ["2", "100.20", "100.20", "0.00", 2, "W-8BEN (expired 2026-06-30)"],
+    ]);
+    const y2025 = await readPayeeTotals(t.db, { gameId: GAME, year: 2025 });
+    expect(y2025.rows.map((r) => [r.recipientPlayerId, r.paidUsd, r.returnedUsd, r.netUsd, r.taxFormOnFile])).toEqual([
+      ["2", "50.10", "0.00", "50.10", "W-8BEN"],
+    ]);
+  });
+});
+
 describe("audit log download", () => {
   it("is refused without a session", async () => {
     actAnonymously();
