@@ -26,19 +26,16 @@ export async function setScheduledRunJob(db: DbOrTrx, key: PeriodKey & { jobId: 
     .execute();
 }
 
-export async function noteScheduledRunStarted(db: DbOrTrx, run: { job: string; jobId: string }): Promise<void> {
+/** A scheduled run's job started (a retry counts again) or finished. */
+export async function noteScheduledRun(
+  db: DbOrTrx,
+  run: { job: string; jobId: string; event: "started" | "finished" },
+): Promise<void> {
   await db
     .updateTable("scheduled_run")
-    .set((eb) => ({ runs: eb("runs", "+", 1), started_at: new Date() }))
-    .where("job", "=", run.job)
-    .where("job_id", "=", run.jobId)
-    .execute();
-}
-
-export async function noteScheduledRunFinished(db: DbOrTrx, run: { job: string; jobId: string }): Promise<void> {
-  await db
-    .updateTable("scheduled_run")
-    .set({ finished_at: new Date() })
+    .set((eb) =>
+      run.event === "started" ? { runs: eb("runs", "+", 1), started_at: new Date() } : { finished_at: new Date() },
+    )
     .where("job", "=", run.job)
     .where("job_id", "=", run.jobId)
     .execute();

@@ -1,6 +1,6 @@
 import "server-only";
 import { getDb } from "@/db";
-import { noteScheduledRunFinished, noteScheduledRunStarted } from "@/db/queries/scheduled-runs";
+import { noteScheduledRun } from "@/db/queries/scheduled-runs";
 import { log } from "@/lib/log";
 import { flushWebhookRefusals } from "@/lib/webhooks/refusal-counts";
 import { ensureQueue, getBoss, stopBoss } from "./queue";
@@ -38,9 +38,9 @@ export function startWorkers(): Promise<void> {
             // A scheduled run notes on its period's row that it ran (a retry counts again) and finished.
             const run = job.schedule ? { job: job.definition.name, jobId: entry.id } : null;
             try {
-              if (run) await noteScheduledRunStarted(getDb(), run);
+              if (run) await noteScheduledRun(getDb(), { ...run, event: "started" });
               await handler(entry.data, { jobId: entry.id, attempt });
-              if (run) await noteScheduledRunFinished(getDb(), run);
+              if (run) await noteScheduledRun(getDb(), { ...run, event: "finished" });
               state.counts.jobsFinished++;
               log.info("job done", { job: job.definition.name, id: entry.id, ms: Date.now() - startedAt });
             } catch (error) {
