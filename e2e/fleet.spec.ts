@@ -1,4 +1,5 @@
 import { KEEP_ALIVE_MS } from "../bin/server-options";
+import { get, type IncomingMessage } from "node:http";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { registerDemoGame } from "../bin/demo";
@@ -19,6 +20,7 @@ import {
   type Proc,
   ROOT,
   askSnapshot,
+  rateLimitCounts,
   signInThrough as signInThroughAs,
   startProcess as startProcessIn,
   stop,
@@ -81,13 +83,6 @@ function server(index: number): Server {
   const found = servers[index];
   if (!found) throw new Error(`no server ${index}`);
   return found;
-}
-
-async function rateLimitCounts(): Promise<{ calls: number; limited: number }> {
-  const state = (await (await fetch(`${emulator.url}/__emulator/state`)).json()) as {
-    rate_limit_counts: { calls: number; limited: number };
-  };
-  return state.rate_limit_counts;
 }
 
 async function pullsOf(month: string) {
@@ -240,7 +235,7 @@ test("[finance] pulls asked from both servers and the CLI at once: each pull pub
   expect(pulls.length).toBeLessThanOrEqual(2);
   // The CLI either took its own pull (published once) or was told the window is being pulled.
   if (cliCode !== 0) expect(cli.output()).toMatch(/already running|pulling this window/i);
-  const counts = await rateLimitCounts();
+  const counts = await rateLimitCounts(emulator.url);
   expect(counts.calls).toBeGreaterThan(0);
   expect(counts.limited * 100).toBeLessThanOrEqual(counts.calls);
 });
@@ -324,7 +319,7 @@ test("[support] refunds asked on both servers at once land once at the service",
   expect(racedReport.refunds.refund_count).toBe(raced.refundCount + 1);
   expect(racedReport.refunds.refunded_to_date_usd).toBe(outcomes[0] === "refunded" ? "1.00" : "2.00");
 
-  const counts = await rateLimitCounts();
+  const counts = await rateLimitCounts(emulator.url);
   expect(counts.limited * 100).toBeLessThanOrEqual(counts.calls);
   for (const { page } of pages) await page.context().close();
 });
@@ -341,25 +336,32 @@ test("[finance] SIGTERM to a web server during an export: the file arrives whole
     .orderBy("version", "desc")
     .executeTakeFirstOrThrow();
   const cookie = (await page.context().cookies(a.url)).map((c) => `${c.name}=${c.value}`).join("; ");
-  // The browser's connections would hold the server's stop for their keep-alive time; only the export's is wanted.
+  // One connection, closed after the export: the server's stop then waits for this response only, not for the
+  // keep-alive time of connections (the browser's, or this one once idle).
   await page.context().close();
-  const response = await fetch(`${a.url}/api/exports/lines?snapshot=${snapshot.id}`, { headers: { cookie } });
-  expect(response.status).toBe(200);
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  const first = await reader.read();
-  if (first.value) chunks.push(first.value);
+  const response = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(`${a.url}/api/exports/lines?snapshot=${snapshot.id}`, { headers: { cookie }, agent: false }, resolve).on(
+      "error",
+      reject,
+    ),
+  );
+  expect(response.statusCode).toBe(200);
+  const reader = response[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const chunks: Buffer[] = [];
+  const first = await reader.next();
+  if (!first.done) chunks.push(first.value);
   const stopped = stop(a.proc);
   let cut = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.next();
       if (done) break;
       chunks.push(value);
     }
   } catch {
     cut = true;
   }
+  if (!response.complete) cut = true;
   await stopped;
   if (!cut) {
     // Whole: the header and every line, ending with a complete record.
