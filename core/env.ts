@@ -31,6 +31,13 @@ const ENV_SCHEMA = z.object({
     .min(0, { message: "must be between 0 and 1440 minutes" })
     .max(1440, { message: "must be between 0 and 1440 minutes" })
     .default(15),
+  /** Tests and demos: every scheduled job runs every this many seconds instead of on its own schedule. */
+  PAYOUT_DESK_SCHEDULE_SECONDS: z.coerce
+    .number({ message: "must be a number of seconds" })
+    .int({ message: "must be a whole number of seconds between 1 and 3600" })
+    .min(1, { message: "must be a whole number of seconds between 1 and 3600" })
+    .max(3600, { message: "must be a whole number of seconds between 1 and 3600" })
+    .optional(),
   /** Where statement emails go out (README, "Statements"); `npm start` points it at its mail catcher when unset. */
   SMTP_URL: z
     .string()

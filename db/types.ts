@@ -11,6 +11,7 @@ import type { PaymentTables } from "./tables/payments";
 import type { ProfileTables } from "./tables/profiles";
 import type { StatementTables } from "./tables/statements";
 import type { AccountingTables } from "./tables/accounting";
+import type { JobTables } from "./tables/jobs";
 
 export type { Numeric } from "./tables/columns";
 export type * from "./tables/auth";
@@ -25,6 +26,7 @@ export type * from "./tables/payments";
 export type * from "./tables/profiles";
 export type * from "./tables/statements";
 export type * from "./tables/accounting";
+export type * from "./tables/jobs";
 
 export type Database = AuthTables &
   GameTables &
@@ -37,4 +39,5 @@ export type Database = AuthTables &
   PaymentTables &
   ProfileTables &
   StatementTables &
-  AccountingTables;
+  AccountingTables &
+  JobTables;

@@ -1,31 +1,49 @@
 import { KEEP_ALIVE_MS } from "../bin/server-options";
-import { type ChildProcess, spawn } from "node:child_process";
+import { get, type IncomingMessage } from "node:http";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { registerDemoGame } from "../bin/demo";
 import { ensureDatabase } from "../bin/runtime";
+import { DEFAULT_AUTOMATION } from "../core/game-automation";
 import { freePort, withDatabase } from "../db/embedded";
 import { createDb, type Db } from "../db/index";
 import { migrateToLatest } from "../db/migrate";
+import { listScheduledRuns } from "../db/queries/scheduled-runs";
+import { updateGameAutomation } from "../db/queries/webhooks";
 import { DEMO_GAME_ID, DEMO_WEBHOOK_SECRET } from "../emulator/scenario/demo";
 import { type RunningEmulator, startEmulator } from "../emulator/server";
+import { JOBS } from "../lib/jobs/registry";
 import { signatureHeader } from "../lib/webhooks/signature";
+import {
+  type Env,
+  exited,
+  type Proc,
+  ROOT,
+  askSnapshot,
+  rateLimitCounts,
+  signInThrough as signInThroughAs,
+  startProcess as startProcessIn,
+  stop,
+  until,
+} from "./fixtures/fleet";
+import { emulatorAccess, findRefundCandidate, RECEIPT_URL, refundOutcome, reviewRefund } from "./fixtures/refunds";
 import { E2E_PASSWORD, userFor } from "./fixtures/users";
 
 /**
  * A fleet on one PostgreSQL: two web servers of the production build (jobs off) and two `desk worker` processes,
  * against the emulator enforcing the documented limits four times faster (the game paced the same way). Its own
- * database and emulator beside the suite's; the build is the suite's.
+ * database and emulator beside the suite's; the build is the suite's. Scheduled jobs run every few seconds here
+ * (PAYOUT_DESK_SCHEDULE_SECONDS), so the spec sees many of their periods.
  */
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 const { NODE_OPTIONS: _runnerOptions, ...CHILD_ENV } = process.env;
 const LIMITS = "scaled:4";
+const SCHEDULE_SECONDS = 5;
+const SUPPORT_A = userFor("support");
+const SUPPORT_B = { email: "support-b@e2e.test", name: "Sue Support", role: "support" as const };
 
-type Proc = { name: string; child: ChildProcess; output: () => string };
 type Server = { url: string; proc: Proc };
-type Env = Record<string, string | undefined>;
 
 let db: Db;
 let emulator: RunningEmulator;
@@ -34,34 +52,13 @@ const servers: Server[] = [];
 const workers: Proc[] = [];
 
 function startProcess(name: string, args: string[], extra: Env = {}): Proc {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...env, ...extra } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (c: Buffer) => (out += c.toString()));
-  child.stderr?.on("data", (c: Buffer) => (out += c.toString()));
-  return { name, child, output: () => out.slice(-4_000) };
+  return startProcessIn(env, name, args, extra);
 }
 
-async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, ms = 90_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function exited(proc: Proc): Promise<number | null> {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return Promise.resolve(proc.child.exitCode);
-  return new Promise((resolve) => proc.child.once("exit", (code) => resolve(code)));
-}
+const desk = (...args: string[]) => ["--import", "./bin/register.mjs", "bin/desk.ts", ...args];
 
 async function startWorker(name: string): Promise<Proc> {
-  const proc = startProcess(name, ["--import", "./bin/register.mjs", "bin/desk.ts", "worker", "--grace", "1"]);
+  const proc = startProcess(name, desk("worker", "--grace", "1"));
   await until(async () => proc.output().includes("working jobs"), `${name} started`, 60_000);
   workers.push(proc);
   return proc;
@@ -82,23 +79,10 @@ async function startServer(name: string, port: number, publicUrl: string): Promi
   return started;
 }
 
-async function stop(proc: Proc): Promise<number | null> {
-  const done = exited(proc);
-  if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill("SIGTERM");
-  return done;
-}
-
 function server(index: number): Server {
   const found = servers[index];
   if (!found) throw new Error(`no server ${index}`);
   return found;
-}
-
-async function rateLimitCounts(): Promise<{ calls: number; limited: number }> {
-  const state = (await (await fetch(`${emulator.url}/__emulator/state`)).json()) as {
-    rate_limit_counts: { calls: number; limited: number };
-  };
-  return state.rate_limit_counts;
 }
 
 async function pullsOf(month: string) {
@@ -127,33 +111,8 @@ async function expectEachPublishedOnce(month: string) {
   return { pulls, snapshots };
 }
 
-async function signInThrough(page: Page, signInServer: string, actionServer: string): Promise<number> {
-  const user = userFor("finance");
-  let redirected = 0;
-  // The sign-in form's action is posted to the other server: it must know the action id and make the session.
-  await page.route(`${signInServer}/sign-in`, async (route) => {
-    if (route.request().method() === "POST" && route.request().headers()["next-action"]) {
-      redirected += 1;
-      // As a load balancer would: the public host is forwarded, so the action's origin check sees its own host.
-      const headers = { ...route.request().headers(), "x-forwarded-host": new URL(signInServer).host };
-      await route.continue({ url: `${actionServer}/sign-in`, headers });
-    } else await route.continue();
-  });
-  await page.goto(`${signInServer}/sign-in`);
-  await page.getByLabel("Email").fill(user.email);
-  await page.getByLabel("Password").fill(E2E_PASSWORD);
-  await page.getByLabel("Password").press("Enter");
-  await expect(page).toHaveURL(/\/payouts$/);
-  await page.unroute(`${signInServer}/sign-in`);
-  return redirected;
-}
-
-async function askSnapshot(page: Page, month: string): Promise<void> {
-  await page.getByRole("button", { name: "Take snapshot" }).click();
-  const dialog = page.getByRole("dialog");
-  await dialog.getByRole("textbox", { name: "Month" }).fill(month);
-  await dialog.getByRole("button", { name: "Take snapshot" }).click();
-  await expect(dialog).toBeHidden();
+function signInThrough(page: Page, signInServer: string, actionServer: string): Promise<number> {
+  return signInThroughAs(page, signInServer, actionServer, userFor("finance"));
 }
 
 test.describe.configure({ mode: "serial" });
@@ -176,13 +135,15 @@ test.beforeAll(async () => {
     NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: "",
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: "info",
+    PAYOUT_DESK_SCHEDULE_SECONDS: String(SCHEDULE_SECONDS),
   };
-  const finance = userFor("finance");
-  const added = startProcess("users", [
-    ...["--import", "./bin/register.mjs", "bin/desk.ts", "users", "add", "--email", finance.email],
-    ...["--role", "finance", "--password", E2E_PASSWORD, "--name", finance.name],
-  ]);
-  expect(await exited(added), added.output()).toBe(0);
+  const added = [userFor("finance"), SUPPORT_A, SUPPORT_B].map((user) =>
+    startProcess(
+      `users ${user.email}`,
+      desk("users", "add", "--email", user.email, "--role", user.role, "--password", E2E_PASSWORD, "--name", user.name),
+    ),
+  );
+  for (const proc of added) expect(await exited(proc), proc.output()).toBe(0);
 
   const ports = [await freePort(), await freePort()];
   emulator = await startEmulator({
@@ -192,6 +153,13 @@ test.beforeAll(async () => {
     webhookSecret: DEMO_WEBHOOK_SECRET,
   });
   await registerDemoGame(db, emulator.url, { pacing: LIMITS });
+  // No automatic pulls here: the scheduled-pulls job runs every period and queues none, so every pull the tests
+  // count is one they asked for.
+  await updateGameAutomation(db, DEMO_GAME_ID, {
+    ...DEFAULT_AUTOMATION,
+    pullPreviousMonth: false,
+    pullCurrentMonthDaily: false,
+  });
   const publicUrl = `http://localhost:${ports[0]}`;
   await Promise.all([
     startServer("web-a", ports[0] as number, publicUrl),
@@ -225,7 +193,8 @@ test("[finance] SIGTERM to the worker running a pull loses nothing: the other wo
   test.setTimeout(180_000);
   const a = server(0);
   await signInThrough(page, a.url, a.url);
-  // The first report page is held for a while, so the pull is under way when its worker is told to stop.
+  // The first report page is held, so the pull is under way when its worker is told to stop (and let go once that
+  // worker has handed its jobs back: what the pull does after that cannot publish twice).
   const fault = await fetch(`${emulator.url}/__emulator/faults`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -236,7 +205,10 @@ test("[finance] SIGTERM to the worker running a pull loses nothing: the other wo
   await until(async () => (await pullsOf("2026-07")).some((p) => p.status === "running"), "the pull running");
   const [first] = workers as [Proc];
   await startWorker("worker-2");
-  expect(await stop(first)).toBe(0);
+  const stopped = stop(first);
+  await until(async () => first.output().includes("desk worker: stopped"), "worker-1 handed its jobs back");
+  for (const release of [...emulator.runtime.hangs]) release();
+  expect(await stopped).toBe(0);
   const { pulls, snapshots } = await expectEachPublishedOnce("2026-07");
   expect(pulls).toHaveLength(1);
   expect(pulls[0]?.status).toBe("complete");
@@ -253,16 +225,7 @@ test("[finance] pulls asked from both servers and the CLI at once: each pull pub
   await signInThrough(page, a.url, a.url);
   const other = await context.newPage();
   await other.goto(`${b.url}/payouts`);
-  const cli = startProcess("cli", [
-    "--import",
-    "./bin/register.mjs",
-    "bin/desk.ts",
-    "snapshot",
-    "--game",
-    DEMO_GAME_ID,
-    "--month",
-    "2026-08",
-  ]);
+  const cli = startProcess("cli", desk("snapshot", "--game", DEMO_GAME_ID, "--month", "2026-08"));
   await Promise.all([askSnapshot(page, "2026-08"), askSnapshot(other, "2026-08")]);
   const cliCode = await exited(cli);
   const { pulls } = await expectEachPublishedOnce("2026-08");
@@ -272,7 +235,7 @@ test("[finance] pulls asked from both servers and the CLI at once: each pull pub
   expect(pulls.length).toBeLessThanOrEqual(2);
   // The CLI either took its own pull (published once) or was told the window is being pulled.
   if (cliCode !== 0) expect(cli.output()).toMatch(/already running|pulling this window/i);
-  const counts = await rateLimitCounts();
+  const counts = await rateLimitCounts(emulator.url);
   expect(counts.calls).toBeGreaterThan(0);
   expect(counts.limited * 100).toBeLessThanOrEqual(counts.calls);
 });
@@ -317,6 +280,50 @@ test("webhooks delivered to both servers are stored once and processed once by t
   expect(rows.filter((r) => r.status !== "processed" || r.attempts !== 1)).toEqual([]);
 });
 
+test("[support] refunds asked on both servers at once land once at the service", async ({ browser }) => {
+  test.setTimeout(180_000);
+  const [a, b] = [server(0), server(1)];
+  const service = emulatorAccess(() => emulator.url);
+  const used = new Set<string>();
+  const same = await findRefundCandidate(service, used, { minAmountUsd: 3 });
+  used.add(same.subscriptionId);
+  const raced = await findRefundCandidate(service, used, { minAmountUsd: 3 });
+  const pages = await Promise.all(
+    [SUPPORT_A, SUPPORT_B].map(async (user, i) => {
+      const page = await (await browser.newContext()).newPage();
+      const target = i === 0 ? a : b;
+      await signInThroughAs(page, target.url, target.url, user);
+      return { page, target };
+    }),
+  );
+
+  // The same refund confirmed on both servers: one attempt, one call's refund, both shown its receipt.
+  await Promise.all(pages.map(({ page, target }) => reviewRefund(page, target.url, same.periodId, "1.00")));
+  await Promise.all(pages.map(({ page }) => page.getByRole("button", { name: "Refund USD 1.00" }).click()));
+  for (const { page } of pages) await expect(page).toHaveURL(RECEIPT_URL, { timeout: 60_000 });
+  expect(pages[0]?.page.url().replace(a.url, "")).toBe(pages[1]?.page.url().replace(b.url, ""));
+  const sameReport = await service.service(`/api/subscriptions/reporting/periods/${same.periodId}`);
+  expect(sameReport.refunds.refund_count).toBe(same.refundCount + 1);
+  expect(sameReport.refunds.refunded_to_date_usd).toBe("1.00");
+
+  // Two different refunds of one period at once: one lands, the other is refused and nothing of it is sent.
+  await Promise.all(
+    pages.map(({ page, target }, i) => reviewRefund(page, target.url, raced.periodId, i === 0 ? "1.00" : "2.00")),
+  );
+  await Promise.all(
+    pages.map(({ page }, i) => page.getByRole("button", { name: `Refund USD ${i === 0 ? "1.00" : "2.00"}` }).click()),
+  );
+  const outcomes = await Promise.all(pages.map(({ page }) => refundOutcome(page)));
+  expect([...outcomes].sort()).toEqual(["refunded", "refused"]);
+  const racedReport = await service.service(`/api/subscriptions/reporting/periods/${raced.periodId}`);
+  expect(racedReport.refunds.refund_count).toBe(raced.refundCount + 1);
+  expect(racedReport.refunds.refunded_to_date_usd).toBe(outcomes[0] === "refunded" ? "1.00" : "2.00");
+
+  const counts = await rateLimitCounts(emulator.url);
+  expect(counts.limited * 100).toBeLessThanOrEqual(counts.calls);
+  for (const { page } of pages) await page.context().close();
+});
+
 test("[finance] SIGTERM to a web server during an export: the file arrives whole or visibly cut", async ({ page }) => {
   test.setTimeout(120_000);
   const a = server(0);
@@ -329,28 +336,64 @@ test("[finance] SIGTERM to a web server during an export: the file arrives whole
     .orderBy("version", "desc")
     .executeTakeFirstOrThrow();
   const cookie = (await page.context().cookies(a.url)).map((c) => `${c.name}=${c.value}`).join("; ");
-  const response = await fetch(`${a.url}/api/exports/lines?snapshot=${snapshot.id}`, { headers: { cookie } });
-  expect(response.status).toBe(200);
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  const first = await reader.read();
-  if (first.value) chunks.push(first.value);
+  // One connection, closed after the export: the server's stop then waits for this response only, not for the
+  // keep-alive time of connections (the browser's, or this one once idle).
+  await page.context().close();
+  const response = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(`${a.url}/api/exports/lines?snapshot=${snapshot.id}`, { headers: { cookie }, agent: false }, resolve).on(
+      "error",
+      reject,
+    ),
+  );
+  expect(response.statusCode).toBe(200);
+  const reader = response[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const chunks: Buffer[] = [];
+  const first = await reader.next();
+  if (!first.done) chunks.push(first.value);
   const stopped = stop(a.proc);
   let cut = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.next();
       if (done) break;
       chunks.push(value);
     }
   } catch {
     cut = true;
   }
+  if (!response.complete) cut = true;
   await stopped;
   if (!cut) {
     // Whole: the header and every line, ending with a complete record.
     const text = Buffer.concat(chunks).toString("utf8");
     expect(text.endsWith("\r\n")).toBe(true);
     expect(text.trimEnd().split("\r\n")).toHaveLength(snapshot.line_count + 1);
+  }
+});
+
+test("each scheduled job ran once in every period, with two workers scheduling", async () => {
+  const names = JOBS.flatMap((job) => (job.schedule ? [job.definition.name] : []));
+  expect(names.length).toBeGreaterThan(0);
+  // Periods that began two periods ago or earlier have had their run.
+  const settled = Date.now() - 2 * SCHEDULE_SECONDS * 1000;
+  for (const name of names) {
+    const runs = await until(async () => {
+      const list = (await listScheduledRuns(db, { job: name, since: new Date(0) })).filter(
+        (r) => r.period_start.getTime() <= settled,
+      );
+      return list.every((r) => r.finished_at !== null) ? list : null;
+    }, `${name}: settled periods finished`);
+    expect(runs.length, name).toBeGreaterThanOrEqual(3);
+    const starts = runs.map((r) => r.period_start.getTime());
+    // No period skipped from the first on, none run twice: one job each, started once, finished.
+    expect(
+      starts.slice(1).filter((start, i) => start !== (starts[i] as number) + SCHEDULE_SECONDS * 1000),
+      name,
+    ).toEqual([]);
+    expect(
+      runs.filter((r) => r.job_id === null || r.runs !== 1 || r.finished_at === null),
+      name,
+    ).toEqual([]);
+    expect(new Set(runs.map((r) => r.job_id)).size, name).toBe(runs.length);
   }
 });

@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures/test";
-import { DEMO_GAME_SECRET } from "../emulator/scenario/demo";
 import { formatUsd, money } from "../lib/money";
+import { emulatorAccess, findRefundCandidate, type RefundCandidate } from "./fixtures/refunds";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
@@ -8,54 +8,14 @@ import { shoot, signIn } from "./fixtures/session";
  * service answers 503 to the first refund call, and the receipt. The emulator is asked directly (as the service would
  * be) how many refunds the period holds, so "exactly one" is checked at the source.
  */
-const EMULATOR = () => {
+const { service, admin } = emulatorAccess(() => {
   const url = process.env.E2E_EMULATOR_URL;
   if (!url) throw new Error("E2E_EMULATOR_URL is not set (run through npm run test:e2e)");
   return url;
-};
+});
 
-async function service(path: string): Promise<any> {
-  const response = await fetch(`${EMULATOR()}/sandbox${path}`, { headers: { "X-Game-Secret-Key": DEMO_GAME_SECRET } });
-  if (!response.ok) throw new Error(`${path}: ${response.status}`);
-  return response.json();
-}
-
-async function admin(path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${EMULATOR()}/__emulator${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return response.json();
-}
-
-type Candidate = { email: string; subscriptionId: string; periodId: number; periodSeq: number; refundCount: number };
-
-/** A demo player with a live card subscription whose latest paid period is card-charged and not refunded yet. */
-async function findCandidate(skip: Set<string>): Promise<Candidate> {
-  for (let n = 1; n <= 200; n++) {
-    const email = `player${n}@demo.example`;
-    const list = await service(`/api/subscriptions/player?player_email=${encodeURIComponent(email)}&status=active`);
-    for (const sub of list.subscriptions) {
-      if (skip.has(sub.subscription_id) || sub.funding_rail !== "card" || sub.wallet_only || !sub.revenue_share)
-        continue;
-      const periods = await service(
-        `/api/subscriptions/reporting/subscriptions/${sub.subscription_id}/attribution?status=paid&limit=1`,
-      );
-      const period = periods.periods[0];
-      if (period?.funding?.rail !== "card" || Number(period.funding.card_charged_usd) <= 0) continue;
-      if (Number(period.refund?.refunded_amount_usd ?? "0") > 0) continue;
-      const report = await service(`/api/subscriptions/reporting/periods/${period.period_id}`);
-      return {
-        email,
-        subscriptionId: sub.subscription_id,
-        periodId: period.period_id,
-        periodSeq: period.period_seq,
-        refundCount: report.refunds.refund_count,
-      };
-    }
-  }
-  throw new Error("no refundable demo subscription found");
+function findCandidate(skip: Set<string>): Promise<RefundCandidate> {
+  return findRefundCandidate({ service, admin }, skip);
 }
 
 const used = new Set<string>();

@@ -30,7 +30,10 @@ export type QueueSettings = {
   policy?: QueuePolicy;
   /** How many of these run at once in one worker process (default 1). */
   concurrency?: number;
-  /** Cron (UTC) for jobs that queue themselves on a schedule, with the payload each scheduled job gets. */
+  /**
+   * Cron (UTC) for jobs that queue themselves on a schedule, with the payload each scheduled job gets: the forms
+   * lib/jobs/schedule-period.ts reads, queued once per period by lib/jobs/scheduler.ts.
+   */
   schedule?: { cron: string; payload: object };
 };
 

@@ -1,8 +1,11 @@
 import "server-only";
+import { getDb } from "@/db";
+import { noteScheduledRun } from "@/db/queries/scheduled-runs";
 import { log } from "@/lib/log";
 import { flushWebhookRefusals } from "@/lib/webhooks/refusal-counts";
 import { ensureQueue, getBoss, stopBoss } from "./queue";
 import { JOBS } from "./registry";
+import { startScheduler } from "./scheduler";
 
 /**
  * Starts the workers for every registered job in this process (the app server starts them through
@@ -11,7 +14,7 @@ import { JOBS } from "./registry";
  */
 export type WorkerCounts = { jobsFinished: number; jobsFailed: number; running: number };
 
-type State = { started?: Promise<void>; counts: WorkerCounts };
+type State = { started?: Promise<void>; stopScheduler?: () => Promise<void>; counts: WorkerCounts };
 const holder = globalThis as unknown as { __payoutDeskWorkers?: State };
 holder.__payoutDeskWorkers ??= { counts: { jobsFinished: 0, jobsFailed: 0, running: 0 } };
 const state: State = holder.__payoutDeskWorkers;
@@ -32,8 +35,12 @@ export function startWorkers(): Promise<void> {
             const startedAt = Date.now();
             const attempt = entry.retryCount + 1;
             state.counts.running++;
+            // A scheduled run notes on its period's row that it ran (a retry counts again) and finished.
+            const run = job.schedule ? { job: job.definition.name, jobId: entry.id } : null;
             try {
+              if (run) await noteScheduledRun(getDb(), { ...run, event: "started" });
               await handler(entry.data, { jobId: entry.id, attempt });
+              if (run) await noteScheduledRun(getDb(), { ...run, event: "finished" });
               state.counts.jobsFinished++;
               log.info("job done", { job: job.definition.name, id: entry.id, ms: Date.now() - startedAt });
             } catch (error) {
@@ -46,9 +53,11 @@ export function startWorkers(): Promise<void> {
           },
         );
       }
-      if (job.schedule)
-        await boss.schedule(job.definition.name, job.schedule.cron, job.schedule.payload, { tz: "UTC" });
     }
+    state.stopScheduler = await startScheduler(
+      boss,
+      JOBS.map((job) => job.definition),
+    );
     log.info("workers started", { jobs: JOBS.map((j) => j.definition.name) });
   })();
   return state.started;
@@ -67,6 +76,9 @@ export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise
   const started = state.started;
   state.started = undefined;
   if (started) await started.catch(() => undefined);
+  const stopScheduler = state.stopScheduler;
+  state.stopScheduler = undefined;
+  await stopScheduler?.();
   await stopBoss({ timeoutMs: options.timeoutMs });
   return workerCounts();
 }

@@ -1,0 +1,82 @@
+import "server-only";
+import type PgBoss from "pg-boss";
+import { getDb } from "@/db";
+import { claimScheduledRun, pruneScheduledRuns, queueExecutor, setScheduledRunJob } from "@/db/queries/scheduled-runs";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import type { QueueSettings } from "./queue";
+import { periodStartMs, type SchedulePeriod, schedulePeriod } from "./schedule-period";
+
+/** How long a period's row is kept after the period started. */
+const KEEP_MS = 7 * 24 * 3600_000;
+
+type Scheduled = { name: string; period: SchedulePeriod; payload: object };
+
+/**
+ * Queues each scheduled job once per period, however many processes run workers: every process looks once a second
+ * (or five times a period, when periods are shorter) whether a period began, and the one whose claim of the period
+ * lands in `scheduled_run` queues its run in the same transaction. A period no process saw begin (all were down) is
+ * not made up: the next one runs. Returns the stop, which waits for a look under way.
+ */
+export async function startScheduler(
+  boss: PgBoss,
+  jobs: QueueSettings[],
+  options: { periodSeconds?: number } = {},
+): Promise<() => Promise<void>> {
+  const override = options.periodSeconds ?? env().PAYOUT_DESK_SCHEDULE_SECONDS;
+  const scheduled: Scheduled[] = [];
+  for (const job of jobs) {
+    if (!job.schedule) continue;
+    scheduled.push({
+      name: job.name,
+      period: schedulePeriod(job.schedule.cron, override),
+      payload: job.schedule.payload,
+    });
+    // A schedule an earlier version left with the queue's own cron would queue the job besides this one.
+    await boss.unschedule(job.name);
+  }
+  if (scheduled.length === 0) return async () => undefined;
+  // The period under way when the process starts is left to the processes already running, as a cron would leave
+  // it: this one queues from the next period on.
+  const seen = new Map(scheduled.map((job) => [job.name, periodStartMs(job.period, Date.now())]));
+  const shortest = Math.min(...scheduled.map((s) => s.period.seconds));
+  let looking: Promise<void> | null = null;
+  const look = async () => {
+    for (const job of scheduled) {
+      const start = periodStartMs(job.period, Date.now());
+      if (seen.get(job.name) === start) continue;
+      try {
+        await queueScheduledRun(boss, job, start);
+        seen.set(job.name, start);
+      } catch (error) {
+        log.warn("could not queue a scheduled job", { job: job.name, error });
+      }
+    }
+  };
+  const timer = setInterval(
+    () => {
+      looking ??= look().finally(() => (looking = null));
+    },
+    Math.min(1000, (shortest * 1000) / 5),
+  );
+  timer.unref?.();
+  return async () => {
+    clearInterval(timer);
+    await looking;
+  };
+}
+
+async function queueScheduledRun(boss: PgBoss, job: Scheduled, startMs: number): Promise<void> {
+  const db = getDb();
+  const key = { job: job.name, periodStart: new Date(startMs) };
+  const jobId = await db.transaction().execute(async (trx) => {
+    if (!(await claimScheduledRun(trx, key))) return undefined;
+    // The queue's policy refuses a second waiting run (null): the waiting one runs in this period.
+    const id = await boss.send(job.name, job.payload, { db: queueExecutor(trx) });
+    await setScheduledRunJob(trx, { ...key, jobId: id });
+    return id;
+  });
+  if (jobId === undefined) return;
+  log.debug("scheduled job queued", { job: job.name, period: key.periodStart.toISOString(), id: jobId });
+  await pruneScheduledRuns(db, { job: job.name, before: new Date(startMs - KEEP_MS) });
+}

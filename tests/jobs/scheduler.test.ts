@@ -1,0 +1,68 @@
+import { sql } from "kysely";
+import PgBoss from "pg-boss";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listScheduledRuns } from "../../db/queries/scheduled-runs";
+import { ensureQueue, type QueueSettings } from "../../lib/jobs/queue";
+import { startScheduler } from "../../lib/jobs/scheduler";
+import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
+
+let t: TestDatabase;
+const bosses: PgBoss[] = [];
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  applyTestEnv(t);
+});
+
+afterAll(async () => {
+  for (const boss of bosses) await boss.stop({ graceful: false, wait: true });
+  await t?.drop();
+});
+
+/** A process's queue client of its own, as a second worker process would have. */
+async function processBoss(): Promise<PgBoss> {
+  const boss = new PgBoss({ connectionString: t.url, schema: "pgboss", max: 2 });
+  boss.on("error", () => undefined);
+  await boss.start();
+  bosses.push(boss);
+  return boss;
+}
+
+const JOB: QueueSettings = {
+  name: "test.scheduled",
+  policy: "stately",
+  schedule: { cron: "* * * * *", payload: {} },
+};
+
+describe("scheduled jobs", () => {
+  it("queue one run per period, however many processes schedule them", async () => {
+    const [a, b, c] = [await processBoss(), await processBoss(), await processBoss()];
+    for (const boss of [a, b, c]) await ensureQueue(boss, JOB);
+    // A schedule left by an earlier version (pg-boss's own cron) is taken away, so it cannot queue runs besides.
+    await a.schedule(JOB.name, "* * * * *", {}, { tz: "UTC" });
+    const began = Date.now();
+    const stops = await Promise.all([a, b, c].map((boss) => startScheduler(boss, [JOB], { periodSeconds: 2 })));
+    // Each period's run is done as a worker would, so the next period's run is not refused as a second waiting.
+    for (;;) {
+      const taken = await a.fetch(JOB.name, { batchSize: 10 });
+      if (taken.length > 0)
+        await a.complete(
+          JOB.name,
+          taken.map((j) => j.id),
+        );
+      if ((await listScheduledRuns(t.db, { job: JOB.name, since: new Date(began - 2_000) })).length >= 4) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await Promise.all(stops.map((stop) => stop()));
+
+    expect(await a.getSchedules()).toEqual([]);
+    const runs = await listScheduledRuns(t.db, { job: JOB.name, since: new Date(began - 2_000) });
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+    const starts = runs.map((r) => r.period_start.getTime());
+    // Every period from the first on, each once, each with its job.
+    for (let i = 1; i < starts.length; i++) expect(starts[i]).toBe((starts[i - 1] as number) + 2_000);
+    expect(runs.every((r) => r.job_id !== null)).toBe(true);
+    const queued = await sql<{ id: string }>`select id from pgboss.job where name = ${JOB.name}`.execute(t.db);
+    expect(queued.rows.map((r) => r.id).sort()).toEqual(runs.map((r) => r.job_id).sort());
+  });
+});
