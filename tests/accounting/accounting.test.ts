@@ -141,7 +141,7 @@ describe("year-end payee totals", () => {
 });
 
 describe("year-end payee totals with returns and tax forms", () => {
-  it("subtracts a returned payment in the year it came back and reads the tax form from the recipient's profile", async () => {
+  it("subtracts a returned payment in the year it came back and reads the tax form from the profile", async () => {
     const statement = await t.db
       .selectFrom("payout_statement")
       .select("id")
