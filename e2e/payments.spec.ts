@@ -254,7 +254,7 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
     ...bank.map((r, i) => `${r.reference},BANK-${i},paid,${r.amount},EUR,0,`),
   ].join("\r\n");
   await importResults(page, "generic", "bank-results.csv", generic, "apply");
-  await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid, 0 rejected" })).toBeVisible();
   const states = await statesOf();
   expect(states[paypalPeople[1]?.id ?? 0]).toBe("approved");
   expect([paypalPeople[0], paypalPeople[2], ...bankPeople].map((p) => states[p?.id ?? 0])).toEqual([

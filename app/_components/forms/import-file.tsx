@@ -12,6 +12,7 @@ type ImportAction<T> = (state: ActionResult<T> | null, form: FormData) => Promis
  * The state of an import form and its submit handler: the file chosen in the form's file input is read in the page
  * and its text sent with the fields `fields(text, mode)` names (nothing is sent, and `missingFile` is shown on the
  * file field, when no file is chosen). The form is submitted by hand, so nothing it holds is reset by an answer.
+ * `state` is the last answer, and null while the next one is awaited.
  */
 export function useImportForm<T>(
   action: ImportAction<T>,
@@ -32,7 +33,8 @@ export function useImportForm<T>(
     for (const [name, value] of Object.entries(options.fields(await file.text(), mode))) data.set(name, value);
     startTransition(() => dispatch(data));
   };
-  return { state, pending, fileError, mode, setMode, onSubmit };
+  // While a new import runs, the previous answer is not shown: it would read as this one's.
+  return { state: pending ? null : state, pending, fileError, mode, setMode, onSubmit };
 }
 
 export type ImportFormProps = {
