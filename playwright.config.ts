@@ -4,12 +4,13 @@ import { defineConfig } from "@playwright/test";
  * End-to-end tests run a production build of Payout Desk against a throwaway PostgreSQL and the service emulator,
  * all started by e2e/global-setup.ts on free ports. Chromium is the system's (/usr/bin/chromium), never a download.
  *
- * Two projects split the specs: "pages" walks every page and checks what no page may show (errors, accessibility
- * faults, secrets, missing headers), "flows" takes people through their work. `npm test` runs each in a Playwright
+ * Two projects split the specs: "checks" walks every page and checks what no page may show (errors, accessibility
+ * faults, secrets, missing headers) and runs the fleet (servers and workers of its own); "flows" takes people
+ * through their work. `npm test` runs each in a Playwright
  * process of its own, so each has its own database, emulator and server and neither sees the other's changes;
  * `npm run test:e2e` alone runs both in one process, one after the other.
  */
-const PAGE_SPECS = ["crawl.spec.ts", "secrets.spec.ts", "headers.spec.ts", "frame.spec.ts"];
+const CHECK_SPECS = ["crawl.spec.ts", "secrets.spec.ts", "headers.spec.ts", "frame.spec.ts", "fleet.spec.ts"];
 
 export default defineConfig({
   testDir: "e2e",
@@ -38,7 +39,7 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: "pages", testMatch: PAGE_SPECS, outputDir: "test-results/pages", use: { browserName: "chromium" } },
-    { name: "flows", testIgnore: PAGE_SPECS, outputDir: "test-results/flows", use: { browserName: "chromium" } },
+    { name: "checks", testMatch: CHECK_SPECS, outputDir: "test-results/checks", use: { browserName: "chromium" } },
+    { name: "flows", testIgnore: CHECK_SPECS, outputDir: "test-results/flows", use: { browserName: "chromium" } },
   ],
 });

@@ -1,5 +1,5 @@
 // Runs the unit and integration suite (vitest) and the end-to-end suite (Playwright) side by side. The end-to-end
-// specs run as two Playwright processes, one per project of playwright.config.ts ("pages" and "flows"), each with
+// specs run as two Playwright processes, one per project of playwright.config.ts ("checks" and "flows"), each with
 // its own database, emulator and server: the browser suites spend most of their time waiting on pages, and vitest
 // on PostgreSQL and child processes, so together they keep the cores busy. The production build is made once,
 // before both. End-to-end output streams as it comes, each line marked with its project; the vitest output is shown
@@ -43,7 +43,7 @@ async function endToEnd() {
   const built = await run("build", [], { output: "stream" });
   if (built !== 0) return built;
   const codes = await Promise.all(
-    ["pages", "flows"].map((project) =>
+    ["checks", "flows"].map((project) =>
       run("test:e2e", [`--project=${project}`], { output: "stream", label: `e2e ${project}` }),
     ),
   );
