@@ -18,6 +18,7 @@ import * as paymentFiles from "./2026_11_24_1400_payment_files";
 import * as statements from "./2026_11_24_1600_statements";
 import * as accounting from "./2026_11_24_1500_accounting";
 import * as paymentFlow from "./2026_11_24_1800_payment_flow";
+import * as payoutBatchTally from "./2026_11_25_1200_payout_batch_tally";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -43,4 +44,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_24_1600_statements": statements,
   "2026_11_24_1500_accounting": accounting,
   "2026_11_24_1800_payment_flow": paymentFlow,
+  "2026_11_25_1200_payout_batch_tally": payoutBatchTally,
 };

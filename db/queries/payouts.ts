@@ -192,18 +192,23 @@ async function fetchPage<DB, TB extends keyof DB, O, R>(
   params: Pick<PayoutTableQuery, "page" | "pageSize">,
   base: SelectQueryBuilder<DB, TB, O>,
   page: (reverse: boolean, offset: number, limit: number) => Promise<R[]>,
+  counted?: () => Promise<number>,
 ): Promise<{ rows: R[]; total: number }> {
   const offset = (params.page - 1) * params.pageSize;
-  const count = () =>
-    base
-      .select((eb) => eb.fn.countAll<string>().as("n"))
-      .$castTo<{ n: string }>()
-      .executeTakeFirst();
+  const count =
+    counted ??
+    (async () => {
+      const row = await base
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .$castTo<{ n: string }>()
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    });
   if (offset < DEEP_OFFSET) {
-    const [rows, counted] = await Promise.all([page(false, offset, params.pageSize), count()]);
-    return { rows, total: Number(counted?.n ?? 0) };
+    const [rows, total] = await Promise.all([page(false, offset, params.pageSize), count()]);
+    return { rows, total };
   }
-  const total = Number((await count())?.n ?? 0);
+  const total = await count();
   if (offset >= total) return { rows: [], total };
   const limit = Math.min(params.pageSize, total - offset);
   if (offset < total / 2) return { rows: await page(false, offset, limit), total };
@@ -233,30 +238,37 @@ export async function listPayoutTable(
     const shared = sharedFilter("st", params.filter);
     if (shared) base = base.where(shared);
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
-    const { rows, total } = await fetchPage(params, base, (reverse, off, limit) =>
-      base
-        .select([
-          "st.id",
-          "st.recipient_player_id",
-          "st.resolved",
-          "st.player_email",
-          "st.player_name",
-          "st.in_snapshot",
-          "st.renewal_count",
-          "st.subscription_count",
-          "st.reversal_count",
-          "st.gross_attributed_usd",
-          "st.reversed_attributed_usd",
-          "st.net_attributed_usd",
-          "st.carried_in_usd",
-          "st.payable_usd",
-          "st.state",
-          "st.hold_reason",
-          "st.recipient_flags",
-        ])
-        .$call((qb) =>
-          readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
-        ),
+    // Without a search or a filter, the batch's tally has the count (all statements, or those in one state).
+    const batch = { gameId: params.gameId, batchId: params.batchId };
+    const tallied = q || params.filter ? undefined : () => countTallied(db, batch, params.state);
+    const { rows, total } = await fetchPage(
+      params,
+      base,
+      (reverse, off, limit) =>
+        base
+          .select([
+            "st.id",
+            "st.recipient_player_id",
+            "st.resolved",
+            "st.player_email",
+            "st.player_name",
+            "st.in_snapshot",
+            "st.renewal_count",
+            "st.subscription_count",
+            "st.reversal_count",
+            "st.gross_attributed_usd",
+            "st.reversed_attributed_usd",
+            "st.net_attributed_usd",
+            "st.carried_in_usd",
+            "st.payable_usd",
+            "st.state",
+            "st.hold_reason",
+            "st.recipient_flags",
+          ])
+          .$call((qb) =>
+            readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
+          ),
+      tallied,
     );
     return {
       rows: rows.map((r) => ({
@@ -319,19 +331,30 @@ export type BatchCounts = {
   flagged: number;
 };
 
+/** How many statements a batch has in each state, their payable total and how many are flagged (kept by triggers). */
+function batchTally(db: Db, params: { gameId: string; batchId: string }) {
+  return db
+    .selectFrom("payout_batch_tally as t")
+    .innerJoin("payout_batch as b", "b.id", "t.batch_id")
+    .where("b.game_id", "=", params.gameId)
+    .where("t.batch_id", "=", params.batchId);
+}
+
+/** How many statements of a batch there are (in one state, if given), from its tally. */
+async function countTallied(
+  db: Db,
+  params: { gameId: string; batchId: string },
+  state: PayoutStatementState | undefined,
+): Promise<number> {
+  let query = batchTally(db, params).select(sql<string>`coalesce(sum(t.statements), 0)::text`.as("n"));
+  if (state) query = query.where("t.state", "=", state);
+  return Number((await query.executeTakeFirst())?.n ?? 0);
+}
+
 /** Statement counts and payable totals of a batch, per state. */
 export async function summarizeBatch(db: Db, params: { gameId: string; batchId: string }): Promise<BatchCounts> {
-  const rows = await db
-    .selectFrom("payout_statement")
-    .select(["state"])
-    .select((eb) => [
-      eb.fn.countAll<string>().as("n"),
-      sql<string>`coalesce(sum(payable_usd), 0)::text`.as("payable"),
-      sql<string>`count(*) filter (where jsonb_array_length(recipient_flags) > 0)`.as("flagged"),
-    ])
-    .where("game_id", "=", params.gameId)
-    .where("batch_id", "=", params.batchId)
-    .groupBy("state")
+  const rows = await batchTally(db, params)
+    .select(["t.state", "t.statements as n", sql<string>`t.payable_usd::text`.as("payable"), "t.flagged"])
     .execute();
   const byState = Object.fromEntries(
     STATEMENT_STATES.map((s) => [s, { count: 0, payableUsd: "0.00" }]),
