@@ -1,9 +1,10 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * payout_batch_tally: per batch and statement state, how many statements, their payable total and how many carry a
- * flag, kept by statement-level triggers in the transaction that changes the statements. The window page shows these
- * on every request; counting 100,000 statements each time cost more than the rest of the page together.
+ * payout_batch_tally: per batch and statement state, how many statements, their payable total, how many have
+ * something payable and how many carry a flag, kept by statement-level triggers in the transaction that changes the
+ * statements. The window page shows these on every request; counting 100,000 statements each time cost more than the
+ * rest of the page together.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create table payout_batch_tally (
@@ -11,6 +12,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     state text not null,
     statements bigint not null,
     payable_usd numeric not null,
+    payable_statements bigint not null,
     flagged bigint not null,
     primary key (batch_id, state)
   )`.execute(db);
@@ -21,6 +23,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       if tg_op in ('UPDATE', 'DELETE') then
         with gone as (
           select batch_id, state, count(*) as n, coalesce(sum(payable_usd), 0) as payable,
+            count(*) filter (where payable_usd <> 0) as payable_n,
             count(*) filter (where jsonb_array_length(recipient_flags) > 0) as flagged
           from old_rows group by batch_id, state
         ), locked as (
@@ -29,17 +32,18 @@ export async function up(db: Kysely<any>): Promise<void> {
         )
         update payout_batch_tally t
           set statements = t.statements - gone.n, payable_usd = t.payable_usd - gone.payable,
-            flagged = t.flagged - gone.flagged
+            payable_statements = t.payable_statements - gone.payable_n, flagged = t.flagged - gone.flagged
           from gone join locked using (batch_id, state)
           where t.batch_id = gone.batch_id and t.state = gone.state;
       end if;
       if tg_op in ('INSERT', 'UPDATE') then
-        insert into payout_batch_tally as t (batch_id, state, statements, payable_usd, flagged)
-          select batch_id, state, count(*), coalesce(sum(payable_usd), 0),
+        insert into payout_batch_tally as t (batch_id, state, statements, payable_usd, payable_statements, flagged)
+          select batch_id, state, count(*), coalesce(sum(payable_usd), 0), count(*) filter (where payable_usd <> 0),
             count(*) filter (where jsonb_array_length(recipient_flags) > 0)
           from new_rows group by batch_id, state order by batch_id, state
           on conflict (batch_id, state) do update
             set statements = t.statements + excluded.statements, payable_usd = t.payable_usd + excluded.payable_usd,
+              payable_statements = t.payable_statements + excluded.payable_statements,
               flagged = t.flagged + excluded.flagged;
       end if;
       return null;
@@ -51,8 +55,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     for each statement execute function payout_batch_tally_apply()`.execute(db);
   await sql`create trigger payout_batch_tally_delete after delete on payout_statement
     referencing old table as old_rows for each statement execute function payout_batch_tally_apply()`.execute(db);
-  await sql`insert into payout_batch_tally (batch_id, state, statements, payable_usd, flagged)
-    select batch_id, state, count(*), coalesce(sum(payable_usd), 0),
+  await sql`insert into payout_batch_tally (batch_id, state, statements, payable_usd, payable_statements, flagged)
+    select batch_id, state, count(*), coalesce(sum(payable_usd), 0), count(*) filter (where payable_usd <> 0),
       count(*) filter (where jsonb_array_length(recipient_flags) > 0)
     from payout_statement group by batch_id, state`.execute(db);
 }

@@ -2,8 +2,9 @@ import "server-only";
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
-import { formatUsd, money } from "@/core/money";
+import { formatUsd } from "@/core/money";
 import { formatInstant } from "@/core/time";
+import { countTallied } from "./batch-tally";
 import { matchesRecipient } from "./payout-recipients";
 
 /**
@@ -44,15 +45,6 @@ export const PAYOUT_TABLE_SORTS = [
 export type PayoutTableSort = (typeof PAYOUT_TABLE_SORTS)[number];
 export const PAYOUT_TABLE_FILTERS = ["flagged", "unresolved", "negative", "reversals", "carried_in"] as const;
 export type PayoutTableFilter = (typeof PAYOUT_TABLE_FILTERS)[number];
-export const STATEMENT_STATES: readonly PayoutStatementState[] = [
-  "draft",
-  "approved",
-  "held",
-  "in_payment",
-  "paid",
-  "returned",
-  "carried",
-];
 
 export type PayoutTableRow = {
   recipientPlayerId: number;
@@ -324,53 +316,6 @@ export async function listPayoutTable(
   };
 }
 
-export type BatchCounts = {
-  byState: Record<PayoutStatementState, { count: number; payableUsd: string }>;
-  total: number;
-  payableUsd: string;
-  flagged: number;
-};
-
-/** How many statements a batch has in each state, their payable total and how many are flagged (kept by triggers). */
-function batchTally(db: Db, params: { gameId: string; batchId: string }) {
-  return db
-    .selectFrom("payout_batch_tally as t")
-    .innerJoin("payout_batch as b", "b.id", "t.batch_id")
-    .where("b.game_id", "=", params.gameId)
-    .where("t.batch_id", "=", params.batchId);
-}
-
-/** How many statements of a batch there are (in one state, if given), from its tally. */
-async function countTallied(
-  db: Db,
-  params: { gameId: string; batchId: string },
-  state: PayoutStatementState | undefined,
-): Promise<number> {
-  let query = batchTally(db, params).select(sql<string>`coalesce(sum(t.statements), 0)::text`.as("n"));
-  if (state) query = query.where("t.state", "=", state);
-  return Number((await query.executeTakeFirst())?.n ?? 0);
-}
-
-/** Statement counts and payable totals of a batch, per state. */
-export async function summarizeBatch(db: Db, params: { gameId: string; batchId: string }): Promise<BatchCounts> {
-  const rows = await batchTally(db, params)
-    .select(["t.state", "t.statements as n", sql<string>`t.payable_usd::text`.as("payable"), "t.flagged"])
-    .execute();
-  const byState = Object.fromEntries(
-    STATEMENT_STATES.map((s) => [s, { count: 0, payableUsd: "0.00" }]),
-  ) as BatchCounts["byState"];
-  let total = 0;
-  let payable = money("0");
-  let flagged = 0;
-  for (const r of rows) {
-    byState[r.state] = { count: Number(r.n), payableUsd: formatUsd(r.payable) };
-    total += Number(r.n);
-    payable = payable.plus(r.payable);
-    flagged += Number(r.flagged);
-  }
-  return { byState, total, payableUsd: formatUsd(payable), flagged };
-}
-
 /** The statement of one recipient in a batch, if any. */
 export async function findStatementId(
   db: Db,
@@ -392,3 +337,4 @@ export function formatAsOf(date: Date): string {
 
 export { getLiveBatchId, listLiveBatchesByWindow } from "./payout-batches";
 export * from "./payout-recipients";
+export { type BatchCounts, countPaymentStates, STATEMENT_STATES, summarizeBatch } from "./batch-tally";

@@ -111,6 +111,7 @@ export type PayoutBatchTallyTable = {
   state: PayoutStatementState;
   statements: ColumnType<string, never, never>;
   payable_usd: ColumnType<string, never, never>;
+  payable_statements: ColumnType<string, never, never>;
   flagged: ColumnType<string, never, never>;
 };
 

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { listPayoutTable, summarizeBatch } from "@/db/queries/payouts";
+import { countPaymentStates, listPayoutTable, summarizeBatch } from "@/db/queries/payouts";
 import {
   approvePayoutBatch,
   approveStatements,
@@ -54,6 +54,14 @@ async function expectTallyMatches(batchId: string) {
   }
   expect(summary.total).toBe(total);
   expect(summary.flagged).toBe(flagged);
+  const payment = await sql<{ in_payment: string; payable: string }>`select
+      count(*) filter (where state = 'in_payment')::text as in_payment,
+      count(*) filter (where state in ('approved', 'returned') and payable_usd <> 0)::text as payable
+    from payout_statement where batch_id = ${batchId}`.execute(db);
+  expect(await countPaymentStates(db, { gameId: GAME, batchId })).toEqual({
+    inPayment: Number(payment.rows[0]?.in_payment),
+    payable: Number(payment.rows[0]?.payable),
+  });
   const table = await listPayoutTable(db, {
     gameId: GAME,
     snapshotId: "",
@@ -111,7 +119,9 @@ describe("a batch's tally", () => {
     await approveStatements(db, { gameId: GAME, batchId, ids: [id(1), id(3), id(4)] }, web(actor("preparer")));
     await expectTallyMatches(batchId);
     await approvePayoutBatch(db, { gameId: GAME, batchId }, web(actor("approver")));
-    await expectTallyMatches(batchId);
+    const approved = await expectTallyMatches(batchId);
+    expect((await countPaymentStates(db, { gameId: GAME, batchId })).payable).toBeGreaterThan(0);
+    expect(approved.byState.approved.count).toBeGreaterThan(0);
     await markStatementsPaid(
       db,
       { gameId: GAME, batchId, paidOn: "2026-05-03", method: "wise", reference: "WISE-APR" },
