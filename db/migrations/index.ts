@@ -20,6 +20,7 @@ import * as accounting from "./2026_11_24_1500_accounting";
 import * as paymentFlow from "./2026_11_24_1800_payment_flow";
 import * as statementUndeliverable from "./2026_11_25_1000_statement_undeliverable";
 import * as scheduledRuns from "./2026_11_25_1100_scheduled_runs";
+import * as payoutBatchTally from "./2026_11_25_1200_payout_batch_tally";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -47,4 +48,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_24_1800_payment_flow": paymentFlow,
   "2026_11_25_1000_statement_undeliverable": statementUndeliverable,
   "2026_11_25_1100_scheduled_runs": scheduledRuns,
+  "2026_11_25_1200_payout_batch_tally": payoutBatchTally,
 };

@@ -9,8 +9,6 @@ import type { Db } from "@/db";
 
 type Target = { gameId: string; snapshotId: string };
 
-export const LINE_PAGE_SIZE = 2_000;
-
 /**
  * Cells are made text by PostgreSQL itself: `numeric::text` is the exact decimal as stored, and instants are
  * formatted in UTC there, so the export never parses a value into a JS number or Date and back.
@@ -40,14 +38,6 @@ export function instantText(ref: string): RawBuilder<string | null> {
   >`rtrim(rtrim(to_char(${sql.ref(ref)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z'`;
 }
 
-/**
- * An instant as PostgreSQL's own text of the UTC timestamp, "2026-03-01 00:00:02.6": far cheaper for the database
- * than to_char. utcTimestampToInstant turns it into the same text instantText gives.
- */
-export function utcTimestampText(ref: string): RawBuilder<string | null> {
-  return sql<string | null>`(${sql.ref(ref)} at time zone 'UTC')::text`;
-}
-
 /** A text column as it is. */
 function text(ref: string): RawBuilder<string | null> {
   return sql<string | null>`${sql.ref(ref)}`;
@@ -61,90 +51,142 @@ type LineCellSources = {
   instant: (ref: string) => RawBuilder<string | null>;
 };
 
-/** The select list of a line's cells, in LINE_COLUMNS order. */
-function lineCells(from: LineCellSources) {
+type NamedCell = [string, RawBuilder<string | null>];
+
+/** Cells of the line's own columns, each made text by `toText` and named after its column. */
+function columnsOf(toText: (ref: string) => RawBuilder<string | null>, ...names: string[]): NamedCell[] {
+  return names.map((name) => [name, toText(`l.${name}`)]);
+}
+
+/** The cells of a line, in LINE_COLUMNS order, each with its column's name. */
+function lineCells(from: LineCellSources): NamedCell[] {
   return [
-    from.snapshotId.as("snapshot_id"),
-    integerText("l.recipient_player_id").as("recipient_player_id"),
-    from.name.as("recipient_name"),
-    from.email.as("recipient_email"),
-    integerText("l.period_id").as("period_id"),
-    text("l.subscription_id").as("subscription_id"),
-    integerText("l.period_seq").as("period_seq"),
-    text("l.item_id").as("item_id"),
-    text("l.item_name").as("item_name"),
-    text("l.status").as("status"),
-    from.instant("l.period_start").as("period_start"),
-    from.instant("l.period_end").as("period_end"),
-    from.instant("l.paid_at").as("paid_at"),
-    decimalText("l.amount_usd").as("amount_usd"),
-    decimalText("l.invo_fee_usd").as("invo_fee_usd"),
-    decimalText("l.partner_revenue_settled_usd").as("partner_revenue_settled_usd"),
-    decimalText("l.partner_revenue_reversed_usd").as("partner_revenue_reversed_usd"),
-    decimalText("l.partner_revenue_usd").as("partner_revenue_usd"),
-    decimalText("l.percent_at_renewal").as("percent_at_renewal"),
-    decimalText("l.base_usd").as("base_usd"),
-    decimalText("l.attributed_amount_usd").as("attributed_amount_usd"),
-    text("l.attribution_unavailable_reason").as("attribution_unavailable_reason"),
-    sql<
-      string | null
-    >`case l.reconciliation ->> 'base_matches_settled_fee' when 'true' then 'true' when 'false' then 'false' end`.as(
-      "base_matches_settled_fee",
+    ["snapshot_id", from.snapshotId],
+    ...columnsOf(integerText, "recipient_player_id"),
+    ["recipient_name", from.name],
+    ["recipient_email", from.email],
+    ...columnsOf(integerText, "period_id"),
+    ...columnsOf(text, "subscription_id"),
+    ...columnsOf(integerText, "period_seq"),
+    ...columnsOf(text, "item_id", "item_name", "status"),
+    ...columnsOf(from.instant, "period_start", "period_end", "paid_at"),
+    ...columnsOf(
+      decimalText,
+      "amount_usd",
+      "invo_fee_usd",
+      "partner_revenue_settled_usd",
+      "partner_revenue_reversed_usd",
+      "partner_revenue_usd",
+      "percent_at_renewal",
+      "base_usd",
+      "attributed_amount_usd",
     ),
-    text("l.transaction_id").as("transaction_id"),
-    text("l.mint_order_id").as("mint_order_id"),
+    ...columnsOf(text, "attribution_unavailable_reason"),
+    [
+      "base_matches_settled_fee",
+      sql<string | null>`case l.reconciliation ->> 'base_matches_settled_fee'
+        when 'true' then 'true' when 'false' then 'false' end`,
+    ],
+    ...columnsOf(text, "transaction_id", "mint_order_id"),
   ];
 }
 
-/**
- * Every renewal line of one snapshot as export cells, in period id order, formatted by PostgreSQL alone: what the
- * file holds, as one SELECT. The export itself reads pages of linePage (same cells, less work for the database);
- * a test holds the two equal, and the bench COPYs this one.
- */
-export function selectLineCells(db: Db, target: Target) {
+/** A value in a statement: bound as a parameter, or written into its text (COPY takes no parameters). */
+type Bind = (value: string) => RawBuilder<string>;
+
+/** The renewal lines of one snapshot with their recipients, in period id order. */
+function linesWithRecipients(db: Db, target: Target, bind: Bind) {
   return db
     .selectFrom("snapshot_line as l")
     .innerJoin("snapshot as s", "s.id", "l.snapshot_id")
     .leftJoin("snapshot_recipient as r", (join) =>
       join.onRef("r.snapshot_id", "=", "l.snapshot_id").onRef("r.recipient_player_id", "=", "l.recipient_player_id"),
     )
-    .where("s.game_id", "=", target.gameId)
-    .where("l.snapshot_id", "=", target.snapshotId)
-    .select(
-      lineCells({
-        snapshotId: sql<string>`l.snapshot_id::text`,
-        name: sql<string | null>`r.player_name`,
-        email: sql<string | null>`r.player_email`,
-        instant: instantText,
-      }),
-    )
+    .where("s.game_id", "=", bind(target.gameId))
+    .where("l.snapshot_id", "=", bind(target.snapshotId))
     .orderBy("l.period_id");
 }
 
-const NO_CELL = sql<null>`null::text`;
+const LINE_SOURCES: LineCellSources = {
+  snapshotId: sql<string>`l.snapshot_id::text`,
+  name: sql<string | null>`r.player_name`,
+  email: sql<string | null>`r.player_email`,
+  instant: instantText,
+};
 
 /**
- * One page of lines as arrays of cells in LINE_COLUMNS order. The database sends what only it has; the snapshot
- * id (the same on every line) and the recipient's name and email (looked up once per export) are left null for the
- * reader, and instants come as the UTC timestamp's text, which costs PostgreSQL far less than formatting them.
+ * Every renewal line of one snapshot as export cells, in period id order, formatted by PostgreSQL alone: what the
+ * file holds, as one SELECT. A test holds the export equal to it, and the bench COPYs it.
  */
-export function linePage(db: Db, snapshotId: string, after: string | null) {
-  let query = db
-    .selectFrom("snapshot_line as l")
-    .where("l.snapshot_id", "=", snapshotId)
-    .select(lineCells({ snapshotId: NO_CELL, name: NO_CELL, email: NO_CELL, instant: utcTimestampText }))
-    .orderBy("l.period_id")
-    .limit(LINE_PAGE_SIZE);
-  if (after !== null) query = query.where("l.period_id", ">", after);
-  return query;
+export function selectLineCells(db: Db, target: Target) {
+  return linesWithRecipients(db, target, (value) => sql.val(value)).select(
+    lineCells(LINE_SOURCES).map(([name, cell]) => cell.as(name)),
+  );
 }
 
-/** Name and email of every recipient of a snapshot, the id as text. */
-export function selectRecipientCells(db: Db, snapshotId: string) {
-  return db
-    .selectFrom("snapshot_recipient")
-    .where("snapshot_id", "=", snapshotId)
-    .select([integerText("recipient_player_id").as("id"), "player_name", "player_email"]);
+/** Lines of the lines file read by one COPY: a few megabytes of CSV, read whole before the next one starts. */
+export const LINE_COPY_PAGE = 10_000;
+
+/** The last period id of the next page of at most `limit` lines after `after`, and how many lines it holds. */
+export async function lineCopyPageEnd(
+  db: Db,
+  params: { snapshotId: string; after: string | null; limit: number },
+): Promise<{ lines: number; last: string | null }> {
+  const row = await db
+    .selectFrom((eb) => {
+      let page = eb
+        .selectFrom("snapshot_line")
+        .select("period_id")
+        .where("snapshot_id", "=", params.snapshotId)
+        .orderBy("period_id")
+        .limit(params.limit);
+      if (params.after !== null) page = page.where("period_id", ">", params.after);
+      return page.as("p");
+    })
+    .select([sql<string>`count(*)::text`.as("lines"), sql<string | null>`max(p.period_id)::text`.as("last")])
+    .executeTakeFirstOrThrow();
+  return { lines: Number(row.lines), last: row.last };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DIGITS = /^\d{1,19}$/;
+
+export type CsvCellKind = "text" | "decimal" | "other";
+
+/**
+ * How the lines file writes a cell, so that PostgreSQL's CSV writer (RFC 4180 quoting, NULL as an empty cell) gives
+ * its exact bytes: text neutralised against formulas as lib/exports/csv.ts neutraliseText does and an empty text
+ * as an empty cell (not `""`); a decimal refused unless it is a plain number, as the CSV writer refuses it.
+ */
+function csvCell(name: string, cell: RawBuilder<string | null>, kind: CsvCellKind): RawBuilder<string | null> {
+  if (kind === "text")
+    return sql<string | null>`case when left(${cell}, 1) in ('=', '+', '-', '@', chr(9), chr(13), chr(39))
+      then chr(39) || ${cell} else nullif(${cell}, '') end`;
+  if (kind === "decimal")
+    return sql<string | null>`case when ${cell} in ('NaN', 'Infinity', '-Infinity')
+      then (${sql.lit(`column ${name} holds `)} || ${cell} || ', not a decimal number')::numeric::text
+      else ${cell} end`;
+  return cell;
+}
+
+/**
+ * The COPY statement writing the lines (after, upTo] of one snapshot as the records of the lines file (without its
+ * header), in period id order. Its values are written into its text (COPY takes no parameters): they are checked.
+ */
+export function copyLineRecords(
+  db: Db,
+  params: Target & { after: string | null; upTo: string; kinds: Readonly<Record<string, CsvCellKind>> },
+): string {
+  if (!UUID.test(params.snapshotId)) throw new Error("copyLineRecords: a snapshot id is a UUID");
+  if (!DIGITS.test(params.upTo) || (params.after !== null && !DIGITS.test(params.after)))
+    throw new Error("copyLineRecords: period ids are digits");
+  let query = linesWithRecipients(db, params, (value) => sql.lit(value))
+    .where("l.period_id", "<=", sql.lit(params.upTo))
+    .select(lineCells(LINE_SOURCES).map(([name, cell]) => csvCell(name, cell, params.kinds[name] ?? "other").as(name)));
+  if (params.after !== null) query = query.where("l.period_id", ">", sql.lit(params.after));
+  const compiled = query.compile();
+  if (compiled.parameters.length > 0) throw new Error("copyLineRecords: COPY takes no parameters");
+  return `copy (${compiled.sql}) to stdout (format csv)`;
 }
 
 export function selectReversalCells(db: Db, target: Target, after: string | null, limit: number) {

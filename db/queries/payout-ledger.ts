@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import { carriesOfGame } from "./carries";
+import type { PayoutStatementState } from "@/db/types";
 
 /** Reads of payout batches, statements and carry links for the ledger, the exports and the invariant check. */
 
@@ -60,12 +61,14 @@ export async function listPayoutStatementPage(
     gameId: string;
     batchId?: string;
     recipientPlayerId?: number;
+    state?: PayoutStatementState;
     after: StatementPageKey | null;
     limit: number;
   },
 ): Promise<PayoutStatementRow[]> {
   let query = statementQuery(db, params.gameId);
   if (params.batchId) query = query.where("st.batch_id", "=", params.batchId);
+  if (params.state) query = query.where("st.state", "=", params.state);
   if (params.recipientPlayerId !== undefined)
     query = query.where("st.recipient_player_id", "=", String(params.recipientPlayerId));
   const a = params.after;

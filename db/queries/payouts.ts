@@ -2,9 +2,10 @@ import "server-only";
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
-import { formatUsd, money } from "@/core/money";
+import { formatUsd } from "@/core/money";
 import { formatInstant } from "@/core/time";
 import { statementsOfBatch } from "./batch-statements";
+import { countTallied } from "./batch-tally";
 import { matchesRecipient } from "./payout-recipients";
 import { firstValue } from "./scalar";
 import { snapshotRecipientsOfGame } from "./snapshot-recipients";
@@ -47,15 +48,6 @@ export const PAYOUT_TABLE_SORTS = [
 export type PayoutTableSort = (typeof PAYOUT_TABLE_SORTS)[number];
 export const PAYOUT_TABLE_FILTERS = ["flagged", "unresolved", "negative", "reversals", "carried_in"] as const;
 export type PayoutTableFilter = (typeof PAYOUT_TABLE_FILTERS)[number];
-export const STATEMENT_STATES: readonly PayoutStatementState[] = [
-  "draft",
-  "approved",
-  "held",
-  "in_payment",
-  "paid",
-  "returned",
-  "carried",
-];
 
 export type PayoutTableRow = {
   recipientPlayerId: number;
@@ -195,18 +187,23 @@ async function fetchPage<DB, TB extends keyof DB, O, R>(
   params: Pick<PayoutTableQuery, "page" | "pageSize">,
   base: SelectQueryBuilder<DB, TB, O>,
   page: (reverse: boolean, offset: number, limit: number) => Promise<R[]>,
+  counted?: () => Promise<number>,
 ): Promise<{ rows: R[]; total: number }> {
   const offset = (params.page - 1) * params.pageSize;
-  const count = () =>
-    base
-      .select((eb) => eb.fn.countAll<string>().as("n"))
-      .$castTo<{ n: string }>()
-      .executeTakeFirst();
+  const count =
+    counted ??
+    (async () => {
+      const row = await base
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .$castTo<{ n: string }>()
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    });
   if (offset < DEEP_OFFSET) {
-    const [rows, counted] = await Promise.all([page(false, offset, params.pageSize), count()]);
-    return { rows, total: Number(counted?.n ?? 0) };
+    const [rows, total] = await Promise.all([page(false, offset, params.pageSize), count()]);
+    return { rows, total };
   }
-  const total = Number((await count())?.n ?? 0);
+  const total = await count();
   if (offset >= total) return { rows: [], total };
   const limit = Math.min(params.pageSize, total - offset);
   if (offset < total / 2) return { rows: await page(false, offset, limit), total };
@@ -233,30 +230,37 @@ export async function listPayoutTable(
     const shared = sharedFilter("st", params.filter);
     if (shared) base = base.where(shared);
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
-    const { rows, total } = await fetchPage(params, base, (reverse, off, limit) =>
-      base
-        .select([
-          "st.id",
-          "st.recipient_player_id",
-          "st.resolved",
-          "st.player_email",
-          "st.player_name",
-          "st.in_snapshot",
-          "st.renewal_count",
-          "st.subscription_count",
-          "st.reversal_count",
-          "st.gross_attributed_usd",
-          "st.reversed_attributed_usd",
-          "st.net_attributed_usd",
-          "st.carried_in_usd",
-          "st.payable_usd",
-          "st.state",
-          "st.hold_reason",
-          "st.recipient_flags",
-        ])
-        .$call((qb) =>
-          readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
-        ),
+    // Without a search or a filter, the batch's tally has the count (all statements, or those in one state).
+    const batch = { gameId: params.gameId, batchId: params.batchId };
+    const tallied = q || params.filter ? undefined : () => countTallied(db, batch, params.state);
+    const { rows, total } = await fetchPage(
+      params,
+      base,
+      (reverse, off, limit) =>
+        base
+          .select([
+            "st.id",
+            "st.recipient_player_id",
+            "st.resolved",
+            "st.player_email",
+            "st.player_name",
+            "st.in_snapshot",
+            "st.renewal_count",
+            "st.subscription_count",
+            "st.reversal_count",
+            "st.gross_attributed_usd",
+            "st.reversed_attributed_usd",
+            "st.net_attributed_usd",
+            "st.carried_in_usd",
+            "st.payable_usd",
+            "st.state",
+            "st.hold_reason",
+            "st.recipient_flags",
+          ])
+          .$call((qb) =>
+            readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
+          ),
+      tallied,
     );
     return {
       rows: rows.map((r) => ({
@@ -308,42 +312,6 @@ export async function listPayoutTable(
   };
 }
 
-export type BatchCounts = {
-  byState: Record<PayoutStatementState, { count: number; payableUsd: string }>;
-  total: number;
-  payableUsd: string;
-  flagged: number;
-};
-
-/** Statement counts and payable totals of a batch, per state. */
-export async function summarizeBatch(db: Db, params: { gameId: string; batchId: string }): Promise<BatchCounts> {
-  const rows = await db
-    .selectFrom("payout_statement")
-    .select(["state"])
-    .select((eb) => [
-      eb.fn.countAll<string>().as("n"),
-      sql<string>`coalesce(sum(payable_usd), 0)::text`.as("payable"),
-      sql<string>`count(*) filter (where jsonb_array_length(recipient_flags) > 0)`.as("flagged"),
-    ])
-    .where("game_id", "=", params.gameId)
-    .where("batch_id", "=", params.batchId)
-    .groupBy("state")
-    .execute();
-  const byState = Object.fromEntries(
-    STATEMENT_STATES.map((s) => [s, { count: 0, payableUsd: "0.00" }]),
-  ) as BatchCounts["byState"];
-  let total = 0;
-  let payable = money("0");
-  let flagged = 0;
-  for (const r of rows) {
-    byState[r.state] = { count: Number(r.n), payableUsd: formatUsd(r.payable) };
-    total += Number(r.n);
-    payable = payable.plus(r.payable);
-    flagged += Number(r.flagged);
-  }
-  return { byState, total, payableUsd: formatUsd(payable), flagged };
-}
-
 /** The statement of one recipient in a batch, if any. */
 export async function findStatementId(db: Db, params: { gameId: string; batchId: string; recipientPlayerId: number }) {
   return firstValue(
@@ -363,3 +331,4 @@ export function formatAsOf(date: Date): string {
 
 export { getLiveBatchId, listLiveBatchesByWindow } from "./payout-batches";
 export * from "./payout-recipients";
+export { type BatchCounts, countPaymentStates, STATEMENT_STATES, summarizeBatch } from "./batch-tally";

@@ -105,7 +105,18 @@ export type PayoutStatementEventTable = {
   detail: ColumnType<Record<string, unknown>, string | undefined, never>;
 };
 
+/** Statements of a batch per state, kept by triggers (2026_11_25_1200); read only. */
+export type PayoutBatchTallyTable = {
+  batch_id: string;
+  state: PayoutStatementState;
+  statements: ColumnType<string, never, never>;
+  payable_usd: ColumnType<string, never, never>;
+  payable_statements: ColumnType<string, never, never>;
+  flagged: ColumnType<string, never, never>;
+};
+
 export type PayoutTables = {
+  payout_batch_tally: PayoutBatchTallyTable;
   payout_batch: PayoutBatchTable;
   payout_statement: PayoutStatementTable;
   payout_carry: PayoutCarryTable;

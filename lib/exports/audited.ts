@@ -5,6 +5,7 @@ import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { log } from "@/lib/log";
 import { csvOutput, type ExportColumn, type ExportRow } from "./csv";
+import type { CsvRecords } from "./csv-records";
 
 export type AuditedFile = { rows: number; bytes: number; sha256: string };
 
@@ -25,7 +26,7 @@ export async function startAuditedCsv(
   db: Db,
   params: {
     columns: readonly ExportColumn[];
-    pages: AsyncIterable<ExportRow[]>;
+    pages: AsyncIterable<ExportRow[] | CsvRecords>;
     bom: boolean;
     audit: { actor: Actor | null; via: Via; action: string; gameId: string | null; target: string | null; id: string };
     detail: Record<string, unknown>;

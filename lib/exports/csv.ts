@@ -1,4 +1,6 @@
 import { stringify } from "csv-stringify";
+import { stringify as stringifySync } from "csv-stringify/sync";
+import { type CsvRecords, isCsvRecords } from "./csv-records";
 
 /**
  * How a CSV export is written: a header row, RFC 4180 quoting (csv-stringify), CRLF line ends, UTF-8 with an
@@ -87,6 +89,14 @@ export function formatRow(columns: readonly ExportColumn[], row: ExportRow): (st
 /** Output is handed on in pieces of at most this size. */
 const OUTPUT_CHUNK_BYTES = 64 * 1024;
 
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** The byte-order mark (if asked for) and the header row, as the CSV writer begins a file. */
+function headerBytes(columns: readonly ExportColumn[], bom: boolean): Buffer {
+  const header = Buffer.from(stringifySync([columns.map((c) => c.name)], { record_delimiter: "\r\n" }));
+  return bom ? Buffer.concat([BOM, header]) : header;
+}
+
 export type CsvOutput = {
   /** The bytes of the file, in order; ends when the last row is written, throws if reading a row failed. */
   chunks: AsyncGenerator<Buffer, void, undefined>;
@@ -102,10 +112,24 @@ export type CsvOutput = {
  */
 export function csvOutput(
   columns: readonly ExportColumn[],
-  batches: AsyncIterable<ExportRow[]>,
+  batches: AsyncIterable<ExportRow[] | CsvRecords>,
   options: { bom: boolean },
 ): CsvOutput {
   let rows = 0;
+
+  /** Written records in pieces of at most OUTPUT_CHUNK_BYTES, each row counted once its end is handed on. */
+  const handOn = function* (records: CsvRecords): Generator<Buffer, void, undefined> {
+    const { bytes, ends } = records;
+    let next = 0;
+    let counted = 0;
+    for (let at = 0; at < bytes.length; at += OUTPUT_CHUNK_BYTES) {
+      const to = Math.min(at + OUTPUT_CHUNK_BYTES, bytes.length);
+      while (next < ends.length && (ends[next] as number) <= to) next++;
+      rows += next - counted;
+      counted = next;
+      yield bytes.subarray(at, to);
+    }
+  };
 
   async function* chunks(): AsyncGenerator<Buffer, void, undefined> {
     const stringifier = stringify({
@@ -127,14 +151,26 @@ export function csvOutput(
       for (let at = 0; at < buffered.length; at += OUTPUT_CHUNK_BYTES)
         yield buffered.subarray(at, at + OUTPUT_CHUNK_BYTES);
     };
+    // A file is written either from rows or from records PostgreSQL wrote (then its header is written here).
+    let from: "rows" | "records" | null = null;
     try {
       for await (const batch of batches) {
+        if (isCsvRecords(batch)) {
+          if (from === "rows") throw new ExportValueError("an export gave rows, then written records");
+          if (from === null) yield headerBytes(columns, options.bom);
+          from = "records";
+          yield* handOn(batch);
+          continue;
+        }
+        if (from === "records") throw new ExportValueError("an export gave written records, then rows");
+        from = "rows";
         for (let i = 0; i < batch.length; i++) {
           stringifier.write(formatRow(columns, batch[i] as ExportRow));
           rows++;
         }
         yield* take();
       }
+      if (from === "records") return;
       // Ending writes what is left, and the header of an export without rows. An error raised before would
       // leave end() waiting for ever, so it is thrown first; one raised while ending rejects.
       if (failure) throw failure;

@@ -1,9 +1,9 @@
 import "server-only";
 import type { Db } from "@/db";
-import { linePage, selectRecipientCells } from "@/db/queries/exports-cells";
-import type { ExportColumn, ExportRow } from "./csv";
-import { queryCells, utcTimestampToInstant } from "./sql";
-import { streamKeysetCells } from "./stream";
+import { readCopyOut } from "@/db/queries/copy";
+import { type CsvCellKind, copyLineRecords, LINE_COPY_PAGE, lineCopyPageEnd } from "@/db/queries/exports-cells";
+import type { ExportColumn } from "./csv";
+import { type CsvRecords, crlfRecords } from "./csv-records";
 import type { ExportKindDefinition, ResolvedTarget } from "./types";
 
 export const LINE_COLUMNS: readonly ExportColumn[] = [
@@ -62,50 +62,46 @@ export const LINE_COLUMNS: readonly ExportColumn[] = [
   { name: "mint_order_id", type: "text", description: "The mint order (empty when the wallet covered the period)." },
 ];
 
-export { LINE_PAGE_SIZE, selectLineCells } from "@/db/queries/exports-cells";
-import { LINE_PAGE_SIZE } from "@/db/queries/exports-cells";
+export { selectLineCells } from "@/db/queries/exports-cells";
 
-/** Cells of linePage that are filled in by the reader: the snapshot id, the recipient's name and email. */
-const SNAPSHOT_CELL = 0;
-const RECIPIENT_CELL = 1;
-const NAME_CELL = 2;
-const EMAIL_CELL = 3;
-const PERIOD_CELL = 4;
-const INSTANT_CELLS = [10, 11, 12] as const;
+const CELL_KINDS: Readonly<Record<string, CsvCellKind>> = Object.fromEntries(
+  LINE_COLUMNS.map((c) => [c.name, c.type === "text" || c.type === "decimal" ? c.type : "other"]),
+);
 
-type RecipientCells = { name: string | null; email: string | null };
+type CopyPage = { records: CsvRecords; last: string; more: boolean };
 
-/** Name and email of every recipient of the snapshot, by player id: one read, held for the whole export. */
-async function recipientCells(db: Db, snapshotId: string): Promise<Map<string, RecipientCells>> {
-  const rows = await queryCells(db, selectRecipientCells(db, snapshotId));
-  const byId = new Map<string, RecipientCells>();
-  for (const [id, name, email] of rows) byId.set(id as string, { name: name ?? null, email: email ?? null });
-  return byId;
+/** One page of the file (LINE_COPY_PAGE lines after `after`), written by PostgreSQL's COPY; null past the last. */
+async function copyPage(db: Db, target: Pick<ResolvedTarget, "gameId" | "snapshotId">, after: string | null) {
+  const end = await lineCopyPageEnd(db, { snapshotId: target.snapshotId, after, limit: LINE_COPY_PAGE });
+  if (end.last === null) return null;
+  const statement = copyLineRecords(db, { ...target, after, upTo: end.last, kinds: CELL_KINDS });
+  const records = crlfRecords(await readCopyOut(db, statement));
+  if (records.ends.length !== end.lines)
+    throw new Error(`a page of ${end.lines} lines was written as ${records.ends.length} records`);
+  return { records, last: end.last, more: end.lines === LINE_COPY_PAGE } satisfies CopyPage;
 }
 
+/**
+ * The lines file's records, written by PostgreSQL itself (cells formatted and quoted by COPY, as the CSV writer
+ * would), one page of lines after the other: the next page is read while this one is handed on, so at most two
+ * pages are held, and a page holds its connection only while PostgreSQL writes it.
+ */
 export async function* linePages(
   db: Db,
-  target: Pick<ResolvedTarget, "snapshotId">,
-): AsyncGenerator<ExportRow[], void, undefined> {
-  const recipients = await recipientCells(db, target.snapshotId);
-  const batches = streamKeysetCells(db, (after) => linePage(db, target.snapshotId, after), {
-    keyIndex: PERIOD_CELL,
-    pageSize: LINE_PAGE_SIZE,
-  });
-  for await (const batch of batches) {
-    for (const cells of batch) {
-      cells[SNAPSHOT_CELL] = target.snapshotId;
-      const recipient = recipients.get(cells[RECIPIENT_CELL] as string);
-      if (recipient) {
-        cells[NAME_CELL] = recipient.name;
-        cells[EMAIL_CELL] = recipient.email;
-      }
-      for (const at of INSTANT_CELLS) {
-        const text = cells[at];
-        if (text != null) cells[at] = utcTimestampToInstant(text);
-      }
+  target: Pick<ResolvedTarget, "gameId" | "snapshotId">,
+): AsyncGenerator<CsvRecords, void, undefined> {
+  let next: Promise<CopyPage | null> | null = copyPage(db, target, null);
+  try {
+    while (next) {
+      const page: CopyPage | null = await next;
+      next = null;
+      if (!page) return;
+      if (page.more) next = copyPage(db, target, page.last);
+      yield page.records;
     }
-    yield batch;
+  } finally {
+    // A page still being read when the reader stops is let finish, so that its connection goes back to the pool.
+    await next?.catch(() => null);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from "@/db";
 import type { ExportColumn, ExportRow } from "./csv";
+import type { CsvRecords } from "./csv-records";
 
 export const EXPORT_KINDS = ["payouts", "lines", "reversals", "journal", "journal-xero", "journal-quickbooks"] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
@@ -28,5 +29,6 @@ export type ExportKindDefinition = {
   check?(db: Db, target: ResolvedTarget): Promise<void>;
   /** How many files the export is split into (each one imports on its own); one when absent. */
   parts?(db: Db, target: ResolvedTarget): Promise<number>;
-  pages(db: Db, target: ResolvedTarget): AsyncGenerator<ExportRow[], void, undefined>;
+  /** The file's rows, or its records as PostgreSQL wrote them (lines.ts). */
+  pages(db: Db, target: ResolvedTarget): AsyncGenerator<ExportRow[] | CsvRecords, void, undefined>;
 };

@@ -11,6 +11,7 @@ export {
   iteratePayoutStatements,
   listPayoutBatches,
   listPayoutStatements,
+  listStatementsInState,
   type PayoutBatchSummary,
   type PayoutStatement,
   toBatchSummary,

@@ -176,6 +176,14 @@ export async function listPayoutStatements(
   return out;
 }
 
+/** The first `limit` statements of a batch in one state, by recipient id (a page shows a few hundred at most). */
+export async function listStatementsInState(
+  db: Db,
+  params: { gameId: string; batchId: string; state: PayoutStatementState; limit: number },
+): Promise<PayoutStatement[]> {
+  return (await listPayoutStatementPage(db, { ...params, after: null })).map(toStatement);
+}
+
 export async function* iteratePayoutStatements(
   db: Db,
   params: { gameId: string; batchId?: string; recipientPlayerId?: number; pageSize?: number },

@@ -6,7 +6,8 @@ import type { Db } from "@/db";
 import type { PayoutBatchStatus } from "@/db/types";
 import { formatCount } from "@/lib/format";
 import { listBatchPaymentFiles } from "@/lib/payments/file-access";
-import { listPayoutStatements } from "@/lib/payouts/ledger";
+import { countPaymentStates } from "@/db/queries/payouts";
+import { listStatementsInState } from "@/lib/payouts/ledger";
 import {
   cancelPaymentFileAction,
   createPaymentFileAction,
@@ -18,6 +19,8 @@ import { Panel } from "./panel";
 import { ResultsImportForm } from "./results-import-form";
 
 const FILE_STATUS_TONES = { live: "info", completed: "success", cancelled: "neutral" } as const;
+/** Paid statements offered for recording a return, by recipient id. */
+const RETURNABLE_SHOWN = 500;
 const METHOD_LABELS: Record<string, string> = { paypal: "PayPal", wise: "Wise", pain001: "SEPA", generic: "Generic" };
 
 /**
@@ -31,17 +34,15 @@ export async function PaymentFilesSection(props: {
   today: string;
 }) {
   const { db, gameId, batch } = props;
-  const [files, statements] = await Promise.all([
+  // Counts from the batch's tally and the first paid statements only: a batch may hold 100,000 statements.
+  const [files, counts, paid] = await Promise.all([
     listBatchPaymentFiles(db, { gameId, batchId: batch.id }),
-    listPayoutStatements(db, { gameId, batchId: batch.id }),
+    countPaymentStates(db, { gameId, batchId: batch.id }),
+    listStatementsInState(db, { gameId, batchId: batch.id, state: "paid", limit: RETURNABLE_SHOWN }),
   ]);
-  const payable = statements.filter(
-    (s) => (s.state === "approved" || s.state === "returned") && s.payableUsd !== "0.00",
-  );
-  const paid = statements.filter((s) => s.state === "paid");
-  const inPayment = statements.filter((s) => s.state === "in_payment").length;
+  const { inPayment, payable } = counts;
   const live = files.filter((f) => f.status === "live");
-  const canMake = batch.status === "approved" && payable.length > 0;
+  const canMake = batch.status === "approved" && payable > 0;
   return (
     <Panel
       id="payment-files"
@@ -50,7 +51,7 @@ export async function PaymentFilesSection(props: {
       className="mb-4"
       summary={
         `${formatCount(live.length)} live, ${formatCount(inPayment)} statement(s) in payment, ` +
-        `${formatCount(payable.length)} payable`
+        `${formatCount(payable)} payable`
       }
     >
       <div className="flex flex-col gap-6">
@@ -149,7 +150,7 @@ export async function PaymentFilesSection(props: {
             </p>
             <ReturnPaymentButton
               action={returnPaymentAction}
-              paid={paid.slice(0, 500).map((s) => ({
+              paid={paid.map((s) => ({
                 id: s.id,
                 label:
                   `Recipient ${s.recipientPlayerId}: USD ${s.paidAmountUsd ?? s.payableUsd} ` +
