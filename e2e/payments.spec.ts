@@ -186,6 +186,12 @@ async function statesOf(): Promise<Record<number, string>> {
 
 test.describe.configure({ mode: "serial" });
 
+/**
+ * Applying results records them and queues the changed statements' emails before it answers, while the same server
+ * runs the jobs that render and send them: on a loaded machine that answer takes longer than a page's.
+ */
+const APPLY_WAIT = 30_000;
+
 test("[finance] makes a PayPal file and a SEPA file of an approved batch and downloads both", async ({ page }) => {
   await signIn(page, "finance");
   await page.goto(WINDOW_PATH);
@@ -226,6 +232,7 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
 test("[finance] imports results after a dry run: two paid and one rejected by PayPal, the bank pays both", async ({
   page,
 }) => {
+  test.setTimeout(120_000);
   await signIn(page, "finance");
   await page.goto(WINDOW_PATH);
   const [a, b, c] = await Promise.all(paypalPeople.map((p) => referenceOf(p.statementId)));
@@ -246,7 +253,9 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
   expect(Object.values(await statesOf()).filter((s) => s === "paid")).toHaveLength(0);
 
   await importResults(page, "paypal", "paypal-results.csv", paypal, "apply");
-  await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid, 1 rejected" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid, 1 rejected" })).toBeVisible({
+    timeout: APPLY_WAIT,
+  });
 
   const bank = await Promise.all(bankPeople.map((p) => referenceOf(p.statementId)));
   const generic = [
@@ -254,7 +263,9 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
     ...bank.map((r, i) => `${r.reference},BANK-${i},paid,${r.amount},EUR,0,`),
   ].join("\r\n");
   await importResults(page, "generic", "bank-results.csv", generic, "apply");
-  await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid, 0 rejected" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid, 0 rejected" })).toBeVisible({
+    timeout: APPLY_WAIT,
+  });
   const states = await statesOf();
   expect(states[paypalPeople[1]?.id ?? 0]).toBe("approved");
   expect([paypalPeople[0], paypalPeople[2], ...bankPeople].map((p) => states[p?.id ?? 0])).toEqual([
@@ -266,6 +277,7 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
 });
 
 test("[finance] a later PayPal report returns one paid payment: it is owed again", async ({ page }) => {
+  test.setTimeout(120_000);
   await signIn(page, "finance");
   await page.goto(WINDOW_PATH);
   const c = await referenceOf(paypalPeople[2]?.statementId ?? "");
@@ -274,7 +286,7 @@ test("[finance] a later PayPal report returns one paid payment: it is owed again
     `${c.reference},PP-C-R,RETURNED,-${c.amount},USD,0,Account closed`,
   ].join("\r\n");
   await importResults(page, "paypal", "paypal-returns.csv", report, "apply");
-  await expect(page.getByRole("status").filter({ hasText: "1 returned" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "1 returned" })).toBeVisible({ timeout: APPLY_WAIT });
   const states = await statesOf();
   expect(paypalPeople.map((p) => states[p.id])).toEqual(["paid", "approved", "returned"]);
   expect(bankPeople.map((p) => states[p.id])).toEqual(["paid", "paid"]);
