@@ -13,13 +13,13 @@ import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { money } from "@/lib/money";
-import { monthWindow } from "@/lib/time";
 import { actor, GAME, insertSnapshot, web } from "./fixtures";
-import { approver, expectInvariant, payWindow, preparer, setUpLedgerDatabase } from "./ledger-setup";
+import { approver, payWindow, prepareMonth, preparer, setUpPayoutsDatabase } from "../support/payouts";
+import { expectInvariant } from "./ledger-setup";
 
 let db: Db;
-setUpLedgerDatabase((value) => {
-  db = value;
+setUpPayoutsDatabase((t) => {
+  db = t.db;
 });
 
 describe("the approval workflow", () => {
@@ -28,7 +28,7 @@ describe("the approval workflow", () => {
       "rule, and allows it when an admin switches the rule off",
     async () => {
       await insertSnapshot(db, { window: "2026-05", recipients: [{ id: 2001, gross: "20.00" }] });
-      const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-05") }, web(preparer));
+      const { batchId } = await prepareMonth(db, "2026-05");
       await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
       await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(preparer))).rejects.toThrow(/Two-person rule/);
       await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
@@ -61,7 +61,7 @@ describe("the approval workflow", () => {
       ],
       unattributed: { spend_order_not_found: 2 },
     });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-06") }, web(preparer));
+    const { batchId } = await prepareMonth(db, "2026-06");
     const first = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
     expect(first.changed).toBe(0);
     expect(first.skipped.map((s) => s.reason).join(" ")).toMatch(/Spend order not found/);
@@ -145,7 +145,7 @@ describe("the approval workflow", () => {
       await insertSnapshot(db, { window: "2026-07", recipients: [{ id: 5001, gross: "4.00" }] });
       await payWindow(db, "2026-07");
       await insertSnapshot(db, { window: "2026-08", recipients: [{ id: 5001, gross: "7.00" }] });
-      const draft = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, web(preparer));
+      const draft = await prepareMonth(db, "2026-08");
       const [s] = await listPayoutStatements(db, { gameId: GAME, batchId: draft.batchId });
       expect(s).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
       await discardPayoutBatch(
@@ -153,7 +153,7 @@ describe("the approval workflow", () => {
         { gameId: GAME, batchId: draft.batchId, reason: "Prepared too early" },
         web(preparer),
       );
-      const again = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-08") }, web(preparer));
+      const again = await prepareMonth(db, "2026-08");
       const [s2] = await listPayoutStatements(db, { gameId: GAME, batchId: again.batchId });
       expect(s2).toMatchObject({ carriedInUsd: "4.00", payableUsd: "11.00" });
       await expectInvariant(db);
@@ -171,7 +171,7 @@ describe("the approval workflow", () => {
           { id: 6003, gross: "40.00" },
         ],
       });
-      const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, web(preparer));
+      const { batchId } = await prepareMonth(db, "2026-10");
       const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
       const idOf = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)!.id;
       const all = [idOf(6001), idOf(6002), idOf(6003)];

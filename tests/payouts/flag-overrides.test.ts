@@ -1,14 +1,13 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import type { Database } from "@/db/types";
-import { approvePayoutBatch, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
+import { approvePayoutBatch, approveStatements } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { savePayoutSettings } from "@/lib/payouts/settings";
-import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
+import type { TestDatabase } from "../support/db";
+import { approver, prepareMonth, preparer, setUpPayoutsDatabase } from "../support/payouts";
+import { web, GAME, insertSnapshot } from "./fixtures";
 
 /**
  * An override covers the flag instance it was written for (its cause), never the flag for the whole batch: a later
@@ -18,16 +17,10 @@ import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
 
 let t: TestDatabase;
 let db: Db;
-const preparer = actor("preparer");
-const approver = actor("approver");
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.db;
-  await insertGame(db);
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+setUpPayoutsDatabase((database) => {
+  t = database;
+  db = database.db;
 });
-afterAll(async () => t?.drop());
 
 async function markStale(instant: string, reason: string): Promise<void> {
   await db
@@ -39,7 +32,7 @@ async function markStale(instant: string, reason: string): Promise<void> {
 describe("flag overrides cover one cause", () => {
   it("a stale mark after an override of staleness blocks approval again", async () => {
     await insertSnapshot(db, { window: "2026-01", recipients: [{ id: 7001, gross: "20.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-01") }, web(preparer));
+    const { batchId } = await prepareMonth(db, "2026-01");
     await markStale("2026-01-10T00:00:00Z", "subscription.refunded SUB_a");
     const first = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
     expect(first.changed).toBe(0);
@@ -106,7 +99,7 @@ describe("flag overrides cover one cause", () => {
 
   it("a newer snapshot version (with drift) after an override of the newer version blocks approval again", async () => {
     await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 7002, gross: "30.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-02") }, web(preparer));
+    const { batchId } = await prepareMonth(db, "2026-02");
     await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 7002, gross: "30.00" }] });
     await overrideFlag(
       db,
@@ -134,7 +127,7 @@ describe("flag overrides cover one cause", () => {
       "a stale mark made while approval waits for the lock blocks it",
     async () => {
       await insertSnapshot(db, { window: "2026-03", recipients: [{ id: 7003, gross: "25.00" }] });
-      const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-03") }, web(preparer));
+      const { batchId } = await prepareMonth(db, "2026-03");
       await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
 
       const holder = new pg.Client({ connectionString: t.url });
@@ -177,11 +170,7 @@ describe("flag overrides cover one cause", () => {
     pool.on("error", () => {});
     const single = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     try {
-      const { batchId } = await preparePayoutBatch(
-        single,
-        { gameId: GAME, window: monthWindow("2026-04") },
-        web(preparer),
-      );
+      const { batchId } = await prepareMonth(single, "2026-04");
       await overrideFlag(
         single,
         {

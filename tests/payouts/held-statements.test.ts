@@ -1,40 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import {
-  approvePayoutBatch,
-  approveStatements,
-  carryStatementsForward,
-  holdStatements,
-  markStatementsPaid,
-  preparePayoutBatch,
-  releaseStatements,
-} from "@/lib/payouts/batches";
+import { carryStatementsForward, markStatementsPaid, releaseStatements } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { getPayoutBatch, listLedgerEntries, listPayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
-import { savePayoutSettings } from "@/lib/payouts/settings";
 import { money, sumMoney } from "@/lib/money";
-import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { approver, payWindow, preparer, setUpPayoutsDatabase } from "../support/payouts";
+import { web, GAME, insertSnapshot } from "./fixtures";
 
 /**
  * A held statement of a paid batch is never stuck: released and paid in its own batch when nothing blocks it, or
  * carried forward whole into the recipient's next statement when its flags can no longer be overridden.
  */
 
-let t: TestDatabase;
 let db: Db;
-const preparer = actor("preparer");
-const approver = actor("approver");
-
-beforeAll(async () => {
-  t = await createTestDatabase();
+setUpPayoutsDatabase((t) => {
   db = t.db;
-  await insertGame(db);
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
 });
-afterAll(async () => t?.drop());
 
 function of(statements: PayoutStatement[], recipient: number): PayoutStatement {
   const s = statements.find((x) => x.recipientPlayerId === recipient);
@@ -44,26 +26,9 @@ function of(statements: PayoutStatement[], recipient: number): PayoutStatement {
 
 /** Prepares a month, holds the given recipients, approves the rest, has the batch approved and paid. */
 async function payWithHolds(month: string, hold: number[]): Promise<string> {
-  const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, web(preparer));
-  const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-  await holdStatements(
-    db,
-    {
-      gameId: GAME,
-      batchId,
-      ids: statements.filter((s) => hold.includes(s.recipientPlayerId)).map((s) => s.id),
-      reason: "Tax form missing",
-    },
-    web(preparer),
-  );
-  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
-  await approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver));
-  await markStatementsPaid(
-    db,
-    { gameId: GAME, batchId, paidOn: `${month}-28`, method: "bank_transfer", reference: `WIRE-${month}` },
-    web(approver),
-  );
-  return batchId;
+  const [statement] = await payWindow(db, month, { hold });
+  if (!statement) throw new Error(`no statements in ${month}`);
+  return statement.batchId;
 }
 
 describe("held statements of a paid batch", () => {

@@ -7,11 +7,12 @@ import { wasRecipientPaidFor } from "@/lib/payouts/paid-status";
 import { sumMoney } from "@/lib/money";
 import { monthWindow } from "@/lib/time";
 import { GAME, insertSnapshot, web } from "./fixtures";
-import { approver, expectInvariant, payWindow, setUpLedgerDatabase } from "./ledger-setup";
+import { approver, payWindow, setUpPayoutsDatabase } from "../support/payouts";
+import { expectInvariant } from "./ledger-setup";
 
 let db: Db;
-setUpLedgerDatabase((value) => {
-  db = value;
+setUpPayoutsDatabase((t) => {
+  db = t.db;
 });
 
 function byRecipient(statements: PayoutStatement[], id: number): PayoutStatement {

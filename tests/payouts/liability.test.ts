@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import {
-  approvePayoutBatch,
-  approveStatements,
-  holdStatements,
-  markStatementsPaid,
-  preparePayoutBatch,
-} from "@/lib/payouts/batches";
+import { approveStatements, holdStatements } from "@/lib/payouts/batches";
 import { listLiability, type LiabilityRow } from "@/lib/payouts/liability";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
-import { savePayoutSettings } from "@/lib/payouts/settings";
-import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { payWindow, prepareMonth, setUpPayoutsDatabase } from "../support/payouts";
+import { actor, web, GAME, insertSnapshot } from "./fixtures";
 
 /**
  * Liability on an accrual basis: what was earned in windows that had ended by the day, and not yet paid, whatever had
@@ -20,15 +12,13 @@ import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
  * snapshot that reports them was taken weeks later.
  */
 
-let t: TestDatabase;
 let db: Db;
 const endOfDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000);
 
-beforeAll(async () => {
-  t = await createTestDatabase();
+setUpPayoutsDatabase((t) => {
   db = t.db;
-  await insertGame(db);
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+});
+beforeAll(async () => {
   // September, paid in full.
   await insertSnapshot(db, {
     window: "2026-09",
@@ -37,19 +27,7 @@ beforeAll(async () => {
       { id: 2, gross: "50.00" },
     ],
   });
-  const { batchId } = await preparePayoutBatch(
-    db,
-    { gameId: GAME, window: monthWindow("2026-09") },
-    web(actor("preparer")),
-  );
-  const ids = (await listPayoutStatements(db, { gameId: GAME, batchId })).map((s) => s.id);
-  await approveStatements(db, { gameId: GAME, batchId, ids }, web(actor("preparer")));
-  await approvePayoutBatch(db, { gameId: GAME, batchId }, web(actor("approver")));
-  await markStatementsPaid(
-    db,
-    { gameId: GAME, batchId, paidOn: "2026-10-05", method: "wise", reference: "WISE-SEP" },
-    web(actor("approver")),
-  );
+  await payWindow(db, "2026-09", { paid: { on: "2026-10-05", method: "wise", reference: "WISE-SEP" } });
   // October, snapshotted twice (the second version is the one to count): USD 4,921.81 earned.
   await insertSnapshot(db, {
     window: "2026-10",
@@ -68,7 +46,6 @@ beforeAll(async () => {
   // November has not ended.
   await insertSnapshot(db, { window: "2026-11", recipients: [{ id: 1, gross: "70.00" }], closed: false });
 });
-afterAll(async () => t?.drop());
 
 async function byRecipient(asOf: Date): Promise<Record<number, LiabilityRow>> {
   const { rows } = await listLiability(db, { gameId: GAME, asOf });
@@ -112,11 +89,7 @@ describe("liability as of a day (accrual)", () => {
     expect(rows[2]).toMatchObject({ notInBatchUsd: "921.81", totalOwedUsd: "921.81" });
     expect(total(rows)).toBe("492181");
 
-    const { batchId } = await preparePayoutBatch(
-      db,
-      { gameId: GAME, window: monthWindow("2026-10") },
-      web(actor("preparer")),
-    );
+    const { batchId } = await prepareMonth(db, "2026-10", web(actor("preparer")));
     rows = await byRecipient(new Date(Date.now() + 1000));
     expect(rows[1]).toMatchObject({ notInBatchUsd: "0.00", draftUsd: "4000.00", totalOwedUsd: "4000.00" });
     expect(total(rows)).toBe("492181");

@@ -1,20 +1,12 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { listPayoutTable, type PayoutTableQuery } from "@/db/queries/payouts";
 import { listLiability } from "@/lib/payouts/liability";
-import {
-  approvePayoutBatch,
-  holdStatements,
-  markStatementsPaid,
-  approveStatements,
-  preparePayoutBatch,
-} from "@/lib/payouts/batches";
+import { approvePayoutBatch, holdStatements, markStatementsPaid, approveStatements } from "@/lib/payouts/batches";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
-import { savePayoutSettings } from "@/lib/payouts/settings";
-import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { prepareMonth, setUpPayoutsDatabase } from "../support/payouts";
+import { actor, web, GAME, insertSnapshot } from "./fixtures";
 
 /**
  * The recipient payout table over 12,000 recipients: every page, from the front or read from the far end, is exactly
@@ -22,16 +14,14 @@ import { actor, web, GAME, insertGame, insertSnapshot } from "./fixtures";
  */
 
 const N = 12_000;
-let t: TestDatabase;
 let db: Db;
 let batchId: string;
 let snapshotId: string;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
+setUpPayoutsDatabase((t) => {
   db = t.db;
-  await insertGame(db);
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+});
+beforeAll(async () => {
   const snap = await insertSnapshot(db, { window: "2026-03", recipients: [] });
   snapshotId = snap.id;
   // Figures with many ties (net repeats every 500 recipients), some negative, some unresolved.
@@ -44,14 +34,9 @@ beforeAll(async () => {
       g, r, g - r, now(), now()
     from (select i, round(((i % 500) * 37 % 4000)::numeric / 100, 2) as g,
       case when i % 13 = 0 then 25.00 else 0 end as r from generate_series(1, ${N}) i) x`.execute(db);
-  const prepared = await preparePayoutBatch(
-    db,
-    { gameId: GAME, window: monthWindow("2026-03") },
-    web(actor("preparer")),
-  );
+  const prepared = await prepareMonth(db, "2026-03", web(actor("preparer")));
   batchId = prepared.batchId;
 });
-afterAll(async () => t?.drop());
 
 async function fullOrder(sort: "net" | "payable", dir: "asc" | "desc"): Promise<number[]> {
   const column = sort === "net" ? "net_attributed_usd" : "payable_usd";
@@ -203,11 +188,7 @@ describe("the liability view", () => {
       ],
     });
     const before = new Date();
-    const { batchId: april } = await preparePayoutBatch(
-      db2,
-      { gameId: GAME, window: monthWindow("2026-04") },
-      web(actor("preparer")),
-    );
+    const { batchId: april } = await prepareMonth(db2, "2026-04", web(actor("preparer")));
     const statements = await listPayoutStatements(db2, { gameId: GAME, batchId: april });
     const id = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)?.id as string;
     await holdStatements(

@@ -1,35 +1,21 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { countPaymentStates, listPayoutTable, summarizeBatch } from "@/db/queries/payouts";
-import {
-  approvePayoutBatch,
-  approveStatements,
-  holdStatements,
-  markStatementsPaid,
-  preparePayoutBatch,
-} from "@/lib/payouts/batches";
+import { approvePayoutBatch, approveStatements, holdStatements, markStatementsPaid } from "@/lib/payouts/batches";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
-import { savePayoutSettings } from "@/lib/payouts/settings";
-import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot, web } from "./fixtures";
+import { prepareMonth, setUpPayoutsDatabase } from "../support/payouts";
+import { actor, GAME, insertSnapshot, web } from "./fixtures";
 
 /**
  * A batch's counts per state (the window page's summary and its table's total) come from a tally the database keeps
  * as statements change; at every step it equals a count of the statements themselves.
  */
 
-let t: TestDatabase;
 let db: Db;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
+setUpPayoutsDatabase((t) => {
   db = t.db;
-  await insertGame(db);
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
 });
-afterAll(async () => t?.drop());
 
 async function counted(batchId: string) {
   const rows = await sql<{ state: string; n: string; payable: string; flagged: string }>`select state,
@@ -100,11 +86,7 @@ describe("a batch's tally", () => {
         { id: 5, gross: "25.50", resolved: false },
       ],
     });
-    const { batchId } = await preparePayoutBatch(
-      db,
-      { gameId: GAME, window: monthWindow("2026-04") },
-      web(actor("preparer")),
-    );
+    const { batchId } = await prepareMonth(db, "2026-04", web(actor("preparer")));
     const prepared = await expectTallyMatches(batchId);
     expect(prepared.byState.draft.count).toBe(5);
 

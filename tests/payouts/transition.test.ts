@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import {
   approvePayoutBatch,
@@ -6,31 +6,25 @@ import {
   discardPayoutBatch,
   holdStatements,
   markStatementsPaid,
-  preparePayoutBatch,
   unapproveStatements,
 } from "@/lib/payouts/batches";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
-import { savePayoutSettings } from "@/lib/payouts/settings";
 import { TRANSITIONS } from "@/lib/payouts/transition";
-import { monthWindow } from "@/lib/time";
-import { createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot } from "./fixtures";
+import { prepareMonth, setUpPayoutsDatabase } from "../support/payouts";
+import { actor, GAME, insertSnapshot } from "./fixtures";
 
 /** The payout workflow's transitions: the table's states, the refusals, and the audit line the domain writes. */
 
-let t: TestDatabase;
 let db: Db;
 const preparer = { actor: actor("preparer"), via: "cli" as const };
 const approver = { actor: actor("approver"), via: "web" as const };
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.db;
-  await insertGame(db);
-  await insertGame(db, "other-game");
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
-});
-afterAll(async () => t?.drop());
+setUpPayoutsDatabase(
+  (t) => {
+    db = t.db;
+  },
+  { games: ["other-game"] },
+);
 
 async function auditLines(batchId: string) {
   return db
@@ -50,7 +44,7 @@ describe("transition()", () => {
         { id: 8002, gross: "40.00" },
       ],
     });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-03") }, preparer);
+    const { batchId } = await prepareMonth(db, "2026-03", preparer);
     const [a, b] = await listPayoutStatements(db, { gameId: GAME, batchId });
     if (!a || !b) throw new Error("two statements expected");
     await approveStatements(db, { gameId: GAME, batchId, ids: [a.id, b.id] }, preparer);
@@ -72,7 +66,7 @@ describe("transition()", () => {
 
   it("skips statements not in a state the transition moves from, naming it, and audits nothing changed", async () => {
     await insertSnapshot(db, { window: "2026-04", recipients: [{ id: 8101, gross: "30.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-04") }, preparer);
+    const { batchId } = await prepareMonth(db, "2026-04", preparer);
     const [s] = await listPayoutStatements(db, { gameId: GAME, batchId });
     if (!s) throw new Error("a statement expected");
     const result = await unapproveStatements(db, { gameId: GAME, batchId, ids: [s.id] }, preparer);
@@ -85,7 +79,7 @@ describe("transition()", () => {
 
   it("refuses a batch in a status the transition does not run from, and another game's batch", async () => {
     await insertSnapshot(db, { window: "2026-05", recipients: [{ id: 8201, gross: "30.00" }] });
-    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-05") }, preparer);
+    const { batchId } = await prepareMonth(db, "2026-05", preparer);
     await expect(
       markStatementsPaid(
         db,
