@@ -3,9 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { listPayoutTable, type PayoutTableQuery } from "@/db/queries/payouts";
 import { listLiability } from "@/lib/payouts/liability";
-import { approvePayoutBatch, holdStatements, markStatementsPaid, approveStatements } from "@/lib/payouts/batches";
-import { listPayoutStatements } from "@/lib/payouts/ledger";
-import { prepareMonth, setUpPayoutsDatabase } from "../support/payouts";
+import { prepareMonth, settleBatch, setUpPayoutsDatabase } from "../support/payouts";
 import { actor, web, GAME, insertSnapshot } from "./fixtures";
 
 /**
@@ -189,22 +187,14 @@ describe("the liability view", () => {
     });
     const before = new Date();
     const { batchId: april } = await prepareMonth(db2, "2026-04", web(actor("preparer")));
-    const statements = await listPayoutStatements(db2, { gameId: GAME, batchId: april });
-    const id = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)?.id as string;
-    await holdStatements(
-      db2,
-      { gameId: GAME, batchId: april, ids: [id(2)], reason: "Bank details bounced" },
-      web(actor("preparer")),
-    );
-    await approveStatements(db2, { gameId: GAME, batchId: april, ids: [id(1), id(3), id(4)] }, web(actor("preparer")));
-    await approvePayoutBatch(db2, { gameId: GAME, batchId: april }, web(actor("approver")));
-    const approvedAt = new Date();
-    await new Promise((r) => setTimeout(r, 5));
-    await markStatementsPaid(
-      db2,
-      { gameId: GAME, batchId: april, paidOn: "2026-05-03", method: "wise", reference: "WISE-APR" },
-      web(actor("approver")),
-    );
+    const paidByWise = { on: "2026-05-03", method: "wise" as const, reference: "WISE-APR" };
+    const plan = { hold: [2], holdReason: "Bank details bounced", approve: [1, 3, 4], paid: paidByWise };
+    let approvedAt = new Date(0);
+    await settleBatch(db2, { batchId: april, month: "2026-04" }, plan, async (step) => {
+      if (step !== "batch approved") return;
+      approvedAt = new Date();
+      await new Promise((r) => setTimeout(r, 5));
+    });
 
     const rows = (asOf: Date) =>
       listLiability(db2, { gameId: GAME, asOf }).then(({ rows: list }) =>

@@ -2,9 +2,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { countPaymentStates, listPayoutTable, summarizeBatch } from "@/db/queries/payouts";
-import { approvePayoutBatch, approveStatements, holdStatements, markStatementsPaid } from "@/lib/payouts/batches";
-import { listPayoutStatements } from "@/lib/payouts/ledger";
-import { prepareMonth, setUpPayoutsDatabase } from "../support/payouts";
+import { prepareMonth, settleBatch, setUpPayoutsDatabase } from "../support/payouts";
 import { actor, GAME, insertSnapshot, web } from "./fixtures";
 
 /**
@@ -90,25 +88,15 @@ describe("a batch's tally", () => {
     const prepared = await expectTallyMatches(batchId);
     expect(prepared.byState.draft.count).toBe(5);
 
-    const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-    const id = (recipient: number) => statements.find((s) => s.recipientPlayerId === recipient)?.id as string;
-    await holdStatements(
-      db,
-      { gameId: GAME, batchId, ids: [id(2), id(5)], reason: "Bank details bounced" },
-      web(actor("preparer")),
-    );
-    await expectTallyMatches(batchId);
-    await approveStatements(db, { gameId: GAME, batchId, ids: [id(1), id(3), id(4)] }, web(actor("preparer")));
-    await expectTallyMatches(batchId);
-    await approvePayoutBatch(db, { gameId: GAME, batchId }, web(actor("approver")));
-    const approved = await expectTallyMatches(batchId);
-    expect((await countPaymentStates(db, { gameId: GAME, batchId })).payable).toBeGreaterThan(0);
-    expect(approved.byState.approved.count).toBeGreaterThan(0);
-    await markStatementsPaid(
-      db,
-      { gameId: GAME, batchId, paidOn: "2026-05-03", method: "wise", reference: "WISE-APR" },
-      web(actor("approver")),
-    );
+    const paidByWise = { on: "2026-05-03", method: "wise" as const, reference: "WISE-APR" };
+    const plan = { hold: [2, 5], holdReason: "Bank details bounced", approve: [1, 3, 4], paid: paidByWise };
+    // The tally is checked after each step: holding, approving statements, approving the batch, paying.
+    await settleBatch(db, { batchId, month: "2026-04" }, plan, async (step) => {
+      const summary = await expectTallyMatches(batchId);
+      if (step !== "batch approved") return;
+      expect((await countPaymentStates(db, { gameId: GAME, batchId })).payable).toBeGreaterThan(0);
+      expect(summary.byState.approved.count).toBeGreaterThan(0);
+    });
     const paid = await expectTallyMatches(batchId);
     expect(paid.byState.paid.count).toBeGreaterThan(0);
     // Another game's caller sees nothing of it.

@@ -45,34 +45,58 @@ export function prepareMonth(db: Db, month: string, acting: ActingAs = web(prepa
   return preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, acting);
 }
 
+export type SettleStep = "held" | "approved" | "batch approved" | "paid";
+
+export type SettlePlan = {
+  /** Recipients whose statements are held first (none when absent or empty). */
+  hold?: number[];
+  holdReason?: string;
+  /** Recipients whose statements the preparer approves; every draft statement without flags when absent. */
+  approve?: number[];
+  /** How the batch is paid; on the 28th of the batch's month by bank transfer when absent. */
+  paid?: { on: string; method: PaymentMethod; reference: string };
+};
+
 /**
- * Prepares, approves and pays a month's batch (holding the recipients named), and returns its statements. It is paid
- * on the 28th of the month by bank transfer unless `paid` says otherwise.
+ * Takes a prepared batch of a month through the workflow: holds, approves statements (the preparer), approves the
+ * batch and pays it when anything in it is approved (the approver), calling `after` once each step is done. Returns
+ * the batch's statements.
  */
-export async function payWindow(
+export async function settleBatch(
   db: Db,
-  month: string,
-  options: { hold?: number[]; paid?: { on: string; method: PaymentMethod; reference: string } } = {},
+  batch: { batchId: string; month: string },
+  plan: SettlePlan = {},
+  after: (step: SettleStep) => Promise<void> = async () => {},
 ): Promise<PayoutStatement[]> {
-  const { batchId } = await prepareMonth(db, month);
+  const { batchId, month } = batch;
   let statements = await listPayoutStatements(db, { gameId: GAME, batchId });
-  const held = statements.filter((s) => options.hold?.includes(s.recipientPlayerId));
-  if (held.length > 0)
-    await holdStatements(
-      db,
-      { gameId: GAME, batchId, ids: held.map((s) => s.id), reason: "Tax form missing" },
-      web(preparer),
-    );
-  await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
+  const idsOf = (recipients: number[]) =>
+    statements.filter((s) => recipients.includes(s.recipientPlayerId)).map((s) => s.id);
+  if (plan.hold?.length) {
+    const reason = plan.holdReason ?? "Tax form missing";
+    await holdStatements(db, { gameId: GAME, batchId, ids: idsOf(plan.hold), reason }, web(preparer));
+    await after("held");
+  }
+  const approving = plan.approve ? { ids: idsOf(plan.approve) } : { all: "draft_unflagged" as const };
+  await approveStatements(db, { gameId: GAME, batchId, ...approving }, web(preparer));
+  await after("approved");
   await approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver));
+  await after("batch approved");
   statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   if (statements.some((s) => s.state === "approved")) {
-    const paid = options.paid ?? { on: `${month}-28`, method: "bank_transfer" as const, reference: `WIRE-${month}` };
+    const paid = plan.paid ?? { on: `${month}-28`, method: "bank_transfer" as const, reference: `WIRE-${month}` };
     await markStatementsPaid(
       db,
       { gameId: GAME, batchId, paidOn: paid.on, method: paid.method, reference: paid.reference },
       web(approver),
     );
+    await after("paid");
   }
   return listPayoutStatements(db, { gameId: GAME, batchId });
+}
+
+/** Prepares a month's batch (`2026-04`) and settles it (see settleBatch), returning its statements. */
+export async function payWindow(db: Db, month: string, plan: SettlePlan = {}): Promise<PayoutStatement[]> {
+  const { batchId } = await prepareMonth(db, month);
+  return settleBatch(db, { batchId, month }, plan);
 }
