@@ -29,6 +29,15 @@ async function markStale(instant: string, reason: string): Promise<void> {
     .execute();
 }
 
+/** The preparer overrides the batch's stale-snapshot flag: the cause named, else the flag as it stands. */
+function overrideStaleness(batchId: string, reason: string, cause?: string) {
+  return overrideFlag(
+    db,
+    { gameId: GAME, batchId, flag: "snapshot_stale", recipientPlayerId: null, reason, ...(cause ? { cause } : {}) },
+    web(preparer),
+  );
+}
+
 describe("flag overrides cover one cause", () => {
   it("a stale mark after an override of staleness blocks approval again", async () => {
     await insertSnapshot(db, { window: "2026-01", recipients: [{ id: 7001, gross: "20.00" }] });
@@ -38,49 +47,18 @@ describe("flag overrides cover one cause", () => {
     expect(first.changed).toBe(0);
     expect(first.skipped[0]?.reason).toMatch(/Stale snapshot/);
 
-    await overrideFlag(
-      db,
-      {
-        gameId: GAME,
-        batchId,
-        flag: "snapshot_stale",
-        recipientPlayerId: null,
-        reason: "Refund of a test order, nothing attributed",
-      },
-      web(preparer),
-    );
+    await overrideStaleness(batchId, "Refund of a test order, nothing attributed");
     expect(
       (await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer))).changed,
     ).toBe(1);
 
     await markStale("2026-01-20T00:00:00Z", "subscription.refunded SUB_b");
     await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver))).rejects.toThrow(/Stale snapshot/);
-    await expect(
-      overrideFlag(
-        db,
-        {
-          gameId: GAME,
-          batchId,
-          flag: "snapshot_stale",
-          recipientPlayerId: null,
-          reason: "Second refund checked too",
-          cause: "stale_mark:0",
-        },
-        web(preparer),
-      ),
-    ).rejects.toThrow(/changed since/);
-
-    await overrideFlag(
-      db,
-      {
-        gameId: GAME,
-        batchId,
-        flag: "snapshot_stale",
-        recipientPlayerId: null,
-        reason: "Second refund checked too, not attributed",
-      },
-      web(preparer),
+    await expect(overrideStaleness(batchId, "Second refund checked too", "stale_mark:0")).rejects.toThrow(
+      /changed since/,
     );
+
+    await overrideStaleness(batchId, "Second refund checked too, not attributed");
     await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver))).resolves.toMatchObject({
       approved: 1,
     });

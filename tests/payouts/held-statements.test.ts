@@ -3,9 +3,9 @@ import type { Db } from "@/db";
 import { carryStatementsForward, markStatementsPaid, releaseStatements } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
-import { getPayoutBatch, listLedgerEntries, listPayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
+import { getPayoutBatch, listLedgerEntries, listPayoutStatements } from "@/lib/payouts/ledger";
 import { money, sumMoney } from "@/lib/money";
-import { approver, payWindow, preparer, setUpPayoutsDatabase } from "../support/payouts";
+import { approver, payWindow, preparer, recipientStatement as of, setUpPayoutsDatabase } from "../support/payouts";
 import { web, GAME, insertSnapshot } from "./fixtures";
 
 /**
@@ -17,12 +17,6 @@ let db: Db;
 setUpPayoutsDatabase((t) => {
   db = t.db;
 });
-
-function of(statements: PayoutStatement[], recipient: number): PayoutStatement {
-  const s = statements.find((x) => x.recipientPlayerId === recipient);
-  if (!s) throw new Error(`no statement for ${recipient}`);
-  return s;
-}
 
 /** Prepares a month, holds the given recipients, approves the rest, has the batch approved and paid. */
 async function payWithHolds(month: string, hold: number[]): Promise<string> {

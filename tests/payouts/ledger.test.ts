@@ -2,24 +2,18 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { markStatementsPaid, releaseStatements } from "@/lib/payouts/batches";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
-import { listLedgerEntries, type PayoutStatement } from "@/lib/payouts/ledger";
+import { listLedgerEntries } from "@/lib/payouts/ledger";
 import { wasRecipientPaidFor } from "@/lib/payouts/paid-status";
 import { sumMoney } from "@/lib/money";
 import { monthWindow } from "@/lib/time";
 import { GAME, insertSnapshot, web } from "./fixtures";
-import { approver, payWindow, setUpPayoutsDatabase } from "../support/payouts";
+import { approver, payWindow, recipientStatement as byRecipient, setUpPayoutsDatabase } from "../support/payouts";
 import { expectInvariant } from "./ledger-setup";
 
 let db: Db;
 setUpPayoutsDatabase((t) => {
   db = t.db;
 });
-
-function byRecipient(statements: PayoutStatement[], id: number): PayoutStatement {
-  const s = statements.find((x) => x.recipientPlayerId === id);
-  if (!s) throw new Error(`no statement for ${id}`);
-  return s;
-}
 
 describe("the recipient ledger across months", () => {
   it("pays, rolls over, carries negatives forward and recovers, keeping paid + carried = net attributed", async () => {

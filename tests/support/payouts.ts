@@ -40,6 +40,13 @@ export function setUpPayoutsDatabase(ready: (database: TestDatabase) => void, op
   afterAll(async () => t?.drop());
 }
 
+/** The statement of a recipient among a batch's statements. */
+export function recipientStatement(statements: PayoutStatement[], recipient: number): PayoutStatement {
+  const s = statements.find((x) => x.recipientPlayerId === recipient);
+  if (!s) throw new Error(`no statement for ${recipient}`);
+  return s;
+}
+
 /** Prepares the game's batch of a month (`2026-04`). */
 export function prepareMonth(db: Db, month: string, acting: ActingAs = web(preparer)): Promise<{ batchId: string }> {
   return preparePayoutBatch(db, { gameId: GAME, window: monthWindow(month) }, acting);
