@@ -4,14 +4,15 @@ import { useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { ImportForm, useImportForm } from "@/app/_components/forms/import-file";
+import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/import-lines";
 import { Select } from "@/app/_components/forms/select";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Badge } from "@/app/_components/ui/badge";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import { RESULT_FORMAT_LABELS, RESULT_FORMATS } from "@/lib/payments/schemas";
 import type { ImportPreview } from "./payment-actions";
 
 type Action = (state: ActionResult<ImportPreview> | null, form: FormData) => Promise<ActionResult<ImportPreview>>;
+type ResultLine = ImportPreview["lines"][number];
 
 const VERDICT_BADGES: Record<string, { label: string; tone: "neutral" | "info" | "success" | "warning" | "danger" }> = {
   pay: { label: "Matched: paid", tone: "success" },
@@ -23,6 +24,38 @@ const VERDICT_BADGES: Record<string, { label: string; tone: "neutral" | "info" |
   amount_mismatch: { label: "Amount mismatch", tone: "danger" },
   not_applicable: { label: "Does not apply", tone: "danger" },
 };
+
+/** Each line of the file: the payment it names, what the provider says, and what importing it does. */
+const RESULT_COLUMNS: readonly [ImportColumn<ResultLine>, ...ImportColumn<ResultLine>[]] = [
+  { heading: "Reference", cell: (l) => l.reference, className: "font-mono text-xs" },
+  { heading: "Recipient", cell: (l) => l.recipientPlayerId ?? "" },
+  { heading: "Provider says", cell: (l) => l.outcome },
+  {
+    heading: "Amount",
+    cell: (l) => (
+      <>
+        {l.amount ?? ""} {l.currency ?? ""}
+      </>
+    ),
+  },
+  { heading: "Sent", cell: (l) => l.expectedAmount ?? "" },
+  {
+    heading: "Outcome",
+    cell: (l) => {
+      const badge = VERDICT_BADGES[l.verdict] ?? { label: l.verdict, tone: "neutral" as const };
+      return <Badge tone={badge.tone}>{badge.label}</Badge>;
+    },
+  },
+  {
+    heading: "Note",
+    cell: (l) => (
+      <>
+        {l.note}
+        {l.reason ? ` (${l.reason})` : ""}
+      </>
+    ),
+  },
+];
 
 /**
  * Importing a provider's results: the file is read in the page and sent as text. A dry run shows every line with
@@ -66,44 +99,13 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
         </Field>
       </ImportForm>
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
-      {result && result.lines.length > 0 ? (
-        <SimpleTable
+      {result ? (
+        <ImportLinesTable
           caption={result.dryRun ? "Preview: what importing this file does" : "Imported"}
-          dense
-          head={
-            <>
-              <Th>Reference</Th>
-              <Th>Recipient</Th>
-              <Th>Provider says</Th>
-              <Th>Amount</Th>
-              <Th>Sent</Th>
-              <Th>Outcome</Th>
-              <Th>Note</Th>
-            </>
-          }
-        >
-          {result.lines.map((l) => {
-            const badge = VERDICT_BADGES[l.verdict] ?? { label: l.verdict, tone: "neutral" as const };
-            return (
-              <Tr key={`${l.reference}|${l.outcome}|${l.transactionId ?? ""}|${l.amount ?? ""}`}>
-                <RowTh className="font-mono text-xs">{l.reference}</RowTh>
-                <Td>{l.recipientPlayerId ?? ""}</Td>
-                <Td>{l.outcome}</Td>
-                <Td>
-                  {l.amount ?? ""} {l.currency ?? ""}
-                </Td>
-                <Td>{l.expectedAmount ?? ""}</Td>
-                <Td>
-                  <Badge tone={badge.tone}>{badge.label}</Badge>
-                </Td>
-                <Td>
-                  {l.note}
-                  {l.reason ? ` (${l.reason})` : ""}
-                </Td>
-              </Tr>
-            );
-          })}
-        </SimpleTable>
+          lines={result.lines}
+          lineKey={(l) => `${l.reference}|${l.outcome}|${l.transactionId ?? ""}|${l.amount ?? ""}`}
+          columns={RESULT_COLUMNS}
+        />
       ) : null}
       {result && result.unreadable.length > 0 ? (
         <FormMessage tone="error">

@@ -2,18 +2,41 @@
 
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { ImportForm, useImportForm } from "@/app/_components/forms/import-file";
-import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/import-lines";
 import { Badge } from "@/app/_components/ui/badge";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import type { ImportResult } from "@/lib/profiles/bulk";
 
 type Action = (state: ActionResult<ImportResult> | null, form: FormData) => Promise<ActionResult<ImportResult>>;
+type Refused = ImportResult["refused"][number];
+type Change = ImportResult["changes"][number];
 
 const EFFECT_LABELS = {
   applied: { label: "Applies now", tone: "success" },
   pending: { label: "Awaits review", tone: "warning" },
   unchanged: { label: "No change", tone: "neutral" },
 } as const;
+
+const REFUSED_COLUMNS: readonly [ImportColumn<Refused>, ...ImportColumn<Refused>[]] = [
+  { heading: "Line", cell: (r) => r.line },
+  { heading: "Player", cell: (r) => r.playerId ?? "" },
+  { heading: "Reason", cell: (r) => r.reason },
+];
+
+const CHANGE_COLUMNS: readonly [ImportColumn<Change>, ...ImportColumn<Change>[]] = [
+  { heading: "Line", cell: (c) => c.line },
+  { heading: "Player", cell: (c) => c.playerId },
+  { heading: "What", cell: (c) => (c.kind === "details" ? "Payout details" : "Tax form") },
+  { heading: "New", cell: (c) => c.summary },
+  { heading: "Before", cell: (c) => c.previous ?? "None" },
+  {
+    heading: "Effect",
+    cell: (c) => {
+      const effect = EFFECT_LABELS[c.effect];
+      return <Badge tone={effect.tone}>{effect.label}</Badge>;
+    },
+  },
+];
 
 /**
  * Import form: the file is read in the page and sent as text; the form is submitted by hand so the chosen file and
@@ -45,58 +68,21 @@ export function ImportProfilesForm({ action, gameId }: { action: Action; gameId:
         }}
       />
       {state ? <FormMessage tone={failed ? "error" : "success"}>{state.message}</FormMessage> : null}
-      {result && result.refused.length > 0 ? (
-        <SimpleTable
-          caption="Refused rows"
-          dense
-          head={
-            <>
-              <Th>Line</Th>
-              <Th>Player</Th>
-              <Th>Reason</Th>
-            </>
-          }
-        >
-          {result.refused.map((r) => (
-            <Tr key={`r${r.line}`}>
-              <RowTh>{r.line}</RowTh>
-              <Td>{r.playerId ?? ""}</Td>
-              <Td>{r.reason}</Td>
-            </Tr>
-          ))}
-        </SimpleTable>
-      ) : null}
-      {result && result.changes.length > 0 ? (
-        <SimpleTable
-          caption={result.applied ? "Changes made" : "Changes the import makes"}
-          dense
-          head={
-            <>
-              <Th>Line</Th>
-              <Th>Player</Th>
-              <Th>What</Th>
-              <Th>New</Th>
-              <Th>Before</Th>
-              <Th>Effect</Th>
-            </>
-          }
-        >
-          {result.changes.map((c) => {
-            const effect = EFFECT_LABELS[c.effect];
-            return (
-              <Tr key={`${c.line}-${c.kind}`}>
-                <RowTh>{c.line}</RowTh>
-                <Td>{c.playerId}</Td>
-                <Td>{c.kind === "details" ? "Payout details" : "Tax form"}</Td>
-                <Td>{c.summary}</Td>
-                <Td>{c.previous ?? "None"}</Td>
-                <Td>
-                  <Badge tone={effect.tone}>{effect.label}</Badge>
-                </Td>
-              </Tr>
-            );
-          })}
-        </SimpleTable>
+      {result ? (
+        <>
+          <ImportLinesTable
+            caption="Refused rows"
+            lines={result.refused}
+            lineKey={(r) => `r${r.line}`}
+            columns={REFUSED_COLUMNS}
+          />
+          <ImportLinesTable
+            caption={result.applied ? "Changes made" : "Changes the import makes"}
+            lines={result.changes}
+            lineKey={(c) => `${c.line}-${c.kind}`}
+            columns={CHANGE_COLUMNS}
+          />
+        </>
       ) : null}
     </div>
   );
