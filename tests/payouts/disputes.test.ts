@@ -1,4 +1,4 @@
-import http from "node:http";
+import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ServiceDisputeStatus } from "../../db/types";
@@ -15,7 +15,7 @@ import { takeSnapshotNow } from "../../lib/snapshots/pull";
 import { monthWindow, type TimeWindow } from "../../lib/time";
 import { fixtureScenario, SECRET, SUB } from "../emulator/fixture";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { deliver, envelope, type RouteHandler, waitFor } from "../webhooks/support";
+import { deliver, envelope, type RouteHandler, startForwarder, waitFor } from "../webhooks/support";
 import { actor, web } from "./fixtures";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -38,31 +38,6 @@ let t: TestDatabase;
 let emulator: RunningEmulator;
 let forwarder: http.Server;
 let routePOST: RouteHandler;
-
-function startForwarder(POST: RouteHandler): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const url = new URL(req.url ?? "/", "http://localhost");
-      const match = /^\/api\/webhooks\/service\/([^/]+)$/.exec(url.pathname);
-      if (req.method !== "POST" || !match?.[1]) {
-        res.writeHead(404).end();
-        return;
-      }
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-      const response = await POST(new Request(url, { method: "POST", headers, body: Buffer.concat(chunks) }), {
-        params: Promise.resolve({ gameId: decodeURIComponent(match[1]) }),
-      });
-      res.writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "application/json" });
-      res.end(Buffer.from(await response.arrayBuffer()));
-    })().catch((error: unknown) => {
-      res.writeHead(500).end(String(error));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 async function admin(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const response = await fetch(`${emulator.url}/__emulator${path}`, {
