@@ -46,6 +46,46 @@ function monthly(seqs: number[], day: number, firstMonth: number, extra: Record<
   }));
 }
 
+type ScenarioSubscription = NonNullable<ScenarioInput["subscriptions"]>[number];
+
+/**
+ * Player 1 of the live game g1 (p@example.test, holding `balanceCoins` when given) with one card and one active Gold
+ * subscription of their own (SUB.monthly); `subscription` gives its price, dates and periods.
+ */
+export function oneSubscriptionScenario(input: {
+  clock: string;
+  balanceCoins?: string;
+  subscription: Omit<ScenarioSubscription, "game_id" | "subscription_id" | "player_id" | "item_id" | "item_name">;
+}): ScenarioInput {
+  const player = { game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01" };
+  return {
+    clock: input.clock,
+    games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
+    players: [input.balanceCoins === undefined ? player : { ...player, balance_coins: input.balanceCoins }],
+    cards: [
+      {
+        game_id: "g1",
+        player_id: 1,
+        card_id: 1,
+        last_four: "4242",
+        exp_month: 1,
+        exp_year: 2031,
+        created_at: "2026-01-01",
+      },
+    ],
+    subscriptions: [
+      {
+        game_id: "g1",
+        subscription_id: SUB.monthly,
+        player_id: 1,
+        item_id: "gold",
+        item_name: "Gold",
+        ...input.subscription,
+      },
+    ],
+  };
+}
+
 export function fixtureScenario(): ScenarioInput {
   return {
     clock: "2026-06-01T00:00:00Z",

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fixtureScenario, SECRET, SUB } from "./fixture";
+import { fixtureScenario, oneSubscriptionScenario, SECRET, SUB } from "./fixture";
 import { expectError, startClient, type Client } from "./helpers";
 
 let client: Client;
@@ -211,51 +211,31 @@ describe("refunds and cancel at period end", () => {
   );
 
   it("retires at the new paid_through when a full refund moves it back to a date still ahead", async () => {
-    const scenario = {
+    const scenario = oneSubscriptionScenario({
       clock: "2026-06-01T00:00:00Z",
-      games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
-      players: [{ game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01" }],
-      cards: [
-        {
-          game_id: "g1",
-          player_id: 1,
-          card_id: 1,
-          last_four: "4242",
-          exp_month: 1,
-          exp_year: 2031,
-          created_at: "2026-01-01",
-        },
-      ],
-      subscriptions: [
-        {
-          game_id: "g1",
-          subscription_id: SUB.monthly,
-          player_id: 1,
-          item_id: "gold",
-          item_name: "Gold",
-          amount_usd: "10.00",
-          created_at: "2026-05-15T00:00:00Z",
-          status: "active",
-          // The second window was paid ahead: paid through 2026-07-15.
-          periods: [
-            {
-              period_seq: 1,
-              status: "paid",
-              period_start: "2026-05-15",
-              period_end: "2026-06-15",
-              paid_at: "2026-05-15",
-            },
-            {
-              period_seq: 2,
-              status: "paid",
-              period_start: "2026-06-15",
-              period_end: "2026-07-15",
-              paid_at: "2026-05-31",
-            },
-          ],
-        },
-      ],
-    };
+      subscription: {
+        amount_usd: "10.00",
+        created_at: "2026-05-15T00:00:00Z",
+        status: "active",
+        // The second window was paid ahead: paid through 2026-07-15.
+        periods: [
+          {
+            period_seq: 1,
+            status: "paid",
+            period_start: "2026-05-15",
+            period_end: "2026-06-15",
+            paid_at: "2026-05-15",
+          },
+          {
+            period_seq: 2,
+            status: "paid",
+            period_start: "2026-06-15",
+            period_end: "2026-07-15",
+            paid_at: "2026-05-31",
+          },
+        ],
+      },
+    });
     expect((await client.admin("/scenario", scenario)).status).toBe(200);
     expect((await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, {})).body.access_until).toBe(
       "2026-07-15T00:00:00Z",

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ScenarioInput } from "@/emulator/scenario/schema";
-import { fixtureScenario, SECRET, SUB } from "./fixture";
+import { fixtureScenario, oneSubscriptionScenario, SECRET, SUB } from "./fixture";
 import { expectError, startClient, type Client } from "./helpers";
 
 let client: Client;
@@ -19,46 +19,26 @@ const cycles = async (id: string) =>
 
 /** One subscription priced `amount`, last agreed at `agreed`, with a staged price, paid through 2026-06-15. */
 function priceScenario(amount: string, agreed: string, pending: string): ScenarioInput {
-  return {
+  return oneSubscriptionScenario({
     clock: "2026-06-01T00:00:00Z",
-    games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
-    players: [{ game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01" }],
-    cards: [
-      {
-        game_id: "g1",
-        player_id: 1,
-        card_id: 1,
-        last_four: "4242",
-        exp_month: 1,
-        exp_year: 2031,
-        created_at: "2026-01-01",
-      },
-    ],
-    subscriptions: [
-      {
-        game_id: "g1",
-        subscription_id: SUB.monthly,
-        player_id: 1,
-        item_id: "gold",
-        item_name: "Gold",
-        amount_usd: amount,
-        last_agreed_amount_usd: agreed,
-        pending_amount_usd: pending,
-        created_at: "2026-05-15T00:00:00Z",
-        status: "active",
-        revenue_share: { recipient_player_id: 1, percent: "10.00" },
-        periods: [
-          {
-            period_seq: 1,
-            status: "paid",
-            period_start: "2026-05-15",
-            period_end: "2026-06-15",
-            paid_at: "2026-05-15",
-          },
-        ],
-      },
-    ],
-  };
+    subscription: {
+      amount_usd: amount,
+      last_agreed_amount_usd: agreed,
+      pending_amount_usd: pending,
+      created_at: "2026-05-15T00:00:00Z",
+      status: "active",
+      revenue_share: { recipient_player_id: 1, percent: "10.00" },
+      periods: [
+        {
+          period_seq: 1,
+          status: "paid",
+          period_start: "2026-05-15",
+          period_end: "2026-06-15",
+          paid_at: "2026-05-15",
+        },
+      ],
+    },
+  });
 }
 
 /** One card subscription of 10.00 whose next charge falls on `chargeAt`; its player holds `balance` coins. */
@@ -66,47 +46,26 @@ function fundingScenario(chargeAt: string, balance: string): ScenarioInput {
   const day = 24 * 3600 * 1000;
   const at = Date.parse(chargeAt);
   const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
-  return {
+  return oneSubscriptionScenario({
     clock: iso(at - day),
-    games: [{ game_id: "g1", name: "Game One", status: "live", secret: SECRET }],
-    players: [
-      { game_id: "g1", player_id: 1, email: "p@example.test", date_joined: "2026-01-01", balance_coins: balance },
-    ],
-    cards: [
-      {
-        game_id: "g1",
-        player_id: 1,
-        card_id: 1,
-        last_four: "4242",
-        exp_month: 1,
-        exp_year: 2031,
-        created_at: "2026-01-01",
-      },
-    ],
-    subscriptions: [
-      {
-        game_id: "g1",
-        subscription_id: SUB.monthly,
-        player_id: 1,
-        item_id: "gold",
-        item_name: "Gold",
-        amount_usd: "10.00",
-        created_at: iso(at - 30 * day),
-        status: "active",
-        revenue_share: { recipient_player_id: 1, percent: "10.00" },
-        periods: [
-          {
-            period_seq: 1,
-            status: "paid",
-            period_start: iso(at - 30 * day),
-            period_end: chargeAt,
-            paid_at: iso(at - 30 * day),
-          },
-        ],
-        next_charge_at: chargeAt,
-      },
-    ],
-  };
+    balanceCoins: balance,
+    subscription: {
+      amount_usd: "10.00",
+      created_at: iso(at - 30 * day),
+      status: "active",
+      revenue_share: { recipient_player_id: 1, percent: "10.00" },
+      periods: [
+        {
+          period_seq: 1,
+          status: "paid",
+          period_start: iso(at - 30 * day),
+          period_end: chargeAt,
+          paid_at: iso(at - 30 * day),
+        },
+      ],
+      next_charge_at: chargeAt,
+    },
+  });
 }
 
 describe("funding of card renewals", () => {
