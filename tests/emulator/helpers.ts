@@ -1,4 +1,6 @@
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from "@/emulator/server";
+import { fixtureScenario, SECRET } from "./fixture";
 
 /** Talks to an emulator over HTTP only, the way a client of the service would. */
 export type Call = {
@@ -63,6 +65,22 @@ export async function startClient(options: StartEmulatorOptions, defaultSecret: 
     },
     close: () => emulator.close(),
   };
+}
+
+/**
+ * An emulator of the fixture scenario for the test file (rate limits off, calls made with SECRET), handed to `ready`
+ * once it runs and reset to the scenario before each test.
+ */
+export function setUpFixtureEmulator(ready: (client: Client) => void): void {
+  let client: Client;
+  beforeAll(async () => {
+    client = await startClient({ scenario: fixtureScenario(), rateLimits: "off" }, SECRET);
+    ready(client);
+  });
+  afterAll(() => client?.close());
+  beforeEach(async () => {
+    await client.admin("/reset", {});
+  });
 }
 
 /** Asserts the error envelope of the spec and returns the body. */

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ScenarioInput } from "@/emulator/scenario/schema";
-import { fixtureScenario, oneSubscriptionScenario, SECRET, SUB } from "./fixture";
-import { expectError, startClient, type Client } from "./helpers";
+import { oneSubscriptionScenario, SUB } from "./fixture";
+import { expectError, type Client, setUpFixtureEmulator } from "./helpers";
 
 let client: Client;
-
-beforeAll(async () => {
-  client = await startClient({ scenario: fixtureScenario(), rateLimits: "off" }, SECRET);
-});
-afterAll(() => client.close());
-beforeEach(async () => {
-  await client.admin("/reset", {});
+setUpFixtureEmulator((started) => {
+  client = started;
 });
 
 const sub = async (id: string) => (await client.get(`/api/subscriptions/${id}`)).body.subscription;

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fixtureScenario, SECRET, SUB } from "./fixture";
-import { expectError, startClient, type Client } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { SUB } from "./fixture";
+import { expectError, type Client, setUpFixtureEmulator } from "./helpers";
 
 let client: Client;
-
-beforeAll(async () => {
-  client = await startClient({ scenario: fixtureScenario(), rateLimits: "off" }, SECRET);
-});
-afterAll(() => client.close());
-beforeEach(async () => {
-  await client.admin("/reset", {});
+setUpFixtureEmulator((started) => {
+  client = started;
 });
 
 const list = (query: Record<string, string | number>) => client.get("/api/subscriptions/player", { query });
