@@ -1,21 +1,17 @@
-import type http from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ServiceDisputeStatus } from "../../db/types";
 import { listSnapshotDisputes, recordDisputeClosed, recordDisputeOpened } from "../../db/queries/disputes";
-import { startEmulator, type RunningEmulator } from "../../emulator/server";
-import { saveGame } from "../../lib/games/games";
-import { stopBoss } from "../../lib/jobs/queue";
-import { startWorkers } from "../../lib/jobs/worker";
+import type { RunningEmulator } from "../../emulator/server";
 import { approvePayoutBatch, approveStatements, holdStatements, preparePayoutBatch } from "../../lib/payouts/batches";
 import { overrideFlag } from "../../lib/payouts/flag-override";
 import { readBatchFlags } from "../../lib/payouts/flags";
 import { listPayoutStatements } from "../../lib/payouts/ledger";
 import { takeSnapshotNow } from "../../lib/snapshots/pull";
 import { monthWindow, type TimeWindow } from "../../lib/time";
-import { fixtureScenario, SECRET, SUB } from "../emulator/fixture";
-import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { deliver, envelope, type RouteHandler, startForwarder, waitFor } from "../webhooks/support";
+import { SUB } from "../emulator/fixture";
+import type { TestDatabase } from "../support/db";
+import { setUpEmulatorWebhooks } from "../webhooks/emulator-delivery";
+import { deliver, envelope, type RouteHandler, waitFor } from "../webhooks/support";
 import { actor, web } from "./fixtures";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -36,7 +32,6 @@ const approver = actor("approver");
 
 let t: TestDatabase;
 let emulator: RunningEmulator;
-let forwarder: http.Server;
 let routePOST: RouteHandler;
 
 async function admin(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -89,46 +84,8 @@ async function prepareWindow(window: TimeWindow) {
   };
 }
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  applyTestEnv(t);
-  const { POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler };
-  routePOST = POST;
-  forwarder = await startForwarder(POST);
-  const forwarderUrl = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
-  emulator = await startEmulator({
-    port: 0,
-    scenario: fixtureScenario(),
-    rateLimits: "off",
-    webhookUrl: `${forwarderUrl}/api/webhooks/service/${GAME}`,
-    webhookSecret: SIGNING_SECRET,
-    webhookRetryScale: 100,
-  });
-  await saveGame(
-    t.db,
-    {
-      id: GAME,
-      name: "Game One",
-      environment: "production",
-      baseUrl: emulator.url,
-      secret: SECRET,
-      webhookSecrets: [SIGNING_SECRET],
-    },
-    { replace: false, as: { actor: null, via: "cli" } },
-  );
-  await t.db
-    .updateTable("game")
-    .set({ settings: JSON.stringify({ pacing: "off" }) })
-    .where("id", "=", GAME)
-    .execute();
-  await startWorkers();
-});
-
-afterAll(async () => {
-  await emulator?.close();
-  await new Promise((resolve) => forwarder?.close(resolve));
-  await stopBoss();
-  await t?.drop();
+setUpEmulatorWebhooks({ gameId: GAME, signingSecret: SIGNING_SECRET }, (running) => {
+  ({ t, emulator, POST: routePOST } = running);
 });
 
 describe("disputed renewals", () => {

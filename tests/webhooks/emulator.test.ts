@@ -1,19 +1,15 @@
-import type http from "node:http";
-import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getSnapshot } from "../../db/queries/snapshots";
 import { getWebhookEvent } from "../../db/queries/webhook-events";
 import { updateGameAutomation } from "../../db/queries/webhooks";
-import { startEmulator, type RunningEmulator } from "../../emulator/server";
-import { saveGame } from "../../lib/games/games";
-import { stopBoss } from "../../lib/jobs/queue";
-import { startWorkers } from "../../lib/jobs/worker";
+import type { RunningEmulator } from "../../emulator/server";
 import { takeSnapshotNow } from "../../lib/snapshots/pull";
 import { monthWindow } from "../../lib/time";
-import { fixtureScenario, SECRET, SUB } from "../emulator/fixture";
-import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { type RouteHandler, startForwarder, waitFor } from "./support";
+import { SECRET, SUB } from "../emulator/fixture";
+import type { TestDatabase } from "../support/db";
+import { setUpEmulatorWebhooks } from "./emulator-delivery";
+import { waitFor } from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 
@@ -27,8 +23,6 @@ const JUNE = monthWindow("2026-06");
 
 let t: TestDatabase;
 let emulator: RunningEmulator;
-let forwarder: http.Server;
-let forwarderUrl: string;
 
 async function refund(clientRequestId: string, amountUsd: string): Promise<void> {
   const response = await fetch(`${emulator.url}/api/subscriptions/${SUB.ninetyNine}/refund`, {
@@ -59,48 +53,17 @@ function refundDeliveries(clientRequestId: string) {
   );
 }
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  applyTestEnv(t);
-  const { POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as { POST: RouteHandler };
-  forwarder = await startForwarder(POST);
-  forwarderUrl = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
-  emulator = await startEmulator({
-    port: 0,
-    scenario: fixtureScenario(),
-    rateLimits: "off",
-    webhookUrl: `${forwarderUrl}/api/webhooks/service/g1`,
-    webhookSecret: SIGNING_SECRET,
-    // The retry schedule (30 s, 2 min, 10 min, ...) a hundred times faster.
-    webhookRetryScale: 100,
-  });
-  await saveGame(
-    t.db,
-    {
-      id: "g1",
-      name: "Game One",
-      environment: "production",
-      baseUrl: emulator.url,
-      secret: SECRET,
-      webhookSecrets: [SIGNING_SECRET],
-    },
-    { replace: false, as: { actor: null, via: "cli" } },
-  );
-  await t.db
-    .updateTable("game")
-    .set({ settings: JSON.stringify({ pacing: "off" }) })
-    .where("id", "=", "g1")
-    .execute();
-  await updateGameAutomation(t.db, "g1", { autoRefresh: true, pullPreviousMonth: false, pullCurrentMonthDaily: false });
-  await startWorkers();
-});
-
-afterAll(async () => {
-  await emulator?.close();
-  await new Promise((resolve) => forwarder?.close(resolve));
-  await stopBoss();
-  await t?.drop();
-});
+setUpEmulatorWebhooks(
+  {
+    gameId: "g1",
+    signingSecret: SIGNING_SECRET,
+    beforeWorkers: (db) =>
+      updateGameAutomation(db, "g1", { autoRefresh: true, pullPreviousMonth: false, pullCurrentMonthDaily: false }),
+  },
+  (running) => {
+    ({ t, emulator } = running);
+  },
+);
 
 describe("webhooks from the emulator", () => {
   it("a refund made in the service arrives signed, marks its window stale, and the re-pull clears it", async () => {

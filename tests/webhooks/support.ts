@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import http from "node:http";
 import { saveGame } from "../../lib/games/games";
 import { signatureHeader } from "../../lib/webhooks/signature";
 import type { Db } from "../../db";
@@ -28,35 +27,6 @@ export async function addGame(
     },
     { replace: true, as: { actor: null, via: "cli" } },
   );
-}
-
-/**
- * A small HTTP server on a free local port that hands each `POST /api/webhooks/service/<gameId>` to the route
- * handler, so that the emulator can deliver its signed webhooks over HTTP; anything else answers 404.
- */
-export function startForwarder(POST: RouteHandler): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const url = new URL(req.url ?? "/", "http://localhost");
-      const match = /^\/api\/webhooks\/service\/([^/]+)$/.exec(url.pathname);
-      if (req.method !== "POST" || !match?.[1]) {
-        res.writeHead(404).end();
-        return;
-      }
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-      const response = await POST(new Request(url, { method: "POST", headers, body: Buffer.concat(chunks) }), {
-        params: Promise.resolve({ gameId: decodeURIComponent(match[1]) }),
-      });
-      res.writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "application/json" });
-      res.end(Buffer.from(await response.arrayBuffer()));
-    })().catch((error: unknown) => {
-      res.writeHead(500).end(String(error));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
 let counter = 0;

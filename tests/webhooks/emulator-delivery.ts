@@ -1,0 +1,108 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
+import type { Db } from "../../db";
+import { startEmulator, type RunningEmulator } from "../../emulator/server";
+import { saveGame } from "../../lib/games/games";
+import { stopBoss } from "../../lib/jobs/queue";
+import { startWorkers } from "../../lib/jobs/worker";
+import { fixtureScenario, SECRET } from "../emulator/fixture";
+import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
+import type { RouteHandler } from "./support";
+
+/**
+ * Webhooks delivered for real: the emulator sends its signed events over HTTP to a forwarder in the test, which hands
+ * each to the route handler, against a test database, with the background workers running. The test file must mock
+ * next/headers (`vi.mock("next/headers", () => import("../support/next-request"))`) before the route is loaded.
+ */
+
+/**
+ * A small HTTP server on a free local port that hands each `POST /api/webhooks/service/<gameId>` to the route
+ * handler, so that the emulator can deliver its signed webhooks over HTTP; anything else answers 404.
+ */
+export function startForwarder(POST: RouteHandler): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const match = /^\/api\/webhooks\/service\/([^/]+)$/.exec(url.pathname);
+      if (req.method !== "POST" || !match?.[1]) {
+        res.writeHead(404).end();
+        return;
+      }
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+      const response = await POST(new Request(url, { method: "POST", headers, body: Buffer.concat(chunks) }), {
+        params: Promise.resolve({ gameId: decodeURIComponent(match[1]) }),
+      });
+      res.writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "application/json" });
+      res.end(Buffer.from(await response.arrayBuffer()));
+    })().catch((error: unknown) => {
+      res.writeHead(500).end(String(error));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+export type EmulatorWebhooks = { t: TestDatabase; emulator: RunningEmulator; POST: RouteHandler };
+
+/**
+ * For the test file: a test database (the environment pointed at it), the webhook route behind a forwarder, and an
+ * emulator of the fixture scenario delivering to it for the game `gameId` with `signingSecret` (its retries a hundred
+ * times faster). The game is saved (production, the emulator's URL, the signing secret, pacing off), `beforeWorkers`
+ * runs, then the workers start. `ready` has everything as soon as the emulator runs. All of it stops after the file.
+ */
+export function setUpEmulatorWebhooks(
+  options: { gameId: string; signingSecret: string; beforeWorkers?: (db: Db) => Promise<void> },
+  ready: (running: EmulatorWebhooks) => void,
+): void {
+  let t: TestDatabase | undefined;
+  let emulator: RunningEmulator | undefined;
+  let forwarder: http.Server | undefined;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    applyTestEnv(t);
+    const { POST } = (await import("../../app/api/webhooks/service/[gameId]/route")) as unknown as {
+      POST: RouteHandler;
+    };
+    forwarder = await startForwarder(POST);
+    const forwarderUrl = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
+    emulator = await startEmulator({
+      port: 0,
+      scenario: fixtureScenario(),
+      rateLimits: "off",
+      webhookUrl: `${forwarderUrl}/api/webhooks/service/${options.gameId}`,
+      webhookSecret: options.signingSecret,
+      // The retry schedule (30 s, 2 min, 10 min, ...) a hundred times faster.
+      webhookRetryScale: 100,
+    });
+    ready({ t, emulator, POST });
+    await saveGame(
+      t.db,
+      {
+        id: options.gameId,
+        name: "Game One",
+        environment: "production",
+        baseUrl: emulator.url,
+        secret: SECRET,
+        webhookSecrets: [options.signingSecret],
+      },
+      { replace: false, as: { actor: null, via: "cli" } },
+    );
+    await t.db
+      .updateTable("game")
+      .set({ settings: JSON.stringify({ pacing: "off" }) })
+      .where("id", "=", options.gameId)
+      .execute();
+    await options.beforeWorkers?.(t.db);
+    await startWorkers();
+  });
+
+  afterAll(async () => {
+    await emulator?.close();
+    await new Promise((resolve) => forwarder?.close(resolve));
+    await stopBoss();
+    await t?.drop();
+  });
+}
