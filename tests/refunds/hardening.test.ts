@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
-import { REQUESTER, SECOND_TAB, RETRIER, type Ok, type Fail, refundForm, previewForm, refundReaders } from "./helpers";
+import {
+  REQUESTER,
+  SECOND_TAB,
+  RETRIER,
+  type Ok,
+  type Fail,
+  refundForm,
+  previewForm,
+  refundReaders,
+  refuseNextRefund,
+} from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/headers.js", () => import("../support/next-request"));
@@ -122,12 +132,7 @@ describe("M3: the support refund limit applies per period, in total", () => {
   it("counts pending and needs-attention attempts, not refused ones", async () => {
     const sub = SUBS.limitFinanceFirst;
     actAs(c.sessions.support);
-    await c.admin("/faults", {
-      route: `/api/subscriptions/${sub}/refund`,
-      fault: "502",
-      error_code: "REFUND_MISMATCH",
-      count: 1,
-    });
+    await refuseNextRefund(c, sub, "REFUND_MISMATCH");
     const attention = (await refundAction(refundForm(sub, 2, "40.00", "200.00"))) as Ok;
     expect(attention).toMatchObject({ ok: true, data: { state: "needs_attention" } });
     const target = { gameId: GAME_ID, subscriptionId: sub, periodSeq: 2 };

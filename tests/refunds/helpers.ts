@@ -55,6 +55,16 @@ export function screenRefundForm(
   });
 }
 
+/** The service answers the next refund call of the subscription with a 502 carrying `errorCode`, once. */
+export function refuseNextRefund(c: RefundTestContext, subscriptionId: string, errorCode: string) {
+  return c.admin("/faults", {
+    route: `/api/subscriptions/${subscriptionId}/refund`,
+    fault: "502",
+    error_code: errorCode,
+    count: 1,
+  });
+}
+
 /** Readers of the test database and the emulator, for the context the test file started (`c`, set in beforeAll). */
 export function refundReaders(context: () => RefundTestContext) {
   async function attemptsOf(subscriptionId: string) {

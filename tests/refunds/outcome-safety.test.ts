@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
-import {
-  form,
-  GAME_ID,
-  GAME_SECRET,
-  periodIdOf,
-  PLAYER,
-  refundEvents,
-  type RefundTestContext,
-  startRefundTest,
-  SUBS,
-} from "./setup";
+import { form, GAME_ID, GAME_SECRET, periodIdOf, PLAYER, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import { type Fail, type Ok, refundForm, refundReaders, refuseNextRefund } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -29,32 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => c?.close());
 
-type Ok = { ok: true; message?: string; data?: any };
-type Fail = { ok: false; code: string; message: string; fieldErrors?: Record<string, string> };
-
-function refundForm(subscriptionId: string, seq: number, amountUsd: string, remainingBeforeUsd: string) {
-  return form({
-    subscriptionId,
-    periodId: periodIdOf(subscriptionId, seq),
-    periodSeq: seq,
-    amountUsd,
-    remainingBeforeUsd,
-    reason: "Player asked",
-  });
-}
-
-async function attemptsOf(subscriptionId: string) {
-  return c.t.db
-    .selectFrom("refund_attempt")
-    .selectAll()
-    .where("subscription_id", "=", subscriptionId)
-    .orderBy("created_at")
-    .execute();
-}
-
-function amounts(subscriptionId: string, seq: number): string[] {
-  return refundEvents(c.emulator, subscriptionId, seq).map((e) => e.amountUsd.toFixed(2));
-}
+const { attemptsOf, amounts } = refundReaders(() => c);
 
 const SUPPORT = { id: "u-support", email: "support@payout-desk.test", role: "support" as const };
 
@@ -201,12 +167,7 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
       .where("id", "=", attempt!.id)
       .execute();
     // The next call meets a refusal that says nothing about the first one.
-    await c.admin("/faults", {
-      route: `/api/subscriptions/${sub}/refund`,
-      fault: "502",
-      error_code: "PROCESSOR_NOT_CONFIGURED",
-      count: 1,
-    });
+    await refuseNextRefund(c, sub, "PROCESSOR_NOT_CONFIGURED");
     const summary = await reconcilePendingRefunds(c.t.db, { attemptId: attempt!.id });
     expect(summary.outcomes).toEqual([{ id: attempt!.id, state: "needs_attention" }]);
     expect(amounts(sub, 1)).toEqual(["2.00"]);
@@ -219,12 +180,7 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
   it("[support] a refusal with no unknown call before it still frees the intent (nothing moved)", async () => {
     const sub = SUBS.crashThenRefused;
     actAs(c.sessions.support);
-    await c.admin("/faults", {
-      route: `/api/subscriptions/${sub}/refund`,
-      fault: "502",
-      error_code: "PROCESSOR_NOT_CONFIGURED",
-      count: 1,
-    });
+    await refuseNextRefund(c, sub, "PROCESSOR_NOT_CONFIGURED");
     const refused = (await refundAction(refundForm(sub, 3, "1.00", "10.00"))) as Fail;
     expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(refused.message).toContain("Nothing was refunded");
@@ -237,12 +193,7 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
 describe("a refund settled by hand counts what moved and frees the intent when nothing moved", () => {
   async function needsAttention(sub: string, amountUsd: string, seq = 2): Promise<string> {
     actAs(c.sessions.support);
-    await c.admin("/faults", {
-      route: `/api/subscriptions/${sub}/refund`,
-      fault: "502",
-      error_code: "REFUND_MISMATCH",
-      count: 1,
-    });
+    await refuseNextRefund(c, sub, "REFUND_MISMATCH");
     const result = (await refundAction(refundForm(sub, seq, amountUsd, "200.00"))) as Ok;
     expect(result).toMatchObject({ ok: true, data: { state: "needs_attention" } });
     return result.data.attemptId as string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
 import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
-import { type Ok, type Fail, refundReaders, screenRefundForm } from "./helpers";
+import { type Ok, type Fail, refundReaders, refuseNextRefund, screenRefundForm } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -100,12 +100,7 @@ describe("refunds against the emulator", () => {
 
   it("REFUND_MISMATCH marks the attempt for manual attention, blocks the period, and finance settles it", async () => {
     actAs(c.sessions.support);
-    await c.admin("/faults", {
-      route: `/api/subscriptions/${SUBS.attention}/refund`,
-      fault: "502",
-      error_code: "REFUND_MISMATCH",
-      count: 1,
-    });
+    await refuseNextRefund(c, SUBS.attention, "REFUND_MISMATCH");
     const result = (await refundAction(screenRefundForm(SUBS.attention, 3, "10.00", "10.00"))) as Ok;
     expect(result).toMatchObject({ ok: true, data: { state: "needs_attention" } });
     expect(result.message).toMatch(/manual attention: do not refund again/);
