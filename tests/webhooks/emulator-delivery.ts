@@ -54,7 +54,7 @@ export type EmulatorWebhooks = { t: TestDatabase; emulator: RunningEmulator; POS
  * runs, then the workers start. `ready` has everything as soon as the emulator runs. All of it stops after the file.
  */
 export function setUpEmulatorWebhooks(
-  options: { gameId: string; signingSecret: string; beforeWorkers?: (db: Db) => Promise<void> },
+  options: { gameId: string; signingSecret: string; beforeWorkers?: (db: Db) => Promise<unknown> },
   ready: (running: EmulatorWebhooks) => void,
 ): void {
   let t: TestDatabase | undefined;

@@ -1,6 +1,6 @@
 import { useId, type ComponentProps, type ReactNode } from "react";
-import { fieldErrorText } from "@/lib/format";
 import { cn } from "../cn";
+import { FieldNotes } from "./field";
 
 export type CheckboxProps = Omit<ComponentProps<"input">, "type"> & {
   label: string;
@@ -28,16 +28,7 @@ export function Checkbox({ label, hint, error, id, className, ...props }: Checkb
         <label htmlFor={inputId} className="text-sm text-ink">
           {label}
         </label>
-        {hint ? (
-          <p id={hintId} className="text-xs text-ink-muted">
-            {hint}
-          </p>
-        ) : null}
-        {error ? (
-          <p id={errorId} className="text-xs font-medium text-danger">
-            {fieldErrorText(label, error)}
-          </p>
-        ) : null}
+        <FieldNotes label={label} hint={hint} hintId={hintId} error={error} errorId={errorId} />
       </div>
     </div>
   );

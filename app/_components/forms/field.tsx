@@ -54,16 +54,31 @@ export function Field({ label, hint, error, required = false, id, className, chi
         "aria-invalid": error ? true : undefined,
         required: required || undefined,
       })}
-      {hint ? (
-        <p id={hintId} className="text-xs text-ink-muted">
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p id={errorId} className="text-xs font-medium text-danger">
-          {fieldErrorText(label, error)}
-        </p>
-      ) : null}
+      <FieldNotes label={label} hint={hint} hintId={hintId} error={error} errorId={errorId} />
     </div>
+  );
+}
+
+/** A control's hint and error under it, with the ids its aria-describedby names (the error with the field's name). */
+export function FieldNotes(props: {
+  label: string;
+  hint?: ReactNode;
+  hintId?: string;
+  error?: string | null;
+  errorId?: string;
+}) {
+  return (
+    <>
+      {props.hint ? (
+        <p id={props.hintId} className="text-xs text-ink-muted">
+          {props.hint}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p id={props.errorId} className="text-xs font-medium text-danger">
+          {fieldErrorText(props.label, props.error)}
+        </p>
+      ) : null}
+    </>
   );
 }

@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
-import { Input } from "@/app/_components/forms/input";
+import { AmountInput } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/action-result";
 
@@ -23,16 +23,7 @@ export function ThresholdForm({ action, year, current }: { action: Action; year:
         error={errors.amountUsd ?? errors.year}
         required
       >
-        {(control) => (
-          <Input
-            {...control}
-            name="amountUsd"
-            inputMode="decimal"
-            autoComplete="off"
-            defaultValue={values.amountUsd ?? current ?? ""}
-            className="max-w-40"
-          />
-        )}
+        {(control) => <AmountInput {...control} name="amountUsd" defaultValue={values.amountUsd ?? current ?? ""} />}
       </Field>
       <div>
         <SubmitButton pendingLabel="Saving…">Save threshold</SubmitButton>

@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
-import { Input } from "@/app/_components/forms/input";
+import { AmountInput } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
 
@@ -33,14 +33,7 @@ export function PayoutSettingsForm({
         required
       >
         {(control) => (
-          <Input
-            {...control}
-            name="minPayoutUsd"
-            inputMode="decimal"
-            autoComplete="off"
-            defaultValue={values.minPayoutUsd ?? current.minPayoutUsd}
-            className="max-w-40"
-          />
+          <AmountInput {...control} name="minPayoutUsd" defaultValue={values.minPayoutUsd ?? current.minPayoutUsd} />
         )}
       </Field>
       <fieldset className="flex flex-col gap-1.5">

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
+import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { Select } from "@/app/_components/forms/select";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
@@ -126,29 +127,16 @@ function CancelDialog({
     >
       {(typed) => (
         <>
-          <fieldset className="flex flex-col gap-1.5">
-            <legend className="mb-1 text-sm font-medium text-ink">When</legend>
-            <label className="flex items-center gap-2">
-              <input
-                type="radio"
-                name="when"
-                value="period_end"
-                defaultChecked={when === "period_end"}
-                onChange={() => setWhen("period_end")}
-              />
-              At the end of the paid period (default)
-            </label>
-            <label className="flex items-center gap-2">
-              <input
-                type="radio"
-                name="when"
-                value="now"
-                defaultChecked={when === "now"}
-                onChange={() => setWhen("now")}
-              />
-              Now
-            </label>
-          </fieldset>
+          <RadioChoice
+            legend="When"
+            name="when"
+            options={[
+              { value: "period_end", label: "At the end of the paid period (default)" },
+              { value: "now", label: "Now" },
+            ]}
+            value={when}
+            onChange={setWhen}
+          />
           <div
             role="status"
             aria-label="What the service will do"

@@ -4,7 +4,8 @@ import { useRouter } from "next/navigation";
 import { useActionState, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
-import { Input } from "@/app/_components/forms/input";
+import { AmountInput } from "@/app/_components/forms/input";
+import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Badge } from "@/app/_components/ui/badge";
@@ -137,29 +138,16 @@ export function RefundPanel({
         Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
       </p>
       {/* Uncontrolled radios: React resets a form after its action, and defaultChecked brings back the choice. */}
-      <fieldset className="flex flex-col gap-1.5">
-        <legend className="mb-1 text-sm font-medium text-ink">Amount</legend>
-        <label className="flex items-center gap-2">
-          <input
-            type="radio"
-            name="mode"
-            value="full"
-            defaultChecked={mode === "full"}
-            onChange={() => setMode("full")}
-          />
-          Full: everything that remains ({formatUsdText(remainingUsd)})
-        </label>
-        <label className="flex items-center gap-2">
-          <input
-            type="radio"
-            name="mode"
-            value="partial"
-            defaultChecked={mode === "partial"}
-            onChange={() => setMode("partial")}
-          />
-          Partial
-        </label>
-      </fieldset>
+      <RadioChoice
+        legend="Amount"
+        name="mode"
+        options={[
+          { value: "full", label: `Full: everything that remains (${formatUsdText(remainingUsd)})` },
+          { value: "partial", label: "Partial" },
+        ]}
+        value={mode}
+        onChange={setMode}
+      />
       {mode === "partial" ? (
         <Field
           label="Amount to refund (USD)"
@@ -167,16 +155,7 @@ export function RefundPanel({
           required
           hint={`At most ${formatUsdText(remainingUsd)}.`}
         >
-          {(control) => (
-            <Input
-              {...control}
-              name="amountUsd"
-              inputMode="decimal"
-              autoComplete="off"
-              defaultValue={values.amountUsd}
-              className="max-w-40"
-            />
-          )}
+          {(control) => <AmountInput {...control} name="amountUsd" defaultValue={values.amountUsd} />}
         </Field>
       ) : null}
       <Field
