@@ -46,6 +46,15 @@ function monthly(seqs: number[], day: number, firstMonth: number, extra: Record<
   }));
 }
 
+/** The first period of a subscription created on 2026-05-15: a month, paid that day. */
+export const FIRST_PERIOD_FROM_MAY_15 = {
+  period_seq: 1,
+  status: "paid",
+  period_start: "2026-05-15",
+  period_end: "2026-06-15",
+  paid_at: "2026-05-15",
+} as const;
+
 type ScenarioSubscription = NonNullable<ScenarioInput["subscriptions"]>[number];
 
 /**

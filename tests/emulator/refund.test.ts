@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { oneSubscriptionScenario, SUB } from "./fixture";
+import { FIRST_PERIOD_FROM_MAY_15, oneSubscriptionScenario, SUB } from "./fixture";
 import { expectError, type Client, setUpFixtureEmulator } from "./helpers";
 
 let client: Client;
@@ -214,13 +214,7 @@ describe("refunds and cancel at period end", () => {
         status: "active",
         // The second window was paid ahead: paid through 2026-07-15.
         periods: [
-          {
-            period_seq: 1,
-            status: "paid",
-            period_start: "2026-05-15",
-            period_end: "2026-06-15",
-            paid_at: "2026-05-15",
-          },
+          FIRST_PERIOD_FROM_MAY_15,
           {
             period_seq: 2,
             status: "paid",

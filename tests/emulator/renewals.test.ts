@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScenarioInput } from "@/emulator/scenario/schema";
-import { oneSubscriptionScenario, SUB } from "./fixture";
+import { FIRST_PERIOD_FROM_MAY_15, oneSubscriptionScenario, SUB } from "./fixture";
 import { expectError, type Client, setUpFixtureEmulator } from "./helpers";
 
 let client: Client;
@@ -23,15 +23,7 @@ function priceScenario(amount: string, agreed: string, pending: string): Scenari
       created_at: "2026-05-15T00:00:00Z",
       status: "active",
       revenue_share: { recipient_player_id: 1, percent: "10.00" },
-      periods: [
-        {
-          period_seq: 1,
-          status: "paid",
-          period_start: "2026-05-15",
-          period_end: "2026-06-15",
-          paid_at: "2026-05-15",
-        },
-      ],
+      periods: [FIRST_PERIOD_FROM_MAY_15],
     },
   });
 }
