@@ -9,7 +9,7 @@ import { monthWindow } from "../../lib/time";
 import { SECRET, SUB } from "../emulator/fixture";
 import type { TestDatabase } from "../support/db";
 import { setUpEmulatorWebhooks } from "./emulator-delivery";
-import { waitFor } from "./support";
+import { startWebhookInsertOutage, waitFor } from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 
@@ -127,16 +127,7 @@ describe("webhooks from the emulator", () => {
   });
 
   it("a delivery that meets a database outage answers non-2xx, is retried by the service and stored once", async () => {
-    await sql`create table outage_flag (on_ boolean)`.execute(t.db);
-    await sql`insert into outage_flag values (true)`.execute(t.db);
-    await sql`create function outage() returns trigger language plpgsql as $$
-      begin
-        if exists (select 1 from outage_flag) then raise exception 'simulated outage'; end if;
-        return new;
-      end $$`.execute(t.db);
-    await sql`create trigger outage before insert on webhook_event for each row execute function outage()`.execute(
-      t.db,
-    );
+    const outage = await startWebhookInsertOutage(t.db);
     try {
       await refund("pd-e2e-refund-2", "0.50");
       await waitFor(async () => refundDeliveries("pd-e2e-refund-2")[0]?.attempts[0]?.status_code === 503);
@@ -147,7 +138,7 @@ describe("webhooks from the emulator", () => {
           .where("client_request_id", "=", "pd-e2e-refund-2")
           .execute(),
       ).toEqual([]);
-      await sql`delete from outage_flag`.execute(t.db);
+      await outage.end();
 
       const delivery = await waitFor(async () => {
         const found = refundDeliveries("pd-e2e-refund-2")[0];

@@ -16,6 +16,7 @@ import {
   PREVIOUS_SECRET,
   refundedData,
   type RouteHandler,
+  startWebhookInsertOutage,
 } from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -369,22 +370,13 @@ describe("POST /api/webhooks/service/[gameId]", () => {
 
   it("answers 503 when the insert fails, and stores the event on the retry", async () => {
     await addGame(t.db, "g-outage");
-    await sql`create table outage_flag (on_ boolean)`.execute(t.db);
-    await sql`insert into outage_flag values (true)`.execute(t.db);
-    await sql`create function outage() returns trigger language plpgsql as $$
-      begin
-        if exists (select 1 from outage_flag) then raise exception 'simulated outage'; end if;
-        return new;
-      end $$`.execute(t.db);
-    await sql`create trigger outage before insert on webhook_event for each row execute function outage()`.execute(
-      t.db,
-    );
+    const outage = await startWebhookInsertOutage(t.db);
     try {
       const body = envelope({ gameId: "g-outage", eventId: "evt_outage" });
       const first = await deliver(POST, { gameId: "g-outage", body, idempotencyKey: "idem_outage" });
       expect(first.status).toBe(503);
       expect(await eventRows("g-outage")).toHaveLength(0);
-      await sql`delete from outage_flag`.execute(t.db);
+      await outage.end();
       const retry = await deliver(POST, { gameId: "g-outage", body, idempotencyKey: "idem_outage" });
       expect(retry).toMatchObject({ status: 200, body: { status: "accepted" } });
       expect(await eventRows("g-outage")).toHaveLength(1);

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { saveGame } from "../../lib/games/games";
 import { signatureHeader } from "../../lib/webhooks/signature";
 import type { Db } from "../../db";
@@ -27,6 +28,26 @@ export async function addGame(
     },
     { replace: true, as: { actor: null, via: "cli" } },
   );
+}
+
+/**
+ * A database outage for webhook events: every insert into webhook_event fails until `end()`. The trigger it adds
+ * (`outage`) stays; the test drops it when done.
+ */
+export async function startWebhookInsertOutage(db: Db): Promise<{ end(): Promise<void> }> {
+  await sql`create table outage_flag (on_ boolean)`.execute(db);
+  await sql`insert into outage_flag values (true)`.execute(db);
+  await sql`create function outage() returns trigger language plpgsql as $$
+      begin
+        if exists (select 1 from outage_flag) then raise exception 'simulated outage'; end if;
+        return new;
+      end $$`.execute(db);
+  await sql`create trigger outage before insert on webhook_event for each row execute function outage()`.execute(db);
+  return {
+    async end() {
+      await sql`delete from outage_flag`.execute(db);
+    },
+  };
 }
 
 let counter = 0;
