@@ -13,6 +13,22 @@ const KINDS = Object.fromEntries(
   LINE_COLUMNS.map((c) => [c.name, c.type === "text" || c.type === "decimal" ? c.type : "other"] as const),
 );
 
+/** `--lines 100000,1000000 --runs 3 --profile`: sizes (a snapshot each), measured runs, and the parts' profile. */
+export function exportBenchOptions(
+  args: string[],
+  defaults: { lines: number; runs: number },
+): { sizes: number[]; runs: number; profile: boolean } {
+  const value = (name: string) => {
+    const at = args.indexOf(name);
+    return at === -1 ? undefined : args[at + 1];
+  };
+  const sizes = (value("--lines") ?? String(defaults.lines)).split(",").map((n) => Number(n.replace(/_/g, "")));
+  const runs = Number(value("--runs") ?? defaults.runs);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(runs) || runs < 1)
+    throw new Error("usage: npm run bench -- export [--lines N[,N...]] [--runs R] [--profile]");
+  return { sizes, runs, profile: args.includes("--profile") };
+}
+
 async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const t0 = performance.now();
   const value = await work();
@@ -25,6 +41,13 @@ function withCastInstants(statement: string): string {
     /rtrim\(rtrim\(to_char\(("[^"]+"\."[^"]+") at time zone 'UTC', '[^']+'\), '0'\), '\.'\) \|\| 'Z'/g,
     (_, ref: string) => `replace((${ref} at time zone 'UTC')::text, ' ', 'T') || 'Z'`,
   );
+}
+
+/** The plan PostgreSQL makes for a COPY's SELECT (node lines only). */
+async function planOf(client: pg.Client, copy: string): Promise<string[]> {
+  const select = copy.slice(copy.indexOf("(") + 1, copy.lastIndexOf(") to stdout"));
+  const plan = await client.query<{ "QUERY PLAN": string }>(`explain ${select}`);
+  return plan.rows.map((r) => r["QUERY PLAN"]).filter((line) => /^\s*(->\s*)?[A-Z]/.test(line));
 }
 
 /**
@@ -68,6 +91,7 @@ export async function profileExport(
   });
   return {
     note: "each part alone, in the bench process (ms)",
+    plans: { floor: await planOf(client, floorStatement), export: await planOf(client, statement) },
     export_select_one_copy_bare_client: { ms: bare.ms, bytes: bare.value },
     floor_with_cast_instants_ms: castFloor.ms,
     export_copy_streamed_ms: streamed.ms,

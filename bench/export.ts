@@ -1,10 +1,9 @@
 // Benchmark of the CSV export: renewal lines of one snapshot (1,000,000, or `--lines 100000,1000000`), downloaded
 // through the app's HTTP export and, in the same run, through PostgreSQL's own `COPY (same SELECT) TO STDOUT (FORMAT
-// csv)`. Targets: HTTP throughput at least 0.8x COPY's; the export server's memory growth under 100 MB.
-//
-// The HTTP side is a separate Node process serving the export with the route's own code (lib/exports/http.ts
-// exportResponse, which app/api/exports/[kind]/route.ts returns once the session and query are checked), so its
-// memory is measured alone: resident set size sampled every 25 ms, and the kernel's high-water mark (VmHWM).
+// csv)`. Targets: HTTP throughput at least 0.8x COPY's; the export server's memory growth under 100 MB. The HTTP
+// side is a separate Node process serving the export with the route's own code (lib/exports/http.ts exportResponse,
+// which app/api/exports/[kind]/route.ts returns once the session and query are checked), so its memory is measured
+// alone: resident set size sampled every 25 ms, and the kernel's high-water mark (VmHWM).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -22,7 +21,7 @@ import { ensureDatabase } from "@/bin/runtime";
 import { exportResponse } from "@/lib/exports/http";
 import { selectLineCells } from "@/lib/exports/lines";
 import { saveGame } from "@/lib/games/games";
-import { profileExport } from "./export-profile";
+import { exportBenchOptions, profileExport } from "./export-profile";
 
 const DEFAULT_LINES = 1_000_000;
 const RECIPIENTS = 20_000;
@@ -55,7 +54,7 @@ async function seedGame(db: Db): Promise<void> {
 }
 
 /** One snapshot of `lines` renewal lines over RECIPIENTS recipients, written by PostgreSQL itself (generate_series). */
-export async function seed(db: Db, lines = DEFAULT_LINES): Promise<string> {
+export async function seed(db: Db, lines = DEFAULT_LINES, version = 1): Promise<string> {
   const LINES = lines;
   const pullId = crypto.randomUUID();
   const snapshotId = crypto.randomUUID();
@@ -77,9 +76,10 @@ export async function seed(db: Db, lines = DEFAULT_LINES): Promise<string> {
       renewals_with_attribution, renewals_without_attribution, unattributed_reasons, gross_attributed_usd,
       reversed_attributed_usd, net_attributed_usd, renewals_settled_then_fully_reversed, refund_events_in_window,
       reversals_without_receipts, recipient_count, report, attribution_notice, checks, build_notes, drift_status)
-    values (${snapshotId}, ${GAME_ID}, ${WINDOW.start}, ${WINDOW.end}, 1, ${pullId}, ${WINDOW.end}, ${WINDOW.end},
-      ${WINDOW.end}, true, 'split', 0, 0, 0, 0, 0, 0, ${LINES}, 0, 0, ${LINES}, '0', '0', '0', '0', '0', ${LINES}, 0,
-      '{}', '0', '0', '0', 0, 0, 0, ${RECIPIENTS}, '{}', '{}', '[]', '[]', 'first_version')`.execute(db);
+    values (${snapshotId}, ${GAME_ID}, ${WINDOW.start}, ${WINDOW.end}, ${version}, ${pullId}, ${WINDOW.end},
+      ${WINDOW.end}, ${WINDOW.end}, true, 'split', 0, 0, 0, 0, 0, 0, ${LINES}, 0, 0, ${LINES}, '0', '0', '0', '0',
+      '0', ${LINES}, 0, '{}', '0', '0', '0', 0, 0, 0, ${RECIPIENTS}, '{}', '{}', '[]', '[]',
+      'first_version')`.execute(db);
   // Names with commas, quotes and non-Latin text, so that quoting is exercised as in real data.
   await sql`insert into snapshot_recipient (snapshot_id, recipient_player_id, service_rank, resolved, player_email,
   player_name,
@@ -263,19 +263,6 @@ export function download(
 
 // --- Run ----------------------------------------------------------------------------------------------------------
 
-/** `--lines 100000,1000000 --runs 3 --profile`: sizes (a snapshot each), measured runs, and the parts' profile. */
-function options(args: string[]): { sizes: number[]; runs: number; profile: boolean } {
-  const value = (name: string) => {
-    const at = args.indexOf(name);
-    return at === -1 ? undefined : args[at + 1];
-  };
-  const sizes = (value("--lines") ?? String(DEFAULT_LINES)).split(",").map((n) => Number(n.replace(/_/g, "")));
-  const runs = Number(value("--runs") ?? DEFAULT_RUNS);
-  if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(runs) || runs < 1)
-    throw new Error("usage: npm run bench -- export [--lines N[,N...]] [--runs R] [--profile]");
-  return { sizes, runs, profile: args.includes("--profile") };
-}
-
 type Measured = { ms: number[]; bytes: number };
 
 /** One warm-up download and COPY (not counted), then `runs` of each, alternating. */
@@ -312,7 +299,7 @@ function figures(lines: number, measured: Measured) {
 
 export async function run(args: string[]): Promise<void> {
   if (args.includes("--serve")) return serve();
-  const { sizes, runs, profile } = options(args);
+  const { sizes, runs, profile } = exportBenchOptions(args, { lines: DEFAULT_LINES, runs: DEFAULT_RUNS });
 
   process.env.PAYOUT_DESK_KEY ??= randomBytes(32).toString("base64");
   process.env.LOG_LEVEL ??= "silent";
@@ -338,9 +325,9 @@ export async function run(args: string[]): Promise<void> {
     const pid = server.pid as number;
     const baseline = await memoryOf(pid);
 
-    for (const lines of sizes) {
+    for (const [i, lines] of sizes.entries()) {
       const seeding = performance.now();
-      const snapshotId = await seed(db, lines);
+      const snapshotId = await seed(db, lines, i + 1);
       const seedMs = performance.now() - seeding;
       const copySql = copyStatement(db, client, snapshotId);
       let peakRssKb = (await memoryOf(pid)).rssKb;
