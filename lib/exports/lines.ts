@@ -79,7 +79,7 @@ const PERIOD_ID_CELL = LINE_COLUMNS.findIndex((c) => c.name === "period_id");
  * would) in one `COPY … TO STDOUT` of every line, handed on as PostgreSQL writes them. The COPY never waits on the
  * reader: a reader that falls more than `maxBufferedBytes` behind has the statement cut and its connection closed,
  * and the lines after the last record handed on are read by a new COPY once the reader asks for more. So a download
- * holds at most about twice that many bytes, and a slow or stalled client holds no connection.
+ * holds at most about that many bytes (and the piece being handed on), and a stalled client holds no connection.
  */
 export async function* linePages(
   db: Db,
