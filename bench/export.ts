@@ -1,10 +1,9 @@
-// Benchmark of the CSV export (issue 5): 1,000,000 renewal lines of one snapshot, downloaded through the app's
-// HTTP export and, in the same run, through PostgreSQL's own `COPY (same SELECT) TO STDOUT (FORMAT csv)`.
-// Targets: HTTP throughput at least half of COPY's; the export server's memory growth under 100 MB.
-//
-// The HTTP side is a separate Node process serving the export with the route's own code (lib/exports/http.ts
-// exportResponse, which app/api/exports/[kind]/route.ts returns once the session and query are checked), so its
-// memory is measured alone: resident set size sampled every 25 ms, and the kernel's high-water mark (VmHWM).
+// Benchmark of the CSV export: renewal lines of one snapshot (1,000,000, or `--lines 100000,1000000`), downloaded
+// through the app's HTTP export and, in the same run, through PostgreSQL's own `COPY (same SELECT) TO STDOUT (FORMAT
+// csv)`. Targets: HTTP throughput at least 0.8x COPY's; the export server's memory growth under 100 MB. The HTTP
+// side is a separate Node process serving the export with the route's own code (lib/exports/http.ts exportResponse,
+// which app/api/exports/[kind]/route.ts returns once the session and query are checked), so its memory is measured
+// alone: resident set size sampled every 25 ms, and the kernel's high-water mark (VmHWM).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -22,10 +21,11 @@ import { ensureDatabase } from "@/bin/runtime";
 import { exportResponse } from "@/lib/exports/http";
 import { selectLineCells } from "@/lib/exports/lines";
 import { saveGame } from "@/lib/games/games";
+import { exportBenchOptions, profileExport } from "./export-profile";
 
-const LINES = 1_000_000;
+const DEFAULT_LINES = 1_000_000;
 const RECIPIENTS = 20_000;
-const RUNS = 3;
+const DEFAULT_RUNS = 3;
 const GAME_ID = "bench-export";
 const WINDOW = { start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z" };
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -37,8 +37,8 @@ export function median(values: number[]): number {
 
 // --- Data ----------------------------------------------------------------------------------------------------------
 
-/** One snapshot of LINES renewal lines over RECIPIENTS recipients, written by PostgreSQL itself (generate_series). */
-export async function seed(db: Db): Promise<string> {
+/** The bench's game, once per database. */
+async function seedGame(db: Db): Promise<void> {
   await saveGame(
     db,
     {
@@ -51,6 +51,11 @@ export async function seed(db: Db): Promise<string> {
     },
     { replace: false, as: { actor: null, via: "cli" } },
   );
+}
+
+/** One snapshot of `lines` renewal lines over RECIPIENTS recipients, written by PostgreSQL itself (generate_series). */
+export async function seed(db: Db, lines = DEFAULT_LINES, version = 1): Promise<string> {
+  const LINES = lines;
   const pullId = crypto.randomUUID();
   const snapshotId = crypto.randomUUID();
   await db
@@ -65,21 +70,16 @@ export async function seed(db: Db): Promise<string> {
     })
     .execute();
   await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at,
-  fetch_finished_at,
-      service_generated_at, window_closed, built_from, page_count, request_count, rate_limited, retries, duration_ms,
-      sub_window_count, line_count, reversal_count, refund_event_count, renewals_settled, settled_gross_usd,
-      invo_fee_usd,
-      partner_revenue_settled_usd, partner_revenue_reversed_usd, partner_revenue_usd, renewals_with_attribution,
-      renewals_without_attribution, unattributed_reasons, gross_attributed_usd, reversed_attributed_usd,
-      net_attributed_usd,
-      renewals_settled_then_fully_reversed, refund_events_in_window, reversals_without_receipts, recipient_count,
-      report,
-      attribution_notice, checks, build_notes, drift_status)
-    values (${snapshotId}, ${GAME_ID}, ${WINDOW.start}, ${WINDOW.end}, 1, ${pullId}, ${WINDOW.end}, ${WINDOW.end},
-    ${WINDOW.end},
-      true, 'split', 0, 0, 0, 0, 0, 0, ${LINES}, 0, 0, ${LINES}, '0', '0', '0', '0', '0', ${LINES}, 0, '{}', '0', '0',
-      '0',
-      0, 0, 0, ${RECIPIENTS}, '{}', '{}', '[]', '[]', 'first_version')`.execute(db);
+      fetch_finished_at, service_generated_at, window_closed, built_from, page_count, request_count, rate_limited,
+      retries, duration_ms, sub_window_count, line_count, reversal_count, refund_event_count, renewals_settled,
+      settled_gross_usd, invo_fee_usd, partner_revenue_settled_usd, partner_revenue_reversed_usd, partner_revenue_usd,
+      renewals_with_attribution, renewals_without_attribution, unattributed_reasons, gross_attributed_usd,
+      reversed_attributed_usd, net_attributed_usd, renewals_settled_then_fully_reversed, refund_events_in_window,
+      reversals_without_receipts, recipient_count, report, attribution_notice, checks, build_notes, drift_status)
+    values (${snapshotId}, ${GAME_ID}, ${WINDOW.start}, ${WINDOW.end}, ${version}, ${pullId}, ${WINDOW.end},
+      ${WINDOW.end}, ${WINDOW.end}, true, 'split', 0, 0, 0, 0, 0, 0, ${LINES}, 0, 0, ${LINES}, '0', '0', '0', '0',
+      '0', ${LINES}, 0, '{}', '0', '0', '0', 0, 0, 0, ${RECIPIENTS}, '{}', '{}', '[]', '[]',
+      'first_version')`.execute(db);
   // Names with commas, quotes and non-Latin text, so that quoting is exercised as in real data.
   await sql`insert into snapshot_recipient (snapshot_id, recipient_player_id, service_rank, resolved, player_email,
   player_name,
@@ -91,14 +91,12 @@ export async function seed(db: Db): Promise<string> {
       50, 5, 0, '90.00', '0.00', '90.00'
     from generate_series(1, ${RECIPIENTS}) r`.execute(db);
   await sql`insert into snapshot_line (snapshot_id, period_id, recipient_player_id, subscription_id, period_seq,
-  item_id, item_name,
-      status, period_start, period_end, paid_at, amount_usd, invo_fee_usd, partner_revenue_usd,
-      partner_revenue_settled_usd,
-      partner_revenue_reversed_usd, partner_leg_reversed, percent_at_renewal, base_usd, attributed_amount_usd,
-      attribution_unavailable_reason, transaction_id, mint_order_id, funding, refund, reconciliation)
-    select ${snapshotId}, g, 100001 + (g % ${RECIPIENTS}), 'SUB_1700000000_' || lpad((g / 12)::text, 8, '0'), 1 + g %
-    12,
-      'pass', 'Pass "Gold", monthly', 'paid', ts, ts + interval '1 month', ts,
+      item_id, item_name, status, period_start, period_end, paid_at, amount_usd, invo_fee_usd, partner_revenue_usd,
+      partner_revenue_settled_usd, partner_revenue_reversed_usd, partner_leg_reversed, percent_at_renewal, base_usd,
+      attributed_amount_usd, attribution_unavailable_reason, transaction_id, mint_order_id, funding, refund,
+      reconciliation)
+    select ${snapshotId}, g, 100001 + (g % ${RECIPIENTS}), 'SUB_1700000000_' || lpad((g / 12)::text, 8, '0'),
+      1 + g % 12, 'pass', 'Pass "Gold", monthly', 'paid', ts, ts + interval '1 month', ts,
       p.amount, '1.00', (p.amount - 1.00)::numeric(12,2), (p.amount - 1.00)::numeric(12,2), '0.00', false, '20.00',
       (p.amount - 1.00)::numeric(12,2), round((p.amount - 1.00) * 0.2, 2), null, 'tx_' || g, null, null, null,
       '{"checked": true, "base_matches_settled_fee": true}'
@@ -265,8 +263,43 @@ export function download(
 
 // --- Run ----------------------------------------------------------------------------------------------------------
 
+type Measured = { ms: number[]; bytes: number };
+
+/** One warm-up download and COPY (not counted), then `runs` of each, alternating. */
+async function measure(port: number, client: pg.Client, copySql: string, snapshotId: string, runs: number) {
+  const http: Measured = { ms: [], bytes: 0 };
+  const copy: Measured = { ms: [], bytes: 0 };
+  for (let i = 0; i <= runs; i++) {
+    let t0 = performance.now();
+    const result = await download(port, snapshotId);
+    const httpMs = performance.now() - t0;
+    if (result.status !== 200) throw new Error(`export answered ${result.status}`);
+    t0 = performance.now();
+    const bytes = await copyOut(client, copySql);
+    const copyMs = performance.now() - t0;
+    if (i === 0) continue;
+    http.ms.push(httpMs);
+    copy.ms.push(copyMs);
+    http.bytes = result.bytes;
+    copy.bytes = bytes;
+  }
+  return { http, copy };
+}
+
+function figures(lines: number, measured: Measured) {
+  const ms = median(measured.ms);
+  return {
+    median_ms: Math.round(ms),
+    runs_ms: measured.ms.map(Math.round),
+    bytes: measured.bytes,
+    rows_per_s: Math.round(lines / (ms / 1000)),
+    mb_per_s: +(measured.bytes / 1e6 / (ms / 1000)).toFixed(1),
+  };
+}
+
 export async function run(args: string[]): Promise<void> {
   if (args.includes("--serve")) return serve();
+  const { sizes, runs, profile } = exportBenchOptions(args, { lines: DEFAULT_LINES, runs: DEFAULT_RUNS });
 
   process.env.PAYOUT_DESK_KEY ??= randomBytes(32).toString("base64");
   process.env.LOG_LEVEL ??= "silent";
@@ -283,104 +316,69 @@ export async function run(args: string[]): Promise<void> {
     const databaseUrl = withDatabase(cluster.url, "bench_export");
     const db = createDb(databaseUrl, { max: 2 });
     await migrateToLatest(db);
-    const seeding = performance.now();
-    const snapshotId = await seed(db);
-    const seedMs = performance.now() - seeding;
-
+    await seedGame(db);
     const client = new pg.Client({ connectionString: databaseUrl });
+    client.on("error", () => undefined);
     await client.connect();
-    const copySql = copyStatement(db, client, snapshotId);
-
     const started = await startServer(databaseUrl);
     server = started.child;
     const pid = server.pid as number;
     const baseline = await memoryOf(pid);
-    let peakRssKb = baseline.rssKb;
-    const sampler = setInterval(() => {
-      memoryOf(pid)
-        .then((m) => {
-          peakRssKb = Math.max(peakRssKb, m.rssKb);
-        })
-        .catch(() => undefined);
-    }, 25);
 
-    const httpRuns: number[] = [];
-    const copyRuns: number[] = [];
-    let httpBytes = 0;
-    let copyBytes = 0;
-    // A first download and COPY warm caches and the JIT; they are not counted. Then the two alternate.
-    for (let i = 0; i <= RUNS; i++) {
-      let t0 = performance.now();
-      const result = await download(started.port, snapshotId);
-      const httpMs = performance.now() - t0;
-      if (result.status !== 200) throw new Error(`export answered ${result.status}`);
-      t0 = performance.now();
-      const bytes = await copyOut(client, copySql);
-      const copyMs = performance.now() - t0;
-      if (i === 0) continue;
-      httpRuns.push(httpMs);
-      copyRuns.push(copyMs);
-      httpBytes = result.bytes;
-      copyBytes = bytes;
+    for (const [i, lines] of sizes.entries()) {
+      const seeding = performance.now();
+      const snapshotId = await seed(db, lines, i + 1);
+      const seedMs = performance.now() - seeding;
+      const copySql = copyStatement(db, client, snapshotId);
+      let peakRssKb = (await memoryOf(pid)).rssKb;
+      const sampler = setInterval(() => {
+        memoryOf(pid)
+          .then((m) => {
+            peakRssKb = Math.max(peakRssKb, m.rssKb);
+          })
+          .catch(() => undefined);
+      }, 25);
+      const measured = await measure(started.port, client, copySql, snapshotId, runs);
+      clearInterval(sampler);
+      const final = await memoryOf(pid);
+      peakRssKb = Math.max(peakRssKb, final.rssKb);
+      const http = figures(lines, measured.http);
+      const copy = figures(lines, measured.copy);
+      const ratio = copy.median_ms / http.median_ms;
+      const growthMb = (peakRssKb - baseline.rssKb) / 1024;
+      const parts = profile
+        ? await profileExport(db, client, { gameId: GAME_ID, snapshotId, lines }, copySql)
+        : undefined;
+      process.stdout.write(
+        `${JSON.stringify(
+          {
+            bench: "export",
+            lines,
+            recipients: RECIPIENTS,
+            server: "separate Node process serving lib/exports/http.ts exportResponse (the route's code)",
+            seed_ms: Math.round(seedMs),
+            runs,
+            http,
+            copy,
+            throughput_ratio: +ratio.toFixed(2),
+            server_memory: {
+              baseline_rss_mb: +(baseline.rssKb / 1024).toFixed(1),
+              peak_rss_mb: +(peakRssKb / 1024).toFixed(1),
+              peak_growth_mb: +growthMb.toFixed(1),
+              vm_hwm_mb: +(final.hwmKb / 1024).toFixed(1),
+            },
+            meets_throughput: ratio >= 0.8,
+            meets_memory: growthMb < 100,
+            ...(parts ? { parts } : {}),
+            load_average: os.loadavg().map((n) => +n.toFixed(2)),
+          },
+          null,
+          2,
+        )}\n`,
+      );
     }
-    clearInterval(sampler);
-    const final = await memoryOf(pid);
-    peakRssKb = Math.max(peakRssKb, final.rssKb);
-    const audited = await db
-      .selectFrom("audit_log")
-      .select((eb) => eb.fn.countAll<string>().as("n"))
-      .where("action", "=", "export.lines")
-      .where("outcome", "=", "succeeded")
-      .executeTakeFirstOrThrow();
     await client.end();
     await db.destroy();
-
-    const httpMs = median(httpRuns);
-    const copyMs = median(copyRuns);
-    const httpRowsPerSecond = Math.round(LINES / (httpMs / 1000));
-    const copyRowsPerSecond = Math.round(LINES / (copyMs / 1000));
-    const ratio = httpRowsPerSecond / copyRowsPerSecond;
-    const growthMb = (peakRssKb - baseline.rssKb) / 1024;
-    process.stdout.write(
-      `${JSON.stringify(
-        {
-          bench: "export",
-          lines: LINES,
-          recipients: RECIPIENTS,
-          server:
-            "separate Node process serving lib/exports/http.ts exportResponse (the route's code after its session " +
-            "check)",
-          seed_ms: Math.round(seedMs),
-          runs: RUNS,
-          http: {
-            median_ms: Math.round(httpMs),
-            runs_ms: httpRuns.map(Math.round),
-            bytes: httpBytes,
-            rows_per_s: httpRowsPerSecond,
-            mb_per_s: +(httpBytes / 1e6 / (httpMs / 1000)).toFixed(1),
-          },
-          copy: {
-            median_ms: Math.round(copyMs),
-            runs_ms: copyRuns.map(Math.round),
-            bytes: copyBytes,
-            rows_per_s: copyRowsPerSecond,
-            mb_per_s: +(copyBytes / 1e6 / (copyMs / 1000)).toFixed(1),
-          },
-          throughput_ratio: +ratio.toFixed(2),
-          server_memory: {
-            baseline_rss_mb: +(baseline.rssKb / 1024).toFixed(1),
-            peak_rss_mb: +(peakRssKb / 1024).toFixed(1),
-            peak_growth_mb: +growthMb.toFixed(1),
-            vm_hwm_mb: +(final.hwmKb / 1024).toFixed(1),
-          },
-          audited_exports: Number(audited.n),
-          meets_throughput: ratio >= 0.5,
-          meets_memory: growthMb < 100,
-        },
-        null,
-        2,
-      )}\n`,
-    );
   } finally {
     if (server && server.exitCode === null) {
       server.kill("SIGTERM");

@@ -1,9 +1,9 @@
 import "server-only";
 import type { Db } from "@/db";
-import { readCopyOut } from "@/db/queries/copy";
-import { type CsvCellKind, copyLineRecords, LINE_COPY_PAGE, lineCopyPageEnd } from "@/db/queries/exports-cells";
+import { type CopyOutEnd, streamCopyOut } from "@/db/queries/copy";
+import { type CsvCellKind, copyLineRecords } from "@/db/queries/exports-cells";
 import type { ExportColumn } from "./csv";
-import { type CsvRecords, crlfRecords } from "./csv-records";
+import { type CsvRecords, crlfWholeRecords, lastRecordCell } from "./csv-records";
 import type { ExportKindDefinition, ResolvedTarget } from "./types";
 
 export const LINE_COLUMNS: readonly ExportColumn[] = [
@@ -68,40 +68,51 @@ const CELL_KINDS: Readonly<Record<string, CsvCellKind>> = Object.fromEntries(
   LINE_COLUMNS.map((c) => [c.name, c.type === "text" || c.type === "decimal" ? c.type : "other"]),
 );
 
-type CopyPage = { records: CsvRecords; last: string; more: boolean };
-
-/** One page of the file (LINE_COPY_PAGE lines after `after`), written by PostgreSQL's COPY; null past the last. */
-async function copyPage(db: Db, target: Pick<ResolvedTarget, "gameId" | "snapshotId">, after: string | null) {
-  const end = await lineCopyPageEnd(db, { snapshotId: target.snapshotId, after, limit: LINE_COPY_PAGE });
-  if (end.last === null) return null;
-  const statement = copyLineRecords(db, { ...target, after, upTo: end.last, kinds: CELL_KINDS });
-  const records = crlfRecords(await readCopyOut(db, statement));
-  if (records.ends.length !== end.lines)
-    throw new Error(`a page of ${end.lines} lines was written as ${records.ends.length} records`);
-  return { records, last: end.last, more: end.lines === LINE_COPY_PAGE } satisfies CopyPage;
-}
+/** What a download holds at most ahead of its reader: past it the COPY is cut (and resumed when the reader is there). */
+const LINE_BUFFER_BYTES = 8 * 1024 * 1024;
+/** Pieces of the COPY's output handed on at once (its messages are joined up to this size). */
+const LINE_PIECE_BYTES = 256 * 1024;
+const PERIOD_ID_CELL = LINE_COLUMNS.findIndex((c) => c.name === "period_id");
 
 /**
  * The lines file's records, written by PostgreSQL itself (cells formatted and quoted by COPY, as the CSV writer
- * would), one page of lines after the other: the next page is read while this one is handed on, so at most two
- * pages are held, and a page holds its connection only while PostgreSQL writes it.
+ * would) in one `COPY … TO STDOUT` of every line, handed on as PostgreSQL writes them. The COPY never waits on the
+ * reader: a reader that falls more than `maxBufferedBytes` behind has the statement cut and its connection closed,
+ * and the lines after the last record handed on are read by a new COPY once the reader asks for more. So a download
+ * holds at most about that many bytes (and the piece being handed on), and a stalled client holds no connection.
  */
 export async function* linePages(
   db: Db,
   target: Pick<ResolvedTarget, "gameId" | "snapshotId">,
+  options: { maxBufferedBytes?: number } = {},
 ): AsyncGenerator<CsvRecords, void, undefined> {
-  let next: Promise<CopyPage | null> | null = copyPage(db, target, null);
-  try {
-    while (next) {
-      const page: CopyPage | null = await next;
-      next = null;
-      if (!page) return;
-      if (page.more) next = copyPage(db, target, page.last);
-      yield page.records;
+  const maxBufferedBytes = options.maxBufferedBytes ?? LINE_BUFFER_BYTES;
+  const pieceBytes = Math.min(LINE_PIECE_BYTES, maxBufferedBytes);
+  let after: string | null = null;
+  for (;;) {
+    const statement = copyLineRecords(db, { ...target, after, kinds: CELL_KINDS });
+    const output = streamCopyOut(db, statement, { maxBufferedBytes, pieceBytes });
+    let rest: Buffer = Buffer.alloc(0);
+    let last: CsvRecords | null = null;
+    let next: IteratorResult<Buffer, CopyOutEnd>;
+    try {
+      for (next = await output.next(); !next.done; next = await output.next()) {
+        const whole = crlfWholeRecords(rest.length > 0 ? Buffer.concat([rest, next.value]) : next.value);
+        rest = whole.rest;
+        if (whole.records.ends.length === 0) continue;
+        last = whole.records;
+        yield whole.records;
+      }
+    } finally {
+      // A reader that stops early ends the statement (and gives its connection back).
+      await output.return({ cut: true });
     }
-  } finally {
-    // A page still being read when the reader stops is let finish, so that its connection goes back to the pool.
-    await next?.catch(() => null);
+    if (!next.value.cut) {
+      if (rest.length > 0) throw new Error("the database's CSV ends inside a record");
+      return;
+    }
+    // Cut: what follows the last record handed on is read again by the next COPY.
+    if (last) after = lastRecordCell(last, PERIOD_ID_CELL);
   }
 }
 
