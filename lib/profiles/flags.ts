@@ -111,7 +111,7 @@ export function profileFlagsOfFacts(
 /** The profile flags of a batch's payable statements (or of one recipient's), evaluated now. */
 export async function profileFlagsOf(
   db: Db,
-  params: { gameId: string; batchId: string; recipientPlayerId?: number },
+  params: { gameId: string; batchId: string; recipientPlayerId?: number; recipientPlayerIds?: readonly number[] },
 ): Promise<ProfileActiveFlag[]> {
   const [facts, settings, profilesInUse] = await Promise.all([
     listProfileFlagFacts(db, params),

@@ -6,6 +6,7 @@ import { readBatchFlags } from "@/lib/payouts/flags";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { changePayoutDetails, type ProfileActing, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
 import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
+import { profileFlagsOf } from "@/lib/profiles/flags";
 import { saveProfileSettings } from "@/lib/profiles/settings";
 import { monthWindow } from "@/lib/time";
 import type { TestDatabase } from "../support/db";
@@ -54,6 +55,14 @@ describe("profile flags", () => {
     await changePayoutDetails(db, { gameId: GAME, playerId: 8001, input: paypal("first@example.com") }, fin1);
     expect(await flagsOf(jan, 8001)).toEqual([]);
     expect(await flagsOf(jan, 8002)).toEqual(["no_payout_method"]);
+  });
+
+  it("read for some recipients (the rows a page shows), only theirs are read, with the same flags", async () => {
+    const some = await profileFlagsOf(db, { gameId: GAME, batchId: jan.batchId, recipientPlayerIds: [8002] });
+    expect(some.map((f) => [f.recipientPlayerId, f.flag])).toEqual([[8002, "no_payout_method"]]);
+    const none = await profileFlagsOf(db, { gameId: GAME, batchId: jan.batchId, recipientPlayerIds: [8001] });
+    expect(none).toEqual([]);
+    expect(await profileFlagsOf(db, { gameId: GAME, batchId: jan.batchId, recipientPlayerIds: [] })).toEqual([]);
   });
 
   it("a batch with a recipient lacking a method cannot be approved until the flag is overridden", async () => {

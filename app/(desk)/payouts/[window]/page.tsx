@@ -103,8 +103,12 @@ export default async function WindowPage({ params, searchParams }: Props) {
     if (mine.every((f) => overrideOf(f, overrides)))
       addFlag(overriddenByRecipient, row.recipientPlayerId, "disputed_renewal");
   }
-  // Flags raised by the recipients' payout profiles (lib/profiles/flags.ts) show the same way.
-  for (const f of batch ? await profileFlagsOf(db, { gameId: game.id, batchId: batch.id }) : []) {
+  // Flags raised by the recipients' payout profiles (lib/profiles/flags.ts) show the same way, read for the rows
+  // shown only: a batch may hold a hundred thousand statements.
+  const shown = table.rows.map((r) => r.recipientPlayerId);
+  for (const f of batch
+    ? await profileFlagsOf(db, { gameId: game.id, batchId: batch.id, recipientPlayerIds: shown })
+    : []) {
     const row = table.rows.find((r) => r.recipientPlayerId === f.recipientPlayerId);
     if (!row) continue;
     row.recipientFlags = [...row.recipientFlags, f.flag];
