@@ -318,6 +318,11 @@ test("[support] refunds asked on both servers at once land once at the service",
   const racedReport = await service.service(`/api/subscriptions/reporting/periods/${raced.periodId}`);
   expect(racedReport.refunds.refund_count).toBe(raced.refundCount + 1);
   expect(racedReport.refunds.refunded_to_date_usd).toBe(outcomes[0] === "refunded" ? "1.00" : "2.00");
+  // The refused page follows the other refund to its end without a reload: no pending notice is left on it.
+  const refused = pages[outcomes.indexOf("refused")]?.page;
+  if (!refused) throw new Error("no refused page");
+  await expect(refused.getByText("A refund on this period is pending")).toBeHidden({ timeout: 45_000 });
+  await expect(refused.getByRole("heading", { name: "Refund this period" })).toBeVisible();
 
   const counts = await rateLimitCounts(emulator.url);
   expect(counts.limited * 100).toBeLessThanOrEqual(counts.calls);

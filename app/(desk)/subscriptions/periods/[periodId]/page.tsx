@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
+import { RefreshWhileMounted } from "@/app/_components/ui/refresh-while-mounted";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
@@ -153,6 +154,7 @@ export default async function PeriodPage({ params }: Props) {
           >
             {formatUsdText(open.amountUsd)} by {open.actorEmail ?? "the system"}. Nothing else can be refunded on this
             period until it is settled.
+            {open.status === "pending" ? <RefreshWhileMounted /> : null}
           </Banner>
         ) : null}
 
