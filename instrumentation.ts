@@ -1,7 +1,7 @@
 // Runs once when the app server starts: it refuses to serve with another key than the one the stored secrets are
 // sealed with, then starts the background workers in the server process, unless PAYOUT_DESK_JOBS=off (for a
 // deployment that runs them elsewhere: `npm run desk -- worker`). On SIGTERM/SIGINT those workers stop gracefully
-// before the process exits.
+// before the process exits. The statements' PDF renderer is loaded once the workers run.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs" || !process.env.DATABASE_URL) return;
   const { refuseMismatchedKey } = await import("./lib/keys/startup");
@@ -9,6 +9,8 @@ export async function register(): Promise<void> {
   if (process.env.PAYOUT_DESK_JOBS === "off") return;
   const { startWorkers } = await import("./lib/jobs/worker");
   await startWorkers();
+  // Loaded now rather than by the first statement a job renders, in the middle of someone's request.
+  void import("./lib/statements/pdf").then((m) => m.warmStatementRenderer()).catch(() => undefined);
   const { stopWorkersWithServer } = await import("./lib/jobs/server-stop");
   stopWorkersWithServer();
 }
