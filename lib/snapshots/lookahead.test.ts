@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import type { AttributionReport } from "@/lib/service/schemas";
+import { createLookahead, type PageAnswer } from "./lookahead";
+
+type Asked = { offset: number; signal?: AbortSignal; answer(): void };
+
+/** A request function that answers only when told, so that the test decides what is in flight. */
+function requests() {
+  const asked: Asked[] = [];
+  const request = (offset: number, signal?: AbortSignal) =>
+    new Promise<PageAnswer>((resolve, reject) => {
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      asked.push({
+        offset,
+        signal,
+        answer: () =>
+          resolve({ report: { offset } as unknown as AttributionReport, raw: `${offset}`, fetchedAt: new Date() }),
+      });
+    });
+  return { asked, request };
+}
+
+describe("createLookahead", () => {
+  it("keeps the next pages up to its depth in flight, never past the total, and hands them out in order", async () => {
+    const { asked, request } = requests();
+    const ahead = createLookahead(request, { depth: 2, pageSize: 100, total: 350 });
+    ahead.plan(100);
+    expect(asked.map((a) => a.offset)).toEqual([100, 200]);
+    const first = ahead.take(100);
+    asked[0]?.answer();
+    expect((await first).raw).toBe("100");
+    ahead.plan(200);
+    ahead.plan(200);
+    expect(asked.map((a) => a.offset)).toEqual([100, 200, 300]);
+    const second = ahead.take(200);
+    asked[1]?.answer();
+    expect((await second).raw).toBe("200");
+    ahead.plan(300);
+    // 400 is past the total.
+    expect(asked.map((a) => a.offset)).toEqual([100, 200, 300]);
+  });
+
+  it("cancels what it asked for when a page ends elsewhere than planned, and asks for the right one", async () => {
+    const { asked, request } = requests();
+    const ahead = createLookahead(request, { depth: 2, pageSize: 100, total: 1_000 });
+    ahead.plan(100);
+    const taken = ahead.take(150);
+    expect(asked.map((a) => [a.offset, a.signal?.aborted ?? false])).toEqual([
+      [100, true],
+      [200, true],
+      [150, false],
+    ]);
+    asked[2]?.answer();
+    expect((await taken).raw).toBe("150");
+  });
+
+  it("aborts everything in flight when cancelled or when the read is stopped", async () => {
+    const { asked, request } = requests();
+    const stop = new AbortController();
+    const ahead = createLookahead(request, { depth: 2, pageSize: 100, total: 1_000, signal: stop.signal });
+    ahead.plan(100);
+    stop.abort(new Error("stopped"));
+    expect(asked.every((a) => a.signal?.aborted)).toBe(true);
+    await expect(ahead.take(100)).rejects.toThrow("stopped");
+
+    const again = requests();
+    const other = createLookahead(again.request, { depth: 1, pageSize: 100, total: 1_000 });
+    other.plan(100);
+    other.cancel();
+    expect(again.asked.map((a) => a.signal?.aborted)).toEqual([true]);
+  });
+});
