@@ -7,6 +7,7 @@
 // the default is a tenth of it.
 // `--parts snapshot` runs the snapshot part alone.
 //   npm run bench -- scale [--size 10000:100000] [--k 20] [--deliveries 10000] [--per-session 5] [--parts snapshot]
+//     [--lookahead PAGES]
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -37,6 +38,8 @@ export async function run(args: string[]): Promise<void> {
   if (!size) throw new Error("--size must be RECIPIENTS:RENEWALS");
   const k = Number(option(args, "k", "20"));
   const snapshotOnly = option(args, "parts", "all") === "snapshot";
+  // Pages a pull asks for ahead of the one it stores (the product's default unless given).
+  const lookahead = args.includes("--lookahead") ? Number(option(args, "lookahead", "")) : undefined;
   if (!Number.isInteger(k) || k < 1) throw new Error("--k must be a whole number of at least 1");
   const dir = await mkdtemp(path.join(os.tmpdir(), "scale-bench-"));
   await chmod(dir, 0o755);
@@ -91,7 +94,7 @@ export async function run(args: string[]): Promise<void> {
     // Storing cost: the snapshot (limits off) against the same pages through a bare client.
     await point(open.url, "off");
     let began = performance.now();
-    const stored = await takeSnapshotNow(db, request);
+    const stored = await takeSnapshotNow(db, request, { lookahead });
     const snapshotMs = performance.now() - began;
     const perCall = await bareFetch(open.url, await pagesOf(db, stored.snapshotId), {
       id: SCALE_GAME_ID,
@@ -106,6 +109,7 @@ export async function run(args: string[]): Promise<void> {
     const spent = { callMs: 0, pacerWaitMs: 0, readMs: 0 };
     began = performance.now();
     const pulled = await takeSnapshotNow(db, request, {
+      lookahead,
       onProgress: (progress) => {
         if (progress.phase === "checking completeness" && spent.readMs === 0) spent.readMs = performance.now() - began;
       },
