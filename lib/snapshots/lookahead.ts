@@ -7,6 +7,8 @@ export type PageAnswer = { report: AttributionReport; raw: string; fetchedAt: Da
 /** Pages of a window's recipients asked for ahead of the one being parsed and stored. */
 export const LOOKAHEAD_PAGES = 2;
 
+const noop = () => {};
+
 type Ahead = { offset: number; controller: AbortController; answer: Promise<PageAnswer> };
 
 /**
@@ -34,12 +36,18 @@ export function createLookahead(
   options: { depth: number; pageSize: number; total: number; signal?: AbortSignal },
 ): Lookahead {
   let queue: Ahead[] = [];
-  const start = (offset: number): Ahead => {
+  // Each request leaves once the one before it is answered: the service never holds two of them at once, so every
+  // request reaches it as soon as the pacer admitted it (the limits are counted on arrival there).
+  const start = (offset: number, after: Promise<unknown> | null): Ahead => {
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-    const answer = request(offset, signal);
+    const turn = after ? after.then(noop, noop) : Promise.resolve();
+    const answer = turn.then(() => {
+      signal.throwIfAborted();
+      return request(offset, signal);
+    });
     // A cancelled or failed request is only seen by the reader that takes it; nobody else waits on it.
-    answer.catch(() => {});
+    answer.catch(noop);
     return { offset, controller, answer };
   };
   const lookahead: Lookahead = {
@@ -48,7 +56,7 @@ export function createLookahead(
       const last = queue[queue.length - 1];
       let offset = last ? last.offset + options.pageSize : next;
       while (queue.length < options.depth && offset < options.total) {
-        queue.push(start(offset));
+        queue.push(start(offset, queue[queue.length - 1]?.answer ?? null));
         offset += options.pageSize;
       }
     },

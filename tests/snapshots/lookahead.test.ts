@@ -111,8 +111,10 @@ describe("reading a window's pages ahead", () => {
     });
     await expect(read).rejects.toThrow("stopped");
     await watch.settled();
-    // Pages 300 and 400 were asked for ahead when the pull stopped: never recorded, and nothing asked after them.
-    expect(watch.sent.map((s) => s.offset)).toEqual([0, 100, 200, 300, 400]);
+    // Page 300 (and perhaps 400 after it) was asked for ahead when the pull stopped: never recorded, nothing after.
+    const sent = watch.sent.map((s) => s.offset);
+    expect(sent.slice(0, 4)).toEqual([0, 100, 200, 300]);
+    expect(sent.slice(4).every((offset) => offset === 400)).toBe(true);
     expect(recorded.map((p) => [p.seq, p.offset])).toEqual([
       [1, 0],
       [2, 100],
