@@ -39,9 +39,11 @@ export type FetchProgress = {
 
 /** One page of the aggregate report with the text it was parsed from. */
 export type ReportSource = {
+  /** `onReceived` is called once the service's answer has been read in full, before it is parsed. */
   report(
     input: { start: string; end: string; recipientPlayerId?: number; limit: number; offset: number },
     signal?: AbortSignal,
+    onReceived?: () => void,
   ): Promise<{ report: AttributionReport; raw: string }>;
 };
 
@@ -105,12 +107,14 @@ async function requestPage(
   offset: number,
   limit: number,
   signal = ctx.options.signal,
+  onReceived?: () => void,
 ): Promise<PageAnswer> {
   signal?.throwIfAborted();
   const query = windowToQuery(window);
   const { report, raw } = await ctx.source.report(
     { ...query, recipientPlayerId: recipientPlayerId ?? undefined, limit, offset },
     signal,
+    onReceived,
   );
   return { report, raw, fetchedAt: new Date() };
 }
@@ -200,12 +204,15 @@ async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Prom
     return readSplitWindow(ctx, window, depth, parts);
   }
   const total = firstAnswer.report.pagination.total_count;
-  const ahead = createLookahead((offset, signal) => requestPage(ctx, window, null, offset, PAGE_SIZE, signal), {
-    depth: ctx.options.lookahead ?? LOOKAHEAD_PAGES,
-    pageSize: PAGE_SIZE,
-    total,
-    signal: ctx.options.signal,
-  });
+  const ahead = createLookahead(
+    (offset, signal, onReceived) => requestPage(ctx, window, null, offset, PAGE_SIZE, signal, onReceived),
+    {
+      depth: ctx.options.lookahead ?? LOOKAHEAD_PAGES,
+      pageSize: PAGE_SIZE,
+      total,
+      signal: ctx.options.signal,
+    },
+  );
   try {
     return await readRecipientPages(ctx, window, depth, firstAnswer, ahead);
   } finally {

@@ -2,17 +2,18 @@ import { describe, expect, it } from "vitest";
 import type { AttributionReport } from "@/lib/service/schemas";
 import { createLookahead, type PageAnswer } from "./lookahead";
 
-type Asked = { offset: number; signal?: AbortSignal; answer(): void };
+type Asked = { offset: number; signal?: AbortSignal; answer(): void; received?: () => void };
 
 /** A request function that answers only when told, so that the test decides what is in flight. */
 function requests() {
   const asked: Asked[] = [];
-  const request = (offset: number, signal?: AbortSignal) =>
+  const request = (offset: number, signal?: AbortSignal, received?: () => void) =>
     new Promise<PageAnswer>((resolve, reject) => {
       signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
       asked.push({
         offset,
         signal,
+        received,
         answer: () =>
           resolve({ report: { offset } as unknown as AttributionReport, raw: `${offset}`, fetchedAt: new Date() }),
       });
@@ -47,6 +48,16 @@ describe("createLookahead", () => {
     // 400 is past the total.
     expect(asked.map((a) => a.offset)).toEqual([100, 200, 300]);
     expect((await ahead.take(300)).raw).toBe("300");
+  });
+
+  it("asks for the next page as soon as the service has answered the one before, before that answer is parsed", async () => {
+    const { asked, request } = requests();
+    const ahead = createLookahead(request, { depth: 2, pageSize: 100, total: 1_000 });
+    ahead.plan(100);
+    await settle();
+    asked[0]?.received?.();
+    await settle();
+    expect(asked.map((a) => a.offset)).toEqual([100, 200]);
   });
 
   it("cancels what it asked for when a page ends elsewhere than planned, and asks for the right one", async () => {

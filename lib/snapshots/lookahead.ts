@@ -9,7 +9,13 @@ export const LOOKAHEAD_PAGES = 2;
 
 const noop = () => {};
 
-type Ahead = { offset: number; controller: AbortController; answer: Promise<PageAnswer> };
+type Ahead = {
+  offset: number;
+  controller: AbortController;
+  answer: Promise<PageAnswer>;
+  /** Settles once the service has answered (read in full, not yet parsed) or the request ended otherwise. */
+  received: Promise<void>;
+};
 
 /**
  * The next pages of one window's recipients, asked for while the page before them is still being parsed and stored,
@@ -32,23 +38,28 @@ export type Lookahead = {
 };
 
 export function createLookahead(
-  request: (offset: number, signal?: AbortSignal) => Promise<PageAnswer>,
+  request: (offset: number, signal?: AbortSignal, onReceived?: () => void) => Promise<PageAnswer>,
   options: { depth: number; pageSize: number; total: number; signal?: AbortSignal },
 ): Lookahead {
   let queue: Ahead[] = [];
-  // Each request leaves once the one before it is answered: the service never holds two of them at once, so every
-  // request reaches it as soon as the pacer admitted it (the limits are counted on arrival there).
-  const start = (offset: number, after: Promise<unknown> | null): Ahead => {
+  // Each request leaves once the service has answered the one before it (while that answer is parsed here): the
+  // service never holds two of them at once, so every request reaches it as soon as the pacer admitted it (the limits
+  // are counted on arrival there).
+  const start = (offset: number, after: Promise<void> | null): Ahead => {
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-    const turn = after ? after.then(noop, noop) : Promise.resolve();
-    const answer = turn.then(() => {
-      signal.throwIfAborted();
-      return request(offset, signal);
+    let onReceived = noop;
+    const received = new Promise<void>((resolve) => {
+      onReceived = resolve;
     });
+    const answer = (after ?? Promise.resolve()).then(() => {
+      signal.throwIfAborted();
+      return request(offset, signal, onReceived);
+    });
+    answer.then(onReceived, onReceived);
     // A cancelled or failed request is only seen by the reader that takes it; nobody else waits on it.
     answer.catch(noop);
-    return { offset, controller, answer };
+    return { offset, controller, answer, received };
   };
   const lookahead: Lookahead = {
     plan(next) {
@@ -56,7 +67,7 @@ export function createLookahead(
       const last = queue[queue.length - 1];
       let offset = last ? last.offset + options.pageSize : next;
       while (queue.length < options.depth && offset < options.total) {
-        queue.push(start(offset, queue[queue.length - 1]?.answer ?? null));
+        queue.push(start(offset, queue[queue.length - 1]?.received ?? null));
         offset += options.pageSize;
       }
     },

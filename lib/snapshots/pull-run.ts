@@ -42,8 +42,8 @@ export async function createReportSource(
 ): Promise<{ source: ReportSource; client: ServiceClient }> {
   const { client, capture } = await createCapturingClient(db, gameId, overrides);
   const source: ReportSource = {
-    async report(input, signal) {
-      const { value, raw } = await capture((c) => c.getAttributionReport(input, { signal }));
+    async report(input, signal, onReceived) {
+      const { value, raw } = await capture((c) => c.getAttributionReport(input, { signal }), onReceived);
       return { report: value, raw };
     },
   };
