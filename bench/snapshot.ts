@@ -30,7 +30,10 @@ const AGGREGATE_LIMIT = 60;
  * The service in its own process, as in production: the snapshot's own work (parsing, storing) then competes with
  * the service for nothing but the machine's cores, exactly as the bare fetch does.
  */
-export async function startEmulatorProcess(scenarioFile: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startEmulatorProcess(
+  scenarioFile: string,
+  rateLimits = "off",
+): Promise<{ url: string; close(): Promise<void> }> {
   const child = spawn(
     process.execPath,
     [
@@ -42,7 +45,7 @@ export async function startEmulatorProcess(scenarioFile: string): Promise<{ url:
       "--scenario",
       scenarioFile,
       "--rate-limits",
-      "off",
+      rateLimits,
     ],
     { cwd: path.resolve(import.meta.dirname, ".."), stdio: ["ignore", "pipe", "inherit"] },
   );

@@ -9,19 +9,24 @@ import { serviceClientForGame } from "@/lib/service/for-game";
  * stored exactly as sent (the client itself hands back parsed values only). Every call made inside `capture` sees
  * its own slot, so concurrent calls never mix their bodies up.
  */
-type Slot = { body: string | null };
+type Slot = { body: string | null; onBody?: () => void };
 const slots = new AsyncLocalStorage<Slot>();
 
 /** Keeps a successful answer's text in the slot of the call that read it. */
 function keepBody(status: number, text: string): void {
   const slot = slots.getStore();
-  if (slot && status >= 200 && status < 300) slot.body = text;
+  if (!slot) return;
+  if (status >= 200 && status < 300) slot.body = text;
+  slot.onBody?.();
 }
 
 export type CapturingClient = {
   client: ServiceClient;
-  /** Runs one client call and returns its parsed value with the body it was parsed from. */
-  capture<T>(call: (client: ServiceClient) => Promise<T>): Promise<{ value: T; raw: string }>;
+  /**
+   * Runs one client call and returns its parsed value with the body it was parsed from; `onBody` hears of each
+   * answer read, before it is parsed.
+   */
+  capture<T>(call: (client: ServiceClient) => Promise<T>, onBody?: () => void): Promise<{ value: T; raw: string }>;
 };
 
 export async function createCapturingClient(
@@ -39,8 +44,8 @@ export async function createCapturingClient(
   });
   return {
     client,
-    async capture(call) {
-      const slot: Slot = { body: null };
+    async capture(call, onBody) {
+      const slot: Slot = { body: null, onBody };
       const value = await slots.run(slot, () => call(client));
       return { value, raw: slot.body ?? JSON.stringify(value) };
     },

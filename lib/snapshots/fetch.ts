@@ -2,6 +2,7 @@ import "server-only";
 import { isServiceError } from "@/lib/service/errors";
 import type { AttributionRecipient, AttributionReport, RenewalLine, Reversal } from "@/lib/service/schemas";
 import { formatWindow, MS_PER_SECOND, splitWindow, type TimeWindow, windowToQuery } from "@/lib/time";
+import { createLookahead, LOOKAHEAD_PAGES, type Lookahead, type PageAnswer } from "./lookahead";
 import { type AssembledWindow, completeRecipient, mergeParts, type SubWindowRecord } from "./merge";
 import type { StoredPage } from "@/db/queries/snapshot-store";
 
@@ -38,9 +39,11 @@ export type FetchProgress = {
 
 /** One page of the aggregate report with the text it was parsed from. */
 export type ReportSource = {
+  /** `onReceived` is called once the service's answer has been read in full, before it is parsed. */
   report(
     input: { start: string; end: string; recipientPlayerId?: number; limit: number; offset: number },
     signal?: AbortSignal,
+    onReceived?: () => void,
   ): Promise<{ report: AttributionReport; raw: string }>;
 };
 
@@ -55,10 +58,21 @@ export type FetchOptions = {
    */
   onRecipients?: (recipients: readonly AttributionRecipient[]) => void;
   /**
+   * A window read in parts: the recipients of each part once it is read in full, with the pages read by then. Their
+   * lines are final (a line belongs to the one part it settled in); their figures are the part's only. A store can
+   * write the lines while the next parts are read; a restart that keeps fewer pages voids the parts read after them.
+   */
+  onPart?: (recipients: readonly AttributionRecipient[], pagesRead: number) => void;
+  /**
    * A window is read again: everything passed to onRecipients is void, and of the pages read so far only `kept`
    * remain part of the snapshot.
    */
   onRestart?: (kept: readonly PageRecord[]) => Promise<void>;
+  /**
+   * Pages of a window's recipients asked for ahead of the one being stored (default LOOKAHEAD_PAGES; 0 reads one page
+   * after another).
+   */
+  lookahead?: number;
 };
 
 export type FetchedWindow = AssembledWindow & { pages: PageRecord[] };
@@ -85,27 +99,56 @@ function emit(ctx: Ctx, phase?: string): void {
   ctx.options.onProgress?.({ ...ctx.progress });
 }
 
-async function readPage(ctx: Ctx, window: TimeWindow, recipientPlayerId: number | null, offset: number, limit: number) {
-  ctx.options.signal?.throwIfAborted();
+/** Asks for one page; nothing is recorded until recordPage. */
+async function requestPage(
+  ctx: Ctx,
+  window: TimeWindow,
+  recipientPlayerId: number | null,
+  offset: number,
+  limit: number,
+  signal = ctx.options.signal,
+  onReceived?: () => void,
+): Promise<PageAnswer> {
+  signal?.throwIfAborted();
   const query = windowToQuery(window);
   const { report, raw } = await ctx.source.report(
     { ...query, recipientPlayerId: recipientPlayerId ?? undefined, limit, offset },
-    ctx.options.signal,
+    signal,
+    onReceived,
   );
+  return { report, raw, fetchedAt: new Date() };
+}
+
+/** Makes an answer the snapshot's next page: its sequence number, progress, onPage. */
+async function recordPage(
+  ctx: Ctx,
+  window: TimeWindow,
+  recipientPlayerId: number | null,
+  offset: number,
+  limit: number,
+  answer: PageAnswer,
+): Promise<AttributionReport> {
+  // An answer asked for ahead may have come before the pull was stopped; it is not stored then.
+  ctx.options.signal?.throwIfAborted();
   const page: PageRecord = {
     seq: ctx.pages.length + 1,
     window,
     recipientPlayerId,
     offset,
     limit,
-    fetchedAt: new Date(),
-    body: raw,
+    fetchedAt: answer.fetchedAt,
+    body: answer.raw,
   };
   ctx.pages.push(page);
   ctx.progress.pagesFetched += 1;
   ctx.progress.pagesEstimated = Math.max(ctx.progress.pagesEstimated, ctx.progress.pagesFetched);
   await ctx.options.onPage?.(page);
-  return report;
+  return answer.report;
+}
+
+async function readPage(ctx: Ctx, window: TimeWindow, recipientPlayerId: number | null, offset: number, limit: number) {
+  const answer = await requestPage(ctx, window, recipientPlayerId, offset, limit);
+  return recordPage(ctx, window, recipientPlayerId, offset, limit, answer);
 }
 
 /**
@@ -152,14 +195,46 @@ async function readWholeWindow(ctx: Ctx, window: TimeWindow, depth: number): Pro
 }
 
 async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Promise<AssembledWindow> {
-  let first: AttributionReport;
+  let firstAnswer: PageAnswer;
   try {
-    first = await readPage(ctx, window, null, 0, PAGE_SIZE);
+    firstAnswer = await requestPage(ctx, window, null, 0, PAGE_SIZE);
   } catch (error) {
     const parts = partsForTooLarge(error);
     if (parts === null) throw error;
     return readSplitWindow(ctx, window, depth, parts);
   }
+  const total = firstAnswer.report.pagination.total_count;
+  const ahead = createLookahead(
+    (offset, signal, onReceived) => requestPage(ctx, window, null, offset, PAGE_SIZE, signal, onReceived),
+    {
+      depth: ctx.options.lookahead ?? LOOKAHEAD_PAGES,
+      pageSize: PAGE_SIZE,
+      total,
+      signal: ctx.options.signal,
+    },
+  );
+  try {
+    return await readRecipientPages(ctx, window, depth, firstAnswer, ahead);
+  } finally {
+    // Whatever is still in flight when the read ends or stops is never part of the snapshot.
+    ahead.cancel();
+  }
+}
+
+/** The pages of a window's recipients from the first, each next one asked for ahead while this one is stored. */
+async function readRecipientPages(
+  ctx: Ctx,
+  window: TimeWindow,
+  depth: number,
+  firstAnswer: PageAnswer,
+  ahead: Lookahead,
+): Promise<AssembledWindow> {
+  const arrived = (offset: number, answer: PageAnswer) => {
+    const { pagination, recipients } = answer.report;
+    if (pagination.has_more && recipients.length > 0) ahead.plan(offset + recipients.length);
+  };
+  arrived(0, firstAnswer);
+  const first = await recordPage(ctx, window, null, 0, PAGE_SIZE, firstAnswer);
   const total = first.pagination.total_count;
   ctx.progress.pagesEstimated += Math.max(0, Math.ceil(total / PAGE_SIZE) - 1);
   if (depth === 0) ctx.progress.recipientsTotal = total;
@@ -188,7 +263,12 @@ async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Prom
     if (!page.pagination.has_more) break;
     if (page.recipients.length === 0)
       throw new WindowChangedError("the service reported more recipients but sent none");
-    const next = await readPage(ctx, window, null, recipients.length, PAGE_SIZE);
+    const offset = recipients.length;
+    const answer = await ahead.take(offset);
+    // Nothing more is asked for once the pull is stopped.
+    ctx.options.signal?.throwIfAborted();
+    arrived(offset, answer);
+    const next = await recordPage(ctx, window, null, offset, PAGE_SIZE, answer);
     // Offsets are only safe while the window stands still: the same totals on every page, or read it again.
     if (!sameFigures(first, next))
       throw new WindowChangedError(`figures of ${formatWindow(window)} changed between pages`);
@@ -231,6 +311,7 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
       pages: ctx.pages.slice(pagesBefore).filter((p) => p.recipientPlayerId === null).length,
     });
     assembled.push(result);
+    if (depth === 0) ctx.options.onPart?.(result.recipients, ctx.pages.length);
   }
   const merged = mergeParts(window, assembled);
   if (depth === 0) ctx.progress.recipientsTotal = merged.recipients.length;

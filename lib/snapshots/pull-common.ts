@@ -60,6 +60,8 @@ export type RunPullOptions = {
   onPage?: (page: PageRecord) => void | Promise<void>;
   /** Client settings for tests and benches (timeouts, retries, pacing, fetch). */
   clientOverrides?: Partial<ServiceClientConfig>;
+  /** Pages asked for ahead of the one being stored (FetchOptions.lookahead). */
+  lookahead?: number;
 };
 
 /** The pull could not run now (another worker holds the window); try again later. */

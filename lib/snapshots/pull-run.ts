@@ -42,8 +42,8 @@ export async function createReportSource(
 ): Promise<{ source: ReportSource; client: ServiceClient }> {
   const { client, capture } = await createCapturingClient(db, gameId, overrides);
   const source: ReportSource = {
-    async report(input, signal) {
-      const { value, raw } = await capture((c) => c.getAttributionReport(input, { signal }));
+    async report(input, signal, onReceived) {
+      const { value, raw } = await capture((c) => c.getAttributionReport(input, { signal }), onReceived);
       return { report: value, raw };
     },
   };
@@ -201,12 +201,14 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       });
       const fetched = await fetchWindow(source, window, {
         signal: options.signal,
+        lookahead: options.lookahead,
         onPage: async (page) => {
           rowWriter.addPage(page);
           await options.onPage?.(page);
         },
         onProgress: (p) => report(p),
         onRecipients: (recipients) => rowWriter.addRecipients(recipients),
+        onPart: (recipients, pagesRead) => rowWriter.addPartLines(recipients, pagesRead),
         onRestart: (kept) => rowWriter.reset(kept),
       });
       report({ ...lastProgress(fetched), phase: "checking completeness" }, true);

@@ -1,4 +1,4 @@
-import type { AttributionRecipient } from "@/lib/service/schemas";
+import type { AttributionRecipient, RenewalLine } from "@/lib/service/schemas";
 import { formatInstant, parseInstant } from "@/lib/time";
 import type { FetchedWindow } from "./fetch";
 
@@ -36,8 +36,15 @@ export function buildRows(fetched: FetchedWindow): SnapshotRows {
   return buildRecipientRows(fetched.recipients, 1);
 }
 
-/** Rows of some recipients; `firstRank` is the service-order position of the first one (1-based). */
-export function buildRecipientRows(recipients: readonly AttributionRecipient[], firstRank: number): SnapshotRows {
+/**
+ * Rows of some recipients; `firstRank` is the service-order position of the first one (1-based). Without lines when
+ * they were written already (a window read in parts: buildLineRows).
+ */
+export function buildRecipientRows(
+  recipients: readonly AttributionRecipient[],
+  firstRank: number,
+  { withLines = true }: { withLines?: boolean } = {},
+): SnapshotRows {
   const rows: SnapshotRows = { recipients: [], lines: [], reversals: [], events: [] };
   recipients.forEach((r: AttributionRecipient, index) => {
     const id = r.recipient.player_id;
@@ -57,35 +64,7 @@ export function buildRecipientRows(recipients: readonly AttributionRecipient[], 
       first_paid_at: instant(r.first_paid_at),
       last_paid_at: instant(r.last_paid_at),
     });
-    for (const line of r.periods) {
-      rows.lines.push({
-        period_id: line.period_id,
-        recipient_player_id: id,
-        subscription_id: line.subscription_id,
-        period_seq: line.period_seq,
-        item_id: line.item_id,
-        item_name: line.item_name,
-        status: line.status,
-        period_start: instant(line.period_start),
-        period_end: instant(line.period_end),
-        paid_at: instant(line.paid_at),
-        amount_usd: line.amount_usd,
-        invo_fee_usd: line.invo_fee_usd,
-        partner_revenue_usd: line.partner_revenue_usd,
-        partner_revenue_settled_usd: line.partner_revenue_settled_usd,
-        partner_revenue_reversed_usd: line.partner_revenue_reversed_usd,
-        partner_leg_reversed: line.partner_leg_reversed,
-        percent_at_renewal: line.attribution?.percent_at_renewal ?? null,
-        base_usd: line.attribution?.base_usd ?? null,
-        attributed_amount_usd: line.attribution?.attributed_amount_usd ?? null,
-        attribution_unavailable_reason: line.attribution_unavailable_reason,
-        transaction_id: line.transaction_id,
-        mint_order_id: line.mint_order_id,
-        funding: line.funding,
-        refund: line.refund,
-        reconciliation: line.reconciliation,
-      });
-    }
+    if (withLines) for (const line of r.periods) rows.lines.push(lineRow(line, id));
     for (const reversal of r.reversals) {
       rows.reversals.push({
         period_id: reversal.period_id,
@@ -122,6 +101,43 @@ export function buildRecipientRows(recipients: readonly AttributionRecipient[], 
       });
     }
   });
+  return rows;
+}
+
+function lineRow(line: RenewalLine, recipientPlayerId: number): Row {
+  return {
+    period_id: line.period_id,
+    recipient_player_id: recipientPlayerId,
+    subscription_id: line.subscription_id,
+    period_seq: line.period_seq,
+    item_id: line.item_id,
+    item_name: line.item_name,
+    status: line.status,
+    period_start: instant(line.period_start),
+    period_end: instant(line.period_end),
+    paid_at: instant(line.paid_at),
+    amount_usd: line.amount_usd,
+    invo_fee_usd: line.invo_fee_usd,
+    partner_revenue_usd: line.partner_revenue_usd,
+    partner_revenue_settled_usd: line.partner_revenue_settled_usd,
+    partner_revenue_reversed_usd: line.partner_revenue_reversed_usd,
+    partner_leg_reversed: line.partner_leg_reversed,
+    percent_at_renewal: line.attribution?.percent_at_renewal ?? null,
+    base_usd: line.attribution?.base_usd ?? null,
+    attributed_amount_usd: line.attribution?.attributed_amount_usd ?? null,
+    attribution_unavailable_reason: line.attribution_unavailable_reason,
+    transaction_id: line.transaction_id,
+    mint_order_id: line.mint_order_id,
+    funding: line.funding,
+    refund: line.refund,
+    reconciliation: line.reconciliation,
+  };
+}
+
+/** The renewal lines of some recipients, as rows. */
+export function buildLineRows(recipients: readonly AttributionRecipient[]): Row[] {
+  const rows: Row[] = [];
+  for (const r of recipients) for (const line of r.periods) rows.push(lineRow(line, r.recipient.player_id));
   return rows;
 }
 

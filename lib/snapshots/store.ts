@@ -1,12 +1,10 @@
 import "server-only";
 import type { Db, Trx } from "@/db";
-import { createSavepoint, rollbackToSavepoint } from "@/db/queries/locks";
 import { updatePull } from "@/db/queries/snapshot-pulls";
 import {
   bulkInsertSnapshotRows,
   findLatestVersion,
   insertSnapshot,
-  insertSnapshotPages,
   nextSnapshotVersion,
   readSnapshotColumns,
   readSnapshotTotals,
@@ -15,20 +13,15 @@ import type { SnapshotDriftStatus } from "@/db/types";
 import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
-import {
-  COMPARED_COLUMNS,
-  type ComparableVersion,
-  INSTANT_COLUMNS,
-  compareVersions,
-  createDriftComparer,
-  type DriftComparer,
-  type DriftEntry,
-} from "./drift";
-import type { FetchedWindow, PageRecord } from "./fetch";
+import { COMPARED_COLUMNS, type ComparableVersion, INSTANT_COLUMNS, compareVersions, type DriftEntry } from "./drift";
+import type { FetchedWindow } from "./fetch";
 import type { Check } from "./merge";
 import type { BulkTable } from "@/db/queries/snapshot-columns";
 import type { AttributionRecipient } from "@/lib/service/schemas";
-import { buildRecipientRows, buildRows, type SnapshotRows, totalsColumns } from "./rows";
+import { insertPages, insertRows, type RowWriter, type WrittenRecipients } from "./row-writer";
+import { buildRecipientRows, buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
+
+export { createRowWriter, type RowWriter, type WrittenRecipients } from "./row-writer";
 
 /**
  * Publishing: the whole snapshot (header, recipients, lines, reversals, refund events, raw pages, sub-windows and the
@@ -46,120 +39,21 @@ function iso(text: string): string {
   return formatInstant(ms);
 }
 
-async function insertRows(trx: Trx, snapshotId: string, rows: SnapshotRows): Promise<void> {
-  await bulkInsertSnapshotRows(trx, "snapshot_recipient", snapshotId, rows.recipients);
-  await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, rows.lines);
-  await bulkInsertSnapshotRows(trx, "snapshot_reversal", snapshotId, rows.reversals);
-  await bulkInsertSnapshotRows(trx, "snapshot_refund_event", snapshotId, rows.events);
-}
-
-async function insertPages(trx: Trx, snapshotId: string, pages: readonly PageRecord[]): Promise<void> {
-  await insertSnapshotPages(trx, snapshotId, pages);
-}
-
 /**
- * Writes raw pages and final recipients (with their lines, reversals and refund events) inside the publishing
- * transaction while the next pages are still being read, so that storing overlaps fetching. Nothing is visible
- * before the commit; a read that starts over rolls everything written back to a savepoint.
- *
- * Given the previous version of the window, it also compares each page's rows with it as they come, so that
- * publishing only has the totals left to compare.
+ * True when the lines written part by part are exactly the window's lines (each part's lines are its own, so the
+ * merged recipients hold the same lines, in another order).
  */
-export type RowWriter = {
-  addRecipients(recipients: readonly AttributionRecipient[]): void;
-  addPage(page: PageRecord): void;
-  /** Compares every row written, before and after this call, with this version. */
-  compareWith(previous: ComparableVersion): void;
-  /** Drops everything written, then writes `keep` again (the pages still part of the read). */
-  reset(keep?: readonly PageRecord[]): Promise<void>;
-  /**
-   * Waits for every queued write; returns what was written: counts, and the recipients with the rows built from them
-   * and their comparison (so that publishing need not build or compare them again). Rethrows a failed write.
-   */
-  flush(): Promise<{ recipients: number; pages: number; written: WrittenRecipients }>;
-};
-
-export type WrittenRecipients = {
-  recipients: readonly AttributionRecipient[];
-  rows: SnapshotRows;
-  drift: { previous: ComparableVersion; comparer: DriftComparer } | null;
-};
-
-function emptyRows(): SnapshotRows {
-  return { recipients: [], lines: [], reversals: [], events: [] };
-}
-
-function appendRows(into: SnapshotRows, more: SnapshotRows): void {
-  for (const key of ["recipients", "lines", "reversals", "events"] as const) {
-    for (const row of more[key]) into[key].push(row);
+function wroteLinesOf(partLines: readonly Row[], recipients: readonly AttributionRecipient[]): boolean {
+  if (partLines.length === 0) return false;
+  const written = new Set(partLines.map((row) => row.period_id));
+  let lines = 0;
+  for (const recipient of recipients) {
+    for (const line of recipient.periods) {
+      if (!written.has(line.period_id)) return false;
+      lines += 1;
+    }
   }
-}
-
-/**
- * Resolves on the next turn of the event loop. Work queued while a page is being read waits for it, so that the
- * request for the next page leaves first and the service works on it while this process stores the last one.
- */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-export async function createRowWriter(trx: Trx, snapshotId: string): Promise<RowWriter> {
-  await createSavepoint(trx, "snapshot_rows");
-  let chain: Promise<void> = Promise.resolve();
-  let failure: unknown = null;
-  let given: AttributionRecipient[] = [];
-  let built = emptyRows();
-  let previous: ComparableVersion | null = null;
-  let comparer: DriftComparer | null = null;
-  let pages = 0;
-  const queue = (work: () => Promise<void>) => {
-    chain = chain.then(work).catch((error: unknown) => {
-      failure ??= error;
-    });
-  };
-  const writer: RowWriter = {
-    addRecipients(list) {
-      if (list.length === 0) return;
-      const firstRank = given.length + 1;
-      given.push(...list);
-      queue(async () => {
-        await nextTurn();
-        const rows = buildRecipientRows(list, firstRank);
-        appendRows(built, rows);
-        comparer?.add(rows);
-        await insertRows(trx, snapshotId, rows);
-      });
-    },
-    addPage(page) {
-      pages += 1;
-      queue(() => insertPages(trx, snapshotId, [page]));
-    },
-    compareWith(version) {
-      queue(async () => {
-        await nextTurn();
-        previous = version;
-        comparer = createDriftComparer(version);
-        comparer.add(built);
-      });
-    },
-    async reset(keep = []) {
-      await chain;
-      failure = null;
-      given = [];
-      built = emptyRows();
-      comparer = previous ? createDriftComparer(previous) : null;
-      pages = 0;
-      await rollbackToSavepoint(trx, "snapshot_rows");
-      for (const page of keep) writer.addPage(page);
-    },
-    async flush() {
-      await chain;
-      if (failure) throw failure;
-      const drift = previous && comparer ? { previous, comparer } : null;
-      return { recipients: given.length, pages, written: { recipients: given, rows: built, drift } };
-    },
-  };
-  return writer;
+  return lines === partLines.length && written.size === lines;
 }
 
 /** True when the writer wrote exactly these recipients, in this order (the very objects the read assembled). */
@@ -249,7 +143,14 @@ export async function publishSnapshot(
   const flushed = input.writer ? await input.writer.flush() : null;
   // Rows the writer built from the very recipients of the read are reused: building them again costs as much.
   const rowsWritten = flushed !== null && wroteExactly(flushed.written, fetched.recipients);
-  const rows = rowsWritten ? flushed.written.rows : buildRows(fetched);
+  // A window read in parts: its lines were written part by part, the rest is built here.
+  const partLines = flushed?.written.partLines ?? [];
+  const linesWritten = !rowsWritten && wroteLinesOf(partLines, fetched.recipients);
+  const rows = rowsWritten
+    ? (flushed?.written.rows as SnapshotRows)
+    : linesWritten
+      ? { ...buildRecipientRows(fetched.recipients, 1, { withLines: false }), lines: [...partLines] }
+      : buildRows(fetched);
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
   // A window is closed once its end has passed on the service's own clock.
@@ -262,11 +163,14 @@ export async function publishSnapshot(
   if (previous?.windowClosed && windowClosed) {
     const comparable = previous.comparable ?? (await loadComparable(db, previous.id));
     // The rows were compared with this very version while they were written; only the totals are left.
-    const compared = rowsWritten ? flushed.written.drift : null;
-    drift =
-      compared && compared.previous === comparable
-        ? compared.comparer.finish(totals)
-        : compareVersions(comparable, { totals, rows });
+    const compared = rowsWritten || linesWritten ? flushed?.written.drift : null;
+    if (compared && compared.previous === comparable) {
+      // The lines of a window read in parts were compared as written; its other rows are compared now.
+      if (linesWritten) compared.comparer.add({ ...rows, lines: [] });
+      drift = compared.comparer.finish(totals);
+    } else {
+      drift = compareVersions(comparable, { totals, rows });
+    }
     driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
   }
 
@@ -310,11 +214,14 @@ export async function publishSnapshot(
       drift_count: drift.filter((entry) => entry.severity === "drift").length,
     });
     const pagesWritten = (flushed?.pages ?? 0) === fetched.pages.length;
-    if (!pagesWritten || (!rowsWritten && (flushed?.recipients ?? 0) > 0)) {
+    const stray = (!rowsWritten && (flushed?.recipients ?? 0) > 0) || (!linesWritten && partLines.length > 0);
+    if (!pagesWritten || stray) {
       // Something written while reading does not match what was read: write it all again from here.
       if (input.writer) await input.writer.reset();
       await insertRows(trx, id, rows);
       await insertPages(trx, id, fetched.pages);
+    } else if (linesWritten) {
+      await insertRows(trx, id, { ...rows, lines: [] });
     } else if (!rowsWritten) {
       // A window read in parts: its recipients exist only once the parts are merged.
       await insertRows(trx, id, rows);

@@ -6,7 +6,7 @@ import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import type { AttributionTotals } from "@/lib/service/schemas";
 import { parseWindow, windowToQuery } from "@/lib/time";
-import { buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
+import { admin, buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
 
 /**
  * A window over the report's cap ("at most 20,000 settled renewals ... per report") answers WINDOW_TOO_LARGE; the
@@ -95,5 +95,40 @@ describe("a window over the renewal cap", () => {
     // Recipients appear in several parts but once in the snapshot.
     expect(totals.reduce((n, t) => n + t.recipient_count, 0)).toBeGreaterThan(snapshot.totals.recipientCount);
     expect(snapshot.checks.every((c) => c.ok)).toBe(true);
+  });
+
+  it("keeps the lines of the parts already read when a later part is read again, each line once", async () => {
+    let firstPart: number | null = null;
+    let patched: number | null = null;
+    const phases: string[] = [];
+    const summary = await takeSnapshotNow(
+      env.db,
+      { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" },
+      {
+        // One page after another, so that the change lands between two pages of the second part.
+        lookahead: 0,
+        onProgress: (progress) => phases.push(progress.phase),
+        onPage: async (page) => {
+          if (page.recipientPlayerId !== null || patched !== null) return;
+          firstPart ??= page.window.startMs;
+          if (page.window.startMs === firstPart || page.offset !== 0) return;
+          // The second part's first page: one of its lines changes before its next page is read.
+          const body = JSON.parse(page.body) as { recipients: { periods: { period_id: number }[] }[] };
+          patched = body.recipients[0]?.periods[0]?.period_id ?? null;
+          await admin(env.emulator, `/periods/${patched}`, { attributed_amount_usd: "1.95" }, "PATCH");
+        },
+      },
+    );
+    expect(patched).not.toBeNull();
+    expect(summary.lines).toBe(20_500);
+    const lines = await env.db
+      .selectFrom("snapshot_line")
+      .select(["period_id", "attributed_amount_usd"])
+      .where("snapshot_id", "=", summary.snapshotId)
+      .execute();
+    expect(lines).toHaveLength(20_500);
+    expect(new Set(lines.map((line) => line.period_id)).size).toBe(20_500);
+    expect(lines.find((line) => Number(line.period_id) === patched)?.attributed_amount_usd).toBe("1.95");
+    expect(phases).toContain("re-reading a window whose figures changed");
   });
 });

@@ -1,0 +1,154 @@
+import "server-only";
+import type { Trx } from "@/db";
+import { createSavepoint, rollbackToSavepoint } from "@/db/queries/locks";
+import { bulkInsertSnapshotRows, insertSnapshotPages } from "@/db/queries/snapshot-store";
+import type { AttributionRecipient } from "@/lib/service/schemas";
+import { type ComparableVersion, createDriftComparer, type DriftComparer } from "./drift";
+import type { PageRecord } from "./fetch";
+import { buildLineRows, buildRecipientRows, type Row, type SnapshotRows } from "./rows";
+
+export async function insertRows(trx: Trx, snapshotId: string, rows: SnapshotRows): Promise<void> {
+  await bulkInsertSnapshotRows(trx, "snapshot_recipient", snapshotId, rows.recipients);
+  await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, rows.lines);
+  await bulkInsertSnapshotRows(trx, "snapshot_reversal", snapshotId, rows.reversals);
+  await bulkInsertSnapshotRows(trx, "snapshot_refund_event", snapshotId, rows.events);
+}
+
+export async function insertPages(trx: Trx, snapshotId: string, pages: readonly PageRecord[]): Promise<void> {
+  await insertSnapshotPages(trx, snapshotId, pages);
+}
+
+/**
+ * Writes raw pages and final recipients (with their lines, reversals and refund events) inside the publishing
+ * transaction while the next pages are still being read, so that storing overlaps fetching. Nothing is visible
+ * before the commit; a read that starts over rolls everything written back to a savepoint.
+ *
+ * A window read in parts has no final recipient before its last part (their figures are summed over the parts), but
+ * each renewal line belongs to exactly one part: the lines of each part are written as soon as it is read.
+ *
+ * Given the previous version of the window, it also compares each page's rows with it as they come, so that
+ * publishing only has the totals left to compare.
+ */
+export type RowWriter = {
+  addRecipients(recipients: readonly AttributionRecipient[]): void;
+  /** The lines of a part of the window read in full, when the snapshot held `pagesRead` pages. */
+  addPartLines(recipients: readonly AttributionRecipient[], pagesRead: number): void;
+  addPage(page: PageRecord): void;
+  /** Compares every row written, before and after this call, with this version. */
+  compareWith(previous: ComparableVersion): void;
+  /**
+   * Drops everything written, then writes `keep` again (the pages still part of the read) and the lines of the parts
+   * read within them.
+   */
+  reset(keep?: readonly PageRecord[]): Promise<void>;
+  /**
+   * Waits for every queued write; returns what was written: counts, and the recipients with the rows built from them
+   * and their comparison (so that publishing need not build or compare them again). Rethrows a failed write.
+   */
+  flush(): Promise<{ recipients: number; pages: number; written: WrittenRecipients }>;
+};
+
+export type WrittenRecipients = {
+  recipients: readonly AttributionRecipient[];
+  rows: SnapshotRows;
+  /** Lines written part by part (a window read in parts), in the order written. */
+  partLines: readonly Row[];
+  drift: { previous: ComparableVersion; comparer: DriftComparer } | null;
+};
+
+export function emptyRows(): SnapshotRows {
+  return { recipients: [], lines: [], reversals: [], events: [] };
+}
+
+function appendRows(into: SnapshotRows, more: SnapshotRows): void {
+  for (const key of ["recipients", "lines", "reversals", "events"] as const) {
+    for (const row of more[key]) into[key].push(row);
+  }
+}
+
+/**
+ * Resolves on the next turn of the event loop. Work queued while a page is being read waits for it, so that the
+ * request for the next page leaves first and the service works on it while this process stores the last one.
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+type PartLines = { rows: Row[]; pagesRead: number };
+
+export async function createRowWriter(trx: Trx, snapshotId: string): Promise<RowWriter> {
+  await createSavepoint(trx, "snapshot_rows");
+  let chain: Promise<void> = Promise.resolve();
+  let failure: unknown = null;
+  let given: AttributionRecipient[] = [];
+  let built = emptyRows();
+  let parts: PartLines[] = [];
+  let previous: ComparableVersion | null = null;
+  let comparer: DriftComparer | null = null;
+  let pages = 0;
+  const queue = (work: () => Promise<void>) => {
+    chain = chain.then(work).catch((error: unknown) => {
+      failure ??= error;
+    });
+  };
+  const linesOnly = (rows: Row[]): SnapshotRows => ({ ...emptyRows(), lines: rows });
+  const writePart = async (part: PartLines) => {
+    parts.push(part);
+    comparer?.add(linesOnly(part.rows));
+    await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, part.rows);
+  };
+  const writer: RowWriter = {
+    addRecipients(list) {
+      if (list.length === 0) return;
+      const firstRank = given.length + 1;
+      given.push(...list);
+      queue(async () => {
+        await nextTurn();
+        const rows = buildRecipientRows(list, firstRank);
+        appendRows(built, rows);
+        comparer?.add(rows);
+        await insertRows(trx, snapshotId, rows);
+      });
+    },
+    addPartLines(list, pagesRead) {
+      queue(async () => {
+        await nextTurn();
+        await writePart({ rows: buildLineRows(list), pagesRead });
+      });
+    },
+    addPage(page) {
+      pages += 1;
+      queue(() => insertPages(trx, snapshotId, [page]));
+    },
+    compareWith(version) {
+      queue(async () => {
+        await nextTurn();
+        previous = version;
+        comparer = createDriftComparer(version);
+        comparer.add(built);
+        for (const part of parts) comparer.add(linesOnly(part.rows));
+      });
+    },
+    async reset(keep = []) {
+      await chain;
+      failure = null;
+      given = [];
+      built = emptyRows();
+      comparer = previous ? createDriftComparer(previous) : null;
+      pages = 0;
+      const keptParts = parts.filter((part) => part.pagesRead <= keep.length);
+      parts = [];
+      await rollbackToSavepoint(trx, "snapshot_rows");
+      for (const page of keep) writer.addPage(page);
+      for (const part of keptParts) queue(() => writePart(part));
+    },
+    async flush() {
+      await chain;
+      if (failure) throw failure;
+      const drift = previous && comparer ? { previous, comparer } : null;
+      const partLines = parts.flatMap((part) => part.rows);
+      return { recipients: given.length, pages, written: { recipients: given, rows: built, partLines, drift } };
+    },
+  };
+  return writer;
+}
