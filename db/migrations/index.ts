@@ -21,6 +21,7 @@ import * as paymentFlow from "./2026_11_24_1800_payment_flow";
 import * as statementUndeliverable from "./2026_11_25_1000_statement_undeliverable";
 import * as scheduledRuns from "./2026_11_25_1100_scheduled_runs";
 import * as payoutBatchTally from "./2026_11_25_1200_payout_batch_tally";
+import * as paceHundredths from "./2026_11_28_1100_pace_hundredths";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -49,4 +50,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_25_1000_statement_undeliverable": statementUndeliverable,
   "2026_11_25_1100_scheduled_runs": scheduledRuns,
   "2026_11_25_1200_payout_batch_tally": payoutBatchTally,
+  "2026_11_28_1100_pace_hundredths": paceHundredths,
 };

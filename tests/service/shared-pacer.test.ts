@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RateRule } from "../../lib/service/pacing";
 import { createSharedPacer } from "../../lib/service/shared-pacer";
 import { createTestDatabase, type TestDatabase } from "../support/db";
+import * as hundredths from "../../db/migrations/2026_11_28_1100_pace_hundredths";
 
 const WOULD_WAIT = "would wait";
 const MINUTE = 60_000;
@@ -54,7 +55,7 @@ describe("the shared pacer", () => {
     expect(waits).toHaveLength(23);
     for (const wait of waits) {
       expect(wait).toBeGreaterThan(MINUTE - 5_000);
-      expect(wait).toBeLessThanOrEqual(MINUTE + MINUTE / 20);
+      expect(wait).toBeLessThanOrEqual(MINUTE + MINUTE / 100);
     }
   });
 
@@ -111,8 +112,30 @@ describe("the shared pacer", () => {
     for (let i = 0; i < 4; i += 1) await sleeping.acquire(keys);
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeGreaterThan(0);
-    expect(waits[0]).toBeLessThanOrEqual(300 + 300 / 20);
+    expect(waits[0]).toBeLessThanOrEqual(300 + 300 / 100);
     expect(sleeping.stats()).toMatchObject({ acquired: 4, delayed: 1 });
+  });
+
+  it("keeps the calls of buckets in use when their slices are made finer, and admits none early", async () => {
+    const limits = { reporting_aggregate: [{ scope: "game", limit: 4, perMs: MINUTE, source: "spec" }] as const };
+    const key = "game_reslice|reporting_aggregate";
+    const waits: number[] = [];
+    const pacer = processPacer(t, limits, waits);
+    const keys = pacer.keysFor("reporting_aggregate", { gameId: "game_reslice" });
+    // Four calls admitted in twentieths of the window (before the change), then the change.
+    await hundredths.down(t.db);
+    for (let i = 0; i < 4; i += 1) await pacer.acquire(keys);
+    const before = await sql<{ slots: string[] }>`select slots from service_pace where key = ${key}`.execute(t.db);
+    const twentieth = Number(before.rows[0]?.slots[0]);
+    await hundredths.up(t.db);
+    const after = await sql<{ slots: string[] }>`select slots from service_pace where key = ${key}`.execute(t.db);
+    expect(after.rows[0]?.slots.map(Number)).toEqual([twentieth * 5 + 4]);
+    expect(await admittedIn(t, key)).toBe(4);
+    // The fifth waits until the four leave the window, as it would have before the change.
+    await expect(pacer.acquire(keys)).rejects.toThrow(WOULD_WAIT);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(MINUTE - 5_000);
+    expect(waits[0]).toBeLessThanOrEqual(MINUTE + MINUTE / 20);
   });
 
   it("admits everything at once when pacing is off, touching no bucket", async () => {
