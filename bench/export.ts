@@ -21,6 +21,7 @@ import { ensureDatabase } from "@/bin/runtime";
 import { exportResponse } from "@/lib/exports/http";
 import { selectLineCells } from "@/lib/exports/lines";
 import { saveGame } from "@/lib/games/games";
+import { SNAPSHOT_COLUMNS } from "./snapshot-row";
 import { exportBenchOptions, profileExport } from "./export-profile";
 
 const DEFAULT_LINES = 1_000_000;
@@ -69,13 +70,7 @@ export async function seed(db: Db, lines = DEFAULT_LINES, version = 1): Promise<
       via: "bench",
     })
     .execute();
-  await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at,
-      fetch_finished_at, service_generated_at, window_closed, built_from, page_count, request_count, rate_limited,
-      retries, duration_ms, sub_window_count, line_count, reversal_count, refund_event_count, renewals_settled,
-      settled_gross_usd, invo_fee_usd, partner_revenue_settled_usd, partner_revenue_reversed_usd, partner_revenue_usd,
-      renewals_with_attribution, renewals_without_attribution, unattributed_reasons, gross_attributed_usd,
-      reversed_attributed_usd, net_attributed_usd, renewals_settled_then_fully_reversed, refund_events_in_window,
-      reversals_without_receipts, recipient_count, report, attribution_notice, checks, build_notes, drift_status)
+  await sql`insert into snapshot (${SNAPSHOT_COLUMNS})
     values (${snapshotId}, ${GAME_ID}, ${WINDOW.start}, ${WINDOW.end}, ${version}, ${pullId}, ${WINDOW.end},
       ${WINDOW.end}, ${WINDOW.end}, true, 'split', 0, 0, 0, 0, 0, 0, ${LINES}, 0, 0, ${LINES}, '0', '0', '0', '0',
       '0', ${LINES}, 0, '{}', '0', '0', '0', 0, 0, 0, ${RECIPIENTS}, '{}', '{}', '[]', '[]',

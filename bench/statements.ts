@@ -17,6 +17,7 @@ import { startCluster, withDatabase } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { ensureDatabase } from "@/bin/runtime";
 import { saveGame } from "@/lib/games/games";
+import { SNAPSHOT_COLUMNS } from "./snapshot-row";
 import { stopBoss } from "@/lib/jobs/queue";
 import type { StatementDocument } from "@/lib/statements/model";
 import { renderStatementPdf } from "@/lib/statements/pdf";
@@ -58,13 +59,7 @@ async function seed(db: Db, recipients: number): Promise<string> {
   const batchId = crypto.randomUUID();
   await sql`insert into snapshot_pull (id, game_id, window_start, window_end, status, via)
     values (${pullId}, ${GAME_ID}, '2026-03-01Z', '2026-04-01Z', 'complete', 'bench')`.execute(db);
-  await sql`insert into snapshot (id, game_id, window_start, window_end, version, pull_id, fetch_started_at,
-      fetch_finished_at, service_generated_at, window_closed, built_from, page_count, request_count, rate_limited,
-      retries, duration_ms, sub_window_count, line_count, reversal_count, refund_event_count, renewals_settled,
-      settled_gross_usd, invo_fee_usd, partner_revenue_settled_usd, partner_revenue_reversed_usd, partner_revenue_usd,
-      renewals_with_attribution, renewals_without_attribution, unattributed_reasons, gross_attributed_usd,
-      reversed_attributed_usd, net_attributed_usd, renewals_settled_then_fully_reversed, refund_events_in_window,
-      reversals_without_receipts, recipient_count, report, attribution_notice, checks, build_notes, drift_status)
+  await sql`insert into snapshot (${SNAPSHOT_COLUMNS})
     values (${snapshotId}, ${GAME_ID}, '2026-03-01Z', '2026-04-01Z', 1, ${pullId}, now(), now(), now(), true,
       'single', 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '{}', 0, 0, 0, 0, 0, 0, ${recipients}, '{}', '{}',
       '[]', '[]', 'first_version')`.execute(db);
