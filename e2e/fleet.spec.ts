@@ -20,6 +20,8 @@ import {
   type Proc,
   ROOT,
   askSnapshot,
+  expectEachPublishedOnce,
+  pullsOf,
   rateLimitCounts,
   signInThrough as signInThroughAs,
   startProcess as startProcessIn,
@@ -83,32 +85,6 @@ function server(index: number): Server {
   const found = servers[index];
   if (!found) throw new Error(`no server ${index}`);
   return found;
-}
-
-async function pullsOf(month: string) {
-  return db
-    .selectFrom("snapshot_pull")
-    .select(["id", "status", "via", "snapshot_id", "attempts"])
-    .where("game_id", "=", DEMO_GAME_ID)
-    .where("window_start", "=", new Date(`${month}-01T00:00:00Z`))
-    .execute();
-}
-
-/** Every pull published at most one snapshot, and none is left under way. */
-async function expectEachPublishedOnce(month: string) {
-  const pulls = await until(async () => {
-    const list = await pullsOf(month);
-    return list.length > 0 && list.every((p) => ["complete", "failed"].includes(p.status)) ? list : null;
-  }, `pulls of ${month} finished`);
-  const snapshots = await db
-    .selectFrom("snapshot")
-    .select(["id", "pull_id"])
-    .where("game_id", "=", DEMO_GAME_ID)
-    .where("window_start", "=", new Date(`${month}-01T00:00:00Z`))
-    .execute();
-  expect(new Set(snapshots.map((s) => s.pull_id)).size).toBe(snapshots.length);
-  expect(pulls.filter((p) => p.status === "complete").length).toBe(snapshots.length);
-  return { pulls, snapshots };
 }
 
 function signInThrough(page: Page, signInServer: string, actionServer: string): Promise<number> {
@@ -202,14 +178,14 @@ test("[finance] SIGTERM to the worker running a pull loses nothing: the other wo
   });
   expect(fault.ok).toBe(true);
   await askSnapshot(page, "2026-07");
-  await until(async () => (await pullsOf("2026-07")).some((p) => p.status === "running"), "the pull running");
+  await until(async () => (await pullsOf(db, "2026-07")).some((p) => p.status === "running"), "the pull running");
   const [first] = workers as [Proc];
   await startWorker("worker-2");
   const stopped = stop(first);
   await until(async () => first.output().includes("desk worker: stopped"), "worker-1 handed its jobs back");
   for (const release of [...emulator.runtime.hangs]) release();
   expect(await stopped).toBe(0);
-  const { pulls, snapshots } = await expectEachPublishedOnce("2026-07");
+  const { pulls, snapshots } = await expectEachPublishedOnce(db, "2026-07");
   expect(pulls).toHaveLength(1);
   expect(pulls[0]?.status).toBe("complete");
   expect(snapshots).toHaveLength(1);
@@ -228,7 +204,7 @@ test("[finance] pulls asked from both servers and the CLI at once: each pull pub
   const cli = startProcess("cli", desk("snapshot", "--game", DEMO_GAME_ID, "--month", "2026-08"));
   await Promise.all([askSnapshot(page, "2026-08"), askSnapshot(other, "2026-08")]);
   const cliCode = await exited(cli);
-  const { pulls } = await expectEachPublishedOnce("2026-08");
+  const { pulls } = await expectEachPublishedOnce(db, "2026-08");
   // The two servers' requests made one pull at the most: a request while one is under way joins it (and both join
   // the CLI's when it claimed the window first).
   expect(pulls.filter((p) => p.via === "ui").length).toBeLessThanOrEqual(1);

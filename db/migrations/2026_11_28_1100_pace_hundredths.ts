@@ -25,11 +25,8 @@ export async function down(db: Kysely<any>): Promise<void> {
 
 /** Rewrites pace_acquire from its stored definition with each window cut into `to` slices instead of `from`. */
 async function resliceTo(db: Kysely<any>, p: { from: number; to: number }): Promise<void> {
-  const found = await sql<{
-    def: string;
-  }>`select pg_get_functiondef('pace_acquire(text[], integer[], double precision[], boolean)'::regprocedure) as def`.execute(
-    db,
-  );
+  const signature = "pace_acquire(text[], integer[], double precision[], boolean)";
+  const found = await sql<{ def: string }>`select pg_get_functiondef(${signature}::regprocedure) as def`.execute(db);
   const def = found.rows[0]?.def ?? "";
   const slice = `b.win / ${p.from};`;
   if (def.split(slice).length !== 3) throw new Error(`pace_acquire does not cut windows into ${p.from} slices twice`);

@@ -278,7 +278,7 @@ export async function listProfileFlagFacts(
       and f.recipient_player_id = s.recipient_player_id and f.refused and f.to_address is not null
     where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.payable_usd > 0
       ${p.recipientPlayerId === undefined ? sql`` : sql`and s.recipient_player_id = ${p.recipientPlayerId}`}
-      ${p.recipientPlayerIds === undefined ? sql`` : sql`and s.recipient_player_id = any(${[...p.recipientPlayerIds]}::bigint[])`}
+      ${p.recipientPlayerIds === undefined ? sql`` : sql`and s.recipient_player_id = any(${[...p.recipientPlayerIds]})`}
     order by s.recipient_player_id`.execute(db);
   return result.rows.map((r) => ({
     playerId: Number(r.player_id),

@@ -68,7 +68,7 @@ const CELL_KINDS: Readonly<Record<string, CsvCellKind>> = Object.fromEntries(
   LINE_COLUMNS.map((c) => [c.name, c.type === "text" || c.type === "decimal" ? c.type : "other"]),
 );
 
-/** What a download holds at most ahead of its reader: past it the COPY is cut (and resumed when the reader is there). */
+/** What a download holds at most ahead of its reader: past it the COPY is cut (and resumed once the reader is back). */
 const LINE_BUFFER_BYTES = 8 * 1024 * 1024;
 /** Pieces of the COPY's output handed on at once (its messages are joined up to this size). */
 const LINE_PIECE_BYTES = 256 * 1024;

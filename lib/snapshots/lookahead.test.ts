@@ -50,7 +50,7 @@ describe("createLookahead", () => {
     expect((await ahead.take(300)).raw).toBe("300");
   });
 
-  it("asks for the next page as soon as the service has answered the one before, before that answer is parsed", async () => {
+  it("asks for the next page once the service has answered the one before, before that answer is parsed", async () => {
     const { asked, request } = requests();
     const ahead = createLookahead(request, { depth: 2, pageSize: 100, total: 1_000 });
     ahead.plan(100);
