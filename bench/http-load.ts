@@ -1,9 +1,10 @@
 // The production server of a build (`next start`) for benchmarks, signed-in sessions for it, and a small load loop
-// timing each request: SESSIONS sessions at once, each asking its pages one after the other.
+// timing each request (bench/load-client.ts, in a process of its own).
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { buildIsCurrent } from "@/bin/build-state";
 import type { Db } from "@/db";
+import type { LoadResult } from "./load-client";
 import { getAuth } from "@/lib/auth/auth";
 import { createUser } from "@/lib/auth/users";
 
@@ -62,37 +63,26 @@ export async function signedInSessions(db: Db, count: number): Promise<string[]>
   return cookies;
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
-
-export type LoadResult = { requests: number; p50Ms: number; p95Ms: number; maxMs: number };
-
 /**
- * Every session asks `perSession` times for `path` (after one warm-up request each, not counted), all sessions at
- * once; each request is timed from its start to the last byte of its body. Any answer but 200 fails the bench.
+ * `load` (bench/load-client.ts) run in a small process of its own, so that the bench process's heap (the generated
+ * scenario, the snapshots) never pauses the client between a request and its timing.
  */
-export async function load(baseUrl: string, cookies: string[], pathname: string, perSession: number) {
-  const ask = async (cookie: string) => {
-    const began = performance.now();
-    const response = await fetch(`${baseUrl}${pathname}`, { headers: { cookie }, redirect: "manual" });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`${pathname} answered ${response.status}`);
-    return performance.now() - began;
-  };
-  await Promise.all(cookies.map(ask));
-  const timings: number[] = [];
-  await Promise.all(
-    cookies.map(async (cookie) => {
-      for (let i = 0; i < perSession; i++) timings.push(await ask(cookie));
-    }),
-  );
-  const result: LoadResult = {
-    requests: timings.length,
-    p50Ms: Math.round(percentile(timings, 50)),
-    p95Ms: Math.round(percentile(timings, 95)),
-    maxMs: Math.round(Math.max(...timings)),
-  };
-  return result;
+export async function loadApart(
+  baseUrl: string,
+  cookies: string[],
+  pathname: string,
+  perSession: number,
+): Promise<LoadResult> {
+  const child = spawn(process.execPath, ["--import", "./bin/register.mjs", "bench/load-client.ts"], {
+    cwd: ROOT,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stdin?.end(JSON.stringify({ baseUrl, cookies, pathname, perSession }));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`the load client for ${pathname} exited with ${code}`);
+  return JSON.parse(out) as LoadResult;
 }

@@ -9,7 +9,8 @@ import { savePayoutSettings } from "@/lib/payouts/settings";
 import { windowKey } from "@/lib/payouts/window-key";
 import type { TimeWindow } from "@/lib/time";
 import { copyIn, copyOut, copyStatement, download, median, startServer } from "./export";
-import { load, signedInSessions, startAppServer } from "./http-load";
+import { loadApart, signedInSessions, startAppServer } from "./http-load";
+import type { LoadResult } from "./load-client";
 
 const SESSIONS = 20;
 const TARGET_P95_MS = 300;
@@ -97,9 +98,9 @@ export async function pagesOverHttp(
       search: `${page}?q=${encodeURIComponent("Creator 123")}`,
       deepPage: `${page}?sort=recipient&dir=asc&page=${deep}`,
     };
-    const results: Record<string, Awaited<ReturnType<typeof load>>> = {};
+    const results: Record<string, LoadResult> = {};
     for (const [name, path] of Object.entries(paths))
-      results[name] = await load(server.url, cookies, path, options.perSession);
+      results[name] = await loadApart(server.url, cookies, path, options.perSession);
     const floor = results.floor?.p95Ms ?? 1;
     const vs = (name: string) => ratio(results[name]?.p95Ms ?? 0, Math.max(1, floor));
     print({
