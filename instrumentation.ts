@@ -10,7 +10,10 @@ export async function register(): Promise<void> {
   const { startWorkers } = await import("./lib/jobs/worker");
   await startWorkers();
   // Loaded now rather than by the first statement a job renders, in the middle of someone's request.
-  void import("./lib/statements/pdf").then((m) => m.warmStatementRenderer()).catch(() => undefined);
+  // A failure here is only logged: the statement job that renders reports its own.
+  void import("./lib/statements/pdf")
+    .then((m) => m.warmStatementRenderer())
+    .catch(async (error: unknown) => (await import("./lib/log")).log.warn("PDF renderer not loaded", { error }));
   const { stopWorkersWithServer } = await import("./lib/jobs/server-stop");
   stopWorkersWithServer();
 }
