@@ -10,7 +10,11 @@ export { buildScenario, GAME_ID, GAME_SECRET, HEAVY_RECIPIENT_ID, type ScenarioS
 
 export type SnapshotTestEnv = { t: TestDatabase; db: Db; emulator: RunningEmulator; close(): Promise<void> };
 
-/** A fresh database and an emulator loaded with `scenario`, the game registered with pacing as given. */
+/**
+ * A fresh database and an emulator loaded with `scenario`, the game registered with pacing as given. The game's
+ * scheduled pulls are off: a test that starts the workers would otherwise see a pull of the current month queued
+ * whenever its run crosses the hourly schedule, taking faults and calls meant for the pull under test.
+ */
 export async function startSnapshotEnv(
   scenario: ScenarioInput | "demo",
   options: { pacing?: string; rateLimits?: string } = {},
@@ -39,7 +43,12 @@ export async function startSnapshotEnv(
     );
     await t.db
       .updateTable("game")
-      .set({ settings: JSON.stringify({ pacing: options.pacing ?? "off" }) })
+      .set({
+        settings: JSON.stringify({
+          pacing: options.pacing ?? "off",
+          automation: { pullPreviousMonth: false, pullCurrentMonthDaily: false },
+        }),
+      })
       .where("id", "=", GAME_ID)
       .execute();
   }
