@@ -5,6 +5,7 @@ import { RateLimiter, type RateLimitMode } from "./http/rate-limits";
 import { Ledger } from "./ledger/ledger";
 import { type ClockAnchor, writeStateFile } from "./ledger/persist";
 import { advanceClock } from "./ledger/renewals";
+import { ledgerChanged } from "./ledger/revision";
 import type { GameState } from "./ledger/types";
 import type { ExtraWebhook } from "./scenario/load";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
@@ -85,6 +86,7 @@ export class EmulatorRuntime {
 
   /** After a request that may have changed state: a clock moved ahead by hand is the new anchor; a save is due. */
   changed(): void {
+    ledgerChanged(this.ledger);
     if (this.options.realTimeClock) {
       const projected = this.anchor.ledgerAt + (Date.now() - this.anchor.wallAt);
       if (this.ledger.now > projected) this.anchor = { wallAt: Date.now(), ledgerAt: this.ledger.now };

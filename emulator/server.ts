@@ -7,6 +7,7 @@ import { authMiddleware, faultMiddleware, renderError } from "./http/middleware"
 import { parseRateLimitMode, type RateLimitMode } from "./http/rate-limits";
 import { Ledger } from "./ledger/ledger";
 import { readStateFile } from "./ledger/persist";
+import { beginChange, endChange } from "./ledger/revision";
 import { adminRoutes } from "./routes/admin";
 import { registerPlayerRoutes } from "./routes/players";
 import { registerRefundRoute } from "./routes/refund";
@@ -80,12 +81,17 @@ function onError(runtime: EmulatorRuntime) {
 export function createEmulatorApp(runtime: EmulatorRuntime): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // A real-time clock catches up before every call; anything but a read may change the state, which is then saved.
+  // While such a call runs, and after it, views kept of the ledger are not used (ledger/revision.ts).
   app.use("*", async (c, next) => {
     runtime.tick();
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const ledger = runtime.ledger;
+    beginChange(ledger);
     try {
       await next();
     } finally {
-      if (c.req.method !== "GET" && c.req.method !== "HEAD") runtime.changed();
+      endChange(ledger);
+      runtime.changed();
     }
   });
 

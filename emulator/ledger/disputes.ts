@@ -2,6 +2,7 @@ import { money, usdToCoins } from "@/lib/money";
 import { ApiError } from "../errors";
 import { formatInstant, type Millis } from "../time";
 import type { Ledger } from "./ledger";
+import { ledgerChanged } from "./revision";
 import { ZERO } from "./settlement";
 import type { PeriodState } from "./types";
 import { usd } from "./views";
@@ -79,6 +80,7 @@ export function openDispute(
     newBalance: null,
   };
   ledger.disputes.push(dispute);
+  ledgerChanged(ledger);
   // The disputed amount is held while the dispute is open (fee_legs.disputed_amount_held_usd).
   period.disputedAmountHeldUsd = period.disputedAmountHeldUsd.plus(amount);
   if (input.emitEvents) {
@@ -120,6 +122,7 @@ export function closeDispute(
   }
   dispute.status = status;
   dispute.closedAt = ledger.now;
+  ledgerChanged(ledger);
   dispute.currencyDebited = usd(debit);
   dispute.newBalance = player ? usd(player.balanceCoins) : null;
   if (emitEvents) {

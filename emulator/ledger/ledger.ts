@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Millis } from "../time";
 import type { DisputeState } from "./disputes";
+import { ledgerChanged } from "./revision";
 import type {
   CardState,
   GameState,
@@ -186,10 +187,12 @@ export class Ledger {
   }
 
   addGame(game: GameState): void {
+    ledgerChanged(this);
     this.games.set(game.gameId, game);
   }
 
   addPlayer(player: PlayerState): void {
+    ledgerChanged(this);
     this.players.set(key(player.gameId, player.playerId), player);
     this.playersByEmail.set(key(player.gameId, player.email.toLowerCase()), player);
   }
@@ -203,6 +206,7 @@ export class Ledger {
   }
 
   addCard(card: CardState): void {
+    ledgerChanged(this);
     this.cards.set(card.cardId, card);
     if (card.cardId >= this.nextCardId) this.nextCardId = card.cardId + 1;
   }
@@ -214,6 +218,7 @@ export class Ledger {
   }
 
   addSubscription(sub: SubscriptionState): void {
+    ledgerChanged(this);
     this.subscriptions.set(sub.subscriptionId, sub);
     const k = key(sub.gameId, sub.playerId);
     const list = this.subscriptionsByPlayer.get(k);
@@ -232,6 +237,7 @@ export class Ledger {
   }
 
   addPeriod(period: PeriodState): void {
+    ledgerChanged(this);
     this.periods.set(period.periodId, period);
     if (period.periodId >= this.nextPeriodId) this.nextPeriodId = period.periodId + 1;
     if (this.liveTag !== null) live.nextPeriodId = Math.max(live.nextPeriodId, this.nextPeriodId);
@@ -249,6 +255,7 @@ export class Ledger {
 
   /** Keeps the settled index ordered: appends when the period is the latest, marks dirty otherwise. */
   indexSettled(period: PeriodState): void {
+    ledgerChanged(this);
     const game = this.games.get(period.sub.gameId);
     if (!game || period.paidAt === null) return;
     const last = game.settledIndex[game.settledIndex.length - 1];
@@ -268,6 +275,7 @@ export class Ledger {
   }
 
   markReversalsChanged(gameId: string): void {
+    ledgerChanged(this);
     const game = this.games.get(gameId);
     if (game) game.reversalDirty = true;
   }

@@ -1,6 +1,7 @@
 import { Money } from "@/lib/money";
 import { addInterval, DAY, formatInstant, formatNullable, type Millis } from "../time";
 import type { Ledger } from "./ledger";
+import { ledgerChanged } from "./revision";
 import { chooseFunding, recordSettlement } from "./settlement";
 import type { PeriodState, SubscriptionState } from "./types";
 import { isTerminal, paidThrough, periodLine, usd } from "./views";
@@ -73,6 +74,7 @@ export function advanceClock(ledger: Ledger, target: Millis): AdvanceResult {
   for (;;) {
     const due = ledger.schedule.popDue(target);
     if (!due) break;
+    ledgerChanged(ledger);
     ledger.now = Math.max(ledger.now, due.at);
     touch(ledger, due.sub, result);
   }

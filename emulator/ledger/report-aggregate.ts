@@ -41,7 +41,7 @@ export type RecipientAcc = {
   lastPaidAt: Millis | null;
 };
 
-type Aggregate = { totals: Record<string, unknown>; recipients: RecipientAcc[]; recipientIds: number[] };
+export type Aggregate = { totals: Record<string, unknown>; recipients: RecipientAcc[]; recipientIds: number[] };
 
 export function entryReversedAttributed(entry: ReversalEntry): Decimal {
   if (entry.event) return entry.event.reversedAttributedUsd;

@@ -21,6 +21,7 @@ import {
   MAX_SETTLED_RENEWALS,
   MAX_WINDOW_DAYS,
 } from "./report-aggregate";
+import { windowAggregate } from "./report-cache";
 import { entryEventView, recipientLine } from "./report-lines";
 
 export type WindowReportQuery = {
@@ -84,7 +85,10 @@ export function windowReport(ledger: Ledger, game: GameState, query: WindowRepor
     );
   }
   checkLimits(settled.length, reversals);
-  const { totals, recipients } = aggregate(settled, reversals, window);
+  // Every page of a window carries the same totals and order: the window's aggregate is kept for its next pages.
+  const { totals, recipients } = sub
+    ? aggregate(settled, reversals, window)
+    : windowAggregate(ledger, game, window, settled, reversals);
   // Spec: "platform-wide totals are accumulated before this filter".
   const filtered =
     query.recipientPlayerId === null
