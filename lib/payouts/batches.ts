@@ -19,6 +19,7 @@ import { formatInstant, formatWindow, type TimeWindow } from "@/lib/time";
 import { buildStatements } from "./build-statements";
 import { readPayoutSettings } from "./settings";
 import { type Changed, type Skipped, type TransitionStep, transition } from "./transition";
+import { refreshStatisticsAfterBulkWrite } from "@/lib/statistics";
 
 /**
  * The payout workflow of one window:
@@ -62,7 +63,7 @@ export async function preparePayoutBatch(
   const batchId = randomUUID();
   const { gameId, window } = params;
 
-  return db.transaction().execute(async (trx) => {
+  const prepared = await db.transaction().execute(async (trx) => {
     await lockPayoutsOfGame(trx, gameId);
     await assertWindowOpen(trx, { gameId, window });
     const start = new Date(window.startMs);
@@ -190,6 +191,12 @@ export async function preparePayoutBatch(
       snapshotVersion: snapshot.version,
     };
   });
+  await refreshStatisticsAfterBulkWrite(
+    db,
+    ["payout_statement", "payout_statement_event", "payout_carry"],
+    prepared.statements,
+  );
+  return prepared;
 }
 
 export type BulkResult = { changed: number; skipped: Skipped[] };

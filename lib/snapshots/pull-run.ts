@@ -30,6 +30,7 @@ import {
   type RunPullOptions,
 } from "./pull-common";
 import { createRowWriter, loadPreviousVersion, publishSnapshot } from "./store";
+import { refreshStatisticsAfterBulkWrite } from "@/lib/statistics";
 
 /** Running a pull: one attempt reads every page, checks the whole and publishes it, or records why it failed. */
 
@@ -254,7 +255,13 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       });
       return result;
     });
-    return summarizeSnapshot(db, published.snapshotId);
+    const summary = await summarizeSnapshot(db, published.snapshotId);
+    await refreshStatisticsAfterBulkWrite(
+      db,
+      ["snapshot_line", "snapshot_recipient", "snapshot_reversal", "snapshot_page"],
+      summary.lines + summary.recipients,
+    );
+    return summary;
   } catch (error) {
     await writer.flush();
     const { code, message, final } = classify(error, clientConfig.retryBudgetMs);

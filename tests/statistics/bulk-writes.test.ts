@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastAnalyzedAt } from "@/db/queries/statistics";
+import { preparePayoutBatch } from "@/lib/payouts/batches";
+import { takeSnapshotNow } from "@/lib/snapshots/pull";
+import { ANALYZE_AFTER_ROWS } from "@/lib/statistics";
+import { monthWindow } from "@/lib/time";
+import { buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "../snapshots/helpers";
+
+/**
+ * A large write refreshes the planner's statistics of the tables it wrote as soon as it commits, so the pages opened
+ * right after are planned for the rows now there (not for the tables as autovacuum last saw them).
+ */
+
+const WINDOW = monthWindow("2026-03");
+const RECIPIENTS = 1_200;
+let env: SnapshotTestEnv;
+
+beforeAll(async () => {
+  env = await startSnapshotEnv(
+    buildScenario({
+      recipients: RECIPIENTS,
+      renewalsPerRecipient: 1,
+      start: "2026-03-01T00:00:00Z",
+      end: "2026-04-01T00:00:00Z",
+    }),
+  );
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+describe("statistics after bulk writes", () => {
+  it("[finance] a published snapshot and a prepared batch of over a thousand rows refresh their tables' statistics", async () => {
+    expect(RECIPIENTS).toBeGreaterThanOrEqual(ANALYZE_AFTER_ROWS);
+    const snapshotTables = ["snapshot_line", "snapshot_recipient", "snapshot_page"] as const;
+    const batchTables = ["payout_statement", "payout_statement_event"] as const;
+    const before = await lastAnalyzedAt(env.db, [...snapshotTables, ...batchTables]);
+    for (const table of [...snapshotTables, ...batchTables]) expect(before[table]).toBeNull();
+
+    const summary = await takeSnapshotNow(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" });
+    expect(summary.recipients).toBe(RECIPIENTS);
+    const afterSnapshot = await lastAnalyzedAt(env.db, [...snapshotTables, ...batchTables]);
+    for (const table of snapshotTables) expect(afterSnapshot[table]).toBeInstanceOf(Date);
+    for (const table of batchTables) expect(afterSnapshot[table]).toBeNull();
+
+    const prepared = await preparePayoutBatch(
+      env.db,
+      { gameId: GAME_ID, window: WINDOW },
+      { actor: { id: "u-1", email: "finance@example.test" }, via: "cli" },
+    );
+    expect(prepared.statements).toBe(RECIPIENTS);
+    const afterBatch = await lastAnalyzedAt(env.db, batchTables);
+    for (const table of batchTables) expect(afterBatch[table]).toBeInstanceOf(Date);
+  });
+});
