@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db } from "../index";
 
-/** Tables written in bulk (a snapshot's rows, a batch's statements), whose planner statistics a large write outdates. */
+/** Tables written in bulk (a snapshot's rows, a batch's statements): a large write outdates their statistics. */
 export type BulkTable =
   | "snapshot_line"
   | "snapshot_recipient"

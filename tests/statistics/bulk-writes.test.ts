@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 describe("statistics after bulk writes", () => {
-  it("[finance] a published snapshot and a prepared batch of over a thousand rows refresh their tables' statistics", async () => {
+  it("[finance] a snapshot and a batch of over a thousand rows refresh their tables' statistics", async () => {
     expect(RECIPIENTS).toBeGreaterThanOrEqual(ANALYZE_AFTER_ROWS);
     const snapshotTables = ["snapshot_line", "snapshot_recipient", "snapshot_page"] as const;
     const batchTables = ["payout_statement", "payout_statement_event"] as const;
