@@ -13,10 +13,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create or replace function snapshot_immutable() returns trigger language plpgsql as $$
     begin
+      -- Nested: the row of another table (the snapshot itself) has no snapshot_id to look at.
       if tg_op = 'DELETE' and tg_table_name in ('snapshot_page', 'snapshot_recipient', 'snapshot_line',
-        'snapshot_reversal', 'snapshot_refund_event')
-        and not exists (select 1 from snapshot where id = old.snapshot_id) then
-        return old;
+        'snapshot_reversal', 'snapshot_refund_event') then
+        if not exists (select 1 from snapshot where id = old.snapshot_id) then
+          return old;
+        end if;
       end if;
       raise exception '% is immutable: a published snapshot never changes', tg_table_name;
     end $$`.execute(db);

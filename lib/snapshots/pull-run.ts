@@ -203,7 +203,8 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         signal: options.signal,
         lookahead: options.lookahead,
         onPage: async (page) => {
-          rowWriter.addPage(page);
+          // The page's text is the writer's from here: nothing else holds it once it is written.
+          await rowWriter.addPage(page);
           await options.onPage?.(page);
         },
         onProgress: (p) => report(p),

@@ -34,7 +34,13 @@ export type RowWriter = {
   addRecipients(recipients: readonly AttributionRecipient[]): void;
   /** The lines of a part of the window read in full, when the snapshot held `pagesRead` pages. */
   addPartLines(recipients: readonly AttributionRecipient[], pagesRead: number): void;
-  addPage(page: PageRecord): void;
+  /**
+   * Queues the page's insert; its text is held until the insert has run. Resolves at once, or once the queue is
+   * written when more than MAX_PAGES_PENDING pages wait (a store slower than the service never piles texts up).
+   */
+  addPage(page: PageRecord): Promise<void>;
+  /** Pages queued whose insert has not run yet: the only page texts the writer holds. */
+  pagesPending(): number;
   /** Compares every row written, before and after this call, with this version. */
   compareWith(previous: ComparableVersion): void;
   /**
@@ -79,6 +85,9 @@ function nextTurn(): Promise<void> {
 
 type PartLines = { rows: Row[]; pagesRead: number };
 
+/** Pages queued for writing before the read waits for the store (a few pages of up to a hundred kilobytes). */
+export const MAX_PAGES_PENDING = 8;
+
 export async function createRowWriter(trx: Trx, snapshotId: string): Promise<RowWriter> {
   await createSavepoint(trx, "snapshot_rows");
   let chain: Promise<void> = Promise.resolve();
@@ -89,6 +98,7 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
   let previous: ComparableVersion | null = null;
   let comparer: DriftComparer | null = null;
   let pages = 0;
+  let pending = 0;
   const queue = (work: () => Promise<void>) => {
     chain = chain.then(work).catch((error: unknown) => {
       failure ??= error;
@@ -121,8 +131,17 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
     },
     addPage(page) {
       pages += 1;
-      queue(() => insertPages(trx, snapshotId, [page]));
+      pending += 1;
+      queue(async () => {
+        try {
+          await insertPages(trx, snapshotId, [page]);
+        } finally {
+          pending -= 1;
+        }
+      });
+      return pending > MAX_PAGES_PENDING ? chain : Promise.resolve();
     },
+    pagesPending: () => pending,
     compareWith(version) {
       queue(async () => {
         await nextTurn();

@@ -4,7 +4,7 @@ import type { Trx } from "@/db";
 import { attributionReportBody, renewalLineBody } from "@/lib/service/__fixtures__/bodies";
 import { type AttributionRecipient, attributionReportSchema } from "@/lib/service/schemas";
 import type { PageRecord } from "@/lib/snapshots/fetch";
-import { createRowWriter } from "@/lib/snapshots/row-writer";
+import { createRowWriter, MAX_PAGES_PENDING } from "@/lib/snapshots/row-writer";
 import { parseWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
 
@@ -133,6 +133,24 @@ describe("the row writer when a read starts over", () => {
       expect(await stored(trx, snapshotId)).toEqual({ pages: [[1, "page 1"]], lines: [], recipients: 0 });
       const flushed = await writer.flush();
       expect([flushed.pages, flushed.recipients]).toEqual([1, 0]);
+    });
+  });
+
+  it("holds a page's text only until its insert has run, and has the read wait when too many pages wait", async () => {
+    await unpublished(async (trx, snapshotId) => {
+      const writer = await createRowWriter(trx, snapshotId);
+      const seqs = Array.from({ length: MAX_PAGES_PENDING }, (_, i) => i + 1);
+      const added = seqs.map((seq) => writer.addPage(page(seq, `page ${seq}`)));
+      expect(writer.pagesPending()).toBe(MAX_PAGES_PENDING);
+      await Promise.all(added);
+      // Up to the limit the read goes on while the pages are written.
+      expect(writer.pagesPending()).toBe(MAX_PAGES_PENDING);
+      await writer.addPage(page(MAX_PAGES_PENDING + 1, "one page too many"));
+      // Past it, the read goes on once every queued page is written.
+      expect(writer.pagesPending()).toBe(0);
+      expect((await stored(trx, snapshotId)).pages).toHaveLength(MAX_PAGES_PENDING + 1);
+      expect((await writer.flush()).pages).toBe(MAX_PAGES_PENDING + 1);
+      expect(writer.pagesPending()).toBe(0);
     });
   });
 });
