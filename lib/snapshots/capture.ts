@@ -20,6 +20,11 @@ function keepBody(status: number, text: string): void {
   slot.onBody?.();
 }
 
+/** The body the capture slot of the current async context holds (tests: nothing once its call has returned). */
+export function bodyHeldInContext(): string | null {
+  return slots.getStore()?.body ?? null;
+}
+
 export type CapturingClient = {
   client: ServiceClient;
   /**
