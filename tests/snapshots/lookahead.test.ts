@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bodyHeldInContext } from "@/lib/snapshots/capture";
 import { fetchWindow, type PageInfo, type PageRecord } from "@/lib/snapshots/fetch";
 import { createReportSource, takeSnapshotNow } from "@/lib/snapshots/pull";
 import type { FetchLike } from "@/lib/service/client";
-import { parseWindow } from "@/lib/time";
+import { parseWindow, windowToQuery } from "@/lib/time";
 import { admin, buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
 
 /**
@@ -160,5 +162,24 @@ describe("reading a window's pages ahead", () => {
     const totals = stored.map((p) => JSON.stringify((JSON.parse(p.body) as { totals: unknown }).totals));
     expect(new Set(totals).size).toBe(1);
     expect(totals[0]).toBe(JSON.stringify(fetched.totals));
+  });
+});
+
+describe("capturing a page's text", () => {
+  // Whatever a call opens (a kept-alive socket, a timer) carries the call's async context for as long as it lives.
+  it("hands the text back with the page and keeps none of it in the call's context afterwards", async () => {
+    let insideCall: (<R>(fn: () => R) => R) | null = null;
+    const { source } = await createReportSource(env.db, GAME_ID, {
+      fetch: (url, init) => {
+        // What a socket opened for this request would keep: the async context of the call.
+        insideCall = AsyncLocalStorage.snapshot();
+        return fetch(url, init);
+      },
+    });
+    const { report, raw } = await source.report({ ...windowToQuery(WINDOW), limit: 100, offset: 0 });
+    expect(report.recipients).toHaveLength(100);
+    expect(JSON.parse(raw).recipients).toHaveLength(100);
+    if (!insideCall) throw new Error("the request never reached fetch");
+    expect((insideCall as <R>(fn: () => R) => R)(() => bodyHeldInContext())).toBeNull();
   });
 });
