@@ -22,6 +22,7 @@ import * as statementUndeliverable from "./2026_11_25_1000_statement_undeliverab
 import * as scheduledRuns from "./2026_11_25_1100_scheduled_runs";
 import * as payoutBatchTally from "./2026_11_25_1200_payout_batch_tally";
 import * as paceHundredths from "./2026_11_28_1100_pace_hundredths";
+import * as snapshotUnpublishedDelete from "./2026_11_28_1300_snapshot_unpublished_delete";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -51,4 +52,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_25_1100_scheduled_runs": scheduledRuns,
   "2026_11_25_1200_payout_batch_tally": payoutBatchTally,
   "2026_11_28_1100_pace_hundredths": paceHundredths,
+  "2026_11_28_1300_snapshot_unpublished_delete": snapshotUnpublishedDelete,
 };

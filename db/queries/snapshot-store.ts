@@ -106,6 +106,31 @@ export async function insertSnapshotPages(trx: Trx, snapshotId: string, pages: r
   }
 }
 
+/**
+ * Voids rows written for a snapshot that is not yet published (only its own transaction sees them; the tables refuse
+ * this once the snapshot row exists): the pages after `afterSeq`, the lines of `periodIds`, and with `recipients`
+ * every recipient, reversal and refund event.
+ */
+export async function deleteUnpublishedRows(
+  trx: Trx,
+  snapshotId: string,
+  params: { afterSeq: number; periodIds: readonly (string | number)[]; recipients: boolean },
+): Promise<void> {
+  await trx
+    .deleteFrom("snapshot_page")
+    .where("snapshot_id", "=", snapshotId)
+    .where("seq", ">", params.afterSeq)
+    .execute();
+  if (params.periodIds.length > 0) {
+    const ids = arrayLiteralOf(params.periodIds, (id) => String(id));
+    await sql`delete from snapshot_line where snapshot_id = ${snapshotId}
+      and period_id = any(${ids}::bigint[])`.execute(trx);
+  }
+  if (!params.recipients) return;
+  for (const table of ["snapshot_refund_event", "snapshot_reversal", "snapshot_recipient"] as const)
+    await trx.deleteFrom(table).where("snapshot_id", "=", snapshotId).execute();
+}
+
 /** The newest published version of a window, if any. */
 export async function findLatestVersion(
   db: DbOrTrx,

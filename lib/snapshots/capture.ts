@@ -20,6 +20,11 @@ function keepBody(status: number, text: string): void {
   slot.onBody?.();
 }
 
+/** The body the capture slot of the current async context holds (tests: nothing once its call has returned). */
+export function bodyHeldInContext(): string | null {
+  return slots.getStore()?.body ?? null;
+}
+
 export type CapturingClient = {
   client: ServiceClient;
   /**
@@ -47,7 +52,12 @@ export async function createCapturingClient(
     async capture(call, onBody) {
       const slot: Slot = { body: null, onBody };
       const value = await slots.run(slot, () => call(client));
-      return { value, raw: slot.body ?? JSON.stringify(value) };
+      const raw = slot.body ?? JSON.stringify(value);
+      // Whatever the call opened inside the slot (a kept-alive socket, a timer) keeps the slot as its async context
+      // for as long as it lives: it must not keep the body too.
+      slot.body = null;
+      slot.onBody = undefined;
+      return { value, raw };
     },
   };
 }

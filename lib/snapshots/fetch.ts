@@ -25,6 +25,11 @@ const MAX_RESTARTS = 3;
 
 /** One page read, with its body as the service sent it (stored as it is: db/queries/snapshot-store.ts). */
 export type PageRecord = StoredPage;
+/**
+ * What the read keeps of a page: its place, not its text. The body goes to onPage (the store writes it) and is not
+ * held until the read ends: a month of a large studio is thousands of pages of up to a hundred kilobytes each.
+ */
+export type PageInfo = Omit<PageRecord, "body">;
 
 export type FetchProgress = {
   phase: string;
@@ -50,7 +55,10 @@ export type ReportSource = {
 export type FetchOptions = {
   signal?: AbortSignal;
   onProgress?: (progress: FetchProgress) => void;
-  /** Called after each page is read (tests use it to stop a pull part-way). */
+  /**
+   * Called after each page is read, with its body: the only time the read hands the text out (a store writes it here;
+   * tests use it to stop a pull part-way).
+   */
   onPage?: (page: PageRecord) => void | Promise<void>;
   /**
    * Recipients of the requested window that are final (every line read), in the service's order, page by page; only
@@ -65,9 +73,9 @@ export type FetchOptions = {
   onPart?: (recipients: readonly AttributionRecipient[], pagesRead: number) => void;
   /**
    * A window is read again: everything passed to onRecipients is void, and of the pages read so far only `kept`
-   * remain part of the snapshot.
+   * (the first ones) remain part of the snapshot.
    */
-  onRestart?: (kept: readonly PageRecord[]) => Promise<void>;
+  onRestart?: (kept: readonly PageInfo[]) => Promise<void>;
   /**
    * Pages of a window's recipients asked for ahead of the one being stored (default LOOKAHEAD_PAGES; 0 reads one page
    * after another).
@@ -75,7 +83,7 @@ export type FetchOptions = {
   lookahead?: number;
 };
 
-export type FetchedWindow = AssembledWindow & { pages: PageRecord[] };
+export type FetchedWindow = AssembledWindow & { pages: PageInfo[] };
 
 /** The snapshot cannot be made complete (a sub-window that cannot be split further still truncates). */
 export class SnapshotIncompleteError extends Error {
@@ -90,7 +98,7 @@ export class WindowChangedError extends Error {
 type Ctx = {
   source: ReportSource;
   options: FetchOptions;
-  pages: PageRecord[];
+  pages: PageInfo[];
   progress: FetchProgress;
 };
 
@@ -130,19 +138,18 @@ async function recordPage(
 ): Promise<AttributionReport> {
   // An answer asked for ahead may have come before the pull was stopped; it is not stored then.
   ctx.options.signal?.throwIfAborted();
-  const page: PageRecord = {
+  const info: PageInfo = {
     seq: ctx.pages.length + 1,
     window,
     recipientPlayerId,
     offset,
     limit,
     fetchedAt: answer.fetchedAt,
-    body: answer.raw,
   };
-  ctx.pages.push(page);
+  ctx.pages.push(info);
   ctx.progress.pagesFetched += 1;
   ctx.progress.pagesEstimated = Math.max(ctx.progress.pagesEstimated, ctx.progress.pagesFetched);
-  await ctx.options.onPage?.(page);
+  await ctx.options.onPage?.({ ...info, body: answer.raw });
   return answer.report;
 }
 

@@ -12,7 +12,7 @@ import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/
 import { isRetryable, isServiceError } from "@/lib/service/errors";
 import { formatInstant, type TimeWindow } from "@/lib/time";
 import { createCapturingClient } from "./capture";
-import { type FetchProgress, fetchWindow, type PageRecord, type ReportSource, SnapshotIncompleteError } from "./fetch";
+import { type FetchProgress, fetchWindow, type PageInfo, type ReportSource, SnapshotIncompleteError } from "./fetch";
 import { completenessChecks } from "./merge";
 import { formatDuration } from "./progress";
 import { progressWriter } from "./progress-writer";
@@ -204,13 +204,14 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         signal: options.signal,
         lookahead: options.lookahead,
         onPage: async (page) => {
-          rowWriter.addPage(page);
+          // The page's text is the writer's from here: nothing else holds it once it is written.
+          await rowWriter.addPage(page);
           await options.onPage?.(page);
         },
         onProgress: (p) => report(p),
         onRecipients: (recipients) => rowWriter.addRecipients(recipients),
         onPart: (recipients, pagesRead) => rowWriter.addPartLines(recipients, pagesRead),
-        onRestart: (kept) => rowWriter.reset(kept),
+        onRestart: (kept) => rowWriter.reset(kept.length),
       });
       report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
       // One turn of the event loop first: the last page's rows go to the database, which stores them while the
@@ -298,7 +299,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
 }
 
 function lastProgress(fetched: {
-  pages: PageRecord[];
+  pages: PageInfo[];
   recipients: { periods: unknown[]; reversals: unknown[] }[];
   subWindows: unknown[];
 }): FetchProgress {

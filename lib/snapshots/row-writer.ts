@@ -1,7 +1,7 @@
 import "server-only";
 import type { Trx } from "@/db";
 import { createSavepoint, rollbackToSavepoint } from "@/db/queries/locks";
-import { bulkInsertSnapshotRows, insertSnapshotPages } from "@/db/queries/snapshot-store";
+import { bulkInsertSnapshotRows, deleteUnpublishedRows, insertSnapshotPages } from "@/db/queries/snapshot-store";
 import type { AttributionRecipient } from "@/lib/service/schemas";
 import { type ComparableVersion, createDriftComparer, type DriftComparer } from "./drift";
 import type { PageRecord } from "./fetch";
@@ -21,7 +21,8 @@ export async function insertPages(trx: Trx, snapshotId: string, pages: readonly 
 /**
  * Writes raw pages and final recipients (with their lines, reversals and refund events) inside the publishing
  * transaction while the next pages are still being read, so that storing overlaps fetching. Nothing is visible
- * before the commit; a read that starts over rolls everything written back to a savepoint.
+ * before the commit; a read that starts over voids what was written for it (reset). A page's text is held only until
+ * its insert has run.
  *
  * A window read in parts has no final recipient before its last part (their figures are summed over the parts), but
  * each renewal line belongs to exactly one part: the lines of each part are written as soon as it is read.
@@ -33,14 +34,22 @@ export type RowWriter = {
   addRecipients(recipients: readonly AttributionRecipient[]): void;
   /** The lines of a part of the window read in full, when the snapshot held `pagesRead` pages. */
   addPartLines(recipients: readonly AttributionRecipient[], pagesRead: number): void;
-  addPage(page: PageRecord): void;
+  /**
+   * Queues the page's insert; its text is held until the insert has run. Resolves at once, or once the queue is
+   * written when more than MAX_PAGES_PENDING pages wait (a store slower than the service never piles texts up).
+   */
+  addPage(page: PageRecord): Promise<void>;
+  /** Pages queued whose insert has not run yet: the only page texts the writer holds. */
+  pagesPending(): number;
   /** Compares every row written, before and after this call, with this version. */
   compareWith(previous: ComparableVersion): void;
   /**
-   * Drops everything written, then writes `keep` again (the pages still part of the read) and the lines of the parts
-   * read within them.
+   * Voids what was written beyond the first `keptPages` pages (the pages still part of the read): the pages after
+   * them, the lines of the parts read after them and every recipient. The lines of the parts read within them stay.
+   * Nothing needs a page's text again: with no page kept everything written is rolled back, otherwise just those rows
+   * are deleted.
    */
-  reset(keep?: readonly PageRecord[]): Promise<void>;
+  reset(keptPages?: number): Promise<void>;
   /**
    * Waits for every queued write; returns what was written: counts, and the recipients with the rows built from them
    * and their comparison (so that publishing need not build or compare them again). Rethrows a failed write.
@@ -76,6 +85,9 @@ function nextTurn(): Promise<void> {
 
 type PartLines = { rows: Row[]; pagesRead: number };
 
+/** Pages queued for writing before the read waits for the store (a few pages of up to a hundred kilobytes). */
+export const MAX_PAGES_PENDING = 8;
+
 export async function createRowWriter(trx: Trx, snapshotId: string): Promise<RowWriter> {
   await createSavepoint(trx, "snapshot_rows");
   let chain: Promise<void> = Promise.resolve();
@@ -86,6 +98,7 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
   let previous: ComparableVersion | null = null;
   let comparer: DriftComparer | null = null;
   let pages = 0;
+  let pending = 0;
   const queue = (work: () => Promise<void>) => {
     chain = chain.then(work).catch((error: unknown) => {
       failure ??= error;
@@ -118,8 +131,17 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
     },
     addPage(page) {
       pages += 1;
-      queue(() => insertPages(trx, snapshotId, [page]));
+      pending += 1;
+      queue(async () => {
+        try {
+          await insertPages(trx, snapshotId, [page]);
+        } finally {
+          pending -= 1;
+        }
+      });
+      return pending > MAX_PAGES_PENDING ? chain : Promise.resolve();
     },
+    pagesPending: () => pending,
     compareWith(version) {
       queue(async () => {
         await nextTurn();
@@ -129,18 +151,28 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
         for (const part of parts) comparer.add(linesOnly(part.rows));
       });
     },
-    async reset(keep = []) {
+    async reset(keptPages = 0) {
       await chain;
-      failure = null;
+      const voidLines = [...built.lines, ...parts.filter((part) => part.pagesRead > keptPages).flatMap((p) => p.rows)];
+      const recipientsWritten = given.length > 0;
       given = [];
       built = emptyRows();
+      pages = keptPages;
+      parts = parts.filter((part) => part.pagesRead <= keptPages);
       comparer = previous ? createDriftComparer(previous) : null;
-      pages = 0;
-      const keptParts = parts.filter((part) => part.pagesRead <= keep.length);
-      parts = [];
-      await rollbackToSavepoint(trx, "snapshot_rows");
-      for (const page of keep) writer.addPage(page);
-      for (const part of keptParts) queue(() => writePart(part));
+      for (const part of parts) comparer?.add(linesOnly(part.rows));
+      if (keptPages === 0) {
+        failure = null;
+        await rollbackToSavepoint(trx, "snapshot_rows");
+        return;
+      }
+      // A failed write leaves the transaction unusable and nothing to write the kept pages from: flush rethrows it.
+      if (failure) return;
+      await deleteUnpublishedRows(trx, snapshotId, {
+        afterSeq: keptPages,
+        periodIds: voidLines.map((row) => row.period_id as number),
+        recipients: recipientsWritten,
+      });
     },
     async flush() {
       await chain;

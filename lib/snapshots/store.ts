@@ -18,7 +18,7 @@ import type { FetchedWindow } from "./fetch";
 import type { Check } from "./merge";
 import type { BulkTable } from "@/db/queries/snapshot-columns";
 import type { AttributionRecipient } from "@/lib/service/schemas";
-import { insertPages, insertRows, type RowWriter, type WrittenRecipients } from "./row-writer";
+import { insertRows, type RowWriter, type WrittenRecipients } from "./row-writer";
 import { buildRecipientRows, buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
 
 export { createRowWriter, type RowWriter, type WrittenRecipients } from "./row-writer";
@@ -136,18 +136,26 @@ export type PublishResult = {
 export async function publishSnapshot(
   db: Db,
   trx: Trx,
-  input: PublishInput & { writer?: RowWriter },
+  input: PublishInput & { writer: RowWriter },
 ): Promise<PublishResult> {
   const { fetched, window } = input;
   // A write queued while reading that failed surfaces here, before anything else runs in the transaction.
-  const flushed = input.writer ? await input.writer.flush() : null;
+  const flushed = await input.writer.flush();
+  // The pages were written as they were read, and only there: the read kept none of their text.
+  if (flushed.pages !== fetched.pages.length) {
+    throw new Error(`${flushed.pages} pages were written while reading, but the read has ${fetched.pages.length}`);
+  }
   // Rows the writer built from the very recipients of the read are reused: building them again costs as much.
-  const rowsWritten = flushed !== null && wroteExactly(flushed.written, fetched.recipients);
+  const rowsWritten = wroteExactly(flushed.written, fetched.recipients);
   // A window read in parts: its lines were written part by part, the rest is built here.
-  const partLines = flushed?.written.partLines ?? [];
+  const partLines = flushed.written.partLines;
   const linesWritten = !rowsWritten && wroteLinesOf(partLines, fetched.recipients);
+  // The writer voids what it wrote for a read started over, so whatever it holds is the read's own.
+  if ((!rowsWritten && flushed.recipients > 0) || (!linesWritten && partLines.length > 0)) {
+    throw new Error("rows written while reading do not match the recipients read");
+  }
   const rows = rowsWritten
-    ? (flushed?.written.rows as SnapshotRows)
+    ? flushed.written.rows
     : linesWritten
       ? { ...buildRecipientRows(fetched.recipients, 1, { withLines: false }), lines: [...partLines] }
       : buildRows(fetched);
@@ -163,7 +171,7 @@ export async function publishSnapshot(
   if (previous?.windowClosed && windowClosed) {
     const comparable = previous.comparable ?? (await loadComparable(db, previous.id));
     // The rows were compared with this very version while they were written; only the totals are left.
-    const compared = rowsWritten || linesWritten ? flushed?.written.drift : null;
+    const compared = rowsWritten || linesWritten ? flushed.written.drift : null;
     if (compared && compared.previous === comparable) {
       // The lines of a window read in parts were compared as written; its other rows are compared now.
       if (linesWritten) compared.comparer.add({ ...rows, lines: [] });
@@ -213,14 +221,7 @@ export async function publishSnapshot(
       drift_status: driftStatus,
       drift_count: drift.filter((entry) => entry.severity === "drift").length,
     });
-    const pagesWritten = (flushed?.pages ?? 0) === fetched.pages.length;
-    const stray = (!rowsWritten && (flushed?.recipients ?? 0) > 0) || (!linesWritten && partLines.length > 0);
-    if (!pagesWritten || stray) {
-      // Something written while reading does not match what was read: write it all again from here.
-      if (input.writer) await input.writer.reset();
-      await insertRows(trx, id, rows);
-      await insertPages(trx, id, fetched.pages);
-    } else if (linesWritten) {
+    if (linesWritten) {
       await insertRows(trx, id, { ...rows, lines: [] });
     } else if (!rowsWritten) {
       // A window read in parts: its recipients exist only once the parts are merged.

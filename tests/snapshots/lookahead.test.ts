@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchWindow, type PageRecord } from "@/lib/snapshots/fetch";
+import { bodyHeldInContext } from "@/lib/snapshots/capture";
+import { fetchWindow, type PageInfo, type PageRecord } from "@/lib/snapshots/fetch";
 import { createReportSource, takeSnapshotNow } from "@/lib/snapshots/pull";
 import type { FetchLike } from "@/lib/service/client";
-import { parseWindow } from "@/lib/time";
+import { parseWindow, windowToQuery } from "@/lib/time";
 import { admin, buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
 
 /**
@@ -50,7 +52,7 @@ function watchedFetch(): { fetch: FetchLike; sent: { offset: number }[]; settled
 /** One turn of the event loop: whatever the read started by now has reached fetch. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-const windowPages = (pages: readonly PageRecord[]) => pages.filter((p) => p.recipientPlayerId === null);
+const windowPages = (pages: readonly PageInfo[]) => pages.filter((p) => p.recipientPlayerId === null);
 
 describe("reading a window's pages ahead", () => {
   it("has the next page's request on its way while the current page is stored, and stores pages in order", async () => {
@@ -126,6 +128,7 @@ describe("reading a window's pages ahead", () => {
     const watch = watchedFetch();
     const { source } = await createReportSource(env.db, GAME_ID, { fetch: watch.fetch });
     const stored: PageRecord[] = [];
+    const keptGiven: PageInfo[][] = [];
     let restarts = 0;
     let changed = false;
     const fetched = await fetchWindow(source, WINDOW, {
@@ -140,8 +143,9 @@ describe("reading a window's pages ahead", () => {
       },
       onRestart: async (kept) => {
         restarts += 1;
-        stored.length = 0;
-        stored.push(...kept);
+        keptGiven.push([...kept]);
+        // Nothing of the abandoned read is kept (it started at the window's first page).
+        stored.length = kept.length;
       },
     });
     await watch.settled();
@@ -151,9 +155,31 @@ describe("reading a window's pages ahead", () => {
     expect(windowPages(fetched.pages).map((p) => [p.seq, p.offset])).toEqual(
       OFFSETS.map((offset, i) => [i + 1, offset]),
     );
-    expect(stored).toEqual(fetched.pages);
-    const totals = fetched.pages.map((p) => JSON.stringify((JSON.parse(p.body) as { totals: unknown }).totals));
+    expect(stored.map(({ body: _, ...info }) => info)).toEqual(fetched.pages);
+    // Only what each page was (its place in the read): its text went to the store and is not held until the end.
+    expect(keptGiven).toEqual([[]]);
+    expect(fetched.pages.every((p) => !("body" in p))).toBe(true);
+    const totals = stored.map((p) => JSON.stringify((JSON.parse(p.body) as { totals: unknown }).totals));
     expect(new Set(totals).size).toBe(1);
     expect(totals[0]).toBe(JSON.stringify(fetched.totals));
+  });
+});
+
+describe("capturing a page's text", () => {
+  // Whatever a call opens (a kept-alive socket, a timer) carries the call's async context for as long as it lives.
+  it("hands the text back with the page and keeps none of it in the call's context afterwards", async () => {
+    let insideCall: (<R>(fn: () => R) => R) | null = null;
+    const { source } = await createReportSource(env.db, GAME_ID, {
+      fetch: (url, init) => {
+        // What a socket opened for this request would keep: the async context of the call.
+        insideCall = AsyncLocalStorage.snapshot();
+        return fetch(url, init);
+      },
+    });
+    const { report, raw } = await source.report({ ...windowToQuery(WINDOW), limit: 100, offset: 0 });
+    expect(report.recipients).toHaveLength(100);
+    expect(JSON.parse(raw).recipients).toHaveLength(100);
+    if (!insideCall) throw new Error("the request never reached fetch");
+    expect((insideCall as <R>(fn: () => R) => R)(() => bodyHeldInContext())).toBeNull();
   });
 });

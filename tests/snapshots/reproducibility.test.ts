@@ -127,6 +127,11 @@ describe("reproducibility of a closed window", () => {
       /immutable/,
     );
     await expect(sql`truncate snapshot_recipient`.execute(env.db)).rejects.toThrow(/immutable/);
+    // A pull deletes rows of its own snapshot before it is published, never after.
+    await expect(env.db.deleteFrom("snapshot_page").where("snapshot_id", "=", latest!.id).execute()).rejects.toThrow(
+      /immutable/,
+    );
+    await expect(env.db.deleteFrom("snapshot").where("id", "=", latest!.id).execute()).rejects.toThrow(/immutable/);
   });
 
   it("does not compare versions of a window that was still open", async () => {

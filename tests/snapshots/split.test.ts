@@ -101,6 +101,8 @@ describe("a window over the renewal cap", () => {
     let firstPart: number | null = null;
     let patched: number | null = null;
     const phases: string[] = [];
+    // What the service sent for each place in the snapshot: a page read again after the restart takes its place.
+    const served = new Map<number, { window: string; recipient: number | null; offset: number; body: string }>();
     const summary = await takeSnapshotNow(
       env.db,
       { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" },
@@ -109,6 +111,8 @@ describe("a window over the renewal cap", () => {
         lookahead: 0,
         onProgress: (progress) => phases.push(progress.phase),
         onPage: async (page) => {
+          const { window, recipientPlayerId: recipient, offset } = page;
+          served.set(page.seq, { window: `${window.startMs}-${window.endMs}`, recipient, offset, body: page.body });
           if (page.recipientPlayerId !== null || patched !== null) return;
           firstPart ??= page.window.startMs;
           if (page.window.startMs === firstPart || page.offset !== 0) return;
@@ -130,5 +134,25 @@ describe("a window over the renewal cap", () => {
     expect(new Set(lines.map((line) => line.period_id)).size).toBe(20_500);
     expect(lines.find((line) => Number(line.period_id) === patched)?.attributed_amount_usd).toBe("1.95");
     expect(phases).toContain("re-reading a window whose figures changed");
+
+    // The stored pages are exactly those the service sent, text for text, each in its place, none of the abandoned
+    // read's left over.
+    const pages = await env.db
+      .selectFrom("snapshot_page")
+      .select(["seq", "window_start", "window_end", "recipient_player_id", "page_offset", "body"])
+      .where("snapshot_id", "=", summary.snapshotId)
+      .orderBy("seq")
+      .execute();
+    expect(pages).toHaveLength(summary.pages);
+    expect(pages.map((page) => page.seq)).toEqual([...served.keys()].sort((a, b) => a - b));
+    for (const page of pages) {
+      const sent = served.get(page.seq);
+      expect({
+        window: `${page.window_start.getTime()}-${page.window_end.getTime()}`,
+        recipient: page.recipient_player_id === null ? null : Number(page.recipient_player_id),
+        offset: page.page_offset,
+        body: page.body,
+      }).toEqual(sent);
+    }
   });
 });

@@ -1,0 +1,156 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Trx } from "@/db";
+import { attributionReportBody, renewalLineBody } from "@/lib/service/__fixtures__/bodies";
+import { type AttributionRecipient, attributionReportSchema } from "@/lib/service/schemas";
+import type { PageRecord } from "@/lib/snapshots/fetch";
+import { createRowWriter, MAX_PAGES_PENDING } from "@/lib/snapshots/row-writer";
+import { parseWindow } from "@/lib/time";
+import { createTestDatabase, type TestDatabase } from "../support/db";
+
+/**
+ * A read started over voids what the writer wrote for it without the text of any page it keeps: the pages and the
+ * part lines after the kept pages go, those before stay exactly as written.
+ */
+
+const WINDOW = parseWindow("2026-03-01", "2026-04-01");
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => t?.drop());
+
+/** One recipient with a line per period id, as a part of the window read in full would hand them over. */
+function part(periodIds: number[]): AttributionRecipient[] {
+  const body = attributionReportBody();
+  const recipient = {
+    ...body.recipients[0],
+    periods: periodIds.map((id) => ({ ...renewalLineBody(), period_id: id })),
+  };
+  return attributionReportSchema.parse({ ...body, recipients: [recipient] }).recipients;
+}
+
+function page(seq: number, body: string): PageRecord {
+  return { seq, window: WINDOW, recipientPlayerId: null, offset: 0, limit: 100, fetchedAt: new Date(), body };
+}
+
+/** Runs `work` in a transaction that is rolled back (the snapshot is never published). */
+async function unpublished(work: (trx: Trx, snapshotId: string) => Promise<void>): Promise<void> {
+  const rollback = new Error("rollback");
+  await expect(
+    t.db.transaction().execute(async (trx) => {
+      await work(trx, randomUUID());
+      throw rollback;
+    }),
+  ).rejects.toBe(rollback);
+}
+
+async function stored(trx: Trx, snapshotId: string) {
+  const pages = await trx
+    .selectFrom("snapshot_page")
+    .select(["seq", "body"])
+    .where("snapshot_id", "=", snapshotId)
+    .orderBy("seq")
+    .execute();
+  const lines = await trx
+    .selectFrom("snapshot_line")
+    .select("period_id")
+    .where("snapshot_id", "=", snapshotId)
+    .orderBy("period_id")
+    .execute();
+  const recipients = await trx
+    .selectFrom("snapshot_recipient")
+    .select("recipient_player_id")
+    .where("snapshot_id", "=", snapshotId)
+    .execute();
+  return {
+    pages: pages.map((p) => [p.seq, p.body]),
+    lines: lines.map((l) => Number(l.period_id)),
+    recipients: recipients.length,
+  };
+}
+
+describe("the row writer when a read starts over", () => {
+  it("deletes the pages and part lines written after the kept pages and keeps those before as written", async () => {
+    await unpublished(async (trx, snapshotId) => {
+      const writer = await createRowWriter(trx, snapshotId);
+      for (const seq of [1, 2]) writer.addPage(page(seq, `first part, page ${seq}`));
+      writer.addPartLines(part([1, 2]), 2);
+      for (const seq of [3, 4]) writer.addPage(page(seq, `second part, page ${seq}`));
+      writer.addPartLines(part([3, 4]), 4);
+      writer.addPage(page(5, "third part, abandoned"));
+
+      await writer.reset(2);
+      expect(await stored(trx, snapshotId)).toEqual({
+        pages: [
+          [1, "first part, page 1"],
+          [2, "first part, page 2"],
+        ],
+        lines: [1, 2],
+        recipients: 0,
+      });
+
+      writer.addPage(page(3, "second part read again"));
+      writer.addPartLines(part([3, 5]), 3);
+      const flushed = await writer.flush();
+      expect(flushed.pages).toBe(3);
+      expect(flushed.written.partLines.map((row) => row.period_id)).toEqual([1, 2, 3, 5]);
+      expect(await stored(trx, snapshotId)).toEqual({
+        pages: [
+          [1, "first part, page 1"],
+          [2, "first part, page 2"],
+          [3, "second part read again"],
+        ],
+        lines: [1, 2, 3, 5],
+        recipients: 0,
+      });
+    });
+  });
+
+  it("voids everything written when no page is kept, recipients included", async () => {
+    await unpublished(async (trx, snapshotId) => {
+      const writer = await createRowWriter(trx, snapshotId);
+      writer.addPage(page(1, "first read"));
+      writer.addRecipients(part([7, 8]));
+      await writer.flush();
+      expect(await stored(trx, snapshotId)).toEqual({ pages: [[1, "first read"]], lines: [7, 8], recipients: 1 });
+
+      await writer.reset(0);
+      expect(await stored(trx, snapshotId)).toEqual({ pages: [], lines: [], recipients: 0 });
+      writer.addPage(page(1, "second read"));
+      expect((await writer.flush()).pages).toBe(1);
+      expect(await stored(trx, snapshotId)).toEqual({ pages: [[1, "second read"]], lines: [], recipients: 0 });
+    });
+  });
+
+  it("deletes the recipients written when it keeps some pages", async () => {
+    await unpublished(async (trx, snapshotId) => {
+      const writer = await createRowWriter(trx, snapshotId);
+      for (const seq of [1, 2]) writer.addPage(page(seq, `page ${seq}`));
+      writer.addRecipients(part([7, 8]));
+      await writer.reset(1);
+      expect(await stored(trx, snapshotId)).toEqual({ pages: [[1, "page 1"]], lines: [], recipients: 0 });
+      const flushed = await writer.flush();
+      expect([flushed.pages, flushed.recipients]).toEqual([1, 0]);
+    });
+  });
+
+  it("holds a page's text only until its insert has run, and has the read wait when too many pages wait", async () => {
+    await unpublished(async (trx, snapshotId) => {
+      const writer = await createRowWriter(trx, snapshotId);
+      const seqs = Array.from({ length: MAX_PAGES_PENDING }, (_, i) => i + 1);
+      const added = seqs.map((seq) => writer.addPage(page(seq, `page ${seq}`)));
+      expect(writer.pagesPending()).toBe(MAX_PAGES_PENDING);
+      await Promise.all(added);
+      // Up to the limit the read goes on while the pages are written.
+      expect(writer.pagesPending()).toBe(MAX_PAGES_PENDING);
+      await writer.addPage(page(MAX_PAGES_PENDING + 1, "one page too many"));
+      // Past it, the read goes on once every queued page is written.
+      expect(writer.pagesPending()).toBe(0);
+      expect((await stored(trx, snapshotId)).pages).toHaveLength(MAX_PAGES_PENDING + 1);
+      expect((await writer.flush()).pages).toBe(MAX_PAGES_PENDING + 1);
+      expect(writer.pagesPending()).toBe(0);
+    });
+  });
+});
