@@ -91,8 +91,18 @@ describe("a pull killed mid-way", () => {
       .executeTakeFirstOrThrow();
     expect(orphan).toEqual({ status: "running", snapshot_id: null });
 
-    // The recovery job sees the dead worker (no heartbeat, lock released) and queues the pull again.
-    expect(await recoverPulls(env.db, Date.now() + 120_000)).toEqual([pull.id]);
+    // The recovery job sees the dead worker (no heartbeat, lock released) and queues the pull again. PostgreSQL
+    // ends the killed process's session (rolling back what it wrote, releasing its lock) once it notices the closed
+    // connection, which may take a moment: until then the pull still looks alive and is rightly left alone.
+    const recovered = await waitFor(
+      async () => {
+        const ids = await recoverPulls(env.db, Date.now() + 120_000);
+        return ids.length > 0 ? ids : null;
+      },
+      30_000,
+      () => "for the recovery job to see the killed pull's session gone",
+    );
+    expect(recovered).toEqual([pull.id]);
 
     // Run again (pacing off now): the same pull is adopted and completes.
     await env.db
