@@ -35,7 +35,7 @@ function option(args: string[], name: string, fallback: string): string {
   return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
 }
 
-/** Writes the scenario to `file` and lets it go: at the full size it is a million renewals this process need not hold. */
+/** Writes the scenario to `file` and lets it go: at the full size, a million renewals this process need not hold. */
 async function writeScenario(size: { recipients: number; renewals: number }, file: string): Promise<number> {
   const began = performance.now();
   await writeFile(file, JSON.stringify(scaleScenario({ ...size, month: MONTH })));
