@@ -16,7 +16,8 @@ type Scheduled = { name: string; period: SchedulePeriod; payload: object };
  * Queues each scheduled job once per period, however many processes run workers: every process looks once a second
  * (or five times a period, when periods are shorter) whether a period began, and the one whose claim of the period
  * lands in `scheduled_run` queues its run in the same transaction. A period no process saw begin (all were down) is
- * not made up: the next one runs. Returns the stop, which waits for a look under way.
+ * not made up: the next one runs. Returns the stop, which waits for a look under way and looks once more, so that a
+ * period that began while this process ran is queued by it or by one still running.
  */
 export async function startScheduler(
   boss: PgBoss,
@@ -63,6 +64,9 @@ export async function startScheduler(
   return async () => {
     clearInterval(timer);
     await looking;
+    // One last look: a period that began since the previous one is queued, even though a process started in it
+    // (a rolling restart) leaves the period under way to those already running.
+    await look();
   };
 }
 

@@ -65,4 +65,21 @@ describe("scheduled jobs", () => {
     const queued = await sql<{ id: string }>`select id from pgboss.job where name = ${JOB.name}`.execute(t.db);
     expect(queued.rows.map((r) => r.id).sort()).toEqual(runs.map((r) => r.job_id).sort());
   });
+  it("queue the period under way when a process stops before looking again, though one started in it leaves it", async () => {
+    const job: QueueSettings = { ...JOB, name: "test.scheduled.handover" };
+    const [a, b] = [await processBoss(), await processBoss()];
+    for (const boss of [a, b]) await ensureQueue(boss, job);
+    const periodMs = 2_000;
+    const stopA = await startScheduler(a, [job], { periodSeconds: 2 });
+    // A rolling restart just after a period began, before A's next look (A looks every 400 ms): B starts, leaving
+    // the period under way to the processes already running, and A stops.
+    const next = Math.ceil((Date.now() + 1) / periodMs) * periodMs;
+    await new Promise((resolve) => setTimeout(resolve, next - Date.now() + 5));
+    const stopB = await startScheduler(b, [job], { periodSeconds: 2 });
+    await stopA();
+    const runs = await listScheduledRuns(t.db, { job: job.name, since: new Date(next - periodMs) });
+    await stopB();
+    expect(runs.map((r) => r.period_start.getTime())).toEqual([next]);
+    expect(runs[0]?.job_id).not.toBeNull();
+  });
 });
