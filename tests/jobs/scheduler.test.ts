@@ -65,7 +65,7 @@ describe("scheduled jobs", () => {
     const queued = await sql<{ id: string }>`select id from pgboss.job where name = ${JOB.name}`.execute(t.db);
     expect(queued.rows.map((r) => r.id).sort()).toEqual(runs.map((r) => r.job_id).sort());
   });
-  it("queue the period under way when a process stops before looking again, though one started in it leaves it", async () => {
+  it("queue the period a process stops in before looking again, though one started in it leaves it", async () => {
     const job: QueueSettings = { ...JOB, name: "test.scheduled.handover" };
     const [a, b] = [await processBoss(), await processBoss()];
     for (const boss of [a, b]) await ensureQueue(boss, job);
