@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { analyzeTables, type BulkTable } from "@/db/queries/statistics";
+import { analyzeTables, type AnalyzedTable } from "@/db/queries/statistics";
 import { log } from "@/lib/log";
 
 /** Rows written at once from which the planner's statistics of the tables written are refreshed right away. */
@@ -14,7 +14,7 @@ export const ANALYZE_AFTER_ROWS = 1_000;
  */
 export async function refreshStatisticsAfterBulkWrite(
   db: Db,
-  tables: readonly BulkTable[],
+  tables: readonly AnalyzedTable[],
   rowsWritten: number,
 ): Promise<void> {
   if (rowsWritten < ANALYZE_AFTER_ROWS) return;

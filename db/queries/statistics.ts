@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { Db } from "../index";
 
 /** Tables written in bulk (a snapshot's rows, a batch's statements): a large write outdates their statistics. */
-export type BulkTable =
+export type AnalyzedTable =
   | "snapshot_line"
   | "snapshot_recipient"
   | "snapshot_reversal"
@@ -16,13 +16,13 @@ export type BulkTable =
  * Refreshes the planner's statistics of these tables now (ANALYZE samples at most a few tens of thousands of rows a
  * table), instead of when autovacuum next comes round. Run outside a transaction, after the write committed.
  */
-export async function analyzeTables(db: Db, tables: readonly BulkTable[]): Promise<void> {
+export async function analyzeTables(db: Db, tables: readonly AnalyzedTable[]): Promise<void> {
   if (tables.length === 0) return;
   await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
 }
 
 /** When each table's statistics were last refreshed by an ANALYZE of ours (not autovacuum's); null if never. */
-export async function lastAnalyzedAt(db: Db, tables: readonly BulkTable[]): Promise<Record<string, Date | null>> {
+export async function lastAnalyzedAt(db: Db, tables: readonly AnalyzedTable[]): Promise<Record<string, Date | null>> {
   const rows = await sql<{ relname: string; last_analyze: Date | null }>`
     select relname, last_analyze from pg_stat_user_tables
     where schemaname = current_schema() and relname in (${sql.join(tables)})`.execute(db);
