@@ -4,6 +4,7 @@
 // in the same run.
 import pg from "pg";
 import type { Db } from "@/db";
+import { recordDisputeOpened } from "@/db/queries/disputes";
 import { preparePayoutBatch } from "@/lib/payouts/batches";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { windowKey } from "@/lib/payouts/window-key";
@@ -13,6 +14,8 @@ import { loadApart, signedInSessions, startAppServer } from "./http-load";
 import type { LoadResult } from "./load-client";
 
 const SESSIONS = 20;
+/** Chargebacks open on the studio's card orders while finance reviews the month (none on its wallet renewals). */
+const OPEN_DISPUTES = 20;
 const TARGET_P95_MS = 300;
 const BENCH_ADMIN = { id: "bench-admin", email: "bench-admin@payout-desk.test" };
 
@@ -81,12 +84,26 @@ export async function prepareVsCopy(db: Db, url: string, gameId: string, window:
 
 /**
  * `next start` of the build on this database; SESSIONS signed-in sessions ask at once for the window page, a
- * recipient search and a deep page of its table, and, as the floor, the app's smallest signed-in page.
+ * recipient search and a deep page of its table, and, as the floor, the app's smallest signed-in page. The game has
+ * OPEN_DISPUTES open disputes, which every view of the window looks up among the snapshot's lines.
  */
 export async function pagesOverHttp(
   db: Db,
-  options: { window: TimeWindow; recipients: number; perSession: number; port: number },
+  options: { gameId: string; window: TimeWindow; recipients: number; perSession: number; port: number },
 ): Promise<void> {
+  for (let i = 1; i <= OPEN_DISPUTES; i++) {
+    const id = String(i).padStart(4, "0");
+    await recordDisputeOpened(db, {
+      gameId: options.gameId,
+      disputeId: `dp_bench_${id}`,
+      orderId: `ord_card_${id}`,
+      transactionId: null,
+      reason: "fraudulent",
+      usdAmount: "9.00",
+      openedAt: new Date(options.window.startMs),
+      eventId: `evt_bench_dispute_${id}`,
+    });
+  }
   const server = await startAppServer(options.port, { PORT: String(options.port) });
   try {
     const cookies = await signedInSessions(db, SESSIONS);
@@ -106,6 +123,7 @@ export async function pagesOverHttp(
     print({
       part: "pages over HTTP (next start, signed in)",
       sessions: SESSIONS,
+      openDisputes: OPEN_DISPUTES,
       paths,
       ...results,
       windowP95VsFloor: vs("window"),

@@ -173,7 +173,9 @@ export async function run(args: string[]): Promise<void> {
       });
     await part("preparing the batch", () => prepareVsCopy(db, url, SCALE_GAME_ID, window));
     const perSession = Number(option(args, "per-session", "5"));
-    await part("pages over HTTP", () => pagesOverHttp(db, { window, recipients: stored.recipients, perSession, port }));
+    await part("pages over HTTP", () =>
+      pagesOverHttp(db, { gameId: SCALE_GAME_ID, window, recipients: stored.recipients, perSession, port }),
+    );
     if (pagesOnly) return;
     await part("lines CSV export", () =>
       exportVsCopy(db, url, { gameId: SCALE_GAME_ID, snapshotId: pulled.snapshotId, lines: pulled.lines }),

@@ -23,6 +23,7 @@ import * as scheduledRuns from "./2026_11_25_1100_scheduled_runs";
 import * as payoutBatchTally from "./2026_11_25_1200_payout_batch_tally";
 import * as paceHundredths from "./2026_11_28_1100_pace_hundredths";
 import * as snapshotUnpublishedDelete from "./2026_11_28_1300_snapshot_unpublished_delete";
+import * as snapshotLineOrderIdx from "./2026_11_29_0900_snapshot_line_order_idx";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -53,4 +54,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_25_1200_payout_batch_tally": payoutBatchTally,
   "2026_11_28_1100_pace_hundredths": paceHundredths,
   "2026_11_28_1300_snapshot_unpublished_delete": snapshotUnpublishedDelete,
+  "2026_11_29_0900_snapshot_line_order_idx": snapshotLineOrderIdx,
 };

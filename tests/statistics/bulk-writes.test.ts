@@ -1,4 +1,6 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listSnapshotDisputes, recordDisputeOpened } from "@/db/queries/disputes";
 import { lastAnalyzedAt } from "@/db/queries/statistics";
 import { preparePayoutBatch } from "@/lib/payouts/batches";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
@@ -8,12 +10,14 @@ import { buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "
 
 /**
  * A large write refreshes the planner's statistics of the tables it wrote as soon as it commits, so the pages opened
- * right after are planned for the rows now there (not for the tables as autovacuum last saw them).
+ * right after are planned for the rows now there (not for the tables as autovacuum last saw them), and those pages
+ * reach the rows they show through an index.
  */
 
 const WINDOW = monthWindow("2026-03");
 const RECIPIENTS = 1_200;
 let env: SnapshotTestEnv;
+let snapshotId: string;
 
 beforeAll(async () => {
   env = await startSnapshotEnv(
@@ -39,6 +43,7 @@ describe("statistics after bulk writes", () => {
 
     const summary = await takeSnapshotNow(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" });
     expect(summary.recipients).toBe(RECIPIENTS);
+    snapshotId = summary.snapshotId;
     const afterSnapshot = await lastAnalyzedAt(env.db, [...snapshotTables, ...batchTables]);
     for (const table of snapshotTables) expect(afterSnapshot[table]).toBeInstanceOf(Date);
     for (const table of batchTables) expect(afterSnapshot[table]).toBeNull();
@@ -51,5 +56,30 @@ describe("statistics after bulk writes", () => {
     expect(prepared.statements).toBe(RECIPIENTS);
     const afterBatch = await lastAnalyzedAt(env.db, batchTables);
     for (const table of batchTables) expect(afterBatch[table]).toBeInstanceOf(Date);
+  });
+
+  it("[finance] the window's disputes are looked up among the snapshot's lines by order", async () => {
+    for (const n of [1, 2, 3]) {
+      await recordDisputeOpened(env.db, {
+        gameId: GAME_ID,
+        disputeId: `dp_${n}`,
+        orderId: `ord_elsewhere_${n}`,
+        transactionId: null,
+        reason: "fraudulent",
+        usdAmount: "9.00",
+        openedAt: new Date(WINDOW.startMs),
+        eventId: `evt_${n}`,
+      });
+    }
+    await env.db.transaction().execute(async (trx) => {
+      const scans = async (index: string) =>
+        Number(
+          (await sql<{ n: string }>`select pg_stat_get_xact_numscans(${index}::regclass) as n`.execute(trx)).rows[0]?.n,
+        );
+      const before = await scans("snapshot_line_order_idx");
+      // The orders are of card purchases outside this month: no line of the snapshot holds one.
+      expect(await listSnapshotDisputes(trx, { gameId: GAME_ID, snapshotId })).toEqual([]);
+      expect(await scans("snapshot_line_order_idx")).toBeGreaterThan(before);
+    });
   });
 });
