@@ -1,3 +1,4 @@
+import { formatCount } from "@/lib/format";
 import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
 import { hasRole, type Role } from "@/lib/auth/roles";
 
@@ -128,7 +129,7 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
           kind: "blocked",
           code: "incomplete",
           reason:
-            `${counts.draft.toLocaleString("en-US")} statement${counts.draft === 1 ? " is" : "s are"} ` +
+            `${formatCount(counts.draft)} statement${counts.draft === 1 ? " is" : "s are"} ` +
             "still in draft: " +
             "approve or hold every statement first.",
         };

@@ -1,3 +1,4 @@
+import { formatCount } from "@/lib/format";
 import { z } from "zod";
 import { monthKeySchema, monthWindow, type TimeWindow, windowInputSchema } from "@/lib/time";
 
@@ -87,7 +88,7 @@ export function isPullActive(status: PullStatus): boolean {
   return ACTIVE_STATUSES.has(status);
 }
 
-const count = (value: number) => value.toLocaleString("en-US");
+const count = (value: number) => formatCount(value);
 
 /** The one reading of a pull's figures. */
 export function summarizePullProgress(p: {

@@ -1,5 +1,6 @@
 "use client";
 
+import { formatCount } from "@/lib/format";
 import { useEffect, useState } from "react";
 import { Badge } from "@/app/_components/ui/badge";
 import { formatDuration, type PullStatus, summarizePullProgress } from "@/lib/snapshots/progress";
@@ -73,17 +74,17 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
       <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-xs text-ink-muted sm:grid-cols-7" aria-live="polite">
         <Figure label="Pages" value={progress.pages} />
         <Figure label="Recipients" value={progress.recipients} />
-        <Figure label="Lines" value={pull.linesFetched.toLocaleString("en-US")} />
-        <Figure label="429s" value={pull.rateLimited.toLocaleString("en-US")} />
-        <Figure label="Retries" value={pull.retries.toLocaleString("en-US")} />
-        <Figure label="Sub-windows" value={pull.subWindows.toLocaleString("en-US")} />
+        <Figure label="Lines" value={formatCount(pull.linesFetched)} />
+        <Figure label="429s" value={formatCount(pull.rateLimited)} />
+        <Figure label="Retries" value={formatCount(pull.retries)} />
+        <Figure label="Sub-windows" value={formatCount(pull.subWindows)} />
         <Figure label="ETA" value={progress.active ? (eta === null ? "estimating…" : formatDuration(eta)) : "—"} />
       </dl>
       <p className="mt-1 text-xs text-ink-muted">{pull.phase}</p>
       {progress.active && pull.retries > 0 ? (
         <p className="mt-1 text-xs text-ink-muted">
-          The service failed {pull.retries.toLocaleString("en-US")} time{pull.retries === 1 ? "" : "s"}; a failing page
-          is asked again for up to {formatDuration(pull.retryBudgetMs)} before the pull gives up.
+          The service failed {formatCount(pull.retries)} time{pull.retries === 1 ? "" : "s"}; a failing page is asked
+          again for up to {formatDuration(pull.retryBudgetMs)} before the pull gives up.
         </p>
       ) : null}
       {pull.error ? (

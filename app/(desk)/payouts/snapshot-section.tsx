@@ -1,3 +1,4 @@
+import { formatCount } from "@/lib/format";
 import { Badge } from "@/app/_components/ui/badge";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
@@ -37,7 +38,7 @@ export function SnapshotFlags({ snapshot }: { snapshot: SnapshotHeader }) {
     <span className="flex flex-wrap gap-1">
       {snapshot.drift.status === "drift" ? (
         <Badge tone="danger" title="A figure differs from the previous version of this closed window">
-          Drift: {snapshot.drift.count.toLocaleString("en-US")}
+          Drift: {formatCount(snapshot.drift.count)}
         </Badge>
       ) : null}
       {snapshot.drift.status === "reproduced" ? <Badge tone="success">Reproduced</Badge> : null}
@@ -102,8 +103,8 @@ export async function SnapshotSection({
             <Banner tone="danger" title={`Drift: ${windowLabel(latest)} no longer reproduces`}>
               <p>
                 Version {latest.version} differs from version {latest.version - 1} of this closed window in{" "}
-                {latest.drift.count.toLocaleString("en-US")} figure{latest.drift.count === 1 ? "" : "s"}. The service
-                promises a closed window reproduces: raise it with the service before paying from either version.
+                {formatCount(latest.drift.count)} figure{latest.drift.count === 1 ? "" : "s"}. The service promises a
+                closed window reproduces: raise it with the service before paying from either version.
               </p>
               <ul className="mt-1 list-disc pl-5 font-mono text-xs">
                 {drift.map((d) => (
@@ -116,9 +117,9 @@ export async function SnapshotSection({
           ) : null}
           {latest.stale ? (
             <Banner tone="warning" title={`${windowLabel(latest)} changed at the service after this snapshot`}>
-              {`${latest.stale.marks.toLocaleString("en-US")} change${latest.stale.marks === 1 ? "" : "s"}`} reported
-              since <DateTime value={latest.stale.since.toISOString()} /> (latest: {latest.stale.reason}). Take a new
-              snapshot before paying from it.
+              {`${formatCount(latest.stale.marks)} change${latest.stale.marks === 1 ? "" : "s"}`} reported since{" "}
+              <DateTime value={latest.stale.since.toISOString()} /> (latest: {latest.stale.reason}). Take a new snapshot
+              before paying from it.
             </Banner>
           ) : null}
           <Card
@@ -128,7 +129,7 @@ export async function SnapshotSection({
                 Version {latest.version}, published <DateTime value={latest.publishedAt.toISOString()} />
                 {latest.takenByEmail ? ` by ${latest.takenByEmail}` : ""}.{" "}
                 {latest.builtFrom === "split" ? `Built from ${latest.subWindowCount} sub-windows. ` : ""}
-                {latest.pageCount.toLocaleString("en-US")} pages, {latest.rateLimited} rate-limited answers.
+                {formatCount(latest.pageCount)} pages, {latest.rateLimited} rate-limited answers.
               </>
             }
             actions={<SnapshotFlags snapshot={latest} />}
@@ -145,13 +146,13 @@ export async function SnapshotSection({
               <Stat
                 label="Reversed attributed"
                 value={<Money value={latest.totals.reversedAttributedUsd} currency="USD" />}
-                hint={`${latest.totals.refundEventsInWindow.toLocaleString("en-US")} refund events`}
+                hint={`${formatCount(latest.totals.refundEventsInWindow)} refund events`}
               />
-              <Stat label="Recipients" value={latest.totals.recipientCount.toLocaleString("en-US")} />
+              <Stat label="Recipients" value={formatCount(latest.totals.recipientCount)} />
               <Stat
                 label="Renewals settled"
-                value={latest.totals.renewalsSettled.toLocaleString("en-US")}
-                hint={`${latest.totals.renewalsWithoutAttribution.toLocaleString("en-US")} without attribution`}
+                value={formatCount(latest.totals.renewalsSettled)}
+                hint={`${formatCount(latest.totals.renewalsWithoutAttribution)} without attribution`}
               />
               <Stat label="Settled gross" value={<Money value={latest.totals.settledGrossUsd} currency="USD" />} />
             </StatGroup>
@@ -185,10 +186,10 @@ export async function SnapshotSection({
                     <Money value={s.totals.netAttributedUsd} />
                   </Td>
                   <Td align="right" className="tabular-nums">
-                    {s.totals.recipientCount.toLocaleString("en-US")}
+                    {formatCount(s.totals.recipientCount)}
                   </Td>
                   <Td align="right" className="tabular-nums">
-                    {s.lineCount.toLocaleString("en-US")}
+                    {formatCount(s.lineCount)}
                   </Td>
                   <Td>
                     <DateTime value={s.publishedAt.toISOString()} focusable={false} />

@@ -8,7 +8,7 @@ import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
 import { PaymentFields } from "@/app/_components/payouts/payment-fields";
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
-import { formatUsdText } from "@/lib/format";
+import { formatUsdText, formatCount } from "@/lib/format";
 
 export type BatchPanelActions = {
   prepare: ServerAction;
@@ -71,8 +71,7 @@ export function BatchPanel(props: BatchPanelProps) {
             trigger={<Button variant="primary">Approve all unflagged</Button>}
             title="Approve every draft statement without an open flag?"
             description={
-              `${counts.draft.toLocaleString("en-US")} statements are in draft. Flagged ones stay in ` +
-              `draft and are listed.`
+              `${formatCount(counts.draft)} statements are in draft. Flagged ones stay in ` + `draft and are listed.`
             }
             confirmLabel="Approve"
             pendingLabel="Approving…"
@@ -94,8 +93,8 @@ export function BatchPanel(props: BatchPanelProps) {
             action={withFields(actions.approveBatch, id)}
           >
             <p className="text-sm text-ink">
-              {counts.approved.toLocaleString("en-US")} approved (USD {props.counts.payableApprovedUsd} payable),{" "}
-              {counts.held.toLocaleString("en-US")} held. Approving freezes every figure to snapshot version{" "}
+              {formatCount(counts.approved)} approved (USD {props.counts.payableApprovedUsd} payable),{" "}
+              {formatCount(counts.held)} held. Approving freezes every figure to snapshot version{" "}
               {props.snapshotVersion}.
             </p>
           </ConfirmDialog>
@@ -108,7 +107,7 @@ export function BatchPanel(props: BatchPanelProps) {
           <ConfirmDialog
             onConfirmed={done}
             trigger={<Button variant="primary">Mark approved paid…</Button>}
-            title={`Record payment of ${counts.approved.toLocaleString("en-US")} approved statements`}
+            title={`Record payment of ${formatCount(counts.approved)} approved statements`}
             description={
               `${formatUsdText(props.counts.payableApprovedUsd)} in total; each statement is paid exactly ` +
               `its payable. Held statements are not touched.`

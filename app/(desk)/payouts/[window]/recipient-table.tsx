@@ -1,5 +1,6 @@
 "use client";
 
+import { formatCount } from "@/lib/format";
 import type { ColumnDef } from "@tanstack/react-table";
 import { DataTable } from "@/app/_components/data-table/data-table";
 import { TableEmptyState } from "@/app/_components/data-table/empty-state";
@@ -69,7 +70,7 @@ function columns(
       header: "Renewals",
       sortDescFirst: true,
       meta: { align: "right" },
-      cell: ({ row }) => <span className="tabular-nums">{row.original.renewalCount.toLocaleString("en-US")}</span>,
+      cell: ({ row }) => <span className="tabular-nums">{formatCount(row.original.renewalCount)}</span>,
     },
     {
       id: "subscriptions",
@@ -77,7 +78,7 @@ function columns(
       header: "Subs.",
       sortDescFirst: true,
       meta: { align: "right", label: "Subscriptions" },
-      cell: ({ row }) => <span className="tabular-nums">{row.original.subscriptionCount.toLocaleString("en-US")}</span>,
+      cell: ({ row }) => <span className="tabular-nums">{formatCount(row.original.subscriptionCount)}</span>,
     },
     moneyColumn<PayoutTableRow>({
       id: "gross",
