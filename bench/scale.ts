@@ -7,7 +7,7 @@
 // the default is a tenth of it.
 // `--parts snapshot` runs the snapshot part alone; `--parts pages` takes the snapshot without limits only, then
 // prepares the batch and measures the pages.
-//   npm run bench -- scale [--size 10000:100000] [--k 20] [--deliveries 10000] [--per-session 5]
+//   npm run bench -- scale [--size 10000:100000] [--k 20] [--deliveries 10000] [--per-session 20]
 //     [--parts snapshot|pages]
 //     [--lookahead PAGES]
 import { spawn } from "node:child_process";
@@ -172,7 +172,7 @@ export async function run(args: string[]): Promise<void> {
         process.stdout.write(`${JSON.stringify({ part: name, failed: String(error) })}\n`);
       });
     await part("preparing the batch", () => prepareVsCopy(db, url, SCALE_GAME_ID, window));
-    const perSession = Number(option(args, "per-session", "5"));
+    const perSession = Number(option(args, "per-session", "20"));
     await part("pages over HTTP", () =>
       pagesOverHttp(db, { gameId: SCALE_GAME_ID, window, recipients: stored.recipients, perSession, port }),
     );
