@@ -1,9 +1,8 @@
 import type { ReactNode } from "react";
 import { getDb } from "@/db";
-import { listGames } from "@/db/queries/games";
 import { AppShell } from "@/app/_components/shell/app-shell";
 import { requirePageRole } from "@/lib/auth/session";
-import { resolveSelectedGame } from "@/lib/games/games";
+import { listGamesOfRender, resolveSelectedGame } from "@/lib/games/games";
 import { signOutAction, switchGameAction } from "./actions";
 
 export const dynamic = "force-dynamic";
@@ -11,7 +10,7 @@ export const dynamic = "force-dynamic";
 export default async function DeskLayout({ children }: { children: ReactNode }) {
   const user = await requirePageRole("viewer");
   const db = getDb();
-  const [games, selected] = await Promise.all([listGames(db), resolveSelectedGame(db, user)]);
+  const [games, selected] = await Promise.all([listGamesOfRender(db), resolveSelectedGame(db, user)]);
   return (
     <AppShell
       user={{ email: user.email, name: user.name, role: user.role }}

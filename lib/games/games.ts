@@ -1,4 +1,5 @@
 import "server-only";
+import { cache } from "react";
 import type { Db } from "@/db";
 import {
   findGame,
@@ -157,14 +158,23 @@ export async function readGameCredentials(db: Db, gameId: string): Promise<GameC
   };
 }
 
-/** The game this session works on: the one it chose, else the first game (and that choice is remembered). */
-export async function resolveSelectedGame(db: Db, user: CurrentUser): Promise<GameSummary | null> {
-  const games = await listGames(db);
+/**
+ * The games, read once for all that one page render asks (the desk layout and the page both do), through React's
+ * request cache: it holds for one server render only, so server actions and route handlers read afresh on each call.
+ */
+export const listGamesOfRender = cache((db: Db): Promise<GameSummary[]> => listGames(db));
+
+/**
+ * The game this session works on: the one it chose, else the first game (and that choice is remembered). Read once
+ * per page render, like listGamesOfRender.
+ */
+export const resolveSelectedGame = cache(async (db: Db, user: CurrentUser): Promise<GameSummary | null> => {
+  const games = await listGamesOfRender(db);
   const chosen = await getSelectedGameId(db, user.sessionId);
   const game = games.find((g) => g.id === chosen) ?? games[0] ?? null;
   if (game && game.id !== chosen) await setSelectedGameId(db, user.sessionId, game.id);
   return game;
-}
+});
 
 export async function requireSelectedGame(db: Db, user: CurrentUser): Promise<GameSummary> {
   const game = await resolveSelectedGame(db, user);
