@@ -88,8 +88,6 @@ export function isPullActive(status: PullStatus): boolean {
   return ACTIVE_STATUSES.has(status);
 }
 
-const count = (value: number) => formatCount(value);
-
 /** The one reading of a pull's figures. */
 export function summarizePullProgress(p: {
   status: PullStatus;
@@ -106,11 +104,11 @@ export function summarizePullProgress(p: {
     pagesDone: p.pagesFetched,
     pagesTotal,
     percent,
-    pages: `${count(p.pagesFetched)} / ${count(pagesTotal)}`,
+    pages: `${formatCount(p.pagesFetched)} / ${formatCount(pagesTotal)}`,
     recipients:
       recipientsTotal === null
-        ? count(p.recipientsFetched)
-        : `${count(p.recipientsFetched)} / ${count(recipientsTotal)}`,
+        ? formatCount(p.recipientsFetched)
+        : `${formatCount(p.recipientsFetched)} / ${formatCount(recipientsTotal)}`,
   };
 }
 
@@ -129,9 +127,9 @@ export function formatProgress(p: ProgressFigures): string {
   return [
     `pages ${compact(summary.pages)}`,
     `recipients ${compact(summary.recipients)}`,
-    `lines ${count(p.linesFetched)}`,
-    `429s ${count(p.rateLimited)}`,
-    p.retries === undefined ? "" : `retries ${count(p.retries)}`,
+    `lines ${formatCount(p.linesFetched)}`,
+    `429s ${formatCount(p.rateLimited)}`,
+    p.retries === undefined ? "" : `retries ${formatCount(p.retries)}`,
     `ETA ${p.etaMs === null ? "…" : formatDuration(p.etaMs)}`,
     p.phase,
   ]

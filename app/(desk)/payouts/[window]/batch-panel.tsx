@@ -8,7 +8,7 @@ import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
 import { PaymentFields } from "@/app/_components/payouts/payment-fields";
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
-import { formatUsdText, formatCount } from "@/lib/format";
+import { formatCount, formatUsdText } from "@/lib/format";
 
 export type BatchPanelActions = {
   prepare: ServerAction;
@@ -60,6 +60,7 @@ export function BatchPanel(props: BatchPanelProps) {
   const id = { batchId: batch.id };
   const allowed = (a: BatchAction) => offers[a].kind === "allowed";
   const approveBatch = offers.approve_batch;
+  const draftNote = `${formatCount(counts.draft)} statements are in draft. Flagged ones stay in draft and are listed.`;
   // The main button is the next step this person can take: approve what is unflagged while drafts remain.
   const approveBatchIsMain = allowed("approve_batch") && !allowed("approve_unflagged");
   return (
@@ -70,9 +71,7 @@ export function BatchPanel(props: BatchPanelProps) {
             onConfirmed={done}
             trigger={<Button variant="primary">Approve all unflagged</Button>}
             title="Approve every draft statement without an open flag?"
-            description={
-              `${formatCount(counts.draft)} statements are in draft. Flagged ones stay in ` + `draft and are listed.`
-            }
+            description={draftNote}
             confirmLabel="Approve"
             pendingLabel="Approving…"
             action={withFields(actions.approveUnflagged, id)}
