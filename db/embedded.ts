@@ -1,5 +1,5 @@
 import "server-only";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
@@ -40,16 +40,48 @@ export type LocalSecrets = { key: string; previousKey?: string; pgPassword: stri
 
 const PG_USER = "payout_desk";
 
+/**
+ * A TCP port nothing listens on, for a server started right after it (the embedded PostgreSQL, a test's or a bench's
+ * app server). Chosen at random below the system's ephemeral range, which the system hands out to outgoing
+ * connections: a port from that range (what listening on port 0 gives) can be taken by any connection opened before
+ * the server listens, as happened to an app server in the end-to-end tests while another suite opened connections.
+ * Each candidate is listened on as a server does (every address) and let go; port 0 only when the range leaves none.
+ */
 export async function freePort(): Promise<number> {
+  const top = (await ephemeralPorts()).first - 1;
+  const port = top - 10_000 >= 1_000 ? await freePortBetween(10_000, top) : null;
+  const any = port ?? (await listenOnce(0));
+  if (any === null) throw new Error("no free port");
+  return any;
+}
+
+/** A port from `bottom` to `top` nothing listens on, tried at random up to 50 times; null if none was free. */
+export async function freePortBetween(bottom: number, top: number): Promise<number | null> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = bottom + randomInt(top - bottom + 1);
+    if ((await listenOnce(port)) !== null) return port;
+  }
+  return null;
+}
+
+/** Where the system's ephemeral ports begin (Linux says; elsewhere the IANA range, 49152 – 65535). */
+export async function ephemeralPorts(): Promise<{ first: number }> {
+  const range = await readFile("/proc/sys/net/ipv4/ip_local_port_range", "utf8").catch(() => "");
+  const first = Number(range.trim().split(/\s+/)[0]);
+  return { first: Number.isInteger(first) && first > 0 ? first : 49_152 };
+}
+
+/** Listens on `port` (0: any) on every address and lets go: the port listened on, or null when it was in use. */
+function listenOnce(port: number): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      error.code === "EADDRINUSE" || error.code === "EACCES" ? resolve(null) : reject(error),
+    );
+    server.listen(port, () => {
       const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
+      server.close(() => resolve(typeof address === "object" && address ? address.port : null));
     });
   });
 }
