@@ -2,7 +2,7 @@ import { KEEP_ALIVE_MS } from "../bin/server-options";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ensureBuild } from "../bin/build-state";
@@ -54,18 +54,39 @@ async function prepareCrawlWindow(
   await preparePayoutBatch(db, { gameId: DEMO_GAME_ID, window }, { actor, via: "cli" });
 }
 
+type Stop = () => Promise<void>;
+
 /**
  * Starts everything the end-to-end tests need and tells the tests where it is through environment variables:
- * E2E_BASE_URL, E2E_DATABASE_URL, E2E_SERVER_LOG.
+ * E2E_BASE_URL, E2E_DATABASE_URL, E2E_SERVER_LOG. What it has started is stopped in reverse order by the teardown it
+ * returns, or at once when a later step fails (a set-up that failed half-way leaves no database or service running).
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
+  const stops: Stop[] = [];
+  const stopAll = async () => {
+    const failures: unknown[] = [];
+    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => failures.push(error));
+    if (failures.length > 0) throw new AggregateError(failures, "the end-to-end set-up did not stop cleanly");
+  };
+  try {
+    await startAll(stops);
+  } catch (error) {
+    await stopAll().catch(() => {});
+    throw error;
+  }
+  return stopAll;
+}
+
+async function startAll(stops: Stop[]): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-e2e-"));
+  stops.push(() => rm(dir, { recursive: true, force: true }));
   await chmod(dir, 0o755);
   const cluster = await startCluster({
     clusterDir: path.join(dir, "postgres"),
     password: randomBytes(12).toString("base64url"),
     durable: false,
   });
+  stops.push(() => cluster.stop());
   await ensureDatabase(cluster.url, "payout_desk_e2e");
   const databaseUrl = withDatabase(cluster.url, "payout_desk_e2e");
   const key = randomBytes(32).toString("base64");
@@ -82,32 +103,42 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     webhookUrl: `${baseUrl}/api/webhooks/service/${DEMO_GAME_ID}`,
     webhookSecret: DEMO_WEBHOOK_SECRET,
   });
+  stops.push(() => emulator.close());
 
   const db = createDb(databaseUrl, { max: 2 });
-  await migrateToLatest(db);
-  const { createUser } = await import("../lib/auth/users");
   const users = [];
-  for (const user of E2E_USERS)
-    users.push(await createUser(db, { ...user, password: E2E_PASSWORD }, { actor: null, via: "cli" }));
-  await registerDemoGame(db, emulator.url, { pacing: "off" });
-  await db.destroy();
+  try {
+    await migrateToLatest(db);
+    const { createUser } = await import("../lib/auth/users");
+    for (const user of E2E_USERS)
+      users.push(await createUser(db, { ...user, password: E2E_PASSWORD }, { actor: null, via: "cli" }));
+    await registerDemoGame(db, emulator.url, { pacing: "off" });
+  } finally {
+    await db.destroy();
+  }
   // The pull holds one connection for its lock and works on others: a pool of its own, as the CLI's.
   const pullDb = createDb(databaseUrl, { max: 4 });
-  await prepareCrawlWindow(
-    pullDb,
-    users.find((u) => u.email === userFor("finance").email),
-  );
-  await pullDb.destroy();
+  try {
+    await prepareCrawlWindow(
+      pullDb,
+      users.find((u) => u.email === userFor("finance").email),
+    );
+  } finally {
+    await pullDb.destroy();
+  }
 
   await ensureBuild(ROOT, CHILD_ENV);
 
   // Statement emails go to the built-in mail catcher, as under `npm start`: admins read them under Outbox.
   const { startMailCatcher } = await import("../lib/mail/catcher");
   const mailDb = createDb(databaseUrl, { max: 2 });
+  stops.push(() => mailDb.destroy());
   const catcher = await startMailCatcher(mailDb);
+  stops.push(() => catcher.stop());
 
   const logFile = path.join(dir, "server.log");
   const log = createWriteStream(logFile);
+  stops.push(() => new Promise((resolve) => log.end(resolve)));
   const app = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "--keepAliveTimeout", KEEP_ALIVE_MS], {
     cwd: ROOT,
     env: {
@@ -123,25 +154,24 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  stops.push(async () => {
+    if (app.exitCode !== null || app.signalCode !== null) return;
+    const exited = new Promise((resolve) => app.once("exit", resolve));
+    app.kill("SIGTERM");
+    await exited;
+  });
   app.stdout?.pipe(log);
   app.stderr?.pipe(log);
-  await waitFor(`${baseUrl}/api/health`, app);
+  try {
+    await waitFor(`${baseUrl}/api/health`, app);
+  } catch (error) {
+    // The log goes with the set-up's folder: what the app said is kept in the error.
+    const said = await readFile(logFile, "utf8").catch(() => "");
+    throw new Error(`${(error as Error).message}; its log ends:\n${said.split("\n").slice(-20).join("\n")}`);
+  }
 
   process.env.E2E_BASE_URL = baseUrl;
   process.env.E2E_DATABASE_URL = databaseUrl;
   process.env.E2E_SERVER_LOG = logFile;
   process.env.E2E_EMULATOR_URL = emulator.url;
-
-  return async () => {
-    if (app.exitCode === null) {
-      app.kill("SIGTERM");
-      await new Promise((r) => app.once("exit", r));
-    }
-    log.end();
-    await catcher.stop();
-    await mailDb.destroy();
-    await emulator.close();
-    await cluster.stop();
-    await rm(dir, { recursive: true, force: true });
-  };
 }
