@@ -48,7 +48,7 @@ const PG_USER = "payout_desk";
  * Each candidate is listened on as a server does (every address) and let go; port 0 only when the range leaves none.
  */
 export async function freePort(): Promise<number> {
-  const top = (await ephemeralPorts()).first - 1;
+  const top = (await firstEphemeralPort()) - 1;
   const port = top - 10_000 >= 1_000 ? await freePortBetween(10_000, top) : null;
   const any = port ?? (await listenOnce(0));
   if (any === null) throw new Error("no free port");
@@ -64,11 +64,11 @@ export async function freePortBetween(bottom: number, top: number): Promise<numb
   return null;
 }
 
-/** Where the system's ephemeral ports begin (Linux says; elsewhere the IANA range, 49152 – 65535). */
-export async function ephemeralPorts(): Promise<{ first: number }> {
+/** The first of the system's ephemeral ports (Linux says; elsewhere the IANA range's, 49152). */
+export async function firstEphemeralPort(): Promise<number> {
   const range = await readFile("/proc/sys/net/ipv4/ip_local_port_range", "utf8").catch(() => "");
   const first = Number(range.trim().split(/\s+/)[0]);
-  return { first: Number.isInteger(first) && first > 0 ? first : 49_152 };
+  return Number.isInteger(first) && first > 0 ? first : 49_152;
 }
 
 /** Listens on `port` (0: any) on every address and lets go: the port listened on, or null when it was in use. */

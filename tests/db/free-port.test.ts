@@ -1,6 +1,6 @@
 import net from "node:net";
 import { describe, expect, it } from "vitest";
-import { ephemeralPorts, freePort, freePortBetween } from "@/db/embedded";
+import { firstEphemeralPort, freePort, freePortBetween } from "@/db/embedded";
 
 /**
  * The port a test's server or the embedded PostgreSQL is started on is chosen below the system's ephemeral range:
@@ -8,7 +8,7 @@ import { ephemeralPorts, freePort, freePortBetween } from "@/db/embedded";
  */
 describe("freePort", () => {
   it("gives ports below the ephemeral range that a server can then listen on", async () => {
-    const { first } = await ephemeralPorts();
+    const first = await firstEphemeralPort();
     const ports = await Promise.all(Array.from({ length: 5 }, () => freePort()));
     for (const port of ports) {
       expect(port).toBeGreaterThanOrEqual(10_000);
