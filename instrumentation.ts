@@ -1,9 +1,13 @@
 // Runs once when the app server starts: it refuses to serve with another key than the one the stored secrets are
 // sealed with, then starts the background workers in the server process, unless PAYOUT_DESK_JOBS=off (for a
 // deployment that runs them elsewhere: `npm run desk -- worker`). On SIGTERM/SIGINT those workers stop gracefully
-// before the process exits. The statements' PDF renderer is loaded once the workers run.
+// before the process exits. The statements' PDF renderer is loaded once the workers run. Whatever the settings, a
+// stopping server closes each keep-alive connection once its answer is sent (lib/connection-drain.ts).
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== "nodejs" || !process.env.DATABASE_URL) return;
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { closeConnectionsWhenClosed } = await import("./lib/connection-drain");
+  closeConnectionsWhenClosed();
+  if (!process.env.DATABASE_URL) return;
   const { refuseMismatchedKey } = await import("./lib/keys/startup");
   await refuseMismatchedKey();
   if (process.env.PAYOUT_DESK_JOBS === "off") return;
