@@ -62,7 +62,16 @@ const state: Holder = holder.__payoutDeskBoss;
 /** The process's queue client. Queuing works without workers; workers are started by lib/jobs/worker.ts. */
 export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<PgBoss> {
   state.boss ??= (async () => {
-    const boss = new PgBoss({ connectionString, schema: "pgboss", application_name: "payout-desk-jobs", max: 4 });
+    const boss = new PgBoss({
+      connectionString,
+      schema: "pgboss",
+      application_name: "payout-desk-jobs",
+      max: 4,
+      // Scheduled jobs are queued by lib/jobs/scheduler.ts, once per period across the fleet. pg-boss's own cron is
+      // off: a schedule an earlier release left in its table (or brings back while a rolling upgrade replaces it)
+      // queues nothing from this release's processes.
+      schedule: false,
+    });
     boss.on("error", (error) => log.error("job queue error", { error }));
     await boss.start();
     return boss;
