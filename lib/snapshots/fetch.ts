@@ -3,8 +3,25 @@ import { isServiceError } from "@/lib/service/errors";
 import type { AttributionRecipient, AttributionReport, RenewalLine, Reversal } from "@/lib/service/schemas";
 import { formatWindow, MS_PER_SECOND, splitWindow, type TimeWindow, windowToQuery } from "@/lib/time";
 import { createLookahead, LOOKAHEAD_PAGES, type Lookahead, type PageAnswer } from "./lookahead";
-import { type AssembledWindow, completeRecipient, mergeParts, type SubWindowRecord } from "./merge";
-import type { StoredPage } from "@/db/queries/snapshot-store";
+import {
+  type AssembledWindow,
+  completeRecipient,
+  type LineFacts,
+  lineFacts,
+  mergeParts,
+  type SubWindowRecord,
+} from "./merge";
+import type { FetchedWindow, FetchOptions, FetchProgress, PageInfo, ReadWindow, ReportSource } from "./fetch-types";
+
+export type {
+  FetchedWindow,
+  FetchOptions,
+  FetchProgress,
+  PageInfo,
+  PageRecord,
+  ReadWindow,
+  ReportSource,
+} from "./fetch-types";
 
 /**
  * Reads every page of a window's attribution report and assembles it, splitting into adjacent sub-windows where
@@ -22,68 +39,6 @@ export const PAGE_SIZE = 100;
 const LINES_PER_PART = 400;
 const MAX_DEPTH = 24;
 const MAX_RESTARTS = 3;
-
-/** One page read, with its body as the service sent it (stored as it is: db/queries/snapshot-store.ts). */
-export type PageRecord = StoredPage;
-/**
- * What the read keeps of a page: its place, not its text. The body goes to onPage (the store writes it) and is not
- * held until the read ends: a month of a large studio is thousands of pages of up to a hundred kilobytes each.
- */
-export type PageInfo = Omit<PageRecord, "body">;
-
-export type FetchProgress = {
-  phase: string;
-  pagesFetched: number;
-  pagesEstimated: number;
-  recipientsFetched: number;
-  recipientsTotal: number | null;
-  linesFetched: number;
-  reversalsFetched: number;
-  subWindows: number;
-};
-
-/** One page of the aggregate report with the text it was parsed from. */
-export type ReportSource = {
-  /** `onReceived` is called once the service's answer has been read in full, before it is parsed. */
-  report(
-    input: { start: string; end: string; recipientPlayerId?: number; limit: number; offset: number },
-    signal?: AbortSignal,
-    onReceived?: () => void,
-  ): Promise<{ report: AttributionReport; raw: string }>;
-};
-
-export type FetchOptions = {
-  signal?: AbortSignal;
-  onProgress?: (progress: FetchProgress) => void;
-  /**
-   * Called after each page is read, with its body: the only time the read hands the text out (a store writes it here;
-   * tests use it to stop a pull part-way).
-   */
-  onPage?: (page: PageRecord) => void | Promise<void>;
-  /**
-   * Recipients of the requested window that are final (every line read), in the service's order, page by page; only
-   * when the window is read in one piece. A store can write them while the next pages are read.
-   */
-  onRecipients?: (recipients: readonly AttributionRecipient[]) => void;
-  /**
-   * A window read in parts: the recipients of each part once it is read in full, with the pages read by then. Their
-   * lines are final (a line belongs to the one part it settled in); their figures are the part's only. A store can
-   * write the lines while the next parts are read; a restart that keeps fewer pages voids the parts read after them.
-   */
-  onPart?: (recipients: readonly AttributionRecipient[], pagesRead: number) => void;
-  /**
-   * A window is read again: everything passed to onRecipients is void, and of the pages read so far only `kept`
-   * (the first ones) remain part of the snapshot.
-   */
-  onRestart?: (kept: readonly PageInfo[]) => Promise<void>;
-  /**
-   * Pages of a window's recipients asked for ahead of the one being stored (default LOOKAHEAD_PAGES; 0 reads one page
-   * after another).
-   */
-  lookahead?: number;
-};
-
-export type FetchedWindow = AssembledWindow & { pages: PageInfo[] };
 
 /** The snapshot cannot be made complete (a sub-window that cannot be split further still truncates). */
 export class SnapshotIncompleteError extends Error {
@@ -184,7 +139,7 @@ function sameFigures(a: AttributionReport, b: AttributionReport): boolean {
   return JSON.stringify(a.totals) === JSON.stringify(b.totals) && a.pagination.total_count === b.pagination.total_count;
 }
 
-async function readWholeWindow(ctx: Ctx, window: TimeWindow, depth: number): Promise<AssembledWindow> {
+async function readWholeWindow(ctx: Ctx, window: TimeWindow, depth: number): Promise<ReadWindow> {
   for (let restart = 0; ; restart += 1) {
     const pagesBefore = ctx.pages.length;
     const progressBefore = { ...ctx.progress };
@@ -201,7 +156,7 @@ async function readWholeWindow(ctx: Ctx, window: TimeWindow, depth: number): Pro
   }
 }
 
-async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Promise<AssembledWindow> {
+async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Promise<ReadWindow> {
   let firstAnswer: PageAnswer;
   try {
     firstAnswer = await requestPage(ctx, window, null, 0, PAGE_SIZE);
@@ -221,7 +176,7 @@ async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Prom
     },
   );
   try {
-    return await readRecipientPages(ctx, window, depth, firstAnswer, ahead);
+    return { ...(await readRecipientPages(ctx, window, depth, firstAnswer, ahead)), linesWritten: false };
   } finally {
     // Whatever is still in flight when the read ends or stops is never part of the snapshot.
     ahead.cancel();
@@ -297,7 +252,7 @@ async function readRecipientPages(
   };
 }
 
-async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, parts: number): Promise<AssembledWindow> {
+async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, parts: number): Promise<ReadWindow> {
   if (depth >= MAX_DEPTH)
     throw new SnapshotIncompleteError(`${formatWindow(window)} is still too large after ${depth} splits`);
   const windows = splitInto(window, parts);
@@ -305,10 +260,15 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
   ctx.progress.pagesEstimated += windows.length - 1;
   ctx.progress.subWindows += windows.length;
   emit(ctx, `window too large: reading it as ${windows.length} sub-windows`);
+  // The parts' lines go to onPart as each part is read (only the window asked for hands parts over), and the read
+  // keeps their facts; otherwise the lines themselves, which the caller writes.
+  const onPart = depth === 0 ? ctx.options.onPart : undefined;
   const assembled: AssembledWindow[] = [];
+  const written: AssembledWindow<LineFacts>[] = [];
   for (const part of windows) {
     const pagesBefore = ctx.pages.length;
     const result = await readWholeWindow(ctx, part, depth + 1);
+    if (result.linesWritten) throw new Error("a part's lines were handed over before its window was");
     result.subWindows.unshift({
       scope: "window",
       recipientPlayerId: null,
@@ -317,10 +277,20 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
       reason: "window_too_large",
       pages: ctx.pages.slice(pagesBefore).filter((p) => p.recipientPlayerId === null).length,
     });
-    assembled.push(result);
-    if (depth === 0) ctx.options.onPart?.(result.recipients, ctx.pages.length);
+    if (onPart) {
+      onPart(result.recipients, ctx.pages.length);
+      const recipients = result.recipients.map((recipient) => ({
+        ...recipient,
+        periods: recipient.periods.map(lineFacts),
+      }));
+      written.push({ ...result, recipients });
+    } else {
+      assembled.push(result);
+    }
   }
-  const merged = mergeParts(window, assembled);
+  const merged: ReadWindow = onPart
+    ? { ...mergeParts(window, written), linesWritten: true }
+    : { ...mergeParts(window, assembled), linesWritten: false };
   if (depth === 0) ctx.progress.recipientsTotal = merged.recipients.length;
   return merged;
 }

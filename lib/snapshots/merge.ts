@@ -28,7 +28,29 @@ export type SubWindowRecord = {
   pages: number;
 };
 
-export type AssembledWindow = {
+/**
+ * What assembling a window and checking it need of a renewal line. A window read in parts keeps only this of each
+ * line once the line is written (lib/snapshots/row-writer.ts): a month of a million lines holds a fifth of the memory.
+ */
+export type LineFacts = Pick<RenewalLine, "period_id" | "subscription_id" | "paid_at"> & {
+  attribution: Pick<NonNullable<RenewalLine["attribution"]>, "attributed_amount_usd"> | null;
+};
+
+/** The facts of a line, and nothing else of it. */
+export function lineFacts(line: RenewalLine): LineFacts {
+  const { attribution } = line;
+  return {
+    period_id: line.period_id,
+    subscription_id: line.subscription_id,
+    paid_at: line.paid_at,
+    attribution: attribution ? { attributed_amount_usd: attribution.attributed_amount_usd } : null,
+  };
+}
+
+/** A recipient of the report whose lines are `L`: the lines themselves, or their facts once written. */
+export type RecipientWith<L extends LineFacts> = Omit<AttributionRecipient, "periods"> & { periods: L[] };
+
+export type AssembledWindow<L extends LineFacts = RenewalLine> = {
   window: TimeWindow;
   report: AttributionReport["report"];
   notice: AttributionNotice;
@@ -37,7 +59,7 @@ export type AssembledWindow = {
   generatedLast: string;
   totals: AttributionTotals;
   /** In the service's order (net attributed descending, recipient id ascending); every line present. */
-  recipients: AttributionRecipient[];
+  recipients: RecipientWith<L>[];
   subWindows: SubWindowRecord[];
   notes: string[];
 };
@@ -113,7 +135,7 @@ export function mergeReversals(window: TimeWindow, rows: readonly Reversal[]): R
   return merged;
 }
 
-function distinctSubscriptions(periods: readonly RenewalLine[], reversals: readonly Reversal[]): number {
+function distinctSubscriptions(periods: readonly LineFacts[], reversals: readonly Reversal[]): number {
   return new Set([...periods.map((p) => p.subscription_id), ...reversals.map((r) => r.subscription_id)]).size;
 }
 
@@ -130,7 +152,7 @@ function maxInstant(values: (string | null)[]): string | null {
 }
 
 /** Service order: "Recipients sort by net attributed descending, recipient id ascending as tiebreaker." */
-export function compareRecipients(a: AttributionRecipient, b: AttributionRecipient): number {
+export function compareRecipients(a: RecipientWith<LineFacts>, b: RecipientWith<LineFacts>): number {
   const diff = money(b.net_attributed_usd).comparedTo(money(a.net_attributed_usd));
   return diff !== 0 ? diff : a.recipient.player_id - b.recipient.player_id;
 }
@@ -154,14 +176,14 @@ export function completeRecipient(
   };
 }
 
-function compareLines(a: RenewalLine, b: RenewalLine): number {
+function compareLines(a: LineFacts, b: LineFacts): number {
   const pa = a.paid_at === null ? 0 : instantMs(a.paid_at);
   const pb = b.paid_at === null ? 0 : instantMs(b.paid_at);
   return pa - pb || a.period_id - b.period_id;
 }
 
-function sumTotals(parts: readonly AssembledWindow[]): AttributionTotals {
-  const first = parts[0] as AssembledWindow;
+function sumTotals(parts: readonly AssembledWindow<LineFacts>[]): AttributionTotals {
+  const first = parts[0] as AssembledWindow<LineFacts>;
   const totals = { ...first.totals, unattributed_reasons: {} as Record<string, number> };
   for (const key of ADDITIVE_COUNTS) totals[key] = parts.reduce((n, p) => n + p.totals[key], 0);
   for (const key of ADDITIVE_AMOUNTS) totals[key] = formatUsd(sumMoney(parts.map((p) => p.totals[key])));
@@ -177,7 +199,10 @@ function sumTotals(parts: readonly AssembledWindow[]): AttributionTotals {
  * The reports of adjacent sub-windows that partition `window`, as one report for the whole window. Additive
  * totals are summed; recipients are merged by id with their figures summed and their window facts recomputed.
  */
-export function mergeParts(window: TimeWindow, parts: readonly AssembledWindow[]): AssembledWindow {
+export function mergeParts<L extends LineFacts>(
+  window: TimeWindow,
+  parts: readonly AssembledWindow<L>[],
+): AssembledWindow<L> {
   const first = parts[0];
   const last = parts[parts.length - 1];
   if (!first || !last) throw new Error("nothing to merge");
@@ -188,7 +213,7 @@ export function mergeParts(window: TimeWindow, parts: readonly AssembledWindow[]
     if (i > 0 && parts[i - 1]?.window.endMs !== part.window.startMs) throw new Error("sub-windows are not adjacent");
   });
 
-  const byId = new Map<number, AttributionRecipient[]>();
+  const byId = new Map<number, RecipientWith<L>[]>();
   for (const part of parts) {
     for (const recipient of part.recipients) {
       const list = byId.get(recipient.recipient.player_id);
@@ -196,9 +221,9 @@ export function mergeParts(window: TimeWindow, parts: readonly AssembledWindow[]
       else byId.set(recipient.recipient.player_id, [recipient]);
     }
   }
-  const recipients: AttributionRecipient[] = [];
+  const recipients: RecipientWith<L>[] = [];
   for (const group of byId.values()) {
-    const latest = group[group.length - 1] as AttributionRecipient;
+    const latest = group[group.length - 1] as RecipientWith<L>;
     const periods = group.flatMap((r) => r.periods).sort(compareLines);
     const reversals = mergeReversals(
       window,
@@ -282,7 +307,7 @@ function check(
  * What proves a snapshot complete: every recipient the totals count is there once, every recipient carries as many
  * lines as its counts say, and the lines add up to its figures, which add up to the window's totals.
  */
-export function completenessChecks(assembled: AssembledWindow): Check[] {
+export function completenessChecks(assembled: AssembledWindow<LineFacts>): Check[] {
   const checks: Check[] = [];
   const { totals, recipients } = assembled;
   const ids = new Set(recipients.map((r) => r.recipient.player_id));

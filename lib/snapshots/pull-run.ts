@@ -199,6 +199,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       // Rows are compared with a comparable previous version while the next pages are read, not after the last one.
       void previous.then((loaded) => {
         if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
+        else rowWriter.noComparison();
       });
       const fetched = await fetchWindow(source, window, {
         signal: options.signal,

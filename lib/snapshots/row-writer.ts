@@ -28,7 +28,9 @@ export async function insertPages(trx: Trx, snapshotId: string, pages: readonly 
  * each renewal line belongs to exactly one part: the lines of each part are written as soon as it is read.
  *
  * Given the previous version of the window, it also compares each page's rows with it as they come, so that
- * publishing only has the totals left to compare.
+ * publishing only has the totals left to compare. A part's line rows are held after they are written only while such
+ * a comparison may still need them: told there is none, the writer keeps just their period ids (a month read in
+ * parts holds a million lines; their rows alone are about a quarter of a gigabyte).
  */
 export type RowWriter = {
   addRecipients(recipients: readonly AttributionRecipient[]): void;
@@ -43,6 +45,8 @@ export type RowWriter = {
   pagesPending(): number;
   /** Compares every row written, before and after this call, with this version. */
   compareWith(previous: ComparableVersion): void;
+  /** There is no version to compare with: the line rows of the parts written are let go, and those of later ones. */
+  noComparison(): void;
   /**
    * Voids what was written beyond the first `keptPages` pages (the pages still part of the read): the pages after
    * them, the lines of the parts read after them and every recipient. The lines of the parts read within them stay.
@@ -60,8 +64,10 @@ export type RowWriter = {
 export type WrittenRecipients = {
   recipients: readonly AttributionRecipient[];
   rows: SnapshotRows;
-  /** Lines written part by part (a window read in parts), in the order written. */
-  partLines: readonly Row[];
+  /** The period ids of the lines written part by part (a window read in parts), in the order written. */
+  partPeriodIds: readonly number[];
+  /** Their rows, unless the writer was told there is nothing to compare them with. */
+  partLines: readonly Row[] | null;
   drift: { previous: ComparableVersion; comparer: DriftComparer } | null;
 };
 
@@ -83,7 +89,8 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-type PartLines = { rows: Row[]; pagesRead: number };
+/** A part's lines as written: their period ids, and their rows while a comparison may need them. */
+type PartLines = { periodIds: number[]; rows: Row[] | null; pagesRead: number };
 
 /** Pages queued for writing before the read waits for the store (a few pages of up to a hundred kilobytes). */
 export const MAX_PAGES_PENDING = 8;
@@ -97,6 +104,7 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
   let parts: PartLines[] = [];
   let previous: ComparableVersion | null = null;
   let comparer: DriftComparer | null = null;
+  let keepRows = true;
   let pages = 0;
   let pending = 0;
   const queue = (work: () => Promise<void>) => {
@@ -105,10 +113,15 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
     });
   };
   const linesOnly = (rows: Row[]): SnapshotRows => ({ ...emptyRows(), lines: rows });
-  const writePart = async (part: PartLines) => {
-    parts.push(part);
-    comparer?.add(linesOnly(part.rows));
-    await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, part.rows);
+  const heldRows = (part: PartLines): Row[] => {
+    if (!part.rows) throw new Error("a part's line rows were let go, but a comparison needs them");
+    return part.rows;
+  };
+  const writePart = async (rows: Row[], pagesRead: number) => {
+    const periodIds = rows.map((row) => row.period_id as number);
+    parts.push({ periodIds, rows: keepRows ? rows : null, pagesRead });
+    comparer?.add(linesOnly(rows));
+    await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, rows);
   };
   const writer: RowWriter = {
     addRecipients(list) {
@@ -126,7 +139,7 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
     addPartLines(list, pagesRead) {
       queue(async () => {
         await nextTurn();
-        await writePart({ rows: buildLineRows(list), pagesRead });
+        await writePart(buildLineRows(list), pagesRead);
       });
     },
     addPage(page) {
@@ -148,19 +161,28 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
         previous = version;
         comparer = createDriftComparer(version);
         comparer.add(built);
-        for (const part of parts) comparer.add(linesOnly(part.rows));
+        for (const part of parts) comparer.add(linesOnly(heldRows(part)));
+      });
+    },
+    noComparison() {
+      queue(async () => {
+        keepRows = false;
+        for (const part of parts) part.rows = null;
       });
     },
     async reset(keptPages = 0) {
       await chain;
-      const voidLines = [...built.lines, ...parts.filter((part) => part.pagesRead > keptPages).flatMap((p) => p.rows)];
+      const voidPeriodIds = [
+        ...built.lines.map((row) => row.period_id as number),
+        ...parts.filter((part) => part.pagesRead > keptPages).flatMap((part) => part.periodIds),
+      ];
       const recipientsWritten = given.length > 0;
       given = [];
       built = emptyRows();
       pages = keptPages;
       parts = parts.filter((part) => part.pagesRead <= keptPages);
       comparer = previous ? createDriftComparer(previous) : null;
-      for (const part of parts) comparer?.add(linesOnly(part.rows));
+      for (const part of parts) comparer?.add(linesOnly(heldRows(part)));
       if (keptPages === 0) {
         failure = null;
         await rollbackToSavepoint(trx, "snapshot_rows");
@@ -170,7 +192,7 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       if (failure) return;
       await deleteUnpublishedRows(trx, snapshotId, {
         afterSeq: keptPages,
-        periodIds: voidLines.map((row) => row.period_id as number),
+        periodIds: voidPeriodIds,
         recipients: recipientsWritten,
       });
     },
@@ -178,8 +200,13 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       await chain;
       if (failure) throw failure;
       const drift = previous && comparer ? { previous, comparer } : null;
-      const partLines = parts.flatMap((part) => part.rows);
-      return { recipients: given.length, pages, written: { recipients: given, rows: built, partLines, drift } };
+      const partPeriodIds = parts.flatMap((part) => part.periodIds);
+      const partLines = parts.every((part) => part.rows) ? parts.flatMap((part) => heldRows(part)) : null;
+      return {
+        recipients: given.length,
+        pages,
+        written: { recipients: given, rows: built, partPeriodIds, partLines, drift },
+      };
     },
   };
   return writer;

@@ -1,6 +1,7 @@
 import type { AttributionRecipient, RenewalLine } from "@/lib/service/schemas";
 import { formatInstant, parseInstant } from "@/lib/time";
 import type { FetchedWindow } from "./fetch";
+import type { AssembledWindow, LineFacts, RecipientWith } from "./merge";
 
 /**
  * A fetched window as the rows of the published tables (column name -> JSON value). Pure, so drift can compare the
@@ -32,21 +33,26 @@ function instant(text: string | null): string | null {
   return formatInstant(ms);
 }
 
-export function buildRows(fetched: FetchedWindow): SnapshotRows {
-  return buildRecipientRows(fetched.recipients, 1);
+/** Every row of a window read with its lines. */
+export function buildRows(window: AssembledWindow): SnapshotRows {
+  return buildRecipientRows(window.recipients, 1);
+}
+
+/** Rows of some recipients, their lines included; `firstRank` is the service-order position of the first one. */
+export function buildRecipientRows(recipients: readonly AttributionRecipient[], firstRank: number): SnapshotRows {
+  return { ...buildRecipientRowsWithoutLines(recipients, firstRank), lines: buildLineRows(recipients) };
 }
 
 /**
- * Rows of some recipients; `firstRank` is the service-order position of the first one (1-based). Without lines when
- * they were written already (a window read in parts: buildLineRows).
+ * Rows of some recipients (1-based `firstRank` as above) with their reversals and refund events, but not their lines:
+ * a window read in parts writes those part by part (buildLineRows), and keeps only their facts.
  */
-export function buildRecipientRows(
-  recipients: readonly AttributionRecipient[],
+export function buildRecipientRowsWithoutLines(
+  recipients: readonly RecipientWith<LineFacts>[],
   firstRank: number,
-  { withLines = true }: { withLines?: boolean } = {},
 ): SnapshotRows {
   const rows: SnapshotRows = { recipients: [], lines: [], reversals: [], events: [] };
-  recipients.forEach((r: AttributionRecipient, index) => {
+  recipients.forEach((r, index) => {
     const id = r.recipient.player_id;
     rows.recipients.push({
       recipient_player_id: id,
@@ -64,7 +70,6 @@ export function buildRecipientRows(
       first_paid_at: instant(r.first_paid_at),
       last_paid_at: instant(r.last_paid_at),
     });
-    if (withLines) for (const line of r.periods) rows.lines.push(lineRow(line, id));
     for (const reversal of r.reversals) {
       rows.reversals.push({
         period_id: reversal.period_id,

@@ -15,11 +15,10 @@ import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
 import { COMPARED_COLUMNS, type ComparableVersion, INSTANT_COLUMNS, compareVersions, type DriftEntry } from "./drift";
 import type { FetchedWindow } from "./fetch";
-import type { Check } from "./merge";
+import type { AssembledWindow, Check, LineFacts, RecipientWith } from "./merge";
 import type { BulkTable } from "@/db/queries/snapshot-columns";
-import type { AttributionRecipient } from "@/lib/service/schemas";
 import { insertRows, type RowWriter, type WrittenRecipients } from "./row-writer";
-import { buildRecipientRows, buildRows, type Row, type SnapshotRows, totalsColumns } from "./rows";
+import { buildRecipientRowsWithoutLines, buildRows, totalsColumns } from "./rows";
 
 export { createRowWriter, type RowWriter, type WrittenRecipients } from "./row-writer";
 
@@ -43,9 +42,8 @@ function iso(text: string): string {
  * True when the lines written part by part are exactly the window's lines (each part's lines are its own, so the
  * merged recipients hold the same lines, in another order).
  */
-function wroteLinesOf(partLines: readonly Row[], recipients: readonly AttributionRecipient[]): boolean {
-  if (partLines.length === 0) return false;
-  const written = new Set(partLines.map((row) => row.period_id));
+function wroteLinesOf(partPeriodIds: readonly number[], recipients: readonly RecipientWith<LineFacts>[]): boolean {
+  const written = new Set(partPeriodIds);
   let lines = 0;
   for (const recipient of recipients) {
     for (const line of recipient.periods) {
@@ -53,15 +51,21 @@ function wroteLinesOf(partLines: readonly Row[], recipients: readonly Attributio
       lines += 1;
     }
   }
-  return lines === partLines.length && written.size === lines;
+  return lines === partPeriodIds.length && written.size === lines;
 }
 
 /** True when the writer wrote exactly these recipients, in this order (the very objects the read assembled). */
-function wroteExactly(written: WrittenRecipients, recipients: readonly AttributionRecipient[]): boolean {
+function wroteExactly(written: WrittenRecipients, recipients: readonly RecipientWith<LineFacts>[]): boolean {
   return (
     written.recipients.length === recipients.length &&
     recipients.every((recipient, index) => written.recipients[index] === recipient)
   );
+}
+
+/** The window read, with its lines: a read that handed them over part by part kept only their facts. */
+function withLines(fetched: FetchedWindow): AssembledWindow {
+  if (fetched.linesWritten) throw new Error("the lines of the window read were handed over, not kept");
+  return fetched;
 }
 
 export type PreviousVersion = {
@@ -126,7 +130,6 @@ export type PublishResult = {
   driftCount: number;
   comparedTo: string | null;
   windowClosed: boolean;
-  rows: SnapshotRows;
 };
 
 /**
@@ -148,17 +151,23 @@ export async function publishSnapshot(
   // Rows the writer built from the very recipients of the read are reused: building them again costs as much.
   const rowsWritten = wroteExactly(flushed.written, fetched.recipients);
   // A window read in parts: its lines were written part by part, the rest is built here.
-  const partLines = flushed.written.partLines;
-  const linesWritten = !rowsWritten && wroteLinesOf(partLines, fetched.recipients);
+  const { partPeriodIds, partLines } = flushed.written;
+  const linesWritten = !rowsWritten && wroteLinesOf(partPeriodIds, fetched.recipients);
   // The writer voids what it wrote for a read started over, so whatever it holds is the read's own.
-  if ((!rowsWritten && flushed.recipients > 0) || (!linesWritten && partLines.length > 0)) {
+  if (
+    (!rowsWritten && flushed.recipients > 0) ||
+    (!linesWritten && partPeriodIds.length > 0) ||
+    (fetched.linesWritten && !linesWritten)
+  ) {
     throw new Error("rows written while reading do not match the recipients read");
   }
+  // A window read in parts: its lines are in the database, their rows only while a comparison needed them.
   const rows = rowsWritten
     ? flushed.written.rows
     : linesWritten
-      ? { ...buildRecipientRows(fetched.recipients, 1, { withLines: false }), lines: [...partLines] }
-      : buildRows(fetched);
+      ? { ...buildRecipientRowsWithoutLines(fetched.recipients, 1), lines: partLines ? [...partLines] : [] }
+      : buildRows(withLines(fetched));
+  const lineCount = linesWritten ? partPeriodIds.length : rows.lines.length;
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
   // A window is closed once its end has passed on the service's own clock.
@@ -177,6 +186,7 @@ export async function publishSnapshot(
       if (linesWritten) compared.comparer.add({ ...rows, lines: [] });
       drift = compared.comparer.finish(totals);
     } else {
+      if (linesWritten && !partLines) throw new Error("the lines written were not kept for the comparison");
       drift = compareVersions(comparable, { totals, rows });
     }
     driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
@@ -204,7 +214,7 @@ export async function publishSnapshot(
       retries: input.stats.retries,
       duration_ms: Math.round(input.durationMs),
       sub_window_count: fetched.subWindows.length,
-      line_count: rows.lines.length,
+      line_count: lineCount,
       reversal_count: rows.reversals.length,
       refund_event_count: rows.events.length,
       ...totals,
@@ -278,7 +288,7 @@ export async function publishSnapshot(
         window: { start: formatInstant(window.startMs), end: formatInstant(window.endMs) },
         version: next,
         recipients: rows.recipients.length,
-        lines: rows.lines.length,
+        lines: lineCount,
         netAttributedUsd: totals.net_attributed_usd,
         drift: driftStatus,
       },
@@ -293,6 +303,5 @@ export async function publishSnapshot(
     driftCount: drift.filter((entry) => entry.severity === "drift").length,
     comparedTo: previous?.id ?? null,
     windowClosed,
-    rows,
   };
 }

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSubWindows } from "@/db/queries/snapshot-evidence";
 import { getSnapshot } from "@/db/queries/snapshots";
 import { sumMoney } from "@/lib/money";
+import { fetchWindow } from "@/lib/snapshots/fetch";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
+import { createReportSource } from "@/lib/snapshots/pull-run";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import type { AttributionTotals } from "@/lib/service/schemas";
 import { parseWindow, windowToQuery } from "@/lib/time";
@@ -26,6 +28,8 @@ beforeAll(async () => {
       refundDelayMs: 3 * 86_400_000,
       start: "2026-01-01T00:00:00Z",
       end: "2026-02-25T00:00:00Z",
+      // After the window: a second version is compared with the first.
+      clock: "2026-03-10T00:00:00Z",
     }),
   );
 });
@@ -134,6 +138,15 @@ describe("a window over the renewal cap", () => {
     expect(new Set(lines.map((line) => line.period_id)).size).toBe(20_500);
     expect(lines.find((line) => Number(line.period_id) === patched)?.attributed_amount_usd).toBe("1.95");
     expect(phases).toContain("re-reading a window whose figures changed");
+    // The lines written part by part were compared with the first version's as they were written: the patched line
+    // is the drift (with its recipient's figures and the totals it moves).
+    expect(summary.drift.status).toBe("drift");
+    const drift = await env.db
+      .selectFrom("snapshot_drift")
+      .select(["entity", "entity_key", "field"])
+      .where("snapshot_id", "=", summary.snapshotId)
+      .execute();
+    expect(drift).toContainEqual({ entity: "line", entity_key: String(patched), field: "attributed_amount_usd" });
 
     // The stored pages are exactly those the service sent, text for text, each in its place, none of the abandoned
     // read's left over.
@@ -154,5 +167,32 @@ describe("a window over the renewal cap", () => {
         body: page.body,
       }).toEqual(sent);
     }
+  });
+  it("hands each part's lines over as it is read and keeps only their facts", async () => {
+    const { source } = await createReportSource(env.db, GAME_ID);
+    const handed: number[] = [];
+    const fetched = await fetchWindow(source, WINDOW, {
+      onPart: (recipients) => {
+        for (const recipient of recipients) {
+          for (const line of recipient.periods) {
+            // Each line whole when handed over: what the store writes.
+            expect(line.item_name).toEqual(expect.any(String));
+            handed.push(line.period_id);
+          }
+        }
+      },
+    });
+    expect(fetched.linesWritten).toBe(true);
+    const kept = fetched.recipients.flatMap((recipient) => recipient.periods);
+    expect(kept).toHaveLength(20_500);
+    expect(new Set(kept.map((line) => line.period_id))).toEqual(new Set(handed));
+    expect(handed).toHaveLength(20_500);
+    for (const line of kept)
+      expect(Object.keys(line).sort()).toEqual(["attribution", "paid_at", "period_id", "subscription_id"]);
+
+    // Without anyone to hand the parts to, the lines stay whole.
+    const whole = await fetchWindow(source, WINDOW);
+    expect(whole.linesWritten).toBe(false);
+    expect(whole.recipients.flatMap((recipient) => recipient.periods).every((line) => "item_name" in line)).toBe(true);
   });
 });
