@@ -30,7 +30,7 @@ export type SubWindowRecord = {
 
 /**
  * What assembling a window and checking it need of a renewal line. A window read in parts keeps only this of each
- * line once the line is written (lib/snapshots/row-writer.ts): a month of a million lines holds a fifth of the memory.
+ * line once the line is written (lib/snapshots/row-writer.ts): a month held this way takes under a quarter of the heap.
  */
 export type LineFacts = Pick<RenewalLine, "period_id" | "subscription_id" | "paid_at"> & {
   attribution: Pick<NonNullable<RenewalLine["attribution"]>, "attributed_amount_usd"> | null;
