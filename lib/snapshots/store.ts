@@ -15,7 +15,7 @@ import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
 import { COMPARED_COLUMNS, type ComparableVersion, INSTANT_COLUMNS, compareVersions, type DriftEntry } from "./drift";
 import type { FetchedWindow } from "./fetch";
-import type { AssembledWindow, Check, LineFacts, RecipientWith } from "./merge";
+import type { Check, LineFacts, RecipientWith } from "./merge";
 import type { BulkTable } from "@/db/queries/snapshot-columns";
 import { insertRows, type RowWriter, type WrittenRecipients } from "./row-writer";
 import { buildRecipientRowsWithoutLines, buildRows, totalsColumns } from "./rows";
@@ -60,12 +60,6 @@ function wroteExactly(written: WrittenRecipients, recipients: readonly Recipient
     written.recipients.length === recipients.length &&
     recipients.every((recipient, index) => written.recipients[index] === recipient)
   );
-}
-
-/** The window read, with its lines: a read that handed them over part by part kept only their facts. */
-function withLines(fetched: FetchedWindow): AssembledWindow {
-  if (fetched.linesWritten) throw new Error("the lines of the window read were handed over, not kept");
-  return fetched;
 }
 
 export type PreviousVersion = {
@@ -152,21 +146,20 @@ export async function publishSnapshot(
   const rowsWritten = wroteExactly(flushed.written, fetched.recipients);
   // A window read in parts: its lines were written part by part, the rest is built here.
   const { partPeriodIds, partLines } = flushed.written;
-  const linesWritten = !rowsWritten && wroteLinesOf(partPeriodIds, fetched.recipients);
+  const linesWritten = fetched.linesWritten;
   // The writer voids what it wrote for a read started over, so whatever it holds is the read's own.
   if (
     (!rowsWritten && flushed.recipients > 0) ||
-    (!linesWritten && partPeriodIds.length > 0) ||
-    (fetched.linesWritten && !linesWritten)
+    (linesWritten ? !wroteLinesOf(partPeriodIds, fetched.recipients) : partPeriodIds.length > 0)
   ) {
     throw new Error("rows written while reading do not match the recipients read");
   }
   // A window read in parts: its lines are in the database, their rows only while a comparison needed them.
   const rows = rowsWritten
     ? flushed.written.rows
-    : linesWritten
+    : fetched.linesWritten
       ? { ...buildRecipientRowsWithoutLines(fetched.recipients, 1), lines: partLines ? [...partLines] : [] }
-      : buildRows(withLines(fetched));
+      : buildRows(fetched);
   const lineCount = linesWritten ? partPeriodIds.length : rows.lines.length;
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
