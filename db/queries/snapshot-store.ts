@@ -149,10 +149,10 @@ export async function findLatestVersion(
 }
 
 /** A timestamptz column as formatInstant writes it: whole seconds with Z, otherwise milliseconds too. */
-export function instantText(column: string) {
+export function instantText(column: string, alias = column) {
   const utc = sql`${sql.ref(column)} at time zone 'UTC'`;
   return sql`to_char(${utc}, 'YYYY-MM-DD"T"HH24:MI:SS') || case when to_char(${utc}, 'MS') = '000' then 'Z'
-    else '.' || to_char(${utc}, 'MS') || 'Z' end`.as(column);
+    else '.' || to_char(${utc}, 'MS') || 'Z' end`.as(alias);
 }
 
 export async function readSnapshotTotals(db: DbOrTrx, snapshotId: string): Promise<Record<string, unknown>> {
@@ -196,4 +196,61 @@ export async function nextSnapshotVersion(trx: Trx, params: { gameId: string; wi
 
 export async function insertSnapshot(trx: Trx, values: Insertable<SnapshotTable>): Promise<void> {
   await trx.insertInto("snapshot").values(values).execute();
+}
+
+/** A renewal line of two versions where they differ: either side is null when that version lacks the line. */
+export type DifferingLine = { periodId: string; previous: StoredRow | null; current: StoredRow | null };
+
+/**
+ * The renewal lines of two versions of a window that differ in any of `columns` or that only one of them has, at most
+ * `limit` from the period after `after` on, in period order: PostgreSQL compares them where both already are, so
+ * that nobody holds a version's lines to compare them. Values equal to PostgreSQL (numeric, timestamptz and jsonb
+ * equality) are equal to drift too; what differs here is compared again by drift's own rules. The lines of `currentId`
+ * may be unpublished rows of the caller's transaction.
+ */
+export async function readDifferingLines(
+  db: DbOrTrx,
+  params: {
+    previousId: string;
+    currentId: string;
+    columns: readonly string[];
+    instants: ReadonlySet<string>;
+    after: string | null;
+    limit: number;
+  },
+): Promise<DifferingLine[]> {
+  const { previousId, currentId, columns, instants, limit } = params;
+  const side = (alias: "p" | "c") =>
+    columns.map((column) =>
+      instants.has(column)
+        ? instantText(`${alias}.${column}`, `${alias}_${column}`)
+        : sql.ref(`${alias}.${column}`).as(`${alias}_${column}`),
+    );
+  const values = (alias: "p" | "c") => sql.join(columns.map((column) => sql.ref(`${alias}.${column}`)));
+  const after = params.after ?? "-9223372036854775808";
+  // Lines of the current version that changed or are new, then lines of the previous one that are gone.
+  const { rows: changed } = await sql<Record<string, unknown>>`
+    select c.period_id::text as period_id, p.period_id is not null as p_present, ${sql.join(side("p"))},
+      ${sql.join(side("c"))}
+    from snapshot_line c
+    left join snapshot_line p on p.snapshot_id = ${previousId} and p.period_id = c.period_id
+    where c.snapshot_id = ${currentId} and c.period_id > ${after}::bigint
+      and (p.period_id is null or row(${values("p")}) is distinct from row(${values("c")}))
+    order by c.period_id limit ${limit}`.execute(db);
+  const { rows: gone } = await sql<Record<string, unknown>>`
+    select p.period_id::text as period_id, ${sql.join(side("p"))} from snapshot_line p
+    where p.snapshot_id = ${previousId} and p.period_id > ${after}::bigint
+      and not exists (select from snapshot_line c where c.snapshot_id = ${currentId} and c.period_id = p.period_id)
+    order by p.period_id limit ${limit}`.execute(db);
+  const pick = (row: Record<string, unknown>, alias: "p" | "c") =>
+    Object.fromEntries(columns.map((column) => [column, row[`${alias}_${column}`]])) as StoredRow;
+  const lines: DifferingLine[] = [
+    ...changed.map((row) => ({
+      periodId: row.period_id as string,
+      previous: row.p_present ? pick(row, "p") : null,
+      current: pick(row, "c"),
+    })),
+    ...gone.map((row) => ({ periodId: row.period_id as string, previous: pick(row, "p"), current: null })),
+  ];
+  return lines.sort((a, b) => (BigInt(a.periodId) < BigInt(b.periodId) ? -1 : 1)).slice(0, limit);
 }

@@ -239,6 +239,21 @@ const ROW_SETS: {
 
 export type ComparableVersion = { totals: Record<string, unknown>; rows: SnapshotRows };
 
+/** A row only one of the versions has: `now` says which. */
+function presence(entity: Entity, key: string, now: "present" | "absent"): DriftEntry {
+  const before = now === "present" ? "absent" : "present";
+  return { severity: "drift", entity, entityKey: key, field: "(present)", previous: before, current: now };
+}
+
+/**
+ * The differences of one renewal line between two versions, either side possibly missing, exactly as the comparer
+ * finds them: publishing compares the lines in the database and reads back only those that differ there.
+ */
+export function compareLine(out: DriftEntry[], key: string, previous: Row | null, current: Row | null): void {
+  if (previous && current) compareFields(out, "line", key, previous, current, LINE_FIELDS);
+  else if (previous || current) out.push(presence("line", key, current ? "present" : "absent"));
+}
+
 /**
  * Compares a new version with a previous one as its rows come in, page by page, so that a pull can do the work while
  * it waits for the service; `finish` adds the totals and the rows that are gone. Same result as compareVersions.
@@ -263,14 +278,7 @@ export function createDriftComparer(previous: ComparableVersion): DriftComparer 
           set.seen.add(key);
           const old = set.before.get(key);
           if (!old) {
-            set.out.push({
-              severity: "drift",
-              entity: set.entity,
-              entityKey: key,
-              field: "(present)",
-              previous: "absent",
-              current: "present",
-            });
+            set.out.push(presence(set.entity, key, "present"));
             continue;
           }
           compareFields(set.out, set.entity, key, old, row, set.fields);
@@ -284,16 +292,7 @@ export function createDriftComparer(previous: ComparableVersion): DriftComparer 
       for (const set of sets) {
         out.push(...set.out);
         for (const key of set.before.keys()) {
-          if (!set.seen.has(key)) {
-            out.push({
-              severity: "drift",
-              entity: set.entity,
-              entityKey: key,
-              field: "(present)",
-              previous: "present",
-              current: "absent",
-            });
-          }
+          if (!set.seen.has(key)) out.push(presence(set.entity, key, "absent"));
         }
       }
       return out;

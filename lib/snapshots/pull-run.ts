@@ -196,10 +196,10 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     // commits with the pull's "complete" status or none of it does.
     const published = await db.transaction().execute(async (trx) => {
       const rowWriter = await createRowWriter(trx, snapshotId);
-      // Rows are compared with a comparable previous version while the next pages are read, not after the last one.
+      // Rows are compared with a comparable previous version while the next pages are read, not after the last one
+      // (the lines in the database, once all are written).
       void previous.then((loaded) => {
         if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
-        else rowWriter.noComparison();
       });
       const fetched = await fetchWindow(source, window, {
         signal: options.signal,

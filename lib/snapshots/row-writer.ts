@@ -5,7 +5,7 @@ import { bulkInsertSnapshotRows, deleteUnpublishedRows, insertSnapshotPages } fr
 import type { AttributionRecipient } from "@/lib/service/schemas";
 import { type ComparableVersion, createDriftComparer, type DriftComparer } from "./drift";
 import type { PageRecord } from "./fetch";
-import { buildLineRows, buildRecipientRows, type Row, type SnapshotRows } from "./rows";
+import { buildLineRows, buildRecipientRows, emptyRows, type Row, type SnapshotRows, withoutLines } from "./rows";
 
 export async function insertRows(trx: Trx, snapshotId: string, rows: SnapshotRows): Promise<void> {
   await bulkInsertSnapshotRows(trx, "snapshot_recipient", snapshotId, rows.recipients);
@@ -27,10 +27,10 @@ export async function insertPages(trx: Trx, snapshotId: string, pages: readonly 
  * A window read in parts has no final recipient before its last part (their figures are summed over the parts), but
  * each renewal line belongs to exactly one part: the lines of each part are written as soon as it is read.
  *
- * Given the previous version of the window, it also compares each page's rows with it as they come, so that
- * publishing only has the totals left to compare. A part's line rows are held after they are written only while such
- * a comparison may still need them: told there is none, the writer keeps just their period ids (a month read in
- * parts holds a million lines; their rows alone are about a quarter of a gigabyte).
+ * Given the previous version of the window, it also compares each page's rows but the lines with it as they come, so
+ * that publishing has only the totals left to compare in memory; the lines are compared in the database once all are
+ * written. A part's line rows are let go once written: the writer keeps just their period ids (a month read in parts
+ * holds a million lines; their rows alone are about a quarter of a gigabyte).
  */
 export type RowWriter = {
   addRecipients(recipients: readonly AttributionRecipient[]): void;
@@ -43,10 +43,8 @@ export type RowWriter = {
   addPage(page: PageRecord): Promise<void>;
   /** Pages queued whose insert has not run yet: the only page texts the writer holds. */
   pagesPending(): number;
-  /** Compares every row written, before and after this call, with this version. */
+  /** Compares every row but the lines written, before and after this call, with this version. */
   compareWith(previous: ComparableVersion): void;
-  /** There is no version to compare with: the line rows of the parts written are let go, and those of later ones. */
-  noComparison(): void;
   /**
    * Voids what was written beyond the first `keptPages` pages (the pages still part of the read): the pages after
    * them, the lines of the parts read after them and every recipient. The lines of the parts read within them stay.
@@ -66,14 +64,9 @@ export type WrittenRecipients = {
   rows: SnapshotRows;
   /** The period ids of the lines written part by part (a window read in parts), in the order written. */
   partPeriodIds: readonly number[];
-  /** Their rows, unless the writer was told there is nothing to compare them with. */
-  partLines: readonly Row[] | null;
+  /** The comparison of every row but the lines: publishing compares those in the database. */
   drift: { previous: ComparableVersion; comparer: DriftComparer } | null;
 };
-
-export function emptyRows(): SnapshotRows {
-  return { recipients: [], lines: [], reversals: [], events: [] };
-}
 
 function appendRows(into: SnapshotRows, more: SnapshotRows): void {
   for (const key of ["recipients", "lines", "reversals", "events"] as const) {
@@ -89,8 +82,8 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** A part's lines as written: their period ids, and their rows while a comparison may need them. */
-type PartLines = { periodIds: number[]; rows: Row[] | null; pagesRead: number };
+/** A part's lines as written: their period ids. */
+type PartLines = { periodIds: number[]; pagesRead: number };
 
 /** Pages queued for writing before the read waits for the store (a few pages of up to a hundred kilobytes). */
 export const MAX_PAGES_PENDING = 8;
@@ -104,7 +97,6 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
   let parts: PartLines[] = [];
   let previous: ComparableVersion | null = null;
   let comparer: DriftComparer | null = null;
-  let keepRows = true;
   let pages = 0;
   let pending = 0;
   const queue = (work: () => Promise<void>) => {
@@ -112,15 +104,8 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       failure ??= error;
     });
   };
-  const linesOnly = (rows: Row[]): SnapshotRows => ({ ...emptyRows(), lines: rows });
-  const heldRows = (part: PartLines): Row[] => {
-    if (!part.rows) throw new Error("a part's line rows were let go, but a comparison needs them");
-    return part.rows;
-  };
   const writePart = async (rows: Row[], pagesRead: number) => {
-    const periodIds = rows.map((row) => row.period_id as number);
-    parts.push({ periodIds, rows: keepRows ? rows : null, pagesRead });
-    comparer?.add(linesOnly(rows));
+    parts.push({ periodIds: rows.map((row) => row.period_id as number), pagesRead });
     await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, rows);
   };
   const writer: RowWriter = {
@@ -132,7 +117,7 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
         await nextTurn();
         const rows = buildRecipientRows(list, firstRank);
         appendRows(built, rows);
-        comparer?.add(rows);
+        comparer?.add(withoutLines(rows));
         await insertRows(trx, snapshotId, rows);
       });
     },
@@ -160,14 +145,7 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
         await nextTurn();
         previous = version;
         comparer = createDriftComparer(version);
-        comparer.add(built);
-        for (const part of parts) comparer.add(linesOnly(heldRows(part)));
-      });
-    },
-    noComparison() {
-      queue(async () => {
-        keepRows = false;
-        for (const part of parts) part.rows = null;
+        comparer.add(withoutLines(built));
       });
     },
     async reset(keptPages = 0) {
@@ -182,7 +160,6 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       pages = keptPages;
       parts = parts.filter((part) => part.pagesRead <= keptPages);
       comparer = previous ? createDriftComparer(previous) : null;
-      for (const part of parts) comparer?.add(linesOnly(heldRows(part)));
       if (keptPages === 0) {
         failure = null;
         await rollbackToSavepoint(trx, "snapshot_rows");
@@ -201,11 +178,10 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       if (failure) throw failure;
       const drift = previous && comparer ? { previous, comparer } : null;
       const partPeriodIds = parts.flatMap((part) => part.periodIds);
-      const partLines = parts.every((part) => part.rows) ? parts.flatMap((part) => heldRows(part)) : null;
       return {
         recipients: given.length,
         pages,
-        written: { recipients: given, rows: built, partPeriodIds, partLines, drift },
+        written: { recipients: given, rows: built, partPeriodIds, drift },
       };
     },
   };

@@ -17,6 +17,15 @@ export type SnapshotRows = {
   events: Row[];
 };
 
+export function emptyRows(): SnapshotRows {
+  return { recipients: [], lines: [], reversals: [], events: [] };
+}
+
+/** Rows without their lines: a version's lines are compared in the database (lib/snapshots/store.ts). */
+export function withoutLines(rows: SnapshotRows): SnapshotRows {
+  return { ...rows, lines: [] };
+}
+
 /**
  * Already in the normal form and certainly an instant parseInstant accepts (years from 1000; days up to 28 exist in
  * every month): most service timestamps, tens of thousands per snapshot, skip the general parse. Anything else,

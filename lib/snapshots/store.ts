@@ -4,6 +4,7 @@ import { updatePull } from "@/db/queries/snapshot-pulls";
 import {
   bulkInsertSnapshotRows,
   findLatestVersion,
+  readDifferingLines,
   insertSnapshot,
   nextSnapshotVersion,
   readSnapshotColumns,
@@ -13,12 +14,19 @@ import type { SnapshotDriftStatus } from "@/db/types";
 import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
-import { COMPARED_COLUMNS, type ComparableVersion, INSTANT_COLUMNS, compareVersions, type DriftEntry } from "./drift";
+import {
+  COMPARED_COLUMNS,
+  type ComparableVersion,
+  INSTANT_COLUMNS,
+  compareLine,
+  compareVersions,
+  type DriftEntry,
+} from "./drift";
 import type { FetchedWindow } from "./fetch";
 import type { Check, LineFacts, RecipientWith } from "./merge";
 import type { BulkTable } from "@/db/queries/snapshot-columns";
 import { insertRows, type RowWriter, type WrittenRecipients } from "./row-writer";
-import { buildRecipientRowsWithoutLines, buildRows, totalsColumns } from "./rows";
+import { buildRecipientRowsWithoutLines, buildRows, totalsColumns, withoutLines } from "./rows";
 
 export { createRowWriter, type RowWriter, type WrittenRecipients } from "./row-writer";
 
@@ -73,14 +81,21 @@ export async function findPreviousVersion(db: Db, gameId: string, window: TimeWi
   return findLatestVersion(db, { gameId, window });
 }
 
-/** A published version's totals and rows, in the shape drift compares. */
-export async function loadComparable(db: Db, snapshotId: string): Promise<ComparableVersion> {
+/**
+ * A published version's totals and rows, in the shape drift compares; without its lines with `lines: false` (a month
+ * may hold a million: publishing compares them in the database, compareLinesInDatabase).
+ */
+export async function loadComparable(
+  db: Db,
+  snapshotId: string,
+  options: { lines: boolean } = { lines: true },
+): Promise<ComparableVersion> {
   const read = (table: BulkTable, columns: readonly string[]) =>
     readSnapshotColumns(db, { table, snapshotId, columns, instants: INSTANT_COLUMNS });
   const [totals, recipients, lines, reversals, events] = await Promise.all([
     readSnapshotTotals(db, snapshotId),
     read("snapshot_recipient", COMPARED_COLUMNS.recipients),
-    read("snapshot_line", COMPARED_COLUMNS.lines),
+    options.lines ? read("snapshot_line", COMPARED_COLUMNS.lines) : [],
     read("snapshot_reversal", COMPARED_COLUMNS.reversals),
     read("snapshot_refund_event", COMPARED_COLUMNS.events),
   ]);
@@ -90,13 +105,48 @@ export async function loadComparable(db: Db, snapshotId: string): Promise<Compar
 export type LoadedPrevious = (PreviousVersion & { comparable: ComparableVersion | null }) | null;
 
 /**
- * The previous version of the window and, when it can be compared (taken after the window closed), its rows. Started
- * while the pages are being read, so the comparison costs no extra wall time.
+ * The previous version of the window and, when it can be compared (taken after the window closed), its rows but the
+ * lines. Started while the pages are being read, so the comparison costs no extra wall time.
  */
 export async function loadPreviousVersion(db: Db, gameId: string, window: TimeWindow): Promise<LoadedPrevious> {
   const previous = await findPreviousVersion(db, gameId, window);
   if (!previous) return null;
-  return { ...previous, comparable: previous.windowClosed ? await loadComparable(db, previous.id) : null };
+  const comparable = previous.windowClosed ? await loadComparable(db, previous.id, { lines: false }) : null;
+  return { ...previous, comparable };
+}
+
+/** Lines read back at a time where two versions differ. */
+const DIFFERING_LINES_PER_READ = 2_000;
+
+/**
+ * The renewal lines of two versions compared where they are, in the database (`currentId`'s written in `trx`): only
+ * the lines that differ come back, to be compared by drift's rules. Keeps the first `keep` differences and counts all.
+ */
+export async function compareLinesInDatabase(
+  trx: Trx,
+  params: { previousId: string; currentId: string; keep: number },
+): Promise<{ entries: DriftEntry[]; count: number }> {
+  const columns = COMPARED_COLUMNS.lines.filter((column) => column !== "period_id");
+  const entries: DriftEntry[] = [];
+  let count = 0;
+  let after: string | null = null;
+  for (;;) {
+    const lines = await readDifferingLines(trx, {
+      ...params,
+      columns,
+      instants: INSTANT_COLUMNS,
+      after,
+      limit: DIFFERING_LINES_PER_READ,
+    });
+    for (const line of lines) {
+      const found: DriftEntry[] = [];
+      compareLine(found, line.periodId, line.previous, line.current);
+      count += found.length;
+      entries.push(...found.slice(0, Math.max(0, params.keep - entries.length)));
+    }
+    if (lines.length < DIFFERING_LINES_PER_READ) return { entries, count };
+    after = lines[lines.length - 1]?.periodId ?? null;
+  }
 }
 
 export type PublishInput = {
@@ -145,7 +195,7 @@ export async function publishSnapshot(
   // Rows the writer built from the very recipients of the read are reused: building them again costs as much.
   const rowsWritten = wroteExactly(flushed.written, fetched.recipients);
   // A window read in parts: its lines were written part by part, the rest is built here.
-  const { partPeriodIds, partLines } = flushed.written;
+  const { partPeriodIds } = flushed.written;
   const linesWritten = fetched.linesWritten;
   // The writer voids what it wrote for a read started over, so whatever it holds is the read's own.
   if (
@@ -154,12 +204,16 @@ export async function publishSnapshot(
   ) {
     throw new Error("rows written while reading do not match the recipients read");
   }
-  // A window read in parts: its lines are in the database, their rows only while a comparison needed them.
+  // A window read in parts: its lines are in the database only.
   const rows = rowsWritten
     ? flushed.written.rows
-    : fetched.linesWritten
-      ? { ...buildRecipientRowsWithoutLines(fetched.recipients, 1), lines: partLines ? [...partLines] : [] }
+    : linesWritten
+      ? buildRecipientRowsWithoutLines(fetched.recipients, 1)
       : buildRows(fetched);
+  const id = input.snapshotId;
+  // Every row is written before the lines are compared in the database (the keys to the snapshot row are checked at
+  // the commit). A window read in parts has its recipients only once the parts are merged.
+  if (!rowsWritten) await insertRows(trx, id, rows);
   const lineCount = linesWritten ? partPeriodIds.length : rows.lines.length;
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
@@ -169,23 +223,31 @@ export async function publishSnapshot(
 
   let driftStatus: SnapshotDriftStatus = "first_version";
   let drift: DriftEntry[] = [];
+  let driftCount = 0;
   if (previous && !(previous.windowClosed && windowClosed)) driftStatus = "not_comparable";
   if (previous?.windowClosed && windowClosed) {
-    const comparable = previous.comparable ?? (await loadComparable(db, previous.id));
+    const comparable = previous.comparable ?? (await loadComparable(db, previous.id, { lines: false }));
     // The rows were compared with this very version while they were written; only the totals are left.
     const compared = rowsWritten || linesWritten ? flushed.written.drift : null;
     if (compared && compared.previous === comparable) {
-      // The lines of a window read in parts were compared as written; its other rows are compared now.
-      if (linesWritten) compared.comparer.add({ ...rows, lines: [] });
+      // The recipients of a window read in parts exist only now.
+      if (linesWritten) compared.comparer.add(rows);
       drift = compared.comparer.finish(totals);
     } else {
-      if (linesWritten && !partLines) throw new Error("the lines written were not kept for the comparison");
-      drift = compareVersions(comparable, { totals, rows });
+      drift = compareVersions(comparable, { totals, rows: withoutLines(rows) });
     }
-    driftStatus = drift.some((entry) => entry.severity === "drift") ? "drift" : "reproduced";
+    driftCount = drift.filter((entry) => entry.severity === "drift").length;
+    // The lines last: the drift kept on the snapshot shows the other rows' first.
+    const lines = await compareLinesInDatabase(trx, {
+      previousId: previous.id,
+      currentId: id,
+      keep: MAX_DRIFT_ROWS - drift.length,
+    });
+    drift.push(...lines.entries);
+    driftCount += lines.count;
+    driftStatus = driftCount > 0 ? "drift" : "reproduced";
   }
 
-  const id = input.snapshotId;
   const version = await (async () => {
     const next = await nextSnapshotVersion(trx, { gameId: input.gameId, window });
     await insertSnapshot(trx, {
@@ -222,14 +284,8 @@ export async function publishSnapshot(
       build_notes: JSON.stringify(fetched.notes),
       compared_to_snapshot_id: driftStatus === "reproduced" || driftStatus === "drift" ? (previous?.id ?? null) : null,
       drift_status: driftStatus,
-      drift_count: drift.filter((entry) => entry.severity === "drift").length,
+      drift_count: driftCount,
     });
-    if (linesWritten) {
-      await insertRows(trx, id, { ...rows, lines: [] });
-    } else if (!rowsWritten) {
-      // A window read in parts: its recipients exist only once the parts are merged.
-      await insertRows(trx, id, rows);
-    }
     await bulkInsertSnapshotRows(
       trx,
       "snapshot_sub_window",
@@ -293,7 +349,7 @@ export async function publishSnapshot(
     snapshotId: id,
     version,
     driftStatus,
-    driftCount: drift.filter((entry) => entry.severity === "drift").length,
+    driftCount,
     comparedTo: previous?.id ?? null,
     windowClosed,
   };

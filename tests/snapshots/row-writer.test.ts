@@ -96,7 +96,6 @@ describe("the row writer when a read starts over", () => {
       const flushed = await writer.flush();
       expect(flushed.pages).toBe(3);
       expect(flushed.written.partPeriodIds).toEqual([1, 2, 3, 5]);
-      expect(flushed.written.partLines?.map((row) => row.period_id)).toEqual([1, 2, 3, 5]);
       expect(await stored(trx, snapshotId)).toEqual({
         pages: [
           [1, "first part, page 1"],
@@ -106,24 +105,6 @@ describe("the row writer when a read starts over", () => {
         lines: [1, 2, 3, 5],
         recipients: 0,
       });
-    });
-  });
-
-  it("lets the part lines' rows go once told there is nothing to compare, and still voids them by period", async () => {
-    await unpublished(async (trx, snapshotId) => {
-      const writer = await createRowWriter(trx, snapshotId);
-      writer.addPage(page(1, "first part"));
-      writer.addPartLines(part([1, 2]), 1);
-      writer.noComparison();
-      writer.addPage(page(2, "second part"));
-      writer.addPartLines(part([3, 4]), 2);
-      await writer.reset(1);
-      writer.addPage(page(2, "second part read again"));
-      writer.addPartLines(part([3, 5]), 2);
-      const flushed = await writer.flush();
-      expect(flushed.written.partPeriodIds).toEqual([1, 2, 3, 5]);
-      expect(flushed.written.partLines).toBeNull();
-      expect((await stored(trx, snapshotId)).lines).toEqual([1, 2, 3, 5]);
     });
   });
 

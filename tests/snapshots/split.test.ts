@@ -138,8 +138,8 @@ describe("a window over the renewal cap", () => {
     expect(new Set(lines.map((line) => line.period_id)).size).toBe(20_500);
     expect(lines.find((line) => Number(line.period_id) === patched)?.attributed_amount_usd).toBe("1.95");
     expect(phases).toContain("re-reading a window whose figures changed");
-    // The lines written part by part were compared with the first version's as they were written: the patched line
-    // is the drift (with its recipient's figures and the totals it moves).
+    // The lines written part by part are compared with the first version's in the database once all are written: the
+    // patched line is the drift (with its recipient's figures and the totals it moves).
     expect(summary.drift.status).toBe("drift");
     const drift = await env.db
       .selectFrom("snapshot_drift")
