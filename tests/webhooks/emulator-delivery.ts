@@ -100,9 +100,11 @@ export function setUpEmulatorWebhooks(
   });
 
   afterAll(async () => {
-    await emulator?.close();
+    // Deliveries stop reaching the route first; the jobs they queued (a re-pull of a window a refund made stale) then
+    // finish against the running emulator before the workers stop and the database goes, with no transaction open.
     await new Promise((resolve) => forwarder?.close(resolve));
     await stopBoss();
+    await emulator?.close();
     await t?.drop();
   });
 }
