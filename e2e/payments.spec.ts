@@ -5,7 +5,7 @@ import { createDb } from "../db/index";
 import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { shoot, signIn } from "./fixtures/session";
 import { expect, type Page, test } from "./fixtures/test";
-import { userFor } from "./fixtures/users";
+import { SECOND_FINANCE, userFor } from "./fixtures/users";
 
 /**
  * Paying recipients, end to end: a batch of a demo window is prepared and approved (by two finance users) for five
@@ -40,7 +40,7 @@ async function query<T extends pg.QueryResultRow>(text: string, values: unknown[
 }
 
 async function person(role: "finance" | "finance2") {
-  const email = role === "finance" ? userFor("finance").email : "finance2@e2e.test";
+  const email = role === "finance" ? userFor("finance").email : SECOND_FINANCE;
   const [row] = await query<{ id: string; email: string }>(`select id, email from auth_user where email = $1`, [email]);
   if (!row) throw new Error(`no user ${email}`);
   return { id: row.id, email: row.email };

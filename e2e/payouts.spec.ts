@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "./fixtures/test";
-import { E2E_PASSWORD } from "./fixtures/users";
+import { SECOND_FINANCE } from "./fixtures/users";
 import path from "node:path";
 import { shoot, signIn } from "./fixtures/session";
 
@@ -18,14 +18,6 @@ const MONTH = "2026-08";
 const LABEL = "August 2026";
 const WINDOW_PATH = `/payouts/${MONTH}`;
 const HOLD_REASON = "W-8BEN tax form missing for this recipient";
-
-async function signInAsSecondFinance(page: Page): Promise<void> {
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill("finance2@e2e.test");
-  await page.getByLabel("Password").fill(E2E_PASSWORD);
-  await page.getByLabel("Password").press("Enter");
-  await expect(page).toHaveURL(/\/payouts$/);
-}
 
 async function confirmDialog(
   page: Page,
@@ -213,7 +205,7 @@ test.describe("payout review", () => {
   test("[finance] a second finance user approves the batch and records the payment", async ({ page }) => {
     // A long flow (two users, a dozen pages and dialogs, each checked by axe): like the review above, not one step.
     test.setTimeout(180_000);
-    await signInAsSecondFinance(page);
+    await signIn(page, { email: SECOND_FINANCE });
     await page.goto(WINDOW_PATH);
     await confirmDialog(page, "Approve batch", "Approve batch");
     await expect(page.getByText("Approved", { exact: true }).first()).toBeVisible();

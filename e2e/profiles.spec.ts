@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures/test";
-import { E2E_PASSWORD } from "./fixtures/users";
+import { SECOND_FINANCE } from "./fixtures/users";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
@@ -90,11 +90,7 @@ test.describe
     });
 
     test("[finance] a second finance user approves the changed IBAN", async ({ page }) => {
-      await page.goto("/sign-in");
-      await page.getByLabel("Email").fill("finance2@e2e.test");
-      await page.getByLabel("Password").fill(E2E_PASSWORD);
-      await page.getByLabel("Password").press("Enter");
-      await expect(page).toHaveURL(/\/payouts$/);
+      await signIn(page, { email: SECOND_FINANCE });
       await page.goto(`/recipients/${RECIPIENT}`);
       await expect(page.getByRole("heading", { name: "Change awaiting review" })).toBeVisible();
       await shoot(page, "finance2-profile-review");
