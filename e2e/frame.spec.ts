@@ -78,5 +78,17 @@ test(
         .first(),
     ).toBeVisible();
     await shoot(page, "finance-liability-after-month");
+    // Fifty recipients a page, largest first; the next page keeps the day.
+    const pages = page.getByRole("navigation", { name: "Liability pages" });
+    await expect(pages.getByText(/^Rows 1–50 of [\d,]+ · page 1 of \d+$/)).toBeVisible();
+    await expect(table.getByRole("row")).toHaveCount(51);
+    await pages.getByRole("link", { name: "Next ›" }).click();
+    await expect(page).toHaveURL(/\/payouts\/liability\?asOf=2026-10-01&page=2$/);
+    await expect(pages.getByText(/^Rows 51–\d+ of [\d,]+ · page 2 of \d+$/)).toBeVisible();
+    await expect(table.getByRole("row").nth(1)).toBeVisible();
+    // A page past the end shows the last one.
+    await page.goto("/payouts/liability?asOf=2026-10-01&page=999");
+    await expect(pages.getByText(/ · page (\d+) of \1$/)).toBeVisible();
+    await expect(pages.getByText("Next ›")).toHaveAttribute("aria-disabled", "true");
   },
 );

@@ -16,6 +16,7 @@ import {
   previewRefundInputSchema,
 } from "@/app/(desk)/subscriptions/schemas";
 import { parseEventLogFilters } from "@/app/(desk)/webhooks/table-state";
+import { liabilityHref, parseLiabilityQuery } from "@/app/(desk)/payouts/liability/query";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
@@ -146,6 +147,20 @@ describe("a format check stops before the refinements that assume it", () => {
       from: "2026-03-01",
       fromMs: Date.parse("2026-03-01T00:00:00Z"),
     });
+  });
+
+  it("the liability page drops a day or a page that is not one, and its page links keep the day", () => {
+    expect(parseLiabilityQuery({})).toEqual({ asOf: undefined, page: 1 });
+    for (const typed of ["2026-13-45x", "yesterday", "2026-02-30", ""])
+      expect(parseLiabilityQuery({ asOf: typed })).toEqual({ asOf: null, page: 1 });
+    expect(parseLiabilityQuery({ asOf: ["2026-04-30", "2026-05-01"], page: "3" })).toEqual({
+      asOf: "2026-04-30",
+      page: 3,
+    });
+    for (const page of ["0", "-2", "2.5", "abc", "1e9"])
+      expect(parseLiabilityQuery({ asOf: "2026-04-30", page }).page).toBe(1);
+    expect(liabilityHref("2026-04-30", 1)).toBe("/payouts/liability?asOf=2026-04-30");
+    expect(liabilityHref("2026-04-30", 4)).toBe("/payouts/liability?asOf=2026-04-30&page=4");
   });
 });
 

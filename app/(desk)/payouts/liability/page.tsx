@@ -12,13 +12,13 @@ import { formatInstant, monthKeyOf, monthWindow, parseInstant } from "@/lib/time
 import { NoGame } from "../../no-game";
 import { loadDeskPage, type SearchParamsProps } from "../../page-context";
 import { PayoutsHeader } from "@/app/_components/payouts/payouts-nav";
+import { Pager } from "@/app/_components/table/pager";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
+import { LIABILITY_PAGE_SIZE, liabilityHref, parseLiabilityQuery } from "./query";
 
 const DESCRIPTION = "What this game owed each recipient at the end of a day (UTC): earned and not yet paid.";
 
 export const metadata: Metadata = { title: "Liability" };
-
-const MAX_ROWS = 500;
 
 const COLUMNS: { key: keyof LiabilityRow; label: string }[] = [
   { key: "notInBatchUsd", label: "Not yet in a batch" },
@@ -42,11 +42,9 @@ function windowLabel(w: LiabilityWindow): string {
 /** "As of the end of day D, what do we owe each recipient", on an accrual basis. */
 export default async function LiabilityPage({ searchParams }: SearchParamsProps) {
   const { user, db, game } = await loadDeskPage("viewer");
-  const query = await searchParams;
+  const query = parseLiabilityQuery(await searchParams);
   const today = formatInstant(Date.now()).slice(0, 10);
-  const typed = typeof query.asOf === "string" ? query.asOf : today;
-  const dayMs = /^\d{4}-\d{2}-\d{2}$/.test(typed) ? parseInstant(typed) : null;
-  const asOfDay = dayMs === null ? today : typed;
+  const asOfDay = query.asOf ?? today;
   // As of the end of day D (UTC): everything recorded on D counts, and a window ending at midnight after D has ended.
   const asOf = new Date((parseInstant(asOfDay) ?? Date.now()) + 86_400_000);
   const header = <PayoutsHeader title="Liability" description={DESCRIPTION} current="/payouts/liability" />;
@@ -54,6 +52,9 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
   const { rows, windows } = await listLiability(db, { gameId: game.id, asOf });
   const total = (key: keyof LiabilityRow) => formatUsd(sumMoney(rows.map((r) => r[key] as string)));
   const missing = uncountedMonths(windows, asOf);
+  // Largest first, a page at a time: every recipient is reachable, and a page stays quick to read and to render.
+  const pages = Math.max(1, Math.ceil(rows.length / LIABILITY_PAGE_SIZE));
+  const offset = (Math.min(query.page, pages) - 1) * LIABILITY_PAGE_SIZE;
 
   return (
     <>
@@ -80,7 +81,7 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
         >
           Show
         </button>
-        {dayMs === null && typeof query.asOf === "string" ? (
+        {query.asOf === null ? (
           <p role="alert" className="text-sm text-danger">
             As of must be a date such as 2026-04-30; showing today.
           </p>
@@ -146,17 +147,20 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
           </EmptyState>
         )
       ) : (
-        <Card
-          title={
-            `Per recipient, largest ` +
-            `first${rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${formatCount(rows.length)})` : ""}`
-          }
-          flush
-        >
+        <Card title="Per recipient, largest first" flush>
           <SimpleTable
             caption={`Liability per recipient as of the end of ${asOfDay}, in USD`}
             frame="none"
             dense
+            footer={
+              <Pager
+                label="Liability pages"
+                offset={offset}
+                limit={LIABILITY_PAGE_SIZE}
+                total={rows.length}
+                hrefFor={(next) => liabilityHref(asOfDay, next / LIABILITY_PAGE_SIZE + 1)}
+              />
+            }
             head={
               <>
                 <Th>Recipient</Th>
@@ -169,7 +173,7 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
               </>
             }
           >
-            {rows.slice(0, MAX_ROWS).map((r) => (
+            {rows.slice(offset, offset + LIABILITY_PAGE_SIZE).map((r) => (
               <Tr key={r.recipientPlayerId}>
                 <RowTh>
                   <TextLink href={`/recipients/${r.recipientPlayerId}`}>
