@@ -201,8 +201,19 @@ test("[finance] pulls asked from both servers and the CLI at once: each pull pub
   await signInThrough(page, a.url, a.url);
   const other = await context.newPage();
   await other.goto(`${b.url}/payouts`);
+  // The first report page is answered but held until both servers have taken their requests, so the pull the first
+  // request starts is still under way when the second arrives, however slowly either page is driven. (A request made
+  // after a pull has published starts a new version, as it should.)
+  const fault = await fetch(`${emulator.url}/__emulator/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ route: "/api/subscriptions/reporting/attribution", fault: "delay", hang_ms: 120_000 }),
+  });
+  expect(fault.ok).toBe(true);
   const cli = startProcess("cli", desk("snapshot", "--game", DEMO_GAME_ID, "--month", "2026-08"));
   await Promise.all([askSnapshot(page, "2026-08"), askSnapshot(other, "2026-08")]);
+  await until(async () => emulator.runtime.hangs.size > 0, "a pull holding the first report page");
+  for (const release of [...emulator.runtime.hangs]) release();
   const cliCode = await exited(cli);
   const { pulls } = await expectEachPublishedOnce(db, "2026-08");
   // The two servers' requests made one pull at the most: a request while one is under way joins it (and both join
