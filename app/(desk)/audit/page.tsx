@@ -208,7 +208,7 @@ export default async function AuditPage({ searchParams }: Props) {
               offset={offset}
               limit={AUDIT_PAGE_SIZE}
               total={result.total}
-              hrefFor={(next) => auditHref(filter, next / AUDIT_PAGE_SIZE + 1)}
+              pageHref={(page) => auditHref(filter, page)}
             />
           }
         >

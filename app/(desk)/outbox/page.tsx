@@ -58,7 +58,7 @@ export default async function OutboxPage({ searchParams }: Props) {
             offset={(page - 1) * OUTBOX_PAGE_SIZE}
             limit={OUTBOX_PAGE_SIZE}
             total={total}
-            hrefFor={(offset) => `/outbox?page=${Math.floor(offset / OUTBOX_PAGE_SIZE) + 1}`}
+            pageHref={(page) => `/outbox?page=${page}`}
           />
         </>
       )}

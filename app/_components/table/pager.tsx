@@ -2,23 +2,26 @@ import Link from "next/link";
 import { formatCount } from "@/lib/format";
 import { buttonClassName } from "@/app/_components/ui/button-styles";
 
+/** Where a link goes: by the offset of its first row (a list the service pages), or by its page number (from 1). */
+type PagerLinks = { hrefFor: (offset: number) => string } | { pageHref: (page: number) => string };
+
 /**
- * Previous / next links for a list the service pages (limit and offset). Links, so they work without script, open in
- * a new tab and keep their place in the history.
+ * Previous / next links for a list shown a page at a time (limit and offset). Links, so they work without script, open
+ * in a new tab and keep their place in the history.
  */
 export function Pager({
   label,
   offset,
   limit,
   total,
-  hrefFor,
+  ...links
 }: {
   label: string;
   offset: number;
   limit: number;
   total: number;
-  hrefFor: (offset: number) => string;
-}) {
+} & PagerLinks) {
+  const hrefFor = (at: number) => ("hrefFor" in links ? links.hrefFor(at) : links.pageHref(Math.floor(at / limit) + 1));
   const first = total === 0 ? 0 : offset + 1;
   const last = Math.min(offset + limit, total);
   const page = Math.floor(offset / limit) + 1;

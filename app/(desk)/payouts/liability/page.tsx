@@ -158,7 +158,7 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
                 offset={offset}
                 limit={LIABILITY_PAGE_SIZE}
                 total={rows.length}
-                hrefFor={(next) => liabilityHref(asOfDay, next / LIABILITY_PAGE_SIZE + 1)}
+                pageHref={(page) => liabilityHref(asOfDay, page)}
               />
             }
             head={
