@@ -101,7 +101,7 @@ test.describe
       await expect(page.getByRole("heading", { name: "Change awaiting review" })).toHaveCount(0);
       const history = page.getByRole("region", { name: "Payout profile history" });
       await expect(history).toContainText("Approved");
-      await expect(history).toContainText("finance2@e2e.test");
+      await expect(history).toContainText(SECOND_FINANCE);
       await expect(page.locator("body")).not.toContainText(NEXT_IBAN);
       await shoot(page, "finance2-profile-approved");
     });
