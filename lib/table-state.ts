@@ -46,7 +46,8 @@ function includes<T extends string>(values: readonly T[], value: string | undefi
   return value !== undefined && (values as readonly string[]).includes(value);
 }
 
-function readParam(input: SearchParamsInput, name: string): string | undefined {
+/** One search parameter as text: the first of a repeated one, undefined when absent. */
+export function readParam(input: SearchParamsInput, name: string): string | undefined {
   if (typeof input.get === "function") return (input as { get(name: string): string | null }).get(name) ?? undefined;
   const value = (input as Record<string, string | string[] | undefined>)[name];
   return Array.isArray(value) ? value[0] : value;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AuditFilter } from "@/db/queries/audit";
+import { readParam } from "@/lib/table-state";
 import { parseInstant } from "@/lib/time";
 
 /**
@@ -35,10 +36,7 @@ export const auditFilterSchema = z.object({
 export type AuditFilterInput = z.output<typeof auditFilterSchema>;
 
 export function parseAuditFilter(params: Record<string, string | string[] | undefined>): AuditFilterInput {
-  const one = (name: string) => {
-    const value = params[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
+  const one = (name: string) => readParam(params, name);
   return auditFilterSchema.parse({
     action: one("action"),
     actor: one("actor"),

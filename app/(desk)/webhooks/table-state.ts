@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { WEBHOOK_EVENT_STATUSES } from "@/lib/webhooks/describe";
-import { defineTableState, type SearchParamsInput } from "@/lib/table-state";
+import { defineTableState, readParam, type SearchParamsInput } from "@/lib/table-state";
 import { parseInstant, MS_PER_DAY } from "@/lib/time";
 
 /** The event log's table state in the URL: sort, page, status filter and `q` (a subscription id). */
@@ -40,14 +40,12 @@ const extraSchema = z.object({
 
 export type EventLogFilters = z.infer<typeof extraSchema> & { fromMs?: number; toMs?: number };
 
-function read(input: SearchParamsInput, name: string): string | undefined {
-  if (typeof input.get === "function") return (input as { get(name: string): string | null }).get(name) ?? undefined;
-  const value = (input as Record<string, string | string[] | undefined>)[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 export function parseEventLogFilters(input: SearchParamsInput): EventLogFilters {
-  const parsed = extraSchema.parse({ type: read(input, "type"), from: read(input, "from"), to: read(input, "to") });
+  const parsed = extraSchema.parse({
+    type: readParam(input, "type"),
+    from: readParam(input, "from"),
+    to: readParam(input, "to"),
+  });
   const fromMs = parsed.from ? (parseInstant(parsed.from) ?? undefined) : undefined;
   const toDay = parsed.to ? parseInstant(parsed.to) : null;
   return { ...parsed, fromMs, toMs: toDay === null ? undefined : toDay + MS_PER_DAY };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readParam } from "@/lib/table-state";
 import { parseInstant } from "@/lib/time";
 
 /**
@@ -8,28 +9,23 @@ import { parseInstant } from "@/lib/time";
  */
 export const LIABILITY_PAGE_SIZE = 50;
 
-const one = (value: unknown) => (Array.isArray(value) ? value[0] : value);
-
 export const liabilityQuerySchema = z.object({
-  asOf: z.preprocess(
-    one,
-    z
-      .string()
-      .trim()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, { abort: true })
-      .refine((day) => parseInstant(day) !== null)
-      .nullable()
-      .optional()
-      .catch(null),
-  ),
-  page: z.preprocess(one, z.coerce.number().int().min(1).max(100_000).catch(1)),
+  asOf: z
+    .string()
+    .trim()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { abort: true })
+    .refine((day) => parseInstant(day) !== null)
+    .nullable()
+    .optional()
+    .catch(null),
+  page: z.coerce.number().int().min(1).max(100_000).catch(1),
 });
 
 export type LiabilityQuery = z.output<typeof liabilityQuerySchema>;
 
 /** `asOf` null: one was typed and it is not a day; undefined: none was given. */
 export function parseLiabilityQuery(params: Record<string, string | string[] | undefined>): LiabilityQuery {
-  return liabilityQuerySchema.parse({ asOf: params.asOf, page: params.page ?? 1 });
+  return liabilityQuerySchema.parse({ asOf: readParam(params, "asOf"), page: readParam(params, "page") ?? 1 });
 }
 
 /** The address of one page of the table as of a day. */
