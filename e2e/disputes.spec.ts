@@ -1,5 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import pg from "pg";
+import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
@@ -22,15 +23,7 @@ async function query<T extends pg.QueryResultRow>(text: string, values: unknown[
   }
 }
 
-async function emulatorAdmin(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const response = await fetch(`${process.env.E2E_EMULATOR_URL}/__emulator${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(response.ok).toBe(true);
-  return (await response.json()) as Record<string, unknown>;
-}
+const { admin: emulatorAdmin } = suiteEmulator();
 
 async function disputeIs(disputeId: string, status: string): Promise<void> {
   await expect(async () => {

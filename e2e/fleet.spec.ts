@@ -28,7 +28,8 @@ import {
   stop,
   until,
 } from "./fixtures/fleet";
-import { emulatorAccess, findRefundCandidate, RECEIPT_URL, refundOutcome, reviewRefund } from "./fixtures/refunds";
+import { emulatorAccess } from "./fixtures/emulator";
+import { findRefundCandidate, RECEIPT_URL, refundOutcome, reviewRefund } from "./fixtures/refunds";
 import { E2E_PASSWORD, userFor } from "./fixtures/users";
 
 /**
@@ -171,12 +172,11 @@ test("[finance] SIGTERM to the worker running a pull loses nothing: the other wo
   await signInThrough(page, a.url, a.url);
   // The first report page is held, so the pull is under way when its worker is told to stop (and let go once that
   // worker has handed its jobs back: what the pull does after that cannot publish twice).
-  const fault = await fetch(`${emulator.url}/__emulator/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ route: "/api/subscriptions/reporting/attribution", fault: "hang", hang_ms: 30_000 }),
+  await emulatorAccess(() => emulator.url).admin("/faults", {
+    route: "/api/subscriptions/reporting/attribution",
+    fault: "hang",
+    hang_ms: 30_000,
   });
-  expect(fault.ok).toBe(true);
   await askSnapshot(page, "2026-07");
   await until(async () => (await pullsOf(db, "2026-07")).some((p) => p.status === "running"), "the pull running");
   const [first] = workers as [Proc];
@@ -204,12 +204,11 @@ test("[finance] pulls asked from both servers and the CLI at once: each pull pub
   // The first report page is answered but held until both servers have taken their requests, so the pull the first
   // request starts is still under way when the second arrives, however slowly either page is driven. (A request made
   // after a pull has published starts a new version, as it should.)
-  const fault = await fetch(`${emulator.url}/__emulator/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ route: "/api/subscriptions/reporting/attribution", fault: "delay", hang_ms: 120_000 }),
+  await emulatorAccess(() => emulator.url).admin("/faults", {
+    route: "/api/subscriptions/reporting/attribution",
+    fault: "delay",
+    hang_ms: 120_000,
   });
-  expect(fault.ok).toBe(true);
   const cli = startProcess("cli", desk("snapshot", "--game", DEMO_GAME_ID, "--month", "2026-08"));
   await Promise.all([askSnapshot(page, "2026-08"), askSnapshot(other, "2026-08")]);
   await until(async () => emulator.runtime.hangs.size > 0, "a pull holding the first report page");

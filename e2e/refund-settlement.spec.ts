@@ -1,31 +1,12 @@
 import { expect, test } from "@playwright/test";
-import { DEMO_GAME_SECRET } from "../emulator/scenario/demo";
+import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
  * A refund that needs manual attention, settled by finance with what the service confirmed. "Nothing refunded" frees
  * the refund: support can make it again, and the service then holds exactly that one refund.
  */
-const EMULATOR = () => {
-  const url = process.env.E2E_EMULATOR_URL;
-  if (!url) throw new Error("E2E_EMULATOR_URL is not set (run through npm run test:e2e)");
-  return url;
-};
-
-async function service(path: string): Promise<any> {
-  const response = await fetch(`${EMULATOR()}/sandbox${path}`, { headers: { "X-Game-Secret-Key": DEMO_GAME_SECRET } });
-  if (!response.ok) throw new Error(`${path}: ${response.status}`);
-  return response.json();
-}
-
-async function admin(path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${EMULATOR()}/__emulator${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return response.json();
-}
+const { service, admin } = suiteEmulator();
 
 /** A demo card subscription whose latest paid period has no refund yet (searched from the last players down). */
 async function findCandidate(): Promise<{ subscriptionId: string; periodId: number; refundCount: number }> {

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { DEMO_GAME_ID } from "../emulator/scenario/demo";
+import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
@@ -10,21 +11,19 @@ import { shoot, signIn } from "./fixtures/session";
 
 const MONTH = "2026-06";
 
-async function armFault(body: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${process.env.E2E_EMULATOR_URL}/__emulator/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(response.ok).toBe(true);
-}
+const { admin } = suiteEmulator();
 
 test("[finance] a pull's card and its window's row show the same progress, and the outage it rides out", async ({
   page,
 }) => {
   test.setTimeout(120_000);
   await signIn(page, "finance");
-  await armFault({ route: "/api/subscriptions/reporting/attribution", fault: "429", retry_after: 20, count: 1 });
+  await admin("/faults", {
+    route: "/api/subscriptions/reporting/attribution",
+    fault: "429",
+    retry_after: 20,
+    count: 1,
+  });
 
   await page.getByRole("button", { name: "Take snapshot" }).click();
   const dialog = page.getByRole("dialog");

@@ -1,6 +1,7 @@
 import { expect, test } from "./fixtures/test";
 import { formatUsd, money } from "../lib/money";
-import { emulatorAccess, findRefundCandidate, type RefundCandidate } from "./fixtures/refunds";
+import { suiteEmulator } from "./fixtures/emulator";
+import { findRefundCandidate, type RefundCandidate } from "./fixtures/refunds";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
@@ -8,11 +9,7 @@ import { shoot, signIn } from "./fixtures/session";
  * service answers 503 to the first refund call, and the receipt. The emulator is asked directly (as the service would
  * be) how many refunds the period holds, so "exactly one" is checked at the source.
  */
-const { service, admin } = emulatorAccess(() => {
-  const url = process.env.E2E_EMULATOR_URL;
-  if (!url) throw new Error("E2E_EMULATOR_URL is not set (run through npm run test:e2e)");
-  return url;
-});
+const { service, admin } = suiteEmulator();
 
 function findCandidate(skip: Set<string>): Promise<RefundCandidate> {
   return findRefundCandidate({ service, admin }, skip);
