@@ -12,7 +12,7 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 const PASSWORD = "bench-password-1234";
 
-export type AppServer = { url: string; close: () => Promise<void> };
+export type AppServer = { url: string; pid: number | undefined; close: () => Promise<void> };
 
 /** `next start` of the current build on `port`, with the environment given (database, key); jobs off. */
 export async function startAppServer(port: number, env: Record<string, string>): Promise<AppServer> {
@@ -36,7 +36,7 @@ export async function startAppServer(port: number, env: Record<string, string>):
       (r) => r.ok,
       () => false,
     );
-    if (ok) return { url, close };
+    if (ok) return { url, pid: child.pid, close };
     if (Date.now() > deadline) {
       await close();
       throw new Error(`${url} did not become ready`);

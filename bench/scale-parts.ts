@@ -11,6 +11,7 @@ import { windowKey } from "@/lib/payouts/window-key";
 import type { TimeWindow } from "@/lib/time";
 import { copyIn, copyOut, copyStatement, download, median, startServer } from "./export";
 import { loadApart, signedInSessions, startAppServer } from "./http-load";
+import { type Accounted, type CpuReading, cpuSince, readCpu } from "./process-cpu";
 import type { LoadResult } from "./load-client";
 
 const SESSIONS = 20;
@@ -89,7 +90,14 @@ export async function prepareVsCopy(db: Db, url: string, gameId: string, window:
  */
 export async function pagesOverHttp(
   db: Db,
-  options: { gameId: string; window: TimeWindow; recipients: number; perSession: number; port: number },
+  options: {
+    gameId: string;
+    window: TimeWindow;
+    recipients: number;
+    perSession: number;
+    port: number;
+    postgresPid: number | undefined;
+  },
 ): Promise<void> {
   for (let i = 1; i <= OPEN_DISPUTES; i++) {
     const id = String(i).padStart(4, "0");
@@ -116,8 +124,27 @@ export async function pagesOverHttp(
       deepPage: `${page}?sort=recipient&dir=asc&page=${deep}`,
     };
     const results: Record<string, LoadResult> = {};
-    for (const [name, path] of Object.entries(paths))
-      results[name] = await loadApart(server.url, cookies, path, options.perSession);
+    // CPU per request (the sessions' first requests, untimed, included) of the server, of its main thread (where
+    // its JavaScript runs, one request at a time) and of PostgreSQL; with S sessions asking without pause, a
+    // request's mean wait is at least S times what it costs the busier of the main thread and the cores as a whole.
+    const accounted: Record<string, Accounted> = {
+      server: { pid: server.pid, scope: "tree" },
+      serverMainThread: { pid: server.pid, scope: "main thread" },
+      postgres: { pid: options.postgresPid, scope: "tree" },
+    };
+    const cpuPerRequestMs: Record<string, CpuReading | null> = {};
+    const leastMeanMs: Record<string, number | null> = {};
+    for (const [name, path] of Object.entries(paths)) {
+      const before = readCpu(accounted);
+      const result = await loadApart(server.url, cookies, path, options.perSession);
+      const spent = cpuSince(before, accounted, ["server", "postgres"]);
+      results[name] = result;
+      const requests = result.requests + cookies.length;
+      cpuPerRequestMs[name] = spent ? perRequest(spent.byProcessMs, requests) : null;
+      leastMeanMs[name] = spent
+        ? Math.round((SESSIONS * Math.max(spent.boundMs, spent.byProcessMs.serverMainThread ?? 0)) / requests)
+        : null;
+    }
     const floor = results.floor?.p95Ms ?? 1;
     const vs = (name: string) => ratio(results[name]?.p95Ms ?? 0, Math.max(1, floor));
     print({
@@ -126,6 +153,8 @@ export async function pagesOverHttp(
       openDisputes: OPEN_DISPUTES,
       paths,
       ...results,
+      cpuPerRequestMs,
+      leastMeanMs,
       windowP95VsFloor: vs("window"),
       searchP95VsFloor: vs("search"),
       deepPageP95VsFloor: vs("deepPage"),
@@ -135,6 +164,10 @@ export async function pagesOverHttp(
   } finally {
     await server.close();
   }
+}
+
+function perRequest(spentMs: CpuReading, requests: number): CpuReading {
+  return Object.fromEntries(Object.entries(spentMs).map(([name, ms]) => [name, Number((ms / requests).toFixed(1))]));
 }
 
 /** The lines CSV export of the snapshot (bench/export.ts's server) against COPY of the same cells, 3 runs each. */

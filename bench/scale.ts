@@ -3,8 +3,9 @@
 // puts on the calls it needs, the storing cost against a bare fetch of the same pages (limits off), and the webhook
 // burst (bench/webhooks-burst.ts); then, on the month snapshotted, bench/scale-parts.ts: preparing its batch against
 // COPY, the window page and recipient table over HTTP on `next start` of the build (run `npm run build` first)
-// against the smallest signed-in page, and the lines export against COPY. The full size, 100000:1000000, is a flag;
-// the default is a tenth of it.
+// against the smallest signed-in page, and the lines export against COPY. The snapshot and the pages say where their
+// time went: the CPU each process spent (bench/process-cpu.ts) and the least time that allows on this machine's cores.
+// The full size, 100000:1000000, is a flag; the default is a tenth of it.
 // `--parts snapshot` runs the snapshot part alone; `--parts pages` takes the snapshot without limits only, then
 // prepares the batch and measures the pages.
 //   npm run bench -- scale [--size 10000:100000] [--k 20] [--deliveries 10000] [--per-session 20]
@@ -17,12 +18,13 @@ import os from "node:os";
 import path from "node:path";
 import { ensureDatabase } from "@/bin/runtime";
 import { createDb } from "@/db";
-import { freePort, startCluster, withDatabase } from "@/db/embedded";
+import { findRunningCluster, freePort, startCluster, withDatabase } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { parseScale, SCALE_GAME_ID, SCALE_GAME_SECRET, scaleScenario } from "@/emulator/scenario/scale";
 import { saveGame } from "@/lib/games/games";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
+import { type Accounted, cpuSince, readCpu } from "./process-cpu";
 import { exportVsCopy, pagesOverHttp, prepareVsCopy } from "./scale-parts";
 import { bareFetch, pagesOf, rateFloorMs, startEmulatorProcess } from "./snapshot";
 
@@ -108,15 +110,23 @@ export async function run(args: string[]): Promise<void> {
     };
     const request = { gameId: SCALE_GAME_ID, requestedBy: null, via: "bench", window };
 
-    // Storing cost: the snapshot (limits off) against the same pages through a bare client.
+    // Storing cost: the snapshot (limits off) against the same pages through a bare client, and the CPU each
+    // process spent on either: this one (the desk's pull, or the bare client), PostgreSQL, the service.
+    const accounted: Record<string, Accounted> = {
+      desk: { pid: process.pid, scope: "process" },
+      postgres: { pid: (await findRunningCluster(path.join(dir, "postgres")))?.pid, scope: "tree" },
+      service: { pid: open.pid, scope: "process" },
+    };
     await point(open.url, "off");
+    let cpu = readCpu(accounted);
     let began = performance.now();
     const stored = await takeSnapshotNow(db, request, { lookahead });
     const snapshotMs = performance.now() - began;
-    const perCall = await bareFetch(open.url, await pagesOf(db, stored.snapshotId), {
-      id: SCALE_GAME_ID,
-      secret: SCALE_GAME_SECRET,
-    });
+    const snapshotCpu = cpuSince(cpu, accounted);
+    const pages = await pagesOf(db, stored.snapshotId);
+    cpu = readCpu(accounted);
+    const perCall = await bareFetch(open.url, pages, { id: SCALE_GAME_ID, secret: SCALE_GAME_SECRET });
+    const bareCpu = cpuSince(cpu, accounted);
     const bareMs = perCall.reduce((a, b) => a + b, 0);
 
     // Paced: the documented limits scaled by K; the floor is what the aggregate limit allows for these calls.
@@ -158,6 +168,12 @@ export async function run(args: string[]): Promise<void> {
           bareFetchMs: Math.round(bareMs),
           storingVsBareFetch: Number((snapshotMs / bareMs).toFixed(2)),
           storingTarget: "<= 1.3",
+          snapshotCpuMs: snapshotCpu?.byProcessMs ?? null,
+          bareFetchCpuMs: bareCpu?.byProcessMs ?? null,
+          // The least wall time the snapshot's CPU allows on this machine's cores, against the bare fetch: the best
+          // the storing figure can be here however well the pull overlaps its work.
+          snapshotCpuBoundMs: snapshotCpu?.boundMs ?? null,
+          snapshotCpuBoundVsBareFetch: snapshotCpu ? Number((snapshotCpu.boundMs / bareMs).toFixed(2)) : null,
           secondPullLiveHeapMb: heap,
           ...(pagesOnly
             ? {}
@@ -187,7 +203,14 @@ export async function run(args: string[]): Promise<void> {
     await part("preparing the batch", () => prepareVsCopy(db, url, SCALE_GAME_ID, window));
     const perSession = Number(option(args, "per-session", "20"));
     await part("pages over HTTP", () =>
-      pagesOverHttp(db, { gameId: SCALE_GAME_ID, window, recipients: stored.recipients, perSession, port }),
+      pagesOverHttp(db, {
+        gameId: SCALE_GAME_ID,
+        window,
+        recipients: stored.recipients,
+        perSession,
+        port,
+        postgresPid: accounted.postgres?.pid,
+      }),
     );
     if (pagesOnly) return;
     await part("lines CSV export", () =>

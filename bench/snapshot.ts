@@ -33,7 +33,7 @@ const AGGREGATE_LIMIT = 60;
 export async function startEmulatorProcess(
   scenarioFile: string,
   rateLimits = "off",
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{ url: string; pid: number | undefined; close(): Promise<void> }> {
   const child = spawn(
     process.execPath,
     [
@@ -60,6 +60,7 @@ export async function startEmulatorProcess(
   });
   return {
     url,
+    pid: child.pid,
     close: () =>
       new Promise<void>((resolve) => {
         child.once("exit", () => resolve());
