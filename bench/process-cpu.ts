@@ -48,21 +48,24 @@ function processTable(): Map<number, ProcStat> | null {
   return table;
 }
 
-/**
- * The ticks of `root` in `scope`; a tree's are those of every process under it, living or ended: a child's time
- * moves to its parent's ended-children count when it ends (PostgreSQL's backends end as a pool closes idle
- * connections), so the sum over the tree only grows.
- */
-function ticksOf(table: Map<number, ProcStat>, root: number, scope: Accounted["scope"]): number {
-  if (scope === "process") return table.get(root)?.ticks ?? 0;
-  if (scope === "main thread") return readStat(`/proc/${root}/task/${root}/stat`)?.ticks ?? 0;
-  const whole = (stat: ProcStat | undefined) => (stat ? stat.ticks + stat.endedChildrenTicks : 0);
+/** Each process's children, by parent. */
+function childrenOf(table: Map<number, ProcStat>): Map<number, number[]> {
   const children = new Map<number, number[]>();
   for (const [pid, stat] of table) {
     const siblings = children.get(stat.ppid);
     if (siblings) siblings.push(pid);
     else children.set(stat.ppid, [pid]);
   }
+  return children;
+}
+
+/**
+ * The ticks of `root` and every process under it, living or ended: a child's time moves to its parent's
+ * ended-children count when it ends (PostgreSQL's backends end as a pool closes idle connections), so the sum over the
+ * tree only grows.
+ */
+function treeTicks(table: Map<number, ProcStat>, children: Map<number, number[]>, root: number): number {
+  const whole = (stat: ProcStat | undefined) => (stat ? stat.ticks + stat.endedChildrenTicks : 0);
   let ticks = whole(table.get(root));
   const queue = [...(children.get(root) ?? [])];
   for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
@@ -76,9 +79,16 @@ function ticksOf(table: Map<number, ProcStat>, root: number, scope: Accounted["s
 export function readCpu(accounted: Record<string, Accounted>): CpuReading | null {
   const table = processTable();
   if (!table) return null;
+  let children: Map<number, number[]> | null = null;
+  const ticksOf = (pid: number, scope: Accounted["scope"]): number => {
+    if (scope === "process") return table.get(pid)?.ticks ?? 0;
+    if (scope === "main thread") return readStat(`/proc/${pid}/task/${pid}/stat`)?.ticks ?? 0;
+    children ??= childrenOf(table);
+    return treeTicks(table, children, pid);
+  };
   const reading: CpuReading = {};
   for (const [name, { pid, scope }] of Object.entries(accounted))
-    reading[name] = pid === undefined ? 0 : ticksOf(table, pid, scope) * MS_PER_TICK;
+    reading[name] = pid === undefined ? 0 : ticksOf(pid, scope) * MS_PER_TICK;
   return reading;
 }
 

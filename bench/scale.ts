@@ -65,8 +65,9 @@ export async function run(args: string[]): Promise<void> {
   if (!Number.isInteger(k) || k < 1) throw new Error("--k must be a whole number of at least 1");
   const dir = await mkdtemp(path.join(os.tmpdir(), "scale-bench-"));
   await chmod(dir, 0o755);
+  const clusterDir = path.join(dir, "postgres");
   const cluster = await startCluster({
-    clusterDir: path.join(dir, "postgres"),
+    clusterDir,
     password: randomBytes(12).toString("base64url"),
     durable: false,
   });
@@ -114,7 +115,7 @@ export async function run(args: string[]): Promise<void> {
     // process spent on either: this one (the desk's pull, or the bare client), PostgreSQL, the service.
     const accounted: Record<string, Accounted> = {
       desk: { pid: process.pid, scope: "process" },
-      postgres: { pid: (await findRunningCluster(path.join(dir, "postgres")))?.pid, scope: "tree" },
+      postgres: { pid: (await findRunningCluster(clusterDir))?.pid, scope: "tree" },
       service: { pid: open.pid, scope: "process" },
     };
     await point(open.url, "off");
