@@ -201,7 +201,7 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   const make = page.getByRole("form", { name: "Make a payment file" });
   await make.getByLabel(/^Method/).selectOption("paypal");
   await make.getByRole("button", { name: "Make payment file" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "3 statement(s)" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "3 statements" })).toBeVisible();
   await expect(page.getByRole("table", { name: "Left out of the file" })).toContainText("bank transfer");
   await shoot(page, "finance-payment-file-paypal");
 

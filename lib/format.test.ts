@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  countOf,
   formatUsdText,
   fieldErrorText,
   formatAmountText,
@@ -56,6 +57,16 @@ describe("formatCount", () => {
     expect(formatCount(20000)).toBe("20,000");
     expect(formatCount(0)).toBe("0");
     expect(formatCount(-1500)).toBe("-1,500");
+  });
+});
+
+describe("countOf", () => {
+  it("names one in the singular and any other count in the plural, grouped", () => {
+    expect(countOf(1, "statement")).toBe("1 statement");
+    expect(countOf(0, "statement")).toBe("0 statements");
+    expect(countOf(1200, "statement email")).toBe("1,200 statement emails");
+    expect(countOf(2, "child", "children")).toBe("2 children");
+    expect(countOf(1, "child", "children")).toBe("1 child");
   });
 });
 

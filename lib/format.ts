@@ -46,6 +46,11 @@ export function formatCount(value: number): string {
   return value < 0 ? `-${groupThousands(String(-value))}` : groupThousands(String(value));
 }
 
+/** A count with its noun, in the singular for one: "1 statement", "1,200 statements" ("refund events" by default). */
+export function countOf(value: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(value)} ${value === 1 ? noun : plural}`;
+}
+
 const ISO_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /**

@@ -5,6 +5,7 @@ import type { Db } from "@/db";
 import { findExportBatch, findExportSnapshot, getExportBatchStatus, listSnapshotBatchIds } from "@/db/queries/exports";
 import type { PayoutBatchStatus } from "@/db/types";
 import { AppError } from "@/lib/errors";
+import { countOf } from "@/lib/format";
 import { formatInstant } from "@/lib/time";
 import { exportAvailability } from "./availability";
 import { startAuditedCsv } from "./audited";
@@ -127,7 +128,7 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
     if (part > target.parts)
       throw new AppError(
         "INVALID_INPUT",
-        `part: this file has ${target.parts} part${target.parts === 1 ? "" : "s"}; ask for 1 to ${target.parts}`,
+        `part: this file has ${countOf(target.parts, "part")}; ask for 1 to ${target.parts}`,
         { field: "part" },
       );
     target.part = part;

@@ -5,7 +5,7 @@ import { getLatestStaleMark, listFlagOverrideRows, type FlagOverrideRow } from "
 import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
 import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
-import { formatUsdText } from "@/lib/format";
+import { countOf, formatUsdText } from "@/lib/format";
 import { profileFlagsOf } from "@/lib/profiles/flags";
 
 /**
@@ -30,8 +30,6 @@ function windowFlag(flag: PayoutFlag, detail: string, cause: string, raisedAt: D
   return { flag, label: FLAG_INFO[flag].label, detail, recipientPlayerId: null, cause, raisedAt };
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
 /**
  * The flags of a whole window for one snapshot version, evaluated now: staleness and newer versions appear after a
  * batch is prepared, so these are never stored. Pass a transaction to read them under its locks.
@@ -44,7 +42,7 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
     flags.push(
       windowFlag(
         "spend_order_not_found",
-        `${plural(notFound, "renewal")} with spend_order_not_found`,
+        `${countOf(notFound, "renewal")} with spend_order_not_found`,
         snapshotCause,
         snapshot.publishedAt,
       ),
@@ -54,7 +52,7 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
     flags.push(
       windowFlag(
         "snapshot_drift",
-        `${plural(snapshot.drift.count, "difference")} from the previous version`,
+        `${countOf(snapshot.drift.count, "difference")} from the previous version`,
         `drift:${snapshot.id}`,
         snapshot.publishedAt,
       ),
@@ -71,7 +69,7 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
     flags.push(
       windowFlag(
         "snapshot_stale",
-        `${mark.reason} (${plural(marks, "change")})`,
+        `${mark.reason} (${countOf(marks, "change")})`,
         `stale_mark:${mark.id}`,
         mark.markedAt,
       ),
@@ -83,7 +81,7 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
   if (latest && latest.id !== snapshot.id && latest.version > snapshot.version) {
     const drift =
       latest.drift.status === "drift"
-        ? `, with ${plural(latest.drift.count, "difference")} from its previous version`
+        ? `, with ${countOf(latest.drift.count, "difference")} from its previous version`
         : "";
     flags.push(
       windowFlag(

@@ -3,6 +3,7 @@ import type { Db } from "@/db";
 import { listPaymentStates, type PaymentStateRow } from "@/db/queries/payment-flow";
 import { listCarryLinksOfGame, listClosedStatementsWithSnapshotNet } from "@/db/queries/payout-ledger";
 import { formatUsd, money, type Money } from "@/lib/money";
+import { countOf } from "@/lib/format";
 
 /**
  * The ledger invariant, checkable at any time: for every recipient,
@@ -127,7 +128,8 @@ export function paymentStateProblems(s: PaymentStateRow): string[] {
   }
   if (!money(s.returned_usd).equals(money(s.payable_usd).times(s.returns)))
     problems.push(
-      `${at}: returned ${formatUsd(s.returned_usd)} over ${s.returns} return(s) of ${formatUsd(s.payable_usd)}`,
+      `${at}: returned ${formatUsd(s.returned_usd)} over ${countOf(s.returns, "return")} ` +
+        `of ${formatUsd(s.payable_usd)}`,
     );
   if (s.state === "returned" && s.returns === 0) problems.push(`${at}: returned with no return recorded`);
   return problems;

@@ -7,6 +7,7 @@ import { readSnapshotSummary } from "@/db/queries/snapshots";
 import { windowOf } from "@/db/queries/time-window";
 import { recordAudit } from "@/lib/audit";
 import { isAppError } from "@/lib/errors";
+import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
 import { isRetryable, isServiceError } from "@/lib/service/errors";
@@ -75,7 +76,7 @@ function classify(
       };
     }
     if (retryBudgetMs === undefined) return { code, message: error.message, final: false };
-    const tries = `${error.attempts} attempt${error.attempts === 1 ? "" : "s"}`;
+    const tries = countOf(error.attempts, "attempt");
     return {
       code,
       message:

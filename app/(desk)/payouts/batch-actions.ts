@@ -7,7 +7,7 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { AppError } from "@/lib/errors";
 import { requireSelectedGame } from "@/lib/games/games";
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import {
   approvePayoutBatch,
   approveStatements,
@@ -49,7 +49,7 @@ function revalidatePayouts(): void {
 }
 
 function describeBulk(verb: string, result: BulkResult): string {
-  const done = `${verb} ${formatCount(result.changed)} statement${result.changed === 1 ? "" : "s"}.`;
+  const done = `${verb} ${countOf(result.changed, "statement")}.`;
   if (result.skipped.length === 0) return done;
   const sample = result.skipped
     .slice(0, 3)
@@ -74,7 +74,7 @@ export const prepareBatchAction = defineAction(
     return {
       ok: true,
       message:
-        `Prepared ${formatCount(result.statements)} statements from snapshot version ` +
+        `Prepared ${countOf(result.statements, "statement")} from snapshot version ` +
         `${result.snapshotVersion}: ${formatUsdText(result.payableUsd)} payable.`,
     };
   },
@@ -283,7 +283,7 @@ export const markPaidAction = defineAction(
         { gameId: game.id, batchId: input.batchId, statementIds: ids },
         { actor: { id: user.id, email: user.email }, via: "web" },
       );
-      emails = ` ${formatCount(sent.queued)} statement email(s) queued.`;
+      emails = ` ${countOf(sent.queued, "statement email")} queued.`;
     } catch (error) {
       log.error("statement emails not queued", { batchId: input.batchId, error });
       emails = " The statement emails could not be queued: send them from the batch page.";
@@ -291,7 +291,7 @@ export const markPaidAction = defineAction(
     revalidatePayouts();
     return {
       ok: true,
-      message: `Recorded ${formatCount(result.paid)} payments, ${formatUsdText(result.amountUsd)} in total.${emails}`,
+      message: `Recorded ${countOf(result.paid, "payment")}, ${formatUsdText(result.amountUsd)} in total.${emails}`,
     };
   },
 );

@@ -1,6 +1,6 @@
 "use client";
 
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import { useEffect, useState } from "react";
 import { Badge } from "@/app/_components/ui/badge";
 import { formatDuration, type PullStatus, summarizePullProgress } from "@/lib/snapshots/progress";
@@ -83,8 +83,8 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
       <p className="mt-1 text-xs text-ink-muted">{pull.phase}</p>
       {progress.active && pull.retries > 0 ? (
         <p className="mt-1 text-xs text-ink-muted">
-          The service failed {formatCount(pull.retries)} time{pull.retries === 1 ? "" : "s"}; a failing page is asked
-          again for up to {formatDuration(pull.retryBudgetMs)} before the pull gives up.
+          The service failed {countOf(pull.retries, "time")}; a failing page is asked again for up to{" "}
+          {formatDuration(pull.retryBudgetMs)} before the pull gives up.
         </p>
       ) : null}
       {pull.error ? (

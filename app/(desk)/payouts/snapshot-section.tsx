@@ -1,4 +1,4 @@
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import { Badge } from "@/app/_components/ui/badge";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
@@ -129,7 +129,7 @@ export async function SnapshotSection({
                 Version {latest.version}, published <DateTime value={latest.publishedAt.toISOString()} />
                 {latest.takenByEmail ? ` by ${latest.takenByEmail}` : ""}.{" "}
                 {latest.builtFrom === "split" ? `Built from ${latest.subWindowCount} sub-windows. ` : ""}
-                {formatCount(latest.pageCount)} pages, {latest.rateLimited} rate-limited answers.
+                {countOf(latest.pageCount, "page")}, {countOf(latest.rateLimited, "rate-limited answer")}.
               </>
             }
             actions={<SnapshotFlags snapshot={latest} />}

@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
-import { formatCount } from "@/lib/format";
+import { countOf } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { revokeStatementLinks } from "@/lib/statements/links";
 import { queueStatementSends, type SendSummary } from "@/lib/statements/send";
@@ -12,9 +12,10 @@ import { queueStatementSends, type SendSummary } from "@/lib/statements/send";
 const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
 
 function describeSends(summary: SendSummary): string {
-  const queued = `Queued ${formatCount(summary.queued)} statement email${summary.queued === 1 ? "" : "s"}.`;
+  const queued = `Queued ${countOf(summary.queued, "statement email")}.`;
   const skipped = summary.skippedNoEmail.length;
-  return skipped === 0 ? queued : `${queued} ${formatCount(skipped)} recipient(s) have no email address on record.`;
+  const have = skipped === 1 ? "has" : "have";
+  return skipped === 0 ? queued : `${queued} ${countOf(skipped, "recipient")} ${have} no email address on record.`;
 }
 
 export const sendBatchStatementsAction = defineAction(

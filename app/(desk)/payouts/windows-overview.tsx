@@ -5,7 +5,7 @@ import { Money } from "@/app/_components/ui/money";
 import { TextLink } from "@/app/_components/ui/text-link";
 import type { Db } from "@/db";
 import { listTopRecipients } from "@/db/queries/payouts";
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import { listWindowOverview, type WindowOverviewRow, type WindowSnapshotState } from "@/lib/payouts/overview";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import type { Tone } from "@/app/_components/ui/tone";
@@ -145,7 +145,7 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
           <Card title="Top recipients">
             <BarChart
               title={`Top ${top.length} recipients by net attributed`}
-              description={`Over the ${months.length} month${months.length === 1 ? "" : "s"} in the chart beside.`}
+              description={`Over the ${countOf(months.length, "month")} in the chart beside.`}
               currency="USD"
               layout="bars"
               data={top.map((r) => ({

@@ -1,6 +1,7 @@
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from "ibantools";
 import { XMLBuilder } from "fast-xml-parser";
 import { z } from "zod";
+import { countOf } from "@/lib/format";
 import { sepaText } from "./sepa-text";
 import {
   byCurrency,
@@ -70,7 +71,7 @@ export function writePain001Files(items: readonly PayableItem[], settingsInput: 
       problems.push({ reference: item.reference, message: "account holder has no letters of the SEPA character set" });
   }
   if (problems.length > 0)
-    throw new PaymentFileError(`${problems.length} item(s) cannot be paid by credit transfer`, problems);
+    throw new PaymentFileError(`${countOf(problems.length, "item")} cannot be paid by credit transfer`, problems);
 
   return byCurrency(valid).map(([currency, rows]) => {
     const sepa = currency === "EUR";

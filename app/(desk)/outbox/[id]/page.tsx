@@ -6,7 +6,7 @@ import { KeyValueList } from "@/app/_components/ui/key-value";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
-import { formatCount } from "@/lib/format";
+import { countOf } from "@/lib/format";
 import { readOutboxMessage } from "@/lib/mail/outbox";
 
 export const metadata: Metadata = { title: "Email" };
@@ -47,7 +47,7 @@ export default async function OutboxMessagePage({ params }: Props) {
                     Download {a.filename}
                   </a>
                   <span className="text-xs text-ink-muted">
-                    {a.contentType}, {formatCount(a.size)} bytes
+                    {a.contentType}, {countOf(a.size, "byte")}
                   </span>
                 </li>
               ))}

@@ -8,7 +8,7 @@ import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
 import { PaymentFields } from "@/app/_components/payouts/payment-fields";
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
-import { formatCount, formatUsdText } from "@/lib/format";
+import { countOf, formatCount, formatUsdText } from "@/lib/format";
 
 export type BatchPanelActions = {
   prepare: ServerAction;
@@ -60,7 +60,8 @@ export function BatchPanel(props: BatchPanelProps) {
   const id = { batchId: batch.id };
   const allowed = (a: BatchAction) => offers[a].kind === "allowed";
   const approveBatch = offers.approve_batch;
-  const draftNote = `${formatCount(counts.draft)} statements are in draft. Flagged ones stay in draft and are listed.`;
+  const drafts = `${countOf(counts.draft, "statement")} ${counts.draft === 1 ? "is" : "are"} in draft`;
+  const draftNote = `${drafts}. Flagged ones stay in draft and are listed.`;
   // The main button is the next step this person can take: approve what is unflagged while drafts remain.
   const approveBatchIsMain = allowed("approve_batch") && !allowed("approve_unflagged");
   return (

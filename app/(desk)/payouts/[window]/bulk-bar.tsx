@@ -1,6 +1,6 @@
 "use client";
 
-import { formatCount } from "@/lib/format";
+import { countOf } from "@/lib/format";
 import { Button } from "@/app/_components/ui/button";
 import type { ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { OfferedAction, StatementAction } from "@/lib/payouts/offered-actions";
@@ -37,7 +37,7 @@ export function BulkBar({
   onResult: (result: ConfirmResult | undefined) => void;
 }) {
   const n = ids.length;
-  const noun = `${formatCount(n)} statement${n === 1 ? "" : "s"}`;
+  const noun = countOf(n, "statement");
   const blocked = offers.filter((o) => o.verdict.kind === "blocked");
   const button = (o: OfferedAction) => {
     const run = (action: ServerAction) => withIds(action, batch.id, ids);

@@ -5,7 +5,7 @@ import type { ActingAs } from "@/core/actor";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { log } from "@/lib/log";
-import { formatCount, formatUsdText } from "@/lib/format";
+import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
@@ -34,7 +34,7 @@ async function emailChangedStatements(gameId: string, batchId: string, as: Actin
   try {
     const sent = await queueChangedStatementEmails(getDb(), { gameId, batchId }, as);
     const queued = sent.paid.queued + sent.returned.queued;
-    return queued > 0 ? ` ${formatCount(queued)} statement email(s) queued.` : "";
+    return queued > 0 ? ` ${countOf(queued, "statement email")} queued.` : "";
   } catch (error) {
     log.error("statement emails not queued", { batchId, error });
     return " The statement emails could not be queued: send them from the batch page.";
@@ -58,12 +58,11 @@ export const createPaymentFileAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const made = await createPaymentFiles(db, { ...input, gameId: game.id }, web(user));
     revalidatePayouts();
-    const refused =
-      made.refused.length > 0 ? ` ${formatCount(made.refused.length)} recipient(s) left out (listed).` : "";
+    const refused = made.refused.length > 0 ? ` ${countOf(made.refused.length, "recipient")} left out (listed).` : "";
     return {
       ok: true as const,
       message:
-        `Wrote ${formatCount(made.files.length)} file(s): ${formatCount(made.inPayment)} statement(s), ` +
+        `Wrote ${countOf(made.files.length, "file")}: ${countOf(made.inPayment, "statement")}, ` +
         `${formatUsdText(made.totalUsd)}, now in payment.${refused}`,
       data: {
         files: made.files,
@@ -82,7 +81,7 @@ export const cancelPaymentFileAction = defineAction(
     revalidatePayouts();
     return {
       ok: true as const,
-      message: `File cancelled; ${formatCount(out.returnedToApproved)} statement(s) approved again.`,
+      message: `File cancelled; ${countOf(out.returnedToApproved, "statement")} approved again.`,
     };
   },
 );
@@ -122,7 +121,7 @@ export const importResultsAction = defineAction(
     return {
       ok: true as const,
       message: out.dryRun
-        ? `Dry run: ${formatCount(out.plan.lines.length)} result(s) read; nothing changed. ` +
+        ? `Dry run: ${countOf(out.plan.lines.length, "result")} read; nothing changed. ` +
           `${formatCount(listed)} would not be applied (listed).`
         : `Applied: ${formatCount(a.paid)} paid, ${formatCount(a.rejected)} rejected, ` +
           `${formatCount(a.returned)} returned.` +

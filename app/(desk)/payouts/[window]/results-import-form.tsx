@@ -8,6 +8,7 @@ import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/imp
 import { Select } from "@/app/_components/forms/select";
 import { Badge } from "@/app/_components/ui/badge";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import { countOf } from "@/lib/format";
 import { RESULT_FORMAT_LABELS, RESULT_FORMATS } from "@/lib/payments/schemas";
 import type { ImportPreview } from "./payment-actions";
 
@@ -109,7 +110,7 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
       ) : null}
       {result && result.unreadable.length > 0 ? (
         <FormMessage tone="error">
-          {result.unreadable.length} line(s) could not be read:{" "}
+          {countOf(result.unreadable.length, "line")} could not be read:{" "}
           {result.unreadable
             .slice(0, 3)
             .map((u) => `line ${u.line}: ${u.reason}`)

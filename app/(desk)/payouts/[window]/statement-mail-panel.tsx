@@ -1,6 +1,6 @@
 "use client";
 
-import { formatCount } from "@/lib/format";
+import { countOf } from "@/lib/format";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import { useNotice } from "@/app/_components/payouts/result-notice";
@@ -19,7 +19,7 @@ export function StatementMailPanel(props: {
       <ConfirmDialog
         onConfirmed={done}
         trigger={<Button>Email statements…</Button>}
-        title={`Email ${formatCount(props.statements)} statements`}
+        title={`Email ${countOf(props.statements, "statement")}`}
         description={
           "Each recipient with an email address gets their statement as a PDF, with a link to download it again. " +
           "Sending runs in the background; each statement's page shows its delivery log."

@@ -3,7 +3,7 @@ import { Money } from "@/app/_components/ui/money";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import type { SnapshotHeader } from "@/db/queries/snapshots";
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import { UNATTRIBUTED_REASON_INFO } from "@/lib/payouts/flag-info";
 import { Panel } from "./panel";
 
@@ -19,7 +19,7 @@ export function WindowTotals({ totals }: { totals: SnapshotHeader["totals"] }) {
         summary={
           <>
             Net attributed <Money value={totals.netAttributedUsd} currency="USD" />,{" "}
-            {formatCount(totals.recipientCount)} recipients
+            {countOf(totals.recipientCount, "recipient")}
           </>
         }
       >
@@ -27,25 +27,25 @@ export function WindowTotals({ totals }: { totals: SnapshotHeader["totals"] }) {
           <Stat
             label="Net attributed (to pay)"
             value={<Money value={totals.netAttributedUsd} currency="USD" />}
-            hint={`${formatCount(totals.recipientCount)} recipients`}
+            hint={countOf(totals.recipientCount, "recipient")}
           />
           <Stat
             label="Gross attributed"
             value={<Money value={totals.grossAttributedUsd} currency="USD" />}
-            hint={`${formatCount(totals.renewalsWithAttribution)} renewals with attribution`}
+            hint={`${countOf(totals.renewalsWithAttribution, "renewal")} with attribution`}
           />
           <Stat
             label="Reversed attributed"
             value={<Money value={totals.reversedAttributedUsd} currency="USD" />}
             hint={
-              `${formatCount(totals.refundEventsInWindow)} refunds, ` +
+              `${countOf(totals.refundEventsInWindow, "refund")}, ` +
               `${formatCount(totals.reversalsWithoutReceipts)} without per-refund detail`
             }
           />
           <Stat
             label="Settled gross"
             value={<Money value={totals.settledGrossUsd} currency="USD" />}
-            hint={`${formatCount(totals.renewalsSettled)} renewals settled`}
+            hint={`${countOf(totals.renewalsSettled, "renewal")} settled`}
           />
           <Stat
             label="Service fee"
@@ -74,7 +74,7 @@ export function WindowTotals({ totals }: { totals: SnapshotHeader["totals"] }) {
         id="unattributed"
         className="lg:col-span-2"
         title="Renewals without attribution"
-        summary={`${formatCount(totals.renewalsWithoutAttribution)} renewals earned nobody a share`}
+        summary={`${countOf(totals.renewalsWithoutAttribution, "renewal")} earned nobody a share`}
         open={reasons.some(([reason, count]) => count > 0 && UNATTRIBUTED_REASON_INFO[reason]?.blocks)}
       >
         <SimpleTable

@@ -5,7 +5,7 @@ import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { formatAmountText, formatCount } from "@/lib/format";
+import { countOf, formatAmountText } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
 import { type LiabilityRow, type LiabilityWindow, listLiability, uncountedMonths } from "@/lib/payouts/liability";
 import { formatInstant, monthKeyOf, monthWindow, parseInstant } from "@/lib/time";
@@ -119,7 +119,7 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
         <Stat
           label="Total owed"
           value={<Money value={total("totalOwedUsd")} currency="USD" />}
-          hint={`${formatCount(rows.length)} recipients`}
+          hint={countOf(rows.length, "recipient")}
         />
         <Stat
           label="Not yet in a batch"

@@ -13,7 +13,7 @@ import { readPayeeTotals } from "@/lib/accounting/payee-totals";
 import { calendarYearSchema } from "@/lib/accounting/schemas";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { NoGame } from "../../no-game";
 import { setPayeeThresholdAction } from "./actions";
@@ -91,7 +91,7 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
         ) : (
           <>
             Threshold <Money value={totals.thresholdUsd} currency="USD" />: {formatCount(reaching)} of{" "}
-            {formatCount(totals.rows.length)} recipients reach it.
+            {countOf(totals.rows.length, "recipient")} {reaching === 1 ? "reaches" : "reach"} it.
           </>
         )}{" "}
         Tax forms are not recorded in Payout Desk yet: the column reads “unknown”.

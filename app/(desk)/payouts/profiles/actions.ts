@@ -4,6 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
+import { countOf } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { importProfiles } from "@/lib/profiles/bulk";
 
@@ -29,15 +30,16 @@ export const importProfilesAction = defineAction(
     );
     if (result.applied) revalidatePath("/recipients", "layout");
     const pending = result.changes.filter((c) => c.effect === "pending").length;
-    const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-    const changes = count(result.changes.length, "change");
+    const changes = countOf(result.changes.length, "change");
+    const rows = countOf(result.rows, "row");
     const refused = result.refused.length;
+    const fix = `Fix ${refused === 1 ? "it" : "them"}, then import.`;
     const awaiting = pending ? `, ${pending} awaiting a second finance user's review` : "";
     const message = result.dryRun
-      ? `Dry run: ${changes} and ${count(refused, "refused row")} in ${count(result.rows, "row")}. Nothing was changed.`
+      ? `Dry run: ${changes} and ${countOf(refused, "refused row")} in ${rows}. Nothing was changed.`
       : result.applied
-        ? `Imported: ${changes} from ${count(result.rows, "row")}${awaiting}.`
-        : `Nothing was imported: ${count(refused, "row")} refused. Fix ${refused === 1 ? "it" : "them"}, then import.`;
+        ? `Imported: ${changes} from ${rows}${awaiting}.`
+        : `Nothing was imported: ${countOf(refused, "row")} refused. ${fix}`;
     // Refused rows are an answer, not a failure: the form lists each with its reason.
     return { ok: true, message, data: result };
   },

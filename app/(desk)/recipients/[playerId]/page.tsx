@@ -14,6 +14,7 @@ import { getDb } from "@/db";
 import { listRecipientWindows, listStatementEvents } from "@/db/queries/payouts";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
+import { countOf } from "@/lib/format";
 import { formatUsd, money } from "@/lib/money";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { iteratePayoutStatements, listLedgerEntries, type PayoutStatement } from "@/lib/payouts/ledger";
@@ -88,7 +89,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         <Stat
           label="Paid"
           value={<Money value={row?.paidUsd ?? "0.00"} currency="USD" />}
-          hint={`${row?.windows ?? 0} window${row?.windows === 1 ? "" : "s"} closed`}
+          hint={`${countOf(row?.windows ?? 0, "window")} closed`}
         />
         <Stat
           label="Carried"

@@ -7,6 +7,7 @@ import { defineAction } from "@/lib/actions";
 import { roleSchema } from "@/lib/auth/roles";
 import { clearSignInLimit, type SignInLimitTarget } from "@/lib/auth/sign-in";
 import { createUser, emailSchema, newUserSchema, setUserRole } from "@/lib/auth/users";
+import { countOf } from "@/lib/format";
 
 export const createUserAction = defineAction(
   { name: "createUser", role: "admin", input: newUserSchema },
@@ -44,6 +45,6 @@ export const clearSignInLimitAction = defineAction(
     const { failures } = await clearSignInLimit(getDb(), target, { actor: user, via: "web" });
     revalidatePath("/settings/users");
     const what = input.kind === "account" ? input.value : `address ${input.value}`;
-    return { ok: true, message: `Cleared ${failures} failed sign-in${failures === 1 ? "" : "s"} of ${what}.` };
+    return { ok: true, message: `Cleared ${countOf(failures, "failed sign-in")} of ${what}.` };
   },
 );

@@ -26,7 +26,7 @@ import { PeriodStatusBadge, YesNo } from "../../_components/badges";
 import { MaybeMoney, MaybeTime } from "../../_components/maybe";
 import { EmptyRow, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import { RefundPanel } from "./refund-panel";
-import { formatUsdText } from "@/lib/format";
+import { countOf, formatUsdText } from "@/lib/format";
 import { describePartnerReversalBasis, describeRefundEventsBasis } from "@/lib/lookup/plain-words";
 
 export const metadata: Metadata = { title: "Billing period" };
@@ -119,7 +119,7 @@ export default async function PeriodPage({ params }: Props) {
           <Stat
             label="Refunded to date (USD)"
             value={<Money value={report.refunds.refunded_to_date_usd} />}
-            hint={`${report.refunds.refund_count} refund event${report.refunds.refund_count === 1 ? "" : "s"}`}
+            hint={countOf(report.refunds.refund_count, "refund event")}
           />
           <Stat
             label="Remaining refundable (USD)"

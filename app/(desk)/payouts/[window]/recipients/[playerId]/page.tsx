@@ -10,7 +10,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
 import { listSnapshotReversals } from "@/db/queries/snapshot-evidence";
 import { hasRole } from "@/lib/auth/roles";
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import { money } from "@/lib/money";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
 import { carryReason } from "@/lib/payouts/compute";
@@ -291,7 +291,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 value:
                   lines.mismatches > 0 ? (
                     <span className="text-danger-ink">
-                      {formatCount(lines.mismatches)} line(s): recorded base differs from the fee rule
+                      {countOf(lines.mismatches, "line")}: recorded base differs from the fee rule
                     </span>
                   ) : (
                     "None"
