@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { controlSum, convertUsd, fxRateSchema } from "./fx";
+import { convertUsd, fxRateSchema } from "./fx";
+import { sumAmounts } from "./formats/types";
 
 describe("USD conversion", () => {
   it("rounds to the cent half up, ties included", () => {
@@ -27,6 +28,6 @@ describe("USD conversion", () => {
   it("sums the rounded amounts for a control sum", () => {
     const amounts = ["1.00", "1.00", "1.00"].map((usd) => convertUsd(usd, "0.125"));
     expect(amounts).toEqual(["0.13", "0.13", "0.13"]);
-    expect(controlSum(amounts)).toBe("0.39");
+    expect(sumAmounts(amounts)).toBe("0.39");
   });
 });

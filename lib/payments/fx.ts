@@ -32,10 +32,3 @@ export function convertUsd(amountUsd: string, rate: string): string {
   const r = fxRateSchema.parse(rate);
   return new Money(usd).times(new Money(r)).toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2);
 }
-
-/** The control sum of a file: the sum of the already-rounded amounts, as a two-decimal string. */
-export function controlSum(amounts: Iterable<string>): string {
-  let total = new Money(0);
-  for (const amount of amounts) total = total.plus(new Money(amount));
-  return total.toFixed(2);
-}

@@ -81,14 +81,25 @@ function read(format: ResultFormat, text: string): ResultsReadout {
   }
 }
 
-/** The amount the file sent for an item, in the currency the result speaks of; null when it cannot be compared. */
+/**
+ * The amount the file sent for an item, in the currency the result speaks of; null when it cannot be compared, ""
+ * when the result speaks of a currency the file did not pay in.
+ */
 function expectedFor(item: ItemByReference, currency: string | null): string | null {
-  if (currency === null || currency === item.currency) {
-    // Wise converts a fixed USD amount at its own rate: a target amount in another currency is Wise's figure.
-    if (item.method === "wise" && item.currency !== "USD" && currency !== null) return null;
-    return item.method === "wise" && currency === null ? item.amountUsd : item.amountCurrency;
+  if (item.method === "wise") {
+    // Wise is sent a fixed USD amount and converts it at its own rate: only a USD figure can be checked.
+    if (currency === "USD" || (currency === null && item.currency === "USD")) return item.amountUsd;
+    return currency === null || currency === item.currency ? null : "";
   }
+  if (currency === null || currency === item.currency) return item.amountCurrency;
   return currency === "USD" ? item.amountUsd : "";
+}
+
+/** Whether a result's amount is what was sent: for Wise, the amount given may be after its fee (the target side). */
+function isAmountSent(result: NormalisedPaymentResult, item: ItemByReference, expected: string): boolean {
+  const amount = money(result.amount ?? "0").abs();
+  if (amount.equals(money(expected))) return true;
+  return item.method === "wise" && result.fee !== null && amount.plus(money(result.fee)).equals(money(expected));
 }
 
 function judge(
@@ -109,7 +120,7 @@ function judge(
       note: `currency ${result.currency} is not the file's ${item.currency}`,
       expectedAmount: null,
     };
-  if (result.amount !== null && expected !== null && !money(result.amount).abs().equals(money(expected)))
+  if (result.amount !== null && expected !== null && !isAmountSent(result, item, expected))
     return {
       verdict: "amount_mismatch",
       note: `amount ${money(result.amount).abs().toFixed(2)} differs from the ${expected} sent`,

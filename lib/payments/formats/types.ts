@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { countOf } from "@/lib/format";
 import { Money } from "@/core/money";
 
 /**
@@ -59,7 +60,10 @@ export type WrittenFile = {
   rowCount: number;
   /** Sum of the items' USD amounts. */
   totalUsd: string;
-  /** Sum of the amounts as written, in `currency` (the control sum). */
+  /**
+   * Sum of the items' amounts in `currency`: the amounts as written (the control sum), or for Wise, whose file sends
+   * USD for Wise to convert, the desk's conversion at the file's rate.
+   */
   totalAmount: string;
   /** The items' references, in file order. */
   references: string[];
@@ -98,7 +102,7 @@ export function validateItems(items: readonly unknown[]): PayableItem[] {
     seen.add(parsed.data.reference);
     valid.push(parsed.data);
   }
-  if (problems.length > 0) throw new PaymentFileError(`${problems.length} item problem(s)`, problems);
+  if (problems.length > 0) throw new PaymentFileError(`${countOf(problems.length, "item problem")}`, problems);
   return valid;
 }
 
@@ -131,17 +135,16 @@ export function byCurrency(items: readonly PayableItem[]): [string, PayableItem[
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
-/** Describes one written file of `rows` (totals and references), its amounts as `amountOf` gives them. */
+/** Describes one written file of `rows` (totals and references). */
 export function writtenFile(
   rows: readonly PayableItem[],
   file: Pick<WrittenFile, "fileName" | "mediaType" | "part" | "partCount" | "currency" | "content">,
-  amountOf: (item: PayableItem) => string = payoutAmount,
 ): WrittenFile {
   return {
     ...file,
     rowCount: rows.length,
     totalUsd: sumAmounts(rows.map((item) => item.amountUsd)),
-    totalAmount: sumAmounts(rows.map(amountOf)),
+    totalAmount: sumAmounts(rows.map(payoutAmount)),
     references: rows.map((item) => item.reference),
   };
 }
@@ -156,21 +159,16 @@ export function csvParts(
   items: readonly PayableItem[],
   maxRows: number,
   render: (rows: readonly PayableItem[]) => string,
-  amountOf?: (item: PayableItem) => string,
 ): WrittenFile[] {
   const parts = inParts(items, maxRows);
   return parts.map((rows, i) =>
-    writtenFile(
-      rows,
-      {
-        fileName: `${stem}-part${i + 1}of${parts.length}.csv`,
-        mediaType: "text/csv",
-        part: i + 1,
-        partCount: parts.length,
-        currency,
-        content: render(rows),
-      },
-      amountOf,
-    ),
+    writtenFile(rows, {
+      fileName: `${stem}-part${i + 1}of${parts.length}.csv`,
+      mediaType: "text/csv",
+      part: i + 1,
+      partCount: parts.length,
+      currency,
+      content: render(rows),
+    }),
   );
 }

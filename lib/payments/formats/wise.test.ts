@@ -100,6 +100,8 @@ describe("Wise batch file", () => {
       },
     ]);
     expect(eur?.totalUsd).toBe("0.07");
+    // The file sends USD; its total in EUR is the desk's conversion, as each item carries it.
+    expect(eur?.totalAmount).toBe("10.00");
     expect(Object.keys(readAsWise(usd?.content ?? "")[0] ?? {})).toEqual(TEMPLATE);
   });
 
@@ -135,6 +137,21 @@ describe("Wise results", () => {
     expect(unreadable).toEqual([
       { line: 8, reason: 'status "sent" is not one this reader knows' },
       { line: 9, reason: "amount is not an amount" },
+    ]);
+  });
+
+  it("takes a row's source side when it gives the source amount and currency, else its target side", () => {
+    const text =
+      "id,status,sourceValue,sourceCurrency,targetValue,targetCurrency,reference,fee\r\n" +
+      "4721,outgoing_payment_sent,10.00,USD,8.83,EUR,R-1,0.41\r\n" +
+      "4722,outgoing_payment_sent,,,9.20,EUR,R-2,\r\n" +
+      "4723,outgoing_payment_sent,10.00,,9.59,USD,R-3,0.41\r\n";
+    const { results, unreadable } = readWiseResults(text);
+    expect(unreadable).toEqual([]);
+    expect(results.map((r) => [r.reference, r.amount, r.currency, r.fee])).toEqual([
+      ["R-1", "10.00", "USD", "0.41"],
+      ["R-2", "9.20", "EUR", null],
+      ["R-3", "9.59", "USD", "0.41"],
     ]);
   });
 });

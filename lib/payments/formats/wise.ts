@@ -44,22 +44,15 @@ export function writeWiseFiles(items: readonly PayableItem[], options: WiseFileO
     );
   }
   const maxRows = Math.min(options.maxRows ?? WISE_MAX_ROWS, WISE_MAX_ROWS);
-  // Fixed-source payments: the file's amounts are in USD; what arrives in `currency` is Wise's conversion.
-  const usd = (item: PayableItem) => item.amountUsd;
+  // Fixed-source payments: the file's amounts are in USD (its `totalUsd`); what arrives in `currency` is Wise's
+  // conversion, so the total in `currency` is the desk's own at the file's rate, as each item stores it.
   return byCurrency(valid).flatMap(([currency, group]) =>
-    csvParts(
-      `${options.baseName}-wise-${currency}`,
-      currency,
-      group,
-      maxRows,
-      (rows) => {
-        const withBank = rows.some((item) => item.method.kind === "bank");
-        let content = csvLine(withBank ? [...BASE_HEADER, ...BANK_HEADER] : [...BASE_HEADER]);
-        for (const item of rows) content += csvLine(wiseRow(item, withBank));
-        return content;
-      },
-      usd,
-    ),
+    csvParts(`${options.baseName}-wise-${currency}`, currency, group, maxRows, (rows) => {
+      const withBank = rows.some((item) => item.method.kind === "bank");
+      let content = csvLine(withBank ? [...BASE_HEADER, ...BANK_HEADER] : [...BASE_HEADER]);
+      for (const item of rows) content += csvLine(wiseRow(item, withBank));
+      return content;
+    }),
   );
 }
 
@@ -78,7 +71,9 @@ function wiseRow(item: PayableItem, withBank: boolean): string[] {
 /**
  * Wise results: a transfers CSV read by column names. Wise documents no fixed column set for a batch's results,
  * so the reader takes the transfer resource's field names (Wise API "transfer": id, reference, status,
- * targetValue / targetAmount, targetCurrency, fee) and their common report labels, and ignores everything else.
+ * sourceValue, sourceCurrency, targetValue / targetAmount, targetCurrency, fee) and their common report labels, and
+ * ignores everything else. A row's amount is its source side when it gives the source amount and currency (what the
+ * file sent: our payments are fixed-source), otherwise its target side, which is after Wise's fee (and conversion).
  * Transfer statuses (Wise API, transfer statuses): outgoing_payment_sent → paid; incoming_payment_waiting,
  * incoming_payment_initiated, processing, funds_converted, waiting_recipient_input_to_proceed, unknown → pending;
  * cancelled → rejected; funds_refunded, bounced_back, charged_back → returned.
@@ -103,12 +98,20 @@ export function readWiseResults(text: string): ResultsReadout {
       reference: ["paymentReference", "reference", "Reference", "Payment reference"],
       transactionId: ["id", "transferId", "Transfer ID", "TransferWise ID"],
       status: ["status", "Status"],
+      sourceAmount: ["sourceValue", "sourceAmount", "Source amount"],
+      sourceCurrency: ["sourceCurrency", "Source currency"],
       amount: ["targetValue", "targetAmount", "Target amount", "amount", "Amount"],
       currency: ["targetCurrency", "Target currency", "currency", "Currency"],
       fee: ["fee", "Fee", "Fee amount"],
       reason: ["reason", "errorMessage", "Reason"],
     },
     required: ["reference", "status"],
-    row: (cells) => resultFromCells(cells, mapStatus(cells.status ?? "", WISE_STATUS)),
+    row: (cells) => resultFromCells(sourceSide(cells), mapStatus(cells.status ?? "", WISE_STATUS)),
   });
+}
+
+/** The row's amount and currency from its source side when it gives both; the cells as they are if not. */
+function sourceSide(cells: Record<string, string>): Record<string, string> {
+  if ((cells.sourceAmount ?? "").trim() === "" || (cells.sourceCurrency ?? "").trim() === "") return cells;
+  return { ...cells, amount: cells.sourceAmount ?? "", currency: cells.sourceCurrency ?? "" };
 }

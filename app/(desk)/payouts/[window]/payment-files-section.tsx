@@ -4,7 +4,7 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { Money } from "@/app/_components/ui/money";
 import type { Db } from "@/db";
 import type { PayoutBatchStatus } from "@/db/types";
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import { listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { countPaymentStates } from "@/db/queries/payouts";
 import { listStatementsInState } from "@/lib/payouts/ledger";
@@ -21,6 +21,13 @@ import { ResultsImportForm } from "./results-import-form";
 const FILE_STATUS_TONES = { live: "info", completed: "success", cancelled: "neutral" } as const;
 /** Paid statements offered for recording a return, by recipient id. */
 const RETURNABLE_SHOWN = 500;
+/** Why no payment file can be made now, by the batch's status (an approved one: nothing approved is left unpaid). */
+const NO_FILE_TO_MAKE: Record<PayoutBatchStatus, string> = {
+  draft: "Payment files are made once the batch is approved; it is still a draft.",
+  approved: "No approved statement is left to pay.",
+  paid: "Every approved statement of this batch is paid: no payment file is left to make.",
+  discarded: "This batch was discarded: nothing is paid from it.",
+};
 const METHOD_LABELS: Record<string, string> = { paypal: "PayPal", wise: "Wise", pain001: "SEPA", generic: "Generic" };
 
 /**
@@ -50,7 +57,7 @@ export async function PaymentFilesSection(props: {
       open
       className="mb-4"
       summary={
-        `${formatCount(live.length)} live, ${formatCount(inPayment)} statement(s) in payment, ` +
+        `${formatCount(live.length)} live, ${countOf(inPayment, "statement")} in payment, ` +
         `${formatCount(payable)} payable`
       }
     >
@@ -81,7 +88,17 @@ export async function PaymentFilesSection(props: {
                 </Td>
                 <Td align="right">{formatCount(f.rowCount)}</Td>
                 <Td align="right">
-                  <Money value={f.totalAmount} currency={f.currency} />
+                  {f.method === "wise" && f.currency !== "USD" ? (
+                    // Wise is sent USD and converts it at its own rate; the desk's figure is only an estimate.
+                    <span className="flex flex-col items-end">
+                      <Money value={f.totalUsd} currency="USD" />
+                      <span className="text-xs text-ink-muted">
+                        to {f.currency}, about <Money value={f.totalAmount} currency={f.currency} />
+                      </span>
+                    </span>
+                  ) : (
+                    <Money value={f.totalAmount} currency={f.currency} />
+                  )}
                 </Td>
                 <Td>
                   <DateTime value={f.createdAt.toISOString()} />
@@ -123,11 +140,7 @@ export async function PaymentFilesSection(props: {
               <CreateFileForm action={createPaymentFileAction} batchId={batch.id} gameId={gameId} today={props.today} />
             </>
           ) : (
-            <p className="text-sm text-ink-muted">
-              {batch.status !== "approved"
-                ? `Payment files are made once the batch is approved (it is ${batch.status}).`
-                : "No approved statement is left to pay."}
-            </p>
+            <p className="text-sm text-ink-muted">{NO_FILE_TO_MAKE[batch.status]}</p>
           )}
         </section>
 
