@@ -29,8 +29,9 @@ export function formDataToObject(form: FormData): Record<string, string | string
   return out;
 }
 
-// Payout details and a profiles CSV are never sent back: their forms keep what was typed on the page itself.
-const SECRET_FIELD = /password|secret|token|iban|bic|accountHolder|paypal|wise|csv/i;
+// Payout details and an imported file's text (a profiles CSV, a provider's results, which name payees and their
+// accounts) are never sent back: their forms keep what was typed or chosen on the page itself.
+const SECRET_FIELD = /password|secret|token|iban|bic|accountHolder|paypal|wise|csv|^text$/i;
 
 export function echoValues(raw: unknown): Record<string, string> {
   const out: Record<string, string> = {};
