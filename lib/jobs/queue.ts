@@ -1,6 +1,8 @@
 import "server-only";
 import PgBoss from "pg-boss";
 import type { z } from "zod";
+import type { DbOrTrx } from "@/db";
+import { queueExecutor } from "@/db/queries/scheduled-runs";
 import { requireEnv } from "@/lib/env";
 import { log } from "@/lib/log";
 
@@ -110,6 +112,28 @@ export async function enqueue<S extends z.ZodType>(
     singletonKey: definition.singletonKey?.(data),
     startAfter: options.startAfterSeconds,
   });
+}
+
+/**
+ * Queues jobs of one standard queue in the caller's transaction, all in one statement: they exist once it commits
+ * and not at all if it rolls back, so no row the transaction writes is left without its job, and no job runs ahead of
+ * its rows.
+ */
+export async function enqueueInTransaction<S extends z.ZodType>(
+  trx: DbOrTrx,
+  definition: JobDefinition<S>,
+  payloads: readonly z.input<S>[],
+): Promise<void> {
+  if ((definition.policy ?? "standard") !== "standard")
+    throw new Error(`job ${definition.name}: only jobs of a standard queue are queued in a transaction`);
+  if (payloads.length === 0) return;
+  const boss = await getBoss();
+  await ensureQueue(boss, definition);
+  const jobs = payloads.map((payload) => ({
+    name: definition.name,
+    data: definition.payload.parse(payload) as object,
+  }));
+  await boss.insert(jobs, { db: queueExecutor(trx) });
 }
 
 /**

@@ -9,10 +9,12 @@ import {
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
 import { findBatchGame } from "@/db/queries/payout-lookup";
+import { lockForTransaction } from "@/db/queries/locks";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
-import { enqueue } from "@/lib/jobs/queue";
+import { enqueueInTransaction } from "@/lib/jobs/queue";
+import { log } from "@/lib/log";
 import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
 import { statementEmail } from "./email";
 import { statementLinkUrl } from "./links";
@@ -30,7 +32,10 @@ export type SendSummary = {
 
 /**
  * Queues an email of each chosen statement of an approved or paid batch (all, one recipient, or the given
- * statements): numbers the batch, writes a `queued` line per statement to the delivery log and queues one job each.
+ * statements): numbers the batch, then in one transaction writes a `queued` line per statement to the delivery log
+ * and queues one job each. The batch's sends are taken one at a time (a lock held by that transaction), so two
+ * processes recording payments at once cannot both find the same statement unsent and email it twice, and a crash
+ * leaves either the lines and their jobs or neither.
  */
 export async function queueStatementSends(
   db: Db,
@@ -48,14 +53,15 @@ export async function queueStatementSends(
   if (!gameId || (params.gameId && params.gameId !== gameId))
     throw new AppError("NOT_FOUND", "No such payout batch for this game.");
   await numberStatements(db, { gameId, batchId: params.batchId }, acting);
-  const targets = await listSendTargets(db, { ...params, gameId });
-  if (params.recipientPlayerId !== undefined && targets.length === 0)
-    throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
-  const sendable = targets.filter((t) => t.email);
-  if ((params.paidUnsent || params.returnedUnsent) && sendable.length === 0)
-    return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
-  const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
+    await lockForTransaction(trx, `statement-sends:${params.batchId}`);
+    const targets = await listSendTargets(trx, { ...params, gameId });
+    if (params.recipientPlayerId !== undefined && targets.length === 0)
+      throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
+    const sendable = targets.filter((t) => t.email);
+    if ((params.paidUnsent || params.returnedUnsent) && sendable.length === 0)
+      return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
+    const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
     await insertDeliveries(
       trx,
       sends.map((s) => ({
@@ -76,16 +82,18 @@ export async function queueStatementSends(
       outcome: "queued",
       detail: { queued: sends.length, recipient: params.recipientPlayerId ?? null },
     });
+    await enqueueInTransaction(
+      trx,
+      sendStatementJob,
+      sends.map((s) => ({ gameId, statementId: s.statementId, sendId: s.sendId, to: s.to })),
+    );
+    return {
+      batchId: params.batchId,
+      gameId,
+      queued: sends.length,
+      skippedNoEmail: targets.filter((t) => !t.email).map((t) => t.recipientPlayerId),
+    };
   });
-  // Queued after the log lines are committed, so a job never runs ahead of its `queued` line.
-  for (const s of sends)
-    await enqueue(sendStatementJob, { gameId, statementId: s.statementId, sendId: s.sendId, to: s.to });
-  return {
-    batchId: params.batchId,
-    gameId,
-    queued: sends.length,
-    skippedNoEmail: targets.filter((t) => !t.email).map((t) => t.recipientPlayerId),
-  };
 }
 
 /** Emails the statements of a batch that were just paid (paid, never emailed): called when payment is recorded. */
@@ -135,6 +143,7 @@ export async function deliverStatement(
     attempt,
   };
   const transport = mailTransport();
+  let serverAnswer: string | null;
   try {
     if (!transport) throw new Error("SMTP_URL is not set: no mail server to send through");
     const message = statementEmail({
@@ -145,12 +154,7 @@ export async function deliverStatement(
       link: statementLinkUrl(job.statementId, settings.linkDays),
       linkDays: settings.linkDays,
     });
-    const info = await transport.sendMail(message);
-    await db.transaction().execute(async (trx) => {
-      await insertDeliveries(trx, [{ ...line, status: "sent", serverAnswer: info.response ?? null }]);
-      await clearDeliveryFailure(trx, { gameId: job.gameId, recipientPlayerId: line.recipientPlayerId });
-    });
-    return "sent";
+    serverAnswer = (await transport.sendMail(message)).response ?? null;
   } catch (error) {
     const answer = serverAnswerOf(error);
     const final = attempt >= SEND_ATTEMPTS;
@@ -177,5 +181,28 @@ export async function deliverStatement(
     });
     if (final) return "failed";
     throw new Error(`statement email refused (attempt ${attempt} of ${SEND_ATTEMPTS}): ${answer}`);
+  }
+  // The server took the email: recording it is not part of the send, and failing to is never a refusal. It is tried
+  // a few times here, since a retry of the job would send the email again.
+  await withRetries(() =>
+    db.transaction().execute(async (trx) => {
+      await insertDeliveries(trx, [{ ...line, status: "sent", serverAnswer }]);
+      await clearDeliveryFailure(trx, { gameId: job.gameId, recipientPlayerId: line.recipientPlayerId });
+    }),
+  );
+  return "sent";
+}
+
+const RECORD_TRIES = 4;
+
+async function withRetries<T>(write: () => Promise<T>): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (tried >= RECORD_TRIES) throw error;
+      log.warn("statement delivery not recorded; trying again", { tried, error });
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** tried));
+    }
   }
 }
