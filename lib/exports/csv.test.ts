@@ -107,6 +107,24 @@ describe("csvOutput", () => {
     );
   });
 
+  it("quotes a line break inside a cell, so a reader that ends rows at any CR or LF reads the same rows", async () => {
+    const rows = [
+      { name: "Small\nPayee", amount: "8.00", at: "2026-03-01T00:00:00Z" },
+      { name: "Bob\n=cmd|' /C calc'!A0", amount: "12.50", at: "2026-03-01T00:00:00Z" },
+      { name: "Carriage\rReturn", amount: "-1.00", at: "2026-03-01T00:00:00Z" },
+    ];
+    const text = (await render(rows)).toString("utf8");
+    // As a spreadsheet reads it: any CR, LF or CRLF outside quotes ends a row.
+    const parsed = parse(text, { record_delimiter: ["\r\n", "\n", "\r"] }) as string[][];
+    expect(parsed).toEqual([
+      ["name", "amount", "at"],
+      ["Small\nPayee", "8.00", "2026-03-01T00:00:00Z"],
+      ["Bob\n=cmd|' /C calc'!A0", "12.50", "2026-03-01T00:00:00Z"],
+      ["Carriage\rReturn", "-1.00", "2026-03-01T00:00:00Z"],
+    ]);
+    for (const row of parsed.slice(1)) expect(row[0]).not.toMatch(/^[=+\-@]/);
+  });
+
   it("stops reading pages when the reader stops", async () => {
     let pagesRead = 0;
     let finished = false;

@@ -3,6 +3,12 @@ import { stringify as stringifySync } from "csv-stringify/sync";
 import { type CsvRecords, isCsvRecords } from "./csv-records";
 
 /**
+ * How every CSV the desk writes ends its rows and quotes its cells: CRLF, and any cell holding a CR or an LF alone
+ * quoted too (csv-stringify quotes only a whole CRLF by itself), so a line break inside a name never starts a row.
+ */
+export const CSV_WRITE = { record_delimiter: "\r\n", quoted_match: /[\r\n]/ } as const;
+
+/**
  * How a CSV export is written: a header row, RFC 4180 quoting (csv-stringify), CRLF line ends, UTF-8 with an
  * optional byte-order mark. Every cell arrives as text (the SQL casts numeric, ids and booleans to text and
  * formats instants), so no value passes through a JS number on its way to the file.
@@ -93,7 +99,7 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** The byte-order mark (if asked for) and the header row, as the CSV writer begins a file. */
 function headerBytes(columns: readonly ExportColumn[], bom: boolean): Buffer {
-  const header = Buffer.from(stringifySync([columns.map((c) => c.name)], { record_delimiter: "\r\n" }));
+  const header = Buffer.from(stringifySync([columns.map((c) => c.name)], CSV_WRITE));
   return bom ? Buffer.concat([BOM, header]) : header;
 }
 
@@ -135,7 +141,7 @@ export function csvOutput(
     const stringifier = stringify({
       header: true,
       columns: columns.map((c) => c.name),
-      record_delimiter: "\r\n",
+      ...CSV_WRITE,
       bom: options.bom,
       // Never full: a batch's output stays buffered until take() hands all of it on, so a write never waits.
       readableHighWaterMark: Number.MAX_SAFE_INTEGER,

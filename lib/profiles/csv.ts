@@ -1,5 +1,5 @@
 import { stringify } from "csv-stringify/sync";
-import { neutraliseText } from "@/lib/exports/csv";
+import { CSV_WRITE, neutraliseText } from "@/lib/exports/csv";
 
 /**
  * The CSV files of payout profiles. Import columns (a header row first; any order; blank cells mean "not given"):
@@ -96,5 +96,5 @@ export function parseCsv(text: string): string[][] {
 
 export function writeCsv(header: readonly string[], rows: readonly (readonly (string | null)[])[]): string {
   const cells = rows.map((r) => r.map((v) => (v === null ? "" : neutraliseText(v))));
-  return stringify([header as string[], ...cells], { record_delimiter: "\r\n" });
+  return stringify([header as string[], ...cells], CSV_WRITE);
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { stringify } from "csv-stringify/sync";
-import { neutraliseText } from "@/lib/exports/csv";
+import { CSV_WRITE, neutraliseText } from "@/lib/exports/csv";
 import { formatUsd, money } from "@/lib/money";
 import type { StatementDocument } from "./model";
 
@@ -91,5 +91,5 @@ export function statementCsv(doc: StatementDocument): string {
     amount,
     text(detail),
   ]);
-  return stringify([[...STATEMENT_CSV_COLUMNS], ...cells], { record_delimiter: "\r\n" });
+  return stringify([[...STATEMENT_CSV_COLUMNS], ...cells], CSV_WRITE);
 }
