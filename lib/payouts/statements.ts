@@ -80,8 +80,14 @@ function iso(value: Date | null): string | null {
   return value ? formatInstant(value) : null;
 }
 
+/**
+ * A `date` column as node-postgres reads it, a Date at midnight of that day in the process's time zone, as
+ * `YYYY-MM-DD`: read in that same time zone, or a process east of UTC would give the day before.
+ */
 function dateOnly(value: Date | null): string | null {
-  return value ? formatInstant(value).slice(0, 10) : null;
+  if (!value) return null;
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${value.getFullYear()}-${two(value.getMonth() + 1)}-${two(value.getDate())}`;
 }
 
 export function toBatchSummary(r: PayoutBatchRow): PayoutBatchSummary {
