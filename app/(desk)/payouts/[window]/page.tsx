@@ -223,7 +223,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
       </section>
 
       {canAct && batch && batch.status !== "draft" && batch.status !== "discarded" ? (
-        <PaymentFilesSection db={db} gameId={game.id} batch={{ id: batch.id, status: batch.status }} today={today} />
+        <PaymentFilesSection
+          db={db}
+          gameId={game.id}
+          batch={{ id: batch.id, status: batch.status }}
+          today={today}
+          userEmail={user.email}
+        />
       ) : null}
 
       <WindowFlags

@@ -39,6 +39,8 @@ export async function PaymentFilesSection(props: {
   gameId: string;
   batch: { id: string; status: PayoutBatchStatus };
   today: string;
+  /** Who is looking: a payment they recorded is returned by another finance user (two-person rule). */
+  userEmail: string;
 }) {
   const { db, gameId, batch } = props;
   // Counts from the batch's tally and the first paid statements only: a batch may hold 100,000 statements.
@@ -50,6 +52,8 @@ export async function PaymentFilesSection(props: {
   const { inPayment, payable } = counts;
   const live = files.filter((f) => f.status === "live");
   const canMake = batch.status === "approved" && payable > 0;
+  const returnable = paid.filter((s) => s.stateChangedBy !== props.userEmail);
+  const mine = paid.length - returnable.length;
   return (
     <Panel
       id="payment-files"
@@ -161,15 +165,23 @@ export async function PaymentFilesSection(props: {
             <p className="text-sm text-ink-muted">
               A payment that came back, or one marked paid by mistake: the statement is owed again.
             </p>
-            <ReturnPaymentButton
-              action={returnPaymentAction}
-              paid={paid.map((s) => ({
-                id: s.id,
-                label:
-                  `Recipient ${s.recipientPlayerId}: USD ${s.paidAmountUsd ?? s.payableUsd} ` +
-                  `(${s.paymentReference ?? ""})`,
-              }))}
-            />
+            {mine > 0 ? (
+              <p className="text-sm text-ink-muted">
+                {countOf(mine, "payment")} you recorded {mine === 1 ? "is" : "are"} not listed: another finance user
+                records {mine === 1 ? "its" : "their"} return (two-person rule).
+              </p>
+            ) : null}
+            {returnable.length > 0 ? (
+              <ReturnPaymentButton
+                action={returnPaymentAction}
+                paid={returnable.map((s) => ({
+                  id: s.id,
+                  label:
+                    `Recipient ${s.recipientPlayerId}: USD ${s.paidAmountUsd ?? s.payableUsd} ` +
+                    `(${s.paymentReference ?? ""})`,
+                }))}
+              />
+            ) : null}
           </section>
         ) : null}
       </div>

@@ -67,6 +67,16 @@ export function SubscriptionActions({
     setDone(result?.ok ? (result.message ?? "Done.") : "Done.");
     router.refresh();
   };
+  // An ended subscription can be neither cancelled nor changed: no button the service could only refuse.
+  if (subscription.terminal)
+    return (
+      <div className="flex flex-col gap-2">
+        <p className="text-sm text-ink-muted">
+          This subscription has ended ({subscription.status}): nothing to cancel or change.
+        </p>
+        <FormMessage tone="success">{done}</FormMessage>
+      </div>
+    );
   return (
     <div className="flex flex-col gap-2">
       <div className="flex flex-wrap gap-2">

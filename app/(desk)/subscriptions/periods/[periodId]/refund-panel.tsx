@@ -122,6 +122,9 @@ export function RefundPanel({
 
   const errors = previewState && !previewState.ok ? (previewState.fieldErrors ?? {}) : {};
   const values = previewState && !previewState.ok ? (previewState.values ?? typed) : typed;
+  // A refusal about a field the form does not show (the amount of a full refund, over the support limit) is said above.
+  const shownFields = mode === "partial" ? ["amountUsd", "reason"] : ["reason"];
+  const saidOnAField = Object.keys(errors).some((field) => shownFields.includes(field));
   return (
     <form action={preview} className="flex flex-col gap-4" aria-label={`Refund period ${periodSeq}`} noValidate>
       <input type="hidden" name="subscriptionId" value={subscriptionId} />
@@ -131,7 +134,7 @@ export function RefundPanel({
           <FormMessage tone="error">{sentBack}</FormMessage>
         </FocusHere>
       ) : null}
-      {!sentBack && previewState && !previewState.ok && !Object.keys(errors).length ? (
+      {!sentBack && previewState && !previewState.ok && !saidOnAField ? (
         <FormMessage tone="error">{previewState.message}</FormMessage>
       ) : null}
       <p className="text-ink">
