@@ -1,5 +1,6 @@
 import { electronicFormatIBAN, getCountrySpecifications, isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
+import { parseInstant } from "@/core/time";
 
 /**
  * A payout profile's inputs. Every format check stops the field (`abort: true`) before a refinement that assumes
@@ -136,9 +137,8 @@ const isoDate = (label: string) =>
       .string()
       .trim()
       .regex(/^\d{4}-\d{2}-\d{2}$/, { message: `${label} must be a date such as 2026-03-31`, abort: true })
-      .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
-        message: `${label} is not a calendar date`,
-      })
+      // A calendar check that cannot throw (2026-13-01 or 2026-02-30 is a field error, not a crash).
+      .refine((v) => parseInstant(v) !== null, { message: `${label} is not a calendar date` })
       .optional(),
   );
 
