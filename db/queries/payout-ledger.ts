@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import { carriesOfGame } from "./carries";
+import { dateText } from "./profiles";
 import type { PayoutStatementState } from "@/db/types";
 
 /** Reads of payout batches, statements and carry links for the ledger, the exports and the invariant check. */
@@ -47,6 +48,7 @@ function statementQuery(db: DbOrTrx, gameId: string) {
       "b.window_end",
       "b.min_payout_usd",
       "b.approved_at as batch_approved_at",
+      dateText("st.paid_on", "paid_on_day"),
     ]);
 }
 

@@ -21,9 +21,9 @@ export type ProfileRow = {
   updatedAt: Date;
 };
 
-/** A `date` column as "2026-04-03" (pg would read it as a Date at the server's local midnight). */
-export function dateText<C extends string>(column: C) {
-  return sql<string | null>`to_char(${sql.ref(column)}, 'YYYY-MM-DD')`.as(column);
+/** A `date` column as "2026-04-03" (pg would read it as a Date at the server's local midnight), named `alias`. */
+export function dateText<C extends string, A extends string = C>(column: C, alias?: A) {
+  return sql<string | null>`to_char(${sql.ref(column)}, 'YYYY-MM-DD')`.as((alias ?? column) as A);
 }
 
 const PROFILE_COLUMNS = [

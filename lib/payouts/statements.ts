@@ -80,16 +80,6 @@ function iso(value: Date | null): string | null {
   return value ? formatInstant(value) : null;
 }
 
-/**
- * A `date` column as node-postgres reads it, a Date at midnight of that day in the process's time zone, as
- * `YYYY-MM-DD`: read in that same time zone, or a process east of UTC would give the day before.
- */
-function dateOnly(value: Date | null): string | null {
-  if (!value) return null;
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${value.getFullYear()}-${two(value.getMonth() + 1)}-${two(value.getDate())}`;
-}
-
 export function toBatchSummary(r: PayoutBatchRow): PayoutBatchSummary {
   return {
     id: r.id,
@@ -161,7 +151,7 @@ export function toStatement(r: PayoutStatementRow): PayoutStatement {
     stateChangedAt: formatInstant(r.state_changed_at),
     stateChangedBy: r.state_changed_by_email,
     paidAmountUsd: r.paid_amount_usd === null ? null : formatUsd(r.paid_amount_usd),
-    paidOn: dateOnly(r.paid_on),
+    paidOn: r.paid_on_day,
     paymentMethod: r.payment_method,
     paymentReference: r.payment_reference,
     closedAt: iso(r.closed_at),
