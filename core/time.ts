@@ -32,9 +32,23 @@ function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, s
  * Parses one window bound as the service reads it: "ISO 8601 date (read as 00:00:00Z) or datetime; naive datetimes
  * are stamped UTC; an explicit offset is honoured." Returns epoch milliseconds, or null when the text is not such a
  * value (calendar-checked: no 2026-02-30, no 24:00, no leap second). Fractions finer than a millisecond are accepted
- * only when they are zeros, so the result is exact.
+ * only when they are zeros, so the result is exact: a bound someone typed means exactly what it says.
  */
 export function parseInstant(text: string): number | null {
+  return parseIsoInstant(text, "refuse");
+}
+
+/**
+ * A timestamp the service sent (a renewal's paid_at, a refund's refunded_at, a report's generated_at), in epoch
+ * milliseconds: read as parseInstant reads a bound, except that digits finer than a millisecond are dropped instead
+ * of refused (`.123456Z` is `.123Z`). Every window is whole milliseconds, so an instant and its millisecond fall in
+ * the same windows; the service's own text stays in the stored pages.
+ */
+export function parseServiceInstant(text: string): number | null {
+  return parseIsoInstant(text, "floor");
+}
+
+function parseIsoInstant(text: string, finerThanMs: "refuse" | "floor"): number | null {
   const value = text.trim();
   const dateOnly = DATE_ONLY.exec(value);
   if (dateOnly) {
@@ -45,7 +59,7 @@ export function parseInstant(text: string): number | null {
   if (!match) return null;
   const [, y, mo, d, h, mi, s, frac, zone] = match;
   const fraction = frac ?? "";
-  if (fraction.length > 3 && !/^0+$/.test(fraction.slice(3))) return null;
+  if (finerThanMs === "refuse" && fraction.length > 3 && !/^0+$/.test(fraction.slice(3))) return null;
   const ms = fraction === "" ? 0 : Number(fraction.slice(0, 3).padEnd(3, "0"));
   const local = checkedUtc(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s ?? "0"), ms);
   if (local === null) return null;
@@ -157,10 +171,17 @@ export function formatWindow(window: TimeWindow): string {
   return `[${formatInstant(window.startMs)}, ${formatInstant(window.endMs)})`;
 }
 
-/** "a renewal belongs to the window holding its paid_at; a reversal to the window holding its refunded_at" */
+/**
+ * "a renewal belongs to the window holding its paid_at; a reversal to the window holding its refunded_at"; a text
+ * instant is one the service sent (parseServiceInstant).
+ */
 export function windowContains(window: TimeWindow, instant: number | Date | string): boolean {
   const ms =
-    typeof instant === "number" ? instant : typeof instant === "string" ? parseInstant(instant) : instant.getTime();
+    typeof instant === "number"
+      ? instant
+      : typeof instant === "string"
+        ? parseServiceInstant(instant)
+        : instant.getTime();
   if (ms === null || Number.isNaN(ms)) return false;
   return ms >= window.startMs && ms < window.endMs;
 }

@@ -13,6 +13,7 @@ import {
   monthKeyOf,
   monthWindow,
   parseInstant,
+  parseServiceInstant,
   parseWindow,
   splitWindow,
   windowContains,
@@ -42,6 +43,19 @@ describe("parseInstant", () => {
     expect(parseInstant("2026-03-01T00:00:00.5Z")).toBe(at("2026-03-01T00:00:00.500Z"));
     expect(parseInstant("2026-03-01T00:00:00.123000Z")).toBe(at("2026-03-01T00:00:00.123Z"));
     expect(parseInstant("2026-03-01T00:00:00.1234Z")).toBeNull();
+  });
+
+  it("reads a service timestamp finer than a millisecond as its millisecond, in the same windows", () => {
+    expect(parseServiceInstant("2026-03-01T00:00:00.123456Z")).toBe(at("2026-03-01T00:00:00.123Z"));
+    expect(parseServiceInstant("2026-03-01T02:00:00.999999999+02:00")).toBe(at("2026-03-01T00:00:00.999Z"));
+    expect(parseServiceInstant("2026-03-01T00:00:00.5Z")).toBe(at("2026-03-01T00:00:00.500Z"));
+    expect(parseServiceInstant("2026-02-30T00:00:00.123456Z")).toBeNull();
+    const march = parseWindow("2026-03-01", "2026-04-01");
+    expect(windowContains(march, "2026-03-31T23:59:59.999999Z")).toBe(true);
+    expect(windowContains(march, "2026-02-28T23:59:59.999999Z")).toBe(false);
+    expect(windowContains(march, "2026-03-01T00:00:00.000001Z")).toBe(true);
+    // A bound someone types is still exact.
+    expect(parseInstant("2026-03-01T00:00:00.000001Z")).toBeNull();
   });
 
   it("refuses impossible calendar values and other shapes", () => {

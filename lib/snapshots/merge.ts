@@ -7,7 +7,7 @@ import type {
   RenewalLine,
   Reversal,
 } from "@/lib/service/schemas";
-import { formatInstant, parseInstant, type TimeWindow, windowContains } from "@/lib/time";
+import { formatInstant, parseServiceInstant, type TimeWindow, windowContains } from "@/lib/time";
 
 /**
  * Pure assembly of a window's snapshot from the pages the service returned: completing a truncated recipient from
@@ -86,7 +86,7 @@ const ADDITIVE_AMOUNTS = [
 ] as const;
 
 function instantMs(text: string): number {
-  const ms = parseInstant(text);
+  const ms = parseServiceInstant(text);
   if (ms === null) throw new Error(`not a timestamp: ${text}`);
   return ms;
 }

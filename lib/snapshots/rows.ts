@@ -1,5 +1,5 @@
 import type { AttributionRecipient, RenewalLine } from "@/lib/service/schemas";
-import { formatInstant, parseInstant } from "@/lib/time";
+import { formatInstant, parseServiceInstant } from "@/lib/time";
 import type { FetchedWindow } from "./fetch";
 import type { AssembledWindow, LineFacts, RecipientWith } from "./merge";
 
@@ -27,17 +27,20 @@ export function withoutLines(rows: SnapshotRows): SnapshotRows {
 }
 
 /**
- * Already in the normal form and certainly an instant parseInstant accepts (years from 1000; days up to 28 exist in
- * every month): most service timestamps, tens of thousands per snapshot, skip the general parse. Anything else,
- * including every instant this cannot vouch for, takes the general path.
+ * Already in the normal form and certainly an instant parseServiceInstant reads as it is (years from 1000; days up to
+ * 28 exist in every month): most service timestamps, tens of thousands per snapshot, skip the general parse. Anything
+ * else, including every instant this cannot vouch for, takes the general path.
  */
 const NORMAL_INSTANT = /^[1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/;
 
-/** Service timestamps normalised to UTC ISO, the form the database returns them in. */
+/**
+ * Service timestamps normalised to UTC ISO, the form the database returns them in, to the millisecond (finer digits
+ * dropped, as parseServiceInstant says).
+ */
 function instant(text: string | null): string | null {
   if (text === null) return null;
   if (NORMAL_INSTANT.test(text)) return text;
-  const ms = parseInstant(text);
+  const ms = parseServiceInstant(text);
   if (ms === null) throw new Error(`not a timestamp: ${text}`);
   return formatInstant(ms);
 }

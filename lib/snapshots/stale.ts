@@ -2,7 +2,7 @@ import "server-only";
 import type { DbOrTrx } from "@/db";
 import { invalidatePeriodDetail, invalidateSubscriptionDetail } from "@/db/queries/service-detail";
 import { insertStaleMark, listSnapshotWindowsHolding } from "@/db/queries/snapshot-stale";
-import { parseInstant, type TimeWindow } from "@/lib/time";
+import { parseServiceInstant, type TimeWindow } from "@/lib/time";
 
 /**
  * Staleness: the service told us (a webhook, a refund made here) that something changed at `instant`. Every snapshot
@@ -22,7 +22,7 @@ export type StaleDetail = {
 function toDate(instant: Date | string | number): Date {
   if (instant instanceof Date) return instant;
   if (typeof instant === "number") return new Date(instant);
-  const ms = parseInstant(instant);
+  const ms = parseServiceInstant(instant);
   if (ms === null) throw new Error(`markWindowStale: not an instant: ${instant}`);
   return new Date(ms);
 }

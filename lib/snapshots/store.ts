@@ -13,7 +13,7 @@ import {
 import type { SnapshotDriftStatus } from "@/db/types";
 import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
-import { formatInstant, parseInstant, type TimeWindow } from "@/lib/time";
+import { formatInstant, parseServiceInstant, type TimeWindow } from "@/lib/time";
 import {
   COMPARED_COLUMNS,
   type ComparableVersion,
@@ -41,7 +41,7 @@ export { createRowWriter, type RowWriter, type WrittenRecipients } from "./row-w
 export const MAX_DRIFT_ROWS = 5_000;
 
 function iso(text: string): string {
-  const ms = parseInstant(text);
+  const ms = parseServiceInstant(text);
   if (ms === null) throw new Error(`not a timestamp: ${text}`);
   return formatInstant(ms);
 }
@@ -218,7 +218,7 @@ export async function publishSnapshot(
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
   // A window is closed once its end has passed on the service's own clock.
-  const windowClosed = window.endMs <= (parseInstant(fetched.generatedFirst) ?? 0);
+  const windowClosed = window.endMs <= (parseServiceInstant(fetched.generatedFirst) ?? 0);
   const previous = input.previous === undefined ? await loadPreviousVersion(db, input.gameId, window) : input.previous;
 
   let driftStatus: SnapshotDriftStatus = "first_version";

@@ -4,7 +4,7 @@ import type { Db } from "@/db";
 import { recordDisputeClosed, recordDisputeOpened } from "@/db/queries/disputes";
 import { decimalStringSchema } from "@/lib/money";
 import { formatIssues, type WebhookEnvelope } from "@/lib/service/schemas";
-import { parseInstant } from "@/lib/time";
+import { parseServiceInstant } from "@/lib/time";
 
 /**
  * `purchase.disputed`. Spec, Events: "Chargeback opened; fires again on close with dispute_status won or lost";
@@ -38,7 +38,7 @@ export const disputeClosedDataSchema = z.looseObject({
 export type DisputeEffect = Record<string, unknown> & { kind: "dispute" | "unprocessable" };
 
 export async function applyDisputeEvent(trx: Db, gameId: string, envelope: WebhookEnvelope): Promise<DisputeEffect> {
-  const at = new Date(parseInstant(envelope.created_at) ?? Date.now());
+  const at = new Date(parseServiceInstant(envelope.created_at) ?? Date.now());
   if ("dispute_status" in envelope.data) {
     const parsed = disputeClosedDataSchema.safeParse(envelope.data);
     if (!parsed.success) return { kind: "unprocessable", issues: formatIssues(parsed.error, "data") };

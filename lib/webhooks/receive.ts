@@ -5,7 +5,7 @@ import { gameIdSchema } from "@/lib/games/schemas";
 import { enqueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { parseWebhookEvent, type WebhookEnvelope, webhookEnvelopeSchema } from "@/lib/service/schemas";
-import { parseInstant } from "@/lib/time";
+import { parseServiceInstant } from "@/lib/time";
 import { eventInstant } from "./event-time";
 import { drainWebhookEventsJob } from "./drain-job";
 import { countRefusal } from "./refusal-counts";
@@ -238,7 +238,7 @@ export async function receiveWebhook(
     });
   }
 
-  const instant = parsed.success ? eventInstant(parsed.event) : parseInstant(envelope.created_at);
+  const instant = parsed.success ? eventInstant(parsed.event) : parseServiceInstant(envelope.created_at);
   let stored: Awaited<ReturnType<typeof storeWebhookEvent>>;
   try {
     stored = await storeWebhookEvent(db, {
