@@ -100,6 +100,7 @@ test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows
   await confirmDialog(page, "Override…", "Override flag", async (dialog) => {
     await dialog.getByLabel("Reason").fill("Chargeback recovered from the recipient by separate invoice");
   });
+  await expect(page.getByRole("status").filter({ hasText: "Flag overridden; the reason is kept" })).toBeVisible();
   await expect(page.getByText("Disputed renewal: blocks approval")).toHaveCount(0);
   await expect(disputes).toContainText("Chargeback recovered from the recipient by separate invoice");
   await shoot(page, "finance-dispute-overridden");

@@ -306,6 +306,24 @@ test("[finance] a later PayPal report returns one paid payment: it is owed again
   await shoot(page, "finance-return-payment-two-person");
 });
 
+test("[finance] another finance user records a payment marked paid by mistake as returned, and is told so", async ({
+  page,
+}) => {
+  await signIn(page, { email: SECOND_FINANCE });
+  await page.goto(WINDOW_PATH);
+  const panel = page.getByRole("region", { name: "Payment files" });
+  const mistaken = bankPeople[1];
+  await panel.getByRole("button", { name: "Return a payment…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Record a payment as returned" });
+  await dialog.getByLabel("Paid statement").selectOption(mistaken?.statementId ?? "");
+  await dialog.getByLabel("Reason").fill("Marked paid by mistake: the bank never sent it");
+  await dialog.getByRole("button", { name: "Record as returned" }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole("status").filter({ hasText: "recorded as returned; it is owed again" })).toBeVisible();
+  expect((await statesOf())[mistaken?.id ?? 0]).toBe("returned");
+  await shoot(page, "finance-return-payment-notice");
+});
+
 test("[finance] after the files, the rejection and the return the ledger holds and the journal balances", async ({
   page,
 }) => {

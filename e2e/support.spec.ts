@@ -277,6 +277,39 @@ for (const role of ["finance", "admin"] as const) {
   });
 }
 
+/** The first demo subscription with one of the statuses that `matches` (the first 620 players all renew, active). */
+async function findSubscription(statuses: string, matches: (sub: Record<string, unknown>) => boolean): Promise<string> {
+  for (let n = 1; n <= 3_200; n++) {
+    const email = encodeURIComponent(`player${n}@demo.example`);
+    const list = await service(`/api/subscriptions/player?player_email=${email}&status=${statuses}`);
+    const found = (list.subscriptions as Record<string, unknown>[]).find(matches);
+    if (found) return String(found.subscription_id);
+  }
+  throw new Error(`no demo subscription ${statuses}`);
+}
+
+test("[finance] is offered only what can be done: nothing on an ended subscription, no card on a pcstore one", async ({
+  page,
+}) => {
+  const ended = await findSubscription("canceled,expired", () => true);
+  const pcstore = await findSubscription("active", (sub) => sub.funding_rail === "pcstore");
+  await signIn(page, "finance");
+  await page.goto(`/subscriptions/${ended}`);
+  await expect(page.getByRole("heading", { name: "Billing periods" })).toBeVisible();
+  await expect(
+    page.getByText(/This subscription has ended \((canceled|expired)\): nothing to cancel or change\./),
+  ).toBeVisible();
+  for (const name of ["Cancel subscription…", "Change price…", "Change payment method…"])
+    await expect(page.getByRole("button", { name })).toHaveCount(0);
+  await shoot(page, "finance-subscription-ended");
+
+  await page.goto(`/subscriptions/${pcstore}`);
+  await expect(page.getByRole("button", { name: "Change price…" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Change payment method…" })).toHaveCount(0);
+  await expect(page.getByText("The payment method of a pcstore subscription is managed in the pcstore.")).toBeVisible();
+  await shoot(page, "finance-subscription-pcstore");
+});
+
 test("[viewer] sees a subscription and its periods but no refund or cancel controls", async ({ page }) => {
   const candidate = await findCandidate(used);
   await signIn(page, "viewer");

@@ -4,9 +4,10 @@ import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import { useNotice } from "./result-notice";
 import { type ServerAction, withFields } from "./with-fields";
 
-/** Override of one flag, with the written reason it requires. */
+/** Override of one flag, with the written reason it requires; what it did shows in the page's message area. */
 export function OverrideFlagButton({
   action,
   batchId,
@@ -19,8 +20,10 @@ export function OverrideFlagButton({
   flag: { flag: string; cause: string; label: string };
   recipientPlayerId?: number;
 }) {
+  const done = useNotice();
   return (
     <ConfirmDialog
+      onConfirmed={done}
       trigger={<Button size="sm">Override…</Button>}
       title={`Override “${label}”`}
       description={

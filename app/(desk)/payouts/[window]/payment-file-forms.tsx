@@ -10,7 +10,8 @@ import { Select } from "@/app/_components/forms/select";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Button } from "@/app/_components/ui/button";
-import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import { useNotice } from "@/app/_components/payouts/result-notice";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import { FILE_METHOD_LABELS, FILE_METHODS } from "@/lib/payments/schemas";
 import type { CreatedFilesData } from "./payment-actions";
@@ -110,10 +111,10 @@ export function CreateFileForm(props: { action: CreateAction; batchId: string; g
 
 /** Cancelling a live file (its statements go back to approved), with a reason. */
 export function CancelFileButton(props: { action: ServerAction; fileId: string; fileName: string }) {
-  const router = useRouter();
+  const onConfirmed = useNoticeAndRefresh();
   return (
     <ConfirmDialog
-      onConfirmed={() => router.refresh()}
+      onConfirmed={onConfirmed}
       trigger={
         <Button variant="ghost" size="sm">
           Cancel…
@@ -140,10 +141,10 @@ export function CancelFileButton(props: { action: ServerAction; fileId: string; 
 
 /** Recording a paid payment as returned (undoing a wrong "paid"): a reason, and someone other than who paid it. */
 export function ReturnPaymentButton(props: { action: ServerAction; paid: { id: string; label: string }[] }) {
-  const router = useRouter();
+  const onConfirmed = useNoticeAndRefresh();
   return (
     <ConfirmDialog
-      onConfirmed={() => router.refresh()}
+      onConfirmed={onConfirmed}
       trigger={<Button variant="secondary">Return a payment…</Button>}
       title="Record a payment as returned"
       description={
@@ -175,4 +176,14 @@ export function ReturnPaymentButton(props: { action: ServerAction; paid: { id: s
       )}
     </ConfirmDialog>
   );
+}
+
+/** Says what the action did in the page's message area, and shows the page as it now is. */
+function useNoticeAndRefresh(): (result: ConfirmResult | undefined) => void {
+  const router = useRouter();
+  const notice = useNotice();
+  return (result) => {
+    notice(result);
+    router.refresh();
+  };
 }

@@ -86,7 +86,7 @@ export function SubscriptionActions({
         {canChange ? (
           <PriceDialog subscription={subscription} action={toConfirm(amountAction)} onConfirmed={onConfirmed} />
         ) : null}
-        {canChange ? (
+        {canChange && subscription.fundingRail !== "pcstore" ? (
           <CardDialog
             subscription={subscription}
             cards={cards}
@@ -95,6 +95,11 @@ export function SubscriptionActions({
           />
         ) : null}
       </div>
+      {canChange && subscription.fundingRail === "pcstore" ? (
+        <p className="text-sm text-ink-muted">
+          The payment method of a pcstore subscription is managed in the pcstore.
+        </p>
+      ) : null}
       <FormMessage tone="success">{done}</FormMessage>
     </div>
   );
@@ -269,18 +274,9 @@ function CardDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
-  const pcstore = subscription.fundingRail === "pcstore";
   return (
     <ConfirmDialog
-      trigger={
-        <Button
-          variant="secondary"
-          disabled={pcstore}
-          title={pcstore ? "pcstore subscriptions are paid through the pcstore" : undefined}
-        >
-          Change payment method…
-        </Button>
-      }
+      trigger={<Button variant="secondary">Change payment method…</Button>}
       title="Change the payment method"
       description={
         subscription.walletOnly

@@ -30,6 +30,7 @@ import { DisputeList } from "./dispute-list";
 import { EvidenceLines } from "./evidence-lines";
 import { ReversalList } from "./reversal-list";
 import { StatementActions } from "./statement-actions";
+import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { StatementDeliveries } from "./statement-deliveries";
 import { StatementDocuments } from "./statement-documents";
 
@@ -111,7 +112,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   };
 
   return (
-    <>
+    <NoticeProvider>
       <PageHeader
         title={name ?? `Player ${playerId}`}
         breadcrumbs={[
@@ -329,6 +330,6 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
         pages={pages}
         linkFor={linkFor}
       />
-    </>
+    </NoticeProvider>
   );
 }

@@ -6,7 +6,7 @@ import type { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import type { StatementAction } from "@/lib/payouts/offered-actions";
 import type { OfferedAction } from "@/lib/payouts/offered-actions";
 import { StatementActionDialog, type StatementDialogText } from "@/app/_components/payouts/statement-action-dialog";
-import { NoticeProvider, useNotice } from "@/app/_components/payouts/result-notice";
+import { useNotice } from "@/app/_components/payouts/result-notice";
 
 type ServerAction = Parameters<typeof ConfirmDialog>[0]["action"];
 
@@ -20,13 +20,12 @@ export type StatementActionsProps = {
   today: string;
 };
 
-/** The actions one person can take on one statement; one that is not theirs to take now says why. */
+/**
+ * The actions one person can take on one statement; one that is not theirs to take now says why. What an action did
+ * shows in the page's message area (its NoticeProvider).
+ */
 export function StatementActions(props: StatementActionsProps) {
-  return (
-    <NoticeProvider>
-      <StatementButtons {...props} />
-    </NoticeProvider>
-  );
+  return <StatementButtons {...props} />;
 }
 
 /** What each action's dialog says about this one statement. */
