@@ -43,7 +43,7 @@ export function classifySearch(input: string): SearchTarget {
   if (/^sub_/i.test(text)) {
     return {
       kind: "invalid",
-      message: `A subscription id looks like ${SUBSCRIPTION_ID_EXAMPLE} (digits, then 8 letters or digits).`,
+      message: `A subscription id looks like ${SUBSCRIPTION_ID_EXAMPLE} (digits, then 8 characters).`,
     };
   }
   if (text.includes("@")) {
