@@ -54,6 +54,15 @@ export function formatUsd(value: string | Decimal): string {
   return text === "-0.00" ? "0.00" : text;
 }
 
+/**
+ * An amount exactly, with at least two places (10 -> "10.00", 0.125 -> "0.125"): a sum of the service's figures, kept
+ * as exact as its parts.
+ */
+export function formatExact(value: Decimal): string {
+  const text = new Money(value).toFixed(Math.max(2, value.decimalPlaces()));
+  return /^-0(\.0+)?$/.test(text) ? text.slice(1) : text;
+}
+
 /** Rounds `base × percent / 100` to the cent (attribution and fee rule). */
 export function percentOf(base: string | Decimal, percent: string | Decimal): Decimal {
   const b = typeof base === "string" ? money(base) : base;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  formatExact,
   formatUsd,
   money,
   percentOf,
@@ -34,6 +35,14 @@ describe("money", () => {
   it("formats without a negative zero", () => {
     expect(formatUsd("-0.001")).toBe("0.00");
     expect(formatUsd("12.5")).toBe("12.50");
+  });
+
+  it("writes a sum of the service's figures exactly, with at least two places", () => {
+    expect(formatExact(sumMoney(["0.125", "0.25"]))).toBe("0.375");
+    expect(formatExact(sumMoney(["1.10", "2.20"]))).toBe("3.30");
+    expect(formatExact(sumMoney(["10", "-10.00"]))).toBe("0.00");
+    expect(formatExact(sumMoney(["-0.005"]))).toBe("-0.005");
+    expect(formatExact(sumMoney(["123456789012.345678", "0.000001"]))).toBe("123456789012.345679");
   });
 
   it("refuses text that is not a decimal", () => {

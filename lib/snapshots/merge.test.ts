@@ -60,6 +60,25 @@ describe("merging reversal rows of adjacent sub-windows", () => {
   });
 });
 
+describe("merging figures finer than a cent", () => {
+  it("keeps the sum exact instead of rounding it to the cent", () => {
+    const inFirst = reversal({
+      refund_events: [event("2026-03-12T00:00:00Z", "0.00", "5.00")],
+      reversed_attributed_usd: "0.905",
+      partner_revenue_reversed_usd: "4.5025",
+    });
+    const inSecond = reversal({
+      refund_events: [event("2026-03-25T00:00:00Z", "5.00", "10.00")],
+      settled_in_this_window: false,
+      reversed_attributed_usd: "0.9",
+      partner_revenue_reversed_usd: "4.5",
+    });
+    const [merged] = mergeReversals(WINDOW, [inSecond, inFirst]);
+    expect(merged?.reversed_attributed_usd).toBe("1.805");
+    expect(merged?.partner_revenue_reversed_usd).toBe("9.0025");
+  });
+});
+
 describe("drift", () => {
   it("compares values from the service and from the database alike", () => {
     expect(normalise("amount", "10.00")).toBe(normalise("amount", "10"));

@@ -1,4 +1,4 @@
-import { formatUsd, money, sameAmount, sumMoney } from "@/lib/money";
+import { formatExact, money, sameAmount, sumMoney } from "@/lib/money";
 import type {
   AttributionNotice,
   AttributionRecipient,
@@ -123,8 +123,8 @@ export function mergeReversals(window: TimeWindow, rows: readonly Reversal[]): R
     const row: Reversal = {
       ...first,
       refund_events: events,
-      reversed_attributed_usd: formatUsd(sumMoney(group.map((r) => r.reversed_attributed_usd))),
-      partner_revenue_reversed_usd: formatUsd(sumMoney(group.map((r) => r.partner_revenue_reversed_usd))),
+      reversed_attributed_usd: formatExact(sumMoney(group.map((r) => r.reversed_attributed_usd))),
+      partner_revenue_reversed_usd: formatExact(sumMoney(group.map((r) => r.partner_revenue_reversed_usd))),
       reversal_basis: group.some((r) => r.reversal_basis === "period_row") ? "period_row" : "refund_receipts",
       settled_in_this_window: first.paid_at !== null && windowContains(window, first.paid_at),
       note: notes.length > 0 ? notes.join(" ") : null,
@@ -186,7 +186,7 @@ function sumTotals(parts: readonly AssembledWindow<LineFacts>[]): AttributionTot
   const first = parts[0] as AssembledWindow<LineFacts>;
   const totals = { ...first.totals, unattributed_reasons: {} as Record<string, number> };
   for (const key of ADDITIVE_COUNTS) totals[key] = parts.reduce((n, p) => n + p.totals[key], 0);
-  for (const key of ADDITIVE_AMOUNTS) totals[key] = formatUsd(sumMoney(parts.map((p) => p.totals[key])));
+  for (const key of ADDITIVE_AMOUNTS) totals[key] = formatExact(sumMoney(parts.map((p) => p.totals[key])));
   for (const part of parts) {
     for (const [reason, count] of Object.entries(part.totals.unattributed_reasons)) {
       totals.unattributed_reasons[reason] = (totals.unattributed_reasons[reason] ?? 0) + count;
@@ -233,9 +233,9 @@ export function mergeParts<L extends LineFacts>(
       ...latest,
       renewal_count: group.reduce((n, r) => n + r.renewal_count, 0),
       subscription_count: distinctSubscriptions(periods, reversals),
-      gross_attributed_usd: formatUsd(sumMoney(group.map((r) => r.gross_attributed_usd))),
-      reversed_attributed_usd: formatUsd(sumMoney(group.map((r) => r.reversed_attributed_usd))),
-      net_attributed_usd: formatUsd(sumMoney(group.map((r) => r.net_attributed_usd))),
+      gross_attributed_usd: formatExact(sumMoney(group.map((r) => r.gross_attributed_usd))),
+      reversed_attributed_usd: formatExact(sumMoney(group.map((r) => r.reversed_attributed_usd))),
+      net_attributed_usd: formatExact(sumMoney(group.map((r) => r.net_attributed_usd))),
       first_paid_at: minInstant(group.map((r) => r.first_paid_at)),
       last_paid_at: maxInstant(group.map((r) => r.last_paid_at)),
       periods,
@@ -324,7 +324,7 @@ export function completenessChecks(assembled: AssembledWindow<LineFacts>): Check
     check(
       "sum of recipients' gross = totals.gross_attributed_usd",
       totals.gross_attributed_usd,
-      formatUsd(sumMoney(recipients.map((r) => r.gross_attributed_usd))),
+      formatExact(sumMoney(recipients.map((r) => r.gross_attributed_usd))),
       sameAmount,
     ),
   );
@@ -332,7 +332,7 @@ export function completenessChecks(assembled: AssembledWindow<LineFacts>): Check
     check(
       "sum of recipients' net = totals.net_attributed_usd",
       totals.net_attributed_usd,
-      formatUsd(sumMoney(recipients.map((r) => r.net_attributed_usd))),
+      formatExact(sumMoney(recipients.map((r) => r.net_attributed_usd))),
       sameAmount,
     ),
   );
