@@ -202,7 +202,9 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
         });
         break;
       }
-      const paidAt = start + Math.floor(rng() * 20) * MINUTE;
+      // Paid a few minutes into its period, but never after the clock: a period that began just before it was paid
+      // at once.
+      const paidAt = Math.min(start + Math.floor(rng() * 20) * MINUTE, clock);
       const period: PeriodInput = {
         period_seq: seq,
         status: "paid",

@@ -6,6 +6,7 @@ import {
   DEMO_UNRESOLVED_RECIPIENT_ID,
   generateDemoScenario,
 } from "@/emulator/scenario/demo";
+import { loadScenario } from "@/emulator/scenario/load";
 import { startClient, type Client } from "./helpers";
 
 let client: Client;
@@ -22,6 +23,18 @@ describe("demo data", () => {
   it("is deterministic by seed", () => {
     expect(generateDemoScenario({ seed: 7 })).toEqual(generateDemoScenario({ seed: 7 }));
     expect(generateDemoScenario({ seed: 7 })).not.toEqual(generateDemoScenario({ seed: 8 }));
+  });
+
+  it("starts at any clock, also minutes after a renewal falls due (`npm start` stamps it with the time)", () => {
+    // At these clocks a period began less than twenty minutes before: it is paid, at the clock at the latest.
+    for (const clock of ["2026-11-24T00:00:00Z", "2026-11-24T01:00:00Z", "2026-11-24T02:00:00Z"]) {
+      const scenario = generateDemoScenario({ seed: 1, clock });
+      const paid = scenario.subscriptions.flatMap((s) => s.periods ?? []).flatMap((p) => p.paid_at ?? []);
+      expect(paid.length).toBeGreaterThan(30_000);
+      expect(paid.filter((at) => Date.parse(at) > Date.parse(clock))).toEqual([]);
+      expect(paid).toContain(clock);
+      expect(() => loadScenario(scenario)).not.toThrow();
+    }
   });
 
   it("answers the same report for the same seed in two emulators", async () => {
