@@ -1,0 +1,75 @@
+import type { ParsedMail } from "mailparser";
+import type { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import { listStatementDeliveries } from "@/db/queries/statement-deliveries";
+import { deliverStatement, queueStatementSends } from "@/lib/statements/send";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
+import { statementFixture } from "./fixture";
+import { startSmtp } from "./support";
+
+/**
+ * Once the mail server has taken a statement email, failing to record it is not a refusal: the record is tried
+ * again, the email is not sent again and no failure is logged. The database is made to fail the first writes after
+ * the server took the email; the server is a real SMTP server started here.
+ */
+
+const GAME = "stmt-record";
+let t: TestDatabase;
+let smtp: SMTPServer;
+const received: ParsedMail[] = [];
+
+beforeAll(async () => {
+  smtp = await startSmtp(received);
+  t = await createTestDatabase();
+  applyTestEnv(t);
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await t?.drop();
+});
+
+/** The database, but its next `failures` transactions once an email has been received fail as a lost connection. */
+function failingAfterSend(db: Db, failures: number): { db: Db; failed: () => number } {
+  let failed = 0;
+  const proxy = new Proxy(db, {
+    get(target, property) {
+      if (property === "transaction" && received.length > 0 && failed < failures) {
+        return () => ({
+          execute: async () => {
+            failed += 1;
+            throw new Error("Connection terminated unexpectedly");
+          },
+        });
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db: proxy, failed: () => failed };
+}
+
+describe("recording a statement email the server took", () => {
+  it("is tried again when the database fails, without sending it twice or logging a failure", async () => {
+    const { marchBatch, marchStatements } = await statementFixture(t.db, GAME);
+    const statementId = marchStatements[0] ?? "";
+    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    expect(
+      await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, statementIds: [statementId] }, acting),
+    ).toMatchObject({ queued: 1 });
+    const [queued] = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    expect(queued?.status).toBe("queued");
+
+    const flaky = failingAfterSend(t.db, 2);
+    const job = { gameId: GAME, statementId, sendId: queued?.sendId ?? "", to: queued?.toAddress ?? "" };
+    expect(await deliverStatement(flaky.db, job, 1)).toBe("sent");
+    expect(flaky.failed()).toBe(2);
+    expect(received.map((m) => (Array.isArray(m.to) ? "" : m.to?.text))).toEqual(["anna@example.test"]);
+
+    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    expect(log.map((d) => d.status).sort()).toEqual(["queued", "sent"]);
+    // A retry of the job finds it sent and sends nothing.
+    expect(await deliverStatement(t.db, job, 2)).toBe("already sent");
+    expect(received).toHaveLength(1);
+  });
+});
