@@ -29,7 +29,7 @@ describe("demo data", () => {
     // At these clocks a period began less than twenty minutes before: it is paid, at the clock at the latest.
     for (const clock of ["2026-11-24T00:00:00Z", "2026-11-24T01:00:00Z", "2026-11-24T02:00:00Z"]) {
       const scenario = generateDemoScenario({ seed: 1, clock });
-      const paid = scenario.subscriptions.flatMap((s) => s.periods ?? []).flatMap((p) => p.paid_at ?? []);
+      const paid = (scenario.subscriptions ?? []).flatMap((s) => s.periods ?? []).flatMap((p) => p.paid_at ?? []);
       expect(paid.length).toBeGreaterThan(30_000);
       expect(paid.filter((at) => Date.parse(at) > Date.parse(clock))).toEqual([]);
       expect(paid).toContain(clock);
