@@ -11,11 +11,11 @@ function posting(kind: Posting["kind"], entryId: string): Posting {
 describe("journalNumber", () => {
   it("gives a statement paid, returned and paid again a number per payment and per return", () => {
     const numbers = [
-      journalNumber(posting("payment", `${STATEMENT}:payment:41`)),
-      journalNumber(posting("payment_returned", `${STATEMENT}:payment_returned:41`)),
-      journalNumber(posting("payment", `${STATEMENT}:payment:57`)),
-      journalNumber(posting("payment_returned", `${STATEMENT}:payment_returned:57`)),
       journalNumber(posting("payment", `${STATEMENT}:payment`)),
+      journalNumber(posting("payment_returned", `${STATEMENT}:payment_returned:41`)),
+      journalNumber(posting("payment", `${STATEMENT}:payment:2`)),
+      journalNumber(posting("payment_returned", `${STATEMENT}:payment_returned:57`)),
+      journalNumber(posting("payment", `${STATEMENT}:payment:3`)),
       journalNumber(posting("accrual", `${STATEMENT}:accrual`)),
     ];
     expect(new Set(numbers).size).toBe(numbers.length);

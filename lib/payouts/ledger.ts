@@ -159,12 +159,24 @@ export function statementEntries(
       reference: `statement ${link.from}`,
     });
   }
+  // The statement's payments in the order they were made: each one that came back, then the one in force. A
+  // payment's entry keeps its id when it comes back (the first is "<statement>:payment", the n-th
+  // "<statement>:payment:n"), so a ledger that took a payment before its return is not given it again under a new
+  // journal number.
+  let payments = 0;
+  const paymentEntryId = (): string => {
+    payments++;
+    return payments === 1 ? `${s.id}:payment` : `${s.id}:payment:${payments}`;
+  };
+  const returned = returns
+    .filter((r) => r.kind === "returned" && r.paidAt)
+    .sort((a, b) => a.at.getTime() - b.at.getTime() || a.id.localeCompare(b.id));
   // A payment that came back: the payment as it was, then its return (the amount is owed again).
-  for (const r of returns) {
-    if (r.kind !== "returned" || !r.paidAt) continue;
+  for (const r of returned) {
+    if (!r.paidAt) continue;
     out.push({
       ...base,
-      entryId: `${s.id}:payment:${r.id}`,
+      entryId: paymentEntryId(),
       kind: "payment",
       amountUsd: formatUsd(money(r.amountUsd).negated()),
       at: formatInstant(r.paidAt),
@@ -184,7 +196,7 @@ export function statementEntries(
   if (s.state === "paid" && s.paidAmountUsd !== null && s.closedAt) {
     out.push({
       ...base,
-      entryId: `${s.id}:payment`,
+      entryId: paymentEntryId(),
       kind: "payment",
       amountUsd: formatUsd(money(s.paidAmountUsd).negated()),
       at: s.closedAt,

@@ -306,6 +306,9 @@ describe("ledger across months", () => {
     const entries = await listLedgerEntries(db, { gameId: GAME, recipientPlayerId: 4 });
     const sept = entries.filter((e) => e.batchId === batchId).map((e) => e.kind);
     expect(sept).toEqual(["accrual", "payment", "payment_returned", "payment", "payment_returned", "payment"]);
+    // Each payment keeps the entry id it had before it came back (the journal number follows from it).
+    const payments = entries.filter((e) => e.batchId === batchId && e.kind === "payment").map((e) => e.entryId);
+    expect(payments).toEqual([`${s4.id}:payment`, `${s4.id}:payment:2`, `${s4.id}:payment:3`]);
     const owed = entries
       .filter((e) => e.batchId === batchId)
       .reduce((sum, e) => sum + Math.round(Number(e.amountUsd) * 100), 0);
