@@ -18,13 +18,24 @@ const exportQuerySchema = z
       .regex(/^[1-9]\d{0,4}$/, { message: "must be a part number such as 1", abort: true })
       .transform(Number)
       .optional(),
+    split: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/, { message: "must be the 16 hex digits of a listing's split, as in its links" })
+      .optional(),
   })
   .refine((q) => Boolean(q.snapshot) !== Boolean(q.batch), {
     message: "give either a snapshot id or a payout batch id",
     path: ["snapshot"],
   });
 
-export type ExportQuery = { kind: ExportKind; snapshot?: string; batch?: string; bom: boolean; part?: number };
+export type ExportQuery = {
+  kind: ExportKind;
+  snapshot?: string;
+  batch?: string;
+  bom: boolean;
+  part?: number;
+  split?: string;
+};
 
 /** The query of an export download (`?snapshot=` or `?batch=`, `bom`), or an AppError naming the field. */
 export function parseExportQuery(kind: string, params: URLSearchParams): ExportQuery {
@@ -34,6 +45,7 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
     batch: params.get("batch") ?? undefined,
     bom: params.get("bom") ?? undefined,
     part: params.get("part") ?? undefined,
+    split: params.get("split") ?? undefined,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -46,8 +58,12 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
     batch: parsed.data.batch,
     bom: parsed.data.bom === "1",
     part: parsed.data.part,
+    split: parsed.data.split,
   };
 }
+
+/** The query parameters of a download that its refusal page carries over to work the reason out again. */
+export const EXPORT_QUERY_NAMES = ["snapshot", "batch", "part", "split"] as const;
 
 /**
  * A person's browser following a download link, rather than a script or the CLI: it asks for HTML first. A refused
@@ -64,7 +80,7 @@ export function isBrowserNavigation(request: Request): boolean {
 /** Sends a browser to the page that explains why the export of `kind` with this query cannot be made. */
 export function refusedExportRedirect(kind: string, params: URLSearchParams): Response {
   const query = new URLSearchParams({ kind });
-  for (const name of ["snapshot", "batch", "part"]) {
+  for (const name of EXPORT_QUERY_NAMES) {
     const value = params.get(name);
     if (value) query.set(name, value.slice(0, 100));
   }

@@ -109,12 +109,22 @@ export async function* journalsOfPart<T>(
   }
 }
 
-/** How many parts `journalsOfPart` splits the journals into (at least 1: an empty file is one part). */
-export async function countParts<T>(
+/** How a file is split into parts: how many, and a digest of which journals go where. */
+export type JournalSplit = { parts: number; split: string };
+
+/**
+ * How many parts `journalsOfPart` splits the journals into (at least 1: an empty file is one part), and the split's
+ * digest: 16 hex digits of a SHA-256 over every journal's id and line count, in file order. A posting recorded later
+ * (a payment, a return) can move journals from one part to the next; the digest then changes, so a part asked for
+ * under an earlier listing's digest is refused rather than repeating or skipping a journal.
+ */
+export async function splitJournals<T>(
   journals: AsyncIterable<T>,
   linesOf: (journal: T) => number,
+  idOf: (journal: T) => string,
   maxLines: number,
-): Promise<number> {
+): Promise<JournalSplit> {
+  const hash = createHash("sha256");
   let parts = 1;
   let used = 0;
   for await (const journal of journals) {
@@ -124,8 +134,9 @@ export async function countParts<T>(
       used = 0;
     }
     used += lines;
+    hash.update(`${idOf(journal)}:${lines}\n`);
   }
-  return parts;
+  return { parts, split: hash.digest("hex").slice(0, 16) };
 }
 
 /** "2026-04-03" as "03/04/2026" (day first) or "04/03/2026" (month first). */

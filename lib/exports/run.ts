@@ -20,6 +20,11 @@ export type ExportRequest = {
   batchId?: string;
   /** Which file of an export split into parts (Xero's 300 lines a file), from 1; the first when not given. */
   part?: number;
+  /**
+   * The split digest of the listing the part was chosen from (the window page's links carry it): refused when the
+   * parts are no longer split that way, so parts of two listings are never mixed.
+   */
+  split?: string;
   /** The caller's game: a snapshot or batch of another game is not found. The CLI passes none and exports any. */
   gameId?: string;
   bom: boolean;
@@ -39,6 +44,7 @@ export type ExportSummary = {
   sha256: string;
   part: number;
   parts: number;
+  split: string | null;
 };
 
 export type StartedExport = {
@@ -119,12 +125,23 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
     batchId,
     part: 1,
     parts: 1,
+    split: null,
   };
   // A format's own refusals (an account not mapped) come before anything is audited or read.
   await definition.check?.(db, target);
   if (definition.parts) {
-    target.parts = await definition.parts(db, target);
+    const { parts, split } = await definition.parts(db, target);
+    target.parts = parts;
+    target.split = split;
     const part = request.part ?? 1;
+    if (request.split !== undefined && request.split !== split)
+      throw new AppError(
+        "CONFLICT",
+        `The ${definition.title} of batch ${batchId} changed after their parts were listed (a payment or a return ` +
+          "was recorded since), so the parts no longer split as listed and this one could repeat or miss a journal. " +
+          "Reload the window page and download every part again; delete any drafts imported from the earlier parts.",
+        { field: "split" },
+      );
     if (part > target.parts)
       throw new AppError(
         "INVALID_INPUT",
@@ -134,6 +151,8 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
     target.part = part;
   } else if (request.part !== undefined && request.part !== 1) {
     throw new AppError("INVALID_INPUT", "part: this export is one file", { field: "part" });
+  } else if (request.split !== undefined) {
+    throw new AppError("INVALID_INPUT", "split: this export is one file", { field: "split" });
   }
   return target;
 }
@@ -172,7 +191,7 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
     window_end: formatInstant(target.windowEndMs),
     filename,
     bom: request.bom,
-    ...(target.parts > 1 ? { part: target.part, parts: target.parts } : {}),
+    ...(target.parts > 1 ? { part: target.part, parts: target.parts, split: target.split } : {}),
   };
   const output = await startAuditedCsv(db, {
     columns: definition.columns,
@@ -201,6 +220,7 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
           ...file,
           part: target.part,
           parts: target.parts,
+          split: target.split,
         }
       : null;
   };

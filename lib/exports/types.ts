@@ -16,6 +16,8 @@ export type ResolvedTarget = {
   /** The file of an export split into parts (from 1), and how many there are; 1 of 1 for most. */
   part: number;
   parts: number;
+  /** The digest of how the parts are split (journal-files.ts splitJournals); null for a file in one part. */
+  split: string | null;
 };
 
 export type ExportKindDefinition = {
@@ -27,8 +29,8 @@ export type ExportKindDefinition = {
   needsBatch?: boolean;
   /** Refuses, with an AppError, an export that cannot be made as asked (an account not mapped). */
   check?(db: Db, target: ResolvedTarget): Promise<void>;
-  /** How many files the export is split into (each one imports on its own); one when absent. */
-  parts?(db: Db, target: ResolvedTarget): Promise<number>;
+  /** How many files the export is split into (each one imports on its own), and the split's digest; one if absent. */
+  parts?(db: Db, target: ResolvedTarget): Promise<{ parts: number; split: string }>;
   /** The file's rows, or its records as PostgreSQL wrote them (lines.ts). */
   pages(db: Db, target: ResolvedTarget): AsyncGenerator<ExportRow[] | CsvRecords, void, undefined>;
 };

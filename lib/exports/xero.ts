@@ -5,11 +5,12 @@ import type { ExportColumn, ExportRow } from "./csv";
 import {
   batchPostings,
   checkJournalAccounts,
-  countParts,
+  type JournalSplit,
   type JournalContext,
   journalContext,
   journalNumber,
   journalsOfPart,
+  splitJournals,
   recipientLabel,
   slashDate,
 } from "./journal-files";
@@ -75,9 +76,9 @@ export function xeroRows(posting: Posting, context: JournalContext): ExportRow[]
 
 const linesOf = (posting: Posting) => posting.lines.length;
 
-/** How many files the batch's Xero journals take (the window page lists a link for each). */
-export function xeroPartCount(db: Db, target: Pick<ResolvedTarget, "gameId" | "batchId">): Promise<number> {
-  return countParts(batchPostings(db, target), linesOf, XERO_MAX_LINES);
+/** How many files the batch's Xero journals take (the window page lists a link for each), and the split's digest. */
+export function xeroSplit(db: Db, target: Pick<ResolvedTarget, "gameId" | "batchId">): Promise<JournalSplit> {
+  return splitJournals(batchPostings(db, target), linesOf, journalNumber, XERO_MAX_LINES);
 }
 
 export const xeroJournalExport: ExportKindDefinition = {
@@ -91,7 +92,7 @@ export const xeroJournalExport: ExportKindDefinition = {
   async check(db, target) {
     await checkJournalAccounts(db, target, { taxRate: true });
   },
-  parts: xeroPartCount,
+  parts: xeroSplit,
   async *pages(db, target) {
     const context = await journalContext(db, target, { taxRate: true });
     const journals = journalsOfPart(batchPostings(db, target), linesOf, XERO_MAX_LINES, target.part);

@@ -4,7 +4,7 @@ import { isAppError } from "@/lib/errors";
 import { exportAvailability } from "@/lib/exports/availability";
 import { checkJournalAccounts } from "@/lib/exports/journal-files";
 import type { ExportKind } from "@/lib/exports/types";
-import { xeroPartCount } from "@/lib/exports/xero";
+import { xeroSplit } from "@/lib/exports/xero";
 import type { PayoutBatchSummary } from "@/lib/payouts/ledger";
 import type { ExportLink } from "./export-links";
 
@@ -41,12 +41,13 @@ export async function windowExportLinks(
       }
     }
     if (e.kind === "journal-xero" && unavailable === null && batch) {
-      const parts = await xeroPartCount(db, { gameId: params.gameId, batchId: batch.id });
+      // Each link names the split it was listed under: a part of a listing the batch has since outgrown is refused.
+      const { parts, split } = await xeroSplit(db, { gameId: params.gameId, batchId: batch.id });
       for (let part = 1; part <= parts; part++) {
         links.push({
           kind: e.kind,
           label: parts > 1 ? `${e.label}, part ${part} of ${parts}` : e.label,
-          query: `${e.query}&part=${part}`,
+          query: `${e.query}&part=${part}&split=${split}`,
           unavailable: null,
         });
       }

@@ -7,7 +7,7 @@ import { ACCOUNT_MAPPING_PATH } from "@/lib/accounting/accounts";
 import { getSnapshot } from "@/db/queries/snapshots";
 import { requirePageRole } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
-import { parseExportQuery } from "@/lib/exports/http";
+import { EXPORT_QUERY_NAMES, parseExportQuery } from "@/lib/exports/http";
 import { EXPORTS } from "@/lib/exports/kinds";
 import { resolveTarget } from "@/lib/exports/run";
 import { resolveSelectedGame } from "@/lib/games/games";
@@ -29,7 +29,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
   const game = await resolveSelectedGame(db, user);
   const raw = await searchParams;
   const params = new URLSearchParams();
-  for (const name of ["snapshot", "batch", "part"]) if (typeof raw[name] === "string") params.set(name, raw[name]);
+  for (const name of EXPORT_QUERY_NAMES) if (typeof raw[name] === "string") params.set(name, raw[name]);
   const kind = typeof raw.kind === "string" ? raw.kind : "";
   const title = kind in EXPORTS ? EXPORTS[kind as keyof typeof EXPORTS].title : "Export";
 
@@ -47,6 +47,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
       snapshotId: query.snapshot,
       batchId: query.batch,
       part: query.part,
+      split: query.split,
       gameId: game.id,
       bom: false,
       actor: null,

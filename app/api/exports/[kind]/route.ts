@@ -16,6 +16,7 @@ export const GET = defineRoute<{ kind: string }>("finance", async (request, { us
       snapshotId: query.snapshot,
       batchId: query.batch,
       part: query.part,
+      split: query.split,
       gameId: game.id,
       bom: query.bom,
       actor: { id: user.id, email: user.email },

@@ -1,0 +1,135 @@
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mapAccount } from "@/lib/accounting/accounts";
+import { isAppError } from "@/lib/errors";
+import { parseExportQuery } from "@/lib/exports/http";
+import { startExport } from "@/lib/exports/run";
+import { returnPayment } from "@/lib/payments/returns";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
+import { addGame, insertBatch, insertSnapshot } from "../exports/fixture";
+
+/**
+ * Xero's parts are split from the batch's postings in ledger order (recipient by recipient), so a posting recorded
+ * between two downloads moves the journals after it. A part asked for under the listing it was chosen from is refused
+ * once the split changed, instead of repeating or skipping a journal. Files are read with csv-parse and the journal
+ * number taken from the Narration the way a reader of the file would.
+ */
+
+const GAME = "split-a";
+let t: TestDatabase;
+let batchId: string;
+let statementIds: string[];
+const CLI = { actor: null, via: "cli" } as const;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  applyTestEnv(t);
+  await addGame(t.db, GAME);
+  const snapshotId = await insertSnapshot(t.db, {
+    gameId: GAME,
+    start: "2026-03-01T00:00:00Z",
+    end: "2026-04-01T00:00:00Z",
+    recipients: [],
+    lines: [],
+  });
+  const statements = Array.from({ length: 120 }, (_, i) => ({
+    recipientId: 2000 + i,
+    name: `Recipient ${i}`,
+    email: `r${i}@example.test`,
+    gross: `${30 + i}.50`,
+    reversed: "0.00",
+    state: "paid" as const,
+  }));
+  ({ batchId, statementIds } = await insertBatch(t.db, { gameId: GAME, snapshotId, status: "paid", statements }));
+  const codes = { expense: "6100", payable: "2150", clearing: "1090", returns: "1095" } as const;
+  for (const account of ["expense", "payable", "clearing", "returns"] as const)
+    await mapAccount(t.db, { gameId: GAME, account, code: codes[account], taxRate: "BAS Excluded" }, CLI);
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+type Part = { split: string | null; parts: number; journals: string[] };
+
+/** One part as a download: its split and the journal numbers in it, read from the Narration cells. */
+async function download(part: number, split?: string): Promise<Part> {
+  const started = await startExport(t.db, {
+    kind: "journal-xero",
+    batchId,
+    part,
+    split,
+    bom: false,
+    actor: null,
+    via: "web",
+  });
+  const chunks: Buffer[] = [];
+  for await (const chunk of started.chunks) chunks.push(chunk);
+  const [header, ...rows] = parse(Buffer.concat(chunks).toString("utf8")) as string[][];
+  const narration = (header ?? []).indexOf("Narration");
+  const journals: string[] = [];
+  for (const row of rows) {
+    const number = /journal (\S+)$/.exec(row[narration] ?? "")?.[1];
+    if (!number) throw new Error(`no journal number in ${row[narration]}`);
+    if (journals.at(-1) !== number) journals.push(number);
+  }
+  return { split: started.target.split, parts: started.target.parts, journals };
+}
+
+async function refusal(part: number, split: string): Promise<{ code: string; field?: string; message: string }> {
+  try {
+    await download(part, split);
+  } catch (error) {
+    if (isAppError(error)) return { code: error.code, field: error.field, message: error.message };
+    throw error;
+  }
+  throw new Error(`part ${part} under split ${split} was not refused`);
+}
+
+describe("Xero parts under a listing", () => {
+  it("refuses a part of a listing the batch has since outgrown, and serves the new listing whole", async () => {
+    const first = await download(1);
+    expect(first.parts).toBeGreaterThanOrEqual(2);
+    expect(first.split).toMatch(/^[0-9a-f]{16}$/);
+    const listed = first.split as string;
+    const before: string[][] = [first.journals];
+    for (let part = 2; part <= first.parts; part++) before.push((await download(part, listed)).journals);
+    // The same listing asked again is the same split.
+    expect((await download(1)).split).toBe(listed);
+
+    // A payment of the third recipient comes back: a returned-payment journal lands early in part 1.
+    await returnPayment(
+      t.db,
+      { gameId: GAME, statementId: statementIds[2] as string, reason: "Bank returned it: account closed" },
+      { actor: { id: "u9", email: "second@payout-desk.test" }, via: "web" },
+    );
+
+    const refused = await refusal(2, listed);
+    expect(refused).toMatchObject({ code: "CONFLICT", field: "split" });
+    expect(refused.message).toMatch(/changed after their parts were listed/);
+    expect(refused.message).toMatch(/Reload the window page and download every part again/);
+
+    const now = await download(1);
+    expect(now.split).not.toBe(listed);
+    const after: string[][] = [now.journals];
+    for (let part = 2; part <= now.parts; part++) after.push((await download(part, now.split as string)).journals);
+    // What the refusal prevents: part 1 of the old listing with part 2 of the new one repeats a journal.
+    const mixed = [...(before[0] ?? []), ...(after[1] ?? [])];
+    expect(new Set(mixed).size).toBeLessThan(mixed.length);
+    // The new listing has every journal of the old one and the return, each exactly once: the payment that came back
+    // keeps its journal number, so a ledger that took it before the return is not given it again.
+    const all = after.flat();
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.filter((j) => !before.flat().includes(j))).toEqual([expect.stringMatching(/^RP-/)]);
+    expect(before.flat().every((j) => all.includes(j))).toBe(true);
+  });
+
+  it("refuses a split on a file that has no parts, and a malformed split in a download link", async () => {
+    await expect(
+      startExport(t.db, { kind: "journal", batchId, split: "0123456789abcdef", bom: false, ...CLI }),
+    ).rejects.toMatchObject({ code: "INVALID_INPUT", field: "split" });
+    const query = new URLSearchParams({ batch: batchId, part: "2", split: "NOT-A-SPLIT" });
+    expect(() => parseExportQuery("journal-xero", query)).toThrow(/^split: must be the 16 hex digits/);
+    query.set("split", "0123456789abcdef");
+    expect(parseExportQuery("journal-xero", query)).toMatchObject({ part: 2, split: "0123456789abcdef" });
+  });
+});
