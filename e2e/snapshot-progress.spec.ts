@@ -62,7 +62,7 @@ test("[finance] a pull the service refuses for good fails at once, with the serv
     await expect(dialog).toBeHidden();
     const card = page.getByRole("region", { name: /^Snapshot 2026-05-01/ });
     await expect(card.getByRole("alert")).toContainText(
-      /Failed: The service refused the report: GET \S+ service answered 403/,
+      /Failed: The service refused the report: the service refused this game access \(it may be suspended\)\. Tell an admin\. \(HTTP 403, /,
       { timeout: 30_000 },
     );
     await expect(page.getByRole("row", { name: /May 2026/ })).toContainText("Pull failed");

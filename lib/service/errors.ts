@@ -145,6 +145,40 @@ function formatBytes(bytes: number | undefined): string {
   return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${bytes} bytes`;
 }
 
+/**
+ * A failed call as a person reads it: what happened and what to do, in words, then the status, codes and the
+ * service's error id in brackets, for a report to the service. Never the request's path (logs have it).
+ */
+export function describeServiceFailure(error: ServiceError): string {
+  const codes = [error.code, error.codePublic].filter((c, i, all): c is string => Boolean(c) && all.indexOf(c) === i);
+  const detail = [
+    error.status === null ? null : `HTTP ${error.status}`,
+    codes.length > 0 ? codes.join(" / ") : null,
+    error.errorId ? `service error id ${error.errorId}` : null,
+  ].filter(Boolean);
+  const reference = detail.length > 0 ? ` (${detail.join(", ")})` : "";
+  return `${reasonOf(error, codes)}${reference}`;
+}
+
+function reasonOf(error: ServiceError, codes: readonly string[]): string {
+  const status = error.status ?? 0;
+  if (error.kind === "network")
+    return (
+      "the service could not be reached. Try again in a minute; if it persists, an admin checks the game's " +
+      "base URL."
+    );
+  if (error.kind === "timeout") return "the service did not answer in time. Try again in a minute.";
+  if (error.kind === "invalid_response")
+    return "the service answered in a form Payout Desk could not read. Try again; if it persists, tell an admin.";
+  if (status === 401 || codes.includes("INVALID_GAME_SECRET"))
+    return "the service rejected this game's secret. An admin must update it under Settings → Games.";
+  if (status === 403) return "the service refused this game access (it may be suspended). Tell an admin.";
+  if (status === 429) return "the service is rate limiting this game. Try again in a minute.";
+  if (status === 503) return "the service is unavailable or paused for maintenance. Try again later.";
+  if (status >= 500) return "the service failed to answer. Try again in a minute.";
+  return "the service refused the request.";
+}
+
 export function isServiceError(value: unknown): value is ServiceError {
   return value instanceof ServiceError;
 }

@@ -10,7 +10,7 @@ import { isAppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
-import { isRetryable, isServiceError } from "@/lib/service/errors";
+import { describeServiceFailure, isRetryable, isServiceError } from "@/lib/service/errors";
 import { formatInstant, type TimeWindow } from "@/lib/time";
 import { createCapturingClient } from "./capture";
 import { type FetchProgress, fetchWindow, type PageInfo, type ReportSource, SnapshotIncompleteError } from "./fetch";
@@ -71,7 +71,8 @@ function classify(
     if (!isRetryable(error, true)) {
       return {
         code,
-        message: error.kind === "http" ? `The service refused the report: ${error.message}` : error.message,
+        message:
+          error.kind === "http" ? `The service refused the report: ${describeServiceFailure(error)}` : error.message,
         final: true,
       };
     }
@@ -81,7 +82,7 @@ function classify(
       code,
       message:
         `The service kept failing for ${formatDuration(retryBudgetMs)}, the retry budget of one page (${tries}); ` +
-        `last: ${error.message}`,
+        `last: ${describeServiceFailure(error)}`,
       final: true,
     };
   }

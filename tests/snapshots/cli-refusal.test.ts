@@ -46,7 +46,7 @@ describe("desk snapshot", () => {
       .split("\n")
       .filter((line) => !line.startsWith("snapshot ") && !line.includes("nodedir"));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/The service refused the report: GET \S+ service answered 403 \w+/);
+    expect(lines[0]).toMatch(/The service refused the report: the service refused this game access .+ \(HTTP 403, \w+/);
     const pull = await env.db.selectFrom("snapshot_pull").select(["status", "attempts"]).executeTakeFirstOrThrow();
     expect(pull).toEqual({ status: "failed", attempts: 1 });
   });

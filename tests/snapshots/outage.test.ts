@@ -172,6 +172,7 @@ describe("a pull during an outage of the reporting routes", () => {
       expect(error.final).toBe(true);
       expect(error.code).toBe("rate_limit_exceeded");
       expect(error.message).toMatch(/kept failing for 15m 00s/);
+      expect(error.message).toMatch(/; last: the service is rate limiting this game\. .* \(HTTP 429, /);
       // Two waits of 400 s fit in 15 minutes, a third would not.
       expect(run.sleeps).toHaveLength(2);
       expect(run.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
@@ -200,7 +201,8 @@ describe("a pull during an outage of the reporting routes", () => {
     const error = failure as PullFailedError;
     expect(error.final).toBe(true);
     expect(error.code).toBe("INVALID_GAME_SECRET");
-    expect(error.message).toMatch(/^The service refused the report: GET \S+ service answered 401 INVALID_GAME_SECRET/);
+    expect(error.message).toMatch(/^The service refused the report: the service rejected this game's secret\. An admin must update it under Settings → Games\. \(HTTP 401, INVALID_GAME_SECRET/);
+    expect(error.message).not.toMatch(/\/api\/|GET /);
     expect(run.requests).toHaveLength(1);
     expect(run.sleeps).toEqual([]);
   });
