@@ -201,7 +201,8 @@ describe("a pull during an outage of the reporting routes", () => {
     const error = failure as PullFailedError;
     expect(error.final).toBe(true);
     expect(error.code).toBe("INVALID_GAME_SECRET");
-    expect(error.message).toMatch(/^The service refused the report: the service rejected this game's secret\. An admin must update it under Settings → Games\. \(HTTP 401, INVALID_GAME_SECRET/);
+    expect(error.message).toMatch(/^The service refused the report: the service rejected this game's secret\. /);
+    expect(error.message).toMatch(/An admin must update it under Settings → Games\. \(HTTP 401, INVALID_GAME_SECRET/);
     expect(error.message).not.toMatch(/\/api\/|GET /);
     expect(run.requests).toHaveLength(1);
     expect(run.sleeps).toEqual([]);

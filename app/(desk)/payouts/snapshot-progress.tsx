@@ -89,7 +89,8 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
       ) : null}
       {pull.error ? (
         <p className="mt-1 text-xs text-danger-ink" role={pull.status === "failed" ? "alert" : undefined}>
-          {pull.status === "failed" ? "Failed" : "Last attempt failed"}: {pull.error.message} ({pull.error.code})
+          {pull.status === "failed" ? "Failed" : "Last attempt failed"}: {pull.error.message}
+          {pull.error.message.includes(pull.error.code) ? null : ` (${pull.error.code})`}
         </p>
       ) : null}
       {lost ? <p className="mt-1 text-xs text-warning-ink">Progress could not be refreshed; retrying.</p> : null}
