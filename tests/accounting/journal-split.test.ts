@@ -6,7 +6,7 @@ import { parseExportQuery } from "@/lib/exports/http";
 import { startExport } from "@/lib/exports/run";
 import { returnPayment } from "@/lib/payments/returns";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { addGame, insertBatch, insertSnapshot } from "../exports/fixture";
+import { gameWithBatch } from "../exports/fixture";
 
 /**
  * Xero's parts are split from the batch's postings in ledger order (recipient by recipient), so a posting recorded
@@ -24,14 +24,6 @@ const CLI = { actor: null, via: "cli" } as const;
 beforeAll(async () => {
   t = await createTestDatabase();
   applyTestEnv(t);
-  await addGame(t.db, GAME);
-  const snapshotId = await insertSnapshot(t.db, {
-    gameId: GAME,
-    start: "2026-03-01T00:00:00Z",
-    end: "2026-04-01T00:00:00Z",
-    recipients: [],
-    lines: [],
-  });
   const statements = Array.from({ length: 120 }, (_, i) => ({
     recipientId: 2000 + i,
     name: `Recipient ${i}`,
@@ -40,7 +32,7 @@ beforeAll(async () => {
     reversed: "0.00",
     state: "paid" as const,
   }));
-  ({ batchId, statementIds } = await insertBatch(t.db, { gameId: GAME, snapshotId, status: "paid", statements }));
+  ({ batchId, statementIds } = await gameWithBatch(t.db, { gameId: GAME, status: "paid", statements }));
   const codes = { expense: "6100", payable: "2150", clearing: "1090", returns: "1095" } as const;
   for (const account of ["expense", "payable", "clearing", "returns"] as const)
     await mapAccount(t.db, { gameId: GAME, account, code: codes[account], taxRate: "BAS Excluded" }, CLI);

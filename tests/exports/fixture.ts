@@ -332,3 +332,19 @@ export async function insertBatch(
   }
   return { batchId, statementIds };
 }
+
+/** A game with an empty March 2026 snapshot and a batch of `status` on it, one statement per input. */
+export async function gameWithBatch(
+  db: Db,
+  input: { gameId: string; status: "draft" | "approved" | "paid"; statements: StatementInput[] },
+): Promise<{ batchId: string; statementIds: string[] }> {
+  await addGame(db, input.gameId);
+  const snapshotId = await insertSnapshot(db, {
+    gameId: input.gameId,
+    start: "2026-03-01T00:00:00Z",
+    end: "2026-04-01T00:00:00Z",
+    recipients: [],
+    lines: [],
+  });
+  return insertBatch(db, { gameId: input.gameId, snapshotId, status: input.status, statements: input.statements });
+}
