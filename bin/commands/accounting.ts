@@ -1,4 +1,3 @@
-import { rm } from "node:fs/promises";
 import { z } from "zod";
 import { mapAccount } from "@/lib/accounting/accounts";
 import { startPayeeTotalsExport } from "@/lib/accounting/payee-totals";
@@ -8,11 +7,9 @@ import {
   calendarYearSchema,
   taxRateNameSchema,
 } from "@/lib/accounting/schemas";
-import { AppError, isAppError } from "@/lib/errors";
-import { writeChunksToFile, writeExportFile } from "@/lib/exports/file";
+import { writeChunksToFile, writeExportParts } from "@/lib/exports/file";
 import { exportIdSchema } from "@/lib/exports/run";
 import { EXPORT_KINDS, type ExportKind } from "@/lib/exports/types";
-import { countOf } from "@/lib/format";
 import { gameIdSchema } from "@/lib/games/schemas";
 import type { CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
@@ -83,14 +80,6 @@ export const exportFlagsSchema = z
 
 export type ExportFlags = z.output<typeof exportFlagsSchema>;
 
-/** "journal.csv" → "journal.part-2.csv": the further parts of a file split into parts, beside the first. */
-export function partPath(out: string, part: number): string {
-  if (part === 1) return out;
-  const dot = out.lastIndexOf(".");
-  const slash = out.lastIndexOf("/");
-  return dot > slash + 1 ? `${out.slice(0, dot)}.part-${part}${out.slice(dot)}` : `${out}.part-${part}`;
-}
-
 /** Payee totals of a game and year, written to a file like any export. */
 export function writePayeeTotalsFile(flags: ExportFlags) {
   return withDb(async (db) => {
@@ -109,67 +98,37 @@ export function writePayeeTotalsFile(flags: ExportFlags) {
  */
 export function writeWindowExportFiles(flags: ExportFlags) {
   return withDb(async (db) => {
-    const files: { file: string; part: number; rows: number; bytes: number; sha256: string; exportId: string }[] = [];
-    let parts = 1;
-    let split: string | undefined;
-    try {
-      for (let part = 1; part <= parts; part++) {
-        const summary = await writeExportFile(
-          db,
-          {
-            kind: flags.kind as ExportKind,
-            snapshotId: flags.snapshot,
-            batchId: flags.batch,
-            bom: flags.bom,
-            part,
-            split,
-            ...CLI,
-          },
-          partPath(flags.out, part),
-          {
-            onProgress: (rows) =>
-              process.stderr.write(`export ${flags.kind}: ${rows.toLocaleString("en-US")} rows written\n`),
-          },
-        );
-        parts = summary.parts;
-        split = summary.split ?? undefined;
-        if (parts > 1) process.stderr.write(`export ${flags.kind}: part ${part} of ${parts} written\n`);
-        files.push({
-          file: summary.path,
-          part,
-          rows: summary.rows,
-          bytes: summary.bytes,
-          sha256: summary.sha256,
-          exportId: summary.exportId,
-        });
-      }
-    } catch (error) {
-      // Parts of a file are imported together: a set cut short (the journals changed between two parts, a failure)
-      // is removed rather than left to be imported as if it were whole.
-      await Promise.all(files.map((f) => rm(f.file, { force: true })));
-      if (isAppError(error) && error.field === "split")
-        throw new AppError(
-          "CONFLICT",
-          `The batch's postings changed while its parts were written (a payment or a return was recorded), so ` +
-            `they no longer split as the first part did. The ${countOf(files.length, "part")} written ` +
-            "were removed; run the export again.",
-          { field: "split" },
-        );
-      if (files.length > 0)
-        process.stderr.write(
-          `export ${flags.kind}: ${countOf(files.length, "part")} written before this were removed\n`,
-        );
-      throw error;
-    }
+    const request = {
+      kind: flags.kind as ExportKind,
+      snapshotId: flags.snapshot,
+      batchId: flags.batch,
+      bom: flags.bom,
+      ...CLI,
+    };
+    const files = await writeExportParts(db, request, flags.out, {
+      onProgress: (rows) =>
+        process.stderr.write(`export ${flags.kind}: ${rows.toLocaleString("en-US")} rows written\n`),
+      onPartWritten: (file) => {
+        if (file.parts > 1) process.stderr.write(`export ${flags.kind}: part ${file.part} of ${file.parts} written\n`);
+      },
+    });
     const first = files[0] as (typeof files)[number];
+    const summaryOf = (f: (typeof files)[number]) => ({
+      file: f.path,
+      part: f.part,
+      rows: f.rows,
+      bytes: f.bytes,
+      sha256: f.sha256,
+      exportId: f.exportId,
+    });
     return {
-      file: first.file,
+      file: first.path,
       kind: flags.kind,
       rows: files.reduce((n, f) => n + f.rows, 0),
       bytes: files.reduce((n, f) => n + f.bytes, 0),
       sha256: first.sha256,
       exportId: first.exportId,
-      ...(files.length > 1 ? { parts: files } : {}),
+      ...(files.length > 1 ? { parts: files.map(summaryOf) } : {}),
     };
   });
 }

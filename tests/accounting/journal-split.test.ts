@@ -1,7 +1,11 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapAccount } from "@/lib/accounting/accounts";
 import { isAppError } from "@/lib/errors";
+import { writeExportParts } from "@/lib/exports/file";
 import { parseExportQuery } from "@/lib/exports/http";
 import { startExport } from "@/lib/exports/run";
 import { returnPayment } from "@/lib/payments/returns";
@@ -123,5 +127,39 @@ describe("Xero parts under a listing", () => {
     expect(() => parseExportQuery("journal-xero", query)).toThrow(/^split: must be the 16 hex digits/);
     query.set("split", "0123456789abcdef");
     expect(parseExportQuery("journal-xero", query)).toMatchObject({ part: 2, split: "0123456789abcdef" });
+  });
+
+  it("writing the parts to files: a return recorded after the first part removes the set and says why", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-split-"));
+    try {
+      const written: number[] = [];
+      const request = { kind: "journal-xero" as const, batchId, bom: false, ...CLI };
+      const failure = await writeExportParts(t.db, request, path.join(dir, "xero.csv"), {
+        onPartWritten: async (file) => {
+          written.push(file.part);
+          if (file.part === 1)
+            await returnPayment(
+              t.db,
+              { gameId: GAME, statementId: statementIds[5] as string, reason: "Bank returned it: name mismatch" },
+              { actor: { id: "u9", email: "second@payout-desk.test" }, via: "web" },
+            );
+        },
+      }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(written).toEqual([1]);
+      expect(failure).toMatchObject({ code: "CONFLICT", field: "split" });
+      expect(String((failure as Error).message)).toMatch(/The 1 part written was removed; run the export again/);
+      expect(await readdir(dir)).toEqual([]);
+
+      // Run again: every part, under one split, each journal once.
+      const files = await writeExportParts(t.db, request, path.join(dir, "xero.csv"));
+      expect(files.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(files.map((f) => f.split)).size).toBe(1);
+      expect((await readdir(dir)).sort()).toEqual(files.map((f) => path.basename(f.path)).sort());
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
