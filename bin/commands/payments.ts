@@ -1,4 +1,6 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { constants } from "node:fs";
+import { access, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
@@ -40,6 +42,36 @@ async function isDirectory(target: string): Promise<boolean> {
     return (await stat(target)).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/**
+ * A payment file's destination must be writable before the file is made: an existing directory, or a file whose
+ * folder exists.
+ */
+async function checkOutPath(out: string): Promise<void> {
+  if (await isDirectory(out)) return;
+  const folder = path.dirname(path.resolve(out));
+  if (!(await isDirectory(folder))) throw new CliError(`--out: the folder ${folder} does not exist`, 2);
+  try {
+    await access(folder, constants.W_OK);
+  } catch {
+    throw new CliError(`--out: the folder ${folder} cannot be written to`, 2);
+  }
+}
+
+/**
+ * Writes a file only its owner can read (it holds bank details), also over an existing file, whose mode writeFile
+ * would keep: a new file beside it, then renamed over it.
+ */
+async function writePrivateFile(target: string, content: string | Uint8Array): Promise<void> {
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.partial`);
+  try {
+    await writeFile(temporary, content, { mode: 0o600, flag: "wx" });
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
   }
 }
 
@@ -91,42 +123,58 @@ export const paymentCommands: Record<string, Command> = {
         actor: emailSchema,
       }),
     },
-    run: (flags: PayFileFlags) =>
-      withDb(
+    run: async (flags: PayFileFlags) => {
+      const parsed = createPaymentFileSchema.safeParse({
+        batchId: flags.batch,
+        method: flags.method,
+        eurRate: flags["eur-rate"],
+        rateSource: flags["rate-source"],
+        executionDate: flags["execution-date"],
+      });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = String(issue?.path[0] ?? "");
+        const flag = { batchId: "batch", eurRate: "eur-rate", rateSource: "rate-source" }[field];
+        const named = flag ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+        throw new CliError(`--${named}: ${issue?.message}`, 2);
+      }
+      // Where the files go is checked before any statement moves to in_payment.
+      await checkOutPath(flags.out);
+      return withDb(
         async (db) => {
-          const parsed = createPaymentFileSchema.safeParse({
-            batchId: flags.batch,
-            method: flags.method,
-            eurRate: flags["eur-rate"],
-            rateSource: flags["rate-source"],
-            executionDate: flags["execution-date"],
-          });
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0];
-            const field = String(issue?.path[0] ?? "");
-            const flag = { batchId: "batch", eurRate: "eur-rate", rateSource: "rate-source" }[field];
-            const named = flag ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-            throw new CliError(`--${named}: ${issue?.message}`, 2);
-          }
           const as = await financeUser(db, flags.actor);
           const gameId = await gameOf(db, parsed.data.batchId);
           const { createPaymentFiles } = await import("@/lib/payments/files");
           const { downloadPaymentFile } = await import("@/lib/payments/file-access");
           const made = await createPaymentFiles(db, { ...parsed.data, gameId }, as);
           const several = made.files.length > 1 || (await isDirectory(flags.out));
-          if (several) await mkdir(flags.out, { recursive: true });
           const files = [];
-          for (const file of made.files) {
-            const download = await downloadPaymentFile(db, { gameId, fileId: file.id }, as);
-            const target = several ? path.join(flags.out, download.fileName) : flags.out;
-            await writeFile(target, download.content, { mode: 0o600 });
-            process.stderr.write(`payouts pay-file: wrote ${target} (${file.rowCount} payments)\n`);
-            files.push({ ...file, path: target });
+          try {
+            if (several) await mkdir(flags.out, { recursive: true });
+            for (const file of made.files) {
+              const download = await downloadPaymentFile(db, { gameId, fileId: file.id }, as);
+              const target = several ? path.join(flags.out, download.fileName) : flags.out;
+              await writePrivateFile(target, download.content);
+              process.stderr.write(`payouts pay-file: wrote ${target} (${file.rowCount} payments)\n`);
+              files.push({ ...file, path: target });
+            }
+          } catch (error) {
+            const fsError = error as NodeJS.ErrnoException;
+            if (!fsError.syscall) throw error;
+            const code = fsError.code ?? fsError.syscall;
+            const what =
+              made.files.length === 1 ? "payment file was made and its" : "payment files were made and their";
+            throw new CliError(
+              `--out: the ${what} ` +
+                `statements are in payment, but writing to ${flags.out} failed (${code}). Do not make them again: ` +
+                "download them from the window page (Payment files).",
+            );
           }
           return { batchId: parsed.data.batchId, method: parsed.data.method, ...made, files };
         },
         { keys: true },
-      ),
+      );
+    },
   },
   "payouts import-results": {
     spec: {
@@ -153,20 +201,20 @@ export const paymentCommands: Record<string, Command> = {
         actor: emailSchema,
       }),
     },
-    run: (flags: ImportFlags) =>
-      withDb(async (db) => {
-        let text: string;
-        try {
-          text = await readFile(flags.file, "utf8");
-        } catch (error) {
-          throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`);
-        }
-        const parsed = importResultsSchema.safeParse({ batchId: flags.batch, format: flags.format, text });
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          const flag = { batchId: "batch", format: "format", text: "file" }[String(issue?.path[0])] ?? "file";
-          throw new CliError(`--${flag}: ${issue?.message}`, 2);
-        }
+    run: async (flags: ImportFlags) => {
+      let text: string;
+      try {
+        text = await readFile(flags.file, "utf8");
+      } catch (error) {
+        throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`);
+      }
+      const parsed = importResultsSchema.safeParse({ batchId: flags.batch, format: flags.format, text });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const flag = { batchId: "batch", format: "format", text: "file" }[String(issue?.path[0])] ?? "file";
+        throw new CliError(`--${flag}: ${issue?.message}`, 2);
+      }
+      return withDb(async (db) => {
         const as = await financeUser(db, flags.actor);
         const gameId = await gameOf(db, parsed.data.batchId);
         // The file formats' writers and parsers load only for the commands that use them.
@@ -197,6 +245,7 @@ export const paymentCommands: Record<string, Command> = {
           unreadable: out.plan.unreadable,
           lines: out.plan.lines.map(({ result: _result, ...line }) => line),
         };
-      }),
+      });
+    },
   },
 };

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -18,10 +18,17 @@ let dir: string;
 let batchId: string;
 
 async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return deskAt(t.url, ...args);
+}
+
+async function deskAt(
+  databaseUrl: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.url, NODE_OPTIONS: "", LOG_LEVEL: "debug" },
+      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: "", LOG_LEVEL: "debug" },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -54,6 +61,8 @@ describe("desk payouts pay-file / import-results", () => {
     const missingRate = await desk("payouts", "pay-file", ...common, "--method", "sepa", "--out", out);
     expect(missingRate.code).not.toBe(0);
     expect(missingRate.stderr).toMatch(/rate/);
+    // A file already there, readable by anyone: the payment file replaces it readable by its owner alone.
+    await writeFile(out, "old", { mode: 0o644 });
 
     const made = await desk(
       "payouts",
@@ -74,6 +83,7 @@ describe("desk payouts pay-file / import-results", () => {
     const summary = JSON.parse(made.stdout);
     expect(summary).toMatchObject({ inPayment: 1, files: [expect.objectContaining({ rowCount: 1, currency: "EUR" })] });
     const xml = await readFile(out, "utf8");
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
     expect(xml).toContain(IBAN);
     for (const text of [made.stdout, made.stderr, missingRate.stdout, missingRate.stderr])
       expect(text).not.toContain(IBAN);
@@ -95,5 +105,61 @@ describe("desk payouts pay-file / import-results", () => {
     const again = await desk(...args);
     expect(JSON.parse(again.stdout)).toMatchObject({ applied: { paid: 0 }, counts: { already_applied: 1 } });
     for (const text of [dry.stdout, dry.stderr, real.stdout, real.stderr]) expect(text).not.toContain(IBAN);
+  });
+
+  it("refuses bad flags and an unwritable destination before connecting or moving any statement", async () => {
+    // Nothing listens on this address: a refusal that reached the database would be a connection error (exit 1).
+    const nowhere = "postgres://desk:desk@127.0.0.1:9/none";
+    const common = ["--actor", "fin@cli.test", "--out", path.join(dir, "x.csv")];
+    const badMethod = await deskAt(
+      nowhere,
+      "payouts",
+      "pay-file",
+      "--batch",
+      batchId,
+      "--method",
+      "bitcoin",
+      ...common,
+    );
+    expect(badMethod).toMatchObject({ code: 2, stdout: "" });
+    expect(badMethod.stderr).toMatch(/--method: /);
+    const badBatch = await deskAt(nowhere, "payouts", "pay-file", "--batch", "nope", "--method", "paypal", ...common);
+    expect(badBatch).toMatchObject({ code: 2, stdout: "" });
+    expect(badBatch.stderr).toMatch(/--batch: /);
+    const results = path.join(dir, "r.csv");
+    await writeFile(results, "reference,outcome\r\n");
+    const badFormat = await deskAt(
+      nowhere,
+      "payouts",
+      "import-results",
+      "--batch",
+      batchId,
+      "--format",
+      "mt940",
+      "--file",
+      results,
+      "--actor",
+      "fin@cli.test",
+    );
+    expect(badFormat).toMatchObject({ code: 2, stdout: "" });
+    expect(badFormat.stderr).toMatch(/--format: /);
+
+    const before = await t.db.selectFrom("payment_file").select("id").execute();
+    const missing = path.join(dir, "no-such-folder", "paypal.csv");
+    const refused = await desk(
+      "payouts",
+      "pay-file",
+      "--batch",
+      batchId,
+      "--method",
+      "paypal",
+      "--actor",
+      "fin@cli.test",
+      "--out",
+      missing,
+    );
+    expect(refused).toMatchObject({ code: 2, stdout: "" });
+    expect(refused.stderr).toMatch(/--out: the folder .*no-such-folder does not exist/);
+    expect(await t.db.selectFrom("payment_file").select("id").execute()).toEqual(before);
   });
 });

@@ -24,15 +24,34 @@ export function csvLine(cells: readonly string[]): string {
 
 export type CsvRecord = { line: number; cells: string[] };
 
-/** Tokenises a whole CSV text; throws (with the tokenizer's message) when the text is not CSV at all. */
+/** Why a text is not CSV, without its cells: the tokenizer's message quotes a cell, which may be a bank detail. */
+export class CsvUnreadableError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly line: number,
+  ) {
+    super(`${reason} on line ${line}`);
+  }
+}
+
+/** Tokenises a whole CSV text; throws a CsvUnreadableError (what and where, never a cell) when it is not CSV. */
 export function readCsv(text: string): CsvRecord[] {
-  const records = parse(text, {
-    bom: true,
-    info: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-  }) as unknown as { record: string[]; info: { lines: number } }[];
-  return records.map(({ record, info }) => ({ line: info.lines, cells: record }));
+  try {
+    const records = parse(text, {
+      bom: true,
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+    return records.map(({ record, info }) => ({ line: info.lines, cells: record }));
+  } catch (error) {
+    const { code, lines } = error as { code?: unknown; lines?: unknown };
+    const reason =
+      typeof code === "string" && /^CSV_[A-Z_]+$/.test(code)
+        ? code.slice(4).toLowerCase().replaceAll("_", " ")
+        : "unreadable text";
+    throw new CsvUnreadableError(reason, typeof lines === "number" ? lines : 0);
+  }
 }
 
 /** Maps header names (trimmed, compared case-insensitively) to column indexes; unknown headers are ignored. */

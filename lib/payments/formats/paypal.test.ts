@@ -183,4 +183,13 @@ describe("PayPal results", () => {
     });
     expect(readPaypalResults('a,"b\r\n').unreadable[0]?.reason).toMatch(/^not a CSV file/);
   });
+
+  it("says what is wrong with a text that is not CSV and where, without quoting its cells", () => {
+    const iban = "DE89370400440532013000";
+    const text = `Customer ID,Status,Amount\r\nR-1,SUCCESS,1.00\r\nR-2,SUCCESS,x"${iban}"\r\n`;
+    const { results, unreadable } = readPaypalResults(text);
+    expect(results).toEqual([]);
+    expect(unreadable).toEqual([{ line: 3, reason: expect.stringMatching(/^not a CSV file: [a-z ]+$/) }]);
+    expect(JSON.stringify(unreadable)).not.toContain(iban);
+  });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { NormalisedPaymentResult, PaymentResultOutcome } from "@/db/types";
-import { type CsvRecord, headerIndex, readCsv } from "./csv";
+import { type CsvRecord, CsvUnreadableError, headerIndex, readCsv } from "./csv";
 
 /**
  * What every results reader returns: one normalised line per payment it could read, and why it could not read
@@ -69,7 +69,8 @@ export function readResultsCsv(text: string, spec: ColumnSpec): ResultsReadout {
   try {
     records = readCsv(text);
   } catch (error) {
-    return { results: [], unreadable: [{ line: 0, reason: `not a CSV file: ${(error as Error).message}` }] };
+    if (!(error instanceof CsvUnreadableError)) throw error;
+    return { results: [], unreadable: [{ line: error.line, reason: `not a CSV file: ${error.reason}` }] };
   }
   const [header, ...rows] = records;
   if (!header) return { results: [], unreadable: [] };
