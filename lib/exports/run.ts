@@ -1,7 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import type { ControlledTransaction } from "kysely";
 import type { Db } from "@/db";
+import type { Database } from "@/db/types";
 import { findExportBatch, findExportSnapshot, getExportBatchStatus, listSnapshotBatchIds } from "@/db/queries/exports";
 import type { PayoutBatchStatus } from "@/db/types";
 import { AppError } from "@/lib/errors";
@@ -178,7 +180,36 @@ export function exportFilename(kind: ExportKind, target: ResolvedTarget): string
  */
 export async function startExport(db: Db, request: ExportRequest): Promise<StartedExport> {
   const definition = EXPORTS[request.kind];
-  const target = await resolveTarget(db, request);
+  // A file in parts is read, its split check and its rows alike, from one snapshot of the database: a payment or a
+  // return recorded meanwhile cannot move a journal between the check and the rows. The audit entries are written
+  // outside it.
+  const reading = definition.parts
+    ? await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute()
+    : null;
+  try {
+    return await startExportReading(db, reading, request);
+  } catch (error) {
+    await reading?.rollback().execute();
+    throw error;
+  }
+}
+
+async function* releasingAfter<T>(pages: AsyncGenerator<T, void, undefined>, release: () => Promise<unknown>) {
+  try {
+    yield* pages;
+  } finally {
+    await release();
+  }
+}
+
+async function startExportReading(
+  db: Db,
+  reading: ControlledTransaction<Database> | null,
+  request: ExportRequest,
+): Promise<StartedExport> {
+  const definition = EXPORTS[request.kind];
+  const reader = reading ?? db;
+  const target = await resolveTarget(reader, request);
   const exportId = randomUUID();
   const filename = exportFilename(request.kind, target);
   const about = {
@@ -195,7 +226,9 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
   };
   const output = await startAuditedCsv(db, {
     columns: definition.columns,
-    pages: definition.pages(db, target),
+    pages: reading
+      ? releasingAfter(definition.pages(reader, target), () => reading.commit().execute())
+      : definition.pages(db, target),
     bom: request.bom,
     audit: {
       actor: request.actor,

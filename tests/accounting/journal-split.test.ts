@@ -162,4 +162,33 @@ describe("Xero parts under a listing", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("serves a part's rows from the same moment as its split check, whatever is recorded in between", async () => {
+    const first = await download(1);
+    const listed = first.split as string;
+    const started = await startExport(t.db, {
+      kind: "journal-xero",
+      batchId,
+      part: 2,
+      split: listed,
+      bom: false,
+      actor: null,
+      via: "web",
+    });
+    // The split was checked; a return is recorded before the part's rows are read.
+    await returnPayment(
+      t.db,
+      { gameId: GAME, statementId: statementIds[8] as string, reason: "Bank returned it: account frozen" },
+      { actor: { id: "u9", email: "second@payout-desk.test" }, via: "web" },
+    );
+    const chunks: Buffer[] = [];
+    for await (const chunk of started.chunks) chunks.push(chunk);
+    const [header, ...rows] = parse(Buffer.concat(chunks).toString("utf8")) as string[][];
+    const narration = (header ?? []).indexOf("Narration");
+    const second = [...new Set(rows.map((row) => /journal (\S+)$/.exec(row[narration] ?? "")?.[1]))];
+    const both = [...first.journals, ...second];
+    expect(new Set(both).size).toBe(both.length);
+    // The part is the one listed: the listing made after the return is another.
+    expect((await download(1)).split).not.toBe(listed);
+  });
 });
