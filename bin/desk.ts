@@ -379,9 +379,11 @@ export async function main(
     const issue = error instanceof z.ZodError ? error.issues[0] : undefined;
     const field = error instanceof Error && "field" in error ? (error as { field?: string }).field : undefined;
     const path = issue ? issue.path.join(".") : field;
-    const message = path
-      ? `${flagName(path)}: ${issue?.message ?? (error as Error).message}`
-      : (error as Error).message;
+    // A field is named as the flag it came from; a field of the product's own (an account to map, a split) is not a
+    // flag of this command, and its message stands alone.
+    const flag = path ? flagName(path) : null;
+    const isOption = flag !== null && (issue !== undefined || flag.slice(2) in command.spec.options);
+    const message = isOption ? `${flag}: ${issue?.message ?? (error as Error).message}` : (error as Error).message;
     console.error(`desk ${name}: ${message.split("\n")[0]}`);
     return exitCode;
   }

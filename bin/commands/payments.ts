@@ -89,6 +89,7 @@ type ImportFlags = {
   batch: string;
   format: (typeof RESULT_FORMATS)[number];
   file: string;
+  "paid-on"?: string;
   "dry-run": boolean;
   actor: string;
 };
@@ -180,7 +181,7 @@ export const paymentCommands: Record<string, Command> = {
     spec: {
       usage:
         "npm run desk -- payouts import-results --batch ID --format paypal|wise|pain002|generic --file F " +
-        "[--dry-run] --actor EMAIL",
+        "[--paid-on YYYY-MM-DD] [--dry-run] --actor EMAIL",
       description:
         "Imports a provider's results for a batch's payment files: matched by reference with the amount " +
         "checked. Paid statements close as paid; rejected ones are owed again (approved) with the reason; " +
@@ -190,6 +191,11 @@ export const paymentCommands: Record<string, Command> = {
         batch: { type: "string", description: "The payout batch id" },
         format: { type: "string", description: "paypal, wise, pain002 or generic" },
         file: { type: "string", description: "The results file to read" },
+        "paid-on": {
+          type: "string",
+          description:
+            "The day the provider sent the money (UTC); default: each file's execution date once come, else today",
+        },
         "dry-run": { type: "boolean", description: "Show what would happen; change nothing" },
         actor: { type: "string", description: "Email of the finance user importing" },
       },
@@ -197,6 +203,7 @@ export const paymentCommands: Record<string, Command> = {
         batch: z.string(),
         format: z.string(),
         file: pathSchema,
+        "paid-on": z.string().optional(),
         "dry-run": z.boolean().default(false),
         actor: emailSchema,
       }),
@@ -208,10 +215,16 @@ export const paymentCommands: Record<string, Command> = {
       } catch (error) {
         throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`);
       }
-      const parsed = importResultsSchema.safeParse({ batchId: flags.batch, format: flags.format, text });
+      const parsed = importResultsSchema.safeParse({
+        batchId: flags.batch,
+        format: flags.format,
+        text,
+        paidOn: flags["paid-on"],
+      });
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        const flag = { batchId: "batch", format: "format", text: "file" }[String(issue?.path[0])] ?? "file";
+        const flag =
+          { batchId: "batch", format: "format", text: "file", paidOn: "paid-on" }[String(issue?.path[0])] ?? "file";
         throw new CliError(`--${flag}: ${issue?.message}`, 2);
       }
       return withDb(async (db) => {

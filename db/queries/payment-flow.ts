@@ -6,6 +6,7 @@ import { statementsOfBatch } from "./batch-statements";
 import { paymentFileItemsOfGame, paymentFilesOfGame } from "./payment-files";
 import type { RowOf } from "./row-of";
 import { snakeRow } from "./camel-row";
+import { dateText } from "./profiles";
 import { firstValue } from "./scalar";
 
 /**
@@ -62,6 +63,7 @@ export async function listItemsByReference(
       "i.file_id as fileId",
       "f.status as fileStatus",
       "f.method",
+      dateText("f.execution_date", "executionDate"),
       "s.state as statementState",
       "s.payment_file_id as statementFileId",
       "s.recipient_player_id as recipientPlayerId",

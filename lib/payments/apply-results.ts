@@ -6,11 +6,9 @@ import { recordPaymentResults } from "@/db/queries/payment-files";
 import { insertPaymentReturns, listRecordedResultKeys, settleFileItems } from "@/db/queries/payment-flow";
 import { transition } from "@/lib/payouts/transition";
 import { type PaymentBefore, paymentsBeforeReturn, returnRows } from "./returns";
-import { groupByFile, type PlanLine, type ResultsPlan, recordPending } from "./results-plan";
+import { groupByFile, type PlanLine, type ResultsPlan, recordPending, utcToday } from "./results-plan";
 
 /** Applies the lines of a results plan that change a statement, one transition per kind of change. */
-
-const today = () => new Date().toISOString().slice(0, 10);
 
 async function recordLines(db: DbOrTrx, gameId: string, plan: ResultsPlan, lines: readonly PlanLine[]) {
   for (const [fileId, group] of groupByFile(lines)) {
@@ -58,7 +56,6 @@ export async function applyPlan(
 
   const pay = of("pay");
   if (pay.size > 0) {
-    const paidOn = today();
     const step = await transition(
       db,
       "payment_succeeded",
@@ -68,7 +65,11 @@ export async function applyPlan(
         statements: [...pay.keys()],
         paymentOf: (c) => {
           const l = line(pay, c.id);
-          return { paidOn, method: l.method ?? "file", reference: l.transactionId ?? l.reference };
+          return {
+            paidOn: l.paidOn ?? utcToday(),
+            method: l.method ?? "file",
+            reference: l.transactionId ?? l.reference,
+          };
         },
         eventDetail: (c) => detail(line(pay, c.id)),
         apply: ({ trx, changed }) =>

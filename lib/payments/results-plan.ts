@@ -55,6 +55,8 @@ export type PlanLine = {
   method: string | null;
   /** What the file sent for it, in the result's currency. */
   expectedAmount: string | null;
+  /** For a payment made: the day it is recorded as paid (paidOnFor). */
+  paidOn: string | null;
   result: NormalisedPaymentResult;
 };
 
@@ -166,10 +168,23 @@ function judge(
 }
 
 /** What importing `text` would do; changes nothing. */
+/** Today in UTC, YYYY-MM-DD. */
+export const utcToday = (): string => new Date().toISOString().slice(0, 10);
+
+/**
+ * The day a payment is recorded as paid, the day the money left: the date the importer gives; else the file's
+ * requested execution date once it has come; else the day of the import (results files carry no date of their own).
+ */
+export function paidOnFor(given: string | undefined, executionDate: string | null, today: string): string {
+  if (given) return given;
+  return executionDate && executionDate <= today ? executionDate : today;
+}
+
 export async function planResults(
   db: Db,
-  params: { gameId: string; batchId: string; format: ResultFormat; text: string },
+  params: { gameId: string; batchId: string; format: ResultFormat; text: string; paidOn?: string },
 ): Promise<ResultsPlan> {
+  const today = utcToday();
   const readout = read(params.format, params.text);
   const references = [...new Set(readout.results.map((r) => r.reference))];
   const items = await listItemsByReference(db, { gameId: params.gameId, batchId: params.batchId, references });
@@ -205,6 +220,7 @@ export async function planResults(
       recipientPlayerId: item ? Number(item.recipientPlayerId) : null,
       fileId: item?.fileId ?? null,
       method: item?.method ?? null,
+      paidOn: judged.verdict === "pay" ? paidOnFor(params.paidOn, item?.executionDate ?? null, today) : null,
       result,
     };
   });

@@ -27,7 +27,7 @@ export type ImportSummary = {
 /** Plans the import and, unless a dry run, applies the lines that apply; the rest stay listed. */
 export async function importResults(
   db: Db,
-  params: { gameId: string; batchId: string; format: ResultFormat; text: string; dryRun: boolean },
+  params: { gameId: string; batchId: string; format: ResultFormat; text: string; dryRun: boolean; paidOn?: string },
   as: ActingAs,
 ): Promise<ImportSummary> {
   const plan = await planResults(db, params);

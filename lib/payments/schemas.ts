@@ -29,9 +29,7 @@ export const isoDateSchema = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date such as 2026-11-25", abort: true })
   .refine(
     (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
-    {
-      message: "is not a date",
-    },
+    { message: "is not a date", abort: true },
   );
 
 export const createPaymentFileSchema = z
@@ -61,6 +59,15 @@ export const importResultsSchema = z.object({
   format: z.enum(RESULT_FORMATS, { message: "must be one of paypal, wise, pain002, generic" }),
   /** At most 20 MB of text. */
   text: z.string().min(1, { message: "the file is empty" }).max(20_000_000, { message: "the file is too large" }),
+  /** The day the provider sent the money (UTC); when blank, each file's execution date once come, else today. */
+  paidOn: z.preprocess(
+    blank,
+    isoDateSchema
+      .refine((v) => v <= new Date(Date.now() + 86_400_000).toISOString().slice(0, 10), {
+        message: "cannot be in the future",
+      })
+      .optional(),
+  ),
 });
 
 export const returnPaymentSchema = z.object({

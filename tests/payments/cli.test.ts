@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
 import type { TestDatabase } from "../support/db";
@@ -102,6 +103,14 @@ describe("desk payouts pay-file / import-results", () => {
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, counts: { pay: 1, unknown_reference: 1 } });
     const real = await desk(...args);
     expect(JSON.parse(real.stdout)).toMatchObject({ dryRun: false, applied: { paid: 1 } });
+    // No date given: the file's requested execution date, which has come, is the day the money left.
+    const paid = await t.db
+      .selectFrom("payout_statement")
+      .select(sql<string>`to_char(paid_on, 'YYYY-MM-DD')`.as("day"))
+      .where("batch_id", "=", batchId)
+      .where("state", "=", "paid")
+      .execute();
+    expect(paid.map((r) => r.day)).toEqual(["2026-10-02"]);
     const again = await desk(...args);
     expect(JSON.parse(again.stdout)).toMatchObject({ applied: { paid: 0 }, counts: { already_applied: 1 } });
     for (const text of [dry.stdout, dry.stderr, real.stdout, real.stderr]) expect(text).not.toContain(IBAN);
@@ -143,6 +152,23 @@ describe("desk payouts pay-file / import-results", () => {
     );
     expect(badFormat).toMatchObject({ code: 2, stdout: "" });
     expect(badFormat.stderr).toMatch(/--format: /);
+    const future = await deskAt(
+      nowhere,
+      "payouts",
+      "import-results",
+      "--batch",
+      batchId,
+      "--format",
+      "generic",
+      "--file",
+      results,
+      "--paid-on",
+      "2999-01-01",
+      "--actor",
+      "fin@cli.test",
+    );
+    expect(future).toMatchObject({ code: 2, stdout: "" });
+    expect(future.stderr).toMatch(/--paid-on: cannot be in the future/);
 
     const before = await t.db.selectFrom("payment_file").select("id").execute();
     const missing = path.join(dir, "no-such-folder", "paypal.csv");

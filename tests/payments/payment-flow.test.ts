@@ -189,10 +189,22 @@ describe("results", () => {
   it("[finance] applying pays, rejects with the reason and leaves the mismatch in payment", async () => {
     const out = await importResults(
       db,
-      { gameId: GAME, batchId, format: "paypal", text: first(), dryRun: false },
+      { gameId: GAME, batchId, format: "paypal", text: first(), dryRun: false, paidOn: "2026-10-01" },
       web(approver),
     );
     expect(out.applied).toMatchObject({ paid: 2, rejected: 1 });
+    // Paid on the day the importer gave (the day the money left), not the day of the import.
+    expect(out.plan.lines.filter((l) => l.verdict === "pay").map((l) => l.paidOn)).toEqual([
+      "2026-10-01",
+      "2026-10-01",
+    ]);
+    const paidOn = await db
+      .selectFrom("payout_statement")
+      .select(sql<string>`to_char(paid_on, 'YYYY-MM-DD')`.as("day"))
+      .where("batch_id", "=", batchId)
+      .where("state", "=", "paid")
+      .execute();
+    expect(paidOn.map((r) => r.day)).toEqual(["2026-10-01", "2026-10-01"]);
     expect(await statesOf(db, batchId)).toMatchObject({ 1: "paid", 3: "approved", 4: "paid", 5: "in_payment" });
     expect((await statementOf(1)).payment_reference).toBe("TX-1");
     const back = await db.selectFrom("payment_return").selectAll().executeTakeFirstOrThrow();

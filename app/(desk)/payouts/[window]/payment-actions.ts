@@ -111,6 +111,7 @@ export const importResultsAction = defineAction(
         format: input.format,
         text: input.text,
         dryRun: input.mode === "dry_run",
+        paidOn: input.paidOn,
       },
       web(user),
     );

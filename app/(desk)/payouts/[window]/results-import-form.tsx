@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { Field } from "@/app/_components/forms/field";
+import { Input } from "@/app/_components/forms/input";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { ImportForm, useImportForm } from "@/app/_components/forms/import-file";
 import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/import-lines";
@@ -40,6 +41,7 @@ const RESULT_COLUMNS: readonly [ImportColumn<ResultLine>, ...ImportColumn<Result
     ),
   },
   { heading: "Sent", cell: (l) => l.expectedAmount ?? "" },
+  { heading: "Paid on", cell: (l) => l.paidOn ?? "" },
   {
     heading: "Outcome",
     cell: (l) => {
@@ -65,9 +67,10 @@ const RESULT_COLUMNS: readonly [ImportColumn<ResultLine>, ...ImportColumn<Result
  */
 export function ResultsImportForm({ action, gameId, batchId }: { action: Action; gameId: string; batchId: string }) {
   const [format, setFormat] = useState<string>("paypal");
+  const [paidOn, setPaidOn] = useState<string>("");
   const importForm = useImportForm(action, {
     missingFile: "choose the provider's results file",
-    fields: (text, mode) => ({ [EXPECTED_GAME_FIELD]: gameId, batchId, format, mode, text }),
+    fields: (text, mode) => ({ [EXPECTED_GAME_FIELD]: gameId, batchId, format, mode, text, paidOn }),
   });
   const { state } = importForm;
   const result = state?.ok ? state.data : undefined;
@@ -96,6 +99,18 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
               onChange={(e) => setFormat(e.target.value)}
               options={RESULT_FORMATS.map((f) => ({ value: f, label: RESULT_FORMAT_LABELS[f] }))}
             />
+          )}
+        </Field>
+        <Field
+          label="Paid on"
+          hint={
+            "The day the provider sent the money, UTC. Left empty: each file's execution date once it has " +
+            "come, else today."
+          }
+          error={state && !state.ok ? state.fieldErrors?.paidOn : null}
+        >
+          {(control) => (
+            <Input {...control} name="paidOn" type="date" value={paidOn} onChange={(e) => setPaidOn(e.target.value)} />
           )}
         </Field>
       </ImportForm>
