@@ -41,7 +41,7 @@ const RESULT_COLUMNS: readonly [ImportColumn<ResultLine>, ...ImportColumn<Result
     ),
   },
   { heading: "Sent", cell: (l) => l.expectedAmount ?? "" },
-  { heading: "Paid on", cell: (l) => l.paidOn ?? "" },
+  { heading: "Paid on", cell: (l) => l.paidOn ?? "", className: "whitespace-nowrap tabular-nums" },
   {
     heading: "Outcome",
     cell: (l) => {
