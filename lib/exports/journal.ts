@@ -26,19 +26,22 @@ export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
   {
     name: "entry_id",
     type: "text",
-    description: "The journal entry; its lines share it and balance (debits = credits).",
+    description:
+      "The journal entry; its lines share it and balance (debits = credits). The same every time the file is made: " +
+      "a payment that later comes back keeps its id, and its return is an entry of its own.",
   },
   { name: "line", type: "integer", description: "1 = debit line, 2 = credit line." },
   {
     name: "posting_date",
     type: "date",
     description:
-      "Accounting date (UTC): the batch's approval for accrual and reversal, the recorded payment date for payment.",
+      "Accounting date (UTC): the batch's approval for accrual and reversal, the recorded payment date for " +
+      "payment, the day the return was recorded for payment_returned.",
   },
   {
     name: "recorded_at",
     type: "instant",
-    description: "When the ledger entry came into being (approval, or when the payment was recorded).",
+    description: "When the ledger entry came into being (approval, or when the payment or the return was recorded).",
   },
   { name: "account", type: "text", description: `One of: ${Object.values(JOURNAL_ACCOUNTS).join(", ")}.` },
   { name: "debit_usd", type: "decimal", description: "Debit amount (0.00 on a credit line)." },
@@ -101,7 +104,7 @@ export const journalExport: ExportKindDefinition = {
   title: "Journal",
   summary:
     "Double-entry lines for the general ledger, two per entry (accrual of revenue share payable, reversal, " +
-    "payment) of an approved or paid payout batch, by recipient id.",
+    "payment, returned payment) of an approved or paid payout batch, by recipient id.",
   columns: JOURNAL_COLUMNS,
   needsBatch: true,
   async *pages(db, target) {
