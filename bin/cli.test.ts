@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CliError, parseFlags } from "./cli";
+import { AppError } from "@/lib/errors";
+import { CliError, failureMessage, parseFlags } from "./cli";
 
 const SPEC = {
   usage: "npm run desk -- export --snapshot ID --kind K [--bom]",
@@ -50,5 +51,21 @@ describe("command line flags", () => {
   it("names an unknown flag and a value given to a switch", () => {
     expect(failure(["--colour", "red"]).message).toContain("--colour");
     expect(failure(["--bom=yes"]).message).toContain("--bom");
+  });
+});
+
+describe("failureMessage", () => {
+  const options = { ...SPEC.options, "paid-on": { type: "string" as const, description: "A day" } };
+
+  it("names a field as its flag when the command has that flag", () => {
+    const error = new AppError("INVALID_INPUT", "cannot be in the future", { field: "paidOn" });
+    expect(failureMessage(error, options)).toBe("--paid-on: cannot be in the future");
+    const zod = z.object({ snapshot: z.string().min(3, { message: "is too short" }) }).safeParse({ snapshot: "a" });
+    expect(failureMessage(zod.error, options)).toBe("--snapshot: is too short");
+  });
+
+  it("leaves a product field that is no flag of the command out of the message", () => {
+    const error = new AppError("CONFLICT", "Accounts not mapped: expense.", { field: "accounts" });
+    expect(failureMessage(error, options)).toBe("Accounts not mapped: expense.");
   });
 });

@@ -1,7 +1,15 @@
 import { parseArgs } from "node:util";
-import type { z } from "zod";
+import { z } from "zod";
 
 /** A failure to report as one line, with the exit code: 2 for a usage problem, 1 for anything else. */
+/** A result printed on stdout like any other, with the exit code that says the command did not do what it was asked. */
+export class CliResult {
+  constructor(
+    readonly value: unknown,
+    readonly exitCode: number,
+  ) {}
+}
+
 export class CliError extends Error {
   constructor(
     message: string,
@@ -74,4 +82,23 @@ export function helpText(spec: CommandSpec<z.ZodType>): string {
     ...lines,
     `  --${"help".padEnd(width)}Show this help`,
   ].join("\n");
+}
+
+export function flagName(field: string): string {
+  if (field === "environment") return "--env";
+  if (field.startsWith("webhookSecrets")) return "--webhook-secret";
+  return `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/**
+ * A failed command's message: a field is named as the flag it came from; a field of the product's own (an account to
+ * map, a split) is not a flag of the command, and its message stands alone.
+ */
+export function failureMessage(error: unknown, options: CommandSpec<z.ZodType>["options"]): string {
+  const issue = error instanceof z.ZodError ? error.issues[0] : undefined;
+  const field = error instanceof Error && "field" in error ? (error as { field?: string }).field : undefined;
+  const path = issue ? issue.path.join(".") : field;
+  const flag = path ? flagName(path) : null;
+  const isOption = flag !== null && (issue !== undefined || flag.slice(2) in options);
+  return isOption ? `${flag}: ${issue?.message ?? (error as Error).message}` : (error as Error).message;
 }

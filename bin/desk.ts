@@ -17,7 +17,7 @@ import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
-import { CliError, helpText, parseFlags } from "./cli";
+import { CliError, CliResult, failureMessage, helpText, parseFlags } from "./cli";
 import { payoutCommands } from "./commands/payouts";
 import { paymentCommands } from "./commands/payments";
 import { profileCommands } from "./commands/profiles";
@@ -323,11 +323,6 @@ async function localPassword(runtime: Runtime): Promise<string> {
 }
 
 /** Names a validation problem by the flag the user typed (baseUrl -> --base-url, environment -> --env). */
-function flagName(field: string): string {
-  if (field === "environment") return "--env";
-  if (field.startsWith("webhookSecrets")) return "--webhook-secret";
-  return `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-}
 
 export function registerCommand(name: string, command: Command): void {
   COMMANDS[name] = command;
@@ -372,18 +367,15 @@ export async function main(
       return 0;
     }
     const result = await command.run(flags as never);
+    if (result instanceof CliResult) {
+      out(`${JSON.stringify(result.value, null, 2)}\n`);
+      return result.exitCode;
+    }
     out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {
     const exitCode = error instanceof CliError ? error.exitCode : 1;
-    const issue = error instanceof z.ZodError ? error.issues[0] : undefined;
-    const field = error instanceof Error && "field" in error ? (error as { field?: string }).field : undefined;
-    const path = issue ? issue.path.join(".") : field;
-    // A field is named as the flag it came from; a field of the product's own (an account to map, a split) is not a
-    // flag of this command, and its message stands alone.
-    const flag = path ? flagName(path) : null;
-    const isOption = flag !== null && (issue !== undefined || flag.slice(2) in command.spec.options);
-    const message = isOption ? `${flag}: ${issue?.message ?? (error as Error).message}` : (error as Error).message;
+    const message = failureMessage(error, command.spec.options);
     console.error(`desk ${name}: ${message.split("\n")[0]}`);
     return exitCode;
   }

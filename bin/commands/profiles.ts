@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
+import { countOf } from "@/lib/format";
 import type { Db } from "@/db";
 import { listGames } from "@/db/queries/games";
 import { hasRole } from "@/lib/auth/roles";
@@ -7,7 +8,7 @@ import { emailSchema, listUsers } from "@/lib/auth/users";
 import { exportProfiles, importProfiles } from "@/lib/profiles/bulk";
 import type { ProfileActing } from "@/lib/profiles/profiles";
 import { gameIdSchema } from "@/lib/games/schemas";
-import { CliError } from "../cli";
+import { CliError, CliResult } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** The person the command acts as: an existing finance or admin user (the two-person rule needs a name). */
@@ -58,8 +59,13 @@ export const profileCommands: Record<string, Command> = {
             throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`);
           }
           const result = await importProfiles(db, { gameId: flags.game, csv, dryRun: flags["dry-run"] }, acting);
-          if (!result.dryRun && !result.applied)
-            process.stderr.write(`profiles import: ${result.refused.length} rows refused; nothing was changed\n`);
+          // Refused rows change nothing: the summary still lists them, and the exit code says nothing was imported.
+          if (!result.dryRun && !result.applied) {
+            process.stderr.write(
+              `profiles import: ${countOf(result.refused.length, "row")} refused; nothing was changed\n`,
+            );
+            return new CliResult(result, 1);
+          }
           return result;
         },
         { keys: true },

@@ -105,4 +105,13 @@ describe("desk profiles", () => {
     ]);
     for (const r of [dry, applied, exported]) expect(r.stdout + r.stderr).not.toContain(IBAN);
   });
+
+  it("a refused row changes nothing and fails the command, with the summary still on stdout", async () => {
+    const file = path.join(dir, "bad.csv");
+    await writeFile(file, ["player_id,method,currency,paypal_email", "43,paypal,USD,not-an-email"].join("\n"));
+    const refused = await desk("profiles", "import", "--game", "g1", "--file", file, "--actor", "fin@cli.test");
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ dryRun: false, applied: false, refused: [expect.anything()] });
+    expect(refused.stderr).toMatch(/1 row refused; nothing was changed/);
+  });
 });
