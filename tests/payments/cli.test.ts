@@ -137,36 +137,23 @@ describe("desk payouts pay-file / import-results", () => {
     expect(badBatch.stderr).toMatch(/--batch: /);
     const results = path.join(dir, "r.csv");
     await writeFile(results, "reference,outcome\r\n");
-    const badFormat = await deskAt(
-      nowhere,
-      "payouts",
-      "import-results",
-      "--batch",
-      batchId,
-      "--format",
-      "mt940",
-      "--file",
-      results,
-      "--actor",
-      "fin@cli.test",
-    );
+    const importAt = (...flags: string[]) =>
+      deskAt(
+        nowhere,
+        "payouts",
+        "import-results",
+        "--batch",
+        batchId,
+        "--file",
+        results,
+        "--actor",
+        "fin@cli.test",
+        ...flags,
+      );
+    const badFormat = await importAt("--format", "mt940");
     expect(badFormat).toMatchObject({ code: 2, stdout: "" });
     expect(badFormat.stderr).toMatch(/--format: /);
-    const future = await deskAt(
-      nowhere,
-      "payouts",
-      "import-results",
-      "--batch",
-      batchId,
-      "--format",
-      "generic",
-      "--file",
-      results,
-      "--paid-on",
-      "2999-01-01",
-      "--actor",
-      "fin@cli.test",
-    );
+    const future = await importAt("--format", "generic", "--paid-on", "2999-01-01");
     expect(future).toMatchObject({ code: 2, stdout: "" });
     expect(future.stderr).toMatch(/--paid-on: cannot be in the future/);
 
