@@ -64,6 +64,7 @@ test("[admin] maps each account to a ledger code and tax rate; a refused code ke
 
 test("[finance] downloads the window's Xero manual journals and closes the paid window with a reason", async ({
   page,
+  a11y,
 }) => {
   await signIn(page, "finance");
   await page.goto(WINDOW_PATH);
@@ -95,6 +96,15 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
     expect(row[1]).toMatch(/^\d{2}\/\d{2}\/2026$/);
     expect(codes.has(row[3] ?? "")).toBe(true);
   }
+
+  // The page a large batch links to lists the same parts, each download carrying the split it was listed under.
+  await page.goto(`${WINDOW_PATH}/xero-parts`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Xero manual journals");
+  const parts = page.getByRole("region", { name: "Parts" }).getByRole("link", { name: /^Xero manual journals/ });
+  await expect(parts.first()).toHaveAttribute("href", /part=1&split=[0-9a-f]{16}$/);
+  await a11y.check();
+  await shoot(page, "finance-xero-parts");
+  await page.goto(WINDOW_PATH);
 
   // Closing: a reason too short is refused and stays in the box; then the window closes and says so.
   const closing = page.getByRole("region", { name: "Closing" });

@@ -4,7 +4,8 @@ import { useState } from "react";
 import { Checkbox } from "@/app/_components/forms/checkbox";
 import { buttonClassName } from "@/app/_components/ui/button-styles";
 
-export type ExportLink = { kind: string; label: string; query: string; unavailable: string | null };
+/** A download, or with `page` a page that lists downloads (a large batch's Xero parts). */
+export type ExportLink = { kind: string; label: string; query: string; unavailable: string | null; page?: string };
 
 /**
  * The window's CSV downloads: a link for each export that can be made now, the reason for each that cannot, and the
@@ -19,12 +20,18 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
       <ul className="flex flex-wrap gap-2">
         {available.map((e) => (
           <li key={`${e.kind}?${e.query}`}>
-            <a
-              className={buttonClassName({ size: "sm" })}
-              href={`/api/exports/${e.kind}?${e.query}${bom ? "&bom=1" : ""}`}
-            >
-              {e.label} (CSV)
-            </a>
+            {e.page ? (
+              <a className={buttonClassName({ size: "sm" })} href={e.page}>
+                {e.label}
+              </a>
+            ) : (
+              <a
+                className={buttonClassName({ size: "sm" })}
+                href={`/api/exports/${e.kind}?${e.query}${bom ? "&bom=1" : ""}`}
+              >
+                {e.label} (CSV)
+              </a>
+            )}
           </li>
         ))}
       </ul>

@@ -9,12 +9,31 @@ import type { PayoutBatchSummary } from "@/lib/payouts/ledger";
 import type { ExportLink } from "./export-links";
 
 /**
+ * Batches up to this many statements list their Xero parts on the window page; larger ones link to a page of their
+ * parts, since splitting reads every posting of the batch (seconds at a hundred thousand statements).
+ */
+export const XERO_PARTS_INLINE_MAX_STATEMENTS = 500;
+
+/** The links to the Xero parts of a batch, each carrying the split it was listed under. */
+export async function xeroPartLinks(db: Db, params: { gameId: string; batchId: string }): Promise<ExportLink[]> {
+  const { parts, split } = await xeroSplit(db, params);
+  const label = "Xero manual journals";
+  return Array.from({ length: parts }, (_, i) => ({
+    kind: "journal-xero",
+    label: parts > 1 ? `${label}, part ${i + 1} of ${parts}` : label,
+    query: `batch=${params.batchId}&part=${i + 1}&split=${split}`,
+    unavailable: null,
+  }));
+}
+
+/**
  * The window's downloads, each with the reason it cannot be made now (if so): the ledger files also need the game's
- * accounts mapped, and the Xero journals get a link per file when they take more than one.
+ * accounts mapped, and the Xero journals get a link per file when they take more than one (on a page of their own
+ * for a large batch).
  */
 export async function windowExportLinks(
   db: Db,
-  params: { gameId: string; batch: PayoutBatchSummary | null; snapshotId: string },
+  params: { gameId: string; batch: PayoutBatchSummary | null; snapshotId: string; statements: number; href: string },
 ): Promise<ExportLink[]> {
   const { batch } = params;
   const byBatch = batch ? `batch=${batch.id}` : "";
@@ -41,16 +60,12 @@ export async function windowExportLinks(
       }
     }
     if (e.kind === "journal-xero" && unavailable === null && batch) {
-      // Each link names the split it was listed under: a part of a listing the batch has since outgrown is refused.
-      const { parts, split } = await xeroSplit(db, { gameId: params.gameId, batchId: batch.id });
-      for (let part = 1; part <= parts; part++) {
-        links.push({
-          kind: e.kind,
-          label: parts > 1 ? `${e.label}, part ${part} of ${parts}` : e.label,
-          query: `${e.query}&part=${part}&split=${split}`,
-          unavailable: null,
-        });
+      if (params.statements > XERO_PARTS_INLINE_MAX_STATEMENTS) {
+        links.push({ ...e, label: `${e.label}: choose a part…`, page: `${params.href}/xero-parts`, unavailable });
+        continue;
       }
+      // Each link names the split it was listed under: a part of a listing the batch has since outgrown is refused.
+      links.push(...(await xeroPartLinks(db, { gameId: params.gameId, batchId: batch.id })));
       continue;
     }
     links.push({ ...e, unavailable });

@@ -135,7 +135,9 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
   const [exportLinks, closing] = await Promise.all([
-    canAct ? windowExportLinks(db, { gameId: game.id, batch, snapshotId: snapshot.id }) : Promise.resolve([]),
+    canAct
+      ? windowExportLinks(db, { gameId: game.id, batch, snapshotId: snapshot.id, statements: batchCounts.total, href })
+      : Promise.resolve([]),
     readWindowClosing(db, { gameId: game.id, window, batchStatus: batch?.status ?? null }),
   ]);
 
