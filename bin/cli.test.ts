@@ -48,6 +48,14 @@ describe("command line flags", () => {
     expect(parseFlags(SPEC, ["--snapshot="])).toEqual({ snapshot: "", bom: false });
   });
 
+  it("says a flag left out is required, and never echoes a stray word", () => {
+    const required = { ...SPEC, schema: z.object({ snapshot: z.string(), kind: z.string().optional() }) };
+    expect(() => parseFlags(required, ["--kind", "lines"])).toThrow("--snapshot: is required (see --help)");
+    const stray = failure(["--snapshot", "my", "secret-part2", "--kind", "lines"]).message;
+    expect(stray).toMatch(/a value was given without a flag/);
+    expect(stray).not.toContain("secret-part2");
+  });
+
   it("names an unknown flag and a value given to a switch", () => {
     expect(failure(["--colour", "red"]).message).toContain("--colour");
     expect(failure(["--bom=yes"]).message).toContain("--bom");

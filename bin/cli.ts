@@ -54,6 +54,9 @@ export function parseFlags<S extends z.ZodType>(spec: CommandSpec<S>, argv: stri
     }
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
   } catch (error) {
+    // A stray word is not echoed: it may be half of a secret typed with a space in it.
+    if ((error as { code?: string }).code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL")
+      throw new CliError("a value was given without a flag (quote a value with spaces; see --help)", 2);
     throw new CliError(`${(error as Error).message.split("\n")[0]} (see --help)`, 2);
   }
   if (values.help) return "help";
@@ -63,7 +66,9 @@ export function parseFlags<S extends z.ZodType>(spec: CommandSpec<S>, argv: stri
     const flag = issue?.path[0]
       ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
       : "input";
-    throw new CliError(`${flag}: ${issue?.message ?? "invalid"} (see --help)`, 2);
+    // A flag left out is "required", not the schema's type complaint about undefined.
+    const absent = issue?.path.length === 1 && values[String(issue.path[0])] === undefined;
+    throw new CliError(`${flag}: ${absent ? "is required" : (issue?.message ?? "invalid")} (see --help)`, 2);
   }
   return parsed.data;
 }
