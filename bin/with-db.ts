@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { createDb, type Db } from "@/db";
 import { migrateToLatest } from "@/db/migrate";
 import { verifyKeys } from "@/lib/keys/check";
-import type { CommandSpec } from "./cli";
+import { CliError, type CommandSpec } from "./cli";
 import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
 
 /** One command of `npm run desk`: its flags (parsed by its zod schema) and what it does; the result goes to stdout. */
@@ -18,13 +18,41 @@ export async function withDb<T>(
 ): Promise<T> {
   const runtime = await prepareRuntime();
   exportRuntimeEnv(runtime);
+  const where = databaseAddress(runtime.databaseUrl);
   const db = createDb(runtime.databaseUrl, { max: 4 });
   try {
     if (options.migrate !== false) await migrateToLatest(db);
     if (options.keys) await verifyKeys(db);
     return await work(db, runtime);
+  } catch (error) {
+    throw databaseFailure(error, where) ?? error;
   } finally {
     await db.destroy();
     await runtime.stop();
   }
+}
+
+/** "db.example.com:5432/payouts" from a connection string, never its user or password; null when it is unreadable. */
+export function databaseAddress(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`;
+  } catch {
+    return null;
+  }
+}
+
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/** A failure to reach or sign in to the database, said with what to check; null for any other error. */
+export function databaseFailure(error: unknown, where: string | null): CliError | null {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return null;
+  const at = where ? ` at ${where}` : "";
+  if (UNREACHABLE.has(code))
+    return new CliError(`cannot reach the database${at} (${code}): check DATABASE_URL and that the server is up`);
+  if (code === "28P01" || code === "28000")
+    return new CliError(`the database${at} refused the sign-in: check the user and password in DATABASE_URL`);
+  if (code === "3D000") return new CliError(`the database${at} does not exist: create it or fix DATABASE_URL`);
+  return null;
 }

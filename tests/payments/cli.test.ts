@@ -157,6 +157,12 @@ describe("desk payouts pay-file / import-results", () => {
     expect(future).toMatchObject({ code: 2, stdout: "" });
     expect(future.stderr).toMatch(/--paid-on: cannot be in the future/);
 
+    // A database that cannot be reached is named (never its password) with what to check.
+    const unreachable = await deskAt("postgres://desk:s3cret-pw@127.0.0.1:9/none", "users", "list");
+    expect(unreachable).toMatchObject({ code: 1, stdout: "" });
+    expect(unreachable.stderr).toMatch(/cannot reach the database at 127\.0\.0\.1:9\/none \(ECONNREFUSED\): check/);
+    expect(unreachable.stderr).not.toContain("s3cret-pw");
+
     const before = await t.db.selectFrom("payment_file").select("id").execute();
     const missing = path.join(dir, "no-such-folder", "paypal.csv");
     const refused = await desk(
