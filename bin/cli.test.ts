@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { CliError, failureMessage, parseFlags } from "./cli";
+import { exportFlagsSchema } from "./commands/accounting";
 
 const SPEC = {
   usage: "npm run desk -- export --snapshot ID --kind K [--bom]",
@@ -75,5 +76,21 @@ describe("failureMessage", () => {
   it("leaves a product field that is no flag of the command out of the message", () => {
     const error = new AppError("CONFLICT", "Accounts not mapped: expense.", { field: "accounts" });
     expect(failureMessage(error, options)).toBe("Accounts not mapped: expense.");
+  });
+});
+
+describe("desk export's flags", () => {
+  const ID = "0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11";
+  const issueOf = (flags: Record<string, unknown>) => exportFlagsSchema.safeParse(flags).error?.issues[0];
+
+  it("refuses a flag a window's export would ignore, and names the flag given to payee totals", () => {
+    expect(issueOf({ kind: "payouts", snapshot: ID, out: "f.csv", year: "2026" })).toMatchObject({
+      path: ["year"],
+      message: "is for payee-totals only; payouts ignores it",
+    });
+    expect(issueOf({ kind: "payee-totals", game: "demo", year: "2026", batch: ID, out: "f.csv" })).toMatchObject({
+      path: ["batch"],
+    });
+    expect(issueOf({ kind: "payouts", snapshot: ID, out: "f.csv" })).toBeUndefined();
   });
 });

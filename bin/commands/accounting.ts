@@ -71,10 +71,17 @@ export const exportFlagsSchema = z
     if (f.kind === "payee-totals") {
       if (!f.game) ctx.addIssue({ code: "custom", message: "is required for payee-totals", path: ["game"] });
       if (!f.year) ctx.addIssue({ code: "custom", message: "is required for payee-totals", path: ["year"] });
-      if (f.snapshot || f.batch)
-        ctx.addIssue({ code: "custom", message: "payee-totals takes --game and --year only", path: ["snapshot"] });
-    } else if (Boolean(f.snapshot) === Boolean(f.batch)) {
-      ctx.addIssue({ code: "custom", message: "give either --snapshot or --batch", path: ["snapshot"] });
+      if (f.snapshot || f.batch) {
+        const path = [f.snapshot ? "snapshot" : "batch"];
+        ctx.addIssue({ code: "custom", message: "payee-totals takes --game and --year only", path });
+      }
+    } else {
+      if (Boolean(f.snapshot) === Boolean(f.batch))
+        ctx.addIssue({ code: "custom", message: "give either --snapshot or --batch", path: ["snapshot"] });
+      // The window's exports take their game from the snapshot or batch: a flag that would be ignored is refused.
+      for (const name of ["game", "year"] as const)
+        if (f[name] !== undefined)
+          ctx.addIssue({ code: "custom", message: `is for payee-totals only; ${f.kind} ignores it`, path: [name] });
     }
   });
 
