@@ -355,6 +355,10 @@ export async function main(
   const command = COMMANDS[name];
   if (!command) {
     const group = Object.keys(COMMANDS).filter((k) => k.startsWith(`${first} `));
+    if (group.length > 0 && (second === "--help" || second === "help")) {
+      out(`${group.map((k) => COMMANDS[k]?.spec.usage ?? k).join("\n")}\n(each with --help for its options)\n`);
+      return 0;
+    }
     const hint = group.length > 0 ? `; try one of: ${group.join(", ")}` : "; see --help";
     console.error(`desk: unknown command "${[first, second].filter(Boolean).join(" ")}"${hint}`);
     return 2;

@@ -121,6 +121,9 @@ describe("npm run desk", () => {
       expect(help.code).toBe(0);
       expect(help.stdout).toContain("Usage: npm run desk --");
     }
+    const group = await desk("users", "--help");
+    expect(group.code).toBe(0);
+    expect(group.stdout.split("\n").filter((line) => line.startsWith("npm run desk -- users "))).toHaveLength(3);
     const unknown = await desk("frobnicate");
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
