@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { CliError, failureMessage, parseFlags } from "./cli";
+import { CliError, failureMessage, firstSentence, parseFlags } from "./cli";
 import { exportFlagsSchema } from "./commands/accounting";
 
 const SPEC = {
@@ -92,5 +92,14 @@ describe("desk export's flags", () => {
       path: ["batch"],
     });
     expect(issueOf({ kind: "payouts", snapshot: ID, out: "f.csv" })).toBeUndefined();
+  });
+});
+
+describe("firstSentence", () => {
+  it("ends at the first full stop outside brackets", () => {
+    expect(firstSentence('Writes a CSV (columns in README.md, "Exports"), audited. More.')).toBe(
+      'Writes a CSV (columns in README.md, "Exports"), audited',
+    );
+    expect(firstSentence("No stop at all")).toBe("No stop at all");
   });
 });

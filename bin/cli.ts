@@ -107,3 +107,15 @@ export function failureMessage(error: unknown, options: CommandSpec<z.ZodType>["
   const isOption = flag !== null && (issue !== undefined || flag.slice(2) in options);
   return isOption ? `${flag}: ${issue?.message ?? (error as Error).message}` : (error as Error).message;
 }
+
+/** A description's first sentence: up to the first full stop that ends one, outside brackets ("README.md", "e.g."). */
+export function firstSentence(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (c === "." && depth === 0 && (i + 1 === text.length || text[i + 1] === " ")) return text.slice(0, i);
+  }
+  return text;
+}

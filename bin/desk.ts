@@ -17,7 +17,7 @@ import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
-import { CliError, CliResult, failureMessage, helpText, parseFlags } from "./cli";
+import { CliError, CliResult, failureMessage, firstSentence, helpText, parseFlags } from "./cli";
 import { payoutCommands } from "./commands/payouts";
 import { paymentCommands } from "./commands/payments";
 import { profileCommands } from "./commands/profiles";
@@ -334,7 +334,7 @@ function overview(): string {
     "Usage: npm run desk -- <command> [options]",
     "",
     "Commands:",
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.spec.description.split(".")[0]}`),
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${firstSentence(c.spec.description)}`),
     "",
     "Each command takes --help. Uses DATABASE_URL, or the embedded default's database (.data/).",
   ].join("\n");
