@@ -213,7 +213,7 @@ export const paymentCommands: Record<string, Command> = {
       try {
         text = await readFile(flags.file, "utf8");
       } catch (error) {
-        throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`);
+        throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`, 2);
       }
       const parsed = importResultsSchema.safeParse({
         batchId: flags.batch,

@@ -56,7 +56,7 @@ export const profileCommands: Record<string, Command> = {
           try {
             csv = await readFile(flags.file, "utf8");
           } catch (error) {
-            throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`);
+            throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`, 2);
           }
           const result = await importProfiles(db, { gameId: flags.game, csv, dryRun: flags["dry-run"] }, acting);
           // Refused rows change nothing: the summary still lists them, and the exit code says nothing was imported.

@@ -156,6 +156,22 @@ describe("desk payouts pay-file / import-results", () => {
     const future = await importAt("--format", "generic", "--paid-on", "2999-01-01");
     expect(future).toMatchObject({ code: 2, stdout: "" });
     expect(future.stderr).toMatch(/--paid-on: cannot be in the future/);
+    const missingFile = path.join(dir, "missing.csv");
+    const unreadable = await deskAt(
+      nowhere,
+      "payouts",
+      "import-results",
+      "--batch",
+      batchId,
+      "--format",
+      "generic",
+      "--file",
+      missingFile,
+      "--actor",
+      "fin@cli.test",
+    );
+    expect(unreadable).toMatchObject({ code: 2, stdout: "" });
+    expect(unreadable.stderr).toMatch(/--file: cannot read .*missing\.csv \(ENOENT\)/);
 
     // A database that cannot be reached is named (never its password) with what to check.
     const unreachable = await deskAt("postgres://desk:s3cret-pw@127.0.0.1:9/none", "users", "list");
