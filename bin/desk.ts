@@ -3,17 +3,15 @@ import { z } from "zod";
 import type { createDb } from "@/db";
 import { writeLocalSecrets } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
-import { listGames } from "@/db/queries/games";
 import { readKeyCheck } from "@/db/queries/keys";
 import { findUserIdByEmail } from "@/db/queries/users";
 import type { ActingAs } from "@/core/actor";
 import { roleSchema } from "@/lib/auth/roles";
 import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
 import { decodeKey, readKeyring } from "@/lib/crypto";
-import { saveGame } from "@/lib/games/games";
 import { keyOf } from "@/lib/keys/check";
 import { rotateKey } from "@/lib/keys/rotate";
-import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
+import { gameIdSchema } from "@/lib/games/schemas";
 import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
@@ -24,6 +22,7 @@ import { profileCommands } from "./commands/profiles";
 import { statementCommands } from "./commands/statements";
 import { ACCOUNTING_COMMANDS, exportFlagsSchema, runExportCommand } from "./commands/accounting";
 import { workerCommand } from "./commands/worker";
+import { gameCommands } from "./commands/games";
 import { type Command, withDb } from "./with-db";
 import type { Runtime } from "./runtime";
 
@@ -101,88 +100,7 @@ const COMMANDS: Record<string, Command> = {
         return { email: changed.email, role: changed.role };
       }),
   },
-  "games add": {
-    spec: {
-      usage:
-        "npm run desk -- games add --id ID --name N --env sandbox|production --base-url URL --secret S " +
-        "[--webhook-secret W ...] [--replace]",
-      description:
-        "Adds a game with its service secret and webhook signing secrets (the first is current, a second is the " +
-        "previous one during a rotation). Secrets are stored encrypted.",
-      options: {
-        id: { type: "string", description: "The game id the service uses" },
-        name: { type: "string", description: "Display name" },
-        env: { type: "string", description: "sandbox | production" },
-        "base-url": { type: "string", description: "The service's base URL (without /sandbox)" },
-        secret: { type: "string", description: "The game secret (X-Game-Secret-Key)" },
-        "webhook-secret": { type: "string", multiple: true, description: "A webhook signing secret" },
-        replace: { type: "boolean", description: "Replace the settings of an existing game" },
-      },
-      schema: z.object({
-        id: gameIdSchema,
-        name: z.string().trim().min(1, { message: "is required" }).max(120),
-        env: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
-        "base-url": baseUrlSchema,
-        secret: secretSchema,
-        "webhook-secret": z
-          .array(secretSchema)
-          .max(2, { message: "takes at most two values (current, previous)" })
-          .default([]),
-        replace: z.boolean().default(false),
-      }),
-    },
-    run: (flags: {
-      id: string;
-      name: string;
-      env: "sandbox" | "production";
-      "base-url": string;
-      secret: string;
-      "webhook-secret": string[];
-      replace: boolean;
-    }) =>
-      withDb(
-        async (db) => {
-          const game = await saveGame(
-            db,
-            {
-              id: flags.id,
-              name: flags.name,
-              environment: flags.env,
-              baseUrl: flags["base-url"],
-              secret: flags.secret,
-              webhookSecrets: flags["webhook-secret"],
-            },
-            { replace: flags.replace, as: CLI },
-          );
-          return {
-            id: game.id,
-            name: game.name,
-            environment: game.environment,
-            baseUrl: game.baseUrl,
-            secret: game.secretMask,
-          };
-        },
-        { keys: true },
-      ),
-  },
-  "games list": {
-    spec: {
-      usage: "npm run desk -- games list",
-      description: "Lists games (secrets masked).",
-      options: {},
-      schema: z.object({}),
-    },
-    run: () =>
-      withDb(async (db) =>
-        (await listGames(db)).map((g) => ({
-          id: g.id,
-          name: g.name,
-          environment: g.environment,
-          baseUrl: g.baseUrl,
-          secret: g.secretMask,
-        })),
-      ),
-  },
+  ...gameCommands,
   snapshot: {
     spec: {
       usage: "npm run desk -- snapshot --game ID (--month YYYY-MM | --start DATE --end DATE)",

@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,6 +78,27 @@ describe("npm run desk", () => {
     const stored = await t.db.selectFrom("game").selectAll().executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toMatch(/gs_test_cli_secret_9876|whsec_current_1111|whsec_previous_2222/);
     expect(stored.webhook_previous_secret_mask).toBe("whsec_••••2222");
+  });
+
+  it("reads a game's secrets from files, kept out of the process list, and refuses a secret given twice", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "desk-secrets-"));
+    try {
+      await writeFile(path.join(dir, "secret"), "gs_test_from_file_4321\n");
+      await writeFile(path.join(dir, "webhook"), "whsec_from_file_5555\r\nignored second line\n");
+      const base = ["games", "add", "--id", "g3", "--name", "Game Three", "--env", "sandbox"];
+      const args = [...base, "--base-url", "http://127.0.0.1:4010/", "--secret-file", path.join(dir, "secret")];
+      const added = await desk(...args, "--webhook-secret-file", path.join(dir, "webhook"));
+      expect(added.code, added.stderr).toBe(0);
+      expect(JSON.parse(added.stdout)).toMatchObject({ id: "g3", secret: "gs_test_••••4321" });
+      const stored = await t.db.selectFrom("game").selectAll().where("id", "=", "g3").executeTakeFirstOrThrow();
+      expect(stored.webhook_secret_mask).toBe("whsec_••••5555");
+      expect(added.stdout + added.stderr).not.toMatch(/from_file/);
+      const twice = await desk(...args, "--secret", "gs_test_12345678", "--replace");
+      expect(twice.code).toBe(2);
+      expect(refusalLine(twice)).toContain("--secret: give it, or --secret-file (one of the two)");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   /** `games add` with valid arguments but for those given. */
