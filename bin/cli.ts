@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
@@ -118,4 +119,20 @@ export function firstSentence(text: string): string {
     else if (c === "." && depth === 0 && (i + 1 === text.length || text[i + 1] === " ")) return text.slice(0, i);
   }
   return text;
+}
+
+/**
+ * A secret or password read from a file's first line (kept out of ps and shell history), checked by `schema` like
+ * one typed; a refusal names the flag and the file, never the value.
+ */
+export async function secretFromFile(flag: string, file: string, schema: z.ZodType<string>): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new CliError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 2);
+  }
+  const parsed = schema.safeParse(text.split(/\r?\n/)[0] ?? "");
+  if (!parsed.success) throw new CliError(`--${flag}: the first line of ${file} ${parsed.error.issues[0]?.message}`, 2);
+  return parsed.data;
 }

@@ -15,7 +15,7 @@ import { gameIdSchema } from "@/lib/games/schemas";
 import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { formatWindow, type TimeWindow } from "@/lib/time";
-import { CliError, CliResult, failureMessage, firstSentence, helpText, parseFlags } from "./cli";
+import { CliError, CliResult, failureMessage, firstSentence, helpText, parseFlags, secretFromFile } from "./cli";
 import { payoutCommands } from "./commands/payouts";
 import { paymentCommands } from "./commands/payments";
 import { profileCommands } from "./commands/profiles";
@@ -52,26 +52,44 @@ const COMMANDS: Record<string, Command> = {
   ...ACCOUNTING_COMMANDS,
   "users add": {
     spec: {
-      usage: "npm run desk -- users add --email E --role R --password P [--name N]",
-      description: "Creates a user who signs in with email and password.",
+      usage: "npm run desk -- users add --email E --role R (--password P | --password-file F) [--name N]",
+      description:
+        "Creates a user who signs in with email and password. A password on the command line is seen by ps and " +
+        "kept in shell history: prefer --password-file (the file's first line).",
       options: {
         email: { type: "string", description: "Sign-in email" },
         role: { type: "string", description: "viewer | support | finance | admin" },
         password: { type: "string", description: "Initial password (at least 10 characters)" },
+        "password-file": { type: "string", description: "A file whose first line is the initial password" },
         name: { type: "string", description: "Display name (default: the part of the email before @)" },
       },
-      schema: z.object({
-        email: emailSchema,
-        role: roleSchema,
-        password: passwordSchema,
-        name: z.string().trim().min(1).max(120).optional(),
-      }),
+      schema: z
+        .object({
+          email: emailSchema,
+          role: roleSchema,
+          password: passwordSchema.optional(),
+          "password-file": z.string().trim().min(1).optional(),
+          name: z.string().trim().min(1).max(120).optional(),
+        })
+        .refine((f) => Boolean(f.password) !== Boolean(f["password-file"]), {
+          message: "give it, or --password-file (one of the two)",
+          path: ["password"],
+        }),
     },
-    run: (flags: { email: string; role: z.infer<typeof roleSchema>; password: string; name?: string }) =>
-      withDb(async (db) => {
-        const user = await createUser(db, flags, CLI);
+    run: async (flags: {
+      email: string;
+      role: z.infer<typeof roleSchema>;
+      password?: string;
+      "password-file"?: string;
+      name?: string;
+    }) => {
+      const password =
+        flags.password ?? (await secretFromFile("password-file", flags["password-file"] as string, passwordSchema));
+      return withDb(async (db) => {
+        const user = await createUser(db, { email: flags.email, role: flags.role, password, name: flags.name }, CLI);
         return { id: user.id, email: user.email, role: user.role };
-      }),
+      });
+    },
   },
   "users list": {
     spec: {

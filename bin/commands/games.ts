@@ -1,28 +1,14 @@
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
 import { listGames } from "@/db/queries/games";
 import { saveGame } from "@/lib/games/games";
 import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
-import { CliError } from "../cli";
+import { secretFromFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** `games add` and `games list`: the games Payout Desk serves, their secrets sealed and never printed. */
 
 const CLI: ActingAs = { actor: null, via: "cli" };
-
-/** A secret read from the first line of a file (kept out of ps and shell history), checked like one typed. */
-async function secretFromFile(flag: string, file: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    throw new CliError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 2);
-  }
-  const parsed = secretSchema.safeParse(text.split(/\r?\n/)[0] ?? "");
-  if (!parsed.success) throw new CliError(`--${flag}: the first line of ${file} ${parsed.error.issues[0]?.message}`, 2);
-  return parsed.data;
-}
 
 export const gameCommands: Record<string, Command> = {
   "games add": {
@@ -84,10 +70,11 @@ export const gameCommands: Record<string, Command> = {
       "webhook-secret-file": string[];
       replace: boolean;
     }) => {
-      const secret = flags.secret ?? (await secretFromFile("secret-file", flags["secret-file"] as string));
+      const secret =
+        flags.secret ?? (await secretFromFile("secret-file", flags["secret-file"] as string, secretSchema));
       const webhookSecrets = [...flags["webhook-secret"]];
       for (const file of flags["webhook-secret-file"])
-        webhookSecrets.push(await secretFromFile("webhook-secret-file", file));
+        webhookSecrets.push(await secretFromFile("webhook-secret-file", file, secretSchema));
       return withDb(
         async (db) => {
           const game = await saveGame(
