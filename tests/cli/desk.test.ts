@@ -93,32 +93,17 @@ describe("npm run desk", () => {
       const stored = await t.db.selectFrom("game").selectAll().where("id", "=", "g3").executeTakeFirstOrThrow();
       expect(stored.webhook_secret_mask).toBe("whsec_••••5555");
       expect(added.stdout + added.stderr).not.toMatch(/from_file/);
-      await writeFile(path.join(dir, "password"), "a-long-password-from-file\n");
-      const user = await desk(
-        "users",
-        "add",
-        "--email",
-        "file@example.test",
-        "--role",
-        "viewer",
-        "--password-file",
-        path.join(dir, "password"),
-      );
+      const addUser = async (email: string, password: string) => {
+        const file = path.join(dir, `${email}.pw`);
+        await writeFile(file, `${password}\n`);
+        return desk("users", "add", "--email", email, "--role", "viewer", "--password-file", file);
+      };
+      const user = await addUser("file@example.test", "a-long-password-from-file");
       expect(user.code, user.stderr).toBe(0);
       expect(user.stdout + user.stderr).not.toContain("a-long-password-from-file");
-      await writeFile(path.join(dir, "short"), "short\n");
-      const weak = await desk(
-        "users",
-        "add",
-        "--email",
-        "weak@example.test",
-        "--role",
-        "viewer",
-        "--password-file",
-        path.join(dir, "short"),
-      );
+      const weak = await addUser("weak@example.test", "short");
       expect(weak.code).toBe(2);
-      expect(refusalLine(weak)).toMatch(/--password-file: the first line of \S+short /);
+      expect(refusalLine(weak)).toMatch(/--password-file: the first line of \S+weak@example\.test\.pw /);
       const twice = await desk(...args, "--secret", "gs_test_12345678", "--replace");
       expect(twice.code).toBe(2);
       expect(refusalLine(twice)).toContain("--secret: give it, or --secret-file (one of the two)");
