@@ -104,6 +104,15 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   await expect(parts.first()).toHaveAttribute("href", /part=1&split=[0-9a-f]{16}$/);
   await a11y.check();
   await shoot(page, "finance-xero-parts");
+  // A part asked for under a split that no longer holds is refused with what to do, not downloaded.
+  const listed = (await parts.first().getAttribute("href")) ?? "";
+  await page.goto(listed.replace(/split=[0-9a-f]{16}/, "split=0000000000000000"));
+  await expect(page).toHaveURL(/\/payouts\/export-refused\?/);
+  const refusal = page.getByRole("alert").filter({ hasText: "This file cannot be made now" });
+  await expect(refusal).toContainText("changed after their parts were listed");
+  await expect(refusal).toContainText("Reload the window page and download every part again");
+  await a11y.check();
+  await shoot(page, "finance-xero-split-refused");
   await page.goto(WINDOW_PATH);
 
   // Closing: a reason too short is refused and stays in the box; then the window closes and says so.
