@@ -64,9 +64,7 @@ export function parseFlags<S extends z.ZodType>(spec: CommandSpec<S>, argv: stri
   const parsed = spec.schema.safeParse(values);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const flag = issue?.path[0]
-      ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-      : "input";
+    const flag = issue?.path[0] ? flagName(String(issue.path[0])) : "input";
     // A flag left out is "required", not the schema's type complaint about undefined.
     const absent = issue?.path.length === 1 && values[String(issue.path[0])] === undefined;
     throw new CliError(`${flag}: ${absent ? "is required" : (issue?.message ?? "invalid")} (see --help)`, 2);
@@ -126,13 +124,17 @@ export function firstSentence(text: string): string {
  * one typed; a refusal names the flag and the file, never the value.
  */
 export async function secretFromFile(flag: string, file: string, schema: z.ZodType<string>): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    throw new CliError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 2);
-  }
+  const text = await readFlagFile(flag, file);
   const parsed = schema.safeParse(text.split(/\r?\n/)[0] ?? "");
   if (!parsed.success) throw new CliError(`--${flag}: the first line of ${file} ${parsed.error.issues[0]?.message}`, 2);
   return parsed.data;
+}
+
+/** The text of a file named by a flag; one that cannot be read is an input error naming the flag and the reason. */
+export async function readFlagFile(flag: string, file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    throw new CliError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 2);
+  }
 }

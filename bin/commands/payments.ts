@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { access, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { access, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
@@ -16,7 +16,7 @@ import {
   importResultsSchema,
   type RESULT_FORMATS,
 } from "@/lib/payments/schemas";
-import { CliError } from "../cli";
+import { CliError, readFlagFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** `payouts pay-file` and `payouts import-results`: payment files and provider results from the command line. */
@@ -209,12 +209,7 @@ export const paymentCommands: Record<string, Command> = {
       }),
     },
     run: async (flags: ImportFlags) => {
-      let text: string;
-      try {
-        text = await readFile(flags.file, "utf8");
-      } catch (error) {
-        throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`, 2);
-      }
+      const text = await readFlagFile("file", flags.file);
       const parsed = importResultsSchema.safeParse({
         batchId: flags.batch,
         format: flags.format,

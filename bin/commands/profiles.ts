@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { countOf } from "@/lib/format";
 import type { Db } from "@/db";
@@ -8,7 +8,7 @@ import { emailSchema, listUsers } from "@/lib/auth/users";
 import { exportProfiles, importProfiles } from "@/lib/profiles/bulk";
 import type { ProfileActing } from "@/lib/profiles/profiles";
 import { gameIdSchema } from "@/lib/games/schemas";
-import { CliError, CliResult } from "../cli";
+import { CliError, CliResult, readFlagFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** The person the command acts as: an existing finance or admin user (the two-person rule needs a name). */
@@ -52,12 +52,7 @@ export const profileCommands: Record<string, Command> = {
         async (db) => {
           await requireGame(db, flags.game);
           const acting = await actingAs(db, flags.actor);
-          let csv: string;
-          try {
-            csv = await readFile(flags.file, "utf8");
-          } catch (error) {
-            throw new CliError(`--file: cannot read ${flags.file} (${(error as NodeJS.ErrnoException).code})`, 2);
-          }
+          const csv = await readFlagFile("file", flags.file);
           const result = await importProfiles(db, { gameId: flags.game, csv, dryRun: flags["dry-run"] }, acting);
           // Refused rows change nothing: the summary still lists them, and the exit code says nothing was imported.
           if (!result.dryRun && !result.applied) {

@@ -14,6 +14,28 @@ import type { ExportLink } from "./export-links";
  */
 export const XERO_PARTS_INLINE_MAX_STATEMENTS = 500;
 
+/**
+ * Why an export of the window cannot be made now, or null: the batch's state, and for the ledger files the game's
+ * accounts mapping.
+ */
+export async function exportUnavailable(
+  db: Db,
+  kind: ExportKind,
+  params: { gameId: string; batch: PayoutBatchSummary | null },
+): Promise<string | null> {
+  const available = exportAvailability(kind, params.batch);
+  if (!available.ok) return available.reason;
+  if (kind !== "journal-xero" && kind !== "journal-quickbooks") return null;
+  try {
+    const target = { gameId: params.gameId, batchId: params.batch?.id ?? null };
+    await checkJournalAccounts(db, target, { taxRate: kind === "journal-xero" });
+    return null;
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return error.message;
+  }
+}
+
 /** The links to the Xero parts of a batch, each carrying the split it was listed under. */
 export async function xeroPartLinks(db: Db, params: { gameId: string; batchId: string }): Promise<ExportLink[]> {
   const { parts, split } = await xeroSplit(db, params);
@@ -47,18 +69,7 @@ export async function windowExportLinks(
   ];
   const links: ExportLink[] = [];
   for (const e of base) {
-    const available = exportAvailability(e.kind, batch);
-    let unavailable = available.ok ? null : available.reason;
-    const ledgerFile = e.kind === "journal-xero" || e.kind === "journal-quickbooks";
-    if (ledgerFile && unavailable === null) {
-      try {
-        const target = { gameId: params.gameId, batchId: batch?.id ?? null };
-        await checkJournalAccounts(db, target, { taxRate: e.kind === "journal-xero" });
-      } catch (error) {
-        if (!isAppError(error)) throw error;
-        unavailable = error.message;
-      }
-    }
+    const unavailable = await exportUnavailable(db, e.kind, { gameId: params.gameId, batch });
     if (e.kind === "journal-xero" && unavailable === null && batch) {
       if (params.statements > XERO_PARTS_INLINE_MAX_STATEMENTS) {
         links.push({ ...e, label: `${e.label}: choose a part…`, page: `${params.href}/xero-parts`, unavailable });

@@ -4,14 +4,13 @@ import { LinkButton } from "@/app/_components/ui/link-button";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Panel } from "../panel";
 import { requirePageRole } from "@/lib/auth/session";
-import { isAppError } from "@/lib/errors";
-import { exportAvailability } from "@/lib/exports/availability";
-import { checkJournalAccounts } from "@/lib/exports/journal-files";
+import { getLiveBatchId } from "@/db/queries/payouts";
 import { countOf } from "@/lib/format";
+import { getPayoutBatch } from "@/lib/payouts/ledger";
 import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { ExportLinks } from "../export-links";
-import { xeroPartLinks } from "../exports-list";
-import { loadWindowRequest, loadWindowReview } from "../load";
+import { exportUnavailable, xeroPartLinks } from "../exports-list";
+import { loadWindowRequest } from "../load";
 
 type Props = { params: Promise<{ window: string }> };
 
@@ -33,22 +32,12 @@ export default async function XeroPartsPage({ params }: Props) {
     { label: "Payouts", href: "/payouts" },
     { label, href: back },
   ];
-  const review = game ? await loadWindowReview(db, { gameId: game.id, window }) : null;
-  const batch = review?.batch ?? null;
-  let reason: string | null = null;
-  if (!game || !batch) reason = "This window has no payout batch: prepare one from the window's payout table.";
-  else {
-    const available = exportAvailability("journal-xero", batch);
-    if (!available.ok) reason = available.reason;
-    else {
-      try {
-        await checkJournalAccounts(db, { gameId: game.id, batchId: batch.id }, { taxRate: true });
-      } catch (error) {
-        if (!isAppError(error)) throw error;
-        reason = error.message;
-      }
-    }
-  }
+  const batchId = game ? await getLiveBatchId(db, { gameId: game.id, window }) : null;
+  const batch = game && batchId ? await getPayoutBatch(db, { gameId: game.id, batchId }) : null;
+  const reason =
+    game && batch
+      ? await exportUnavailable(db, "journal-xero", { gameId: game.id, batch })
+      : "This window has no payout batch: prepare one from the window's payout table.";
   const links = game && batch && reason === null ? await xeroPartLinks(db, { gameId: game.id, batchId: batch.id }) : [];
 
   return (
