@@ -20,7 +20,7 @@ import { writePain001Files } from "./formats/pain001";
 import { writePaypalFiles } from "./formats/paypal";
 import { type PayableItem, PaymentFileError, type WrittenFile } from "./formats/types";
 import { writeWiseFiles } from "./formats/wise";
-import { type Candidate, itemFor } from "./items";
+import { type Candidate, isPaymentBar, itemFor } from "./items";
 import { paymentReference } from "./reference";
 import type { CreatePaymentFileInput, FileMethod } from "./schemas";
 
@@ -135,7 +135,7 @@ export async function createPaymentFiles(
             playerName: row?.playerName ?? null,
             payableUsd: formatUsd(c.payable_usd),
             reference,
-            paymentReturned: open.some((f) => f.flag === "payment_returned"),
+            bars: open.map((f) => f.flag).filter(isPaymentBar),
           };
           const made = itemFor(candidate, details.get(recipientPlayerId), {
             method: params.method,

@@ -15,9 +15,24 @@ export type Candidate = {
   playerName: string | null;
   payableUsd: string;
   reference: string;
-  /** An open `payment_returned` flag: a payment to these details came back and they were not updated since. */
-  paymentReturned: boolean;
+  /** The recipient's open flags (not overridden) that bar a payment even after approval (PAYMENT_BARS). */
+  bars: readonly PaymentBar[];
 };
+
+/**
+ * A flag raised after approval that still stops the money: approval checked the details and the tax form as they
+ * were, so a payment that came back, details changed since (a new account nobody confirmed with the recipient) or a
+ * required tax form that expired keep the recipient out of a file until resolved or overridden with a reason.
+ */
+export const PAYMENT_BARS = {
+  payment_returned: "a payment to these details came back; update the details (or override the flag)",
+  payout_details_changed:
+    "the payout details changed after approval; confirm the change with the recipient, then override the flag",
+  tax_form_missing: "the required tax form is missing or expired; add it (or override the flag)",
+} as const;
+export type PaymentBar = keyof typeof PAYMENT_BARS;
+
+export const isPaymentBar = (flag: string): flag is PaymentBar => Object.hasOwn(PAYMENT_BARS, flag);
 
 export type ItemOrRefusal = { ok: true; item: PayableItem; amountCurrency: string } | { ok: false; reason: string };
 
@@ -52,8 +67,8 @@ export function itemFor(
   file: { method: FileMethod; eurRate: string | null; note: string },
 ): ItemOrRefusal {
   if (!instruction) return { ok: false, reason: "no payout method on the recipient's profile" };
-  if (candidate.paymentReturned)
-    return { ok: false, reason: "a payment to these details came back; update the details (or override the flag)" };
+  const bar = candidate.bars[0];
+  if (bar) return { ok: false, reason: PAYMENT_BARS[bar] };
   if (!PROFILE_METHODS[file.method].includes(instruction.method))
     return { ok: false, reason: `the recipient is paid by ${instruction.method.replace("_", " ")}` };
   const currency = instruction.currency;

@@ -7,6 +7,7 @@ import { convertUsd } from "@/lib/payments/fx";
 import { importResults } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
 import { markStatementsPaid } from "@/lib/payouts/batch-approval";
+import { overrideFlag } from "@/lib/payouts/flag-override";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { listLiability } from "@/lib/payouts/liability";
 import { listLedgerEntries } from "@/lib/payouts/ledger";
@@ -243,6 +244,15 @@ describe("results", () => {
       db,
       { gameId: GAME, playerId: 3, changeId: change.changeId, decision: "approve" },
       { actor: approver, role: "finance", via: "web" },
+    );
+    // New details are themselves a change since approval: confirmed with the recipient before they are paid.
+    await expect(createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer))).rejects.toThrow(
+      /recipient 3: the payout details changed after approval/,
+    );
+    await overrideFlag(
+      db,
+      { gameId: GAME, batchId, flag: "payout_details_changed", recipientPlayerId: 3, reason: "new email confirmed" },
+      web(third),
     );
     const made = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
     expect(made.refused.map((r) => r.recipientPlayerId)).toEqual([]);

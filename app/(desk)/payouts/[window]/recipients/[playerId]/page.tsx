@@ -17,6 +17,7 @@ import { carryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
+import { isPaymentBar } from "@/lib/payments/items";
 import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
@@ -156,7 +157,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
               <Banner
                 key={`${flag.flag}:${flag.cause}`}
                 tone="danger"
-                title={`${flag.label}: blocks approval`}
+                title={`${flag.label}: ${flagEffect(statement.state, flag.flag)}`}
                 action={
                   canAct && batch && isRecipientFlag && (batch.status === "draft" || batch.status === "approved") ? (
                     <OverrideFlagButton
@@ -332,4 +333,11 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
       />
     </NoticeProvider>
   );
+}
+
+/** What an open flag stops, by the statement's state: approval before it, a payment file after it for some. */
+function flagEffect(state: string, flag: string): string {
+  if (state === "draft" || state === "held") return "blocks approval";
+  if (isPaymentBar(flag) && (state === "approved" || state === "returned")) return "keeps it out of payment files";
+  return "raised after approval";
 }
