@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { SLACK } from "./e2e/fixtures/slack";
 
 /**
  * End-to-end tests run a production build of Payout Desk against a throwaway PostgreSQL and the service emulator,
@@ -15,8 +16,9 @@ const CHECK_SPECS = ["crawl.spec.ts", "secrets.spec.ts", "headers.spec.ts", "fra
 export default defineConfig({
   testDir: "e2e",
   globalSetup: "./e2e/global-setup.ts",
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  // Guards against a hang, multiplied for a busy machine (e2e/fixtures/slack.ts).
+  timeout: 60_000 * SLACK,
+  expect: { timeout: 10_000 * SLACK },
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -11,8 +11,10 @@ export default defineConfig({
   test: {
     include: ["lib/**/*.test.ts", "emulator/**/*.test.ts", "tests/**/*.test.ts", "bin/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Guards against a hang, not limits on speed: on a busy machine (the end-to-end suites run alongside) a test
+    // that spawns the CLI or restarts a service takes two to three times as long as alone.
+    testTimeout: 180_000,
+    hookTimeout: 360_000,
     pool: "forks",
     // Most test time is spent waiting on PostgreSQL, the emulator and child processes: more files than cores run
     // at once.

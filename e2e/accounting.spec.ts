@@ -3,6 +3,7 @@ import { parse } from "csv-parse/sync";
 import { preparePaidWindow } from "./fixtures/paid-window";
 import { shoot, signIn } from "./fixtures/session";
 import { expect, test } from "./fixtures/test";
+import { SLACK } from "./fixtures/slack";
 
 /**
  * Accounting at month end: an admin maps the game's ledger accounts, finance downloads the window's Xero manual
@@ -22,7 +23,7 @@ const ACCOUNTS = [
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(180_000 * SLACK);
   await preparePaidWindow(MONTH);
 });
 

@@ -7,6 +7,7 @@ import type { Role } from "../lib/auth/roles";
 import type { TableStateDefinition } from "../lib/table-state";
 import { signIn } from "./fixtures/session";
 import { expect, test } from "./fixtures/test";
+import { SLACK } from "./fixtures/slack";
 
 /**
  * Every link the app shows, for every role: from the home page, over the demo with the snapshot and the prepared
@@ -180,7 +181,7 @@ test.describe("crawl", () => {
       page,
       baseURL,
     }) => {
-      test.setTimeout(180_000);
+      test.setTimeout(180_000 * SLACK);
       await signIn(page, role);
       const origin = new URL(baseURL ?? page.url()).origin;
       const visits = await crawl(page.request, origin);
@@ -204,7 +205,7 @@ test.describe("crawl", () => {
 
   for (const role of ROLES) {
     test(`[${role}] one page of every route it reaches passes axe in the browser`, async ({ page, a11y }) => {
-      test.setTimeout(180_000);
+      test.setTimeout(180_000 * SLACK);
       const visits = JSON.parse(readFileSync(resultsFile(role), "utf8")) as Visit[];
       await signIn(page, role);
       const byRoute = new Map<string, string>();
@@ -214,7 +215,7 @@ test.describe("crawl", () => {
       }
       // The allowance follows from the number of routes the role reaches; each page has one of its own, so a page that
       // stalls fails by its name instead of eating the test's.
-      test.setTimeout(60_000 + byRoute.size * PAGE_ALLOWANCE_MS);
+      test.setTimeout((60_000 + byRoute.size * PAGE_ALLOWANCE_MS) * SLACK);
       const errors: string[] = [];
       for (const url of byRoute.values()) {
         await test.step(

@@ -2,6 +2,7 @@ import { expect, type Page, test } from "@playwright/test";
 import pg from "pg";
 import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
+import { SLACK } from "./fixtures/slack";
 
 /**
  * A chargeback on a recipient's renewal, end to end: the emulator opens a dispute and sends purchase.disputed to the
@@ -51,7 +52,7 @@ async function confirmDialog(
 test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows its amount until overridden", async ({
   page,
 }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(180_000 * SLACK);
   await signIn(page, "finance");
   await page.getByRole("button", { name: "Take snapshot" }).click();
   const snapDialog = page.getByRole("dialog");

@@ -31,6 +31,7 @@ import {
 import { emulatorAccess } from "./fixtures/emulator";
 import { findRefundCandidate, RECEIPT_URL, refundOutcome, reviewRefund } from "./fixtures/refunds";
 import { E2E_PASSWORD, userFor } from "./fixtures/users";
+import { SLACK } from "./fixtures/slack";
 
 /**
  * A fleet on one PostgreSQL: two web servers of the production build (jobs off) and two `desk worker` processes,
@@ -95,7 +96,7 @@ function signInThrough(page: Page, signInServer: string, actionServer: string): 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
-  test.setTimeout(240_000);
+  test.setTimeout(240_000 * SLACK);
   const suiteUrl = process.env.E2E_DATABASE_URL;
   if (!suiteUrl) throw new Error("E2E_DATABASE_URL is not set (e2e/global-setup.ts)");
   await ensureDatabase(withDatabase(suiteUrl, "postgres"), "payout_desk_fleet");
@@ -167,7 +168,7 @@ test("[finance] a session made through one server's action on the other is valid
 test("[finance] SIGTERM to the worker running a pull loses nothing: the other worker completes it", async ({
   page,
 }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(180_000 * SLACK);
   const a = server(0);
   await signInThrough(page, a.url, a.url);
   // The first report page is held, so the pull is under way when its worker is told to stop (and let go once that
@@ -196,7 +197,7 @@ test("[finance] pulls asked from both servers and the CLI at once: each pull pub
   page,
   context,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(240_000 * SLACK);
   const [a, b] = [server(0), server(1)];
   await signInThrough(page, a.url, a.url);
   const other = await context.newPage();
@@ -227,7 +228,7 @@ test("[finance] pulls asked from both servers and the CLI at once: each pull pub
 });
 
 test("webhooks delivered to both servers are stored once and processed once by the workers", async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(120_000 * SLACK);
   const events = Array.from({ length: 150 }, (_, i) =>
     JSON.stringify({
       event_id: `evt_fleet_${i}`,
@@ -267,7 +268,7 @@ test("webhooks delivered to both servers are stored once and processed once by t
 });
 
 test("[support] refunds asked on both servers at once land once at the service", async ({ browser }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(180_000 * SLACK);
   const [a, b] = [server(0), server(1)];
   const service = emulatorAccess(() => emulator.url);
   const used = new Set<string>();
@@ -316,7 +317,7 @@ test("[support] refunds asked on both servers at once land once at the service",
 });
 
 test("[finance] SIGTERM to a web server during an export: the file arrives whole or visibly cut", async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(120_000 * SLACK);
   const a = server(0);
   await signInThrough(page, a.url, a.url);
   const snapshot = await db

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { shoot, signIn } from "./fixtures/session";
+import { SLACK } from "./fixtures/slack";
 
 /** The signed-in frame: what each role is offered, where a refusal lands, the page icon, the liability page. */
 
@@ -42,7 +43,7 @@ test("[anonymous] every page has an icon that loads (no favicon.ico 404)", async
 test(
   "[finance] the liability page says its basis, and the " + "day after a month closed it owes what the month earned",
   async ({ page }) => {
-    test.setTimeout(180_000);
+    test.setTimeout(180_000 * SLACK);
     await signIn(page, "finance");
     await page.goto("/payouts/liability");
     await expect(page.getByRole("heading", { name: "Liability", level: 1 })).toBeVisible();

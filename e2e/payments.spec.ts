@@ -6,6 +6,7 @@ import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { shoot, signIn } from "./fixtures/session";
 import { expect, type Page, test } from "./fixtures/test";
 import { SECOND_FINANCE, userFor } from "./fixtures/users";
+import { SLACK } from "./fixtures/slack";
 
 /**
  * Paying recipients, end to end: a batch of a demo window is prepared and approved (by two finance users) for five
@@ -48,7 +49,7 @@ async function person(role: "finance" | "finance2") {
 
 /** Prepares and approves the window's batch with the app's own functions (as the CLI does). */
 test.beforeAll(async () => {
-  test.setTimeout(240_000);
+  test.setTimeout(240_000 * SLACK);
   const { takeSnapshotNow } = await import("../lib/snapshots/pull");
   const { holdStatements, preparePayoutBatch, approveStatements } = await import("../lib/payouts/batches");
   const { approvePayoutBatch } = await import("../lib/payouts/batch-approval");
@@ -233,7 +234,7 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
 test("[finance] imports results after a dry run: two paid and one rejected by PayPal, the bank pays both", async ({
   page,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(240_000 * SLACK);
   await signIn(page, "finance");
   await page.goto(WINDOW_PATH);
   const [a, b, c] = await Promise.all(paypalPeople.map((p) => referenceOf(p.statementId)));
@@ -278,7 +279,7 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
 });
 
 test("[finance] a later PayPal report returns one paid payment: it is owed again", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(240_000 * SLACK);
   await signIn(page, "finance");
   await page.goto(WINDOW_PATH);
   const c = await referenceOf(paypalPeople[2]?.statementId ?? "");

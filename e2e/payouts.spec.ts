@@ -2,6 +2,7 @@ import { expect, type Page, test } from "./fixtures/test";
 import { SECOND_FINANCE } from "./fixtures/users";
 import path from "node:path";
 import { shoot, signIn } from "./fixtures/session";
+import { SLACK } from "./fixtures/slack";
 
 /** The first screenful only, for pages too long to read as one picture. */
 async function shootTop(page: Page, name: string): Promise<void> {
@@ -39,7 +40,7 @@ test.describe("payout review", () => {
   test("[finance] reviews a demo window, opens evidence, holds one recipient and approves the rest", async ({
     page,
   }) => {
-    test.setTimeout(180_000);
+    test.setTimeout(180_000 * SLACK);
     await signIn(page, "finance");
 
     // The snapshot, through the Payouts page's own form.
@@ -204,7 +205,7 @@ test.describe("payout review", () => {
 
   test("[finance] a second finance user approves the batch and records the payment", async ({ page }) => {
     // A long flow (two users, a dozen pages and dialogs, each checked by axe): like the review above, not one step.
-    test.setTimeout(180_000);
+    test.setTimeout(180_000 * SLACK);
     await signIn(page, { email: SECOND_FINANCE });
     await page.goto(WINDOW_PATH);
     await confirmDialog(page, "Approve batch", "Approve batch");

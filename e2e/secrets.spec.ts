@@ -4,6 +4,7 @@ import { expect, test } from "./fixtures/test";
 import pg from "pg";
 import { shoot, signIn } from "./fixtures/session";
 import { CRAWL_MONTH } from "./fixtures/users";
+import { SLACK } from "./fixtures/slack";
 
 const SECRET = `gs_live_${"e2e".repeat(3)}_${Date.now().toString(36)}_do_not_leak`;
 const WEBHOOK_SECRET = `whsec_${Date.now().toString(36)}_also_secret`;
@@ -63,7 +64,7 @@ const IBAN_TEST = "[finance] an IBAN saved on a recipient's page never appears i
 // Anywhere: the database, a page or script, the profiles export and the server's log.
 test(IBAN_TEST, async ({ page }) => {
   // A long flow: it downloads two exports of every batch the suite has made and reads every row of the database.
-  test.setTimeout(180_000);
+  test.setTimeout(180_000 * SLACK);
   const bodies = collectBodies(page);
   await signIn(page, "finance");
   await page.goto(`/recipients/${IBAN_RECIPIENT}`);

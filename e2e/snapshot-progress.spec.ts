@@ -2,6 +2,7 @@ import { expect, test } from "@playwright/test";
 import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
+import { SLACK } from "./fixtures/slack";
 
 /**
  * A pull under way is shown in two places, its card and its window's row of the table; both read the same live
@@ -16,7 +17,7 @@ const { admin } = suiteEmulator();
 test("[finance] a pull's card and its window's row show the same progress, and the outage it rides out", async ({
   page,
 }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(120_000 * SLACK);
   await signIn(page, "finance");
   await admin("/faults", {
     route: "/api/subscriptions/reporting/attribution",

@@ -3,6 +3,7 @@ import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { insertBatch, insertSnapshot } from "../tests/exports/fixture";
 import { shoot, signIn } from "./fixtures/session";
 import { expect, test } from "./fixtures/test";
+import { SLACK } from "./fixtures/slack";
 
 /**
  * Statements, end to end: finance emails an approved batch's statements, the built-in mail catcher receives them,
@@ -85,7 +86,7 @@ test.beforeAll(async () => {
 
 test.describe("statements", () => {
   test("[finance] emails a batch's statements and sees each delivery on the statement page", async ({ page }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(120_000 * SLACK);
     await signIn(page, "finance");
     await page.goto(WINDOW_PATH);
     await page.getByRole("button", { name: "Email statements…" }).click();
