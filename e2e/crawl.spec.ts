@@ -134,7 +134,7 @@ async function crawl(request: APIRequestContext, origin: string): Promise<Visit[
   let active = 0;
   const visit = async (url: string) => {
     const route = routeOf(new URL(url, origin).pathname);
-    const response = await request.get(url, { maxRedirects: 5, timeout: 30_000 });
+    const response = await request.get(url, { maxRedirects: 5, timeout: 30_000 * SLACK });
     const type = response.headers()["content-type"] ?? "";
     const body = type.includes("text/html") ? await response.text() : "";
     if (!body) await response.body().catch(() => null);

@@ -32,7 +32,7 @@ async function disputeIs(disputeId: string, status: string): Promise<void> {
       disputeId,
     ]);
     expect(rows[0]?.status).toBe(status);
-  }).toPass({ timeout: 30_000 });
+  }).toPass({ timeout: 30_000 * SLACK });
 }
 
 async function confirmDialog(
@@ -46,7 +46,7 @@ async function confirmDialog(
   await expect(dialog).toBeVisible();
   await fill(dialog);
   await dialog.getByRole("button", { name: confirm }).click();
-  await expect(dialog).toBeHidden({ timeout: 30_000 });
+  await expect(dialog).toBeHidden({ timeout: 30_000 * SLACK });
 }
 
 test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows its amount until overridden", async ({
@@ -62,11 +62,11 @@ test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows
   await expect(async () => {
     await page.reload();
     await expect(page.getByRole("link", { name: LABEL, exact: true })).toBeVisible({ timeout: 1_000 });
-  }).toPass({ timeout: 120_000 });
+  }).toPass({ timeout: 120_000 * SLACK });
   await page.goto(WINDOW_PATH);
   await page.getByRole("button", { name: "Prepare payout batch" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Prepare" }).click();
-  await expect(page.getByText("Draft batch").first()).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByText("Draft batch").first()).toBeVisible({ timeout: 30_000 * SLACK });
 
   // A card-charged renewal of a resolved recipient in the batch's snapshot.
   const [line] = await query<{ period_id: string; recipient_player_id: string }>(

@@ -63,7 +63,7 @@ const desk = (...args: string[]) => ["--import", "./bin/register.mjs", "bin/desk
 
 async function startWorker(name: string): Promise<Proc> {
   const proc = startProcess(name, desk("worker", "--grace", "1"));
-  await until(async () => proc.output().includes("working jobs"), `${name} started`, 60_000);
+  await until(async () => proc.output().includes("working jobs"), `${name} started`, 60_000 * SLACK);
   workers.push(proc);
   return proc;
 }
@@ -77,7 +77,7 @@ async function startServer(name: string, port: number, publicUrl: string): Promi
     PAYOUT_DESK_URL: publicUrl,
     PAYOUT_DESK_JOBS: "off",
   });
-  await until(async () => (await fetch(`${url}/api/health/ready`)).ok, `${name} ready`, 60_000);
+  await until(async () => (await fetch(`${url}/api/health/ready`)).ok, `${name} ready`, 60_000 * SLACK);
   const started = { url, proc };
   servers.push(started);
   return started;
@@ -287,7 +287,7 @@ test("[support] refunds asked on both servers at once land once at the service",
   // The same refund confirmed on both servers: one attempt, one call's refund, both shown its receipt.
   await Promise.all(pages.map(({ page, target }) => reviewRefund(page, target.url, same.periodId, "1.00")));
   await Promise.all(pages.map(({ page }) => page.getByRole("button", { name: "Refund USD 1.00" }).click()));
-  for (const { page } of pages) await expect(page).toHaveURL(RECEIPT_URL, { timeout: 60_000 });
+  for (const { page } of pages) await expect(page).toHaveURL(RECEIPT_URL, { timeout: 60_000 * SLACK });
   expect(pages[0]?.page.url().replace(a.url, "")).toBe(pages[1]?.page.url().replace(b.url, ""));
   const sameReport = await service.service(`/api/subscriptions/reporting/periods/${same.periodId}`);
   expect(sameReport.refunds.refund_count).toBe(same.refundCount + 1);
@@ -308,7 +308,7 @@ test("[support] refunds asked on both servers at once land once at the service",
   // The refused page follows the other refund to its end without a reload: no pending notice is left on it.
   const refused = pages[outcomes.indexOf("refused")]?.page;
   if (!refused) throw new Error("no refused page");
-  await expect(refused.getByText("A refund on this period is pending")).toBeHidden({ timeout: 45_000 });
+  await expect(refused.getByText("A refund on this period is pending")).toBeHidden({ timeout: 45_000 * SLACK });
   await expect(refused.getByRole("heading", { name: "Refund this period" })).toBeVisible();
 
   const counts = await rateLimitCounts(emulator.url);

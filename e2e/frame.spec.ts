@@ -64,7 +64,7 @@ test(
     await expect(async () => {
       await page.reload();
       await expect(page.getByRole("link", { name: "September 2026", exact: true })).toBeVisible({ timeout: 1_000 });
-    }).toPass({ timeout: 120_000 });
+    }).toPass({ timeout: 120_000 * SLACK });
     await page.goto("/payouts/liability?asOf=2026-10-01");
     await expect(
       page.getByText(/^Counted: (.*; )?2026-09 \(snapshot version 1, not yet in a batch\)[;.]/),

@@ -31,7 +31,7 @@ async function confirmDialog(
   await expect(dialog).toBeVisible();
   if (fill) await fill(dialog);
   await dialog.getByRole("button", { name: confirm }).click();
-  await expect(dialog).toBeHidden({ timeout: 30_000 });
+  await expect(dialog).toBeHidden({ timeout: 30_000 * SLACK });
 }
 
 test.describe.configure({ mode: "serial" });
@@ -52,7 +52,7 @@ test.describe("payout review", () => {
     await expect(async () => {
       await page.reload();
       await expect(page.getByRole("link", { name: LABEL, exact: true })).toBeVisible({ timeout: 1_000 });
-    }).toPass({ timeout: 120_000 });
+    }).toPass({ timeout: 120_000 * SLACK });
     await expect(page.getByRole("heading", { name: "Payout windows" })).toBeVisible();
     await shoot(page, "finance-payouts-overview");
 
@@ -164,7 +164,7 @@ test.describe("payout review", () => {
     await expect(holdDialog.getByLabel("Reason")).toHaveValue("W-8");
     await holdDialog.getByLabel("Reason").fill(HOLD_REASON);
     await holdDialog.getByRole("button", { name: "Hold payout" }).click();
-    await expect(holdDialog).toBeHidden({ timeout: 30_000 });
+    await expect(holdDialog).toBeHidden({ timeout: 30_000 * SLACK });
     await expect(page.getByText("Held").first()).toBeVisible();
     await expect(page.getByText(HOLD_REASON).first()).toBeVisible();
 

@@ -42,7 +42,7 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await shoot(page, "finance-snapshot-progress");
 
   // Once the wait is over the pull completes, and both places move on together without a reload.
-  await expect(row).toContainText("Complete", { timeout: 60_000 });
+  await expect(row).toContainText("Complete", { timeout: 60_000 * SLACK });
   await expect(card).toBeHidden();
   await expect(row.getByRole("link", { name: "June 2026" })).toBeVisible();
 });

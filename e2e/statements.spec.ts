@@ -93,7 +93,7 @@ test.describe("statements", () => {
     const dialog = page.getByRole("dialog");
     await expect(dialog).toContainText("Email 3 statements");
     await dialog.getByRole("button", { name: "Queue emails" }).click();
-    await expect(dialog).toBeHidden({ timeout: 30_000 });
+    await expect(dialog).toBeHidden({ timeout: 30_000 * SLACK });
     await expect(page.getByText("Queued 3 statement emails.")).toBeVisible();
     await shoot(page, "statements-finance-batch");
 
@@ -102,7 +102,7 @@ test.describe("statements", () => {
     await expect(async () => {
       await page.reload();
       await expect(log.getByText("sent", { exact: true })).toBeVisible({ timeout: 1_000 });
-    }).toPass({ timeout: 60_000 });
+    }).toPass({ timeout: 60_000 * SLACK });
     await expect(log).toContainText("anna@e2e.test");
     await expect(page.getByRole("link", { name: "Download PDF" })).toBeVisible();
     await shoot(page, "statements-finance-recipient");
@@ -111,7 +111,7 @@ test.describe("statements", () => {
     await page.getByRole("button", { name: "Email statement…" }).click();
     const one = page.getByRole("dialog", { name: "Email this statement" });
     await one.getByRole("button", { name: "Queue email" }).click();
-    await expect(one).toBeHidden({ timeout: 30_000 });
+    await expect(one).toBeHidden({ timeout: 30_000 * SLACK });
     await expect(page.getByRole("status").filter({ hasText: "Queued 1 statement email." })).toBeVisible();
   });
 

@@ -1,6 +1,7 @@
 import { expect, test } from "./fixtures/test";
 import { DEMO_GAME_ID, DEMO_GAME_SECRET } from "../emulator/scenario/demo";
 import { shoot, signIn } from "./fixtures/session";
+import { SLACK } from "./fixtures/slack";
 
 /**
  * The event log, fed by the emulator of the e2e setup, which delivers its webhooks to this app. A refund recorded in
@@ -46,7 +47,7 @@ test.describe("webhook event log", () => {
     await expect(async () => {
       await page.reload();
       await expect(link.first()).toBeVisible({ timeout: 1_000 });
-    }).toPass({ timeout: 20_000 });
+    }).toPass({ timeout: 20_000 * SLACK });
     await expect(page.getByRole("row").filter({ hasText: subscriptionId }).first()).toBeVisible();
     await expect(page.getByText("Accepted", { exact: true })).toBeVisible();
     await shoot(page, "webhooks-log");
