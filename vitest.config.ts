@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { SLACK } from "./tests/support/slack";
 
 export default defineConfig({
   resolve: {
@@ -13,8 +14,8 @@ export default defineConfig({
     globalSetup: ["tests/support/global-setup.ts"],
     // Guards against a hang, not limits on speed: on a busy machine (the end-to-end suites run alongside) a test
     // that spawns the CLI or restarts a service takes two to three times as long as alone.
-    testTimeout: 180_000,
-    hookTimeout: 360_000,
+    testTimeout: 60_000 * SLACK,
+    hookTimeout: 120_000 * SLACK,
     pool: "forks",
     // Most test time is spent waiting on PostgreSQL, the emulator and child processes: more files than cores run
     // at once.

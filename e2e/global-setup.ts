@@ -14,6 +14,7 @@ import { CRAWL_MONTH, E2E_PASSWORD, E2E_USERS, userFor } from "./fixtures/users"
 import { registerDemoGame } from "../bin/demo";
 import { DEMO_GAME_ID, DEMO_WEBHOOK_SECRET } from "../emulator/scenario/demo";
 import { startEmulator } from "../emulator/server";
+import { SLACK } from "./fixtures/slack";
 
 // The test runner resolves modules with the "react-server" condition (so that server-only modules load here);
 // the app's own server must not inherit that.
@@ -23,7 +24,7 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 
 async function waitFor(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 60_000 * SLACK;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}`);
     try {

@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildScenario, GAME_ID, type SnapshotTestEnv, startSnapshotEnv } from "../snapshots/helpers";
+import { SLACK } from "../support/slack";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -54,59 +55,62 @@ function onlyJson(stdout: string): unknown {
 }
 
 describe("npm run -s desk -- … > summary.json", () => {
-  it("writes exactly one JSON value on stdout for every " +
-    "command with a summary; logs and progress go to stderr", async () => {
-    const summaries: Record<string, unknown> = {};
-    const commands: [string, string[]][] = [
-      ["migrate", ["migrate"]],
-      [
-        "users add",
-        ["users", "add", "--email", "ops@payout-desk.test", "--role", "finance", "--password", "a-long-password"],
-      ],
-      ["users set-role", ["users", "set-role", "--email", "ops@payout-desk.test", "--role", "admin"]],
-      ["users list", ["users", "list"]],
-      [
-        "games add",
+  it(
+    "writes exactly one JSON value on stdout for every " + "command with a summary; logs and progress go to stderr",
+    async () => {
+      const summaries: Record<string, unknown> = {};
+      const commands: [string, string[]][] = [
+        ["migrate", ["migrate"]],
         [
-          "games",
-          "add",
-          "--id",
-          "g-out",
-          "--name",
-          "Out",
-          "--env",
-          "sandbox",
-          "--base-url",
-          "http://127.0.0.1:9",
-          "--secret",
-          "gs_test_stdout_1234",
+          "users add",
+          ["users", "add", "--email", "ops@payout-desk.test", "--role", "finance", "--password", "a-long-password"],
         ],
-      ],
-      ["games list", ["games", "list"]],
-      ["snapshot", ["snapshot", "--game", GAME_ID, "--month", "2026-03"]],
-    ];
-    for (const [name, args] of commands) {
-      const { stdout } = await desk(...args);
-      summaries[name] = onlyJson(stdout);
-    }
-    const snapshot = summaries.snapshot as { snapshotId: string };
-    expect(snapshot.snapshotId).toMatch(/^[0-9a-f-]{36}$/);
+        ["users set-role", ["users", "set-role", "--email", "ops@payout-desk.test", "--role", "admin"]],
+        ["users list", ["users", "list"]],
+        [
+          "games add",
+          [
+            "games",
+            "add",
+            "--id",
+            "g-out",
+            "--name",
+            "Out",
+            "--env",
+            "sandbox",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--secret",
+            "gs_test_stdout_1234",
+          ],
+        ],
+        ["games list", ["games", "list"]],
+        ["snapshot", ["snapshot", "--game", GAME_ID, "--month", "2026-03"]],
+      ];
+      for (const [name, args] of commands) {
+        const { stdout } = await desk(...args);
+        summaries[name] = onlyJson(stdout);
+      }
+      const snapshot = summaries.snapshot as { snapshotId: string };
+      expect(snapshot.snapshotId).toMatch(/^[0-9a-f-]{36}$/);
 
-    const exported = await desk(
-      "export",
-      "--snapshot",
-      snapshot.snapshotId,
-      "--kind",
-      "lines",
-      "--out",
-      path.join(dir, "lines.csv"),
-    );
-    expect(onlyJson(exported.stdout)).toMatchObject({ kind: "lines" });
+      const exported = await desk(
+        "export",
+        "--snapshot",
+        snapshot.snapshotId,
+        "--kind",
+        "lines",
+        "--out",
+        path.join(dir, "lines.csv"),
+      );
+      expect(onlyJson(exported.stdout)).toMatchObject({ kind: "lines" });
 
-    const keyFile = path.join(dir, "new.key");
-    await writeFile(keyFile, randomBytes(32).toString("base64"), { mode: 0o600 });
-    const rotated = await desk("keys", "rotate", "--new-key-file", keyFile);
-    expect(onlyJson(rotated.stdout)).toMatchObject({ rotated: true });
-    expect(rotated.stderr).toContain("keys rotate:");
-  }, 240_000); // About twenty CLI processes in a row, each starting Node and its own embedded runtime.
+      const keyFile = path.join(dir, "new.key");
+      await writeFile(keyFile, randomBytes(32).toString("base64"), { mode: 0o600 });
+      const rotated = await desk("keys", "rotate", "--new-key-file", keyFile);
+      expect(onlyJson(rotated.stdout)).toMatchObject({ rotated: true });
+      expect(rotated.stderr).toContain("keys rotate:");
+    },
+    240_000 * SLACK,
+  ); // About twenty CLI processes in a row, each starting Node and its own embedded runtime.
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from "@/emulator/server";
 import { fixtureScenario, SECRET } from "./fixture";
+import { SLACK } from "../support/slack";
 
 /** Talks to an emulator over HTTP only, the way a client of the service would. */
 export type Call = {
@@ -101,7 +102,7 @@ export function sleep(ms: number): Promise<void> {
 
 export async function waitFor<T>(
   probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 5_000,
+  timeoutMs = 5_000 * SLACK,
   stepMs = 20,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;

@@ -6,6 +6,7 @@ import type { CsvRecords } from "@/lib/exports/csv-records";
 import { linePages } from "@/lib/exports/lines";
 import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
 import { addGame, insertSnapshot, type LineInput } from "./fixture";
+import { SLACK } from "../support/slack";
 
 /**
  * How the lines file is read from PostgreSQL: one COPY statement for the whole file when the reader keeps up, and
@@ -110,7 +111,7 @@ describe("the lines file read by COPY", () => {
     const first = await output.next();
     expect(first.done).toBe(false);
     // The reader stalls: PostgreSQL goes on writing until the bound is passed, then the statement is cut.
-    await vi.waitFor(() => expect(inUse()).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(inUse()).toBe(0), { timeout: 10_000 * SLACK });
     let after = 0;
     let next = await output.next();
     while (!next.done) {
@@ -130,7 +131,8 @@ describe("the lines file read by COPY", () => {
       // After every fifth piece the reader waits until no connection is held: the statement has been cut (or has
       // ended).
       fileOf(linePages(t.db, target, { maxBufferedBytes: 256 * 1024 }), async () => {
-        if (++pieces % 5 === 0) await vi.waitFor(() => expect(inUse()).toBe(0), { timeout: 10_000, interval: 5 });
+        if (++pieces % 5 === 0)
+          await vi.waitFor(() => expect(inUse()).toBe(0), { timeout: 10_000 * SLACK, interval: 5 });
       }),
     );
     expect(slow.rows).toBe(12_345);

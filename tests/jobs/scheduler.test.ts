@@ -5,6 +5,7 @@ import { listScheduledRuns } from "../../db/queries/scheduled-runs";
 import { ensureQueue, getBoss, type QueueSettings } from "../../lib/jobs/queue";
 import { startScheduler } from "../../lib/jobs/scheduler";
 import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
+import { SLACK } from "../support/slack";
 
 let t: TestDatabase;
 const bosses: PgBoss[] = [];
@@ -82,39 +83,43 @@ describe("scheduled jobs", () => {
     expect(runs.map((r) => r.period_start.getTime())).toEqual([next]);
     expect(runs[0]?.job_id).not.toBeNull();
   });
-  it("leave a schedule an earlier release left in pg-boss's own table alone: nothing is queued from it", async () => {
-    // A database of its own: no client with pg-boss's cron on has looked at its schedules yet.
-    const fresh = await createTestDatabase({ migrate: false });
-    const OLD = "test.old-cron";
-    // A worker of an earlier release leaves the job on pg-boss's own every-minute cron, in `schema`. Its own cron is
-    // off here, so that nothing queues the job before the client under test starts.
-    const leaveOldSchedule = async (schema: string) => {
-      const earlier = new PgBoss({ connectionString: fresh.url, schema, max: 1, schedule: false });
-      earlier.on("error", () => undefined);
-      await earlier.start();
-      await earlier.createQueue(OLD);
-      await earlier.schedule(OLD, "* * * * *", {}, { tz: "UTC" });
-      await earlier.stop({ graceful: false, wait: true });
-    };
-    const cron = new PgBoss({ connectionString: fresh.url, schema: "pgboss_cron", max: 2 });
-    cron.on("error", () => undefined);
-    let app: PgBoss | null = null;
-    try {
-      await leaveOldSchedule("pgboss");
-      // The same schedule, read by a client with pg-boss's cron on (as an earlier release's), in a schema of its own.
-      await leaveOldSchedule("pgboss_cron");
-      app = await getBoss(fresh.url);
-      await cron.start();
-      // The cron client queues the job within seconds (its cron is looked at on start, its jobs queued every 5 s).
-      while ((await cron.getQueueSize(OLD)) === 0) await new Promise((r) => setTimeout(r, 200));
-      // The app's client started first, with the same intervals; a few seconds more for good measure.
-      await new Promise((r) => setTimeout(r, 3_000));
-      expect(await app.getQueueSize(OLD)).toBe(0);
-      expect(await app.getSchedules()).toHaveLength(1);
-    } finally {
-      await cron.stop({ graceful: false, wait: true });
-      await app?.stop({ graceful: false, wait: true });
-      await fresh.drop();
-    }
-  }, 60_000);
+  it(
+    "leave a schedule an earlier release left in pg-boss's own table alone: nothing is queued from it",
+    async () => {
+      // A database of its own: no client with pg-boss's cron on has looked at its schedules yet.
+      const fresh = await createTestDatabase({ migrate: false });
+      const OLD = "test.old-cron";
+      // A worker of an earlier release leaves the job on pg-boss's own every-minute cron, in `schema`. Its own cron is
+      // off here, so that nothing queues the job before the client under test starts.
+      const leaveOldSchedule = async (schema: string) => {
+        const earlier = new PgBoss({ connectionString: fresh.url, schema, max: 1, schedule: false });
+        earlier.on("error", () => undefined);
+        await earlier.start();
+        await earlier.createQueue(OLD);
+        await earlier.schedule(OLD, "* * * * *", {}, { tz: "UTC" });
+        await earlier.stop({ graceful: false, wait: true });
+      };
+      const cron = new PgBoss({ connectionString: fresh.url, schema: "pgboss_cron", max: 2 });
+      cron.on("error", () => undefined);
+      let app: PgBoss | null = null;
+      try {
+        await leaveOldSchedule("pgboss");
+        // The same schedule, read by a client with pg-boss's cron on (as an earlier release's), in a schema of its own.
+        await leaveOldSchedule("pgboss_cron");
+        app = await getBoss(fresh.url);
+        await cron.start();
+        // The cron client queues the job within seconds (its cron is looked at on start, its jobs queued every 5 s).
+        while ((await cron.getQueueSize(OLD)) === 0) await new Promise((r) => setTimeout(r, 200));
+        // The app's client started first, with the same intervals; a few seconds more for good measure.
+        await new Promise((r) => setTimeout(r, 3_000));
+        expect(await app.getQueueSize(OLD)).toBe(0);
+        expect(await app.getSchedules()).toHaveLength(1);
+      } finally {
+        await cron.stop({ graceful: false, wait: true });
+        await app?.stop({ graceful: false, wait: true });
+        await fresh.drop();
+      }
+    },
+    60_000 * SLACK,
+  );
 });

@@ -5,6 +5,7 @@ import { getPull } from "@/db/queries/snapshots";
 import { stopBoss } from "@/lib/jobs/queue";
 import { startWorkers } from "@/lib/jobs/worker";
 import { requestSnapshot } from "@/lib/snapshots/pull";
+import { SLACK } from "../support/slack";
 import { monthWindow } from "@/lib/time";
 import { admin, buildScenario, GAME_ID, publishedCounts, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
 
@@ -29,7 +30,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 45_000) {
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 45_000 * SLACK) {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error("condition not met in time");
@@ -51,7 +52,7 @@ async function holdWindowLock(window: { startMs: number; endMs: number }) {
   };
 }
 
-async function waitForPull(pullId: string, status: string, timeoutMs = 45_000) {
+async function waitForPull(pullId: string, status: string, timeoutMs = 45_000 * SLACK) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const pull = await getPull(env.db, { gameId: GAME_ID, pullId });

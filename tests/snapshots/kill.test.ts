@@ -5,6 +5,7 @@ import { stopBoss } from "@/lib/jobs/queue";
 import { recoverPulls, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
 import { buildScenario, GAME_ID, publishedCounts, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
+import { SLACK } from "../support/slack";
 
 /**
  * A pull killed part-way (SIGKILL of the CLI process, mid-read) leaves nothing published, and the window is then
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 async function waitFor<T>(
   probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 30_000,
+  timeoutMs = 30_000 * SLACK,
   explain = () => "",
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -74,7 +75,7 @@ describe("a pull killed mid-way", () => {
           .where("pages_fetched", ">=", 60)
           .executeTakeFirst();
       },
-      30_000,
+      30_000 * SLACK,
       () => stderr,
     );
     expect(pull.status).toBe("running");
@@ -99,7 +100,7 @@ describe("a pull killed mid-way", () => {
         const ids = await recoverPulls(env.db, Date.now() + 120_000);
         return ids.length > 0 ? ids : null;
       },
-      30_000,
+      30_000 * SLACK,
       () => "for the recovery job to see the killed pull's session gone",
     );
     expect(recovered).toEqual([pull.id]);

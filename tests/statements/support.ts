@@ -1,11 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerAddress } from "smtp-server";
+import { SLACK } from "../support/slack";
 
 /** What the statement tests share: a real SMTP server on a free port (each message parsed), the figures read. */
 
 /** Polls `check` until it holds (a delivery is asynchronous); gives up after `limitMs` with an error. */
-export async function until(check: () => Promise<boolean>, limitMs = 90_000): Promise<void> {
+export async function until(check: () => Promise<boolean>, limitMs = 90_000 * SLACK): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error("gave up waiting for the deliveries");

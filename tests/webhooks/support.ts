@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { saveGame } from "../../lib/games/games";
 import { signatureHeader } from "../../lib/webhooks/signature";
 import type { Db } from "../../db";
+import { SLACK } from "../support/slack";
 
 /** Builds signed deliveries the way the service sends them, and calls the route handler with real Requests. */
 
@@ -164,7 +165,7 @@ export async function countsOf(db: Db, gameId: string): Promise<Record<string, n
 
 export async function waitFor<T>(
   probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 20_000,
+  timeoutMs = 20_000 * SLACK,
   stepMs = 50,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
