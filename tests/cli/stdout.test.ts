@@ -56,7 +56,7 @@ function onlyJson(stdout: string): unknown {
 
 describe("npm run -s desk -- … > summary.json", () => {
   it(
-    "writes exactly one JSON value on stdout for every " + "command with a summary; logs and progress go to stderr",
+    "writes exactly one JSON value on stdout for every command with a summary; logs and progress go to stderr",
     async () => {
       const summaries: Record<string, unknown> = {};
       const commands: [string, string[]][] = [
@@ -111,6 +111,7 @@ describe("npm run -s desk -- … > summary.json", () => {
       expect(onlyJson(rotated.stdout)).toMatchObject({ rotated: true });
       expect(rotated.stderr).toContain("keys rotate:");
     },
+    // About twenty CLI processes in a row, each starting Node and its own embedded runtime.
     240_000 * SLACK,
-  ); // About twenty CLI processes in a row, each starting Node and its own embedded runtime.
+  );
 });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from "@/emulator/server";
 import { fixtureScenario, SECRET } from "./fixture";
-import { SLACK } from "../support/slack";
 
 /** Talks to an emulator over HTTP only, the way a client of the service would. */
 export type Call = {
@@ -98,18 +97,4 @@ export function expectError(call: Call, status: number, code: string): any {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-export async function waitFor<T>(
-  probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 5_000 * SLACK,
-  stepMs = 20,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await sleep(stepMs);
-  }
 }

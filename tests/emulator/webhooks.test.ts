@@ -3,7 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fixtureScenario, SECRET, SUB } from "./fixture";
-import { startClient, waitFor, type Client } from "./helpers";
+import { waitFor } from "../support/wait";
+import { startClient, type Client } from "./helpers";
 
 const SIGNING_SECRET = "whsec_test_hooks";
 

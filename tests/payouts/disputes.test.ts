@@ -11,7 +11,8 @@ import { monthWindow, type TimeWindow } from "../../lib/time";
 import { SUB } from "../emulator/fixture";
 import type { TestDatabase } from "../support/db";
 import { setUpEmulatorWebhooks } from "../webhooks/emulator-delivery";
-import { deliver, envelope, type RouteHandler, waitFor } from "../webhooks/support";
+import { waitFor } from "../support/wait";
+import { deliver, envelope, type RouteHandler } from "../webhooks/support";
 import { actor, web } from "./fixtures";
 
 vi.mock("next/headers", () => import("../support/next-request"));

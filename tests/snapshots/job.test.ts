@@ -5,7 +5,7 @@ import { getPull } from "@/db/queries/snapshots";
 import { stopBoss } from "@/lib/jobs/queue";
 import { startWorkers } from "@/lib/jobs/worker";
 import { requestSnapshot } from "@/lib/snapshots/pull";
-import { SLACK } from "../support/slack";
+import { waitFor } from "../support/wait";
 import { monthWindow } from "@/lib/time";
 import { admin, buildScenario, GAME_ID, publishedCounts, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
 
@@ -30,14 +30,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 45_000 * SLACK) {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** Holds the advisory lock a worker takes on the window, on a connection of its own, until released. */
 async function holdWindowLock(window: { startMs: number; endMs: number }) {
   const client = new pg.Client({ connectionString: env.t.url });
@@ -52,15 +44,19 @@ async function holdWindowLock(window: { startMs: number; endMs: number }) {
   };
 }
 
-async function waitForPull(pullId: string, status: string, timeoutMs = 45_000 * SLACK) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const pull = await getPull(env.db, { gameId: GAME_ID, pullId });
-    if (pull?.status === status) return pull;
-    if (Date.now() > until)
-      throw new Error(`pull ${pullId} is ${pull?.status} (${pull?.error?.message ?? "no error"}), not ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+async function waitForPull(pullId: string, status: string) {
+  let pull: Awaited<ReturnType<typeof getPull>>;
+  return waitFor(
+    async () => {
+      pull = await getPull(env.db, { gameId: GAME_ID, pullId });
+      return pull?.status === status ? pull : null;
+    },
+    {
+      within: 45_000,
+      every: 200,
+      what: () => `pull ${pullId} to be ${status} (it is ${pull?.status}: ${pull?.error?.message ?? "no error"})`,
+    },
+  );
 }
 
 describe("snapshot job", () => {
@@ -101,12 +97,15 @@ describe("snapshot job", () => {
           .where("id", "=", first.pullId)
           .executeTakeFirstOrThrow()
       ).job_id;
-      await waitFor(async () => {
-        const job = await sql<{
-          retry_count: number;
-        }>`select retry_count from pgboss.job where id = ${jobId}::uuid`.execute(env.db);
-        return (job.rows[0]?.retry_count ?? 0) >= 1;
-      });
+      await waitFor(
+        async () => {
+          const job = await sql<{
+            retry_count: number;
+          }>`select retry_count from pgboss.job where id = ${jobId}::uuid`.execute(env.db);
+          return (job.rows[0]?.retry_count ?? 0) >= 1;
+        },
+        { within: 45_000, every: 200, what: "pg-boss to retry the pull's job" },
+      );
       await held.release();
       const done = await waitForPull(first.pullId, "complete");
       expect(done.attempts).toBe(1);

@@ -5,7 +5,7 @@ import { stopBoss } from "@/lib/jobs/queue";
 import { recoverPulls, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
 import { buildScenario, GAME_ID, publishedCounts, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
-import { SLACK } from "../support/slack";
+import { waitFor } from "../support/wait";
 
 /**
  * A pull killed part-way (SIGKILL of the CLI process, mid-read) leaves nothing published, and the window is then
@@ -35,20 +35,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function waitFor<T>(
-  probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 30_000 * SLACK,
-  explain = () => "",
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting ${explain()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe("a pull killed mid-way", () => {
   it("[cli] leaves no visible partial snapshot, and a re-run completes the same pull", async () => {
     const child = spawn(
@@ -75,8 +61,7 @@ describe("a pull killed mid-way", () => {
           .where("pages_fetched", ">=", 60)
           .executeTakeFirst();
       },
-      30_000 * SLACK,
-      () => stderr,
+      { what: () => `the pull to read 60 pages; the CLI wrote:\n${stderr}` },
     );
     expect(pull.status).toBe("running");
     child.kill("SIGKILL");
@@ -100,8 +85,7 @@ describe("a pull killed mid-way", () => {
         const ids = await recoverPulls(env.db, Date.now() + 120_000);
         return ids.length > 0 ? ids : null;
       },
-      30_000 * SLACK,
-      () => "for the recovery job to see the killed pull's session gone",
+      { what: "the recovery job to see the killed pull's session gone" },
     );
     expect(recovered).toEqual([pull.id]);
 

@@ -12,7 +12,8 @@ import { queueStatementSends } from "@/lib/statements/send";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { insertBatch, insertSnapshot } from "../exports/fixture";
 import { statementFixture } from "./fixture";
-import { startSmtp, until } from "./support";
+import { waitFor } from "../support/wait";
+import { DELIVERIES, startSmtp } from "./support";
 
 const GAME = "stmt-mail";
 const REFUSED = "ha@example.test";
@@ -44,7 +45,7 @@ describe("statement emails", () => {
       (await listStatementDeliveries(t.db, { gameId: GAME, statementId: id })).some(
         (d) => d.status === "sent" || d.final,
       );
-    await until(async () => (await Promise.all(statementIds.map(finished))).every(Boolean));
+    await waitFor(async () => (await Promise.all(statementIds.map(finished))).every(Boolean), DELIVERIES);
 
     expect(received.map((m) => (Array.isArray(m.to) ? "" : m.to?.text)).sort()).toEqual([
       "anna@example.test",

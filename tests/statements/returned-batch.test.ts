@@ -25,7 +25,8 @@ import { GAME, insertSnapshot, web } from "../payouts/fixtures";
 import { approver, finance, paypal, preparer } from "../payments/support";
 import { createProfilesDatabase } from "../profiles/support";
 import type { TestDatabase } from "../support/db";
-import { FIGURE_COLUMNS, startSmtp, until } from "./support";
+import { waitFor } from "../support/wait";
+import { DELIVERIES, FIGURE_COLUMNS, startSmtp } from "./support";
 
 /**
  * A batch paid through a PayPal file, one payment of which later comes back, against real PostgreSQL and a real SMTP
@@ -229,7 +230,7 @@ describe("a batch with a returned payment", () => {
       [0, 0],
       [3, 0],
     ]);
-    await until(async () => received.length >= 3);
+    await waitFor(async () => received.length >= 3, DELIVERIES);
 
     const back = paypalReport([[4, "TX-4R", "RETURNED", "-60.00"]]);
     const second = await importResults(
@@ -240,7 +241,7 @@ describe("a batch with a returned payment", () => {
     expect(second.applied.returned).toBe(1);
     const afterReturn = await queueChangedStatementEmails(db, { gameId: GAME, batchId }, web(approver));
     expect([afterReturn.paid.queued, afterReturn.returned.queued]).toEqual([0, 1]);
-    await until(async () => received.length >= 4);
+    await waitFor(async () => received.length >= 4, DELIVERIES);
     // Asked again, nothing more goes out: each change is emailed once.
     const again = await queueChangedStatementEmails(db, { gameId: GAME, batchId }, web(approver));
     expect([again.paid.queued, again.returned.queued]).toEqual([0, 0]);

@@ -1,18 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerAddress } from "smtp-server";
-import { SLACK } from "../support/slack";
 
 /** What the statement tests share: a real SMTP server on a free port (each message parsed), the figures read. */
 
-/** Polls `check` until it holds (a delivery is asynchronous); gives up after `limitMs` with an error. */
-export async function until(check: () => Promise<boolean>, limitMs = 90_000 * SLACK): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("gave up waiting for the deliveries");
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** How long deliveries take at most on an idle machine, and what a wait for them says when it fails. */
+export const DELIVERIES = { within: 90_000, every: 200, what: "the deliveries" };
 
 /**
  * Starts the server and points SMTP_URL and SMTP_FROM at it. `refuse` names addresses answered with a 550 at RCPT

@@ -9,8 +9,8 @@ import { monthWindow } from "../../lib/time";
 import { SECRET, SUB } from "../emulator/fixture";
 import type { TestDatabase } from "../support/db";
 import { setUpEmulatorWebhooks } from "./emulator-delivery";
-import { startWebhookInsertOutage, waitFor } from "./support";
-import { SLACK } from "../support/slack";
+import { waitFor } from "../support/wait";
+import { startWebhookInsertOutage } from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 
@@ -117,7 +117,7 @@ describe("webhooks from the emulator", () => {
     const fresh = await waitFor(async () => {
       const latest = await latestJuneSnapshot();
       return latest && latest.version > first.version ? latest : null;
-    }, 30_000 * SLACK);
+    });
     expect(fresh.stale).toBeNull();
     expect(fresh.totals.refundEventsInWindow).toBe(1);
     const repulled = (await getWebhookEvent(t.db, "g1", event.id))?.effect;
@@ -144,7 +144,7 @@ describe("webhooks from the emulator", () => {
       const delivery = await waitFor(async () => {
         const found = refundDeliveries("pd-e2e-refund-2")[0];
         return found?.status === "delivered" ? found : null;
-      }, 30_000 * SLACK);
+      });
       const codes = delivery.attempts.map((a) => a.status_code);
       expect(codes[0]).toBe(503);
       expect(codes.at(-1)).toBe(200);

@@ -3,7 +3,6 @@ import { sql } from "kysely";
 import { saveGame } from "../../lib/games/games";
 import { signatureHeader } from "../../lib/webhooks/signature";
 import type { Db } from "../../db";
-import { SLACK } from "../support/slack";
 
 /** Builds signed deliveries the way the service sends them, and calls the route handler with real Requests. */
 
@@ -161,18 +160,4 @@ export async function countsOf(db: Db, gameId: string): Promise<Record<string, n
     out[key] = (out[key] ?? 0) + Number(row.count);
   }
   return out;
-}
-
-export async function waitFor<T>(
-  probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 20_000 * SLACK,
-  stepMs = 50,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
 }
