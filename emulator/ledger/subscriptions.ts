@@ -21,6 +21,9 @@ export function cancelSubscription(
   const now = ledger.now;
   if (isTerminal(sub)) {
     // Spec: "canceled or expired | cancel | any | unchanged | 200 with already_canceled true and final_status".
+    // The access end is the one the ending gave: the paid time if it ran past the end, else the end itself.
+    const through = paidThrough(sub);
+    const accessUntil = sub.endedAt !== null && through !== null && through > sub.endedAt ? through : sub.endedAt;
     return {
       status: "success",
       already_canceled: true,
@@ -28,8 +31,8 @@ export function cancelSubscription(
       cancel_at_period_end: sub.cancelAtPeriodEnd,
       effective_at: formatNullable(sub.endedAt),
       current_period_end: formatInstant(sub.currentPeriodEnd),
-      access_until: formatNullable(sub.endedAt),
-      paid_through: formatNullable(paidThrough(sub)),
+      access_until: formatNullable(accessUntil),
+      paid_through: formatNullable(through),
       subscription: subscriptionView(ledger, sub),
     };
   }

@@ -43,6 +43,15 @@ describe("POST /api/subscriptions/{id}/cancel", () => {
     });
     expect(call.body.subscription.status).toBe("canceled");
     expect(call.body.subscription.ended_at).toBe("2026-06-01T00:00:00Z");
+    // Asked again (an answer lost on the way, say), it says the same access end: the paid time still runs.
+    const again = await client.post(`/api/subscriptions/${SUB.monthly}/cancel`, { at_period_end: false });
+    expect(again.body).toMatchObject({
+      already_canceled: true,
+      final_status: "canceled",
+      effective_at: "2026-06-01T00:00:00Z",
+      access_until: "2026-06-15T00:00:00Z",
+      paid_through: "2026-06-15T00:00:00Z",
+    });
   });
 
   it("treats an empty at_period_end as the default (true)", async () => {
