@@ -2,7 +2,7 @@ import { KEEP_ALIVE_MS } from "../bin/server-options";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ensureBuild } from "../bin/build-state";
@@ -139,6 +139,13 @@ async function startAll(stops: Stop[]): Promise<void> {
 
   const logFile = path.join(dir, "server.log");
   const log = createWriteStream(logFile);
+  // The server's log outlives the set-up's folder, under test-results/ (a failed test's trace shows only the browser's
+  // side of a slow or failed answer): e2e-server-flows.log for `--project=flows`, e2e-server-all.log for both.
+  stops.push(async () => {
+    const project = process.argv.find((a) => a.startsWith("--project="))?.slice("--project=".length) ?? "all";
+    await mkdir(path.join(ROOT, "test-results"), { recursive: true });
+    await copyFile(logFile, path.join(ROOT, "test-results", `e2e-server-${project}.log`));
+  });
   stops.push(() => new Promise((resolve) => log.end(resolve)));
   const app = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "--keepAliveTimeout", KEEP_ALIVE_MS], {
     cwd: ROOT,
