@@ -21,9 +21,9 @@ export function cancelSubscription(
   const now = ledger.now;
   if (isTerminal(sub)) {
     // Spec: "canceled or expired | cancel | any | unchanged | 200 with already_canceled true and final_status".
-    // The access end is the one the ending gave: the paid time if it ran past the end, else the end itself.
+    // The access end is the one the ending gave.
     const through = paidThrough(sub);
-    const accessUntil = sub.endedAt !== null && through !== null && through > sub.endedAt ? through : sub.endedAt;
+    const accessUntil = sub.endedAt === null ? null : accessEnd(through, sub.endedAt);
     return {
       status: "success",
       already_canceled: true,
@@ -60,7 +60,7 @@ export function cancelSubscription(
     sub.endedAt = now;
     sub.nextChargeAt = null;
     effectiveAt = now;
-    accessUntil = paidWindowOpen ? through : now;
+    accessUntil = accessEnd(through, now);
   }
   sub.canceledAt = now;
   sub.updatedAt = now;
@@ -204,4 +204,9 @@ export function changePaymentMethod(
 
 function pausedError(): ApiError {
   return new ApiError(503, "FLOW_PAUSED", "Changes are paused for maintenance; retry later.", { status: "paused" });
+}
+
+/** Spec: "access_until = paid_through if in the future, else now", for a subscription ended at `endedAt`. */
+function accessEnd(through: number | null, endedAt: number): number {
+  return through !== null && through > endedAt ? through : endedAt;
 }
