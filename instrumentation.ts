@@ -15,7 +15,7 @@ export async function register(): Promise<void> {
   await startWorkers();
   // Loaded now rather than by the first statement a job renders, in the middle of someone's request.
   // A failure here is only logged: the statement job that renders reports its own.
-  void import("./lib/statements/pdf")
+  void import("./lib/statements/pdf-render")
     .then((m) => m.warmStatementRenderer())
     .catch(async (error: unknown) => (await import("./lib/log")).log.warn("PDF renderer not loaded", { error }));
   const { stopWorkersWithServer } = await import("./lib/jobs/server-stop");

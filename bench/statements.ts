@@ -20,7 +20,7 @@ import { saveGame } from "@/lib/games/games";
 import { SNAPSHOT_COLUMNS } from "./snapshot-row";
 import { stopBoss } from "@/lib/jobs/queue";
 import type { StatementDocument } from "@/lib/statements/model";
-import { renderStatementPdf } from "@/lib/statements/pdf";
+import { renderStatementPdf } from "@/lib/statements/pdf-render";
 import { renderBatchStatements } from "@/lib/statements/render";
 import { queueStatementSends } from "@/lib/statements/send";
 

@@ -110,9 +110,97 @@ function Payment({ doc }: { doc: StatementDocument }) {
   );
 }
 
+/**
+ * A table of more rows than this is laid out on pages of its own, ROWS_PER_PAGE rows to a page, with its heading and
+ * a line saying so in its place. The layout engine fits a page's overflow by splitting what is left again for each new
+ * page, so one long table flowing through the document costs time growing with the square of its length (a statement
+ * of 1,000 renewals took 12 s to lay out, all of it on the one thread that also answers the server's pages); pages of
+ * a bounded number of rows keep it linear (2 s). A row too tall for its page still flows onto the next one.
+ */
+const INLINE_ROWS = 20;
+const ROWS_PER_PAGE = 40;
+
+type TableSection = { title: string; widths: string[]; head: string[]; rows: string[][]; empty: string | null };
+
+function tableSections(doc: StatementDocument): TableSection[] {
+  const carriedIn: TableSection = {
+    title: "Carried in",
+    widths: ["40%", "40%", "20%"],
+    head: ["From statement", "Window", "Amount"],
+    rows: doc.carriedIn.map((c) => [
+      c.fromStatementId,
+      `${c.windowStart.slice(0, 10)} to ${c.windowEnd.slice(0, 10)}`,
+      usd(c.amountUsd),
+    ]),
+    empty: null,
+  };
+  return [
+    ...(carriedIn.rows.length > 0 ? [carriedIn] : []),
+    {
+      title: "Reversals",
+      widths: ["30%", "15%", "35%", "20%"],
+      head: ["Subscription", "Refunded", "From window", "Deducted"],
+      rows: doc.reversals.map((r) => [
+        `${r.subscriptionId} #${r.periodId}`,
+        r.refundedAt ?? "—",
+        r.fromWindow ?? "—",
+        usd(r.reversedUsd),
+      ]),
+      empty: "None in this window.",
+    },
+    {
+      title: "Renewals",
+      widths: ["32%", "14%", "20%", "14%", "20%"],
+      head: ["Subscription", "Paid", "Item", "Share", "Attributed"],
+      rows: doc.renewals.lines.map((l) => [
+        `${l.subscriptionId} #${l.periodId}`,
+        l.paidAt ?? "—",
+        l.item,
+        l.percent ? `${l.percent}%` : "—",
+        l.attributedUsd === null ? (l.note ?? "—") : usd(l.attributedUsd),
+      ]),
+      empty: "None in this window.",
+    },
+  ];
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** A section on the first page: its table, or the line saying where it is or that it is empty. */
+function InlineSection({ section }: { section: TableSection }) {
+  const count = section.rows.length;
+  return (
+    <>
+      <Text style={styles.h2}>{section.title}</Text>
+      {count === 0 ? (
+        <Text style={styles.muted}>{section.empty}</Text>
+      ) : count > INLINE_ROWS ? (
+        <Text style={styles.muted}>{count} lines, on the pages that follow.</Text>
+      ) : (
+        <Table widths={section.widths} head={section.head} rows={section.rows} />
+      )}
+    </>
+  );
+}
+
+function Footer({ label }: { label: string }) {
+  return (
+    <Text
+      style={styles.footer}
+      fixed
+      render={({ pageNumber, totalPages }) => `${label} · page ${pageNumber} of ${totalPages}`}
+    />
+  );
+}
+
 function StatementPdf({ doc }: { doc: StatementDocument }) {
   const f = doc.figures;
   const window = `${doc.window.start.slice(0, 10)} to ${doc.window.end.slice(0, 10)} (end exclusive)`;
+  const sections = tableSections(doc);
   return (
     <Document
       title={`Statement ${doc.label}`}
@@ -154,72 +242,40 @@ function StatementPdf({ doc }: { doc: StatementDocument }) {
         <Line label="Carried out to the next statement" value={usd(f.carriedOutUsd)} />
         <Text style={styles.h2}>Payment</Text>
         <Payment doc={doc} />
-        {doc.carriedIn.length > 0 ? (
-          <>
-            <Text style={styles.h2}>Carried in</Text>
-            <Table
-              widths={["40%", "40%", "20%"]}
-              head={["From statement", "Window", "Amount"]}
-              rows={doc.carriedIn.map((c) => [
-                c.fromStatementId,
-                `${c.windowStart.slice(0, 10)} to ${c.windowEnd.slice(0, 10)}`,
-                usd(c.amountUsd),
-              ])}
-            />
-          </>
-        ) : null}
-        <Text style={styles.h2}>Reversals</Text>
-        {doc.reversals.length === 0 ? (
-          <Text style={styles.muted}>None in this window.</Text>
-        ) : (
-          <Table
-            widths={["30%", "15%", "35%", "20%"]}
-            head={["Subscription", "Refunded", "From window", "Deducted"]}
-            rows={doc.reversals.map((r) => [
-              `${r.subscriptionId} #${r.periodId}`,
-              r.refundedAt ?? "—",
-              r.fromWindow ?? "—",
-              usd(r.reversedUsd),
-            ])}
-          />
-        )}
-        <Text style={styles.h2}>Renewals</Text>
-        {doc.renewals.lines.length === 0 ? (
-          <Text style={styles.muted}>None in this window.</Text>
-        ) : (
-          <Table
-            widths={["32%", "14%", "20%", "14%", "20%"]}
-            head={["Subscription", "Paid", "Item", "Share", "Attributed"]}
-            rows={doc.renewals.lines.map((l) => [
-              `${l.subscriptionId} #${l.periodId}`,
-              l.paidAt ?? "—",
-              l.item,
-              l.percent ? `${l.percent}%` : "—",
-              l.attributedUsd === null ? (l.note ?? "—") : usd(l.attributedUsd),
-            ])}
-          />
-        )}
-        <Text
-          style={styles.footer}
-          fixed
-          render={({ pageNumber, totalPages }) => `${doc.label} · page ${pageNumber} of ${totalPages}`}
-        />
+        {sections.map((section) => (
+          <InlineSection key={section.title} section={section} />
+        ))}
+        <Footer label={doc.label} />
       </Page>
+      {sections.flatMap((section) =>
+        section.rows.length > INLINE_ROWS
+          ? chunks(section.rows, ROWS_PER_PAGE).map((rows, n) => (
+              <Page key={`${section.title}-${rows[0]?.[0] ?? n}`} size="A4" style={styles.page}>
+                <Text style={styles.h2}>
+                  {section.title}
+                  {n > 0 ? " (continued)" : ""}
+                </Text>
+                <Table widths={section.widths} head={section.head} rows={rows} />
+                <Footer label={doc.label} />
+              </Page>
+            ))
+          : [],
+      )}
     </Document>
   );
 }
 
-export async function renderStatementPdf(doc: StatementDocument): Promise<Buffer> {
+/** Lays out one statement's PDF on the calling thread (lib/statements/pdf-thread.ts, the layout thread's). */
+export async function layoutStatementPdf(doc: StatementDocument): Promise<Buffer> {
   registerFonts();
   return renderToBuffer(<StatementPdf doc={doc} />);
 }
 
 /**
  * Loads the PDF library's layout engine and both fonts by rendering a line in each weight: the first statement
- * rendered after a start otherwise pays for that (seconds, while the process serves nothing else). The job workers
- * call it once when they start.
+ * laid out after a start otherwise pays for that.
  */
-export async function warmStatementRenderer(): Promise<void> {
+export async function warmLayout(): Promise<void> {
   registerFonts();
   await renderToBuffer(
     <Document>

@@ -18,7 +18,7 @@ import { AppError } from "@/lib/errors";
 import { getPayoutBatch, iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { statementCsv } from "./csv";
 import { buildStatementDocument, type StatementDocument, type StatementReturn } from "./model";
-import { renderStatementPdf } from "./pdf";
+import { renderStatementPdf } from "./pdf-render";
 import { readStatementSettings, type StatementSettings } from "./settings";
 
 export type RenderedStatement = {
