@@ -252,4 +252,35 @@ test("[finance] the accessibility check reports a serious fault planted on a pag
   // The fault was planted by this test: taken away, so the check at the test's end passes.
   await page.evaluate(() => document.documentElement.setAttribute("lang", "en"));
   a11y.violations.length = 0;
+
+  // Over an open dialog, contrast is measured inside the dialog and every other rule on the whole document: text too
+  // faint in the dialog and a document in no known language are both reported; faint text on the page behind the
+  // dialog's overlay is not, and is once the dialog has closed.
+  const faint = (selector: string, color: string | null) =>
+    page.locator(selector).evaluate((el, c) => {
+      (el as HTMLElement).style.color = c ?? "";
+    }, color);
+  await page.getByRole("button", { name: "Take snapshot" }).click();
+  const dialog = page.getByRole("dialog", { name: "Take a snapshot" });
+  await expect(dialog).toBeVisible();
+  await a11y.settle(); // the check the dialog's opening queued sees it as the desk drew it
+  await faint('[role="dialog"] h2', "#e4e4e7");
+  await faint("main h1", "#e4e4e7");
+  await page.evaluate(() => document.documentElement.setAttribute("lang", "a1"));
+  await a11y.check('dialog "Take a snapshot", planted faults');
+  const found = () => a11y.violations.map((v) => [v.where, v.rule, v.impact, v.targets.length]);
+  const where = '/payouts (dialog "Take a snapshot", planted faults)';
+  expect(found()).toEqual([
+    [where, "html-lang-valid", "serious", 1],
+    [where, "color-contrast", "serious", 1],
+  ]);
+  await page.evaluate(() => document.documentElement.setAttribute("lang", "en"));
+  await faint('[role="dialog"] h2', null);
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  a11y.violations.length = 0;
+  await a11y.check("planted fault behind the closed dialog");
+  expect(found()).toEqual([["/payouts (planted fault behind the closed dialog)", "color-contrast", "serious", 1]]);
+  await faint("main h1", null);
+  a11y.violations.length = 0;
 });
