@@ -18,7 +18,7 @@ import { log } from "@/lib/log";
 import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
 import { statementEmail } from "./email";
 import { statementLinkUrl } from "./links";
-import { numberStatements, renderStatement } from "./render";
+import { numberStatements, type RenderedStatement, renderStatement } from "./render";
 import { SEND_ATTEMPTS, sendStatementJob } from "./send-job";
 import { readStatementSettings } from "./settings";
 
@@ -132,7 +132,9 @@ export async function deliverStatement(
 ): Promise<"sent" | "failed" | "already sent"> {
   if (await wasSendDelivered(db, job.sendId)) return "already sent";
   const acting = { actor: null, via: "job" as const };
+  const started = performance.now();
   const rendered = await renderStatement(db, { gameId: job.gameId, statementId: job.statementId }, acting);
+  const renderMs = Math.round(performance.now() - started);
   const settings = await readStatementSettings(db);
   const line = {
     statementId: job.statementId,
@@ -156,6 +158,7 @@ export async function deliverStatement(
     });
     serverAnswer = (await transport.sendMail(message)).response ?? null;
   } catch (error) {
+    timing(job, rendered, renderMs, started);
     const answer = serverAnswerOf(error);
     const final = attempt >= SEND_ATTEMPTS;
     await db.transaction().execute(async (trx) => {
@@ -182,6 +185,7 @@ export async function deliverStatement(
     if (final) return "failed";
     throw new Error(`statement email refused (attempt ${attempt} of ${SEND_ATTEMPTS}): ${answer}`);
   }
+  timing(job, rendered, renderMs, started);
   // The server took the email: recording it is not part of the send, and failing to is never a refusal. It is tried
   // a few times here, since a retry of the job would send the email again.
   await withRetries(() =>
@@ -191,6 +195,16 @@ export async function deliverStatement(
     }),
   );
   return "sent";
+}
+
+/** Where a send's time went (the statement, the layout and the mail server), for a slow send; no address. */
+function timing(job: { statementId: string }, rendered: RenderedStatement, renderMs: number, started: number): void {
+  log.debug("statement email timing", {
+    statement: job.statementId,
+    lines: rendered.doc.renewals.lines.length + rendered.doc.reversals.length,
+    renderMs,
+    sendMs: Math.round(performance.now() - started) - renderMs,
+  });
 }
 
 const RECORD_TRIES = 4;
