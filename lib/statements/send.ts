@@ -146,6 +146,7 @@ export async function deliverStatement(
   };
   const transport = mailTransport();
   let serverAnswer: string | null;
+  let sending = performance.now();
   try {
     if (!transport) throw new Error("SMTP_URL is not set: no mail server to send through");
     const message = statementEmail({
@@ -156,9 +157,10 @@ export async function deliverStatement(
       link: statementLinkUrl(job.statementId, settings.linkDays),
       linkDays: settings.linkDays,
     });
+    sending = performance.now();
     serverAnswer = (await transport.sendMail(message)).response ?? null;
   } catch (error) {
-    timing(job, rendered, renderMs, started);
+    timing(job, rendered, renderMs, sending);
     const answer = serverAnswerOf(error);
     const final = attempt >= SEND_ATTEMPTS;
     await db.transaction().execute(async (trx) => {
@@ -185,7 +187,7 @@ export async function deliverStatement(
     if (final) return "failed";
     throw new Error(`statement email refused (attempt ${attempt} of ${SEND_ATTEMPTS}): ${answer}`);
   }
-  timing(job, rendered, renderMs, started);
+  timing(job, rendered, renderMs, sending);
   // The server took the email: recording it is not part of the send, and failing to is never a refusal. It is tried
   // a few times here, since a retry of the job would send the email again.
   await withRetries(() =>
@@ -197,13 +199,13 @@ export async function deliverStatement(
   return "sent";
 }
 
-/** Where a send's time went (the statement, the layout and the mail server), for a slow send; no address. */
-function timing(job: { statementId: string }, rendered: RenderedStatement, renderMs: number, started: number): void {
+/** Where a send's time went (reading and laying out the statement, the mail server), for a slow send; no address. */
+function timing(job: { statementId: string }, rendered: RenderedStatement, renderMs: number, sending: number): void {
   log.debug("statement email timing", {
     statement: job.statementId,
     lines: rendered.doc.renewals.lines.length + rendered.doc.reversals.length,
     renderMs,
-    sendMs: Math.round(performance.now() - started) - renderMs,
+    sendMs: Math.round(performance.now() - sending),
   });
 }
 

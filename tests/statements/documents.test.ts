@@ -1,11 +1,11 @@
 import { parse } from "csv-parse/sync";
-import { extractText, getDocumentProxy } from "unpdf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { payoutsExport } from "@/lib/exports/payouts";
 import { formatUsdText } from "@/lib/format";
 import { renderBatchStatements, renderStatement, type RenderedStatement } from "@/lib/statements/render";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
+import { pdfText } from "./pdf-text";
 import { FIGURE_COLUMNS } from "./support";
 
 const GAME = "stmt-a";
@@ -14,12 +14,6 @@ let t: TestDatabase;
 let batchId: string;
 const rendered: RenderedStatement[] = [];
 const exported = new Map<string, Record<string, string | null>>();
-
-async function pdfText(pdf: Buffer): Promise<string> {
-  const doc = await getDocumentProxy(new Uint8Array(pdf));
-  const { text } = await extractText(doc, { mergePages: true });
-  return text.replace(/\s+/g, " ");
-}
 
 beforeAll(async () => {
   t = await createTestDatabase();

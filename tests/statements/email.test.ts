@@ -1,6 +1,5 @@
 import type { ParsedMail } from "mailparser";
 import type { SMTPServer } from "smtp-server";
-import { extractText, getDocumentProxy } from "unpdf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import { stopWorkers, startWorkers } from "@/lib/jobs/worker";
@@ -13,6 +12,7 @@ import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/
 import { insertBatch, insertSnapshot } from "../exports/fixture";
 import { statementFixture } from "./fixture";
 import { waitFor } from "../support/wait";
+import { pdfText } from "./pdf-text";
 import { DELIVERIES, startSmtp } from "./support";
 
 const GAME = "stmt-mail";
@@ -63,9 +63,8 @@ describe("statement emails", () => {
     const attachment = anna?.attachments[0];
     expect(attachment?.filename).toBe("PD-stmt-mail-000001.pdf");
     expect(attachment?.contentType).toBe("application/pdf");
-    const pdf = await getDocumentProxy(new Uint8Array(attachment?.content ?? Buffer.alloc(0)));
-    const { text } = await extractText(pdf, { mergePages: true });
-    expect(text.replace(/\s+/g, " ")).toContain(`Payable ${formatUsdText("40.10")}`);
+    const text = await pdfText(attachment?.content ?? Buffer.alloc(0));
+    expect(text).toContain(`Payable ${formatUsdText("40.10")}`);
     const eleni = received.find((m) => !Array.isArray(m.to) && m.to?.text === "eleni@example.test");
     expect(eleni?.text).toContain("is held: Waiting for a tax form.");
 

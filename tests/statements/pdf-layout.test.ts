@@ -1,7 +1,7 @@
-import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
 import type { StatementDocument } from "@/lib/statements/model";
 import { renderStatementPdf, withoutConditions } from "@/lib/statements/pdf-render";
+import { pdfPages as pages } from "./pdf-text";
 
 function statement(renewals: number, reversals: number): StatementDocument {
   return {
@@ -48,12 +48,6 @@ function statement(renewals: number, reversals: number): StatementDocument {
     })),
     payment: { state: "paid", paidOn: "2026-11-03", method: "Bank transfer", account: "•••• 1234", reference: "R-7" },
   };
-}
-
-async function pages(pdf: Buffer): Promise<string[]> {
-  const doc = await getDocumentProxy(new Uint8Array(pdf));
-  const { text } = await extractText(doc, { mergePages: false });
-  return (text as string[]).map((t) => t.replace(/\s+/g, " "));
 }
 
 /** The numbers of the lines with this prefix on a page, in the order they print. */

@@ -2,7 +2,6 @@ import { parse } from "csv-parse/sync";
 import Decimal from "decimal.js";
 import type { ParsedMail } from "mailparser";
 import type { SMTPServer } from "smtp-server";
-import { extractText, getDocumentProxy } from "unpdf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { listStatementDeliveries } from "@/db/queries/statement-deliveries";
@@ -26,6 +25,7 @@ import { approver, finance, paypal, preparer } from "../payments/support";
 import { createProfilesDatabase } from "../profiles/support";
 import type { TestDatabase } from "../support/db";
 import { waitFor } from "../support/wait";
+import { pdfText } from "./pdf-text";
 import { DELIVERIES, FIGURE_COLUMNS, startSmtp } from "./support";
 
 /**
@@ -82,12 +82,6 @@ async function month(key: string, gross: Record<number, string>, hold: number[] 
 function paypalReport(rows: [number, string, string, string][]): string {
   const lines = rows.map(([who, txn, status, amount]) => `${refs.get(who)},${txn},${status},${amount},USD,0.25,`);
   return ["Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason", ...lines].join("\r\n");
-}
-
-async function pdfText(pdf: Buffer | Uint8Array): Promise<string> {
-  const doc = await getDocumentProxy(new Uint8Array(pdf));
-  const { text } = await extractText(doc, { mergePages: true });
-  return text.replace(/\s+/g, " ");
 }
 
 async function download(kind: ExportKind): Promise<string> {
