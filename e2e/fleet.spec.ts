@@ -59,7 +59,7 @@ function startProcess(name: string, args: string[], extra: Env = {}): Proc {
   return startProcessIn(env, name, args, extra);
 }
 
-const desk = (...args: string[]) => ["--import", "./bin/register.mjs", "bin/desk.ts", ...args];
+const desk = (...args: string[]) => ["bin/desk.mjs", ...args];
 
 async function startWorker(name: string): Promise<Proc> {
   const proc = startProcess(name, desk("worker", "--grace", "1"));

@@ -19,7 +19,7 @@ afterAll(async () => t?.drop());
 
 async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
+    const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: KEY, NODE_OPTIONS: "" },
     });

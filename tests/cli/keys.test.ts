@@ -49,9 +49,9 @@ function envFor(keys: Env): NodeJS.ProcessEnv {
   return env;
 }
 
-async function node(script: string, keys: Env, ...args: string[]): Promise<Result> {
+async function node(script: string[], keys: Env, ...args: string[]): Promise<Result> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", script, ...args], {
+    const { stdout, stderr } = await run(process.execPath, [...script, ...args], {
       cwd: ROOT,
       env: envFor(keys),
     });
@@ -62,7 +62,7 @@ async function node(script: string, keys: Env, ...args: string[]): Promise<Resul
   }
 }
 
-const desk = (keys: Env, ...args: string[]) => node("bin/desk.ts", keys, ...args);
+const desk = (keys: Env, ...args: string[]) => node(["bin/desk.mjs"], keys, ...args);
 const lines = (text: string) =>
   text
     .trim()
@@ -149,7 +149,7 @@ describe("a key that is not the one the secrets were sealed with", () => {
   });
 
   it("stops npm start before it builds or serves anything", async () => {
-    const started = await node("bin/start.ts", { key: K2 }, "--port", "1");
+    const started = await node(["--import", "./bin/register.mjs", "bin/start.ts"], { key: K2 }, "--port", "1");
     expect(started.code).toBe(1);
     expect(lines(started.stderr)).toEqual([`start: ${mismatchLine(K1, K2)}`]);
     expect(started.stdout).not.toContain("Building");
@@ -164,15 +164,11 @@ describe("npm run desk -- keys rotate", () => {
     // The rotation's last write is its audit line: holding the audit table makes it wait there, everything re-sealed.
     await blocker.query("begin");
     await blocker.query("lock table audit_log in share mode");
-    const child = spawn(
-      process.execPath,
-      ["--import", "./bin/register.mjs", "bin/desk.ts", "keys", "rotate", "--new-key-file", await keyFile(K3)],
-      {
-        cwd: ROOT,
-        env: envFor({ key: K1 }),
-        stdio: "ignore",
-      },
-    );
+    const child = spawn(process.execPath, ["bin/desk.mjs", "keys", "rotate", "--new-key-file", await keyFile(K3)], {
+      cwd: ROOT,
+      env: envFor({ key: K1 }),
+      stdio: "ignore",
+    });
     children.push(child);
     const exited = new Promise((resolve) => child.once("exit", resolve));
     for (;;) {
@@ -273,11 +269,10 @@ describe("keys rotate in the embedded default", () => {
       delete embeddedEnv[name];
     const embedded = async (...args: string[]): Promise<Result> => {
       try {
-        const { stdout, stderr } = await run(
-          process.execPath,
-          ["--import", "./bin/register.mjs", "bin/desk.ts", ...args],
-          { cwd: ROOT, env: embeddedEnv },
-        );
+        const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
+          cwd: ROOT,
+          env: embeddedEnv,
+        });
         return { code: 0, stdout, stderr };
       } catch (error) {
         const e = error as { code: number; stdout: string; stderr: string };

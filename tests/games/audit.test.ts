@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function desk(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
+  const { stdout } = await run(process.execPath, ["bin/desk.mjs", ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: t.url, NODE_OPTIONS: "" },
   });

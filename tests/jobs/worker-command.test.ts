@@ -48,21 +48,17 @@ async function jobState(id: string): Promise<string | undefined> {
 
 describe("npm run desk -- worker", () => {
   it("works queued jobs and, on SIGTERM, stops gracefully with exit 0 and a JSON summary on stdout", async () => {
-    const worker = spawn(
-      process.execPath,
-      ["--import", "./bin/register.mjs", "bin/desk.ts", "worker", "--grace", "5"],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: t.url,
-          PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY,
-          NODE_OPTIONS: "",
-          LOG_LEVEL: "info",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
+    const worker = spawn(process.execPath, ["bin/desk.mjs", "worker", "--grace", "5"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: t.url,
+        PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY,
+        NODE_OPTIONS: "",
+        LOG_LEVEL: "info",
       },
-    );
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child = worker;
     let stdout = "";
     let stderr = "";
@@ -90,15 +86,11 @@ describe("npm run desk -- worker", () => {
   });
 
   it("refuses a grace period that is not a whole number of seconds", async () => {
-    const refused = spawn(
-      process.execPath,
-      ["--import", "./bin/register.mjs", "bin/desk.ts", "worker", "--grace", "soon"],
-      {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: t.url, NODE_OPTIONS: "" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const refused = spawn(process.execPath, ["bin/desk.mjs", "worker", "--grace", "soon"], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: t.url, NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     refused.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => refused.once("exit", resolve));

@@ -27,7 +27,7 @@ async function deskAt(
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
+    const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: "", LOG_LEVEL: "debug" },
     });

@@ -31,11 +31,10 @@ describe("desk snapshot", () => {
       body: JSON.stringify({ status: "suspended" }),
     });
     expect(response.ok).toBe(true);
-    const result = await run(
-      process.execPath,
-      ["--import", "./bin/register.mjs", "bin/desk.ts", "snapshot", "--game", GAME_ID, "--month", "2026-03"],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: env.t.url, LOG_LEVEL: "silent", NODE_OPTIONS: "" } },
-    ).then(
+    const result = await run(process.execPath, ["bin/desk.mjs", "snapshot", "--game", GAME_ID, "--month", "2026-03"], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: env.t.url, LOG_LEVEL: "silent", NODE_OPTIONS: "" },
+    }).then(
       (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
       (error: { code: number; stdout: string; stderr: string }) => error,
     );

@@ -37,15 +37,11 @@ afterAll(async () => {
 
 describe("a pull killed mid-way", () => {
   it("[cli] leaves no visible partial snapshot, and a re-run completes the same pull", async () => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "./bin/register.mjs", "bin/desk.ts", "snapshot", "--game", GAME_ID, "--month", "2026-03"],
-      {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: env.t.url, LOG_LEVEL: "silent" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, ["bin/desk.mjs", "snapshot", "--game", GAME_ID, "--month", "2026-03"], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: env.t.url, LOG_LEVEL: "silent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) =>

@@ -28,7 +28,7 @@ describe("npm run desk -- statements render", () => {
   it("writes a PDF and a CSV per statement, named by number, and prints only the JSON summary", async () => {
     const { stdout, stderr } = await run(
       process.execPath,
-      ["--import", "./bin/register.mjs", "bin/desk.ts", "statements", "render", "--batch", batchId, "--out", out],
+      ["bin/desk.mjs", "statements", "render", "--batch", batchId, "--out", out],
       {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
@@ -50,7 +50,7 @@ describe("npm run desk -- statements render", () => {
 
   it("sets who issues statements, and queues one recipient's email", async () => {
     const desk = (...args: string[]) =>
-      run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", "statements", ...args], {
+      run(process.execPath, ["bin/desk.mjs", "statements", ...args], {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
       });
@@ -65,17 +65,7 @@ describe("npm run desk -- statements render", () => {
   it("refuses a batch that does not exist with one line and a non-zero exit", async () => {
     const failed = await run(
       process.execPath,
-      [
-        "--import",
-        "./bin/register.mjs",
-        "bin/desk.ts",
-        "statements",
-        "render",
-        "--batch",
-        "00000000-0000-4000-8000-000000000000",
-        "--out",
-        out,
-      ],
+      ["bin/desk.mjs", "statements", "render", "--batch", "00000000-0000-4000-8000-000000000000", "--out", out],
       {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },

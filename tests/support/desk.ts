@@ -11,7 +11,7 @@ export type DeskRun = { code: number; stdout: string; stderr: string };
 /** Runs `desk` as `npm run desk` does, in a child process, against the database at `databaseUrl`. */
 export async function runDesk(databaseUrl: string, args: string[]): Promise<DeskRun> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/desk.ts", ...args], {
+    const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: "" },
     });
