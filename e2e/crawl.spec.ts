@@ -8,6 +8,7 @@ import type { TableStateDefinition } from "../lib/table-state";
 import { signIn } from "./fixtures/session";
 import { expect, test } from "./fixtures/test";
 import { SLACK } from "./fixtures/slack";
+import { CRAWL_MONTH } from "./fixtures/users";
 
 /**
  * Every link the app shows, for every role: from the home page, over the demo with the snapshot and the prepared
@@ -282,5 +283,23 @@ test("[finance] the accessibility check reports a serious fault planted on a pag
   await a11y.check("planted fault behind the closed dialog");
   expect(found()).toEqual([["/payouts (planted fault behind the closed dialog)", "color-contrast", "serious", 1]]);
   await faint("main h1", null);
+  a11y.violations.length = 0;
+
+  // A long table's rows styled alike have their contrast measured once; a row styled apart from the rest, further
+  // down, is measured as well.
+  await page.goto(`/payouts/${CRAWL_MONTH}`);
+  const rows = page.getByRole("table", { name: /^Recipient payouts/ }).locator("tbody tr");
+  expect(await rows.count()).toBeGreaterThan(10);
+  const cell = rows.nth(8).locator("td").filter({ hasText: /\d/ }).first();
+  const paint = (color: string | null) =>
+    cell.evaluate((el, c) => {
+      for (const node of [el, ...el.querySelectorAll("*")])
+        c === null ? node.removeAttribute("style") : node.setAttribute("style", `color: ${c}`);
+    }, color);
+  await paint("#e4e4e7");
+  await a11y.check("planted fault in one row");
+  expect(a11y.violations.map((v) => v.rule)).toEqual(["color-contrast"]);
+  expect(a11y.violations[0]?.targets.length).toBeGreaterThan(0);
+  await paint(null);
   a11y.violations.length = 0;
 });
