@@ -12,6 +12,7 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const SOURCE_DIRS = ["bin", "core", "db", "lib"];
 const SOURCE_FILES = ["package.json", "package-lock.json", "tsconfig.json"];
 const SKIP = /\.test\.tsx?$/;
+/** Beside the packages, which the compiled program imports from where it lies. */
 const CACHE = path.join(ROOT, "node_modules", ".cache", "payout-desk");
 const PREFIX = "desk-";
 /** Builds kept besides the current one: a long-running worker may still load a chunk of the build it started on. */
@@ -79,11 +80,25 @@ function prune(current) {
   for (const old of builds.slice(KEEP)) rmSync(path.join(CACHE, old.name), { recursive: true, force: true });
 }
 
-const target = path.join(CACHE, `${PREFIX}${sourceHash()}`);
-if (!existsSync(path.join(target, "desk.js"))) {
-  mkdirSync(CACHE, { recursive: true });
-  await compile(target);
+/**
+ * The compiled program's entry for these sources, compiled first if need be; null where it cannot be written (a
+ * read-only node_modules), and the sources are then loaded as TypeScript, as before compiling.
+ */
+async function compiledEntry() {
+  const target = path.join(CACHE, `${PREFIX}${sourceHash()}`);
+  const entry = path.join(target, "desk.js");
+  if (existsSync(entry)) return entry;
+  try {
+    mkdirSync(CACHE, { recursive: true });
+    await compile(target);
+    return entry;
+  } catch {
+    return null;
+  }
 }
-process.setSourceMapsEnabled(true);
-const { runCommandLine } = await import(pathToFileURL(path.join(target, "desk.js")).href);
+
+const entry = await compiledEntry();
+if (entry) process.setSourceMapsEnabled(true);
+else await import("./register.mjs");
+const { runCommandLine } = await import(entry ? pathToFileURL(entry).href : "./desk.ts");
 runCommandLine(process.argv.slice(2));
