@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { sourceHash as hashOf } from "./source-hash.mjs";
 
 /**
  * A production build is reused while its inputs are unchanged: the hash of every source file the app is built
@@ -18,28 +18,8 @@ const INPUT_FILES = [
 ];
 const SKIP = /\.test\.tsx?$|(^|\/)(node_modules|\.next)(\/|$)/;
 
-function walk(dir: string, out: string[]): void {
-  if (!existsSync(dir)) return;
-  for (const entry of readdirSync(dir)) {
-    const full = path.join(dir, entry);
-    if (SKIP.test(full)) continue;
-    if (statSync(full).isDirectory()) walk(full, out);
-    else out.push(full);
-  }
-}
-
 export function sourceHash(root: string): string {
-  const files: string[] = [];
-  for (const dir of INPUT_DIRS) walk(path.join(root, dir), files);
-  for (const file of INPUT_FILES) if (existsSync(path.join(root, file))) files.push(path.join(root, file));
-  const hash = createHash("sha256");
-  for (const file of files.sort()) {
-    hash.update(path.relative(root, file));
-    hash.update("\0");
-    hash.update(readFileSync(file));
-    hash.update("\0");
-  }
-  return hash.digest("hex");
+  return hashOf(root, { dirs: INPUT_DIRS, files: INPUT_FILES, skip: SKIP });
 }
 
 const STAMP = path.join(".next", "payout-desk-source-hash");

@@ -3,10 +3,11 @@
 // hooks (bin/register.mjs) cost 2.4 – 2.9 s of CPU at every start of `desk --help`; the compiled program about 1 s.
 // A build is named by the hash of its sources, so a changed source makes a new one and concurrent runs never see a
 // build half written: each writes its own folder and renames it into place.
-import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { sourceHash } from "./source-hash.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SOURCE_DIRS = ["bin", "core", "db", "lib"];
@@ -17,23 +18,6 @@ const CACHE = path.join(ROOT, "node_modules", ".cache", "payout-desk");
 const PREFIX = "desk-";
 /** Builds kept besides the current one: a long-running worker may still load a chunk of the build it started on. */
 const KEEP = 4;
-
-function sourceFiles(dir, out) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) sourceFiles(full, out);
-    else if (!SKIP.test(entry.name)) out.push(full);
-  }
-  return out;
-}
-
-function sourceHash() {
-  const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(path.join(ROOT, dir), []));
-  files.push(...SOURCE_FILES.map((file) => path.join(ROOT, file)));
-  const hash = createHash("sha256");
-  for (const file of files.sort()) hash.update(`${path.relative(ROOT, file)}\0`).update(readFileSync(file));
-  return hash.digest("hex").slice(0, 16);
-}
 
 /** Modules marked "server-only" guard the browser bundle; the command line is server code. */
 const serverOnly = {
@@ -85,7 +69,8 @@ function prune(current) {
  * read-only node_modules), and the sources are then loaded as TypeScript, as before compiling.
  */
 async function compiledEntry() {
-  const target = path.join(CACHE, `${PREFIX}${sourceHash()}`);
+  const hash = sourceHash(ROOT, { dirs: SOURCE_DIRS, files: SOURCE_FILES, skip: SKIP });
+  const target = path.join(CACHE, `${PREFIX}${hash.slice(0, 16)}`);
   const entry = path.join(target, "desk.js");
   if (existsSync(entry)) return entry;
   try {

@@ -9,7 +9,5 @@ export async function pdfPages(pdf: Buffer | Uint8Array): Promise<string[]> {
 
 /** A PDF's whole text, read as `pdfPages` does, its pages joined. */
 export async function pdfText(pdf: Buffer | Uint8Array): Promise<string> {
-  const doc = await getDocumentProxy(new Uint8Array(pdf));
-  const { text } = await extractText(doc, { mergePages: true });
-  return text.replace(/\s+/g, " ");
+  return (await pdfPages(pdf)).join(" ").replace(/\s+/g, " ");
 }
