@@ -1,14 +1,10 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/db";
-import { refusalLine } from "../support/desk";
+import { type DeskRun, refusalLine, runDesk } from "../support/desk";
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let t: TestDatabase;
 const KEY = Buffer.alloc(32, 7).toString("base64");
 
@@ -17,17 +13,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: KEY, NODE_OPTIONS: "" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function desk(...args: string[]): Promise<DeskRun> {
+  return runDesk(t.url, args, { PAYOUT_DESK_KEY: KEY });
 }
 
 describe("npm run desk", () => {

@@ -1,15 +1,12 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExport } from "@/lib/exports/run";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { addGame, insertSnapshot } from "./fixture";
+import { type DeskRun, runDesk } from "../support/desk";
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let t: TestDatabase;
 let dir: string;
 let snapshotId: string;
@@ -35,17 +32,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function desk(...args: string[]): Promise<DeskRun> {
+  return runDesk(t.url, args);
 }
 
 describe("npm run desk -- export", () => {

@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
+import { runDesk } from "../support/desk";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
 
@@ -13,8 +11,6 @@ vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {}
  * Audit belongs to the domain: the same change made from the command line and from the web writes one audit line
  * each, with the same action and detail, told apart only by `via` (and the person, where someone signed in).
  */
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let t: TestDatabase;
 
 beforeAll(async () => {
@@ -24,11 +20,9 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function desk(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ["bin/desk.mjs", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: t.url, NODE_OPTIONS: "" },
-  });
-  return stdout;
+  const result = await runDesk(t.url, args);
+  if (result.code !== 0) throw new Error(`desk ${args.join(" ")} exited with ${result.code}: ${result.stderr}`);
+  return result.stdout;
 }
 
 function form(values: Record<string, string>): FormData {

@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
@@ -10,32 +8,19 @@ import type { TestDatabase } from "../support/db";
 import { createProfilesDatabase } from "../profiles/support";
 import { GAME } from "../payouts/fixtures";
 import { approvedBatch, IBAN, seedProfiles } from "./support";
+import { type DeskRun, runDesk } from "../support/desk";
 
 /** `desk payouts pay-file | import-results`: JSON alone on stdout, bank details only in the payment file. */
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let t: TestDatabase;
 let dir: string;
 let batchId: string;
 
-async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function desk(...args: string[]): Promise<DeskRun> {
   return deskAt(t.url, ...args);
 }
 
-async function deskAt(
-  databaseUrl: string,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: "", LOG_LEVEL: "debug" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function deskAt(databaseUrl: string, ...args: string[]): Promise<DeskRun> {
+  return runDesk(databaseUrl, args, { LOG_LEVEL: "debug" });
 }
 
 beforeAll(async () => {

@@ -1,31 +1,19 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/db";
+import { type DeskRun, runDesk } from "../support/desk";
 
 /** `desk profiles import|export`: the JSON result alone on stdout, the two-person rule by --actor. */
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const KEY = Buffer.alloc(32, 9).toString("base64");
 const IBAN = "DE89370400440532013000";
 let t: TestDatabase;
 let dir: string;
 
-async function desk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: KEY, NODE_OPTIONS: "", LOG_LEVEL: "silent" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function desk(...args: string[]): Promise<DeskRun> {
+  return runDesk(t.url, args, { PAYOUT_DESK_KEY: KEY, LOG_LEVEL: "silent" });
 }
 
 beforeAll(async () => {

@@ -1,14 +1,11 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
+import { runDesk } from "../support/desk";
 import { statementFixture } from "./fixture";
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let t: TestDatabase;
 let out: string;
 let batchId: string;
@@ -26,14 +23,8 @@ afterAll(async () => {
 
 describe("npm run desk -- statements render", () => {
   it("writes a PDF and a CSV per statement, named by number, and prints only the JSON summary", async () => {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ["bin/desk.mjs", "statements", "render", "--batch", batchId, "--out", out],
-      {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
-      },
-    );
+    const { code, stdout, stderr } = await runDesk(t.url, ["statements", "render", "--batch", batchId, "--out", out]);
+    expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({
       batchId,
       gameId: "stmt-cli",
@@ -49,11 +40,11 @@ describe("npm run desk -- statements render", () => {
   });
 
   it("sets who issues statements, and queues one recipient's email", async () => {
-    const desk = (...args: string[]) =>
-      run(process.execPath, ["bin/desk.mjs", "statements", ...args], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
-      });
+    const desk = async (...args: string[]) => {
+      const result = await runDesk(t.url, ["statements", ...args]);
+      expect(result.code).toBe(0);
+      return result;
+    };
     const settings = await desk("settings", "--studio-name", "Kraków Games", "--link-days", "14");
     expect(JSON.parse(settings.stdout)).toEqual({ studioName: "Kraków Games", studioAddress: "", linkDays: 14 });
     const sent = await desk("send", "--batch", batchId, "--recipient", "901");
@@ -63,15 +54,15 @@ describe("npm run desk -- statements render", () => {
   });
 
   it("refuses a batch that does not exist with one line and a non-zero exit", async () => {
-    const failed = await run(
-      process.execPath,
-      ["bin/desk.mjs", "statements", "render", "--batch", "00000000-0000-4000-8000-000000000000", "--out", out],
-      {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: t.url, PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY, NODE_OPTIONS: "" },
-      },
-    ).catch((e: { code: number; stdout: string; stderr: string }) => e);
-    expect("code" in failed ? failed.code : 0).not.toBe(0);
+    const failed = await runDesk(t.url, [
+      "statements",
+      "render",
+      "--batch",
+      "00000000-0000-4000-8000-000000000000",
+      "--out",
+      out,
+    ]);
+    expect(failed.code).not.toBe(0);
     expect(failed.stdout).toBe("");
     expect(failed.stderr).toContain("No such payout batch");
   });

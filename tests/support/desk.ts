@@ -8,12 +8,19 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 
 export type DeskRun = { code: number; stdout: string; stderr: string };
 
-/** Runs `desk` as `npm run desk` does, in a child process, against the database at `databaseUrl`. */
-export async function runDesk(databaseUrl: string, args: string[]): Promise<DeskRun> {
+/**
+ * Runs `desk` as `npm run desk` does, in a child process, against the database at `databaseUrl`; `env` adds to or
+ * replaces the test process's environment (a key, a log level).
+ */
+export async function runDesk(
+  databaseUrl: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<DeskRun> {
   try {
     const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: "" },
+      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: "", ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
