@@ -62,6 +62,43 @@ export function describeFieldErrors(fieldErrors: Record<string, string>): string
  * The selected game is kept per session, so all tabs share it: a form rendered for game X and submitted after another
  * tab switched to game Y must not act on Y. Forms that act on "the selected game" carry the game they showed.
  */
+/** The answer to input that does not parse: a message per field, and what was typed. */
+function invalidInput<T>(error: z.ZodError, raw: unknown): ActionResult<T> {
+  const fieldErrors = fieldErrorsOf(error);
+  return {
+    ok: false,
+    code: "INVALID_INPUT",
+    message: describeFieldErrors(fieldErrors),
+    fieldErrors,
+    values: echoValues(raw),
+  };
+}
+
+/**
+ * The answer of an action that threw, with what was typed: a refusal (AppError) as it was made, with the field it
+ * names where `withField`; anything else logged and answered in general terms. Next.js signals redirect() and
+ * notFound() by throwing: those pass through.
+ */
+function failureOf<T>(error: unknown, raw: unknown, options: { action: string; withField: boolean }): ActionResult<T> {
+  if (isAppError(error)) {
+    return {
+      ok: false,
+      code: error.code,
+      message: error.message,
+      fieldErrors: options.withField && error.field ? { [error.field]: error.message } : undefined,
+      values: echoValues(raw),
+    };
+  }
+  if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
+  log.error("action failed", { action: options.action, error });
+  return {
+    ok: false,
+    code: "INTERNAL",
+    message: "Something went wrong. The error was logged; try again.",
+    values: echoValues(raw),
+  };
+}
+
 async function assertExpectedGame(raw: unknown, user: CurrentUser): Promise<void> {
   const expected = raw && typeof raw === "object" ? (raw as Record<string, unknown>)[EXPECTED_GAME_FIELD] : undefined;
   if (typeof expected !== "string" || expected === "") return;
@@ -91,37 +128,10 @@ export function defineAction<S extends z.ZodType, T = undefined>(
       const user = await requireRole(options.role);
       await assertExpectedGame(raw, user);
       const parsed = options.input.safeParse(raw);
-      if (!parsed.success) {
-        const fieldErrors = fieldErrorsOf(parsed.error);
-        return {
-          ok: false,
-          code: "INVALID_INPUT",
-          message: describeFieldErrors(fieldErrors),
-          fieldErrors,
-          values: echoValues(raw),
-        };
-      }
+      if (!parsed.success) return invalidInput(parsed.error, raw);
       return (await handler(parsed.data, { user })) ?? { ok: true };
     } catch (error) {
-      if (isAppError(error)) {
-        return {
-          ok: false,
-          code: error.code,
-          message: error.message,
-          fieldErrors: error.field ? { [error.field]: error.message } : undefined,
-          values: echoValues(raw),
-        };
-      }
-      // Next.js signals redirect() and notFound() by throwing; they must pass through.
-      if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
-      log.error("action failed", { action: options.name, error });
-      // Even an unexpected failure gives the form back what was typed.
-      return {
-        ok: false,
-        code: "INTERNAL",
-        message: "Something went wrong. The error was logged; try again.",
-        values: echoValues(raw),
-      };
+      return failureOf(error, raw, { action: options.name, withField: true });
     }
   };
   return Object.assign(action, { requiredRole: options.role });
@@ -137,28 +147,10 @@ export function definePublicAction<S extends z.ZodType, T = undefined>(
     const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
     try {
       const parsed = options.input.safeParse(raw);
-      if (!parsed.success) {
-        const fieldErrors = fieldErrorsOf(parsed.error);
-        return {
-          ok: false,
-          code: "INVALID_INPUT",
-          message: describeFieldErrors(fieldErrors),
-          fieldErrors,
-          values: echoValues(raw),
-        };
-      }
+      if (!parsed.success) return invalidInput(parsed.error, raw);
       return (await handler(parsed.data)) ?? { ok: true };
     } catch (error) {
-      if (isAppError(error)) return { ok: false, code: error.code, message: error.message, values: echoValues(raw) };
-      if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
-      log.error("action failed", { action: options.name, error });
-      // Even an unexpected failure gives the form back what was typed.
-      return {
-        ok: false,
-        code: "INTERNAL",
-        message: "Something went wrong. The error was logged; try again.",
-        values: echoValues(raw),
-      };
+      return failureOf(error, raw, { action: options.name, withField: false });
     }
   };
   return Object.assign(action, { requiredRole: "public" as const, publicReason: options.reason });
