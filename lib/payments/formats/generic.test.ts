@@ -60,4 +60,14 @@ describe("generic results", () => {
       { line: 7, reason: "fee is not an amount" },
     ]);
   });
+
+  it("names the columns a file lacks as its header would", () => {
+    expect(readGenericResults("reference,status\r\nR-1,paid\r\n")).toEqual({
+      results: [],
+      unreadable: [{ line: 1, reason: "missing column(s): outcome" }],
+    });
+    expect(readGenericResults("ref,state\r\nR-1,paid\r\n").unreadable).toEqual([
+      { line: 1, reason: "missing column(s): reference, outcome" },
+    ]);
+  });
 });

@@ -179,7 +179,9 @@ describe("PayPal results", () => {
   it("reads nothing from a file without the Customer ID column, and says so", () => {
     expect(readPaypalResults("Transaction ID,Status\r\nT1,SUCCESS\r\n")).toEqual({
       results: [],
-      unreadable: [{ line: 1, reason: "missing column(s): reference" }],
+      unreadable: [
+        { line: 1, reason: "missing column(s): Customer ID (or sender_item_id, Sender Item ID, Unique ID)" },
+      ],
     });
     expect(readPaypalResults('a,"b\r\n').unreadable[0]?.reason).toMatch(/^not a CSV file/);
   });

@@ -77,7 +77,12 @@ export function readResultsCsv(text: string, spec: ColumnSpec): ResultsReadout {
   const index = headerIndex(header.cells, spec.aliases);
   const missing = spec.required.filter((field) => !index.has(field));
   if (missing.length > 0) {
-    return { results: [], unreadable: [{ line: header.line, reason: `missing column(s): ${missing.join(", ")}` }] };
+    // Named as the file's header would name them: the first accepted header, then the others it may go by.
+    const named = missing.map((field) => {
+      const [first, ...others] = spec.aliases[field] ?? [field];
+      return others.length > 0 ? `${first} (or ${others.join(", ")})` : (first ?? field);
+    });
+    return { results: [], unreadable: [{ line: header.line, reason: `missing column(s): ${named.join(", ")}` }] };
   }
   const results: PaymentResult[] = [];
   const unreadable: UnreadableRow[] = [];
