@@ -21,6 +21,7 @@ import { saveGame } from "@/lib/games/games";
 import type { Role } from "@/lib/auth/roles";
 import { createUser } from "@/lib/auth/users";
 import { seedDemoProfiles } from "@/lib/profiles/demo";
+import { DEFAULT_LINK_DAYS, saveStatementSettings, statementIssuerIsSet } from "@/lib/statements/settings";
 import type { Runtime } from "./runtime";
 
 /**
@@ -115,6 +116,16 @@ export async function registerDemoGame(db: Db, emulatorUrl: string, options: { p
   await updateGame(db, DEMO_GAME_ID, { settings: JSON.stringify({ pacing: options.pacing ?? "on", demo: true }) });
 }
 
+/** Who issues the demo's statements (emailing them needs it), unless someone has said already in Settings. */
+export async function seedDemoIssuer(db: Db): Promise<void> {
+  if (await statementIssuerIsSet(db)) return;
+  await saveStatementSettings(
+    db,
+    { studioName: "Demo Studio", studioAddress: "1 Example Street, Sampletown", linkDays: DEFAULT_LINK_DAYS },
+    CLI,
+  );
+}
+
 export async function seedEmbeddedDemo(
   runtime: Runtime,
   options: { appUrl: string; withEmulator: boolean },
@@ -137,6 +148,7 @@ export async function seedEmbeddedDemo(
   try {
     await registerDemoGame(db, emulator.url);
     await seedDemoProfiles(db, { gameId: DEMO_GAME_ID, playerIds: demoRecipientIds() });
+    await seedDemoIssuer(db);
   } finally {
     await db.destroy();
   }

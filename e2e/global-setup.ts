@@ -11,7 +11,7 @@ import { freePort, startCluster, withDatabase } from "../db/embedded";
 import { createDb } from "../db/index";
 import { migrateToLatest } from "../db/migrate";
 import { CRAWL_MONTH, E2E_PASSWORD, E2E_USERS, userFor } from "./fixtures/users";
-import { registerDemoGame } from "../bin/demo";
+import { registerDemoGame, seedDemoIssuer } from "../bin/demo";
 import { DEMO_GAME_ID, DEMO_WEBHOOK_SECRET } from "../emulator/scenario/demo";
 import { startEmulator } from "../emulator/server";
 import { SLACK } from "./fixtures/slack";
@@ -114,6 +114,7 @@ async function startAll(stops: Stop[]): Promise<void> {
     for (const user of E2E_USERS)
       users.push(await createUser(db, { ...user, password: E2E_PASSWORD }, { actor: null, via: "cli" }));
     await registerDemoGame(db, emulator.url, { pacing: "off" });
+    await seedDemoIssuer(db);
   } finally {
     await db.destroy();
   }

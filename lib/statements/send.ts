@@ -12,7 +12,7 @@ import { findBatchGame } from "@/db/queries/payout-lookup";
 import { lockForTransaction } from "@/db/queries/locks";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { enqueueInTransaction } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
@@ -20,7 +20,7 @@ import { statementEmail } from "./email";
 import { statementLinkUrl } from "./links";
 import { numberStatements, type RenderedStatement, renderStatement } from "./render";
 import { SEND_ATTEMPTS, sendStatementJob } from "./send-job";
-import { readStatementSettings } from "./settings";
+import { readStatementSettings, requireStatementIssuer } from "./settings";
 
 export type SendSummary = {
   batchId: string;
@@ -35,7 +35,8 @@ export type SendSummary = {
  * statements): numbers the batch, then in one transaction writes a `queued` line per statement to the delivery log
  * and queues one job each. The batch's sends are taken one at a time (a lock held by that transaction), so two
  * processes recording payments at once cannot both find the same statement unsent and email it twice, and a crash
- * leaves either the lines and their jobs or neither.
+ * leaves either the lines and their jobs or neither. Refused (ISSUER_MISSING) until the studio has said who issues its
+ * statements: none goes out naming a placeholder.
  */
 export async function queueStatementSends(
   db: Db,
@@ -52,6 +53,7 @@ export async function queueStatementSends(
   const gameId = await findBatchGame(db, params.batchId);
   if (!gameId || (params.gameId && params.gameId !== gameId))
     throw new AppError("NOT_FOUND", "No such payout batch for this game.");
+  await requireStatementIssuer(db);
   await numberStatements(db, { gameId, batchId: params.batchId }, acting);
   return db.transaction().execute(async (trx) => {
     await lockForTransaction(trx, `statement-sends:${params.batchId}`);
@@ -94,6 +96,17 @@ export async function queueStatementSends(
       skippedNoEmail: targets.filter((t) => !t.email).map((t) => t.recipientPlayerId),
     };
   });
+}
+
+/**
+ * What a payment's message adds when its statement emails were not queued (the payment stands): the refusal's own
+ * words (no issuer set), or where to send them from; logged either way.
+ */
+export function unsentEmailsNote(batchId: string, error: unknown): string {
+  log.error("statement emails not queued", { batchId, error });
+  return isAppError(error)
+    ? ` The statement emails were not queued. ${error.message}`
+    : " The statement emails could not be queued: send them from the batch page.";
 }
 
 /** Emails the statements of a batch that were just paid (paid, never emailed): called when payment is recorded. */

@@ -4,6 +4,7 @@ import type { Db } from "@/db";
 import { readAppSetting, writeAppSetting } from "@/db/queries/statements";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
 
 /** The app_setting row of statements: who issues them and how long a recipient's link stays valid. */
 export const STATEMENT_SETTINGS_KEY = "statements.settings";
@@ -22,9 +23,29 @@ export const DEFAULT_STATEMENT_SETTINGS: StatementSettings = {
   linkDays: DEFAULT_LINK_DAYS,
 };
 
-export async function readStatementSettings(db: Db): Promise<StatementSettings> {
+/** Why no statement is emailed yet: the statements would name a placeholder as their issuer. */
+export const ISSUER_MISSING =
+  "Set the studio's name in Settings → Statements first (an admin can): every statement emailed names who issues it.";
+
+/** The settings saved, or null while nobody has said who issues statements. */
+async function savedStatementSettings(db: Db): Promise<StatementSettings | null> {
   const parsed = statementSettingsSchema.safeParse(await readAppSetting(db, STATEMENT_SETTINGS_KEY));
-  return parsed.success ? parsed.data : DEFAULT_STATEMENT_SETTINGS;
+  return parsed.success ? parsed.data : null;
+}
+
+/** The settings in force: those saved, else the defaults (a PDF made before then names a placeholder issuer). */
+export async function readStatementSettings(db: Db): Promise<StatementSettings> {
+  return (await savedStatementSettings(db)) ?? DEFAULT_STATEMENT_SETTINGS;
+}
+
+/** Whether the studio has said who issues its statements, as emailing them needs. */
+export async function statementIssuerIsSet(db: Db): Promise<boolean> {
+  return (await savedStatementSettings(db)) !== null;
+}
+
+/** Refuses, with ISSUER_MISSING, while the studio has not said who issues its statements. */
+export async function requireStatementIssuer(db: Db): Promise<void> {
+  if (!(await statementIssuerIsSet(db))) throw new AppError("CONFLICT", ISSUER_MISSING);
 }
 
 export async function saveStatementSettings(db: Db, input: StatementSettings, acting: ActingAs): Promise<void> {

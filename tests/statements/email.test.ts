@@ -8,12 +8,13 @@ import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
 import { queueStatementSends } from "@/lib/statements/send";
+import { ISSUER_MISSING } from "@/lib/statements/settings";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { insertBatch, insertSnapshot } from "../exports/fixture";
 import { statementFixture } from "./fixture";
 import { waitFor } from "../support/wait";
 import { pdfText } from "./pdf-text";
-import { DELIVERIES, startSmtp } from "./support";
+import { DELIVERIES, setIssuer, startSmtp } from "./support";
 
 const GAME = "stmt-mail";
 const REFUSED = "ha@example.test";
@@ -39,6 +40,13 @@ afterAll(async () => {
 describe("statement emails", () => {
   it("[finance] sends a batch: each recipient gets their statement; a 550 is retried, then marked failed", async () => {
     const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    // Until the studio says who issues its statements, none is emailed (each would name a placeholder).
+    await expect(queueStatementSends(t.db, { gameId: GAME, batchId }, acting)).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: ISSUER_MISSING,
+    });
+    expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toEqual([]);
+    await setIssuer(t.db);
     const summary = await queueStatementSends(t.db, { gameId: GAME, batchId }, acting);
     expect(summary).toMatchObject({ queued: 4, skippedNoEmail: [] });
     const finished = async (id: string) =>
@@ -54,7 +62,7 @@ describe("statement emails", () => {
     ]);
     const anna = received.find((m) => !Array.isArray(m.to) && m.to?.text === "anna@example.test");
     expect(anna?.from?.text).toBe('"Studio Statements" <statements@studio.test>');
-    expect(anna?.subject).toBe("Statement PD-stmt-mail-000001 from Your studio (set the name in Settings)");
+    expect(anna?.subject).toBe("Statement PD-stmt-mail-000001 from Kraków Games");
     expect(anna?.text).toContain("Hello Анна Петрова,");
     expect(anna?.text).toContain(`Payable: ${formatUsdText("40.10")}`);
     expect(anna?.text).toContain("reference PAY-901");

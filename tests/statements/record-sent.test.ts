@@ -6,7 +6,7 @@ import { listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import { deliverStatement, queueStatementSends } from "@/lib/statements/send";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
-import { startSmtp } from "./support";
+import { setIssuer, startSmtp } from "./support";
 
 /**
  * Once the mail server has taken a statement email, failing to record it is not a refusal: the record is tried
@@ -23,6 +23,7 @@ beforeAll(async () => {
   smtp = await startSmtp(received);
   t = await createTestDatabase();
   applyTestEnv(t);
+  await setIssuer(t.db);
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => smtp.close(() => resolve()));

@@ -26,7 +26,7 @@ import { createProfilesDatabase } from "../profiles/support";
 import type { TestDatabase } from "../support/db";
 import { waitFor } from "../support/wait";
 import { pdfText } from "./pdf-text";
-import { DELIVERIES, FIGURE_COLUMNS, startSmtp } from "./support";
+import { DELIVERIES, FIGURE_COLUMNS, setIssuer, startSmtp } from "./support";
 
 /**
  * A batch paid through a PayPal file, one payment of which later comes back, against real PostgreSQL and a real SMTP
@@ -181,6 +181,7 @@ beforeAll(async () => {
   smtp = await startSmtp(received);
   t = await createProfilesDatabase(GAME);
   db = t.db;
+  await setIssuer(db);
   for (const id of [1, 2, 4, 5])
     await changePayoutDetails(db, { gameId: GAME, playerId: id, input: paypal(`p${id}@example.com`) }, finance);
   await month("2026-08", { 1: "50.00", 2: "40.00", 4: "30.00", 5: "6.00" });

@@ -1,8 +1,19 @@
 import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerAddress } from "smtp-server";
+import type { Db } from "@/db";
+import { DEFAULT_LINK_DAYS, saveStatementSettings } from "@/lib/statements/settings";
 
 /** What the statement tests share: a real SMTP server on a free port (each message parsed), the figures read. */
+
+/** Says who issues the statements (Settings → Statements), as emailing them needs. */
+export async function setIssuer(db: Db, studioName = "Kraków Games"): Promise<void> {
+  await saveStatementSettings(
+    db,
+    { studioName, studioAddress: "ul. Długa 1, Kraków", linkDays: DEFAULT_LINK_DAYS },
+    { actor: null, via: "cli" },
+  );
+}
 
 /** How long deliveries take at most on an idle machine, and what a wait for them says when it fails. */
 export const DELIVERIES = { within: 90_000, every: 200, what: "the deliveries" };

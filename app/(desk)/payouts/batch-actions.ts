@@ -24,8 +24,7 @@ import {
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { batchIdSchema, reasonSchema } from "@/lib/payouts/schemas";
 import { parseWindowKey } from "@/lib/payouts/window-key";
-import { log } from "@/lib/log";
-import { queuePaidStatementEmails } from "@/lib/statements/send";
+import { queuePaidStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
 import { formatUsdText } from "@/lib/format";
 
 const idsSchema = z
@@ -285,8 +284,7 @@ export const markPaidAction = defineAction(
       );
       emails = ` ${countOf(sent.queued, "statement email")} queued.`;
     } catch (error) {
-      log.error("statement emails not queued", { batchId: input.batchId, error });
-      emails = " The statement emails could not be queued: send them from the batch page.";
+      emails = unsentEmailsNote(input.batchId, error);
     }
     revalidatePayouts();
     return {

@@ -20,6 +20,7 @@ import { NoGame } from "../../no-game";
 import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { BatchPanel } from "./batch-panel";
 import { StatementMailPanel } from "./statement-mail-panel";
+import { statementIssuerIsSet } from "@/lib/statements/settings";
 import { revokeStatementLinksAction, sendBatchStatementsAction } from "../statement-mail-actions";
 import { ClosingSection } from "./closing-section";
 import { ExportLinks } from "./export-links";
@@ -134,11 +135,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
-  const [exportLinks, closing] = await Promise.all([
+  const mailable = canAct && batch !== null && (batch.status === "approved" || batch.status === "paid");
+  const [exportLinks, closing, issuerSet] = await Promise.all([
     canAct
       ? windowExportLinks(db, { gameId: game.id, batch, snapshotId: snapshot.id, statements: batchCounts.total, href })
       : Promise.resolve([]),
     readWindowClosing(db, { gameId: game.id, window, batchStatus: batch?.status ?? null }),
+    mailable ? statementIssuerIsSet(db) : Promise.resolve(false),
   ]);
 
   return (
@@ -215,10 +218,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
             today={today}
           />
         ) : null}
-        {canAct && batch && counts && (batch.status === "approved" || batch.status === "paid") ? (
+        {mailable && batch && counts ? (
           <StatementMailPanel
             batchId={batch.id}
             statements={counts.total}
+            issuerSet={issuerSet}
             actions={{ send: sendBatchStatementsAction, revoke: revokeStatementLinksAction }}
           />
         ) : null}

@@ -4,7 +4,6 @@ import { revalidatePath } from "next/cache";
 import type { ActingAs } from "@/core/actor";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
-import { log } from "@/lib/log";
 import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
@@ -17,7 +16,7 @@ import {
   importResultsSchema,
   returnPaymentSchema,
 } from "@/lib/payments/schemas";
-import { queueChangedStatementEmails } from "@/lib/statements/send";
+import { queueChangedStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
 import { z } from "zod";
 
 /** Payment files, provider results and returned payments, from the window page (lib/payments does the work). */
@@ -36,8 +35,7 @@ async function emailChangedStatements(gameId: string, batchId: string, as: Actin
     const queued = sent.paid.queued + sent.returned.queued;
     return queued > 0 ? ` ${countOf(queued, "statement email")} queued.` : "";
   } catch (error) {
-    log.error("statement emails not queued", { batchId, error });
-    return " The statement emails could not be queued: send them from the batch page.";
+    return unsentEmailsNote(batchId, error);
   }
 }
 

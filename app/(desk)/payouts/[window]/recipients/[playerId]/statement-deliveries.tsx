@@ -7,6 +7,8 @@ import { getDb } from "@/db";
 import { type DeliveryRow, getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import type { PayoutStatement } from "@/lib/payouts/ledger";
 import { isStatementIssued } from "@/lib/statements/hrefs";
+import { statementIssuerIsSet } from "@/lib/statements/settings";
+import { ISSUER_MISSING_NOTE } from "@/app/_components/payouts/issuer-note";
 import { formatInstant } from "@/lib/time";
 import { sendStatementAction } from "../../../statement-mail-actions";
 import { SendStatementButton } from "./send-statement-button";
@@ -18,22 +20,26 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
   const { statement } = props;
   if (!isStatementIssued(statement.batchStatus)) return null;
   const db = getDb();
-  const [deliveries, failure] = await Promise.all([
+  const [deliveries, failure, issuerSet] = await Promise.all([
     listStatementDeliveries(db, { gameId: props.gameId, statementId: statement.id }),
     getDeliveryFailure(db, { gameId: props.gameId, recipientPlayerId: statement.recipientPlayerId }),
+    props.canAct ? statementIssuerIsSet(db) : Promise.resolve(false),
   ]);
+  const canSend = props.canAct && statement.playerEmail !== null;
   return (
     <DeliveryLog
       deliveries={deliveries}
       failure={failure}
       actions={
-        props.canAct && statement.playerEmail ? (
+        canSend && issuerSet ? (
           <SendStatementButton
             batchId={statement.batchId}
             statementId={statement.id}
-            to={statement.playerEmail}
+            to={statement.playerEmail ?? ""}
             action={sendStatementAction}
           />
+        ) : canSend ? (
+          <span className="text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</span>
         ) : undefined
       }
     />
