@@ -4,7 +4,7 @@ import type { ScenarioInput } from "./schema";
 
 /** The demo game, for the app to register (`npm run emulator -- --demo`). Sandbox-style: status testing. */
 export const DEMO_GAME_ID = "demo-game";
-export const DEMO_GAME_NAME = "Demo Game (sandbox)";
+export const DEMO_GAME_NAME = "Demo Game";
 export const DEMO_GAME_SECRET = "gs_demo_3f9a1c7e5b2d4086";
 export const DEMO_WEBHOOK_SECRET = "whsec_demo_8c41e2a97d5b3f60";
 export const DEMO_CLOCK = "2026-11-20T12:00:00Z";

@@ -61,6 +61,14 @@ function methodOf(instruction: PayoutInstruction): { method: PaymentMethod; name
   }
 }
 
+/** How a recipient's profile says they are paid, as a file's list of those left out tells it. */
+const PAID_HOW: Record<PayoutInstruction["method"], string> = {
+  paypal: "by PayPal",
+  wise: "by Wise",
+  bank_transfer: "by bank transfer",
+  manual: "by hand, outside any file",
+};
+
 export function itemFor(
   candidate: Candidate,
   instruction: PayoutInstruction | undefined,
@@ -70,7 +78,7 @@ export function itemFor(
   const bar = candidate.bars[0];
   if (bar) return { ok: false, reason: PAYMENT_BARS[bar] };
   if (!PROFILE_METHODS[file.method].includes(instruction.method))
-    return { ok: false, reason: `the recipient is paid by ${instruction.method.replace("_", " ")}` };
+    return { ok: false, reason: `the recipient is paid ${PAID_HOW[instruction.method]}` };
   const currency = instruction.currency;
   if (file.method === "sepa" && currency !== "EUR")
     return { ok: false, reason: `SEPA pays in EUR; the recipient is paid in ${currency}` };

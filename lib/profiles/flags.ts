@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { gameUsesProfiles, listProfileFlagFacts, type ProfileFlagFacts } from "@/db/queries/profiles";
+import { formatUtcDateTime } from "@/lib/format";
 import { formatInstant } from "@/lib/time";
 import { PROFILE_FLAG_INFO, type ProfileFlag } from "./flag-info";
 import { PAYOUT_METHOD_LABELS } from "./schemas";
@@ -49,8 +50,10 @@ export function profileFlagsOfFacts(
     facts.detailsAppliedAt !== null &&
     (facts.lastPaidAt === null || facts.detailsAppliedAt > facts.lastPaidAt);
   if (changed && facts.method && facts.detailsAppliedAt) {
-    const since = facts.lastPaidAt ? ` since the last payment on ${formatInstant(facts.lastPaidAt)}` : "";
-    const what = `${PAYOUT_METHOD_LABELS[facts.method]} details changed on ${formatInstant(facts.detailsAppliedAt)}`;
+    // As every page shows an instant: "2026-11-25 20:39 UTC".
+    const at = (instant: Date) => formatUtcDateTime(formatInstant(instant)) ?? formatInstant(instant);
+    const since = facts.lastPaidAt ? ` since the last payment on ${at(facts.lastPaidAt)}` : "";
+    const what = `${PAYOUT_METHOD_LABELS[facts.method]} details changed on ${at(facts.detailsAppliedAt)}`;
     flags.push(
       raise(
         "payout_details_changed",

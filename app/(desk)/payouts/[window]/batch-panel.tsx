@@ -93,7 +93,7 @@ export function BatchPanel(props: BatchPanelProps) {
             action={withFields(actions.approveBatch, id)}
           >
             <p className="text-sm text-ink">
-              {formatCount(counts.approved)} approved (USD {props.counts.payableApprovedUsd} payable),{" "}
+              {formatCount(counts.approved)} approved ({formatUsdText(props.counts.payableApprovedUsd)} payable),{" "}
               {formatCount(counts.held)} held. Approving freezes every figure to snapshot version{" "}
               {props.snapshotVersion}.
             </p>

@@ -4,7 +4,7 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { Money } from "@/app/_components/ui/money";
 import type { Db } from "@/db";
 import type { PayoutBatchStatus } from "@/db/types";
-import { countOf, formatCount } from "@/lib/format";
+import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { countPaymentStates } from "@/db/queries/payouts";
 import { listStatementsInState } from "@/lib/payouts/ledger";
@@ -177,7 +177,7 @@ export async function PaymentFilesSection(props: {
                 paid={returnable.map((s) => ({
                   id: s.id,
                   label:
-                    `Recipient ${s.recipientPlayerId}: USD ${s.paidAmountUsd ?? s.payableUsd} ` +
+                    `Recipient ${s.recipientPlayerId}: ${formatUsdText(s.paidAmountUsd ?? s.payableUsd)} ` +
                     `(${s.paymentReference ?? ""})`,
                 }))}
               />
