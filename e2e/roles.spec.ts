@@ -11,6 +11,9 @@ test.describe("sign-in and roles", () => {
     await page.getByLabel("Password").fill("not-the-password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByRole("alert").filter({ hasText: "do not match" })).toBeVisible();
+    // The email typed stays to be corrected; the password does not.
+    await expect(page.getByLabel("Email")).toHaveValue("viewer@e2e.test");
+    await expect(page.getByLabel("Password")).toHaveValue("");
     await page.getByLabel("Email").fill("not an email");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByText(/Email must be an email address/)).toBeVisible();

@@ -23,7 +23,13 @@ export const signInAction = definePublicAction(
     try {
       await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders });
     } catch {
-      return { ok: false, code: "UNAUTHENTICATED", message: "That email and password do not match an account." };
+      // The email stays in the form (never the password), to correct one or the other.
+      return {
+        ok: false,
+        code: "UNAUTHENTICATED",
+        message: "That email and password do not match an account.",
+        values: { email },
+      };
     }
     await markSignInSucceeded(db, attemptId, { email, via: "web" });
     redirect("/payouts");
