@@ -48,7 +48,7 @@ test("[admin] maps each account to a ledger code and tax rate; a refused code ke
   const expense = page.getByRole("form", { name: `Map ${first.label}` });
   await expense.getByLabel(`${first.label}: tax rate name`).fill(first.tax);
   await expense.getByRole("button", { name: `Map ${first.label.toLowerCase()}` }).click();
-  await expect(expense.getByRole("alert")).toContainText("code: is required");
+  await expect(expense.getByRole("alert")).toContainText("Code is required");
   await expect(expense.getByLabel(`${first.label}: tax rate name`)).toHaveValue(first.tax);
   await shoot(page, "admin-accounting-refused");
 

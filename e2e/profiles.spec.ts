@@ -76,7 +76,7 @@ test.describe
       await form.getByLabel("Payout currency").fill("EUR");
       await form.getByRole("button", { name: "Submit change for review" }).click();
       // A wrong check digit: the error names the field and everything typed stays.
-      await expect(form.getByRole("alert")).toContainText("iban: is not a valid IBAN");
+      await expect(form.getByRole("alert")).toContainText("IBAN is not a valid IBAN");
       await expect(form.getByLabel(/^IBAN/)).toHaveValue("NL91 ABNA 0417 1643 01");
       await expect(form.getByLabel("BIC")).toHaveValue("ABNANL2AXXX");
       await form.getByLabel(/^IBAN/).fill(NEXT_IBAN);

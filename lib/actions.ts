@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { isAppError } from "@/lib/errors";
+import { fieldErrorText } from "@/lib/format";
 import { log } from "@/lib/log";
 import { getDb } from "@/db";
 import { getSelectedGameId } from "@/db/queries/games";
@@ -51,10 +52,26 @@ export function fieldErrorsOf(error: z.ZodError): Record<string, string> {
   return out;
 }
 
-/** "email: must be an email address; role: must be one of ..." — every message names its field. */
+/** Words written in capitals wherever a field's name holds them. */
+const ACRONYMS = new Set(["bic", "csv", "eur", "fx", "iban", "id", "smtp", "url", "usd"]);
+
+/** A field's name as a form would label it: "eurRate" → "EUR rate", "executionDate" → "Execution date". */
+export function fieldLabel(field: string): string {
+  const words = (field.split(".").at(-1) ?? field)
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .toLowerCase()
+    .split(" ")
+    .filter((word) => word !== "")
+    .map((word) => (ACRONYMS.has(word) ? word.toUpperCase() : word));
+  const text = words.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** "Email must be an email address; Role must be one of ..." — every message names its field in words. */
 export function describeFieldErrors(fieldErrors: Record<string, string>): string {
   return Object.entries(fieldErrors)
-    .map(([field, message]) => `${field}: ${message}`)
+    .map(([field, message]) => fieldErrorText(fieldLabel(field), message))
     .join("; ");
 }
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { fieldLabel } from "../../lib/actions";
 import { type Role, roleBelow } from "../../lib/auth/roles";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAnonymously, actAs } from "../support/next-request";
@@ -85,7 +86,8 @@ describe("server actions", () => {
         if (own.code === "INVALID_INPUT") {
           const result = own as { message: string; fieldErrors?: Record<string, string> };
           expect(Object.keys(result.fieldErrors ?? {}).length).toBeGreaterThan(0);
-          for (const field of Object.keys(result.fieldErrors ?? {})) expect(result.message).toContain(field);
+          for (const field of Object.keys(result.fieldErrors ?? {}))
+            expect(result.message).toContain(fieldLabel(field));
         }
       }
     });

@@ -95,7 +95,7 @@ describe("sign-in", () => {
     const { signInAction } = await import("../../app/(auth)/sign-in/actions");
     const result = await signInAction(null, form("not-an-email", ""));
     expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT" });
-    expect(result.ok ? "" : result.message).toMatch(/email: .*password: /);
+    expect(result.ok ? "" : result.message).toMatch(/^Email .*; Password /);
   });
 });
 

@@ -222,7 +222,7 @@ describe("forms given a malformed amount or date say what is wrong and keep what
       const values = { batchId: "0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11", paidOn, method: "wise", reference: "WISE-1" };
       const result = await batchActions.markPaidAction(null, form(values));
       expect(result, paidOn).toMatchObject({ ok: false, code: "INVALID_INPUT", values: { paidOn } });
-      expect(result.ok ? null : result.message).toMatch(/^paidOn: must be (a date such as 2026-04-03|a real date)$/);
+      expect(result.ok ? null : result.message).toMatch(/^Paid on must be (a date such as 2026-04-03|a real date)$/);
     }
   });
 
