@@ -79,6 +79,11 @@ export type PayoutTableQuery = {
   dir: "asc" | "desc";
   q?: string;
   filter?: PayoutTableFilter;
+  /**
+   * With the "flagged" filter and a batch: recipients flagged besides the flags stored on their statements (their
+   * disputes and payout profiles, worked out when the page is asked for).
+   */
+  flaggedElsewhere?: readonly number[];
   state?: PayoutStatementState;
   page: number;
   pageSize: number;
@@ -226,7 +231,15 @@ export async function listPayoutTable(
     let base = statementsOfBatch(db, { gameId: params.gameId, batchId: params.batchId });
     if (q) base = base.where(matchesRecipient("st", q));
     if (params.state) base = base.where("st.state", "=", params.state);
-    if (params.filter === "flagged") base = base.where(sql<boolean>`jsonb_array_length(st.recipient_flags) > 0`);
+    if (params.filter === "flagged") {
+      const elsewhere = (params.flaggedElsewhere ?? []).map(String);
+      base = base.where(
+        elsewhere.length > 0
+          ? sql<boolean>`(jsonb_array_length(st.recipient_flags) > 0
+              or st.recipient_player_id = any(${elsewhere}::bigint[]))`
+          : sql<boolean>`jsonb_array_length(st.recipient_flags) > 0`,
+      );
+    }
     const shared = sharedFilter("st", params.filter);
     if (shared) base = base.where(shared);
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");

@@ -93,6 +93,23 @@ describe("the recipient payout table", () => {
     });
     expect(unresolved.total).toBe(Math.floor(N / 997));
     expect(unresolved.rows.every((r) => r.recipientFlags.includes("unresolved_recipient"))).toBe(true);
+    // "Flagged": the flags stored on the statements, and the recipients flagged elsewhere (disputes, profiles).
+    const flaggedQuery = { gameId: GAME, snapshotId, batchId, sort: "recipient" as const, dir: "asc" as const };
+    const stored = await listPayoutTable(db, { ...flaggedQuery, filter: "flagged", page: 1, pageSize: 50 });
+    expect(stored.rows.length).toBeGreaterThan(0);
+    expect(stored.rows.every((r) => r.recipientFlags.length > 0)).toBe(true);
+    const flagged = await listPayoutTable(db, {
+      ...flaggedQuery,
+      filter: "flagged",
+      flaggedElsewhere: [500001, 500002],
+      page: 1,
+      pageSize: 50,
+    });
+    expect(flagged.total).toBe(stored.total + 2);
+    expect(flagged.rows.slice(0, 2).map((r) => [r.recipientPlayerId, r.recipientFlags])).toEqual([
+      [500001, []],
+      [500002, []],
+    ]);
     const byName = await listPayoutTable(db, {
       gameId: GAME,
       snapshotId,

@@ -74,6 +74,18 @@ export default async function WindowPage({ params, searchParams }: Props) {
 
   const state = payoutTable.parse(query);
   const canAct = hasRole(user.role, "finance");
+  const filter = PAYOUT_TABLE_FILTERS.find((f) => f === state.filters.show);
+  // "Flagged" lists every statement a flag stands on: those stored at preparation, and those its recipient's disputes
+  // and payout profile raise now (worked out over the whole batch only when that filter is asked for).
+  const flaggedElsewhere =
+    batch && filter === "flagged"
+      ? [
+          ...new Set([
+            ...disputeFlagsOf(disputes).flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])),
+            ...(await profileFlagsOf(db, { gameId: game.id, batchId: batch.id })).map((f) => f.recipientPlayerId),
+          ]),
+        ]
+      : undefined;
   const [counts, table] = await Promise.all([
     batch ? summarizeBatch(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null),
     listPayoutTable(db, {
@@ -83,7 +95,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
       sort: state.sort,
       dir: state.dir,
       q: state.q,
-      filter: PAYOUT_TABLE_FILTERS.find((f) => f === state.filters.show),
+      filter,
+      flaggedElsewhere,
       state: STATEMENT_STATES.find((s) => s === state.filters.state),
       page: state.page,
       pageSize: state.pageSize,
