@@ -7,6 +7,11 @@ import { PROFILE_FLAG_INFO, type ProfileFlag } from "./flag-info";
 import { PAYOUT_METHOD_LABELS } from "./schemas";
 import { readProfileSettings } from "./settings";
 
+/** An instant as every page shows one: "2026-11-25 20:39 UTC". */
+function at(instant: Date): string {
+  return formatUtcDateTime(formatInstant(instant)) ?? formatInstant(instant);
+}
+
 /** A flag raised by a recipient's payout profile, shaped like every payout flag (lib/payouts/flags.ts ActiveFlag). */
 export type ProfileActiveFlag = {
   flag: ProfileFlag;
@@ -50,8 +55,6 @@ export function profileFlagsOfFacts(
     facts.detailsAppliedAt !== null &&
     (facts.lastPaidAt === null || facts.detailsAppliedAt > facts.lastPaidAt);
   if (changed && facts.method && facts.detailsAppliedAt) {
-    // As every page shows an instant: "2026-11-25 20:39 UTC".
-    const at = (instant: Date) => formatUtcDateTime(formatInstant(instant)) ?? formatInstant(instant);
     const since = facts.lastPaidAt ? ` since the last payment on ${at(facts.lastPaidAt)}` : "";
     const what = `${PAYOUT_METHOD_LABELS[facts.method]} details changed on ${at(facts.detailsAppliedAt)}`;
     flags.push(
@@ -71,7 +74,7 @@ export function profileFlagsOfFacts(
       raise(
         "payment_returned",
         facts,
-        `a payment was rejected or returned on ${formatInstant(back.at.getTime())}`,
+        `a payment was rejected or returned on ${at(back.at)}`,
         `payment_return:${back.id}`,
         back.at,
       ),
@@ -85,8 +88,7 @@ export function profileFlagsOfFacts(
       raise(
         "statement_undeliverable",
         facts,
-        `statement email to ${refused.toAddress} refused on ${formatInstant(refused.failedAt.getTime())}: ` +
-          refused.serverAnswer,
+        `statement email to ${refused.toAddress} refused on ${at(refused.failedAt)}: ${refused.serverAnswer}`,
         `statement_delivery:${refused.statementId}:${refused.failedAt.toISOString()}`,
         refused.failedAt,
       ),

@@ -3,4 +3,4 @@
  * words): for the batch panel (a client component) and a statement's delivery log alike.
  */
 export const ISSUER_MISSING_NOTE =
-  "Statements can be emailed once the studio's name is set in Settings → Statements (an admin can set it).";
+  "Emailing statements needs the studio's name: an admin sets it in Settings → Statements.";

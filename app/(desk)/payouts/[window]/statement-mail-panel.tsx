@@ -35,7 +35,7 @@ export function StatementMailPanel(props: {
           action={withFields(props.actions.send, id)}
         />
       ) : (
-        <p className="text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</p>
+        <p className="max-w-xs text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</p>
       )}
       <ConfirmDialog
         onConfirmed={done}

@@ -39,7 +39,7 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
             action={sendStatementAction}
           />
         ) : canSend ? (
-          <span className="text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</span>
+          <span className="block max-w-xs whitespace-normal text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</span>
         ) : undefined
       }
     />
