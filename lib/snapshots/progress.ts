@@ -4,10 +4,11 @@ import { monthKeySchema, monthWindow, type TimeWindow, windowInputSchema } from 
 
 /**
  * What a person types to choose a window (the Payouts form, the CLI): a month, or any start and end (ISO dates or
- * date-times, end exclusive). Errors name the field.
+ * date-times, end exclusive). Errors name the field; the form's `mode` says which of them it shows.
  */
 export const snapshotWindowInputSchema = z
   .object({
+    mode: z.enum(["month", "custom"]).optional(),
     month: z.string().trim().optional(),
     start: z.string().trim().optional(),
     end: z.string().trim().optional(),
@@ -31,6 +32,10 @@ export const snapshotWindowInputSchema = z
         return z.NEVER;
       }
       return monthWindow(parsed.data);
+    }
+    if (!start && value.mode === "month") {
+      ctx.addIssue({ code: "custom", path: ["month"], message: "is required (a month such as 2026-03)" });
+      return z.NEVER;
     }
     if (!start) {
       ctx.addIssue({

@@ -64,6 +64,13 @@ const CASES: Case[] = [
     path: "month",
     message: /^must be a month such as 2026-03$/,
   },
+  {
+    name: "snapshotWindowInputSchema month left empty",
+    schema: snapshotWindowInputSchema,
+    input: { mode: "month", month: "" },
+    path: "month",
+    message: /^is required \(a month such as 2026-03\)$/,
+  },
   { name: "baseUrlSchema", schema: baseUrlSchema, input: "not a url", path: "", message: /^must be a URL/ },
   {
     name: "gameInputSchema base URL",
