@@ -16,7 +16,8 @@ test.describe("sign-in and roles", () => {
     await expect(page.getByLabel("Password")).toHaveValue("");
     await page.getByLabel("Email").fill("not an email");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByText(/Email must be an email address/)).toBeVisible();
+    await expect(page.getByText("Email must be an email address", { exact: true })).toBeVisible();
+    await expect(page.getByRole("alert").filter({ hasText: "Email must be an email address" })).toBeVisible();
     await shoot(page, "sign-in-errors");
   });
 

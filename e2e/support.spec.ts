@@ -218,7 +218,14 @@ test(
     for (const typed of ["abc", "12,50", ""]) {
       await page.getByLabel("Amount to refund (USD)").fill(typed);
       await page.getByLabel("Reason").fill(`Ticket 77 (${typed || "empty"})`);
+      // Each refusal reads as the one before: wait for this submission's answer, or the next value typed could be
+      // put back by the form resetting to the previous answer.
+      const answered = page.waitForResponse(
+        (r) => r.request().method() === "POST" && r.request().headers()["next-action"] !== undefined,
+      );
       await page.getByRole("button", { name: "Review refund" }).click();
+      await answered;
+      await expect(page.getByRole("button", { name: "Review refund" })).toBeEnabled();
       await expect(
         page.getByText(/Amount to refund \(USD\) must be an amount in USD with at most two decimals/),
       ).toBeVisible();
