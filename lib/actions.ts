@@ -75,10 +75,6 @@ export function describeFieldErrors(fieldErrors: Record<string, string>): string
     .join("; ");
 }
 
-/**
- * The selected game is kept per session, so all tabs share it: a form rendered for game X and submitted after another
- * tab switched to game Y must not act on Y. Forms that act on "the selected game" carry the game they showed.
- */
 /** The answer to input that does not parse: a message per field, and what was typed. */
 function invalidInput<T>(error: z.ZodError, raw: unknown): ActionResult<T> {
   const fieldErrors = fieldErrorsOf(error);
@@ -116,6 +112,10 @@ function failureOf<T>(error: unknown, raw: unknown, options: { action: string; w
   };
 }
 
+/**
+ * The selected game is kept per session, so all tabs share it: a form rendered for game X and submitted after another
+ * tab switched to game Y must not act on Y. Forms that act on "the selected game" carry the game they showed.
+ */
 async function assertExpectedGame(raw: unknown, user: CurrentUser): Promise<void> {
   const expected = raw && typeof raw === "object" ? (raw as Record<string, unknown>)[EXPECTED_GAME_FIELD] : undefined;
   if (typeof expected !== "string" || expected === "") return;

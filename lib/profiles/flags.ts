@@ -9,7 +9,8 @@ import { readProfileSettings } from "./settings";
 
 /** An instant as every page shows one: "2026-11-25 20:39 UTC". */
 function at(instant: Date): string {
-  return formatUtcDateTime(formatInstant(instant)) ?? formatInstant(instant);
+  const iso = formatInstant(instant);
+  return formatUtcDateTime(iso) ?? iso;
 }
 
 /** A flag raised by a recipient's payout profile, shaped like every payout flag (lib/payouts/flags.ts ActiveFlag). */

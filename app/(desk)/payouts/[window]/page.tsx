@@ -75,13 +75,15 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const state = payoutTable.parse(query);
   const canAct = hasRole(user.role, "finance");
   const filter = PAYOUT_TABLE_FILTERS.find((f) => f === state.filters.show);
+  // A recipient's disputes show beside the flags stored on the statement; "(overridden)" once every one is.
+  const disputeFlags = disputeFlagsOf(disputes);
   // "Flagged" lists every statement a flag stands on: those stored at preparation, and those its recipient's disputes
   // and payout profile raise now (worked out over the whole batch only when that filter is asked for).
   const flaggedElsewhere =
     batch && filter === "flagged"
       ? [
           ...new Set([
-            ...disputeFlagsOf(disputes).flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])),
+            ...disputeFlags.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])),
             ...(await profileFlagsOf(db, { gameId: game.id, batchId: batch.id })).map((f) => f.recipientPlayerId),
           ]),
         ]
@@ -108,8 +110,6 @@ export default async function WindowPage({ params, searchParams }: Props) {
     if (o.recipientPlayerId === null || o.cause !== `snapshot:${snapshot.id}`) continue;
     addFlag(overriddenByRecipient, o.recipientPlayerId, o.flag);
   }
-  // A recipient's disputes show beside the flags stored on the statement; "(overridden)" once every one is.
-  const disputeFlags = disputeFlagsOf(disputes);
   for (const row of table.rows) {
     const mine = disputeFlags.filter((f) => f.recipientPlayerId === row.recipientPlayerId);
     if (mine.length === 0) continue;

@@ -25,20 +25,21 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
     getDeliveryFailure(db, { gameId: props.gameId, recipientPlayerId: statement.recipientPlayerId }),
     props.canAct ? statementIssuerIsSet(db) : Promise.resolve(false),
   ]);
-  const canSend = props.canAct && statement.playerEmail !== null;
+  // Finance may email a statement whose recipient has an address, once the studio has said who issues it.
+  const to = props.canAct ? statement.playerEmail : null;
   return (
     <DeliveryLog
       deliveries={deliveries}
       failure={failure}
       actions={
-        canSend && issuerSet ? (
+        to && issuerSet ? (
           <SendStatementButton
             batchId={statement.batchId}
             statementId={statement.id}
-            to={statement.playerEmail ?? ""}
+            to={to}
             action={sendStatementAction}
           />
-        ) : canSend ? (
+        ) : to ? (
           <span className="block max-w-xs whitespace-normal text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</span>
         ) : undefined
       }
