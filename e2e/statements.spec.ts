@@ -95,6 +95,8 @@ test.describe("statements", () => {
     await dialog.getByRole("button", { name: "Queue emails" }).click();
     await expect(dialog).toBeHidden({ timeout: 30_000 * SLACK });
     await expect(page.getByText("Queued 3 statement emails.")).toBeVisible();
+    // Every statement was emailed: the batch now offers them all again, not a second send of the same ones.
+    await expect(page.getByRole("button", { name: "Email statements again…" })).toBeVisible();
     await shoot(page, "statements-finance-batch");
 
     await page.goto(`${WINDOW_PATH}/recipients/910001`);

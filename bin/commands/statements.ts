@@ -20,6 +20,7 @@ const sendSchema = z.object({
     .regex(/^\d{1,15}$/, { message: "must be a player id (digits)", abort: true })
     .transform(Number)
     .optional(),
+  again: z.boolean().default(false),
 });
 
 const settingsSchema = z.object({
@@ -90,14 +91,15 @@ export const statementCommands: Record<string, Command> = {
   },
   "statements send": {
     spec: {
-      usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID]",
+      usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID | --again]",
       description:
-        "Queues an email of each recipient's statement of an approved or paid batch (or of one recipient), the " +
-        "PDF attached, through SMTP_URL. The app's job workers (or desk worker) send them, with retries; each " +
-        "statement's delivery log shows the outcome. A JSON summary goes to stdout.",
+        "Queues an email of each statement of an approved or paid batch not emailed yet (every one with --again, " +
+        "or one recipient's), the PDF attached, through SMTP_URL. The app's job workers (or desk worker) send " +
+        "them, with retries; each statement's delivery log shows the outcome. A JSON summary goes to stdout.",
       options: {
         batch: { type: "string", description: "The payout batch id" },
-        recipient: { type: "string", description: "Only this recipient's statement (player id)" },
+        recipient: { type: "string", description: "Only this recipient's statement (player id), emailed or not" },
+        again: { type: "boolean", description: "Every statement of the batch, those emailed already too" },
       },
       schema: sendSchema,
     } satisfies CommandSpec<typeof sendSchema>,
@@ -107,7 +109,11 @@ export const statementCommands: Record<string, Command> = {
         try {
           return await queueStatementSends(
             db,
-            { batchId: flags.batch, recipientPlayerId: flags.recipient },
+            {
+              batchId: flags.batch,
+              recipientPlayerId: flags.recipient,
+              unemailed: flags.recipient === undefined && !flags.again,
+            },
             { actor: null, via: "cli" },
           );
         } finally {

@@ -1,4 +1,5 @@
 import "server-only";
+import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { StatementDeliveryStatus } from "@/db/types";
 import { camelRow } from "./camel-row";
@@ -18,6 +19,8 @@ export async function listSendTargets(
     statementIds?: string[];
     /** Only paid statements never emailed yet (what recording a payment sends). */
     paidUnsent?: boolean;
+    /** Only statements never emailed yet, whatever their state (what the batch's send offers first). */
+    unemailed?: boolean;
     /** Only returned statements not emailed since their payment came back (what recording a return sends). */
     returnedUnsent?: boolean;
   },
@@ -27,16 +30,15 @@ export async function listSendTargets(
     .select(["id", "recipient_player_id", "player_email"])
     .where("game_id", "=", params.gameId)
     .where("batch_id", "=", params.batchId);
-  if (params.paidUnsent)
-    query = query
-      .where("state", "=", "paid")
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom("statement_delivery as d").select("d.id").whereRef("d.statement_id", "=", "payout_statement.id"),
-          ),
+  if (params.paidUnsent) query = query.where("state", "=", "paid");
+  if (params.paidUnsent || params.unemailed)
+    query = query.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("statement_delivery as d").select("d.id").whereRef("d.statement_id", "=", "payout_statement.id"),
         ),
-      );
+      ),
+    );
   if (params.returnedUnsent)
     query = query.where("state", "=", "returned").where(({ not, exists, selectFrom }) =>
       not(
@@ -69,6 +71,24 @@ export async function listSendTargets(
     recipientPlayerId: Number(r.recipient_player_id),
     email: r.player_email,
   }));
+}
+
+/** How many statements of a batch there are, and how many of them were never emailed. */
+export async function countUnemailedStatements(
+  db: DbOrTrx,
+  params: { gameId: string; batchId: string },
+): Promise<{ total: number; unemailed: number }> {
+  const row = await db
+    .selectFrom("payout_statement as s")
+    .select([
+      sql<string>`count(*)`.as("total"),
+      sql<string>`count(*) filter (where not exists (
+        select 1 from statement_delivery d where d.statement_id = s.id))`.as("unemailed"),
+    ])
+    .where("s.game_id", "=", params.gameId)
+    .where("s.batch_id", "=", params.batchId)
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total), unemailed: Number(row.unemailed) };
 }
 
 export async function insertDeliveries(

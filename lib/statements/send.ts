@@ -31,10 +31,10 @@ export type SendSummary = {
 };
 
 /**
- * Queues an email of each chosen statement of an approved or paid batch (all, one recipient, or the given
- * statements): numbers the batch, then in one transaction writes a `queued` line per statement to the delivery log
- * and queues one job each. The batch's sends are taken one at a time (a lock held by that transaction), so two
- * processes recording payments at once cannot both find the same statement unsent and email it twice, and a crash
+ * Queues an email of each chosen statement of an approved or paid batch (all, those never emailed, one recipient, or
+ * the given statements): numbers the batch, then in one transaction writes a `queued` line per statement to the
+ * delivery log and queues one job each. The batch's sends are taken one at a time (a lock held by that transaction), so
+ * two processes recording payments at once cannot both find the same statement unsent and email it twice, and a crash
  * leaves either the lines and their jobs or neither. Refused (ISSUER_MISSING) until the studio has said who issues its
  * statements: none goes out naming a placeholder.
  */
@@ -47,6 +47,8 @@ export async function queueStatementSends(
     statementIds?: string[];
     paidUnsent?: boolean;
     returnedUnsent?: boolean;
+    /** Only statements never emailed: what the batch's send does unless asked to email every statement again. */
+    unemailed?: boolean;
   },
   acting: ActingAs,
 ): Promise<SendSummary> {
@@ -61,7 +63,7 @@ export async function queueStatementSends(
     if (params.recipientPlayerId !== undefined && targets.length === 0)
       throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
     const sendable = targets.filter((t) => t.email);
-    if ((params.paidUnsent || params.returnedUnsent) && sendable.length === 0)
+    if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
       return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
     const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
     await insertDeliveries(

@@ -39,7 +39,7 @@ describe("npm run desk -- statements render", () => {
     expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
   });
 
-  it("sets who issues statements, and queues one recipient's email", async () => {
+  it("sets who issues statements, and queues one recipient's email, then the rest, then all again", async () => {
     const desk = async (...args: string[]) => {
       const result = await runDesk(t.url, ["statements", ...args]);
       expect(result.code).toBe(0);
@@ -51,6 +51,11 @@ describe("npm run desk -- statements render", () => {
     expect(JSON.parse(sent.stdout)).toEqual({ batchId, gameId: "stmt-cli", queued: 1, skippedNoEmail: [] });
     const log = await t.db.selectFrom("statement_delivery").select(["status", "to_address"]).execute();
     expect(log).toEqual([{ status: "queued", to_address: "anna@example.test" }]);
+    // The batch: the three statements never emailed; with --again, all four.
+    const rest = await desk("send", "--batch", batchId);
+    expect(JSON.parse(rest.stdout)).toMatchObject({ queued: 3, skippedNoEmail: [] });
+    const again = await desk("send", "--batch", batchId, "--again");
+    expect(JSON.parse(again.stdout)).toMatchObject({ queued: 4 });
   });
 
   it("refuses a batch that does not exist with one line and a non-zero exit", async () => {

@@ -2,7 +2,7 @@ import type { ParsedMail } from "mailparser";
 import type { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { listStatementDeliveries } from "@/db/queries/statement-deliveries";
+import { countUnemailedStatements, listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import { deliverStatement, queueStatementSends } from "@/lib/statements/send";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
@@ -11,19 +11,23 @@ import { setIssuer, startSmtp } from "./support";
 /**
  * Once the mail server has taken a statement email, failing to record it is not a refusal: the record is tried
  * again, the email is not sent again and no failure is logged. The database is made to fail the first writes after
- * the server took the email; the server is a real SMTP server started here.
+ * the server took the email; the server is a real SMTP server started here. Then the batch's send: what it queues
+ * once some statements were emailed already.
  */
 
 const GAME = "stmt-record";
 let t: TestDatabase;
 let smtp: SMTPServer;
 const received: ParsedMail[] = [];
+let marchBatch: string;
+let marchStatements: string[];
 
 beforeAll(async () => {
   smtp = await startSmtp(received);
   t = await createTestDatabase();
   applyTestEnv(t);
   await setIssuer(t.db);
+  ({ marchBatch, marchStatements } = await statementFixture(t.db, GAME));
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
@@ -52,7 +56,6 @@ function failingAfterSend(db: Db, failures: number): { db: Db; failed: () => num
 
 describe("recording a statement email the server took", () => {
   it("is tried again when the database fails, without sending it twice or logging a failure", async () => {
-    const { marchBatch, marchStatements } = await statementFixture(t.db, GAME);
     const statementId = marchStatements[0] ?? "";
     const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
     expect(
@@ -72,5 +75,26 @@ describe("recording a statement email the server took", () => {
     // A retry of the job finds it sent and sends nothing.
     expect(await deliverStatement(t.db, job, 2)).toBe("already sent");
     expect(received).toHaveLength(1);
+  });
+});
+
+describe("the batch's send", () => {
+  it("emails only the statements never emailed, so a second send queues none twice; all again when asked", async () => {
+    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    const params = { gameId: GAME, batchId: marchBatch };
+    // The first statement was emailed above (as recording a payment or its own page would).
+    expect(await countUnemailedStatements(t.db, params)).toEqual({ total: 4, unemailed: 3 });
+    const first = await queueStatementSends(t.db, { ...params, unemailed: true }, acting);
+    expect(first).toMatchObject({ queued: 3, skippedNoEmail: [] });
+    const emailedOnce = await t.db.selectFrom("statement_delivery").select("statement_id").execute();
+    expect(new Set(emailedOnce.map((d) => d.statement_id))).toEqual(new Set(marchStatements));
+    expect(await countUnemailedStatements(t.db, params)).toEqual({ total: 4, unemailed: 0 });
+
+    const second = await queueStatementSends(t.db, { ...params, unemailed: true }, acting);
+    expect(second).toMatchObject({ queued: 0, skippedNoEmail: [] });
+    expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toHaveLength(emailedOnce.length);
+
+    const again = await queueStatementSends(t.db, params, acting);
+    expect(again).toMatchObject({ queued: 4 });
   });
 });

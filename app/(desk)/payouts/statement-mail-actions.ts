@@ -18,17 +18,30 @@ function describeSends(summary: SendSummary): string {
   return skipped === 0 ? queued : `${queued} ${countOf(skipped, "recipient")} ${have} no email address on record.`;
 }
 
+/**
+ * The batch's send: the statements never emailed (a second click, or a send after the payment's own emails, queues no
+ * statement twice), or every statement again when asked (`scope: "all"`).
+ */
 export const sendBatchStatementsAction = defineAction(
-  { name: "sendBatchStatements", role: "finance", input: z.object({ batchId: batchIdSchema }) },
+  {
+    name: "sendBatchStatements",
+    role: "finance",
+    input: z.object({
+      batchId: batchIdSchema,
+      scope: z.enum(["unemailed", "all"], { message: "must be unemailed or all" }).default("unemailed"),
+    }),
+  },
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
     const summary = await queueStatementSends(
       db,
-      { gameId: game.id, batchId: input.batchId },
+      { gameId: game.id, batchId: input.batchId, unemailed: input.scope === "unemailed" },
       { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/payouts", "layout");
+    if (input.scope === "unemailed" && summary.queued === 0 && summary.skippedNoEmail.length === 0)
+      return { ok: true, message: "Every statement of this batch was emailed already: none was queued again." };
     return { ok: true, message: describeSends(summary) };
   },
 );

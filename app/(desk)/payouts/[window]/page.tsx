@@ -8,7 +8,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
 import { hasRole } from "@/lib/auth/roles";
-import { formatCount } from "@/lib/format";
+import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { readWindowClosing } from "@/lib/accounting/close";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
@@ -21,6 +21,7 @@ import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { BatchPanel } from "./batch-panel";
 import { StatementMailPanel } from "./statement-mail-panel";
 import { statementIssuerIsSet } from "@/lib/statements/settings";
+import { countUnemailedStatements } from "@/db/queries/statement-deliveries";
 import { revokeStatementLinksAction, sendBatchStatementsAction } from "../statement-mail-actions";
 import { ClosingSection } from "./closing-section";
 import { ExportLinks } from "./export-links";
@@ -149,12 +150,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
   const mailable = canAct && batch !== null && (batch.status === "approved" || batch.status === "paid");
-  const [exportLinks, closing, issuerSet] = await Promise.all([
+  const [exportLinks, closing, issuerSet, mailCounts] = await Promise.all([
     canAct
       ? windowExportLinks(db, { gameId: game.id, batch, snapshotId: snapshot.id, statements: batchCounts.total, href })
       : Promise.resolve([]),
     readWindowClosing(db, { gameId: game.id, window, batchStatus: batch?.status ?? null }),
     mailable ? statementIssuerIsSet(db) : Promise.resolve(false),
+    mailable && batch ? countUnemailedStatements(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null),
   ]);
 
   return (
@@ -196,8 +198,9 @@ export default async function WindowPage({ params, searchParams }: Props) {
           </h2>
           {batch && counts ? (
             <p className="mt-0.5 text-ink-muted">
-              <Money value={counts.payableUsd} currency="USD" className="font-semibold text-ink" /> payable:{" "}
-              {stateCounts(counts.byState)}. Prepared by {batch.preparedByEmail}
+              <Money value={counts.payableUsd} currency="USD" className="font-semibold text-ink" /> in{" "}
+              {countOf(counts.total, "statement")}
+              {counts.total > 0 ? `: ${stateCounts(counts.byState)}` : ""}. Prepared by {batch.preparedByEmail}
               {batch.approvedByEmail ? `, approved by ${batch.approvedByEmail}` : ""}.
             </p>
           ) : (
@@ -231,10 +234,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
             today={today}
           />
         ) : null}
-        {mailable && batch && counts ? (
+        {mailable && batch && mailCounts ? (
           <StatementMailPanel
             batchId={batch.id}
-            statements={counts.total}
+            statements={mailCounts.total}
+            unemailed={mailCounts.unemailed}
             issuerSet={issuerSet}
             actions={{ send: sendBatchStatementsAction, revoke: revokeStatementLinksAction }}
           />
@@ -352,8 +356,8 @@ function addFlag(byRecipient: Record<string, string[]>, recipientPlayerId: numbe
   byRecipient[recipientPlayerId] = flags;
 }
 
-/** "3 draft, 2 approved, 0 held, 0 paid, 1 carried forward": the batch's statements by state. */
-function stateCounts(byState: Record<PayoutStatementState, { count: number }>): string {
+/** "2 approved (USD 1,200.00), 1 carried forward (USD 8.40)": the batch's statements by state, those it has. */
+function stateCounts(byState: Record<PayoutStatementState, { count: number; payableUsd: string }>): string {
   const named = [
     ["draft", byState.draft],
     ["approved", byState.approved],
@@ -363,5 +367,8 @@ function stateCounts(byState: Record<PayoutStatementState, { count: number }>): 
     ["returned", byState.returned],
     ["carried forward", byState.carried],
   ] as const;
-  return named.map(([label, state]) => `${formatCount(state.count)} ${label}`).join(", ");
+  return named
+    .filter(([, state]) => state.count > 0)
+    .map(([label, state]) => `${formatCount(state.count)} ${label} (${formatUsdText(state.payableUsd)})`)
+    .join(", ");
 }
