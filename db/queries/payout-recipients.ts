@@ -135,20 +135,36 @@ export async function listStatementEvents(
 
 export type StatementEventRow = RowOf<typeof listStatementEvents>;
 
-/** Recipients known to the game's snapshots or statements: prefix search on name or email, or the exact id. */
+export type RecipientSearchRow = { recipientPlayerId: number; playerName: string | null; playerEmail: string | null };
+
+/**
+ * Recipients known to the game's snapshots: prefix search on name or email, or the exact id; a page at a time by
+ * player id, after or before the id of a row already shown (a game may have a hundred thousand: nothing is counted).
+ */
 export async function searchRecipients(
   db: Db,
-  params: { gameId: string; q: string; limit?: number },
-): Promise<{ recipientPlayerId: number; playerName: string | null; playerEmail: string | null }[]> {
+  params: { gameId: string; q: string; limit?: number; after?: number; before?: number },
+): Promise<{ rows: RecipientSearchRow[]; hasPrevious: boolean; hasNext: boolean }> {
   const q = params.q.trim().toLowerCase();
+  const limit = params.limit ?? 50;
+  const backwards = params.after === undefined && params.before !== undefined;
   let query = snapshotRecipientsOfGame(db, params.gameId).select(["r.recipient_player_id", ...RECIPIENT_NAMES]);
   if (q) query = query.where(matchesRecipient("r", q));
-  const rows = await query
+  if (params.after !== undefined) query = query.where("r.recipient_player_id", ">", String(params.after));
+  else if (params.before !== undefined) query = query.where("r.recipient_player_id", "<", String(params.before));
+  const found = await query
     .groupBy("r.recipient_player_id")
-    .orderBy("r.recipient_player_id")
-    .limit(params.limit ?? 50)
+    .orderBy("r.recipient_player_id", backwards ? "desc" : "asc")
+    .limit(limit + 1)
     .execute();
-  return rows.map(withRecipientId);
+  const more = found.length > limit;
+  const rows = found.slice(0, limit).map(withRecipientId);
+  if (backwards) rows.reverse();
+  return {
+    rows,
+    hasPrevious: backwards ? more : params.after !== undefined,
+    hasNext: backwards ? true : more,
+  };
 }
 
 // --- Evidence ---------------------------------------------------------------------------------------------------

@@ -1,14 +1,15 @@
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { listPayoutTable, type PayoutTableQuery } from "@/db/queries/payouts";
+import { listPayoutTable, type PayoutTableQuery, searchRecipients } from "@/db/queries/payouts";
 import { listLiability } from "@/lib/payouts/liability";
 import { prepareMonth, settleBatch, setUpPayoutsDatabase } from "../support/payouts";
 import { actor, web, GAME, insertSnapshot } from "./fixtures";
 
 /**
  * The recipient payout table over 12,000 recipients: every page, from the front or read from the far end, is exactly
- * the slice of the full order; filters and search narrow in SQL.
+ * the slice of the full order; filters and search narrow in SQL. The Recipients page's search pages the same
+ * recipients by player id, forwards and back.
  */
 
 const N = 12_000;
@@ -233,5 +234,50 @@ describe("the liability view", () => {
     expect(now[2]).toMatchObject({ heldUsd: "30.00" });
     expect(now[3]).toMatchObject({ rolledOverUsd: "5.00" });
     expect(now[4]).toMatchObject({ carriedNegativeUsd: "-12.00" });
+  });
+});
+
+describe("recipient search", () => {
+  it("pages every recipient of the game's snapshots once, forwards and back, and searches by name or id", async () => {
+    // April repeats one of March's recipients and adds one.
+    await insertSnapshot(db, {
+      window: "2026-04",
+      recipients: [
+        { id: 500_001, gross: "1.00", name: "Creator 1" },
+        { id: 512_001, gross: "2.00", name: "Zed Newcomer" },
+      ],
+    });
+    const known = await sql<{ id: string }>`select distinct r.recipient_player_id as id from snapshot_recipient r
+      join snapshot s on s.id = r.snapshot_id where s.game_id = ${GAME} order by 1`.execute(db);
+    const everyone = known.rows.map((r) => Number(r.id));
+    expect(everyone.slice(-(N + 1))).toEqual(Array.from({ length: N + 1 }, (_, i) => 500_001 + i));
+    const ids = (page: { rows: { recipientPlayerId: number }[] }) => page.rows.map((r) => r.recipientPlayerId);
+    const search = (params: { q?: string; after?: number; before?: number }) =>
+      searchRecipients(db, { gameId: GAME, q: "", limit: 5_000, ...params });
+
+    const walked: number[] = [];
+    let page = await search({});
+    expect(page).toMatchObject({ hasPrevious: false, hasNext: true });
+    walked.push(...ids(page));
+    while (page.hasNext) {
+      page = await search({ after: walked.at(-1) });
+      expect(page.hasPrevious).toBe(true);
+      walked.push(...ids(page));
+    }
+    expect(walked).toEqual(everyone);
+    expect(ids(page)).toEqual(everyone.slice(10_000));
+
+    const back = await search({ before: ids(page)[0] });
+    expect(ids(back)).toEqual(everyone.slice(5_000, 10_000));
+    expect(back).toMatchObject({ hasPrevious: true, hasNext: true });
+    const front = await search({ before: ids(back)[0] });
+    expect(ids(front)).toEqual(everyone.slice(0, 5_000));
+    expect(front).toMatchObject({ hasPrevious: false, hasNext: true });
+
+    expect(ids(await search({ q: "Creator 1200" }))).toEqual([501_200, 512_000]);
+    const byId = await search({ q: "512001" });
+    expect(byId.rows).toEqual([
+      { recipientPlayerId: 512_001, playerName: "Zed Newcomer", playerEmail: "r512001@example.test" },
+    ]);
   });
 });

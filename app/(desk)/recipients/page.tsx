@@ -1,4 +1,7 @@
 import type { Metadata } from "next";
+import { z } from "zod";
+import { PagerLinks } from "@/app/_components/table/pager";
+import { countOf } from "@/lib/format";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { LinkButton } from "@/app/_components/ui/link-button";
@@ -14,9 +17,26 @@ const DESCRIPTION =
 
 export const metadata: Metadata = { title: "Recipients" };
 
+const PAGE = 100;
+const playerId = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .transform(Number)
+  .optional()
+  .catch(undefined);
+/** The page's address: what was searched, and the player id the page starts after or ends before. */
+const recipientQuery = z.object({
+  q: z
+    .string()
+    .catch("")
+    .transform((q) => q.slice(0, 200)),
+  after: playerId,
+  before: playerId,
+});
+
 export default async function RecipientsPage({ searchParams }: SearchParamsProps) {
   const { user, db, game } = await loadDeskPage("viewer");
-  const q = typeof (await searchParams).q === "string" ? String((await searchParams).q).slice(0, 200) : "";
+  const { q, after, before } = recipientQuery.parse(await searchParams);
   const header = (
     <PayoutsHeader
       title="Recipients"
@@ -30,7 +50,11 @@ export default async function RecipientsPage({ searchParams }: SearchParamsProps
     />
   );
   if (!game) return <NoGame role={user.role} header={header} />;
-  const rows = await searchRecipients(db, { gameId: game.id, q, limit: 100 });
+  const { rows, hasPrevious, hasNext } = await searchRecipients(db, { gameId: game.id, q, after, before, limit: PAGE });
+  const pageHref = (key: "after" | "before", id: number) =>
+    `/recipients?${new URLSearchParams({ ...(q ? { q } : {}), [key]: String(id) })}`;
+  const firstId = rows.at(0)?.recipientPlayerId;
+  const lastId = rows.at(-1)?.recipientPlayerId;
   return (
     <>
       {header}
@@ -60,12 +84,18 @@ export default async function RecipientsPage({ searchParams }: SearchParamsProps
           </button>
         </form>
       </search>
-      {rows.length === 0 ? (
+      {rows.length === 0 && (after !== undefined || before !== undefined) ? (
+        <EmptyState title="No recipient past this page">
+          <TextLink href={q ? `/recipients?${new URLSearchParams({ q })}` : "/recipients"}>
+            Back to the first page
+          </TextLink>
+        </EmptyState>
+      ) : rows.length === 0 ? (
         <EmptyState title={q ? "No recipient matches" : "No recipients yet"}>
           {q ? "Check the spelling, or search by player id." : "Take a snapshot to see who earned a share."}
         </EmptyState>
       ) : (
-        <Card title={q ? `Matching “${q}”` : "First 100 recipients by player id"} flush>
+        <Card title={q ? `Matching “${q}”, by player id` : "Recipients by player id"} flush>
           <ul className="divide-y divide-line">
             {rows.map((r) => (
               <li key={r.recipientPlayerId} className="flex flex-wrap items-baseline gap-x-3 px-4 py-2">
@@ -77,6 +107,12 @@ export default async function RecipientsPage({ searchParams }: SearchParamsProps
               </li>
             ))}
           </ul>
+          <PagerLinks
+            label="Recipient pages"
+            summary={`${countOf(rows.length, "recipient")}, #${firstId} to #${lastId}`}
+            previous={hasPrevious && firstId !== undefined ? pageHref("before", firstId) : null}
+            next={hasNext && lastId !== undefined ? pageHref("after", lastId) : null}
+          />
         </Card>
       )}
     </>

@@ -3,7 +3,7 @@ import { formatCount } from "@/lib/format";
 import { buttonClassName } from "@/app/_components/ui/button-styles";
 
 /** Where a link goes: by the offset of its first row (a list the service pages), or by its page number (from 1). */
-type PagerLinks = { hrefFor: (offset: number) => string } | { pageHref: (page: number) => string };
+type PagerTarget = { hrefFor: (offset: number) => string } | { pageHref: (page: number) => string };
 
 /**
  * Previous / next links for a list shown a page at a time (limit and offset). Links, so they work without script, open
@@ -20,7 +20,7 @@ export function Pager({
   offset: number;
   limit: number;
   total: number;
-} & PagerLinks) {
+} & PagerTarget) {
   const hrefFor = (at: number) => ("hrefFor" in links ? links.hrefFor(at) : links.pageHref(Math.floor(at / limit) + 1));
   const first = total === 0 ? 0 : offset + 1;
   const last = Math.min(offset + limit, total);
@@ -29,18 +29,33 @@ export function Pager({
   const previous = offset > 0 ? hrefFor(Math.max(0, offset - limit)) : null;
   const next = offset + limit < total ? hrefFor(offset + limit) : null;
   return (
+    <PagerLinks
+      label={label}
+      summary={
+        total === 0
+          ? "No rows"
+          : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)} · page ${page} of ${pages}`
+      }
+      previous={previous}
+      next={next}
+    />
+  );
+}
+
+/**
+ * The links themselves, for a list that knows only whether there is more before or after what it shows (a list
+ * paged by its last key, too long to count on every view); a missing link shows as a disabled one.
+ */
+export function PagerLinks(props: { label: string; summary: string; previous: string | null; next: string | null }) {
+  return (
     <nav
-      aria-label={label}
+      aria-label={props.label}
       className="flex flex-wrap items-center justify-between gap-3 px-3 py-2 text-sm text-ink-muted"
     >
-      <p>
-        {total === 0
-          ? "No rows"
-          : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)} · page ${page} of ${pages}`}
-      </p>
+      <p>{props.summary}</p>
       <div className="flex gap-1">
-        {previous !== null ? (
-          <Link className={buttonClassName({ size: "sm" })} href={previous} scroll={false}>
+        {props.previous !== null ? (
+          <Link className={buttonClassName({ size: "sm" })} href={props.previous} scroll={false}>
             ‹ Previous
           </Link>
         ) : (
@@ -48,8 +63,8 @@ export function Pager({
             ‹ Previous
           </span>
         )}
-        {next !== null ? (
-          <Link className={buttonClassName({ size: "sm" })} href={next} scroll={false}>
+        {props.next !== null ? (
+          <Link className={buttonClassName({ size: "sm" })} href={props.next} scroll={false}>
             Next ›
           </Link>
         ) : (
