@@ -65,7 +65,7 @@ const columns: ColumnDef<EventRow>[] = [
   {
     id: "effect",
     header: "What it did",
-    meta: { cellClassName: "min-w-64 text-ink-muted" },
+    meta: { cellClassName: "min-w-56 text-ink-muted" },
     cell: ({ row }) => describeEffect(row.original),
   },
   {

@@ -244,7 +244,8 @@ export function DataTable<TData>({
                         colSpan={header.colSpan > 1 ? header.colSpan : undefined}
                         aria-sort={canSort ? ariaSortOf(column) : undefined}
                         className={cn(
-                          "border-b border-line px-3 py-2 text-xs font-semibold whitespace-nowrap text-ink-muted",
+                          "border-b border-line px-2 py-2 text-xs font-semibold whitespace-nowrap text-ink-muted " +
+                            "first:pl-3 last:pr-3",
                           alignClass(meta?.align),
                           meta?.headerClassName,
                         )}
@@ -297,7 +298,7 @@ export function DataTable<TData>({
                           key={cell.id}
                           scope={meta?.rowHeader ? "row" : undefined}
                           className={cn(
-                            "px-3 py-2 align-top",
+                            "px-2 py-2 align-top first:pl-3 last:pr-3",
                             meta?.rowHeader ? "font-normal" : undefined,
                             alignClass(meta?.align),
                             meta?.cellClassName,

@@ -15,7 +15,16 @@ export const STATE_LABELS: Record<
 };
 
 /** A recipient's flags; overridden ones say so (they no longer block). */
-export function FlagBadges({ flags, overridden = [] }: { flags: readonly string[]; overridden?: readonly string[] }) {
+export function FlagBadges({
+  flags,
+  overridden = [],
+  wrap = false,
+}: {
+  flags: readonly string[];
+  overridden?: readonly string[];
+  /** In a table column: each label may break between its words. */
+  wrap?: boolean;
+}) {
   if (flags.length === 0) return null;
   return (
     <span className="flex flex-wrap gap-1">
@@ -23,7 +32,7 @@ export function FlagBadges({ flags, overridden = [] }: { flags: readonly string[
         const info = isPayoutFlag(flag) ? FLAG_INFO[flag] : { label: flag, meaning: "" };
         const isOverridden = overridden.includes(flag);
         return (
-          <Badge key={flag} tone={isOverridden ? "neutral" : "danger"} title={info.meaning}>
+          <Badge key={flag} tone={isOverridden ? "neutral" : "danger"} title={info.meaning} wrap={wrap}>
             {info.label}
             {isOverridden ? " (overridden)" : ""}
           </Badge>

@@ -54,7 +54,7 @@ function columns(
             <TextLink href={`${windowHref}/recipients/${r.recipientPlayerId}`}>
               {r.playerName ?? `Player ${r.recipientPlayerId}`}
             </TextLink>
-            <span className="text-xs text-ink-muted">{r.playerEmail ?? "no email"}</span>
+            <span className="text-xs break-all text-ink-muted">{r.playerEmail ?? "no email"}</span>
             <span className="flex items-center gap-1 text-xs text-ink-muted">
               <span className="font-mono">#{r.recipientPlayerId}</span>
               {r.resolved ? null : <Badge tone="danger">Unresolved</Badge>}
@@ -116,7 +116,11 @@ function columns(
       id: "flags",
       header: "Flags",
       cell: ({ row }) => (
-        <FlagBadges flags={row.original.recipientFlags} overridden={overridden[row.original.recipientPlayerId] ?? []} />
+        <FlagBadges
+          flags={row.original.recipientFlags}
+          overridden={overridden[row.original.recipientPlayerId] ?? []}
+          wrap
+        />
       ),
     },
     {
@@ -130,7 +134,7 @@ function columns(
           <span className="flex flex-col items-start gap-0.5">
             <Badge tone={s.tone}>{s.label}</Badge>
             {row.original.holdReason ? (
-              <span className="max-w-48 text-xs text-ink-muted">{row.original.holdReason}</span>
+              <span className="min-w-28 max-w-48 text-xs text-ink-muted">{row.original.holdReason}</span>
             ) : null}
           </span>
         );
