@@ -100,6 +100,7 @@ function ConfirmForm({
     { error: null, typed: {} },
   );
   const error = state.error;
+  const hasBody = Boolean(children) || Boolean(error);
 
   // Updates made inside the action only land when it settles, so the parent learns "pending" from here.
   useEffect(() => onPendingChange(isPending), [isPending, onPendingChange]);
@@ -108,17 +109,23 @@ function ConfirmForm({
     // The dialog's body and footer live inside the form, so Enter in a field and the confirm button both submit it.
     // Submitted by hand rather than through `action`: React resets a form after its action, which would wipe a typed
     // reason when the action answers with an error.
-    <form onSubmit={(event) => submitKeepingFields(event, formAction)} className="-mx-4 -mb-3">
+    // A dialog that asks nothing has no body: its footer then sits right under the title, with no empty band.
+    <form
+      onSubmit={(event) => submitKeepingFields(event, formAction)}
+      className={hasBody ? "-mx-4 -mb-3" : "-mx-4 -my-3"}
+    >
       {hiddenFields
         ? Object.entries(hiddenFields).map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />
           ))
         : null}
-      <div className="flex flex-col gap-3 px-4 pb-3">
-        {typeof children === "function" ? children(state.typed) : children}
-        <FormMessage tone="error">{error}</FormMessage>
-      </div>
-      <DialogFooter>
+      {hasBody ? (
+        <div className="flex flex-col gap-3 px-4 pb-3">
+          {typeof children === "function" ? children(state.typed) : children}
+          <FormMessage tone="error">{error}</FormMessage>
+        </div>
+      ) : null}
+      <DialogFooter ruled={hasBody}>
         <DialogClose asChild>
           <Button variant="secondary">{cancelLabel}</Button>
         </DialogClose>

@@ -75,10 +75,27 @@ export function Dialog({
   );
 }
 
-/** The action row of a dialog; used by <Dialog footer> and by dialogs whose footer sits inside a form. */
-export function DialogFooter({ children, className }: { children: ReactNode; className?: string }) {
+/**
+ * The action row of a dialog; used by <Dialog footer> and by dialogs whose footer sits inside a form. Ruled off from
+ * the body above it, unless there is none (`ruled={false}`: the title's own rule is enough).
+ */
+export function DialogFooter({
+  children,
+  className,
+  ruled = true,
+}: {
+  children: ReactNode;
+  className?: string;
+  ruled?: boolean;
+}) {
   return (
-    <div className={cn("flex flex-wrap items-center justify-end gap-2 border-t border-line px-4 py-3", className)}>
+    <div
+      className={cn(
+        "flex flex-wrap items-center justify-end gap-2 px-4 py-3",
+        ruled && "border-t border-line",
+        className,
+      )}
+    >
       {children}
     </div>
   );
