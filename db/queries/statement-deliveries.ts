@@ -73,22 +73,38 @@ export async function listSendTargets(
   }));
 }
 
-/** How many statements of a batch there are, and how many of them were never emailed. */
-export async function countUnemailedStatements(
+/**
+ * Counts the given statements of a batch that were never emailed into the batch's emailed count: called, under the
+ * batch's send lock, just before their emails are queued.
+ */
+export async function countFirstEmails(
   db: DbOrTrx,
-  params: { gameId: string; batchId: string },
-): Promise<{ total: number; unemailed: number }> {
+  params: { batchId: string; statementIds: string[] },
+): Promise<void> {
+  if (params.statementIds.length === 0) return;
+  const row = await sql<{ n: string }>`select count(*) as n from unnest(${params.statementIds}::uuid[]) as u(id)
+    where not exists (select 1 from statement_delivery d where d.statement_id = u.id)`
+    .execute(db)
+    .then((r) => r.rows[0]);
+  const fresh = Number(row?.n ?? 0);
+  if (fresh === 0) return;
+  await db
+    .insertInto("payout_batch_emailed")
+    .values({ batch_id: params.batchId, statements: fresh })
+    .onConflict((oc) =>
+      oc.column("batch_id").doUpdateSet({ statements: sql`payout_batch_emailed.statements + ${fresh}` }),
+    )
+    .execute();
+}
+
+/** How many of a batch's statements were ever emailed. */
+export async function countEmailedStatements(db: DbOrTrx, batchId: string): Promise<number> {
   const row = await db
-    .selectFrom("payout_statement as s")
-    .select([
-      sql<string>`count(*)`.as("total"),
-      sql<string>`count(*) filter (where not exists (
-        select 1 from statement_delivery d where d.statement_id = s.id))`.as("unemailed"),
-    ])
-    .where("s.game_id", "=", params.gameId)
-    .where("s.batch_id", "=", params.batchId)
-    .executeTakeFirstOrThrow();
-  return { total: Number(row.total), unemailed: Number(row.unemailed) };
+    .selectFrom("payout_batch_emailed")
+    .select("statements")
+    .where("batch_id", "=", batchId)
+    .executeTakeFirst();
+  return Number(row?.statements ?? 0);
 }
 
 export async function insertDeliveries(

@@ -48,6 +48,9 @@ export type StatementLinkRevocationTable = {
   revoked_by_email: string | null;
 };
 
+/** How many of a batch's statements were ever emailed (2026_11_30_0900). */
+export type PayoutBatchEmailedTable = { batch_id: string; statements: ColumnType<string, number, number> };
+
 export type MailMessageTable = {
   id: Generated<string>;
   received_at: CreatedAt;
@@ -63,5 +66,6 @@ export type StatementTables = {
   statement_delivery: StatementDeliveryTable;
   statement_delivery_failure: StatementDeliveryFailureTable;
   statement_link_revocation: StatementLinkRevocationTable;
+  payout_batch_emailed: PayoutBatchEmailedTable;
   mail_message: MailMessageTable;
 };

@@ -6,6 +6,7 @@ import {
   insertDeliveries,
   listSendTargets,
   markDeliveryFailed,
+  countFirstEmails,
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
 import { findBatchGame } from "@/db/queries/payout-lookup";
@@ -66,6 +67,7 @@ export async function queueStatementSends(
     if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
       return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
     const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
+    await countFirstEmails(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
     await insertDeliveries(
       trx,
       sends.map((s) => ({
