@@ -25,6 +25,7 @@ import * as paceHundredths from "./2026_11_28_1100_pace_hundredths";
 import * as snapshotUnpublishedDelete from "./2026_11_28_1300_snapshot_unpublished_delete";
 import * as snapshotLineOrderIdx from "./2026_11_29_0900_snapshot_line_order_idx";
 import * as batchEmailed from "./2026_11_30_0900_batch_emailed";
+import * as snapshotRecipientPlayerIdx from "./2026_11_30_1000_snapshot_recipient_player_idx";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -57,4 +58,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_11_28_1300_snapshot_unpublished_delete": snapshotUnpublishedDelete,
   "2026_11_29_0900_snapshot_line_order_idx": snapshotLineOrderIdx,
   "2026_11_30_0900_batch_emailed": batchEmailed,
+  "2026_11_30_1000_snapshot_recipient_player_idx": snapshotRecipientPlayerIdx,
 };
