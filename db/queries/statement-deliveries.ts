@@ -97,14 +97,17 @@ export async function countFirstEmails(
     .execute();
 }
 
-/** How many of a batch's statements were ever emailed. */
-export async function countEmailedStatements(db: DbOrTrx, batchId: string): Promise<number> {
-  const row = await db
-    .selectFrom("payout_batch_emailed")
-    .select("statements")
-    .where("batch_id", "=", batchId)
-    .executeTakeFirst();
-  return Number(row?.statements ?? 0);
+/**
+ * How many of a batch's statements were ever emailed, and how many have no email address to send to (never emailed
+ * either): the rest were never sent one. Two index lookups, whatever the batch's size.
+ */
+export async function countBatchEmails(db: DbOrTrx, batchId: string): Promise<{ emailed: number; noAddress: number }> {
+  const row = await sql<{ emailed: string | null; no_address: string }>`select
+      (select statements from payout_batch_emailed where batch_id = ${batchId}) as emailed,
+      (select count(*) from payout_statement where batch_id = ${batchId} and lower(player_email) is null) as no_address`
+    .execute(db)
+    .then((r) => r.rows[0]);
+  return { emailed: Number(row?.emailed ?? 0), noAddress: Number(row?.no_address ?? 0) };
 }
 
 export async function insertDeliveries(

@@ -64,8 +64,10 @@ export async function queueStatementSends(
     if (params.recipientPlayerId !== undefined && targets.length === 0)
       throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
     const sendable = targets.filter((t) => t.email);
-    if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
+    if ((params.paidUnsent || params.returnedUnsent) && sendable.length === 0)
       return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
+    if (params.unemailed && sendable.length === 0)
+      return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: targets.map((t) => t.recipientPlayerId) };
     const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
     await countFirstEmails(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
     await insertDeliveries(

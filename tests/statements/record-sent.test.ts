@@ -3,7 +3,7 @@ import type { SMTPServer } from "smtp-server";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { countEmailedStatements, listStatementDeliveries } from "@/db/queries/statement-deliveries";
+import { countBatchEmails, listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import { deliverStatement, queueStatementSends } from "@/lib/statements/send";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
@@ -83,6 +83,7 @@ describe("the batch's send", () => {
   it("emails only the statements never emailed, so a second send queues none twice; all again when asked", async () => {
     const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
     const params = { gameId: GAME, batchId: marchBatch };
+    const noAddress = marchStatements[3] ?? "";
     // The first statement was emailed above (as recording a payment or its own page would). The batch's emailed count
     // (what the window page reads) agrees with the delivery log throughout.
     const emailedInLog = async () =>
@@ -92,21 +93,23 @@ describe("the batch's send", () => {
             join payout_statement s on s.id = d.statement_id where s.batch_id = ${marchBatch}`.execute(t.db)
         ).rows[0]?.n,
       );
-    expect(await countEmailedStatements(t.db, marchBatch)).toBe(1);
+    // One recipient has no email address on record: never sent one, and counted apart.
+    await t.db.updateTable("payout_statement").set({ player_email: null }).where("id", "=", noAddress).execute();
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 1, noAddress: 1 });
     expect(await emailedInLog()).toBe(1);
     const first = await queueStatementSends(t.db, { ...params, unemailed: true }, acting);
-    expect(first).toMatchObject({ queued: 3, skippedNoEmail: [] });
+    expect(first).toMatchObject({ queued: 2, skippedNoEmail: [904] });
     const emailedOnce = await t.db.selectFrom("statement_delivery").select("statement_id").execute();
-    expect(new Set(emailedOnce.map((d) => d.statement_id))).toEqual(new Set(marchStatements));
-    expect(await countEmailedStatements(t.db, marchBatch)).toBe(4);
-    expect(await emailedInLog()).toBe(4);
+    expect(new Set(emailedOnce.map((d) => d.statement_id))).toEqual(new Set(marchStatements.slice(0, 3)));
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1 });
+    expect(await emailedInLog()).toBe(3);
 
     const second = await queueStatementSends(t.db, { ...params, unemailed: true }, acting);
-    expect(second).toMatchObject({ queued: 0, skippedNoEmail: [] });
+    expect(second).toMatchObject({ queued: 0, skippedNoEmail: [904] });
     expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toHaveLength(emailedOnce.length);
 
     const again = await queueStatementSends(t.db, params, acting);
-    expect(again).toMatchObject({ queued: 4 });
-    expect(await countEmailedStatements(t.db, marchBatch)).toBe(4);
+    expect(again).toMatchObject({ queued: 3, skippedNoEmail: [904] });
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1 });
   });
 });

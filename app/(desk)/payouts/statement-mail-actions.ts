@@ -11,8 +11,12 @@ import { queueStatementSends, type SendSummary } from "@/lib/statements/send";
 
 const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
 
-function describeSends(summary: SendSummary): string {
-  const queued = `Queued ${countOf(summary.queued, "statement email")}.`;
+/** What a send did; `unemailed`: it asked for the statements never emailed, and none was left. */
+function describeSends(summary: SendSummary, unemailed = false): string {
+  const queued =
+    unemailed && summary.queued === 0
+      ? "Every statement of this batch was emailed already: none was queued again."
+      : `Queued ${countOf(summary.queued, "statement email")}.`;
   const skipped = summary.skippedNoEmail.length;
   const have = skipped === 1 ? "has" : "have";
   return skipped === 0 ? queued : `${queued} ${countOf(skipped, "recipient")} ${have} no email address on record.`;
@@ -40,9 +44,7 @@ export const sendBatchStatementsAction = defineAction(
       { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/payouts", "layout");
-    if (input.scope === "unemailed" && summary.queued === 0 && summary.skippedNoEmail.length === 0)
-      return { ok: true, message: "Every statement of this batch was emailed already: none was queued again." };
-    return { ok: true, message: describeSends(summary) };
+    return { ok: true, message: describeSends(summary, input.scope === "unemailed") };
   },
 );
 

@@ -21,7 +21,7 @@ import { BATCH_BADGE } from "@/app/_components/payouts/batch-badge";
 import { BatchPanel } from "./batch-panel";
 import { StatementMailPanel } from "./statement-mail-panel";
 import { statementIssuerIsSet } from "@/lib/statements/settings";
-import { countEmailedStatements } from "@/db/queries/statement-deliveries";
+import { countBatchEmails } from "@/db/queries/statement-deliveries";
 import { revokeStatementLinksAction, sendBatchStatementsAction } from "../statement-mail-actions";
 import { ClosingSection } from "./closing-section";
 import { ExportLinks } from "./export-links";
@@ -150,13 +150,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
   const mailable = canAct && batch !== null && (batch.status === "approved" || batch.status === "paid");
-  const [exportLinks, closing, issuerSet, emailed] = await Promise.all([
+  const [exportLinks, closing, issuerSet, emails] = await Promise.all([
     canAct
       ? windowExportLinks(db, { gameId: game.id, batch, snapshotId: snapshot.id, statements: batchCounts.total, href })
       : Promise.resolve([]),
     readWindowClosing(db, { gameId: game.id, window, batchStatus: batch?.status ?? null }),
     mailable ? statementIssuerIsSet(db) : Promise.resolve(false),
-    mailable && batch ? countEmailedStatements(db, batch.id) : Promise.resolve(0),
+    mailable && batch ? countBatchEmails(db, batch.id) : Promise.resolve(null),
   ]);
 
   return (
@@ -234,11 +234,12 @@ export default async function WindowPage({ params, searchParams }: Props) {
             today={today}
           />
         ) : null}
-        {mailable && batch && counts ? (
+        {mailable && batch && counts && emails ? (
           <StatementMailPanel
             batchId={batch.id}
             statements={counts.total}
-            unemailed={Math.max(0, counts.total - emailed)}
+            emailed={emails.emailed}
+            noAddress={emails.noAddress}
             issuerSet={issuerSet}
             actions={{ send: sendBatchStatementsAction, revoke: revokeStatementLinksAction }}
           />

@@ -11,31 +11,36 @@ const EACH_GETS =
   "Each recipient with an email address gets their statement as a PDF, with a link to download it again. " +
   "Sending runs in the background; each statement's page shows its delivery log.";
 
-const notSent = (n: number) => (n === 1 ? "is not sent again." : "are not sent again.");
+const are = (n: number, verb: [string, string]) => (n === 1 ? verb[0] : verb[1]);
 
-/** What the send offers: the statements never emailed, or (once every one was) all of them again. */
-function sendOffer(statements: number, unemailed: number) {
-  const emailed = statements - unemailed;
+/**
+ * What the send offers: the statements never emailed, or (once every one was) all of them again; statements whose
+ * recipient has no email address are never sent one, and are said apart. Null: none can be emailed.
+ */
+function sendOffer(statements: number, emailed: number, noAddress: number) {
+  const addressed = statements - noAddress;
+  const unemailed = Math.max(0, addressed - emailed);
+  if (addressed <= 0) return null;
+  const unaddressed =
+    noAddress === 0 ? "" : ` ${countOf(noAddress, "recipient")} ${are(noAddress, ["has", "have"])} no email address.`;
   if (unemailed === 0)
     return {
       scope: "all",
       trigger: "Email statements again…",
-      title: `Email all ${countOf(statements, "statement")} again?`,
+      title: `Email all ${countOf(addressed, "statement")} again?`,
       description:
         "Every statement of this batch was emailed already (each statement's page can send its own again). " +
-        `${EACH_GETS} Links sent before keep working until revoked.`,
+        `${EACH_GETS} Links sent before keep working until revoked.${unaddressed}`,
     };
+  const already =
+    emailed === 0
+      ? ""
+      : ` The ${countOf(emailed, "statement")} emailed already ${are(emailed, ["is", "are"])} not sent again.`;
   return {
     scope: "unemailed",
     trigger: "Email statements…",
-    title:
-      emailed === 0
-        ? `Email ${countOf(statements, "statement")}`
-        : `Email ${countOf(unemailed, "statement")} not yet emailed`,
-    description:
-      emailed === 0
-        ? EACH_GETS
-        : `${EACH_GETS} The ${countOf(emailed, "statement")} emailed already ${notSent(emailed)}`,
+    title: `Email ${countOf(unemailed, "statement")}${emailed === 0 ? "" : " not yet emailed"}`,
+    description: `${EACH_GETS}${already}${unaddressed}`,
   };
 }
 
@@ -47,16 +52,20 @@ function sendOffer(statements: number, unemailed: number) {
 export function StatementMailPanel(props: {
   batchId: string;
   statements: number;
-  unemailed: number;
+  /** Statements ever emailed, and those whose recipient has no email address. */
+  emailed: number;
+  noAddress: number;
   issuerSet: boolean;
   actions: { send: ServerAction; revoke: ServerAction };
 }) {
   const done = useNotice();
   const id = { batchId: props.batchId };
-  const offer = sendOffer(props.statements, props.unemailed);
+  const offer = sendOffer(props.statements, props.emailed, props.noAddress);
   return (
     <div className="flex flex-wrap items-center gap-2 lg:justify-end">
-      {props.issuerSet ? (
+      {!offer ? (
+        <p className="max-w-xs text-sm text-ink-muted">No recipient of this batch has an email address on record.</p>
+      ) : props.issuerSet ? (
         <ConfirmDialog
           onConfirmed={done}
           trigger={<Button>{offer.trigger}</Button>}
