@@ -8,9 +8,8 @@ import { type Kysely, sql } from "kysely";
  * that one.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`create index if not exists snapshot_recipient_player_idx on snapshot_recipient (recipient_player_id)`.execute(
-    db,
-  );
+  await sql`create index if not exists snapshot_recipient_player_idx
+    on snapshot_recipient (recipient_player_id)`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

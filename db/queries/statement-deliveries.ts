@@ -104,7 +104,8 @@ export async function countFirstEmails(
 export async function countBatchEmails(db: DbOrTrx, batchId: string): Promise<{ emailed: number; noAddress: number }> {
   const row = await sql<{ emailed: string | null; no_address: string }>`select
       (select statements from payout_batch_emailed where batch_id = ${batchId}) as emailed,
-      (select count(*) from payout_statement where batch_id = ${batchId} and lower(player_email) is null) as no_address`
+      (select count(*) from payout_statement where batch_id = ${batchId}
+        and (lower(player_email) is null or lower(player_email) = '')) as no_address`
     .execute(db)
     .then((r) => r.rows[0]);
   return { emailed: Number(row?.emailed ?? 0), noAddress: Number(row?.no_address ?? 0) };

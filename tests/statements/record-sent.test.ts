@@ -111,5 +111,8 @@ describe("the batch's send", () => {
     const again = await queueStatementSends(t.db, params, acting);
     expect(again).toMatchObject({ queued: 3, skippedNoEmail: [904] });
     expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1 });
+    // An empty address is no address either.
+    await t.db.updateTable("payout_statement").set({ player_email: "" }).where("id", "=", noAddress).execute();
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1 });
   });
 });
