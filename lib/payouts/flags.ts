@@ -119,6 +119,23 @@ export function disputeFlagsOf(disputes: readonly SnapshotDisputeRow[]): ActiveF
   return flags;
 }
 
+/**
+ * The recipients of a batch a flag stands on beyond those stored on their statements at preparation: raised by their
+ * disputes (given) and by their payout profiles now, over the whole batch (what "Show: Flagged" lists).
+ */
+export async function recipientsFlaggedNow(
+  db: DbOrTrx,
+  params: { gameId: string; batchId: string; disputeFlags: readonly ActiveFlag[] },
+): Promise<number[]> {
+  const profiles = await profileFlagsOf(db, { gameId: params.gameId, batchId: params.batchId });
+  return [
+    ...new Set([
+      ...params.disputeFlags.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])),
+      ...profiles.map((f) => f.recipientPlayerId),
+    ]),
+  ];
+}
+
 /** The overrides kept with a batch, read on the connection given (a transaction's own, inside one). */
 export async function listFlagOverrides(
   db: DbOrTrx,

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { listPayoutTable, type PayoutTableQuery, searchRecipients } from "@/db/queries/payouts";
 import { listLiability } from "@/lib/payouts/liability";
+import { type ActiveFlag, recipientsFlaggedNow } from "@/lib/payouts/flags";
 import { prepareMonth, settleBatch, setUpPayoutsDatabase } from "../support/payouts";
 import { actor, web, GAME, insertSnapshot } from "./fixtures";
 
@@ -99,10 +100,22 @@ describe("the recipient payout table", () => {
     const stored = await listPayoutTable(db, { ...flaggedQuery, filter: "flagged", page: 1, pageSize: 50 });
     expect(stored.rows.length).toBeGreaterThan(0);
     expect(stored.rows.every((r) => r.recipientFlags.length > 0)).toBe(true);
+    // Two recipients' disputes (one twice), and a window-wide one; this game keeps no payout profiles.
+    const dispute = (recipientPlayerId: number | null): ActiveFlag => ({
+      flag: "disputed_renewal",
+      label: "Disputed renewal",
+      detail: "",
+      recipientPlayerId,
+      cause: `dispute:${recipientPlayerId}`,
+      raisedAt: null,
+    });
+    const disputeFlags = [dispute(500002), dispute(500001), dispute(500002), dispute(null)];
+    const flaggedElsewhere = await recipientsFlaggedNow(db, { gameId: GAME, batchId, disputeFlags });
+    expect(flaggedElsewhere.sort()).toEqual([500001, 500002]);
     const flagged = await listPayoutTable(db, {
       ...flaggedQuery,
       filter: "flagged",
-      flaggedElsewhere: [500001, 500002],
+      flaggedElsewhere,
       page: 1,
       pageSize: 50,
     });

@@ -11,7 +11,7 @@ import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { readWindowClosing } from "@/lib/accounting/close";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
-import { disputeFlagsOf, overrideOf } from "@/lib/payouts/flags";
+import { disputeFlagsOf, overrideOf, recipientsFlaggedNow } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
 import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
@@ -82,12 +82,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
   // and payout profile raise now (worked out over the whole batch only when that filter is asked for).
   const flaggedElsewhere =
     batch && filter === "flagged"
-      ? [
-          ...new Set([
-            ...disputeFlags.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])),
-            ...(await profileFlagsOf(db, { gameId: game.id, batchId: batch.id })).map((f) => f.recipientPlayerId),
-          ]),
-        ]
+      ? await recipientsFlaggedNow(db, { gameId: game.id, batchId: batch.id, disputeFlags })
       : undefined;
   const [counts, table] = await Promise.all([
     batch ? summarizeBatch(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null),

@@ -54,7 +54,7 @@ function columns(
             <TextLink href={`${windowHref}/recipients/${r.recipientPlayerId}`}>
               {r.playerName ?? `Player ${r.recipientPlayerId}`}
             </TextLink>
-            <span className="text-xs break-all text-ink-muted">{r.playerEmail ?? "no email"}</span>
+            <span className="text-xs wrap-anywhere text-ink-muted">{breakableEmail(r.playerEmail)}</span>
             <span className="flex items-center gap-1 text-xs text-ink-muted">
               <span className="font-mono">#{r.recipientPlayerId}</span>
               {r.resolved ? null : <Badge tone="danger">Unresolved</Badge>}
@@ -141,6 +141,20 @@ function columns(
       },
     },
   ];
+}
+
+/** An address that wraps after its "@" first in a narrow column ("creator332@" / "demo.example"). */
+function breakableEmail(email: string | null) {
+  if (!email) return "no email";
+  const at = email.lastIndexOf("@");
+  if (at < 0) return email;
+  return (
+    <>
+      {email.slice(0, at + 1)}
+      <wbr />
+      {email.slice(at + 1)}
+    </>
+  );
 }
 
 /** "Sam Lee (player 1002)", or "player 1002" when the service gave no name: how a row is named to a screen reader. */
