@@ -8,6 +8,7 @@ import { stopBoss } from "../../lib/jobs/queue";
 import { startWorkers } from "../../lib/jobs/worker";
 import { fixtureScenario, SECRET } from "../emulator/fixture";
 import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
+import { SLACK } from "../support/slack";
 import type { RouteHandler } from "./support";
 
 /**
@@ -103,7 +104,9 @@ export function setUpEmulatorWebhooks(
     // Deliveries stop reaching the route first; the jobs they queued (a re-pull of a window a refund made stale) then
     // finish against the running emulator before the workers stop and the database goes, with no transaction open.
     await new Promise((resolve) => forwarder?.close(resolve));
-    await stopBoss();
+    // A job still running when the workers stop would go on in a transaction that the database's drop then cuts: on a
+    // busy machine a re-pull can outlast the queue's own 10 s, so it gets the hook's slack.
+    await stopBoss({ timeoutMs: 20_000 * SLACK });
     await emulator?.close();
     await t?.drop();
   });
