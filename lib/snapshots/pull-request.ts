@@ -32,6 +32,9 @@ async function activePull(db: Db, gameId: string, window: TimeWindow) {
   return findActivePull(db, { gameId, window });
 }
 
+/** How often a request tries to claim a window whose active pull ends while it asks. */
+const CLAIM_ATTEMPTS = 3;
+
 /** Inserts a queued pull, or returns the one already active for this window. */
 async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: string; existing: boolean }> {
   const problem = windowProblem(request.window);
@@ -44,21 +47,25 @@ async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: st
       { field: "end" },
     );
   if (!(await gameExists(db, request.gameId))) throw new AppError("NOT_FOUND", `No game ${request.gameId}.`);
-  const id = randomUUID();
-  try {
-    await insertQueuedPull(db, {
-      id,
-      gameId: request.gameId,
-      window: request.window,
-      via: request.via,
-      requestedBy: request.requestedBy,
-    });
-    return { pullId: id, existing: false };
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const active = await activePull(db, request.gameId, request.window);
-    if (!active) throw error;
-    return { pullId: active.id, existing: true };
+  for (let attempt = 1; ; attempt++) {
+    const id = randomUUID();
+    try {
+      await insertQueuedPull(db, {
+        id,
+        gameId: request.gameId,
+        window: request.window,
+        via: request.via,
+        requestedBy: request.requestedBy,
+      });
+      return { pullId: id, existing: false };
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const active = await activePull(db, request.gameId, request.window);
+      if (active) return { pullId: active.id, existing: true };
+      // The pull that held the window ended between the two statements (published, or failed): it is free again.
+      if (attempt === CLAIM_ATTEMPTS)
+        throw new PullBusyError("Other pulls of this window kept starting and ending; try again in a moment.");
+    }
   }
 }
 
