@@ -111,7 +111,7 @@ describe("the recipient payout table", () => {
     });
     const disputeFlags = [dispute(500002), dispute(500001), dispute(500002), dispute(null)];
     const flaggedElsewhere = await recipientsFlaggedNow(db, { gameId: GAME, batchId, disputeFlags });
-    expect(flaggedElsewhere.sort()).toEqual([500001, 500002]);
+    expect(flaggedElsewhere.sort((a, b) => a - b)).toEqual([500001, 500002]);
     const flagged = await listPayoutTable(db, {
       ...flaggedQuery,
       filter: "flagged",
