@@ -230,11 +230,13 @@ export const paymentCommands: Record<string, Command> = {
         const out = await importResults(db, { ...parsed.data, gameId, dryRun: flags["dry-run"] }, as);
         // Each statement just paid or returned is emailed to its recipient (the workers send it).
         let statementEmails = 0;
+        let noEmailAddress: number[] = [];
         if (!out.dryRun && out.applied.paid + out.applied.returned > 0) {
           try {
             const { queueChangedStatementEmails } = await import("@/lib/statements/send");
             const sent = await queueChangedStatementEmails(db, { gameId, batchId: parsed.data.batchId }, as);
             statementEmails = sent.paid.queued + sent.returned.queued;
+            noEmailAddress = [...new Set([...sent.paid.skippedNoEmail, ...sent.returned.skippedNoEmail])];
           } catch (error) {
             // The results stand; the emails can be sent from the batch page or `desk statements send`.
             log.error("statement emails not queued", { batchId: parsed.data.batchId, error });
@@ -250,6 +252,8 @@ export const paymentCommands: Record<string, Command> = {
           counts: out.counts,
           applied: out.applied,
           statementEmails,
+          /** Recipients paid or returned whose statement could not be emailed: no address on record. */
+          noEmailAddress,
           unreadable: out.plan.unreadable,
           lines: out.plan.lines.map(({ result: _result, ...line }) => line),
         };

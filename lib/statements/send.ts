@@ -15,6 +15,7 @@ import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
 import { enqueueInTransaction } from "@/lib/jobs/queue";
+import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
 import { statementEmail } from "./email";
@@ -64,9 +65,7 @@ export async function queueStatementSends(
     if (params.recipientPlayerId !== undefined && targets.length === 0)
       throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
     const sendable = targets.filter((t) => t.email);
-    if ((params.paidUnsent || params.returnedUnsent) && sendable.length === 0)
-      return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: [] };
-    if (params.unemailed && sendable.length === 0)
+    if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
       return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: targets.map((t) => t.recipientPlayerId) };
     const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
     await countFirstEmails(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
@@ -102,6 +101,13 @@ export async function queueStatementSends(
       skippedNoEmail: targets.filter((t) => !t.email).map((t) => t.recipientPlayerId),
     };
   });
+}
+
+/** What a message about sending adds for the recipients skipped for want of an address ("" when none was). */
+export function noAddressNote(skipped: number): string {
+  return skipped === 0
+    ? ""
+    : ` ${countOf(skipped, "recipient")} ${skipped === 1 ? "has" : "have"} no email address on record.`;
 }
 
 /**

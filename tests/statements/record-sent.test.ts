@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { countBatchEmails, listStatementDeliveries } from "@/db/queries/statement-deliveries";
-import { deliverStatement, queueStatementSends } from "@/lib/statements/send";
+import { deliverStatement, noAddressNote, queueStatementSends } from "@/lib/statements/send";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 import { setIssuer, startSmtp } from "./support";
@@ -114,5 +114,27 @@ describe("the batch's send", () => {
     // An empty address is no address either.
     await t.db.updateTable("payout_statement").set({ player_email: "" }).where("id", "=", noAddress).execute();
     expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1 });
+  });
+
+  it("recording a payment names the recipient it cannot email, even when no statement can be emailed", async () => {
+    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    const noAddress = marchStatements[3] ?? "";
+    // The recipient without an address is paid now: the only paid statement never emailed.
+    await t.db
+      .updateTable("payout_statement")
+      .set((eb) => ({
+        state: "paid",
+        paid_amount_usd: eb.ref("payable_usd"),
+        paid_on: "2026-04-02",
+        payment_reference: "WIRE-2026-03-904",
+      }))
+      .where("id", "=", noAddress)
+      .execute();
+    const before = await t.db.selectFrom("statement_delivery").select("id").execute();
+    const paid = await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, paidUnsent: true }, acting);
+    expect(paid).toMatchObject({ queued: 0, skippedNoEmail: [904] });
+    expect(noAddressNote(paid.skippedNoEmail.length)).toBe(" 1 recipient has no email address on record.");
+    expect(noAddressNote(0)).toBe("");
+    expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toHaveLength(before.length);
   });
 });

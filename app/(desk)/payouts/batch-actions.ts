@@ -24,7 +24,7 @@ import {
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { batchIdSchema, reasonSchema } from "@/lib/payouts/schemas";
 import { parseWindowKey } from "@/lib/payouts/window-key";
-import { queuePaidStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
+import { noAddressNote, queuePaidStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
 import { formatUsdText } from "@/lib/format";
 
 const idsSchema = z
@@ -282,7 +282,7 @@ export const markPaidAction = defineAction(
         { gameId: game.id, batchId: input.batchId, statementIds: ids },
         { actor: { id: user.id, email: user.email }, via: "web" },
       );
-      emails = ` ${countOf(sent.queued, "statement email")} queued.`;
+      emails = ` ${countOf(sent.queued, "statement email")} queued.${noAddressNote(sent.skippedNoEmail.length)}`;
     } catch (error) {
       emails = unsentEmailsNote(input.batchId, error);
     }

@@ -7,7 +7,7 @@ import { defineAction } from "@/lib/actions";
 import { countOf } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { revokeStatementLinks } from "@/lib/statements/links";
-import { queueStatementSends, type SendSummary } from "@/lib/statements/send";
+import { noAddressNote, queueStatementSends, type SendSummary } from "@/lib/statements/send";
 
 const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
 
@@ -17,9 +17,7 @@ function describeSends(summary: SendSummary, unemailed = false): string {
     unemailed && summary.queued === 0
       ? "Every statement of this batch was emailed already: none was queued again."
       : `Queued ${countOf(summary.queued, "statement email")}.`;
-  const skipped = summary.skippedNoEmail.length;
-  const have = skipped === 1 ? "has" : "have";
-  return skipped === 0 ? queued : `${queued} ${countOf(skipped, "recipient")} ${have} no email address on record.`;
+  return `${queued}${noAddressNote(summary.skippedNoEmail.length)}`;
 }
 
 /**

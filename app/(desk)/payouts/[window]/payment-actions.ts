@@ -16,7 +16,7 @@ import {
   importResultsSchema,
   returnPaymentSchema,
 } from "@/lib/payments/schemas";
-import { queueChangedStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
+import { noAddressNote, queueChangedStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
 import { z } from "zod";
 
 /** Payment files, provider results and returned payments, from the window page (lib/payments does the work). */
@@ -33,7 +33,8 @@ async function emailChangedStatements(gameId: string, batchId: string, as: Actin
   try {
     const sent = await queueChangedStatementEmails(getDb(), { gameId, batchId }, as);
     const queued = sent.paid.queued + sent.returned.queued;
-    return queued > 0 ? ` ${countOf(queued, "statement email")} queued.` : "";
+    const skipped = noAddressNote(new Set([...sent.paid.skippedNoEmail, ...sent.returned.skippedNoEmail]).size);
+    return `${queued > 0 ? ` ${countOf(queued, "statement email")} queued.` : ""}${skipped}`;
   } catch (error) {
     return unsentEmailsNote(batchId, error);
   }
