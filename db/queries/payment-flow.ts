@@ -67,6 +67,19 @@ export async function listItemsByReference(
       "s.state as statementState",
       "s.payment_file_id as statementFileId",
       "s.recipient_player_id as recipientPlayerId",
+      "s.payment_reference as paymentReference",
+      // A payment of the statement recorded as returned by hand: a provider's report may list that return again.
+      (eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom("payment_return as r")
+              .select("r.id")
+              .whereRef("r.statement_id", "=", "s.id")
+              .where("r.kind", "=", "returned")
+              .where("r.result_id", "is", null),
+          )
+          .as("returnedByHand"),
     ])
     .where("f.batch_id", "=", p.batchId)
     .where("i.reference", "in", [...p.references])

@@ -15,6 +15,7 @@ const LOCKED_COLUMNS = [
   "payable_usd",
   "available_usd",
   "hold_reason",
+  "payment_file_id",
 ] as const;
 
 /** The statements of a batch given by id, in a state, or all of them, locked for a change. */

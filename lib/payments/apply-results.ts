@@ -4,7 +4,9 @@ import { formatUsd } from "@/core/money";
 import type { Db, DbOrTrx } from "@/db";
 import { recordPaymentResults } from "@/db/queries/payment-files";
 import { insertPaymentReturns, listRecordedResultKeys, settleFileItems } from "@/db/queries/payment-flow";
-import { transition } from "@/lib/payouts/transition";
+import { AppError } from "@/lib/errors";
+import { countOf } from "@/lib/format";
+import { type Changed, transition } from "@/lib/payouts/transition";
 import { type PaymentBefore, paymentsBeforeReturn, returnRows } from "./returns";
 import { groupByFile, type PlanLine, type ResultsPlan, recordPending, utcToday } from "./results-plan";
 
@@ -31,6 +33,21 @@ async function resultIds(db: DbOrTrx, lines: readonly PlanLine[]): Promise<Map<s
     if (id && l.statementId) out.set(l.statementId, id);
   }
   return out;
+}
+
+/**
+ * Refuses results planned while a statement was in one file but applied once it is in another: the plan was read
+ * outside the batch's lock, and a file cancelled meanwhile leaves its statements for a new file, whose own results
+ * alone may settle them.
+ */
+function refuseMovedStatements(lines: Map<string, PlanLine>, changed: readonly Changed[]): void {
+  const moved = changed.filter((c) => c.payment_file_id !== lines.get(c.id)?.fileId);
+  if (moved.length > 0)
+    throw new AppError(
+      "CONFLICT",
+      `${countOf(moved.length, "statement")} of these results ${moved.length === 1 ? "is" : "are"} in another ` +
+        "payment file now than when the results were read: import the file again.",
+    );
 }
 
 export async function applyPlan(
@@ -63,6 +80,7 @@ export async function applyPlan(
         gameId,
         batchId,
         statements: [...pay.keys()],
+        check: ({ changed }) => refuseMovedStatements(pay, changed),
         paymentOf: (c) => {
           const l = line(pay, c.id);
           return {
@@ -95,6 +113,7 @@ export async function applyPlan(
         gameId,
         batchId,
         statements: [...reject.keys()],
+        check: ({ changed }) => refuseMovedStatements(reject, changed),
         eventDetail: (c) => detail(line(reject, c.id)),
         apply: async ({ trx, changed, batch }) => {
           const lines = changed.map((c) => line(reject, c.id));

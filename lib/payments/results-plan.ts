@@ -157,13 +157,27 @@ function judge(
             expectedAmount: expected,
           };
     case "returned":
-      return item.statementState === "paid"
-        ? { verdict: "return", note: `returned after payment: owed again${checked}`, expectedAmount: expected }
-        : {
-            verdict: "not_applicable",
-            note: `the statement is ${item.statementState}, not paid`,
-            expectedAmount: expected,
-          };
+      if (item.statementState !== "paid")
+        return {
+          verdict: "not_applicable",
+          note: `the statement is ${item.statementState}, not paid`,
+          expectedAmount: expected,
+        };
+      // A statement keeps its reference in every file: once a payment of it came back and was recorded by hand, a
+      // report may list that return again after it was paid anew. Only a return naming the payment now recorded
+      // undoes it; any other is left for a person to judge.
+      if (
+        item.returnedByHand &&
+        (!result.providerTransactionId || result.providerTransactionId !== item.paymentReference)
+      )
+        return {
+          verdict: "not_applicable",
+          note:
+            "an earlier payment of this statement came back (recorded by hand) and it was paid again since: this may " +
+            "be that return; if the new payment came back, record it as returned on the statement",
+          expectedAmount: expected,
+        };
+      return { verdict: "return", note: `returned after payment: owed again${checked}`, expectedAmount: expected };
   }
 }
 

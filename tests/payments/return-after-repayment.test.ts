@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
+import { createPaymentFiles } from "@/lib/payments/files";
+import { applyPlan } from "@/lib/payments/apply-results";
+import { importResults, planResults } from "@/lib/payments/results";
+import { returnPayment } from "@/lib/payments/returns";
+import { overrideFlag } from "@/lib/payouts/flag-override";
+import { createProfilesDatabase } from "../profiles/support";
+import { GAME, web } from "../payouts/fixtures";
+import type { TestDatabase } from "../support/db";
+import { approvedBatch, approver, preparer, seedProfiles } from "./support";
+
+/**
+ * A statement keeps its payment reference in every file it goes into, so a provider's report read again later may speak
+ * of an earlier payment of it. Against real PostgreSQL: a return recorded by hand, then a payment anew, then the first
+ * file's report listing that return again; and results planned from one file applied after the statement went into
+ * another.
+ */
+
+let t: TestDatabase;
+let db: Db;
+let batchId: string;
+const third = { id: "u-third", email: "third@payout-desk.test" };
+
+async function statementOf(recipient: number) {
+  return db
+    .selectFrom("payout_statement")
+    .select(["id", "state", "provider_reference", "payment_file_id", "payment_reference"])
+    .where("batch_id", "=", batchId)
+    .where("recipient_player_id", "=", String(recipient))
+    .executeTakeFirstOrThrow();
+}
+
+async function report(rows: [number, string, string, string][]): Promise<string> {
+  const lines: string[] = [];
+  for (const [who, txn, status, amount] of rows)
+    lines.push(`${(await statementOf(who)).provider_reference},${txn},${status},${amount},USD,0.25,`);
+  return ["Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason", ...lines].join("\r\n");
+}
+
+const overrideReturned = () =>
+  overrideFlag(
+    db,
+    { gameId: GAME, batchId, flag: "payment_returned", recipientPlayerId: 1, reason: "checked with the recipient" },
+    web(approver),
+  );
+
+const apply = (text: string) =>
+  importResults(db, { gameId: GAME, batchId, format: "paypal", text, dryRun: false }, web(approver));
+
+beforeAll(async () => {
+  t = await createProfilesDatabase(GAME);
+  db = t.db;
+  await seedProfiles(db);
+  batchId = await approvedBatch(db, "2026-09", { 1: "100.00", 3: "70.00" });
+});
+
+afterAll(async () => {
+  await t?.drop();
+});
+
+describe("a report read again after a statement was paid anew", () => {
+  it("[finance] does not undo the new payment with a return recorded by hand before it", async () => {
+    await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    expect((await apply(await report([[1, "TX-1", "SUCCESS", "-100.00"]]))).applied.paid).toBe(1);
+    // PayPal sent it back; a second person records that by hand before the provider's report of it is read.
+    const first = await statementOf(1);
+    await returnPayment(db, { gameId: GAME, statementId: first.id, reason: "PayPal says it came back" }, web(third));
+    expect((await statementOf(1)).state).toBe("returned");
+
+    // Paid anew through a second file, to the same details (checked with the recipient).
+    await overrideReturned();
+    await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    expect((await apply(await report([[1, "TX-2", "SUCCESS", "-100.00"]]))).applied.paid).toBe(1);
+    expect(await statementOf(1)).toMatchObject({ state: "paid", payment_reference: "TX-2" });
+
+    // The first file's report, read now, lists the return recorded by hand: it is not applied to the new payment.
+    const earlier = await report([[1, "TX-1R", "RETURNED", "-100.00"]]);
+    const again = await apply(earlier);
+    expect(again.applied.returned).toBe(0);
+    expect(again.plan.lines.map((l) => [l.verdict, l.note])).toEqual([
+      ["not_applicable", expect.stringMatching(/earlier payment of this statement came back \(recorded by hand\)/)],
+    ]);
+    expect((await statementOf(1)).state).toBe("paid");
+
+    // A return naming the payment now recorded undoes it.
+    const named = await apply(await report([[1, "TX-2", "RETURNED", "-100.00"]]));
+    expect(named.applied.returned).toBe(1);
+    expect((await statementOf(1)).state).toBe("returned");
+  });
+});
+
+describe("results planned from one file", () => {
+  it("[finance] are refused once the statement went into another file before they were applied", async () => {
+    // Recipient 1 is owed again: a file takes it, and results of that file are planned.
+    await overrideReturned();
+    const made = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    const fileA = made.files[0]?.id ?? "";
+    const text = await report([[1, "TX-3", "SUCCESS", "-100.00"]]);
+    const plan = await planResults(db, { gameId: GAME, batchId, format: "paypal", text });
+    expect(plan.lines.map((l) => [l.verdict, l.fileId])).toEqual([["pay", fileA]]);
+
+    // Meanwhile that file is cancelled and the statement goes into a new one.
+    await cancelPaymentFileFlow(db, { gameId: GAME, fileId: fileA, reason: "wrong execution date" }, web(preparer));
+    const fileB = (await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer))).files[0];
+    expect((await statementOf(1)).payment_file_id).toBe(fileB?.id);
+
+    await expect(applyPlan(db, { gameId: GAME, batchId, plan }, web(approver))).rejects.toThrow(
+      /in another payment file now/,
+    );
+    expect(await statementOf(1)).toMatchObject({ state: "in_payment", payment_file_id: fileB?.id });
+  });
+});
