@@ -145,6 +145,12 @@ describe("a format check stops before the refinements that assume it", () => {
     });
   }
 
+  it("the refund review gives the partial amount as checked: spaces around a pasted amount are gone", () => {
+    const input = { subscriptionId: SUB, periodId: "17", mode: "partial", amountUsd: " 12.50 ", reason: "" };
+    expect(previewRefundInputSchema.parse(input).amountUsd).toBe("12.50");
+    expect(previewRefundInputSchema.parse({ ...input, mode: "full" }).amountUsd).toBeUndefined();
+  });
+
   it("the event log drops a malformed day without asking whether it is a real one", () => {
     expect(parseEventLogFilters({ from: "2026-13-45x", to: "yesterday" })).toMatchObject({
       from: undefined,

@@ -34,7 +34,9 @@ export const previewRefundInputSchema = z
     const parsed = usdInputSchema.safeParse(value.amountUsd ?? "");
     if (!parsed.success)
       ctx.addIssue({ code: "custom", path: ["amountUsd"], message: parsed.error.issues[0]?.message ?? "is invalid" });
-  });
+  })
+  // The amount as checked (" 12.50 " pasted is 12.50); none for a full refund.
+  .transform((value) => ({ ...value, amountUsd: value.mode === "partial" ? value.amountUsd?.trim() : undefined }));
 
 /** The confirm step; the player's email is not read from the form: the attempt takes it from the service. */
 export const confirmRefundInputSchema = z.object({
