@@ -35,10 +35,18 @@ export function parametersOf(attempt: RefundAttempt): AttemptParameters {
 }
 
 /**
- * The period could not be read before the first call. Nothing was sent: a refusal of the read frees the intent (the
- * person reviews again); any other failure keeps the attempt pending, to be checked and sent by the next taker.
+ * How long a confirmed refund may wait unsent for its period to be read: past it, a refund the person confirmed is
+ * not sent on their behalf any more (the period may have changed, the player been answered otherwise), and the
+ * period is freed for a refund reviewed anew.
  */
-export function periodReadFailure(attempt: RefundAttempt, error: unknown): AttemptFinish {
+export const UNSENT_GIVE_UP_MS = 60 * 60_000;
+
+/**
+ * The period could not be read before the first call. Nothing was sent: a refusal of the read frees the intent (the
+ * person reviews again); any other failure keeps the attempt pending, to be checked and sent by the next taker, until
+ * the attempt is UNSENT_GIVE_UP_MS old, when it fails unsent too.
+ */
+export function periodReadFailure(attempt: RefundAttempt, error: unknown, nowMs: number): AttemptFinish {
   const status = isServiceError(error) ? error.status : null;
   const code = isServiceError(error)
     ? (error.code ?? error.codePublic ?? (error.kind === "http" ? `HTTP_${error.status}` : error.kind.toUpperCase()))
@@ -58,12 +66,23 @@ export function periodReadFailure(attempt: RefundAttempt, error: unknown): Attem
       errorDetail,
     };
   }
+  if (nowMs - attempt.createdAt.getTime() >= UNSENT_GIVE_UP_MS) {
+    return {
+      status: "failed",
+      errorCode: code,
+      errorMessage:
+        `The period could not be read from the service for an hour after the refund was confirmed (${code}). ` +
+        `Nothing was sent to the service and the refund was not made; review it again from the period page.`,
+      errorDetail: { ...errorDetail, gave_up_unsent: true },
+    };
+  }
   return {
     status: "pending",
     errorCode: code,
     errorMessage:
       `The period could not be read from the service before sending the refund (${code}). Nothing has ` +
-      `been sent yet: the refund is kept pending with the same request id and is checked and sent automatically; ` +
+      `been sent yet: the refund is kept pending with the same request id and is checked and sent automatically ` +
+      `within an hour of its confirmation (else it fails unsent); ` +
       `do not start another refund for this period.`,
     errorDetail,
   };

@@ -106,6 +106,7 @@ async function checkPeriodBeforeFirstCall(
   client: Client,
   attempt: RefundAttempt,
   signal: AbortSignal,
+  clock: LeaseClock,
 ): Promise<AttemptFinish | null> {
   if (attempt.periodId === null) {
     return {
@@ -121,7 +122,7 @@ async function checkPeriodBeforeFirstCall(
   try {
     report = await client.getPeriodReport(attempt.periodId, { subscriptionId: attempt.subscriptionId }, { signal });
   } catch (error) {
-    return periodReadFailure(attempt, error);
+    return periodReadFailure(attempt, error, clock.now());
   }
   const check = comparePeriodWithReview(report, parametersOf(attempt));
   if (check.unchanged) return null;
@@ -242,7 +243,7 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
     });
     // Never sent: no check recorded and no call counted (attempts from before the check have calls or a check time).
     if (attempt.periodCheckedAt === null && attempt.calls === 0) {
-      finish = await checkPeriodBeforeFirstCall(client, attempt, signal);
+      finish = await checkPeriodBeforeFirstCall(client, attempt, signal, options.clock ?? SYSTEM_CLOCK);
       notSent = finish !== null;
       if (!finish) {
         // Stored before the call: from here on the attempt may have reached the service and is never refused unsent.
