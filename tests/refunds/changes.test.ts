@@ -97,6 +97,11 @@ describe("price and payment method (finance)", () => {
     expect(result).toMatchObject({ ok: true });
     expect(result.message).toMatch(/USD 10.00 → USD 12.00, staged for the next successful renewal/);
     expect(subscription(SUBS.card).pendingAmountUsd?.toFixed(2)).toBe("12.00");
+    // Above 500.00 the service stages a price it never applies: the answer says so, as the form did before.
+    const never = (await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "600.00" }))) as Result;
+    expect(never.message).toMatch(/→ USD 600.00, staged .*Above USD 500.00: the service stages it but never applies/);
+    const back = (await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))) as Result;
+    expect(back.message).not.toMatch(/never applies/);
     const entries = await auditOf(SUBS.card);
     expect(entries.at(-1)).toMatchObject({
       action: "subscription.change_amount",

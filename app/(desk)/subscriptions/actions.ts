@@ -9,6 +9,7 @@ import { hasRole } from "@/lib/auth/roles";
 import { AppError, isAppError } from "@/lib/errors";
 import { formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
+import { unappliedPriceWarning } from "@/lib/lookup/price-change";
 import { money } from "@/lib/money";
 import {
   describeOverLimit,
@@ -233,13 +234,14 @@ export const changeAmountAction = defineAction(
     revalidatePath("/subscriptions", "layout");
     if (!result.change_queued)
       return { ok: true, message: `No change staged: the price stays ${formatUsdText(result.new_amount_usd)}.` };
+    const staged = result.pending_amount_usd ?? result.new_amount_usd;
+    const unapplied = unappliedPriceWarning(money(staged), money(result.old_amount_usd));
     return {
       ok: true,
-      message: `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(
-        result.pending_amount_usd ?? result.new_amount_usd,
-      )}, staged for the next successful renewal${
-        result.applies_from_period_seq ? ` (period ${result.applies_from_period_seq})` : ""
-      }.`,
+      message:
+        `${formatUsdText(result.old_amount_usd)} → ${formatUsdText(staged)}, staged for the next successful renewal` +
+        `${result.applies_from_period_seq ? ` (period ${result.applies_from_period_seq})` : ""}.` +
+        (unapplied ? ` ${unapplied}` : ""),
     };
   },
 );

@@ -13,6 +13,7 @@ import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-
 import type { ActionResult } from "@/lib/actions";
 import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { describeCancelOutcome } from "@/lib/lookup/cancel-outcome";
+import { unappliedPriceWarning } from "@/lib/lookup/price-change";
 import { money, usdInputSchema } from "@/lib/money";
 
 type ServerAction = (form: FormData) => Promise<ActionResult<unknown>>;
@@ -190,16 +191,8 @@ function PriceDialog({
   if (value) {
     if (value.equals(current))
       warnings.push("This is the current price: any staged change is cleared and nothing else changes.");
-    // "an increase to more than double the price the member last agreed to, or above 500.00 USD, is staged but never
-    // applied"
-    if (value.gt(500))
-      warnings.push("Above USD 500.00: the service stages it but never applies it; the old price keeps billing.");
-    else if (value.gt(current.times(2))) {
-      warnings.push(
-        "More than double the current price: if that is above double the price the member last agreed to, it is " +
-          "staged but never applied.",
-      );
-    }
+    const unapplied = unappliedPriceWarning(value, current);
+    if (unapplied) warnings.push(unapplied);
     if (subscription.fundingRail === "pcstore" && value.gt(current)) {
       warnings.push(
         "pcstore subscription: the service refuses an increase (the player must re-authorize in the pcstore); only " +
