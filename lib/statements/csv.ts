@@ -91,5 +91,6 @@ export function statementCsv(doc: StatementDocument): string {
     amount,
     text(detail),
   ]);
-  return stringify([[...STATEMENT_CSV_COLUMNS], ...cells], CSV_WRITE);
+  // A byte order mark first: a spreadsheet opened on the file reads the names in any script as UTF-8.
+  return `\uFEFF${stringify([[...STATEMENT_CSV_COLUMNS], ...cells], CSV_WRITE)}`;
 }

@@ -14,7 +14,9 @@ export function statementEmail(input: {
 }): SendMailOptions {
   const { doc } = input;
   const f = doc.figures;
-  const month = `${doc.window.start.slice(0, 10)} to ${doc.window.end.slice(0, 10)}`;
+  // The window's end is exclusive: the last day named is the one before it (UTC), as a reader counts days.
+  const lastDay = new Date(Date.parse(doc.window.end) - 1).toISOString().slice(0, 10);
+  const month = `${doc.window.start.slice(0, 10)} to ${lastDay} (UTC)`;
   const p = doc.payment;
   const payment =
     p.state === "paid"

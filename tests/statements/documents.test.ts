@@ -74,7 +74,9 @@ describe("statement documents", () => {
   it("writes the same figures to the CSV", () => {
     for (const r of rendered) {
       const row = exported.get(r.doc.statementId);
-      const cells = parse(r.csv, { columns: true }) as Record<string, string>[];
+      // UTF-8 with a byte order mark, which a spreadsheet needs to read the names in any script.
+      expect(r.csv.startsWith("\uFEFFsection,")).toBe(true);
+      const cells = parse(r.csv, { columns: true, bom: true }) as Record<string, string>[];
       const summary = (item: string) => cells.find((c) => c.section === "summary" && c.item === item)?.amount_usd;
       expect(summary("carried_in")).toBe(row?.carried_in_usd);
       expect(summary("renewals")).toBe(row?.gross_attributed_usd);

@@ -64,6 +64,8 @@ describe("statement emails", () => {
     expect(anna?.from?.text).toBe('"Studio Statements" <statements@studio.test>');
     expect(anna?.subject).toBe("Statement PD-stmt-mail-000001 from Kraków Games");
     expect(anna?.text).toContain("Hello Анна Петрова,");
+    // The window's exclusive end is not named as a day of it.
+    expect(anna?.text).toMatch(/ for 2026-03-01 to 2026-03-31 \(UTC\) is attached\./);
     expect(anna?.text).toContain(`Payable: ${formatUsdText("40.10")}`);
     expect(anna?.text).toContain("reference PAY-901");
     expect(anna?.text).toMatch(/\/api\/statement-links\/[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}/);
