@@ -94,7 +94,7 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   expect(rows.length).toBeLessThanOrEqual(300);
   const codes = new Set(ACCOUNTS.map((a) => a.code));
   for (const row of rows) {
-    expect(row[1]).toMatch(/^\d{2}\/\d{2}\/2026$/);
+    expect(row[1]).toMatch(/^\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) 2026$/);
     expect(codes.has(row[3] ?? "")).toBe(true);
   }
 

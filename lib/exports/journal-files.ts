@@ -139,6 +139,14 @@ export async function splitJournals<T>(
   return { parts, split: hash.digest("hex").slice(0, 16) };
 }
 
+const MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
+
+/** "2026-04-03" as "03 Apr 2026": a day no importer can read in the wrong order, whatever its region's settings. */
+export function monthNameDate(isoDate: string): string {
+  const [y, m, d] = isoDate.split("-");
+  return `${d} ${MONTH_NAMES[Number(m) - 1]} ${y}`;
+}
+
 /** "2026-04-03" as "03/04/2026" (day first) or "04/03/2026" (month first). */
 export function slashDate(isoDate: string, order: "dmy" | "mdy"): string {
   const [y, m, d] = isoDate.split("-");

@@ -12,7 +12,7 @@ import {
   journalsOfPart,
   splitJournals,
   recipientLabel,
-  slashDate,
+  monthNameDate,
 } from "./journal-files";
 import { inPages } from "./payouts";
 import type { Posting } from "./postings";
@@ -24,7 +24,7 @@ import type { ExportKindDefinition, ResolvedTarget } from "./types";
  *
  * - Narration is mandatory; rows with the same Narration and Date are the lines of one journal. Each posting is
  *   its own journal, and its Narration carries the journal number, so no two journals share one.
- * - Date is mandatory, dd/mm/yyyy (or dd mmm yyyy): written dd/mm/yyyy, two-digit day and month.
+ * - Date is mandatory, dd/mm/yyyy or dd mmm yyyy: written dd mmm yyyy (03 Apr 2026), read alike in every region.
  * - Description is optional, per line: the recipient.
  * - AccountCode is mandatory: the code from the chart of accounts ("200", not "200 - Sales"): the code mapped to the
  *   account under Settings → Accounting.
@@ -45,7 +45,7 @@ export const XERO_TRACKING_NAME = "Game";
 
 export const XERO_COLUMNS: readonly ExportColumn[] = [
   { name: "Narration", type: "text", description: "The journal: what it records, the recipient, its number." },
-  { name: "Date", type: "date", description: "The journal's date, dd/mm/yyyy." },
+  { name: "Date", type: "date", description: "The journal's date, dd mmm yyyy (03 Apr 2026)." },
   { name: "Description", type: "text", description: "The line: the recipient." },
   { name: "AccountCode", type: "text", description: "The ledger account code mapped to the account." },
   { name: "TaxRate", type: "text", description: "The tax rate name mapped with the account." },
@@ -57,7 +57,9 @@ export const XERO_COLUMNS: readonly ExportColumn[] = [
 export function xeroRows(posting: Posting, context: JournalContext): ExportRow[] {
   const recipient = recipientLabel(context.names, posting.entry.recipientPlayerId);
   const narration = `${posting.description}, ${recipient}, journal ${journalNumber(posting)}`;
-  const date = slashDate(posting.date, "dmy");
+  // Xero reads "dd/mm/yyyy" or "dd mmm yyyy"; a US organisation enters dates month first, so only the month's name
+  // keeps 03/04 from being read as 4 March there.
+  const date = monthNameDate(posting.date);
   return posting.lines.map((line) => {
     const mapped = context.accounts[line.account];
     const amount = line.side === "debit" ? line.amount : line.amount.negated();
@@ -85,8 +87,8 @@ export const xeroJournalExport: ExportKindDefinition = {
   kind: "journal-xero",
   title: "Xero manual journals",
   summary:
-    "The batch's journal in Xero's manual journal import format (dd/mm/yyyy, signed amounts, mapped account codes " +
-    "and tax rates, tracking by game), at most 300 lines a file.",
+    "The batch's journal in Xero's manual journal import format (dd mmm yyyy dates, signed amounts, mapped account " +
+    "codes and tax rates, tracking by game), at most 300 lines a file.",
   columns: XERO_COLUMNS,
   needsBatch: true,
   async check(db, target) {
