@@ -107,6 +107,7 @@ export const journalExport: ExportKindDefinition = {
     "payment, returned payment) of an approved or paid payout batch, by recipient id.",
   columns: JOURNAL_COLUMNS,
   needsBatch: true,
+  oneSnapshot: true,
   async *pages(db, target) {
     if (!target.batchId) throw new Error("the journal needs a payout batch");
     // Names come from the batch's statements (the ledger entries carry ids only), read once per export.

@@ -65,6 +65,7 @@ export const quickbooksJournalExport: ExportKindDefinition = {
     "account names, debits and credits, the recipient on payable lines).",
   columns: QUICKBOOKS_COLUMNS,
   needsBatch: true,
+  oneSnapshot: true,
   async check(db, target) {
     await checkJournalAccounts(db, target, { taxRate: false });
   },

@@ -180,10 +180,11 @@ export function exportFilename(kind: ExportKind, target: ResolvedTarget): string
  */
 export async function startExport(db: Db, request: ExportRequest): Promise<StartedExport> {
   const definition = EXPORTS[request.kind];
-  // A file in parts is read, its split check and its rows alike, from one snapshot of the database: a payment or a
-  // return recorded meanwhile cannot move a journal between the check and the rows. The audit entries are written
-  // outside it.
-  const reading = definition.parts
+  // A journal is read, its split check (a file in parts) and its rows alike, from one snapshot of the database: a
+  // payment or a return recorded meanwhile can neither move a journal between the check and the rows nor be read
+  // half (the statement still paid, its return already there: the payment posted twice). The audit entries are
+  // written outside it.
+  const reading = definition.oneSnapshot
     ? await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute()
     : null;
   try {

@@ -27,6 +27,11 @@ export type ExportKindDefinition = {
   columns: readonly ExportColumn[];
   /** Whether the export needs a payout batch (payout file, journal) or only a snapshot. */
   needsBatch?: boolean;
+  /**
+   * Read from one snapshot of the database (a read-only repeatable-read transaction): a file whose rows come from
+   * several queries (a batch's statements, then their payments' returns) or whose parts are split by a check.
+   */
+  oneSnapshot?: boolean;
   /** Refuses, with an AppError, an export that cannot be made as asked (an account not mapped). */
   check?(db: Db, target: ResolvedTarget): Promise<void>;
   /** How many files the export is split into (each one imports on its own), and the split's digest; one if absent. */

@@ -91,6 +91,7 @@ export const xeroJournalExport: ExportKindDefinition = {
     "codes and tax rates, tracking by game), at most 300 lines a file.",
   columns: XERO_COLUMNS,
   needsBatch: true,
+  oneSnapshot: true,
   async check(db, target) {
     await checkJournalAccounts(db, target, { taxRate: true });
   },

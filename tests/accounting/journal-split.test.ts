@@ -192,3 +192,30 @@ describe("Xero parts under a listing", () => {
     expect((await download(1)).split).not.toBe(listed);
   });
 });
+
+describe("a journal file in one part", () => {
+  it("is read from the moment it was asked for: a return recorded meanwhile is in the next file, whole", async () => {
+    const recipient = "(player 2010)";
+    /** The journals of recipient 2010 in a QuickBooks file, by their Description. */
+    const journalsOf = async (started: Awaited<ReturnType<typeof startExport>>) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of started.chunks) chunks.push(chunk);
+      const rows = parse(Buffer.concat(chunks).toString("utf8"), { columns: true }) as Record<string, string>[];
+      const mine = rows.filter((r) => r.Description?.includes(recipient));
+      const byJournal = new Map<string, string>();
+      for (const r of mine) byJournal.set(r["Journal No"] ?? "", r.Description ?? "");
+      return [...byJournal.values()].map((d) => d.split(",")[0]);
+    };
+    const ask = () => startExport(t.db, { kind: "journal-quickbooks", batchId, bom: false, actor: null, via: "web" });
+    const asked = await ask();
+    await returnPayment(
+      t.db,
+      { gameId: GAME, statementId: statementIds[10] as string, reason: "Bank returned it: account closed" },
+      { actor: { id: "u9", email: "second@payout-desk.test" }, via: "web" },
+    );
+    const before = await journalsOf(asked);
+    const after = await journalsOf(await ask());
+    expect(after.length).toBe(before.length + 1);
+    expect(after.slice(0, before.length)).toEqual(before);
+  });
+});
