@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { money } from "@/lib/money";
 import { fxRateSchema } from "./fx";
 
 /** Shared input schemas of payment files and results (the server actions and the CLI reuse them). */
@@ -32,11 +33,20 @@ export const isoDateSchema = z
     { message: "is not a date", abort: true },
   );
 
+/**
+ * EUR for one USD, within bounds wide enough for any rate seen since the euro began (about 0.63 to 1.21): a rate typed
+ * ten times too large or small (9.2345 or 0.092345 for 0.92345) would pay every recipient that much more or less, and
+ * the file's control sum would agree with it.
+ */
+const eurRateSchema = fxRateSchema.refine((value) => money(value).gte("0.5") && money(value).lte("1.5"), {
+  message: "must be EUR for one USD, between 0.5 and 1.5 (such as 0.92): check the rate",
+});
+
 export const createPaymentFileSchema = z
   .object({
     batchId: z.uuid({ message: "is not a batch id" }),
     method: z.enum(FILE_METHODS, { message: "must be one of paypal, wise, sepa, generic" }),
-    eurRate: z.preprocess(blank, fxRateSchema.optional()),
+    eurRate: z.preprocess(blank, eurRateSchema.optional()),
     rateSource: z.preprocess(
       blank,
       z.string().trim().max(200, { message: "must be at most 200 characters" }).optional(),

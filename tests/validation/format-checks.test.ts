@@ -16,6 +16,7 @@ import {
   previewRefundInputSchema,
 } from "@/app/(desk)/subscriptions/schemas";
 import { parseEventLogFilters } from "@/app/(desk)/webhooks/table-state";
+import { createPaymentFileSchema } from "@/lib/payments/schemas";
 import { liabilityHref, parseLiabilityQuery } from "@/app/(desk)/payouts/liability/query";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
@@ -144,6 +145,21 @@ describe("a format check stops before the refinements that assume it", () => {
       expect(issues[0]?.message).toMatch(c.message);
     });
   }
+
+  it("a payment file's EUR rate ten times too large or small is refused, a plausible one taken", () => {
+    const input = { batchId: "5b0c7f5e-3d3a-4a57-9a39-1f5c2f1d9a10", method: "sepa", rateSource: "ECB" };
+    for (const eurRate of ["9.2345", "0.092345"]) {
+      const result = createPaymentFileSchema.safeParse({ ...input, eurRate });
+      expect(result.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+        ["eurRate", "must be EUR for one USD, between 0.5 and 1.5 (such as 0.92): check the rate"],
+      ]);
+    }
+    expect(createPaymentFileSchema.parse({ ...input, eurRate: "0.92345" }).eurRate).toBe("0.92345");
+    const malformed = createPaymentFileSchema.safeParse({ ...input, eurRate: "0,92" });
+    expect(malformed.error?.issues.map((i) => i.message)).toEqual([
+      "must be a rate such as 0.92345678 (digits, at most 8 decimal places)",
+    ]);
+  });
 
   it("the refund review gives the partial amount as checked: spaces around a pasted amount are gone", () => {
     const input = { subscriptionId: SUB, periodId: "17", mode: "partial", amountUsd: " 12.50 ", reason: "" };
