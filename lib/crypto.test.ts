@@ -44,5 +44,8 @@ describe("secrets at rest", () => {
   it("masks all but the prefix and last four characters", () => {
     expect(maskSecret("gs_test_one_secret_9f2a")).toBe("gs_test_••••9f2a");
     expect(maskSecret("short")).toBe("••••");
+    // A long word before an underscore is part of the secret, not its kind: only the last four show.
+    expect(maskSecret("MyStudioWebhookSigningKey_2026")).toBe("••••2026");
+    expect(maskSecret("whsec_2026")).toBe("••••2026");
   });
 });
