@@ -89,12 +89,18 @@ export async function listItemsByReference(
 
 export type ItemByReference = RowOf<typeof listItemsByReference>;
 
-/** The ids of the results already recorded for the given statements (statement, transaction id, outcome). */
+/** The results already recorded for the given statements: id, statement, transaction id, outcome and file. */
 export async function listRecordedResultKeys(db: DbOrTrx, statementIds: readonly string[]) {
   if (statementIds.length === 0) return [];
   return db
     .selectFrom("payment_result")
-    .select(["id", "statement_id as statementId", "provider_transaction_id as transactionId", "outcome"])
+    .select([
+      "id",
+      "statement_id as statementId",
+      "provider_transaction_id as transactionId",
+      "outcome",
+      "file_id as fileId",
+    ])
     .where("statement_id", "in", [...statementIds])
     .execute();
 }

@@ -107,7 +107,8 @@ function isAmountSent(result: NormalisedPaymentResult, item: ItemByReference, ex
 function judge(
   result: NormalisedPaymentResult,
   item: ItemByReference | undefined,
-  recorded: Set<string>,
+  /** The file each recorded result was read for, by statement, transaction id and outcome. */
+  recorded: Map<string, string>,
 ): Pick<PlanLine, "verdict" | "note" | "expectedAmount"> {
   if (!item)
     return {
@@ -129,7 +130,22 @@ function judge(
       expectedAmount: expected,
     };
   const key = `${item.statementId}|${result.providerTransactionId ?? ""}|${result.outcome}`;
-  if (recorded.has(key)) return { verdict: "already_applied", note: "imported before", expectedAmount: expected };
+  const before = recorded.get(key);
+  if (before !== undefined) {
+    // Without a transaction id a result is known by its statement and outcome alone: one recorded for an earlier
+    // file of a statement now in payment in another cannot be told from that file's own.
+    const elsewhere =
+      result.providerTransactionId === null && item.statementState === "in_payment" && before !== item.statementFileId;
+    return {
+      verdict: "already_applied",
+      note: elsewhere
+        ? "imported before for an earlier file of this statement, and the line has no transaction id: if it is " +
+          "the answer for the file the statement is in now, cancel that file, then mark the statement paid by hand " +
+          "if it was paid"
+        : "imported before",
+      expectedAmount: expected,
+    };
+  }
   const checked =
     result.amount === null
       ? " (no amount given to check)"
@@ -210,7 +226,7 @@ export async function planResults(
       byReference.set(item.reference, item);
   }
   const keys = await listRecordedResultKeys(db, [...new Set(items.map((i) => i.statementId))]);
-  const recorded = new Set(keys.map((k) => `${k.statementId}|${k.transactionId ?? ""}|${k.outcome}`));
+  const recorded = new Map(keys.map((k) => [`${k.statementId}|${k.transactionId ?? ""}|${k.outcome}`, k.fileId]));
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   const seen = new Set<string>();
   const lines = readout.results.map((result): PlanLine => {

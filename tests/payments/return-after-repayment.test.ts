@@ -112,3 +112,41 @@ describe("results planned from one file", () => {
     expect(await statementOf(1)).toMatchObject({ state: "in_payment", payment_file_id: fileB?.id });
   });
 });
+
+describe("a result without a transaction id", () => {
+  it("[finance] for a statement filed again is listed as imported before, saying what to do", async () => {
+    const october = await approvedBatch(db, "2026-10", { 5: "50.00" });
+    const five = () =>
+      db
+        .selectFrom("payout_statement")
+        .select(["state", "provider_reference", "payment_file_id"])
+        .where("batch_id", "=", october)
+        .executeTakeFirstOrThrow();
+    const rejected = async () =>
+      importResults(
+        db,
+        {
+          gameId: GAME,
+          batchId: october,
+          format: "generic",
+          text: `reference,outcome,reason\r\n${(await five()).provider_reference},rejected,account closed\r\n`,
+          dryRun: false,
+        },
+        web(approver),
+      );
+    await createPaymentFiles(db, { gameId: GAME, batchId: october, method: "paypal" }, web(preparer));
+    expect((await rejected()).applied.rejected).toBe(1);
+    await overrideFlag(
+      db,
+      { gameId: GAME, batchId: october, flag: "payment_returned", recipientPlayerId: 5, reason: "new account given" },
+      web(approver),
+    );
+    const again = await createPaymentFiles(db, { gameId: GAME, batchId: october, method: "paypal" }, web(preparer));
+    const second = await rejected();
+    expect(second.applied.rejected).toBe(0);
+    expect(second.plan.lines.map((l) => [l.verdict, l.note])).toEqual([
+      ["already_applied", expect.stringMatching(/earlier file of this statement.*cancel that file/)],
+    ]);
+    expect(await five()).toMatchObject({ state: "in_payment", payment_file_id: again.files[0]?.id });
+  });
+});
