@@ -53,6 +53,9 @@ const columnOf = (field: string) => COLUMN_OF_FIELD[field] ?? field;
  * review. A dry run, or any refused row, rolls the whole transaction back, so a dry run lists exactly what applying
  * would do and applying is all or nothing.
  */
+/** What a header cell may be to be named back in a refusal: a word, never what looks like a value. */
+const COLUMN_NAME = /^[a-z][a-z_]{0,39}$/;
+
 export async function importProfiles(
   db: Db,
   p: { gameId: string; csv: string; dryRun: boolean },
@@ -67,13 +70,19 @@ export async function importProfiles(
   const [header, ...body] = table;
   if (!header) throw new AppError("INVALID_INPUT", "The file is empty.", { field: "file" });
   const names = header.map((h) => h.trim().toLowerCase());
-  const unknown = names.filter((n) => !(n in IMPORT_COLUMNS));
+  // Checked first, and nothing of the row repeated: a file saved without its header has a recipient's bank details
+  // in its first row, which must not reach the page, the terminal or the log.
+  if (!names.includes("player_id"))
+    throw new AppError(
+      "INVALID_INPUT",
+      "The first row must be the header naming the columns, player_id among them: it has no player_id column.",
+      { field: "file" },
+    );
+  const unknown = names.flatMap((n, i) => (n in IMPORT_COLUMNS ? [] : [COLUMN_NAME.test(n) ? n : `column ${i + 1}`]));
   if (unknown.length > 0)
     throw new AppError("INVALID_INPUT", `Unknown columns: ${unknown.join(", ")}. See the documented columns.`, {
       field: "file",
     });
-  if (!names.includes("player_id"))
-    throw new AppError("INVALID_INPUT", "The header has no player_id column.", { field: "file" });
   if (body.length > MAX_ROWS)
     throw new AppError("INVALID_INPUT", `At most ${MAX_ROWS} rows per file.`, { field: "file" });
 

@@ -116,6 +116,21 @@ describe("profiles import", () => {
       importProfiles(db, { gameId: GAME, csv: "player_id,iban_full\n1,x", dryRun: true }, fin),
     ).rejects.toThrow(/Unknown columns: iban_full/);
   });
+
+  it("refuses a file saved without its header, repeating nothing of its first row", async () => {
+    const headless = "9001,bank_transfer,EUR,Kim Doe,DE89370400440532013000,COBADEFFXXX,DE\n";
+    const refusal = await importProfiles(db, { gameId: GAME, csv: headless, dryRun: true }, fin).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    expect(refusal).toBe(
+      "The first row must be the header naming the columns, player_id among them: it has no player_id column.",
+    );
+    // A header that names player_id and a cell that looks like a value: the cell is named by its position.
+    await expect(
+      importProfiles(db, { gameId: GAME, csv: "player_id,DE89370400440532013000\n1,x", dryRun: true }, fin),
+    ).rejects.toThrow(/^Unknown columns: column 2\. /);
+  });
 });
 
 describe("profiles export", () => {
