@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "@/db";
 import { getProfile, listProfiles } from "@/db/queries/profiles";
 import { AppError } from "@/lib/errors";
+import type { CsvRecord } from "@/lib/payments/formats/csv";
 import { DETAIL_COLUMNS, EXPORT_COLUMNS, IMPORT_COLUMNS, type ImportColumn, parseCsv, writeCsv } from "./csv";
 import { listProfileChanges } from "@/db/queries/profile-changes";
 import { changePayoutDetailsIn, type ProfileActing, setTaxFormIn } from "./profiles";
@@ -61,15 +62,18 @@ export async function importProfiles(
   p: { gameId: string; csv: string; dryRun: boolean },
   acting: ProfileActing,
 ): Promise<ImportResult> {
-  let table: string[][];
+  let table: CsvRecord[];
   try {
     table = parseCsv(p.csv);
   } catch (error) {
-    throw new AppError("INVALID_INPUT", `The file is not CSV: ${(error as Error).message}.`, { field: "file" });
+    // The reason and the line only (CsvUnreadableError): never a cell, which may hold bank details.
+    throw new AppError("INVALID_INPUT", `The file cannot be read as CSV: ${(error as Error).message}.`, {
+      field: "file",
+    });
   }
   const [header, ...body] = table;
   if (!header) throw new AppError("INVALID_INPUT", "The file is empty.", { field: "file" });
-  const names = header.map((h) => h.trim().toLowerCase());
+  const names = header.cells.map((h) => h.trim().toLowerCase());
   // Checked first, and nothing of the row repeated: a file saved without its header has a recipient's bank details
   // in its first row, which must not reach the page, the terminal or the log.
   if (!names.includes("player_id"))
@@ -83,6 +87,9 @@ export async function importProfiles(
     throw new AppError("INVALID_INPUT", `Unknown columns: ${unknown.join(", ")}. See the documented columns.`, {
       field: "file",
     });
+  const twice = names.filter((n, i) => names.indexOf(n) !== i);
+  if (twice.length > 0)
+    throw new AppError("INVALID_INPUT", `Columns named twice: ${[...new Set(twice)].join(", ")}.`, { field: "file" });
   if (body.length > MAX_ROWS)
     throw new AppError("INVALID_INPUT", `At most ${MAX_ROWS} rows per file.`, { field: "file" });
 
@@ -90,8 +97,7 @@ export async function importProfiles(
   try {
     await db.transaction().execute(async (trx) => {
       const seen = new Set<number>();
-      for (const [index, cells] of body.entries()) {
-        const line = index + 2;
+      for (const { cells, line } of body) {
         const get = (column: ImportColumn) => (cells[names.indexOf(column)] ?? "").trim();
         const refuse = (reason: string, playerId: number | null = null) =>
           result.refused.push({ line, playerId, reason });

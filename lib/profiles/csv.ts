@@ -1,5 +1,6 @@
 import { stringify } from "csv-stringify/sync";
 import { CSV_WRITE, neutraliseText } from "@/lib/exports/csv";
+import { type CsvRecord, readCsv } from "@/lib/payments/formats/csv";
 
 /**
  * The CSV files of payout profiles. Import columns (a header row first; any order; blank cells mean "not given"):
@@ -59,39 +60,12 @@ export const EXPORT_COLUMNS = [
   "updated_at",
 ] as const;
 
-/** RFC 4180: quoted cells with doubled quotes, CRLF or LF line ends, a leading byte-order mark ignored. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  for (; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"' && cell === "") quoted = true;
-    else if (c === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text[i + 1] === "\n") i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-    } else cell += c;
-  }
-  if (quoted) throw new Error("the file ends inside a quoted cell");
-  if (cell !== "" || row.length > 0) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows.filter((r) => r.some((c) => c.trim() !== ""));
+/**
+ * RFC 4180 as read for provider files (lib/payments/formats/csv.ts), strictly: a row with more cells than the header
+ * (an unquoted comma in a name) or a stray quote refuses the file, and rows of empty cells are skipped.
+ */
+export function parseCsv(text: string): CsvRecord[] {
+  return readCsv(text, { strict: true });
 }
 
 export function writeCsv(header: readonly string[], rows: readonly (readonly (string | null)[])[]): string {

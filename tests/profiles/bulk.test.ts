@@ -117,6 +117,33 @@ describe("profiles import", () => {
     ).rejects.toThrow(/Unknown columns: iban_full/);
   });
 
+  it("refuses a row with a cell too many, a stray quote or a column named twice, quoting no cell", async () => {
+    const header = "player_id,method,currency,account_holder";
+    const refusal = (text: string) =>
+      importProfiles(db, { gameId: GAME, csv: text, dryRun: true }, fin).then(
+        () => "taken",
+        (error: Error) => error.message,
+      );
+    // An unquoted comma in a name would move "Ada" into a column of its own.
+    expect(await refusal(`${header}\n9001,bank_transfer,EUR,Lovelace, Ada\n`)).toBe(
+      "The file cannot be read as CSV: record inconsistent fields length on line 2.",
+    );
+    expect(await refusal(`${header}\n9001,bank_transfer,EUR, "Lovelace, Ada"\n`)).toBe(
+      "The file cannot be read as CSV: invalid opening quote on line 2.",
+    );
+    expect(await refusal("player_id,method,method\n9001,paypal,wise\n")).toBe("Columns named twice: method.");
+    // Blank lines and a cell over two lines: a refusal names the line the row ends on in the file.
+    const spaced = await importProfiles(
+      db,
+      { gameId: GAME, csv: `${header}\n\n\n9001,bank_transfer,EUR,"Ada\nLovelace"\nx,paypal,USD,\n`, dryRun: true },
+      fin,
+    );
+    expect(spaced.refused.map((r) => [r.line, r.playerId])).toEqual([
+      [5, 9001],
+      [6, null],
+    ]);
+  });
+
   it("refuses a file saved without its header, repeating nothing of its first row", async () => {
     const headless = "9001,bank_transfer,EUR,Kim Doe,DE89370400440532013000,COBADEFFXXX,DE\n";
     const refusal = await importProfiles(db, { gameId: GAME, csv: headless, dryRun: true }, fin).then(

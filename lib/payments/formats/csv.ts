@@ -34,21 +34,26 @@ export class CsvUnreadableError extends Error {
   }
 }
 
-/** Tokenises a whole CSV text; throws a CsvUnreadableError (what and where, never a cell) when it is not CSV. */
-export function readCsv(text: string): CsvRecord[] {
+/**
+ * Tokenises a whole CSV text; throws a CsvUnreadableError (what and where, never a cell) when it is not CSV. A record's
+ * line is the one it ends on. `strict`: a record may not have more cells than the first (the header), where a cell
+ * would have slipped into the next column, and a record of empty cells is skipped.
+ */
+export function readCsv(text: string, options: { strict?: boolean } = {}): CsvRecord[] {
   try {
     const records = parse(text, {
       bom: true,
       info: true,
-      relax_column_count: true,
+      ...(options.strict ? { relax_column_count_less: true, skip_records_with_empty_values: true } : {}),
+      relax_column_count: !options.strict,
       skip_empty_lines: true,
     }) as unknown as { record: string[]; info: { lines: number } }[];
     return records.map(({ record, info }) => ({ line: info.lines, cells: record }));
   } catch (error) {
     const { code, lines } = error as { code?: unknown; lines?: unknown };
     const reason =
-      typeof code === "string" && /^CSV_[A-Z_]+$/.test(code)
-        ? code.slice(4).toLowerCase().replaceAll("_", " ")
+      typeof code === "string" && /^(CSV_)?[A-Z_]+$/.test(code)
+        ? code.replace(/^CSV_/, "").toLowerCase().replaceAll("_", " ")
         : "unreadable text";
     throw new CsvUnreadableError(reason, typeof lines === "number" ? lines : 0);
   }
