@@ -54,11 +54,11 @@ export const profileCommands: Record<string, Command> = {
           const acting = await actingAs(db, flags.actor);
           const csv = await readFlagFile("file", flags.file);
           const result = await importProfiles(db, { gameId: flags.game, csv, dryRun: flags["dry-run"] }, acting);
-          // Refused rows change nothing: the summary still lists them, and the exit code says nothing was imported.
-          if (!result.dryRun && !result.applied) {
-            process.stderr.write(
-              `profiles import: ${countOf(result.refused.length, "row")} refused; nothing was changed\n`,
-            );
+          // Refused rows change nothing: the summary still lists them, and the exit code says nothing was (or, in a
+          // dry run, would be) imported, so `import --dry-run && import` stops at a file with a refused row.
+          if (result.refused.length > 0) {
+            const outcome = result.dryRun ? "the file would not be imported" : "nothing was changed";
+            process.stderr.write(`profiles import: ${countOf(result.refused.length, "row")} refused; ${outcome}\n`);
             return new CliResult(result, 1);
           }
           return result;

@@ -101,5 +101,20 @@ describe("desk profiles", () => {
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout)).toMatchObject({ dryRun: false, applied: false, refused: [expect.anything()] });
     expect(refused.stderr).toMatch(/1 row refused; nothing was changed/);
+    // A dry run of it fails too, so `import --dry-run && import` stops there.
+    const dry = await desk(
+      "profiles",
+      "import",
+      "--game",
+      "g1",
+      "--file",
+      file,
+      "--actor",
+      "fin@cli.test",
+      "--dry-run",
+    );
+    expect(dry.code).toBe(1);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, refused: [expect.anything()] });
+    expect(dry.stderr).toMatch(/1 row refused; the file would not be imported/);
   });
 });
