@@ -112,6 +112,22 @@ describe("statement actions by batch status and statement state", () => {
     ).toBe("allowed");
   });
 
+  it("never holds a negative balance: it carries forward, so flags on it are overridden instead", () => {
+    const owing = { state: "draft" as const, openFlags: 1, availableUsd: "-80.00" };
+    expect(statementVerdict("hold", context("draft"), owing)).toEqual({
+      kind: "not_applicable",
+      reason: "The recipient owes this balance: it is not held but carried forward against later payouts.",
+    });
+    expect(statementVerdict("hold", context("approved"), { ...owing, state: "approved" }).kind).toBe("not_applicable");
+    expect(statementVerdict("approve", context("draft"), owing)).toMatchObject({
+      kind: "blocked",
+      reason: "Open flags: override them with a reason (a negative balance is not held: it carries forward).",
+    });
+    // Nothing to pay but nothing owed (under the minimum payout) may still be held; so may a held one be released.
+    expect(statementVerdict("hold", context("draft"), { ...owing, availableUsd: "0.40" }).kind).toBe("allowed");
+    expect(statementVerdict("release", context("draft"), { ...owing, state: "held" }).kind).toBe("allowed");
+  });
+
   it("offers nothing to roles below finance", () => {
     for (const role of ROLES.filter((r) => r !== "finance" && r !== "admin")) {
       expect(allowedTable({ role })).toEqual(Object.fromEntries(Object.keys(allowedTable()).map((k) => [k, ""])));

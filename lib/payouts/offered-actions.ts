@@ -1,4 +1,5 @@
 import { formatCount } from "@/lib/format";
+import { money } from "@/lib/money";
 import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
 import { hasRole, type Role } from "@/lib/auth/roles";
 
@@ -41,7 +42,16 @@ export type BatchContext = {
   approvedById: string | null;
 };
 
-export type StatementFacts = { state: PayoutStatementState; openFlags: number };
+export type StatementFacts = {
+  state: PayoutStatementState;
+  openFlags: number;
+  /** The statement's available balance (net attributed plus carried in), when known. */
+  availableUsd?: string;
+};
+
+/** A negative balance (the recipient owes it) is never held back: approved, it carries into the next payout. */
+const owes = (statement: StatementFacts): boolean =>
+  statement.availableUsd !== undefined && money(statement.availableUsd).isNegative();
 
 const ALLOWED: Verdict = { kind: "allowed" };
 const na = (reason: string): Verdict => ({ kind: "not_applicable", reason });
@@ -73,13 +83,17 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
         return {
           kind: "blocked",
           code: "open_flags",
-          reason: "Open flags: override them with a reason, or hold the payout.",
+          reason: owes(statement)
+            ? "Open flags: override them with a reason (a negative balance is not held: it carries forward)."
+            : "Open flags: override them with a reason, or hold the payout.",
         };
       return ALLOWED;
     case "unapprove":
       if (!draftBatch) return na(`The batch is ${batch.status}; its statements can no longer go back to draft.`);
       return state === "approved" ? ALLOWED : isState;
     case "hold":
+      if (owes(statement))
+        return na("The recipient owes this balance: it is not held but carried forward against later payouts.");
       if (draftBatch) return state === "draft" || state === "approved" ? ALLOWED : isState;
       return state === "approved" ? ALLOWED : isState;
     case "release":

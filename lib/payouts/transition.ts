@@ -137,7 +137,11 @@ function split(
       flags && (r.state === "held" || r.state === "draft")
         ? openFlagsOf(flags, recipientPlayerId, r.recipient_flags)
         : [];
-    const verdict = statementVerdict(rule.verdict, context, { state: r.state, openFlags: open.length });
+    const verdict = statementVerdict(rule.verdict, context, {
+      state: r.state,
+      openFlags: open.length,
+      availableUsd: r.available_usd,
+    });
     if (verdict.kind === "allowed" && inFrom) changed.push({ ...r, to: rule.to ? rule.to(r, batch) : r.state });
     else if (verdict.kind === "blocked" && verdict.code === "two_person_rule")
       throw new AppError("FORBIDDEN", verdict.reason);

@@ -1,11 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { carryStatementsForward, markStatementsPaid, releaseStatements } from "@/lib/payouts/batches";
+import {
+  carryStatementsForward,
+  holdStatements,
+  markStatementsPaid,
+  preparePayoutBatch,
+  releaseStatements,
+} from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { getPayoutBatch, listLedgerEntries, listPayoutStatements } from "@/lib/payouts/ledger";
 import { money, sumMoney } from "@/lib/money";
 import { approver, payWindow, preparer, recipientStatement as of, setUpPayoutsDatabase } from "../support/payouts";
+import { monthWindow } from "@/lib/time";
 import { web, GAME, insertSnapshot } from "./fixtures";
 
 /**
@@ -170,5 +177,24 @@ describe("held statements of a paid batch", () => {
         .execute(),
     ).rejects.toThrow(/frozen/);
     expect(money(row.payable_usd).gt(0)).toBe(true);
+  });
+});
+
+describe("a negative balance", () => {
+  it("is not held: holding it is skipped with the reason, so approving carries it against later payouts", async () => {
+    await insertSnapshot(db, { window: "2027-09", recipients: [{ id: 7301, gross: "10.00", reversed: "90.00" }] });
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2027-09") }, web(preparer));
+    const owing = of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7301);
+    expect(owing.availableUsd).toBe("-80.00");
+    const held = await holdStatements(
+      db,
+      { gameId: GAME, batchId, ids: [owing.id], reason: "Waiting for the dispute" },
+      web(preparer),
+    );
+    expect(held.changed).toBe(0);
+    expect(held.skipped.map((s) => s.reason)).toEqual([
+      "The recipient owes this balance: it is not held but carried forward against later payouts.",
+    ]);
+    expect(of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7301).state).toBe("draft");
   });
 });

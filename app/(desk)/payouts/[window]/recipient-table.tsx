@@ -1,6 +1,7 @@
 "use client";
 
 import { formatCount } from "@/lib/format";
+import { money } from "@/lib/money";
 import type { ColumnDef } from "@tanstack/react-table";
 import { DataTable } from "@/app/_components/data-table/data-table";
 import { TableEmptyState } from "@/app/_components/data-table/empty-state";
@@ -174,6 +175,9 @@ export function RecipientTable(props: RecipientTableProps) {
           openFlags:
             props.openWindowFlags +
             row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f)).length,
+          availableUsd: money(row.netAttributedUsd)
+            .plus(row.carriedInUsd ?? "0")
+            .toFixed(2),
         }
       : null;
   const rowFacts = new Map(props.rows.map((row) => [row.statementId ?? "", facts(row)] as const));

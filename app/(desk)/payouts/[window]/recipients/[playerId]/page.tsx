@@ -139,7 +139,13 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
               batchId={batch.id}
               statementId={statement.id}
               offers={
-                context ? offeredStatementActions(context, { state: statement.state, openFlags: openFlags.length }) : []
+                context
+                  ? offeredStatementActions(context, {
+                      state: statement.state,
+                      openFlags: openFlags.length,
+                      availableUsd: statement.availableUsd,
+                    })
+                  : []
               }
               actions={STATEMENT_ACTIONS}
               methods={methods}
