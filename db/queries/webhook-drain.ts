@@ -58,11 +58,13 @@ export async function recordRepullsForEvents(
   db: DbOrTrx,
   ids: string[],
   repulls: { start: string; end: string; pullId: string }[],
+  /** Whether the events still owe a pull (the one found was already reading): the sweep asks again. */
+  repullDue = false,
 ): Promise<void> {
   if (ids.length === 0) return;
   await db
     .updateTable("webhook_event")
-    .set({ effect: sql`coalesce(effect, '{}'::jsonb) || ${JSON.stringify({ repulls, repullDue: false })}::jsonb` })
+    .set({ effect: sql`coalesce(effect, '{}'::jsonb) || ${JSON.stringify({ repulls, repullDue })}::jsonb` })
     .where("id", "in", ids)
     .execute();
 }

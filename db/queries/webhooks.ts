@@ -46,10 +46,12 @@ export async function recordRepulls(
   db: Db,
   id: string,
   repulls: { start: string; end: string; pullId: string }[],
+  /** Whether the event still owes a pull (one found was already reading): the sweep asks again. */
+  repullDue = false,
 ): Promise<void> {
   await db
     .updateTable("webhook_event")
-    .set({ effect: sql`coalesce(effect, '{}'::jsonb) || ${JSON.stringify({ repulls, repullDue: false })}::jsonb` })
+    .set({ effect: sql`coalesce(effect, '{}'::jsonb) || ${JSON.stringify({ repulls, repullDue })}::jsonb` })
     .where("id", "=", id)
     .execute();
 }

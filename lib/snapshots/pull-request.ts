@@ -87,17 +87,21 @@ async function queuePull(db: Db, pullId: string): Promise<void> {
 
 /**
  * Asks for a snapshot of a window: queues a background pull, or returns the pull already under way for the same
- * game and window (re-queued if its worker died). Used by the Payouts page and by scheduled pulls.
+ * game and window (re-queued if its worker died). Used by the Payouts page and by scheduled pulls. `readingAlready`:
+ * the pull returned was already reading the window, so a change made just before this request may be missing from
+ * what it publishes (a caller that asks because of such a change asks again once it has ended).
  */
 export async function requestSnapshot(
   db: Db,
   request: SnapshotRequest,
-): Promise<{ pullId: string; deduplicated: boolean }> {
+): Promise<{ pullId: string; deduplicated: boolean; readingAlready: boolean }> {
   const claimed = await claimPull(db, request);
   if (claimed.existing) {
     const active = await activePull(db, request.gameId, request.window);
-    if (active && (await isOrphaned(db, active, request.gameId, request.window))) await queuePull(db, active.id);
-    return { pullId: claimed.pullId, deduplicated: true };
+    const orphaned = active !== undefined && (await isOrphaned(db, active, request.gameId, request.window));
+    // An orphaned pull is queued again and reads the window anew, as does one waiting to retry.
+    if (active && orphaned) await queuePull(db, active.id);
+    return { pullId: claimed.pullId, deduplicated: true, readingAlready: active?.status === "running" && !orphaned };
   }
   try {
     await queuePull(db, claimed.pullId);
@@ -118,7 +122,7 @@ export async function requestSnapshot(
       via: request.via,
     },
   });
-  return { pullId: claimed.pullId, deduplicated: false };
+  return { pullId: claimed.pullId, deduplicated: false, readingAlready: false };
 }
 
 /**

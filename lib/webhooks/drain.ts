@@ -103,8 +103,9 @@ async function queueRepulls(db: Db, link: SnapshotLink, repull: Map<string, Map<
       const [startMs, endMs] = key.split("/").map(Number) as [number, number];
       const window = { startMs, endMs };
       try {
-        const pullId = await link.requestPull(db, { gameId, window, via: "webhook" });
-        await recordRepullsForEvents(db, ids, [{ ...windowToQuery(window), pullId }]);
+        const { pullId, readsFromNow } = await link.requestPull(db, { gameId, window, via: "webhook" });
+        // A pull already reading may miss these events' change: they stay due, and the sweep asks again.
+        await recordRepullsForEvents(db, ids, [{ ...windowToQuery(window), pullId }], !readsFromNow);
       } catch (error) {
         // The events keep repullDue; the sweep queues them again (lib/webhooks/sweep.ts).
         log.warn("webhook re-pull not queued", { game: gameId, events: ids.length, error });

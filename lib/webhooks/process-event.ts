@@ -161,11 +161,14 @@ export async function processWebhookEvent(
 
   if (step.repull && step.repull.length > 0 && step.gameId) {
     const repulls: (WindowText & { pullId: string })[] = [];
+    let due = false;
     for (const window of step.repull) {
-      const pullId = await link.requestPull(db, { gameId: step.gameId, window, via: "webhook" });
+      const { pullId, readsFromNow } = await link.requestPull(db, { gameId: step.gameId, window, via: "webhook" });
       repulls.push({ ...windowToQuery(window), pullId });
+      due ||= !readsFromNow;
     }
-    await recordRepulls(db, eventId, repulls);
+    // A pull already reading may miss this event's change: it stays due, and the sweep asks again.
+    await recordRepulls(db, eventId, repulls, due);
   }
   return step.outcome;
 }

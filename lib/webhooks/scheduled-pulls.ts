@@ -25,7 +25,10 @@ export async function scheduleSnapshotPulls(
       const key = { gameId, kind: due.kind, periodKey: due.periodKey };
       if (await isScheduledPullClaimed(db, key)) continue;
       try {
-        const pullId = await link.requestPull(db, { gameId, window: due.window, via: "schedule" });
+        const { pullId, readsFromNow } = await link.requestPull(db, { gameId, window: due.window, via: "schedule" });
+        // A pull already reading began before this one was due (a month's close read before midnight): the next run
+        // asks again once it has ended.
+        if (!readsFromNow) continue;
         const recorded = await recordScheduledPull(db, { ...key, window: due.window, pullId });
         if (!recorded) continue;
         log.info("scheduled pull queued", {

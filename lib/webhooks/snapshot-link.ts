@@ -16,15 +16,27 @@ export type SnapshotLink = {
     input: { gameId: string; instant: Date; reason: string; detail: Record<string, unknown> },
   ): Promise<TimeWindow[]>;
   /**
-   * Queues a pull of the window, or finds the one already queued for it; returns the pull's id. Called outside any
+   * Queues a pull of the window, or finds the one already queued for it; returns the pull's id, and whether it reads
+   * the window from now on (false: it was already reading, and may miss what changed just before). Called outside any
    * transaction: the pull's job may start at once and must find its row committed.
    */
-  requestPull(db: Db, input: { gameId: string; window: TimeWindow; via: "webhook" | "schedule" }): Promise<string>;
+  requestPull(
+    db: Db,
+    input: { gameId: string; window: TimeWindow; via: "webhook" | "schedule" },
+  ): Promise<RequestedPull>;
 };
+
+export type RequestedPull = { pullId: string; readsFromNow: boolean };
 
 export const snapshotLink: SnapshotLink = {
   markStale: (db, input) => markWindowStale(db, input.gameId, input.instant, input.reason, input.detail),
-  requestPull: async (db, input) =>
-    (await requestSnapshot(db, { gameId: input.gameId, window: input.window, requestedBy: null, via: input.via }))
-      .pullId,
+  requestPull: async (db, input) => {
+    const asked = await requestSnapshot(db, {
+      gameId: input.gameId,
+      window: input.window,
+      requestedBy: null,
+      via: input.via,
+    });
+    return { pullId: asked.pullId, readsFromNow: !asked.readingAlready };
+  },
 };

@@ -118,4 +118,21 @@ describe("claiming a window", () => {
       await racing.db.destroy();
     }
   });
+
+  it("says when the pull it joins was already reading, and when it had not begun", async () => {
+    const window = parseWindow("2026-05-01", "2026-06-01");
+    const held = randomUUID();
+    await insertQueuedPull(t.db, { id: held, gameId: "g-race", window, via: "test", requestedBy: null });
+    const ask = () => requestSnapshot(t.db, { gameId: "g-race", window, requestedBy: null, via: "test" });
+    // Queued: it reads the window from its start, after this request.
+    expect(await ask()).toEqual({ pullId: held, deduplicated: true, readingAlready: false });
+    // Reading (its worker alive): a change made just before this request may be missing from it.
+    await t.db
+      .updateTable("snapshot_pull")
+      .set({ status: "running", started_at: new Date(), heartbeat_at: new Date() })
+      .where("id", "=", held)
+      .execute();
+    expect(await ask()).toEqual({ pullId: held, deduplicated: true, readingAlready: true });
+    await failPull(t.db, held, "TEST_ENDED", "Done with it.");
+  });
 });

@@ -65,7 +65,7 @@ function countingLink() {
     },
     requestPull: async (_db, input) => {
       pulls.push({ gameId: input.gameId, window: formatWindow(input.window) });
-      return `pull-${pulls.length}`;
+      return { pullId: `pull-${pulls.length}`, readsFromNow: true };
     },
   };
   return { link, pulls };

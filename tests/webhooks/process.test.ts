@@ -31,6 +31,8 @@ function recordingLink(options: { failPulls?: number } = {}) {
   const marks: { gameId: string; instant: string; reason: string; detail: Record<string, unknown> }[] = [];
   const pulls: { gameId: string; window: string; via: string }[] = [];
   let failures = options.failPulls ?? 0;
+  /** While true, the pull found for a window was already reading it (it may miss the change asked about). */
+  const state = { reading: false };
   const link: SnapshotLink = {
     async markStale(_db, input) {
       marks.push({
@@ -47,10 +49,10 @@ function recordingLink(options: { failPulls?: number } = {}) {
         throw new Error("queue unavailable");
       }
       pulls.push({ gameId: input.gameId, window: formatWindow(input.window), via: input.via });
-      return `pull-${pulls.length}`;
+      return { pullId: `pull-${pulls.length}`, readsFromNow: !state.reading };
     },
   };
-  return { link, marks, pulls };
+  return { link, marks, pulls, state };
 }
 
 async function store(gameId: string, body: string): Promise<string> {
@@ -154,6 +156,35 @@ describe("processing stored events", () => {
     expect((await row(id)).effect).toMatchObject({ repullDue: false });
   });
 
+  it("an event whose window's pull was already reading stays due until a pull reads after it", async () => {
+    await addGame(t.db, "p4r");
+    await updateGameAutomation(t.db, "p4r", {
+      autoRefresh: true,
+      pullPreviousMonth: false,
+      pullCurrentMonthDaily: false,
+    });
+    const id = await store("p4r", envelope({ gameId: "p4r", type: "subscription.refunded", data: refundedData() }));
+    const { link, pulls, state } = recordingLink();
+    state.reading = true;
+    await processWebhookEvent(t.db, id, link);
+    expect((await row(id)).effect).toMatchObject({
+      repullDue: true,
+      repulls: [expect.objectContaining({ pullId: "pull-1" })],
+    });
+    const queued: string[] = [];
+    await sweepWebhookEvents({ nowMs: Date.now() + 10 * 60_000, queue: async (eventId) => void queued.push(eventId) });
+    expect(queued).toContain(id);
+
+    // That pull has ended: the window's next pull reads after the event, and the event owes nothing more.
+    state.reading = false;
+    expect(await processWebhookEvent(t.db, id, link)).toBe("already-done");
+    expect(pulls).toHaveLength(2);
+    expect((await row(id)).effect).toMatchObject({
+      repullDue: false,
+      repulls: [expect.objectContaining({ pullId: "pull-2" })],
+    });
+  });
+
   it("subscription.canceled changes nothing and shows on the subscription's event list", async () => {
     await addGame(t.db, "p5");
     const data = {
@@ -210,7 +241,7 @@ describe("processing stored events", () => {
       markStale: async () => {
         throw new Error("snapshots table locked");
       },
-      requestPull: async () => "never",
+      requestPull: async () => ({ pullId: "never", readsFromNow: true }),
     };
     const { recordWebhookEventFailure } = await import("../../db/queries/webhooks");
     for (let attempt = 1; attempt <= 3; attempt++) {
@@ -289,6 +320,29 @@ describe("scheduled pulls", () => {
         ["s2", "current_month", "2026-12-02"],
       ]);
       expect(pulls).toHaveLength(5);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it("a scheduled pull that found the window's pull already reading is asked again on the next run", async () => {
+    const fresh = await createTestDatabase();
+    try {
+      await addGame(fresh.db, "s4");
+      await updateGameAutomation(fresh.db, "s4", {
+        autoRefresh: false,
+        pullPreviousMonth: true,
+        pullCurrentMonthDaily: false,
+      });
+      const { link, pulls, state } = recordingLink();
+      state.reading = true;
+      const at = parseInstant("2026-12-01T00:07:00Z") as number;
+      expect(await scheduleSnapshotPulls(fresh.db, { nowMs: at, link })).toEqual([]);
+      state.reading = false;
+      expect((await scheduleSnapshotPulls(fresh.db, { nowMs: at + 3_600_000, link })).map((q) => q.periodKey)).toEqual([
+        "2026-11",
+      ]);
+      expect(pulls).toHaveLength(2);
     } finally {
       await fresh.drop();
     }
