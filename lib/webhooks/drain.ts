@@ -96,22 +96,47 @@ async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise
   });
 }
 
-/** Queues one pull per window a chunk made stale (auto-refresh on) and records it on the events that asked for it. */
+/** A pull asked for an event: the window's bounds (ISO instants) and the pull's id. */
+type Repull = { start: string; end: string; pullId: string };
+
+/**
+ * Queues one pull per window a chunk made stale (auto-refresh on) and records on each event every pull it asked for,
+ * at once: an event in two windows (a month and a quarter) keeps repullDue while either pull was not queued, or was
+ * found already reading (it may miss the change); the sweep then asks again.
+ */
 async function queueRepulls(db: Db, link: SnapshotLink, repull: Map<string, Map<string, string[]>>): Promise<void> {
+  const byEvent = new Map<string, { repulls: Repull[]; due: boolean }>();
+  const of = (id: string) => {
+    const known = byEvent.get(id) ?? { repulls: [], due: false };
+    byEvent.set(id, known);
+    return known;
+  };
   for (const [gameId, byWindow] of repull) {
     for (const [key, ids] of byWindow) {
       const [startMs, endMs] = key.split("/").map(Number) as [number, number];
       const window = { startMs, endMs };
       try {
         const { pullId, readsFromNow } = await link.requestPull(db, { gameId, window, via: "webhook" });
-        // A pull already reading may miss these events' change: they stay due, and the sweep asks again.
-        await recordRepullsForEvents(db, ids, [{ ...windowToQuery(window), pullId }], !readsFromNow);
+        for (const id of ids) {
+          const event = of(id);
+          event.repulls.push({ ...windowToQuery(window), pullId });
+          event.due ||= !readsFromNow;
+        }
       } catch (error) {
-        // The events keep repullDue; the sweep queues them again (lib/webhooks/sweep.ts).
+        for (const id of ids) of(id).due = true;
         log.warn("webhook re-pull not queued", { game: gameId, events: ids.length, error });
       }
     }
   }
+  // Events that asked for the same pulls with the same outcome are recorded in one statement.
+  const groups = new Map<string, { ids: string[]; repulls: Repull[]; due: boolean }>();
+  for (const [id, event] of byEvent) {
+    const key = JSON.stringify([event.repulls, event.due]);
+    const group = groups.get(key) ?? { ids: [], repulls: event.repulls, due: event.due };
+    group.ids.push(id);
+    groups.set(key, group);
+  }
+  for (const group of groups.values()) await recordRepullsForEvents(db, group.ids, group.repulls, group.due);
 }
 
 /** Drains pending events until none is left (or `maxMs` has passed: `more` then says another drain should follow). */

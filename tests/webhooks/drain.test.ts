@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeWebhookEvent } from "../../db/queries/webhook-receiving";
 import { updateGameAutomation } from "../../db/queries/webhooks";
 import { stopBoss } from "../../lib/jobs/queue";
-import { formatWindow, monthWindow } from "../../lib/time";
+import { formatWindow, monthWindow, parseWindow } from "../../lib/time";
 import { drainWebhookEvents } from "../../lib/webhooks/drain";
 import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import { insertSnapshot } from "../payouts/fixtures";
@@ -57,13 +57,14 @@ function refundIn(gameId: string, index: number, refundedAt: string): string {
   });
 }
 
-function countingLink() {
+function countingLink(options: { refuse?: string } = {}) {
   const pulls: { gameId: string; window: string }[] = [];
   const link: SnapshotLink = {
     markStale: async () => {
       throw new Error("a drain marks windows stale in bulk, never one event at a time");
     },
     requestPull: async (_db, input) => {
+      if (formatWindow(input.window) === options.refuse) throw new Error("queue unavailable");
       pulls.push({ gameId: input.gameId, window: formatWindow(input.window) });
       return { pullId: `pull-${pulls.length}`, readsFromNow: true };
     },
@@ -192,5 +193,26 @@ describe("draining stored events in chunks", () => {
     const second = await drainWebhookEvents(t.db, { link });
     expect(second.processed).toBe(10);
     expect(await marksIn("d2", "2026-08")).toHaveLength(1);
+  });
+
+  it("an event in a month and a quarter whose quarter pull was not queued stays due, keeping the month's pull", async () => {
+    await addGame(t.db, "d3");
+    await updateGameAutomation(t.db, "d3", {
+      autoRefresh: true,
+      pullPreviousMonth: false,
+      pullCurrentMonthDaily: false,
+    });
+    const read = new Date("2027-01-02T00:00:00Z");
+    await insertSnapshot(t.db, { window: "2026-10", recipients: [], fetchStartedAt: read }, "d3");
+    const quarter = parseWindow("2026-10-01", "2027-01-01");
+    await insertSnapshot(t.db, { window: quarter, recipients: [], fetchStartedAt: read }, "d3");
+    const id = await store("d3", refundIn("d3", 1, "2026-10-10T00:00:00Z"));
+    const { link } = countingLink({ refuse: formatWindow(quarter) });
+    await drainWebhookEvents(t.db, { link });
+    const row = await t.db.selectFrom("webhook_event").select("effect").where("id", "=", id).executeTakeFirstOrThrow();
+    expect(row.effect).toMatchObject({
+      repullDue: true,
+      repulls: [{ start: "2026-10-01T00:00:00Z", end: "2026-11-01T00:00:00Z", pullId: "pull-1" }],
+    });
   });
 });
