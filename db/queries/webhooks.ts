@@ -142,18 +142,35 @@ export async function listGameAutomations(db: Db): Promise<{ gameId: string; aut
 
 type ScheduledPullKey = { gameId: string; kind: "previous_month" | "current_month"; periodKey: string };
 
+/**
+ * Whether the scheduled pull of this game, kind and period is taken care of: recorded, and its pull has not failed
+ * (one that failed for good, the service down at the month's close, is asked for again by the next run).
+ */
 export async function isScheduledPullClaimed(db: Db, key: ScheduledPullKey): Promise<boolean> {
   const row = await db
-    .selectFrom("scheduled_pull")
-    .select("period_key")
-    .where("game_id", "=", key.gameId)
-    .where("kind", "=", key.kind)
-    .where("period_key", "=", key.periodKey)
+    .selectFrom("scheduled_pull as s")
+    .select("s.period_key")
+    .where("s.game_id", "=", key.gameId)
+    .where("s.kind", "=", key.kind)
+    .where("s.period_key", "=", key.periodKey)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("snapshot_pull as p")
+            .select("p.id")
+            .where(sql<boolean>`p.id::text = s.pull_id`)
+            .where("p.status", "=", "failed"),
+        ),
+      ),
+    )
     .executeTakeFirst();
   return row !== undefined;
 }
 
-/** Records a queued scheduled pull; false when another run recorded the same game, kind and period first. */
+/**
+ * Records a queued scheduled pull, or the pull asked for again in place of one that failed; false when another run
+ * recorded the same game, kind and period first (with a pull that has not failed).
+ */
 export async function recordScheduledPull(
   db: Db,
   input: ScheduledPullKey & { window: { startMs: number; endMs: number }; pullId: string },
@@ -168,7 +185,13 @@ export async function recordScheduledPull(
       window_end: new Date(input.window.endMs),
       pull_id: input.pullId,
     })
-    .onConflict((oc) => oc.doNothing())
+    .onConflict((oc) =>
+      oc
+        .columns(["game_id", "kind", "period_key"])
+        .doUpdateSet({ pull_id: input.pullId })
+        .where(sql<boolean>`exists (select 1 from snapshot_pull p
+          where p.id::text = scheduled_pull.pull_id and p.status = 'failed')`),
+    )
     .returning("period_key")
     .executeTakeFirst();
   return row !== undefined;
