@@ -53,13 +53,15 @@ export type Posting = {
   kind: PostedKind;
   /** The accounting date, YYYY-MM-DD (UTC): the batch's approval, or the recorded payment date for a payment. */
   date: string;
-  /** "Revenue share earned: window 2026-03-01 to 2026-04-01". */
+  /** "Revenue share earned: window 2026-03-01 to 2026-03-31": the window's first and last days (UTC). */
   description: string;
   /** Debit lines first; debits equal credits. */
   lines: PostingLine[];
 };
 
-const window = (instant: string) => instant.slice(0, 10);
+const firstDay = (instant: string) => instant.slice(0, 10);
+/** The window's end is exclusive: the last day it covers is the one before (a reader of a ledger counts days). */
+const lastDay = (instant: string) => new Date(Date.parse(instant) - 1).toISOString().slice(0, 10);
 
 export function isPosted(kind: string): kind is PostedKind {
   return kind in POSTED;
@@ -79,7 +81,7 @@ export function postingOf(entry: LedgerEntry): Posting | null {
     entry,
     kind,
     date: kind === "payment" && entry.paidOn ? entry.paidOn : entry.at.slice(0, 10),
-    description: `${POSTING_DESCRIPTIONS[kind]}: window ${window(entry.windowStart)} to ${window(entry.windowEnd)}`,
+    description: `${POSTING_DESCRIPTIONS[kind]}: window ${firstDay(entry.windowStart)} to ${lastDay(entry.windowEnd)}`,
     lines: [
       { account: debit, side: "debit", amount: size },
       { account: credit, side: "credit", amount: size },

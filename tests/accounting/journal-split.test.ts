@@ -215,6 +215,8 @@ describe("a journal file in one part", () => {
     );
     const before = await journalsOf(asked);
     const after = await journalsOf(await ask());
+    // Each names its window by its first and last days.
+    expect(before[0]).toBe("Revenue share earned: window 2026-03-01 to 2026-03-31");
     expect(after.length).toBe(before.length + 1);
     expect(after.slice(0, before.length)).toEqual(before);
   });
