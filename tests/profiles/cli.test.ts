@@ -48,6 +48,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** `desk profiles import` of a file into game g1, as the user given. */
+const importAs = (file: string, actor: string, ...more: string[]) =>
+  desk("profiles", "import", "--game", "g1", "--file", file, "--actor", actor, ...more);
+
 describe("desk profiles", () => {
   it("imports (dry run, then for real) as a finance user and exports masked details", async () => {
     const file = path.join(dir, "in.csv");
@@ -58,21 +62,11 @@ describe("desk profiles", () => {
         `42,bank_transfer,EUR,Kim Doe,${IBAN},COBADEFFXXX,DE`,
       ].join("\n"),
     );
-    const refused = await desk("profiles", "import", "--game", "g1", "--file", file, "--actor", "viewer@cli.test");
+    const refused = await importAs(file, "viewer@cli.test");
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/viewer@cli.test is viewer; finance or admin acts here/);
 
-    const dry = await desk(
-      "profiles",
-      "import",
-      "--game",
-      "g1",
-      "--file",
-      file,
-      "--actor",
-      "fin@cli.test",
-      "--dry-run",
-    );
+    const dry = await importAs(file, "fin@cli.test", "--dry-run");
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({
       dryRun: true,
@@ -80,7 +74,7 @@ describe("desk profiles", () => {
       changes: [{ playerId: 42, effect: "applied", summary: "IBAN ••••3000, BIC ••••FXXX (EUR)" }],
       refused: [],
     });
-    const applied = await desk("profiles", "import", "--game", "g1", "--file", file, "--actor", "fin@cli.test");
+    const applied = await importAs(file, "fin@cli.test");
     expect(JSON.parse(applied.stdout)).toMatchObject({ dryRun: false, applied: true });
 
     const out = path.join(dir, "out.csv");
@@ -97,22 +91,12 @@ describe("desk profiles", () => {
   it("a refused row changes nothing and fails the command, with the summary still on stdout", async () => {
     const file = path.join(dir, "bad.csv");
     await writeFile(file, ["player_id,method,currency,paypal_email", "43,paypal,USD,not-an-email"].join("\n"));
-    const refused = await desk("profiles", "import", "--game", "g1", "--file", file, "--actor", "fin@cli.test");
+    const refused = await importAs(file, "fin@cli.test");
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout)).toMatchObject({ dryRun: false, applied: false, refused: [expect.anything()] });
     expect(refused.stderr).toMatch(/1 row refused; nothing was changed/);
     // A dry run of it fails too, so `import --dry-run && import` stops there.
-    const dry = await desk(
-      "profiles",
-      "import",
-      "--game",
-      "g1",
-      "--file",
-      file,
-      "--actor",
-      "fin@cli.test",
-      "--dry-run",
-    );
+    const dry = await importAs(file, "fin@cli.test", "--dry-run");
     expect(dry.code).toBe(1);
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, refused: [expect.anything()] });
     expect(dry.stderr).toMatch(/1 row refused; the file would not be imported/);

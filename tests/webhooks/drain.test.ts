@@ -8,7 +8,7 @@ import { drainWebhookEvents } from "../../lib/webhooks/drain";
 import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import { insertSnapshot } from "../payouts/fixtures";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { addGame, envelope, refundedData } from "./support";
+import { addAutomatedGame, addGame, envelope, refundedData } from "./support";
 
 let t: TestDatabase;
 
@@ -196,12 +196,7 @@ describe("draining stored events in chunks", () => {
   });
 
   it("an event in a month and a quarter whose quarter pull was not queued stays due, keeping the month's pull", async () => {
-    await addGame(t.db, "d3");
-    await updateGameAutomation(t.db, "d3", {
-      autoRefresh: true,
-      pullPreviousMonth: false,
-      pullCurrentMonthDaily: false,
-    });
+    await addAutomatedGame(t.db, "d3", { autoRefresh: true });
     const read = new Date("2027-01-02T00:00:00Z");
     await insertSnapshot(t.db, { window: "2026-10", recipients: [], fetchStartedAt: read }, "d3");
     const quarter = parseWindow("2026-10-01", "2027-01-01");

@@ -8,7 +8,7 @@ import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import { sweepWebhookEvents } from "../../lib/webhooks/sweep";
 import { updateGameAutomation } from "../../db/queries/webhooks";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { addGame, deliver, envelope, refundedData, type RouteHandler } from "./support";
+import { addAutomatedGame, addGame, deliver, envelope, refundedData, type RouteHandler } from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 
@@ -135,12 +135,7 @@ describe("processing stored events", () => {
   });
 
   it("a re-pull that cannot be queued is owed, and the next run (or the sweep) queues it", async () => {
-    await addGame(t.db, "p4");
-    await updateGameAutomation(t.db, "p4", {
-      autoRefresh: true,
-      pullPreviousMonth: false,
-      pullCurrentMonthDaily: false,
-    });
+    await addAutomatedGame(t.db, "p4", { autoRefresh: true });
     const id = await store("p4", envelope({ gameId: "p4", type: "subscription.refunded", data: refundedData() }));
     const { link, pulls, marks } = recordingLink({ failPulls: 1 });
     await expect(processWebhookEvent(t.db, id, link)).rejects.toThrow("queue unavailable");
@@ -157,12 +152,7 @@ describe("processing stored events", () => {
   });
 
   it("an event whose window's pull was already reading stays due until a pull reads after it", async () => {
-    await addGame(t.db, "p4r");
-    await updateGameAutomation(t.db, "p4r", {
-      autoRefresh: true,
-      pullPreviousMonth: false,
-      pullCurrentMonthDaily: false,
-    });
+    await addAutomatedGame(t.db, "p4r", { autoRefresh: true });
     const id = await store("p4r", envelope({ gameId: "p4r", type: "subscription.refunded", data: refundedData() }));
     const { link, pulls, state } = recordingLink();
     state.reading = true;
@@ -328,12 +318,7 @@ describe("scheduled pulls", () => {
   it("a scheduled pull that found the window's pull already reading is asked again on the next run", async () => {
     const fresh = await createTestDatabase();
     try {
-      await addGame(fresh.db, "s4");
-      await updateGameAutomation(fresh.db, "s4", {
-        autoRefresh: false,
-        pullPreviousMonth: true,
-        pullCurrentMonthDaily: false,
-      });
+      await addAutomatedGame(fresh.db, "s4", { pullPreviousMonth: true });
       const { link, pulls, state } = recordingLink();
       state.reading = true;
       const at = parseInstant("2026-12-01T00:07:00Z") as number;
@@ -351,12 +336,7 @@ describe("scheduled pulls", () => {
   it("a pull that could not be queued is tried again on the next run", async () => {
     const fresh = await createTestDatabase();
     try {
-      await addGame(fresh.db, "s3");
-      await updateGameAutomation(fresh.db, "s3", {
-        autoRefresh: false,
-        pullPreviousMonth: true,
-        pullCurrentMonthDaily: false,
-      });
+      await addAutomatedGame(fresh.db, "s3", { pullPreviousMonth: true });
       const { link, pulls } = recordingLink({ failPulls: 1 });
       const at = parseInstant("2026-12-01T01:07:00Z") as number;
       expect(await scheduleSnapshotPulls(fresh.db, { nowMs: at, link })).toEqual([]);

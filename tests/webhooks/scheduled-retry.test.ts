@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertQueuedPull } from "../../db/queries/snapshot-pulls";
-import { updateGameAutomation } from "../../db/queries/webhooks";
 import { failPull } from "../../lib/snapshots/pull-common";
 import { parseInstant } from "../../lib/time";
 import { scheduleSnapshotPulls } from "../../lib/webhooks/scheduled-pulls";
 import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
-import { addGame } from "./support";
+import { addAutomatedGame } from "./support";
 
 /**
  * The month's close is pulled once per month, on its first days: a pull of it that failed for good (the service down
@@ -41,12 +40,7 @@ function pullingLink(): { link: SnapshotLink; asked: string[] } {
 
 describe("the month's scheduled close", () => {
   it("is asked for again by the next run when its pull failed, and only then", async () => {
-    await addGame(t.db, "sr1");
-    await updateGameAutomation(t.db, "sr1", {
-      autoRefresh: false,
-      pullPreviousMonth: true,
-      pullCurrentMonthDaily: false,
-    });
+    await addAutomatedGame(t.db, "sr1", { pullPreviousMonth: true });
     const { link, asked } = pullingLink();
     const at = parseInstant("2026-12-01T00:07:00Z") as number;
     expect((await scheduleSnapshotPulls(t.db, { nowMs: at, link })).map((q) => q.periodKey)).toEqual(["2026-11"]);

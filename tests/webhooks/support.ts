@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
+import { updateGameAutomation } from "../../db/queries/webhooks";
 import { saveGame } from "../../lib/games/games";
 import { signatureHeader } from "../../lib/webhooks/signature";
 import type { Db } from "../../db";
@@ -28,6 +29,20 @@ export async function addGame(
     },
     { replace: true, as: { actor: null, via: "cli" } },
   );
+}
+
+/** A game (addGame) whose automation is the one given: each of auto-refresh and the two scheduled pulls off unless on. */
+export async function addAutomatedGame(
+  db: Db,
+  id: string,
+  on: { autoRefresh?: boolean; pullPreviousMonth?: boolean; pullCurrentMonthDaily?: boolean },
+): Promise<void> {
+  await addGame(db, id);
+  await updateGameAutomation(db, id, {
+    autoRefresh: on.autoRefresh ?? false,
+    pullPreviousMonth: on.pullPreviousMonth ?? false,
+    pullCurrentMonthDaily: on.pullCurrentMonthDaily ?? false,
+  });
 }
 
 /**
