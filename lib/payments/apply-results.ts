@@ -45,8 +45,8 @@ function refuseMovedStatements(lines: Map<string, PlanLine>, changed: readonly C
   if (moved.length > 0)
     throw new AppError(
       "CONFLICT",
-      `${countOf(moved.length, "statement")} of these results ${moved.length === 1 ? "is" : "are"} in another ` +
-        "payment file now than when the results were read: import the file again.",
+      `${countOf(moved.length, "statement")} of these results ${moved.length === 1 ? "has" : "have"} moved to ` +
+        "another payment file since the results were read: import the file again.",
     );
 }
 

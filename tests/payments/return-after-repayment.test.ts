@@ -107,7 +107,7 @@ describe("results planned from one file", () => {
     expect((await statementOf(1)).payment_file_id).toBe(fileB?.id);
 
     await expect(applyPlan(db, { gameId: GAME, batchId, plan }, web(approver))).rejects.toThrow(
-      /in another payment file now/,
+      /moved to another payment file since the results were read/,
     );
     expect(await statementOf(1)).toMatchObject({ state: "in_payment", payment_file_id: fileB?.id });
   });
