@@ -48,15 +48,15 @@ const COLUMN_OF_FIELD: Record<string, string> = Object.fromEntries(
 );
 const columnOf = (field: string) => COLUMN_OF_FIELD[field] ?? field;
 
+/** What a header cell may be to be named back in a refusal: a word, never what looks like a value. */
+const COLUMN_NAME = /^[a-z][a-z_]{0,39}$/;
+
 /**
  * Imports payout profiles from CSV (columns in lib/profiles/csv.ts). Every row goes through the same domain functions
  * as the recipient page, in one transaction: the first details of a recipient apply at once, later ones wait for
  * review. A dry run, or any refused row, rolls the whole transaction back, so a dry run lists exactly what applying
  * would do and applying is all or nothing.
  */
-/** What a header cell may be to be named back in a refusal: a word, never what looks like a value. */
-const COLUMN_NAME = /^[a-z][a-z_]{0,39}$/;
-
 export async function importProfiles(
   db: Db,
   p: { gameId: string; csv: string; dryRun: boolean },
