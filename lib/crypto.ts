@@ -94,11 +94,11 @@ function openWith(sealed: string, context: string, master?: Buffer): string {
 
 /**
  * What a person may see of a secret: its kind prefix (a short word such as "gs_live_" or "whsec_") and last four
- * characters, and never fewer than 8 characters hidden: a secret of another shape ("MyStudioSigningKey_2026") shows
- * its last four alone.
+ * characters, and never fewer than 8 characters hidden (a secret under 12 characters shows nothing): a secret of
+ * another shape ("MyStudioSigningKey_2026") shows its last four alone.
  */
 export function maskSecret(secret: string): string {
-  if (secret.length <= 8) return "••••";
+  if (secret.length - 4 < 8) return "••••";
   const prefix = /^[a-z]{1,8}_(test_|live_)?/i.exec(secret)?.[0] ?? "";
   const shown = secret.length - prefix.length - 4 >= 8 ? prefix : "";
   return `${shown}••••${secret.slice(-4)}`;

@@ -226,7 +226,7 @@ export const paymentCommands: Record<string, Command> = {
         const as = await financeUser(db, flags.actor);
         const gameId = await gameOf(db, parsed.data.batchId);
         // The file formats' writers and parsers load only for the commands that use them.
-        const { importResults } = await import("@/lib/payments/results");
+        const { importResults, recipientsChangedBy } = await import("@/lib/payments/results");
         const out = await importResults(db, { ...parsed.data, gameId, dryRun: flags["dry-run"] }, as);
         // Each statement just paid or returned is emailed to its recipient (the workers send it).
         let statementEmails = 0;
@@ -236,7 +236,11 @@ export const paymentCommands: Record<string, Command> = {
             const { queueChangedStatementEmails } = await import("@/lib/statements/send");
             const sent = await queueChangedStatementEmails(db, { gameId, batchId: parsed.data.batchId }, as);
             statementEmails = sent.paid.queued + sent.returned.queued;
-            noEmailAddress = [...new Set([...sent.paid.skippedNoEmail, ...sent.returned.skippedNoEmail])];
+            // Only the recipients this import paid or returned.
+            const changed = recipientsChangedBy(out.plan);
+            noEmailAddress = [
+              ...new Set([...sent.paid.skippedNoEmail, ...sent.returned.skippedNoEmail].filter((r) => changed.has(r))),
+            ];
           } catch (error) {
             // The results stand; the emails can be sent from the batch page or `desk statements send`.
             log.error("statement emails not queued", { batchId: parsed.data.batchId, error });

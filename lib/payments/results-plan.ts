@@ -140,8 +140,10 @@ function judge(
       verdict: "already_applied",
       note: elsewhere
         ? "imported before for an earlier file of this statement, and the line has no transaction id: if it is " +
-          "the answer for the file the statement is in now, cancel that file, then mark the statement paid by hand " +
-          "if it was paid"
+          "the answer for the file the statement is in now, cancel that file, then " +
+          (result.outcome === "paid"
+            ? "mark the statement paid by hand with the provider's reference"
+            : "hold the recipient until their details are fixed, so that no new file takes them")
         : "imported before",
       expectedAmount: expected,
     };

@@ -24,6 +24,15 @@ export type ImportSummary = {
   plan: ResultsPlan;
 };
 
+/** The recipients whose payment a plan's lines pay or undo (what applying it changes, at most). */
+export function recipientsChangedBy(plan: ResultsPlan): Set<number> {
+  return new Set(
+    plan.lines.flatMap((l) =>
+      (l.verdict === "pay" || l.verdict === "return") && l.recipientPlayerId !== null ? [l.recipientPlayerId] : [],
+    ),
+  );
+}
+
 /** Plans the import and, unless a dry run, applies the lines that apply; the rest stay listed. */
 export async function importResults(
   db: Db,

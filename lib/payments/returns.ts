@@ -79,7 +79,7 @@ export async function returnPayment(
   db: Db,
   params: { gameId: string; statementId: string; reason: string },
   as: ActingAs,
-): Promise<{ amountUsd: string; batchId: string }> {
+): Promise<{ amountUsd: string; batchId: string; recipientPlayerId: number }> {
   const reason = params.reason.trim();
   if (reason.length < 5)
     throw new AppError("INVALID_INPUT", "Say why the payment is undone (at least 5 characters).", { field: "reason" });
@@ -88,7 +88,7 @@ export async function returnPayment(
   if (!statement) throw new AppError("NOT_FOUND", "No such statement for this game.");
   let before = new Map<string, PaymentBefore>();
   const actorId = as.actor.id;
-  await transition(
+  const step = await transition(
     db,
     "return_payment",
     {
@@ -116,5 +116,9 @@ export async function returnPayment(
     },
     as,
   );
-  return { amountUsd: before.get(params.statementId)?.amountUsd ?? "0.00", batchId: statement.batch_id };
+  return {
+    amountUsd: before.get(params.statementId)?.amountUsd ?? "0.00",
+    batchId: statement.batch_id,
+    recipientPlayerId: Number(step.changed[0]?.recipient_player_id),
+  };
 }

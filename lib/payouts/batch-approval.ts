@@ -95,13 +95,14 @@ function summary(
 
 /**
  * Records payment of approved statements of an approved batch (the ones given, or all of them): the date paid, the
- * method and the external reference. The amount paid is the statement's payable, never typed.
+ * method and the external reference. The amount paid is the statement's payable, never typed. Returns the ids of the
+ * statements it paid.
  */
 export async function markStatementsPaid(
   db: Db,
   params: Target & { ids?: string[]; paidOn: string; method: PaymentMethod; reference: string },
   as: ActingAs,
-): Promise<{ paid: number; amountUsd: string }> {
+): Promise<{ paid: number; amountUsd: string; statementIds: string[] }> {
   const reference = params.reference.trim();
   if (reference.length === 0)
     throw new AppError("INVALID_INPUT", "Give the external reference of the payment.", { field: "reference" });
@@ -126,7 +127,7 @@ export async function markStatementsPaid(
     },
     as,
   );
-  return { paid: step.changed.length, amountUsd: amountOf(step.changed) };
+  return { paid: step.changed.length, amountUsd: amountOf(step.changed), statementIds: step.changed.map((c) => c.id) };
 }
 
 /** Discards a draft batch (to prepare it again, e.g. from a newer snapshot): the balances it took are freed. */

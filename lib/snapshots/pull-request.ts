@@ -99,9 +99,15 @@ export async function requestSnapshot(
   if (claimed.existing) {
     const active = await activePull(db, request.gameId, request.window);
     const orphaned = active !== undefined && (await isOrphaned(db, active, request.gameId, request.window));
-    // An orphaned pull is queued again and reads the window anew, as does one waiting to retry.
+    // An orphaned pull is queued again and reads the window anew, as does one waiting to retry. One that ended (or
+    // gave way to another) since the claim found it read before this request: reading already, for the caller.
     if (active && orphaned) await queuePull(db, active.id);
-    return { pullId: claimed.pullId, deduplicated: true, readingAlready: active?.status === "running" && !orphaned };
+    const joined = active?.id === claimed.pullId ? active : undefined;
+    return {
+      pullId: claimed.pullId,
+      deduplicated: true,
+      readingAlready: joined === undefined || (joined.status === "running" && !orphaned),
+    };
   }
   try {
     await queuePull(db, claimed.pullId);

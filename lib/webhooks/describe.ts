@@ -76,8 +76,10 @@ export function describeEffect(input: {
       if (windows.length === 0)
         return typeof effect.note === "string" ? effect.note : "No snapshot covers this time; nothing to mark";
       const marked = `Marked ${windows.map(windowLabel).join(", ")} stale`;
-      if (effect.repullDue === true) return `${marked}; re-pull not queued yet`;
-      if (Array.isArray(effect.repulls) && effect.repulls.length > 0) return `${marked}; re-pull queued`;
+      const asked = Array.isArray(effect.repulls) && effect.repulls.length > 0;
+      if (effect.repullDue === true)
+        return `${marked}; ${asked ? "re-pull asked again once the pull under way ends" : "re-pull not queued yet"}`;
+      if (asked) return `${marked}; re-pull queued`;
       return effect.autoRefresh ? marked : `${marked}; auto-refresh is off`;
     }
     case "cancellation":

@@ -57,7 +57,7 @@ function refundIn(gameId: string, index: number, refundedAt: string): string {
   });
 }
 
-function countingLink(options: { refuse?: string } = {}) {
+function countingLink(options: { refuse?: string; reading?: boolean } = {}) {
   const pulls: { gameId: string; window: string }[] = [];
   const link: SnapshotLink = {
     markStale: async () => {
@@ -66,11 +66,15 @@ function countingLink(options: { refuse?: string } = {}) {
     requestPull: async (_db, input) => {
       if (formatWindow(input.window) === options.refuse) throw new Error("queue unavailable");
       pulls.push({ gameId: input.gameId, window: formatWindow(input.window) });
-      return { pullId: `pull-${pulls.length}`, readsFromNow: true };
+      return { pullId: `pull-${pulls.length}`, readsFromNow: !options.reading };
     },
   };
   return { link, pulls };
 }
+
+/** The effect recorded on a stored event. */
+const effectOf = (id: string) =>
+  t.db.selectFrom("webhook_event").select("effect").where("id", "=", id).executeTakeFirstOrThrow();
 
 async function marksIn(gameId: string, month: string) {
   const w = monthWindow(month);
@@ -195,7 +199,7 @@ describe("draining stored events in chunks", () => {
     expect(await marksIn("d2", "2026-08")).toHaveLength(1);
   });
 
-  it("an event in a month and a quarter whose quarter pull was not queued stays due, keeping the month's pull", async () => {
+  it("an event in a month and a quarter, its quarter pull not queued, stays due and keeps the month pull", async () => {
     await addAutomatedGame(t.db, "d3", { autoRefresh: true });
     const read = new Date("2027-01-02T00:00:00Z");
     await insertSnapshot(t.db, { window: "2026-10", recipients: [], fetchStartedAt: read }, "d3");
@@ -204,10 +208,20 @@ describe("draining stored events in chunks", () => {
     const id = await store("d3", refundIn("d3", 1, "2026-10-10T00:00:00Z"));
     const { link } = countingLink({ refuse: formatWindow(quarter) });
     await drainWebhookEvents(t.db, { link });
-    const row = await t.db.selectFrom("webhook_event").select("effect").where("id", "=", id).executeTakeFirstOrThrow();
+    const row = await effectOf(id);
     expect(row.effect).toMatchObject({
       repullDue: true,
       repulls: [{ start: "2026-10-01T00:00:00Z", end: "2026-11-01T00:00:00Z", pullId: "pull-1" }],
     });
+  });
+
+  it("an event whose window's pull was already reading stays due, with the pull it found", async () => {
+    await addAutomatedGame(t.db, "d4", { autoRefresh: true });
+    const read = new Date("2026-12-02T00:00:00Z");
+    await insertSnapshot(t.db, { window: "2026-11", recipients: [], fetchStartedAt: read }, "d4");
+    const id = await store("d4", refundIn("d4", 1, "2026-11-10T00:00:00Z"));
+    await drainWebhookEvents(t.db, { link: countingLink({ reading: true }).link });
+    const row = await effectOf(id);
+    expect(row.effect).toMatchObject({ repullDue: true, repulls: [expect.objectContaining({ pullId: "pull-1" })] });
   });
 });

@@ -31,7 +31,7 @@ export async function addGame(
   );
 }
 
-/** A game (addGame) whose automation is the one given: each of auto-refresh and the two scheduled pulls off unless on. */
+/** A game (addGame) with its automation: auto-refresh and each scheduled pull off unless turned on here. */
 export async function addAutomatedGame(
   db: Db,
   id: string,

@@ -279,7 +279,7 @@ export const markPaidAction = defineAction(
     try {
       const sent = await queuePaidStatementEmails(
         db,
-        { gameId: game.id, batchId: input.batchId, statementIds: ids },
+        { gameId: game.id, batchId: input.batchId, statementIds: result.statementIds },
         { actor: { id: user.id, email: user.email }, via: "web" },
       );
       emails = ` ${countOf(sent.queued, "statement email")} queued.${noAddressNote(sent.skippedNoEmail.length)}`;

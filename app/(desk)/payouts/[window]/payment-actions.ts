@@ -8,7 +8,7 @@ import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
-import { importResults, type PlanLine } from "@/lib/payments/results";
+import { importResults, type PlanLine, recipientsChangedBy } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
 import {
   cancelPaymentFileSchema,
@@ -27,13 +27,20 @@ function web(user: { id: string; email: string }): ActingAs {
 
 /**
  * Emails the statements whose payment just changed (paid, or returned: owed again). The payment or return stands even
- * if queuing the emails fails; the message then says to send them from the batch page.
+ * if queuing the emails fails; the message then says to send them from the batch page. `recipients`: those whose
+ * payment this operation changed, the only ones it names when they have no email address.
  */
-async function emailChangedStatements(gameId: string, batchId: string, as: ActingAs): Promise<string> {
+async function emailChangedStatements(
+  gameId: string,
+  batchId: string,
+  as: ActingAs,
+  recipients: ReadonlySet<number>,
+): Promise<string> {
   try {
     const sent = await queueChangedStatementEmails(getDb(), { gameId, batchId }, as);
     const queued = sent.paid.queued + sent.returned.queued;
-    const skipped = noAddressNote(new Set([...sent.paid.skippedNoEmail, ...sent.returned.skippedNoEmail]).size);
+    const without = [...sent.paid.skippedNoEmail, ...sent.returned.skippedNoEmail].filter((r) => recipients.has(r));
+    const skipped = noAddressNote(new Set(without).size);
     return `${queued > 0 ? ` ${countOf(queued, "statement email")} queued.` : ""}${skipped}`;
   } catch (error) {
     return unsentEmailsNote(batchId, error);
@@ -114,7 +121,9 @@ export const importResultsAction = defineAction(
       },
       web(user),
     );
-    const emails = out.dryRun ? "" : await emailChangedStatements(game.id, input.batchId, web(user));
+    const emails = out.dryRun
+      ? ""
+      : await emailChangedStatements(game.id, input.batchId, web(user), recipientsChangedBy(out.plan));
     if (!out.dryRun) revalidatePayouts();
     const a = out.applied;
     const listed = out.counts.unknown_reference + out.counts.amount_mismatch + out.counts.not_applicable;
@@ -143,7 +152,7 @@ export const returnPaymentAction = defineAction(
     const db = getDb();
     const game = await requireSelectedGame(db, user);
     const out = await returnPayment(db, { gameId: game.id, ...input }, web(user));
-    const emails = await emailChangedStatements(game.id, out.batchId, web(user));
+    const emails = await emailChangedStatements(game.id, out.batchId, web(user), new Set([out.recipientPlayerId]));
     revalidatePayouts();
     return {
       ok: true as const,

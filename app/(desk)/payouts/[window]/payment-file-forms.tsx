@@ -122,7 +122,8 @@ export function CancelFileButton(props: { action: ServerAction; fileId: string; 
       }
       title={`Cancel ${props.fileName}?`}
       description={
-        "Its statements still in payment go back to approved, payable again. Do not upload it to the provider."
+        "Its statements still in payment go back to approved, payable again. Cancel only a file the provider never " +
+        "received: if it was uploaded, import its results instead."
       }
       confirmLabel="Cancel the file"
       cancelLabel="Keep it"
