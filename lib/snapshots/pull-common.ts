@@ -141,3 +141,19 @@ export async function failPull(db: Db, pullId: string, code: string, message: st
     "unfinished",
   );
 }
+
+/** How far before a pull begins reading an open window it reads the window to (the service's clock may lag ours). */
+export const OPEN_WINDOW_MARGIN_MS = 60_000;
+
+/**
+ * What a pull reads of its window, and the moment its figures are as of. A closed window is read whole, as of the
+ * start of reading. An open one (ending after that moment) is read up to OPEN_WINDOW_MARGIN_MS before it, on a whole
+ * second: what the service records while the pages are read falls after that bound, so the figures stand still from
+ * the first page to the last (renewals every few seconds would otherwise change them between pages, and the read
+ * would start over until it gave up). The snapshot is as of the bound: a stale mark made after it makes it stale.
+ */
+export function readingBounds(window: TimeWindow, startedAtMs: number): { read: TimeWindow; asOf: Date } {
+  const bound = Math.floor((startedAtMs - OPEN_WINDOW_MARGIN_MS) / 1000) * 1000;
+  if (window.endMs <= startedAtMs || bound <= window.startMs) return { read: window, asOf: new Date(startedAtMs) };
+  return { read: { startMs: window.startMs, endMs: bound }, asOf: new Date(bound) };
+}

@@ -28,6 +28,7 @@ import {
   type PullProgress,
   type PullSummary,
   pullRetryBudgetMs,
+  readingBounds,
   type RunPullOptions,
 } from "./pull-common";
 import { createRowWriter, loadPreviousVersion, publishSnapshot } from "./store";
@@ -135,6 +136,8 @@ type PullRow = {
 async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: RunPullOptions): Promise<PullSummary> {
   const started = performance.now();
   const fetchStartedAt = new Date();
+  // An open window is read up to a moment just before reading began, and its snapshot is as of that moment.
+  const bounds = readingBounds(window, fetchStartedAt.getTime());
   const attempts = await startPullAttempt(db, {
     pullId: pull.id,
     startedAt: fetchStartedAt,
@@ -203,7 +206,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       void previous.then((loaded) => {
         if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
       });
-      const fetched = await fetchWindow(source, window, {
+      const fetched = await fetchWindow(source, bounds.read, {
         signal: options.signal,
         lookahead: options.lookahead,
         onPage: async (page) => {
@@ -245,7 +248,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         checks,
         takenBy,
         via: auditVia(pull.via),
-        fetchStartedAt,
+        fetchStartedAt: bounds.asOf,
         fetchFinishedAt: new Date(),
         stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
         durationMs: performance.now() - started,
