@@ -47,7 +47,7 @@ describe("an open window", () => {
     expect(readingBounds(justBegun, started).read).toEqual(justBegun);
   });
 
-  it("keeps its figures while a refund lands during the read, and the snapshot leaves it for the next pull", async () => {
+  it("keeps its figures while a refund lands during the read; the snapshot leaves it to the next pull", async () => {
     const ends: string[] = [];
     const watched: FetchLike = (url, init) => {
       const end = new URL(url).searchParams.get("end");
