@@ -272,3 +272,11 @@ export function listMonths(window: TimeWindow): string[] {
     month = addMonths(month, 1);
   }
 }
+
+/**
+ * A window's days as a reader counts them: "2026-03-01 to 2026-03-31" for [2026-03-01, 2026-04-01). The end is
+ * exclusive, so the last day named is the one before it (UTC).
+ */
+export function windowDaysText(startIso: string, endIso: string): string {
+  return `${startIso.slice(0, 10)} to ${new Date(Date.parse(endIso) - 1).toISOString().slice(0, 10)}`;
+}

@@ -1,6 +1,7 @@
 import "server-only";
 import type Decimal from "decimal.js";
 import type { AccountingAccountKey } from "@/lib/accounting/schemas";
+import { windowDaysText } from "@/core/time";
 import { money } from "@/lib/money";
 import type { LedgerEntry } from "@/lib/payouts/ledger";
 
@@ -59,10 +60,6 @@ export type Posting = {
   lines: PostingLine[];
 };
 
-const firstDay = (instant: string) => instant.slice(0, 10);
-/** The window's end is exclusive: the last day it covers is the one before (a reader of a ledger counts days). */
-const lastDay = (instant: string) => new Date(Date.parse(instant) - 1).toISOString().slice(0, 10);
-
 export function isPosted(kind: string): kind is PostedKind {
   return kind in POSTED;
 }
@@ -81,7 +78,7 @@ export function postingOf(entry: LedgerEntry): Posting | null {
     entry,
     kind,
     date: kind === "payment" && entry.paidOn ? entry.paidOn : entry.at.slice(0, 10),
-    description: `${POSTING_DESCRIPTIONS[kind]}: window ${firstDay(entry.windowStart)} to ${lastDay(entry.windowEnd)}`,
+    description: `${POSTING_DESCRIPTIONS[kind]}: window ${windowDaysText(entry.windowStart, entry.windowEnd)}`,
     lines: [
       { account: debit, side: "debit", amount: size },
       { account: credit, side: "credit", amount: size },

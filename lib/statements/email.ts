@@ -1,5 +1,6 @@
 import "server-only";
 import type { SendMailOptions } from "nodemailer";
+import { windowDaysText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
 import type { StatementDocument } from "./model";
 
@@ -14,9 +15,7 @@ export function statementEmail(input: {
 }): SendMailOptions {
   const { doc } = input;
   const f = doc.figures;
-  // The window's end is exclusive: the last day named is the one before it (UTC), as a reader counts days.
-  const lastDay = new Date(Date.parse(doc.window.end) - 1).toISOString().slice(0, 10);
-  const month = `${doc.window.start.slice(0, 10)} to ${lastDay} (UTC)`;
+  const month = `${windowDaysText(doc.window.start, doc.window.end)} (UTC)`;
   const p = doc.payment;
   const payment =
     p.state === "paid"
