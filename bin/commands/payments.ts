@@ -185,8 +185,9 @@ export const paymentCommands: Record<string, Command> = {
       description:
         "Imports a provider's results for a batch's payment files: matched by reference with the amount " +
         "checked. Paid statements close as paid; rejected ones are owed again (approved) with the reason; " +
-        "payments returned after they were paid become returned, owed again. Unknown references and mismatches " +
-        "are listed and never applied; --dry-run changes nothing. Importing the same file twice changes nothing.",
+        "payments returned after they were paid become returned, owed again. Unknown references, mismatches and " +
+        "payments reported from a cancelled file are listed and never applied; --dry-run changes nothing. " +
+        "Importing the same file twice changes nothing.",
       options: {
         batch: { type: "string", description: "The payout batch id" },
         format: { type: "string", description: "paypal, wise, pain002 or generic" },

@@ -34,7 +34,16 @@ export type NewPaymentFile = {
   /** The file as written, sealed (2026_11_24_1800), and its media type. */
   contentSealed?: string | null;
   mediaType?: string;
-  items: { statementId: string; reference: string; amountUsd: string; amountCurrency: string; currency: string }[];
+  items: {
+    statementId: string;
+    /** The reference sent for it in this file. */
+    reference: string;
+    /** The statement's own (its first filing's); the item's reference when not given. */
+    statementReference?: string;
+    amountUsd: string;
+    amountCurrency: string;
+    currency: string;
+  }[];
 };
 
 /** Refused because some statements already sit in a live file (or are not statements of this batch). */
@@ -50,12 +59,13 @@ export class PaymentFileConflictError extends Error {
 /**
  * Inserts a file and its items, and records each statement's provider reference (kept if already set to the
  * same value; a different one is refused). Throws PaymentFileConflictError when a statement is already in a live
- * file or does not belong to the batch; the unique index
- * payment_file_item_one_live (open items only) is the final guard.
+ * file or does not belong to the batch, or when another statement of the game was sent under one of the references;
+ * the unique index payment_file_item_one_live (open items only) is the final guard.
  */
 export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Promise<{ id: string }> {
   const ids = file.items.map((item) => item.statementId);
-  const references = file.items.map((item) => item.reference);
+  const references = file.items.map((item) => item.statementReference ?? item.reference);
+  const sent = file.items.map((item) => item.reference);
   const foreign = await sql<{ id: string }>`
     select v.id::text as id from unnest(${ids}::uuid[]) as v(id)
     where not exists (select 1 from payout_statement s
@@ -77,6 +87,17 @@ export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Prom
     throw new PaymentFileConflictError(
       "statements already in a live payment file",
       live.map((r) => r.statement_id),
+    );
+  }
+  // A reference names one statement of the game in every file (a 60-bit code: a clash is refused, never merged).
+  const taken = await sql<{ id: string }>`
+    select distinct v.id::text as id from unnest(${ids}::uuid[], ${sent}::text[]) as v(id, reference)
+    join payment_file_item i
+      on i.game_id = ${file.gameId} and i.reference = v.reference and i.statement_id <> v.id`.execute(db);
+  if (taken.rows.length > 0) {
+    throw new PaymentFileConflictError(
+      "another statement was sent under the same reference",
+      taken.rows.map((r) => r.id),
     );
   }
   const row = await db
@@ -255,7 +276,8 @@ export async function recordPaymentResults(
     const done = await db
       .insertInto("payment_result")
       .values(rows.slice(i, i + CHUNK))
-      .onConflict((oc) => oc.constraint("payment_result_once").doNothing())
+      // payment_result_once, a unique index (2026_12_01_0900): once per statement, outcome and transaction id or file.
+      .onConflict((oc) => oc.doNothing())
       .returning("id")
       .execute();
     inserted += done.length;

@@ -31,7 +31,10 @@ export async function getPaymentFile(db: DbOrTrx, p: { gameId: string; fileId: s
 
 export type StoredPaymentFile = NonNullable<Awaited<ReturnType<typeof getPaymentFile>>>;
 
-/** The statements of a batch with a payable, their recipient and provider reference, for writing a file. */
+/**
+ * The statements of a batch with a payable, their recipient, provider reference and the number of payment files they
+ * were in before, for writing a file.
+ */
 export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; batchId: string }) {
   return statementsOfBatch(db, p)
     .innerJoin("payout_batch as b", "b.id", "st.batch_id")
@@ -43,6 +46,13 @@ export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; ba
       "st.provider_reference as providerReference",
       "st.state",
       "b.window_start as windowStart",
+      // The payment files it was put in before (any status): the next is its filing number + 1.
+      (eb) =>
+        eb
+          .selectFrom("payment_file_item as pi")
+          .select((c) => c.fn.countAll<string>().as("n"))
+          .whereRef("pi.statement_id", "=", "st.id")
+          .as("filings"),
     ])
     .where("st.state", "in", ["approved", "returned"])
     .where("st.payable_usd", ">", "0")

@@ -8,7 +8,7 @@ import { AppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { type Changed, transition } from "@/lib/payouts/transition";
 import { type PaymentBefore, paymentsBeforeReturn, returnRows } from "./returns";
-import { groupByFile, type PlanLine, type ResultsPlan, recordPending, utcToday } from "./results-plan";
+import { groupByFile, type PlanLine, type ResultsPlan, recordPending, resultKey, utcToday } from "./results-plan";
 
 /** Applies the lines of a results plan that change a statement, one transition per kind of change. */
 
@@ -20,16 +20,18 @@ async function recordLines(db: DbOrTrx, gameId: string, plan: ResultsPlan, lines
   }
 }
 
-/** The id of the result recorded for each line (statement, transaction id, outcome). */
+/** The id of the result recorded for each line (statement, outcome, transaction id or file). */
 async function resultIds(db: DbOrTrx, lines: readonly PlanLine[]): Promise<Map<string, string>> {
   const keys = await listRecordedResultKeys(
     db,
     lines.map((l) => l.statementId ?? ""),
   );
-  const byKey = new Map(keys.map((k) => [`${k.statementId}|${k.transactionId ?? ""}|${k.outcome}`, String(k.id)]));
+  const byKey = new Map(
+    keys.map((k) => [resultKey(k.statementId, k.outcome, k.transactionId, k.fileId), String(k.id)]),
+  );
   const out = new Map<string, string>();
   for (const l of lines) {
-    const id = byKey.get(`${l.statementId}|${l.transactionId ?? ""}|${l.outcome}`);
+    const id = byKey.get(resultKey(l.statementId ?? "", l.outcome, l.transactionId, l.fileId));
     if (id && l.statementId) out.set(l.statementId, id);
   }
   return out;

@@ -102,6 +102,8 @@ export async function createPaymentFiles(
   /** By reference: the USD amount and the amount in the file's currency. */
   const amounts = new Map<string, { usd: string; currency: string }>();
   const statementOf = new Map<string, string>();
+  /** By reference sent: the statement's own reference (its first filing's). */
+  const statementReference = new Map<string, string>();
   const actor = as.actor;
   const created: CreatedFile[] = [];
   // Returned statements are owed again: a new file pays them like approved ones (the transition moves both).
@@ -126,8 +128,12 @@ export async function createPaymentFiles(
         for (const c of payable) {
           const row = byId.get(c.id);
           const recipientPlayerId = Number(c.recipient_player_id);
+          const own = row?.providerReference ?? paymentReference({ gameId: params.gameId, month, statementId: c.id });
+          // Filed again, it is sent under a reference of this filing (lib/payments/reference.ts).
+          const filing = Number(row?.filings ?? 0) + 1;
           const reference =
-            row?.providerReference ?? paymentReference({ gameId: params.gameId, month, statementId: c.id });
+            filing === 1 ? own : paymentReference({ gameId: params.gameId, month, statementId: c.id, filing });
+          statementReference.set(reference, own);
           const open = s.flags ? openFlagsOf(s.flags, recipientPlayerId, c.recipient_flags) : [];
           const candidate: Candidate = {
             statementId: c.id,
@@ -221,6 +227,7 @@ export async function createPaymentFiles(
           return {
             statementId: ids[i] ?? "",
             reference,
+            statementReference: statementReference.get(reference),
             amountUsd: amount?.usd ?? "0",
             amountCurrency: amount?.currency ?? "0",
             currency: file.currency,

@@ -29,6 +29,21 @@ describe("payment reference", () => {
     );
   });
 
+  it("differs between the filings of one statement, and the first is the statement's own", () => {
+    fc.assert(
+      fc.property(fc.uuid(), month, fc.integer({ min: 2, max: 1000 }), (statementId, m, filing) => {
+        const first = paymentReference({ gameId: "demo-game", month: m, statementId });
+        expect(paymentReference({ gameId: "demo-game", month: m, statementId, filing: 1 })).toBe(first);
+        const again = paymentReference({ gameId: "demo-game", month: m, statementId, filing });
+        expect(again).toMatch(PAYMENT_REFERENCE_PATTERN);
+        expect(again).not.toBe(first);
+        expect(again).not.toBe(paymentReference({ gameId: "demo-game", month: m, statementId, filing: filing + 1 }));
+      }),
+      { numRuns: 200 },
+    );
+    expect(() => paymentReference({ gameId: "g", month: "2026-10", statementId: "x", filing: 0 })).toThrow();
+  });
+
   it("reads as game, month and code", () => {
     const reference = paymentReference({ gameId: "demo-game", month: "2026-10", statementId: "x" });
     expect(reference).toMatch(/^DEMOGAME-202610-[0-9A-Z]{12}$/);

@@ -13,7 +13,12 @@ import { createHash } from "node:crypto";
  *
  * At most 9 + 1 + 6 + 1 + 12 = 29 characters, only [A-Z0-9-]: within PayPal's Customer ID, Wise's reference and
  * ISO 20022's EndToEndId (Max35Text) limits and the SEPA character set. The same inputs always give the same
- * reference, so a file written twice for a statement carries the same one.
+ * reference.
+ *
+ * A statement filed again (its file cancelled, its payment rejected or returned) is sent under a reference of its
+ * own for each filing: the code of filing n ≥ 2 is that of "<statement id>#<n>". A provider's results then name the
+ * file they answer, so a report of a cancelled file the provider executed after all is never read as the answer of
+ * the file that replaced it. The first filing's reference is the statement's (payout_statement.provider_reference).
  */
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -24,17 +29,22 @@ export type PaymentReferenceInput = {
   /** The window's month, "2026-10". */
   month: string;
   statementId: string;
+  /** Which filing of the statement: 1 (the default) for its first payment file, n for its n-th. */
+  filing?: number;
 };
 
 export function paymentReference(input: PaymentReferenceInput): string {
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(input.month)) throw new Error(`not a month: ${JSON.stringify(input.month)}`);
   if (input.statementId.length === 0) throw new Error("a statement id is needed");
+  const filing = input.filing ?? 1;
+  if (!Number.isInteger(filing) || filing < 1) throw new Error(`not a filing: ${filing}`);
   const game =
     input.gameId
       .toUpperCase()
       .replace(/[^A-Z0-9]/g, "")
       .slice(0, 9) || "G";
-  return `${game}-${input.month.replace("-", "")}-${shortCode(input.statementId)}`;
+  const code = shortCode(filing === 1 ? input.statementId : `${input.statementId}#${filing}`);
+  return `${game}-${input.month.replace("-", "")}-${code}`;
 }
 
 function shortCode(statementId: string): string {

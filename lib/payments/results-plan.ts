@@ -23,6 +23,10 @@ import type { ResultFormat } from "./schemas";
  * - rejected: back to approved with the reason, owed again; a payment_returned flag holds the recipient until their
  *   details are updated.
  * - returned: a paid payment came back: the statement is returned, owed again (the ledger credits it back).
+ *
+ * A result naming an item of a cancelled file is never applied: the file was cancelled here, yet the provider may have
+ * executed it. A payment it reports is listed as "cancelled_file" with what to do, since the statement is then owed
+ * again here (or in another file, or paid since) while the recipient has the money.
  */
 
 export const VERDICTS = [
@@ -34,10 +38,16 @@ export const VERDICTS = [
   "unknown_reference",
   "amount_mismatch",
   "not_applicable",
+  "cancelled_file",
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 /** Verdicts that change something when applied. */
 export const APPLYING: readonly Verdict[] = ["pay", "reject", "return", "pending"];
+/** Verdicts listed for a person: never applied, each with what to do. */
+export const LISTED: readonly Verdict[] = ["unknown_reference", "amount_mismatch", "not_applicable", "cancelled_file"];
+
+export const listedCount = (counts: Record<Verdict, number>): number =>
+  LISTED.reduce((n, verdict) => n + counts[verdict], 0);
 
 export type PlanLine = {
   reference: string;
@@ -104,11 +114,37 @@ function isAmountSent(result: NormalisedPaymentResult, item: ItemByReference, ex
   return item.method === "wise" && result.fee !== null && amount.plus(money(result.fee)).equals(money(expected));
 }
 
+/**
+ * The key a result is recorded once under: statement, outcome and the provider's transaction id; without one, the
+ * file it answers ("f:"), or for a reference sent in more than one file (files made before each filing had a
+ * reference of its own) the statement alone ("any").
+ */
+export function resultKey(
+  statementId: string,
+  outcome: string,
+  transactionId: string | null,
+  fileId: string | null,
+): string {
+  return `${statementId}|${outcome}|${transactionId !== null ? `t:${transactionId}` : fileId ? `f:${fileId}` : "any"}`;
+}
+
+/** The file each recorded result was read for, by resultKey (a result without a transaction id under two keys). */
+function recordedResults(keys: Awaited<ReturnType<typeof listRecordedResultKeys>>): Map<string, string> {
+  const recorded = new Map<string, string>();
+  for (const k of keys) {
+    recorded.set(resultKey(k.statementId, k.outcome, k.transactionId, k.fileId), k.fileId);
+    if (k.transactionId === null) recorded.set(resultKey(k.statementId, k.outcome, null, null), k.fileId);
+  }
+  return recorded;
+}
+
 function judge(
   result: NormalisedPaymentResult,
   item: ItemByReference | undefined,
-  /** The file each recorded result was read for, by statement, transaction id and outcome. */
+  /** The file each recorded result was read for (recordedResults). */
   recorded: Map<string, string>,
+  /** The reference was sent in more than one file of the statement. */
+  shared: boolean,
 ): Pick<PlanLine, "verdict" | "note" | "expectedAmount"> {
   if (!item)
     return {
@@ -129,11 +165,11 @@ function judge(
       note: `amount ${money(result.amount).abs().toFixed(2)} differs from the ${expected} sent`,
       expectedAmount: expected,
     };
-  const key = `${item.statementId}|${result.providerTransactionId ?? ""}|${result.outcome}`;
+  const key = resultKey(item.statementId, result.outcome, result.providerTransactionId, shared ? null : item.fileId);
   const before = recorded.get(key);
   if (before !== undefined) {
-    // Without a transaction id a result is known by its statement and outcome alone: one recorded for an earlier
-    // file of a statement now in payment in another cannot be told from that file's own.
+    // Without a transaction id, a result for a reference sent in several files is known by its statement and outcome
+    // alone: one recorded for an earlier file of a statement now in payment in another cannot be told from its own.
     const elsewhere =
       result.providerTransactionId === null && item.statementState === "in_payment" && before !== item.statementFileId;
     return {
@@ -148,6 +184,7 @@ function judge(
       expectedAmount: expected,
     };
   }
+  if (item.fileStatus === "cancelled") return { ...fromCancelledFile(result, item), expectedAmount: expected };
   const checked =
     result.amount === null
       ? " (no amount given to check)"
@@ -199,7 +236,43 @@ function judge(
   }
 }
 
-/** What importing `text` would do; changes nothing. */
+/** A result for an item of a file cancelled here: listed, never applied. */
+function fromCancelledFile(result: NormalisedPaymentResult, item: ItemByReference): Pick<PlanLine, "verdict" | "note"> {
+  const cancelled = "the provider reports this from a payment file cancelled here";
+  const txid = result.providerTransactionId;
+  const markByHand = `mark the statement paid by hand with the provider's reference${txid ? ` ${txid}` : ""}`;
+  switch (result.outcome) {
+    case "paid":
+      if (item.statementState === "paid" && txid !== null && txid === item.paymentReference)
+        return { verdict: "already_applied", note: "recorded: the statement was marked paid with this transaction id" };
+      return {
+        verdict: "cancelled_file",
+        note:
+          item.statementState === "approved" || item.statementState === "returned"
+            ? `paid: ${cancelled}, and the statement is owed again, so a new file would pay it twice: ${markByHand}`
+            : item.statementState === "in_payment"
+              ? `paid: ${cancelled}, and the statement is in another payment file now. Stop that file at the ` +
+                `provider if you still can, cancel it here, then ${markByHand}; if it was paid too, the recipient ` +
+                "has been paid twice"
+              : item.statementState === "paid"
+                ? `paid: ${cancelled}, and the statement was paid since: the recipient has been paid twice`
+                : `paid: ${cancelled}, and the statement is ${item.statementState}: the recipient has the money`,
+      };
+    case "returned":
+      return {
+        verdict: "not_applicable",
+        note: `returned: ${cancelled}. If its payment was recorded on the statement, record it as returned there`,
+      };
+    case "rejected":
+      return { verdict: "not_applicable", note: `rejected: ${cancelled}; nothing was paid, nothing changes` };
+    case "pending":
+      return {
+        verdict: "not_applicable",
+        note: `still pending: ${cancelled}. Stop it at the provider, or import its result once it is paid`,
+      };
+  }
+}
+
 /** Today in UTC, YYYY-MM-DD. */
 export const utcToday = (): string => new Date().toISOString().slice(0, 10);
 
@@ -212,6 +285,7 @@ export function paidOnFor(given: string | undefined, executionDate: string | nul
   return executionDate && executionDate <= today ? executionDate : today;
 }
 
+/** What importing `text` would do; changes nothing. */
 export async function planResults(
   db: Db,
   params: { gameId: string; batchId: string; format: ResultFormat; text: string; paidOn?: string },
@@ -228,12 +302,14 @@ export async function planResults(
       byReference.set(item.reference, item);
   }
   const keys = await listRecordedResultKeys(db, [...new Set(items.map((i) => i.statementId))]);
-  const recorded = new Map(keys.map((k) => [`${k.statementId}|${k.transactionId ?? ""}|${k.outcome}`, k.fileId]));
+  const recorded = recordedResults(keys);
+  const filesOf = new Map<string, Set<string>>();
+  for (const item of items) filesOf.set(item.reference, (filesOf.get(item.reference) ?? new Set()).add(item.fileId));
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   const seen = new Set<string>();
   const lines = readout.results.map((result): PlanLine => {
     const item = byReference.get(result.reference);
-    let judged = judge(result, item, recorded);
+    let judged = judge(result, item, recorded, (filesOf.get(result.reference)?.size ?? 0) > 1);
     const once = `${item?.statementId ?? result.reference}|${result.outcome}`;
     if (APPLYING.includes(judged.verdict) && seen.has(once))
       judged = { ...judged, verdict: "not_applicable", note: "the same result appears twice in this file" };

@@ -7,7 +7,14 @@ import { applyPlan } from "./apply-results";
 import { planResults, type ResultsPlan, type Verdict } from "./results-plan";
 import type { ResultFormat } from "./schemas";
 
-export { type PlanLine, planResults, type ResultsPlan, VERDICTS, type Verdict } from "./results-plan";
+export {
+  listedCount,
+  type PlanLine,
+  planResults,
+  type ResultsPlan,
+  VERDICTS,
+  type Verdict,
+} from "./results-plan";
 
 /**
  * Importing a provider's results: a dry run returns the plan (lib/payments/results-plan.ts) and changes nothing;

@@ -8,7 +8,7 @@ import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
-import { importResults, type PlanLine, recipientsChangedBy } from "@/lib/payments/results";
+import { importResults, listedCount, type PlanLine, recipientsChangedBy } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
 import {
   cancelPaymentFileSchema,
@@ -126,7 +126,7 @@ export const importResultsAction = defineAction(
       : await emailChangedStatements(game.id, input.batchId, web(user), recipientsChangedBy(out.plan));
     if (!out.dryRun) revalidatePayouts();
     const a = out.applied;
-    const listed = out.counts.unknown_reference + out.counts.amount_mismatch + out.counts.not_applicable;
+    const listed = listedCount(out.counts);
     return {
       ok: true as const,
       message: out.dryRun

@@ -25,6 +25,7 @@ const VERDICT_BADGES: Record<string, { label: string; tone: "neutral" | "info" |
   unknown_reference: { label: "Unknown reference", tone: "danger" },
   amount_mismatch: { label: "Amount mismatch", tone: "danger" },
   not_applicable: { label: "Does not apply", tone: "danger" },
+  cancelled_file: { label: "Paid from a cancelled file", tone: "danger" },
 };
 
 /** Each line of the file: the payment it names, what the provider says, and what importing it does. */

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
+import { createPaymentFiles } from "@/lib/payments/files";
+import { PAYMENT_REFERENCE_PATTERN } from "@/lib/payments/reference";
+import { importResults, listedCount } from "@/lib/payments/results";
+import type { ResultFormat } from "@/lib/payments/schemas";
+import { markStatementsPaid } from "@/lib/payouts/batch-approval";
+import { overrideFlag } from "@/lib/payouts/flag-override";
+import { createProfilesDatabase } from "../profiles/support";
+import { GAME, web } from "../payouts/fixtures";
+import type { TestDatabase } from "../support/db";
+import { approvedBatch, approver, preparer, seedProfiles } from "./support";
+
+/**
+ * Each filing of a statement is sent under a reference of its own, so a provider's results name the file they answer.
+ * Against real PostgreSQL: a cancelled file the provider executed after all, a file that replaced it, a rejection
+ * without a transaction id from each of two files, and a reference sent in two files (files made before).
+ */
+
+let t: TestDatabase;
+let db: Db;
+let september: string;
+
+async function statementOf(batchId: string, recipient: number) {
+  return db
+    .selectFrom("payout_statement")
+    .select(["id", "state", "payment_file_id", "payment_reference", "provider_reference"])
+    .where("batch_id", "=", batchId)
+    .where("recipient_player_id", "=", String(recipient))
+    .executeTakeFirstOrThrow();
+}
+
+async function sentIn(fileId: string, statementId: string): Promise<string> {
+  const row = await db
+    .selectFrom("payment_file_item")
+    .select("reference")
+    .where("file_id", "=", fileId)
+    .where("statement_id", "=", statementId)
+    .executeTakeFirstOrThrow();
+  return row.reference;
+}
+
+const paypalFile = async (batchId: string) =>
+  (await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer))).files[0]?.id ?? "";
+
+/** PayPal's report of one payment of a file. */
+async function paypalReport(fileId: string, recipient: number, txn: string, status: string, amount: string) {
+  const reference = await sentIn(fileId, (await statementOf(september, recipient)).id);
+  const header = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
+  return `${header}\r\n${reference},${txn},${status},${amount},USD,0,\r\n`;
+}
+
+const importInto = (batchId: string, format: ResultFormat, text: string, dryRun = false) =>
+  importResults(db, { gameId: GAME, batchId, format, text, dryRun }, web(approver));
+
+const verdicts = (out: Awaited<ReturnType<typeof importInto>>) => out.plan.lines.map((l) => [l.verdict, l.note]);
+
+beforeAll(async () => {
+  t = await createProfilesDatabase(GAME);
+  db = t.db;
+  await seedProfiles(db);
+  september = await approvedBatch(db, "2026-09", { 1: "100.00", 3: "70.00" });
+});
+
+afterAll(async () => {
+  await t?.drop();
+});
+
+describe("a cancelled file the provider executed after all", () => {
+  let fileA: string;
+
+  it("[finance] its payment is listed with what to do, never applied, and known once recorded by hand", async () => {
+    fileA = await paypalFile(september);
+    await cancelPaymentFileFlow(db, { gameId: GAME, fileId: fileA, reason: "wrong execution date" }, web(preparer));
+    const one = await statementOf(september, 1);
+    expect(one.state).toBe("approved");
+
+    const text = await paypalReport(fileA, 1, "TX-A1", "SUCCESS", "-100.00");
+    const dry = await importInto(september, "paypal", text, true);
+    expect(verdicts(dry)).toEqual([
+      [
+        "cancelled_file",
+        expect.stringMatching(/owed again, so a new file would pay it twice: mark .* provider's reference TX-A1$/),
+      ],
+    ]);
+    expect(listedCount(dry.counts)).toBe(1);
+    const applied = await importInto(september, "paypal", text);
+    expect(applied.applied).toEqual({ paid: 0, rejected: 0, returned: 0, pending: 0 });
+    expect((await statementOf(september, 1)).state).toBe("approved");
+
+    await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId: september, ids: [one.id], paidOn: "2026-10-05", method: "paypal", reference: "TX-A1" },
+      web(approver),
+    );
+    expect(verdicts(await importInto(september, "paypal", text, true))).toEqual([
+      ["already_applied", "recorded: the statement was marked paid with this transaction id"],
+    ]);
+  });
+
+  it("[finance] its payment is not read as that of the file that replaced it", async () => {
+    const three = await statementOf(september, 3);
+    expect(three.state).toBe("approved");
+    const fileB = await paypalFile(september);
+    const [first, second] = [await sentIn(fileA, three.id), await sentIn(fileB, three.id)];
+    expect(first).toBe(three.provider_reference);
+    expect(second).not.toBe(first);
+    expect(second).toMatch(PAYMENT_REFERENCE_PATTERN);
+
+    const fromA = await paypalReport(fileA, 3, "TX-A3", "SUCCESS", "-70.00");
+    expect(verdicts(await importInto(september, "paypal", fromA))).toEqual([
+      ["cancelled_file", expect.stringMatching(/in another payment file now\. Stop that file at the provider/)],
+    ]);
+    expect(await statementOf(september, 3)).toMatchObject({ state: "in_payment", payment_file_id: fileB });
+
+    const fromB = await paypalReport(fileB, 3, "TX-B3", "SUCCESS", "-70.00");
+    expect((await importInto(september, "paypal", fromB)).applied.paid).toBe(1);
+    expect(await statementOf(september, 3)).toMatchObject({ state: "paid", payment_reference: "TX-B3" });
+    expect(verdicts(await importInto(september, "paypal", fromA, true))).toEqual([
+      ["cancelled_file", expect.stringMatching(/paid since: the recipient has been paid twice$/)],
+    ]);
+  });
+});
+
+describe("a rejection without a transaction id", () => {
+  async function filed(batchId: string, recipient: number) {
+    const statement = await statementOf(batchId, recipient);
+    const items = await db
+      .selectFrom("payment_file_item as i")
+      .innerJoin("payment_file as f", "f.id", "i.file_id")
+      .select(["i.file_id", "i.reference"])
+      .where("i.statement_id", "=", statement.id)
+      .orderBy("f.created_at")
+      .execute();
+    return { ...statement, items };
+  }
+  const rejection = (reference: string) => `reference,outcome,reason\r\n${reference},rejected,account closed\r\n`;
+  const fileAgain = async (batchId: string, recipientPlayerId: number) => {
+    await overrideFlag(
+      db,
+      { gameId: GAME, batchId, flag: "payment_returned", recipientPlayerId, reason: "new account given" },
+      web(approver),
+    );
+    return paypalFile(batchId);
+  };
+
+  it("[finance] from the file that replaced a rejected one is a result of its own", async () => {
+    const october = await approvedBatch(db, "2026-10", { 5: "50.00" });
+    await paypalFile(october);
+    const first = (await filed(october, 5)).items[0]?.reference ?? "";
+    expect((await importInto(october, "generic", rejection(first))).applied.rejected).toBe(1);
+
+    expect(await fileAgain(october, 5)).not.toBe("");
+    const second = (await filed(october, 5)).items[1]?.reference ?? "";
+    expect(second).not.toBe(first);
+    expect((await importInto(october, "generic", rejection(second))).applied.rejected).toBe(1);
+    expect(await filed(october, 5)).toMatchObject({ state: "approved", payment_file_id: null });
+    // Each file's rejection, read again, was imported before.
+    for (const reference of [first, second])
+      expect(verdicts(await importInto(october, "generic", rejection(reference), true))).toEqual([
+        ["already_applied", "imported before"],
+      ]);
+  });
+
+  it("[finance] for a reference sent in two files is listed as imported before, saying what to do", async () => {
+    const november = await approvedBatch(db, "2026-11", { 4: "40.00" });
+    await paypalFile(november);
+    const first = (await filed(november, 4)).items[0]?.reference ?? "";
+    expect((await importInto(november, "generic", rejection(first))).applied.rejected).toBe(1);
+    // A file made before each filing had a reference of its own sent the statement's reference again.
+    const again = await fileAgain(november, 4);
+    await db.updateTable("payment_file_item").set({ reference: first }).where("file_id", "=", again).execute();
+
+    const second = await importInto(november, "generic", rejection(first));
+    expect(second.applied.rejected).toBe(0);
+    expect(verdicts(second)).toEqual([
+      ["already_applied", expect.stringMatching(/earlier file of this statement.*cancel that file/)],
+    ]);
+    expect(await filed(november, 4)).toMatchObject({ state: "in_payment", payment_file_id: again });
+  });
+});
