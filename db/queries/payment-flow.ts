@@ -72,6 +72,8 @@ export async function listItemsByReference(
     .select([
       "i.file_id as fileId",
       "f.status as fileStatus",
+      // The provider's result for this item was recorded (paid or rejected) before anything else happened to it.
+      "i.settled",
       "f.method",
       dateText("f.execution_date", "executionDate"),
       "s.state as statementState",

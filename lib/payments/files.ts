@@ -10,6 +10,7 @@ import { listPayableStatements, setStatementsPaymentFile } from "@/db/queries/pa
 import type { PaymentFileMethod } from "@/db/types";
 import { sealSecret } from "@/lib/crypto";
 import { AppError } from "@/lib/errors";
+import { countOf } from "@/lib/format";
 import { sealingKey } from "@/lib/keys/check";
 import { paymentFileContext } from "@/lib/keys/sealed-columns";
 import { openFlagsOf } from "@/lib/payouts/flags";
@@ -238,7 +239,7 @@ export async function createPaymentFiles(
       if (error instanceof PaymentFileConflictError)
         throw new AppError(
           "CONFLICT",
-          `Some statements are already in a live payment file (${error.statementIds.length}).`,
+          `The file cannot be made: ${error.message} (${countOf(error.statementIds.length, "statement")}).`,
         );
       throw error;
     }

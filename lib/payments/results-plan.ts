@@ -145,6 +145,8 @@ function judge(
   recorded: Map<string, string>,
   /** The reference was sent in more than one file of the statement. */
   shared: boolean,
+  /** It was sent in more than one file, one of them cancelled with the item open. */
+  sentInCancelled: boolean,
 ): Pick<PlanLine, "verdict" | "note" | "expectedAmount"> {
   if (!item)
     return {
@@ -171,7 +173,10 @@ function judge(
     // Without a transaction id, a result for a reference sent in several files is known by its statement and outcome
     // alone: one recorded for an earlier file of a statement now in payment in another cannot be told from its own.
     const elsewhere =
-      result.providerTransactionId === null && item.statementState === "in_payment" && before !== item.statementFileId;
+      shared &&
+      result.providerTransactionId === null &&
+      item.statementState === "in_payment" &&
+      before !== item.statementFileId;
     return {
       verdict: "already_applied",
       note: elsewhere
@@ -184,7 +189,18 @@ function judge(
       expectedAmount: expected,
     };
   }
-  if (item.fileStatus === "cancelled") return { ...fromCancelledFile(result, item), expectedAmount: expected };
+  // An item settled before its file was cancelled was answered by the provider then: its results read as usual.
+  if (item.fileStatus === "cancelled" && !item.settled)
+    return { ...fromCancelledFile(result, item), expectedAmount: expected };
+  if (sentInCancelled)
+    return {
+      verdict: result.outcome === "paid" ? "cancelled_file" : "not_applicable",
+      note:
+        "this reference was also sent in a payment file cancelled here (files made before each filing had a " +
+        "reference of its own): which file this answers cannot be told. Check with the provider, then record it on " +
+        "the statement by hand",
+      expectedAmount: expected,
+    };
   const checked =
     result.amount === null
       ? " (no amount given to check)"
@@ -304,12 +320,17 @@ export async function planResults(
   const keys = await listRecordedResultKeys(db, [...new Set(items.map((i) => i.statementId))]);
   const recorded = recordedResults(keys);
   const filesOf = new Map<string, Set<string>>();
-  for (const item of items) filesOf.set(item.reference, (filesOf.get(item.reference) ?? new Set()).add(item.fileId));
+  const openWhenCancelled = new Set<string>();
+  for (const item of items) {
+    filesOf.set(item.reference, (filesOf.get(item.reference) ?? new Set()).add(item.fileId));
+    if (item.fileStatus === "cancelled" && !item.settled) openWhenCancelled.add(item.reference);
+  }
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   const seen = new Set<string>();
   const lines = readout.results.map((result): PlanLine => {
     const item = byReference.get(result.reference);
-    let judged = judge(result, item, recorded, (filesOf.get(result.reference)?.size ?? 0) > 1);
+    const shared = (filesOf.get(result.reference)?.size ?? 0) > 1;
+    let judged = judge(result, item, recorded, shared, shared && openWhenCancelled.has(result.reference));
     const once = `${item?.statementId ?? result.reference}|${result.outcome}`;
     if (APPLYING.includes(judged.verdict) && seen.has(once))
       judged = { ...judged, verdict: "not_applicable", note: "the same result appears twice in this file" };

@@ -154,6 +154,10 @@ describe("a rejection without a transaction id", () => {
     expect(await fileAgain(october, 5)).not.toBe("");
     const second = (await filed(october, 5)).items[1]?.reference ?? "";
     expect(second).not.toBe(first);
+    // The first file's rejection read again while the second is at the provider: it answers the first file only.
+    expect(verdicts(await importInto(october, "generic", rejection(first), true))).toEqual([
+      ["already_applied", "imported before"],
+    ]);
     expect((await importInto(october, "generic", rejection(second))).applied.rejected).toBe(1);
     expect(await filed(october, 5)).toMatchObject({ state: "approved", payment_file_id: null });
     // Each file's rejection, read again, was imported before.
@@ -178,5 +182,60 @@ describe("a rejection without a transaction id", () => {
       ["already_applied", expect.stringMatching(/earlier file of this statement.*cancel that file/)],
     ]);
     expect(await filed(november, 4)).toMatchObject({ state: "in_payment", payment_file_id: again });
+  });
+});
+
+describe("results of a file cancelled after some of its payments were settled", () => {
+  it("[finance] a return of a payment it made is applied as usual", async () => {
+    const january = await approvedBatch(db, "2027-01", { 1: "10.00", 3: "30.00" });
+    const file = await paypalFile(january);
+    const [one, three] = [await statementOf(january, 1), await statementOf(january, 3)];
+    const report = async (rows: [string, string, string, string][]) =>
+      [
+        "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason",
+        ...(await Promise.all(
+          rows.map(async ([id, txn, status, amount]) => {
+            return `${await sentIn(file, id)},${txn},${status},${amount},USD,0,`;
+          }),
+        )),
+      ].join("\r\n");
+    expect(
+      (await importInto(january, "paypal", await report([[one.id, "TX-J1", "SUCCESS", "-10.00"]]))).applied.paid,
+    ).toBe(1);
+    await cancelPaymentFileFlow(db, { gameId: GAME, fileId: file, reason: "the rest goes by bank" }, web(preparer));
+    expect((await statementOf(january, 3)).state).toBe("approved");
+
+    const later = await importInto(
+      january,
+      "paypal",
+      await report([
+        [one.id, "TX-J1", "RETURNED", "-10.00"],
+        [three.id, "TX-J3", "SUCCESS", "-30.00"],
+      ]),
+    );
+    expect(later.plan.lines.map((l) => l.verdict)).toEqual(["return", "cancelled_file"]);
+    expect(later.applied.returned).toBe(1);
+    expect((await statementOf(january, 1)).state).toBe("returned");
+  });
+});
+
+describe("a reference sent in a cancelled file and in the file that replaced it (files made before)", () => {
+  it("[finance] its results are listed for a person: which file they answer cannot be told", async () => {
+    const december = await approvedBatch(db, "2026-12", { 3: "30.00" });
+    const fileA = await paypalFile(december);
+    await cancelPaymentFileFlow(db, { gameId: GAME, fileId: fileA, reason: "wrong execution date" }, web(preparer));
+    const fileB = await paypalFile(december);
+    const three = await statementOf(december, 3);
+    const shared = await sentIn(fileA, three.id);
+    await db.updateTable("payment_file_item").set({ reference: shared }).where("file_id", "=", fileB).execute();
+
+    const header = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
+    const text = `${header}\r\n${shared},TX-D3,SUCCESS,-30.00,USD,0,\r\n`;
+    const out = await importInto(december, "paypal", text);
+    expect(verdicts(out)).toEqual([
+      ["cancelled_file", expect.stringMatching(/also sent in a payment file cancelled here.*cannot be told/)],
+    ]);
+    expect(out.applied.paid).toBe(0);
+    expect(await statementOf(december, 3)).toMatchObject({ state: "in_payment", payment_file_id: fileB });
   });
 });

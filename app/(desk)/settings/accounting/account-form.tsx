@@ -29,7 +29,6 @@ export function AccountForm({
   return (
     <form action={formAction} className="flex flex-col gap-3" noValidate aria-label={`Map ${label}`}>
       <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
-      <input type="hidden" name="gameId" value={gameId} />
       <input type="hidden" name="account" value={account} />
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
       <div className="grid gap-3 sm:grid-cols-2">

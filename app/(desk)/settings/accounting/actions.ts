@@ -5,14 +5,17 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { ACCOUNT_LABELS, mapAccount } from "@/lib/accounting/accounts";
 import { mapAccountSchema } from "@/lib/accounting/schemas";
-import { gameIdSchema } from "@/lib/games/schemas";
+import { requireSelectedGame } from "@/lib/games/games";
 
 export const mapAccountAction = defineAction(
-  { name: "mapAccount", role: "admin", input: mapAccountSchema.extend({ gameId: gameIdSchema }) },
+  { name: "mapAccount", role: "admin", input: mapAccountSchema },
   async (input, { user }) => {
+    const db = getDb();
+    // The selected game's accounts, whatever the form says (the expected-game field guards a switch meanwhile).
+    const game = await requireSelectedGame(db, user);
     const mapped = await mapAccount(
-      getDb(),
-      { gameId: input.gameId, account: input.account, code: input.code, taxRate: input.taxRate },
+      db,
+      { gameId: game.id, account: input.account, code: input.code, taxRate: input.taxRate },
       { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/settings/accounting");
