@@ -219,4 +219,23 @@ describe("batch actions", () => {
     );
     expect(batchVerdict("mark_all_paid", context("paid"), { ...counts, approved: 0 }).kind).toBe("not_applicable");
   });
+
+  it("offers no approval while a flag on the window stands open on every statement, and says why", () => {
+    const one =
+      "A flag on this window blocks the approval of its statements: find out why, then override it on this page.";
+    for (const action of ["approve_unflagged", "approve_batch"] as const)
+      expect(batchVerdict(action, context("draft"), { ...counts, draft: 366, openWindowFlags: 1 })).toEqual({
+        kind: "blocked",
+        code: "open_flags",
+        reason: one,
+      });
+    // Approved statements carry it too: approving the batch would be refused.
+    expect(batchVerdict("approve_batch", context("draft"), { ...counts, openWindowFlags: 2 })).toMatchObject({
+      kind: "blocked",
+      reason: expect.stringMatching(/^2 flags on this window block .* override them on this page\.$/),
+    });
+    expect(batchVerdict("approve_unflagged", context("draft"), { ...counts, openWindowFlags: 1 }).kind).toBe(
+      "not_applicable",
+    );
+  });
 });

@@ -125,7 +125,27 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
   }
 }
 
-export type BatchCounts = { draft: number; approved: number; held: number; total: number };
+export type BatchCounts = {
+  draft: number;
+  approved: number;
+  held: number;
+  total: number;
+  /** Flags on the whole window not overridden: each stands on every statement, so none can be approved. */
+  openWindowFlags?: number;
+};
+
+/** Approval while a flag on the window stands open on every statement it would approve: blocked, or null. */
+function heldByWindowFlags(counts: BatchCounts): Verdict | null {
+  const flags = counts.openWindowFlags ?? 0;
+  if (flags === 0 || counts.draft + counts.approved === 0) return null;
+  return {
+    kind: "blocked",
+    code: "open_flags",
+    reason:
+      `${flags === 1 ? "A flag on this window blocks" : `${flags} flags on this window block`} the approval of ` +
+      `its statements: find out why, then override ${flags === 1 ? "it" : "them"} on this page.`,
+  };
+}
 
 export function batchVerdict(action: BatchAction, batch: BatchContext, counts: BatchCounts): Verdict {
   const closed = closedBatch(batch);
@@ -133,11 +153,14 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
   switch (action) {
     case "approve_unflagged":
       if (batch.status !== "draft") return na(`The batch is ${batch.status}.`);
-      return counts.draft > 0 ? ALLOWED : na("No statement is in draft.");
+      if (counts.draft === 0) return na("No statement is in draft.");
+      return heldByWindowFlags(counts) ?? ALLOWED;
     case "approve_batch":
       if (batch.status !== "draft") return na(`This batch is already ${batch.status}.`);
       if (preparedIt(batch))
         return twoPersonRule("Two-person rule: you prepared this batch, so another finance user must approve it.");
+      const flagged = heldByWindowFlags(counts);
+      if (flagged) return flagged;
       if (counts.draft > 0) {
         return {
           kind: "blocked",

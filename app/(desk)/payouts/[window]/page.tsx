@@ -133,7 +133,9 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const batchBadge = batch ? BATCH_BADGE[batch.status] : null;
+  const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const batchCounts = {
+    openWindowFlags: openWindowFlags.length,
     draft: counts?.byState.draft.count ?? 0,
     approved: counts?.byState.approved.count ?? 0,
     held: counts?.byState.held.count ?? 0,
@@ -142,7 +144,6 @@ export default async function WindowPage({ params, searchParams }: Props) {
   };
   const context = batchContextOf(user, batch, settings);
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
-  const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
   const mailable = canAct && batch !== null && (batch.status === "approved" || batch.status === "paid");
   const [exportLinks, closing, issuerSet, emails] = await Promise.all([
