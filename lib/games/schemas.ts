@@ -33,6 +33,28 @@ export const baseUrlSchema = z
   .refine((value) => /^https?:$/.test(tryUrl(value)?.protocol ?? "https:"), { message: "must start with https://" })
   .transform((value) => value.replace(/\/+$/, ""));
 
+/**
+ * Where a game's secret may be sent. The spec: "HTTPS only"; plain http is accepted for a local emulator on loopback.
+ * Never a link-local or cloud metadata endpoint of the host itself in production. The form and the CLI check the same.
+ */
+export function checkServiceAddress(game: { baseUrl: string; environment: string }, ctx: z.RefinementCtx): void {
+  const url = tryUrl(game.baseUrl);
+  if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["baseUrl"],
+      message: "must use https:// (http is only for a local emulator)",
+    });
+  }
+  if (game.environment === "production" && url && isForbiddenServiceHost(url.hostname)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["baseUrl"],
+      message: "must not be a link-local or cloud metadata address",
+    });
+  }
+}
+
 export const gameInputSchema = z
   .object({
     id: gameIdSchema,
@@ -42,23 +64,5 @@ export const gameInputSchema = z
     secret: secretSchema,
     webhookSecrets: z.array(secretSchema).max(2, { message: "takes the current secret and at most one previous" }),
   })
-  .superRefine((game, ctx) => {
-    // The spec: "HTTPS only". Plain http is accepted for a local emulator on loopback.
-    const url = tryUrl(game.baseUrl);
-    if (url?.protocol === "http:" && !LOOPBACK.test(url.hostname)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["baseUrl"],
-        message: "must use https:// (http is only for a local emulator)",
-      });
-    }
-    // The game secret goes to this address: never a link-local or cloud metadata endpoint of the host itself.
-    if (game.environment === "production" && url && isForbiddenServiceHost(url.hostname)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["baseUrl"],
-        message: "must not be a link-local or cloud metadata address",
-      });
-    }
-  });
+  .superRefine(checkServiceAddress);
 export type GameInput = z.input<typeof gameInputSchema>;

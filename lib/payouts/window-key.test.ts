@@ -18,5 +18,8 @@ describe("window keys", () => {
     expect(parseWindowKey("2026-03-15~2026-03-01")).toBeNull();
     expect(parseWindowKey("2025-01-01~2026-06-01")).toBeNull();
     expect(parseWindowKey("nonsense")).toBeNull();
+    // Not percent-encoding: no window (the page says not found), never an exception.
+    expect(parseWindowKey("100%")).toBeNull();
+    expect(parseWindowKey("2026-03%E0%A4%A")).toBeNull();
   });
 });

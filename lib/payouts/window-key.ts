@@ -12,7 +12,13 @@ export function windowKey(window: TimeWindow): string {
 }
 
 export function parseWindowKey(key: string): TimeWindow | null {
-  const text = decodeURIComponent(key).trim();
+  let text: string;
+  try {
+    text = decodeURIComponent(key).trim();
+  } catch {
+    // "100%" (a URL's "%25" decoded once already) is no window: not found, never an error.
+    return null;
+  }
   if (/^\d{4}-\d{2}$/.test(text)) {
     try {
       return monthWindow(text);

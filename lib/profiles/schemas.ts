@@ -60,7 +60,10 @@ export const ibanSchema = required("The IBAN")
         message: "must be an IBAN: two letters, two check digits and the account, such as DE89 3704 0044 0532 0130 00",
         abort: true,
       })
-      .refine((v) => isValidIBAN(v), { message: "is not a valid IBAN (its check digits or length are wrong)" })
+      .refine((v) => isValidIBAN(v), {
+        message: "is not a valid IBAN (its check digits or length are wrong)",
+        abort: true,
+      })
       .transform((v) => electronicFormatIBAN(v) ?? v),
   );
 
@@ -73,7 +76,8 @@ export const bicSchema = required("The BIC")
         message: "must be 8 or 11 letters and digits, such as COBADEFFXXX",
         abort: true,
       })
-      .refine((v) => isValidBIC(v), { message: "is not a valid BIC" }),
+      // A refused BIC stops there: the country check below reads its letters.
+      .refine((v) => isValidBIC(v), { message: "is not a valid BIC", abort: true }),
   );
 
 export const countrySchema = required("The country")
@@ -82,7 +86,7 @@ export const countrySchema = required("The country")
     z
       .string()
       .regex(/^[A-Z]{2}$/, { message: "must be a two-letter country code such as DE", abort: true })
-      .refine((v) => COUNTRIES.has(v), { message: "is not a country code" }),
+      .refine((v) => COUNTRIES.has(v), { message: "is not a country code", abort: true }),
   );
 
 const nameSchema = (label: string) =>
@@ -138,7 +142,7 @@ const isoDate = (label: string) =>
       .trim()
       .regex(/^\d{4}-\d{2}-\d{2}$/, { message: `${label} must be a date such as 2026-03-31`, abort: true })
       // A calendar check that cannot throw (2026-13-01 or 2026-02-30 is a field error, not a crash).
-      .refine((v) => parseInstant(v) !== null, { message: `${label} is not a calendar date` })
+      .refine((v) => parseInstant(v) !== null, { message: `${label} is not a calendar date`, abort: true })
       .optional(),
   );
 

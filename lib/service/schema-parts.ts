@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseServiceInstant } from "@/core/time";
 import { decimalStringSchema } from "@/lib/money";
 
 /** The pieces the service's response schemas are made of (see schemas.ts). */
@@ -11,7 +12,10 @@ export const timestampSchema = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/, {
     message: "must be an ISO 8601 timestamp",
-  });
+    abort: true,
+  })
+  // On the calendar and the clock: 2026-02-30 or hour 25 is refused with the field's path, never read later.
+  .refine((value) => parseServiceInstant(value) !== null, { message: "is not a date and time on the calendar" });
 
 /** A percentage (10.00). The spec does not say string or number; a number is turned into its decimal text. */
 export const percentSchema = z.union([decimalStringSchema, z.number().transform((value) => String(value))]);

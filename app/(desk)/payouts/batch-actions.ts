@@ -6,6 +6,7 @@ import type { ActingAs } from "@/core/actor";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { AppError } from "@/lib/errors";
+import { isoDateSchema } from "@/lib/payments/schemas";
 import { requireSelectedGame } from "@/lib/games/games";
 import { countOf, formatCount } from "@/lib/format";
 import {
@@ -229,7 +230,6 @@ export const approveBatchAction = defineAction(
   },
 );
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export const markPaidAction = defineAction(
   {
@@ -244,12 +244,10 @@ export const markPaidAction = defineAction(
           value === undefined ? undefined : (Array.isArray(value) ? value : [value]).filter((v) => v !== ""),
         )
         .pipe(z.array(z.uuid()).optional()),
-      paidOn: z
-        .string()
-        .trim()
-        .regex(DAY, { message: "must be a date such as 2026-04-03", abort: true })
-        .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), { message: "must be a real date", abort: true })
-        .refine((v) => Date.parse(`${v}T00:00:00Z`) <= Date.now() + 86_400_000, { message: "cannot be in the future" }),
+      // A calendar day (2026-02-30 is refused, not read as 2 March), then not in the future.
+      paidOn: isoDateSchema.refine((v) => Date.parse(`${v}T00:00:00Z`) <= Date.now() + 86_400_000, {
+        message: "cannot be in the future",
+      }),
       method: z.enum(PAYMENT_METHODS, { message: "must be one of the listed methods" }),
       reference: z
         .string()
