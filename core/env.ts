@@ -1,4 +1,5 @@
 import "server-only";
+import { isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
 
 /**
@@ -50,8 +51,19 @@ const ENV_SCHEMA = z.object({
     .default("Payout Desk <statements@payout-desk.localhost>"),
   /** The account SEPA / ISO 20022 payment files pay from (lib/payments/files.ts): name, IBAN, BIC. */
   PAYOUT_DESK_PAYER_NAME: z.string().trim().min(1).max(140).default("Payout Desk Demo Ltd"),
-  PAYOUT_DESK_PAYER_IBAN: z.string().trim().default("DE89370400440532013000"),
-  PAYOUT_DESK_PAYER_BIC: z.string().trim().default("COBADEFFXXX"),
+  // Checked when the desk starts, not when the first SEPA file is made (the value itself is never repeated).
+  PAYOUT_DESK_PAYER_IBAN: z
+    .string()
+    .trim()
+    .transform((v) => v.replace(/\s/g, "").toUpperCase())
+    .refine((v) => isValidIBAN(v), { message: "must be a valid IBAN" })
+    .default("DE89370400440532013000"),
+  PAYOUT_DESK_PAYER_BIC: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .refine((v) => isValidBIC(v), { message: "must be a valid BIC (8 or 11 letters and digits)" })
+    .default("COBADEFFXXX"),
 });
 
 export type Env = z.infer<typeof ENV_SCHEMA>;

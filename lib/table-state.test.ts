@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defineTableState, isNarrowed, pageCount, pageOffset } from "./table-state";
+import { defineTableState, isNarrowed, pageCount, pageOffset, pageParam } from "./table-state";
 
 const payouts = defineTableState({
   sortColumns: ["recipient", "gross", "payable"],
@@ -85,5 +85,15 @@ describe("table state", () => {
     expect(pageCount(20_001, 50)).toBe(401);
     expect(isNarrowed({ q: "", filters: {} })).toBe(false);
     expect(isNarrowed({ q: "", filters: { state: "held" } })).toBe(true);
+  });
+});
+
+describe("pageParam", () => {
+  it("is a whole page from 1 to the last, whatever the address bar says", () => {
+    const page = (value: string | string[] | undefined) => pageParam({ page: value }, 100);
+    expect([page(undefined), page("3"), page("0"), page("-3"), page("1.01"), page("two"), page("1e9")]).toEqual([
+      1, 3, 1, 1, 1, 1, 100,
+    ]);
+    expect(page(["4", "9"])).toBe(4);
   });
 });

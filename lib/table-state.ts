@@ -53,6 +53,19 @@ export function readParam(input: SearchParamsInput, name: string): string | unde
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * A page number from the address bar for a page that pages on its own: a whole number from 1 to `max`, anything else
+ * (1.5, -3, "two", a repeated parameter's later values) clamped or page 1.
+ */
+export function pageParam(input: SearchParamsInput, max: number): number {
+  const page = z.coerce
+    .number()
+    .int()
+    .catch(1)
+    .parse(readParam(input, "page") ?? "1");
+  return Math.max(1, Math.min(max, page));
+}
+
 export type TableStateDefinition<S extends string, F extends string> = {
   config: Required<Omit<TableStateConfig<S, F>, "filters">> & { filters: { readonly [K in F]: readonly string[] } };
   schema: z.ZodType<TableState<S, F>>;

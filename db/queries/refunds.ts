@@ -186,7 +186,8 @@ async function firstAttempt(query: ReturnType<typeof attemptsOfGame>): Promise<R
 }
 
 export async function findRefundAttempt(db: Executor, gameId: string, id: string): Promise<RefundAttempt | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  // A UUID as PostgreSQL reads one (8-4-4-4-12): anything else is no attempt, never a database error.
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
   return firstAttempt(attemptsOfGame(db, gameId).where("id", "=", id));
 }
 

@@ -155,7 +155,7 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
       if (batch.status !== "draft") return na(`The batch is ${batch.status}.`);
       if (counts.draft === 0) return na("No statement is in draft.");
       return heldByWindowFlags(counts) ?? ALLOWED;
-    case "approve_batch":
+    case "approve_batch": {
       if (batch.status !== "draft") return na(`This batch is already ${batch.status}.`);
       if (preparedIt(batch))
         return twoPersonRule("Two-person rule: you prepared this batch, so another finance user must approve it.");
@@ -174,6 +174,7 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
       if (counts.total > 0 && counts.held === counts.total)
         return { kind: "blocked", code: "incomplete", reason: "Every statement is held: nothing would be approved." };
       return ALLOWED;
+    }
     case "discard":
       return batch.status === "draft"
         ? ALLOWED

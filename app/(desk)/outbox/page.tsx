@@ -9,6 +9,7 @@ import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
 import { listOutbox, OUTBOX_PAGE_SIZE } from "@/lib/mail/outbox";
 import { formatInstant } from "@/lib/time";
+import { pageParam } from "@/lib/table-state";
 
 export const metadata: Metadata = { title: "Outbox" };
 
@@ -17,7 +18,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 export default async function OutboxPage({ searchParams }: Props) {
   await requirePageRole("admin");
   const query = await searchParams;
-  const page = Math.max(1, Math.min(100_000, Number(typeof query.page === "string" ? query.page : "1") || 1));
+  const page = pageParam(query, 100_000);
   const { rows, total } = await listOutbox(getDb(), page);
   return (
     <>

@@ -230,7 +230,6 @@ export const approveBatchAction = defineAction(
   },
 );
 
-
 export const markPaidAction = defineAction(
   {
     name: "markPayoutsPaid",

@@ -6,6 +6,7 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { requireSelectedGame } from "@/lib/games/games";
 import { retryWebhookEvent, saveGameAutomation } from "@/lib/webhooks/automation";
+import { webhookEventIdSchema } from "@/lib/webhooks/event-id";
 
 const checkbox = z
   .union([z.literal("on"), z.literal("")])
@@ -40,7 +41,7 @@ export const retryWebhookEventAction = defineAction(
   {
     name: "retryWebhookEvent",
     role: "finance",
-    input: z.object({ eventId: z.string().regex(/^\d{1,19}$/, { message: "must be a webhook event id" }) }),
+    input: z.object({ eventId: webhookEventIdSchema }),
   },
   async ({ eventId }, { user }) => {
     const db = getDb();

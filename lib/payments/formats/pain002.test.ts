@@ -97,6 +97,17 @@ describe("pain.002 status report", () => {
     ]);
   });
 
+  it("keeps a fee given with a minus sign as the charge it is, and refuses an amount in no currency", () => {
+    const changed = REPORT.replace('<p:Amt Ccy="EUR">0.20</p:Amt>', '<p:Amt Ccy="EUR">-0.20</p:Amt>').replace(
+      '<p:InstdAmt Ccy="EUR">10.00</p:InstdAmt>',
+      '<p:InstdAmt Ccy="Euro">10.00</p:InstdAmt>',
+    );
+    const readout = readPain002(changed);
+    expect(readout.results.find((r) => r.reference === "R-000001")).toMatchObject({ fee: "0.20" });
+    expect(readout.results.map((r) => r.reference)).not.toContain("R-000002");
+    expect(readout.unreadable).toContainEqual({ line: 2, reason: "amount's currency is not a currency code" });
+  });
+
   it("reports a whole-message rejection at group level with its reason", () => {
     const xml = `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.03"><CstmrPmtStsRpt>
       <GrpHdr><MsgId>S</MsgId></GrpHdr>

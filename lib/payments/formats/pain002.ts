@@ -1,6 +1,13 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { z } from "zod";
-import { type PaymentOutcome, type PaymentResult, resultAmountSchema, type UnreadableRow } from "./results";
+import {
+  feeOf,
+  type PaymentOutcome,
+  type PaymentResult,
+  resultAmountSchema,
+  resultCurrencySchema,
+  type UnreadableRow,
+} from "./results";
 
 /**
  * ISO 20022 customer payment status report, pain.002 (CstmrPmtStsRpt; versions .001.03 to .001.10 share the parts
@@ -125,22 +132,26 @@ export function readPain002(input: string): Pain002Readout {
       const instructed = node(node(node(tx.OrgnlTxRef).Amt).InstdAmt);
       const amount = resultAmountSchema.safeParse(text(node(node(tx.OrgnlTxRef).Amt).InstdAmt) ?? "");
       const fee = resultAmountSchema.safeParse(text(list(tx.ChrgsInf)[0]?.Amt) ?? "");
-      if (!amount.success || !fee.success) {
+      const ccy = resultCurrencySchema.safeParse(typeof instructed["@Ccy"] === "string" ? instructed["@Ccy"] : "");
+      if (!amount.success || !fee.success || !ccy.success) {
         unreadable.push({
           line: position,
-          reason: amount.success ? "fee is not an amount" : "amount is not an amount",
+          reason: !amount.success
+            ? "amount is not an amount"
+            : !fee.success
+              ? "fee is not an amount"
+              : "amount's currency is not a currency code",
         });
         continue;
       }
       const txReasons = reasons(tx);
-      const ccy = typeof instructed["@Ccy"] === "string" ? (instructed["@Ccy"] as string) : null;
       results.push({
         reference: reference.data,
         outcome,
         providerTransactionId: text(tx.AcctSvcrRef),
         amount: amount.data,
-        currency: ccy,
-        fee: fee.data,
+        currency: ccy.data,
+        fee: feeOf(fee.data),
         reason: txReasons.length > 0 ? txReasons.join("; ") : null,
         rawStatus: raw,
       });

@@ -33,6 +33,15 @@ export const resultAmountSchema = z
     ]),
   );
 
+/** A currency code, or null when the cell is empty. */
+export const resultCurrencySchema = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .pipe(
+    z.union([z.literal("").transform(() => null), z.string().regex(/^[A-Z]{3}$/, { message: "is not a currency" })]),
+  );
+
 export const resultCells = {
   reference: z
     .string()
@@ -41,18 +50,15 @@ export const resultCells = {
     .max(35, { message: "reference over 35 characters" }),
   transactionId: optionalText,
   amount: resultAmountSchema,
-  currency: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .pipe(
-      z.union([z.literal("").transform(() => null), z.string().regex(/^[A-Z]{3}$/, { message: "is not a currency" })]),
-    ),
+  currency: resultCurrencySchema,
   fee: resultAmountSchema,
   reason: optionalText,
 };
 
 const resultRowSchema = z.object(resultCells);
+
+/** A fee as kept: what the provider charged, without the sign some reports give it. */
+export const feeOf = (fee: string | null): string | null => (fee === null ? null : fee.replace(/^-/, ""));
 
 type ColumnSpec = {
   /** Field name → accepted header names (first match wins). */
@@ -125,7 +131,7 @@ export function resultFromCells(
     providerTransactionId: transactionId,
     amount,
     currency,
-    fee: fee === null ? null : fee.replace(/^-/, ""),
+    fee: feeOf(fee),
     reason,
     rawStatus: status.raw,
   };

@@ -18,6 +18,7 @@ import { describeEffect, EVENT_STATUS_LABELS } from "@/lib/webhooks/describe";
 import { NoGame } from "../../no-game";
 import { retryWebhookEventAction } from "../actions";
 import { RetryForm } from "./retry-form";
+import { webhookEventIdSchema } from "@/lib/webhooks/event-id";
 
 export const metadata: Metadata = { title: "Webhook event" };
 
@@ -27,7 +28,7 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
   const game = await resolveSelectedGame(db, user);
   if (!game) return <NoGame role={user.role} />;
   const { eventId } = await params;
-  if (!/^\d{1,19}$/.test(eventId)) notFound();
+  if (!webhookEventIdSchema.safeParse(eventId).success) notFound();
   const event = await getWebhookEvent(db, game.id, eventId);
   if (!event) notFound();
   const status = EVENT_STATUS_LABELS[event.status] ?? { label: event.status, tone: "neutral" as const };

@@ -15,7 +15,7 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { decodeParam } from "@/lib/lookup/load";
 import { periodHref, playerHref, subscriptionHref } from "@/lib/lookup/search";
 import { refundReceiptSchema } from "@/lib/service/schemas";
-import { monthKeyOf } from "@/lib/time";
+import { monthKeyOf, parseServiceInstant } from "@/lib/time";
 import { NoGame } from "../../../no-game";
 import { resolveRefundAttemptAction, retryRefundAttemptAction } from "../../actions";
 import { AttemptStatusBadge, YesNo } from "../../_components/badges";
@@ -27,6 +27,12 @@ import { FocusHere } from "@/app/_components/ui/focus-here";
 export const metadata: Metadata = { title: "Refund" };
 
 type Props = { params: Promise<{ attemptId: string }> };
+
+/** The month whose window holds a refund, read as the service's timestamps are (UTC when it names no zone). */
+function reportedIn(refundedAt: string): string {
+  const at = parseServiceInstant(refundedAt);
+  return at === null ? "unknown (refunded_at is not a date)" : `${monthKeyOf(at)} (the window holding refunded_at)`;
+}
 
 export default async function RefundAttemptPage({ params }: Props) {
   const user = await requirePageRole("viewer");
@@ -247,7 +253,7 @@ export default async function RefundAttemptPage({ params }: Props) {
                   { label: "Refunded at", value: <MaybeTime value={receipt.refunded_at} /> },
                   {
                     label: "Reported in the window",
-                    value: `${monthKeyOf(Date.parse(receipt.refunded_at))} (the window holding refunded_at)`,
+                    value: reportedIn(receipt.refunded_at),
                   },
                 ]}
               />

@@ -34,6 +34,7 @@ import { StatementActions } from "./statement-actions";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { StatementDeliveries } from "./statement-deliveries";
 import { StatementDocuments } from "./statement-documents";
+import { pageParam } from "@/lib/table-state";
 
 type Props = {
   params: Promise<{ window: string; playerId: string }>;
@@ -50,7 +51,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   if (!/^\d{1,15}$/.test(p.playerId) || !game) notFound();
   const playerId = Number(p.playerId);
   const query = await searchParams;
-  const page = Math.max(1, Math.min(10_000, Number(typeof query.page === "string" ? query.page : "1") || 1));
+  const page = pageParam(query, 10_000);
   const mismatchesOnly = query.lines === "mismatches";
 
   const review = await loadWindowReview(db, { gameId: game.id, window, recipientPlayerId: playerId });
