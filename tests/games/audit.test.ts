@@ -105,6 +105,14 @@ describe("audit lines of a change made from the command line and from the web", 
     ]);
     // Neither the secret nor the signing secret reaches the audit log.
     expect(JSON.stringify(await auditOf("g-web"))).not.toMatch(/gs_test_audited|whsec_audited/);
+
+    // An address the service may not be reached at is refused on its field, as from the command line.
+    const plainHttp = webForm("yes");
+    plainHttp.set("baseUrl", "http://api.example.com");
+    expect(await saveGameAction(null, plainHttp)).toMatchObject({
+      ok: false,
+      fieldErrors: { baseUrl: "must use https:// (http is only for a local emulator)" },
+    });
   });
 
   it("a role changed from either: one line each, same action and detail, via cli or web", async () => {
