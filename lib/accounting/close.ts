@@ -46,13 +46,16 @@ export async function readWindowClosing(
 }
 
 /** Refuses a new batch for any part of a closed window (called by preparePayoutBatch inside its transaction). */
-export async function assertWindowOpen(db: DbOrTrx, params: { gameId: string; window: TimeWindow }): Promise<void> {
+/** Why no new payout batch may be made for the window (a closed window overlaps it), or null. */
+export async function closedWindowRefusal(
+  db: DbOrTrx,
+  params: { gameId: string; window: TimeWindow },
+): Promise<string | null> {
   const closed = await findClosedWindowOverlapping(db, { gameId: params.gameId, ...bounds(params.window) });
-  if (!closed) return;
-  throw new AppError(
-    "CONFLICT",
+  if (!closed) return null;
+  return (
     `The window ${formatWindow({ startMs: closed.windowStart.getTime(), endMs: closed.windowEnd.getTime() })} ` +
-      "is closed: no new payout batch for it. Finance can reopen it with a reason.",
+    "is closed: no new payout batch for it. Finance can reopen it with a reason."
   );
 }
 

@@ -1,8 +1,8 @@
 import "server-only";
-import { assertWindowOpen } from "@/lib/accounting/close";
+import { closedWindowRefusal } from "@/lib/accounting/close";
 import { randomUUID } from "node:crypto";
 import type { ActingAs } from "@/core/actor";
-import type { Db } from "@/db";
+import type { Db, DbOrTrx } from "@/db";
 import { findOverlappingBatch, insertBatch, lockPayoutsOfGame } from "@/db/queries/payout-batches";
 import {
   insertCarries,
@@ -43,6 +43,31 @@ export type PrepareResult = {
 };
 
 /**
+ * Why no payout batch may be prepared for the window now, or null: a closed window overlaps it, or a batch (not
+ * discarded) already covers part of it. The window page says so instead of offering the button.
+ */
+export async function prepareRefusal(
+  db: DbOrTrx,
+  params: { gameId: string; window: TimeWindow },
+): Promise<string | null> {
+  const { gameId, window } = params;
+  const closed = await closedWindowRefusal(db, { gameId, window });
+  if (closed) return closed;
+  const overlapping = await findOverlappingBatch(db, {
+    gameId,
+    start: new Date(window.startMs),
+    end: new Date(window.endMs),
+  });
+  if (!overlapping) return null;
+  const other = { startMs: overlapping.window_start.getTime(), endMs: overlapping.window_end.getTime() };
+  const same = other.startMs === window.startMs && other.endMs === window.endMs;
+  return same
+    ? `This window already has a ${overlapping.status} payout batch; discard the draft to prepare it again.`
+    : `A ${overlapping.status} payout batch already covers part of this window (${formatWindow(other)}); ` +
+        "paying both would pay the same renewals twice.";
+}
+
+/**
  * Prepares the batch of a window from its latest snapshot version (or the one given). Refused while another live
  * batch covers any part of the window: an overlap would pay the same renewals twice. Statements are built by
  * buildStatements (carried balances taken in, minimum payout roll-over).
@@ -65,26 +90,13 @@ export async function preparePayoutBatch(
 
   const prepared = await db.transaction().execute(async (trx) => {
     await lockPayoutsOfGame(trx, gameId);
-    await assertWindowOpen(trx, { gameId, window });
-    const start = new Date(window.startMs);
-    const end = new Date(window.endMs);
-    const overlapping = await findOverlappingBatch(trx, { gameId, start, end });
-    if (overlapping) {
-      const other = { startMs: overlapping.window_start.getTime(), endMs: overlapping.window_end.getTime() };
-      const same = other.startMs === window.startMs && other.endMs === window.endMs;
-      throw new AppError(
-        "CONFLICT",
-        same
-          ? `This window already has a ${overlapping.status} payout batch; discard the draft to prepare it again.`
-          : `A ${overlapping.status} payout batch already covers part of this window (${formatWindow(other)}); ` +
-              "paying both would pay the same renewals twice.",
-      );
-    }
+    const refusal = await prepareRefusal(trx, { gameId, window });
+    if (refusal) throw new AppError("CONFLICT", refusal);
     await insertBatch(trx, {
       id: batchId,
       game_id: gameId,
-      window_start: start,
-      window_end: end,
+      window_start: new Date(window.startMs),
+      window_end: new Date(window.endMs),
       snapshot_id: snapshot.id,
       snapshot_version: snapshot.version,
       status: "draft",

@@ -16,7 +16,7 @@ export function SignInForm({ action }: Props) {
   return (
     <form action={formAction} className="space-y-4" noValidate>
       {state && !state.ok && <FormMessage tone="error">{state.message}</FormMessage>}
-      <Field label="Email" id="email" error={errors.email}>
+      <Field label="Email" id="email" required error={errors.email}>
         {(control) => (
           <Input
             {...control}
@@ -29,7 +29,7 @@ export function SignInForm({ action }: Props) {
           />
         )}
       </Field>
-      <Field label="Password" id="password" error={errors.password}>
+      <Field label="Password" id="password" required error={errors.password}>
         {(control) => <Input {...control} name="password" type="password" autoComplete="current-password" required />}
       </Field>
       <SubmitButton className="w-full">Sign in</SubmitButton>

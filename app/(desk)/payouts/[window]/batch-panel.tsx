@@ -27,6 +27,8 @@ export type BatchPanelProps = {
   /** What lib/payouts/offered-actions.ts allows this person for each batch action. */
   offers: Record<BatchAction, Verdict> | null;
   twoPersonRule: boolean;
+  /** Why no batch may be prepared for this window now (lib/payouts/batches.ts prepareRefusal), when there is none. */
+  prepareRefused: string | null;
   minPayoutUsd: string;
   actions: BatchPanelActions;
   methods: { value: string; label: string }[];
@@ -41,6 +43,7 @@ export function BatchPanel(props: BatchPanelProps) {
   const done = useNotice();
   const { batch, counts, actions, offers } = props;
   if (!batch || !offers) {
+    if (props.prepareRefused) return <p className="max-w-md text-sm text-ink-muted">{props.prepareRefused}</p>;
     return (
       <ConfirmDialog
         onConfirmed={done}

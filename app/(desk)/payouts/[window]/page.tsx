@@ -10,7 +10,7 @@ import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch
 import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { readWindowClosing } from "@/lib/accounting/close";
-import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
+import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, prepareRefusal } from "@/lib/payouts/batches";
 import { disputeFlagsOf, overrideOf, recipientsFlaggedNow } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
 import { batchVerdicts } from "@/lib/payouts/offered-actions";
@@ -146,6 +146,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
   const mailable = canAct && batch !== null && (batch.status === "approved" || batch.status === "paid");
+  // No batch yet: prepared only where no closed window or other batch overlaps (the button is not offered otherwise).
+  const prepareRefused = canAct && !batch ? await prepareRefusal(db, { gameId: game.id, window }) : null;
   const [exportLinks, closing, issuerSet, emails] = await Promise.all([
     canAct
       ? windowExportLinks(db, { gameId: game.id, batch, snapshotId: snapshot.id, statements: batchCounts.total, href })
@@ -224,6 +226,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
             counts={batchCounts}
             offers={batchOffers}
             twoPersonRule={context?.twoPersonRule ?? settings.twoPersonRule}
+            prepareRefused={prepareRefused}
             minPayoutUsd={settings.minPayoutUsd}
             actions={BATCH_ACTIONS}
             methods={methods}

@@ -5,6 +5,7 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
 import { ACCOUNT_MAPPING_PATH } from "@/lib/accounting/accounts";
 import { getSnapshot } from "@/db/queries/snapshots";
+import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
 import { EXPORT_QUERY_NAMES, parseExportQuery } from "@/lib/exports/http";
@@ -75,10 +76,13 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
           <p>{reason}</p>
           {reason.includes(ACCOUNT_MAPPING_PATH) ? (
             <p className="mt-1">
-              <a className="underline underline-offset-2" href={ACCOUNT_MAPPING_PATH}>
-                Map the accounts
-              </a>{" "}
-              (admins).
+              {hasRole(user.role, "admin") ? (
+                <a className="underline underline-offset-2" href={ACCOUNT_MAPPING_PATH}>
+                  Map the accounts
+                </a>
+              ) : (
+                "An admin maps the accounts in Settings."
+              )}
             </p>
           ) : null}
         </Banner>

@@ -1,6 +1,6 @@
 "use client";
 
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
@@ -209,6 +209,11 @@ export function ReviewChangeForm({
 }) {
   const { state, pending, onSubmit, errors } = useKeptForm(action);
   const [note, setNote] = useState("");
+  const [rejecting, setRejecting] = useState(false);
+  const confirmReject = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (rejecting) confirmReject.current?.focus();
+  }, [rejecting]);
   if (changeId === null)
     return state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null;
   return (
@@ -221,14 +226,31 @@ export function ReviewChangeForm({
           <Input {...control} name="note" value={note} onChange={(e) => setNote(e.target.value)} className="max-w-96" />
         )}
       </Field>
-      <div className="flex gap-2">
-        <Button type="submit" name="decision" value="approve" variant="primary" pending={pending}>
-          Approve change
-        </Button>
-        <Button type="submit" name="decision" value="reject" variant="danger" disabled={pending}>
-          Reject change
-        </Button>
-      </div>
+      {rejecting ? (
+        // Rejecting drops the details entered: asked once more, here, before anything is sent.
+        <fieldset className="flex flex-col gap-2">
+          <legend className="text-sm text-ink">
+            Reject this change? The details entered are dropped and must be typed again to change them.
+          </legend>
+          <div className="flex gap-2">
+            <Button ref={confirmReject} type="submit" name="decision" value="reject" variant="danger" pending={pending}>
+              Reject change
+            </Button>
+            <Button type="button" variant="secondary" disabled={pending} onClick={() => setRejecting(false)}>
+              Keep it for review
+            </Button>
+          </div>
+        </fieldset>
+      ) : (
+        <div className="flex gap-2">
+          <Button type="submit" name="decision" value="approve" variant="primary" pending={pending}>
+            Approve change
+          </Button>
+          <Button type="button" variant="danger" disabled={pending} onClick={() => setRejecting(true)}>
+            Reject change…
+          </Button>
+        </div>
+      )}
     </form>
   );
 }

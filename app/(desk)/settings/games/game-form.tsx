@@ -1,11 +1,13 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
+import { Button } from "@/app/_components/ui/button";
+import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
@@ -22,12 +24,13 @@ export function GameForm({ action }: { action: Action }) {
       <Field
         label="Game id"
         id="game-id"
+        required
         hint="The game id the service uses (tenant_id on webhooks)."
         error={errors.id}
       >
         {(control) => <Input {...control} name="id" defaultValue={values.id} required autoComplete="off" />}
       </Field>
-      <Field label="Name" id="game-name" error={errors.name}>
+      <Field label="Name" id="game-name" required error={errors.name}>
         {(control) => <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />}
       </Field>
       <Field label="Environment" id="game-environment" error={errors.environment}>
@@ -46,6 +49,7 @@ export function GameForm({ action }: { action: Action }) {
       <Field
         label="Service base URL"
         id="game-base-url"
+        required
         hint="Without /sandbox; it is added for sandbox games."
         error={errors.baseUrl}
       >
@@ -64,6 +68,7 @@ export function GameForm({ action }: { action: Action }) {
       <Field
         label="Game secret"
         id="game-secret"
+        required
         hint="Stored encrypted; shown only masked afterwards."
         error={errors.secret}
       >
@@ -95,20 +100,36 @@ export function GameForm({ action }: { action: Action }) {
   );
 }
 
-/** Stops accepting the previous signing secret before the rotation grace ends (when it leaked). */
+/**
+ * Stops accepting the previous signing secret before the rotation grace ends (when it leaked), once confirmed: the
+ * secret is deleted, and deliveries signed with it are refused from then on.
+ */
 export function RevokePreviousForm({ action, gameId }: { action: Action; gameId: string }) {
-  const [state, formAction] = useActionState(action, null);
+  const [result, setResult] = useState<ConfirmResult | null>(null);
   return (
-    <form action={formAction} className="mt-1 flex items-center gap-2">
-      <input type="hidden" name="gameId" value={gameId} />
-      <SubmitButton variant="secondary" size="sm">
-        Stop accepting it now
-      </SubmitButton>
-      {state && (
-        <span role={state.ok ? "status" : "alert"} className={state.ok ? "text-success" : "text-danger"}>
-          {state.message}
+    <div className="mt-1 flex items-center gap-2">
+      <ConfirmDialog
+        trigger={
+          <Button variant="secondary" size="sm">
+            Stop accepting it now…
+          </Button>
+        }
+        title="Stop accepting the previous signing secret?"
+        description={
+          "It is deleted now, before its grace period ends: deliveries signed with it are refused from then on. " +
+          "Do this when the previous secret leaked."
+        }
+        confirmLabel="Stop accepting it"
+        tone="danger"
+        hiddenFields={{ gameId }}
+        action={(form) => action(null, form)}
+        onConfirmed={(confirmed) => setResult(confirmed ?? null)}
+      />
+      {result?.message ? (
+        <span role="status" className="text-success">
+          {result.message}
         </span>
-      )}
-    </form>
+      ) : null}
+    </div>
   );
 }

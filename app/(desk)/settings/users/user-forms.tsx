@@ -20,12 +20,12 @@ export function CreateUserForm({ action }: { action: Action }) {
       <div className="sm:col-span-2">
         {state && <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>}
       </div>
-      <Field label="Email" id="user-email" error={errors.email}>
+      <Field label="Email" id="user-email" required error={errors.email}>
         {(control) => (
           <Input {...control} name="email" defaultValue={values.email} type="email" required autoComplete="off" />
         )}
       </Field>
-      <Field label="Name" id="user-name" error={errors.name}>
+      <Field label="Name" id="user-name" required error={errors.name}>
         {(control) => <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />}
       </Field>
       <Field label="Role" id="user-role" error={errors.role}>
@@ -39,7 +39,13 @@ export function CreateUserForm({ action }: { action: Action }) {
           </Select>
         )}
       </Field>
-      <Field label="Initial password" id="user-password" hint="At least 10 characters." error={errors.password}>
+      <Field
+        label="Initial password"
+        id="user-password"
+        required
+        hint="At least 10 characters."
+        error={errors.password}
+      >
         {(control) => <Input {...control} name="password" type="password" required autoComplete="new-password" />}
       </Field>
       <div className="sm:col-span-2">

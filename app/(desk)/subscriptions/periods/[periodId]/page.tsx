@@ -12,6 +12,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
 import { findOpenAttemptForPeriod, listRefundAttempts } from "@/db/queries/refunds";
 import { hasRole } from "@/lib/auth/roles";
+import { money } from "@/core/money";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
@@ -85,6 +86,8 @@ export default async function PeriodPage({ params }: Props) {
   const player = subscription.ok ? (subscription.value.player ?? null) : null;
   const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
   const impact = computeRefundImpact(report, { amountUsd: null, nowMs: Date.now(), recipientAlreadyPaid: false });
+  // Below finance, refunds on a period are limited in total (lib/refunds/attempts.ts): what is left of it decides.
+  const limited = !hasRole(user.role, "finance");
   const legs = report.fee_legs;
   const attribution = period.attribution;
   const reconciliation = period.reconciliation;
@@ -172,7 +175,8 @@ export default async function PeriodPage({ params }: Props) {
                   periodSeq={period.period_seq}
                   remainingUsd={impact.remainingUsd}
                   supportLimit={limit}
-                  limited={!hasRole(user.role, "finance")}
+                  limited={limited}
+                  fullOffered={!limited || money(impact.remainingUsd).lte(money(limit.availableUsd))}
                   previewAction={previewRefundAction}
                   refundAction={refundAction}
                 />

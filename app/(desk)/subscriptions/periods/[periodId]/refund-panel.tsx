@@ -15,6 +15,7 @@ import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import type { ActionResult } from "@/lib/actions";
 import type { RefundImpact } from "@/lib/refunds/impact";
+import { money } from "@/core/money";
 import { formatUsdText } from "@/lib/format";
 
 /** The support limit as it stands on this period (lib/refunds/attempts.ts SupportLimitStanding). */
@@ -35,6 +36,7 @@ export function RefundPanel({
   remainingUsd,
   supportLimit,
   limited,
+  fullOffered,
   previewAction,
   refundAction,
 }: {
@@ -45,11 +47,13 @@ export function RefundPanel({
   supportLimit: SupportLimit;
   /** The viewer is below finance: refunds beyond the limit (per period, in total) need finance. */
   limited: boolean;
+  /** A full refund is within what this person may refund; otherwise only a partial one is offered. */
+  fullOffered: boolean;
   previewAction: Action<RefundImpact>;
   refundAction: Action<RefundData>;
 }) {
   const router = useRouter();
-  const [mode, setMode] = useState<"full" | "partial">("full");
+  const [mode, setMode] = useState<"full" | "partial">(fullOffered ? "full" : "partial");
   const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
   /** Why the person was sent back from the confirm step (the period changed, or the amount is no longer possible). */
   const [sentBack, setSentBack] = useState<string | null>(null);
@@ -120,6 +124,13 @@ export function RefundPanel({
     );
   }
 
+  if (limited && money(supportLimit.availableUsd).isZero())
+    return (
+      <p className="text-ink-muted">
+        Support has refunded {formatUsdText(supportLimit.usedUsd)} of this period, the most it may (
+        {formatUsdText(supportLimit.limitUsd)} per period): a finance user makes any further refund.
+      </p>
+    );
   const errors = previewState && !previewState.ok ? (previewState.fieldErrors ?? {}) : {};
   const values = previewState && !previewState.ok ? (previewState.values ?? typed) : typed;
   // A refusal about a field the form does not show (the amount of a full refund, over the support limit) is said above.
@@ -140,17 +151,27 @@ export function RefundPanel({
       <p className="text-ink">
         Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
       </p>
-      {/* Uncontrolled radios: React resets a form after its action, and defaultChecked brings back the choice. */}
-      <RadioChoice
-        legend="Amount"
-        name="mode"
-        options={[
-          { value: "full", label: `Full: everything that remains (${formatUsdText(remainingUsd)})` },
-          { value: "partial", label: "Partial" },
-        ]}
-        value={mode}
-        onChange={setMode}
-      />
+      {fullOffered ? (
+        // Uncontrolled radios: React resets a form after its action, and defaultChecked brings back the choice.
+        <RadioChoice
+          legend="Amount"
+          name="mode"
+          options={[
+            { value: "full", label: `Full: everything that remains (${formatUsdText(remainingUsd)})` },
+            { value: "partial", label: "Partial" },
+          ]}
+          value={mode}
+          onChange={setMode}
+        />
+      ) : (
+        <>
+          <input type="hidden" name="mode" value="partial" />
+          <p className="text-sm text-ink">
+            A full refund is more than support may still refund on this period (
+            {formatUsdText(supportLimit.availableUsd)}): refund part of it here, or ask a finance user.
+          </p>
+        </>
+      )}
       {mode === "partial" ? (
         <Field
           label="Amount to refund (USD)"

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { subscriptionBody } from "./__fixtures__/bodies";
+import { formatIssues, getSubscriptionResponseSchema } from "./schemas";
+
+describe("service timestamps", () => {
+  it("refuses a timestamp off the calendar or the clock by its path, once, and reads every ISO 8601 form", () => {
+    for (const [at, issues] of [
+      ["2026-02-30T00:00:00Z", ["subscription.created_at: custom"]],
+      ["2026-03-01T25:00:00Z", ["subscription.created_at: custom"]],
+      ["yesterday", ["subscription.created_at: invalid_format"]],
+    ] as const) {
+      const result = getSubscriptionResponseSchema.safeParse({
+        status: "success",
+        subscription: { ...subscriptionBody(), created_at: at },
+      });
+      expect(result.success ? [] : formatIssues(result.error), at).toEqual(issues);
+    }
+    for (const at of [
+      "2026-03-01",
+      "2026-03-01T10:00:00,5Z",
+      "2026-03-01T10:00:00+0100",
+      "2026-03-01T10:00:00.123456Z",
+    ])
+      expect(
+        getSubscriptionResponseSchema.safeParse({
+          status: "success",
+          subscription: { ...subscriptionBody(), created_at: at },
+        }).success,
+        at,
+      ).toBe(true);
+  });
+});
