@@ -149,6 +149,7 @@ export default async function AuditPage({ searchParams }: Props) {
             autoComplete="off"
             placeholder="2026-11-01"
             aria-invalid={filter.from.invalid || undefined}
+            aria-describedby={filter.from.invalid ? "audit-from-error" : undefined}
           />
         </FilterField>
         <FilterField
@@ -163,6 +164,7 @@ export default async function AuditPage({ searchParams }: Props) {
             autoComplete="off"
             placeholder="2026-12-01"
             aria-invalid={filter.to.invalid || undefined}
+            aria-describedby={filter.to.invalid ? "audit-to-error" : undefined}
           />
         </FilterField>
         <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-4">
@@ -271,7 +273,7 @@ function FilterField({
         {label}
       </label>
       {children}
-      {error ? <p className="text-xs font-medium text-danger">{`${label}: ${error}`}</p> : null}
+      {error ? <p id={`${id}-error`} className="text-xs font-medium text-danger">{`${label}: ${error}`}</p> : null}
     </div>
   );
 }

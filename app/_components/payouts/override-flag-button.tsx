@@ -39,9 +39,16 @@ export function OverrideFlagButton({
         recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId),
       })}
     >
-      <Field label="Reason" hint="At least 10 characters: what was checked, and why paying is right." required>
-        {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-      </Field>
+      {(_typed, errors) => (
+        <Field
+          label="Reason"
+          hint="At least 10 characters: what was checked, and why paying is right."
+          error={errors.reason}
+          required
+        >
+          {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+        </Field>
+      )}
     </ConfirmDialog>
   );
 }

@@ -58,11 +58,15 @@ export function StatementActionDialog({
       size={asksMore ? "md" : undefined}
       action={run}
     >
-      {action === "mark_paid" ? <PaymentFields methods={methods} today={today} /> : null}
-      {text.reasonHint === undefined ? null : (
-        <Field label="Reason" hint={text.reasonHint} required>
-          {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-        </Field>
+      {(_typed, errors) => (
+        <>
+          {action === "mark_paid" ? <PaymentFields methods={methods} today={today} errors={errors} /> : null}
+          {text.reasonHint === undefined ? null : (
+            <Field label="Reason" hint={text.reasonHint} error={errors.reason} required>
+              {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+            </Field>
+          )}
+        </>
       )}
     </ConfirmDialog>
   );

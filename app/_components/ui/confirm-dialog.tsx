@@ -1,6 +1,6 @@
 "use client";
 
-import { type FormEvent, startTransition, useActionState, useEffect, useState, type ReactNode } from "react";
+import { type FormEvent, type ReactNode, startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { FormMessage } from "../forms/form-message";
 import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
@@ -8,10 +8,12 @@ import { Dialog, DialogClose, DialogFooter } from "./dialog";
 /** What the confirmed action returns: the small result object every server action gives back (lib/actions.ts). */
 export type ConfirmResult =
   | { ok: true; message?: string }
-  | { ok: false; message: string; values?: Record<string, string> };
+  | { ok: false; message: string; values?: Record<string, string>; fieldErrors?: Record<string, string> };
 
 /** What was typed into the dialog's fields when the action refused it (empty before that). */
 export type TypedValues = Record<string, string>;
+/** The action's refusal of each field, by name, for the dialog's <Field error> (empty before that). */
+export type FieldErrors = Record<string, string>;
 
 export type ConfirmDialogProps = {
   /** The button that opens the dialog. */
@@ -20,8 +22,9 @@ export type ConfirmDialogProps = {
   description?: ReactNode;
   /** The summary of what will happen ("Approve 212 payouts, USD 48,120.00 in total"), and any fields the action
    * reads (a reason <Field>): everything here is inside the form. As a function it is given what was typed when the
-   * action refused it, for the fields' defaultValue: React resets a form after its action, error or not. */
-  children?: ReactNode | ((typed: TypedValues) => ReactNode);
+   * action refused it, for the fields' defaultValue (React resets a form after its action, error or not), and the
+   * refusal of each field, for its <Field error>: tied to the control, not only said under the form. */
+  children?: ReactNode | ((typed: TypedValues, errors: FieldErrors) => ReactNode);
   confirmLabel: string;
   pendingLabel?: string;
   cancelLabel?: string;
@@ -46,10 +49,14 @@ export function ConfirmDialog({ trigger, title, description, size = "sm", ...res
   const [pending, setPending] = useState(false);
   // A fresh form (and a cleared error) every time the dialog opens.
   const [round, setRound] = useState(0);
+  const opener = useRef<Element | null>(null);
 
   function handleOpenChange(next: boolean) {
     if (!next && pending) return;
-    if (next) setRound((n) => n + 1);
+    if (next) {
+      setRound((n) => n + 1);
+      opener.current = document.activeElement;
+    }
     setOpen(next);
   }
 
@@ -62,7 +69,15 @@ export function ConfirmDialog({ trigger, title, description, size = "sm", ...res
       description={description}
       size={size}
     >
-      <ConfirmForm key={round} {...rest} onPendingChange={setPending} onDone={() => setOpen(false)} />
+      <ConfirmForm
+        key={round}
+        {...rest}
+        onPendingChange={setPending}
+        onDone={() => {
+          setOpen(false);
+          keepFocusInPage(opener.current);
+        }}
+      />
     </Dialog>
   );
 }
@@ -85,19 +100,24 @@ function ConfirmForm({
   onDone,
 }: ConfirmFormProps) {
   const [state, formAction, isPending] = useActionState(
-    async (_previous: { error: string | null; typed: TypedValues }, formData: FormData) => {
+    async (_previous: ConfirmState, formData: FormData): Promise<ConfirmState> => {
       const typed = typedValues(formData);
       try {
         const result = await action(formData);
-        if (result && !result.ok) return { error: result.message, typed: { ...typed, ...result.values } };
+        if (result && !result.ok)
+          return {
+            error: result.message,
+            typed: { ...typed, ...result.values },
+            fieldErrors: result.fieldErrors ?? {},
+          };
         onDone();
         onConfirmed?.(result);
-        return { error: null, typed: {} };
+        return { error: null, typed: {}, fieldErrors: {} };
       } catch {
-        return { error: GENERIC_ERROR, typed };
+        return { error: GENERIC_ERROR, typed, fieldErrors: {} };
       }
     },
-    { error: null, typed: {} },
+    { error: null, typed: {}, fieldErrors: {} },
   );
   const error = state.error;
   const hasBody = Boolean(children) || Boolean(error);
@@ -121,7 +141,7 @@ function ConfirmForm({
         : null}
       {hasBody ? (
         <div className="flex flex-col gap-3 px-4 pb-3">
-          {typeof children === "function" ? children(state.typed) : children}
+          {typeof children === "function" ? children(state.typed, state.fieldErrors) : children}
           <FormMessage tone="error">{error}</FormMessage>
         </div>
       ) : null}
@@ -141,6 +161,26 @@ function ConfirmForm({
     </form>
   );
 }
+
+/**
+ * Focus goes back to the button that opened the dialog; a confirmed action often takes that button away (the
+ * statement approved no longer offers Approve). Then focus would fall to the document's start: it goes to the page's
+ * main content instead, so a keyboard or screen reader user goes on from there, not from the navigation.
+ */
+function keepFocusInPage(opener: Element | null): void {
+  if (!opener) return;
+  const started = Date.now();
+  const timer = window.setInterval(() => {
+    const active = document.activeElement;
+    const lost = active === null || active === document.body;
+    if (!opener.isConnected && lost) document.getElementById("main-content")?.focus();
+    // Watched until the page has rendered the change: the opener gone, focus moved on, or five seconds.
+    if (!opener.isConnected || (!lost && active !== opener) || Date.now() - started > 5_000)
+      window.clearInterval(timer);
+  }, 100);
+}
+
+type ConfirmState = { error: string | null; typed: TypedValues; fieldErrors: FieldErrors };
 
 /** The text fields of a submitted form (files dropped). */
 function typedValues(formData: FormData): TypedValues {

@@ -120,7 +120,7 @@ export function BatchPanel(props: BatchPanelProps) {
             size="md"
             action={withFields(actions.markPaid, id)}
           >
-            <PaymentFields methods={props.methods} today={props.today} />
+            {(_typed, errors) => <PaymentFields methods={props.methods} today={props.today} errors={errors} />}
           </ConfirmDialog>
         ) : null}
         {allowed("discard") ? (
@@ -134,9 +134,11 @@ export function BatchPanel(props: BatchPanelProps) {
             size="md"
             action={withFields(actions.discard, id)}
           >
-            <Field label="Reason" required>
-              {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
-            </Field>
+            {(_typed, errors) => (
+              <Field label="Reason" error={errors.reason} required>
+                {(control) => <Textarea {...control} name="reason" maxLength={1000} />}
+              </Field>
+            )}
           </ConfirmDialog>
         ) : null}
       </div>

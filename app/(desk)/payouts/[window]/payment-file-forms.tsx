@@ -131,8 +131,8 @@ export function CancelFileButton(props: { action: ServerAction; fileId: string; 
       size="md"
       action={withFields(props.action, { fileId: props.fileId })}
     >
-      {(typed) => (
-        <Field label="Reason" required>
+      {(typed, errors) => (
+        <Field label="Reason" error={errors.reason} required>
           {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
         </Field>
       )}
@@ -158,9 +158,9 @@ export function ReturnPaymentButton(props: { action: ServerAction; paid: { id: s
       size="md"
       action={props.action}
     >
-      {(typed) => (
+      {(typed, errors) => (
         <div className="flex flex-col gap-3">
-          <Field label="Paid statement" required>
+          <Field label="Paid statement" error={errors.statementId} required>
             {(control) => (
               <Select
                 {...control}
@@ -170,7 +170,7 @@ export function ReturnPaymentButton(props: { action: ServerAction; paid: { id: s
               />
             )}
           </Field>
-          <Field label="Reason" hint="What went wrong: it is kept with the return." required>
+          <Field label="Reason" hint="What went wrong: it is kept with the return." error={errors.reason} required>
             {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
           </Field>
         </div>

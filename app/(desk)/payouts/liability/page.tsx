@@ -70,6 +70,8 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
             type="date"
             defaultValue={asOfDay}
             max={today}
+            aria-invalid={query.asOf === null || undefined}
+            aria-describedby={query.asOf === null ? "as-of-error" : undefined}
             className="h-8 rounded-md border border-line-strong bg-surface px-2 text-sm text-ink"
           />
         </div>
@@ -82,7 +84,7 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
           Show
         </button>
         {query.asOf === null ? (
-          <p role="alert" className="text-sm text-danger">
+          <p id="as-of-error" role="alert" className="text-sm text-danger">
             As of must be a date such as 2026-04-30; showing today.
           </p>
         ) : null}

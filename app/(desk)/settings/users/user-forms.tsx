@@ -73,7 +73,14 @@ export function ChangeRoleForm({
       <label className="sr-only" htmlFor={`role-${userId}`}>
         Role of {email}
       </label>
-      <Select id={`role-${userId}`} name="role" defaultValue={role} className="w-auto">
+      <Select
+        id={`role-${userId}`}
+        name="role"
+        defaultValue={role}
+        className="w-auto"
+        aria-invalid={state && !state.ok ? true : undefined}
+        aria-describedby={state && !state.ok ? `role-${userId}-message` : undefined}
+      >
         {ROLES.map((r) => (
           <option key={r} value={r}>
             {r}
@@ -85,6 +92,7 @@ export function ChangeRoleForm({
       </SubmitButton>
       {state && (
         <span
+          id={`role-${userId}-message`}
           role={state.ok ? "status" : "alert"}
           className={state.ok ? "text-xs text-success" : "text-xs text-danger"}
         >

@@ -141,7 +141,7 @@ function CancelDialog({
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
       onConfirmed={onConfirmed}
     >
-      {(typed) => (
+      {(typed, errors) => (
         <>
           <RadioChoice
             legend="When"
@@ -165,7 +165,11 @@ function CancelDialog({
               </p>
             ) : null}
           </div>
-          <Field label="Reason" hint="Up to 500 characters; stored by the service and carried on the cancel event.">
+          <Field
+            label="Reason"
+            hint="Up to 500 characters; stored by the service and carried on the cancel event."
+            error={errors.reason}
+          >
             {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
           </Field>
         </>
@@ -285,7 +289,7 @@ function CardDialog({
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
       onConfirmed={onConfirmed}
     >
-      {(typed) => (
+      {(typed, errors) => (
         <>
           <ul className="list-disc pl-5 text-sm text-ink-muted">
             <li>The card must be this player&apos;s, in this game, and not expired.</li>
@@ -296,7 +300,11 @@ function CardDialog({
               <li>Wallet only together with a card is refused.</li>
             )}
           </ul>
-          <Field label="Card" hint={cards === null ? "The player's cards could not be loaded." : undefined}>
+          <Field
+            label="Card"
+            hint={cards === null ? "The player's cards could not be loaded." : undefined}
+            error={errors.cardId}
+          >
             {(control) => (
               <Select
                 {...control}
@@ -308,7 +316,7 @@ function CardDialog({
               />
             )}
           </Field>
-          <Field label="Wallet only">
+          <Field label="Wallet only" error={errors.walletOnly}>
             {(control) => (
               <Select
                 {...control}
