@@ -45,7 +45,6 @@ export async function readWindowClosing(
   return { closed, last, closeBlockedBy };
 }
 
-/** Refuses a new batch for any part of a closed window (called by preparePayoutBatch inside its transaction). */
 /** Why no new payout batch may be made for the window (a closed window overlaps it), or null. */
 export async function closedWindowRefusal(
   db: DbOrTrx,

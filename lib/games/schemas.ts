@@ -55,13 +55,17 @@ export function checkServiceAddress(game: { baseUrl: string; environment: string
   }
 }
 
-export const gameInputSchema = z
-  .object({
-    id: gameIdSchema,
-    name: z.string().trim().min(1, { message: "is required" }).max(120, { message: "must be at most 120 characters" }),
-    environment: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
-    baseUrl: baseUrlSchema,
-    secret: secretSchema,
+/** A game's settings as the form and the command line both take them (each adds its webhook secrets). */
+export const gameFieldsSchema = z.object({
+  id: gameIdSchema,
+  name: z.string().trim().min(1, { message: "is required" }).max(120, { message: "must be at most 120 characters" }),
+  environment: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
+  baseUrl: baseUrlSchema,
+  secret: secretSchema,
+});
+
+export const gameInputSchema = gameFieldsSchema
+  .extend({
     webhookSecrets: z.array(secretSchema).max(2, { message: "takes the current secret and at most one previous" }),
   })
   .superRefine(checkServiceAddress);

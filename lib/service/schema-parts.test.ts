@@ -8,6 +8,8 @@ describe("service timestamps", () => {
       ["2026-02-30T00:00:00Z", ["subscription.created_at: custom"]],
       ["2026-03-01T25:00:00Z", ["subscription.created_at: custom"]],
       ["yesterday", ["subscription.created_at: invalid_format"]],
+      // Finer than a nanosecond is no ISO 8601 the desk reads: refused as a format, once.
+      ["2026-03-01T10:00:00.1234567891Z", ["subscription.created_at: invalid_format"]],
     ] as const) {
       const result = getSubscriptionResponseSchema.safeParse({
         status: "success",
@@ -20,6 +22,7 @@ describe("service timestamps", () => {
       "2026-03-01T10:00:00,5Z",
       "2026-03-01T10:00:00+0100",
       "2026-03-01T10:00:00.123456Z",
+      "0001-01-01T00:00:00Z",
     ])
       expect(
         getSubscriptionResponseSchema.safeParse({

@@ -10,12 +10,15 @@ export const amountSchema = decimalStringSchema;
 /** ISO 8601 as the service writes it; kept as text so a stored figure is exactly what the service sent. */
 export const timestampSchema = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/, {
+  .regex(/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/, {
     message: "must be an ISO 8601 timestamp",
     abort: true,
   })
   // On the calendar and the clock: 2026-02-30 or hour 25 is refused with the field's path, never read later.
-  .refine((value) => parseServiceInstant(value) !== null, { message: "is not a date and time on the calendar" });
+  // (A year before 1000, which nothing here reads as an instant, is kept as text: a placeholder such as 0001-01-01.)
+  .refine((value) => /^0\d{3}-/.test(value) || parseServiceInstant(value) !== null, {
+    message: "is not a date and time on the calendar",
+  });
 
 /** A percentage (10.00). The spec does not say string or number; a number is turned into its decimal text. */
 export const percentSchema = z.union([decimalStringSchema, z.number().transform((value) => String(value))]);

@@ -149,6 +149,14 @@ export function BatchPanel(props: BatchPanelProps) {
             : approveBatch.reason}
         </p>
       ) : null}
+      {/* The preparer is told why approving the statements is not offered either (the window's open flags). */}
+      {offers.approve_unflagged.kind === "blocked" &&
+      approveBatch.kind === "blocked" &&
+      approveBatch.code === "two_person_rule" ? (
+        <p className="text-xs text-ink-muted lg:text-right">
+          Approving the statements: {offers.approve_unflagged.reason}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -211,8 +211,14 @@ export function ReviewChangeForm({
   const [note, setNote] = useState("");
   const [rejecting, setRejecting] = useState(false);
   const confirmReject = useRef<HTMLButtonElement>(null);
+  const askReject = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
+  // Focus follows the question: to its answer when asked, back to "Reject change…" when kept for review.
   useEffect(() => {
-    if (rejecting) confirmReject.current?.focus();
+    if (rejecting) {
+      asked.current = true;
+      confirmReject.current?.focus();
+    } else if (asked.current) askReject.current?.focus();
   }, [rejecting]);
   if (changeId === null)
     return state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null;
@@ -246,7 +252,7 @@ export function ReviewChangeForm({
           <Button type="submit" name="decision" value="approve" variant="primary" pending={pending}>
             Approve change
           </Button>
-          <Button type="button" variant="danger" disabled={pending} onClick={() => setRejecting(true)}>
+          <Button ref={askReject} type="button" variant="danger" disabled={pending} onClick={() => setRejecting(true)}>
             Reject change…
           </Button>
         </div>

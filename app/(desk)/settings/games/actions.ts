@@ -5,7 +5,7 @@ import { z } from "zod";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { revokePreviousWebhookSecret, rotateWebhookSecret, saveGame } from "@/lib/games/games";
-import { baseUrlSchema, checkServiceAddress, gameIdSchema, secretSchema } from "@/lib/games/schemas";
+import { checkServiceAddress, gameFieldsSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 
 const optionalSecret = z
   .string()
@@ -13,13 +13,8 @@ const optionalSecret = z
   .transform((value) => (value === "" ? undefined : value))
   .pipe(secretSchema.optional());
 
-const gameFormSchema = z
-  .object({
-    id: gameIdSchema,
-    name: z.string().trim().min(1, { message: "is required" }).max(120, { message: "must be at most 120 characters" }),
-    environment: z.enum(["sandbox", "production"], { message: "must be sandbox or production" }),
-    baseUrl: baseUrlSchema,
-    secret: secretSchema,
+const gameFormSchema = gameFieldsSchema
+  .extend({
     webhookSecret: optionalSecret,
     webhookPreviousSecret: optionalSecret,
     replace: z.enum(["yes", "no"]).default("no"),

@@ -131,10 +131,13 @@ export function RefundPanel({
         {formatUsdText(supportLimit.limitUsd)} per period): a finance user makes any further refund.
       </p>
     );
+  // Only a partial refund is offered once a full one is over what may still be refunded (the page may say so after
+  // the person chose Full).
+  const shownMode = fullOffered ? mode : "partial";
   const errors = previewState && !previewState.ok ? (previewState.fieldErrors ?? {}) : {};
   const values = previewState && !previewState.ok ? (previewState.values ?? typed) : typed;
   // A refusal about a field the form does not show (the amount of a full refund, over the support limit) is said above.
-  const shownFields = mode === "partial" ? ["amountUsd", "reason"] : ["reason"];
+  const shownFields = shownMode === "partial" ? ["amountUsd", "reason"] : ["reason"];
   const saidOnAField = Object.keys(errors).some((field) => shownFields.includes(field));
   return (
     <form action={preview} className="flex flex-col gap-4" aria-label={`Refund period ${periodSeq}`} noValidate>
@@ -172,7 +175,7 @@ export function RefundPanel({
           </p>
         </>
       )}
-      {mode === "partial" ? (
+      {shownMode === "partial" ? (
         <Field
           label="Amount to refund (USD)"
           error={errors.amountUsd}
