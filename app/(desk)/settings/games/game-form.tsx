@@ -12,8 +12,23 @@ import type { ActionResult } from "@/lib/actions";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
+/** The secret fields: kept in the browser while a save is refused (the server never sends a secret back). */
+const NO_SECRETS = { secret: "", webhookSecret: "", webhookPreviousSecret: "" };
+
 export function GameForm({ action }: { action: Action }) {
-  const [state, formAction] = useActionState(action, null);
+  const [secrets, setSecrets] = useState(NO_SECRETS);
+  const [state, formAction] = useActionState(async (previous: ActionResult | null, form: FormData) => {
+    const result = await action(previous, form);
+    if (result.ok) setSecrets(NO_SECRETS);
+    return result;
+  }, null);
+  const secretField = (name: keyof typeof NO_SECRETS) => ({
+    name,
+    type: "password",
+    autoComplete: "off",
+    value: secrets[name],
+    onChange: (e: { target: { value: string } }) => setSecrets((kept) => ({ ...kept, [name]: e.target.value })),
+  });
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
@@ -72,10 +87,10 @@ export function GameForm({ action }: { action: Action }) {
         hint="Stored encrypted; shown only masked afterwards."
         error={errors.secret}
       >
-        {(control) => <Input {...control} name="secret" type="password" required autoComplete="off" />}
+        {(control) => <Input {...control} {...secretField("secret")} required />}
       </Field>
       <Field label="Webhook signing secret" id="game-webhook-secret" hint="Optional." error={errors.webhookSecret}>
-        {(control) => <Input {...control} name="webhookSecret" type="password" autoComplete="off" />}
+        {(control) => <Input {...control} {...secretField("webhookSecret")} />}
       </Field>
       <Field
         label="Previous webhook signing secret"
@@ -83,7 +98,7 @@ export function GameForm({ action }: { action: Action }) {
         hint="Only during a rotation: deliveries signed with it are still accepted."
         error={errors.webhookPreviousSecret}
       >
-        {(control) => <Input {...control} name="webhookPreviousSecret" type="password" autoComplete="off" />}
+        {(control) => <Input {...control} {...secretField("webhookPreviousSecret")} />}
       </Field>
       <Field label="If the game exists" id="game-replace" error={errors.replace}>
         {(control) => (
