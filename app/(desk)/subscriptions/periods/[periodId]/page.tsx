@@ -12,7 +12,6 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
 import { findOpenAttemptForPeriod, listRefundAttempts } from "@/db/queries/refunds";
 import { hasRole } from "@/lib/auth/roles";
-import { money } from "@/core/money";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
@@ -176,7 +175,6 @@ export default async function PeriodPage({ params }: Props) {
                   remainingUsd={impact.remainingUsd}
                   supportLimit={limit}
                   limited={limited}
-                  fullOffered={!limited || money(impact.remainingUsd).lte(money(limit.availableUsd))}
                   previewAction={previewRefundAction}
                   refundAction={refundAction}
                 />

@@ -36,7 +36,6 @@ export function RefundPanel({
   remainingUsd,
   supportLimit,
   limited,
-  fullOffered,
   previewAction,
   refundAction,
 }: {
@@ -47,12 +46,12 @@ export function RefundPanel({
   supportLimit: SupportLimit;
   /** The viewer is below finance: refunds beyond the limit (per period, in total) need finance. */
   limited: boolean;
-  /** A full refund is within what this person may refund; otherwise only a partial one is offered. */
-  fullOffered: boolean;
   previewAction: Action<RefundImpact>;
   refundAction: Action<RefundData>;
 }) {
   const router = useRouter();
+  // A full refund is offered when it is within what this person may still refund; otherwise only a partial one.
+  const fullOffered = !limited || money(remainingUsd).lte(money(supportLimit.availableUsd));
   const [mode, setMode] = useState<"full" | "partial">(fullOffered ? "full" : "partial");
   const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
   /** Why the person was sent back from the confirm step (the period changed, or the amount is no longer possible). */
