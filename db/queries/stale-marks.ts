@@ -5,8 +5,10 @@ import type { DbOrTrx } from "@/db";
 /**
  * Stale marks for many changes at once (a burst of webhook events). A snapshot is stale when a mark inside its window
  * is newer than its fetch_started_at (db/queries/snapshots.ts), so one mark per window and burst says all that a
- * mark per event would: a window already marked since its latest version began reading, with no pull of it reading
- * now, gets no new mark. A change in no window that has a snapshot or a running pull is marked on its own (as
+ * mark per event would: a window that has ended, already marked since its latest version began reading, with no pull
+ * of it reading now, gets no new mark (its next version reads it whole). An open window is marked at every burst: its
+ * versions are as of a moment before their pull began (lib/snapshots/pull-common.ts), which may fall after an earlier
+ * mark and before this change. A change in no window that has a snapshot or a running pull is marked on its own (as
  * lib/snapshots/stale.ts does), for a window snapshotted later from data read before it.
  */
 
@@ -39,7 +41,7 @@ function knownWindows(db: DbOrTrx, gameId: string, instants: string[]) {
        group by k.window_start, k.window_end
     )
     select w.window_start, w.window_end, w.published,
-           (not w.reading and exists (
+           (not w.reading and w.window_end <= now() and exists (
               select 1 from snapshot_stale_mark m
                where m.game_id = ${gameId} and m.instant >= w.window_start and m.instant < w.window_end
                  and m.marked_at > (select max(s.fetch_started_at) from snapshot s

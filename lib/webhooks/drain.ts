@@ -12,7 +12,7 @@ import { log } from "@/lib/log";
 import { formatInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { processWebhookEventOnce } from "./process-event-job.handler";
 import { applyEffects, type ApplyStaleness, type Effect, parseStoredEvent, stalenessOutcome } from "./process-event";
-import { snapshotLink, type SnapshotLink } from "./snapshot-link";
+import { pullReadsChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
  * Processes stored events in chunks: one transaction claims up to `chunkSize` pending events (FOR UPDATE SKIP
@@ -29,7 +29,9 @@ export const DRAIN_MAX_MS = 30_000;
 export type DrainResult = { processed: number; unprocessable: number; failed: number; chunks: number; more: boolean };
 
 type Deferred = { index: number; change: StaleChange };
-type Chunk = { completions: WebhookEventCompletion[]; repull: Map<string, Map<string, string[]>> } | null;
+/** game -> window key -> the events owed a re-pull of that window, each with the time of its change. */
+type Owed = Map<string, Map<string, { id: string; instantMs: number }[]>>;
+type Chunk = { completions: WebhookEventCompletion[]; repull: Owed } | null;
 
 async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise<Chunk> {
   return db.transaction().execute(async (trx) => {
@@ -69,8 +71,7 @@ async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise
       completions.push({ id: row.id, status: effect.kind === "unprocessable" ? "unprocessable" : "processed", effect });
     }
 
-    // game -> window key -> event ids owed a re-pull of that window
-    const repull = new Map<string, Map<string, string[]>>();
+    const repull: Owed = new Map();
     for (const [gameId, list] of deferred) {
       const { windows } = await markChangesStale(
         trx,
@@ -83,10 +84,12 @@ async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise
         const completion = completions[d.index] as WebhookEventCompletion;
         Object.assign(completion.effect as Effect, stalenessOutcome(spans, autoRefresh));
         if (!autoRefresh) return;
-        const byWindow = repull.get(gameId) ?? new Map<string, string[]>();
+        const byWindow = repull.get(gameId) ?? new Map<string, { id: string; instantMs: number }[]>();
         for (const span of spans) {
           const key = `${span.startMs}/${span.endMs}`;
-          byWindow.set(key, [...(byWindow.get(key) ?? []), completion.id]);
+          const owed = byWindow.get(key) ?? [];
+          owed.push({ id: completion.id, instantMs: d.change.instant.getTime() });
+          byWindow.set(key, owed);
         }
         repull.set(gameId, byWindow);
       });
@@ -102,9 +105,10 @@ type Repull = { start: string; end: string; pullId: string };
 /**
  * Queues one pull per window a chunk made stale (auto-refresh on) and records on each event every pull it asked for,
  * at once: an event in two windows (a month and a quarter) keeps repullDue while either pull was not queued, or was
- * found already reading (it may miss the change); the sweep then asks again.
+ * found already reading, or reads an open window only up to a moment before the change (either may miss it); the sweep
+ * then asks again.
  */
-async function queueRepulls(db: Db, link: SnapshotLink, repull: Map<string, Map<string, string[]>>): Promise<void> {
+async function queueRepulls(db: Db, link: SnapshotLink, repull: Owed): Promise<void> {
   const byEvent = new Map<string, { repulls: Repull[]; due: boolean }>();
   const of = (id: string) => {
     const known = byEvent.get(id) ?? { repulls: [], due: false };
@@ -112,19 +116,19 @@ async function queueRepulls(db: Db, link: SnapshotLink, repull: Map<string, Map<
     return known;
   };
   for (const [gameId, byWindow] of repull) {
-    for (const [key, ids] of byWindow) {
+    for (const [key, owed] of byWindow) {
       const [startMs, endMs] = key.split("/").map(Number) as [number, number];
       const window = { startMs, endMs };
       try {
         const { pullId, readsFromNow } = await link.requestPull(db, { gameId, window, via: "webhook" });
-        for (const id of ids) {
+        for (const { id, instantMs } of owed) {
           const event = of(id);
           event.repulls.push({ ...windowToQuery(window), pullId });
-          event.due ||= !readsFromNow;
+          event.due ||= !readsFromNow || !pullReadsChange(window, instantMs);
         }
       } catch (error) {
-        for (const id of ids) of(id).due = true;
-        log.warn("webhook re-pull not queued", { game: gameId, events: ids.length, error });
+        for (const { id } of owed) of(id).due = true;
+        log.warn("webhook re-pull not queued", { game: gameId, events: owed.length, error });
       }
     }
   }

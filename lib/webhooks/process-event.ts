@@ -5,7 +5,7 @@ import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { applyDisputeEvent } from "./disputes";
 import { eventInstant } from "./event-time";
-import { snapshotLink, type SnapshotLink } from "./snapshot-link";
+import { pullReadsChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
  * What an event does, once stored. Runs in a job; idempotent, since every job may run twice.
@@ -121,6 +121,11 @@ export function parseStoredEvent(body: string): ReturnType<typeof parseWebhookEv
   return parseWebhookEvent(json);
 }
 
+/** The time of the change an effect marked stale (its `instant`), if it has one. */
+export function effectInstant(effect: Effect | null): number | null {
+  return typeof effect?.instant === "string" ? parseInstant(effect.instant) : null;
+}
+
 export function windowsDue(effect: Effect | null): TimeWindow[] {
   if (effect?.repullDue !== true || !Array.isArray(effect.staleWindows)) return [];
   return (effect.staleWindows as WindowText[]).flatMap((w) => {
@@ -135,12 +140,17 @@ export async function processWebhookEvent(
   eventId: string,
   link: SnapshotLink = snapshotLink,
 ): Promise<ProcessOutcome> {
-  type Step = { outcome: ProcessOutcome; gameId?: string; repull?: TimeWindow[] };
+  type Step = { outcome: ProcessOutcome; gameId?: string; repull?: TimeWindow[]; instantMs?: number | null };
   const step = await db.transaction().execute(async (trx): Promise<Step> => {
     const row = await lockWebhookEvent(trx, eventId);
     if (!row) return { outcome: "missing" };
     if (row.status !== "pending") {
-      return { outcome: "already-done", gameId: row.gameId, repull: windowsDue(row.effect) };
+      return {
+        outcome: "already-done",
+        gameId: row.gameId,
+        repull: windowsDue(row.effect),
+        instantMs: effectInstant(row.effect),
+      };
     }
     const parsed = parseStoredEvent(row.body);
     if (!parsed.success) {
@@ -156,7 +166,7 @@ export async function processWebhookEvent(
       return { outcome: "unprocessable" };
     }
     await completeWebhookEvent(trx, row.id, { status: "processed", effect });
-    return { outcome: "processed", gameId: row.gameId, repull: windowsDue(effect) };
+    return { outcome: "processed", gameId: row.gameId, repull: windowsDue(effect), instantMs: effectInstant(effect) };
   });
 
   if (step.repull && step.repull.length > 0 && step.gameId) {
@@ -165,9 +175,10 @@ export async function processWebhookEvent(
     for (const window of step.repull) {
       const { pullId, readsFromNow } = await link.requestPull(db, { gameId: step.gameId, window, via: "webhook" });
       repulls.push({ ...windowToQuery(window), pullId });
-      due ||= !readsFromNow;
+      due ||= !readsFromNow || !pullReadsChange(window, step.instantMs ?? null);
     }
-    // A pull already reading may miss this event's change: it stays due, and the sweep asks again.
+    // A pull already reading, or one that reads an open window only up to a moment before this change, may miss it:
+    // the event stays due, and the sweep asks again.
     await recordRepulls(db, eventId, repulls, due);
   }
   return step.outcome;

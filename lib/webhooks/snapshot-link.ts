@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { requestSnapshot } from "@/lib/snapshots/pull";
+import { readingBounds } from "@/lib/snapshots/pull-common";
 import { markWindowStale } from "@/lib/snapshots/stale";
 import type { TimeWindow } from "@/lib/time";
 
@@ -40,3 +41,13 @@ export const snapshotLink: SnapshotLink = {
     return { pullId: asked.pullId, readsFromNow: !asked.readingAlready };
   },
 };
+
+/**
+ * Whether a pull asked for now reads a change made at `instantMs`. A window that has ended is read whole; an open one
+ * only up to a margin before the pull starts (readingBounds, lib/snapshots/pull-common.ts), so a change within that
+ * margin of now is left out of it: the event keeps repullDue, and the sweep asks again once the margin has passed.
+ */
+export function pullReadsChange(window: TimeWindow, instantMs: number | null, nowMs = Date.now()): boolean {
+  if (instantMs === null) return true;
+  return readingBounds(window, nowMs).read.endMs > instantMs;
+}

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeWebhookEvent } from "../../db/queries/webhook-receiving";
 import { updateGameAutomation } from "../../db/queries/webhooks";
 import { stopBoss } from "../../lib/jobs/queue";
-import { formatWindow, monthWindow, parseWindow } from "../../lib/time";
+import { formatWindow, monthWindow, parseWindow, type TimeWindow } from "../../lib/time";
 import { drainWebhookEvents } from "../../lib/webhooks/drain";
 import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import { insertSnapshot } from "../payouts/fixtures";
@@ -223,5 +223,65 @@ describe("draining stored events in chunks", () => {
     await drainWebhookEvents(t.db, { link: countingLink({ reading: true }).link });
     const row = await effectOf(id);
     expect(row.effect).toMatchObject({ repullDue: true, repulls: [expect.objectContaining({ pullId: "pull-1" })] });
+  });
+});
+
+describe("changes in a window still open", () => {
+  const DAY = 86_400_000;
+  /** Three whole days around now: the window is open, and a change minutes ago falls inside it. */
+  function openWindow(): TimeWindow {
+    const startMs = Math.floor(Date.now() / DAY) * DAY - DAY;
+    return { startMs, endMs: startMs + 3 * DAY };
+  }
+  const refundAt = (gameId: string, index: number, at: number) => refundIn(gameId, index, new Date(at).toISOString());
+
+  async function marksOf(gameId: string) {
+    return t.db
+      .selectFrom("snapshot_stale_mark")
+      .select("marked_at")
+      .where("game_id", "=", gameId)
+      .orderBy("marked_at")
+      .execute();
+  }
+
+  it("are marked at every burst: a version read up to a moment between two bursts is stale", async () => {
+    await addGame(t.db, "d5");
+    const window = openWindow();
+    await insertSnapshot(t.db, { window, recipients: [], fetchStartedAt: new Date(Date.now() - 30 * 60_000) }, "d5");
+    const { link } = countingLink();
+    await store("d5", refundAt("d5", 1, Date.now() - 20 * 60_000));
+    await drainWebhookEvents(t.db, { link });
+    const firstMarks = await marksOf("d5");
+    expect(firstMarks).toHaveLength(1);
+    // The re-pull read the open window up to a minute before it began: before the first mark.
+    const firstAt = firstMarks[0]?.marked_at.getTime() ?? 0;
+    await insertSnapshot(t.db, { window, recipients: [], fetchStartedAt: new Date(firstAt - 59_000) }, "d5");
+
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await store("d5", refundAt("d5", 2, Date.now() - 1_000));
+    await drainWebhookEvents(t.db, { link });
+    const marks = await marksOf("d5");
+    expect(marks).toHaveLength(2);
+    // The next version reads up to a moment after the first mark and before the second change: it is stale.
+    const between = new Date(firstAt + 5);
+    expect(between.getTime()).toBeLessThan(marks[1]?.marked_at.getTime() ?? 0);
+    const third = await insertSnapshot(t.db, { window, recipients: [], fetchStartedAt: between }, "d5");
+    const stale = await sql<{ n: string }>`
+      select count(*) as n from snapshot s
+       where s.id = ${third.id} and exists (select 1 from snapshot_stale_mark m
+         where m.game_id = s.game_id and m.instant >= s.window_start and m.instant < s.window_end
+           and m.marked_at > s.fetch_started_at)`.execute(t.db);
+    expect(Number(stale.rows[0]?.n)).toBe(1);
+  });
+
+  it("keep the event due while a pull starting now would read only up to a moment before the change", async () => {
+    await addAutomatedGame(t.db, "d6", { autoRefresh: true });
+    const window = openWindow();
+    await insertSnapshot(t.db, { window, recipients: [], fetchStartedAt: new Date(Date.now() - 30 * 60_000) }, "d6");
+    const recent = await store("d6", refundAt("d6", 1, Date.now() - 5_000));
+    const older = await store("d6", refundAt("d6", 2, Date.now() - 5 * 60_000));
+    await drainWebhookEvents(t.db, { link: countingLink().link });
+    expect((await effectOf(recent)).effect).toMatchObject({ repullDue: true, repulls: [expect.anything()] });
+    expect((await effectOf(older)).effect).toMatchObject({ repullDue: false, repulls: [expect.anything()] });
   });
 });

@@ -175,6 +175,39 @@ describe("processing stored events", () => {
     });
   });
 
+  it("an event just now in an open window stays due until a pull can read past it", async () => {
+    await addAutomatedGame(t.db, "p4o", { autoRefresh: true });
+    const at = new Date(Date.now() - 5_000);
+    const body = envelope({
+      gameId: "p4o",
+      type: "subscription.refunded",
+      createdAt: at.toISOString(),
+      data: refundedData({ refunded_at: at.toISOString() }),
+    });
+    const id = await store("p4o", body);
+    const recording = recordingLink();
+    const { pulls } = recording;
+    // Three whole days around the refund: a window open now, begun well over a minute ago.
+    const startMs = Math.floor(at.getTime() / 86_400_000) * 86_400_000 - 86_400_000;
+    const link: SnapshotLink = {
+      ...recording.link,
+      markStale: async () => [{ startMs, endMs: startMs + 3 * 86_400_000 }],
+    };
+    await processWebhookEvent(t.db, id, link);
+    // A pull starting now reads the open window only up to a minute before it began: not this refund.
+    expect((await row(id)).effect).toMatchObject({ repullDue: true, repulls: [expect.anything()] });
+
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 3 * 60_000);
+      expect(await processWebhookEvent(t.db, id, link)).toBe("already-done");
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(pulls).toHaveLength(2);
+    expect((await row(id)).effect).toMatchObject({ repullDue: false });
+  });
+
   it("subscription.canceled changes nothing and shows on the subscription's event list", async () => {
     await addGame(t.db, "p5");
     const data = {
