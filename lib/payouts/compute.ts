@@ -51,3 +51,21 @@ export function carryReason(
   if (available.isZero()) return "Nothing to pay";
   return `Under the minimum payout of ${formatUsdText(formatUsd(minPayoutUsd))}: rolls to the next statement`;
 }
+
+export const CARRIED_WHOLE_REASON = "Held, then carried forward whole: paid with the recipient's next statement";
+
+/**
+ * A carried statement whose balance reached the minimum payout: it was held, then carried forward whole (a balance
+ * under the minimum rolls over by itself). Its carry out is not a roll-over under the minimum.
+ */
+export function carriedWhole(s: { state: string; availableUsd: string; minPayoutUsd: string }): boolean {
+  const available = money(s.availableUsd);
+  return s.state === "carried" && available.isPositive() && available.gte(s.minPayoutUsd);
+}
+
+/** Why a statement in its state pays nothing: carryReason, or that it was carried forward whole after a hold. */
+export function statementCarryReason(
+  s: Pick<StatementFigures, "availableUsd" | "payableUsd"> & { state: string; minPayoutUsd: string },
+): string | null {
+  return carriedWhole(s) ? CARRIED_WHOLE_REASON : carryReason(s, s.minPayoutUsd);
+}

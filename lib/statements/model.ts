@@ -2,7 +2,7 @@ import "server-only";
 import type { StatementLineRow, StatementReversalRow } from "@/db/queries/statements";
 import { formatUsd, money } from "@/lib/money";
 import { PAYMENT_METHOD_LABELS, type PaymentMethod } from "@/lib/payouts/batches";
-import { carryReason } from "@/lib/payouts/compute";
+import { carriedWhole, statementCarryReason } from "@/lib/payouts/compute";
 import type { PayoutStatement } from "@/lib/payouts/ledger";
 import { formatInstant } from "@/lib/time";
 import type { StatementSettings } from "./settings";
@@ -118,7 +118,7 @@ function paymentOf(
       reference: s.paymentReference,
     };
   if (s.state === "held") return { state: "held", reason: s.holdReason ?? "Held by finance" };
-  const reason = s.holdReason ?? carryReason(s, s.minPayoutUsd);
+  const reason = s.holdReason ?? statementCarryReason(s);
   if (s.state === "carried") return { state: "carried", reason: reason ?? "Carried forward to the next statement" };
   return { state: "unpaid", reason: reason ?? "Approved, payment not yet recorded" };
 }
@@ -139,7 +139,9 @@ export function buildStatementDocument(input: {
 }): StatementDocument {
   const s = input.statement;
   const available = money(s.availableUsd);
-  const rolledOver = money(s.payableUsd).isZero() && available.isPositive() ? available : money("0");
+  // A balance held, then carried forward whole, did not roll over for being under the minimum.
+  const rolledOver =
+    money(s.payableUsd).isZero() && available.isPositive() && !carriedWhole(s) ? available : money("0");
   return {
     number: input.number,
     label: statementLabel(input.gameId, input.number),

@@ -1,6 +1,7 @@
 import "server-only";
 import path from "node:path";
 import { Document, Font, Page, renderToBuffer, StyleSheet, Text, View } from "@react-pdf/renderer";
+import { windowDaysText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
 import type { StatementDocument } from "./model";
 
@@ -127,11 +128,7 @@ function tableSections(doc: StatementDocument): TableSection[] {
     title: "Carried in",
     widths: ["40%", "40%", "20%"],
     head: ["From statement", "Window", "Amount"],
-    rows: doc.carriedIn.map((c) => [
-      c.fromStatementId,
-      `${c.windowStart.slice(0, 10)} to ${c.windowEnd.slice(0, 10)}`,
-      usd(c.amountUsd),
-    ]),
+    rows: doc.carriedIn.map((c) => [c.fromStatementId, windowDaysText(c.windowStart, c.windowEnd), usd(c.amountUsd)]),
     empty: null,
   };
   return [
@@ -199,7 +196,7 @@ function Footer({ label }: { label: string }) {
 
 function StatementPdf({ doc }: { doc: StatementDocument }) {
   const f = doc.figures;
-  const window = `${doc.window.start.slice(0, 10)} to ${doc.window.end.slice(0, 10)} (end exclusive)`;
+  const window = `${windowDaysText(doc.window.start, doc.window.end)} (UTC)`;
   const sections = tableSections(doc);
   return (
     <Document

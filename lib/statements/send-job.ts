@@ -8,7 +8,7 @@ import { defineJob } from "@/lib/jobs/queue";
  */
 export const sendStatementJob = defineJob({
   name: "statements.send",
-  payload: z.object({ gameId: z.string().min(1), statementId: z.uuid(), sendId: z.uuid(), to: z.string().min(3) }),
+  payload: z.object({ gameId: z.string().min(1), statementId: z.uuid(), sendId: z.uuid(), to: z.email() }),
   retryLimit: 3,
   retryDelaySeconds: 2,
   expireInMinutes: 10,

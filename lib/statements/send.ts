@@ -1,5 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { Db } from "@/db";
 import {
   clearDeliveryFailure,
@@ -24,11 +25,20 @@ import { numberStatements, type RenderedStatement, renderStatement } from "./ren
 import { SEND_ATTEMPTS, sendStatementJob } from "./send-job";
 import { readStatementSettings, requireStatementIssuer } from "./settings";
 
+/**
+ * The address a statement goes to: one mailbox. The service reports a player's email as free text; a value holding
+ * two addresses ("a@x.com, b@y.com") would send the statement and its signed link to both, so anything but a single
+ * address counts as none.
+ */
+export function mailboxOf(email: string | null): string | null {
+  return email !== null && z.email().safeParse(email).success ? email : null;
+}
+
 export type SendSummary = {
   batchId: string;
   gameId: string;
   queued: number;
-  /** Recipients with no email address on record: nothing is sent to them. */
+  /** Recipients with no usable email address on record (mailboxOf): nothing is sent to them. */
   skippedNoEmail: number[];
 };
 
@@ -64,10 +74,10 @@ export async function queueStatementSends(
     const targets = await listSendTargets(trx, { ...params, gameId });
     if (params.recipientPlayerId !== undefined && targets.length === 0)
       throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
-    const sendable = targets.filter((t) => t.email);
+    const sendable = targets.filter((t) => mailboxOf(t.email) !== null);
     if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
       return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: targets.map((t) => t.recipientPlayerId) };
-    const sends = sendable.map((t) => ({ ...t, to: t.email ?? "", sendId: randomUUID() }));
+    const sends = sendable.map((t) => ({ ...t, to: mailboxOf(t.email) ?? "", sendId: randomUUID() }));
     await countFirstEmails(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
     await insertDeliveries(
       trx,
@@ -98,7 +108,7 @@ export async function queueStatementSends(
       batchId: params.batchId,
       gameId,
       queued: sends.length,
-      skippedNoEmail: targets.filter((t) => !t.email).map((t) => t.recipientPlayerId),
+      skippedNoEmail: targets.filter((t) => mailboxOf(t.email) === null).map((t) => t.recipientPlayerId),
     };
   });
 }
@@ -107,7 +117,7 @@ export async function queueStatementSends(
 export function noAddressNote(skipped: number): string {
   return skipped === 0
     ? ""
-    : ` ${countOf(skipped, "recipient")} ${skipped === 1 ? "has" : "have"} no email address on record.`;
+    : ` ${countOf(skipped, "recipient")} ${skipped === 1 ? "has" : "have"} no usable email address on record.`;
 }
 
 /**

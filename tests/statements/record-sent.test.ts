@@ -133,7 +133,7 @@ describe("the batch's send", () => {
     const before = await t.db.selectFrom("statement_delivery").select("id").execute();
     const paid = await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, paidUnsent: true }, acting);
     expect(paid).toMatchObject({ queued: 0, skippedNoEmail: [904] });
-    expect(noAddressNote(paid.skippedNoEmail.length)).toBe(" 1 recipient has no email address on record.");
+    expect(noAddressNote(paid.skippedNoEmail.length)).toBe(" 1 recipient has no usable email address on record.");
     expect(noAddressNote(0)).toBe("");
     expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toHaveLength(before.length);
   });

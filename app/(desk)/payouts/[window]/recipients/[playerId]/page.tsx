@@ -11,9 +11,8 @@ import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLi
 import { listSnapshotReversals } from "@/db/queries/snapshot-evidence";
 import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount } from "@/lib/format";
-import { money } from "@/lib/money";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
-import { carryReason } from "@/lib/payouts/compute";
+import { statementCarryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
@@ -237,13 +236,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   value: (
                     <span>
                       <Money value={statement.carryOutUsd} currency="USD" />{" "}
-                      <span className="text-xs text-ink-muted">
-                        {statement.state === "carried" &&
-                        money(statement.availableUsd).gte(statement.minPayoutUsd) &&
-                        money(statement.availableUsd).gt(0)
-                          ? "Held, then carried forward whole: paid with the recipient's next statement"
-                          : (carryReason(statement, statement.minPayoutUsd) ?? "")}
-                      </span>
+                      <span className="text-xs text-ink-muted">{statementCarryReason(statement) ?? ""}</span>
                     </span>
                   ),
                 },

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import type { PayoutStatement } from "@/lib/payouts/statements";
+import { statementCsv } from "./csv";
+import { statementEmail } from "./email";
+import { buildStatementDocument } from "./model";
+
+const base: PayoutStatement = {
+  id: "00000000-0000-4000-8000-000000000001",
+  batchId: "00000000-0000-4000-8000-000000000002",
+  batchStatus: "approved",
+  snapshotId: "00000000-0000-4000-8000-000000000003",
+  snapshotVersion: 1,
+  windowStart: "2026-03-01T00:00:00.000Z",
+  windowEnd: "2026-04-01T00:00:00.000Z",
+  recipientPlayerId: 1001,
+  playerName: "Ana",
+  playerEmail: "ana@example.com",
+  resolved: true,
+  inSnapshot: true,
+  renewalCount: 3,
+  subscriptionCount: 1,
+  reversalCount: 0,
+  grossAttributedUsd: "120.00",
+  reversedAttributedUsd: "0.00",
+  netAttributedUsd: "120.00",
+  carriedInUsd: "0.00",
+  availableUsd: "120.00",
+  payableUsd: "0.00",
+  carryOutUsd: "120.00",
+  minPayoutUsd: "25.00",
+  state: "carried",
+  holdReason: null,
+  stateChangedAt: "2026-04-03T10:00:00.000Z",
+  stateChangedBy: "finance@example.com",
+  paidAmountUsd: null,
+  paidOn: null,
+  paymentMethod: null,
+  paymentReference: null,
+  closedAt: "2026-04-03T10:00:00.000Z",
+  recipientFlags: [],
+};
+
+function documentOf(statement: PayoutStatement) {
+  return buildStatementDocument({
+    statement,
+    number: 7,
+    gameId: "demo-game",
+    issuedAt: "2026-04-02T09:00:00.000Z",
+    settings: { studioName: "Studio", studioAddress: "", linkDays: 30 },
+    lines: [],
+    reversals: [],
+    carriedIn: [],
+  });
+}
+
+function csvCells(csv: string): Map<string, string[]> {
+  // Plain cells only in these rows (no quotes, no commas inside): the row's item names it.
+  const rows = csv
+    .replace(/^\uFEFF/, "")
+    .split("\r\n")
+    .filter(Boolean);
+  return new Map(rows.map((row) => row.split(",")).map((cells) => [`${cells[0]}/${cells[1]}`, cells]));
+}
+
+describe("a carried statement", () => {
+  it("held, then carried forward whole at or over the minimum, says so and rolls nothing over", () => {
+    const doc = documentOf(base);
+    expect(doc.payment).toEqual({
+      state: "carried",
+      reason: "Held, then carried forward whole: paid with the recipient's next statement",
+    });
+    expect(doc.figures.rolledOverUsd).toBe("0.00");
+    expect(doc.figures.carriedOutUsd).toBe("120.00");
+    const cells = csvCells(statementCsv(doc));
+    expect(cells.get("summary/rolled_over_under_minimum")?.[4]).toBe("0.00");
+    expect(cells.get("summary/carried_out")?.[4]).toBe("120.00");
+    const mail = statementEmail({
+      doc,
+      pdf: Buffer.alloc(0),
+      from: "a@b.c",
+      to: "ana@example.com",
+      link: "x",
+      linkDays: 30,
+    });
+    expect(String(mail.text)).toContain("Nothing is paid this time: Held, then carried forward whole");
+    expect(String(mail.text)).not.toContain("Under the minimum");
+  });
+
+  it("under the minimum, rolls over for that reason", () => {
+    const doc = documentOf({
+      ...base,
+      availableUsd: "24.99",
+      netAttributedUsd: "24.99",
+      grossAttributedUsd: "24.99",
+      carryOutUsd: "24.99",
+    });
+    expect(doc.payment).toEqual({
+      state: "carried",
+      reason: "Under the minimum payout of USD 25.00: rolls to the next statement",
+    });
+    expect(doc.figures.rolledOverUsd).toBe("24.99");
+  });
+});
