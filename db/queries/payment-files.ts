@@ -43,6 +43,8 @@ export type NewPaymentFile = {
     amountUsd: string;
     amountCurrency: string;
     currency: string;
+    /** The recipient's details the item was written with, masked. */
+    accountMasked?: string | null;
   }[];
 };
 
@@ -138,6 +140,7 @@ export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Prom
           amount_usd: item.amountUsd,
           amount_currency: item.amountCurrency,
           currency: item.currency,
+          account_masked: item.accountMasked ?? null,
         })),
       )
       .execute();

@@ -1,6 +1,6 @@
 import "server-only";
 import { type Insertable, sql, type Updateable } from "kysely";
-import type { Trx } from "@/db";
+import type { DbOrTrx, Trx } from "@/db";
 import type { Database, PayoutStatementState } from "@/db/types";
 import { CHUNK_SIZE, inChunks } from "./chunks";
 import { RECIPIENT_FIGURES, RECIPIENT_HAS_UNAVAILABLE } from "./payouts";
@@ -47,8 +47,11 @@ export type StatementStateChange = {
   /** Closes the statement (paid or carried). */
   closes?: boolean;
   holdReason?: string | null;
-  /** Pays the statement's payable: the amount paid is never typed. */
-  payment?: { paidOn: string; method: string; reference: string };
+  /**
+   * Pays the statement's payable: the amount paid is never typed. `fileId`: the payment file it was paid from, whose
+   * item names the account paid; without one, the profile's account when its method is the payment's.
+   */
+  payment?: { paidOn: string; method: string; reference: string; fileId?: string | null };
   /** Closes with nothing paid and the whole available balance carried out. */
   carryWhole?: boolean;
   /** Reopens a paid statement (its payment came back): not closed, no payment recorded. */
@@ -56,6 +59,20 @@ export type StatementStateChange = {
   /** The live payment file it is in (in_payment), or null when it leaves one. */
   paymentFileId?: string | null;
 };
+
+/**
+ * The account a payment went to, masked, for the statement row being updated: the item of the file it was paid from
+ * (the details the file was written with), else (a file made before items kept them, or a payment recorded by hand)
+ * the recipient's profile, for a payment by hand only when the profile's method is the payment's.
+ */
+function paidTo(payment: { method: string; fileId?: string | null }) {
+  const profile = (methodMatters: boolean) => sql<string | null>`(select p.details_masked from payout_profile p
+    where p.game_id = payout_statement.game_id and p.player_id = payout_statement.recipient_player_id
+      and (${!methodMatters} or p.method = ${payment.method}))`;
+  if (!payment.fileId) return profile(true);
+  return sql<string | null>`coalesce((select i.account_masked from payment_file_item i
+    where i.file_id = ${payment.fileId} and i.statement_id = payout_statement.id), ${profile(false)})`;
+}
 
 /** Moves the statements given to a state, only those still in one of `from`. */
 export async function setStatementStates(
@@ -75,6 +92,7 @@ export async function setStatementStates(
     set.paid_on = change.payment.paidOn;
     set.payment_method = change.payment.method;
     set.payment_reference = change.payment.reference;
+    set.paid_to_masked = paidTo(change.payment);
   }
   if (change.reopens) {
     set.closed_at = null;
@@ -82,6 +100,7 @@ export async function setStatementStates(
     set.paid_on = null;
     set.payment_method = null;
     set.payment_reference = null;
+    set.paid_to_masked = null;
   }
   if (change.paymentFileId !== undefined) set.payment_file_id = change.paymentFileId;
   if (change.carryWhole) {
@@ -177,4 +196,19 @@ export async function listSnapshotRecipientsForStatements(trx: Trx, snapshotId: 
     .where("r.snapshot_id", "=", snapshotId)
     .orderBy("r.recipient_player_id")
     .execute();
+}
+
+/** The account a paid statement was paid to, masked, as recorded with its payment (setStatementStates). */
+export async function getStatementPaidTo(
+  db: DbOrTrx,
+  params: { gameId: string; statementId: string },
+): Promise<string | null> {
+  const row = await db
+    .selectFrom("payout_statement")
+    .select("paid_to_masked")
+    .where("game_id", "=", params.gameId)
+    .where("id", "=", params.statementId)
+    .where("state", "=", "paid")
+    .executeTakeFirst();
+  return row?.paid_to_masked ?? null;
 }

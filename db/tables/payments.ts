@@ -48,6 +48,8 @@ export type PaymentFileItemTable = {
   currency: string;
   /** The provider paid or rejected it (2026_11_24_1800): no longer open in its live file. */
   settled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The masked details the item was written with (2026_12_02_0900); null in files made before. */
+  account_masked: ColumnType<string | null, string | null | undefined, never>;
 };
 
 export type PaymentResultTable = {

@@ -62,6 +62,8 @@ export type PayoutStatementTable = {
   paid_on: ColumnType<Date | null, string | null | undefined, string | null>;
   payment_method: string | null;
   payment_reference: string | null;
+  /** The account paid, masked (2026_12_02_0900): set with the payment, cleared when it comes back. */
+  paid_to_masked: ColumnType<string | null, never, string | null>;
   /** The reference sent to payment providers (2026_11_24_1400; lib/payments/reference.ts), unique per game. */
   provider_reference: ColumnType<string | null, string | null | undefined, string | null>;
   closed_at: NullableTimestamp;

@@ -89,6 +89,7 @@ export async function applyPlan(
             paidOn: l.paidOn ?? utcToday(),
             method: l.method ?? "file",
             reference: l.transactionId ?? l.reference,
+            fileId: l.fileId,
           };
         },
         eventDetail: (c) => detail(line(pay, c.id)),

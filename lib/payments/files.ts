@@ -16,6 +16,7 @@ import { paymentFileContext } from "@/lib/keys/sealed-columns";
 import { openFlagsOf } from "@/lib/payouts/flags";
 import { transition } from "@/lib/payouts/transition";
 import { openPayoutDetails } from "@/lib/profiles/details";
+import { maskDetails } from "@/lib/profiles/mask";
 import { writeGenericFiles } from "./formats/generic";
 import { writePain001Files } from "./formats/pain001";
 import { writePaypalFiles } from "./formats/paypal";
@@ -101,7 +102,7 @@ export async function createPaymentFiles(
   const refused: Refusal[] = [];
   const written: WrittenFile[] = [];
   /** By reference: the USD amount and the amount in the file's currency. */
-  const amounts = new Map<string, { usd: string; currency: string }>();
+  const amounts = new Map<string, { usd: string; currency: string; accountMasked: string | null }>();
   const statementOf = new Map<string, string>();
   /** By reference sent: the statement's own reference (its first filing's). */
   const statementReference = new Map<string, string>();
@@ -154,7 +155,12 @@ export async function createPaymentFiles(
             continue;
           }
           items.push(made.item);
-          amounts.set(reference, { usd: made.item.amountUsd, currency: made.amountCurrency });
+          const instruction = details.get(recipientPlayerId);
+          amounts.set(reference, {
+            usd: made.item.amountUsd,
+            currency: made.amountCurrency,
+            accountMasked: instruction ? maskDetails(instruction.details) : null,
+          });
           statementOf.set(reference, c.id);
         }
         if (items.length === 0) {
@@ -232,6 +238,7 @@ export async function createPaymentFiles(
             amountUsd: amount?.usd ?? "0",
             amountCurrency: amount?.currency ?? "0",
             currency: file.currency,
+            accountMasked: amount?.accountMasked ?? null,
           };
         }),
       });

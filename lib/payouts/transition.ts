@@ -79,7 +79,7 @@ export type TransitionRequest = {
   /** Payment details of statements marked paid. */
   payment?: { paidOn: string; method: string; reference: string };
   /** Payment details per statement (results read from a provider), instead of one `payment` for all. */
-  paymentOf?: (statement: Changed) => { paidOn: string; method: string; reference: string };
+  paymentOf?: (statement: Changed) => { paidOn: string; method: string; reference: string; fileId?: string | null };
   /** Detail of each statement event. */
   eventDetail?: (statement: Changed) => Record<string, unknown>;
   /** Refusals that need the locked rows; runs before any write. */

@@ -1,5 +1,5 @@
 import "server-only";
-import { getProfile } from "@/db/queries/profiles";
+import { getStatementPaidTo } from "@/db/queries/payout-statements";
 import { createHash } from "node:crypto";
 import type { Db } from "@/db";
 import { listPaymentReturns } from "@/db/queries/payment-flow";
@@ -68,11 +68,13 @@ export async function numberStatements(
   });
 }
 
-/** The masked account of a paid statement's recipient, from their payout profile (never the details themselves). */
+/**
+ * The account a paid statement was paid to, masked (never the details themselves), as recorded with the payment: a
+ * later change of the recipient's profile does not change what the statement says.
+ */
 async function paidToAccount(db: Db, gameId: string, s: PayoutStatement): Promise<string | null> {
   if (s.state !== "paid") return null;
-  const profile = await getProfile(db, { gameId, playerId: Number(s.recipientPlayerId) });
-  return profile?.detailsMasked ?? null;
+  return getStatementPaidTo(db, { gameId, statementId: s.id });
 }
 
 /** The latest return of a returned statement's payment (what the statement says came back, when and why). */

@@ -293,6 +293,8 @@ describe("paid by hand", () => {
       web(third),
     );
     expect((await statementOf(4)).state).toBe("paid");
+    // Paid by bank transfer, a recipient paid by PayPal: no account of theirs is named as the one paid.
+    expect((await statementOf(4)).paid_to_masked).toBeNull();
     const id = (await statementOf(4)).id;
     await expect(returnPayment(db, { gameId: GAME, statementId: id, reason: "no" }, web(approver))).rejects.toThrow(
       /at least 5/,
@@ -311,9 +313,11 @@ describe("ledger across months", () => {
     const s4 = await statementOf(4);
     await markStatementsPaid(
       db,
-      { gameId: GAME, batchId, ids: [s4.id], paidOn: "2026-10-06", method: "bank_transfer", reference: "MANUAL-4B" },
+      { gameId: GAME, batchId, ids: [s4.id], paidOn: "2026-10-06", method: "paypal", reference: "MANUAL-4B" },
       web(preparer),
     );
+    // Paid by hand by the profile's method: its account, masked, is kept as the one paid.
+    expect((await statementOf(4)).paid_to_masked).toBe("PayPal ••••.com");
     const month2 = await approvedBatch(db, "2026-10", { 1: "40.00", 4: "30.00" }, [[4, "payment_returned"]]);
     await createPaymentFiles(db, { gameId: GAME, batchId: month2, method: "paypal" }, web(preparer));
     const text = paypalResults([[1, "TX-10-1", "SUCCESS", "-40.00"]]).replace(

@@ -16,8 +16,8 @@ import { createPaymentFiles } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
 import { approvePayoutBatch } from "@/lib/payouts/batch-approval";
 import { approveStatements, holdStatements, preparePayoutBatch } from "@/lib/payouts/batches";
-import { changePayoutDetails } from "@/lib/profiles/profiles";
-import { renderBatchStatements, type RenderedStatement } from "@/lib/statements/render";
+import { changePayoutDetails, reviewPayoutChange } from "@/lib/profiles/profiles";
+import { renderBatchStatements, type RenderedStatement, renderStatement } from "@/lib/statements/render";
 import { queueChangedStatementEmails } from "@/lib/statements/send";
 import { monthWindow } from "@/lib/time";
 import { GAME, insertSnapshot, web } from "../payouts/fixtures";
@@ -347,5 +347,33 @@ describe("a batch with a returned payment", () => {
       }
     }
     expect(exported.get(5)?.carried_in_usd).toBe("6.00");
+  });
+
+  it("a paid statement names the account the file paid, whatever the recipient's profile says since", async () => {
+    const first = rendered.find((r) => r.doc.recipient.playerId === 1);
+    expect(first?.doc.payment).toMatchObject({ state: "paid", account: expect.stringContaining("•") });
+    const paidTo = first?.doc.payment.state === "paid" ? first.doc.payment.account : "missing";
+    const change = await changePayoutDetails(
+      db,
+      { gameId: GAME, playerId: 1, input: paypal("new-account@example.org") },
+      finance,
+    );
+    if (change.outcome === "pending" && change.changeId) {
+      const second = { actor: approver, role: "finance" as const, via: "web" as const };
+      await reviewPayoutChange(
+        db,
+        { gameId: GAME, playerId: 1, changeId: change.changeId, decision: "approve" },
+        second,
+      );
+    }
+    const profile = await db
+      .selectFrom("payout_profile")
+      .select("details_masked")
+      .where("player_id", "=", "1")
+      .executeTakeFirstOrThrow();
+    expect(profile.details_masked).not.toBe(paidTo);
+    const again = await renderStatement(db, { gameId: GAME, statementId: first?.doc.statementId ?? "" }, web(approver));
+    expect(again.doc.payment).toMatchObject({ state: "paid", account: paidTo });
+    expect(await pdfText(again.pdf)).toContain(`Account ${paidTo}`);
   });
 });
