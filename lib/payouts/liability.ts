@@ -35,6 +35,7 @@ export type LiabilityRow = {
   heldUsd: string;
   /** rolledOverUsd + carriedNegativeUsd. */
   carriedUsd: string;
+  /** A positive balance taken into a later statement: under the minimum, or held and carried forward whole. */
   rolledOverUsd: string;
   carriedNegativeUsd: string;
   totalOwedUsd: string;

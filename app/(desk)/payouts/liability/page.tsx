@@ -135,7 +135,8 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
           label="Carried"
           value={<Money value={total("carriedUsd")} currency="USD" />}
           hint={
-            `${formatAmountText(total("rolledOverUsd"))} under the minimum payout, ` +
+            `${formatAmountText(total("rolledOverUsd"))} owed in a later statement (under the minimum, or held and ` +
+            "carried forward whole), " +
             `${formatAmountText(total("carriedNegativeUsd"))} negative (offsets later payouts)`
           }
         />
