@@ -25,12 +25,17 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL: process.env.E2E_BASE_URL,
-    // A failed test keeps its trace: every action with its locator, timing and source line, the network and the
-    // console, and a screenshot at the failure (with the accessibility snapshot Playwright writes beside the error).
-    // The trace's film strip is left out: recording it made the browser redraw and encode frames all the time, about
-    // 30% of the suites' CPU for a payout review spec run alone. So are its copies of the DOM before and after every
-    // action: walking and serialising a page of 3,000 elements at each action was a tenth of the browser's CPU.
-    trace: { mode: "retain-on-failure", screenshots: false, snapshots: false },
+    // A failed test keeps a screenshot at the failure (with the accessibility snapshot Playwright writes beside the
+    // error). Its trace (every action with its locator, timing and source line, the network and the console) is
+    // recorded with PAYOUT_DESK_E2E_TRACE=1 and kept for failed tests: recorded for every test and thrown away when it
+    // passes, it cost a tenth or more of a spec's CPU (the support spec run alone: 145 – 156 s of CPU against 128 s).
+    // The trace's film strip is left out even then: recording it made the browser redraw and encode frames all the
+    // time, about 30% of the suites' CPU for a payout review spec run alone. So are its copies of the DOM before and
+    // after every action: walking and serialising a page of 3,000 elements at each action was a tenth of the
+    // browser's CPU.
+    trace: process.env.PAYOUT_DESK_E2E_TRACE
+      ? { mode: "retain-on-failure", screenshots: false, snapshots: false }
+      : "off",
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
