@@ -4,12 +4,28 @@ import type { Db } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
 import { AppError } from "@/lib/errors";
 import { formatUsd, sumMoney } from "@/lib/money";
-import { openFlagsOf } from "./flags";
+import { openFlagsOf, readBatchFlags } from "./flags";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
+import { iteratePayoutStatements } from "./statements";
 import { describeFlags, transition } from "./transition";
 
 type Target = { gameId: string; batchId: string };
+
+/**
+ * Recipients whose approved statement in a draft batch has an open flag (raised since it was approved: a chargeback,
+ * changed payout details, a tax form that expired): approving the batch is refused while one stands, so the page does
+ * not offer it. Read without the batch's lock; the approval reads them again under it.
+ */
+export async function approvedWithOpenFlags(db: Db, batch: Target & { snapshotId: string }): Promise<number[]> {
+  const flags = await readBatchFlags(db, batch);
+  const out: number[] = [];
+  for await (const s of iteratePayoutStatements(db, { gameId: batch.gameId, batchId: batch.batchId })) {
+    if (s.state === "approved" && openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).length > 0)
+      out.push(s.recipientPlayerId);
+  }
+  return out;
+}
 
 /**
  * Approves a draft batch: every statement approved or held, no approved statement with an open flag, and (two-person

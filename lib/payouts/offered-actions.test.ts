@@ -238,4 +238,18 @@ describe("batch actions", () => {
       "not_applicable",
     );
   });
+
+  it("offers no batch approval while an approved statement has a flag raised since, and names its recipient", () => {
+    expect(batchVerdict("approve_batch", context("draft"), { ...counts, approvedFlagged: [12] })).toEqual({
+      kind: "blocked",
+      code: "open_flags",
+      reason:
+        "An approved statement has an open flag raised since it was approved (recipient 12): override it with a " +
+        "reason or hold the payout first.",
+    });
+    expect(
+      batchVerdict("approve_batch", context("draft"), { ...counts, approvedFlagged: [12, 15, 20, 31] }),
+    ).toMatchObject({ reason: expect.stringMatching(/^4 approved statements have .*\(recipient 12, 15, 20 …\)/) });
+    expect(batchVerdict("approve_batch", context("draft"), { ...counts, approvedFlagged: [] }).kind).toBe("allowed");
+  });
 });

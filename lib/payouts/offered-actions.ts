@@ -132,6 +132,11 @@ export type BatchCounts = {
   total: number;
   /** Flags on the whole window not overridden: each stands on every statement, so none can be approved. */
   openWindowFlags?: number;
+  /**
+   * Recipients of a draft batch whose approved statement has an open flag of its own (raised since it was approved):
+   * the batch cannot be approved while one stands (lib/payouts/batch-approval.ts).
+   */
+  approvedFlagged?: readonly number[];
 };
 
 /** Approval while a flag on the window stands open on every statement it would approve: blocked, or null. */
@@ -169,6 +174,19 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
             `${formatCount(counts.draft)} statement${counts.draft === 1 ? " is" : "s are"} ` +
             "still in draft: " +
             "approve or hold every statement first.",
+        };
+      }
+      const flaggedNow = counts.approvedFlagged ?? [];
+      if (flaggedNow.length > 0) {
+        const named = flaggedNow.slice(0, 3).join(", ") + (flaggedNow.length > 3 ? " …" : "");
+        const which =
+          flaggedNow.length === 1 ? "An approved statement has" : `${flaggedNow.length} approved statements have`;
+        return {
+          kind: "blocked",
+          code: "open_flags",
+          reason:
+            `${which} an open flag raised since it was approved (recipient ${named}): override it with a reason or ` +
+            "hold the payout first.",
         };
       }
       if (counts.total > 0 && counts.held === counts.total)

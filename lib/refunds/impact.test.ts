@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { periodReportBody } from "@/lib/service/__fixtures__/bodies";
 import { periodReportSchema } from "@/lib/service/schemas";
-import { computeRefundImpact } from "./impact";
+import { cardRecordMissing, computeRefundImpact } from "./impact";
 
 /**
  * The fixture: a 9.99 card period, 20% to recipient 2002 (1.80 attributed), with a 3.33 partial refund already made.
@@ -62,6 +62,22 @@ describe("computeRefundImpact", () => {
       );
     },
   );
+
+  it("a card-charged period whose charge record is missing is not refundable: the service refuses it", () => {
+    const missing = computeRefundImpact(
+      report((b) => {
+        b.period.mint_order_id = null;
+      }),
+      { amountUsd: "1.00", nowMs: NOW, recipientAlreadyPaid: false },
+    );
+    expect(missing).toMatchObject({ refundable: false, blocker: "card_record_missing" });
+    expect(missing.effects[0]).toMatch(/cannot find the record of this period's card charge/);
+    expect(cardRecordMissing({ funding: { card_charged_usd: "9.99" }, mint_order_id: null })).toBe(true);
+    expect(cardRecordMissing({ funding: { card_charged_usd: "9.99" }, mint_order_id: "ord_1" })).toBe(false);
+    // A period the wallet covered has no mint order, and refunds in coins.
+    expect(cardRecordMissing({ funding: { card_charged_usd: "0.00" }, mint_order_id: null })).toBe(false);
+    expect(cardRecordMissing({ funding: null, mint_order_id: null })).toBe(false);
+  });
 
   it("a period charged through the pcstore is not refundable; a wallet-covered one refunds in coins", () => {
     const pcstore = computeRefundImpact(

@@ -20,7 +20,7 @@ export type RefundImpact = {
   isFull: boolean;
   refundable: boolean;
   /** Why the period cannot be refunded, when it cannot. */
-  blocker: "never_collected" | "pcstore" | "fully_refunded" | null;
+  blocker: "never_collected" | "pcstore" | "card_record_missing" | "fully_refunded" | null;
   rail: "card" | "pcstore";
   fundingShape: "card" | "wallet" | "mixed";
   cardChargedUsd: string;
@@ -59,6 +59,23 @@ function coinsText(value: Money): string {
   return `${formatUsd(value.abs())} coins`;
 }
 
+/**
+ * A period charged to a card whose charge record the service cannot find (no mint order): the service refuses every
+ * refund of it, partial or full ("409 MINT_ORDER_MISSING: card charge record cannot be found"), before anything moves.
+ */
+export function cardRecordMissing(period: {
+  funding: { card_charged_usd?: string | null } | null;
+  mint_order_id: string | null;
+}): boolean {
+  return money(period.funding?.card_charged_usd ?? "0").gt(0) && period.mint_order_id === null;
+}
+
+/** What the remaining refundable amount's hint says of a period no refund can be made of, where it says anything. */
+export const BLOCKER_HINTS: Partial<Record<NonNullable<RefundImpact["blocker"]>, string>> = {
+  pcstore: "pcstore: not refundable",
+  card_record_missing: "card record missing: not refundable",
+};
+
 export function computeRefundImpact(
   report: PeriodReport,
   input: { amountUsd: string | null; nowMs: number; recipientAlreadyPaid: boolean },
@@ -80,9 +97,11 @@ export function computeRefundImpact(
       ? ("never_collected" as const)
       : pcstoreCharged.gt(0)
         ? ("pcstore" as const)
-        : remaining.lte(0)
-          ? ("fully_refunded" as const)
-          : null;
+        : cardRecordMissing(period)
+          ? ("card_record_missing" as const)
+          : remaining.lte(0)
+            ? ("fully_refunded" as const)
+            : null;
   const fundingShape = cardCharged.gt(0) ? (balanceApplied.gt(0) ? "mixed" : "card") : "wallet";
   const isFull = amount.equals(remaining) && remaining.gt(0);
 
@@ -126,6 +145,11 @@ export function computeRefundImpact(
   const effects: string[] = [];
   if (blocker === "pcstore") effects.push("This period was charged through the pcstore and cannot be refunded here.");
   else if (blocker === "never_collected") effects.push("This period was never collected; there is nothing to refund.");
+  else if (blocker === "card_record_missing")
+    effects.push(
+      "The service cannot find the record of this period's card charge (it has no mint order), and refuses any " +
+        "refund of it until the record is restored: ask the service's support.",
+    );
   else if (blocker === "fully_refunded") effects.push("This period is already fully refunded.");
   else if (isFull) {
     effects.push(

@@ -3,6 +3,7 @@ import type { ServiceDisputeStatus } from "../../db/types";
 import { listSnapshotDisputes, recordDisputeClosed, recordDisputeOpened } from "../../db/queries/disputes";
 import type { RunningEmulator } from "../../emulator/server";
 import { approvePayoutBatch, approveStatements, holdStatements, preparePayoutBatch } from "../../lib/payouts/batches";
+import { approvedWithOpenFlags } from "../../lib/payouts/batch-approval";
 import { overrideFlag } from "../../lib/payouts/flag-override";
 import { readBatchFlags } from "../../lib/payouts/flags";
 import { listPayoutStatements } from "../../lib/payouts/ledger";
@@ -169,6 +170,9 @@ describe("disputed renewals", () => {
       await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, web(approver))).rejects.toThrow(
         /Disputed renewal/,
       );
+      // The window page reads the same and offers no approval of the batch.
+      const target = { gameId: GAME, batchId: april.batchId, snapshotId: april.snapshotId };
+      expect(await approvedWithOpenFlags(t.db, target)).toEqual([BOB]);
 
       const shown = await listSnapshotDisputes(t.db, {
         gameId: GAME,

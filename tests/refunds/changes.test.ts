@@ -132,7 +132,7 @@ describe("price and payment method (finance)", () => {
     },
   );
 
-  it("names the field when nothing is chosen", async () => {
+  it("names the field when nothing is chosen, or a choice the service refuses", async () => {
     actAs(c.sessions.finance);
     const result = (await changePaymentMethodAction(form({ subscriptionId: SUBS.card, walletOnly: "keep" }))) as Result;
     expect(result).toMatchObject({
@@ -140,5 +140,19 @@ describe("price and payment method (finance)", () => {
       code: "INVALID_INPUT",
       fieldErrors: { cardId: "pick a card, or change wallet only" },
     });
+    const both = (await changePaymentMethodAction(
+      form({ subscriptionId: SUBS.card, cardId: "12", walletOnly: "yes" }),
+    )) as Result;
+    expect(both).toMatchObject({ fieldErrors: { cardId: "wallet only takes no card: leave the card empty" } });
+    const neither = (await changePaymentMethodAction(form({ subscriptionId: SUBS.card, walletOnly: "no" }))) as Result;
+    expect(neither).toMatchObject({ fieldErrors: { cardId: "pick the card to pay with instead of the wallet" } });
+    // Neither reached the service.
+    expect((await auditOf(SUBS.card)).filter((a) => a.action === "subscription.change_payment_method")).toEqual([]);
+  });
+
+  it("[finance] a card subscription made wallet only is told its card was removed", async () => {
+    actAs(c.sessions.finance);
+    const result = (await changePaymentMethodAction(form({ subscriptionId: SUBS.card, walletOnly: "yes" }))) as Result;
+    expect(result).toMatchObject({ ok: true, message: "Card removed: wallet only, from the next charge." });
   });
 });

@@ -266,6 +266,11 @@ export const changePaymentMethodAction = defineAction(
       user,
     );
     revalidatePath("/subscriptions", "layout");
+    if (!result.card && result.wallet_only)
+      return {
+        ok: true,
+        message: `${result.replaced ? "Card removed" : "Payment method set"}: wallet only, from the next charge.`,
+      };
     const card = result.card ? `${result.card.brand} •••• ${result.card.last_four}` : "no card";
     return {
       ok: true,

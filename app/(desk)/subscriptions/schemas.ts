@@ -72,7 +72,13 @@ export const changePaymentMethodInputSchema = z
       }),
     walletOnly: z.enum(["keep", "yes", "no"], { message: "choose keep, yes or no" }).default("keep"),
   })
-  .refine((value) => value.cardId !== null || value.walletOnly !== "keep", {
-    path: ["cardId"],
-    message: "pick a card, or change wallet only",
+  // What the service refuses anyway: wallet only with a card (WALLET_ONLY_CONFLICT), leaving wallet only without a
+  // card to pay with (PAYMENT_METHOD_REQUIRED).
+  .superRefine((value, ctx) => {
+    if (value.cardId === null && value.walletOnly === "keep")
+      ctx.addIssue({ code: "custom", path: ["cardId"], message: "pick a card, or change wallet only" });
+    else if (value.cardId !== null && value.walletOnly === "yes")
+      ctx.addIssue({ code: "custom", path: ["cardId"], message: "wallet only takes no card: leave the card empty" });
+    else if (value.cardId === null && value.walletOnly === "no")
+      ctx.addIssue({ code: "custom", path: ["cardId"], message: "pick the card to pay with instead of the wallet" });
   });

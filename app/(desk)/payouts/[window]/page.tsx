@@ -10,6 +10,7 @@ import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch
 import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { readWindowClosing } from "@/lib/accounting/close";
+import { approvedWithOpenFlags } from "@/lib/payouts/batch-approval";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, prepareRefusal } from "@/lib/payouts/batches";
 import { disputeFlagsOf, overrideOf, recipientsFlaggedNow } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
@@ -134,8 +135,14 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const today = formatInstant(Date.now()).slice(0, 10);
   const batchBadge = batch ? BATCH_BADGE[batch.status] : null;
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
+  // Only where approving the batch would be offered otherwise: every statement approved or held, no window flag open.
+  const approvedFlagged =
+    canAct && batch?.status === "draft" && (counts?.byState.draft.count ?? 0) === 0 && openWindowFlags.length === 0
+      ? await approvedWithOpenFlags(db, { gameId: game.id, batchId: batch.id, snapshotId: batch.snapshotId })
+      : [];
   const batchCounts = {
     openWindowFlags: openWindowFlags.length,
+    approvedFlagged,
     draft: counts?.byState.draft.count ?? 0,
     approved: counts?.byState.approved.count ?? 0,
     held: counts?.byState.held.count ?? 0,

@@ -3,6 +3,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { Td, Tr } from "@/app/_components/table/table";
 import { money } from "@/lib/money";
 import { periodHref } from "@/lib/lookup/search";
+import { cardRecordMissing } from "@/lib/refunds/impact";
 import type { SubscriptionAttribution } from "@/lib/service/schemas";
 import { PeriodStatusBadge } from "../_components/badges";
 import { MaybeMoney, MaybeTime } from "../_components/maybe";
@@ -16,7 +17,9 @@ export function PeriodRow({ period: p, canRefund }: { period: Period; canRefund:
   const refundable =
     p.paid_at !== null &&
     p.status !== "refunded" &&
-    !(p.funding?.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0));
+    !(p.funding?.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0)) &&
+    !cardRecordMissing(p);
+  const walletCovered = p.paid_at !== null && p.mint_order_id === null && !cardRecordMissing(p);
   return (
     <Tr>
       <Td>{p.period_seq}</Td>
@@ -52,7 +55,7 @@ export function PeriodRow({ period: p, canRefund }: { period: Period; canRefund:
           </span>
         )}
       </Td>
-      <Td>{p.funding ? `${p.funding.rail}${p.mint_order_id === null && p.paid_at ? ", wallet" : ""}` : "—"}</Td>
+      <Td>{p.funding ? `${p.funding.rail}${walletCovered ? ", wallet" : ""}` : "—"}</Td>
       <Td>
         {refundable && canRefund ? (
           <TextLink href={`${periodHref(p.period_id)}#refund`} aria-label={`Refund period ${p.period_seq}`}>

@@ -17,7 +17,7 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, refundAttemptHref, subscriptionHref } from "@/lib/lookup/search";
 import { readSupportLimitStanding } from "@/lib/refunds/attempts";
-import { computeRefundImpact } from "@/lib/refunds/impact";
+import { BLOCKER_HINTS, cardRecordMissing, computeRefundImpact } from "@/lib/refunds/impact";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
 import { previewRefundAction, refundAction } from "../../actions";
@@ -126,7 +126,7 @@ export default async function PeriodPage({ params }: Props) {
           <Stat
             label="Remaining refundable (USD)"
             value={<Money value={impact.remainingUsd} />}
-            hint={impact.blocker === "pcstore" ? "pcstore: not refundable" : undefined}
+            hint={impact.blocker ? BLOCKER_HINTS[impact.blocker] : undefined}
           />
           <Stat
             label="Partner revenue after fees (USD)"
@@ -202,6 +202,8 @@ export default async function PeriodPage({ params }: Props) {
                   label: "Mint order id",
                   value: period.mint_order_id ? (
                     <span className="font-mono text-xs">{period.mint_order_id}</span>
+                  ) : cardRecordMissing(period) ? (
+                    "missing: the service cannot find the card charge's record"
                   ) : period.paid_at ? (
                     "none (the wallet covered the period)"
                   ) : null,
