@@ -293,6 +293,7 @@ export type PaymentStateRow = {
   state: PayoutStatementState;
   payment_file_id: string | null;
   payable_usd: string;
+  available_usd: string;
   live_items: number;
   live_file_id: string | null;
   live_amount_usd: string | null;
@@ -308,6 +309,7 @@ export async function listPaymentStates(
   const result = await sql<PaymentStateRow>`
     select s.id::text as id, s.recipient_player_id::text as recipient_player_id, s.state,
       s.payment_file_id::text as payment_file_id, s.payable_usd::text as payable_usd,
+      s.available_usd::text as available_usd,
       coalesce(li.n, 0)::int as live_items, li.file_id::text as live_file_id, li.amount_usd::text as live_amount_usd,
       coalesce(rt.usd, 0)::text as returned_usd, coalesce(rt.n, 0)::int as returns
     from payout_statement s

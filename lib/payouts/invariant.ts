@@ -126,10 +126,12 @@ export function paymentStateProblems(s: PaymentStateRow): string[] {
   } else if (s.live_items > 0 || s.payment_file_id !== null) {
     problems.push(`${at}: ${s.state} but still open in a live payment file`);
   }
-  if (!money(s.returned_usd).equals(money(s.payable_usd).times(s.returns)))
+  // Each return gives back what was paid: the payable, which a statement held and then carried forward whole no
+  // longer shows (its payable is 0 and all it had available is carried out).
+  const paid = s.state === "carried" ? s.available_usd : s.payable_usd;
+  if (!money(s.returned_usd).equals(money(paid).times(s.returns)))
     problems.push(
-      `${at}: returned ${formatUsd(s.returned_usd)} over ${countOf(s.returns, "return")} ` +
-        `of ${formatUsd(s.payable_usd)}`,
+      `${at}: returned ${formatUsd(s.returned_usd)} over ${countOf(s.returns, "return")} of ${formatUsd(paid)}`,
     );
   if (s.state === "returned" && s.returns === 0) problems.push(`${at}: returned with no return recorded`);
   return problems;

@@ -121,7 +121,13 @@ export function BarChart({
                 />
               )}
             />
-            <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
+            {/* Each series' colour is its swatch's; the name is in the text colour, which reads on the page at any
+                size (a name in the lighter series colours, green and amber, fell below 4.5:1 at 12 px). */}
+            <Legend
+              wrapperStyle={{ fontSize: 12 }}
+              itemSorter={null}
+              formatter={(value) => <span className="text-ink">{value}</span>}
+            />
             {series.map((s, index) => (
               <Bar
                 key={s.key}
