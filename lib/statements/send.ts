@@ -25,13 +25,15 @@ import { numberStatements, type RenderedStatement, renderStatement } from "./ren
 import { SEND_ATTEMPTS, sendStatementJob } from "./send-job";
 import { readStatementSettings, requireStatementIssuer } from "./settings";
 
+const MAILBOX = z.email();
+
 /**
  * The address a statement goes to: one mailbox. The service reports a player's email as free text; a value holding
  * two addresses ("a@x.com, b@y.com") would send the statement and its signed link to both, so anything but a single
  * address counts as none.
  */
 export function mailboxOf(email: string | null): string | null {
-  return email !== null && z.email().safeParse(email).success ? email : null;
+  return email !== null && MAILBOX.safeParse(email).success ? email : null;
 }
 
 export type SendSummary = {
@@ -74,10 +76,11 @@ export async function queueStatementSends(
     const targets = await listSendTargets(trx, { ...params, gameId });
     if (params.recipientPlayerId !== undefined && targets.length === 0)
       throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
-    const sendable = targets.filter((t) => mailboxOf(t.email) !== null);
+    const addressed = targets.map((t) => ({ ...t, to: mailboxOf(t.email) }));
+    const sendable = addressed.flatMap((t) => (t.to === null ? [] : [{ ...t, to: t.to }]));
     if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
       return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: targets.map((t) => t.recipientPlayerId) };
-    const sends = sendable.map((t) => ({ ...t, to: mailboxOf(t.email) ?? "", sendId: randomUUID() }));
+    const sends = sendable.map((t) => ({ ...t, sendId: randomUUID() }));
     await countFirstEmails(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
     await insertDeliveries(
       trx,
@@ -108,7 +111,7 @@ export async function queueStatementSends(
       batchId: params.batchId,
       gameId,
       queued: sends.length,
-      skippedNoEmail: targets.filter((t) => mailboxOf(t.email) === null).map((t) => t.recipientPlayerId),
+      skippedNoEmail: addressed.filter((t) => t.to === null).map((t) => t.recipientPlayerId),
     };
   });
 }

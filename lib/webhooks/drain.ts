@@ -12,7 +12,7 @@ import { log } from "@/lib/log";
 import { formatInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { processWebhookEventOnce } from "./process-event-job.handler";
 import { applyEffects, type ApplyStaleness, type Effect, parseStoredEvent, stalenessOutcome } from "./process-event";
-import { pullReadsChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
+import { pullServesChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
  * Processes stored events in chunks: one transaction claims up to `chunkSize` pending events (FOR UPDATE SKIP
@@ -120,11 +120,11 @@ async function queueRepulls(db: Db, link: SnapshotLink, repull: Owed): Promise<v
       const [startMs, endMs] = key.split("/").map(Number) as [number, number];
       const window = { startMs, endMs };
       try {
-        const { pullId, readsFromNow } = await link.requestPull(db, { gameId, window, via: "webhook" });
+        const asked = await link.requestPull(db, { gameId, window, via: "webhook" });
         for (const { id, instantMs } of owed) {
           const event = of(id);
-          event.repulls.push({ ...windowToQuery(window), pullId });
-          event.due ||= !readsFromNow || !pullReadsChange(window, instantMs);
+          event.repulls.push({ ...windowToQuery(window), pullId: asked.pullId });
+          event.due ||= !pullServesChange(asked, window, instantMs);
         }
       } catch (error) {
         for (const { id } of owed) of(id).due = true;

@@ -5,7 +5,7 @@ import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { applyDisputeEvent } from "./disputes";
 import { eventInstant } from "./event-time";
-import { pullReadsChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
+import { pullServesChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
  * What an event does, once stored. Runs in a job; idempotent, since every job may run twice.
@@ -173,9 +173,9 @@ export async function processWebhookEvent(
     const repulls: (WindowText & { pullId: string })[] = [];
     let due = false;
     for (const window of step.repull) {
-      const { pullId, readsFromNow } = await link.requestPull(db, { gameId: step.gameId, window, via: "webhook" });
-      repulls.push({ ...windowToQuery(window), pullId });
-      due ||= !readsFromNow || !pullReadsChange(window, step.instantMs ?? null);
+      const asked = await link.requestPull(db, { gameId: step.gameId, window, via: "webhook" });
+      repulls.push({ ...windowToQuery(window), pullId: asked.pullId });
+      due ||= !pullServesChange(asked, window, step.instantMs ?? null);
     }
     // A pull already reading, or one that reads an open window only up to a moment before this change, may miss it:
     // the event stays due, and the sweep asks again.

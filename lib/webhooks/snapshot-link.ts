@@ -43,11 +43,17 @@ export const snapshotLink: SnapshotLink = {
 };
 
 /**
- * Whether a pull asked for now reads a change made at `instantMs`. A window that has ended is read whole; an open one
- * only up to a margin before the pull starts (readingBounds, lib/snapshots/pull-common.ts), so a change within that
- * margin of now is left out of it: the event keeps repullDue, and the sweep asks again once the margin has passed.
+ * Whether the pull just asked for reads a change made at `instantMs`. One found already reading may have begun before
+ * it. A new one reads a window that has ended whole, but an open one only up to a margin before it starts
+ * (readingBounds, lib/snapshots/pull-common.ts), so a change within that margin of now is left out of it. Either way
+ * the event keeps repullDue, and the sweep asks again.
  */
-export function pullReadsChange(window: TimeWindow, instantMs: number | null, nowMs = Date.now()): boolean {
-  if (instantMs === null) return true;
-  return readingBounds(window, nowMs).read.endMs > instantMs;
+export function pullServesChange(
+  asked: RequestedPull,
+  window: TimeWindow,
+  instantMs: number | null,
+  nowMs = Date.now(),
+): boolean {
+  if (!asked.readsFromNow) return false;
+  return instantMs === null || readingBounds(window, nowMs).read.endMs > instantMs;
 }
