@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
 import { listGames } from "@/db/queries/games";
-import { saveGame } from "@/lib/games/games";
+import { rotateWebhookSecret, saveGame } from "@/lib/games/games";
 import { baseUrlSchema, gameIdSchema, secretSchema } from "@/lib/games/schemas";
 import { secretFromFile } from "../cli";
 import { type Command, withDb } from "../with-db";
@@ -34,7 +34,10 @@ export const gameCommands: Record<string, Command> = {
           multiple: true,
           description: "A file whose first line is a webhook signing secret",
         },
-        replace: { type: "boolean", description: "Replace the settings of an existing game" },
+        replace: {
+          type: "boolean",
+          description: "Replace the settings of an existing game (its webhook signing secrets are kept unless given)",
+        },
       },
       schema: z
         .object({
@@ -96,6 +99,45 @@ export const gameCommands: Record<string, Command> = {
             baseUrl: game.baseUrl,
             secret: game.secretMask,
           };
+        },
+        { keys: true },
+      );
+    },
+  },
+  "games rotate-webhook-secret": {
+    spec: {
+      usage: "npm run desk -- games rotate-webhook-secret --id ID --webhook-secret-file F (or --webhook-secret W)",
+      description:
+        "Makes a new webhook signing secret current; the one it replaces stays accepted for the service's 7-day " +
+        "rotation grace. The secret is stored encrypted and never printed.",
+      options: {
+        id: { type: "string", description: "The game id" },
+        "webhook-secret": { type: "string", description: "The new signing secret" },
+        "webhook-secret-file": { type: "string", description: "A file whose first line is the new signing secret" },
+      },
+      schema: z
+        .object({
+          id: gameIdSchema,
+          "webhook-secret": secretSchema.optional(),
+          "webhook-secret-file": z.string().trim().min(1).optional(),
+        })
+        .superRefine((f, ctx) => {
+          if (Boolean(f["webhook-secret"]) === Boolean(f["webhook-secret-file"]))
+            ctx.addIssue({
+              code: "custom",
+              message: "give it, or --webhook-secret-file (one of the two)",
+              path: ["webhook-secret"],
+            });
+        }),
+    },
+    run: async (flags: { id: string; "webhook-secret"?: string; "webhook-secret-file"?: string }) => {
+      const secret =
+        flags["webhook-secret"] ??
+        (await secretFromFile("webhook-secret-file", flags["webhook-secret-file"] as string, secretSchema));
+      return withDb(
+        async (db) => {
+          const { previousKept } = await rotateWebhookSecret(db, flags.id, secret, CLI);
+          return { id: flags.id, rotated: true, previousAcceptedForDays: previousKept ? 7 : 0 };
         },
         { keys: true },
       );

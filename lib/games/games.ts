@@ -4,7 +4,6 @@ import type { Db } from "@/db";
 import {
   findGame,
   type GameSummary,
-  gameExists,
   getSelectedGameId,
   insertGame,
   listGames,
@@ -33,8 +32,10 @@ async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<
 }
 
 /**
- * Adds a game, or replaces its settings and secrets when it exists (`replace`). Secrets are sealed before storage and
- * never audited: the audit line says how many webhook secrets were given.
+ * Adds a game, or replaces its settings and secrets when it exists (`replace`). Webhook signing secrets given replace
+ * the stored ones; none given keeps them as they are (the form never shows a stored secret, so leaving the fields
+ * empty must not delete them: deliveries would be refused from then on). Secrets are sealed before storage and never
+ * audited: the audit line says how many webhook secrets were given, and for a game replaced what it was before.
  */
 export async function saveGame(
   db: Db,
@@ -45,28 +46,34 @@ export async function saveGame(
   const [current, previous] = game.webhookSecrets;
   const saved = await inTransaction(db, async (trx) => {
     const key = await sealingKey(trx);
+    const exists = (await lockGameWebhookSecret(trx, game.id)) !== undefined;
+    if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
+    const before = exists ? await findGame(trx, game.id) : null;
+    const keepWebhookSecrets = exists && game.webhookSecrets.length === 0;
     const values = {
       name: game.name,
       environment: game.environment,
       base_url: game.baseUrl,
       secret_sealed: sealSecret(game.secret, secretContext(game.id), key),
       secret_mask: maskSecret(game.secret),
-      webhook_secret_sealed: current ? sealSecret(current, webhookContext(game.id), key) : null,
-      webhook_secret_mask: current ? maskSecret(current) : null,
-      webhook_previous_secret_sealed: previous ? sealSecret(previous, webhookContext(game.id), key) : null,
-      webhook_previous_secret_mask: previous ? maskSecret(previous) : null,
-      webhook_previous_expires_at: previous ? graceEnd() : null,
+      ...(keepWebhookSecrets
+        ? {}
+        : {
+            webhook_secret_sealed: current ? sealSecret(current, webhookContext(game.id), key) : null,
+            webhook_secret_mask: current ? maskSecret(current) : null,
+            webhook_previous_secret_sealed: previous ? sealSecret(previous, webhookContext(game.id), key) : null,
+            webhook_previous_secret_mask: previous ? maskSecret(previous) : null,
+            webhook_previous_expires_at: previous ? graceEnd() : null,
+          }),
       updated_at: new Date(),
     };
-    const exists = await gameExists(trx, game.id);
-    if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
     if (exists) await updateGame(trx, game.id, values);
     else await insertGame(trx, { id: game.id, settings: "{}", ...values });
     const found = await findGame(trx, game.id);
     if (!found) throw new Error("game vanished after saving");
     await recordAudit(trx, {
       ...options.as,
-      action: options.replace ? "game.update" : "game.create",
+      action: exists ? "game.update" : "game.create",
       gameId: found.id,
       target: found.id,
       outcome: "succeeded",
@@ -75,6 +82,17 @@ export async function saveGame(
         environment: found.environment,
         baseUrl: found.baseUrl,
         webhookSecrets: game.webhookSecrets.length,
+        ...(before
+          ? {
+              webhookSecretsKept: keepWebhookSecrets,
+              before: {
+                name: before.name,
+                environment: before.environment,
+                baseUrl: before.baseUrl,
+                webhookSecrets: webhookSecretCount(before),
+              },
+            }
+          : {}),
       },
     });
     return found;
@@ -83,15 +101,27 @@ export async function saveGame(
   return saved;
 }
 
+/** The signing secrets a game accepts now: its current one, and the previous one during a rotation's grace. */
+function webhookSecretCount(game: GameSummary): number {
+  return (game.webhookSecretMask ? 1 : 0) + (game.webhookPreviousSecretMask ? 1 : 0);
+}
+
 /**
  * Replaces the webhook signing secret and keeps the one it replaces as "previous", which stays accepted during
  * the service's 7-day rotation grace.
  */
-export async function rotateWebhookSecret(db: Db, gameId: string, newSecret: string, as: ActingAs): Promise<void> {
-  await inTransaction(db, async (trx) => {
+export async function rotateWebhookSecret(
+  db: Db,
+  gameId: string,
+  newSecret: string,
+  as: ActingAs,
+): Promise<{ previousKept: boolean }> {
+  const rotated = await inTransaction(db, async (trx) => {
     const key = await sealingKey(trx);
     const row = await lockGameWebhookSecret(trx, gameId);
     if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+    if (row.webhook_secret_sealed && openSecret(row.webhook_secret_sealed, webhookContext(gameId)) === newSecret)
+      throw new AppError("INVALID_INPUT", "is the current signing secret already", { field: "webhookSecret" });
     await updateGame(trx, gameId, {
       webhook_secret_sealed: sealSecret(newSecret, webhookContext(gameId), key),
       webhook_secret_mask: maskSecret(newSecret),
@@ -107,8 +137,10 @@ export async function rotateWebhookSecret(db: Db, gameId: string, newSecret: str
       target: gameId,
       outcome: "succeeded",
     });
+    return { previousKept: row.webhook_secret_sealed !== null };
   });
   forgetSigningSecrets(gameId);
+  return rotated;
 }
 
 /** Stops accepting the previous signing secret now (for a secret that leaked), instead of after the grace. */

@@ -86,14 +86,16 @@ describe("audit lines of a change made from the command line and from the web", 
     expect(await saveGameAction(null, webForm("no"))).toMatchObject({ ok: true });
     expect(await saveGameAction(null, webForm("yes"))).toMatchObject({ ok: true });
 
-    const detail = { name: GAME.name, environment: "sandbox", baseUrl: GAME.baseUrl, webhookSecrets: 1 };
+    const created = { name: GAME.name, environment: "sandbox", baseUrl: GAME.baseUrl, webhookSecrets: 1 };
+    // A replaced game's line says what it was before, and that the signing secret given replaced the stored one.
+    const updated = { ...created, webhookSecretsKept: false, before: created };
     const line = (action: string, gameId: string, via: string, actor: string | null) => ({
       action,
       via,
       actor_email: actor,
       outcome: "succeeded",
       game_id: gameId,
-      detail,
+      detail: action === "game.create" ? created : updated,
     });
     expect(await auditOf("g-cli")).toEqual([
       line("game.create", "g-cli", "cli", null),

@@ -19,7 +19,12 @@ const gameFormSchema = gameFieldsSchema
     webhookPreviousSecret: optionalSecret,
     replace: z.enum(["yes", "no"]).default("no"),
   })
-  .superRefine(checkServiceAddress);
+  .superRefine(checkServiceAddress)
+  .superRefine((form, ctx) => {
+    // A previous secret alone would become the current one.
+    if (form.webhookPreviousSecret && !form.webhookSecret)
+      ctx.addIssue({ code: "custom", path: ["webhookSecret"], message: "is needed with a previous signing secret" });
+  });
 
 export const saveGameAction = defineAction(
   { name: "saveGame", role: "admin", input: gameFormSchema },
@@ -39,7 +44,11 @@ export const saveGameAction = defineAction(
       { replace: form.replace === "yes", as: { actor: user, via: "web" } },
     );
     revalidatePath("/settings/games");
-    return { ok: true, message: `Saved ${game.name}. The secret is stored encrypted and shown only masked.` };
+    const kept = form.replace === "yes" && webhookSecrets.length === 0 ? " Its webhook signing secrets are kept." : "";
+    return {
+      ok: true,
+      message: `Saved ${game.name}. The secret is stored encrypted and shown only masked.${kept}`,
+    };
   },
 );
 
@@ -51,9 +60,14 @@ export const rotateWebhookSecretAction = defineAction(
   },
   async ({ gameId, webhookSecret }, { user }) => {
     const db = getDb();
-    await rotateWebhookSecret(db, gameId, webhookSecret, { actor: user, via: "web" });
+    const { previousKept } = await rotateWebhookSecret(db, gameId, webhookSecret, { actor: user, via: "web" });
     revalidatePath("/settings/games");
-    return { ok: true, message: "New signing secret saved; the previous one stays accepted during the rotation." };
+    return {
+      ok: true,
+      message: previousKept
+        ? "New signing secret saved; the one it replaces stays accepted for 7 days."
+        : "Signing secret saved.",
+    };
   },
 );
 

@@ -89,7 +89,12 @@ export function GameForm({ action }: { action: Action }) {
       >
         {(control) => <Input {...control} {...secretField("secret")} required />}
       </Field>
-      <Field label="Webhook signing secret" id="game-webhook-secret" hint="Optional." error={errors.webhookSecret}>
+      <Field
+        label="Webhook signing secret"
+        id="game-webhook-secret"
+        hint="Optional. For a game that exists, leave it empty to keep the stored ones; to change it, rotate it."
+        error={errors.webhookSecret}
+      >
         {(control) => <Input {...control} {...secretField("webhookSecret")} />}
       </Field>
       <Field
@@ -104,12 +109,72 @@ export function GameForm({ action }: { action: Action }) {
         {(control) => (
           <Select {...control} name="replace" key={values.replace ?? "no"} defaultValue={values.replace ?? "no"}>
             <option value="no">Refuse (add a new game only)</option>
-            <option value="yes">Replace its settings and secrets</option>
+            <option value="yes">Replace its settings (signing secrets kept unless given)</option>
           </Select>
         )}
       </Field>
       <div className="sm:col-span-2">
         <SubmitButton>Save game</SubmitButton>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * Rotates a game's webhook signing secret: the new one becomes current and the one it replaces stays accepted for the
+ * service's 7-day grace, so that deliveries already signed with it are not refused.
+ */
+export function RotateSecretForm({ action, games }: { action: Action; games: { id: string; name: string }[] }) {
+  const [secret, setSecret] = useState("");
+  const [state, formAction] = useActionState(async (previous: ActionResult | null, form: FormData) => {
+    const result = await action(previous, form);
+    if (result.ok) setSecret("");
+    return result;
+  }, null);
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const values = state && !state.ok ? (state.values ?? {}) : {};
+  return (
+    <form
+      action={formAction}
+      className="grid gap-4 sm:grid-cols-2"
+      noValidate
+      aria-label="Rotate a webhook signing secret"
+    >
+      <div className="sm:col-span-2">
+        {state && <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>}
+      </div>
+      <Field label="Game" id="rotate-game" error={errors.gameId}>
+        {(control) => (
+          <Select {...control} name="gameId" key={values.gameId ?? ""} defaultValue={values.gameId ?? games[0]?.id}>
+            {games.map((game) => (
+              <option key={game.id} value={game.id}>
+                {game.name} ({game.id})
+              </option>
+            ))}
+          </Select>
+        )}
+      </Field>
+      <Field
+        label="New webhook signing secret"
+        id="rotate-secret"
+        required
+        hint="As the service console shows it after rotating. The one it replaces stays accepted for 7 days."
+        error={errors.webhookSecret}
+      >
+        {(control) => (
+          <Input
+            {...control}
+            name="webhookSecret"
+            type="password"
+            autoComplete="off"
+            value={secret}
+            onChange={(e) => setSecret(e.target.value)}
+            required
+          />
+        )}
+      </Field>
+      <div className="sm:col-span-2">
+        <SubmitButton>Rotate signing secret</SubmitButton>
       </div>
     </form>
   );

@@ -6,8 +6,8 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
 import { listGames } from "@/db/queries/games";
 import { requirePageRole } from "@/lib/auth/session";
-import { revokePreviousWebhookSecretAction, saveGameAction } from "./actions";
-import { GameForm, RevokePreviousForm } from "./game-form";
+import { revokePreviousWebhookSecretAction, rotateWebhookSecretAction, saveGameAction } from "./actions";
+import { GameForm, RevokePreviousForm, RotateSecretForm } from "./game-form";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 
@@ -69,6 +69,15 @@ export default async function GamesPage() {
           </SimpleTable>
         )}
       </section>
+      {games.length > 0 && (
+        <Card className="mb-8">
+          <h2 className="mb-4 text-sm font-semibold text-ink">Rotate a webhook signing secret</h2>
+          <RotateSecretForm
+            action={rotateWebhookSecretAction}
+            games={games.map((game) => ({ id: game.id, name: game.name }))}
+          />
+        </Card>
+      )}
       <Card>
         <h2 className="mb-4 text-sm font-semibold text-ink">Add or update a game</h2>
         <GameForm action={saveGameAction} />
