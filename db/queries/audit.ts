@@ -58,6 +58,8 @@ export type AuditFilter = {
   /** [from, to) */
   from?: Date;
   to?: Date;
+  /** Entries up to this id only: a list paged while new entries arrive keeps its pages (the log only grows). */
+  upToId?: string;
 };
 
 export type AuditEntry = AuditRow & { actorId: string | null; via: string; detail: Record<string, unknown> };
@@ -104,23 +106,44 @@ function filteredAuditLog(db: Db, filter: AuditFilter) {
   if (filter.idempotencyKey) query = query.where("idempotency_key", "=", filter.idempotencyKey);
   if (filter.from) query = query.where("at", ">=", filter.from);
   if (filter.to) query = query.where("at", "<", filter.to);
+  if (filter.upToId) query = query.where("id", "<=", filter.upToId);
   return query;
 }
 
-/** One page of the audit log, newest first, with the number of entries matching the filter. */
+/**
+ * One page of the audit log, newest first, with the number of entries matching the filter. The pages are of the log
+ * as it stood at `upToId` (its newest matching entry when not given), so that paging on while new entries arrive
+ * neither repeats nor skips one; `newer` counts the matching entries written since.
+ */
 export async function searchAuditEntries(
   db: Db,
   filter: AuditFilter,
   page: { offset: number; limit: number },
-): Promise<{ rows: AuditEntry[]; total: number }> {
-  const query = filteredAuditLog(db, filter);
-  const [rows, count] = await Promise.all([
+): Promise<{ rows: AuditEntry[]; total: number; upToId: string | null; newer: number }> {
+  const newest = async () =>
+    (
+      await filteredAuditLog(db, { ...filter, upToId: undefined })
+        .select((eb) => eb.fn.max("id").as("id"))
+        .executeTakeFirst()
+    )?.id ?? null;
+  const upToId = filter.upToId ?? (await newest());
+  if (upToId === null) return { rows: [], total: 0, upToId: null, newer: 0 };
+  const query = filteredAuditLog(db, { ...filter, upToId });
+  const [rows, count, newer] = await Promise.all([
     query.select(ENTRY_COLUMNS).orderBy("id", "desc").offset(page.offset).limit(page.limit).execute(),
     query.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+    filter.upToId
+      ? filteredAuditLog(db, { ...filter, upToId: undefined })
+          .where("id", ">", upToId)
+          .select((eb) => eb.fn.countAll<string>().as("total"))
+          .executeTakeFirstOrThrow()
+      : { total: "0" },
   ]);
   return {
     total: Number(count.total),
     rows: rows.map(toAuditEntry),
+    upToId,
+    newer: Number(newer.total),
   };
 }
 

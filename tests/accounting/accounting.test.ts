@@ -220,6 +220,15 @@ describe("audit log download", () => {
     const lines = await auditLines("export.audit-log");
     expect(lines.map((l) => l.outcome)).toEqual(["started", "succeeded"]);
     expect(lines[1]?.detail).toMatchObject({ rows: 3, filters: { action: "test.kept", target: "kept" } });
+
+    // A time the page could not read is not dropped from a download: it is refused, and nothing is exported.
+    const unread = await auditExport(
+      new Request("http://localhost:3000/api/audit/export?action=test.kept&from=2026-13-01"),
+      { params: Promise.resolve({}) },
+    );
+    expect(unread.status).toBe(400);
+    expect(await unread.json()).toMatchObject({ error: { code: "INVALID_INPUT" } });
+    expect(await auditLines("export.audit-log")).toHaveLength(2);
   });
 });
 

@@ -73,4 +73,23 @@ describe("audit log", () => {
     expect(second.total).toBe(5);
     expect(second.rows.map((r) => r.action)).toEqual(["refund.call", "refund.call"]);
   });
+
+  it("pages the log as it stood when opened: entries written meanwhile neither repeat nor skip a row", async () => {
+    const db = getDb();
+    const first = await searchAuditEntries(db, {}, { offset: 0, limit: 2 });
+    expect(first.newer).toBe(0);
+    // Two lines written while the list is open (a download of it writes two).
+    for (const outcome of ["started", "succeeded"])
+      await recordAudit(t.db, { actor: null, action: "export.audit-log", outcome, gameId: null, target: null });
+    const second = await searchAuditEntries(db, { upToId: first.upToId ?? undefined }, { offset: 2, limit: 2 });
+    const third = await searchAuditEntries(db, { upToId: first.upToId ?? undefined }, { offset: 4, limit: 2 });
+    const ids = [...first.rows, ...second.rows, ...third.rows].map((r) => r.id);
+    expect(new Set(ids).size).toBe(5);
+    expect(second.total).toBe(5);
+    expect(second.newer).toBe(2);
+    // Opened afresh, the newest come first.
+    const fresh = await searchAuditEntries(db, {}, { offset: 0, limit: 2 });
+    expect(fresh.rows.map((r) => r.action)).toEqual(["export.audit-log", "export.audit-log"]);
+    expect(fresh.total).toBe(7);
+  });
 });

@@ -31,6 +31,10 @@ export const auditFilterSchema = z.object({
   from: instant,
   to: instant,
   page: z.coerce.number().int().min(1).max(100_000).catch(1),
+  // The newest entry of the list being paged (an audit line's id); anything else lists the log as it is now.
+  upTo: z
+    .unknown()
+    .transform((value) => (typeof value === "string" && /^[1-9]\d{0,17}$/.test(value) ? value : undefined)),
 });
 
 export type AuditFilterInput = z.output<typeof auditFilterSchema>;
@@ -47,11 +51,12 @@ export function parseAuditFilter(params: Record<string, string | string[] | unde
     from: one("from"),
     to: one("to"),
     page: one("page") ?? 1,
+    upTo: one("upTo"),
   });
 }
 
-/** The query string of a filter at another page. */
-export function auditHref(filter: AuditFilterInput, page: number): string {
+/** The query string of a filter at another page (of the log as it stood at entry `upTo`, when given). */
+export function auditHref(filter: AuditFilterInput, page: number, upTo?: string | null): string {
   const search = new URLSearchParams();
   for (const name of ["action", "actor", "game", "target", "outcome", "key"] as const) {
     const value = filter[name];
@@ -60,6 +65,7 @@ export function auditHref(filter: AuditFilterInput, page: number): string {
   if (filter.from.text) search.set("from", filter.from.text);
   if (filter.to.text) search.set("to", filter.to.text);
   if (page > 1) search.set("page", String(page));
+  if (upTo) search.set("upTo", upTo);
   const query = search.toString();
   return `/audit${query ? `?${query}` : ""}`;
 }
@@ -75,5 +81,6 @@ export function auditQueryOf(filter: AuditFilterInput): AuditFilter {
     idempotencyKey: filter.key,
     from: filter.from.ms !== undefined ? new Date(filter.from.ms) : undefined,
     to: filter.to.ms !== undefined ? new Date(filter.to.ms) : undefined,
+    upToId: filter.upTo,
   };
 }

@@ -12,6 +12,7 @@ import { Select } from "@/app/_components/forms/select";
 import { getDb } from "@/db";
 import { listAuditFacets, listRefundAttemptOutcomes, searchAuditEntries } from "@/db/queries/audit";
 import { TextLink } from "@/app/_components/ui/text-link";
+import { formatCount } from "@/lib/format";
 import { refundAttemptHref } from "@/lib/lookup/search";
 import { requirePageRole } from "@/lib/auth/session";
 import { Pager } from "@/app/_components/table/pager";
@@ -78,12 +79,14 @@ export default async function AuditPage({ searchParams }: Props) {
           "idempotency key and the outcome. Entries cannot be edited or deleted."
         }
         actions={
-          <a
-            className={buttonClassName({ size: "sm" })}
-            href={auditHref(filter, 1).replace(/^\/audit/, "/api/audit/export")}
-          >
-            Download CSV{narrowed ? " (filtered)" : ""}
-          </a>
+          filter.from.invalid || filter.to.invalid ? null : (
+            <a
+              className={buttonClassName({ size: "sm" })}
+              href={auditHref(filter, 1).replace(/^\/audit/, "/api/audit/export")}
+            >
+              Download CSV{narrowed ? " (filtered)" : ""}
+            </a>
+          )
         }
       />
       <form
@@ -180,7 +183,13 @@ export default async function AuditPage({ searchParams }: Props) {
       </form>
       {filter.from.invalid || filter.to.invalid ? (
         <Banner tone="warning" role="status" className="mb-4">
-          A time filter could not be read and is not applied.
+          A time filter could not be read and is not applied; correct it to download the log.
+        </Banner>
+      ) : null}
+      {result.newer > 0 ? (
+        <Banner tone="info" role="status" className="mb-4">
+          {result.newer === 1 ? "1 newer entry" : `${formatCount(result.newer)} newer entries`} since this list was
+          opened; these pages stay as they were. <TextLink href={auditHref(filter, 1)}>Show the newest</TextLink>
         </Banner>
       ) : null}
       {result.total === 0 ? (
@@ -210,7 +219,7 @@ export default async function AuditPage({ searchParams }: Props) {
               offset={offset}
               limit={AUDIT_PAGE_SIZE}
               total={result.total}
-              pageHref={(page) => auditHref(filter, page)}
+              pageHref={(page) => auditHref(filter, page, result.upToId)}
             />
           }
         >

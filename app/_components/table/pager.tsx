@@ -26,7 +26,9 @@ export function Pager({
   const last = Math.min(offset + limit, total);
   const page = Math.floor(offset / limit) + 1;
   const pages = Math.max(1, Math.ceil(total / limit));
-  const previous = offset > 0 ? hrefFor(Math.max(0, offset - limit)) : null;
+  // Past the last page (a link kept while the list shrank, or typed): back to the last page, not a page before it.
+  const pastEnd = total > 0 && offset >= total;
+  const previous = offset > 0 ? hrefFor(pastEnd ? (pages - 1) * limit : Math.max(0, offset - limit)) : null;
   const next = offset + limit < total ? hrefFor(offset + limit) : null;
   return (
     <PagerLinks
@@ -34,7 +36,9 @@ export function Pager({
       summary={
         total === 0
           ? "No rows"
-          : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)} · page ${page} of ${pages}`
+          : pastEnd
+            ? `No rows on page ${page}: the list has ${formatCount(total)} rows on ${plural(pages, "page")}`
+            : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)} · page ${page} of ${pages}`
       }
       previous={previous}
       next={next}
@@ -75,4 +79,8 @@ export function PagerLinks(props: { label: string; summary: string; previous: st
       </div>
     </nav>
   );
+}
+
+function plural(count: number, noun: string): string {
+  return `${formatCount(count)} ${noun}${count === 1 ? "" : "s"}`;
 }

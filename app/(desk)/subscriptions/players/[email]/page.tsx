@@ -21,12 +21,15 @@ import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table
 export const metadata: Metadata = { title: "Player" };
 
 const PAGE_SIZE = 25;
-/** "the word live expands to the four live statuses and may be mixed, for example live,canceled" */
+/**
+ * "the word live expands to the four live statuses and may be mixed, for example live,canceled". Only the status
+ * names the service documents: its dunning status has no documented name (a subscription in dunning is under Live,
+ * and its status shows as the service sends it).
+ */
 const STATUS_OPTIONS = [
   { value: "", label: "All statuses" },
   { value: "live", label: "Live (active, dunning, awaiting)" },
   { value: "active", label: "Active" },
-  { value: "past_due", label: "Past due (dunning)" },
   { value: "awaiting_authentication", label: "Awaiting authentication" },
   { value: "pending_pcstore_authorization", label: "Pending pcstore authorization" },
   { value: "canceled", label: "Canceled" },
