@@ -13,6 +13,7 @@ import {
   holdStatements,
   preparePayoutBatch,
 } from "@/lib/payouts/batches";
+import { approvedWithOpenFlags } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { batchVerdict } from "@/lib/payouts/offered-actions";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
@@ -27,7 +28,7 @@ import {
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { getPayoutBatch, listPayoutStatements } from "@/lib/payouts/statements";
 import { formatInstant } from "@/lib/time";
-import { CliError, type CommandSpec } from "../cli";
+import { CliError, CliResult, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /**
@@ -82,6 +83,7 @@ const overrideSchema = z.object({
   batch: batchIdSchema,
   flag: flagKindSchema,
   recipient: playerIdSchema.optional(),
+  cause: z.string().trim().min(1, { message: "is empty" }).max(500, { message: "is too long" }).optional(),
   reason: overrideReasonSchema,
   actor: emailSchema,
 });
@@ -136,14 +138,17 @@ const flags = payoutCommand(
 const override = payoutCommand(
   {
     usage:
-      "npm run desk -- payouts override --batch ID --flag KIND [--recipient PLAYER_ID] --reason TEXT --actor EMAIL",
+      "npm run desk -- payouts override --batch ID --flag KIND [--recipient PLAYER_ID] [--cause CAUSE] --reason TEXT " +
+      "--actor EMAIL",
     description:
       "Overrides one open flag of a batch with a written reason (kept with the flag's cause; a new cause blocks " +
-      "again). A window flag takes no --recipient; a recipient's flag needs one.",
+      "again). A window flag takes no --recipient; a recipient's flag needs one. A flag raised more than once " +
+      "(two disputes) needs --cause, as payouts flags lists it; a cause that changed since is refused.",
     options: {
       batch: BATCH_OPTION,
       flag: { type: "string", description: "The flag kind, as payouts flags lists it" },
       recipient: { type: "string", description: "The recipient's player id (recipient flags only)" },
+      cause: { type: "string", description: "Which instance of the flag, as payouts flags lists its cause" },
       reason: { type: "string", description: "Why the flag does not stop the payment (at least 10 characters)" },
       actor: ACTOR_OPTION,
     },
@@ -153,10 +158,13 @@ const override = payoutCommand(
     const as = await actingAs(db, input.actor);
     const gameId = await gameOfBatch(db, input.batch);
     const recipientPlayerId = input.recipient ?? null;
-    await domain(() =>
-      overrideFlag(db, { gameId, batchId: input.batch, flag: input.flag, recipientPlayerId, reason: input.reason }, as),
-    );
-    return { batchId: input.batch, overridden: { flag: input.flag, recipientPlayerId }, reason: input.reason };
+    const params = { gameId, batchId: input.batch, flag: input.flag, recipientPlayerId, reason: input.reason };
+    await domain(() => overrideFlag(db, { ...params, cause: input.cause }, as));
+    return {
+      batchId: input.batch,
+      overridden: { flag: input.flag, recipientPlayerId, cause: input.cause ?? null },
+      reason: input.reason,
+    };
   },
 );
 
@@ -178,7 +186,8 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const verdict = batchVerdict("approve_batch", context, { draft: 0, approved: 1, held: 0, total: 1 });
   if (verdict.kind === "blocked" && verdict.code === "two_person_rule") throw new CliError(verdict.reason);
   const open = await domain(() => listOpenBatchFlags(db, target));
-  const drafts = (await listPayoutStatements(db, target)).filter((s) => s.state === "draft");
+  const statementsNow = await listPayoutStatements(db, target);
+  const drafts = statementsNow.filter((s) => s.state === "draft");
   const windowFlagged = open.some((f) => f.recipientPlayerId === null);
   const flaggedRecipients = new Set(open.map((f) => f.recipientPlayerId));
   const flagged = drafts.filter((s) => windowFlagged || flaggedRecipients.has(s.recipientPlayerId)).length;
@@ -188,13 +197,26 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
         "or pass --hold-flagged REASON or --unflagged",
     );
   }
+  // An approved statement with a flag raised since (a chargeback, changed details) refuses the batch's approval:
+  // said before anything changes, or held with the flagged drafts.
+  const flaggedSince = new Set(await approvedWithOpenFlags(db, { ...target, snapshotId: batch.snapshotId }));
+  if (!input.unflagged && !input["hold-flagged"] && flaggedSince.size > 0) {
+    const named = [...flaggedSince].slice(0, 3).join(", ") + (flaggedSince.size > 3 ? " …" : "");
+    throw new CliError(
+      `${flaggedSince.size} approved statements have an open flag raised since their approval (recipient ${named}): ` +
+        "override them (payouts flags), or pass --hold-flagged REASON",
+    );
+  }
   const approved = await domain(() => approveStatements(db, { ...target, all: "draft_unflagged" }, as));
   logBulk("approve", "approved", approved);
   let held: BulkResult = { changed: 0, skipped: [] };
   const holdReason = input["hold-flagged"];
-  const toHold = approved.skipped.filter((s) => s.reason.startsWith("open flags"));
+  const toHold = [
+    ...approved.skipped.filter((s) => s.reason.startsWith("open flags")).map((s) => s.id),
+    ...statementsNow.filter((s) => s.state === "approved" && flaggedSince.has(s.recipientPlayerId)).map((s) => s.id),
+  ];
   if (holdReason && toHold.length > 0) {
-    held = await domain(() => holdStatements(db, { ...target, ids: toHold.map((s) => s.id), reason: holdReason }, as));
+    held = await domain(() => holdStatements(db, { ...target, ids: toHold, reason: holdReason }, as));
     logBulk("approve", "held", held);
   }
   const statements = {
@@ -205,7 +227,10 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const stillDraft = (await listPayoutStatements(db, target)).filter((s) => s.state === "draft").length;
   if (stillDraft > 0) {
     process.stderr.write(`payouts approve: ${stillDraft} statements still in draft; the batch stays a draft\n`);
-    return { batchId: input.batch, batchApproved: false, statements, stillDraft };
+    const result = { batchId: input.batch, batchApproved: false, statements, stillDraft };
+    // Only --unflagged means to leave some in draft; otherwise every statement was to be settled (a flagged one
+    // owing a balance cannot be held).
+    return input.unflagged ? result : new CliResult(result, 1);
   }
   const approval = await domain(() => approvePayoutBatch(db, target, as));
   return { batchId: input.batch, batchApproved: true, statements, batch: approval };

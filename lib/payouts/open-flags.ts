@@ -16,7 +16,8 @@ export type OpenFlag = {
 
 /**
  * The flags of a batch still blocking a payment, evaluated now: each window flag once, then each recipient's own, for
- * the statements still to be decided (draft or held), as approval reads them.
+ * the statements still to be decided (draft or held) and, while the batch is a draft, the approved ones (a flag raised
+ * since their approval refuses the batch's), as approval reads them.
  */
 export async function listOpenBatchFlags(db: Db, params: { gameId: string; batchId: string }): Promise<OpenFlag[]> {
   const batch = await getPayoutBatchRow(db, params);
@@ -24,7 +25,8 @@ export async function listOpenBatchFlags(db: Db, params: { gameId: string; batch
   const flags = await readBatchFlags(db, { ...params, snapshotId: batch.snapshot_id });
   const open = flags.window.filter((f) => !overrideOf(f, flags.overrides));
   for (const s of await listPayoutStatements(db, params)) {
-    if (s.state !== "draft" && s.state !== "held") continue;
+    const blocks = s.state === "draft" || s.state === "held" || (s.state === "approved" && batch.status === "draft");
+    if (!blocks) continue;
     open.push(...openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).filter((f) => f.recipientPlayerId !== null));
   }
   return open.map((f) => ({

@@ -9,7 +9,9 @@ import { readBatchFlags } from "../../lib/payouts/flags";
 import { listPayoutStatements } from "../../lib/payouts/ledger";
 import { takeSnapshotNow } from "../../lib/snapshots/pull";
 import { monthWindow, type TimeWindow } from "../../lib/time";
+import { createUser } from "../../lib/auth/users";
 import { SUB } from "../emulator/fixture";
+import { refusalLine, runDesk } from "../support/desk";
 import type { TestDatabase } from "../support/db";
 import { setUpEmulatorWebhooks } from "../webhooks/emulator-delivery";
 import { waitFor } from "../support/wait";
@@ -31,6 +33,7 @@ const GAME = "g1";
 const BOB = 2;
 const preparer = actor("preparer");
 const approver = actor("approver");
+const cli = { actor: null, via: "cli" } as const;
 
 let t: TestDatabase;
 let emulator: RunningEmulator;
@@ -173,6 +176,24 @@ describe("disputed renewals", () => {
       // The window page reads the same and offers no approval of the batch.
       const target = { gameId: GAME, batchId: april.batchId, snapshotId: april.snapshotId };
       expect(await approvedWithOpenFlags(t.db, target)).toEqual([BOB]);
+      // So does the command line: the flag is listed, and approving is refused before anything changes.
+      const cliApprover = "cli-approver@payout-desk.test";
+      await createUser(t.db, { email: cliApprover, role: "finance", password: "a-long-password" }, cli);
+      const listed = await runDesk(t.url, ["payouts", "flags", "--batch", april.batchId]);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout).flags).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            flag: "disputed_renewal",
+            recipientPlayerId: BOB,
+            cause: `dispute:${disputeId}:lost`,
+          }),
+        ]),
+      );
+      const refused = await runDesk(t.url, ["payouts", "approve", "--batch", april.batchId, "--actor", cliApprover]);
+      expect(refusalLine(refused)).toContain(`an open flag raised since their approval (recipient ${BOB})`);
+      const batchRow = t.db.selectFrom("payout_batch").select("status").where("id", "=", april.batchId);
+      expect(await batchRow.executeTakeFirstOrThrow()).toEqual({ status: "draft" });
 
       const shown = await listSnapshotDisputes(t.db, {
         gameId: GAME,
@@ -203,18 +224,14 @@ describe("disputed renewals", () => {
           web(preparer),
         ),
       ).rejects.toThrow(/at least 10 characters/);
-      await overrideFlag(
-        t.db,
-        {
-          gameId: GAME,
-          batchId: april.batchId,
-          flag: "disputed_renewal",
-          recipientPlayerId: BOB,
-          reason: "Loss recovered from the recipient separately",
-          cause: `dispute:${disputeId}:lost`,
-        },
-        web(preparer),
-      );
+      // Overridden from the command line, naming the instance (the cause) as payouts flags listed it.
+      const overridden = await runDesk(t.url, [
+        ...["payouts", "override", "--batch", april.batchId, "--flag", "disputed_renewal"],
+        ...["--recipient", String(BOB), "--cause", `dispute:${disputeId}:lost`],
+        ...["--reason", "Loss recovered from the recipient separately", "--actor", cliApprover],
+      ]);
+      expect(overridden.code, overridden.stderr).toBe(0);
+      expect(JSON.parse(overridden.stdout)).toMatchObject({ overridden: { cause: `dispute:${disputeId}:lost` } });
       // Bob's April is under the minimum payout: approving closes it as carried forward.
       const approved = await approvePayoutBatch(t.db, { gameId: GAME, batchId: april.batchId }, web(approver));
       expect(approved.approved + approved.carried).toBe(1);
