@@ -1,8 +1,13 @@
 import { z } from "zod";
 import { exportIdSchema } from "@/lib/exports/run";
 import { stopBoss } from "@/lib/jobs/queue";
-import { readStatementSettings, saveStatementSettings, statementSettingsSchema } from "@/lib/statements/settings";
-import type { CommandSpec } from "../cli";
+import {
+  readStatementSettings,
+  saveStatementSettings,
+  statementIssuerIsSet,
+  statementSettingsSchema,
+} from "@/lib/statements/settings";
+import { CliError, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** The PDF renderer and the mailer load only for the commands that use them: every other command starts faster. */
@@ -13,15 +18,21 @@ const renderSchema = z.object({
   out: z.string().trim().min(1, { message: "name a folder to write into" }),
 });
 
-const sendSchema = z.object({
-  batch: exportIdSchema,
-  recipient: z
-    .string()
-    .regex(/^\d{1,15}$/, { message: "must be a player id (digits)", abort: true })
-    .transform(Number)
-    .optional(),
-  again: z.boolean().default(false),
-});
+const sendSchema = z
+  .object({
+    batch: exportIdSchema,
+    recipient: z
+      .string()
+      .regex(/^\d{1,15}$/, { message: "must be a player id (digits)", abort: true })
+      .transform(Number)
+      .optional(),
+    again: z.boolean().default(false),
+  })
+  .superRefine((flags, ctx) => {
+    // One recipient's statement, or every statement again: not both.
+    if (flags.recipient !== undefined && flags.again)
+      ctx.addIssue({ code: "custom", path: ["again"], message: "cannot be given with --recipient (one or the other)" });
+  });
 
 const settingsSchema = z.object({
   "studio-name": statementSettingsSchema.shape.studioName.optional(),
@@ -77,6 +88,8 @@ export const statementCommands: Record<string, Command> = {
         const current = await readStatementSettings(db);
         if (flags["studio-name"] === undefined && flags["studio-address"] === undefined && !flags["link-days"])
           return current;
+        if (flags["studio-name"] === undefined && !(await statementIssuerIsSet(db)))
+          throw new CliError("--studio-name: is required until the studio that issues the statements is named", 2);
         await saveStatementSettings(
           db,
           {

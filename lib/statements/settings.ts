@@ -10,15 +10,23 @@ import { AppError } from "@/lib/errors";
 export const STATEMENT_SETTINGS_KEY = "statements.settings";
 export const DEFAULT_LINK_DAYS = 30;
 
+/** What statements name as their issuer until the studio says who it is: never saved as its name. */
+const PLACEHOLDER_STUDIO_NAME = "Your studio (set the name in Settings)";
+
 export const statementSettingsSchema = z.object({
-  studioName: z.string().trim().min(1).max(200),
+  studioName: z
+    .string()
+    .trim()
+    .min(1, { message: "is required" })
+    .max(200, { message: "must be at most 200 characters" })
+    .refine((name) => name !== PLACEHOLDER_STUDIO_NAME, { message: "must name the studio that issues the statements" }),
   studioAddress: z.string().trim().max(500),
   linkDays: z.number().int().min(1).max(365),
 });
 export type StatementSettings = z.output<typeof statementSettingsSchema>;
 
 export const DEFAULT_STATEMENT_SETTINGS: StatementSettings = {
-  studioName: "Your studio (set the name in Settings)",
+  studioName: PLACEHOLDER_STUDIO_NAME,
   studioAddress: "",
   linkDays: DEFAULT_LINK_DAYS,
 };
@@ -51,6 +59,7 @@ export async function requireStatementIssuer(db: Db): Promise<void> {
 export async function saveStatementSettings(db: Db, input: StatementSettings, acting: ActingAs): Promise<void> {
   const value = statementSettingsSchema.parse(input);
   await db.transaction().execute(async (trx) => {
+    const from = await savedStatementSettings(trx);
     await writeAppSetting(trx, { key: STATEMENT_SETTINGS_KEY, value, by: acting.actor?.email ?? acting.via });
     await recordAudit(trx, {
       actor: acting.actor,
@@ -58,7 +67,7 @@ export async function saveStatementSettings(db: Db, input: StatementSettings, ac
       action: "settings.statements",
       target: STATEMENT_SETTINGS_KEY,
       outcome: "succeeded",
-      detail: { to: value },
+      detail: { from, to: value },
     });
   });
 }

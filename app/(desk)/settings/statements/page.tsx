@@ -3,7 +3,7 @@ import { Card } from "@/app/_components/ui/card";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
-import { readStatementSettings } from "@/lib/statements/settings";
+import { readStatementSettings, statementIssuerIsSet } from "@/lib/statements/settings";
 import { saveStatementSettingsAction } from "./actions";
 import { StatementSettingsForm } from "./settings-form";
 
@@ -11,7 +11,10 @@ export const metadata: Metadata = { title: "Statement settings" };
 
 export default async function StatementSettingsPage() {
   await requirePageRole("admin");
-  const settings = await readStatementSettings(getDb());
+  const db = getDb();
+  const [settings, issuerSet] = await Promise.all([readStatementSettings(db), statementIssuerIsSet(db)]);
+  // Until the studio is named, the form starts empty rather than offering the placeholder to save as its name.
+  const current = issuerSet ? settings : { ...settings, studioName: "" };
   return (
     <>
       <PageHeader
@@ -23,7 +26,7 @@ export default async function StatementSettingsPage() {
         }
       />
       <Card title="Issuer and links">
-        <StatementSettingsForm action={saveStatementSettingsAction} current={settings} />
+        <StatementSettingsForm action={saveStatementSettingsAction} current={current} />
       </Card>
     </>
   );
