@@ -22,6 +22,12 @@ export async function lockAdminIds(trx: Trx): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/** A user's role, the row locked until the transaction ends; null when there is no such user. */
+export async function lockUserRole(trx: Trx, userId: string): Promise<Role | null> {
+  const row = await trx.selectFrom("auth_user").select("role").where("id", "=", userId).forUpdate().executeTakeFirst();
+  return row?.role ?? null;
+}
+
 export async function updateUserRole(db: DbOrTrx, params: { userId: string; role: Role }): Promise<UserRow | null> {
   const row = await db
     .updateTable("auth_user")

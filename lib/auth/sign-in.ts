@@ -114,15 +114,16 @@ export async function beginSignInAttempt(
 export async function markSignInSucceeded(
   db: Db,
   attemptId: string,
-  signIn: { email: string; via: Via },
+  signIn: { user: { id: string; email: string }; via: Via },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await markSignInAttemptSucceeded(trx, attemptId);
+    // The person who signed in is the actor (filtering the log by them finds their sign-ins).
     await recordAudit(trx, {
-      actor: null,
+      actor: { id: signIn.user.id, email: signIn.user.email },
       via: signIn.via,
       action: "user.sign_in",
-      target: signIn.email,
+      target: signIn.user.email,
       outcome: "succeeded",
     });
   });

@@ -6,6 +6,7 @@ import {
   findUserIdByEmail,
   listUserRows,
   lockAdminIds,
+  lockUserRole,
   updateUserRole,
   type UserRow,
 } from "@/db/queries/users";
@@ -78,14 +79,17 @@ export async function setUserRole(db: Db, userId: string, role: Role, as: Acting
     if (role !== "admin" && admins.includes(userId) && admins.length <= 1) {
       throw new AppError("CONFLICT", "This is the last admin; make another user admin first.", { field: "role" });
     }
-    const changed = await updateUserRole(trx, { userId, role });
+    const from = await lockUserRole(trx, userId);
+    const changed = from === null ? null : await updateUserRole(trx, { userId, role });
     if (!changed) throw new AppError("NOT_FOUND", "No such user.");
+    // A role set to what it was changes nothing and writes no line.
+    if (from === role) return changed;
     await recordAudit(trx, {
       ...as,
       action: "user.change_role",
       target: changed.email,
       outcome: "succeeded",
-      detail: { role },
+      detail: { from, role },
     });
     return changed;
   });

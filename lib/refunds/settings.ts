@@ -1,4 +1,5 @@
 import "server-only";
+import { lockForTransaction } from "@/db/queries/locks";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { readAppSetting, writeAppSetting } from "@/db/queries/app-settings";
@@ -41,8 +42,10 @@ export async function saveSupportRefundLimit(
   as: ActingAs & { actor: Actor },
 ): Promise<SupportRefundLimit> {
   const amount = formatUsd(amountUsd);
-  const previous = await readSupportRefundLimit(db);
   await db.transaction().execute(async (trx) => {
+    // One change at a time, so that each audit line's "from" is what that change replaced.
+    await lockForTransaction(trx, SUPPORT_REFUND_LIMIT_KEY);
+    const previous = await readSupportRefundLimit(trx);
     await writeAppSetting(trx, {
       key: SUPPORT_REFUND_LIMIT_KEY,
       value: { amount_usd: amount },

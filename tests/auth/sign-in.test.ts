@@ -181,8 +181,16 @@ describe("sign-in limits without lockout", () => {
     const email = "recovers@payout-desk.test";
     for (let i = 0; i < 4; i++) await attempt(email, T0 + i * S);
     const id = await atTime(T0 + 10 * S, () => signIn.beginSignInAttempt(t.db, email, null));
-    await signIn.markSignInSucceeded(t.db, id, { email, via: "web" });
+    await signIn.markSignInSucceeded(t.db, id, { user: { id: "u-recovers", email }, via: "web" });
     for (let i = 0; i < 4; i++) expect(await attempt(email, T0 + 11 * S + i * S)).toBe("checked");
+    // The audit line names the person who signed in as its actor.
+    const line = await t.db
+      .selectFrom("audit_log")
+      .select(["actor_id", "actor_email", "target"])
+      .where("action", "=", "user.sign_in")
+      .where("target", "=", email)
+      .executeTakeFirstOrThrow();
+    expect(line).toEqual({ actor_id: "u-recovers", actor_email: email, target: email });
   });
 
   it("limits one address behind a trusted proxy across accounts, without holding up other addresses", async () => {
@@ -198,7 +206,7 @@ describe("sign-in limits without lockout", () => {
   it("does not hold up an address that signed in to the account before", async () => {
     const email = "usual@payout-desk.test";
     const id = await atTime(T0, () => signIn.beginSignInAttempt(t.db, email, "203.0.113.50"));
-    await signIn.markSignInSucceeded(t.db, id, { email, via: "web" });
+    await signIn.markSignInSucceeded(t.db, id, { user: { id: "u-usual", email }, via: "web" });
     for (let i = 0; i < 8; i++) await attempt(email, T0 + (i + 1) * S, "192.0.2.66");
     expect(await attempt(email, T0 + 10 * S, "192.0.2.66")).toBe("refused");
     expect(await attempt(email, T0 + 10 * S, "203.0.113.50")).toBe("checked");

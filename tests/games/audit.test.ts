@@ -127,6 +127,8 @@ describe("audit lines of a change made from the command line and from the web", 
     const { changeRoleAction } = await import("../../app/(desk)/settings/users/actions");
     const user = await t.db.selectFrom("auth_user").select("id").where("email", "=", email).executeTakeFirstOrThrow();
     expect(await changeRoleAction(null, form({ userId: user.id, role: "finance" }))).toMatchObject({ ok: true });
+    // Set to the role it has: nothing changes, and no line is written.
+    expect(await changeRoleAction(null, form({ userId: user.id, role: "finance" }))).toMatchObject({ ok: true });
 
     expect(await auditOf(email)).toEqual([
       {
@@ -143,7 +145,7 @@ describe("audit lines of a change made from the command line and from the web", 
         actor_email: null,
         outcome: "succeeded",
         game_id: null,
-        detail: { role: "support" },
+        detail: { from: "viewer", role: "support" },
       },
       {
         action: "user.change_role",
@@ -151,7 +153,7 @@ describe("audit lines of a change made from the command line and from the web", 
         actor_email: adminEmail,
         outcome: "succeeded",
         game_id: null,
-        detail: { role: "finance" },
+        detail: { from: "support", role: "finance" },
       },
     ]);
   });

@@ -20,8 +20,9 @@ export const signInAction = definePublicAction(
     const db = getDb();
     const requestHeaders = await headers();
     const attemptId = await beginSignInAttempt(db, email, clientAddress(requestHeaders));
+    let user: { id: string; email: string };
     try {
-      await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders });
+      ({ user } = await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders }));
     } catch {
       // The email stays in the form (never the password), to correct one or the other.
       return {
@@ -31,7 +32,7 @@ export const signInAction = definePublicAction(
         values: { email },
       };
     }
-    await markSignInSucceeded(db, attemptId, { email, via: "web" });
+    await markSignInSucceeded(db, attemptId, { user, via: "web" });
     redirect("/payouts");
   },
 );

@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
@@ -12,7 +12,13 @@ import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/roles";
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
 export function CreateUserForm({ action }: { action: Action }) {
-  const [state, formAction] = useActionState(action, null);
+  // Kept in the browser while a creation is refused (the server never sends a password back), cleared once created.
+  const [password, setPassword] = useState("");
+  const [state, formAction] = useActionState(async (previous: ActionResult | null, form: FormData) => {
+    const result = await action(previous, form);
+    if (result.ok) setPassword("");
+    return result;
+  }, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
@@ -46,7 +52,17 @@ export function CreateUserForm({ action }: { action: Action }) {
         hint="At least 10 characters."
         error={errors.password}
       >
-        {(control) => <Input {...control} name="password" type="password" required autoComplete="new-password" />}
+        {(control) => (
+          <Input
+            {...control}
+            name="password"
+            type="password"
+            required
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        )}
       </Field>
       <div className="sm:col-span-2">
         <SubmitButton>Create user</SubmitButton>
