@@ -43,6 +43,25 @@ export type SnapshotReversalRow = {
  * Reversals in a snapshot (of one recipient when given), oldest refund first, each with every refund event
  * (cumulative before and after, basis). Amounts to the cent.
  */
+/** How many reversals a recipient has in a snapshot, and how many net to zero in its window (the list stops at 500). */
+export async function countSnapshotReversals(
+  db: Db,
+  params: { gameId: string; snapshotId: string; recipientPlayerId: number },
+): Promise<{ total: number; netsToZero: number }> {
+  const row = await db
+    .selectFrom("snapshot_reversal as v")
+    .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
+    .where("s.game_id", "=", params.gameId)
+    .where("v.snapshot_id", "=", params.snapshotId)
+    .where("v.recipient_player_id", "=", String(params.recipientPlayerId))
+    .select((eb) => [
+      eb.fn.countAll<string>().as("total"),
+      eb.fn.countAll<string>().filterWhere("v.nets_to_zero_in_window", "=", true).as("nets_to_zero"),
+    ])
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total), netsToZero: Number(row.nets_to_zero) };
+}
+
 export async function listSnapshotReversals(
   db: Db,
   params: { gameId: string; snapshotId: string; recipientPlayerId?: number; limit?: number },

@@ -10,7 +10,11 @@ import {
 import { summarizePullProgress } from "@/lib/snapshots/progress";
 import { addMonths, monthKeyOf, monthWindow, type TimeWindow } from "@/lib/time";
 
-export type WindowSnapshotState = "none" | "pulling" | "complete" | "stale" | "drift" | "failed";
+/**
+ * open: the snapshot was pulled while its window was still open and the window still is; partial: the window has
+ * ended since, so the snapshot lacks its last part until it is pulled again.
+ */
+export type WindowSnapshotState = "none" | "pulling" | "complete" | "open" | "partial" | "stale" | "drift" | "failed";
 
 export type WindowOverviewRow = {
   window: TimeWindow;
@@ -40,7 +44,8 @@ export async function listWindowOverview(
   ]);
   const byWindow = new Map(snapshots.map((s) => [key(s.window), s]));
   const windows = new Map<string, { window: TimeWindow; isMonth: boolean }>();
-  const current = monthKeyOf(params.now ?? Date.now());
+  const now = params.now ?? Date.now();
+  const current = monthKeyOf(now);
   for (let i = 0; i < (params.months ?? 12); i += 1) {
     const w = monthWindow(addMonths(current, -i));
     windows.set(key(w), { window: w, isMonth: true });
@@ -75,6 +80,7 @@ export async function listWindowOverview(
       ) ?? null;
     let state: WindowSnapshotState = "none";
     if (snapshot) state = snapshot.drift.status === "drift" ? "drift" : snapshot.stale ? "stale" : "complete";
+    if (state === "complete" && snapshot && !snapshot.windowClosed) state = window.endMs > now ? "open" : "partial";
     if (failed && !pull) state = snapshot ? state : "failed";
     if (pull) state = "pulling";
     const progressPercent = pull ? summarizePullProgress(pull).percent : null;

@@ -217,8 +217,10 @@ export async function publishSnapshot(
   const lineCount = linesWritten ? partPeriodIds.length : rows.lines.length;
   const totals = totalsColumns(fetched);
   const generatedAt = iso(fetched.generatedFirst);
-  // A window is closed once its end has passed on the service's own clock.
-  const windowClosed = window.endMs <= (parseServiceInstant(fetched.generatedFirst) ?? 0);
+  // A window is closed once its end has passed on the service's own clock, and it was read to its end (an open one is
+  // read up to a bound before the pull began, which the service's clock, ahead of ours, may have passed the end of).
+  const readToEnd = fetched.window.endMs >= window.endMs;
+  const windowClosed = readToEnd && window.endMs <= (parseServiceInstant(fetched.generatedFirst) ?? 0);
   const previous = input.previous === undefined ? await loadPreviousVersion(db, input.gameId, window) : input.previous;
 
   let driftStatus: SnapshotDriftStatus = "first_version";

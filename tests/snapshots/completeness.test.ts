@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listSnapshotReversals, listSubWindows } from "@/db/queries/snapshot-evidence";
+import { countSnapshotReversals, listSnapshotReversals, listSubWindows } from "@/db/queries/snapshot-evidence";
 import { listRecipientLines, listRecipientPayouts } from "@/db/queries/snapshot-recipients";
 import { getSnapshot } from "@/db/queries/snapshots";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
@@ -82,6 +82,16 @@ describe("snapshot completeness", () => {
       expect(snapshot?.totals.refundEventsInWindow).toBe(60);
       expect(snapshot?.totals.renewalsSettledThenFullyReversed).toBe(60);
       expect(reversals.length).toBeLessThanOrEqual(60);
+      // A recipient's count is of all their reversals, whatever the list shows.
+      const recipientPlayerId = reversals[0]?.recipientPlayerId ?? 0;
+      const theirs = reversals.filter((r) => r.recipientPlayerId === recipientPlayerId);
+      expect(theirs.length).toBeGreaterThan(0);
+      const counted = await countSnapshotReversals(env.db, {
+        gameId: GAME_ID,
+        snapshotId: summary.snapshotId,
+        recipientPlayerId,
+      });
+      expect(counted).toEqual({ total: theirs.length, netsToZero: theirs.length });
 
       const parts = await listSubWindows(env.db, { gameId: GAME_ID, snapshotId: summary.snapshotId });
       expect(parts.length).toBeGreaterThanOrEqual(2);

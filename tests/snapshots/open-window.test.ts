@@ -93,4 +93,24 @@ describe("an open window", () => {
       .executeTakeFirstOrThrow();
     expect(snapshot.fetch_started_at.getTime()).toBe(readTo);
   });
+
+  it("is not taken as closed when the service's clock has passed its end but the pull read only up to before it", async () => {
+    // Ends half a minute from now by this clock; the service's clock is two minutes ahead, past the end.
+    const endingSoon = { startMs: WINDOW.startMs, endMs: Math.ceil((Date.now() + 30_000) / 1000) * 1000 };
+    const serviceAhead: FetchLike = async (url, init) => {
+      const response = await fetch(url, init);
+      const text = (await response.text()).replace(
+        /"generated_at":"[^"]*"/g,
+        `"generated_at":"${new Date(endingSoon.endMs + 120_000).toISOString()}"`,
+      );
+      return new Response(text, { status: response.status, headers: response.headers });
+    };
+    const summary = await takeSnapshotNow(
+      env.db,
+      { gameId: GAME_ID, window: endingSoon, requestedBy: null, via: "test" },
+      { clientOverrides: { fetch: serviceAhead } },
+    );
+    // The renewals of its last minute and a half were not read: the window stays open, and a later pull reads them.
+    expect(summary.windowClosed).toBe(false);
+  });
 });

@@ -19,6 +19,8 @@ const STATE_BADGE: Record<WindowSnapshotState, { label: string; tone: Tone }> = 
   none: { label: "No snapshot", tone: "neutral" },
   pulling: { label: "Pulling", tone: "info" },
   complete: { label: "Complete", tone: "success" },
+  open: { label: "Window open", tone: "info" },
+  partial: { label: "Ended since: pull again", tone: "warning" },
   stale: { label: "Stale", tone: "warning" },
   drift: { label: "Drift", tone: "danger" },
   failed: { label: "Pull failed", tone: "danger" },

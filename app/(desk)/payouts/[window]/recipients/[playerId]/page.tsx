@@ -8,7 +8,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
-import { listSnapshotReversals } from "@/db/queries/snapshot-evidence";
+import { countSnapshotReversals, listSnapshotReversals } from "@/db/queries/snapshot-evidence";
 import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount } from "@/lib/format";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
@@ -68,7 +68,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
     }))
       statement = s;
   }
-  const [lines, reversals, carries, reported] = await Promise.all([
+  const [lines, reversals, reversalCounts, carries, reported] = await Promise.all([
     listEvidenceLines(db, {
       gameId: game.id,
       snapshotId: snapshot.id,
@@ -78,6 +78,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
       mismatchesOnly,
     }),
     listSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
+    countSnapshotReversals(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
     statement ? listCarrySources(db, { gameId: game.id, statementId: statement.id }) : Promise.resolve([]),
     getSnapshotRecipient(db, { gameId: game.id, snapshotId: snapshot.id, recipientPlayerId: playerId }),
   ]);
@@ -308,11 +309,8 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                     "None"
                   ),
               },
-              { label: "Reversals in this window", value: formatCount(reversals.length) },
-              {
-                label: "Netting to zero in this window",
-                value: formatCount(reversals.filter((r) => r.netsToZeroInWindow).length),
-              },
+              { label: "Reversals in this window", value: formatCount(reversalCounts.total) },
+              { label: "Netting to zero in this window", value: formatCount(reversalCounts.netsToZero) },
             ]}
           />
           <p className="mt-2 text-xs text-ink-muted">
@@ -321,7 +319,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
         </Card>
       </div>
 
-      <ReversalList reversals={reversals} />
+      <ReversalList reversals={reversals} total={reversalCounts.total} />
 
       <EvidenceLines
         lines={lines}

@@ -26,12 +26,18 @@ const PARTNER_REVERSAL_BASIS: Record<string, string> = {
 };
 
 /** The reversals reported in the window for one recipient, each with its refund events. */
-export function ReversalList({ reversals }: { reversals: SnapshotReversalRow[] }) {
+export function ReversalList({ reversals, total }: { reversals: SnapshotReversalRow[]; total: number }) {
   return (
     <section aria-labelledby="reversals-heading" className="mb-6">
       <h2 id="reversals-heading" className="mb-2 text-sm font-semibold text-ink">
-        Reversals reported in this window ({formatCount(reversals.length)})
+        Reversals reported in this window ({formatCount(total)})
       </h2>
+      {reversals.length < total ? (
+        <p className="mb-2 text-sm text-ink-muted">
+          The first {formatCount(reversals.length)} by their latest refund are shown; the snapshot&apos;s reversals CSV
+          holds all {formatCount(total)}.
+        </p>
+      ) : null}
       {reversals.length === 0 ? (
         <EmptyState title="No reversals">
           No refund in this window reversed this recipient&apos;s attribution.
