@@ -94,7 +94,7 @@ describe("an open window", () => {
     expect(snapshot.fetch_started_at.getTime()).toBe(readTo);
   });
 
-  it("is not taken as closed when the service's clock has passed its end but the pull read only up to before it", async () => {
+  it("is not closed when the service's clock has passed its end but the pull read only up to before it", async () => {
     // Ends half a minute from now by this clock; the service's clock is two minutes ahead, past the end.
     const endingSoon = { startMs: WINDOW.startMs, endMs: Math.ceil((Date.now() + 30_000) / 1000) * 1000 };
     const serviceAhead: FetchLike = async (url, init) => {
