@@ -235,7 +235,10 @@ export function selectReversalCells(db: Db, target: Target, after: string | null
       decimalText("e.refunded_amount_usd").as("refunded_amount_usd"),
       decimalText("e.cumulative_refunded_before_usd").as("cumulative_refunded_before_usd"),
       decimalText("e.cumulative_refunded_after_usd").as("cumulative_refunded_after_usd"),
-      decimalText("e.reversed_attributed_usd").as("reversed_attributed_usd"),
+      // A reversal without events has one row, which carries the period's figure: the column's sum is then still
+      // the share reversed in the window.
+      sql<string | null>`(case when e.period_id is null then v.reversed_attributed_usd
+        else e.reversed_attributed_usd end)::text`.as("reversed_attributed_usd"),
       decimalText("e.partner_revenue_reversed_usd").as("partner_revenue_reversed_usd"),
       text("e.partner_revenue_reversal_basis").as("partner_revenue_reversal_basis"),
       booleanText("e.is_full_refund").as("is_full_refund"),

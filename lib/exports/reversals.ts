@@ -76,7 +76,9 @@ export const REVERSAL_COLUMNS: readonly ExportColumn[] = [
   {
     name: "reversed_attributed_usd",
     type: "decimal",
-    description: "Share reversed by this refund. Sum of the column = share reversed in the window.",
+    description:
+      "Share reversed by this refund (on a reversal's row without events, the period's share reversed in the " +
+      "window). Sum of the column = share reversed in the window.",
   },
   { name: "partner_revenue_reversed_usd", type: "decimal", description: "Partner revenue reversed by this refund." },
   {

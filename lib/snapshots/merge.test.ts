@@ -77,6 +77,16 @@ describe("merging figures finer than a cent", () => {
     expect(merged?.reversed_attributed_usd).toBe("1.805");
     expect(merged?.partner_revenue_reversed_usd).toBe("9.0025");
   });
+
+  it("keeps a part's nets-to-zero for a reversal the service reported without events (period-row basis)", () => {
+    // Settled and fully refunded inside the first part, so inside the whole window too.
+    const coarse = reversal({ reversal_basis: "period_row", refund_events: [], nets_to_zero_in_window: true });
+    const [merged] = mergeReversals(WINDOW, [coarse]);
+    expect(merged?.nets_to_zero_in_window).toBe(true);
+    // Not settled in the window: nothing to net to zero, whatever a part said.
+    const settledBefore = reversal({ paid_at: "2026-02-10T00:00:00Z", refund_events: [] });
+    expect(mergeReversals(WINDOW, [settledBefore])[0]?.nets_to_zero_in_window).toBe(false);
+  });
 });
 
 describe("drift", () => {

@@ -129,7 +129,9 @@ export function mergeReversals(window: TimeWindow, rows: readonly Reversal[]): R
       settled_in_this_window: first.paid_at !== null && windowContains(window, first.paid_at),
       note: notes.length > 0 ? notes.join(" ") : null,
     };
-    row.nets_to_zero_in_window = netsToZeroIn(window, row);
+    // What nets to zero inside a part nets to zero inside the window: the service's own word is kept where the events
+    // cannot say (a period-row reversal has none).
+    row.nets_to_zero_in_window = netsToZeroIn(window, row) || group.some((r) => r.nets_to_zero_in_window);
     merged.push(row);
   }
   return merged;

@@ -247,6 +247,8 @@ describe("[finance] CSV values survive a CSV parser exactly", () => {
     expect(coarse.reversal_basis).toBe("period_row");
     expect(coarse.refunded_at).toBe("");
     expect(coarse.period_reversed_attributed_usd).toBe("1.80");
+    // Its row carries the period's share reversed, so that the column sums to what the window reversed.
+    expect(coarse.reversed_attributed_usd).toBe("1.80");
     expectNoFormula(
       rows,
       REVERSAL_COLUMNS.filter((c) => c.type === "text").map((c) => c.name),
