@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { mapAccount } from "@/lib/accounting/accounts";
+import { quickbooksDateOrderSchema, setQuickbooksDateOrder } from "@/lib/accounting/date-order";
 import { startPayeeTotalsExport } from "@/lib/accounting/payee-totals";
 import {
   accountCodeSchema,
@@ -23,7 +24,27 @@ const mapSchema = z.object({
   "tax-rate": taxRateNameSchema.optional(),
 });
 
+const datesSchema = z.object({ game: gameIdSchema, order: quickbooksDateOrderSchema });
+
 export const ACCOUNTING_COMMANDS: Record<string, Command> = {
+  "accounts quickbooks-dates": {
+    spec: {
+      usage: "npm run desk -- accounts quickbooks-dates --game ID --order mdy|dmy",
+      description:
+        "Sets the order the game's QuickBooks Online journal file writes dates in, as the company reads them: mdy " +
+        "(MM/DD/YYYY, US companies; the default) or dmy (DD/MM/YYYY). Audited. A JSON summary to stdout.",
+      options: {
+        game: { type: "string", description: "The game id" },
+        order: { type: "string", description: "mdy | dmy" },
+      },
+      schema: datesSchema,
+    } satisfies CommandSpec<typeof datesSchema>,
+    run: (flags: z.output<typeof datesSchema>) =>
+      withDb(async (db) => ({
+        game: flags.game,
+        ...(await setQuickbooksDateOrder(db, { gameId: flags.game, order: flags.order }, CLI)),
+      })),
+  },
   "accounts map": {
     spec: {
       usage:

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Insertable, Updateable } from "kysely";
+import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, DbOrTrx } from "@/db";
 import type { GameEnvironment, GameTable } from "@/db/types";
 import { firstValue } from "./scalar";
@@ -111,7 +111,21 @@ export async function readSealedGameSecrets(db: DbOrTrx, gameId: string) {
     .executeTakeFirst();
 }
 
-export async function readGameSettings(db: DbOrTrx, gameId: string): Promise<Record<string, unknown>> {
-  const row = await db.selectFrom("game").select("settings").where("id", "=", gameId).executeTakeFirstOrThrow();
+export async function readGameSettings(
+  db: DbOrTrx,
+  gameId: string,
+  options: { lock?: boolean } = {},
+): Promise<Record<string, unknown>> {
+  const query = db.selectFrom("game").select("settings").where("id", "=", gameId);
+  const row = await (options.lock ? query.forUpdate() : query).executeTakeFirstOrThrow();
   return row.settings;
+}
+
+/** Sets keys of a game's settings, keeping the others. */
+export async function mergeGameSettings(db: DbOrTrx, gameId: string, patch: Record<string, unknown>): Promise<void> {
+  await db
+    .updateTable("game")
+    .set({ settings: sql`settings || ${JSON.stringify(patch)}::jsonb`, updated_at: new Date() })
+    .where("id", "=", gameId)
+    .execute();
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { type QuickbooksDateOrder, readQuickbooksDateOrder } from "@/lib/accounting/date-order";
 import { formatUsd } from "@/lib/money";
 import type { ExportColumn, ExportRow } from "./csv";
 import {
@@ -21,8 +22,8 @@ import type { ExportKindDefinition } from "./types";
  * - Journal No groups lines: every line of one entry has the same number. Each posting is one entry with a number
  *   that is the same every time the file is made (so "warn me if a journal number is reused" catches a second
  *   import of the same file), at most 21 characters.
- * - Journal Date: the entry's date, written MM/DD/YYYY (the importer reads dates in the company's format; US
- *   companies use month first).
+ * - Journal Date: the entry's date, in the company's date format, which the importer reads it in: MM/DD/YYYY (US
+ *   companies) unless the game's QuickBooks date order is set to DD/MM/YYYY under Settings → Accounting.
  * - Account: the account's NAME as in the chart of accounts, with "Parent:Sub" for a sub-account; account numbers
  *   must be turned off while importing. Map each account to that name under Settings → Accounting.
  * - Debits / Credits: one of the two per line, the other empty; an entry's debits equal its credits.
@@ -34,7 +35,11 @@ import type { ExportKindDefinition } from "./types";
 
 export const QUICKBOOKS_COLUMNS: readonly ExportColumn[] = [
   { name: "Journal No", type: "text", description: "The entry; its lines share it." },
-  { name: "Journal Date", type: "date", description: "The entry's date, MM/DD/YYYY." },
+  {
+    name: "Journal Date",
+    type: "date",
+    description: "The entry's date, MM/DD/YYYY, or DD/MM/YYYY where the game's QuickBooks date order says so.",
+  },
   { name: "Account", type: "text", description: "The ledger account name mapped to the account." },
   { name: "Debits", type: "decimal", description: "Debit amount (empty on a credit line)." },
   { name: "Credits", type: "decimal", description: "Credit amount (empty on a debit line)." },
@@ -42,9 +47,13 @@ export const QUICKBOOKS_COLUMNS: readonly ExportColumn[] = [
   { name: "Name", type: "text", description: "The recipient, on the payable lines." },
 ];
 
-export function quickbooksRows(posting: Posting, context: JournalContext): ExportRow[] {
+export function quickbooksRows(
+  posting: Posting,
+  context: JournalContext,
+  dateOrder: QuickbooksDateOrder,
+): ExportRow[] {
   const number = journalNumber(posting);
-  const date = slashDate(posting.date, "mdy");
+  const date = slashDate(posting.date, dateOrder);
   const recipient = recipientLabel(context.names, posting.entry.recipientPlayerId);
   return posting.lines.map((line) => ({
     "Journal No": number,
@@ -61,8 +70,8 @@ export const quickbooksJournalExport: ExportKindDefinition = {
   kind: "journal-quickbooks",
   title: "QuickBooks Online journal entries",
   summary:
-    "The batch's journal in QuickBooks Online's journal entry import format (Journal No, MM/DD/YYYY, mapped " +
-    "account names, debits and credits, the recipient on payable lines).",
+    "The batch's journal in QuickBooks Online's journal entry import format (Journal No, dates in the company's " +
+    "order, mapped account names, debits and credits, the recipient on payable lines).",
   columns: QUICKBOOKS_COLUMNS,
   needsBatch: true,
   oneSnapshot: true,
@@ -71,6 +80,7 @@ export const quickbooksJournalExport: ExportKindDefinition = {
   },
   async *pages(db, target) {
     const context = await journalContext(db, target, { taxRate: false });
-    yield* inPages(batchPostings(db, target), 1_000, (posting) => quickbooksRows(posting, context));
+    const dateOrder = await readQuickbooksDateOrder(db, target.gameId);
+    yield* inPages(batchPostings(db, target), 1_000, (posting) => quickbooksRows(posting, context, dateOrder));
   },
 };

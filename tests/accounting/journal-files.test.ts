@@ -246,6 +246,30 @@ describe("QuickBooks Online journal entries", () => {
     // A recipient name that looks like a formula is written inert.
     expect(rows.some((r) => r.Name?.startsWith("'=cmd"))).toBe(true);
   });
+
+  it("writes dates day first for a company that reads them so, once set for the game (audited)", async () => {
+    const monthFirst = readCsv((await download("journal-quickbooks")).text);
+    const set = await runDesk(t.url, ["accounts", "quickbooks-dates", "--game", GAME, "--order", "dmy"]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ game: GAME, order: "dmy", changed: true });
+    try {
+      const dayFirst = readCsv((await download("journal-quickbooks")).text);
+      expect(dayFirst.length).toBe(monthFirst.length);
+      expect(dayFirst.some((row) => row["Journal Date"] !== monthFirst[0]?.["Journal Date"])).toBe(true);
+      dayFirst.forEach((row, i) => {
+        const [month, day, year] = (monthFirst[i]?.["Journal Date"] ?? "").split("/");
+        expect(row["Journal Date"]).toBe(`${day}/${month}/${year}`);
+      });
+      const line = await t.db
+        .selectFrom("audit_log")
+        .select(["outcome", "detail"])
+        .where("action", "=", "accounting.quickbooks_date_order")
+        .executeTakeFirstOrThrow();
+      expect(line).toEqual({ outcome: "succeeded", detail: { from: "mdy", to: "dmy" } });
+    } finally {
+      await runDesk(t.url, ["accounts", "quickbooks-dates", "--game", GAME, "--order", "mdy"]);
+    }
+  });
 });
 
 describe("splitting at whole journals", () => {

@@ -4,6 +4,7 @@ import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
+import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 
@@ -61,6 +62,47 @@ export function AccountForm({
         <SubmitButton pendingLabel="Saving…">
           {current ? "Save" : "Map"} {label.toLowerCase()}
         </SubmitButton>
+      </div>
+    </form>
+  );
+}
+
+/** The order QuickBooks Online reads the journal file's dates in, for the selected game. */
+export function DateOrderForm({
+  action,
+  gameId,
+  current,
+  options,
+}: {
+  action: Action;
+  gameId: string;
+  current: string;
+  options: { value: string; label: string }[];
+}) {
+  const [state, formAction] = useActionState(action, null);
+  const values = state && !state.ok ? (state.values ?? {}) : {};
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  return (
+    <form action={formAction} className="flex flex-col gap-3" noValidate aria-label="QuickBooks Online date format">
+      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <Field
+        label="Dates in the QuickBooks Online journal file"
+        hint="As the company's date format in QuickBooks (Settings → Account and settings → Advanced)."
+        error={errors.order}
+      >
+        {(control) => (
+          <Select
+            {...control}
+            name="order"
+            key={values.order ?? current}
+            defaultValue={values.order ?? current}
+            options={options}
+          />
+        )}
+      </Field>
+      <div>
+        <SubmitButton pendingLabel="Saving…">Save date format</SubmitButton>
       </div>
     </form>
   );

@@ -3,7 +3,13 @@
 import { revalidatePath } from "next/cache";
 import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
+import { z } from "zod";
 import { ACCOUNT_LABELS, mapAccount } from "@/lib/accounting/accounts";
+import {
+  QUICKBOOKS_DATE_ORDER_LABELS,
+  quickbooksDateOrderSchema,
+  setQuickbooksDateOrder,
+} from "@/lib/accounting/date-order";
 import { mapAccountSchema } from "@/lib/accounting/schemas";
 import { requireSelectedGame } from "@/lib/games/games";
 
@@ -25,6 +31,27 @@ export const mapAccountAction = defineAction(
       message: mapped.changed
         ? `${label} now posts to ${mapped.code}${mapped.taxRate ? ` (${mapped.taxRate})` : ""}.`
         : `${label} already posts to ${mapped.code}: nothing changed.`,
+    };
+  },
+);
+
+export const setQuickbooksDateOrderAction = defineAction(
+  { name: "setQuickbooksDateOrder", role: "admin", input: z.object({ order: quickbooksDateOrderSchema }) },
+  async (input, { user }) => {
+    const db = getDb();
+    const game = await requireSelectedGame(db, user);
+    const set = await setQuickbooksDateOrder(
+      db,
+      { gameId: game.id, order: input.order },
+      { actor: { id: user.id, email: user.email }, via: "web" },
+    );
+    revalidatePath("/settings/accounting");
+    const label = QUICKBOOKS_DATE_ORDER_LABELS[set.order].split(" (")[0];
+    return {
+      ok: true,
+      message: set.changed
+        ? `QuickBooks Online journal files write dates as ${label} from now on.`
+        : `QuickBooks Online journal files already write dates as ${label}: nothing changed.`,
     };
   },
 );

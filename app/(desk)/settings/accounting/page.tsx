@@ -7,8 +7,13 @@ import { ACCOUNT_LABELS, ACCOUNTING_ACCOUNTS, readAccountMap } from "@/lib/accou
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { NoGame } from "../../no-game";
-import { AccountForm } from "./account-form";
-import { mapAccountAction } from "./actions";
+import {
+  QUICKBOOKS_DATE_ORDER_LABELS,
+  QUICKBOOKS_DATE_ORDERS,
+  readQuickbooksDateOrder,
+} from "@/lib/accounting/date-order";
+import { AccountForm, DateOrderForm } from "./account-form";
+import { mapAccountAction, setQuickbooksDateOrderAction } from "./actions";
 
 export const metadata: Metadata = { title: "Accounting settings" };
 
@@ -25,7 +30,10 @@ export default async function AccountingSettingsPage() {
       </>
     );
   }
-  const map = await readAccountMap(db, { gameId: game.id });
+  const [map, dateOrder] = await Promise.all([
+    readAccountMap(db, { gameId: game.id }),
+    readQuickbooksDateOrder(db, game.id),
+  ]);
   const unmapped = ACCOUNTING_ACCOUNTS.filter((a) => !map[a]);
   return (
     <>
@@ -67,6 +75,21 @@ export default async function AccountingSettingsPage() {
             />
           </Card>
         ))}
+        <Card title="QuickBooks Online date format">
+          <p className="mb-3 text-sm text-ink-muted">
+            QuickBooks reads the journal file&apos;s dates in the company&apos;s own date format: 04/03/2026 is 3 April
+            to a US company and 4 March to one in the United Kingdom.
+          </p>
+          <DateOrderForm
+            action={setQuickbooksDateOrderAction}
+            gameId={game.id}
+            current={dateOrder}
+            options={QUICKBOOKS_DATE_ORDERS.map((order) => ({
+              value: order,
+              label: QUICKBOOKS_DATE_ORDER_LABELS[order],
+            }))}
+          />
+        </Card>
       </div>
     </>
   );
