@@ -1,13 +1,56 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
+import { createWriteStream, rmSync } from "node:fs";
+import { rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "@/db";
 import { AppError, isAppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { type ExportRequest, type ExportSummary, startExport } from "./run";
+
+/**
+ * Files to remove should the process be stopped (Ctrl-C, SIGTERM) before its export completes: the temporary file
+ * being written, and the parts already written of a set that is not complete.
+ */
+const removeOnInterrupt = new Set<string>();
+let interruptHooked = false;
+
+function removeNow(): void {
+  for (const file of removeOnInterrupt) rmSync(file, { force: true });
+  removeOnInterrupt.clear();
+}
+
+function onInterrupt(signal: NodeJS.Signals): void {
+  removeNow();
+  // Another listener (the embedded database's stop) ends the process; alone, end it as the signal would have.
+  if (process.listenerCount(signal) === 1) {
+    process.removeListener(signal, onInterrupt);
+    process.kill(process.pid, signal);
+  }
+}
+
+function removeIfInterrupted(file: string): void {
+  if (!interruptHooked) {
+    interruptHooked = true;
+    process.on("SIGINT", onInterrupt);
+    process.on("SIGTERM", onInterrupt);
+    process.on("exit", removeNow);
+  }
+  removeOnInterrupt.add(file);
+}
+
+async function statOf(file: string) {
+  return stat(file).catch(() => null);
+}
+
+/** Refuses, before anything is read or audited, a destination that cannot become the file: a folder, or no folder. */
+async function checkDestination(outPath: string, target: string): Promise<void> {
+  if ((await statOf(target))?.isDirectory())
+    throw new AppError("INVALID_INPUT", `${outPath} is a folder: name the file to write.`, { field: "out" });
+  if (!(await statOf(path.dirname(target)))?.isDirectory())
+    throw new AppError("INVALID_INPUT", `The folder of ${outPath} does not exist.`, { field: "out" });
+}
 
 /**
  * A file being written (the CLI). It goes to a temporary file beside the target and is renamed into place only when
@@ -20,9 +63,11 @@ export async function writeChunksToFile<T extends { chunks: AsyncGenerator<Buffe
   options: { onProgress?: (rows: number) => void; progressEveryMs?: number } = {},
 ): Promise<{ started: T; path: string }> {
   const target = path.resolve(outPath);
+  await checkDestination(outPath, target);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.partial`);
   const file = createWriteStream(temporary, { flags: "wx", mode: 0o600 });
   await once(file, "open");
+  removeIfInterrupted(temporary);
   let lastReport = Date.now();
   try {
     const started = await start();
@@ -41,6 +86,8 @@ export async function writeChunksToFile<T extends { chunks: AsyncGenerator<Buffe
     file.destroy();
     await rm(temporary, { force: true });
     throw error;
+  } finally {
+    removeOnInterrupt.delete(temporary);
   }
 }
 
@@ -88,10 +135,15 @@ export async function writeExportParts(
       written.push(file);
       parts = file.parts;
       split = file.split ?? undefined;
+      // Until the set is complete, stopping the process removes what it has written: a part alone is not a file
+      // to import.
+      if (part < parts) removeIfInterrupted(file.path);
       await options.onPartWritten?.(file);
     }
+    for (const file of written) removeOnInterrupt.delete(file.path);
     return written;
   } catch (error) {
+    for (const file of written) removeOnInterrupt.delete(file.path);
     await Promise.all(written.map((f) => rm(f.path, { force: true })));
     if (isAppError(error) && error.field === "split")
       throw new AppError(

@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -158,6 +160,41 @@ describe("Xero parts under a listing", () => {
       expect(files.length).toBeGreaterThanOrEqual(2);
       expect(new Set(files.map((f) => f.split)).size).toBe(1);
       expect((await readdir(dir)).sort()).toEqual(files.map((f) => path.basename(f.path)).sort());
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("writing the parts to files: stopped (Ctrl-C) after the first part, it leaves no file behind", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-split-"));
+    try {
+      const child = spawn(
+        process.execPath,
+        ["--import", "./bin/register.mjs", "tests/accounting/programs/interrupted-export.ts", batchId, `${dir}/x.csv`],
+        { cwd: path.resolve(import.meta.dirname, "../.."), env: { ...process.env, NODE_OPTIONS: "" } },
+      );
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+      expect(out).toMatch(/^part 1 of [2-9] written\n$/);
+      expect({ code, signal }).toEqual({ code: null, signal: "SIGINT" });
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("writing a file: a folder, or a folder that does not exist, is refused before anything is read", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-split-"));
+    try {
+      const request = { kind: "journal-xero" as const, batchId, bom: false, ...CLI };
+      await expect(writeExportParts(t.db, request, dir)).rejects.toMatchObject({ code: "INVALID_INPUT", field: "out" });
+      await expect(writeExportParts(t.db, request, path.join(dir, "none", "x.csv"))).rejects.toThrow(
+        /The folder of .* does not exist/,
+      );
+      expect(await readdir(dir)).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
