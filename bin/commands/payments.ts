@@ -8,6 +8,7 @@ import type { Db } from "@/db";
 import { findBatchGame } from "@/db/queries/payout-lookup";
 import { hasRole } from "@/lib/auth/roles";
 import { stopBoss } from "@/lib/jobs/queue";
+import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { emailSchema, listUsers } from "@/lib/auth/users";
 import {
@@ -232,6 +233,7 @@ export const paymentCommands: Record<string, Command> = {
         // Each statement just paid or returned is emailed to its recipient (the workers send it).
         let statementEmails = 0;
         let noEmailAddress: number[] = [];
+        let emailsNotQueued: string | null = null;
         if (!out.dryRun && out.applied.paid + out.applied.returned > 0) {
           try {
             const { queueChangedStatementEmails } = await import("@/lib/statements/send");
@@ -245,6 +247,9 @@ export const paymentCommands: Record<string, Command> = {
           } catch (error) {
             // The results stand; the emails can be sent from the batch page or `desk statements send`.
             log.error("statement emails not queued", { batchId: parsed.data.batchId, error });
+            emailsNotQueued = isAppError(error)
+              ? `The statement emails were not queued. ${error.message}`
+              : `The statement emails could not be queued: desk statements send --batch ${parsed.data.batchId}`;
           } finally {
             await stopBoss();
           }
@@ -257,6 +262,8 @@ export const paymentCommands: Record<string, Command> = {
           counts: out.counts,
           applied: out.applied,
           statementEmails,
+          /** Why no statement email was queued for the statements this import changed, when it failed; else null. */
+          emailsNotQueued,
           /** Recipients paid or returned whose statement could not be emailed: no address on record. */
           noEmailAddress,
           unreadable: out.plan.unreadable,

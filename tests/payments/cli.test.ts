@@ -87,7 +87,13 @@ describe("desk payouts pay-file / import-results", () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, counts: { pay: 1, unknown_reference: 1 } });
     const real = await desk(...args);
-    expect(JSON.parse(real.stdout)).toMatchObject({ dryRun: false, applied: { paid: 1 } });
+    expect(JSON.parse(real.stdout)).toMatchObject({
+      dryRun: false,
+      applied: { paid: 1 },
+      // The payment stands; the result says why its statement was not emailed (nobody named the issuer yet).
+      statementEmails: 0,
+      emailsNotQueued: expect.stringContaining("Set the studio's name in Settings → Statements first"),
+    });
     // No date given: the file's requested execution date, which has come, is the day the money left.
     const paid = await t.db
       .selectFrom("payout_statement")
