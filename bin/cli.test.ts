@@ -52,6 +52,17 @@ describe("command line flags", () => {
   it("says a flag left out is required, and never echoes a stray word", () => {
     const required = { ...SPEC, schema: z.object({ snapshot: z.string(), kind: z.string().optional() }) };
     expect(() => parseFlags(required, ["--kind", "lines"])).toThrow("--snapshot: is required (see --help)");
+    // A rule naming the alternatives keeps its words.
+    const either = {
+      ...SPEC,
+      schema: z
+        .object({ snapshot: z.string().optional(), kind: z.string().optional() })
+        .refine((f) => Boolean(f.snapshot) !== Boolean(f.kind), {
+          message: "give it, or --kind (one of the two)",
+          path: ["snapshot"],
+        }),
+    };
+    expect(() => parseFlags(either, [])).toThrow("--snapshot: give it, or --kind (one of the two) (see --help)");
     const stray = failure(["--snapshot", "my", "secret-part2", "--kind", "lines"]).message;
     expect(stray).toMatch(/a value was given without a flag/);
     expect(stray).not.toContain("secret-part2");

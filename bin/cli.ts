@@ -65,8 +65,13 @@ export function parseFlags<S extends z.ZodType>(spec: CommandSpec<S>, argv: stri
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const flag = issue?.path[0] ? flagName(String(issue.path[0])) : "input";
-    // A flag left out is "required", not the schema's type complaint about undefined.
-    const absent = issue?.path.length === 1 && values[String(issue.path[0])] === undefined;
+    // A flag left out is "required", not the schema's type complaint about undefined; a rule's own message (give
+    // this flag or that one) stands.
+    const absent =
+      issue !== undefined &&
+      issue.code !== "custom" &&
+      issue.path.length === 1 &&
+      values[String(issue.path[0])] === undefined;
     throw new CliError(`${flag}: ${absent ? "is required" : (issue?.message ?? "invalid")} (see --help)`, 2);
   }
   return parsed.data;
