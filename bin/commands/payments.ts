@@ -10,6 +10,7 @@ import { hasRole } from "@/lib/auth/roles";
 import { stopBoss } from "@/lib/jobs/queue";
 import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { whenStopped } from "@/lib/stop-signal";
 import { emailSchema, listUsers } from "@/lib/auth/users";
 import {
   createPaymentFileSchema,
@@ -17,7 +18,7 @@ import {
   importResultsSchema,
   type RESULT_FORMATS,
 } from "@/lib/payments/schemas";
-import { CliError, readFlagFile } from "../cli";
+import { CliError, firstSentence, readFlagFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** `payouts pay-file` and `payouts import-results`: payment files and provider results from the command line. */
@@ -149,6 +150,12 @@ export const paymentCommands: Record<string, Command> = {
           const { createPaymentFiles } = await import("@/lib/payments/files");
           const { downloadPaymentFile } = await import("@/lib/payments/file-access");
           const made = await createPaymentFiles(db, { ...parsed.data, gameId }, as);
+          const what = made.files.length === 1 ? "payment file was made and its" : "payment files were made and their";
+          const fetchThem = "Do not make them again: download them from the window page (Payment files).";
+          // Stopped from here on (Ctrl-C), the statements stay in payment: say so before the process ends.
+          const stopListening = whenStopped(() =>
+            process.stderr.write(`payouts pay-file: stopped. The ${what} statements are in payment. ${fetchThem}\n`),
+          );
           const several = made.files.length > 1 || (await isDirectory(flags.out));
           const files = [];
           try {
@@ -162,15 +169,13 @@ export const paymentCommands: Record<string, Command> = {
             }
           } catch (error) {
             const fsError = error as NodeJS.ErrnoException;
-            if (!fsError.syscall) throw error;
-            const code = fsError.code ?? fsError.syscall;
-            const what =
-              made.files.length === 1 ? "payment file was made and its" : "payment files were made and their";
+            const reason = fsError.syscall ? (fsError.code ?? fsError.syscall) : firstSentence(fsError.message ?? "");
             throw new CliError(
-              `--out: the ${what} ` +
-                `statements are in payment, but writing to ${flags.out} failed (${code}). Do not make them again: ` +
-                "download them from the window page (Payment files).",
+              `--out: the ${what} statements are in payment, but writing to ${flags.out} failed (${reason}). ` +
+                fetchThem,
             );
+          } finally {
+            stopListening();
           }
           return { batchId: parsed.data.batchId, method: parsed.data.method, ...made, files };
         },

@@ -7,6 +7,7 @@ import path from "node:path";
 import type { Db } from "@/db";
 import { AppError, isAppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
+import { whenStopped } from "@/lib/stop-signal";
 import { type ExportRequest, type ExportSummary, startExport } from "./run";
 
 /**
@@ -21,20 +22,10 @@ function removeNow(): void {
   removeOnInterrupt.clear();
 }
 
-function onInterrupt(signal: NodeJS.Signals): void {
-  removeNow();
-  // Another listener (the embedded database's stop) ends the process; alone, end it as the signal would have.
-  if (process.listenerCount(signal) === 1) {
-    process.removeListener(signal, onInterrupt);
-    process.kill(process.pid, signal);
-  }
-}
-
 function removeIfInterrupted(file: string): void {
   if (!interruptHooked) {
     interruptHooked = true;
-    process.on("SIGINT", onInterrupt);
-    process.on("SIGTERM", onInterrupt);
+    whenStopped(removeNow);
     process.on("exit", removeNow);
   }
   removeOnInterrupt.add(file);
