@@ -28,8 +28,11 @@ export default async function OutboxPage({ searchParams }: Props) {
           "Emails the built-in mail catcher received (npm start without SMTP_URL). Nothing here left this machine."
         }
       />
-      {rows.length === 0 ? (
-        <EmptyState title="No emails yet">Statement emails appear here once finance sends them.</EmptyState>
+      {total === 0 ? (
+        <EmptyState title="No emails yet">
+          Statement emails appear here once finance sends them, while Payout Desk runs with its built-in mail catcher.
+          With SMTP_URL set, they go to that server instead and never appear here.
+        </EmptyState>
       ) : (
         <>
           <SimpleTable

@@ -48,7 +48,9 @@ export function AppShell({ user, games, selectedGameId, children, switchGameActi
           <ul className="flex gap-1 overflow-x-auto md:flex-col">
             {navItemsFor(user.role).map((item) => (
               <li key={item.href}>
-                <NavLink href={item.href}>{item.label}</NavLink>
+                <NavLink href={item.href} also={item.also}>
+                  {item.label}
+                </NavLink>
               </li>
             ))}
           </ul>

@@ -5,10 +5,21 @@ import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { cn } from "../cn";
 
-/** A navigation link marked aria-current="page" on its own area (the area's sub-pages count too). */
-export function NavLink({ href, children }: { href: string; children: ReactNode }) {
+/**
+ * A navigation link marked aria-current="page" on its own area (the area's sub-pages count too), and on the pages
+ * under `also` that belong to it.
+ */
+export function NavLink({
+  href,
+  also = [],
+  children,
+}: {
+  href: string;
+  also?: readonly string[];
+  children: ReactNode;
+}) {
   const pathname = usePathname();
-  const active = pathname === href || pathname.startsWith(`${href}/`);
+  const active = [href, ...also].some((area) => pathname === area || pathname.startsWith(`${area}/`));
   return (
     <Link
       href={href}
