@@ -217,8 +217,13 @@ export type ProfileFlagFacts = {
   detailsAppliedAt: Date | null;
   taxForm: TaxForm | null;
   taxFormExpiresOn: string | null;
-  /** When the recipient was last paid in this game (a statement closed as paid), if ever. */
+  /**
+   * When the recipient was last paid in this game, if ever: when the payment was made, i.e. when the payment file
+   * that paid it was written (the details it was written with), or for a payment recorded by hand, when recorded.
+   */
   lastPaidAt: Date | null;
+  /** When this statement's batch was approved; null while it is a draft. */
+  batchApprovedAt: Date | null;
   /** The newest payment to the recipient that was rejected or came back (payment_return), if any. */
   lastReturn: { id: string; at: Date } | null;
   /** The email on the recipient's statement in this batch (the service's player record). */
@@ -253,6 +258,7 @@ export async function listProfileFlagFacts(
     tax_form: TaxForm | null;
     tax_form_expires_on: string | null;
     last_paid_at: Date | null;
+    batch_approved_at: Date | null;
     last_return_id: string | null;
     last_return_at: Date | null;
     email: string | null;
@@ -263,9 +269,14 @@ export async function listProfileFlagFacts(
   }>`
     select s.recipient_player_id::text as player_id, pp.method, pp.details_version, pp.details_change_id,
       pp.details_applied_at, pp.tax_form, to_char(pp.tax_form_expires_on, 'YYYY-MM-DD') as tax_form_expires_on,
-      (select max(paid.closed_at) from payout_statement paid
+      (select max(coalesce(
+          (select max(pf.created_at) from payment_file_item i join payment_file pf on pf.id = i.file_id
+            where i.game_id = paid.game_id and i.statement_id = paid.id and i.settled),
+          paid.closed_at))
+        from payout_statement paid
         where paid.game_id = s.game_id and paid.recipient_player_id = s.recipient_player_id
           and paid.state = 'paid' and paid.batch_id <> s.batch_id) as last_paid_at,
+      (select b.approved_at from payout_batch b where b.id = s.batch_id) as batch_approved_at,
       lr.id::text as last_return_id, lr.at as last_return_at, s.player_email as email,
       f.statement_id::text as refused_statement_id, f.to_address as refused_address,
       f.server_answer as refused_answer, f.failed_at as refused_at
@@ -289,6 +300,7 @@ export async function listProfileFlagFacts(
     taxForm: r.tax_form,
     taxFormExpiresOn: r.tax_form_expires_on,
     lastPaidAt: r.last_paid_at,
+    batchApprovedAt: r.batch_approved_at,
     lastReturn: r.last_return_id && r.last_return_at ? { id: r.last_return_id, at: r.last_return_at } : null,
     email: r.email,
     refusedDelivery:

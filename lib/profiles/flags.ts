@@ -50,14 +50,19 @@ export function profileFlagsOfFacts(
       raise("no_payout_method", facts, "no payout method on the recipient's profile", "payout_profile:none", null),
     );
   }
-  const changed =
-    facts.method !== null &&
-    facts.detailsVersion > 1 &&
-    facts.detailsAppliedAt !== null &&
-    (facts.lastPaidAt === null || facts.detailsAppliedAt > facts.lastPaidAt);
-  if (changed && facts.method && facts.detailsAppliedAt) {
+  // Details that no payment has gone to yet: changed since the last payment, or the first details when entered after
+  // the batch's approval (approval saw the recipient without them; nobody else has seen them since).
+  const applied = facts.detailsAppliedAt;
+  const unpaid = applied !== null && (facts.lastPaidAt === null || applied > facts.lastPaidAt);
+  const firstAfterApproval =
+    facts.detailsVersion === 1 && applied !== null && facts.batchApprovedAt !== null && applied > facts.batchApprovedAt;
+  const changed = facts.method !== null && unpaid && (facts.detailsVersion > 1 || firstAfterApproval);
+  if (changed && facts.method && applied) {
     const since = facts.lastPaidAt ? ` since the last payment on ${at(facts.lastPaidAt)}` : "";
-    const what = `${PAYOUT_METHOD_LABELS[facts.method]} details changed on ${at(facts.detailsAppliedAt)}`;
+    const what =
+      facts.detailsVersion === 1
+        ? `${PAYOUT_METHOD_LABELS[facts.method]} details first entered on ${at(applied)}, after approval`
+        : `${PAYOUT_METHOD_LABELS[facts.method]} details changed on ${at(applied)}`;
     flags.push(
       raise(
         "payout_details_changed",

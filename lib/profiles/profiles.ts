@@ -1,5 +1,6 @@
 import "server-only";
-import type { Db } from "@/db";
+import type { Db, Trx } from "@/db";
+import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
 import {
   closeProfileChange,
   getPendingChange,
@@ -46,12 +47,14 @@ function requireEditor(acting: ProfileActing): void {
  * for a second finance user's review. Repeating the details in force changes nothing (and withdraws a pending change).
  */
 export async function changePayoutDetailsIn(
-  trx: Db,
+  trx: Trx,
   p: { gameId: string; playerId: number; input: PayoutDetailsInput },
   acting: ProfileActing,
 ): Promise<DetailsOutcome> {
   requireEditor(acting);
   const { currency, ...details } = p.input;
+  // Details that apply now wait for a payment file being made, which read the flags from the details before them.
+  await lockPayoutsOfGame(trx, p.gameId);
   const profile = await lockProfile(trx, p);
   const pending = await getPendingChange(trx, { ...p, lock: true });
   const masked = maskDetails(details);
@@ -130,7 +133,7 @@ export async function changePayoutDetails(
 
 /** Records the tax form on file; it applies at once (it says nothing about where money goes) and is audited. */
 export async function setTaxFormIn(
-  trx: Db,
+  trx: Trx,
   p: { gameId: string; playerId: number; input: TaxFormInput },
   acting: ProfileActing,
 ): Promise<{ outcome: "applied" | "unchanged" }> {
@@ -194,6 +197,8 @@ export async function reviewPayoutChange(
   acting: ProfileActing,
 ): Promise<{ outcome: "approved" | "rejected"; masked: string }> {
   return db.transaction().execute(async (trx) => {
+    // As for any change of details: never between a payment file's flags and its details.
+    await lockPayoutsOfGame(trx, p.gameId);
     const profile = await lockProfile(trx, p);
     const pending = await getPendingChange(trx, { ...p, lock: true });
     if (!pending || pending.id !== p.changeId)

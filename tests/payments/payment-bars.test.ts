@@ -2,12 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
+import { importResults } from "@/lib/payments/results";
+import { preparePayoutBatch } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
+import { profileFlagsOf } from "@/lib/profiles/flags";
+import { monthWindow } from "@/lib/time";
 import { changePayoutDetails, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
 import { saveProfileSettings } from "@/lib/profiles/settings";
 import type { TestDatabase } from "../support/db";
 import { createProfilesDatabase } from "../profiles/support";
-import { GAME, web } from "../payouts/fixtures";
+import { GAME, insertSnapshot, web } from "../payouts/fixtures";
 import { approvedBatch, approver, finance, paypal, preparer, seedProfiles, statesOf } from "./support";
 
 /**
@@ -82,6 +86,62 @@ describe("a flag raised after approval", () => {
     expect(second.refused).toEqual([]);
     expect(paypalRecipients(await contentOf(second.files[0]?.id ?? ""))).toEqual(["changed1@example.com"]);
     expect(await statesOf(db, batchId)).toEqual({ 1: "in_payment", 4: "in_payment" });
+  });
+
+  it("[finance] first details entered after approval are not paid until someone confirms them", async () => {
+    // Recipient 6 had no details when the batch was approved (the flag overridden); one person enters them now.
+    const batchId = await approvedBatch(db, "2026-07", { 5: "20.00", 6: "30.00" }, [[6, "no_payout_method"]]);
+    const entered = await changePayoutDetails(
+      db,
+      { gameId: GAME, playerId: 6, input: paypal("p6@example.com") },
+      finance,
+    );
+    expect(entered.outcome).toBe("applied");
+    const made = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    expect(made.refused).toEqual([
+      expect.objectContaining({
+        recipientPlayerId: 6,
+        reason: expect.stringMatching(/payout details changed after approval; confirm the change/),
+      }),
+    ]);
+    expect(await statesOf(db, batchId)).toEqual({ 5: "in_payment", 6: "approved" });
+  });
+
+  it("[finance] a payment sent before a change of details, recorded after it, does not confirm it", async () => {
+    const august = await approvedBatch(db, "2026-08", { 4: "30.00" });
+    const made = await createPaymentFiles(db, { gameId: GAME, batchId: august, method: "paypal" }, web(preparer));
+    expect(made.inPayment).toBe(1);
+    // The details change (and are approved) after the file was made, before its result comes back.
+    const change = await changePayoutDetails(
+      db,
+      { gameId: GAME, playerId: 4, input: paypal("moved4@example.com") },
+      finance,
+    );
+    await reviewPayoutChange(
+      db,
+      { gameId: GAME, playerId: 4, changeId: change.changeId ?? "", decision: "approve" },
+      { actor: approver, role: "finance", via: "web" },
+    );
+    const statement = await db
+      .selectFrom("payout_statement")
+      .select("provider_reference")
+      .where("batch_id", "=", august)
+      .executeTakeFirstOrThrow();
+    const results = [
+      "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason",
+      `${statement.provider_reference},TX-AUG-4,SUCCESS,-30.00,USD,0.25,`,
+    ].join("\r\n");
+    const imported = await importResults(
+      db,
+      { gameId: GAME, batchId: august, format: "paypal", text: results, dryRun: false, paidOn: "2026-10-01" },
+      web(approver),
+    );
+    expect(imported.applied).toMatchObject({ paid: 1 });
+    // That payment went to the old address: the new one is still to be confirmed in the next batch.
+    await insertSnapshot(db, { window: "2026-10", recipients: [{ id: 4, gross: "20.00" }] });
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, web(preparer));
+    const flags = await profileFlagsOf(db, { gameId: GAME, batchId });
+    expect(flags.map((f) => [f.recipientPlayerId, f.flag])).toEqual([[4, "payout_details_changed"]]);
   });
 
   it("[finance] a tax form required or expired after approval keeps the recipient out of the file", async () => {
