@@ -11,12 +11,13 @@ const RECIPIENT = 100_004;
 const FIRST_IBAN = "DE89370400440532013000";
 const NEXT_IBAN = "NL91ABNA0417164300";
 const HEADER =
-  "player_id,method,currency,paypal_email,account_holder,iban,bic,bank_country,tax_form,tax_form_received_on";
+  "player_id,method,currency,paypal_email,account_holder,iban,bic,bank_country,tax_form,tax_form_received_on," +
+  "tax_form_expires_on";
 const GOOD = [
-  `${RECIPIENT},bank_transfer,EUR,,Ada Lovelace,${FIRST_IBAN},COBADEFFXXX,DE,W-8BEN,2026-01-15`,
-  "100005,paypal,USD,creator100005@example.com,,,,,,",
+  `${RECIPIENT},bank_transfer,EUR,,Ada Lovelace,${FIRST_IBAN},COBADEFFXXX,DE,W-8BEN,2026-01-15,2029-12-31`,
+  "100005,paypal,USD,creator100005@example.com,,,,,,,",
 ];
-const BAD = "100007,bank_transfer,EUR,,Bad Digits,DE89370400440532013001,COBADEFFXXX,DE,,";
+const BAD = "100007,bank_transfer,EUR,,Bad Digits,DE89370400440532013001,COBADEFFXXX,DE,,,";
 const file = (rows: string[]) => ({
   name: "profiles.csv",
   mimeType: "text/csv",

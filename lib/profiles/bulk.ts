@@ -128,9 +128,13 @@ export async function importProfiles(
           refuse("nothing to change: give a method or a tax_form", playerId);
           continue;
         }
-        const fields = Object.fromEntries(
+        const fields: Record<string, string> = Object.fromEntries(
           (Object.keys(IMPORT_COLUMNS) as ImportColumn[]).map((c) => [IMPORT_COLUMNS[c], get(c)]),
         );
+        const before = await getProfile(trx, { gameId: p.gameId, playerId });
+        // A blank expiry leaves the one on file, for the same form.
+        if (taxForm && fields.taxFormExpiresOn === "" && before?.taxForm === taxForm && before.taxFormExpiresOn)
+          fields.taxFormExpiresOn = before.taxFormExpiresOn;
         const details = method ? payoutDetailsInputSchema.safeParse(fields) : null;
         const tax = taxForm ? taxFormInputSchema.safeParse(fields) : null;
         const problems = [details, tax].flatMap((r) => (r && !r.success ? [describeIssues(r.error, columnOf)] : []));
@@ -138,7 +142,6 @@ export async function importProfiles(
           refuse(problems.join("; "), playerId);
           continue;
         }
-        const before = await getProfile(trx, { gameId: p.gameId, playerId });
         if (details?.success) {
           const outcome = await changePayoutDetailsIn(trx, { gameId: p.gameId, playerId, input: details.data }, acting);
           result.changes.push({

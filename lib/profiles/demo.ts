@@ -70,7 +70,9 @@ export async function seedDemoProfiles(db: Db, p: { gameId: string; playerIds: r
       await changePayoutDetailsIn(trx, { gameId: p.gameId, playerId, input: demoDetails(playerId, n) }, DEMO_FINANCE);
       if (n % 4 === 0) {
         const taxForm = n % 8 === 0 ? "W-9" : "W-8BEN";
-        const input = { taxForm, taxFormReceivedOn: "2026-01-15", taxFormExpiresOn: undefined } as const;
+        // A W-8 form is valid to the end of the third calendar year after signing.
+        const taxFormExpiresOn = taxForm === "W-9" ? undefined : "2029-12-31";
+        const input = { taxForm, taxFormReceivedOn: "2026-01-15", taxFormExpiresOn } as const;
         await setTaxFormIn(trx, { gameId: p.gameId, playerId, input }, DEMO_FINANCE);
       }
       count++;

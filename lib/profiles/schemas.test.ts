@@ -39,3 +39,40 @@ describe("one refusal per mistake", () => {
     expect(refusals(parsed)).toEqual(["taxFormReceivedOn: The received date is not a calendar date"]);
   });
 });
+
+describe("details a payment file can carry", () => {
+  const bank = { currency: "EUR", method: "bank_transfer", iban: "DE89370400440532013000", bic: "COBADEFFXXX" };
+
+  it("a euro account holder needs letters a SEPA file can carry; another currency takes any script", () => {
+    const latin = payoutDetailsInputSchema.safeParse({ ...bank, accountHolder: "Zoë Łukasz", bankCountry: "DE" });
+    expect(latin.success).toBe(true);
+    const han = payoutDetailsInputSchema.safeParse({ ...bank, accountHolder: "王小明", bankCountry: "DE" });
+    expect(refusals(han)?.[0]).toMatch(/^accountHolder: must hold Latin letters or digits for a euro transfer/);
+    expect(refusals(han)).toHaveLength(1);
+    const yen = payoutDetailsInputSchema.safeParse({
+      ...bank,
+      currency: "JPY",
+      accountHolder: "王小明",
+      bankCountry: "DE",
+    });
+    expect(yen.success).toBe(true);
+  });
+
+  it("refuses control and invisible formatting characters in a name, and an email longer than 127", () => {
+    for (const name of ["Ada\u0000Lovelace", "Ada \u202eecalevoL"]) {
+      const parsed = payoutDetailsInputSchema.safeParse({ ...bank, accountHolder: name, bankCountry: "DE" });
+      expect(refusals(parsed), JSON.stringify(name)).toEqual([
+        "accountHolder: must not hold control or invisible formatting characters",
+      ]);
+    }
+    const email = `${"a".repeat(116)}@example.com`;
+    expect(email.length).toBe(128);
+    const wise = payoutDetailsInputSchema.safeParse({
+      currency: "EUR",
+      method: "wise",
+      wiseName: "Ada",
+      wiseEmail: email,
+    });
+    expect(refusals(wise)).toEqual(["wiseEmail: must be at most 127 characters (the most a payment provider takes)"]);
+  });
+});

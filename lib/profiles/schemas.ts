@@ -1,6 +1,7 @@
 import { electronicFormatIBAN, getCountrySpecifications, isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
 import { parseInstant } from "@/core/time";
+import { sepaText } from "@/lib/payments/formats/sepa-text";
 
 /**
  * A payout profile's inputs. Every format check stops the field (`abort: true`) before a refinement that assumes
@@ -31,10 +32,11 @@ const required = (label: string) =>
     .trim()
     .min(1, { message: `${label} is required`, abort: true });
 
+/** At most 127 characters: the longest address PayPal's and Wise's payout files take. */
 export const payoutEmailSchema = required("The email").pipe(
   z
     .email({ message: "must be an email address such as name@example.com", abort: true })
-    .max(254, { message: "must be at most 254 characters" }),
+    .max(127, { message: "must be at most 127 characters (the most a payment provider takes)" }),
 );
 
 /** PayPal's payer id: 13 letters and digits (the "PayerID" of a PayPal account). */
@@ -89,8 +91,14 @@ export const countrySchema = required("The country")
       .refine((v) => COUNTRIES.has(v), { message: "is not a country code", abort: true }),
   );
 
+/** A name as a payment file carries it: no control or invisible formatting character (a NUL, a right-to-left mark). */
 const nameSchema = (label: string) =>
-  required(label).pipe(z.string().max(140, { message: "must be at most 140 characters" }));
+  required(label).pipe(
+    z
+      .string()
+      .max(140, { message: "must be at most 140 characters", abort: true })
+      .regex(/^[^\p{Cc}\p{Cf}]+$/u, { message: "must not hold control or invisible formatting characters" }),
+  );
 
 const paypalSchema = z
   .object({
@@ -131,7 +139,19 @@ export const payoutDetailsSchema = z.discriminatedUnion(
 export type PayoutDetails = z.output<typeof payoutDetailsSchema>;
 
 /** A change of payout details: the details and the payout currency. */
-export const payoutDetailsInputSchema = z.object({ currency: currencySchema }).and(payoutDetailsSchema);
+export const payoutDetailsInputSchema = z
+  .object({ currency: currencySchema })
+  .and(payoutDetailsSchema)
+  // A euro credit transfer carries the holder in the SEPA character set (transliterated): a name with nothing left
+  // in it would stop the whole SEPA file.
+  .superRefine((v, ctx) => {
+    if (v.method === "bank_transfer" && v.currency === "EUR" && sepaText(v.accountHolder, 70) === "")
+      ctx.addIssue({
+        code: "custom",
+        path: ["accountHolder"],
+        message: "must hold Latin letters or digits for a euro transfer (write the name as the bank has it in Latin)",
+      });
+  });
 export type PayoutDetailsInput = z.output<typeof payoutDetailsInputSchema>;
 
 const isoDate = (label: string) =>
@@ -155,6 +175,12 @@ export const taxFormInputSchema = z
   .refine((v) => v.taxForm === "none" || v.taxFormReceivedOn !== undefined, {
     message: "say when the form was received",
     path: ["taxFormReceivedOn"],
+  })
+  // A W-8 form is valid until the end of the third calendar year after it was signed: without its expiry it would
+  // never be found expired.
+  .refine((v) => !v.taxForm.startsWith("W-8") || v.taxFormExpiresOn !== undefined, {
+    message: "a W-8 form expires: give its expiry date (the last day of the third calendar year after signing)",
+    path: ["taxFormExpiresOn"],
   })
   .refine((v) => !v.taxFormExpiresOn || !v.taxFormReceivedOn || v.taxFormExpiresOn > v.taxFormReceivedOn, {
     message: "must be after the received date",

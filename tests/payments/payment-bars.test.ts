@@ -160,7 +160,11 @@ describe("a flag raised after approval", () => {
       expect(await statesOf(db, batchId)).toEqual({ 3: "approved", 5: "in_payment" });
       await setTaxForm(
         db,
-        { gameId: GAME, playerId: 3, input: { taxForm: "W-8BEN", taxFormReceivedOn: "2026-06-02" } },
+        {
+          gameId: GAME,
+          playerId: 3,
+          input: { taxForm: "W-8BEN", taxFormReceivedOn: "2026-06-02", taxFormExpiresOn: "2029-12-31" },
+        },
         finance,
       );
       const next = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));

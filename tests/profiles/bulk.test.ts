@@ -111,6 +111,31 @@ describe("profiles import", () => {
     });
   });
 
+  it("a W-8 form needs its expiry; a blank expiry for the same form leaves the one on file", async () => {
+    // 9001's W-8BEN, expiring 2028-12-31, was imported above: corrected received date, expiry left blank.
+    const corrected = await importProfiles(
+      db,
+      { gameId: GAME, csv: csv(["9001,,,,,,,,,,,W-8BEN,2026-01-12,"]), dryRun: false },
+      fin,
+    );
+    expect(corrected).toMatchObject({ applied: true, refused: [] });
+    const kept = await db
+      .selectFrom("payout_profile")
+      .select((eb) => eb.fn<string>("to_char", [eb.ref("tax_form_expires_on"), eb.val("YYYY-MM-DD")]).as("expires"))
+      .where("player_id", "=", "9001")
+      .executeTakeFirstOrThrow();
+    expect(kept.expires).toBe("2028-12-31");
+    // A W-8 form where none with an expiry is on file: refused, saying what to give.
+    const none = await importProfiles(
+      db,
+      { gameId: GAME, csv: csv(["9002,,,,,,,,,,,W-8BEN-E,2026-02-01,"]), dryRun: true },
+      fin,
+    );
+    expect(none.refused).toEqual([
+      expect.objectContaining({ line: 2, reason: expect.stringMatching(/a W-8 form expires: give its expiry date/) }),
+    ]);
+  });
+
   it("refuses a file with unknown columns before reading any row", async () => {
     await expect(
       importProfiles(db, { gameId: GAME, csv: "player_id,iban_full\n1,x", dryRun: true }, fin),
@@ -181,7 +206,8 @@ describe("profiles export", () => {
       currency: "EUR",
       details_masked: "IBAN ••••3000, BIC ••••FXXX",
       tax_form: "W-8BEN",
-      tax_form_received_on: "2026-01-10",
+      // As corrected by the import above.
+      tax_form_received_on: "2026-01-12",
       pending_change_masked: "IBAN ••••5432, BIC ••••LXXX",
     });
     for (const plain of ["DE89370400440532013000", "GB82WEST12345698765432", "COBADEFF", "pp9002@", "Grace Hopper"]) {

@@ -167,7 +167,11 @@ describe("two-person review", () => {
       {
         gameId: GAME,
         playerId: 501,
-        input: taxFormInputSchema.parse({ taxForm: "W-8BEN", taxFormReceivedOn: "2026-01-05" }),
+        input: taxFormInputSchema.parse({
+          taxForm: "W-8BEN",
+          taxFormReceivedOn: "2026-01-05",
+          taxFormExpiresOn: "2029-12-31",
+        }),
       },
       finance,
     );

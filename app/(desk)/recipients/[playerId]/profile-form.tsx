@@ -141,8 +141,8 @@ export function PayoutDetailsForm({
 
 /** The two dates of a tax form, in the order the form shows them. */
 const TAX_FORM_DATES = [
-  { name: "taxFormReceivedOn", label: "Received on" },
-  { name: "taxFormExpiresOn", label: "Expires on" },
+  { name: "taxFormReceivedOn", label: "Received on", hint: undefined },
+  { name: "taxFormExpiresOn", label: "Expires on", hint: "W-8 forms: the last day of the third year after signing." },
 ] as const;
 
 export function TaxFormForm({
@@ -180,8 +180,8 @@ export function TaxFormForm({
         )}
       </Field>
       <div className="flex flex-wrap gap-3">
-        {TAX_FORM_DATES.map(({ name, label }) => (
-          <Field key={name} label={label} error={errors[name]}>
+        {TAX_FORM_DATES.map(({ name, label, hint }) => (
+          <Field key={name} label={label} hint={hint} error={errors[name]}>
             {(control) => <Input {...control} name={name} type="date" value={values[name]} onChange={set(name)} />}
           </Field>
         ))}
