@@ -6,65 +6,78 @@ import { z } from "zod";
  * The only module that reads process.env. Parsed once, on first use (a build has no database), and fails fast
  * with a message naming the variable.
  */
-const ENV_SCHEMA = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  DATABASE_URL: z.string().url({ message: "must be a postgres:// URL" }).optional(),
-  PAYOUT_DESK_KEY: z
-    .string()
-    .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
-    .optional(),
-  /** During a key rotation's rollout: the key secrets may still be sealed with (README, "Keys"). */
-  PAYOUT_DESK_KEY_PREVIOUS: z
-    .string()
-    .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
-    .optional(),
-  PAYOUT_DESK_URL: z.string().url().optional(),
-  PAYOUT_DESK_DATA_DIR: z.string().default(".data"),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  PAYOUT_DESK_EMULATOR: z.enum(["on", "off"]).optional(),
-  PAYOUT_DESK_SECURE_COOKIES: z.enum(["on", "off"]).optional(),
-  PAYOUT_DESK_JOBS: z.enum(["on", "off"]).default("on"),
-  PAYOUT_DESK_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
-  /** How long a snapshot pull keeps retrying one page through service failures before it gives up, in minutes. */
-  PAYOUT_DESK_PULL_RETRY_MINUTES: z.coerce
-    .number({ message: "must be a number of minutes" })
-    .min(0, { message: "must be between 0 and 1440 minutes" })
-    .max(1440, { message: "must be between 0 and 1440 minutes" })
-    .default(15),
-  /** Tests and demos: every scheduled job runs every this many seconds instead of on its own schedule. */
-  PAYOUT_DESK_SCHEDULE_SECONDS: z.coerce
-    .number({ message: "must be a number of seconds" })
-    .int({ message: "must be a whole number of seconds between 1 and 3600" })
-    .min(1, { message: "must be a whole number of seconds between 1 and 3600" })
-    .max(3600, { message: "must be a whole number of seconds between 1 and 3600" })
-    .optional(),
-  /** Where statement emails go out (README, "Statements"); `npm start` points it at its mail catcher when unset. */
-  SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
-    .optional(),
-  /** The From of statement emails: an address, optionally with a name ("Studio <statements@studio.example>"). */
-  SMTP_FROM: z
-    .string()
-    .regex(/^([^<>@\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/, { message: "must be an email address" })
-    .default("Payout Desk <statements@payout-desk.localhost>"),
-  /** The account SEPA / ISO 20022 payment files pay from (lib/payments/files.ts): name, IBAN, BIC. */
-  PAYOUT_DESK_PAYER_NAME: z.string().trim().min(1).max(140).default("Payout Desk Demo Ltd"),
-  // Checked when the desk starts, not when the first SEPA file is made (the value itself is never repeated).
-  PAYOUT_DESK_PAYER_IBAN: z
-    .string()
-    .trim()
-    .transform((v) => v.replace(/\s/g, "").toUpperCase())
-    .refine((v) => isValidIBAN(v), { message: "must be a valid IBAN" })
-    .default("DE89370400440532013000"),
-  PAYOUT_DESK_PAYER_BIC: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .refine((v) => isValidBIC(v), { message: "must be a valid BIC (8 or 11 letters and digits)" })
-    .default("COBADEFFXXX"),
-});
+const ENV_SCHEMA = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    DATABASE_URL: z.string().url({ message: "must be a postgres:// URL" }).optional(),
+    PAYOUT_DESK_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
+      .optional(),
+    /** During a key rotation's rollout: the key secrets may still be sealed with (README, "Keys"). */
+    PAYOUT_DESK_KEY_PREVIOUS: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
+      .optional(),
+    PAYOUT_DESK_URL: z.string().url().optional(),
+    PAYOUT_DESK_DATA_DIR: z.string().default(".data"),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    PAYOUT_DESK_EMULATOR: z.enum(["on", "off"]).optional(),
+    PAYOUT_DESK_SECURE_COOKIES: z.enum(["on", "off"]).optional(),
+    PAYOUT_DESK_JOBS: z.enum(["on", "off"]).default("on"),
+    PAYOUT_DESK_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
+    /** How long a snapshot pull keeps retrying one page through service failures before it gives up, in minutes. */
+    PAYOUT_DESK_PULL_RETRY_MINUTES: z.coerce
+      .number({ message: "must be a number of minutes" })
+      .min(0, { message: "must be between 0 and 1440 minutes" })
+      .max(1440, { message: "must be between 0 and 1440 minutes" })
+      .default(15),
+    /** Tests and demos: every scheduled job runs every this many seconds instead of on its own schedule. */
+    PAYOUT_DESK_SCHEDULE_SECONDS: z.coerce
+      .number({ message: "must be a number of seconds" })
+      .int({ message: "must be a whole number of seconds between 1 and 3600" })
+      .min(1, { message: "must be a whole number of seconds between 1 and 3600" })
+      .max(3600, { message: "must be a whole number of seconds between 1 and 3600" })
+      .optional(),
+    /** Where statement emails go out (README, "Statements"); `npm start` points it at its mail catcher when unset. */
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
+      .optional(),
+    /** The From of statement emails: an address, optionally with a name ("Studio <statements@studio.example>"). */
+    SMTP_FROM: z
+      .string()
+      .regex(/^([^<>@\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/, { message: "must be an email address" })
+      .default("Payout Desk <statements@payout-desk.localhost>"),
+    /**
+     * The account SEPA / ISO 20022 payment files pay from (lib/payments/files.ts): name, IBAN, BIC, all three or none.
+     * Unset, a sandbox game's files name a demo account and a production game's are refused.
+     */
+    PAYOUT_DESK_PAYER_NAME: z.string().trim().min(1).max(140).optional(),
+    // Checked when the desk starts, not when the first SEPA file is made (the value itself is never repeated).
+    PAYOUT_DESK_PAYER_IBAN: z
+      .string()
+      .trim()
+      .transform((v) => v.replace(/\s/g, "").toUpperCase())
+      .refine((v) => isValidIBAN(v), { message: "must be a valid IBAN" })
+      .optional(),
+    PAYOUT_DESK_PAYER_BIC: z
+      .string()
+      .trim()
+      .toUpperCase()
+      .refine((v) => isValidBIC(v), { message: "must be a valid BIC (8 or 11 letters and digits)" })
+      .optional(),
+  })
+  .superRefine((e, ctx) => {
+    const payer = [e.PAYOUT_DESK_PAYER_NAME, e.PAYOUT_DESK_PAYER_IBAN, e.PAYOUT_DESK_PAYER_BIC];
+    if (payer.some((v) => v !== undefined) && payer.some((v) => v === undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYOUT_DESK_PAYER_NAME"],
+        message: "the payer account needs all three of PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN and _BIC",
+      });
+  });
 
 export type Env = z.infer<typeof ENV_SCHEMA>;
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { type Kysely, type MigrationResultSet, Migrator, sql } from "kysely";
 import { MIGRATIONS } from "./migrations";
+import { listAppliedMigrations } from "./queries/health";
 
 /** The oldest PostgreSQL the app supports and CI runs against: Debian's (README, "Configuration"). */
 export const MINIMUM_SERVER_VERSION = { major: 15, num: 150000 };
@@ -18,6 +19,20 @@ export async function migrateToLatest(
   const { rows } = await sql<{ num: string; version: string }>`
     select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
   refuseOldServer(Number(rows[0]?.num), rows[0]?.version ?? "unknown", options.minimumServerVersion);
+  // A database migrated by a newer release (a rolling deploy): migrations only add, so this release runs against it
+  // as it is, once it has every migration this release knows (the migrator would refuse it as "corrupted").
+  const applied = await listAppliedMigrations(db);
+  const known = Object.keys(MIGRATIONS);
+  const newer = applied.filter((name) => !known.includes(name));
+  if (newer.length > 0) {
+    const missing = known.filter((name) => !applied.includes(name));
+    if (missing.length > 0)
+      throw new Error(
+        `the database has migrations of a newer release (${newer.join(", ")}) but not ${missing.join(", ")} of ` +
+          "this one: migrate it with the newer release",
+      );
+    return { applied: [] };
+  }
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },

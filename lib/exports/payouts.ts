@@ -47,7 +47,7 @@ export const PAYOUT_COLUMNS: readonly ExportColumn[] = [
     description: "available − payable, taken into the recipient's next statement.",
   },
   { name: "min_payout_usd", type: "decimal", description: "The minimum payout in force when the batch was prepared." },
-  { name: "state", type: "text", description: "draft, approved, held, paid or carried." },
+  { name: "state", type: "text", description: "draft, approved, held, in_payment, paid, returned or carried." },
   { name: "hold_reason", type: "text", description: "Why the statement is held (held only)." },
   { name: "flags", type: "text", description: 'Flags on the recipient, separated by "; " (empty when none).' },
   { name: "state_changed_at", type: "instant", description: "When the state last changed." },

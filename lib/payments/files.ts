@@ -5,6 +5,7 @@ import { env } from "@/core/env";
 import { formatUsd, sumMoney } from "@/core/money";
 import { monthKeyOf } from "@/core/time";
 import type { Db, Trx } from "@/db";
+import { findGame } from "@/db/queries/games";
 import { insertPaymentFile, PaymentFileConflictError } from "@/db/queries/payment-files";
 import { listPayableStatements, setStatementsPaymentFile } from "@/db/queries/payment-flow";
 import type { PaymentFileMethod } from "@/db/types";
@@ -59,7 +60,33 @@ export type CreateFilesResult = { files: CreatedFile[]; refused: Refusal[]; inPa
 
 const sha256 = (content: string) => createHash("sha256").update(content, "utf8").digest("hex");
 
-function writeFiles(method: FileMethod, items: PayableItem[], run: { baseName: string; executionDate: string }) {
+type PayerAccount = { name: string; iban: string; bic: string };
+
+/** The account a sandbox game's SEPA files pay from while none is configured: a demo, never a real payment. */
+const DEMO_PAYER: PayerAccount = { name: "Payout Desk Demo Ltd", iban: "DE89370400440532013000", bic: "COBADEFFXXX" };
+
+/**
+ * The account a game's SEPA files pay from: the configured one, else the demo account for a sandbox game. A
+ * production game's file is refused without one: a bank would be asked to debit the demo account.
+ */
+async function payerAccount(db: Db, gameId: string): Promise<PayerAccount> {
+  const e = env();
+  if (e.PAYOUT_DESK_PAYER_NAME && e.PAYOUT_DESK_PAYER_IBAN && e.PAYOUT_DESK_PAYER_BIC)
+    return { name: e.PAYOUT_DESK_PAYER_NAME, iban: e.PAYOUT_DESK_PAYER_IBAN, bic: e.PAYOUT_DESK_PAYER_BIC };
+  if ((await findGame(db, gameId))?.environment === "sandbox") return DEMO_PAYER;
+  throw new AppError(
+    "CONFLICT",
+    "A SEPA file needs the account it pays from: set PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN and " +
+      "PAYOUT_DESK_PAYER_BIC for Payout Desk (a production game's file never names the demo account).",
+    { field: "method" },
+  );
+}
+
+function writeFiles(
+  method: FileMethod,
+  items: PayableItem[],
+  run: { baseName: string; executionDate: string; payer: PayerAccount | null },
+) {
   switch (method) {
     case "paypal":
       return writePaypalFiles(items, { baseName: run.baseName });
@@ -68,14 +95,14 @@ function writeFiles(method: FileMethod, items: PayableItem[], run: { baseName: s
     case "generic":
       return writeGenericFiles(items, { baseName: run.baseName });
     case "sepa": {
-      const e = env();
+      if (!run.payer) throw new Error("a SEPA file without its payer account");
       return writePain001Files(items, {
         baseName: run.baseName,
         messageId: run.baseName.slice(0, 29),
         createdAt: new Date(),
         executionDate: run.executionDate,
-        initiatingPartyName: e.PAYOUT_DESK_PAYER_NAME,
-        debtor: { name: e.PAYOUT_DESK_PAYER_NAME, iban: e.PAYOUT_DESK_PAYER_IBAN, bic: e.PAYOUT_DESK_PAYER_BIC },
+        initiatingPartyName: run.payer.name,
+        debtor: run.payer,
       });
     }
   }
@@ -99,6 +126,7 @@ export async function createPaymentFiles(
     });
   const eurRate = params.eurRate ?? null;
   const executionDate = params.executionDate ?? today();
+  const payer = params.method === "sepa" ? await payerAccount(db, params.gameId) : null;
   const refused: Refusal[] = [];
   const written: WrittenFile[] = [];
   /** By reference: the USD amount and the amount in the file's currency. */
@@ -173,7 +201,7 @@ export async function createPaymentFiles(
         }
         const baseName = `PD-${month.replace("-", "")}-${randomUUID().slice(0, 8)}`;
         try {
-          for (const file of writeFiles(params.method, items, { baseName, executionDate })) written.push(file);
+          for (const file of writeFiles(params.method, items, { baseName, executionDate, payer })) written.push(file);
         } catch (error) {
           if (error instanceof PaymentFileError)
             throw new AppError(

@@ -175,3 +175,22 @@ describe("a flag raised after approval", () => {
     }
   });
 });
+
+describe("the account a SEPA file pays from", () => {
+  it("[finance] is never the demo account for a production game: without one set, the file is refused", async () => {
+    const batchId = await approvedBatch(db, "2026-11", { 2: "45.00" });
+    const sepa = { gameId: GAME, batchId, method: "sepa" as const, eurRate: "0.92", rateSource: "ECB" };
+    await db.updateTable("game").set({ environment: "production" }).where("id", "=", GAME).execute();
+    try {
+      await expect(createPaymentFiles(db, sepa, web(preparer))).rejects.toThrow(
+        /A SEPA file needs the account it pays from: set PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN/,
+      );
+      expect(await statesOf(db, batchId)).toEqual({ 2: "approved" });
+    } finally {
+      await db.updateTable("game").set({ environment: "sandbox" }).where("id", "=", GAME).execute();
+    }
+    // A sandbox game's file names the demo account.
+    const made = await createPaymentFiles(db, sepa, web(preparer));
+    expect(await contentOf(made.files[0]?.id ?? "")).toContain("<Nm>Payout Desk Demo Ltd</Nm>");
+  });
+});
