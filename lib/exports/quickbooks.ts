@@ -47,11 +47,7 @@ export const QUICKBOOKS_COLUMNS: readonly ExportColumn[] = [
   { name: "Name", type: "text", description: "The recipient, on the payable lines." },
 ];
 
-export function quickbooksRows(
-  posting: Posting,
-  context: JournalContext,
-  dateOrder: QuickbooksDateOrder,
-): ExportRow[] {
+export function quickbooksRows(posting: Posting, context: JournalContext, dateOrder: QuickbooksDateOrder): ExportRow[] {
   const number = journalNumber(posting);
   const date = slashDate(posting.date, dateOrder);
   const recipient = recipientLabel(context.names, posting.entry.recipientPlayerId);

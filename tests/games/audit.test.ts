@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { runDesk } from "../support/desk";
-import { actAs } from "../support/next-request";
+import { actAs, formData as form } from "../support/next-request";
 import { signInAs } from "../support/users";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -23,12 +23,6 @@ async function desk(...args: string[]): Promise<string> {
   const result = await runDesk(t.url, args);
   if (result.code !== 0) throw new Error(`desk ${args.join(" ")} exited with ${result.code}: ${result.stderr}`);
   return result.stdout;
-}
-
-function form(values: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries(values)) data.set(key, value);
-  return data;
 }
 
 async function auditOf(target: string) {

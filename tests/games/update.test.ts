@@ -3,7 +3,7 @@ import { listGames } from "../../db/queries/games";
 import { readGameCredentials } from "../../lib/games/games";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { runDesk } from "../support/desk";
-import { actAs } from "../support/next-request";
+import { actAs, formData as form } from "../support/next-request";
 import { signInAs } from "../support/users";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -21,12 +21,6 @@ beforeAll(async () => {
   actAs(await signInAs(t.db, "admin", "games-update-admin@payout-desk.test"));
 });
 afterAll(async () => t?.drop());
-
-function form(values: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries(values)) data.set(key, value);
-  return data;
-}
 
 const FIELDS = {
   id: "g-update",

@@ -268,8 +268,4 @@ export function refundEvents(emulator: RunningEmulator, subscriptionId: string, 
   return period.refunds;
 }
 
-export function form(values: Record<string, string | number>): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries(values)) data.set(key, String(value));
-  return data;
-}
+export { formData as form } from "../support/next-request";

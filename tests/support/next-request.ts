@@ -51,3 +51,10 @@ export function actAnonymously(): void {
 export function currentCookies(): string[] {
   return [...state.jar.entries()].map(([k, v]) => `${k}=${v}`);
 }
+
+/** A form as a browser posts it to a server action: each value as text. */
+export function formData(values: Record<string, string | number>): FormData {
+  const data = new FormData();
+  for (const [key, value] of Object.entries(values)) data.set(key, String(value));
+  return data;
+}
