@@ -24,6 +24,9 @@ const nextConfig = {
     // The largest form a person sends is a file read in the browser: a provider's results (up to 20 MB of text,
     // lib/payments/schemas.ts) or payout profiles (2 MB). Above Next.js's 1 MB default, each is refused on its field.
     serverActions: { bodySizeLimit: "21mb" },
+    // proxy.ts sees every page request, server actions included, and Next.js buffers at most this much of a body for it
+    // (10 MB by default): a larger form would reach its action cut short.
+    proxyClientMaxBodySize: "21mb",
   },
   serverExternalPackages: [
     "pg",

@@ -219,17 +219,26 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
     held = await domain(() => holdStatements(db, { ...target, ids: toHold, reason: holdReason }, as));
     logBulk("approve", "held", held);
   }
+  const notHeld = new Set(held.skipped.map((s) => s.id));
+  const heldIds = new Set(holdReason ? toHold.filter((id) => !notHeld.has(id)) : []);
   const statements = {
     approved: approved.changed,
     held: held.changed,
-    skipped: approved.skipped.length - held.changed,
+    // Drafts left as they were: neither approved nor held.
+    skipped: approved.skipped.filter((s) => !heldIds.has(s.id)).length,
   };
-  const stillDraft = (await listPayoutStatements(db, target)).filter((s) => s.state === "draft").length;
-  if (stillDraft > 0) {
-    process.stderr.write(`payouts approve: ${stillDraft} statements still in draft; the batch stays a draft\n`);
-    const result = { batchId: input.batch, batchApproved: false, statements, stillDraft };
-    // Only --unflagged means to leave some in draft; otherwise every statement was to be settled (a flagged one
-    // owing a balance cannot be held).
+  const after = await listPayoutStatements(db, target);
+  const stillDraft = after.filter((s) => s.state === "draft").length;
+  // Approved with a flag raised since and not held (one owing a balance cannot be): approving the batch is refused.
+  const stillFlagged = after.filter((s) => s.state === "approved" && flaggedSince.has(s.recipientPlayerId)).length;
+  if (stillDraft > 0 || stillFlagged > 0) {
+    const why = [
+      stillDraft > 0 ? `${stillDraft} statements still in draft` : "",
+      stillFlagged > 0 ? `${stillFlagged} approved statements with a flag raised since (override them)` : "",
+    ].filter(Boolean);
+    process.stderr.write(`payouts approve: ${why.join("; ")}; the batch stays a draft\n`);
+    const result = { batchId: input.batch, batchApproved: false, statements, stillDraft, stillFlagged };
+    // Only --unflagged means to leave some as they are; otherwise every statement was to be settled.
     return input.unflagged ? result : new CliResult(result, 1);
   }
   const approval = await domain(() => approvePayoutBatch(db, target, as));

@@ -1,4 +1,5 @@
 import "server-only";
+import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
 import type { Db } from "@/db";
 import { getProfile, listProfiles } from "@/db/queries/profiles";
 import { AppError } from "@/lib/errors";
@@ -96,6 +97,9 @@ export async function importProfiles(
   const result: ImportResult = { dryRun: p.dryRun, applied: false, rows: body.length, changes: [], refused: [] };
   try {
     await db.transaction().execute(async (trx) => {
+      // First, as every change of details takes it before a profile row: a tax form's row locked earlier in the file
+      // would otherwise wait for it while a review holding it waits for that row.
+      await lockPayoutsOfGame(trx, p.gameId);
       const seen = new Set<number>();
       for (const { cells, line } of body) {
         const get = (column: ImportColumn) => (cells[names.indexOf(column)] ?? "").trim();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { payoutDetailsInputSchema, taxFormInputSchema } from "./schemas";
+import { payoutDetailsInputSchema, payoutDetailsSchema, taxFormInputSchema } from "./schemas";
 
 describe("taxFormInputSchema", () => {
   it("refuses a date that is not on the calendar as a field error, never by throwing", () => {
@@ -58,11 +58,11 @@ describe("details a payment file can carry", () => {
     expect(yen.success).toBe(true);
   });
 
-  it("refuses control and invisible formatting characters in a name, and an email longer than 127", () => {
+  it("refuses control characters and direction overrides in a name, and an email longer than 127", () => {
     for (const name of ["Ada\u0000Lovelace", "Ada \u202eecalevoL"]) {
       const parsed = payoutDetailsInputSchema.safeParse({ ...bank, accountHolder: name, bankCountry: "DE" });
       expect(refusals(parsed), JSON.stringify(name)).toEqual([
-        "accountHolder: must not hold control or invisible formatting characters",
+        "accountHolder: must not hold control characters or direction overrides",
       ]);
     }
     const email = `${"a".repeat(116)}@example.com`;
@@ -73,6 +73,18 @@ describe("details a payment file can carry", () => {
       wiseName: "Ada",
       wiseEmail: email,
     });
-    expect(refusals(wise)).toEqual(["wiseEmail: must be at most 127 characters (the most a payment provider takes)"]);
+    expect(refusals(wise)).toEqual(["wiseEmail: must be at most 127 characters (the most a payment file takes)"]);
+  });
+
+  it("reads details stored before these checks as they were accepted; a joiner in a Persian name stays allowed", () => {
+    const stored = { method: "wise", wiseName: "Ada", wiseEmail: `${"a".repeat(116)}@example.com` };
+    expect(payoutDetailsSchema.safeParse(stored).success).toBe(true);
+    const persian = {
+      currency: "EUR",
+      method: "wise",
+      wiseName: "\u0645\u06cc\u200c\u0631\u0627",
+      wiseEmail: "m@example.com",
+    };
+    expect(payoutDetailsInputSchema.safeParse(persian).success).toBe(true);
   });
 });

@@ -32,11 +32,10 @@ const required = (label: string) =>
     .trim()
     .min(1, { message: `${label} is required`, abort: true });
 
-/** At most 127 characters: the longest address PayPal's and Wise's payout files take. */
 export const payoutEmailSchema = required("The email").pipe(
   z
     .email({ message: "must be an email address such as name@example.com", abort: true })
-    .max(127, { message: "must be at most 127 characters (the most a payment provider takes)" }),
+    .max(254, { message: "must be at most 254 characters" }),
 );
 
 /** PayPal's payer id: 13 letters and digits (the "PayerID" of a PayPal account). */
@@ -91,14 +90,46 @@ export const countrySchema = required("The country")
       .refine((v) => COUNTRIES.has(v), { message: "is not a country code", abort: true }),
   );
 
-/** A name as a payment file carries it: no control or invisible formatting character (a NUL, a right-to-left mark). */
 const nameSchema = (label: string) =>
-  required(label).pipe(
-    z
-      .string()
-      .max(140, { message: "must be at most 140 characters", abort: true })
-      .regex(/^[^\p{Cc}\p{Cf}]+$/u, { message: "must not hold control or invisible formatting characters" }),
-  );
+  required(label).pipe(z.string().max(140, { message: "must be at most 140 characters" }));
+
+/**
+ * What details entered from now on must also be, for a payment file to carry them (details stored before are read
+ * with the schema above, as they were accepted): emails of at most 127 characters, the most PayPal's and Wise's files
+ * take; names without control characters or direction overrides (a NUL, a right-to-left override); a euro account
+ * holder with letters of the SEPA character set (transliterated), without which the whole SEPA file would stop.
+ */
+const CONTROL_OR_OVERRIDE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+const EMAIL_FIELDS = ["paypalEmail", "wiseEmail"] as const;
+const NAME_FIELDS = ["accountHolder", "wiseName"] as const;
+
+function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const field of EMAIL_FIELDS) {
+    const email = v[field];
+    if (typeof email === "string" && email.length > 127)
+      ctx.addIssue({
+        code: "custom",
+        path: [field],
+        message: "must be at most 127 characters (the most a payment file takes)",
+      });
+  }
+  for (const field of NAME_FIELDS) {
+    const name = v[field];
+    if (typeof name === "string" && CONTROL_OR_OVERRIDE.test(name))
+      ctx.addIssue({
+        code: "custom",
+        path: [field],
+        message: "must not hold control characters or direction overrides",
+      });
+  }
+  const holder = v.accountHolder;
+  if (v.method === "bank_transfer" && v.currency === "EUR" && typeof holder === "string" && sepaText(holder, 70) === "")
+    ctx.addIssue({
+      code: "custom",
+      path: ["accountHolder"],
+      message: "must hold Latin letters or digits for a euro transfer (write the name as the bank has it in Latin)",
+    });
+}
 
 const paypalSchema = z
   .object({
@@ -142,16 +173,7 @@ export type PayoutDetails = z.output<typeof payoutDetailsSchema>;
 export const payoutDetailsInputSchema = z
   .object({ currency: currencySchema })
   .and(payoutDetailsSchema)
-  // A euro credit transfer carries the holder in the SEPA character set (transliterated): a name with nothing left
-  // in it would stop the whole SEPA file.
-  .superRefine((v, ctx) => {
-    if (v.method === "bank_transfer" && v.currency === "EUR" && sepaText(v.accountHolder, 70) === "")
-      ctx.addIssue({
-        code: "custom",
-        path: ["accountHolder"],
-        message: "must hold Latin letters or digits for a euro transfer (write the name as the bank has it in Latin)",
-      });
-  });
+  .superRefine((v, ctx) => checkPayableDetails(v, ctx));
 export type PayoutDetailsInput = z.output<typeof payoutDetailsInputSchema>;
 
 const isoDate = (label: string) =>

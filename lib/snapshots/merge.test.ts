@@ -84,7 +84,11 @@ describe("merging figures finer than a cent", () => {
     const [merged] = mergeReversals(WINDOW, [coarse]);
     expect(merged?.nets_to_zero_in_window).toBe(true);
     // Not settled in the window: nothing to net to zero, whatever a part said.
-    const settledBefore = reversal({ paid_at: "2026-02-10T00:00:00Z", refund_events: [] });
+    const settledBefore = reversal({
+      paid_at: "2026-02-10T00:00:00Z",
+      refund_events: [],
+      nets_to_zero_in_window: true,
+    });
     expect(mergeReversals(WINDOW, [settledBefore])[0]?.nets_to_zero_in_window).toBe(false);
   });
 });

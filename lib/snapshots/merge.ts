@@ -131,7 +131,8 @@ export function mergeReversals(window: TimeWindow, rows: readonly Reversal[]): R
     };
     // What nets to zero inside a part nets to zero inside the window: the service's own word is kept where the events
     // cannot say (a period-row reversal has none).
-    row.nets_to_zero_in_window = netsToZeroIn(window, row) || group.some((r) => r.nets_to_zero_in_window);
+    row.nets_to_zero_in_window =
+      netsToZeroIn(window, row) || (row.settled_in_this_window && group.some((r) => r.nets_to_zero_in_window));
     merged.push(row);
   }
   return merged;

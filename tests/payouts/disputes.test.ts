@@ -194,6 +194,14 @@ describe("disputed renewals", () => {
       expect(refusalLine(refused)).toContain(`an open flag raised since their approval (recipient ${BOB})`);
       const batchRow = t.db.selectFrom("payout_batch").select("status").where("id", "=", april.batchId);
       expect(await batchRow.executeTakeFirstOrThrow()).toEqual({ status: "draft" });
+      // Only the unflagged: nothing to approve, and the batch is left a draft, saying why (no attempt refused midway).
+      const unflagged = await runDesk(t.url, [
+        ...["payouts", "approve", "--batch", april.batchId, "--actor", cliApprover, "--unflagged"],
+      ]);
+      expect(unflagged.code, unflagged.stderr).toBe(0);
+      expect(JSON.parse(unflagged.stdout)).toMatchObject({ batchApproved: false, stillDraft: 0, stillFlagged: 1 });
+      expect(unflagged.stderr).toContain("1 approved statements with a flag raised since (override them)");
+      expect(await batchRow.executeTakeFirstOrThrow()).toEqual({ status: "draft" });
 
       const shown = await listSnapshotDisputes(t.db, {
         gameId: GAME,
