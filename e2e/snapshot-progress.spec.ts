@@ -10,7 +10,8 @@ import { SLACK } from "./fixtures/slack";
  * retry_after holds the pull still long enough to look at.
  */
 
-const MONTH = "2026-06";
+// A month no other spec of its project snapshots: the row then shows this pull's outcome, not an earlier one.
+const MONTH = "2026-02";
 
 const { admin } = suiteEmulator();
 
@@ -32,8 +33,8 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await dialog.getByRole("button", { name: "Take snapshot" }).click();
   await expect(dialog).toBeHidden();
 
-  const card = page.getByRole("region", { name: /^Snapshot 2026-06-01/ });
-  const row = page.getByRole("row", { name: /June 2026/ });
+  const card = page.getByRole("region", { name: /^Snapshot 2026-02-01/ });
+  const row = page.getByRole("row", { name: /February 2026/ });
   await expect(card).toContainText("The service failed 1 time; a failing page is asked again for up to 15m 00s");
   await expect(card).toContainText("answered 429; asking for the same page again");
   await expect(card.getByRole("definition").first()).toHaveText("0 / 1");
@@ -44,7 +45,7 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   // Once the wait is over the pull completes, and both places move on together without a reload.
   await expect(row).toContainText("Complete", { timeout: 60_000 * SLACK });
   await expect(card).toBeHidden();
-  await expect(row.getByRole("link", { name: "June 2026" })).toBeVisible();
+  await expect(row.getByRole("link", { name: "February 2026" })).toBeVisible();
 });
 
 test("[finance] a pull the service refuses for good fails at once, with the service's reason on its card", async ({

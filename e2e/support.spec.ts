@@ -315,6 +315,16 @@ test("[finance] is offered only what can be done: nothing on an ended subscripti
   await expect(page.getByRole("button", { name: "Change payment method…" })).toHaveCount(0);
   await expect(page.getByText("The payment method of a pcstore subscription is managed in the pcstore.")).toBeVisible();
   await shoot(page, "finance-subscription-pcstore");
+  // A price increase the service refuses on a pcstore subscription is refused on its field, and never sent.
+  await page.getByRole("button", { name: "Change price…" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("New price (USD)").fill("999.00");
+  await expect(dialog.getByText(/cannot be raised on a pcstore subscription/).first()).toBeVisible();
+  await dialog.getByRole("button", { name: "Stage the new price" }).click();
+  await expect(
+    dialog.getByRole("alert").filter({ hasText: "cannot be raised on a pcstore subscription" }),
+  ).toBeVisible();
+  await expect(dialog).toBeVisible();
 });
 
 test("[viewer] sees a subscription and its periods but no refund or cancel controls", async ({ page }) => {

@@ -68,7 +68,8 @@ function filtered(db: Db, gameId: string, filter: WebhookEventFilter) {
   let query = db.selectFrom("webhook_event").where("game_id", "=", gameId);
   if (filter.eventType) query = query.where("event_type", "=", filter.eventType);
   if (filter.status) query = query.where("status", "=", filter.status);
-  if (filter.subscription) query = query.where("subscription_id", "like", `${escapeLike(filter.subscription)}%`);
+  // Ids are pasted from tickets in any case (sub_…): matched as the subscriptions search matches them.
+  if (filter.subscription) query = query.where("subscription_id", "ilike", `${escapeLike(filter.subscription)}%`);
   const eventTime = sql<Date>`coalesce(occurred_at, received_at)`;
   if (filter.fromMs !== undefined) query = query.where(eventTime, ">=", new Date(filter.fromMs));
   if (filter.toMs !== undefined) query = query.where(eventTime, "<", new Date(filter.toMs));

@@ -36,6 +36,13 @@ describe("classifySearch", () => {
       href: "/subscriptions/players/player7%2Bvip%40demo.example",
     });
     expect(classifySearch("not an@email")).toMatchObject({ kind: "invalid" });
+    // Letters beyond ASCII, and characters the standard allows in the local part.
+    expect(classifySearch("Jürgen@example.de")).toEqual({
+      kind: "player",
+      email: "jürgen@example.de",
+      href: "/subscriptions/players/j%C3%BCrgen%40example.de",
+    });
+    expect(classifySearch("a=b!c/d@example.com")).toMatchObject({ kind: "player", email: "a=b!c/d@example.com" });
   });
 
   it("sends a number to the period page", () => {

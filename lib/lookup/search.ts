@@ -13,7 +13,8 @@ export type SearchTarget =
   | { kind: "period"; periodId: number; href: string }
   | { kind: "invalid"; message: string };
 
-const emailSchema = z.email();
+/** Any address a player can have: non-ASCII letters (jürgen@example.de) and every character the standard allows. */
+const emailSchema = z.email({ pattern: z.regexes.unicodeEmail });
 
 export function subscriptionHref(subscriptionId: string): string {
   return `/subscriptions/${encodeURIComponent(subscriptionId)}`;

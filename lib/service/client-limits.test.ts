@@ -134,11 +134,21 @@ describe("link-local and metadata addresses", () => {
   });
 
   it("lets a sandbox game on loopback and a production host on a public address through", async () => {
-    const ok = async () => json(200, { status: "success", subscription: subscriptionBody() });
-    await client(ok, { baseUrl: "http://127.0.0.1:4010" }).getSubscription("SUB_1767225600_ab12cd34");
-    await client(ok, { environment: "production", baseUrl: "https://api.service.example" }).getSubscription(
+    const asked: string[] = [];
+    const ok = async (url: string) => {
+      asked.push(new URL(url).host);
+      return json(200, { status: "success", subscription: subscriptionBody() });
+    };
+    const sandbox = await client(ok, { baseUrl: "http://127.0.0.1:4010" }).getSubscription("SUB_1767225600_ab12cd34");
+    const production = await client(ok, {
+      environment: "production",
+      baseUrl: "https://api.service.example",
+    }).getSubscription("SUB_1767225600_ab12cd34");
+    expect(asked).toEqual(["127.0.0.1:4010", "api.service.example"]);
+    expect([sandbox.subscription.subscription_id, production.subscription.subscription_id]).toEqual([
       "SUB_1767225600_ab12cd34",
-    );
+      "SUB_1767225600_ab12cd34",
+    ]);
   });
 });
 

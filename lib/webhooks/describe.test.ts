@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeEffect, refusalLabel } from "./describe";
+import { describeEffect, refusalLabel, unreadableFields } from "./describe";
 
 describe("describeEffect", () => {
   it("names a month window by its month and says whether a re-pull was queued", () => {
@@ -43,7 +43,7 @@ describe("describeEffect", () => {
         lastError: null,
         effect: { kind: "cancellation", accessUntil: "2026-06-30T00:00:00Z" },
       }),
-    ).toBe("Canceled; access until 2026-06-30T00:00:00Z");
+    ).toBe("Canceled; access until 2026-06-30 00:00 UTC");
     expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "stored" } })).toBe("Stored");
     expect(
       describeEffect({
@@ -63,5 +63,18 @@ describe("describeEffect", () => {
     expect(describeEffect({ status: "pending", lastError: null, effect: null })).toBe("Waiting to be processed");
     expect(refusalLabel("timestamp_too_old")).toBe("Signed more than 5 minutes ago");
     expect(refusalLabel("something_new")).toBe("something_new");
+  });
+});
+
+describe("unreadableFields", () => {
+  it("names the fields found wrong on receipt, or else when processed, or none", () => {
+    expect(unreadableFields({ parseIssues: ["data.order_id: required"], effect: null })).toEqual([
+      "data.order_id: required",
+    ]);
+    // A purchase.disputed without its dispute_id passes the envelope's check, and is found out when processed.
+    const processed = { parseIssues: null, effect: { kind: "unprocessable", issues: ["data.dispute_id: required"] } };
+    expect(unreadableFields(processed)).toEqual(["data.dispute_id: required"]);
+    expect(unreadableFields({ parseIssues: null, effect: { kind: "dispute" } })).toBeNull();
+    expect(unreadableFields({ parseIssues: [], effect: null })).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { formatUsdText } from "@/lib/format";
+import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 /** Words for what the receiver and the processing job record, shared by the event log and its tests. Pure. */
 
 type Tone = "neutral" | "info" | "success" | "warning" | "danger";
@@ -83,7 +83,9 @@ export function describeEffect(input: {
       return effect.autoRefresh ? marked : `${marked}; auto-refresh is off`;
     }
     case "cancellation":
-      return typeof effect.accessUntil === "string" ? `Canceled; access until ${effect.accessUntil}` : "Canceled";
+      return typeof effect.accessUntil === "string"
+        ? `Canceled; access until ${formatUtcDateTime(effect.accessUntil) ?? effect.accessUntil}`
+        : "Canceled";
     case "dispute": {
       const id = String(effect.disputeId ?? "");
       const amount = typeof effect.usdAmount === "string" ? ` (${formatUsdText(effect.usdAmount)})` : "";
@@ -94,4 +96,17 @@ export function describeEffect(input: {
     default:
       return "Stored";
   }
+}
+
+/**
+ * The fields of an event found not to match the documented ones: when it was received (`parseIssues`), or when it was
+ * processed (a field its type needs, missing: `{kind: "unprocessable", issues}`); null when none were.
+ */
+export function unreadableFields(event: {
+  parseIssues: string[] | null;
+  effect: Record<string, unknown> | null;
+}): string[] | null {
+  if (event.parseIssues && event.parseIssues.length > 0) return event.parseIssues;
+  const issues = event.effect?.kind === "unprocessable" ? event.effect.issues : null;
+  return Array.isArray(issues) && issues.length > 0 ? issues.map(String) : null;
 }

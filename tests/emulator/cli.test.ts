@@ -2,18 +2,28 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DEMO_GAME_ID, DEMO_GAME_SECRET, DEMO_WEBHOOK_SECRET } from "@/emulator/scenario/demo";
 import { fixtureScenario, SECRET, SUB } from "./fixture";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
+/** Every emulator started, killed after each test whatever its outcome (one that already ended is left alone). */
+const children = new Set<ChildProcessWithoutNullStreams>();
+
 function cli(args: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ["--import", "./bin/register.mjs", "emulator/main.ts", ...args], {
+  const child = spawn(process.execPath, ["--import", "./bin/register.mjs", "emulator/main.ts", ...args], {
     cwd: ROOT,
     env: { ...process.env, NODE_OPTIONS: "" },
   });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  return child;
 }
+
+afterEach(() => {
+  for (const child of children) child.kill("SIGKILL");
+});
 
 function finish(
   child: ChildProcessWithoutNullStreams,

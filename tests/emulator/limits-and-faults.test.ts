@@ -141,7 +141,7 @@ describe("injected faults", () => {
 
   it("hangs past the caller's timeout without touching state", async () => {
     await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault: "hang", hang_ms: 2000 });
-    const started = Date.now();
+    // The caller gives up first (its timeout, not an answer, ends the call).
     await expect(
       fetch(`${client.url}/api/subscriptions/${SUB.monthly}/refund`, {
         method: "POST",
@@ -149,8 +149,7 @@ describe("injected faults", () => {
         body: JSON.stringify({ client_request_id: "hang-1" }),
         signal: AbortSignal.timeout(150),
       }),
-    ).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(1500);
+    ).rejects.toThrow(/aborted|timeout/i);
     const retry = await client.post(`/api/subscriptions/${SUB.monthly}/refund`, { client_request_id: "hang-1" });
     expect(retry.body.idempotent_replay).toBe(false);
   });

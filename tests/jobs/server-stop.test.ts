@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -11,6 +11,12 @@ beforeAll(async () => {
   applyTestEnv(t);
 });
 afterAll(async () => t?.drop());
+
+/** The server under test; killed after the test if it is still running (it never became ready, say). */
+let running: ChildProcess | undefined;
+afterEach(() => {
+  if (running && running.exitCode === null && running.signalCode === null) running.kill("SIGKILL");
+});
 
 describe("the app server's workers on SIGTERM", () => {
   it("stop gracefully before the server's own exit goes through", async () => {
@@ -26,6 +32,7 @@ describe("the app server's workers on SIGTERM", () => {
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    running = child;
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));

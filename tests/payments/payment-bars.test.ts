@@ -46,6 +46,9 @@ async function contentOf(fileId: string): Promise<string> {
   return (await downloadPaymentFile(db, { gameId: GAME, fileId }, web(approver))).content;
 }
 
+/** An expiry still ahead whenever this runs: the last day of the third year from now. */
+const inThreeYears = `${new Date().getUTCFullYear() + 3}-12-31`;
+
 describe("a flag raised after approval", () => {
   it("[finance] details changed after approval are not paid until the change is confirmed", async () => {
     const batchId = await approvedBatch(db, "2026-05", { 1: "40.00", 4: "30.00" });
@@ -163,7 +166,7 @@ describe("a flag raised after approval", () => {
         {
           gameId: GAME,
           playerId: 3,
-          input: { taxForm: "W-8BEN", taxFormReceivedOn: "2026-06-02", taxFormExpiresOn: "2029-12-31" },
+          input: { taxForm: "W-8BEN", taxFormReceivedOn: "2026-06-02", taxFormExpiresOn: inThreeYears },
         },
         finance,
       );

@@ -43,8 +43,10 @@ beforeAll(async () => {
       { id: 2, gross: "950.00", reversed: "28.19" },
     ],
   });
-  // November has not ended.
-  await insertSnapshot(db, { window: "2026-11", recipients: [{ id: 1, gross: "70.00" }], closed: false });
+  // A window that has not ended whenever this runs: from yesterday to a month ahead.
+  const now = Date.now();
+  const open = { startMs: now - 86_400_000, endMs: now + 30 * 86_400_000 };
+  await insertSnapshot(db, { window: open, recipients: [{ id: 1, gross: "70.00" }], closed: false });
 });
 
 async function byRecipient(asOf: Date): Promise<Record<number, LiabilityRow>> {

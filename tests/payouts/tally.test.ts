@@ -91,12 +91,17 @@ describe("a batch's tally", () => {
     const paidByWise = { on: "2026-05-03", method: "wise" as const, reference: "WISE-APR" };
     const plan = { hold: [2, 5], holdReason: "Bank details bounced", approve: [1, 3, 4], paid: paidByWise };
     // The tally is checked after each step: holding, approving statements, approving the batch, paying.
+    const steps: string[] = [];
     await settleBatch(db, { batchId, month: "2026-04" }, plan, async (step) => {
+      steps.push(step);
       const summary = await expectTallyMatches(batchId);
       if (step !== "batch approved") return;
       expect((await countPaymentStates(db, { gameId: GAME, batchId })).payable).toBeGreaterThan(0);
       expect(summary.byState.approved.count).toBeGreaterThan(0);
     });
+    // Every step ran its check, the batch's approval among them.
+    expect(steps).toContain("batch approved");
+    expect(steps.length).toBeGreaterThanOrEqual(4);
     const paid = await expectTallyMatches(batchId);
     expect(paid.byState.paid.count).toBeGreaterThan(0);
     // Another game's caller sees nothing of it.

@@ -39,7 +39,7 @@ describe("cancel", () => {
       form({ subscriptionId: SUBS.cancelEnd, when: "period_end", reason: "Moving to yearly" }),
     )) as Result;
     expect(result).toMatchObject({ ok: true });
-    expect(result.message).toMatch(/Cancels at the end of the paid period.*Access until 2026-12-15T00:00:00Z/);
+    expect(result.message).toMatch(/Cancels at the end of the paid period.*Access until 2026-12-15 00:00 UTC\./);
     expect(subscription(SUBS.cancelEnd).cancelAtPeriodEnd).toBe(true);
     const [entry] = await auditOf(SUBS.cancelEnd);
     expect(entry).toMatchObject({
@@ -58,7 +58,7 @@ describe("cancel", () => {
     const now = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelNow, when: "now" }))) as Result;
     expect(now).toMatchObject({ ok: true });
     // Paid through 2026-11-15, before the clock: nothing paid is still running, so access ends now.
-    expect(now.message).toMatch(/Canceled now\. Access until 2026-11-20T12:00:00Z/);
+    expect(now.message).toMatch(/Canceled now\. Access until 2026-11-20 12:00 UTC\./);
     const again = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.canceled, when: "now" }))) as Result;
     expect(again).toMatchObject({ ok: true, message: "Already canceled: nothing changed." });
     expect((await auditOf(SUBS.canceled))[0]).toMatchObject({

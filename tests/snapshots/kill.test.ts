@@ -48,19 +48,24 @@ describe("a pull killed mid-way", () => {
       child.on("exit", (code, signal) => resolve(signal ? null : code)),
     );
 
-    const pull = await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the CLI exited early: ${stderr}`);
-        return env.db
-          .selectFrom("snapshot_pull")
-          .select(["id", "status", "pages_fetched"])
-          .where("pages_fetched", ">=", 60)
-          .executeTakeFirst();
-      },
-      { what: () => `the pull to read 60 pages; the CLI wrote:\n${stderr}` },
-    );
+    let pull: { id: string; status: string; pages_fetched: number };
+    try {
+      pull = await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`the CLI exited early: ${stderr}`);
+          return env.db
+            .selectFrom("snapshot_pull")
+            .select(["id", "status", "pages_fetched"])
+            .where("pages_fetched", ">=", 60)
+            .executeTakeFirst();
+        },
+        { what: () => `the pull to read 60 pages; the CLI wrote:\n${stderr}` },
+      );
+    } finally {
+      // Killed here whatever happened: a pull left running would outlive the test.
+      child.kill("SIGKILL");
+    }
     expect(pull.status).toBe("running");
-    child.kill("SIGKILL");
     expect(await exited).toBeNull();
     expect(stderr).toMatch(/pages \d+\/\d+/);
 

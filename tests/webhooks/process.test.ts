@@ -309,6 +309,8 @@ describe("filters of the event log", () => {
       "2026-04-01T00:00:00.000Z",
     ]);
     expect((await list({ subscription: "SUB_1_%" })).total).toBe(0);
+    // As pasted from a ticket, in lower case.
+    expect((await list({ subscription: "sub_1_04" })).total).toBe(1);
     expect((await list({ fromMs: parseInstant("2026-03-15T00:00:00Z") ?? 0 })).total).toBe(3);
   });
 });

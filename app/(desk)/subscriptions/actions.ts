@@ -7,7 +7,7 @@ import { findRefundAttempt } from "@/db/queries/refunds";
 import { defineAction } from "@/lib/actions";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError, isAppError } from "@/lib/errors";
-import { formatUsdText } from "@/lib/format";
+import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { unappliedPriceWarning } from "@/lib/lookup/price-change";
 import { money } from "@/lib/money";
@@ -205,7 +205,9 @@ export const cancelSubscriptionAction = defineAction(
     if (result.already_canceled) {
       return { ok: true, message: `Already ${result.final_status}: nothing changed.` };
     }
-    const until = result.access_until ? `Access until ${result.access_until}.` : "Access ends now.";
+    const until = result.access_until
+      ? `Access until ${formatUtcDateTime(result.access_until) ?? result.access_until}.`
+      : "Access ends now.";
     const how = result.terminated_immediately
       ? `Ended immediately: no paid period was running${
           result.downgrade_reason ? ` (service code ${result.downgrade_reason})` : ""

@@ -40,7 +40,7 @@ function toConfirm(action: ServerAction) {
     const result = await action(form);
     return result.ok
       ? { ok: true, message: result.message }
-      : { ok: false, message: result.message, values: result.values };
+      : { ok: false, message: result.message, values: result.values, fieldErrors: result.fieldErrors };
   };
 }
 
@@ -115,7 +115,9 @@ function CancelDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
-  const [when, setWhen] = useState<"period_end" | "now">("period_end");
+  // Already set to end at the period's end: asking for that again changes nothing (the service would record a second
+  // cancellation over the first), so only ending it now is offered.
+  const [when, setWhen] = useState<"period_end" | "now">(subscription.cancelAtPeriodEnd ? "now" : "period_end");
   // From the subscription's own fields: the service decides with its clock, not this browser's.
   const outcome = describeCancelOutcome(
     {
@@ -143,16 +145,23 @@ function CancelDialog({
     >
       {(typed, errors) => (
         <>
-          <RadioChoice
-            legend="When"
-            name="when"
-            options={[
-              { value: "period_end", label: "At the end of the paid period (default)" },
-              { value: "now", label: "Now" },
-            ]}
-            value={when}
-            onChange={setWhen}
-          />
+          {subscription.cancelAtPeriodEnd ? (
+            <p className="text-sm text-ink-muted">
+              It already ends at the end of its paid period: this ends it now instead.
+              <input type="hidden" name="when" value="now" />
+            </p>
+          ) : (
+            <RadioChoice
+              legend="When"
+              name="when"
+              options={[
+                { value: "period_end", label: "At the end of the paid period (default)" },
+                { value: "now", label: "Now" },
+              ]}
+              value={when}
+              onChange={setWhen}
+            />
+          )}
           <div
             role="status"
             aria-label="What the service will do"
@@ -197,13 +206,13 @@ function PriceDialog({
       warnings.push("This is the current price: any staged change is cleared and nothing else changes.");
     const unapplied = unappliedPriceWarning(value, current);
     if (unapplied) warnings.push(unapplied);
-    if (subscription.fundingRail === "pcstore" && value.gt(current)) {
-      warnings.push(
-        "pcstore subscription: the service refuses an increase (the player must re-authorize in the pcstore); only " +
-          "decreases stage.",
-      );
-    }
   }
+  // The service refuses it (PCSTORE_REAUTHORIZATION_REQUIRED): said on the field, and never sent.
+  const pcstoreIncrease =
+    subscription.fundingRail === "pcstore" && value !== null && value.gt(current)
+      ? "cannot be raised on a pcstore subscription: the player must re-authorize in the pcstore (a decrease " +
+        "stages)"
+      : null;
   return (
     <ConfirmDialog
       trigger={<Button variant="secondary">Change price…</Button>}
@@ -214,7 +223,15 @@ function PriceDialog({
       confirmLabel="Stage the new price"
       pendingLabel="Saving…"
       size="md"
-      action={action}
+      action={(form) =>
+        pcstoreIncrease
+          ? Promise.resolve({
+              ok: false as const,
+              message: `New price ${pcstoreIncrease}.`,
+              fieldErrors: { amountUsd: pcstoreIncrease },
+            })
+          : action(form)
+      }
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
       onConfirmed={onConfirmed}
     >
@@ -229,7 +246,7 @@ function PriceDialog({
       </ul>
       <Field
         label="New price (USD)"
-        error={amount !== "" && !parsed.success ? parsed.error.issues[0]?.message : null}
+        error={amount !== "" && !parsed.success ? parsed.error.issues[0]?.message : pcstoreIncrease}
         required
       >
         {(control) => (

@@ -2,7 +2,10 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { SubscriptionEvent } from "@/db/queries/webhook-events";
-import { formatUsdText } from "@/lib/format";
+import { formatUsdText, formatUtcDateTime } from "@/lib/format";
+
+/** A service time as every page shows one ("2026-06-01 00:00 UTC"), or as sent when it is not one. */
+const readable = (iso: string) => formatUtcDateTime(iso) ?? iso;
 
 function summary(event: SubscriptionEvent): string {
   const data = event.data;
@@ -11,7 +14,7 @@ function summary(event: SubscriptionEvent): string {
   switch (event.eventType) {
     case "subscription.canceled":
       // The spec: the canceled event "carries access_until"; callers revoke access then.
-      return text("access_until") ? `Canceled; access until ${text("access_until")}` : "Canceled";
+      return text("access_until") ? `Canceled; access until ${readable(text("access_until") ?? "")}` : "Canceled";
     case "subscription.refunded":
       return (
         `Refund of ${formatUsdText(text("amount_usd") ?? "?")} on period ` +

@@ -14,7 +14,7 @@ import { getWebhookEvent } from "@/db/queries/webhook-events";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
-import { describeEffect, EVENT_STATUS_LABELS } from "@/lib/webhooks/describe";
+import { describeEffect, EVENT_STATUS_LABELS, unreadableFields } from "@/lib/webhooks/describe";
 import { NoGame } from "../../no-game";
 import { retryWebhookEventAction } from "../actions";
 import { RetryForm } from "./retry-form";
@@ -33,6 +33,8 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
   if (!event) notFound();
   const status = EVENT_STATUS_LABELS[event.status] ?? { label: event.status, tone: "neutral" as const };
 
+  // Found unreadable when received, or when processed (a field its type needs, missing).
+  const issues = unreadableFields(event);
   return (
     <>
       <PageHeader
@@ -56,9 +58,9 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
           cause is fixed.
         </Banner>
       ) : null}
-      {event.parseIssues ? (
+      {issues ? (
         <Banner tone="warning" title="The event's data did not match the documented fields" className="mb-4">
-          Nothing was changed because of it. Fields: {event.parseIssues.join("; ")}
+          Nothing was changed because of it. Fields: {issues.join("; ")}
         </Banner>
       ) : null}
       <div className="grid gap-4 lg:grid-cols-2">

@@ -349,12 +349,12 @@ export default async function PeriodPage({ params }: Props) {
               <HeadCells
                 columns={[
                   "Refunded at",
-                  ["Amount", "right"],
-                  ["Cumulative before", "right"],
-                  ["Cumulative after", "right"],
+                  ["Amount (USD)", "right"],
+                  ["Cumulative before (USD)", "right"],
+                  ["Cumulative after (USD)", "right"],
                   "Full",
-                  ["Attribution reversed", "right"],
-                  ["Partner revenue reversed", "right"],
+                  ["Attribution reversed (USD)", "right"],
+                  ["Partner revenue reversed (USD)", "right"],
                   "Reversal",
                   "Transaction",
                 ]}

@@ -116,7 +116,10 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                       value: <span className="font-mono text-xs">{balance.value.player.identity_id ?? "—"}</span>,
                     },
                     { label: "Joined", value: <MaybeTime value={balance.value.player.date_joined} /> },
-                    { label: "Total value", value: <Money value={balance.value.summary.total_value} /> },
+                    {
+                      label: "Total value (game currency)",
+                      value: <Money value={balance.value.summary.total_value} />,
+                    },
                     { label: "Last updated", value: <MaybeTime value={balance.value.last_updated} /> },
                   ]}
                 />
@@ -204,7 +207,7 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                       <Th>Item</Th>
                       <Th>Status</Th>
                       <Th align="right">Price (USD)</Th>
-                      <Th align="right">Staged price</Th>
+                      <Th align="right">Staged price (USD)</Th>
                       <Th>Rail</Th>
                       <Th>Wallet only</Th>
                       <Th>Paid through</Th>
