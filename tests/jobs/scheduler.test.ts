@@ -80,8 +80,10 @@ describe("scheduled jobs", () => {
     await stopA();
     const runs = await listScheduledRuns(t.db, { job: job.name, since: new Date(next - periodMs) });
     await stopB();
-    expect(runs.map((r) => r.period_start.getTime())).toEqual([next]);
-    expect(runs[0]?.job_id).not.toBeNull();
+    // The period the restart happened in, run once; on a slow machine B may rightly have run the one after it too.
+    const upToNext = runs.filter((r) => r.period_start.getTime() <= next);
+    expect(upToNext.map((r) => r.period_start.getTime())).toEqual([next]);
+    expect(upToNext[0]?.job_id).not.toBeNull();
   });
   it(
     "leave a schedule an earlier release left in pg-boss's own table alone: nothing is queued from it",
