@@ -63,8 +63,9 @@ const desk = (...args: string[]) => ["bin/desk.mjs", ...args];
 
 async function startWorker(name: string): Promise<Proc> {
   const proc = startProcess(name, desk("worker", "--grace", "1"));
-  await until(async () => proc.output().includes("working jobs"), `${name} started`, 60_000 * SLACK);
+  // Kept from the start, so that the suite's stop ends it even when it never gets ready.
   workers.push(proc);
+  await until(async () => proc.output().includes("working jobs"), `${name} started`, 60_000 * SLACK);
   return proc;
 }
 
@@ -77,9 +78,9 @@ async function startServer(name: string, port: number, publicUrl: string): Promi
     PAYOUT_DESK_URL: publicUrl,
     PAYOUT_DESK_JOBS: "off",
   });
-  await until(async () => (await fetch(`${url}/api/health/ready`)).ok, `${name} ready`, 60_000 * SLACK);
   const started = { url, proc };
   servers.push(started);
+  await until(async () => (await fetch(`${url}/api/health/ready`)).ok, `${name} ready`, 60_000 * SLACK);
   return started;
 }
 
