@@ -44,19 +44,13 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
         description={describeEffect(event)}
       />
       {event.status === "failed" ? (
-        <Banner
-          tone="danger"
-          title="Processing failed"
-          className="mb-4"
-          action={
-            hasRole(user.role, "finance") ? (
-              <RetryForm action={retryWebhookEventAction} eventId={event.id} />
-            ) : undefined
-          }
-        >
+        <Banner tone="danger" title="Processing failed" className="mb-4">
           {event.lastError ?? "Unknown error"} ({event.attempts} tries). The event is stored; process it again once the
           cause is fixed.
         </Banner>
+      ) : null}
+      {hasRole(user.role, "finance") ? (
+        <RetryForm action={retryWebhookEventAction} eventId={event.id} failed={event.status === "failed"} />
       ) : null}
       {issues ? (
         <Banner tone="warning" title="The event's data did not match the documented fields" className="mb-4">

@@ -3,14 +3,25 @@
 import { useActionState } from "react";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
+import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
-export function RetryForm({ action, eventId }: { action: Action; eventId: string }) {
+/**
+ * "Process again" for a failed event. It stays in place once the event is queued (the page then shows it pending and
+ * offers no button): what it answered is shown there, and the focus, which was on the button, moves to it.
+ */
+export function RetryForm({ action, eventId, failed }: { action: Action; eventId: string; failed: boolean }) {
   const [state, formAction] = useActionState(action, null);
+  if (!failed)
+    return state?.ok ? (
+      <FocusHere className="mb-4">
+        <FormMessage tone="success">{state.message}</FormMessage>
+      </FocusHere>
+    ) : null;
   return (
-    <form action={formAction} className="flex flex-col items-end gap-2">
+    <form action={formAction} className="mb-4 flex flex-col items-start gap-2" aria-label="Process the event again">
       <input type="hidden" name="eventId" value={eventId} />
       <SubmitButton size="sm">Process again</SubmitButton>
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
