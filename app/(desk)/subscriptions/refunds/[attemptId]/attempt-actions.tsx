@@ -6,28 +6,42 @@ import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
+import { Card } from "@/app/_components/ui/card";
+import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
 
 type Action = (state: ActionResult<unknown> | null, form: FormData) => Promise<ActionResult<unknown>>;
 
-/** Calls the service again for a pending refund, with its stored request id and parameters. */
-export function RetryForm({ attemptId, action }: { attemptId: string; action: Action }) {
+/**
+ * Calls the service again for a pending refund, with its stored request id and parameters. It stays in place once the
+ * attempt is no longer pending (the page then offers no retry): what the retry answered is shown there, and the focus,
+ * which was on the button, moves to it.
+ */
+export function RetryForm({ attemptId, action, pending }: { attemptId: string; action: Action; pending: boolean }) {
   const router = useRouter();
   const [state, formAction] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
     const result = await action(previous, form);
     router.refresh();
     return result;
   }, null);
+  if (!pending)
+    return state ? (
+      <FocusHere>
+        <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
+      </FocusHere>
+    ) : null;
   return (
-    <form action={formAction} className="flex flex-col gap-2">
-      <input type="hidden" name="attemptId" value={attemptId} />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
-      <div>
-        <SubmitButton variant="secondary" pendingLabel="Asking the service…">
-          Retry now with the same request id
-        </SubmitButton>
-      </div>
-    </form>
+    <Card title="Retry">
+      <form action={formAction} className="flex flex-col gap-2">
+        <input type="hidden" name="attemptId" value={attemptId} />
+        {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+        <div>
+          <SubmitButton variant="secondary" pendingLabel="Asking the service…">
+            Retry now with the same request id
+          </SubmitButton>
+        </div>
+      </form>
+    </Card>
   );
 }
 

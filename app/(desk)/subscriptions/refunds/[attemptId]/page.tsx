@@ -136,10 +136,8 @@ export default async function RefundAttemptPage({ params }: Props) {
           )}
         </FocusHere>
 
-        {attempt.status === "pending" && hasRole(user.role, "support") ? (
-          <Card title="Retry">
-            <RetryForm attemptId={attempt.id} action={retryRefundAttemptAction} />
-          </Card>
+        {hasRole(user.role, "support") ? (
+          <RetryForm attemptId={attempt.id} action={retryRefundAttemptAction} pending={attempt.status === "pending"} />
         ) : null}
         {attempt.status === "needs_attention" && hasRole(user.role, "finance") ? (
           <Card
