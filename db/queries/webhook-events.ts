@@ -68,8 +68,12 @@ function filtered(db: Db, gameId: string, filter: WebhookEventFilter) {
   let query = db.selectFrom("webhook_event").where("game_id", "=", gameId);
   if (filter.eventType) query = query.where("event_type", "=", filter.eventType);
   if (filter.status) query = query.where("status", "=", filter.status);
-  // Ids are pasted from tickets in any case (sub_…): matched as the subscriptions search matches them.
-  if (filter.subscription) query = query.where("subscription_id", "ilike", `${escapeLike(filter.subscription)}%`);
+  // Ids are pasted from tickets with a lower-case prefix (sub_…): read as the subscriptions search reads them, the
+  // rest as typed (an id's last characters tell subscriptions apart by case).
+  if (filter.subscription) {
+    const id = /^sub_/i.test(filter.subscription) ? `SUB_${filter.subscription.slice(4)}` : filter.subscription;
+    query = query.where("subscription_id", "like", `${escapeLike(id)}%`);
+  }
   const eventTime = sql<Date>`coalesce(occurred_at, received_at)`;
   if (filter.fromMs !== undefined) query = query.where(eventTime, ">=", new Date(filter.fromMs));
   if (filter.toMs !== undefined) query = query.where(eventTime, "<", new Date(filter.toMs));

@@ -13,8 +13,14 @@ export type SearchTarget =
   | { kind: "period"; periodId: number; href: string }
   | { kind: "invalid"; message: string };
 
-/** Any address a player can have: non-ASCII letters (jürgen@example.de) and every character the standard allows. */
-const emailSchema = z.email({ pattern: z.regexes.unicodeEmail });
+/**
+ * A player's address, with letters beyond ASCII (jürgen@example.de) and the standard's other characters in its local
+ * part, but no "%" (the player page's address is read from its URL and decoded: "a%41b" would become another player),
+ * no space or control character, and a dotted domain.
+ */
+const PLAYER_EMAIL =
+  /^[\p{L}\p{N}!#$&'*+/=?^_`{|}~.-]{1,64}@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+\p{L}{2,}$/u;
+const emailSchema = z.email({ pattern: PLAYER_EMAIL });
 
 export function subscriptionHref(subscriptionId: string): string {
   return `/subscriptions/${encodeURIComponent(subscriptionId)}`;

@@ -117,7 +117,10 @@ function CancelDialog({
 }) {
   // Already set to end at the period's end: asking for that again changes nothing (the service would record a second
   // cancellation over the first), so only ending it now is offered.
-  const [when, setWhen] = useState<"period_end" | "now">(subscription.cancelAtPeriodEnd ? "now" : "period_end");
+  const [chosen, setWhen] = useState<"period_end" | "now">("period_end");
+  // What is sent and described: once the subscription already ends at its period's end (a cancellation made while
+  // this dialog stayed on the page included), only ending it now.
+  const when = subscription.cancelAtPeriodEnd ? "now" : chosen;
   // From the subscription's own fields: the service decides with its clock, not this browser's.
   const outcome = describeCancelOutcome(
     {
@@ -235,44 +238,52 @@ function PriceDialog({
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
       onConfirmed={onConfirmed}
     >
-      <ul className="list-disc pl-5 text-sm text-ink-muted">
-        <li>
-          The new price is staged: the next successful renewal first bills the current window at the old price; no
-          proration.
-        </li>
-        <li>Sending the current price clears a staged change.</li>
-        <li>An increase above double the last agreed price or above USD 500.00 is staged but never applied.</li>
-        <li>On a pcstore subscription an increase is refused and a decrease stages.</li>
-      </ul>
-      <Field
-        label="New price (USD)"
-        error={amount !== "" && !parsed.success ? parsed.error.issues[0]?.message : pcstoreIncrease}
-        required
-      >
-        {(control) => (
-          <Input
-            {...control}
-            name="amountUsd"
-            inputMode="decimal"
-            autoComplete="off"
-            value={amount}
-            onChange={(e) => setAmount(e.target.value)}
-          />
-        )}
-      </Field>
-      {warnings.length > 0 ? (
-        <ul
-          role="status"
-          className={
-            "list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm " +
-            "text-warning-ink"
-          }
-        >
-          {warnings.map((w) => (
-            <li key={w}>{w}</li>
-          ))}
-        </ul>
-      ) : null}
+      {(_typed, errors) => (
+        <>
+          <ul className="list-disc pl-5 text-sm text-ink-muted">
+            <li>
+              The new price is staged: the next successful renewal first bills the current window at the old price; no
+              proration.
+            </li>
+            <li>Sending the current price clears a staged change.</li>
+            <li>An increase above double the last agreed price or above USD 500.00 is staged but never applied.</li>
+            <li>On a pcstore subscription an increase is refused and a decrease stages.</li>
+          </ul>
+          <Field
+            label="New price (USD)"
+            error={
+              amount !== "" && !parsed.success
+                ? parsed.error.issues[0]?.message
+                : (pcstoreIncrease ?? errors.amountUsd ?? null)
+            }
+            required
+          >
+            {(control) => (
+              <Input
+                {...control}
+                name="amountUsd"
+                inputMode="decimal"
+                autoComplete="off"
+                value={amount}
+                onChange={(e) => setAmount(e.target.value)}
+              />
+            )}
+          </Field>
+          {warnings.length > 0 ? (
+            <ul
+              role="status"
+              className={
+                "list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm " +
+                "text-warning-ink"
+              }
+            >
+              {warnings.map((w) => (
+                <li key={w}>{w}</li>
+              ))}
+            </ul>
+          ) : null}
+        </>
+      )}
     </ConfirmDialog>
   );
 }

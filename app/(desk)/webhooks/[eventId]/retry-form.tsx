@@ -15,9 +15,9 @@ type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResu
 export function RetryForm({ action, eventId, failed }: { action: Action; eventId: string; failed: boolean }) {
   const [state, formAction] = useActionState(action, null);
   if (!failed)
-    return state?.ok ? (
+    return state ? (
       <FocusHere className="mb-4">
-        <FormMessage tone="success">{state.message}</FormMessage>
+        <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
       </FocusHere>
     ) : null;
   return (
