@@ -117,8 +117,14 @@ export async function listStalledWebhookEventIds(db: Db, input: { receivedBefore
 
 // --- Settings and scheduled pulls ---------------------------------------------------------------------------------
 
-export async function readGameAutomation(db: Db, gameId: string): Promise<GameAutomation | null> {
-  const row = await db.selectFrom("game").select("settings").where("id", "=", gameId).executeTakeFirst();
+/** A game's automatic pulls; with `lock`, the game's row locked until the transaction ends. */
+export async function readGameAutomation(
+  db: DbOrTrx,
+  gameId: string,
+  options: { lock?: boolean } = {},
+): Promise<GameAutomation | null> {
+  const query = db.selectFrom("game").select("settings").where("id", "=", gameId);
+  const row = await (options.lock ? query.forUpdate() : query).executeTakeFirst();
   return row ? readAutomation(row.settings) : null;
 }
 

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { resetWebhookEvent, updateGameAutomation } from "@/db/queries/webhooks";
+import { readGameAutomation, resetWebhookEvent, updateGameAutomation } from "@/db/queries/webhooks";
 import type { ActingAs } from "@/core/actor";
 import type { GameAutomation } from "@/core/game-automation";
 import { recordAudit } from "@/lib/audit";
@@ -15,14 +15,17 @@ export async function saveGameAutomation(
   as: ActingAs,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (!(await updateGameAutomation(trx, gameId, automation))) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+    // Read under the row's lock, so that the line says what this change replaced.
+    const before = await readGameAutomation(trx, gameId, { lock: true });
+    if (!before || !(await updateGameAutomation(trx, gameId, automation)))
+      throw new AppError("NOT_FOUND", `No game ${gameId}.`);
     await recordAudit(trx, {
       ...as,
       action: "game.automation",
       gameId,
       target: gameId,
       outcome: "succeeded",
-      detail: automation,
+      detail: { ...automation, before },
     });
   });
 }

@@ -40,6 +40,7 @@ function form(values: Record<string, string>): FormData {
 describe("webhook page actions", () => {
   it("[admin] saves the automatic pulls and keeps the game's other settings", async () => {
     actAs(await signInAs(t.db, "admin"));
+    const before = await readGameAutomation(t.db, "a1");
     const result = await actions.saveAutomationAction(
       null,
       form({ form: "automation", autoRefresh: "on", pullCurrentMonthDaily: "on" }),
@@ -54,10 +55,22 @@ describe("webhook page actions", () => {
     expect(game.settings).toMatchObject({ pacing: "off", demo: true });
     const audit = await t.db
       .selectFrom("audit_log")
-      .select(["action", "outcome"])
+      .select(["action", "outcome", "detail"])
       .where("action", "=", "game.automation")
       .execute();
-    expect(audit).toEqual([{ action: "game.automation", outcome: "succeeded" }]);
+    // The line says what the change replaced.
+    expect(audit).toEqual([
+      {
+        action: "game.automation",
+        outcome: "succeeded",
+        detail: {
+          autoRefresh: true,
+          pullPreviousMonth: false,
+          pullCurrentMonthDaily: true,
+          before,
+        },
+      },
+    ]);
   });
 
   it("[admin] a post without the form marker changes nothing", async () => {
