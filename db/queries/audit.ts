@@ -4,6 +4,7 @@ import type { Db, DbOrTrx } from "@/db";
 import type { AuditLogTable } from "@/db/types";
 import { type CamelRow, camelRow, snakeRow } from "./camel-row";
 import { escapeLike } from "./like";
+import { countRows } from "./paging";
 
 export type AuditLineInsert = {
   actorId: string | null;
@@ -129,22 +130,12 @@ export async function searchAuditEntries(
   const upToId = filter.upToId ?? (await newest());
   if (upToId === null) return { rows: [], total: 0, upToId: null, newer: 0 };
   const query = filteredAuditLog(db, { ...filter, upToId });
-  const [rows, count, newer] = await Promise.all([
+  const [rows, total, newer] = await Promise.all([
     query.select(ENTRY_COLUMNS).orderBy("id", "desc").offset(page.offset).limit(page.limit).execute(),
-    query.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
-    filter.upToId
-      ? filteredAuditLog(db, { ...filter, upToId: undefined })
-          .where("id", ">", upToId)
-          .select((eb) => eb.fn.countAll<string>().as("total"))
-          .executeTakeFirstOrThrow()
-      : { total: "0" },
+    countRows(query),
+    filter.upToId ? countRows(filteredAuditLog(db, { ...filter, upToId: undefined }).where("id", ">", upToId)) : 0,
   ]);
-  return {
-    total: Number(count.total),
-    rows: rows.map(toAuditEntry),
-    upToId,
-    newer: Number(newer.total),
-  };
+  return { total, rows: rows.map(toAuditEntry), upToId, newer };
 }
 
 /** The values the filters offer: every action, outcome and game seen in the log. */

@@ -1,4 +1,5 @@
 import "server-only";
+import { countRows } from "./paging";
 import type { Db } from "@/db";
 import { formatUsd } from "@/core/money";
 import type { RowOf } from "./row-of";
@@ -39,29 +40,28 @@ export type SnapshotReversalRow = {
   }[];
 };
 
-/**
- * Reversals in a snapshot (of one recipient when given), oldest refund first, each with every refund event
- * (cumulative before and after, basis). Amounts to the cent.
- */
 /** How many reversals a recipient has in a snapshot, and how many net to zero in its window (the list stops at 500). */
 export async function countSnapshotReversals(
   db: Db,
   params: { gameId: string; snapshotId: string; recipientPlayerId: number },
 ): Promise<{ total: number; netsToZero: number }> {
-  const row = await db
+  const theirs = db
     .selectFrom("snapshot_reversal as v")
     .innerJoin("snapshot as s", "s.id", "v.snapshot_id")
     .where("s.game_id", "=", params.gameId)
     .where("v.snapshot_id", "=", params.snapshotId)
-    .where("v.recipient_player_id", "=", String(params.recipientPlayerId))
-    .select((eb) => [
-      eb.fn.countAll<string>().as("total"),
-      eb.fn.countAll<string>().filterWhere("v.nets_to_zero_in_window", "=", true).as("nets_to_zero"),
-    ])
-    .executeTakeFirstOrThrow();
-  return { total: Number(row.total), netsToZero: Number(row.nets_to_zero) };
+    .where("v.recipient_player_id", "=", String(params.recipientPlayerId));
+  const [total, netsToZero] = await Promise.all([
+    countRows(theirs),
+    countRows(theirs.where("v.nets_to_zero_in_window", "=", true)),
+  ]);
+  return { total, netsToZero };
 }
 
+/**
+ * Reversals in a snapshot (of one recipient when given), oldest refund first, each with every refund event
+ * (cumulative before and after, basis). Amounts to the cent.
+ */
 export async function listSnapshotReversals(
   db: Db,
   params: { gameId: string; snapshotId: string; recipientPlayerId?: number; limit?: number },
