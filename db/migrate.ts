@@ -11,6 +11,16 @@ export function refuseOldServer(versionNum: number, version: string, minimum = M
     throw new Error(`PostgreSQL ${minimum.major} or newer is required; this server is ${version}`);
 }
 
+/** Against the migrations a database has applied: this release's not applied yet, and those of a newer release. */
+export function migrationState(applied: readonly string[]): { pending: string[]; newer: string[] } {
+  const done = new Set(applied);
+  const known = new Set(Object.keys(MIGRATIONS));
+  return {
+    pending: [...known].filter((name) => !done.has(name)),
+    newer: applied.filter((name) => !known.has(name)),
+  };
+}
+
 export async function migrateToLatest(
   // biome-ignore lint/suspicious/noExplicitAny: migrations are typed Kysely<any>, frozen apart from today's schema.
   db: Kysely<any>,
@@ -21,14 +31,11 @@ export async function migrateToLatest(
   refuseOldServer(Number(rows[0]?.num), rows[0]?.version ?? "unknown", options.minimumServerVersion);
   // A database migrated by a newer release (a rolling deploy): migrations only add, so this release runs against it
   // as it is, once it has every migration this release knows (the migrator would refuse it as "corrupted").
-  const applied = await listAppliedMigrations(db);
-  const known = Object.keys(MIGRATIONS);
-  const newer = applied.filter((name) => !known.includes(name));
+  const { pending, newer } = migrationState(await listAppliedMigrations(db));
   if (newer.length > 0) {
-    const missing = known.filter((name) => !applied.includes(name));
-    if (missing.length > 0)
+    if (pending.length > 0)
       throw new Error(
-        `the database has migrations of a newer release (${newer.join(", ")}) but not ${missing.join(", ")} of ` +
+        `the database has migrations of a newer release (${newer.join(", ")}) but not ${pending.join(", ")} of ` +
           "this one: migrate it with the newer release",
       );
     return { applied: [] };

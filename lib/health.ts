@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { MIGRATIONS } from "@/db/migrations";
+import { migrationState } from "@/db/migrate";
 import { listAppliedMigrations } from "@/db/queries/health";
 
 export type Readiness =
@@ -18,7 +18,6 @@ export async function checkReadiness(db: Db): Promise<Readiness> {
   } catch {
     return { ready: false, reason: "database_unreachable" };
   }
-  const done = new Set(applied);
-  const pending = Object.keys(MIGRATIONS).filter((name) => !done.has(name)).length;
+  const pending = migrationState(applied).pending.length;
   return pending === 0 ? { ready: true } : { ready: false, reason: "migrations_pending", pending };
 }
