@@ -19,6 +19,7 @@ import { batchVerdict } from "@/lib/payouts/offered-actions";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import {
   batchIdSchema,
+  flagCauseSchema,
   flagKindSchema,
   reasonSchema,
   overrideReasonSchema,
@@ -83,7 +84,7 @@ const overrideSchema = z.object({
   batch: batchIdSchema,
   flag: flagKindSchema,
   recipient: playerIdSchema.optional(),
-  cause: z.string().trim().min(1, { message: "is empty" }).max(500, { message: "is too long" }).optional(),
+  cause: flagCauseSchema.optional(),
   reason: overrideReasonSchema,
   actor: emailSchema,
 });

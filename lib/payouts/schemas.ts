@@ -24,6 +24,13 @@ export const reasonSchema = z
   .min(5, { message: "must say why (at least 5 characters)" })
   .max(1000, { message: "must be at most 1,000 characters" });
 
+/** Which instance of a flag an override names: its cause, as the flags list it ("dispute:dp_…:lost"). */
+export const flagCauseSchema = z
+  .string({ message: "is required" })
+  .trim()
+  .min(1, { message: "is empty" })
+  .max(200, { message: "is too long" });
+
 export const overrideReasonSchema = z
   .string({ message: "is required" })
   .trim()

@@ -23,7 +23,7 @@ import {
   unapproveStatements,
 } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { batchIdSchema, reasonSchema } from "@/lib/payouts/schemas";
+import { batchIdSchema, flagCauseSchema, reasonSchema } from "@/lib/payouts/schemas";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 import { noAddressNote, queuePaidStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
 import { formatUsdText } from "@/lib/format";
@@ -175,7 +175,7 @@ export const overrideFlagAction = defineAction(
     input: z.object({
       batchId: batchIdSchema,
       flag: z.string().min(1).max(64),
-      cause: z.string().min(1).max(200),
+      cause: flagCauseSchema,
       recipientPlayerId: z
         .string()
         .optional()
