@@ -32,7 +32,7 @@ export default async function GamesPage() {
           </EmptyState>
         ) : (
           <SimpleTable
-            caption="Configured games"
+            caption="Games, their service and secrets"
             head={
               <>
                 <Th>Game</Th>
