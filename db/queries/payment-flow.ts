@@ -92,6 +92,19 @@ export async function listItemsByReference(
               .where("r.result_id", "is", null),
           )
           .as("returnedByHand"),
+      // The payment recorded on the statement is this item's: a paid result of its file naming that payment.
+      (eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom("payment_result as pr")
+              .select("pr.id")
+              .whereRef("pr.statement_id", "=", "s.id")
+              .whereRef("pr.file_id", "=", "i.file_id")
+              .where("pr.outcome", "=", "paid")
+              .where(sql<boolean>`coalesce(pr.provider_transaction_id, pr.reference) = s.payment_reference`),
+          )
+          .as("paidByThisItem"),
     ])
     .where("f.batch_id", "=", p.batchId)
     .where("i.reference", "in", [...p.references])

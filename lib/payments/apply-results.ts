@@ -50,6 +50,23 @@ function refuseMovedStatements(lines: Map<string, PlanLine>, changed: readonly C
       `${countOf(moved.length, "statement")} of these results ${moved.length === 1 ? "has" : "have"} moved to ` +
         "another payment file since the results were read: import the file again.",
     );
+  refuseChangedStatements(lines, changed);
+}
+
+/**
+ * Refuses results planned for statements no longer in the state the plan read (a file cancelled, a payment recorded
+ * or returned by hand meanwhile): applying the rest would leave the provider's answer for those neither applied nor
+ * listed.
+ */
+function refuseChangedStatements(lines: Map<string, PlanLine>, changed: readonly Changed[]): void {
+  const still = new Set(changed.map((c) => c.id));
+  const gone = [...lines.keys()].filter((id) => !still.has(id)).length;
+  if (gone > 0)
+    throw new AppError(
+      "CONFLICT",
+      `${countOf(gone, "statement")} of these results ${gone === 1 ? "has" : "have"} changed since the results ` +
+        "were read (a payment file cancelled, a payment recorded by hand): import the file again.",
+    );
 }
 
 export async function applyPlan(
@@ -166,6 +183,7 @@ export async function applyPlan(
         batchId,
         statements: [...ret.keys()],
         check: async ({ trx, changed }) => {
+          refuseChangedStatements(ret, changed);
           before = await paymentsBeforeReturn(trx, gameId, changed);
         },
         eventDetail: (c) => detail(line(ret, c.id)),

@@ -22,7 +22,8 @@ import type { ResultFormat } from "./schemas";
  * - paid: the statement in payment in that file is paid (today, the provider's transaction id, its fee kept).
  * - rejected: back to approved with the reason, owed again; a payment_returned flag holds the recipient until their
  *   details are updated.
- * - returned: a paid payment came back: the statement is returned, owed again (the ledger credits it back).
+ * - returned: the payment recorded on the statement, made by that file, came back: the statement is returned, owed
+ *   again (the ledger credits it back). Money back for an item never reported paid reads as a rejection.
  *
  * A result naming an item of a cancelled file is never applied: the file was cancelled here, yet the provider may have
  * executed it. A payment it reports is listed as "cancelled_file" with what to do, since the statement is then owed
@@ -228,6 +229,13 @@ function judge(
             expectedAmount: expected,
           };
     case "returned":
+      // Money back for a payment never reported paid: nothing reached the recipient, as for a rejection.
+      if (inThisFile)
+        return {
+          verdict: "reject",
+          note: `returned before it was reported paid: nothing was paid, owed again${checked}`,
+          expectedAmount: expected,
+        };
       if (item.statementState !== "paid")
         return {
           verdict: "not_applicable",
@@ -246,6 +254,17 @@ function judge(
           note:
             "an earlier payment of this statement came back (recorded by hand) and it was paid again since: this may " +
             "be that return; if the new payment came back, record it as returned on the statement",
+          expectedAmount: expected,
+        };
+      // Only the payment recorded on the statement can come back: a return of an earlier filing (a transfer cancelled
+      // and refunded, then paid by a later file) or of a payment since returned undoes nothing.
+      if (!item.paidByThisItem)
+        return {
+          verdict: "not_applicable",
+          note:
+            `the payment recorded on the statement (${item.paymentReference ?? "no reference"}) was not made by this ` +
+            "file: this return answers an earlier attempt, and nothing changes. If the payment now recorded came " +
+            "back, record it as returned on the statement",
           expectedAmount: expected,
         };
       return { verdict: "return", note: `returned after payment: owed again${checked}`, expectedAmount: expected };

@@ -22,46 +22,46 @@ let db: Db;
 let batchId: string;
 const third = { id: "u-third", email: "third@payout-desk.test" };
 
-async function statementOf(recipient: number) {
+async function statementOf(recipient: number, batch = batchId) {
   return db
     .selectFrom("payout_statement")
     .select(["id", "state", "provider_reference", "payment_file_id", "payment_reference"])
-    .where("batch_id", "=", batchId)
+    .where("batch_id", "=", batch)
     .where("recipient_player_id", "=", String(recipient))
     .executeTakeFirstOrThrow();
 }
 
 /** The reference a file sent for a recipient's statement (each filing has its own). */
-async function sentIn(fileId: string, recipient: number): Promise<string> {
+async function sentIn(fileId: string, recipient: number, batch = batchId): Promise<string> {
   const row = await db
     .selectFrom("payment_file_item")
     .select("reference")
     .where("file_id", "=", fileId)
-    .where("statement_id", "=", (await statementOf(recipient)).id)
+    .where("statement_id", "=", (await statementOf(recipient, batch)).id)
     .executeTakeFirstOrThrow();
   return row.reference;
 }
 
 /** PayPal's report of a file: recipient, transaction id, status, amount. */
-async function report(fileId: string, rows: [number, string, string, string][]): Promise<string> {
+async function report(fileId: string, rows: [number, string, string, string][], batch = batchId): Promise<string> {
   const lines: string[] = [];
   for (const [who, txn, status, amount] of rows)
-    lines.push(`${await sentIn(fileId, who)},${txn},${status},${amount},USD,0.25,`);
+    lines.push(`${await sentIn(fileId, who, batch)},${txn},${status},${amount},USD,0.25,`);
   return ["Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason", ...lines].join("\r\n");
 }
 
 const paypalFile = async (batch: string) =>
   (await createPaymentFiles(db, { gameId: GAME, batchId: batch, method: "paypal" }, web(preparer))).files[0]?.id ?? "";
 
-const overrideReturned = () =>
+const overrideReturned = (recipientPlayerId = 1, batch = batchId) =>
   overrideFlag(
     db,
-    { gameId: GAME, batchId, flag: "payment_returned", recipientPlayerId: 1, reason: "checked with the recipient" },
+    { gameId: GAME, batchId: batch, flag: "payment_returned", recipientPlayerId, reason: "checked with the recipient" },
     web(approver),
   );
 
-const apply = (text: string) =>
-  importResults(db, { gameId: GAME, batchId, format: "paypal", text, dryRun: false }, web(approver));
+const apply = (text: string, batch = batchId) =>
+  importResults(db, { gameId: GAME, batchId: batch, format: "paypal", text, dryRun: false }, web(approver));
 
 beforeAll(async () => {
   t = await createProfilesDatabase(GAME);
@@ -124,5 +124,63 @@ describe("results planned from one file", () => {
       /moved to another payment file since the results were read/,
     );
     expect(await statementOf(1)).toMatchObject({ state: "in_payment", payment_file_id: fileB });
+  });
+});
+
+describe("money back for an earlier filing, or before any payment was reported", () => {
+  let october: string;
+  let first: string;
+  const returnsOf = async (recipient: number) =>
+    db
+      .selectFrom("payment_return")
+      .select(["kind", "amount_usd"])
+      .where("statement_id", "=", (await statementOf(recipient, october)).id)
+      .execute();
+
+  beforeAll(async () => {
+    october = await approvedBatch(db, "2026-10", { 3: "70.00", 4: "40.00" });
+    first = await paypalFile(october);
+  });
+
+  it("[finance] a refund of a rejected first filing does not undo the payment a later file made", async () => {
+    const failed = await apply(await report(first, [[3, "TX-31", "FAILED", "-70.00"]], october), october);
+    expect(failed.applied.rejected).toBe(1);
+    await overrideReturned(3, october);
+    const second = await paypalFile(october);
+    const paid = await apply(await report(second, [[3, "TX-32", "SUCCESS", "-70.00"]], october), october);
+    expect(paid.applied.paid).toBe(1);
+
+    // The provider's later export of the first file shows that cancelled transfer refunded to the sender.
+    const late = await apply(await report(first, [[3, "TX-31", "REFUNDED", "-70.00"]], october), october);
+    expect(late.applied.returned).toBe(0);
+    expect(late.plan.lines.map((l) => [l.verdict, l.note])).toEqual([
+      ["not_applicable", expect.stringMatching(/recorded on the statement \(TX-32\) was not made by this file/)],
+    ]);
+    expect(await statementOf(3, october)).toMatchObject({ state: "paid", payment_reference: "TX-32" });
+    expect((await returnsOf(3)).map((r) => r.kind)).toEqual(["rejected"]);
+  });
+
+  it("[finance] money back for an item never reported paid frees the statement, as a rejection", async () => {
+    const back = await apply(await report(first, [[4, "TX-41", "RETURNED", "-40.00"]], october), october);
+    expect(back.plan.lines.map((l) => [l.verdict, l.note])).toEqual([
+      ["reject", expect.stringMatching(/^returned before it was reported paid: nothing was paid, owed again/)],
+    ]);
+    expect(back.applied).toMatchObject({ rejected: 1, returned: 0 });
+    expect(await statementOf(4, october)).toMatchObject({ state: "approved", payment_file_id: null });
+    expect(await returnsOf(4)).toEqual([{ kind: "rejected", amount_usd: "40.00" }]);
+  });
+
+  it("[finance] results planned for a file cancelled before they are applied are refused", async () => {
+    await overrideReturned(4, october);
+    const file = await paypalFile(october);
+    const text = await report(file, [[4, "TX-44", "SUCCESS", "-40.00"]], october);
+    const plan = await planResults(db, { gameId: GAME, batchId: october, format: "paypal", text });
+    expect(plan.lines.map((l) => l.verdict)).toEqual(["pay"]);
+    await cancelPaymentFileFlow(db, { gameId: GAME, fileId: file, reason: "wrong execution date" }, web(preparer));
+
+    await expect(applyPlan(db, { gameId: GAME, batchId: october, plan }, web(approver))).rejects.toThrow(
+      /1 statement of these results has changed since the results were read/,
+    );
+    expect(await statementOf(4, october)).toMatchObject({ state: "approved", payment_reference: null });
   });
 });

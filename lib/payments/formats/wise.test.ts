@@ -129,7 +129,7 @@ describe("Wise results", () => {
       ["R-2", "pending"],
       ["R-3", "pending"],
       ["R-4", "rejected"],
-      ["R-5", "returned"],
+      ["R-5", "pending"],
       ["R-6", "returned"],
     ]);
     expect(results[0]).toMatchObject({ providerTransactionId: "4711", amount: "9.20", currency: "EUR", fee: "0.41" });

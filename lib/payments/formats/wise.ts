@@ -76,7 +76,9 @@ function wiseRow(item: PayableItem, withBank: boolean): string[] {
  * file sent: our payments are fixed-source), otherwise its target side, which is after Wise's fee (and conversion).
  * Transfer statuses (Wise API, transfer statuses): outgoing_payment_sent → paid; incoming_payment_waiting,
  * incoming_payment_initiated, processing, funds_converted, waiting_recipient_input_to_proceed, unknown → pending;
- * cancelled → rejected; funds_refunded, bounced_back, charged_back → returned.
+ * cancelled → rejected; funds_refunded, charged_back → returned. bounced_back → pending: Wise's path for a payment that
+ * comes back is sent ⇒ bounced back ⇒ processing ⇒ cancelled ⇒ funds refunded, and a transfer may roll back to an
+ * earlier state, so only the refund ends it (a payment recorded stays recorded until then).
  */
 const WISE_STATUS: Record<string, PaymentOutcome> = {
   OUTGOING_PAYMENT_SENT: "paid",
@@ -88,7 +90,7 @@ const WISE_STATUS: Record<string, PaymentOutcome> = {
   UNKNOWN: "pending",
   CANCELLED: "rejected",
   FUNDS_REFUNDED: "returned",
-  BOUNCED_BACK: "returned",
+  BOUNCED_BACK: "pending",
   CHARGED_BACK: "returned",
 };
 
