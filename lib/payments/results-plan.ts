@@ -5,11 +5,8 @@ import type { Db } from "@/db";
 import { recordPaymentResults } from "@/db/queries/payment-files";
 import { type ItemByReference, listItemsByReference, listRecordedResultKeys } from "@/db/queries/payment-flow";
 import type { NormalisedPaymentResult } from "@/db/types";
-import { readGenericResults } from "./formats/generic";
-import { readPain002 } from "./formats/pain002";
-import { readPaypalResults } from "./formats/paypal";
-import type { ResultsReadout, UnreadableRow } from "./formats/results";
-import { readWiseResults } from "./formats/wise";
+import { readResults } from "./formats/read";
+import type { UnreadableRow } from "./formats/results";
 import type { ResultFormat } from "./schemas";
 
 /**
@@ -78,21 +75,6 @@ export type ResultsPlan = {
   unreadable: UnreadableRow[];
   counts: Record<Verdict, number>;
 };
-
-function read(format: ResultFormat, text: string): ResultsReadout {
-  switch (format) {
-    case "paypal":
-      return readPaypalResults(text);
-    case "wise":
-      return readWiseResults(text);
-    case "generic":
-      return readGenericResults(text);
-    case "pain002": {
-      const r = readPain002(text);
-      return { results: r.results, unreadable: r.unreadable };
-    }
-  }
-}
 
 /**
  * The amount the file sent for an item, in the currency the result speaks of; null when it cannot be compared, ""
@@ -326,7 +308,7 @@ export async function planResults(
   params: { gameId: string; batchId: string; format: ResultFormat; text: string; paidOn?: string },
 ): Promise<ResultsPlan> {
   const today = utcToday();
-  const readout = read(params.format, params.text);
+  const readout = readResults(params.format, params.text);
   const references = [...new Set(readout.results.map((r) => r.reference))];
   const items = await listItemsByReference(db, { gameId: params.gameId, batchId: params.batchId, references });
   const byReference = new Map<string, ItemByReference>();
