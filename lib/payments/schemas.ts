@@ -42,6 +42,18 @@ const eurRateSchema = fxRateSchema.refine((value) => money(value).gte("0.5") && 
   message: "must be EUR for one USD, between 0.5 and 1.5 (such as 0.92): check the rate",
 });
 
+const utcDay = (offsetDays: number): string =>
+  new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The day the provider is asked to pay: not past (a day's slack for a person whose day is behind UTC's), at most 90
+ * days ahead. A year typed wrong would otherwise date every payment of the file, once its results are imported without
+ * a paid-on day, before the file existed or far ahead.
+ */
+const executionDateSchema = isoDateSchema
+  .refine((v) => v >= utcDay(-1), { message: "cannot be in the past" })
+  .refine((v) => v <= utcDay(90), { message: "must be within the next 90 days" });
+
 export const createPaymentFileSchema = z
   .object({
     batchId: z.uuid({ message: "is not a batch id" }),
@@ -51,7 +63,7 @@ export const createPaymentFileSchema = z
       blank,
       z.string().trim().max(200, { message: "must be at most 200 characters" }).optional(),
     ),
-    executionDate: z.preprocess(blank, isoDateSchema.optional()),
+    executionDate: z.preprocess(blank, executionDateSchema.optional()),
   })
   .refine((v) => (v.eurRate === undefined) === (v.rateSource === undefined), {
     message: "give the rate and where it comes from together",
@@ -73,7 +85,7 @@ export const importResultsSchema = z.object({
   paidOn: z.preprocess(
     blank,
     isoDateSchema
-      .refine((v) => v <= new Date(Date.now() + 86_400_000).toISOString().slice(0, 10), {
+      .refine((v) => v <= utcDay(1), {
         message: "cannot be in the future",
       })
       .optional(),

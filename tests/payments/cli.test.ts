@@ -14,6 +14,8 @@ import { type DeskRun, runDesk } from "../support/desk";
 let t: TestDatabase;
 let dir: string;
 let batchId: string;
+/** The file is asked to be paid today (UTC): once come, it is the day its payments are recorded paid. */
+const executionDay = new Date().toISOString().slice(0, 10);
 
 function desk(...args: string[]): Promise<DeskRun> {
   return deskAt(t.url, ...args);
@@ -63,7 +65,7 @@ describe("desk payouts pay-file / import-results", () => {
       "--rate-source",
       "ECB reference rate",
       "--execution-date",
-      "2026-10-02",
+      executionDay,
     );
     expect(made.code, made.stderr).toBe(0);
     const summary = JSON.parse(made.stdout);
@@ -101,7 +103,7 @@ describe("desk payouts pay-file / import-results", () => {
       .where("batch_id", "=", batchId)
       .where("state", "=", "paid")
       .execute();
-    expect(paid.map((r) => r.day)).toEqual(["2026-10-02"]);
+    expect(paid.map((r) => r.day)).toEqual([executionDay]);
     const again = await desk(...args);
     expect(JSON.parse(again.stdout)).toMatchObject({ applied: { paid: 0 }, counts: { already_applied: 1 } });
     for (const text of [dry.stdout, dry.stderr, real.stdout, real.stderr]) expect(text).not.toContain(IBAN);

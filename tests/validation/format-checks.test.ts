@@ -161,6 +161,18 @@ describe("a format check stops before the refinements that assume it", () => {
     ]);
   });
 
+  it("a payment file's execution date in the past or a year out is refused, today and next week taken", () => {
+    const input = { batchId: "5b0c7f5e-3d3a-4a57-9a39-1f5c2f1d9a10", method: "paypal" };
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const refused = (executionDate: string) =>
+      createPaymentFileSchema.safeParse({ ...input, executionDate }).error?.issues.map((i) => i.message);
+    expect(refused(day(-3))).toEqual(["cannot be in the past"]);
+    expect(refused(day(400))).toEqual(["must be within the next 90 days"]);
+    expect(refused("2026-02-30")).toEqual(["is not a date"]);
+    for (const offset of [0, 7])
+      expect(createPaymentFileSchema.parse({ ...input, executionDate: day(offset) }).executionDate).toBe(day(offset));
+  });
+
   it("the refund review gives the partial amount as checked: spaces around a pasted amount are gone", () => {
     const input = { subscriptionId: SUB, periodId: "17", mode: "partial", amountUsd: " 12.50 ", reason: "" };
     expect(previewRefundInputSchema.parse(input).amountUsd).toBe("12.50");
