@@ -17,7 +17,9 @@ describe("generic payment file", () => {
     );
     const files = writeGenericFiles(list, { baseName: "b" });
     expect(files.map((f) => f.fileName)).toEqual(["b-payments-EUR.csv", "b-payments-USD.csv"]);
-    const [header, row] = parse(files[0]?.content ?? "") as string[][];
+    // A spreadsheet reads the file as UTF-8 by its byte-order mark.
+    expect(files.map((f) => f.content.startsWith("\uFEFFreference,"))).toEqual([true, true]);
+    const [header, row] = parse(files[0]?.content ?? "", { bom: true }) as string[][];
     expect(header).toEqual([...GENERIC_COLUMNS]);
     expect(Object.fromEntries(header?.map((h, i) => [h, row?.[i]]) ?? [])).toEqual({
       reference: "R-000003",
@@ -34,7 +36,7 @@ describe("generic payment file", () => {
       amount: "1.10",
       note: "Revenue share October 2026",
     });
-    expect(parse(files[1]?.content ?? "")).toHaveLength(3);
+    expect(parse(files[1]?.content ?? "", { bom: true })).toHaveLength(3);
   });
 });
 

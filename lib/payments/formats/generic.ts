@@ -6,8 +6,8 @@ import { byCurrency, type PayableItem, payoutAmount, validateItems, type Written
 /**
  * The generic payment file, for paying by any other means (by hand in a bank's portal, another provider's import):
  * one header row, one row per payment, RFC 4180, CRLF, one file per payout currency, no row limit. Meant to be
- * opened in a spreadsheet, so every text cell is neutralised against formulas (lib/exports/csv.ts: a leading
- * apostrophe), amounts are plain decimals.
+ * opened in a spreadsheet, so it starts with a UTF-8 byte-order mark (without one Excel reads "Zoë" as "ZoÃ«"), every
+ * text cell is neutralised against formulas (lib/exports/csv.ts: a leading apostrophe), amounts are plain decimals.
  *
  * Columns (README "Payment files"): reference, recipient_name, method (email | paypal_payer_id | bank), email,
  * paypal_payer_id, iban, bic, account_holder, country, amount_usd, currency, amount (in currency), note.
@@ -31,7 +31,7 @@ export const GENERIC_COLUMNS = [
 export function writeGenericFiles(items: readonly PayableItem[], options: { baseName: string }): WrittenFile[] {
   const valid = validateItems(items);
   return byCurrency(valid).map(([currency, rows]) => {
-    let content = csvLine(GENERIC_COLUMNS);
+    let content = `\uFEFF${csvLine(GENERIC_COLUMNS)}`;
     for (const item of rows) {
       const m = item.method;
       const text = [
