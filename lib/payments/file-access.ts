@@ -56,6 +56,15 @@ export async function cancelPaymentFileFlow(
       gameId: params.gameId,
       batchId: file.batchId,
       statements: ids,
+      // Read before the batch's lock: a statement settled from this file and put into another meanwhile is not
+      // this file's to return.
+      check: ({ changed }) => {
+        if (changed.some((c) => c.payment_file_id !== file.id))
+          throw new AppError(
+            "CONFLICT",
+            "This file's statements changed while it was being cancelled: cancel it again.",
+          );
+      },
       eventDetail: () => ({ fileId: file.id, reason }),
       apply: async ({ trx }) => {
         const cancelled = await cancelPaymentFile(trx, {
