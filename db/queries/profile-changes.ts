@@ -199,3 +199,14 @@ export async function listProfileChanges(
     .execute();
   return rows.map(toChange);
 }
+
+/** Who entered a change of payout details (null: a job, or no such change of the game). */
+export async function getChangeEnteredBy(db: DbOrTrx, p: { gameId: string; changeId: string }): Promise<string | null> {
+  const row = await db
+    .selectFrom("payout_profile_change")
+    .select("entered_by_id")
+    .where("game_id", "=", p.gameId)
+    .where("id", "=", p.changeId)
+    .executeTakeFirst();
+  return row?.entered_by_id ?? null;
+}

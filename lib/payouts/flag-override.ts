@@ -1,7 +1,8 @@
 import "server-only";
 import type { ActingAs } from "@/core/actor";
-import type { Db, Trx } from "@/db";
+import type { Db, DbOrTrx, Trx } from "@/db";
 import { getStatementRecipientFlags, insertFlagOverride } from "@/db/queries/flags";
+import { getChangeEnteredBy } from "@/db/queries/profile-changes";
 import type { LockedBatch } from "@/db/queries/payout-batches";
 import { AppError } from "@/lib/errors";
 import { formatInstant } from "@/lib/time";
@@ -120,6 +121,7 @@ async function overrideOn(
     target = open[0];
   }
   if (!target) throw new AppError("CONFLICT", "This flag is not raised on this batch.");
+  await refuseOwnDetails(trx, params.gameId, target, as);
   await insertFlagOverride(trx, {
     batchId: batch.id,
     gameId: params.gameId,
@@ -132,3 +134,27 @@ async function overrideOn(
   });
   return target;
 }
+
+/**
+ * Whether `actorId` entered the payout details a `payout_details_changed` flag asks to confirm. Details no payment has
+ * gone to yet are confirmed with the recipient by someone else: otherwise one finance user could type their own
+ * account as a recipient's first details after approval, clear the flag and pay it.
+ */
+export async function enteredTheDetails(
+  db: DbOrTrx,
+  gameId: string,
+  flag: Pick<ActiveFlag, "flag" | "cause">,
+  actorId: string,
+): Promise<boolean> {
+  const changeId = flag.flag === "payout_details_changed" ? /^payout_details:(.+)$/.exec(flag.cause)?.[1] : undefined;
+  return changeId !== undefined && (await getChangeEnteredBy(db, { gameId, changeId })) === actorId;
+}
+
+async function refuseOwnDetails(trx: Trx, gameId: string, flag: ActiveFlag, as: ActingAs): Promise<void> {
+  if (as.actor && (await enteredTheDetails(trx, gameId, flag, as.actor.id)))
+    throw new AppError("FORBIDDEN", OWN_DETAILS);
+}
+
+export const OWN_DETAILS =
+  "Two-person rule: you entered these payout details, so another finance user confirms them with the recipient and " +
+  "overrides this flag.";

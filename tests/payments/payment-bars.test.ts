@@ -108,6 +108,25 @@ describe("a flag raised after approval", () => {
       }),
     ]);
     expect(await statesOf(db, batchId)).toEqual({ 5: "in_payment", 6: "approved" });
+
+    // The person who entered them cannot confirm them: they could have typed their own account.
+    const confirm = (by: typeof preparer) =>
+      overrideFlag(
+        db,
+        {
+          gameId: GAME,
+          batchId,
+          flag: "payout_details_changed",
+          recipientPlayerId: 6,
+          reason: "details confirmed with the creator on a call",
+        },
+        web(by),
+      );
+    await expect(confirm(preparer)).rejects.toThrow(/Two-person rule: you entered these payout details/);
+    await confirm(approver);
+    const paid = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    expect(paid.inPayment).toBe(1);
+    expect(await statesOf(db, batchId)).toEqual({ 5: "in_payment", 6: "in_payment" });
   });
 
   it("[finance] a payment sent before a change of details, recorded after it, does not confirm it", async () => {

@@ -21,6 +21,7 @@ import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/led
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
+import { enteredTheDetails, OWN_DETAILS } from "@/lib/payouts/flag-override";
 import { overrideFlagAction } from "../../../batch-actions";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
@@ -104,6 +105,10 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   const openFlags = statement
     ? flagsOfStatement(flags, playerId, recipientFlags).filter((f) => !overrideOf(f, overrides))
     : [];
+  // Details this person entered are confirmed by someone else: no override is offered to them.
+  const ownDetails = new Set<string>();
+  for (const flag of openFlags)
+    if (await enteredTheDetails(db, game.id, flag, user.id)) ownDetails.add(`${flag.flag}:${flag.cause}`);
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const pages = Math.max(1, Math.ceil((mismatchesOnly ? lines.mismatches : lines.total) / PAGE_SIZE));
@@ -166,7 +171,11 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 tone="danger"
                 title={`${flag.label}: ${flagEffect(statement.state, flag.flag)}`}
                 action={
-                  canAct && batch && isRecipientFlag && (batch.status === "draft" || batch.status === "approved") ? (
+                  canAct &&
+                  batch &&
+                  isRecipientFlag &&
+                  !ownDetails.has(`${flag.flag}:${flag.cause}`) &&
+                  (batch.status === "draft" || batch.status === "approved") ? (
                     <OverrideFlagButton
                       action={overrideFlagAction}
                       batchId={batch.id}
@@ -182,6 +191,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 ) : null}
                 {!isRecipientFlag ? (
                   <span className="block text-xs">A flag of the whole window: override it on the window page.</span>
+                ) : null}
+                {canAct && ownDetails.has(`${flag.flag}:${flag.cause}`) ? (
+                  <span className="block text-xs">{OWN_DETAILS}</span>
                 ) : null}
               </Banner>
             );
