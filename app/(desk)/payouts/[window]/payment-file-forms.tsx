@@ -140,13 +140,22 @@ export function CancelFileButton(props: { action: ServerAction; fileId: string; 
   );
 }
 
-/** Recording a paid payment as returned (undoing a wrong "paid"): a reason, and someone other than who paid it. */
-export function ReturnPaymentButton(props: { action: ServerAction; paid: { id: string; label: string }[] }) {
+/**
+ * Records a paid payment as returned (one that came back, or undoing a wrong "paid"), with a reason, by someone other
+ * than who recorded it: one of the listed paid statements (the window page), or the one statement of a recipient's
+ * page.
+ */
+export function ReturnPaymentButton(props: {
+  action: ServerAction;
+  paid: { id: string; label: string }[];
+  triggerLabel?: string;
+}) {
   const onConfirmed = useNoticeAndRefresh();
+  const only = props.paid.length === 1 ? props.paid[0] : undefined;
   return (
     <ConfirmDialog
       onConfirmed={onConfirmed}
-      trigger={<Button variant="secondary">Return a payment…</Button>}
+      trigger={<Button variant="secondary">{props.triggerLabel ?? "Return a payment…"}</Button>}
       title="Record a payment as returned"
       description={
         "The statement becomes returned and its amount is owed again. " +
@@ -160,16 +169,23 @@ export function ReturnPaymentButton(props: { action: ServerAction; paid: { id: s
     >
       {(typed, errors) => (
         <div className="flex flex-col gap-3">
-          <Field label="Paid statement" error={errors.statementId} required>
-            {(control) => (
-              <Select
-                {...control}
-                name="statementId"
-                defaultValue={typed.statementId}
-                options={props.paid.map((p) => ({ value: p.id, label: p.label }))}
-              />
-            )}
-          </Field>
+          {only ? (
+            <p className="text-sm text-ink">
+              <input type="hidden" name="statementId" value={only.id} />
+              Paid statement: {only.label}
+            </p>
+          ) : (
+            <Field label="Paid statement" error={errors.statementId} required>
+              {(control) => (
+                <Select
+                  {...control}
+                  name="statementId"
+                  defaultValue={typed.statementId}
+                  options={props.paid.map((p) => ({ value: p.id, label: p.label }))}
+                />
+              )}
+            </Field>
+          )}
           <Field label="Reason" hint="What went wrong: it is kept with the return." error={errors.reason} required>
             {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
           </Field>

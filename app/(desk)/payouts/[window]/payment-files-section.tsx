@@ -7,7 +7,7 @@ import type { PayoutBatchStatus } from "@/db/types";
 import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { countPaymentStates } from "@/db/queries/payouts";
-import { listStatementsInState } from "@/lib/payouts/ledger";
+import { listStatementsInState, type PayoutStatement } from "@/lib/payouts/ledger";
 import {
   cancelPaymentFileAction,
   createPaymentFileAction,
@@ -17,6 +17,14 @@ import {
 import { CancelFileButton, CreateFileForm, ReturnPaymentButton } from "./payment-file-forms";
 import { Panel } from "./panel";
 import { ResultsImportForm } from "./results-import-form";
+
+/** A paid statement as the return dialog names it: recipient, amount paid, reference. */
+export function paidStatementLabel(s: PayoutStatement): string {
+  return (
+    `Recipient ${s.recipientPlayerId}: ${formatUsdText(s.paidAmountUsd ?? s.payableUsd)} ` +
+    `(${s.paymentReference ?? ""})`
+  );
+}
 
 const FILE_STATUS_TONES = { live: "info", completed: "success", cancelled: "neutral" } as const;
 /** Paid statements offered for recording a return, by recipient id. */
@@ -174,13 +182,14 @@ export async function PaymentFilesSection(props: {
             {returnable.length > 0 ? (
               <ReturnPaymentButton
                 action={returnPaymentAction}
-                paid={returnable.map((s) => ({
-                  id: s.id,
-                  label:
-                    `Recipient ${s.recipientPlayerId}: ${formatUsdText(s.paidAmountUsd ?? s.payableUsd)} ` +
-                    `(${s.paymentReference ?? ""})`,
-                }))}
+                paid={returnable.map((s) => ({ id: s.id, label: paidStatementLabel(s) }))}
               />
+            ) : null}
+            {paid.length === RETURNABLE_SHOWN ? (
+              <p className="text-sm text-ink-muted">
+                The first {formatCount(RETURNABLE_SHOWN)} paid statements by recipient are listed; any recipient's
+                payment is recorded as returned on their page (open them from the table).
+              </p>
             ) : null}
           </section>
         ) : null}

@@ -23,6 +23,9 @@ import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { enteredTheDetails, OWN_DETAILS } from "@/lib/payouts/flag-override";
 import { overrideFlagAction } from "../../../batch-actions";
+import { returnPaymentAction } from "../../payment-actions";
+import { ReturnPaymentButton } from "../../payment-file-forms";
+import { paidStatementLabel } from "../../payment-files-section";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { STATEMENT_ACTIONS } from "../../action-sets";
@@ -141,22 +144,37 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
         }
         actions={
           canAct && statement && batch ? (
-            <StatementActions
-              batchId={batch.id}
-              statementId={statement.id}
-              offers={
-                context
-                  ? offeredStatementActions(context, {
-                      state: statement.state,
-                      openFlags: openFlags.length,
-                      availableUsd: statement.availableUsd,
-                    })
-                  : []
-              }
-              actions={STATEMENT_ACTIONS}
-              methods={methods}
-              today={today}
-            />
+            <>
+              <StatementActions
+                batchId={batch.id}
+                statementId={statement.id}
+                offers={
+                  context
+                    ? offeredStatementActions(context, {
+                        state: statement.state,
+                        openFlags: openFlags.length,
+                        availableUsd: statement.availableUsd,
+                      })
+                    : []
+                }
+                actions={STATEMENT_ACTIONS}
+                methods={methods}
+                today={today}
+              />
+              {statement.state === "paid" ? (
+                statement.stateChangedBy === user.email ? (
+                  <span className="text-xs text-ink-muted">
+                    You recorded this payment: another finance user records it as returned.
+                  </span>
+                ) : (
+                  <ReturnPaymentButton
+                    action={returnPaymentAction}
+                    paid={[{ id: statement.id, label: paidStatementLabel(statement) }]}
+                    triggerLabel="Record as returned…"
+                  />
+                )
+              ) : null}
+            </>
           ) : undefined
         }
       />
