@@ -10,10 +10,13 @@ import {
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
+import { countOf } from "@/lib/format";
+import { countTallied } from "@/db/queries/batch-tally";
 import { formatInstant, formatWindow, type TimeWindow } from "@/lib/time";
 
 /**
- * Closing a window: once its batch is paid, finance closes it so that no new batch is prepared for any part of it.
+ * Closing a window: once its batch is paid and nothing of it is held, finance closes it so that no new batch is
+ * prepared for any part of it.
  * Refunds that arrive later keep arriving as reversals in later windows ("reversals belong to the window of the
  * refund"), so closing changes nothing that was posted. Closing and reopening each need a written reason, kept with
  * the window and in the audit log.
@@ -31,17 +34,27 @@ function bounds(window: TimeWindow) {
   return { windowStart: new Date(window.startMs), windowEnd: new Date(window.endMs) };
 }
 
+/** Why a paid batch's window cannot be closed yet: held statements are still owed, so its books are not final. */
+function heldRefusal(label: string, held: number): string {
+  return (
+    `The window ${label} cannot be closed: ${countOf(held, "statement")} of its batch ${held === 1 ? "is" : "are"} ` +
+    "held, still owed. Release and pay, or carry forward, each held statement first."
+  );
+}
+
 export async function readWindowClosing(
   db: DbOrTrx,
-  params: { gameId: string; window: TimeWindow; batchStatus: string | null },
+  params: { gameId: string; window: TimeWindow; batchStatus: string | null; held: number },
 ): Promise<WindowClosingState> {
   const last = await getWindowClosing(db, { gameId: params.gameId, ...bounds(params.window) });
   const closed = last?.closed ?? false;
   const closeBlockedBy = closed
     ? "The window is closed."
-    : params.batchStatus === "paid"
-      ? null
-      : "A window can be closed once its payout batch is paid.";
+    : params.batchStatus !== "paid"
+      ? "A window can be closed once its payout batch is paid."
+      : params.held > 0
+        ? heldRefusal(formatWindow(params.window), params.held)
+        : null;
   return { closed, last, closeBlockedBy };
 }
 
@@ -54,7 +67,7 @@ export async function closedWindowRefusal(
   if (!closed) return null;
   return (
     `The window ${formatWindow({ startMs: closed.windowStart.getTime(), endMs: closed.windowEnd.getTime() })} ` +
-    "is closed: no new payout batch for it. Finance can reopen it with a reason."
+    "is closed, its books final: no new payout batch covers any part of it."
   );
 }
 
@@ -76,6 +89,8 @@ async function changeClosing(
           `The window ${label} cannot be closed: its payout batch is ${batch ? batch.status : "not prepared"}; ` +
             "close it once the batch is paid.",
         );
+      const held = await countTallied(trx, { gameId: params.gameId, batchId: batch.id }, "held");
+      if (held > 0) throw new AppError("CONFLICT", heldRefusal(label, held));
     } else if (!current?.closed) {
       throw new AppError("CONFLICT", `The window ${label} is not closed.`);
     }

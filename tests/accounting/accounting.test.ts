@@ -75,7 +75,7 @@ afterAll(async () => {
 
 describe("closing a window", () => {
   it("refuses to close a window whose batch is not paid yet", async () => {
-    const state = await readWindowClosing(t.db, { gameId: GAME, window: APRIL, batchStatus: "approved" });
+    const state = await readWindowClosing(t.db, { gameId: GAME, window: APRIL, batchStatus: "approved", held: 0 });
     expect(state.closeBlockedBy).toMatch(/once its payout batch is paid/);
     await expect(closeWindow(t.db, { gameId: GAME, window: APRIL, reason: "month end" }, FINANCE)).rejects.toThrow(
       /batch is approved/,
@@ -85,7 +85,7 @@ describe("closing a window", () => {
 
   it("closes a paid window with its reason, audited; no new batch for it until reopened", async () => {
     await closeWindow(t.db, { gameId: GAME, window: MARCH, reason: "March books closed" }, FINANCE);
-    const state = await readWindowClosing(t.db, { gameId: GAME, window: MARCH, batchStatus: "paid" });
+    const state = await readWindowClosing(t.db, { gameId: GAME, window: MARCH, batchStatus: "paid", held: 0 });
     expect(state).toMatchObject({ closed: true, last: { reason: "March books closed", batchId: marchBatch } });
     const [line] = await auditLines("payouts.window_close");
     expect(line).toMatchObject({
@@ -103,10 +103,39 @@ describe("closing a window", () => {
         { gameId: GAME, window: MARCH },
         { actor: { id: "u-fin", email: "fin@payout-desk.test" }, via: "web" },
       ),
-    ).rejects.toThrow(/is closed: no new payout batch/);
+    ).rejects.toThrow(/is closed, its books final: no new payout batch covers any part of it/);
     await expect(closeWindow(t.db, { gameId: GAME, window: MARCH, reason: "again" }, FINANCE)).rejects.toThrow(
       /already closed/,
     );
+  });
+
+  it("refuses to close a paid batch's window while a statement of it is held, still owed", async () => {
+    const february = await insertSnapshot(t.db, {
+      gameId: GAME,
+      start: "2026-02-01T00:00:00Z",
+      end: "2026-03-01T00:00:00Z",
+      recipients: [],
+      lines: [],
+    });
+    await insertBatch(t.db, {
+      gameId: GAME,
+      snapshotId: february,
+      status: "paid",
+      statements: [
+        { recipientId: 1, name: "Ada", email: "ada@example.test", gross: "4.00", reversed: "0.00", state: "carried" },
+        { recipientId: 2, name: "Bo", email: "bo@example.test", gross: "30.00", reversed: "0.00", state: "held" },
+      ],
+    });
+    const window = { startMs: Date.parse("2026-02-01T00:00:00Z"), endMs: Date.parse("2026-03-01T00:00:00Z") };
+    const why =
+      "The window [2026-02-01T00:00:00Z, 2026-03-01T00:00:00Z) cannot be closed: 1 statement of its batch is held, " +
+      "still owed. Release and pay, or carry forward, each held statement first.";
+    const state = await readWindowClosing(t.db, { gameId: GAME, window, batchStatus: "paid", held: 1 });
+    expect(state.closeBlockedBy).toBe(why);
+    await expect(closeWindow(t.db, { gameId: GAME, window, reason: "February books closed" }, FINANCE)).rejects.toThrow(
+      why,
+    );
+    expect((await readWindowClosing(t.db, { gameId: GAME, window, batchStatus: "paid", held: 1 })).closed).toBe(false);
   });
 
   it("reopens only a closed window, with a reason, audited", async () => {
@@ -114,7 +143,7 @@ describe("closing a window", () => {
       /not closed/,
     );
     await reopenWindow(t.db, { gameId: GAME, window: MARCH, reason: "Late correction from the bank" }, FINANCE);
-    const state = await readWindowClosing(t.db, { gameId: GAME, window: MARCH, batchStatus: "paid" });
+    const state = await readWindowClosing(t.db, { gameId: GAME, window: MARCH, batchStatus: "paid", held: 0 });
     expect(state).toMatchObject({ closed: false, last: { closed: false, reason: "Late correction from the bank" } });
     const [line] = await auditLines("payouts.window_reopen");
     expect(line?.detail).toMatchObject({ reason: "Late correction from the bank" });

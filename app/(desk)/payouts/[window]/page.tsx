@@ -159,7 +159,12 @@ export default async function WindowPage({ params, searchParams }: Props) {
     canAct
       ? windowExportLinks(db, { gameId: game.id, batch, snapshotId: snapshot.id, statements: batchCounts.total, href })
       : Promise.resolve([]),
-    readWindowClosing(db, { gameId: game.id, window, batchStatus: batch?.status ?? null }),
+    readWindowClosing(db, {
+      gameId: game.id,
+      window,
+      batchStatus: batch?.status ?? null,
+      held: counts?.byState.held.count ?? 0,
+    }),
     mailable ? statementIssuerIsSet(db) : Promise.resolve(false),
     mailable && batch ? countBatchEmails(db, batch.id) : Promise.resolve(null),
   ]);
