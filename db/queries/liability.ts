@@ -40,23 +40,46 @@ export type LiabilityStatement = {
   discardedLater: boolean;
 };
 
-/** Every statement of a batch live at the instant, in the state it was in then. */
+/**
+ * Every statement of a batch live at the instant, in the state it was in then. The payment recorded on a statement
+ * counts from the day the money left (its paid-on day, which dates it in the ledger files) when that is before it was
+ * recorded: a file executed on 30 April whose results were imported on 2 May was paid by the end of 30 April. A paid-on
+ * day before the day of the statement's previous event (approved, or put in a file) cannot be when the money left:
+ * that payment counts from when it was recorded. An earlier payment that came back is dated by when it was recorded.
+ */
 export async function listStatementStatesAt(
   db: Db,
   params: { gameId: string; asOf: Date },
 ): Promise<LiabilityStatement[]> {
   const result = await sql<LiabilityStatement>`
-    select distinct on (e.statement_id) e.statement_id as "statementId", st.batch_id as "batchId",
-      e.state_after as state, st.recipient_player_id::text as "recipientPlayerId", st.player_name as "playerName",
+    with ev as (
+      select e.id, e.statement_id, e.state_after, e.at, st.paid_on,
+        st.state = 'paid' and e.state_after = 'paid' and e.id = max(e.id) filter (where e.state_after = 'paid')
+          over (partition by e.statement_id) as current_payment,
+        lag(e.at) over (partition by e.statement_id order by e.at, e.id) as before_at
+      from payout_statement_event e
+      join payout_statement st on st.id = e.statement_id
+      join payout_batch b on b.id = st.batch_id
+      where e.game_id = ${params.gameId} and b.game_id = ${params.gameId}
+        and b.prepared_at <= ${params.asOf} and (b.status <> 'discarded' or b.discarded_at > ${params.asOf})
+    ), dated as (
+      select id, statement_id, state_after,
+        case when current_payment and paid_on is not null
+            and (before_at is null or paid_on >= (before_at at time zone 'UTC')::date)
+          then least(at, (paid_on + 1)::timestamp at time zone 'UTC')
+          else at end as effective_at
+      from ev
+    )
+    select distinct on (d.statement_id) d.statement_id as "statementId", st.batch_id as "batchId",
+      d.state_after as state, st.recipient_player_id::text as "recipientPlayerId", st.player_name as "playerName",
       st.player_email as "playerEmail", st.net_attributed_usd::text as "netAttributedUsd",
       st.available_usd::text as "availableUsd", st.carry_out_usd::text as "carryOutUsd",
       (b.status = 'discarded') as "discardedLater"
-    from payout_statement_event e
-    join payout_statement st on st.id = e.statement_id
+    from dated d
+    join payout_statement st on st.id = d.statement_id
     join payout_batch b on b.id = st.batch_id
-    where e.game_id = ${params.gameId} and b.game_id = ${params.gameId} and e.at <= ${params.asOf}
-      and b.prepared_at <= ${params.asOf} and (b.status <> 'discarded' or b.discarded_at > ${params.asOf})
-    order by e.statement_id, e.at desc, e.id desc`.execute(db);
+    where d.effective_at <= ${params.asOf}
+    order by d.statement_id, d.effective_at desc, d.id desc`.execute(db);
   return result.rows;
 }
 

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { approveStatements, holdStatements } from "@/lib/payouts/batches";
@@ -108,5 +109,42 @@ describe("liability as of a day (accrual)", () => {
     expect(rows[1]).toMatchObject({ approvedUnpaidUsd: "4000.00", draftUsd: "0.00", totalOwedUsd: "4000.00" });
     expect(rows[2]).toMatchObject({ heldUsd: "921.81", totalOwedUsd: "921.81" });
     expect(total(rows)).toBe("492181");
+  });
+
+  it("a payment counts from the day the money left (as in the ledger files), not from when recorded", async () => {
+    // September's batch as if prepared and approved on 3 October, its payment (paid on 5 October) recorded on the 7th.
+    const september = await db
+      .selectFrom("payout_batch")
+      .select("id")
+      .where("window_start", "=", new Date("2026-09-01T00:00:00Z"))
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable("payout_batch")
+      .set({ prepared_at: new Date("2026-10-03T09:00:00Z") })
+      .where("id", "=", september.id)
+      .execute();
+    // Events are never updated by the product (a trigger refuses it): the history is written back here, in one
+    // transaction with that trigger off.
+    await db.transaction().execute(async (trx) => {
+      await sql`alter table payout_statement_event disable trigger payout_statement_event_no_update`.execute(trx);
+      const ofSeptember = trx.selectFrom("payout_statement").select("id").where("batch_id", "=", september.id);
+      for (const [paid, at] of [
+        [false, "2026-10-03T10:00:00Z"],
+        [true, "2026-10-07T15:00:00Z"],
+      ] as const)
+        await trx
+          .updateTable("payout_statement_event")
+          .set({ at: new Date(at) })
+          .where("statement_id", "in", ofSeptember)
+          .where("state_after", paid ? "=" : "<>", "paid")
+          .execute();
+      await sql`alter table payout_statement_event enable trigger payout_statement_event_no_update`.execute(trx);
+    });
+
+    const before = await byRecipient(endOfDay("2026-10-04"));
+    expect(before[1]).toMatchObject({ approvedUnpaidUsd: "100.00", totalOwedUsd: "100.00" });
+    expect(before[2]).toMatchObject({ approvedUnpaidUsd: "50.00", totalOwedUsd: "50.00" });
+    // Paid on the 5th: nothing of September is owed at the end of that day, though the payment was recorded later.
+    for (const day of ["2026-10-05", "2026-10-06"]) expect(await byRecipient(endOfDay(day))).toEqual({});
   });
 });
