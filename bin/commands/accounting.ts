@@ -57,7 +57,11 @@ export const ACCOUNTING_COMMANDS: Record<string, Command> = {
         game: { type: "string", description: "The game id" },
         account: { type: "string", description: "expense | payable | clearing | returns" },
         code: { type: "string", description: "The ledger's account code (Xero) or full account name (QuickBooks)" },
-        "tax-rate": { type: "string", description: "The tax rate name as in the ledger (Xero needs one)" },
+        "tax-rate": {
+          type: "string",
+          description:
+            'The tax rate name as in the ledger (Xero needs one); left out, the one mapped stays; "" clears it',
+        },
       },
       schema: mapSchema,
     } satisfies CommandSpec<typeof mapSchema>,
@@ -65,7 +69,7 @@ export const ACCOUNTING_COMMANDS: Record<string, Command> = {
       withDb((db) =>
         mapAccount(
           db,
-          { gameId: flags.game, account: flags.account, code: flags.code, taxRate: flags["tax-rate"] ?? null },
+          { gameId: flags.game, account: flags.account, code: flags.code, taxRate: flags["tax-rate"] },
           CLI,
         ).then((mapped) => ({ game: flags.game, ...mapped })),
       ),

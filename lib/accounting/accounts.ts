@@ -42,17 +42,24 @@ export async function readAccountMap(db: Db, params: { gameId: string }): Promis
   return map;
 }
 
-/** Maps one account of a game to the ledger's code (and tax rate name), audited with who and through what. */
+/**
+ * Maps one account of a game to the ledger's code (and tax rate name), audited with who and through what. `taxRate`
+ * undefined keeps the tax rate mapped before (the command line's flag left out); null clears it.
+ */
 export async function mapAccount(
   db: Db,
-  params: { gameId: string; account: AccountingAccountKey; code: string; taxRate: string | null },
+  params: { gameId: string; account: AccountingAccountKey; code: string; taxRate: string | null | undefined },
   acting: ActingAs,
 ): Promise<{ account: AccountingAccountKey; code: string; taxRate: string | null; changed: boolean }> {
   if (!(await findGame(db, params.gameId)))
     throw new AppError("NOT_FOUND", `No game ${params.gameId}.`, { field: "game" });
   return db.transaction().execute(async (trx) => {
-    const before = await upsertAccountMap(trx, { ...params, byEmail: acting.actor?.email ?? null });
-    const changed = !before || before.code !== params.code || before.taxRate !== params.taxRate;
+    const kept =
+      params.taxRate === undefined
+        ? ((await listAccountMap(trx, params)).find((row) => row.account === params.account)?.taxRate ?? null)
+        : params.taxRate;
+    const before = await upsertAccountMap(trx, { ...params, taxRate: kept, byEmail: acting.actor?.email ?? null });
+    const changed = !before || before.code !== params.code || before.taxRate !== kept;
     await recordAudit(trx, {
       actor: acting.actor,
       via: acting.via,
@@ -60,9 +67,9 @@ export async function mapAccount(
       gameId: params.gameId,
       target: params.account,
       outcome: changed ? "succeeded" : "unchanged",
-      detail: { account: params.account, code: params.code, tax_rate: params.taxRate, before },
+      detail: { account: params.account, code: params.code, tax_rate: kept, before },
     });
-    return { account: params.account, code: params.code, taxRate: params.taxRate, changed };
+    return { account: params.account, code: params.code, taxRate: kept, changed };
   });
 }
 

@@ -3,8 +3,10 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
 import { getPayeeThreshold, listPayeeTotals, type PayeeTotalRow, upsertPayeeThreshold } from "@/db/queries/accounting";
 import { listProfiles, type ProfileRow } from "@/db/queries/profiles";
+import { findGame } from "@/db/queries/games";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
 import { type AuditedCsv, startAuditedCsv } from "@/lib/exports/audited";
 import type { ExportColumn, ExportRow } from "@/lib/exports/csv";
 import { money } from "@/lib/money";
@@ -128,6 +130,9 @@ export async function startPayeeTotalsExport(
   params: { gameId: string; year: number; bom: boolean },
   acting: ActingAs,
 ): Promise<AuditedCsv & { exportId: string; filename: string }> {
+  // A game mistyped on the command line would otherwise export a year in which nobody was paid.
+  if (!(await findGame(db, params.gameId)))
+    throw new AppError("NOT_FOUND", `No game ${params.gameId}.`, { field: "game" });
   const totals = await readPayeeTotals(db, params);
   const exportId = randomUUID();
   const filename = payeeTotalsFilename(params.gameId, params.year);

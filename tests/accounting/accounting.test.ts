@@ -286,6 +286,22 @@ describe("npm run desk", () => {
     });
     const [line] = await auditLines("accounting.map_account");
     expect(line).toMatchObject({ via: "cli", target: "expense", outcome: "succeeded" });
+    // A new code without --tax-rate keeps the tax rate mapped; an empty one clears it.
+    const recoded = await desk("accounts", "map", "--game", GAME, "--account", "expense", "--code", "6150");
+    expect(JSON.parse(recoded.stdout)).toMatchObject({ code: "6150", taxRate: "No GST", changed: true });
+    const cleared = await desk(
+      "accounts",
+      "map",
+      "--game",
+      GAME,
+      "--account",
+      "expense",
+      "--code",
+      "6150",
+      "--tax-rate",
+      "",
+    );
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ code: "6150", taxRate: null, changed: true });
     const refused = await desk("accounts", "map", "--game", GAME, "--account", "bank", "--code", "1");
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toBe("");
@@ -300,6 +316,23 @@ describe("npm run desk", () => {
     const [header, ...rows] = parse(await readFile(out, "utf8")) as string[][];
     expect(header).toContain("tax_form_on_file");
     expect(rows.map((r) => r[(header ?? []).indexOf("reaches_threshold")])).toEqual(["yes", "no"]);
+    // A game mistyped is refused, not exported as a year in which nobody was paid.
+    const other = path.join(dir, "other.csv");
+    const unknown = await desk(
+      "export",
+      "--game",
+      "acct-typo",
+      "--kind",
+      "payee-totals",
+      "--year",
+      "2026",
+      "--out",
+      other,
+    );
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stdout).toBe("");
+    expect(unknown.stderr).toMatch(/No game acct-typo/);
+    expect((await readdir(dir)).filter((f) => f.includes("other"))).toEqual([]);
 
     const xero = await desk(
       "export",

@@ -118,26 +118,15 @@ describe("liability as of a day (accrual)", () => {
       .select("id")
       .where("window_start", "=", new Date("2026-09-01T00:00:00Z"))
       .executeTakeFirstOrThrow();
-    await db
-      .updateTable("payout_batch")
-      .set({ prepared_at: new Date("2026-10-03T09:00:00Z") })
-      .where("id", "=", september.id)
-      .execute();
-    // Events are never updated by the product (a trigger refuses it): the history is written back here, in one
-    // transaction with that trigger off.
+    // Neither is ever updated by the product (a trigger refuses it for events): the history is written back here, in
+    // one transaction with that trigger off.
     await db.transaction().execute(async (trx) => {
+      await sql`update payout_batch set prepared_at = '2026-10-03T09:00:00Z' where id = ${september.id}`.execute(trx);
       await sql`alter table payout_statement_event disable trigger payout_statement_event_no_update`.execute(trx);
-      const ofSeptember = trx.selectFrom("payout_statement").select("id").where("batch_id", "=", september.id);
-      for (const [paid, at] of [
-        [false, "2026-10-03T10:00:00Z"],
-        [true, "2026-10-07T15:00:00Z"],
-      ] as const)
-        await trx
-          .updateTable("payout_statement_event")
-          .set({ at: new Date(at) })
-          .where("statement_id", "in", ofSeptember)
-          .where("state_after", paid ? "=" : "<>", "paid")
-          .execute();
+      await sql`update payout_statement_event e
+        set at = case when e.state_after = 'paid' then '2026-10-07T15:00:00Z'::timestamptz
+          else '2026-10-03T10:00:00Z'::timestamptz end
+        from payout_statement s where s.id = e.statement_id and s.batch_id = ${september.id}`.execute(trx);
       await sql`alter table payout_statement_event enable trigger payout_statement_event_no_update`.execute(trx);
     });
 
