@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { windowDaysText } from "@/core/time";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
@@ -33,7 +34,7 @@ function windowLabel(w: LiabilityWindow): string {
   const name =
     month.startMs === w.window.startMs && month.endMs === w.window.endMs
       ? monthKeyOf(w.window.startMs)
-      : `${formatInstant(w.window.startMs).slice(0, 10)} to ${formatInstant(w.window.endMs).slice(0, 10)}`;
+      : windowDaysText(formatInstant(w.window.startMs), formatInstant(w.window.endMs));
   return w.source === "batch"
     ? `${name} (in a batch)`
     : `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch)`;

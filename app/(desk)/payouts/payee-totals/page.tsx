@@ -59,7 +59,7 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
             <Input
               id="payee-year"
               name="year"
-              defaultValue={String(year)}
+              defaultValue={!asked.success && typeof raw === "string" && raw !== "" ? raw : String(year)}
               inputMode="numeric"
               className="w-24"
               list="payment-years"
@@ -94,7 +94,7 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
             {countOf(totals.rows.length, "recipient")} {reaching === 1 ? "reaches" : "reach"} it.
           </>
         )}{" "}
-        Tax forms are not recorded in Payout Desk yet: the column reads “unknown”.
+        The tax form is the one on the recipient's payout profile; “unknown” means the recipient has no profile.
       </p>
       {totals.rows.length === 0 ? (
         <EmptyState title={`Nobody was paid in ${year}`}>Payments count by the payment date recorded.</EmptyState>
