@@ -10,7 +10,7 @@ import { eventInstant } from "./event-time";
 import { drainWebhookEventsJob } from "./drain-job";
 import { countRefusal } from "./refusal-counts";
 import { parseSignatureHeader, type RefusalReason, verifySignature } from "./signature";
-import { signingSecretsFor } from "./signing-secrets";
+import { signingSecretsFor, stillCurrent } from "./signing-secrets";
 
 /** Bodies over 1 MB are refused before they are read in full. */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -165,17 +165,24 @@ export async function receiveWebhook(
   const header = parseSignatureHeader(signature);
   if (!header.ok) return refuse(db, { gameId, reason: header.reason, detail: header.detail, deliveryId });
 
+  const nowMs = options.nowMs ?? Date.now();
   let signing: Awaited<ReturnType<typeof signingSecretsFor>>;
+  let verified: ReturnType<typeof verifySignature>;
   try {
     signing = await signingSecretsFor(db, gameId);
+    verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
+    // Verified with secrets kept in memory: checked against the database first (another server may have replaced or
+    // revoked them), and verified again with what it holds when they changed.
+    if (verified.ok && verified.secretIndex < signing.real && gameId !== null && !(await stillCurrent(db, gameId))) {
+      signing = await signingSecretsFor(db, gameId);
+      verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
+    }
   } catch (error) {
     log.error("webhook: signing secrets not readable", { game: gameId, error });
     return answer(503, {
       error: { code: "unavailable", message: "The delivery could not be checked now; retry later." },
     });
   }
-  const nowMs = options.nowMs ?? Date.now();
-  const verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
   if (!verified.ok || verified.secretIndex >= signing.real) {
     // Counted under the reason that applies; answered alike (see SHOWN_AS_MISMATCH).
     let reason: DeliveryRefusal = verified.ok ? "signature_mismatch" : verified.reason;

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { Db } from "@/db";
-import { findWebhookSigningSecrets } from "@/db/queries/webhook-receiving";
+import { findWebhookSigningSecrets, type SealedSigningSecrets } from "@/db/queries/webhook-receiving";
 import { openSecret } from "@/lib/crypto";
 import { webhookSecretContext } from "@/lib/keys/sealed-columns";
 
@@ -10,8 +10,10 @@ import { webhookSecretContext } from "@/lib/keys/sealed-columns";
  * a flood of forged deliveries costs no decryption (and no more than one read per game and TTL). They stay sealed at
  * rest. Games that do not exist are remembered the same way, so a made-up id costs what a real one does.
  *
- * Changes made in this process (lib/games/games.ts) forget the entry at once; a change made by another process (the
- * CLI) is picked up within the TTL.
+ * Changes made in this process (lib/games/games.ts) forget the entry at once. A change made by another process (another
+ * web server, the CLI) is caught before a delivery is accepted: once a signature verifies, `stillCurrent` compares what
+ * was opened with what the database holds (one read, for verified deliveries only), and a secret replaced or revoked
+ * elsewhere is read again, so a leaked secret stops verifying on every server at once.
  */
 export const SIGNING_SECRET_TTL_MS = 30_000;
 const MAX_ENTRIES = 1_000;
@@ -19,7 +21,13 @@ const MAX_ENTRIES = 1_000;
 /** Secrets a game can verify with: the current one and, during a rotation, the previous one. */
 export const SIGNING_SLOTS = 2;
 
-type Opened = { current: string | null; previous: string | null; previousExpiresAtMs: number | null };
+type Opened = {
+  current: string | null;
+  previous: string | null;
+  previousExpiresAtMs: number | null;
+  /** What the database held when they were opened: sealed values and the previous one's expiry. */
+  stamp: string;
+};
 type Entry = { opened: Opened | null; loadedAtMs: number };
 
 const holder = globalThis as unknown as { __payoutDeskSigningSecrets?: Map<string, Entry> };
@@ -32,6 +40,9 @@ const cache: Map<string, Entry> = holder.__payoutDeskSigningSecrets;
  */
 const FILLER = Array.from({ length: SIGNING_SLOTS }, () => `filler:${randomBytes(32).toString("base64")}`);
 
+const stampOf = (sealed: SealedSigningSecrets | null | undefined): string =>
+  sealed ? JSON.stringify([sealed.current, sealed.previous, sealed.previousExpiresAt?.getTime() ?? null]) : "none";
+
 async function load(db: Db, gameId: string): Promise<Opened | null> {
   const sealed = await findWebhookSigningSecrets(db, gameId);
   if (!sealed) return null;
@@ -40,7 +51,19 @@ async function load(db: Db, gameId: string): Promise<Opened | null> {
     current: sealed.current === null ? null : openSecret(sealed.current, context),
     previous: sealed.previous === null ? null : openSecret(sealed.previous, context),
     previousExpiresAtMs: sealed.previousExpiresAt?.getTime() ?? null,
+    stamp: stampOf(sealed),
   };
+}
+
+/**
+ * Whether the secrets kept for a game are still the ones the database holds; when not, they are forgotten (the next
+ * `signingSecretsFor` reads them again).
+ */
+export async function stillCurrent(db: Db, gameId: string): Promise<boolean> {
+  const kept = cache.get(gameId)?.opened;
+  const current = stampOf(await findWebhookSigningSecrets(db, gameId)) === (kept?.stamp ?? "none");
+  if (!current) cache.delete(gameId);
+  return current;
 }
 
 export type SigningSecrets = {

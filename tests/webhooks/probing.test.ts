@@ -195,4 +195,21 @@ describe("probing the webhook endpoint", () => {
       ).toMatchObject({ status: 200 });
     },
   );
+
+  it("stops a secret revoked by another server or the CLI at once, though this one still keeps it", async () => {
+    await addGame(t.db, "elsewhere", [CURRENT_SECRET]);
+    await rotateWebhookSecret(t.db, "elsewhere", "whsec_elsewhere_new_1", { actor: null, via: "cli" });
+    const signedWith = (secret: string) =>
+      deliver(POST, { gameId: "elsewhere", body: envelope({ gameId: "elsewhere" }), secrets: [secret] });
+    // This server keeps both secrets in memory after a delivery signed with the previous one.
+    expect(await signedWith(CURRENT_SECRET)).toMatchObject({ status: 200 });
+    // Another process revokes the previous secret: only the database changes, nothing here is told.
+    await t.db
+      .updateTable("game")
+      .set({ webhook_previous_secret_sealed: null, webhook_previous_expires_at: null })
+      .where("id", "=", "elsewhere")
+      .execute();
+    expect(await signedWith(CURRENT_SECRET)).toMatchObject({ status: 401 });
+    expect(await signedWith("whsec_elsewhere_new_1")).toMatchObject({ status: 200 });
+  });
 });
