@@ -25,10 +25,15 @@ export function matchesRecipient(alias: "r" | "st", q: string): RawBuilder<SqlBo
 
 /** Reads of the recipient pages: top recipients, a recipient's windows, events and evidence, and recipient search. */
 
-/** A recipient's name and email over grouped snapshot_recipient rows `r` (one id, several windows). */
+/**
+ * A recipient's name and email over grouped snapshot_recipient rows `r` of snapshots `s` (one id, several windows):
+ * as the newest window reports them (a name or address changed since an earlier month is shown as it is now).
+ */
 const RECIPIENT_NAMES = [
-  sql<string | null>`max(r.player_name)`.as("playerName"),
-  sql<string | null>`max(r.player_email)`.as("playerEmail"),
+  sql<string | null>`(array_agg(r.player_name order by s.window_end desc, s.version desc)
+    filter (where r.player_name is not null))[1]`.as("playerName"),
+  sql<string | null>`(array_agg(r.player_email order by s.window_end desc, s.version desc)
+    filter (where r.player_email is not null))[1]`.as("playerEmail"),
 ] as const;
 
 /** A grouped recipient row with its id as a number, first. */
@@ -65,6 +70,7 @@ export async function listTopRecipients(
     .where(isLatestVersion("s"));
   const rows = await db
     .selectFrom("snapshot_recipient as r")
+    .innerJoin("snapshot as s", "s.id", "r.snapshot_id")
     .select([
       "r.recipient_player_id",
       ...RECIPIENT_NAMES,

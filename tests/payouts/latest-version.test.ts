@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listRecipientWindows, listTopRecipients } from "@/db/queries/payouts";
+import { listRecipientWindows, listTopRecipients, searchRecipients } from "@/db/queries/payouts";
 import { listSnapshotWindows } from "@/db/queries/snapshots";
 import { monthWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
@@ -57,5 +57,14 @@ describe("latest snapshot version of each window", () => {
       [2, "25.00"],
       [1, "10.00"],
     ]);
+  });
+
+  it("the recipients list names a recipient as the newest window does, not by the alphabet", async () => {
+    await insertSnapshot(t.db, { window: "2026-07", recipients: [{ id: 7003, gross: "3.00", name: "Zed Former" }] });
+    await insertSnapshot(t.db, { window: "2026-08", recipients: [{ id: 7003, gross: "4.00", name: "Anna Current" }] });
+    const found = await searchRecipients(t.db, { gameId: GAME, q: "anna" });
+    expect(found.rows.map((r) => [r.recipientPlayerId, r.playerName])).toEqual([[7003, "Anna Current"]]);
+    const byId = await searchRecipients(t.db, { gameId: GAME, q: "7003" });
+    expect(byId.rows.map((r) => r.playerName)).toEqual(["Anna Current"]);
   });
 });
