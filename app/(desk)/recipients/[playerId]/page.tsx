@@ -94,7 +94,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
         <Stat
           label="Carried"
           value={<Money value={row?.carriedUsd ?? "0.00"} currency="USD" />}
-          hint="Balance taken into the next statement"
+          hint="Out of closed statements into later ones; while that later statement is open, also in the open balance"
         />
         <Stat
           label="Net attributed, windows paid from"
