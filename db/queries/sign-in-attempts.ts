@@ -146,3 +146,20 @@ export async function deleteSignInFailures(trx: Db, target: { email: string } | 
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Deletes failures recorded before `failuresBefore` and successes before `successesBefore`; how many went. */
+export async function pruneSignInAttempts(
+  db: Db,
+  input: { failuresBefore: Date; successesBefore: Date },
+): Promise<number> {
+  const gone = await db
+    .deleteFrom("sign_in_attempt")
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("succeeded", "=", false), eb("at", "<", input.failuresBefore)]),
+        eb.and([eb("succeeded", "=", true), eb("at", "<", input.successesBefore)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(gone.numDeletedRows);
+}

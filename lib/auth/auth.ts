@@ -61,15 +61,10 @@ function createAuth() {
       modelName: "auth_verification",
       fields: { expiresAt: "expires_at", createdAt: "created_at", updatedAt: "updated_at" },
     },
-    rateLimit: {
-      enabled: true,
-      storage: "database",
-      modelName: "auth_rate_limit",
-      fields: { lastRequest: "last_request" },
-      window: 60,
-      max: 100,
-      customRules: { "/sign-in/email": { window: 60, max: 5 } },
-    },
+    // better-auth limits requests to its own HTTP routes, which Payout Desk does not mount (the sign-in action calls
+    // its API directly): the sign-in limits are the desk's own, per account and per trusted address
+    // (lib/auth/sign-in.ts).
+    rateLimit: { enabled: false },
     advanced: {
       useSecureCookies: env().PAYOUT_DESK_SECURE_COOKIES === "on" || baseURL.startsWith("https://"),
       cookiePrefix: "payout-desk",

@@ -8,6 +8,7 @@ import {
   listAddressFailures,
   lockSignInEmail,
   markSignInAttemptSucceeded,
+  pruneSignInAttempts as pruneAttempts,
   readAccountFailures,
   readAddressFailures,
 } from "@/db/queries/sign-in-attempts";
@@ -107,6 +108,18 @@ export async function beginSignInAttempt(
       throw new AppError("RATE_LIMITED", `Too many failed sign-ins for this account. Try again in ${waitText(wait)}.`);
     }
     return insertSignInAttempt(trx, { email, address, at: new Date(nowMs) });
+  });
+}
+
+/**
+ * Forgets the attempts no rule reads any more: failures older than the longest window that counts them (the account's
+ * memory), successes older than the days an address stays known. Run every hour (`auth.prune-sign-ins`), so a flood of
+ * attempts on made-up emails does not grow the table for ever.
+ */
+export async function pruneSignInAttempts(db: Db, nowMs = Date.now()): Promise<number> {
+  return pruneAttempts(db, {
+    failuresBefore: new Date(nowMs - SIGN_IN_LIMITS.accountMemoryHours * HOUR_MS),
+    successesBefore: new Date(nowMs - SIGN_IN_LIMITS.knownAddressDays * 24 * HOUR_MS),
   });
 }
 

@@ -1,5 +1,6 @@
 import "server-only";
 import type { z } from "zod";
+import { pruneSignInAttemptsJob } from "@/lib/auth/prune-job";
 import { reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
 import { pullSnapshotJob } from "@/lib/snapshots/pull-job";
 import { recoverSnapshotPullsJob } from "@/lib/snapshots/pull-recover-job";
@@ -65,4 +66,7 @@ export const JOBS: RegisteredJob[] = [
     import("@/lib/snapshots/pull-recover-job.handler").then((m) => m.handleRecoverSnapshotPulls),
   ),
   registerJob(sendStatementJob, () => import("@/lib/statements/send-job.handler").then((m) => m.handleSendStatement)),
+  registerJob(pruneSignInAttemptsJob, () =>
+    import("@/lib/auth/prune-job.handler").then((m) => m.handlePruneSignInAttempts),
+  ),
 ];

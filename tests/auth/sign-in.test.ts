@@ -251,3 +251,31 @@ describe("sign-in limits without lockout", () => {
     await expect(clearSignInLimitAction(null, data)).resolves.toMatchObject({ ok: false, code: "FORBIDDEN" });
   });
 });
+
+describe("sign-in attempts kept", () => {
+  it("forgets failures past the account's memory and successes past the days an address stays known", async () => {
+    const now = Date.parse("2026-11-26T12:00:00Z");
+    const hoursAgo = (h: number) => new Date(now - h * 3_600_000);
+    const rows = [
+      { email: "prune-a@example.test", succeeded: false, at: hoursAgo(25) },
+      { email: "prune-a@example.test", succeeded: false, at: hoursAgo(23) },
+      { email: "prune-b@example.test", succeeded: true, at: hoursAgo(31 * 24) },
+      { email: "prune-b@example.test", succeeded: true, at: hoursAgo(29 * 24) },
+    ];
+    await t.db
+      .insertInto("sign_in_attempt")
+      .values(rows.map((r) => ({ ...r, ip: "203.0.113.9" })))
+      .execute();
+    expect(await signIn.pruneSignInAttempts(t.db, now)).toBeGreaterThanOrEqual(2);
+    const left = await t.db
+      .selectFrom("sign_in_attempt")
+      .select(["email", "succeeded", "at"])
+      .where("email", "like", "prune-%")
+      .orderBy("at")
+      .execute();
+    expect(left.map((r) => [r.email, r.succeeded, new Date(r.at).toISOString()])).toEqual([
+      ["prune-b@example.test", true, hoursAgo(29 * 24).toISOString()],
+      ["prune-a@example.test", false, hoursAgo(23).toISOString()],
+    ]);
+  });
+});
