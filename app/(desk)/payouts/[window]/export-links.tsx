@@ -35,6 +35,12 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
           </li>
         ))}
       </ul>
+      {available.some((e) => e.kind === "journal-xero") ? (
+        <p className="text-xs text-ink-muted">
+          Xero does not catch a journal imported twice, and each download holds every journal of the batch: after the
+          first import, import only the journals not imported before (each carries its number in its narration).
+        </p>
+      ) : null}
       <Checkbox
         label="For a spreadsheet app"
         hint="Starts each file with a byte-order mark so Excel reads names in any script."

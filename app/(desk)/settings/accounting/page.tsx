@@ -35,6 +35,8 @@ export default async function AccountingSettingsPage() {
     readQuickbooksDateOrder(db, game.id),
   ]);
   const unmapped = ACCOUNTING_ACCOUNTS.filter((a) => !map[a]);
+  // Xero needs a tax rate name on every account a journal posts to; QuickBooks Online does not.
+  const noTaxRate = ACCOUNTING_ACCOUNTS.filter((a) => map[a] && !map[a]?.taxRate);
   return (
     <>
       <PageHeader
@@ -47,6 +49,8 @@ export default async function AccountingSettingsPage() {
         meta={
           unmapped.length > 0 ? (
             <Badge tone="warning">{unmapped.length} not mapped</Badge>
+          ) : noTaxRate.length > 0 ? (
+            <Badge tone="warning">All mapped; {noTaxRate.length} without a tax rate (Xero needs one)</Badge>
           ) : (
             <Badge tone="success">All mapped</Badge>
           )
