@@ -7,7 +7,15 @@ import { readKeyCheck } from "@/db/queries/keys";
 import { findUserIdByEmail } from "@/db/queries/users";
 import type { ActingAs } from "@/core/actor";
 import { roleSchema } from "@/lib/auth/roles";
-import { createUser, emailSchema, listUsers, passwordSchema, setUserRole } from "@/lib/auth/users";
+import {
+  createUser,
+  emailSchema,
+  listUsers,
+  passwordSchema,
+  removeUserAccess,
+  setUserPassword,
+  setUserRole,
+} from "@/lib/auth/users";
 import { decodeKey, readKeyring } from "@/lib/crypto";
 import { keyOf } from "@/lib/keys/check";
 import { rotateKey } from "@/lib/keys/rotate";
@@ -29,6 +37,12 @@ import type { Runtime } from "./runtime";
 const CLI_ACTOR = null;
 /** Who acts through the command line: nobody signed in. */
 const CLI: ActingAs = { actor: CLI_ACTOR, via: "cli" };
+
+async function userIdOf(db: Parameters<typeof findUserIdByEmail>[0], email: string): Promise<string> {
+  const userId = await findUserIdByEmail(db, email);
+  if (!userId) throw new CliError(`no user with email ${email}`);
+  return userId;
+}
 
 const COMMANDS: Record<string, Command> = {
   migrate: {
@@ -94,11 +108,14 @@ const COMMANDS: Record<string, Command> = {
   "users list": {
     spec: {
       usage: "npm run desk -- users list",
-      description: "Lists users and their roles.",
+      description: "Lists users, their roles and whether they can sign in (access).",
       options: {},
       schema: z.object({}),
     },
-    run: () => withDb(async (db) => (await listUsers(db)).map((u) => ({ email: u.email, name: u.name, role: u.role }))),
+    run: () =>
+      withDb(async (db) =>
+        (await listUsers(db)).map((u) => ({ email: u.email, name: u.name, role: u.role, access: u.hasAccess })),
+      ),
   },
   "users set-role": {
     spec: {
@@ -112,11 +129,48 @@ const COMMANDS: Record<string, Command> = {
     },
     run: (flags: { email: string; role: z.infer<typeof roleSchema> }) =>
       withDb(async (db) => {
-        const userId = await findUserIdByEmail(db, flags.email);
-        if (!userId) throw new CliError(`no user with email ${flags.email}`);
-        const changed = await setUserRole(db, userId, flags.role, CLI);
+        const changed = await setUserRole(db, await userIdOf(db, flags.email), flags.role, CLI);
         return { email: changed.email, role: changed.role };
       }),
+  },
+  "users remove-access": {
+    spec: {
+      usage: "npm run desk -- users remove-access --email E",
+      description:
+        "Ends every session of the user and deletes their password: they cannot sign in until a new one is set. " +
+        "The last admin who can sign in keeps theirs. Audited.",
+      options: { email: { type: "string", description: "The user's email" } },
+      schema: z.object({ email: emailSchema }),
+    },
+    run: (flags: { email: string }) => withDb(async (db) => removeUserAccess(db, await userIdOf(db, flags.email), CLI)),
+  },
+  "users set-password": {
+    spec: {
+      usage: "npm run desk -- users set-password --email E (--password P | --password-file F)",
+      description:
+        "Sets the user's password (giving access back when it was removed) and ends their sessions. Prefer " +
+        "--password-file (the file's first line): a password on the command line is seen by ps. Audited.",
+      options: {
+        email: { type: "string", description: "The user's email" },
+        password: { type: "string", description: "The new password (at least 10 characters)" },
+        "password-file": { type: "string", description: "A file whose first line is the new password" },
+      },
+      schema: z
+        .object({
+          email: emailSchema,
+          password: passwordSchema.optional(),
+          "password-file": z.string().trim().min(1).optional(),
+        })
+        .refine((f) => Boolean(f.password) !== Boolean(f["password-file"]), {
+          message: "give it, or --password-file (one of the two)",
+          path: ["password"],
+        }),
+    },
+    run: async (flags: { email: string; password?: string; "password-file"?: string }) => {
+      const password =
+        flags.password ?? (await secretFromFile("password-file", flags["password-file"] as string, passwordSchema));
+      return withDb(async (db) => setUserPassword(db, { userId: await userIdOf(db, flags.email), password }, CLI));
+    },
   },
   ...gameCommands,
   snapshot: {

@@ -1,25 +1,92 @@
 import "server-only";
+import type { SqlBool } from "kysely";
 import type { DbOrTrx, Trx } from "@/db";
 import type { Role } from "@/db/types";
 import { countRows } from "./paging";
 
 /** Users as the desk manages them (better-auth writes the rows; roles are changed here). */
 
-export type UserRow = { id: string; email: string; name: string; role: Role; createdAt: Date };
+export type UserRow = {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+  /** The user has a password to sign in with (an admin removes it to remove their access). */
+  hasAccess: boolean;
+};
 
-function toUser(r: { id: string; email: string; name: string; role: Role; created_at: Date }): UserRow {
-  return { id: r.id, email: r.email, name: r.name, role: r.role, createdAt: r.created_at };
+function toUser(r: {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  created_at: Date;
+  has_access?: SqlBool;
+}): UserRow {
+  return {
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    createdAt: r.created_at,
+    hasAccess: r.has_access === undefined ? true : Boolean(r.has_access),
+  };
 }
+
+const CREDENTIAL = "credential";
 
 export async function findUserIdByEmail(db: DbOrTrx, email: string): Promise<string | null> {
   const row = await db.selectFrom("auth_user").select("id").where("email", "=", email).executeTakeFirst();
   return row?.id ?? null;
 }
 
-/** The ids of every admin, locked until the transaction ends (so that two demotions cannot both pass a count). */
+/**
+ * The ids of every admin who can sign in (has a password), locked until the transaction ends (so that two demotions,
+ * or removals of access, cannot both pass a count).
+ */
 export async function lockAdminIds(trx: Trx): Promise<string[]> {
-  const rows = await trx.selectFrom("auth_user").select("id").where("role", "=", "admin").forUpdate().execute();
+  const rows = await trx
+    .selectFrom("auth_user as u")
+    .select("u.id")
+    .where("u.role", "=", "admin")
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("auth_account as a")
+          .select("a.id")
+          .whereRef("a.user_id", "=", "u.id")
+          .where("a.provider_id", "=", CREDENTIAL),
+      ),
+    )
+    .forUpdate()
+    .execute();
   return rows.map((r) => r.id);
+}
+
+/** Signs the user out everywhere and deletes their password; how many sessions ended. */
+export async function deleteUserAccess(trx: Trx, userId: string): Promise<number> {
+  const sessions = await trx.deleteFrom("auth_session").where("user_id", "=", userId).executeTakeFirst();
+  await trx.deleteFrom("auth_account").where("user_id", "=", userId).where("provider_id", "=", CREDENTIAL).execute();
+  return Number(sessions.numDeletedRows);
+}
+
+/** Ends the user's sessions but the one kept (null: every one); how many ended. */
+export async function deleteUserSessions(db: DbOrTrx, userId: string, keepSessionId: string | null): Promise<number> {
+  let query = db.deleteFrom("auth_session").where("user_id", "=", userId);
+  if (keepSessionId !== null) query = query.where("id", "<>", keepSessionId);
+  return Number((await query.executeTakeFirst()).numDeletedRows);
+}
+
+/** The user's password hash is replaced (true), or they have none (false). */
+export async function updateCredentialPassword(db: DbOrTrx, userId: string, hash: string): Promise<boolean> {
+  const done = await db
+    .updateTable("auth_account")
+    .set({ password: hash, updated_at: new Date() })
+    .where("user_id", "=", userId)
+    .where("provider_id", "=", CREDENTIAL)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
 }
 
 /** A user's role, the row locked until the transaction ends; null when there is no such user. */
@@ -40,9 +107,20 @@ export async function updateUserRole(db: DbOrTrx, params: { userId: string; role
 
 export async function listUserRows(db: DbOrTrx): Promise<UserRow[]> {
   const rows = await db
-    .selectFrom("auth_user")
-    .select(["id", "email", "name", "role", "created_at"])
-    .orderBy("email")
+    .selectFrom("auth_user as u")
+    .select(["u.id", "u.email", "u.name", "u.role", "u.created_at"])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom("auth_account as a")
+            .select("a.id")
+            .whereRef("a.user_id", "=", "u.id")
+            .where("a.provider_id", "=", CREDENTIAL),
+        )
+        .as("has_access"),
+    )
+    .orderBy("u.email")
     .execute();
   return rows.map(toUser);
 }

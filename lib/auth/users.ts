@@ -3,10 +3,13 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import {
   countAdminUsers,
+  deleteUserAccess,
+  deleteUserSessions,
   findUserIdByEmail,
   listUserRows,
   lockAdminIds,
   lockUserRole,
+  updateCredentialPassword,
   updateUserRole,
   type UserRow,
 } from "@/db/queries/users";
@@ -66,7 +69,14 @@ export async function createUser(db: Db, input: NewUser, as: ActingAs): Promise<
     outcome: "succeeded",
     detail: { role: data.role },
   });
-  return { id: user.id, email: user.email, name: user.name, role: data.role, createdAt: user.createdAt };
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: data.role,
+    createdAt: user.createdAt,
+    hasAccess: true,
+  };
 }
 
 /**
@@ -93,6 +103,75 @@ export async function setUserRole(db: Db, userId: string, role: Role, as: Acting
     });
     return changed;
   });
+}
+
+/**
+ * Removes a user's access: every session ends and their password is deleted, so they cannot sign in again until an
+ * admin sets a new one (`setUserPassword`). The user and their audit lines stay. Nobody removes their own access, and
+ * the last admin who can sign in keeps theirs.
+ */
+export async function removeUserAccess(
+  db: Db,
+  userId: string,
+  as: ActingAs,
+): Promise<{ email: string; sessionsEnded: number }> {
+  if (as.actor?.id === userId)
+    throw new AppError("CONFLICT", "You cannot remove your own access; another admin does.", { field: "userId" });
+  return db.transaction().execute(async (trx) => {
+    const admins = await lockAdminIds(trx);
+    if (admins.includes(userId) && admins.length <= 1)
+      throw new AppError("CONFLICT", "This is the last admin who can sign in; make another user admin first.", {
+        field: "userId",
+      });
+    const role = await lockUserRole(trx, userId);
+    const user = role === null ? null : (await listUserRows(trx)).find((u) => u.id === userId);
+    if (!user) throw new AppError("NOT_FOUND", "No such user.");
+    if (!user.hasAccess) throw new AppError("CONFLICT", `${user.email} has no access already.`, { field: "userId" });
+    const sessionsEnded = await deleteUserAccess(trx, userId);
+    await recordAudit(trx, {
+      ...as,
+      action: "user.remove_access",
+      target: user.email,
+      outcome: "succeeded",
+      detail: { role, sessionsEnded },
+    });
+    return { email: user.email, sessionsEnded };
+  });
+}
+
+/**
+ * Sets a user's password (a leaked one replaced, or access given back after it was removed) and signs them out
+ * everywhere else; an admin setting their own keeps the session they do it from. Audited, without the password.
+ */
+export async function setUserPassword(
+  db: Db,
+  params: { userId: string; password: string; keepSessionId?: string },
+  as: ActingAs,
+): Promise<{ email: string; restored: boolean; sessionsEnded: number }> {
+  const password = passwordSchema.parse(params.password);
+  const user = (await listUserRows(db)).find((u) => u.id === params.userId);
+  if (!user) throw new AppError("NOT_FOUND", "No such user.");
+  const { getAuth } = await import("./auth");
+  const ctx = await getAuth().$context;
+  const hash = await ctx.password.hash(password);
+  const replaced = await updateCredentialPassword(db, user.id, hash);
+  if (!replaced)
+    await ctx.internalAdapter.linkAccount({
+      userId: user.id,
+      providerId: "credential",
+      accountId: user.id,
+      password: hash,
+    });
+  const keep = as.actor?.id === user.id ? (params.keepSessionId ?? null) : null;
+  const sessionsEnded = await deleteUserSessions(db, user.id, keep);
+  await recordAudit(db, {
+    ...as,
+    action: replaced ? "user.set_password" : "user.restore_access",
+    target: user.email,
+    outcome: "succeeded",
+    detail: { sessionsEnded },
+  });
+  return { email: user.email, restored: !replaced, sessionsEnded };
 }
 
 export async function listUsers(db: Db): Promise<UserRow[]> {

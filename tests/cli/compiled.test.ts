@@ -42,7 +42,8 @@ describe("the compiled command line", () => {
     const refused = await node(["bin/desk.mjs", "users", "nosuch"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe(
-      'desk: unknown command "users nosuch"; try one of: users add, users list, users set-role',
+      'desk: unknown command "users nosuch"; try one of: users add, users list, users set-role, ' +
+        "users remove-access, users set-password",
     );
 
     const before = await builds();

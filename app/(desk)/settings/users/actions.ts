@@ -6,7 +6,15 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { roleSchema } from "@/lib/auth/roles";
 import { clearSignInLimit, type SignInLimitTarget } from "@/lib/auth/sign-in";
-import { createUser, emailSchema, newUserSchema, setUserRole } from "@/lib/auth/users";
+import {
+  createUser,
+  emailSchema,
+  newUserSchema,
+  passwordSchema,
+  removeUserAccess,
+  setUserPassword,
+  setUserRole,
+} from "@/lib/auth/users";
 import { countOf } from "@/lib/format";
 
 export const createUserAction = defineAction(
@@ -26,6 +34,38 @@ export const changeRoleAction = defineAction(
     const changed = await setUserRole(db, userId, role, { actor: user, via: "web" });
     revalidatePath("/settings/users");
     return { ok: true, message: `${changed.email} is now ${role}.` };
+  },
+);
+
+const userIdSchema = z.string().min(1).max(64);
+
+export const removeAccessAction = defineAction(
+  { name: "removeAccess", role: "admin", input: z.object({ userId: userIdSchema }) },
+  async ({ userId }, { user }) => {
+    const removed = await removeUserAccess(getDb(), userId, { actor: user, via: "web" });
+    revalidatePath("/settings/users");
+    return {
+      ok: true,
+      message: `${removed.email} can no longer sign in (${countOf(removed.sessionsEnded, "session")} ended).`,
+    };
+  },
+);
+
+export const setPasswordAction = defineAction(
+  { name: "setPassword", role: "admin", input: z.object({ userId: userIdSchema, password: passwordSchema }) },
+  async ({ userId, password }, { user }) => {
+    const set = await setUserPassword(
+      getDb(),
+      { userId, password, keepSessionId: user.sessionId },
+      { actor: user, via: "web" },
+    );
+    revalidatePath("/settings/users");
+    return {
+      ok: true,
+      message: set.restored
+        ? `${set.email} can sign in again with the new password.`
+        : `${set.email} has a new password; ${countOf(set.sessionsEnded, "session")} signed out.`,
+    };
   },
 );
 

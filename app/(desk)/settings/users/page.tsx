@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Badge } from "@/app/_components/ui/badge";
 import { Card } from "@/app/_components/ui/card";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
@@ -6,29 +7,39 @@ import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
 import { listSignInLimits } from "@/lib/auth/sign-in";
 import { listUsers } from "@/lib/auth/users";
-import { changeRoleAction, clearSignInLimitAction, createUserAction } from "./actions";
+import {
+  changeRoleAction,
+  clearSignInLimitAction,
+  createUserAction,
+  removeAccessAction,
+  setPasswordAction,
+} from "./actions";
 import { SignInLimits } from "./sign-in-limits";
-import { ChangeRoleForm, CreateUserForm } from "./user-forms";
+import { AccessForms, ChangeRoleForm, CreateUserForm } from "./user-forms";
 
 export const metadata: Metadata = { title: "Users" };
 
 export default async function UsersPage() {
-  await requirePageRole("admin");
+  const me = await requirePageRole("admin");
   const db = getDb();
   const [users, limits] = await Promise.all([listUsers(db), listSignInLimits(db)]);
   return (
     <>
       <PageHeader
         title="Users"
-        description="Roles: viewer reads; support refunds and cancels; finance pays; admin manages."
+        description={
+          "Roles: viewer reads; support refunds and cancels; finance pays; admin manages. Removing a user's access " +
+          "signs them out everywhere and deletes their password."
+        }
       />
       <SimpleTable
-        caption="Users and their roles"
+        caption="Users, their roles and access"
         className="mb-8"
         head={
           <>
             <Th>User</Th>
             <Th>Role</Th>
+            <Th>Access</Th>
           </>
         }
       >
@@ -40,6 +51,19 @@ export default async function UsersPage() {
             </Td>
             <Td>
               <ChangeRoleForm action={changeRoleAction} userId={u.id} email={u.email} role={u.role} />
+            </Td>
+            <Td>
+              <div className="flex flex-col items-start gap-1">
+                {u.hasAccess ? null : <Badge tone="warning">No access: cannot sign in</Badge>}
+                <AccessForms
+                  removeAction={removeAccessAction}
+                  passwordAction={setPasswordAction}
+                  userId={u.id}
+                  email={u.email}
+                  hasAccess={u.hasAccess}
+                  isSelf={u.id === me.id}
+                />
+              </div>
             </Td>
           </Tr>
         ))}

@@ -1,11 +1,14 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { useActionState, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
+import { Button } from "@/app/_components/ui/button";
+import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/roles";
 
@@ -116,5 +119,80 @@ export function ChangeRoleForm({
         </span>
       )}
     </form>
+  );
+}
+
+type DialogAction = (form: FormData) => Promise<ConfirmResult>;
+
+/** Removing a user's access, and setting their password (which gives access back), for one user's row. */
+export function AccessForms(props: {
+  removeAction: DialogAction;
+  passwordAction: DialogAction;
+  userId: string;
+  email: string;
+  hasAccess: boolean;
+  isSelf: boolean;
+}) {
+  const router = useRouter();
+  const [notice, setNotice] = useState<string | null>(null);
+  const done = (result: ConfirmResult | undefined) => {
+    if (result?.ok) setNotice(result.message ?? null);
+    router.refresh();
+  };
+  const withUser =
+    (action: DialogAction): DialogAction =>
+    (form) => {
+      form.set("userId", props.userId);
+      return action(form);
+    };
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      {props.hasAccess && !props.isSelf ? (
+        <ConfirmDialog
+          onConfirmed={done}
+          trigger={
+            <Button variant="secondary" size="sm">
+              Remove access…
+            </Button>
+          }
+          title={`Remove ${props.email}'s access`}
+          description={
+            "Every session of theirs ends now and their password is deleted: they cannot sign in until an admin " +
+            "sets a new one. Their name stays on what they did, in the audit log."
+          }
+          confirmLabel="Remove access"
+          tone="danger"
+          action={withUser(props.removeAction)}
+        />
+      ) : null}
+      <ConfirmDialog
+        onConfirmed={done}
+        trigger={
+          <Button variant="secondary" size="sm">
+            {props.hasAccess ? "Set a new password…" : "Give access back…"}
+          </Button>
+        }
+        title={props.hasAccess ? `New password for ${props.email}` : `Give ${props.email} access again`}
+        description={
+          props.hasAccess
+            ? "Their other sessions end; tell them the new password another way than email."
+            : "They sign in with this password; tell it to them another way than email."
+        }
+        confirmLabel={props.hasAccess ? "Set password" : "Give access back"}
+        size="md"
+        action={withUser(props.passwordAction)}
+      >
+        {(_typed, errors) => (
+          <Field label="New password" hint="At least 10 characters." error={errors.password} required>
+            {(control) => <Input {...control} name="password" type="password" autoComplete="new-password" />}
+          </Field>
+        )}
+      </ConfirmDialog>
+      {notice ? (
+        <span role="status" className="text-xs text-success">
+          {notice}
+        </span>
+      ) : null}
+    </div>
   );
 }

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createUser, listUsers, removeUserAccess, setUserPassword, setUserRole } from "../../lib/auth/users";
+import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
+import { runDesk } from "../support/desk";
+import { actAnonymously, actAs } from "../support/next-request";
+import { getAuth } from "../../lib/auth/auth";
+
+vi.mock("next/headers", () => import("../support/next-request"));
+vi.mock("next/headers.js", () => import("../support/next-request"));
+vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
+
+/**
+ * An admin removes a person's access (they leave, or their password leaked): every session ends and no password
+ * signs them in; setting a password gives access back. Against real PostgreSQL and better-auth.
+ */
+
+let t: TestDatabase;
+const CLI = { actor: null, via: "cli" } as const;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  applyTestEnv(t);
+  for (const [email, role] of [
+    ["boss@payout-desk.test", "admin"],
+    ["leaver@payout-desk.test", "finance"],
+  ] as const)
+    ids[email] = (await createUser(t.db, { email, role, password: "the-first-password" }, CLI)).id;
+});
+afterAll(async () => t?.drop());
+
+async function signIn(email: string, password: string): Promise<string> {
+  const { signInAction } = await import("../../app/(auth)/sign-in/actions");
+  actAnonymously();
+  const form = new FormData();
+  form.set("email", email);
+  form.set("password", password);
+  try {
+    const result = await signInAction(null, form);
+    return result.ok ? "signed in" : (result.message ?? "refused");
+  } catch (error) {
+    return (error as Error).message === "NEXT_REDIRECT" ? "signed in" : String(error);
+  }
+}
+
+const auditActions = async () =>
+  (await t.db.selectFrom("audit_log").select(["action", "target"]).where("action", "like", "user.%").execute()).map(
+    (r) => `${r.action} ${r.target}`,
+  );
+
+describe("removing a user's access", () => {
+  it("[admin] ends their sessions and their password; a new password gives access back", async () => {
+    const response = await getAuth().api.signInEmail({
+      body: { email: "leaver@payout-desk.test", password: "the-first-password" },
+      asResponse: true,
+    });
+    const session = response.headers.getSetCookie();
+    actAs(session);
+    const { getCurrentUser } = await import("../../lib/auth/session");
+    expect((await getCurrentUser())?.email).toBe("leaver@payout-desk.test");
+
+    const boss = { actor: { id: ids["boss@payout-desk.test"] as string, email: "boss@payout-desk.test" }, via: "web" };
+    const removed = await removeUserAccess(t.db, ids["leaver@payout-desk.test"] as string, boss as never);
+    expect(removed.email).toBe("leaver@payout-desk.test");
+    expect(removed.sessionsEnded).toBeGreaterThanOrEqual(1);
+    expect((await listUsers(t.db)).find((u) => u.email === "leaver@payout-desk.test")?.hasAccess).toBe(false);
+    // The session they had is gone; their password signs nobody in.
+    const { getCurrentUser: fresh } = await import("../../lib/auth/session");
+    actAs(session);
+    expect(await fresh()).toBeNull();
+    expect(await signIn("leaver@payout-desk.test", "the-first-password")).not.toBe("signed in");
+
+    const back = await setUserPassword(
+      t.db,
+      { userId: ids["leaver@payout-desk.test"] as string, password: "a-second-password" },
+      boss as never,
+    );
+    expect(back).toMatchObject({ restored: true });
+    expect(await signIn("leaver@payout-desk.test", "a-second-password")).toBe("signed in");
+    expect(await auditActions()).toEqual(
+      expect.arrayContaining([
+        "user.remove_access leaver@payout-desk.test",
+        "user.restore_access leaver@payout-desk.test",
+      ]),
+    );
+  });
+
+  it("[admin] cannot remove their own access, nor the last admin's who can sign in", async () => {
+    const bossId = ids["boss@payout-desk.test"] as string;
+    const boss = { actor: { id: bossId, email: "boss@payout-desk.test" }, via: "web" } as const;
+    await expect(removeUserAccess(t.db, bossId, boss)).rejects.toThrow(/cannot remove your own access/);
+    await expect(removeUserAccess(t.db, bossId, CLI)).rejects.toThrow(/last admin who can sign in/);
+    // Nor demote them while they are the only admin who can.
+    await expect(setUserRole(t.db, bossId, "viewer", CLI)).rejects.toThrow(/last admin/);
+  });
+
+  it("from the command line: remove-access, then set-password, JSON alone on stdout", async () => {
+    const removed = await runDesk(t.url, ["users", "remove-access", "--email", "leaver@payout-desk.test"]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ email: "leaver@payout-desk.test" });
+    const listed = await runDesk(t.url, ["users", "list"]);
+    expect(JSON.parse(listed.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ email: "leaver@payout-desk.test", access: false })]),
+    );
+    const set = await runDesk(t.url, [
+      "users",
+      "set-password",
+      "--email",
+      "leaver@payout-desk.test",
+      "--password",
+      "a-third-password",
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ email: "leaver@payout-desk.test", restored: true });
+    expect(set.stdout + set.stderr).not.toContain("a-third-password");
+    expect(await signIn("leaver@payout-desk.test", "a-third-password")).toBe("signed in");
+  });
+});
