@@ -265,18 +265,9 @@ const desk = (...args: string[]) => runDesk(t.url, args);
 
 describe("npm run desk", () => {
   it("maps an account (audited as cli) and refuses an unknown account with one line", async () => {
-    const mapped = await desk(
-      "accounts",
-      "map",
-      "--game",
-      GAME,
-      "--account",
-      "expense",
-      "--code",
-      "6100",
-      "--tax-rate",
-      "No GST",
-    );
+    const mapExpense = (...flags: string[]) =>
+      desk("accounts", "map", "--game", GAME, "--account", "expense", ...flags);
+    const mapped = await mapExpense("--code", "6100", "--tax-rate", "No GST");
     expect(mapped.code, mapped.stderr).toBe(0);
     expect(JSON.parse(mapped.stdout)).toMatchObject({
       game: GAME,
@@ -287,20 +278,9 @@ describe("npm run desk", () => {
     const [line] = await auditLines("accounting.map_account");
     expect(line).toMatchObject({ via: "cli", target: "expense", outcome: "succeeded" });
     // A new code without --tax-rate keeps the tax rate mapped; an empty one clears it.
-    const recoded = await desk("accounts", "map", "--game", GAME, "--account", "expense", "--code", "6150");
+    const recoded = await mapExpense("--code", "6150");
     expect(JSON.parse(recoded.stdout)).toMatchObject({ code: "6150", taxRate: "No GST", changed: true });
-    const cleared = await desk(
-      "accounts",
-      "map",
-      "--game",
-      GAME,
-      "--account",
-      "expense",
-      "--code",
-      "6150",
-      "--tax-rate",
-      "",
-    );
+    const cleared = await mapExpense("--code", "6150", "--tax-rate", "");
     expect(JSON.parse(cleared.stdout)).toMatchObject({ code: "6150", taxRate: null, changed: true });
     const refused = await desk("accounts", "map", "--game", GAME, "--account", "bank", "--code", "1");
     expect(refused.code).not.toBe(0);
