@@ -211,8 +211,9 @@ function judge(
             expectedAmount: expected,
           };
     case "returned":
-      // Money back for a payment never reported paid: nothing reached the recipient, as for a rejection.
-      if (inThisFile)
+      // Money back for a payment never reported paid: nothing reached the recipient, as for a rejection. Not for a
+      // reference sent in several files (which filing it answers cannot be told) nor after a return recorded by hand.
+      if (inThisFile && !shared && !item.returnedByHand)
         return {
           verdict: "reject",
           note: `returned before it was reported paid: nothing was paid, owed again${checked}`,
@@ -239,8 +240,13 @@ function judge(
           expectedAmount: expected,
         };
       // Only the payment recorded on the statement can come back: a return of an earlier filing (a transfer cancelled
-      // and refunded, then paid by a later file) or of a payment since returned undoes nothing.
-      if (!item.paidByThisItem)
+      // and refunded, then paid by a later file) or of a payment since returned undoes nothing. The payment recorded
+      // is this file's when a paid result of it names that payment, or when the line names its transaction id (paid by
+      // hand with the provider's id).
+      if (
+        !item.paidByThisItem &&
+        (result.providerTransactionId === null || result.providerTransactionId !== item.paymentReference)
+      )
         return {
           verdict: "not_applicable",
           note:
@@ -336,7 +342,6 @@ export async function planResults(
     if (APPLYING.includes(judged.verdict) && seen.has(once))
       judged = { ...judged, verdict: "not_applicable", note: "the same result appears twice in this file" };
     seen.add(once);
-    counts[judged.verdict] += 1;
     return {
       reference: result.reference,
       outcome: result.outcome,
@@ -354,6 +359,19 @@ export async function planResults(
       result,
     };
   });
+  // A statement this file reports paid is paid by it first; a rejection or money back for the same item in the same
+  // file is listed (the payment stands; a return is applied when the file is imported again, once it is recorded).
+  const paidHere = new Set(lines.filter((l) => l.verdict === "pay").map((l) => l.statementId));
+  for (const l of lines) {
+    if (l.verdict === "reject" && paidHere.has(l.statementId)) {
+      l.verdict = "not_applicable";
+      l.note =
+        l.outcome === "returned"
+          ? "this file also reports the payment made: it is recorded first; import the file again to record its return"
+          : "this file also reports it paid: the payment stands";
+    }
+    counts[l.verdict] += 1;
+  }
   const sha256 = createHash("sha256").update(params.text, "utf8").digest("hex");
   return { format: params.format, sha256, lines, unreadable: readout.unreadable, counts };
 }

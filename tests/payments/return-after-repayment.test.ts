@@ -5,6 +5,7 @@ import { createPaymentFiles } from "@/lib/payments/files";
 import { applyPlan } from "@/lib/payments/apply-results";
 import { importResults, planResults } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
+import { markStatementsPaid } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { createProfilesDatabase } from "../profiles/support";
 import { GAME, web } from "../payouts/fixtures";
@@ -182,5 +183,52 @@ describe("money back for an earlier filing, or before any payment was reported",
       /1 statement of these results has changed since the results were read/,
     );
     expect(await statementOf(4, october)).toMatchObject({ state: "approved", payment_reference: null });
+  });
+});
+
+describe("a payment and its return in one report, and a return of a payment recorded by hand", () => {
+  let november: string;
+  let file: string;
+  beforeAll(async () => {
+    november = await approvedBatch(db, "2026-11", { 3: "60.00", 5: "20.00" }, [[3, "payment_returned"]]);
+  });
+
+  it("[finance] records the payment first and lists the return, which the next import applies", async () => {
+    file = await paypalFile(november);
+    const both = await report(
+      file,
+      [
+        [5, "TX-51", "SUCCESS", "-20.00"],
+        [5, "TX-51", "RETURNED", "-20.00"],
+      ],
+      november,
+    );
+    const first = await apply(both, november);
+    expect(first.plan.lines.map((l) => l.verdict)).toEqual(["pay", "not_applicable"]);
+    expect(first.applied).toMatchObject({ paid: 1, rejected: 0, returned: 0 });
+    expect((await statementOf(5, november)).state).toBe("paid");
+    const again = await apply(both, november);
+    expect(again.applied).toMatchObject({ paid: 0, returned: 1 });
+    expect((await statementOf(5, november)).state).toBe("returned");
+  });
+
+  it("[finance] undoes a payment recorded by hand when the return names its transaction id", async () => {
+    // Recipient 3, in the same file: the file said rejected, yet the provider paid; finance records it by hand.
+    await apply(await report(file, [[3, "TX-31N", "FAILED", "-60.00"]], november), november);
+    await markStatementsPaid(
+      db,
+      {
+        gameId: GAME,
+        batchId: november,
+        ids: [(await statementOf(3, november)).id],
+        paidOn: new Date().toISOString().slice(0, 10),
+        method: "paypal",
+        reference: "TX-31N",
+      },
+      web(third),
+    );
+    const back = await apply(await report(file, [[3, "TX-31N", "RETURNED", "-60.00"]], november), november);
+    expect(back.applied.returned).toBe(1);
+    expect((await statementOf(3, november)).state).toBe("returned");
   });
 });
