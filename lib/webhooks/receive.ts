@@ -173,7 +173,12 @@ export async function receiveWebhook(
     verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
     // Verified with secrets kept in memory: checked against the database first (another server may have replaced or
     // revoked them), and verified again with what it holds when they changed.
-    if (verified.ok && verified.secretIndex < signing.real && gameId !== null && !(await stillCurrent(db, gameId))) {
+    if (
+      verified.ok &&
+      verified.secretIndex < signing.real &&
+      gameId !== null &&
+      !(await stillCurrent(db, gameId, signing.stamp))
+    ) {
       signing = await signingSecretsFor(db, gameId);
       verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
     }

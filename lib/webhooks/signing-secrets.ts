@@ -56,13 +56,12 @@ async function load(db: Db, gameId: string): Promise<Opened | null> {
 }
 
 /**
- * Whether the secrets kept for a game are still the ones the database holds; when not, they are forgotten (the next
- * `signingSecretsFor` reads them again).
+ * Whether the secrets a delivery was verified with (their `stamp`) are still the ones the database holds; when not,
+ * the entry kept is forgotten (the next `signingSecretsFor` reads them again).
  */
-export async function stillCurrent(db: Db, gameId: string): Promise<boolean> {
-  const kept = cache.get(gameId)?.opened;
-  const current = stampOf(await findWebhookSigningSecrets(db, gameId)) === (kept?.stamp ?? "none");
-  if (!current) cache.delete(gameId);
+export async function stillCurrent(db: Db, gameId: string, stamp: string): Promise<boolean> {
+  const current = stampOf(await findWebhookSigningSecrets(db, gameId)) === stamp;
+  if (!current && cache.get(gameId)?.opened?.stamp === stamp) cache.delete(gameId);
   return current;
 }
 
@@ -73,6 +72,8 @@ export type SigningSecrets = {
   real: number;
   /** Whether the game exists (only for counting: the answer to the caller never depends on it). */
   known: boolean;
+  /** What the database held when these secrets were opened (for `stillCurrent`). */
+  stamp: string;
 };
 
 /**
@@ -96,7 +97,12 @@ export async function signingSecretsFor(db: Db, gameId: string | null, nowMs = D
   if (opened?.current) own.push(opened.current);
   if (opened?.previous && opened.previousExpiresAtMs !== null && opened.previousExpiresAtMs > nowMs)
     own.push(opened.previous);
-  return { secrets: [...own, ...FILLER.slice(own.length)], real: own.length, known: opened !== null };
+  return {
+    secrets: [...own, ...FILLER.slice(own.length)],
+    real: own.length,
+    known: opened !== null,
+    stamp: opened?.stamp ?? "none",
+  };
 }
 
 /** Forgets what is kept for a game (its secrets changed), or for every game. */
