@@ -66,5 +66,8 @@ describe("latest snapshot version of each window", () => {
     expect(found.rows.map((r) => [r.recipientPlayerId, r.playerName])).toEqual([[7003, "Anna Current"]]);
     const byId = await searchRecipients(t.db, { gameId: GAME, q: "7003" });
     expect(byId.rows.map((r) => r.playerName)).toEqual(["Anna Current"]);
+    // Found by the name they had before, shown by the one they have now.
+    const byFormer = await searchRecipients(t.db, { gameId: GAME, q: "zed" });
+    expect(byFormer.rows.map((r) => [r.recipientPlayerId, r.playerName])).toEqual([[7003, "Anna Current"]]);
   });
 });
