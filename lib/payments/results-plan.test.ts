@@ -30,6 +30,12 @@ describe("a status report naming no transaction", () => {
     );
   });
 
+  it("refuses a settlement of the whole file, saying how to record its payments", async () => {
+    await expect(plan(report("ACSC"))).rejects.toThrow(
+      /settled \(ACSC\) without listing its transactions: nothing is applied from it\. .* as generic results/,
+    );
+  });
+
   it("refuses an acceptance of the file as nothing to import yet", async () => {
     await expect(plan(report("ACTC"))).rejects.toThrow(
       "This status report lists no transaction (the file's status: ACTC): nothing to import yet.",

@@ -37,6 +37,13 @@ function refuseWithoutTransactions(r: ReturnType<typeof readPain002>): never {
       `The bank rejected the whole payment file (${said}) and lists no transaction: nothing was paid. Cancel the ` +
         "file here (its statements are owed again), correct the cause and make a new one.",
     );
+  if (blocks.some((b) => b.status === "ACSC" || b.status === "ACCC"))
+    throw new AppError(
+      "INVALID_INPUT",
+      `The bank reports the whole payment file settled (${said}) without listing its transactions: nothing is ` +
+        "applied from it. Ask the bank for the report with each transaction's status; a bank that gives none: " +
+        "import the payments as generic results (reference and outcome paid for each of the file's references).",
+    );
   throw new AppError(
     "INVALID_INPUT",
     `This status report lists no transaction${said ? ` (the file's status: ${said})` : ""}: nothing to import yet. ` +
