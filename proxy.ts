@@ -8,23 +8,36 @@ const PUBLIC_PATHS = ["/sign-in", "/api/", "/_next/", "/favicon"];
 
 /**
  * Server actions take forms of up to 21 MB (next.config.mjs) for the two that carry a file read in the browser: a
- * provider's results on a window's page and payout profiles on /payouts/profiles. Every other action, the public
- * sign-in's among them, is refused above 1 MB before Next.js reads and parses the body.
+ * provider's results on a window's page and payout profiles on /payouts/profiles. Any other form posted to a page (a
+ * server action, or a plain form post Next.js would parse looking for one), the public sign-in's among them, is
+ * refused above 1 MB, or without a length (sent in chunks), before Next.js parses it. Route handlers (/api/) read
+ * their own bodies with their own limits.
  */
 const LARGE_FORM_PAGES = /^\/payouts\/[^/]+\/?$/;
 export const SMALL_FORM_BYTES = 1_048_576;
+const FORM_TYPES = /^(multipart\/form-data|application\/x-www-form-urlencoded)/i;
 
-/** Why a server action's body is refused before it is read (413), or null. */
-export function oversizedAction(method: string, pathname: string, headers: Headers): string | null {
-  if (method !== "POST" || !headers.has("next-action") || LARGE_FORM_PAGES.test(pathname)) return null;
-  const length = Number(headers.get("content-length") ?? "0");
-  return Number.isFinite(length) && length > SMALL_FORM_BYTES ? "This form is larger than 1 MB." : null;
+/** Why a form posted to a page is refused before it is parsed (411 or 413), or null. */
+export function oversizedAction(
+  method: string,
+  pathname: string,
+  headers: Headers,
+): { status: 411 | 413; message: string } | null {
+  if (method !== "POST" || pathname.startsWith("/api/") || LARGE_FORM_PAGES.test(pathname)) return null;
+  if (!headers.has("next-action") && !FORM_TYPES.test(headers.get("content-type") ?? "")) return null;
+  const declared = headers.get("content-length");
+  if (declared === null) return { status: 411, message: "A form must say its length." };
+  const length = Number(declared);
+  return !Number.isFinite(length) || length > SMALL_FORM_BYTES
+    ? { status: 413, message: "This form is larger than 1 MB." }
+    : null;
 }
 
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   const oversized = oversizedAction(request.method, pathname, request.headers);
-  if (oversized) return new NextResponse(oversized, { status: 413, headers: { "Content-Type": "text/plain" } });
+  if (oversized)
+    return new NextResponse(oversized.message, { status: oversized.status, headers: { "Content-Type": "text/plain" } });
   const isPublic = PUBLIC_PATHS.some((prefix) => pathname.startsWith(prefix));
   const hasSession = request.cookies.getAll().some((cookie) => cookie.name.includes("payout-desk.session_token"));
   if (!isPublic && !hasSession) {

@@ -1,17 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { oversizedAction, SMALL_FORM_BYTES } from "@/proxy";
 
-/** Which server actions may send a large form: only the two pages that upload a file. */
+/** Which forms posted to a page may be large: only the two pages that upload a file. */
 
 const action = (length: number) => new Headers({ "next-action": "abc123", "content-length": String(length) });
+const TOO_LARGE = { status: 413, message: "This form is larger than 1 MB." };
 
-describe("server action body limits", () => {
-  it("refuses a form over 1 MB to any action but the file uploads, before it is read", () => {
+describe("form body limits", () => {
+  it("refuses a form over 1 MB to any page but the file uploads, before it is parsed", () => {
     const big = SMALL_FORM_BYTES + 1;
-    expect(oversizedAction("POST", "/sign-in", action(big))).toBe("This form is larger than 1 MB.");
-    expect(oversizedAction("POST", "/settings/users", action(big))).toBe("This form is larger than 1 MB.");
-    expect(oversizedAction("POST", "/payouts/2026-10/recipients/7", action(big))).not.toBeNull();
+    expect(oversizedAction("POST", "/sign-in", action(big))).toEqual(TOO_LARGE);
+    expect(oversizedAction("POST", "/settings/users", action(big))).toEqual(TOO_LARGE);
+    expect(oversizedAction("POST", "/payouts/2026-10/recipients/7", action(big))).toEqual(TOO_LARGE);
     expect(oversizedAction("POST", "/sign-in", action(SMALL_FORM_BYTES))).toBeNull();
+  });
+
+  it("refuses a form without its length, and a large plain form post without an action id", () => {
+    expect(oversizedAction("POST", "/sign-in", new Headers({ "next-action": "abc123" }))).toEqual({
+      status: 411,
+      message: "A form must say its length.",
+    });
+    const multipart = new Headers({
+      "content-type": "multipart/form-data; boundary=x",
+      "content-length": String(20_000_000),
+    });
+    expect(oversizedAction("POST", "/sign-in", multipart)).toEqual(TOO_LARGE);
   });
 
   it("lets the results and profiles uploads, route handlers and other requests through", () => {
@@ -20,9 +33,8 @@ describe("server action body limits", () => {
     expect(oversizedAction("POST", "/payouts/2026-10-01~2026-10-16", action(big))).toBeNull();
     expect(oversizedAction("POST", "/payouts/profiles", action(big))).toBeNull();
     // A route handler reads its own body with its own limit (the webhook receiver's is 1 MB, answered as JSON).
-    expect(
-      oversizedAction("POST", "/api/webhooks/demo-game", new Headers({ "content-length": String(big) })),
-    ).toBeNull();
+    const json = new Headers({ "content-type": "application/json", "content-length": String(big) });
+    expect(oversizedAction("POST", "/api/webhooks/demo-game", json)).toBeNull();
     expect(oversizedAction("GET", "/sign-in", action(big))).toBeNull();
   });
 });
