@@ -1,6 +1,7 @@
 import "server-only";
-import type { SqlBool } from "kysely";
+import type { ExpressionBuilder, SqlBool } from "kysely";
 import type { DbOrTrx, Trx } from "@/db";
+import type { Database } from "@/db/types";
 import type { Role } from "@/db/types";
 import { countRows } from "./paging";
 
@@ -36,6 +37,25 @@ function toUser(r: {
 
 const CREDENTIAL = "credential";
 
+/** The user `u` has a password to sign in with (better-auth's credential account). */
+function hasCredential(eb: ExpressionBuilder<Database & { u: Database["auth_user"] }, "u">) {
+  return eb.exists(
+    eb
+      .selectFrom("auth_account as a")
+      .select("a.id")
+      .whereRef("a.user_id", "=", "u.id")
+      .where("a.provider_id", "=", CREDENTIAL),
+  );
+}
+
+/** Users with whether they can sign in, for listing or finding one. */
+function usersWithAccess(db: DbOrTrx) {
+  return db
+    .selectFrom("auth_user as u")
+    .select(["u.id", "u.email", "u.name", "u.role", "u.created_at"])
+    .select((eb) => hasCredential(eb).as("has_access"));
+}
+
 export async function findUserIdByEmail(db: DbOrTrx, email: string): Promise<string | null> {
   const row = await db.selectFrom("auth_user").select("id").where("email", "=", email).executeTakeFirst();
   return row?.id ?? null;
@@ -50,15 +70,7 @@ export async function lockAdminIds(trx: Trx): Promise<string[]> {
     .selectFrom("auth_user as u")
     .select("u.id")
     .where("u.role", "=", "admin")
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom("auth_account as a")
-          .select("a.id")
-          .whereRef("a.user_id", "=", "u.id")
-          .where("a.provider_id", "=", CREDENTIAL),
-      ),
-    )
+    .where(hasCredential)
     .forUpdate()
     .execute();
   return rows.map((r) => r.id);
@@ -106,23 +118,13 @@ export async function updateUserRole(db: DbOrTrx, params: { userId: string; role
 }
 
 export async function listUserRows(db: DbOrTrx): Promise<UserRow[]> {
-  const rows = await db
-    .selectFrom("auth_user as u")
-    .select(["u.id", "u.email", "u.name", "u.role", "u.created_at"])
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom("auth_account as a")
-            .select("a.id")
-            .whereRef("a.user_id", "=", "u.id")
-            .where("a.provider_id", "=", CREDENTIAL),
-        )
-        .as("has_access"),
-    )
-    .orderBy("u.email")
-    .execute();
+  const rows = await usersWithAccess(db).orderBy("u.email").execute();
   return rows.map(toUser);
+}
+
+export async function findUserRow(db: DbOrTrx, userId: string): Promise<UserRow | null> {
+  const row = await usersWithAccess(db).where("u.id", "=", userId).executeTakeFirst();
+  return row ? toUser(row) : null;
 }
 
 export async function countAdminUsers(db: DbOrTrx): Promise<number> {

@@ -6,6 +6,7 @@ import {
   deleteUserAccess,
   deleteUserSessions,
   findUserIdByEmail,
+  findUserRow,
   listUserRows,
   lockAdminIds,
   lockUserRole,
@@ -124,7 +125,7 @@ export async function removeUserAccess(
         field: "userId",
       });
     const role = await lockUserRole(trx, userId);
-    const user = role === null ? null : (await listUserRows(trx)).find((u) => u.id === userId);
+    const user = role === null ? null : await findUserRow(trx, userId);
     if (!user) throw new AppError("NOT_FOUND", "No such user.");
     if (!user.hasAccess) throw new AppError("CONFLICT", `${user.email} has no access already.`, { field: "userId" });
     const sessionsEnded = await deleteUserAccess(trx, userId);
@@ -149,7 +150,7 @@ export async function setUserPassword(
   as: ActingAs,
 ): Promise<{ email: string; restored: boolean; sessionsEnded: number }> {
   const password = passwordSchema.parse(params.password);
-  const user = (await listUserRows(db)).find((u) => u.id === params.userId);
+  const user = await findUserRow(db, params.userId);
   if (!user) throw new AppError("NOT_FOUND", "No such user.");
   const { getAuth } = await import("./auth");
   const ctx = await getAuth().$context;
