@@ -154,25 +154,21 @@ export async function searchRecipients(
   const q = params.q.trim().toLowerCase();
   const limit = params.limit ?? 50;
   const backwards = params.after === undefined && params.before !== undefined;
+  // The page's ids first (by player id, after or before the one given, matching the search), then their names from
+  // all their rows: found by any name or address they had, named as the newest window reports them.
   let ids = snapshotRecipientsOfGame(db, params.gameId).select("r.recipient_player_id");
+  if (q) ids = ids.where(matchesRecipient("r", q));
   if (params.after !== undefined) ids = ids.where("r.recipient_player_id", ">", String(params.after));
   else if (params.before !== undefined) ids = ids.where("r.recipient_player_id", "<", String(params.before));
-  let query = snapshotRecipientsOfGame(db, params.gameId).select(["r.recipient_player_id", ...RECIPIENT_NAMES]);
-  if (q) {
-    // Found by any name or address they had; named as the newest window reports them (all their rows, not only
-    // those that matched).
-    const matching = ids
-      .where(matchesRecipient("r", q))
-      .groupBy("r.recipient_player_id")
-      .orderBy("r.recipient_player_id", backwards ? "desc" : "asc")
-      .limit(limit + 1);
-    query = query.where("r.recipient_player_id", "in", matching);
-  } else if (params.after !== undefined) query = query.where("r.recipient_player_id", ">", String(params.after));
-  else if (params.before !== undefined) query = query.where("r.recipient_player_id", "<", String(params.before));
-  const found = await query
+  const page = ids
     .groupBy("r.recipient_player_id")
     .orderBy("r.recipient_player_id", backwards ? "desc" : "asc")
-    .limit(limit + 1)
+    .limit(limit + 1);
+  const found = await snapshotRecipientsOfGame(db, params.gameId)
+    .select(["r.recipient_player_id", ...RECIPIENT_NAMES])
+    .where("r.recipient_player_id", "in", page)
+    .groupBy("r.recipient_player_id")
+    .orderBy("r.recipient_player_id", backwards ? "desc" : "asc")
     .execute();
   const more = found.length > limit;
   const rows = found.slice(0, limit).map(withRecipientId);
