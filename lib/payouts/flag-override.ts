@@ -3,6 +3,7 @@ import type { ActingAs } from "@/core/actor";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import { getStatementRecipientFlags, insertFlagOverride } from "@/db/queries/flags";
 import { getChangeEnteredBy } from "@/db/queries/profile-changes";
+import { detailsChangeOf } from "@/lib/profiles/flags";
 import type { LockedBatch } from "@/db/queries/payout-batches";
 import { AppError } from "@/lib/errors";
 import { formatInstant } from "@/lib/time";
@@ -146,8 +147,8 @@ export async function enteredTheDetails(
   flag: Pick<ActiveFlag, "flag" | "cause">,
   actorId: string,
 ): Promise<boolean> {
-  const changeId = flag.flag === "payout_details_changed" ? /^payout_details:(.+)$/.exec(flag.cause)?.[1] : undefined;
-  return changeId !== undefined && (await getChangeEnteredBy(db, { gameId, changeId })) === actorId;
+  const changeId = flag.flag === "payout_details_changed" ? detailsChangeOf(flag.cause) : null;
+  return changeId !== null && (await getChangeEnteredBy(db, { gameId, changeId })) === actorId;
 }
 
 async function refuseOwnDetails(trx: Trx, gameId: string, flag: ActiveFlag, as: ActingAs): Promise<void> {

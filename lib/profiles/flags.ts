@@ -33,6 +33,16 @@ function raise(
   return { flag, label: PROFILE_FLAG_INFO[flag].label, detail, recipientPlayerId: facts.playerId, cause, raisedAt };
 }
 
+const DETAILS_CAUSE = "payout_details:";
+
+/** The cause of `payout_details_changed`: the change of details that set those in force. */
+export const detailsChangeCause = (changeId: string | null): string => `${DETAILS_CAUSE}${changeId}`;
+
+/** The change of details a `payout_details_changed` cause names, or null for any other cause. */
+export function detailsChangeOf(cause: string): string | null {
+  return cause.startsWith(DETAILS_CAUSE) ? cause.slice(DETAILS_CAUSE.length) : null;
+}
+
 /**
  * The profile flags of one recipient's payable statement, from its facts. Pure. The cause of
  * `payout_details_changed` is the change that set the details in force, so an override acknowledges that change and
@@ -68,7 +78,7 @@ export function profileFlagsOfFacts(
         "payout_details_changed",
         facts,
         `${what}${since}`,
-        `payout_details:${facts.detailsChangeId}`,
+        detailsChangeCause(facts.detailsChangeId),
         facts.detailsAppliedAt,
       ),
     );
