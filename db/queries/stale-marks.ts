@@ -5,11 +5,10 @@ import type { DbOrTrx } from "@/db";
 /**
  * Stale marks for many changes at once (a burst of webhook events). A snapshot is stale when a mark inside its window
  * is newer than its fetch_started_at (db/queries/snapshots.ts), so one mark per window and burst says all that a
- * mark per event would: a window that has ended, already marked since its latest version began reading, with no pull
- * of it reading now, gets no new mark (its next version reads it whole). An open window is marked at every burst: its
- * versions are as of a moment before their pull began (lib/snapshots/pull-common.ts), which may fall after an earlier
- * mark and before this change. A change in no window that has a snapshot or a running pull is marked on its own (as
- * lib/snapshots/stale.ts does), for a window snapshotted later from data read before it.
+ * mark per event would. Every burst marks each window it touches, even one already marked since its latest version:
+ * the stale flag of a batch is named after the window's latest mark (lib/payouts/flags.ts), so an override of an
+ * earlier change does not cover this one. A change in no window that has a snapshot or a running pull is marked on its
+ * own (as lib/snapshots/stale.ts does), for a window snapshotted later from data read before it.
  */
 
 export type StaleChange = {
@@ -25,29 +24,18 @@ type KnownWindow = {
   window_start: Date;
   window_end: Date;
   published: boolean;
-  already_stale: boolean;
 };
 
 function knownWindows(db: DbOrTrx, gameId: string, instants: string[]) {
   return sql<KnownWindow>`
-    with w as (
-      select k.window_start, k.window_end, bool_or(k.published) as published, bool_or(not k.published) as reading
-        from (select window_start, window_end, true as published from snapshot where game_id = ${gameId}
-              union all
-              select window_start, window_end, false from snapshot_pull
-               where game_id = ${gameId} and status in ('running', 'retrying')) as k
-       where exists (select 1 from unnest(${instants}::timestamptz[]) as i(at)
-                      where i.at >= k.window_start and i.at < k.window_end)
-       group by k.window_start, k.window_end
-    )
-    select w.window_start, w.window_end, w.published,
-           (not w.reading and w.window_end <= now() and exists (
-              select 1 from snapshot_stale_mark m
-               where m.game_id = ${gameId} and m.instant >= w.window_start and m.instant < w.window_end
-                 and m.marked_at > (select max(s.fetch_started_at) from snapshot s
-                                     where s.game_id = ${gameId} and s.window_start = w.window_start
-                                       and s.window_end = w.window_end))) as already_stale
-      from w`.execute(db);
+    select k.window_start, k.window_end, bool_or(k.published) as published
+      from (select window_start, window_end, true as published from snapshot where game_id = ${gameId}
+            union all
+            select window_start, window_end, false from snapshot_pull
+             where game_id = ${gameId} and status in ('running', 'retrying')) as k
+     where exists (select 1 from unnest(${instants}::timestamptz[]) as i(at)
+                    where i.at >= k.window_start and i.at < k.window_end)
+     group by k.window_start, k.window_end`.execute(db);
 }
 
 function within(at: number, w: KnownWindow): boolean {
@@ -69,7 +57,6 @@ export async function markChangesStale(
 
   const marks: { game_id: string; instant: Date; reason: string; detail: string }[] = [];
   for (const w of known) {
-    if (w.already_stale) continue;
     const inside = changes.filter((c) => within(c.instant.getTime(), w));
     const first = inside.reduce((a, b) => (b.instant < a.instant ? b : a));
     const reason = inside.length > 1 ? `${first.reason} and ${inside.length - 1} more` : first.reason;
