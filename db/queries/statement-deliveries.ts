@@ -17,9 +17,9 @@ export async function listSendTargets(
     batchId: string;
     recipientPlayerId?: number;
     statementIds?: string[];
-    /** Only paid statements never emailed yet (what recording a payment sends). */
+    /** Only paid statements not emailed since their latest payment (what recording a payment sends). */
     paidUnsent?: boolean;
-    /** Only statements never emailed yet, whatever their state (what the batch's send offers first). */
+    /** Only statements never emailed yet or whose email failed to send (what the batch's send offers first). */
     unemailed?: boolean;
     /** Only returned statements not emailed since their payment came back (what recording a return sends). */
     returnedUnsent?: boolean;
@@ -30,14 +30,32 @@ export async function listSendTargets(
     .select(["id", "recipient_player_id", "player_email"])
     .where("game_id", "=", params.gameId)
     .where("batch_id", "=", params.batchId);
-  if (params.paidUnsent) query = query.where("state", "=", "paid");
-  if (params.paidUnsent || params.unemailed)
-    query = query.where(({ not, exists, selectFrom }) =>
+  if (params.paidUnsent)
+    query = query.where("state", "=", "paid").where(({ not, exists, selectFrom }) =>
       not(
         exists(
-          selectFrom("statement_delivery as d").select("d.id").whereRef("d.statement_id", "=", "payout_statement.id"),
+          selectFrom("statement_delivery as d")
+            .select("d.id")
+            .whereRef("d.statement_id", "=", "payout_statement.id")
+            .where(
+              "d.at",
+              ">=",
+              sql<Date>`(select coalesce(max(e.at), '-infinity') from payout_statement_event e
+                where e.statement_id = payout_statement.id and e.state_after = 'paid')`,
+            ),
         ),
       ),
+    );
+  if (params.unemailed)
+    query = query.where(({ or, not, exists, selectFrom }) =>
+      or([
+        not(
+          exists(
+            selectFrom("statement_delivery as d").select("d.id").whereRef("d.statement_id", "=", "payout_statement.id"),
+          ),
+        ),
+        exists(sql`(select 1 from statement_delivery_failure f where ${failedToSend(sql.ref("payout_statement.id"))})`),
+      ]),
     );
   if (params.returnedUnsent)
     query = query.where("state", "=", "returned").where(({ not, exists, selectFrom }) =>
@@ -98,17 +116,38 @@ export async function countFirstEmails(
 }
 
 /**
- * How many of a batch's statements were ever emailed, and how many have no email address to send to (never emailed
- * either): the rest were never sent one. Two index lookups, whatever the batch's size.
+ * The condition, on `statement_delivery_failure f`, that the statement given is the recipient's last failed email and
+ * failed for want of a mail server (every attempt failed, none refused the address for good), with no send queued
+ * since: the batch's send offers it again, as if never emailed. A statement whose address was refused for good is not
+ * (its address is the one the batch keeps; the recipient's page says what the server answered).
  */
-export async function countBatchEmails(db: DbOrTrx, batchId: string): Promise<{ emailed: number; noAddress: number }> {
-  const row = await sql<{ emailed: string | null; no_address: string }>`select
+function failedToSend(statementId: ReturnType<typeof sql.ref>) {
+  return sql`f.statement_id = ${statementId} and not f.refused and not exists (select 1 from statement_delivery q
+    where q.statement_id = f.statement_id and q.status = 'queued' and q.at > f.failed_at)`;
+}
+
+/**
+ * How many of a batch's statements were ever emailed, how many have no email address to send to (never emailed
+ * either), and how many of those emailed failed to send (`failedToSend`, offered again): the rest were never sent one.
+ * Index lookups and the game's failed deliveries, whatever the batch's size.
+ */
+export async function countBatchEmails(
+  db: DbOrTrx,
+  batchId: string,
+): Promise<{ emailed: number; noAddress: number; failed: number }> {
+  const row = await sql<{ emailed: string | null; no_address: string; failed: string }>`select
       (select statements from payout_batch_emailed where batch_id = ${batchId}) as emailed,
       (select count(*) from payout_statement where batch_id = ${batchId}
-        and (lower(player_email) is null or lower(player_email) = '')) as no_address`
+        and (lower(player_email) is null or lower(player_email) = '')) as no_address,
+      (select count(*) from statement_delivery_failure f join payout_statement s on s.id = f.statement_id
+        where s.batch_id = ${batchId} and ${failedToSend(sql.ref("s.id"))}) as failed`
     .execute(db)
     .then((r) => r.rows[0]);
-  return { emailed: Number(row?.emailed ?? 0), noAddress: Number(row?.no_address ?? 0) };
+  return {
+    emailed: Number(row?.emailed ?? 0),
+    noAddress: Number(row?.no_address ?? 0),
+    failed: Number(row?.failed ?? 0),
+  };
 }
 
 export async function insertDeliveries(
@@ -187,7 +226,8 @@ export async function markDeliveryFailed(
     recipient_player_id: params.recipientPlayerId,
     statement_id: params.statementId,
     server_answer: params.serverAnswer,
-    failed_at: new Date(),
+    // The database's clock, as the delivery log's: a send queued after it is newer (failedToSend).
+    failed_at: sql<Date>`now()`,
     to_address: params.toAddress,
     refused: params.refused,
   };

@@ -92,10 +92,17 @@ export async function ensureQueue(boss: PgBoss, definition: QueueSettings): Prom
     expireInSeconds: (definition.expireInMinutes ?? 30) * 60,
   };
   // createQueue leaves an existing queue as it is: a queue created by an earlier version gets the definition's
-  // policy here (a job takes its queue's policy when it is inserted).
+  // policy, retries and expiry here (a job takes its queue's settings when it is inserted).
   await boss.createQueue(definition.name, options);
   const existing = await boss.getQueue(definition.name);
-  if (existing && existing.policy !== options.policy) await boss.updateQueue(definition.name, options);
+  const differs =
+    existing &&
+    (existing.policy !== options.policy ||
+      existing.retryLimit !== options.retryLimit ||
+      existing.retryDelay !== options.retryDelay ||
+      existing.retryBackoff !== options.retryBackoff ||
+      existing.expireInSeconds !== options.expireInSeconds);
+  if (differs) await boss.updateQueue(definition.name, options);
   state.queues.add(definition.name);
 }
 

@@ -3,14 +3,16 @@ import { z } from "zod";
 import { defineJob } from "@/lib/jobs/queue";
 
 /**
- * Emails one statement to its recipient. Retried on any refusal or network error; the last attempt's refusal is
- * final and marks the recipient as having a failed delivery (lib/statements/send.ts).
+ * Emails one statement to its recipient. A refusal for good (5xx) is final; a temporary refusal or a network error is
+ * tried again, five times over about 15 to 30 minutes (pg-boss's backoff from 30 s), so a mail server restarting or
+ * greylisting does not fail a batch's emails; the last attempt's failure is final and marks the recipient as having a
+ * failed delivery (lib/statements/send.ts).
  */
 export const sendStatementJob = defineJob({
   name: "statements.send",
   payload: z.object({ gameId: z.string().min(1), statementId: z.uuid(), sendId: z.uuid(), to: z.email() }),
-  retryLimit: 3,
-  retryDelaySeconds: 2,
+  retryLimit: 5,
+  retryDelaySeconds: 30,
   expireInMinutes: 10,
   concurrency: 2,
 });

@@ -61,7 +61,7 @@ export async function queueStatementSends(
     statementIds?: string[];
     paidUnsent?: boolean;
     returnedUnsent?: boolean;
-    /** Only statements never emailed: what the batch's send does unless asked to email every statement again. */
+    /** Only statements never emailed or failed to send: what the batch's send does unless asked for all again. */
     unemailed?: boolean;
   },
   acting: ActingAs,
@@ -134,7 +134,10 @@ export function unsentEmailsNote(batchId: string, error: unknown): string {
     : " The statement emails could not be queued: send them from the batch page.";
 }
 
-/** Emails the statements of a batch that were just paid (paid, never emailed): called when payment is recorded. */
+/**
+ * Emails the statements of a batch that were just paid (paid, not emailed since that payment): called when payment
+ * is recorded.
+ */
 export function queuePaidStatementEmails(
   db: Db,
   params: { gameId: string; batchId: string; statementIds?: string[] },
@@ -144,9 +147,9 @@ export function queuePaidStatementEmails(
 }
 
 /**
- * Emails the statements of a batch whose payment just changed: paid ones never emailed, and returned ones not emailed
- * since their payment came back (the statement then says what came back and that it is owed again). Called after
- * provider results are applied or a return is recorded; a second call queues nothing more.
+ * Emails the statements of a batch whose payment just changed: paid ones not emailed since their payment, and returned
+ * ones not emailed since their payment came back (the statement then says what came back and that it is owed again).
+ * Called after provider results are applied or a return is recorded; a second call queues nothing more.
  */
 export async function queueChangedStatementEmails(
   db: Db,
@@ -160,8 +163,9 @@ export async function queueChangedStatementEmails(
 
 /**
  * One attempt at emailing a statement (the job's handler). A send that already went out is not sent again. A refusal
- * is logged with the server's answer and thrown, so the queue retries it; the last attempt's refusal is final and
- * marks the recipient as having a failed delivery, which a later successful delivery clears.
+ * for good (5xx) is final at once; any other failure is logged with the server's answer and thrown, so the queue
+ * retries it, and the last attempt's is final. A final failure marks the recipient as having a failed delivery, which
+ * a later successful delivery clears, and lets the batch's send offer the statement again.
  */
 export async function deliverStatement(
   db: Db,
@@ -200,12 +204,13 @@ export async function deliverStatement(
   } catch (error) {
     timing(job, rendered, renderMs, sending);
     const answer = serverAnswerOf(error);
-    const final = attempt >= SEND_ATTEMPTS;
+    // A refusal for good (a 5xx answer) is not tried again: the same address would be refused the same way.
+    const refused = isPermanentRefusal(error);
+    const final = refused || attempt >= SEND_ATTEMPTS;
     await db.transaction().execute(async (trx) => {
       await insertDeliveries(trx, [{ ...line, status: "failed", final, serverAnswer: answer }]);
       if (!final) return;
       // A refusal for good raises `statement_undeliverable` on the recipient's profile (lib/profiles/flags.ts).
-      const refused = isPermanentRefusal(error);
       await markDeliveryFailed(trx, {
         ...job,
         recipientPlayerId: line.recipientPlayerId,

@@ -99,4 +99,17 @@ describe("job queue uniqueness", () => {
     }>`select policy from pgboss.queue where name = ${reconcileRefundsJob.name}`.execute(t.db);
     expect(queue.rows[0]?.policy).toBe("stately");
   });
+
+  it("gives a queue created with other retries the definition's, so the jobs queued next take them", async () => {
+    await stopBoss();
+    await sql`update pgboss.queue set retry_limit = 3, retry_delay = 2, expire_seconds = 60
+      where name = ${reconcileRefundsJob.name}`.execute(t.db);
+    await sql`delete from pgboss.job where name = ${reconcileRefundsJob.name}`.execute(t.db);
+    expect(await enqueue(reconcileRefundsJob, {})).toEqual(expect.any(String));
+    const job = await sql<{ retry_limit: number; retry_delay: number }>`select retry_limit, retry_delay
+      from pgboss.job where name = ${reconcileRefundsJob.name}`.execute(t.db);
+    expect(job.rows).toEqual([
+      { retry_limit: reconcileRefundsJob.retryLimit ?? 5, retry_delay: reconcileRefundsJob.retryDelaySeconds ?? 10 },
+    ]);
+  });
 });

@@ -3,8 +3,9 @@ import type { SMTPServer } from "smtp-server";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { countBatchEmails, listStatementDeliveries } from "@/db/queries/statement-deliveries";
+import { countBatchEmails, getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import { deliverStatement, noAddressNote, queueStatementSends } from "@/lib/statements/send";
+import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 import { setIssuer, startSmtp } from "./support";
@@ -23,8 +24,10 @@ const received: ParsedMail[] = [];
 let marchBatch: string;
 let marchStatements: string[];
 
+const BUSY = "busy@example.test";
+
 beforeAll(async () => {
-  smtp = await startSmtp(received);
+  smtp = await startSmtp(received, [], [BUSY]);
   t = await createTestDatabase();
   applyTestEnv(t);
   await setIssuer(t.db);
@@ -95,13 +98,13 @@ describe("the batch's send", () => {
       );
     // One recipient has no email address on record: never sent one, and counted apart.
     await t.db.updateTable("payout_statement").set({ player_email: null }).where("id", "=", noAddress).execute();
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 1, noAddress: 1 });
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 1, noAddress: 1, failed: 0 });
     expect(await emailedInLog()).toBe(1);
     const first = await queueStatementSends(t.db, { ...params, unemailed: true }, acting);
     expect(first).toMatchObject({ queued: 2, skippedNoEmail: [904] });
     const emailedOnce = await t.db.selectFrom("statement_delivery").select("statement_id").execute();
     expect(new Set(emailedOnce.map((d) => d.statement_id))).toEqual(new Set(marchStatements.slice(0, 3)));
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1 });
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
     expect(await emailedInLog()).toBe(3);
 
     const second = await queueStatementSends(t.db, { ...params, unemailed: true }, acting);
@@ -110,10 +113,10 @@ describe("the batch's send", () => {
 
     const again = await queueStatementSends(t.db, params, acting);
     expect(again).toMatchObject({ queued: 3, skippedNoEmail: [904] });
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1 });
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
     // An empty address is no address either.
     await t.db.updateTable("payout_statement").set({ player_email: "" }).where("id", "=", noAddress).execute();
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1 });
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
   });
 
   it("recording a payment names the recipient it cannot email, even when no statement can be emailed", async () => {
@@ -136,5 +139,44 @@ describe("the batch's send", () => {
     expect(noAddressNote(paid.skippedNoEmail.length)).toBe(" 1 recipient has no usable email address on record.");
     expect(noAddressNote(0)).toBe("");
     expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toHaveLength(before.length);
+  });
+});
+
+describe("an email that failed to send", () => {
+  it("is tried again while attempts are left, then offered again by the batch's send, once", async () => {
+    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    const statementId = marchStatements[1] ?? "";
+    // Its recipient's mail server answers "try again later" (451), whatever the attempt.
+    await t.db.updateTable("payout_statement").set({ player_email: BUSY }).where("id", "=", statementId).execute();
+    const before = await countBatchEmails(t.db, marchBatch);
+    expect(before.failed).toBe(0);
+    await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, statementIds: [statementId] }, acting);
+    const [queued] = (await listStatementDeliveries(t.db, { gameId: GAME, statementId })).filter(
+      (d) => d.status === "queued" && d.toAddress === BUSY,
+    );
+    const job = { gameId: GAME, statementId, sendId: queued?.sendId ?? "", to: BUSY };
+    await expect(deliverStatement(t.db, job, 1)).rejects.toThrow(/attempt 1 of \d+\): .*451 4\.3\.0 Try again later/);
+    expect(await getDeliveryFailure(t.db, { gameId: GAME, recipientPlayerId: 902 })).toBeNull();
+    expect(await deliverStatement(t.db, job, SEND_ATTEMPTS)).toBe("failed");
+    const failures = (await listStatementDeliveries(t.db, { gameId: GAME, statementId })).filter(
+      (d) => d.status === "failed",
+    );
+    expect(failures.map((d) => [d.attempt, d.final])).toEqual(
+      expect.arrayContaining([
+        [1, false],
+        [SEND_ATTEMPTS, true],
+      ]),
+    );
+    // Counted as emailed no more: the batch's send offers it again, and only it.
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ ...before, failed: 1 });
+    const offered = await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, unemailed: true }, acting);
+    expect(offered.queued).toBe(1);
+    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    expect(log.filter((d) => d.status === "queued" && d.toAddress === BUSY)).toHaveLength(2);
+    // Once queued again it is pending, not failed: a second send queues nothing.
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual(before);
+    const second = await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, unemailed: true }, acting);
+    expect(second.queued).toBe(0);
+    expect(received.some((m) => !Array.isArray(m.to) && m.to?.text === BUSY)).toBe(false);
   });
 });

@@ -14,11 +14,11 @@ import { formatUsdText } from "@/lib/format";
 import { startWorkers, stopWorkers } from "@/lib/jobs/worker";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
-import { approvePayoutBatch } from "@/lib/payouts/batch-approval";
+import { approvePayoutBatch, markStatementsPaid } from "@/lib/payouts/batch-approval";
 import { approveStatements, holdStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { changePayoutDetails, reviewPayoutChange } from "@/lib/profiles/profiles";
 import { renderBatchStatements, type RenderedStatement, renderStatement } from "@/lib/statements/render";
-import { queueChangedStatementEmails } from "@/lib/statements/send";
+import { queueChangedStatementEmails, queuePaidStatementEmails } from "@/lib/statements/send";
 import { monthWindow } from "@/lib/time";
 import { GAME, insertSnapshot, web } from "../payouts/fixtures";
 import { approver, finance, paypal, preparer } from "../payments/support";
@@ -78,6 +78,15 @@ async function month(key: string, gross: Record<number, string>, hold: number[] 
   await approvePayoutBatch(db, { gameId: GAME, batchId: id }, web(approver));
   return id;
 }
+
+/** The September statement of a recipient, with its state. */
+const statementOf = (player: number) =>
+  db
+    .selectFrom("payout_statement")
+    .select(["id", "state"])
+    .where("batch_id", "=", batchId)
+    .where("recipient_player_id", "=", String(player))
+    .executeTakeFirstOrThrow();
 
 function paypalReport(rows: [number, string, string, string][]): string {
   const lines = rows.map(([who, txn, status, amount]) => `${refs.get(who)},${txn},${status},${amount},USD,0.25,`);
@@ -253,12 +262,7 @@ describe("a batch with a returned payment", () => {
     expect(returnedMail?.text).toContain("It is owed to you again and will be paid again.");
     const attached = await pdfText(returnedMail?.attachments[0]?.content ?? Buffer.alloc(0));
     expect(attached).toContain("Returned: owed to you again");
-    const statement4 = await db
-      .selectFrom("payout_statement")
-      .select(["id", "state"])
-      .where("batch_id", "=", batchId)
-      .where("recipient_player_id", "=", "4")
-      .executeTakeFirstOrThrow();
+    const statement4 = await statementOf(4);
     expect(statement4.state).toBe("returned");
     // The same job and the same delivery log as every statement email: two sends, each queued then sent.
     const log = await listStatementDeliveries(db, { gameId: GAME, statementId: statement4.id });
@@ -375,5 +379,21 @@ describe("a batch with a returned payment", () => {
     const again = await renderStatement(db, { gameId: GAME, statementId: first?.doc.statementId ?? "" }, web(approver));
     expect(again.doc.payment).toMatchObject({ state: "paid", account: paidTo });
     expect(await pdfText(again.pdf)).toContain(`Account ${paidTo}`);
+  });
+
+  it("[finance] paying the returned statement again emails the recipient that it was paid, once", async () => {
+    const { id } = await statementOf(4);
+    const before = received.length;
+    const payment = { paidOn: "2026-10-20", method: "paypal", reference: "TX-4B" } as const;
+    const paid = await markStatementsPaid(db, { gameId: GAME, batchId, ids: [id], ...payment }, web(approver));
+    expect(paid.statementIds).toEqual([id]);
+    // Emailed twice before (paid, then returned): the payment since is news to the recipient.
+    expect((await queuePaidStatementEmails(db, { gameId: GAME, batchId }, web(approver))).queued).toBe(1);
+    await waitFor(async () => received.length > before, DELIVERIES);
+    const mail = received.slice(before);
+    expect(mail.map((m) => (Array.isArray(m.to) ? "" : m.to?.text))).toEqual(["r4@example.test"]);
+    expect(mail[0]?.text).toContain("reference TX-4B");
+    expect(mail[0]?.text).not.toContain("came back");
+    expect((await queuePaidStatementEmails(db, { gameId: GAME, batchId }, web(approver))).queued).toBe(0);
   });
 });

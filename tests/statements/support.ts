@@ -20,9 +20,13 @@ export const DELIVERIES = { within: 90_000, every: 200, what: "the deliveries" }
 
 /**
  * Starts the server and points SMTP_URL and SMTP_FROM at it. `refuse` names addresses answered with a 550 at RCPT
- * TO. Close it with `smtp.close`.
+ * TO (refused for good), `busy` addresses answered with a 451 (try again later). Close it with `smtp.close`.
  */
-export async function startSmtp(received: ParsedMail[], refuse: readonly string[] = []): Promise<SMTPServer> {
+export async function startSmtp(
+  received: ParsedMail[],
+  refuse: readonly string[] = [],
+  busy: readonly string[] = [],
+): Promise<SMTPServer> {
   const smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
@@ -30,6 +34,8 @@ export async function startSmtp(received: ParsedMail[], refuse: readonly string[
     onRcptTo(address: SMTPServerAddress, _session, callback) {
       if (refuse.includes(address.address))
         return callback(Object.assign(new Error("5.1.1 Mailbox unavailable"), { responseCode: 550 }));
+      if (busy.includes(address.address))
+        return callback(Object.assign(new Error("4.3.0 Try again later"), { responseCode: 451 }));
       callback();
     },
     onData(stream, _session, callback) {

@@ -21,8 +21,8 @@ function describeSends(summary: SendSummary, unemailed = false): string {
 }
 
 /**
- * The batch's send: the statements never emailed (a second click, or a send after the payment's own emails, queues no
- * statement twice), or every statement again when asked (`scope: "all"`).
+ * The batch's send: the statements never emailed or whose email failed to send (a second click, or a send after the
+ * payment's own emails, queues no statement twice), or every statement again when asked (`scope: "all"`).
  */
 export const sendBatchStatementsAction = defineAction(
   {

@@ -251,6 +251,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
             statements={counts.total}
             emailed={emails.emailed}
             noAddress={emails.noAddress}
+            failed={emails.failed}
             issuerSet={issuerSet}
             actions={{ send: sendBatchStatementsAction, revoke: revokeStatementLinksAction }}
           />

@@ -14,12 +14,13 @@ const EACH_GETS =
 const are = (n: number, verb: [string, string]) => (n === 1 ? verb[0] : verb[1]);
 
 /**
- * What the send offers: the statements never emailed, or (once every one was) all of them again; statements whose
- * recipient has no email address are never sent one, and are said apart. Null: none can be emailed.
+ * What the send offers: the statements never emailed and those whose email failed to send, or (once every one was
+ * emailed) all of them again; statements whose recipient has no email address are never sent one, and are said apart.
+ * Null: none can be emailed.
  */
-function sendOffer(statements: number, emailed: number, noAddress: number) {
+function sendOffer(statements: number, emailed: number, noAddress: number, failed: number) {
   const addressed = statements - noAddress;
-  const unemailed = Math.max(0, addressed - emailed);
+  const unemailed = Math.max(0, addressed - emailed + failed);
   if (addressed <= 0) return null;
   const unaddressed =
     noAddress === 0 ? "" : ` ${countOf(noAddress, "recipient")} ${are(noAddress, ["has", "have"])} no email address.`;
@@ -32,15 +33,19 @@ function sendOffer(statements: number, emailed: number, noAddress: number) {
         "Every statement of this batch was emailed already (each statement's page can send its own again). " +
         `${EACH_GETS} Links sent before keep working until revoked.${unaddressed}`,
     };
+  const sent = emailed - failed;
   const already =
-    emailed === 0
+    sent <= 0 ? "" : ` The ${countOf(sent, "statement")} emailed already ${are(sent, ["is", "are"])} not sent again.`;
+  const retried =
+    failed === 0
       ? ""
-      : ` The ${countOf(emailed, "statement")} emailed already ${are(emailed, ["is", "are"])} not sent again.`;
+      : ` ${countOf(failed, "email")} of this batch failed to send (the mail server could not be reached or kept ` +
+        `refusing for a while) and ${are(failed, ["is", "are"])} sent again.`;
   return {
     scope: "unemailed",
     trigger: "Email statements…",
-    title: `Email ${countOf(unemailed, "statement")}${emailed === 0 ? "" : " not yet emailed"}`,
-    description: `${EACH_GETS}${already}${unaddressed}`,
+    title: `Email ${countOf(unemailed, "statement")}${sent <= 0 ? "" : " not yet emailed"}`,
+    description: `${EACH_GETS}${already}${retried}${unaddressed}`,
   };
 }
 
@@ -52,15 +57,16 @@ function sendOffer(statements: number, emailed: number, noAddress: number) {
 export function StatementMailPanel(props: {
   batchId: string;
   statements: number;
-  /** Statements ever emailed, and those whose recipient has no email address. */
+  /** Statements ever emailed, those whose recipient has no email address, and emailed ones that failed to send. */
   emailed: number;
   noAddress: number;
+  failed: number;
   issuerSet: boolean;
   actions: { send: ServerAction; revoke: ServerAction };
 }) {
   const done = useNotice();
   const id = { batchId: props.batchId };
-  const offer = sendOffer(props.statements, props.emailed, props.noAddress);
+  const offer = sendOffer(props.statements, props.emailed, props.noAddress, props.failed);
   return (
     <div className="flex flex-wrap items-center gap-2 lg:justify-end">
       {!offer ? (
