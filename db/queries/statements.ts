@@ -124,12 +124,19 @@ export async function listStatementLines(db: Db, params: RecipientInSnapshot) {
 export type StatementLineRow = RowOf<typeof listStatementLines>;
 
 /**
- * The start or end of the window a reversed renewal (`v`, of snapshot `s`) was settled in: its latest snapshot's
- * window, when the desk has one.
+ * The start or end of the window a reversed renewal (`v`, of snapshot `s`) was settled in, when the desk has a snapshot
+ * holding it: the window of the first payout batch (not discarded) among those windows, else the narrowest of them.
+ * Both edges come from the same window (one order over windows, the same for both), and a batch prepared later for
+ * another window holding the renewal does not change what a statement printed before says.
  */
 function settledWindowEdge(edge: "window_start" | "window_end") {
   return sql<Date | null>`(select ${sql.ref(`w.${edge}`)} from snapshot w where w.game_id = s.game_id
-    and w.window_start <= v.paid_at and w.window_end > v.paid_at order by w.version desc limit 1)`;
+    and w.window_start <= v.paid_at and w.window_end > v.paid_at
+    order by (select min(b.prepared_at) from payout_batch b where b.game_id = w.game_id
+                and b.window_start = w.window_start and b.window_end = w.window_end and b.status <> 'discarded')
+             asc nulls last,
+      w.window_end - w.window_start, w.window_start, w.version desc
+    limit 1)`;
 }
 
 /** A recipient's reversals in a snapshot, each with the window its renewal was settled in. */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { payoutsExport } from "@/lib/exports/payouts";
 import { formatUsdText } from "@/lib/format";
 import { renderBatchStatements, renderStatement, type RenderedStatement } from "@/lib/statements/render";
+import { insertSnapshot } from "../exports/fixture";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 import { pdfText } from "./pdf-text";
@@ -119,5 +120,17 @@ describe("statement documents", () => {
     expect(numbers).toEqual([1, 2, 3, 4]);
     const counter = await t.db.selectFrom("statement_counter").selectAll().where("game_id", "=", GAME).execute();
     expect(counter[0]?.last_number).toBe(4);
+  });
+
+  it("names the window a reversed renewal was paid in, whatever other windows holding it were read since", async () => {
+    // Two more windows hold the reversed renewal (1 March): the first half of March (read twice) and the quarter.
+    const empty = { gameId: GAME, recipients: [], lines: [] };
+    for (const version of [1, 2])
+      await insertSnapshot(t.db, { ...empty, start: "2026-03-01T00:00:00Z", end: "2026-03-15T00:00:00Z", version });
+    await insertSnapshot(t.db, { ...empty, start: "2026-01-01T00:00:00Z", end: "2026-04-01T00:00:00Z" });
+    const first = rendered[3];
+    const again = await renderStatement(t.db, { gameId: GAME, statementId: first?.doc.statementId ?? "" }, acting);
+    expect(again.doc.reversals.map((r) => r.fromWindow)).toEqual(["2026-03-01 to 2026-03-31"]);
+    expect(again.pdfSha256).toBe(first?.pdfSha256);
   });
 });
