@@ -158,8 +158,9 @@ export function ReturnPaymentButton(props: {
       trigger={<Button variant="secondary">{props.triggerLabel ?? "Return a payment…"}</Button>}
       title="Record a payment as returned"
       description={
-        "The statement becomes returned and its amount is owed again. " +
-        "Someone other than the person who recorded the payment does this."
+        "The statement becomes returned and its amount is owed again; the recipient (with an email address) is " +
+        "emailed their statement, saying the payment came back and why. Someone other than the person who " +
+        "recorded the payment does this."
       }
       confirmLabel="Record as returned"
       pendingLabel="Recording…"
@@ -186,7 +187,12 @@ export function ReturnPaymentButton(props: {
               )}
             </Field>
           )}
-          <Field label="Reason" hint="What went wrong: it is kept with the return." error={errors.reason} required>
+          <Field
+            label="Reason"
+            hint="What went wrong, in words for the recipient: kept with the return and printed on their statement."
+            error={errors.reason}
+            required
+          >
             {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
           </Field>
         </div>
