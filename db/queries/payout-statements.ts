@@ -187,12 +187,30 @@ export async function listUntakenCarries(trx: Trx, gameId: string) {
     .execute();
 }
 
-/** The recipients of a snapshot with their figures, and whether any of their lines lacks attribution. */
+/**
+ * Whether the recipient (`r`, of a snapshot) has a reversal known only from its period row that a live batch of
+ * another window of the game deducted too, known the same way: the service reports such a reversal wholly in the
+ * window of the period's latest refund, so a later refund moves the part deducted before into this window.
+ */
+const REVERSAL_REPORTED_AGAIN = sql<boolean>`exists (select 1 from snapshot_reversal v
+  join snapshot s on s.id = v.snapshot_id
+  join payout_batch b on b.game_id = s.game_id and b.status <> 'discarded'
+    and (b.window_start <> s.window_start or b.window_end <> s.window_end)
+  join snapshot_reversal p on p.snapshot_id = b.snapshot_id and p.period_id = v.period_id
+  where v.snapshot_id = r.snapshot_id and v.recipient_player_id = r.recipient_player_id
+    and v.reversal_basis = 'period_row' and p.reversal_basis = 'period_row'
+    and p.recipient_player_id = v.recipient_player_id and p.reversed_attributed_usd <> 0)`;
+
+/**
+ * The recipients of a snapshot with their figures, whether any of their lines lacks attribution, and whether a
+ * reversal of theirs was deducted in another window's batch already (REVERSAL_REPORTED_AGAIN).
+ */
 export async function listSnapshotRecipientsForStatements(trx: Trx, snapshotId: string) {
   return trx
     .selectFrom("snapshot_recipient as r")
     .select(RECIPIENT_FIGURES)
     .select(RECIPIENT_HAS_UNAVAILABLE.as("has_unavailable"))
+    .select(REVERSAL_REPORTED_AGAIN.as("reversal_reported_again"))
     .where("r.snapshot_id", "=", snapshotId)
     .orderBy("r.recipient_player_id")
     .execute();

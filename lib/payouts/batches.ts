@@ -119,6 +119,7 @@ export async function preparePayoutBatch(
         grossUsd: r.gross_attributed_usd,
         reversedUsd: r.reversed_attributed_usd,
         hasUnavailable: Boolean(r.has_unavailable),
+        reversalReportedAgain: Boolean(r.reversal_reported_again),
       })),
       carries: carries.map((c) => ({
         fromStatementId: c.id,

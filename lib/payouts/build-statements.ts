@@ -24,6 +24,8 @@ export type SnapshotRecipientInput = RecipientFacts & {
   recipient: string;
   /** Some of the recipient's lines could not be attributed. */
   hasUnavailable: boolean;
+  /** A reversal of theirs known only from its period row was deducted in another window's batch too. */
+  reversalReportedAgain?: boolean;
 };
 
 /** A balance carried out of a closed statement and not yet taken by another. */
@@ -75,7 +77,8 @@ export function buildStatements(input: {
     const flags: string[] = [];
     if (!r.resolved) flags.push("unresolved_recipient");
     if (r.hasUnavailable) flags.push("attribution_unavailable");
-    const { hasUnavailable: _, ...rest } = r;
+    if (r.reversalReportedAgain) flags.push("reversal_reported_again");
+    const { hasUnavailable: _, reversalReportedAgain: __, ...rest } = r;
     add({ ...rest, inSnapshot: true, flags });
   }
   for (const [recipient, from] of carriesByRecipient) {

@@ -11,7 +11,7 @@ export const WINDOW_FLAGS = [
   "newer_snapshot",
   "window_open",
 ] as const;
-export const RECIPIENT_FLAGS = ["unresolved_recipient", "attribution_unavailable"] as const;
+export const RECIPIENT_FLAGS = ["unresolved_recipient", "attribution_unavailable", "reversal_reported_again"] as const;
 /** Raised while a recipient's renewal is disputed, from the dispute's own record (never stored on a statement). */
 export const DISPUTE_FLAGS = ["disputed_renewal"] as const;
 export type WindowFlag = (typeof WINDOW_FLAGS)[number];
@@ -69,6 +69,15 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   attribution_unavailable: {
     label: "Unavailable attribution",
     meaning: "Some of this recipient's renewal lines carry an attribution reason instead of a recorded attribution.",
+  },
+  // reversal_basis "period_row = coarse fallback, reported wholly in the window of the latest refund"
+  reversal_reported_again: {
+    label: "Reversal reported again",
+    meaning:
+      "A reversal the service knows only from its period row (no refund receipts) was deducted in the batch of " +
+      "another window and is reported again here, whole, after a later refund of the same period: deducting it " +
+      "here would charge the recipient for the earlier part twice. Compare the two windows' reversals of that " +
+      "period, then hold the payout or override with a reason.",
   },
   // "purchase.disputed: Chargeback opened; fires again on close with dispute_status won or lost"
   disputed_renewal: {
