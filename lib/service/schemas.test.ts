@@ -353,6 +353,15 @@ describe("webhooks", () => {
     }
   });
 
+  it("parses subscription.refunded without the fields the desk only keeps (a refund made elsewhere)", () => {
+    const data: Record<string, unknown> = refundedData();
+    for (const key of ["client_request_id", "player_email", "identity_id", "reason", "metadata"]) delete data[key];
+    delete data.revenue_share_attribution;
+    const result = parseWebhookEvent(envelope("subscription.refunded", data));
+    const parsed = result.success && result.event.type === "subscription.refunded" ? result.event.data : null;
+    expect([parsed?.subscription_id, parsed && "client_request_id" in parsed]).toEqual([data.subscription_id, false]);
+  });
+
   it("parses subscription.renewed with only the fields the spec shows", () => {
     const result = parseWebhookEvent(
       envelope("subscription.renewed", { funding: { pcstore_charged_usd: "0.00", extra: 1 }, attribution: null }),

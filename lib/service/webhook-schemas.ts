@@ -21,30 +21,34 @@ export const subscriptionRefundedDataSchema = z.looseObject({
   item_id: z.string(),
   period_seq: intSchema,
   transaction_id: z.string(),
-  /** Links the event to the refund attempt made from Payout Desk; a refund made elsewhere may carry none. */
-  client_request_id: z.string().nullable(),
-  player_email: z.string().nullable(),
-  identity_id: z.string().nullable(),
+  /**
+   * Links the event to the refund attempt made from Payout Desk; a refund made elsewhere may carry none. This and the
+   * other fields the desk only keeps (the player, the reason, the attribution, metadata) may be absent: an event
+   * without them still places its refund in its window.
+   */
+  client_request_id: z.string().nullish(),
+  player_email: z.string().nullish(),
+  identity_id: z.string().nullish(),
   /** This refund. */
   amount_usd: amountSchema,
   /** Cumulative. */
   total_refunded_amount_usd: amountSchema,
   period_amount_usd: amountSchema,
   is_full_refund: z.boolean(),
-  reason: z.string().nullable(),
+  reason: z.string().nullish(),
   period_status: z.string(),
   refund: z.looseObject({
     funding_shape: z.string(),
     balance_delta_coins: amountSchema,
     card_refunded_usd: amountSchema,
     processor_refund_adopted: z.boolean(),
-    new_balance: amountSchema.nullable(),
+    new_balance: amountSchema.nullish(),
     invo_fee_retained: z.boolean(),
     partner_revenue_reversed_usd: amountSchema,
     partner_revenue_reversal_mode: z.string(),
   }),
-  revenue_share_attribution: refundRevenueShareAttributionSchema.nullable(),
-  metadata: z.record(z.string(), z.unknown()).nullable(),
+  revenue_share_attribution: refundRevenueShareAttributionSchema.nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
   // Not listed on the event; read when present to place the reversal in its window.
   refunded_at: timestampSchema.optional(),
 });

@@ -92,7 +92,7 @@ export async function applyEffects(
     case "subscription.refunded":
       return {
         ...(await applyStaleness(trx, gameId, stalenessRequest(event))),
-        clientRequestId: event.data.client_request_id,
+        clientRequestId: event.data.client_request_id ?? null,
         amountUsd: event.data.amount_usd,
         periodSeq: event.data.period_seq,
       };
