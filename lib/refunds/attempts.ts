@@ -29,11 +29,12 @@ import {
   type RefundOutcome,
 } from "./call";
 import { computeRefundImpact, type RefundImpact } from "./impact";
+import { refundedByOther } from "./messages";
+import { formatUsdText } from "@/lib/format";
 import { newClientRequestId, refundIntentKey } from "./intent";
 import { LEASE_MS, SYSTEM_CLOCK } from "./lease";
 import { wasRecipientPaidFor } from "./paid-status";
 import { readSupportRefundLimit } from "./settings";
-import { formatUsdText } from "@/lib/format";
 
 export type RefundActor = { id: string; email: string; role: Role };
 export type { CallDriver, CallHooks, DriveOptions, RefundOutcome } from "./call";
@@ -219,6 +220,19 @@ async function readPlayerEmail(
 }
 
 /**
+ * The outcome of an attempt of the same intent (a double click, a second tab: one refund, its outcome shown). A refund
+ * someone else already made from the same review is not shown as this person's: they are told who refunded what and
+ * when (refundedByOther), and review the period again to refund more.
+ */
+function joinAttempt(db: Db, attempt: RefundAttempt, actor: RefundActor, drive: DriveOptions) {
+  const refunded =
+    attempt.status === "succeeded" || (attempt.status === "resolved" && attempt.resolutionOutcome === "refunded");
+  if (refunded && attempt.actorId !== actor.id)
+    throw new AppError("CONFLICT", refundedByOther(attempt), { field: "amountUsd" });
+  return driveRefundAttempt(db, attempt, drive);
+}
+
+/**
  * Makes a refund exactly once. The attempt (key, actor, parameters, what the person was shown) is stored before the
  * service is called; the same intent always reaches the same attempt; the call is made by one request at a time and
  * every retry sends the stored key and parameters.
@@ -234,7 +248,7 @@ export async function requestRefund(
 
   // Joining the attempt of the same intent never refunds more than that attempt: its limit was checked when stored.
   const existing = await findAttemptByIntent(db, request.gameId, intentKey);
-  if (existing) return driveRefundAttempt(db, existing, drive);
+  if (existing) return joinAttempt(db, existing, actor, drive);
 
   const limited = !hasRole(actor.role, "finance");
   const standing = await checkRefundLimit(db, actor, request);
@@ -258,7 +272,7 @@ export async function requestRefund(
   if (!impact.refundable || !sameAmount(impact.remainingUsd, request.remainingBeforeUsd)) {
     // The same intent may have been stored and refunded by a double click while this request read the period.
     const joined = await findAttemptByIntent(db, request.gameId, intentKey);
-    if (joined) return driveRefundAttempt(db, joined, drive);
+    if (joined) return joinAttempt(db, joined, actor, drive);
   }
   if (!impact.refundable) throw new AppError("CONFLICT", impact.effects[0] ?? "This period cannot be refunded.");
   if (!sameAmount(impact.remainingUsd, request.remainingBeforeUsd)) {

@@ -217,3 +217,23 @@ export function describeChangeFailure(failure: ServiceFailure): { message: strin
   const label = `HTTP ${status}${codes.length ? ` ${codes.join(" / ")}` : ""}`;
   return { message: `The service refused the change (${label}).${ref}`, outcomeUnknown: false };
 }
+
+/**
+ * Why a refund confirmed from a review someone else already refunded from (the same period, amount and remaining
+ * amount) makes nothing: who refunded what, when.
+ */
+export function refundedByOther(attempt: {
+  actorEmail: string | null;
+  amountUsd: string;
+  transactionId: string | null;
+  refundedAt: Date | null;
+  updatedAt: Date;
+}): string {
+  const at = (attempt.refundedAt ?? attempt.updatedAt).toISOString().slice(0, 16).replace("T", " ");
+  const transaction = attempt.transactionId ? ` (transaction ${attempt.transactionId})` : "";
+  return (
+    `${attempt.actorEmail ?? "Someone else"} refunded ${usd(attempt.amountUsd) ?? attempt.amountUsd} of this period ` +
+    `at ${at} UTC${transaction}, from the same review as yours: nothing more was refunded. Review the period again ` +
+    "to refund more."
+  );
+}

@@ -104,6 +104,16 @@ describe("refunds against the emulator", () => {
     expect(again.data).toEqual({ attemptId: attempt?.id, state: "succeeded" });
     expect(refundEvents(c.emulator, SUBS.basic, 3)).toHaveLength(1);
     expect(await attemptsOf(SUBS.basic)).toHaveLength(1);
+
+    // Someone else confirming the same review later (a page left open) is not told the refund was theirs.
+    actAs(c.sessions.finance);
+    const other = await refundAction(screenRefundForm(SUBS.basic, 3, "2.50", "10.00"));
+    expect(other).toMatchObject({ ok: false, code: "CONFLICT" });
+    const said = (other as { message: string }).message;
+    expect(said).toMatch(/^\S+@\S+ refunded USD 2\.50 of this period at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(said).toMatch(/nothing more was refunded\. Review the period again to refund more\.$/);
+    expect(refundEvents(c.emulator, SUBS.basic, 3)).toHaveLength(1);
+    expect(await attemptsOf(SUBS.basic)).toHaveLength(1);
   });
 
   it(
