@@ -124,8 +124,15 @@ export function changeAmount(ledger: Ledger, sub: SubscriptionState, amount: Dec
   sub.pendingAmountUsd = queued ? amount : null;
   sub.updatedAt = ledger.now;
   const through = paidThrough(sub);
-  const dunning = sub.periods[sub.periods.length - 1]?.status === "pending";
-  // The open dunning window is billed at the old price first; the new price starts with the window after it.
+  const open = sub.periods[sub.periods.length - 1];
+  const dunning = open?.status === "pending";
+  // The open dunning window is billed at the old price first; the new price starts with the window after it. A window
+  // opened at a staged price that is now cleared or replaced is billed at the current price instead: a price support
+  // just cleared is never charged.
+  if (open && dunning && open.appliesStagedPrice) {
+    open.amountUsd = sub.amountUsd;
+    open.appliesStagedPrice = false;
+  }
   const nextSeq = sub.periodSeq + (dunning ? 2 : 1);
   const appliesFrom =
     through === null ? null : dunning ? (sub.periods[sub.periods.length - 1]?.periodEnd ?? null) : sub.currentPeriodEnd;

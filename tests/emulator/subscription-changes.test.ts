@@ -128,6 +128,27 @@ describe("POST /api/subscriptions/{id}/amount", () => {
     expect(call.body).toMatchObject({ change_queued: false, pending_amount_usd: null });
   });
 
+  it("bills a dunning window opened at a staged price at the current price once support clears it", async () => {
+    const path = `/api/subscriptions/${SUB.monthly}`;
+    expect((await client.post(`${path}/amount`, { amount_usd: "15.00" })).body.change_queued).toBe(true);
+    await client.admin(`/subscriptions/${SUB.monthly}/charge-outcomes`, { outcomes: ["decline"] });
+    // The renewal due on 15 June opens the next window at the staged price and is declined: dunning.
+    await client.admin("/clock/advance", { to: "2026-06-15T12:00:00Z" });
+    expect((await client.get(path)).body.subscription).toMatchObject({
+      status: "past_due",
+      pending_amount_usd: "15.00",
+    });
+    const cleared = await client.post(`${path}/amount`, { amount_usd: "10.00" });
+    expect(cleared.body).toMatchObject({ change_queued: false, pending_amount_usd: null });
+    // The retry a day later charges the price the subscription says, not the one cleared.
+    await client.admin("/clock/advance", { to: "2026-06-17T00:00:00Z" });
+    const after = (await client.get(path)).body.subscription;
+    expect(after).toMatchObject({ status: "active", period_seq: 6, amount_usd: "10.00", pending_amount_usd: null });
+    const periods = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body
+      .periods as { period_seq: number; amount_usd: string }[];
+    expect(periods.find((p) => p.period_seq === 6)?.amount_usd).toBe("10.00");
+  });
+
   it("answers applies_from null until something is paid", async () => {
     const call = await client.post(`/api/subscriptions/${SUB.neverBilled}/amount`, { amount_usd: "8.00" });
     expect(call.body.applies_from).toBeNull();
