@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
+import { MAILBOX_PATTERN } from "@/core/mailbox";
 import type { StatementDeliveryStatus } from "@/db/types";
 import { camelRow } from "./camel-row";
 import type { RowOf } from "./row-of";
@@ -127,8 +128,9 @@ function failedToSend(statementId: ReturnType<typeof sql.ref>) {
 }
 
 /**
- * How many of a batch's statements were ever emailed, how many have no email address to send to (never emailed
- * either), and how many of those emailed failed to send (`failedToSend`, offered again): the rest were never sent one.
+ * How many of a batch's statements were ever emailed, how many have no email address to send to (none, or one that is
+ * not a single mailbox: never emailed either), and how many of those emailed failed to send (`failedToSend`, offered
+ * again): the rest were never sent one.
  * Index lookups and the game's failed deliveries, whatever the batch's size.
  */
 export async function countBatchEmails(
@@ -138,7 +140,7 @@ export async function countBatchEmails(
   const row = await sql<{ emailed: string | null; no_address: string; failed: string }>`select
       (select statements from payout_batch_emailed where batch_id = ${batchId}) as emailed,
       (select count(*) from payout_statement where batch_id = ${batchId}
-        and (lower(player_email) is null or lower(player_email) = '')) as no_address,
+        and (player_email is null or player_email !~ ${sql.lit(MAILBOX_PATTERN.source)})) as no_address,
       (select count(*) from statement_delivery_failure f join payout_statement s on s.id = f.statement_id
         where s.batch_id = ${batchId} and ${failedToSend(sql.ref("s.id"))}) as failed`
     .execute(db)

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
+import { MAILBOX } from "@/core/mailbox";
 import type { Db } from "@/db";
 import {
   clearDeliveryFailure,
@@ -24,8 +24,6 @@ import { statementLinkUrl } from "./links";
 import { numberStatements, type RenderedStatement, renderStatement } from "./render";
 import { SEND_ATTEMPTS, sendStatementJob } from "./send-job";
 import { readStatementSettings, requireStatementIssuer } from "./settings";
-
-const MAILBOX = z.email();
 
 /**
  * The address a statement goes to: one mailbox. The service reports a player's email as free text; a value holding

@@ -4,7 +4,8 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { countBatchEmails, getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
-import { deliverStatement, noAddressNote, queueStatementSends } from "@/lib/statements/send";
+import { MAILBOX_PATTERN } from "@/core/mailbox";
+import { deliverStatement, mailboxOf, noAddressNote, queueStatementSends } from "@/lib/statements/send";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
@@ -114,9 +115,19 @@ describe("the batch's send", () => {
     const again = await queueStatementSends(t.db, params, acting);
     expect(again).toMatchObject({ queued: 3, skippedNoEmail: [904] });
     expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
-    // An empty address is no address either.
-    await t.db.updateTable("payout_statement").set({ player_email: "" }).where("id", "=", noAddress).execute();
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
+    // An empty address is no address either, nor is one that is not a single mailbox (never sent one: mailboxOf).
+    for (const email of ["", "ha@example.test, an@example.test", "An <ha@example.test>"]) {
+      await t.db.updateTable("payout_statement").set({ player_email: email }).where("id", "=", noAddress).execute();
+      expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
+      expect(mailboxOf(email)).toBeNull();
+    }
+    // The count can be read from its partial index, whatever the batch's size (the query implies its predicate).
+    const plan = await t.db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      return sql<{ "QUERY PLAN": string }>`explain select count(*) from payout_statement where batch_id = ${marchBatch}
+        and (player_email is null or player_email !~ ${sql.lit(MAILBOX_PATTERN.source)})`.execute(trx);
+    });
+    expect(plan.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("payout_statement_unmailable_idx");
   });
 
   it("recording a payment names the recipient it cannot email, even when no statement can be emailed", async () => {

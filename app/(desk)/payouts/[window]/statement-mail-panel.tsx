@@ -15,7 +15,8 @@ const are = (n: number, verb: [string, string]) => (n === 1 ? verb[0] : verb[1])
 
 /**
  * What the send offers: the statements never emailed and those whose email failed to send, or (once every one was
- * emailed) all of them again; statements whose recipient has no email address are never sent one, and are said apart.
+ * emailed) all of them again; statements whose recipient has no usable email address (none, or not one mailbox) are
+ * never sent one, and are said apart.
  * Null: none can be emailed.
  */
 function sendOffer(statements: number, emailed: number, noAddress: number, failed: number) {
@@ -23,7 +24,9 @@ function sendOffer(statements: number, emailed: number, noAddress: number, faile
   const unemailed = Math.max(0, addressed - emailed + failed);
   if (addressed <= 0) return null;
   const unaddressed =
-    noAddress === 0 ? "" : ` ${countOf(noAddress, "recipient")} ${are(noAddress, ["has", "have"])} no email address.`;
+    noAddress === 0
+      ? ""
+      : ` ${countOf(noAddress, "recipient")} ${are(noAddress, ["has", "have"])} no usable email address.`;
   if (unemailed === 0)
     return {
       scope: "all",
@@ -57,7 +60,7 @@ function sendOffer(statements: number, emailed: number, noAddress: number, faile
 export function StatementMailPanel(props: {
   batchId: string;
   statements: number;
-  /** Statements ever emailed, those whose recipient has no email address, and emailed ones that failed to send. */
+  /** Statements ever emailed, those whose recipient has no usable address, and emailed ones that failed to send. */
   emailed: number;
   noAddress: number;
   failed: number;
@@ -70,7 +73,9 @@ export function StatementMailPanel(props: {
   return (
     <div className="flex flex-wrap items-center gap-2 lg:justify-end">
       {!offer ? (
-        <p className="max-w-xs text-sm text-ink-muted">No recipient of this batch has an email address on record.</p>
+        <p className="max-w-xs text-sm text-ink-muted">
+          No recipient of this batch has a usable email address on record.
+        </p>
       ) : props.issuerSet ? (
         <ConfirmDialog
           onConfirmed={done}

@@ -7,6 +7,7 @@ import { getDb } from "@/db";
 import { type DeliveryRow, getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import type { PayoutStatement } from "@/lib/payouts/ledger";
 import { isStatementIssued } from "@/lib/statements/hrefs";
+import { mailboxOf } from "@/lib/statements/send";
 import { statementIssuerIsSet } from "@/lib/statements/settings";
 import { ISSUER_MISSING_NOTE } from "@/app/_components/payouts/issuer-note";
 import { formatInstant } from "@/lib/time";
@@ -25,8 +26,11 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
     getDeliveryFailure(db, { gameId: props.gameId, recipientPlayerId: statement.recipientPlayerId }),
     props.canAct ? statementIssuerIsSet(db) : Promise.resolve(false),
   ]);
-  // Finance may email a statement whose recipient has an address, once the studio has said who issues it.
-  const to = props.canAct ? statement.playerEmail : null;
+  // Finance may email a statement whose recipient has an address (one mailbox), once the studio has said who issues it.
+  const to = props.canAct ? mailboxOf(statement.playerEmail) : null;
+  const note = (text: string) => (
+    <span className="block max-w-xs whitespace-normal text-sm text-ink-muted">{text}</span>
+  );
   return (
     <DeliveryLog
       deliveries={deliveries}
@@ -40,7 +44,9 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
             action={sendStatementAction}
           />
         ) : to ? (
-          <span className="block max-w-xs whitespace-normal text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</span>
+          note(ISSUER_MISSING_NOTE)
+        ) : props.canAct && statement.playerEmail ? (
+          note("The email address on record is not a single mailbox: no statement is emailed to it.")
         ) : undefined
       }
     />
