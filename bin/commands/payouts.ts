@@ -189,9 +189,15 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const open = await domain(() => listOpenBatchFlags(db, target));
   const statementsNow = await listPayoutStatements(db, target);
   const drafts = statementsNow.filter((s) => s.state === "draft");
-  const windowFlagged = open.some((f) => f.recipientPlayerId === null);
+  // A flag on the whole window blocks every statement and the batch: holding cannot clear it, so nothing changes.
+  const windowFlags = open.filter((f) => f.recipientPlayerId === null);
+  if (windowFlags.length > 0)
+    throw new CliError(
+      `a flag on this window blocks the approval (${windowFlags.map((f) => f.label).join(", ")}): ` +
+        "override it (payouts flags, payouts override) or take a new snapshot; nothing was changed",
+    );
   const flaggedRecipients = new Set(open.map((f) => f.recipientPlayerId));
-  const flagged = drafts.filter((s) => windowFlagged || flaggedRecipients.has(s.recipientPlayerId)).length;
+  const flagged = drafts.filter((s) => flaggedRecipients.has(s.recipientPlayerId)).length;
   if (!input.unflagged && !input["hold-flagged"] && flagged > 0) {
     throw new CliError(
       `${flagged} draft statements have open flags: override them (payouts flags), ` +

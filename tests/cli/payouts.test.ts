@@ -3,7 +3,7 @@ import { createUser } from "@/lib/auth/users";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { payoutCommands } from "../../bin/commands/payouts";
 import { parseFlags } from "../../bin/cli";
-import { insertGame, insertSnapshot } from "../payouts/fixtures";
+import { GAME, insertGame, insertSnapshot } from "../payouts/fixtures";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { type DeskRun, refusalLine, runDesk } from "../support/desk";
 
@@ -106,6 +106,23 @@ describe("npm run desk -- payouts", () => {
     expect(byPreparer.stdout).toBe("");
     const untouched = await t.db.selectFrom("payout_statement").select("state").distinct().execute();
     expect(untouched).toEqual([{ state: "draft" }]);
+
+    // A change reported inside the window since the snapshot (a stale mark): holding cannot clear a window's flag, so
+    // the approval is refused before any statement changes, rather than holding every one of them.
+    const mark = await t.db
+      .insertInto("snapshot_stale_mark")
+      .values({
+        game_id: GAME,
+        instant: new Date("2026-03-10T00:00:00Z"),
+        reason: "subscription.refunded",
+        detail: "{}",
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const stale = await desk("payouts", "approve", "--batch", batch.batchId, "--actor", APPROVER, ...hold);
+    expect(refusalLine(stale)).toContain("a flag on this window blocks the approval (Stale snapshot)");
+    expect(await t.db.selectFrom("payout_statement").select("state").distinct().execute()).toEqual(untouched);
+    await t.db.deleteFrom("snapshot_stale_mark").where("id", "=", mark.id).execute();
 
     const approved = await desk("payouts", "approve", "--batch", batch.batchId, "--actor", APPROVER, ...hold);
     expect(approved.code, approved.stderr).toBe(0);
