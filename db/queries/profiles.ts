@@ -218,8 +218,10 @@ export type ProfileFlagFacts = {
   taxForm: TaxForm | null;
   taxFormExpiresOn: string | null;
   /**
-   * When the recipient was last paid in this game, if ever: when the payment was made, i.e. when the payment file
-   * that paid it was written (the details it was written with), or for a payment recorded by hand, when recorded.
+   * When the recipient was last paid in this game, if ever: when the payment file that paid it was written (with the
+   * details in force then), or for a payment recorded by hand, when recorded, only if its batch was approved after the
+   * details were applied (its approval saw them, and their flag); a payment by hand of a statement approved before
+   * says nothing of the account the money went to, and does not count.
    */
   lastPaidAt: Date | null;
   /** When this statement's batch was approved; null while it is a draft. */
@@ -272,7 +274,8 @@ export async function listProfileFlagFacts(
       (select max(coalesce(
           (select max(pf.created_at) from payment_file_item i join payment_file pf on pf.id = i.file_id
             where i.game_id = paid.game_id and i.statement_id = paid.id and i.settled),
-          paid.closed_at))
+          case when (select b.approved_at from payout_batch b where b.id = paid.batch_id) > pp.details_applied_at
+            then paid.closed_at end))
         from payout_statement paid
         where paid.game_id = s.game_id and paid.recipient_player_id = s.recipient_player_id
           and paid.state = 'paid' and paid.batch_id <> s.batch_id) as last_paid_at,

@@ -60,8 +60,9 @@ export function profileFlagsOfFacts(
       raise("no_payout_method", facts, "no payout method on the recipient's profile", "payout_profile:none", null),
     );
   }
-  // Details that no payment has gone to yet: changed since the last payment, or the first details when entered after
-  // the batch's approval (approval saw the recipient without them; nobody else has seen them since).
+  // Details that no payment has gone to yet: changed since the last payment (by file, or by hand in a batch approved
+  // after the change: listProfileFlagFacts), or the first details when entered after the batch's approval (approval saw
+  // the recipient without them; nobody else has seen them since).
   const applied = facts.detailsAppliedAt;
   const unpaid = applied !== null && (facts.lastPaidAt === null || applied > facts.lastPaidAt);
   const firstAfterApproval =

@@ -179,6 +179,26 @@ describe("profile flags", () => {
     expect(await flagsOf(apr, 8001)).toEqual([]);
     await saveProfileSettings(db, { requireTaxForm: false }, { actor: approver, via: "web" });
   });
+
+  it("a payment by hand of a statement approved before the change does not clear it", async () => {
+    // May is approved with the details in force; then new details are entered and approved by a second person.
+    const may = await prepare("2026-05", [8001]);
+    await approveStatements(db, { gameId: GAME, batchId: may.batchId, all: "draft_unflagged" }, web(preparer));
+    await approvePayoutBatch(db, { gameId: GAME, batchId: may.batchId }, web(approver));
+    const change = await changePayoutDetails(
+      db,
+      { gameId: GAME, playerId: 8001, input: paypal("x@example.net") },
+      fin1,
+    );
+    const decision = { gameId: GAME, playerId: 8001, changeId: change.changeId ?? "", decision: "approve" as const };
+    await reviewPayoutChange(db, decision, fin2);
+    const june = await prepare("2026-06", [8001]);
+    expect(await flagsOf(june, 8001)).toEqual(["payout_details_changed"]);
+    // May recorded as paid by hand says nothing of the new account: June stays flagged.
+    const payment = { paidOn: "2026-06-02", method: "paypal", reference: "PP-2026-05" } as const;
+    await markStatementsPaid(db, { gameId: GAME, batchId: may.batchId, ...payment }, web(approver));
+    expect(await flagsOf(june, 8001)).toEqual(["payout_details_changed"]);
+  });
 });
 
 async function draftIds(batchId: string): Promise<string[]> {
