@@ -197,6 +197,19 @@ export async function wasSendDelivered(db: DbOrTrx, sendId: string): Promise<boo
   return row !== undefined;
 }
 
+/** The statement, game and recipient a send was queued for, if it was. */
+export async function findQueuedSend(db: DbOrTrx, sendId: string) {
+  const row = await db
+    .selectFrom("statement_delivery")
+    .select(["statement_id", "game_id", "recipient_player_id"])
+    .where("send_id", "=", sendId)
+    .where("status", "=", "queued")
+    .executeTakeFirst();
+  return row
+    ? { statementId: row.statement_id, gameId: row.game_id, recipientPlayerId: Number(row.recipient_player_id) }
+    : null;
+}
+
 export async function listStatementDeliveries(db: DbOrTrx, params: { gameId: string; statementId: string }) {
   const rows = await db
     .selectFrom("statement_delivery")

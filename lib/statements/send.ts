@@ -4,6 +4,7 @@ import { MAILBOX } from "@/core/mailbox";
 import type { Db } from "@/db";
 import {
   clearDeliveryFailure,
+  findQueuedSend,
   insertDeliveries,
   listSendTargets,
   markDeliveryFailed,
@@ -238,6 +239,27 @@ export async function deliverStatement(
     }),
   );
   return "sent";
+}
+
+/**
+ * Records a send that failed before reaching the mail server on its last attempt (the statement could not be read or
+ * laid out, the database failed): a final failure, not a refusal, so the batch's send offers the statement again
+ * instead of counting it as emailed. Called by the job's handler; a send already recorded sent or failed is left.
+ */
+export async function recordSendGivenUp(
+  db: Db,
+  job: { gameId: string; statementId: string; sendId: string; to: string },
+  attempt: number,
+  error: unknown,
+): Promise<void> {
+  const queued = await findQueuedSend(db, job.sendId);
+  if (queued === null || (await wasSendDelivered(db, job.sendId))) return;
+  const answer = `not sent: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+  const line = { ...queued, sendId: job.sendId, toAddress: job.to, serverAnswer: answer };
+  await db.transaction().execute(async (trx) => {
+    await insertDeliveries(trx, [{ ...line, status: "failed", attempt, final: true }]);
+    await markDeliveryFailed(trx, { ...line, refused: false });
+  });
 }
 
 /** Where a send's time went (reading and laying out the statement, the mail server), for a slow send; no address. */

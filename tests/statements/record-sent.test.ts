@@ -6,7 +6,9 @@ import type { Db } from "@/db";
 import { countBatchEmails, getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import { MAILBOX_PATTERN } from "@/core/mailbox";
 import { deliverStatement, mailboxOf, noAddressNote, queueStatementSends } from "@/lib/statements/send";
+import type { JobMeta } from "@/lib/jobs/queue";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
+import { handleSendStatement } from "@/lib/statements/send-job.handler";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 import { setIssuer, startSmtp } from "./support";
@@ -189,5 +191,29 @@ describe("an email that failed to send", () => {
     const second = await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, unemailed: true }, acting);
     expect(second.queued).toBe(0);
     expect(received.some((m) => !Array.isArray(m.to) && m.to?.text === BUSY)).toBe(false);
+  });
+});
+
+describe("a send whose last attempt fails before reaching the mail server", () => {
+  it("is recorded as failed, not left queued, and offered again by the batch's send", async () => {
+    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    const statementId = marchStatements[2] ?? "";
+    await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, statementIds: [statementId] }, acting);
+    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    const queued = log.find((d) => d.status === "queued" && !log.some((o) => o.sendId === d.sendId && o !== d));
+    // The statement cannot be read for the job (here: the job names another game), on every attempt.
+    const job = { gameId: "another-game", statementId, sendId: queued?.sendId ?? "", to: queued?.toAddress ?? "" };
+    await expect(handleSendStatement(job, { attempt: 1 } as JobMeta)).rejects.toThrow();
+    expect(await countBatchEmails(t.db, marchBatch)).toMatchObject({ failed: 0 });
+    await expect(handleSendStatement(job, { attempt: SEND_ATTEMPTS } as JobMeta)).rejects.toThrow();
+    const after = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    expect(after.filter((d) => d.sendId === job.sendId).map((d) => [d.status, d.final])).toEqual(
+      expect.arrayContaining([
+        ["queued", false],
+        ["failed", true],
+      ]),
+    );
+    expect(await countBatchEmails(t.db, marchBatch)).toMatchObject({ failed: 1 });
+    expect(received.some((m) => !Array.isArray(m.to) && m.to?.text === job.to)).toBe(false);
   });
 });
