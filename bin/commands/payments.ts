@@ -6,28 +6,25 @@ import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { findBatchGame } from "@/db/queries/payout-lookup";
-import { hasRole } from "@/lib/auth/roles";
 import { stopBoss } from "@/lib/jobs/queue";
 import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { whenStopped } from "@/lib/stop-signal";
-import { emailSchema, listUsers } from "@/lib/auth/users";
+import { emailSchema } from "@/lib/auth/users";
 import {
   createPaymentFileSchema,
   type FILE_METHODS,
   importResultsSchema,
   type RESULT_FORMATS,
 } from "@/lib/payments/schemas";
+import { financeActor } from "../actor";
 import { CliError, firstSentence, readFlagFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** `payouts pay-file` and `payouts import-results`: payment files and provider results from the command line. */
 
 async function financeUser(db: Db, email: string): Promise<ActingAs> {
-  const user = (await listUsers(db)).find((u) => u.email.toLowerCase() === email.toLowerCase());
-  if (!user) throw new CliError(`--actor: no user ${email}`);
-  if (!hasRole(user.role, "finance"))
-    throw new CliError(`--actor: ${email} is ${user.role}; finance or admin acts here`);
+  const user = await financeActor(db, email);
   return { actor: { id: user.id, email: user.email }, via: "cli" };
 }
 

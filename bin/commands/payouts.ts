@@ -3,8 +3,8 @@ import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { findBatchGame, findSnapshotGame } from "@/db/queries/payout-lookup";
 import { getSnapshot } from "@/db/queries/snapshots";
-import { hasRole, type Role } from "@/lib/auth/roles";
-import { emailSchema, listUsers } from "@/lib/auth/users";
+import type { Role } from "@/lib/auth/roles";
+import { emailSchema } from "@/lib/auth/users";
 import { isAppError } from "@/lib/errors";
 import {
   approvePayoutBatch,
@@ -29,6 +29,7 @@ import {
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { getPayoutBatch, listPayoutStatements } from "@/lib/payouts/statements";
 import { formatInstant } from "@/lib/time";
+import { financeActor } from "../actor";
 import { CliError, CliResult, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
@@ -42,10 +43,7 @@ const ACTOR_OPTION = { type: "string", description: "Email of the finance or adm
 const BATCH_OPTION = { type: "string", description: "The payout batch id" } as const;
 
 async function actingAs(db: Db, email: string): Promise<ActingAs & { role: Role }> {
-  const user = (await listUsers(db)).find((u) => u.email === email);
-  if (!user) throw new CliError(`--actor: no user ${email}`);
-  if (!hasRole(user.role, "finance"))
-    throw new CliError(`--actor: ${email} is ${user.role}; finance or admin changes payouts`);
+  const user = await financeActor(db, email, "changes payouts");
   return { actor: { id: user.id, email: user.email }, via: "cli", role: user.role };
 }
 

@@ -3,20 +3,17 @@ import { z } from "zod";
 import { countOf } from "@/lib/format";
 import type { Db } from "@/db";
 import { listGames } from "@/db/queries/games";
-import { hasRole } from "@/lib/auth/roles";
-import { emailSchema, listUsers } from "@/lib/auth/users";
+import { emailSchema } from "@/lib/auth/users";
 import { exportProfiles, importProfiles } from "@/lib/profiles/bulk";
 import type { ProfileActing } from "@/lib/profiles/profiles";
 import { gameIdSchema } from "@/lib/games/schemas";
+import { financeActor } from "../actor";
 import { CliError, CliResult, readFlagFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** The person the command acts as: an existing finance or admin user (the two-person rule needs a name). */
 async function actingAs(db: Db, email: string): Promise<ProfileActing> {
-  const user = (await listUsers(db)).find((u) => u.email.toLowerCase() === email.toLowerCase());
-  if (!user) throw new CliError(`--actor: no user ${email}`);
-  if (!hasRole(user.role, "finance"))
-    throw new CliError(`--actor: ${email} is ${user.role}; finance or admin acts here`);
+  const user = await financeActor(db, email);
   return { actor: { id: user.id, email: user.email }, role: user.role, via: "cli" };
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@/lib/auth/users";
+import { createUser, removeUserAccess } from "@/lib/auth/users";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { payoutCommands } from "../../bin/commands/payouts";
 import { parseFlags } from "../../bin/cli";
@@ -10,6 +10,8 @@ import { type DeskRun, refusalLine, runDesk } from "../support/desk";
 const PREPARER = "preparer@payout-desk.test";
 const APPROVER = "approver@payout-desk.test";
 const SUPPORT = "support@payout-desk.test";
+const LEFT = "left@payout-desk.test";
+const setup = { actor: null, via: "cli" as const };
 let t: TestDatabase;
 let snapshotId: string;
 
@@ -68,6 +70,12 @@ describe("npm run desk -- payouts", () => {
   it("prepares, lists flags, overrides one, approves under the two-person rule and shows the batch", async () => {
     expect(refusalLine(await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", SUPPORT))).toContain(
       "--actor: support@payout-desk.test is support",
+    );
+    // A finance user whose access an admin removed acts no more from the command line either.
+    const { id } = await createUser(t.db, { email: LEFT, role: "finance", password: "a-long-password" }, setup);
+    await removeUserAccess(t.db, id, setup);
+    expect(refusalLine(await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", LEFT))).toContain(
+      `--actor: ${LEFT} has no access (removed by an admin)`,
     );
 
     const prepared = await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", PREPARER);
