@@ -78,7 +78,7 @@ export const profileCommands: Record<string, Command> = {
     run: (flags: { game: string; out: string }) =>
       withDb(async (db) => {
         await requireGame(db, flags.game);
-        const { csv, rows } = await exportProfiles(db, { gameId: flags.game });
+        const { csv, rows } = await exportProfiles(db, { gameId: flags.game }, { actor: null, via: "cli" });
         await writeFile(flags.out, csv, { mode: 0o600 });
         return { exported: rows, file: flags.out, masked: true };
       }),

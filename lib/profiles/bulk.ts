@@ -1,4 +1,7 @@
 import "server-only";
+import { createHash } from "node:crypto";
+import type { ActingAs } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
 import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
 import type { Db } from "@/db";
 import { getProfile, listProfiles } from "@/db/queries/profiles";
@@ -182,8 +185,15 @@ export async function importProfiles(
   return result;
 }
 
-/** The profiles of a game as CSV: masked details only (the last four characters), never full bank details. */
-export async function exportProfiles(db: Db, p: { gameId: string }): Promise<{ csv: string; rows: number }> {
+/**
+ * The profiles of a game as CSV: masked details only (the last four characters), never full bank details. Audited
+ * (`export.profiles`, the rows and the file's SHA-256), as every export is.
+ */
+export async function exportProfiles(
+  db: Db,
+  p: { gameId: string },
+  acting: ActingAs,
+): Promise<{ csv: string; rows: number }> {
   const [profiles, pending] = await Promise.all([
     listProfiles(db, p),
     listProfileChanges(db, { gameId: p.gameId, status: "pending", limit: 100_000 }),
@@ -200,5 +210,15 @@ export async function exportProfiles(db: Db, p: { gameId: string }): Promise<{ c
     pendingOf.get(r.playerId)?.detailsMasked ?? null,
     r.updatedAt.toISOString(),
   ]);
-  return { csv: writeCsv(EXPORT_COLUMNS, rows), rows: rows.length };
+  const csv = writeCsv(EXPORT_COLUMNS, rows);
+  const sha256 = createHash("sha256").update(csv).digest("hex");
+  await recordAudit(db, {
+    ...acting,
+    action: "export.profiles",
+    gameId: p.gameId,
+    target: null,
+    outcome: "completed",
+    detail: { rows: rows.length, bytes: Buffer.byteLength(csv), sha256 },
+  });
+  return { csv, rows: rows.length };
 }

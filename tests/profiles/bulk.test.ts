@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
@@ -187,8 +188,22 @@ describe("profiles import", () => {
 
 describe("profiles export", () => {
   it("writes masked details only, with the documented columns", async () => {
-    const { csv: text, rows } = await exportProfiles(db, { gameId: GAME });
+    const { csv: text, rows } = await exportProfiles(db, { gameId: GAME }, fin);
     expect(rows).toBe(4);
+    // Audited as every export is: who, how many rows, the file's SHA-256.
+    const audit = await db
+      .selectFrom("audit_log")
+      .select(["actor_email", "via", "outcome", "detail"])
+      .where("action", "=", "export.profiles")
+      .execute();
+    expect(audit).toEqual([
+      {
+        actor_email: fin.actor?.email,
+        via: "cli",
+        outcome: "completed",
+        detail: { rows: 4, bytes: Buffer.byteLength(text), sha256: createHash("sha256").update(text).digest("hex") },
+      },
+    ]);
     const records = parse(text, { columns: true, bom: true }) as Record<string, string>[];
     expect(Object.keys(records[0] ?? {})).toEqual([
       "player_id",

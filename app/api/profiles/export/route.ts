@@ -7,7 +7,8 @@ import { defineRoute } from "@/lib/routes";
 export const GET = defineRoute("finance", async (_request, { user }) => {
   const db = getDb();
   const game = await requireSelectedGame(db, user);
-  const { csv } = await exportProfiles(db, { gameId: game.id });
+  const acting = { actor: { id: user.id, email: user.email }, via: "web" as const };
+  const { csv } = await exportProfiles(db, { gameId: game.id }, acting);
   return new Response(csv, {
     headers: {
       "content-type": "text/csv; charset=utf-8",
