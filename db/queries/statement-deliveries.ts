@@ -128,10 +128,15 @@ function failedToSend(statementId: ReturnType<typeof sql.ref>) {
 }
 
 /**
+ * A statement no email can be sent to (`payout_statement`): no address, or one that is not a single mailbox (the rule
+ * `mailboxOf` applies). The partial index `payout_statement_unmailable_idx` has this predicate.
+ */
+export const UNMAILABLE = sql<boolean>`(player_email is null or player_email !~ ${sql.lit(MAILBOX_PATTERN.source)})`;
+
+/**
  * How many of a batch's statements were ever emailed, how many have no email address to send to (none, or one that is
  * not a single mailbox: never emailed either), and how many of those emailed failed to send (`failedToSend`, offered
- * again): the rest were never sent one.
- * Index lookups and the game's failed deliveries, whatever the batch's size.
+ * again): the rest were never sent one. Index lookups and the game's failed deliveries, whatever the batch's size.
  */
 export async function countBatchEmails(
   db: DbOrTrx,
@@ -139,8 +144,7 @@ export async function countBatchEmails(
 ): Promise<{ emailed: number; noAddress: number; failed: number }> {
   const row = await sql<{ emailed: string | null; no_address: string; failed: string }>`select
       (select statements from payout_batch_emailed where batch_id = ${batchId}) as emailed,
-      (select count(*) from payout_statement where batch_id = ${batchId}
-        and (player_email is null or player_email !~ ${sql.lit(MAILBOX_PATTERN.source)})) as no_address,
+      (select count(*) from payout_statement where batch_id = ${batchId} and ${UNMAILABLE}) as no_address,
       (select count(*) from statement_delivery_failure f join payout_statement s on s.id = f.statement_id
         where s.batch_id = ${batchId} and ${failedToSend(sql.ref("s.id"))}) as failed`
     .execute(db)

@@ -206,26 +206,7 @@ export async function deliverStatement(
     // A refusal for good (a 5xx answer) is not tried again: the same address would be refused the same way.
     const refused = isPermanentRefusal(error);
     const final = refused || attempt >= SEND_ATTEMPTS;
-    await db.transaction().execute(async (trx) => {
-      await insertDeliveries(trx, [{ ...line, status: "failed", final, serverAnswer: answer }]);
-      if (!final) return;
-      // A refusal for good raises `statement_undeliverable` on the recipient's profile (lib/profiles/flags.ts).
-      await markDeliveryFailed(trx, {
-        ...job,
-        recipientPlayerId: line.recipientPlayerId,
-        serverAnswer: answer,
-        toAddress: job.to,
-        refused,
-      });
-      await recordAudit(trx, {
-        ...acting,
-        action: "statement.delivery",
-        gameId: job.gameId,
-        target: job.statementId,
-        outcome: "failed",
-        detail: { attempts: attempt, serverAnswer: answer, refused },
-      });
-    });
+    await recordFailedAttempt(db, { ...line, serverAnswer: answer, final, refused });
     if (final) return "failed";
     throw new Error(`statement email refused (attempt ${attempt} of ${SEND_ATTEMPTS}): ${answer}`);
   }
@@ -242,24 +223,57 @@ export async function deliverStatement(
 }
 
 /**
+ * One failed attempt in the delivery log; a final one (refused for good, or the last attempt) also marks the recipient
+ * as having a failed delivery (a refusal for good raises `statement_undeliverable` on their profile,
+ * lib/profiles/flags.ts) and is audited.
+ */
+async function recordFailedAttempt(
+  db: Db,
+  failed: {
+    statementId: string;
+    gameId: string;
+    recipientPlayerId: number;
+    sendId: string;
+    toAddress: string;
+    attempt: number;
+    serverAnswer: string;
+    final: boolean;
+    refused: boolean;
+  },
+): Promise<void> {
+  const { refused, ...line } = failed;
+  await db.transaction().execute(async (trx) => {
+    await insertDeliveries(trx, [{ ...line, status: "failed" }]);
+    if (!line.final) return;
+    await markDeliveryFailed(trx, { ...line, refused });
+    await recordAudit(trx, {
+      actor: null,
+      via: "job",
+      action: "statement.delivery",
+      gameId: line.gameId,
+      target: line.statementId,
+      outcome: "failed",
+      detail: { attempts: line.attempt, serverAnswer: line.serverAnswer, refused },
+    });
+  });
+}
+
+/**
  * Records a send that failed before reaching the mail server on its last attempt (the statement could not be read or
  * laid out, the database failed): a final failure, not a refusal, so the batch's send offers the statement again
- * instead of counting it as emailed. Called by the job's handler; a send already recorded sent or failed is left.
+ * instead of counting it as emailed. Called by the job's handler; a send already recorded sent is left.
  */
 export async function recordSendGivenUp(
   db: Db,
-  job: { gameId: string; statementId: string; sendId: string; to: string },
+  job: { sendId: string; to: string },
   attempt: number,
   error: unknown,
 ): Promise<void> {
   const queued = await findQueuedSend(db, job.sendId);
   if (queued === null || (await wasSendDelivered(db, job.sendId))) return;
-  const answer = `not sent: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
-  const line = { ...queued, sendId: job.sendId, toAddress: job.to, serverAnswer: answer };
-  await db.transaction().execute(async (trx) => {
-    await insertDeliveries(trx, [{ ...line, status: "failed", attempt, final: true }]);
-    await markDeliveryFailed(trx, { ...line, refused: false });
-  });
+  const serverAnswer = `not sent: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+  const line = { ...queued, sendId: job.sendId, toAddress: job.to, attempt, serverAnswer };
+  await recordFailedAttempt(db, { ...line, final: true, refused: false });
 }
 
 /** Where a send's time went (reading and laying out the statement, the mail server), for a slow send; no address. */

@@ -16,8 +16,7 @@ const are = (n: number, verb: [string, string]) => (n === 1 ? verb[0] : verb[1])
 /**
  * What the send offers: the statements never emailed and those whose email failed to send, or (once every one was
  * emailed) all of them again; statements whose recipient has no usable email address (none, or not one mailbox) are
- * never sent one, and are said apart.
- * Null: none can be emailed.
+ * never sent one, and are said apart. Null: none can be emailed.
  */
 function sendOffer(statements: number, emailed: number, noAddress: number, failed: number) {
   const addressed = statements - noAddress;
