@@ -1,12 +1,15 @@
 import { z } from "zod";
-import { getDb } from "@/db";
+import { type Db, getDb } from "@/db";
 import { leaveStopSignalsToCaller } from "@/db/embedded";
+import { checkReadiness } from "@/lib/health";
 import { verifyKeys } from "@/lib/keys/check";
 import { shutDownWorkers, startWorkers } from "@/lib/jobs/worker";
 import { exportRuntimeEnv, prepareRuntime } from "../runtime";
 import type { CommandSpec } from "../cli";
 
 const DEFAULT_GRACE_SECONDS = 30;
+/** How often a worker started before its release's migrations asks the database again. */
+const MIGRATION_POLL_MS = 2000;
 
 const schema = z.object({
   grace: z
@@ -52,6 +55,31 @@ function ignoreRepeat(signal: NodeJS.Signals): void {
 }
 
 /**
+ * Waits until the database answers and has every migration this release knows (what readiness checks), saying on
+ * stderr what it waits for; resolves with the stop signal when one comes first, else null.
+ */
+async function untilMigrated(db: Db, signal: Promise<NodeJS.Signals>): Promise<NodeJS.Signals | null> {
+  let said = "";
+  for (;;) {
+    const readiness = await checkReadiness(db);
+    if (readiness.ready) return null;
+    const waitingFor =
+      readiness.reason === "migrations_pending"
+        ? `${readiness.pending} migration(s) of this release (run \`npm run desk -- migrate\`)`
+        : "the database to answer";
+    if (waitingFor !== said) process.stderr.write(`desk worker: waiting for ${waitingFor}\n`);
+    said = waitingFor;
+    let timer: NodeJS.Timeout | undefined;
+    const received = await Promise.race([
+      signal,
+      new Promise<null>((r) => (timer = setTimeout(r, MIGRATION_POLL_MS, null))),
+    ]);
+    clearTimeout(timer);
+    if (received) return received;
+  }
+}
+
+/**
  * `desk worker`: the job workers and schedules alone, no web server, for a deployment whose web servers run with
  * PAYOUT_DESK_JOBS=off. Runs until SIGTERM or SIGINT, then stops gracefully and prints what it did.
  */
@@ -59,7 +87,8 @@ export const workerCommand = {
   spec: {
     usage: "npm run desk -- worker [--grace SECONDS]",
     description:
-      "Runs the background jobs and their schedules (no web server) until SIGTERM or SIGINT. On a stop signal it " +
+      "Runs the background jobs and their schedules (no web server) until SIGTERM or SIGINT, once the database " +
+      "has every migration of this release (it waits until then and does not migrate). On a stop signal it " +
       "takes no new job, gives the running ones the grace period to finish and hands back any still running, " +
       "then prints a summary.",
     options: {
@@ -77,6 +106,12 @@ export const workerCommand = {
     exportRuntimeEnv(runtime);
     const db = getDb();
     try {
+      // A worker of a new release may start before `desk migrate` has run: its jobs would fail on the old schema.
+      const stoppedEarly = await untilMigrated(db, signal);
+      if (stoppedEarly) {
+        process.stderr.write(`desk worker: ${stoppedEarly} before the database was ready: stopped\n`);
+        return { worker: "stopped", signal: stoppedEarly, jobsFinished: 0, jobsFailed: 0, jobsHandedBack: 0 };
+      }
       // The same refusal as the app server's: jobs open sealed secrets, so another key must not run them.
       await verifyKeys(db);
       await startWorkers();
