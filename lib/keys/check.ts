@@ -78,3 +78,16 @@ export async function sealingKey(trx: Db, ring: Keyring = readKeyring()): Promis
   if (!key) throw new KeyMismatchError(check.keyId, keyId(ring.current));
   return key;
 }
+
+/**
+ * The key to sign with where no value is sealed (statement links): the one the database names, like `sealingKey`
+ * but without waiting for a running rotation, so every instance signs alike during a rotation's rollout and what is
+ * signed once the rotation commits outlives the old key; PAYOUT_DESK_KEY while nothing is sealed.
+ */
+export async function namedKey(db: Db, ring: Keyring = readKeyring()): Promise<Buffer> {
+  const check = await readKeyCheck(db);
+  if (!check) return ring.current;
+  const key = keyOf(check, ring);
+  if (!key) throw new KeyMismatchError(check.keyId, keyId(ring.current));
+  return key;
+}

@@ -6,7 +6,7 @@ import { findBatchGame } from "@/db/queries/payout-lookup";
 import { findStatementOwner } from "@/db/queries/statements";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
-import { deriveKey } from "@/lib/crypto";
+import { deriveKey, type Keyring, readKeyring } from "@/lib/crypto";
 import { AppError } from "@/lib/errors";
 import { appBaseUrl } from "@/lib/env";
 import { MS_PER_DAY } from "@/lib/time";
@@ -15,9 +15,10 @@ import { MS_PER_DAY } from "@/lib/time";
  * Signed, expiring, read-only links to one statement's PDF, for a recipient without an account.
  *
  * Token: base64url(statement id (16 bytes) ‖ expiry ms (8) ‖ issued ms (8)) "." base64url(HMAC-SHA256 of those 32
- * bytes under a key derived from PAYOUT_DESK_KEY for this purpose alone). The whole MAC is checked in constant time;
- * an expired link, a link of a batch whose links were revoked after it was issued, a tampered or unknown one all get
- * the same answer.
+ * bytes under a key derived for this purpose alone from the key the database names: lib/keys/check.ts `namedKey`).
+ * A link opens under PAYOUT_DESK_KEY or PAYOUT_DESK_KEY_PREVIOUS, so a key rotation ends no link before the previous
+ * key is let go. The whole MAC is checked in constant time; an expired link, a link of a batch whose links were
+ * revoked after it was issued, a tampered or unknown one all get the same answer.
  */
 const PURPOSE = "statement-links";
 const TOKEN = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
@@ -25,23 +26,26 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const STATEMENT_LINK_PATH = "/api/statement-links/";
 
-function mac(body: Buffer, key = deriveKey(PURPOSE)): Buffer {
-  return createHmac("sha256", key).update(body).digest();
+function mac(body: Buffer, master: Buffer): Buffer {
+  return createHmac("sha256", deriveKey(PURPOSE, master)).update(body).digest();
 }
 
-export function signStatementLink(statementId: string, options: { issuedAt: number; expiresAt: number }): string {
+export function signStatementLink(
+  statementId: string,
+  options: { issuedAt: number; expiresAt: number; master: Buffer },
+): string {
   if (!UUID.test(statementId)) throw new Error("a statement id is a uuid");
   const body = Buffer.alloc(32);
   Buffer.from(statementId.replaceAll("-", ""), "hex").copy(body, 0);
   body.writeBigUInt64BE(BigInt(options.expiresAt), 16);
   body.writeBigUInt64BE(BigInt(options.issuedAt), 24);
-  return `${body.toString("base64url")}.${mac(body).toString("base64url")}`;
+  return `${body.toString("base64url")}.${mac(body, options.master).toString("base64url")}`;
 }
 
 export type LinkClaims = { statementId: string; expiresAt: number; issuedAt: number };
 
 /** The claims of a well-formed token whose MAC is right (expiry and revocation are checked by the caller). */
-export function readStatementLink(token: string): LinkClaims | null {
+export function readStatementLink(token: string, ring: Keyring = readKeyring()): LinkClaims | null {
   const match = TOKEN.exec(token);
   if (!match?.[1] || !match[2]) return null;
   const body = Buffer.from(match[1], "base64url");
@@ -49,7 +53,8 @@ export function readStatementLink(token: string): LinkClaims | null {
   // base64url of 32 bytes is 43 characters; a re-encoding must give the same text (no spare bits set).
   if (body.length !== 32 || given.length !== 32 || body.toString("base64url") !== match[1]) return null;
   if (given.toString("base64url") !== match[2]) return null;
-  if (!timingSafeEqual(mac(body), given)) return null;
+  const keys = [ring.current, ring.previous].filter((key): key is Buffer => key !== null);
+  if (!keys.some((key) => timingSafeEqual(mac(body, key), given))) return null;
   const hex = body.subarray(0, 16).toString("hex");
   return {
     statementId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
@@ -58,9 +63,9 @@ export function readStatementLink(token: string): LinkClaims | null {
   };
 }
 
-/** A link to a statement valid for `days` from now. */
-export function statementLinkUrl(statementId: string, days: number, now = Date.now()): string {
-  const token = signStatementLink(statementId, { issuedAt: now, expiresAt: now + days * MS_PER_DAY });
+/** A link to a statement valid for `days` from now, signed under `master` (`namedKey`). */
+export function statementLinkUrl(statementId: string, days: number, master: Buffer, now = Date.now()): string {
+  const token = signStatementLink(statementId, { issuedAt: now, expiresAt: now + days * MS_PER_DAY, master });
   return `${appBaseUrl()}${STATEMENT_LINK_PATH}${token}`;
 }
 

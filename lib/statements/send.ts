@@ -17,6 +17,7 @@ import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
 import { enqueueInTransaction } from "@/lib/jobs/queue";
+import { namedKey } from "@/lib/keys/check";
 import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
@@ -177,6 +178,7 @@ export async function deliverStatement(
   const rendered = await renderStatement(db, { gameId: job.gameId, statementId: job.statementId }, acting);
   const renderMs = Math.round(performance.now() - started);
   const settings = await readStatementSettings(db);
+  const linkKey = await namedKey(db);
   const line = {
     statementId: job.statementId,
     gameId: job.gameId,
@@ -195,7 +197,7 @@ export async function deliverStatement(
       pdf: rendered.pdf,
       from: mailFrom(),
       to: job.to,
-      link: statementLinkUrl(job.statementId, settings.linkDays),
+      link: statementLinkUrl(job.statementId, settings.linkDays, linkKey),
       linkDays: settings.linkDays,
     });
     sending = performance.now();

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET } from "@/app/api/statement-links/[token]/route";
-import { revokeStatementLinks, signStatementLink, statementLinkUrl } from "@/lib/statements/links";
+import { randomBytes } from "node:crypto";
+import { readKeyring } from "@/lib/crypto";
+import { namedKey, sealingKey } from "@/lib/keys/check";
+import {
+  readStatementLink,
+  revokeStatementLinks,
+  signStatementLink,
+  statementLinkUrl as linkUrl,
+} from "@/lib/statements/links";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 
@@ -28,6 +36,11 @@ async function follow(token: string): Promise<{ status: number; type: string | n
   };
 }
 
+/** A link signed under this process's key, as a send signs it. */
+function statementLinkUrl(statementId: string, days: number, now?: number): string {
+  return linkUrl(statementId, days, readKeyring().current, now);
+}
+
 function tokenOf(url: string): string {
   return url.split("/api/statement-links/")[1] ?? "";
 }
@@ -40,6 +53,7 @@ describe("signed statement links", () => {
       signStatementLink("00000000-0000-4000-8000-000000000000", {
         issuedAt: Date.now(),
         expiresAt: Date.now() + 60_000,
+        master: readKeyring().current,
       }),
     );
   });
@@ -75,7 +89,11 @@ describe("signed statement links", () => {
       `${flip(body, 3)}.${mac}`,
       `${body}.${flip(mac, 10)}`,
       `${body}.${other.split(".")[1]}`,
-      signStatementLink(statementIds[0] ?? "", { issuedAt: Date.now() - 120_000, expiresAt: Date.now() - 1 }),
+      signStatementLink(statementIds[0] ?? "", {
+        issuedAt: Date.now() - 120_000,
+        expiresAt: Date.now() - 1,
+        master: readKeyring().current,
+      }),
       `${body}.`,
       "not-a-token",
       `${token}x`,
@@ -96,5 +114,23 @@ describe("signed statement links", () => {
     expect(answer.body.equals(refusal.body)).toBe(true);
     const after = tokenOf(statementLinkUrl(statementIds[0] ?? "", 30, Date.now() + 5));
     expect((await follow(after)).status).toBe(200);
+  });
+
+  it("during a key rotation, signs with the key the database names and opens links under either key", async () => {
+    const stored = await sealingKey(t.db);
+    const fresh = randomBytes(32);
+    const unknown = randomBytes(32);
+    const rollout = { current: fresh, previous: stored };
+    // Rolled out with a new key, before the rotation: the database still names the old one, which signs.
+    expect((await namedKey(t.db, rollout)).equals(stored)).toBe(true);
+    const id = statementIds[0] ?? "";
+    const times = { issuedAt: Date.now(), expiresAt: Date.now() + 60_000 };
+    const underOld = signStatementLink(id, { ...times, master: stored });
+    const underNew = signStatementLink(id, { ...times, master: fresh });
+    expect(readStatementLink(underOld, rollout)?.statementId).toBe(id);
+    expect(readStatementLink(underNew, rollout)?.statementId).toBe(id);
+    expect(readStatementLink(underNew, { current: stored, previous: null })).toBeNull();
+    expect(readStatementLink(signStatementLink(id, { ...times, master: unknown }), rollout)).toBeNull();
+    await expect(namedKey(t.db, { current: unknown, previous: null })).rejects.toThrow(/not the key/);
   });
 });
