@@ -153,9 +153,19 @@ test("[finance] reads the year's payee totals and downloads them", async ({ page
     page.waitForEvent("download"),
     page.getByRole("link", { name: "Download payee totals (CSV)" }).click(),
   ]);
-  const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
+  const plain = await readFile(await download.path());
+  const [header, ...rows] = parse(plain.toString("utf8")) as string[][];
   expect(header?.slice(0, 2)).toEqual(["year", "recipient_player_id"]);
   expect(rows.length).toBeGreaterThan(0);
+  expect([...plain.subarray(0, 3)]).not.toEqual([0xef, 0xbb, 0xbf]);
+  await page.getByLabel("For a spreadsheet app").check();
+  const [forExcel] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Download payee totals (CSV)" }).click(),
+  ]);
+  const marked = await readFile(await forExcel.path());
+  expect([...marked.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  expect(marked.subarray(3).equals(plain)).toBe(true);
 });
 
 test("[viewer] downloads the audit log with the page's filters", async ({ page }) => {
@@ -168,4 +178,6 @@ test("[viewer] downloads the audit log with the page's filters", async ({ page }
   const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
   expect(header).toContain("action");
   expect(rows.map((r) => r[(header ?? []).indexOf("action")])).toEqual(["payouts.window_close"]);
+  await page.getByLabel("For a spreadsheet app").check();
+  await expect(link).toHaveAttribute("href", "/api/audit/export?action=payouts.window_close&bom=1");
 });

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { CsvDownload } from "@/app/_components/forms/spreadsheet-option";
 import { Banner } from "@/app/_components/ui/banner";
 import { Button } from "@/app/_components/ui/button";
 import { buttonClassName } from "@/app/_components/ui/button-styles";
@@ -80,12 +81,9 @@ export default async function AuditPage({ searchParams }: Props) {
         }
         actions={
           filter.from.invalid || filter.to.invalid ? null : (
-            <a
-              className={buttonClassName({ size: "sm" })}
-              href={auditHref(filter, 1).replace(/^\/audit/, "/api/audit/export")}
-            >
+            <CsvDownload href={auditHref(filter, 1).replace(/^\/audit/, "/api/audit/export")}>
               Download CSV{narrowed ? " (filtered)" : ""}
-            </a>
+            </CsvDownload>
           )
         }
       />

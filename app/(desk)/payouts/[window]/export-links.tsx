@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { Checkbox } from "@/app/_components/forms/checkbox";
+import { SpreadsheetOption, withBom } from "@/app/_components/forms/spreadsheet-option";
 import { buttonClassName } from "@/app/_components/ui/button-styles";
 
 /** A download, or with `page` a page that lists downloads (a large batch's Xero parts). */
@@ -25,10 +25,7 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
                 {e.label}
               </a>
             ) : (
-              <a
-                className={buttonClassName({ size: "sm" })}
-                href={`/api/exports/${e.kind}?${e.query}${bom ? "&bom=1" : ""}`}
-              >
+              <a className={buttonClassName({ size: "sm" })} href={withBom(`/api/exports/${e.kind}?${e.query}`, bom)}>
                 {e.label} (CSV)
               </a>
             )}
@@ -41,12 +38,7 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
           first import, import only the journals not imported before (each carries its number in its narration).
         </p>
       ) : null}
-      <Checkbox
-        label="For a spreadsheet app"
-        hint="Starts each file with a byte-order mark so Excel reads names in any script."
-        checked={bom}
-        onChange={(event) => setBom(event.currentTarget.checked)}
-      />
+      <SpreadsheetOption checked={bom} onChange={setBom} />
       {unavailable.length > 0 ? (
         <ul className="flex flex-col gap-1 text-xs text-ink-muted">
           {unavailable.map((e) => (

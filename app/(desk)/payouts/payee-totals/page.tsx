@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
+import { CsvDownload } from "@/app/_components/forms/spreadsheet-option";
 import { Input } from "@/app/_components/forms/input";
 import { Button } from "@/app/_components/ui/button";
-import { buttonClassName } from "@/app/_components/ui/button-styles";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
@@ -75,9 +75,7 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
           </Button>
         </form>
         {totals.rows.length > 0 ? (
-          <a className={buttonClassName({ size: "sm" })} href={`/api/payee-totals?year=${year}`}>
-            Download payee totals (CSV)
-          </a>
+          <CsvDownload href={`/api/payee-totals?year=${year}`}>Download payee totals (CSV)</CsvDownload>
         ) : null}
       </div>
       {!asked.success && typeof raw === "string" && raw !== "" ? (
