@@ -9,6 +9,7 @@ import { AppError } from "@/lib/errors";
 import type { CsvRecord } from "@/lib/payments/formats/csv";
 import { DETAIL_COLUMNS, EXPORT_COLUMNS, IMPORT_COLUMNS, type ImportColumn, parseCsv, writeCsv } from "./csv";
 import { listProfileChanges } from "@/db/queries/profile-changes";
+import { holdSealingKey } from "./seal";
 import { changePayoutDetailsIn, type ProfileActing, setTaxFormIn } from "./profiles";
 import { payoutDetailsInputSchema, playerIdSchema, taxFormInputSchema } from "./schemas";
 import type { z } from "zod";
@@ -100,8 +101,9 @@ export async function importProfiles(
   const result: ImportResult = { dryRun: p.dryRun, applied: false, rows: body.length, changes: [], refused: [] };
   try {
     await db.transaction().execute(async (trx) => {
-      // First, as every change of details takes it before a profile row: a tax form's row locked earlier in the file
-      // would otherwise wait for it while a review holding it waits for that row.
+      // First, as every change of details takes them before a profile row: a tax form's row locked earlier in the
+      // file would otherwise wait for them while a review (or a key rotation) holding them waits for that row.
+      await holdSealingKey(trx);
       await lockPayoutsOfGame(trx, p.gameId);
       const seen = new Set<number>();
       for (const { cells, line } of body) {

@@ -24,7 +24,7 @@ import { detailsInForce } from "./details";
 import { maskDetails } from "./mask";
 import { canEditProfiles, reviewVerdict } from "./offered";
 import type { PayoutDetailsInput, TaxFormInput } from "./schemas";
-import { openDetails, sealDetails } from "./seal";
+import { holdSealingKey, openDetails, sealDetails } from "./seal";
 
 /** A person acting on profiles: who, with what role, and through what (web or cli). */
 export type ProfileActing = { actor: Actor; role: Role; via: Via };
@@ -53,6 +53,7 @@ export async function changePayoutDetailsIn(
 ): Promise<DetailsOutcome> {
   requireEditor(acting);
   const { currency, ...details } = p.input;
+  await holdSealingKey(trx);
   // Details that apply now wait for a payment file being made, which read the flags from the details before them.
   await lockPayoutsOfGame(trx, p.gameId);
   const profile = await lockProfile(trx, p);
@@ -197,6 +198,7 @@ export async function reviewPayoutChange(
   acting: ProfileActing,
 ): Promise<{ outcome: "approved" | "rejected"; masked: string }> {
   return db.transaction().execute(async (trx) => {
+    await holdSealingKey(trx);
     // As for any change of details: never between a payment file's flags and its details.
     await lockPayoutsOfGame(trx, p.gameId);
     const profile = await lockProfile(trx, p);

@@ -14,6 +14,15 @@ export async function sealDetails(trx: Db, details: PayoutDetails, sealRef: stri
   return sealSecret(JSON.stringify(details), payoutDetailsContext(sealRef), await sealingKey(trx));
 }
 
+/**
+ * Takes the key check's shared lock (what `sealDetails` takes) before a write locks any profile row. A key rotation
+ * locks the key check, then every sealed row: a write holding a profile row while it waits for the key check would
+ * deadlock with it (one of the two aborted); taken first, the write waits for the rotation, or the rotation for it.
+ */
+export async function holdSealingKey(trx: Db): Promise<void> {
+  await sealingKey(trx);
+}
+
 export function openDetails(sealed: string, sealRef: string): PayoutDetails {
   return payoutDetailsSchema.parse(JSON.parse(openSecret(sealed, payoutDetailsContext(sealRef))));
 }
