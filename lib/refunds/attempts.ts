@@ -384,10 +384,11 @@ export async function driveRefundAttempt(
   for (;;) {
     if (current.status !== "pending") return settledOutcome(current);
     // A call made by someone else since this request looked settles this request too; it does not call again.
-    if (current.calls > callsSeen && (current.claimedUntil === null || current.claimedUntil.getTime() < clock.now())) {
+    const nowMs = await clock.leaseNow(db);
+    if (current.calls > callsSeen && (current.claimedUntil === null || current.claimedUntil.getTime() < nowMs)) {
       return settledOutcome(current);
     }
-    const claimed = await claimRefundAttempt(db, current.id, { leaseMs: LEASE_MS, nowMs: clock.now() });
+    const claimed = await claimRefundAttempt(db, current.id, { leaseMs: LEASE_MS, nowMs });
     if (claimed) return callService(db, claimed, options);
     if (Date.now() >= deadline) return { attempt: current, state: "in_progress", message: inProgressMessage(current) };
     await sleep(200);

@@ -27,6 +27,7 @@ function manualClock() {
   let tick: (() => Promise<void> | void) | null = null;
   return {
     now: () => now,
+    leaseNow: async () => now,
     every(_ms: number, fn: () => Promise<void> | void) {
       tick = fn;
       return () => {

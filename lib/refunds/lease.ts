@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { renewRefundLease } from "@/db/queries/refund-leases";
+import { databaseNowMs, renewRefundLease } from "@/db/queries/refund-leases";
 import { log } from "@/lib/log";
 
 /**
@@ -16,14 +16,20 @@ export const STOP_CALL_AFTER_MS = LEASE_MS - HEARTBEAT_MS;
 
 /** Time and timers of the hold; a test drives them by hand. */
 export type LeaseClock = {
-  /** Epoch ms. */
+  /** Epoch ms, for how long ago something happened in this process. */
   now(): number;
+  /**
+   * Epoch ms that holds are taken, renewed and judged at: the database's clock, since a hold written by one process
+   * is judged by another, whose own clock may differ by more than a hold lasts.
+   */
+  leaseNow(db: Db): Promise<number>;
   /** Runs `tick` every `ms` until the returned function is called. */
   every(ms: number, tick: () => Promise<void> | void): () => void;
 };
 
 export const SYSTEM_CLOCK: LeaseClock = {
   now: () => Date.now(),
+  leaseNow: (db) => databaseNowMs(db),
   every(ms, tick) {
     const timer = setInterval(() => void tick(), ms);
     timer.unref?.();
@@ -54,7 +60,8 @@ export function holdLease(db: Db, attemptId: string, token: string, clock: Lease
     renewing = true;
     const at = clock.now();
     try {
-      if (await renewRefundLease(db, attemptId, token, { leaseMs: LEASE_MS, nowMs: at })) renewedAt = at;
+      const terms = { leaseMs: LEASE_MS, nowMs: await clock.leaseNow(db) };
+      if (await renewRefundLease(db, attemptId, token, terms)) renewedAt = at;
       else lose("held by another request, or finished");
     } catch (error) {
       log.warn("could not renew a refund attempt's hold", { attempt: attemptId, error });

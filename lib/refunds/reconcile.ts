@@ -29,7 +29,7 @@ export async function reconcilePendingRefunds(
     attempts = await listStalePendingAttempts(db, {
       idleSeconds: options.idleSeconds ?? STALE_AFTER_SECONDS,
       limit: options.limit ?? 50,
-      nowMs: clock.now(),
+      nowMs: await clock.leaseNow(db),
     });
   }
   const outcomes: ReconcileSummary["outcomes"] = [];

@@ -90,6 +90,7 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
 /** The reconciler as it runs once the killed process's hold has run out and the attempt has been idle long enough. */
 const AFTER_THE_HOLD = {
   now: () => Date.now() + LEASE_MS + STALE_AFTER_SECONDS * 1000 + 1000,
+  leaseNow: async () => AFTER_THE_HOLD.now(),
   every: SYSTEM_CLOCK.every,
 };
 

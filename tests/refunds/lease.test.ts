@@ -4,7 +4,8 @@ import { GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundT
 const { requestRefund, driveRefundAttempt } = await import("@/lib/refunds/attempts");
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
 const { findRefundAttempt } = await import("@/db/queries/refunds");
-const { HEARTBEAT_MS } = await import("@/lib/refunds/lease");
+const { databaseNowMs, listStalePendingAttempts } = await import("@/db/queries/refund-leases");
+const { HEARTBEAT_MS, SYSTEM_CLOCK } = await import("@/lib/refunds/lease");
 
 let c: RefundTestContext;
 beforeAll(async () => {
@@ -20,6 +21,7 @@ function manualClock(start: number) {
   const timers: { ms: number; next: number; tick: () => Promise<void> | void; active: boolean }[] = [];
   return {
     now: () => now,
+    leaseNow: async () => now,
     every(ms: number, tick: () => Promise<void> | void) {
       const timer = { ms, next: now + ms, tick, active: true };
       timers.push(timer);
@@ -156,4 +158,48 @@ describe("the hold on a refund attempt outlives its call", () => {
       expect(refundEvents(c.emulator, sub, 3)).toHaveLength(0);
     },
   );
+
+  it("a process whose own clock is minutes behind still holds the attempt for the rest of the fleet", async () => {
+    const sub = SUBS.longCall;
+    // Its holds were once written on its own clock: two minutes behind, a hold of one minute had run out already
+    // for every other process, which would call the service with the same attempt meanwhile.
+    const behind = { ...SYSTEM_CLOCK, now: () => Date.now() - 120_000 };
+    const gated = gatedFetch();
+    const request = {
+      gameId: GAME_ID,
+      subscriptionId: sub,
+      periodId: periodIdOf(sub, 1),
+      periodSeq: 1,
+      amountUsd: "1.00",
+      remainingBeforeUsd: "10.00",
+      reason: null,
+    };
+    const running = requestRefund(c.t.db, request, SUPPORT, { clock: behind, client: { fetch: gated.fetch } });
+    await gated.enteredAt;
+    const [row] = await c.t.db
+      .selectFrom("refund_attempt")
+      .select(["id"])
+      .where("subscription_id", "=", sub)
+      .where("period_seq", "=", 1)
+      .execute();
+    const attempt = (await findRefundAttempt(c.t.db, GAME_ID, row!.id))!;
+    expect(attempt.claimedUntil?.getTime()).toBeGreaterThan(Date.now());
+    expect(await driveRefundAttempt(c.t.db, attempt, { waitMs: 0, source: "desk" })).toMatchObject({
+      state: "in_progress",
+    });
+    expect(await reconcilePendingRefunds(c.t.db, { attemptId: attempt.id })).toEqual({
+      examined: 1,
+      outcomes: [{ id: attempt.id, state: "in_progress" }],
+    });
+    const idle = await listStalePendingAttempts(c.t.db, {
+      idleSeconds: 0,
+      limit: 100,
+      nowMs: await databaseNowMs(c.t.db),
+    });
+    expect(idle.map((a) => a.id)).not.toContain(attempt.id);
+    gated.open();
+    expect(await running).toMatchObject({ state: "succeeded" });
+    expect(gated.posts()).toBe(1);
+    expect(refundEvents(c.emulator, sub, 1)).toHaveLength(1);
+  });
 });
