@@ -6,6 +6,7 @@ import { carriesOfGame } from "./carries";
 import type { RowOf } from "./row-of";
 import { isLatestVersion } from "./snapshots";
 import { snapshotRecipientsOfGame } from "./snapshot-recipients";
+import { anyOf } from "./chunks";
 
 /**
  * Reads for the liability "as of" an instant (lib/payouts/liability.ts holds the rules): the payout records as they
@@ -91,7 +92,7 @@ export async function listCarryLinks(
   if (params.fromStatementIds.length === 0) return [];
   return carriesOfGame(db, params.gameId)
     .select(["c.from_statement_id as from", "c.to_statement_id as to"])
-    .where("c.from_statement_id", "in", params.fromStatementIds)
+    .where("c.from_statement_id", "=", anyOf(params.fromStatementIds, "uuid"))
     .execute();
 }
 

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { NormalisedPaymentResult, PaymentFileMethod } from "@/db/types";
 import type { RowOf } from "./row-of";
+import { anyOf } from "./chunks";
 
 /**
  * Payment files and their results (db/migrations/2026_11_24_1400_payment_files.ts). Plain writes and reads: the
@@ -83,7 +84,7 @@ export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Prom
     .select("statement_id")
     .where("file_status", "=", "live")
     .where("settled", "=", false)
-    .where("statement_id", "in", ids.length > 0 ? ids : ["00000000-0000-0000-0000-000000000000"])
+    .where("statement_id", "=", anyOf(ids, "uuid"))
     .execute();
   if (live.length > 0) {
     throw new PaymentFileConflictError(

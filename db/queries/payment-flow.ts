@@ -8,6 +8,7 @@ import type { RowOf } from "./row-of";
 import { snakeRow } from "./camel-row";
 import { dateText } from "./profiles";
 import { firstValue } from "./scalar";
+import { anyOf, inChunks } from "./chunks";
 
 /**
  * Reads and writes around paying statements through payment files (2026_11_24_1800): the stored file, the items a
@@ -107,7 +108,7 @@ export async function listItemsByReference(
           .as("paidByThisItem"),
     ])
     .where("f.batch_id", "=", p.batchId)
-    .where("i.reference", "in", [...p.references])
+    .where("i.reference", "=", anyOf(p.references, "text"))
     .orderBy("f.created_at", "desc")
     .execute();
 }
@@ -126,7 +127,7 @@ export async function listRecordedResultKeys(db: DbOrTrx, statementIds: readonly
       "outcome",
       "file_id as fileId",
     ])
-    .where("statement_id", "in", [...statementIds])
+    .where("statement_id", "=", anyOf(statementIds, "uuid"))
     .execute();
 }
 
@@ -135,7 +136,7 @@ export async function setStatementsPaymentFile(db: DbOrTrx, p: { fileId: string;
   await db
     .updateTable("payout_statement")
     .set({ payment_file_id: p.fileId })
-    .where("id", "in", [...p.statementIds])
+    .where("id", "=", anyOf(p.statementIds, "uuid"))
     .where("state", "=", "in_payment")
     .execute();
 }
@@ -147,7 +148,7 @@ export async function settleFileItems(db: DbOrTrx, p: { fileId: string; statemen
     .updateTable("payment_file_item")
     .set({ settled: true })
     .where("file_id", "=", p.fileId)
-    .where("statement_id", "in", [...p.statementIds])
+    .where("statement_id", "=", anyOf(p.statementIds, "uuid"))
     .execute();
 }
 
@@ -194,7 +195,7 @@ export type NewPaymentReturn = {
 
 export async function insertPaymentReturns(db: DbOrTrx, rows: readonly NewPaymentReturn[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto("payment_return").values(rows.map(snakeRow)).execute();
+  await inChunks(rows, (chunk) => db.insertInto("payment_return").values(chunk.map(snakeRow)).execute());
 }
 
 export type PaymentReturnRow = {
@@ -235,7 +236,7 @@ export async function listPaymentReturns(
       "actor_email",
     ])
     .where("game_id", "=", p.gameId)
-    .$if(p.statementIds !== undefined, (q) => q.where("statement_id", "in", [...(p.statementIds ?? [])]))
+    .$if(p.statementIds !== undefined, (q) => q.where("statement_id", "=", anyOf(p.statementIds ?? [], "uuid")))
     .$if(p.batchId !== undefined, (q) => q.where("batch_id", "=", p.batchId as string))
     .$if(p.recipientPlayerId !== undefined, (q) => q.where("recipient_player_id", "=", String(p.recipientPlayerId)))
     .orderBy("at")

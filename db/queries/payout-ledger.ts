@@ -4,6 +4,7 @@ import type { DbOrTrx } from "@/db";
 import { carriesOfGame } from "./carries";
 import { dateText } from "./profiles";
 import type { PayoutStatementState } from "@/db/types";
+import { anyOf } from "./chunks";
 
 /** Reads of payout batches, statements and carry links for the ledger, the exports and the invariant check. */
 
@@ -109,7 +110,9 @@ export async function listCarryLinksOf(db: DbOrTrx, statementIds: readonly strin
   return db
     .selectFrom("payout_carry")
     .select(["from_statement_id", "to_statement_id", "amount_usd"])
-    .where((eb) => eb.or([eb("to_statement_id", "in", ids), eb("from_statement_id", "in", ids)]))
+    .where((eb) =>
+      eb.or([eb("to_statement_id", "=", anyOf(ids, "uuid")), eb("from_statement_id", "=", anyOf(ids, "uuid"))]),
+    )
     .execute();
 }
 

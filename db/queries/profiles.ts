@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { PayoutMethod, TaxForm } from "@/db/tables/profiles";
+import { anyOf } from "./chunks";
 
 /** A profile as pages and rules read it: never the sealed details. */
 export type ProfileRow = {
@@ -132,8 +133,11 @@ export async function listSealedDetails(
     .where("game_id", "=", p.gameId)
     .where(
       "player_id",
-      "in",
-      p.playerIds.map((id) => String(id)),
+      "=",
+      anyOf(
+        p.playerIds.map((id) => String(id)),
+        "bigint",
+      ),
     )
     .where("details_sealed", "is not", null)
     .execute();

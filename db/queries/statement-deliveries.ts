@@ -5,6 +5,7 @@ import { MAILBOX_PATTERN } from "@/core/mailbox";
 import type { StatementDeliveryStatus } from "@/db/types";
 import { camelRow } from "./camel-row";
 import type { RowOf } from "./row-of";
+import { anyOf } from "./chunks";
 
 /** The delivery log of statement emails and the recipients whose delivery was finally refused. */
 
@@ -82,7 +83,7 @@ export async function listSendTargets(
     query = query.where("recipient_player_id", "=", String(params.recipientPlayerId));
   if (params.statementIds) {
     if (params.statementIds.length === 0) return [];
-    query = query.where("id", "in", params.statementIds);
+    query = query.where("id", "=", anyOf(params.statementIds, "uuid"));
   }
   const rows = await query.orderBy("recipient_player_id").execute();
   return rows.map((r) => ({
