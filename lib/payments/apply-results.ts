@@ -150,7 +150,7 @@ export async function applyPlan(
                 recipientPlayerId: c.recipient_player_id,
                 kind: "rejected" as const,
                 amountUsd: formatUsd(c.payable_usd),
-                reason: l.reason ?? `rejected by the provider (${l.result.rawStatus})`,
+                reason: l.reason?.trim() || `rejected by the provider (${l.result.rawStatus})`,
                 fileId: l.fileId,
                 resultId: ids.get(c.id) ?? null,
                 paidAt: null,
@@ -196,7 +196,7 @@ export async function applyPlan(
             returnRows(changed, before, batch.id, gameId, as, (c) => {
               const l = line(ret, c.id);
               return {
-                reason: l.reason ?? `returned by the provider (${l.result.rawStatus})`,
+                reason: l.reason?.trim() || `returned by the provider (${l.result.rawStatus})`,
                 fileId: l.fileId,
                 resultId: ids.get(c.id) ?? null,
               };

@@ -122,6 +122,18 @@ describe("pain.002 status report", () => {
     });
   });
 
+  it("reads a status reason that names only its originator as no reason", () => {
+    const xml = REPORT.replace(
+      "<p:StsRsnInf><p:Rsn><p:Cd>AC04</p:Cd></p:Rsn><p:AddtlInf>Account closed &amp; gone</p:AddtlInf></p:StsRsnInf>",
+      "<p:StsRsnInf><p:Orgtr><p:Nm>Bank</p:Nm></p:Orgtr></p:StsRsnInf>" +
+        "<p:StsRsnInf><p:AddtlInf> </p:AddtlInf></p:StsRsnInf>",
+    );
+    expect(readPain002(xml).results.find((r) => r.reference === "R-000002")).toMatchObject({
+      outcome: "rejected",
+      reason: null,
+    });
+  });
+
   it("says why it cannot read a file that is not XML or not a status report", () => {
     expect(readPain002("<Document><CstmrPmtStsRpt></Document>").unreadable[0]?.reason).toMatch(/^not well-formed XML/);
     expect(readPain002("<Document><Other/></Document>").unreadable).toEqual([

@@ -74,14 +74,17 @@ const text = (value: unknown): string | null => {
   return null;
 };
 
+/** The reasons a block gives; a StsRsnInf with neither code nor text (only its originator, say) gives none. */
 function reasons(block: Node): string[] {
-  return list(block.StsRsnInf).map((info) => {
-    const rsn = node(info.Rsn);
-    const code = text(rsn.Cd) ?? text(rsn.Prtry);
-    const extra = (Array.isArray(info.AddtlInf) ? info.AddtlInf : []).map(text).filter((v) => v !== null);
-    const more = extra.join(" ");
-    return [code, more].filter(Boolean).join(": ");
-  });
+  return list(block.StsRsnInf)
+    .map((info) => {
+      const rsn = node(info.Rsn);
+      const code = text(rsn.Cd) ?? text(rsn.Prtry);
+      const extra = (Array.isArray(info.AddtlInf) ? info.AddtlInf : []).map(text).filter((v) => v !== null);
+      const more = extra.join(" ").trim();
+      return [code, more].filter(Boolean).join(": ");
+    })
+    .filter((reason) => reason !== "");
 }
 
 const referenceSchema = z.string().min(1).max(35);
