@@ -22,6 +22,13 @@ export async function downloadPaymentFile(
 ): Promise<DownloadedFile> {
   const file = await getPaymentFile(db, params);
   if (!file) throw new AppError("NOT_FOUND", "No such payment file for this game.");
+  // Its statements were made payable again (and may be in a newer file): uploaded now, it would pay them twice.
+  if (file.status === "cancelled")
+    throw new AppError(
+      "CONFLICT",
+      "This payment file was cancelled: its statements were made payable again, so it is not offered for upload. " +
+        "Its SHA-256 and rows stay on the batch page.",
+    );
   if (!file.contentSealed) throw new AppError("CONFLICT", "This payment file's content was not kept.");
   const content = openSecret(file.contentSealed, paymentFileContext(file.id));
   const sha256 = createHash("sha256").update(content, "utf8").digest("hex");

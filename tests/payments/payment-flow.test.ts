@@ -155,6 +155,11 @@ describe("payment files", () => {
       .executeTakeFirstOrThrow();
     const out = await cancelPaymentFileFlow(db, { gameId: GAME, fileId: file.id, reason: "wrong rate" }, web(preparer));
     expect(out.returnedToApproved).toBe(1);
+    // Its statements are payable again: the cancelled file is no longer handed out for upload.
+    await expect(downloadPaymentFile(db, { gameId: GAME, fileId: file.id }, web(approver))).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("was cancelled"),
+    });
     expect((await statementOf(2)).state).toBe("approved");
     expect((await statementOf(2)).payment_file_id).toBeNull();
     const again = await createPaymentFiles(

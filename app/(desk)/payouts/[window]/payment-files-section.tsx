@@ -120,13 +120,18 @@ export async function PaymentFilesSection(props: {
                 </Td>
                 <Td>
                   <span className="flex flex-wrap gap-2">
-                    <a
-                      href={`/api/payment-files/${f.id}`}
-                      download={f.fileName}
-                      className="text-sm font-medium text-accent underline-offset-2 hover:underline"
-                    >
-                      Download<span className="sr-only"> {f.fileName}</span>
-                    </a>
+                    {f.status === "cancelled" ? (
+                      // Its statements are payable again: uploaded now, it would pay them twice.
+                      <span className="text-xs text-ink-muted">Not offered: cancelled</span>
+                    ) : (
+                      <a
+                        href={`/api/payment-files/${f.id}`}
+                        download={f.fileName}
+                        className="text-sm font-medium text-accent underline-offset-2 hover:underline"
+                      >
+                        Download<span className="sr-only"> {f.fileName}</span>
+                      </a>
+                    )}
                     {f.status === "live" ? (
                       <CancelFileButton action={cancelPaymentFileAction} fileId={f.id} fileName={f.fileName} />
                     ) : null}
