@@ -155,6 +155,7 @@ export async function createPaymentFiles(
           payable.map((c) => Number(c.recipient_player_id)),
         );
         const items: PayableItem[] = [];
+        const recipientOf = new Map<string, number>();
         for (const c of payable) {
           const row = byId.get(c.id);
           const recipientPlayerId = Number(c.recipient_player_id);
@@ -183,6 +184,7 @@ export async function createPaymentFiles(
             continue;
           }
           items.push(made.item);
+          recipientOf.set(reference, recipientPlayerId);
           const instruction = details.get(recipientPlayerId);
           amounts.set(reference, {
             usd: made.item.amountUsd,
@@ -204,10 +206,7 @@ export async function createPaymentFiles(
           for (const file of writeFiles(params.method, items, { baseName, executionDate, payer })) written.push(file);
         } catch (error) {
           if (error instanceof PaymentFileError)
-            throw new AppError(
-              "CONFLICT",
-              `The file cannot be written: ${error.problems.map((p) => p.message).join("; ")}`,
-            );
+            throw new AppError("CONFLICT", `The file cannot be written: ${describeProblems(error, recipientOf)}.`);
           throw error;
         }
         // Only the statements the file pays move to in_payment.
@@ -299,6 +298,20 @@ export async function createPaymentFiles(
 }
 
 function describeRefusals(refused: readonly Refusal[]): string {
-  const shown = refused.slice(0, 5).map((r) => `recipient ${r.recipientPlayerId}: ${r.reason}`);
-  return refused.length > 5 ? `${shown.join("; ")}; and ${refused.length - 5} more` : shown.join("; ");
+  return firstFive(refused.map((r) => `recipient ${r.recipientPlayerId}: ${r.reason}`));
+}
+
+/** What stopped a file, by recipient (the item's reference names one), so that finance knows whose profile to mend. */
+function describeProblems(error: PaymentFileError, recipientOf: ReadonlyMap<string, number>): string {
+  return firstFive(
+    error.problems.map((p) => {
+      const recipient = p.reference === null ? undefined : recipientOf.get(p.reference);
+      return recipient === undefined ? p.message : `recipient ${recipient}: ${p.message}`;
+    }),
+  );
+}
+
+function firstFive(lines: readonly string[]): string {
+  const shown = lines.slice(0, 5).join("; ");
+  return lines.length > 5 ? `${shown}; and ${lines.length - 5} more` : shown;
 }
