@@ -76,6 +76,7 @@ export async function listItemsByReference(
       // The provider's result for this item was recorded (paid or rejected) before anything else happened to it.
       "i.settled",
       "f.method",
+      "f.created_at as fileCreatedAt",
       dateText("f.execution_date", "executionDate"),
       "s.state as statementState",
       "s.payment_file_id as statementFileId",

@@ -8,7 +8,8 @@ import { AppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { type Changed, transition } from "@/lib/payouts/transition";
 import { type PaymentBefore, paymentsBeforeReturn, returnRows } from "./returns";
-import { groupByFile, type PlanLine, type ResultsPlan, recordPending, resultKey, utcToday } from "./results-plan";
+import { utcToday } from "@/lib/payouts/paid-on";
+import { groupByFile, type PlanLine, type ResultsPlan, recordPending, resultKey } from "./results-plan";
 
 /** Applies the lines of a results plan that change a statement, one transition per kind of change. */
 

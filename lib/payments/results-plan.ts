@@ -8,6 +8,7 @@ import type { NormalisedPaymentResult } from "@/db/types";
 import { readResults } from "./formats/read";
 import type { UnreadableRow } from "./formats/results";
 import type { ResultFormat } from "./schemas";
+import { paidOnFor, refusePaidOnBefore, utcToday } from "@/lib/payouts/paid-on";
 
 /**
  * Importing a provider's results (README "Paying recipients"). Each result is matched to a payment-file item of the
@@ -297,16 +298,6 @@ function fromCancelledFile(result: NormalisedPaymentResult, item: ItemByReferenc
 }
 
 /** Today in UTC, YYYY-MM-DD. */
-export const utcToday = (): string => new Date().toISOString().slice(0, 10);
-
-/**
- * The day a payment is recorded as paid, the day the money left: the date the importer gives; else the file's
- * requested execution date once it has come; else the day of the import (results files carry no date of their own).
- */
-export function paidOnFor(given: string | undefined, executionDate: string | null, today: string): string {
-  if (given) return given;
-  return executionDate && executionDate <= today ? executionDate : today;
-}
 
 /** What importing `text` would do; changes nothing. */
 export async function planResults(
@@ -359,6 +350,12 @@ export async function planResults(
       result,
     };
   });
+  // A day given for the payments cannot come before the file that paid them was made.
+  if (params.paidOn)
+    for (const l of lines) {
+      const item = l.verdict === "pay" ? byReference.get(l.reference) : undefined;
+      if (item) refusePaidOnBefore(params.paidOn, item.fileCreatedAt, "its payment file was made");
+    }
   // A statement this file reports paid is paid by it first; a rejection or money back for the same item in the same
   // file is listed (the payment stands; a return is applied when the file is imported again, once it is recorded).
   const paidHere = new Set(lines.filter((l) => l.verdict === "pay").map((l) => l.statementId));

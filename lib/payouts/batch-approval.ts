@@ -9,6 +9,7 @@ import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
 import { iteratePayoutStatements } from "./statements";
 import { describeFlags, transition } from "./transition";
+import { refusePaidOnBefore } from "./paid-on";
 
 type Target = { gameId: string; batchId: string };
 
@@ -132,8 +133,10 @@ export async function markStatementsPaid(
       batchId: params.batchId,
       statements: params.ids ?? { state: "approved" },
       payment: { paidOn, method, reference },
-      check: ({ changed }) => {
+      check: ({ changed, batch }) => {
         if (changed.length === 0) throw new AppError("CONFLICT", "No approved statement left to mark paid.");
+        // Not the approval: a payment made outside the desk before it (a studio recording past payouts) is real.
+        refusePaidOnBefore(paidOn, batch.window_start, "the window began");
       },
       eventDetail: (r) => ({ paidOn, method, reference, amountUsd: formatUsd(r.payable_usd) }),
       audit: ({ changed }) => ({

@@ -155,7 +155,7 @@ describe("a flag raised after approval", () => {
     ].join("\r\n");
     const imported = await importResults(
       db,
-      { gameId: GAME, batchId: august, format: "paypal", text: results, dryRun: false, paidOn: "2026-10-01" },
+      { gameId: GAME, batchId: august, format: "paypal", text: results, dryRun: false },
       web(approver),
     );
     expect(imported.applied).toMatchObject({ paid: 1 });

@@ -7,6 +7,7 @@ import { convertUsd } from "@/lib/payments/fx";
 import { importResults } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
 import { markStatementsPaid } from "@/lib/payouts/batch-approval";
+import { firstPaidOn } from "@/lib/payouts/paid-on";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { listLiability } from "@/lib/payouts/liability";
@@ -193,24 +194,44 @@ describe("results", () => {
   });
 
   it("[finance] applying pays, rejects with the reason and leaves the mismatch in payment", async () => {
+    const { created_at: made } = await db
+      .selectFrom("payment_file")
+      .select("created_at")
+      .where("batch_id", "=", batchId)
+      .where("method", "=", "paypal")
+      .orderBy("created_at", "desc")
+      .executeTakeFirstOrThrow();
+    // The earliest day allowed: the file's day less one (for a person whose day is behind UTC's); a day before is
+    // a date typed wrong, refused on the field with nothing applied.
+    const given = firstPaidOn(made);
+    const dayBefore = new Date(Date.parse(`${given}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    await expect(
+      importResults(
+        db,
+        { gameId: GAME, batchId, format: "paypal", text: first(), dryRun: false, paidOn: dayBefore },
+        web(approver),
+      ),
+    ).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      field: "paidOn",
+      message: /^is before its payment file was made/,
+    });
+    expect(await db.selectFrom("payment_result").select("id").execute()).toHaveLength(0);
     const out = await importResults(
       db,
-      { gameId: GAME, batchId, format: "paypal", text: first(), dryRun: false, paidOn: "2026-10-01" },
+      { gameId: GAME, batchId, format: "paypal", text: first(), dryRun: false, paidOn: given },
       web(approver),
     );
     expect(out.applied).toMatchObject({ paid: 2, rejected: 1 });
     // Paid on the day the importer gave (the day the money left), not the day of the import.
-    expect(out.plan.lines.filter((l) => l.verdict === "pay").map((l) => l.paidOn)).toEqual([
-      "2026-10-01",
-      "2026-10-01",
-    ]);
+    expect(out.plan.lines.filter((l) => l.verdict === "pay").map((l) => l.paidOn)).toEqual([given, given]);
     const paidOn = await db
       .selectFrom("payout_statement")
       .select(sql<string>`to_char(paid_on, 'YYYY-MM-DD')`.as("day"))
       .where("batch_id", "=", batchId)
       .where("state", "=", "paid")
       .execute();
-    expect(paidOn.map((r) => r.day)).toEqual(["2026-10-01", "2026-10-01"]);
+    expect(paidOn.map((r) => r.day)).toEqual([given, given]);
     expect(await statesOf(db, batchId)).toMatchObject({ 1: "paid", 3: "approved", 4: "paid", 5: "in_payment" });
     expect((await statementOf(1)).payment_reference).toBe("TX-1");
     const back = await db.selectFrom("payment_return").selectAll().executeTakeFirstOrThrow();
@@ -316,6 +337,15 @@ describe("ledger across months", () => {
   it("[finance] a return then a re-payment keeps paid + carried = net attributed", async () => {
     // Re-payment of the returned statement, by hand.
     const s4 = await statementOf(4);
+    // A year typed wrong: before the window began, refused on the field.
+    await expect(
+      markStatementsPaid(
+        db,
+        { gameId: GAME, batchId, ids: [s4.id], paidOn: "2025-10-06", method: "paypal", reference: "MANUAL-4B" },
+        web(preparer),
+      ),
+    ).rejects.toMatchObject({ field: "paidOn", message: "is before the window began on 2026-09-01" });
+    expect((await statementOf(4)).state).toBe("returned");
     await markStatementsPaid(
       db,
       { gameId: GAME, batchId, ids: [s4.id], paidOn: "2026-10-06", method: "paypal", reference: "MANUAL-4B" },
