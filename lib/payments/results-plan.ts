@@ -213,8 +213,9 @@ function judge(
           };
     case "returned":
       // Money back for a payment never reported paid: nothing reached the recipient, as for a rejection. Not for a
-      // reference sent in several files (which filing it answers cannot be told) nor after a return recorded by hand.
-      if (inThisFile && !shared && !item.returnedByHand)
+      // reference sent in several files (which filing it answers cannot be told); one sent in this file alone answers
+      // this filing, also after an earlier payment (by hand) was recorded as returned.
+      if (inThisFile && !shared)
         return {
           verdict: "reject",
           note: `returned before it was reported paid: nothing was paid, owed again${checked}`,

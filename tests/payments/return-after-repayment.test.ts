@@ -232,3 +232,37 @@ describe("a payment and its return in one report, and a return of a payment reco
     expect((await statementOf(3, november)).state).toBe("returned");
   });
 });
+
+describe("money back for a first filing after a payment by hand was recorded as returned", () => {
+  it("[finance] frees the statement as a rejection: that filing's reference was sent in this file alone", async () => {
+    const december = await approvedBatch(db, "2026-12", { 4: "25.00" }, [[4, "payment_returned"]]);
+    const statement = await statementOf(4, december);
+    // Marked paid by mistake, then recorded as returned by a second person; paid next through a file.
+    await markStatementsPaid(
+      db,
+      {
+        gameId: GAME,
+        batchId: december,
+        ids: [statement.id],
+        paidOn: "2026-12-01",
+        method: "paypal",
+        reference: "MISTAKE-4",
+      },
+      web(preparer),
+    );
+    await returnPayment(
+      db,
+      { gameId: GAME, statementId: statement.id, reason: "never sent: marked by mistake" },
+      web(third),
+    );
+    await overrideReturned(4, december);
+    const file = await paypalFile(december);
+    // The recipient never claimed it: PayPal gives the money back.
+    const back = await apply(await report(file, [[4, "TX-4D", "RETURNED", "-25.00"]], december), december);
+    expect(back.plan.lines.map((l) => [l.verdict, l.note])).toEqual([
+      ["reject", expect.stringMatching(/^returned before it was reported paid: nothing was paid, owed again/)],
+    ]);
+    expect(back.applied).toMatchObject({ rejected: 1, returned: 0 });
+    expect(await statementOf(4, december)).toMatchObject({ state: "approved", payment_file_id: null });
+  });
+});
