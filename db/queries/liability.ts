@@ -46,7 +46,8 @@ export type LiabilityStatement = {
  * counts from the day the money left (its paid-on day, which dates it in the ledger files) when that is before it was
  * recorded: a file executed on 30 April whose results were imported on 2 May was paid by the end of 30 April. A paid-on
  * day before the day of the statement's previous event (approved, or put in a file) cannot be when the money left:
- * that payment counts from when it was recorded. An earlier payment that came back is dated by when it was recorded.
+ * that payment counts from when it was recorded. An earlier payment that came back is dated the same way, by the
+ * paid-on day its return kept, so a figure for a day before the return does not change when the payment comes back.
  */
 export async function listStatementStatesAt(
   db: Db,
@@ -54,9 +55,14 @@ export async function listStatementStatesAt(
 ): Promise<LiabilityStatement[]> {
   const result = await sql<LiabilityStatement>`
     with ev as (
-      select e.id, e.statement_id, e.state_after, e.at, st.paid_on,
-        st.state = 'paid' and e.state_after = 'paid' and e.id = max(e.id) filter (where e.state_after = 'paid')
-          over (partition by e.statement_id) as current_payment,
+      select e.id, e.statement_id, e.state_after, e.at,
+        case when e.state_after <> 'paid' then null
+          when st.state = 'paid' and e.id = max(e.id) filter (where e.state_after = 'paid')
+            over (partition by e.statement_id) then st.paid_on
+          -- A payment that came back: its paid-on day is kept on the return recorded after it.
+          else (select r.paid_on from payment_return r
+            where r.statement_id = e.statement_id and r.kind = 'returned' and r.at >= e.at
+            order by r.at, r.id limit 1) end as paid_on,
         lag(e.at) over (partition by e.statement_id order by e.at, e.id) as before_at
       from payout_statement_event e
       join payout_statement st on st.id = e.statement_id
@@ -65,8 +71,7 @@ export async function listStatementStatesAt(
         and b.prepared_at <= ${params.asOf} and (b.status <> 'discarded' or b.discarded_at > ${params.asOf})
     ), dated as (
       select id, statement_id, state_after,
-        case when current_payment and paid_on is not null
-            and (before_at is null or paid_on >= (before_at at time zone 'UTC')::date)
+        case when paid_on is not null and (before_at is null or paid_on >= (before_at at time zone 'UTC')::date)
           then least(at, (paid_on + 1)::timestamp at time zone 'UTC')
           else at end as effective_at
       from ev

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
+import { returnPayment } from "@/lib/payments/returns";
 import { approveStatements, holdStatements } from "@/lib/payouts/batches";
 import { listLiability, type LiabilityRow } from "@/lib/payouts/liability";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
@@ -135,5 +136,24 @@ describe("liability as of a day (accrual)", () => {
     expect(before[2]).toMatchObject({ approvedUnpaidUsd: "50.00", totalOwedUsd: "50.00" });
     // Paid on the 5th: nothing of September is owed at the end of that day, though the payment was recorded later.
     for (const day of ["2026-10-05", "2026-10-06"]) expect(await byRecipient(endOfDay(day))).toEqual({});
+  });
+
+  it("a payment that came back later still counts from the day it left, for the days before it came back", async () => {
+    const september = await db
+      .selectFrom("payout_statement as s")
+      .innerJoin("payout_batch as b", "b.id", "s.batch_id")
+      .select("s.id")
+      .where("b.window_start", "=", new Date("2026-09-01T00:00:00Z"))
+      .where("s.recipient_player_id", "=", "1")
+      .executeTakeFirstOrThrow();
+    await returnPayment(
+      db,
+      { gameId: GAME, statementId: september.id, reason: "the bank sent it back" },
+      web(actor("returner")),
+    );
+    // A figure already reported for 5 October does not change; the return counts from when it was recorded.
+    for (const day of ["2026-10-05", "2026-10-06"]) expect(await byRecipient(endOfDay(day))).toEqual({});
+    const now = await byRecipient(new Date(Date.now() + 1000));
+    expect(now[1]?.totalOwedUsd).toBe("4100.00");
   });
 });
