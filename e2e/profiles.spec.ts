@@ -106,4 +106,41 @@ test.describe
       await expect(page.locator("body")).not.toContainText(NEXT_IBAN);
       await shoot(page, "finance2-profile-approved");
     });
+    test("[finance] details imported ahead of any earnings: the change is listed and reviewed by another", async ({
+      page,
+    }) => {
+      const AHEAD = 987_654;
+      const ahead = (email: string) => `${AHEAD},paypal,USD,${email},,,,,,,`;
+      await signIn(page, "finance");
+      await page.goto("/payouts/profiles");
+      await page.getByLabel("Apply: all rows or none").check();
+      await page.getByLabel("CSV file").setInputFiles(file([ahead("ahead@example.com")]));
+      await page.getByRole("button", { name: "Import" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "Imported" })).toBeVisible();
+      await page.getByLabel("CSV file").setInputFiles(file([ahead("moved@example.com")]));
+      await page.getByRole("button", { name: "Import" }).click();
+      const made = page.getByRole("table", { name: "Changes made" });
+      await expect(made).toContainText("Awaits review");
+      await expect(made.getByRole("link", { name: String(AHEAD) })).toHaveAttribute("href", `/recipients/${AHEAD}`);
+      await page.reload();
+      const waiting = page.getByRole("table", { name: "Changes of payout details waiting for review" });
+      await expect(waiting.getByRole("row")).toHaveCount(2);
+      await expect(waiting).toContainText(`#${AHEAD}`);
+      await shoot(page, "finance-profiles-waiting-for-review");
+
+      await page.context().clearCookies();
+      await signIn(page, { email: SECOND_FINANCE });
+      await page.goto("/payouts/profiles");
+      await page
+        .getByRole("table", { name: "Changes of payout details waiting for review" })
+        .getByRole("link", { name: new RegExp(`^#${AHEAD}`) })
+        .click();
+      await expect(page.getByRole("heading", { name: `Player ${AHEAD}`, level: 1 })).toBeVisible();
+      await expect(page.getByRole("heading", { name: "Change awaiting review" })).toBeVisible();
+      await page.getByRole("button", { name: "Approve change" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "Approved" })).toBeVisible();
+      await shoot(page, "finance2-profile-ahead-approved");
+      await page.goto("/payouts/profiles");
+      await expect(page.getByText("No change of payout details is waiting for review.")).toBeVisible();
+    });
   });

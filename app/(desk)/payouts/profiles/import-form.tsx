@@ -4,6 +4,7 @@ import { FormMessage } from "@/app/_components/forms/form-message";
 import { ImportForm, useImportForm } from "@/app/_components/forms/import-file";
 import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/import-lines";
 import { Badge } from "@/app/_components/ui/badge";
+import { TextLink } from "@/app/_components/ui/text-link";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import type { ImportResult } from "@/lib/profiles/bulk";
 
@@ -25,7 +26,7 @@ const REFUSED_COLUMNS: readonly [ImportColumn<Refused>, ...ImportColumn<Refused>
 
 const CHANGE_COLUMNS: readonly [ImportColumn<Change>, ...ImportColumn<Change>[]] = [
   { heading: "Line", cell: (c) => c.line },
-  { heading: "Player", cell: (c) => c.playerId },
+  { heading: "Player", cell: (c) => <TextLink href={`/recipients/${c.playerId}`}>{c.playerId}</TextLink> },
   { heading: "What", cell: (c) => (c.kind === "details" ? "Payout details" : "Tax form") },
   { heading: "New", cell: (c) => c.summary },
   { heading: "Before", cell: (c) => c.previous ?? "None" },

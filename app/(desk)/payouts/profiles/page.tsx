@@ -9,6 +9,8 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { IMPORT_COLUMNS } from "@/lib/profiles/csv";
 import { importProfilesAction } from "./actions";
 import { ImportProfilesForm } from "./import-form";
+import { PendingReviews } from "./pending-reviews";
+import { listProfileChanges } from "@/db/queries/profile-changes";
 
 export const metadata: Metadata = { title: "Payout profiles" };
 
@@ -54,6 +56,7 @@ export default async function PayoutProfilesPage() {
       >
         <ImportProfilesForm action={importProfilesAction} gameId={game.id} />
       </Card>
+      <PendingReviews changes={await listProfileChanges(db, { gameId: game.id, status: "pending", limit: 200 })} />
       <Card title="Export" className="mb-5">
         <p className="mb-3 text-sm">
           The export lists every profile of {game.name} with its details masked (the last four characters): full bank

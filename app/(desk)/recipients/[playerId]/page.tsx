@@ -22,6 +22,7 @@ import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { parseInstant } from "@/lib/time";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { PayoutProfileSection } from "./payout-profile";
+import { getProfile } from "@/db/queries/profiles";
 
 export const metadata: Metadata = { title: "Recipient" };
 
@@ -56,7 +57,10 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
     listStatementEvents(db, { gameId: game.id, recipientPlayerId: playerId, limit: 100 }),
     checkLedgerInvariant(db, { gameId: game.id, recipientPlayerId: playerId }),
   ]);
-  if (statements.length === 0 && windows.length === 0) notFound();
+  // A recipient with a payout profile and nothing earned yet (details imported ahead) has a page: its changes are
+  // reviewed there.
+  if (statements.length === 0 && windows.length === 0 && !(await getProfile(db, { gameId: game.id, playerId })))
+    notFound();
   const latest = windows[0];
   const name = latest?.playerName ?? statements.at(-1)?.playerName ?? null;
   const email = latest?.playerEmail ?? statements.at(-1)?.playerEmail ?? null;

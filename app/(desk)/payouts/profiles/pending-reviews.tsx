@@ -1,0 +1,53 @@
+import { HeadCells } from "@/app/_components/table/columns";
+import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
+import { Card } from "@/app/_components/ui/card";
+import { DateTime } from "@/app/_components/ui/date-time";
+import { TextLink } from "@/app/_components/ui/text-link";
+import type { ProfileChangeRow } from "@/db/queries/profile-changes";
+import { countOf } from "@/lib/format";
+
+/**
+ * Changes of payout details waiting for a second finance user, each linked to the recipient's page where it is
+ * reviewed (also for a recipient who has earned nothing yet).
+ */
+export function PendingReviews({ changes }: { changes: readonly ProfileChangeRow[] }) {
+  return (
+    <Card
+      title="Waiting for review"
+      description={
+        changes.length === 0
+          ? "No change of payout details is waiting for review."
+          : `${countOf(changes.length, "change")} of payout details, newest first: each is reviewed on the ` +
+            "recipient's page by a finance user other than the one who entered it."
+      }
+      flush
+      className="mb-5"
+    >
+      {changes.length > 0 ? (
+        <SimpleTable
+          caption="Changes of payout details waiting for review"
+          frame="none"
+          dense
+          head={<HeadCells columns={["Recipient", "New details", "Before", "Entered by", "Entered"]} />}
+        >
+          {changes.map((c) => (
+            <Tr key={c.id}>
+              <RowTh>
+                <TextLink href={`/recipients/${c.playerId}`}>
+                  <span className="font-mono">#{c.playerId}</span>
+                  <span className="sr-only">: review the change</span>
+                </TextLink>
+              </RowTh>
+              <Td className="font-mono text-xs">{c.detailsMasked ?? ""}</Td>
+              <Td className="font-mono text-xs">{c.previousMasked ?? "None"}</Td>
+              <Td>{c.enteredByEmail ?? "import"}</Td>
+              <Td>
+                <DateTime value={c.enteredAt.toISOString()} />
+              </Td>
+            </Tr>
+          ))}
+        </SimpleTable>
+      ) : null}
+    </Card>
+  );
+}
