@@ -1,5 +1,5 @@
 import "server-only";
-import type { ExpressionBuilder, SqlBool } from "kysely";
+import { type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { DbOrTrx, Trx } from "@/db";
 import type { Database } from "@/db/types";
 import type { Role } from "@/db/types";
@@ -129,4 +129,24 @@ export async function findUserRow(db: DbOrTrx, userId: string): Promise<UserRow 
 
 export async function countAdminUsers(db: DbOrTrx): Promise<number> {
   return countRows(db.selectFrom("auth_user").where("role", "=", "admin"));
+}
+
+/**
+ * The password hash an email signs in with now (null: no such user, or no password): read before and after a
+ * sign-in, it tells whether access was removed or the password replaced while the sign-in checked it.
+ */
+export async function readCredentialHash(db: DbOrTrx, email: string): Promise<string | null> {
+  const row = await db
+    .selectFrom("auth_user as u")
+    .innerJoin("auth_account as a", "a.user_id", "u.id")
+    .select("a.password")
+    .where(sql<boolean>`lower(u.email) = lower(${email})`)
+    .where("a.provider_id", "=", CREDENTIAL)
+    .executeTakeFirst();
+  return row?.password ?? null;
+}
+
+/** Ends one session, by its token. */
+export async function deleteSessionByToken(db: DbOrTrx, token: string): Promise<void> {
+  await db.deleteFrom("auth_session").where("token", "=", token).execute();
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
+import { deleteSessionByToken, readCredentialHash } from "@/db/queries/users";
 import {
   deleteSignInFailures,
   hasSignedInFrom,
@@ -140,6 +141,26 @@ export async function markSignInSucceeded(
       outcome: "succeeded",
     });
   });
+}
+
+/** The password hash an email signs in with before its sign-in is checked (null: none). */
+export async function credentialBeforeSignIn(db: Db, email: string): Promise<string | null> {
+  return readCredentialHash(db, email);
+}
+
+/**
+ * Keeps the session a sign-in just made only when the account's password is still the one it was checked against:
+ * access removed or the password replaced while the password was being checked (which takes tens of milliseconds)
+ * ended every session then, before this one existed. Such a session is ended here; false when it was.
+ */
+export async function keepSessionIfPasswordUnchanged(
+  db: Db,
+  signIn: { email: string; checkedHash: string | null; token: string },
+): Promise<boolean> {
+  const now = await readCredentialHash(db, signIn.email);
+  if (now !== null && now === signIn.checkedHash) return true;
+  await deleteSessionByToken(db, signIn.token);
+  return false;
 }
 
 /** Ends the session the request carries (better-auth's sign-out) and writes the audit line. */

@@ -4,6 +4,9 @@ import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/
 import { runDesk } from "../support/desk";
 import { actAnonymously, actAs } from "../support/next-request";
 import { getAuth } from "../../lib/auth/auth";
+import pg from "pg";
+import { sql } from "kysely";
+import { waitFor } from "../support/wait";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/headers.js", () => import("../support/next-request"));
@@ -114,5 +117,39 @@ describe("removing a user's access", () => {
     expect(JSON.parse(set.stdout)).toMatchObject({ email: "leaver@payout-desk.test", restored: true });
     expect(set.stdout + set.stderr).not.toContain("a-third-password");
     expect(await signIn("leaver@payout-desk.test", "a-third-password")).toBe("signed in");
+  });
+
+  it("a sign-in checking the password while access is removed makes no session that outlives the removal", async () => {
+    const racer = await createUser(
+      t.db,
+      { email: "racer@payout-desk.test", role: "finance", password: "the-racer-pw" },
+      CLI,
+    );
+    // The removal as removeUserAccess makes it, held open: the user row locked, then sessions and password deleted.
+    const removal = new pg.Client({ connectionString: t.url });
+    await removal.connect();
+    try {
+      await removal.query("begin");
+      await removal.query("select id from auth_user where id = $1 for update", [racer.id]);
+      const signing = signIn("racer@payout-desk.test", "the-racer-pw");
+      // The sign-in has read the password and checked it; its new session waits for the user row.
+      await waitFor(
+        async () => {
+          const waiting = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'
+              and query ilike 'insert into "auth_session"%'`.execute(t.db);
+          return Number(waiting.rows[0]?.n) > 0;
+        },
+        { what: "the sign-in's session to wait for the removal" },
+      );
+      await removal.query("delete from auth_session where user_id = $1", [racer.id]);
+      await removal.query("delete from auth_account where user_id = $1 and provider_id = 'credential'", [racer.id]);
+      await removal.query("commit");
+      expect(await signing).toBe("That email and password do not match an account.");
+    } finally {
+      await removal.end();
+    }
+    const sessions = await t.db.selectFrom("auth_session").select("id").where("user_id", "=", racer.id).execute();
+    expect(sessions).toEqual([]);
   });
 });

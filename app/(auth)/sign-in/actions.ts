@@ -6,7 +6,13 @@ import { z } from "zod";
 import { getDb } from "@/db";
 import { definePublicAction } from "@/lib/actions";
 import { getAuth } from "@/lib/auth/auth";
-import { beginSignInAttempt, clientAddress, markSignInSucceeded } from "@/lib/auth/sign-in";
+import {
+  beginSignInAttempt,
+  clientAddress,
+  credentialBeforeSignIn,
+  keepSessionIfPasswordUnchanged,
+  markSignInSucceeded,
+} from "@/lib/auth/sign-in";
 import { emailSchema } from "@/lib/auth/users";
 
 const signInSchema = z.object({
@@ -20,19 +26,22 @@ export const signInAction = definePublicAction(
     const db = getDb();
     const requestHeaders = await headers();
     const attemptId = await beginSignInAttempt(db, email, clientAddress(requestHeaders));
-    let user: { id: string; email: string };
-    try {
-      ({ user } = await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders }));
-    } catch {
+    const refused = {
+      ok: false,
+      code: "UNAUTHENTICATED",
+      message: "That email and password do not match an account.",
       // The email stays in the form (never the password), to correct one or the other.
-      return {
-        ok: false,
-        code: "UNAUTHENTICATED",
-        message: "That email and password do not match an account.",
-        values: { email },
-      };
+      values: { email },
+    } as const;
+    const checkedHash = await credentialBeforeSignIn(db, email);
+    let signedIn: { user: { id: string; email: string }; token: string };
+    try {
+      signedIn = await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders });
+    } catch {
+      return refused;
     }
-    await markSignInSucceeded(db, attemptId, { user, via: "web" });
+    if (!(await keepSessionIfPasswordUnchanged(db, { email, checkedHash, token: signedIn.token }))) return refused;
+    await markSignInSucceeded(db, attemptId, { user: signedIn.user, via: "web" });
     redirect("/payouts");
   },
 );
