@@ -2,7 +2,7 @@ import "server-only";
 import { type Insertable, sql, type Updateable } from "kysely";
 import type { DbOrTrx, Trx } from "@/db";
 import type { Database, PayoutStatementState } from "@/db/types";
-import { CHUNK_SIZE, inChunks } from "./chunks";
+import { anyOf, inChunks } from "./chunks";
 import { RECIPIENT_FIGURES, RECIPIENT_HAS_UNAVAILABLE } from "./payouts";
 
 /** Writes and locked reads of payout statements and their events, for the batch workflow (lib/payouts). */
@@ -29,13 +29,9 @@ export async function listStatementsForUpdate(
     const inState = which.state === undefined ? query : query.where("state", "=", which.state);
     return inState.orderBy("recipient_player_id").forUpdate().execute();
   }
-  // Five thousand ids per statement stay under PostgreSQL's limit on bound parameters.
-  const chunks = await inChunks(
-    which,
-    (ids) => query.where("id", "in", ids).orderBy("recipient_player_id").forUpdate().execute(),
-    5 * CHUNK_SIZE,
-  );
-  return chunks.flat();
+  // One statement for any number of ids: each row once, however often its id is given, and every lock taken in one
+  // order (two large selections locking in chunks could each hold what the other waits for).
+  return query.where("id", "=", anyOf(which, "uuid")).orderBy("recipient_player_id").forUpdate().execute();
 }
 
 export type LockedStatement = Awaited<ReturnType<typeof listStatementsForUpdate>>[number];

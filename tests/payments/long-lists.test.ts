@@ -15,9 +15,10 @@ import { listCarryLinksOf } from "@/db/queries/payout-ledger";
 import { listSealedDetails } from "@/db/queries/profiles";
 import { listSendTargets } from "@/db/queries/statement-deliveries";
 import { createProfilesDatabase } from "../profiles/support";
-import { GAME } from "../payouts/fixtures";
+import { GAME, web } from "../payouts/fixtures";
 import type { TestDatabase } from "../support/db";
-import { approvedBatch } from "./support";
+import { approvedBatch, approver } from "./support";
+import { markStatementsPaid } from "@/lib/payouts/batch-approval";
 
 /**
  * The payment queries over the lists a batch of 100,000 statements gives them: PostgreSQL refuses a statement with more
@@ -83,5 +84,28 @@ describe("payment queries over 70,000 ids", () => {
     const returns = await listPaymentReturns(db, { gameId: GAME, statementIds: [statement.id] });
     expect(returns).toHaveLength(5000);
     expect(new Set(returns.map((r) => r.amountUsd))).toEqual(new Set(["50.00"]));
+  });
+
+  it("pays a statement named twice, among 5,000 other ids, once", async () => {
+    const may = await approvedBatch(db, "2026-05", { 2: "30.00" });
+    const { id } = await db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("batch_id", "=", may)
+      .executeTakeFirstOrThrow();
+    const ids = [id, ...uuids.slice(0, 5000), id];
+    const paid = await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId: may, ids, paidOn: "2026-06-02", method: "paypal", reference: "PP-TWICE" },
+      web(approver),
+    );
+    expect(paid).toMatchObject({ paid: 1, amountUsd: "30.00", statementIds: [id] });
+    const events = await db
+      .selectFrom("payout_statement_event")
+      .select("kind")
+      .where("statement_id", "=", id)
+      .where("state_after", "=", "paid")
+      .execute();
+    expect(events).toHaveLength(1);
   });
 });
