@@ -107,9 +107,11 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
     else a.held = a.held.plus(amount);
   }
 
-  // Balances carried out of statements closed by then, unless a counted statement took them in.
+  // Balances carried out of statements closed by then, of windows ended by then, unless a counted statement took them
+  // in (a window still running, paid early, earned nothing yet on an accrual basis).
   const closed = statements.filter(
-    (s) => (s.state === "paid" || s.state === "carried") && !money(s.carryOutUsd).isZero(),
+    (s) =>
+      endedBatches.has(s.batchId) && (s.state === "paid" || s.state === "carried") && !money(s.carryOutUsd).isZero(),
   );
   const links = await listCarryLinks(db, { gameId, fromStatementIds: closed.map((s) => s.statementId) });
   const takenBy = new Map(links.map((l) => [l.from, l.to]));

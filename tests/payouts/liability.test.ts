@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { returnPayment } from "@/lib/payments/returns";
-import { approveStatements, holdStatements } from "@/lib/payouts/batches";
+import { approvePayoutBatch, approveStatements, holdStatements, preparePayoutBatch } from "@/lib/payouts/batches";
+import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listLiability, type LiabilityRow } from "@/lib/payouts/liability";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { payWindow, prepareMonth, setUpPayoutsDatabase } from "../support/payouts";
@@ -155,5 +156,40 @@ describe("liability as of a day (accrual)", () => {
     for (const day of ["2026-10-05", "2026-10-06"]) expect(await byRecipient(endOfDay(day))).toEqual({});
     const now = await byRecipient(new Date(Date.now() + 1000));
     expect(now[1]?.totalOwedUsd).toBe("4100.00");
+  });
+
+  it("a batch prepared before its window ended adds nothing, not even a balance it rolled over", async () => {
+    const open = await db
+      .selectFrom("snapshot")
+      .select(["window_start", "window_end"])
+      .where("window_end", ">", new Date())
+      .executeTakeFirstOrThrow();
+    const window = { startMs: open.window_start.getTime(), endMs: open.window_end.getTime() };
+    await insertSnapshot(db, {
+      window,
+      recipients: [
+        { id: 1, gross: "70.00" },
+        { id: 5, gross: "5.00" },
+      ],
+      closed: false,
+    });
+    const preparer = web(actor("preparer"));
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window }, preparer);
+    const reason = "paying the month early, as agreed with the creators";
+    await overrideFlag(db, { gameId: GAME, batchId, flag: "window_open", recipientPlayerId: null, reason }, preparer);
+    // Recipient 1's September payment came back (above): confirmed with them before paying again.
+    await overrideFlag(
+      db,
+      { gameId: GAME, batchId, flag: "payment_returned", recipientPlayerId: 1, reason: "details confirmed by phone" },
+      web(actor("approver")),
+    );
+    const approved = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, preparer);
+    expect(approved.skipped).toEqual([]);
+    await approvePayoutBatch(db, { gameId: GAME, batchId }, web(actor("approver")));
+    const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
+    expect(statements.find((s) => s.recipientPlayerId === 5)).toMatchObject({ state: "carried" });
+    // The window has not ended: what it earned, paid or rolled over, is not owed yet.
+    const rows = await byRecipient(new Date(Date.now() + 1000));
+    expect(rows[5]).toBeUndefined();
   });
 });
