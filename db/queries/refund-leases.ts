@@ -8,18 +8,12 @@ type Executor = Db | Kysely<Database> | Transaction<Database>;
 
 /**
  * The hold a request takes on a refund attempt to call the service, and the attempts nobody holds. Times of holds are
- * given by the caller (epoch ms): the database's clock (`databaseNowMs`), the same for every process, or a test's.
+ * given by the caller (epoch ms): the database's clock (`databaseNowMs`, scalar.ts), the same for every process, or
+ * a test's.
  */
 
 /** A hold on an attempt: its length, and the time it is taken or renewed at (epoch ms). */
 export type LeaseTerms = { leaseMs: number; nowMs: number };
-
-/** The database's clock, in epoch ms: what every process of a fleet agrees on, whatever its own clock says. */
-export async function databaseNowMs(db: Executor): Promise<number> {
-  const { rows } = await sql<{ ms: string }>`
-    select (extract(epoch from clock_timestamp()) * 1000)::bigint::text as ms`.execute(db);
-  return Number(rows[0]?.ms);
-}
 
 /**
  * Takes the attempt for one call to the service: only a pending attempt nobody else holds (or whose hold has run

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
-import { databaseNowMs, renewRefundLease } from "@/db/queries/refund-leases";
+import { renewRefundLease } from "@/db/queries/refund-leases";
+import { databaseNowMs } from "@/db/queries/scalar";
 import { log } from "@/lib/log";
 
 /**

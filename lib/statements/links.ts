@@ -4,6 +4,7 @@ import type { Db } from "@/db";
 import { getBatchLinkRevocation, revokeBatchLinks } from "@/db/queries/statement-links";
 import { findBatchGame } from "@/db/queries/payout-lookup";
 import { findStatementOwner } from "@/db/queries/statements";
+import { databaseNowMs } from "@/db/queries/scalar";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { deriveKey, type Keyring, readKeyring } from "@/lib/crypto";
@@ -96,7 +97,9 @@ export async function revokeStatementLinks(
   if ((await findBatchGame(db, params.batchId)) !== params.gameId)
     throw new AppError("NOT_FOUND", "No such payout batch for this game.");
   await db.transaction().execute(async (trx) => {
-    await revokeBatchLinks(trx, { batchId: params.batchId, at: new Date(), by: acting.actor?.email ?? null });
+    // On the database's clock, as links are issued (lib/statements/send.ts).
+    const at = new Date(await databaseNowMs(trx));
+    await revokeBatchLinks(trx, { batchId: params.batchId, at, by: acting.actor?.email ?? null });
     await recordAudit(trx, {
       actor: acting.actor,
       via: acting.via,

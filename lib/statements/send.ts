@@ -12,6 +12,7 @@ import {
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
 import { findBatchGame } from "@/db/queries/payout-lookup";
+import { databaseNowMs } from "@/db/queries/scalar";
 import { lockForTransaction } from "@/db/queries/locks";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
@@ -179,6 +180,8 @@ export async function deliverStatement(
   const renderMs = Math.round(performance.now() - started);
   const settings = await readStatementSettings(db);
   const linkKey = await namedKey(db);
+  // On the database's clock, as a revocation is: a sender whose clock runs ahead would outlive a revocation.
+  const linkIssuedAt = await databaseNowMs(db);
   const line = {
     statementId: job.statementId,
     gameId: job.gameId,
@@ -197,7 +200,7 @@ export async function deliverStatement(
       pdf: rendered.pdf,
       from: mailFrom(),
       to: job.to,
-      link: statementLinkUrl(job.statementId, settings.linkDays, linkKey),
+      link: statementLinkUrl(job.statementId, settings.linkDays, linkKey, linkIssuedAt),
       linkDays: settings.linkDays,
     });
     sending = performance.now();

@@ -4,7 +4,8 @@ import { GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundT
 const { requestRefund, driveRefundAttempt } = await import("@/lib/refunds/attempts");
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
 const { findRefundAttempt } = await import("@/db/queries/refunds");
-const { databaseNowMs, listStalePendingAttempts } = await import("@/db/queries/refund-leases");
+const { listStalePendingAttempts } = await import("@/db/queries/refund-leases");
+const { databaseNowMs } = await import("@/db/queries/scalar");
 const { HEARTBEAT_MS, SYSTEM_CLOCK } = await import("@/lib/refunds/lease");
 
 let c: RefundTestContext;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/statement-links/[token]/route";
 import { randomBytes } from "node:crypto";
 import { readKeyring } from "@/lib/crypto";
@@ -15,13 +15,14 @@ import { statementFixture } from "./fixture";
 const GAME = "stmt-link";
 let t: TestDatabase;
 let batchId: string;
+let februaryBatch: string;
 let statementIds: string[];
 const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
 
 beforeAll(async () => {
   t = await createTestDatabase();
   applyTestEnv(t);
-  ({ marchBatch: batchId, marchStatements: statementIds } = await statementFixture(t.db, GAME));
+  ({ marchBatch: batchId, marchStatements: statementIds, februaryBatch } = await statementFixture(t.db, GAME));
 });
 afterAll(async () => t?.drop());
 
@@ -132,5 +133,29 @@ describe("signed statement links", () => {
     expect(readStatementLink(underNew, { current: stored, previous: null })).toBeNull();
     expect(readStatementLink(signStatementLink(id, { ...times, master: unknown }), rollout)).toBeNull();
     await expect(namedKey(t.db, { current: unknown, previous: null })).rejects.toThrow(/not the key/);
+  });
+
+  it("judges a revocation on the database's clock, whatever the clock of the server revoking", async () => {
+    const feb = await t.db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("batch_id", "=", februaryBatch)
+      .executeTakeFirstOrThrow();
+    // Emailed a minute ago (issued on the database's clock, which this machine shares).
+    const issuedAt = Date.now() - 60_000;
+    const token = signStatementLink(feb.id, {
+      issuedAt,
+      expiresAt: issuedAt + 86_400_000,
+      master: readKeyring().current,
+    });
+    expect((await follow(token)).status).toBe(200);
+    // Revoked from a server whose clock is two minutes behind: the link must still be refused.
+    vi.useFakeTimers({ now: Date.now() - 120_000, toFake: ["Date"] });
+    try {
+      await revokeStatementLinks(t.db, { gameId: GAME, batchId: februaryBatch }, acting);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await follow(token)).status).toBe(404);
   });
 });
