@@ -26,6 +26,7 @@ describe("log lines", () => {
         webhookSecret: "whsec_abcdefghijkl",
         details: { iban: "DE89370400440532013000", bic: "COBADEFFXXX", accountHolder: "Ada Lovelace" },
         rows: [{ account_number: "12345678", routingNumber: "021000021" }],
+        wallets: { paypalEmail: "ada@example.com", paypalPayerId: "PAYER7", wiseEmail: "ada@wise.example" },
       }),
     );
     expect(line).toMatchObject({
@@ -35,6 +36,7 @@ describe("log lines", () => {
       webhookSecret: "[redacted]",
       details: { iban: "[redacted]", bic: "[redacted]", accountHolder: "[redacted]" },
       rows: [{ account_number: "[redacted]", routingNumber: "[redacted]" }],
+      wallets: { paypalEmail: "[redacted]", paypalPayerId: "[redacted]", wiseEmail: "[redacted]" },
     });
     const text = JSON.stringify(line);
     for (const value of ["DE89", "COBADEFF", "Lovelace", "whsec_", "12345678", "021000021"])

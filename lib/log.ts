@@ -7,8 +7,9 @@ import { env } from "./env";
  */
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-/** Secrets, and bank details (which reach only the payment file): by key, however deep. */
-const SECRET_KEY = /secret|password|token|authorization|cookie|key$|iban|^bic$|holder|account_?number|routing|sealed/i;
+/** Secrets, and payout details (bank, PayPal, Wise: they reach only the payment file): by key, however deep. */
+const SECRET_KEY =
+  /secret|password|token|authorization|cookie|key$|iban|^bic$|holder|account_?number|routing|sealed|paypal|wise/i;
 
 function redact(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== "object") return value;
