@@ -19,6 +19,29 @@ test("[viewer] is offered only the areas it may open; a refused page keeps the n
   await shoot(page, "viewer-forbidden");
 });
 
+test("[viewer] something that does not exist for the game is said inside the app; odd addresses are no error", async ({
+  page,
+}) => {
+  await signIn(page, "viewer");
+  const missing = await page.goto("/recipients/999999999");
+  expect(missing?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Nothing here for this game", level: 1 })).toBeVisible();
+  await expect(page.getByText("switch to their game in the sidebar")).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Payouts" })).toBeVisible();
+  await shoot(page, "viewer-not-found");
+  // A NUL in a search, a snapshot id of the right length that is no uuid: read as nothing, never a server error.
+  for (const path of [
+    "/recipients?q=a%00b",
+    "/webhooks?q=%00",
+    "/audit?target=%00",
+    "/subscriptions?q=%00",
+    `/payouts/2026-04?snapshot=${"-".repeat(36)}`,
+  ]) {
+    const answer = await page.goto(path);
+    expect(answer?.status(), path).toBeLessThan(500);
+  }
+});
+
 test("[admin] is offered Settings", async ({ page }) => {
   await signIn(page, "admin");
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" })).toBeVisible();

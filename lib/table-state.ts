@@ -42,6 +42,15 @@ export const DEFAULT_PAGE_SIZES = [25, 50, 100] as const;
 export const MAX_PAGE = 1_000_000;
 export const RESERVED_PARAMS = ["page", "pageSize", "sort", "dir", "q"] as const;
 
+/**
+ * Typed text without control characters (NUL, which PostgreSQL refuses in text, line breaks, tabs): what a search
+ * box or the address bar may carry, made safe to compare.
+ */
+export function withoutControls(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point.
+  return value.replace(/[\u0000-\u001f\u007f]/g, " ");
+}
+
 function includes<T extends string>(values: readonly T[], value: string | undefined): value is T {
   return value !== undefined && (values as readonly string[]).includes(value);
 }
@@ -127,7 +136,9 @@ export function defineTableState<S extends string, F extends string = never>(
       dir: z.enum(["asc", "desc"]).catch(config.defaultDir),
       q: z
         .unknown()
-        .transform((value) => (typeof value === "string" ? value.trim().slice(0, config.maxQueryLength) : "")),
+        .transform((value) =>
+          typeof value === "string" ? withoutControls(value).trim().slice(0, config.maxQueryLength) : "",
+        ),
       filters: z.object(filterShape).catch({}),
     })
     .transform(

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AuditFilter } from "@/db/queries/audit";
-import { readParam } from "@/lib/table-state";
+import { readParam, withoutControls } from "@/lib/table-state";
 import { parseInstant } from "@/lib/time";
 
 /**
@@ -12,7 +12,7 @@ export const AUDIT_PAGE_SIZE = 50;
 const text = (max: number) =>
   z
     .unknown()
-    .transform((value) => (typeof value === "string" ? value.trim().slice(0, max) : ""))
+    .transform((value) => (typeof value === "string" ? withoutControls(value).trim().slice(0, max) : ""))
     .transform((value) => value || undefined);
 
 const instant = z.unknown().transform((value) => {

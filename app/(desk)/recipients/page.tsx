@@ -11,6 +11,7 @@ import { searchRecipients } from "@/db/queries/payouts";
 import { NoGame } from "../no-game";
 import { loadDeskPage, type SearchParamsProps } from "../page-context";
 import { PayoutsHeader } from "@/app/_components/payouts/payouts-nav";
+import { withoutControls } from "@/lib/table-state";
 
 const DESCRIPTION =
   "Everyone who earned a revenue share in a snapshotted window: open one for the ledger across months.";
@@ -29,7 +30,7 @@ const recipientQuery = z.object({
   q: z
     .string()
     .catch("")
-    .transform((q) => q.slice(0, 200)),
+    .transform((q) => withoutControls(q).slice(0, 200)),
   after: playerId,
   before: playerId,
 });

@@ -1,4 +1,5 @@
 import "server-only";
+import { z } from "zod";
 import { notFound } from "next/navigation";
 import { type Db, getDb } from "@/db";
 import { getLiveBatchId } from "@/db/queries/payouts";
@@ -49,7 +50,7 @@ export async function loadWindowReview(
   // A prepared batch pays from the version it was built on; the pages show that version.
   const snapshot = batch
     ? await getSnapshot(db, { gameId, snapshotId: batch.snapshotId })
-    : params.snapshotId && /^[0-9a-f-]{36}$/.test(params.snapshotId)
+    : params.snapshotId && z.uuid().safeParse(params.snapshotId).success
       ? await getSnapshot(db, { gameId, snapshotId: params.snapshotId })
       : await getLatestSnapshot(db, { gameId, window });
   if (!snapshot || snapshot.window.startMs !== window.startMs || snapshot.window.endMs !== window.endMs) return null;
