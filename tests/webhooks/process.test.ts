@@ -272,6 +272,11 @@ describe("processing stored events", () => {
       await recordWebhookEventFailure(t.db, id, { error: "snapshots table locked", maxAttempts: 3 });
     }
     expect(await row(id)).toMatchObject({ status: "failed", attempts: 3, last_error: "snapshots table locked" });
+    // As the job records it, for every role to read: not the database's or the code's own words.
+    const other = await store("p7", envelope({ gameId: "p7", type: "subscription.refunded", data: refundedData() }));
+    const { processWebhookEventOnce, UNEXPECTED } = await import("../../lib/webhooks/process-event-job.handler");
+    await expect(processWebhookEventOnce(t.db, other, failing)).rejects.toThrow("snapshots table locked");
+    expect(await row(other)).toMatchObject({ status: "pending", attempts: 1, last_error: UNEXPECTED });
     // Nothing was half-applied, and a failed event is not queued again by the sweep.
     const queued: string[] = [];
     await sweepWebhookEvents({ nowMs: Date.now() + 10 * 60_000, queue: async (eventId) => void queued.push(eventId) });
