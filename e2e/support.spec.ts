@@ -119,6 +119,8 @@ test("[support] is told the remaining amount when asking for more than is left",
   // What was chosen and typed stays after the error.
   await expect(page.getByLabel("Partial")).toBeChecked();
   await expect(page.getByLabel("Amount to refund (USD)")).toHaveValue("999.00");
+  // Said on the field, not in an announced message: focus lands on the field, which reads out its error.
+  await expect(page.getByLabel("Amount to refund (USD)")).toBeFocused();
   await shoot(page, "support-refund-too-much");
 });
 

@@ -1,7 +1,8 @@
-import { type FormEvent, type ReactNode, startTransition, useActionState, useState } from "react";
+import { type FormEvent, type ReactNode, startTransition, useActionState, useRef, useState } from "react";
 import type { ActionResult } from "@/lib/action-result";
 import { Button } from "../ui/button";
 import { Field } from "./field";
+import { useFocusFirstInvalid } from "./focus-invalid";
 
 /** What an import does with its file: show what each line would do, or do it. */
 export type ImportMode = "dry_run" | "apply";
@@ -61,12 +62,14 @@ export type ImportFormProps = {
  * input is never reset and the mode is kept by useImportForm, so both stay chosen after any answer.
  */
 export function ImportForm({ label, form, file, modes, children }: ImportFormProps) {
+  const ref = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(ref, form.fileError ?? file.error);
   const options: { value: ImportMode; label: string }[] = [
     { value: "dry_run", label: modes.dryRun },
     { value: "apply", label: modes.apply },
   ];
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-label={label} className="flex max-w-xl flex-col gap-3">
+    <form ref={ref} onSubmit={form.onSubmit} noValidate aria-label={label} className="flex max-w-xl flex-col gap-3">
       <Field label={file.label} hint={file.hint} error={form.fileError ?? file.error} required>
         {(control) => <input {...control} name="file" type="file" accept={file.accept} className="text-sm" />}
       </Field>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useState } from "react";
+import { useActionState, useRef, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { AmountInput } from "@/app/_components/forms/input";
@@ -17,6 +17,7 @@ import type { ActionResult } from "@/lib/actions";
 import type { RefundImpact } from "@/lib/refunds/impact";
 import { money } from "@/core/money";
 import { formatUsdText } from "@/lib/format";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 
 /** The support limit as it stands on this period (lib/refunds/attempts.ts SupportLimitStanding). */
 type SupportLimit = { limitUsd: string; usedUsd: string; availableUsd: string };
@@ -84,6 +85,8 @@ export function RefundPanel({
     }
     return result;
   }, null);
+  const previewForm = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(previewForm, previewState);
 
   if (review) {
     const impact = review.impact;
@@ -139,7 +142,13 @@ export function RefundPanel({
   const shownFields = shownMode === "partial" ? ["amountUsd", "reason"] : ["reason"];
   const saidOnAField = Object.keys(errors).some((field) => shownFields.includes(field));
   return (
-    <form action={preview} className="flex flex-col gap-4" aria-label={`Refund period ${periodSeq}`} noValidate>
+    <form
+      ref={previewForm}
+      action={preview}
+      className="flex flex-col gap-4"
+      aria-label={`Refund period ${periodSeq}`}
+      noValidate
+    >
       <input type="hidden" name="subscriptionId" value={subscriptionId} />
       <input type="hidden" name="periodId" value={periodId} />
       {sentBack ? (

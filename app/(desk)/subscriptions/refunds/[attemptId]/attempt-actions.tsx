@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState } from "react";
+import { useActionState, useRef } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
@@ -9,6 +9,7 @@ import { Textarea } from "@/app/_components/forms/textarea";
 import { Card } from "@/app/_components/ui/card";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 
 type Action = (state: ActionResult<unknown> | null, form: FormData) => Promise<ActionResult<unknown>>;
 
@@ -56,8 +57,10 @@ export function ResolveForm({ attemptId, action }: { attemptId: string; action: 
   const error = state && !state.ok ? state.fieldErrors?.note : null;
   const outcomeError = state && !state.ok ? state.fieldErrors?.outcome : null;
   const typedOutcome = state && !state.ok ? state.values?.outcome : undefined;
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(formRef, state);
   return (
-    <form action={formAction} className="flex flex-col gap-3" aria-label="Mark as settled">
+    <form ref={formRef} action={formAction} className="flex flex-col gap-3" aria-label="Mark as settled">
       <input type="hidden" name="attemptId" value={attemptId} />
       {state && (state.ok || (!error && !outcomeError)) ? (
         <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
@@ -65,7 +68,14 @@ export function ResolveForm({ attemptId, action }: { attemptId: string; action: 
       <fieldset className="flex flex-col gap-1.5" aria-describedby={outcomeError ? "resolve-outcome-error" : undefined}>
         <legend className="mb-1 text-sm font-medium text-ink">Did the service refund it?</legend>
         <label className="flex items-center gap-2">
-          <input type="radio" name="outcome" value="refunded" required defaultChecked={typedOutcome === "refunded"} />
+          <input
+            type="radio"
+            name="outcome"
+            value="refunded"
+            required
+            defaultChecked={typedOutcome === "refunded"}
+            aria-invalid={outcomeError ? true : undefined}
+          />
           Yes, it was refunded (counts as refunded; it cannot be made again)
         </label>
         <label className="flex items-center gap-2">
