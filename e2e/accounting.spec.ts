@@ -126,6 +126,10 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   await closeForm.getByLabel("Why close it").fill("April books closed: the bank statement matches every payment");
   await closeForm.getByRole("button", { name: "Close the window" }).click();
   await expect(page.getByText("Window closed")).toBeVisible();
+  // The answer stays said, and focus moves to it (the button it came from now reopens).
+  const said = closing.getByRole("status");
+  await expect(said).toContainText("is closed: no new payout batch for it");
+  await expect(closing.locator(":focus")).toContainText("is closed: no new payout batch for it");
   await expect(closing).toContainText("April books closed: the bank statement matches every payment");
   await expect(closing.getByRole("form", { name: "Reopen the window" })).toBeVisible();
   await expect(closing.getByRole("button", { name: "Close the window" })).toHaveCount(0);

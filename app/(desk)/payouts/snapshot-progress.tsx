@@ -71,7 +71,11 @@ export function SnapshotProgress({ initial }: { initial: PullProgressView }) {
       >
         <div className="h-full bg-accent transition-[width]" style={{ width: `${progress.percent}%` }} />
       </div>
-      <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-xs text-ink-muted sm:grid-cols-7" aria-live="polite">
+      {/* The figures change every second while a pull runs: read on demand, not announced. Its status is. */}
+      <p className="sr-only" aria-live="polite">
+        {label}: {pull.status === "retrying" ? `retrying, attempt ${pull.attempts}` : pull.status}
+      </p>
+      <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-xs text-ink-muted sm:grid-cols-7">
         <Figure label="Pages" value={progress.pages} />
         <Figure label="Recipients" value={progress.recipients} />
         <Figure label="Lines" value={formatCount(pull.linesFetched)} />

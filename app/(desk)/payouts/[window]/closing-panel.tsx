@@ -5,6 +5,7 @@ import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
+import { FocusHere } from "@/app/_components/ui/focus-here";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
@@ -29,7 +30,14 @@ export function ClosingForm({
     <form action={formAction} className="flex max-w-xl flex-col gap-3" noValidate aria-label={`${verb} the window`}>
       <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
       <input type="hidden" name="window" value={windowKey} />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      {state?.ok ? (
+        // The form now offers the opposite change (its button is another): focus moves to what was done.
+        <FocusHere key={state.message}>
+          <FormMessage tone="success">{state.message}</FormMessage>
+        </FocusHere>
+      ) : state ? (
+        <FormMessage tone="error">{state.message}</FormMessage>
+      ) : null}
       <Field
         label={closed ? "Why reopen it" : "Why close it"}
         hint="Kept with the window and in the audit log."

@@ -47,7 +47,6 @@ export function ClosingSection({
           gameId={gameId}
           windowKey={windowKey}
           closed={closed}
-          key={closed ? "reopen" : "close"}
         />
       ) : null}
     </Panel>
