@@ -52,6 +52,11 @@ test.describe("sign-in and roles", () => {
     await page.getByRole("button", { name: "Create user" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Created new-support@e2e.test as support" })).toBeVisible();
     await expect(page.getByRole("cell", { name: "New Support new-support@e2e.test" })).toBeVisible();
+    // The only admin who can sign in is offered no role change (it would be refused).
+    const own = page.getByRole("row").filter({ hasText: "admin@e2e.test" });
+    await expect(own.getByText("The only admin who can sign in")).toBeVisible();
+    await expect(own.getByRole("combobox")).toHaveCount(0);
+    await expect(page.getByLabel("Role of new-support@e2e.test")).toHaveValue("support");
     await shoot(page, "admin-users");
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/sign-in$/);

@@ -16,6 +16,7 @@ import {
 } from "./actions";
 import { SignInLimits } from "./sign-in-limits";
 import { AccessForms, ChangeRoleForm, CreateUserForm } from "./user-forms";
+import { ROLE_LABELS } from "@/lib/auth/roles";
 
 export const metadata: Metadata = { title: "Users" };
 
@@ -23,6 +24,7 @@ export default async function UsersPage() {
   const me = await requirePageRole("admin");
   const db = getDb();
   const [users, limits] = await Promise.all([listUsers(db), listSignInLimits(db)]);
+  const signingAdmins = users.filter((u) => u.role === "admin" && u.hasAccess).length;
   return (
     <>
       <PageHeader
@@ -50,7 +52,17 @@ export default async function UsersPage() {
               <div className="text-xs text-ink-muted">{u.email}</div>
             </Td>
             <Td>
-              <ChangeRoleForm action={changeRoleAction} userId={u.id} email={u.email} role={u.role} />
+              {u.role === "admin" && u.hasAccess && signingAdmins <= 1 ? (
+                // The server refuses it: the desk always keeps one admin who can sign in.
+                <span className="text-sm">
+                  {ROLE_LABELS.admin}
+                  <span className="block text-xs text-ink-muted">
+                    The only admin who can sign in: make another user admin to change this role.
+                  </span>
+                </span>
+              ) : (
+                <ChangeRoleForm action={changeRoleAction} userId={u.id} email={u.email} role={u.role} />
+              )}
             </Td>
             <Td>
               <div className="flex flex-col items-start gap-1">

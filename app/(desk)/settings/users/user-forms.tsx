@@ -102,7 +102,7 @@ export function ChangeRoleForm({
       >
         {ROLES.map((r) => (
           <option key={r} value={r}>
-            {r}
+            {ROLE_LABELS[r]}
           </option>
         ))}
       </Select>
