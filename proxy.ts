@@ -43,7 +43,9 @@ export function proxy(request: NextRequest) {
   if (!isPublic && !hasSession) {
     const url = request.nextUrl.clone();
     url.pathname = "/sign-in";
-    url.search = "";
+    // The page asked for, to land on once signed in (checked again there: lib/auth/next-path.ts).
+    const asked = pathname + request.nextUrl.search;
+    url.search = asked === "/" || asked === "/payouts" ? "" : `?${new URLSearchParams({ next: asked })}`;
     return NextResponse.redirect(url);
   }
   const nonce = btoa(crypto.randomUUID());

@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures/test";
 import { shoot, signIn } from "./fixtures/session";
+import { E2E_PASSWORD } from "./fixtures/users";
 
 test.describe("sign-in and roles", () => {
   test("[anonymous] is sent to the sign-in page and a wrong password is refused", async ({ page }) => {
@@ -37,6 +38,24 @@ test.describe("sign-in and roles", () => {
     });
   }
 
+  test("[anonymous] signed in from a link, lands on the page it asked for", async ({ page }) => {
+    await page.goto("/audit?action=payouts.window_close");
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Faudit%3Faction%3Dpayouts\.window_close$/);
+    await page.getByLabel("Email").fill("viewer@e2e.test");
+    await page.getByLabel("Password").fill(E2E_PASSWORD);
+    await page.getByLabel("Password").press("Enter");
+    await expect(page).toHaveURL(/\/audit\?action=payouts\.window_close$/);
+    await expect(page.getByRole("heading", { name: "Audit log", level: 1 })).toBeVisible();
+    // A "next" leading off this site lands on Payouts.
+    await page.context().clearCookies();
+    await page.goto("/sign-in?next=//evil.example/payouts");
+    await page.getByLabel("Email").fill("viewer@e2e.test");
+    await page.getByLabel("Password").fill(E2E_PASSWORD);
+    await page.getByLabel("Password").press("Enter");
+    await expect(page).toHaveURL(/\/payouts$/);
+    expect(new URL(page.url()).hostname).not.toBe("evil.example");
+  });
+
   test("[admin] manages users and signs out", async ({ page }) => {
     await signIn(page, "admin");
     await page.getByRole("navigation").first().getByRole("link", { name: "Settings" }).click();
@@ -61,7 +80,7 @@ test.describe("sign-in and roles", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/sign-in$/);
     await page.goto("/settings");
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Fsettings$/);
   });
   test("[admin] sees an account slowed by failed sign-ins and clears it", async ({ page, browser }) => {
     // The account waits 15 s after its fifth failure. The admin is signed in and on the page first, so that only the

@@ -13,16 +13,19 @@ import {
   keepSessionIfPasswordUnchanged,
   markSignInSucceeded,
 } from "@/lib/auth/sign-in";
+import { safeNextPath } from "@/lib/auth/next-path";
 import { emailSchema } from "@/lib/auth/users";
 
 const signInSchema = z.object({
   email: emailSchema,
   password: z.string().min(1, { message: "is required" }).max(128, { message: "must be at most 128 characters" }),
+  // Where to land: anything but a page of this app lands on Payouts.
+  next: z.unknown().optional().transform(safeNextPath),
 });
 
 export const signInAction = definePublicAction(
   { name: "signIn", reason: "signing in is what creates a session", input: signInSchema },
-  async ({ email, password }) => {
+  async ({ email, password, next }) => {
     const db = getDb();
     const requestHeaders = await headers();
     const attemptId = await beginSignInAttempt(db, email, clientAddress(requestHeaders));
@@ -42,6 +45,6 @@ export const signInAction = definePublicAction(
     }
     if (!(await keepSessionIfPasswordUnchanged(db, { email, checkedHash, token: signedIn.token }))) return refused;
     await markSignInSucceeded(db, attemptId, { user: signedIn.user, via: "web" });
-    redirect("/payouts");
+    redirect(next);
   },
 );

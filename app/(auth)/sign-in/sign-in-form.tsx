@@ -7,14 +7,15 @@ import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
 
-type Props = { action: (state: ActionResult | null, form: FormData) => Promise<ActionResult> };
+type Props = { action: (state: ActionResult | null, form: FormData) => Promise<ActionResult>; next: string };
 
-export function SignInForm({ action }: Props) {
+export function SignInForm({ action, next }: Props) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
     <form action={formAction} className="space-y-4" noValidate>
+      <input type="hidden" name="next" value={next} />
       {state && !state.ok && <FormMessage tone="error">{state.message}</FormMessage>}
       <Field label="Email" id="email" required error={errors.email}>
         {(control) => (

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { AFTER_SIGN_IN, safeNextPath } from "./next-path";
+
+describe("the page a sign-in lands on", () => {
+  it("is the page of this app asked for, with its query", () => {
+    expect(safeNextPath("/subscriptions/SUB_1767225600_BASIC001")).toBe("/subscriptions/SUB_1767225600_BASIC001");
+    expect(safeNextPath("/payouts/2026-04?state=held&page=2")).toBe("/payouts/2026-04?state=held&page=2");
+  });
+
+  it("is Payouts for anything that could lead elsewhere or back to the sign-in", () => {
+    for (const bad of [
+      undefined,
+      "",
+      "payouts",
+      "https://evil.example/payouts",
+      "//evil.example",
+      "/\\evil.example",
+      "/a\nb",
+      "/sign-in",
+      "/sign-in?next=/payouts",
+      "/api/exports/journal",
+      `/${"a".repeat(2000)}`,
+    ])
+      expect(safeNextPath(bad), String(bad)).toBe(AFTER_SIGN_IN);
+  });
+});
