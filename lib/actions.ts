@@ -117,10 +117,14 @@ function failureOf<T>(error: unknown, raw: unknown, options: { action: string; w
  * tab switched to game Y must not act on Y. Forms that act on "the selected game" carry the game they showed.
  */
 async function assertExpectedGame(raw: unknown, user: CurrentUser): Promise<void> {
-  const expected = raw && typeof raw === "object" ? (raw as Record<string, unknown>)[EXPECTED_GAME_FIELD] : undefined;
-  if (typeof expected !== "string" || expected === "") return;
+  const given = raw && typeof raw === "object" ? (raw as Record<string, unknown>)[EXPECTED_GAME_FIELD] : undefined;
+  // Named twice (a dialog adds the page's game beside a form's own), every one must be the selected game.
+  const expected = (Array.isArray(given) ? given : [given]).filter(
+    (g): g is string => typeof g === "string" && g !== "",
+  );
+  if (expected.length === 0) return;
   const selected = await getSelectedGameId(getDb(), user.sessionId);
-  if (selected !== expected) {
+  if (expected.some((game) => game !== selected)) {
     throw new AppError(
       "CONFLICT",
       "The game was switched in another tab since this page was opened. Reload the page and try again.",

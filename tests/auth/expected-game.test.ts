@@ -55,4 +55,16 @@ describe("a form acts on the game its page showed", () => {
       saveAutomationAction(null, form({ _game: "game-b", form: "automation", autoRefresh: "on" })),
     ).resolves.toMatchObject({ ok: true });
   });
+
+  it("refuses a form naming its game twice when either is not the selected game", async () => {
+    const { saveAutomationAction } = await import("../../app/(desk)/webhooks/actions");
+    actAs(await signInAs(t.db, "admin"));
+    const { switchGameAction } = await import("../../app/(desk)/actions");
+    await expect(switchGameAction(form({ gameId: "game-b" }))).rejects.toThrow("NEXT_REDIRECT");
+    // A dialog adds the page's game beside the form's own: both are checked.
+    const twice = form({ form: "automation", autoRefresh: "on" });
+    twice.append("_game", "game-b");
+    twice.append("_game", "game-a");
+    await expect(saveAutomationAction(null, twice)).resolves.toMatchObject({ ok: false, code: "CONFLICT" });
+  });
 });

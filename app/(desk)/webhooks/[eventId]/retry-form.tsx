@@ -5,6 +5,7 @@ import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
+import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -22,6 +23,7 @@ export function RetryForm({ action, eventId, failed }: { action: Action; eventId
     ) : null;
   return (
     <form action={formAction} className="mb-4 flex flex-col items-start gap-2" aria-label="Process the event again">
+      <ShownGameField />
       <input type="hidden" name="eventId" value={eventId} />
       <SubmitButton size="sm">Process again</SubmitButton>
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}

@@ -18,6 +18,7 @@ import type { RefundImpact } from "@/lib/refunds/impact";
 import { money } from "@/core/money";
 import { formatUsdText } from "@/lib/format";
 import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
+import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 /** The support limit as it stands on this period (lib/refunds/attempts.ts SupportLimitStanding). */
 type SupportLimit = { limitUsd: string; usedUsd: string; availableUsd: string };
@@ -100,6 +101,7 @@ export function RefundPanel({
           <FormMessage tone="error">{impact.effects[0]}</FormMessage>
         ) : (
           <form action={refund} className="flex flex-col gap-3" aria-label="Confirm the refund">
+            <ShownGameField />
             <input type="hidden" name="subscriptionId" value={subscriptionId} />
             <input type="hidden" name="periodId" value={periodId} />
             <input type="hidden" name="periodSeq" value={impact.periodSeq} />
@@ -149,6 +151,7 @@ export function RefundPanel({
       aria-label={`Refund period ${periodSeq}`}
       noValidate
     >
+      <ShownGameField />
       <input type="hidden" name="subscriptionId" value={subscriptionId} />
       <input type="hidden" name="periodId" value={periodId} />
       {sentBack ? (

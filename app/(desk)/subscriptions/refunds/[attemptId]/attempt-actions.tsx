@@ -10,6 +10,7 @@ import { Card } from "@/app/_components/ui/card";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
 import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
+import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 type Action = (state: ActionResult<unknown> | null, form: FormData) => Promise<ActionResult<unknown>>;
 
@@ -34,6 +35,7 @@ export function RetryForm({ attemptId, action, pending }: { attemptId: string; a
   return (
     <Card title="Retry">
       <form action={formAction} className="flex flex-col gap-2">
+        <ShownGameField />
         <input type="hidden" name="attemptId" value={attemptId} />
         {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
         <div>
@@ -61,6 +63,7 @@ export function ResolveForm({ attemptId, action }: { attemptId: string; action: 
   useFocusFirstInvalid(formRef, state);
   return (
     <form ref={formRef} action={formAction} className="flex flex-col gap-3" aria-label="Mark as settled">
+      <ShownGameField />
       <input type="hidden" name="attemptId" value={attemptId} />
       {state && (state.ok || (!error && !outcomeError)) ? (
         <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
