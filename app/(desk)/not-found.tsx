@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { PageHeader } from "@/app/_components/ui/page-header";
-import { TextLink } from "@/app/_components/ui/text-link";
+import { DeskNotice } from "./desk-notice";
 
 export const metadata: Metadata = { title: "Not found" };
 
@@ -10,17 +9,11 @@ export const metadata: Metadata = { title: "Not found" };
  */
 export default function DeskNotFound() {
   return (
-    <>
-      <PageHeader title="Nothing here for this game" />
-      <div className="max-w-prose text-ink-muted">
-        <p>
-          There is no such page, or what it names belongs to another game than the one selected. If the link came from
-          someone else, switch to their game in the sidebar and open it again.
-        </p>
-        <p className="mt-4">
-          <TextLink href="/payouts">Back to Payouts</TextLink>
-        </p>
-      </div>
-    </>
+    <DeskNotice title="Nothing here for this game">
+      <p>
+        There is no such page, or what it names belongs to another game than the one selected. If the link came from
+        someone else, switch to their game in the sidebar and open it again.
+      </p>
+    </DeskNotice>
   );
 }

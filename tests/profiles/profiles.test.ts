@@ -16,7 +16,7 @@ import {
 } from "@/lib/profiles/profiles";
 import { payoutDetailsInputSchema, taxFormInputSchema } from "@/lib/profiles/schemas";
 import type { TestDatabase } from "../support/db";
-import { createProfilesDatabase } from "./support";
+import { bank, createProfilesDatabase, finance, finance2 } from "./support";
 import { GAME } from "../payouts/fixtures";
 
 /**
@@ -28,28 +28,8 @@ let t: TestDatabase;
 let db: Db;
 const IBAN = "DE89370400440532013000";
 const NEXT_IBAN = "FR1420041010050500013M02606";
-const finance: ProfileActing = {
-  actor: { id: "u-fin-1", email: "fin1@payout-desk.test" },
-  role: "finance",
-  via: "web",
-};
-const finance2: ProfileActing = {
-  actor: { id: "u-fin-2", email: "fin2@payout-desk.test" },
-  role: "finance",
-  via: "web",
-};
 const admin: ProfileActing = { actor: { id: "u-admin", email: "admin@payout-desk.test" }, role: "admin", via: "cli" };
 const support: ProfileActing = { actor: { id: "u-sup", email: "sup@payout-desk.test" }, role: "support", via: "web" };
-
-const bank = (iban: string, bic = "COBADEFFXXX", country = "DE") =>
-  payoutDetailsInputSchema.parse({
-    method: "bank_transfer",
-    currency: "eur",
-    accountHolder: "Ada Lovelace",
-    iban,
-    bic,
-    bankCountry: country,
-  });
 
 /** Every row of every table, as text. */
 async function everyTextCell(): Promise<string[]> {

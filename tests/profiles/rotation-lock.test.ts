@@ -2,12 +2,11 @@ import pg from "pg";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importProfiles } from "@/lib/profiles/bulk";
-import { changePayoutDetails, type ProfileActing, reviewPayoutChange } from "@/lib/profiles/profiles";
-import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
+import { changePayoutDetails, reviewPayoutChange } from "@/lib/profiles/profiles";
 import type { TestDatabase } from "../support/db";
 import { waitFor } from "../support/wait";
 import { GAME } from "../payouts/fixtures";
-import { createProfilesDatabase } from "./support";
+import { bank, createProfilesDatabase, finance, finance2 } from "./support";
 
 /**
  * A change of payout details while a key rotation runs: the rotation locks the key check, then every sealed row. A
@@ -15,26 +14,6 @@ import { createProfilesDatabase } from "./support";
  */
 
 let t: TestDatabase;
-const finance: ProfileActing = {
-  actor: { id: "u-fin-1", email: "fin1@payout-desk.test" },
-  role: "finance",
-  via: "web",
-};
-const finance2: ProfileActing = {
-  actor: { id: "u-fin-2", email: "fin2@payout-desk.test" },
-  role: "finance",
-  via: "web",
-};
-const bank = (iban: string) =>
-  payoutDetailsInputSchema.parse({
-    method: "bank_transfer",
-    currency: "eur",
-    accountHolder: "Ada Lovelace",
-    iban,
-    bic: "COBADEFFXXX",
-    bankCountry: "DE",
-  });
-
 beforeAll(async () => {
   t = await createProfilesDatabase(GAME);
 });

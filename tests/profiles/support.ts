@@ -1,4 +1,6 @@
 import { saveGame } from "@/lib/games/games";
+import type { ProfileActing } from "@/lib/profiles/profiles";
+import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
 /**
@@ -22,3 +24,26 @@ export async function createProfilesDatabase(gameId: string): Promise<TestDataba
   );
   return t;
 }
+
+/** Two finance users: one enters a change of details, the other reviews it. */
+export const finance: ProfileActing = {
+  actor: { id: "u-fin-1", email: "fin1@payout-desk.test" },
+  role: "finance",
+  via: "web",
+};
+export const finance2: ProfileActing = {
+  actor: { id: "u-fin-2", email: "fin2@payout-desk.test" },
+  role: "finance",
+  via: "web",
+};
+
+/** Euro bank details of Ada Lovelace, as the profile form takes them. */
+export const bank = (iban: string, bic = "COBADEFFXXX", country = "DE") =>
+  payoutDetailsInputSchema.parse({
+    method: "bank_transfer",
+    currency: "eur",
+    accountHolder: "Ada Lovelace",
+    iban,
+    bic,
+    bankCountry: country,
+  });

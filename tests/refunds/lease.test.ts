@@ -64,6 +64,31 @@ function gatedFetch() {
   return { fetch: fetchThroughGate, enteredAt, open: () => open(), posts: () => posts };
 }
 
+/** A refund of `amountUsd` on period `seq` of the long-call subscription, as the review screen sends it. */
+function longCallRefund(seq: number, amountUsd: string) {
+  const sub = SUBS.longCall;
+  return {
+    gameId: GAME_ID,
+    subscriptionId: sub,
+    periodId: periodIdOf(sub, seq),
+    periodSeq: seq,
+    amountUsd,
+    remainingBeforeUsd: "10.00",
+    reason: null,
+  };
+}
+
+/** The id of the attempt stored for period `seq` of the long-call subscription. */
+async function longCallAttempt(seq: number): Promise<string> {
+  const row = await c.t.db
+    .selectFrom("refund_attempt")
+    .select(["id"])
+    .where("subscription_id", "=", SUBS.longCall)
+    .where("period_seq", "=", seq)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
 describe("the hold on a refund attempt outlives its call", () => {
   it(
     "a call running ten minutes keeps the attempt: neither " + "Retry nor the reconciler sends the key meanwhile",
@@ -71,34 +96,22 @@ describe("the hold on a refund attempt outlives its call", () => {
       const sub = SUBS.longCall;
       const clock = manualClock(Date.now());
       const gated = gatedFetch();
-      const request = {
-        gameId: GAME_ID,
-        subscriptionId: sub,
-        periodId: periodIdOf(sub, 2),
-        periodSeq: 2,
-        amountUsd: "2.00",
-        remainingBeforeUsd: "10.00",
-        reason: null,
-      };
+      const request = longCallRefund(2, "2.00");
       const running = requestRefund(c.t.db, request, SUPPORT, { clock, client: { fetch: gated.fetch } });
       await gated.enteredAt;
-      const [row] = await c.t.db
-        .selectFrom("refund_attempt")
-        .select(["id"])
-        .where("subscription_id", "=", sub)
-        .execute();
+      const row = { id: await longCallAttempt(2) };
 
       // Far longer than any hold a request takes and than the client's worst case (tries × timeouts + retry_after
       // waits).
       for (let elapsed = 0; elapsed < 10 * 60_000; elapsed += HEARTBEAT_MS) {
         await clock.advance(HEARTBEAT_MS);
-        const held = await findRefundAttempt(c.t.db, GAME_ID, row!.id);
+        const held = await findRefundAttempt(c.t.db, GAME_ID, row.id);
         expect(held?.status).toBe("pending");
         expect(held?.claimedUntil?.getTime()).toBeGreaterThan(clock.now());
       }
 
       // A Retry click and the reconciler at this moment both find the attempt held.
-      const attempt = (await findRefundAttempt(c.t.db, GAME_ID, row!.id))!;
+      const attempt = (await findRefundAttempt(c.t.db, GAME_ID, row.id))!;
       expect(await driveRefundAttempt(c.t.db, attempt, { clock, waitMs: 0, source: "desk" })).toMatchObject({
         state: "in_progress",
       });
@@ -109,7 +122,7 @@ describe("the hold on a refund attempt outlives its call", () => {
       expect(await running).toMatchObject({ state: "succeeded" });
       expect(gated.posts()).toBe(1);
       expect(refundEvents(c.emulator, sub, 2)).toHaveLength(1);
-      expect(await findRefundAttempt(c.t.db, GAME_ID, row!.id)).toMatchObject({
+      expect(await findRefundAttempt(c.t.db, GAME_ID, row.id)).toMatchObject({
         status: "succeeded",
         calls: 1,
         claimedUntil: null,
@@ -124,35 +137,22 @@ describe("the hold on a refund attempt outlives its call", () => {
       const sub = SUBS.longCall;
       const clock = manualClock(Date.now());
       const gated = gatedFetch();
-      const request = {
-        gameId: GAME_ID,
-        subscriptionId: sub,
-        periodId: periodIdOf(sub, 3),
-        periodSeq: 3,
-        amountUsd: "1.00",
-        remainingBeforeUsd: "10.00",
-        reason: null,
-      };
+      const request = longCallRefund(3, "1.00");
       const running = requestRefund(c.t.db, request, SUPPORT, { clock, client: { fetch: gated.fetch } });
       const signal = await gated.enteredAt;
-      const [row] = await c.t.db
-        .selectFrom("refund_attempt")
-        .select(["id"])
-        .where("subscription_id", "=", sub)
-        .where("period_seq", "=", 3)
-        .execute();
+      const row = { id: await longCallAttempt(3) };
       // Another request holds the attempt now (as after a hold that ran out).
       await c.t.db
         .updateTable("refund_attempt")
         .set({ claim_token: "00000000-0000-4000-8000-000000000001" })
-        .where("id", "=", row!.id)
+        .where("id", "=", row.id)
         .execute();
       await clock.advance(HEARTBEAT_MS);
       expect(signal?.aborted).toBe(true);
       gated.open();
       const outcome = await running;
       expect(outcome.state).toBe("pending");
-      expect(await findRefundAttempt(c.t.db, GAME_ID, row!.id)).toMatchObject({
+      expect(await findRefundAttempt(c.t.db, GAME_ID, row.id)).toMatchObject({
         status: "pending",
         claimToken: "00000000-0000-4000-8000-000000000001",
       });
@@ -166,24 +166,10 @@ describe("the hold on a refund attempt outlives its call", () => {
     // for every other process, which would call the service with the same attempt meanwhile.
     const behind = { ...SYSTEM_CLOCK, now: () => Date.now() - 120_000 };
     const gated = gatedFetch();
-    const request = {
-      gameId: GAME_ID,
-      subscriptionId: sub,
-      periodId: periodIdOf(sub, 1),
-      periodSeq: 1,
-      amountUsd: "1.00",
-      remainingBeforeUsd: "10.00",
-      reason: null,
-    };
+    const request = longCallRefund(1, "1.00");
     const running = requestRefund(c.t.db, request, SUPPORT, { clock: behind, client: { fetch: gated.fetch } });
     await gated.enteredAt;
-    const [row] = await c.t.db
-      .selectFrom("refund_attempt")
-      .select(["id"])
-      .where("subscription_id", "=", sub)
-      .where("period_seq", "=", 1)
-      .execute();
-    const attempt = (await findRefundAttempt(c.t.db, GAME_ID, row!.id))!;
+    const attempt = (await findRefundAttempt(c.t.db, GAME_ID, await longCallAttempt(1)))!;
     expect(attempt.claimedUntil?.getTime()).toBeGreaterThan(Date.now());
     expect(await driveRefundAttempt(c.t.db, attempt, { waitMs: 0, source: "desk" })).toMatchObject({
       state: "in_progress",
