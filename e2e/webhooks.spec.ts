@@ -80,6 +80,23 @@ test.describe("webhook event log", () => {
     await expect(page.getByRole("checkbox", { name: /Pull a window again/ })).toBeDisabled();
   });
 
+  test("[viewer] a table filter moved through by keyboard applies once, when chosen", async ({ page }) => {
+    await signIn(page, "viewer");
+    await page.goto("/webhooks");
+    const status = page.getByLabel("Status", { exact: true });
+    await status.focus();
+    await status.press("ArrowDown");
+    await status.press("ArrowDown");
+    // Passing over options does not reload the table for each.
+    await expect(status).toHaveValue("processed");
+    expect(new URL(page.url()).searchParams.get("status")).toBeNull();
+    await status.press("Enter");
+    await expect(page).toHaveURL(/[?&]status=processed(&|$)/);
+    // With the mouse (or a pointer's pick) it applies at once.
+    await page.getByLabel("Status", { exact: true }).selectOption("pending");
+    await expect(page).toHaveURL(/[?&]status=pending(&|$)/);
+  });
+
   test("[admin] turns on auto-refresh for the game by keyboard", async ({ page }) => {
     await signIn(page, "admin");
     await page.goto("/webhooks");

@@ -1,6 +1,6 @@
 "use client";
 
-import { useId } from "react";
+import { useId, useRef, useState } from "react";
 import { Select, type SelectOption } from "../forms/select";
 import { useTableUrl } from "./use-table-url";
 
@@ -13,10 +13,21 @@ export type FilterSelectProps = {
   allLabel?: string;
 };
 
-/** A filter for the table toolbar: a labelled native select writing its value to the URL (page back to 1). */
+/**
+ * A filter for the table toolbar: a labelled native select writing its value to the URL (page back to 1). Chosen with
+ * the mouse it applies at once; moved through with the arrow keys (which change a closed select's value option by
+ * option) it applies on Enter or when focus leaves it, not once per option passed (WCAG 3.2.2).
+ */
 export function FilterSelect({ name, label, options, allLabel = "All" }: FilterSelectProps) {
   const { params, setParams } = useTableUrl();
   const id = useId();
+  const current = params.get(name) ?? "";
+  const [pending, setPending] = useState<string | null>(null);
+  const byKeyboard = useRef(false);
+  const apply = (value: string) => {
+    setPending(null);
+    if (value !== current) setParams({ [name]: value || null, page: null });
+  };
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="text-xs font-medium text-ink-muted">
@@ -25,8 +36,21 @@ export function FilterSelect({ name, label, options, allLabel = "All" }: FilterS
       <Select
         id={id}
         className="w-44"
-        value={params.get(name) ?? ""}
-        onChange={(event) => setParams({ [name]: event.target.value || null, page: null })}
+        value={pending ?? current}
+        onKeyDown={(event) => {
+          byKeyboard.current = event.key !== "Enter";
+          if (event.key === "Enter" && pending !== null) apply(pending);
+        }}
+        onMouseDown={() => {
+          byKeyboard.current = false;
+        }}
+        onChange={(event) => {
+          if (byKeyboard.current) setPending(event.target.value);
+          else apply(event.target.value);
+        }}
+        onBlur={() => {
+          if (pending !== null) apply(pending);
+        }}
         placeholder={allLabel}
         options={options}
       />
