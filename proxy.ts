@@ -1,4 +1,5 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { ASKED_PATH_HEADER, signInPathFor } from "./lib/auth/next-path";
 import { contentSecurityPolicy } from "./lib/csp.mjs";
 
 // Redirects visitors without a session cookie to the sign-in page, marks every page no-store and gives every page a
@@ -41,18 +42,16 @@ export function proxy(request: NextRequest) {
   const isPublic = PUBLIC_PATHS.some((prefix) => pathname.startsWith(prefix));
   const hasSession = request.cookies.getAll().some((cookie) => cookie.name.includes("payout-desk.session_token"));
   if (!isPublic && !hasSession) {
-    const url = request.nextUrl.clone();
-    url.pathname = "/sign-in";
     // The page asked for, to land on once signed in (checked again there: lib/auth/next-path.ts).
-    const asked = pathname + request.nextUrl.search;
-    url.search = asked === "/" || asked === "/payouts" ? "" : `?${new URLSearchParams({ next: asked })}`;
-    return NextResponse.redirect(url);
+    return NextResponse.redirect(new URL(signInPathFor(pathname + request.nextUrl.search), request.nextUrl));
   }
   const nonce = btoa(crypto.randomUUID());
   const policy = contentSecurityPolicy({ nonce, dev: process.env.NODE_ENV === "development" });
   const requestHeaders = new Headers(request.headers);
   // Next.js reads the nonce from the request's policy and puts it on the scripts it renders.
   requestHeaders.set("x-nonce", nonce);
+  // For a page whose session turns out to have ended: its sign-in page still knows where to come back to.
+  requestHeaders.set(ASKED_PATH_HEADER, pathname + request.nextUrl.search);
   requestHeaders.set("Content-Security-Policy", policy);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", policy);

@@ -46,9 +46,16 @@ test.describe("sign-in and roles", () => {
     await page.getByLabel("Password").press("Enter");
     await expect(page).toHaveURL(/\/audit\?action=payouts\.window_close$/);
     await expect(page.getByRole("heading", { name: "Audit log", level: 1 })).toBeVisible();
+    // A session the server ended (its cookie still sent) also comes back to the page asked for.
+    await page.context().clearCookies();
+    await page
+      .context()
+      .addCookies([{ name: "payout-desk.session_token", value: "ended.session", url: new URL(page.url()).origin }]);
+    await page.goto("/audit?action=payouts.window_close");
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Faudit%3Faction%3Dpayouts\.window_close$/);
     // A "next" leading off this site lands on Payouts.
     await page.context().clearCookies();
-    await page.goto("/sign-in?next=//evil.example/payouts");
+    await page.goto("/sign-in?next=%2F.%2F%2Fevil.example%2Fpayouts");
     await page.getByLabel("Email").fill("viewer@e2e.test");
     await page.getByLabel("Password").fill(E2E_PASSWORD);
     await page.getByLabel("Password").press("Enter");

@@ -4,11 +4,31 @@
  */
 export const AFTER_SIGN_IN = "/payouts";
 
+const BASE = "http://payout-desk.invalid";
+
 export function safeNextPath(value: unknown): string {
   if (typeof value !== "string" || value.length > 2000) return AFTER_SIGN_IN;
   // One leading slash and no backslash or control character: "//host" and "/\host" are other sites to a browser.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point.
   if (!/^\/(?![/\\])[^\\\u0000-\u001f\u007f]*$/.test(value)) return AFTER_SIGN_IN;
-  if (value === "/sign-in" || value.startsWith("/sign-in?") || value.startsWith("/api/")) return AFTER_SIGN_IN;
-  return value;
+  // Read as a browser reads it, dot segments resolved ("/.//host" is "//host", another site once redirected to).
+  let url: URL;
+  try {
+    url = new URL(value, BASE);
+  } catch {
+    return AFTER_SIGN_IN;
+  }
+  const path = url.pathname;
+  if (url.origin !== BASE || path.startsWith("//") || path.includes("\\")) return AFTER_SIGN_IN;
+  if (path === "/sign-in" || path.startsWith("/sign-in/") || path.startsWith("/api/")) return AFTER_SIGN_IN;
+  return path + url.search;
+}
+
+/** The request header in which the proxy passes the page asked for (path and query) to the page's own checks. */
+export const ASKED_PATH_HEADER = "x-payout-desk-path";
+
+/** The sign-in page's address for a person who asked for `asked` (no `next` for Payouts itself). */
+export function signInPathFor(asked: string | null | undefined): string {
+  if (!asked || asked === "/" || asked === AFTER_SIGN_IN) return "/sign-in";
+  return `/sign-in?${new URLSearchParams({ next: asked })}`;
 }

@@ -4,6 +4,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { AppError } from "@/lib/errors";
 import { getAuth } from "./auth";
+import { ASKED_PATH_HEADER, signInPathFor } from "./next-path";
 import { hasRole, type Role, roleSchema } from "./roles";
 
 export type CurrentUser = {
@@ -42,7 +43,7 @@ export async function requireRole(role: Role): Promise<CurrentUser> {
 /** For pages: anonymous visitors go to the sign-in page, a role too low sees a refusal. */
 export async function requirePageRole(role: Role): Promise<CurrentUser> {
   const user = await getCurrentUser();
-  if (!user) redirect("/sign-in");
+  if (!user) redirect(signInPathFor((await headers()).get(ASKED_PATH_HEADER)));
   if (!hasRole(user.role, role)) redirect(`/forbidden?needs=${role}`);
   return user;
 }

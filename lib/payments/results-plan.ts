@@ -298,8 +298,6 @@ function fromCancelledFile(result: NormalisedPaymentResult, item: ItemByReferenc
   }
 }
 
-/** Today in UTC, YYYY-MM-DD. */
-
 /** What importing `text` would do; changes nothing. */
 export async function planResults(
   db: Db,

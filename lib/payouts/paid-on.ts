@@ -18,6 +18,7 @@ export function refusePaidOnBefore(paidOn: string, since: Date, what: string): v
   });
 }
 
+/** Today in UTC, YYYY-MM-DD. */
 export const utcToday = (): string => new Date().toISOString().slice(0, 10);
 
 /**
