@@ -1,5 +1,4 @@
 import type { ReactNode } from "react";
-import { ShownGameProvider } from "../forms/shown-game";
 import { Badge } from "../ui/badge";
 import { GameSwitcher, type ShellGame } from "./game-switcher";
 import { NavLink } from "./nav-link";
@@ -72,7 +71,7 @@ export function AppShell({ user, games, selectedGameId, children, switchGameActi
       <main id="main-content" tabIndex={-1} className="min-w-0 flex-1 px-4 py-5 md:px-8">
         <div className="mx-auto max-w-7xl">
           {selected?.environment === "sandbox" ? <SandboxBanner gameName={selected.name} /> : null}
-          <ShownGameProvider gameId={selectedGameId}>{children}</ShownGameProvider>
+          {children}
         </div>
       </main>
     </div>

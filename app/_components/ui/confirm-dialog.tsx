@@ -4,7 +4,6 @@ import { type FormEvent, type ReactNode, startTransition, useActionState, useEff
 import { FormMessage } from "../forms/form-message";
 import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
-import { ShownGameField } from "../forms/shown-game";
 
 /** What the confirmed action returns: the small result object every server action gives back (lib/actions.ts). */
 export type ConfirmResult =
@@ -135,7 +134,6 @@ function ConfirmForm({
       onSubmit={(event) => submitKeepingFields(event, formAction)}
       className={hasBody ? "-mx-4 -mb-3" : "-mx-4 -my-3"}
     >
-      <ShownGameField />
       {hiddenFields
         ? Object.entries(hiddenFields).map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />

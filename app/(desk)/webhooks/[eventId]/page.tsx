@@ -50,7 +50,12 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
         </Banner>
       ) : null}
       {hasRole(user.role, "finance") ? (
-        <RetryForm action={retryWebhookEventAction} eventId={event.id} failed={event.status === "failed"} />
+        <RetryForm
+          action={retryWebhookEventAction}
+          eventId={event.id}
+          failed={event.status === "failed"}
+          gameId={game.id}
+        />
       ) : null}
       {issues ? (
         <Banner tone="warning" title="The event's data did not match the documented fields" className="mb-4">

@@ -13,7 +13,17 @@ type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResu
  * "Process again" for a failed event. It stays in place once the event is queued (the page then shows it pending and
  * offers no button): what it answered is shown there, and the focus, which was on the button, moves to it.
  */
-export function RetryForm({ action, eventId, failed }: { action: Action; eventId: string; failed: boolean }) {
+export function RetryForm({
+  action,
+  eventId,
+  failed,
+  gameId,
+}: {
+  action: Action;
+  eventId: string;
+  failed: boolean;
+  gameId: string;
+}) {
   const [state, formAction] = useActionState(action, null);
   if (!failed)
     return state ? (
@@ -23,7 +33,7 @@ export function RetryForm({ action, eventId, failed }: { action: Action; eventId
     ) : null;
   return (
     <form action={formAction} className="mb-4 flex flex-col items-start gap-2" aria-label="Process the event again">
-      <ShownGameField />
+      <ShownGameField gameId={gameId} />
       <input type="hidden" name="eventId" value={eventId} />
       <SubmitButton size="sm">Process again</SubmitButton>
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}

@@ -31,9 +31,7 @@ import { describePartnerReversalBasis, describeRefundEventsBasis } from "@/lib/l
 
 export const metadata: Metadata = { title: "Billing period" };
 
-type Props = { params: Promise<{ periodId: string }> };
-
-export default async function PeriodPage({ params }: Props) {
+export default async function PeriodPage({ params }: { params: Promise<{ periodId: string }> }) {
   const user = await requirePageRole("viewer");
   const db = getDb();
   const game = await resolveSelectedGame(db, user);
@@ -177,6 +175,7 @@ export default async function PeriodPage({ params }: Props) {
                   limited={limited}
                   previewAction={previewRefundAction}
                   refundAction={refundAction}
+                  gameId={game.id}
                 />
               )}
             </Card>

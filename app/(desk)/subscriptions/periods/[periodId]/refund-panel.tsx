@@ -40,6 +40,7 @@ export function RefundPanel({
   limited,
   previewAction,
   refundAction,
+  gameId,
 }: {
   subscriptionId: string;
   periodId: number;
@@ -50,6 +51,8 @@ export function RefundPanel({
   limited: boolean;
   previewAction: Action<RefundImpact>;
   refundAction: Action<RefundData>;
+  /** The game the page was shown for, sent with each form. */
+  gameId: string;
 }) {
   const router = useRouter();
   // A full refund is offered when it is within what this person may still refund; otherwise only a partial one.
@@ -101,7 +104,7 @@ export function RefundPanel({
           <FormMessage tone="error">{impact.effects[0]}</FormMessage>
         ) : (
           <form action={refund} className="flex flex-col gap-3" aria-label="Confirm the refund">
-            <ShownGameField />
+            <ShownGameField gameId={gameId} />
             <input type="hidden" name="subscriptionId" value={subscriptionId} />
             <input type="hidden" name="periodId" value={periodId} />
             <input type="hidden" name="periodSeq" value={impact.periodSeq} />
@@ -151,7 +154,7 @@ export function RefundPanel({
       aria-label={`Refund period ${periodSeq}`}
       noValidate
     >
-      <ShownGameField />
+      <ShownGameField gameId={gameId} />
       <input type="hidden" name="subscriptionId" value={subscriptionId} />
       <input type="hidden" name="periodId" value={periodId} />
       {sentBack ? (

@@ -19,7 +19,17 @@ type Action = (state: ActionResult<unknown> | null, form: FormData) => Promise<A
  * attempt is no longer pending (the page then offers no retry): what the retry answered is shown there, and the focus,
  * which was on the button, moves to it.
  */
-export function RetryForm({ attemptId, action, pending }: { attemptId: string; action: Action; pending: boolean }) {
+export function RetryForm({
+  attemptId,
+  action,
+  pending,
+  gameId,
+}: {
+  attemptId: string;
+  action: Action;
+  pending: boolean;
+  gameId: string;
+}) {
   const router = useRouter();
   const [state, formAction] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
     const result = await action(previous, form);
@@ -35,7 +45,7 @@ export function RetryForm({ attemptId, action, pending }: { attemptId: string; a
   return (
     <Card title="Retry">
       <form action={formAction} className="flex flex-col gap-2">
-        <ShownGameField />
+        <ShownGameField gameId={gameId} />
         <input type="hidden" name="attemptId" value={attemptId} />
         {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
         <div>
@@ -49,7 +59,7 @@ export function RetryForm({ attemptId, action, pending }: { attemptId: string; a
 }
 
 /** Finance closes an attempt that needed manual attention, saying what the service confirmed. */
-export function ResolveForm({ attemptId, action }: { attemptId: string; action: Action }) {
+export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; action: Action; gameId: string }) {
   const router = useRouter();
   const [state, formAction] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
     const result = await action(previous, form);
@@ -63,7 +73,7 @@ export function ResolveForm({ attemptId, action }: { attemptId: string; action: 
   useFocusFirstInvalid(formRef, state);
   return (
     <form ref={formRef} action={formAction} className="flex flex-col gap-3" aria-label="Mark as settled">
-      <ShownGameField />
+      <ShownGameField gameId={gameId} />
       <input type="hidden" name="attemptId" value={attemptId} />
       {state && (state.ok || (!error && !outcomeError)) ? (
         <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>

@@ -137,14 +137,19 @@ export default async function RefundAttemptPage({ params }: Props) {
         </FocusHere>
 
         {hasRole(user.role, "support") ? (
-          <RetryForm attemptId={attempt.id} action={retryRefundAttemptAction} pending={attempt.status === "pending"} />
+          <RetryForm
+            attemptId={attempt.id}
+            action={retryRefundAttemptAction}
+            pending={attempt.status === "pending"}
+            gameId={game.id}
+          />
         ) : null}
         {attempt.status === "needs_attention" && hasRole(user.role, "finance") ? (
           <Card
             title="Settle with the service"
             description="Check with the service (quote the error id) what happened to this refund, then record it."
           >
-            <ResolveForm attemptId={attempt.id} action={resolveRefundAttemptAction} />
+            <ResolveForm attemptId={attempt.id} action={resolveRefundAttemptAction} gameId={game.id} />
           </Card>
         ) : null}
 
