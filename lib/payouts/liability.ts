@@ -115,12 +115,21 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
   );
   const links = await listCarryLinks(db, { gameId, fromStatementIds: closed.map((s) => s.statementId) });
   const takenBy = new Map(links.map((l) => [l.from, l.to]));
-  const closedThen = new Set(
-    statements.filter((s) => s.state === "paid" || s.state === "carried").map((s) => s.statementId),
+  const closedThen = new Map(
+    statements.filter((s) => s.state === "paid" || s.state === "carried").map((s) => [s.statementId, s]),
   );
   for (const s of closed) {
     const taker = takenBy.get(s.statementId);
-    if (taker !== undefined && (counted.has(taker) || closedThen.has(taker))) continue;
+    const closedTaker = taker === undefined ? undefined : closedThen.get(taker);
+    // Not owed from here when taken in by a statement counted above, paid out, or carried on by a statement of an
+    // ended window (counted from there). Carried on by a statement of a window not yet ended, it is still owed here.
+    if (
+      taker !== undefined &&
+      (counted.has(taker) ||
+        closedTaker?.state === "paid" ||
+        (closedTaker?.state === "carried" && endedBatches.has(closedTaker.batchId)))
+    )
+      continue;
     const a = get(s.recipientPlayerId, s.playerName, s.playerEmail);
     const out = money(s.carryOutUsd);
     if (out.isNegative()) a.negative = a.negative.plus(out);

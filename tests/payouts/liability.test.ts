@@ -174,6 +174,13 @@ describe("liability as of a day (accrual)", () => {
       closed: false,
     });
     const preparer = web(actor("preparer"));
+    // July, ended: recipient 5 earns under the minimum, rolled over at approval, taken in by the early batch below.
+    await insertSnapshot(db, { window: "2026-07", recipients: [{ id: 5, gross: "3.00" }] });
+    const july = await prepareMonth(db, "2026-07", preparer);
+    await approveStatements(db, { gameId: GAME, batchId: july.batchId, all: "draft_unflagged" }, preparer);
+    await approvePayoutBatch(db, { gameId: GAME, batchId: july.batchId }, web(actor("approver")));
+    const [rolled] = await listPayoutStatements(db, { gameId: GAME, batchId: july.batchId });
+    expect(rolled).toMatchObject({ recipientPlayerId: 5, state: "carried" });
     const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window }, preparer);
     const reason = "paying the month early, as agreed with the creators";
     await overrideFlag(db, { gameId: GAME, batchId, flag: "window_open", recipientPlayerId: null, reason }, preparer);
@@ -188,8 +195,8 @@ describe("liability as of a day (accrual)", () => {
     await approvePayoutBatch(db, { gameId: GAME, batchId }, web(actor("approver")));
     const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
     expect(statements.find((s) => s.recipientPlayerId === 5)).toMatchObject({ state: "carried" });
-    // The window has not ended: what it earned, paid or rolled over, is not owed yet.
+    // The window has not ended: what it earned, paid or rolled over, is not owed yet; what July rolled into it is.
     const rows = await byRecipient(new Date(Date.now() + 1000));
-    expect(rows[5]).toBeUndefined();
+    expect(rows[5]).toMatchObject({ carriedUsd: rolled?.carryOutUsd, totalOwedUsd: rolled?.carryOutUsd });
   });
 });
