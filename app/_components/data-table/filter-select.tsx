@@ -40,6 +40,12 @@ export function FilterSelect({ name, label, options, allLabel = "All" }: FilterS
         onKeyDown={(event) => {
           byKeyboard.current = event.key !== "Enter";
           if (event.key === "Enter" && pending !== null) apply(pending);
+          // Escape leaves the filter as it was.
+          if (event.key === "Escape") setPending(null);
+        }}
+        onKeyUp={(event) => {
+          // An option picked with Enter from the open list reaches the select only as this key's release.
+          if (event.key === "Enter" && pending !== null) apply(pending);
         }}
         onMouseDown={() => {
           byKeyboard.current = false;

@@ -14,6 +14,9 @@ import { listProfileChanges } from "@/db/queries/profile-changes";
 
 export const metadata: Metadata = { title: "Payout profiles" };
 
+/** Changes waiting for review listed on the page (the newest). */
+const REVIEWS_SHOWN = 200;
+
 const EXAMPLE = [
   "player_id,method,currency,paypal_email,iban,bic,bank_country,account_holder,tax_form,tax_form_received_on",
   "100002,paypal,USD,creator@example.com,,,,,W-9,2026-01-15",
@@ -56,7 +59,11 @@ export default async function PayoutProfilesPage() {
       >
         <ImportProfilesForm action={importProfilesAction} gameId={game.id} />
       </Card>
-      <PendingReviews changes={await listProfileChanges(db, { gameId: game.id, status: "pending", limit: 200 })} />
+      {/* One more than shown, to tell whether more wait. */}
+      <PendingReviews
+        changes={await listProfileChanges(db, { gameId: game.id, status: "pending", limit: REVIEWS_SHOWN + 1 })}
+        shown={REVIEWS_SHOWN}
+      />
       <Card title="Export" className="mb-5">
         <p className="mb-3 text-sm">
           The export lists every profile of {game.name} with its details masked (the last four characters): full bank

@@ -4,21 +4,23 @@ import { Card } from "@/app/_components/ui/card";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { TextLink } from "@/app/_components/ui/text-link";
 import type { ProfileChangeRow } from "@/db/queries/profile-changes";
-import { countOf } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 
 /**
  * Changes of payout details waiting for a second finance user, each linked to the recipient's page where it is
  * reviewed (also for a recipient who has earned nothing yet).
  */
-export function PendingReviews({ changes }: { changes: readonly ProfileChangeRow[] }) {
+export function PendingReviews({ changes, shown }: { changes: readonly ProfileChangeRow[]; shown: number }) {
+  const more = changes.length > shown;
   return (
     <Card
       title="Waiting for review"
       description={
         changes.length === 0
           ? "No change of payout details is waiting for review."
-          : `${countOf(changes.length, "change")} of payout details, newest first: each is reviewed on the ` +
-            "recipient's page by a finance user other than the one who entered it."
+          : `${more ? `The newest ${formatCount(shown)} changes` : countOf(changes.length, "change")} of payout ` +
+            "details, newest first: each is reviewed on the recipient's page by a finance user other than the one " +
+            `who entered it.${more ? " More are waiting: review these first." : ""}`
       }
       flush
       className="mb-5"
@@ -30,7 +32,7 @@ export function PendingReviews({ changes }: { changes: readonly ProfileChangeRow
           dense
           head={<HeadCells columns={["Recipient", "New details", "Before", "Entered by", "Entered"]} />}
         >
-          {changes.map((c) => (
+          {changes.slice(0, shown).map((c) => (
             <Tr key={c.id}>
               <RowTh>
                 <TextLink href={`/recipients/${c.playerId}`}>

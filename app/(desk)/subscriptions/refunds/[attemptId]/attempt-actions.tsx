@@ -98,6 +98,7 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
             value="not_refunded"
             required
             defaultChecked={typedOutcome === "not_refunded"}
+            aria-invalid={outcomeError ? true : undefined}
           />
           No, nothing was refunded (the same refund can be made again)
         </label>
