@@ -118,7 +118,7 @@ function failureOf<T>(error: unknown, raw: unknown, options: { action: string; w
  */
 async function assertExpectedGame(raw: unknown, user: CurrentUser): Promise<void> {
   const given = raw && typeof raw === "object" ? (raw as Record<string, unknown>)[EXPECTED_GAME_FIELD] : undefined;
-  // Named twice (a dialog adds the page's game beside a form's own), every one must be the selected game.
+  // Named more than once (a field repeated in a form), every one must be the selected game.
   const expected = (Array.isArray(given) ? given : [given]).filter(
     (g): g is string => typeof g === "string" && g !== "",
   );

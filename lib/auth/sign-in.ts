@@ -143,24 +143,30 @@ export async function markSignInSucceeded(
   });
 }
 
-/** The password hash an email signs in with before its sign-in is checked (null: none). */
-export async function credentialBeforeSignIn(db: Db, email: string): Promise<string | null> {
-  return readCredentialHash(db, email);
-}
-
 /**
- * Keeps the session a sign-in just made only when the account's password is still the one it was checked against:
- * access removed or the password replaced while the password was being checked (which takes tens of milliseconds)
- * ended every session then, before this one existed. Such a session is ended here; false when it was.
+ * Checks the password with better-auth, which makes the session (its cookie set on the answer), and keeps that session
+ * only when the account's password is still the one it was checked against: access removed or the password replaced
+ * while it was being checked (tens of milliseconds) ended every session then, before this one existed; such a session
+ * is ended here. Null for a refusal, whatever its cause.
  */
-export async function keepSessionIfPasswordUnchanged(
+export async function signInWithPassword(
   db: Db,
-  signIn: { email: string; checkedHash: string | null; token: string },
-): Promise<boolean> {
-  const now = await readCredentialHash(db, signIn.email);
-  if (now !== null && now === signIn.checkedHash) return true;
-  await deleteSessionByToken(db, signIn.token);
-  return false;
+  params: { email: string; password: string; headers: Headers },
+): Promise<{ id: string; email: string } | null> {
+  const checkedHash = await readCredentialHash(db, params.email);
+  let signedIn: { user: { id: string; email: string }; token: string };
+  try {
+    signedIn = await getAuth().api.signInEmail({
+      body: { email: params.email, password: params.password },
+      headers: params.headers,
+    });
+  } catch {
+    return null;
+  }
+  const now = await readCredentialHash(db, params.email);
+  if (now !== null && now === checkedHash) return signedIn.user;
+  await deleteSessionByToken(db, signedIn.token);
+  return null;
 }
 
 /** Ends the session the request carries (better-auth's sign-out) and writes the audit line. */

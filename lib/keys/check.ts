@@ -31,6 +31,13 @@ export function keyOf(check: KeyCheck, ring: Keyring): Buffer | null {
   );
 }
 
+/** The key of the ring the stored check names; refuses a process holding neither. */
+export function namedBy(check: KeyCheck, ring: Keyring): Buffer {
+  const key = keyOf(check, ring);
+  if (!key) throw new KeyMismatchError(check.keyId, keyId(ring.current));
+  return key;
+}
+
 /** A stored value from before key checks were kept: the key that opens it is the one it was sealed with. */
 async function recordLegacyKeyCheck(db: Db, ring: Keyring): Promise<{ keyId: string } | null> {
   for (const column of SEALED_COLUMNS) {
@@ -58,7 +65,7 @@ async function recordLegacyKeyCheck(db: Db, ring: Keyring): Promise<{ keyId: str
 export async function verifyKeys(db: Db, ring: Keyring = readKeyring()): Promise<{ keyId: string } | null> {
   const check = await readKeyCheck(db);
   if (!check) return recordLegacyKeyCheck(db, ring);
-  if (!keyOf(check, ring)) throw new KeyMismatchError(check.keyId, keyId(ring.current));
+  namedBy(check, ring);
   return { keyId: check.keyId };
 }
 
@@ -74,9 +81,7 @@ export async function sealingKey(trx: Db, ring: Keyring = readKeyring()): Promis
     check = await readKeyCheck(trx, { lock: "share" });
     if (!check) throw new Error("the key check vanished while sealing");
   }
-  const key = keyOf(check, ring);
-  if (!key) throw new KeyMismatchError(check.keyId, keyId(ring.current));
-  return key;
+  return namedBy(check, ring);
 }
 
 /**
@@ -86,8 +91,5 @@ export async function sealingKey(trx: Db, ring: Keyring = readKeyring()): Promis
  */
 export async function namedKey(db: Db, ring: Keyring = readKeyring()): Promise<Buffer> {
   const check = await readKeyCheck(db);
-  if (!check) return ring.current;
-  const key = keyOf(check, ring);
-  if (!key) throw new KeyMismatchError(check.keyId, keyId(ring.current));
-  return key;
+  return check ? namedBy(check, ring) : ring.current;
 }

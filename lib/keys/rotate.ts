@@ -3,9 +3,9 @@ import type { Db } from "@/db";
 import { listSealedValues, readKeyCheck, replaceKeyCheck, updateSealedValue } from "@/db/queries/keys";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
-import { keyId, type Keyring, openSecret, readKeyring, sealSecret } from "@/lib/crypto";
+import { type Keyring, openSecret, readKeyring, sealSecret } from "@/lib/crypto";
 import { AppError } from "@/lib/errors";
-import { describeKey, KeyMismatchError, keyOf, sealingKey } from "./check";
+import { describeKey, namedBy, sealingKey } from "./check";
 import { columnName, SEALED_COLUMNS } from "./sealed-columns";
 
 export type KeyRotationSummary = {
@@ -36,8 +36,7 @@ export async function rotateKey(db: Db, input: RotationInput): Promise<KeyRotati
     if (!(await readKeyCheck(trx, { lock: "update" }))) await sealingKey(trx, ring);
     const check = await readKeyCheck(trx, { lock: "update" });
     if (!check) throw new Error("no key check to rotate");
-    const oldKey = keyOf(check, ring);
-    if (!oldKey) throw new KeyMismatchError(check.keyId, keyId(ring.current));
+    const oldKey = namedBy(check, ring);
     if (next.keyId === check.keyId)
       throw new AppError("INVALID_INPUT", `the secrets are already sealed with key ${next.keyId}`);
 

@@ -5,14 +5,7 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { getDb } from "@/db";
 import { definePublicAction } from "@/lib/actions";
-import { getAuth } from "@/lib/auth/auth";
-import {
-  beginSignInAttempt,
-  clientAddress,
-  credentialBeforeSignIn,
-  keepSessionIfPasswordUnchanged,
-  markSignInSucceeded,
-} from "@/lib/auth/sign-in";
+import { beginSignInAttempt, clientAddress, markSignInSucceeded, signInWithPassword } from "@/lib/auth/sign-in";
 import { safeNextPath } from "@/lib/auth/next-path";
 import { emailSchema } from "@/lib/auth/users";
 
@@ -29,22 +22,16 @@ export const signInAction = definePublicAction(
     const db = getDb();
     const requestHeaders = await headers();
     const attemptId = await beginSignInAttempt(db, email, clientAddress(requestHeaders));
-    const refused = {
-      ok: false,
-      code: "UNAUTHENTICATED",
-      message: "That email and password do not match an account.",
-      // The email stays in the form (never the password), to correct one or the other.
-      values: { email },
-    } as const;
-    const checkedHash = await credentialBeforeSignIn(db, email);
-    let signedIn: { user: { id: string; email: string }; token: string };
-    try {
-      signedIn = await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders });
-    } catch {
-      return refused;
-    }
-    if (!(await keepSessionIfPasswordUnchanged(db, { email, checkedHash, token: signedIn.token }))) return refused;
-    await markSignInSucceeded(db, attemptId, { user: signedIn.user, via: "web" });
+    const user = await signInWithPassword(db, { email, password, headers: requestHeaders });
+    if (!user)
+      return {
+        ok: false,
+        code: "UNAUTHENTICATED",
+        message: "That email and password do not match an account.",
+        // The email stays in the form (never the password), to correct one or the other.
+        values: { email },
+      };
+    await markSignInSucceeded(db, attemptId, { user, via: "web" });
     redirect(next);
   },
 );

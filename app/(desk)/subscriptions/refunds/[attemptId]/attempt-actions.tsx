@@ -59,6 +59,11 @@ export function RetryForm({
 }
 
 /** Finance closes an attempt that needed manual attention, saying what the service confirmed. */
+const OUTCOMES = [
+  { value: "refunded", label: "Yes, it was refunded (counts as refunded; it cannot be made again)" },
+  { value: "not_refunded", label: "No, nothing was refunded (the same refund can be made again)" },
+] as const;
+
 export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; action: Action; gameId: string }) {
   const router = useRouter();
   const [state, formAction] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
@@ -80,28 +85,19 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
       ) : null}
       <fieldset className="flex flex-col gap-1.5" aria-describedby={outcomeError ? "resolve-outcome-error" : undefined}>
         <legend className="mb-1 text-sm font-medium text-ink">Did the service refund it?</legend>
-        <label className="flex items-center gap-2">
-          <input
-            type="radio"
-            name="outcome"
-            value="refunded"
-            required
-            defaultChecked={typedOutcome === "refunded"}
-            aria-invalid={outcomeError ? true : undefined}
-          />
-          Yes, it was refunded (counts as refunded; it cannot be made again)
-        </label>
-        <label className="flex items-center gap-2">
-          <input
-            type="radio"
-            name="outcome"
-            value="not_refunded"
-            required
-            defaultChecked={typedOutcome === "not_refunded"}
-            aria-invalid={outcomeError ? true : undefined}
-          />
-          No, nothing was refunded (the same refund can be made again)
-        </label>
+        {OUTCOMES.map((outcome) => (
+          <label key={outcome.value} className="flex items-center gap-2">
+            <input
+              type="radio"
+              name="outcome"
+              value={outcome.value}
+              required
+              defaultChecked={typedOutcome === outcome.value}
+              aria-invalid={outcomeError ? true : undefined}
+            />
+            {outcome.label}
+          </label>
+        ))}
         {outcomeError ? (
           <p id="resolve-outcome-error" className="text-xs font-medium text-danger">
             {outcomeError}
