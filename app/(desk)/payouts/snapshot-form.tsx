@@ -8,7 +8,8 @@ import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Button } from "@/app/_components/ui/button";
 import { Dialog, DialogClose, DialogFooter } from "@/app/_components/ui/dialog";
-import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import type { ActionResult } from "@/lib/action-result";
+import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 type Action = (
   state: ActionResult<{ pullId: string }> | null,
@@ -54,7 +55,7 @@ export function TakeSnapshotButton({
       }
     >
       <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
-        <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+        <ShownGameField gameId={gameId} />
         {state && !state.ok ? <FormMessage tone="error">{state.message}</FormMessage> : null}
         <fieldset className="flex gap-4 text-sm">
           <legend className="sr-only">Window</legend>

@@ -4,8 +4,9 @@ import { useActionState } from "react";
 import { Checkbox } from "@/app/_components/forms/checkbox";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
-import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import type { ActionResult } from "@/lib/action-result";
 import type { GameAutomation } from "@/lib/webhooks/settings";
+import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -26,7 +27,7 @@ export function AutomationForm({
   const checked = (name: keyof GameAutomation) => (sent ? sent[name] === "on" : automation[name]);
   return (
     <form action={formAction} className="flex flex-col gap-3" aria-label="Automatic pulls">
-      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <ShownGameField gameId={gameId} />
       <input type="hidden" name="form" value="automation" />
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
       <Checkbox

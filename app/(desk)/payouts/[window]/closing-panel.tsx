@@ -6,7 +6,8 @@ import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { FocusHere } from "@/app/_components/ui/focus-here";
-import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import type { ActionResult } from "@/lib/action-result";
+import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -28,7 +29,7 @@ export function ClosingForm({
   const verb = closed ? "Reopen" : "Close";
   return (
     <form action={formAction} className="flex max-w-xl flex-col gap-3" noValidate aria-label={`${verb} the window`}>
-      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <ShownGameField gameId={gameId} />
       <input type="hidden" name="window" value={windowKey} />
       {state?.ok ? (
         // The form now offers the opposite change (its button is another): focus moves to what was done.

@@ -6,9 +6,10 @@ import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { Button } from "@/app/_components/ui/button";
-import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import type { ActionResult } from "@/lib/action-result";
 import { PAYOUT_METHOD_LABELS, PAYOUT_METHODS, type PayoutMethod, TAX_FORMS } from "@/lib/profiles/schemas";
 import { useKeptForm } from "./use-kept-form";
+import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -44,7 +45,7 @@ function FormHead({
 }) {
   return (
     <>
-      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <ShownGameField gameId={gameId} />
       <input type="hidden" name="playerId" value={playerId} />
       {children}
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}

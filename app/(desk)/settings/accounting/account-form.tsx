@@ -6,7 +6,8 @@ import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
-import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import type { ActionResult } from "@/lib/action-result";
+import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -29,7 +30,7 @@ export function AccountForm({
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
     <form action={formAction} className="flex flex-col gap-3" noValidate aria-label={`Map ${label}`}>
-      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <ShownGameField gameId={gameId} />
       <input type="hidden" name="account" value={account} />
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
       <div className="grid gap-3 sm:grid-cols-2">
@@ -84,7 +85,7 @@ export function DateOrderForm({
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   return (
     <form action={formAction} className="flex flex-col gap-3" noValidate aria-label="QuickBooks Online date format">
-      <input type="hidden" name={EXPECTED_GAME_FIELD} value={gameId} />
+      <ShownGameField gameId={gameId} />
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
       <Field
         label="Dates in the QuickBooks Online journal file"
