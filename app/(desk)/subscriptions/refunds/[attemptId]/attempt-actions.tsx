@@ -10,6 +10,7 @@ import { Card } from "@/app/_components/ui/card";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
 import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
+import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
 
 type Action = (state: ActionResult<unknown> | null, form: FormData) => Promise<ActionResult<unknown>>;
@@ -83,27 +84,14 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
       {state && (state.ok || (!error && !outcomeError)) ? (
         <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
       ) : null}
-      <fieldset className="flex flex-col gap-1.5" aria-describedby={outcomeError ? "resolve-outcome-error" : undefined}>
-        <legend className="mb-1 text-sm font-medium text-ink">Did the service refund it?</legend>
-        {OUTCOMES.map((outcome) => (
-          <label key={outcome.value} className="flex items-center gap-2">
-            <input
-              type="radio"
-              name="outcome"
-              value={outcome.value}
-              required
-              defaultChecked={typedOutcome === outcome.value}
-              aria-invalid={outcomeError ? true : undefined}
-            />
-            {outcome.label}
-          </label>
-        ))}
-        {outcomeError ? (
-          <p id="resolve-outcome-error" className="text-xs font-medium text-danger">
-            {outcomeError}
-          </p>
-        ) : null}
-      </fieldset>
+      <RadioChoice
+        legend="Did the service refund it?"
+        name="outcome"
+        options={OUTCOMES}
+        value={typedOutcome === "refunded" || typedOutcome === "not_refunded" ? typedOutcome : undefined}
+        required
+        error={outcomeError}
+      />
       <Field
         label="What the service confirmed"
         error={error}
