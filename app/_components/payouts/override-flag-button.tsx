@@ -11,11 +11,14 @@ import { type ServerAction, withFields } from "./with-fields";
 export function OverrideFlagButton({
   action,
   batchId,
+  gameId,
   flag: { flag, cause, label },
   recipientPlayerId,
 }: {
   action: ServerAction;
   batchId: string;
+  /** The game the page was shown for. */
+  gameId: string;
   /** The flag instance shown; `cause` is its cause: a flag whose cause changed since is refused. */
   flag: { flag: string; cause: string; label: string };
   recipientPlayerId?: number;
@@ -23,6 +26,7 @@ export function OverrideFlagButton({
   const done = useNotice();
   return (
     <ConfirmDialog
+      gameId={gameId}
       onConfirmed={done}
       trigger={<Button size="sm">Override…</Button>}
       title={`Override “${label}”`}

@@ -32,6 +32,7 @@ export function StatementActionDialog({
   size,
   methods,
   today,
+  gameId,
 }: {
   action: StatementAction;
   text: StatementDialogText;
@@ -40,6 +41,7 @@ export function StatementActionDialog({
   size?: "sm";
   methods: { value: string; label: string }[];
   today: string;
+  gameId: string;
 }) {
   const asksMore = action === "mark_paid" || text.reasonHint !== undefined;
   return (
@@ -57,6 +59,7 @@ export function StatementActionDialog({
       tone={action === "hold" ? "danger" : undefined}
       size={asksMore ? "md" : undefined}
       action={run}
+      gameId={gameId}
     >
       {(_typed, errors) => (
         <>

@@ -2,6 +2,7 @@
 
 import { type FormEvent, type ReactNode, startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { FormMessage } from "../forms/form-message";
+import { ShownGameField } from "../forms/shown-game";
 import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
 
@@ -33,6 +34,9 @@ export type ConfirmDialogProps = {
   action: (formData: FormData) => Promise<ConfirmResult | undefined>;
   /** Sent along with the form, e.g. { batchId }. */
   hiddenFields?: Record<string, string>;
+  /** The game the page was shown for, when the action is about one: a game switched in another tab since is then
+   * refused in so many words, not as an id the other game does not have. Taken from the page, never the layout. */
+  gameId?: string;
   onConfirmed?: (result: ConfirmResult | undefined) => void;
   size?: "sm" | "md" | "lg";
 };
@@ -95,6 +99,7 @@ function ConfirmForm({
   tone = "primary",
   action,
   hiddenFields,
+  gameId,
   onConfirmed,
   onPendingChange,
   onDone,
@@ -139,6 +144,7 @@ function ConfirmForm({
             <input key={name} type="hidden" name={name} value={value} />
           ))
         : null}
+      {gameId ? <ShownGameField gameId={gameId} /> : null}
       {hasBody ? (
         <div className="flex flex-col gap-3 px-4 pb-3">
           {typeof children === "function" ? children(state.typed, state.fieldErrors) : children}

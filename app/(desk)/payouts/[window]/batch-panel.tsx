@@ -19,6 +19,8 @@ export type BatchPanelActions = {
 };
 
 export type BatchPanelProps = {
+  /** The game the page was shown for, sent with every action. */
+  gameId: string;
   windowKey: string;
   snapshotId: string;
   snapshotVersion: number;
@@ -46,6 +48,7 @@ export function BatchPanel(props: BatchPanelProps) {
     if (props.prepareRefused) return <p className="max-w-md text-sm text-ink-muted">{props.prepareRefused}</p>;
     return (
       <ConfirmDialog
+        gameId={props.gameId}
         onConfirmed={done}
         trigger={<Button variant="primary">Prepare payout batch</Button>}
         title="Prepare the payout batch"
@@ -72,6 +75,7 @@ export function BatchPanel(props: BatchPanelProps) {
       <div className="flex flex-wrap items-center gap-2 lg:justify-end">
         {allowed("approve_unflagged") ? (
           <ConfirmDialog
+            gameId={props.gameId}
             onConfirmed={done}
             trigger={<Button variant="primary">Approve all unflagged</Button>}
             title="Approve every draft statement without an open flag?"
@@ -83,6 +87,7 @@ export function BatchPanel(props: BatchPanelProps) {
         ) : null}
         {approveBatch.kind === "allowed" ? (
           <ConfirmDialog
+            gameId={props.gameId}
             onConfirmed={done}
             trigger={<Button variant={approveBatchIsMain ? "primary" : "secondary"}>Approve batch</Button>}
             title="Approve this payout batch?"
@@ -108,6 +113,7 @@ export function BatchPanel(props: BatchPanelProps) {
         ) : null}
         {allowed("mark_all_paid") ? (
           <ConfirmDialog
+            gameId={props.gameId}
             onConfirmed={done}
             trigger={<Button variant="primary">Mark approved paid…</Button>}
             title={`Record payment of ${formatCount(counts.approved)} approved statements`}
@@ -125,6 +131,7 @@ export function BatchPanel(props: BatchPanelProps) {
         ) : null}
         {allowed("discard") ? (
           <ConfirmDialog
+            gameId={props.gameId}
             onConfirmed={done}
             trigger={<Button variant="ghost">Discard draft…</Button>}
             title="Discard this draft batch?"

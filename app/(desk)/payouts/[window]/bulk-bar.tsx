@@ -29,7 +29,7 @@ export function BulkBar({
   onResult,
 }: {
   ids: string[];
-  batch: { id: string; status: string };
+  batch: { id: string; status: string; gameId: string };
   offers: OfferedAction[];
   actions: BulkActions;
   methods: { value: string; label: string }[];
@@ -58,6 +58,7 @@ export function BulkBar({
         size="sm"
         methods={methods}
         today={today}
+        gameId={batch.gameId}
       />
     );
   };

@@ -222,6 +222,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
         </div>
         {canAct ? (
           <BatchPanel
+            gameId={game.id}
             windowKey={windowKey(window)}
             snapshotId={snapshot.id}
             snapshotVersion={snapshot.version}
@@ -247,6 +248,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
         ) : null}
         {mailable && batch && counts && emails ? (
           <StatementMailPanel
+            gameId={game.id}
             batchId={batch.id}
             statements={counts.total}
             emailed={emails.emailed}
@@ -287,7 +289,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
           sortColumns={payoutTable.config.sortColumns}
           pageSizes={payoutTable.config.pageSizes}
           windowHref={href}
-          batch={batch ? { id: batch.id, status: batch.status } : null}
+          batch={batch ? { id: batch.id, status: batch.status, gameId: game.id } : null}
           overridden={overriddenByRecipient}
           canAct={canAct}
           context={context}

@@ -110,10 +110,11 @@ export function CreateFileForm(props: { action: CreateAction; batchId: string; g
 }
 
 /** Cancelling a live file (its statements go back to approved), with a reason. */
-export function CancelFileButton(props: { action: ServerAction; fileId: string; fileName: string }) {
+export function CancelFileButton(props: { action: ServerAction; fileId: string; fileName: string; gameId: string }) {
   const onConfirmed = useNoticeAndRefresh();
   return (
     <ConfirmDialog
+      gameId={props.gameId}
       onConfirmed={onConfirmed}
       trigger={
         <Button variant="ghost" size="sm">
@@ -149,11 +150,14 @@ export function ReturnPaymentButton(props: {
   action: ServerAction;
   paid: { id: string; label: string }[];
   triggerLabel?: string;
+  /** The game the page was shown for. */
+  gameId: string;
 }) {
   const onConfirmed = useNoticeAndRefresh();
   const only = props.paid.length === 1 ? props.paid[0] : undefined;
   return (
     <ConfirmDialog
+      gameId={props.gameId}
       onConfirmed={onConfirmed}
       trigger={<Button variant="secondary">{props.triggerLabel ?? "Return a payment…"}</Button>}
       title="Record a payment as returned"

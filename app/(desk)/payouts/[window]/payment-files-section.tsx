@@ -133,7 +133,12 @@ export async function PaymentFilesSection(props: {
                       </a>
                     )}
                     {f.status === "live" ? (
-                      <CancelFileButton action={cancelPaymentFileAction} fileId={f.id} fileName={f.fileName} />
+                      <CancelFileButton
+                        action={cancelPaymentFileAction}
+                        fileId={f.id}
+                        fileName={f.fileName}
+                        gameId={gameId}
+                      />
                     ) : null}
                   </span>
                 </Td>
@@ -187,6 +192,7 @@ export async function PaymentFilesSection(props: {
             {returnable.length > 0 ? (
               <ReturnPaymentButton
                 action={returnPaymentAction}
+                gameId={gameId}
                 paid={returnable.map((s) => ({ id: s.id, label: paidStatementLabel(s) }))}
               />
             ) : null}

@@ -23,7 +23,8 @@ export type RecipientTableProps = {
   sortColumns: readonly string[];
   pageSizes: readonly number[];
   windowHref: string;
-  batch: { id: string; status: string } | null;
+  /** The window's batch, with the game the page was shown for (sent with its actions). */
+  batch: { id: string; status: string; gameId: string } | null;
   /** recipient id -> flags overridden for that recipient. */
   overridden: Record<string, string[]>;
   canAct: boolean;

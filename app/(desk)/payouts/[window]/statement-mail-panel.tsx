@@ -57,6 +57,7 @@ function sendOffer(statements: number, emailed: number, noAddress: number, faile
  * offering a send that is refused.
  */
 export function StatementMailPanel(props: {
+  gameId: string;
   batchId: string;
   statements: number;
   /** Statements ever emailed, those whose recipient has no usable address, and emailed ones that failed to send. */
@@ -77,6 +78,7 @@ export function StatementMailPanel(props: {
         </p>
       ) : props.issuerSet ? (
         <ConfirmDialog
+          gameId={props.gameId}
           onConfirmed={done}
           trigger={<Button>{offer.trigger}</Button>}
           title={offer.title}
@@ -89,6 +91,7 @@ export function StatementMailPanel(props: {
         <p className="max-w-xs text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</p>
       )}
       <ConfirmDialog
+        gameId={props.gameId}
         onConfirmed={done}
         trigger={<Button variant="ghost">Revoke statement links…</Button>}
         title="Revoke this batch's statement links?"

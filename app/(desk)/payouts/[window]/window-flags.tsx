@@ -63,7 +63,12 @@ export function WindowFlags({
                   ) : null}
                 </div>
                 {canOverride && batch && !override ? (
-                  <OverrideFlagButton action={overrideFlagAction} batchId={batch.id} flag={flag} />
+                  <OverrideFlagButton
+                    action={overrideFlagAction}
+                    batchId={batch.id}
+                    gameId={batch.gameId}
+                    flag={flag}
+                  />
                 ) : null}
               </li>
             );

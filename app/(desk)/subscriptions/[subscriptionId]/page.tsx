@@ -140,6 +140,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
           hasRole(user.role, "support") ? (
             <SubscriptionActions
               subscription={{
+                gameId: game.id,
                 subscriptionId: id,
                 status: sub.status,
                 terminal,

@@ -19,6 +19,8 @@ import { money, usdInputSchema } from "@/lib/money";
 type ServerAction = (form: FormData) => Promise<ActionResult<unknown>>;
 
 export type SubscriptionSummary = {
+  /** The game the page was shown for. */
+  gameId: string;
   subscriptionId: string;
   status: string;
   terminal: boolean;
@@ -144,6 +146,7 @@ function CancelDialog({
       size="md"
       action={action}
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      gameId={subscription.gameId}
       onConfirmed={onConfirmed}
     >
       {(typed, errors) => (
@@ -236,6 +239,7 @@ function PriceDialog({
           : action(form)
       }
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      gameId={subscription.gameId}
       onConfirmed={onConfirmed}
     >
       {(_typed, errors) => (
@@ -315,6 +319,7 @@ function CardDialog({
       size="md"
       action={action}
       hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      gameId={subscription.gameId}
       onConfirmed={onConfirmed}
     >
       {(typed, errors) => (

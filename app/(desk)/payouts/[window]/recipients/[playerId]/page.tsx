@@ -146,6 +146,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
           canAct && statement && batch ? (
             <>
               <StatementActions
+                gameId={game.id}
                 batchId={batch.id}
                 statementId={statement.id}
                 offers={
@@ -169,6 +170,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 ) : (
                   <ReturnPaymentButton
                     action={returnPaymentAction}
+                    gameId={game.id}
                     paid={[{ id: statement.id, label: paidStatementLabel(statement) }]}
                     triggerLabel="Record as returned…"
                   />
@@ -197,6 +199,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                     <OverrideFlagButton
                       action={overrideFlagAction}
                       batchId={batch.id}
+                      gameId={game.id}
                       flag={flag}
                       recipientPlayerId={playerId}
                     />

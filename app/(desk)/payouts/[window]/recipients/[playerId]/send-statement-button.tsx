@@ -5,10 +5,17 @@ import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
 
-export function SendStatementButton(props: { batchId: string; statementId: string; to: string; action: ServerAction }) {
+export function SendStatementButton(props: {
+  gameId: string;
+  batchId: string;
+  statementId: string;
+  to: string;
+  action: ServerAction;
+}) {
   const done = useNotice();
   return (
     <ConfirmDialog
+      gameId={props.gameId}
       onConfirmed={done}
       trigger={<Button size="sm">Email statement…</Button>}
       title="Email this statement"

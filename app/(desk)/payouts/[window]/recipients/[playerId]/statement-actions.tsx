@@ -11,6 +11,8 @@ import { useNotice } from "@/app/_components/payouts/result-notice";
 type ServerAction = Parameters<typeof ConfirmDialog>[0]["action"];
 
 export type StatementActionsProps = {
+  /** The game the page was shown for. */
+  gameId: string;
   batchId: string;
   statementId: string;
   /** What lib/payouts/offered-actions.ts offers this person for this statement (allowed, or blocked with a reason). */
@@ -69,7 +71,7 @@ const TEXTS: Record<StatementAction, StatementDialogText> = {
   },
 };
 
-function StatementButtons({ batchId, statementId, offers, actions, methods, today }: StatementActionsProps) {
+function StatementButtons({ gameId, batchId, statementId, offers, actions, methods, today }: StatementActionsProps) {
   const done = useNotice();
   const fields =
     (action: ServerAction): ServerAction =>
@@ -94,6 +96,7 @@ function StatementButtons({ batchId, statementId, offers, actions, methods, toda
         onConfirmed={done}
         methods={methods}
         today={today}
+        gameId={gameId}
       />
     );
   };

@@ -38,6 +38,7 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
       actions={
         to && issuerSet ? (
           <SendStatementButton
+            gameId={props.gameId}
             batchId={statement.batchId}
             statementId={statement.id}
             to={to}
