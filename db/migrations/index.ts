@@ -30,6 +30,7 @@ import * as paymentResultPerFiling from "./2026_12_01_0900_payment_result_per_fi
 import * as statementPaidTo from "./2026_12_02_0900_statement_paid_to";
 import * as deliveryFailureStatementIdx from "./2026_12_03_0900_delivery_failure_statement_idx";
 import * as statementMailboxIdx from "./2026_12_03_1000_statement_mailbox_idx";
+import * as statementLinkDownloads from "./2026_12_04_0900_statement_link_downloads";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -67,4 +68,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_12_02_0900_statement_paid_to": statementPaidTo,
   "2026_12_03_0900_delivery_failure_statement_idx": deliveryFailureStatementIdx,
   "2026_12_03_1000_statement_mailbox_idx": statementMailboxIdx,
+  "2026_12_04_0900_statement_link_downloads": statementLinkDownloads,
 };

@@ -1,4 +1,5 @@
 import "server-only";
+import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import { firstValue } from "./scalar";
 
@@ -14,4 +15,40 @@ export async function revokeBatchLinks(db: DbOrTrx, params: { batchId: string; a
 export async function getBatchLinkRevocation(db: DbOrTrx, batchId: string): Promise<Date | null> {
   const revocation = db.selectFrom("statement_link_revocation").select("revoked_at").where("batch_id", "=", batchId);
   return firstValue(revocation, "revoked_at");
+}
+
+/**
+ * Counts one download of a statement through a link: the downloads in the hour from the first of them, this one
+ * included (a download after that hour is over starts a new one), and the seconds until that hour is over. The
+ * database's clock.
+ */
+export async function countLinkDownload(
+  db: DbOrTrx,
+  statementId: string,
+): Promise<{ downloads: number; secondsLeft: number }> {
+  const over = sql<boolean>`statement_link_download.since <= now() - interval '1 hour'`;
+  const row = await db
+    .insertInto("statement_link_download")
+    .values({ statement_id: statementId, since: sql<Date>`now()`, downloads: 1 })
+    .onConflict((oc) =>
+      oc.column("statement_id").doUpdateSet({
+        since: sql<Date>`case when ${over} then now() else statement_link_download.since end`,
+        downloads: sql<number>`case when ${over} then 1 else statement_link_download.downloads + 1 end`,
+      }),
+    )
+    .returning([
+      "downloads",
+      sql<string>`ceil(extract(epoch from since + interval '1 hour' - now()))`.as("seconds_left"),
+    ])
+    .executeTakeFirstOrThrow();
+  return { downloads: row.downloads, secondsLeft: Math.max(1, Number(row.seconds_left)) };
+}
+
+/** Forgets the download counts whose hour is over (the database's clock). */
+export async function pruneLinkDownloads(db: DbOrTrx): Promise<number> {
+  const result = await db
+    .deleteFrom("statement_link_download")
+    .where("since", "<=", sql<Date>`now() - interval '1 hour'`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

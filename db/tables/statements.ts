@@ -51,6 +51,9 @@ export type StatementLinkRevocationTable = {
 /** How many of a batch's statements were ever emailed (2026_11_30_0900). */
 export type PayoutBatchEmailedTable = { batch_id: string; statements: ColumnType<string, number, number> };
 
+/** Downloads of a statement through its links in the hour from `since`, the database's clock (2026_12_04_0900). */
+export type StatementLinkDownloadTable = { statement_id: string; since: Timestamp; downloads: number };
+
 export type MailMessageTable = {
   id: Generated<string>;
   received_at: CreatedAt;
@@ -66,6 +69,7 @@ export type StatementTables = {
   statement_delivery: StatementDeliveryTable;
   statement_delivery_failure: StatementDeliveryFailureTable;
   statement_link_revocation: StatementLinkRevocationTable;
+  statement_link_download: StatementLinkDownloadTable;
   payout_batch_emailed: PayoutBatchEmailedTable;
   mail_message: MailMessageTable;
 };

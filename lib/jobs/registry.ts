@@ -4,6 +4,7 @@ import { pruneSignInAttemptsJob } from "@/lib/auth/prune-job";
 import { reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
 import { pullSnapshotJob } from "@/lib/snapshots/pull-job";
 import { recoverSnapshotPullsJob } from "@/lib/snapshots/pull-recover-job";
+import { pruneLinkDownloadsJob } from "@/lib/statements/prune-link-downloads-job";
 import { sendStatementJob } from "@/lib/statements/send-job";
 import { drainWebhookEventsJob } from "@/lib/webhooks/drain-job";
 import { processWebhookEventJob } from "@/lib/webhooks/process-event-job";
@@ -68,5 +69,8 @@ export const JOBS: RegisteredJob[] = [
   registerJob(sendStatementJob, () => import("@/lib/statements/send-job.handler").then((m) => m.handleSendStatement)),
   registerJob(pruneSignInAttemptsJob, () =>
     import("@/lib/auth/prune-job.handler").then((m) => m.handlePruneSignInAttempts),
+  ),
+  registerJob(pruneLinkDownloadsJob, () =>
+    import("@/lib/statements/prune-link-downloads-job.handler").then((m) => m.handlePruneLinkDownloads),
   ),
 ];

@@ -1,13 +1,38 @@
 import "server-only";
 import type { Db } from "@/db";
+import { countLinkDownload } from "@/db/queries/statement-links";
 import { recordAudit } from "@/lib/audit";
+import { log } from "@/lib/log";
 import { resolveStatementLink } from "./links";
 import { type RenderedStatement, renderStatement } from "./render";
 
-/** The statement a signed link opens, rendered, with the download in the audit log; null when refused. */
-export async function downloadByLink(db: Db, token: string): Promise<RenderedStatement | null> {
+/**
+ * Downloads of one statement through its links in an hour from the first of them (the database's clock), all links
+ * together; past it a download is refused until that hour is over. A link is a public address that anyone it was
+ * forwarded to can open, and each download renders the PDF and writes an audit line: a recipient needs a handful.
+ */
+export const LINK_DOWNLOADS_PER_HOUR = 20;
+
+export type LinkDownload =
+  | { kind: "statement"; rendered: RenderedStatement }
+  /** Tampered, expired, revoked and unknown links alike. */
+  | { kind: "refused" }
+  | { kind: "too-often"; retryAfterSeconds: number };
+
+/** The statement a signed link opens, rendered, with the download in the audit log. */
+export async function downloadByLink(db: Db, token: string): Promise<LinkDownload> {
   const target = await resolveStatementLink(db, token);
-  if (!target) return null;
+  if (!target) return { kind: "refused" };
+  const counted = await countLinkDownload(db, target.statementId);
+  if (counted.downloads > LINK_DOWNLOADS_PER_HOUR) {
+    // Said once in the hour, not on every refused download.
+    if (counted.downloads === LINK_DOWNLOADS_PER_HOUR + 1)
+      log.warn("statement link downloads over the hourly limit", {
+        statementId: target.statementId,
+        limit: LINK_DOWNLOADS_PER_HOUR,
+      });
+    return { kind: "too-often", retryAfterSeconds: counted.secondsLeft };
+  }
   const acting = { actor: null, via: "web" as const };
   const rendered = await renderStatement(db, { gameId: target.gameId, statementId: target.statementId }, acting);
   await recordAudit(db, {
@@ -18,5 +43,5 @@ export async function downloadByLink(db: Db, token: string): Promise<RenderedSta
     outcome: "succeeded",
     detail: { number: rendered.doc.label, pdfSha256: rendered.pdfSha256 },
   });
-  return rendered;
+  return { kind: "statement", rendered };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/statement-links/[token]/route";
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { readKeyring } from "@/lib/crypto";
 import { namedKey, sealingKey } from "@/lib/keys/check";
 import {
@@ -9,6 +10,8 @@ import {
   signStatementLink,
   statementLinkUrl as linkUrl,
 } from "@/lib/statements/links";
+import { pruneLinkDownloads } from "@/db/queries/statement-links";
+import { LINK_DOWNLOADS_PER_HOUR } from "@/lib/statements/link-download";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 
@@ -79,6 +82,48 @@ describe("signed statement links", () => {
       .execute();
     expect(audits.map((a) => a.target)).toEqual([statementIds[2], statementIds[2], statementIds[1]]);
     expect(audits.every((a) => a.actor_email === null)).toBe(true);
+  });
+
+  it("refuses a statement's downloads past an hour's limit, whichever its link, until the hour is over", async () => {
+    await t.db.deleteFrom("statement_link_download").execute();
+    const id = statementIds[1] ?? "";
+    const audited = () =>
+      t.db
+        .selectFrom("audit_log")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("action", "=", "statement.link.download")
+        .where("target", "=", id)
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    const auditedBefore = await audited();
+    // Two links of the same statement share its limit.
+    const links = [tokenOf(statementLinkUrl(id, 30)), tokenOf(statementLinkUrl(id, 7))];
+    for (let i = 0; i < LINK_DOWNLOADS_PER_HOUR; i++) expect((await follow(links[i % 2] ?? "")).status).toBe(200);
+    const response = await GET(new Request(`http://localhost:3000/api/statement-links/${links[0]}`), {
+      params: Promise.resolve({ token: links[0] ?? "" }),
+    });
+    expect(response.status).toBe(429);
+    const retryAfter = Number(response.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(await response.json()).toEqual({
+      error: {
+        code: "TOO_MANY_DOWNLOADS",
+        message: "This statement was downloaded too many times in the last hour. Try again later.",
+      },
+    });
+    expect((await follow(links[1] ?? "")).status).toBe(429);
+    // Refused downloads render nothing and write no audit line.
+    expect(await audited()).toBe(auditedBefore + LINK_DOWNLOADS_PER_HOUR);
+    // Another statement is not held back.
+    expect((await follow(tokenOf(statementLinkUrl(statementIds[2] ?? "", 30)))).status).toBe(200);
+    // Once the hour is over (both counts moved an hour back), the statement opens again and its count starts afresh;
+    // the other statement's count, whose hour is over, is pruned.
+    await t.db.updateTable("statement_link_download").set({ since: sql<Date>`since - interval '1 hour'` }).execute();
+    expect((await follow(links[0] ?? "")).status).toBe(200);
+    expect(await pruneLinkDownloads(t.db)).toBe(1);
+    const left = await t.db.selectFrom("statement_link_download").select(["statement_id", "downloads"]).execute();
+    expect(left).toEqual([{ statement_id: id, downloads: 1 }]);
   });
 
   it("refuses tampered, expired and malformed links with the same answer", async () => {

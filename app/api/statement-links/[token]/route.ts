@@ -8,9 +8,18 @@ export const GET = definePublicRoute<{ token: string }>(
   "a recipient without an account downloads their own statement; the signed link is the authorisation",
   async (_request, context) => {
     const { token } = await context.params;
-    const rendered = await downloadByLink(getDb(), token);
+    const download = await downloadByLink(getDb(), token);
     // Tampered, expired, revoked and unknown links all get this same answer.
-    if (!rendered) return jsonError(404, "NOT_FOUND", "No such statement.");
-    return documentResponse(rendered, "pdf");
+    if (download.kind === "refused") return jsonError(404, "NOT_FOUND", "No such statement.");
+    if (download.kind === "too-often") {
+      const refused = jsonError(
+        429,
+        "TOO_MANY_DOWNLOADS",
+        "This statement was downloaded too many times in the last hour. Try again later.",
+      );
+      refused.headers.set("Retry-After", String(download.retryAfterSeconds));
+      return refused;
+    }
+    return documentResponse(download.rendered, "pdf");
   },
 );
