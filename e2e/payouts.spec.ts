@@ -43,9 +43,26 @@ test.describe("payout review", () => {
     test.setTimeout(180_000 * SLACK);
     await signIn(page, "finance");
 
-    // The snapshot, through the Payouts page's own form.
+    // A refused window is not shown again when the dialog is opened anew.
     await page.getByRole("button", { name: "Take snapshot" }).click();
     const snapDialog = page.getByRole("dialog");
+    const start = snapDialog.getByRole("textbox", { name: /^Start/ });
+    await snapDialog.getByRole("radio", { name: "Any window" }).check();
+    await start.fill("2026-02-30");
+    await snapDialog.getByRole("textbox", { name: /^End/ }).fill("2026-03-02");
+    await snapDialog.getByRole("button", { name: "Take snapshot" }).click();
+    await expect(start).toHaveAttribute("aria-invalid", "true");
+    await expect(start).toHaveValue("2026-02-30");
+    await page.keyboard.press("Escape");
+    await expect(snapDialog).toBeHidden();
+    await page.getByRole("button", { name: "Take snapshot" }).click();
+    await expect(snapDialog.getByRole("radio", { name: "A month (UTC)" })).toBeChecked();
+    await snapDialog.getByRole("radio", { name: "Any window" }).check();
+    await expect(start).toHaveValue("");
+    await expect(start).not.toHaveAttribute("aria-invalid");
+    await snapDialog.getByRole("radio", { name: "A month (UTC)" }).check();
+
+    // The snapshot, through the Payouts page's own form.
     await snapDialog.getByRole("textbox", { name: "Month" }).fill(MONTH);
     await snapDialog.getByRole("button", { name: "Take snapshot" }).click();
     await expect(snapDialog).toBeHidden();

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useEffect, useState } from "react";
+import { useActionState, useCallback, useEffect, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
@@ -30,23 +30,21 @@ export function TakeSnapshotButton({
   gameId: string;
 }) {
   const [open, setOpen] = useState(false);
-  const [mode, setMode] = useState<"month" | "custom">("month");
-  const [state, formAction] = useActionState(action, null);
+  // A fresh form every time the dialog opens: an answer to an earlier try is not shown again.
+  const [round, setRound] = useState(0);
   const router = useRouter();
-  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
-  const values = state && !state.ok ? (state.values ?? {}) : {};
-
-  useEffect(() => {
-    if (state?.ok) {
-      setOpen(false);
-      router.refresh();
-    }
-  }, [state, router]);
+  const onQueued = useCallback(() => {
+    setOpen(false);
+    router.refresh();
+  }, [router]);
 
   return (
     <Dialog
       open={open}
-      onOpenChange={setOpen}
+      onOpenChange={(next) => {
+        if (next) setRound((n) => n + 1);
+        setOpen(next);
+      }}
       trigger={<Button variant="primary">Take snapshot</Button>}
       title="Take a snapshot"
       description={
@@ -54,81 +52,85 @@ export function TakeSnapshotButton({
         "as a new version."
       }
     >
-      <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
-        <ShownGameField gameId={gameId} />
-        {state && !state.ok ? <FormMessage tone="error">{state.message}</FormMessage> : null}
-        <fieldset className="flex gap-4 text-sm">
-          <legend className="sr-only">Window</legend>
-          <label className="flex items-center gap-1.5">
-            <input
-              type="radio"
-              name="mode"
-              value="month"
-              checked={mode === "month"}
-              onChange={() => setMode("month")}
-            />
-            A month (UTC)
-          </label>
-          <label className="flex items-center gap-1.5">
-            <input
-              type="radio"
-              name="mode"
-              value="custom"
-              checked={mode === "custom"}
-              onChange={() => setMode("custom")}
-            />
-            Any window
-          </label>
-        </fieldset>
-        {mode === "month" ? (
+      <SnapshotForm key={round} action={action} defaultMonth={defaultMonth} gameId={gameId} onQueued={onQueued} />
+    </Dialog>
+  );
+}
+
+function SnapshotForm(props: { action: Action; defaultMonth: string; gameId: string; onQueued: () => void }) {
+  const { action, defaultMonth, gameId, onQueued } = props;
+  const [mode, setMode] = useState<"month" | "custom">("month");
+  const [state, formAction] = useActionState(action, null);
+  const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const values = state && !state.ok ? (state.values ?? {}) : {};
+
+  useEffect(() => {
+    if (state?.ok) onQueued();
+  }, [state, onQueued]);
+
+  return (
+    <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
+      <ShownGameField gameId={gameId} />
+      {state && !state.ok ? <FormMessage tone="error">{state.message}</FormMessage> : null}
+      <fieldset className="flex gap-4 text-sm">
+        <legend className="sr-only">Window</legend>
+        <label className="flex items-center gap-1.5">
+          <input type="radio" name="mode" value="month" checked={mode === "month"} onChange={() => setMode("month")} />A
+          month (UTC)
+        </label>
+        <label className="flex items-center gap-1.5">
+          <input
+            type="radio"
+            name="mode"
+            value="custom"
+            checked={mode === "custom"}
+            onChange={() => setMode("custom")}
+          />
+          Any window
+        </label>
+      </fieldset>
+      {mode === "month" ? (
+        <Field label="Month" id="snapshot-month" hint="The whole calendar month in UTC." error={errors.month} required>
+          {(control) => <Input {...control} name="month" type="month" defaultValue={values.month ?? defaultMonth} />}
+        </Field>
+      ) : (
+        <div className="grid gap-4 sm:grid-cols-2">
           <Field
-            label="Month"
-            id="snapshot-month"
-            hint="The whole calendar month in UTC."
-            error={errors.month}
+            label="Start"
+            id="snapshot-start"
+            hint="Inclusive: 2026-03-01 or 2026-03-01T12:00:00Z."
+            error={errors.start}
             required
           >
-            {(control) => <Input {...control} name="month" type="month" defaultValue={values.month ?? defaultMonth} />}
+            {(control) => (
+              <Input
+                {...control}
+                name="start"
+                defaultValue={values.start}
+                autoComplete="off"
+                placeholder="2026-03-01"
+              />
+            )}
           </Field>
-        ) : (
-          <div className="grid gap-4 sm:grid-cols-2">
-            <Field
-              label="Start"
-              id="snapshot-start"
-              hint="Inclusive: 2026-03-01 or 2026-03-01T12:00:00Z."
-              error={errors.start}
-              required
-            >
-              {(control) => (
-                <Input
-                  {...control}
-                  name="start"
-                  defaultValue={values.start}
-                  autoComplete="off"
-                  placeholder="2026-03-01"
-                />
-              )}
-            </Field>
-            <Field
-              label="End"
-              id="snapshot-end"
-              hint="Exclusive; at most 400 days after the start."
-              error={errors.end}
-              required
-            >
-              {(control) => (
-                <Input {...control} name="end" defaultValue={values.end} autoComplete="off" placeholder="2026-04-01" />
-              )}
-            </Field>
-          </div>
-        )}
-        <DialogFooter className="-mx-4 -mb-3">
-          <DialogClose asChild>
-            <Button>Cancel</Button>
-          </DialogClose>
-          <SubmitButton>Take snapshot</SubmitButton>
-        </DialogFooter>
-      </form>
-    </Dialog>
+          <Field
+            label="End"
+            id="snapshot-end"
+            hint="Exclusive; at most 400 days after the start."
+            error={errors.end}
+            required
+          >
+            {(control) => (
+              <Input {...control} name="end" defaultValue={values.end} autoComplete="off" placeholder="2026-04-01" />
+            )}
+          </Field>
+        </div>
+      )}
+      <DialogFooter className="-mx-4 -mb-3">
+        <DialogClose asChild>
+          <Button>Cancel</Button>
+        </DialogClose>
+        <SubmitButton>Take snapshot</SubmitButton>
+      </DialogFooter>
+    </form>
   );
 }
