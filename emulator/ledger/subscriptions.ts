@@ -59,6 +59,7 @@ export function cancelSubscription(
     sub.cancelAtPeriodEnd = false;
     sub.endedAt = now;
     sub.nextChargeAt = null;
+    forgiveOpenPeriod(sub);
     effectiveAt = now;
     accessUntil = accessEnd(through, now);
   }
@@ -100,6 +101,19 @@ export function cancelSubscription(
     ...extra,
     subscription: subscriptionView(ledger, sub),
   };
+}
+
+/**
+ * A subscription ended while a period waits to be charged (dunning, or awaiting authentication): that period is never
+ * charged, so it closes as `forgiven` (README, choice 29), and a staged price no renewal will apply is cleared.
+ */
+function forgiveOpenPeriod(sub: SubscriptionState): void {
+  const open = sub.periods[sub.periods.length - 1];
+  if (open?.status === "pending") {
+    open.status = "forgiven";
+    open.charge.outcome = "forgiven";
+  }
+  sub.pendingAmountUsd = null;
 }
 
 /** Spec, amount body: the new price is staged and applies at the next successful renewal; no proration. */

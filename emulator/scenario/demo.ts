@@ -202,9 +202,9 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
         });
         break;
       }
-      // Paid a few minutes into its period, but never after the clock: a period that began just before it was paid
-      // at once.
-      const paidAt = Math.min(start + Math.floor(rng() * 20) * MINUTE, clock);
+      // Paid a few minutes into its period, but never after the clock, nor after a cancellation (the cutoff): a period
+      // that began just before either was paid at once.
+      const paidAt = Math.min(start + Math.floor(rng() * 20) * MINUTE, cutoff);
       const period: PeriodInput = {
         period_seq: seq,
         status: "paid",
@@ -306,7 +306,14 @@ export function generateDemoScenario(options: { seed?: number; clock?: string } 
     };
     if (status === "active" && !pcstore && rng() < 0.03) {
       // Staged price changes; one in three is above double the agreed price and is never applied.
-      sub.pending_amount_usd = rng() < 0.33 ? formatUsd(money(amount).times(3)) : pick(rng, PRICES);
+      // Never the current price: sending that clears a staged change, so none is ever staged at it.
+      sub.pending_amount_usd =
+        rng() < 0.33
+          ? formatUsd(money(amount).times(3))
+          : pick(
+              rng,
+              PRICES.filter((price) => price !== amount),
+            );
     }
     if (status === "canceled") {
       sub.canceled_at = formatInstant(cutoff);

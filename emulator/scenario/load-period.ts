@@ -1,13 +1,19 @@
 import type { Decimal } from "decimal.js";
 import { money, percentOf, usdToCoins } from "@/lib/money";
 import type { Ledger } from "../ledger/ledger";
-import { ZERO, recordSettlement } from "../ledger/settlement";
+import { CARD_ONLY_FUNDING_SINCE, ZERO, recordSettlement } from "../ledger/settlement";
 import type { Funding, PeriodState, SubscriptionState } from "../ledger/types";
 import type { PeriodScenario } from "./schema";
 
 import { amountOf, instant, ScenarioError } from "./load-values";
 
-function defaultFunding(sub: SubscriptionState, amount: Decimal, p: PeriodScenario, where: string): Funding {
+function defaultFunding(
+  sub: SubscriptionState,
+  amount: Decimal,
+  p: PeriodScenario,
+  where: string,
+  paidAt: number,
+): Funding {
   const coins = usdToCoins(amount);
   const given = p.funding;
   if (given) {
@@ -17,6 +23,13 @@ function defaultFunding(sub: SubscriptionState, amount: Decimal, p: PeriodScenar
     if (!balance.dividedBy(10).plus(card).plus(pcstore).equals(amount)) {
       throw new ScenarioError(
         `${where}.funding: balance_applied_coins / 10 + card_charged_usd + pcstore_charged_usd must equal the amount`,
+      );
+    }
+    // Spec, Versioning: "since 2026-09-17 card-funded renewal periods carry balance_applied_coins of 0.00".
+    if (balance.gt(0) && card.gt(0) && paidAt >= CARD_ONLY_FUNDING_SINCE) {
+      throw new ScenarioError(
+        `${where}.funding: a card charge paid since 2026-09-17 draws nothing from the wallet ` +
+          "(balance_applied_coins and card_charged_usd together only before then)",
       );
     }
     return {
@@ -101,7 +114,7 @@ export function loadPeriod(ledger: Ledger, sub: SubscriptionState, p: PeriodScen
   if (paidAt > ledger.now) throw new ScenarioError(`${where}: paid_at is after the clock`);
   recordSettlement(ledger, period, {
     paidAt,
-    funding: defaultFunding(sub, amount, p, where),
+    funding: defaultFunding(sub, amount, p, where, paidAt),
     attribution: p.attribution,
     percentAtRenewal: p.percent_at_renewal ? money(p.percent_at_renewal) : undefined,
     feePercent: p.fee_percent ? money(p.fee_percent) : undefined,

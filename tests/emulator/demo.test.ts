@@ -37,6 +37,21 @@ describe("demo data", () => {
     }
   });
 
+  it("holds only states the service reaches: no charge after an ending, no price staged at the current one", () => {
+    for (const seed of [1, 7]) {
+      const subscriptions = generateDemoScenario({ seed }).subscriptions ?? [];
+      const ended = subscriptions.filter((s) => s.ended_at);
+      expect(ended.length).toBeGreaterThan(50);
+      const paidAfterEnd = ended.flatMap((s) =>
+        (s.periods ?? []).filter((p) => p.paid_at && Date.parse(p.paid_at) > Date.parse(s.ended_at ?? "")),
+      );
+      expect(paidAfterEnd).toEqual([]);
+      const staged = subscriptions.filter((s) => s.pending_amount_usd);
+      expect(staged.length).toBeGreaterThan(10);
+      expect(staged.filter((s) => s.pending_amount_usd === s.amount_usd).map((s) => s.subscription_id)).toEqual([]);
+    }
+  });
+
   it("answers the same report for the same seed in two emulators", async () => {
     const other = await startClient({ demo: { seed: 7 }, rateLimits: "off" }, DEMO_GAME_SECRET);
     try {

@@ -91,4 +91,21 @@ describe("scenario file", () => {
     over.subscriptions[0].refunds[0].amount_usd = "10.01";
     expect(() => loadScenario(over)).toThrow(/exceeds the remaining refundable/);
   });
+
+  it("refuses a card period paid since 2026-09-17 that drew on the wallet too, and accepts one paid before", () => {
+    const mixed = (paidAt: string) => {
+      const scenario = structuredClone(ISSUE_EXAMPLE) as any;
+      scenario.clock = "2026-10-01T00:00:00Z";
+      scenario.subscriptions[0].refunds = [];
+      Object.assign(scenario.subscriptions[0].periods[0], {
+        paid_at: paidAt,
+        funding: { balance_applied_coins: "40.00", card_charged_usd: "6.00" },
+      });
+      return scenario;
+    };
+    expect(() => loadScenario(mixed("2026-09-17T00:00:00Z"))).toThrow(
+      /subscriptions\.0\.periods\.0\.funding: a card charge paid since 2026-09-17 draws nothing from the wallet/,
+    );
+    expect(() => loadScenario(mixed("2026-09-16T23:59:59Z"))).not.toThrow();
+  });
 });

@@ -149,6 +149,33 @@ describe("POST /api/subscriptions/{id}/amount", () => {
     expect(periods.find((p) => p.period_seq === 6)?.amount_usd).toBe("10.00");
   });
 
+  it("forgives the period in dunning and clears a staged price when the subscription is cancelled then", async () => {
+    const path = `/api/subscriptions/${SUB.monthly}`;
+    expect((await client.post(`${path}/amount`, { amount_usd: "12.00" })).body.change_queued).toBe(true);
+    await client.admin(`/subscriptions/${SUB.monthly}/charge-outcomes`, { outcomes: ["decline"] });
+    await client.admin("/clock/advance", { to: "2026-06-15T12:00:00Z" });
+    expect((await client.get(path)).body.subscription.status).toBe("past_due");
+    const ended = await client.post(`${path}/cancel`, { at_period_end: false });
+    expect(ended.status).toBe(200);
+    expect(ended.body.subscription).toMatchObject({
+      status: "canceled",
+      pending_amount_usd: null,
+      next_charge_at: null,
+    });
+    const periods = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body
+      .periods as { period_seq: number; period_id: number; status: string }[];
+    const open = periods.find((p) => p.period_seq === 6);
+    expect(open?.status).toBe("forgiven");
+    const detail = await client.get(`/api/subscriptions/reporting/periods/${open?.period_id}`);
+    expect(detail.body.charge).toMatchObject({ attempts_for_period: 1, outcome: "forgiven" });
+    // Nothing charges it afterwards.
+    await client.admin("/clock/advance", { to: "2026-07-30T00:00:00Z" });
+    const later = (await client.get(`/api/subscriptions/reporting/subscriptions/${SUB.monthly}/attribution`)).body
+      .periods as { period_seq: number; status: string }[];
+    expect(later.filter((p) => p.status === "paid" && p.period_seq >= 6)).toEqual([]);
+    expect(later.find((p) => p.period_seq === 6)?.status).toBe("forgiven");
+  });
+
   it("answers applies_from null until something is paid", async () => {
     const call = await client.post(`/api/subscriptions/${SUB.neverBilled}/amount`, { amount_usd: "8.00" });
     expect(call.body.applies_from).toBeNull();
