@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { money } from "@/lib/money";
 import { Ledger } from "../ledger/ledger";
 import { applyRefund } from "../ledger/refunds";
-import { reschedule } from "../ledger/renewals";
+import { DUNNING_RETRY_OFFSETS, reschedule } from "../ledger/renewals";
 import type { GameState, SubscriptionState } from "../ledger/types";
 import { addInterval, DAY } from "../time";
 import { amountOf, instant, ScenarioError } from "./load-values";
@@ -224,13 +224,17 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
     }
   });
 
-  // The subscription's current state follows its latest period unless the file says otherwise.
+  // The subscription's current state follows its latest period unless the file says otherwise. As when a renewal is
+  // declined live, a period in dunning (or the failed one an expiry ended at) leaves the current window at the last
+  // one paid; another unpaid latest period of a live subscription stays current, so its next charge is after it.
   const latest = sub.periods[sub.periods.length - 1];
   const paid = sub.periods.filter((p) => p.paidAt !== null);
   sub.periodSeq = paid.reduce((max, p) => Math.max(max, p.periodSeq), 0);
-  if (latest) {
-    sub.currentPeriodStart = latest.periodStart;
-    sub.currentPeriodEnd = latest.periodEnd;
+  const unpaidLatest = latest?.paidAt === null && (latest.status === "pending" || terminal);
+  const current = unpaidLatest ? (paid[paid.length - 1] ?? latest) : latest;
+  if (current) {
+    sub.currentPeriodStart = current.periodStart;
+    sub.currentPeriodEnd = current.periodEnd;
   }
   for (const period of sub.periods) {
     const touched = Math.max(period.paidAt ?? 0, period.refunds[period.refunds.length - 1]?.refundedAt ?? 0);
@@ -254,8 +258,18 @@ function loadSubscription(ledger: Ledger, s: SubscriptionScenario, where: string
     sub.nextChargeAt = clock + DAY;
   else if (!latest) sub.nextChargeAt = sub.trialEnd ?? createdAt;
   else sub.nextChargeAt = sub.currentPeriodEnd;
+  // A period loaded in dunning keeps choice 7's schedule from here: its first attempt is put where its next retry
+  // (after the attempts recorded) falls at next_charge_at, so a decline then waits for the following retry.
+  const retryOffset = latest ? DUNNING_RETRY_OFFSETS[latest.charge.attempts - 1] : undefined;
+  if (lastPending && latest && sub.nextChargeAt !== null && retryOffset !== undefined)
+    latest.charge.firstAttemptAt = sub.nextChargeAt - retryOffset;
   if (terminal) {
-    const fallback = Math.min(clock, sub.currentPeriodEnd);
+    // Ended at the fourth decline of a failed period (its last retry), else when its current window ended.
+    const lastRetry = DUNNING_RETRY_OFFSETS[DUNNING_RETRY_OFFSETS.length - 1] ?? 0;
+    const fallback =
+      latest?.status === "failed"
+        ? Math.min(clock, (latest.charge.firstAttemptAt ?? latest.periodStart) + lastRetry)
+        : Math.min(clock, sub.currentPeriodEnd);
     sub.canceledAt = s.canceled_at ? instant(s.canceled_at, where) : s.status === "canceled" ? fallback : null;
     sub.endedAt = s.ended_at ? instant(s.ended_at, where) : (sub.canceledAt ?? fallback);
   } else {

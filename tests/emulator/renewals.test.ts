@@ -267,6 +267,53 @@ describe("clock and renewals", () => {
     expect((await cycles(SUB.monthly))[0]).toMatchObject({ period_seq: 7, status: "failed" });
   });
 
+  it("loads a subscription in dunning as live dunning leaves it, and keeps the retry schedule from there", async () => {
+    const june = { period_seq: 2, period_start: "2026-06-15T00:00:00Z", period_end: "2026-07-15T00:00:00Z" };
+    const scenario = (
+      status: "past_due" | "expired" | "active",
+      last: { status: "pending" | "failed" | "forgiven"; attempts: number },
+    ) =>
+      oneSubscriptionScenario({
+        clock: "2026-07-01T00:00:00Z",
+        subscription: {
+          amount_usd: "10.00",
+          created_at: "2026-05-15T00:00:00Z",
+          status,
+          revenue_share: { recipient_player_id: 1, percent: "10.00" },
+          periods: [FIRST_PERIOD_FROM_MAY_15, { ...june, ...last }],
+        },
+      });
+    expect((await client.admin("/scenario", scenario("past_due", { status: "pending", attempts: 2 }))).status).toBe(
+      200,
+    );
+    // The current window is the last one paid; the unpaid one waits for its retry.
+    expect(await sub(SUB.monthly)).toMatchObject({
+      status: "past_due",
+      period_seq: 1,
+      current_period_start: "2026-05-15T00:00:00Z",
+      current_period_end: "2026-06-15T00:00:00Z",
+      next_charge_at: "2026-07-02T00:00:00Z",
+    });
+    // Declined at its third attempt, it waits two days for its last retry instead of running out at once.
+    await client.admin(`/subscriptions/${SUB.monthly}/charge-outcomes`, { outcomes: ["decline"] });
+    await client.admin("/clock/advance", { to: "2026-07-02T00:00:01Z" });
+    expect(await sub(SUB.monthly)).toMatchObject({ status: "past_due", next_charge_at: "2026-07-04T00:00:00Z" });
+    expect((await cycles(SUB.monthly))[0]).toMatchObject({ period_seq: 2, status: "pending" });
+    // One that expired ended at its fourth decline, five days after its first attempt.
+    expect((await client.admin("/scenario", scenario("expired", { status: "failed", attempts: 4 }))).status).toBe(200);
+    expect(await sub(SUB.monthly)).toMatchObject({
+      status: "expired",
+      ended_at: "2026-06-20T00:00:00Z",
+      current_period_end: "2026-06-15T00:00:00Z",
+    });
+    // A live one whose latest window was forgiven is charged next after that window, never for it again.
+    expect((await client.admin("/scenario", scenario("active", { status: "forgiven", attempts: 1 }))).status).toBe(200);
+    expect(await sub(SUB.monthly)).toMatchObject({
+      current_period_end: "2026-07-15T00:00:00Z",
+      next_charge_at: "2026-07-15T00:00:00Z",
+    });
+  });
+
   it("declines a wallet-only renewal the wallet cannot cover", async () => {
     await client.admin("/players/balance", { game_id: "g1", player_id: 3, balance_coins: "10.00" });
     await client.admin("/clock/advance", { to: "2026-06-05T00:00:01Z" });
