@@ -1,5 +1,5 @@
 import "server-only";
-import type { Updateable } from "kysely";
+import { sql, type Updateable } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { SnapshotPullTable } from "@/db/types";
 import type { Actor } from "@/core/actor";
@@ -53,7 +53,7 @@ export async function getPullRow(db: DbOrTrx, pullId: string) {
 export async function getPullStatus(db: DbOrTrx, pullId: string) {
   return db
     .selectFrom("snapshot_pull")
-    .select(["status", "snapshot_id"])
+    .select(["status", "snapshot_id", "error_code", "error_message"])
     .where("id", "=", pullId)
     .executeTakeFirstOrThrow();
 }
@@ -74,18 +74,23 @@ export async function updatePull(
   await query.execute();
 }
 
-/** Marks an attempt started, resetting its progress; returns the number of attempts so far. */
+/**
+ * Marks an attempt of a pull still active (queued, running or retrying) started at the database's clock, resetting its
+ * progress: the number of attempts so far and that instant, or null when the pull has finished (complete or failed)
+ * since it was read, which no attempt may revive.
+ */
 export async function startPullAttempt(
   db: DbOrTrx,
-  params: { pullId: string; startedAt: Date; jobId: string | null },
-): Promise<number> {
+  params: { pullId: string; jobId: string | null },
+): Promise<{ attempts: number; startedAt: Date } | null> {
+  const now = sql<Date>`clock_timestamp()`;
   const row = await db
     .updateTable("snapshot_pull")
     .set((eb) => ({
       status: "running",
       attempts: eb("attempts", "+", 1),
-      started_at: params.startedAt,
-      heartbeat_at: params.startedAt,
+      started_at: now,
+      heartbeat_at: now,
       job_id: params.jobId,
       phase: "starting",
       pages_fetched: 0,
@@ -99,12 +104,14 @@ export async function startPullAttempt(
       error_code: null,
       error_message: null,
       eta_at: null,
-      updated_at: params.startedAt,
+      updated_at: now,
     }))
     .where("id", "=", params.pullId)
-    .returning("attempts")
-    .executeTakeFirstOrThrow();
-  return row.attempts;
+    .where("status", "in", ACTIVE)
+    .returning(["attempts", "started_at"])
+    .executeTakeFirst();
+  if (!row?.started_at) return null;
+  return { attempts: row.attempts, startedAt: row.started_at };
 }
 
 /** Active pulls with no sign of life (heartbeat, or else last update) since `before`. */

@@ -103,8 +103,7 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
   const pull = await getPullRow(db, pullId);
   if (!pull) throw new PullFailedError(`No snapshot pull ${pullId}.`, "NOT_FOUND", true);
   if (pull.status === "complete" && pull.snapshot_id) return summarizeSnapshot(db, pull.snapshot_id);
-  if (pull.status === "failed")
-    throw new PullFailedError(pull.error_message ?? "The pull failed.", pull.error_code ?? "PULL_FAILED", true);
+  if (pull.status === "failed") throw finishedPull(pull);
   const window = windowOf(pull);
   const key = lockKey(pull.game_id, window);
 
@@ -115,14 +114,21 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
       void updatePull(db, pullId, { heartbeat_at: new Date() }, "running").catch(() => {});
     }, HEARTBEAT_MS);
     try {
+      // Finished while this job waited for the lock: published, or failed for good (no later job revives it).
       const fresh = await getPullStatus(db, pullId);
       if (fresh.status === "complete" && fresh.snapshot_id) return await summarizeSnapshot(db, fresh.snapshot_id);
+      if (fresh.status === "failed") throw finishedPull(fresh);
       return await attemptPull(db, pull, window, options);
     } finally {
       clearInterval(heartbeat);
       await releaseAdvisoryLock(conn, key).catch(() => {});
     }
   });
+}
+
+/** The final error of a pull that failed for good: what its row says. */
+function finishedPull(row: { error_code: string | null; error_message: string | null }): PullFailedError {
+  return new PullFailedError(row.error_message ?? "The pull failed.", row.error_code ?? "PULL_FAILED", true);
 }
 
 type PullRow = {
@@ -135,16 +141,17 @@ type PullRow = {
 
 async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: RunPullOptions): Promise<PullSummary> {
   const started = performance.now();
-  const fetchStartedAt = new Date();
-  // An open window is read up to a moment just before reading began, and its snapshot is as of that moment.
-  const bounds = readingBounds(window, fetchStartedAt.getTime());
-  const attempts = await startPullAttempt(db, {
-    pullId: pull.id,
-    startedAt: fetchStartedAt,
-    jobId: options.jobId ?? null,
-  });
+  const attempt = await startPullAttempt(db, { pullId: pull.id, jobId: options.jobId ?? null });
+  if (!attempt) {
+    const now = await getPullStatus(db, pull.id);
+    if (now.status === "complete" && now.snapshot_id) return summarizeSnapshot(db, now.snapshot_id);
+    throw finishedPull(now);
+  }
+  // On the database's clock, as the stale marks a snapshot is judged by: an open window is read up to a moment just
+  // before reading began, and its snapshot is as of that moment.
+  const bounds = readingBounds(window, attempt.startedAt.getTime());
   // Counted on the pull, not the job: a pull re-queued by recovery still gives up after MAX_PULL_ATTEMPTS.
-  const finalAttempt = options.finalAttempt === true || attempts >= MAX_PULL_ATTEMPTS;
+  const finalAttempt = options.finalAttempt === true || attempt.attempts >= MAX_PULL_ATTEMPTS;
 
   const writer = progressWriter(db, pull.id);
   // Every page is retried through failures within the budget, so a pull resumes at the page that failed.

@@ -1,10 +1,12 @@
 import { sql } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { insertQueuedPull, startPullAttempt } from "@/db/queries/snapshot-pulls";
 import { getPull } from "@/db/queries/snapshots";
 import { stopBoss } from "@/lib/jobs/queue";
 import { startWorkers } from "@/lib/jobs/worker";
-import { requestSnapshot } from "@/lib/snapshots/pull";
+import { requestSnapshot, runPull } from "@/lib/snapshots/pull";
 import { waitFor } from "../support/wait";
 import { monthWindow } from "@/lib/time";
 import { admin, buildScenario, GAME_ID, publishedCounts, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
@@ -160,4 +162,53 @@ describe("snapshot job", () => {
       await waitForPull(retry.pullId, "complete");
     },
   );
+
+  it("starts an attempt on the database's clock, and never on a pull that failed for good", async () => {
+    // A pull whose last attempt failed for good (its own row, whatever ran before).
+    const failedId = randomUUID();
+    const inWindow = { gameId: GAME_ID, window: monthWindow("2024-12"), via: "test", requestedBy: null };
+    await insertQueuedPull(env.db, { id: failedId, ...inWindow });
+    await env.db
+      .updateTable("snapshot_pull")
+      .set({ status: "failed", attempts: 5, error_code: "HTTP_403", error_message: "The service refused it (403)." })
+      .where("id", "=", failedId)
+      .execute();
+    const failed = await env.db
+      .selectFrom("snapshot_pull")
+      .selectAll()
+      .where("id", "=", failedId)
+      .executeTakeFirstOrThrow();
+    // A job that reaches it after its last attempt failed (a retry, or one queued again meanwhile) leaves it failed.
+    expect(await startPullAttempt(env.db, { pullId: failed.id, jobId: null })).toBeNull();
+    await expect(runPull(env.db, failed.id)).rejects.toMatchObject({
+      name: "PullFailedError",
+      final: true,
+      code: "HTTP_403",
+    });
+    expect(await env.db.selectFrom("snapshot_pull").selectAll().where("id", "=", failed.id).executeTakeFirst()).toEqual(
+      failed,
+    );
+    // A pull still queued starts at the database's time, whatever the clock of the worker starting it.
+    const id = randomUUID();
+    await insertQueuedPull(env.db, {
+      id,
+      gameId: GAME_ID,
+      window: monthWindow("2025-01"),
+      via: "test",
+      requestedBy: null,
+    });
+    vi.useFakeTimers({ now: Date.now() - 120_000, toFake: ["Date"] });
+    let attempt: Awaited<ReturnType<typeof startPullAttempt>>;
+    try {
+      attempt = await startPullAttempt(env.db, { pullId: id, jobId: null });
+    } finally {
+      vi.useRealTimers();
+    }
+    const database = await sql<{ now: Date }>`select now()`.execute(env.db);
+    const lag = (database.rows[0]?.now.getTime() ?? 0) - (attempt?.startedAt.getTime() ?? 0);
+    expect(attempt?.attempts).toBe(1);
+    expect(lag).toBeGreaterThanOrEqual(0);
+    expect(lag).toBeLessThan(60_000);
+    await env.db.deleteFrom("snapshot_pull").where("id", "=", id).execute();
+  });
 });
