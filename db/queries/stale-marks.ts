@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
+import { windowOf } from "./time-window";
 
 /**
  * Stale marks for many changes at once (a burst of webhook events). A snapshot is stale when a mark inside its window
@@ -20,22 +21,22 @@ export type StaleChange = {
 
 export type WindowSpan = { startMs: number; endMs: number };
 
-type KnownWindow = {
-  window_start: Date;
-  window_end: Date;
-  published: boolean;
-};
+export type KnownWindow = { window_start: Date; window_end: Date };
 
-function knownWindows(db: DbOrTrx, gameId: string, instants: string[]) {
-  return sql<KnownWindow>`
-    select k.window_start, k.window_end, bool_or(k.published) as published
-      from (select window_start, window_end, true as published from snapshot where game_id = ${gameId}
-            union all
-            select window_start, window_end, false from snapshot_pull
+/**
+ * The windows holding any of `instants` that have a published snapshot or a pull reading now: a pull may have begun
+ * reading before the change, so that its first version is stale once published.
+ */
+export async function listWindowsHolding(db: DbOrTrx, gameId: string, instants: Date[]): Promise<KnownWindow[]> {
+  const { rows } = await sql<KnownWindow>`
+    select k.window_start, k.window_end
+      from (select window_start, window_end from snapshot where game_id = ${gameId}
+            union
+            select window_start, window_end from snapshot_pull
              where game_id = ${gameId} and status in ('running', 'retrying')) as k
-     where exists (select 1 from unnest(${instants}::timestamptz[]) as i(at)
-                    where i.at >= k.window_start and i.at < k.window_end)
-     group by k.window_start, k.window_end`.execute(db);
+     where exists (select 1 from unnest(${instants.map((at) => at.toISOString())}::timestamptz[]) as i(at)
+                    where i.at >= k.window_start and i.at < k.window_end)`.execute(db);
+  return rows;
 }
 
 function within(at: number, w: KnownWindow): boolean {
@@ -44,7 +45,8 @@ function within(at: number, w: KnownWindow): boolean {
 
 /**
  * Marks what `changes` (all of one game) make stale, drops the cached drill-down detail of their subscriptions, and
- * returns, for each change in order, the windows of published snapshots holding it.
+ * returns, for each change in order, the windows holding it that have a published snapshot or a pull reading now
+ * (which may have begun before the change, so that its first version would be stale too).
  */
 export async function markChangesStale(
   db: DbOrTrx,
@@ -52,8 +54,11 @@ export async function markChangesStale(
   changes: StaleChange[],
 ): Promise<{ windows: WindowSpan[][]; marksWritten: number }> {
   if (changes.length === 0) return { windows: [], marksWritten: 0 };
-  const instants = changes.map((c) => c.instant.toISOString());
-  const { rows: known } = await knownWindows(db, gameId, instants);
+  const known = await listWindowsHolding(
+    db,
+    gameId,
+    changes.map((c) => c.instant),
+  );
 
   const marks: { game_id: string; instant: Date; reason: string; detail: string }[] = [];
   for (const w of known) {
@@ -97,13 +102,8 @@ export async function markChangesStale(
     }
   }
 
-  const published = known.filter((w) => w.published);
   return {
     marksWritten: marks.length,
-    windows: changes.map((c) =>
-      published
-        .filter((w) => within(c.instant.getTime(), w))
-        .map((w) => ({ startMs: w.window_start.getTime(), endMs: w.window_end.getTime() })),
-    ),
+    windows: changes.map((c) => known.filter((w) => within(c.instant.getTime(), w)).map(windowOf)),
   };
 }

@@ -1,7 +1,9 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
 import { invalidatePeriodDetail, invalidateSubscriptionDetail } from "@/db/queries/service-detail";
-import { insertStaleMark, listSnapshotWindowsHolding } from "@/db/queries/snapshot-stale";
+import { insertStaleMark } from "@/db/queries/snapshot-stale";
+import { listWindowsHolding } from "@/db/queries/stale-marks";
+import { windowOf } from "@/db/queries/time-window";
 import { parseServiceInstant, type TimeWindow } from "@/lib/time";
 
 /**
@@ -29,8 +31,9 @@ function toDate(instant: Date | string | number): Date {
 
 /**
  * Marks the snapshots of the window holding `instant` stale and drops cached drill-down detail of the subscription
- * and period named in `detail`. Returns the windows of published snapshots now stale (one entry per window); the
- * mark also applies to windows snapshotted later from data read before it.
+ * and period named in `detail`. Returns the windows of published snapshots now stale and of pulls reading now, which
+ * may have begun before the change (one entry per window); the mark also applies to windows snapshotted later from
+ * data read before it.
  */
 export async function markWindowStale(
   db: DbOrTrx,
@@ -47,5 +50,5 @@ export async function markWindowStale(
   if (detail.periodId !== undefined) {
     await invalidatePeriodDetail(db, { gameId, periodId: detail.periodId, at: new Date() });
   }
-  return listSnapshotWindowsHolding(db, { gameId, at });
+  return (await listWindowsHolding(db, gameId, [at])).map(windowOf);
 }

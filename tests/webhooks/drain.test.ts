@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertQueuedPull, startPullAttempt } from "../../db/queries/snapshot-pulls";
 import { storeWebhookEvent } from "../../db/queries/webhook-receiving";
 import { updateGameAutomation } from "../../db/queries/webhooks";
 import { stopBoss } from "../../lib/jobs/queue";
+import { markWindowStale } from "../../lib/snapshots/stale";
 import { formatWindow, monthWindow, parseWindow, type TimeWindow } from "../../lib/time";
 import { drainWebhookEvents } from "../../lib/webhooks/drain";
 import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
@@ -230,6 +233,40 @@ describe("draining stored events in chunks", () => {
     await drainWebhookEvents(t.db, { link: countingLink({ reading: true }).link });
     const row = await effectOf(id);
     expect(row.effect).toMatchObject({ repullDue: true, repulls: [expect.objectContaining({ pullId: "pull-1" })] });
+  });
+});
+
+describe("changes in a window whose first version is being read", () => {
+  async function readingPull(gameId: string, month: string) {
+    const id = randomUUID();
+    await insertQueuedPull(t.db, { id, gameId, window: monthWindow(month), via: "test", requestedBy: null });
+    await startPullAttempt(t.db, { pullId: id, jobId: null });
+    return id;
+  }
+
+  it("keep the event due with the pull it found, for the version it reads to be pulled again", async () => {
+    await addAutomatedGame(t.db, "d7", { autoRefresh: true });
+    await readingPull("d7", "2026-09");
+    const id = await store("d7", refundIn("d7", 1, "2026-09-10T00:00:00Z"));
+    const { link, pulls } = countingLink({ reading: true });
+    await drainWebhookEvents(t.db, { link });
+    expect((await effectOf(id)).effect).toMatchObject({
+      staleWindows: [{ start: "2026-09-01T00:00:00Z", end: "2026-10-01T00:00:00Z" }],
+      repullDue: true,
+      repulls: [expect.objectContaining({ pullId: "pull-1" })],
+    });
+    expect(pulls).toEqual([{ gameId: "d7", window: formatWindow(monthWindow("2026-09")) }]);
+  });
+
+  it("are returned one at a time as well, with the windows of published snapshots", async () => {
+    await addGame(t.db, "d8");
+    await readingPull("d8", "2026-09");
+    await insertSnapshot(t.db, { window: "2026-10", recipients: [], fetchStartedAt: new Date() }, "d8");
+    const inSeptember = await markWindowStale(t.db, "d8", "2026-09-10T00:00:00Z", "test");
+    expect(inSeptember).toEqual([monthWindow("2026-09")]);
+    expect(await markWindowStale(t.db, "d8", "2026-10-10T00:00:00Z", "test")).toEqual([monthWindow("2026-10")]);
+    // A month neither published nor being read: marked, with no window to pull again.
+    expect(await markWindowStale(t.db, "d8", "2026-11-10T00:00:00Z", "test")).toEqual([]);
   });
 });
 
