@@ -56,8 +56,11 @@ export const renewalAttributionSchema = z.object({
   base_usd: amountSchema,
   attributed_amount_usd: amountSchema,
   settled_by_invo: notSettledByServiceSchema,
-  /** Shape not listed beyond its name; read as the report's recipient block when present. */
-  recipient: recipientIdentitySchema.partial().nullable().optional(),
+  /**
+   * Named without a shape: read as the report's recipient block (for the period page's name) when it is one, and
+   * dropped otherwise (an id, text), never a reason to refuse a page.
+   */
+  recipient: recipientIdentitySchema.partial().nullable().optional().catch(undefined),
 });
 export type RenewalAttribution = z.infer<typeof renewalAttributionSchema>;
 
@@ -221,13 +224,11 @@ export const attributionReportSchema = z.object({
     window: z.object({
       start: timestampSchema,
       end: timestampSchema,
-      /** Type not shown (a flag or a restatement of end). */
-      end_exclusive: z.union([z.boolean(), z.string()]),
+      /** Type not shown (a flag or a restatement of end): kept as received. */
+      end_exclusive: z.unknown().optional(),
     }),
-    filters: z.object({
-      recipient_player_id: intSchema.nullable(),
-      subscription_id: z.string().nullable(),
-    }),
+    /** The filters echoed back; their types are not shown, and nothing reads them: kept as received. */
+    filters: z.record(z.string(), z.unknown()).optional(),
     /** Prose objects; stored as received. */
     derivation: z.record(z.string(), z.unknown()),
     known_limits: z.record(z.string(), z.unknown()),
