@@ -270,7 +270,8 @@ export type AttemptFinish =
       status: "succeeded";
       receipt: Record<string, unknown> | null;
       transactionId: string;
-      refundedAt: string | null;
+      /** Read from the service's text (which PostgreSQL may not read as it is: a comma fraction, no zone). */
+      refundedAt: Date | null;
       idempotentReplay: boolean;
     }
   | {

@@ -16,6 +16,7 @@ import { isOutcomeUnknown } from "./unknown-outcome";
 import { comparePeriodWithReview, confirmReplayedRefund } from "./verify";
 import { formatUsdText } from "@/lib/format";
 import type { Actor } from "@/core/actor";
+import { parseServiceInstant } from "@/lib/time";
 
 /**
  * One turn of a refund attempt held by this request: the check of the period before the first call, the call with
@@ -190,10 +191,19 @@ async function confirmReplay(
     status: "succeeded",
     receipt: null,
     transactionId: replay.transaction_id,
-    refundedAt: confirmation.refundedAt,
+    refundedAt: serviceInstant(confirmation.refundedAt),
     idempotentReplay: true,
     confirmedBy: confirmation.matchedBy,
   };
+}
+
+/**
+ * The instant of the service's text (ISO 8601, as the client's schema checked it: a comma fraction, an offset, no zone
+ * read as UTC), not the text itself, which PostgreSQL reads in the session's time zone or refuses.
+ */
+function serviceInstant(text: string | null): Date | null {
+  const ms = text === null ? null : parseServiceInstant(text);
+  return ms === null ? null : new Date(ms);
 }
 
 export async function callService(db: Db, claimed: RefundAttempt, options: DriveOptions): Promise<RefundOutcome> {
@@ -288,7 +298,7 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
               status: "succeeded",
               receipt: result.receipt as unknown as Record<string, unknown>,
               transactionId: result.receipt.transaction_id,
-              refundedAt: result.receipt.refunded_at,
+              refundedAt: serviceInstant(result.receipt.refunded_at),
               idempotentReplay: result.receipt.idempotent_replay,
             };
       } else {

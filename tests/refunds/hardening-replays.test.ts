@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
-import { form, GAME_ID, PLAYER, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import {
+  form,
+  GAME_ID,
+  periodIdOf,
+  PLAYER,
+  refundEvents,
+  type RefundTestContext,
+  startRefundTest,
+  SUBS,
+} from "./setup";
 import { type Ok, type Fail, refundForm, refundReaders } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -9,6 +18,7 @@ vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {}
 
 const { refundAction, retryRefundAttemptAction } = await import("@/app/(desk)/subscriptions/actions");
 const { findRefundAttempt } = await import("@/db/queries/refunds");
+const { requestRefund } = await import("@/lib/refunds/attempts");
 
 let c: RefundTestContext;
 beforeAll(async () => {
@@ -117,4 +127,38 @@ describe("L10: the player's email comes from the service, never from the form", 
       });
     },
   );
+});
+
+describe("the instant of a receipt", () => {
+  it("is stored as the instant the service wrote, in any ISO 8601 form (a comma fraction, an offset)", async () => {
+    const sub = SUBS.longCall;
+    let written = "";
+    // The service writes the receipt's instant with a comma fraction and an offset, both ISO 8601.
+    const commaInstants = async (url: string, init: RequestInit) => {
+      const answer = await fetch(url, init);
+      if (init.method !== "POST") return answer;
+      const body = (await answer.json()) as { refunded_at: string };
+      written = body.refunded_at;
+      body.refunded_at = `${written.replace(/(\.\d+)?Z$/, "")},25+00:00`;
+      return new Response(JSON.stringify(body), { status: answer.status, headers: answer.headers });
+    };
+    const outcome = await requestRefund(
+      c.t.db,
+      {
+        gameId: GAME_ID,
+        subscriptionId: sub,
+        periodId: periodIdOf(sub, 1),
+        periodSeq: 1,
+        amountUsd: "2.00",
+        remainingBeforeUsd: "10.00",
+        reason: "Player asked",
+      },
+      { id: "u-support", email: "support@payout-desk.test", role: "support" },
+      { client: { fetch: commaInstants } },
+    );
+    expect(outcome.state).toBe("succeeded");
+    const stored = await findRefundAttempt(c.t.db, GAME_ID, outcome.attempt.id);
+    const second = Date.parse(written.replace(/(\.\d+)?Z$/, "Z"));
+    expect(stored?.refundedAt?.getTime()).toBe(second + 250);
+  });
 });
