@@ -1,4 +1,5 @@
 import "server-only";
+import { parseServiceInstant } from "@/lib/time";
 import type { AttemptFinish, RefundAttempt } from "@/db/queries/refunds";
 import { log } from "@/lib/log";
 import { isDecimalString, sameAmount } from "@/lib/money";
@@ -41,6 +42,26 @@ export function parametersOf(attempt: RefundAttempt): AttemptParameters {
  */
 export const UNSENT_GIVE_UP_MS = 60 * 60_000;
 
+/** Whether an attempt never sent was confirmed UNSENT_GIVE_UP_MS or more ago (`nowMs` on the database's clock). */
+export function unsentTooLong(attempt: RefundAttempt, nowMs: number): boolean {
+  return nowMs - attempt.createdAt.getTime() >= UNSENT_GIVE_UP_MS;
+}
+
+/**
+ * An attempt never sent, confirmed an hour ago or more (its period could not be read until now, or no worker took it):
+ * it fails unsent, as the person was told, however the period reads now.
+ */
+export function gaveUpUnsent(): AttemptFinish {
+  return {
+    status: "failed",
+    errorCode: "NOT_SENT_IN_TIME",
+    errorMessage:
+      "The refund could not be sent within an hour of its confirmation. Nothing was sent to the service and the " +
+      "refund was not made; review it again from the period page.",
+    errorDetail: { step: "period_check", gave_up_unsent: true },
+  };
+}
+
 /**
  * The period could not be read before the first call. Nothing was sent: a refusal of the read frees the intent (the
  * person reviews again); any other failure keeps the attempt pending, to be checked and sent by the next taker, until
@@ -66,7 +87,7 @@ export function periodReadFailure(attempt: RefundAttempt, error: unknown, nowMs:
       errorDetail,
     };
   }
-  if (nowMs - attempt.createdAt.getTime() >= UNSENT_GIVE_UP_MS) {
+  if (unsentTooLong(attempt, nowMs)) {
     return {
       status: "failed",
       errorCode: code,
@@ -160,4 +181,13 @@ export function exhaustedOr(attempt: RefundAttempt, finish: AttemptFinish & { st
       `${finish.errorMessage} After ${attempt.calls} calls the service has still not confirmed it; it ` +
       `needs manual attention.`,
   };
+}
+
+/**
+ * The instant of the service's text (ISO 8601, as the client's schema checked it: a comma fraction, an offset, no zone
+ * read as UTC), not the text itself, which PostgreSQL reads in the session's time zone or refuses.
+ */
+export function serviceInstant(text: string | null): Date | null {
+  const ms = text === null ? null : parseServiceInstant(text);
+  return ms === null ? null : new Date(ms);
 }

@@ -11,12 +11,20 @@ import { serviceClientForGame } from "@/lib/service/for-game";
 import type { PeriodReport, RefundAlreadyProcessed } from "@/lib/service/schemas";
 import { markRefundWindowStale } from "./effects";
 import { holdLease, SYSTEM_CLOCK, type LeaseClock } from "./lease";
-import { exhaustedOr, failureFinish, parametersOf, periodReadFailure, receiptMismatch } from "./call-outcomes";
+import {
+  exhaustedOr,
+  failureFinish,
+  gaveUpUnsent,
+  parametersOf,
+  periodReadFailure,
+  receiptMismatch,
+  serviceInstant,
+  unsentTooLong,
+} from "./call-outcomes";
 import { isOutcomeUnknown } from "./unknown-outcome";
 import { comparePeriodWithReview, confirmReplayedRefund } from "./verify";
 import { formatUsdText } from "@/lib/format";
 import type { Actor } from "@/core/actor";
-import { parseServiceInstant } from "@/lib/time";
 
 /**
  * One turn of a refund attempt held by this request: the check of the period before the first call, the call with
@@ -104,11 +112,15 @@ type Client = Awaited<ReturnType<typeof serviceClientForGame>>;
  * the person reviews the new remaining amount. Returns how the attempt ends this turn unsent, or null to send it.
  */
 async function checkPeriodBeforeFirstCall(
+  db: Db,
   client: Client,
   attempt: RefundAttempt,
   signal: AbortSignal,
   clock: LeaseClock,
 ): Promise<AttemptFinish | null> {
+  // The person was told a refund not sent within the hour fails unsent: it is not sent later, however the period reads.
+  const nowMs = await clock.leaseNow(db);
+  if (unsentTooLong(attempt, nowMs)) return gaveUpUnsent();
   if (attempt.periodId === null) {
     return {
       status: "failed",
@@ -123,7 +135,7 @@ async function checkPeriodBeforeFirstCall(
   try {
     report = await client.getPeriodReport(attempt.periodId, { subscriptionId: attempt.subscriptionId }, { signal });
   } catch (error) {
-    return periodReadFailure(attempt, error, clock.now());
+    return periodReadFailure(attempt, error, nowMs);
   }
   const check = comparePeriodWithReview(report, parametersOf(attempt));
   if (check.unchanged) return null;
@@ -197,15 +209,6 @@ async function confirmReplay(
   };
 }
 
-/**
- * The instant of the service's text (ISO 8601, as the client's schema checked it: a comma fraction, an offset, no zone
- * read as UTC), not the text itself, which PostgreSQL reads in the session's time zone or refuses.
- */
-function serviceInstant(text: string | null): Date | null {
-  const ms = text === null ? null : parseServiceInstant(text);
-  return ms === null ? null : new Date(ms);
-}
-
 export async function callService(db: Db, claimed: RefundAttempt, options: DriveOptions): Promise<RefundOutcome> {
   let attempt = claimed;
   const source = options.source ?? "desk";
@@ -253,7 +256,7 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
     });
     // Never sent: no check recorded and no call counted (attempts from before the check have calls or a check time).
     if (attempt.periodCheckedAt === null && attempt.calls === 0) {
-      finish = await checkPeriodBeforeFirstCall(client, attempt, signal, options.clock ?? SYSTEM_CLOCK);
+      finish = await checkPeriodBeforeFirstCall(db, client, attempt, signal, options.clock ?? SYSTEM_CLOCK);
       notSent = finish !== null;
       if (!finish) {
         // Stored before the call: from here on the attempt may have reached the service and is never refused unsent.

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
 import {
@@ -160,5 +161,33 @@ describe("the instant of a receipt", () => {
     const stored = await findRefundAttempt(c.t.db, GAME_ID, outcome.attempt.id);
     const second = Date.parse(written.replace(/(\.\d+)?Z$/, "Z"));
     expect(stored?.refundedAt?.getTime()).toBe(second + 250);
+  });
+});
+
+describe("a refund confirmed and not sent within the hour", () => {
+  it("fails unsent, as the person was told, even once its period reads again", async () => {
+    const sub = SUBS.killAfter;
+    const attempt = await storeAttempt({
+      subscriptionId: sub,
+      seq: 1,
+      amountUsd: "3.00",
+      remainingBeforeUsd: "10.00",
+      refundedToDateUsd: "0.00",
+      clientRequestId: "pd-refund-late",
+    });
+    // Confirmed 61 minutes ago by the database's clock; the period reads fine now.
+    await sql`update refund_attempt set created_at = now() - interval '61 minutes' where id = ${attempt.id}`.execute(
+      c.t.db,
+    );
+    actAs(c.sessions.support);
+    const retried = (await retryRefundAttemptAction(form({ attemptId: attempt.id }))) as Fail;
+    expect(retried).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(retried.message).toContain("could not be sent within an hour of its confirmation");
+    expect(await findRefundAttempt(c.t.db, GAME_ID, attempt.id)).toMatchObject({
+      status: "failed",
+      lastErrorCode: "NOT_SENT_IN_TIME",
+      lastErrorDetail: { gave_up_unsent: true },
+    });
+    expect(refundEvents(c.emulator, sub, 1)).toHaveLength(0);
   });
 });
