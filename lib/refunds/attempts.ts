@@ -348,7 +348,7 @@ export async function requestRefund(
 
   // Someone else stored the same intent a moment ago (a double click, a second tab): join their attempt.
   const raced = await findAttemptByIntent(db, request.gameId, intentKey);
-  if (raced) return driveRefundAttempt(db, raced, drive);
+  if (raced) return joinAttempt(db, raced, actor, drive);
   const open = await findOpenAttemptForPeriod(db, request.gameId, request.subscriptionId, request.periodSeq);
   if (open) {
     throw new AppError(

@@ -186,3 +186,42 @@ describe("L3: a refund that landed between the review and the stored attempt", (
     expect(audit[0]?.detail).toMatchObject({ source: "reconciler", requested_by: REQUESTER });
   });
 });
+
+describe("two people confirming the same review at once", () => {
+  it("the one whose attempt is stored second is told who refunded what, not shown the refund as theirs", async () => {
+    const sub = SUBS.killBefore;
+    const request = {
+      gameId: GAME_ID,
+      subscriptionId: sub,
+      periodId: periodIdOf(sub, 2),
+      periodSeq: 2,
+      amountUsd: "4.00",
+      remainingBeforeUsd: "10.00",
+      reason: "Player asked",
+    };
+    const first = { id: "u-first", email: "first@payout-desk.test", role: "support" as const };
+    const second = { id: "u-second", email: "second@payout-desk.test", role: "support" as const };
+    let firstOutcome: Awaited<ReturnType<typeof requestRefund>> | null = null;
+    // The second person's period read finds the period as reviewed; before their attempt is stored, the first
+    // person's refund of the same review is stored and made.
+    let periodRead!: () => void;
+    const periodReadDone = new Promise<void>((resolve) => {
+      periodRead = resolve;
+    });
+    const meanwhile = async (url: string, init: RequestInit) => {
+      if (url.includes("include_player")) {
+        await periodReadDone;
+        firstOutcome = await requestRefund(c.t.db, request, first);
+        return fetch(url, init);
+      }
+      const answer = await fetch(url, init);
+      if (url.includes("/reporting/periods/")) periodRead();
+      return answer;
+    };
+    const refused = requestRefund(c.t.db, request, second, { client: { fetch: meanwhile } });
+    await expect(refused).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(refused).rejects.toThrow(/first@payout-desk\.test/);
+    expect(firstOutcome).toMatchObject({ state: "succeeded" });
+    expect(amounts(sub, 2)).toEqual(["4.00"]);
+  });
+});
