@@ -38,7 +38,7 @@ export type StatementDeliveryFailureTable = {
   failed_at: Timestamp;
   /** The address refused (null for failures recorded before it was kept). */
   to_address: string | null;
-  /** The server refused the address for good (a 5xx answer), not a failure of our own: raises a profile flag. */
+  /** The server refused the address for good (a 5xx to RCPT TO), not a failure of ours: raises a profile flag. */
   refused: ColumnType<boolean, boolean | undefined, boolean>;
 };
 

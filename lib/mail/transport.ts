@@ -35,10 +35,12 @@ export function serverAnswerOf(error: unknown): string {
 }
 
 /**
- * Whether the mail server refused the message for good (a 5xx answer: no such mailbox, domain, policy), as opposed to
- * a failure that says nothing about the address (no server, a timeout, a 4xx "try later").
+ * Whether the mail server refused the recipient's address for good: a 5xx answer to RCPT TO (no such mailbox, domain,
+ * policy). A 5xx to anything else says nothing about the address (a wrong password at AUTH, a sender the server does
+ * not take at MAIL FROM, a message too large at DATA: the desk's own setup, which is fixed once for everyone), and
+ * neither does a failure without an answer (no server, a timeout) nor a 4xx "try later".
  */
 export function isPermanentRefusal(error: unknown): boolean {
-  const code = (error as { responseCode?: number }).responseCode;
-  return typeof code === "number" && code >= 500 && code < 600;
+  const e = error as { responseCode?: number; command?: string };
+  return e.command === "RCPT TO" && typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600;
 }

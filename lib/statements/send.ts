@@ -208,7 +208,8 @@ export async function deliverStatement(
   } catch (error) {
     timing(job, rendered, renderMs, sending);
     const answer = serverAnswerOf(error);
-    // A refusal for good (a 5xx answer) is not tried again: the same address would be refused the same way.
+    // The address refused for good (a 5xx answer to RCPT TO) is not tried again: it would be refused the same way.
+    // Anything else (the server's own setup, no answer, a 4xx) is tried again and says nothing about the recipient.
     const refused = isPermanentRefusal(error);
     const final = refused || attempt >= SEND_ATTEMPTS;
     await recordFailedAttempt(db, { ...line, serverAnswer: answer, final, refused });
