@@ -56,7 +56,12 @@ export async function listSendTargets(
             selectFrom("statement_delivery as d").select("d.id").whereRef("d.statement_id", "=", "payout_statement.id"),
           ),
         ),
-        exists(sql`(select 1 from statement_delivery_failure f where ${failedToSend(sql.ref("payout_statement.id"))})`),
+        exists(
+          sql`(select 1 from statement_send_failure f where f.statement_id = payout_statement.id and ${failedToSend})`,
+        ),
+        // Written by a release before statement_send_failure, while both run (a rolling release).
+        exists(sql`(select 1 from statement_delivery_failure f
+          where f.statement_id = payout_statement.id and not f.refused and ${failedToSend})`),
       ]),
     );
   if (params.returnedUnsent)
@@ -118,15 +123,14 @@ export async function countFirstEmails(
 }
 
 /**
- * The condition, on `statement_delivery_failure f`, that the statement given is the recipient's last failed email and
- * failed for want of a mail server (every attempt failed, none refused the address for good), with no send queued
- * since: the batch's send offers it again, as if never emailed. A statement whose address was refused for good is not
- * (its address is the one the batch keeps; the recipient's page says what the server answered).
+ * The condition, on `statement_send_failure f`, that its statement's last email failed for want of a mail server
+ * (every attempt failed, none refused the address for good), with no send of it queued since: the batch's send offers
+ * it again, as if never emailed. Kept per statement, so a later statement of the same recipient, sent or failed, does
+ * not hide it. A statement whose address was refused for good is not offered (its address is the one the batch keeps;
+ * the recipient's page says what the server answered).
  */
-function failedToSend(statementId: ReturnType<typeof sql.ref>) {
-  return sql`f.statement_id = ${statementId} and not f.refused and not exists (select 1 from statement_delivery q
+const failedToSend = sql`not exists (select 1 from statement_delivery q
     where q.statement_id = f.statement_id and q.status = 'queued' and q.at > f.failed_at)`;
-}
 
 /**
  * A statement no email can be sent to (`payout_statement`): no address, or one that is not a single mailbox (the rule
@@ -146,8 +150,12 @@ export async function countBatchEmails(
   const row = await sql<{ emailed: string | null; no_address: string; failed: string }>`select
       (select statements from payout_batch_emailed where batch_id = ${batchId}) as emailed,
       (select count(*) from payout_statement where batch_id = ${batchId} and ${UNMAILABLE}) as no_address,
-      (select count(*) from statement_delivery_failure f join payout_statement s on s.id = f.statement_id
-        where s.batch_id = ${batchId} and ${failedToSend(sql.ref("s.id"))}) as failed`
+      (select count(distinct f.statement_id) from (
+          select statement_id, failed_at from statement_send_failure where batch_id = ${batchId}
+          union all
+          select d.statement_id, d.failed_at from statement_delivery_failure d
+            join payout_statement s on s.id = d.statement_id where s.batch_id = ${batchId} and not d.refused
+        ) as f where ${failedToSend}) as failed`
     .execute(db)
     .then((r) => r.rows[0]);
   return {
@@ -264,6 +272,14 @@ export async function markDeliveryFailed(
       }),
     )
     .execute();
+  // The statement itself: offered again by the batch's send unless its address was refused for good.
+  if (params.refused) {
+    await db.deleteFrom("statement_send_failure").where("statement_id", "=", params.statementId).execute();
+    return;
+  }
+  await sql`insert into statement_send_failure (statement_id, batch_id, failed_at)
+      select id, batch_id, now() from payout_statement where id = ${params.statementId}
+    on conflict (statement_id) do update set failed_at = excluded.failed_at`.execute(db);
 }
 
 export async function clearDeliveryFailure(db: DbOrTrx, params: { gameId: string; recipientPlayerId: number }) {

@@ -54,6 +54,9 @@ export type PayoutBatchEmailedTable = { batch_id: string; statements: ColumnType
 /** Downloads of a statement through its links in the hour from `since`, the database's clock (2026_12_04_0900). */
 export type StatementLinkDownloadTable = { statement_id: string; since: Timestamp; downloads: number };
 
+/** A statement whose last email failed to send, not refused (2026_12_05_0900). */
+export type StatementSendFailureTable = { statement_id: string; batch_id: string; failed_at: Timestamp };
+
 export type MailMessageTable = {
   id: Generated<string>;
   received_at: CreatedAt;
@@ -70,6 +73,7 @@ export type StatementTables = {
   statement_delivery_failure: StatementDeliveryFailureTable;
   statement_link_revocation: StatementLinkRevocationTable;
   statement_link_download: StatementLinkDownloadTable;
+  statement_send_failure: StatementSendFailureTable;
   payout_batch_emailed: PayoutBatchEmailedTable;
   mail_message: MailMessageTable;
 };
