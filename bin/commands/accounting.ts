@@ -137,11 +137,25 @@ export function writeWindowExportFiles(flags: ExportFlags) {
       bom: flags.bom,
       ...CLI,
     };
+    const removedParts: string[] = [];
+    const leftParts: string[] = [];
     const files = await writeExportParts(db, request, flags.out, {
       onProgress: (rows) =>
         process.stderr.write(`export ${flags.kind}: ${rows.toLocaleString("en-US")} rows written\n`),
       onPartWritten: (file) => {
         if (file.parts > 1) process.stderr.write(`export ${flags.kind}: part ${file.part} of ${file.parts} written\n`);
+      },
+      onStalePartRemoved: (file, failed) => {
+        if (failed) {
+          leftParts.push(file);
+          process.stderr.write(
+            `export ${flags.kind}: could not remove ${file}, a part of an earlier export under this name ` +
+              `(${failed.message}): remove it before importing\n`,
+          );
+          return;
+        }
+        removedParts.push(file);
+        process.stderr.write(`export ${flags.kind}: removed ${file}, a part of an earlier export under this name\n`);
       },
     });
     const first = files[0] as (typeof files)[number];
@@ -161,6 +175,8 @@ export function writeWindowExportFiles(flags: ExportFlags) {
       sha256: first.sha256,
       exportId: first.exportId,
       ...(files.length > 1 ? { parts: files.map(summaryOf) } : {}),
+      ...(removedParts.length > 0 ? { removedParts } : {}),
+      ...(leftParts.length > 0 ? { earlierPartsLeft: leftParts } : {}),
     };
   });
 }

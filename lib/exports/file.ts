@@ -115,7 +115,12 @@ export async function writeExportParts(
   db: Db,
   request: Omit<ExportRequest, "part" | "split">,
   outPath: string,
-  options: { onProgress?: (rows: number) => void; onPartWritten?: (part: WrittenPart) => void | Promise<void> } = {},
+  options: {
+    onProgress?: (rows: number) => void;
+    onPartWritten?: (part: WrittenPart) => void | Promise<void>;
+    /** A part of an earlier export under the same name, beyond this one's parts, was removed (or could not be). */
+    onStalePartRemoved?: (path: string, failed?: Error) => void;
+  } = {},
 ): Promise<WrittenPart[]> {
   const written: WrittenPart[] = [];
   let parts = 1;
@@ -132,7 +137,6 @@ export async function writeExportParts(
       await options.onPartWritten?.(file);
     }
     for (const file of written) removeOnInterrupt.delete(file.path);
-    return written;
   } catch (error) {
     for (const file of written) removeOnInterrupt.delete(file.path);
     await Promise.all(written.map((f) => rm(f.path, { force: true })));
@@ -146,5 +150,30 @@ export async function writeExportParts(
         { field: "split" },
       );
     throw error;
+  }
+  // The set is complete: a part of an earlier export that cannot be removed is said, and the new set is kept.
+  await removeLaterParts(outPath, parts, options.onStalePartRemoved);
+  return written;
+}
+
+/**
+ * Removes the parts an earlier export under the same name left beyond this one's last part ("journal.part-3.csv" when
+ * this export has two): imported with the new set, they would post the earlier batch's journals again.
+ */
+async function removeLaterParts(
+  outPath: string,
+  parts: number,
+  onRemoved?: (path: string, failed?: Error) => void,
+): Promise<void> {
+  for (let part = parts + 1; ; part++) {
+    const file = partPath(outPath, part);
+    const found = await stat(file).catch(() => null);
+    if (!found?.isFile()) return;
+    try {
+      await rm(file, { force: true });
+      onRemoved?.(file);
+    } catch (error) {
+      onRemoved?.(file, error instanceof Error ? error : new Error(String(error)));
+    }
   }
 }

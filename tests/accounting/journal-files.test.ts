@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
@@ -186,13 +186,22 @@ describe("desk export --kind journal-xero", () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-xero-"));
     try {
       const out = path.join(dir, "xero.csv");
+      // An earlier export under the same name left more parts than this one has: none is left to import again.
+      for (let part = 2; part <= 60; part++) await writeFile(path.join(dir, `xero.part-${part}.csv`), "earlier\r\n");
       const result = await runDesk(t.url, ["export", "--batch", batchId, "--kind", "journal-xero", "--out", out]);
       expect(result.code, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout) as {
         file: string;
         parts: { file: string; part: number; rows: number }[];
+        removedParts: string[];
       };
       expect(summary.parts.length).toBeGreaterThan(2);
+      const later = Array.from(
+        { length: 60 - summary.parts.length },
+        (_, i) => `xero.part-${summary.parts.length + 1 + i}.csv`,
+      );
+      expect(summary.removedParts.map((f) => path.basename(f))).toEqual(later);
+      expect(result.stderr).toContain(`removed ${path.join(dir, later[0] ?? "")}, a part of an earlier export`);
       expect(summary.parts.map((p) => path.basename(p.file))).toEqual(
         summary.parts.map((p) => (p.part === 1 ? "xero.csv" : `xero.part-${p.part}.csv`)),
       );
