@@ -130,7 +130,7 @@ describe("computeRefundImpact", () => {
       }),
       { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
     );
-    expect(never).toMatchObject({ refundable: false, blocker: "never_collected" });
+    expect(never).toMatchObject({ refundable: false, blocker: "never_collected", remainingUsd: "0.00" });
     const done = computeRefundImpact(
       report((b) => {
         b.refunds.refunded_to_date_usd = "9.99";

@@ -72,6 +72,7 @@ export function cardRecordMissing(period: {
 
 /** What the remaining refundable amount's hint says of a period no refund can be made of, where it says anything. */
 export const BLOCKER_HINTS: Partial<Record<NonNullable<RefundImpact["blocker"]>, string>> = {
+  never_collected: "never collected: nothing to refund",
   pcstore: "pcstore: not refundable",
   card_record_missing: "card record missing: not refundable",
 };
@@ -83,7 +84,8 @@ export function computeRefundImpact(
   const period = report.period;
   const periodAmount = money(period.amount_usd);
   const refunded = money(report.refunds.refunded_to_date_usd);
-  const remaining = Money.max(periodAmount.minus(refunded), ZERO);
+  // A period never collected has nothing to refund: its price was never paid.
+  const remaining = period.paid_at === null ? ZERO : Money.max(periodAmount.minus(refunded), ZERO);
   const amount = input.amountUsd === null ? remaining : money(input.amountUsd);
   const funding = period.funding;
   const rail = funding?.rail ?? "card";
