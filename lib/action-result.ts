@@ -14,3 +14,7 @@ export type ActionResult<T = undefined> =
 
 /** The hidden form field naming the game a page was showing when its form was submitted. */
 export const EXPECTED_GAME_FIELD = "_game";
+
+/** The refusal of a form sent for a game other than the one the session is on now (another tab switched game). */
+export const GAME_SWITCHED =
+  "The game was switched in another tab since this page was opened. Reload the page and try again.";

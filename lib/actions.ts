@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 import { getDb } from "@/db";
 import { getSelectedGameId } from "@/db/queries/games";
 import { AppError } from "@/lib/errors";
-import { type ActionResult, EXPECTED_GAME_FIELD } from "./action-result";
+import { type ActionResult, EXPECTED_GAME_FIELD, GAME_SWITCHED } from "./action-result";
 import { type CurrentUser, requireRole } from "./auth/session";
 import type { Role } from "./auth/roles";
 
@@ -125,10 +125,7 @@ async function assertExpectedGame(raw: unknown, user: CurrentUser): Promise<void
   if (expected.length === 0) return;
   const selected = await getSelectedGameId(getDb(), user.sessionId);
   if (expected.some((game) => game !== selected)) {
-    throw new AppError(
-      "CONFLICT",
-      "The game was switched in another tab since this page was opened. Reload the page and try again.",
-    );
+    throw new AppError("CONFLICT", GAME_SWITCHED);
   }
 }
 

@@ -4,7 +4,6 @@ import type { Db } from "@/db";
 import { claimRefundAttempt } from "@/db/queries/refund-leases";
 import {
   findAttemptByIntent,
-  findOpenAttemptForPeriod,
   findRefundAttempt,
   insertRefundAttempt,
   sumPeriodRefundsByRoles,
@@ -31,6 +30,7 @@ import {
 import { computeRefundImpact, type RefundImpact } from "./impact";
 import { refundedByOther } from "./messages";
 import { formatUsdText } from "@/lib/format";
+import { refuseWhileOpen } from "./open-attempt";
 import { newClientRequestId, refundIntentKey } from "./intent";
 import { LEASE_MS, SYSTEM_CLOCK } from "./lease";
 import { wasRecipientPaidFor } from "./paid-status";
@@ -349,16 +349,7 @@ export async function requestRefund(
   // Someone else stored the same intent a moment ago (a double click, a second tab): join their attempt.
   const raced = await findAttemptByIntent(db, request.gameId, intentKey);
   if (raced) return joinAttempt(db, raced, actor, drive);
-  const open = await findOpenAttemptForPeriod(db, request.gameId, request.subscriptionId, request.periodSeq);
-  if (open) {
-    throw new AppError(
-      "CONFLICT",
-      `A refund of ${formatUsdText(open.amountUsd)} on this period is ${
-        open.status === "pending" ? "still being processed" : "waiting for manual attention"
-      } (started by ${open.actorEmail ?? "the system"}). ` +
-        "Nothing else can be refunded on this period until it is settled.",
-    );
-  }
+  await refuseWhileOpen(db, request);
   throw new AppError(
     "CONFLICT",
     "Another refund on this period was just recorded; reload the period and review again.",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
 import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
-import { type Ok, type Fail, refundReaders, refuseNextRefund, screenRefundForm } from "./helpers";
+import { type Ok, type Fail, previewForm, refundReaders, refuseNextRefund, screenRefundForm } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -112,6 +112,10 @@ describe("refunds against the emulator", () => {
     const other = (await refundAction(screenRefundForm(SUBS.attention, 3, "1.00", "10.00"))) as Fail;
     expect(other).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(other.message).toMatch(/waiting for manual attention/);
+    // A period page opened before is told so at review already, not offered a refund it can only be refused.
+    const reviewed = (await previewRefundAction(previewForm(SUBS.attention, 3, "1.00"))) as Fail;
+    expect(reviewed).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(reviewed.message).toBe(other.message);
 
     expect(await resolveRefundAttemptAction(form({ attemptId: attempt!.id, note: "no" }))).toMatchObject({
       ok: false,

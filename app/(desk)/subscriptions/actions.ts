@@ -20,6 +20,7 @@ import {
   requestRefund,
   type RefundOutcome,
 } from "@/lib/refunds/attempts";
+import { refuseWhileOpen } from "@/lib/refunds/open-attempt";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
 import { resolveRefund } from "@/lib/refunds/resolve";
@@ -58,6 +59,17 @@ export const previewRefundAction = defineAction(
       subscriptionId: input.subscriptionId,
       amountUsd: input.mode === "partial" ? (input.amountUsd ?? null) : null,
     });
+    try {
+      await refuseWhileOpen(db, {
+        gameId: game.id,
+        subscriptionId: impact.subscriptionId,
+        periodSeq: impact.periodSeq,
+      });
+    } catch (error) {
+      // The page was opened before that refund was made: it shows it once reloaded.
+      revalidatePath("/subscriptions", "layout");
+      throw error;
+    }
     if (impact.refundable && money(impact.amountUsd).gt(money(impact.remainingUsd))) {
       throw new AppError(
         "INVALID_INPUT",

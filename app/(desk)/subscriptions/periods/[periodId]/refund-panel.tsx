@@ -14,6 +14,7 @@ import { Button } from "@/app/_components/ui/button";
 import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import type { ActionResult } from "@/lib/actions";
+import { GAME_SWITCHED } from "@/lib/action-result";
 import type { RefundImpact } from "@/lib/refunds/impact";
 import { money } from "@/core/money";
 import { formatUsdText } from "@/lib/format";
@@ -85,6 +86,10 @@ export function RefundPanel({
     if (!result.ok && result.fieldErrors?.amountUsd) {
       setSentBack(result.message);
       setReview(null);
+      router.refresh();
+    } else if (!result.ok && result.code === "CONFLICT" && result.message !== GAME_SWITCHED) {
+      // Something changed on the period since the page was opened (another refund under way): the page shows it.
+      // (After a game switched in another tab, a refresh would show that game: the message stays instead.)
       router.refresh();
     }
     return result;
