@@ -4,10 +4,12 @@ import { type RefundAttempt, resolveRefundAttempt } from "@/db/queries/refunds";
 import type { RefundResolutionOutcome } from "@/db/types";
 import type { ActingAs, Actor } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
+import { markRefundWindowStale } from "./effects";
 
 /**
  * Closes an attempt that needed manual attention, once a person has settled it with the service, with its audit line
- * in the same transaction. Null when the attempt of this game does not need attention (nothing changes).
+ * (and, settled as refunded, the stale marks a refund makes) in the same transaction. Null when the attempt of this
+ * game does not need attention (nothing changes).
  */
 export async function resolveRefund(
   db: Db,
@@ -27,6 +29,18 @@ export async function resolveRefund(
       outcome: "resolved",
       detail: { attempt_id: row.id, resolution_outcome: outcome, amount_usd: row.amountUsd, note },
     });
+    if (outcome === "refunded") {
+      // The service made it, at a time no answer gave: between the confirmation and now. The windows holding either
+      // no longer match the service (a webhook of the refund may never have come).
+      const detail = {
+        attemptId: row.id,
+        subscriptionId: row.subscriptionId,
+        periodId: row.periodId,
+        periodSeq: row.periodSeq,
+      };
+      for (const at of new Set([row.createdAt.getTime(), Date.now()]))
+        await markRefundWindowStale(trx, gameId, new Date(at), detail);
+    }
     return row;
   });
 }

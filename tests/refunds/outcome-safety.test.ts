@@ -222,6 +222,15 @@ describe("a refund settled by hand counts what moved and frees the intent when n
       status: "resolved",
       resolutionOutcome: "refunded",
     });
+    // The snapshot of the refund's window no longer matches the service: marked stale as a landed refund marks it.
+    const marks = await c.t.db
+      .selectFrom("snapshot_stale_mark")
+      .select(["reason", "detail"])
+      .where("game_id", "=", GAME_ID)
+      .execute();
+    const ofAttempt = marks.filter((m) => (m.detail as { refundAttemptId?: string }).refundAttemptId === attemptId);
+    expect(ofAttempt.length).toBeGreaterThan(0);
+    for (const mark of ofAttempt) expect(mark).toMatchObject({ reason: "refund made in Payout Desk" });
   });
 
   it("[finance] settles a refund the service did not make: the same refund can be made again, and is", async () => {
