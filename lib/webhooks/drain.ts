@@ -1,4 +1,5 @@
 import "server-only";
+import { databaseNowMs } from "@/db/queries/scalar";
 import type { Db } from "@/db";
 import { markChangesStale, type StaleChange } from "@/db/queries/stale-marks";
 import {
@@ -121,10 +122,11 @@ async function queueRepulls(db: Db, link: SnapshotLink, repull: Owed): Promise<v
       const window = { startMs, endMs };
       try {
         const asked = await link.requestPull(db, { gameId, window, via: "webhook" });
+        const nowMs = await databaseNowMs(db);
         for (const { id, instantMs } of owed) {
           const event = of(id);
           event.repulls.push({ ...windowToQuery(window), pullId: asked.pullId });
-          event.due ||= !pullServesChange(asked, window, instantMs);
+          event.due ||= !pullServesChange(asked, window, instantMs, nowMs);
         }
       } catch (error) {
         for (const { id } of owed) of(id).due = true;

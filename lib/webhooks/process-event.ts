@@ -1,4 +1,5 @@
 import "server-only";
+import { databaseNowMs } from "@/db/queries/scalar";
 import type { Db } from "@/db";
 import { completeWebhookEvent, lockWebhookEvent, readGameAutomation, recordRepulls } from "@/db/queries/webhooks";
 import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
@@ -175,7 +176,7 @@ export async function processWebhookEvent(
     for (const window of step.repull) {
       const asked = await link.requestPull(db, { gameId: step.gameId, window, via: "webhook" });
       repulls.push({ ...windowToQuery(window), pullId: asked.pullId });
-      due ||= !pullServesChange(asked, window, step.instantMs ?? null);
+      due ||= !pullServesChange(asked, window, step.instantMs ?? null, await databaseNowMs(db));
     }
     // A pull already reading, or one that reads an open window only up to a moment before this change, may miss it:
     // the event stays due, and the sweep asks again.

@@ -11,7 +11,10 @@ import type { TimeWindow } from "@/lib/time";
  * tests can watch what would be done.
  */
 export type SnapshotLink = {
-  /** Marks stale the snapshots whose window holds `instant`; returns those windows (one entry per window). */
+  /**
+   * Marks stale the snapshots whose window holds `instant`; returns those windows and those of pulls reading now (one
+   * entry per window), whose first version may have begun reading before the change.
+   */
   markStale(
     db: Db,
     input: { gameId: string; instant: Date; reason: string; detail: Record<string, unknown> },
@@ -46,13 +49,14 @@ export const snapshotLink: SnapshotLink = {
  * Whether the pull just asked for reads a change made at `instantMs`. One found already reading may have begun before
  * it. A new one reads a window that has ended whole, but an open one only up to a margin before it starts
  * (readingBounds, lib/snapshots/pull-common.ts), so a change within that margin of now is left out of it. Either way
- * the event keeps repullDue, and the sweep asks again.
+ * the event keeps repullDue, and the sweep asks again. `nowMs` is the database's clock, which a pull's attempt starts
+ * on (lib/snapshots/pull-run.ts).
  */
 export function pullServesChange(
   asked: RequestedPull,
   window: TimeWindow,
   instantMs: number | null,
-  nowMs = Date.now(),
+  nowMs: number,
 ): boolean {
   if (!asked.readsFromNow) return false;
   return instantMs === null || readingBounds(window, nowMs).read.endMs > instantMs;
