@@ -123,11 +123,12 @@ export async function countFirstEmails(
 }
 
 /**
- * The condition, on `statement_send_failure f`, that its statement's last email failed for want of a mail server
- * (every attempt failed, none refused the address for good), with no send of it queued since: the batch's send offers
- * it again, as if never emailed. Kept per statement, so a later statement of the same recipient, sent or failed, does
- * not hide it. A statement whose address was refused for good is not offered (its address is the one the batch keeps;
- * the recipient's page says what the server answered).
+ * The condition, on a failure `f` (its statement_id and failed_at, from statement_send_failure, or from the recipient's
+ * statement_delivery_failure row an earlier release wrote), that no send of its statement was queued since: the
+ * statement's last email failed for want of a mail server (every attempt failed, none refused the address for good),
+ * and the batch's send offers it again, as if never emailed. Kept per statement, so a later statement of the same
+ * recipient, sent or failed, does not hide it. A statement whose address was refused for good is not offered (its
+ * address is the one the batch keeps; the recipient's page says what the server answered).
  */
 const failedToSend = sql`not exists (select 1 from statement_delivery q
     where q.statement_id = f.statement_id and q.status = 'queued' and q.at > f.failed_at)`;

@@ -114,10 +114,6 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
       void updatePull(db, pullId, { heartbeat_at: new Date() }, "running").catch(() => {});
     }, HEARTBEAT_MS);
     try {
-      // Finished while this job waited for the lock: published, or failed for good (no later job revives it).
-      const fresh = await getPullStatus(db, pullId);
-      if (fresh.status === "complete" && fresh.snapshot_id) return await summarizeSnapshot(db, fresh.snapshot_id);
-      if (fresh.status === "failed") throw finishedPull(fresh);
       return await attemptPull(db, pull, window, options);
     } finally {
       clearInterval(heartbeat);
@@ -142,6 +138,7 @@ type PullRow = {
 async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: RunPullOptions): Promise<PullSummary> {
   const started = performance.now();
   const attempt = await startPullAttempt(db, { pullId: pull.id, jobId: options.jobId ?? null });
+  // Finished while this job waited for the lock: published, or failed for good (no later job revives it).
   if (!attempt) {
     const now = await getPullStatus(db, pull.id);
     if (now.status === "complete" && now.snapshot_id) return summarizeSnapshot(db, now.snapshot_id);
