@@ -32,6 +32,7 @@ import * as deliveryFailureStatementIdx from "./2026_12_03_0900_delivery_failure
 import * as statementMailboxIdx from "./2026_12_03_1000_statement_mailbox_idx";
 import * as statementLinkDownloads from "./2026_12_04_0900_statement_link_downloads";
 import * as statementSendFailures from "./2026_12_05_0900_statement_send_failures";
+import * as batchRevision from "./2026_12_06_0900_batch_revision";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -71,4 +72,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_12_03_1000_statement_mailbox_idx": statementMailboxIdx,
   "2026_12_04_0900_statement_link_downloads": statementLinkDownloads,
   "2026_12_05_0900_statement_send_failures": statementSendFailures,
+  "2026_12_06_0900_batch_revision": batchRevision,
 };

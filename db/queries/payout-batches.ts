@@ -55,6 +55,15 @@ export async function setBatchStatus(
   await query.execute();
 }
 
+/** One more change of the batch (payout_batch.revision), in the transaction that makes it. */
+export async function bumpBatchRevision(trx: Trx, batchId: string): Promise<void> {
+  await trx
+    .updateTable("payout_batch")
+    .set({ revision: sql<string>`revision + 1` })
+    .where("id", "=", batchId)
+    .execute();
+}
+
 export async function countApprovedStatements(trx: Trx, batchId: string): Promise<number> {
   return countRows(
     trx

@@ -31,6 +31,8 @@ export type PayoutBatchTable = {
   discarded_at: NullableTimestamp;
   discard_reason: string | null;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** One more with every change of the batch or its statements (a bigint, read as a string). */
+  revision: ColumnType<string, never, string>;
 };
 
 export type PayoutStatementTable = {

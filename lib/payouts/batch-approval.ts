@@ -35,7 +35,7 @@ export async function approvedWithOpenFlags(db: Db, batch: Target & { snapshotId
  */
 export async function approvePayoutBatch(
   db: Db,
-  params: Target,
+  params: Target & { drawnAtRevision?: string },
   as: ActingAs,
 ): Promise<{ approved: number; carried: number; held: number; payableUsd: string }> {
   let twoPersonRule = false;
@@ -43,7 +43,13 @@ export async function approvePayoutBatch(
     db,
     "approve_batch",
     {
-      ...params,
+      gameId: params.gameId,
+      batchId: params.batchId,
+      drawnAt: drawnAt(
+        params.drawnAtRevision,
+        "The batch changed after this page was drawn (statements approved, held or released, or a flag overridden): " +
+          "its figures are shown again; look at them before approving.",
+      ),
       statements: {},
       check: async ({ trx, batch, statements, changed, flags }) => {
         // The rule in force at approval time applies (an admin may have switched it since the batch was prepared).
@@ -97,6 +103,10 @@ export async function approvePayoutBatch(
   return summary(step.statements, step.changed);
 }
 
+function drawnAt(revision: string | undefined, message: string): { revision: string; message: string } | undefined {
+  return revision === undefined ? undefined : { revision, message };
+}
+
 function summary(
   statements: readonly { state: string }[],
   changed: readonly { to: string; payable_usd: string }[],
@@ -117,7 +127,14 @@ function summary(
  */
 export async function markStatementsPaid(
   db: Db,
-  params: Target & { ids?: string[]; paidOn: string; method: PaymentMethod; reference: string },
+  params: Target & {
+    ids?: string[];
+    paidOn: string;
+    method: PaymentMethod;
+    reference: string;
+    /** The batch's revision the page was drawn at: the statements it showed as approved are the ones paid. */
+    drawnAtRevision?: string;
+  },
   as: ActingAs,
 ): Promise<{ paid: number; amountUsd: string; statementIds: string[] }> {
   const reference = params.reference.trim();
@@ -132,6 +149,11 @@ export async function markStatementsPaid(
       gameId: params.gameId,
       batchId: params.batchId,
       statements: params.ids ?? { state: "approved" },
+      drawnAt: drawnAt(
+        params.drawnAtRevision,
+        "The statements to pay changed after this page was drawn (a payment file, its results or a return moved " +
+          "some): the figures are shown again; look at them before recording payment.",
+      ),
       payment: { paidOn, method, reference },
       check: ({ changed, batch }) => {
         if (changed.length === 0) throw new AppError("CONFLICT", "No approved statement left to mark paid.");

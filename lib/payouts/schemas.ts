@@ -4,6 +4,8 @@ import { isPayoutFlag, type PayoutFlag } from "./flag-info";
 /** Shared input schemas of payouts: the format check stops before any refinement that assumes it. */
 
 export const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
+/** The batch's revision a page was drawn at (payout_batch.revision). */
+export const batchRevisionSchema = z.string().regex(/^\d{1,18}$/, { message: "must be the batch's revision" });
 
 export const snapshotIdSchema = z.uuid({ message: "must be a snapshot id" });
 

@@ -74,6 +74,8 @@ export type PayoutBatchSummary = {
   paidAt: string | null;
   discardedAt: string | null;
   discardReason: string | null;
+  /** Changes made so far (payout_batch.revision); read before the batch's figures, a page sends it back. */
+  revision: string;
 };
 
 function iso(value: Date | null): string | null {
@@ -100,6 +102,7 @@ export function toBatchSummary(r: PayoutBatchRow): PayoutBatchSummary {
     paidAt: iso(r.paid_at),
     discardedAt: iso(r.discarded_at),
     discardReason: r.discard_reason,
+    revision: String(r.revision),
   };
 }
 

@@ -2,6 +2,7 @@ import "server-only";
 import type { Db, Trx } from "@/db";
 import {
   type BatchColumns,
+  bumpBatchRevision,
   countApprovedStatements,
   getBatchForUpdate,
   type LockedBatch,
@@ -36,7 +37,8 @@ import { CLOSED_STATES, type TransitionName, type TransitionRule, TRANSITIONS } 
  *   4. runs the caller's `check` (refusals that need the loaded rows), sets each changed statement's state (`to`),
  *      writes the statement events (`events`), sets the batch's status (`batchTo`) or reopens a paid batch that owes
  *      again, settles an approved batch with nothing left to pay as paid;
- *   5. writes the audit line (`audit`) with the actor and `via` the caller passed in.
+ *   5. adds one to the batch's revision and writes the audit line (`audit`) with the actor and `via` the caller
+ *      passed in.
  *
  * The table TRANSITIONS (transition-table.ts) is the whole workflow. A new statement state (as "in_payment": a
  * statement in a live payment file; "returned": a paid payment came back) or batch status is added by adding it to
@@ -82,6 +84,11 @@ export type TransitionRequest = {
   paymentOf?: (statement: Changed) => { paidOn: string; method: string; reference: string; fileId?: string | null };
   /** Detail of each statement event. */
   eventDetail?: (statement: Changed) => Record<string, unknown>;
+  /**
+   * The batch's revision (payout_batch.revision) the page showing the figures was drawn at: refused with `message`
+   * when the batch has changed since, so a person confirms what they saw and nothing that moved meanwhile.
+   */
+  drawnAt?: { revision: string; message: string };
   /** Refusals that need the locked rows; runs before any write. */
   check?: (step: TransitionStep) => Promise<void> | void;
   /** Writes of the transition's own (before the batch status is set). */
@@ -219,6 +226,8 @@ export async function transition(
     const batch = await getBatchForUpdate(trx, { gameId: req.gameId, batchId: req.batchId });
     if (!batch) throw new AppError("NOT_FOUND", "No such payout batch for this game.");
     if (!rule.batchFrom.includes(batch.status)) throw new AppError("CONFLICT", rule.refused(batch.status));
+    if (req.drawnAt && req.drawnAt.revision !== String(batch.revision))
+      throw new AppError("CONFLICT", req.drawnAt.message);
     const flags = rule.readsFlags
       ? await readBatchFlags(trx, { gameId: req.gameId, batchId: batch.id, snapshotId: batch.snapshot_id })
       : null;
@@ -251,6 +260,7 @@ export async function transition(
         columns: { paid_at: step.now },
       });
     }
+    await bumpBatchRevision(trx, batch.id);
     const audit = req.audit(step);
     await recordAudit(trx, {
       actor: as.actor,

@@ -23,7 +23,7 @@ import {
   unapproveStatements,
 } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { batchIdSchema, flagCauseSchema, reasonSchema } from "@/lib/payouts/schemas";
+import { batchIdSchema, batchRevisionSchema, flagCauseSchema, reasonSchema } from "@/lib/payouts/schemas";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 import { noAddressNote, queuePaidStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
 import { formatUsdText } from "@/lib/format";
@@ -215,11 +215,19 @@ export const overrideFlagAction = defineAction(
 );
 
 export const approveBatchAction = defineAction(
-  { name: "approvePayoutBatch", role: "finance", input: z.object({ batchId: batchIdSchema }) },
+  {
+    name: "approvePayoutBatch",
+    role: "finance",
+    input: z.object({ batchId: batchIdSchema, revision: batchRevisionSchema }),
+  },
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const result = await approvePayoutBatch(db, { gameId: game.id, batchId: input.batchId }, web(user));
+    const result = await approvePayoutBatch(
+      db,
+      { gameId: game.id, batchId: input.batchId, drawnAtRevision: input.revision },
+      web(user),
+    );
     revalidatePayouts();
     return {
       ok: true,
@@ -236,6 +244,8 @@ export const markPaidAction = defineAction(
     role: "finance",
     input: z.object({
       batchId: batchIdSchema,
+      // Sent by the batch's own button (every approved statement); a selection names its statements instead.
+      revision: batchRevisionSchema.optional(),
       ids: z
         .union([z.string(), z.array(z.string())])
         .optional()
@@ -259,6 +269,8 @@ export const markPaidAction = defineAction(
     const db = getDb();
     const game = await requireSelectedGame(db, user);
     const ids = input.ids && input.ids.length > 0 ? input.ids : undefined;
+    if (!ids && input.revision === undefined)
+      throw new AppError("INVALID_INPUT", "Say which statements are paid: reload the page and try again.");
     const result = await markStatementsPaid(
       db,
       {
@@ -268,6 +280,7 @@ export const markPaidAction = defineAction(
         paidOn: input.paidOn,
         method: input.method,
         reference: input.reference,
+        drawnAtRevision: input.revision,
       },
       web(user),
     );

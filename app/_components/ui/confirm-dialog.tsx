@@ -9,7 +9,13 @@ import { Dialog, DialogClose, DialogFooter } from "./dialog";
 /** What the confirmed action returns: the small result object every server action gives back (lib/actions.ts). */
 export type ConfirmResult =
   | { ok: true; message?: string }
-  | { ok: false; message: string; values?: Record<string, string>; fieldErrors?: Record<string, string> };
+  | {
+      ok: false;
+      message: string;
+      code?: string;
+      values?: Record<string, string>;
+      fieldErrors?: Record<string, string>;
+    };
 
 /** What was typed into the dialog's fields when the action refused it (empty before that). */
 export type TypedValues = Record<string, string>;
@@ -38,6 +44,8 @@ export type ConfirmDialogProps = {
    * refused in so many words, not as an id the other game does not have. Taken from the page, never the layout. */
   gameId?: string;
   onConfirmed?: (result: ConfirmResult | undefined) => void;
+  /** Told of a refusal, which the dialog shows while it stays open (e.g. to refresh the figures it shows). */
+  onRefused?: (result: Extract<ConfirmResult, { ok: false }>) => void;
   size?: "sm" | "md" | "lg";
 };
 
@@ -101,6 +109,7 @@ function ConfirmForm({
   hiddenFields,
   gameId,
   onConfirmed,
+  onRefused,
   onPendingChange,
   onDone,
 }: ConfirmFormProps) {
@@ -109,12 +118,14 @@ function ConfirmForm({
       const typed = typedValues(formData);
       try {
         const result = await action(formData);
-        if (result && !result.ok)
+        if (result && !result.ok) {
+          onRefused?.(result);
           return {
             error: result.message,
             typed: { ...typed, ...result.values },
             fieldErrors: result.fieldErrors ?? {},
           };
+        }
         onDone();
         onConfirmed?.(result);
         return { error: null, typed: {}, fieldErrors: {} };

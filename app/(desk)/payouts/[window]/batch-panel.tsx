@@ -1,9 +1,11 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
-import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import { type ConfirmResult, ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import { GAME_SWITCHED } from "@/lib/action-result";
 import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
 import { PaymentFields } from "@/app/_components/payouts/payment-fields";
 import { useNotice } from "@/app/_components/payouts/result-notice";
@@ -24,7 +26,8 @@ export type BatchPanelProps = {
   windowKey: string;
   snapshotId: string;
   snapshotVersion: number;
-  batch: { id: string; status: string; preparedByEmail: string; preparedByMe: boolean } | null;
+  /** `revision`: the batch's revision read before `counts`, sent back with Approve batch and Mark approved paid. */
+  batch: { id: string; status: string; preparedByEmail: string; preparedByMe: boolean; revision: string } | null;
   counts: { draft: number; approved: number; held: number; payableApprovedUsd: string; total: number };
   /** What lib/payouts/offered-actions.ts allows this person for each batch action. */
   offers: Record<BatchAction, Verdict> | null;
@@ -43,6 +46,11 @@ export type BatchPanelProps = {
  */
 export function BatchPanel(props: BatchPanelProps) {
   const done = useNotice();
+  const router = useRouter();
+  // A batch that moved on is drawn again behind the open dialog, which then shows the figures confirmed next.
+  const refreshOnConflict = (result: Extract<ConfirmResult, { ok: false }>) => {
+    if (result.code === "CONFLICT" && result.message !== GAME_SWITCHED) router.refresh();
+  };
   const { batch, counts, actions, offers } = props;
   if (!batch || !offers) {
     if (props.prepareRefused) return <p className="max-w-md text-sm text-ink-muted">{props.prepareRefused}</p>;
@@ -64,6 +72,8 @@ export function BatchPanel(props: BatchPanelProps) {
     );
   }
   const id = { batchId: batch.id };
+  // The figures these two dialogs show: refused when the batch moved on since they were read.
+  const drawn = { batchId: batch.id, revision: batch.revision };
   const allowed = (a: BatchAction) => offers[a].kind === "allowed";
   const approveBatch = offers.approve_batch;
   const drafts = `${countOf(counts.draft, "statement")} ${counts.draft === 1 ? "is" : "are"} in draft`;
@@ -98,7 +108,8 @@ export function BatchPanel(props: BatchPanelProps) {
             }
             confirmLabel="Approve batch"
             pendingLabel="Approving…"
-            action={withFields(actions.approveBatch, id)}
+            action={withFields(actions.approveBatch, drawn)}
+            onRefused={refreshOnConflict}
           >
             <p className="text-sm text-ink">
               {formatCount(counts.approved)} approved ({formatUsdText(props.counts.payableApprovedUsd)} payable),{" "}
@@ -124,7 +135,8 @@ export function BatchPanel(props: BatchPanelProps) {
             confirmLabel="Record payment"
             pendingLabel="Recording…"
             size="md"
-            action={withFields(actions.markPaid, id)}
+            action={withFields(actions.markPaid, drawn)}
+            onRefused={refreshOnConflict}
           >
             {(_typed, errors) => <PaymentFields methods={props.methods} today={props.today} errors={errors} />}
           </ConfirmDialog>

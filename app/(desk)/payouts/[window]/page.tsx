@@ -233,6 +233,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
                     status: batch.status,
                     preparedByEmail: batch.preparedByEmail,
                     preparedByMe: batch.preparedById === user.id,
+                    revision: batch.revision,
                   }
                 : null
             }
