@@ -19,7 +19,7 @@ import { transition } from "@/lib/payouts/transition";
 import { openPayoutDetails } from "@/lib/profiles/details";
 import { maskDetails } from "@/lib/profiles/mask";
 import { writeGenericFiles } from "./formats/generic";
-import { writePain001Files } from "./formats/pain001";
+import { pain001MessageStem, writePain001Files } from "./formats/pain001";
 import { writePaypalFiles } from "./formats/paypal";
 import { type PayableItem, PaymentFileError, type WrittenFile } from "./formats/types";
 import { writeWiseFiles } from "./formats/wise";
@@ -98,7 +98,7 @@ function writeFiles(
       if (!run.payer) throw new Error("a SEPA file without its payer account");
       return writePain001Files(items, {
         baseName: run.baseName,
-        messageId: run.baseName.slice(0, 29),
+        messageId: pain001MessageStem(run.baseName),
         createdAt: new Date(),
         executionDate: run.executionDate,
         initiatingPartyName: run.payer.name,

@@ -8,6 +8,7 @@ import type { NormalisedPaymentResult } from "@/db/types";
 import { readResults } from "./formats/read";
 import type { UnreadableRow } from "./formats/results";
 import type { ResultFormat } from "./schemas";
+import { refuseWholeFileReport } from "./whole-file-report";
 import { paidOnFor, refusePaidOnBefore, utcToday } from "@/lib/payouts/paid-on";
 
 /**
@@ -305,6 +306,7 @@ export async function planResults(
 ): Promise<ResultsPlan> {
   const today = utcToday();
   const readout = readResults(params.format, params.text);
+  if (readout.wholeFileReport) await refuseWholeFileReport(db, params, readout.wholeFileReport);
   const references = [...new Set(readout.results.map((r) => r.reference))];
   const items = await listItemsByReference(db, { gameId: params.gameId, batchId: params.batchId, references });
   const byReference = new Map<string, ItemByReference>();

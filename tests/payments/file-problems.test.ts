@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
+import { importResults } from "@/lib/payments/results";
 import { changePayoutDetails } from "@/lib/profiles/profiles";
 import { type PayoutDetails, payoutDetailsInputSchema } from "@/lib/profiles/schemas";
 import { sealDetails } from "@/lib/profiles/seal";
 import { createProfilesDatabase } from "../profiles/support";
 import { GAME, web } from "../payouts/fixtures";
 import type { TestDatabase } from "../support/db";
-import { approvedBatch, finance, preparer } from "./support";
+import { approvedBatch, approver, finance, preparer } from "./support";
 
 /** A file the format cannot hold says whose details stop it, so that finance knows which profile to mend. */
 
@@ -50,6 +52,66 @@ describe("a payment file that cannot be written", () => {
     ).rejects.toMatchObject({
       code: "CONFLICT",
       message: "The file cannot be written: recipient 7: account holder has no letters of the SEPA character set.",
+    });
+  });
+});
+
+describe("a bank's status report about a whole SEPA file", () => {
+  function wholeFileReport(messageId: string, status: string): string {
+    return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.10"><CstmrPmtStsRpt>
+  <GrpHdr><MsgId>STS-1</MsgId><CreDtTm>2026-06-05T09:00:00Z</CreDtTm></GrpHdr>
+  <OrgnlGrpInfAndSts><OrgnlMsgId>${messageId}</OrgnlMsgId><OrgnlMsgNmId>pain.001.001.09</OrgnlMsgNmId>
+    <GrpSts>${status}</GrpSts><StsRsnInf><Rsn><Cd>AM04</Cd></Rsn></StsRsnInf></OrgnlGrpInfAndSts>
+</CstmrPmtStsRpt></Document>`;
+  }
+
+  it("names the batch's file it rejects, and refuses a report about a file of no batch of this one", async () => {
+    await changePayoutDetails(
+      t.db,
+      {
+        gameId: GAME,
+        playerId: 8,
+        input: payoutDetailsInputSchema.parse({
+          method: "bank_transfer",
+          currency: "EUR",
+          accountHolder: "Ana Lima",
+          iban: "DE89370400440532013000",
+          bic: "COBADEFFXXX",
+          bankCountry: "DE",
+        }),
+      },
+      finance,
+    );
+    const batchId = await approvedBatch(t.db, "2026-05", { 8: "40.00" });
+    const made = await createPaymentFiles(
+      t.db,
+      { gameId: GAME, batchId, method: "sepa", eurRate: "0.92", rateSource: "ECB", executionDate: "2026-06-04" },
+      web(preparer),
+    );
+    const file = made.files[0];
+    if (!file) throw new Error("no file made");
+    const { content } = await downloadPaymentFile(t.db, { gameId: GAME, fileId: file.id }, web(approver));
+    // The MsgId as the bank received it, read from the XML sent.
+    const messageId = /<GrpHdr>\s*<MsgId>([^<]+)<\/MsgId>/.exec(content)?.[1];
+    if (!messageId) throw new Error("no MsgId in the file");
+    const importing = (text: string) =>
+      importResults(t.db, { gameId: GAME, batchId, format: "pain002", text, dryRun: true }, web(approver));
+    await expect(importing(wholeFileReport(messageId, "RJCT"))).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message: expect.stringContaining(
+        `The bank rejected the whole payment file ${file.fileName} (RJCT (AM04)) and lists no transaction: ` +
+          "nothing was paid. Cancel that file here",
+      ),
+    });
+    await expect(importing(wholeFileReport("PD-202604-00000000-EUR", "RJCT"))).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message: expect.stringMatching(
+        /^This status report answers message PD-202604-00000000-EUR, which is not a SEPA file of this batch/,
+      ),
+    });
+    await expect(importing(wholeFileReport("PD-202604-00000000-EUR", "RJCT"))).rejects.not.toMatchObject({
+      message: expect.stringMatching(/Cancel/),
     });
   });
 });

@@ -59,7 +59,7 @@ describe("generic results", () => {
     ]);
     expect(unreadable).toEqual([
       { line: 6, reason: 'status "done" is not one this reader knows' },
-      { line: 7, reason: "fee is not an amount" },
+      { line: 7, reason: "fee is not an amount (a decimal point and, if any, thousands commas: 1,234.56)" },
     ]);
   });
 

@@ -53,6 +53,25 @@ export const pain001SettingsSchema = z.object({
 });
 export type Pain001Settings = z.infer<typeof pain001SettingsSchema>;
 
+/** The file name of the pain.001 of a run (`<baseName>-pain001-<CCY>.xml`). */
+export function pain001FileName(baseName: string, currency: string): string {
+  return `${baseName}-pain001-${currency}.xml`;
+}
+
+/** The message id stem of a run's pain.001 files (`messageId` of the settings): its base name, within Max35Text. */
+export function pain001MessageStem(baseName: string): string {
+  return baseName.slice(0, 29);
+}
+
+/**
+ * The MsgId a pain.001 file of that name carries (written with pain001MessageStem), which a bank's status report
+ * names as OrgnlMsgId.
+ */
+export function pain001MessageIdOf(fileName: string): string | null {
+  const m = /^(.+)-pain001-([A-Z]{3})\.xml$/.exec(fileName);
+  return m?.[1] && m[2] ? `${pain001MessageStem(m[1])}-${m[2]}` : null;
+}
+
 export const PAIN001_NAMESPACE = "urn:iso:std:iso:20022:tech:xsd:pain.001.001.09";
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, indentBy: "  " });
@@ -118,7 +137,7 @@ export function writePain001Files(items: readonly PayableItem[], settingsInput: 
       },
     };
     return writtenFile(rows, {
-      fileName: `${settings.baseName}-pain001-${currency}.xml`,
+      fileName: pain001FileName(settings.baseName, currency),
       mediaType: "application/xml",
       part: 1,
       partCount: 1,

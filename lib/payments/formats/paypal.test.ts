@@ -168,7 +168,7 @@ describe("PayPal results", () => {
     const { results, unreadable } = readPaypalResults(text);
     expect(results.map((r) => [r.reference, r.currency])).toEqual([["R-6", "USD"]]);
     expect(unreadable).toEqual([
-      { line: 2, reason: "amount is not an amount" },
+      { line: 2, reason: "amount is not an amount (a decimal point and, if any, thousands commas: 1,234.56)" },
       { line: 3, reason: "reference has no reference" },
       { line: 4, reason: 'status "LOST" is not one this reader knows' },
       { line: 5, reason: "currency is not a currency" },

@@ -6,8 +6,20 @@ import { readPaypalResults } from "./paypal";
 import type { ResultsReadout } from "./results";
 import { readWiseResults } from "./wise";
 
-/** A provider's results file read in its format; a report that says nothing of any payment is refused here. */
-export function readResults(format: ResultFormat, text: string): ResultsReadout {
+/** A status report that names no transaction: what it says of the whole file, judged against the batch's files. */
+export type WholeFileReport = ReturnType<typeof readPain002>;
+
+/** A SEPA file of the batch, as a status report names it (its MsgId). */
+export type SepaFileOfBatch = { fileName: string; messageId: string | null; status: string };
+
+/**
+ * A provider's results file read in its format. A status report that says nothing of any payment comes back as
+ * `wholeFileReport` with no results: refuseReportOfFile says what it means for the file it names.
+ */
+export function readResults(
+  format: ResultFormat,
+  text: string,
+): ResultsReadout & { wholeFileReport?: WholeFileReport } {
   switch (format) {
     case "paypal":
       return readPaypalResults(text);
@@ -17,7 +29,8 @@ export function readResults(format: ResultFormat, text: string): ResultsReadout 
       return readGenericResults(text);
     case "pain002": {
       const r = readPain002(text);
-      if (r.results.length === 0 && r.unreadable.length === 0) refuseWithoutTransactions(r);
+      if (r.results.length === 0 && r.unreadable.length === 0)
+        return { results: [], unreadable: [], wholeFileReport: r };
       return { results: r.results, unreadable: r.unreadable };
     }
   }
@@ -26,21 +39,41 @@ export function readResults(format: ResultFormat, text: string): ResultsReadout 
 /**
  * A status report that names no transaction speaks of the whole file (or its blocks) only: a rejection of it (a wrong
  * control sum, no funds) paid nothing, and accepting it as "nothing to import" would leave its statements in payment
- * with nobody told.
+ * with nobody told. Which file it speaks of is its OrgnlMsgId: a report of another batch's file (or of none of the
+ * desk's) is refused as such, never read as a reason to cancel one of this batch's files.
  */
-function refuseWithoutTransactions(r: ReturnType<typeof readPain002>): never {
+export function refuseReportOfFile(r: WholeFileReport, files: readonly SepaFileOfBatch[]): never {
   const blocks = [r.group, ...r.paymentInformation].filter((b) => b.status !== null);
   const said = blocks.map((b) => `${b.status}${b.reasons.length > 0 ? ` (${b.reasons.join(", ")})` : ""}`).join("; ");
-  if (blocks.some((b) => b.status === "RJCT"))
+  const named = r.group.id;
+  const file = named === null ? undefined : files.find((f) => f.messageId === named);
+  if (named !== null && !file) {
+    const ours = files.map((f) => f.fileName).join(", ");
     throw new AppError(
       "INVALID_INPUT",
-      `The bank rejected the whole payment file (${said}) and lists no transaction: nothing was paid. Cancel the ` +
-        "file here (its statements are owed again), correct the cause and make a new one.",
+      `This status report answers message ${named}, which is not a SEPA file of this batch ` +
+        `(${ours ? `its SEPA files: ${ours}` : "it has none"}): nothing is imported. Import it on the batch whose ` +
+        "file it answers.",
     );
+  }
+  const which = file ? `payment file ${file.fileName}` : "payment file (the report does not name it: no OrgnlMsgId)";
+  if (blocks.some((b) => b.status === "RJCT")) {
+    if (file?.status === "cancelled")
+      throw new AppError(
+        "INVALID_INPUT",
+        `The bank rejected the whole ${which} (${said}), which is cancelled here already: nothing to do.`,
+      );
+    throw new AppError(
+      "INVALID_INPUT",
+      `The bank rejected the whole ${which} (${said}) and lists no transaction: nothing was paid. Cancel ` +
+        `${file ? "that file" : "the file it answers"} here (its statements are owed again), correct the cause and ` +
+        "make a new one.",
+    );
+  }
   if (blocks.some((b) => b.status === "ACSC" || b.status === "ACCC"))
     throw new AppError(
       "INVALID_INPUT",
-      `The bank reports the whole payment file settled (${said}) without listing its transactions: nothing is ` +
+      `The bank reports the whole ${which} settled (${said}) without listing its transactions: nothing is ` +
         "applied from it. Ask the bank for the report with each transaction's status; a bank that gives none: " +
         "import the payments as generic results (reference and outcome paid for each of the file's references).",
     );

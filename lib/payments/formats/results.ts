@@ -21,17 +21,18 @@ const optionalText = z
   .trim()
   .transform((value) => (value === "" ? null : value));
 
-/** An amount in a results file: "12.34", "-0.35", "1,234.56" (thousands commas dropped); empty means none. */
+/**
+ * An amount in a results file: "12.34", "-0.35", "1,234.56" (commas only as thousands separators, dropped); empty
+ * means none. A decimal comma ("12,34", as a report exported in a comma-decimal locale writes it) is refused, never
+ * read as thousands: 12,34 is not 1234.
+ */
 export const resultAmountSchema = z
   .string()
   .trim()
-  .transform((value) => value.replaceAll(",", ""))
-  .pipe(
-    z.union([
-      z.literal("").transform(() => null),
-      z.string().regex(/^-?\d{1,13}(\.\d{1,8})?$/, { message: "is not an amount" }),
-    ]),
-  );
+  .regex(/^$|^-?(\d{1,13}|\d{1,3}(,\d{3}){1,4})(\.\d{1,8})?$/, {
+    message: "is not an amount (a decimal point and, if any, thousands commas: 1,234.56)",
+  })
+  .transform((value) => (value === "" ? null : value.replaceAll(",", "")));
 
 /** A currency code, or null when the cell is empty. */
 export const resultCurrencySchema = z

@@ -136,7 +136,7 @@ describe("Wise results", () => {
     expect(results[3]?.amount).toBeNull();
     expect(unreadable).toEqual([
       { line: 8, reason: 'status "sent" is not one this reader knows' },
-      { line: 9, reason: "amount is not an amount" },
+      { line: 9, reason: "amount is not an amount (a decimal point and, if any, thousands commas: 1,234.56)" },
     ]);
   });
 
