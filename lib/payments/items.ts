@@ -21,11 +21,16 @@ export type Candidate = {
 };
 
 /**
- * A flag raised after approval that still stops the money: approval checked the details and the tax form as they
- * were, so a payment that came back, details changed since (a new account nobody confirmed with the recipient) or a
- * required tax form that expired keep the recipient out of a file until resolved or overridden with a reason.
+ * A flag raised after approval that still stops the money: approval checked the details, the tax form and the
+ * renewals as they were, so a payment that came back, details changed since (a new account nobody confirmed with the
+ * recipient), a required tax form that expired or a renewal disputed since (a chargeback opened, or lost: the service
+ * reports no reversal for it, so no later statement takes it back) keep the recipient out of a file until resolved or
+ * overridden with a reason.
  */
 export const PAYMENT_BARS = {
+  disputed_renewal:
+    "a renewal it pays for is disputed (a chargeback opened or lost since approval); wait for the outcome, or " +
+    "hold the statement, or override the flag with what was checked",
   payment_returned: "a payment to these details came back; update the details (or override the flag)",
   payout_details_changed:
     "the payout details changed after approval; confirm the change with the recipient, then override the flag",

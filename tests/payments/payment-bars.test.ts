@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
+import { recordDisputeOpened } from "@/db/queries/disputes";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
-import { preparePayoutBatch } from "@/lib/payouts/batches";
+import { approvePayoutBatch, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { profileFlagsOf } from "@/lib/profiles/flags";
 import { monthWindow } from "@/lib/time";
@@ -195,6 +196,56 @@ describe("a flag raised after approval", () => {
     } finally {
       await saveProfileSettings(db, { requireTaxForm: false }, { actor: approver, via: "web" });
     }
+  });
+});
+
+describe("a chargeback after approval", () => {
+  it("[finance] keeps the recipient out of a file while the dispute is open, until overridden", async () => {
+    await insertSnapshot(db, {
+      window: "2026-09",
+      recipients: [
+        { id: 3, gross: "35.00" },
+        { id: 5, gross: "30.00", mintOrderId: "ord_disputed_5" },
+      ],
+    });
+    const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-09") }, web(preparer));
+    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
+    await approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver));
+    // Recipient 5's renewal was charged on a card whose holder disputes it after the batch was approved.
+    await recordDisputeOpened(db, {
+      gameId: GAME,
+      disputeId: "dp_5",
+      orderId: "ord_disputed_5",
+      transactionId: null,
+      reason: "fraudulent",
+      usdAmount: "10.00",
+      openedAt: new Date(),
+      eventId: "evt_dispute_5",
+    });
+    const made = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    expect(made.refused).toEqual([
+      expect.objectContaining({
+        recipientPlayerId: 5,
+        reason: expect.stringMatching(/a renewal it pays for is disputed \(a chargeback opened or lost since/),
+      }),
+    ]);
+    expect(paypalRecipients(await contentOf(made.files[0]?.id ?? ""))).toEqual(["p3@example.com"]);
+    expect(await statesOf(db, batchId)).toEqual({ 3: "in_payment", 5: "approved" });
+
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        flag: "disputed_renewal",
+        recipientPlayerId: 5,
+        reason: "the chargeback is for a pass the creator did not sell; paying in full",
+      },
+      web(approver),
+    );
+    const again = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    expect(again.refused).toEqual([]);
+    expect(paypalRecipients(await contentOf(again.files[0]?.id ?? ""))).toEqual(["p5@example.com"]);
   });
 });
 

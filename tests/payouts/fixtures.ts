@@ -36,6 +36,8 @@ export type FixtureRecipient = {
   name?: string;
   /** A renewal line of this recipient carrying an attribution reason. */
   unavailableLine?: boolean;
+  /** The mint order of the recipient's renewal line (what a chargeback names); none when absent. */
+  mintOrderId?: string;
 };
 
 export type FixtureSnapshot = {
@@ -188,7 +190,7 @@ export async function insertSnapshot(
         attributed_amount_usd: formatUsd(r.gross),
         attribution_unavailable_reason: r.unavailableLine ? "attribution_malformed" : null,
         transaction_id: `tx_${periodId}`,
-        mint_order_id: null,
+        mint_order_id: r.mintOrderId ?? null,
         funding: JSON.stringify(null),
         refund: JSON.stringify(null),
         reconciliation: JSON.stringify(null),
