@@ -33,6 +33,7 @@ import * as statementMailboxIdx from "./2026_12_03_1000_statement_mailbox_idx";
 import * as statementLinkDownloads from "./2026_12_04_0900_statement_link_downloads";
 import * as statementSendFailures from "./2026_12_05_0900_statement_send_failures";
 import * as batchRevision from "./2026_12_06_0900_batch_revision";
+import * as paymentFileDownloads from "./2026_12_06_1000_payment_file_downloads";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -73,4 +74,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "2026_12_04_0900_statement_link_downloads": statementLinkDownloads,
   "2026_12_05_0900_statement_send_failures": statementSendFailures,
   "2026_12_06_0900_batch_revision": batchRevision,
+  "2026_12_06_1000_payment_file_downloads": paymentFileDownloads,
 };

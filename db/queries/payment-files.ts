@@ -164,11 +164,12 @@ export async function insertPaymentFile(db: DbOrTrx, file: NewPaymentFile): Prom
 }
 
 /** Cancels a live file (its items leave the live set with it). False when the file was not live. */
+/** Cancels a live file; returns its downloads as the cancel found them, or null when it was not live. */
 export async function cancelPaymentFile(
   db: DbOrTrx,
   params: { gameId: string; fileId: string; reason: string; byEmail: string },
-): Promise<boolean> {
-  const result = await db
+): Promise<{ downloads: number; lastDownloadedAt: Date | null; lastDownloadedBy: string | null } | null> {
+  const row = await db
     .updateTable("payment_file")
     .set({
       status: "cancelled",
@@ -179,6 +180,33 @@ export async function cancelPaymentFile(
     .where("id", "=", params.fileId)
     .where("game_id", "=", params.gameId)
     .where("status", "=", "live")
+    .returning([
+      "download_count as downloads",
+      "last_downloaded_at as lastDownloadedAt",
+      "last_downloaded_by_email as lastDownloadedBy",
+    ])
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/**
+ * Counts a download of a file that is not cancelled, on its row (which a cancel updates too, so the two never
+ * overlap); false when the file is cancelled or not the game's.
+ */
+export async function countPaymentFileDownload(
+  db: DbOrTrx,
+  params: { gameId: string; fileId: string; byEmail: string | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("payment_file")
+    .set({
+      download_count: sql<number>`download_count + 1`,
+      last_downloaded_at: sql<Date>`clock_timestamp()`,
+      last_downloaded_by_email: params.byEmail,
+    })
+    .where("id", "=", params.fileId)
+    .where("game_id", "=", params.gameId)
+    .where("status", "<>", "cancelled")
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -198,6 +226,9 @@ export const PAYMENT_FILE_COLUMNS = [
   "total_amount as totalAmount",
   "sha256",
   "created_at as createdAt",
+  "download_count as downloads",
+  "last_downloaded_at as lastDownloadedAt",
+  "last_downloaded_by_email as lastDownloadedBy",
 ] as const;
 
 /** The game's payment files with the listing's columns, before any other filter. */

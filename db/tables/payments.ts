@@ -33,6 +33,10 @@ export type PaymentFileTable = {
   cancel_reason: string | null;
   /** The file as written, sealed (it holds bank details; 2026_11_24_1800); its SHA-256 is `sha256`. */
   content_sealed: ColumnType<string | null, string | null | undefined, never>;
+  /** Downloads of the file (2026_12_06_1000), counted in the transaction that checks it is not cancelled. */
+  download_count: ColumnType<number, never, number>;
+  last_downloaded_at: ColumnType<Date | null, never, Date>;
+  last_downloaded_by_email: ColumnType<string | null, never, string | null>;
   media_type: ColumnType<string, string | undefined, never>;
 };
 

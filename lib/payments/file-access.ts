@@ -2,7 +2,13 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
-import { cancelPaymentFile, listPaymentFiles, type PaymentFileRow } from "@/db/queries/payment-files";
+import {
+  cancelPaymentFile,
+  countPaymentFileDownload,
+  listPaymentFiles,
+  type PaymentFileRow,
+} from "@/db/queries/payment-files";
+import { formatInstant } from "@/core/time";
 import { getPaymentFile, listFileStatementsInPayment } from "@/db/queries/payment-flow";
 import { recordAudit } from "@/lib/audit";
 import { openSecret } from "@/lib/crypto";
@@ -22,33 +28,49 @@ export async function downloadPaymentFile(
 ): Promise<DownloadedFile> {
   const file = await getPaymentFile(db, params);
   if (!file) throw new AppError("NOT_FOUND", "No such payment file for this game.");
-  // Its statements were made payable again (and may be in a newer file): uploaded now, it would pay them twice.
-  if (file.status === "cancelled")
-    throw new AppError(
-      "CONFLICT",
-      "This payment file was cancelled: its statements were made payable again, so it is not offered for upload. " +
-        "Its SHA-256 and rows stay on the batch page.",
-    );
+  if (file.status === "cancelled") refuseCancelled();
   if (!file.contentSealed) throw new AppError("CONFLICT", "This payment file's content was not kept.");
   const content = openSecret(file.contentSealed, paymentFileContext(file.id));
   const sha256 = createHash("sha256").update(content, "utf8").digest("hex");
   if (sha256 !== file.sha256) throw new Error(`payment file ${file.id}: content does not match its SHA-256`);
-  await recordAudit(db, {
-    actor: as.actor,
-    via: as.via,
-    action: "payouts.payment_file.download",
-    gameId: params.gameId,
-    target: file.id,
-    outcome: "succeeded",
-    detail: { batchId: file.batchId, fileName: file.fileName, sha256, status: file.status },
+  // Counted on the file's row with its audit line: a cancel taking the row meanwhile refuses the download, and one
+  // after it is told of it.
+  await db.transaction().execute(async (trx) => {
+    const counted = await countPaymentFileDownload(trx, {
+      gameId: params.gameId,
+      fileId: file.id,
+      byEmail: as.actor?.email ?? null,
+    });
+    if (!counted) refuseCancelled();
+    await recordAudit(trx, {
+      actor: as.actor,
+      via: as.via,
+      action: "payouts.payment_file.download",
+      gameId: params.gameId,
+      target: file.id,
+      outcome: "succeeded",
+      detail: { batchId: file.batchId, fileName: file.fileName, sha256, status: file.status },
+    });
   });
   return { fileName: file.fileName, mediaType: file.mediaType, content, sha256 };
 }
 
-/** Cancels a live file: its statements still in payment go back to approved, payable again. */
+/** Its statements were made payable again (and may be in a newer file): uploaded now, it would pay them twice. */
+function refuseCancelled(): never {
+  throw new AppError(
+    "CONFLICT",
+    "This payment file was cancelled: its statements were made payable again, so it is not offered for upload. " +
+      "Its SHA-256 and rows stay on the batch page.",
+  );
+}
+
+/**
+ * Cancels a live file: its statements still in payment go back to approved, payable again. `downloadsSeen`, the
+ * downloads the page showed: a download since (someone may have uploaded it to the provider) refuses the cancel.
+ */
 export async function cancelPaymentFileFlow(
   db: Db,
-  params: { gameId: string; fileId: string; reason: string },
+  params: { gameId: string; fileId: string; reason: string; downloadsSeen?: number },
   as: ActingAs,
 ): Promise<{ returnedToApproved: number }> {
   const reason = params.reason.trim();
@@ -56,6 +78,7 @@ export async function cancelPaymentFileFlow(
   const file = await getPaymentFile(db, params);
   if (!file) throw new AppError("NOT_FOUND", "No such payment file for this game.");
   const ids = await listFileStatementsInPayment(db, { fileId: file.id });
+  let downloads = 0;
   const step = await transition(
     db,
     "cancel_file",
@@ -81,9 +104,18 @@ export async function cancelPaymentFileFlow(
           byEmail: as.actor?.email ?? "system",
         });
         if (!cancelled) throw new AppError("CONFLICT", `This payment file is ${file.status}, not live.`);
+        downloads = cancelled.downloads;
+        if (params.downloadsSeen !== undefined && cancelled.downloads > params.downloadsSeen)
+          throw new AppError(
+            "CONFLICT",
+            `This file was downloaded after this page was drawn (last by ${cancelled.lastDownloadedBy ?? "someone"} ` +
+              `at ${cancelled.lastDownloadedAt ? formatInstant(cancelled.lastDownloadedAt) : "an unknown time"}): ` +
+              "ask whether it was uploaded to the provider before cancelling it; if it was, import its results " +
+              "instead. Nothing was cancelled.",
+          );
       },
       audit: ({ changed }) => ({
-        detail: { fileId: file.id, fileName: file.fileName, reason, statements: changed.length },
+        detail: { fileId: file.id, fileName: file.fileName, reason, statements: changed.length, downloads },
       }),
     },
     as,

@@ -74,6 +74,12 @@ export type CreatePaymentFileInput = z.output<typeof createPaymentFileSchema>;
 export const cancelPaymentFileSchema = z.object({
   fileId: z.uuid({ message: "is not a file id" }),
   reason: z.string().trim().min(5, { message: "say why (at least 5 characters)" }).max(500),
+  /** The downloads of the file the page showed: one since refuses the cancel. */
+  downloadsSeen: z
+    .string()
+    .regex(/^\d{1,9}$/, { message: "must be a count" })
+    .transform(Number)
+    .optional(),
 });
 
 export const importResultsSchema = z.object({

@@ -113,12 +113,10 @@ describe("payment files in PostgreSQL", () => {
         .execute(),
     ).rejects.toThrow(/payment_file_item_one_live/);
 
-    expect(await cancelPaymentFile(db, { gameId: GAME, fileId: first.id, reason: "wrong rate", byEmail: "a@x" })).toBe(
-      true,
-    );
-    expect(await cancelPaymentFile(db, { gameId: GAME, fileId: first.id, reason: "again", byEmail: "a@x" })).toBe(
-      false,
-    );
+    expect(
+      await cancelPaymentFile(db, { gameId: GAME, fileId: first.id, reason: "wrong rate", byEmail: "a@x" }),
+    ).toEqual({ downloads: 0, lastDownloadedAt: null, lastDownloadedBy: null });
+    expect(await cancelPaymentFile(db, { gameId: GAME, fileId: first.id, reason: "again", byEmail: "a@x" })).toBe(null);
     const statuses = await db
       .selectFrom("payment_file_item")
       .select("file_status")

@@ -1,11 +1,10 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
-import { type ConfirmResult, ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
-import { GAME_SWITCHED } from "@/lib/action-result";
+import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
 import { PaymentFields } from "@/app/_components/payouts/payment-fields";
 import { useNotice } from "@/app/_components/payouts/result-notice";
@@ -46,11 +45,8 @@ export type BatchPanelProps = {
  */
 export function BatchPanel(props: BatchPanelProps) {
   const done = useNotice();
-  const router = useRouter();
   // A batch that moved on is drawn again behind the open dialog, which then shows the figures confirmed next.
-  const refreshOnConflict = (result: Extract<ConfirmResult, { ok: false }>) => {
-    if (result.code === "CONFLICT" && result.message !== GAME_SWITCHED) router.refresh();
-  };
+  const refreshOnConflict = useRefreshOnConflict();
   const { batch, counts, actions, offers } = props;
   if (!batch || !offers) {
     if (props.prepareRefused) return <p className="max-w-md text-sm text-ink-muted">{props.prepareRefused}</p>;

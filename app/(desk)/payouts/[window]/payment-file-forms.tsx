@@ -12,7 +12,10 @@ import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import { useNotice } from "@/app/_components/payouts/result-notice";
+import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
+import { DateTime } from "@/app/_components/ui/date-time";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import { countOf } from "@/lib/format";
 import { FILE_METHOD_LABELS, FILE_METHODS } from "@/lib/payments/schemas";
 import type { CreatedFilesData } from "./payment-actions";
 
@@ -109,9 +112,20 @@ export function CreateFileForm(props: { action: CreateAction; batchId: string; g
   );
 }
 
-/** Cancelling a live file (its statements go back to approved), with a reason. */
-export function CancelFileButton(props: { action: ServerAction; fileId: string; fileName: string; gameId: string }) {
+/**
+ * Cancelling a live file (its statements go back to approved), with a reason. Says who downloaded it last: a file
+ * someone downloaded may have been uploaded to the provider, and cancelling it would let its statements be paid twice.
+ */
+export function CancelFileButton(props: {
+  action: ServerAction;
+  fileId: string;
+  fileName: string;
+  gameId: string;
+  downloads: { count: number; lastBy: string | null; lastAt: string | null };
+}) {
   const onConfirmed = useNoticeAndRefresh();
+  const onRefused = useRefreshOnConflict();
+  const { downloads } = props;
   return (
     <ConfirmDialog
       gameId={props.gameId}
@@ -130,12 +144,31 @@ export function CancelFileButton(props: { action: ServerAction; fileId: string; 
       cancelLabel="Keep it"
       tone="danger"
       size="md"
-      action={withFields(props.action, { fileId: props.fileId })}
+      action={withFields(props.action, { fileId: props.fileId, downloadsSeen: String(downloads.count) })}
+      onRefused={onRefused}
     >
       {(typed, errors) => (
-        <Field label="Reason" error={errors.reason} required>
-          {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
-        </Field>
+        <>
+          <p className="text-sm text-ink">
+            {downloads.count === 0 ? (
+              "Never downloaded from the desk."
+            ) : (
+              <>
+                Downloaded {countOf(downloads.count, "time")}, last by {downloads.lastBy ?? "someone"}
+                {downloads.lastAt ? (
+                  <>
+                    {" "}
+                    on <DateTime value={downloads.lastAt} />
+                  </>
+                ) : null}
+                : make sure it was not uploaded to the provider.
+              </>
+            )}
+          </p>
+          <Field label="Reason" error={errors.reason} required>
+            {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
+          </Field>
+        </>
       )}
     </ConfirmDialog>
   );

@@ -129,15 +129,28 @@ export async function PaymentFilesSection(props: {
                         download={f.fileName}
                         className="text-sm font-medium text-accent underline-offset-2 hover:underline"
                       >
-                        Download<span className="sr-only"> {f.fileName}</span>
+                        {f.status === "completed" ? "Download for the record" : "Download"}
+                        <span className="sr-only"> {f.fileName}</span>
                       </a>
                     )}
+                    {f.status === "completed" ? (
+                      // Every payment in it has its result: uploaded again, it would pay them all twice.
+                      <span className="text-xs text-ink-muted">settled: never upload it again</span>
+                    ) : null}
+                    {f.downloads > 0 ? (
+                      <span className="text-xs text-ink-muted">downloaded {countOf(f.downloads, "time")}</span>
+                    ) : null}
                     {f.status === "live" ? (
                       <CancelFileButton
                         action={cancelPaymentFileAction}
                         fileId={f.id}
                         fileName={f.fileName}
                         gameId={gameId}
+                        downloads={{
+                          count: f.downloads,
+                          lastBy: f.lastDownloadedBy,
+                          lastAt: f.lastDownloadedAt ? f.lastDownloadedAt.toISOString() : null,
+                        }}
                       />
                     ) : null}
                   </span>
