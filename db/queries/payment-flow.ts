@@ -82,6 +82,7 @@ export async function listItemsByReference(
       "s.payment_file_id as statementFileId",
       "s.recipient_player_id as recipientPlayerId",
       "s.payment_reference as paymentReference",
+      "s.closed_at as paidAt",
       // A payment of the statement recorded as returned by hand: a provider's report may list that return again.
       (eb) =>
         eb

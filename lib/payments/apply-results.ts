@@ -55,6 +55,30 @@ function refuseMovedStatements(lines: Map<string, PlanLine>, changed: readonly C
 }
 
 /**
+ * Refuses returns planned for a payment the statement no longer records: returned and paid again by hand since the
+ * plan was read, the return of the earlier payment must not undo the new one.
+ */
+function refuseOtherPayments(
+  lines: Map<string, PlanLine>,
+  changed: readonly Changed[],
+  before: Map<string, PaymentBefore>,
+): void {
+  const other = changed.filter((c) => {
+    const planned = lines.get(c.id)?.recordedPayment;
+    const now = before.get(c.id);
+    return (
+      !planned || planned.reference !== (now?.reference ?? null) || planned.at !== (now?.paidAt?.toISOString() ?? null)
+    );
+  });
+  if (other.length > 0)
+    throw new AppError(
+      "CONFLICT",
+      `The payment recorded on ${countOf(other.length, "statement")} changed since the results were read (returned ` +
+        "or paid again meanwhile): nothing was returned. Import the file again.",
+    );
+}
+
+/**
  * Refuses results planned for statements no longer in the state the plan read (a file cancelled, a payment recorded
  * or returned by hand meanwhile): applying the rest would leave the provider's answer for those neither applied nor
  * listed.
@@ -186,6 +210,7 @@ export async function applyPlan(
         check: async ({ trx, changed }) => {
           refuseChangedStatements(ret, changed);
           before = await paymentsBeforeReturn(trx, gameId, changed);
+          refuseOtherPayments(ret, changed, before);
         },
         eventDetail: (c) => detail(line(ret, c.id)),
         apply: async ({ trx, changed, batch }) => {

@@ -6,7 +6,7 @@ import { recordPaymentResults } from "@/db/queries/payment-files";
 import { type ItemByReference, listItemsByReference, listRecordedResultKeys } from "@/db/queries/payment-flow";
 import type { NormalisedPaymentResult } from "@/db/types";
 import { readResults } from "./formats/read";
-import type { UnreadableRow } from "./formats/results";
+import { APPLYING, type PlanLine, type ResultsPlan, VERDICTS, type Verdict } from "./plan-line";
 import type { ResultFormat } from "./schemas";
 import { refuseWholeFileReport } from "./whole-file-report";
 import { paidOnFor, refusePaidOnBefore, utcToday } from "@/lib/payouts/paid-on";
@@ -29,54 +29,15 @@ import { paidOnFor, refusePaidOnBefore, utcToday } from "@/lib/payouts/paid-on";
  * again here (or in another file, or paid since) while the recipient has the money.
  */
 
-export const VERDICTS = [
-  "pay",
-  "reject",
-  "return",
-  "pending",
-  "already_applied",
-  "unknown_reference",
-  "amount_mismatch",
-  "not_applicable",
-  "cancelled_file",
-] as const;
-export type Verdict = (typeof VERDICTS)[number];
-/** Verdicts that change something when applied. */
-export const APPLYING: readonly Verdict[] = ["pay", "reject", "return", "pending"];
-/** Verdicts listed for a person: never applied, each with what to do. */
-export const LISTED: readonly Verdict[] = ["unknown_reference", "amount_mismatch", "not_applicable", "cancelled_file"];
-
-export const listedCount = (counts: Record<Verdict, number>): number =>
-  LISTED.reduce((n, verdict) => n + counts[verdict], 0);
-
-export type PlanLine = {
-  reference: string;
-  outcome: NormalisedPaymentResult["outcome"];
-  amount: string | null;
-  currency: string | null;
-  fee: string | null;
-  transactionId: string | null;
-  reason: string | null;
-  verdict: Verdict;
-  note: string;
-  statementId: string | null;
-  recipientPlayerId: number | null;
-  fileId: string | null;
-  method: string | null;
-  /** What the file sent for it, in the result's currency. */
-  expectedAmount: string | null;
-  /** For a payment made: the day it is recorded as paid (paidOnFor). */
-  paidOn: string | null;
-  result: NormalisedPaymentResult;
-};
-
-export type ResultsPlan = {
-  format: ResultFormat;
-  sha256: string;
-  lines: PlanLine[];
-  unreadable: UnreadableRow[];
-  counts: Record<Verdict, number>;
-};
+export {
+  APPLYING,
+  LISTED,
+  listedCount,
+  type PlanLine,
+  type ResultsPlan,
+  VERDICTS,
+  type Verdict,
+} from "./plan-line";
 
 /**
  * The amount the file sent for an item, in the currency the result speaks of; null when it cannot be compared, ""
@@ -348,6 +309,10 @@ export async function planResults(
       fileId: item?.fileId ?? null,
       method: item?.method ?? null,
       paidOn: judged.verdict === "pay" ? paidOnFor(params.paidOn, item?.executionDate ?? null, today) : null,
+      recordedPayment:
+        judged.verdict === "return" && item
+          ? { reference: item.paymentReference, at: item.paidAt ? item.paidAt.toISOString() : null }
+          : null,
       result,
     };
   });

@@ -266,3 +266,38 @@ describe("money back for a first filing after a payment by hand was recorded as 
     expect(await statementOf(4, december)).toMatchObject({ state: "approved", payment_file_id: null });
   });
 });
+
+describe("a return planned before the statement was paid anew by hand", () => {
+  it("[finance] is refused when applied, leaving the new payment recorded", async () => {
+    // Recipient 5's earlier payment came back (above); checked with them, they are paid again.
+    const december = await approvedBatch(db, "2025-12", { 5: "30.00" }, [[5, "payment_returned"]]);
+    const fileA = await paypalFile(december);
+    expect(
+      (await apply(await report(fileA, [[5, "TX-A", "SUCCESS", "-30.00"]], december), december)).applied.paid,
+    ).toBe(1);
+    // The provider's report of its return is read (and judged: it undoes TX-A)…
+    const text = await report(fileA, [[5, "TX-AR", "RETURNED", "-30.00"]], december);
+    const plan = await planResults(db, { gameId: GAME, batchId: december, format: "paypal", text });
+    expect(plan.lines.map((l) => l.verdict)).toEqual(["return"]);
+    // …while someone records that return by hand and another pays the recipient again by bank.
+    const statement = await statementOf(5, december);
+    await returnPayment(db, { gameId: GAME, statementId: statement.id, reason: "PayPal sent it back" }, web(third));
+    await markStatementsPaid(
+      db,
+      {
+        gameId: GAME,
+        batchId: december,
+        ids: [statement.id],
+        paidOn: new Date().toISOString().slice(0, 10),
+        method: "bank_transfer",
+        reference: "WIRE-5-AGAIN",
+      },
+      web(approver),
+    );
+    await expect(applyPlan(db, { gameId: GAME, batchId: december, plan }, web(approver))).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/^The payment recorded on 1 statement changed since the results were read/),
+    });
+    expect(await statementOf(5, december)).toMatchObject({ state: "paid", payment_reference: "WIRE-5-AGAIN" });
+  });
+});

@@ -97,7 +97,7 @@ export type ImportPreview = {
   counts: Record<string, number>;
   applied: { paid: number; rejected: number; returned: number; pending: number };
   unreadable: { line: number; reason: string }[];
-  lines: Omit<PlanLine, "result">[];
+  lines: Omit<PlanLine, "result" | "recordedPayment">[];
 };
 
 export const importResultsAction = defineAction(
@@ -140,7 +140,7 @@ export const importResultsAction = defineAction(
         counts: out.counts,
         applied: out.applied,
         unreadable: out.plan.unreadable,
-        lines: out.plan.lines.map(({ result: _result, ...line }) => line),
+        lines: out.plan.lines.map(({ result: _result, recordedPayment: _recorded, ...line }) => line),
       } satisfies ImportPreview,
     };
   },
