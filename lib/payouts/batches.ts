@@ -304,8 +304,9 @@ async function reasonedTransition(
 }
 
 /**
- * Holds statements with a reason: in a draft batch (draft or approved ones), or in an approved batch (approved ones,
- * to stop a payment before it is made). Held statements are not paid and stay owed.
+ * Holds statements with a reason: in a draft batch (draft or approved ones), or in an approved or paid batch
+ * (approved ones, to stop a payment before it is made, and returned ones, whose recipient must be asked before they
+ * are paid again). Held statements are not paid and stay owed.
  */
 export async function holdStatements(db: Db, params: ReasonedChange, as: ActingAs): Promise<BulkResult> {
   const reason = requireReason(params.reason, "the payout is held");

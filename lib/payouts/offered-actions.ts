@@ -95,7 +95,7 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
       if (owes(statement))
         return na("The recipient owes this balance: it is not held but carried forward against later payouts.");
       if (draftBatch) return state === "draft" || state === "approved" ? ALLOWED : isState;
-      return state === "approved" ? ALLOWED : isState;
+      return state === "approved" || state === "returned" ? ALLOWED : isState;
     case "release":
       if (state !== "held") return isState;
       if (draftBatch) return ALLOWED;

@@ -71,7 +71,8 @@ export const TRANSITIONS = {
   hold: {
     audit: "payouts.statement.hold",
     ...WHILE_LIVE,
-    from: ["draft", "approved"],
+    // A returned payment may be held too (the recipient not answering): then carried forward, its window can close.
+    from: ["draft", "approved", "returned"],
     verdict: "hold",
     to: () => "held",
     event: "held",

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import { createPaymentFiles } from "@/lib/payments/files";
+import { importResults } from "@/lib/payments/results";
+import { carryStatementsForward, holdStatements } from "@/lib/payouts/batches";
+import { getPayoutBatch } from "@/lib/payouts/statements";
+import { createProfilesDatabase } from "../profiles/support";
+import { GAME, web } from "../payouts/fixtures";
+import { expectInvariant } from "../payouts/ledger-setup";
+import type { TestDatabase } from "../support/db";
+import { approvedBatch, approver, preparer, seedProfiles, statesOf } from "./support";
+
+/**
+ * A payment that came back and whose recipient does not answer: held, then carried forward whole, so that its batch
+ * is settled and its window can be closed, the balance waiting for the recipient's next statement.
+ */
+
+let t: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  t = await createProfilesDatabase(GAME);
+  db = t.db;
+  await seedProfiles(db);
+});
+
+afterAll(async () => {
+  await t?.drop();
+});
+
+describe("a returned payment", () => {
+  it("[finance] is held and carried forward, settling its batch", async () => {
+    const batchId = await approvedBatch(db, "2026-08", { 1: "40.00", 3: "25.00" });
+    const made = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    const items = await db
+      .selectFrom("payment_file_item")
+      .innerJoin("payout_statement as s", "s.id", "payment_file_item.statement_id")
+      .select(["payment_file_item.reference", "s.recipient_player_id as recipient"])
+      .where("payment_file_item.file_id", "=", made.files[0]?.id ?? "")
+      .execute();
+    const ref = (recipient: number) => items.find((i) => Number(i.recipient) === recipient)?.reference ?? "";
+    const report = (rows: string[]) =>
+      importResults(
+        db,
+        {
+          gameId: GAME,
+          batchId,
+          format: "paypal",
+          text: ["Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason", ...rows].join("\r\n"),
+          dryRun: false,
+        },
+        web(approver),
+      );
+    await report([`${ref(1)},TX-1,SUCCESS,-40.00,USD,0,`, `${ref(3)},TX-3,SUCCESS,-25.00,USD,0,`]);
+    await report([`${ref(1)},TX-1R,RETURNED,-40.00,USD,0,account closed`]);
+    expect(await statesOf(db, batchId)).toEqual({ 1: "returned", 3: "paid" });
+    expect((await getPayoutBatch(db, { gameId: GAME, batchId }))?.status).toBe("approved");
+
+    const [returned] = await db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("batch_id", "=", batchId)
+      .where("recipient_player_id", "=", "1")
+      .execute();
+    const ids = [returned?.id ?? ""];
+    await expect(
+      holdStatements(db, { gameId: GAME, batchId, ids, reason: "Recipient does not answer" }, web(approver)),
+    ).resolves.toMatchObject({ changed: 1, skipped: [] });
+    // Nothing is owed unpaid in the batch any more: it is paid, the hold stays owed.
+    expect(await statesOf(db, batchId)).toEqual({ 1: "held", 3: "paid" });
+    expect((await getPayoutBatch(db, { gameId: GAME, batchId }))?.status).toBe("paid");
+
+    await expect(
+      carryStatementsForward(db, { gameId: GAME, batchId, ids, reason: "Pay with next month" }, web(approver)),
+    ).resolves.toMatchObject({ changed: 1, skipped: [] });
+    expect(await statesOf(db, batchId)).toEqual({ 1: "carried", 3: "paid" });
+    const carried = await db
+      .selectFrom("payout_statement")
+      .select(["carry_out_usd", "paid_amount_usd"])
+      .where("id", "=", ids[0] ?? "")
+      .executeTakeFirstOrThrow();
+    expect(carried).toMatchObject({ carry_out_usd: "40.00", paid_amount_usd: null });
+    await expectInvariant(db);
+  });
+});
