@@ -95,11 +95,12 @@ export async function returnPayment(
       gameId: params.gameId,
       batchId: statement.batch_id,
       statements: [params.statementId],
-      check: async ({ trx, changed, statements }) => {
+      check: async ({ trx, changed, statements, batch }) => {
         if (changed.length === 0)
           throw new AppError("CONFLICT", `The statement is ${statements[0]?.state ?? "gone"}, not paid.`);
         before = await paymentsBeforeReturn(trx, params.gameId, changed);
-        if (before.get(params.statementId)?.paidById === actorId)
+        // A team of one (the rule off when the batch was approved) records its own payment's return.
+        if (batch.two_person_rule && before.get(params.statementId)?.paidById === actorId)
           throw new AppError(
             "FORBIDDEN",
             "Two-person rule: you recorded this payment, so another finance user records it as returned.",

@@ -20,6 +20,7 @@ import type { Actor, Via } from "@/core/actor";
 import type { Role } from "@/lib/auth/roles";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
+import { readPayoutSettings } from "@/lib/payouts/settings";
 import { detailsInForce } from "./details";
 import { maskDetails } from "./mask";
 import { canEditProfiles, reviewVerdict } from "./offered";
@@ -205,7 +206,8 @@ export async function reviewPayoutChange(
     const pending = await getPendingChange(trx, { ...p, lock: true });
     if (!pending || pending.id !== p.changeId)
       throw new AppError("CONFLICT", "This change is no longer waiting for review (it was reviewed or replaced).");
-    const verdict = reviewVerdict({ id: acting.actor.id, role: acting.role }, pending);
+    const { twoPersonRule } = await readPayoutSettings(trx);
+    const verdict = reviewVerdict({ id: acting.actor.id, role: acting.role }, pending, twoPersonRule);
     if (!verdict.allowed) throw new AppError("FORBIDDEN", verdict.reason);
     const now = new Date();
     const masked = pending.detailsMasked ?? "";

@@ -265,7 +265,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
         <PaymentFilesSection
           db={db}
           gameId={game.id}
-          batch={{ id: batch.id, status: batch.status }}
+          batch={{ id: batch.id, status: batch.status, twoPersonRule: batch.twoPersonRule }}
           today={today}
           userEmail={user.email}
         />

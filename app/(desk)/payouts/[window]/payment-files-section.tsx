@@ -45,7 +45,8 @@ const METHOD_LABELS: Record<string, string> = { paypal: "PayPal", wise: "Wise", 
 export async function PaymentFilesSection(props: {
   db: Db;
   gameId: string;
-  batch: { id: string; status: PayoutBatchStatus };
+  /** `twoPersonRule`: the rule the batch was approved under. */
+  batch: { id: string; status: PayoutBatchStatus; twoPersonRule: boolean };
   today: string;
   /** Who is looking: a payment they recorded is returned by another finance user (two-person rule). */
   userEmail: string;
@@ -60,7 +61,8 @@ export async function PaymentFilesSection(props: {
   const { inPayment, payable } = counts;
   const live = files.filter((f) => f.status === "live");
   const canMake = batch.status === "approved" && payable > 0;
-  const returnable = paid.filter((s) => s.stateChangedBy !== props.userEmail);
+  // Under the two-person rule a payment is recorded as returned by someone other than who recorded it.
+  const returnable = batch.twoPersonRule ? paid.filter((s) => s.stateChangedBy !== props.userEmail) : paid;
   const mine = paid.length - returnable.length;
   return (
     <Panel

@@ -7,6 +7,7 @@ import type { Db } from "@/db";
 import type { ProfileChangeRow } from "@/db/queries/profile-changes";
 import type { CurrentUser } from "@/lib/auth/session";
 import { canEditProfiles, reviewVerdict } from "@/lib/profiles/offered";
+import { readPayoutSettings } from "@/lib/payouts/settings";
 import { loadProfileView } from "@/lib/profiles/profiles";
 import { PAYOUT_METHOD_LABELS } from "@/lib/profiles/schemas";
 import { PayoutDetailsForm, ReviewChangeForm, TaxFormForm } from "./profile-form";
@@ -50,9 +51,12 @@ export async function PayoutProfileSection({
   playerId: number;
   user: CurrentUser;
 }) {
-  const { profile, pending, history } = await loadProfileView(db, { gameId, playerId });
+  const [{ profile, pending, history }, settings] = await Promise.all([
+    loadProfileView(db, { gameId, playerId }),
+    readPayoutSettings(db),
+  ]);
   const canEdit = canEditProfiles(user.role);
-  const verdict = pending ? reviewVerdict(user, pending) : null;
+  const verdict = pending ? reviewVerdict(user, pending, settings.twoPersonRule) : null;
   return (
     <Card
       title="Payout profile"

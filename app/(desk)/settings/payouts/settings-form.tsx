@@ -40,11 +40,16 @@ export function PayoutSettingsForm({
         <legend className="text-sm font-medium text-ink">Two-person rule</legend>
         <label className="flex items-start gap-2 text-sm">
           <input type="radio" name="twoPersonRule" value="on" defaultChecked={rule === "on"} className="mt-0.5" />
-          <span>On: the user who prepared a payout batch cannot approve it (recommended)</span>
+          <span>
+            On: a second finance user approves what another prepared, reviews their change of payout details and records
+            the return of a payment they recorded (recommended)
+          </span>
         </label>
         <label className="flex items-start gap-2 text-sm">
           <input type="radio" name="twoPersonRule" value="off" defaultChecked={rule === "off"} className="mt-0.5" />
-          <span>Off: one finance user may prepare and approve (for a team of one)</span>
+          <span>
+            Off: one finance user may do all of it alone, their own payout details included (for a team of one)
+          </span>
         </label>
         {errors.twoPersonRule ? (
           <p className="text-xs font-medium text-danger">Two-person rule: {errors.twoPersonRule}</p>

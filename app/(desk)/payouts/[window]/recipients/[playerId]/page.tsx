@@ -110,8 +110,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
     : [];
   // Details this person entered are confirmed by someone else: no override is offered to them.
   const ownDetails = new Set<string>();
-  for (const flag of openFlags)
-    if (await enteredTheDetails(db, game.id, flag, user.id)) ownDetails.add(`${flag.flag}:${flag.cause}`);
+  if (context?.twoPersonRule)
+    for (const flag of openFlags)
+      if (await enteredTheDetails(db, game.id, flag, user.id)) ownDetails.add(`${flag.flag}:${flag.cause}`);
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const pages = Math.max(1, Math.ceil((mismatchesOnly ? lines.mismatches : lines.total) / PAGE_SIZE));
@@ -163,7 +164,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 today={today}
               />
               {statement.state === "paid" ? (
-                statement.stateChangedBy === user.email ? (
+                statement.stateChangedBy === user.email && context?.twoPersonRule ? (
                   <span className="text-xs text-ink-muted">
                     You recorded this payment: another finance user records it as returned.
                   </span>

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db";
+import { createPaymentFiles } from "@/lib/payments/files";
+import { returnPayment } from "@/lib/payments/returns";
+import { markStatementsPaid } from "@/lib/payouts/batch-approval";
+import { overrideFlag } from "@/lib/payouts/flag-override";
+import { savePayoutSettings } from "@/lib/payouts/settings";
+import { changePayoutDetails, reviewPayoutChange } from "@/lib/profiles/profiles";
+import { createProfilesDatabase } from "../profiles/support";
+import { actor, GAME, web } from "../payouts/fixtures";
+import type { TestDatabase } from "../support/db";
+import { approvedBatch, finance, paypal, preparer, seedProfiles, statesOf } from "./support";
+
+/**
+ * A studio with one finance user switches the two-person rule off: that person then reviews their own change of
+ * payout details, confirms details they entered after approval and records the return of a payment they recorded.
+ * With the rule on each needs a second person (tests/payments/payment-bars.test.ts and the returns tests).
+ */
+
+let t: TestDatabase;
+let db: Db;
+const alone = { actor: preparer, role: "finance" as const, via: "web" as const };
+
+beforeAll(async () => {
+  t = await createProfilesDatabase(GAME);
+  db = t.db;
+  await seedProfiles(db);
+  await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
+});
+
+afterAll(async () => {
+  await t?.drop();
+});
+
+describe("the two-person rule switched off", () => {
+  it("[finance] lets the one finance user review their own change of payout details", async () => {
+    const change = await changePayoutDetails(
+      db,
+      { gameId: GAME, playerId: 1, input: paypal("new1@example.com") },
+      finance,
+    );
+    expect(change.outcome).toBe("pending");
+    await expect(
+      reviewPayoutChange(
+        db,
+        { gameId: GAME, playerId: 1, changeId: change.changeId ?? "", decision: "approve" },
+        alone,
+      ),
+    ).resolves.toMatchObject({ outcome: "approved" });
+  });
+
+  it("[finance] lets them record the return of a payment they recorded", async () => {
+    const batchId = await approvedBatch(db, "2026-05", { 3: "25.00" });
+    await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId, paidOn: "2026-06-01", method: "bank_transfer", reference: "WIRE-3" },
+      web(preparer),
+    );
+    const statement = await db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("batch_id", "=", batchId)
+      .executeTakeFirstOrThrow();
+    await returnPayment(db, { gameId: GAME, statementId: statement.id, reason: "Bank sent it back" }, web(preparer));
+    expect(await statesOf(db, batchId)).toEqual({ 3: "returned" });
+  });
+
+  it("[finance] lets them confirm details they entered after approval", async () => {
+    const batchId = await approvedBatch(db, "2026-07", { 6: "30.00" }, [[6, "no_payout_method"]]);
+    const entered = await changePayoutDetails(
+      db,
+      { gameId: GAME, playerId: 6, input: paypal("p6@example.com") },
+      finance,
+    );
+    expect(entered.outcome).toBe("applied");
+    const reason = "the creator gave this address on a call";
+    await overrideFlag(
+      db,
+      { gameId: GAME, batchId, flag: "payout_details_changed", recipientPlayerId: 6, reason },
+      web(preparer),
+    );
+    const made = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    expect(made.refused).toEqual([]);
+    expect(await statesOf(db, batchId)).toEqual({ 6: "in_payment" });
+  });
+});
