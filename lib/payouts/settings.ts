@@ -2,7 +2,9 @@ import "server-only";
 import { z } from "zod";
 import type { Db, DbOrTrx } from "@/db";
 import { readAppSetting, writeAppSetting } from "@/db/queries/app-settings";
+import { lockForTransaction } from "@/db/queries/locks";
 import { recordAudit } from "@/lib/audit";
+import { AppError } from "@/lib/errors";
 import { decimalStringSchema, formatUsd } from "@/lib/money";
 
 /** The app_setting row of the payout rules: the two-person rule and the minimum payout. */
@@ -42,15 +44,27 @@ export async function readPayoutSettings(db: DbOrTrx): Promise<PayoutSettings> {
   };
 }
 
-/** Saves both rules and records the change (old and new) in the audit log, in one transaction. */
+/**
+ * Saves both rules and records the change (old and new) in the audit log, in one transaction. `drawnAt`: when the
+ * rules a form showed were saved ("" for the defaults); a save made since by someone else refuses this one, which
+ * would otherwise set back the rule they changed.
+ */
 export async function savePayoutSettings(
   db: Db,
-  input: { twoPersonRule: boolean; minPayoutUsd: string },
+  input: { twoPersonRule: boolean; minPayoutUsd: string; drawnAt?: string },
   actor: { id: string; email: string },
 ): Promise<PayoutSettings> {
   const value = { two_person_rule: input.twoPersonRule, min_payout_usd: formatUsd(input.minPayoutUsd) };
   await db.transaction().execute(async (trx) => {
+    await lockForTransaction(trx, PAYOUT_SETTINGS_KEY);
     const previous = await readPayoutSettings(trx);
+    if (input.drawnAt !== undefined && (previous.updatedAt?.toISOString() ?? "") !== input.drawnAt)
+      throw new AppError(
+        "CONFLICT",
+        `${previous.updatedBy ?? "Someone"} changed the payout rules after this page was opened (now: minimum ` +
+          `payout USD ${previous.minPayoutUsd}, two-person rule ${previous.twoPersonRule ? "on" : "off"}): nothing ` +
+          "was saved. Reload the page and make your change again.",
+      );
     await writeAppSetting(trx, { key: PAYOUT_SETTINGS_KEY, value, updatedBy: actor.email });
     await recordAudit(trx, {
       actor,

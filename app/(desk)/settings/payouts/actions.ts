@@ -20,12 +20,14 @@ export const savePayoutSettingsAction = defineAction(
           message: "must be an amount in USD with at most two decimals, such as 25.00 (0 for no minimum)",
         }),
       twoPersonRule: z.enum(["on", "off"], { message: "must be on or off" }),
+      /** When the rules the form showed were saved ("" for the defaults). */
+      drawnAt: z.string().max(40, { message: "must be when the rules were saved" }),
     }),
   },
   async (input, { user }) => {
     const settings = await savePayoutSettings(
       getDb(),
-      { twoPersonRule: input.twoPersonRule === "on", minPayoutUsd: input.minPayoutUsd },
+      { twoPersonRule: input.twoPersonRule === "on", minPayoutUsd: input.minPayoutUsd, drawnAt: input.drawnAt },
       user,
     );
     revalidatePath("/settings/payouts");

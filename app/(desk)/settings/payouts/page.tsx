@@ -41,7 +41,11 @@ export default async function PayoutSettingsPage() {
         </p>
         <PayoutSettingsForm
           action={savePayoutSettingsAction}
-          current={{ minPayoutUsd: settings.minPayoutUsd, twoPersonRule: settings.twoPersonRule }}
+          current={{
+            minPayoutUsd: settings.minPayoutUsd,
+            twoPersonRule: settings.twoPersonRule,
+            savedAt: settings.updatedAt?.toISOString() ?? "",
+          }}
         />
       </Card>
       <Card title="Tax forms" className="mt-5">

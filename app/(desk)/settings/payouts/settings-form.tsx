@@ -14,7 +14,8 @@ export function PayoutSettingsForm({
   current,
 }: {
   action: Action;
-  current: { minPayoutUsd: string; twoPersonRule: boolean };
+  /** `savedAt`: when the rules shown were saved ("" for the defaults), sent back so a later save by another refuses. */
+  current: { minPayoutUsd: string; twoPersonRule: boolean; savedAt: string };
 }) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
@@ -23,6 +24,7 @@ export function PayoutSettingsForm({
   return (
     <form action={formAction} className="flex max-w-lg flex-col gap-4" noValidate aria-label="Payout rules">
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <input type="hidden" name="drawnAt" value={current.savedAt} />
       <Field
         label="Minimum payout (USD)"
         hint={
