@@ -17,6 +17,7 @@ import {
   type StatementEventInput,
   type StatementStateChange,
 } from "@/db/queries/payout-statements";
+import { databaseNowMs } from "@/db/queries/scalar";
 import type { PayoutStatementState } from "@/db/types";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
@@ -240,7 +241,9 @@ export async function transition(
       statements,
       ...split(rule, statements, batch, as, flags),
       flags,
-      now: new Date(),
+      // The database's clock, read once the locks are held: every server stamps approvals, payments and holds on the
+      // clock that the details' times (lib/profiles) are compared with.
+      now: new Date(await databaseNowMs(trx)),
     };
     await req.check?.(step);
     await writeStatements(trx, rule, req, step, as);

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db, Trx } from "@/db";
 import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
+import { databaseNowMs } from "@/db/queries/scalar";
 import {
   closeProfileChange,
   getPendingChange,
@@ -60,7 +61,8 @@ export async function changePayoutDetailsIn(
   const profile = await lockProfile(trx, p);
   const pending = await getPendingChange(trx, { ...p, lock: true });
   const masked = maskDetails(details);
-  const now = new Date();
+  // On the database's clock, as batch approvals and payments are (lib/payouts/transition.ts): flags compare them.
+  const now = new Date(await databaseNowMs(trx));
   const audit = (action: string, outcome: string, detail: Record<string, unknown>) =>
     recordAudit(trx, {
       actor: acting.actor,
@@ -209,7 +211,7 @@ export async function reviewPayoutChange(
     const { twoPersonRule } = await readPayoutSettings(trx);
     const verdict = reviewVerdict({ id: acting.actor.id, role: acting.role }, pending, twoPersonRule);
     if (!verdict.allowed) throw new AppError("FORBIDDEN", verdict.reason);
-    const now = new Date();
+    const now = new Date(await databaseNowMs(trx));
     const masked = pending.detailsMasked ?? "";
     if (p.decision === "approve") {
       if (!pending.sealed || !pending.method || !pending.currency) throw new Error("a pending change without details");
