@@ -47,8 +47,13 @@ export async function importResults(
   as: ActingAs,
 ): Promise<ImportSummary> {
   const plan = await planResults(db, params);
-  if (plan.lines.length === 0 && plan.unreadable.length > 0)
-    throw new AppError("INVALID_INPUT", `No result could be read: ${plan.unreadable[0]?.reason ?? "unreadable"}.`);
+  const [first, ...others] = plan.unreadable;
+  if (plan.lines.length === 0 && first)
+    throw new AppError(
+      "INVALID_INPUT",
+      `No result could be read: ${first.line > 0 ? `line ${first.line}: ` : ""}${first.reason}` +
+        `${others.length > 0 ? ` (and ${others.length} more line${others.length === 1 ? "" : "s"})` : ""}.`,
+    );
   const base = {
     dryRun: params.dryRun,
     sha256: plan.sha256,

@@ -188,7 +188,8 @@ export async function importProfiles(
 }
 
 /**
- * The profiles of a game as CSV: masked details only (the last four characters), never full bank details. Audited
+ * The profiles of a game as CSV (UTF-8 with a byte-order mark): masked details only (the last four characters), never
+ * full bank details. Audited
  * (`export.profiles`, the rows and the file's SHA-256), as every export is.
  */
 export async function exportProfiles(
@@ -212,7 +213,9 @@ export async function exportProfiles(
     pendingOf.get(r.playerId)?.detailsMasked ?? null,
     r.updatedAt.toISOString(),
   ]);
-  const csv = writeCsv(EXPORT_COLUMNS, rows);
+  // A byte-order mark first: a spreadsheet then reads the masks' "•" and names beyond ASCII as written (the import
+  // takes it back).
+  const csv = `\uFEFF${writeCsv(EXPORT_COLUMNS, rows)}`;
   const sha256 = createHash("sha256").update(csv).digest("hex");
   await recordAudit(db, {
     ...acting,

@@ -115,3 +115,25 @@ describe("a bank's status report about a whole SEPA file", () => {
     });
   });
 });
+
+describe("a results file none of whose lines can be read", () => {
+  it("names the first line and why, and how many more", async () => {
+    const text = [
+      "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason",
+      'PAYOUTGAM-202605-AAAAAAAAAAAA,TX-1,SUCCESS,"12,34",EUR,0,',
+      'PAYOUTGAM-202605-BBBBBBBBBBBB,TX-2,SUCCESS,"100,50",EUR,0,',
+    ].join("\r\n");
+    await expect(
+      importResults(
+        t.db,
+        { gameId: GAME, batchId: "00000000-0000-4000-8000-000000000000", format: "paypal", text, dryRun: true },
+        web(approver),
+      ),
+    ).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message:
+        "No result could be read: line 2: amount is not an amount (a decimal point and, if any, thousands commas: " +
+        "1,234.56) (and 1 more line).",
+    });
+  });
+});

@@ -204,6 +204,8 @@ describe("profiles export", () => {
         detail: { rows: 4, bytes: Buffer.byteLength(text), sha256: createHash("sha256").update(text).digest("hex") },
       },
     ]);
+    // UTF-8 with a byte-order mark, for a spreadsheet to show the masks' "•" as written.
+    expect(text.startsWith("\uFEFFplayer_id,")).toBe(true);
     const records = parse(text, { columns: true, bom: true }) as Record<string, string>[];
     expect(Object.keys(records[0] ?? {})).toEqual([
       "player_id",

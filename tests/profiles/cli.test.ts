@@ -82,7 +82,8 @@ describe("desk profiles", () => {
     expect(JSON.parse(exported.stdout)).toEqual({ exported: 1, file: out, masked: true });
     const text = await readFile(out, "utf8");
     expect(text).not.toContain(IBAN);
-    expect(parse(text, { columns: true })).toMatchObject([
+    expect(text.startsWith("\uFEFF")).toBe(true);
+    expect(parse(text, { columns: true, bom: true })).toMatchObject([
       { player_id: "42", method: "bank_transfer", details_masked: "IBAN ••••3000, BIC ••••FXXX" },
     ]);
     for (const r of [dry, applied, exported]) expect(r.stdout + r.stderr).not.toContain(IBAN);

@@ -40,6 +40,34 @@ export class CsvUnreadableError extends Error {
  * would have slipped into the next column, and a record of empty cells is skipped.
  */
 export function readCsv(text: string, options: { strict?: boolean } = {}): CsvRecord[] {
+  refuseOtherEncodings(text);
+  const records = tokenise(text, options);
+  // A spreadsheet in a comma-decimal locale saves "CSV" separated by semicolons (or tabs): one cell a row.
+  const first = records[0]?.cells;
+  if (first?.length === 1 && /[;\t]/.test(first[0] ?? ""))
+    throw new CsvUnreadableError(
+      `cells separated by ${(first[0] ?? "").includes(";") ? "semicolons" : "tabs"}, not commas (save it as CSV ` +
+        "with commas)",
+      records[0]?.line ?? 1,
+    );
+  return records;
+}
+
+/**
+ * Text read from a file that is not UTF-8 (Windows-1252 from a spreadsheet, UTF-16) holds replacement characters or
+ * NULs where its letters were: read on, names would be stored and paid with their letters lost, unseen.
+ */
+function refuseOtherEncodings(text: string): void {
+  const replaced = text.indexOf("\uFFFD");
+  const nul = text.indexOf("\u0000");
+  const at = replaced < 0 ? nul : nul < 0 ? replaced : Math.min(replaced, nul);
+  if (at < 0) return;
+  const line = text.slice(0, at).split("\n").length;
+  const what = text[at] === "\u0000" ? "UTF-16 text" : "text that is not UTF-8";
+  throw new CsvUnreadableError(`${what} (save the file as CSV UTF-8)`, line);
+}
+
+function tokenise(text: string, options: { strict?: boolean }): CsvRecord[] {
   try {
     const records = parse(text, {
       bom: true,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CsvUnreadableError, readCsv } from "./csv";
 import { resultAmountSchema } from "./results";
 
 describe("an amount in a results file", () => {
@@ -14,5 +15,36 @@ describe("an amount in a results file", () => {
     for (const cell of ["12,34", "100,50", "0,35", "1,2,3", "1234,567", ",123", "1,234,56", "12.34.5", "1e3"]) {
       expect(resultAmountSchema.safeParse(cell).success, cell).toBe(false);
     }
+  });
+});
+
+describe("a CSV file in another encoding or with other separators", () => {
+  const refusal = (text: string) => {
+    try {
+      readCsv(text);
+    } catch (error) {
+      if (error instanceof CsvUnreadableError) return error.message;
+      throw error;
+    }
+    return "read";
+  };
+
+  it("refuses text that was not UTF-8 (replacement characters) or UTF-16, naming the line", () => {
+    // Windows-1252 "Jürgen" read as UTF-8, as a browser's file.text() or a UTF-8 read of the file gives it.
+    const cp1252 = new TextDecoder("utf-8").decode(
+      Buffer.from("player_id,account_holder\r\n7,J\xfcrgen\r\n", "latin1"),
+    );
+    expect(refusal(cp1252)).toBe("text that is not UTF-8 (save the file as CSV UTF-8) on line 2");
+    const utf16 = Buffer.from("\ufeffplayer_id,account_holder\r\n", "utf16le").toString("utf8");
+    expect(refusal(utf16)).toMatch(/^(UTF-16 text|text that is not UTF-8) \(save the file as CSV UTF-8\) on line 1$/);
+    expect(refusal("player_id\u0000,x\r\n")).toBe("UTF-16 text (save the file as CSV UTF-8) on line 1");
+  });
+
+  it("says a file separated by semicolons or tabs is not comma-separated, and reads UTF-8 names as written", () => {
+    expect(refusal("player_id;account_holder\r\n7;Jürgen\r\n")).toBe(
+      "cells separated by semicolons, not commas (save it as CSV with commas) on line 1",
+    );
+    expect(refusal("player_id\taccount_holder\r\n")).toMatch(/^cells separated by tabs/);
+    expect(readCsv("\ufeffplayer_id,account_holder\r\n7,Jürgen\r\n")[1]?.cells).toEqual(["7", "Jürgen"]);
   });
 });
