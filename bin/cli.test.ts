@@ -40,6 +40,21 @@ describe("command line flags", () => {
     expect(error.exitCode).toBe(2);
   });
 
+  it("says how to give a value that starts with a dash, and refuses a flag of one value given twice", () => {
+    expect(failure(["--snapshot", "-late"]).message).toBe(
+      "--snapshot needs a value (one starting with a dash: --snapshot=-value; see --help)",
+    );
+    for (const argv of [
+      ["--snapshot", "A", "--kind", "lines", "--snapshot", "B"],
+      ["--snapshot=A", "--snapshot=B"],
+      ["--bom", "--bom"],
+    ]) {
+      const error = failure(argv);
+      expect(error.message).toMatch(/^--(snapshot|bom) is given more than once: give it once/);
+      expect(error.exitCode).toBe(2);
+    }
+  });
+
   it("still takes a value that starts with a dash when written with =, and an empty one the schema judges", () => {
     expect(parseFlags(SPEC, ["--snapshot=-x", "--kind", "lines"])).toEqual({
       snapshot: "-x",

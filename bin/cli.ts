@@ -43,11 +43,29 @@ function missingValue(spec: CommandSpec<z.ZodType>, argv: string[]): string | nu
   return null;
 }
 
+/** A flag of one value given twice: which one was meant cannot be told (the second would win silently). */
+function givenTwice(spec: CommandSpec<z.ZodType>, argv: string[]): string | null {
+  const seen = new Set<string>();
+  for (const token of argv) {
+    if (token === "--") return null;
+    if (!token.startsWith("--")) continue;
+    const name = token.slice(2).split("=")[0] ?? "";
+    const option = spec.options[name];
+    if (!option || option.multiple) continue;
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return null;
+}
+
 /** Parses flags strictly (unknown flags are errors), then validates them with the command's zod schema. */
 export function parseFlags<S extends z.ZodType>(spec: CommandSpec<S>, argv: string[]): z.output<S> | "help" {
   let values: Record<string, unknown>;
   const missing = missingValue(spec, argv);
-  if (missing) throw new CliError(`--${missing} needs a value (see --help)`, 2);
+  if (missing)
+    throw new CliError(`--${missing} needs a value (one starting with a dash: --${missing}=-value; see --help)`, 2);
+  const twice = givenTwice(spec, argv);
+  if (twice) throw new CliError(`--${twice} is given more than once: give it once (see --help)`, 2);
   try {
     const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" } };
     for (const [name, option] of Object.entries(spec.options)) {
