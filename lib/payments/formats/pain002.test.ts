@@ -140,4 +140,21 @@ describe("pain.002 status report", () => {
       { line: 0, reason: "not a pain.002 status report (no CstmrPmtStsRpt)" },
     ]);
   });
+
+  it("reads nothing of a file declaring a DOCTYPE (entities), saying why rather than failing", () => {
+    const entities = [
+      '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+      "<Document><CstmrPmtStsRpt><GrpHdr><MsgId>&x;</MsgId></GrpHdr></CstmrPmtStsRpt></Document>",
+    ].join("");
+    const laughs = [
+      '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>',
+      "<Document><CstmrPmtStsRpt><GrpHdr><MsgId>&b;</MsgId></GrpHdr></CstmrPmtStsRpt></Document>",
+    ].join("");
+    for (const xml of [entities, laughs]) {
+      expect(readPain002(xml)).toMatchObject({
+        results: [],
+        unreadable: [{ line: 0, reason: "not a pain.002 status report (it declares a DOCTYPE)" }],
+      });
+    }
+  });
 });

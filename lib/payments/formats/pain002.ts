@@ -97,10 +97,22 @@ export function readPain002(input: string): Pain002Readout {
     results: [],
     unreadable: [],
   };
+  // A bank's report declares no document type: one that does (entities, external or not) is not read at all.
+  if (/<!DOCTYPE/i.test(xml))
+    return { ...empty, unreadable: [{ line: 0, reason: "not a pain.002 status report (it declares a DOCTYPE)" }] };
   const valid = XMLValidator.validate(xml);
   if (valid !== true)
     return { ...empty, unreadable: [{ line: valid.err.line, reason: `not well-formed XML: ${valid.err.msg}` }] };
-  const report = node(node(parser.parse(xml)).Document).CstmrPmtStsRpt;
+  let parsed: unknown;
+  try {
+    parsed = parser.parse(xml);
+  } catch (error) {
+    return {
+      ...empty,
+      unreadable: [{ line: 0, reason: `unreadable XML (${(error as Error).message.split("\n")[0]})` }],
+    };
+  }
+  const report = node(node(parsed).Document).CstmrPmtStsRpt;
   if (!report)
     return { ...empty, unreadable: [{ line: 0, reason: "not a pain.002 status report (no CstmrPmtStsRpt)" }] };
   const groupNode = list(node(report).OrgnlGrpInfAndSts)[0] ?? {};
