@@ -81,7 +81,10 @@ export function journalNumber(posting: Posting): string {
 /** "Ada (player 800)", or "Player 800" when the service did not resolve the name. */
 export function recipientLabel(names: RecipientNames, playerId: number): string {
   const name = names.get(playerId)?.name?.replace(/\s+/g, " ").trim();
-  return name ? `${name} (player ${playerId})` : `Player ${playerId}`;
+  if (!name) return `Player ${playerId}`;
+  // A name a spreadsheet would run as a formula ("@ninja", "-=Sniper=-") comes after the id: the ledger imports the
+  // cell as written, so it is never given the apostrophe that neutralises a formula (lib/exports/csv.ts).
+  return /^[=+\-@'\t\r]/.test(name) ? `Player ${playerId}: ${name}` : `${name} (player ${playerId})`;
 }
 
 /**

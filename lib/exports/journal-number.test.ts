@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { journalNumber } from "./journal-files";
+import type { RecipientNames } from "@/db/queries/exports";
+import { neutraliseText } from "./csv";
+import { journalNumber, recipientLabel } from "./journal-files";
 import type { Posting } from "./postings";
 
 const STATEMENT = "0f8c3a52-5b1e-4c7e-9a11-2b3c4d5e6f70";
@@ -27,5 +29,21 @@ describe("journalNumber", () => {
     expect(number).toMatch(/^RP-0f8c3a525b1e[0-9a-f]{6}$/);
     expect(journalNumber(posting("accrual", `${STATEMENT}:accrual`))).toMatch(/^A-0f8c3a525b1e[0-9a-f]{6}$/);
     expect(number.length).toBeLessThanOrEqual(21);
+  });
+});
+
+describe("recipientLabel", () => {
+  const names = new Map([
+    [800, { name: "@ninja" }],
+    [801, { name: "-=Sniper=-" }],
+    [802, { name: "Ada  Lovelace" }],
+  ]) as unknown as RecipientNames;
+
+  it("puts a name a spreadsheet would run as a formula after the id, so the ledger file needs no apostrophe", () => {
+    expect(recipientLabel(names, 800)).toBe("Player 800: @ninja");
+    expect(recipientLabel(names, 801)).toBe("Player 801: -=Sniper=-");
+    expect(neutraliseText(recipientLabel(names, 800))).toBe("Player 800: @ninja");
+    expect(recipientLabel(names, 802)).toBe("Ada Lovelace (player 802)");
+    expect(recipientLabel(names, 803)).toBe("Player 803");
   });
 });

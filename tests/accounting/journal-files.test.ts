@@ -252,8 +252,11 @@ describe("QuickBooks Online journal entries", () => {
       }
       expect(debits.equals(credits), `${number} balances`).toBe(true);
     }
-    // A recipient name that looks like a formula is written inert.
-    expect(rows.some((r) => r.Name?.startsWith("'=cmd"))).toBe(true);
+    // A recipient name that looks like a formula comes after the player id: inert, and imported without an apostrophe.
+    expect(rows.some((r) => /^Player \d+: =cmd/.test(r.Name ?? ""))).toBe(true);
+    expect(rows.filter((r) => /^[=+\-@'\t\r]/.test(r.Name ?? "") || /^[=+\-@'\t\r]/.test(r.Description ?? ""))).toEqual(
+      [],
+    );
   });
 
   it("writes dates day first for a company that reads them so, once set for the game (audited)", async () => {
