@@ -1,5 +1,6 @@
 import "server-only";
 import { isAppError } from "@/lib/errors";
+import { gameSwitchedRedirect } from "@/lib/games/download-game";
 import { log } from "@/lib/log";
 import { type CurrentUser, requireRole } from "./auth/session";
 import type { Role } from "./auth/roles";
@@ -26,6 +27,8 @@ export function defineRoute<P = Record<string, string>>(role: Role, handler: Rou
       const params = (await context?.params) ?? ({} as P);
       return await handler(request, { user, params });
     } catch (error) {
+      const switched = gameSwitchedRedirect(request, error);
+      if (switched) return switched;
       if (isAppError(error)) {
         const status = (STATUS as Record<string, number>)[error.code] ?? 400;
         return jsonError(status, error.code, error.message);

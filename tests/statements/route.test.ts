@@ -45,6 +45,24 @@ describe("GET /api/statements/[statementId]/[format]", () => {
     expect((await download(statementIds[0] ?? "", "docx")).status).toBe(404);
   });
 
+  it("[finance] refuses a link of a page drawn for another game; a browser is sent to the page saying so", async () => {
+    actAs(await signInAs(t.db, "finance"));
+    const id = statementIds[0] ?? "";
+    const at = (query: string, headers: Record<string, string> = {}) =>
+      GET(new Request(`http://localhost:3000/api/statements/${id}/pdf?${query}`, { headers }), {
+        params: Promise.resolve({ statementId: id, format: "pdf" }),
+      });
+    expect((await at("game=stmt-route")).status).toBe(200);
+    const script = await at("game=another-game");
+    expect(script.status).toBe(409);
+    expect(await script.json()).toMatchObject({
+      error: { code: "CONFLICT", message: expect.stringMatching(/^The game was switched in another tab/) },
+    });
+    const browser = await at("game=another-game", { accept: "text/html", "sec-fetch-mode": "navigate" });
+    expect(browser.status).toBe(303);
+    expect(browser.headers.get("location")).toBe("/download-refused?game=another-game");
+  });
+
   it("[viewer] is refused", async () => {
     actAs(await signInAs(t.db, "viewer"));
     expect((await download(statementIds[0] ?? "", "pdf")).status).toBe(403);

@@ -4,7 +4,7 @@ import { startPayeeTotalsExport } from "@/lib/accounting/payee-totals";
 import { calendarYearSchema } from "@/lib/accounting/schemas";
 import { AppError } from "@/lib/errors";
 import { csvDownloadResponse } from "@/lib/exports/http";
-import { requireSelectedGame } from "@/lib/games/games";
+import { requireDownloadGame } from "@/lib/games/download-game";
 import { defineRoute } from "@/lib/routes";
 
 export const GET = defineRoute("finance", async (request, { user }) => {
@@ -13,7 +13,7 @@ export const GET = defineRoute("finance", async (request, { user }) => {
   if (!year.success)
     throw new AppError("INVALID_INPUT", `year: ${year.error.issues[0]?.message ?? "is invalid"}`, { field: "year" });
   const db = getDb();
-  const game = await requireSelectedGame(db, user);
+  const game = await requireDownloadGame(db, user, request);
   const started = await startPayeeTotalsExport(
     db,
     { gameId: game.id, year: year.data, bom: url.searchParams.get("bom") === "1" },

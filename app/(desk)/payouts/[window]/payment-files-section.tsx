@@ -1,3 +1,4 @@
+import { downloadHref } from "@/lib/games/download-game";
 import { SimpleTable, RowTh, Td, Th, Tr } from "@/app/_components/table/table";
 import { Badge } from "@/app/_components/ui/badge";
 import { DateTime } from "@/app/_components/ui/date-time";
@@ -127,7 +128,7 @@ export async function PaymentFilesSection(props: {
                       <span className="text-xs text-ink-muted">Not offered: cancelled</span>
                     ) : (
                       <a
-                        href={`/api/payment-files/${f.id}`}
+                        href={downloadHref(`/api/payment-files/${f.id}`, gameId)}
                         download={f.fileName}
                         className="text-sm font-medium text-accent underline-offset-2 hover:underline"
                       >

@@ -1,3 +1,4 @@
+import { downloadHref } from "@/lib/games/download-game";
 import type { Metadata } from "next";
 import { CsvDownload } from "@/app/_components/forms/spreadsheet-option";
 import { Input } from "@/app/_components/forms/input";
@@ -75,7 +76,9 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
           </Button>
         </form>
         {totals.rows.length > 0 ? (
-          <CsvDownload href={`/api/payee-totals?year=${year}`}>Download payee totals (CSV)</CsvDownload>
+          <CsvDownload href={downloadHref(`/api/payee-totals?year=${year}`, game.id)}>
+            Download payee totals (CSV)
+          </CsvDownload>
         ) : null}
       </div>
       {!asked.success && typeof raw === "string" && raw !== "" ? (

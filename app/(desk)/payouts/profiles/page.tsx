@@ -1,3 +1,4 @@
+import { downloadHref } from "@/lib/games/download-game";
 import type { Metadata } from "next";
 import { Card } from "@/app/_components/ui/card";
 import { PageHeader } from "@/app/_components/ui/page-header";
@@ -70,7 +71,7 @@ export default async function PayoutProfilesPage() {
           details are never exported.
         </p>
         <a
-          href="/api/profiles/export"
+          href={downloadHref("/api/profiles/export", game.id)}
           download
           className="text-sm font-medium text-accent underline underline-offset-2"
         >

@@ -1,15 +1,15 @@
 // GET /api/payment-files/[id] – a payment file exactly as written (it holds bank details), audited with its SHA-256
 import { z } from "zod";
 import { getDb } from "@/db";
-import { requireSelectedGame } from "@/lib/games/games";
+import { requireDownloadGame } from "@/lib/games/download-game";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { defineRoute, jsonError } from "@/lib/routes";
 
-export const GET = defineRoute<{ id: string }>("finance", async (_request, { user, params }) => {
+export const GET = defineRoute<{ id: string }>("finance", async (request, { user, params }) => {
   const id = z.uuid().safeParse(params.id);
   if (!id.success) return jsonError(404, "NOT_FOUND", "No such payment file.");
   const db = getDb();
-  const game = await requireSelectedGame(db, user);
+  const game = await requireDownloadGame(db, user, request);
   const file = await downloadPaymentFile(
     db,
     { gameId: game.id, fileId: id.data },

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { getDb } from "@/db";
 import { AppError } from "@/lib/errors";
-import { requireSelectedGame } from "@/lib/games/games";
+import { requireDownloadGame } from "@/lib/games/download-game";
 import { defineRoute } from "@/lib/routes";
 import { STATEMENT_FORMATS } from "@/lib/statements/hrefs";
 import { renderStatement } from "@/lib/statements/render";
@@ -12,11 +12,11 @@ const paramsSchema = z.object({ statementId: z.uuid(), format: z.enum(STATEMENT_
 
 export const GET = defineRoute<{ statementId: string; format: string }>(
   "finance",
-  async (_request, { user, params }) => {
+  async (request, { user, params }) => {
     const parsed = paramsSchema.safeParse(params);
     if (!parsed.success) throw new AppError("NOT_FOUND", "No such statement document.");
     const db = getDb();
-    const game = await requireSelectedGame(db, user);
+    const game = await requireDownloadGame(db, user, request);
     const rendered = await renderStatement(
       db,
       { gameId: game.id, statementId: parsed.data.statementId },

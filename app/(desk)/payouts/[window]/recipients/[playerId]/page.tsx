@@ -230,7 +230,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
       <div className="mb-5 grid gap-4 lg:grid-cols-2">
         <Card
           title="Statement"
-          actions={canAct && statement ? <StatementDocuments statement={statement} /> : undefined}
+          actions={canAct && statement ? <StatementDocuments statement={statement} gameId={game.id} /> : undefined}
         >
           {statement ? (
             <KeyValueList

@@ -1,0 +1,33 @@
+import type { Metadata } from "next";
+import { getDb } from "@/db";
+import { requirePageRole } from "@/lib/auth/session";
+import { listGamesOfRender, resolveSelectedGame } from "@/lib/games/games";
+import { DeskNotice } from "../desk-notice";
+
+export const metadata: Metadata = { title: "Not downloaded" };
+
+/**
+ * Where a download link of a page drawn for one game lands once the session switched to another in a different tab
+ * (lib/games/download-game.ts): nothing was downloaded, and which game to switch back to.
+ */
+type Props = { searchParams: Promise<Record<string, string>> };
+
+export default async function DownloadRefusedPage({ searchParams }: Props) {
+  const user = await requirePageRole("viewer");
+  const db = getDb();
+  const shownId = (await searchParams).game ?? "";
+  const [games, selected] = await Promise.all([listGamesOfRender(db), resolveSelectedGame(db, user)]);
+  const shown = games.find((g) => g.id === shownId)?.name ?? "another game";
+  const now = selected?.name ?? "another game";
+  return (
+    <DeskNotice title="Nothing was downloaded">
+      <p>
+        {`The page you downloaded from was opened for ${shown}. The game was then switched to ${now} in another ` +
+          `tab, so the file would have been of ${now}, not of the one the page showed.`}
+      </p>
+      <p className="mt-2">
+        {`Switch back to ${shown} with the game picker, open the page again and download from there.`}
+      </p>
+    </DeskNotice>
+  );
+}
