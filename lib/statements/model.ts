@@ -1,7 +1,7 @@
 import "server-only";
 import type { StatementLineRow, StatementReversalRow } from "@/db/queries/statements";
 import { formatUsd, money } from "@/lib/money";
-import { PAYMENT_METHOD_LABELS, type PaymentMethod } from "@/lib/payouts/batches";
+import { paymentMethodLabel } from "@/lib/payouts/payment-methods";
 import { carriedWhole, statementCarryReason } from "@/lib/payouts/compute";
 import type { PayoutStatement } from "@/lib/payouts/ledger";
 import { formatInstant } from "@/lib/time";
@@ -89,11 +89,6 @@ function day(value: Date | null): string | null {
   return value ? formatInstant(value).slice(0, 10) : null;
 }
 
-function methodLabel(method: string | null): string | null {
-  if (!method) return null;
-  return PAYMENT_METHOD_LABELS[method as PaymentMethod] ?? method;
-}
-
 function paymentOf(
   s: PayoutStatement,
   maskedAccount: string | null,
@@ -103,7 +98,7 @@ function paymentOf(
     return {
       state: "returned",
       paidOn: returned.paidOn,
-      method: methodLabel(returned.paymentMethod),
+      method: paymentMethodLabel(returned.paymentMethod),
       reference: returned.paymentReference,
       returnedOn: day(returned.at) ?? "—",
       returnedUsd: formatUsd(returned.amountUsd),
@@ -113,7 +108,7 @@ function paymentOf(
     return {
       state: "paid",
       paidOn: s.paidOn,
-      method: methodLabel(s.paymentMethod),
+      method: paymentMethodLabel(s.paymentMethod),
       account: maskedAccount ?? NO_ACCOUNT,
       reference: s.paymentReference,
     };

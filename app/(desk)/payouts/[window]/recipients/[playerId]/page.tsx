@@ -11,7 +11,8 @@ import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLi
 import { countSnapshotReversals, listSnapshotReversals } from "@/db/queries/snapshot-evidence";
 import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount } from "@/lib/format";
-import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, type PaymentMethod } from "@/lib/payouts/batches";
+import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
+import { paymentMethodLabel } from "@/lib/payouts/payment-methods";
 import { statementCarryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
@@ -287,8 +288,8 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                     statement.state === "paid" ? (
                       <>
                         <Money value={statement.paidAmountUsd ?? "0.00"} currency="USD" /> on {statement.paidOn} by{" "}
-                        {PAYMENT_METHOD_LABELS[statement.paymentMethod as PaymentMethod] ?? statement.paymentMethod},
-                        reference <span className="font-mono">{statement.paymentReference}</span>
+                        {paymentMethodLabel(statement.paymentMethod)}, reference{" "}
+                        <span className="font-mono">{statement.paymentReference}</span>
                       </>
                     ) : null,
                 },
