@@ -17,7 +17,8 @@ export default async function DownloadRefusedPage({ searchParams }: Props) {
   const db = getDb();
   const shownId = (await searchParams).game ?? "";
   const [games, selected] = await Promise.all([listGamesOfRender(db), resolveSelectedGame(db, user)]);
-  const shown = games.find((g) => g.id === shownId)?.name ?? "another game";
+  const named = games.find((g) => g.id === shownId)?.name;
+  const shown = named ?? "another game";
   const now = selected?.name ?? "another game";
   return (
     <DeskNotice title="Nothing was downloaded">
@@ -26,7 +27,8 @@ export default async function DownloadRefusedPage({ searchParams }: Props) {
           `tab, so the file would have been of ${now}, not of the one the page showed.`}
       </p>
       <p className="mt-2">
-        {`Switch back to ${shown} with the game picker, open the page again and download from there.`}
+        {`Switch back to ${named ?? "the game that page was for"} with the game picker, open the page again and ` +
+          "download from there."}
       </p>
     </DeskNotice>
   );
