@@ -212,6 +212,8 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   await expect(page.getByRole("alert").filter({ hasText: "USD→EUR rate" })).toBeVisible();
   await expect(make.getByLabel(/^Method/)).toHaveValue("sepa");
   await make.getByLabel(/^USD→EUR rate/).fill("0.92345");
+  // The rate read both ways as it is typed: one typed the ECB's way round (USD for one EUR) would show itself.
+  await expect(make.getByText("USD 100.00 is paid as EUR 92.35: 1 EUR = 1.0829 USD at this rate.")).toBeVisible();
   await make.getByLabel(/^Rate source/).fill("ECB reference rate 2026-06-01");
   await make.getByRole("button", { name: "Make payment file" }).click();
   // Nothing payable is left, so the form is no longer offered; the file is listed.

@@ -15,7 +15,9 @@ import { useNotice } from "@/app/_components/payouts/result-notice";
 import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import { Money } from "@/core/money";
 import { countOf } from "@/lib/format";
+import { convertUsd, fxRateSchema } from "@/lib/payments/fx";
 import { FILE_METHOD_LABELS, FILE_METHODS } from "@/lib/payments/schemas";
 import type { CreatedFilesData } from "./payment-actions";
 
@@ -68,11 +70,17 @@ export function CreateFileForm(props: { action: CreateAction; batchId: string; g
         </Field>
         <Field
           label="USD→EUR rate"
-          hint="EUR for one USD, e.g. 0.92345. Needed for SEPA and any EUR payout; the ledger stays in USD."
+          hint={
+            "EUR for one USD, e.g. 0.92345. Needed for SEPA and any EUR payout; the ledger stays in USD. The ECB " +
+            "quotes the other way round (USD for one EUR, e.g. 1.0829): type 1 divided by its figure."
+          }
           error={errors.eurRate}
         >
           {(control) => (
-            <Input {...control} name="eurRate" inputMode="decimal" value={values.eurRate} onChange={set("eurRate")} />
+            <>
+              <Input {...control} name="eurRate" inputMode="decimal" value={values.eurRate} onChange={set("eurRate")} />
+              <RateReadout rate={values.eurRate} />
+            </>
           )}
         </Field>
         <Field
@@ -109,6 +117,24 @@ export function CreateFileForm(props: { action: CreateAction; batchId: string; g
         </SimpleTable>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * What the rate typed does, in both directions, as it is typed: a rate typed the wrong way round (the ECB's USD for
+ * one EUR) passes every range check, and would pay each EUR recipient about 17 % more.
+ */
+function RateReadout({ rate }: { rate: string }) {
+  const valid = fxRateSchema.safeParse(rate);
+  const said = valid.success
+    ? `USD 100.00 is paid as EUR ${convertUsd("100.00", valid.data)}: 1 EUR = ` +
+      `${new Money(1).div(new Money(valid.data)).toDecimalPlaces(4).toFixed(4)} USD at this rate.`
+    : "";
+  // Always there, so that a screen reader hears each new reading of the rate.
+  return (
+    <p className="mt-1 min-h-4 text-xs text-ink" aria-live="polite">
+      {said}
+    </p>
   );
 }
 
