@@ -165,7 +165,11 @@ export async function listCarryLinksOfGame(db: DbOrTrx, params: { gameId: string
     .execute();
 }
 
-/** Whether a paid statement of a live batch covers the recipient attributed on the period (its renewal line). */
+/**
+ * Whether a statement paid, or being paid, covers the recipient attributed on the period (its renewal line): paid, in
+ * a payment file, or approved (held or returned) in an approved or paid batch, whose figures are frozen and paid in
+ * full. A statement that rolled its balance over is not.
+ */
 export async function existsPaidStatementForPeriod(
   db: DbOrTrx,
   params: { gameId: string; periodId: number },
@@ -180,7 +184,12 @@ export async function existsPaidStatementForPeriod(
     .where("l.period_id", "=", String(params.periodId))
     .where("b.game_id", "=", params.gameId)
     .where("b.status", "<>", "discarded")
-    .where("st.state", "=", "paid")
+    .where((eb) =>
+      eb.or([
+        eb("st.state", "in", ["paid", "in_payment"]),
+        eb.and([eb("st.state", "in", ["approved", "held", "returned"]), eb("b.status", "in", ["approved", "paid"])]),
+      ]),
+    )
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

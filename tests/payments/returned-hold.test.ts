@@ -3,11 +3,13 @@ import type { Db } from "@/db";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
 import { carryStatementsForward, holdStatements } from "@/lib/payouts/batches";
+import { wasRecipientPaidFor } from "@/lib/payouts/paid-status";
 import { getPayoutBatch } from "@/lib/payouts/statements";
 import { createProfilesDatabase } from "../profiles/support";
-import { GAME, web } from "../payouts/fixtures";
+import { GAME, insertSnapshot, web } from "../payouts/fixtures";
 import { expectInvariant } from "../payouts/ledger-setup";
 import type { TestDatabase } from "../support/db";
+import { prepareMonth } from "../support/payouts";
 import { approvedBatch, approver, preparer, seedProfiles, statesOf } from "./support";
 
 /**
@@ -81,5 +83,27 @@ describe("a returned payment", () => {
       .executeTakeFirstOrThrow();
     expect(carried).toMatchObject({ carry_out_usd: "40.00", paid_amount_usd: null });
     await expectInvariant(db);
+  });
+});
+
+describe("a refund screen's 'paid, or being paid'", () => {
+  it("[support] counts a statement frozen in an approved batch or in a payment file, not a draft", async () => {
+    const periodOf = async (batchId: string) => {
+      const row = await db
+        .selectFrom("snapshot_line as l")
+        .innerJoin("payout_batch as b", "b.snapshot_id", "l.snapshot_id")
+        .select("l.period_id")
+        .where("b.id", "=", batchId)
+        .executeTakeFirstOrThrow();
+      return Number(row.period_id);
+    };
+    await insertSnapshot(db, { window: "2026-02", recipients: [{ id: 3, gross: "20.00" }] });
+    const draft = await prepareMonth(db, "2026-02");
+    expect(await wasRecipientPaidFor(db, GAME, await periodOf(draft.batchId))).toBe(false);
+    const approved = await approvedBatch(db, "2026-03", { 4: "30.00" });
+    expect(await wasRecipientPaidFor(db, GAME, await periodOf(approved))).toBe(true);
+    await createPaymentFiles(db, { gameId: GAME, batchId: approved, method: "paypal" }, web(preparer));
+    expect(await statesOf(db, approved)).toEqual({ 4: "in_payment" });
+    expect(await wasRecipientPaidFor(db, GAME, await periodOf(approved))).toBe(true);
   });
 });

@@ -301,7 +301,7 @@ function ImpactSummary({ impact }: { impact: RefundImpact }) {
                   `${impact.reportingWindow.end}, the window of the refund)`,
               },
               {
-                label: "Recipient already paid for this period",
+                label: "Recipient paid, or being paid, for this period",
                 value: impact.recipientAlreadyPaid
                   ? "Yes: the reversal is carried against their next payout"
                   : "No: the reversal reduces what they will be paid",
