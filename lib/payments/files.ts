@@ -70,16 +70,39 @@ const DEMO_PAYER: PayerAccount = { name: "Payout Desk Demo Ltd", iban: "DE893704
  * production game's file is refused without one: a bank would be asked to debit the demo account.
  */
 async function payerAccount(db: Db, gameId: string): Promise<PayerAccount> {
+  const payer = await sepaPayer(db, gameId);
+  if (!payer.ok) throw new AppError("CONFLICT", payer.reason, { field: "method" });
+  return payer.account;
+}
+
+const NO_PAYER =
+  "A SEPA file needs the account it pays from: set PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN and " +
+  "PAYOUT_DESK_PAYER_BIC for Payout Desk (a production game's file never names the demo account).";
+
+/** The account a game's SEPA files pay from, or why none may be made (the form offers SEPA only with one). */
+export async function sepaPayer(
+  db: Db,
+  gameId: string,
+): Promise<{ ok: true; account: PayerAccount; demo: boolean } | { ok: false; reason: string }> {
   const e = env();
-  if (e.PAYOUT_DESK_PAYER_NAME && e.PAYOUT_DESK_PAYER_IBAN && e.PAYOUT_DESK_PAYER_BIC)
-    return { name: e.PAYOUT_DESK_PAYER_NAME, iban: e.PAYOUT_DESK_PAYER_IBAN, bic: e.PAYOUT_DESK_PAYER_BIC };
-  if ((await findGame(db, gameId))?.environment === "sandbox") return DEMO_PAYER;
-  throw new AppError(
-    "CONFLICT",
-    "A SEPA file needs the account it pays from: set PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN and " +
-      "PAYOUT_DESK_PAYER_BIC for Payout Desk (a production game's file never names the demo account).",
-    { field: "method" },
-  );
+  if (e.PAYOUT_DESK_PAYER_NAME && e.PAYOUT_DESK_PAYER_IBAN && e.PAYOUT_DESK_PAYER_BIC) {
+    const account = { name: e.PAYOUT_DESK_PAYER_NAME, iban: e.PAYOUT_DESK_PAYER_IBAN, bic: e.PAYOUT_DESK_PAYER_BIC };
+    return { ok: true, account, demo: false };
+  }
+  if ((await findGame(db, gameId))?.environment === "sandbox") return { ok: true, account: DEMO_PAYER, demo: true };
+  return { ok: false, reason: NO_PAYER };
+}
+
+/** What the form says of the SEPA payer: the account, its IBAN masked, or why SEPA is not offered. */
+export async function sepaPayerNote(db: Db, gameId: string): Promise<{ offered: boolean; note: string }> {
+  const payer = await sepaPayer(db, gameId);
+  if (!payer.ok) return { offered: false, note: payer.reason };
+  const { name, iban } = payer.account;
+  const masked = `IBAN ••••${iban.replace(/\s+/g, "").slice(-4)}`;
+  return {
+    offered: true,
+    note: `SEPA files pay from ${name}, ${masked}${payer.demo ? " (the demo account of a sandbox game)" : ""}.`,
+  };
 }
 
 function writeFiles(

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { recordDisputeOpened } from "@/db/queries/disputes";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
-import { createPaymentFiles } from "@/lib/payments/files";
+import { createPaymentFiles, sepaPayerNote } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
 import { approvePayoutBatch, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
@@ -255,6 +255,11 @@ describe("the account a SEPA file pays from", () => {
     const sepa = { gameId: GAME, batchId, method: "sepa" as const, eurRate: "0.92", rateSource: "ECB" };
     await db.updateTable("game").set({ environment: "production" }).where("id", "=", GAME).execute();
     try {
+      // The form does not offer SEPA, and says why.
+      await expect(sepaPayerNote(db, GAME)).resolves.toEqual({
+        offered: false,
+        note: expect.stringMatching(/^A SEPA file needs the account it pays from: set PAYOUT_DESK_PAYER_NAME/),
+      });
       await expect(createPaymentFiles(db, sepa, web(preparer))).rejects.toThrow(
         /A SEPA file needs the account it pays from: set PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN/,
       );
@@ -262,7 +267,11 @@ describe("the account a SEPA file pays from", () => {
     } finally {
       await db.updateTable("game").set({ environment: "sandbox" }).where("id", "=", GAME).execute();
     }
-    // A sandbox game's file names the demo account.
+    // A sandbox game's file names the demo account, as the form says.
+    await expect(sepaPayerNote(db, GAME)).resolves.toEqual({
+      offered: true,
+      note: "SEPA files pay from Payout Desk Demo Ltd, IBAN ••••3000 (the demo account of a sandbox game).",
+    });
     const made = await createPaymentFiles(db, sepa, web(preparer));
     expect(await contentOf(made.files[0]?.id ?? "")).toContain("<Nm>Payout Desk Demo Ltd</Nm>");
   });

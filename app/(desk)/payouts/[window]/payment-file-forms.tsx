@@ -30,7 +30,14 @@ type CreateAction = (
  * Making a payment file: method, the USD→EUR rate and its source (for EUR payouts), the execution date. The fields
  * are held in the page's state and the form is submitted by hand, so everything typed stays after any answer.
  */
-export function CreateFileForm(props: { action: CreateAction; batchId: string; gameId: string; today: string }) {
+export function CreateFileForm(props: {
+  action: CreateAction;
+  batchId: string;
+  gameId: string;
+  today: string;
+  /** Whether a SEPA file may be made (an account to pay from), and the account or why not. */
+  sepa: { offered: boolean; note: string };
+}) {
   const [state, dispatch, pending] = useActionState(props.action, null);
   const [values, setValues] = useState({ method: "paypal", eurRate: "", rateSource: "", executionDate: props.today });
   const set = (key: keyof typeof values) => (event: { target: { value: string } }) =>
@@ -48,14 +55,23 @@ export function CreateFileForm(props: { action: CreateAction; batchId: string; g
   return (
     <div className="flex flex-col gap-3">
       <form onSubmit={onSubmit} noValidate aria-label="Make a payment file" className="grid gap-3 sm:grid-cols-2">
-        <Field label="Method" error={errors.method} required>
+        <Field
+          label="Method"
+          hint={!props.sepa.offered || values.method === "sepa" ? props.sepa.note : undefined}
+          error={errors.method}
+          required
+        >
           {(control) => (
             <Select
               {...control}
               name="method"
               value={values.method}
               onChange={set("method")}
-              options={FILE_METHODS.map((m) => ({ value: m, label: FILE_METHOD_LABELS[m] }))}
+              options={FILE_METHODS.map((m) =>
+                m === "sepa" && !props.sepa.offered
+                  ? { value: m, label: `${FILE_METHOD_LABELS[m]} (not available)`, disabled: true }
+                  : { value: m, label: FILE_METHOD_LABELS[m] },
+              )}
             />
           )}
         </Field>

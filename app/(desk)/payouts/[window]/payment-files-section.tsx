@@ -7,6 +7,7 @@ import type { Db } from "@/db";
 import type { PayoutBatchStatus } from "@/db/types";
 import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { listBatchPaymentFiles } from "@/lib/payments/file-access";
+import { sepaPayerNote } from "@/lib/payments/files";
 import { countPaymentStates } from "@/db/queries/payouts";
 import { listStatementsInState, type PayoutStatement } from "@/lib/payouts/ledger";
 import {
@@ -54,10 +55,11 @@ export async function PaymentFilesSection(props: {
 }) {
   const { db, gameId, batch } = props;
   // Counts from the batch's tally and the first paid statements only: a batch may hold 100,000 statements.
-  const [files, counts, paid] = await Promise.all([
+  const [files, counts, paid, sepa] = await Promise.all([
     listBatchPaymentFiles(db, { gameId, batchId: batch.id }),
     countPaymentStates(db, { gameId, batchId: batch.id }),
     listStatementsInState(db, { gameId, batchId: batch.id, state: "paid", limit: RETURNABLE_SHOWN }),
+    sepaPayerNote(db, gameId),
   ]);
   const { inPayment, payable } = counts;
   const live = files.filter((f) => f.status === "live");
@@ -175,7 +177,13 @@ export async function PaymentFilesSection(props: {
                 Pays every approved statement whose recipient the method can pay; they move to “in payment” until the
                 provider's results are imported. Nothing is paid by making the file.
               </p>
-              <CreateFileForm action={createPaymentFileAction} batchId={batch.id} gameId={gameId} today={props.today} />
+              <CreateFileForm
+                action={createPaymentFileAction}
+                batchId={batch.id}
+                gameId={gameId}
+                today={props.today}
+                sepa={sepa}
+              />
             </>
           ) : (
             <p className="text-sm text-ink-muted">{NO_FILE_TO_MAKE[batch.status]}</p>
