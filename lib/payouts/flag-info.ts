@@ -49,14 +49,16 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   snapshot_stale: {
     label: "Stale snapshot",
     meaning:
-      "The service reported a change inside this window (a webhook or a refund) after this snapshot was read. Take a " +
-      "new snapshot.",
+      "The service reported a change inside this window (a webhook or a refund) after this snapshot was read. While " +
+      "the batch is a draft, take a new snapshot, then discard and prepare again; once it is approved its figures " +
+      "stay: override with what was checked, or hold the payout.",
   },
   newer_snapshot: {
     label: "Newer snapshot exists",
     meaning:
-      "A newer version of this window's snapshot was taken after this batch was prepared. Discard and prepare again " +
-      "to pay from it.",
+      "A newer version of this window's snapshot was taken after this batch was prepared. A draft batch is " +
+      "discarded and prepared again to pay from it; an approved batch keeps its figures: override with what was " +
+      "checked, or hold the payout (carry it forward once the batch is paid).",
   },
   window_open: {
     label: "Window not closed",

@@ -135,10 +135,7 @@ export async function SnapshotSection({
             actions={<SnapshotFlags snapshot={latest} />}
           >
             <StatGroup label="Totals of the window">
-              <Stat
-                label="Net attributed (to pay)"
-                value={<Money value={latest.totals.netAttributedUsd} currency="USD" />}
-              />
+              <Stat label="Net attributed" value={<Money value={latest.totals.netAttributedUsd} currency="USD" />} />
               <Stat
                 label="Gross attributed"
                 value={<Money value={latest.totals.grossAttributedUsd} currency="USD" />}

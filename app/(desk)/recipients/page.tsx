@@ -93,7 +93,9 @@ export default async function RecipientsPage({ searchParams }: SearchParamsProps
         </EmptyState>
       ) : rows.length === 0 ? (
         <EmptyState title={q ? "No recipient matches" : "No recipients yet"}>
-          {q ? "Check the spelling, or search by player id." : "Take a snapshot to see who earned a share."}
+          {q
+            ? "Check the spelling, or search by player id."
+            : "Everyone a month's snapshot names is listed here once finance takes one on the Payouts page."}
         </EmptyState>
       ) : (
         <Card title={q ? `Matching “${q}”, by player id` : "Recipients by player id"} flush>

@@ -49,7 +49,15 @@ const columns: ColumnDef<EventRow>[] = [
   {
     id: "subscription",
     header: "Subscription",
-    cell: ({ row }) => <span className="font-mono text-xs">{row.original.subscriptionId ?? ""}</span>,
+    cell: ({ row }) =>
+      row.original.subscriptionId ? (
+        <TextLink
+          href={`/subscriptions/${encodeURIComponent(row.original.subscriptionId)}`}
+          className="font-mono text-xs"
+        >
+          {row.original.subscriptionId}
+        </TextLink>
+      ) : null,
   },
   {
     id: "status",

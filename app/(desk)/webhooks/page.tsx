@@ -157,8 +157,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
             {webhookUrl}
           </p>
           <p className="mt-2 text-xs text-ink-muted">
-            Deliveries are verified with the game&apos;s signing secret (and the previous one during a rotation); set
-            them under Settings → Games.
+            Deliveries are verified with the game&apos;s signing secret (and the previous one during a rotation); an
+            admin sets them under Settings → Games.
           </p>
         </Card>
       </div>

@@ -67,7 +67,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
       <>
         <PageHeader title={label} breadcrumbs={crumbs} />
         <EmptyState title="No snapshot of this window yet">
-          Take a snapshot of it from the Payouts page to review what each recipient earned.
+          Finance takes a snapshot of it on the Payouts page to review what each recipient earned.
         </EmptyState>
       </>
     );

@@ -25,7 +25,7 @@ export function WindowTotals({ totals }: { totals: SnapshotHeader["totals"] }) {
       >
         <StatGroup label="Totals of the window">
           <Stat
-            label="Net attributed (to pay)"
+            label="Net attributed"
             value={<Money value={totals.netAttributedUsd} currency="USD" />}
             hint={countOf(totals.recipientCount, "recipient")}
           />

@@ -116,7 +116,7 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
           className="mb-4"
         >
           {missing.join(", ")} had ended by then but have no snapshot, so what was earned in them is not in these
-          figures. Take a snapshot of each on the <TextLink href="/payouts">Payouts</TextLink> page.
+          figures. Finance takes a snapshot of each on the <TextLink href="/payouts">Payouts</TextLink> page.
         </Banner>
       ) : null}
       <StatGroup label="Totals" className="mb-4">

@@ -88,7 +88,7 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
       ) : null}
       <p className="mb-3 text-sm text-ink-muted">
         {totals.thresholdUsd === null ? (
-          <>No reporting threshold is set for {year}.</>
+          <>No reporting threshold is set for {year} (an admin sets it on this page).</>
         ) : (
           <>
             Threshold <Money value={totals.thresholdUsd} currency="USD" />: {formatCount(reaching)} of{" "}

@@ -45,8 +45,8 @@ export default async function WebhookEventPage({ params }: { params: Promise<{ e
       />
       {event.status === "failed" ? (
         <Banner tone="danger" title="Processing failed" className="mb-4">
-          {event.lastError ?? "Unknown error"} ({event.attempts} tries). The event is stored; process it again once the
-          cause is fixed.
+          {event.lastError ?? "Unknown error"} ({event.attempts} tries). The event is stored; a finance user processes
+          it again once the cause is fixed.
         </Banner>
       ) : null}
       {hasRole(user.role, "finance") ? (

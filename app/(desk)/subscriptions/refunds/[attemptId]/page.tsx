@@ -109,7 +109,7 @@ export default async function RefundAttemptPage({ params }: Props) {
           ) : attempt.status === "needs_attention" ? (
             <Banner tone="danger" role="alert" title="Needs manual attention">
               {attempt.lastErrorMessage} Nothing else can be refunded on this period until a finance user marks it
-              settled below.
+              settled on this page.
             </Banner>
           ) : attempt.status === "failed" ? (
             <Banner
