@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { Db } from "@/db";
 import { cancelPaymentFile } from "@/db/queries/payment-files";
 import { cancelPaymentFileFlow, downloadPaymentFile, listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
-import { createProfilesDatabase } from "../profiles/support";
 import { GAME, web } from "../payouts/fixtures";
-import type { TestDatabase } from "../support/db";
 import { waitFor } from "../support/wait";
-import { approvedBatch, approver, preparer, seedProfiles, statesOf } from "./support";
+import { approvedBatch, approver, preparer, statesOf, setUpPaymentsDatabase } from "./support";
 
 /**
  * A payment file downloaded may have been uploaded to the provider: cancelling it would make its statements payable
@@ -16,17 +14,10 @@ import { approvedBatch, approver, preparer, seedProfiles, statesOf } from "./sup
  * download is refused.
  */
 
-let t: TestDatabase;
 let db: Db;
 
-beforeAll(async () => {
-  t = await createProfilesDatabase(GAME);
-  db = t.db;
-  await seedProfiles(db);
-});
-
-afterAll(async () => {
-  await t?.drop();
+setUpPaymentsDatabase((database) => {
+  db = database;
 });
 
 async function fileOf(batchId: string) {

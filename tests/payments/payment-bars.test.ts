@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { recordDisputeOpened } from "@/db/queries/disputes";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
@@ -10,27 +10,18 @@ import { profileFlagsOf } from "@/lib/profiles/flags";
 import { monthWindow } from "@/lib/time";
 import { changePayoutDetails, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
 import { saveProfileSettings } from "@/lib/profiles/settings";
-import type { TestDatabase } from "../support/db";
-import { createProfilesDatabase } from "../profiles/support";
 import { GAME, insertSnapshot, web } from "../payouts/fixtures";
-import { approvedBatch, approver, finance, paypal, preparer, seedProfiles, statesOf } from "./support";
+import { approvedBatch, approver, finance, paypal, preparer, statesOf, setUpPaymentsDatabase } from "./support";
 
 /**
  * What happens between approval and the payment file: approval checked each recipient's details and tax form as they
  * were, so a change after it keeps the recipient out of any file until someone resolves or overrides the new flag.
  */
 
-let t: TestDatabase;
 let db: Db;
 
-beforeAll(async () => {
-  t = await createProfilesDatabase(GAME);
-  db = t.db;
-  await seedProfiles(db);
-});
-
-afterAll(async () => {
-  await t?.drop();
+setUpPaymentsDatabase((database) => {
+  db = database;
 });
 
 /** The recipients of a PayPal payout file (no header; recipient, amount, currency, reference, note, wallet). */

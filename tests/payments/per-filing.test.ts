@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
@@ -7,10 +7,8 @@ import { importResults, listedCount } from "@/lib/payments/results";
 import type { ResultFormat } from "@/lib/payments/schemas";
 import { markStatementsPaid } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { createProfilesDatabase } from "../profiles/support";
 import { GAME, web } from "../payouts/fixtures";
-import type { TestDatabase } from "../support/db";
-import { approvedBatch, approver, preparer, seedProfiles } from "./support";
+import { approvedBatch, approver, preparer, setUpPaymentsDatabase } from "./support";
 
 /**
  * Each filing of a statement is sent under a reference of its own, so a provider's results name the file they answer.
@@ -18,7 +16,6 @@ import { approvedBatch, approver, preparer, seedProfiles } from "./support";
  * without a transaction id from each of two files, and a reference sent in two files (files made before).
  */
 
-let t: TestDatabase;
 let db: Db;
 let september: string;
 
@@ -56,16 +53,14 @@ const importInto = (batchId: string, format: ResultFormat, text: string, dryRun 
 
 const verdicts = (out: Awaited<ReturnType<typeof importInto>>) => out.plan.lines.map((l) => [l.verdict, l.note]);
 
-beforeAll(async () => {
-  t = await createProfilesDatabase(GAME);
-  db = t.db;
-  await seedProfiles(db);
-  september = await approvedBatch(db, "2026-09", { 1: "100.00", 3: "70.00" });
-});
-
-afterAll(async () => {
-  await t?.drop();
-});
+setUpPaymentsDatabase(
+  (database) => {
+    db = database;
+  },
+  async () => {
+    september = await approvedBatch(db, "2026-09", { 1: "100.00", 3: "70.00" });
+  },
+);
 
 describe("a cancelled file the provider executed after all", () => {
   let fileA: string;

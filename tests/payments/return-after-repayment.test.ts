@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
@@ -7,10 +7,8 @@ import { importResults, planResults } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
 import { markStatementsPaid } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { createProfilesDatabase } from "../profiles/support";
 import { GAME, web } from "../payouts/fixtures";
-import type { TestDatabase } from "../support/db";
-import { approvedBatch, approver, preparer, seedProfiles } from "./support";
+import { approvedBatch, approver, preparer, setUpPaymentsDatabase } from "./support";
 
 /**
  * A provider's report read again later may speak of an earlier payment of a statement. Against real PostgreSQL: a
@@ -18,7 +16,6 @@ import { approvedBatch, approver, preparer, seedProfiles } from "./support";
  * planned from one file applied after the statement went into another.
  */
 
-let t: TestDatabase;
 let db: Db;
 let batchId: string;
 const third = { id: "u-third", email: "third@payout-desk.test" };
@@ -64,16 +61,14 @@ const overrideReturned = (recipientPlayerId = 1, batch = batchId) =>
 const apply = (text: string, batch = batchId) =>
   importResults(db, { gameId: GAME, batchId: batch, format: "paypal", text, dryRun: false }, web(approver));
 
-beforeAll(async () => {
-  t = await createProfilesDatabase(GAME);
-  db = t.db;
-  await seedProfiles(db);
-  batchId = await approvedBatch(db, "2026-09", { 1: "100.00", 3: "70.00" });
-});
-
-afterAll(async () => {
-  await t?.drop();
-});
+setUpPaymentsDatabase(
+  (database) => {
+    db = database;
+  },
+  async () => {
+    batchId = await approvedBatch(db, "2026-09", { 1: "100.00", 3: "70.00" });
+  },
+);
 
 describe("a report read again after a statement was paid anew", () => {
   it("[finance] does not undo the new payment with a return recorded by hand before it", async () => {

@@ -1,33 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
 import { carryStatementsForward, holdStatements } from "@/lib/payouts/batches";
 import { wasRecipientPaidFor } from "@/lib/payouts/paid-status";
 import { getPayoutBatch } from "@/lib/payouts/statements";
-import { createProfilesDatabase } from "../profiles/support";
 import { GAME, insertSnapshot, web } from "../payouts/fixtures";
 import { expectInvariant } from "../payouts/ledger-setup";
-import type { TestDatabase } from "../support/db";
 import { prepareMonth } from "../support/payouts";
-import { approvedBatch, approver, preparer, seedProfiles, statesOf } from "./support";
+import { approvedBatch, approver, preparer, statesOf, setUpPaymentsDatabase } from "./support";
 
 /**
  * A payment that came back and whose recipient does not answer: held, then carried forward whole, so that its batch
  * is settled and its window can be closed, the balance waiting for the recipient's next statement.
  */
 
-let t: TestDatabase;
 let db: Db;
 
-beforeAll(async () => {
-  t = await createProfilesDatabase(GAME);
-  db = t.db;
-  await seedProfiles(db);
-});
-
-afterAll(async () => {
-  await t?.drop();
+setUpPaymentsDatabase((database) => {
+  db = database;
 });
 
 describe("a returned payment", () => {

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import type { Db } from "@/db";
 import { approvePayoutBatch } from "@/lib/payouts/batch-approval";
 import { approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
@@ -6,6 +7,8 @@ import { changePayoutDetails, type ProfileActing } from "@/lib/profiles/profiles
 import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
 import { monthWindow } from "@/lib/time";
 import { GAME, insertSnapshot, web } from "../payouts/fixtures";
+import { createProfilesDatabase } from "../profiles/support";
+import type { TestDatabase } from "../support/db";
 
 /** People and details the payment-flow tests share. */
 
@@ -72,4 +75,19 @@ export async function statesOf(db: Db, batchId: string): Promise<Record<number, 
     .where("batch_id", "=", batchId)
     .execute();
   return Object.fromEntries(rows.map((r) => [Number(r.recipient_player_id), r.state]));
+}
+
+/**
+ * A database of the test file's own with the game and the payout profiles of seedProfiles, then `more` (a batch, a
+ * setting), dropped after the file; `ready` is given the database first.
+ */
+export function setUpPaymentsDatabase(ready: (db: Db) => void, more: (db: Db) => Promise<void> = async () => {}): void {
+  let t: TestDatabase | undefined;
+  beforeAll(async () => {
+    t = await createProfilesDatabase(GAME);
+    ready(t.db);
+    await seedProfiles(t.db);
+    await more(t.db);
+  });
+  afterAll(async () => t?.drop());
 }

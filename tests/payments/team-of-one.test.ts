@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { returnPayment } from "@/lib/payments/returns";
@@ -6,10 +6,8 @@ import { markStatementsPaid } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { changePayoutDetails, reviewPayoutChange } from "@/lib/profiles/profiles";
-import { createProfilesDatabase } from "../profiles/support";
 import { actor, GAME, web } from "../payouts/fixtures";
-import type { TestDatabase } from "../support/db";
-import { approvedBatch, finance, paypal, preparer, seedProfiles, statesOf } from "./support";
+import { approvedBatch, finance, paypal, preparer, statesOf, setUpPaymentsDatabase } from "./support";
 
 /**
  * A studio with one finance user switches the two-person rule off: that person then reviews their own change of
@@ -17,20 +15,17 @@ import { approvedBatch, finance, paypal, preparer, seedProfiles, statesOf } from
  * With the rule on each needs a second person (tests/payments/payment-bars.test.ts and the returns tests).
  */
 
-let t: TestDatabase;
 let db: Db;
 const alone = { actor: preparer, role: "finance" as const, via: "web" as const };
 
-beforeAll(async () => {
-  t = await createProfilesDatabase(GAME);
-  db = t.db;
-  await seedProfiles(db);
-  await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
-});
-
-afterAll(async () => {
-  await t?.drop();
-});
+setUpPaymentsDatabase(
+  (database) => {
+    db = database;
+  },
+  async () => {
+    await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
+  },
+);
 
 describe("the two-person rule switched off", () => {
   it("[finance] lets the one finance user review their own change of payout details", async () => {
