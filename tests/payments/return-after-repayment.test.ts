@@ -263,17 +263,27 @@ describe("money back for a first filing after a payment by hand was recorded as 
 });
 
 describe("a return planned before the statement was paid anew by hand", () => {
-  it("[finance] is refused when applied, leaving the new payment recorded", async () => {
-    // Recipient 5's earlier payment came back (above); checked with them, they are paid again.
-    const december = await approvedBatch(db, "2025-12", { 5: "30.00" }, [[5, "payment_returned"]]);
+  it("[finance] is refused when applied, leaving the new payment recorded and saying what was applied", async () => {
+    // Recipient 5's earlier payment came back (above); checked with them, they are paid again, with recipient 4.
+    const december = await approvedBatch(db, "2025-12", { 4: "20.00", 5: "30.00" }, [
+      [4, "payment_returned"],
+      [5, "payment_returned"],
+    ]);
     const fileA = await paypalFile(december);
     expect(
       (await apply(await report(fileA, [[5, "TX-A", "SUCCESS", "-30.00"]], december), december)).applied.paid,
     ).toBe(1);
-    // The provider's report of its return is read (and judged: it undoes TX-A)…
-    const text = await report(fileA, [[5, "TX-AR", "RETURNED", "-30.00"]], december);
+    // The provider's next report, of recipient 4's payment and of 5's return, is read (the return undoes TX-A)…
+    const text = await report(
+      fileA,
+      [
+        [4, "TX-B", "SUCCESS", "-20.00"],
+        [5, "TX-AR", "RETURNED", "-30.00"],
+      ],
+      december,
+    );
     const plan = await planResults(db, { gameId: GAME, batchId: december, format: "paypal", text });
-    expect(plan.lines.map((l) => l.verdict)).toEqual(["return"]);
+    expect(plan.lines.map((l) => l.verdict)).toEqual(["pay", "return"]);
     // …while someone records that return by hand and another pays the recipient again by bank.
     const statement = await statementOf(5, december);
     await returnPayment(db, { gameId: GAME, statementId: statement.id, reason: "PayPal sent it back" }, web(third));
@@ -291,8 +301,11 @@ describe("a return planned before the statement was paid anew by hand", () => {
     );
     await expect(applyPlan(db, { gameId: GAME, batchId: december, plan }, web(approver))).rejects.toMatchObject({
       code: "CONFLICT",
-      message: expect.stringMatching(/^The payment recorded on 1 statement changed since the results were read/),
+      message: expect.stringMatching(
+        /^1 payment recorded as paid before this stopped: The payment recorded on 1 statement changed since the /,
+      ),
     });
     expect(await statementOf(5, december)).toMatchObject({ state: "paid", payment_reference: "WIRE-5-AGAIN" });
+    expect(await statementOf(4, december)).toMatchObject({ state: "paid", payment_reference: "TX-B" });
   });
 });
