@@ -18,6 +18,7 @@ import { countOf } from "@/lib/format";
 import { formatUsd, money } from "@/lib/money";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { iteratePayoutStatements, listLedgerEntries, type PayoutStatement } from "@/lib/payouts/ledger";
+import { listPayoutBatches } from "@/lib/payouts/statements";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { parseInstant } from "@/lib/time";
 import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
@@ -51,11 +52,12 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
   for await (const s of iteratePayoutStatements(db, { gameId: game.id, recipientPlayerId: playerId })) {
     if (s.batchStatus !== "discarded") statements.push(s);
   }
-  const [windows, entries, events, invariant] = await Promise.all([
+  const [windows, entries, events, invariant, batches] = await Promise.all([
     listRecipientWindows(db, { gameId: game.id, recipientPlayerId: playerId }),
     listLedgerEntries(db, { gameId: game.id, recipientPlayerId: playerId }),
     listStatementEvents(db, { gameId: game.id, recipientPlayerId: playerId, limit: 100 }),
     checkLedgerInvariant(db, { gameId: game.id, recipientPlayerId: playerId }),
+    listPayoutBatches(db, { gameId: game.id }),
   ]);
   // A recipient with a payout profile and nothing earned yet (details imported ahead) has a page: its changes are
   // reviewed there.
@@ -65,10 +67,16 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
   const name = latest?.playerName ?? statements.at(-1)?.playerName ?? null;
   const email = latest?.playerEmail ?? statements.at(-1)?.playerEmail ?? null;
   const row = invariant.rows[0];
+  const keyOf = (w: { startMs: number; endMs: number }) => `${isoSeconds(w.startMs)}|${isoSeconds(w.endMs)}`;
   const batchWindows = new Set(statements.map((s) => `${s.windowStart}|${s.windowEnd}`));
-  const unprepared = windows.filter(
-    (w) => !batchWindows.has(`${isoSeconds(w.window.startMs)}|${isoSeconds(w.window.endMs)}`),
-  );
+  // A live batch of the window, built on an earlier version that did not name this recipient: not "not yet reviewed".
+  const liveBatches = new Map(batches.map((b) => [`${b.windowStart}|${b.windowEnd}`, b]));
+  const notInBatch = windows.filter((w) => !batchWindows.has(keyOf(w.window)));
+  const unprepared = notInBatch.filter((w) => !liveBatches.has(keyOf(w.window)));
+  const leftOut = notInBatch.flatMap((w) => {
+    const batch = liveBatches.get(keyOf(w.window));
+    return batch ? [{ ...w, batchVersion: batch.snapshotVersion }] : [];
+  });
   const sortedEntries = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.entryId.localeCompare(b.entryId));
   let running = money("0");
   const withBalance = sortedEntries.map((e) => {
@@ -187,6 +195,27 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                 <span>
                   net <Money value={w.netAttributedUsd} currency="USD" /> ({w.renewalCount} renewals, snapshot v
                   {w.snapshotVersion})
+                </span>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
+
+      {leftOut.length > 0 ? (
+        <Card
+          title="Windows whose batch leaves this recipient out"
+          description="The batch was built on a snapshot version that did not name them; a newer one does."
+          flush
+          className="mb-5"
+        >
+          <ul className="divide-y divide-line text-sm">
+            {leftOut.map((w) => (
+              <li key={w.snapshotId} className="flex flex-wrap gap-x-3 px-4 py-2">
+                <TextLink href={windowHref(w.window)}>{windowLabel(w.window)}</TextLink>
+                <span>
+                  net <Money value={w.netAttributedUsd} currency="USD" /> in snapshot v{w.snapshotVersion}; the batch
+                  pays from v{w.batchVersion}
                 </span>
               </li>
             ))}

@@ -53,7 +53,8 @@ export default async function RefundAttemptPage({ params }: Props) {
       <>
         <PageHeader title="Refund" breadcrumbs={crumbs} />
         <EmptyState title="No such refund">
-          There is no refund attempt {id} for {game.name}.
+          There is no refund attempt {id} for {game.name}. One made for another game (the audit log lists every game's)
+          opens once that game is selected in the sidebar.
         </EmptyState>
       </>
     );
