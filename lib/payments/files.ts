@@ -22,7 +22,7 @@ import { writeGenericFiles } from "./formats/generic";
 import { pain001MessageStem, writePain001Files } from "./formats/pain001";
 import { writePaypalFiles } from "./formats/paypal";
 import { type PayableItem, PaymentFileError, type WrittenFile } from "./formats/types";
-import { writeWiseFiles } from "./formats/wise";
+import { wiseReference, writeWiseFiles } from "./formats/wise";
 import { type Candidate, isPaymentBar, itemFor } from "./items";
 import { paymentReference } from "./reference";
 import type { CreatePaymentFileInput, FileMethod } from "./schemas";
@@ -185,8 +185,11 @@ export async function createPaymentFiles(
           const own = row?.providerReference ?? paymentReference({ gameId: params.gameId, month, statementId: c.id });
           // Filed again, it is sent under a reference of this filing (lib/payments/reference.ts).
           const filing = Number(row?.filings ?? 0) + 1;
-          const reference =
+          const filed =
             filing === 1 ? own : paymentReference({ gameId: params.gameId, month, statementId: c.id, filing });
+          // Wise passes on a USD reference of 10 characters at most: the row sends (and the item keeps) a short one.
+          const currency = details.get(recipientPlayerId)?.currency ?? "USD";
+          const reference = params.method === "wise" ? wiseReference(filed, currency) : filed;
           statementReference.set(reference, own);
           const open = s.flags ? openFlagsOf(s.flags, recipientPlayerId, c.recipient_flags) : [];
           const candidate: Candidate = {

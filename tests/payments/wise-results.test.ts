@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "csv-parse/sync";
 import type { Db } from "@/db";
+import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
 import { changePayoutDetails } from "@/lib/profiles/profiles";
@@ -75,13 +77,25 @@ describe("a Wise file", () => {
       { amount_usd: "60.00", amount_currency: "55.20" },
       { amount_usd: "70.00", amount_currency: "64.40" },
     ]);
-    const statements = await db
-      .selectFrom("payout_statement")
-      .select(["recipient_player_id", "provider_reference"])
-      .where("batch_id", "=", batchId)
+    // What each row sent: Wise passes on at most 10 characters of a USD reference, 35 of a EUR one.
+    const sent = await db
+      .selectFrom("payment_file_item as i")
+      .innerJoin("payout_statement as s", "s.id", "i.statement_id")
+      .select(["s.recipient_player_id", "s.provider_reference", "i.reference", "i.currency"])
+      .where("s.batch_id", "=", batchId)
       .execute();
-    for (const s of statements) refs.set(Number(s.recipient_player_id), s.provider_reference ?? "");
-    expect([...refs.values()].every((r) => r.length > 0)).toBe(true);
+    for (const s of sent) refs.set(Number(s.recipient_player_id), s.reference);
+    for (const s of sent) {
+      if (s.currency === "USD") {
+        expect(s.reference).toMatch(/^[0-9A-HJKMNP-TV-Z]{10}$/);
+        expect(s.provider_reference?.split("-").at(-1)?.startsWith(s.reference)).toBe(true);
+      } else expect(s.reference).toBe(s.provider_reference);
+    }
+    const csv = await Promise.all(
+      files.map(async (f) => (await downloadPaymentFile(db, { gameId: GAME, fileId: f.id }, web(approver))).content),
+    );
+    const usdRows = parse(csv[1] ?? "", { columns: true }) as Record<string, string>[];
+    expect(usdRows.map((r) => r.paymentReference).sort()).toEqual([refs.get(1), refs.get(2)].sort());
   });
 });
 

@@ -1,7 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { items } from "@/tests/payments/items";
-import { readWiseResults, writeWiseFiles } from "./wise";
+import { readWiseResults, writeWiseFiles, wiseReference } from "./wise";
 
 /**
  * Read as Wise documents its batch template: a header row whose names are the template's (name, recipientEmail,
@@ -153,5 +153,14 @@ describe("Wise results", () => {
       ["R-2", "9.20", "EUR", null],
       ["R-3", "9.59", "USD", "0.41"],
     ]);
+  });
+});
+
+describe("wiseReference", () => {
+  it("sends the first 10 characters of the code for USD, Wise's limit there, and the whole reference for EUR", () => {
+    expect(wiseReference("STARQUEST-202610-7K3M9Q2XWD4B", "USD")).toBe("7K3M9Q2XWD");
+    expect(wiseReference("STARQUEST-202610-7K3M9Q2XWD4B", "EUR")).toBe("STARQUEST-202610-7K3M9Q2XWD4B");
+    expect(wiseReference("G-2026-7K3M9Q", "GBP")).toBe("G-2026-7K3M9Q");
+    expect(wiseReference("STARQUEST-202610-7K3M9Q2XWD4B", "GBP")).toBe("7K3M9Q2XWD4B");
   });
 });

@@ -20,6 +20,24 @@ import { byCurrency, csvParts, type PayableItem, PaymentFileError, validateItems
  */
 export const WISE_MAX_ROWS = 1000;
 
+/**
+ * The longest paymentReference Wise passes on for a target currency (wise.com help, tips for paying invoices: USD 10
+ * characters, sent with the ACH or Swift transfer; EUR 35; GBP 18). The desk pays Wise rows in USD or EUR.
+ */
+export const WISE_REFERENCE_LIMITS: Readonly<Record<string, number>> = { USD: 10, EUR: 35, GBP: 18 };
+
+/**
+ * The reference a Wise row sends: the payment reference when it fits the currency's limit, else the first characters
+ * of its code (lib/payments/reference.ts; 10 of Crockford base-32, 50 bits), which the file item keeps so that Wise's
+ * results, naming what was sent, are matched back.
+ */
+export function wiseReference(reference: string, currency: string): string {
+  const limit = WISE_REFERENCE_LIMITS[currency] ?? 35;
+  if (reference.length <= limit) return reference;
+  const code = reference.slice(reference.lastIndexOf("-") + 1);
+  return code.slice(0, limit);
+}
+
 const BASE_HEADER = [
   "name",
   "recipientEmail",
