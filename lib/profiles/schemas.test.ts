@@ -58,6 +58,22 @@ describe("details a payment file can carry", () => {
     expect(yen.success).toBe(true);
   });
 
+  it("a euro account holder is refused where SEPA would drop letters or cut the name, not sent changed unseen", () => {
+    const holder = (accountHolder: string) =>
+      refusals(payoutDetailsInputSchema.safeParse({ ...bank, accountHolder, bankCountry: "DE" })) ?? [];
+    expect(holder("Иван Smith")).toEqual([
+      "accountHolder: has letters outside the Latin alphabet, which a euro transfer cannot carry: write the whole " +
+        "name as the bank has it in Latin",
+    ]);
+    const long = "Maximilian Alexander Friedrich von und zu Hohenzollern-Brandenburg Schmidt";
+    expect(long.length).toBeGreaterThan(70);
+    expect(holder(long)).toEqual([
+      "accountHolder: must be at most 70 characters as a euro transfer writes it (the bank's short form of the name)",
+    ]);
+    // Accents, ß and Ø are spelled in Latin: nothing lost.
+    expect(holder("Zoë Weiß-Øster")).toEqual([]);
+  });
+
   it("refuses control characters and direction overrides in a name, and an email longer than 127", () => {
     for (const name of ["Ada\u0000Lovelace", "Ada \u202eecalevoL"]) {
       const parsed = payoutDetailsInputSchema.safeParse({ ...bank, accountHolder: name, bankCountry: "DE" });

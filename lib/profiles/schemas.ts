@@ -1,7 +1,7 @@
 import { electronicFormatIBAN, getCountrySpecifications, isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
 import { parseInstant } from "@/core/time";
-import { sepaText } from "@/lib/payments/formats/sepa-text";
+import { sepaLosesLetters, sepaText } from "@/lib/payments/formats/sepa-text";
 
 /**
  * A payout profile's inputs. Every format check stops the field (`abort: true`) before a refinement that assumes
@@ -123,12 +123,18 @@ function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): 
       });
   }
   const holder = v.accountHolder;
-  if (v.method === "bank_transfer" && v.currency === "EUR" && typeof holder === "string" && sepaText(holder, 70) === "")
-    ctx.addIssue({
-      code: "custom",
-      path: ["accountHolder"],
-      message: "must hold Latin letters or digits for a euro transfer (write the name as the bank has it in Latin)",
-    });
+  if (v.method !== "bank_transfer" || v.currency !== "EUR" || typeof holder !== "string") return;
+  // A SEPA transfer carries the name in the basic Latin set, at most 70 characters: said here, never cut unseen.
+  const message =
+    sepaText(holder, 70) === ""
+      ? "must hold Latin letters or digits for a euro transfer (write the name as the bank has it in Latin)"
+      : sepaLosesLetters(holder)
+        ? "has letters outside the Latin alphabet, which a euro transfer cannot carry: write the whole name as the " +
+          "bank has it in Latin"
+        : sepaText(holder, 1000).length > 70
+          ? "must be at most 70 characters as a euro transfer writes it (the bank's short form of the name)"
+          : null;
+  if (message) ctx.addIssue({ code: "custom", path: ["accountHolder"], message });
 }
 
 const paypalSchema = z

@@ -55,6 +55,11 @@ export function sepaText(value: string, maxLength: number): string {
   return out.slice(0, maxLength).replace(/\/+$/, "").trim();
 }
 
+/** Whether transliterating `value` (sepaText) drops letters: letters of another script become spaces, unseen. */
+export function sepaLosesLetters(value: string): boolean {
+  return /[^\P{L}A-Za-z]/u.test(value.replace(SPELLED_PATTERN, (ch) => SPELLED[ch] ?? " ").normalize("NFD"));
+}
+
 export function isSepaText(value: string): boolean {
   return ALLOWED_TEXT.test(value) && !value.startsWith("/") && !value.endsWith("/") && !value.includes("//");
 }
