@@ -214,6 +214,8 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   await make.getByLabel(/^USD→EUR rate/).fill("0.92345");
   // The rate read both ways as it is typed: one typed the ECB's way round (USD for one EUR) would show itself.
   await expect(make.getByText("USD 100.00 is paid as EUR 92.35: 1 EUR = 1.0829 USD at this rate.")).toBeVisible();
+  await expect(make.getByText(/^SEPA files pay from Payout Desk Demo Ltd, IBAN ••••3000/)).toBeVisible();
+  await shoot(page, "finance-payment-file-sepa-rate");
   await make.getByLabel(/^Rate source/).fill("ECB reference rate 2026-06-01");
   await make.getByRole("button", { name: "Make payment file" }).click();
   // Nothing payable is left, so the form is no longer offered; the file is listed.
@@ -231,6 +233,18 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   expect(Number(audits[0]?.n)).toBeGreaterThanOrEqual(2);
   expect(Object.values(await statesOf()).filter((s) => s === "in_payment")).toHaveLength(5);
   await shoot(page, "finance-payment-files-listed");
+  // Cancelling a downloaded file: the dialog says who downloaded it, as it may have been uploaded. Kept here.
+  await page.reload();
+  const paypalRow = files.getByRole("row").filter({ hasText: /paypal/i });
+  await expect(paypalRow).toContainText("downloaded 1 time");
+  await paypalRow.getByRole("button", { name: "Cancel…" }).click();
+  const cancel = page.getByRole("dialog");
+  await expect(cancel).toContainText(
+    /Downloaded 1 time, last by finance@e2e\.test on .*: make sure it was not uploaded/,
+  );
+  await shoot(page, "finance-payment-file-cancel-dialog");
+  await cancel.getByRole("button", { name: "Keep it" }).click();
+  await expect(cancel).toHaveCount(0);
 });
 
 test("[finance] imports results after a dry run: two paid and one rejected by PayPal, the bank pays both", async ({
