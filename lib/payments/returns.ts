@@ -4,6 +4,7 @@ import { formatUsd } from "@/core/money";
 import type { Db, DbOrTrx } from "@/db";
 import { getPaidBy, getStatementPayment, insertPaymentReturns, type NewPaymentReturn } from "@/db/queries/payment-flow";
 import { AppError } from "@/lib/errors";
+import { readPayoutSettings } from "@/lib/payouts/settings";
 import { type Changed, transition } from "@/lib/payouts/transition";
 
 /**
@@ -47,7 +48,7 @@ export async function paymentsBeforeReturn(
 export function returnRows(
   changed: readonly Changed[],
   before: Map<string, PaymentBefore>,
-  batchId: string,
+  batch: { id: string; at: Date },
   gameId: string,
   as: ActingAs,
   why: (c: Changed) => { reason: string; fileId: string | null; resultId: string | null },
@@ -56,7 +57,7 @@ export function returnRows(
     const paid = before.get(c.id);
     return {
       gameId,
-      batchId,
+      batchId: batch.id,
       statementId: c.id,
       recipientPlayerId: c.recipient_player_id,
       kind: "returned",
@@ -70,6 +71,7 @@ export function returnRows(
       actorId: as.actor?.id ?? null,
       actorEmail: as.actor?.email ?? null,
       via: as.via,
+      at: batch.at,
     };
   });
 }
@@ -95,22 +97,27 @@ export async function returnPayment(
       gameId: params.gameId,
       batchId: statement.batch_id,
       statements: [params.statementId],
-      check: async ({ trx, changed, statements, batch }) => {
+      check: async ({ trx, changed, statements }) => {
         if (changed.length === 0)
           throw new AppError("CONFLICT", `The statement is ${statements[0]?.state ?? "gone"}, not paid.`);
         before = await paymentsBeforeReturn(trx, params.gameId, changed);
-        // A team of one (the rule off when the batch was approved) records its own payment's return.
-        if (batch.two_person_rule && before.get(params.statementId)?.paidById === actorId)
+        // Bound to the person: the rule in force now (a team of one, the rule off, records its own payment's return).
+        const { twoPersonRule } = await readPayoutSettings(trx);
+        if (twoPersonRule && before.get(params.statementId)?.paidById === actorId)
           throw new AppError(
             "FORBIDDEN",
             "Two-person rule: you recorded this payment, so another finance user records it as returned.",
           );
       },
       eventDetail: () => ({ reason }),
-      apply: async ({ trx, changed, batch }) => {
+      apply: async ({ trx, changed, batch, now }) => {
         await insertPaymentReturns(
           trx,
-          returnRows(changed, before, batch.id, params.gameId, as, () => ({ reason, fileId: null, resultId: null })),
+          returnRows(changed, before, { id: batch.id, at: now }, params.gameId, as, () => ({
+            reason,
+            fileId: null,
+            resultId: null,
+          })),
         );
       },
       audit: () => ({ detail: { statementId: params.statementId, reason, ...before.get(params.statementId) } }),

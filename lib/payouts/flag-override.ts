@@ -123,7 +123,8 @@ async function overrideOn(
     target = open[0];
   }
   if (!target) throw new AppError("CONFLICT", "This flag is not raised on this batch.");
-  if (await twoPersonRuleFor(trx, batch)) await refuseOwnDetails(trx, params.gameId, target, as);
+  // Bound to the person, not the batch: the rule in force now (a team that has grown is bound by it at once).
+  if ((await readPayoutSettings(trx)).twoPersonRule) await refuseOwnDetails(trx, params.gameId, target, as);
   await insertFlagOverride(trx, {
     batchId: batch.id,
     gameId: params.gameId,
@@ -150,11 +151,6 @@ export async function enteredTheDetails(
 ): Promise<boolean> {
   const changeId = flag.flag === "payout_details_changed" ? detailsChangeOf(flag.cause) : null;
   return changeId !== null && (await getChangeEnteredBy(db, { gameId, changeId })) === actorId;
-}
-
-/** The two-person rule binding a batch: a draft's is the setting in force now, an approved batch keeps its own. */
-export async function twoPersonRuleFor(db: DbOrTrx, batch: Pick<LockedBatch, "status" | "two_person_rule">) {
-  return batch.status === "draft" ? (await readPayoutSettings(db)).twoPersonRule : batch.two_person_rule;
 }
 
 async function refuseOwnDetails(trx: Trx, gameId: string, flag: ActiveFlag, as: ActingAs): Promise<void> {

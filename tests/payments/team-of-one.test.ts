@@ -79,3 +79,50 @@ describe("the two-person rule switched off", () => {
     expect(await statesOf(db, batchId)).toEqual({ 6: "in_payment" });
   });
 });
+
+describe("the two-person rule for what a person did, read as it is now", () => {
+  const setRule = (twoPersonRule: boolean) =>
+    savePayoutSettings(db, { twoPersonRule, minPayoutUsd: "10.00" }, actor("admin"));
+
+  it("[finance] binds the person by the rule in force now, not the one a batch was approved under", async () => {
+    // Approved under the rule, then the team shrinks to one and switches it off: the one person records the return.
+    await setRule(true);
+    const before = await approvedBatch(db, "2026-09", { 4: "30.00" });
+    await markStatementsPaid(
+      db,
+      { gameId: GAME, batchId: before, paidOn: "2026-10-01", method: "bank_transfer", reference: "WIRE-4" },
+      web(preparer),
+    );
+    await setRule(false);
+    const paid = await db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("batch_id", "=", before)
+      .executeTakeFirstOrThrow();
+    await returnPayment(db, { gameId: GAME, statementId: paid.id, reason: "Bank sent it back" }, web(preparer));
+    expect(await statesOf(db, before)).toEqual({ 4: "returned" });
+
+    // Approved with the rule off, then a second finance user joins and it is switched on: the first details one of
+    // them enters after approval are confirmed by the other.
+    const after = await approvedBatch(db, "2026-10", { 7: "30.00" }, [[7, "no_payout_method"]]);
+    await setRule(true);
+    try {
+      await changePayoutDetails(db, { gameId: GAME, playerId: 7, input: paypal("p7@example.com") }, finance);
+      await expect(
+        overrideFlag(
+          db,
+          {
+            gameId: GAME,
+            batchId: after,
+            flag: "payout_details_changed",
+            recipientPlayerId: 7,
+            reason: "the creator sent this address",
+          },
+          web(preparer),
+        ),
+      ).rejects.toThrow(/Two-person rule: you entered these payout details/);
+    } finally {
+      await setRule(false);
+    }
+  });
+});

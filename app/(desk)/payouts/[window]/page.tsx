@@ -265,7 +265,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
         <PaymentFilesSection
           db={db}
           gameId={game.id}
-          batch={{ id: batch.id, status: batch.status, twoPersonRule: batch.twoPersonRule }}
+          batch={{ id: batch.id, status: batch.status }}
+          twoPersonRule={settings.twoPersonRule}
           today={today}
           userEmail={user.email}
         />

@@ -47,8 +47,9 @@ const METHOD_LABELS: Record<string, string> = { paypal: "PayPal", wise: "Wise", 
 export async function PaymentFilesSection(props: {
   db: Db;
   gameId: string;
-  /** `twoPersonRule`: the rule the batch was approved under. */
-  batch: { id: string; status: PayoutBatchStatus; twoPersonRule: boolean };
+  batch: { id: string; status: PayoutBatchStatus };
+  /** The two-person rule in force now: a payment's return is then recorded by someone other than who recorded it. */
+  twoPersonRule: boolean;
   today: string;
   /** Who is looking: a payment they recorded is returned by another finance user (two-person rule). */
   userEmail: string;
@@ -65,7 +66,7 @@ export async function PaymentFilesSection(props: {
   const live = files.filter((f) => f.status === "live");
   const canMake = batch.status === "approved" && payable > 0;
   // Under the two-person rule a payment is recorded as returned by someone other than who recorded it.
-  const returnable = batch.twoPersonRule ? paid.filter((s) => s.stateChangedBy !== props.userEmail) : paid;
+  const returnable = props.twoPersonRule ? paid.filter((s) => s.stateChangedBy !== props.userEmail) : paid;
   const mine = paid.length - returnable.length;
   return (
     <Panel

@@ -111,7 +111,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
     : [];
   // Details this person entered are confirmed by someone else: no override is offered to them.
   const ownDetails = new Set<string>();
-  if (context?.twoPersonRule)
+  if (settings.twoPersonRule)
     for (const flag of openFlags)
       if (await enteredTheDetails(db, game.id, flag, user.id)) ownDetails.add(`${flag.flag}:${flag.cause}`);
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
@@ -165,7 +165,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 today={today}
               />
               {statement.state === "paid" ? (
-                statement.stateChangedBy === user.email && context?.twoPersonRule ? (
+                statement.stateChangedBy === user.email && settings.twoPersonRule ? (
                   <span className="text-xs text-ink-muted">
                     You recorded this payment: another finance user records it as returned.
                   </span>
