@@ -193,6 +193,8 @@ export type NewPaymentReturn = {
   actorId: string | null;
   actorEmail: string | null;
   via: string;
+  /** When: the transition's time, on the database's clock (lib/payouts/transition.ts). */
+  at: Date;
 };
 
 export async function insertPaymentReturns(db: DbOrTrx, rows: readonly NewPaymentReturn[]): Promise<void> {

@@ -175,7 +175,7 @@ export async function applyPlan(
           statements: [...reject.keys()],
           check: ({ changed }) => refuseMovedStatements(reject, changed),
           eventDetail: (c) => detail(line(reject, c.id)),
-          apply: async ({ trx, changed, batch }) => {
+          apply: async ({ trx, changed, batch, now }) => {
             const lines = changed.map((c) => line(reject, c.id));
             await recordLines(trx, gameId, plan, lines);
             const ids = await resultIds(trx, lines);
@@ -201,6 +201,7 @@ export async function applyPlan(
                   actorId: as.actor?.id ?? null,
                   actorEmail: as.actor?.email ?? null,
                   via: as.via,
+                  at: now,
                 };
               }),
             );
@@ -228,13 +229,13 @@ export async function applyPlan(
             refuseOtherPayments(ret, changed, before);
           },
           eventDetail: (c) => detail(line(ret, c.id)),
-          apply: async ({ trx, changed, batch }) => {
+          apply: async ({ trx, changed, batch, now }) => {
             const lines = changed.map((c) => line(ret, c.id));
             await recordLines(trx, gameId, plan, lines);
             const ids = await resultIds(trx, lines);
             await insertPaymentReturns(
               trx,
-              returnRows(changed, before, batch.id, gameId, as, (c) => {
+              returnRows(changed, before, { id: batch.id, at: now }, gameId, as, (c) => {
                 const l = line(ret, c.id);
                 return {
                   reason: l.reason?.trim() || `returned by the provider (${l.result.rawStatus})`,

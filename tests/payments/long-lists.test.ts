@@ -52,7 +52,7 @@ describe("payment queries over 70,000 ids", () => {
     expect(await listSealedDetails(db, { gameId: GAME, playerIds: players })).toEqual([]);
   });
 
-  it("records 5,000 returns at once (17 values each)", async () => {
+  it("records 5,000 returns at once (18 values each)", async () => {
     const statement = await db
       .selectFrom("payout_statement")
       .select(["id", "recipient_player_id"])
@@ -76,6 +76,7 @@ describe("payment queries over 70,000 ids", () => {
       actorId: null,
       actorEmail: null,
       via: "web",
+      at: new Date(),
     };
     await insertPaymentReturns(
       db,
