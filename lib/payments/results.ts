@@ -62,7 +62,12 @@ export async function importResults(
     plan,
   };
   if (params.dryRun) return { ...base, applied: { paid: 0, rejected: 0, returned: 0, pending: 0 } };
-  const applied = await applyPlan(db, { gameId: params.gameId, batchId: params.batchId, plan }, as);
-  await completeSettledFiles(db, { gameId: params.gameId, batchId: params.batchId });
-  return { ...base, applied };
+  try {
+    const applied = await applyPlan(db, { gameId: params.gameId, batchId: params.batchId, plan }, as);
+    return { ...base, applied };
+  } finally {
+    // Also when a later step was refused after an earlier one committed: a file settled whole is completed (offered
+    // for the record only), not left live to be uploaded again.
+    await completeSettledFiles(db, { gameId: params.gameId, batchId: params.batchId });
+  }
 }
