@@ -63,6 +63,13 @@ export function refuseReportOfFile(r: WholeFileReport, files: readonly SepaFileO
         "INVALID_INPUT",
         `The bank rejected the whole ${which} (${said}), which is cancelled here already: nothing to do.`,
       );
+    if (file?.status === "completed")
+      throw new AppError(
+        "INVALID_INPUT",
+        `The bank reports the whole ${which} rejected (${said}), but every payment in it already has its result ` +
+          "here: nothing is changed. Ask the bank which is right; a payment it did not make is recorded as returned " +
+          "on its statement.",
+      );
     throw new AppError(
       "INVALID_INPUT",
       `The bank rejected the whole ${which} (${said}) and lists no transaction: nothing was paid. Cancel ` +
@@ -70,6 +77,13 @@ export function refuseReportOfFile(r: WholeFileReport, files: readonly SepaFileO
         "make a new one.",
     );
   }
+  if (file?.status === "cancelled" && blocks.some((b) => b.status === "ACSC" || b.status === "ACCC"))
+    throw new AppError(
+      "INVALID_INPUT",
+      `The bank reports the whole ${which} settled (${said}), but it was cancelled here: its statements were made ` +
+        "payable again and may have been paid since, so its recipients may be paid twice. Nothing is applied: check " +
+        "each statement of the file, and record what the bank paid as paid by hand with its reference.",
+    );
   if (blocks.some((b) => b.status === "ACSC" || b.status === "ACCC"))
     throw new AppError(
       "INVALID_INPUT",

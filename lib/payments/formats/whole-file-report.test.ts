@@ -60,6 +60,15 @@ describe("a status report naming no transaction", () => {
     );
   });
 
+  it("says a settlement of a file cancelled here may pay twice; a rejection of a settled one changes nothing", () => {
+    expect(judge(report("ACSC"), [{ ...ours, status: "cancelled" }])).toThrow(
+      /settled \(ACSC\), but it was cancelled here: .* may be paid twice\. Nothing is applied/,
+    );
+    expect(judge(report("RJCT"), [{ ...ours, status: "completed" }])).toThrow(
+      /rejected \(RJCT\), but every payment in it already has its result here: nothing is changed/,
+    );
+  });
+
   it("refuses a settlement of the whole file, saying how to record its payments", () => {
     expect(judge(report("ACSC"))).toThrow(
       new RegExp(
