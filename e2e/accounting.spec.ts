@@ -185,3 +185,16 @@ test("[viewer] downloads the audit log with the page's filters", async ({ page }
   await page.getByLabel("For a spreadsheet app").check();
   await expect(link).toHaveAttribute("href", "/api/audit/export?action=payouts.window_close&bom=1");
 });
+
+test("[finance] a download from a page of another game than the one selected now is refused, in the app", async ({
+  page,
+}) => {
+  await signIn(page, "finance");
+  // A payee totals link of a page drawn before the game was switched in another tab.
+  await page.goto("/api/payee-totals?year=2026&game=another-game");
+  await expect(page).toHaveURL(/\/download-refused\?game=another-game$/);
+  await expect(page.getByRole("heading", { name: "Nothing was downloaded", level: 1 })).toBeVisible();
+  await expect(page.getByText(/switched to Demo Game in another tab/)).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Payouts" })).toBeVisible();
+  await shoot(page, "finance-download-refused");
+});

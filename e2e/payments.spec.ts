@@ -395,16 +395,3 @@ test("[finance] no page or export but the payment file shows an IBAN", async ({ 
   expect(bodies.length).toBeGreaterThan(4);
   for (const body of bodies) for (const iban of IBANS) expect(body).not.toContain(iban);
 });
-
-test("[finance] a download from a page of another game than the one selected now is refused, in the app", async ({
-  page,
-}) => {
-  await signIn(page, "finance");
-  // A payee totals link of a page drawn before the game was switched in another tab.
-  await page.goto("/api/payee-totals?year=2026&game=another-game");
-  await expect(page).toHaveURL(/\/download-refused\?game=another-game$/);
-  await expect(page.getByRole("heading", { name: "Nothing was downloaded", level: 1 })).toBeVisible();
-  await expect(page.getByText(/switched to Demo Game in another tab/)).toBeVisible();
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Payouts" })).toBeVisible();
-  await shoot(page, "finance-download-refused");
-});

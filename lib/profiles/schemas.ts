@@ -129,8 +129,8 @@ function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): 
     sepaText(holder, 70) === ""
       ? "must hold Latin letters or digits for a euro transfer (write the name as the bank has it in Latin)"
       : sepaLosesLetters(holder)
-        ? "has letters outside the Latin alphabet, which a euro transfer cannot carry: write the whole name as the " +
-          "bank has it in Latin"
+        ? "has letters of another alphabet, which a euro transfer cannot carry: write the whole name as the bank has " +
+          "it in Latin letters"
         : sepaText(holder, 1000).length > 70
           ? "must be at most 70 characters as a euro transfer writes it (the bank's short form of the name)"
           : null;

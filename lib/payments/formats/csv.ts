@@ -40,7 +40,7 @@ export class CsvUnreadableError extends Error {
  * would have slipped into the next column, and a record of empty cells is skipped.
  */
 export function readCsv(text: string, options: { strict?: boolean } = {}): CsvRecord[] {
-  refuseOtherEncodings(text);
+  refuseOtherEncodings(text, options.strict === true);
   const records = tokenise(text, options);
   // A spreadsheet in a comma-decimal locale saves "CSV" separated by semicolons (or tabs): one cell a row.
   const first = records[0]?.cells;
@@ -55,10 +55,12 @@ export function readCsv(text: string, options: { strict?: boolean } = {}): CsvRe
 
 /**
  * Text read from a file that is not UTF-8 (Windows-1252 from a spreadsheet, UTF-16) holds replacement characters or
- * NULs where its letters were: read on, names would be stored and paid with their letters lost, unseen.
+ * NULs where its letters were: read on, names would be stored and paid with their letters lost, unseen. A strict
+ * file (names and bank details) is refused for either; a provider's results, whose references, outcomes and amounts
+ * are ASCII, only when NULs say it is UTF-16 (a reason in Windows-1252 is read with its accents lost).
  */
-function refuseOtherEncodings(text: string): void {
-  const replaced = text.indexOf("\uFFFD");
+function refuseOtherEncodings(text: string, strict: boolean): void {
+  const replaced = strict ? text.indexOf("\uFFFD") : -1;
   const nul = text.indexOf("\u0000");
   const at = replaced < 0 ? nul : nul < 0 ? replaced : Math.min(replaced, nul);
   if (at < 0) return;

@@ -19,9 +19,9 @@ describe("an amount in a results file", () => {
 });
 
 describe("a CSV file in another encoding or with other separators", () => {
-  const refusal = (text: string) => {
+  const refusal = (text: string, strict = true) => {
     try {
-      readCsv(text);
+      readCsv(text, { strict });
     } catch (error) {
       if (error instanceof CsvUnreadableError) return error.message;
       throw error;
@@ -29,7 +29,7 @@ describe("a CSV file in another encoding or with other separators", () => {
     return "read";
   };
 
-  it("refuses text that was not UTF-8 (replacement characters) or UTF-16, naming the line", () => {
+  it("refuses, in a strict file, text that was not UTF-8 (replacement characters) or UTF-16, naming the line", () => {
     // Windows-1252 "Jürgen" read as UTF-8, as a browser's file.text() or a UTF-8 read of the file gives it.
     const cp1252 = new TextDecoder("utf-8").decode(
       Buffer.from("player_id,account_holder\r\n7,J\xfcrgen\r\n", "latin1"),
@@ -38,6 +38,9 @@ describe("a CSV file in another encoding or with other separators", () => {
     const utf16 = Buffer.from("\ufeffplayer_id,account_holder\r\n", "utf16le").toString("utf8");
     expect(refusal(utf16)).toMatch(/^(UTF-16 text|text that is not UTF-8) \(save the file as CSV UTF-8\) on line 1$/);
     expect(refusal("player_id\u0000,x\r\n")).toBe("UTF-16 text (save the file as CSV UTF-8) on line 1");
+    // A provider's results: a reason in Windows-1252 is read (its accent lost); UTF-16 is still refused.
+    expect(refusal(cp1252, false)).toBe("read");
+    expect(refusal("reference\u0000,outcome\r\n", false)).toBe("UTF-16 text (save the file as CSV UTF-8) on line 1");
   });
 
   it("says a file separated by semicolons or tabs is not comma-separated, and reads UTF-8 names as written", () => {

@@ -3,8 +3,8 @@
  * SEPA bank must accept): a-z A-Z 0-9 / - ? : ( ) . , ' + and space. Text outside it is transliterated, not
  * rejected, so a name like "Zoë Łukasz-Øster" reaches the bank as "Zoe Lukasz-Oster":
  *
- * 1. a few letters that do not decompose are spelled out (ß → ss, æ → ae, ø → o, œ → oe, ł → l, đ → d,
- *    þ → th);
+ * 1. the Latin letters that do not decompose are spelled out (ß → ss, æ → ae, ø → o, œ → oe, ł → l, đ and ð → d,
+ *    þ → th, ı → i, ħ → h, ŧ → t, ŋ → n, ĸ → k, ſ → s);
  *    & becomes +, _ becomes -, typographic quotes become ';
  * 2. accented letters lose their accents (Unicode NFD, combining marks removed);
  * 3. anything still outside the set becomes a space; runs of spaces collapse; the EPC rule that a text neither
@@ -27,6 +27,17 @@ const SPELLED: Record<string, string> = {
   đ: "d",
   Þ: "TH",
   þ: "th",
+  Ð: "D",
+  ð: "d",
+  ı: "i",
+  Ħ: "H",
+  ħ: "h",
+  Ŧ: "T",
+  ŧ: "t",
+  Ŋ: "N",
+  ŋ: "n",
+  ĸ: "k",
+  ſ: "s",
   "&": "+",
   _: "-",
   "\u2018": "'",
