@@ -127,10 +127,13 @@ describe("the shared pacer", () => {
     await hundredths.down(t.db);
     for (let i = 0; i < 4; i += 1) await pacer.acquire(keys);
     const before = await sql<{ slots: string[] }>`select slots from service_pace where key = ${key}`.execute(t.db);
-    const twentieth = Number(before.rows[0]?.slots[0]);
+    // Usually one twentieth; two when the four calls crossed a slice's end (3 s) on a busy machine.
+    const twentieths = (before.rows[0]?.slots ?? []).map(Number);
+    expect(twentieths.length).toBeGreaterThan(0);
     await hundredths.up(t.db);
     const after = await sql<{ slots: string[] }>`select slots from service_pace where key = ${key}`.execute(t.db);
-    expect(after.rows[0]?.slots.map(Number)).toEqual([twentieth * 5 + 4]);
+    // Each call is counted in the last hundredth of its twentieth: it leaves the window when it left it before.
+    expect(after.rows[0]?.slots.map(Number)).toEqual(twentieths.map((n) => n * 5 + 4));
     expect(await admittedIn(t, key)).toBe(4);
     // The fifth waits until the four leave the window, as it would have before the change.
     await expect(pacer.acquire(keys)).rejects.toThrow(WOULD_WAIT);
