@@ -112,6 +112,26 @@ export async function applyPlan(
   params: { gameId: string; batchId: string; plan: ResultsPlan },
   as: ActingAs,
 ): Promise<{ paid: number; rejected: number; returned: number; pending: number }> {
+  const applied = { paid: 0, rejected: 0, returned: 0, pending: 0 };
+  // Paid, rejected and returned lines are applied in turn, each in its own transaction: a step refused after an
+  // earlier one committed says what was applied, so nobody reads the whole import as undone.
+  try {
+    await applySteps(db, params, as, applied);
+  } catch (error) {
+    throw partlyApplied(applied, error);
+  }
+  const pending = params.plan.lines.filter((l) => l.verdict === "pending");
+  if (pending.length > 0) applied.pending = await recordPending(db, params.gameId, params.plan, pending);
+  return applied;
+}
+
+/** The paid, rejected and returned lines, each a transition of its own; counts what each changed into `applied`. */
+async function applySteps(
+  db: Db,
+  params: { gameId: string; batchId: string; plan: ResultsPlan },
+  as: ActingAs,
+  applied: { paid: number; rejected: number; returned: number },
+): Promise<void> {
   const { gameId, batchId, plan } = params;
   const of = (verdict: PlanLine["verdict"]) =>
     new Map(plan.lines.filter((l) => l.verdict === verdict && l.statementId).map((l) => [l.statementId ?? "", l]));
@@ -126,136 +146,125 @@ export async function applyPlan(
   const audit = (kind: string) => (step: { changed: readonly unknown[] }) => ({
     detail: { format: plan.format, sha256: plan.sha256, [kind]: step.changed.length },
   });
-  const applied = { paid: 0, rejected: 0, returned: 0, pending: 0 };
-  // Paid, rejected and returned lines are applied in turn, each in its own transaction: a step refused after an
-  // earlier one committed says what was applied, so nobody reads the whole import as undone.
-  try {
-    const pay = of("pay");
-    if (pay.size > 0) {
-      const step = await transition(
-        db,
-        "payment_succeeded",
-        {
-          gameId,
-          batchId,
-          statements: [...pay.keys()],
-          check: ({ changed }) => refuseMovedStatements(pay, changed),
-          paymentOf: (c) => {
-            const l = line(pay, c.id);
-            return {
-              paidOn: l.paidOn ?? utcToday(),
-              method: l.method ?? "file",
-              reference: l.transactionId ?? l.reference,
-              fileId: l.fileId,
-            };
-          },
-          eventDetail: (c) => detail(line(pay, c.id)),
-          apply: ({ trx, changed }) =>
-            recordLines(
-              trx,
-              gameId,
-              plan,
-              changed.map((c) => line(pay, c.id)),
-            ),
-          audit: audit("paid"),
+  const pay = of("pay");
+  if (pay.size > 0) {
+    const step = await transition(
+      db,
+      "payment_succeeded",
+      {
+        gameId,
+        batchId,
+        statements: [...pay.keys()],
+        check: ({ changed }) => refuseMovedStatements(pay, changed),
+        paymentOf: (c) => {
+          const l = line(pay, c.id);
+          return {
+            paidOn: l.paidOn ?? utcToday(),
+            method: l.method ?? "file",
+            reference: l.transactionId ?? l.reference,
+            fileId: l.fileId,
+          };
         },
-        as,
-      );
-      applied.paid = step.changed.length;
-    }
-
-    const reject = of("reject");
-    if (reject.size > 0) {
-      const step = await transition(
-        db,
-        "payment_rejected",
-        {
-          gameId,
-          batchId,
-          statements: [...reject.keys()],
-          check: ({ changed }) => refuseMovedStatements(reject, changed),
-          eventDetail: (c) => detail(line(reject, c.id)),
-          apply: async ({ trx, changed, batch, now }) => {
-            const lines = changed.map((c) => line(reject, c.id));
-            await recordLines(trx, gameId, plan, lines);
-            const ids = await resultIds(trx, lines);
-            await insertPaymentReturns(
-              trx,
-              changed.map((c) => {
-                const l = line(reject, c.id);
-                return {
-                  gameId,
-                  batchId: batch.id,
-                  statementId: c.id,
-                  recipientPlayerId: c.recipient_player_id,
-                  kind: "rejected" as const,
-                  amountUsd: formatUsd(c.payable_usd),
-                  reason: l.reason?.trim() || `rejected by the provider (${l.result.rawStatus})`,
-                  fileId: l.fileId,
-                  resultId: ids.get(c.id) ?? null,
-                  paidAt: null,
-                  paidOn: null,
-                  paymentMethod: l.method,
-                  paymentReference: l.reference,
-                  paidById: null,
-                  actorId: as.actor?.id ?? null,
-                  actorEmail: as.actor?.email ?? null,
-                  via: as.via,
-                  at: now,
-                };
-              }),
-            );
-          },
-          audit: audit("rejected"),
-        },
-        as,
-      );
-      applied.rejected = step.changed.length;
-    }
-
-    const ret = of("return");
-    if (ret.size > 0) {
-      let before = new Map<string, PaymentBefore>();
-      const step = await transition(
-        db,
-        "return_payment",
-        {
-          gameId,
-          batchId,
-          statements: [...ret.keys()],
-          check: async ({ trx, changed }) => {
-            refuseChangedStatements(ret, changed);
-            before = await paymentsBeforeReturn(trx, gameId, changed);
-            refuseOtherPayments(ret, changed, before);
-          },
-          eventDetail: (c) => detail(line(ret, c.id)),
-          apply: async ({ trx, changed, batch, now }) => {
-            const lines = changed.map((c) => line(ret, c.id));
-            await recordLines(trx, gameId, plan, lines);
-            const ids = await resultIds(trx, lines);
-            await insertPaymentReturns(
-              trx,
-              returnRows(changed, before, { id: batch.id, at: now }, gameId, as, (c) => {
-                const l = line(ret, c.id);
-                return {
-                  reason: l.reason?.trim() || `returned by the provider (${l.result.rawStatus})`,
-                  fileId: l.fileId,
-                  resultId: ids.get(c.id) ?? null,
-                };
-              }),
-            );
-          },
-          audit: audit("returned"),
-        },
-        as,
-      );
-      applied.returned = step.changed.length;
-    }
-  } catch (error) {
-    throw partlyApplied(applied, error);
+        eventDetail: (c) => detail(line(pay, c.id)),
+        apply: ({ trx, changed }) =>
+          recordLines(
+            trx,
+            gameId,
+            plan,
+            changed.map((c) => line(pay, c.id)),
+          ),
+        audit: audit("paid"),
+      },
+      as,
+    );
+    applied.paid = step.changed.length;
   }
 
-  const pending = plan.lines.filter((l) => l.verdict === "pending");
-  if (pending.length > 0) applied.pending = await recordPending(db, gameId, plan, pending);
-  return applied;
+  const reject = of("reject");
+  if (reject.size > 0) {
+    const step = await transition(
+      db,
+      "payment_rejected",
+      {
+        gameId,
+        batchId,
+        statements: [...reject.keys()],
+        check: ({ changed }) => refuseMovedStatements(reject, changed),
+        eventDetail: (c) => detail(line(reject, c.id)),
+        apply: async ({ trx, changed, batch, now }) => {
+          const lines = changed.map((c) => line(reject, c.id));
+          await recordLines(trx, gameId, plan, lines);
+          const ids = await resultIds(trx, lines);
+          await insertPaymentReturns(
+            trx,
+            changed.map((c) => {
+              const l = line(reject, c.id);
+              return {
+                gameId,
+                batchId: batch.id,
+                statementId: c.id,
+                recipientPlayerId: c.recipient_player_id,
+                kind: "rejected" as const,
+                amountUsd: formatUsd(c.payable_usd),
+                reason: l.reason?.trim() || `rejected by the provider (${l.result.rawStatus})`,
+                fileId: l.fileId,
+                resultId: ids.get(c.id) ?? null,
+                paidAt: null,
+                paidOn: null,
+                paymentMethod: l.method,
+                paymentReference: l.reference,
+                paidById: null,
+                actorId: as.actor?.id ?? null,
+                actorEmail: as.actor?.email ?? null,
+                via: as.via,
+                at: now,
+              };
+            }),
+          );
+        },
+        audit: audit("rejected"),
+      },
+      as,
+    );
+    applied.rejected = step.changed.length;
+  }
+
+  const ret = of("return");
+  if (ret.size > 0) {
+    let before = new Map<string, PaymentBefore>();
+    const step = await transition(
+      db,
+      "return_payment",
+      {
+        gameId,
+        batchId,
+        statements: [...ret.keys()],
+        check: async ({ trx, changed }) => {
+          refuseChangedStatements(ret, changed);
+          before = await paymentsBeforeReturn(trx, gameId, changed);
+          refuseOtherPayments(ret, changed, before);
+        },
+        eventDetail: (c) => detail(line(ret, c.id)),
+        apply: async ({ trx, changed, batch, now }) => {
+          const lines = changed.map((c) => line(ret, c.id));
+          await recordLines(trx, gameId, plan, lines);
+          const ids = await resultIds(trx, lines);
+          await insertPaymentReturns(
+            trx,
+            returnRows(changed, before, { id: batch.id, at: now }, gameId, as, (c) => {
+              const l = line(ret, c.id);
+              return {
+                reason: l.reason?.trim() || `returned by the provider (${l.result.rawStatus})`,
+                fileId: l.fileId,
+                resultId: ids.get(c.id) ?? null,
+              };
+            }),
+          );
+        },
+        audit: audit("returned"),
+      },
+      as,
+    );
+    applied.returned = step.changed.length;
+  }
 }
