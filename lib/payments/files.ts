@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
+import { electronicFormatIBAN } from "ibantools";
 import type { ActingAs } from "@/core/actor";
 import { env } from "@/core/env";
 import { formatUsd, sumMoney } from "@/core/money";
@@ -17,7 +18,7 @@ import { paymentFileContext } from "@/lib/keys/sealed-columns";
 import { openFlagsOf } from "@/lib/payouts/flags";
 import { transition } from "@/lib/payouts/transition";
 import { openPayoutDetails } from "@/lib/profiles/details";
-import { maskDetails } from "@/lib/profiles/mask";
+import { lastFour, maskDetails } from "@/lib/profiles/mask";
 import { writeGenericFiles } from "./formats/generic";
 import { pain001MessageStem, writePain001Files } from "./formats/pain001";
 import { writePaypalFiles } from "./formats/paypal";
@@ -98,7 +99,7 @@ export async function sepaPayerNote(db: Db, gameId: string): Promise<{ offered: 
   const payer = await sepaPayer(db, gameId);
   if (!payer.ok) return { offered: false, note: payer.reason };
   const { name, iban } = payer.account;
-  const masked = `IBAN ••••${iban.replace(/\s+/g, "").slice(-4)}`;
+  const masked = `IBAN ${lastFour(electronicFormatIBAN(iban) ?? iban)}`;
   return {
     offered: true,
     note: `SEPA files pay from ${name}, ${masked}${payer.demo ? " (the demo account of a sandbox game)" : ""}.`,
