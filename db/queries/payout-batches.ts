@@ -55,13 +55,18 @@ export async function setBatchStatus(
   await query.execute();
 }
 
-/** One more change of the batch (payout_batch.revision), in the transaction that makes it. */
-export async function bumpBatchRevision(trx: Trx, batchId: string): Promise<void> {
-  await trx
+/**
+ * One more change of the batch (payout_batch.revision), in the transaction that makes it; returns the database's
+ * clock at that moment, which the change is stamped with.
+ */
+export async function bumpBatchRevision(trx: Trx, batchId: string): Promise<Date> {
+  const row = await trx
     .updateTable("payout_batch")
     .set({ revision: sql<string>`revision + 1` })
     .where("id", "=", batchId)
-    .execute();
+    .returning(sql<Date>`clock_timestamp()`.as("now"))
+    .executeTakeFirstOrThrow();
+  return row.now;
 }
 
 export async function countApprovedStatements(trx: Trx, batchId: string): Promise<number> {

@@ -17,7 +17,6 @@ import {
   type StatementEventInput,
   type StatementStateChange,
 } from "@/db/queries/payout-statements";
-import { databaseNowMs } from "@/db/queries/scalar";
 import type { PayoutStatementState } from "@/db/types";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
@@ -38,8 +37,10 @@ import { CLOSED_STATES, type TransitionName, type TransitionRule, TRANSITIONS } 
  *   4. runs the caller's `check` (refusals that need the loaded rows), sets each changed statement's state (`to`),
  *      writes the statement events (`events`), sets the batch's status (`batchTo`) or reopens a paid batch that owes
  *      again, settles an approved batch with nothing left to pay as paid;
- *   5. adds one to the batch's revision and writes the audit line (`audit`) with the actor and `via` the caller
- *      passed in.
+ *   5. writes the audit line (`audit`) with the actor and `via` the caller passed in.
+ *
+ * Every transition adds one to the batch's revision, once the statements are locked (and reads the database's clock
+ * there, the time the change is stamped with).
  *
  * The table TRANSITIONS (transition-table.ts) is the whole workflow. A new statement state (as "in_payment": a
  * statement in a live payment file; "returned": a paid payment came back) or batch status is added by adding it to
@@ -241,9 +242,9 @@ export async function transition(
       statements,
       ...split(rule, statements, batch, as, flags),
       flags,
-      // The database's clock, read once the locks are held: every server stamps approvals, payments and holds on the
-      // clock that the details' times (lib/profiles) are compared with.
-      now: new Date(await databaseNowMs(trx)),
+      // The database's clock, read once the locks are held (with the change counted on the batch): every server
+      // stamps approvals, payments and holds on the clock that the details' times (lib/profiles) are compared with.
+      now: await bumpBatchRevision(trx, batch.id),
     };
     await req.check?.(step);
     await writeStatements(trx, rule, req, step, as);
@@ -263,7 +264,6 @@ export async function transition(
         columns: { paid_at: step.now },
       });
     }
-    await bumpBatchRevision(trx, batch.id);
     const audit = req.audit(step);
     await recordAudit(trx, {
       actor: as.actor,
