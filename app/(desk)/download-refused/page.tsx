@@ -6,12 +6,12 @@ import { DeskNotice } from "../desk-notice";
 
 export const metadata: Metadata = { title: "Not downloaded" };
 
+type Props = { searchParams: Promise<Record<string, string>> };
+
 /**
  * Where a download link of a page drawn for one game lands once the session switched to another in a different tab
  * (lib/games/download-game.ts): nothing was downloaded, and which game to switch back to.
  */
-type Props = { searchParams: Promise<Record<string, string>> };
-
 export default async function DownloadRefusedPage({ searchParams }: Props) {
   const user = await requirePageRole("viewer");
   const db = getDb();
