@@ -111,7 +111,7 @@ export const paymentCommands: Record<string, Command> = {
         "eur-rate": { type: "string", description: "USD→EUR rate for EUR payouts, e.g. 0.92345" },
         "rate-source": { type: "string", description: "Where the rate comes from (with --eur-rate)" },
         "execution-date": { type: "string", description: "Requested execution date, YYYY-MM-DD" },
-        actor: { type: "string", description: "Email of the finance user making the file" },
+        actor: { type: "string", description: "Email of the finance user making the file (and gives their password)" },
       },
       schema: z.object({
         batch: z.string(),
@@ -201,7 +201,7 @@ export const paymentCommands: Record<string, Command> = {
             "The day the provider sent the money (UTC); default: each file's execution date once come, else today",
         },
         "dry-run": { type: "boolean", description: "Show what would happen; change nothing" },
-        actor: { type: "string", description: "Email of the finance user importing" },
+        actor: { type: "string", description: "Email of the finance user importing (and gives their password)" },
       },
       schema: z.object({
         batch: z.string(),

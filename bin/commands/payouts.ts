@@ -19,6 +19,7 @@ import { batchVerdict } from "@/lib/payouts/offered-actions";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import {
   batchIdSchema,
+  batchRevisionSchema,
   flagCauseSchema,
   flagKindSchema,
   reasonSchema,
@@ -39,7 +40,10 @@ import { type Command, withDb } from "../with-db";
  * two-person rule.
  */
 
-const ACTOR_OPTION = { type: "string", description: "Email of the finance or admin user who acts" } as const;
+const ACTOR_OPTION = {
+  type: "string",
+  description: "Email of the finance or admin user who acts (and gives their password)",
+} as const;
 const BATCH_OPTION = { type: "string", description: "The payout batch id" } as const;
 
 async function actingAs(db: Db, email: string): Promise<ActingAs & { role: Role }> {
@@ -82,12 +86,13 @@ const overrideSchema = z.object({
   batch: batchIdSchema,
   flag: flagKindSchema,
   recipient: playerIdSchema.optional(),
-  cause: flagCauseSchema.optional(),
+  cause: flagCauseSchema,
   reason: overrideReasonSchema,
   actor: emailSchema,
 });
 const approveSchema = z.object({
   batch: batchIdSchema,
+  revision: batchRevisionSchema,
   actor: emailSchema,
   unflagged: z.boolean().default(false),
   "hold-flagged": reasonSchema.optional(),
@@ -137,17 +142,17 @@ const flags = payoutCommand(
 const override = payoutCommand(
   {
     usage:
-      "npm run desk -- payouts override --batch ID --flag KIND [--recipient PLAYER_ID] [--cause CAUSE] --reason TEXT " +
+      "npm run desk -- payouts override --batch ID --flag KIND [--recipient PLAYER_ID] --cause CAUSE --reason TEXT " +
       "--actor EMAIL",
     description:
       "Overrides one open flag of a batch with a written reason (kept with the flag's cause; a new cause blocks " +
-      "again). A window flag takes no --recipient; a recipient's flag needs one. A flag raised more than once " +
-      "(two disputes) needs --cause, as payouts flags lists it; a cause that changed since is refused.",
+      "again). A window flag takes no --recipient; a recipient's flag needs one. --cause names the instance " +
+      "checked, as payouts flags lists it: a cause that changed since (details changed again) is refused.",
     options: {
       batch: BATCH_OPTION,
       flag: { type: "string", description: "The flag kind, as payouts flags lists it" },
       recipient: { type: "string", description: "The recipient's player id (recipient flags only)" },
-      cause: { type: "string", description: "Which instance of the flag, as payouts flags lists its cause" },
+      cause: { type: "string", description: "The instance of the flag checked, as payouts flags lists its cause" },
       reason: { type: "string", description: "Why the flag does not stop the payment (at least 10 characters)" },
       actor: ACTOR_OPTION,
     },
@@ -161,7 +166,7 @@ const override = payoutCommand(
     await domain(() => overrideFlag(db, { ...params, cause: input.cause }, as));
     return {
       batchId: input.batch,
-      overridden: { flag: input.flag, recipientPlayerId, cause: input.cause ?? null },
+      overridden: { flag: input.flag, recipientPlayerId, cause: input.cause },
       reason: input.reason,
     };
   },
@@ -178,6 +183,13 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const target = { gameId, batchId: input.batch };
   const batch = await getPayoutBatch(db, target);
   if (!batch) throw new CliError(`--batch: no payout batch ${input.batch}`);
+  // What is approved is what the person looked at (payouts show): a batch changed since is refused before anything
+  // changes, and each step below goes on only from the revision the step before it left.
+  if (batch.revision !== input.revision)
+    throw new CliError(
+      `--revision: the batch changed since revision ${input.revision} (it is at ${batch.revision}): ` +
+        "look at it again (payouts show, payouts flags); nothing was changed",
+    );
   // The person who may not approve the batch is refused before any statement changes (the domain refuses it too);
   // the counts play no part in the two-person rule.
   const { twoPersonRule } = await readPayoutSettings(db);
@@ -212,16 +224,20 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
         "override them (payouts flags), or pass --hold-flagged REASON",
     );
   }
-  const approved = await domain(() => approveStatements(db, { ...target, all: "draft_unflagged" }, as));
+  const approved = await domain(() =>
+    approveStatements(db, { ...target, all: "draft_unflagged", drawnAtRevision: input.revision }, as),
+  );
   logBulk("approve", "approved", approved);
-  let held: BulkResult = { changed: 0, skipped: [] };
+  let held: BulkResult = { changed: 0, skipped: [], revision: approved.revision };
   const holdReason = input["hold-flagged"];
   const toHold = [
     ...approved.skipped.filter((s) => s.reason.startsWith("open flags")).map((s) => s.id),
     ...statementsNow.filter((s) => s.state === "approved" && flaggedSince.has(s.recipientPlayerId)).map((s) => s.id),
   ];
   if (holdReason && toHold.length > 0) {
-    held = await domain(() => holdStatements(db, { ...target, ids: toHold, reason: holdReason }, as));
+    held = await domain(() =>
+      holdStatements(db, { ...target, ids: toHold, reason: holdReason, drawnAtRevision: approved.revision }, as),
+    );
     logBulk("approve", "held", held);
   }
   const notHeld = new Set(held.skipped.map((s) => s.id));
@@ -246,19 +262,22 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
     // Only --unflagged means to leave some as they are; otherwise every statement was to be settled.
     return input.unflagged ? result : new CliResult(result, 1);
   }
-  const approval = await domain(() => approvePayoutBatch(db, target, as));
+  const approval = await domain(() => approvePayoutBatch(db, { ...target, drawnAtRevision: held.revision }, as));
   return { batchId: input.batch, batchApproved: true, statements, batch: approval };
 }
 
 const approve = payoutCommand(
   {
-    usage: "npm run desk -- payouts approve --batch ID --actor EMAIL [--unflagged] [--hold-flagged REASON]",
+    usage:
+      "npm run desk -- payouts approve --batch ID --revision N --actor EMAIL [--unflagged] [--hold-flagged REASON]",
     description:
       "Approves a draft batch's statements (all of them, or only the unflagged with --unflagged), holds the " +
-      "flagged ones with --hold-flagged, then approves the batch when nothing blocks it. Under the two-person " +
-      "rule the batch is approved by someone other than its preparer.",
+      "flagged ones with --hold-flagged, then approves the batch when nothing blocks it. --revision is the " +
+      "batch's revision payouts show gave: a batch changed since is refused. Under the two-person rule the batch " +
+      "is approved by someone other than its preparer.",
     options: {
       batch: BATCH_OPTION,
+      revision: { type: "string", description: "The batch's revision as payouts show gave it (what was looked at)" },
       actor: ACTOR_OPTION,
       unflagged: { type: "boolean", description: "Approve only statements without open flags; leave the rest" },
       "hold-flagged": { type: "string", description: "Hold statements with open flags, with this reason" },

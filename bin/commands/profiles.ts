@@ -34,7 +34,10 @@ export const profileCommands: Record<string, Command> = {
       options: {
         game: { type: "string", description: "The game id" },
         file: { type: "string", description: "The CSV file to read" },
-        actor: { type: "string", description: "Email of the finance or admin user the import is made by" },
+        actor: {
+          type: "string",
+          description: "Email of the finance or admin user the import is made by (and gives their password)",
+        },
         "dry-run": { type: "boolean", description: "List what would change; change nothing" },
       },
       schema: z.object({

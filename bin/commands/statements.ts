@@ -1,4 +1,8 @@
 import { z } from "zod";
+import type { ActingAs } from "@/core/actor";
+import type { Db } from "@/db";
+import type { Role } from "@/lib/auth/roles";
+import { emailSchema } from "@/lib/auth/users";
 import { exportIdSchema } from "@/lib/exports/run";
 import { stopBoss } from "@/lib/jobs/queue";
 import {
@@ -7,15 +11,25 @@ import {
   statementIssuerIsSet,
   statementSettingsSchema,
 } from "@/lib/statements/settings";
+import { commandActor } from "../actor";
 import { CliError, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** The PDF renderer and the mailer load only for the commands that use them: every other command starts faster. */
 const loadFiles = () => import("@/lib/statements/files");
 
+/** Who acts (--actor): finance renders and sends statements as on the batch page, an admin changes the settings. */
+async function acting(db: Db, email: string, role: Role, does: string): Promise<ActingAs> {
+  const user = await commandActor(db, email, { role, does });
+  return { actor: { id: user.id, email: user.email }, via: "cli" };
+}
+
+const ACTOR_OPTION = { type: "string", description: "Email of the user who acts (and gives their password)" } as const;
+
 const renderSchema = z.object({
   batch: exportIdSchema,
   out: z.string().trim().min(1, { message: "name a folder to write into" }),
+  actor: emailSchema,
 });
 
 const sendSchema = z
@@ -27,6 +41,7 @@ const sendSchema = z
       .transform(Number)
       .optional(),
     again: z.boolean().default(false),
+    actor: emailSchema,
   })
   .superRefine((flags, ctx) => {
     // One recipient's statement, or every statement again: not both.
@@ -43,13 +58,14 @@ const settingsSchema = z.object({
     .transform(Number)
     .pipe(statementSettingsSchema.shape.linkDays)
     .optional(),
+  actor: emailSchema.optional(),
 });
 
 /** `desk statements …`: statement documents and their delivery (README, "Statements"). */
 export const statementCommands: Record<string, Command> = {
   "statements render": {
     spec: {
-      usage: "npm run desk -- statements render --batch ID --out DIR",
+      usage: "npm run desk -- statements render --batch ID --out DIR --actor EMAIL",
       description:
         "Writes one PDF and one CSV per recipient statement of an approved or paid batch into a folder, each " +
         "named by its statement number (numbering the batch first when needed). Each document's SHA-256 goes to " +
@@ -57,29 +73,34 @@ export const statementCommands: Record<string, Command> = {
       options: {
         batch: { type: "string", description: "The payout batch id" },
         out: { type: "string", description: "The folder to write into (created when missing)" },
+        actor: ACTOR_OPTION,
       },
       schema: renderSchema,
     } satisfies CommandSpec<typeof renderSchema>,
     run: (flags: z.output<typeof renderSchema>) =>
       withDb(async (db) => {
+        const as = await acting(db, flags.actor, "finance", "renders statements");
         const { writeBatchStatementFiles } = await loadFiles();
         return writeBatchStatementFiles(
           db,
           { batchId: flags.batch, out: flags.out, onFile: (label) => process.stderr.write(`statement ${label}\n`) },
-          { actor: null, via: "cli" },
+          as,
         );
       }),
   },
   "statements settings": {
     spec: {
-      usage: "npm run desk -- statements settings [--studio-name N] [--studio-address A] [--link-days D]",
+      usage:
+        "npm run desk -- statements settings [--studio-name N] [--studio-address A] [--link-days D] [--actor EMAIL]",
       description:
         "Shows, or changes, who issues statements (the studio's name and address printed on every statement) and " +
-        "how many days a statement link emailed to a recipient stays valid. Prints the settings in force as JSON.",
+        "how many days a statement link emailed to a recipient stays valid. Prints the settings in force as JSON. " +
+        "A change is made by an admin (--actor).",
       options: {
         "studio-name": { type: "string", description: "The studio's name, as printed on statements" },
         "studio-address": { type: "string", description: "The studio's postal address (one line)" },
         "link-days": { type: "string", description: "Days a statement link stays valid (1 to 365)" },
+        actor: { type: "string", description: "Email of the admin who changes them (and gives their password)" },
       },
       schema: settingsSchema,
     } satisfies CommandSpec<typeof settingsSchema>,
@@ -90,6 +111,8 @@ export const statementCommands: Record<string, Command> = {
           return current;
         if (flags["studio-name"] === undefined && !(await statementIssuerIsSet(db)))
           throw new CliError("--studio-name: is required until the studio that issues the statements is named", 2);
+        if (flags.actor === undefined) throw new CliError("--actor: is required to change the settings (an admin)", 2);
+        const as = await acting(db, flags.actor, "admin", "changes the statement settings");
         await saveStatementSettings(
           db,
           {
@@ -97,14 +120,14 @@ export const statementCommands: Record<string, Command> = {
             studioAddress: flags["studio-address"] ?? current.studioAddress,
             linkDays: flags["link-days"] ?? current.linkDays,
           },
-          { actor: null, via: "cli" },
+          as,
         );
         return readStatementSettings(db);
       }),
   },
   "statements send": {
     spec: {
-      usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID | --again]",
+      usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID | --again] --actor EMAIL",
       description:
         "Queues an email of each statement of an approved or paid batch not emailed yet (every one with --again, " +
         "or one recipient's), the PDF attached, through SMTP_URL. The app's job workers (or desk worker) send " +
@@ -113,11 +136,13 @@ export const statementCommands: Record<string, Command> = {
         batch: { type: "string", description: "The payout batch id" },
         recipient: { type: "string", description: "Only this recipient's statement (player id), emailed or not" },
         again: { type: "boolean", description: "Every statement of the batch, those emailed already too" },
+        actor: ACTOR_OPTION,
       },
       schema: sendSchema,
     } satisfies CommandSpec<typeof sendSchema>,
     run: (flags: z.output<typeof sendSchema>) =>
       withDb(async (db) => {
+        const as = await acting(db, flags.actor, "finance", "sends statements");
         const { queueStatementSends } = await import("@/lib/statements/send");
         try {
           return await queueStatementSends(
@@ -127,7 +152,7 @@ export const statementCommands: Record<string, Command> = {
               recipientPlayerId: flags.recipient,
               unemailed: flags.recipient === undefined && !flags.again,
             },
-            { actor: null, via: "cli" },
+            as,
           );
         } finally {
           await stopBoss();

@@ -57,16 +57,16 @@ export async function setBatchStatus(
 
 /**
  * One more change of the batch (payout_batch.revision), in the transaction that makes it; returns the database's
- * clock at that moment, which the change is stamped with.
+ * clock at that moment, which the change is stamped with, and the revision the change makes.
  */
-export async function bumpBatchRevision(trx: Trx, batchId: string): Promise<Date> {
+export async function bumpBatchRevision(trx: Trx, batchId: string): Promise<{ now: Date; revision: string }> {
   const row = await trx
     .updateTable("payout_batch")
     .set({ revision: sql<string>`revision + 1` })
     .where("id", "=", batchId)
-    .returning(sql<Date>`clock_timestamp()`.as("now"))
+    .returning([sql<Date>`clock_timestamp()`.as("now"), "revision"])
     .executeTakeFirstOrThrow();
-  return row.now;
+  return { now: row.now, revision: String(row.revision) };
 }
 
 export async function countApprovedStatements(trx: Trx, batchId: string): Promise<number> {

@@ -169,6 +169,24 @@ export async function signInWithPassword(
   return null;
 }
 
+/**
+ * Checks the password of a person a command acts for (the command line's `--actor`), under the same per-account
+ * limits as the sign-in page, and writes the sign-in's audit line with the caller's `via`. No session is made. False
+ * for a wrong password or an account without one; the limits' refusal is thrown as on the page.
+ */
+export async function checkActorPassword(
+  db: Db,
+  params: { user: { id: string; email: string }; password: string; via: Via },
+): Promise<boolean> {
+  const attemptId = await beginSignInAttempt(db, params.user.email, null);
+  const hash = await readCredentialHash(db, params.user.email);
+  if (hash === null) return false;
+  const ctx = await getAuth().$context;
+  if (!(await ctx.password.verify({ hash, password: params.password }))) return false;
+  await markSignInSucceeded(db, attemptId, { user: params.user, via: params.via });
+  return true;
+}
+
 /** Ends the session the request carries (better-auth's sign-out) and writes the audit line. */
 export async function signOut(db: Db, requestHeaders: Headers, as: ActingAs & { actor: Actor }): Promise<void> {
   await getAuth().api.signOut({ headers: requestHeaders });

@@ -212,13 +212,31 @@ export async function preparePayoutBatch(
   return prepared;
 }
 
-export type BulkResult = { changed: number; skipped: Skipped[] };
+/** What a statement change did, and the batch's revision once it is counted. */
+export type BulkResult = { changed: number; skipped: Skipped[]; revision: string };
 
 type Target = { gameId: string; batchId: string };
 type StatementSelection = { ids?: string[]; all?: "draft_unflagged" };
+/** The batch's revision the change was decided on (the command line's approval chains its steps on it). */
+type DrawnAt = { drawnAtRevision?: string };
+
+function drawnAt(revision: string | undefined) {
+  return revision === undefined
+    ? undefined
+    : {
+        revision,
+        message:
+          "The batch changed after it was shown (statements approved, held or released, or a flag overridden): " +
+          "look at it again before going on.",
+      };
+}
 
 const recipientsOf = (rows: readonly Changed[]) => rows.slice(0, 200).map((r) => Number(r.recipient_player_id));
-const bulk = (step: TransitionStep): BulkResult => ({ changed: step.changed.length, skipped: step.skipped });
+const bulk = (step: TransitionStep): BulkResult => ({
+  changed: step.changed.length,
+  skipped: step.skipped,
+  revision: step.revision,
+});
 
 function requireReason(reason: string, why: string): string {
   const trimmed = reason.trim();
@@ -233,14 +251,16 @@ function requireReason(reason: string, why: string): string {
  */
 export async function approveStatements(
   db: Db,
-  params: Target & StatementSelection,
+  params: Target & StatementSelection & DrawnAt,
   as: ActingAs,
 ): Promise<BulkResult> {
   const step = await transition(
     db,
     "approve",
     {
-      ...params,
+      gameId: params.gameId,
+      batchId: params.batchId,
+      drawnAt: drawnAt(params.drawnAtRevision),
       statements: params.all === "draft_unflagged" ? { state: "draft" } : (params.ids ?? []),
       audit: ({ changed, skipped }) => ({
         detail: { approved: changed.length, recipients: recipientsOf(changed), skipped: skipped.slice(0, 200) },
@@ -266,7 +286,7 @@ export async function unapproveStatements(db: Db, params: Target & { ids: string
   return bulk(step);
 }
 
-type ReasonedChange = Target & { ids: string[]; reason: string };
+type ReasonedChange = Target & DrawnAt & { ids: string[]; reason: string };
 
 /** A statement change with a reason, audited as `<countKey>: n, reason, recipients, skipped`. */
 async function reasonedTransition(
@@ -285,6 +305,7 @@ async function reasonedTransition(
     {
       gameId: params.gameId,
       batchId: params.batchId,
+      drawnAt: drawnAt(params.drawnAtRevision),
       statements: params.ids,
       holdReason: reason,
       eventDetail: more.eventDetail ?? (() => ({ reason })),

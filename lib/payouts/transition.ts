@@ -71,6 +71,8 @@ export type TransitionStep = {
   /** The batch's flags, when the transition reads them. */
   flags: BatchFlags | null;
   now: Date;
+  /** The batch's revision once this change is counted (a caller chaining changes sends it with the next). */
+  revision: string;
 };
 
 export type TransitionRequest = {
@@ -236,15 +238,16 @@ export async function transition(
     const statements = req.statements
       ? await listStatementsForUpdate(trx, { batchId: batch.id, which: req.statements })
       : [];
+    // The database's clock, read once the locks are held (with the change counted on the batch): every server
+    // stamps approvals, payments and holds on the clock that the details' times (lib/profiles) are compared with.
+    const counted = await bumpBatchRevision(trx, batch.id);
     const step: TransitionStep = {
       trx,
       batch,
       statements,
       ...split(rule, statements, batch, as, flags),
       flags,
-      // The database's clock, read once the locks are held (with the change counted on the batch): every server
-      // stamps approvals, payments and holds on the clock that the details' times (lib/profiles) are compared with.
-      now: await bumpBatchRevision(trx, batch.id),
+      ...counted,
     };
     await req.check?.(step);
     await writeStatements(trx, rule, req, step, as);

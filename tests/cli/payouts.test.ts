@@ -11,6 +11,7 @@ const PREPARER = "preparer@payout-desk.test";
 const APPROVER = "approver@payout-desk.test";
 const SUPPORT = "support@payout-desk.test";
 const LEFT = "left@payout-desk.test";
+const PASSWORD = "a-long-password";
 const setup = { actor: null, via: "cli" as const };
 let t: TestDatabase;
 let snapshotId: string;
@@ -29,7 +30,7 @@ beforeAll(async () => {
     [APPROVER, "admin"],
     [SUPPORT, "support"],
   ] as const) {
-    await createUser(t.db, { email, role, password: "a-long-password" }, { actor: null, via: "cli" });
+    await createUser(t.db, { email, role, password: PASSWORD }, { actor: null, via: "cli" });
   }
   const snapshot = await insertSnapshot(t.db, {
     window: "2026-03",
@@ -44,7 +45,14 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 function desk(...args: string[]): Promise<DeskRun> {
-  return runDesk(t.url, args);
+  return runDesk(t.url, args, { PAYOUT_DESK_ACTOR_PASSWORD: PASSWORD });
+}
+
+/** The batch's revision as `payouts show` gives it: what the person approving looked at. */
+async function shownRevision(batchId: string): Promise<string> {
+  const shown = await desk("payouts", "show", "--batch", batchId);
+  expect(shown.code, shown.stderr).toBe(0);
+  return (JSON.parse(shown.stdout) as { batch: { revision: string } }).batch.revision;
 }
 
 describe("npm run desk -- payouts", () => {
@@ -85,7 +93,8 @@ describe("npm run desk -- payouts", () => {
 
     const flags = await desk("payouts", "flags", "--batch", batch.batchId);
     expect(flags.code, flags.stderr).toBe(0);
-    const listed = (JSON.parse(flags.stdout) as { flags: { flag: string; recipientPlayerId: number | null }[] }).flags;
+    type Listed = { flag: string; recipientPlayerId: number | null; cause: string };
+    const listed = (JSON.parse(flags.stdout) as { flags: Listed[] }).flags;
     expect(listed.map((f) => [f.flag, f.recipientPlayerId])).toEqual([
       ["attribution_unavailable", 2],
       ["unresolved_recipient", 3],
@@ -100,6 +109,8 @@ describe("npm run desk -- payouts", () => {
       "attribution_unavailable",
       "--recipient",
       "2",
+      "--cause",
+      listed[0]?.cause ?? "",
       "--reason",
       "the malformed line was checked with the studio",
       "--actor",
@@ -109,7 +120,17 @@ describe("npm run desk -- payouts", () => {
     expect(JSON.parse(override.stdout)).toMatchObject({ overridden: { flag: "attribution_unavailable" } });
 
     const hold = ["--hold-flagged", "recipient unknown to the service"];
-    const byPreparer = await desk("payouts", "approve", "--batch", batch.batchId, "--actor", PREPARER, ...hold);
+    const seen = ["--revision", await shownRevision(batch.batchId)];
+    const byPreparer = await desk(
+      "payouts",
+      "approve",
+      "--batch",
+      batch.batchId,
+      ...seen,
+      "--actor",
+      PREPARER,
+      ...hold,
+    );
     expect(refusalLine(byPreparer)).toContain("Two-person rule: you prepared this batch");
     expect(byPreparer.stdout).toBe("");
     const untouched = await t.db.selectFrom("payout_statement").select("state").distinct().execute();
@@ -127,12 +148,17 @@ describe("npm run desk -- payouts", () => {
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    const stale = await desk("payouts", "approve", "--batch", batch.batchId, "--actor", APPROVER, ...hold);
+    const stale = await desk("payouts", "approve", "--batch", batch.batchId, ...seen, "--actor", APPROVER, ...hold);
     expect(refusalLine(stale)).toContain("a flag on this window blocks the approval (Stale snapshot)");
     expect(await t.db.selectFrom("payout_statement").select("state").distinct().execute()).toEqual(untouched);
     await t.db.deleteFrom("snapshot_stale_mark").where("id", "=", mark.id).execute();
+    // A revision other than the batch's (a change since it was shown) is refused before anything changes.
+    const older = ["--revision", String(Number(seen[1]) - 1)];
+    const changed = await desk("payouts", "approve", "--batch", batch.batchId, ...older, "--actor", APPROVER, ...hold);
+    expect(refusalLine(changed)).toContain(`--revision: the batch changed since revision ${older[1]}`);
+    expect(await t.db.selectFrom("payout_statement").select("state").distinct().execute()).toEqual(untouched);
 
-    const approved = await desk("payouts", "approve", "--batch", batch.batchId, "--actor", APPROVER, ...hold);
+    const approved = await desk("payouts", "approve", "--batch", batch.batchId, ...seen, "--actor", APPROVER, ...hold);
     expect(approved.code, approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({
       batchApproved: true,
@@ -166,5 +192,32 @@ describe("npm run desk -- payouts", () => {
       { action: "payouts.statement.hold", via: "cli", actor_email: APPROVER },
       { action: "payouts.batch.approve", via: "cli", actor_email: APPROVER },
     ]);
+  });
+
+  it("acts for a person only with their password, counted like the sign-in page's attempts", async () => {
+    const prepare = ["payouts", "prepare", "--snapshot", snapshotId, "--actor", PREPARER];
+    // One operator cannot act in another person's name: without the password nothing runs, and a wrong one is refused
+    // and counted against the account.
+    const none = await runDesk(t.url, prepare);
+    expect(refusalLine(none)).toContain(`--actor: ${PREPARER}'s password is needed`);
+    expect(none.code).toBe(2);
+    const wrong = await runDesk(t.url, prepare, { PAYOUT_DESK_ACTOR_PASSWORD: "not-the-password" });
+    expect(refusalLine(wrong)).toContain(`--actor: wrong password for ${PREPARER}`);
+    const attempts = await t.db
+      .selectFrom("sign_in_attempt")
+      .select(["email", "succeeded"])
+      .where("email", "=", PREPARER)
+      .execute();
+    expect(attempts).toContainEqual({ email: PREPARER, succeeded: false });
+    // The right password: the command runs (here refused by the batch the window already has), and the person's
+    // sign-in is in the audit log, from the command line.
+    const right = await desk(...prepare);
+    expect(refusalLine(right)).toContain("This window already has a approved payout batch");
+    const signIns = await t.db
+      .selectFrom("audit_log")
+      .select(["action", "via", "actor_email"])
+      .where("action", "=", "user.sign_in")
+      .execute();
+    expect(signIns).toContainEqual({ action: "user.sign_in", via: "cli", actor_email: PREPARER });
   });
 });

@@ -22,7 +22,7 @@ function desk(...args: string[]): Promise<DeskRun> {
 }
 
 function deskAt(databaseUrl: string, ...args: string[]): Promise<DeskRun> {
-  return runDesk(databaseUrl, args, { LOG_LEVEL: "debug" });
+  return runDesk(databaseUrl, args, { LOG_LEVEL: "debug", PAYOUT_DESK_ACTOR_PASSWORD: "a-long-password" });
 }
 
 beforeAll(async () => {

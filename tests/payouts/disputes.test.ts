@@ -178,6 +178,9 @@ describe("disputed renewals", () => {
       expect(await approvedWithOpenFlags(t.db, target)).toEqual([BOB]);
       // So does the command line: the flag is listed, and approving is refused before anything changes.
       const cliApprover = "cli-approver@payout-desk.test";
+      const cliPassword = { PAYOUT_DESK_ACTOR_PASSWORD: "a-long-password" };
+      const revision = t.db.selectFrom("payout_batch").select("revision").where("id", "=", april.batchId);
+      const seen = ["--revision", String((await revision.executeTakeFirstOrThrow()).revision)];
       await createUser(t.db, { email: cliApprover, role: "finance", password: "a-long-password" }, cli);
       const listed = await runDesk(t.url, ["payouts", "flags", "--batch", april.batchId]);
       expect(listed.code, listed.stderr).toBe(0);
@@ -190,14 +193,20 @@ describe("disputed renewals", () => {
           }),
         ]),
       );
-      const refused = await runDesk(t.url, ["payouts", "approve", "--batch", april.batchId, "--actor", cliApprover]);
+      const refused = await runDesk(
+        t.url,
+        ["payouts", "approve", "--batch", april.batchId, ...seen, "--actor", cliApprover],
+        cliPassword,
+      );
       expect(refusalLine(refused)).toContain(`an open flag raised since their approval (recipient ${BOB})`);
       const batchRow = t.db.selectFrom("payout_batch").select("status").where("id", "=", april.batchId);
       expect(await batchRow.executeTakeFirstOrThrow()).toEqual({ status: "draft" });
       // Only the unflagged: nothing to approve, and the batch is left a draft, saying why (no attempt refused midway).
-      const unflagged = await runDesk(t.url, [
-        ...["payouts", "approve", "--batch", april.batchId, "--actor", cliApprover, "--unflagged"],
-      ]);
+      const unflagged = await runDesk(
+        t.url,
+        [...["payouts", "approve", "--batch", april.batchId, ...seen, "--actor", cliApprover, "--unflagged"]],
+        cliPassword,
+      );
       expect(unflagged.code, unflagged.stderr).toBe(0);
       expect(JSON.parse(unflagged.stdout)).toMatchObject({ batchApproved: false, stillDraft: 0, stillFlagged: 1 });
       expect(unflagged.stderr).toContain("1 approved statements with a flag raised since (override them)");
@@ -233,11 +242,15 @@ describe("disputed renewals", () => {
         ),
       ).rejects.toThrow(/at least 10 characters/);
       // Overridden from the command line, naming the instance (the cause) as payouts flags listed it.
-      const overridden = await runDesk(t.url, [
-        ...["payouts", "override", "--batch", april.batchId, "--flag", "disputed_renewal"],
-        ...["--recipient", String(BOB), "--cause", `dispute:${disputeId}:lost`],
-        ...["--reason", "Loss recovered from the recipient separately", "--actor", cliApprover],
-      ]);
+      const overridden = await runDesk(
+        t.url,
+        [
+          ...["payouts", "override", "--batch", april.batchId, "--flag", "disputed_renewal"],
+          ...["--recipient", String(BOB), "--cause", `dispute:${disputeId}:lost`],
+          ...["--reason", "Loss recovered from the recipient separately", "--actor", cliApprover],
+        ],
+        cliPassword,
+      );
       expect(overridden.code, overridden.stderr).toBe(0);
       expect(JSON.parse(overridden.stdout)).toMatchObject({ overridden: { cause: `dispute:${disputeId}:lost` } });
       // Bob's April is under the minimum payout: approving closes it as carried forward.

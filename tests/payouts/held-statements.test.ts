@@ -74,7 +74,7 @@ describe("held statements of a paid batch", () => {
       { gameId: GAME, batchId, ids: [held.id], reason: "Pay with next month once resolved" },
       web(preparer),
     );
-    expect(carried).toEqual({ changed: 1, skipped: [] });
+    expect(carried).toEqual({ revision: expect.any(String), changed: 1, skipped: [] });
     const closed = of(await listPayoutStatements(db, { gameId: GAME, batchId }), 7001);
     expect(closed).toMatchObject({
       state: "carried",

@@ -49,7 +49,7 @@ describe("transition()", () => {
     if (!a || !b) throw new Error("two statements expected");
     await approveStatements(db, { gameId: GAME, batchId, ids: [a.id, b.id] }, preparer);
     const back = await unapproveStatements(db, { gameId: GAME, batchId, ids: [b.id] }, preparer);
-    expect(back).toEqual({ changed: 1, skipped: [] });
+    expect(back).toEqual({ revision: expect.any(String), changed: 1, skipped: [] });
     const held = await holdStatements(db, { gameId: GAME, batchId, ids: [a.id, b.id], reason: "Tax form" }, preparer);
     expect(held.changed).toBe(2);
     // Nothing approved: the table refuses the batch approval with the reason the page shows.
@@ -70,7 +70,11 @@ describe("transition()", () => {
     const [s] = await listPayoutStatements(db, { gameId: GAME, batchId });
     if (!s) throw new Error("a statement expected");
     const result = await unapproveStatements(db, { gameId: GAME, batchId, ids: [s.id] }, preparer);
-    expect(result).toEqual({ changed: 0, skipped: [{ id: s.id, recipientPlayerId: 8101, reason: "is draft" }] });
+    expect(result).toEqual({
+      revision: expect.any(String),
+      changed: 0,
+      skipped: [{ id: s.id, recipientPlayerId: 8101, reason: "is draft" }],
+    });
     expect((await auditLines(batchId)).at(-1)).toMatchObject({
       action: "payouts.statement.unapprove",
       outcome: "nothing_changed",

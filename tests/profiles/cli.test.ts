@@ -13,7 +13,11 @@ let t: TestDatabase;
 let dir: string;
 
 function desk(...args: string[]): Promise<DeskRun> {
-  return runDesk(t.url, args, { PAYOUT_DESK_KEY: KEY, LOG_LEVEL: "silent" });
+  return runDesk(t.url, args, {
+    PAYOUT_DESK_KEY: KEY,
+    LOG_LEVEL: "silent",
+    PAYOUT_DESK_ACTOR_PASSWORD: "a-long-password",
+  });
 }
 
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeAppSetting } from "@/db/queries/statements";
+import { createUser } from "@/lib/auth/users";
 import {
   DEFAULT_STATEMENT_SETTINGS,
   STATEMENT_SETTINGS_KEY,
@@ -14,17 +15,26 @@ import { refusalLine, runDesk } from "../support/desk";
  * placeholder issuer as if it were the studio's name, from the command line or the page.
  */
 let t: TestDatabase;
+const ADMIN = "admin@issuer.test";
+const FINANCE = "finance@issuer.test";
+const PASSWORD = { PAYOUT_DESK_ACTOR_PASSWORD: "a-long-password" };
+const CLI = { actor: null, via: "cli" } as const;
+
 beforeAll(async () => {
   t = await createTestDatabase();
   applyTestEnv(t);
+  await createUser(t.db, { email: ADMIN, role: "admin", password: "a-long-password" }, CLI);
+  await createUser(t.db, { email: FINANCE, role: "finance", password: "a-long-password" }, CLI);
 });
 afterAll(async () => t?.drop());
 
-const CLI = { actor: null, via: "cli" } as const;
+function settings(...args: string[]) {
+  return runDesk(t.url, ["statements", "settings", ...args], PASSWORD);
+}
 
 describe("who issues the statements", () => {
   it("is not set by saving the link days alone, nor by saving the placeholder as the name", async () => {
-    const linkDaysOnly = await runDesk(t.url, ["statements", "settings", "--link-days", "14"]);
+    const linkDaysOnly = await settings("--link-days", "14", "--actor", ADMIN);
     expect(linkDaysOnly.code).toBe(2);
     expect(refusalLine(linkDaysOnly)).toContain("--studio-name: is required until the studio");
     expect(await statementIssuerIsSet(t.db)).toBe(false);
@@ -38,19 +48,24 @@ describe("who issues the statements", () => {
   });
 
   it("is set with the studio's name; the audit line says what the settings were before", async () => {
-    const named = await runDesk(t.url, ["statements", "settings", "--studio-name", "Northwind Games"]);
+    // Changed by an admin, who gives their password; finance may not.
+    const byFinance = await settings("--studio-name", "Northwind Games", "--actor", FINANCE);
+    expect(refusalLine(byFinance)).toContain(`--actor: ${FINANCE} is finance; an admin changes the statement settings`);
+    expect(refusalLine(await settings("--studio-name", "Northwind Games"))).toContain("--actor: is required");
+    const named = await settings("--studio-name", "Northwind Games", "--actor", ADMIN);
     expect(named.code, named.stderr).toBe(0);
     expect(JSON.parse(named.stdout)).toMatchObject({ studioName: "Northwind Games", linkDays: 30 });
     expect(await statementIssuerIsSet(t.db)).toBe(true);
 
-    const days = await runDesk(t.url, ["statements", "settings", "--link-days", "14"]);
+    const days = await settings("--link-days", "14", "--actor", ADMIN);
     expect(days.code, days.stderr).toBe(0);
     const lines = await t.db
       .selectFrom("audit_log")
-      .select("detail")
+      .select(["detail", "actor_email"])
       .where("action", "=", "settings.statements")
       .orderBy("id")
       .execute();
+    expect(lines.map((l) => l.actor_email)).toEqual([ADMIN, ADMIN]);
     expect(lines.map((l) => l.detail)).toEqual([
       { from: null, to: { studioName: "Northwind Games", studioAddress: "", linkDays: 30 } },
       {
@@ -62,7 +77,11 @@ describe("who issues the statements", () => {
 
   it("sends one recipient's statement or all again, not both", async () => {
     const batch = "0b6f2c1e-9d1a-4a8e-8f55-2f0c1c7d4e10";
-    const both = await runDesk(t.url, ["statements", "send", "--batch", batch, "--recipient", "12", "--again"]);
+    const both = await runDesk(
+      t.url,
+      ["statements", "send", "--batch", batch, "--recipient", "12", "--again", "--actor", FINANCE],
+      PASSWORD,
+    );
     expect(both.code).toBe(2);
     expect(refusalLine(both)).toContain("--again: cannot be given with --recipient");
   });
