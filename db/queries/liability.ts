@@ -48,6 +48,8 @@ export type LiabilityStatement = {
  * day before the day of the statement's previous event (approved, or put in a file) cannot be when the money left:
  * that payment counts from when it was recorded. An earlier payment that came back is dated the same way, by the
  * paid-on day its return kept, so a figure for a day before the return does not change when the payment comes back.
+ * The balance carried out is the one of that instant too: a statement carried forward whole since had carried out only
+ * what it did not pay.
  */
 export async function listStatementStatesAt(
   db: Db,
@@ -79,7 +81,13 @@ export async function listStatementStatesAt(
     select distinct on (d.statement_id) d.statement_id as "statementId", st.batch_id as "batchId",
       d.state_after as state, st.recipient_player_id::text as "recipientPlayerId", st.player_name as "playerName",
       st.player_email as "playerEmail", st.net_attributed_usd::text as "netAttributedUsd",
-      st.available_usd::text as "availableUsd", st.carry_out_usd::text as "carryOutUsd",
+      st.available_usd::text as "availableUsd",
+      -- Carried forward whole since (a payment that came back, then held): what it carried out before, from the
+      -- payable its event kept; the figure for a day before the carry does not change.
+      coalesce((select st.available_usd - (c.detail->>'payableBeforeUsd')::numeric from payout_statement_event c
+        where c.statement_id = st.id and c.kind = 'carried_forward' and c.at > ${params.asOf}
+          and c.detail ? 'payableBeforeUsd'
+        order by c.at, c.id limit 1), st.carry_out_usd)::text as "carryOutUsd",
       (b.status = 'discarded') as "discardedLater"
     from dated d
     join payout_statement st on st.id = d.statement_id

@@ -2,7 +2,13 @@ import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { returnPayment } from "@/lib/payments/returns";
-import { approvePayoutBatch, approveStatements, holdStatements, preparePayoutBatch } from "@/lib/payouts/batches";
+import {
+  approvePayoutBatch,
+  approveStatements,
+  carryStatementsForward,
+  holdStatements,
+  preparePayoutBatch,
+} from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listLiability, type LiabilityRow } from "@/lib/payouts/liability";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
@@ -198,5 +204,25 @@ describe("liability as of a day (accrual)", () => {
     // The window has not ended: what it earned, paid or rolled over, is not owed yet; what July rolled into it is.
     const rows = await byRecipient(new Date(Date.now() + 1000));
     expect(rows[5]).toMatchObject({ carriedUsd: rolled?.carryOutUsd, totalOwedUsd: rolled?.carryOutUsd });
+  });
+
+  it("a returned payment carried forward later leaves the figures of the days before it came back", async () => {
+    const september = await db
+      .selectFrom("payout_statement as s")
+      .innerJoin("payout_batch as b", "b.id", "s.batch_id")
+      .select(["s.id", "s.batch_id"])
+      .where("b.window_start", "=", new Date("2026-09-01T00:00:00Z"))
+      .where("s.recipient_player_id", "=", "1")
+      .executeTakeFirstOrThrow();
+    const target = { gameId: GAME, batchId: september.batch_id, ids: [september.id] };
+    const finance = web(actor("approver"));
+    await holdStatements(db, { ...target, reason: "asking the creator for new bank details" }, finance);
+    await carryStatementsForward(db, { ...target, reason: "paid with a later month once confirmed" }, finance);
+    // Paid on 5 October and still out then: nothing owed to recipient 1 on those days, as before the payment came
+    // back (July's snapshot, taken since, counts recipient 5's earnings there).
+    for (const day of ["2026-10-05", "2026-10-06"]) expect((await byRecipient(endOfDay(day)))[1]).toBeUndefined();
+    // Today the whole balance is rolled over, owed until a later statement takes it in.
+    const now = await byRecipient(new Date(Date.now() + 1000));
+    expect(now[1]?.carriedUsd).toBe("100.00");
   });
 });
