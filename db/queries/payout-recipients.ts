@@ -244,8 +244,10 @@ export async function listEvidenceLines(
 export async function listCarrySources(db: Db, params: { gameId: string; statementId: string }) {
   const rows = await carriesOfGame(db, params.gameId)
     .innerJoin("payout_batch as b", "b.id", "f.batch_id")
+    .leftJoin("statement_document as d", "d.statement_id", "c.from_statement_id")
     .select([
       "c.from_statement_id as fromStatementId",
+      "d.number as fromNumber",
       "c.amount_usd as amountUsd",
       "b.window_start as windowStart",
       "b.window_end as windowEnd",

@@ -212,6 +212,27 @@ export async function listSnapshotRecipientsForStatements(trx: Trx, snapshotId: 
     .execute();
 }
 
+/**
+ * How a paid statement's payment was sent, when a payment file sent it: the file's method, the currency and amount of
+ * its item and the file's USD→EUR rate (null for USD). Read from the latest payment recorded (its event names the
+ * file); null for a payment recorded by hand.
+ */
+export async function getStatementPaidFrom(
+  db: DbOrTrx,
+  params: { gameId: string; statementId: string },
+): Promise<{ method: string; currency: string; amount: string; eurRate: string | null } | null> {
+  const result = await sql<{ method: string; currency: string; amount: string; eurRate: string | null }>`
+    with paid as (
+      select e.detail->>'fileId' as file_id from payout_statement_event e
+      where e.game_id = ${params.gameId} and e.statement_id = ${params.statementId} and e.state_after = 'paid'
+      order by e.at desc, e.id desc limit 1)
+    select f.method, i.currency, i.amount_currency::text as amount, f.eur_rate::text as "eurRate"
+    from paid
+    join payment_file_item i on i.file_id::text = paid.file_id and i.statement_id = ${params.statementId}
+    join payment_file f on f.id = i.file_id and f.game_id = ${params.gameId}`.execute(db);
+  return result.rows[0] ?? null;
+}
+
 /** The account a paid statement was paid to, masked, as recorded with its payment (setStatementStates). */
 export async function getStatementPaidTo(
   db: DbOrTrx,

@@ -46,7 +46,14 @@ export function statementCsv(doc: StatementDocument): string {
     ["summary", "carried_out", null, window, f.carriedOutUsd, null],
   ];
   for (const c of doc.carriedIn)
-    rows.push(["carried_in", c.fromStatementId, null, `${c.windowStart}/${c.windowEnd}`, c.amountUsd, null]);
+    rows.push([
+      "carried_in",
+      c.fromLabel ?? c.fromStatementId,
+      null,
+      `${c.windowStart}/${c.windowEnd}`,
+      c.amountUsd,
+      null,
+    ]);
   for (const l of doc.renewals.lines)
     rows.push([
       "renewal",
@@ -72,6 +79,16 @@ export function statementCsv(doc: StatementDocument): string {
     rows.push(["payment", "method", null, null, null, p.method]);
     rows.push(["payment", "account", null, null, null, p.account]);
     rows.push(["payment", "reference", null, null, null, p.reference]);
+    if (p.converted)
+      rows.push([
+        "payment",
+        "sent_as",
+        null,
+        null,
+        p.converted.amount,
+        `${p.converted.currency} at ${p.converted.rate}`,
+      ]);
+    if (p.providerNote) rows.push(["payment", "provider", null, null, null, p.providerNote]);
   } else if (p.state === "returned") {
     rows.push(["payment", "state", null, null, null, "returned"]);
     rows.push(["payment", "paid_on", p.paidOn, null, p.returnedUsd, null]);

@@ -2,7 +2,7 @@ import "server-only";
 import type { SendMailOptions } from "nodemailer";
 import { windowDaysText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
-import type { StatementDocument } from "./model";
+import { convertedText, type StatementDocument } from "./model";
 
 /** The email that carries a statement: the figures in plain words, the PDF attached, and the signed link. */
 export function statementEmail(input: {
@@ -19,8 +19,9 @@ export function statementEmail(input: {
   const p = doc.payment;
   const payment =
     p.state === "paid"
-      ? `We paid you ${formatUsdText(f.payableUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
-        `(account ${p.account}, reference ${p.reference ?? "—"}).`
+      ? `We paid you ${formatUsdText(f.payableUsd)}${p.converted ? `, sent as ${convertedText(p.converted)},` : ""} ` +
+        `on ${p.paidOn ?? "—"} by ${p.method ?? "—"} (account ${p.account}, reference ${p.reference ?? "—"}).` +
+        (p.providerNote ? ` ${p.providerNote}` : "")
       : p.state === "returned"
         ? `Our payment of ${formatUsdText(p.returnedUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
           `(reference ${p.reference ?? "—"}) came back on ${p.returnedOn}: ${p.reason}. ` +

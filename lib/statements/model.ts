@@ -1,5 +1,6 @@
 import "server-only";
 import type { StatementLineRow, StatementReversalRow } from "@/db/queries/statements";
+import { formatAmountText } from "@/lib/format";
 import { formatUsd, money } from "@/lib/money";
 import { paymentMethodLabel } from "@/lib/payouts/payment-methods";
 import { carriedWhole, statementCarryReason } from "@/lib/payouts/compute";
@@ -31,7 +32,14 @@ export type StatementDocument = {
     carriedOutUsd: string;
     minPayoutUsd: string;
   };
-  carriedIn: { fromStatementId: string; windowStart: string; windowEnd: string; amountUsd: string }[];
+  carriedIn: {
+    fromStatementId: string;
+    /** The statement number the balance came from ("PD-…"), or null when that statement was never issued. */
+    fromLabel: string | null;
+    windowStart: string;
+    windowEnd: string;
+    amountUsd: string;
+  }[];
   renewals: {
     count: number;
     subscriptionCount: number;
@@ -54,7 +62,17 @@ export type StatementDocument = {
     reversedUsd: string;
   }[];
   payment:
-    | { state: "paid"; paidOn: string | null; method: string | null; account: string; reference: string | null }
+    | {
+        state: "paid";
+        paidOn: string | null;
+        method: string | null;
+        account: string;
+        reference: string | null;
+        /** Paid in another currency by a payment file: the amount sent in it and the USD→EUR rate used. */
+        converted: { currency: string; amount: string; rate: string } | null;
+        /** What the provider does on the way (Wise: its fee and its conversion), or null. */
+        providerNote: string | null;
+      }
     | {
         /** A paid payment came back: owed to the recipient again. */
         state: "returned";
@@ -78,6 +96,14 @@ export type StatementReturn = {
   paymentReference: string | null;
 };
 
+/** "EUR 110.40 (USD 1 = EUR 0.92)": what a payment in another currency sent, and at which rate. */
+export function convertedText(c: { currency: string; amount: string; rate: string }): string {
+  return `${formatAmountText(c.amount, { currency: c.currency })} (USD 1 = ${c.currency} ${c.rate})`;
+}
+
+/** How a payment file sent a paid statement's payment (getStatementPaidFrom). */
+export type StatementPaidFrom = { method: string; currency: string; amount: string; eurRate: string | null };
+
 /** Shown where the payout profile's masked account will go, until payout profiles exist. */
 export const NO_ACCOUNT = "—";
 
@@ -89,10 +115,18 @@ function day(value: Date | null): string | null {
   return value ? formatInstant(value).slice(0, 10) : null;
 }
 
+/** A Wise payment is fixed in USD: Wise takes its fee from it, and converts it for an account in another currency. */
+function wiseNote(currency: string): string {
+  return currency === "USD"
+    ? "Sent in USD through Wise, which deducts its fee on the way."
+    : `Sent in USD through Wise, which deducts its fee and converts it to ${currency} at its own rate.`;
+}
+
 function paymentOf(
   s: PayoutStatement,
   maskedAccount: string | null,
   returned: StatementReturn | null,
+  paidFrom: StatementPaidFrom | null,
 ): StatementDocument["payment"] {
   if (s.state === "returned" && returned)
     return {
@@ -111,6 +145,12 @@ function paymentOf(
       method: paymentMethodLabel(s.paymentMethod),
       account: maskedAccount ?? NO_ACCOUNT,
       reference: s.paymentReference,
+      converted:
+        // Wise is sent in USD and converted at Wise's rate: the desk's rate is not what the recipient got.
+        paidFrom && paidFrom.method !== "wise" && paidFrom.currency !== "USD" && paidFrom.eurRate !== null
+          ? { currency: paidFrom.currency, amount: paidFrom.amount, rate: paidFrom.eurRate }
+          : null,
+      providerNote: paidFrom?.method === "wise" ? wiseNote(paidFrom.currency) : null,
     };
   if (s.state === "held") return { state: "held", reason: s.holdReason ?? "Held by finance" };
   const reason = s.holdReason ?? statementCarryReason(s);
@@ -126,11 +166,19 @@ export function buildStatementDocument(input: {
   settings: StatementSettings;
   lines: StatementLineRow[];
   reversals: StatementReversalRow[];
-  carriedIn: { fromStatementId: string; amountUsd: string; windowStart: Date; windowEnd: Date }[];
+  carriedIn: {
+    fromStatementId: string;
+    fromNumber?: number | null;
+    amountUsd: string;
+    windowStart: Date;
+    windowEnd: Date;
+  }[];
   /** The payout profile's masked account; none until payout profiles exist. */
   maskedAccount?: string | null;
   /** The return of a returned statement's payment. */
   returned?: StatementReturn | null;
+  /** How a payment file sent a paid statement's payment. */
+  paidFrom?: StatementPaidFrom | null;
 }): StatementDocument {
   const s = input.statement;
   const available = money(s.availableUsd);
@@ -159,6 +207,7 @@ export function buildStatementDocument(input: {
     },
     carriedIn: input.carriedIn.map((c) => ({
       fromStatementId: c.fromStatementId,
+      fromLabel: c.fromNumber == null ? null : statementLabel(input.gameId, c.fromNumber),
       windowStart: formatInstant(c.windowStart),
       windowEnd: formatInstant(c.windowEnd),
       amountUsd: c.amountUsd,
@@ -187,6 +236,6 @@ export function buildStatementDocument(input: {
           : day(r.renewalPaidAt) && `renewal of ${day(r.renewalPaidAt)}`,
       reversedUsd: r.reversedAttributedUsd,
     })),
-    payment: paymentOf(s, input.maskedAccount ?? null, input.returned ?? null),
+    payment: paymentOf(s, input.maskedAccount ?? null, input.returned ?? null, input.paidFrom ?? null),
   };
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { Document, Font, Page, renderToBuffer, StyleSheet, Text, View } from "@react-pdf/renderer";
 import { windowDaysText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
-import type { StatementDocument } from "./model";
+import { convertedText, type StatementDocument } from "./model";
 
 /**
  * The statement as PDF (@react-pdf/renderer, no browser). Noto Sans is embedded from its npm package so that names
@@ -103,6 +103,8 @@ function Payment({ doc }: { doc: StatementDocument }) {
   return (
     <View>
       <Line label="Paid" value={usd(doc.figures.payableUsd)} strong />
+      {p.converted && <Line label="Sent as" value={convertedText(p.converted)} />}
+      {p.providerNote && <Line label="On the way" value={p.providerNote} />}
       <Line label="Date" value={p.paidOn ?? "—"} />
       <Line label="Method" value={p.method ?? "—"} />
       <Line label="Account" value={p.account} />
@@ -128,7 +130,7 @@ function tableSections(doc: StatementDocument): TableSection[] {
     title: "Carried in",
     widths: ["40%", "40%", "20%"],
     head: ["From statement", "Window", "Amount"],
-    rows: doc.carriedIn.map((c) => [c.fromStatementId, windowDaysText(c.windowStart, c.windowEnd), usd(c.amountUsd)]),
+    rows: doc.carriedIn.map((c) => [c.fromLabel ?? "—", windowDaysText(c.windowStart, c.windowEnd), usd(c.amountUsd)]),
     empty: null,
   };
   return [

@@ -1,5 +1,5 @@
 import "server-only";
-import { getStatementPaidTo } from "@/db/queries/payout-statements";
+import { getStatementPaidFrom, getStatementPaidTo } from "@/db/queries/payout-statements";
 import { createHash } from "node:crypto";
 import type { Db } from "@/db";
 import { listPaymentReturns } from "@/db/queries/payment-flow";
@@ -88,12 +88,12 @@ type Context = { gameId: string; issuedAt: string; settings: StatementSettings; 
 
 type Inputs = Pick<
   Parameters<typeof buildStatementDocument>[0],
-  "lines" | "reversals" | "carriedIn" | "maskedAccount" | "returned"
+  "lines" | "reversals" | "carriedIn" | "maskedAccount" | "returned" | "paidFrom"
 >;
 
 /** What a statement's document is written from besides the statement itself, read from the database. */
 async function inputsOf(db: Db, s: PayoutStatement, ctx: Context): Promise<Inputs> {
-  const [lines, reversals, carriedIn, returned, maskedAccount] = await Promise.all([
+  const [lines, reversals, carriedIn, returned, maskedAccount, paidFrom] = await Promise.all([
     listStatementLines(db, { gameId: ctx.gameId, snapshotId: s.snapshotId, recipientPlayerId: s.recipientPlayerId }),
     listStatementReversals(db, {
       gameId: ctx.gameId,
@@ -103,8 +103,9 @@ async function inputsOf(db: Db, s: PayoutStatement, ctx: Context): Promise<Input
     listCarrySources(db, { gameId: ctx.gameId, statementId: s.id }),
     latestReturn(db, ctx.gameId, s),
     ctx.maskedAccount === undefined ? paidToAccount(db, ctx.gameId, s) : ctx.maskedAccount,
+    s.state === "paid" ? getStatementPaidFrom(db, { gameId: ctx.gameId, statementId: s.id }) : null,
   ]);
-  return { lines, reversals, carriedIn, returned, maskedAccount };
+  return { lines, reversals, carriedIn, returned, maskedAccount, paidFrom };
 }
 
 async function renderFrom(db: Db, s: PayoutStatement, number: number, ctx: Context, inputs: Inputs, as: ActingAs) {

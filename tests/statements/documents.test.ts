@@ -67,6 +67,10 @@ describe("statement documents", () => {
     // The carried-in window names its last day, as every window the statement prints.
     expect(zoe).toContain("2026-02-01 to 2026-02-28");
     expect(zoe).not.toContain("2026-02-01 to 2026-03-01");
+    // The statement it came from by its number, which a recipient knows, never an internal id; February's was never
+    // issued, so it has none.
+    expect(zoe).toContain("— 2026-02-01 to 2026-02-28 USD 6.00");
+    expect(zoe).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
     const ha = await pdfText(rendered[3]?.pdf ?? Buffer.alloc(0));
     expect(ha).toMatch(/SUB_1700000000_00000990 #990 2026-03-20 2026-03-01 to 2026-03-31 USD 1\.80/);
     const anna = await pdfText(rendered[0]?.pdf ?? Buffer.alloc(0));

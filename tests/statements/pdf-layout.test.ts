@@ -46,7 +46,15 @@ function statement(renewals: number, reversals: number): StatementDocument {
       fromWindow: "2026-09",
       reversedUsd: "0.04",
     })),
-    payment: { state: "paid", paidOn: "2026-11-03", method: "Bank transfer", account: "•••• 1234", reference: "R-7" },
+    payment: {
+      state: "paid",
+      paidOn: "2026-11-03",
+      method: "Bank transfer",
+      account: "•••• 1234",
+      reference: "R-7",
+      converted: null,
+      providerNote: null,
+    },
   };
 }
 
