@@ -280,7 +280,10 @@ const approve = payoutCommand(
       revision: { type: "string", description: "The batch's revision as payouts show gave it (what was looked at)" },
       actor: ACTOR_OPTION,
       unflagged: { type: "boolean", description: "Approve only statements without open flags; leave the rest" },
-      "hold-flagged": { type: "string", description: "Hold statements with open flags, with this reason" },
+      "hold-flagged": {
+        type: "string",
+        description: "Hold statements with open flags, with this reason (the recipients read it on their statements)",
+      },
     },
     schema: approveSchema,
   },

@@ -107,7 +107,7 @@ function bulkText(action: StatementAction, noun: string, batchStatus: string): S
         description: "Held payouts are not paid and stay owed to the recipient. The reason is kept and shown.",
         confirmLabel: "Hold",
         pendingLabel: "Holding…",
-        reasonHint: "At least 5 characters; shown on the statement and kept in the audit log.",
+        reasonHint: "At least 5 characters; the recipients read it on their statements, and the audit log keeps it.",
       };
     case "release":
       return {
@@ -119,7 +119,7 @@ function bulkText(action: StatementAction, noun: string, batchStatus: string): S
             : "Held statements without an open flag go back to approved (or carried when nothing is payable), " +
               "ready to be paid; flagged ones are skipped and listed.",
         confirmLabel: "Release",
-        reasonHint: "Why the hold no longer applies.",
+        reasonHint: "Why the hold no longer applies; the recipients read it on their statements.",
       };
     case "carry_forward":
       return {
@@ -130,7 +130,8 @@ function bulkText(action: StatementAction, noun: string, batchStatus: string): S
           "pays it once that batch is approved. Other statements are skipped.",
         confirmLabel: "Carry forward",
         pendingLabel: "Carrying…",
-        reasonHint: "Why this balance is paid with the recipient's next statement instead.",
+        reasonHint:
+          "Why this balance is paid with the next statement instead; the recipients read it on their statements.",
       };
     case "mark_paid":
       return {

@@ -46,13 +46,13 @@ const TEXTS: Record<StatementAction, StatementDialogText> = {
     title: "Hold this payout",
     description: "A held payout is not paid and stays owed to the recipient. The reason is kept.",
     confirmLabel: "Hold payout",
-    reasonHint: "At least 5 characters.",
+    reasonHint: "At least 5 characters; the recipient reads it on their statement.",
   },
   release: {
     label: "Release hold…",
     title: "Release the hold",
     confirmLabel: "Release",
-    reasonHint: "Why the hold no longer applies.",
+    reasonHint: "Why the hold no longer applies; the recipient reads it on their statement.",
   },
   carry_forward: {
     label: "Carry forward…",
@@ -61,7 +61,7 @@ const TEXTS: Record<StatementAction, StatementDialogText> = {
       "The statement closes unpaid and its whole balance moves to the recipient's next statement, which pays it " +
       "once that batch is approved.",
     confirmLabel: "Carry forward",
-    reasonHint: "Why this balance is paid with the next statement instead.",
+    reasonHint: "Why this balance is paid with the next statement instead; the recipient reads it on their statement.",
   },
   mark_paid: {
     label: "Mark paid…",
