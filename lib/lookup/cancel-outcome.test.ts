@@ -47,6 +47,15 @@ describe("describeCancelOutcome", () => {
         /^The paid period already ended \(paid through 2026-11-01T00:00:00Z\), so it ends immediately/,
       );
       expect(elapsed.text).not.toContain("NO_PAID_PERIOD");
+      // In dunning the service shows the last paid window as current and retries after paid_through: the paid period
+      // is over, though paid_through is after the current window's start.
+      const dunning = { ...LIVE, status: "past_due", next_charge_at: "2026-12-04T00:00:00Z" };
+      expect(describeCancelOutcome(dunning, "period_end")).toMatchObject({ code: "NO_PAID_PERIOD", accessUntil: null });
+      expect(describeCancelOutcome(dunning, "now").text).toBe(
+        "It ends now and access ends now. The player is not charged again.",
+      );
+      // The renewal due at paid_through, not yet tried: the paid period runs.
+      expect(paidPeriodRunning({ ...LIVE, next_charge_at: LIVE.paid_through })).toBe(true);
     },
   );
 

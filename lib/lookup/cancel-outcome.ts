@@ -11,13 +11,18 @@ import { parseIsoUtc } from "@/lib/format";
  * - canceled or expired: unchanged (already_canceled).
  *
  * The current billing window stands for the service's "now": a live subscription is inside it. paid_through after its
- * start means a paid period is still running; null or at/before its start means nothing paid is running.
+ * start means a paid period is still running; null or at/before its start means nothing paid is running. A next touch
+ * after paid_through (next_charge_at: a retry in dunning, a challenge's deadline in awaiting_authentication) means the
+ * service is past paid_through already: the renewal due then was tried and did not pay, so nothing paid is running,
+ * whatever window the service still shows as current (in dunning it stays the last one paid).
  */
 export type CancelSubscriptionFields = {
   status: string;
   paid_through: string | null;
   current_period_start: string | null;
   cancel_at_period_end: boolean;
+  /** The service's next touch; left out where unknown. */
+  next_charge_at?: string | null;
 };
 
 export type CancelOutcome = {
@@ -37,10 +42,12 @@ export function isTerminalStatus(status: string): boolean {
 
 /** Whether a paid period is still running at the service, judged from the subscription's own fields. */
 export function paidPeriodRunning(
-  sub: Pick<CancelSubscriptionFields, "paid_through" | "current_period_start">,
+  sub: Pick<CancelSubscriptionFields, "paid_through" | "current_period_start" | "next_charge_at">,
 ): boolean {
   const through = sub.paid_through === null ? null : parseIsoUtc(sub.paid_through);
   if (through === null) return false;
+  const next = sub.next_charge_at ? parseIsoUtc(sub.next_charge_at) : null;
+  if (next !== null && next > through) return false;
   const start = sub.current_period_start === null ? null : parseIsoUtc(sub.current_period_start);
   return start === null || through > start;
 }

@@ -101,6 +101,15 @@ describe("refund error messages", () => {
       }).message,
     ).toMatch(/USD 8.00 to USD 9.00/);
     expect(describeChangeFailure({ kind: "http", status: 503, code: "FLOW_PAUSED" }).outcomeUnknown).toBe(false);
+    // A 503 saying service_unavailable sent nothing: refused, not "may or may not have been applied".
+    const unavailable = { kind: "http", status: 503, code: null, body: { status: "service_unavailable" } } as const;
+    expect(describeChangeFailure(unavailable)).toMatchObject({ outcomeUnknown: false });
+    expect(describeChangeFailure(unavailable).message).toMatch(
+      /^The service is paused for maintenance; the change was not/,
+    );
+    expect(describeChangeFailure({ kind: "http", status: 503, code: "service_unavailable" }).outcomeUnknown).toBe(
+      false,
+    );
     expect(describeChangeFailure({ kind: "timeout", status: null, code: null }).outcomeUnknown).toBe(true);
     expect(describeChangeFailure({ kind: "http", status: 500, code: "INTERNAL_ERROR" }).outcomeUnknown).toBe(true);
   });

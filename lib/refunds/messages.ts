@@ -177,7 +177,6 @@ export const CHANGE_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
   NOT_A_CARD_SUBSCRIPTION: () => "This is a pcstore subscription; its payment method is managed by the pcstore.",
   PAYMENT_METHOD_UNAVAILABLE: () =>
     "The card was removed while the change was being made; reload and pick another card.",
-  service_unavailable: () => "The service is paused for maintenance; price and card changes are refused until it ends.",
   INVALID_GAME_SECRET: () => "The service rejected this game's secret; an admin must update it under Settings → Games.",
   RATE_LIMITED: () => "Too many changes on this subscription just now; wait a minute and reload before trying again.",
 };
@@ -195,11 +194,14 @@ export function describeChangeFailure(failure: ServiceFailure): { message: strin
       return { message: `${message(failure.body ?? {})}${ref}`, outcomeUnknown: false };
   }
   const status = failure.status ?? 0;
-  // "503 (paused): Amount and payment-method changes while paused": a refusal, nothing was applied.
+  // "503 (paused): Amount and payment-method changes while paused": a refusal, nothing was applied. So is a 503 whose
+  // body says service_unavailable ("nothing sent": the service's breaker is open), as code or as status.
+  const pauseWords = ["FLOW_PAUSED", "paused", "service_unavailable"];
+  const bodyStatus = typeof failure.body?.status === "string" ? failure.body.status : "";
   if (
     failure.kind === "http" &&
     status === 503 &&
-    (codes.includes("FLOW_PAUSED") || codes.includes("paused") || failure.body?.status === "paused")
+    (codes.some((c) => pauseWords.includes(c)) || pauseWords.includes(bodyStatus))
   ) {
     return {
       message: `The service is paused for maintenance; the change was not applied. Try again later.${ref}`,

@@ -150,6 +150,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 currentPeriodStart: sub.current_period_start,
                 currentPeriodEnd: sub.current_period_end,
                 cancelAtPeriodEnd: sub.cancel_at_period_end,
+                nextChargeAt: sub.next_charge_at,
                 fundingRail: sub.funding_rail,
                 walletOnly: sub.wallet_only,
                 hasPaymentMethod: sub.has_payment_method,

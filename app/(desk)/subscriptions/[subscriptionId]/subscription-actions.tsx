@@ -30,6 +30,8 @@ export type SubscriptionSummary = {
   currentPeriodStart: string | null;
   currentPeriodEnd: string | null;
   cancelAtPeriodEnd: boolean;
+  /** The service's next touch (a retry in dunning, a challenge's deadline). */
+  nextChargeAt: string | null;
   fundingRail: "card" | "pcstore";
   walletOnly: boolean;
   hasPaymentMethod: boolean;
@@ -130,6 +132,7 @@ function CancelDialog({
       paid_through: subscription.paidThrough,
       current_period_start: subscription.currentPeriodStart,
       cancel_at_period_end: subscription.cancelAtPeriodEnd,
+      next_charge_at: subscription.nextChargeAt,
     },
     when,
     (iso) => formatUtcDateTime(iso) ?? iso,

@@ -8,7 +8,9 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
+import { describeNextCharge } from "@/lib/lookup/cancel-outcome";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
+import type { Subscription } from "@/lib/service/subscription-schemas";
 import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
@@ -255,7 +257,7 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                           <MaybeTime value={s.paid_through} focusable={false} />
                         </Td>
                         <Td>
-                          <MaybeTime value={s.next_charge_at} focusable={false} />
+                          <NextCharge subscription={s} />
                         </Td>
                         <Td>
                           <MaybeTime value={s.created_at} focusable={false} />
@@ -271,4 +273,10 @@ export default async function PlayerPage({ params, searchParams }: Props) {
       </div>
     </>
   );
+}
+
+/** Next charge as the subscription's page says it: none once it is ending, whatever the service's next touch. */
+function NextCharge({ subscription }: { subscription: Subscription }) {
+  const next = describeNextCharge(subscription);
+  return next.note ? <>{next.note}</> : <MaybeTime value={next.at} focusable={false} />;
 }
