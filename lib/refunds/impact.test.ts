@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { periodReportBody } from "@/lib/service/__fixtures__/bodies";
 import { periodReportSchema } from "@/lib/service/schemas";
-import { cardRecordMissing, computeRefundImpact } from "./impact";
+import { cardRecordMissing, computeRefundImpact, noMintOrderNote, walletCoveredPeriod } from "./impact";
 
 /**
  * The fixture: a 9.99 card period, 20% to recipient 2002 (1.80 attributed), with a 3.33 partial refund already made.
@@ -60,6 +60,11 @@ describe("computeRefundImpact", () => {
       expect(impact.effects.join(" ")).toMatch(
         /USD 9.99 goes back to the card.*33.30 coins credited by earlier partial refunds are taken back/,
       );
+      // A full refund takes the period's paid time back: said, never "not canceled" alone.
+      expect(impact.effects.join(" ")).toContain(
+        "no longer counts toward the subscription's paid-through date: the player loses the access it paid for",
+      );
+      expect(impact.effects.join(" ")).toContain("one already set to end at its period's end then ends sooner");
     },
   );
 
@@ -93,6 +98,12 @@ describe("computeRefundImpact", () => {
       { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false },
     );
     expect(pcstore).toMatchObject({ refundable: false, blocker: "pcstore", rail: "pcstore" });
+    // Neither has a mint order (only a card charge makes one): the charged one is not "covered by the wallet".
+    const charged = { paid_at: "2026-11-01T00:00:00Z", mint_order_id: null, funding: { pcstore_charged_usd: "9.99" } };
+    const covered = { ...charged, funding: { pcstore_charged_usd: "0.00", card_charged_usd: "0.00" } };
+    expect([walletCoveredPeriod(charged), walletCoveredPeriod(covered)]).toEqual([false, true]);
+    expect(noMintOrderNote(charged)).toBe("none (charged through the pcstore)");
+    expect(noMintOrderNote(covered)).toBe("none (the wallet covered the period)");
 
     const wallet = computeRefundImpact(
       report((b) => {

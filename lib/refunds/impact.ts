@@ -70,6 +70,32 @@ export function cardRecordMissing(period: {
   return money(period.funding?.card_charged_usd ?? "0").gt(0) && period.mint_order_id === null;
 }
 
+/** A period charged through the pcstore: "Periods charged through the pcstore are not refundable". */
+export function pcstoreCharged(period: { funding: { pcstore_charged_usd?: string | null } | null }): boolean {
+  return money(period.funding?.pcstore_charged_usd ?? "0").gt(0);
+}
+
+/**
+ * A paid period with no card charge and nothing charged through the pcstore: the wallet covered it. A mint order
+ * exists only where a card paid, so its absence alone does not say the wallet paid (a pcstore charge has none).
+ */
+export function walletCoveredPeriod(period: {
+  paid_at: string | null;
+  funding: { card_charged_usd?: string | null; pcstore_charged_usd?: string | null } | null;
+  mint_order_id: string | null;
+}): boolean {
+  return (
+    period.paid_at !== null && period.mint_order_id === null && !cardRecordMissing(period) && !pcstoreCharged(period)
+  );
+}
+
+/** Why a period has no mint order, in words (null for a period never paid). */
+export function noMintOrderNote(period: Parameters<typeof walletCoveredPeriod>[0]): string | null {
+  if (cardRecordMissing(period)) return "missing: the service cannot find the card charge's record";
+  if (period.paid_at === null) return null;
+  return pcstoreCharged(period) ? "none (charged through the pcstore)" : "none (the wallet covered the period)";
+}
+
 /** What the remaining refundable amount's hint says of a period no refund can be made of, where it says anything. */
 export const BLOCKER_HINTS: Partial<Record<NonNullable<RefundImpact["blocker"]>, string>> = {
   never_collected: "never collected: nothing to refund",
@@ -90,14 +116,13 @@ export function computeRefundImpact(
   const funding = period.funding;
   const rail = funding?.rail ?? "card";
   const cardCharged = money(funding?.card_charged_usd ?? "0");
-  const pcstoreCharged = money(funding?.pcstore_charged_usd ?? "0");
   const balanceApplied = money(funding?.balance_applied_coins ?? "0");
 
   // "Periods charged through the pcstore are not refundable"; a pcstore subscription's wallet-covered period is.
   const blocker =
     period.paid_at === null
       ? ("never_collected" as const)
-      : pcstoreCharged.gt(0)
+      : pcstoreCharged(period)
         ? ("pcstore" as const)
         : cardRecordMissing(period)
           ? ("card_record_missing" as const)
@@ -167,9 +192,13 @@ export function computeRefundImpact(
           `zero if they were spent.`,
       );
     }
+    effects.push(`Wallet change: ${balanceDelta.isNegative() ? "−" : "+"}${coinsText(balanceDelta)}.`);
+    // "Paid period + full refund: the period no longer counts toward paid_through; the subscription is not
+    // cancelled"; one set to end at its period's end is retired at paid_through, which moves back.
     effects.push(
-      `Wallet change: ${balanceDelta.isNegative() ? "−" : "+"}${coinsText(balanceDelta)}. The period becomes ` +
-        `refunded; the subscription is not canceled.`,
+      "The period becomes refunded and no longer counts toward the subscription's paid-through date: the player " +
+        "loses the access it paid for. The subscription is not canceled, but one already set to end at its " +
+        "period's end then ends sooner (at once, when this was the last period paid).",
     );
   } else {
     effects.push(

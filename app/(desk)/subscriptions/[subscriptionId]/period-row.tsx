@@ -3,7 +3,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { Td, Tr } from "@/app/_components/table/table";
 import { money } from "@/lib/money";
 import { periodHref } from "@/lib/lookup/search";
-import { cardRecordMissing } from "@/lib/refunds/impact";
+import { cardRecordMissing, pcstoreCharged, walletCoveredPeriod } from "@/lib/refunds/impact";
 import type { SubscriptionAttribution } from "@/lib/service/schemas";
 import { PeriodStatusBadge } from "../_components/badges";
 import { MaybeMoney, MaybeTime } from "../_components/maybe";
@@ -14,12 +14,8 @@ type Period = SubscriptionAttribution["periods"][number];
 export function PeriodRow({ period: p, canRefund }: { period: Period; canRefund: boolean }) {
   const refunded = p.refund?.refunded_amount_usd ?? null;
   const partly = refunded !== null && money(refunded).gt(0) && p.status !== "refunded";
-  const refundable =
-    p.paid_at !== null &&
-    p.status !== "refunded" &&
-    !(p.funding?.pcstore_charged_usd && money(p.funding.pcstore_charged_usd).gt(0)) &&
-    !cardRecordMissing(p);
-  const walletCovered = p.paid_at !== null && p.mint_order_id === null && !cardRecordMissing(p);
+  const refundable = p.paid_at !== null && p.status !== "refunded" && !pcstoreCharged(p) && !cardRecordMissing(p);
+  const walletCovered = walletCoveredPeriod(p);
   return (
     <Tr>
       <Td>{p.period_seq}</Td>
@@ -63,11 +59,7 @@ export function PeriodRow({ period: p, canRefund }: { period: Period; canRefund:
           </TextLink>
         ) : (
           <span className="text-xs text-ink-muted">
-            {p.funding?.rail === "pcstore" &&
-            p.funding.pcstore_charged_usd &&
-            money(p.funding.pcstore_charged_usd).gt(0)
-              ? "pcstore"
-              : ""}
+            {p.funding?.rail === "pcstore" && pcstoreCharged(p) ? "pcstore" : ""}
           </span>
         )}
       </Td>

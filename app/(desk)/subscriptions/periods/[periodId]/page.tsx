@@ -17,7 +17,7 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, refundAttemptHref, subscriptionHref } from "@/lib/lookup/search";
 import { readSupportLimitStanding } from "@/lib/refunds/attempts";
-import { BLOCKER_HINTS, cardRecordMissing, computeRefundImpact } from "@/lib/refunds/impact";
+import { BLOCKER_HINTS, computeRefundImpact, noMintOrderNote } from "@/lib/refunds/impact";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
 import { previewRefundAction, refundAction } from "../../actions";
@@ -201,11 +201,9 @@ export default async function PeriodPage({ params }: { params: Promise<{ periodI
                   label: "Mint order id",
                   value: period.mint_order_id ? (
                     <span className="font-mono text-xs">{period.mint_order_id}</span>
-                  ) : cardRecordMissing(period) ? (
-                    "missing: the service cannot find the card charge's record"
-                  ) : period.paid_at ? (
-                    "none (the wallet covered the period)"
-                  ) : null,
+                  ) : (
+                    noMintOrderNote(period)
+                  ),
                 },
                 { label: "Funding rail", value: period.funding?.rail },
                 {
