@@ -278,8 +278,17 @@ export async function markDeliveryFailed(
     await db.deleteFrom("statement_send_failure").where("statement_id", "=", params.statementId).execute();
     return;
   }
+  await markSendsFailed(db, [params.statementId]);
+}
+
+/**
+ * Marks statements as failed to send (statement_send_failure, now): the batch's send offers them again until a send
+ * of each is queued. For a final delivery failure, and for emails that could not be queued at all.
+ */
+export async function markSendsFailed(db: DbOrTrx, statementIds: readonly string[]): Promise<void> {
+  if (statementIds.length === 0) return;
   await sql`insert into statement_send_failure (statement_id, batch_id, failed_at)
-      select id, batch_id, now() from payout_statement where id = ${params.statementId}
+      select id, batch_id, now() from payout_statement where id = ${anyOf(statementIds, "uuid")}
     on conflict (statement_id) do update set failed_at = excluded.failed_at`.execute(db);
 }
 

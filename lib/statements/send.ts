@@ -7,6 +7,7 @@ import {
   findQueuedSend,
   insertDeliveries,
   listSendTargets,
+  markSendsFailed,
   markDeliveryFailed,
   countFirstEmails,
   wasSendDelivered,
@@ -144,7 +145,38 @@ export function queuePaidStatementEmails(
   params: { gameId: string; batchId: string; statementIds?: string[] },
   acting: ActingAs,
 ): Promise<SendSummary> {
-  return queueStatementSends(db, { ...params, paidUnsent: true }, acting);
+  return offeredAgainIfUnqueued(db, [{ ...params, paidUnsent: true }], () =>
+    queueStatementSends(db, { ...params, paidUnsent: true }, acting),
+  );
+}
+
+/**
+ * Runs the send that follows a payment or a return. When it fails for any cause but a refusal (no issuer: nothing is
+ * emailed anywhere until one is named), the statements it was to email are marked as failed to send, so the batch's
+ * send offers them again: a statement emailed before (when approved, or when paid before its payment came back) would
+ * otherwise count as emailed, and its recipient never be told.
+ */
+async function offeredAgainIfUnqueued<T>(
+  db: Db,
+  selections: Parameters<typeof listSendTargets>[1][],
+  send: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!isAppError(error)) {
+      try {
+        const targets = (await Promise.all(selections.map((s) => listSendTargets(db, s)))).flat();
+        await markSendsFailed(
+          db,
+          targets.filter((t) => mailboxOf(t.email) !== null).map((t) => t.statementId),
+        );
+      } catch (marking) {
+        log.error("statements not marked as failed to send", { error: marking });
+      }
+    }
+    throw error;
+  }
 }
 
 /**
@@ -157,9 +189,12 @@ export async function queueChangedStatementEmails(
   params: { gameId: string; batchId: string },
   acting: ActingAs,
 ): Promise<{ paid: SendSummary; returned: SendSummary }> {
-  const paid = await queueStatementSends(db, { ...params, paidUnsent: true }, acting);
-  const returned = await queueStatementSends(db, { ...params, returnedUnsent: true }, acting);
-  return { paid, returned };
+  const paidUnsent = { ...params, paidUnsent: true };
+  const returnedUnsent = { ...params, returnedUnsent: true };
+  return offeredAgainIfUnqueued(db, [paidUnsent, returnedUnsent], async () => ({
+    paid: await queueStatementSends(db, paidUnsent, acting),
+    returned: await queueStatementSends(db, returnedUnsent, acting),
+  }));
 }
 
 /**

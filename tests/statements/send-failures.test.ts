@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   clearDeliveryFailure,
@@ -7,6 +8,8 @@ import {
   listSendTargets,
   markDeliveryFailed,
 } from "@/db/queries/statement-deliveries";
+import { queuePaidStatementEmails } from "@/lib/statements/send";
+import { saveStatementSettings } from "@/lib/statements/settings";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 import { up } from "@/db/migrations/2026_12_05_0900_statement_send_failures";
@@ -15,6 +18,7 @@ import { up } from "@/db/migrations/2026_12_05_0900_statement_send_failures";
 
 const GAME = "stmt-failures";
 const RECIPIENT = 902;
+const CLI = { actor: null, via: "cli" } as const;
 let t: TestDatabase;
 let march: { batchId: string; statementId: string };
 let february: { batchId: string; statementId: string };
@@ -99,5 +103,37 @@ describe("statements failed before they were kept one by one", () => {
     const kept = await t.db.selectFrom("statement_send_failure").select(["statement_id", "batch_id"]).execute();
     // Anna's alone: March's 902 was sent again since (its last line is a queued one), February's refused for good.
     expect(kept).toEqual([{ statement_id: anna.id, batch_id: march.batchId }]);
+  });
+});
+
+describe("emails that could not be queued after a payment", () => {
+  it("are offered again by the batch's send, though the statement was emailed before", async () => {
+    await saveStatementSettings(t.db, { studioName: "Northwind Games", studioAddress: "", linkDays: 30 }, CLI);
+    // Emailed once (when approved), then paid: the payment's email is owed.
+    await send(march.statementId, "sent");
+    await t.db
+      .insertInto("payout_statement_event")
+      .values({
+        statement_id: march.statementId,
+        batch_id: march.batchId,
+        game_id: GAME,
+        recipient_player_id: String(RECIPIENT),
+        kind: "paid",
+        state_after: "paid",
+        detail: "{}",
+      })
+      .execute();
+    const before = await offeredAgain(march);
+    expect(before.offered).toBe(false);
+    // Queuing fails (the database refuses the delivery line): the payment stands, the email is not sent.
+    await sql`create function refuse_delivery() returns trigger language plpgsql as $$
+      begin raise exception 'delivery log unavailable'; end $$`.execute(t.db);
+    await sql`create trigger refuse_delivery before insert on statement_delivery
+      for each row execute function refuse_delivery()`.execute(t.db);
+    const params = { gameId: GAME, batchId: march.batchId, statementIds: [march.statementId] };
+    await expect(queuePaidStatementEmails(t.db, params, CLI)).rejects.toThrow("delivery log unavailable");
+    await sql`drop trigger refuse_delivery on statement_delivery`.execute(t.db);
+    // The batch's send offers it again, counted with the emails that failed to send.
+    expect(await offeredAgain(march)).toEqual({ offered: true, failed: before.failed + 1 });
   });
 });

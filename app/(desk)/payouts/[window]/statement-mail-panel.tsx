@@ -42,7 +42,8 @@ function sendOffer(statements: number, emailed: number, noAddress: number, faile
     failed === 0
       ? ""
       : ` ${countOf(failed, "email")} of this batch failed to send (the mail server could not be reached or kept ` +
-        `refusing for a while) and ${are(failed, ["is", "are"])} sent again.`;
+        `refusing for a while, or the email of a payment could not be queued) and ${are(failed, ["is", "are"])} ` +
+        "sent again.";
   return {
     scope: "unemailed",
     trigger: "Email statements…",
