@@ -206,15 +206,17 @@ export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; yea
             .where(inYear(sql`r.paid_on`)),
         )
         .unionAll(
+          // A payment that came back never reached the payee: it is taken out of the year it was made, whenever the
+          // return was recorded.
           returned()
             .select([
               "r.recipient_player_id",
               sql<string>`-r.amount_usd`.as("amount_usd"),
-              sql<string>`(r.at at time zone 'UTC')::date`.as("on_date"),
+              sql<string>`r.paid_on`.as("on_date"),
               "s.player_name",
               "s.player_email",
             ])
-            .where(inYear(sql`(r.at at time zone 'UTC')::date`)),
+            .where(inYear(sql`r.paid_on`)),
         ),
     )
     .selectFrom("movements as m")
@@ -225,7 +227,10 @@ export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; yea
       sql<string>`coalesce(sum(m.amount_usd) filter (where m.amount_usd > 0), 0)::numeric(14,2)::text`.as("paid"),
       sql<string>`coalesce(-sum(m.amount_usd) filter (where m.amount_usd < 0), 0)::numeric(14,2)::text`.as("returned"),
       sql<string>`sum(m.amount_usd)::numeric(14,2)::text`.as("net"),
-      sql<number>`(count(*) filter (where m.amount_usd > 0))::int`.as("payments"),
+      // Payments that stood: each one that came back is in the year twice, made and taken out.
+      sql<number>`(count(*) filter (where m.amount_usd > 0) - count(*) filter (where m.amount_usd < 0))::int`.as(
+        "payments",
+      ),
     ])
     .groupBy("m.recipient_player_id")
     .orderBy("m.recipient_player_id")

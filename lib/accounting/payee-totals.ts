@@ -86,9 +86,13 @@ export const PAYEE_TOTAL_COLUMNS: readonly ExportColumn[] = [
     description: "Name on the latest payment of the year (empty when unresolved).",
   },
   { name: "recipient_email", type: "text", description: "Email on the latest payment of the year." },
-  { name: "payments", type: "integer", description: "Payments made in the year." },
+  { name: "payments", type: "integer", description: "Payments made in the year that did not come back." },
   { name: "paid_usd", type: "decimal", description: "Paid in the year, by payment date." },
-  { name: "returned_usd", type: "decimal", description: "Payments returned in the year." },
+  {
+    name: "returned_usd",
+    type: "decimal",
+    description: "Payments made in the year that came back (whenever the return was recorded).",
+  },
   { name: "net_paid_usd", type: "decimal", description: "paid − returned." },
   {
     name: "tax_form_on_file",

@@ -170,7 +170,7 @@ describe("year-end payee totals", () => {
 });
 
 describe("year-end payee totals with returns and tax forms", () => {
-  it("subtracts a returned payment in the year it came back and reads the tax form from the profile", async () => {
+  it("takes a returned payment out of the year it was made and reads the tax form from the profile", async () => {
     const statement = await t.db
       .selectFrom("payout_statement")
       .select("id")
@@ -214,12 +214,14 @@ describe("year-end payee totals with returns and tax forms", () => {
       y2026.rows.map((r) => [r.recipientPlayerId, r.paidUsd, r.returnedUsd, r.netUsd, r.payments, r.taxFormOnFile]),
     ).toEqual([
       ["1", "700.00", "0.00", "700.00", 1, "W-9"],
-      ["2", "100.20", "100.20", "0.00", 2, "W-8BEN (expired 2026-06-30)"],
+      // 28 March came back; the payment that stood reached the payee in 2026.
+      ["2", "100.20", "50.10", "50.10", 1, "W-8BEN (expired 2026-06-30)"],
     ]);
+    // 30 December came back (recorded in January): 2025 paid the payee nothing.
     const y2025 = await readPayeeTotals(t.db, { gameId: GAME, year: 2025 });
-    expect(y2025.rows.map((r) => [r.recipientPlayerId, r.paidUsd, r.returnedUsd, r.netUsd, r.taxFormOnFile])).toEqual([
-      ["2", "50.10", "0.00", "50.10", "W-8BEN"],
-    ]);
+    expect(
+      y2025.rows.map((r) => [r.recipientPlayerId, r.paidUsd, r.returnedUsd, r.netUsd, r.payments, r.taxFormOnFile]),
+    ).toEqual([["2", "50.10", "50.10", "0.00", 0, "W-8BEN"]]);
   });
 });
 

@@ -49,8 +49,8 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
         title={`Year-end payee totals, ${year}`}
         breadcrumbs={crumbs}
         description={
-          "Per recipient, what was paid in the calendar year by payment date, net of returned payments, beside the " +
-          "tax form on file and the year's reporting threshold."
+          "Per recipient, what was paid in the calendar year by payment date, net of the payments of the year that " +
+          "came back (even when recorded later), beside the tax form on file and the year's reporting threshold."
         }
       />
       <div className="mb-4 flex flex-wrap items-end gap-3">
