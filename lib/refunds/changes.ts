@@ -10,6 +10,7 @@ import type {
   ChangeAmountResponse,
   ChangePaymentMethodResponse,
 } from "@/lib/service/schemas";
+import { SUBSCRIPTION_CHANGED, subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { describeChangeFailure } from "./messages";
 import type { Actor } from "@/core/actor";
 
@@ -20,11 +21,23 @@ import type { Actor } from "@/core/actor";
 
 async function runChange<T>(
   db: Db,
-  entry: { actor: Actor; action: string; gameId: string; subscriptionId: string; request: Record<string, unknown> },
+  entry: {
+    actor: Actor;
+    action: string;
+    gameId: string;
+    subscriptionId: string;
+    request: Record<string, unknown>;
+    /** What the page showed of the subscription (subscriptionSeen): refused before the call when it moved since. */
+    seen?: string;
+  },
   call: (client: Awaited<ReturnType<typeof serviceClientForGame>>) => Promise<T>,
   summarize: (result: T) => Record<string, unknown>,
 ): Promise<T> {
   const client = await serviceClientForGame(db, entry.gameId, { timeoutMs: 20_000 });
+  if (entry.seen !== undefined) {
+    const { subscription } = await client.getSubscription(entry.subscriptionId);
+    if (subscriptionSeen(subscription) !== entry.seen) throw new AppError("CONFLICT", SUBSCRIPTION_CHANGED);
+  }
   try {
     const result = await call(client);
     await recordAudit(db, {
@@ -60,7 +73,7 @@ async function runChange<T>(
 
 export async function cancelSubscription(
   db: Db,
-  input: { gameId: string; subscriptionId: string; atPeriodEnd: boolean; reason: string | null },
+  input: { gameId: string; subscriptionId: string; atPeriodEnd: boolean; reason: string | null; seen?: string },
   actor: Actor,
 ): Promise<CancelSubscriptionResponse> {
   return runChange(
@@ -70,6 +83,7 @@ export async function cancelSubscription(
       action: "subscription.cancel",
       gameId: input.gameId,
       subscriptionId: input.subscriptionId,
+      seen: input.seen,
       request: { at_period_end: input.atPeriodEnd, reason: input.reason },
     },
     (client) =>
@@ -89,7 +103,7 @@ export async function cancelSubscription(
 
 export async function changeSubscriptionAmount(
   db: Db,
-  input: { gameId: string; subscriptionId: string; amountUsd: string },
+  input: { gameId: string; subscriptionId: string; amountUsd: string; seen?: string },
   actor: Actor,
 ): Promise<ChangeAmountResponse> {
   const amountUsd = formatUsd(input.amountUsd);
@@ -100,6 +114,7 @@ export async function changeSubscriptionAmount(
       action: "subscription.change_amount",
       gameId: input.gameId,
       subscriptionId: input.subscriptionId,
+      seen: input.seen,
       request: { amount_usd: amountUsd },
     },
     (client) => client.changeSubscriptionAmount(input.subscriptionId, { amountUsd }),
@@ -116,7 +131,13 @@ export async function changeSubscriptionAmount(
 
 export async function changeSubscriptionPaymentMethod(
   db: Db,
-  input: { gameId: string; subscriptionId: string; playerCardId: number | null; walletOnly: boolean | null },
+  input: {
+    gameId: string;
+    subscriptionId: string;
+    playerCardId: number | null;
+    walletOnly: boolean | null;
+    seen?: string;
+  },
   actor: Actor,
 ): Promise<ChangePaymentMethodResponse> {
   const request = {
@@ -130,6 +151,7 @@ export async function changeSubscriptionPaymentMethod(
       action: "subscription.change_payment_method",
       gameId: input.gameId,
       subscriptionId: input.subscriptionId,
+      seen: input.seen,
       request,
     },
     (client) =>

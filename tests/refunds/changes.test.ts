@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { formatUsd } from "@/lib/money";
 import { actAs } from "../support/next-request";
-import { form, GAME_ID, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import { form, GAME_ID, type RefundTestContext, seenOf, startRefundTest, SUBS } from "./setup";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -26,6 +27,8 @@ async function auditOf(subscriptionId: string) {
     .execute();
 }
 
+const seen = (id: string) => seenOf(c.emulator, id);
+
 function subscription(id: string) {
   const sub = c.emulator.ledger().subscriptions.get(id);
   if (!sub) throw new Error(`no ${id}`);
@@ -36,7 +39,12 @@ describe("cancel", () => {
   it("[support] cancels at period end by default: access until paid_through, recorded with its outcome", async () => {
     actAs(c.sessions.support);
     const result = (await cancelSubscriptionAction(
-      form({ subscriptionId: SUBS.cancelEnd, when: "period_end", reason: "Moving to yearly" }),
+      form({
+        subscriptionId: SUBS.cancelEnd,
+        seen: await seen(SUBS.cancelEnd),
+        when: "period_end",
+        reason: "Moving to yearly",
+      }),
     )) as Result;
     expect(result).toMatchObject({ ok: true });
     expect(result.message).toMatch(/Cancels at the end of the paid period.*Access until 2026-12-15 00:00 UTC\./);
@@ -55,11 +63,15 @@ describe("cancel", () => {
 
   it("[support] cancels now; an already canceled subscription answers already canceled", async () => {
     actAs(c.sessions.support);
-    const now = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelNow, when: "now" }))) as Result;
+    const now = (await cancelSubscriptionAction(
+      form({ subscriptionId: SUBS.cancelNow, seen: await seen(SUBS.cancelNow), when: "now" }),
+    )) as Result;
     expect(now).toMatchObject({ ok: true });
     // Paid through 2026-11-15, before the clock: nothing paid is still running, so access ends now.
     expect(now.message).toMatch(/Canceled now\. Access until 2026-11-20 12:00 UTC\./);
-    const again = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.canceled, when: "now" }))) as Result;
+    const again = (await cancelSubscriptionAction(
+      form({ subscriptionId: SUBS.canceled, seen: await seen(SUBS.canceled), when: "now" }),
+    )) as Result;
     expect(again).toMatchObject({ ok: true, message: "Already canceled: nothing changed." });
     expect((await auditOf(SUBS.canceled))[0]).toMatchObject({
       outcome: "succeeded",
@@ -69,7 +81,11 @@ describe("cancel", () => {
 
   it("[viewer] cannot cancel", async () => {
     actAs(c.sessions.viewer);
-    expect(await cancelSubscriptionAction(form({ subscriptionId: SUBS.cancelEnd, when: "now" }))).toMatchObject({
+    expect(
+      await cancelSubscriptionAction(
+        form({ subscriptionId: SUBS.cancelEnd, seen: await seen(SUBS.cancelEnd), when: "now" }),
+      ),
+    ).toMatchObject({
       ok: false,
       code: "FORBIDDEN",
     });
@@ -77,8 +93,10 @@ describe("cancel", () => {
 
   it("an unanswered cancel is recorded as unknown and says to reload before acting again", async () => {
     actAs(c.sessions.support);
-    await c.admin("/faults", { route: `/api/subscriptions/${SUBS.price}/cancel`, fault: "503", count: 1 });
-    const result = (await cancelSubscriptionAction(form({ subscriptionId: SUBS.price, when: "now" }))) as Result;
+    await c.admin("/faults", { route: `/api/subscriptions/${SUBS.price}/cancel`, fault: "500", count: 1 });
+    const result = (await cancelSubscriptionAction(
+      form({ subscriptionId: SUBS.price, seen: await seen(SUBS.price), when: "now" }),
+    )) as Result;
     expect(result).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
     expect(result.message).toMatch(/may or may not have been applied\. Reload/);
     expect((await auditOf(SUBS.price)).map((a) => a.outcome)).toEqual(["unknown"]);
@@ -88,19 +106,27 @@ describe("cancel", () => {
 describe("price and payment method (finance)", () => {
   it("[support] may not change a price; [finance] stages it for the next renewal", async () => {
     actAs(c.sessions.support);
-    expect(await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))).toMatchObject({
+    expect(
+      await changeAmountAction(form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "12.00" })),
+    ).toMatchObject({
       ok: false,
       code: "FORBIDDEN",
     });
     actAs(c.sessions.finance);
-    const result = (await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))) as Result;
+    const result = (await changeAmountAction(
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "12.00" }),
+    )) as Result;
     expect(result).toMatchObject({ ok: true });
     expect(result.message).toMatch(/USD 10.00 → USD 12.00, staged for the next successful renewal/);
     expect(subscription(SUBS.card).pendingAmountUsd?.toFixed(2)).toBe("12.00");
     // Above 500.00 the service stages a price it never applies: the answer says so, as the form did before.
-    const never = (await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "600.00" }))) as Result;
+    const never = (await changeAmountAction(
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "600.00" }),
+    )) as Result;
     expect(never.message).toMatch(/→ USD 600.00, staged .*Above USD 500.00: the service stages it but never applies/);
-    const back = (await changeAmountAction(form({ subscriptionId: SUBS.card, amountUsd: "12.00" }))) as Result;
+    const back = (await changeAmountAction(
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "12.00" }),
+    )) as Result;
     expect(back.message).not.toMatch(/never applies/);
     const entries = await auditOf(SUBS.card);
     expect(entries.at(-1)).toMatchObject({
@@ -116,12 +142,12 @@ describe("price and payment method (finance)", () => {
     async () => {
       actAs(c.sessions.finance);
       const refused = (await changePaymentMethodAction(
-        form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "keep" }),
+        form({ subscriptionId: SUBS.walletOnly, seen: await seen(SUBS.walletOnly), cardId: "12", walletOnly: "keep" }),
       )) as Result;
       expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
       expect(refused.message).toMatch(/wallet-only: to attach a card, also convert it/);
       const converted = (await changePaymentMethodAction(
-        form({ subscriptionId: SUBS.walletOnly, cardId: "12", walletOnly: "no" }),
+        form({ subscriptionId: SUBS.walletOnly, seen: await seen(SUBS.walletOnly), cardId: "12", walletOnly: "no" }),
       )) as Result;
       expect(converted).toMatchObject({ ok: true });
       expect(converted.message).toMatch(/mastercard •••• 1881/);
@@ -134,17 +160,21 @@ describe("price and payment method (finance)", () => {
 
   it("names the field when nothing is chosen, or a choice the service refuses", async () => {
     actAs(c.sessions.finance);
-    const result = (await changePaymentMethodAction(form({ subscriptionId: SUBS.card, walletOnly: "keep" }))) as Result;
+    const result = (await changePaymentMethodAction(
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), walletOnly: "keep" }),
+    )) as Result;
     expect(result).toMatchObject({
       ok: false,
       code: "INVALID_INPUT",
       fieldErrors: { cardId: "pick a card, or change wallet only" },
     });
     const both = (await changePaymentMethodAction(
-      form({ subscriptionId: SUBS.card, cardId: "12", walletOnly: "yes" }),
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), cardId: "12", walletOnly: "yes" }),
     )) as Result;
     expect(both).toMatchObject({ fieldErrors: { cardId: "wallet only takes no card: leave the card empty" } });
-    const neither = (await changePaymentMethodAction(form({ subscriptionId: SUBS.card, walletOnly: "no" }))) as Result;
+    const neither = (await changePaymentMethodAction(
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), walletOnly: "no" }),
+    )) as Result;
     expect(neither).toMatchObject({ fieldErrors: { cardId: "pick the card to pay with instead of the wallet" } });
     // Neither reached the service.
     expect((await auditOf(SUBS.card)).filter((a) => a.action === "subscription.change_payment_method")).toEqual([]);
@@ -152,7 +182,27 @@ describe("price and payment method (finance)", () => {
 
   it("[finance] a card subscription made wallet only is told its card was removed", async () => {
     actAs(c.sessions.finance);
-    const result = (await changePaymentMethodAction(form({ subscriptionId: SUBS.card, walletOnly: "yes" }))) as Result;
+    const result = (await changePaymentMethodAction(
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), walletOnly: "yes" }),
+    )) as Result;
     expect(result).toMatchObject({ ok: true, message: "Card removed: wallet only, from the next charge." });
+  });
+
+  it("[finance] a change decided on a page drawn before a colleague's change is refused, nothing sent", async () => {
+    actAs(c.sessions.finance);
+    const drawn = await seen(SUBS.card);
+    const staged = (await changeAmountAction(
+      form({ subscriptionId: SUBS.card, seen: drawn, amountUsd: "14.00" }),
+    )) as Result;
+    expect(staged.ok, staged.message).toBe(true);
+    const changes = (await auditOf(SUBS.card)).length;
+    // A second dialog, open since before that price was staged, would replace it unseen: refused, and drawn again.
+    const stale = (await changeAmountAction(
+      form({ subscriptionId: SUBS.card, seen: drawn, amountUsd: "11.00" }),
+    )) as Result;
+    expect(stale).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(stale.message).toMatch(/^The subscription changed since this page was drawn/);
+    expect(formatUsd(String(subscription(SUBS.card).pendingAmountUsd))).toBe("14.00");
+    expect(await auditOf(SUBS.card)).toHaveLength(changes);
   });
 });

@@ -1,5 +1,6 @@
 import type { ScenarioInput } from "@/emulator/scenario/schema";
 import { startEmulator, type RunningEmulator } from "@/emulator/server";
+import { type SeenSubscriptionFields, subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { saveGame } from "@/lib/games/games";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { signInAs } from "../support/users";
@@ -258,6 +259,16 @@ export async function startRefundTest(): Promise<RefundTestContext> {
       await t.drop();
     },
   };
+}
+
+/** What the subscription's page shows of it (the `seen` its change dialogs send), read from the service over HTTP. */
+export async function seenOf(emulator: RunningEmulator, subscriptionId: string): Promise<string> {
+  const response = await fetch(`${emulator.url}/api/subscriptions/${subscriptionId}`, {
+    headers: { "X-Game-Secret-Key": GAME_SECRET },
+  });
+  if (!response.ok) throw new Error(`subscription ${subscriptionId}: HTTP ${response.status}`);
+  const body = (await response.json()) as { subscription: SeenSubscriptionFields };
+  return subscriptionSeen(body.subscription);
 }
 
 /** Refund events the emulator recorded on a period. */

@@ -126,7 +126,7 @@ const CASES: Case[] = [
   {
     name: "price change form",
     schema: changeAmountInputSchema,
-    input: { subscriptionId: SUB, amountUsd: "" },
+    input: { subscriptionId: SUB, seen: "active|renewing", amountUsd: "" },
     path: "amountUsd",
     message: USD_FORMAT,
   },
@@ -248,7 +248,10 @@ describe("forms given a malformed amount or date say what is wrong and keep what
 
   it("[finance] a price change left empty", async () => {
     actAs(await signInAs(t.db, "finance"));
-    const result = await subscriptions.changeAmountAction(null, form({ subscriptionId: SUB, amountUsd: "" }));
+    const result = await subscriptions.changeAmountAction(
+      null,
+      form({ subscriptionId: SUB, seen: "active|renewing", amountUsd: "" }),
+    );
     expect(result).toMatchObject({
       ok: false,
       code: "INVALID_INPUT",

@@ -210,6 +210,7 @@ export const cancelSubscriptionAction = defineAction(
         subscriptionId: input.subscriptionId,
         atPeriodEnd: input.when === "period_end",
         reason: input.reason,
+        seen: input.seen,
       },
       user,
     );
@@ -242,7 +243,7 @@ export const changeAmountAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const result = await changeSubscriptionAmount(
       db,
-      { gameId: game.id, subscriptionId: input.subscriptionId, amountUsd: input.amountUsd },
+      { gameId: game.id, subscriptionId: input.subscriptionId, amountUsd: input.amountUsd, seen: input.seen },
       user,
     );
     revalidatePath("/subscriptions", "layout");
@@ -276,6 +277,7 @@ export const changePaymentMethodAction = defineAction(
         subscriptionId: input.subscriptionId,
         playerCardId: input.cardId,
         walletOnly: input.walletOnly === "keep" ? null : input.walletOnly === "yes",
+        seen: input.seen,
       },
       user,
     );

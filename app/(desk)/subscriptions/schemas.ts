@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { subscriptionIdSchema } from "@/lib/lookup/schemas";
+import { subscriptionSeenSchema } from "@/lib/lookup/subscription-seen";
 import { decimalStringSchema, usdInputSchema } from "@/lib/money";
 
 /**
@@ -50,15 +51,21 @@ export const confirmRefundInputSchema = z.object({
 
 export const cancelInputSchema = z.object({
   subscriptionId: subscriptionIdSchema,
+  seen: subscriptionSeenSchema,
   when: z.enum(["period_end", "now"], { message: "choose at period end or now" }),
   reason: reasonSchema,
 });
 
-export const changeAmountInputSchema = z.object({ subscriptionId: subscriptionIdSchema, amountUsd: usdInputSchema });
+export const changeAmountInputSchema = z.object({
+  subscriptionId: subscriptionIdSchema,
+  seen: subscriptionSeenSchema,
+  amountUsd: usdInputSchema,
+});
 
 export const changePaymentMethodInputSchema = z
   .object({
     subscriptionId: subscriptionIdSchema,
+    seen: subscriptionSeenSchema,
     cardId: z
       .string()
       .optional()

@@ -19,6 +19,7 @@ import { requirePageRole } from "@/lib/auth/session";
 import { formatAmountText, formatCount, formatUsdText } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { describeNextCharge, isTerminalStatus } from "@/lib/lookup/cancel-outcome";
+import { subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
 import { PERIOD_STATUSES } from "@/lib/service/schemas";
@@ -151,6 +152,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 currentPeriodEnd: sub.current_period_end,
                 cancelAtPeriodEnd: sub.cancel_at_period_end,
                 nextChargeAt: sub.next_charge_at,
+                seen: subscriptionSeen(sub),
                 fundingRail: sub.funding_rail,
                 walletOnly: sub.wallet_only,
                 hasPaymentMethod: sub.has_payment_method,

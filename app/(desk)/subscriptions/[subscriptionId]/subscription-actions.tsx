@@ -9,6 +9,7 @@ import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { Select } from "@/app/_components/forms/select";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
+import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
 import { formatUsdText, formatUtcDateTime } from "@/lib/format";
@@ -30,6 +31,8 @@ export type SubscriptionSummary = {
   currentPeriodStart: string | null;
   currentPeriodEnd: string | null;
   cancelAtPeriodEnd: boolean;
+  /** What the page showed (subscriptionSeen), sent back with each change: refused when the subscription moved since. */
+  seen: string;
   /** The service's next touch (a retry in dunning, a challenge's deadline). */
   nextChargeAt: string | null;
   fundingRail: "card" | "pcstore";
@@ -44,7 +47,13 @@ function toConfirm(action: ServerAction) {
     const result = await action(form);
     return result.ok
       ? { ok: true, message: result.message }
-      : { ok: false, message: result.message, values: result.values, fieldErrors: result.fieldErrors };
+      : {
+          ok: false,
+          message: result.message,
+          code: result.code,
+          values: result.values,
+          fieldErrors: result.fieldErrors,
+        };
   };
 }
 
@@ -119,6 +128,8 @@ function CancelDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
+  // A subscription that moved since the page was drawn: drawn again behind the open dialog.
+  const onRefused = useRefreshOnConflict();
   // Already set to end at the period's end: asking for that again changes nothing (the service would record a second
   // cancellation over the first), so only ending it now is offered.
   const [chosen, setWhen] = useState<"period_end" | "now">("period_end");
@@ -148,7 +159,8 @@ function CancelDialog({
       tone="danger"
       size="md"
       action={action}
-      hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      hiddenFields={{ subscriptionId: subscription.subscriptionId, seen: subscription.seen }}
+      onRefused={onRefused}
       gameId={subscription.gameId}
       onConfirmed={onConfirmed}
     >
@@ -205,6 +217,8 @@ function PriceDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
+  // A subscription that moved since the page was drawn: drawn again behind the open dialog.
+  const onRefused = useRefreshOnConflict();
   const [amount, setAmount] = useState("");
   const parsed = usdInputSchema.safeParse(amount);
   const value = parsed.success ? money(parsed.data) : null;
@@ -241,7 +255,8 @@ function PriceDialog({
             })
           : action(form)
       }
-      hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      hiddenFields={{ subscriptionId: subscription.subscriptionId, seen: subscription.seen }}
+      onRefused={onRefused}
       gameId={subscription.gameId}
       onConfirmed={onConfirmed}
     >
@@ -306,6 +321,8 @@ function CardDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
+  // A subscription that moved since the page was drawn: drawn again behind the open dialog.
+  const onRefused = useRefreshOnConflict();
   return (
     <ConfirmDialog
       trigger={<Button variant="secondary">Change payment method…</Button>}
@@ -321,7 +338,8 @@ function CardDialog({
       pendingLabel="Saving…"
       size="md"
       action={action}
-      hiddenFields={{ subscriptionId: subscription.subscriptionId }}
+      hiddenFields={{ subscriptionId: subscription.subscriptionId, seen: subscription.seen }}
+      onRefused={onRefused}
       gameId={subscription.gameId}
       onConfirmed={onConfirmed}
     >
