@@ -109,7 +109,9 @@ export type WrittenPart = ExportSummary & { path: string };
  * An export written as files: the first part under the name given and any further part beside it
  * ("journal.part-2.csv"), each audited as its own download and each asked under the first part's split. Parts are
  * imported together, so a set cut short (the postings changed between two parts, a failure) is removed rather than
- * left to be imported as if it were whole.
+ * left to be imported as if it were whole. An earlier export's further parts under the same name go as soon as the
+ * first part replaces theirs: that set is no longer whole, and left beside a set cut short they would be imported as
+ * if they were.
  */
 export async function writeExportParts(
   db: Db,
@@ -131,6 +133,7 @@ export async function writeExportParts(
       written.push(file);
       parts = file.parts;
       split = file.split ?? undefined;
+      if (part === 1) await removeLaterParts(outPath, 1, options.onStalePartRemoved);
       // Until the set is complete, stopping the process removes what it has written: a part alone is not a file
       // to import.
       if (part < parts) removeIfInterrupted(file.path);
@@ -151,8 +154,6 @@ export async function writeExportParts(
       );
     throw error;
   }
-  // The set is complete: a part of an earlier export that cannot be removed is said, and the new set is kept.
-  await removeLaterParts(outPath, parts, options.onStalePartRemoved);
   return written;
 }
 
