@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { access, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { access, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
@@ -59,21 +58,6 @@ async function checkOutPath(out: string): Promise<void> {
   }
 }
 
-/**
- * Writes a file only its owner can read (it holds bank details), also over an existing file, whose mode writeFile
- * would keep: a new file beside it, then renamed over it.
- */
-async function writePrivateFile(target: string, content: string | Uint8Array): Promise<void> {
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.partial`);
-  try {
-    await writeFile(temporary, content, { mode: 0o600, flag: "wx" });
-    await rename(temporary, target);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}
-
 type PayFileFlags = {
   batch: string;
   method: (typeof FILE_METHODS)[number];
@@ -102,7 +86,8 @@ export const paymentCommands: Record<string, Command> = {
       description:
         "Writes the payment file(s) of an approved batch for one method and moves the statements they pay to " +
         "in_payment (nothing is paid until results are imported). One file is written to --out; several " +
-        "(currencies, parts) into the directory --out. Recipients the method cannot pay are listed with the " +
+        "(currencies, parts) into --out when it is a folder, else into the folder --out is in, each under its own " +
+        "name. Recipients the method cannot pay are listed with the " +
         "reason. The file holds bank details: keep it safe.",
       options: {
         batch: { type: "string", description: "The payout batch id" },
@@ -146,6 +131,7 @@ export const paymentCommands: Record<string, Command> = {
           const gameId = await gameOf(db, parsed.data.batchId);
           const { createPaymentFiles } = await import("@/lib/payments/files");
           const { downloadPaymentFile } = await import("@/lib/payments/file-access");
+          const { writePrivateFile } = await import("@/lib/exports/file");
           const made = await createPaymentFiles(db, { ...parsed.data, gameId }, as);
           const what = made.files.length === 1 ? "payment file was made and its" : "payment files were made and their";
           const fetchThem = "Do not make them again: download them from the window page (Payment files).";
@@ -153,13 +139,20 @@ export const paymentCommands: Record<string, Command> = {
           const stopListening = whenStopped(() =>
             process.stderr.write(`payouts pay-file: stopped. The ${what} statements are in payment. ${fetchThem}\n`),
           );
-          const several = made.files.length > 1 || (await isDirectory(flags.out));
+          // Several files (currencies, parts) go into --out when it is a folder, else into the folder --out names a
+          // file in (checked writable before anything changed), each under its own name: never a folder made here
+          // under a file's name, nor a failure after the statements moved.
+          const intoFolder = await isDirectory(flags.out);
+          const folder = intoFolder ? flags.out : made.files.length > 1 ? path.dirname(path.resolve(flags.out)) : null;
+          if (folder !== null && !intoFolder)
+            process.stderr.write(
+              `payouts pay-file: ${made.files.length} files, written into ${folder} under their own names\n`,
+            );
           const files = [];
           try {
-            if (several) await mkdir(flags.out, { recursive: true });
             for (const file of made.files) {
               const download = await downloadPaymentFile(db, { gameId, fileId: file.id }, as);
-              const target = several ? path.join(flags.out, download.fileName) : flags.out;
+              const target = folder !== null ? path.join(folder, download.fileName) : flags.out;
               await writePrivateFile(target, download.content);
               process.stderr.write(`payouts pay-file: wrote ${target} (${file.rowCount} payments)\n`);
               files.push({ ...file, path: target });

@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { countOf } from "@/lib/format";
 import type { Db } from "@/db";
@@ -82,7 +81,8 @@ export const profileCommands: Record<string, Command> = {
       withDb(async (db) => {
         await requireGame(db, flags.game);
         const { csv, rows } = await exportProfiles(db, { gameId: flags.game }, { actor: null, via: "cli" });
-        await writeFile(flags.out, csv, { mode: 0o600 });
+        const { writePrivateFile } = await import("@/lib/exports/file");
+        await writePrivateFile(flags.out, csv);
         return { exported: rows, file: flags.out, masked: true };
       }),
   },

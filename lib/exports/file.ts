@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createWriteStream, rmSync } from "node:fs";
-import { rename, rm, stat } from "node:fs/promises";
+import { rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "@/db";
 import { AppError, isAppError } from "@/lib/errors";
@@ -31,6 +31,30 @@ function removeIfInterrupted(file: string): void {
   removeOnInterrupt.add(file);
 }
 
+/** A temporary file beside `target`, hidden, that an interrupted write leaves under no name anyone imports. */
+function temporaryBeside(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.partial`);
+}
+
+/**
+ * Writes a file only its owner can read (a payment file holds bank details), also over an existing file, whose mode
+ * writeFile would keep: a temporary file beside it, renamed over it once complete, removed should the process be
+ * stopped (Ctrl-C) or the write fail meanwhile.
+ */
+export async function writePrivateFile(target: string, content: string | Uint8Array): Promise<void> {
+  const temporary = temporaryBeside(target);
+  removeIfInterrupted(temporary);
+  try {
+    await writeFile(temporary, content, { mode: 0o600, flag: "wx" });
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  } finally {
+    removeOnInterrupt.delete(temporary);
+  }
+}
+
 async function statOf(file: string) {
   return stat(file).catch(() => null);
 }
@@ -55,7 +79,7 @@ export async function writeChunksToFile<T extends { chunks: AsyncGenerator<Buffe
 ): Promise<{ started: T; path: string }> {
   const target = path.resolve(outPath);
   await checkDestination(outPath, target);
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.partial`);
+  const temporary = temporaryBeside(target);
   const file = createWriteStream(temporary, { flags: "wx", mode: 0o600 });
   await once(file, "open");
   removeIfInterrupted(temporary);

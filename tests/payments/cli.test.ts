@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
@@ -189,5 +189,26 @@ describe("desk payouts pay-file / import-results", () => {
     expect(refused).toMatchObject({ code: 2, stdout: "" });
     expect(refused.stderr).toMatch(/--out: the folder .*no-such-folder does not exist/);
     expect(await t.db.selectFrom("payment_file").select("id").execute()).toEqual(before);
+  });
+
+  it("writes several files into the folder of an --out naming a file, not failing once statements moved", async () => {
+    const october = await approvedBatch(t.db, "2026-10", { 1: "40.00", 2: "30.00" });
+    const out = path.join(dir, "generic.csv");
+    await writeFile(out, "an earlier file\r\n");
+    const made = await desk(
+      ...["payouts", "pay-file", "--batch", october, "--method", "generic", "--out", out],
+      ...["--eur-rate", "0.92", "--rate-source", "ECB", "--actor", "fin@cli.test"],
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const summary = JSON.parse(made.stdout) as { files: { path: string; currency: string }[] };
+    expect(summary.files.map((f) => f.currency).sort()).toEqual(["EUR", "USD"]);
+    expect(made.stderr).toContain(`2 files, written into ${dir} under their own names`);
+    for (const file of summary.files) {
+      expect(path.dirname(file.path)).toBe(dir);
+      expect((await stat(file.path)).mode & 0o777).toBe(0o600);
+    }
+    // The file --out named is left as it was, and no temporary file is left beside them.
+    expect(await readFile(out, "utf8")).toBe("an earlier file\r\n");
+    expect((await readdir(dir)).filter((f) => f.endsWith(".partial"))).toEqual([]);
   });
 });
