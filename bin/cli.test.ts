@@ -1,7 +1,10 @@
+import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { CliError, failureMessage, firstSentence, parseFlags } from "./cli";
+import { CliError, FLAG_FILE_MAX_BYTES, failureMessage, firstSentence, parseFlags, readFlagFile } from "./cli";
 import { exportFlagsSchema } from "./commands/accounting";
 
 const SPEC = {
@@ -127,5 +130,22 @@ describe("firstSentence", () => {
       'Writes a CSV (columns in README.md, "Exports"), audited',
     );
     expect(firstSentence("No stop at all")).toBe("No stop at all");
+  });
+});
+
+describe("readFlagFile", () => {
+  it("refuses a file larger than an import takes before reading it, and names an unreadable one", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "flag-file-"));
+    try {
+      const big = path.join(dir, "big.csv");
+      await writeFile(big, "");
+      await truncate(big, FLAG_FILE_MAX_BYTES + 1);
+      await expect(readFlagFile("file", big)).rejects.toThrow(`--file: ${big} is larger than 20 MB`);
+      await expect(readFlagFile("file", path.join(dir, "none.csv"))).rejects.toThrow(/cannot read .*\(ENOENT\)/);
+      await writeFile(path.join(dir, "small.csv"), "reference,outcome\r\n");
+      expect(await readFlagFile("file", path.join(dir, "small.csv"))).toBe("reference,outcome\r\n");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
@@ -153,11 +153,21 @@ export async function secretFromFile(flag: string, file: string, schema: z.ZodTy
   return parsed.data;
 }
 
-/** The text of a file named by a flag; one that cannot be read is an input error naming the flag and the reason. */
+/** The most a file named by a flag may hold (an import's limit): a larger one is refused before it is read. */
+export const FLAG_FILE_MAX_BYTES = 20_000_000;
+
+/**
+ * The text of a file named by a flag; one that cannot be read, or is larger than an import takes, is an input error
+ * naming the flag and the reason, before the file is read into memory.
+ */
 export async function readFlagFile(flag: string, file: string): Promise<string> {
   try {
+    const size = (await stat(file)).size;
+    if (size > FLAG_FILE_MAX_BYTES)
+      throw new CliError(`--${flag}: ${file} is larger than 20 MB (${size} bytes); split it`, 2);
     return await readFile(file, "utf8");
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new CliError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 2);
   }
 }

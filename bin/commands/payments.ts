@@ -244,7 +244,8 @@ export const paymentCommands: Record<string, Command> = {
             log.error("statement emails not queued", { batchId: parsed.data.batchId, error });
             emailsNotQueued = isAppError(error)
               ? `The statement emails were not queued. ${error.message}`
-              : `The statement emails could not be queued: desk statements send --batch ${parsed.data.batchId}`;
+              : "The statement emails could not be queued; they are offered again: " +
+                `desk statements send --batch ${parsed.data.batchId} --actor EMAIL`;
           } finally {
             await stopBoss();
           }
