@@ -10,6 +10,7 @@ import { rotateKey } from "@/lib/keys/rotate";
 import { gameIdSchema } from "@/lib/games/schemas";
 import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
+import { whenStopped } from "@/lib/stop-signal";
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { CliError, CliResult, failureMessage, firstSentence, helpText, parseFlags } from "./cli";
 import { payoutCommands } from "./commands/payouts";
@@ -70,6 +71,14 @@ const COMMANDS: Record<string, Command> = {
         async (db) => {
           let lastLine = 0;
           let lastPhase = "";
+          // Stopped (Ctrl-C), the pull is kept, not undone: the job workers (the app, or desk worker) take it up
+          // once it is seen abandoned, about a minute later, and publish it once. Said before the process ends.
+          const stopListening = whenStopped(() =>
+            process.stderr.write(
+              `snapshot ${formatWindow(flags.window)}: stopped here. The pull is kept: the job workers (the app, or ` +
+                "desk worker) finish and publish it about a minute after they see it abandoned.\n",
+            ),
+          );
           try {
             return await takeSnapshotNow(
               db,
@@ -86,6 +95,8 @@ const COMMANDS: Record<string, Command> = {
           } catch (error) {
             if (error instanceof PullFailedError || error instanceof PullBusyError) throw new CliError(error.message);
             throw error;
+          } finally {
+            stopListening();
           }
         },
         { keys: true },
