@@ -77,6 +77,7 @@ describe("a reversal known only from its period row, reported again in a later w
     const approved = await approveStatements(t.db, { gameId: GAME, batchId: april.batchId, ids: [first.id] }, acting);
     expect(approved).toEqual({
       changed: 0,
+      revision: expect.any(String),
       skipped: [{ id: first.id, recipientPlayerId: 1, reason: expect.stringMatching(/Reversal reported again/) }],
     });
 
