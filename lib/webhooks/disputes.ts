@@ -9,7 +9,8 @@ import { parseServiceInstant } from "@/lib/time";
 /**
  * `purchase.disputed`. Spec, Events: "Chargeback opened; fires again on close with dispute_status won or lost";
  * "opened: order_id, transaction_id, payment_intent_id, charge_id, dispute_id, reason, usd_amount; closed: order_id,
- * dispute_id, dispute_status, currency_debited, new_balance". The closing event is the one carrying dispute_status.
+ * dispute_id, dispute_status, currency_debited, new_balance". The closing event is the one whose dispute_status is won
+ * or lost; an opening that carries a status of its own ("needs_response") is still an opening, read by its usd_amount.
  *
  * The dispute is stored on its own row; the payout flags find the renewal line it concerns by order_id = the line's
  * mint_order_id, in whatever snapshot holds that line.
@@ -39,7 +40,10 @@ export type DisputeEffect = Record<string, unknown> & { kind: "dispute" | "unpro
 
 export async function applyDisputeEvent(trx: Db, gameId: string, envelope: WebhookEnvelope): Promise<DisputeEffect> {
   const at = new Date(parseServiceInstant(envelope.created_at) ?? Date.now());
-  if ("dispute_status" in envelope.data) {
+  const status = envelope.data.dispute_status;
+  const closes =
+    status === "won" || status === "lost" || ("dispute_status" in envelope.data && !("usd_amount" in envelope.data));
+  if (closes) {
     const parsed = disputeClosedDataSchema.safeParse(envelope.data);
     if (!parsed.success) return { kind: "unprocessable", issues: formatIssues(parsed.error, "data") };
     const d = parsed.data;

@@ -325,4 +325,29 @@ describe("disputed renewals", () => {
       [],
     );
   });
+
+  it("records an opening that carries a status of its own as an opening, not an unreadable close", async () => {
+    const body = envelope({
+      gameId: GAME,
+      type: "purchase.disputed",
+      data: {
+        order_id: "ord_pending",
+        dispute_id: "dp_pending",
+        dispute_status: "needs_response",
+        reason: "fraudulent",
+        usd_amount: "7.00",
+      },
+    });
+    expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
+    const event = await waitFor(async () => {
+      const row = await t.db.selectFrom("webhook_event").select("status").where("body", "=", body).executeTakeFirst();
+      return row && row.status !== "pending" ? row : null;
+    });
+    expect(event.status).toBe("processed");
+    const dispute = t.db
+      .selectFrom("service_dispute")
+      .select(["status", "usd_amount"])
+      .where("dispute_id", "=", "dp_pending");
+    expect(await dispute.executeTakeFirst()).toEqual({ status: "open", usd_amount: "7.00" });
+  });
 });

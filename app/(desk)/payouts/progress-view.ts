@@ -34,7 +34,11 @@ export function toProgressView(
       pull.error && pull.error.code === "PULL_ERROR"
         ? {
             code: "PULL_ERROR",
-            message: "The pull stopped on an internal error (logged); it is retried automatically.",
+            // A failed pull is over: no retry follows it; a new snapshot is asked for.
+            message:
+              pull.status === "failed"
+                ? "The pull stopped on an internal error (logged) and is not retried: take the snapshot again."
+                : "The pull stopped on an internal error (logged); it is retried automatically.",
           }
         : pull.error,
   };
