@@ -2,7 +2,7 @@ import "server-only";
 import type { DbOrTrx } from "@/db";
 import { listSnapshotDisputes, type SnapshotDisputeRow } from "@/db/queries/disputes";
 import { getLatestStaleMark, listFlagOverrideRows, type FlagOverrideRow } from "@/db/queries/flags";
-import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
+import { getSnapshot, listSnapshotVersions, type SnapshotHeader } from "@/db/queries/snapshots";
 import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
 import { countOf, formatUsdText } from "@/lib/format";
@@ -77,12 +77,20 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
   }
   if (!snapshot.windowClosed)
     flags.push(windowFlag("window_open", "read before the window's end", snapshotCause, snapshot.publishedAt));
-  const latest = await getLatestSnapshot(db, { gameId: snapshot.gameId, window: snapshot.window });
+  // Each version is compared with the one before it: a drift anywhere after this version means the figures may have
+  // moved from the ones paid, even when the latest version reproduced the one before it.
+  const versions = await listSnapshotVersions(db, { gameId: snapshot.gameId, window: snapshot.window });
+  const latest = versions[0];
   if (latest && latest.id !== snapshot.id && latest.version > snapshot.version) {
+    const drifted = versions.filter((v) => v.version > snapshot.version && v.drift.status === "drift");
+    const differences = drifted.reduce((sum, v) => sum + v.drift.count, 0);
     const drift =
-      latest.drift.status === "drift"
-        ? `, with ${countOf(latest.drift.count, "difference")} from its previous version`
-        : "";
+      drifted.length === 0
+        ? ""
+        : drifted.length === 1 && drifted[0] === latest
+          ? `, with ${countOf(differences, "difference")} from its previous version`
+          : `; ${drifted.map((v) => `version ${v.version}`).join(", ")} drifted from the version before ` +
+            `(${countOf(differences, "difference")}): the figures may differ from version ${snapshot.version}'s`;
     flags.push(
       windowFlag(
         "newer_snapshot",

@@ -44,7 +44,8 @@ export type FixtureSnapshot = {
   window: TimeWindow | string;
   recipients: FixtureRecipient[];
   unattributed?: Record<string, number>;
-  drift?: boolean;
+  /** Drifted from the version before (with this many differences, when a number); "reproduced" matched it. */
+  drift?: boolean | number | "reproduced";
   closed?: boolean;
   /** When the pull began reading (stale marks newer than this make it stale). */
   fetchStartedAt?: Date;
@@ -135,7 +136,8 @@ export async function insertSnapshot(
       checks: JSON.stringify([]),
       build_notes: JSON.stringify([]),
       compared_to_snapshot_id: null,
-      drift_status: input.drift ? "drift" : "first_version",
+      drift_status: input.drift === "reproduced" ? "reproduced" : input.drift ? "drift" : "first_version",
+      drift_count: typeof input.drift === "number" ? input.drift : 0,
     })
     .execute();
   if (input.recipients.length > 0) {
