@@ -65,15 +65,9 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
     after: snapshot.fetchStartedAt,
   });
   if (mark) {
-    const marks = snapshot.stale?.marks ?? 1;
-    flags.push(
-      windowFlag(
-        "snapshot_stale",
-        `${mark.reason} (${countOf(marks, "change")})`,
-        `stale_mark:${mark.id}`,
-        mark.markedAt,
-      ),
-    );
+    // The mark's reason says how many changes it stands for ("… and 249 more"): marks are written per burst, so
+    // counting them would not count changes.
+    flags.push(windowFlag("snapshot_stale", mark.reason, `stale_mark:${mark.id}`, mark.markedAt));
   }
   if (!snapshot.windowClosed)
     flags.push(windowFlag("window_open", "read before the window's end", snapshotCause, snapshot.publishedAt));

@@ -47,7 +47,13 @@ export function SnapshotFlags({ snapshot }: { snapshot: SnapshotHeader }) {
           Stale
         </Badge>
       ) : null}
-      {snapshot.windowClosed ? null : <Badge tone="info">Window open</Badge>}
+      {snapshot.windowClosed ? null : snapshot.window.endMs <= Date.now() ? (
+        <Badge tone="warning" title="Read before the window ended: take it again for the whole window">
+          Read before its end
+        </Badge>
+      ) : (
+        <Badge tone="info">Window open</Badge>
+      )}
     </span>
   );
 }
@@ -73,10 +79,11 @@ export async function SnapshotSection({
     .filter((p) => p.status === "failed" && p.finishedAt && Date.now() - p.finishedAt.getTime() < 86_400_000)
     .slice(0, 3);
   const latest = windows[0];
-  const drift =
-    latest && latest.drift.status === "drift"
-      ? await listSnapshotDrift(db, { gameId, snapshotId: latest.id, limit: 10 })
-      : [];
+  // Every listed window whose latest version drifted or is stale, not only the newest window (usually the running
+  // month, which can neither drift nor be paid yet).
+  const drifted = windows.filter((w) => w.drift.status === "drift").slice(0, 3);
+  const driftOf = await Promise.all(drifted.map((w) => listSnapshotDrift(db, { gameId, snapshotId: w.id, limit: 10 })));
+  const stale = windows.filter((w) => w.stale).slice(0, 5);
 
   return (
     <div className="flex flex-col gap-5">
@@ -99,29 +106,30 @@ export async function SnapshotSection({
         </EmptyState>
       ) : (
         <>
-          {latest.drift.status === "drift" ? (
-            <Banner tone="danger" title={`Drift: ${windowLabel(latest)} no longer reproduces`}>
+          {drifted.map((w, index) => (
+            <Banner key={w.id} tone="danger" title={`Drift: ${windowLabel(w)} no longer reproduces`}>
               <p>
-                Version {latest.version} differs from version {latest.version - 1} of this closed window in{" "}
-                {formatCount(latest.drift.count)} figure{latest.drift.count === 1 ? "" : "s"}. The service promises a
-                closed window reproduces: raise it with the service before paying from either version.
+                Version {w.version} differs from version {w.version - 1} of this closed window in{" "}
+                {formatCount(w.drift.count)} figure{w.drift.count === 1 ? "" : "s"}. The service promises a closed
+                window reproduces: raise it with the service before paying from either version.
               </p>
               <ul className="mt-1 list-disc pl-5 font-mono text-xs">
-                {drift.map((d) => (
+                {(driftOf[index] ?? []).map((d) => (
                   <li key={`${d.entity}-${d.entityKey}-${d.field}`}>
                     {d.entity} {d.entityKey} {d.field}: {d.previousValue ?? "none"} → {d.currentValue ?? "none"}
                   </li>
                 ))}
               </ul>
             </Banner>
-          ) : null}
-          {latest.stale ? (
-            <Banner tone="warning" title={`${windowLabel(latest)} changed at the service after this snapshot`}>
-              {`${formatCount(latest.stale.marks)} change${latest.stale.marks === 1 ? "" : "s"}`} reported since{" "}
-              <DateTime value={latest.stale.since.toISOString()} /> (latest: {latest.stale.reason}). Take a new snapshot
-              before paying from it.
-            </Banner>
-          ) : null}
+          ))}
+          {stale.map((w) =>
+            w.stale ? (
+              <Banner key={w.id} tone="warning" title={`${windowLabel(w)} changed at the service after its snapshot`}>
+                Changes reported since <DateTime value={w.stale.since.toISOString()} /> (latest: {w.stale.reason}). Take
+                a new snapshot before paying from it.
+              </Banner>
+            ) : null,
+          )}
           <Card
             title={`Latest snapshot: ${windowLabel(latest)}`}
             description={

@@ -6,7 +6,9 @@ export type BadgeProps = { tone?: Tone; children: ReactNode; className?: string;
 
 /**
  * A short status label ("Paid", "Held", "Unresolved recipient"). The text carries the meaning, colour only adds to it.
- * On one line, unless `wrap` (in a narrow table column, a longer label breaks between its words).
+ * On one line, unless `wrap` (in a narrow table column, a longer label breaks between its words). A `title` (the
+ * reason, shown on hover) is read out too: a badge takes no focus, so nobody using a keyboard or a screen reader
+ * could hover it.
  */
 export function Badge({ tone = "neutral", children, className, title, wrap = false }: BadgeProps) {
   return (
@@ -20,6 +22,7 @@ export function Badge({ tone = "neutral", children, className, title, wrap = fal
       )}
     >
       {children}
+      {title ? <span className="sr-only">: {title}</span> : null}
     </span>
   );
 }
