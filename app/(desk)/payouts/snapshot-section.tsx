@@ -33,6 +33,14 @@ function windowLabel(s: { window: { startMs: number; endMs: number } }): string 
   return `${start} → ${end}`;
 }
 
+/** A drifted figure as stored (normalised: "0.9"), an amount with its cents ("0.90"); nothing is rounded. */
+function driftValue(field: string, value: string | null): string {
+  if (value === null) return "none";
+  if (!field.endsWith("_usd") || !/^-?\d+(\.\d)?$/.test(value)) return value;
+  const [whole, cents = ""] = value.split(".");
+  return `${whole}.${cents.padEnd(2, "0")}`;
+}
+
 export function SnapshotFlags({ snapshot }: { snapshot: SnapshotHeader }) {
   return (
     <span className="flex flex-wrap gap-1">
@@ -116,7 +124,8 @@ export async function SnapshotSection({
               <ul className="mt-1 list-disc pl-5 font-mono text-xs">
                 {(driftOf[index] ?? []).map((d) => (
                   <li key={`${d.entity}-${d.entityKey}-${d.field}`}>
-                    {d.entity} {d.entityKey} {d.field}: {d.previousValue ?? "none"} → {d.currentValue ?? "none"}
+                    {d.entity} {d.entityKey} {d.field}: {driftValue(d.field, d.previousValue)} →{" "}
+                    {driftValue(d.field, d.currentValue)}
                   </li>
                 ))}
               </ul>
