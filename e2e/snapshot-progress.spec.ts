@@ -41,6 +41,14 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await expect(row).toContainText("Pulling 0%");
   await expect(row).toContainText("0 / 1 pages, 0 recipients");
   await shoot(page, "finance-snapshot-progress");
+  // Asked again meanwhile, the request joins that pull, and says so once its dialog has closed.
+  await page.getByRole("button", { name: "Take snapshot" }).click();
+  await dialog.getByRole("textbox", { name: "Month" }).fill(MONTH);
+  await dialog.getByRole("button", { name: "Take snapshot" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole("status").filter({ hasText: "was already under way" })).toHaveText(
+    /^A pull of 2026-02 was already under way: this request joined it \(its progress is below\)\.$/,
+  );
 
   // Once the wait is over the pull completes, and both places move on together without a reload.
   await expect(row).toContainText("Complete", { timeout: 60_000 * SLACK });

@@ -6,7 +6,7 @@ import { defineAction } from "@/lib/actions";
 import { requireSelectedGame } from "@/lib/games/games";
 import { snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { requestSnapshot } from "@/lib/snapshots/pull";
-import { formatWindow } from "@/lib/time";
+import { windowName } from "@/lib/time";
 
 /** "Take snapshot": queues a background pull of the window (or finds the one already under way). */
 export const takeSnapshotAction = defineAction(
@@ -24,9 +24,9 @@ export const takeSnapshotAction = defineAction(
     return {
       ok: true,
       message: deduplicated
-        ? `A pull of ${formatWindow(window)} is already under way.`
-        : `Snapshot of ${formatWindow(window)} queued.`,
-      data: { pullId },
+        ? `A pull of ${windowName(window)} was already under way: this request joined it (its progress is below).`
+        : `Snapshot of ${windowName(window)} queued.`,
+      data: { pullId, deduplicated },
     };
   },
 );

@@ -11,10 +11,8 @@ import { Dialog, DialogClose, DialogFooter } from "@/app/_components/ui/dialog";
 import type { ActionResult } from "@/lib/action-result";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
 
-type Action = (
-  state: ActionResult<{ pullId: string }> | null,
-  form: FormData,
-) => Promise<ActionResult<{ pullId: string }>>;
+type Queued = { pullId: string; deduplicated: boolean };
+type Action = (state: ActionResult<Queued> | null, form: FormData) => Promise<ActionResult<Queued>>;
 
 /**
  * "Take snapshot": a month, or any window (start inclusive, end exclusive, UTC unless an offset is typed). The pull
@@ -33,31 +31,48 @@ export function TakeSnapshotButton({
   // A fresh form every time the dialog opens: an answer to an earlier try is not shown again.
   const [round, setRound] = useState(0);
   const router = useRouter();
-  const onQueued = useCallback(() => {
-    setOpen(false);
-    router.refresh();
-  }, [router]);
+  // A request that joined a pull already under way is said once the dialog closes: that pull may have begun reading
+  // before the change that prompted the request (it is then marked stale, and taken again).
+  const [joined, setJoined] = useState<string | null>(null);
+  const onQueued = useCallback(
+    (result: { message?: string; data?: { deduplicated?: boolean } }) => {
+      setOpen(false);
+      setJoined(result.data?.deduplicated ? (result.message ?? null) : null);
+      router.refresh();
+    },
+    [router],
+  );
 
   return (
-    <Dialog
-      open={open}
-      onOpenChange={(next) => {
-        if (next) setRound((n) => n + 1);
-        setOpen(next);
-      }}
-      trigger={<Button variant="primary">Take snapshot</Button>}
-      title="Take a snapshot"
-      description={
-        "Pulls every recipient, renewal line and reversal of the window from the service and freezes them " +
-        "as a new version."
-      }
-    >
-      <SnapshotForm key={round} action={action} defaultMonth={defaultMonth} gameId={gameId} onQueued={onQueued} />
-    </Dialog>
+    <>
+      <Dialog
+        open={open}
+        onOpenChange={(next) => {
+          if (next) setRound((n) => n + 1);
+          setOpen(next);
+        }}
+        trigger={<Button variant="primary">Take snapshot</Button>}
+        title="Take a snapshot"
+        description={
+          "Pulls every recipient, renewal line and reversal of the window from the service and freezes them " +
+          "as a new version."
+        }
+      >
+        <SnapshotForm key={round} action={action} defaultMonth={defaultMonth} gameId={gameId} onQueued={onQueued} />
+      </Dialog>
+      <p role="status" className={joined ? "max-w-xs text-xs text-ink-muted" : "sr-only"}>
+        {joined}
+      </p>
+    </>
   );
 }
 
-function SnapshotForm(props: { action: Action; defaultMonth: string; gameId: string; onQueued: () => void }) {
+function SnapshotForm(props: {
+  action: Action;
+  defaultMonth: string;
+  gameId: string;
+  onQueued: (result: { message?: string; data?: { deduplicated?: boolean } }) => void;
+}) {
   const { action, defaultMonth, gameId, onQueued } = props;
   const [mode, setMode] = useState<"month" | "custom">("month");
   const [state, formAction] = useActionState(action, null);
@@ -65,7 +80,7 @@ function SnapshotForm(props: { action: Action; defaultMonth: string; gameId: str
   const values = state && !state.ok ? (state.values ?? {}) : {};
 
   useEffect(() => {
-    if (state?.ok) onQueued();
+    if (state?.ok) onQueued(state);
   }, [state, onQueued]);
 
   return (

@@ -9,7 +9,7 @@ import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { Db } from "@/db";
 import { listRecentPulls, listSnapshotDrift, listSnapshotWindows, type SnapshotHeader } from "@/db/queries/snapshots";
-import { formatInstant } from "@/lib/time";
+import { type TimeWindow, windowName } from "@/lib/time";
 import { toProgressView } from "./progress-view";
 import { SnapshotProgress } from "./snapshot-progress";
 
@@ -18,19 +18,8 @@ import { SnapshotProgress } from "./snapshot-progress";
  * (stale, drift), and the totals of the newest one. Every version stays stored; this shows the latest of each.
  */
 
-function windowLabel(s: { window: { startMs: number; endMs: number } }): string {
-  const start = formatInstant(s.window.startMs);
-  const end = formatInstant(s.window.endMs);
-  const month = /^(\d{4}-\d{2})-01T00:00:00Z$/.exec(start)?.[1];
-  if (
-    month &&
-    new Date(s.window.endMs).getUTCDate() === 1 &&
-    s.window.endMs - s.window.startMs <= 31 * 86_400_000 &&
-    end.endsWith("T00:00:00Z")
-  ) {
-    return month;
-  }
-  return `${start} → ${end}`;
+function windowLabel(s: { window: TimeWindow }): string {
+  return windowName(s.window);
 }
 
 /** A drifted figure as stored (normalised: "0.9"), an amount with its cents ("0.90"); nothing is rounded. */

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { windowDaysText } from "@/core/time";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
@@ -9,7 +8,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { countOf, formatAmountText } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
 import { type LiabilityRow, type LiabilityWindow, listLiability, uncountedMonths } from "@/lib/payouts/liability";
-import { formatInstant, monthKeyOf, monthWindow, parseInstant } from "@/lib/time";
+import { formatInstant, parseInstant, windowName } from "@/lib/time";
 import { NoGame } from "../../no-game";
 import { loadDeskPage, type SearchParamsProps } from "../../page-context";
 import { PayoutsHeader } from "@/app/_components/payouts/payouts-nav";
@@ -30,11 +29,7 @@ const COLUMNS: { key: keyof LiabilityRow; label: string }[] = [
 ];
 
 function windowLabel(w: LiabilityWindow): string {
-  const month = monthWindow(monthKeyOf(w.window.startMs));
-  const name =
-    month.startMs === w.window.startMs && month.endMs === w.window.endMs
-      ? monthKeyOf(w.window.startMs)
-      : windowDaysText(formatInstant(w.window.startMs), formatInstant(w.window.endMs));
+  const name = windowName(w.window);
   return w.source === "batch"
     ? `${name} (in a batch)`
     : `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch)`;

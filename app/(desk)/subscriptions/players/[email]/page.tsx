@@ -278,5 +278,5 @@ export default async function PlayerPage({ params, searchParams }: Props) {
 /** Next charge as the subscription's page says it: none once it is ending, whatever the service's next touch. */
 function NextCharge({ subscription }: { subscription: Subscription }) {
   const next = describeNextCharge(subscription);
-  return next.note ? <>{next.note}</> : <MaybeTime value={next.at} focusable={false} />;
+  return next.note ?? <MaybeTime value={next.at} focusable={false} />;
 }
