@@ -84,4 +84,13 @@ test("[finance] a pull the service refuses for good fails at once, with the serv
   } finally {
     await setStatus("live");
   }
+  // Taken again once the game is let back in: the failure's card goes, the window's snapshot having been published.
+  await page.getByRole("button", { name: "Take snapshot" }).click();
+  const again = page.getByRole("dialog");
+  await again.getByRole("textbox", { name: "Month" }).fill("2026-05");
+  await again.getByRole("button", { name: "Take snapshot" }).click();
+  await expect(again).toBeHidden();
+  await expect(page.getByRole("row", { name: /May 2026/ })).toContainText("Complete", { timeout: 60_000 * SLACK });
+  await page.reload();
+  await expect(page.getByRole("region", { name: /^Snapshot 2026-05-01/ })).toBeHidden();
 });

@@ -9,7 +9,7 @@ import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { Db } from "@/db";
 import { listRecentPulls, listSnapshotDrift, listSnapshotWindows, type SnapshotHeader } from "@/db/queries/snapshots";
-import { type TimeWindow, windowName } from "@/lib/time";
+import { sameWindow, type TimeWindow, windowName } from "@/lib/time";
 import { toProgressView } from "./progress-view";
 import { SnapshotProgress } from "./snapshot-progress";
 
@@ -71,9 +71,16 @@ export async function SnapshotSection({
     listSnapshotWindows(db, { gameId, limit: 24 }),
   ]);
   const active = pulls.filter((p) => p.status === "queued" || p.status === "running" || p.status === "retrying");
-  // Failures from the last day stay visible so nobody wonders where a requested snapshot went.
+  // Failures from the last day stay visible so nobody wonders where a requested snapshot went, unless a later pull of
+  // the same window has published since.
+  const publishedSince = (p: (typeof pulls)[number]) =>
+    windows.some(
+      (w) =>
+        sameWindow(w.window, p.window) && p.finishedAt !== null && w.publishedAt.getTime() > p.finishedAt.getTime(),
+    );
   const failed = pulls
     .filter((p) => p.status === "failed" && p.finishedAt && Date.now() - p.finishedAt.getTime() < 86_400_000)
+    .filter((p) => !publishedSince(p))
     .slice(0, 3);
   const latest = windows[0];
   // Every listed window whose latest version drifted or is stale, not only the newest window (usually the running
