@@ -15,7 +15,7 @@ export const gameCommands: Record<string, Command> = {
     spec: {
       usage:
         "npm run desk -- games add --id ID --name N --env sandbox|production --base-url URL --secret S " +
-        "[--webhook-secret W ...] [--replace]\n" +
+        "[--webhook-secret W ...] [--replace [--change-environment]]\n" +
         "       (or --secret-file F and --webhook-secret-file F ...: the secrets read from files)",
       description:
         "Adds a game with its service secret and webhook signing secrets (the first is current, a second is the " +
@@ -38,6 +38,10 @@ export const gameCommands: Record<string, Command> = {
           type: "boolean",
           description: "Replace the settings of an existing game (its webhook signing secrets are kept unless given)",
         },
+        "change-environment": {
+          type: "boolean",
+          description: "With --replace: let an existing game change environment (its calls and payment files change)",
+        },
       },
       schema: z
         .object({
@@ -50,6 +54,7 @@ export const gameCommands: Record<string, Command> = {
           "webhook-secret": z.array(secretSchema).default([]),
           "webhook-secret-file": z.array(z.string().trim().min(1)).default([]),
           replace: z.boolean().default(false),
+          "change-environment": z.boolean().default(false),
         })
         .superRefine((f, ctx) => {
           if (Boolean(f.secret) === Boolean(f["secret-file"]))
@@ -58,6 +63,13 @@ export const gameCommands: Record<string, Command> = {
             ctx.addIssue({
               code: "custom",
               message: "takes at most two values (current, previous), with --webhook-secret-file",
+              path: ["webhook-secret"],
+            });
+          // Which is current is the order given, and the order between the two kinds of flag is not kept.
+          else if (f["webhook-secret"].length > 0 && f["webhook-secret-file"].length > 0)
+            ctx.addIssue({
+              code: "custom",
+              message: "cannot be mixed with --webhook-secret-file: give both secrets one way, the current first",
               path: ["webhook-secret"],
             });
         }),
@@ -72,6 +84,7 @@ export const gameCommands: Record<string, Command> = {
       "webhook-secret": string[];
       "webhook-secret-file": string[];
       replace: boolean;
+      "change-environment": boolean;
     }) => {
       const secret =
         flags.secret ?? (await secretFromFile("secret-file", flags["secret-file"] as string, secretSchema));
@@ -90,7 +103,7 @@ export const gameCommands: Record<string, Command> = {
               secret,
               webhookSecrets,
             },
-            { replace: flags.replace, as: CLI },
+            { replace: flags.replace, environmentChange: flags["change-environment"], as: CLI },
           );
           return {
             id: game.id,

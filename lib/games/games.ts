@@ -40,7 +40,12 @@ async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<
 export async function saveGame(
   db: Db,
   input: GameInput,
-  options: { replace: boolean; as: ActingAs },
+  options: {
+    replace: boolean;
+    as: ActingAs;
+    /** A game that exists changes environment only when this is said (its calls and payment files change with it). */
+    environmentChange?: boolean;
+  },
 ): Promise<GameSummary> {
   const game = gameInputSchema.parse(input);
   const [current, previous] = game.webhookSecrets;
@@ -49,6 +54,14 @@ export async function saveGame(
     const exists = (await lockGameWebhookSecret(trx, game.id)) !== undefined;
     if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
     const before = exists ? await findGame(trx, game.id) : null;
+    if (before && before.environment !== game.environment && !options.environmentChange)
+      throw new AppError(
+        "CONFLICT",
+        `Game ${game.id} is ${before.environment}: saved as ${game.environment}, its calls would go to the ` +
+          `${game.environment === "sandbox" ? "sandbox" : "live service"} and its payment files name another ` +
+          `account. Choose ${before.environment}, or confirm the change of environment.`,
+        { field: "environment" },
+      );
     const keepWebhookSecrets = exists && game.webhookSecrets.length === 0;
     const values = {
       name: game.name,

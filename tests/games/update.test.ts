@@ -141,4 +141,30 @@ describe("updating a game from Settings → Games", () => {
       "whsec_update_second_2",
     ]);
   });
+
+  it("keeps a game's environment unless the change is asked for, on the page and the command line", async () => {
+    const { saveGameAction } = await actions();
+    const sandboxed = { ...FIELDS, environment: "sandbox", replace: "yes" };
+    const refused = await saveGameAction(null, form(sandboxed));
+    expect(refused).toMatchObject({ ok: false, fieldErrors: { environment: expect.stringContaining("production") } });
+    expect((await listGames(t.db)).find((g) => g.id === FIELDS.id)?.environment).toBe("production");
+    // The form has no environment chosen for the admin: left so, it is refused on the field.
+    const unchosen = await saveGameAction(null, form({ ...FIELDS, environment: "", replace: "yes" }));
+    expect(unchosen).toMatchObject({ ok: false, fieldErrors: { environment: "must be sandbox or production" } });
+
+    const cli = ["games", "add", "--id", FIELDS.id, "--name", "Renamed", "--base-url", FIELDS.baseUrl];
+    const bySandbox = await runDesk(t.url, [...cli, "--env", "sandbox", "--secret", FIELDS.secret, "--replace"]);
+    expect(bySandbox.code).toBe(1);
+    expect(bySandbox.stderr).toContain("confirm the change of environment");
+    const mixed = await runDesk(t.url, [
+      ...[...cli, "--env", "production", "--secret", FIELDS.secret, "--replace"],
+      ...["--webhook-secret", "whsec_update_inline_4", "--webhook-secret-file", "/nonexistent"],
+    ]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain("--webhook-secret: cannot be mixed with --webhook-secret-file");
+
+    const confirmed = await saveGameAction(null, form({ ...sandboxed, changeEnvironment: "on" }));
+    expect(confirmed).toMatchObject({ ok: true });
+    expect((await listGames(t.db)).find((g) => g.id === FIELDS.id)?.environment).toBe("sandbox");
+  });
 });

@@ -18,6 +18,7 @@ const gameFormSchema = gameFieldsSchema
     webhookSecret: optionalSecret,
     webhookPreviousSecret: optionalSecret,
     replace: z.enum(["yes", "no"]).default("no"),
+    changeEnvironment: z.literal("on").optional(),
   })
   .superRefine(checkServiceAddress)
   .superRefine((form, ctx) => {
@@ -41,7 +42,11 @@ export const saveGameAction = defineAction(
         secret: form.secret,
         webhookSecrets,
       },
-      { replace: form.replace === "yes", as: { actor: user, via: "web" } },
+      {
+        replace: form.replace === "yes",
+        environmentChange: form.changeEnvironment === "on",
+        as: { actor: user, via: "web" },
+      },
     );
     revalidatePath("/settings/games");
     const kept = form.replace === "yes" && webhookSecrets.length === 0 ? " Its webhook signing secrets are kept." : "";

@@ -53,9 +53,12 @@ export function GameForm({ action }: { action: Action }) {
           <Select
             {...control}
             name="environment"
-            key={values.environment ?? "sandbox"}
-            defaultValue={values.environment ?? "sandbox"}
+            key={values.environment ?? ""}
+            defaultValue={values.environment ?? ""}
           >
+            <option value="" disabled>
+              Choose…
+            </option>
             <option value="sandbox">Sandbox (test data)</option>
             <option value="production">Production</option>
           </Select>
@@ -113,6 +116,15 @@ export function GameForm({ action }: { action: Action }) {
           </Select>
         )}
       </Field>
+      <label className="flex items-center gap-2 text-sm text-ink sm:col-span-2">
+        <input
+          type="checkbox"
+          name="changeEnvironment"
+          key={values.changeEnvironment ?? "off"}
+          defaultChecked={values.changeEnvironment === "on"}
+        />
+        Change the environment of a game that exists (its calls and payment files change with it)
+      </label>
       <div className="sm:col-span-2">
         <SubmitButton>Save game</SubmitButton>
       </div>
