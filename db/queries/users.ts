@@ -66,12 +66,15 @@ export async function findUserIdByEmail(db: DbOrTrx, email: string): Promise<str
  * or removals of access, cannot both pass a count).
  */
 export async function lockAdminIds(trx: Trx): Promise<string[]> {
+  // Every admin's row is locked first; who of them can sign in is read by a statement of its own, which sees what a
+  // change that held these locks committed (a locking read does not read a password deleted meanwhile again), so two
+  // admins removing each other's access at once cannot both count two.
+  await trx.selectFrom("auth_user").select("id").where("role", "=", "admin").forUpdate().execute();
   const rows = await trx
     .selectFrom("auth_user as u")
     .select("u.id")
     .where("u.role", "=", "admin")
     .where(hasCredential)
-    .forUpdate()
     .execute();
   return rows.map((r) => r.id);
 }

@@ -97,6 +97,47 @@ describe("removing a user's access", () => {
     await expect(setUserRole(t.db, bossId, "viewer", CLI)).rejects.toThrow(/last admin/);
   });
 
+  it("two admins removing each other's access at once: one is refused, an admin can still sign in", async () => {
+    const [first, second] = await Promise.all(
+      ["first-admin@payout-desk.test", "second-admin@payout-desk.test"].map((email) =>
+        createUser(t.db, { email, role: "admin", password: "the-first-password" }, CLI),
+      ),
+    );
+    if (!first || !second) throw new Error("admins not made");
+    const bossId = ids["boss@payout-desk.test"] as string;
+    await setUserRole(t.db, bossId, "finance", CLI);
+    const as = (u: { id: string; email: string }) => ({ actor: { id: u.id, email: u.email }, via: "web" }) as const;
+    // Both removals wait behind a transaction holding the admins' rows, so that they run one right after the other.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const holding = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const blocker = t.db.transaction().execute(async (trx) => {
+      await sql`select id from auth_user where role = 'admin' for update`.execute(trx);
+      locked();
+      await held;
+    });
+    await holding;
+    const removals = Promise.allSettled([
+      removeUserAccess(t.db, second.id, as(first)),
+      removeUserAccess(t.db, first.id, as(second)),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await blocker;
+    const outcomes = await removals;
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+    expect(String(refused.reason)).toMatch(/last admin who can sign in/);
+    const admins = (await listUsers(t.db)).filter((u) => u.role === "admin" && u.hasAccess);
+    expect(admins).toHaveLength(1);
+    await setUserRole(t.db, bossId, "admin", CLI);
+  });
+
   it("from the command line: remove-access, then set-password, JSON alone on stdout", async () => {
     const removed = await runDesk(t.url, ["users", "remove-access", "--email", "leaver@payout-desk.test"]);
     expect(removed.code, removed.stderr).toBe(0);
