@@ -39,6 +39,15 @@ export async function rotateKey(db: Db, input: RotationInput): Promise<KeyRotati
     const oldKey = namedBy(check, ring);
     if (next.keyId === check.keyId)
       throw new AppError("INVALID_INPUT", `the secrets are already sealed with key ${next.keyId}`);
+    // A fleet's rotation (README, Keys): the instances already hold the new key as PAYOUT_DESK_KEY. Another key would
+    // re-seal every value with a key no instance holds, and each would stop opening them at the commit.
+    const current = describeKey(ring.current);
+    if (ring.previous !== null && current.keyId !== next.keyId)
+      throw new AppError(
+        "INVALID_INPUT",
+        `the new key (id ${next.keyId}) is not PAYOUT_DESK_KEY (id ${current.keyId}), the key the instances were ` +
+          "rolled out with: rotate to that key, or roll them out with this one first",
+      );
 
     const resealed: Record<string, number> = {};
     for (const column of SEALED_COLUMNS) {

@@ -190,4 +190,13 @@ describe("key rotation", () => {
       rotateKey(t.db, { newKey: OTHER, actor: null, via: "cli", ring: { current: OLD, previous: null } }),
     );
   });
+
+  it("refuses, in a fleet's rotation, a new key that is not the one the instances were rolled out with", async () => {
+    // The instances hold OLD as PAYOUT_DESK_KEY and NEW (stored) as the previous key: a rotation to OTHER would leave
+    // every value sealed with a key none of them holds.
+    await expect(
+      rotateKey(t.db, { newKey: OTHER, actor: null, via: "cli", ring: { current: OLD, previous: NEW } }),
+    ).rejects.toThrow(`the new key (id ${keyId(OTHER)}) is not PAYOUT_DESK_KEY (id ${keyId(OLD)})`);
+    expect(await verifyKeys(t.db, { current: NEW, previous: null })).toEqual({ keyId: keyId(NEW) });
+  });
 });
