@@ -4,7 +4,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ActingAs } from "@/core/actor";
 import { createDb, type Db } from "@/db";
-import { updateGame } from "@/db/queries/games";
+import { mergeGameSettings } from "@/db/queries/games";
 import { findUserIdByEmail } from "@/db/queries/users";
 import {
   DEMO_BIG_RECIPIENT_ID,
@@ -113,7 +113,8 @@ export async function registerDemoGame(db: Db, emulatorUrl: string, options: { p
     },
     { replace: true, as: CLI },
   );
-  await updateGame(db, DEMO_GAME_ID, { settings: JSON.stringify({ pacing: options.pacing ?? "on", demo: true }) });
+  // Only the demo's own keys: what an admin set on the demo game (automatic pulls, the QuickBooks date order) stays.
+  await mergeGameSettings(db, DEMO_GAME_ID, { pacing: options.pacing ?? "on", demo: true });
 }
 
 /** Who issues the demo's statements (emailing them needs it), unless someone has said already in Settings. */

@@ -32,4 +32,13 @@ describe("a game's base URL", () => {
     expect(gameInputSchema.safeParse(game("production", "https://api.service.example")).success).toBe(true);
     expect(gameInputSchema.safeParse(game("sandbox", "http://127.0.0.1:4010")).success).toBe(true);
   });
+
+  it.each([
+    ["https://api.service.example/?region=eu", "must not carry a query"],
+    ["https://api.service.example/#top", "must not carry a query (?…) or a fragment"],
+    ["https://user:hunter2@api.service.example", "must not carry a user name or password"],
+  ])("refuses %s, which the client could not call or would show in the clear", (baseUrl, message) => {
+    const parsed = gameInputSchema.safeParse(game("production", baseUrl));
+    expect(parsed.error?.issues.find((i) => i.path[0] === "baseUrl")?.message).toContain(message);
+  });
 });

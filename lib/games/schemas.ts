@@ -31,6 +31,14 @@ export const baseUrlSchema = z
   .trim()
   .url({ message: "must be a URL such as https://api.example.com", abort: true })
   .refine((value) => /^https?:$/.test(tryUrl(value)?.protocol ?? "https:"), { message: "must start with https://" })
+  // The client calls the address's origin and path: a query or a fragment it refuses, and a user name or password in
+  // it would be shown and audited in the clear (the game secret is the credential).
+  .refine((value) => !tryUrl(value)?.search && !tryUrl(value)?.hash && !/[?#]/.test(value), {
+    message: "must not carry a query (?…) or a fragment (#…)",
+  })
+  .refine((value) => !tryUrl(value)?.username && !tryUrl(value)?.password, {
+    message: "must not carry a user name or password (the game secret is sent apart)",
+  })
   .transform((value) => value.replace(/\/+$/, ""));
 
 /**
