@@ -6,8 +6,10 @@ import { emailSchema } from "@/lib/auth/users";
 import { exportIdSchema } from "@/lib/exports/run";
 import { stopBoss } from "@/lib/jobs/queue";
 import {
+  readSavedStatementSettings,
   readStatementSettings,
   saveStatementSettings,
+  statementSettingsDrawn,
   statementIssuerIsSet,
   statementSettingsSchema,
 } from "@/lib/statements/settings";
@@ -106,7 +108,8 @@ export const statementCommands: Record<string, Command> = {
     } satisfies CommandSpec<typeof settingsSchema>,
     run: (flags: z.output<typeof settingsSchema>) =>
       withDb(async (db) => {
-        const current = await readStatementSettings(db);
+        const saved = await readSavedStatementSettings(db);
+        const current = saved ?? (await readStatementSettings(db));
         if (flags["studio-name"] === undefined && flags["studio-address"] === undefined && !flags["link-days"])
           return current;
         if (flags["studio-name"] === undefined && !(await statementIssuerIsSet(db)))
@@ -119,6 +122,8 @@ export const statementCommands: Record<string, Command> = {
             studioName: flags["studio-name"] ?? current.studioName,
             studioAddress: flags["studio-address"] ?? current.studioAddress,
             linkDays: flags["link-days"] ?? current.linkDays,
+            // The fields not given are the ones read above: a change saved since then refuses this one.
+            drawn: statementSettingsDrawn(saved),
           },
           as,
         );

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "@/db";
+import { lockForTransaction } from "@/db/queries/locks";
 import { readAppSetting, writeAppSetting } from "@/db/queries/statements";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
@@ -56,10 +57,35 @@ export async function requireStatementIssuer(db: Db): Promise<void> {
   if (!(await statementIssuerIsSet(db))) throw new AppError("CONFLICT", ISSUER_MISSING);
 }
 
-export async function saveStatementSettings(db: Db, input: StatementSettings, acting: ActingAs): Promise<void> {
+/**
+ * What a form showed of the saved settings ("" before any was saved), sent back with a save: a save made since by
+ * someone else refuses this one, which would otherwise put back the fields they changed (the form sends all three).
+ */
+export function statementSettingsDrawn(settings: StatementSettings | null): string {
+  return settings === null ? "" : JSON.stringify([settings.studioName, settings.studioAddress, settings.linkDays]);
+}
+
+/** The settings saved, or null: for a form to send back what it showed (statementSettingsDrawn). */
+export async function readSavedStatementSettings(db: Db): Promise<StatementSettings | null> {
+  return savedStatementSettings(db);
+}
+
+export async function saveStatementSettings(
+  db: Db,
+  input: StatementSettings & { drawn?: string },
+  acting: ActingAs,
+): Promise<void> {
   const value = statementSettingsSchema.parse(input);
   await db.transaction().execute(async (trx) => {
+    await lockForTransaction(trx, STATEMENT_SETTINGS_KEY);
     const from = await savedStatementSettings(trx);
+    if (input.drawn !== undefined && statementSettingsDrawn(from) !== input.drawn)
+      throw new AppError(
+        "CONFLICT",
+        "Someone changed the statement settings after this page was opened (now: " +
+          `${from ? `${from.studioName}, links ${from.linkDays} days` : "not set"}): nothing was saved. Reload the ` +
+          "page and make your change again.",
+      );
     await writeAppSetting(trx, { key: STATEMENT_SETTINGS_KEY, value, by: acting.actor?.email ?? acting.via });
     await recordAudit(trx, {
       actor: acting.actor,

@@ -3,9 +3,11 @@ import { writeAppSetting } from "@/db/queries/statements";
 import { createUser } from "@/lib/auth/users";
 import {
   DEFAULT_STATEMENT_SETTINGS,
+  readSavedStatementSettings,
   STATEMENT_SETTINGS_KEY,
   saveStatementSettings,
   statementIssuerIsSet,
+  statementSettingsDrawn,
 } from "@/lib/statements/settings";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { refusalLine, runDesk } from "../support/desk";
@@ -84,5 +86,28 @@ describe("who issues the statements", () => {
     );
     expect(both.code).toBe(2);
     expect(refusalLine(both)).toContain("--again: cannot be given with --recipient");
+  });
+
+  it("refuses a save from a page opened before another admin's, which would undo their change", async () => {
+    const shown = statementSettingsDrawn(await readSavedStatementSettings(t.db));
+    const admin = { actor: { id: "a2", email: ADMIN }, via: "web" } as const;
+    await saveStatementSettings(
+      t.db,
+      { studioName: "Northwind Games Ltd", studioAddress: "1 Harbour Road", linkDays: 14, drawn: shown },
+      admin,
+    );
+    // The first page, still open, changes only the link days: refused, the name and address kept.
+    await expect(
+      saveStatementSettings(
+        t.db,
+        { studioName: "Northwind Games", studioAddress: "", linkDays: 60, drawn: shown },
+        admin,
+      ),
+    ).rejects.toThrow(/changed the statement settings after this page was opened .*nothing was saved/);
+    expect(await readSavedStatementSettings(t.db)).toEqual({
+      studioName: "Northwind Games Ltd",
+      studioAddress: "1 Harbour Road",
+      linkDays: 14,
+    });
   });
 });

@@ -19,6 +19,7 @@ export const saveStatementSettingsAction = defineAction(
         .regex(/^\d{1,3}$/, { message: "must be a whole number of days", abort: true })
         .transform(Number)
         .pipe(z.number().int().min(1, { message: "must be at least 1 day" }).max(365, { message: "at most 365" })),
+      drawn: z.string().max(1_000, { message: "is not what the page sent" }),
     }),
   },
   async (input, { user }) => {

@@ -3,7 +3,11 @@ import { Card } from "@/app/_components/ui/card";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
-import { readStatementSettings, statementIssuerIsSet } from "@/lib/statements/settings";
+import {
+  DEFAULT_STATEMENT_SETTINGS,
+  readSavedStatementSettings,
+  statementSettingsDrawn,
+} from "@/lib/statements/settings";
 import { saveStatementSettingsAction } from "./actions";
 import { StatementSettingsForm } from "./settings-form";
 
@@ -12,9 +16,9 @@ export const metadata: Metadata = { title: "Statement settings" };
 export default async function StatementSettingsPage() {
   await requirePageRole("admin");
   const db = getDb();
-  const [settings, issuerSet] = await Promise.all([readStatementSettings(db), statementIssuerIsSet(db)]);
+  const saved = await readSavedStatementSettings(db);
   // Until the studio is named, the form starts empty rather than offering the placeholder to save as its name.
-  const current = issuerSet ? settings : { ...settings, studioName: "" };
+  const current = saved ?? { ...DEFAULT_STATEMENT_SETTINGS, studioName: "" };
   return (
     <>
       <PageHeader
@@ -26,7 +30,11 @@ export default async function StatementSettingsPage() {
         }
       />
       <Card title="Issuer and links">
-        <StatementSettingsForm action={saveStatementSettingsAction} current={current} />
+        <StatementSettingsForm
+          action={saveStatementSettingsAction}
+          current={current}
+          drawn={statementSettingsDrawn(saved)}
+        />
       </Card>
     </>
   );

@@ -13,9 +13,12 @@ type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResu
 export function StatementSettingsForm({
   action,
   current,
+  drawn,
 }: {
   action: Action;
   current: { studioName: string; studioAddress: string; linkDays: number };
+  /** What the page showed of the saved settings, sent back: a save made since by someone else refuses this one. */
+  drawn: string;
 }) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
@@ -23,6 +26,7 @@ export function StatementSettingsForm({
   return (
     <form action={formAction} className="flex max-w-lg flex-col gap-4" noValidate aria-label="Statement settings">
       {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <input type="hidden" name="drawn" value={drawn} />
       <Field label="Studio name" hint="Printed at the top of every statement." error={errors.studioName} required>
         {(control) => (
           <Input
