@@ -1,8 +1,8 @@
 import { expect, type Page, test } from "@playwright/test";
-import pg from "pg";
 import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
 import { SLACK } from "./fixtures/slack";
+import { query } from "./fixtures/query";
 
 /**
  * A chargeback on a recipient's renewal, end to end: the emulator opens a dispute and sends purchase.disputed to the
@@ -13,16 +13,6 @@ import { SLACK } from "./fixtures/slack";
 const MONTH = "2026-06";
 const LABEL = "June 2026";
 const WINDOW_PATH = `/payouts/${MONTH}`;
-
-async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 const { admin: emulatorAdmin } = suiteEmulator();
 

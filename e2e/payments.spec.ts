@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
-import pg from "pg";
 import { createDb } from "../db/index";
 import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { shoot, signIn } from "./fixtures/session";
 import { expect, type Page, test } from "./fixtures/test";
 import { SECOND_FINANCE, userFor } from "./fixtures/users";
 import { SLACK } from "./fixtures/slack";
+import { query } from "./fixtures/query";
 
 /**
  * Paying recipients, end to end: a batch of a demo window is prepared and approved (by two finance users) for five
@@ -29,16 +29,6 @@ type Recipient = { id: number; statementId: string; payable: string };
 let batchId = "";
 let paypalPeople: Recipient[] = [];
 let bankPeople: Recipient[] = [];
-
-async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 async function person(role: "finance" | "finance2") {
   const email = role === "finance" ? userFor("finance").email : SECOND_FINANCE;

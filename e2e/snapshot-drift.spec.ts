@@ -1,8 +1,8 @@
 import { expect, type Page, test } from "@playwright/test";
 import Decimal from "decimal.js";
-import pg from "pg";
 import { shoot, signIn } from "./fixtures/session";
 import { SLACK } from "./fixtures/slack";
+import { query } from "./fixtures/query";
 
 /**
  * A closed month whose figures changed at the service after it was snapshotted: its next version drifts, and the
@@ -13,16 +13,6 @@ import { SLACK } from "./fixtures/slack";
 // Months no other spec of this project snapshots.
 const DRIFTING = "2025-12";
 const NEWER = "2026-01";
-
-async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 async function takeSnapshot(page: Page, month: string, row: RegExp, state: string): Promise<void> {
   await page.getByRole("button", { name: "Take snapshot" }).click();
