@@ -84,7 +84,11 @@ test.beforeAll(async () => {
       { gameId: DEMO_GAME_ID, batchId, ids: candidates.map((r) => r.id) },
       as,
     );
-    const skipped = new Set(approved.skipped.map((k) => k.id));
+    // Skipped for want of a payout method only (another spec of the run gave someone details first, so the game uses
+    // profiles): chosen all the same, given details below, then approved.
+    const noMethod = "open flags: No payout method";
+    const skipped = new Set(approved.skipped.filter((k) => k.reason !== noMethod).map((k) => k.id));
+    const unapproved = new Set(approved.skipped.map((k) => k.id));
     const chosen = candidates
       .filter((r) => !skipped.has(r.id))
       .slice(0, 5)
@@ -113,6 +117,11 @@ test.beforeAll(async () => {
         bankCountry: "DE",
       };
       await changePayoutDetails(db, { gameId: DEMO_GAME_ID, playerId: p.id, input }, acting);
+    }
+    const late = chosen.filter((c) => unapproved.has(c.statementId)).map((c) => c.statementId);
+    if (late.length > 0) {
+      const second = await approveStatements(db, { gameId: DEMO_GAME_ID, batchId, ids: late }, as);
+      expect(second.skipped).toEqual([]);
     }
     await approvePayoutBatch(db, { gameId: DEMO_GAME_ID, batchId }, { actor: finance2, via: "cli" });
   } finally {
