@@ -81,6 +81,7 @@ function readHidden(prompt: string): Promise<string> {
     let typed = "";
     const finish = () => {
       stdin.off("data", onData);
+      stdin.off("end", onEnd);
       stdin.setRawMode(false);
       stdin.pause();
       process.stderr.write("\n");
@@ -100,6 +101,12 @@ function readHidden(prompt: string): Promise<string> {
         typed = ch === "\u007f" || ch === "\b" ? typed.slice(0, -1) : typed + ch;
       }
     };
+    // The terminal closed before Enter: nothing typed, and the terminal put back as it was.
+    const onEnd = () => {
+      finish();
+      reject(new CliError("--actor: no password typed", 2));
+    };
     stdin.on("data", onData);
+    stdin.on("end", onEnd);
   });
 }

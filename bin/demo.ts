@@ -111,7 +111,8 @@ export async function registerDemoGame(db: Db, emulatorUrl: string, options: { p
       secret: DEMO_GAME_SECRET,
       webhookSecrets: [DEMO_WEBHOOK_SECRET],
     },
-    { replace: true, as: CLI },
+    // The demo game is the emulator's: a sandbox whatever it was switched to.
+    { replace: true, environmentChange: true, as: CLI },
   );
   // Only the demo's own keys: what an admin set on the demo game (automatic pulls, the QuickBooks date order) stays.
   await mergeGameSettings(db, DEMO_GAME_ID, { pacing: options.pacing ?? "on", demo: true });

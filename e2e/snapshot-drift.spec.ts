@@ -6,8 +6,8 @@ import { query } from "./fixtures/query";
 
 /**
  * A closed month whose figures changed at the service after it was snapshotted: its next version drifts, and the
- * Payouts page says so with the figures that moved, though a newer month heads the list (the drift of the newest
- * window alone used to be shown, and that is usually the running month, which cannot drift).
+ * Payouts page says so with the figures that moved, though a newer month heads the list (usually the running month,
+ * which cannot drift).
  */
 
 // Months no other spec of this project snapshots.

@@ -165,8 +165,8 @@ export type PayeeTotalRow = {
 /**
  * Per recipient of one game, what was paid in a calendar year by payment date, net of returns. The movements are
  * signed: a statement paid (its current payment) and every payment that later came back count positive on the day
- * they were paid; each return counts negative on the day it was recorded (UTC), so it subtracts from the year it
- * came back in. A rejected payment never left and moves nothing.
+ * they were paid; each return counts negative on that same day, so a payment that came back is out of the year it was
+ * made, whenever the return was recorded. A rejected payment never left and moves nothing.
  */
 export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; year: number }): Promise<PayeeTotalRow[]> {
   const from = `${params.year}-01-01`;

@@ -182,8 +182,8 @@ export async function writeExportParts(
 }
 
 /**
- * Removes the parts an earlier export under the same name left beyond this one's last part ("journal.part-3.csv" when
- * this export has two): imported with the new set, they would post the earlier batch's journals again.
+ * Removes the parts an earlier export under the same name left beyond part `parts` ("journal.part-2.csv" onwards for
+ * 1): imported with the new set, or left after a run cut short, they would post the earlier batch's journals again.
  */
 async function removeLaterParts(
   outPath: string,

@@ -59,7 +59,8 @@ export async function saveGame(
         "CONFLICT",
         `Game ${game.id} is ${before.environment}: saved as ${game.environment}, its calls would go to the ` +
           `${game.environment === "sandbox" ? "sandbox" : "live service"} and its payment files name another ` +
-          `account. Choose ${before.environment}, or confirm the change of environment.`,
+          `account. Choose ${before.environment}, or confirm the change of environment (the form's box, or ` +
+          "--change-environment).",
         { field: "environment" },
       );
     const keepWebhookSecrets = exists && game.webhookSecrets.length === 0;

@@ -9,6 +9,8 @@ export type SeenSubscriptionFields = {
   pending_amount_usd: string | null;
   wallet_only: boolean;
   has_payment_method: boolean;
+  /** The service's own mark of a change (a card swapped leaves every other field as it was). */
+  updated_at: string;
 };
 
 /**
@@ -25,6 +27,7 @@ export function subscriptionSeen(sub: SeenSubscriptionFields): string {
     sub.pending_amount_usd ?? "-",
     sub.wallet_only ? "wallet" : "card",
     sub.has_payment_method ? "method" : "none",
+    sub.updated_at,
   ].join("|");
 }
 

@@ -35,7 +35,19 @@ async function runChange<T>(
 ): Promise<T> {
   const client = await serviceClientForGame(db, entry.gameId, { timeoutMs: 20_000 });
   if (entry.seen !== undefined) {
-    const { subscription } = await client.getSubscription(entry.subscriptionId);
+    const subscription = await client.getSubscription(entry.subscriptionId).then(
+      (read) => read.subscription,
+      (error: unknown) => {
+        if (!isServiceError(error)) throw error;
+        const said = error.status ? ` (HTTP ${error.status}${error.code ? `, ${error.code}` : ""})` : "";
+        throw new AppError(
+          "SERVICE_ERROR",
+          `The service did not give the subscription to check before the change${said}: nothing was sent. ` +
+            "Try again in a minute.",
+          { cause: error },
+        );
+      },
+    );
     if (subscriptionSeen(subscription) !== entry.seen) throw new AppError("CONFLICT", SUBSCRIPTION_CHANGED);
   }
   try {

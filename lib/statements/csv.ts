@@ -2,7 +2,7 @@ import "server-only";
 import { stringify } from "csv-stringify/sync";
 import { CSV_WRITE, neutraliseText } from "@/lib/exports/csv";
 import { formatUsd, money } from "@/lib/money";
-import type { StatementDocument } from "./model";
+import { convertedText, type StatementDocument } from "./model";
 
 /**
  * The statement as CSV: one row per fact, `section,item,date,window,amount_usd,detail`, UTF-8, CRLF. Amounts are the
@@ -46,14 +46,7 @@ export function statementCsv(doc: StatementDocument): string {
     ["summary", "carried_out", null, window, f.carriedOutUsd, null],
   ];
   for (const c of doc.carriedIn)
-    rows.push([
-      "carried_in",
-      c.fromLabel ?? c.fromStatementId,
-      null,
-      `${c.windowStart}/${c.windowEnd}`,
-      c.amountUsd,
-      null,
-    ]);
+    rows.push(["carried_in", c.fromLabel ?? "—", null, `${c.windowStart}/${c.windowEnd}`, c.amountUsd, null]);
   for (const l of doc.renewals.lines)
     rows.push([
       "renewal",
@@ -79,15 +72,8 @@ export function statementCsv(doc: StatementDocument): string {
     rows.push(["payment", "method", null, null, null, p.method]);
     rows.push(["payment", "account", null, null, null, p.account]);
     rows.push(["payment", "reference", null, null, null, p.reference]);
-    if (p.converted)
-      rows.push([
-        "payment",
-        "sent_as",
-        null,
-        null,
-        p.converted.amount,
-        `${p.converted.currency} at ${p.converted.rate}`,
-      ]);
+    // The amount column is USD: an amount sent in another currency is told in the detail.
+    if (p.converted) rows.push(["payment", "sent_as", null, null, null, convertedText(p.converted)]);
     if (p.providerNote) rows.push(["payment", "provider", null, null, null, p.providerNote]);
   } else if (p.state === "returned") {
     rows.push(["payment", "state", null, null, null, "returned"]);

@@ -126,7 +126,17 @@ describe("removing a user's access", () => {
       removeUserAccess(t.db, second.id, as(first)),
       removeUserAccess(t.db, first.id, as(second)),
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Both wait for the admins' rows before either reads a count.
+    await waitFor(
+      async () => {
+        const waiting = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query ilike '%from "auth_user"%'`.execute(
+          t.db,
+        );
+        return Number(waiting.rows[0]?.n) >= 2;
+      },
+      { what: "both removals to wait for the admins' rows" },
+    );
     release();
     await blocker;
     const outcomes = await removals;

@@ -198,7 +198,7 @@ describe("npm run desk -- payouts", () => {
     const prepare = ["payouts", "prepare", "--snapshot", snapshotId, "--actor", PREPARER];
     // One operator cannot act in another person's name: without the password nothing runs, and a wrong one is refused
     // and counted against the account.
-    const none = await runDesk(t.url, prepare);
+    const none = await runDesk(t.url, prepare, { PAYOUT_DESK_ACTOR_PASSWORD: undefined });
     expect(refusalLine(none)).toContain(`--actor: ${PREPARER}'s password is needed`);
     expect(none.code).toBe(2);
     const wrong = await runDesk(t.url, prepare, { PAYOUT_DESK_ACTOR_PASSWORD: "not-the-password" });

@@ -204,5 +204,15 @@ describe("price and payment method (finance)", () => {
     expect(stale.message).toMatch(/^The subscription changed since this page was drawn/);
     expect(formatUsd(String(subscription(SUBS.card).pendingAmountUsd))).toBe("14.00");
     expect(await auditOf(SUBS.card)).toHaveLength(changes);
+    // The check itself unanswered: said so, nothing sent, nothing audited as a change.
+    const current = await seen(SUBS.card);
+    // A read is asked again on a 5xx: every attempt (the first and four retries) fails.
+    await c.admin("/faults", { route: `/api/subscriptions/${SUBS.card}`, method: "GET", fault: "503", count: 5 });
+    const unread = (await changeAmountAction(
+      form({ subscriptionId: SUBS.card, seen: current, amountUsd: "11.00" }),
+    )) as Result;
+    expect(unread).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
+    expect(unread.message).toMatch(/^The service did not give the subscription to check before the change \(HTTP 503/);
+    expect(await auditOf(SUBS.card)).toHaveLength(changes);
   });
 });

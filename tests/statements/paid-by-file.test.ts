@@ -88,7 +88,8 @@ describe("a statement paid through a payment file", () => {
     const { mailText, pdf, csv } = await paidStatement(2);
     expect(mailText).toContain("We paid you USD 80.00, sent as EUR 73.60 (USD 1 = EUR 0.92), on 2026-10-05");
     expect(pdf).toContain("Sent as EUR 73.60 (USD 1 = EUR 0.92)");
-    expect(csv).toContainEqual(["payment", "sent_as", "", "", "73.60", "EUR at 0.92"]);
+    // In the detail: the amount column is USD.
+    expect(csv).toContainEqual(["payment", "sent_as", "", "", "", "EUR 73.60 (USD 1 = EUR 0.92)"]);
   });
 
   it("paid in USD by PayPal: the USD amount alone", async () => {

@@ -131,8 +131,12 @@ describe("emails that could not be queued after a payment", () => {
     await sql`create trigger refuse_delivery before insert on statement_delivery
       for each row execute function refuse_delivery()`.execute(t.db);
     const params = { gameId: GAME, batchId: march.batchId, statementIds: [march.statementId] };
-    await expect(queuePaidStatementEmails(t.db, params, CLI)).rejects.toThrow("delivery log unavailable");
-    await sql`drop trigger refuse_delivery on statement_delivery`.execute(t.db);
+    try {
+      await expect(queuePaidStatementEmails(t.db, params, CLI)).rejects.toThrow("delivery log unavailable");
+    } finally {
+      await sql`drop trigger refuse_delivery on statement_delivery`.execute(t.db);
+      await sql`drop function refuse_delivery()`.execute(t.db);
+    }
     // The batch's send offers it again, counted with the emails that failed to send.
     expect(await offeredAgain(march)).toEqual({ offered: true, failed: before.failed + 1 });
   });

@@ -20,7 +20,12 @@ export async function runDesk(
   try {
     const { stdout, stderr } = await run(process.execPath, ["bin/desk.mjs", ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: "", ...env },
+      // A variable given as undefined is left out, whatever this process has (a password in the shell's environment).
+      env: Object.fromEntries(
+        Object.entries({ ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: "", ...env }).filter(
+          ([, value]) => value !== undefined,
+        ),
+      ) as NodeJS.ProcessEnv,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

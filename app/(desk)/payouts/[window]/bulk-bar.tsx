@@ -119,7 +119,7 @@ function bulkText(action: StatementAction, noun: string, batchStatus: string): S
             : "Held statements without an open flag go back to approved (or carried when nothing is payable), " +
               "ready to be paid; flagged ones are skipped and listed.",
         confirmLabel: "Release",
-        reasonHint: "Why the hold no longer applies; the recipients read it on their statements.",
+        reasonHint: "Why the hold no longer applies.",
       };
     case "carry_forward":
       return {
@@ -130,8 +130,7 @@ function bulkText(action: StatementAction, noun: string, batchStatus: string): S
           "pays it once that batch is approved. Other statements are skipped.",
         confirmLabel: "Carry forward",
         pendingLabel: "Carrying…",
-        reasonHint:
-          "Why this balance is paid with the next statement instead; the recipients read it on their statements.",
+        reasonHint: "Why this balance is paid with the recipient's next statement instead.",
       };
     case "mark_paid":
       return {

@@ -52,7 +52,7 @@ const TEXTS: Record<StatementAction, StatementDialogText> = {
     label: "Release hold…",
     title: "Release the hold",
     confirmLabel: "Release",
-    reasonHint: "Why the hold no longer applies; the recipient reads it on their statement.",
+    reasonHint: "Why the hold no longer applies.",
   },
   carry_forward: {
     label: "Carry forward…",
@@ -61,7 +61,7 @@ const TEXTS: Record<StatementAction, StatementDialogText> = {
       "The statement closes unpaid and its whole balance moves to the recipient's next statement, which pays it " +
       "once that batch is approved.",
     confirmLabel: "Carry forward",
-    reasonHint: "Why this balance is paid with the next statement instead; the recipient reads it on their statement.",
+    reasonHint: "Why this balance is paid with the next statement instead.",
   },
   mark_paid: {
     label: "Mark paid…",
