@@ -87,7 +87,9 @@ export async function importProfiles(
       "The first row must be the header naming the columns, player_id among them: it has no player_id column.",
       { field: "file" },
     );
-  const unknown = names.flatMap((n, i) => (n in IMPORT_COLUMNS ? [] : [COLUMN_NAME.test(n) ? n : `column ${i + 1}`]));
+  const unknown = names.flatMap((n, i) =>
+    Object.hasOwn(IMPORT_COLUMNS, n) ? [] : [COLUMN_NAME.test(n) ? n : `column ${i + 1}`],
+  );
   if (unknown.length > 0)
     throw new AppError("INVALID_INPUT", `Unknown columns: ${unknown.join(", ")}. See the documented columns.`, {
       field: "file",

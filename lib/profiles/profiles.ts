@@ -35,6 +35,8 @@ export type DetailsOutcome = {
   outcome: "applied" | "pending" | "unchanged";
   changeId: string | null;
   masked: string;
+  /** A change that waited for review and is withdrawn (details in force entered again) or replaced by this one. */
+  displaced: { masked: string | null; enteredByEmail: string | null } | null;
 };
 
 const recipientTarget = (playerId: number) => `player:${playerId}`;
@@ -73,6 +75,7 @@ export async function changePayoutDetailsIn(
       outcome,
       detail: { playerId: p.playerId, method: details.method, currency, masked, ...detail },
     });
+  const displaced = pending ? { masked: pending.detailsMasked, enteredByEmail: pending.enteredByEmail } : null;
   const supersede = async () => {
     if (!pending) return;
     await closeProfileChange(trx, {
@@ -88,7 +91,7 @@ export async function changePayoutDetailsIn(
   if (profile.method !== null && profile.currency === currency && (await detailsInForce(trx, { ...p, details }))) {
     await supersede();
     if (pending) await audit("profiles.details.withdraw", "succeeded", { withdrawnChangeId: pending.id });
-    return { outcome: "unchanged", changeId: null, masked };
+    return { outcome: "unchanged", changeId: null, masked, displaced };
   }
   const first = profile.detailsVersion === 0;
   await supersede();
@@ -116,7 +119,7 @@ export async function changePayoutDetailsIn(
       at: now,
     });
     await audit("profiles.details.set", "applied", { changeId: change.id });
-    return { outcome: "applied", changeId: change.id, masked };
+    return { outcome: "applied", changeId: change.id, masked, displaced };
   }
   await setChangeSealed(trx, { changeId: change.id, sealed: await sealDetails(trx, details, change.sealRef) });
   await audit("profiles.details.change", "pending", {
@@ -124,7 +127,7 @@ export async function changePayoutDetailsIn(
     previousMasked: profile.detailsMasked,
     supersededChangeId: pending?.id ?? null,
   });
-  return { outcome: "pending", changeId: change.id, masked };
+  return { outcome: "pending", changeId: change.id, masked, displaced };
 }
 
 export async function changePayoutDetails(

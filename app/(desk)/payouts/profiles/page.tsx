@@ -7,6 +7,7 @@ import { NoGame } from "../../no-game";
 import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
+import { readPayoutSettings } from "@/lib/payouts/settings";
 import { IMPORT_COLUMNS } from "@/lib/profiles/csv";
 import { importProfilesAction } from "./actions";
 import { ImportProfilesForm } from "./import-form";
@@ -64,6 +65,8 @@ export default async function PayoutProfilesPage() {
       <PendingReviews
         changes={await listProfileChanges(db, { gameId: game.id, status: "pending", limit: REVIEWS_SHOWN + 1 })}
         shown={REVIEWS_SHOWN}
+        twoPersonRule={(await readPayoutSettings(db)).twoPersonRule}
+        viewerEmail={user.email}
       />
       <Card title="Export" className="mb-5">
         <p className="mb-3 text-sm">

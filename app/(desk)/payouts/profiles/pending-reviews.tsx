@@ -10,8 +10,22 @@ import { countOf, formatCount } from "@/lib/format";
  * Changes of payout details waiting for a second finance user, each linked to the recipient's page where it is
  * reviewed (also for a recipient who has earned nothing yet).
  */
-export function PendingReviews({ changes, shown }: { changes: readonly ProfileChangeRow[]; shown: number }) {
+export function PendingReviews({
+  changes,
+  shown,
+  twoPersonRule,
+  viewerEmail,
+}: {
+  changes: readonly ProfileChangeRow[];
+  shown: number;
+  twoPersonRule: boolean;
+  /** The person looking: the changes they entered are marked, which under the two-person rule they may not review. */
+  viewerEmail: string;
+}) {
   const more = changes.length > shown;
+  const reviewer = twoPersonRule
+    ? "by a finance user other than the one who entered it"
+    : "by a finance user (the two-person rule is off: also by the one who entered it)";
   return (
     <Card
       title="Waiting for review"
@@ -19,8 +33,8 @@ export function PendingReviews({ changes, shown }: { changes: readonly ProfileCh
         changes.length === 0
           ? "No change of payout details is waiting for review."
           : `${more ? `The newest ${formatCount(shown)} changes` : countOf(changes.length, "change")} of payout ` +
-            "details, newest first: each is reviewed on the recipient's page by a finance user other than the one " +
-            `who entered it.${more ? " More are waiting: review these first." : ""}`
+            `details, newest first: each is reviewed on the recipient's page ${reviewer}.` +
+            (more ? " More are waiting: review these first." : "")
       }
       flush
       className="mb-5"
@@ -42,7 +56,12 @@ export function PendingReviews({ changes, shown }: { changes: readonly ProfileCh
               </RowTh>
               <Td className="font-mono text-xs">{c.detailsMasked ?? ""}</Td>
               <Td className="font-mono text-xs">{c.previousMasked ?? "None"}</Td>
-              <Td>{c.enteredByEmail ?? "import"}</Td>
+              <Td>
+                {c.enteredByEmail ?? "no user (a job)"}
+                {c.enteredByEmail !== null && c.enteredByEmail === viewerEmail ? (
+                  <span className="text-ink-muted"> (you)</span>
+                ) : null}
+              </Td>
               <Td>
                 <DateTime value={c.enteredAt.toISOString()} />
               </Td>

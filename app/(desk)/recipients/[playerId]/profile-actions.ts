@@ -42,7 +42,14 @@ export const changePayoutDetailsAction = defineAction(
           ? `Saved for review: ${result.masked}, paid in ${input.currency}. ` +
             "A second finance user approves it before it applies."
           : "These are the details in force already: nothing changed.";
-    return { ok: true, message };
+    // A change that waited for a review is gone: said, with who entered it (their page no longer lists it).
+    const by = result.displaced?.enteredByEmail ? ` entered by ${result.displaced.enteredByEmail}` : "";
+    const displaced = !result.displaced
+      ? ""
+      : result.outcome === "unchanged"
+        ? ` The change waiting for review (${result.displaced.masked ?? "details"}${by}) is withdrawn.`
+        : ` It replaces the change that waited for review (${result.displaced.masked ?? "details"}${by}).`;
+    return { ok: true, message: `${message}${displaced}` };
   },
 );
 
