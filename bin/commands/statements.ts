@@ -6,11 +6,11 @@ import { emailSchema } from "@/lib/auth/users";
 import { exportIdSchema } from "@/lib/exports/run";
 import { stopBoss } from "@/lib/jobs/queue";
 import {
+  DEFAULT_STATEMENT_SETTINGS,
   readSavedStatementSettings,
   readStatementSettings,
   saveStatementSettings,
   statementSettingsDrawn,
-  statementIssuerIsSet,
   statementSettingsSchema,
 } from "@/lib/statements/settings";
 import { commandActor } from "../actor";
@@ -109,10 +109,10 @@ export const statementCommands: Record<string, Command> = {
     run: (flags: z.output<typeof settingsSchema>) =>
       withDb(async (db) => {
         const saved = await readSavedStatementSettings(db);
-        const current = saved ?? (await readStatementSettings(db));
+        const current = saved ?? DEFAULT_STATEMENT_SETTINGS;
         if (flags["studio-name"] === undefined && flags["studio-address"] === undefined && !flags["link-days"])
           return current;
-        if (flags["studio-name"] === undefined && !(await statementIssuerIsSet(db)))
+        if (flags["studio-name"] === undefined && saved === null)
           throw new CliError("--studio-name: is required until the studio that issues the statements is named", 2);
         if (flags.actor === undefined) throw new CliError("--actor: is required to change the settings (an admin)", 2);
         const as = await acting(db, flags.actor, "admin", "changes the statement settings");

@@ -228,7 +228,7 @@ export async function getStatementPaidFrom(
       order by e.at desc, e.id desc limit 1)
     select f.method, i.currency, i.amount_currency::text as amount, f.eur_rate::text as "eurRate"
     from paid
-    join payment_file_item i on i.file_id::text = paid.file_id and i.statement_id = ${params.statementId}
+    join payment_file_item i on i.file_id = paid.file_id::uuid and i.statement_id = ${params.statementId}
     join payment_file f on f.id = i.file_id and f.game_id = ${params.gameId}`.execute(db);
   return result.rows[0] ?? null;
 }

@@ -9,7 +9,7 @@ import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { Db } from "@/db";
 import { listRecentPulls, listSnapshotDrift, listSnapshotWindows, type SnapshotHeader } from "@/db/queries/snapshots";
-import { sameWindow, type TimeWindow, windowName } from "@/lib/time";
+import { sameWindow, windowName } from "@/lib/time";
 import { toProgressView } from "./progress-view";
 import { SnapshotProgress } from "./snapshot-progress";
 
@@ -17,10 +17,6 @@ import { SnapshotProgress } from "./snapshot-progress";
  * The snapshot part of the Payouts page: pulls under way (live), the latest version of each window with its flags
  * (stale, drift), and the totals of the newest one. Every version stays stored; this shows the latest of each.
  */
-
-function windowLabel(s: { window: TimeWindow }): string {
-  return windowName(s.window);
-}
 
 /** A drifted figure as stored (normalised: "0.9"), an amount with its cents ("0.90"); nothing is rounded. */
 function driftValue(field: string, value: string | null): string {
@@ -111,7 +107,7 @@ export async function SnapshotSection({
       ) : (
         <>
           {drifted.map((w, index) => (
-            <Banner key={w.id} tone="danger" title={`Drift: ${windowLabel(w)} no longer reproduces`}>
+            <Banner key={w.id} tone="danger" title={`Drift: ${windowName(w.window)} no longer reproduces`}>
               <p>
                 Version {w.version} differs from version {w.version - 1} of this closed window in{" "}
                 {formatCount(w.drift.count)} figure{w.drift.count === 1 ? "" : "s"}. The service promises a closed
@@ -129,14 +125,18 @@ export async function SnapshotSection({
           ))}
           {stale.map((w) =>
             w.stale ? (
-              <Banner key={w.id} tone="warning" title={`${windowLabel(w)} changed at the service after its snapshot`}>
+              <Banner
+                key={w.id}
+                tone="warning"
+                title={`${windowName(w.window)} changed at the service after its snapshot`}
+              >
                 Changes reported since <DateTime value={w.stale.since.toISOString()} /> (latest: {w.stale.reason}). Take
                 a new snapshot before paying from it.
               </Banner>
             ) : null,
           )}
           <Card
-            title={`Latest snapshot: ${windowLabel(latest)}`}
+            title={`Latest snapshot: ${windowName(latest.window)}`}
             description={
               <>
                 Version {latest.version}, published <DateTime value={latest.publishedAt.toISOString()} />
@@ -187,7 +187,7 @@ export async function SnapshotSection({
             >
               {windows.map((s) => (
                 <Tr key={s.id}>
-                  <RowTh className="font-medium text-ink">{windowLabel(s)}</RowTh>
+                  <RowTh className="font-medium text-ink">{windowName(s.window)}</RowTh>
                   <Td className="tabular-nums">
                     v{s.version}
                     {s.versions > 1 ? <span className="text-ink-muted"> of {s.versions}</span> : null}
