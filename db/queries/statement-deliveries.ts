@@ -211,6 +211,17 @@ export async function wasSendDelivered(db: DbOrTrx, sendId: string): Promise<boo
   return row !== undefined;
 }
 
+/** Whether a send has its outcome recorded: sent, or failed for good. */
+export async function isSendSettled(db: DbOrTrx, sendId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("statement_delivery")
+    .select("id")
+    .where("send_id", "=", sendId)
+    .where((eb) => eb.or([eb("status", "=", "sent"), eb.and([eb("status", "=", "failed"), eb("final", "=", true)])]))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The statement, game and recipient a send was queued for, if it was. */
 export async function findQueuedSend(db: DbOrTrx, sendId: string) {
   const row = await db

@@ -37,6 +37,12 @@ export type QueueSettings = {
    * lib/jobs/schedule-period.ts reads, queued once per period by lib/jobs/scheduler.ts.
    */
   schedule?: { cron: string; payload: object };
+  /**
+   * Where a job goes once it has failed for good: its last attempt threw, ran past its expiry (its worker died) or was
+   * handed back at a shutdown. That queue's handler gets the same payload and records what the failure leaves, since
+   * a job that expires never reaches its own handler again.
+   */
+  deadLetter?: QueueSettings;
 };
 
 export type JobDefinition<S extends z.ZodType> = QueueSettings & {
@@ -83,6 +89,8 @@ export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<
 
 export async function ensureQueue(boss: PgBoss, definition: QueueSettings): Promise<void> {
   if (state.queues.has(definition.name)) return;
+  // The queue a failed job moves to exists first: pg-boss refers to it by name.
+  if (definition.deadLetter) await ensureQueue(boss, definition.deadLetter);
   const options = {
     name: definition.name,
     policy: definition.policy ?? "standard",
@@ -90,9 +98,10 @@ export async function ensureQueue(boss: PgBoss, definition: QueueSettings): Prom
     retryDelay: definition.retryDelaySeconds ?? 10,
     retryBackoff: true,
     expireInSeconds: (definition.expireInMinutes ?? 30) * 60,
+    ...(definition.deadLetter ? { deadLetter: definition.deadLetter.name } : {}),
   };
   // createQueue leaves an existing queue as it is: a queue created by an earlier version gets the definition's
-  // policy, retries and expiry here (a job takes its queue's settings when it is inserted).
+  // policy, retries, expiry and dead letter here (a job takes its queue's settings when it is inserted).
   await boss.createQueue(definition.name, options);
   const existing = await boss.getQueue(definition.name);
   const differs =
@@ -101,7 +110,8 @@ export async function ensureQueue(boss: PgBoss, definition: QueueSettings): Prom
       existing.retryLimit !== options.retryLimit ||
       existing.retryDelay !== options.retryDelay ||
       existing.retryBackoff !== options.retryBackoff ||
-      existing.expireInSeconds !== options.expireInSeconds);
+      existing.expireInSeconds !== options.expireInSeconds ||
+      (existing.deadLetter ?? undefined) !== options.deadLetter);
   if (differs) await boss.updateQueue(definition.name, options);
   state.queues.add(definition.name);
 }

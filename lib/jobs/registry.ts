@@ -5,6 +5,7 @@ import { reconcileRefundsJob } from "@/lib/refunds/reconcile-job";
 import { pullSnapshotJob } from "@/lib/snapshots/pull-job";
 import { recoverSnapshotPullsJob } from "@/lib/snapshots/pull-recover-job";
 import { pruneLinkDownloadsJob } from "@/lib/statements/prune-link-downloads-job";
+import { sendGivenUpJob } from "@/lib/statements/send-given-up-job";
 import { sendStatementJob } from "@/lib/statements/send-job";
 import { drainWebhookEventsJob } from "@/lib/webhooks/drain-job";
 import { processWebhookEventJob } from "@/lib/webhooks/process-event-job";
@@ -67,6 +68,9 @@ export const JOBS: RegisteredJob[] = [
     import("@/lib/snapshots/pull-recover-job.handler").then((m) => m.handleRecoverSnapshotPulls),
   ),
   registerJob(sendStatementJob, () => import("@/lib/statements/send-job.handler").then((m) => m.handleSendStatement)),
+  registerJob(sendGivenUpJob, () =>
+    import("@/lib/statements/send-given-up-job.handler").then((m) => m.handleSendGivenUp),
+  ),
   registerJob(pruneSignInAttemptsJob, () =>
     import("@/lib/auth/prune-job.handler").then((m) => m.handlePruneSignInAttempts),
   ),

@@ -1,20 +1,22 @@
 import "server-only";
-import { z } from "zod";
 import { defineJob } from "@/lib/jobs/queue";
+import { sendGivenUpJob, sendStatementPayload } from "./send-given-up-job";
 
 /**
  * Emails one statement to its recipient. A refusal for good (5xx) is final; a temporary refusal or a network error is
  * tried again, five times over about 15 to 30 minutes (pg-boss's backoff from 30 s), so a mail server restarting or
  * greylisting does not fail a batch's emails; the last attempt's failure is final and marks the recipient as having a
- * failed delivery (lib/statements/send.ts).
+ * failed delivery (lib/statements/send.ts). A last attempt that ends without a result (its worker died, it expired) is
+ * recorded the same way by the job it leaves behind (`sendGivenUpJob`).
  */
 export const sendStatementJob = defineJob({
   name: "statements.send",
-  payload: z.object({ gameId: z.string().min(1), statementId: z.uuid(), sendId: z.uuid(), to: z.email() }),
+  payload: sendStatementPayload,
   retryLimit: 5,
   retryDelaySeconds: 30,
   expireInMinutes: 10,
   concurrency: 2,
+  deadLetter: sendGivenUpJob,
 });
 
 /** Attempts in all: the first and each retry. */

@@ -10,6 +10,7 @@ import {
   markSendsFailed,
   markDeliveryFailed,
   countFirstEmails,
+  isSendSettled,
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
 import { findBatchGame } from "@/db/queries/payout-lookup";
@@ -301,8 +302,9 @@ async function recordFailedAttempt(
 
 /**
  * Records a send that failed before reaching the mail server on its last attempt (the statement could not be read or
- * laid out, the database failed): a final failure, not a refusal, so the batch's send offers the statement again
- * instead of counting it as emailed. Called by the job's handler; a send already recorded sent is left.
+ * laid out, the database failed) or ended without a result (its worker died, it expired): a final failure, not a
+ * refusal, so the batch's send offers the statement again instead of counting it as emailed. Called by the job's
+ * handler and by the job a failed send leaves; a send already recorded sent or failed for good is left.
  */
 export async function recordSendGivenUp(
   db: Db,
@@ -311,7 +313,7 @@ export async function recordSendGivenUp(
   error: unknown,
 ): Promise<void> {
   const queued = await findQueuedSend(db, job.sendId);
-  if (queued === null || (await wasSendDelivered(db, job.sendId))) return;
+  if (queued === null || (await isSendSettled(db, job.sendId))) return;
   const serverAnswer = `not sent: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
   const line = { ...queued, sendId: job.sendId, toAddress: job.to, attempt, serverAnswer };
   await recordFailedAttempt(db, { ...line, final: true, refused: false });
