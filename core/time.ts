@@ -280,17 +280,3 @@ export function listMonths(window: TimeWindow): string[] {
 export function windowDaysText(startIso: string, endIso: string): string {
   return `${startIso.slice(0, 10)} to ${new Date(Date.parse(endIso) - 1).toISOString().slice(0, 10)}`;
 }
-
-/**
- * A window as people read it: "2026-03" for a calendar month, "2026-03-05 to 2026-03-19" for whole UTC days, else its
- * two instants ("2026-03-05T12:00:00Z → 2026-03-06T00:00:00Z", the end exclusive).
- */
-export function windowName(window: TimeWindow): string {
-  const month = monthKeyOf(window.startMs);
-  if (sameWindow(window, monthWindow(month))) return month;
-  const start = formatInstant(window.startMs);
-  const end = formatInstant(window.endMs);
-  const day = 86_400_000;
-  if (window.startMs % day === 0 && window.endMs % day === 0) return windowDaysText(start, end);
-  return `${start} → ${end}`;
-}

@@ -34,7 +34,7 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await expect(dialog).toBeHidden();
 
   const card = page.getByRole("region", { name: /^Snapshot 2026-02-01/ });
-  const row = page.getByRole("row", { name: /February 2026/ });
+  const row = page.getByRole("table", { name: /^Payout windows/ }).getByRole("row", { name: /February 2026/ });
   await expect(card).toContainText("The service failed 1 time; a failing page is asked again for up to 15m 00s");
   await expect(card).toContainText("answered 429; asking for the same page again");
   await expect(card.getByRole("definition").first()).toHaveText("0 / 1");
@@ -47,7 +47,7 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await dialog.getByRole("button", { name: "Take snapshot" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("status").filter({ hasText: "was already under way" })).toHaveText(
-    /^A pull of 2026-02 was already under way: this request joined it \(its progress is below\)\.$/,
+    /^A pull of February 2026 was already under way: this request joined it \(its progress is below\)\.$/,
   );
 
   // Once the wait is over the pull completes, and both places move on together without a reload.
@@ -79,7 +79,9 @@ test("[finance] a pull the service refuses for good fails at once, with the serv
     await expect(alert).toHaveText(
       /\(it may be suspended\)\. Tell an admin\. \(HTTP 403, \w+, service error id \S+\)$/,
     );
-    await expect(page.getByRole("row", { name: /May 2026/ })).toContainText("Pull failed");
+    await expect(
+      page.getByRole("table", { name: /^Payout windows/ }).getByRole("row", { name: /May 2026/ }),
+    ).toContainText("Pull failed");
     await shoot(page, "finance-snapshot-refused");
   } finally {
     await setStatus("live");
@@ -90,7 +92,9 @@ test("[finance] a pull the service refuses for good fails at once, with the serv
   await again.getByRole("textbox", { name: "Month" }).fill("2026-05");
   await again.getByRole("button", { name: "Take snapshot" }).click();
   await expect(again).toBeHidden();
-  await expect(page.getByRole("row", { name: /May 2026/ })).toContainText("Complete", { timeout: 60_000 * SLACK });
+  await expect(
+    page.getByRole("table", { name: /^Payout windows/ }).getByRole("row", { name: /May 2026/ }),
+  ).toContainText("Complete", { timeout: 60_000 * SLACK });
   await page.reload();
   await expect(page.getByRole("region", { name: /^Snapshot 2026-05-01/ })).toBeHidden();
 });

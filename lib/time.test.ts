@@ -18,7 +18,6 @@ import {
   splitWindow,
   windowContains,
   windowInputSchema,
-  windowName,
   windowProblem,
   windowToQuery,
 } from "./time";
@@ -234,15 +233,5 @@ describe("splitWindow", () => {
     expect(isPartitionOf(window, [a])).toBe(false);
     expect(isPartitionOf(window, [])).toBe(false);
     expect(isPartitionOf(window, [a, { startMs: b.startMs + 1000, endMs: b.endMs }])).toBe(false);
-  });
-});
-
-describe("windowName", () => {
-  it("reads a month as its key, whole days as days, anything else as its instants", () => {
-    expect(windowName(monthWindow("2026-02"))).toBe("2026-02");
-    expect(windowName(parseWindow("2026-02-05T00:00:00Z", "2026-02-20T00:00:00Z"))).toBe("2026-02-05 to 2026-02-19");
-    expect(windowName(parseWindow("2026-02-05T12:00:00Z", "2026-02-06T00:00:00Z"))).toBe(
-      "2026-02-05T12:00:00Z → 2026-02-06T00:00:00Z",
-    );
   });
 });

@@ -11,6 +11,8 @@ describe("window keys", () => {
     expect(windowKey(custom)).toBe("2026-03-01T00:00:00Z~2026-03-15T12:00:00Z");
     expect(parseWindowKey(encodeURIComponent(windowKey(custom)))).toEqual(custom);
     expect(windowLabel(march)).toBe("March 2026");
+    expect(windowLabel(parseWindow("2026-02-05T00:00:00Z", "2026-02-20T00:00:00Z"))).toBe("2026-02-05 to 2026-02-19");
+    expect(windowLabel(custom)).toBe("2026-03-01 00:00 → 2026-03-15 12:00 UTC");
   });
 
   it("refuses keys that are not a window the service accepts", () => {

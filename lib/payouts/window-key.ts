@@ -1,4 +1,12 @@
-import { formatInstant, monthKeyOf, monthWindow, parseInstant, type TimeWindow, windowProblem } from "@/lib/time";
+import {
+  formatInstant,
+  monthKeyOf,
+  monthWindow,
+  parseInstant,
+  type TimeWindow,
+  windowDaysText,
+  windowProblem,
+} from "@/lib/time";
 
 /**
  * A window in a URL: "2026-03" for a calendar month (UTC), else "<start>~<end>" with both bounds in ISO 8601 UTC
@@ -42,10 +50,18 @@ export function windowHref(window: TimeWindow): string {
 /** Made once: building a date format costs about fifty times what using one does, and pages label many windows. */
 const MONTH_FORMAT = new Intl.DateTimeFormat("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
 
-/** "March 2026", or "2026-03-01 00:00 → 2026-03-15 00:00 UTC" for any other window. */
+/**
+ * A window as every page and message names it: "March 2026" for a calendar month, "2026-03-05 to 2026-03-19" for whole
+ * UTC days (the end exclusive, so the last day named is the one before it), else "2026-03-01 12:00 → 2026-03-15 00:00
+ * UTC".
+ */
 export function windowLabel(window: TimeWindow): string {
   const key = windowKey(window);
   if (!key.includes("~")) return MONTH_FORMAT.format(new Date(window.startMs));
+  const day = 86_400_000;
+  if (window.startMs % day === 0 && window.endMs % day === 0) {
+    return windowDaysText(formatInstant(window.startMs), formatInstant(window.endMs));
+  }
   const fmt = (ms: number) => formatInstant(ms).replace("T", " ").replace(/:00Z$/, "").replace(/Z$/, "");
   return `${fmt(window.startMs)} → ${fmt(window.endMs)} UTC`;
 }

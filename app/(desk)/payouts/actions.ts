@@ -6,7 +6,7 @@ import { defineAction } from "@/lib/actions";
 import { requireSelectedGame } from "@/lib/games/games";
 import { snapshotWindowInputSchema } from "@/lib/snapshots/progress";
 import { requestSnapshot } from "@/lib/snapshots/pull";
-import { windowName } from "@/lib/time";
+import { windowLabel } from "@/lib/payouts/window-key";
 
 /** "Take snapshot": queues a background pull of the window (or finds the one already under way). */
 export const takeSnapshotAction = defineAction(
@@ -24,8 +24,8 @@ export const takeSnapshotAction = defineAction(
     return {
       ok: true,
       message: deduplicated
-        ? `A pull of ${windowName(window)} was already under way: this request joined it (its progress is below).`
-        : `Snapshot of ${windowName(window)} queued.`,
+        ? `A pull of ${windowLabel(window)} was already under way: this request joined it (its progress is below).`
+        : `Snapshot of ${windowLabel(window)} queued.`,
       data: { pullId, deduplicated },
     };
   },

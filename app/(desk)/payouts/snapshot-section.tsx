@@ -9,7 +9,8 @@ import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { Db } from "@/db";
 import { listRecentPulls, listSnapshotDrift, listSnapshotWindows, type SnapshotHeader } from "@/db/queries/snapshots";
-import { sameWindow, windowName } from "@/lib/time";
+import { sameWindow } from "@/lib/time";
+import { windowLabel } from "@/lib/payouts/window-key";
 import { toProgressView } from "./progress-view";
 import { SnapshotProgress } from "./snapshot-progress";
 
@@ -107,7 +108,7 @@ export async function SnapshotSection({
       ) : (
         <>
           {drifted.map((w, index) => (
-            <Banner key={w.id} tone="danger" title={`Drift: ${windowName(w.window)} no longer reproduces`}>
+            <Banner key={w.id} tone="danger" title={`Drift: ${windowLabel(w.window)} no longer reproduces`}>
               <p>
                 Version {w.version} differs from version {w.version - 1} of this closed window in{" "}
                 {formatCount(w.drift.count)} figure{w.drift.count === 1 ? "" : "s"}. The service promises a closed
@@ -128,7 +129,7 @@ export async function SnapshotSection({
               <Banner
                 key={w.id}
                 tone="warning"
-                title={`${windowName(w.window)} changed at the service after its snapshot`}
+                title={`${windowLabel(w.window)} changed at the service after its snapshot`}
               >
                 Changes reported since <DateTime value={w.stale.since.toISOString()} /> (latest: {w.stale.reason}). Take
                 a new snapshot before paying from it.
@@ -136,7 +137,7 @@ export async function SnapshotSection({
             ) : null,
           )}
           <Card
-            title={`Latest snapshot: ${windowName(latest.window)}`}
+            title={`Latest snapshot: ${windowLabel(latest.window)}`}
             description={
               <>
                 Version {latest.version}, published <DateTime value={latest.publishedAt.toISOString()} />
@@ -187,7 +188,7 @@ export async function SnapshotSection({
             >
               {windows.map((s) => (
                 <Tr key={s.id}>
-                  <RowTh className="font-medium text-ink">{windowName(s.window)}</RowTh>
+                  <RowTh className="font-medium text-ink">{windowLabel(s.window)}</RowTh>
                   <Td className="tabular-nums">
                     v{s.version}
                     {s.versions > 1 ? <span className="text-ink-muted"> of {s.versions}</span> : null}

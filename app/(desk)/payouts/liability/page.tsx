@@ -8,7 +8,8 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { countOf, formatAmountText } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
 import { type LiabilityRow, type LiabilityWindow, listLiability, uncountedMonths } from "@/lib/payouts/liability";
-import { formatInstant, parseInstant, windowName } from "@/lib/time";
+import { formatInstant, parseInstant } from "@/lib/time";
+import { windowLabel as nameOfWindow } from "@/lib/payouts/window-key";
 import { NoGame } from "../../no-game";
 import { loadDeskPage, type SearchParamsProps } from "../../page-context";
 import { PayoutsHeader } from "@/app/_components/payouts/payouts-nav";
@@ -29,7 +30,7 @@ const COLUMNS: { key: keyof LiabilityRow; label: string }[] = [
 ];
 
 function windowLabel(w: LiabilityWindow): string {
-  const name = windowName(w.window);
+  const name = nameOfWindow(w.window);
   return w.source === "batch"
     ? `${name} (in a batch)`
     : `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch)`;
