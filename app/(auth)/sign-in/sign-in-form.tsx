@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
@@ -16,7 +16,7 @@ export function SignInForm({ action, next }: Props) {
   return (
     <form action={formAction} className="space-y-4" noValidate>
       <input type="hidden" name="next" value={next} />
-      {state && !state.ok && <FormMessage tone="error">{state.message}</FormMessage>}
+      <ResultMessage result={state && !state.ok ? state : null} />
       <Field label="Email" id="email" required error={errors.email}>
         {(control) => (
           <Input

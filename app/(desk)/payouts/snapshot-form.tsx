@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useActionState, useCallback, useEffect, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Button } from "@/app/_components/ui/button";
@@ -86,7 +86,7 @@ function SnapshotForm(props: {
   return (
     <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
       <ShownGameField gameId={gameId} />
-      {state && !state.ok ? <FormMessage tone="error">{state.message}</FormMessage> : null}
+      <ResultMessage result={state && !state.ok ? state : null} />
       <fieldset className="flex gap-4 text-sm">
         <legend className="sr-only">Window</legend>
         <label className="flex items-center gap-1.5">

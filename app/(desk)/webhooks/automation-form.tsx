@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { Checkbox } from "@/app/_components/forms/checkbox";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/action-result";
 import type { GameAutomation } from "@/lib/webhooks/settings";
@@ -29,7 +29,7 @@ export function AutomationForm({
     <form action={formAction} className="flex flex-col gap-3" aria-label="Automatic pulls">
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="form" value="automation" />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       <Checkbox
         name="autoRefresh"
         label="Pull a window again when a webhook makes its snapshot stale"

@@ -1,6 +1,6 @@
 "use client";
 
-import { createContext, type ReactNode, use, useState } from "react";
+import { createContext, type ReactNode, use, useCallback, useState } from "react";
 import type { ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import { TONE_SOFT } from "@/app/_components/ui/tone";
 
@@ -8,7 +8,16 @@ import { TONE_SOFT } from "@/app/_components/ui/tone";
  * What the last confirmed action did ("Approved 381 statements. Skipped 1: …"), read out as a status. The live region
  * is always in the page and floats over it, so a message never moves the buttons or the table.
  */
-export function ResultNotice({ result, onDismiss }: { result: ConfirmResult | null; onDismiss: () => void }) {
+export function ResultNotice({
+  result,
+  round = 0,
+  onDismiss,
+}: {
+  result: ConfirmResult | null;
+  /** Counts the results reported: a message made anew, so one saying what the last said is read out again. */
+  round?: number;
+  onDismiss: () => void;
+}) {
   const message = result?.ok ? result.message : undefined;
   return (
     <div
@@ -18,6 +27,7 @@ export function ResultNotice({ result, onDismiss }: { result: ConfirmResult | nu
     >
       {message ? (
         <div
+          key={round}
           className={
             `pointer-events-auto flex max-w-2xl items-start gap-3 rounded-md border px-3 py-2 text-sm ` +
             `shadow-lg ${TONE_SOFT.success}`
@@ -42,11 +52,18 @@ const NoticeContext = createContext<(result: ConfirmResult | null) => void>(() =
 
 /** One message area for every action of a page: the batch bar and the table's bulk bar both report here. */
 export function NoticeProvider({ children }: { children: ReactNode }) {
-  const [result, setResult] = useState<ConfirmResult | null>(null);
+  const [shown, setShown] = useState<{ result: ConfirmResult | null; round: number }>({ result: null, round: 0 });
+  const report = useCallback(
+    (result: ConfirmResult | null) => setShown((last) => ({ result, round: last.round + 1 })),
+    [],
+  );
+  const message = shown.result?.ok ? shown.result.message : undefined;
   return (
-    <NoticeContext value={setResult}>
+    <NoticeContext value={report}>
       {children}
-      <ResultNotice result={result} onDismiss={() => setResult(null)} />
+      {/* Room below the page while a message floats over its foot, so the last rows can be scrolled clear of it. */}
+      {message ? <div aria-hidden="true" className="h-24" /> : null}
+      <ResultNotice result={shown.result} round={shown.round} onDismiss={() => report(null)} />
     </NoticeContext>
   );
 }

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Badge } from "../ui/badge";
+import { PageAlertProvider } from "../ui/page-alert";
 import { GameSwitcher, type ShellGame } from "./game-switcher";
 import { NavLink } from "./nav-link";
 import { navItemsFor } from "./nav-items";
@@ -71,7 +72,7 @@ export function AppShell({ user, games, selectedGameId, children, switchGameActi
       <main id="main-content" tabIndex={-1} className="min-w-0 flex-1 px-4 py-5 md:px-8">
         <div className="mx-auto max-w-7xl">
           {selected?.environment === "sandbox" ? <SandboxBanner gameName={selected.name} /> : null}
-          {children}
+          <PageAlertProvider>{children}</PageAlertProvider>
         </div>
       </main>
     </div>

@@ -5,6 +5,7 @@ import { FormMessage } from "../forms/form-message";
 import { ShownGameField } from "../forms/shown-game";
 import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
+import { keepFocusInPage, useAlertWhenGone } from "./page-alert";
 
 /** What the confirmed action returns: the small result object every server action gives back (lib/actions.ts). */
 export type ConfirmResult =
@@ -62,6 +63,8 @@ export function ConfirmDialog({ trigger, title, description, size = "sm", ...res
   // A fresh form (and a cleared error) every time the dialog opens.
   const [round, setRound] = useState(0);
   const opener = useRef<Element | null>(null);
+  // The refusal the open dialog shows: moved to the page should the page, refreshed for it, no longer offer the dialog.
+  const noteRefusal = useAlertWhenGone();
 
   function handleOpenChange(next: boolean) {
     if (!next && pending) return;
@@ -69,6 +72,7 @@ export function ConfirmDialog({ trigger, title, description, size = "sm", ...res
       setRound((n) => n + 1);
       opener.current = document.activeElement;
     }
+    noteRefusal(null);
     setOpen(next);
   }
 
@@ -85,6 +89,7 @@ export function ConfirmDialog({ trigger, title, description, size = "sm", ...res
         key={round}
         {...rest}
         onPendingChange={setPending}
+        onShownError={noteRefusal}
         onDone={() => {
           setOpen(false);
           keepFocusInPage(opener.current);
@@ -96,6 +101,7 @@ export function ConfirmDialog({ trigger, title, description, size = "sm", ...res
 
 type ConfirmFormProps = Omit<ConfirmDialogProps, "trigger" | "title" | "description" | "size"> & {
   onPendingChange: (pending: boolean) => void;
+  onShownError: (error: string | null) => void;
   onDone: () => void;
 };
 
@@ -111,6 +117,7 @@ function ConfirmForm({
   onConfirmed,
   onRefused,
   onPendingChange,
+  onShownError,
   onDone,
 }: ConfirmFormProps) {
   const [state, formAction, isPending] = useActionState(
@@ -119,6 +126,7 @@ function ConfirmForm({
       try {
         const result = await action(formData);
         if (result && !result.ok) {
+          onShownError(result.message);
           onRefused?.(result);
           return {
             error: result.message,
@@ -126,10 +134,12 @@ function ConfirmForm({
             fieldErrors: result.fieldErrors ?? {},
           };
         }
+        onShownError(null);
         onDone();
         onConfirmed?.(result);
         return { error: null, typed: {}, fieldErrors: {} };
       } catch {
+        onShownError(GENERIC_ERROR);
         return { error: GENERIC_ERROR, typed, fieldErrors: {} };
       }
     },
@@ -177,24 +187,6 @@ function ConfirmForm({
       </DialogFooter>
     </form>
   );
-}
-
-/**
- * Focus goes back to the button that opened the dialog; a confirmed action often takes that button away (the
- * statement approved no longer offers Approve). Then focus would fall to the document's start: it goes to the page's
- * main content instead, so a keyboard or screen reader user goes on from there, not from the navigation.
- */
-function keepFocusInPage(opener: Element | null): void {
-  if (!opener) return;
-  const started = Date.now();
-  const timer = window.setInterval(() => {
-    const active = document.activeElement;
-    const lost = active === null || active === document.body;
-    if (!opener.isConnected && lost) document.getElementById("main-content")?.focus();
-    // Watched until the page has rendered the change: the opener gone, focus moved on, or five seconds.
-    if (!opener.isConnected || (!lost && active !== opener) || Date.now() - started > 5_000)
-      window.clearInterval(timer);
-  }, 100);
 }
 
 type ConfirmState = { error: string | null; typed: TypedValues; fieldErrors: FieldErrors };

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, startTransition, useActionState, useState } from "react";
 import { withFields, type ServerAction } from "@/app/_components/payouts/with-fields";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { Textarea } from "@/app/_components/forms/textarea";
@@ -112,7 +112,7 @@ export function CreateFileForm(props: {
           </Button>
         </div>
       </form>
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       {result && result.refused.length > 0 ? (
         <SimpleTable
           caption="Left out of the file"

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { Input } from "@/app/_components/forms/input";
 import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { ImportForm, useImportForm } from "@/app/_components/forms/import-file";
 import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/import-lines";
 import { Select } from "@/app/_components/forms/select";
@@ -115,7 +116,7 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
           )}
         </Field>
       </ImportForm>
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       {result ? (
         <ImportLinesTable
           caption={result.dryRun ? "Preview: what importing this file does" : "Imported"}

@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { AmountInput } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/action-result";
@@ -16,7 +16,7 @@ export function ThresholdForm({ action, year, current }: { action: Action; year:
   return (
     <form action={formAction} className="flex max-w-md flex-col gap-3" noValidate aria-label="Reporting threshold">
       <input type="hidden" name="year" value={String(year)} />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       <Field
         label={`Reporting threshold for ${year} (USD)`}
         hint="A recipient whose net paid in the year reaches it is marked for reporting. The same for every game."

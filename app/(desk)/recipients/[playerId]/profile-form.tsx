@@ -3,6 +3,7 @@
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { Button } from "@/app/_components/ui/button";
@@ -48,7 +49,7 @@ function FormHead({
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="playerId" value={playerId} />
       {children}
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
     </>
   );
 }

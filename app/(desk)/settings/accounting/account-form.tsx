@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
@@ -32,7 +32,7 @@ export function AccountForm({
     <form action={formAction} className="flex flex-col gap-3" noValidate aria-label={`Map ${label}`}>
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="account" value={account} />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       <div className="grid gap-3 sm:grid-cols-2">
         <Field
           label={`${label}: account code`}
@@ -86,7 +86,7 @@ export function DateOrderForm({
   return (
     <form action={formAction} className="flex flex-col gap-3" noValidate aria-label="QuickBooks Online date format">
       <ShownGameField gameId={gameId} />
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       <Field
         label="Dates in the QuickBooks Online journal file"
         hint="As the company's date format in QuickBooks (Settings → Account and settings → Advanced)."

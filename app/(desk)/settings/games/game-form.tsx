@@ -2,7 +2,7 @@
 
 import { useActionState, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
@@ -34,7 +34,7 @@ export function GameForm({ action }: { action: Action }) {
   return (
     <form action={formAction} className="grid gap-4 sm:grid-cols-2" noValidate aria-label="Add or update a game">
       <div className="sm:col-span-2">
-        {state && <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>}
+        <ResultMessage result={state} />
       </div>
       <Field
         label="Game id"
@@ -153,7 +153,7 @@ export function RotateSecretForm({ action, games }: { action: Action; games: { i
       aria-label="Rotate a webhook signing secret"
     >
       <div className="sm:col-span-2">
-        {state && <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>}
+        <ResultMessage result={state} />
       </div>
       <Field label="Game" id="rotate-game" error={errors.gameId}>
         {(control) => (

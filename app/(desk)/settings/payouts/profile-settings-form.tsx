@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
 
@@ -13,7 +13,7 @@ export function ProfileSettingsForm({ action, requireTaxForm }: { action: Action
   const rule = values.requireTaxForm ?? (requireTaxForm ? "on" : "off");
   return (
     <form action={formAction} className="flex max-w-lg flex-col gap-4" noValidate aria-label="Tax forms">
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       <fieldset className="flex flex-col gap-1.5">
         <legend className="text-sm font-medium text-ink">Tax form before paying</legend>
         <label className="flex items-start gap-2 text-sm">

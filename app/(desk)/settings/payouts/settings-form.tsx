@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { AmountInput } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
@@ -23,7 +23,7 @@ export function PayoutSettingsForm({
   const rule = values.twoPersonRule ?? (current.twoPersonRule ? "on" : "off");
   return (
     <form action={formAction} className="flex max-w-lg flex-col gap-4" noValidate aria-label="Payout rules">
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       <input type="hidden" name="drawnAt" value={current.savedAt} />
       <Field
         label="Minimum payout (USD)"

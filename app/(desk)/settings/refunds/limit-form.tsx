@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { AmountInput } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
@@ -15,7 +15,7 @@ export function SupportLimitForm({ action, current }: { action: Action; current:
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
     <form action={formAction} className="flex max-w-md flex-col gap-4" noValidate aria-label="Support refund limit">
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       <Field
         label="Largest refund support may make (USD)"
         hint={

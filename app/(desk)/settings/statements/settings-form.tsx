@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
@@ -25,7 +25,7 @@ export function StatementSettingsForm({
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
     <form action={formAction} className="flex max-w-lg flex-col gap-4" noValidate aria-label="Statement settings">
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
       <input type="hidden" name="drawn" value={drawn} />
       <Field label="Studio name" hint="Printed at the top of every statement." error={errors.studioName} required>
         {(control) => (

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useActionState, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
-import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
@@ -27,7 +27,7 @@ export function CreateUserForm({ action }: { action: Action }) {
   return (
     <form action={formAction} className="grid gap-4 sm:grid-cols-2" noValidate aria-label="Create a user">
       <div className="sm:col-span-2">
-        {state && <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>}
+        <ResultMessage result={state} />
       </div>
       <Field label="Email" id="user-email" required error={errors.email}>
         {(control) => (

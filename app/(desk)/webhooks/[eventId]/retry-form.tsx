@@ -2,6 +2,7 @@
 
 import { useActionState } from "react";
 import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
@@ -36,7 +37,7 @@ export function RetryForm({
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="eventId" value={eventId} />
       <SubmitButton size="sm">Process again</SubmitButton>
-      {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+      <ResultMessage result={state} />
     </form>
   );
 }

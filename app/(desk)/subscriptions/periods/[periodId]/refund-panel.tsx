@@ -4,6 +4,8 @@ import { useRouter } from "next/navigation";
 import { useActionState, useRef, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
+import { useAlertWhenGone } from "@/app/_components/ui/page-alert";
 import { AmountInput } from "@/app/_components/forms/input";
 import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
@@ -79,8 +81,11 @@ export function RefundPanel({
     null,
   );
 
+  // A refusal at the confirm step for a refund under way elsewhere: the page, refreshed, shows that refund instead.
+  const noteRefusal = useAlertWhenGone();
   const [refundState, refund] = useActionState(async (previous: ActionResult<RefundData> | null, form: FormData) => {
     const result = await refundAction(previous, form);
+    noteRefusal(null);
     if (result.ok && result.data) router.push(`/subscriptions/refunds/${result.data.attemptId}`);
     // Refused for the amount (the period changed since the review): back to the amount, with the page refreshed.
     if (!result.ok && result.fieldErrors?.amountUsd) {
@@ -90,6 +95,7 @@ export function RefundPanel({
     } else if (!result.ok && result.code === "CONFLICT" && result.message !== GAME_SWITCHED) {
       // Something changed on the period since the page was opened (another refund under way): the page shows it.
       // (After a game switched in another tab, a refresh would show that game: the message stays instead.)
+      noteRefusal(result.message);
       router.refresh();
     }
     return result;
@@ -116,13 +122,18 @@ export function RefundPanel({
             <input type="hidden" name="amountUsd" value={impact.amountUsd} />
             <input type="hidden" name="remainingBeforeUsd" value={impact.remainingUsd} />
             <input type="hidden" name="reason" value={review.reason} />
-            {refundState && !refundState.ok ? <FormMessage tone="error">{refundState.message}</FormMessage> : null}
-            {refundState?.ok ? <FormMessage tone="success">{refundState.message}</FormMessage> : null}
+            <ResultMessage result={refundState} />
             <div className="flex flex-wrap gap-2">
               <SubmitButton variant="danger" pendingLabel="Refunding…">
                 {`Refund ${formatUsdText(impact.amountUsd)}`}
               </SubmitButton>
-              <Button variant="secondary" onClick={() => setReview(null)}>
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  noteRefusal(null);
+                  setReview(null);
+                }}
+              >
                 Back
               </Button>
             </div>

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useActionState, useRef } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Card } from "@/app/_components/ui/card";
@@ -48,7 +49,7 @@ export function RetryForm({
       <form action={formAction} className="flex flex-col gap-2">
         <ShownGameField gameId={gameId} />
         <input type="hidden" name="attemptId" value={attemptId} />
-        {state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null}
+        <ResultMessage result={state} />
         <div>
           <SubmitButton variant="secondary" pendingLabel="Asking the service…">
             Retry now with the same request id

@@ -1,0 +1,25 @@
+"use client";
+
+import { useState } from "react";
+import { FormMessage } from "./form-message";
+
+type Result = { ok: boolean; message?: string } | null | undefined;
+
+/**
+ * An action's result under its form, success or error as the result says. Each new result is its message made anew,
+ * so a refusal saying what the last one said (a second wrong password) is read out again instead of left unchanged.
+ */
+export function ResultMessage({ result, className }: { result: Result; className?: string }) {
+  const [last, setLast] = useState(result);
+  const [round, setRound] = useState(0);
+  if (result !== last) {
+    setLast(result);
+    setRound(round + 1);
+  }
+  if (!result) return null;
+  return (
+    <FormMessage key={round} tone={result.ok ? "success" : "error"} className={className}>
+      {result.message}
+    </FormMessage>
+  );
+}
