@@ -83,16 +83,23 @@ export async function writeChunksToFile<T extends { chunks: AsyncGenerator<Buffe
   const file = createWriteStream(temporary, { flags: "wx", mode: 0o600 });
   await once(file, "open");
   removeIfInterrupted(temporary);
+  // A write that fails (the disk full) while the next rows are read ends the export with its error, never unheard.
+  let failed: Error | null = null;
+  file.on("error", (error) => {
+    failed ??= error;
+  });
   let lastReport = Date.now();
   try {
     const started = await start();
     for await (const chunk of started.chunks) {
+      if (failed) throw failed;
       if (!file.write(chunk)) await once(file, "drain");
       if (options.onProgress && Date.now() - lastReport >= (options.progressEveryMs ?? 1_000)) {
         lastReport = Date.now();
         options.onProgress(started.rows());
       }
     }
+    if (failed) throw failed;
     file.end();
     await once(file, "finish");
     await rename(temporary, target);
