@@ -1,5 +1,5 @@
 import "server-only";
-import { type Kysely, type MigrationResultSet, Migrator, sql } from "kysely";
+import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely";
 import { MIGRATIONS } from "./migrations";
 import { listAppliedMigrations } from "./queries/health";
 
@@ -12,26 +12,44 @@ export function refuseOldServer(versionNum: number, version: string, minimum = M
 }
 
 /** Against the migrations a database has applied: this release's not applied yet, and those of a newer release. */
-export function migrationState(applied: readonly string[]): { pending: string[]; newer: string[] } {
+export function migrationState(
+  applied: readonly string[],
+  migrations: Record<string, unknown> = MIGRATIONS,
+): { pending: string[]; newer: string[] } {
   const done = new Set(applied);
-  const known = new Set(Object.keys(MIGRATIONS));
+  const known = new Set(Object.keys(migrations));
   return {
     pending: [...known].filter((name) => !done.has(name)),
     newer: applied.filter((name) => !known.has(name)),
   };
 }
 
+/** One run of the migrations at a time, across every process migrating this database. */
+const MIGRATING_LOCK = 7_120_412;
+
+/**
+ * How long a migration waits for a table another session holds (a snapshot pull holds its lines until it publishes,
+ * which can take hours) before the run gives up, changing nothing: never a migration waiting without end while the
+ * tables it has already locked stop the whole desk.
+ */
+export const MIGRATION_LOCK_TIMEOUT_MS = 10_000;
+
 export async function migrateToLatest(
   // biome-ignore lint/suspicious/noExplicitAny: migrations are typed Kysely<any>, frozen apart from today's schema.
   db: Kysely<any>,
-  options: { minimumServerVersion?: typeof MINIMUM_SERVER_VERSION } = {},
+  options: {
+    minimumServerVersion?: typeof MINIMUM_SERVER_VERSION;
+    lockTimeoutMs?: number;
+    migrations?: Record<string, Migration>;
+  } = {},
 ): Promise<{ applied: string[] }> {
   const { rows } = await sql<{ num: string; version: string }>`
     select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
   refuseOldServer(Number(rows[0]?.num), rows[0]?.version ?? "unknown", options.minimumServerVersion);
   // A database migrated by a newer release (a rolling deploy): migrations only add, so this release runs against it
   // as it is, once it has every migration this release knows (the migrator would refuse it as "corrupted").
-  const { pending, newer } = migrationState(await listAppliedMigrations(db));
+  const migrations = options.migrations ?? MIGRATIONS;
+  const { pending, newer } = migrationState(await listAppliedMigrations(db), migrations);
   if (newer.length > 0) {
     if (pending.length > 0)
       throw new Error(
@@ -40,17 +58,35 @@ export async function migrateToLatest(
       );
     return { applied: [] };
   }
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => MIGRATIONS },
-    migrationTableName: "kysely_migration",
-    migrationLockTableName: "kysely_migration_lock",
+  const lockTimeoutMs = options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS;
+  // One connection: the run's turn (waited for without a limit, as long as another run takes), then the limit on
+  // waiting for tables, which applies to the migrations alone.
+  const result: MigrationResultSet = await db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATING_LOCK})`.execute(connection);
+    try {
+      await sql`select set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, false)`.execute(connection);
+      const migrator = new Migrator({
+        db: connection,
+        provider: { getMigrations: async () => migrations },
+        migrationTableName: "kysely_migration",
+        migrationLockTableName: "kysely_migration_lock",
+      });
+      return await migrator.migrateToLatest();
+    } finally {
+      await sql`reset lock_timeout`.execute(connection);
+      await sql`select pg_advisory_unlock(${MIGRATING_LOCK})`.execute(connection);
+    }
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
   const failed = result.results?.find((r) => r.status === "Error");
   if (result.error || failed) {
     const reason = result.error instanceof Error ? result.error.message : String(result.error ?? "unknown error");
-    throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${reason}`.replace("  ", " "));
+    const waited =
+      (result.error as { code?: unknown } | undefined)?.code === "55P03"
+        ? ` (nothing was changed: a table it changes was in use for over ${lockTimeoutMs / 1000} s, most likely by a ` +
+          "snapshot pull, which holds its lines until it publishes; stop the workers or let the pull finish, then " +
+          "migrate again)"
+        : "";
+    throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${reason}${waited}`.replace("  ", " "));
   }
   return { applied: (result.results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
 }

@@ -1,4 +1,6 @@
 import "server-only";
+import { migrationState } from "@/db/migrate";
+import { listAppliedMigrations } from "@/db/queries/health";
 import type { Db } from "@/db";
 import { listSealedValues, readKeyCheck, replaceKeyCheck, updateSealedValue } from "@/db/queries/keys";
 import type { ActingAs } from "@/core/actor";
@@ -47,6 +49,16 @@ export async function rotateKey(db: Db, input: RotationInput): Promise<KeyRotati
         "INVALID_INPUT",
         `the new key (id ${next.keyId}) is not PAYOUT_DESK_KEY (id ${current.keyId}), the key the instances were ` +
           "rolled out with: rotate to that key, or roll them out with this one first",
+      );
+
+    // A release older than the database's migrations may not know every sealed column: those it left would stay
+    // sealed with the old key, and open no more once it is removed.
+    const { newer } = migrationState(await listAppliedMigrations(trx));
+    if (newer.length > 0)
+      throw new AppError(
+        "INVALID_INPUT",
+        `the database was migrated by a newer release (${newer.join(", ")}): rotate the key with that release, which ` +
+          "knows every sealed value",
       );
 
     const resealed: Record<string, number> = {};

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSecret, keyId } from "../../lib/crypto";
@@ -198,5 +199,19 @@ describe("key rotation", () => {
       rotateKey(t.db, { newKey: OTHER, actor: null, via: "cli", ring: { current: OLD, previous: NEW } }),
     ).rejects.toThrow(`the new key (id ${keyId(OTHER)}) is not PAYOUT_DESK_KEY (id ${keyId(OLD)})`);
     expect(await verifyKeys(t.db, { current: NEW, previous: null })).toEqual({ keyId: keyId(NEW) });
+  });
+
+  it("refuses when the database was migrated by a newer release, whose sealed columns it may not know", async () => {
+    const newer = "2999_01_01_0000_sealed_elsewhere";
+    await sql`insert into kysely_migration (name, timestamp) values (${newer}, now()::text)`.execute(t.db);
+    try {
+      // Back to OLD, rolled out as PAYOUT_DESK_KEY with NEW (stored) as the previous key: allowed but for the release.
+      await expect(
+        rotateKey(t.db, { newKey: OLD, actor: null, via: "cli", ring: { current: OLD, previous: NEW } }),
+      ).rejects.toThrow(`the database was migrated by a newer release (${newer}): rotate the key with that release`);
+    } finally {
+      await sql`delete from kysely_migration where name = ${newer}`.execute(t.db);
+    }
+    expect((await everySealedValue()).every((v) => opens(v, NEW))).toBe(true);
   });
 });
