@@ -113,7 +113,13 @@ export async function listCarryLinks(
 export async function listEndedWindowSnapshots(db: Db, params: { gameId: string; asOf: Date }) {
   return db
     .selectFrom("snapshot as s")
-    .select(["s.id as snapshotId", "s.version", "s.window_start as windowStart", "s.window_end as windowEnd"])
+    .select([
+      "s.id as snapshotId",
+      "s.version",
+      "s.window_start as windowStart",
+      "s.window_end as windowEnd",
+      "s.window_closed as windowClosed",
+    ])
     .where("s.game_id", "=", params.gameId)
     .where("s.window_end", "<=", params.asOf)
     .where(isLatestVersion("s"))

@@ -41,7 +41,13 @@ export type LiabilityRow = {
   totalOwedUsd: string;
 };
 
-export type LiabilityWindow = { window: TimeWindow; source: "snapshot" | "batch"; snapshotVersion: number | null };
+export type LiabilityWindow = {
+  window: TimeWindow;
+  source: "snapshot" | "batch";
+  snapshotVersion: number | null;
+  /** A snapshot read before its window ended: what was earned after the read is missing from the figures. */
+  readBeforeEnd: boolean;
+};
 
 export type Liability = {
   rows: LiabilityRow[];
@@ -90,6 +96,7 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
         window: { startMs: b.windowStart.getTime(), endMs: b.windowEnd.getTime() },
         source: "batch",
         snapshotVersion: null,
+        readBeforeEnd: false,
       });
   }
   const counted = new Set<string>();
@@ -146,7 +153,12 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
     if (taken.some((w) => w.start < end && w.end > start)) continue;
     taken.push({ start, end });
     unbatched.push(s.snapshotId);
-    windows.push({ window: { startMs: start, endMs: end }, source: "snapshot", snapshotVersion: s.version });
+    windows.push({
+      window: { startMs: start, endMs: end },
+      source: "snapshot",
+      snapshotVersion: s.version,
+      readBeforeEnd: !s.windowClosed,
+    });
   }
   for (const r of await sumSnapshotNetByRecipient(db, { gameId, snapshotIds: unbatched })) {
     const a = get(r.recipientPlayerId, r.playerName, r.playerEmail);

@@ -94,6 +94,24 @@ describe("liability as of a day (accrual)", () => {
     expect(rows[2]).toMatchObject({ notInBatchUsd: "50.00" });
   });
 
+  it("names a window whose snapshot was read before it ended: what was earned after the read is missing", async () => {
+    const { windows } = await listLiability(db, { gameId: GAME, asOf: new Date(Date.now() + 40 * 86_400_000) });
+    const read = (w: (typeof windows)[number]) => [
+      new Date(w.window.startMs).toISOString().slice(0, 10),
+      w.readBeforeEnd,
+    ];
+    const open = await db
+      .selectFrom("snapshot")
+      .select("window_start")
+      .where("window_closed", "=", false)
+      .executeTakeFirstOrThrow();
+    expect(windows.map(read).sort()).toEqual([
+      ["2026-09-01", false],
+      ["2026-10-01", false],
+      [open.window_start.toISOString().slice(0, 10), true],
+    ]);
+  });
+
   it("today: September paid is not owed; October is owed, split by the state of its statements", async () => {
     let rows = await byRecipient(new Date(Date.now() + 1000));
     expect(rows[1]).toMatchObject({ notInBatchUsd: "4000.00", totalOwedUsd: "4000.00" });

@@ -77,7 +77,12 @@ export function CreateFileForm(props: {
         </Field>
         <Field
           label="Execution date"
-          hint="When the bank or provider should pay (YYYY-MM-DD)."
+          hint={
+            values.method === "sepa"
+              ? "The day the bank should pay (YYYY-MM-DD), written into the file."
+              : "Not in the file: the provider pays when the file is uploaded. Results imported without a paid-on " +
+                "day are recorded as paid on this day once it has come: give the day you will upload it (YYYY-MM-DD)."
+          }
           error={errors.executionDate}
         >
           {(control) => (

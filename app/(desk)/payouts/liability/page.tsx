@@ -31,9 +31,9 @@ const COLUMNS: { key: keyof LiabilityRow; label: string }[] = [
 
 function windowLabel(w: LiabilityWindow): string {
   const name = nameOfWindow(w.window);
-  return w.source === "batch"
-    ? `${name} (in a batch)`
-    : `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch)`;
+  if (w.source === "batch") return `${name} (in a batch)`;
+  const read = w.readBeforeEnd ? "; read before the window ended" : "";
+  return `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch${read})`;
 }
 
 /** "As of the end of day D, what do we owe each recipient", on an accrual basis. */
@@ -49,6 +49,7 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
   const { rows, windows } = await listLiability(db, { gameId: game.id, asOf });
   const total = (key: keyof LiabilityRow) => formatUsd(sumMoney(rows.map((r) => r[key] as string)));
   const missing = uncountedMonths(windows, asOf);
+  const early = windows.filter((w) => w.readBeforeEnd);
   // Largest first, a page at a time: every recipient is reachable, and a page stays quick to read and to render.
   const pages = Math.max(1, Math.ceil(rows.length / LIABILITY_PAGE_SIZE));
   const offset = (Math.min(query.page, pages) - 1) * LIABILITY_PAGE_SIZE;
@@ -105,6 +106,13 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
           .
         </p>
       </section>
+      {early.length > 0 ? (
+        <Banner tone="warning" title="Understated: a snapshot read before its window ended" className="mb-4">
+          The latest snapshot of {early.map((w) => nameOfWindow(w.window)).join(", ")} was read before the window ended,
+          so what was earned after it was read is not in these figures. Finance takes a snapshot of it again on the{" "}
+          <TextLink href="/payouts">Payouts</TextLink> page.
+        </Banner>
+      ) : null}
       {missing.length > 0 ? (
         <Banner
           tone="warning"
