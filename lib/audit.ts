@@ -2,6 +2,7 @@ import "server-only";
 import type { DbOrTrx } from "@/db";
 import { insertAuditLine } from "@/db/queries/audit";
 import type { Actor, Via } from "@/core/actor";
+import { log } from "@/lib/log";
 
 export type AuditEntry = {
   actor: Actor | null;
@@ -31,4 +32,31 @@ export async function recordAudit(db: DbOrTrx, entry: AuditEntry): Promise<void>
     outcome: entry.outcome,
     detail: entry.detail ?? {},
   });
+}
+
+const AFTER_THE_FACT_TRIES = 4;
+
+/**
+ * The audit line of something already done outside the database (the service applied a cancel): the database failing
+ * to take it must not turn that into an error the person would act on again. Tried a few times; if it is still
+ * refused, the whole line goes to the error log instead, and the caller goes on with what was done. Returns whether the
+ * line was recorded.
+ */
+export async function recordAuditAfterTheFact(
+  db: DbOrTrx,
+  entry: AuditEntry,
+  pauseMs = (tried: number) => 250 * 2 ** tried,
+): Promise<boolean> {
+  for (let tried = 1; ; tried++) {
+    try {
+      await recordAudit(db, entry);
+      return true;
+    } catch (error) {
+      if (tried >= AFTER_THE_FACT_TRIES) {
+        log.error("audit line not recorded", { ...entry, actor: entry.actor?.email ?? null, error });
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pauseMs(tried)));
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { recordAudit } from "@/lib/audit";
+import { recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
 import { isServiceError } from "@/lib/service/errors";
@@ -16,7 +16,8 @@ import type { Actor } from "@/core/actor";
 
 /**
  * Cancel, price change and card change. The service takes no idempotency key for these, so the client sends each
- * once; every call is recorded in the audit log with its outcome, "unknown" when the service did not answer.
+ * once; every call is recorded in the audit log with its outcome, "unknown" when the service did not answer (the error
+ * log holds a line the database would not take, so a change the service made is never reported as failed).
  */
 
 async function runChange<T>(
@@ -50,17 +51,9 @@ async function runChange<T>(
     );
     if (subscriptionSeen(subscription) !== entry.seen) throw new AppError("CONFLICT", SUBSCRIPTION_CHANGED);
   }
+  let result: T;
   try {
-    const result = await call(client);
-    await recordAudit(db, {
-      actor: entry.actor,
-      action: entry.action,
-      gameId: entry.gameId,
-      target: entry.subscriptionId,
-      outcome: "succeeded",
-      detail: { request: entry.request, result: summarize(result) },
-    });
-    return result;
+    result = await call(client);
   } catch (error) {
     if (!isServiceError(error)) throw error;
     const failure = describeChangeFailure({
@@ -71,7 +64,8 @@ async function runChange<T>(
       errorId: error.errorId,
       body: error.body,
     });
-    await recordAudit(db, {
+    // The service answered (or may have acted): its outcome is what the person is told, whatever the audit write does.
+    await recordAuditAfterTheFact(db, {
       actor: entry.actor,
       action: entry.action,
       gameId: entry.gameId,
@@ -81,6 +75,16 @@ async function runChange<T>(
     });
     throw new AppError(failure.outcomeUnknown ? "SERVICE_ERROR" : "CONFLICT", failure.message, { cause: error });
   }
+  // Applied at the service: a database failing to take its audit line does not make it "failed".
+  await recordAuditAfterTheFact(db, {
+    actor: entry.actor,
+    action: entry.action,
+    gameId: entry.gameId,
+    target: entry.subscriptionId,
+    outcome: "succeeded",
+    detail: { request: entry.request, result: summarize(result) },
+  });
+  return result;
 }
 
 export async function cancelSubscription(

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { formatUsd } from "@/lib/money";
 import { actAs } from "../support/next-request";
@@ -214,5 +215,27 @@ describe("price and payment method (finance)", () => {
     expect(unread).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
     expect(unread.message).toMatch(/^The service did not give the subscription to check before the change \(HTTP 503/);
     expect(await auditOf(SUBS.card)).toHaveLength(changes);
+  });
+
+  it("a change the service applied is reported applied though the audit log would not take its line", async () => {
+    actAs(c.sessions.finance);
+    const before = await auditOf(SUBS.card);
+    await sql`create function refuse_audit() returns trigger language plpgsql as $$
+      begin raise exception 'audit log unavailable'; end $$`.execute(c.t.db);
+    await sql`create trigger refuse_audit before insert on audit_log
+      for each row execute function refuse_audit()`.execute(c.t.db);
+    let result: Result;
+    try {
+      result = (await changeAmountAction(
+        form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "13.00" }),
+      )) as Result;
+    } finally {
+      await sql`drop trigger refuse_audit on audit_log`.execute(c.t.db);
+      await sql`drop function refuse_audit()`.execute(c.t.db);
+    }
+    // Staged at the service, and said so: not "something went wrong, try again".
+    expect(result).toMatchObject({ ok: true });
+    expect(String(subscription(SUBS.card).pendingAmountUsd)).toBe("13");
+    expect(await auditOf(SUBS.card)).toHaveLength(before.length);
   });
 });
