@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { attributionReportBody, subscriptionBody } from "./__fixtures__/bodies";
-import { createServiceClient, type FetchLike, type ServiceClientConfig } from "./client";
+import { createServiceClient, type FetchLike, PAGE_READ_CLIENT, type ServiceClientConfig } from "./client";
 import { ServiceError } from "./errors";
 
 /** The client's guards against a hostile or broken endpoint, and its retry budget for long pulls. */
@@ -202,6 +202,18 @@ describe("the retry budget", () => {
     expect(error.status).toBe(429);
     expect(error.attempts).toBe(3);
     expect(run.clock()).toBeLessThanOrEqual(15 * 60_000);
+  });
+
+  it("gives a page's read two attempts and waits out no long retry_after", async () => {
+    const hung = clocked([reset, reset, ok], PAGE_READ_CLIENT);
+    expect((await failure(hung.c.getSubscription("SUB_1767225600_ab12cd34"))).attempts).toBe(2);
+    expect(hung.calls()).toBe(2);
+    const limitedLong = clocked([limited(30), ok], PAGE_READ_CLIENT);
+    expect((await failure(limitedLong.c.getSubscription("SUB_1767225600_ab12cd34"))).status).toBe(429);
+    expect(limitedLong.calls()).toBe(1);
+    const once = clocked([unavailable, ok], PAGE_READ_CLIENT);
+    await once.c.getSubscription("SUB_1767225600_ab12cd34");
+    expect(once.calls()).toBe(2);
   });
 
   it("never retries a refusal, budget or not", async () => {

@@ -78,6 +78,17 @@ export {
  * a 5xx nobody knows whether the change was applied, and the caller must re-read the subscription before acting again.
  */
 
+/**
+ * For a page that reads from the service while a person waits for it: a service that does not answer is said so
+ * within about 20 s (two attempts of 10 s), not after the two and a half minutes the defaults allow a background read,
+ * and a retry_after longer than 5 s is not waited out (the page says to try again in a minute).
+ */
+export const PAGE_READ_CLIENT: Partial<ServiceClientConfig> = {
+  timeoutMs: 10_000,
+  maxRetries: 1,
+  maxRetryAfterMs: 5_000,
+};
+
 export type CallOptions = { signal?: AbortSignal };
 
 export type RefundResult =

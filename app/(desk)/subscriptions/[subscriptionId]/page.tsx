@@ -23,6 +23,7 @@ import { subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
 import { PERIOD_STATUSES } from "@/lib/service/schemas";
+import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { PeriodRow } from "./period-row";
 import { NoGame } from "../../no-game";
@@ -76,7 +77,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
   const status = STATUS_OPTIONS.some((o) => o.value === query.status) ? String(query.status ?? "") : "";
   const offset = Math.min(Math.max(Number.parseInt(String(query.offset ?? "0"), 10) || 0, 0), 100_000);
 
-  const client = await serviceClientForGame(db, game.id);
+  const client = await serviceClientForGame(db, game.id, PAGE_READ_CLIENT);
   const [loaded, attribution, attempts] = await Promise.all([
     loadFromService("subscription", () => client.getSubscription(id, { includePlayer: true })),
     loadFromService("billing periods", () =>

@@ -18,6 +18,7 @@ import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, refundAttemptHref, subscriptionHref } from "@/lib/lookup/search";
 import { readSupportLimitStanding } from "@/lib/refunds/attempts";
 import { BLOCKER_HINTS, computeRefundImpact, noMintOrderNote } from "@/lib/refunds/impact";
+import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
 import { previewRefundAction, refundAction } from "../../actions";
@@ -53,7 +54,7 @@ export default async function PeriodPage({ params }: { params: Promise<{ periodI
       </>
     );
   }
-  const client = await serviceClientForGame(db, game.id);
+  const client = await serviceClientForGame(db, game.id, PAGE_READ_CLIENT);
   const loaded = await loadFromService("billing period", () => client.getPeriodReport(target.periodId));
   if (!loaded.ok) {
     return (

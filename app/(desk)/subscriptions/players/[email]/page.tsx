@@ -12,6 +12,7 @@ import { describeNextCharge } from "@/lib/lookup/cancel-outcome";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import type { Subscription } from "@/lib/service/subscription-schemas";
 import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
+import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
 import { SubscriptionStatusBadge, YesNo } from "../../_components/badges";
@@ -76,7 +77,7 @@ export default async function PlayerPage({ params, searchParams }: Props) {
   const email = target.email;
   const status = STATUS_OPTIONS.some((o) => o.value === query.status) ? String(query.status ?? "") : "";
   const offset = Math.min(Math.max(Number.parseInt(String(query.offset ?? "0"), 10) || 0, 0), 100_000);
-  const client = await serviceClientForGame(db, game.id);
+  const client = await serviceClientForGame(db, game.id, PAGE_READ_CLIENT);
   const [balance, cards, subscriptions] = await Promise.all([
     loadFromService("player", () => client.getPlayerBalanceByEmail(email)),
     loadFromService("saved cards", () => client.listPlayerCards(email)),
