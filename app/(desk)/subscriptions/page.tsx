@@ -9,7 +9,11 @@ import { loadDeskPage, type SearchParamsProps } from "../page-context";
 import { AttemptsTable } from "./_components/attempts-table";
 import { SearchForm } from "./_components/search-form";
 
-export const metadata: Metadata = { title: "Subscriptions" };
+export async function generateMetadata({ searchParams }: SearchParamsProps): Promise<Metadata> {
+  const q = (await searchParams).q;
+  const invalid = typeof q === "string" && classifySearch(q).kind === "invalid";
+  return { title: invalid ? "Lookup not understood · Subscriptions" : "Subscriptions" };
+}
 
 export default async function SubscriptionsPage({ searchParams }: SearchParamsProps) {
   const { user, db, game } = await loadDeskPage("viewer");

@@ -107,7 +107,7 @@ export function EventsTable({
 }) {
   return (
     <DataTable
-      caption="Webhook events, newest first"
+      caption={state.sort === "received_at" && state.dir === "desc" ? "Webhook events, newest first" : "Webhook events"}
       columns={columns}
       data={rows}
       total={total}

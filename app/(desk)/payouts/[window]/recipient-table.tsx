@@ -48,7 +48,7 @@ function columns(
       id: "recipient",
       accessorFn: (r) => r.recipientPlayerId,
       header: "Recipient",
-      meta: { rowHeader: true, cellClassName: "min-w-44" },
+      meta: { rowHeader: true, cellClassName: "min-w-36" },
       cell: ({ row }) => {
         const r = row.original;
         return (
@@ -136,7 +136,7 @@ function columns(
           <span className="flex flex-col items-start gap-0.5">
             <Badge tone={s.tone}>{s.label}</Badge>
             {row.original.holdReason ? (
-              <span className="min-w-28 max-w-48 text-xs text-ink-muted">{row.original.holdReason}</span>
+              <span className="min-w-24 max-w-40 text-xs text-ink-muted">{row.original.holdReason}</span>
             ) : null}
           </span>
         );

@@ -1,3 +1,4 @@
+import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
 import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { notFound } from "next/navigation";
@@ -25,7 +26,9 @@ import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { PayoutProfileSection } from "./payout-profile";
 import { getProfile } from "@/db/queries/profiles";
 
-export const metadata: Metadata = { title: "Recipient" };
+export async function generateMetadata({ params }: { params: Promise<{ playerId: string }> }): Promise<Metadata> {
+  return recordTitle("Recipient", (await params).playerId);
+}
 
 const KIND_LABELS: Record<string, string> = {
   accrual: "Accrual (gross attributed)",

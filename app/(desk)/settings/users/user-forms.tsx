@@ -107,7 +107,7 @@ export function ChangeRoleForm({
         ))}
       </Select>
       <SubmitButton variant="secondary" size="sm">
-        Change role
+        Change role<span className="sr-only"> of {email}</span>
       </SubmitButton>
       {state && (
         <span
@@ -152,7 +152,7 @@ export function AccessForms(props: {
           onConfirmed={done}
           trigger={
             <Button variant="secondary" size="sm">
-              Remove access…
+              Remove access<span className="sr-only"> of {props.email}</span>…
             </Button>
           }
           title={`Remove ${props.email}'s access`}
@@ -169,7 +169,8 @@ export function AccessForms(props: {
         onConfirmed={done}
         trigger={
           <Button variant="secondary" size="sm">
-            {props.hasAccess ? "Set a new password…" : "Give access back…"}
+            {props.hasAccess ? "Set a new password" : "Give access back"}
+            <span className="sr-only"> for {props.email}</span>…
           </Button>
         }
         title={props.hasAccess ? `New password for ${props.email}` : `Give ${props.email} access again`}

@@ -1,3 +1,4 @@
+import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
 import { HeadCells } from "@/app/_components/table/columns";
 import { redirect } from "next/navigation";
@@ -36,7 +37,9 @@ import { StatusFilter } from "../_components/status-filter";
 import { EmptyRow, SimpleTable } from "@/app/_components/table/table";
 import { SubscriptionActions } from "./subscription-actions";
 
-export const metadata: Metadata = { title: "Subscription" };
+export async function generateMetadata({ params }: Pick<Props, "params">): Promise<Metadata> {
+  return recordTitle("Subscription", (await params).subscriptionId);
+}
 
 const PAGE_SIZE = 25;
 const STATUS_OPTIONS = [

@@ -30,7 +30,7 @@ export function SearchForm({ defaultValue, error }: { defaultValue?: string; err
           </Button>
         </div>
         {error ? (
-          <p id="lookup-q-error" className="text-xs font-medium text-danger">
+          <p id="lookup-q-error" role="alert" className="text-xs font-medium text-danger">
             {error}
           </p>
         ) : (

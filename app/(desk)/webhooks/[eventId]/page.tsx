@@ -1,3 +1,4 @@
+import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
@@ -20,7 +21,9 @@ import { retryWebhookEventAction } from "../actions";
 import { RetryForm } from "./retry-form";
 import { webhookEventIdSchema } from "@/lib/webhooks/event-id";
 
-export const metadata: Metadata = { title: "Webhook event" };
+export async function generateMetadata({ params }: { params: Promise<{ eventId: string }> }): Promise<Metadata> {
+  return recordTitle("Webhook event", (await params).eventId);
+}
 
 export default async function WebhookEventPage({ params }: { params: Promise<{ eventId: string }> }) {
   const user = await requirePageRole("viewer");

@@ -1,3 +1,4 @@
+import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
 import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { RefreshWhileMounted } from "@/app/_components/ui/refresh-while-mounted";
@@ -30,9 +31,11 @@ import { RefundPanel } from "./refund-panel";
 import { countOf, formatUsdText } from "@/lib/format";
 import { describePartnerReversalBasis, describeRefundEventsBasis } from "@/lib/lookup/plain-words";
 
-export const metadata: Metadata = { title: "Billing period" };
+type Props = { params: Promise<{ periodId: string }> };
+export const generateMetadata = async ({ params }: Props): Promise<Metadata> =>
+  recordTitle("Billing period", (await params).periodId);
 
-export default async function PeriodPage({ params }: { params: Promise<{ periodId: string }> }) {
+export default async function PeriodPage({ params }: Props) {
   const user = await requirePageRole("viewer");
   const db = getDb();
   const game = await resolveSelectedGame(db, user);
@@ -65,9 +68,7 @@ export default async function PeriodPage({ params }: { params: Promise<{ periodI
             The service has no billing period {target.periodId} for {game.name}.
           </EmptyState>
         ) : (
-          <Banner tone="danger" role="alert">
-            {loaded.message}
-          </Banner>
+          <Banner tone="danger" role="alert">{`${loaded.message}`}</Banner>
         )}
       </>
     );

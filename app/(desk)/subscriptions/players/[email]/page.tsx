@@ -1,3 +1,4 @@
+import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
@@ -21,7 +22,9 @@ import { Pager } from "@/app/_components/table/pager";
 import { StatusFilter } from "../../_components/status-filter";
 import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 
-export const metadata: Metadata = { title: "Player" };
+export async function generateMetadata({ params }: Pick<Props, "params">): Promise<Metadata> {
+  return recordTitle("Player", (await params).email);
+}
 
 const PAGE_SIZE = 25;
 /**

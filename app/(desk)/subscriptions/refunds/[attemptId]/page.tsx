@@ -1,3 +1,4 @@
+import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
@@ -24,7 +25,9 @@ import { ResolveForm, RetryForm } from "./attempt-actions";
 import { formatUsdText } from "@/lib/format";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 
-export const metadata: Metadata = { title: "Refund" };
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return recordTitle("Refund", (await params).attemptId.slice(0, 8));
+}
 
 type Props = { params: Promise<{ attemptId: string }> };
 

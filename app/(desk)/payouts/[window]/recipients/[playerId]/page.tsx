@@ -1,3 +1,4 @@
+import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
@@ -20,7 +21,7 @@ import { profileFlagsOf } from "@/lib/profiles/flags";
 import { isPaymentBar } from "@/lib/payments/items";
 import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
-import { windowHref, windowLabel } from "@/lib/payouts/window-key";
+import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { enteredTheDetails, OWN_DETAILS } from "@/lib/payouts/flag-override";
 import { overrideFlagAction } from "../../../batch-actions";
@@ -45,7 +46,11 @@ type Props = {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 };
 
-export const metadata: Metadata = { title: "Recipient evidence" };
+export async function generateMetadata({ params }: Pick<Props, "params">): Promise<Metadata> {
+  const p = await params;
+  const window = parseWindowKey(p.window);
+  return recordTitle("Recipient", p.playerId, window ? windowLabel(window) : undefined);
+}
 
 const PAGE_SIZE = 100;
 
