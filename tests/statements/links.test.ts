@@ -203,4 +203,27 @@ describe("signed statement links", () => {
     }
     expect((await follow(token)).status).toBe(404);
   });
+
+  it("tells a recipient whose download fails on the desk's side that the link still works", async () => {
+    const token = tokenOf(statementLinkUrl(statementIds[0] ?? "", 30));
+    await sql`create function refuse_download() returns trigger language plpgsql as $$
+      begin raise exception 'database unavailable'; end $$`.execute(t.db);
+    await sql`create trigger refuse_download before insert on statement_link_download
+      for each row execute function refuse_download()`.execute(t.db);
+    let failed: Awaited<ReturnType<typeof follow>>;
+    try {
+      failed = await follow(token);
+    } finally {
+      await sql`drop trigger refuse_download on statement_link_download`.execute(t.db);
+      await sql`drop function refuse_download()`.execute(t.db);
+    }
+    expect(failed.status).toBe(503);
+    expect(JSON.parse(failed.body.toString())).toEqual({
+      error: {
+        code: "UNAVAILABLE",
+        message: "The statement could not be prepared just now. The link still works: try it again in a few minutes.",
+      },
+    });
+    expect((await follow(token)).status).toBe(200);
+  });
 });

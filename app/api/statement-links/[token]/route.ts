@@ -1,5 +1,6 @@
 // GET /api/statement-links/[token] – a recipient's statement PDF through a signed, expiring link (no account)
 import { getDb } from "@/db";
+import { log } from "@/lib/log";
 import { definePublicRoute, jsonError } from "@/lib/routes";
 import { downloadByLink } from "@/lib/statements/link-download";
 import { documentResponse } from "@/lib/statements/response";
@@ -8,7 +9,18 @@ export const GET = definePublicRoute<{ token: string }>(
   "a recipient without an account downloads their own statement; the signed link is the authorisation",
   async (_request, context) => {
     const { token } = await context.params;
-    const download = await downloadByLink(getDb(), token);
+    let download: Awaited<ReturnType<typeof downloadByLink>>;
+    try {
+      download = await downloadByLink(getDb(), token);
+    } catch (error) {
+      // The recipient has no one to ask: a plain answer saying the link is fine and to come back, not a bare 500.
+      log.error("statement link download failed", { error });
+      return jsonError(
+        503,
+        "UNAVAILABLE",
+        "The statement could not be prepared just now. The link still works: try it again in a few minutes.",
+      );
+    }
     // Tampered, expired, revoked and unknown links all get this same answer.
     if (download.kind === "refused") return jsonError(404, "NOT_FOUND", "No such statement.");
     if (download.kind === "too-often") {
