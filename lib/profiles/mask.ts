@@ -5,15 +5,29 @@ export function lastFour(value: string): string {
   return `••••${value.slice(-4)}`;
 }
 
-/** The display string kept unsealed beside the sealed details: the method and the last four of what identifies it. */
+/**
+ * An email address as a person may see it: its first character and its domain ("k•••@example.org"), enough to tell
+ * a changed address from the one before (its last four would be the domain's ending, the same for most addresses),
+ * never the whole mailbox.
+ */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf("@");
+  if (at <= 0) return lastFour(email);
+  return `${email.slice(0, 1)}•••${email.slice(at)}`;
+}
+
+/**
+ * The display string kept unsealed beside the sealed details: the method and what tells them apart without giving
+ * them (the last four of an IBAN, BIC or payer id; an email's first character and domain).
+ */
 export function maskDetails(details: PayoutDetails): string {
   switch (details.method) {
     case "paypal":
       return details.paypalPayerId
         ? `PayPal payer id ${lastFour(details.paypalPayerId)}`
-        : `PayPal ${lastFour(details.paypalEmail ?? "")}`;
+        : `PayPal ${maskEmail(details.paypalEmail ?? "")}`;
     case "wise":
-      return `Wise ${lastFour(details.wiseEmail)}`;
+      return `Wise ${maskEmail(details.wiseEmail)}`;
     case "bank_transfer":
       return `IBAN ${lastFour(details.iban)}, BIC ${lastFour(details.bic)}`;
     case "manual":

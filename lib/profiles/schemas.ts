@@ -32,10 +32,12 @@ const required = (label: string) =>
     .trim()
     .min(1, { message: `${label} is required`, abort: true });
 
+/** A payout email, in lower case: PayPal and Wise do not tell "Kim@" from "kim@", nor does a change of details. */
 export const payoutEmailSchema = required("The email").pipe(
   z
     .email({ message: "must be an email address such as name@example.com", abort: true })
-    .max(254, { message: "must be at most 254 characters" }),
+    .max(254, { message: "must be at most 254 characters" })
+    .transform((v) => v.toLowerCase()),
 );
 
 /** PayPal's payer id: 13 letters and digits (the "PayerID" of a PayPal account). */

@@ -55,8 +55,8 @@ describe("profiles import", () => {
     expect(result.changes.map((c) => [c.line, c.playerId, c.kind, c.effect, c.summary])).toEqual([
       [2, 9001, "details", "applied", "IBAN ••••3000, BIC ••••FXXX (EUR)"],
       [2, 9001, "tax_form", "applied", "W-8BEN, received 2026-01-10, expires 2028-12-31"],
-      [3, 9002, "details", "applied", "PayPal ••••.com (USD)"],
-      [4, 9003, "details", "applied", "Wise ••••.com (GBP)"],
+      [3, 9002, "details", "applied", "PayPal p•••@example.com (USD)"],
+      [4, 9003, "details", "applied", "Wise w•••@example.com (GBP)"],
       [5, 9004, "details", "applied", "Manual, paid outside any file (USD)"],
       [5, 9004, "tax_form", "unchanged", "none"],
     ]);

@@ -85,10 +85,24 @@ describe("schemas", () => {
     ).toBe("The received date is not a calendar date");
   });
 
-  it("masks to the method and the last four characters", () => {
+  it("masks to the method and the last four characters, an email to its first character and domain", () => {
     expect(maskDetails(bank(IBAN))).toBe("IBAN ••••3000, BIC ••••FXXX");
     expect(maskDetails({ method: "paypal", paypalPayerId: "7QPAZ3HJ4KXVE" })).toBe("PayPal payer id ••••KXVE");
-    expect(maskDetails({ method: "wise", wiseEmail: "kim@example.org", wiseName: "Kim" })).toBe("Wise ••••.org");
+    expect(maskDetails({ method: "wise", wiseEmail: "kim@example.org", wiseName: "Kim" })).toBe(
+      "Wise k•••@example.org",
+    );
+    // Another address at the same provider reads differently: a reviewer sees the change.
+    expect(maskDetails({ method: "paypal", paypalEmail: "mallory@example.org" })).toBe("PayPal m•••@example.org");
+  });
+
+  it("keeps a payout email in lower case, so one typed in capitals is not new details", () => {
+    const parsed = payoutDetailsInputSchema.parse({
+      method: "wise",
+      wiseEmail: "Kim@Example.ORG",
+      wiseName: "Kim",
+      currency: "EUR",
+    });
+    expect(parsed).toMatchObject({ wiseEmail: "kim@example.org" });
   });
 });
 

@@ -69,7 +69,14 @@ export function ImportForm({ label, form, file, modes, children }: ImportFormPro
     { value: "apply", label: modes.apply },
   ];
   return (
-    <form ref={ref} onSubmit={form.onSubmit} noValidate aria-label={label} className="flex max-w-xl flex-col gap-3">
+    <form
+      method="post"
+      ref={ref}
+      onSubmit={form.onSubmit}
+      noValidate
+      aria-label={label}
+      className="flex max-w-xl flex-col gap-3"
+    >
       <Field label={file.label} hint={file.hint} error={form.fileError ?? file.error} required>
         {(control) => <input {...control} name="file" type="file" accept={file.accept} className="text-sm" />}
       </Field>

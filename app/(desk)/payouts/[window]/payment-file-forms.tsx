@@ -54,7 +54,13 @@ export function CreateFileForm(props: {
   const result = state?.ok ? state.data : undefined;
   return (
     <div className="flex flex-col gap-3">
-      <form onSubmit={onSubmit} noValidate aria-label="Make a payment file" className="grid gap-3 sm:grid-cols-2">
+      <form
+        method="post"
+        onSubmit={onSubmit}
+        noValidate
+        aria-label="Make a payment file"
+        className="grid gap-3 sm:grid-cols-2"
+      >
         <Field
           label="Method"
           hint={!props.sepa.offered || values.method === "sepa" ? props.sepa.note : undefined}

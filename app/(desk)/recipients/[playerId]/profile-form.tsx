@@ -82,7 +82,15 @@ export function PayoutDetailsForm({
   const set = (name: string) => (event: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [name]: event.target.value }));
   return (
-    <form onSubmit={onSubmit} noValidate aria-label="Payout details" className="flex max-w-xl flex-col gap-3">
+    // POST even before the page's script runs (a slow link): a form sent the browser's own way never puts what it
+    // holds, an IBAN, into the address, its history or an access log.
+    <form
+      method="post"
+      onSubmit={onSubmit}
+      noValidate
+      aria-label="Payout details"
+      className="flex max-w-xl flex-col gap-3"
+    >
       <FormHead gameId={gameId} playerId={playerId} state={state} />
       <p className="text-sm text-ink-muted">
         {firstDetails
@@ -167,7 +175,7 @@ export function TaxFormForm({
   const set = (name: keyof typeof values) => (event: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [name]: event.target.value }));
   return (
-    <form onSubmit={onSubmit} noValidate aria-label="Tax form" className="flex max-w-xl flex-col gap-3">
+    <form method="post" onSubmit={onSubmit} noValidate aria-label="Tax form" className="flex max-w-xl flex-col gap-3">
       <FormHead gameId={gameId} playerId={playerId} state={state} />
       <Field label="Tax form on file" error={errors.taxForm} required>
         {(control) => (
@@ -225,7 +233,13 @@ export function ReviewChangeForm({
   if (changeId === null)
     return state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null;
   return (
-    <form onSubmit={onSubmit} noValidate aria-label="Review the change" className="mt-3 flex max-w-xl flex-col gap-3">
+    <form
+      method="post"
+      onSubmit={onSubmit}
+      noValidate
+      aria-label="Review the change"
+      className="mt-3 flex max-w-xl flex-col gap-3"
+    >
       <FormHead gameId={gameId} playerId={playerId} state={state}>
         <input type="hidden" name="changeId" value={changeId} />
       </FormHead>
