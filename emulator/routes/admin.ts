@@ -65,6 +65,10 @@ export function adminRoutes(runtime: EmulatorRuntime): Hono<AppEnv> {
     const address = c.env.incoming.socket.remoteAddress ?? "";
     if (!LOOPBACK.has(address))
       throw new ApiError(403, "ADMIN_LOOPBACK_ONLY", "The admin API answers loopback callers only.");
+    // A web page the person has open is on the loopback too: a browser names the page's origin (and a request with
+    // no preflight, such as a text/plain POST, would otherwise reach the admin API). Programs send no Origin.
+    if (c.req.header("origin") !== undefined || c.req.header("sec-fetch-site") !== undefined)
+      throw new ApiError(403, "ADMIN_NOT_FROM_A_PAGE", "The admin API answers programs, not web pages.");
     return next();
   });
 

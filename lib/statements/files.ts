@@ -1,10 +1,11 @@
 import "server-only";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "@/db";
 import { findBatchGame } from "@/db/queries/payout-lookup";
 import type { ActingAs } from "@/core/actor";
 import { AppError } from "@/lib/errors";
+import { writePrivateFile } from "@/lib/exports/file";
 import { renderBatchStatements } from "./render";
 
 export type RenderSummary = {
@@ -16,12 +17,6 @@ export type RenderSummary = {
   lastNumber: string | null;
 };
 
-async function writeAtomically(file: string, data: Buffer | string): Promise<void> {
-  const partial = `${file}.partial`;
-  await writeFile(partial, data);
-  await rename(partial, file);
-}
-
 /** Writes one PDF and one CSV per statement of a batch into `out`, each named by its statement number. */
 export async function writeBatchStatementFiles(
   db: Db,
@@ -31,11 +26,12 @@ export async function writeBatchStatementFiles(
   const gameId = await findBatchGame(db, params.batchId);
   if (!gameId) throw new AppError("NOT_FOUND", "No such payout batch.");
   const out = path.resolve(params.out);
-  await mkdir(out, { recursive: true });
+  // A recipient's name, email and earnings: readable by the one who wrote them only, as every export is.
+  await mkdir(out, { recursive: true, mode: 0o700 });
   const labels: string[] = [];
   await renderBatchStatements(db, { gameId, batchId: params.batchId }, acting, async (r) => {
-    await writeAtomically(path.join(out, `${r.doc.label}.pdf`), r.pdf);
-    await writeAtomically(path.join(out, `${r.doc.label}.csv`), r.csv);
+    await writePrivateFile(path.join(out, `${r.doc.label}.pdf`), r.pdf);
+    await writePrivateFile(path.join(out, `${r.doc.label}.csv`), r.csv);
     labels.push(r.doc.label);
     params.onFile?.(r.doc.label);
   });

@@ -139,6 +139,31 @@ describe("admin API", () => {
   });
 });
 
+describe("admin API asked by a web page", () => {
+  let running: RunningEmulator | null = null;
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it("refuses a request a browser sends for a page (it names the page's origin), on the loopback too", async () => {
+    running = await startEmulator({ port: 0, host: "127.0.0.1", scenario: fixtureScenario() });
+    const url = `http://127.0.0.1:${running.port}/__emulator/reset`;
+    // A page elsewhere posting text/plain, which needs no preflight.
+    const fromPage = await fetch(url, {
+      method: "POST",
+      headers: { origin: "https://elsewhere.example", "content-type": "text/plain" },
+      body: "{}",
+    });
+    expect(fromPage.status).toBe(403);
+    expect(((await fromPage.json()) as any).error_code).toBe("ADMIN_NOT_FROM_A_PAGE");
+    const navigated = await fetch(`http://127.0.0.1:${running.port}/__emulator/health`, {
+      headers: { "sec-fetch-site": "cross-site" },
+    });
+    expect(navigated.status).toBe(403);
+    expect((await fetch(`http://127.0.0.1:${running.port}/__emulator/health`)).status).toBe(200);
+  });
+});
+
 describe("admin API from another interface", () => {
   let open: RunningEmulator | null = null;
   const address = Object.values(os.networkInterfaces())

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +50,8 @@ describe("npm run desk -- statements render", () => {
     expect(files).toEqual([1, 2, 3, 4].flatMap((n) => [`PD-stmt-cli-00000${n}.csv`, `PD-stmt-cli-00000${n}.pdf`]));
     const pdf = await readFile(path.join(out, "PD-stmt-cli-000001.pdf"));
     expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
+    // A recipient's name, email and earnings: readable by their writer only, as every export is.
+    for (const file of files) expect((await stat(path.join(out, file))).mode & 0o777).toBe(0o600);
   });
 
   it("sets who issues statements, and queues one recipient's email, then the rest, then all again", async () => {

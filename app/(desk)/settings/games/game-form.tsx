@@ -25,7 +25,9 @@ export function GameForm({ action }: { action: Action }) {
   const secretField = (name: keyof typeof NO_SECRETS) => ({
     name,
     type: "password",
-    autoComplete: "off",
+    // A password manager ignores "off" on a password field and may offer to keep a live secret as a site password;
+    // "new-password" tells it this is no sign-in of the person's own.
+    autoComplete: "new-password",
     value: secrets[name],
     onChange: (e: { target: { value: string } }) => setSecrets((kept) => ({ ...kept, [name]: e.target.value })),
   });
@@ -178,7 +180,7 @@ export function RotateSecretForm({ action, games }: { action: Action; games: { i
             {...control}
             name="webhookSecret"
             type="password"
-            autoComplete="off"
+            autoComplete="new-password"
             value={secret}
             onChange={(e) => setSecret(e.target.value)}
             required
