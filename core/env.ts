@@ -43,7 +43,12 @@ const ENV_SCHEMA = z
     /** Where statement emails go out (README, "Statements"); `npm start` points it at its mail catcher when unset. */
     SMTP_URL: z
       .string()
-      .regex(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
+      .regex(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL", abort: true })
+      .refine((v) => URL.canParse(v) && new URL(v).hostname !== "", {
+        message:
+          "is not a URL the mail library can read: a user name or password with / ? # @ or : in it must be " +
+          "percent-encoded (%2F %3F %23 %40 %3A)",
+      })
       .optional(),
     /** The From of statement emails: an address, optionally with a name ("Studio <statements@studio.example>"). */
     SMTP_FROM: z
@@ -54,7 +59,17 @@ const ENV_SCHEMA = z
      * The account SEPA / ISO 20022 payment files pay from (lib/payments/files.ts): name, IBAN, BIC, all three or none.
      * Unset, a sandbox game's files name a demo account and a production game's are refused.
      */
-    PAYOUT_DESK_PAYER_NAME: z.string().trim().min(1).max(140).optional(),
+    PAYOUT_DESK_PAYER_NAME: z
+      .string()
+      .trim()
+      .min(1)
+      .max(140)
+      // SEPA files carry names in the Latin character set only (lib/payments/formats/pain001.ts): one in another
+      // script would be written as an empty name, which the bank refuses.
+      .refine((v) => /[A-Za-z0-9]/.test(v.normalize("NFD")), {
+        message: "must be written in Latin letters (SEPA files carry no other script), e.g. Studio Example GmbH",
+      })
+      .optional(),
     // Checked when the desk starts, not when the first SEPA file is made (the value itself is never repeated).
     PAYOUT_DESK_PAYER_IBAN: z
       .string()
@@ -84,7 +99,9 @@ export type Env = z.infer<typeof ENV_SCHEMA>;
 let cached: Env | undefined;
 
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {
-  const parsed = ENV_SCHEMA.safeParse(source);
+  // A variable set to nothing (VAR= in an env file) is a variable not set: its default, never 0 or "".
+  const given = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
+  const parsed = ENV_SCHEMA.safeParse(given);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`Invalid environment variable ${issue?.path.join(".")}: ${issue?.message}`);

@@ -18,5 +18,28 @@ describe("the environment", () => {
       /^Invalid environment variable PAYOUT_DESK_PAYER_NAME: the payer account needs all three/,
     );
     expect(readEnv({}).PAYOUT_DESK_PAYER_IBAN).toBeUndefined();
+    // A name in another script would be written empty into SEPA files, which the bank refuses.
+    expect(() => readEnv({ PAYOUT_DESK_PAYER_NAME: "株式会社スタジオ" })).toThrow(
+      /^Invalid environment variable PAYOUT_DESK_PAYER_NAME: must be written in Latin letters/,
+    );
+    const account = { PAYOUT_DESK_PAYER_IBAN: "DE89370400440532013000", PAYOUT_DESK_PAYER_BIC: "COBADEFFXXX" };
+    expect(readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: "Studio Émile" }).PAYOUT_DESK_PAYER_NAME).toBe("Studio Émile");
+  });
+
+  it("refuses an SMTP_URL the mail library cannot read, without repeating it", () => {
+    // An SES password holds "/": not percent-encoded, the host would be read as "AKIAEXAMPLE" with a port "BPk1aB3".
+    const url = "smtp://AKIAEXAMPLE:BPk1aB3/Xy+zq9SECRET@email-smtp.eu-west-1.amazonaws.com:587";
+    expect(() => readEnv({ SMTP_URL: url })).toThrow(
+      /^Invalid environment variable SMTP_URL: is not a URL the mail library can read: .* percent-encoded/,
+    );
+    expect(() => readEnv({ SMTP_URL: url })).not.toThrow(/SECRET/);
+    const encoded = "smtp://AKIAEXAMPLE:BPk1aB3%2FXy%2Bzq9SECRET@email-smtp.eu-west-1.amazonaws.com:587";
+    expect(readEnv({ SMTP_URL: encoded }).SMTP_URL).toBe(encoded);
+  });
+
+  it("reads a variable set to nothing as not set: its default, never 0", () => {
+    expect(readEnv({ PAYOUT_DESK_PULL_RETRY_MINUTES: "" }).PAYOUT_DESK_PULL_RETRY_MINUTES).toBe(15);
+    const blank = readEnv({ PAYOUT_DESK_KEY_PREVIOUS: "", SMTP_URL: "" });
+    expect([blank.PAYOUT_DESK_KEY_PREVIOUS, blank.SMTP_URL]).toEqual([undefined, undefined]);
   });
 });

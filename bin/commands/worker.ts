@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { type Db, getDb } from "@/db";
 import { leaveStopSignalsToCaller } from "@/db/embedded";
+import { listAppliedMigrations } from "@/db/queries/health";
 import { checkReadiness } from "@/lib/health";
 import { verifyKeys } from "@/lib/keys/check";
 import { shutDownWorkers, startWorkers } from "@/lib/jobs/worker";
 import { exportRuntimeEnv, prepareRuntime } from "../runtime";
-import type { CommandSpec } from "../cli";
+import { databaseAddress, databaseFailure } from "../with-db";
+import { CliError, type CommandSpec } from "../cli";
 
 const DEFAULT_GRACE_SECONDS = 30;
 /** How often a worker started before its release's migrations asks the database again. */
@@ -54,15 +56,48 @@ function ignoreRepeat(signal: NodeJS.Signals): void {
   process.stderr.write(`desk worker: ${signal} again, still stopping\n`);
 }
 
+/** Answers from the database that waiting does not change: the worker exits with what to fix instead. */
+const PERMANENT = new Set([
+  "28P01",
+  "28000",
+  "3D000",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "ERR_INVALID_URL",
+]);
+
+/** A database that cannot be signed in to (a wrong password, no such database, a certificate not trusted) ends it. */
+async function refusePermanentFailure(db: Db, where: string | null): Promise<void> {
+  const error = await listAppliedMigrations(db).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !PERMANENT.has(code)) return;
+  throw (
+    databaseFailure(error, where) ??
+    new CliError(`the database${where ? ` at ${where}` : ""} refused the connection (${code}): check DATABASE_URL`)
+  );
+}
+
 /**
  * Waits until the database answers and has every migration this release knows (what readiness checks), saying on
  * stderr what it waits for; resolves with the stop signal when one comes first, else null.
  */
-async function untilMigrated(db: Db, signal: Promise<NodeJS.Signals>): Promise<NodeJS.Signals | null> {
+async function untilMigrated(
+  db: Db,
+  signal: Promise<NodeJS.Signals>,
+  where: string | null,
+): Promise<NodeJS.Signals | null> {
   let said = "";
   for (;;) {
     const readiness = await checkReadiness(db);
     if (readiness.ready) return null;
+    if (readiness.reason === "database_unreachable") await refusePermanentFailure(db, where);
     const waitingFor =
       readiness.reason === "migrations_pending"
         ? `${readiness.pending} migration(s) of this release (run \`npm run desk -- migrate\`)`
@@ -107,7 +142,7 @@ export const workerCommand = {
     const db = getDb();
     try {
       // A worker of a new release may start before `desk migrate` has run: its jobs would fail on the old schema.
-      const stoppedEarly = await untilMigrated(db, signal);
+      const stoppedEarly = await untilMigrated(db, signal, databaseAddress(runtime.databaseUrl));
       if (stoppedEarly) {
         process.stderr.write(`desk worker: ${stoppedEarly} before the database was ready: stopped\n`);
         return { worker: "stopped", signal: stoppedEarly, jobsFinished: 0, jobsFailed: 0, jobsHandedBack: 0 };

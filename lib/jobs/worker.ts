@@ -46,7 +46,7 @@ export function startWorkers(): Promise<void> {
             } catch (error) {
               state.counts.jobsFailed++;
               log.warn("job failed", { job: job.definition.name, id: entry.id, attempt, error });
-              throw error;
+              throw jobFailure(error);
             } finally {
               state.counts.running--;
             }
@@ -61,6 +61,15 @@ export function startWorkers(): Promise<void> {
     log.info("workers started", { jobs: JOBS.map((j) => j.definition.name) });
   })();
   return state.started;
+}
+
+/**
+ * What pg-boss keeps of a failed job (in `pgboss.job.output`, with every field of the error thrown): the message
+ * alone. An error may carry what caused it in fields of its own (a mail library's "Invalid URL" carries the whole
+ * SMTP_URL, its password with it), and the job table is no log: nothing redacts it.
+ */
+export function jobFailure(error: unknown): Error {
+  return new Error(error instanceof Error ? error.message : String(error));
 }
 
 /** Jobs this process has run since it started. */

@@ -59,12 +59,12 @@ async function forgetLastMigration(): Promise<() => Promise<void>> {
   };
 }
 
-function startWorker() {
+function startWorker(databaseUrl = t.url) {
   const worker = spawn(process.execPath, ["bin/desk.mjs", "worker", "--grace", "5"], {
     cwd: ROOT,
     env: {
       ...process.env,
-      DATABASE_URL: t.url,
+      DATABASE_URL: databaseUrl,
       PAYOUT_DESK_KEY: process.env.PAYOUT_DESK_KEY,
       NODE_OPTIONS: "",
       LOG_LEVEL: "info",
@@ -139,6 +139,15 @@ describe("npm run desk -- worker", () => {
     } finally {
       await restore();
     }
+  });
+
+  it("exits with what to fix when the database refuses it for good, rather than waiting without end", async () => {
+    const missing = new URL(t.url);
+    missing.pathname = "/no_such_database_for_the_worker";
+    const worker = startWorker(missing.toString());
+    const { code } = await worker.exited;
+    expect(code).not.toBe(0);
+    expect(worker.stderr()).toMatch(/the database at \S+\/no_such_database_for_the_worker does not exist/);
   });
 
   it("refuses a grace period that is not a whole number of seconds", async () => {
