@@ -41,6 +41,7 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
       stop: async () => {},
     };
   }
+  refuseDemoForPublicAddress(process.env.PAYOUT_DESK_URL);
   const secrets = await readLocalSecrets(dataDir);
   const cluster = await startCluster({
     clusterDir: path.join(dataDir, "postgres"),
@@ -58,6 +59,22 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
     dataDir,
     stop: () => cluster.stop(),
   };
+}
+
+/**
+ * The embedded default is a demo on this machine: a PAYOUT_DESK_URL people elsewhere reach it at says a deployment
+ * whose DATABASE_URL went missing (misspelt, a secret not mounted). Refused, rather than serving that address from a
+ * throwaway database seeded with demo users whose passwords are printed.
+ */
+export function refuseDemoForPublicAddress(publicUrl: string | undefined): void {
+  if (!publicUrl || !URL.canParse(publicUrl)) return;
+  const host = new URL(publicUrl).hostname.replace(/^\[|\]$/g, "");
+  const local = host === "localhost" || host.endsWith(".localhost") || host === "::1" || host.startsWith("127.");
+  if (local) return;
+  throw new Error(
+    `DATABASE_URL is not set, but PAYOUT_DESK_URL is ${publicUrl}: refusing to serve that address from the embedded ` +
+      "demo database. Set DATABASE_URL (or leave PAYOUT_DESK_URL unset for the local demo).",
+  );
 }
 
 export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {

@@ -56,6 +56,20 @@ function ignoreRepeat(signal: NodeJS.Signals): void {
   process.stderr.write(`desk worker: ${signal} again, still stopping\n`);
 }
 
+/** Settings whose defaults suit the demo only: what a worker on a real database sends with them, said at its start. */
+function warnOfDemoDefaults(): void {
+  if (!process.env.PAYOUT_DESK_URL)
+    process.stderr.write(
+      "desk worker: PAYOUT_DESK_URL is not set: the statement emails it sends link to http://localhost:3000; set it " +
+        "to the address people reach the desk at (the web servers' PAYOUT_DESK_URL)\n",
+    );
+  if (process.env.SMTP_URL && !process.env.SMTP_FROM)
+    process.stderr.write(
+      "desk worker: SMTP_FROM is not set: statement emails go out from statements@payout-desk.localhost, which a " +
+        "mail service refuses; set it to an address the mail server may send from\n",
+    );
+}
+
 /** Answers from the database that waiting does not change: the worker exits with what to fix instead. */
 const PERMANENT = new Set([
   "28P01",
@@ -139,6 +153,7 @@ export const workerCommand = {
     const signal = nextStopSignal();
     const runtime = await prepareRuntime();
     exportRuntimeEnv(runtime);
+    if (!runtime.embedded) warnOfDemoDefaults();
     const db = getDb();
     try {
       // A worker of a new release may start before `desk migrate` has run: its jobs would fail on the old schema.

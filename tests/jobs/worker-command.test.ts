@@ -100,6 +100,8 @@ describe("npm run desk -- worker", () => {
     const summary = JSON.parse(worker.stdout());
     expect(summary).toMatchObject({ worker: "stopped", signal: "SIGTERM", jobsFailed: 0, jobsHandedBack: 0 });
     expect(summary.jobsFinished).toBeGreaterThanOrEqual(1);
+    // On a real database without the address people reach the desk at: its emails' links would be localhost's.
+    expect(worker.stderr()).toContain("desk worker: PAYOUT_DESK_URL is not set");
   });
 
   it("started before its release's migrations, takes no job until the database has them all", async () => {
