@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { z } from "zod";
 import { createDb } from "@/db";
+import { readEnv } from "@/core/env";
 import { migrateToLatest } from "@/db/migrate";
 import { decodeKey, serverActionsKey } from "@/lib/crypto";
 import { verifyKeys } from "@/lib/keys/check";
@@ -78,6 +79,13 @@ async function main(): Promise<number> {
   cleanups.push(() => runtime.stop());
   exportRuntimeEnv(runtime);
   console.log(runtime.embedded ? `Database: embedded PostgreSQL under ${runtime.dataDir}` : "Database: DATABASE_URL");
+  // Every setting is checked before the database is touched: a start that would refuse a setting migrates nothing.
+  try {
+    readEnv();
+  } catch (error) {
+    await runtime.stop();
+    throw error;
+  }
 
   const db = createDb(runtime.databaseUrl, { max: 4 });
   try {
