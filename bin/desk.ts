@@ -31,14 +31,16 @@ const COMMANDS: Record<string, Command> = {
   migrate: {
     spec: {
       usage: "npm run desk -- migrate",
-      description: "Applies every pending database migration.",
+      description:
+        "Applies every pending database migration, those that need every instance of the earlier release " +
+        "stopped first included (README, Deploying): stop them before running it across one of those.",
       options: {},
       schema: z.object({}),
     },
     run: () =>
       withDb(
         async (db) => {
-          const result = await migrateToLatest(db);
+          const result = await migrateToLatest(db, { stopped: true });
           return { migrated: true, applied: result.applied };
         },
         { migrate: false },

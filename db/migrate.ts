@@ -1,6 +1,6 @@
 import "server-only";
-import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely";
-import { MIGRATIONS } from "./migrations";
+import { type Kysely, type MigrationResultSet, Migrator, sql } from "kysely";
+import { type DeskMigration, MIGRATIONS } from "./migrations";
 import { listAppliedMigrations } from "./queries/health";
 
 /** The oldest PostgreSQL the app supports and CI runs against: Debian's (README, "Configuration"). */
@@ -40,7 +40,9 @@ export async function migrateToLatest(
   options: {
     minimumServerVersion?: typeof MINIMUM_SERVER_VERSION;
     lockTimeoutMs?: number;
-    migrations?: Record<string, Migration>;
+    migrations?: Record<string, DeskMigration>;
+    /** `desk migrate`: the operator stopped every instance of the earlier release, as exclusive migrations need. */
+    stopped?: boolean;
   } = {},
 ): Promise<{ applied: string[] }> {
   const { rows } = await sql<{ num: string; version: string }>`
@@ -49,7 +51,8 @@ export async function migrateToLatest(
   // A database migrated by a newer release (a rolling deploy): migrations only add, so this release runs against it
   // as it is, once it has every migration this release knows (the migrator would refuse it as "corrupted").
   const migrations = options.migrations ?? MIGRATIONS;
-  const { pending, newer } = migrationState(await listAppliedMigrations(db), migrations);
+  const applied = await listAppliedMigrations(db);
+  const { pending, newer } = migrationState(applied, migrations);
   if (newer.length > 0) {
     if (pending.length > 0)
       throw new Error(
@@ -58,6 +61,14 @@ export async function migrateToLatest(
       );
     return { applied: [] };
   }
+  // An existing installation (earlier migrations applied) reaching one that the earlier release cannot run beside:
+  // never applied by a start or a command in passing, while earlier instances may still serve.
+  const exclusive = pending.filter((name) => migrations[name]?.exclusive);
+  if (exclusive.length > 0 && newer.length === 0 && !options.stopped && applied.length > 0)
+    throw new Error(
+      `migration ${exclusive.join(", ")} needs every instance of the earlier release stopped first (README, ` +
+        '"Deploying"): stop them, then run `npm run desk -- migrate`',
+    );
   const lockTimeoutMs = options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS;
   // One connection: the run's turn (waited for without a limit, as long as another run takes), then the limit on
   // waiting for tables, which applies to the migrations alone.

@@ -1,6 +1,13 @@
 import { type Kysely, sql } from "kysely";
 
 /**
+ * Applied with every instance of the earlier release stopped (an earlier release's results import names the constraint
+ * this replaces, and would fail): only by `desk migrate`, never by a start or another command on a database that has
+ * earlier migrations (README, "Deploying").
+ */
+export const exclusive = true;
+
+/**
  * payment_result_once becomes an index: a result is recorded once per statement, outcome and provider transaction
  * id, or, when the provider gives none (pain.002 without AcctSvcrRef, a generic file without one), once per
  * statement, outcome and file. A statement filed again is sent under a reference of that filing

@@ -1,6 +1,13 @@
 import { type Kysely, sql } from "kysely";
 
 /**
+ * Applied with every instance of the earlier release stopped (an earlier release serves payment files without counting
+ * the downloads the cancel check reads): only by `desk migrate`, never by a start or another command on a database that
+ * has earlier migrations (README, "Deploying").
+ */
+export const exclusive = true;
+
+/**
  * payment_file.download_count, last_downloaded_at, last_downloaded_by_email: a download is counted on the file's row
  * in the transaction that checks the file is not cancelled, so a cancel (which updates the same row) either comes
  * after it and is told of it, or before it and the download is refused. The audit log keeps every download.

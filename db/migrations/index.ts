@@ -39,7 +39,10 @@ import * as paymentFileDownloads from "./2026_12_06_1000_payment_file_downloads"
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
  * the CLI and the tests all run the same set (tests/db/migrations.test.ts checks the folder matches).
  */
-export const MIGRATIONS: Record<string, Migration> = {
+/** A migration, and whether it needs every instance of the earlier release stopped before it runs. */
+export type DeskMigration = Migration & { exclusive?: boolean };
+
+export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_11_22_0900_foundation": foundation,
   "2026_11_22_1000_snapshots": snapshots,
   "2026_11_22_1010_refunds": refunds,

@@ -64,4 +64,19 @@ describe("a run of the migrations", () => {
     ]);
     expect(runs.map((run) => run.applied).sort()).toEqual([[], [name]]);
   });
+
+  it("leaves one that needs the earlier release stopped to `desk migrate` on an existing database", async () => {
+    const name = "2999_01_03_0000_exclusive";
+    const migrations = {
+      ...MIGRATIONS,
+      "2999_01_01_0000_pace_probe": { up: async () => undefined },
+      "2999_01_02_0000_slow": { up: async () => undefined },
+      [name]: { up: async () => undefined, exclusive: true },
+    };
+    await expect(migrateToLatest(t.db, { migrations })).rejects.toThrow(
+      `migration ${name} needs every instance of the earlier release stopped first`,
+    );
+    expect(await applied(name)).toBe(false);
+    await expect(migrateToLatest(t.db, { migrations, stopped: true })).resolves.toEqual({ applied: [name] });
+  });
 });
