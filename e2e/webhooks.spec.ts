@@ -97,6 +97,23 @@ test.describe("webhook event log", () => {
     await expect(page).toHaveURL(/[?&]status=pending(&|$)/);
   });
 
+  test("[viewer] a day typed into the date filter applies once it is a day of this century", async ({ page }) => {
+    await signIn(page, "viewer");
+    await page.goto("/webhooks");
+    const from = page.getByLabel("From (UTC)");
+    // The year typed digit by digit: 0002, 0020, 0202 are whole dates the field reports on the way to 2026.
+    await from.focus();
+    for (const key of "01010002") await page.keyboard.press(key);
+    await expect(from).toHaveValue("0002-01-01");
+    expect(new URL(page.url()).searchParams.get("from")).toBeNull();
+    for (const key of "026") await page.keyboard.press(key);
+    await expect(page).toHaveURL(/[?&]from=2026-01-01(&|$)/);
+    // Cleared, it applies on Enter (or on leaving the field).
+    await from.fill("");
+    await from.press("Enter");
+    await expect(page).not.toHaveURL(/[?&]from=/);
+  });
+
   test("[admin] turns on auto-refresh for the game by keyboard", async ({ page }) => {
     await signIn(page, "admin");
     await page.goto("/webhooks");
