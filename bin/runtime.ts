@@ -22,7 +22,7 @@ export type Runtime = {
 const APP_DATABASE = "payout_desk";
 
 export async function prepareRuntime(options: { onLog?: (line: string) => void } = {}): Promise<Runtime> {
-  const dataDir = path.resolve(process.env.PAYOUT_DESK_DATA_DIR ?? ".data");
+  const dataDir = path.resolve(process.env.PAYOUT_DESK_DATA_DIR || ".data");
   const configuredUrl = process.env.DATABASE_URL;
   if (configuredUrl) {
     const key = process.env.PAYOUT_DESK_KEY;
@@ -52,7 +52,7 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
   const fromFile = !process.env.PAYOUT_DESK_KEY;
   return {
     databaseUrl: withDatabase(cluster.url, APP_DATABASE),
-    key: process.env.PAYOUT_DESK_KEY ?? secrets.key,
+    key: process.env.PAYOUT_DESK_KEY || secrets.key,
     previousKey: process.env.PAYOUT_DESK_KEY_PREVIOUS || (fromFile ? secrets.previousKey : undefined),
     keyFile: fromFile ? path.join(dataDir, "local-secrets.json") : null,
     embedded: true,

@@ -55,9 +55,9 @@ async function main(): Promise<number> {
     console.log(helpText(SPEC));
     return 0;
   }
-  const port = flags.port ?? Number.parseInt(process.env.PORT ?? "3000", 10);
+  const port = flags.port ?? Number.parseInt(process.env.PORT || "3000", 10);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError("PORT must be a port number", 2);
-  const publicUrl = process.env.PAYOUT_DESK_URL ?? `http://localhost:${port}`;
+  const publicUrl = process.env.PAYOUT_DESK_URL || `http://localhost:${port}`;
 
   const cleanups: (() => Promise<void>)[] = [];
   let child: ChildProcess | undefined;
@@ -89,7 +89,8 @@ async function main(): Promise<number> {
 
   const db = createDb(runtime.databaseUrl, { max: 4 });
   try {
-    const migrated = await migrateToLatest(db);
+    // The embedded default has no other instance to stop: it applies every migration itself.
+    const migrated = await migrateToLatest(db, { stopped: runtime.embedded });
     if (migrated.applied.length > 0) console.log(`Migrations applied: ${migrated.applied.join(", ")}`);
     // Another key would start an app that fails on the first secret it opens: refuse now, in one line.
     await verifyKeys(db);

@@ -21,7 +21,7 @@ export async function withDb<T>(
   const where = databaseAddress(runtime.databaseUrl);
   const db = createDb(runtime.databaseUrl, { max: 4 });
   try {
-    if (options.migrate !== false) await migrateToLatest(db);
+    if (options.migrate !== false) await migrateToLatest(db, { stopped: runtime.embedded });
     if (options.keys) await verifyKeys(db);
     return await work(db, runtime);
   } catch (error) {

@@ -44,7 +44,8 @@ const ENV_SCHEMA = z
     SMTP_URL: z
       .string()
       .regex(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL", abort: true })
-      .refine((v) => URL.canParse(v) && new URL(v).hostname !== "", {
+      // A password's "/" not percent-encoded can also read as a host, a port and a path ("smtp://u:2024/pw@host").
+      .refine((v) => URL.canParse(v) && new URL(v).hostname !== "" && ["", "/"].includes(new URL(v).pathname), {
         message:
           "is not a URL the mail library can read: a user name or password with / ? # @ or : in it must be " +
           "percent-encoded (%2F %3F %23 %40 %3A)",
@@ -63,10 +64,10 @@ const ENV_SCHEMA = z
       .string()
       .trim()
       .min(1)
-      .max(140)
-      // SEPA files carry names in the Latin character set only (lib/payments/formats/pain001.ts): one in another
-      // script would be written as an empty name, which the bank refuses.
-      .refine((v) => /[A-Za-z0-9]/.test(v.normalize("NFD")), {
+      // SEPA files carry names of up to 70 characters in the Latin character set (lib/payments/formats/pain001.ts):
+      // a longer one would be cut, letters of another script dropped (a name all in one, written empty).
+      .max(70, { message: "must be at most 70 characters (what a SEPA file carries)" })
+      .refine((v) => !/\p{L}/u.test(v.normalize("NFD").replace(/[A-Za-z]/g, "")), {
         message: "must be written in Latin letters (SEPA files carry no other script), e.g. Studio Example GmbH",
       })
       .optional(),

@@ -24,6 +24,9 @@ describe("the environment", () => {
     );
     const account = { PAYOUT_DESK_PAYER_IBAN: "DE89370400440532013000", PAYOUT_DESK_PAYER_BIC: "COBADEFFXXX" };
     expect(readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: "Studio Émile" }).PAYOUT_DESK_PAYER_NAME).toBe("Studio Émile");
+    // Part of it in another script would lose those letters; over 70 characters, be cut.
+    expect(() => readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: "Студия Example GmbH" })).toThrow(/Latin letters/);
+    expect(() => readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: "S".repeat(71) })).toThrow(/at most 70 characters/);
   });
 
   it("refuses an SMTP_URL the mail library cannot read, without repeating it", () => {
@@ -33,6 +36,8 @@ describe("the environment", () => {
       /^Invalid environment variable SMTP_URL: is not a URL the mail library can read: .* percent-encoded/,
     );
     expect(() => readEnv({ SMTP_URL: url })).not.toThrow(/SECRET/);
+    // Digits before the "/": read as a host "u", a port and a path.
+    expect(() => readEnv({ SMTP_URL: "smtp://u:2024/abc@mail.example:587" })).toThrow(/percent-encoded/);
     const encoded = "smtp://AKIAEXAMPLE:BPk1aB3%2FXy%2Bzq9SECRET@email-smtp.eu-west-1.amazonaws.com:587";
     expect(readEnv({ SMTP_URL: encoded }).SMTP_URL).toBe(encoded);
   });

@@ -16,11 +16,12 @@ import { anyOf } from "./chunks";
 /** Batches prepared by the instant and not discarded by then. */
 export async function listBatchesLiveAt(db: Db, params: { gameId: string; asOf: Date }) {
   return db
-    .selectFrom("payout_batch")
-    .select(["id", "window_start as windowStart", "window_end as windowEnd"])
-    .where("game_id", "=", params.gameId)
-    .where("prepared_at", "<=", params.asOf)
-    .where((eb) => eb.or([eb("status", "<>", "discarded"), eb("discarded_at", ">", params.asOf)]))
+    .selectFrom("payout_batch as b")
+    .innerJoin("snapshot as s", "s.id", "b.snapshot_id")
+    .select(["b.id", "b.window_start as windowStart", "b.window_end as windowEnd", "s.window_closed as windowClosed"])
+    .where("b.game_id", "=", params.gameId)
+    .where("b.prepared_at", "<=", params.asOf)
+    .where((eb) => eb.or([eb("b.status", "<>", "discarded"), eb("b.discarded_at", ">", params.asOf)]))
     .execute();
 }
 

@@ -92,7 +92,8 @@ export async function writeChunksToFile<T extends { chunks: AsyncGenerator<Buffe
   try {
     const started = await start();
     for await (const chunk of started.chunks) {
-      if (failed) throw failed;
+      // Thrown into the export, whose audit line then says it failed and why (leaving the loop would say "aborted").
+      if (failed) await started.chunks.throw(failed);
       if (!file.write(chunk)) await once(file, "drain");
       if (options.onProgress && Date.now() - lastReport >= (options.progressEveryMs ?? 1_000)) {
         lastReport = Date.now();

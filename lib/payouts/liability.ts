@@ -96,7 +96,8 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
         window: { startMs: b.windowStart.getTime(), endMs: b.windowEnd.getTime() },
         source: "batch",
         snapshotVersion: null,
-        readBeforeEnd: false,
+        // Paid early (its window open when prepared): earned after the read is not in the batch's figures.
+        readBeforeEnd: !b.windowClosed,
       });
   }
   const counted = new Set<string>();

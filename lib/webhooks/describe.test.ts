@@ -5,7 +5,7 @@ describe("describeEffect", () => {
   it("names a month window by its month and says whether a re-pull was queued", () => {
     const base = { staleWindows: [{ start: "2026-05-01T00:00:00Z", end: "2026-06-01T00:00:00Z" }], kind: "staleness" };
     expect(describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: false } })).toBe(
-      "Marked 2026-05 stale; auto-refresh is off",
+      "Marked May 2026 stale; auto-refresh is off",
     );
     expect(
       describeEffect({
@@ -13,10 +13,10 @@ describe("describeEffect", () => {
         lastError: null,
         effect: { ...base, autoRefresh: true, repulls: [{ pullId: "p" }] },
       }),
-    ).toBe("Marked 2026-05 stale; re-pull queued");
+    ).toBe("Marked May 2026 stale; re-pull queued");
     expect(
       describeEffect({ status: "processed", lastError: null, effect: { ...base, autoRefresh: true, repullDue: true } }),
-    ).toBe("Marked 2026-05 stale; re-pull not queued yet");
+    ).toBe("Marked May 2026 stale; re-pull not queued yet");
   });
 
   it("shows other windows by their bounds, December included", () => {
@@ -29,7 +29,7 @@ describe("describeEffect", () => {
       autoRefresh: true,
     };
     expect(describeEffect({ status: "processed", lastError: null, effect })).toBe(
-      "Marked 2026-12, 2026-12-01 – 2026-12-16 stale",
+      "Marked December 2026, 2026-12-01 to 2026-12-15 stale",
     );
   });
 

@@ -1,4 +1,6 @@
 import { formatUsdText, formatUtcDateTime } from "@/lib/format";
+import { windowLabel } from "@/lib/payouts/window-key";
+import { parseInstant } from "@/lib/time";
 /** Words for what the receiver and the processing job record, shared by the event log and its tests. Pure. */
 
 type Tone = "neutral" | "info" | "success" | "warning" | "danger";
@@ -47,16 +49,12 @@ export function refusalLabel(reason: string): string {
 
 type WindowText = { start?: unknown; end?: unknown };
 
-function windowLabel(window: WindowText): string {
-  const start = String(window.start ?? "");
-  const end = String(window.end ?? "");
-  // A calendar month reads as the month; any other window as its bounds.
-  if (/^\d{4}-\d{2}-01T00:00:00Z$/.test(start) && /^\d{4}-\d{2}-01T00:00:00Z$/.test(end)) {
-    const [y, m] = start.slice(0, 7).split("-").map(Number) as [number, number];
-    const next = m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, "0")}`;
-    if (end.slice(0, 7) === next) return start.slice(0, 7);
-  }
-  return `${start.replace("T00:00:00Z", "")} – ${end.replace("T00:00:00Z", "")}`;
+/** A window as every page names it ("December 2026"), or its bounds as the event gave them when unreadable. */
+function nameOf(window: WindowText): string {
+  const start = parseInstant(String(window.start ?? ""));
+  const end = parseInstant(String(window.end ?? ""));
+  if (start === null || end === null) return `${String(window.start ?? "")} – ${String(window.end ?? "")}`;
+  return windowLabel({ startMs: start, endMs: end });
 }
 
 /** One line saying what an event did (or why it did not). */
@@ -75,7 +73,7 @@ export function describeEffect(input: {
       const windows = Array.isArray(effect.staleWindows) ? (effect.staleWindows as WindowText[]) : [];
       if (windows.length === 0)
         return typeof effect.note === "string" ? effect.note : "No snapshot covers this time; nothing to mark";
-      const marked = `Marked ${windows.map(windowLabel).join(", ")} stale`;
+      const marked = `Marked ${windows.map(nameOf).join(", ")} stale`;
       const asked = Array.isArray(effect.repulls) && effect.repulls.length > 0;
       if (effect.repullDue === true)
         return `${marked}; ${asked ? "re-pull asked again once the pull under way ends" : "re-pull not queued yet"}`;

@@ -24,16 +24,26 @@ afterAll(() => rm(folder, { recursive: true, force: true }));
 describe("an export written to a file on a full disk", () => {
   it("fails with the disk's error, leaving no file, while the next rows are still being read", async () => {
     let rows = 0;
+    let told: unknown = null;
     async function* chunks(): AsyncGenerator<Buffer, void, undefined> {
-      // A small header (written at once), then the database taking its time over the next page.
-      yield Buffer.from("recipient,amount\r\n");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      rows = 1;
-      yield Buffer.from("100001,12.50\r\n");
+      try {
+        // A small header (written at once), then the database taking its time over the next pages.
+        yield Buffer.from("recipient,amount\r\n");
+        for (let row = 1; row <= 3; row++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          rows = row;
+          yield Buffer.from(`10000${row},12.50\r\n`);
+        }
+      } catch (error) {
+        // What an audited export records as its outcome: the failure itself, not a reader that stopped.
+        told = error;
+        throw error;
+      }
     }
     const out = path.join(folder, "lines.csv");
     const written = writeChunksToFile(out, async () => ({ chunks: chunks(), rows: () => rows }));
     await expect(written).rejects.toThrow("ENOSPC");
     expect(await readdir(folder)).toEqual([]);
+    expect(String(told)).toContain("ENOSPC");
   });
 });

@@ -222,6 +222,10 @@ describe("liability as of a day (accrual)", () => {
     // The window has not ended: what it earned, paid or rolled over, is not owed yet; what July rolled into it is.
     const rows = await byRecipient(new Date(Date.now() + 1000));
     expect(rows[5]).toMatchObject({ carriedUsd: rolled?.carryOutUsd, totalOwedUsd: rolled?.carryOutUsd });
+    // Once it has ended, the batch paid early counts, named as read before its window ended.
+    const later = await listLiability(db, { gameId: GAME, asOf: new Date(window.endMs + 86_400_000) });
+    const early = later.windows.find((w) => w.window.startMs === window.startMs);
+    expect(early).toMatchObject({ source: "batch", readBeforeEnd: true });
   });
 
   it("a returned payment carried forward later leaves the figures of the days before it came back", async () => {

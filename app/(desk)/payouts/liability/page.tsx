@@ -31,8 +31,8 @@ const COLUMNS: { key: keyof LiabilityRow; label: string }[] = [
 
 function windowLabel(w: LiabilityWindow): string {
   const name = nameOfWindow(w.window);
-  if (w.source === "batch") return `${name} (in a batch)`;
   const read = w.readBeforeEnd ? "; read before the window ended" : "";
+  if (w.source === "batch") return `${name} (in a batch${read})`;
   return `${name} (snapshot version ${w.snapshotVersion}, not yet in a batch${read})`;
 }
 
@@ -108,9 +108,10 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
       </section>
       {early.length > 0 ? (
         <Banner tone="warning" title="Understated: a snapshot read before its window ended" className="mb-4">
-          The latest snapshot of {early.map((w) => nameOfWindow(w.window)).join(", ")} was read before the window ended,
-          so what was earned after it was read is not in these figures. Finance takes a snapshot of it again on the{" "}
-          <TextLink href="/payouts">Payouts</TextLink> page.
+          The figures counted for {early.map((w) => nameOfWindow(w.window)).join(", ")} were read before the window
+          ended (a snapshot taken early, or a batch paid early), so what was earned after that read is not in them.
+          Finance takes a snapshot of the window again on the <TextLink href="/payouts">Payouts</TextLink> page; a batch
+          paid early leaves the rest to the next one.
         </Banner>
       ) : null}
       {missing.length > 0 ? (
