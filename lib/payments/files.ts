@@ -238,7 +238,10 @@ export async function createPaymentFiles(
         }
         // Only the statements the file pays move to in_payment.
         const filed = new Set(statementOf.values());
-        s.changed.splice(0, s.changed.length, ...s.changed.filter((c) => filed.has(c.id)));
+        // Kept in place, without spreading them as arguments (more than about 120,000 would overflow the stack).
+        const kept = s.changed.filter((c) => filed.has(c.id));
+        s.changed.length = 0;
+        for (const c of kept) s.changed.push(c);
       },
       apply: async ({ trx }) => {
         const key = await sealingKey(trx as unknown as Db);

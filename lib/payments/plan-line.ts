@@ -54,3 +54,16 @@ export type ResultsPlan = {
   unreadable: UnreadableRow[];
   counts: Record<Verdict, number>;
 };
+
+/** The most lines of each kind a page is sent: every count covers them all. */
+export const SHOWN_LINES = 500;
+
+/**
+ * The lines a page shows of a report (a month's report may hold 100,000): those listed for a person first-come up to
+ * SHOWN_LINES, and as many of the others, in the report's order.
+ */
+export function linesToShow<L extends { verdict: Verdict }>(lines: readonly L[]): L[] {
+  let listed = 0;
+  let others = 0;
+  return lines.filter((line) => (LISTED.includes(line.verdict) ? ++listed <= SHOWN_LINES : ++others <= SHOWN_LINES));
+}

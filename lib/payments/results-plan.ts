@@ -356,6 +356,12 @@ export async function recordPending(db: Db, gameId: string, plan: ResultsPlan, l
 
 export function groupByFile(lines: readonly PlanLine[]): Map<string, PlanLine[]> {
   const out = new Map<string, PlanLine[]>();
-  for (const l of lines) if (l.fileId) out.set(l.fileId, [...(out.get(l.fileId) ?? []), l]);
+  for (const l of lines) {
+    if (!l.fileId) continue;
+    const group = out.get(l.fileId);
+    // Added to in place: copying the group for every line took a minute for 100,000 lines of one file.
+    if (group) group.push(l);
+    else out.set(l.fileId, [l]);
+  }
   return out;
 }

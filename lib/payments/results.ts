@@ -7,6 +7,7 @@ import { applyPlan } from "./apply-results";
 import { planResults, type ResultsPlan, type Verdict } from "./results-plan";
 import type { ResultFormat } from "./schemas";
 
+export { linesToShow, SHOWN_LINES } from "./plan-line";
 export {
   listedCount,
   type PlanLine,

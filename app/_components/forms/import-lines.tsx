@@ -13,16 +13,18 @@ type ImportLinesTableProps<Line> = {
   lineKey: (line: Line) => string;
   /** The first column names its row (a row header); the others are plain cells. */
   columns: readonly [ImportColumn<Line>, ...ImportColumn<Line>[]];
+  /** Said above the table, e.g. that it shows only some of the lines. */
+  note?: string;
 };
 
 /**
  * The lines of an import's answer (what a dry run would do, what applying did, the rows refused) as a dense table with
  * a caption and column headings, one row per line; nothing when there are no lines.
  */
-export function ImportLinesTable<Line>({ caption, lines, lineKey, columns }: ImportLinesTableProps<Line>) {
+export function ImportLinesTable<Line>({ caption, lines, lineKey, columns, note }: ImportLinesTableProps<Line>) {
   if (lines.length === 0) return null;
   const [first, ...rest] = columns;
-  return (
+  const table = (
     <SimpleTable caption={caption} dense head={<HeadCells columns={columns.map((c) => c.heading)} />}>
       {lines.map((line) => (
         <Tr key={lineKey(line)}>
@@ -35,5 +37,12 @@ export function ImportLinesTable<Line>({ caption, lines, lineKey, columns }: Imp
         </Tr>
       ))}
     </SimpleTable>
+  );
+  if (!note) return table;
+  return (
+    <div className="flex flex-col gap-2">
+      <p className="text-sm text-ink-muted">{note}</p>
+      {table}
+    </div>
   );
 }

@@ -8,7 +8,7 @@ import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
-import { importResults, listedCount, type PlanLine, recipientsChangedBy } from "@/lib/payments/results";
+import { importResults, linesToShow, listedCount, type PlanLine, recipientsChangedBy } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
 import {
   cancelPaymentFileSchema,
@@ -97,7 +97,10 @@ export type ImportPreview = {
   counts: Record<string, number>;
   applied: { paid: number; rejected: number; returned: number; pending: number };
   unreadable: { line: number; reason: string }[];
+  /** The lines shown (linesToShow): all those listed and the first of the others, up to 500 of each. */
   lines: Omit<PlanLine, "result" | "recordedPayment">[];
+  /** How many lines the report had. */
+  totalLines: number;
 };
 
 export const importResultsAction = defineAction(
@@ -140,7 +143,8 @@ export const importResultsAction = defineAction(
         counts: out.counts,
         applied: out.applied,
         unreadable: out.plan.unreadable,
-        lines: out.plan.lines.map(({ result: _result, recordedPayment: _recorded, ...line }) => line),
+        lines: linesToShow(out.plan.lines).map(({ result: _result, recordedPayment: _recorded, ...line }) => line),
+        totalLines: out.plan.lines.length,
       } satisfies ImportPreview,
     };
   },

@@ -10,7 +10,8 @@ import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/imp
 import { Select } from "@/app/_components/forms/select";
 import { Badge } from "@/app/_components/ui/badge";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
-import { countOf } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
+import { SHOWN_LINES } from "@/lib/payments/plan-line";
 import { RESULT_FORMAT_LABELS, RESULT_FORMATS } from "@/lib/payments/schemas";
 import type { ImportPreview } from "./payment-actions";
 
@@ -120,6 +121,13 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
       {result ? (
         <ImportLinesTable
           caption={result.dryRun ? "Preview: what importing this file does" : "Imported"}
+          note={
+            result.lines.length < result.totalLines
+              ? `${formatCount(result.lines.length)} of the ${formatCount(result.totalLines)} lines shown: every ` +
+                `line not applied first, then the others in the file's order, up to ${formatCount(SHOWN_LINES)} of ` +
+                "each. The counts above cover every line."
+              : undefined
+          }
           lines={result.lines}
           lineKey={(l) => `${l.reference}|${l.outcome}|${l.transactionId ?? ""}|${l.amount ?? ""}`}
           columns={RESULT_COLUMNS}
