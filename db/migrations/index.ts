@@ -34,6 +34,7 @@ import * as statementLinkDownloads from "./2026_12_04_0900_statement_link_downlo
 import * as statementSendFailures from "./2026_12_05_0900_statement_send_failures";
 import * as batchRevision from "./2026_12_06_0900_batch_revision";
 import * as paymentFileDownloads from "./2026_12_06_1000_payment_file_downloads";
+import * as batchEmailRuns from "./2026_12_07_0900_batch_email_runs";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -78,4 +79,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_05_0900_statement_send_failures": statementSendFailures,
   "2026_12_06_0900_batch_revision": batchRevision,
   "2026_12_06_1000_payment_file_downloads": paymentFileDownloads,
+  "2026_12_07_0900_batch_email_runs": batchEmailRuns,
 };

@@ -122,6 +122,25 @@ export async function countFirstEmails(
     .execute();
 }
 
+/** How many times a batch's statement emails were queued. */
+export async function readEmailRuns(db: DbOrTrx, batchId: string): Promise<number> {
+  const row = await db
+    .selectFrom("payout_batch_emailed")
+    .select("runs")
+    .where("batch_id", "=", batchId)
+    .executeTakeFirst();
+  return row?.runs ?? 0;
+}
+
+/** Counts a run of a batch's statement emails, in the transaction that queues them (under the batch's send lock). */
+export async function countEmailRun(db: DbOrTrx, batchId: string): Promise<void> {
+  await db
+    .insertInto("payout_batch_emailed")
+    .values({ batch_id: batchId, statements: 0, runs: 1 })
+    .onConflict((oc) => oc.column("batch_id").doUpdateSet({ runs: sql`payout_batch_emailed.runs + 1` }))
+    .execute();
+}
+
 /**
  * The condition, on a failure `f` (its statement_id and failed_at, from statement_send_failure, or from the recipient's
  * statement_delivery_failure row an earlier release wrote), that no send of its statement was queued since: the
@@ -147,9 +166,10 @@ export const UNMAILABLE = sql<boolean>`(player_email is null or player_email !~ 
 export async function countBatchEmails(
   db: DbOrTrx,
   batchId: string,
-): Promise<{ emailed: number; noAddress: number; failed: number }> {
-  const row = await sql<{ emailed: string | null; no_address: string; failed: string }>`select
+): Promise<{ emailed: number; noAddress: number; failed: number; runs: number }> {
+  const row = await sql<{ emailed: string | null; runs: number | null; no_address: string; failed: string }>`select
       (select statements from payout_batch_emailed where batch_id = ${batchId}) as emailed,
+      (select runs from payout_batch_emailed where batch_id = ${batchId}) as runs,
       (select count(*) from payout_statement where batch_id = ${batchId} and ${UNMAILABLE}) as no_address,
       (select count(distinct f.statement_id) from (
           select statement_id, failed_at from statement_send_failure where batch_id = ${batchId}
@@ -163,6 +183,7 @@ export async function countBatchEmails(
     emailed: Number(row?.emailed ?? 0),
     noAddress: Number(row?.no_address ?? 0),
     failed: Number(row?.failed ?? 0),
+    runs: Number(row?.runs ?? 0),
   };
 }
 

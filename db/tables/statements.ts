@@ -49,7 +49,12 @@ export type StatementLinkRevocationTable = {
 };
 
 /** How many of a batch's statements were ever emailed (2026_11_30_0900). */
-export type PayoutBatchEmailedTable = { batch_id: string; statements: ColumnType<string, number, number> };
+export type PayoutBatchEmailedTable = {
+  batch_id: string;
+  statements: ColumnType<string, number, number>;
+  /** Times the batch's statement emails were queued (2026_12_07_0900). */
+  runs: Generated<number>;
+};
 
 /** Downloads of a statement through its links in the hour from `since`, the database's clock (2026_12_04_0900). */
 export type StatementLinkDownloadTable = { statement_id: string; since: Timestamp; downloads: number };

@@ -9,7 +9,9 @@ import {
   listSendTargets,
   markSendsFailed,
   markDeliveryFailed,
+  countEmailRun,
   countFirstEmails,
+  readEmailRuns,
   isSendSettled,
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
@@ -66,6 +68,8 @@ export async function queueStatementSends(
     returnedUnsent?: boolean;
     /** Only statements never emailed or failed to send: what the batch's send does unless asked for all again. */
     unemailed?: boolean;
+    /** The runs of the batch's emails the page showed (`countBatchEmails`): refused when one was queued since. */
+    runsSeen?: number;
   },
   acting: ActingAs,
 ): Promise<SendSummary> {
@@ -76,6 +80,12 @@ export async function queueStatementSends(
   await numberStatements(db, { gameId, batchId: params.batchId }, acting);
   return db.transaction().execute(async (trx) => {
     await lockForTransaction(trx, `statement-sends:${params.batchId}`);
+    if (params.runsSeen !== undefined && (await readEmailRuns(trx, params.batchId)) !== params.runsSeen)
+      throw new AppError(
+        "CONFLICT",
+        "This batch's statements were queued to be emailed since this page was drawn (a colleague, another tab, or " +
+          "an earlier press still running): nothing was sent again. The page shows them now.",
+      );
     const targets = await listSendTargets(trx, { ...params, gameId });
     if (params.recipientPlayerId !== undefined && targets.length === 0)
       throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
@@ -85,6 +95,7 @@ export async function queueStatementSends(
       return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: targets.map((t) => t.recipientPlayerId) };
     const sends = sendable.map((t) => ({ ...t, sendId: randomUUID() }));
     await countFirstEmails(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
+    if (sends.length > 0) await countEmailRun(trx, params.batchId);
     await insertDeliveries(
       trx,
       sends.map((s) => ({

@@ -105,13 +105,13 @@ describe("the batch's send", () => {
       );
     // One recipient has no email address on record: never sent one, and counted apart.
     await t.db.updateTable("payout_statement").set({ player_email: null }).where("id", "=", noAddress).execute();
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 1, noAddress: 1, failed: 0 });
+    expect(await countBatchEmails(t.db, marchBatch)).toMatchObject({ emailed: 1, noAddress: 1, failed: 0 });
     expect(await emailedInLog()).toBe(1);
     const first = await queueStatementSends(t.db, { ...params, unemailed: true }, acting);
     expect(first).toMatchObject({ queued: 2, skippedNoEmail: [904] });
     const emailedOnce = await t.db.selectFrom("statement_delivery").select("statement_id").execute();
     expect(new Set(emailedOnce.map((d) => d.statement_id))).toEqual(new Set(marchStatements.slice(0, 3)));
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
+    expect(await countBatchEmails(t.db, marchBatch)).toMatchObject({ emailed: 3, noAddress: 1, failed: 0 });
     expect(await emailedInLog()).toBe(3);
 
     const second = await queueStatementSends(t.db, { ...params, unemailed: true }, acting);
@@ -120,11 +120,11 @@ describe("the batch's send", () => {
 
     const again = await queueStatementSends(t.db, params, acting);
     expect(again).toMatchObject({ queued: 3, skippedNoEmail: [904] });
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
+    expect(await countBatchEmails(t.db, marchBatch)).toMatchObject({ emailed: 3, noAddress: 1, failed: 0 });
     // An empty address is no address either, nor is one that is not a single mailbox (never sent one: mailboxOf).
     for (const email of ["", "ha@example.test, an@example.test", "An <ha@example.test>"]) {
       await t.db.updateTable("payout_statement").set({ player_email: email }).where("id", "=", noAddress).execute();
-      expect(await countBatchEmails(t.db, marchBatch)).toEqual({ emailed: 3, noAddress: 1, failed: 0 });
+      expect(await countBatchEmails(t.db, marchBatch)).toMatchObject({ emailed: 3, noAddress: 1, failed: 0 });
       expect(mailboxOf(email)).toBeNull();
     }
     // The count can be read from its partial index, whatever the batch's size (the query implies its predicate).
@@ -185,13 +185,13 @@ describe("an email that failed to send", () => {
       ]),
     );
     // Counted as emailed no more: the batch's send offers it again, and only it.
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ ...before, failed: 1 });
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ ...before, failed: 1, runs: before.runs + 1 });
     const offered = await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, unemailed: true }, acting);
     expect(offered.queued).toBe(1);
     const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
     expect(log.filter((d) => d.status === "queued" && d.toAddress === BUSY)).toHaveLength(2);
     // Once queued again it is pending, not failed: a second send queues nothing.
-    expect(await countBatchEmails(t.db, marchBatch)).toEqual(before);
+    expect(await countBatchEmails(t.db, marchBatch)).toEqual({ ...before, runs: before.runs + 2 });
     const second = await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, unemailed: true }, acting);
     expect(second.queued).toBe(0);
     expect(received.some((m) => !Array.isArray(m.to) && m.to?.text === BUSY)).toBe(false);

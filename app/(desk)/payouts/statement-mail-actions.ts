@@ -31,6 +31,8 @@ export const sendBatchStatementsAction = defineAction(
     input: z.object({
       batchId: batchIdSchema,
       scope: z.enum(["unemailed", "all"], { message: "must be unemailed or all" }).default("unemailed"),
+      /** The runs of the batch's emails the page showed; "all" is refused when one was queued since. */
+      runsSeen: z.coerce.number().int().min(0).optional(),
     }),
   },
   async (input, { user }) => {
@@ -38,7 +40,13 @@ export const sendBatchStatementsAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const summary = await queueStatementSends(
       db,
-      { gameId: game.id, batchId: input.batchId, unemailed: input.scope === "unemailed" },
+      {
+        gameId: game.id,
+        batchId: input.batchId,
+        unemailed: input.scope === "unemailed",
+        // Sending every statement again is the one send that can email a recipient twice: it must be what was shown.
+        runsSeen: input.scope === "all" ? input.runsSeen : undefined,
+      },
       { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/payouts", "layout");

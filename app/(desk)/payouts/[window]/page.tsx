@@ -255,6 +255,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
             emailed={emails.emailed}
             noAddress={emails.noAddress}
             failed={emails.failed}
+            runs={emails.runs}
             issuerSet={issuerSet}
             actions={{ send: sendBatchStatementsAction, revoke: revokeStatementLinksAction }}
           />
