@@ -2,6 +2,7 @@
 
 import { createContext, type ReactNode, use, useCallback, useState } from "react";
 import type { ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import { MessageWithDismiss } from "@/app/_components/ui/dismissible-message";
 import { TONE_SOFT } from "@/app/_components/ui/tone";
 
 /**
@@ -33,15 +34,7 @@ export function ResultNotice({
             `shadow-lg ${TONE_SOFT.success}`
           }
         >
-          <p className="min-w-0 flex-1">{message}</p>
-          <button
-            type="button"
-            onClick={onDismiss}
-            className="shrink-0 text-xs underline underline-offset-2"
-            aria-label="Dismiss the message"
-          >
-            Dismiss
-          </button>
+          <MessageWithDismiss message={message} onDismiss={onDismiss} />
         </div>
       ) : null}
     </div>

@@ -2,6 +2,7 @@
 
 import { usePathname } from "next/navigation";
 import { createContext, type ReactNode, use, useCallback, useEffect, useRef, useState } from "react";
+import { MessageWithDismiss } from "./dismissible-message";
 import { TONE_SOFT } from "./tone";
 
 const PageAlertContext = createContext<(message: string) => void>(() => {});
@@ -27,15 +28,7 @@ export function PageAlertProvider({ children }: { children: ReactNode }) {
           role="alert"
           className={`mb-4 flex items-start gap-3 rounded-md border px-3 py-2 text-sm ${TONE_SOFT.danger}`}
         >
-          <p className="min-w-0 flex-1">{alert.message}</p>
-          <button
-            type="button"
-            onClick={() => setAlert(null)}
-            className="shrink-0 text-xs underline underline-offset-2"
-            aria-label="Dismiss the message"
-          >
-            Dismiss
-          </button>
+          <MessageWithDismiss message={alert.message} onDismiss={() => setAlert(null)} />
         </div>
       ) : null}
       {children}

@@ -1,0 +1,16 @@
+/** A message's text and the button that puts it away, side by side (a page's alert, a result notice). */
+export function MessageWithDismiss({ message, onDismiss }: { message: string; onDismiss: () => void }) {
+  return (
+    <>
+      <p className="min-w-0 flex-1">{message}</p>
+      <button
+        type="button"
+        onClick={onDismiss}
+        className="shrink-0 text-xs underline underline-offset-2"
+        aria-label="Dismiss the message"
+      >
+        Dismiss
+      </button>
+    </>
+  );
+}
