@@ -30,17 +30,25 @@ const CLI_ACTOR = null;
 const COMMANDS: Record<string, Command> = {
   migrate: {
     spec: {
-      usage: "npm run desk -- migrate",
+      usage: "npm run desk -- migrate [--earlier-release-stopped]",
       description:
-        "Applies every pending database migration, those that need every instance of the earlier release " +
-        "stopped first included (README, Deploying): stop them before running it across one of those.",
-      options: {},
-      schema: z.object({}),
+        "Applies every pending database migration. Those that cannot run beside the earlier release (README, " +
+        "Deploying) are applied on a database with earlier migrations only with --earlier-release-stopped, once " +
+        "every instance of the earlier release has been stopped.",
+      options: {
+        "earlier-release-stopped": {
+          type: "boolean",
+          description: "Every instance of the earlier release is stopped: apply the migrations that need it too",
+        },
+      },
+      schema: z.object({ "earlier-release-stopped": z.boolean().default(false) }),
     },
-    run: () =>
+    run: (flags: { "earlier-release-stopped": boolean }) =>
       withDb(
-        async (db) => {
-          const result = await migrateToLatest(db, { stopped: true });
+        async (db, runtime) => {
+          // The embedded default has no other instance to stop.
+          const stopped = flags["earlier-release-stopped"] || runtime.embedded;
+          const result = await migrateToLatest(db, { stopped });
           return { migrated: true, applied: result.applied };
         },
         { migrate: false },

@@ -67,7 +67,8 @@ const ENV_SCHEMA = z
       // SEPA files carry names of up to 70 characters in the Latin character set (lib/payments/formats/pain001.ts):
       // a longer one would be cut, letters of another script dropped (a name all in one, written empty).
       .max(70, { message: "must be at most 70 characters (what a SEPA file carries)" })
-      .refine((v) => !/\p{L}/u.test(v.normalize("NFD").replace(/[A-Za-z]/g, "")), {
+      // Letters written out in SEPA text (ß as ss, Ø as O: lib/payments/formats/sepa-text.ts) are Latin too.
+      .refine((v) => !/\p{L}/u.test(v.normalize("NFD").replace(/[A-Za-zßæÆøØœŒłŁđĐþÞı]/g, "")), {
         message: "must be written in Latin letters (SEPA files carry no other script), e.g. Studio Example GmbH",
       })
       .optional(),

@@ -41,7 +41,7 @@ export async function migrateToLatest(
     minimumServerVersion?: typeof MINIMUM_SERVER_VERSION;
     lockTimeoutMs?: number;
     migrations?: Record<string, DeskMigration>;
-    /** `desk migrate`: the operator stopped every instance of the earlier release, as exclusive migrations need. */
+    /** Every instance of the earlier release is stopped (`desk migrate --earlier-release-stopped`), as some need. */
     stopped?: boolean;
   } = {},
 ): Promise<{ applied: string[] }> {
@@ -67,7 +67,7 @@ export async function migrateToLatest(
   if (exclusive.length > 0 && newer.length === 0 && !options.stopped && applied.length > 0)
     throw new Error(
       `migration ${exclusive.join(", ")} needs every instance of the earlier release stopped first (README, ` +
-        '"Deploying"): stop them, then run `npm run desk -- migrate`',
+        '"Deploying"): stop them, then run `npm run desk -- migrate --earlier-release-stopped`',
     );
   const lockTimeoutMs = options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS;
   // One connection: the run's turn (waited for without a limit, as long as another run takes), then the limit on

@@ -90,7 +90,7 @@ test(
     }).toPass({ timeout: 120_000 * SLACK });
     await page.goto("/payouts/liability?asOf=2026-10-01");
     await expect(
-      page.getByText(/^Counted: (.*; )?2026-09 \(snapshot version 1, not yet in a batch\)[;.]/),
+      page.getByText(/^Counted: (.*; )?September 2026 \(snapshot version 1, not yet in a batch\)[;.]/),
     ).toBeVisible();
     await expect(page.getByText("Nothing owed")).toHaveCount(0);
     const table = page.getByRole("table", { name: /Liability per recipient as of the end of 2026-10-01/ });

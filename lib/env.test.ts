@@ -24,6 +24,8 @@ describe("the environment", () => {
     );
     const account = { PAYOUT_DESK_PAYER_IBAN: "DE89370400440532013000", PAYOUT_DESK_PAYER_BIC: "COBADEFFXXX" };
     expect(readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: "Studio Émile" }).PAYOUT_DESK_PAYER_NAME).toBe("Studio Émile");
+    for (const name of ["Großhandel Spiele GmbH", "Ørsted Spil ApS", "Łódź Games"])
+      expect(readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: name }).PAYOUT_DESK_PAYER_NAME).toBe(name);
     // Part of it in another script would lose those letters; over 70 characters, be cut.
     expect(() => readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: "Студия Example GmbH" })).toThrow(/Latin letters/);
     expect(() => readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: "S".repeat(71) })).toThrow(/at most 70 characters/);

@@ -94,7 +94,7 @@ export async function writeChunksToFile<T extends { chunks: AsyncGenerator<Buffe
     for await (const chunk of started.chunks) {
       // Thrown into the export, whose audit line then says it failed and why (leaving the loop would say "aborted").
       if (failed) await started.chunks.throw(failed);
-      if (!file.write(chunk)) await once(file, "drain");
+      if (!file.write(chunk)) await once(file, "drain").catch((error: unknown) => started.chunks.throw(error));
       if (options.onProgress && Date.now() - lastReport >= (options.progressEveryMs ?? 1_000)) {
         lastReport = Date.now();
         options.onProgress(started.rows());

@@ -83,8 +83,9 @@ export async function queueStatementSends(
     if (params.runsSeen !== undefined && (await readEmailRuns(trx, params.batchId)) !== params.runsSeen)
       throw new AppError(
         "CONFLICT",
-        "This batch's statements were queued to be emailed since this page was drawn (a colleague, another tab, or " +
-          "an earlier press still running): nothing was sent again. The page shows them now.",
+        "Statement emails of this batch were queued since this page was drawn (a colleague, another tab, a " +
+          "payment's emails, or an earlier press still running): nothing was sent again. Reload the page and look " +
+          "at the statements' delivery logs before sending every one again.",
       );
     const targets = await listSendTargets(trx, { ...params, gameId });
     if (params.recipientPlayerId !== undefined && targets.length === 0)

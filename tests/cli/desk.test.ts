@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/db";
 import { type DeskRun, refusalLine, runDesk } from "../support/desk";
@@ -153,5 +154,20 @@ describe("npm run desk", () => {
     const unknown = await desk("frobnicate");
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it("applies a migration the earlier release cannot run beside only when told that release is stopped", async () => {
+    // As an installation one release behind: the last two migrations (both re-runnable) not applied yet.
+    const behind = ["2026_12_06_1000_payment_file_downloads", "2026_12_07_0900_batch_email_runs"];
+    await sql`delete from kysely_migration where name = any(${behind})`.execute(t.db);
+    const refused = await desk("migrate");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "migration 2026_12_06_1000_payment_file_downloads needs every instance of the earlier release stopped first",
+    );
+    expect(refused.stderr).toContain("npm run desk -- migrate --earlier-release-stopped");
+    const stopped = await desk("migrate", "--earlier-release-stopped");
+    expect(stopped.code).toBe(0);
+    expect(JSON.parse(stopped.stdout)).toEqual({ migrated: true, applied: behind });
   });
 });

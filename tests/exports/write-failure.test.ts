@@ -27,12 +27,13 @@ describe("an export written to a file on a full disk", () => {
     let told: unknown = null;
     async function* chunks(): AsyncGenerator<Buffer, void, undefined> {
       try {
-        // A small header (written at once), then the database taking its time over the next pages.
-        yield Buffer.from("recipient,amount\r\n");
+        // A first page (the file waits for its buffer to drain), then the database taking its time over the next.
+        yield Buffer.alloc(64 * 1024, "recipient,amount\r\n");
         for (let row = 1; row <= 3; row++) {
           await new Promise((resolve) => setTimeout(resolve, 50));
           rows = row;
-          yield Buffer.from(`10000${row},12.50\r\n`);
+          // As an export's pages are: larger than the file's buffer, so each write waits for it to drain.
+          yield Buffer.alloc(64 * 1024, `10000${row},12.50\r\n`);
         }
       } catch (error) {
         // What an audited export records as its outcome: the failure itself, not a reader that stopped.

@@ -38,7 +38,7 @@ describe("emailing every statement of a batch again", () => {
     const before = await queuedLines();
     await expect(queueStatementSends(t.db, { gameId: GAME, batchId, runsSeen: runs }, WEB)).rejects.toMatchObject({
       code: "CONFLICT",
-      message: expect.stringMatching(/^This batch's statements were queued to be emailed since this page was drawn/),
+      message: expect.stringMatching(/^Statement emails of this batch were queued since this page was drawn/),
     });
     expect(await queuedLines()).toBe(before);
     expect((await countBatchEmails(t.db, batchId)).runs).toBe(2);

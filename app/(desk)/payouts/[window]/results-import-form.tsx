@@ -123,9 +123,9 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
           caption={result.dryRun ? "Preview: what importing this file does" : "Imported"}
           note={
             result.lines.length < result.totalLines
-              ? `${formatCount(result.lines.length)} of the ${formatCount(result.totalLines)} lines shown: every ` +
-                `line not applied first, then the others in the file's order, up to ${formatCount(SHOWN_LINES)} of ` +
-                "each. The counts above cover every line."
+              ? `${formatCount(result.lines.length)} of the ${formatCount(result.totalLines)} lines shown, in the ` +
+                `file's order: the first ${formatCount(SHOWN_LINES)} not applied and the first ` +
+                `${formatCount(SHOWN_LINES)} of the others. The counts above cover every line.`
               : undefined
           }
           lines={result.lines}

@@ -4,7 +4,6 @@ import { countOf } from "@/lib/format";
 import { ISSUER_MISSING_NOTE } from "@/app/_components/payouts/issuer-note";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
-import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
 
@@ -72,8 +71,6 @@ export function StatementMailPanel(props: {
   actions: { send: ServerAction; revoke: ServerAction };
 }) {
   const done = useNotice();
-  // A send refused because emails were queued since: the page drawn again shows the offer as it now stands.
-  const refreshOnConflict = useRefreshOnConflict();
   const id = { batchId: props.batchId };
   const offer = sendOffer(props.statements, props.emailed, props.noAddress, props.failed);
   return (
@@ -92,7 +89,6 @@ export function StatementMailPanel(props: {
           confirmLabel="Queue emails"
           pendingLabel="Queuing…"
           action={withFields(props.actions.send, { ...id, scope: offer.scope, runsSeen: String(props.runs) })}
-          onRefused={refreshOnConflict}
         />
       ) : (
         <p className="max-w-xs text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</p>

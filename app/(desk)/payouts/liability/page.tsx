@@ -109,9 +109,10 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
       {early.length > 0 ? (
         <Banner tone="warning" title="Understated: a snapshot read before its window ended" className="mb-4">
           The figures counted for {early.map((w) => nameOfWindow(w.window)).join(", ")} were read before the window
-          ended (a snapshot taken early, or a batch paid early), so what was earned after that read is not in them.
-          Finance takes a snapshot of the window again on the <TextLink href="/payouts">Payouts</TextLink> page; a batch
-          paid early leaves the rest to the next one.
+          ended (a snapshot taken early, or a batch prepared early), so what was earned after that read is not in them.
+          For a window not yet in a batch, finance takes its snapshot again on the{" "}
+          <TextLink href="/payouts">Payouts</TextLink> page; a batch prepared early pays none of it (its window&apos;s
+          flag says so).
         </Banner>
       ) : null}
       {missing.length > 0 ? (
