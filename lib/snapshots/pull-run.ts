@@ -6,7 +6,7 @@ import { getPullRow, getPullStatus, startPullAttempt, updatePull } from "@/db/qu
 import { readSnapshotSummary } from "@/db/queries/snapshots";
 import { windowOf } from "@/db/queries/time-window";
 import { recordAudit } from "@/lib/audit";
-import { isAppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
@@ -47,6 +47,14 @@ export async function createReportSource(
   const source: ReportSource = {
     async report(input, signal, onReceived) {
       const { value, raw } = await capture((c) => c.getAttributionReport(input, { signal }), onReceived);
+      // The secret saved for this game answers for another (an admin pasted another game's secret): its revenue
+      // must never become this game's snapshot, paid twice. Final: every page would answer the same.
+      if (value.report.game_id !== gameId)
+        throw new AppError(
+          "CONFLICT",
+          `The service answered for game ${value.report.game_id}, not ${gameId}: the game secret saved for ` +
+            `${gameId} is another game's. An admin updates it under Settings → Games; nothing was stored.`,
+        );
       return { report: value, raw };
     },
   };

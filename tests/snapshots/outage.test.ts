@@ -4,7 +4,9 @@ import { compareVersions } from "@/lib/snapshots/drift";
 import { PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { loadComparable } from "@/lib/snapshots/store";
 import { monthWindow } from "@/lib/time";
+import { saveGame } from "@/lib/games/games";
 import { admin, buildScenario, GAME_ID, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
+import { GAME_SECRET } from "./scenario";
 
 /**
  * A pull rides out an outage of the reporting routes: every failure that may pass (429, 500, 502, 503, a dropped
@@ -206,5 +208,34 @@ describe("a pull during an outage of the reporting routes", () => {
     expect(error.message).not.toMatch(/\/api\/|GET /);
     expect(run.requests).toHaveLength(1);
     expect(run.sleeps).toEqual([]);
+  });
+
+  it("ends at once, storing nothing, when the secret saved for the game answers for another game", async () => {
+    // The same service game saved again under another id (another game's secret pasted in Settings → Games).
+    await saveGame(
+      env.db,
+      {
+        id: "snap-game-copy",
+        name: "Another game",
+        environment: "sandbox",
+        baseUrl: env.emulator.url,
+        secret: GAME_SECRET,
+        webhookSecrets: [],
+      },
+      { replace: false, as: { actor: null, via: "cli" } },
+    );
+    const copy = { ...request, gameId: "snap-game-copy" };
+    const failure = await takeSnapshotNow(env.db, copy).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(PullFailedError);
+    expect((failure as PullFailedError).final).toBe(true);
+    expect((failure as PullFailedError).message).toBe(
+      "The service answered for game snap-game, not snap-game-copy: the game secret saved for snap-game-copy is " +
+        "another game's. An admin updates it under Settings → Games; nothing was stored.",
+    );
+    const stored = await env.db.selectFrom("snapshot").select("id").where("game_id", "=", "snap-game-copy").execute();
+    expect(stored).toEqual([]);
   });
 });

@@ -125,7 +125,8 @@ export function GameForm({ action }: { action: Action }) {
           key={values.changeEnvironment ?? "off"}
           defaultChecked={values.changeEnvironment === "on"}
         />
-        Change the environment of a game that exists (its calls and payment files change with it)
+        Change the environment of a game that exists (its calls and payment files change with it; what it holds stays:
+        snapshots, batches, balances carried and payout details from its sandbox days are paid from in production)
       </label>
       <div className="sm:col-span-2">
         <SubmitButton>Save game</SubmitButton>
