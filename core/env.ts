@@ -58,7 +58,7 @@ const ENV_SCHEMA = z
       .default("Payout Desk <statements@payout-desk.localhost>"),
     /**
      * The account SEPA / ISO 20022 payment files pay from (lib/payments/files.ts): name, IBAN, BIC, all three or none.
-     * Unset, a sandbox game's files name a demo account and a production game's are refused.
+     * A sandbox game's files always name a demo account; unset, a production game's are refused.
      */
     PAYOUT_DESK_PAYER_NAME: z
       .string()

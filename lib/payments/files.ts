@@ -63,12 +63,13 @@ const sha256 = (content: string) => createHash("sha256").update(content, "utf8")
 
 type PayerAccount = { name: string; iban: string; bic: string };
 
-/** The account a sandbox game's SEPA files pay from while none is configured: a demo, never a real payment. */
+/** The account a sandbox game's SEPA files pay from: a demo, never a real payment. */
 const DEMO_PAYER: PayerAccount = { name: "Payout Desk Demo Ltd", iban: "DE89370400440532013000", bic: "COBADEFFXXX" };
 
 /**
- * The account a game's SEPA files pay from: the configured one, else the demo account for a sandbox game. A
- * production game's file is refused without one: a bank would be asked to debit the demo account.
+ * The account a game's SEPA files pay from: the configured one for a production game (refused without one: a bank
+ * would be asked to debit the demo account), the demo account for a sandbox game whatever is configured (its figures
+ * are test data: a file of them never debits the studio's account).
  */
 async function payerAccount(db: Db, gameId: string): Promise<PayerAccount> {
   const payer = await sepaPayer(db, gameId);
@@ -84,14 +85,18 @@ const NO_PAYER =
 export async function sepaPayer(
   db: Db,
   gameId: string,
+  configured: PayerAccount | null = configuredPayer(),
 ): Promise<{ ok: true; account: PayerAccount; demo: boolean } | { ok: false; reason: string }> {
-  const e = env();
-  if (e.PAYOUT_DESK_PAYER_NAME && e.PAYOUT_DESK_PAYER_IBAN && e.PAYOUT_DESK_PAYER_BIC) {
-    const account = { name: e.PAYOUT_DESK_PAYER_NAME, iban: e.PAYOUT_DESK_PAYER_IBAN, bic: e.PAYOUT_DESK_PAYER_BIC };
-    return { ok: true, account, demo: false };
-  }
   if ((await findGame(db, gameId))?.environment === "sandbox") return { ok: true, account: DEMO_PAYER, demo: true };
+  if (configured) return { ok: true, account: configured, demo: false };
   return { ok: false, reason: NO_PAYER };
+}
+
+/** The account set in PAYOUT_DESK_PAYER_NAME, _IBAN and _BIC, or null. */
+function configuredPayer(): PayerAccount | null {
+  const e = env();
+  if (!e.PAYOUT_DESK_PAYER_NAME || !e.PAYOUT_DESK_PAYER_IBAN || !e.PAYOUT_DESK_PAYER_BIC) return null;
+  return { name: e.PAYOUT_DESK_PAYER_NAME, iban: e.PAYOUT_DESK_PAYER_IBAN, bic: e.PAYOUT_DESK_PAYER_BIC };
 }
 
 /** What the form says of the SEPA payer: the account, its IBAN masked, or why SEPA is not offered. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { recordDisputeOpened } from "@/db/queries/disputes";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
-import { createPaymentFiles, sepaPayerNote } from "@/lib/payments/files";
+import { createPaymentFiles, sepaPayer, sepaPayerNote } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
 import { approvePayoutBatch, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
@@ -255,6 +255,15 @@ describe("the account a SEPA file pays from", () => {
         /A SEPA file needs the account it pays from: set PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN/,
       );
       expect(await statesOf(db, batchId)).toEqual({ 2: "approved" });
+    } finally {
+      await db.updateTable("game").set({ environment: "sandbox" }).where("id", "=", GAME).execute();
+    }
+    // Set for production, the studio's account is never a sandbox game's: its files pay from the demo account.
+    const studio = { name: "Northwind Games GmbH", iban: "DE02120300000000202051", bic: "BYLADEM1001" };
+    await expect(sepaPayer(db, GAME, studio)).resolves.toMatchObject({ ok: true, demo: true });
+    await db.updateTable("game").set({ environment: "production" }).where("id", "=", GAME).execute();
+    try {
+      await expect(sepaPayer(db, GAME, studio)).resolves.toEqual({ ok: true, account: studio, demo: false });
     } finally {
       await db.updateTable("game").set({ environment: "sandbox" }).where("id", "=", GAME).execute();
     }
