@@ -3,6 +3,7 @@ import type { Db } from "@/db";
 import { recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
+import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { isServiceError } from "@/lib/service/errors";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import type {
@@ -49,6 +50,11 @@ async function runChange<T>(
         );
       },
     );
+    if (subscription.game_id !== entry.gameId)
+      throw new AppError(
+        "CONFLICT",
+        `${answeredForAnotherGame(subscription.game_id, entry.gameId)}. Nothing was sent.`,
+      );
     if (subscriptionSeen(subscription) !== entry.seen) throw new AppError("CONFLICT", SUBSCRIPTION_CHANGED);
   }
   let result: T;

@@ -7,6 +7,7 @@ import { readSnapshotSummary } from "@/db/queries/snapshots";
 import { windowOf } from "@/db/queries/time-window";
 import { recordAudit } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
+import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
@@ -50,11 +51,7 @@ export async function createReportSource(
       // The secret saved for this game answers for another (an admin pasted another game's secret): its revenue
       // must never become this game's snapshot, paid twice. Final: every page would answer the same.
       if (value.report.game_id !== gameId)
-        throw new AppError(
-          "CONFLICT",
-          `The service answered for game ${value.report.game_id}, not ${gameId}: the game secret saved for ` +
-            `${gameId} is another game's. An admin updates it under Settings → Games; nothing was stored.`,
-        );
+        throw new AppError("CONFLICT", `${answeredForAnotherGame(value.report.game_id, gameId)}; nothing was stored.`);
       return { report: value, raw };
     },
   };

@@ -1,8 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { saveGame } from "@/lib/games/games";
 import { formatUsd } from "@/lib/money";
+import { cancelSubscription } from "@/lib/refunds/changes";
 import { actAs } from "../support/next-request";
-import { form, GAME_ID, type RefundTestContext, seenOf, startRefundTest, SUBS } from "./setup";
+import { form, GAME_ID, GAME_SECRET, type RefundTestContext, seenOf, startRefundTest, SUBS } from "./setup";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
@@ -237,5 +239,33 @@ describe("price and payment method (finance)", () => {
     expect(result).toMatchObject({ ok: true });
     expect(String(subscription(SUBS.card).pendingAmountUsd)).toBe("13");
     expect(await auditOf(SUBS.card)).toHaveLength(before.length);
+  });
+
+  it("refuses, sending nothing, a change to a subscription the service says is another game's", async () => {
+    // The same service game saved again under another id: its secret answers for g-refunds, not for the copy.
+    const copy = "g-refunds-copy";
+    await saveGame(
+      c.t.db,
+      {
+        id: copy,
+        name: "Another game",
+        environment: "sandbox",
+        baseUrl: c.emulator.url,
+        secret: GAME_SECRET,
+        webhookSecrets: [],
+      },
+      { replace: false, as: { actor: null, via: "cli" } },
+    );
+    const before = subscription(SUBS.walletOnly).cancelAtPeriodEnd;
+    const input = { gameId: copy, subscriptionId: SUBS.walletOnly, atPeriodEnd: true, reason: null };
+    await expect(
+      cancelSubscription(c.t.db, { ...input, seen: await seen(SUBS.walletOnly) }, { id: "u1", email: "f@x.test" }),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(
+        /^The service answered for game g-refunds, not g-refunds-copy: .* Nothing was sent\.$/,
+      ),
+    });
+    expect(subscription(SUBS.walletOnly).cancelAtPeriodEnd).toBe(before);
   });
 });

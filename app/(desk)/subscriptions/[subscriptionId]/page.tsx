@@ -24,6 +24,7 @@ import { subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
 import { PERIOD_STATUSES } from "@/lib/service/schemas";
+import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { PeriodRow } from "./period-row";
@@ -98,17 +99,19 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
     const upper = await loadFromService("subscription", () => client.getSubscription(id.toUpperCase()));
     if (upper.ok) redirect(subscriptionHref(id.toUpperCase()));
   }
-  if (!loaded.ok) {
+  // Another game's subscription (its secret saved for this game): refused, never shown or acted on from here.
+  const otherGame = loaded.ok ? loaded.value.subscription.game_id : game.id;
+  if (!loaded.ok || otherGame !== game.id) {
     return (
       <>
         <PageHeader title={id} breadcrumbs={crumbs} />
-        {loaded.notFound ? (
+        {!loaded.ok && loaded.notFound ? (
           <EmptyState title="No such subscription">
             The service has no subscription {id} for {game.name}. Check the id, or switch game.
           </EmptyState>
         ) : (
           <Banner tone="danger" role="alert">
-            {loaded.message}
+            {loaded.ok ? `${answeredForAnotherGame(otherGame, game.id)}.` : loaded.message}
           </Banner>
         )}
       </>

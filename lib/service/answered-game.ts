@@ -1,0 +1,11 @@
+/**
+ * What a person is told when the service answered for another game than the one asked about: the secret saved for
+ * this game is another game's (pasted by mistake in Settings → Games). Its revenue, subscriptions and refunds must
+ * never pass for this game's.
+ */
+export function answeredForAnotherGame(answered: string, gameId: string): string {
+  return (
+    `The service answered for game ${answered}, not ${gameId}: the game secret saved for ${gameId} is another ` +
+    "game's. An admin updates it under Settings → Games"
+  );
+}
