@@ -324,6 +324,21 @@ export async function markSendsFailed(db: DbOrTrx, statementIds: readonly string
     on conflict (statement_id) do update set failed_at = excluded.failed_at`.execute(db);
 }
 
+/**
+ * Marks the statements a payment or a return just changed, and that were emailed before, as owed their email: in the
+ * change's own transaction, so that the send that follows it (a later transaction, whose queued lines supersede the
+ * mark: `failedToSend`) leaves nothing behind, and a process that ends between the two leaves them offered by the
+ * batch's send as failed to send, instead of counted as emailed with their recipient never told.
+ */
+export async function markChangeEmailsOwed(db: DbOrTrx, statementIds: readonly string[]): Promise<void> {
+  if (statementIds.length === 0) return;
+  await sql`insert into statement_send_failure (statement_id, batch_id, failed_at)
+      select s.id, s.batch_id, now() from payout_statement s
+      where s.id = ${anyOf(statementIds, "uuid")} and not ${UNMAILABLE}
+        and exists (select 1 from statement_delivery d where d.statement_id = s.id)
+    on conflict (statement_id) do update set failed_at = excluded.failed_at`.execute(db);
+}
+
 export async function clearDeliveryFailure(db: DbOrTrx, params: { gameId: string; recipientPlayerId: number }) {
   await db
     .deleteFrom("statement_delivery_failure")

@@ -17,6 +17,7 @@ import {
   type StatementEventInput,
   type StatementStateChange,
 } from "@/db/queries/payout-statements";
+import { markChangeEmailsOwed } from "@/db/queries/statement-deliveries";
 import type { PayoutStatementState } from "@/db/types";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
@@ -251,6 +252,11 @@ export async function transition(
     };
     await req.check?.(step);
     await writeStatements(trx, rule, req, step, as);
+    // A statement paid or come back owes its recipient an email, queued after this commits: marked owed meanwhile.
+    await markChangeEmailsOwed(
+      trx,
+      step.changed.filter((c) => c.to === "paid" || c.to === "returned").map((c) => c.id),
+    );
     await req.apply?.(step);
     if (rule.batchTo) {
       await setBatchStatus(trx, { batchId: batch.id, status: rule.batchTo, columns: req.batchColumns?.(step) });
