@@ -111,3 +111,14 @@ export async function statementFixture(db: Db, gameId: string) {
     .execute();
   return { februaryBatch: feb.batchId, marchBatch: mar.batchId, marchStatements: mar.statementIds };
 }
+
+/** The id of a recipient's statement in a batch of the fixture. */
+export async function statementIdOf(db: Db, batchId: string, recipientId: number): Promise<string> {
+  const row = await db
+    .selectFrom("payout_statement")
+    .select("id")
+    .where("batch_id", "=", batchId)
+    .where("recipient_player_id", "=", String(recipientId))
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

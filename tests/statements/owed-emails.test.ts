@@ -4,7 +4,7 @@ import { returnPayment } from "@/lib/payments/returns";
 import { queueChangedStatementEmails, queueStatementSends } from "@/lib/statements/send";
 import { saveStatementSettings } from "@/lib/statements/settings";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { statementFixture } from "./fixture";
+import { statementFixture, statementIdOf } from "./fixture";
 
 /**
  * A payment or a return owes its recipient an email, queued after the change commits. Should the process end in
@@ -22,13 +22,7 @@ beforeAll(async () => {
   t = await createTestDatabase();
   applyTestEnv(t);
   batchId = (await statementFixture(t.db, GAME)).marchBatch;
-  const row = await t.db
-    .selectFrom("payout_statement")
-    .select("id")
-    .where("batch_id", "=", batchId)
-    .where("recipient_player_id", "=", String(RECIPIENT))
-    .executeTakeFirstOrThrow();
-  statementId = row.id;
+  statementId = await statementIdOf(t.db, batchId, RECIPIENT);
   await saveStatementSettings(t.db, { studioName: "Northwind Games", studioAddress: "", linkDays: 30 }, CLI);
 });
 afterAll(async () => t?.drop());

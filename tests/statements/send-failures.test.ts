@@ -11,7 +11,7 @@ import {
 import { queuePaidStatementEmails } from "@/lib/statements/send";
 import { saveStatementSettings } from "@/lib/statements/settings";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { statementFixture } from "./fixture";
+import { statementFixture, statementIdOf } from "./fixture";
 import { up } from "@/db/migrations/2026_12_05_0900_statement_send_failures";
 
 /** A statement whose email failed to send is offered again by its batch, whatever its recipient's later emails did. */
@@ -27,15 +27,7 @@ beforeAll(async () => {
   t = await createTestDatabase();
   applyTestEnv(t);
   const fixture = await statementFixture(t.db, GAME);
-  const of = async (batchId: string) => {
-    const row = await t.db
-      .selectFrom("payout_statement")
-      .select("id")
-      .where("batch_id", "=", batchId)
-      .where("recipient_player_id", "=", String(RECIPIENT))
-      .executeTakeFirstOrThrow();
-    return { batchId, statementId: row.id };
-  };
+  const of = async (batchId: string) => ({ batchId, statementId: await statementIdOf(t.db, batchId, RECIPIENT) });
   march = await of(fixture.marchBatch);
   february = await of(fixture.februaryBatch);
 });

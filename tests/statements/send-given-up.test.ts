@@ -7,7 +7,7 @@ import { handleSendGivenUp } from "@/lib/statements/send-given-up-job.handler";
 import { sendGivenUpJob } from "@/lib/statements/send-given-up-job";
 import { sendStatementJob } from "@/lib/statements/send-job";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { statementFixture } from "./fixture";
+import { statementFixture, statementIdOf } from "./fixture";
 
 /**
  * A statement email whose last attempt ends without a result (its worker died, it ran past its expiry, it was handed
@@ -23,13 +23,7 @@ beforeAll(async () => {
   t = await createTestDatabase();
   applyTestEnv(t);
   const fixture = await statementFixture(t.db, GAME);
-  const row = await t.db
-    .selectFrom("payout_statement")
-    .select("id")
-    .where("batch_id", "=", fixture.marchBatch)
-    .where("recipient_player_id", "=", String(RECIPIENT))
-    .executeTakeFirstOrThrow();
-  march = { batchId: fixture.marchBatch, statementId: row.id };
+  march = { batchId: fixture.marchBatch, statementId: await statementIdOf(t.db, fixture.marchBatch, RECIPIENT) };
 });
 afterAll(async () => {
   await stopBoss();
