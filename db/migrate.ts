@@ -64,7 +64,7 @@ export async function migrateToLatest(
   // An existing installation (earlier migrations applied) reaching one that the earlier release cannot run beside:
   // never applied by a start or a command in passing, while earlier instances may still serve.
   const exclusive = pending.filter((name) => migrations[name]?.exclusive);
-  if (exclusive.length > 0 && newer.length === 0 && !options.stopped && applied.length > 0)
+  if (exclusive.length > 0 && !options.stopped && applied.length > 0)
     throw new Error(
       `migration ${exclusive.join(", ")} needs every instance of the earlier release stopped first (README, ` +
         '"Deploying"): stop them, then run `npm run desk -- migrate --earlier-release-stopped`',

@@ -34,7 +34,28 @@ export async function recordAudit(db: DbOrTrx, entry: AuditEntry): Promise<void>
   });
 }
 
-const AFTER_THE_FACT_TRIES = 4;
+const WRITE_TRIES = 4;
+
+/**
+ * A write recording something already done outside the database (an email the mail server took, a change the service
+ * applied), tried a few times with a growing pause (0.5, 1, 2 s): doing the thing again is never the way to record it.
+ * Throws the last error when every try failed.
+ */
+export async function recordWithRetries<T>(
+  what: string,
+  write: () => Promise<T>,
+  pauseMs = (tried: number) => 250 * 2 ** tried,
+): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (tried >= WRITE_TRIES) throw error;
+      log.warn(`${what} not recorded; trying again`, { tried, error });
+      await new Promise((resolve) => setTimeout(resolve, pauseMs(tried)));
+    }
+  }
+}
 
 /**
  * The audit line of something already done outside the database (the service applied a cancel): the database failing
@@ -42,21 +63,12 @@ const AFTER_THE_FACT_TRIES = 4;
  * refused, the whole line goes to the error log instead, and the caller goes on with what was done. Returns whether the
  * line was recorded.
  */
-export async function recordAuditAfterTheFact(
-  db: DbOrTrx,
-  entry: AuditEntry,
-  pauseMs = (tried: number) => 250 * 2 ** tried,
-): Promise<boolean> {
-  for (let tried = 1; ; tried++) {
-    try {
-      await recordAudit(db, entry);
-      return true;
-    } catch (error) {
-      if (tried >= AFTER_THE_FACT_TRIES) {
-        log.error("audit line not recorded", { ...entry, actor: entry.actor?.email ?? null, error });
-        return false;
-      }
-      await new Promise((resolve) => setTimeout(resolve, pauseMs(tried)));
-    }
+export async function recordAuditAfterTheFact(db: DbOrTrx, entry: AuditEntry): Promise<boolean> {
+  try {
+    await recordWithRetries("audit line", () => recordAudit(db, entry));
+    return true;
+  } catch (error) {
+    log.error("audit line not recorded", { ...entry, actor: entry.actor?.email ?? null, error });
+    return false;
   }
 }

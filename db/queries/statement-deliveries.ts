@@ -99,25 +99,24 @@ export async function listSendTargets(
 }
 
 /**
- * Counts the given statements of a batch that were never emailed into the batch's emailed count: called, under the
- * batch's send lock, just before their emails are queued.
+ * Counts a run of a batch's statement emails, and those of its statements never emailed before into the batch's
+ * emailed count: called, under the batch's send lock, just before their emails are queued (one row, one write).
  */
-export async function countFirstEmails(
-  db: DbOrTrx,
-  params: { batchId: string; statementIds: string[] },
-): Promise<void> {
+export async function countEmailRun(db: DbOrTrx, params: { batchId: string; statementIds: string[] }): Promise<void> {
   if (params.statementIds.length === 0) return;
   const row = await sql<{ n: string }>`select count(*) as n from unnest(${params.statementIds}::uuid[]) as u(id)
     where not exists (select 1 from statement_delivery d where d.statement_id = u.id)`
     .execute(db)
     .then((r) => r.rows[0]);
   const fresh = Number(row?.n ?? 0);
-  if (fresh === 0) return;
   await db
     .insertInto("payout_batch_emailed")
-    .values({ batch_id: params.batchId, statements: fresh })
+    .values({ batch_id: params.batchId, statements: fresh, runs: 1 })
     .onConflict((oc) =>
-      oc.column("batch_id").doUpdateSet({ statements: sql`payout_batch_emailed.statements + ${fresh}` }),
+      oc.column("batch_id").doUpdateSet({
+        statements: sql`payout_batch_emailed.statements + ${fresh}`,
+        runs: sql`payout_batch_emailed.runs + 1`,
+      }),
     )
     .execute();
 }
@@ -130,15 +129,6 @@ export async function readEmailRuns(db: DbOrTrx, batchId: string): Promise<numbe
     .where("batch_id", "=", batchId)
     .executeTakeFirst();
   return row?.runs ?? 0;
-}
-
-/** Counts a run of a batch's statement emails, in the transaction that queues them (under the batch's send lock). */
-export async function countEmailRun(db: DbOrTrx, batchId: string): Promise<void> {
-  await db
-    .insertInto("payout_batch_emailed")
-    .values({ batch_id: batchId, statements: 0, runs: 1 })
-    .onConflict((oc) => oc.column("batch_id").doUpdateSet({ runs: sql`payout_batch_emailed.runs + 1` }))
-    .execute();
 }
 
 /**
@@ -168,15 +158,16 @@ export async function countBatchEmails(
   batchId: string,
 ): Promise<{ emailed: number; noAddress: number; failed: number; runs: number }> {
   const row = await sql<{ emailed: string | null; runs: number | null; no_address: string; failed: string }>`select
-      (select statements from payout_batch_emailed where batch_id = ${batchId}) as emailed,
-      (select runs from payout_batch_emailed where batch_id = ${batchId}) as runs,
+      e.statements as emailed,
+      e.runs as runs,
       (select count(*) from payout_statement where batch_id = ${batchId} and ${UNMAILABLE}) as no_address,
       (select count(distinct f.statement_id) from (
           select statement_id, failed_at from statement_send_failure where batch_id = ${batchId}
           union all
           select d.statement_id, d.failed_at from statement_delivery_failure d
             join payout_statement s on s.id = d.statement_id where s.batch_id = ${batchId} and not d.refused
-        ) as f where ${failedToSend}) as failed`
+        ) as f where ${failedToSend}) as failed
+    from (select 1) as one left join payout_batch_emailed e on e.batch_id = ${batchId}`
     .execute(db)
     .then((r) => r.rows[0]);
   return {

@@ -10,7 +10,6 @@ import {
   markSendsFailed,
   markDeliveryFailed,
   countEmailRun,
-  countFirstEmails,
   readEmailRuns,
   isSendSettled,
   wasSendDelivered,
@@ -19,7 +18,7 @@ import { findBatchGame } from "@/db/queries/payout-lookup";
 import { databaseNowMs } from "@/db/queries/scalar";
 import { lockForTransaction } from "@/db/queries/locks";
 import type { ActingAs } from "@/core/actor";
-import { recordAudit } from "@/lib/audit";
+import { recordAudit, recordWithRetries } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
 import { enqueueInTransaction } from "@/lib/jobs/queue";
 import { namedKey } from "@/lib/keys/check";
@@ -95,8 +94,7 @@ export async function queueStatementSends(
     if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
       return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: targets.map((t) => t.recipientPlayerId) };
     const sends = sendable.map((t) => ({ ...t, sendId: randomUUID() }));
-    await countFirstEmails(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
-    if (sends.length > 0) await countEmailRun(trx, params.batchId);
+    await countEmailRun(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
     await insertDeliveries(
       trx,
       sends.map((s) => ({
@@ -267,7 +265,7 @@ export async function deliverStatement(
   timing(job, rendered, renderMs, sending);
   // The server took the email: recording it is not part of the send, and failing to is never a refusal. It is tried
   // a few times here, since a retry of the job would send the email again.
-  await withRetries(() =>
+  await recordWithRetries("statement delivery", () =>
     db.transaction().execute(async (trx) => {
       await insertDeliveries(trx, [{ ...line, status: "sent", serverAnswer }]);
       await clearDeliveryFailure(trx, { gameId: job.gameId, recipientPlayerId: line.recipientPlayerId });
@@ -339,18 +337,4 @@ function timing(job: { statementId: string }, rendered: RenderedStatement, rende
     renderMs,
     sendMs: Math.round(performance.now() - sending),
   });
-}
-
-const RECORD_TRIES = 4;
-
-async function withRetries<T>(write: () => Promise<T>): Promise<T> {
-  for (let tried = 1; ; tried++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (tried >= RECORD_TRIES) throw error;
-      log.warn("statement delivery not recorded; trying again", { tried, error });
-      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** tried));
-    }
-  }
 }
