@@ -2,6 +2,7 @@ import {
   formatInstant,
   monthKeyOf,
   monthWindow,
+  MS_PER_DAY,
   parseInstant,
   type TimeWindow,
   windowDaysText,
@@ -58,8 +59,7 @@ const MONTH_FORMAT = new Intl.DateTimeFormat("en-US", { month: "long", year: "nu
 export function windowLabel(window: TimeWindow): string {
   const key = windowKey(window);
   if (!key.includes("~")) return MONTH_FORMAT.format(new Date(window.startMs));
-  const day = 86_400_000;
-  if (window.startMs % day === 0 && window.endMs % day === 0) {
+  if (window.startMs % MS_PER_DAY === 0 && window.endMs % MS_PER_DAY === 0) {
     return windowDaysText(formatInstant(window.startMs), formatInstant(window.endMs));
   }
   const fmt = (ms: number) => formatInstant(ms).replace("T", " ").replace(/:00Z$/, "").replace(/Z$/, "");
