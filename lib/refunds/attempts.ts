@@ -219,17 +219,29 @@ async function readPlayerEmail(
   }
 }
 
+function isRefunded(attempt: RefundAttempt): boolean {
+  return attempt.status === "succeeded" || (attempt.status === "resolved" && attempt.resolutionOutcome === "refunded");
+}
+
 /**
  * The outcome of an attempt of the same intent (a double click, a second tab: one refund, its outcome shown). A refund
- * someone else already made from the same review is not shown as this person's: they are told who refunded what and
- * when (refundedByOther), and review the period again to refund more.
+ * someone else made from the same review is not shown as this person's, whether it had landed before they confirmed or
+ * lands while their request waits for it (two people pressing at once): they are told who refunded what and when
+ * (refundedByOther), and review the period again to refund more.
  */
-function joinAttempt(db: Db, attempt: RefundAttempt, actor: RefundActor, drive: DriveOptions) {
-  const refunded =
-    attempt.status === "succeeded" || (attempt.status === "resolved" && attempt.resolutionOutcome === "refunded");
-  if (refunded && attempt.actorId !== actor.id)
+async function joinAttempt(
+  db: Db,
+  attempt: RefundAttempt,
+  actor: RefundActor,
+  drive: DriveOptions,
+): Promise<RefundOutcome> {
+  const someoneElse = attempt.actorId !== actor.id;
+  if (someoneElse && isRefunded(attempt))
     throw new AppError("CONFLICT", refundedByOther(attempt), { field: "amountUsd" });
-  return driveRefundAttempt(db, attempt, drive);
+  const outcome = await driveRefundAttempt(db, attempt, drive);
+  if (someoneElse && isRefunded(outcome.attempt))
+    throw new AppError("CONFLICT", refundedByOther(outcome.attempt), { field: "amountUsd" });
+  return outcome;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actAs } from "../support/next-request";
 import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import type { LeaseClock } from "@/lib/refunds/lease";
 import { REQUESTER, RETRIER, type Ok, type Fail, refundForm, refundReaders } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -11,6 +12,7 @@ const { refundAction, retryRefundAttemptAction } = await import("@/app/(desk)/su
 const { requestRefund } = await import("@/lib/refunds/attempts");
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
 const { findRefundAttempt } = await import("@/db/queries/refunds");
+const { SYSTEM_CLOCK } = await import("@/lib/refunds/lease");
 
 let c: RefundTestContext;
 beforeAll(async () => {
@@ -223,5 +225,59 @@ describe("two people confirming the same review at once", () => {
     await expect(refused).rejects.toThrow(/first@payout-desk\.test/);
     expect(firstOutcome).toMatchObject({ state: "succeeded" });
     expect(amounts(sub, 2)).toEqual(["4.00"]);
+  });
+
+  it("one who presses while the other's call is under way is told who refunded what once it lands", async () => {
+    const sub = SUBS.killBefore;
+    const request = {
+      gameId: GAME_ID,
+      subscriptionId: sub,
+      periodId: periodIdOf(sub, 3),
+      periodSeq: 3,
+      amountUsd: "1.00",
+      remainingBeforeUsd: "10.00",
+      reason: "Player asked",
+    };
+    const first = { id: "u-first", email: "first@payout-desk.test", role: "support" as const };
+    const second = { id: "u-second", email: "second@payout-desk.test", role: "support" as const };
+    // The first person's call is held until the second person's request has joined the attempt and is waiting on it.
+    let calling!: () => void;
+    const called = new Promise<void>((resolve) => {
+      calling = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const made = requestRefund(c.t.db, request, first, {
+      hooks: {
+        beforeCall: async () => {
+          calling();
+          await released;
+        },
+      },
+    });
+    await called;
+    // The second request reads the clock of the hold each time it looks at the attempt it joined, still pending.
+    let waiting!: () => void;
+    const joinedPending = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    const watching: LeaseClock = {
+      ...SYSTEM_CLOCK,
+      leaseNow: (db) => {
+        waiting();
+        return SYSTEM_CLOCK.leaseNow(db);
+      },
+    };
+    const joined = requestRefund(c.t.db, request, second, { clock: watching });
+    await joinedPending;
+    release();
+    await expect(made).resolves.toMatchObject({ state: "succeeded" });
+    await expect(joined).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(joined).rejects.toThrow(/^first@payout-desk\.test refunded USD 1\.00 of this period at /);
+    // The one who pressed first is still shown the refund as theirs when they press again.
+    await expect(requestRefund(c.t.db, request, first)).resolves.toMatchObject({ state: "succeeded" });
+    expect(amounts(sub, 3)).toEqual(["1.00"]);
   });
 });
