@@ -83,24 +83,22 @@ export async function writeChunksToFile<T extends { chunks: AsyncGenerator<Buffe
   const file = createWriteStream(temporary, { flags: "wx", mode: 0o600 });
   await once(file, "open");
   removeIfInterrupted(temporary);
-  // A write that fails (the disk full) while the next rows are read ends the export with its error, never unheard.
-  let failed: Error | null = null;
-  file.on("error", (error) => {
-    failed ??= error;
-  });
+  // The stream reports a failed write both to the write's callback, which ends the export, and as an event.
+  file.on("error", () => {});
+  const written = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => file.write(chunk, (error) => (error ? reject(error) : resolve())));
   let lastReport = Date.now();
   try {
     const started = await start();
     for await (const chunk of started.chunks) {
-      // Thrown into the export, whose audit line then says it failed and why (leaving the loop would say "aborted").
-      if (failed) await started.chunks.throw(failed);
-      if (!file.write(chunk)) await once(file, "drain").catch((error: unknown) => started.chunks.throw(error));
+      // Each chunk is written before the next is asked for, so the last rows' write (the disk full) fails the export
+      // too: thrown into it, its audit line says it failed and why, never that it succeeded.
+      await written(chunk).catch((error: unknown) => started.chunks.throw(error));
       if (options.onProgress && Date.now() - lastReport >= (options.progressEveryMs ?? 1_000)) {
         lastReport = Date.now();
         options.onProgress(started.rows());
       }
     }
-    if (failed) throw failed;
     file.end();
     await once(file, "finish");
     await rename(temporary, target);

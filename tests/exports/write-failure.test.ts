@@ -47,4 +47,22 @@ describe("an export written to a file on a full disk", () => {
     expect(await readdir(folder)).toEqual([]);
     expect(String(told)).toContain("ENOSPC");
   });
+
+  it("fails when only the last rows' write fails, after every row was read", async () => {
+    let told: unknown = null;
+    async function* chunks(): AsyncGenerator<Buffer, void, undefined> {
+      try {
+        // One small page, taken into the file's buffer at once: the disk refuses it only once every row was read.
+        yield Buffer.from("recipient,amount\r\n100001,12.50\r\n");
+      } catch (error) {
+        told = error;
+        throw error;
+      }
+    }
+    const out = path.join(folder, "small.csv");
+    const written = writeChunksToFile(out, async () => ({ chunks: chunks(), rows: () => 1 }));
+    await expect(written).rejects.toThrow("ENOSPC");
+    expect(await readdir(folder)).toEqual([]);
+    expect(String(told)).toContain("ENOSPC");
+  });
 });
