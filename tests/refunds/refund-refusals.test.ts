@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { saveGame } from "@/lib/games/games";
 import { actAs } from "../support/next-request";
-import { form, GAME_ID, periodIdOf, refundEvents, type RefundTestContext, startRefundTest, SUBS } from "./setup";
+import {
+  form,
+  GAME_ID,
+  GAME_SECRET,
+  periodIdOf,
+  refundEvents,
+  type RefundTestContext,
+  startRefundTest,
+  SUBS,
+} from "./setup";
 import { type Ok, type Fail, previewForm, refundReaders, refuseNextRefund, screenRefundForm } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -11,6 +21,7 @@ const { previewRefundAction, refundAction, resolveRefundAttemptAction, retryRefu
 );
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
 const { findRefundAttempt } = await import("@/db/queries/refunds");
+const { requestRefund } = await import("@/lib/refunds/attempts");
 
 let c: RefundTestContext;
 beforeAll(async () => {
@@ -203,6 +214,33 @@ describe("refunds against the emulator", () => {
     });
     const long = (await refundAction(screenRefundForm(SUBS.basic, 1, "1.00", "10.00", "x".repeat(501)))) as Fail;
     expect(long.fieldErrors?.reason).toMatch(/500/);
+  });
+
+  it("refuses, sending nothing, a refund of a subscription the service says is another game's", async () => {
+    // The same service game saved again under another id: its secret answers for g-refunds, not for the copy.
+    const copy = "g-refunds-other";
+    const as = { actor: null, via: "cli" as const };
+    const game = { name: "Another game", environment: "sandbox" as const, baseUrl: c.emulator.url };
+    await saveGame(c.t.db, { id: copy, ...game, secret: GAME_SECRET, webhookSecrets: [] }, { replace: false, as });
+    const request = {
+      gameId: copy,
+      subscriptionId: SUBS.basic,
+      periodId: periodIdOf(SUBS.basic, 2),
+      periodSeq: 2,
+      amountUsd: "1.00",
+      remainingBeforeUsd: "10.00",
+      reason: "Player asked",
+    };
+    await expect(
+      requestRefund(c.t.db, request, { id: "u1", email: "f@x.test", role: "finance" }),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(
+        /^The service answered for game g-refunds, not g-refunds-other: .* Nothing was sent\.$/,
+      ),
+    });
+    expect(refundEvents(c.emulator, SUBS.basic, 2)).toHaveLength(0);
+    expect(await attemptsOf(SUBS.basic)).toHaveLength(0);
   });
 
   it("the reconciler is a registered job that runs every minute", async () => {
