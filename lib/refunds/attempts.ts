@@ -1,5 +1,4 @@
 import "server-only";
-import { z } from "zod";
 import type { Db } from "@/db";
 import { claimRefundAttempt } from "@/db/queries/refund-leases";
 import {
@@ -12,11 +11,9 @@ import {
 import { recordAudit } from "@/lib/audit";
 import { hasRole, ROLES, type Role } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
-import { log } from "@/lib/log";
 import { formatUsd, money, sameAmount } from "@/lib/money";
 import type { ServiceClientConfig } from "@/lib/service/client";
 import { isServiceError } from "@/lib/service/errors";
-import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import type { PeriodReport } from "@/lib/service/schemas";
 import {
@@ -35,6 +32,7 @@ import { refuseWhileOpen } from "./open-attempt";
 import { newClientRequestId, refundIntentKey } from "./intent";
 import { LEASE_MS, SYSTEM_CLOCK } from "./lease";
 import { wasRecipientPaidFor } from "./paid-status";
+import { readPlayerEmail } from "./player-email";
 import { readSupportRefundLimit } from "./settings";
 
 export type RefundActor = { id: string; email: string; role: Role };
@@ -190,41 +188,6 @@ class OverLimitAtInsert extends Error {
   constructor(readonly standing: SupportLimitStanding) {
     super("over the support refund limit");
   }
-}
-
-const playerBlockSchema = z.object({ player_email: z.string().trim().min(3).max(254).includes("@") });
-
-/**
- * The player's email, as the service knows the subscription's player ("include_player (boolean, default false) adds a
- * player block"). Kept with the attempt for the receipt page's links; never taken from what a browser sends. The same
- * answer says which game the subscription is: another game's (that game's secret saved for this one) is refused.
- */
-async function readPlayerEmail(
-  db: Db,
-  gameId: string,
-  subscriptionId: string,
-  clientOverrides: Partial<ServiceClientConfig>,
-): Promise<string | null> {
-  const response = await serviceClientForGame(db, gameId, { ...INTERACTIVE_CLIENT, ...clientOverrides })
-    .then((client) => client.getSubscription(subscriptionId, { includePlayer: true }))
-    .catch((error: unknown) => {
-      // The email only labels the attempt; a refund is not held back because the player could not be read.
-      log.warn("could not read the subscription's player for a refund", {
-        game: gameId,
-        subscription: subscriptionId,
-        error,
-      });
-      return null;
-    });
-  if (!response) return null;
-  // The secret saved for this game is another game's: its subscription is not refunded from this game.
-  if (response.subscription.game_id !== gameId)
-    throw new AppError(
-      "CONFLICT",
-      `${answeredForAnotherGame(response.subscription.game_id, gameId)}. Nothing was sent.`,
-    );
-  const parsed = playerBlockSchema.safeParse(response.player);
-  return parsed.success ? parsed.data.player_email : null;
 }
 
 function isRefunded(attempt: RefundAttempt): boolean {
