@@ -331,7 +331,10 @@ test("[finance] another finance user records a payment marked paid by mistake as
   const mistaken = bankPeople[1];
   await panel.getByRole("button", { name: "Return a payment…" }).click();
   const dialog = page.getByRole("dialog", { name: "Record a payment as returned" });
-  await dialog.getByLabel("Paid statement").selectOption(mistaken?.statementId ?? "");
+  // Each option names the statement's payment as the page showed it: its id and when it was recorded paid.
+  const choice = dialog.getByLabel("Paid statement");
+  const shown = await choice.locator(`option[value^="${mistaken?.statementId}@"]`).getAttribute("value");
+  await choice.selectOption(shown ?? "");
   await dialog.getByLabel("Reason").fill("Marked paid by mistake: the bank never sent it");
   await dialog.getByRole("button", { name: "Record as returned" }).click();
   await expect(dialog).toHaveCount(0);

@@ -227,6 +227,16 @@ test.describe("payout review", () => {
     await page.goto(WINDOW_PATH);
     await confirmDialog(page, "Approve batch", "Approve batch");
     await expect(page.getByText("Approved", { exact: true }).first()).toBeVisible();
+    // A selection with statements not owed (held, carried) marks only the owed ones, and its dialog says so.
+    await page.goto(`${WINDOW_PATH}?sort=payable&dir=desc`);
+    await page.getByRole("checkbox", { name: "Select all rows on this page" }).check();
+    await page.getByRole("button", { name: "Mark selected paid…" }).click();
+    const chosen = page.getByRole("dialog");
+    await expect(chosen.getByRole("heading", { name: /^Record payment of \d+ statements?$/ })).toBeVisible();
+    await expect(chosen.getByText(/^\d+ other selected statements? (is|are) not owed: left out\./)).toBeVisible();
+    await shootTop(page, "finance2-mark-selected-paid");
+    await chosen.getByRole("button", { name: "Cancel" }).click();
+    await page.goto(WINDOW_PATH);
     await confirmDialog(page, "Mark approved paid…", "Record payment", async (d) => {
       await d.getByLabel("Method").selectOption("bank_transfer");
       await d.getByLabel("External reference").fill("WIRE-2026-08-001");

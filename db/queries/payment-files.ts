@@ -190,6 +190,17 @@ export async function cancelPaymentFile(
   return row ?? null;
 }
 
+/** A file's status as it is now, with who cancelled it and when (read under the batch's lock by a cancel refused). */
+export async function getPaymentFileStatus(db: DbOrTrx, params: { gameId: string; fileId: string }) {
+  const row = await db
+    .selectFrom("payment_file")
+    .select(["status", "cancelled_at as cancelledAt", "cancelled_by_email as cancelledBy"])
+    .where("id", "=", params.fileId)
+    .where("game_id", "=", params.gameId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
 /**
  * Counts a download of a file that is not cancelled, on its row (which a cancel updates too, so the two never
  * overlap); false when the file is cancelled or not the game's.

@@ -16,6 +16,7 @@ const LOCKED_COLUMNS = [
   "available_usd",
   "hold_reason",
   "payment_file_id",
+  "state_changed_at",
 ] as const;
 
 /** The statements of a batch given by id, in a state, or all of them, locked for a change. */

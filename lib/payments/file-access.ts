@@ -1,10 +1,11 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { ActingAs } from "@/core/actor";
-import type { Db } from "@/db";
+import type { Db, DbOrTrx } from "@/db";
 import {
   cancelPaymentFile,
   countPaymentFileDownload,
+  getPaymentFileStatus,
   listPaymentFiles,
   type PaymentFileRow,
 } from "@/db/queries/payment-files";
@@ -64,6 +65,23 @@ function refuseCancelled(): never {
   );
 }
 
+/** Why a file asked to be cancelled is not, as it stands under the batch's lock: cancelled already, or settled. */
+async function refuseNotLive(trx: DbOrTrx, params: { gameId: string; fileId: string }): Promise<never> {
+  const now = await getPaymentFileStatus(trx, params);
+  if (now?.status === "cancelled")
+    throw new AppError(
+      "CONFLICT",
+      `This payment file was cancelled meanwhile by ${now.cancelledBy ?? "someone"}` +
+        `${now.cancelledAt ? ` at ${formatInstant(now.cancelledAt)}` : ""}: its statements are payable again. ` +
+        "Nothing more was done.",
+    );
+  throw new AppError(
+    "CONFLICT",
+    "Nothing of this payment file is still in payment: its results were imported, each statement paid or rejected. " +
+      "It is not cancelled; nothing was changed.",
+  );
+}
+
 /**
  * Cancels a live file: its statements still in payment go back to approved, payable again. `downloadsSeen`, the
  * downloads the page showed: a download since (someone may have uploaded it to the provider) refuses the cancel.
@@ -88,7 +106,9 @@ export async function cancelPaymentFileFlow(
       statements: ids,
       // Read before the batch's lock: a statement settled from this file and put into another meanwhile is not
       // this file's to return.
-      check: ({ changed }) => {
+      check: async ({ trx, changed }) => {
+        // A colleague cancelled it, or its results were imported, since it was read: nothing of it is in payment.
+        if (changed.length === 0) await refuseNotLive(trx, { gameId: params.gameId, fileId: file.id });
         if (changed.some((c) => c.payment_file_id !== file.id))
           throw new AppError(
             "CONFLICT",
@@ -103,7 +123,7 @@ export async function cancelPaymentFileFlow(
           reason,
           byEmail: as.actor?.email ?? "system",
         });
-        if (!cancelled) throw new AppError("CONFLICT", `This payment file is ${file.status}, not live.`);
+        if (!cancelled) return refuseNotLive(trx, { gameId: params.gameId, fileId: file.id });
         downloads = cancelled.downloads;
         if (params.downloadsSeen !== undefined && cancelled.downloads > params.downloadsSeen)
           throw new AppError(

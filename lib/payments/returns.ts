@@ -79,7 +79,16 @@ export function returnRows(
 /** Records a paid statement's payment as returned (undoing a wrong "paid"); two people: not who recorded it paid. */
 export async function returnPayment(
   db: Db,
-  params: { gameId: string; statementId: string; reason: string },
+  params: {
+    gameId: string;
+    statementId: string;
+    reason: string;
+    /**
+     * When the statement was recorded paid as the page showed it: refused if it has been paid again since (returned,
+     * then paid by hand or by another file), so the payment undone is the one the person saw.
+     */
+    paidShownAt?: string;
+  },
   as: ActingAs,
 ): Promise<{ amountUsd: string; batchId: string; recipientPlayerId: number }> {
   const reason = params.reason.trim();
@@ -101,6 +110,16 @@ export async function returnPayment(
         if (changed.length === 0)
           throw new AppError("CONFLICT", `The statement is ${statements[0]?.state ?? "gone"}, not paid.`);
         before = await paymentsBeforeReturn(trx, params.gameId, changed);
+        const paidAt = changed[0]?.state_changed_at;
+        if (params.paidShownAt !== undefined && paidAt && paidAt.getTime() !== Date.parse(params.paidShownAt)) {
+          const now = before.get(params.statementId);
+          throw new AppError(
+            "CONFLICT",
+            `The statement was paid again since this page was drawn (now as ${now?.reference ?? "another payment"}` +
+              `${now?.paidOn ? ` on ${now.paidOn}` : ""}): nothing was recorded. Look at its payment again before ` +
+              "recording it returned.",
+          );
+        }
         // Bound to the person: the rule in force now (a team of one, the rule off, records its own payment's return).
         const { twoPersonRule } = await readPayoutSettings(trx);
         if (twoPersonRule && before.get(params.statementId)?.paidById === actorId)

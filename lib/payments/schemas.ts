@@ -98,7 +98,21 @@ export const importResultsSchema = z.object({
   ),
 });
 
+/** A paid statement as the return dialog showed it: its id and when it was recorded paid ("<id>@<instant>"). */
+const PAYMENT_SHOWN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}@\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/i;
+
 export const returnPaymentSchema = z.object({
-  statementId: z.uuid({ message: "is not a statement id" }),
+  payment: z
+    .string()
+    .trim()
+    .regex(PAYMENT_SHOWN, { message: "is not a paid statement shown on this page", abort: true })
+    .refine((v) => !Number.isNaN(Date.parse(v.slice(v.indexOf("@") + 1))), {
+      message: "is not a paid statement shown on this page",
+      abort: true,
+    })
+    .transform((v) => ({
+      statementId: v.slice(0, v.indexOf("@")).toLowerCase(),
+      paidShownAt: v.slice(v.indexOf("@") + 1),
+    })),
   reason: z.string().trim().min(5, { message: "say why the payment is undone (at least 5 characters)" }).max(500),
 });

@@ -2,13 +2,16 @@ import "server-only";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
+import type { LockedStatement } from "@/db/queries/payout-statements";
+import type { PayoutStatementState } from "@/db/tables/payouts";
 import { AppError } from "@/lib/errors";
+import { formatCount } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
 import { openFlagsOf, readBatchFlags } from "./flags";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
 import { iteratePayoutStatements } from "./statements";
-import { describeFlags, transition } from "./transition";
+import { describeFlags, type Skipped, transition } from "./transition";
 import { refusePaidOnBefore } from "./paid-on";
 
 type Target = { gameId: string; batchId: string };
@@ -120,6 +123,36 @@ function summary(
   };
 }
 
+/** How a statement chosen to be marked paid has moved since the page was drawn. */
+const MOVED: Partial<Record<PayoutStatementState, string>> = {
+  paid: "recorded paid",
+  in_payment: "in a payment file",
+  held: "held",
+  draft: "back in draft",
+  carried: "carried forward",
+};
+
+/**
+ * Statements chosen as paid are paid outside the desk already: one a colleague recorded paid, put in a payment file or
+ * held since the page was drawn is named, and nothing is recorded, rather than the others recorded and it left unsaid
+ * (paid twice, or owed and paid again).
+ */
+function refuseChosenNoLongerOwed(statements: readonly LockedStatement[], skipped: readonly Skipped[]): void {
+  if (skipped.length === 0) return;
+  const stateOf = new Map(statements.map((s) => [s.id, s.state]));
+  const named = skipped.slice(0, 5).map((s) => {
+    const state = stateOf.get(s.id);
+    return `${s.recipientPlayerId} ${(state && MOVED[state]) ?? s.reason}`;
+  });
+  const more = skipped.length > 5 ? `; ${formatCount(skipped.length - 5)} more` : "";
+  throw new AppError(
+    "CONFLICT",
+    `Nothing was recorded: statements chosen changed since this page was drawn (${named.join("; ")}${more}). ` +
+      "If you paid them, look at each first: one recorded paid or in a payment file is paid there too. Choose again " +
+      "from the page as it is now.",
+  );
+}
+
 /**
  * Records payment of approved statements of an approved batch (the ones given, or all of them): the date paid, the
  * method and the external reference. The amount paid is the statement's payable, never typed. Returns the ids of the
@@ -155,7 +188,8 @@ export async function markStatementsPaid(
           "some): the figures are shown again; look at them before recording payment.",
       ),
       payment: { paidOn, method, reference },
-      check: ({ changed, batch }) => {
+      check: ({ changed, skipped, statements, batch }) => {
+        if (params.ids) refuseChosenNoLongerOwed(statements, skipped);
         if (changed.length === 0) throw new AppError("CONFLICT", "No approved statement left to mark paid.");
         // Not the approval: a payment made outside the desk before it (a studio recording past payouts) is real.
         refusePaidOnBefore(paidOn, batch.window_start, "the window began");

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { Db } from "@/db";
 import { cancelPaymentFile } from "@/db/queries/payment-files";
+import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
 import { cancelPaymentFileFlow, downloadPaymentFile, listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
+import { importResults } from "@/lib/payments/results";
 import { GAME, web } from "../payouts/fixtures";
 import { waitFor } from "../support/wait";
 import { approvedBatch, approver, preparer, statesOf, setUpPaymentsDatabase } from "./support";
@@ -98,15 +100,74 @@ describe("downloading and cancelling a payment file", () => {
       .execute();
     expect(audited).toHaveLength(0);
   });
+
+  it("[finance] two cancels of one file at once: one cancels it, the other is told by whom", async () => {
+    const batchId = await approvedBatch(db, "2026-05", { 4: "30.00" });
+    await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    const file = await fileOf(batchId);
+    const outcomes: Promise<unknown>[] = [];
+    await db.transaction().execute(async (trx) => {
+      // The batch is busy (a results import, say): both cancels have read the file live and wait for its lock.
+      await lockPayoutsOfGame(trx, GAME);
+      for (const who of [preparer, approver])
+        outcomes.push(
+          cancelPaymentFileFlow(db, { gameId: GAME, fileId: file.id, reason: "wrong method" }, web(who)).then(
+            (done) => done,
+            (error: unknown) => error,
+          ),
+        );
+      await waitForLockWait(db, 2);
+    });
+    const [first, second] = await Promise.all(outcomes);
+    const refused = [first, second].find((o) => o instanceof Error);
+    const cancelled = [first, second].find((o) => !(o instanceof Error));
+    expect(cancelled).toEqual({ returnedToApproved: 1 });
+    expect(refused).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(
+        /^This payment file was cancelled meanwhile by \S+@payout-desk\.test at .*Nothing more was done\.$/,
+      ),
+    });
+    expect(await statesOf(db, batchId)).toEqual({ 4: "approved" });
+  });
+
+  it("[finance] refuses to cancel a file whose results paid every statement before it was completed", async () => {
+    const batchId = await approvedBatch(db, "2026-06", { 5: "60.00" });
+    await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    const file = await fileOf(batchId);
+    const item = await db
+      .selectFrom("payment_file_item")
+      .select("reference")
+      .where("file_id", "=", file.id)
+      .executeTakeFirstOrThrow();
+    const header = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
+    const text = `${header}\r\n${item.reference},TX-5,SUCCESS,-60.00,USD,0.25,`;
+    const imported = await importResults(
+      db,
+      { gameId: GAME, batchId, format: "paypal", text, dryRun: false },
+      web(approver),
+    );
+    expect(imported.applied.paid).toBe(1);
+    // The moment between the import paying the file's statements and marking the file complete.
+    await db.updateTable("payment_file").set({ status: "live" }).where("id", "=", file.id).execute();
+    await expect(
+      cancelPaymentFileFlow(db, { gameId: GAME, fileId: file.id, reason: "wrong execution date" }, web(preparer)),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/^Nothing of this payment file is still in payment: its results were imported/),
+    });
+    expect((await fileOf(batchId)).status).toBe("live");
+    expect(await statesOf(db, batchId)).toEqual({ 5: "paid" });
+  });
 });
 
-/** Until another connection waits for a row lock (the download's update of the file's row). */
-function waitForLockWait(database: Db): Promise<unknown> {
+/** Until other connections wait for a lock (the download's update of the file's row, or the batch's lock). */
+function waitForLockWait(database: Db, waiting = 1): Promise<unknown> {
   return waitFor(
     async () => {
       const rows = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where wait_event_type = 'Lock' and datname = current_database()`.execute(database);
-      return (rows.rows[0]?.n ?? 0) > 0;
+      return (rows.rows[0]?.n ?? 0) >= waiting;
     },
     { within: 5_000, every: 25, what: "the download to wait for the file's row" },
   );

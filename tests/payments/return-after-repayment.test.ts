@@ -23,7 +23,7 @@ const third = { id: "u-third", email: "third@payout-desk.test" };
 async function statementOf(recipient: number, batch = batchId) {
   return db
     .selectFrom("payout_statement")
-    .select(["id", "state", "provider_reference", "payment_file_id", "payment_reference"])
+    .select(["id", "state", "provider_reference", "payment_file_id", "payment_reference", "state_changed_at"])
     .where("batch_id", "=", batch)
     .where("recipient_player_id", "=", String(recipient))
     .executeTakeFirstOrThrow();
@@ -85,6 +85,16 @@ describe("a report read again after a statement was paid anew", () => {
     expect(await sentIn(fileB, 1)).not.toBe(await sentIn(fileA, 1));
     expect((await apply(await report(fileB, [[1, "TX-2", "SUCCESS", "-100.00"]]))).applied.paid).toBe(1);
     expect(await statementOf(1)).toMatchObject({ state: "paid", payment_reference: "TX-2" });
+
+    // A return asked from a page drawn while the first payment stood undoes nothing: the statement was paid again.
+    const shownFirst = { statementId: first.id, paidShownAt: first.state_changed_at.toISOString() };
+    await expect(
+      returnPayment(db, { gameId: GAME, ...shownFirst, reason: "PayPal says it came back" }, web(approver)),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/^The statement was paid again since this page was drawn \(now as TX-2 on /),
+    });
+    expect((await statementOf(1)).state).toBe("paid");
 
     // The first file's report, read now, lists the return recorded by hand: it is not applied to the new payment.
     const earlier = await report(fileA, [[1, "TX-1R", "RETURNED", "-100.00"]]);

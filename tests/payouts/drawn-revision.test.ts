@@ -91,4 +91,46 @@ describe("approving and paying what the page showed", () => {
         .sort(),
     ).toEqual([7201, 7202]);
   });
+
+  it("refuses statements chosen as paid when one moved since the page was drawn, recording none", async () => {
+    await insertSnapshot(db, {
+      window: "2026-05",
+      recipients: [
+        { id: 7301, gross: "30.00" },
+        { id: 7302, gross: "40.00" },
+        { id: 7303, gross: "50.00" },
+      ],
+    });
+    const { batchId } = await prepareMonth(db, "2026-05");
+    await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
+    await approvePayoutBatch(db, { gameId: GAME, batchId }, web(approver));
+    const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
+    const chosen = [7301, 7302, 7303].map((id) => recipientStatement(statements, id).id);
+    // A colleague records one paid and holds another while the first person pays all three outside the desk.
+    const colleague = { paidOn: "2026-05-28", method: "bank_transfer" as const, reference: "WIRE-B" };
+    await markStatementsPaid(db, { gameId: GAME, batchId, ids: [chosen[0] as string], ...colleague }, web(preparer));
+    await holdStatements(
+      db,
+      { gameId: GAME, batchId, ids: [chosen[1] as string], reason: "Bank queried" },
+      web(preparer),
+    );
+    const payment = { paidOn: "2026-05-28", method: "bank_transfer" as const, reference: "WIRE-A" };
+    await expect(
+      markStatementsPaid(db, { gameId: GAME, batchId, ids: chosen, ...payment }, web(approver)),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(
+        /^Nothing was recorded: statements chosen changed since this page was drawn \(7301 recorded paid; 7302 held\)/,
+      ),
+    });
+    const after = await listPayoutStatements(db, { gameId: GAME, batchId });
+    expect(after.map((s) => [s.recipientPlayerId, s.state]).sort()).toEqual([
+      [7301, "paid"],
+      [7302, "held"],
+      [7303, "approved"],
+    ]);
+    await expect(
+      markStatementsPaid(db, { gameId: GAME, batchId, ids: [chosen[2] as string], ...payment }, web(approver)),
+    ).resolves.toMatchObject({ paid: 1, amountUsd: "50.00" });
+  });
 });

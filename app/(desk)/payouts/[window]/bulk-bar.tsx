@@ -21,6 +21,7 @@ function withIds(action: ServerAction, batchId: string, ids: string[]): (form: F
 
 export function BulkBar({
   ids,
+  payableIds,
   batch,
   offers,
   actions,
@@ -29,6 +30,11 @@ export function BulkBar({
   onResult,
 }: {
   ids: string[];
+  /**
+   * The selected statements the page shows as owed (approved or returned): the only ones sent to be marked paid, so
+   * one that moved since (a colleague paid, filed or held it) is refused by name instead of quietly left out.
+   */
+  payableIds: string[];
   batch: { id: string; status: string; gameId: string };
   offers: OfferedAction[];
   actions: BulkActions;
@@ -40,7 +46,7 @@ export function BulkBar({
   const noun = countOf(n, "statement");
   const blocked = offers.filter((o) => o.verdict.kind === "blocked");
   const button = (o: OfferedAction) => {
-    const run = (action: ServerAction) => withIds(action, batch.id, ids);
+    const run = (action: ServerAction) => withIds(action, batch.id, o.action === "mark_paid" ? payableIds : ids);
     if (o.verdict.kind !== "allowed") {
       return (
         <Button key={o.action} size="sm" disabled aria-describedby={`bulk-why-${o.action}`}>
@@ -52,7 +58,11 @@ export function BulkBar({
       <StatementActionDialog
         key={o.action}
         action={o.action}
-        text={bulkText(o.action, noun, batch.status)}
+        text={
+          o.action === "mark_paid"
+            ? markPaidText(countOf(payableIds.length, "statement"), n - payableIds.length)
+            : bulkText(o.action, noun, batch.status)
+        }
         run={run(actions[o.action])}
         onConfirmed={onResult}
         size="sm"
@@ -133,13 +143,22 @@ function bulkText(action: StatementAction, noun: string, batchStatus: string): S
         reasonHint: "Why this balance is paid with the recipient's next statement instead.",
       };
     case "mark_paid":
-      return {
-        label,
-        variant: "primary",
-        title: `Record payment of ${noun}`,
-        description: "Only approved statements are marked; each is paid exactly its payable amount.",
-        confirmLabel: "Record payment",
-        pendingLabel: "Recording…",
-      };
+      return markPaidText(noun, 0);
   }
+}
+
+/** Marking paid names only the statements owed; others selected (paid, in a file, held) are said to be left out. */
+function markPaidText(noun: string, notOwed: number): StatementDialogText {
+  const left =
+    notOwed === 0
+      ? ""
+      : `${countOf(notOwed, "other selected statement")} ${notOwed === 1 ? "is" : "are"} not owed: left out. `;
+  return {
+    label: BULK_LABELS.mark_paid,
+    variant: "primary",
+    title: `Record payment of ${noun}`,
+    description: `${left}Each statement is paid exactly its payable amount.`,
+    confirmLabel: "Record payment",
+    pendingLabel: "Recording…",
+  };
 }

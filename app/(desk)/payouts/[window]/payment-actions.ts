@@ -155,7 +155,7 @@ export const returnPaymentAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const out = await returnPayment(db, { gameId: game.id, ...input }, web(user));
+    const out = await returnPayment(db, { gameId: game.id, ...input.payment, reason: input.reason }, web(user));
     const emails = await emailChangedStatements(game.id, out.batchId, web(user), new Set([out.recipientPlayerId]));
     revalidatePayouts();
     return {

@@ -227,6 +227,13 @@ export function CancelFileButton(props: {
   );
 }
 
+type PaidShown = { id: string; label: string; paidAt: string };
+
+/** The payment a return names: the statement and when it was recorded paid, as the page showed it. */
+function paymentShown(p: PaidShown): string {
+  return `${p.id}@${p.paidAt}`;
+}
+
 /**
  * Records a paid payment as returned (one that came back, or undoing a wrong "paid"), with a reason, by someone other
  * than who recorded it: one of the listed paid statements (the window page), or the one statement of a recipient's
@@ -234,7 +241,8 @@ export function CancelFileButton(props: {
  */
 export function ReturnPaymentButton(props: {
   action: ServerAction;
-  paid: { id: string; label: string }[];
+  /** Each paid statement offered, with when it was recorded paid (a payment made again since is refused). */
+  paid: PaidShown[];
   triggerLabel?: string;
   /** The game the page was shown for. */
   gameId: string;
@@ -262,17 +270,17 @@ export function ReturnPaymentButton(props: {
         <div className="flex flex-col gap-3">
           {only ? (
             <p className="text-sm text-ink">
-              <input type="hidden" name="statementId" value={only.id} />
+              <input type="hidden" name="payment" value={paymentShown(only)} />
               Paid statement: {only.label}
             </p>
           ) : (
-            <Field label="Paid statement" error={errors.statementId} required>
+            <Field label="Paid statement" error={errors.payment} required>
               {(control) => (
                 <Select
                   {...control}
-                  name="statementId"
-                  defaultValue={typed.statementId}
-                  options={props.paid.map((p) => ({ value: p.id, label: p.label }))}
+                  name="payment"
+                  defaultValue={typed.payment}
+                  options={props.paid.map((p) => ({ value: paymentShown(p), label: p.label }))}
                 />
               )}
             </Field>

@@ -218,7 +218,7 @@ export async function PaymentFilesSection(props: {
               <ReturnPaymentButton
                 action={returnPaymentAction}
                 gameId={gameId}
-                paid={returnable.map((s) => ({ id: s.id, label: paidStatementLabel(s) }))}
+                paid={returnable.map((s) => ({ id: s.id, label: paidStatementLabel(s), paidAt: s.stateChangedAt }))}
               />
             ) : null}
             {paid.length === RETURNABLE_SHOWN ? (

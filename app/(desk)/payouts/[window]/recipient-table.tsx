@@ -9,7 +9,12 @@ import { FilterSelect } from "@/app/_components/data-table/filter-select";
 import { Badge } from "@/app/_components/ui/badge";
 import { TextLink } from "@/app/_components/ui/text-link";
 import type { PayoutTableRow } from "@/db/queries/payouts";
-import { type BatchContext, offersForSelection, type StatementFacts } from "@/lib/payouts/offered-actions";
+import {
+  type BatchContext,
+  offersForSelection,
+  type StatementFacts,
+  statementVerdict,
+} from "@/lib/payouts/offered-actions";
 import type { TableState } from "@/lib/table-state";
 import { type BulkActions, BulkBar } from "./bulk-bar";
 import { FlagBadges, STATE_LABELS } from "@/app/_components/payouts/flag-badges";
@@ -241,6 +246,10 @@ export function RecipientTable(props: RecipientTableProps) {
                 ids.length === 0 ? null : (
                   <BulkBar
                     ids={ids}
+                    payableIds={ids.filter((id) => {
+                      const f = rowFacts.get(id);
+                      return Boolean(context && f && statementVerdict("mark_paid", context, f).kind === "allowed");
+                    })}
                     batch={batch}
                     offers={
                       context

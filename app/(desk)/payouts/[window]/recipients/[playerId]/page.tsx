@@ -178,7 +178,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   <ReturnPaymentButton
                     action={returnPaymentAction}
                     gameId={game.id}
-                    paid={[{ id: statement.id, label: paidStatementLabel(statement) }]}
+                    paid={[
+                      { id: statement.id, label: paidStatementLabel(statement), paidAt: statement.stateChangedAt },
+                    ]}
                     triggerLabel="Record as returned…"
                   />
                 )
