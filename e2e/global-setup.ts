@@ -12,6 +12,8 @@ import { createDb } from "../db/index";
 import { migrateToLatest } from "../db/migrate";
 import { CRAWL_MONTH, E2E_PASSWORD, E2E_USERS, userFor } from "./fixtures/users";
 import { registerDemoGame, seedDemoIssuer } from "../bin/demo";
+import { DEFAULT_AUTOMATION } from "../core/game-automation";
+import { updateGameAutomation } from "../db/queries/webhooks";
 import { DEMO_GAME_ID, DEMO_WEBHOOK_SECRET } from "../emulator/scenario/demo";
 import { startEmulator } from "../emulator/server";
 import { SLACK } from "./fixtures/slack";
@@ -114,6 +116,13 @@ async function startAll(stops: Stop[]): Promise<void> {
     for (const user of E2E_USERS)
       users.push(await createUser(db, { ...user, password: E2E_PASSWORD }, { actor: null, via: "cli" }));
     await registerDemoGame(db, emulator.url, { pacing: "off" });
+    // No pulls by the clock (the hour's scheduled pulls of this month, or the last one early in a month): every
+    // snapshot a spec reads is one a spec asked for, whatever the day the suite runs.
+    await updateGameAutomation(db, DEMO_GAME_ID, {
+      ...DEFAULT_AUTOMATION,
+      pullPreviousMonth: false,
+      pullCurrentMonthDaily: false,
+    });
     await seedDemoIssuer(db);
   } finally {
     await db.destroy();

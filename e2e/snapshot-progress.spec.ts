@@ -23,7 +23,7 @@ test("[finance] a pull's card and its window's row show the same progress, and t
   await admin("/faults", {
     route: "/api/subscriptions/reporting/attribution",
     fault: "429",
-    retry_after: 20,
+    retry_after: 20 * SLACK,
     count: 1,
   });
 

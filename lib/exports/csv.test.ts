@@ -1,6 +1,7 @@
 import { parse } from "csv-parse/sync";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { SLACK } from "@/tests/support/slack";
 import { csvOutput, type ExportColumn, type ExportRow, formatRow, neutraliseText, restoreText } from "./csv";
 
 const COLUMNS: ExportColumn[] = [
@@ -140,7 +141,7 @@ describe("csvOutput", () => {
     }
     const out = csvOutput(COLUMNS, pages(), { bom: false });
     for await (const _chunk of out.chunks) break;
-    await vi.waitFor(() => expect(finished).toBe(true));
+    await vi.waitFor(() => expect(finished).toBe(true), { timeout: 10_000 * SLACK });
     // Only what the buffers between the pages and the reader hold (about 64 KB of output) was read ahead.
     expect(pagesRead).toBeLessThan(50);
   });

@@ -145,13 +145,13 @@ describe("the lines file read by COPY", () => {
       expect(page.ends.length).toBeGreaterThan(0);
       break;
     }
-    await vi.waitFor(() => expect(inUse()).toBe(0));
+    await vi.waitFor(() => expect(inUse()).toBe(0), { timeout: 10_000 * SLACK });
   });
 
   it("refuses a decimal that is not a number, as the CSV writer does", async () => {
     await expect(fileOf(linePages(t.db, { gameId: GAME, snapshotId: nanSnapshotId }))).rejects.toThrow(
       /column amount_usd holds NaN, not a decimal number/,
     );
-    await vi.waitFor(() => expect(inUse()).toBe(0));
+    await vi.waitFor(() => expect(inUse()).toBe(0), { timeout: 10_000 * SLACK });
   });
 });

@@ -5,6 +5,7 @@ import { GET } from "@/app/api/exports/[kind]/route";
 import { linesExport } from "@/lib/exports/lines";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAnonymously, actAs } from "../support/next-request";
+import { SLACK } from "../support/slack";
 import { signInAs } from "../support/users";
 import { addGame, insertSnapshot, type LineInput } from "./fixture";
 
@@ -175,8 +176,9 @@ describe("GET /api/exports/[kind]", () => {
     const first = await reader.read();
     expect(first.done).toBe(false);
     await reader.cancel();
-    await vi.waitFor(async () =>
-      expect((await auditOf(exportId)).map((a) => a.outcome)).toEqual(["started", "aborted"]),
+    await vi.waitFor(
+      async () => expect((await auditOf(exportId)).map((a) => a.outcome)).toEqual(["started", "aborted"]),
+      { timeout: 10_000 * SLACK },
     );
     const detail = (await auditOf(exportId))[1]!.detail as { rows: number };
     expect(detail.rows).toBeLessThan(12_345);

@@ -3,11 +3,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { poolOf } from "@/db";
 import { type Cells, streamKeysetCells } from "@/lib/exports/stream";
 import { createTestDatabase, type TestDatabase } from "../support/db";
+import { SLACK } from "../support/slack";
 
 /**
  * The streamed keyset read behind the renewal-line export: every row once and in key order across page
  * boundaries, and its connection back in the pool however the reader stops.
  */
+
+const WAIT = { timeout: 10_000 * SLACK };
 
 let t: TestDatabase;
 
@@ -117,8 +120,8 @@ describe("streamKeysetCells", () => {
         if (paused) {
           paused = false;
           // A reader that stalls after its first batch: the read stops after the page behind the one being read.
-          await vi.waitFor(() => expect(pages).toBe(2));
-          await vi.waitFor(() => expect(inUse()).toBe(0));
+          await vi.waitFor(() => expect(pages).toBe(2), WAIT);
+          await vi.waitFor(() => expect(inUse()).toBe(0), WAIT);
           await new Promise((resolve) => setTimeout(resolve, 200));
           expect(pages).toBe(2);
         }
