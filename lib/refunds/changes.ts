@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
+import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
 import { recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
@@ -21,18 +22,52 @@ import type { Actor } from "@/core/actor";
  * log holds a line the database would not take, so a change the service made is never reported as failed).
  */
 
-async function runChange<T>(
+/** The lock a change of one subscription holds from its check of what the page showed to the service's answer. */
+export function subscriptionChangeKey(gameId: string, subscriptionId: string): string {
+  return `subscription-change|${gameId}|${subscriptionId}`;
+}
+
+/**
+ * Runs one change of a subscription while no other change of it runs on any instance: two changes at once (a price set
+ * by two people, a cancel beside a price change) would each pass the check of what its page showed, and both be told
+ * done though the service kept only the last. The second is refused, sending nothing.
+ */
+async function oneChangeAtATime<T>(db: Db, gameId: string, subscriptionId: string, change: () => Promise<T>) {
+  return db.connection().execute(async (conn) => {
+    const key = subscriptionChangeKey(gameId, subscriptionId);
+    if (!(await tryAdvisoryLock(conn, key)))
+      throw new AppError(
+        "CONFLICT",
+        "Someone else is changing this subscription right now: nothing was sent. Look at it again in a moment: the " +
+          "page then shows what they changed.",
+      );
+    try {
+      return await change();
+    } finally {
+      await releaseAdvisoryLock(conn, key);
+    }
+  });
+}
+
+type ChangeEntry = {
+  actor: Actor;
+  action: string;
+  gameId: string;
+  subscriptionId: string;
+  request: Record<string, unknown>;
+  /** What the page showed of the subscription (subscriptionSeen): refused before the call when it moved since. */
+  seen?: string;
+};
+type Call<T> = (client: Awaited<ReturnType<typeof serviceClientForGame>>) => Promise<T>;
+
+function runChange<T>(db: Db, entry: ChangeEntry, call: Call<T>, summarize: (result: T) => Record<string, unknown>) {
+  return oneChangeAtATime(db, entry.gameId, entry.subscriptionId, () => applyChange(db, entry, call, summarize));
+}
+
+async function applyChange<T>(
   db: Db,
-  entry: {
-    actor: Actor;
-    action: string;
-    gameId: string;
-    subscriptionId: string;
-    request: Record<string, unknown>;
-    /** What the page showed of the subscription (subscriptionSeen): refused before the call when it moved since. */
-    seen?: string;
-  },
-  call: (client: Awaited<ReturnType<typeof serviceClientForGame>>) => Promise<T>,
+  entry: ChangeEntry,
+  call: Call<T>,
   summarize: (result: T) => Record<string, unknown>,
 ): Promise<T> {
   const client = await serviceClientForGame(db, entry.gameId, { timeoutMs: 20_000 });

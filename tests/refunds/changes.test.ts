@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { saveGame } from "@/lib/games/games";
 import { formatUsd } from "@/lib/money";
-import { cancelSubscription } from "@/lib/refunds/changes";
+import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
+import { cancelSubscription, subscriptionChangeKey } from "@/lib/refunds/changes";
 import { actAs } from "../support/next-request";
 import { form, GAME_ID, GAME_SECRET, type RefundTestContext, seenOf, startRefundTest, SUBS } from "./setup";
 
@@ -217,6 +218,37 @@ describe("price and payment method (finance)", () => {
     expect(unread).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
     expect(unread.message).toMatch(/^The service did not give the subscription to check before the change \(HTTP 503/);
     expect(await auditOf(SUBS.card)).toHaveLength(changes);
+  });
+
+  it("[finance] two changes of one subscription at once: one is made, the other refused, sending nothing", async () => {
+    actAs(c.sessions.finance);
+    const changes = (await auditOf(SUBS.card)).length;
+    const drawn = await seen(SUBS.card);
+    // While another request is changing it (on any instance), a change is refused before anything is read or sent.
+    await c.t.db.connection().execute(async (conn) => {
+      const key = subscriptionChangeKey(GAME_ID, SUBS.card);
+      expect(await tryAdvisoryLock(conn, key)).toBe(true);
+      try {
+        const refused = (await changeAmountAction(
+          form({ subscriptionId: SUBS.card, seen: drawn, amountUsd: "12.00" }),
+        )) as Result;
+        expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
+        expect(refused.message).toMatch(/^Someone else is changing this subscription right now: nothing was sent\./);
+      } finally {
+        await releaseAdvisoryLock(conn, key);
+      }
+    });
+    expect(await auditOf(SUBS.card)).toHaveLength(changes);
+    // Two prices set at once from pages showing the same subscription: one is staged, the other refused.
+    const both = (await Promise.all(
+      ["12.00", "15.00"].map((amountUsd) =>
+        changeAmountAction(form({ subscriptionId: SUBS.card, seen: drawn, amountUsd })),
+      ),
+    )) as Result[];
+    expect(both.map((r) => r.ok).sort()).toEqual([false, true]);
+    const made = both.findIndex((r) => r.ok);
+    expect(formatUsd(String(subscription(SUBS.card).pendingAmountUsd))).toBe(made === 0 ? "12.00" : "15.00");
+    expect(await auditOf(SUBS.card)).toHaveLength(changes + 1);
   });
 
   it("a change the service applied is reported applied though the audit log would not take its line", async () => {
