@@ -144,6 +144,15 @@ describe("refunds against the emulator", () => {
     ).toMatchObject({
       ok: true,
     });
+    // A colleague settling it from a page drawn before is told who settled it first, as what, and why.
+    const again = (await resolveRefundAttemptAction(
+      form({ attemptId: attempt!.id, outcome: "refunded", note: "The player's bank shows it refunded." }),
+    )) as Fail;
+    expect(again).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(again.message).toMatch(
+      /^\S+@\S+ settled this attempt first at .+, finding nothing refunded \(their note: “/,
+    );
+    expect(again.message).toContain("(ticket 4411).”). Nothing was changed;");
     expect((await auditOf(SUBS.attention)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
       "refund.request:pending",
       "refund.call:needs_attention",

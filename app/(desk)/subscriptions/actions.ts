@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { getDb } from "@/db";
+import { type Db, getDb } from "@/db";
 import { findRefundAttempt } from "@/db/queries/refunds";
 import { defineAction } from "@/lib/actions";
 import { hasRole } from "@/lib/auth/roles";
@@ -135,6 +135,22 @@ export const refundAction = defineAction(
   },
 );
 
+/** Why an attempt was not marked settled: a colleague settled it first (saying how), or it needs no settling. */
+async function notSettledWhy(db: Db, gameId: string, attemptId: string): Promise<string> {
+  const now = await findRefundAttempt(db, gameId, attemptId);
+  if (now?.status === "resolved") {
+    const found =
+      now.resolutionOutcome === "refunded" ? `${formatUsdText(now.amountUsd)} refunded` : "nothing refunded";
+    const at = now.completedAt ? ` at ${formatUtcDateTime(now.completedAt.toISOString())}` : "";
+    return (
+      `${now.resolvedBy ?? "Someone"} settled this attempt first${at}, finding ${found} ` +
+      `(their note: “${now.resolutionNote ?? ""}”). Nothing was changed; if what you found differs, look into it ` +
+      "with them and the service."
+    );
+  }
+  return "Only an attempt that needs manual attention can be marked settled.";
+}
+
 /** Calls the service again for a pending attempt, with its stored key and parameters. */
 export const retryRefundAttemptAction = defineAction(
   { name: "retryRefundAttempt", role: "support", input: z.object({ attemptId: attemptIdSchema }) },
@@ -181,7 +197,7 @@ export const resolveRefundAttemptAction = defineAction(
       { gameId: game.id, attemptId, outcome, note },
       { actor: user, via: "web" },
     );
-    if (!resolved) throw new AppError("CONFLICT", "Only an attempt that needs manual attention can be marked settled.");
+    if (!resolved) throw new AppError("CONFLICT", await notSettledWhy(db, game.id, attemptId));
     revalidatePath("/subscriptions", "layout");
     return {
       ok: true,
