@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "@/db";
+import { lockForTransaction } from "@/db/queries/locks";
 import {
   countAdminUsers,
   deleteUserAccess,
@@ -41,6 +42,14 @@ export type NewUser = z.input<typeof newUserSchema>;
  */
 export async function createUser(db: Db, input: NewUser, as: ActingAs): Promise<UserRow> {
   const data = newUserSchema.parse(input);
+  // One creation of an email at a time (two admins adding the same person): the second finds the first's user.
+  return db.transaction().execute(async (trx) => {
+    await lockForTransaction(trx, `user-create|${data.email}`);
+    return createUserNow(db, data, as);
+  });
+}
+
+async function createUserNow(db: Db, data: z.output<typeof newUserSchema>, as: ActingAs): Promise<UserRow> {
   if (await findUserIdByEmail(db, data.email))
     throw new AppError("CONFLICT", `A user with email ${data.email} already exists.`, { field: "email" });
   // The sign-in library loads only here: the command line's other commands and the pages that list users start

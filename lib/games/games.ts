@@ -1,6 +1,7 @@
 import "server-only";
 import { cache } from "react";
-import type { Db } from "@/db";
+import type { Db, Trx } from "@/db";
+import { lockForTransaction } from "@/db/queries/locks";
 import {
   findGame,
   type GameSummary,
@@ -51,6 +52,8 @@ export async function saveGame(
   const [current, previous] = game.webhookSecrets;
   const saved = await inTransaction(db, async (trx) => {
     const key = await sealingKey(trx);
+    // One save of a game id at a time: a game added twice at once is added by the first, the second told it exists.
+    await lockForTransaction(trx as Trx, `game-save|${game.id}`);
     const exists = (await lockGameWebhookSecret(trx, game.id)) !== undefined;
     if (exists && !options.replace) throw new AppError("CONFLICT", `Game ${game.id} already exists.`, { field: "id" });
     const before = exists ? await findGame(trx, game.id) : null;

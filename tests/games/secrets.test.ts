@@ -75,3 +75,31 @@ describe("roles", () => {
     expect(admins).toHaveLength(1);
   });
 });
+
+describe("two admins adding the same at once", () => {
+  const CLI = { actor: null, via: "cli" } as const;
+
+  it("add one game: the other admin is told it exists", async () => {
+    const game = { ...GAME, id: "g-added-twice" };
+    const outcomes = await Promise.allSettled([1, 2].map(() => saveGame(t.db, game, { replace: false, as: CLI })));
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(outcomes.find((o) => o.status === "rejected")?.reason).toMatchObject({
+      code: "CONFLICT",
+      message: "Game g-added-twice already exists.",
+    });
+  });
+
+  it("make one user: the other admin is told the email exists", async () => {
+    const person = { email: "twice@payout-desk.test", role: "support" as const };
+    const outcomes = await Promise.allSettled(
+      ["first-password-1", "second-password-2"].map((password) => createUser(t.db, { ...person, password }, CLI)),
+    );
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(outcomes.find((o) => o.status === "rejected")?.reason).toMatchObject({
+      code: "CONFLICT",
+      message: "A user with email twice@payout-desk.test already exists.",
+    });
+    const made = await t.db.selectFrom("auth_user").select("id").where("email", "=", person.email).execute();
+    expect(made).toHaveLength(1);
+  });
+});
