@@ -262,6 +262,16 @@ export async function listStatementDeliveries(db: DbOrTrx, params: { gameId: str
 
 export type DeliveryRow = RowOf<typeof listStatementDeliveries>;
 
+/** How many emails of a statement were ever queued (each send, whatever became of it). */
+export async function countStatementSends(db: DbOrTrx, statementId: string): Promise<number> {
+  const row = await db
+    .selectFrom("statement_delivery")
+    .select((eb) => eb.fn.count<string>("send_id").distinct().as("n"))
+    .where("statement_id", "=", statementId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 export async function markDeliveryFailed(
   db: DbOrTrx,
   params: {

@@ -10,6 +10,7 @@ import {
   markSendsFailed,
   markDeliveryFailed,
   countEmailRun,
+  countStatementSends,
   readEmailRuns,
   isSendSettled,
   wasSendDelivered,
@@ -69,6 +70,8 @@ export async function queueStatementSends(
     unemailed?: boolean;
     /** The runs of the batch's emails the page showed (`countBatchEmails`): refused when one was queued since. */
     runsSeen?: number;
+    /** The emails of the one statement asked for its page showed (`countStatementSends`): refused when one since. */
+    sendsSeen?: number;
   },
   acting: ActingAs,
 ): Promise<SendSummary> {
@@ -85,6 +88,13 @@ export async function queueStatementSends(
         "Statement emails of this batch were queued since this page was drawn (a colleague, another tab, a " +
           "payment's emails, or an earlier press still running): nothing was sent again. Reload the page and look " +
           "at the statements' delivery logs before sending every one again.",
+      );
+    const [one] = params.statementIds ?? [];
+    if (params.sendsSeen !== undefined && one && (await countStatementSends(trx, one)) !== params.sendsSeen)
+      throw new AppError(
+        "CONFLICT",
+        "This statement was emailed since this page was drawn (a colleague, another tab, or its payment's email): " +
+          "nothing was sent again. Reload the page and look at its delivery log first.",
       );
     const targets = await listSendTargets(trx, { ...params, gameId });
     if (params.recipientPlayerId !== undefined && targets.length === 0)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countBatchEmails } from "@/db/queries/statement-deliveries";
+import { countBatchEmails, countStatementSends } from "@/db/queries/statement-deliveries";
 import { queueStatementSends } from "@/lib/statements/send";
 import { saveStatementSettings } from "@/lib/statements/settings";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
@@ -42,5 +42,29 @@ describe("emailing every statement of a batch again", () => {
     });
     expect(await queuedLines()).toBe(before);
     expect((await countBatchEmails(t.db, batchId)).runs).toBe(2);
+  });
+
+  it("emailing one statement is refused when its page was drawn before another email of it was queued", async () => {
+    const [statement] = await t.db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("batch_id", "=", batchId)
+      .orderBy("recipient_player_id")
+      .execute();
+    if (!statement) throw new Error("no statement");
+    // Two pages of the statement drawn now (two people, or two tabs): the first press emails it.
+    const seen = await countStatementSends(t.db, statement.id);
+    const one = { gameId: GAME, batchId, statementIds: [statement.id], sendsSeen: seen };
+    expect((await queueStatementSends(t.db, one, WEB)).queued).toBe(1);
+    const before = await queuedLines();
+    await expect(queueStatementSends(t.db, one, WEB)).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/^This statement was emailed since this page was drawn/),
+    });
+    expect(await queuedLines()).toBe(before);
+    // Drawn again, the page may email it once more.
+    const now = await countStatementSends(t.db, statement.id);
+    expect(now).toBe(seen + 1);
+    expect((await queueStatementSends(t.db, { ...one, sendsSeen: now }, WEB)).queued).toBe(1);
   });
 });

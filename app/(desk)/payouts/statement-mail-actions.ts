@@ -58,14 +58,19 @@ export const sendStatementAction = defineAction(
   {
     name: "sendStatement",
     role: "finance",
-    input: z.object({ batchId: batchIdSchema, statementId: z.uuid({ message: "must be a statement id" }) }),
+    input: z.object({
+      batchId: batchIdSchema,
+      statementId: z.uuid({ message: "must be a statement id" }),
+      /** The statement's emails its page showed: refused when one was queued since (two presses, two people). */
+      sendsSeen: z.coerce.number().int().min(0).optional(),
+    }),
   },
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
     const summary = await queueStatementSends(
       db,
-      { gameId: game.id, batchId: input.batchId, statementIds: [input.statementId] },
+      { gameId: game.id, batchId: input.batchId, statementIds: [input.statementId], sendsSeen: input.sendsSeen },
       { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/payouts", "layout");

@@ -9,6 +9,8 @@ export function SendStatementButton(props: {
   gameId: string;
   batchId: string;
   statementId: string;
+  /** The statement's emails the page showed: a send since (a colleague, another tab) refuses this one. */
+  sendsSeen: number;
   to: string;
   action: ServerAction;
 }) {
@@ -22,7 +24,11 @@ export function SendStatementButton(props: {
       description={`Sends the statement PDF, with a download link, to ${props.to}.`}
       confirmLabel="Queue email"
       pendingLabel="Queuing…"
-      action={withFields(props.action, { batchId: props.batchId, statementId: props.statementId })}
+      action={withFields(props.action, {
+        batchId: props.batchId,
+        statementId: props.statementId,
+        sendsSeen: String(props.sendsSeen),
+      })}
     />
   );
 }

@@ -4,7 +4,12 @@ import { Card } from "@/app/_components/ui/card";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
-import { type DeliveryRow, getDeliveryFailure, listStatementDeliveries } from "@/db/queries/statement-deliveries";
+import {
+  countStatementSends,
+  type DeliveryRow,
+  getDeliveryFailure,
+  listStatementDeliveries,
+} from "@/db/queries/statement-deliveries";
 import type { PayoutStatement } from "@/lib/payouts/ledger";
 import { isStatementIssued } from "@/lib/statements/hrefs";
 import { mailboxOf } from "@/lib/statements/send";
@@ -21,8 +26,9 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
   const { statement } = props;
   if (!isStatementIssued(statement.batchStatus)) return null;
   const db = getDb();
-  const [deliveries, failure, issuerSet] = await Promise.all([
+  const [deliveries, sendsSeen, failure, issuerSet] = await Promise.all([
     listStatementDeliveries(db, { gameId: props.gameId, statementId: statement.id }),
+    countStatementSends(db, statement.id),
     getDeliveryFailure(db, { gameId: props.gameId, recipientPlayerId: statement.recipientPlayerId }),
     props.canAct ? statementIssuerIsSet(db) : Promise.resolve(false),
   ]);
@@ -41,6 +47,7 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
             gameId={props.gameId}
             batchId={statement.batchId}
             statementId={statement.id}
+            sendsSeen={sendsSeen}
             to={to}
             action={sendStatementAction}
           />
