@@ -189,20 +189,28 @@ describe("L3: a refund that landed between the review and the stored attempt", (
   });
 });
 
+/** One review of a period of SUBS.killBefore (USD 10.00 left), and the two support people who confirm it. */
+function sameReview(periodSeq: number, amountUsd: string) {
+  const sub = SUBS.killBefore;
+  return {
+    request: {
+      gameId: GAME_ID,
+      subscriptionId: sub,
+      periodId: periodIdOf(sub, periodSeq),
+      periodSeq,
+      amountUsd,
+      remainingBeforeUsd: "10.00",
+      reason: "Player asked",
+    },
+    first: { id: "u-first", email: "first@payout-desk.test", role: "support" as const },
+    second: { id: "u-second", email: "second@payout-desk.test", role: "support" as const },
+  };
+}
+
 describe("two people confirming the same review at once", () => {
   it("the one whose attempt is stored second is told who refunded what, not shown the refund as theirs", async () => {
     const sub = SUBS.killBefore;
-    const request = {
-      gameId: GAME_ID,
-      subscriptionId: sub,
-      periodId: periodIdOf(sub, 2),
-      periodSeq: 2,
-      amountUsd: "4.00",
-      remainingBeforeUsd: "10.00",
-      reason: "Player asked",
-    };
-    const first = { id: "u-first", email: "first@payout-desk.test", role: "support" as const };
-    const second = { id: "u-second", email: "second@payout-desk.test", role: "support" as const };
+    const { request, first, second } = sameReview(2, "4.00");
     let firstOutcome: Awaited<ReturnType<typeof requestRefund>> | null = null;
     // The second person's period read finds the period as reviewed; before their attempt is stored, the first
     // person's refund of the same review is stored and made.
@@ -229,17 +237,7 @@ describe("two people confirming the same review at once", () => {
 
   it("one who presses while the other's call is under way is told who refunded what once it lands", async () => {
     const sub = SUBS.killBefore;
-    const request = {
-      gameId: GAME_ID,
-      subscriptionId: sub,
-      periodId: periodIdOf(sub, 3),
-      periodSeq: 3,
-      amountUsd: "1.00",
-      remainingBeforeUsd: "10.00",
-      reason: "Player asked",
-    };
-    const first = { id: "u-first", email: "first@payout-desk.test", role: "support" as const };
-    const second = { id: "u-second", email: "second@payout-desk.test", role: "support" as const };
+    const { request, first, second } = sameReview(3, "1.00");
     // The first person's call is held until the second person's request has joined the attempt and is waiting on it.
     let calling!: () => void;
     const called = new Promise<void>((resolve) => {
