@@ -35,6 +35,7 @@ import * as statementSendFailures from "./2026_12_05_0900_statement_send_failure
 import * as batchRevision from "./2026_12_06_0900_batch_revision";
 import * as paymentFileDownloads from "./2026_12_06_1000_payment_file_downloads";
 import * as batchEmailRuns from "./2026_12_07_0900_batch_email_runs";
+import * as subscriptionChangeHolds from "./2026_12_08_0900_subscription_change_holds";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -80,4 +81,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_06_0900_batch_revision": batchRevision,
   "2026_12_06_1000_payment_file_downloads": paymentFileDownloads,
   "2026_12_07_0900_batch_email_runs": batchEmailRuns,
+  "2026_12_08_0900_subscription_change_holds": subscriptionChangeHolds,
 };

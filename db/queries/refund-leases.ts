@@ -95,3 +95,39 @@ export async function listStalePendingAttempts(
     .execute();
   return rows.map(toAttempt);
 }
+
+/**
+ * Holds a subscription for one change until `holdMs` from now (the database's clock): false when another change holds
+ * it and its hold has not lapsed.
+ */
+export async function holdSubscriptionForChange(
+  db: Executor,
+  params: { gameId: string; subscriptionId: string; token: string; holdMs: number },
+): Promise<boolean> {
+  const until = sql<Date>`now() + make_interval(secs => ${params.holdMs / 1000})`;
+  const row = await db
+    .insertInto("subscription_change_hold")
+    .values({ game_id: params.gameId, subscription_id: params.subscriptionId, token: params.token, held_until: until })
+    .onConflict((oc) =>
+      oc
+        .columns(["game_id", "subscription_id"])
+        .doUpdateSet({ token: params.token, held_until: until })
+        .where("subscription_change_hold.held_until", "<", sql<Date>`now()`),
+    )
+    .returning("token")
+    .executeTakeFirst();
+  return row?.token === params.token;
+}
+
+/** Ends a change's hold on its subscription (only the hold with its token). */
+export async function releaseSubscriptionHold(
+  db: Executor,
+  params: { gameId: string; subscriptionId: string; token: string },
+): Promise<void> {
+  await db
+    .deleteFrom("subscription_change_hold")
+    .where("game_id", "=", params.gameId)
+    .where("subscription_id", "=", params.subscriptionId)
+    .where("token", "=", params.token)
+    .execute();
+}

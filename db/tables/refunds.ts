@@ -50,6 +50,15 @@ export type RefundAttemptTable = {
 
 export type RefundResolutionOutcome = "refunded" | "not_refunded";
 
+/** A change of a subscription under way (lib/refunds/changes.ts): a second one meanwhile is refused. */
+export type SubscriptionChangeHoldTable = {
+  game_id: string;
+  subscription_id: string;
+  token: string;
+  held_until: Date;
+};
+
 export type RefundTables = {
   refund_attempt: RefundAttemptTable;
+  subscription_change_hold: SubscriptionChangeHoldTable;
 };

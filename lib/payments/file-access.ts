@@ -10,10 +10,10 @@ import {
   type PaymentFileRow,
 } from "@/db/queries/payment-files";
 import { formatInstant } from "@/core/time";
-import { getPaymentFile, listFileStatementsInPayment } from "@/db/queries/payment-flow";
+import { completeSettledFiles, getPaymentFile, listFileStatementsInPayment } from "@/db/queries/payment-flow";
 import { recordAudit } from "@/lib/audit";
 import { openSecret } from "@/lib/crypto";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { paymentFileContext } from "@/lib/keys/sealed-columns";
 import { transition } from "@/lib/payouts/transition";
 
@@ -75,11 +75,24 @@ async function refuseNotLive(trx: DbOrTrx, params: { gameId: string; fileId: str
         `${now.cancelledAt ? ` at ${formatInstant(now.cancelledAt)}` : ""}: its statements are payable again. ` +
         "Nothing more was done.",
     );
-  throw new AppError(
-    "CONFLICT",
-    "Nothing of this payment file is still in payment: its results were imported, each statement paid or rejected. " +
-      "It is not cancelled; nothing was changed.",
-  );
+  throw new AppError("CONFLICT", FILE_SETTLED);
+}
+
+const FILE_SETTLED =
+  "Nothing of this payment file is still in payment: its results were imported, each statement paid or rejected. " +
+  "It is not cancelled, and is marked completed: never upload it again.";
+
+/**
+ * A cancel refused because the file's results settled every statement in it: the file, left live by an import that
+ * stopped before completing it, is completed then, so it is offered only "for the record", never to upload again.
+ */
+async function cancelling<T>(db: Db, batch: { gameId: string; batchId: string }, step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (error) {
+    if (isAppError(error) && error.message === FILE_SETTLED) await completeSettledFiles(db, batch);
+    throw error;
+  }
 }
 
 /**
@@ -97,48 +110,53 @@ export async function cancelPaymentFileFlow(
   if (!file) throw new AppError("NOT_FOUND", "No such payment file for this game.");
   const ids = await listFileStatementsInPayment(db, { fileId: file.id });
   let downloads = 0;
-  const step = await transition(
+  const step = await cancelling(
     db,
-    "cancel_file",
-    {
-      gameId: params.gameId,
-      batchId: file.batchId,
-      statements: ids,
-      // Read before the batch's lock: a statement settled from this file and put into another meanwhile is not
-      // this file's to return.
-      check: async ({ trx, changed }) => {
-        // A colleague cancelled it, or its results were imported, since it was read: nothing of it is in payment.
-        if (changed.length === 0) await refuseNotLive(trx, { gameId: params.gameId, fileId: file.id });
-        if (changed.some((c) => c.payment_file_id !== file.id))
-          throw new AppError(
-            "CONFLICT",
-            "This file's statements changed while it was being cancelled: cancel it again.",
-          );
+    { gameId: params.gameId, batchId: file.batchId },
+    transition(
+      db,
+      "cancel_file",
+      {
+        gameId: params.gameId,
+        batchId: file.batchId,
+        statements: ids,
+        // Read before the batch's lock: a statement settled from this file and put into another meanwhile is not
+        // this file's to return.
+        check: async ({ trx, changed }) => {
+          // A colleague cancelled it, or its results were imported, since it was read: nothing of it is in payment.
+          if (changed.length === 0) await refuseNotLive(trx, { gameId: params.gameId, fileId: file.id });
+          if (changed.some((c) => c.payment_file_id !== file.id))
+            throw new AppError(
+              "CONFLICT",
+              "This file's statements changed while it was being cancelled: cancel it again.",
+            );
+        },
+        eventDetail: () => ({ fileId: file.id, reason }),
+        apply: async ({ trx }) => {
+          const cancelled = await cancelPaymentFile(trx, {
+            gameId: params.gameId,
+            fileId: file.id,
+            reason,
+            byEmail: as.actor?.email ?? "system",
+          });
+          if (!cancelled) return refuseNotLive(trx, { gameId: params.gameId, fileId: file.id });
+          downloads = cancelled.downloads;
+          if (params.downloadsSeen !== undefined && cancelled.downloads > params.downloadsSeen)
+            throw new AppError(
+              "CONFLICT",
+              "This file was downloaded after this page was drawn " +
+                `(last by ${cancelled.lastDownloadedBy ?? "someone"} ` +
+                `at ${cancelled.lastDownloadedAt ? formatInstant(cancelled.lastDownloadedAt) : "an unknown time"}): ` +
+                "ask whether it was uploaded to the provider before cancelling it; if it was, import its results " +
+                "instead. Nothing was cancelled.",
+            );
+        },
+        audit: ({ changed }) => ({
+          detail: { fileId: file.id, fileName: file.fileName, reason, statements: changed.length, downloads },
+        }),
       },
-      eventDetail: () => ({ fileId: file.id, reason }),
-      apply: async ({ trx }) => {
-        const cancelled = await cancelPaymentFile(trx, {
-          gameId: params.gameId,
-          fileId: file.id,
-          reason,
-          byEmail: as.actor?.email ?? "system",
-        });
-        if (!cancelled) return refuseNotLive(trx, { gameId: params.gameId, fileId: file.id });
-        downloads = cancelled.downloads;
-        if (params.downloadsSeen !== undefined && cancelled.downloads > params.downloadsSeen)
-          throw new AppError(
-            "CONFLICT",
-            `This file was downloaded after this page was drawn (last by ${cancelled.lastDownloadedBy ?? "someone"} ` +
-              `at ${cancelled.lastDownloadedAt ? formatInstant(cancelled.lastDownloadedAt) : "an unknown time"}): ` +
-              "ask whether it was uploaded to the provider before cancelling it; if it was, import its results " +
-              "instead. Nothing was cancelled.",
-          );
-      },
-      audit: ({ changed }) => ({
-        detail: { fileId: file.id, fileName: file.fileName, reason, statements: changed.length, downloads },
-      }),
-    },
-    as,
+      as,
+    ),
   );
   return { returnedToApproved: step.changed.length };
 }

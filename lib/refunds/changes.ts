@@ -1,8 +1,10 @@
 import "server-only";
 import type { Db } from "@/db";
-import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
+import { randomUUID } from "node:crypto";
+import { holdSubscriptionForChange, releaseSubscriptionHold } from "@/db/queries/refund-leases";
 import { recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { formatUsd } from "@/lib/money";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { isServiceError } from "@/lib/service/errors";
@@ -22,31 +24,34 @@ import type { Actor } from "@/core/actor";
  * log holds a line the database would not take, so a change the service made is never reported as failed).
  */
 
-/** The lock a change of one subscription holds from its check of what the page showed to the service's answer. */
-export function subscriptionChangeKey(gameId: string, subscriptionId: string): string {
-  return `subscription-change|${gameId}|${subscriptionId}`;
-}
+/**
+ * How long a change holds its subscription at most: the check's read and the change's call, each allowed 20 s with
+ * their retries. A hold whose process died lapses after it.
+ */
+const CHANGE_HOLD_MS = 3 * 60_000;
 
 /**
  * Runs one change of a subscription while no other change of it runs on any instance: two changes at once (a price set
  * by two people, a cancel beside a price change) would each pass the check of what its page showed, and both be told
- * done though the service kept only the last. The second is refused, sending nothing.
+ * done though the service kept only the last. The second is refused, sending nothing. The hold is a row, held without
+ * a connection while the service answers.
  */
 async function oneChangeAtATime<T>(db: Db, gameId: string, subscriptionId: string, change: () => Promise<T>) {
-  return db.connection().execute(async (conn) => {
-    const key = subscriptionChangeKey(gameId, subscriptionId);
-    if (!(await tryAdvisoryLock(conn, key)))
-      throw new AppError(
-        "CONFLICT",
-        "Someone else is changing this subscription right now: nothing was sent. Look at it again in a moment: the " +
-          "page then shows what they changed.",
-      );
-    try {
-      return await change();
-    } finally {
-      await releaseAdvisoryLock(conn, key);
-    }
-  });
+  const hold = { gameId, subscriptionId, token: randomUUID() };
+  if (!(await holdSubscriptionForChange(db, { ...hold, holdMs: CHANGE_HOLD_MS })))
+    throw new AppError(
+      "CONFLICT",
+      "Another change of this subscription is under way (a colleague, another tab, or a press a moment ago): nothing " +
+        "was sent. Look at it again in a moment: the page then shows what was changed.",
+    );
+  try {
+    return await change();
+  } finally {
+    // A hold not ended (the database gone meanwhile) lapses on its own; the change's own outcome stands.
+    await releaseSubscriptionHold(db, hold).catch((error: unknown) =>
+      log.warn("a subscription change's hold was not ended", { game: gameId, subscription: subscriptionId, error }),
+    );
+  }
 }
 
 type ChangeEntry = {

@@ -154,9 +154,10 @@ describe("downloading and cancelling a payment file", () => {
       cancelPaymentFileFlow(db, { gameId: GAME, fileId: file.id, reason: "wrong execution date" }, web(preparer)),
     ).rejects.toMatchObject({
       code: "CONFLICT",
-      message: expect.stringMatching(/^Nothing of this payment file is still in payment: its results were imported/),
+      message: expect.stringMatching(/^Nothing of this payment file is still in payment: .* never upload it again\.$/),
     });
-    expect((await fileOf(batchId)).status).toBe("live");
+    // Left live by an import stopped before completing it, the file is completed now: never offered for upload.
+    expect((await fileOf(batchId)).status).toBe("completed");
     expect(await statesOf(db, batchId)).toEqual({ 5: "paid" });
   });
 });

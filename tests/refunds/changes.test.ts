@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { saveGame } from "@/lib/games/games";
 import { formatUsd } from "@/lib/money";
-import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
-import { cancelSubscription, subscriptionChangeKey } from "@/lib/refunds/changes";
+import { holdSubscriptionForChange, releaseSubscriptionHold } from "@/db/queries/refund-leases";
+import { cancelSubscription } from "@/lib/refunds/changes";
 import { actAs } from "../support/next-request";
 import { form, GAME_ID, GAME_SECRET, type RefundTestContext, seenOf, startRefundTest, SUBS } from "./setup";
 
@@ -225,19 +226,19 @@ describe("price and payment method (finance)", () => {
     const changes = (await auditOf(SUBS.card)).length;
     const drawn = await seen(SUBS.card);
     // While another request is changing it (on any instance), a change is refused before anything is read or sent.
-    await c.t.db.connection().execute(async (conn) => {
-      const key = subscriptionChangeKey(GAME_ID, SUBS.card);
-      expect(await tryAdvisoryLock(conn, key)).toBe(true);
-      try {
-        const refused = (await changeAmountAction(
-          form({ subscriptionId: SUBS.card, seen: drawn, amountUsd: "12.00" }),
-        )) as Result;
-        expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
-        expect(refused.message).toMatch(/^Someone else is changing this subscription right now: nothing was sent\./);
-      } finally {
-        await releaseAdvisoryLock(conn, key);
-      }
-    });
+    const other = { gameId: GAME_ID, subscriptionId: SUBS.card, token: randomUUID() };
+    expect(await holdSubscriptionForChange(c.t.db, { ...other, holdMs: 60_000 })).toBe(true);
+    try {
+      const refused = (await changeAmountAction(
+        form({ subscriptionId: SUBS.card, seen: drawn, amountUsd: "12.00" }),
+      )) as Result;
+      expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
+      expect(refused.message).toMatch(/^Another change of this subscription is under way .*: nothing was sent\./);
+    } finally {
+      await releaseSubscriptionHold(c.t.db, other);
+    }
+    // A hold whose process died mid-change lapses: it holds nothing back once its time is up.
+    expect(await holdSubscriptionForChange(c.t.db, { ...other, token: randomUUID(), holdMs: -1_000 })).toBe(true);
     expect(await auditOf(SUBS.card)).toHaveLength(changes);
     // Two prices set at once from pages showing the same subscription: one is staged, the other refused.
     const both = (await Promise.all(

@@ -252,6 +252,17 @@ describe("refunds against the emulator", () => {
     expect(await attemptsOf(SUBS.basic)).toHaveLength(0);
   });
 
+  it("refuses, sending nothing, a refund whose subscription the service does not give (game unconfirmed)", async () => {
+    actAs(c.sessions.finance);
+    // Every attempt at the subscription's read fails (the first and four retries); the period reads fine.
+    await c.admin("/faults", { route: `/api/subscriptions/${SUBS.basic}`, method: "GET", fault: "503", count: 5 });
+    const refused = (await refundAction(screenRefundForm(SUBS.basic, 3, "1.00", "10.00"))) as Fail;
+    expect(refused).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
+    expect(refused.message).toMatch(/^The service did not give the subscription to check before the refund \(HTTP 503/);
+    expect(refundEvents(c.emulator, SUBS.basic, 3)).toHaveLength(0);
+    expect(await attemptsOf(SUBS.basic)).toHaveLength(0);
+  });
+
   it("the reconciler is a registered job that runs every minute", async () => {
     const { JOBS } = await import("@/lib/jobs/registry");
     const job = JOBS.find((j) => j.definition.name === "refunds.reconcile");
