@@ -36,6 +36,7 @@ import * as batchRevision from "./2026_12_06_0900_batch_revision";
 import * as paymentFileDownloads from "./2026_12_06_1000_payment_file_downloads";
 import * as batchEmailRuns from "./2026_12_07_0900_batch_email_runs";
 import * as subscriptionChangeHolds from "./2026_12_08_0900_subscription_change_holds";
+import * as sendAndMarkIndexes from "./2026_12_08_1000_send_and_mark_indexes";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -82,4 +83,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_06_1000_payment_file_downloads": paymentFileDownloads,
   "2026_12_07_0900_batch_email_runs": batchEmailRuns,
   "2026_12_08_0900_subscription_change_holds": subscriptionChangeHolds,
+  "2026_12_08_1000_send_and_mark_indexes": sendAndMarkIndexes,
 };
