@@ -93,26 +93,33 @@ export async function resetWebhookEvent(db: DbOrTrx, gameId: string, id: string)
 
 /**
  * Events still pending a while after they arrived (their job was never queued, a crash, or was lost), and processed
- * events whose re-pulls could not be queued.
+ * events whose re-pulls could not be queued, oldest first. Each kind is read by its own partial index: the events
+ * processed as they should be, nearly all of them, are never read.
  */
 export async function listStalledWebhookEventIds(db: Db, input: { receivedBefore: Date; limit: number }) {
-  const rows = await db
-    .selectFrom("webhook_event")
-    .select("id")
-    .where((eb) =>
-      eb.or([
-        eb.and([eb("status", "=", "pending"), eb("received_at", "<", input.receivedBefore)]),
-        eb.and([
-          eb("status", "=", "processed"),
-          eb(sql`effect->>'repullDue'`, "=", "true"),
-          eb("processed_at", "<", input.receivedBefore),
-        ]),
-      ]),
-    )
-    .orderBy("received_at")
-    .limit(input.limit)
-    .execute();
-  return rows.map((r) => r.id);
+  const [pending, repullDue] = await Promise.all([
+    db
+      .selectFrom("webhook_event")
+      .select(["id", "received_at"])
+      .where("status", "=", "pending")
+      .where("received_at", "<", input.receivedBefore)
+      .orderBy("received_at")
+      .limit(input.limit)
+      .execute(),
+    db
+      .selectFrom("webhook_event")
+      .select(["id", "received_at"])
+      .where("status", "=", "processed")
+      .where(sql`effect->>'repullDue'`, "=", "true")
+      .where("processed_at", "<", input.receivedBefore)
+      .orderBy("received_at")
+      .limit(input.limit)
+      .execute(),
+  ]);
+  return [...pending, ...repullDue]
+    .sort((a, b) => a.received_at.getTime() - b.received_at.getTime())
+    .slice(0, input.limit)
+    .map((r) => r.id);
 }
 
 // --- Settings and scheduled pulls ---------------------------------------------------------------------------------

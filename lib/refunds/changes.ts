@@ -25,10 +25,11 @@ import type { Actor } from "@/core/actor";
  */
 
 /**
- * How long a change holds its subscription at most: the check's read and the change's call, each allowed 20 s with
- * their retries. A hold whose process died lapses after it.
+ * How long a change holds its subscription at most: the check's read (20 s an attempt, five attempts) and the change's
+ * call (20 s, sent once), with room for the shared pause a 429 asks of every process. A hold whose process died lapses
+ * after it.
  */
-const CHANGE_HOLD_MS = 3 * 60_000;
+const CHANGE_HOLD_MS = 5 * 60_000;
 
 /**
  * Runs one change of a subscription while no other change of it runs on any instance: two changes at once (a price set
