@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RateRule } from "../../lib/service/pacing";
 import { createSharedPacer } from "../../lib/service/shared-pacer";
 import { createTestDatabase, type TestDatabase } from "../support/db";
+import { SLACK } from "../support/slack";
 import * as hundredths from "../../db/migrations/2026_11_28_1100_pace_hundredths";
 
 const WOULD_WAIT = "would wait";
@@ -91,7 +92,8 @@ describe("the shared pacer", () => {
     await expect(b.acquire(b.keysFor("refund", { gameId: "game_pause", subscriptionId: "SUB_2" }))).rejects.toThrow(
       WOULD_WAIT,
     );
-    expect(waitsB[0]).toBeGreaterThan(25_000);
+    // The pause is what is left of its 30 s: less by the time the two processes took, on a busy machine too.
+    expect(waitsB[0]).toBeGreaterThan(30_000 - 5_000 * SLACK);
     expect(waitsB[0]).toBeLessThanOrEqual(30_000);
     expect(a.stats().pauses).toBe(1);
   });
@@ -138,7 +140,7 @@ describe("the shared pacer", () => {
     // The fifth waits until the four leave the window, as it would have before the change.
     await expect(pacer.acquire(keys)).rejects.toThrow(WOULD_WAIT);
     expect(waits).toHaveLength(1);
-    expect(waits[0]).toBeGreaterThan(MINUTE - 5_000);
+    expect(waits[0]).toBeGreaterThan(MINUTE - 5_000 * SLACK);
     expect(waits[0]).toBeLessThanOrEqual(MINUTE + MINUTE / 20);
   });
 
