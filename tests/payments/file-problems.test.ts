@@ -57,12 +57,28 @@ describe("a payment file that cannot be written", () => {
 });
 
 describe("a bank's status report about a whole SEPA file", () => {
-  function wholeFileReport(messageId: string, status: string): string {
+  /** A pain.002 of the file `messageId`: its status and reason, and the transactions it lists (reference, status). */
+  function wholeFileReport(
+    messageId: string,
+    status: string,
+    options: { reason?: string; transactions?: { reference: string; status: string; reason: string }[] } = {},
+  ): string {
+    const transactions = (options.transactions ?? [])
+      .map(
+        (tx) => `<TxInfAndSts><OrgnlEndToEndId>${tx.reference}</OrgnlEndToEndId><TxSts>${tx.status}</TxSts>
+        <StsRsnInf><Rsn><Cd>${tx.reason}</Cd></Rsn></StsRsnInf>
+        <OrgnlTxRef><Amt><InstdAmt Ccy="EUR">36.80</InstdAmt></Amt></OrgnlTxRef></TxInfAndSts>`,
+      )
+      .join("");
+    const block = transactions
+      ? `<OrgnlPmtInfAndSts><OrgnlPmtInfId>P1</OrgnlPmtInfId>${transactions}</OrgnlPmtInfAndSts>`
+      : "";
     return `<?xml version="1.0" encoding="UTF-8"?>
 <Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.10"><CstmrPmtStsRpt>
   <GrpHdr><MsgId>STS-1</MsgId><CreDtTm>2026-06-05T09:00:00Z</CreDtTm></GrpHdr>
   <OrgnlGrpInfAndSts><OrgnlMsgId>${messageId}</OrgnlMsgId><OrgnlMsgNmId>pain.001.001.09</OrgnlMsgNmId>
-    <GrpSts>${status}</GrpSts><StsRsnInf><Rsn><Cd>AM04</Cd></Rsn></StsRsnInf></OrgnlGrpInfAndSts>
+    <GrpSts>${status}</GrpSts><StsRsnInf><Rsn><Cd>${options.reason ?? "AM04"}</Cd></Rsn></StsRsnInf></OrgnlGrpInfAndSts>
+  ${block}
 </CstmrPmtStsRpt></Document>`;
   }
 
@@ -112,6 +128,30 @@ describe("a bank's status report about a whole SEPA file", () => {
     });
     await expect(importing(wholeFileReport("PD-202604-00000000-EUR", "RJCT"))).rejects.not.toMatchObject({
       message: expect.stringMatching(/Cancel/),
+    });
+
+    // Rejected whole, listing only the transaction that caused it: nothing of the file was paid, the listed one too.
+    const item = await t.db
+      .selectFrom("payment_file_item")
+      .select("reference")
+      .where("file_id", "=", file.id)
+      .executeTakeFirstOrThrow();
+    const cause = [{ reference: item.reference, status: "RJCT", reason: "AC01" }];
+    await expect(importing(wholeFileReport(messageId, "RJCT", { transactions: cause }))).rejects.toMatchObject({
+      message: expect.stringContaining(
+        `${file.fileName} (RJCT (AM04)) and lists 1 transaction of it: nothing was paid`,
+      ),
+    });
+    // Rejected as a duplicate (uploaded twice): the first upload's payments stand, so nothing says to pay again.
+    const duplicate = importing(wholeFileReport(messageId, "RJCT", { reason: "DU01" }));
+    await expect(duplicate).rejects.toMatchObject({
+      message: expect.stringMatching(/as a duplicate \(RJCT \(DU01\)\).* Do not cancel the file or make a new one/),
+    });
+    await expect(duplicate).rejects.not.toMatchObject({ message: expect.stringMatching(/nothing was paid/) });
+    // One payment rejected as a duplicate of one the bank has: listed, never read as owed again.
+    const again = [{ reference: item.reference, status: "RJCT", reason: "AM05" }];
+    await expect(importing(wholeFileReport(messageId, "PART", { transactions: again }))).rejects.toMatchObject({
+      message: expect.stringMatching(/^No result could be read: line 1: rejected as a duplicate \(AM05\)/),
     });
   });
 });

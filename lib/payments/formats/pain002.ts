@@ -89,6 +89,15 @@ function reasons(block: Node): string[] {
 
 const referenceSchema = z.string().min(1).max(35);
 
+/**
+ * ISO 20022 status reasons that reject a payment, or a file, as a duplicate of one the bank already has (AM05
+ * duplication, DU01–DU05 duplicate ids, DUPL): an upload made twice. The first one's payment stands: nothing of it is
+ * owed again.
+ */
+export function isDuplicateReason(reason: string): boolean {
+  return /^(AM05|DU0[1-5]|DUPL)\b/i.test(reason);
+}
+
 export function readPain002(input: string): Pain002Readout {
   const xml = input.replace(/^\uFEFF/, "");
   const empty: Pain002Readout = {
@@ -160,6 +169,15 @@ export function readPain002(input: string): Pain002Readout {
         continue;
       }
       const txReasons = reasons(tx);
+      if (outcome === "rejected" && txReasons.some(isDuplicateReason)) {
+        unreadable.push({
+          line: position,
+          reason:
+            `rejected as a duplicate (${txReasons.join("; ")}): the bank has this payment from an earlier upload, ` +
+            "whose result stands; it is not owed again",
+        });
+        continue;
+      }
       results.push({
         reference: reference.data,
         outcome,

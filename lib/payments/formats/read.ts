@@ -1,7 +1,8 @@
 import { AppError } from "@/lib/errors";
+import { countOf } from "@/lib/format";
 import type { ResultFormat } from "../schemas";
 import { readGenericResults } from "./generic";
-import { readPain002 } from "./pain002";
+import { isDuplicateReason, readPain002 } from "./pain002";
 import { readPaypalResults } from "./paypal";
 import type { ResultsReadout } from "./results";
 import { readWiseResults } from "./wise";
@@ -29,11 +30,16 @@ export function readResults(
       return readGenericResults(text);
     case "pain002": {
       const r = readPain002(text);
-      if (r.results.length === 0 && r.unreadable.length === 0)
+      // A file rejected whole paid nothing, whichever of its transactions the report lists (often only the cause).
+      if ((r.results.length === 0 && r.unreadable.length === 0) || rejectsWhole(r))
         return { results: [], unreadable: [], wholeFileReport: r };
       return { results: r.results, unreadable: r.unreadable };
     }
   }
+}
+
+function rejectsWhole(r: WholeFileReport): boolean {
+  return [r.group, ...r.paymentInformation].some((b) => b.status === "RJCT");
 }
 
 /**
@@ -58,6 +64,16 @@ export function refuseReportOfFile(r: WholeFileReport, files: readonly SepaFileO
   }
   const which = file ? `payment file ${file.fileName}` : "payment file (the report does not name it: no OrgnlMsgId)";
   if (blocks.some((b) => b.status === "RJCT")) {
+    const listed = r.results.length + r.unreadable.length;
+    const lists = listed === 0 ? "lists no transaction" : `lists ${countOf(listed, "transaction")} of it`;
+    // Refused as a duplicate: the bank has the file from an earlier upload, whose payments stand.
+    if (blocks.some((b) => b.status === "RJCT" && b.reasons.some(isDuplicateReason)))
+      throw new AppError(
+        "INVALID_INPUT",
+        `The bank rejected the ${which} as a duplicate (${said}): it has the file already, from an earlier upload, ` +
+          "and that upload's payments stand. Nothing is imported. Do not cancel the file or make a new one: import " +
+          "the report of the first upload.",
+      );
     if (file?.status === "cancelled")
       throw new AppError(
         "INVALID_INPUT",
@@ -72,7 +88,7 @@ export function refuseReportOfFile(r: WholeFileReport, files: readonly SepaFileO
       );
     throw new AppError(
       "INVALID_INPUT",
-      `The bank rejected the whole ${which} (${said}) and lists no transaction: nothing was paid. Cancel ` +
+      `The bank rejected the whole ${which} (${said}) and ${lists}: nothing was paid. Cancel ` +
         `${file ? "that file" : "the file it answers"} here (its statements are owed again), correct the cause and ` +
         "make a new one.",
     );

@@ -36,11 +36,23 @@ describe("a status report naming no transaction", () => {
   });
 
   it("refuses a rejection of the whole file, naming it and saying nothing was paid and what to do", () => {
-    expect(judge(report("RJCT", "AM05"))).toThrow(
-      "The bank rejected the whole payment file PD-202611-0a1b2c3d-pain001-EUR.xml (RJCT (AM05)) and lists no " +
+    // AM04: insufficient funds (AM05, a duplicate, says the bank has the file already: see the next test).
+    expect(judge(report("RJCT", "AM04"))).toThrow(
+      "The bank rejected the whole payment file PD-202611-0a1b2c3d-pain001-EUR.xml (RJCT (AM04)) and lists no " +
         "transaction: nothing was paid. Cancel that file here (its statements are owed again), correct the cause " +
         "and make a new one.",
     );
+  });
+
+  it("refuses a rejection as a duplicate without telling anyone the file paid nothing or to cancel it", () => {
+    for (const code of ["AM05", "DU01", "DUPL"]) {
+      const duplicate = judge(report("RJCT", code));
+      expect(duplicate).toThrow(
+        `The bank rejected the payment file PD-202611-0a1b2c3d-pain001-EUR.xml as a duplicate (RJCT (${code})): it ` +
+          "has the file already, from an earlier upload, and that upload's payments stand.",
+      );
+      expect(duplicate).not.toThrow(/nothing was paid|Cancel that file/);
+    }
   });
 
   it("refuses a rejection of another batch's file without telling anyone to cancel a file of this batch", () => {
