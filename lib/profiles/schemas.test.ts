@@ -94,6 +94,23 @@ describe("details a payment file can carry", () => {
     expect(refusals(wise)).toEqual(["wiseEmail: must be at most 127 characters (the most a payment file takes)"]);
   });
 
+  it("refuses a name a spreadsheet mangled: letters lost to ? or UTF-8 read as Windows-1252; real names pass", () => {
+    const holder = (accountHolder: string) =>
+      refusals(payoutDetailsInputSchema.safeParse({ ...bank, accountHolder, bankCountry: "DE" })) ?? [];
+    const wise = (wiseName: string) =>
+      refusals(payoutDetailsInputSchema.safeParse({ currency: "USD", method: "wise", wiseName, wiseEmail: "a@b.co" }));
+    // "Иван Petrov" and "Łukasz Nowak" as Excel's "CSV" (Windows-1252) writes them.
+    for (const name of ["???? Petrov", "?ukasz Nowak"]) {
+      expect(holder(name), name).toEqual([expect.stringMatching(/^accountHolder: holds "\?" where a letter was/)]);
+      expect(wise(name), name).toEqual([expect.stringMatching(/^wiseName: holds "\?" where a letter was/)]);
+    }
+    // "Zoë Müller", "José Núñez" and "Jörg Öberg" read as Windows-1252, then saved as UTF-8.
+    for (const name of ["ZoÃ« MÃ¼ller", "JosÃ© NÃºÃ±ez", "JÃ¶rg Ã–berg"])
+      expect(holder(name), name).toEqual([expect.stringMatching(/^accountHolder: reads like a name mangled/)]);
+    for (const name of ["Zoë Müller", "Ågren Åsa", "Ärzte Öl", "Ñandú Pérez", "Łukasz Nowak"])
+      expect(holder(name), name).toEqual([]);
+  });
+
   it("reads details stored before these checks as they were accepted; a joiner in a Persian name stays allowed", () => {
     const stored = { method: "wise", wiseName: "Ada", wiseEmail: `${"a".repeat(116)}@example.com` };
     expect(payoutDetailsSchema.safeParse(stored).success).toBe(true);

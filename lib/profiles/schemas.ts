@@ -104,6 +104,13 @@ const nameSchema = (label: string) =>
 const CONTROL_OR_OVERRIDE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 const EMAIL_FIELDS = ["paypalEmail", "wiseEmail"] as const;
 const NAME_FIELDS = ["accountHolder", "wiseName"] as const;
+/**
+ * A name a spreadsheet mangled before it was imported: "?" where a letter outside Windows-1252 was (saved as "CSV",
+ * not "CSV UTF-8"), or UTF-8 read as Windows-1252 ("ZoÃ« MÃ¼ller" for "Zoë Müller"). A bank or Wise would be
+ * sent the mangled name.
+ */
+const QUESTION_MARK = /\?/;
+const UTF8_READ_AS_1252 = /[ÂÃÄÅ][\u00a0-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]/u;
 
 function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): void {
   for (const field of EMAIL_FIELDS) {
@@ -115,17 +122,28 @@ function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): 
         message: "must be at most 127 characters (the most a payment file takes)",
       });
   }
+  const refused = new Set<string>();
   for (const field of NAME_FIELDS) {
     const name = v[field];
-    if (typeof name === "string" && CONTROL_OR_OVERRIDE.test(name))
-      ctx.addIssue({
-        code: "custom",
-        path: [field],
-        message: "must not hold control characters or direction overrides",
-      });
+    if (typeof name !== "string") continue;
+    const message = CONTROL_OR_OVERRIDE.test(name)
+      ? "must not hold control characters or direction overrides"
+      : QUESTION_MARK.test(name)
+        ? 'holds "?" where a letter was: a file saved as "CSV" rather than "CSV UTF-8" loses letters so; write the ' +
+          "name again (or save the file as CSV UTF-8)"
+        : UTF8_READ_AS_1252.test(name)
+          ? 'reads like a name mangled by a spreadsheet ("Ã«" for "ë"): the file was opened in the wrong encoding; ' +
+            "write the name again (or open the original as UTF-8 and save it as CSV UTF-8)"
+          : null;
+    if (message) {
+      ctx.addIssue({ code: "custom", path: [field], message });
+      refused.add(field);
+    }
   }
   const holder = v.accountHolder;
+  // One refusal per mistake: a name refused above is not also judged as SEPA would write it.
   if (v.method !== "bank_transfer" || v.currency !== "EUR" || typeof holder !== "string") return;
+  if (refused.has("accountHolder")) return;
   // A SEPA transfer carries the name in the basic Latin set, at most 70 characters: said here, never cut unseen.
   const message =
     sepaText(holder, 70) === ""

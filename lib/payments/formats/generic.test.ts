@@ -72,4 +72,26 @@ describe("generic results", () => {
       { line: 1, reason: "missing column(s): reference, outcome" },
     ]);
   });
+
+  it("does not read rows that run together or carry cells past the header, nor a column named twice", () => {
+    // A header ending in CRLF, rows in LF: the rows run together as one record, its cells past the header's width.
+    const mixed = "reference,outcome,provider_transaction_id\r\nREF-A,paid,TX1\nREF-B,paid,TX2\n";
+    expect(readGenericResults(mixed)).toEqual({
+      results: [],
+      unreadable: [
+        {
+          line: 3,
+          reason: "has more cells than the header (a comma or line break out of place, or rows run together): not read",
+        },
+      ],
+    });
+    // An unquoted comma in a reason moves the cells after it: read no more than the header names.
+    const comma = "reference,outcome,reason\r\nR-1,rejected,account closed, by the bank\r\nR-2,paid,\r\n";
+    const read = readGenericResults(comma);
+    expect(read.results.map((r) => r.reference)).toEqual(["R-2"]);
+    expect(read.unreadable.map((u) => u.line)).toEqual([2]);
+    expect(readGenericResults("reference,outcome,outcome\r\nR-1,paid,rejected\r\n").unreadable).toEqual([
+      { line: 1, reason: 'the header names the column "outcome" twice: keep one' },
+    ]);
+  });
 });

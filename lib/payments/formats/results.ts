@@ -81,6 +81,16 @@ export function readResultsCsv(text: string, spec: ColumnSpec): ResultsReadout {
   }
   const [header, ...rows] = records;
   if (!header) return { results: [], unreadable: [] };
+  // A column named twice (a report edited by hand, two exports pasted together): which one holds the field is unknown.
+  const known = new Set(Object.values(spec.aliases).flatMap((names) => names.map((n) => n.toLowerCase())));
+  const twice = header.cells
+    .map((name) => name.trim().toLowerCase())
+    .find((name, i, all) => known.has(name) && all.indexOf(name) !== i);
+  if (twice !== undefined)
+    return {
+      results: [],
+      unreadable: [{ line: header.line, reason: `the header names the column "${twice}" twice: keep one` }],
+    };
   const index = headerIndex(header.cells, spec.aliases);
   const missing = spec.required.filter((field) => !index.has(field));
   if (missing.length > 0) {
@@ -95,6 +105,15 @@ export function readResultsCsv(text: string, spec: ColumnSpec): ResultsReadout {
   const unreadable: UnreadableRow[] = [];
   for (const { line, cells } of rows) {
     if (cells.every((value) => value.trim() === "")) continue;
+    // Cells past the header's last column: a comma or a line break out of place (rows of a file whose line ends
+    // change run together), so which cell is which is unknown.
+    if (cells.slice(header.cells.length).some((value) => value.trim() !== "")) {
+      unreadable.push({
+        line,
+        reason: "has more cells than the header (a comma or line break out of place, or rows run together): not read",
+      });
+      continue;
+    }
     const named: Record<string, string> = {};
     for (const field of Object.keys(spec.aliases)) {
       const at = index.get(field);
