@@ -131,3 +131,18 @@ export async function releaseSubscriptionHold(
     .where("token", "=", params.token)
     .execute();
 }
+
+/** Extends a change's hold on its subscription by `holdMs` from now; false when its hold lapsed and went to another. */
+export async function renewSubscriptionHold(
+  db: Executor,
+  params: { gameId: string; subscriptionId: string; token: string; holdMs: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("subscription_change_hold")
+    .set({ held_until: sql<Date>`now() + make_interval(secs => ${params.holdMs / 1000})` })
+    .where("game_id", "=", params.gameId)
+    .where("subscription_id", "=", params.subscriptionId)
+    .where("token", "=", params.token)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

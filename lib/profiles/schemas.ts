@@ -110,7 +110,9 @@ const NAME_FIELDS = ["accountHolder", "wiseName"] as const;
  * sent the mangled name.
  */
 const QUESTION_MARK = /\?/;
-const UTF8_READ_AS_1252 = /[ÂÃÄÅ][\u00a0-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]/u;
+// The two lead bytes of the Latin-1 letters (é, ü, ñ, ç…) as Windows-1252 shows them, each followed by its second byte
+// so shown. Only these: Ä and Å lead real Finnish and Swedish names, and a non-breaking space is read as a space first.
+const UTF8_READ_AS_1252 = /[ÂÃ][\u00a1-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]/u;
 
 function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): void {
   for (const field of EMAIL_FIELDS) {
@@ -129,9 +131,9 @@ function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): 
     const message = CONTROL_OR_OVERRIDE.test(name)
       ? "must not hold control characters or direction overrides"
       : QUESTION_MARK.test(name)
-        ? 'holds "?" where a letter was: a file saved as "CSV" rather than "CSV UTF-8" loses letters so; write the ' +
-          "name again (or save the file as CSV UTF-8)"
-        : UTF8_READ_AS_1252.test(name)
+        ? 'must not hold "?": no name does, but a file a spreadsheet saved as "CSV" rather than "CSV UTF-8" puts one ' +
+          "where each letter it could not write was; write the name as it is"
+        : UTF8_READ_AS_1252.test(name.replaceAll("\u00a0", " "))
           ? 'reads like a name mangled by a spreadsheet ("Ã«" for "ë"): the file was opened in the wrong encoding; ' +
             "write the name again (or open the original as UTF-8 and save it as CSV UTF-8)"
           : null;

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { randomUUID } from "node:crypto";
-import { holdSubscriptionForChange, releaseSubscriptionHold } from "@/db/queries/refund-leases";
+import { holdSubscriptionForChange, releaseSubscriptionHold, renewSubscriptionHold } from "@/db/queries/refund-leases";
 import { recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -25,19 +25,24 @@ import type { Actor } from "@/core/actor";
  */
 
 /**
- * How long a change holds its subscription at most: the check's read (20 s an attempt, five attempts) and the change's
- * call (20 s, sent once), with room for the shared pause a 429 asks of every process. A hold whose process died lapses
- * after it.
+ * How long a change holds its subscription at a time: the check's read, then again from just before the call, each
+ * allowed its attempts of 20 s and the waits a 429 asks of every process. A hold whose process died lapses after it.
  */
-const CHANGE_HOLD_MS = 5 * 60_000;
+const CHANGE_HOLD_MS = 10 * 60_000;
 
 /**
  * Runs one change of a subscription while no other change of it runs on any instance: two changes at once (a price set
  * by two people, a cancel beside a price change) would each pass the check of what its page showed, and both be told
  * done though the service kept only the last. The second is refused, sending nothing. The hold is a row, held without
- * a connection while the service answers.
+ * a connection while the service answers; the change renews it just before its call (`stillHeld`), and is refused,
+ * nothing sent, if its check took so long that the hold lapsed.
  */
-async function oneChangeAtATime<T>(db: Db, gameId: string, subscriptionId: string, change: () => Promise<T>) {
+async function oneChangeAtATime<T>(
+  db: Db,
+  gameId: string,
+  subscriptionId: string,
+  change: (stillHeld: () => Promise<void>) => Promise<T>,
+) {
   const hold = { gameId, subscriptionId, token: randomUUID() };
   if (!(await holdSubscriptionForChange(db, { ...hold, holdMs: CHANGE_HOLD_MS })))
     throw new AppError(
@@ -45,8 +50,16 @@ async function oneChangeAtATime<T>(db: Db, gameId: string, subscriptionId: strin
       "Another change of this subscription is under way (a colleague, another tab, or a press a moment ago): nothing " +
         "was sent. Look at it again in a moment: the page then shows what was changed.",
     );
+  const stillHeld = async () => {
+    if (!(await renewSubscriptionHold(db, { ...hold, holdMs: CHANGE_HOLD_MS })))
+      throw new AppError(
+        "CONFLICT",
+        "The service was so slow to give the subscription that this change's turn lapsed: nothing was sent. Look at " +
+          "the subscription again before changing it.",
+      );
+  };
   try {
-    return await change();
+    return await change(stillHeld);
   } finally {
     // A hold not ended (the database gone meanwhile) lapses on its own; the change's own outcome stands.
     await releaseSubscriptionHold(db, hold).catch((error: unknown) =>
@@ -67,13 +80,15 @@ type ChangeEntry = {
 type Call<T> = (client: Awaited<ReturnType<typeof serviceClientForGame>>) => Promise<T>;
 
 function runChange<T>(db: Db, entry: ChangeEntry, call: Call<T>, summarize: (result: T) => Record<string, unknown>) {
-  return oneChangeAtATime(db, entry.gameId, entry.subscriptionId, () => applyChange(db, entry, call, summarize));
+  return oneChangeAtATime(db, entry.gameId, entry.subscriptionId, (stillHeld) =>
+    applyChange(db, entry, { call, stillHeld }, summarize),
+  );
 }
 
 async function applyChange<T>(
   db: Db,
   entry: ChangeEntry,
-  call: Call<T>,
+  { call, stillHeld }: { call: Call<T>; stillHeld: () => Promise<void> },
   summarize: (result: T) => Record<string, unknown>,
 ): Promise<T> {
   const client = await serviceClientForGame(db, entry.gameId, { timeoutMs: 20_000 });
@@ -98,6 +113,7 @@ async function applyChange<T>(
       );
     if (subscriptionSeen(subscription) !== entry.seen) throw new AppError("CONFLICT", SUBSCRIPTION_CHANGED);
   }
+  await stillHeld();
   let result: T;
   try {
     result = await call(client);

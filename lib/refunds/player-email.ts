@@ -4,7 +4,7 @@ import type { Db } from "@/db";
 import { AppError } from "@/lib/errors";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import type { ServiceClientConfig } from "@/lib/service/client";
-import { isServiceError } from "@/lib/service/errors";
+import { describeServiceFailure, isServiceError } from "@/lib/service/errors";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { INTERACTIVE_CLIENT } from "./call";
 
@@ -25,11 +25,10 @@ export async function readPlayerEmail(
   const client = await serviceClientForGame(db, gameId, { ...INTERACTIVE_CLIENT, ...clientOverrides });
   const response = await client.getSubscription(subscriptionId, { includePlayer: true }).catch((error: unknown) => {
     if (!isServiceError(error)) throw error;
-    const said = error.status ? ` (HTTP ${error.status}${error.code ? `, ${error.code}` : ""})` : "";
     throw new AppError(
       "SERVICE_ERROR",
-      `The service did not give the subscription to check before the refund${said}: nothing was sent. Try again in ` +
-        "a minute.",
+      `The service did not give the subscription to check before the refund, so nothing was sent: ` +
+        describeServiceFailure(error),
       { cause: error },
     );
   });

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { saveGame } from "@/lib/games/games";
 import { formatUsd } from "@/lib/money";
-import { holdSubscriptionForChange, releaseSubscriptionHold } from "@/db/queries/refund-leases";
+import { holdSubscriptionForChange, releaseSubscriptionHold, renewSubscriptionHold } from "@/db/queries/refund-leases";
 import { cancelSubscription } from "@/lib/refunds/changes";
 import { actAs } from "../support/next-request";
 import { form, GAME_ID, GAME_SECRET, type RefundTestContext, seenOf, startRefundTest, SUBS } from "./setup";
@@ -237,8 +237,17 @@ describe("price and payment method (finance)", () => {
     } finally {
       await releaseSubscriptionHold(c.t.db, other);
     }
-    // A hold whose process died mid-change lapses: it holds nothing back once its time is up.
-    expect(await holdSubscriptionForChange(c.t.db, { ...other, token: randomUUID(), holdMs: -1_000 })).toBe(true);
+    // A hold whose process died mid-change lapses: once its time is up another change takes it, and the lapsed one
+    // can neither renew it (its change is then refused before its call) nor end it.
+    const died = { ...other, token: randomUUID() };
+    expect(await holdSubscriptionForChange(c.t.db, { ...died, holdMs: -1_000 })).toBe(true);
+    const next = { ...other, token: randomUUID() };
+    expect(await holdSubscriptionForChange(c.t.db, { ...next, holdMs: 60_000 })).toBe(true);
+    expect(await renewSubscriptionHold(c.t.db, { ...died, holdMs: 60_000 })).toBe(false);
+    await releaseSubscriptionHold(c.t.db, died);
+    expect(await holdSubscriptionForChange(c.t.db, { ...other, token: randomUUID(), holdMs: 60_000 })).toBe(false);
+    expect(await renewSubscriptionHold(c.t.db, { ...next, holdMs: 60_000 })).toBe(true);
+    await releaseSubscriptionHold(c.t.db, next);
     expect(await auditOf(SUBS.card)).toHaveLength(changes);
     // Two prices set at once from pages showing the same subscription: one is staged, the other refused.
     const both = (await Promise.all(

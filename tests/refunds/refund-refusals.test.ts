@@ -258,7 +258,8 @@ describe("refunds against the emulator", () => {
     await c.admin("/faults", { route: `/api/subscriptions/${SUBS.basic}`, method: "GET", fault: "503", count: 5 });
     const refused = (await refundAction(screenRefundForm(SUBS.basic, 3, "1.00", "10.00"))) as Fail;
     expect(refused).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
-    expect(refused.message).toMatch(/^The service did not give the subscription to check before the refund \(HTTP 503/);
+    expect(refused.message).toMatch(/^The service did not give the subscription to check before the refund, so /);
+    expect(refused.message).toMatch(/nothing was sent: the service is unavailable .*\(HTTP 503/);
     expect(refundEvents(c.emulator, SUBS.basic, 3)).toHaveLength(0);
     expect(await attemptsOf(SUBS.basic)).toHaveLength(0);
   });

@@ -173,8 +173,9 @@ export function readPain002(input: string): Pain002Readout {
         unreadable.push({
           line: position,
           reason:
-            `rejected as a duplicate (${txReasons.join("; ")}): the bank has this payment from an earlier upload, ` +
-            "whose result stands; it is not owed again",
+            `rejected as a duplicate (${txReasons.join("; ")}): the bank reports having this payment already, from ` +
+            "an earlier upload; not read as owed again: import the earlier upload's report, or record its outcome by " +
+            "hand once the bank confirms it",
         });
         continue;
       }

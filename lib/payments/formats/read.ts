@@ -38,8 +38,13 @@ export function readResults(
   }
 }
 
+/**
+ * The whole file rejected: its group status says so, or every block of it does. A partly accepted report (PART: some
+ * blocks rejected, others settled) is read payment by payment.
+ */
 function rejectsWhole(r: WholeFileReport): boolean {
-  return [r.group, ...r.paymentInformation].some((b) => b.status === "RJCT");
+  if (r.group.status === "RJCT") return true;
+  return r.paymentInformation.length > 0 && r.paymentInformation.every((b) => b.status === "RJCT");
 }
 
 /**
@@ -70,9 +75,9 @@ export function refuseReportOfFile(r: WholeFileReport, files: readonly SepaFileO
     if (blocks.some((b) => b.status === "RJCT" && b.reasons.some(isDuplicateReason)))
       throw new AppError(
         "INVALID_INPUT",
-        `The bank rejected the ${which} as a duplicate (${said}): it has the file already, from an earlier upload, ` +
-          "and that upload's payments stand. Nothing is imported. Do not cancel the file or make a new one: import " +
-          "the report of the first upload.",
+        `The bank rejected the ${which} as a duplicate (${said}): it reports having the file already, from an ` +
+          "earlier upload, whose payments stand. Nothing is imported. Do not cancel the file or make a new one: " +
+          "import the report of the first upload (or ask the bank what it made of it).",
       );
     if (file?.status === "cancelled")
       throw new AppError(

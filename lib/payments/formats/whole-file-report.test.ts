@@ -49,10 +49,28 @@ describe("a status report naming no transaction", () => {
       const duplicate = judge(report("RJCT", code));
       expect(duplicate).toThrow(
         `The bank rejected the payment file PD-202611-0a1b2c3d-pain001-EUR.xml as a duplicate (RJCT (${code})): it ` +
-          "has the file already, from an earlier upload, and that upload's payments stand.",
+          "reports having the file already, from an earlier upload, whose payments stand.",
       );
       expect(duplicate).not.toThrow(/nothing was paid|Cancel that file/);
     }
+  });
+
+  it("reads a partly accepted report payment by payment, though one of its blocks is rejected", () => {
+    const tx = (reference: string, status: string) =>
+      `<TxInfAndSts><OrgnlEndToEndId>${reference}</OrgnlEndToEndId><TxSts>${status}</TxSts>
+        <OrgnlTxRef><Amt><InstdAmt Ccy="EUR">10.00</InstdAmt></Amt></OrgnlTxRef></TxInfAndSts>`;
+    const text = report("PART").replace(
+      "</CstmrPmtStsRpt>",
+      `<OrgnlPmtInfAndSts><OrgnlPmtInfId>P1</OrgnlPmtInfId><PmtInfSts>RJCT</PmtInfSts>${tx("REF-1", "RJCT")}
+      </OrgnlPmtInfAndSts><OrgnlPmtInfAndSts><OrgnlPmtInfId>P2</OrgnlPmtInfId><PmtInfSts>ACSC</PmtInfSts>
+      ${tx("REF-2", "ACSC")}</OrgnlPmtInfAndSts></CstmrPmtStsRpt>`,
+    );
+    const readout = readResults("pain002", text);
+    expect(readout.wholeFileReport).toBeUndefined();
+    expect(readout.results.map((r) => [r.reference, r.outcome])).toEqual([
+      ["REF-1", "rejected"],
+      ["REF-2", "paid"],
+    ]);
   });
 
   it("refuses a rejection of another batch's file without telling anyone to cancel a file of this batch", () => {
