@@ -66,6 +66,9 @@ export async function saveGame(
           "--change-environment).",
         { field: "environment" },
       );
+    // Whether the service secret changed, never what it is: after "another game's secret was saved for this one", when.
+    const stored = exists ? await readSealedGameSecrets(trx, game.id) : undefined;
+    const secretChanged = stored ? openSecret(stored.secret_sealed, secretContext(game.id)) !== game.secret : null;
     const keepWebhookSecrets = exists && game.webhookSecrets.length === 0;
     const values = {
       name: game.name,
@@ -101,6 +104,7 @@ export async function saveGame(
         webhookSecrets: game.webhookSecrets.length,
         ...(before
           ? {
+              secretChanged,
               webhookSecretsKept: keepWebhookSecrets,
               before: {
                 name: before.name,

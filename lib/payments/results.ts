@@ -2,8 +2,10 @@ import "server-only";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { completeSettledFiles } from "@/db/queries/payment-flow";
+import { recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { applyPlan } from "./apply-results";
+import { LISTED } from "./plan-line";
 import { planResults, type ResultsPlan, type Verdict } from "./results-plan";
 import type { ResultFormat } from "./schemas";
 
@@ -65,10 +67,54 @@ export async function importResults(
   if (params.dryRun) return { ...base, applied: { paid: 0, rejected: 0, returned: 0, pending: 0 } };
   try {
     const applied = await applyPlan(db, { gameId: params.gameId, batchId: params.batchId, plan }, as);
+    await recordImport(db, params, plan, applied, as);
     return { ...base, applied };
   } finally {
     // Also when a later step was refused after an earlier one committed: a file settled whole is completed (offered
     // for the record only), not left live to be uploaded again.
     await completeSettledFiles(db, { gameId: params.gameId, batchId: params.batchId });
   }
+}
+
+/** The lines of an import kept in its audit line: those listed for a person, never applied. */
+const AUDITED_LISTED_LINES = 200;
+
+/**
+ * One line for every import applied, whatever it changed: which report (its SHA-256), who imported it, what each kind
+ * of line came to, and the lines listed and never applied (a payment from a cancelled file above all: a statement the
+ * desk made payable again that the provider paid after all). A report that applies nothing leaves its trace too.
+ */
+async function recordImport(
+  db: Db,
+  params: { gameId: string; batchId: string; format: ResultFormat },
+  plan: ResultsPlan,
+  applied: ImportSummary["applied"],
+  as: ActingAs,
+): Promise<void> {
+  const listed = plan.lines.filter((l) => LISTED.includes(l.verdict));
+  await recordAuditAfterTheFact(db, {
+    ...as,
+    action: "payouts.results.import",
+    gameId: params.gameId,
+    target: params.batchId,
+    idempotencyKey: plan.sha256,
+    outcome: "succeeded",
+    detail: {
+      format: params.format,
+      sha256: plan.sha256,
+      counts: plan.counts,
+      unreadable: plan.unreadable.length,
+      applied,
+      listed: listed.slice(0, AUDITED_LISTED_LINES).map((l) => ({
+        reference: l.reference,
+        statementId: l.statementId,
+        recipientPlayerId: l.recipientPlayerId,
+        verdict: l.verdict,
+        amount: l.amount,
+        currency: l.currency,
+        transactionId: l.transactionId,
+      })),
+      ...(listed.length > AUDITED_LISTED_LINES ? { listedNotKept: listed.length - AUDITED_LISTED_LINES } : {}),
+    },
+  });
 }

@@ -81,8 +81,9 @@ describe("audit lines of a change made from the command line and from the web", 
     expect(await saveGameAction(null, webForm("yes"))).toMatchObject({ ok: true });
 
     const created = { name: GAME.name, environment: "sandbox", baseUrl: GAME.baseUrl, webhookSecrets: 1 };
-    // A replaced game's line says what it was before, and that the signing secret given replaced the stored one.
-    const updated = { ...created, webhookSecretsKept: false, before: created };
+    // A replaced game's line says what it was before, that the signing secret given replaced the stored one, and
+    // whether the service secret changed (here the same secret was given again).
+    const updated = { ...created, secretChanged: false, webhookSecretsKept: false, before: created };
     const line = (action: string, gameId: string, via: string, actor: string | null) => ({
       action,
       via,
@@ -101,6 +102,13 @@ describe("audit lines of a change made from the command line and from the web", 
     ]);
     // Neither the secret nor the signing secret reaches the audit log.
     expect(JSON.stringify(await auditOf("g-web"))).not.toMatch(/gs_test_audited|whsec_audited/);
+    // Another secret saved for it: the line says the secret changed, never what it was or is.
+    const swapped = webForm("yes");
+    swapped.set("secret", "gs_test_audited_0002");
+    expect(await saveGameAction(null, swapped)).toMatchObject({ ok: true });
+    const lines = await auditOf("g-web");
+    expect(lines.at(-1)?.detail).toMatchObject({ secretChanged: true });
+    expect(JSON.stringify(lines)).not.toMatch(/gs_test_audited|whsec_audited/);
 
     // An address the service may not be reached at is refused on its field, as from the command line.
     const plainHttp = webForm("yes");

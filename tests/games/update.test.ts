@@ -66,6 +66,7 @@ describe("updating a game from Settings → Games", () => {
       environment: "production",
       baseUrl: "https://moved.example.test",
       webhookSecrets: 0,
+      secretChanged: false,
       webhookSecretsKept: true,
       before: { name: FIELDS.name, environment: "production", baseUrl: FIELDS.baseUrl, webhookSecrets: 1 },
     });

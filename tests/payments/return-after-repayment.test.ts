@@ -104,6 +104,21 @@ describe("a report read again after a statement was paid anew", () => {
       ["not_applicable", expect.stringMatching(/earlier payment of this statement came back \(recorded by hand\)/)],
     ]);
     expect((await statementOf(1)).state).toBe("paid");
+    // Applying nothing, the import is audited all the same: who, which report, and the line listed.
+    const audited = await db
+      .selectFrom("audit_log")
+      .select(["actor_email", "detail"])
+      .where("action", "=", "payouts.results.import")
+      .where("idempotency_key", "=", again.sha256)
+      .execute();
+    expect(audited).toHaveLength(1);
+    expect(audited[0]?.actor_email).toBe(approver.email);
+    expect(audited[0]?.detail).toMatchObject({
+      sha256: again.sha256,
+      counts: { not_applicable: 1 },
+      applied: { paid: 0, rejected: 0, returned: 0, pending: 0 },
+      listed: [{ reference: await sentIn(fileA, 1), verdict: "not_applicable", transactionId: "TX-1R" }],
+    });
 
     // A return naming the payment now recorded undoes it.
     const named = await apply(await report(fileB, [[1, "TX-2", "RETURNED", "-100.00"]]));
