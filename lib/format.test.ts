@@ -78,6 +78,9 @@ describe("formatUtcDateTime", () => {
     expect(formatUtcDateTime("2026-03-01 14:05:00")).toBe("2026-03-01 14:05 UTC");
     expect(formatUtcDateTime("2026-03-01")).toBe("2026-03-01 00:00 UTC");
     expect(formatUtcDateTime("2026-03-01T23:30:00-01:00", { dateOnly: true })).toBe("2026-03-02");
+    // An offset of hours alone, as PostgreSQL writes timestamps: the same instant as "+00:00".
+    expect(parseIsoUtc("2026-04-01 00:00:00+00")).toBe(Date.UTC(2026, 3, 1));
+    expect(formatUtcDateTime("2026-04-01T02:00:00+02")).toBe("2026-04-01 00:00 UTC");
   });
 
   it("returns null for text that is not ISO 8601", () => {

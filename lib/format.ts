@@ -63,7 +63,8 @@ export function parseIsoUtc(value: string): number | null {
   if (!match) return null;
   const hasTime = text.length > 10;
   const withZone = !hasTime ? `${text}T00:00:00Z` : match[1] ? text.replace(" ", "T") : `${text.replace(" ", "T")}Z`;
-  const ms = Date.parse(withZone.replace(",", "."));
+  // An offset of hours alone ("+00", as PostgreSQL writes one) is ISO 8601 too; Date.parse reads only "+00:00".
+  const ms = Date.parse(withZone.replace(",", ".").replace(/([+-]\d{2})$/, "$1:00"));
   return Number.isNaN(ms) ? null : ms;
 }
 

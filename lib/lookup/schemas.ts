@@ -6,11 +6,12 @@ import { z } from "zod";
  */
 
 /**
- * "Form SUB_<epoch>_<8 characters>" (service API, subscription ids). The spec does not say which characters; the
- * service issues letters and digits, and any 8 are accepted but blanks and those that would make a typed search
- * another thing (an email's `@`) or a path something else (`/ \ ? # %`).
+ * "Form SUB_<epoch>_<8 characters>" (service API, subscription ids). The spec says neither the epoch's unit (seconds,
+ * or milliseconds: 13 digits) nor which characters; the service issues letters and digits, and any 8 are accepted but
+ * blanks and those that would make a typed search another thing (an email's `@`) or a path something else
+ * (`/ \ ? # %`).
  */
-export const SUBSCRIPTION_ID_PATTERN = /^SUB_\d{1,12}_[^\s@/\\?#%]{8}$/;
+export const SUBSCRIPTION_ID_PATTERN = /^SUB_\d{1,16}_[^\s@/\\?#%]{8}$/;
 
 /** An id as the service issues them (upper-case letters and digits after the epoch): the one example shown. */
 export const SUBSCRIPTION_ID_EXAMPLE = "SUB_1767225600_AB12CD34";

@@ -8,6 +8,7 @@ import {
   percentSchema,
   revenueShareSchema,
   timestampSchema,
+  idTextSchema,
 } from "./schema-parts";
 import { FUNDING_RAILS } from "./subscription-schemas";
 
@@ -103,9 +104,9 @@ export const renewalLineSchema = z.object({
       refunded_at: timestampSchema.nullable(),
     })
     .nullable(),
-  transaction_id: z.string().nullable(),
+  transaction_id: idTextSchema.nullable(),
   /** Null when the wallet covered the period. */
-  mint_order_id: z.string().nullable(),
+  mint_order_id: idTextSchema.nullable(),
   attribution: renewalAttributionSchema.nullable(),
   attribution_unavailable_reason: z.string().nullable(),
   settled_by_invo: notSettledByServiceSchema,
@@ -134,7 +135,7 @@ export const refundEventSchema = z.object({
   is_full_refund: z.boolean(),
   settled_by_invo: notSettledByServiceSchema,
   /** Listed on the period report's events; not on the aggregate report's. */
-  refund_transaction_id: z.string().nullable().optional(),
+  refund_transaction_id: idTextSchema.nullable().optional(),
 });
 export type RefundEvent = z.infer<typeof refundEventSchema>;
 
@@ -306,7 +307,7 @@ export const periodReportSchema = z.object({
     refunded_to_date_usd: amountSchema,
     latest_refund_at: timestampSchema.nullable(),
     basis: z.enum(REVERSAL_BASES),
-    events: z.array(refundEventSchema.extend({ refund_transaction_id: z.string().nullable() })),
+    events: z.array(refundEventSchema.extend({ refund_transaction_id: idTextSchema.nullable() })),
   }),
   charge: z.object({
     attempts_for_period: countSchema,

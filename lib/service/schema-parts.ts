@@ -20,6 +20,18 @@ export const timestampSchema = z
     message: "is not a date and time on the calendar",
   });
 
+/**
+ * An id the spec gives no type for (transaction_id, mint_order_id, refund_key, event_id, order_id, dispute_id): text,
+ * or a whole number read as its text, so a service that sends numbers is read, not refused.
+ */
+export const idTextSchema = z.union([
+  z.string(),
+  z
+    .number()
+    .int()
+    .transform((value) => String(value)),
+]);
+
 /** A percentage (10.00). The spec does not say string or number; a number is turned into its decimal text. */
 export const percentSchema = z.union([decimalStringSchema, z.number().transform((value) => String(value))]);
 

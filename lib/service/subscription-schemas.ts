@@ -6,6 +6,7 @@ import {
   paginationSchema,
   revenueShareSchema,
   timestampSchema,
+  idTextSchema,
 } from "./schema-parts";
 
 /** Players, balances, cards, subscriptions and refunds as the service answers them (see schemas.ts). */
@@ -192,11 +193,11 @@ export type RefundRevenueShareAttribution = z.infer<typeof refundRevenueShareAtt
 export const refundReceiptSchema = z.object({
   status: z.literal("refunded"),
   idempotent_replay: z.boolean(),
-  refund_key: z.string(),
+  refund_key: idTextSchema,
   client_request_id: z.string(),
   subscription_id: z.string(),
   period_seq: intSchema,
-  transaction_id: z.string(),
+  transaction_id: idTextSchema,
   refunded_amount_usd: amountSchema,
   total_refunded_amount_usd: amountSchema,
   remaining_refundable_usd: amountSchema,
@@ -205,12 +206,13 @@ export const refundReceiptSchema = z.object({
   /** Signed; may be negative (coins minted by the card charge are taken back). */
   balance_delta_coins: amountSchema,
   card_refunded_usd: amountSchema,
-  processor_refund_reference: z.string().nullable(),
+  /** Null, or left out (the spec's fields beyond those it shows are not promised on every receipt). */
+  processor_refund_reference: z.string().nullish(),
   processor_refund_adopted: z.boolean(),
   invo_fee_retained: z.boolean(),
   partner_revenue_reversed_usd: amountSchema,
   partner_revenue_reversal_mode: z.enum(["full", "prorata"]),
-  reason: z.string().nullable(),
+  reason: z.string().nullish(),
   refunded_at: timestampSchema,
   new_balance: amountSchema.nullable(),
   revenue_share_attribution: refundRevenueShareAttributionSchema.nullable(),
@@ -225,7 +227,7 @@ export type RefundReceipt = z.infer<typeof refundReceiptSchema>;
  * transaction_id: not shown.
  */
 export const refundAlreadyProcessedSchema = z.object({
-  transaction_id: z.string(),
+  transaction_id: idTextSchema,
   status: z.string().optional(),
   idempotent_replay: z.boolean().optional(),
   client_request_id: z.string().optional(),

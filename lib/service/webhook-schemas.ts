@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { amountSchema, formatIssues, intSchema, percentSchema, timestampSchema } from "./schema-parts";
+import { amountSchema, formatIssues, idTextSchema, intSchema, percentSchema, timestampSchema } from "./schema-parts";
 import { refundRevenueShareAttributionSchema } from "./subscription-schemas";
 
 /** The webhook events the service sends (see schemas.ts). */
@@ -8,7 +8,7 @@ import { refundRevenueShareAttributionSchema } from "./subscription-schemas";
 
 /** "{event_id, event_type, created_at, tenant_id (the game id), data}" */
 export const webhookEnvelopeSchema = z.object({
-  event_id: z.string(),
+  event_id: idTextSchema,
   event_type: z.string(),
   created_at: timestampSchema,
   tenant_id: z.union([z.string(), z.number().transform((value) => String(value))]),

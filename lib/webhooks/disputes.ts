@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import { recordDisputeClosed, recordDisputeOpened } from "@/db/queries/disputes";
 import { decimalStringSchema } from "@/lib/money";
+import { idTextSchema } from "@/lib/service/schema-parts";
 import { formatIssues, type WebhookEnvelope } from "@/lib/service/schemas";
 import { parseServiceInstant } from "@/lib/time";
 
@@ -16,12 +17,12 @@ import { parseServiceInstant } from "@/lib/time";
  * mint_order_id, in whatever snapshot holds that line.
  */
 
-const idSchema = z.string().min(1).max(255);
+const idSchema = idTextSchema.pipe(z.string().min(1).max(255));
 
 export const disputeOpenedDataSchema = z.looseObject({
   order_id: idSchema,
   dispute_id: idSchema,
-  transaction_id: z.string().nullable().optional(),
+  transaction_id: idTextSchema.nullable().optional(),
   payment_intent_id: z.string().nullable().optional(),
   charge_id: z.string().nullable().optional(),
   reason: z.string().max(500).nullable().optional(),
