@@ -46,6 +46,16 @@ export function startForwarder(POST: RouteHandler): Promise<http.Server> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
+/** Until no pull of the test database is running, or the hook's slack has passed (nothing here fails on it). */
+async function pullsEnded(db: Db): Promise<void> {
+  const deadline = Date.now() + 10_000 * SLACK;
+  while (Date.now() < deadline) {
+    const running = await db.selectFrom("snapshot_pull").select("id").where("status", "=", "running").execute();
+    if (running.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export type EmulatorWebhooks = { t: TestDatabase; emulator: RunningEmulator; POST: RouteHandler };
 
 /**
@@ -107,6 +117,9 @@ export function setUpEmulatorWebhooks(
     // A job still running when the workers stop would go on in a transaction that the database's drop then cuts: on a
     // busy machine a re-pull can outlast the queue's own 10 s, so it gets the hook's slack.
     await stopBoss({ timeoutMs: 20_000 * SLACK });
+    // A re-pull still running holds its window's lock on a connection of its own between queries: the drop would cut
+    // that connection under it, unheard of by anything but the process. It is given the time to end first.
+    if (t) await pullsEnded(t.db);
     await emulator?.close();
     await t?.drop();
   });
