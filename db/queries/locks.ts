@@ -1,6 +1,6 @@
 import "server-only";
 import { sql } from "kysely";
-import type { DbOrTrx, Trx } from "@/db";
+import { type Db, type DbOrTrx, poolOf, type Trx } from "@/db";
 
 /**
  * Advisory locks and savepoints: the few statements that are about the session or the transaction rather than a
@@ -11,6 +11,52 @@ import type { DbOrTrx, Trx } from "@/db";
 export async function tryAdvisoryLock(conn: DbOrTrx, key: string): Promise<boolean> {
   const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);
   return got.rows[0]?.ok === true;
+}
+
+/** A session lock held on a connection of its own; `lost` is the error that ended that connection, if one did. */
+export type SessionLock = { lost(): Error | null; release(): Promise<void> };
+
+/**
+ * Takes the session lock on `key` when free, on a connection kept for it until `release`; null when another session
+ * holds it. The connection sits idle while the lock is held: a database that ends it meanwhile (a restart, a failover,
+ * an administrator) is noted as `lost`, never an unheard error that would take the process down.
+ */
+export async function holdSessionLock(db: Db, key: string): Promise<SessionLock | null> {
+  const client = await poolOf(db).connect();
+  let lost: Error | null = null;
+  const onError = (error: Error) => {
+    lost ??= error;
+  };
+  client.on("error", onError);
+  const done = (error?: Error) => {
+    client.removeListener("error", onError);
+    // A connection that failed is closed, not handed to the next caller.
+    client.release(error);
+  };
+  let taken: boolean;
+  try {
+    const got = await client.query<{ ok: boolean }>("select pg_try_advisory_lock(hashtext($1)) as ok", [key]);
+    taken = got.rows[0]?.ok === true;
+  } catch (error) {
+    done(error as Error);
+    throw error;
+  }
+  if (!taken) {
+    done();
+    return null;
+  }
+  return {
+    lost: () => lost,
+    async release() {
+      try {
+        if (!lost) await client.query("select pg_advisory_unlock(hashtext($1))", [key]);
+      } catch (error) {
+        lost ??= error as Error;
+      } finally {
+        done(lost ?? undefined);
+      }
+    },
+  };
 }
 
 /** Drops a session lock taken by tryAdvisoryLock on the same connection. */

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
-import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
+import { holdSessionLock } from "@/db/queries/locks";
 import { getPullRow, getPullStatus, startPullAttempt, updatePull } from "@/db/queries/snapshot-pulls";
 import { readSnapshotSummary } from "@/db/queries/snapshots";
 import { windowOf } from "@/db/queries/time-window";
@@ -112,19 +112,19 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
   const window = windowOf(pull);
   const key = lockKey(pull.game_id, window);
 
-  return db.connection().execute(async (conn) => {
-    if (!(await tryAdvisoryLock(conn, key)))
-      throw new PullBusyError("Another worker is pulling this window right now.");
-    const heartbeat = setInterval(() => {
-      void updatePull(db, pullId, { heartbeat_at: new Date() }, "running").catch(() => {});
-    }, HEARTBEAT_MS);
-    try {
-      return await attemptPull(db, pull, window, options);
-    } finally {
-      clearInterval(heartbeat);
-      await releaseAdvisoryLock(conn, key).catch(() => {});
-    }
-  });
+  const lock = await holdSessionLock(db, key);
+  if (!lock) throw new PullBusyError("Another worker is pulling this window right now.");
+  const heartbeat = setInterval(() => {
+    void updatePull(db, pullId, { heartbeat_at: new Date() }, "running").catch(() => {});
+  }, HEARTBEAT_MS);
+  try {
+    return await attemptPull(db, pull, window, options);
+  } finally {
+    clearInterval(heartbeat);
+    await lock.release();
+    const lost = lock.lost();
+    if (lost) log.warn("the connection holding a pull's window lock was lost during the pull", { pullId, error: lost });
+  }
 }
 
 /** The final error of a pull that failed for good: what its row says. */
