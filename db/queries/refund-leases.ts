@@ -96,6 +96,9 @@ export async function listStalePendingAttempts(
   return rows.map(toAttempt);
 }
 
+/** The end of a subscription change's hold `holdMs` from now, by the database's clock. */
+const heldFor = (holdMs: number) => sql<Date>`now() + make_interval(secs => ${holdMs / 1000})`;
+
 /**
  * Holds a subscription for one change until `holdMs` from now (the database's clock): false when another change holds
  * it and its hold has not lapsed.
@@ -104,7 +107,7 @@ export async function holdSubscriptionForChange(
   db: Executor,
   params: { gameId: string; subscriptionId: string; token: string; holdMs: number },
 ): Promise<boolean> {
-  const until = sql<Date>`now() + make_interval(secs => ${params.holdMs / 1000})`;
+  const until = heldFor(params.holdMs);
   const row = await db
     .insertInto("subscription_change_hold")
     .values({ game_id: params.gameId, subscription_id: params.subscriptionId, token: params.token, held_until: until })
@@ -139,7 +142,7 @@ export async function renewSubscriptionHold(
 ): Promise<boolean> {
   const result = await db
     .updateTable("subscription_change_hold")
-    .set({ held_until: sql<Date>`now() + make_interval(secs => ${params.holdMs / 1000})` })
+    .set({ held_until: heldFor(params.holdMs) })
     .where("game_id", "=", params.gameId)
     .where("subscription_id", "=", params.subscriptionId)
     .where("token", "=", params.token)

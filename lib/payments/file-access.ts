@@ -13,7 +13,7 @@ import { formatInstant } from "@/core/time";
 import { completeSettledFiles, getPaymentFile, listFileStatementsInPayment } from "@/db/queries/payment-flow";
 import { recordAudit } from "@/lib/audit";
 import { openSecret } from "@/lib/crypto";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { paymentFileContext } from "@/lib/keys/sealed-columns";
 import { transition } from "@/lib/payouts/transition";
 
@@ -75,12 +75,19 @@ async function refuseNotLive(trx: DbOrTrx, params: { gameId: string; fileId: str
         `${now.cancelledAt ? ` at ${formatInstant(now.cancelledAt)}` : ""}: its statements are payable again. ` +
         "Nothing more was done.",
     );
-  throw new AppError("CONFLICT", FILE_SETTLED);
+  throw new FileSettled();
 }
 
-const FILE_SETTLED =
-  "Nothing of this payment file is still in payment: its results were imported, each statement paid or rejected. " +
-  "It is not cancelled, and is marked completed: never upload it again.";
+/** The refusal of a cancel whose file its results settled: the file is completed once the refusal is out. */
+class FileSettled extends AppError {
+  constructor() {
+    super(
+      "CONFLICT",
+      "Nothing of this payment file is still in payment: its results were imported, each statement paid or rejected. " +
+        "It is not cancelled, and is marked completed: never upload it again.",
+    );
+  }
+}
 
 /**
  * A cancel refused because the file's results settled every statement in it: the file, left live by an import that
@@ -90,7 +97,7 @@ async function cancelling<T>(db: Db, batch: { gameId: string; batchId: string },
   try {
     return await step;
   } catch (error) {
-    if (isAppError(error) && error.message === FILE_SETTLED) await completeSettledFiles(db, batch);
+    if (error instanceof FileSettled) await completeSettledFiles(db, batch);
     throw error;
   }
 }
