@@ -362,6 +362,27 @@ describe("webhooks", () => {
     expect([parsed?.subscription_id, parsed && "client_request_id" in parsed]).toEqual([data.subscription_id, false]);
   });
 
+  it("reads subscription.refunded whatever the fields it does not read hold, and refuses one without its amount", () => {
+    const data: Record<string, unknown> = {
+      ...refundedData(),
+      transaction_id: 4411,
+      item_id: null,
+      is_full_refund: "no",
+      period_status: null,
+      refund: null,
+      revenue_share_attribution: "see receipt",
+      metadata: [1, 2],
+      total_refunded_amount_usd: 3.33,
+    };
+    const result = parseWebhookEvent(envelope("subscription.refunded", data));
+    const parsed = result.success && result.event.type === "subscription.refunded" ? result.event.data : null;
+    expect([parsed?.amount_usd, parsed?.period_seq, parsed?.refund]).toEqual(["3.33", data.period_seq, null]);
+
+    delete data.amount_usd;
+    const missing = parseWebhookEvent(envelope("subscription.refunded", data));
+    expect(missing.success ? "read" : missing.issues.join("; ")).toMatch(/amount_usd/);
+  });
+
   it("parses subscription.renewed with only the fields the spec shows", () => {
     const result = parseWebhookEvent(
       envelope("subscription.renewed", { funding: { pcstore_charged_usd: "0.00", extra: 1 }, attribution: null }),

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { amountSchema, formatIssues, idTextSchema, intSchema, percentSchema, timestampSchema } from "./schema-parts";
-import { refundRevenueShareAttributionSchema } from "./subscription-schemas";
 
 /** The webhook events the service sends (see schemas.ts). */
 
@@ -16,39 +15,20 @@ export const webhookEnvelopeSchema = z.object({
 });
 export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
 
+/**
+ * The fields the desk reads: the period refunded, this refund's amount, the attempt it answers and when it was made.
+ * The rest the spec lists (item_id, transaction_id, player_email, identity_id, total_refunded_amount_usd,
+ * period_amount_usd, is_full_refund, reason, period_status, the refund block, revenue_share_attribution, metadata)
+ * are kept with the event as received (its page shows them) and never checked: a change in one of them (a null, a
+ * number for a string) does not leave the refund unplaced in its window.
+ */
 export const subscriptionRefundedDataSchema = z.looseObject({
   subscription_id: z.string(),
-  item_id: z.string(),
   period_seq: intSchema,
-  transaction_id: z.string(),
-  /**
-   * Links the event to the refund attempt made from Payout Desk; a refund made elsewhere may carry none. This and the
-   * other fields the desk only keeps (the player, the reason, the attribution, metadata) may be absent: an event
-   * without them still places its refund in its window.
-   */
-  client_request_id: z.string().nullish(),
-  player_email: z.string().nullish(),
-  identity_id: z.string().nullish(),
   /** This refund. */
   amount_usd: amountSchema,
-  /** Cumulative. */
-  total_refunded_amount_usd: amountSchema,
-  period_amount_usd: amountSchema,
-  is_full_refund: z.boolean(),
-  reason: z.string().nullish(),
-  period_status: z.string(),
-  refund: z.looseObject({
-    funding_shape: z.string(),
-    balance_delta_coins: amountSchema,
-    card_refunded_usd: amountSchema,
-    processor_refund_adopted: z.boolean(),
-    new_balance: amountSchema.nullish(),
-    invo_fee_retained: z.boolean(),
-    partner_revenue_reversed_usd: amountSchema,
-    partner_revenue_reversal_mode: z.string(),
-  }),
-  revenue_share_attribution: refundRevenueShareAttributionSchema.nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
+  /** Links the event to the refund attempt made from Payout Desk; a refund made elsewhere may carry none. */
+  client_request_id: z.string().nullish(),
   // Not listed on the event; read when present to place the reversal in its window.
   refunded_at: timestampSchema.optional(),
 });
