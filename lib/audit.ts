@@ -2,6 +2,7 @@ import "server-only";
 import type { DbOrTrx } from "@/db";
 import { insertAuditLine } from "@/db/queries/audit";
 import type { Actor, Via } from "@/core/actor";
+import { TwoPersonRefusal } from "@/lib/errors";
 import { log } from "@/lib/log";
 
 export type AuditEntry = {
@@ -54,6 +55,30 @@ export async function recordWithRetries<T>(
       log.warn(`${what} not recorded; trying again`, { tried, error });
       await new Promise((resolve) => setTimeout(resolve, pauseMs(tried)));
     }
+  }
+}
+
+/**
+ * Runs `run` and, when the two-person rule refuses it (TwoPersonRefusal, thrown inside a transaction that rolls back),
+ * writes one audit line of the attempt (outcome "refused_two_person_rule", the refusal's words in its detail) before
+ * passing the refusal on. A line the database refuses goes to the error log; the person is answered the same.
+ */
+export async function auditTwoPersonRefusals<T>(
+  db: DbOrTrx,
+  entry: Omit<AuditEntry, "outcome" | "idempotencyKey">,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof TwoPersonRefusal) {
+      await recordAuditAfterTheFact(db, {
+        ...entry,
+        outcome: "refused_two_person_rule",
+        detail: { ...entry.detail, refused: error.message },
+      });
+    }
+    throw error;
   }
 }
 

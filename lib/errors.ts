@@ -23,6 +23,18 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A refusal by the two-person rule (Settings → Payouts): the person is the one who prepared, entered or recorded what
+ * they now ask to approve, confirm or undo. Such refusals are audited (auditTwoPersonRefusals, lib/audit.ts): a control
+ * that refused someone leaves a trace of who tried what.
+ */
+export class TwoPersonRefusal extends AppError {
+  constructor(message: string) {
+    super("FORBIDDEN", message);
+    this.name = "TwoPersonRefusal";
+  }
+}
+
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }

@@ -3,7 +3,7 @@ import type { ActingAs } from "@/core/actor";
 import { formatUsd } from "@/core/money";
 import type { Db, DbOrTrx } from "@/db";
 import { getPaidBy, getStatementPayment, insertPaymentReturns, type NewPaymentReturn } from "@/db/queries/payment-flow";
-import { AppError } from "@/lib/errors";
+import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { type Changed, transition } from "@/lib/payouts/transition";
 
@@ -123,8 +123,7 @@ export async function returnPayment(
         // Bound to the person: the rule in force now (a team of one, the rule off, records its own payment's return).
         const { twoPersonRule } = await readPayoutSettings(trx);
         if (twoPersonRule && before.get(params.statementId)?.paidById === actorId)
-          throw new AppError(
-            "FORBIDDEN",
+          throw new TwoPersonRefusal(
             "Two-person rule: you recorded this payment, so another finance user records it as returned.",
           );
       },

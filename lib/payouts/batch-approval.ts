@@ -4,7 +4,7 @@ import type { Db } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
 import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
-import { AppError } from "@/lib/errors";
+import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatCount } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
 import { openFlagsOf, readBatchFlags } from "./flags";
@@ -58,8 +58,7 @@ export async function approvePayoutBatch(
         // The rule in force at approval time applies (an admin may have switched it since the batch was prepared).
         twoPersonRule = (await readPayoutSettings(trx)).twoPersonRule;
         if (twoPersonRule && batch.prepared_by_id === as.actor?.id) {
-          throw new AppError(
-            "FORBIDDEN",
+          throw new TwoPersonRefusal(
             "Two-person rule: you prepared this batch, so another finance user must approve it.",
           );
         }

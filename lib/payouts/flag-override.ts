@@ -5,7 +5,7 @@ import { getStatementRecipientFlags, insertFlagOverride } from "@/db/queries/fla
 import { getChangeEnteredBy } from "@/db/queries/profile-changes";
 import { detailsChangeOf } from "@/lib/profiles/flags";
 import type { LockedBatch } from "@/db/queries/payout-batches";
-import { AppError } from "@/lib/errors";
+import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatInstant } from "@/lib/time";
 import { isPayoutFlag, isWindowFlag } from "./flag-info";
 import { type ActiveFlag, flagsOfStatement, overrideOf, readBatchFlags } from "./flags";
@@ -154,8 +154,7 @@ export async function enteredTheDetails(
 }
 
 async function refuseOwnDetails(trx: Trx, gameId: string, flag: ActiveFlag, as: ActingAs): Promise<void> {
-  if (as.actor && (await enteredTheDetails(trx, gameId, flag, as.actor.id)))
-    throw new AppError("FORBIDDEN", OWN_DETAILS);
+  if (as.actor && (await enteredTheDetails(trx, gameId, flag, as.actor.id))) throw new TwoPersonRefusal(OWN_DETAILS);
 }
 
 export const OWN_DETAILS =

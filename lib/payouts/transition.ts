@@ -20,8 +20,8 @@ import {
 import { markChangeEmailsOwed } from "@/db/queries/statement-deliveries";
 import type { PayoutStatementState } from "@/db/types";
 import type { ActingAs } from "@/core/actor";
-import { recordAudit } from "@/lib/audit";
-import { AppError } from "@/lib/errors";
+import { auditTwoPersonRefusals, recordAudit } from "@/lib/audit";
+import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
 import { type BatchContext, statementVerdict } from "./offered-actions";
 import { CLOSED_STATES, type TransitionName, type TransitionRule, TRANSITIONS } from "./transition-table";
@@ -156,7 +156,7 @@ function split(
     });
     if (verdict.kind === "allowed" && inFrom) changed.push({ ...r, to: rule.to ? rule.to(r, batch) : r.state });
     else if (verdict.kind === "blocked" && verdict.code === "two_person_rule")
-      throw new AppError("FORBIDDEN", verdict.reason);
+      throw new TwoPersonRefusal(verdict.reason);
     else if (verdict.kind === "blocked" && verdict.code === "open_flags")
       skipped.push({ id: r.id, recipientPlayerId, reason: openFlagsMessage(open) });
     else
@@ -226,6 +226,16 @@ export async function transition(
   as: ActingAs,
 ): Promise<TransitionStep> {
   const rule: TransitionRule = TRANSITIONS[name];
+  const refused = { actor: as.actor, via: as.via, action: rule.audit, gameId: req.gameId, target: req.batchId };
+  return auditTwoPersonRefusals(db, refused, () => transitionIn(db, rule, req, as));
+}
+
+async function transitionIn(
+  db: Db,
+  rule: TransitionRule,
+  req: TransitionRequest,
+  as: ActingAs,
+): Promise<TransitionStep> {
   return db.transaction().execute(async (trx) => {
     await lockPayoutsOfGame(trx, req.gameId);
     const batch = await getBatchForUpdate(trx, { gameId: req.gameId, batchId: req.batchId });

@@ -10,15 +10,17 @@ export function canEditProfiles(role: Role): boolean {
   return hasRole(role, "finance");
 }
 
-export type ReviewVerdict = { allowed: true } | { allowed: false; reason: string };
+/** `twoPerson`: refused by the two-person rule (the person entered the change), not by their role. */
+export type ReviewVerdict = { allowed: true } | { allowed: false; reason: string; twoPerson: boolean };
 
 export function reviewVerdict(
   user: { id: string; role: Role },
   change: { enteredById: string | null },
   twoPersonRule: boolean,
 ): ReviewVerdict {
-  if (!hasRole(user.role, "finance")) return { allowed: false, reason: "Only finance users review payout changes." };
+  if (!hasRole(user.role, "finance"))
+    return { allowed: false, reason: "Only finance users review payout changes.", twoPerson: false };
   if (twoPersonRule && change.enteredById === user.id)
-    return { allowed: false, reason: "You entered this change: a second finance user reviews it." };
+    return { allowed: false, reason: "You entered this change: a second finance user reviews it.", twoPerson: true };
   return { allowed: true };
 }

@@ -19,8 +19,8 @@ import {
 } from "@/db/queries/profiles";
 import type { Actor, Via } from "@/core/actor";
 import type { Role } from "@/lib/auth/roles";
-import { recordAudit } from "@/lib/audit";
-import { AppError } from "@/lib/errors";
+import { auditTwoPersonRefusals, recordAudit } from "@/lib/audit";
+import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { detailsInForce } from "./details";
 import { maskDetails } from "./mask";
@@ -203,6 +203,22 @@ export async function reviewPayoutChange(
   p: { gameId: string; playerId: number; changeId: string; decision: "approve" | "reject"; note?: string },
   acting: ProfileActing,
 ): Promise<{ outcome: "approved" | "rejected"; masked: string }> {
+  const refused = {
+    actor: acting.actor,
+    via: acting.via,
+    action: `profiles.details.${p.decision}`,
+    gameId: p.gameId,
+    target: recipientTarget(p.playerId),
+    detail: { playerId: p.playerId, changeId: p.changeId },
+  };
+  return auditTwoPersonRefusals(db, refused, () => reviewIn(db, p, acting));
+}
+
+async function reviewIn(
+  db: Db,
+  p: Parameters<typeof reviewPayoutChange>[1],
+  acting: ProfileActing,
+): Promise<{ outcome: "approved" | "rejected"; masked: string }> {
   return db.transaction().execute(async (trx) => {
     await holdSealingKey(trx);
     // As for any change of details: never between a payment file's flags and its details.
@@ -213,7 +229,8 @@ export async function reviewPayoutChange(
       throw new AppError("CONFLICT", "This change is no longer waiting for review (it was reviewed or replaced).");
     const { twoPersonRule } = await readPayoutSettings(trx);
     const verdict = reviewVerdict({ id: acting.actor.id, role: acting.role }, pending, twoPersonRule);
-    if (!verdict.allowed) throw new AppError("FORBIDDEN", verdict.reason);
+    if (!verdict.allowed)
+      throw verdict.twoPerson ? new TwoPersonRefusal(verdict.reason) : new AppError("FORBIDDEN", verdict.reason);
     const now = new Date(await databaseNowMs(trx));
     const masked = pending.detailsMasked ?? "";
     if (p.decision === "approve") {

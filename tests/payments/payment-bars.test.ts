@@ -115,6 +115,13 @@ describe("a flag raised after approval", () => {
         web(by),
       );
     await expect(confirm(preparer)).rejects.toThrow(/Two-person rule: you entered these payout details/);
+    const tried = await db
+      .selectFrom("audit_log")
+      .select(["action", "actor_email"])
+      .where("target", "=", batchId)
+      .where("outcome", "=", "refused_two_person_rule")
+      .execute();
+    expect(tried).toEqual([{ action: "payouts.flag.override", actor_email: preparer.email }]);
     await confirm(approver);
     const paid = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
     expect(paid.inPayment).toBe(1);

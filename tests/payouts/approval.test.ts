@@ -42,12 +42,20 @@ describe("the approval workflow", () => {
       }
       const audit = await db
         .selectFrom("audit_log")
-        .select(["action", "outcome"])
+        .select(["action", "outcome", "actor_email", "detail"])
         .where("target", "=", batchId)
+        .orderBy("id")
         .execute();
-      expect(audit.map((a) => a.action)).toEqual(
-        expect.arrayContaining(["payouts.batch.prepare", "payouts.statement.approve", "payouts.batch.approve"]),
-      );
+      // The refused attempt is kept, by whom and with the words they were refused with, before the approval itself.
+      expect(audit.map((a) => `${a.action} ${a.outcome} ${a.actor_email}`)).toEqual([
+        `payouts.batch.prepare succeeded ${preparer.email}`,
+        `payouts.statement.approve succeeded ${preparer.email}`,
+        `payouts.batch.approve refused_two_person_rule ${preparer.email}`,
+        `payouts.batch.approve succeeded ${preparer.email}`,
+      ]);
+      expect(audit[2]?.detail).toEqual({
+        refused: "Two-person rule: you prepared this batch, so another finance user must approve it.",
+      });
     },
   );
 

@@ -194,6 +194,9 @@ describe("two-person review", () => {
     expect(audit.map((a) => `${a.action} ${a.outcome} ${a.actor_email} ${a.via}`)).toEqual([
       "profiles.details.set applied fin1@payout-desk.test web",
       "profiles.details.change pending fin1@payout-desk.test web",
+      // The one who entered the change tried to approve it: refused, and the attempt kept (the support user's refusal
+      // is by role, checked before any action runs, and not audited).
+      "profiles.details.approve refused_two_person_rule fin1@payout-desk.test web",
       "profiles.details.approve approved admin@payout-desk.test cli",
       "profiles.details.change pending fin2@payout-desk.test web",
       "profiles.details.reject rejected fin1@payout-desk.test web",
