@@ -137,6 +137,9 @@ function writeFiles(
   }
 }
 
+/** The statements a file left out listed by its audit line, at most (the count is always kept). */
+const AUDITED_REFUSALS = 200;
+
 const today = () => new Date().toISOString().slice(0, 10);
 
 /**
@@ -253,14 +256,26 @@ export async function createPaymentFiles(
         for (const file of written) created.push(await storeFile(trx, file, key));
       },
       eventDetail: () => ({ method: params.method }),
-      audit: () => ({
+      audit: ({ changed }) => ({
         detail: {
           method: params.method,
           eurRate,
           rateSource: params.rateSource ?? null,
           executionDate,
-          files: created.map((f) => ({ id: f.id, fileName: f.fileName, sha256: f.sha256, rows: f.rowCount })),
+          files: created.map((f) => ({
+            id: f.id,
+            fileName: f.fileName,
+            sha256: f.sha256,
+            rows: f.rowCount,
+            currency: f.currency,
+            totalUsd: f.totalUsd,
+            totalAmount: f.totalAmount,
+          })),
+          inPayment: changed.length,
+          totalUsd: formatUsd(sumMoney(changed.map((c) => c.payable_usd))),
+          // Who was left out and why (never their details), the first AUDITED_REFUSALS of them.
           refused: refused.length,
+          refusedListed: refused.slice(0, AUDITED_REFUSALS),
         },
       }),
     },

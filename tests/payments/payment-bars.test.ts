@@ -100,6 +100,21 @@ describe("a flag raised after approval", () => {
       }),
     ]);
     expect(await statesOf(db, batchId)).toEqual({ 5: "in_payment", 6: "approved" });
+    // The file's audit line: what it pays in all and by file, and who it left out and why, never their details.
+    const created = await db
+      .selectFrom("audit_log")
+      .select("detail")
+      .where("target", "=", batchId)
+      .where("action", "=", "payouts.payment_file.create")
+      .executeTakeFirstOrThrow();
+    expect(created.detail).toMatchObject({
+      inPayment: 1,
+      totalUsd: "20.00",
+      files: [{ rows: 1, currency: "USD", totalUsd: "20.00", totalAmount: "20.00" }],
+      refused: 1,
+      refusedListed: [{ recipientPlayerId: 6, reason: expect.stringMatching(/payout details changed after approval/) }],
+    });
+    expect(JSON.stringify(created.detail)).not.toContain("p6@example.com");
 
     // The person who entered them cannot confirm them: they could have typed their own account.
     const confirm = (by: typeof preparer) =>
