@@ -276,7 +276,8 @@ describe("QuickBooks Online journal entries", () => {
         .select(["outcome", "detail"])
         .where("action", "=", "accounting.quickbooks_date_order")
         .executeTakeFirstOrThrow();
-      expect(line).toEqual({ outcome: "succeeded", detail: { from: "mdy", to: "dmy" } });
+      const ranBy = `${os.userInfo().username}@${os.hostname()}`;
+      expect(line).toEqual({ outcome: "succeeded", detail: { from: "mdy", to: "dmy", ranBy } });
     } finally {
       await runDesk(t.url, ["accounts", "quickbooks-dates", "--game", GAME, "--order", "mdy"]);
     }

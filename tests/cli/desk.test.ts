@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +67,13 @@ describe("npm run desk", () => {
     const stored = await t.db.selectFrom("game").selectAll().executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toMatch(/gs_test_cli_secret_9876|whsec_current_1111|whsec_previous_2222/);
     expect(stored.webhook_previous_secret_mask).toBe("whsec_••••2222");
+    // Commands that act as no signed-in person still name the system account and machine they ran from.
+    const audit = await t.db.selectFrom("audit_log").select(["action", "via", "actor_email", "detail"]).execute();
+    const ranBy = `${userInfo().username}@${hostname()}`;
+    expect(audit.map((a) => [a.action, a.via, a.actor_email, (a.detail as { ranBy?: string }).ranBy])).toEqual([
+      ["user.create", "cli", null, ranBy],
+      ["game.create", "cli", null, ranBy],
+    ]);
   });
 
   it("reads a game's secrets from files, kept out of the process list, and refuses a secret given twice", async () => {

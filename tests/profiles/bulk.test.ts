@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { hostname, userInfo } from "node:os";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
@@ -201,7 +202,12 @@ describe("profiles export", () => {
         actor_email: fin.actor?.email,
         via: "cli",
         outcome: "completed",
-        detail: { rows: 4, bytes: Buffer.byteLength(text), sha256: createHash("sha256").update(text).digest("hex") },
+        detail: {
+          rows: 4,
+          bytes: Buffer.byteLength(text),
+          sha256: createHash("sha256").update(text).digest("hex"),
+          ranBy: `${userInfo().username}@${hostname()}`,
+        },
       },
     ]);
     // UTF-8 with a byte-order mark, for a spreadsheet to show the masks' "•" as written.
