@@ -81,8 +81,15 @@ export async function insertSignInAttempt(
   return row.id;
 }
 
-export async function markSignInAttemptSucceeded(db: Db, attemptId: string): Promise<void> {
-  await db.updateTable("sign_in_attempt").set({ succeeded: true }).where("id", "=", attemptId).execute();
+/** Marks the attempt a success; returns the client address it was made from (null when not known). */
+export async function markSignInAttemptSucceeded(db: Db, attemptId: string): Promise<string | null> {
+  const row = await db
+    .updateTable("sign_in_attempt")
+    .set({ succeeded: true })
+    .where("id", "=", attemptId)
+    .returning("ip")
+    .executeTakeFirst();
+  return row?.ip ? row.ip : null;
 }
 
 export type AccountFailureRow = { email: string; failures: number; lastFailureAt: Date };

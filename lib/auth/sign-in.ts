@@ -131,14 +131,16 @@ export async function markSignInSucceeded(
   signIn: { user: { id: string; email: string }; via: Via },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await markSignInAttemptSucceeded(trx, attemptId);
-    // The person who signed in is the actor (filtering the log by them finds their sign-ins).
+    const address = await markSignInAttemptSucceeded(trx, attemptId);
+    // The person who signed in is the actor (filtering the log by them finds their sign-ins); the client's address
+    // as far as it can be trusted (clientAddress: null without a trusted proxy in front).
     await recordAudit(trx, {
       actor: { id: signIn.user.id, email: signIn.user.email },
       via: signIn.via,
       action: "user.sign_in",
       target: signIn.user.email,
       outcome: "succeeded",
+      detail: { address },
     });
   });
 }

@@ -207,6 +207,14 @@ describe("sign-in limits without lockout", () => {
     const email = "usual@payout-desk.test";
     const id = await atTime(T0, () => signIn.beginSignInAttempt(t.db, email, "203.0.113.50"));
     await signIn.markSignInSucceeded(t.db, id, { user: { id: "u-usual", email }, via: "web" });
+    // The sign-in's audit line keeps the address it came from (behind the trusted proxy).
+    const line = await t.db
+      .selectFrom("audit_log")
+      .select("detail")
+      .where("action", "=", "user.sign_in")
+      .where("target", "=", email)
+      .executeTakeFirstOrThrow();
+    expect(line.detail).toEqual({ address: "203.0.113.50" });
     for (let i = 0; i < 8; i++) await attempt(email, T0 + (i + 1) * S, "192.0.2.66");
     expect(await attempt(email, T0 + 10 * S, "192.0.2.66")).toBe("refused");
     expect(await attempt(email, T0 + 10 * S, "203.0.113.50")).toBe("checked");
