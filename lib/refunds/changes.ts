@@ -2,7 +2,7 @@ import "server-only";
 import type { Db } from "@/db";
 import { randomUUID } from "node:crypto";
 import { holdSubscriptionForChange, releaseSubscriptionHold, renewSubscriptionHold } from "@/db/queries/refund-leases";
-import { recordAuditAfterTheFact } from "@/lib/audit";
+import { recordAudit, recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { formatUsd } from "@/lib/money";
@@ -20,8 +20,9 @@ import type { Actor } from "@/core/actor";
 
 /**
  * Cancel, price change and card change. The service takes no idempotency key for these, so the client sends each
- * once; every call is recorded in the audit log with its outcome, "unknown" when the service did not answer (the error
- * log holds a line the database would not take, so a change the service made is never reported as failed).
+ * once; every call is recorded in the audit log as it is sent (outcome "requested": a line the database will not take
+ * sends nothing), then with its outcome, "unknown" when the service did not answer (the error log holds an outcome line
+ * the database would not take, so a change the service made is never reported as failed).
  */
 
 /**
@@ -114,6 +115,16 @@ async function applyChange<T>(
     if (subscriptionSeen(subscription) !== entry.seen) throw new AppError("CONFLICT", SUBSCRIPTION_CHANGED);
   }
   await stillHeld();
+  // Before the call: a process that dies while the service answers still leaves who asked for what. Not written, not
+  // sent.
+  await recordAudit(db, {
+    actor: entry.actor,
+    action: entry.action,
+    gameId: entry.gameId,
+    target: entry.subscriptionId,
+    outcome: "requested",
+    detail: { request: entry.request },
+  });
   let result: T;
   try {
     result = await call(client);

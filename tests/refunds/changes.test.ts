@@ -54,7 +54,13 @@ describe("cancel", () => {
     expect(result).toMatchObject({ ok: true });
     expect(result.message).toMatch(/Cancels at the end of the paid period.*Access until 2026-12-15 00:00 UTC\./);
     expect(subscription(SUBS.cancelEnd).cancelAtPeriodEnd).toBe(true);
-    const [entry] = await auditOf(SUBS.cancelEnd);
+    // One line as the call is sent, one with its outcome.
+    const [sent, entry] = await auditOf(SUBS.cancelEnd);
+    expect(sent).toMatchObject({
+      action: "subscription.cancel",
+      outcome: "requested",
+      detail: { request: { at_period_end: true, reason: "Moving to yearly" } },
+    });
     expect(entry).toMatchObject({
       action: "subscription.cancel",
       outcome: "succeeded",
@@ -78,7 +84,7 @@ describe("cancel", () => {
       form({ subscriptionId: SUBS.canceled, seen: await seen(SUBS.canceled), when: "now" }),
     )) as Result;
     expect(again).toMatchObject({ ok: true, message: "Already canceled: nothing changed." });
-    expect((await auditOf(SUBS.canceled))[0]).toMatchObject({
+    expect((await auditOf(SUBS.canceled)).at(-1)).toMatchObject({
       outcome: "succeeded",
       detail: { result: { already_canceled: true } },
     });
@@ -104,7 +110,7 @@ describe("cancel", () => {
     )) as Result;
     expect(result).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
     expect(result.message).toMatch(/may or may not have been applied\. Reload/);
-    expect((await auditOf(SUBS.price)).map((a) => a.outcome)).toEqual(["unknown"]);
+    expect((await auditOf(SUBS.price)).map((a) => a.outcome)).toEqual(["requested", "unknown"]);
   });
 });
 
@@ -157,7 +163,9 @@ describe("price and payment method (finance)", () => {
       expect(converted).toMatchObject({ ok: true });
       expect(converted.message).toMatch(/mastercard •••• 1881/);
       expect((await auditOf(SUBS.walletOnly)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
+        "subscription.change_payment_method:requested",
         "subscription.change_payment_method:failed",
+        "subscription.change_payment_method:requested",
         "subscription.change_payment_method:succeeded",
       ]);
     },
@@ -258,16 +266,17 @@ describe("price and payment method (finance)", () => {
     expect(both.map((r) => r.ok).sort()).toEqual([false, true]);
     const made = both.findIndex((r) => r.ok);
     expect(formatUsd(String(subscription(SUBS.card).pendingAmountUsd))).toBe(made === 0 ? "12.00" : "15.00");
-    expect(await auditOf(SUBS.card)).toHaveLength(changes + 1);
+    expect((await auditOf(SUBS.card)).slice(changes).map((a) => a.outcome)).toEqual(["requested", "succeeded"]);
   });
 
-  it("a change the service applied is reported applied though the audit log would not take its line", async () => {
+  it("a change the service applied is reported applied though the audit log would not take its outcome", async () => {
     actAs(c.sessions.finance);
     const before = await auditOf(SUBS.card);
     await sql`create function refuse_audit() returns trigger language plpgsql as $$
       begin raise exception 'audit log unavailable'; end $$`.execute(c.t.db);
+    // The line written as the call is sent is taken; the outcome's is not.
     await sql`create trigger refuse_audit before insert on audit_log
-      for each row execute function refuse_audit()`.execute(c.t.db);
+      for each row when (new.outcome <> 'requested') execute function refuse_audit()`.execute(c.t.db);
     let result: Result;
     try {
       result = (await changeAmountAction(
@@ -280,7 +289,33 @@ describe("price and payment method (finance)", () => {
     // Staged at the service, and said so: not "something went wrong, try again".
     expect(result).toMatchObject({ ok: true });
     expect(String(subscription(SUBS.card).pendingAmountUsd)).toBe("13");
+    expect((await auditOf(SUBS.card)).slice(before.length).map((a) => a.outcome)).toEqual(["requested"]);
+  });
+
+  it("sends nothing when the audit log will not take the line of the call", async () => {
+    actAs(c.sessions.finance);
+    const before = await auditOf(SUBS.card);
+    await sql`create function refuse_audit() returns trigger language plpgsql as $$
+      begin raise exception 'audit log unavailable'; end $$`.execute(c.t.db);
+    await sql`create trigger refuse_audit before insert on audit_log
+      for each row execute function refuse_audit()`.execute(c.t.db);
+    let result: Result;
+    try {
+      result = (await changeAmountAction(
+        form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "16.00" }),
+      )) as Result;
+    } finally {
+      await sql`drop trigger refuse_audit on audit_log`.execute(c.t.db);
+      await sql`drop function refuse_audit()`.execute(c.t.db);
+    }
+    expect(result).toMatchObject({ ok: false, code: "INTERNAL" });
+    expect(String(subscription(SUBS.card).pendingAmountUsd)).toBe("13");
     expect(await auditOf(SUBS.card)).toHaveLength(before.length);
+    // Its hold ended: the next change goes through.
+    const next = (await changeAmountAction(
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "16.00" }),
+    )) as Result;
+    expect(next.ok, next.message).toBe(true);
   });
 
   it("refuses, sending nothing, a change to a subscription the service says is another game's", async () => {
