@@ -8,8 +8,8 @@ import { log } from "@/lib/log";
 
 export type AuditEntry = {
   actor: Actor | null;
-  /** Through what the change came; the web app unless said. */
-  via?: Via;
+  /** Through what the change came: the web app, the command line or a background job. */
+  via: Via;
   action: string;
   gameId?: string | null;
   target?: string | null;
@@ -46,7 +46,7 @@ export async function recordAudit(db: DbOrTrx, entry: AuditEntry): Promise<void>
   await insertAuditLine(db, {
     actorId: entry.actor?.id ?? null,
     actorEmail: entry.actor?.email ?? null,
-    via: entry.via ?? "web",
+    via: entry.via,
     action: entry.action,
     gameId: entry.gameId ?? null,
     target: entry.target ?? null,

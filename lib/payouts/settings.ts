@@ -68,6 +68,7 @@ export async function savePayoutSettings(
     await writeAppSetting(trx, { key: PAYOUT_SETTINGS_KEY, value, updatedBy: actor.email });
     await recordAudit(trx, {
       actor,
+      via: "web",
       action: "settings.payouts",
       target: PAYOUT_SETTINGS_KEY,
       outcome: "succeeded",

@@ -169,6 +169,7 @@ async function refuseOverLimit(
 ): Promise<never> {
   await recordAudit(db, {
     actor,
+    via: "web",
     action: "refund.request",
     gameId: request.gameId,
     target: targetOf(request),
@@ -304,6 +305,7 @@ export async function requestRefund(
       }
       await recordAudit(trx, {
         actor,
+        via: "web",
         action: "refund.request",
         gameId: request.gameId,
         target: targetOf(request),

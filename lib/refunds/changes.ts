@@ -119,6 +119,7 @@ async function applyChange<T>(
   // sent.
   await recordAudit(db, {
     actor: entry.actor,
+    via: "web",
     action: entry.action,
     gameId: entry.gameId,
     target: entry.subscriptionId,
@@ -141,6 +142,7 @@ async function applyChange<T>(
     // The service answered (or may have acted): its outcome is what the person is told, whatever the audit write does.
     await recordAuditAfterTheFact(db, {
       actor: entry.actor,
+      via: "web",
       action: entry.action,
       gameId: entry.gameId,
       target: entry.subscriptionId,
@@ -152,6 +154,7 @@ async function applyChange<T>(
   // Applied at the service: a database failing to take its audit line does not make it "failed".
   await recordAuditAfterTheFact(db, {
     actor: entry.actor,
+    via: "web",
     action: entry.action,
     gameId: entry.gameId,
     target: entry.subscriptionId,

@@ -236,8 +236,14 @@ describe("audit log download", () => {
 
   it("holds exactly the entries the page's filters select, and is itself audited", async () => {
     for (const n of [1, 2, 3])
-      await recordAudit(t.db, { actor: null, action: "test.kept", target: `kept-${n}`, outcome: "succeeded" });
-    await recordAudit(t.db, { actor: null, action: "test.other", target: "kept-4", outcome: "succeeded" });
+      await recordAudit(t.db, {
+        actor: null,
+        via: "web",
+        action: "test.kept",
+        target: `kept-${n}`,
+        outcome: "succeeded",
+      });
+    await recordAudit(t.db, { actor: null, via: "web", action: "test.other", target: "kept-4", outcome: "succeeded" });
     actAs(await signInAs(t.db, "viewer"));
     const response = await auditExport(
       new Request("http://localhost:3000/api/audit/export?action=test.kept&target=kept"),

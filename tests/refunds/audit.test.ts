@@ -20,6 +20,7 @@ beforeAll(async () => {
   for (const [action, outcome, gameId, target, key] of rows) {
     await recordAudit(t.db, {
       actor: action === "refund.call" && outcome === "needs_attention" ? null : actor,
+      via: "web",
       action,
       outcome,
       gameId,
@@ -80,7 +81,14 @@ describe("audit log", () => {
     expect(first.newer).toBe(0);
     // Two lines written while the list is open (a download of it writes two).
     for (const outcome of ["started", "succeeded"])
-      await recordAudit(t.db, { actor: null, action: "export.audit-log", outcome, gameId: null, target: null });
+      await recordAudit(t.db, {
+        actor: null,
+        via: "web",
+        action: "export.audit-log",
+        outcome,
+        gameId: null,
+        target: null,
+      });
     const second = await searchAuditEntries(db, { upToId: first.upToId ?? undefined }, { offset: 2, limit: 2 });
     const third = await searchAuditEntries(db, { upToId: first.upToId ?? undefined }, { offset: 4, limit: 2 });
     const ids = [...first.rows, ...second.rows, ...third.rows].map((r) => r.id);
