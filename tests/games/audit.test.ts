@@ -1,3 +1,4 @@
+import { hostname, userInfo } from "node:os";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { runDesk } from "../support/desk";
@@ -9,8 +10,10 @@ vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {}
 
 /**
  * Audit belongs to the domain: the same change made from the command line and from the web writes one audit line
- * each, with the same action and detail, told apart only by `via` (and the person, where someone signed in).
+ * each, with the same action and detail, told apart only by `via` (and the person, where someone signed in; the
+ * command line's lines also name the system account and machine it ran from).
  */
+const ranBy = `${userInfo().username}@${hostname()}`;
 let t: TestDatabase;
 
 beforeAll(async () => {
@@ -90,7 +93,7 @@ describe("audit lines of a change made from the command line and from the web", 
       actor_email: actor,
       outcome: "succeeded",
       game_id: gameId,
-      detail: action === "game.create" ? created : updated,
+      detail: { ...(action === "game.create" ? created : updated), ...(via === "cli" ? { ranBy } : {}) },
     });
     expect(await auditOf("g-cli")).toEqual([
       line("game.create", "g-cli", "cli", null),
@@ -139,7 +142,7 @@ describe("audit lines of a change made from the command line and from the web", 
         actor_email: null,
         outcome: "succeeded",
         game_id: null,
-        detail: { role: "viewer" },
+        detail: { role: "viewer", ranBy },
       },
       {
         action: "user.change_role",
@@ -147,7 +150,7 @@ describe("audit lines of a change made from the command line and from the web", 
         actor_email: null,
         outcome: "succeeded",
         game_id: null,
-        detail: { from: "viewer", role: "support" },
+        detail: { from: "viewer", role: "support", ranBy },
       },
       {
         action: "user.change_role",

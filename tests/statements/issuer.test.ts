@@ -1,3 +1,4 @@
+import { hostname, userInfo } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeAppSetting } from "@/db/queries/statements";
 import { createUser } from "@/lib/auth/users";
@@ -68,11 +69,14 @@ describe("who issues the statements", () => {
       .orderBy("id")
       .execute();
     expect(lines.map((l) => l.actor_email)).toEqual([ADMIN, ADMIN]);
+    // Written through the command line: each also names the system account and machine it ran from.
+    const ranBy = `${userInfo().username}@${hostname()}`;
     expect(lines.map((l) => l.detail)).toEqual([
-      { from: null, to: { studioName: "Northwind Games", studioAddress: "", linkDays: 30 } },
+      { from: null, to: { studioName: "Northwind Games", studioAddress: "", linkDays: 30 }, ranBy },
       {
         from: { studioName: "Northwind Games", studioAddress: "", linkDays: 30 },
         to: { studioName: "Northwind Games", studioAddress: "", linkDays: 14 },
+        ranBy,
       },
     ]);
   });
