@@ -17,6 +17,26 @@ export async function getBatchLinkRevocation(db: DbOrTrx, batchId: string): Prom
   return firstValue(revocation, "revoked_at");
 }
 
+/** Whether the links of a send's batch were revoked since the send was queued (both on the database's clock). */
+export async function revokedSinceQueued(db: DbOrTrx, sendId: string): Promise<boolean> {
+  const { rows } = await sql<{ one: number }>`select 1 as one from statement_delivery q
+      join payout_statement s on s.id = q.statement_id
+      join statement_link_revocation r on r.batch_id = s.batch_id
+    where q.send_id = ${sendId} and q.status = 'queued' and r.revoked_at >= q.at
+    limit 1`.execute(db);
+  return rows.length > 0;
+}
+
+/** The emails of a batch queued and not yet sent, nor failed for good. */
+export async function countUnsettledSends(db: DbOrTrx, batchId: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(distinct q.send_id) as n from statement_delivery q
+      join payout_statement s on s.id = q.statement_id
+    where s.batch_id = ${batchId} and q.status = 'queued'
+      and not exists (select 1 from statement_delivery d
+        where d.send_id = q.send_id and (d.status = 'sent' or (d.status = 'failed' and d.final)))`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /**
  * Counts one download of a statement through a link: the downloads in the hour from the first of them, this one
  * included (a download after that hour is over starts a new one), and the seconds until that hour is over. The

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Db } from "@/db";
-import { getBatchLinkRevocation, revokeBatchLinks } from "@/db/queries/statement-links";
+import { countUnsettledSends, getBatchLinkRevocation, revokeBatchLinks } from "@/db/queries/statement-links";
 import { findBatchGame } from "@/db/queries/payout-lookup";
 import { findStatementOwner } from "@/db/queries/statements";
 import { databaseNowMs } from "@/db/queries/scalar";
@@ -88,18 +88,23 @@ export async function resolveStatementLink(
   return { statementId: claims.statementId, gameId: owner.gameId, batchId: owner.batchId };
 }
 
-/** Refuses every link of a batch issued until now; links issued later work again. */
+/**
+ * Refuses every link of a batch issued until now; links issued later work again. The batch's emails queued until now
+ * and not yet sent are not sent (deliverStatement withholds them, and the batch's send offers them again): whatever
+ * moved the links' revocation (a wrong figure, a wrong address) holds for them too. Returns how many were queued.
+ */
 export async function revokeStatementLinks(
   db: Db,
   params: { gameId: string; batchId: string },
   acting: ActingAs,
-): Promise<void> {
+): Promise<{ withheld: number }> {
   if ((await findBatchGame(db, params.batchId)) !== params.gameId)
     throw new AppError("NOT_FOUND", "No such payout batch for this game.");
-  await db.transaction().execute(async (trx) => {
-    // On the database's clock, as links are issued (lib/statements/send.ts).
+  return db.transaction().execute(async (trx) => {
+    // On the database's clock, as links are issued and emails queued (lib/statements/send.ts).
     const at = new Date(await databaseNowMs(trx));
     await revokeBatchLinks(trx, { batchId: params.batchId, at, by: acting.actor?.email ?? null });
+    const withheld = await countUnsettledSends(trx, params.batchId);
     await recordAudit(trx, {
       actor: acting.actor,
       via: acting.via,
@@ -107,6 +112,8 @@ export async function revokeStatementLinks(
       gameId: params.gameId,
       target: params.batchId,
       outcome: "succeeded",
+      detail: { emailsWithheld: withheld },
     });
+    return { withheld };
   });
 }

@@ -16,6 +16,7 @@ import {
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
 import { findBatchGame } from "@/db/queries/payout-lookup";
+import { revokedSinceQueued } from "@/db/queries/statement-links";
 import { databaseNowMs } from "@/db/queries/scalar";
 import { lockForTransaction } from "@/db/queries/locks";
 import type { ActingAs } from "@/core/actor";
@@ -228,7 +229,7 @@ export async function deliverStatement(
   db: Db,
   job: { gameId: string; statementId: string; sendId: string; to: string },
   attempt: number,
-): Promise<"sent" | "failed" | "already sent"> {
+): Promise<"sent" | "failed" | "already sent" | "withheld"> {
   if (await wasSendDelivered(db, job.sendId)) return "already sent";
   const acting = { actor: null, via: "job" as const };
   const started = performance.now();
@@ -246,6 +247,12 @@ export async function deliverStatement(
     toAddress: job.to,
     attempt,
   };
+  // Queued before the batch's links were revoked: not sent. Read after the link's time, so a revocation later than this
+  // read ends the link the email would carry.
+  if (await revokedSinceQueued(db, job.sendId)) {
+    await recordWithheld(db, line);
+    return "withheld";
+  }
   const transport = mailTransport();
   let serverAnswer: string | null;
   let sending = performance.now();
@@ -282,6 +289,40 @@ export async function deliverStatement(
     }),
   );
   return "sent";
+}
+
+export const WITHHELD_ANSWER =
+  "not sent: the batch's statement links were revoked after this email was queued; " +
+  "email the statement again to send it";
+
+/**
+ * A send queued before its batch's links were revoked: a final failure in the delivery log, its statement offered
+ * again by the batch's send, audited. Not the recipient's failed delivery: nothing was wrong with their address.
+ */
+async function recordWithheld(
+  db: Db,
+  line: {
+    statementId: string;
+    gameId: string;
+    recipientPlayerId: number;
+    sendId: string;
+    toAddress: string;
+    attempt: number;
+  },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await insertDeliveries(trx, [{ ...line, status: "failed", final: true, serverAnswer: WITHHELD_ANSWER }]);
+    await markSendsFailed(trx, [line.statementId]);
+    await recordAudit(trx, {
+      actor: null,
+      via: "job",
+      action: "statement.delivery",
+      gameId: line.gameId,
+      target: line.statementId,
+      outcome: "withheld",
+      detail: { reason: "statement links revoked after the email was queued" },
+    });
+  });
 }
 
 /**

@@ -83,11 +83,20 @@ export const revokeStatementLinksAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    await revokeStatementLinks(
+    const { withheld } = await revokeStatementLinks(
       db,
       { gameId: game.id, batchId: input.batchId },
       { actor: { id: user.id, email: user.email }, via: "web" },
     );
-    return { ok: true, message: "Every statement link of this batch sent so far now answers “no such statement”." };
+    revalidatePath("/payouts", "layout");
+    const stopped =
+      withheld === 0
+        ? ""
+        : ` ${countOf(withheld, "email")} queued and not yet sent ${withheld === 1 ? "is" : "are"} not sent; ` +
+          "emailing the statements offers them again.";
+    return {
+      ok: true,
+      message: `Every statement link of this batch sent so far now answers “no such statement”.${stopped}`,
+    };
   },
 );

@@ -42,8 +42,8 @@ function sendOffer(statements: number, emailed: number, noAddress: number, faile
     failed === 0
       ? ""
       : ` ${countOf(failed, "email")} of this batch failed to send (the mail server could not be reached or kept ` +
-        `refusing for a while, or the email of a payment could not be queued) and ${are(failed, ["is", "are"])} ` +
-        "sent again.";
+        "refusing for a while, the email of a payment could not be queued, or the links were revoked before it " +
+        `went out) and ${are(failed, ["is", "are"])} sent again.`;
   return {
     scope: "unemailed",
     trigger: "Email statements…",
@@ -99,8 +99,9 @@ export function StatementMailPanel(props: {
         trigger={<Button variant="ghost">Revoke statement links…</Button>}
         title="Revoke this batch's statement links?"
         description={
-          "Links already emailed stop working at once (they answer as if the statement did not exist). Emails sent " +
-          "later carry new links that work."
+          "Links already emailed stop working at once (they answer as if the statement did not exist). Emails " +
+          "queued and not yet sent are not sent: emailing the statements offers them again. Emails queued later " +
+          "carry new links that work."
         }
         confirmLabel="Revoke links"
         tone="danger"
