@@ -15,6 +15,9 @@ const WINDOW_PATH = `/payouts/${MONTH}`;
 
 test.describe.configure({ mode: "serial" });
 
+/** The link of the email the admin opened, revoked by finance after. */
+let emailedLink = "";
+
 test.beforeAll(async () => {
   const db = createDb(process.env.E2E_DATABASE_URL ?? "", { max: 2 });
   try {
@@ -159,5 +162,24 @@ test.describe("statements", () => {
     } finally {
       await recipient.close();
     }
+    emailedLink = link ?? "";
+  });
+
+  test("[finance] revokes the batch's links: the one emailed stops opening its statement", async ({ page, a11y }) => {
+    expect(emailedLink).not.toBe("");
+    await signIn(page, "finance");
+    await page.goto(WINDOW_PATH);
+    await page.getByRole("button", { name: "Revoke statement links…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Revoke this batch's statement links?" });
+    await expect(dialog).toContainText("Emails queued and not yet sent are not sent");
+    await a11y.check("dialog revoke links");
+    await shoot(page, "statements-finance-revoke");
+    await dialog.getByRole("button", { name: "Revoke links" }).click();
+    await expect(dialog).toBeHidden({ timeout: 30_000 * SLACK });
+    await expect(
+      page.getByRole("status").filter({ hasText: "Every statement link of this batch sent so far now answers" }),
+    ).toBeVisible();
+    const after = await page.request.get(emailedLink);
+    expect(after.status()).toBe(404);
   });
 });
