@@ -7,9 +7,24 @@ import { countRows } from "./paging";
 
 /** Writes and locked reads of payout batches, for the batch workflow (lib/payouts). */
 
-/** Serializes every payout change of a game (held until the transaction ends). */
-export async function lockPayoutsOfGame(trx: Trx, gameId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`payouts|${gameId}`}))`.execute(trx);
+/**
+ * Serializes every payout change of a game (held until the transaction ends). Waits at most `waitMs` for a change
+ * holding it: false when that wait ran out (the transaction is then aborted, and must end). The transaction's own lock
+ * wait applies again once it is held.
+ */
+export async function lockPayoutsOfGame(trx: Trx, gameId: string, waitMs: number): Promise<boolean> {
+  const shown = await sql<{ lock_timeout: string }>`show lock_timeout`.execute(trx);
+  const previous = shown.rows[0]?.lock_timeout ?? "0";
+  await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(waitMs))}ms`}, true)`.execute(trx);
+  try {
+    await sql`select pg_advisory_xact_lock(hashtext(${`payouts|${gameId}`}))`.execute(trx);
+  } catch (error) {
+    // lock_not_available: the wait ran out.
+    if ((error as { code?: unknown }).code === "55P03") return false;
+    throw error;
+  }
+  await sql`select set_config('lock_timeout', ${previous}, true)`.execute(trx);
+  return true;
 }
 
 export async function getBatchForUpdate(trx: Trx, params: { gameId: string; batchId: string }) {

@@ -3,7 +3,8 @@ import { closedWindowRefusal } from "@/lib/accounting/close";
 import { randomUUID } from "node:crypto";
 import type { ActingAs } from "@/core/actor";
 import type { Db, DbOrTrx } from "@/db";
-import { findOverlappingBatch, insertBatch, lockPayoutsOfGame } from "@/db/queries/payout-batches";
+import { findOverlappingBatch, insertBatch } from "@/db/queries/payout-batches";
+import { holdPayoutsOfGame } from "./game-lock";
 import {
   insertCarries,
   insertStatementEvents,
@@ -89,7 +90,7 @@ export async function preparePayoutBatch(
   const { gameId, window } = params;
 
   const prepared = await db.transaction().execute(async (trx) => {
-    await lockPayoutsOfGame(trx, gameId);
+    await holdPayoutsOfGame(trx, gameId);
     const refusal = await prepareRefusal(trx, { gameId, window });
     if (refusal) throw new AppError("CONFLICT", refusal);
     await insertBatch(trx, {

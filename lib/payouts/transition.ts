@@ -6,7 +6,6 @@ import {
   countApprovedStatements,
   getBatchForUpdate,
   type LockedBatch,
-  lockPayoutsOfGame,
   setBatchStatus,
 } from "@/db/queries/payout-batches";
 import {
@@ -21,6 +20,7 @@ import { markChangeEmailsOwed } from "@/db/queries/statement-deliveries";
 import type { PayoutStatementState } from "@/db/types";
 import type { ActingAs } from "@/core/actor";
 import { auditTwoPersonRefusals, recordAudit } from "@/lib/audit";
+import { holdPayoutsOfGame } from "./game-lock";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
 import { type BatchContext, statementVerdict } from "./offered-actions";
@@ -237,7 +237,7 @@ async function transitionIn(
   as: ActingAs,
 ): Promise<TransitionStep> {
   return db.transaction().execute(async (trx) => {
-    await lockPayoutsOfGame(trx, req.gameId);
+    await holdPayoutsOfGame(trx, req.gameId);
     const batch = await getBatchForUpdate(trx, { gameId: req.gameId, batchId: req.batchId });
     if (!batch) throw new AppError("NOT_FOUND", "No such payout batch for this game.");
     if (!rule.batchFrom.includes(batch.status)) throw new AppError("CONFLICT", rule.refused(batch.status));

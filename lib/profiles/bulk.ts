@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
-import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
+import { holdPayoutsOfGame } from "@/lib/payouts/game-lock";
 import type { Db } from "@/db";
 import { getProfile, listProfiles } from "@/db/queries/profiles";
 import { AppError } from "@/lib/errors";
@@ -106,7 +106,7 @@ export async function importProfiles(
       // First, as every change of details takes them before a profile row: a tax form's row locked earlier in the
       // file would otherwise wait for them while a review (or a key rotation) holding them waits for that row.
       await holdSealingKey(trx);
-      await lockPayoutsOfGame(trx, p.gameId);
+      await holdPayoutsOfGame(trx, p.gameId);
       const seen = new Set<number>();
       for (const { cells, line } of body) {
         const get = (column: ImportColumn) => (cells[names.indexOf(column)] ?? "").trim();

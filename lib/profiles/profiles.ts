@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db, Trx } from "@/db";
-import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
+import { holdPayoutsOfGame } from "@/lib/payouts/game-lock";
 import { databaseNowMs } from "@/db/queries/scalar";
 import {
   closeProfileChange,
@@ -59,7 +59,7 @@ export async function changePayoutDetailsIn(
   const { currency, ...details } = p.input;
   await holdSealingKey(trx);
   // Details that apply now wait for a payment file being made, which read the flags from the details before them.
-  await lockPayoutsOfGame(trx, p.gameId);
+  await holdPayoutsOfGame(trx, p.gameId);
   const profile = await lockProfile(trx, p);
   const pending = await getPendingChange(trx, { ...p, lock: true });
   const masked = maskDetails(details);
@@ -222,7 +222,7 @@ async function reviewIn(
   return db.transaction().execute(async (trx) => {
     await holdSealingKey(trx);
     // As for any change of details: never between a payment file's flags and its details.
-    await lockPayoutsOfGame(trx, p.gameId);
+    await holdPayoutsOfGame(trx, p.gameId);
     const profile = await lockProfile(trx, p);
     const pending = await getPendingChange(trx, { ...p, lock: true });
     if (!pending || pending.id !== p.changeId)

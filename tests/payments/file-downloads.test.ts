@@ -108,7 +108,7 @@ describe("downloading and cancelling a payment file", () => {
     const outcomes: Promise<unknown>[] = [];
     await db.transaction().execute(async (trx) => {
       // The batch is busy (a results import, say): both cancels have read the file live and wait for its lock.
-      await lockPayoutsOfGame(trx, GAME);
+      await lockPayoutsOfGame(trx, GAME, 60_000);
       for (const who of [preparer, approver])
         outcomes.push(
           cancelPaymentFileFlow(db, { gameId: GAME, fileId: file.id, reason: "wrong method" }, web(who)).then(
