@@ -197,4 +197,10 @@ test("[finance] a download from a page of another game than the one selected now
   await expect(page.getByText(/switched to Demo Game in another tab/)).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Payouts" })).toBeVisible();
   await shoot(page, "finance-download-refused");
+
+  // Where a download another site started lands (lib/routes.ts refuses it before reading anything).
+  await page.goto("/download-refused?from=elsewhere");
+  await expect(page.getByRole("heading", { name: "Nothing was downloaded", level: 1 })).toBeVisible();
+  await expect(page.getByText(/started from another site/)).toBeVisible();
+  await shoot(page, "finance-download-refused-elsewhere");
 });

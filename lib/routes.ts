@@ -1,5 +1,6 @@
 import "server-only";
 import { isAppError } from "@/lib/errors";
+import { isBrowserNavigation } from "@/lib/browser-request";
 import { gameSwitchedRedirect } from "@/lib/games/download-game";
 import { log } from "@/lib/log";
 import { type CurrentUser, requireRole } from "./auth/session";
@@ -19,9 +20,34 @@ export function jsonError(status: number, code: string, message: string): Respon
   return Response.json({ error: { code, message } }, { status, headers: { "Cache-Control": "no-store" } });
 }
 
-/** Route handlers that need a session are written with this: the role check comes before anything else. */
+export const STARTED_ELSEWHERE =
+  "This request was started from another site: nothing was read or downloaded. Open the page in Payout Desk and " +
+  "download from there.";
+
+/**
+ * A request a browser says another site started (`Sec-Fetch-Site` cross-site or same-site): a link or a form elsewhere
+ * would have a signed-in person's browser download a file, audited as theirs, without their asking. A typed address
+ * or a bookmark (`none`), the desk's own pages (`same-origin`) and clients that send no such header (scripts) pass.
+ */
+function startedElsewhere(request: Request): Response | null {
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== "cross-site" && site !== "same-site") return null;
+  if (isBrowserNavigation(request))
+    return new Response(null, {
+      status: 303,
+      headers: { Location: "/download-refused?from=elsewhere", "Cache-Control": "no-store" },
+    });
+  return jsonError(403, "FORBIDDEN", STARTED_ELSEWHERE);
+}
+
+/**
+ * Route handlers that need a session are written with this: a request another site started is refused, then the role
+ * check comes before anything else.
+ */
 export function defineRoute<P = Record<string, string>>(role: Role, handler: RouteHandler<P>): GuardedRoute<P> {
   const route = async (request: Request, context: RouteContext<P>): Promise<Response> => {
+    const elsewhere = startedElsewhere(request);
+    if (elsewhere) return elsewhere;
     try {
       const user = await requireRole(role);
       const params = (await context?.params) ?? ({} as P);

@@ -65,18 +65,6 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
 /** The query parameters of a download that its refusal page carries over to work the reason out again. */
 export const EXPORT_QUERY_NAMES = ["snapshot", "batch", "part", "split"] as const;
 
-/**
- * A person's browser following a download link, rather than a script or the CLI: it asks for HTML first. A refused
- * download then gets a page of the app saying why (a JSON body would be saved as the "file" or shown raw).
- */
-export function isBrowserNavigation(request: Request): boolean {
-  const mode = request.headers.get("sec-fetch-mode");
-  if (mode && mode !== "navigate") return false;
-  return (request.headers.get("accept") ?? "")
-    .split(",")
-    .some((part) => part.trim().toLowerCase().startsWith("text/html"));
-}
-
 /** Sends a browser to the page that explains why the export of `kind` with this query cannot be made. */
 export function refusedExportRedirect(kind: string, params: URLSearchParams): Response {
   const query = new URLSearchParams({ kind });

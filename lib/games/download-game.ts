@@ -3,7 +3,7 @@ import type { Db } from "@/db";
 import type { GameSummary } from "@/db/queries/games";
 import type { CurrentUser } from "@/lib/auth/session";
 import { AppError } from "@/lib/errors";
-import { isBrowserNavigation } from "@/lib/exports/http";
+import { isBrowserNavigation } from "@/lib/browser-request";
 import { requireSelectedGame } from "./games";
 
 /** The query parameter a download link carries: the game its page was drawn for. */

@@ -63,6 +63,43 @@ describe("GET /api/statements/[statementId]/[format]", () => {
     expect(browser.headers.get("location")).toBe("/download-refused?game=another-game");
   });
 
+  it("[finance] refuses a download another site started, before reading anything", async () => {
+    actAs(await signInAs(t.db, "finance"));
+    const id = statementIds[0] ?? "";
+    const from = (site: string | null, headers: Record<string, string> = {}) =>
+      GET(
+        new Request(`http://localhost:3000/api/statements/${id}/pdf`, {
+          headers: { ...(site ? { "sec-fetch-site": site } : {}), ...headers },
+        }),
+        { params: Promise.resolve({ statementId: id, format: "pdf" }) },
+      );
+    const renders = async () =>
+      (
+        await t.db
+          .selectFrom("audit_log")
+          .select("id")
+          .where("action", "=", "statement.render")
+          .where("target", "=", id)
+          .execute()
+      ).length;
+    const before = await renders();
+    // The desk's own pages, a typed address or a bookmark, and a script sending no such header.
+    for (const site of ["same-origin", "none", null]) expect((await from(site)).status).toBe(200);
+    const fetched = await from("cross-site");
+    expect(fetched.status).toBe(403);
+    expect(await fetched.json()).toMatchObject({
+      error: { message: expect.stringMatching(/^This request was started/) },
+    });
+    // A link followed from another site (or another site of the same domain) lands on the page saying so.
+    for (const site of ["cross-site", "same-site"]) {
+      const followed = await from(site, { accept: "text/html", "sec-fetch-mode": "navigate" });
+      expect(followed.status).toBe(303);
+      expect(followed.headers.get("location")).toBe("/download-refused?from=elsewhere");
+    }
+    // Nothing was made as the person: only the three downloads let through are audited.
+    expect((await renders()) - before).toBe(3);
+  });
+
   it("[viewer] is refused", async () => {
     actAs(await signInAs(t.db, "viewer"));
     expect((await download(statementIds[0] ?? "", "pdf")).status).toBe(403);

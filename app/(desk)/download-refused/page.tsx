@@ -10,12 +10,24 @@ type Props = { searchParams: Promise<Record<string, string>> };
 
 /**
  * Where a download link of a page drawn for one game lands once the session switched to another in a different tab
- * (lib/games/download-game.ts): nothing was downloaded, and which game to switch back to.
+ * (lib/games/download-game.ts): nothing was downloaded, and which game to switch back to. Also where a download
+ * another site started lands (`from=elsewhere`, lib/routes.ts).
  */
 export default async function DownloadRefusedPage({ searchParams }: Props) {
   const user = await requirePageRole("viewer");
+  const query = await searchParams;
+  if (query.from === "elsewhere")
+    return (
+      <DeskNotice title="Nothing was downloaded">
+        <p>
+          The download was started from another site (a link in an email, a chat or another web page), so it was not
+          made: a page elsewhere cannot have your browser download files of Payout Desk as you.
+        </p>
+        <p className="mt-2">Open the page in Payout Desk and download the file from there.</p>
+      </DeskNotice>
+    );
   const db = getDb();
-  const shownId = (await searchParams).game ?? "";
+  const shownId = query.game ?? "";
   const [games, selected] = await Promise.all([listGamesOfRender(db), resolveSelectedGame(db, user)]);
   const named = games.find((g) => g.id === shownId)?.name;
   const shown = named ?? "another game";

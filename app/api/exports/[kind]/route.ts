@@ -1,7 +1,8 @@
 // GET /api/exports/[kind] – CSV exports for accounting (payouts, lines, reversals, journals), streamed
 import { getDb } from "@/db";
 import { isAppError } from "@/lib/errors";
-import { exportResponse, isBrowserNavigation, parseExportQuery, refusedExportRedirect } from "@/lib/exports/http";
+import { isBrowserNavigation } from "@/lib/browser-request";
+import { exportResponse, parseExportQuery, refusedExportRedirect } from "@/lib/exports/http";
 import { requireSelectedGame } from "@/lib/games/games";
 import { defineRoute } from "@/lib/routes";
 
