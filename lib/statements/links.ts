@@ -1,7 +1,12 @@
 import "server-only";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Db } from "@/db";
-import { countUnsettledSends, getBatchLinkRevocation, revokeBatchLinks } from "@/db/queries/statement-links";
+import {
+  countUnsettledSends,
+  getBatchLinkRevocation,
+  lockBatchLinks,
+  revokeBatchLinks,
+} from "@/db/queries/statement-links";
 import { findBatchGame } from "@/db/queries/payout-lookup";
 import { findStatementOwner } from "@/db/queries/statements";
 import { databaseNowMs } from "@/db/queries/scalar";
@@ -90,8 +95,9 @@ export async function resolveStatementLink(
 
 /**
  * Refuses every link of a batch issued until now; links issued later work again. The batch's emails queued until now
- * and not yet sent are not sent (deliverStatement withholds them, and the batch's send offers them again): whatever
- * moved the links' revocation (a wrong figure, a wrong address) holds for them too. Returns how many were queued.
+ * and not yet sent go out with no working link (deliverStatement withholds them, or, one already on its way, finds its
+ * link revoked), and the batch's send offers them again: whatever moved the revocation (a wrong figure, a wrong
+ * address) holds for them too. Returns how many were queued.
  */
 export async function revokeStatementLinks(
   db: Db,
@@ -101,6 +107,9 @@ export async function revokeStatementLinks(
   if ((await findBatchGame(db, params.batchId)) !== params.gameId)
     throw new AppError("NOT_FOUND", "No such payout batch for this game.");
   return db.transaction().execute(async (trx) => {
+    // Alone: a send checking the revocation has either finished its check (its link is issued before the time read
+    // next, and ends with the others) or waits for this one to commit (and is withheld).
+    await lockBatchLinks(trx, params.batchId);
     // On the database's clock, as links are issued and emails queued (lib/statements/send.ts).
     const at = new Date(await databaseNowMs(trx));
     await revokeBatchLinks(trx, { batchId: params.batchId, at, by: acting.actor?.email ?? null });

@@ -16,8 +16,7 @@ import {
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
 import { findBatchGame } from "@/db/queries/payout-lookup";
-import { revokedSinceQueued } from "@/db/queries/statement-links";
-import { databaseNowMs } from "@/db/queries/scalar";
+import { checkSendAgainstRevocation, isLatestSend, linkRevokedSince } from "@/db/queries/statement-links";
 import { lockForTransaction } from "@/db/queries/locks";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit, recordWithRetries } from "@/lib/audit";
@@ -229,16 +228,21 @@ export async function deliverStatement(
   db: Db,
   job: { gameId: string; statementId: string; sendId: string; to: string },
   attempt: number,
-): Promise<"sent" | "failed" | "already sent" | "withheld"> {
+): Promise<"sent" | "failed" | "already sent" | "already failed" | "withheld"> {
   if (await wasSendDelivered(db, job.sendId)) return "already sent";
+  // Failed for good (withheld, refused, given up) by an earlier run of this job: its outcome stands.
+  if (await isSendSettled(db, job.sendId)) return "already failed";
   const acting = { actor: null, via: "job" as const };
   const started = performance.now();
   const rendered = await renderStatement(db, { gameId: job.gameId, statementId: job.statementId }, acting);
   const renderMs = Math.round(performance.now() - started);
   const settings = await readStatementSettings(db);
   const linkKey = await namedKey(db);
-  // On the database's clock, as a revocation is: a sender whose clock runs ahead would outlive a revocation.
-  const linkIssuedAt = await databaseNowMs(db);
+  // Queued before the batch's links were revoked: not sent. The link's time is read on the database's clock, as a
+  // revocation's is (a sender whose clock runs ahead would outlive one), under the lock a revocation takes alone.
+  const { revoked, linkIssuedAt } = await db
+    .transaction()
+    .execute((trx) => checkSendAgainstRevocation(trx, job.sendId));
   const line = {
     statementId: job.statementId,
     gameId: job.gameId,
@@ -247,9 +251,7 @@ export async function deliverStatement(
     toAddress: job.to,
     attempt,
   };
-  // Queued before the batch's links were revoked: not sent. Read after the link's time, so a revocation later than this
-  // read ends the link the email would carry.
-  if (await revokedSinceQueued(db, job.sendId)) {
+  if (revoked) {
     await recordWithheld(db, line);
     return "withheld";
   }
@@ -286,6 +288,9 @@ export async function deliverStatement(
     db.transaction().execute(async (trx) => {
       await insertDeliveries(trx, [{ ...line, status: "sent", serverAnswer }]);
       await clearDeliveryFailure(trx, { gameId: job.gameId, recipientPlayerId: line.recipientPlayerId });
+      // Revoked while it was on its way: its link no longer opens, so the statement is owed its email again.
+      if ((await linkRevokedSince(trx, job.sendId, linkIssuedAt)) && (await isLatestSend(trx, job.sendId)))
+        await markSendsFailed(trx, [job.statementId]);
     }),
   );
   return "sent";
@@ -297,7 +302,8 @@ export const WITHHELD_ANSWER =
 
 /**
  * A send queued before its batch's links were revoked: a final failure in the delivery log, its statement offered
- * again by the batch's send, audited. Not the recipient's failed delivery: nothing was wrong with their address.
+ * again by the batch's send (unless emailed again since), audited. Not the recipient's failed delivery: nothing was
+ * wrong with their address.
  */
 async function recordWithheld(
   db: Db,
@@ -312,7 +318,8 @@ async function recordWithheld(
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await insertDeliveries(trx, [{ ...line, status: "failed", final: true, serverAnswer: WITHHELD_ANSWER }]);
-    await markSendsFailed(trx, [line.statementId]);
+    // Owed again, unless the statement was emailed again since (that later email stands for it).
+    if (await isLatestSend(trx, line.sendId)) await markSendsFailed(trx, [line.statementId]);
     await recordAudit(trx, {
       actor: null,
       via: "job",

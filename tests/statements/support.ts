@@ -20,12 +20,14 @@ export const DELIVERIES = { within: 90_000, every: 200, what: "the deliveries" }
 
 /**
  * Starts the server and points SMTP_URL and SMTP_FROM at it. `refuse` names addresses answered with a 550 at RCPT
- * TO (refused for good), `busy` addresses answered with a 451 (try again later). Close it with `smtp.close`.
+ * TO (refused for good), `busy` addresses answered with a 451 (try again later); `hooks.beforeTaking`, when set, runs
+ * while a message is being taken, before the server answers it. Close it with `smtp.close`.
  */
 export async function startSmtp(
   received: ParsedMail[],
   refuse: readonly string[] = [],
   busy: readonly string[] = [],
+  hooks: { beforeTaking?: () => Promise<unknown> } = {},
 ): Promise<SMTPServer> {
   const smtp = new SMTPServer({
     authOptional: true,
@@ -39,13 +41,15 @@ export async function startSmtp(
       callback();
     },
     onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error) => callback(error),
-      );
+      Promise.resolve(hooks.beforeTaking?.())
+        .then(() => simpleParser(stream))
+        .then(
+          (mail) => {
+            received.push(mail);
+            callback();
+          },
+          (error) => callback(error),
+        );
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
