@@ -4,6 +4,7 @@ import type { createDb } from "@/db";
 import { writeLocalSecrets } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { readKeyCheck } from "@/db/queries/keys";
+import { noteCommandLineRun } from "@/lib/command-line-account";
 import { decodeKey, readKeyring } from "@/lib/crypto";
 import { keyOf } from "@/lib/keys/check";
 import { rotateKey } from "@/lib/keys/rotate";
@@ -256,6 +257,8 @@ export async function main(
       out(`${helpText(command.spec)}\n`);
       return 0;
     }
+    // The workers' lines are the jobs' own, not a command's someone ran.
+    if (name !== "worker") noteCommandLineRun();
     const result = await command.run(flags as never);
     if (result instanceof CliResult) {
       out(`${JSON.stringify(result.value, null, 2)}\n`);

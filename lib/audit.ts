@@ -1,8 +1,8 @@
 import "server-only";
-import { hostname, userInfo } from "node:os";
 import type { DbOrTrx } from "@/db";
 import { insertAuditLine } from "@/db/queries/audit";
 import type { Actor, Via } from "@/core/actor";
+import { commandLineAccount } from "@/lib/command-line-account";
 import { TwoPersonRefusal } from "@/lib/errors";
 import { log } from "@/lib/log";
 
@@ -18,31 +18,13 @@ export type AuditEntry = {
   detail?: Record<string, unknown>;
 };
 
-let commandLineAccount: string | undefined;
-
-/**
- * The system account and machine a command ran from ("ops@desk-1"): kept with every line written through the command
- * line, whether or not the command acts as a signed-in person, so a line without one still says who ran it.
- */
-function ranBy(): string {
-  if (commandLineAccount === undefined) {
-    let account: string;
-    try {
-      account = userInfo().username;
-    } catch {
-      // A container user with no entry in the system's account list.
-      account = process.env.USER ?? `uid ${process.getuid?.() ?? "unknown"}`;
-    }
-    commandLineAccount = `${account}@${hostname()}`;
-  }
-  return commandLineAccount;
-}
-
 /**
  * Appends one line to the audit log (the table refuses updates and deletes). The domain function that changes state
  * calls it inside its own transaction. Never pass a secret in `detail`.
  */
 export async function recordAudit(db: DbOrTrx, entry: AuditEntry): Promise<void> {
+  // Written by a command someone ran: the system account it ran from (lib/command-line-account.ts).
+  const ranBy = entry.via === "cli" ? commandLineAccount() : null;
   await insertAuditLine(db, {
     actorId: entry.actor?.id ?? null,
     actorEmail: entry.actor?.email ?? null,
@@ -52,7 +34,7 @@ export async function recordAudit(db: DbOrTrx, entry: AuditEntry): Promise<void>
     target: entry.target ?? null,
     idempotencyKey: entry.idempotencyKey ?? null,
     outcome: entry.outcome,
-    detail: entry.via === "cli" ? { ...entry.detail, ranBy: ranBy() } : (entry.detail ?? {}),
+    detail: ranBy ? { ...entry.detail, ranBy } : (entry.detail ?? {}),
   });
 }
 

@@ -12,7 +12,7 @@ export const PAYOUT_LOCK_WAIT = { ms: 20_000 };
 
 export const PAYOUTS_BUSY =
   "Another payout change of this game is under way (a payment file being made, a provider's results or a profiles " +
-  "file being applied, a batch being prepared): nothing was changed. Try again in a minute.";
+  "file being applied, a batch being prepared): this change was not made. Try again in a minute.";
 
 /** Takes the game's payout lock (db/queries/payout-batches.ts), refused with PAYOUTS_BUSY past PAYOUT_LOCK_WAIT. */
 export async function holdPayoutsOfGame(trx: Trx, gameId: string): Promise<void> {

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { hostname, userInfo } from "node:os";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
@@ -206,7 +205,6 @@ describe("profiles export", () => {
           rows: 4,
           bytes: Buffer.byteLength(text),
           sha256: createHash("sha256").update(text).digest("hex"),
-          ranBy: `${userInfo().username}@${hostname()}`,
         },
       },
     ]);
