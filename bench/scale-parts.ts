@@ -43,7 +43,7 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 export async function prepareVsCopy(db: Db, url: string, gameId: string, window: TimeWindow): Promise<void> {
   // Every recipient of the scenario earns 9.00 in the month: under the default minimum of 10.00 all would carry
   // forward and the batch would pay nobody. A studio paying them has a lower minimum.
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "1.00" }, BENCH_ADMIN);
+  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "1.00" }, { actor: BENCH_ADMIN, via: "cli" });
   const began = performance.now();
   const prepared = await preparePayoutBatch(db, { gameId, window }, { actor: null, via: "cli" });
   const prepareMs = performance.now() - began;

@@ -1,4 +1,5 @@
 import "server-only";
+import type { Actor, Via } from "@/core/actor";
 import { z } from "zod";
 import type { Db, DbOrTrx } from "@/db";
 import { readAppSetting, writeAppSetting } from "@/db/queries/app-settings";
@@ -52,7 +53,7 @@ export async function readPayoutSettings(db: DbOrTrx): Promise<PayoutSettings> {
 export async function savePayoutSettings(
   db: Db,
   input: { twoPersonRule: boolean; minPayoutUsd: string; drawnAt?: string },
-  actor: { id: string; email: string },
+  { actor, via }: { actor: Actor; via: Via },
 ): Promise<PayoutSettings> {
   const value = { two_person_rule: input.twoPersonRule, min_payout_usd: formatUsd(input.minPayoutUsd) };
   await db.transaction().execute(async (trx) => {
@@ -68,7 +69,7 @@ export async function savePayoutSettings(
     await writeAppSetting(trx, { key: PAYOUT_SETTINGS_KEY, value, updatedBy: actor.email });
     await recordAudit(trx, {
       actor,
-      via: "web",
+      via,
       action: "settings.payouts",
       target: PAYOUT_SETTINGS_KEY,
       outcome: "succeeded",

@@ -169,6 +169,7 @@ async function refuseOverLimit(
 ): Promise<never> {
   await recordAudit(db, {
     actor,
+    // Refunds are asked for on the pages only (source "desk", which the call's own lines read as "web" too).
     via: "web",
     action: "refund.request",
     gameId: request.gameId,
@@ -305,6 +306,7 @@ export async function requestRefund(
       }
       await recordAudit(trx, {
         actor,
+        // Refunds are asked for on the pages only (source "desk", which the call's own lines read as "web" too).
         via: "web",
         action: "refund.request",
         gameId: request.gameId,

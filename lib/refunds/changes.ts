@@ -16,7 +16,7 @@ import type {
 } from "@/lib/service/schemas";
 import { SUBSCRIPTION_CHANGED, subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { describeChangeFailure } from "./messages";
-import type { Actor } from "@/core/actor";
+import type { Actor, Via } from "@/core/actor";
 
 /**
  * Cancel, price change and card change. The service takes no idempotency key for these, so the client sends each
@@ -71,6 +71,7 @@ async function oneChangeAtATime<T>(
 
 type ChangeEntry = {
   actor: Actor;
+  via: Via;
   action: string;
   gameId: string;
   subscriptionId: string;
@@ -78,6 +79,9 @@ type ChangeEntry = {
   /** What the page showed of the subscription (subscriptionSeen): refused before the call when it moved since. */
   seen?: string;
 };
+/** Who asks for a change, and through what (a person on the pages). */
+export type ChangeActing = { actor: Actor; via: Via };
+
 type Call<T> = (client: Awaited<ReturnType<typeof serviceClientForGame>>) => Promise<T>;
 
 function runChange<T>(db: Db, entry: ChangeEntry, call: Call<T>, summarize: (result: T) => Record<string, unknown>) {
@@ -119,7 +123,7 @@ async function applyChange<T>(
   // sent.
   await recordAudit(db, {
     actor: entry.actor,
-    via: "web",
+    via: entry.via,
     action: entry.action,
     gameId: entry.gameId,
     target: entry.subscriptionId,
@@ -142,7 +146,7 @@ async function applyChange<T>(
     // The service answered (or may have acted): its outcome is what the person is told, whatever the audit write does.
     await recordAuditAfterTheFact(db, {
       actor: entry.actor,
-      via: "web",
+      via: entry.via,
       action: entry.action,
       gameId: entry.gameId,
       target: entry.subscriptionId,
@@ -154,7 +158,7 @@ async function applyChange<T>(
   // Applied at the service: a database failing to take its audit line does not make it "failed".
   await recordAuditAfterTheFact(db, {
     actor: entry.actor,
-    via: "web",
+    via: entry.via,
     action: entry.action,
     gameId: entry.gameId,
     target: entry.subscriptionId,
@@ -167,12 +171,13 @@ async function applyChange<T>(
 export async function cancelSubscription(
   db: Db,
   input: { gameId: string; subscriptionId: string; atPeriodEnd: boolean; reason: string | null; seen?: string },
-  actor: Actor,
+  { actor, via }: ChangeActing,
 ): Promise<CancelSubscriptionResponse> {
   return runChange(
     db,
     {
       actor,
+      via,
       action: "subscription.cancel",
       gameId: input.gameId,
       subscriptionId: input.subscriptionId,
@@ -197,13 +202,14 @@ export async function cancelSubscription(
 export async function changeSubscriptionAmount(
   db: Db,
   input: { gameId: string; subscriptionId: string; amountUsd: string; seen?: string },
-  actor: Actor,
+  { actor, via }: ChangeActing,
 ): Promise<ChangeAmountResponse> {
   const amountUsd = formatUsd(input.amountUsd);
   return runChange(
     db,
     {
       actor,
+      via,
       action: "subscription.change_amount",
       gameId: input.gameId,
       subscriptionId: input.subscriptionId,
@@ -231,7 +237,7 @@ export async function changeSubscriptionPaymentMethod(
     walletOnly: boolean | null;
     seen?: string;
   },
-  actor: Actor,
+  { actor, via }: ChangeActing,
 ): Promise<ChangePaymentMethodResponse> {
   const request = {
     player_card_id: input.playerCardId,
@@ -241,6 +247,7 @@ export async function changeSubscriptionPaymentMethod(
     db,
     {
       actor,
+      via,
       action: "subscription.change_payment_method",
       gameId: input.gameId,
       subscriptionId: input.subscriptionId,

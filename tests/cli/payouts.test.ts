@@ -23,7 +23,7 @@ beforeAll(async () => {
   await savePayoutSettings(
     t.db,
     { twoPersonRule: true, minPayoutUsd: "10.00" },
-    { id: "setup", email: "setup@payout-desk.test" },
+    { actor: { id: "setup", email: "setup@payout-desk.test" }, via: "cli" },
   );
   for (const [email, role] of [
     [PREPARER, "finance"],

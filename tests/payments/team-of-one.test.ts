@@ -23,7 +23,11 @@ setUpPaymentsDatabase(
     db = database;
   },
   async () => {
-    await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
+    await savePayoutSettings(
+      db,
+      { twoPersonRule: false, minPayoutUsd: "10.00" },
+      { actor: actor("admin"), via: "web" },
+    );
   },
 );
 
@@ -82,7 +86,7 @@ describe("the two-person rule switched off", () => {
 
 describe("the two-person rule for what a person did, read as it is now", () => {
   const setRule = (twoPersonRule: boolean) =>
-    savePayoutSettings(db, { twoPersonRule, minPayoutUsd: "10.00" }, actor("admin"));
+    savePayoutSettings(db, { twoPersonRule, minPayoutUsd: "10.00" }, { actor: actor("admin"), via: "web" });
 
   it("[finance] binds the person by the rule in force now, not the one a batch was approved under", async () => {
     // Approved under the rule, then the team shrinks to one and switches it off: the one person records the return.

@@ -31,14 +31,22 @@ describe("the approval workflow", () => {
       const { batchId } = await prepareMonth(db, "2026-05");
       await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
       await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(preparer))).rejects.toThrow(/Two-person rule/);
-      await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, actor("admin"));
+      await savePayoutSettings(
+        db,
+        { twoPersonRule: false, minPayoutUsd: "10.00" },
+        { actor: actor("admin"), via: "web" },
+      );
       try {
         await expect(approvePayoutBatch(db, { gameId: GAME, batchId }, web(preparer))).resolves.toMatchObject({
           approved: 1,
           payableUsd: "20.00",
         });
       } finally {
-        await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+        await savePayoutSettings(
+          db,
+          { twoPersonRule: true, minPayoutUsd: "10.00" },
+          { actor: actor("admin"), via: "web" },
+        );
       }
       const audit = await db
         .selectFrom("audit_log")

@@ -144,7 +144,7 @@ beforeAll(async () => {
     .set({ settings: JSON.stringify({ pacing: "off" }) })
     .where("id", "=", GAME)
     .execute();
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "1.00" }, actor("admin"));
+  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "1.00" }, { actor: actor("admin"), via: "web" });
 });
 afterAll(async () => {
   await emulator?.close();

@@ -11,8 +11,8 @@ setUpPayoutsDatabase((t) => {
 
 describe("saving the payout rules from a page opened earlier", () => {
   it("refuses a save that would set back a rule another admin changed since, and saves from a fresh page", async () => {
-    const first = actor("admin");
-    const second = { id: "admin-2", email: "admin2@payout-desk.test" };
+    const first = { actor: actor("admin"), via: "web" as const };
+    const second = { actor: { id: "admin-2", email: "admin2@payout-desk.test" }, via: "web" as const };
     await savePayoutSettings(db, { twoPersonRule: false, minPayoutUsd: "10.00" }, first);
     // Both admins open the page with the rule off; the second turns it on.
     const opened = (await readPayoutSettings(db)).updatedAt?.toISOString() ?? "";

@@ -44,7 +44,7 @@ async function prepare(month: string, ids: number[]): Promise<{ batchId: string;
 beforeAll(async () => {
   t = await createProfilesDatabase(GAME);
   db = t.db;
-  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+  await savePayoutSettings(db, { twoPersonRule: true, minPayoutUsd: "10.00" }, { actor: actor("admin"), via: "web" });
 });
 afterAll(async () => t?.drop());
 

@@ -336,7 +336,11 @@ describe("price and payment method (finance)", () => {
     const before = subscription(SUBS.walletOnly).cancelAtPeriodEnd;
     const input = { gameId: copy, subscriptionId: SUBS.walletOnly, atPeriodEnd: true, reason: null };
     await expect(
-      cancelSubscription(c.t.db, { ...input, seen: await seen(SUBS.walletOnly) }, { id: "u1", email: "f@x.test" }),
+      cancelSubscription(
+        c.t.db,
+        { ...input, seen: await seen(SUBS.walletOnly) },
+        { actor: { id: "u1", email: "f@x.test" }, via: "web" },
+      ),
     ).rejects.toMatchObject({
       code: "CONFLICT",
       message: expect.stringMatching(

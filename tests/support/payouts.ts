@@ -35,7 +35,11 @@ export function setUpPayoutsDatabase(ready: (database: TestDatabase) => void, op
     ready(t);
     await insertGame(t.db);
     for (const game of options.games ?? []) await insertGame(t.db, game);
-    await savePayoutSettings(t.db, { twoPersonRule: true, minPayoutUsd: "10.00" }, actor("admin"));
+    await savePayoutSettings(
+      t.db,
+      { twoPersonRule: true, minPayoutUsd: "10.00" },
+      { actor: actor("admin"), via: "web" },
+    );
   });
   afterAll(async () => t?.drop());
 }

@@ -228,7 +228,7 @@ export const cancelSubscriptionAction = defineAction(
         reason: input.reason,
         seen: input.seen,
       },
-      user,
+      { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/subscriptions", "layout");
     if (result.already_canceled) {
@@ -260,7 +260,7 @@ export const changeAmountAction = defineAction(
     const result = await changeSubscriptionAmount(
       db,
       { gameId: game.id, subscriptionId: input.subscriptionId, amountUsd: input.amountUsd, seen: input.seen },
-      user,
+      { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/subscriptions", "layout");
     if (!result.change_queued)
@@ -295,7 +295,7 @@ export const changePaymentMethodAction = defineAction(
         walletOnly: input.walletOnly === "keep" ? null : input.walletOnly === "yes",
         seen: input.seen,
       },
-      user,
+      { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/subscriptions", "layout");
     if (!result.card && result.wallet_only)

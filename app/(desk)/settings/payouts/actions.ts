@@ -28,7 +28,7 @@ export const savePayoutSettingsAction = defineAction(
     const settings = await savePayoutSettings(
       getDb(),
       { twoPersonRule: input.twoPersonRule === "on", minPayoutUsd: input.minPayoutUsd, drawnAt: input.drawnAt },
-      user,
+      { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/settings/payouts");
     revalidatePath("/payouts", "layout");
