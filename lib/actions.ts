@@ -94,10 +94,12 @@ function invalidInput<T>(error: z.ZodError, raw: unknown): ActionResult<T> {
  */
 function failureOf<T>(error: unknown, raw: unknown, options: { action: string; withField: boolean }): ActionResult<T> {
   if (isAppError(error)) {
+    // A refusal of one field written as what follows its name ("is before the window began ..."): named at the top.
+    const fragmentOf = /^[a-z]/.test(error.message) ? error.field : undefined;
     return {
       ok: false,
       code: error.code,
-      message: error.message,
+      message: fragmentOf ? fieldErrorText(fieldLabel(fragmentOf), error.message) : error.message,
       fieldErrors: options.withField && error.field ? { [error.field]: error.message } : undefined,
       values: echoValues(raw),
     };

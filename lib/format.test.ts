@@ -123,5 +123,9 @@ describe("fieldErrorText", () => {
     expect(fieldErrorText("Amount", "must be greater than 0")).toBe("Amount must be greater than 0");
     expect(fieldErrorText("Email", "Email is already in use")).toBe("Email is already in use");
     expect(fieldErrorText("Reason", "Required")).toBe("Reason: Required");
+    expect(fieldErrorText("Date", "cannot be in the future")).toBe("Date cannot be in the future");
+    // A message that is not a verb of the label follows it after a colon, never glued on.
+    expect(fieldErrorText("Reason", "say why (at least 5 characters)")).toBe("Reason: say why (at least 5 characters)");
+    expect(fieldErrorText("File", "the file is empty")).toBe("File: the file is empty");
   });
 });

@@ -141,15 +141,18 @@ function nextSignificant(text: string, from: number): string {
   return "";
 }
 
+/** The first words of a message that reads after a field's label as its verb ("must be", "is", "cannot"). */
+const READS_AFTER_LABEL = /^(?:must|is|are|cannot|can|has|have|takes|was|were|should|needs|does|may)\b/;
+
 /**
  * The text of a field's error, naming the field ("Amount must be greater than 0"). Schema messages are written
- * as "must be ..." so they read after the label; a message that already names the field is kept as it is.
+ * as "must be ..." so they read after the label; a message that already names the field is kept as it is; any other
+ * ("say why", "choose a file") follows the label and a colon ("Reason: say why").
  */
 export function fieldErrorText(label: string, error: string): string {
   const message = error.trim();
   if (message.toLowerCase().startsWith(label.toLowerCase())) return message;
-  const first = message.charAt(0);
-  if (first !== "" && first === first.toLowerCase() && first !== first.toUpperCase()) return `${label} ${message}`;
+  if (READS_AFTER_LABEL.test(message)) return `${label} ${message}`;
   return `${label}: ${message}`;
 }
 

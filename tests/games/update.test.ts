@@ -91,7 +91,12 @@ describe("updating a game from Settings → Games", () => {
       null,
       form({ gameId: FIELDS.id, webhookSecret: "whsec_update_first_1" }),
     );
-    expect(same).toMatchObject({ ok: false, fieldErrors: { webhookSecret: "is the current signing secret already" } });
+    expect(same).toMatchObject({
+      ok: false,
+      // At the top of the form, the refusal names its field; beside the field, it follows its label.
+      message: "Webhook secret is the current signing secret already",
+      fieldErrors: { webhookSecret: "is the current signing secret already" },
+    });
     expect(
       await rotateWebhookSecretAction(null, form({ gameId: FIELDS.id, webhookSecret: "whsec_update_second_2" })),
     ).toMatchObject({ ok: true, message: "New signing secret saved; the one it replaces stays accepted for 7 days." });
