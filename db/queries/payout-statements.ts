@@ -17,6 +17,7 @@ const LOCKED_COLUMNS = [
   "hold_reason",
   "payment_file_id",
   "state_changed_at",
+  "player_name",
 ] as const;
 
 /** The statements of a batch given by id, in a state, or all of them, locked for a change. */

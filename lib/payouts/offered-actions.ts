@@ -2,6 +2,7 @@ import { formatCount } from "@/lib/format";
 import { money } from "@/lib/money";
 import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
 import { hasRole, type Role } from "@/lib/auth/roles";
+import { STATE_IN_WORDS } from "./state-words";
 
 /**
  * Which payout actions a person can take, from the state of the batch and statement, their role, and who prepared and
@@ -74,7 +75,7 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
   if (closed) return closed;
   const { state } = statement;
   const draftBatch = batch.status === "draft";
-  const isState = na(`is ${state}`);
+  const isState = na(`is ${STATE_IN_WORDS[state]}`);
   switch (action) {
     case "approve":
       if (!draftBatch) return na(`Statements are approved while the batch is a draft; this batch is ${batch.status}.`);

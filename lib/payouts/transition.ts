@@ -21,6 +21,7 @@ import type { PayoutStatementState } from "@/db/types";
 import type { ActingAs } from "@/core/actor";
 import { auditTwoPersonRefusals, recordAudit } from "@/lib/audit";
 import { holdPayoutsOfGame } from "./game-lock";
+import { STATE_IN_WORDS } from "./state-words";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
 import { type BatchContext, statementVerdict } from "./offered-actions";
@@ -58,7 +59,8 @@ export {
   TRANSITIONS,
 } from "./transition-table";
 
-export type Skipped = { id: string; recipientPlayerId: number; reason: string };
+/** A statement a transition left as it was, with the recipient's name (null when unresolved) and why. */
+export type Skipped = { id: string; recipientPlayerId: number; name: string | null; reason: string };
 export type Changed = LockedStatement & { to: PayoutStatementState };
 
 /** What a transition sees once the batch and statements are locked and split. */
@@ -158,12 +160,13 @@ function split(
     else if (verdict.kind === "blocked" && verdict.code === "two_person_rule")
       throw new TwoPersonRefusal(verdict.reason);
     else if (verdict.kind === "blocked" && verdict.code === "open_flags")
-      skipped.push({ id: r.id, recipientPlayerId, reason: openFlagsMessage(open) });
+      skipped.push({ id: r.id, recipientPlayerId, name: r.player_name, reason: openFlagsMessage(open) });
     else
       skipped.push({
         id: r.id,
         recipientPlayerId,
-        reason: verdict.kind === "allowed" ? `is ${r.state}` : verdict.reason,
+        name: r.player_name,
+        reason: verdict.kind === "allowed" ? `is ${STATE_IN_WORDS[r.state]}` : verdict.reason,
       });
   }
   return { changed, skipped };

@@ -202,7 +202,7 @@ describe("the approval workflow", () => {
       expect(back.changed).toBe(1);
       expect(back.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
         "6002: is held",
-        "6003: is draft",
+        "6003: is in draft",
       ]);
 
       const released = await releaseStatements(
@@ -212,8 +212,8 @@ describe("the approval workflow", () => {
       );
       expect(released.changed).toBe(1);
       expect(released.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
-        "6001: is draft",
-        "6003: is draft",
+        "6001: is in draft",
+        "6003: is in draft",
       ]);
 
       await approveStatements(db, { gameId: GAME, batchId, ids: [idOf(6003)] }, web(preparer));

@@ -108,7 +108,7 @@ describe("held statements of a paid batch", () => {
     );
     expect(again.changed).toBe(0);
     expect(again.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort()).toEqual([
-      "7001: is carried",
+      "7001: is carried forward",
       "7002: is paid",
     ]);
 

@@ -78,7 +78,14 @@ describe("a reversal known only from its period row, reported again in a later w
     expect(approved).toEqual({
       changed: 0,
       revision: expect.any(String),
-      skipped: [{ id: first.id, recipientPlayerId: 1, reason: expect.stringMatching(/Reversal reported again/) }],
+      skipped: [
+        {
+          id: first.id,
+          recipientPlayerId: 1,
+          name: expect.anything(),
+          reason: expect.stringMatching(/Reversal reported again/),
+        },
+      ],
     });
 
     // February's batch discarded: nothing deducted it before, and April prepared again raises nothing.

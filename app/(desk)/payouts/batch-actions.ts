@@ -53,7 +53,7 @@ function describeBulk(verb: string, result: BulkResult): string {
   if (result.skipped.length === 0) return done;
   const sample = result.skipped
     .slice(0, 3)
-    .map((s) => `${s.recipientPlayerId} (${s.reason})`)
+    .map((s) => `${s.name ? `${s.name} (#${s.recipientPlayerId})` : `#${s.recipientPlayerId}`}: ${s.reason}`)
     .join("; ");
   return `${done} Skipped ${formatCount(result.skipped.length)}: ${sample}${result.skipped.length > 3 ? "; …" : ""}.`;
 }

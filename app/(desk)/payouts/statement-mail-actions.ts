@@ -13,10 +13,11 @@ const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
 
 /** What a send did; `unemailed`: it asked for the statements never emailed, and none was left. */
 function describeSends(summary: SendSummary, unemailed = false): string {
-  const queued =
-    unemailed && summary.queued === 0
+  const none =
+    summary.skippedNoEmail.length === 0
       ? "Every statement of this batch was emailed already: none was queued again."
-      : `Queued ${countOf(summary.queued, "statement email")}.`;
+      : "No email was queued: every statement of this batch with a usable address was emailed already.";
+  const queued = unemailed && summary.queued === 0 ? none : `Queued ${countOf(summary.queued, "statement email")}.`;
   return `${queued}${noAddressNote(summary.skippedNoEmail.length)}`;
 }
 
