@@ -35,6 +35,18 @@ export function serverAnswerOf(error: unknown): string {
 }
 
 /**
+ * The code of a failed send's answer alone ("450 4.2.0"), or the failure's own code without an answer
+ * ("ECONNREFUSED"): for the error a retry is thrown with, which the job queue logs and keeps. The answer's text often
+ * quotes the recipient's address ("<kim@example.org>: Recipient address rejected"); only the delivery log keeps it.
+ */
+export function serverCodeOf(error: unknown): string {
+  const e = error as { response?: string; responseCode?: number; code?: string };
+  const enhanced = /^\d{3}[ -](\d\.\d{1,3}\.\d{1,3})\b/.exec(e.response ?? "")?.[1];
+  if (typeof e.responseCode === "number") return enhanced ? `${e.responseCode} ${enhanced}` : String(e.responseCode);
+  return typeof e.code === "string" && /^[A-Z0-9_]{2,40}$/.test(e.code) ? e.code : "no answer";
+}
+
+/**
  * Whether the mail server refused the recipient's address for good: a 5xx answer to RCPT TO (no such mailbox, domain,
  * policy). A 5xx to anything else says nothing about the address (a wrong password at AUTH, a sender the server does
  * not take at MAIL FROM, a message too large at DATA: the desk's own setup, which is fixed once for everyone), and

@@ -25,7 +25,7 @@ import { enqueueInTransaction } from "@/lib/jobs/queue";
 import { namedKey } from "@/lib/keys/check";
 import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
-import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf } from "@/lib/mail/transport";
+import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf, serverCodeOf } from "@/lib/mail/transport";
 import { statementEmail } from "./email";
 import { statementLinkUrl } from "./links";
 import { numberStatements, type RenderedStatement, renderStatement } from "./render";
@@ -279,7 +279,8 @@ export async function deliverStatement(
     const final = refused || attempt >= SEND_ATTEMPTS;
     await recordFailedAttempt(db, { ...line, serverAnswer: answer, final, refused });
     if (final) return "failed";
-    throw new Error(`statement email refused (attempt ${attempt} of ${SEND_ATTEMPTS}): ${answer}`);
+    // The answer's code alone: its text may quote the address, and this error is logged and kept by the job queue.
+    throw new Error(`statement email refused (attempt ${attempt} of ${SEND_ATTEMPTS}): ${serverCodeOf(error)}`);
   }
   timing(job, rendered, renderMs, sending);
   // The server took the email: recording it is not part of the send, and failing to is never a refusal. It is tried

@@ -37,7 +37,8 @@ export async function startSmtp(
       if (refuse.includes(address.address))
         return callback(Object.assign(new Error("5.1.1 Mailbox unavailable"), { responseCode: 550 }));
       if (busy.includes(address.address))
-        return callback(Object.assign(new Error("4.3.0 Try again later"), { responseCode: 451 }));
+        // As real servers answer, quoting the address.
+        return callback(Object.assign(new Error(`4.3.0 <${address.address}>: Try again later`), { responseCode: 451 }));
       callback();
     },
     onData(stream, _session, callback) {
