@@ -1,7 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { isAppError } from "@/lib/errors";
-import { fieldErrorText } from "@/lib/format";
+import { fieldErrorText, readsAfterLabel } from "@/lib/format";
 import { log } from "@/lib/log";
 import { getDb } from "@/db";
 import { getSelectedGameId } from "@/db/queries/games";
@@ -95,7 +95,7 @@ function invalidInput<T>(error: z.ZodError, raw: unknown): ActionResult<T> {
 function failureOf<T>(error: unknown, raw: unknown, options: { action: string; withField: boolean }): ActionResult<T> {
   if (isAppError(error)) {
     // A refusal of one field written as what follows its name ("is before the window began ..."): named at the top.
-    const fragmentOf = /^[a-z]/.test(error.message) ? error.field : undefined;
+    const fragmentOf = readsAfterLabel(error.message) ? error.field : undefined;
     return {
       ok: false,
       code: error.code,

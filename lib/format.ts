@@ -144,6 +144,11 @@ function nextSignificant(text: string, from: number): string {
 /** The first words of a message that reads after a field's label as its verb ("must be", "is", "cannot"). */
 const READS_AFTER_LABEL = /^(?:must|is|are|cannot|can|has|have|takes|was|were|should|needs|does|may)\b/;
 
+/** Whether a message is written to follow a field's label ("is before the window began"). */
+export function readsAfterLabel(message: string): boolean {
+  return READS_AFTER_LABEL.test(message.trim());
+}
+
 /**
  * The text of a field's error, naming the field ("Amount must be greater than 0"). Schema messages are written
  * as "must be ..." so they read after the label; a message that already names the field is kept as it is; any other
@@ -152,7 +157,7 @@ const READS_AFTER_LABEL = /^(?:must|is|are|cannot|can|has|have|takes|was|were|sh
 export function fieldErrorText(label: string, error: string): string {
   const message = error.trim();
   if (message.toLowerCase().startsWith(label.toLowerCase())) return message;
-  if (READS_AFTER_LABEL.test(message)) return `${label} ${message}`;
+  if (readsAfterLabel(message)) return `${label} ${message}`;
   return `${label}: ${message}`;
 }
 
