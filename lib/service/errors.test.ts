@@ -59,6 +59,17 @@ describe("parseServiceError: envelope shapes", () => {
     expect(error.message).toContain("STRIPE_CARD_ERROR / PROCESSOR_ERROR");
   });
 
+  it("keeps an error id or public code only when it is one, never the text put there", () => {
+    const read = (body: Record<string, unknown>) => parseServiceError(500, {}, json({ error: "Failed", ...body }), NOW);
+    expect(read({ error_id: 4411 }).errorId).toBe("4411");
+    expect(read({ error_id: "0b6f2c1e-9d1a-4a8e-8f55-2f0c1c7d4e10" }).errorId).toBe(
+      "0b6f2c1e-9d1a-4a8e-8f55-2f0c1c7d4e10",
+    );
+    const prose = read({ error_id: "card of kim@example.org declined", error_code_public: "see the player's card" });
+    expect([prose.errorId, prose.codePublic]).toEqual([null, null]);
+    expect(prose.message).not.toContain("kim@example.org");
+  });
+
   it("reads a code from `error` when that is all a refusal carries (spending_limit_exceeded)", () => {
     const error = parseServiceError(
       429,

@@ -209,6 +209,15 @@ function asCode(value: unknown): string | null {
   return text.length > 0 && text.length <= 100 && CODE_LIKE.test(text) ? text : null;
 }
 
+/**
+ * A reference to quote in a report (`error_id`: "err_7f3a", a number, a uuid): shown on pages, logged and kept with a
+ * refund, so anything else (text the service put there) is dropped, never passed on.
+ */
+function asReference(value: unknown): string | null {
+  const text = typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value;
+  return typeof text === "string" && /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/.test(text) ? text : null;
+}
+
 function asText(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value : null;
 }
@@ -280,8 +289,8 @@ export function parseServiceError(
     kind: "http",
     status,
     code,
-    codePublic: asText(body?.error_code_public),
-    errorId: asText(body?.error_id) ?? (typeof body?.error_id === "number" ? String(body.error_id) : null),
+    codePublic: asCode(body?.error_code_public),
+    errorId: asReference(body?.error_id),
     retryAfterMs,
     body,
     serviceMessage,
