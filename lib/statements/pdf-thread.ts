@@ -19,7 +19,8 @@ port.on("message", async ({ id, doc }: LayoutRequest) => {
       answer = { id, pdf: new Uint8Array() };
     }
   } catch (error) {
-    answer = { id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    // Its message alone: the error reaches a statement's delivery log and audit line, never the server's file paths.
+    answer = { id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
   }
   port.postMessage(answer);
 });
