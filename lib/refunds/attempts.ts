@@ -182,7 +182,9 @@ async function refuseOverLimit(
       role: actor.role,
     },
   });
-  throw new AppError("FORBIDDEN", describeOverLimit(standing, request.amountUsd), { field: "amountUsd" });
+  throw new AppError("FORBIDDEN", `${describeOverLimit(standing, request.amountUsd)} Nothing was refunded.`, {
+    field: "amountUsd",
+  });
 }
 
 /** Thrown inside the storing transaction to undo the insert when the limit no longer holds. */
@@ -264,7 +266,8 @@ export async function requestRefund(
     throw new AppError(
       "CONFLICT",
       `The period changed since it was reviewed: ${formatUsdText(impact.remainingUsd)} remains refundable now ` +
-        `(it was ${formatUsdText(formatUsd(request.remainingBeforeUsd))}). Review the refund again.`,
+        `(it was ${formatUsdText(formatUsd(request.remainingBeforeUsd))}). Nothing was refunded; review the refund ` +
+        "again.",
       { field: "amountUsd" },
     );
   }
@@ -339,7 +342,8 @@ export async function requestRefund(
   await refuseWhileOpen(db, request);
   throw new AppError(
     "CONFLICT",
-    "Another refund on this period was just recorded; reload the period and review again.",
+    "Another refund on this period was just recorded: nothing was refunded by this one. Reload the period and review " +
+      "again.",
   );
 }
 

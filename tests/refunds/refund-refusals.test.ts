@@ -180,6 +180,11 @@ describe("refunds against the emulator", () => {
         reason: "Player asked",
       });
       expect(refundEvents(c.emulator, SUBS.unavailable, 2)).toHaveLength(1);
+      // A second Retry from a page drawn before: it went through, and nothing more is sent.
+      const again = (await retryRefundAttemptAction(form({ attemptId: attempt!.id }))) as { message?: string };
+      expect(again).toMatchObject({ ok: false, code: "CONFLICT" });
+      expect(again.message).toMatch(/^This refund went through meanwhile .*: nothing more was sent\.$/);
+      expect(refundEvents(c.emulator, SUBS.unavailable, 2)).toHaveLength(1);
     },
   );
 

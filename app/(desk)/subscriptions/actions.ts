@@ -24,6 +24,7 @@ import { refuseWhileOpen } from "@/lib/refunds/open-attempt";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
 import { resolveRefund } from "@/lib/refunds/resolve";
+import type { RefundAttemptStatus } from "@/db/types";
 import {
   attemptIdSchema,
   cancelInputSchema,
@@ -151,6 +152,16 @@ async function notSettledWhy(db: Db, gameId: string, attemptId: string): Promise
   return "Only an attempt that needs manual attention can be marked settled.";
 }
 
+/** Why a refund a person asked to retry was not called again: it settled meanwhile (the reconciler, a colleague). */
+const settledBeforeRetry: Record<Exclude<RefundAttemptStatus, "pending">, string> = {
+  succeeded: "This refund went through meanwhile (the page shows its receipt once reloaded): nothing more was sent.",
+  failed: "The service refused this refund meanwhile: nothing was refunded and nothing more was sent. Reload the page.",
+  needs_attention:
+    "This refund needs manual attention now: nothing more was sent. A finance user settles it after checking with " +
+    "the service.",
+  resolved: "This refund was settled by hand meanwhile: nothing more was sent. Reload the page to see how.",
+};
+
 /** Calls the service again for a pending attempt, with its stored key and parameters. */
 export const retryRefundAttemptAction = defineAction(
   { name: "retryRefundAttempt", role: "support", input: z.object({ attemptId: attemptIdSchema }) },
@@ -159,8 +170,7 @@ export const retryRefundAttemptAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const attempt = await findRefundAttempt(db, game.id, attemptId);
     if (!attempt) throw new AppError("NOT_FOUND", "No such refund attempt for the selected game.");
-    if (attempt.status !== "pending")
-      throw new AppError("CONFLICT", `This refund is ${attempt.status.replace("_", " ")}; there is nothing to retry.`);
+    if (attempt.status !== "pending") throw new AppError("CONFLICT", settledBeforeRetry[attempt.status]);
     const outcome = await driveRefundAttempt(db, attempt, {
       source: "desk",
       driver: { id: user.id, email: user.email },
