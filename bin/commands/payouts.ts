@@ -30,6 +30,7 @@ import {
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { getPayoutBatch, listPayoutStatements } from "@/lib/payouts/statements";
 import { formatInstant } from "@/lib/time";
+import { countOf } from "@/lib/format";
 import { financeActor } from "../actor";
 import { CliError, CliResult, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
@@ -210,8 +211,9 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const flagged = drafts.filter((s) => flaggedRecipients.has(s.recipientPlayerId)).length;
   if (!input.unflagged && !input["hold-flagged"] && flagged > 0) {
     throw new CliError(
-      `${flagged} draft statements have open flags: override them (payouts flags), ` +
-        "or pass --hold-flagged REASON or --unflagged",
+      `${countOf(flagged, "draft statement")} ${flagged === 1 ? "has" : "have"} open flags: list them (payouts ` +
+        "flags) and override them (payouts override), or pass --hold-flagged REASON or --unflagged; nothing was " +
+        "changed",
     );
   }
   // An approved statement with a flag raised since (a chargeback, changed details) refuses the batch's approval:
@@ -220,8 +222,9 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   if (!input.unflagged && !input["hold-flagged"] && flaggedSince.size > 0) {
     const named = [...flaggedSince].slice(0, 3).join(", ") + (flaggedSince.size > 3 ? " …" : "");
     throw new CliError(
-      `${flaggedSince.size} approved statements have an open flag raised since their approval (recipient ${named}): ` +
-        "override them (payouts flags), or pass --hold-flagged REASON",
+      `${countOf(flaggedSince.size, "approved statement")} ${flaggedSince.size === 1 ? "has" : "have"} an open flag ` +
+        `raised since approval (recipient ${named}): list them (payouts flags) and override them (payouts override), ` +
+        "or pass --hold-flagged REASON; nothing was changed",
     );
   }
   const approved = await domain(() =>
@@ -254,8 +257,8 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const stillFlagged = after.filter((s) => s.state === "approved" && flaggedSince.has(s.recipientPlayerId)).length;
   if (stillDraft > 0 || stillFlagged > 0) {
     const why = [
-      stillDraft > 0 ? `${stillDraft} statements still in draft` : "",
-      stillFlagged > 0 ? `${stillFlagged} approved statements with a flag raised since (override them)` : "",
+      stillDraft > 0 ? `${countOf(stillDraft, "statement")} still in draft` : "",
+      stillFlagged > 0 ? `${countOf(stillFlagged, "approved statement")} with a flag raised since (override them)` : "",
     ].filter(Boolean);
     process.stderr.write(`payouts approve: ${why.join("; ")}; the batch stays a draft\n`);
     const result = { batchId: input.batch, batchApproved: false, statements, stillDraft, stillFlagged };
