@@ -109,7 +109,9 @@ function failureOf<T>(error: unknown, raw: unknown, options: { action: string; w
   return {
     ok: false,
     code: "INTERNAL",
-    message: "Something went wrong. The error was logged; try again.",
+    // Said for every action, money moved or not: what was done shows on the page once reloaded.
+    message:
+      "Something went wrong, and the error was logged. Reload the page to see whether it was done before trying again.",
     values: echoValues(raw),
   };
 }

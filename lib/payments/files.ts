@@ -78,8 +78,9 @@ async function payerAccount(db: Db, gameId: string): Promise<PayerAccount> {
 }
 
 const NO_PAYER =
-  "A SEPA file needs the account it pays from: set PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN and " +
-  "PAYOUT_DESK_PAYER_BIC for Payout Desk (a production game's file never names the demo account).";
+  "A SEPA file needs the account it pays from, and none is set: whoever runs Payout Desk sets it " +
+  "(PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN and PAYOUT_DESK_PAYER_BIC; a production game's file never names " +
+  "the demo account).";
 
 /** The account a game's SEPA files pay from, or why none may be made (the form offers SEPA only with one). */
 export async function sepaPayer(

@@ -6,6 +6,7 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { countOf } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
+import { readPayoutSettings } from "@/lib/payouts/settings";
 import { importProfiles } from "@/lib/profiles/bulk";
 
 export const importProfilesAction = defineAction(
@@ -34,7 +35,8 @@ export const importProfilesAction = defineAction(
     const rows = countOf(result.rows, "row");
     const refused = result.refused.length;
     const fix = `Fix ${refused === 1 ? "it" : "them"}, then import.`;
-    const awaiting = pending ? `, ${pending} awaiting a second finance user's review` : "";
+    const reviewer = (await readPayoutSettings(db)).twoPersonRule ? "a second finance user's" : "a finance user's";
+    const awaiting = pending ? `, ${pending} awaiting ${reviewer} review (listed under Waiting for review)` : "";
     const message = result.dryRun
       ? `Dry run: ${changes} and ${countOf(refused, "refused row")} in ${rows}. Nothing was changed.`
       : result.applied

@@ -6,6 +6,7 @@ import { type Db, getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import type { CurrentUser } from "@/lib/auth/session";
 import { requireSelectedGame } from "@/lib/games/games";
+import { readPayoutSettings } from "@/lib/payouts/settings";
 import { changePayoutDetails, type ProfileActing, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
 import {
   payoutDetailsInputSchema,
@@ -15,6 +16,13 @@ import {
 } from "@/lib/profiles/schemas";
 
 const recipientSchema = z.object({ playerId: playerIdSchema });
+
+/** Who approves a change held for review, by the two-person rule in force (Settings → Payouts). */
+async function reviewedBy(): Promise<string> {
+  return (await readPayoutSettings(getDb())).twoPersonRule
+    ? "A second finance user approves it before it applies."
+    : "It applies once approved on this page (the two-person rule is off: you may approve it yourself).";
+}
 
 /** Runs one change of a recipient's profile in the selected game, acting on the web, then refreshes their page. */
 async function changeRecipient<T>(
@@ -39,8 +47,7 @@ export const changePayoutDetailsAction = defineAction(
       result.outcome === "applied"
         ? `Saved: ${result.masked}, paid in ${input.currency}. These first details apply now.`
         : result.outcome === "pending"
-          ? `Saved for review: ${result.masked}, paid in ${input.currency}. ` +
-            "A second finance user approves it before it applies."
+          ? `Saved for review: ${result.masked}, paid in ${input.currency}. ${await reviewedBy()}`
           : "These are the details in force already: nothing changed.";
     // A change that waited for a review is gone: said, with who entered it (their page no longer lists it).
     const by = result.displaced?.enteredByEmail ? ` entered by ${result.displaced.enteredByEmail}` : "";
