@@ -8,6 +8,7 @@ import { findExportBatch, findExportSnapshot, getExportBatchStatus, listSnapshot
 import type { PayoutBatchStatus } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
+import { windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { exportAvailability } from "./availability";
 import { startAuditedCsv } from "./audited";
@@ -115,8 +116,13 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
   if (batchId) {
     const status = (await getExportBatchStatus(db, { batchId })) as PayoutBatchStatus;
     const available = exportAvailability(request.kind, { status });
+    const window = { startMs: snapshot.windowStart.getTime(), endMs: snapshot.windowEnd.getTime() };
     if (!available.ok)
-      throw new AppError("CONFLICT", `Batch ${batchId} is ${status}. ${available.reason}`, { field: "batch" });
+      throw new AppError(
+        "CONFLICT",
+        `The payout batch of ${windowLabel(window)} (${batchId}) is ${status}. ${available.reason}`,
+        { field: "batch" },
+      );
   }
   const target: ResolvedTarget = {
     gameId: snapshot.gameId,
@@ -139,7 +145,8 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
     if (request.split !== undefined && request.split !== split)
       throw new AppError(
         "CONFLICT",
-        `The ${definition.title} of batch ${batchId} changed after their parts were listed (a payment or a return ` +
+        `The ${definition.title} of ${windowLabel({ startMs: target.windowStartMs, endMs: target.windowEndMs })} ` +
+          `changed after their parts were listed (a payment or a return ` +
           "was recorded since), so the parts no longer split as listed and this one could repeat or miss a journal. " +
           "Reload the window page and download every part again; delete any drafts imported from the earlier parts.",
         { field: "split" },

@@ -7,7 +7,8 @@ import { ACCOUNT_MAPPING_PATH } from "@/lib/accounting/accounts";
 import { getSnapshot } from "@/db/queries/snapshots";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
-import { isAppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { EXPORT_QUERY_NAMES, parseExportQuery } from "@/lib/exports/http";
 import { EXPORTS } from "@/lib/exports/kinds";
 import { resolveTarget } from "@/lib/exports/run";
@@ -37,7 +38,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
   let reason: string | null = null;
   let window: TimeWindow | null = null;
   try {
-    if (!game) throw new Error("No game is set up yet: an admin adds one under Settings → Games.");
+    if (!game) throw new AppError("NOT_FOUND", "No game is set up yet: an admin adds one under Settings → Games.");
     const query = parseExportQuery(kind, params);
     const batch = query.batch ? await getPayoutBatch(db, { gameId: game.id, batchId: query.batch }) : null;
     const snapshot = query.snapshot ? await getSnapshot(db, { gameId: game.id, snapshotId: query.snapshot }) : null;
@@ -55,7 +56,11 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
       via: "web",
     });
   } catch (error) {
-    reason = isAppError(error) || error instanceof Error ? error.message : "The export cannot be made.";
+    // A refusal says why; anything else (the database unreachable) is logged, never shown as it is.
+    if (!isAppError(error)) log.error("export refusal page could not work out the reason", { kind, error });
+    reason = isAppError(error)
+      ? error.message
+      : "The export cannot be made, and working out why failed (the error was logged). Try again in a minute.";
   }
   const back = window
     ? { href: windowHref(window), label: `Back to ${windowLabel(window)}` }
