@@ -203,4 +203,11 @@ test("[finance] a download from a page of another game than the one selected now
   await expect(page.getByRole("heading", { name: "Nothing was downloaded", level: 1 })).toBeVisible();
   await expect(page.getByText(/started from another site/)).toBeVisible();
   await shoot(page, "finance-download-refused-elsewhere");
+
+  // Any other refused download link: its refusal on a page of the desk, not a JSON body saved as the file.
+  await page.goto("/api/payee-totals?year=1999");
+  await expect(page).toHaveURL(/\/download-refused\?from=refusal$/);
+  await expect(page.getByRole("heading", { name: "Nothing was downloaded", level: 1 })).toBeVisible();
+  await expect(page.getByText("year: must be 2000 or later")).toBeVisible();
+  await shoot(page, "finance-download-refused-refusal");
 });

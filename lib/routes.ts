@@ -1,6 +1,6 @@
 import "server-only";
 import { isAppError } from "@/lib/errors";
-import { isBrowserNavigation } from "@/lib/browser-request";
+import { isBrowserNavigation, refusedDownloadRedirect } from "@/lib/browser-request";
 import { gameSwitchedRedirect } from "@/lib/games/download-game";
 import { log } from "@/lib/log";
 import { type CurrentUser, requireRole } from "./auth/session";
@@ -56,6 +56,8 @@ export function defineRoute<P = Record<string, string>>(role: Role, handler: Rou
       const switched = gameSwitchedRedirect(request, error);
       if (switched) return switched;
       if (isAppError(error)) {
+        // A person following a download link reads why on a page of the desk; a script gets the JSON refusal.
+        if (isBrowserNavigation(request)) return refusedDownloadRedirect(error.message);
         const status = (STATUS as Record<string, number>)[error.code] ?? 400;
         return jsonError(status, error.code, error.message);
       }

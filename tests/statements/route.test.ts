@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/statements/[statementId]/[format]/route";
+import { readRefusal } from "@/lib/browser-request";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
 import { signInAs } from "../support/users";
@@ -43,6 +44,20 @@ describe("GET /api/statements/[statementId]/[format]", () => {
     actAs(await signInAs(t.db, "finance"));
     expect((await download("00000000-0000-4000-8000-000000000000", "pdf")).status).toBe(404);
     expect((await download(statementIds[0] ?? "", "docx")).status).toBe(404);
+    // A person's browser following the link reads the refusal on a page of the desk, its words in a cookie that only
+    // that page reads, never in the address.
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    const followed = await GET(
+      new Request(`http://localhost:3000/api/statements/${unknown}/pdf`, {
+        headers: { accept: "text/html", "sec-fetch-mode": "navigate" },
+      }),
+      { params: Promise.resolve({ statementId: unknown, format: "pdf" }) },
+    );
+    expect(followed.status).toBe(303);
+    expect(followed.headers.get("location")).toBe("/download-refused?from=refusal");
+    const cookie = followed.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^pd_download_refusal=[^;]+; Path=\/download-refused; Max-Age=60; HttpOnly; SameSite=Lax$/);
+    expect(readRefusal(cookie.split(";")[0]?.split("=")[1])).toMatch(/^No such statement/);
   });
 
   it("[finance] refuses a link of a page drawn for another game; a browser is sent to the page saying so", async () => {

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
+import { cookies } from "next/headers";
 import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
+import { readRefusal, REFUSAL_COOKIE } from "@/lib/browser-request";
 import { listGamesOfRender, resolveSelectedGame } from "@/lib/games/games";
 import { DeskNotice } from "../desk-notice";
 
@@ -11,11 +13,21 @@ type Props = { searchParams: Promise<Record<string, string>> };
 /**
  * Where a download link of a page drawn for one game lands once the session switched to another in a different tab
  * (lib/games/download-game.ts): nothing was downloaded, and which game to switch back to. Also where a download
- * another site started lands (`from=elsewhere`, lib/routes.ts).
+ * another site started lands (`from=elsewhere`, lib/routes.ts), and any other refused download (`from=refusal`, its
+ * words in a cookie, lib/browser-request.ts).
  */
 export default async function DownloadRefusedPage({ searchParams }: Props) {
   const user = await requirePageRole("viewer");
   const query = await searchParams;
+  if (query.from === "refusal") {
+    const words = readRefusal((await cookies()).get(REFUSAL_COOKIE)?.value);
+    return (
+      <DeskNotice title="Nothing was downloaded">
+        <p>{words ?? "The download was refused."}</p>
+        <p className="mt-2">Go back to the page you downloaded from, reload it and download again from there.</p>
+      </DeskNotice>
+    );
+  }
   if (query.from === "elsewhere")
     return (
       <DeskNotice title="Nothing was downloaded">
