@@ -16,6 +16,10 @@ export type GuardedRoute<P> = ((request: Request, context: RouteContext<P>) => P
 
 const STATUS = { UNAUTHENTICATED: 401, FORBIDDEN: 403, INVALID_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409 } as const;
 
+function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+}
+
 export function jsonError(status: number, code: string, message: string): Response {
   return Response.json({ error: { code, message } }, { status, headers: { "Cache-Control": "no-store" } });
 }
@@ -32,11 +36,7 @@ export const STARTED_ELSEWHERE =
 function startedElsewhere(request: Request): Response | null {
   const site = request.headers.get("sec-fetch-site");
   if (site !== "cross-site" && site !== "same-site") return null;
-  if (isBrowserNavigation(request))
-    return new Response(null, {
-      status: 303,
-      headers: { Location: "/download-refused?from=elsewhere", "Cache-Control": "no-store" },
-    });
+  if (isBrowserNavigation(request)) return seeOther("/download-refused?from=elsewhere");
   return jsonError(403, "FORBIDDEN", STARTED_ELSEWHERE);
 }
 
@@ -56,12 +56,16 @@ export function defineRoute<P = Record<string, string>>(role: Role, handler: Rou
       const switched = gameSwitchedRedirect(request, error);
       if (switched) return switched;
       if (isAppError(error)) {
-        // A person following a download link reads why on a page of the desk; a script gets the JSON refusal.
-        if (isBrowserNavigation(request)) return refusedDownloadRedirect(error.message);
+        // A person following a download link reads why on a page of the desk (signed out: the sign-in page); a
+        // script gets the JSON refusal.
+        if (isBrowserNavigation(request))
+          return error.code === "UNAUTHENTICATED" ? seeOther("/sign-in") : refusedDownloadRedirect(error.message);
         const status = (STATUS as Record<string, number>)[error.code] ?? 400;
         return jsonError(status, error.code, error.message);
       }
       log.error("route failed", { path: new URL(request.url).pathname, error });
+      if (isBrowserNavigation(request))
+        return refusedDownloadRedirect("Something went wrong, and the error was logged. Try again in a minute.");
       return jsonError(500, "INTERNAL", "Something went wrong. The error was logged.");
     }
   };

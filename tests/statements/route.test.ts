@@ -57,7 +57,12 @@ describe("GET /api/statements/[statementId]/[format]", () => {
     expect(followed.headers.get("location")).toBe("/download-refused?from=refusal");
     const cookie = followed.headers.get("set-cookie") ?? "";
     expect(cookie).toMatch(/^pd_download_refusal=[^;]+; Path=\/download-refused; Max-Age=60; HttpOnly; SameSite=Lax$/);
-    expect(readRefusal(cookie.split(";")[0]?.split("=")[1])).toMatch(/^No such statement/);
+    const value = cookie.split(";")[0]?.split("=")[1] ?? "";
+    // Read as the page reads it (Next.js decodes a cookie's value first): the words the desk wrote, and only those.
+    expect(readRefusal(decodeURIComponent(value))).toMatch(/^No such statement/);
+    const [, mac] = value.split(".");
+    const forged = `${Buffer.from("Call 555-0100 to get your file").toString("base64url")}.${mac}`;
+    expect([readRefusal(forged), readRefusal(`${value}x`), readRefusal("plain words")]).toEqual([null, null, null]);
   });
 
   it("[finance] refuses a link of a page drawn for another game; a browser is sent to the page saying so", async () => {

@@ -3,11 +3,12 @@ import { z } from "zod";
 import { getDb } from "@/db";
 import { requireDownloadGame } from "@/lib/games/download-game";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
-import { defineRoute, jsonError } from "@/lib/routes";
+import { AppError } from "@/lib/errors";
+import { defineRoute } from "@/lib/routes";
 
 export const GET = defineRoute<{ id: string }>("finance", async (request, { user, params }) => {
   const id = z.uuid().safeParse(params.id);
-  if (!id.success) return jsonError(404, "NOT_FOUND", "No such payment file.");
+  if (!id.success) throw new AppError("NOT_FOUND", "No such payment file.");
   const db = getDb();
   const game = await requireDownloadGame(db, user, request);
   const file = await downloadPaymentFile(
