@@ -70,7 +70,7 @@ async function domain<T>(work: () => Promise<T>): Promise<T> {
 
 function logBulk(command: string, verb: string, result: BulkResult): void {
   const skipped = result.skipped.length > 0 ? `, skipped ${result.skipped.length}` : "";
-  process.stderr.write(`payouts ${command}: ${verb} ${result.changed} statements${skipped}\n`);
+  process.stderr.write(`payouts ${command}: ${verb} ${countOf(result.changed, "statement")}${skipped}\n`);
 }
 
 /** A command whose work runs against the database; its flags are the output of the spec's schema. */
@@ -221,10 +221,11 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const flaggedSince = new Set(await approvedWithOpenFlags(db, { ...target, snapshotId: batch.snapshotId }));
   if (!input.unflagged && !input["hold-flagged"] && flaggedSince.size > 0) {
     const named = [...flaggedSince].slice(0, 3).join(", ") + (flaggedSince.size > 3 ? " …" : "");
+    const one = flaggedSince.size === 1;
     throw new CliError(
-      `${countOf(flaggedSince.size, "approved statement")} ${flaggedSince.size === 1 ? "has" : "have"} an open flag ` +
-        `raised since approval (recipient ${named}): list them (payouts flags) and override them (payouts override), ` +
-        "or pass --hold-flagged REASON; nothing was changed",
+      `${countOf(flaggedSince.size, "approved statement")} ${one ? "has" : "have"} an open flag raised since ` +
+        `${one ? "its" : "their"} approval (recipient ${named}): list them (payouts flags) and override them ` +
+        "(payouts override), or pass --hold-flagged REASON; nothing was changed",
     );
   }
   const approved = await domain(() =>
@@ -234,7 +235,7 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   let held: BulkResult = { changed: 0, skipped: [], revision: approved.revision };
   const holdReason = input["hold-flagged"];
   const toHold = [
-    ...approved.skipped.filter((s) => s.reason.startsWith("open flags")).map((s) => s.id),
+    ...approved.skipped.filter((s) => s.flagged).map((s) => s.id),
     ...statementsNow.filter((s) => s.state === "approved" && flaggedSince.has(s.recipientPlayerId)).map((s) => s.id),
   ];
   if (holdReason && toHold.length > 0) {

@@ -216,6 +216,10 @@ export async function preparePayoutBatch(
 /** What a statement change did, and the batch's revision once it is counted. */
 export type BulkResult = { changed: number; skipped: Skipped[]; revision: string };
 
+/** The statements a change left as it was, for its audit line: ids and why, not names (the first 200). */
+const auditedSkips = (skipped: readonly Skipped[]) =>
+  skipped.slice(0, 200).map(({ id, recipientPlayerId, reason }) => ({ id, recipientPlayerId, reason }));
+
 type Target = { gameId: string; batchId: string };
 type StatementSelection = { ids?: string[]; all?: "draft_unflagged" };
 /** The batch's revision the change was decided on (the command line's approval chains its steps on it). */
@@ -264,7 +268,7 @@ export async function approveStatements(
       drawnAt: drawnAt(params.drawnAtRevision),
       statements: params.all === "draft_unflagged" ? { state: "draft" } : (params.ids ?? []),
       audit: ({ changed, skipped }) => ({
-        detail: { approved: changed.length, recipients: recipientsOf(changed), skipped: skipped.slice(0, 200) },
+        detail: { approved: changed.length, recipients: recipientsOf(changed), skipped: auditedSkips(skipped) },
       }),
     },
     as,
@@ -316,7 +320,7 @@ async function reasonedTransition(
           ...more.extra?.(changed),
           reason,
           recipients: recipientsOf(changed),
-          skipped: skipped.slice(0, 200),
+          skipped: auditedSkips(skipped),
         },
       }),
     },

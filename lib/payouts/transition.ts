@@ -59,8 +59,11 @@ export {
   TRANSITIONS,
 } from "./transition-table";
 
-/** A statement a transition left as it was, with the recipient's name (null when unresolved) and why. */
-export type Skipped = { id: string; recipientPlayerId: number; name: string | null; reason: string };
+/**
+ * A statement a transition left as it was, with the recipient's name (null when unresolved) and why; `flagged` when
+ * its open flags held it back.
+ */
+export type Skipped = { id: string; recipientPlayerId: number; name: string | null; reason: string; flagged?: true };
 export type Changed = LockedStatement & { to: PayoutStatementState };
 
 /** What a transition sees once the batch and statements are locked and split. */
@@ -110,8 +113,9 @@ export function describeFlags(flags: readonly ActiveFlag[]): string {
   return [...new Set(flags.map((f) => f.label))].join(", ");
 }
 
+/** Why a statement was left as it was for its open flags, written to follow the recipient's name. */
 export function openFlagsMessage(flags: readonly ActiveFlag[]): string {
-  return `open flags: ${describeFlags(flags)}`;
+  return `has open flags (${describeFlags(flags)})`;
 }
 
 function verdictContext(batch: LockedBatch, as: ActingAs): BatchContext {
@@ -160,7 +164,7 @@ function split(
     else if (verdict.kind === "blocked" && verdict.code === "two_person_rule")
       throw new TwoPersonRefusal(verdict.reason);
     else if (verdict.kind === "blocked" && verdict.code === "open_flags")
-      skipped.push({ id: r.id, recipientPlayerId, name: r.player_name, reason: openFlagsMessage(open) });
+      skipped.push({ id: r.id, recipientPlayerId, name: r.player_name, reason: openFlagsMessage(open), flagged: true });
     else
       skipped.push({
         id: r.id,

@@ -229,7 +229,7 @@ export const taxFormInputSchema = z
   // A W-8 form is valid until the end of the third calendar year after it was signed: without its expiry it would
   // never be found expired.
   .refine((v) => !v.taxForm.startsWith("W-8") || v.taxFormExpiresOn !== undefined, {
-    message: "is needed for a W-8 form (the last day of the third calendar year after signing)",
+    message: "must be given for a W-8 form (the last day of the third calendar year after signing)",
     path: ["taxFormExpiresOn"],
   })
   .refine((v) => !v.taxFormExpiresOn || !v.taxFormReceivedOn || v.taxFormExpiresOn > v.taxFormReceivedOn, {

@@ -103,7 +103,10 @@ describe("the approval workflow", () => {
     const second = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
     expect(second.changed).toBe(1);
     const reasons = second.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort();
-    expect(reasons).toEqual(["3001: open flags: Unresolved recipient", "3002: open flags: Unavailable attribution"]);
+    expect(reasons).toEqual([
+      "3001: has open flags (Unresolved recipient)",
+      "3002: has open flags (Unavailable attribution)",
+    ]);
 
     await overrideFlag(
       db,

@@ -198,7 +198,9 @@ describe("disputed renewals", () => {
         ["payouts", "approve", "--batch", april.batchId, ...seen, "--actor", cliApprover],
         cliPassword,
       );
-      expect(refusalLine(refused)).toContain(`an open flag raised since their approval (recipient ${BOB})`);
+      expect(refusalLine(refused)).toContain(
+        `1 approved statement has an open flag raised since its approval (recipient ${BOB})`,
+      );
       const batchRow = t.db.selectFrom("payout_batch").select("status").where("id", "=", april.batchId);
       expect(await batchRow.executeTakeFirstOrThrow()).toEqual({ status: "draft" });
       // Only the unflagged: nothing to approve, and the batch is left a draft, saying why (no attempt refused midway).
@@ -209,7 +211,7 @@ describe("disputed renewals", () => {
       );
       expect(unflagged.code, unflagged.stderr).toBe(0);
       expect(JSON.parse(unflagged.stdout)).toMatchObject({ batchApproved: false, stillDraft: 0, stillFlagged: 1 });
-      expect(unflagged.stderr).toContain("1 approved statements with a flag raised since (override them)");
+      expect(unflagged.stderr).toContain("1 approved statement with a flag raised since (override them)");
       expect(await batchRow.executeTakeFirstOrThrow()).toEqual({ status: "draft" });
 
       const shown = await listSnapshotDisputes(t.db, {

@@ -54,7 +54,7 @@ describe("held statements of a paid batch", () => {
       web(approver),
     );
     expect(release.changed).toBe(0);
-    expect(release.skipped.map((s) => s.reason)).toEqual(["open flags: Unresolved recipient"]);
+    expect(release.skipped.map((s) => s.reason)).toEqual(["has open flags (Unresolved recipient)"]);
     await expect(
       overrideFlag(
         db,

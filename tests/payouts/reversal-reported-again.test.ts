@@ -82,8 +82,9 @@ describe("a reversal known only from its period row, reported again in a later w
         {
           id: first.id,
           recipientPlayerId: 1,
-          name: expect.anything(),
-          reason: expect.stringMatching(/Reversal reported again/),
+          name: "R1",
+          reason: expect.stringMatching(/has open flags \(Reversal reported again/),
+          flagged: true,
         },
       ],
     });

@@ -73,7 +73,7 @@ describe("transition()", () => {
     expect(result).toEqual({
       revision: expect.any(String),
       changed: 0,
-      skipped: [{ id: s.id, recipientPlayerId: 8101, name: expect.anything(), reason: "is in draft" }],
+      skipped: [{ id: s.id, recipientPlayerId: 8101, name: "Recipient 8101", reason: "is in draft" }],
     });
     expect((await auditLines(batchId)).at(-1)).toMatchObject({
       action: "payouts.statement.unapprove",

@@ -133,7 +133,7 @@ describe("profiles import", () => {
       fin,
     );
     expect(none.refused).toEqual([
-      expect.objectContaining({ line: 2, reason: expect.stringMatching(/is needed for a W-8 form/) }),
+      expect.objectContaining({ line: 2, reason: expect.stringMatching(/must be given for a W-8 form/) }),
     ]);
   });
 

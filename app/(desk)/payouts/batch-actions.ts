@@ -12,7 +12,6 @@ import { countOf, formatCount } from "@/lib/format";
 import {
   approvePayoutBatch,
   approveStatements,
-  type BulkResult,
   carryStatementsForward,
   discardPayoutBatch,
   holdStatements,
@@ -22,6 +21,7 @@ import {
   releaseStatements,
   unapproveStatements,
 } from "@/lib/payouts/batches";
+import { describeBulk } from "@/lib/payouts/bulk-words";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { batchIdSchema, batchRevisionSchema, flagCauseSchema, reasonSchema } from "@/lib/payouts/schemas";
 import { parseWindowKey } from "@/lib/payouts/window-key";
@@ -46,16 +46,6 @@ function web(user: { id: string; email: string }): ActingAs {
 function revalidatePayouts(): void {
   revalidatePath("/payouts", "layout");
   revalidatePath("/recipients", "layout");
-}
-
-function describeBulk(verb: string, result: BulkResult): string {
-  const done = `${verb} ${countOf(result.changed, "statement")}.`;
-  if (result.skipped.length === 0) return done;
-  const sample = result.skipped
-    .slice(0, 3)
-    .map((s) => `${s.name ? `${s.name} (#${s.recipientPlayerId})` : `#${s.recipientPlayerId}`}: ${s.reason}`)
-    .join("; ");
-  return `${done} Skipped ${formatCount(result.skipped.length)}: ${sample}${result.skipped.length > 3 ? "; …" : ""}.`;
 }
 
 export const prepareBatchAction = defineAction(
