@@ -297,6 +297,16 @@ export async function deliverStatement(
   return "sent";
 }
 
+/** One attempt of a send, as the delivery log records it. */
+type DeliveryLine = {
+  statementId: string;
+  gameId: string;
+  recipientPlayerId: number;
+  sendId: string;
+  toAddress: string;
+  attempt: number;
+};
+
 export const WITHHELD_ANSWER =
   "not sent: the batch's statement links were revoked after this email was queued; " +
   "email the statement again to send it";
@@ -306,17 +316,7 @@ export const WITHHELD_ANSWER =
  * again by the batch's send (unless emailed again since), audited. Not the recipient's failed delivery: nothing was
  * wrong with their address.
  */
-async function recordWithheld(
-  db: Db,
-  line: {
-    statementId: string;
-    gameId: string;
-    recipientPlayerId: number;
-    sendId: string;
-    toAddress: string;
-    attempt: number;
-  },
-): Promise<void> {
+async function recordWithheld(db: Db, line: DeliveryLine): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await insertDeliveries(trx, [{ ...line, status: "failed", final: true, serverAnswer: WITHHELD_ANSWER }]);
     // Owed again, unless the statement was emailed again since (that later email stands for it).
@@ -340,13 +340,7 @@ async function recordWithheld(
  */
 async function recordFailedAttempt(
   db: Db,
-  failed: {
-    statementId: string;
-    gameId: string;
-    recipientPlayerId: number;
-    sendId: string;
-    toAddress: string;
-    attempt: number;
+  failed: DeliveryLine & {
     serverAnswer: string;
     final: boolean;
     refused: boolean;

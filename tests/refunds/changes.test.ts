@@ -34,6 +34,21 @@ async function auditOf(subscriptionId: string) {
 
 const seen = (id: string) => seenOf(c.emulator, id);
 
+/** Runs `act` while the audit log refuses every line, or only the outcome lines (those not written before a call). */
+async function whileAuditRefuses(which: "every line" | "outcome lines", act: () => Promise<unknown>): Promise<Result> {
+  await sql`create function refuse_audit() returns trigger language plpgsql as $$
+    begin raise exception 'audit log unavailable'; end $$`.execute(c.t.db);
+  const when = which === "outcome lines" ? sql`when (new.outcome <> 'requested')` : sql``;
+  await sql`create trigger refuse_audit before insert on audit_log
+    for each row ${when} execute function refuse_audit()`.execute(c.t.db);
+  try {
+    return (await act()) as Result;
+  } finally {
+    await sql`drop trigger refuse_audit on audit_log`.execute(c.t.db);
+    await sql`drop function refuse_audit()`.execute(c.t.db);
+  }
+}
+
 function subscription(id: string) {
   const sub = c.emulator.ledger().subscriptions.get(id);
   if (!sub) throw new Error(`no ${id}`);
@@ -272,20 +287,11 @@ describe("price and payment method (finance)", () => {
   it("a change the service applied is reported applied though the audit log would not take its outcome", async () => {
     actAs(c.sessions.finance);
     const before = await auditOf(SUBS.card);
-    await sql`create function refuse_audit() returns trigger language plpgsql as $$
-      begin raise exception 'audit log unavailable'; end $$`.execute(c.t.db);
     // The line written as the call is sent is taken; the outcome's is not.
-    await sql`create trigger refuse_audit before insert on audit_log
-      for each row when (new.outcome <> 'requested') execute function refuse_audit()`.execute(c.t.db);
-    let result: Result;
-    try {
-      result = (await changeAmountAction(
-        form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "13.00" }),
-      )) as Result;
-    } finally {
-      await sql`drop trigger refuse_audit on audit_log`.execute(c.t.db);
-      await sql`drop function refuse_audit()`.execute(c.t.db);
-    }
+    const drawn = await seen(SUBS.card);
+    const result = await whileAuditRefuses("outcome lines", () =>
+      changeAmountAction(form({ subscriptionId: SUBS.card, seen: drawn, amountUsd: "13.00" })),
+    );
     // Staged at the service, and said so: not "something went wrong, try again".
     expect(result).toMatchObject({ ok: true });
     expect(String(subscription(SUBS.card).pendingAmountUsd)).toBe("13");
@@ -295,19 +301,10 @@ describe("price and payment method (finance)", () => {
   it("sends nothing when the audit log will not take the line of the call", async () => {
     actAs(c.sessions.finance);
     const before = await auditOf(SUBS.card);
-    await sql`create function refuse_audit() returns trigger language plpgsql as $$
-      begin raise exception 'audit log unavailable'; end $$`.execute(c.t.db);
-    await sql`create trigger refuse_audit before insert on audit_log
-      for each row execute function refuse_audit()`.execute(c.t.db);
-    let result: Result;
-    try {
-      result = (await changeAmountAction(
-        form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: "16.00" }),
-      )) as Result;
-    } finally {
-      await sql`drop trigger refuse_audit on audit_log`.execute(c.t.db);
-      await sql`drop function refuse_audit()`.execute(c.t.db);
-    }
+    const drawn = await seen(SUBS.card);
+    const result = await whileAuditRefuses("every line", () =>
+      changeAmountAction(form({ subscriptionId: SUBS.card, seen: drawn, amountUsd: "16.00" })),
+    );
     expect(result).toMatchObject({ ok: false, code: "INTERNAL" });
     expect(String(subscription(SUBS.card).pendingAmountUsd)).toBe("13");
     expect(await auditOf(SUBS.card)).toHaveLength(before.length);
