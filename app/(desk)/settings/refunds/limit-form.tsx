@@ -9,13 +9,15 @@ import type { ActionResult } from "@/lib/actions";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
-export function SupportLimitForm({ action, current }: { action: Action; current: string }) {
+/** `savedAt`: when the limit shown was saved ("" for the default), sent back so a later save by another refuses. */
+export function SupportLimitForm({ action, current, savedAt }: { action: Action; current: string; savedAt: string }) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
     <form action={formAction} className="flex max-w-md flex-col gap-4" noValidate aria-label="Support refund limit">
       <ResultMessage result={state} />
+      <input type="hidden" name="drawnAt" value={savedAt} />
       <Field
         label="Largest refund support may make (USD)"
         hint={

@@ -37,7 +37,11 @@ export default async function RefundSettingsPage() {
             </>
           )}
         </p>
-        <SupportLimitForm action={saveSupportRefundLimitAction} current={limit.amountUsd} />
+        <SupportLimitForm
+          action={saveSupportRefundLimitAction}
+          current={limit.amountUsd}
+          savedAt={limit.updatedAt?.toISOString() ?? ""}
+        />
       </Card>
     </>
   );
