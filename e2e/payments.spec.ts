@@ -1,11 +1,11 @@
-import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import { createDb } from "../db/index";
 import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { shoot, signIn } from "./fixtures/session";
-import { expect, type Page, test } from "./fixtures/test";
+import { expect, test } from "./fixtures/test";
 import { SECOND_FINANCE, userFor } from "./fixtures/users";
 import { SLACK } from "./fixtures/slack";
+import { download, importResults, whileDetailsShownAs } from "./fixtures/payment-files";
 import { query } from "./fixtures/query";
 
 /**
@@ -157,25 +157,6 @@ async function referenceOf(statementId: string): Promise<{ reference: string; am
   return row;
 }
 
-async function download(page: Page, fileName: RegExp): Promise<string> {
-  const link = page.getByRole("link", { name: fileName });
-  const [file] = await Promise.all([page.waitForEvent("download"), link.click()]);
-  return readFile((await file.path()) ?? "", "utf8");
-}
-
-async function importResults(page: Page, format: string, name: string, text: string, mode: "dry" | "apply") {
-  const form = page.getByRole("form", { name: "Import payment results" });
-  await form.getByLabel(/^Results file/).setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(text) });
-  await form.getByLabel(/^Format/).selectOption(format);
-  if (mode === "dry") {
-    await form.getByLabel(/^Dry run/).check();
-    await form.getByRole("button", { name: "Preview results" }).click();
-  } else {
-    await form.getByLabel(/^Apply/).check();
-    await form.getByRole("button", { name: "Apply results" }).click();
-  }
-}
-
 async function statesOf(): Promise<Record<number, string>> {
   const rows = await query<{ recipient_player_id: string; state: string }>(
     "select recipient_player_id, state from payout_statement where batch_id = $1",
@@ -232,6 +213,16 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   expect(Number(audits[0]?.n)).toBeGreaterThanOrEqual(2);
   expect(Object.values(await statesOf()).filter((s) => s === "in_payment")).toHaveLength(5);
   await shoot(page, "finance-payment-files-listed");
+
+  // A recipient's details changed (and approved) after the file was made: the page says the live file pays the old
+  // account (set as the approval leaves them, then put back so the results below match the file).
+  const changed = paypalPeople[0]?.id ?? 0;
+  await whileDetailsShownAs(DEMO_GAME_ID, changed, "PayPal n•••@example.com", async () => {
+    await page.reload();
+    await expect(page.getByText(/pays 1 recipient at details changed since it was made/)).toBeVisible();
+    await expect(page.getByText(new RegExp(`#${changed}\\)?: their payout details were changed`))).toBeVisible();
+    await shoot(page, "finance-payment-file-outdated-details");
+  });
   // Cancelling a downloaded file: the dialog says who downloaded it, as it may have been uploaded. Kept here.
   await page.reload();
   const paypalRow = files.getByRole("row").filter({ hasText: /paypal/i });

@@ -259,6 +259,33 @@ export async function listPaymentFiles(db: DbOrTrx, params: { gameId: string; ba
 
 export type PaymentFileRow = RowOf<typeof listPaymentFiles>;
 
+/**
+ * The open payments of a batch's live files whose recipient's payout details in force are no longer those the file was
+ * written with (another account, method or currency, approved since): the provider would pay what the file holds.
+ * At most `limit`, by file and recipient.
+ */
+export async function listOutdatedLiveItems(
+  db: DbOrTrx,
+  params: { gameId: string; batchId: string; limit: number },
+): Promise<{ fileId: string; recipientPlayerId: number; name: string | null }[]> {
+  const { rows } = await sql<{ file_id: string; recipient_player_id: string; player_name: string | null }>`
+    select f.id as file_id, s.recipient_player_id, s.player_name
+    from payment_file f
+    join payment_file_item i on i.file_id = f.id and not i.settled
+    join payout_statement s on s.id = i.statement_id
+    join payout_profile p on p.game_id = f.game_id and p.player_id = s.recipient_player_id
+    where f.game_id = ${params.gameId} and f.batch_id = ${params.batchId} and f.status = 'live'
+      and i.account_masked is not null
+      and (p.details_masked is distinct from i.account_masked or p.currency is distinct from i.currency)
+    order by f.created_at, f.id, s.recipient_player_id
+    limit ${params.limit}`.execute(db);
+  return rows.map((r) => ({
+    fileId: r.file_id,
+    recipientPlayerId: Number(r.recipient_player_id),
+    name: r.player_name,
+  }));
+}
+
 /** The game's payment file items (as `i`) with their columns, before any other filter. */
 export function paymentFileItemsOfGame(db: DbOrTrx, gameId: string) {
   return db

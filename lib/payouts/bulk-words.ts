@@ -1,9 +1,14 @@
 import { countOf, formatCount, readsAfterLabel } from "@/lib/format";
 import type { Skipped } from "./transition";
 
+/** A recipient in running text: "Kim Lee (#42)", or "#42" when the service could not name them. */
+export function recipientInWords(recipientPlayerId: number, name: string | null): string {
+  return name ? `${name} (#${recipientPlayerId})` : `#${recipientPlayerId}`;
+}
+
 /** One statement a change left as it was, in running text: "Kim Lee (#42) is in a payment file". */
 export function skippedInWords(skipped: Pick<Skipped, "recipientPlayerId" | "name" | "reason">): string {
-  const who = skipped.name ? `${skipped.name} (#${skipped.recipientPlayerId})` : `#${skipped.recipientPlayerId}`;
+  const who = recipientInWords(skipped.recipientPlayerId, skipped.name);
   const reason = skipped.reason.trim().replace(/\.$/, "");
   return readsAfterLabel(reason) ? `${who} ${reason}` : `${who}: ${reason}`;
 }

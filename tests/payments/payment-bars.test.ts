@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { recordDisputeOpened } from "@/db/queries/disputes";
+import { listOutdatedLiveItems } from "@/db/queries/payment-files";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles, sepaPayer, sepaPayerNote } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
@@ -147,6 +148,8 @@ describe("a flag raised after approval", () => {
     const august = await approvedBatch(db, "2026-08", { 4: "30.00" });
     const made = await createPaymentFiles(db, { gameId: GAME, batchId: august, method: "paypal" }, web(preparer));
     expect(made.inPayment).toBe(1);
+    const outdated = () => listOutdatedLiveItems(db, { gameId: GAME, batchId: august, limit: 10 });
+    expect(await outdated()).toEqual([]);
     // The details change (and are approved) after the file was made, before its result comes back.
     const change = await changePayoutDetails(
       db,
@@ -158,6 +161,8 @@ describe("a flag raised after approval", () => {
       { gameId: GAME, playerId: 4, changeId: change.changeId ?? "", decision: "approve" },
       { actor: approver, role: "finance", via: "web" },
     );
+    // The live file still pays the old address: its page says so, naming the recipient.
+    expect(await outdated()).toEqual([{ fileId: made.files[0]?.id, recipientPlayerId: 4, name: expect.any(String) }]);
     const statement = await db
       .selectFrom("payout_statement")
       .select("provider_reference")
@@ -173,6 +178,8 @@ describe("a flag raised after approval", () => {
       web(approver),
     );
     expect(imported.applied).toMatchObject({ paid: 1 });
+    // Paid from it: nothing left in the file to warn of.
+    expect(await outdated()).toEqual([]);
     // That payment went to the old address: the new one is still to be confirmed in the next batch.
     await insertSnapshot(db, { window: "2026-10", recipients: [{ id: 4, gross: "20.00" }] });
     const { batchId } = await preparePayoutBatch(db, { gameId: GAME, window: monthWindow("2026-10") }, web(preparer));

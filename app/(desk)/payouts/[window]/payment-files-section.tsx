@@ -9,6 +9,9 @@ import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { sepaPayerNote } from "@/lib/payments/files";
 import { countPaymentStates } from "@/db/queries/payouts";
+import { listOutdatedLiveItems } from "@/db/queries/payment-files";
+import { Banner } from "@/app/_components/ui/banner";
+import { recipientInWords } from "@/lib/payouts/bulk-words";
 import { listStatementsInState, type PayoutStatement } from "@/lib/payouts/ledger";
 import {
   cancelPaymentFileAction,
@@ -38,6 +41,9 @@ const NO_FILE_TO_MAKE: Record<PayoutBatchStatus, string> = {
   paid: "Every approved statement of this batch is paid: no payment file is left to make.",
   discarded: "This batch was discarded: nothing is paid from it.",
 };
+/** Payments of live files at outdated details looked at, at most (the notice names the first few of each file). */
+const OUTDATED_LISTED = 200;
+
 const METHOD_LABELS: Record<string, string> = { paypal: "PayPal", wise: "Wise", pain001: "SEPA", generic: "Generic" };
 
 /**
@@ -56,11 +62,12 @@ export async function PaymentFilesSection(props: {
 }) {
   const { db, gameId, batch } = props;
   // Counts from the batch's tally and the first paid statements only: a batch may hold 100,000 statements.
-  const [files, counts, paid, sepa] = await Promise.all([
+  const [files, counts, paid, sepa, outdated] = await Promise.all([
     listBatchPaymentFiles(db, { gameId, batchId: batch.id }),
     countPaymentStates(db, { gameId, batchId: batch.id }),
     listStatementsInState(db, { gameId, batchId: batch.id, state: "paid", limit: RETURNABLE_SHOWN }),
     sepaPayerNote(db, gameId),
+    listOutdatedLiveItems(db, { gameId, batchId: batch.id, limit: OUTDATED_LISTED }),
   ]);
   const { inPayment, payable } = counts;
   const live = files.filter((f) => f.status === "live");
@@ -80,6 +87,23 @@ export async function PaymentFilesSection(props: {
       }
     >
       <div className="flex flex-col gap-6">
+        {live.map((f) => {
+          const held = outdated.filter((o) => o.fileId === f.id);
+          if (held.length === 0) return null;
+          const named = held.slice(0, 3).map((o) => recipientInWords(o.recipientPlayerId, o.name));
+          const rest = held.length > 3 ? ` and ${formatCount(held.length - 3)} more` : "";
+          return (
+            <Banner
+              key={f.id}
+              tone="warning"
+              title={`${f.fileName} pays ${countOf(held.length, "recipient")} at details changed since it was made`}
+            >
+              {`${named.join(", ")}${rest}: their payout details were changed (and approved) after this file was ` +
+                "written, and the provider would pay the account it holds. Cancel the file and make a new one, " +
+                "unless it was uploaded already (then import the provider's results as they come)."}
+            </Banner>
+          );
+        })}
         {files.length > 0 ? (
           <SimpleTable
             caption="Files of this batch"
