@@ -62,15 +62,17 @@ export async function PaymentFilesSection(props: {
 }) {
   const { db, gameId, batch } = props;
   // Counts from the batch's tally and the first paid statements only: a batch may hold 100,000 statements.
-  const [files, counts, paid, sepa, outdated] = await Promise.all([
+  const [files, counts, paid, sepa] = await Promise.all([
     listBatchPaymentFiles(db, { gameId, batchId: batch.id }),
     countPaymentStates(db, { gameId, batchId: batch.id }),
     listStatementsInState(db, { gameId, batchId: batch.id, state: "paid", limit: RETURNABLE_SHOWN }),
     sepaPayerNote(db, gameId),
-    listOutdatedLiveItems(db, { gameId, batchId: batch.id, limit: OUTDATED_LISTED }),
   ]);
   const { inPayment, payable } = counts;
   const live = files.filter((f) => f.status === "live");
+  // Only a live file can still pay old details (most windows have none: nothing is read then).
+  const outdated =
+    live.length > 0 ? await listOutdatedLiveItems(db, { gameId, batchId: batch.id, limit: OUTDATED_LISTED }) : [];
   const canMake = batch.status === "approved" && payable > 0;
   // Under the two-person rule a payment is recorded as returned by someone other than who recorded it.
   const returnable = props.twoPersonRule ? paid.filter((s) => s.stateChangedBy !== props.userEmail) : paid;
