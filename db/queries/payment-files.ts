@@ -259,39 +259,6 @@ export async function listPaymentFiles(db: DbOrTrx, params: { gameId: string; ba
 
 export type PaymentFileRow = RowOf<typeof listPaymentFiles>;
 
-/**
- * The open payments of a batch's live files whose recipient's payout details in force are no longer those the file was
- * written with (another account, method or currency, approved since): the provider would pay what the file holds.
- * At most `limit`, by file and recipient. Read from the profiles whose details were applied since the oldest live file
- * began (a few, where a file may hold 100,000 payments), then their payments in the live files.
- */
-export async function listOutdatedLiveItems(
-  db: DbOrTrx,
-  params: { gameId: string; batchId: string; limit: number },
-): Promise<{ fileId: string; recipientPlayerId: number; name: string | null }[]> {
-  const { rows } = await sql<{ file_id: string; recipient_player_id: string; player_name: string | null }>`
-    with live as (
-      select id, created_at from payment_file
-      where game_id = ${params.gameId} and batch_id = ${params.batchId} and status = 'live'
-    )
-    select f.id as file_id, s.recipient_player_id, s.player_name
-    from payout_profile p
-    join payout_statement s on s.batch_id = ${params.batchId} and s.recipient_player_id = p.player_id
-    join payment_file_item i on i.statement_id = s.id and i.file_status = 'live' and not i.settled
-    join live f on f.id = i.file_id
-    where p.game_id = ${params.gameId}
-      and p.details_applied_at >= (select min(created_at) from live)
-      and i.account_masked is not null
-      and (p.details_masked is distinct from i.account_masked or p.currency is distinct from i.currency)
-    order by f.created_at, f.id, s.recipient_player_id
-    limit ${params.limit}`.execute(db);
-  return rows.map((r) => ({
-    fileId: r.file_id,
-    recipientPlayerId: Number(r.recipient_player_id),
-    name: r.player_name,
-  }));
-}
-
 /** The game's payment file items (as `i`) with their columns, before any other filter. */
 export function paymentFileItemsOfGame(db: DbOrTrx, gameId: string) {
   return db

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { recordDisputeOpened } from "@/db/queries/disputes";
-import { listOutdatedLiveItems } from "@/db/queries/payment-files";
+import { listOutdatedLiveFiles } from "@/db/queries/outdated-files";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles, sepaPayer, sepaPayerNote } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
@@ -148,7 +148,20 @@ describe("a flag raised after approval", () => {
     const august = await approvedBatch(db, "2026-08", { 4: "30.00" });
     const made = await createPaymentFiles(db, { gameId: GAME, batchId: august, method: "paypal" }, web(preparer));
     expect(made.inPayment).toBe(1);
-    const outdated = () => listOutdatedLiveItems(db, { gameId: GAME, batchId: august, limit: 10 });
+    const outdated = () => listOutdatedLiveFiles(db, { gameId: GAME, batchId: august, named: 3 });
+    expect(await outdated()).toEqual([]);
+    // Details applied after the file was written count even when they mask alike (another PayPal address of the same
+    // first letter and domain): only when they were applied tells them apart.
+    const profile = db.updateTable("payout_profile").where("game_id", "=", GAME).where("player_id", "=", "4");
+    const applied = await db
+      .selectFrom("payout_profile")
+      .select("details_applied_at")
+      .where("game_id", "=", GAME)
+      .where("player_id", "=", "4")
+      .executeTakeFirstOrThrow();
+    await profile.set({ details_applied_at: new Date() }).execute();
+    expect((await outdated()).map((f) => f.recipients)).toEqual([[{ recipientPlayerId: 4, name: expect.any(String) }]]);
+    await profile.set({ details_applied_at: applied.details_applied_at }).execute();
     expect(await outdated()).toEqual([]);
     // The details change (and are approved) after the file was made, before its result comes back.
     const change = await changePayoutDetails(
@@ -162,7 +175,9 @@ describe("a flag raised after approval", () => {
       { actor: approver, role: "finance", via: "web" },
     );
     // The live file still pays the old address: its page says so, naming the recipient.
-    expect(await outdated()).toEqual([{ fileId: made.files[0]?.id, recipientPlayerId: 4, name: expect.any(String) }]);
+    expect(await outdated()).toEqual([
+      { fileId: made.files[0]?.id, outdated: 1, recipients: [{ recipientPlayerId: 4, name: expect.any(String) }] },
+    ]);
     const statement = await db
       .selectFrom("payout_statement")
       .select("provider_reference")

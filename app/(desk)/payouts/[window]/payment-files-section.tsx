@@ -9,7 +9,7 @@ import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { sepaPayerNote } from "@/lib/payments/files";
 import { countPaymentStates } from "@/db/queries/payouts";
-import { listOutdatedLiveItems } from "@/db/queries/payment-files";
+import { listOutdatedLiveFiles } from "@/db/queries/outdated-files";
 import { Banner } from "@/app/_components/ui/banner";
 import { recipientInWords } from "@/lib/payouts/bulk-words";
 import { listStatementsInState, type PayoutStatement } from "@/lib/payouts/ledger";
@@ -41,8 +41,8 @@ const NO_FILE_TO_MAKE: Record<PayoutBatchStatus, string> = {
   paid: "Every approved statement of this batch is paid: no payment file is left to make.",
   discarded: "This batch was discarded: nothing is paid from it.",
 };
-/** Payments of live files at outdated details looked at, at most (the notice names the first few of each file). */
-const OUTDATED_LISTED = 200;
+/** Recipients a live file at outdated details is named with (the notice counts the rest). */
+const OUTDATED_NAMED = 3;
 
 const METHOD_LABELS: Record<string, string> = { paypal: "PayPal", wise: "Wise", pain001: "SEPA", generic: "Generic" };
 
@@ -72,7 +72,7 @@ export async function PaymentFilesSection(props: {
   const live = files.filter((f) => f.status === "live");
   // Only a live file can still pay old details (most windows have none: nothing is read then).
   const outdated =
-    live.length > 0 ? await listOutdatedLiveItems(db, { gameId, batchId: batch.id, limit: OUTDATED_LISTED }) : [];
+    live.length > 0 ? await listOutdatedLiveFiles(db, { gameId, batchId: batch.id, named: OUTDATED_NAMED }) : [];
   const canMake = batch.status === "approved" && payable > 0;
   // Under the two-person rule a payment is recorded as returned by someone other than who recorded it.
   const returnable = props.twoPersonRule ? paid.filter((s) => s.stateChangedBy !== props.userEmail) : paid;
@@ -90,15 +90,16 @@ export async function PaymentFilesSection(props: {
     >
       <div className="flex flex-col gap-6">
         {live.map((f) => {
-          const held = outdated.filter((o) => o.fileId === f.id);
-          if (held.length === 0) return null;
-          const named = held.slice(0, 3).map((o) => recipientInWords(o.recipientPlayerId, o.name));
-          const rest = held.length > 3 ? ` and ${formatCount(held.length - 3)} more` : "";
+          const held = outdated.find((o) => o.fileId === f.id);
+          if (!held) return null;
+          const named = held.recipients.map((o) => recipientInWords(o.recipientPlayerId, o.name));
+          const more = held.outdated - named.length;
+          const rest = more > 0 ? ` and ${formatCount(more)} more` : "";
           return (
             <Banner
               key={f.id}
               tone="warning"
-              title={`${f.fileName} pays ${countOf(held.length, "recipient")} at details changed since it was made`}
+              title={`${f.fileName} pays ${countOf(held.outdated, "recipient")} at details changed since it was made`}
             >
               {`${named.join(", ")}${rest}: their payout details were changed (and approved) after this file was ` +
                 "written, and the provider would pay the account it holds. Cancel the file and make a new one, " +
