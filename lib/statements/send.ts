@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { MAILBOX } from "@/core/mailbox";
-import type { Db } from "@/db";
+import type { Db, Trx } from "@/db";
 import {
   clearDeliveryFailure,
   findQueuedSend,
@@ -321,15 +321,20 @@ async function recordWithheld(db: Db, line: DeliveryLine): Promise<void> {
     await insertDeliveries(trx, [{ ...line, status: "failed", final: true, serverAnswer: WITHHELD_ANSWER }]);
     // Owed again, unless the statement was emailed again since (that later email stands for it).
     if (await isLatestSend(trx, line.sendId)) await markSendsFailed(trx, [line.statementId]);
-    await recordAudit(trx, {
-      actor: null,
-      via: "job",
-      action: "statement.delivery",
-      gameId: line.gameId,
-      target: line.statementId,
-      outcome: "withheld",
-      detail: { reason: "statement links revoked after the email was queued" },
-    });
+    await auditDelivery(trx, line, "withheld", { reason: "statement links revoked after the email was queued" });
+  });
+}
+
+/** The audit line of a send's end other than going out (a job's own: nobody acted). */
+function auditDelivery(trx: Trx, line: DeliveryLine, outcome: string, detail: Record<string, unknown>): Promise<void> {
+  return recordAudit(trx, {
+    actor: null,
+    via: "job",
+    action: "statement.delivery",
+    gameId: line.gameId,
+    target: line.statementId,
+    outcome,
+    detail,
   });
 }
 
@@ -351,15 +356,7 @@ async function recordFailedAttempt(
     await insertDeliveries(trx, [{ ...line, status: "failed" }]);
     if (!line.final) return;
     await markDeliveryFailed(trx, { ...line, refused });
-    await recordAudit(trx, {
-      actor: null,
-      via: "job",
-      action: "statement.delivery",
-      gameId: line.gameId,
-      target: line.statementId,
-      outcome: "failed",
-      detail: { attempts: line.attempt, serverAnswer: line.serverAnswer, refused },
-    });
+    await auditDelivery(trx, line, "failed", { attempts: line.attempt, serverAnswer: line.serverAnswer, refused });
   });
 }
 
