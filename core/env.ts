@@ -126,3 +126,8 @@ export function requireEnv<K extends "DATABASE_URL" | "PAYOUT_DESK_KEY">(name: K
 export function appBaseUrl(): string {
   return env().PAYOUT_DESK_URL ?? `http://localhost:${env().PORT}`;
 }
+
+/** Whether the desk's cookies are marked Secure: served over https, or behind a TLS proxy that says so. */
+export function secureCookies(): boolean {
+  return env().PAYOUT_DESK_SECURE_COOKIES === "on" || appBaseUrl().startsWith("https://");
+}

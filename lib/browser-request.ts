@@ -1,6 +1,7 @@
 import "server-only";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { deriveKey } from "@/lib/crypto";
+import { secureCookies } from "@/lib/env";
 
 /**
  * A person's browser following a download link, rather than a script or the CLI: it asks for HTML first. A refused
@@ -36,7 +37,7 @@ export function refusedDownloadRedirect(message: string): Response {
       Location: "/download-refused?from=refusal",
       "Set-Cookie":
         `${REFUSAL_COOKIE}=${body}.${refusalMac(body)}; ` +
-        "Path=/download-refused; Max-Age=60; HttpOnly; SameSite=Lax",
+        `Path=/download-refused; Max-Age=60; HttpOnly; SameSite=Lax${secureCookies() ? "; Secure" : ""}`,
       "Cache-Control": "no-store",
     },
   });

@@ -3,7 +3,7 @@ import { betterAuth } from "better-auth";
 import { nextCookies } from "better-auth/next-js";
 import { getDb } from "@/db";
 import { deriveKey } from "@/lib/crypto";
-import { appBaseUrl, env, requireEnv } from "@/lib/env";
+import { appBaseUrl, env, requireEnv, secureCookies } from "@/lib/env";
 
 /**
  * better-auth keeps users, password hashes (scrypt) and sessions in Postgres through our Kysely instance. Its
@@ -66,7 +66,7 @@ function createAuth() {
     // (lib/auth/sign-in.ts).
     rateLimit: { enabled: false },
     advanced: {
-      useSecureCookies: env().PAYOUT_DESK_SECURE_COOKIES === "on" || baseURL.startsWith("https://"),
+      useSecureCookies: secureCookies(),
       cookiePrefix: "payout-desk",
     },
     telemetry: { enabled: false },
