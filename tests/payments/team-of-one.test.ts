@@ -97,13 +97,24 @@ describe("the two-person rule for what a person did, read as it is now", () => {
       { gameId: GAME, batchId: before, paidOn: "2026-10-01", method: "bank_transfer", reference: "WIRE-4" },
       web(preparer),
     );
-    await setRule(false);
     const paid = await db
       .selectFrom("payout_statement")
       .select("id")
       .where("batch_id", "=", before)
       .executeTakeFirstOrThrow();
-    await returnPayment(db, { gameId: GAME, statementId: paid.id, reason: "Bank sent it back" }, web(preparer));
+    const returned = () =>
+      returnPayment(db, { gameId: GAME, statementId: paid.id, reason: "Bank sent it back" }, web(preparer));
+    // Under the rule, the one who recorded the payment is refused its return, and the attempt is audited.
+    await expect(returned()).rejects.toThrow(/^Two-person rule: you recorded this payment/);
+    const tried = await db
+      .selectFrom("audit_log")
+      .select(["action", "actor_email"])
+      .where("target", "=", before)
+      .where("outcome", "=", "refused_two_person_rule")
+      .execute();
+    expect(tried).toEqual([{ action: "payouts.payment.returned", actor_email: preparer.email }]);
+    await setRule(false);
+    await returned();
     expect(await statesOf(db, before)).toEqual({ 4: "returned" });
 
     // Approved with the rule off, then a second finance user joins and it is switched on: the first details one of
