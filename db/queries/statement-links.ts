@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx, Trx } from "@/db";
-import { firstValue } from "./scalar";
+import { databaseNowMs, firstValue } from "./scalar";
 
 /** Signed links of a batch issued at or before `revoked_at` are refused. */
 export async function revokeBatchLinks(db: DbOrTrx, params: { batchId: string; at: Date; by: string | null }) {
@@ -28,32 +28,24 @@ export async function lockBatchLinks(trx: Trx, batchId: string): Promise<void> {
 /**
  * A send's check before it goes out, under the lock of its batch's links shared (so never while a revocation is being
  * written): whether the batch's links were revoked since the send was queued, and the time its link is issued at
- * (the database's clock, read under the lock: a revocation after it takes a later time, and ends that link).
+ * (the database's clock, read under the lock: a revocation after it takes a later time, and ends that link). No batch
+ * for a send that was never queued.
  */
 export async function checkSendAgainstRevocation(
   trx: Trx,
   sendId: string,
-): Promise<{ revoked: boolean; linkIssuedAt: number }> {
-  await sql`select pg_advisory_xact_lock_shared(hashtext(${LINKS_LOCK} || s.batch_id::text))
+): Promise<{ batchId: string | null; revoked: boolean; linkIssuedAt: number }> {
+  const { rows } = await sql<{ batch_id: string; at: Date }>`select s.batch_id, q.at,
+      pg_advisory_xact_lock_shared(hashtext(${LINKS_LOCK} || s.batch_id::text))
     from statement_delivery q join payout_statement s on s.id = q.statement_id
     where q.send_id = ${sendId} and q.status = 'queued' limit 1`.execute(trx);
-  const { rows } = await sql<{ revoked: boolean; ms: string }>`select exists (select 1 from statement_delivery q
-        join payout_statement s on s.id = q.statement_id
-        join statement_link_revocation r on r.batch_id = s.batch_id
-      where q.send_id = ${sendId} and q.status = 'queued' and r.revoked_at >= q.at) as revoked,
-    (extract(epoch from clock_timestamp()) * 1000)::bigint::text as ms`.execute(trx);
-  return { revoked: rows[0]?.revoked === true, linkIssuedAt: Number(rows[0]?.ms) };
-}
-
-/** Whether the links of a send's batch were revoked at or after `issuedAt` (ms): a link issued then no longer opens. */
-export async function linkRevokedSince(db: DbOrTrx, sendId: string, issuedAt: number): Promise<boolean> {
-  const { rows } = await sql<{ one: number }>`select 1 as one from statement_delivery q
-      join payout_statement s on s.id = q.statement_id
-      join statement_link_revocation r on r.batch_id = s.batch_id
-    where q.send_id = ${sendId} and q.status = 'queued'
-      and floor(extract(epoch from r.revoked_at) * 1000) >= ${issuedAt}
-    limit 1`.execute(db);
-  return rows.length > 0;
+  const queued = rows[0];
+  const revokedAt = queued ? await getBatchLinkRevocation(trx, queued.batch_id) : null;
+  return {
+    batchId: queued?.batch_id ?? null,
+    revoked: queued !== undefined && revokedAt !== null && revokedAt.getTime() >= queued.at.getTime(),
+    linkIssuedAt: await databaseNowMs(trx),
+  };
 }
 
 /** Whether no email of the send's statement was queued after it: only then does its failure make the statement owed. */

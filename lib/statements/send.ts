@@ -16,7 +16,7 @@ import {
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
 import { findBatchGame } from "@/db/queries/payout-lookup";
-import { checkSendAgainstRevocation, isLatestSend, linkRevokedSince } from "@/db/queries/statement-links";
+import { checkSendAgainstRevocation, getBatchLinkRevocation, isLatestSend } from "@/db/queries/statement-links";
 import { lockForTransaction } from "@/db/queries/locks";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit, recordWithRetries } from "@/lib/audit";
@@ -240,7 +240,7 @@ export async function deliverStatement(
   const linkKey = await namedKey(db);
   // Queued before the batch's links were revoked: not sent. The link's time is read on the database's clock, as a
   // revocation's is (a sender whose clock runs ahead would outlive one), under the lock a revocation takes alone.
-  const { revoked, linkIssuedAt } = await db
+  const { batchId, revoked, linkIssuedAt } = await db
     .transaction()
     .execute((trx) => checkSendAgainstRevocation(trx, job.sendId));
   const line = {
@@ -289,8 +289,10 @@ export async function deliverStatement(
     db.transaction().execute(async (trx) => {
       await insertDeliveries(trx, [{ ...line, status: "sent", serverAnswer }]);
       await clearDeliveryFailure(trx, { gameId: job.gameId, recipientPlayerId: line.recipientPlayerId });
-      // Revoked while it was on its way: its link no longer opens, so the statement is owed its email again.
-      if ((await linkRevokedSince(trx, job.sendId, linkIssuedAt)) && (await isLatestSend(trx, job.sendId)))
+      // Revoked while it was on its way (by the rule a link is opened by): it no longer opens, so the statement is
+      // owed its email again.
+      const revokedAt = batchId ? await getBatchLinkRevocation(trx, batchId) : null;
+      if (revokedAt && linkIssuedAt <= revokedAt.getTime() && (await isLatestSend(trx, job.sendId)))
         await markSendsFailed(trx, [job.statementId]);
     }),
   );
