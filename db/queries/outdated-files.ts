@@ -2,6 +2,13 @@ import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 
+/** A live file at outdated details: how many of its payments, and the first recipients. */
+export type OutdatedFile = {
+  fileId: string;
+  outdated: number;
+  recipients: { recipientPlayerId: number; name: string | null }[];
+};
+
 /**
  * The batch's live files holding open payments to payout details applied since the file was written (another
  * account, method or currency, or one masked alike: a change approved after the file): the provider would pay what the
@@ -12,7 +19,7 @@ import type { DbOrTrx } from "@/db";
 export async function listOutdatedLiveFiles(
   db: DbOrTrx,
   params: { gameId: string; batchId: string; named: number },
-): Promise<{ fileId: string; outdated: number; recipients: { recipientPlayerId: number; name: string | null }[] }[]> {
+): Promise<OutdatedFile[]> {
   const { rows } = await sql<{
     file_id: string;
     outdated: string;
@@ -38,10 +45,7 @@ export async function listOutdatedLiveFiles(
     select file_id, outdated::text, recipient_player_id, player_name from outdated
     where n <= ${params.named}
     order by created_at, file_id, recipient_player_id`.execute(db);
-  const files = new Map<
-    string,
-    { fileId: string; outdated: number; recipients: { recipientPlayerId: number; name: string | null }[] }
-  >();
+  const files = new Map<string, OutdatedFile>();
   for (const r of rows) {
     const file = files.get(r.file_id) ?? { fileId: r.file_id, outdated: Number(r.outdated), recipients: [] };
     file.recipients.push({ recipientPlayerId: Number(r.recipient_player_id), name: r.player_name });

@@ -12,7 +12,16 @@ import { monthWindow } from "@/lib/time";
 import { changePayoutDetails, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
 import { saveProfileSettings } from "@/lib/profiles/settings";
 import { GAME, insertSnapshot, web } from "../payouts/fixtures";
-import { approvedBatch, approver, finance, paypal, preparer, statesOf, setUpPaymentsDatabase } from "./support";
+import {
+  approvedBatch,
+  approver,
+  finance,
+  paypal,
+  preparer,
+  refusedByRule,
+  statesOf,
+  setUpPaymentsDatabase,
+} from "./support";
 
 /**
  * What happens between approval and the payment file: approval checked each recipient's details and tax form as they
@@ -131,13 +140,9 @@ describe("a flag raised after approval", () => {
         web(by),
       );
     await expect(confirm(preparer)).rejects.toThrow(/Two-person rule: you entered these payout details/);
-    const tried = await db
-      .selectFrom("audit_log")
-      .select(["action", "actor_email"])
-      .where("target", "=", batchId)
-      .where("outcome", "=", "refused_two_person_rule")
-      .execute();
-    expect(tried).toEqual([{ action: "payouts.flag.override", actor_email: preparer.email }]);
+    expect(await refusedByRule(db, batchId)).toEqual([
+      { action: "payouts.flag.override", actor_email: preparer.email },
+    ]);
     await confirm(approver);
     const paid = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
     expect(paid.inPayment).toBe(1);

@@ -68,6 +68,19 @@ export async function approvedBatch(
   return batchId;
 }
 
+/** The audit lines of the batch's attempts the two-person rule refused: what was tried, by whom. */
+export async function refusedByRule(
+  db: Db,
+  batchId: string,
+): Promise<{ action: string; actor_email: string | null }[]> {
+  return db
+    .selectFrom("audit_log")
+    .select(["action", "actor_email"])
+    .where("target", "=", batchId)
+    .where("outcome", "=", "refused_two_person_rule")
+    .execute();
+}
+
 export async function statesOf(db: Db, batchId: string): Promise<Record<number, string>> {
   const rows = await db
     .selectFrom("payout_statement")
