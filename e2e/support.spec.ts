@@ -30,6 +30,7 @@ test("[support] finds a subscription by player email and refunds part of a perio
   await expect(page).toHaveURL(/\/subscriptions\/players\//);
   await expect(page.getByRole("heading", { level: 1, name: candidate.email })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Balance" })).toBeVisible();
+  await expect(page.getByText("Saved cards are shown to support and above.")).toHaveCount(0);
   await shoot(page, "support-player");
 
   await page.getByRole("link", { name: candidate.subscriptionId }).click();
@@ -329,9 +330,15 @@ test("[finance] is offered only what can be done: nothing on an ended subscripti
   await expect(dialog).toBeVisible();
 });
 
-test("[viewer] sees a subscription and its periods but no refund or cancel controls", async ({ page }) => {
+test("[viewer] sees a subscription and its periods but no refund or cancel controls, nor saved cards", async ({
+  page,
+}) => {
   const candidate = await findCandidate(used);
   await signIn(page, "viewer");
+  await page.goto(`/subscriptions/players/${encodeURIComponent(candidate.email)}`);
+  await expect(page.getByRole("heading", { name: "Balance" })).toBeVisible();
+  await expect(page.getByText("Saved cards are shown to support and above.")).toBeVisible();
+  await expect(page.getByText(/expires \d{2}\/\d{4} · card id/)).toHaveCount(0);
   await page.goto(`/subscriptions/${candidate.subscriptionId}`);
   await expect(page.getByRole("heading", { name: "Billing periods" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Cancel subscription…" })).toHaveCount(0);

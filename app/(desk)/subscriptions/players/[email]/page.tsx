@@ -7,6 +7,7 @@ import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
+import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { describeNextCharge } from "@/lib/lookup/cancel-outcome";
@@ -81,9 +82,11 @@ export default async function PlayerPage({ params, searchParams }: Props) {
   const status = STATUS_OPTIONS.some((o) => o.value === query.status) ? String(query.status ?? "") : "";
   const offset = Math.min(Math.max(Number.parseInt(String(query.offset ?? "0"), 10) || 0, 0), 100_000);
   const client = await serviceClientForGame(db, game.id, PAGE_READ_CLIENT);
+  const showsCards = hasRole(user.role, "support");
   const [balance, cards, subscriptions] = await Promise.all([
     loadFromService("player", () => client.getPlayerBalanceByEmail(email)),
-    loadFromService("saved cards", () => client.listPlayerCards(email)),
+    // A card's brand, last four digits and expiry are for those who act on a player's payments (support and above).
+    showsCards ? loadFromService("saved cards", () => client.listPlayerCards(email)) : null,
     loadFromService("subscriptions", () =>
       client.listPlayerSubscriptions({
         playerEmail: email,
@@ -168,7 +171,9 @@ export default async function PlayerPage({ params, searchParams }: Props) {
             )}
           </Card>
           <Card title="Saved cards" description="Newest first; expired cards are not listed by the service.">
-            {!cards.ok ? (
+            {cards === null ? (
+              <p className="text-ink-muted">Saved cards are shown to support and above.</p>
+            ) : !cards.ok ? (
               <p className="text-ink-muted">{cards.message}</p>
             ) : cards.value.cards.length === 0 ? (
               <p className="text-ink-muted">No saved cards.</p>
