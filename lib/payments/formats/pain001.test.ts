@@ -22,7 +22,7 @@ type Tx = {
   PmtId: { EndToEndId: string };
   Amt: { InstdAmt: { "@Ccy": string; "#text": string } };
   CdtrAgt?: { FinInstnId: { BICFI: string } };
-  Cdtr: { Nm: string; PstlAdr: { Ctry: string } };
+  Cdtr: { Nm: string; PstlAdr?: unknown };
   CdtrAcct: { Id: { IBAN: string } };
   RmtInf?: { Ustrd: string };
 };
@@ -98,7 +98,8 @@ describe("pain.001.001.09 credit transfer file", () => {
     expect(txs[0]).toEqual({
       PmtId: { EndToEndId: "R-000001" },
       Amt: { InstdAmt: { "@Ccy": "EUR", "#text": "1.05" } },
-      Cdtr: { Nm: "Holder 1", PstlAdr: { Ctry: "DE" } },
+      // No postal address: the bank's country is not the payee's, and an address needs a town since November 2026.
+      Cdtr: { Nm: "Holder 1" },
       CdtrAcct: { Id: { IBAN: "FR1420041010050500013M02606" } },
       RmtInf: { Ustrd: "Revenue share October 2026" },
     });

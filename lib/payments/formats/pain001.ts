@@ -27,7 +27,7 @@ import {
  *   name of the BIC element), ChrgBr SLEV for SEPA (EPC: charges follow the scheme), SHAR otherwise.
  * - CdtTrfTxInf, in schema order: PmtId/EndToEndId (our reference, Max35Text, unique in the file), Amt/InstdAmt
  *   with Ccy (at most 2 decimals, > 0), CdtrAgt/FinInstnId/BICFI (only when the BIC is known: SEPA allows
- *   IBAN-only), Cdtr/Nm and PstlAdr/Ctry, CdtrAcct/Id/IBAN, RmtInf/Ustrd (Max140Text).
+ *   IBAN-only), Cdtr/Nm (no postal address: see below), CdtrAcct/Id/IBAN, RmtInf/Ustrd (Max140Text).
  * - IBANs (ISO 13616, mod-97) and BICs (ISO 9362) checked with ibantools; a bad one refuses the item.
  * - Text: XML-escaped by the builder (& < > " '). For EUR (SEPA) every name and the remittance text are reduced to
  *   the SEPA character set (sepa-text.ts), names to 70 characters (EPC), Ustrd to 140; other currencies keep their
@@ -103,7 +103,9 @@ export function writePain001Files(items: readonly PayableItem[], settingsInput: 
         PmtId: { EndToEndId: item.reference },
         Amt: { InstdAmt: { "@Ccy": currency, "#text": payoutAmount(item) } },
         ...(m.bic ? { CdtrAgt: { FinInstnId: { BICFI: m.bic } } } : {}),
-        Cdtr: { Nm: text(m.holder, sepa ? 70 : 140), PstlAdr: { Ctry: m.country } },
+        // No PstlAdr: the profile knows the bank's country, not where the payee lives, and from November 2026 an
+        // address must carry at least a town and a country (EPC); SEPA needs no creditor address within the EEA.
+        Cdtr: { Nm: text(m.holder, sepa ? 70 : 140) },
         CdtrAcct: { Id: { IBAN: m.iban } },
         ...(item.note.trim() ? { RmtInf: { Ustrd: text(item.note, 140) } } : {}),
       };
