@@ -80,15 +80,18 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   const [download] = await Promise.all([page.waitForEvent("download"), xero.click()]);
   expect(download.suggestedFilename()).toMatch(/_journal-xero_2026-04-01_2026-05-01_v\d+_batch-[0-9a-f]{8}/);
   const [header, ...rows] = parse(await readFile(await download.path(), "utf8")) as string[][];
+  // The header of Xero's downloaded template, an asterisk marking each mandatory column.
   expect(header).toEqual([
-    "Narration",
-    "Date",
+    "*Narration",
+    "*Date",
     "Description",
-    "AccountCode",
-    "TaxRate",
-    "Amount",
+    "*AccountCode",
+    "*TaxRate",
+    "*Amount",
     "TrackingName1",
     "TrackingOption1",
+    "TrackingName2",
+    "TrackingOption2",
   ]);
   expect(rows.length).toBeGreaterThan(0);
   expect(rows.length).toBeLessThanOrEqual(300);

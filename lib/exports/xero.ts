@@ -19,8 +19,9 @@ import type { Posting } from "./postings";
 import type { ExportKindDefinition, ResolvedTarget } from "./types";
 
 /**
- * Xero manual journals, in the CSV of Xero's import template (Accounting → Manual Journals → Import). Rules Xero's
- * help ("Import multiple manual journals") documents, and how this file keeps each:
+ * Xero manual journals, in the CSV of Xero's import template (Accounting → Manual Journals → Import): its header as
+ * the downloaded template spells it, an asterisk marking each mandatory column, all ten columns. Rules Xero's help
+ * ("Import multiple manual journals") documents, and how this file keeps each:
  *
  * - Narration is mandatory; rows with the same Narration and Date are the lines of one journal. Each posting is
  *   its own journal, and its Narration carries the journal number, so no two journals share one.
@@ -30,7 +31,8 @@ import type { ExportKindDefinition, ResolvedTarget } from "./types";
  *   account under Settings → Accounting.
  * - TaxRate is mandatory: the full tax rate name as in Xero's tax settings ("No GST", "Tax Exempt"): the tax rate
  *   mapped with the account; an account mapped without one refuses the file.
- * - Amount is mandatory: positive is a debit, negative a credit. A journal's amounts add up to zero.
+ * - Amount is mandatory: positive is a debit, negative a credit. A journal's amounts add up to zero. A manual
+ *   journal is in the organisation's base currency, and these are USD: for a USD organisation (README, Accounting).
  * - TrackingName1 / TrackingOption1: a tracking category and its option; here the category "Game" and the game's
  *   id, so a studio with several games reports by game.
  * - At most 300 lines in one file. A batch whose journals take more is split into parts of whole journals
@@ -44,14 +46,16 @@ export const XERO_MAX_LINES = 300;
 export const XERO_TRACKING_NAME = "Game";
 
 export const XERO_COLUMNS: readonly ExportColumn[] = [
-  { name: "Narration", type: "text", description: "The journal: what it records, the recipient, its number." },
-  { name: "Date", type: "date", description: "The journal's date, dd mmm yyyy (03 Apr 2026)." },
+  { name: "*Narration", type: "text", description: "The journal: what it records, the recipient, its number." },
+  { name: "*Date", type: "date", description: "The journal's date, dd mmm yyyy (03 Apr 2026)." },
   { name: "Description", type: "text", description: "The line: the recipient." },
-  { name: "AccountCode", type: "text", description: "The ledger account code mapped to the account." },
-  { name: "TaxRate", type: "text", description: "The tax rate name mapped with the account." },
-  { name: "Amount", type: "decimal", description: "Positive for a debit, negative for a credit." },
+  { name: "*AccountCode", type: "text", description: "The ledger account code mapped to the account." },
+  { name: "*TaxRate", type: "text", description: "The tax rate name mapped with the account." },
+  { name: "*Amount", type: "decimal", description: "USD. Positive for a debit, negative for a credit." },
   { name: "TrackingName1", type: "text", description: `The tracking category: "${XERO_TRACKING_NAME}".` },
   { name: "TrackingOption1", type: "text", description: "The game's id." },
+  { name: "TrackingName2", type: "text", description: "Empty (the template's second tracking category)." },
+  { name: "TrackingOption2", type: "text", description: "Empty." },
 ];
 
 export function xeroRows(posting: Posting, context: JournalContext): ExportRow[] {
@@ -64,14 +68,16 @@ export function xeroRows(posting: Posting, context: JournalContext): ExportRow[]
     const mapped = context.accounts[line.account];
     const amount = line.side === "debit" ? line.amount : line.amount.negated();
     return {
-      Narration: narration,
-      Date: date,
+      "*Narration": narration,
+      "*Date": date,
       Description: recipient,
-      AccountCode: mapped.code,
-      TaxRate: mapped.taxRate,
-      Amount: formatUsd(amount),
+      "*AccountCode": mapped.code,
+      "*TaxRate": mapped.taxRate,
+      "*Amount": formatUsd(amount),
       TrackingName1: XERO_TRACKING_NAME,
       TrackingOption1: context.gameId,
+      TrackingName2: "",
+      TrackingOption2: "",
     };
   });
 }

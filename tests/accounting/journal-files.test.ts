@@ -1,7 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parse } from "csv-parse/sync";
 import Decimal from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapAccount } from "@/lib/accounting/accounts";
@@ -9,6 +8,7 @@ import { isAppError } from "@/lib/errors";
 import { journalsOfPart } from "@/lib/exports/journal-files";
 import { startExport } from "@/lib/exports/run";
 import type { ExportKind } from "@/lib/exports/types";
+import { readCsv } from "../support/csv";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { runDesk } from "../support/desk";
 import { addGame, insertBatch, insertSnapshot, type StatementInput } from "../exports/fixture";
@@ -69,12 +69,6 @@ async function refusal(kind: ExportKind): Promise<string> {
   throw new Error(`${kind} was not refused`);
 }
 
-/** Rows as objects keyed by the header: the CSV's cells, nothing interpreted. */
-function readCsv(text: string): Record<string, string>[] {
-  const [header, ...rows] = parse(text, { relax_column_count: false }) as string[][];
-  return rows.map((cells) => Object.fromEntries((header ?? []).map((name, i) => [name, cells[i] ?? ""])));
-}
-
 const XERO_DATE = /^(\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4})$/;
 const US_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/;
 const AMOUNT = /^-?\d+\.\d{2}$/;
@@ -83,7 +77,7 @@ const AMOUNT = /^-?\d+\.\d{2}$/;
 function xeroJournals(rows: Record<string, string>[]): Map<string, Record<string, string>[]> {
   const journals = new Map<string, Record<string, string>[]>();
   for (const row of rows) {
-    const key = `${row.Narration}|${row.Date}`;
+    const key = `${row["*Narration"]}|${row["*Date"]}`;
     journals.set(key, [...(journals.get(key) ?? []), row]);
   }
   return journals;
@@ -140,20 +134,20 @@ describe("Xero manual journals", () => {
     for (const rows of parts) {
       for (const [key, lines] of xeroJournals(rows)) {
         const total = lines.reduce((sum, line) => {
-          expect(line.Amount).toMatch(AMOUNT);
-          return sum.plus(line.Amount as string);
+          expect(line["*Amount"]).toMatch(AMOUNT);
+          return sum.plus(line["*Amount"] as string);
         }, new Decimal(0));
         expect(total.isZero(), `journal ${key} balances`).toBe(true);
         for (const line of lines) {
-          const match = XERO_DATE.exec(line.Date as string);
-          expect(match, line.Date).not.toBeNull();
+          const match = XERO_DATE.exec(line["*Date"] as string);
+          expect(match, line["*Date"]).not.toBeNull();
           const [, day, , year] = match as RegExpExecArray;
           expect(Number(day)).toBeGreaterThanOrEqual(1);
           expect(Number(day)).toBeLessThanOrEqual(31);
           expect(year).toBe("2026");
-          const account = (Object.keys(CODES) as (keyof typeof CODES)[]).find((a) => CODES[a] === line.AccountCode);
-          expect(account, `code ${line.AccountCode} is a mapped one`).toBeDefined();
-          expect(line.TaxRate).toBe(TAX[account as keyof typeof TAX]);
+          const account = (Object.keys(CODES) as (keyof typeof CODES)[]).find((a) => CODES[a] === line["*AccountCode"]);
+          expect(account, `code ${line["*AccountCode"]} is a mapped one`).toBeDefined();
+          expect(line["*TaxRate"]).toBe(TAX[account as keyof typeof TAX]);
           expect(line.TrackingName1).toBe("Game");
           expect(line.TrackingOption1).toBe(GAME);
         }
@@ -165,7 +159,10 @@ describe("Xero manual journals", () => {
     const balance = (code: string) =>
       parts
         .flat()
-        .reduce((sum, line) => (line.AccountCode === code ? sum.plus(line.Amount as string) : sum), new Decimal(0));
+        .reduce(
+          (sum, line) => (line["*AccountCode"] === code ? sum.plus(line["*Amount"] as string) : sum),
+          new Decimal(0),
+        );
     const gross = statements.reduce((s, x) => s.plus(x.gross), new Decimal(0));
     const reversed = statements.reduce((s, x) => s.plus(x.reversed), new Decimal(0));
     const paid = gross.minus(reversed);
@@ -173,7 +170,7 @@ describe("Xero manual journals", () => {
     expect(balance(CODES.clearing).toFixed(2)).toBe(paid.negated().toFixed(2));
     expect(balance(CODES.payable).toFixed(2)).toBe("0.00");
     // Payments are dated by the recorded payment date (2026-04-03), accruals by the approval (2026-04-02).
-    expect(new Set(parts.flat().map((line) => line.Date))).toEqual(new Set(["02 Apr 2026", "03 Apr 2026"]));
+    expect(new Set(parts.flat().map((line) => line["*Date"]))).toEqual(new Set(["02 Apr 2026", "03 Apr 2026"]));
   });
 
   it("refuses a part that does not exist", async () => {

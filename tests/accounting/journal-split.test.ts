@@ -63,7 +63,7 @@ async function download(part: number, split?: string): Promise<Part> {
   const chunks: Buffer[] = [];
   for await (const chunk of started.chunks) chunks.push(chunk);
   const [header, ...rows] = parse(Buffer.concat(chunks).toString("utf8")) as string[][];
-  const narration = (header ?? []).indexOf("Narration");
+  const narration = (header ?? []).indexOf("*Narration");
   const journals: string[] = [];
   for (const row of rows) {
     const number = /journal (\S+)$/.exec(row[narration] ?? "")?.[1];
@@ -224,7 +224,7 @@ describe("Xero parts under a listing", () => {
     const chunks: Buffer[] = [];
     for await (const chunk of started.chunks) chunks.push(chunk);
     const [header, ...rows] = parse(Buffer.concat(chunks).toString("utf8")) as string[][];
-    const narration = (header ?? []).indexOf("Narration");
+    const narration = (header ?? []).indexOf("*Narration");
     const second = [...new Set(rows.map((row) => /journal (\S+)$/.exec(row[narration] ?? "")?.[1]))];
     const both = [...first.journals, ...second];
     expect(new Set(both).size).toBe(both.length);

@@ -15,7 +15,7 @@ function documentedColumns(kind: string): { name: string; type: string }[] {
   const list = rest.slice(first, rest.indexOf("\n\n", first));
   return list
     .split("\n")
-    .map((line) => /^- `([A-Za-z0-9_ ]+)` \(([a-z]+)\):/.exec(line))
+    .map((line) => /^- `(\*?[A-Za-z0-9_ ]+)` \(([a-z]+)\):/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ name: m[1]!, type: m[2]! }));
 }

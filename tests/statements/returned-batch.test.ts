@@ -1,4 +1,3 @@
-import { parse } from "csv-parse/sync";
 import Decimal from "decimal.js";
 import type { ParsedMail } from "mailparser";
 import type { SMTPServer } from "smtp-server";
@@ -23,6 +22,7 @@ import { monthWindow } from "@/lib/time";
 import { GAME, insertSnapshot, web } from "../payouts/fixtures";
 import { approver, finance, paypal, preparer } from "../payments/support";
 import { createProfilesDatabase } from "../profiles/support";
+import { readCsv } from "../support/csv";
 import type { TestDatabase } from "../support/db";
 import { waitFor } from "../support/wait";
 import { pdfText } from "./pdf-text";
@@ -100,12 +100,6 @@ async function download(kind: ExportKind): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Rows as objects keyed by the header: the CSV's cells, nothing interpreted. */
-function readCsv(text: string): Record<string, string>[] {
-  const [header, ...rows] = parse(text, { relax_column_count: false }) as string[][];
-  return rows.map((cells) => Object.fromEntries((header ?? []).map((name, i) => [name, cells[i] ?? ""])));
-}
-
 /** What a ledger learns of one recipient from the batch's journals. */
 type Posted = { earned: Decimal; reversed: Decimal; paid: Decimal; returned: Decimal; payable: Decimal };
 const zero = (): Posted => ({
@@ -148,8 +142,10 @@ const player = (label: string) => Number(/\(player (\d+)\)$/.exec(label)?.[1] ??
 function readXero(text: string): { totals: Map<number, Posted>; rows: Record<string, string>[] } {
   const rows = readCsv(text);
   const journals = new Map<string, Record<string, string>[]>();
-  for (const row of rows)
-    journals.set(`${row.Narration}|${row.Date}`, [...(journals.get(`${row.Narration}|${row.Date}`) ?? []), row]);
+  for (const row of rows) {
+    const key = `${row["*Narration"]}|${row["*Date"]}`;
+    journals.set(key, [...(journals.get(key) ?? []), row]);
+  }
   const totals = new Map<number, Posted>();
   for (const [key, lines] of journals) {
     const number = /journal ([A-Z]+-[0-9a-f]+)$/.exec(key.split("|")[0] ?? "")?.[1] ?? key;
@@ -159,7 +155,7 @@ function readXero(text: string): { totals: Map<number, Posted>; rows: Record<str
       totals,
       number,
       [...recipients][0] ?? 0,
-      lines.map((l) => ({ account: l.AccountCode ?? "", amount: new Decimal(l.Amount ?? "") })),
+      lines.map((l) => ({ account: l["*AccountCode"] ?? "", amount: new Decimal(l["*Amount"] ?? "") })),
     );
   }
   return { totals, rows };
@@ -305,10 +301,10 @@ describe("a batch with a returned payment", () => {
     const quickbooks = readQuickBooks(await download("journal-quickbooks"));
     // Both ledgers learn the same thing, and the returned payment posts to the mapped returns code.
     expect(quickbooks.totals).toEqual(xero.totals);
-    const returnsLines = xero.rows.filter((r) => r.AccountCode === CODES.returns);
-    expect(returnsLines.map((r) => [r.Amount, player(r.Description ?? "")])).toEqual([["60.00", 4]]);
+    const returnsLines = xero.rows.filter((r) => r["*AccountCode"] === CODES.returns);
+    expect(returnsLines.map((r) => [r["*Amount"], player(r.Description ?? "")])).toEqual([["60.00", 4]]);
     expect(quickbooks.rows.filter((r) => r.Account === CODES.returns).map((r) => r.Debits)).toEqual(["60.00"]);
-    expect(new Set(xero.rows.map((r) => r.AccountCode))).toEqual(new Set(Object.values(CODES)));
+    expect(new Set(xero.rows.map((r) => r["*AccountCode"]))).toEqual(new Set(Object.values(CODES)));
 
     for (const r of rendered) {
       const id = r.doc.recipient.playerId;
