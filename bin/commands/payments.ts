@@ -225,11 +225,12 @@ export const paymentCommands: Record<string, Command> = {
         // The file formats' writers and parsers load only for the commands that use them.
         const { importResults, recipientsChangedBy } = await import("@/lib/payments/results");
         const out = await importResults(db, { ...parsed.data, gameId, dryRun: flags["dry-run"] }, as);
-        // Each statement just paid or returned is emailed to its recipient (the workers send it).
+        // Each statement just paid or returned is emailed to its recipient (the workers send it); so is one an
+        // earlier import paid or returned but stopped before queuing its email (what reads as already applied now).
         let statementEmails = 0;
         let noEmailAddress: number[] = [];
         let emailsNotQueued: string | null = null;
-        if (!out.dryRun && out.applied.paid + out.applied.returned > 0) {
+        if (!out.dryRun) {
           try {
             const { queueChangedStatementEmails } = await import("@/lib/statements/send");
             const sent = await queueChangedStatementEmails(db, { gameId, batchId: parsed.data.batchId }, as);

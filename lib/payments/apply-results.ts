@@ -3,7 +3,12 @@ import type { ActingAs } from "@/core/actor";
 import { formatUsd } from "@/core/money";
 import type { Db, DbOrTrx } from "@/db";
 import { recordPaymentResults } from "@/db/queries/payment-files";
-import { insertPaymentReturns, listRecordedResultKeys, settleFileItems } from "@/db/queries/payment-flow";
+import {
+  completeSettledFiles,
+  insertPaymentReturns,
+  listRecordedResultKeys,
+  settleFileItems,
+} from "@/db/queries/payment-flow";
 import { AppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { type Changed, transition } from "@/lib/payouts/transition";
@@ -13,12 +18,21 @@ import { groupByFile, type PlanLine, type ResultsPlan, recordPending, resultKey 
 
 /** Applies the lines of a results plan that change a statement, one transition per kind of change. */
 
-async function recordLines(db: DbOrTrx, gameId: string, plan: ResultsPlan, lines: readonly PlanLine[]) {
+async function recordLines(
+  trx: DbOrTrx,
+  batch: { gameId: string; batchId: string },
+  plan: ResultsPlan,
+  lines: readonly PlanLine[],
+) {
+  const { gameId } = batch;
   for (const [fileId, group] of groupByFile(lines)) {
-    await recordPaymentResults(db, { gameId, fileId, sourceSha256: plan.sha256, results: group.map((l) => l.result) });
+    await recordPaymentResults(trx, { gameId, fileId, sourceSha256: plan.sha256, results: group.map((l) => l.result) });
     // Paid or rejected, the item is settled: the statement may go into another file if it is owed again.
-    await settleFileItems(db, { fileId, statementIds: group.map((l) => l.statementId ?? "") });
+    await settleFileItems(trx, { fileId, statementIds: group.map((l) => l.statementId ?? "") });
   }
+  // A file this step settles whole is completed in the same transaction (offered for the record only, never to be
+  // uploaded again): a process that stops right after the commit cannot leave it live.
+  await completeSettledFiles(trx, batch);
 }
 
 /** The id of the result recorded for each line (statement, outcome, transaction id or file). */
@@ -107,12 +121,18 @@ function partlyApplied(applied: { paid: number; rejected: number; returned: numb
   );
 }
 
+export type Applied = { paid: number; rejected: number; returned: number; pending: number };
+
+/**
+ * Applies the plan, counting into `applied` what each step changed as it commits: a caller reads there what was
+ * applied when a later step is refused.
+ */
 export async function applyPlan(
   db: Db,
   params: { gameId: string; batchId: string; plan: ResultsPlan },
   as: ActingAs,
-): Promise<{ paid: number; rejected: number; returned: number; pending: number }> {
-  const applied = { paid: 0, rejected: 0, returned: 0, pending: 0 };
+  applied: Applied = { paid: 0, rejected: 0, returned: 0, pending: 0 },
+): Promise<Applied> {
   // Paid, rejected and returned lines are applied in turn, each in its own transaction: a step refused after an
   // earlier one committed says what was applied, so nobody reads the whole import as undone.
   try {
@@ -169,7 +189,7 @@ async function applySteps(
         apply: ({ trx, changed }) =>
           recordLines(
             trx,
-            gameId,
+            { gameId, batchId },
             plan,
             changed.map((c) => line(pay, c.id)),
           ),
@@ -193,7 +213,7 @@ async function applySteps(
         eventDetail: (c) => detail(line(reject, c.id)),
         apply: async ({ trx, changed, batch, now }) => {
           const lines = changed.map((c) => line(reject, c.id));
-          await recordLines(trx, gameId, plan, lines);
+          await recordLines(trx, { gameId, batchId }, plan, lines);
           const ids = await resultIds(trx, lines);
           await insertPaymentReturns(
             trx,
@@ -247,7 +267,7 @@ async function applySteps(
         eventDetail: (c) => detail(line(ret, c.id)),
         apply: async ({ trx, changed, batch, now }) => {
           const lines = changed.map((c) => line(ret, c.id));
-          await recordLines(trx, gameId, plan, lines);
+          await recordLines(trx, { gameId, batchId }, plan, lines);
           const ids = await resultIds(trx, lines);
           await insertPaymentReturns(
             trx,

@@ -4,7 +4,7 @@ import type { Db } from "@/db";
 import { completeSettledFiles } from "@/db/queries/payment-flow";
 import { recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
-import { applyPlan } from "./apply-results";
+import { type Applied, applyPlan } from "./apply-results";
 import { LISTED } from "./plan-line";
 import { planResults, type ResultsPlan, type Verdict } from "./results-plan";
 import type { ResultFormat } from "./schemas";
@@ -29,7 +29,7 @@ export type ImportSummary = {
   dryRun: boolean;
   sha256: string;
   counts: Record<Verdict, number>;
-  applied: { paid: number; rejected: number; returned: number; pending: number };
+  applied: Applied;
   unreadable: number;
   plan: ResultsPlan;
 };
@@ -65,15 +65,32 @@ export async function importResults(
     plan,
   };
   if (params.dryRun) return { ...base, applied: { paid: 0, rejected: 0, returned: 0, pending: 0 } };
+  return { ...base, applied: await applyResults(db, params, plan, as) };
+}
+
+/** Applies a plan read before (importResults), audits the import and completes the files it settled whole. */
+export async function applyResults(
+  db: Db,
+  params: { gameId: string; batchId: string; format: ResultFormat },
+  plan: ResultsPlan,
+  as: ActingAs,
+): Promise<Applied> {
+  const applied: Applied = { paid: 0, rejected: 0, returned: 0, pending: 0 };
   try {
-    const applied = await applyPlan(db, { gameId: params.gameId, batchId: params.batchId, plan }, as);
-    await recordImport(db, params, plan, applied, as);
-    return { ...base, applied };
+    await applyPlan(db, { gameId: params.gameId, batchId: params.batchId, plan }, as, applied);
+  } catch (error) {
+    // A step refused after an earlier one committed: the import is audited with what it applied and why it stopped,
+    // so the report's lines listed for a person (a payment from a cancelled file) are not lost with the rest.
+    if (applied.paid + applied.rejected + applied.returned > 0)
+      await recordImport(db, params, plan, applied, as, { stoppedBy: error });
+    throw error;
   } finally {
-    // Also when a later step was refused after an earlier one committed: a file settled whole is completed (offered
-    // for the record only), not left live to be uploaded again.
+    // A file settled whole by an earlier import that stopped before completing it (each step completes the files it
+    // settles) is completed here: offered for the record only, not left live to be uploaded again.
     await completeSettledFiles(db, { gameId: params.gameId, batchId: params.batchId });
   }
+  await recordImport(db, params, plan, applied, as);
+  return applied;
 }
 
 /** The lines of an import kept in its audit line: those listed for a person, never applied. */
@@ -90,6 +107,7 @@ async function recordImport(
   plan: ResultsPlan,
   applied: ImportSummary["applied"],
   as: ActingAs,
+  partly?: { stoppedBy: unknown },
 ): Promise<void> {
   const listed = plan.lines.filter((l) => LISTED.includes(l.verdict));
   await recordAuditAfterTheFact(db, {
@@ -98,8 +116,11 @@ async function recordImport(
     gameId: params.gameId,
     target: params.batchId,
     idempotencyKey: plan.sha256,
-    outcome: "succeeded",
+    outcome: partly ? "stopped_partway" : "succeeded",
     detail: {
+      ...(partly
+        ? { stoppedBy: partly.stoppedBy instanceof AppError ? partly.stoppedBy.message : "an unexpected error" }
+        : {}),
       format: params.format,
       sha256: plan.sha256,
       counts: plan.counts,

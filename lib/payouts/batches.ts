@@ -62,10 +62,15 @@ export async function prepareRefusal(
   if (!overlapping) return null;
   const other = { startMs: overlapping.window_start.getTime(), endMs: overlapping.window_end.getTime() };
   const same = other.startMs === window.startMs && other.endMs === window.endMs;
-  return same
-    ? `This window already has a ${overlapping.status} payout batch; discard the draft to prepare it again.`
-    : `A ${overlapping.status} payout batch already covers part of this window (${formatWindow(other)}); ` +
-        "paying both would pay the same renewals twice.";
+  const batch = `${overlapping.status === "approved" ? "an" : "a"} ${overlapping.status} payout batch`;
+  if (!same)
+    return (
+      `${batch.replace(/^a/, "A")} already covers part of this window (${formatWindow(other)}); paying both would ` +
+      "pay the same renewals twice."
+    );
+  return overlapping.status === "draft"
+    ? "This window already has a draft payout batch; discard the draft to prepare it again."
+    : `This window already has ${batch}: a window is prepared once, and its statements are paid from that batch.`;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb } from "@/db";
 import { SEND_ATTEMPTS } from "./send-job";
 import type { sendGivenUpJob } from "./send-given-up-job";
-import { recordSendGivenUp } from "./send";
+import { recordSendGivenUp } from "./delivery-log";
 
 export async function handleSendGivenUp(payload: z.output<typeof sendGivenUpJob.payload>): Promise<void> {
   const ended = new Error(

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import { getDb } from "@/db";
 import type { JobMeta } from "@/lib/jobs/queue";
 import { SEND_ATTEMPTS, type sendStatementJob } from "./send-job";
-import { deliverStatement, recordSendGivenUp } from "./send";
+import { recordSendGivenUp, SentNotRecorded } from "./delivery-log";
+import { deliverStatement } from "./send";
 
 export async function handleSendStatement(
   payload: z.output<typeof sendStatementJob.payload>,
@@ -12,8 +13,11 @@ export async function handleSendStatement(
   try {
     await deliverStatement(getDb(), payload, meta.attempt);
   } catch (error) {
-    // The last attempt failing for any reason leaves a record, never a send "queued" for good.
-    if (meta.attempt >= SEND_ATTEMPTS) await recordSendGivenUp(getDb(), payload, meta.attempt, error);
+    if (meta.attempt < SEND_ATTEMPTS) throw error;
+    // The last attempt: an email the server took is recorded as sent, not given up (it went out).
+    if (error instanceof SentNotRecorded) return error.recordAgain();
+    // The last attempt failing for any other reason leaves a record, never a send "queued" for good.
+    await recordSendGivenUp(getDb(), payload, meta.attempt, error);
     throw error;
   }
 }

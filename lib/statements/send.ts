@@ -1,14 +1,12 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { MAILBOX } from "@/core/mailbox";
-import type { Db, Trx } from "@/db";
+import type { Db } from "@/db";
 import {
   clearDeliveryFailure,
-  findQueuedSend,
   insertDeliveries,
   listSendTargets,
   markSendsFailed,
-  markDeliveryFailed,
   countEmailRun,
   countStatementSends,
   readEmailRuns,
@@ -26,6 +24,7 @@ import { namedKey } from "@/lib/keys/check";
 import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf, serverCodeOf } from "@/lib/mail/transport";
+import { recordFailedAttempt, recordWithheld, SentNotRecorded } from "./delivery-log";
 import { statementEmail } from "./email";
 import { statementLinkUrl } from "./links";
 import { numberStatements, type RenderedStatement, renderStatement } from "./render";
@@ -285,8 +284,9 @@ export async function deliverStatement(
   timing(job, rendered, renderMs, sending);
   // The server took the email: recording it is not part of the send, and failing to is never a refusal. It is tried
   // a few times here, since a retry of the job would send the email again.
-  await recordWithRetries("statement delivery", () =>
+  const record = () =>
     db.transaction().execute(async (trx) => {
+      if (await wasSendDelivered(trx, job.sendId)) return;
       await insertDeliveries(trx, [{ ...line, status: "sent", serverAnswer }]);
       await clearDeliveryFailure(trx, { gameId: job.gameId, recipientPlayerId: line.recipientPlayerId });
       // Revoked while it was on its way (by the rule a link is opened by): it no longer opens, so the statement is
@@ -294,91 +294,13 @@ export async function deliverStatement(
       const revokedAt = batchId ? await getBatchLinkRevocation(trx, batchId) : null;
       if (revokedAt && linkIssuedAt <= revokedAt.getTime() && (await isLatestSend(trx, job.sendId)))
         await markSendsFailed(trx, [job.statementId]);
-    }),
-  );
+    });
+  try {
+    await recordWithRetries("statement delivery", record);
+  } catch (error) {
+    throw new SentNotRecorded(record, error);
+  }
   return "sent";
-}
-
-/** One attempt of a send, as the delivery log records it. */
-type DeliveryLine = {
-  statementId: string;
-  gameId: string;
-  recipientPlayerId: number;
-  sendId: string;
-  toAddress: string;
-  attempt: number;
-};
-
-export const WITHHELD_ANSWER =
-  "not sent: the batch's statement links were revoked after this email was queued; " +
-  "email the statement again to send it";
-
-/**
- * A send queued before its batch's links were revoked: a final failure in the delivery log, its statement offered
- * again by the batch's send (unless emailed again since), audited. Not the recipient's failed delivery: nothing was
- * wrong with their address.
- */
-async function recordWithheld(db: Db, line: DeliveryLine): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await insertDeliveries(trx, [{ ...line, status: "failed", final: true, serverAnswer: WITHHELD_ANSWER }]);
-    // Owed again, unless the statement was emailed again since (that later email stands for it).
-    if (await isLatestSend(trx, line.sendId)) await markSendsFailed(trx, [line.statementId]);
-    await auditDelivery(trx, line, "withheld", { reason: "statement links revoked after the email was queued" });
-  });
-}
-
-/** The audit line of a send's end other than going out (a job's own: nobody acted). */
-function auditDelivery(trx: Trx, line: DeliveryLine, outcome: string, detail: Record<string, unknown>): Promise<void> {
-  return recordAudit(trx, {
-    actor: null,
-    via: "job",
-    action: "statement.delivery",
-    gameId: line.gameId,
-    target: line.statementId,
-    outcome,
-    detail,
-  });
-}
-
-/**
- * One failed attempt in the delivery log; a final one (refused for good, or the last attempt) also marks the recipient
- * as having a failed delivery (a refusal for good raises `statement_undeliverable` on their profile,
- * lib/profiles/flags.ts) and is audited.
- */
-async function recordFailedAttempt(
-  db: Db,
-  failed: DeliveryLine & {
-    serverAnswer: string;
-    final: boolean;
-    refused: boolean;
-  },
-): Promise<void> {
-  const { refused, ...line } = failed;
-  await db.transaction().execute(async (trx) => {
-    await insertDeliveries(trx, [{ ...line, status: "failed" }]);
-    if (!line.final) return;
-    await markDeliveryFailed(trx, { ...line, refused });
-    await auditDelivery(trx, line, "failed", { attempts: line.attempt, serverAnswer: line.serverAnswer, refused });
-  });
-}
-
-/**
- * Records a send that failed before reaching the mail server on its last attempt (the statement could not be read or
- * laid out, the database failed) or ended without a result (its worker died, it expired): a final failure, not a
- * refusal, so the batch's send offers the statement again instead of counting it as emailed. Called by the job's
- * handler and by the job a failed send leaves; a send already recorded sent or failed for good is left.
- */
-export async function recordSendGivenUp(
-  db: Db,
-  job: { sendId: string; to: string },
-  attempt: number,
-  error: unknown,
-): Promise<void> {
-  const queued = await findQueuedSend(db, job.sendId);
-  if (queued === null || (await isSendSettled(db, job.sendId))) return;
-  const serverAnswer = `not sent: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
-  const line = { ...queued, sendId: job.sendId, toAddress: job.to, attempt, serverAnswer };
-  await recordFailedAttempt(db, { ...line, final: true, refused: false });
 }
 
 /** Where a send's time went (reading and laying out the statement, the mail server), for a slow send; no address. */

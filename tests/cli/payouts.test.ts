@@ -212,7 +212,7 @@ describe("npm run desk -- payouts", () => {
     // The right password: the command runs (here refused by the batch the window already has), and the person's
     // sign-in is in the audit log, from the command line.
     const right = await desk(...prepare);
-    expect(refusalLine(right)).toContain("This window already has a approved payout batch");
+    expect(refusalLine(right)).toContain("This window already has an approved payout batch: a window is prepared once");
     const signIns = await t.db
       .selectFrom("audit_log")
       .select(["action", "via", "actor_email"])

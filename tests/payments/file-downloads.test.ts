@@ -5,10 +5,13 @@ import { cancelPaymentFile } from "@/db/queries/payment-files";
 import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
 import { cancelPaymentFileFlow, downloadPaymentFile, listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
-import { importResults } from "@/lib/payments/results";
+import { applyPlan } from "@/lib/payments/apply-results";
+import { importResults, planResults } from "@/lib/payments/results";
 import { GAME, web } from "../payouts/fixtures";
 import { waitFor } from "../support/wait";
 import { approvedBatch, approver, preparer, statesOf, setUpPaymentsDatabase } from "./support";
+
+const PAYPAL_HEADER = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
 
 /**
  * A payment file downloaded may have been uploaded to the provider: cancelling it would make its statements payable
@@ -131,6 +134,23 @@ describe("downloading and cancelling a payment file", () => {
     expect(await statesOf(db, batchId)).toEqual({ 4: "approved" });
   });
 
+  it("[finance] a file whose results pay every statement is completed with the payments, at once", async () => {
+    const batchId = await approvedBatch(db, "2026-07", { 5: "40.00" });
+    await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    const file = await fileOf(batchId);
+    const item = await db
+      .selectFrom("payment_file_item")
+      .select("reference")
+      .where("file_id", "=", file.id)
+      .executeTakeFirstOrThrow();
+    const text = `${PAYPAL_HEADER}\r\n${item.reference},TX-7,SUCCESS,-40.00,USD,0.25,`;
+    const plan = await planResults(db, { gameId: GAME, batchId, format: "paypal", text });
+    // The payment step alone, as a process stopped right after it committed would leave it.
+    expect((await applyPlan(db, { gameId: GAME, batchId, plan }, web(approver))).paid).toBe(1);
+    expect((await fileOf(batchId)).status).toBe("completed");
+    expect(await statesOf(db, batchId)).toEqual({ 5: "paid" });
+  });
+
   it("[finance] refuses to cancel a file whose results paid every statement before it was completed", async () => {
     const batchId = await approvedBatch(db, "2026-06", { 5: "60.00" });
     await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
@@ -140,8 +160,7 @@ describe("downloading and cancelling a payment file", () => {
       .select("reference")
       .where("file_id", "=", file.id)
       .executeTakeFirstOrThrow();
-    const header = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
-    const text = `${header}\r\n${item.reference},TX-5,SUCCESS,-60.00,USD,0.25,`;
+    const text = `${PAYPAL_HEADER}\r\n${item.reference},TX-5,SUCCESS,-60.00,USD,0.25,`;
     const imported = await importResults(
       db,
       { gameId: GAME, batchId, format: "paypal", text, dryRun: false },

@@ -3,7 +3,7 @@ import type { Db } from "@/db";
 import { cancelPaymentFileFlow } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { applyPlan } from "@/lib/payments/apply-results";
-import { importResults, planResults } from "@/lib/payments/results";
+import { applyResults, importResults, planResults } from "@/lib/payments/results";
 import { returnPayment } from "@/lib/payments/returns";
 import { markStatementsPaid } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
@@ -324,13 +324,30 @@ describe("a return planned before the statement was paid anew by hand", () => {
       },
       web(approver),
     );
-    await expect(applyPlan(db, { gameId: GAME, batchId: december, plan }, web(approver))).rejects.toMatchObject({
-      code: "CONFLICT",
-      message: expect.stringMatching(
-        /^1 payment recorded as paid before this stopped: The payment recorded on 1 statement changed since the /,
-      ),
-    });
+    const stopped = /^1 payment recorded as paid before this stopped: The payment recorded on 1 statement changed /;
+    await expect(
+      applyResults(db, { gameId: GAME, batchId: december, format: "paypal" }, plan, web(approver)),
+    ).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(stopped) });
     expect(await statementOf(5, december)).toMatchObject({ state: "paid", payment_reference: "WIRE-5-AGAIN" });
     expect(await statementOf(4, december)).toMatchObject({ state: "paid", payment_reference: "TX-B" });
+    // The import that stopped partway is audited with what it applied and why it stopped; file A, settled whole by
+    // its payment step, is completed.
+    const audited = await db
+      .selectFrom("audit_log")
+      .select(["outcome", "detail"])
+      .where("action", "=", "payouts.results.import")
+      .where("idempotency_key", "=", plan.sha256)
+      .execute();
+    expect(audited).toEqual([
+      {
+        outcome: "stopped_partway",
+        detail: expect.objectContaining({
+          applied: { paid: 1, rejected: 0, returned: 0, pending: 0 },
+          stoppedBy: expect.stringMatching(stopped),
+        }),
+      },
+    ]);
+    const fileStatus = await db.selectFrom("payment_file").select("status").where("id", "=", fileA).executeTakeFirst();
+    expect(fileStatus?.status).toBe("completed");
   });
 });

@@ -10,6 +10,7 @@ import {
   UNMAILABLE,
 } from "@/db/queries/statement-deliveries";
 import { deliverStatement, mailboxOf, noAddressNote, queueStatementSends } from "@/lib/statements/send";
+import { SentNotRecorded } from "@/lib/statements/delivery-log";
 import type { JobMeta } from "@/lib/jobs/queue";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
 import { handleSendStatement } from "@/lib/statements/send-job.handler";
@@ -45,12 +46,13 @@ afterAll(async () => {
   await t?.drop();
 });
 
-/** The database, but its next `failures` transactions once an email has been received fail as a lost connection. */
+/** The database, but its next `failures` transactions once an email is received fail as a lost connection. */
 function failingAfterSend(db: Db, failures: number): { db: Db; failed: () => number } {
   let failed = 0;
+  const receivedBefore = received.length;
   const proxy = new Proxy(db, {
     get(target, property) {
-      if (property === "transaction" && received.length > 0 && failed < failures) {
+      if (property === "transaction" && received.length > receivedBefore && failed < failures) {
         return () => ({
           execute: async () => {
             failed += 1;
@@ -86,6 +88,31 @@ describe("recording a statement email the server took", () => {
     // A retry of the job finds it sent and sends nothing.
     expect(await deliverStatement(t.db, job, 2)).toBe("already sent");
     expect(received).toHaveLength(1);
+  });
+
+  it("failing through every try, is recorded as sent on the job's last attempt, never as not sent", async () => {
+    const statementId = marchStatements[0] ?? "";
+    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, statementIds: [statementId] }, acting);
+    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    const queued = log.find((d) => d.status === "queued" && !log.some((o) => o.sendId === d.sendId && o !== d));
+    const job = { gameId: GAME, statementId, sendId: queued?.sendId ?? "", to: queued?.toAddress ?? "" };
+    const flaky = failingAfterSend(t.db, 4);
+    const sent = received.length;
+    const error = await deliverStatement(flaky.db, job, SEND_ATTEMPTS).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SentNotRecorded);
+    expect(flaky.failed()).toBe(4);
+    expect(received).toHaveLength(sent + 1);
+    // What the job's last attempt does with it: the email went out, so it is recorded as sent.
+    await (error as SentNotRecorded).recordAgain();
+    const after = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    expect(after.filter((d) => d.sendId === job.sendId).map((d) => d.status)).toEqual(
+      expect.arrayContaining(["queued", "sent"]),
+    );
+    expect(after.some((d) => d.sendId === job.sendId && d.status === "failed")).toBe(false);
+    expect(await getDeliveryFailure(t.db, { gameId: GAME, recipientPlayerId: 901 })).toBeNull();
+    expect(await deliverStatement(t.db, job, SEND_ATTEMPTS)).toBe("already sent");
+    expect(received).toHaveLength(sent + 1);
   });
 });
 
