@@ -330,6 +330,28 @@ test("[finance] is offered only what can be done: nothing on an ended subscripti
   await expect(dialog).toBeVisible();
 });
 
+test("[finance] is not offered a payment method change on a wallet-only subscription with no card to attach", async ({
+  page,
+}) => {
+  let subscriptionId = "";
+  for (let n = 1; n <= 3_200 && !subscriptionId; n++) {
+    const email = encodeURIComponent(`player${n}@demo.example`);
+    const list = await service(`/api/subscriptions/player?player_email=${email}&status=active`);
+    const walletOnly = (list.subscriptions as Record<string, unknown>[]).find((sub) => sub.wallet_only === true);
+    if (!walletOnly) continue;
+    const saved = await service(`/api/currency-purchases/player-cards?player_email=${email}`);
+    if ((saved.cards as unknown[]).length === 0) subscriptionId = String(walletOnly.subscription_id);
+  }
+  expect(subscriptionId, "a demo wallet-only subscription whose player saved no card").not.toBe("");
+  await signIn(page, "finance");
+  await page.goto(`/subscriptions/${subscriptionId}`);
+  await expect(page.getByRole("button", { name: "Change price…" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Change payment method…" })).toHaveCount(0);
+  await expect(
+    page.getByText("This subscription is wallet only and the player has no saved card to attach."),
+  ).toBeVisible();
+});
+
 test("[viewer] sees a subscription and its periods but no refund or cancel controls, nor saved cards", async ({
   page,
 }) => {

@@ -61,6 +61,25 @@ export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; ba
     .execute();
 }
 
+/**
+ * Whether any payable statement of the batch has a recipient whose profile names details a file can pay (PayPal, Wise
+ * or a bank account, not "by hand"): stops at the first, so a batch with payout profiles reads one row.
+ */
+export async function hasFilePayableStatement(db: DbOrTrx, p: { gameId: string; batchId: string }): Promise<boolean> {
+  const row = await statementsOfBatch(db, p)
+    .innerJoin("payout_profile as pp", (join) =>
+      join.onRef("pp.game_id", "=", "st.game_id").onRef("pp.player_id", "=", "st.recipient_player_id"),
+    )
+    .select("st.id")
+    .where("st.state", "in", ["approved", "returned"])
+    .where("st.payable_usd", ">", "0")
+    .where("pp.details_sealed", "is not", null)
+    .where("pp.method", "in", ["paypal", "wise", "bank_transfer"])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The items of a batch's files carrying the given references, newest file first. */
 export async function listItemsByReference(
   db: DbOrTrx,

@@ -10,6 +10,7 @@ import { listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { sepaPayerNote } from "@/lib/payments/files";
 import { countPaymentStates } from "@/db/queries/payouts";
 import { listOutdatedLiveFiles } from "@/db/queries/outdated-files";
+import { hasFilePayableStatement } from "@/db/queries/payment-flow";
 import { Banner } from "@/app/_components/ui/banner";
 import { recipientInWords } from "@/lib/payouts/bulk-words";
 import { listStatementsInState, type PayoutStatement } from "@/lib/payouts/ledger";
@@ -41,6 +42,10 @@ const NO_FILE_TO_MAKE: Record<PayoutBatchStatus, string> = {
   paid: "Every approved statement of this batch is paid: no payment file is left to make.",
   discarded: "This batch was discarded: nothing is paid from it.",
 };
+const NO_FILE_PAYABLE =
+  "No payable statement can go into a payment file: their recipients' payout profiles name no PayPal, Wise or bank " +
+  "account (they are paid by hand, or have no payout details). Add their details under Payout profiles, or pay them " +
+  "outside the desk and mark their statements paid.";
 /** Recipients a live file at outdated details is named with (the notice counts the rest). */
 const OUTDATED_NAMED = 3;
 
@@ -73,7 +78,9 @@ export async function PaymentFilesSection(props: {
   // Only a live file can still pay old details (most windows have none: nothing is read then).
   const outdated =
     live.length > 0 ? await listOutdatedLiveFiles(db, { gameId, batchId: batch.id, named: OUTDATED_NAMED }) : [];
-  const canMake = batch.status === "approved" && payable > 0;
+  // A file pays recipients whose profiles name PayPal, Wise or a bank account; with none, the form is only refused.
+  const canMake =
+    batch.status === "approved" && payable > 0 && (await hasFilePayableStatement(db, { gameId, batchId: batch.id }));
   // Under the two-person rule a payment is recorded as returned by someone other than who recorded it.
   const returnable = props.twoPersonRule ? paid.filter((s) => s.stateChangedBy !== props.userEmail) : paid;
   const mine = paid.length - returnable.length;
@@ -214,7 +221,9 @@ export async function PaymentFilesSection(props: {
               />
             </>
           ) : (
-            <p className="text-sm text-ink-muted">{NO_FILE_TO_MAKE[batch.status]}</p>
+            <p className="text-sm text-ink-muted">
+              {batch.status === "approved" && payable > 0 ? NO_FILE_PAYABLE : NO_FILE_TO_MAKE[batch.status]}
+            </p>
           )}
         </section>
 

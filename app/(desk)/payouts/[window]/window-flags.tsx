@@ -28,13 +28,21 @@ export function WindowFlags({
         tone={openCount > 0 ? "danger" : "neutral"}
         title={
           <span id="window-flags-heading">
-            {openCount > 0
-              ? `${formatCount(openCount)} ` +
-                `flag${openCount === 1 ? " on this window blocks" : "s on this window block"} approval`
-              : "Flags on this window (all overridden)"}
+            {openCount === 0
+              ? "Flags on this window (all overridden)"
+              : batch?.status === "paid"
+                ? `${formatCount(openCount)} open flag${openCount === 1 ? "" : "s"} on this window`
+                : `${formatCount(openCount)} ` +
+                  `flag${openCount === 1 ? " on this window blocks" : "s on this window block"} approval`}
           </span>
         }
       >
+        {openCount > 0 && batch?.status === "paid" ? (
+          <p className="mt-1 text-sm">
+            The batch is paid: nothing is left to approve, and a paid batch's flags are not overridden. They stay here
+            as a record of what was found after it was paid.
+          </p>
+        ) : null}
         <ul className="mt-1 flex flex-col gap-1.5">
           {windowFlags.map((flag) => {
             const override = overrideOf(flag, overrides);

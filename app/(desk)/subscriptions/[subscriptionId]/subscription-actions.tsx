@@ -6,7 +6,6 @@ import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { Input } from "@/app/_components/forms/input";
 import { RadioChoice } from "@/app/_components/forms/radio-choice";
-import { Select } from "@/app/_components/forms/select";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
@@ -16,31 +15,10 @@ import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { describeCancelOutcome } from "@/lib/lookup/cancel-outcome";
 import { unappliedPriceWarning } from "@/lib/lookup/price-change";
 import { money, usdInputSchema } from "@/lib/money";
+import { CardDialog } from "./card-dialog";
+import type { CardOption, SubscriptionSummary } from "./subscription-summary";
 
 type ServerAction = (form: FormData) => Promise<ActionResult<unknown>>;
-
-export type SubscriptionSummary = {
-  /** The game the page was shown for. */
-  gameId: string;
-  subscriptionId: string;
-  status: string;
-  terminal: boolean;
-  amountUsd: string;
-  pendingAmountUsd: string | null;
-  paidThrough: string | null;
-  currentPeriodStart: string | null;
-  currentPeriodEnd: string | null;
-  cancelAtPeriodEnd: boolean;
-  /** What the page showed (subscriptionSeen), sent back with each change: refused when the subscription moved since. */
-  seen: string;
-  /** The service's next touch (a retry in dunning, a challenge's deadline). */
-  nextChargeAt: string | null;
-  fundingRail: "card" | "pcstore";
-  walletOnly: boolean;
-  hasPaymentMethod: boolean;
-};
-
-export type CardOption = { id: number; label: string };
 
 function toConfirm(action: ServerAction) {
   return async (form: FormData): Promise<ConfirmResult> => {
@@ -91,6 +69,8 @@ export function SubscriptionActions({
         <FormMessage tone="success">{done}</FormMessage>
       </div>
     );
+  // A wallet-only subscription changes its payment method only to a card: with none to pick, nothing could be done.
+  const noCardToAttach = subscription.walletOnly && (cards === null || cards.length === 0);
   return (
     <div className="flex flex-col gap-2">
       <div className="flex flex-wrap gap-2">
@@ -100,7 +80,7 @@ export function SubscriptionActions({
         {canChange ? (
           <PriceDialog subscription={subscription} action={toConfirm(amountAction)} onConfirmed={onConfirmed} />
         ) : null}
-        {canChange && subscription.fundingRail !== "pcstore" ? (
+        {canChange && subscription.fundingRail !== "pcstore" && !noCardToAttach ? (
           <CardDialog
             subscription={subscription}
             cards={cards}
@@ -112,6 +92,13 @@ export function SubscriptionActions({
       {canChange && subscription.fundingRail === "pcstore" ? (
         <p className="text-sm text-ink-muted">
           The payment method of a pcstore subscription is managed in the pcstore.
+        </p>
+      ) : canChange && noCardToAttach ? (
+        <p className="text-sm text-ink-muted">
+          {cards === null
+            ? "This subscription is wallet only and the player's saved cards could not be loaded: reload the page to " +
+              "attach a card."
+            : "This subscription is wallet only and the player has no saved card to attach."}
         </p>
       ) : null}
       <FormMessage tone="success">{done}</FormMessage>
@@ -304,87 +291,6 @@ function PriceDialog({
               ))}
             </ul>
           ) : null}
-        </>
-      )}
-    </ConfirmDialog>
-  );
-}
-
-function CardDialog({
-  subscription,
-  cards,
-  action,
-  onConfirmed,
-}: {
-  subscription: SubscriptionSummary;
-  cards: CardOption[] | null;
-  action: (form: FormData) => Promise<ConfirmResult>;
-  onConfirmed: (result: ConfirmResult | undefined) => void;
-}) {
-  // A subscription that moved since the page was drawn: drawn again behind the open dialog.
-  const onRefused = useRefreshOnConflict();
-  return (
-    <ConfirmDialog
-      trigger={<Button variant="secondary">Change payment method…</Button>}
-      title="Change the payment method"
-      description={
-        subscription.walletOnly
-          ? "Now: wallet only"
-          : subscription.hasPaymentMethod
-            ? "Now: a card is attached"
-            : "Now: no card"
-      }
-      confirmLabel="Change payment method"
-      pendingLabel="Saving…"
-      size="md"
-      action={action}
-      hiddenFields={{ subscriptionId: subscription.subscriptionId, seen: subscription.seen }}
-      onRefused={onRefused}
-      gameId={subscription.gameId}
-      onConfirmed={onConfirmed}
-    >
-      {(typed, errors) => (
-        <>
-          <ul className="list-disc pl-5 text-sm text-ink-muted">
-            <li>The card must be this player&apos;s, in this game, and not expired.</li>
-            <li>It is used from the next charge, including a pending retry in dunning.</li>
-            {subscription.walletOnly ? (
-              <li>This subscription is wallet only: to attach a card, also set wallet only to No (the conversion).</li>
-            ) : (
-              <li>Wallet only together with a card is refused.</li>
-            )}
-          </ul>
-          <Field
-            label="Card"
-            hint={cards === null ? "The player's cards could not be loaded." : undefined}
-            error={errors.cardId}
-          >
-            {(control) => (
-              <Select
-                {...control}
-                name="cardId"
-                key={typed.cardId ?? ""}
-                defaultValue={typed.cardId ?? ""}
-                placeholder="No card change"
-                options={(cards ?? []).map((c) => ({ value: String(c.id), label: c.label }))}
-              />
-            )}
-          </Field>
-          <Field label="Wallet only" error={errors.walletOnly}>
-            {(control) => (
-              <Select
-                {...control}
-                name="walletOnly"
-                key={typed.walletOnly ?? "default"}
-                defaultValue={typed.walletOnly ?? (subscription.walletOnly ? "no" : "keep")}
-                options={[
-                  { value: "keep", label: "Leave as it is" },
-                  { value: "no", label: "No (card-funded; converts a wallet-only subscription)" },
-                  { value: "yes", label: "Yes (wallet only, no card)" },
-                ]}
-              />
-            )}
-          </Field>
         </>
       )}
     </ConfirmDialog>
