@@ -75,6 +75,8 @@ export async function hasFilePayableStatement(db: DbOrTrx, p: { gameId: string; 
     .where("st.payable_usd", ">", "0")
     .where("pp.details_sealed", "is not", null)
     .where("pp.method", "in", ["paypal", "wise", "bank_transfer"])
+    // Files pay in USD or EUR only (lib/payments/items.ts).
+    .where("pp.currency", "in", ["USD", "EUR"])
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

@@ -147,6 +147,8 @@ export async function listClosedStatementsWithSnapshotNet(
       "st.carry_out_usd",
       "st.paid_amount_usd",
       "r.net_attributed_usd as snapshot_net_usd",
+      "r.gross_attributed_usd as snapshot_gross_usd",
+      "r.reversed_attributed_usd as snapshot_reversed_usd",
     ])
     .where("b.status", "<>", "discarded")
     .where("st.state", "in", ["paid", "carried"]);

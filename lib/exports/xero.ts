@@ -32,7 +32,8 @@ import type { ExportKindDefinition, ResolvedTarget } from "./types";
  * - TaxRate is mandatory: the full tax rate name as in Xero's tax settings ("No GST", "Tax Exempt"): the tax rate
  *   mapped with the account; an account mapped without one refuses the file.
  * - Amount is mandatory: positive is a debit, negative a credit. A journal's amounts add up to zero. A manual
- *   journal is in the organisation's base currency, and these are USD: for a USD organisation (README, Accounting).
+ *   journal is in the organisation's base currency; these amounts are USD, so the organisation's base currency must
+ *   be USD (README, Accounting).
  * - TrackingName1 / TrackingOption1: a tracking category and its option; here the category "Game" and the game's
  *   id, so a studio with several games reports by game.
  * - At most 300 lines in one file. A batch whose journals take more is split into parts of whole journals

@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { money } from "@/core/money";
+import { formatExact, money } from "@/core/money";
 import type { Db } from "@/db";
 import { recordPaymentResults } from "@/db/queries/payment-files";
 import { type ItemByReference, listItemsByReference, listRecordedResultKeys } from "@/db/queries/payment-flow";
@@ -110,7 +110,7 @@ function judge(
   if (result.amount !== null && expected !== null && !isAmountSent(result, item, expected))
     return {
       verdict: "amount_mismatch",
-      note: `amount ${money(result.amount).abs().toFixed(2)} differs from the ${expected} sent`,
+      note: `amount ${formatExact(money(result.amount).abs())} differs from the ${expected} sent`,
       expectedAmount: expected,
     };
   const key = resultKey(item.statementId, result.outcome, result.providerTransactionId, shared ? null : item.fileId);

@@ -1,4 +1,5 @@
-import { formatUsd, money } from "@/lib/money";
+import type Decimal from "decimal.js";
+import { formatUsd, money, roundCents } from "@/lib/money";
 import { formatUsdText } from "@/lib/format";
 
 /**
@@ -20,14 +21,23 @@ export type StatementFigures = {
   carryOutUsd: string;
 };
 
+/**
+ * A statement's net attributed from the service's gross and reversed, which may carry more than two decimals: each is
+ * rounded to the cent first (as the statement shows them), then net = gross − reversed, so the three figures a
+ * statement shows agree to the cent and every later figure (available, payable, carried) is whole cents.
+ */
+export function statementNet(grossAttributedUsd: string, reversedAttributedUsd: string): Decimal {
+  return roundCents(money(grossAttributedUsd)).minus(roundCents(money(reversedAttributedUsd)));
+}
+
 export function computeStatementFigures(input: {
   grossAttributedUsd: string;
   reversedAttributedUsd: string;
   carriedInUsd: string;
   minPayoutUsd: string;
 }): StatementFigures {
-  const net = money(input.grossAttributedUsd).minus(money(input.reversedAttributedUsd));
-  const carriedIn = money(input.carriedInUsd);
+  const net = statementNet(input.grossAttributedUsd, input.reversedAttributedUsd);
+  const carriedIn = roundCents(money(input.carriedInUsd));
   const available = net.plus(carriedIn);
   const minimum = money(input.minPayoutUsd);
   const payable = available.gt(0) && available.gte(minimum) ? available : money("0");

@@ -17,8 +17,9 @@ import { recordAudit } from "@/lib/audit";
 
 /**
  * An email the mail server took whose delivery could not be recorded (the database failing through every try). A
- * retry of its job sends it again (mail is at least once); the job's last attempt records it as sent instead, never
- * as not sent (`recordAgain`).
+ * retry of its job sends it again (mail is at least once); the job's last attempt tries again to record it as sent
+ * instead (`recordAgain`), never as not sent. Should that fail too, the job a failed send leaves records it as having
+ * no result (lib/statements/send-given-up-job.handler.ts).
  */
 export class SentNotRecorded extends Error {
   constructor(
@@ -94,19 +95,25 @@ export async function recordFailedAttempt(
 
 /**
  * Records a send that failed before reaching the mail server on its last attempt (the statement could not be read or
- * laid out, the database failed) or ended without a result (its worker died, it expired): a final failure, not a
- * refusal, so the batch's send offers the statement again instead of counting it as emailed. Called by the job's
- * handler and by the job a failed send leaves; a send already recorded sent or failed for good is left.
+ * laid out, the database failed: "not sent: …") or ended without a result (its worker died, it expired: "no result:
+ * …"): a final failure, not a refusal, so the batch's send offers the statement again instead of counting it as
+ * emailed. Called by the job's handler and by the job a failed send leaves; a send already recorded sent or failed for
+ * good is left.
  */
 export async function recordSendGivenUp(
   db: Db,
   job: { sendId: string; to: string },
   attempt: number,
-  error: unknown,
+  answer: string,
 ): Promise<void> {
   const queued = await findQueuedSend(db, job.sendId);
   if (queued === null || (await isSendSettled(db, job.sendId))) return;
-  const serverAnswer = `not sent: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+  const serverAnswer = answer.slice(0, 500);
   const line = { ...queued, sendId: job.sendId, toAddress: job.to, attempt, serverAnswer };
   await recordFailedAttempt(db, { ...line, final: true, refused: false });
+}
+
+/** An error's own words, for a delivery log line. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

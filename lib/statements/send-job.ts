@@ -6,8 +6,8 @@ import { sendGivenUpJob, sendStatementPayload } from "./send-given-up-job";
  * Emails one statement to its recipient. A refusal for good (5xx) is final; a temporary refusal or a network error is
  * tried again, five times over about 15 to 30 minutes (pg-boss's backoff from 30 s), so a mail server restarting or
  * greylisting does not fail a batch's emails; the last attempt's failure is final and marks the recipient as having a
- * failed delivery (lib/statements/send.ts). A last attempt that ends without a result (its worker died, it expired) is
- * recorded the same way by the job it leaves behind (`sendGivenUpJob`).
+ * failed delivery (lib/statements/delivery-log.ts). A last attempt that ends without a result (its worker died, it
+ * expired) is recorded the same way by the job it leaves behind (`sendGivenUpJob`).
  */
 export const sendStatementJob = defineJob({
   name: "statements.send",

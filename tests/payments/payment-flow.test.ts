@@ -178,7 +178,7 @@ describe("results", () => {
       [1, "TX-1", "SUCCESS", "-100.00"],
       [3, "TX-3", "FAILED", "-70.00"],
       [4, "TX-4", "SUCCESS", "-60.00"],
-      [5, "TX-5", "SUCCESS", "-55.00"],
+      [5, "TX-5", "SUCCESS", "-55.004"],
       ["PAYOUTGAM-202609-ZZZZZZZZZZZZ", "TX-9", "SUCCESS", "-1.00"],
     ]);
 
@@ -191,6 +191,7 @@ describe("results", () => {
     expect(out.counts).toMatchObject({ pay: 2, reject: 1, unknown_reference: 1, amount_mismatch: 1 });
     expect((await statementOf(1)).state).toBe("in_payment");
     expect(await db.selectFrom("payment_result").select("id").execute()).toHaveLength(0);
+    expect(out.plan.lines.map((l) => l.note)).toContain("amount 55.004 differs from the 50.00 sent"); // as read
   });
 
   it("[finance] applying pays, rejects with the reason and leaves the mismatch in payment", async () => {

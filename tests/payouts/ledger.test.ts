@@ -190,4 +190,35 @@ describe("the recipient ledger across months", () => {
     expect(await wasRecipientPaidFor(db, GAME, Number(rolledLine?.period_id))).toBe(false);
     expect(await wasRecipientPaidFor(db, "another-game", Number(paidLine?.period_id))).toBe(false);
   });
+
+  it("takes the service's figures past the cent in whole cents, gross and reversed apart, and checks so", async () => {
+    // Each figure rounded alone, then net = gross − reversed: what the statement shows adds up, and the batch's
+    // constraint (net = gross − reversed) holds. Rounding the exact net instead gave 10.00 beside 10.01 − 0.00.
+    await insertSnapshot(db, {
+      window: "2026-07",
+      recipients: [
+        { id: 2001, gross: "10.006", reversed: "0.004" },
+        { id: 2002, gross: "10.004", reversed: "0.006" },
+        // Under the minimum exactly, 10.00 once rounded: paid, as its statement shows 10.00 available.
+        { id: 2003, gross: "9.996" },
+      ],
+    });
+    const jul = await payWindow(db, "2026-07");
+    expect(byRecipient(jul, 2001)).toMatchObject({
+      grossAttributedUsd: "10.01",
+      reversedAttributedUsd: "0.00",
+      netAttributedUsd: "10.01",
+      paidAmountUsd: "10.01",
+    });
+    expect(byRecipient(jul, 2002)).toMatchObject({
+      grossAttributedUsd: "10.00",
+      reversedAttributedUsd: "0.01",
+      netAttributedUsd: "9.99",
+      state: "carried",
+      carryOutUsd: "9.99",
+    });
+    expect(byRecipient(jul, 2003)).toMatchObject({ availableUsd: "10.00", state: "paid", paidAmountUsd: "10.00" });
+    // The ledger check compares the statement with the snapshot in the same cents: no difference it cannot show.
+    await expectInvariant(db);
+  });
 });

@@ -43,9 +43,9 @@ const NO_FILE_TO_MAKE: Record<PayoutBatchStatus, string> = {
   discarded: "This batch was discarded: nothing is paid from it.",
 };
 const NO_FILE_PAYABLE =
-  "No payable statement can go into a payment file: their recipients' payout profiles name no PayPal, Wise or bank " +
-  "account (they are paid by hand, or have no payout details). Add their details under Payout profiles, or pay them " +
-  "outside the desk and mark their statements paid.";
+  "No payable statement can go into a payment file: no recipient owed has PayPal, Wise or bank details in USD or EUR " +
+  "on their payout profile (they are paid by hand, or have no payout details). Add their details under Payout " +
+  "profiles, or pay them outside the desk and mark their statements paid.";
 /** Recipients a live file at outdated details is named with (the notice counts the rest). */
 const OUTDATED_NAMED = 3;
 

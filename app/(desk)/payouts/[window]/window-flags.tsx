@@ -7,7 +7,10 @@ import { FLAG_INFO } from "@/lib/payouts/flag-info";
 import { type ActiveFlag, type FlagOverride, overrideOf } from "@/lib/payouts/flags";
 import { overrideFlagAction } from "../batch-actions";
 
-/** The flags raised on the whole window: each blocks approval until it is overridden (with a reason). */
+/**
+ * The flags raised on the whole window: each blocks approval until it is overridden (with a reason); on an approved
+ * batch they are still overridden here, on a paid one only listed.
+ */
 export function WindowFlags({
   windowFlags,
   openCount,
@@ -30,7 +33,7 @@ export function WindowFlags({
           <span id="window-flags-heading">
             {openCount === 0
               ? "Flags on this window (all overridden)"
-              : batch?.status === "paid"
+              : batch?.status === "paid" || batch?.status === "approved"
                 ? `${formatCount(openCount)} open flag${openCount === 1 ? "" : "s"} on this window`
                 : `${formatCount(openCount)} ` +
                   `flag${openCount === 1 ? " on this window blocks" : "s on this window block"} approval`}
@@ -39,8 +42,8 @@ export function WindowFlags({
       >
         {openCount > 0 && batch?.status === "paid" ? (
           <p className="mt-1 text-sm">
-            The batch is paid: nothing is left to approve, and a paid batch's flags are not overridden. They stay here
-            as a record of what was found after it was paid.
+            The batch is paid: nothing is left to approve, and a paid batch's flags are not overridden; they stay here
+            as a record.
           </p>
         ) : null}
         <ul className="mt-1 flex flex-col gap-1.5">

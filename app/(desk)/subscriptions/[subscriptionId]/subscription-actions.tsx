@@ -96,8 +96,7 @@ export function SubscriptionActions({
       ) : canChange && noCardToAttach ? (
         <p className="text-sm text-ink-muted">
           {cards === null
-            ? "This subscription is wallet only and the player's saved cards could not be loaded: reload the page to " +
-              "attach a card."
+            ? "This subscription is wallet only and the player's saved cards could not be listed: no card to attach."
             : "This subscription is wallet only and the player has no saved card to attach."}
         </p>
       ) : null}
