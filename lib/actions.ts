@@ -75,9 +75,27 @@ export function describeFieldErrors(fieldErrors: Record<string, string>): string
     .join("; ");
 }
 
+/** An imported file's text: its reader refuses a NUL on the line that holds it, and lists the line. */
+const FILE_FIELD = /csv|^text$/i;
+
+/**
+ * Fields holding a NUL character, which PostgreSQL's text cannot store (a pasted or crafted value): refused on the
+ * field before any schema reads them, instead of failing the write with an error that says nothing of the field.
+ */
+export function unstorableFields(raw: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!raw || typeof raw !== "object") return out;
+  for (const [key, value] of Object.entries(raw)) {
+    if (FILE_FIELD.test(key)) continue;
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === "string" && v.includes("\u0000")))
+      out[key] = "holds a NUL character, which cannot be stored: type it again";
+  }
+  return out;
+}
+
 /** The answer to input that does not parse: a message per field, and what was typed. */
-function invalidInput<T>(error: z.ZodError, raw: unknown): ActionResult<T> {
-  const fieldErrors = fieldErrorsOf(error);
+function invalidInput<T>(fieldErrors: Record<string, string>, raw: unknown): ActionResult<T> {
   return {
     ok: false,
     code: "INVALID_INPUT",
@@ -149,8 +167,10 @@ export function defineAction<S extends z.ZodType, T = undefined>(
     try {
       const user = await requireRole(options.role);
       await assertExpectedGame(raw, user);
+      const unstorable = unstorableFields(raw);
+      if (Object.keys(unstorable).length > 0) return invalidInput(unstorable, raw);
       const parsed = options.input.safeParse(raw);
-      if (!parsed.success) return invalidInput(parsed.error, raw);
+      if (!parsed.success) return invalidInput(fieldErrorsOf(parsed.error), raw);
       return (await handler(parsed.data, { user })) ?? { ok: true };
     } catch (error) {
       return failureOf(error, raw, { action: options.name, withField: true });
@@ -168,8 +188,10 @@ export function definePublicAction<S extends z.ZodType, T = undefined>(
     const payload = args.at(-1);
     const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
     try {
+      const unstorable = unstorableFields(raw);
+      if (Object.keys(unstorable).length > 0) return invalidInput(unstorable, raw);
       const parsed = options.input.safeParse(raw);
-      if (!parsed.success) return invalidInput(parsed.error, raw);
+      if (!parsed.success) return invalidInput(fieldErrorsOf(parsed.error), raw);
       return (await handler(parsed.data)) ?? { ok: true };
     } catch (error) {
       return failureOf(error, raw, { action: options.name, withField: false });

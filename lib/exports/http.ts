@@ -7,12 +7,26 @@ import { exportKindSchema } from "./kinds";
 import { exportIdSchema, type ExportRequest, startExport } from "./run";
 import type { ExportKind } from "./types";
 
+/** `?bom=1` asks for a byte-order mark (for spreadsheets); anything else but 0 or nothing is refused. */
+export const bomQuerySchema = z
+  .enum(["0", "1"], { message: "must be 1 (add a byte-order mark for spreadsheets) or 0" })
+  .default("0")
+  .transform((v) => v === "1");
+
+/** The byte-order mark a download's query asks for, or an AppError naming the field. */
+export function readBomQuery(params: URLSearchParams): boolean {
+  const parsed = bomQuerySchema.safeParse(params.get("bom") ?? undefined);
+  if (!parsed.success)
+    throw new AppError("INVALID_INPUT", `bom: ${parsed.error.issues[0]?.message ?? "is invalid"}`, { field: "bom" });
+  return parsed.data;
+}
+
 const exportQuerySchema = z
   .object({
     kind: exportKindSchema,
     snapshot: exportIdSchema.optional(),
     batch: exportIdSchema.optional(),
-    bom: z.enum(["0", "1"], { message: "must be 1 (add a byte-order mark for spreadsheets) or 0" }).default("0"),
+    bom: bomQuerySchema,
     part: z
       .string()
       .regex(/^[1-9]\d{0,4}$/, { message: "must be a part number such as 1", abort: true })
@@ -56,7 +70,7 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
     kind: parsed.data.kind,
     snapshot: parsed.data.snapshot,
     batch: parsed.data.batch,
-    bom: parsed.data.bom === "1",
+    bom: parsed.data.bom,
     part: parsed.data.part,
     split: parsed.data.split,
   };

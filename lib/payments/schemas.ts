@@ -65,9 +65,14 @@ export const createPaymentFileSchema = z
     ),
     executionDate: z.preprocess(blank, executionDateSchema.optional()),
   })
-  .refine((v) => (v.eurRate === undefined) === (v.rateSource === undefined), {
-    message: "give the rate and where it comes from together",
-    path: ["rateSource"],
+  // On the field left empty: a source typed without its rate is the rate's to fill.
+  .superRefine((v, ctx) => {
+    if ((v.eurRate === undefined) === (v.rateSource === undefined)) return;
+    ctx.addIssue({
+      code: "custom",
+      message: "give the rate and where it comes from together",
+      path: [v.eurRate === undefined ? "eurRate" : "rateSource"],
+    });
   });
 export type CreatePaymentFileInput = z.output<typeof createPaymentFileSchema>;
 

@@ -36,7 +36,7 @@ const required = (label: string) =>
 export const payoutEmailSchema = required("The email").pipe(
   z
     .email({ message: "must be an email address such as name@example.com", abort: true })
-    .max(254, { message: "must be at most 254 characters" })
+    .max(254, { message: "must be at most 254 characters", abort: true })
     .transform((v) => v.toLowerCase()),
 );
 

@@ -221,6 +221,10 @@ export async function receiveWebhook(
   } catch {
     return refuse(db, { gameId, reason: "body_not_json", detail: "the body is not JSON", deliveryId });
   }
+  // PostgreSQL's text and jsonb store no NUL: such a body could never be stored, and a 503 would have it sent again
+  // for ever. Refused as the malformed body it is.
+  if (holdsNul(json))
+    return refuse(db, { gameId, reason: "body_not_json", detail: "the body holds a NUL character", deliveryId });
   const parsed = parseWebhookEvent(json);
   let envelope: WebhookEnvelope;
   let parseIssues: string[] | null = null;
@@ -320,4 +324,13 @@ export function queueWebhookProcessing(_eventId: string): Promise<void> {
       return queueWebhookProcessing("");
     });
   return asking.next;
+}
+
+/** Whether a parsed JSON value holds a NUL character in any string or key. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).some(([key, v]) => key.includes("\u0000") || holdsNul(v));
+  return false;
 }

@@ -17,6 +17,7 @@ import {
 } from "@/app/(desk)/subscriptions/schemas";
 import { parseEventLogFilters } from "@/app/(desk)/webhooks/table-state";
 import { createPaymentFileSchema } from "@/lib/payments/schemas";
+import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
 import { liabilityHref, parseLiabilityQuery } from "@/app/(desk)/payouts/liability/query";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { actAs } from "../support/next-request";
@@ -124,6 +125,28 @@ const CASES: Case[] = [
     message: USD_FORMAT,
   },
   {
+    name: "payout email past 254 characters (the file limit's check does not run on it)",
+    schema: payoutDetailsInputSchema,
+    input: { method: "paypal", currency: "USD", paypalEmail: `${"a".repeat(250)}@x.co` },
+    path: "paypalEmail",
+    message: /^must be at most 254 characters$/,
+  },
+  // A period number past the database's integer, in exponent or hexadecimal form, is refused on its field.
+  ...["3000000000", "1e3", "0x1F", ""].map((periodSeq) => ({
+    name: `refund confirm period number ${JSON.stringify(periodSeq)}`,
+    schema: confirmRefundInputSchema,
+    input: { subscriptionId: SUB, periodId: "17", periodSeq, amountUsd: "12.50", remainingBeforeUsd: "20.00" },
+    path: "periodSeq",
+    message: /^must be a period number$/,
+  })),
+  ...["1e3", "0x1F", "1234567890123456"].map((periodId) => ({
+    name: `refund review period id ${JSON.stringify(periodId)}`,
+    schema: previewRefundInputSchema,
+    input: { subscriptionId: SUB, periodId, mode: "full", reason: "ticket 1" },
+    path: "periodId",
+    message: /^must be a period id$/,
+  })),
+  {
     name: "price change form",
     schema: changeAmountInputSchema,
     input: { subscriptionId: SUB, seen: "active|renewing", amountUsd: "" },
@@ -155,6 +178,10 @@ describe("a format check stops before the refinements that assume it", () => {
       ]);
     }
     expect(createPaymentFileSchema.parse({ ...input, eurRate: "0.92345" }).eurRate).toBe("0.92345");
+    // A source without its rate is refused on the rate left empty, a rate without its source on the source.
+    expect(createPaymentFileSchema.safeParse(input).error?.issues.map((i) => i.path.join("."))).toEqual(["eurRate"]);
+    const noSource = createPaymentFileSchema.safeParse({ ...input, rateSource: "", eurRate: "0.92" });
+    expect(noSource.error?.issues.map((i) => i.path.join("."))).toEqual(["rateSource"]);
     const malformed = createPaymentFileSchema.safeParse({ ...input, eurRate: "0,92" });
     expect(malformed.error?.issues.map((i) => i.message)).toEqual([
       "must be a rate such as 0.92345678 (digits, at most 8 decimal places)",
@@ -244,6 +271,18 @@ describe("forms given a malformed amount or date say what is wrong and keep what
       });
       expect(result.ok ? null : result.values).toEqual(values);
     }
+  });
+
+  it("[support] a reason holding a NUL character is refused on its field, not failed by the database", async () => {
+    actAs(await signInAs(t.db, "support"));
+    const values = { subscriptionId: SUB, periodId: "17", mode: "full", reason: "Charged twice\u0000" };
+    const result = await subscriptions.previewRefundAction(null, form(values));
+    expect(result).toMatchObject({
+      ok: false,
+      code: "INVALID_INPUT",
+      fieldErrors: { reason: "holds a NUL character, which cannot be stored: type it again" },
+    });
+    expect(result.ok ? null : result.values).toEqual(values);
   });
 
   it("[finance] a price change left empty", async () => {

@@ -25,16 +25,28 @@ function describeSends(summary: SendSummary, unemailed = false): string {
  * The batch's send: the statements never emailed or whose email failed to send (a second click, or a send after the
  * payment's own emails, queues no statement twice), or every statement again when asked (`scope: "all"`).
  */
+/** A count the page showed, digits only ("" is no count, not 0). */
+const countSeenSchema = z
+  .string()
+  .regex(/^\d{1,9}$/, { message: "must be a count", abort: true })
+  .transform(Number);
+
 export const sendBatchStatementsAction = defineAction(
   {
     name: "sendBatchStatements",
     role: "finance",
-    input: z.object({
-      batchId: batchIdSchema,
-      scope: z.enum(["unemailed", "all"], { message: "must be unemailed or all" }).default("unemailed"),
-      /** The runs of the batch's emails the page showed; "all" is refused when one was queued since. */
-      runsSeen: z.coerce.number().int().min(0).optional(),
-    }),
+    input: z
+      .object({
+        batchId: batchIdSchema,
+        scope: z.enum(["unemailed", "all"], { message: "must be unemailed or all" }).default("unemailed"),
+        /** The runs of the batch's emails the page showed; "all" is refused when one was queued since. */
+        runsSeen: countSeenSchema.optional(),
+      })
+      // Sending every statement again must say what the page showed: a request without it is refused, not let through.
+      .refine((v) => v.scope !== "all" || v.runsSeen !== undefined, {
+        message: "is missing: reload the page and send again",
+        path: ["runsSeen"],
+      }),
   },
   async (input, { user }) => {
     const db = getDb();
@@ -63,7 +75,7 @@ export const sendStatementAction = defineAction(
       batchId: batchIdSchema,
       statementId: z.uuid({ message: "must be a statement id" }),
       /** The statement's emails its page showed: refused when one was queued since (two presses, two people). */
-      sendsSeen: z.coerce.number().int().min(0).optional(),
+      sendsSeen: countSeenSchema.optional(),
     }),
   },
   async (input, { user }) => {

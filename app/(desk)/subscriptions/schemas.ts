@@ -9,10 +9,18 @@ import { decimalStringSchema, usdInputSchema } from "@/lib/money";
  */
 
 export { subscriptionIdSchema };
-export const periodIdSchema = z.coerce
-  .number({ message: "must be a period id" })
-  .int()
-  .positive({ message: "must be a period id" });
+/** Digits only, then a number: "1e3", "0x1F" or a number past what the database stores is no period id. */
+export const periodIdSchema = z
+  .string({ message: "must be a period id" })
+  .trim()
+  .regex(/^[1-9]\d{0,14}$/, { message: "must be a period id", abort: true })
+  .transform(Number);
+/** A period's number within its subscription, as the database keeps it (an integer column). */
+const periodSeqSchema = z
+  .string({ message: "must be a period number" })
+  .trim()
+  .regex(/^[1-9]\d{0,8}$/, { message: "must be a period number", abort: true })
+  .transform(Number);
 export const reasonSchema = z
   .string()
   .trim()
@@ -43,7 +51,7 @@ export const previewRefundInputSchema = z
 export const confirmRefundInputSchema = z.object({
   subscriptionId: subscriptionIdSchema,
   periodId: periodIdSchema,
-  periodSeq: z.coerce.number().int().min(1, { message: "must be a period number" }),
+  periodSeq: periodSeqSchema,
   amountUsd: usdInputSchema,
   remainingBeforeUsd: decimalStringSchema,
   reason: reasonSchema,

@@ -3,7 +3,7 @@ import { getDb } from "@/db";
 import { startPayeeTotalsExport } from "@/lib/accounting/payee-totals";
 import { calendarYearSchema } from "@/lib/accounting/schemas";
 import { AppError } from "@/lib/errors";
-import { csvDownloadResponse } from "@/lib/exports/http";
+import { csvDownloadResponse, readBomQuery } from "@/lib/exports/http";
 import { requireDownloadGame } from "@/lib/games/download-game";
 import { defineRoute } from "@/lib/routes";
 
@@ -16,7 +16,7 @@ export const GET = defineRoute("finance", async (request, { user }) => {
   const game = await requireDownloadGame(db, user, request);
   const started = await startPayeeTotalsExport(
     db,
-    { gameId: game.id, year: year.data, bom: url.searchParams.get("bom") === "1" },
+    { gameId: game.id, year: year.data, bom: readBomQuery(url.searchParams) },
     { actor: { id: user.id, email: user.email }, via: "web" },
   );
   return csvDownloadResponse(started);

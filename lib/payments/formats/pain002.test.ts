@@ -136,6 +136,9 @@ describe("pain.002 status report", () => {
 
   it("says why it cannot read a file that is not XML or not a status report", () => {
     expect(readPain002("<Document><CstmrPmtStsRpt></Document>").unreadable[0]?.reason).toMatch(/^not well-formed XML/);
+    // A NUL inside a reference: XML allows none, and the database could not store one.
+    const nul = readPain002("<Document>\n<OrgnlEndToEndId>AB\u0000C</OrgnlEndToEndId></Document>");
+    expect(nul.unreadable).toEqual([{ line: 2, reason: "not well-formed XML: a control character (U+0000)" }]);
     expect(readPain002("<Document><Other/></Document>").unreadable).toEqual([
       { line: 0, reason: "not a pain.002 status report (no CstmrPmtStsRpt)" },
     ]);

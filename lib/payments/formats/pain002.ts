@@ -109,6 +109,14 @@ export function readPain002(input: string): Pain002Readout {
   // A bank's report declares no document type: one that does (entities, external or not) is not read at all.
   if (/<!DOCTYPE/i.test(xml))
     return { ...empty, unreadable: [{ line: 0, reason: "not a pain.002 status report (it declares a DOCTYPE)" }] };
+  // XML 1.0 allows no control character but tab, LF and CR anywhere; the validator lets one through (and a NUL then
+  // fails the database's text).
+  const control = controlCharacterAt(xml);
+  if (control >= 0) {
+    const line = xml.slice(0, control).split("\n").length;
+    const code = `U+${xml.charCodeAt(control).toString(16).toUpperCase().padStart(4, "0")}`;
+    return { ...empty, unreadable: [{ line, reason: `not well-formed XML: a control character (${code})` }] };
+  }
   const valid = XMLValidator.validate(xml);
   if (valid !== true)
     return { ...empty, unreadable: [{ line: valid.err.line, reason: `not well-formed XML: ${valid.err.msg}` }] };
@@ -192,4 +200,13 @@ export function readPain002(input: string): Pain002Readout {
     }
   }
   return { group, paymentInformation, results, unreadable };
+}
+
+/** Where the text holds a C0 control character XML 1.0 does not allow (any but tab, LF and CR), or -1. */
+function controlCharacterAt(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
+  }
+  return -1;
 }

@@ -33,7 +33,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
   const params = new URLSearchParams();
   for (const name of EXPORT_QUERY_NAMES) if (typeof raw[name] === "string") params.set(name, raw[name]);
   const kind = typeof raw.kind === "string" ? raw.kind : "";
-  const title = kind in EXPORTS ? EXPORTS[kind as keyof typeof EXPORTS].title : "Export";
+  const title = Object.hasOwn(EXPORTS, kind) ? EXPORTS[kind as keyof typeof EXPORTS].title : "Export";
 
   let reason: string | null = null;
   let window: TimeWindow | null = null;

@@ -2,7 +2,7 @@
 import { auditQueryOf, parseAuditFilter } from "@/app/(desk)/audit/filters";
 import { getDb } from "@/db";
 import { startAuditLogExport } from "@/lib/exports/audit-log";
-import { csvDownloadResponse } from "@/lib/exports/http";
+import { csvDownloadResponse, readBomQuery } from "@/lib/exports/http";
 import { AppError } from "@/lib/errors";
 import { defineRoute } from "@/lib/routes";
 
@@ -17,7 +17,7 @@ export const GET = defineRoute("viewer", async (request, { user }) => {
     getDb(),
     {
       filter: auditQueryOf(filter),
-      bom: url.searchParams.get("bom") === "1",
+      bom: readBomQuery(url.searchParams),
     },
     { actor: { id: user.id, email: user.email }, via: "web" },
   );
