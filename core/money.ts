@@ -47,6 +47,16 @@ export function roundCents(value: Decimal): Decimal {
   return new Money(value).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
 }
 
+/**
+ * A statement's net from the service's gross and reversed, which may carry more than two decimals: each rounded to
+ * the cent first (as a statement shows them), then their difference, so the three figures agree to the cent.
+ * PostgreSQL's `round(x, 2) - round(y, 2)` on numeric is the same rule (half away from zero).
+ */
+export function netInCents(gross: string | Decimal, reversed: string | Decimal): Decimal {
+  const cents = (v: string | Decimal) => roundCents(typeof v === "string" ? money(v) : v);
+  return cents(gross).minus(cents(reversed));
+}
+
 /** The canonical two-decimal string of an amount, rounding half away from zero if it has more places. */
 export function formatUsd(value: string | Decimal): string {
   const rounded = roundCents(typeof value === "string" ? money(value) : value);

@@ -89,7 +89,7 @@ export function unstorableFields(raw: unknown): Record<string, string> {
     if (FILE_FIELD.test(key)) continue;
     const values = Array.isArray(value) ? value : [value];
     if (values.some((v) => typeof v === "string" && v.includes("\u0000")))
-      out[key] = "holds a NUL character, which cannot be stored: type it again";
+      out[key] = "holds a NUL character, which is not accepted: type it again";
   }
   return out;
 }

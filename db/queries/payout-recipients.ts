@@ -1,7 +1,7 @@
 import "server-only";
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
-import { formatUsd } from "@/core/money";
+import { formatUsd, netInCents } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
 import { carriesOfGame } from "./carries";
 import { escapeLike } from "./like";
@@ -118,7 +118,7 @@ export async function listRecipientWindows(db: Db, params: { gameId: string; rec
     ...r,
     grossAttributedUsd: formatUsd(r.grossAttributedUsd),
     reversedAttributedUsd: formatUsd(r.reversedAttributedUsd),
-    netAttributedUsd: formatUsd(r.netAttributedUsd),
+    netAttributedUsd: formatUsd(netInCents(r.grossAttributedUsd, r.reversedAttributedUsd)),
   }));
 }
 

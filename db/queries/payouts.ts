@@ -2,7 +2,7 @@ import "server-only";
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
 import type { PayoutStatementState } from "@/db/types";
-import { formatUsd } from "@/core/money";
+import { formatUsd, netInCents } from "@/core/money";
 import { formatInstant } from "@/core/time";
 import { statementsOfBatch } from "./batch-statements";
 import { countTallied } from "./batch-tally";
@@ -132,7 +132,10 @@ function direction(dir: "asc" | "desc", reverse: boolean): "asc" | "desc" {
 function sharedFilter(alias: "st" | "r", filter: PayoutTableFilter | undefined): RawBuilder<SqlBool> | null {
   const column = (name: string) => sql.ref(`${alias}.${name}`);
   if (filter === "unresolved") return sql<SqlBool>`${column("resolved")} = false`;
-  if (filter === "negative") return sql<SqlBool>`${column("net_attributed_usd")} < 0`;
+  if (filter === "negative")
+    return alias === "st"
+      ? sql<SqlBool>`${column("net_attributed_usd")} < 0`
+      : sql<SqlBool>`round(r.gross_attributed_usd, 2) - round(r.reversed_attributed_usd, 2) < 0`;
   if (filter === "reversals") return sql<SqlBool>`${column("reversal_count")} > 0`;
   return null;
 }
@@ -177,7 +180,8 @@ function recipientFiguresOf(r: FigureRow) {
     reversalCount: r.reversal_count,
     grossAttributedUsd: formatUsd(r.gross_attributed_usd),
     reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-    netAttributedUsd: formatUsd(r.net_attributed_usd),
+    // As its statement will take it: gross and reversed in cents, then their difference.
+    netAttributedUsd: formatUsd(netInCents(r.gross_attributed_usd, r.reversed_attributed_usd)),
   };
 }
 

@@ -23,6 +23,15 @@ describe("a statement's figures", () => {
     expect(figures("10.00", "0.00", "0.00").payableUsd).toBe("10.00");
   });
 
+  it("takes gross and reversed past the cent each in whole cents, net their difference", () => {
+    // Rounding the exact net (10.002) gave 10.00 beside a gross of 10.01 and a reversed of 0.00.
+    expect(figures("10.006", "0.004", "0.00")).toMatchObject({ netAttributedUsd: "10.01", payableUsd: "10.01" });
+    expect(figures("10.004", "0.006", "0.00")).toMatchObject({ netAttributedUsd: "9.99", payableUsd: "0.00" });
+    // 9.996 is 10.00 on the statement: at the minimum, paid, never "under the minimum" beside 10.00 available.
+    expect(figures("9.996", "0", "0.00")).toMatchObject({ availableUsd: "10.00", payableUsd: "10.00" });
+    expect(figures("-0.005", "0", "0.00").netAttributedUsd).toBe("-0.01");
+  });
+
   it("rolls a payable under the minimum to the next statement, and carries a negative balance forward", () => {
     expect(figures("9.99", "0.00", "0.00")).toMatchObject({ payableUsd: "0.00", carryOutUsd: "9.99" });
     expect(figures("10.00", "40.00", "0.00")).toMatchObject({

@@ -1,5 +1,5 @@
 import type Decimal from "decimal.js";
-import { formatUsd, money, roundCents } from "@/lib/money";
+import { formatUsd, money, netInCents, roundCents } from "@/lib/money";
 import { formatUsdText } from "@/lib/format";
 
 /**
@@ -22,12 +22,11 @@ export type StatementFigures = {
 };
 
 /**
- * A statement's net attributed from the service's gross and reversed, which may carry more than two decimals: each is
- * rounded to the cent first (as the statement shows them), then net = gross − reversed, so the three figures a
- * statement shows agree to the cent and every later figure (available, payable, carried) is whole cents.
+ * A statement's net attributed from the service's gross and reversed (netInCents): every later figure (available,
+ * payable, carried) is then whole cents.
  */
 export function statementNet(grossAttributedUsd: string, reversedAttributedUsd: string): Decimal {
-  return roundCents(money(grossAttributedUsd)).minus(roundCents(money(reversedAttributedUsd)));
+  return netInCents(grossAttributedUsd, reversedAttributedUsd);
 }
 
 export function computeStatementFigures(input: {

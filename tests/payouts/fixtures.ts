@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ActingAs, Actor } from "@/core/actor";
 import type { Db } from "@/db";
-import { formatUsd, money, sumMoney } from "@/lib/money";
+import { formatExact, formatUsd, money, sumMoney } from "@/lib/money";
 import { monthWindow, type TimeWindow } from "@/lib/time";
 
 /**
@@ -155,9 +155,10 @@ export async function insertSnapshot(
           renewal_count: 1,
           subscription_count: 1,
           reversal_count: money(r.reversed ?? "0").isZero() ? 0 : 1,
-          gross_attributed_usd: formatUsd(r.gross),
-          reversed_attributed_usd: formatUsd(r.reversed ?? "0"),
-          net_attributed_usd: formatUsd(money(r.gross).minus(r.reversed ?? "0")),
+          // As the service reports them, to whatever places they carry.
+          gross_attributed_usd: formatExact(money(r.gross)),
+          reversed_attributed_usd: formatExact(money(r.reversed ?? "0")),
+          net_attributed_usd: formatExact(money(r.gross).minus(r.reversed ?? "0")),
           first_paid_at: new Date(window.startMs),
           last_paid_at: new Date(window.startMs),
         })),

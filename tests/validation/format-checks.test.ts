@@ -280,7 +280,7 @@ describe("forms given a malformed amount or date say what is wrong and keep what
     expect(result).toMatchObject({
       ok: false,
       code: "INVALID_INPUT",
-      fieldErrors: { reason: "holds a NUL character, which cannot be stored: type it again" },
+      fieldErrors: { reason: "holds a NUL character, which is not accepted: type it again" },
     });
     expect(result.ok ? null : result.values).toEqual(values);
   });

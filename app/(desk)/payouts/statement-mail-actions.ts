@@ -21,16 +21,16 @@ function describeSends(summary: SendSummary, unemailed = false): string {
   return `${queued}${noAddressNote(summary.skippedNoEmail.length)}`;
 }
 
-/**
- * The batch's send: the statements never emailed or whose email failed to send (a second click, or a send after the
- * payment's own emails, queues no statement twice), or every statement again when asked (`scope: "all"`).
- */
 /** A count the page showed, digits only ("" is no count, not 0). */
 const countSeenSchema = z
   .string()
   .regex(/^\d{1,9}$/, { message: "must be a count", abort: true })
   .transform(Number);
 
+/**
+ * The batch's send: the statements never emailed or whose email failed to send (a second click, or a send after the
+ * payment's own emails, queues no statement twice), or every statement again when asked (`scope: "all"`).
+ */
 export const sendBatchStatementsAction = defineAction(
   {
     name: "sendBatchStatements",
