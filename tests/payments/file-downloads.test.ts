@@ -11,7 +11,19 @@ import { GAME, web } from "../payouts/fixtures";
 import { waitFor } from "../support/wait";
 import { approvedBatch, approver, preparer, statesOf, setUpPaymentsDatabase } from "./support";
 
-const PAYPAL_HEADER = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
+/** A month's batch paying recipient 5 in one PayPal file, and PayPal's report that the file paid it. */
+async function paidInOneFile(month: string, amount: string) {
+  const batchId = await approvedBatch(db, month, { 5: amount });
+  await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+  const file = await fileOf(batchId);
+  const item = await db
+    .selectFrom("payment_file_item")
+    .select("reference")
+    .where("file_id", "=", file.id)
+    .executeTakeFirstOrThrow();
+  const header = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
+  return { batchId, file, text: `${header}\r\n${item.reference},TX-${month},SUCCESS,-${amount},USD,0.25,` };
+}
 
 /**
  * A payment file downloaded may have been uploaded to the provider: cancelling it would make its statements payable
@@ -135,15 +147,7 @@ describe("downloading and cancelling a payment file", () => {
   });
 
   it("[finance] a file whose results pay every statement is completed with the payments, at once", async () => {
-    const batchId = await approvedBatch(db, "2026-07", { 5: "40.00" });
-    await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
-    const file = await fileOf(batchId);
-    const item = await db
-      .selectFrom("payment_file_item")
-      .select("reference")
-      .where("file_id", "=", file.id)
-      .executeTakeFirstOrThrow();
-    const text = `${PAYPAL_HEADER}\r\n${item.reference},TX-7,SUCCESS,-40.00,USD,0.25,`;
+    const { batchId, text } = await paidInOneFile("2026-07", "40.00");
     const plan = await planResults(db, { gameId: GAME, batchId, format: "paypal", text });
     // The payment step alone, as a process stopped right after it committed would leave it.
     expect((await applyPlan(db, { gameId: GAME, batchId, plan }, web(approver))).paid).toBe(1);
@@ -152,15 +156,7 @@ describe("downloading and cancelling a payment file", () => {
   });
 
   it("[finance] refuses to cancel a file whose results paid every statement before it was completed", async () => {
-    const batchId = await approvedBatch(db, "2026-06", { 5: "60.00" });
-    await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
-    const file = await fileOf(batchId);
-    const item = await db
-      .selectFrom("payment_file_item")
-      .select("reference")
-      .where("file_id", "=", file.id)
-      .executeTakeFirstOrThrow();
-    const text = `${PAYPAL_HEADER}\r\n${item.reference},TX-5,SUCCESS,-60.00,USD,0.25,`;
+    const { batchId, file, text } = await paidInOneFile("2026-06", "60.00");
     const imported = await importResults(
       db,
       { gameId: GAME, batchId, format: "paypal", text, dryRun: false },

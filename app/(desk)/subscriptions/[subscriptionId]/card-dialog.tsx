@@ -5,7 +5,7 @@ import { Select } from "@/app/_components/forms/select";
 import { Button } from "@/app/_components/ui/button";
 import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
-import type { CardOption, SubscriptionSummary } from "./subscription-summary";
+import { type CardOption, changeDialogProps, type SubscriptionSummary } from "./subscription-summary";
 
 /** Finance's change of a card subscription's payment method: a saved card of the player's, or wallet only. */
 export function CardDialog({
@@ -34,12 +34,9 @@ export function CardDialog({
       }
       confirmLabel="Change payment method"
       pendingLabel="Saving…"
-      size="md"
       action={action}
-      hiddenFields={{ subscriptionId: subscription.subscriptionId, seen: subscription.seen }}
-      onRefused={onRefused}
       gameId={subscription.gameId}
-      onConfirmed={onConfirmed}
+      {...changeDialogProps(subscription, { onRefused, onConfirmed })}
     >
       {(typed, errors) => (
         <>

@@ -16,7 +16,7 @@ import { describeCancelOutcome } from "@/lib/lookup/cancel-outcome";
 import { unappliedPriceWarning } from "@/lib/lookup/price-change";
 import { money, usdInputSchema } from "@/lib/money";
 import { CardDialog } from "./card-dialog";
-import type { CardOption, SubscriptionSummary } from "./subscription-summary";
+import { type CardOption, changeDialogProps, type SubscriptionSummary } from "./subscription-summary";
 
 type ServerAction = (form: FormData) => Promise<ActionResult<unknown>>;
 
@@ -143,12 +143,9 @@ function CancelDialog({
       pendingLabel="Canceling…"
       cancelLabel="Keep it"
       tone="danger"
-      size="md"
       action={action}
-      hiddenFields={{ subscriptionId: subscription.subscriptionId, seen: subscription.seen }}
-      onRefused={onRefused}
       gameId={subscription.gameId}
-      onConfirmed={onConfirmed}
+      {...changeDialogProps(subscription, { onRefused, onConfirmed })}
     >
       {(typed, errors) => (
         <>
@@ -231,7 +228,6 @@ function PriceDialog({
       }`}
       confirmLabel="Stage the new price"
       pendingLabel="Saving…"
-      size="md"
       action={(form) =>
         pcstoreIncrease
           ? Promise.resolve({
@@ -241,10 +237,8 @@ function PriceDialog({
             })
           : action(form)
       }
-      hiddenFields={{ subscriptionId: subscription.subscriptionId, seen: subscription.seen }}
-      onRefused={onRefused}
       gameId={subscription.gameId}
-      onConfirmed={onConfirmed}
+      {...changeDialogProps(subscription, { onRefused, onConfirmed })}
     >
       {(_typed, errors) => (
         <>

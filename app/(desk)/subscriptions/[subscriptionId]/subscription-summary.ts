@@ -1,3 +1,6 @@
+import type { ComponentProps } from "react";
+import type { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
+
 /** What the subscription page hands its change dialogs: the subscription as shown, and the player's cards. */
 
 export type SubscriptionSummary = {
@@ -22,3 +25,17 @@ export type SubscriptionSummary = {
 };
 
 export type CardOption = { id: number; label: string };
+
+type DialogHandlers = Pick<ComponentProps<typeof ConfirmDialog>, "onRefused" | "onConfirmed">;
+
+/**
+ * What every change dialog of a subscription sends back (the subscription as shown) and its size; each dialog names
+ * its game itself (`gameId`, as tests/structure/shown-game.test.ts checks).
+ */
+export function changeDialogProps(subscription: SubscriptionSummary, handlers: DialogHandlers) {
+  return {
+    size: "md" as const,
+    hiddenFields: { subscriptionId: subscription.subscriptionId, seen: subscription.seen },
+    ...handlers,
+  };
+}
