@@ -23,7 +23,8 @@ function client(secret: string, baseUrl = emulator.url) {
     gameSecret: secret,
     gameId: "lookup-test",
     maxRetries: 0,
-    timeoutMs: 2_000,
+    // A guard against a hang, not a speed limit: nothing here hangs, and a busy machine answers slowly.
+    timeoutMs: 10_000,
     resolveHost: async () => ["127.0.0.1"],
   });
 }
