@@ -13,7 +13,9 @@ const actorPasswordSchema = z.string().min(1, { message: "is empty" }).max(128, 
 /**
  * The person a money command acts as (--actor): an existing finance or admin user (the two-person rule needs a name)
  * who can still sign in, and who proves it with their password, as on the sign-in page (its limits count here too):
- * one operator cannot prepare as one person and approve as another. A user whose access was removed acts no more.
+ * one operator cannot prepare as one person and approve as another knowing one password. (The `users` commands act
+ * without a sign-in, as the database's holder does: a password they set is audited, and the person whose password it
+ * was can no longer sign in with their own.) A user whose access was removed acts no more.
  * `does` ends the refusal of another role ("changes payouts").
  */
 export function financeActor(db: Db, email: string, does = "acts here") {
@@ -55,7 +57,8 @@ export async function commandActor(
 /** The password from the environment, or typed at the terminal (not shown); refused when neither can give it. */
 async function actorPassword(email: string): Promise<string> {
   const fromEnv = process.env[ACTOR_PASSWORD_ENV];
-  if (fromEnv !== undefined) {
+  // Set to nothing (`VAR=` in an env file) it counts as not set, as every other variable does.
+  if (fromEnv) {
     const parsed = actorPasswordSchema.safeParse(fromEnv);
     if (!parsed.success) throw new CliError(`${ACTOR_PASSWORD_ENV}: ${parsed.error.issues[0]?.message}`, 2);
     return parsed.data;

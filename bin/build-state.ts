@@ -7,10 +7,11 @@ import { sourceHash as hashOf } from "./source-hash.mjs";
  * A production build is reused while its inputs are unchanged: the hash of every source file the app is built
  * from is stored beside the build, and `npm start` rebuilds when the hash differs or the build is missing.
  */
-const INPUT_DIRS = ["app", "lib", "db"];
-const INPUT_FILES = [
+export const INPUT_DIRS = ["app", "core", "lib", "db"];
+export const INPUT_FILES = [
   "next.config.mjs",
   "proxy.ts",
+  "instrumentation.ts",
   "postcss.config.mjs",
   "tsconfig.json",
   "package-lock.json",

@@ -1,4 +1,6 @@
-import { readFile, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, readFile, stat } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
@@ -169,5 +171,39 @@ export async function readFlagFile(flag: string, file: string): Promise<string> 
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 2);
+  }
+}
+
+export async function isDirectory(target: string): Promise<boolean> {
+  try {
+    return (await stat(target)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where --out writes, checked before anything is made or audited: a file in a folder that exists and can be written
+ * to, or with `folder`, an existing folder too.
+ */
+export async function checkOutPath(out: string, options: { folder?: boolean } = {}): Promise<void> {
+  if (await isDirectory(out)) {
+    if (options.folder) return;
+    throw new CliError(`--out: ${path.resolve(out)} is a folder; name the file to write`, 2);
+  }
+  // A path ending in a separator names a folder (path.resolve would drop the separator and check its parent).
+  if (out.endsWith("/") || out.endsWith(path.sep))
+    throw new CliError(
+      options.folder
+        ? `--out: the folder ${path.resolve(out)} does not exist`
+        : `--out: ${out} names a folder; name the file to write`,
+      2,
+    );
+  const folder = path.dirname(path.resolve(out));
+  if (!(await isDirectory(folder))) throw new CliError(`--out: the folder ${folder} does not exist`, 2);
+  try {
+    await access(folder, constants.W_OK);
+  } catch {
+    throw new CliError(`--out: the folder ${folder} cannot be written to`, 2);
   }
 }

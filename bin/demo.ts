@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ActingAs } from "@/core/actor";
 import { createDb, type Db } from "@/db";
@@ -44,6 +44,8 @@ const DEMO_ACCOUNTS: { role: Role; email: string; name: string }[] = [
 
 export async function seedDemoUsers(runtime: Runtime): Promise<DemoUser[]> {
   const file = path.join(runtime.dataDir, "demo-users.json");
+  // With DATABASE_URL nothing else made the data folder, and the passwords made below are kept only there.
+  await mkdir(runtime.dataDir, { recursive: true, mode: 0o700 });
   const known: DemoUser[] = existsSync(file) ? (JSON.parse(await readFile(file, "utf8")) as DemoUser[]) : [];
   const db = createDb(runtime.databaseUrl, { max: 2 });
   try {

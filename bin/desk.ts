@@ -122,10 +122,10 @@ const COMMANDS: Record<string, Command> = {
       description:
         "Writes a CSV export for accounting to a file, exactly as the app's download does (columns in README.md, " +
         '"Exports"; payee totals and the ledger files in "Accounting"), and records it in the audit log. ' +
-        "A file split into parts (Xero: 300 lines a file) writes its further parts beside FILE as FILE.part-2.csv, " +
-        "and so on, all under the first part's split: if a payment or a return changes the split on the way, the " +
-        "parts written are removed and the command fails (run it again). Progress goes to stderr, a JSON summary " +
-        "to stdout.",
+        "A file split into parts (Xero: 300 lines a file) writes its further parts beside FILE (journal.csv's " +
+        "second part as journal.part-2.csv, and so on), all under the first part's split: if a payment or a " +
+        "return changes the split on the way, the parts written are removed and the command fails (run it again). " +
+        "Progress goes to stderr, a JSON summary to stdout.",
       options: {
         snapshot: {
           type: "string",
@@ -278,10 +278,24 @@ export async function main(
  * Runs one command as `npm run desk` does (bin/desk.mjs), then exits with its code. stdout carries the JSON result
  * alone (`desk … > summary.json`): anything else a library or a log line writes there goes to stderr.
  */
-export function runCommandLine(argv: string[]): void {
+export function runCommandLine(argv: string[], run: typeof main = main): void {
   const stdout = process.stdout.write.bind(process.stdout);
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  main(argv, (text) => stdout(text)).then((code) => process.exit(code));
+  // A pipe takes a large result after the write returns: the process ends only once stdout has taken all of it (an
+  // exit right after the write would cut the JSON at the pipe's 64 KiB and still exit 0).
+  let written: Promise<void> = Promise.resolve();
+  const out = (text: string) => {
+    written = new Promise((resolve) => stdout(text, () => resolve()));
+  };
+  run(argv, out)
+    .catch((error: unknown) => {
+      console.error(`desk: ${error instanceof Error ? error.message : String(error)}`);
+      return 1;
+    })
+    .then(async (code) => {
+      await written;
+      process.exit(code);
+    });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) runCommandLine(process.argv.slice(2));

@@ -48,7 +48,13 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
     password: secrets.pgPassword,
     onLog: options.onLog,
   });
-  await ensureDatabase(clusterUrl(secrets.pgPassword, cluster.port, "postgres"), APP_DATABASE);
+  try {
+    await ensureDatabase(clusterUrl(secrets.pgPassword, cluster.port, "postgres"), APP_DATABASE);
+  } catch (error) {
+    // The cluster this process started stops with it: nothing is left running behind a failed start.
+    await cluster.stop();
+    throw error;
+  }
   const fromFile = !process.env.PAYOUT_DESK_KEY;
   return {
     databaseUrl: withDatabase(cluster.url, APP_DATABASE),

@@ -105,8 +105,10 @@ async function main(): Promise<number> {
     ...process.env,
     DATABASE_URL: runtime.databaseUrl,
     PAYOUT_DESK_KEY: runtime.key,
-    // The same for the build and the server, and for every instance with this PAYOUT_DESK_KEY (README, "Deploying").
-    NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: serverActionsKey(decodeKey(runtime.key)),
+    // The same for the build and the server, and for every instance with this PAYOUT_DESK_KEY (README, "Deploying");
+    // a value set explicitly is kept, as next.config.mjs keeps it for a plain `next start` beside these servers.
+    NEXT_SERVER_ACTIONS_ENCRYPTION_KEY:
+      process.env.NEXT_SERVER_ACTIONS_ENCRYPTION_KEY || serverActionsKey(decodeKey(runtime.key)),
     PAYOUT_DESK_URL: publicUrl,
     PORT: String(port),
     NEXT_TELEMETRY_DISABLED: "1",

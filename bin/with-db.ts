@@ -16,7 +16,9 @@ export async function withDb<T>(
   work: (db: Db, runtime: Runtime) => Promise<T>,
   options: { migrate?: boolean; keys?: boolean } = {},
 ): Promise<T> {
-  const runtime = await prepareRuntime();
+  const runtime = await prepareRuntime().catch((error: unknown) => {
+    throw databaseFailure(error, null) ?? error;
+  });
   exportRuntimeEnv(runtime);
   const where = databaseAddress(runtime.databaseUrl);
   const db = createDb(runtime.databaseUrl, { max: 4 });

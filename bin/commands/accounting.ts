@@ -12,7 +12,7 @@ import { writeChunksToFile, writeExportParts } from "@/lib/exports/file";
 import { exportIdSchema } from "@/lib/exports/run";
 import { EXPORT_KINDS, type ExportKind } from "@/lib/exports/types";
 import { gameIdSchema } from "@/lib/games/schemas";
-import type { CommandSpec } from "../cli";
+import { checkOutPath, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 const CLI = { actor: null, via: "cli" } as const;
@@ -115,6 +115,7 @@ export type ExportFlags = z.output<typeof exportFlagsSchema>;
 /** Payee totals of a game and year, written to a file like any export. */
 export function writePayeeTotalsFile(flags: ExportFlags) {
   return withDb(async (db) => {
+    await checkOutPath(flags.out);
     const written = await writeChunksToFile(flags.out, () =>
       startPayeeTotalsExport(db, { gameId: flags.game as string, year: flags.year as number, bom: flags.bom }, CLI),
     );
@@ -130,6 +131,8 @@ export function writePayeeTotalsFile(flags: ExportFlags) {
  */
 export function writeWindowExportFiles(flags: ExportFlags) {
   return withDb(async (db) => {
+    // Where it goes is checked before any export is started and audited.
+    await checkOutPath(flags.out);
     const request = {
       kind: flags.kind as ExportKind,
       snapshotId: flags.snapshot,

@@ -1,5 +1,3 @@
-import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
@@ -17,7 +15,7 @@ import {
   type RESULT_FORMATS,
 } from "@/lib/payments/schemas";
 import { financeActor } from "../actor";
-import { CliError, firstSentence, readFlagFile } from "../cli";
+import { checkOutPath, CliError, firstSentence, isDirectory, readFlagFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** `payouts pay-file` and `payouts import-results`: payment files and provider results from the command line. */
@@ -34,29 +32,6 @@ async function gameOf(db: Db, batchId: string): Promise<string> {
 }
 
 const pathSchema = z.string().trim().min(1, { message: "is required" });
-
-async function isDirectory(target: string): Promise<boolean> {
-  try {
-    return (await stat(target)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A payment file's destination must be writable before the file is made: an existing directory, or a file whose
- * folder exists.
- */
-async function checkOutPath(out: string): Promise<void> {
-  if (await isDirectory(out)) return;
-  const folder = path.dirname(path.resolve(out));
-  if (!(await isDirectory(folder))) throw new CliError(`--out: the folder ${folder} does not exist`, 2);
-  try {
-    await access(folder, constants.W_OK);
-  } catch {
-    throw new CliError(`--out: the folder ${folder} cannot be written to`, 2);
-  }
-}
 
 type PayFileFlags = {
   batch: string;
@@ -124,7 +99,7 @@ export const paymentCommands: Record<string, Command> = {
         throw new CliError(`--${named}: ${issue?.message}`, 2);
       }
       // Where the files go is checked before any statement moves to in_payment.
-      await checkOutPath(flags.out);
+      await checkOutPath(flags.out, { folder: true });
       return withDb(
         async (db) => {
           const as = await financeUser(db, flags.actor);

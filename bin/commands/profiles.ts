@@ -7,7 +7,7 @@ import { exportProfiles, importProfiles } from "@/lib/profiles/bulk";
 import type { ProfileActing } from "@/lib/profiles/profiles";
 import { gameIdSchema } from "@/lib/games/schemas";
 import { financeActor } from "../actor";
-import { CliError, CliResult, readFlagFile } from "../cli";
+import { checkOutPath, CliError, CliResult, readFlagFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** The person the command acts as: an existing finance or admin user (the two-person rule needs a name). */
@@ -80,6 +80,8 @@ export const profileCommands: Record<string, Command> = {
     run: (flags: { game: string; out: string }) =>
       withDb(async (db) => {
         await requireGame(db, flags.game);
+        // Checked before the export is made and audited.
+        await checkOutPath(flags.out);
         const { csv, rows } = await exportProfiles(db, { gameId: flags.game }, { actor: null, via: "cli" });
         const { writePrivateFile } = await import("@/lib/exports/file");
         await writePrivateFile(flags.out, csv);

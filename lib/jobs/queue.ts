@@ -69,7 +69,8 @@ const state: Holder = holder.__payoutDeskBoss;
 
 /** The process's queue client. Queuing works without workers; workers are started by lib/jobs/worker.ts. */
 export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<PgBoss> {
-  state.boss ??= (async () => {
+  if (state.boss) return state.boss;
+  const starting = (async () => {
     const boss = new PgBoss({
       connectionString,
       schema: "pgboss",
@@ -84,7 +85,12 @@ export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<
     await boss.start();
     return boss;
   })();
-  return state.boss;
+  state.boss = starting;
+  // A start that failed (the database away for a moment) is tried again by the next caller, not kept as the answer.
+  starting.catch(() => {
+    if (state.boss === starting) state.boss = undefined;
+  });
+  return starting;
 }
 
 export async function ensureQueue(boss: PgBoss, definition: QueueSettings): Promise<void> {
@@ -161,5 +167,8 @@ export async function stopBoss(options: { timeoutMs?: number } = {}): Promise<vo
   const pending = state.boss;
   state.boss = undefined;
   state.queues.clear();
-  if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: options.timeoutMs ?? 10_000 });
+  if (!pending) return;
+  // A client that never started has nothing to stop: its failure was the caller's to report when it asked for it.
+  const boss = await pending.catch(() => null);
+  if (boss) await boss.stop({ graceful: true, wait: true, timeout: options.timeoutMs ?? 10_000 });
 }

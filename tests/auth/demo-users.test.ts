@@ -24,8 +24,9 @@ describe("demo users of the embedded default", () => {
     const runtime = {
       databaseUrl: t.url,
       key: process.env.PAYOUT_DESK_KEY ?? "",
-      embedded: true,
-      dataDir,
+      embedded: false,
+      // With DATABASE_URL (PAYOUT_DESK_EMULATOR=on) nothing has made the data folder yet.
+      dataDir: path.join(dataDir, ".data"),
       stop: async () => {},
     };
     const users = await seedDemoUsers(runtime);
@@ -42,7 +43,7 @@ describe("demo users of the embedded default", () => {
     // nobody.
     const again = await seedDemoUsers(runtime);
     expect(again).toEqual(users);
-    const file = path.join(dataDir, "demo-users.json");
+    const file = path.join(runtime.dataDir, "demo-users.json");
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual(users);
     const count = await t.db
       .selectFrom("auth_user")

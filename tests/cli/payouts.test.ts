@@ -200,6 +200,9 @@ describe("npm run desk -- payouts", () => {
     // and counted against the account.
     const none = await runDesk(t.url, prepare, { PAYOUT_DESK_ACTOR_PASSWORD: undefined });
     expect(refusalLine(none)).toContain(`--actor: ${PREPARER}'s password is needed`);
+    // Set to nothing, it is not set: the same question, not a refusal of an empty password.
+    const empty = await runDesk(t.url, prepare, { PAYOUT_DESK_ACTOR_PASSWORD: "" });
+    expect(refusalLine(empty)).toContain(`--actor: ${PREPARER}'s password is needed`);
     expect(none.code).toBe(2);
     const wrong = await runDesk(t.url, prepare, { PAYOUT_DESK_ACTOR_PASSWORD: "not-the-password" });
     expect(refusalLine(wrong)).toContain(`--actor: wrong password for ${PREPARER}`);

@@ -113,3 +113,22 @@ describe("job queue uniqueness", () => {
     ]);
   });
 });
+
+describe("a queue client that could not start", () => {
+  it("is stopped without a second failure, and the next caller starts one anew", async () => {
+    await stopBoss();
+    // Nothing listens on port 1: the start fails at once, while the client is being stopped (a command's `finally`).
+    const starting = getBoss("postgres://nobody@127.0.0.1:1/none");
+    const stopping = stopBoss();
+    expect(
+      await starting.then(
+        () => "started",
+        () => "failed",
+      ),
+    ).toBe("failed");
+    await expect(stopping).resolves.toBeUndefined();
+    // A start that failed is not kept: the real database's client starts on the next call.
+    const boss = await getBoss(t.url);
+    expect(await boss.getQueues()).toBeInstanceOf(Array);
+  });
+});

@@ -49,6 +49,13 @@ describe("desk payouts pay-file / import-results", () => {
     const missingRate = await desk("payouts", "pay-file", ...common, "--method", "sepa", "--out", out);
     expect(missingRate.code).not.toBe(0);
     expect(missingRate.stderr).toMatch(/rate/);
+    // A folder that does not exist, written with its separator, is refused before anything moves (the file made
+    // below still finds its statement approved).
+    const noFolder = await desk(
+      ...["payouts", "pay-file", ...common, "--method", "paypal", "--out", `${path.join(dir, "missing")}/`],
+    );
+    expect(noFolder.code).toBe(2);
+    expect(noFolder.stderr).toMatch(/--out: the folder .*missing does not exist/);
     // A file already there, readable by anyone: the payment file replaces it readable by its owner alone.
     await writeFile(out, "old", { mode: 0o644 });
 

@@ -81,8 +81,18 @@ describe("desk profiles", () => {
     const applied = await importAs(file, "fin@cli.test");
     expect(JSON.parse(applied.stdout)).toMatchObject({ dryRun: false, applied: true });
 
+    // A folder as --out is refused before anything is exported or audited.
+    const exportsAudited = async () =>
+      (await t.db.selectFrom("audit_log").select("id").where("action", "like", "%export%").execute()).length;
+    const auditedBefore = await exportsAudited();
+    const intoFolder = await desk("profiles", "export", "--game", "g1", "--out", dir);
+    expect(intoFolder.code).toBe(2);
+    expect(intoFolder.stderr).toContain("is a folder; name the file to write");
+    expect(await exportsAudited()).toBe(auditedBefore);
+
     const out = path.join(dir, "out.csv");
     const exported = await desk("profiles", "export", "--game", "g1", "--out", out);
+    expect(await exportsAudited()).toBe(auditedBefore + 1);
     expect(JSON.parse(exported.stdout)).toEqual({ exported: 1, file: out, masked: true });
     const text = await readFile(out, "utf8");
     expect(text).not.toContain(IBAN);

@@ -12,6 +12,10 @@ describe("form body limits", () => {
     expect(oversizedAction("POST", "/sign-in", action(big))).toEqual(TOO_LARGE);
     expect(oversizedAction("POST", "/settings/users", action(big))).toEqual(TOO_LARGE);
     expect(oversizedAction("POST", "/payouts/2026-10/recipients/7", action(big))).toEqual(TOO_LARGE);
+    // The other pages under /payouts take no file.
+    expect(oversizedAction("POST", "/payouts/payee-totals", action(big))).toEqual(TOO_LARGE);
+    expect(oversizedAction("POST", "/payouts/liability", action(big))).toEqual(TOO_LARGE);
+    expect(oversizedAction("POST", "/payouts", action(big))).toEqual(TOO_LARGE);
     expect(oversizedAction("POST", "/sign-in", action(SMALL_FORM_BYTES))).toBeNull();
   });
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { INPUT_DIRS, INPUT_FILES } from "../../bin/build-state";
 import { EXTENSIONS, parseSource, ROOT, sourceFiles } from "./source-files";
 
 /**
@@ -184,6 +185,27 @@ describe("the module graph", () => {
       )
       .map(([file]) => relative(file));
     expect(writers).toEqual([]);
+  });
+
+  it("the build stamp covers every file the app is built from (a change elsewhere would rebuild nothing)", () => {
+    const roots = [
+      ...sourceFiles(path.join(ROOT, "app")),
+      path.join(ROOT, "proxy.ts"),
+      path.join(ROOT, "instrumentation.ts"),
+    ];
+    const reached = new Set<string>();
+    const queue = roots.filter((file) => !/\.test\.tsx?$/.test(file));
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      queue.push(...(graph.get(file) ?? importsOf(file)));
+    }
+    expect(reached.size).toBeGreaterThan(100);
+    const uncovered = [...reached]
+      .map((file) => relative(file).split(path.sep).join("/"))
+      .filter((file) => !INPUT_FILES.includes(file) && !INPUT_DIRS.some((dir) => file.startsWith(`${dir}/`)));
+    expect(uncovered).toEqual([]);
   });
 
   it("core/ imports nothing from lib/ or db/", () => {
