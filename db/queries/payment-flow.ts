@@ -62,24 +62,28 @@ export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; ba
 }
 
 /**
- * Whether any payable statement of the batch has a recipient whose profile names details a file can pay (PayPal, Wise
- * or a bank account, not "by hand"): stops at the first, so a batch with payout profiles reads one row.
+ * The first `limit` payable statements of the batch whose recipient's profile names details a file can pay (PayPal,
+ * Wise or a bank account, not "by hand"), by recipient, with the flags stored on each at preparation.
  */
-export async function hasFilePayableStatement(db: DbOrTrx, p: { gameId: string; batchId: string }): Promise<boolean> {
-  const row = await statementsOfBatch(db, p)
+export async function listFilePayableStatements(
+  db: DbOrTrx,
+  p: { gameId: string; batchId: string; limit: number },
+): Promise<{ recipientPlayerId: number; recipientFlags: string[] }[]> {
+  const rows = await statementsOfBatch(db, p)
     .innerJoin("payout_profile as pp", (join) =>
       join.onRef("pp.game_id", "=", "st.game_id").onRef("pp.player_id", "=", "st.recipient_player_id"),
     )
-    .select("st.id")
+    .select(["st.recipient_player_id", "st.recipient_flags"])
     .where("st.state", "in", ["approved", "returned"])
     .where("st.payable_usd", ">", "0")
     .where("pp.details_sealed", "is not", null)
     .where("pp.method", "in", ["paypal", "wise", "bank_transfer"])
     // Files pay in USD or EUR only (lib/payments/items.ts).
     .where("pp.currency", "in", ["USD", "EUR"])
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .orderBy("st.recipient_player_id")
+    .limit(p.limit)
+    .execute();
+  return rows.map((r) => ({ recipientPlayerId: Number(r.recipient_player_id), recipientFlags: r.recipient_flags }));
 }
 
 /** The items of a batch's files carrying the given references, newest file first. */

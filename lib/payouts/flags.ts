@@ -159,7 +159,14 @@ export type BatchFlags = {
 
 export async function readBatchFlags(
   db: DbOrTrx,
-  params: { gameId: string; batchId: string; snapshotId: string; recipientPlayerId?: number },
+  params: {
+    gameId: string;
+    batchId: string;
+    snapshotId: string;
+    recipientPlayerId?: number;
+    /** Only these recipients' profile flags (the disputes are all read: a snapshot has few). */
+    recipientPlayerIds?: readonly number[];
+  },
 ): Promise<BatchFlags> {
   const snapshot = await getSnapshot(db, { gameId: params.gameId, snapshotId: params.snapshotId });
   const window = snapshot ? await windowFlagsOf(db, snapshot) : [];

@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { hasFilePayableStatement } from "@/db/queries/payment-flow";
+import { fileCanPayAnyone } from "@/lib/payments/file-payable";
 import { createPaymentFiles } from "@/lib/payments/files";
+import { overrideFlag } from "@/lib/payouts/flag-override";
 import { changePayoutDetails } from "@/lib/profiles/profiles";
 import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
 import { GAME, web } from "../payouts/fixtures";
-import { approvedBatch, finance, preparer, setUpPaymentsDatabase } from "./support";
+import { approvedBatch, approver, finance, paypal, preparer, setUpPaymentsDatabase } from "./support";
 
 /**
  * Whether the window page offers to make a payment file: only while some payable statement's recipient has details a
- * file can pay. Against real PostgreSQL, with a recipient paid by hand (7) beside one paid by PayPal (5).
+ * file can pay and no open flag that stops the money. Against real PostgreSQL, with a recipient paid by hand (7)
+ * beside ones paid by PayPal (5, 6).
  */
 
 let db: Db;
@@ -23,19 +25,52 @@ setUpPaymentsDatabase(
   },
 );
 
+async function offered(batchId: string): Promise<boolean> {
+  const batch = await db
+    .selectFrom("payout_batch")
+    .select("snapshot_id")
+    .where("id", "=", batchId)
+    .executeTakeFirstOrThrow();
+  return fileCanPayAnyone(db, { gameId: GAME, batchId, snapshotId: batch.snapshot_id });
+}
+
 describe("a batch whose payable statements no file can pay", () => {
   it("[finance] is not offered a payment file, which would be refused; one with a PayPal recipient is", async () => {
     const byHand = await approvedBatch(db, "2026-03", { 7: "10.00" });
-    expect(await hasFilePayableStatement(db, { gameId: GAME, batchId: byHand })).toBe(false);
+    expect(await offered(byHand)).toBe(false);
     // What the form would have met: a refusal for every method.
     await expect(
       createPaymentFiles(db, { gameId: GAME, batchId: byHand, method: "paypal" }, web(preparer)),
     ).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/^No statement can be paid by this/) });
 
     const mixed = await approvedBatch(db, "2026-04", { 5: "20.00", 7: "10.00" });
-    expect(await hasFilePayableStatement(db, { gameId: GAME, batchId: mixed })).toBe(true);
+    expect(await offered(mixed)).toBe(true);
     // Once the PayPal recipient is in a file, the one left is paid by hand: nothing more to file.
     await createPaymentFiles(db, { gameId: GAME, batchId: mixed, method: "paypal" }, web(preparer));
-    expect(await hasFilePayableStatement(db, { gameId: GAME, batchId: mixed })).toBe(false);
+    expect(await offered(mixed)).toBe(false);
+  });
+
+  it("[finance] is not offered a payment file while every recipient it could pay is held back by a flag", async () => {
+    // Recipient 6 had no details at approval (the flag overridden); details entered since raise a flag that bars
+    // the payment until someone confirms them.
+    const batchId = await approvedBatch(db, "2026-05", { 6: "30.00", 7: "10.00" }, [[6, "no_payout_method"]]);
+    await changePayoutDetails(db, { gameId: GAME, playerId: 6, input: paypal("p6@example.com") }, finance);
+    expect(await offered(batchId)).toBe(false);
+    await expect(
+      createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer)),
+    ).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/payout details changed after/) });
+
+    await overrideFlag(
+      db,
+      {
+        gameId: GAME,
+        batchId,
+        flag: "payout_details_changed",
+        recipientPlayerId: 6,
+        reason: "new address confirmed by the creator on a call",
+      },
+      web(approver),
+    );
+    expect(await offered(batchId)).toBe(true);
   });
 });

@@ -266,7 +266,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
         <PaymentFilesSection
           db={db}
           gameId={game.id}
-          batch={{ id: batch.id, status: batch.status }}
+          batch={{ id: batch.id, status: batch.status, snapshotId: batch.snapshotId }}
           twoPersonRule={settings.twoPersonRule}
           today={today}
           userEmail={user.email}

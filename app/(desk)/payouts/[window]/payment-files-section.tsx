@@ -10,7 +10,7 @@ import { listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { sepaPayerNote } from "@/lib/payments/files";
 import { countPaymentStates } from "@/db/queries/payouts";
 import { listOutdatedLiveFiles } from "@/db/queries/outdated-files";
-import { hasFilePayableStatement } from "@/db/queries/payment-flow";
+import { fileCanPayAnyone } from "@/lib/payments/file-payable";
 import { Banner } from "@/app/_components/ui/banner";
 import { recipientInWords } from "@/lib/payouts/bulk-words";
 import { listStatementsInState, type PayoutStatement } from "@/lib/payouts/ledger";
@@ -44,8 +44,10 @@ const NO_FILE_TO_MAKE: Record<PayoutBatchStatus, string> = {
 };
 const NO_FILE_PAYABLE =
   "No payable statement can go into a payment file: no recipient owed has PayPal, Wise or bank details in USD or EUR " +
-  "on their payout profile (they are paid by hand, or have no payout details). Add their details under Payout " +
-  "profiles, or pay them outside the desk and mark their statements paid.";
+  "on their payout profile (they are paid by hand, or have no payout details), or each who has is held back by an " +
+  "open flag (details changed since approval, a payment returned, a disputed renewal, a missing tax form). Resolve " +
+  "or override those flags on each recipient's page, add details under Payout profiles, or pay them outside the " +
+  "desk and mark their statements paid.";
 /** Recipients a live file at outdated details is named with (the notice counts the rest). */
 const OUTDATED_NAMED = 3;
 
@@ -58,7 +60,7 @@ const METHOD_LABELS: Record<string, string> = { paypal: "PayPal", wise: "Wise", 
 export async function PaymentFilesSection(props: {
   db: Db;
   gameId: string;
-  batch: { id: string; status: PayoutBatchStatus };
+  batch: { id: string; status: PayoutBatchStatus; snapshotId: string };
   /** The two-person rule in force now: a payment's return is then recorded by someone other than who recorded it. */
   twoPersonRule: boolean;
   today: string;
@@ -78,9 +80,12 @@ export async function PaymentFilesSection(props: {
   // Only a live file can still pay old details (most windows have none: nothing is read then).
   const outdated =
     live.length > 0 ? await listOutdatedLiveFiles(db, { gameId, batchId: batch.id, named: OUTDATED_NAMED }) : [];
-  // A file pays recipients whose profiles name PayPal, Wise or a bank account; with none, the form is only refused.
+  // A file pays recipients whose profiles name PayPal, Wise or a bank account and whom no open flag holds back; with
+  // none, the form is only refused.
   const canMake =
-    batch.status === "approved" && payable > 0 && (await hasFilePayableStatement(db, { gameId, batchId: batch.id }));
+    batch.status === "approved" &&
+    payable > 0 &&
+    (await fileCanPayAnyone(db, { gameId, batchId: batch.id, snapshotId: batch.snapshotId }));
   // Under the two-person rule a payment is recorded as returned by someone other than who recorded it.
   const returnable = props.twoPersonRule ? paid.filter((s) => s.stateChangedBy !== props.userEmail) : paid;
   const mine = paid.length - returnable.length;
