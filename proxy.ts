@@ -14,7 +14,7 @@ const PUBLIC_PATHS = ["/sign-in", "/api/", "/_next/", "/favicon"];
  * refused above 1 MB, or without a length (sent in chunks), before Next.js parses it. Route handlers (/api/) read
  * their own bodies with their own limits.
  */
-/** A window's page (its segment begins with the window's year: "2026-10", "2026-10-01~2026-10-16") and the profiles. */
+/** A window's page (its segment begins with its year: "2026-10", "2026-10-01T12%3A00%3A00Z~…") and the profiles. */
 const LARGE_FORM_PAGES = /^\/payouts\/(?:\d[^/]*|profiles)\/?$/;
 export const SMALL_FORM_BYTES = 1_048_576;
 const FORM_TYPES = /^(multipart\/form-data|application\/x-www-form-urlencoded)/i;

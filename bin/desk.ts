@@ -284,6 +284,8 @@ export function runCommandLine(argv: string[], run: typeof main = main): void {
   // A pipe takes a large result after the write returns: the process ends only once stdout has taken all of it (an
   // exit right after the write would cut the JSON at the pipe's 64 KiB and still exit 0).
   let written: Promise<void> = Promise.resolve();
+  // A reader that stops early (`| head`) ends the pipe: what the command did stands, and its exit code says so.
+  process.stdout.on("error", () => {});
   const out = (text: string) => {
     written = new Promise((resolve) => stdout(text, () => resolve()));
   };

@@ -51,8 +51,9 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
   try {
     await ensureDatabase(clusterUrl(secrets.pgPassword, cluster.port, "postgres"), APP_DATABASE);
   } catch (error) {
-    // The cluster this process started stops with it: nothing is left running behind a failed start.
-    await cluster.stop();
+    // The cluster this process started stops with it: nothing is left running behind a failed start (the failure
+    // said is the start's, whatever the stop meets).
+    await cluster.stop().catch(() => {});
     throw error;
   }
   const fromFile = !process.env.PAYOUT_DESK_KEY;

@@ -17,7 +17,7 @@ export async function withDb<T>(
   options: { migrate?: boolean; keys?: boolean } = {},
 ): Promise<T> {
   const runtime = await prepareRuntime().catch((error: unknown) => {
-    throw databaseFailure(error, null) ?? error;
+    throw embeddedFailure(error) ?? error;
   });
   exportRuntimeEnv(runtime);
   const where = databaseAddress(runtime.databaseUrl);
@@ -45,6 +45,20 @@ export function databaseAddress(url: string): string | null {
 }
 
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * A failure of the embedded default's PostgreSQL while it starts (prepareRuntime connects to nothing else: with
+ * DATABASE_URL it only reads settings), said as such; null for any other error.
+ */
+function embeddedFailure(error: unknown): CliError | null {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return null;
+  const dataDir = process.env.PAYOUT_DESK_DATA_DIR || ".data";
+  const message = error instanceof Error ? error.message.split("\n")[0] : code;
+  return new CliError(
+    `the embedded database under ${dataDir}/ (used without DATABASE_URL) could not start: ${message} (${code})`,
+  );
+}
 
 /** A failure to reach or sign in to the database, said with what to check; null for any other error. */
 export function databaseFailure(error: unknown, where: string | null): CliError | null {

@@ -113,9 +113,10 @@ export const exportFlagsSchema = z
 export type ExportFlags = z.output<typeof exportFlagsSchema>;
 
 /** Payee totals of a game and year, written to a file like any export. */
-export function writePayeeTotalsFile(flags: ExportFlags) {
+export async function writePayeeTotalsFile(flags: ExportFlags) {
+  // Where it goes is checked before the database is opened and any export is started and audited.
+  await checkOutPath(flags.out);
   return withDb(async (db) => {
-    await checkOutPath(flags.out);
     const written = await writeChunksToFile(flags.out, () =>
       startPayeeTotalsExport(db, { gameId: flags.game as string, year: flags.year as number, bom: flags.bom }, CLI),
     );
@@ -129,10 +130,10 @@ export function writePayeeTotalsFile(flags: ExportFlags) {
  * An export of a window written to a file; a file split into parts (Xero's 300 lines a file) is written as the
  * first part under the name given and the others beside it ("journal.part-2.csv"), each audited as its own download.
  */
-export function writeWindowExportFiles(flags: ExportFlags) {
+export async function writeWindowExportFiles(flags: ExportFlags) {
+  // Where it goes is checked before the database is opened and any export is started and audited.
+  await checkOutPath(flags.out);
   return withDb(async (db) => {
-    // Where it goes is checked before any export is started and audited.
-    await checkOutPath(flags.out);
     const request = {
       kind: flags.kind as ExportKind,
       snapshotId: flags.snapshot,

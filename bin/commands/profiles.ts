@@ -77,15 +77,16 @@ export const profileCommands: Record<string, Command> = {
       },
       schema: z.object({ game: gameIdSchema, out: fileSchema }),
     },
-    run: (flags: { game: string; out: string }) =>
-      withDb(async (db) => {
+    run: async (flags: { game: string; out: string }) => {
+      // Checked before the database is opened and the export made and audited.
+      await checkOutPath(flags.out);
+      return withDb(async (db) => {
         await requireGame(db, flags.game);
-        // Checked before the export is made and audited.
-        await checkOutPath(flags.out);
         const { csv, rows } = await exportProfiles(db, { gameId: flags.game }, { actor: null, via: "cli" });
         const { writePrivateFile } = await import("@/lib/exports/file");
         await writePrivateFile(flags.out, csv);
         return { exported: rows, file: flags.out, masked: true };
-      }),
+      });
+    },
   },
 };

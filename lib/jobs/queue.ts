@@ -82,7 +82,13 @@ export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<
       schedule: false,
     });
     boss.on("error", (error) => log.error("job queue error", { error }));
-    await boss.start();
+    try {
+      await boss.start();
+    } catch (error) {
+      // Its connections are closed now, not left to time out, before the next caller starts another client.
+      await boss.stop({ graceful: false, wait: true, timeout: 1_000 }).catch(() => {});
+      throw error;
+    }
     return boss;
   })();
   state.boss = starting;

@@ -131,4 +131,16 @@ describe("a queue client that could not start", () => {
     const boss = await getBoss(t.url);
     expect(await boss.getQueues()).toBeInstanceOf(Array);
   });
+
+  it("is tried again by the next caller, not kept as its answer", async () => {
+    await stopBoss();
+    const refused = await getBoss("postgres://nobody@127.0.0.1:1/none").then(
+      () => "started",
+      () => "failed",
+    );
+    expect(refused).toBe("failed");
+    // No stop in between: the failed start is not what the next caller gets.
+    const boss = await getBoss(t.url);
+    expect(await boss.getQueues()).toBeInstanceOf(Array);
+  });
 });
