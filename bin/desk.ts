@@ -284,10 +284,20 @@ export function runCommandLine(argv: string[], run: typeof main = main): void {
   // A pipe takes a large result after the write returns: the process ends only once stdout has taken all of it (an
   // exit right after the write would cut the JSON at the pipe's 64 KiB and still exit 0).
   let written: Promise<void> = Promise.resolve();
-  // A reader that stops early (`| head`) ends the pipe: what the command did stands, and its exit code says so.
-  process.stdout.on("error", () => {});
+  // A reader that stops early (`| head`) ends the pipe: what the command did stands, and its exit code says so. Any
+  // other failure to write (a full disk under `> summary.json`) is a command that did not give its result.
+  let unwritten: Error | null = null;
+  const failed = (error: Error | null | undefined) => {
+    if (error && (error as NodeJS.ErrnoException).code !== "EPIPE") unwritten ??= error;
+  };
+  process.stdout.on("error", failed);
   const out = (text: string) => {
-    written = new Promise((resolve) => stdout(text, () => resolve()));
+    written = new Promise((resolve) =>
+      stdout(text, (error) => {
+        failed(error);
+        resolve();
+      }),
+    );
   };
   run(argv, out)
     .catch((error: unknown) => {
@@ -296,6 +306,10 @@ export function runCommandLine(argv: string[], run: typeof main = main): void {
     })
     .then(async (code) => {
       await written;
+      if (unwritten) {
+        console.error(`desk: the result could not be written to stdout (${unwritten.message})`);
+        process.exit(code === 0 ? 1 : code);
+      }
       process.exit(code);
     });
 }

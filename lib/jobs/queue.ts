@@ -85,8 +85,10 @@ export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<
     try {
       await boss.start();
     } catch (error) {
-      // Its connections are closed now, not left to time out, before the next caller starts another client.
-      await boss.stop({ graceful: false, wait: true, timeout: 1_000 }).catch(() => {});
+      // Its pool is closed, whatever it still holds, before the next caller starts another client (pg-boss's own
+      // stop does nothing for a client that never started).
+      const pool = boss.getDb() as { opened?: boolean; close?: () => Promise<void> };
+      if (pool.opened && pool.close) await pool.close().catch(() => {});
       throw error;
     }
     return boss;

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -18,13 +19,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/**
- * Runs a command whose result is `LENGTH` characters through a pipe. Once the command is about to write it, the reader
- * waits `readAfterMs` before reading, or with "close" closes its end without reading anything.
- */
-async function largeResultThroughPipe(
-  reader: { readAfterMs: number } | "close",
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** The command that writes a `LENGTH`-character result, as a script in the test's folder. */
+async function largeResultScript(): Promise<string> {
   const script = path.join(dir, "large-result.mjs");
   await writeFile(
     script,
@@ -36,6 +32,17 @@ async function largeResultThroughPipe(
       "  return 0;\n" +
       "});\n",
   );
+  return script;
+}
+
+/**
+ * Runs a command whose result is `LENGTH` characters through a pipe. Once the command is about to write it, the reader
+ * waits `readAfterMs` before reading, or with "close" closes its end without reading anything.
+ */
+async function largeResultThroughPipe(
+  reader: { readAfterMs: number } | "close",
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = await largeResultScript();
   const child = spawn(process.execPath, ["--import", "./bin/register.mjs", script], {
     cwd: ROOT,
     env: { ...process.env, NODE_OPTIONS: "" },
@@ -69,5 +76,25 @@ describe("a command's JSON result through a pipe", () => {
     expect(code).toBe(0);
     expect(stderr).not.toContain("EPIPE");
     expect(stderr.trim()).toBe(WRITING);
+  });
+
+  it("fails the command when the result cannot be written (a full disk under `> summary.json`)", async () => {
+    const full = openSync("/dev/full", "w");
+    try {
+      const child = spawn(process.execPath, ["--import", "./bin/register.mjs", await largeResultScript()], {
+        cwd: ROOT,
+        env: { ...process.env, NODE_OPTIONS: "" },
+        stdio: ["ignore", full, "pipe"],
+      });
+      let stderr = "";
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+      });
+      const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+      expect(code).toBe(1);
+      expect(stderr).toContain("desk: the result could not be written to stdout (ENOSPC");
+    } finally {
+      closeSync(full);
+    }
   });
 });
