@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { Db } from "@/db";
+import { snapshotNetInCents } from "./snapshot-columns";
 import type { PayoutStatementState } from "@/db/types";
 import { carriesOfGame } from "./carries";
 import type { RowOf } from "./row-of";
@@ -142,8 +143,8 @@ export async function sumSnapshotNetByRecipient(
       sql<string>`r.recipient_player_id::text`.as("recipientPlayerId"),
       sql<string | null>`max(r.player_name)`.as("playerName"),
       sql<string | null>`max(r.player_email)`.as("playerEmail"),
-      // As the statements will take them: gross and reversed in cents, then their difference (netInCents).
-      sql<string>`sum(round(r.gross_attributed_usd, 2) - round(r.reversed_attributed_usd, 2))::text`.as("netUsd"),
+      // As the statements will take them.
+      sql<string>`sum(${snapshotNetInCents("r")})::text`.as("netUsd"),
     ])
     .where("r.snapshot_id", "in", params.snapshotIds)
     .groupBy("r.recipient_player_id")

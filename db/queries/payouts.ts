@@ -8,6 +8,7 @@ import { statementsOfBatch } from "./batch-statements";
 import { countTallied } from "./batch-tally";
 import { matchesRecipient } from "./payout-recipients";
 import { firstValue } from "./scalar";
+import { snapshotNetInCents } from "./snapshot-columns";
 import { snapshotRecipientsOfGame } from "./snapshot-recipients";
 
 /**
@@ -135,7 +136,7 @@ function sharedFilter(alias: "st" | "r", filter: PayoutTableFilter | undefined):
   if (filter === "negative")
     return alias === "st"
       ? sql<SqlBool>`${column("net_attributed_usd")} < 0`
-      : sql<SqlBool>`round(r.gross_attributed_usd, 2) - round(r.reversed_attributed_usd, 2) < 0`;
+      : sql<SqlBool>`${snapshotNetInCents(alias)} < 0`;
   if (filter === "reversals") return sql<SqlBool>`${column("reversal_count")} > 0`;
   return null;
 }

@@ -1,3 +1,5 @@
+import { type RawBuilder, sql } from "kysely";
+
 /**
  * The columns of the published snapshot tables with their PostgreSQL types, in one place: the bulk insert writes
  * them (db/queries/snapshot-store.ts) and the reads name them.
@@ -121,3 +123,12 @@ export const BULK_TABLE_COLUMNS = {
 } as const;
 
 export type BulkTable = keyof typeof BULK_TABLE_COLUMNS;
+
+/**
+ * A snapshot recipient's net as its statement will take it (core/money.ts netInCents): gross and reversed each rounded
+ * to the cent (half away from zero, as PostgreSQL rounds numeric), then their difference; `alias` names the table.
+ */
+export function snapshotNetInCents(alias: string): RawBuilder<string> {
+  const column = (name: SnapshotRecipientColumn) => sql.ref(`${alias}.${name}`);
+  return sql<string>`(round(${column("gross_attributed_usd")}, 2) - round(${column("reversed_attributed_usd")}, 2))`;
+}

@@ -1,4 +1,3 @@
-import type Decimal from "decimal.js";
 import { formatUsd, money, netInCents, roundCents } from "@/lib/money";
 import { formatUsdText } from "@/lib/format";
 
@@ -21,21 +20,15 @@ export type StatementFigures = {
   carryOutUsd: string;
 };
 
-/**
- * A statement's net attributed from the service's gross and reversed (netInCents): every later figure (available,
- * payable, carried) is then whole cents.
- */
-export function statementNet(grossAttributedUsd: string, reversedAttributedUsd: string): Decimal {
-  return netInCents(grossAttributedUsd, reversedAttributedUsd);
-}
-
 export function computeStatementFigures(input: {
   grossAttributedUsd: string;
   reversedAttributedUsd: string;
   carriedInUsd: string;
   minPayoutUsd: string;
 }): StatementFigures {
-  const net = statementNet(input.grossAttributedUsd, input.reversedAttributedUsd);
+  // Gross and reversed in cents, then their difference: every later figure (available, payable, carried) is whole
+  // cents.
+  const net = netInCents(input.grossAttributedUsd, input.reversedAttributedUsd);
   const carriedIn = roundCents(money(input.carriedInUsd));
   const available = net.plus(carriedIn);
   const minimum = money(input.minPayoutUsd);

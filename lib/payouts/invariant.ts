@@ -2,9 +2,8 @@ import "server-only";
 import type { Db } from "@/db";
 import { listPaymentStates, type PaymentStateRow } from "@/db/queries/payment-flow";
 import { listCarryLinksOfGame, listClosedStatementsWithSnapshotNet } from "@/db/queries/payout-ledger";
-import { formatUsd, money, type Money } from "@/lib/money";
+import { formatUsd, money, type Money, netInCents } from "@/lib/money";
 import { countOf } from "@/lib/format";
-import { statementNet } from "./compute";
 
 /**
  * The ledger invariant, checkable at any time: for every recipient,
@@ -58,12 +57,12 @@ export async function checkLedgerInvariant(
   for (const s of closed) {
     const acc = accOf(s.recipient_player_id);
     acc.windows += 1;
-    // Net attributed as the snapshot reported it, in cents as a statement takes it (statementNet); a recipient absent
+    // Net attributed as the snapshot reported it, in cents as a statement takes it (netInCents); a recipient absent
     // from the snapshot earned nothing there.
     const snapshotNet =
       s.snapshot_gross_usd === null || s.snapshot_reversed_usd === null
         ? money("0")
-        : money(statementNet(s.snapshot_gross_usd, s.snapshot_reversed_usd));
+        : netInCents(s.snapshot_gross_usd, s.snapshot_reversed_usd);
     if (s.snapshot_net_usd === null && s.in_snapshot)
       acc.problems.push(`statement ${s.id}: recipient missing from its snapshot`);
     if (!snapshotNet.equals(s.net_attributed_usd))
