@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { listFilePayableStatements } from "@/db/queries/payment-flow";
-import { openFlagsOf, readBatchFlags } from "@/lib/payouts/flags";
+import { openFlagsOf, readRecipientFlags } from "@/lib/payouts/flags";
 import { isPaymentBar } from "./items";
 
 /** File-payable statements whose flags are read before the form is offered anyway (its refusal names the rest). */
@@ -20,6 +20,6 @@ export async function fileCanPayAnyone(
   const rows = await listFilePayableStatements(db, { gameId: p.gameId, batchId: p.batchId, limit: BARS_READ + 1 });
   if (rows.length === 0) return false;
   if (rows.length > BARS_READ) return true;
-  const flags = await readBatchFlags(db, { ...p, recipientPlayerIds: rows.map((r) => r.recipientPlayerId) });
+  const flags = await readRecipientFlags(db, { ...p, recipientPlayerIds: rows.map((r) => r.recipientPlayerId) });
   return rows.some((r) => !openFlagsOf(flags, r.recipientPlayerId, r.recipientFlags).some((f) => isPaymentBar(f.flag)));
 }

@@ -157,19 +157,26 @@ export type BatchFlags = {
   profiles?: ActiveFlag[];
 };
 
-export async function readBatchFlags(
-  db: DbOrTrx,
-  params: {
-    gameId: string;
-    batchId: string;
-    snapshotId: string;
-    recipientPlayerId?: number;
-    /** Only these recipients' profile flags (the disputes are all read: a snapshot has few). */
-    recipientPlayerIds?: readonly number[];
-  },
-): Promise<BatchFlags> {
+type BatchFlagsParams = {
+  gameId: string;
+  batchId: string;
+  snapshotId: string;
+  recipientPlayerId?: number;
+  /** Only these recipients' profile flags (the disputes are all read: a snapshot has few). */
+  recipientPlayerIds?: readonly number[];
+};
+
+export async function readBatchFlags(db: DbOrTrx, params: BatchFlagsParams): Promise<BatchFlags> {
   const snapshot = await getSnapshot(db, { gameId: params.gameId, snapshotId: params.snapshotId });
   const window = snapshot ? await windowFlagsOf(db, snapshot) : [];
+  return { ...(await readRecipientFlags(db, params)), window };
+}
+
+/**
+ * The flags of a batch that stand on recipients (stored, disputes, profiles) with the overrides, without the window's:
+ * enough for what only recipient flags decide (a payment bar is never a window flag).
+ */
+export async function readRecipientFlags(db: DbOrTrx, params: BatchFlagsParams): Promise<BatchFlags> {
   const disputeRows = await listSnapshotDisputes(db, {
     gameId: params.gameId,
     snapshotId: params.snapshotId,
@@ -179,7 +186,7 @@ export async function readBatchFlags(
   const profiles = await profileFlagsOf(db, params);
   return {
     snapshotId: params.snapshotId,
-    window,
+    window: [],
     disputes: disputeFlagsOf(disputeRows),
     disputeRows,
     overrides,
