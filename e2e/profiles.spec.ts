@@ -98,6 +98,8 @@ test.describe
       await page.getByLabel("Note (optional)").fill("Confirmed by phone");
       await page.getByRole("button", { name: "Approve change" }).click();
       await expect(page.getByRole("status").filter({ hasText: "Approved: IBAN ••••4300" })).toBeVisible();
+      // The form and its button are gone: the focus is on the outcome that replaced them.
+      await expect(page.locator(":focus")).toContainText("Approved: IBAN ••••4300");
       await page.reload();
       await expect(page.getByRole("heading", { name: "Change awaiting review" })).toHaveCount(0);
       const history = page.getByRole("region", { name: "Payout profile history" });

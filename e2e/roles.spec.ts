@@ -119,6 +119,8 @@ test.describe("sign-in and roles", () => {
     await expect(
       page.getByRole("status").filter({ hasText: "Cleared 5 failed sign-ins of guessed@e2e.test" }),
     ).toBeVisible();
+    // The row left the page with its Clear button: the focus is on the result.
+    await expect(page.locator(":focus")).toContainText("Cleared 5 failed sign-ins of guessed@e2e.test");
     await page.reload();
     await expect(page.getByRole("row").filter({ hasText: "guessed@e2e.test" })).toHaveCount(0);
     await shoot(page, "admin-sign-in-limits-cleared");

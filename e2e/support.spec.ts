@@ -243,6 +243,8 @@ test(
     await page.getByRole("button", { name: "Review refund" }).click();
     await page.getByRole("button", { name: "Back" }).click();
     await expect(page.getByLabel("Reason")).toHaveValue("Ticket 77 (empty)");
+    // The Back button has left the page with the review: the focus is on the form it went back to, not lost.
+    await expect(page.locator(":focus")).toContainText("Remaining refundable");
   },
 );
 

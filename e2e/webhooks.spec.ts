@@ -97,6 +97,22 @@ test.describe("webhook event log", () => {
     await expect(page).toHaveURL(/[?&]status=pending(&|$)/);
   });
 
+  test("[viewer] clears a search that matched nothing by keyboard, and keeps its place in the table", async ({
+    page,
+  }) => {
+    await signIn(page, "viewer");
+    await page.goto("/webhooks?q=SUB_NO_SUCH_SUBSCRIPTION");
+    const clear = page.getByRole("button", { name: "Clear search and filters" });
+    await clear.focus();
+    await page.keyboard.press("Enter");
+    await expect(page).not.toHaveURL(/[?&]q=/);
+    // The button left the page with the empty body: the focus is on the table's region, where the rows come back.
+    const focused = page.locator(":focus");
+    await expect(focused).toHaveAttribute("aria-label", /^Webhook events.* \(scrolls sideways\)$/);
+    await expect(focused.getByRole("button", { name: "Clear search and filters" })).toHaveCount(0);
+    await shoot(page, "webhooks-search-cleared");
+  });
+
   test("[viewer] a day typed into the date filter applies once it is a day of this century", async ({ page }) => {
     await signIn(page, "viewer");
     await page.goto("/webhooks");

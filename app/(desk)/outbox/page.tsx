@@ -48,7 +48,7 @@ export default async function OutboxPage({ searchParams }: Props) {
             {rows.map((m) => (
               <Tr key={m.id}>
                 <Td>
-                  <DateTime value={formatInstant(m.receivedAt)} />
+                  <DateTime value={formatInstant(m.receivedAt)} focusable={false} />
                 </Td>
                 <Td>{m.rcptTo}</Td>
                 <Td>

@@ -11,7 +11,7 @@ import {
   type RowSelectionState,
   type SortingState,
 } from "@tanstack/react-table";
-import { useState, type ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import { formatCount } from "@/lib/format";
 import { DEFAULT_PAGE_SIZES, isNarrowed, type TableState } from "@/lib/table-state";
 import { cn } from "../cn";
@@ -193,6 +193,10 @@ export function DataTable<TData>({
           ? `, sorted by ${columnLabel(sortedColumn)}, ${state.dir === "desc" ? "descending" : "ascending"}.`
           : ".");
 
+  // The empty body's buttons leave the page with the rows they bring: the focus goes to the table's region first, and
+  // the status below it says the rows that came.
+  const region = useRef<HTMLElement>(null);
+
   return (
     <TableUrlProvider value={url}>
       <div className="rounded-lg border border-line bg-surface">
@@ -219,6 +223,7 @@ export function DataTable<TData>({
 
         {/* Focusable so that a table wider than the screen can be scrolled sideways by keyboard. */}
         <ScrollRegion
+          ref={region}
           label={`${caption} (scrolls sideways)`}
           className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-accent"
         >
@@ -269,14 +274,18 @@ export function DataTable<TData>({
                       narrowed={isNarrowed(state)}
                       pastEnd={total > 0}
                       emptyState={emptyState}
-                      onClear={() =>
+                      onClear={() => {
+                        region.current?.focus();
                         url.setParams({
                           q: null,
                           page: null,
                           ...Object.fromEntries(Object.keys(state.filters).map((name) => [name, null])),
-                        })
-                      }
-                      onFirstPage={() => url.setParams({ page: null })}
+                        });
+                      }}
+                      onFirstPage={() => {
+                        region.current?.focus();
+                        url.setParams({ page: null });
+                      }}
                     />
                   </td>
                 </tr>

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import type { ReactNode, Ref } from "react";
 
 /**
  * A named region that scrolls (a wide table, a long JSON body). It takes the keyboard focus so that a keyboard alone
@@ -8,14 +8,17 @@ export function ScrollRegion({
   label,
   className,
   children,
+  ref,
 }: {
   label: string;
   className?: string;
   children: ReactNode;
+  /** For a control inside that is about to be replaced to hand the focus to the region (a data table's empty body). */
+  ref?: Ref<HTMLElement>;
 }) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll.
-    <section tabIndex={0} aria-label={label} className={className}>
+    <section ref={ref} tabIndex={0} aria-label={label} className={className}>
       {children}
     </section>
   );

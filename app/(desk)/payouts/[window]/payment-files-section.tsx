@@ -158,7 +158,7 @@ export async function PaymentFilesSection(props: {
                   )}
                 </Td>
                 <Td>
-                  <DateTime value={f.createdAt.toISOString()} />
+                  <DateTime value={f.createdAt.toISOString()} focusable={false} />
                 </Td>
                 <Td className="font-mono text-xs" title={f.sha256}>
                   {f.sha256.slice(0, 12)}…

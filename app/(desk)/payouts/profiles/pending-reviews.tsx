@@ -63,7 +63,7 @@ export function PendingReviews({
                 ) : null}
               </Td>
               <Td>
-                <DateTime value={c.enteredAt.toISOString()} />
+                <DateTime value={c.enteredAt.toISOString()} focusable={false} />
               </Td>
             </Tr>
           ))}

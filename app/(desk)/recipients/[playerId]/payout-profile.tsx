@@ -167,7 +167,7 @@ export async function PayoutProfileSection({
               return (
                 <Tr key={c.id}>
                   <RowTh>
-                    <DateTime value={c.enteredAt.toISOString()} />
+                    <DateTime value={c.enteredAt.toISOString()} focusable={false} />
                   </RowTh>
                   <Td>{describeChange(c)}</Td>
                   <Td>

@@ -7,6 +7,7 @@ import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { Button } from "@/app/_components/ui/button";
+import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/action-result";
 import { PAYOUT_METHOD_LABELS, PAYOUT_METHODS, type PayoutMethod, TAX_FORMS } from "@/lib/profiles/schemas";
 import { useKeptForm } from "./use-kept-form";
@@ -230,8 +231,13 @@ export function ReviewChangeForm({
       confirmReject.current?.focus();
     } else if (asked.current) askReject.current?.focus();
   }, [rejecting]);
+  // The review's outcome replaces the form and the button just pressed: focus goes to it, not to the page's start.
   if (changeId === null)
-    return state ? <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage> : null;
+    return state ? (
+      <FocusHere>
+        <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
+      </FocusHere>
+    ) : null;
   return (
     <form
       method="post"

@@ -4,6 +4,7 @@ import { useActionState } from "react";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Badge } from "@/app/_components/ui/badge";
+import { FocusHere } from "@/app/_components/ui/focus-here";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { ActionResult } from "@/lib/actions";
@@ -28,9 +29,10 @@ export function SignInLimitTables({ accounts, addresses, action, emptyText }: Pr
   return (
     <>
       {state ? (
-        <div className="px-4 pt-3">
+        // Focus goes to the result: the row whose Clear was pressed has left the page with the button.
+        <FocusHere key={state.message} className="px-4 pt-3">
           <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
-        </div>
+        </FocusHere>
       ) : null}
       {accounts.length === 0 && addresses.length === 0 ? <p className="px-4 py-3 text-ink-muted">{emptyText}</p> : null}
       {accounts.length > 0 ? (

@@ -64,6 +64,8 @@ export function RefundPanel({
   const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
   /** Why the person was sent back from the confirm step (the period changed, or the amount is no longer possible). */
   const [sentBack, setSentBack] = useState<string | null>(null);
+  /** Back from the review step: focus goes to the amount form, which replaced the button just pressed. */
+  const [cameBack, setCameBack] = useState(false);
   /**
    * What was last typed, shown again after Back or a refusal at the confirm step (React resets a form after its
    * action).
@@ -74,6 +76,7 @@ export function RefundPanel({
     async (previous: ActionResult<RefundImpact> | null, form: FormData) => {
       const result = await previewAction(previous, form);
       setSentBack(null);
+      setCameBack(false);
       setTyped({ amountUsd: String(form.get("amountUsd") ?? ""), reason: String(form.get("reason") ?? "") });
       if (result.ok && result.data) setReview({ impact: result.data, reason: String(form.get("reason") ?? "") });
       return result;
@@ -105,6 +108,18 @@ export function RefundPanel({
 
   if (review) {
     const impact = review.impact;
+    const back = (
+      <Button
+        variant="secondary"
+        onClick={() => {
+          noteRefusal(null);
+          setReview(null);
+          setCameBack(true);
+        }}
+      >
+        Back
+      </Button>
+    );
     return (
       <div className="flex flex-col gap-4">
         <FocusHere>
@@ -112,7 +127,10 @@ export function RefundPanel({
         </FocusHere>
         <ImpactSummary impact={impact} />
         {!impact.refundable ? (
-          <FormMessage tone="error">{impact.effects[0]}</FormMessage>
+          <>
+            <FormMessage tone="error">{impact.effects[0]}</FormMessage>
+            <div>{back}</div>
+          </>
         ) : (
           <form action={refund} className="flex flex-col gap-3" aria-label="Confirm the refund">
             <ShownGameField gameId={gameId} />
@@ -127,15 +145,7 @@ export function RefundPanel({
               <SubmitButton variant="danger" pendingLabel="Refunding…">
                 {`Refund ${formatUsdText(impact.amountUsd)}`}
               </SubmitButton>
-              <Button
-                variant="secondary"
-                onClick={() => {
-                  noteRefusal(null);
-                  setReview(null);
-                }}
-              >
-                Back
-              </Button>
+              {back}
             </div>
             <p className="text-xs text-ink-muted">
               Sent with a request id stored before the call; pressing again, or retrying after an error, can never
@@ -162,6 +172,11 @@ export function RefundPanel({
   // A refusal about a field the form does not show (the amount of a full refund, over the support limit) is said above.
   const shownFields = shownMode === "partial" ? ["amountUsd", "reason"] : ["reason"];
   const saidOnAField = Object.keys(errors).some((field) => shownFields.includes(field));
+  const remaining = (
+    <>
+      Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
+    </>
+  );
   return (
     <form
       ref={previewForm}
@@ -181,9 +196,13 @@ export function RefundPanel({
       {!sentBack && previewState && !previewState.ok && !saidOnAField ? (
         <FormMessage tone="error">{previewState.message}</FormMessage>
       ) : null}
-      <p className="text-ink">
-        Remaining refundable: <Money value={remainingUsd} currency="USD" className="font-semibold" />
-      </p>
+      {cameBack && !sentBack ? (
+        <FocusHere>
+          <p className="text-ink">{remaining}</p>
+        </FocusHere>
+      ) : (
+        <p className="text-ink">{remaining}</p>
+      )}
       {fullOffered ? (
         // Uncontrolled radios: React resets a form after its action, and defaultChecked brings back the choice.
         <RadioChoice

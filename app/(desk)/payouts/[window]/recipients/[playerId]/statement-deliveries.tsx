@@ -95,7 +95,7 @@ function DeliveryLog(props: {
           {props.deliveries.map((d) => (
             <Tr key={d.id}>
               <Td>
-                <DateTime value={formatInstant(d.at)} seconds />
+                <DateTime value={formatInstant(d.at)} seconds focusable={false} />
               </Td>
               <Td>
                 <Badge tone={TONES[d.status]}>{d.final ? "failed, final" : d.status}</Badge>
