@@ -19,7 +19,7 @@ import { startEmulator } from "@/emulator/server";
 import { formatInstant } from "@/emulator/time";
 import { saveGame } from "@/lib/games/games";
 import type { Role } from "@/lib/auth/roles";
-import { createUser } from "@/lib/auth/users";
+import { createUser, passwordStillIs } from "@/lib/auth/users";
 import { seedDemoProfiles } from "@/lib/profiles/demo";
 import { DEFAULT_LINK_DAYS, saveStatementSettings, statementIssuerIsSet } from "@/lib/statements/settings";
 import type { Runtime } from "./runtime";
@@ -30,6 +30,8 @@ import type { Runtime } from "./runtime";
  * demo data registered as a sandbox game.
  */
 export type DemoUser = { role: Role; email: string; password: string };
+/** A demo account as a start prints it: without a password when the one it was made with is no longer its own. */
+export type ShownDemoUser = { role: Role; email: string; password: string | null };
 
 /** The demo is set up by the command that starts Payout Desk. */
 const CLI: ActingAs = { actor: null, via: "cli" };
@@ -42,7 +44,7 @@ const DEMO_ACCOUNTS: { role: Role; email: string; name: string }[] = [
   { role: "viewer", email: "viewer@payout-desk.test", name: "Vic Viewer" },
 ];
 
-export async function seedDemoUsers(runtime: Runtime): Promise<DemoUser[]> {
+export async function seedDemoUsers(runtime: Runtime): Promise<ShownDemoUser[]> {
   const file = path.join(runtime.dataDir, "demo-users.json");
   // With DATABASE_URL nothing else made the data folder, and the passwords made below are kept only there.
   await mkdir(runtime.dataDir, { recursive: true, mode: 0o700 });
@@ -50,27 +52,32 @@ export async function seedDemoUsers(runtime: Runtime): Promise<DemoUser[]> {
   const db = createDb(runtime.databaseUrl, { max: 2 });
   try {
     const users: DemoUser[] = [];
+    const shown: ShownDemoUser[] = [];
     for (const account of DEMO_ACCOUNTS) {
       const exists = await findUserIdByEmail(db, account.email);
       const remembered = known.find((u) => u.email === account.email);
-      if (exists && remembered) {
-        users.push(remembered);
+      if (exists) {
+        // Printed only while it still signs in: set anew in Settings or from the command line, or made some other
+        // way (the file lost), the account is listed without one.
+        const current = remembered && (await passwordStillIs(db, account.email, remembered.password));
+        if (current) users.push(remembered);
+        shown.push(current ? remembered : { role: account.role, email: account.email, password: null });
         continue;
       }
-      if (exists) continue; // created some other way: its password is not ours to print
       const password = `demo-${randomBytes(9).toString("base64url")}`;
       await createUser(db, { email: account.email, name: account.name, role: account.role, password }, CLI);
       users.push({ role: account.role, email: account.email, password });
+      shown.push({ role: account.role, email: account.email, password });
     }
     await writeFile(file, JSON.stringify(users, null, 2), { mode: 0o600 });
-    return users;
+    return shown;
   } finally {
     await db.destroy();
   }
 }
 
 export type Demo = {
-  users: DemoUser[];
+  users: ShownDemoUser[];
   emulatorUrl: string | null;
   /** The emulator clock, and the first and last month with settled renewals of the demo game (YYYY-MM, UTC). */
   clock: string | null;

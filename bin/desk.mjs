@@ -4,6 +4,7 @@
 // 0.65 s, with kysely and zod bundled into it (see BUNDLED).
 // A build is named by the hash of its sources, so a changed source makes a new one and concurrent runs never see a
 // build half written: each writes its own folder and renames it into place.
+import "./node-version.mjs";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";

@@ -13,6 +13,7 @@ import { formatProgress, snapshotWindowInputSchema } from "@/lib/snapshots/progr
 import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { whenStopped } from "@/lib/stop-signal";
 import { formatWindow, type TimeWindow } from "@/lib/time";
+import { refuseDemoWithoutEmulator } from "./demo-service";
 import { CliError, CliResult, failureMessage, firstSentence, helpText, parseFlags } from "./cli";
 import { payoutCommands } from "./commands/payouts";
 import { paymentCommands } from "./commands/payments";
@@ -91,6 +92,7 @@ const COMMANDS: Record<string, Command> = {
             ),
           );
           try {
+            await refuseDemoWithoutEmulator(db, flags.game);
             return await takeSnapshotNow(
               db,
               { gameId: flags.game, window: flags.window, requestedBy: CLI_ACTOR, via: "cli" },

@@ -1,10 +1,12 @@
 // Loads TypeScript through tsx and lets command-line programs import modules marked "server-only":
 // the marker guards the browser bundle, and a CLI or a test is server code by definition.
-import { register } from "node:module";
+import "./node-version.mjs";
+// A namespace import: a named one would fail to link on a Node.js without module.register, before the check above.
+import * as nodeModule from "node:module";
 import { register as registerTsx } from "tsx/esm/api";
 
 registerTsx();
-register(
+nodeModule.register(
   "data:text/javascript," +
     encodeURIComponent(
       `export async function resolve(specifier, context, next) {

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { createDb } from "@/db";
 import { readEnv } from "@/core/env";
 import { migrateToLatest } from "@/db/migrate";
+import { countAdminUsers } from "@/db/queries/users";
 import { decodeKey, serverActionsKey } from "@/lib/crypto";
 import { verifyKeys } from "@/lib/keys/check";
 import { startMailCatcher } from "@/lib/mail/catcher";
@@ -61,45 +62,70 @@ async function main(): Promise<number> {
 
   const cleanups: (() => Promise<void>)[] = [];
   let child: ChildProcess | undefined;
-  let stopping = false;
+  let stopped: Promise<void> | null = null;
+  /**
+   * Stops, last started first, what this start has started: the app, the mail catcher, the emulator, the database.
+   * Once, whoever asks first (a signal, the app ending, a failed start); every caller waits for the same stop.
+   */
+  const stopAll = () => {
+    stopped ??= (async () => {
+      if (child && child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((r) => child?.once("exit", r));
+      }
+      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    })();
+    return stopped;
+  };
   const shutdown = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    if (child && child.exitCode === null) {
-      child.kill("SIGTERM");
-      await new Promise((r) => child?.once("exit", r));
-    }
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    if (stopped) return;
+    await stopAll();
     process.exit(code);
   };
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
+  try {
+    return await run(flags, port, publicUrl, cleanups, (started) => {
+      child = started;
+      started.on("exit", (code) => {
+        if (stopped) return;
+        console.error(`The app stopped (exit ${code}).`);
+        void shutdown(code ?? 1);
+      });
+    });
+  } catch (error) {
+    // A start that fails part way (a build, the app not answering in time) leaves nothing of its own running.
+    await stopAll();
+    throw error;
+  }
+}
 
+async function run(
+  flags: { dev: boolean },
+  port: number,
+  publicUrl: string,
+  cleanups: (() => Promise<void>)[],
+  started: (child: ChildProcess) => void,
+): Promise<number> {
   const runtime = await prepareRuntime();
   cleanups.push(() => runtime.stop());
   exportRuntimeEnv(runtime);
   console.log(runtime.embedded ? `Database: embedded PostgreSQL under ${runtime.dataDir}` : "Database: DATABASE_URL");
   // Every setting is checked before the database is touched: a start that would refuse a setting migrates nothing.
-  try {
-    readEnv();
-  } catch (error) {
-    await runtime.stop();
-    throw error;
-  }
+  readEnv();
 
   const db = createDb(runtime.databaseUrl, { max: 4 });
+  let admins: number;
   try {
     // The embedded default has no other instance to stop: it applies every migration itself.
     const migrated = await migrateToLatest(db, { stopped: runtime.embedded });
     if (migrated.applied.length > 0) console.log(`Migrations applied: ${migrated.applied.join(", ")}`);
     // Another key would start an app that fails on the first secret it opens: refuse now, in one line.
     await verifyKeys(db);
-  } catch (error) {
+    admins = await countAdminUsers(db);
+  } finally {
     await db.destroy();
-    await runtime.stop();
-    throw error;
   }
-  await db.destroy();
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -114,20 +140,13 @@ async function main(): Promise<number> {
     NEXT_TELEMETRY_DISABLED: "1",
   };
 
-  let demo: Awaited<ReturnType<typeof seedEmbeddedDemo>> | null = null;
-  try {
-    demo =
-      runtime.embedded || process.env.PAYOUT_DESK_EMULATOR === "on"
-        ? await seedEmbeddedDemo(runtime, {
-            appUrl: publicUrl,
-            withEmulator: process.env.PAYOUT_DESK_EMULATOR !== "off",
-          })
-        : null;
-  } catch (error) {
-    // e.g. an unreadable emulator state file: stop the database before reporting it.
-    await runtime.stop().catch(() => {});
-    throw error;
-  }
+  const demo =
+    runtime.embedded || process.env.PAYOUT_DESK_EMULATOR === "on"
+      ? await seedEmbeddedDemo(runtime, {
+          appUrl: publicUrl,
+          withEmulator: process.env.PAYOUT_DESK_EMULATOR !== "off",
+        })
+      : null;
   if (demo) cleanups.push(demo.stop);
 
   // The embedded default catches statement emails itself (admins read them under Outbox): no mail server needed.
@@ -151,17 +170,12 @@ async function main(): Promise<number> {
   const serverArgs = flags.dev
     ? ["dev", "-p", String(port)]
     : ["start", "-p", String(port), "--keepAliveTimeout", KEEP_ALIVE_MS];
-  child = spawn(process.execPath, [NEXT_BIN, ...serverArgs], {
+  const child = spawn(process.execPath, [NEXT_BIN, ...serverArgs], {
     cwd: ROOT,
     env: { ...env, NODE_ENV: flags.dev ? "development" : "production" },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  child.on("exit", (code) => {
-    if (!stopping) {
-      console.error(`The app stopped (exit ${code}).`);
-      void shutdown(code ?? 1);
-    }
-  });
+  started(child);
   await waitForHealth(`http://127.0.0.1:${port}`, child, 120_000);
 
   console.log("");
@@ -180,8 +194,21 @@ async function main(): Promise<number> {
         );
     }
     console.log("Demo sign-ins:");
-    for (const user of demo.users) console.log(`  ${user.role.padEnd(8)} ${user.email}  password: ${user.password}`);
+    for (const user of demo.users)
+      console.log(
+        `  ${user.role.padEnd(8)} ${user.email}  ` +
+          (user.password === null
+            ? "password: set since by someone (`npm run -s desk -- users set-password --email " +
+              `${user.email} --password-file pw.txt\` sets a new one)`
+            : `password: ${user.password}`),
+      );
   }
+  // A new deployment's first step is an admin, who can then add everyone else in the app.
+  if (!demo && admins === 0)
+    console.log(
+      "No admin yet: create the first one with `npm run -s desk -- users add --email you@studio.example --role admin " +
+        "--password-file pw.txt` (README, Pointing it at the real service).",
+    );
   if (mailCatcherUrl) console.log(`Mail catcher: ${mailCatcherUrl} (statement emails land in Outbox, for admins)`);
   console.log("Press Ctrl-C to stop.");
   return new Promise<number>(() => {});

@@ -11,6 +11,7 @@ import {
   listUserRows,
   lockAdminIds,
   lockUserRole,
+  readCredentialHash,
   updateCredentialPassword,
   updateUserRole,
   type UserRow,
@@ -190,4 +191,13 @@ export async function listUsers(db: Db): Promise<UserRow[]> {
 
 export async function countAdmins(db: Db): Promise<number> {
   return countAdminUsers(db);
+}
+
+/** Whether `password` is still the password of the account with this email (false without one). Writes nothing. */
+export async function passwordStillIs(db: Db, email: string, password: string): Promise<boolean> {
+  const hash = await readCredentialHash(db, email);
+  if (hash === null) return false;
+  const { getAuth } = await import("./auth");
+  const ctx = await getAuth().$context;
+  return ctx.password.verify({ hash, password });
 }
