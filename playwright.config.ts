@@ -16,7 +16,8 @@ import { SLACK } from "./e2e/fixtures/slack";
  * The browser: CHROMIUM_PATH when set; else Debian's headless shell of Chromium (package chromium-headless-shell, the
  * same engine without the desktop browser's windowing), which `.ci/run` installs; else Debian's Chromium. The shell
  * draws the same pages for about two thirds of the CPU (the support spec run alone: 70 s of the browser's CPU against
- * 105 – 114 s in /usr/bin/chromium).
+ * 105 – 114 s in /usr/bin/chromium). It has no window: a run with --headed or --debug sets
+ * CHROMIUM_PATH=/usr/bin/chromium.
  */
 const CHROMIUM =
   process.env.CHROMIUM_PATH ??

@@ -81,6 +81,7 @@ const COMMANDS: Record<string, Command> = {
     run: (flags: { game: string; window: TimeWindow }) =>
       withDb(
         async (db) => {
+          await refuseDemoWithoutEmulator(db, flags.game);
           let lastLine = 0;
           let lastPhase = "";
           // Stopped (Ctrl-C), the pull is kept, not undone: the job workers (the app, or desk worker) take it up
@@ -92,7 +93,6 @@ const COMMANDS: Record<string, Command> = {
             ),
           );
           try {
-            await refuseDemoWithoutEmulator(db, flags.game);
             return await takeSnapshotNow(
               db,
               { gameId: flags.game, window: flags.window, requestedBy: CLI_ACTOR, via: "cli" },

@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { createDb } from "@/db";
 import { readEnv } from "@/core/env";
+import { leaveStopSignalsToCaller } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { countAdminUsers } from "@/db/queries/users";
 import { decodeKey, serverActionsKey } from "@/lib/crypto";
@@ -38,9 +39,10 @@ const SPEC = {
 async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode} while starting`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the app exited with ${child.exitCode ?? child.signalCode} while starting`);
     try {
-      const response = await fetch(`${url}/api/health`);
+      const response = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5_000) });
       if (response.ok) return;
     } catch {
       // not listening yet
@@ -63,13 +65,18 @@ async function main(): Promise<number> {
   const cleanups: (() => Promise<void>)[] = [];
   let child: ChildProcess | undefined;
   let stopped: Promise<void> | null = null;
+  /** What a step of the start has started, stopped with the rest; at once when the stop has begun meanwhile. */
+  const own = (cleanup: () => Promise<void>) => {
+    if (stopped) void cleanup().catch(() => {});
+    else cleanups.push(cleanup);
+  };
   /**
    * Stops, last started first, what this start has started: the app, the mail catcher, the emulator, the database.
    * Once, whoever asks first (a signal, the app ending, a failed start); every caller waits for the same stop.
    */
   const stopAll = () => {
     stopped ??= (async () => {
-      if (child && child.exitCode === null) {
+      if (child && child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
         await new Promise((r) => child?.once("exit", r));
       }
@@ -82,14 +89,21 @@ async function main(): Promise<number> {
     await stopAll();
     process.exit(code);
   };
+  // This process stops the embedded cluster itself, after the app: not the cluster's own signal hooks, first.
+  leaveStopSignalsToCaller();
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
   try {
-    return await run(flags, port, publicUrl, cleanups, (started) => {
+    return await run(flags, port, publicUrl, own, (started) => {
+      // Started while the stop was under way: stopped at once, and the start goes no further.
+      if (stopped) {
+        started.kill("SIGTERM");
+        throw new Error("stopped while starting");
+      }
       child = started;
-      started.on("exit", (code) => {
+      started.on("exit", (code, signal) => {
         if (stopped) return;
-        console.error(`The app stopped (exit ${code}).`);
+        console.error(`The app stopped (${code !== null ? `exit ${code}` : signal}).`);
         void shutdown(code ?? 1);
       });
     });
@@ -104,11 +118,11 @@ async function run(
   flags: { dev: boolean },
   port: number,
   publicUrl: string,
-  cleanups: (() => Promise<void>)[],
+  own: (cleanup: () => Promise<void>) => void,
   started: (child: ChildProcess) => void,
 ): Promise<number> {
   const runtime = await prepareRuntime();
-  cleanups.push(() => runtime.stop());
+  own(() => runtime.stop());
   exportRuntimeEnv(runtime);
   console.log(runtime.embedded ? `Database: embedded PostgreSQL under ${runtime.dataDir}` : "Database: DATABASE_URL");
   // Every setting is checked before the database is touched: a start that would refuse a setting migrates nothing.
@@ -147,14 +161,14 @@ async function run(
           withEmulator: process.env.PAYOUT_DESK_EMULATOR !== "off",
         })
       : null;
-  if (demo) cleanups.push(demo.stop);
+  if (demo) own(demo.stop);
 
   // The embedded default catches statement emails itself (admins read them under Outbox): no mail server needed.
   let mailCatcherUrl: string | null = null;
   if (runtime.embedded && !process.env.SMTP_URL) {
     const catcherDb = createDb(runtime.databaseUrl, { max: 2 });
     const catcher = await startMailCatcher(catcherDb);
-    cleanups.push(async () => {
+    own(async () => {
       await catcher.stop();
       await catcherDb.destroy();
     });
@@ -198,8 +212,8 @@ async function run(
       console.log(
         `  ${user.role.padEnd(8)} ${user.email}  ` +
           (user.password === null
-            ? "password: set since by someone (`npm run -s desk -- users set-password --email " +
-              `${user.email} --password-file pw.txt\` sets a new one)`
+            ? "password: not known to this start, set since or made another way (`npm run -s desk -- users " +
+              `set-password --email ${user.email} --password-file pw.txt\` sets one)`
             : `password: ${user.password}`),
       );
   }
