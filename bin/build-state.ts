@@ -37,9 +37,14 @@ export function stampPath(root: string): string {
 
 /**
  * Builds the app for production unless the build is current, then stamps it with the sources' hash. Resolves true
- * when it built. The build's output goes to this process's own output.
+ * when it built. The build's output goes to this process's own output. `own` is handed a stop for the build while it
+ * runs (`npm start` stops it with everything else it started).
  */
-export async function ensureBuild(root: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function ensureBuild(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  own: (stop: () => Promise<void>) => void = () => {},
+): Promise<boolean> {
   if (buildIsCurrent(root)) return false;
   const hash = sourceHash(root);
   const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
@@ -48,6 +53,11 @@ export async function ensureBuild(root: string, env: NodeJS.ProcessEnv): Promise
       cwd: root,
       env: { ...env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
       stdio: "inherit",
+    });
+    own(async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      await new Promise((done) => child.once("exit", done));
     });
     child.on("error", reject);
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build exited with ${code}`))));

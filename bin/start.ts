@@ -89,24 +89,41 @@ async function main(): Promise<number> {
     await stopAll();
     process.exit(code);
   };
-  // This process stops the embedded cluster itself, after the app: not the cluster's own signal hooks, first.
+  // A second signal while the stop waits for the app (a request that never ends) ends the app at once.
+  const onSignal = () => {
+    if (stopped && child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    else void shutdown(0);
+  };
+  // A signal sent to this process alone stops the embedded cluster too, after the app: not the cluster's own signal
+  // hooks, first. (Ctrl-C in a terminal signals PostgreSQL and the app at the same moment as this process.)
   leaveStopSignalsToCaller();
-  process.on("SIGINT", () => void shutdown(0));
-  process.on("SIGTERM", () => void shutdown(0));
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  let healthy = false;
   try {
-    return await run(flags, port, publicUrl, own, (started) => {
-      // Started while the stop was under way: stopped at once, and the start goes no further.
-      if (stopped) {
-        started.kill("SIGTERM");
-        throw new Error("stopped while starting");
-      }
-      child = started;
-      started.on("exit", (code, signal) => {
-        if (stopped) return;
-        console.error(`The app stopped (${code !== null ? `exit ${code}` : signal}).`);
-        void shutdown(code ?? 1);
-      });
-    });
+    return await run(
+      flags,
+      port,
+      publicUrl,
+      own,
+      (started) => {
+        // Started while the stop was under way: stopped at once, and the start goes no further.
+        if (stopped) {
+          started.kill("SIGTERM");
+          throw new Error("stopped while starting");
+        }
+        child = started;
+        started.on("exit", (code, signal) => {
+          if (stopped) return;
+          console.error(`The app stopped (${code !== null ? `exit ${code}` : signal}).`);
+          // Before it answered, an app that ended is a failed start whatever its code.
+          void shutdown(healthy ? (code ?? 1) : code || 1);
+        });
+      },
+      () => {
+        healthy = true;
+      },
+    );
   } catch (error) {
     // A start that fails part way (a build, the app not answering in time) leaves nothing of its own running.
     await stopAll();
@@ -120,9 +137,17 @@ async function run(
   publicUrl: string,
   own: (cleanup: () => Promise<void>) => void,
   started: (child: ChildProcess) => void,
+  answered: () => void,
 ): Promise<number> {
-  const runtime = await prepareRuntime();
-  own(() => runtime.stop());
+  // Owned before it has started: a stop meanwhile waits for the cluster's start, then stops it.
+  const starting = prepareRuntime();
+  own(() =>
+    starting.then(
+      (runtime) => runtime.stop(),
+      () => {},
+    ),
+  );
+  const runtime = await starting;
   exportRuntimeEnv(runtime);
   console.log(runtime.embedded ? `Database: embedded PostgreSQL under ${runtime.dataDir}` : "Database: DATABASE_URL");
   // Every setting is checked before the database is touched: a start that would refuse a setting migrates nothing.
@@ -178,7 +203,7 @@ async function run(
 
   if (!flags.dev && !buildIsCurrent(ROOT)) {
     console.log("Building Payout Desk (first start or sources changed)…");
-    await ensureBuild(ROOT, env);
+    await ensureBuild(ROOT, env, own);
   }
 
   const serverArgs = flags.dev
@@ -191,6 +216,7 @@ async function run(
   });
   started(child);
   await waitForHealth(`http://127.0.0.1:${port}`, child, 120_000);
+  answered();
 
   console.log("");
   console.log(`Payout Desk is running at ${publicUrl}`);
