@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { sourceHash as hashOf } from "./source-hash.mjs";
+import { stopChild } from "./child-process";
 
 /**
  * A production build is reused while its inputs are unchanged: the hash of every source file the app is built
@@ -54,11 +55,7 @@ export async function ensureBuild(
       env: { ...env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
       stdio: "inherit",
     });
-    own(async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGTERM");
-      await new Promise((done) => child.once("exit", done));
-    });
+    own(() => stopChild(child));
     child.on("error", reject);
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build exited with ${code}`))));
   });

@@ -51,7 +51,6 @@ export async function seedDemoUsers(runtime: Runtime): Promise<ShownDemoUser[]> 
   const known: DemoUser[] = existsSync(file) ? (JSON.parse(await readFile(file, "utf8")) as DemoUser[]) : [];
   const db = createDb(runtime.databaseUrl, { max: 2 });
   try {
-    const users: DemoUser[] = [];
     const shown: ShownDemoUser[] = [];
     for (const account of DEMO_ACCOUNTS) {
       const exists = await findUserIdByEmail(db, account.email);
@@ -60,16 +59,16 @@ export async function seedDemoUsers(runtime: Runtime): Promise<ShownDemoUser[]> 
         // Printed only while it still signs in: set anew in Settings or from the command line, or made some other
         // way (the file lost), the account is listed without one.
         const current = remembered && (await passwordStillIs(db, account.email, remembered.password));
-        if (current) users.push(remembered);
         shown.push(current ? remembered : { role: account.role, email: account.email, password: null });
         continue;
       }
       const password = `demo-${randomBytes(9).toString("base64url")}`;
       await createUser(db, { email: account.email, name: account.name, role: account.role, password }, CLI);
-      users.push({ role: account.role, email: account.email, password });
       shown.push({ role: account.role, email: account.email, password });
     }
-    await writeFile(file, JSON.stringify(users, null, 2), { mode: 0o600 });
+    // The file keeps the passwords that still sign in.
+    const kept = shown.filter((user): user is DemoUser => user.password !== null);
+    await writeFile(file, JSON.stringify(kept, null, 2), { mode: 0o600 });
     return shown;
   } finally {
     await db.destroy();

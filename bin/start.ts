@@ -11,6 +11,7 @@ import { decodeKey, serverActionsKey } from "@/lib/crypto";
 import { verifyKeys } from "@/lib/keys/check";
 import { startMailCatcher } from "@/lib/mail/catcher";
 import { buildIsCurrent, ensureBuild } from "./build-state";
+import { isRunning, stopChild } from "./child-process";
 import { CliError, helpText, parseFlags } from "./cli";
 import { emulatorStateFile, seedEmbeddedDemo } from "./demo";
 import { exportRuntimeEnv, prepareRuntime } from "./runtime";
@@ -39,8 +40,7 @@ const SPEC = {
 async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`the app exited with ${child.exitCode ?? child.signalCode} while starting`);
+    if (!isRunning(child)) throw new Error(`the app exited with ${child.exitCode ?? child.signalCode} while starting`);
     try {
       const response = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5_000) });
       if (response.ok) return;
@@ -63,7 +63,8 @@ async function main(): Promise<number> {
   const publicUrl = process.env.PAYOUT_DESK_URL || `http://localhost:${port}`;
 
   const cleanups: (() => Promise<void>)[] = [];
-  let child: ChildProcess | undefined;
+  /** The app once it has answered: its own end ends the start, and a second signal ends it at once. */
+  let app: ChildProcess | undefined;
   let stopped: Promise<void> | null = null;
   /** What a step of the start has started, stopped with the rest; at once when the stop has begun meanwhile. */
   const own = (cleanup: () => Promise<void>) => {
@@ -71,15 +72,11 @@ async function main(): Promise<number> {
     else cleanups.push(cleanup);
   };
   /**
-   * Stops, last started first, what this start has started: the app, the mail catcher, the emulator, the database.
-   * Once, whoever asks first (a signal, the app ending, a failed start); every caller waits for the same stop.
+   * Stops, last started first, what this start has started: the app, the build, the mail catcher, the emulator, the
+   * database. Once, whoever asks first (a signal, the app ending, a failed start); every caller waits for that stop.
    */
   const stopAll = () => {
     stopped ??= (async () => {
-      if (child && child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((r) => child?.once("exit", r));
-      }
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
     })();
     return stopped;
@@ -91,39 +88,23 @@ async function main(): Promise<number> {
   };
   // A second signal while the stop waits for the app (a request that never ends) ends the app at once.
   const onSignal = () => {
-    if (stopped && child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    else void shutdown(0);
+    if (!stopped) void shutdown(0);
+    else if (app && isRunning(app)) app.kill("SIGKILL");
   };
   // A signal sent to this process alone stops the embedded cluster too, after the app: not the cluster's own signal
   // hooks, first. (Ctrl-C in a terminal signals PostgreSQL and the app at the same moment as this process.)
   leaveStopSignalsToCaller();
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  let healthy = false;
   try {
-    return await run(
-      flags,
-      port,
-      publicUrl,
-      own,
-      (started) => {
-        // Started while the stop was under way: stopped at once, and the start goes no further.
-        if (stopped) {
-          started.kill("SIGTERM");
-          throw new Error("stopped while starting");
-        }
-        child = started;
-        started.on("exit", (code, signal) => {
-          if (stopped) return;
-          console.error(`The app stopped (${code !== null ? `exit ${code}` : signal}).`);
-          // Before it answered, an app that ended is a failed start whatever its code.
-          void shutdown(healthy ? (code ?? 1) : code || 1);
-        });
-      },
-      () => {
-        healthy = true;
-      },
-    );
+    return await run(flags, port, publicUrl, own, (serving) => {
+      app = serving;
+      serving.on("exit", (code, signal) => {
+        if (stopped) return;
+        console.error(`The app stopped (${code !== null ? `exit ${code}` : signal}).`);
+        void shutdown(code ?? 1);
+      });
+    });
   } catch (error) {
     // A start that fails part way (a build, the app not answering in time) leaves nothing of its own running.
     await stopAll();
@@ -136,8 +117,7 @@ async function run(
   port: number,
   publicUrl: string,
   own: (cleanup: () => Promise<void>) => void,
-  started: (child: ChildProcess) => void,
-  answered: () => void,
+  serving: (app: ChildProcess) => void,
 ): Promise<number> {
   // Owned before it has started: a stop meanwhile waits for the cluster's start, then stops it.
   const starting = prepareRuntime();
@@ -214,9 +194,11 @@ async function run(
     env: { ...env, NODE_ENV: flags.dev ? "development" : "production" },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  started(child);
+  own(() => stopChild(child));
+  // Until it answers, its end is a failed start (waitForHealth says so); from then on, the end of the start.
   await waitForHealth(`http://127.0.0.1:${port}`, child, 120_000);
-  answered();
+  if (!isRunning(child)) throw new Error(`the app exited with ${child.exitCode ?? child.signalCode} as it answered`);
+  serving(child);
 
   console.log("");
   console.log(`Payout Desk is running at ${publicUrl}`);

@@ -196,6 +196,10 @@ export function DataTable<TData>({
   // The empty body's buttons leave the page with the rows they bring: the focus goes to the table's region first, and
   // the status below it says the rows that came.
   const region = useRef<HTMLElement>(null);
+  const leaveEmptyBody = (params: Parameters<typeof url.setParams>[0]) => {
+    region.current?.focus();
+    url.setParams(params);
+  };
 
   return (
     <TableUrlProvider value={url}>
@@ -274,18 +278,14 @@ export function DataTable<TData>({
                       narrowed={isNarrowed(state)}
                       pastEnd={total > 0}
                       emptyState={emptyState}
-                      onClear={() => {
-                        region.current?.focus();
-                        url.setParams({
+                      onClear={() =>
+                        leaveEmptyBody({
                           q: null,
                           page: null,
                           ...Object.fromEntries(Object.keys(state.filters).map((name) => [name, null])),
-                        });
-                      }}
-                      onFirstPage={() => {
-                        region.current?.focus();
-                        url.setParams({ page: null });
-                      }}
+                        })
+                      }
+                      onFirstPage={() => leaveEmptyBody({ page: null })}
                     />
                   </td>
                 </tr>
