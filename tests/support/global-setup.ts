@@ -17,6 +17,11 @@ declare module "vitest" {
   }
 }
 
+type Databases = { adminUrl: string; template: string; stop(): Promise<void> };
+
+/** The run's databases, made by the first project's setup and shared by both projects (vitest.config.ts). */
+const run = globalThis as unknown as { __payoutDeskTestDatabases?: { ready: Promise<Databases>; projects: number } };
+
 /**
  * One throwaway PostgreSQL cluster for the whole run (in the system temp folder, on a free port, durability off),
  * and one fresh database per test file (tests/support/db.ts). Removed when the run ends.
@@ -28,14 +33,28 @@ declare module "vitest" {
  * the machine a fifth of running the migrations again (0.09 s of CPU against 0.5 s a database).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  run.__payoutDeskTestDatabases ??= { ready: startDatabases(), projects: 0 };
+  const shared = run.__payoutDeskTestDatabases;
+  shared.projects++;
+  const { adminUrl, template, stop } = await shared.ready;
+  project.provide("pgAdminUrl", adminUrl);
+  project.provide("pgTemplate", template);
+  return async () => {
+    shared.projects--;
+    if (shared.projects > 0) return;
+    run.__payoutDeskTestDatabases = undefined;
+    await stop();
+  };
+}
+
+async function startDatabases(): Promise<Databases> {
   const given = process.env.DATABASE_URL;
   if (given) {
     assertLocal(given);
     // Test files set DATABASE_URL to their own database; none may fall back to the server's admin database.
     delete process.env.DATABASE_URL;
-    project.provide("pgAdminUrl", given);
-    const dropTemplate = await provideTemplate(project, given);
-    return dropTemplate;
+    const template = await makeTemplate(given);
+    return { adminUrl: given, template: template.name, stop: template.drop };
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), "payout-desk-test-"));
   // As root the cluster runs as the `postgres` user, which must be able to enter this folder.
@@ -45,16 +64,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
     password: randomBytes(12).toString("base64url"),
     durable: false,
   });
-  project.provide("pgAdminUrl", cluster.url);
-  await provideTemplate(project, cluster.url);
-  return async () => {
-    await cluster.stop();
-    await rm(dir, { recursive: true, force: true });
+  const template = await makeTemplate(cluster.url);
+  return {
+    adminUrl: cluster.url,
+    template: template.name,
+    async stop() {
+      await cluster.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }
 
-/** Makes and migrates the run's template database; returns what drops it. */
-async function provideTemplate(project: TestProject, adminUrl: string): Promise<() => Promise<void>> {
+/** Makes and migrates the run's template database. */
+async function makeTemplate(adminUrl: string): Promise<{ name: string; drop(): Promise<void> }> {
   const name = `test_template_${randomBytes(6).toString("hex")}`;
   await adminQuery(adminUrl, `create database ${name}`);
   const url = new URL(adminUrl);
@@ -66,8 +88,7 @@ async function provideTemplate(project: TestProject, adminUrl: string): Promise<
     // A database is copied only while nobody is connected to it.
     await db.destroy();
   }
-  project.provide("pgTemplate", name);
-  return () => adminQuery(adminUrl, `drop database if exists ${name} with (force)`);
+  return { name, drop: () => adminQuery(adminUrl, `drop database if exists ${name} with (force)`) };
 }
 
 async function adminQuery(adminUrl: string, sql: string): Promise<void> {
