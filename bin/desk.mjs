@@ -6,7 +6,7 @@
 // build half written: each writes its own folder and renames it into place.
 import "./node-version.mjs";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { sourceHash } from "./source-hash.mjs";
@@ -66,6 +66,9 @@ async function compile(target) {
       sourcemap: "linked",
       logLevel: "error",
     });
+    // The folder lies in no package of its own (node_modules ends the search for one): without this, Node reads every
+    // chunk twice over to tell whether it is an ES module, a tenth of a start's CPU.
+    writeFileSync(path.join(temp, "package.json"), '{ "type": "module" }\n');
     renameSync(temp, target);
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });

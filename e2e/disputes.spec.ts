@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page, test } from "./fixtures/test";
 import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
 import { SLACK } from "./fixtures/slack";

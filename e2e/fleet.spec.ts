@@ -1,7 +1,7 @@
 import { KEEP_ALIVE_MS } from "../bin/server-options";
 import { get, type IncomingMessage } from "node:http";
 import path from "node:path";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page, test } from "./fixtures/test";
 import { registerDemoGame } from "../bin/demo";
 import { ensureDatabase } from "../bin/runtime";
 import { DEFAULT_AUTOMATION } from "../core/game-automation";

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures/test";
 import { shoot, signIn } from "./fixtures/session";
 import { SLACK } from "./fixtures/slack";
 

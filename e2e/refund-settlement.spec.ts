@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "./fixtures/test";
 import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
 
@@ -33,7 +33,7 @@ async function findCandidate(): Promise<{ subscriptionId: string; periodId: numb
   throw new Error("no refundable demo subscription found");
 }
 
-async function refundOneDollar(page: import("@playwright/test").Page, periodId: number): Promise<void> {
+async function refundOneDollar(page: Page, periodId: number): Promise<void> {
   await page.goto(`/subscriptions/periods/${periodId}`);
   await page.getByLabel("Partial").check();
   await page.getByLabel("Amount to refund (USD)").fill("1.00");

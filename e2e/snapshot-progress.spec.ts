@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures/test";
 import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
