@@ -138,14 +138,32 @@ test.describe("webhook event log", () => {
     await expect(page).not.toHaveURL(/[?&]from=/);
   });
 
-  test("[admin] turns on auto-refresh for the game by keyboard", async ({ page }) => {
+  test("[admin] turns on auto-refresh for the game by keyboard, and the saving is read out", async ({ page }) => {
+    // Every status region the page gains, as it arrives: a screen reader reads what changes in a region already
+    // there, so the message must come into a region that arrived empty.
+    await page.addInitScript(() => {
+      const arrived: Element[] = [];
+      (window as unknown as { __arrivedEmpty: Element[] }).__arrivedEmpty = arrived;
+      new MutationObserver((records) => {
+        for (const record of records)
+          for (const node of record.addedNodes) {
+            if (!(node instanceof Element)) continue;
+            for (const el of [node, ...node.querySelectorAll('[role="status"]')])
+              if (el.getAttribute("role") === "status" && (el.textContent ?? "") === "") arrived.push(el);
+          }
+      }).observe(document, { subtree: true, childList: true });
+    });
     await signIn(page, "admin");
     await page.goto("/webhooks");
     const autoRefresh = page.getByRole("checkbox", { name: /Pull a window again/ });
     await autoRefresh.focus();
     await page.keyboard.press("Space");
     await page.getByRole("button", { name: "Save automatic pulls" }).press("Enter");
-    await expect(page.getByRole("status").filter({ hasText: "Saved the automatic pulls" })).toBeVisible();
+    const saved = page.getByRole("status").filter({ hasText: "Saved the automatic pulls" });
+    await expect(saved).toBeVisible();
+    expect(
+      await saved.evaluate((el) => (window as unknown as { __arrivedEmpty: Element[] }).__arrivedEmpty.includes(el)),
+    ).toBe(true);
     await page.reload();
     await expect(page.getByRole("checkbox", { name: /Pull a window again/ })).toBeChecked();
     await shoot(page, "webhooks-automation");

@@ -220,11 +220,10 @@ export function RevokePreviousForm({ action, gameId }: { action: Action; gameId:
         action={(form) => action(null, form)}
         onConfirmed={(confirmed) => setResult(confirmed ?? null)}
       />
-      {result?.message ? (
-        <span role="status" className="text-success">
-          {result.message}
-        </span>
-      ) : null}
+      {/* In the page before its text, so that the text arriving is a change screen readers read. */}
+      <span role="status" className="text-success">
+        {result?.message || null}
+      </span>
     </div>
   );
 }

@@ -189,11 +189,10 @@ export function AccessForms(props: {
           </Field>
         )}
       </ConfirmDialog>
-      {notice ? (
-        <span role="status" className="text-xs text-success">
-          {notice}
-        </span>
-      ) : null}
+      {/* In the page before its text, so that the text arriving is a change screen readers read. */}
+      <span role="status" className="text-xs text-success">
+        {notice || null}
+      </span>
     </div>
   );
 }

@@ -271,19 +271,22 @@ function PriceDialog({
               />
             )}
           </Field>
-          {warnings.length > 0 ? (
-            <ul
-              role="status"
-              className={
-                "list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm " +
-                "text-warning-ink"
-              }
-            >
-              {warnings.map((w) => (
-                <li key={w}>{w}</li>
-              ))}
-            </ul>
-          ) : null}
+          {/* The region is in the dialog before any warning, so that a warning arriving is read out; empty, it takes
+              back the dialog's gap before it. */}
+          <div role="status" className="empty:-mt-3">
+            {warnings.length > 0 ? (
+              <ul
+                className={
+                  "list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm " +
+                  "text-warning-ink"
+                }
+              >
+                {warnings.map((w) => (
+                  <li key={w}>{w}</li>
+                ))}
+              </ul>
+            ) : null}
+          </div>
         </>
       )}
     </ConfirmDialog>
