@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -145,6 +146,28 @@ describe("readFlagFile", () => {
       await writeFile(path.join(dir, "small.csv"), "reference,outcome\r\n");
       expect(await readFlagFile("file", path.join(dir, "small.csv"))).toBe("reference,outcome\r\n");
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a pipe, which has no size to check, no further than the limit", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "flag-file-"));
+    const fifo = path.join(dir, "in.csv");
+    execFileSync("mkfifo", [fifo]);
+    // A writer that would send one byte more than the limit: the reader stops at the limit and the writer is cut off.
+    const writer = spawn("sh", ["-c", `head -c ${FLAG_FILE_MAX_BYTES + 1} /dev/zero > "$1"`, "sh", fifo], {
+      stdio: "ignore",
+    });
+    const ended = new Promise((resolve) => writer.once("exit", resolve));
+    try {
+      await expect(readFlagFile("file", fifo)).rejects.toThrow(`--file: ${fifo} is larger than 20 MB`);
+      expect(await ended).not.toBeUndefined();
+      const small = spawn("sh", ["-c", `printf 'reference,outcome\\n' > "$1"`, "sh", fifo], { stdio: "ignore" });
+      const written = new Promise((resolve) => small.once("exit", resolve));
+      expect(await readFlagFile("file", fifo)).toBe("reference,outcome\n");
+      expect(await written).toBe(0);
+    } finally {
+      writer.kill();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { access, readFile, stat } from "node:fs/promises";
+import { access, type FileHandle, open, stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -160,17 +160,32 @@ export const FLAG_FILE_MAX_BYTES = 20_000_000;
 
 /**
  * The text of a file named by a flag; one that cannot be read, or is larger than an import takes, is an input error
- * naming the flag and the reason, before the file is read into memory.
+ * naming the flag and the reason. A file's size is checked before it is read; a pipe (`/dev/stdin`, a shell's
+ * `<(…)`) has none to check, and is read no further than the limit.
  */
 export async function readFlagFile(flag: string, file: string): Promise<string> {
+  const tooLarge = (size: string) => new CliError(`--${flag}: ${file} is larger than 20 MB (${size}); split it`, 2);
+  let handle: FileHandle | undefined;
   try {
-    const size = (await stat(file)).size;
-    if (size > FLAG_FILE_MAX_BYTES)
-      throw new CliError(`--${flag}: ${file} is larger than 20 MB (${size} bytes); split it`, 2);
-    return await readFile(file, "utf8");
+    handle = await open(file, "r");
+    const info = await handle.stat();
+    if (info.isFile() && info.size > FLAG_FILE_MAX_BYTES) throw tooLarge(`${info.size} bytes`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(Math.min(1 << 20, FLAG_FILE_MAX_BYTES + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > FLAG_FILE_MAX_BYTES) throw tooLarge("more than 20,000,000 bytes");
+    }
+    return Buffer.concat(chunks, total).toString("utf8");
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`, 2);
+  } finally {
+    await handle?.close();
   }
 }
 
