@@ -159,6 +159,10 @@ export async function seedEmbeddedDemo(
     await registerDemoGame(db, emulator.url);
     await seedDemoProfiles(db, { gameId: DEMO_GAME_ID, playerIds: demoRecipientIds() });
     await seedDemoIssuer(db);
+  } catch (error) {
+    // The start stops what it was handed; the emulator is not handed over yet.
+    await emulator.close().catch(() => {});
+    throw error;
   } finally {
     await db.destroy();
   }
