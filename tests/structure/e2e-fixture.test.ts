@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { parseSource, ROOT } from "./source-files";
+import { isTypeOnlyImport, parseSource, ROOT } from "./source-files";
 
 /**
  * Every end-to-end spec takes `test` and `expect` from e2e/fixtures/test.ts, whose page runs axe-core after every
@@ -25,7 +25,7 @@ function importsOf(file: string): Imported[] {
     found.push({
       from: statement.moduleSpecifier.text,
       names: named.filter((e) => !e.isTypeOnly).map((e) => e.name.text),
-      typeOnly: Boolean(clause?.isTypeOnly) || (named.length > 0 && named.every((e) => e.isTypeOnly)),
+      typeOnly: isTypeOnlyImport(statement),
     });
   }
   return found;

@@ -3,7 +3,7 @@ import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { INPUT_DIRS, INPUT_FILES } from "../../bin/build-state";
-import { EXTENSIONS, parseSource, ROOT, sourceFiles } from "./source-files";
+import { EXTENSIONS, isTypeOnlyImport, parseSource, ROOT, sourceFiles } from "./source-files";
 
 /**
  * The module graph of the code that runs (app, lib, db, core, bin, emulator): every import and export-from, static or a
@@ -24,21 +24,6 @@ function resolveSpecifier(from: string, specifier: string): string | null {
     ...EXTENSIONS.map((ext) => path.join(base, `index${ext}`)),
   ];
   return candidates.find((file) => existsSync(file) && statSync(file).isFile()) ?? null;
-}
-
-function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
-  const clause = node.importClause;
-  if (!clause) return false;
-  if (clause.isTypeOnly) return true;
-  // `import { type A, type B } from "x"` is erased like `import type` (nothing of the module is used at run time).
-  const bindings = clause.namedBindings;
-  return (
-    !clause.name &&
-    !!bindings &&
-    ts.isNamedImports(bindings) &&
-    bindings.elements.length > 0 &&
-    bindings.elements.every((e) => e.isTypeOnly)
-  );
 }
 
 function importsOf(file: string): string[] {

@@ -21,3 +21,19 @@ export function parseSource(fileName: string, text: string): ts.SourceFile {
   const kind = fileName.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, kind);
 }
+
+/** An import that brings nothing at run time: `import type …`, or only `type` names; erased before anything runs. */
+export function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
+  const clause = node.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  // `import { type A, type B } from "x"` is erased like `import type` (nothing of the module is used at run time).
+  const bindings = clause.namedBindings;
+  return (
+    !clause.name &&
+    !!bindings &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((e) => e.isTypeOnly)
+  );
+}

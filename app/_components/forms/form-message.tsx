@@ -15,7 +15,7 @@ export type FormMessageProps = {
  * How long a success message's live region stays empty in the page before its text goes in. Screen readers read a
  * status region's changes, not a region that arrives with its text already in it: some read that late or never.
  */
-export const STATUS_FILL_MS = 100;
+const STATUS_FILL_MS = 100;
 
 /**
  * A form-level result: errors use role="alert" (read out at once, as they arrive), success role="status" (read when
