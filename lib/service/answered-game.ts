@@ -9,3 +9,9 @@ export function answeredForAnotherGame(answered: string, gameId: string): string
     "game's. An admin updates it under Settings → Games"
   );
 }
+
+/** The first game other than `gameId` among those the service answered for, or null when every answer was this game's. */
+export function anotherGameAnswered(answered: Iterable<string>, gameId: string): string | null {
+  for (const id of answered) if (id !== gameId) return id;
+  return null;
+}

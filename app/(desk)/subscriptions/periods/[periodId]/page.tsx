@@ -19,6 +19,7 @@ import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, refundAttemptHref, subscriptionHref } from "@/lib/lookup/search";
 import { readSupportLimitStanding } from "@/lib/refunds/attempts";
 import { BLOCKER_HINTS, computeRefundImpact, noMintOrderNote } from "@/lib/refunds/impact";
+import { anotherGameAnswered, answeredForAnotherGame } from "@/lib/service/answered-game";
 import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
@@ -82,6 +83,16 @@ export default async function PeriodPage({ params }: Props) {
     findOpenAttemptForPeriod(db, game.id, subscriptionId, period.period_seq),
     readSupportLimitStanding(db, { gameId: game.id, subscriptionId, periodSeq: period.period_seq }),
   ]);
+  // The period of another game's subscription (that game's secret saved for this one): refused, never shown or acted on.
+  const otherGame = subscription.ok ? anotherGameAnswered([subscription.value.subscription.game_id], game.id) : null;
+  if (otherGame !== null) {
+    return (
+      <>
+        <PageHeader title={`Period ${target.periodId}`} breadcrumbs={crumbs} />
+        <Banner tone="danger" role="alert">{`${answeredForAnotherGame(otherGame, game.id)}.`}</Banner>
+      </>
+    );
+  }
   const player = subscription.ok ? (subscription.value.player ?? null) : null;
   const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
   const impact = computeRefundImpact(report, { amountUsd: null, nowMs: Date.now(), recipientAlreadyPaid: false });

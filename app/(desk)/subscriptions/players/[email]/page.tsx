@@ -14,6 +14,7 @@ import { describeNextCharge } from "@/lib/lookup/cancel-outcome";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import type { Subscription } from "@/lib/service/subscription-schemas";
 import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
+import { anotherGameAnswered, answeredForAnotherGame } from "@/lib/service/answered-game";
 import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
@@ -96,6 +97,21 @@ export default async function PlayerPage({ params, searchParams }: Props) {
       }),
     ),
   ]);
+  // Subscriptions of another game (that game's secret saved for this one): its player's balance, cards and
+  // subscriptions are refused, never shown as this game's. The service names the game on each subscription only.
+  const otherGame = subscriptions.ok
+    ? anotherGameAnswered(
+        subscriptions.value.subscriptions.map((s) => s.game_id),
+        game.id,
+      )
+    : null;
+  if (otherGame !== null)
+    return (
+      <>
+        {header()}
+        <Banner tone="danger" role="alert">{`${answeredForAnotherGame(otherGame, game.id)}.`}</Banner>
+      </>
+    );
   const hrefFor = (next: number) => {
     const search = new URLSearchParams();
     if (status) search.set("status", status);
