@@ -204,7 +204,14 @@ describe("price and payment method (finance)", () => {
       form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), walletOnly: "no" }),
     )) as Result;
     expect(neither).toMatchObject({ fieldErrors: { cardId: "pick the card to pay with instead of the wallet" } });
-    // Neither reached the service.
+    // No card has id 0: refused with the form, not by the service client after the change was logged.
+    for (const cardId of ["0", "000"]) {
+      const zero = (await changePaymentMethodAction(
+        form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), cardId, walletOnly: "keep" }),
+      )) as Result;
+      expect(zero).toMatchObject({ code: "INVALID_INPUT", fieldErrors: { cardId: "pick one of the player's cards" } });
+    }
+    // None reached the service.
     expect((await auditOf(SUBS.card)).filter((a) => a.action === "subscription.change_payment_method")).toEqual([]);
   });
 

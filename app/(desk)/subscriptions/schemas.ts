@@ -79,7 +79,8 @@ export const changePaymentMethodInputSchema = z
       .optional()
       .transform((value, ctx) => {
         if (!value) return null;
-        if (!/^\d{1,12}$/.test(value)) {
+        // A card id is a positive integer: 0 would be refused by the service client only after the change was logged.
+        if (!/^[1-9]\d{0,11}$/.test(value)) {
           ctx.addIssue({ code: "custom", message: "pick one of the player's cards" });
           return z.NEVER;
         }
