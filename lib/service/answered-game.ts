@@ -10,7 +10,7 @@ export function answeredForAnotherGame(answered: string, gameId: string): string
   );
 }
 
-/** The first game other than `gameId` among those the service answered for, or null when every answer was this game's. */
+/** The first game other than `gameId` among those the service answered for; null when each answer was this game's. */
 export function anotherGameAnswered(answered: Iterable<string>, gameId: string): string | null {
   for (const id of answered) if (id !== gameId) return id;
   return null;

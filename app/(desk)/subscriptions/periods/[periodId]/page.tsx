@@ -1,5 +1,6 @@
 import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
+import type { ReactNode } from "react";
 import { HeadCells, MoneyTd } from "@/app/_components/table/columns";
 import { RefreshWhileMounted } from "@/app/_components/ui/refresh-while-mounted";
 import { Banner } from "@/app/_components/ui/banner";
@@ -42,38 +43,32 @@ export default async function PeriodPage({ params }: Props) {
   const game = await resolveSelectedGame(db, user);
   const raw = decodeParam((await params).periodId);
   const crumbs = [{ label: "Subscriptions", href: "/subscriptions" }];
-  if (!game)
-    return (
-      <>
-        <PageHeader title={`Period ${raw}`} breadcrumbs={crumbs} />
-        <NoGame role={user.role} />
-      </>
+  const shownInstead = (title: string, content: ReactNode) => (
+    <>
+      <PageHeader title={`Period ${title}`} breadcrumbs={crumbs} />
+      {content}
+    </>
+  );
+  const refused = (title: string, message: string) =>
+    shownInstead(
+      title,
+      <Banner tone="danger" role="alert">
+        {message}
+      </Banner>,
     );
+  if (!game) return shownInstead(raw, <NoGame role={user.role} />);
   const target = classifySearch(raw);
-  if (target.kind !== "period") {
-    return (
-      <>
-        <PageHeader title={`Period ${raw}`} breadcrumbs={crumbs} />
-        <Banner tone="danger" role="alert">{`"${raw}" is not a period id.`}</Banner>
-      </>
-    );
-  }
+  if (target.kind !== "period") return refused(raw, `"${raw}" is not a period id.`);
   const client = await serviceClientForGame(db, game.id, PAGE_READ_CLIENT);
   const loaded = await loadFromService("billing period", () => client.getPeriodReport(target.periodId));
-  if (!loaded.ok) {
-    return (
-      <>
-        <PageHeader title={`Period ${target.periodId}`} breadcrumbs={crumbs} />
-        {loaded.notFound ? (
-          <EmptyState title="No such period">
-            The service has no billing period {target.periodId} for {game.name}.
-          </EmptyState>
-        ) : (
-          <Banner tone="danger" role="alert">{`${loaded.message}`}</Banner>
-        )}
-      </>
+  if (!loaded.ok && loaded.notFound)
+    return shownInstead(
+      String(target.periodId),
+      <EmptyState title="No such period">
+        The service has no billing period {target.periodId} for {game.name}.
+      </EmptyState>,
     );
-  }
+  if (!loaded.ok) return refused(String(target.periodId), loaded.message);
   const report = loaded.value;
   const period = report.period;
   const subscriptionId = report.subscription.subscription_id;
@@ -83,16 +78,10 @@ export default async function PeriodPage({ params }: Props) {
     findOpenAttemptForPeriod(db, game.id, subscriptionId, period.period_seq),
     readSupportLimitStanding(db, { gameId: game.id, subscriptionId, periodSeq: period.period_seq }),
   ]);
-  // The period of another game's subscription (that game's secret saved for this one): refused, never shown or acted on.
+  // The period of another game's subscription (that game's secret saved for this one): refused, never shown or acted
+  // on, like the subscription.
   const otherGame = subscription.ok ? anotherGameAnswered([subscription.value.subscription.game_id], game.id) : null;
-  if (otherGame !== null) {
-    return (
-      <>
-        <PageHeader title={`Period ${target.periodId}`} breadcrumbs={crumbs} />
-        <Banner tone="danger" role="alert">{`${answeredForAnotherGame(otherGame, game.id)}.`}</Banner>
-      </>
-    );
-  }
+  if (otherGame !== null) return refused(String(target.periodId), `${answeredForAnotherGame(otherGame, game.id)}.`);
   const player = subscription.ok ? (subscription.value.player ?? null) : null;
   const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
   const impact = computeRefundImpact(report, { amountUsd: null, nowMs: Date.now(), recipientAlreadyPaid: false });
