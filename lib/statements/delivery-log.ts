@@ -58,6 +58,26 @@ export async function recordWithheld(db: Db, line: DeliveryLine): Promise<void> 
   });
 }
 
+export const SUPERSEDED_ANSWER =
+  "not sent: a later email of this statement was queued, which sends the statement as it is then";
+
+/**
+ * A send not yet gone out when a later one of the same statement was queued (its payment, or its return, recorded in
+ * between): a final failure in the delivery log, audited, and nothing owed, since the later email stands for it and
+ * shows the statement as it is when it goes out. The recipient gets one email, not two alike.
+ */
+export async function recordSuperseded(db: Db, line: DeliveryLine): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await insertDeliveries(trx, [{ ...line, status: "failed", final: true, serverAnswer: SUPERSEDED_ANSWER }]);
+    await auditDelivery(trx, line, "superseded", { reason: "a later email of this statement was queued" });
+  });
+}
+
+/** Whether a final line of the delivery log is a send held back on purpose (withheld, overtaken), not a refusal. */
+export function isHeldBack(serverAnswer: string | null): boolean {
+  return serverAnswer === WITHHELD_ANSWER || serverAnswer === SUPERSEDED_ANSWER;
+}
+
 /** The audit line of a send's end other than going out (a job's own: nobody acted). */
 function auditDelivery(trx: Trx, line: DeliveryLine, outcome: string, detail: Record<string, unknown>): Promise<void> {
   return recordAudit(trx, {

@@ -24,7 +24,7 @@ import { namedKey } from "@/lib/keys/check";
 import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf, serverCodeOf } from "@/lib/mail/transport";
-import { recordFailedAttempt, recordWithheld, SentNotRecorded } from "./delivery-log";
+import { recordFailedAttempt, recordSuperseded, recordWithheld, SentNotRecorded } from "./delivery-log";
 import { statementEmail } from "./email";
 import { statementLinkUrl } from "./links";
 import { numberStatements, type RenderedStatement, renderStatement } from "./render";
@@ -218,7 +218,8 @@ export async function queueChangedStatementEmails(
 }
 
 /**
- * One attempt at emailing a statement (the job's handler). A send that already went out is not sent again. A refusal
+ * One attempt at emailing a statement (the job's handler). A send that already went out is not sent again, nor one
+ * overtaken by a later send of the same statement (which shows the statement as it is when it goes out). A refusal
  * for good (5xx) is final at once; any other failure is logged with the server's answer and thrown, so the queue
  * retries it, and the last attempt's is final. A final failure marks the recipient as having a failed delivery, which
  * a later successful delivery clears, and lets the batch's send offer the statement again.
@@ -227,7 +228,7 @@ export async function deliverStatement(
   db: Db,
   job: { gameId: string; statementId: string; sendId: string; to: string },
   attempt: number,
-): Promise<"sent" | "failed" | "already sent" | "already failed" | "withheld"> {
+): Promise<"sent" | "failed" | "already sent" | "already failed" | "withheld" | "superseded"> {
   if (await wasSendDelivered(db, job.sendId)) return "already sent";
   // Failed for good (withheld, refused, given up) by an earlier run of this job: its outcome stands.
   if (await isSendSettled(db, job.sendId)) return "already failed";
@@ -253,6 +254,10 @@ export async function deliverStatement(
   if (revoked) {
     await recordWithheld(db, line);
     return "withheld";
+  }
+  if (!(await isLatestSend(db, job.sendId))) {
+    await recordSuperseded(db, line);
+    return "superseded";
   }
   const transport = mailTransport();
   let serverAnswer: string | null;

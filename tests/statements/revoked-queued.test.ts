@@ -10,7 +10,7 @@ import { deliverStatement, queueStatementSends } from "@/lib/statements/send";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { waitFor } from "../support/wait";
 import { statementFixture } from "./fixture";
-import { setIssuer, startSmtp } from "./support";
+import { setIssuer, startSmtp, waitingJobs as waitingJobsOf } from "./support";
 
 /**
  * Revoking a batch's statement links also stops its emails queued before and not yet sent: whatever made finance end
@@ -39,18 +39,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-/** The send jobs the delivery log holds for these statements and not yet settled, as the queue would run them. */
-async function waitingJobs(statementIds: readonly string[]) {
-  const jobs = [];
-  for (const statementId of statementIds) {
-    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
-    for (const queued of log.filter((d) => d.status === "queued")) {
-      if (log.some((d) => d.sendId === queued.sendId && d.status !== "queued")) continue;
-      jobs.push({ gameId: GAME, statementId, sendId: queued.sendId, to: queued.toAddress ?? "" });
-    }
-  }
-  return jobs;
-}
+const waitingJobs = (statementIds: readonly string[]) => waitingJobsOf(t.db, GAME, statementIds);
 
 const linkOf = (mail: ParsedMail) => /\/api\/statement-links\/([A-Za-z0-9_.-]+)/.exec(mail.text ?? "")?.[1] ?? "";
 

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerAddress } from "smtp-server";
 import type { Db } from "@/db";
+import { listStatementDeliveries } from "@/db/queries/statement-deliveries";
 import { DEFAULT_LINK_DAYS, saveStatementSettings } from "@/lib/statements/settings";
 
 /** What the statement tests share: a real SMTP server on a free port (each message parsed), the figures read. */
@@ -70,3 +71,16 @@ export const FIGURE_COLUMNS = [
   "carry_out_usd",
   "min_payout_usd",
 ] as const;
+
+/** The send jobs the delivery log holds for these statements and not yet settled, as the queue would run them. */
+export async function waitingJobs(db: Db, gameId: string, statementIds: readonly string[]) {
+  const jobs = [];
+  for (const statementId of statementIds) {
+    const log = await listStatementDeliveries(db, { gameId, statementId });
+    for (const queued of log.filter((d) => d.status === "queued")) {
+      if (log.some((d) => d.sendId === queued.sendId && d.status !== "queued")) continue;
+      jobs.push({ gameId, statementId, sendId: queued.sendId, to: queued.toAddress ?? "" });
+    }
+  }
+  return jobs;
+}

@@ -12,6 +12,7 @@ import {
 } from "@/db/queries/statement-deliveries";
 import type { PayoutStatement } from "@/lib/payouts/ledger";
 import { isStatementIssued } from "@/lib/statements/hrefs";
+import { isHeldBack } from "@/lib/statements/delivery-log";
 import { mailboxOf } from "@/lib/statements/send";
 import { statementIssuerIsSet } from "@/lib/statements/settings";
 import { ISSUER_MISSING_NOTE } from "@/app/_components/payouts/issuer-note";
@@ -98,7 +99,11 @@ function DeliveryLog(props: {
                 <DateTime value={formatInstant(d.at)} seconds focusable={false} />
               </Td>
               <Td>
-                <Badge tone={TONES[d.status]}>{d.final ? "failed, final" : d.status}</Badge>
+                {d.final && isHeldBack(d.serverAnswer) ? (
+                  <Badge tone="neutral">not sent</Badge>
+                ) : (
+                  <Badge tone={TONES[d.status]}>{d.final ? "failed, final" : d.status}</Badge>
+                )}
               </Td>
               <Td>{d.toAddress ?? "—"}</Td>
               <Td>{d.attempt > 0 ? d.attempt : "—"}</Td>
