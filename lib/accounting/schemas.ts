@@ -10,19 +10,29 @@ export const accountingAccountSchema = z.enum(ACCOUNTING_ACCOUNTS, {
 /** Printable text without control characters: it goes into an import file a ledger reads. */
 const PRINTABLE = /^[^\p{Cc}]+$/u;
 
+/**
+ * A first character a spreadsheet runs as a formula. The ledgers' import files carry a mapped account or tax rate as
+ * typed (no apostrophe before it, which the ledger would take as part of the name and match nothing), so such a name
+ * is refused when it is mapped.
+ */
+const FORMULA_START = /^[=+\-@]/;
+const FORMULA_MESSAGE = "must not start with =, +, - or @ (a spreadsheet would run it as a formula)";
+
 export const accountCodeSchema = z
   .string({ message: "is required" })
   .trim()
   .min(1, { message: "is required", abort: true })
   .max(150, { message: "must be at most 150 characters", abort: true })
-  .regex(PRINTABLE, { message: "must not hold line breaks or control characters" });
+  .regex(PRINTABLE, { message: "must not hold line breaks or control characters", abort: true })
+  .refine((value) => !FORMULA_START.test(value), { message: FORMULA_MESSAGE });
 
 /** Empty means none. */
 export const taxRateNameSchema = z
   .string()
   .trim()
   .max(100, { message: "must be at most 100 characters", abort: true })
-  .regex(/^[^\p{Cc}]*$/u, { message: "must not hold line breaks or control characters" })
+  .regex(/^[^\p{Cc}]*$/u, { message: "must not hold line breaks or control characters", abort: true })
+  .refine((value) => !FORMULA_START.test(value), { message: FORMULA_MESSAGE })
   .transform((value) => value || null);
 
 export const mapAccountSchema = z.object({
