@@ -162,6 +162,25 @@ describe("a rejection without a transaction id", () => {
       ]);
   });
 
+  it("[finance] from both files in one report: the earlier one's, imported before, hides not the current", async () => {
+    const february = await approvedBatch(db, "2027-02", { 5: "60.00" }, [[5, "payment_returned"]]);
+    await paypalFile(february);
+    const first = (await filed(february, 5)).items[0]?.reference ?? "";
+    expect((await importInto(february, "generic", rejection(first))).applied.rejected).toBe(1);
+    expect(await fileAgain(february, 5)).not.toBe("");
+    const second = (await filed(february, 5)).items[1]?.reference ?? "";
+    // A provider's export of every transfer lists the first filing's line before the second's; here the second's twice.
+    const line = `${second},rejected,account closed\r\n`;
+    expect(verdicts(await importInto(february, "generic", `${rejection(first)}${line}${line}`, true))).toEqual([
+      ["already_applied", "imported before"],
+      ["reject", expect.stringMatching(/^rejected: owed again/)],
+      ["not_applicable", "the same result appears twice in this file"],
+    ]);
+    const out = await importInto(february, "generic", `${rejection(first)}${line}`);
+    expect(out.applied.rejected).toBe(1);
+    expect(await filed(february, 5)).toMatchObject({ state: "approved", payment_file_id: null });
+  });
+
   it("[finance] for a reference sent in two files is listed as imported before, saying what to do", async () => {
     const november = await approvedBatch(db, "2026-11", { 4: "40.00" });
     await paypalFile(november);
