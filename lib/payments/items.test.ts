@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { PayoutInstruction } from "@/lib/profiles/details";
+import { writeGenericFiles } from "./formats/generic";
+import { writePaypalFiles } from "./formats/paypal";
+import type { PayableItem } from "./formats/types";
 import { type Candidate, itemFor } from "./items";
 
 const candidate: Candidate = {
@@ -31,5 +34,47 @@ describe("a SEPA file's recipients", () => {
   it("leaves out an account outside it, saying why and never what the account is", () => {
     const made = itemFor(candidate, bankInEur("BR1800360305000010009795493C1", "COBADEFFXXX", "DE"), sepaFile);
     expect(made).toEqual({ ok: false, reason: "the account's IBAN is from BR, outside the SEPA area" });
+  });
+});
+
+describe("a recipient paid by PayPal, named by the service", () => {
+  const byPaypal: PayoutInstruction = {
+    playerId: 42,
+    method: "paypal",
+    currency: "USD",
+    details: { method: "paypal", paypalEmail: "kim@example.com" },
+  };
+  const paypalFile = { method: "paypal" as const, eurRate: null, note: "Revenue share 2026-10" };
+  const named = (playerName: string | null): PayableItem => {
+    const made = itemFor({ ...candidate, playerName }, byPaypal, paypalFile);
+    if (!made.ok) throw new Error(made.reason);
+    return made.item;
+  };
+  /** The generic file's rows as cells: quoted cells may hold commas and doubled quotes, and no line breaks here. */
+  const rows = (text: string) =>
+    text
+      .replace(/^\uFEFF/, "")
+      .split("\r\n")
+      .filter((line) => line !== "")
+      .map((line) => Array.from(line.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g), (m) => m[1] ?? "").slice(0, -1));
+
+  it("is named by number when the service gives no name or only spaces, and cut to 140 characters when longer", () => {
+    const long = `${"Ä".repeat(139)}\u{1F600}tail`;
+    const items = [named(""), named("   "), named(null), named(long), named(` ${"x".repeat(200)}`), named(" Kim ")];
+    expect(items.map((item) => item.recipientName)).toEqual([
+      "Player 42",
+      "Player 42",
+      "Player 42",
+      "Ä".repeat(139),
+      "x".repeat(140),
+      "Kim",
+    ]);
+    // One such name no longer stops the file of everyone: both files are written, every recipient in them.
+    const references = items.map((item, i) => ({ ...item, reference: `DEMO-202610-${i}` }));
+    expect(writePaypalFiles(references, { baseName: "payouts" })[0]?.rowCount).toBe(6);
+    const [header, ...body] = rows(writeGenericFiles(references, { baseName: "payouts" })[0]?.content ?? "");
+    const nameAt = header?.indexOf("recipient_name") ?? -1;
+    expect(nameAt).toBeGreaterThan(-1);
+    expect(body.map((row) => row[nameAt])).toEqual(references.map((item) => item.recipientName));
   });
 });

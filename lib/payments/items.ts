@@ -106,9 +106,27 @@ export function itemFor(
       amountUsd: candidate.payableUsd,
       currency,
       convertedAmount: converted,
-      recipientName: how.name ?? candidate.playerName ?? `Player ${candidate.recipientPlayerId}`,
+      recipientName: how.name ?? playerNameForFile(candidate),
       method: how.method,
       note: file.note,
     },
   };
+}
+
+/** The most characters a file's recipient name holds (payableItemSchema). */
+const NAME_MAX = 140;
+
+/**
+ * The service's player name as the name a file gives its recipient (PayPal and the generic file have no name of the
+ * profile's): trimmed and cut to what a file holds, or "Player N" when the service has none or only spaces. The
+ * service reports any text as a name; one recipient's must not stop the file of everyone else.
+ */
+export function playerNameForFile(candidate: Pick<Candidate, "playerName" | "recipientPlayerId">): string {
+  let name = "";
+  for (const character of (candidate.playerName ?? "").trim()) {
+    if (name.length + character.length > NAME_MAX) break;
+    name += character;
+  }
+  name = name.trim();
+  return name === "" ? `Player ${candidate.recipientPlayerId}` : name;
 }
