@@ -83,6 +83,11 @@ test.describe("sign-in and roles", () => {
     await expect(own.getByText("The only admin who can sign in")).toBeVisible();
     await expect(own.getByRole("combobox")).toHaveCount(0);
     await expect(page.getByLabel("Role of new-support@e2e.test")).toHaveValue("support");
+    // A role changed shows as changed: the list is drawn again with it, and the form is reset to it.
+    await page.getByLabel("Role of new-support@e2e.test").selectOption("finance");
+    await page.getByRole("button", { name: "Change role of new-support@e2e.test" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "new-support@e2e.test is now finance" })).toBeVisible();
+    await expect(page.getByLabel("Role of new-support@e2e.test")).toHaveValue("finance");
     await shoot(page, "admin-users");
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/sign-in$/);

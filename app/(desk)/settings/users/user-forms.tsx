@@ -86,6 +86,9 @@ export function ChangeRoleForm({
   role: Role;
 }) {
   const [state, formAction] = useActionState(action, null);
+  // React resets the form after every answer, and a select shows the choice it was first drawn with: keyed by the
+  // role it shows, it shows the role saved (the page's, once changed) or, when refused, the one chosen.
+  const shown = state && !state.ok ? (state.values?.role ?? role) : role;
   return (
     <form action={formAction} className="flex flex-wrap items-center gap-2">
       <input type="hidden" name="userId" value={userId} />
@@ -95,7 +98,8 @@ export function ChangeRoleForm({
       <Select
         id={`role-${userId}`}
         name="role"
-        defaultValue={role}
+        key={shown}
+        defaultValue={shown}
         className="w-auto"
         aria-invalid={state && !state.ok ? true : undefined}
         aria-describedby={state && !state.ok ? `role-${userId}-message` : undefined}
