@@ -34,6 +34,14 @@ test.describe
       await page.getByRole("link", { name: "Import or export payout profiles" }).click();
       await expect(page.getByRole("heading", { name: "Payout profiles", level: 1 })).toBeVisible();
 
+      // A file larger than any form the server reads is refused on its field, the page kept.
+      const huge = Buffer.alloc(22 * 1024 * 1024, "a");
+      await page.getByLabel("CSV file").setInputFiles({ name: "huge.csv", mimeType: "text/csv", buffer: huge });
+      await page.getByRole("button", { name: "Check the file" }).click();
+      await expect(page.getByText("must be under 2 MB")).toBeVisible();
+      await shoot(page, "finance-profiles-too-large");
+      await expect(page.getByRole("heading", { name: "Payout profiles", level: 1 })).toBeVisible();
+
       await page.getByLabel("CSV file").setInputFiles(file([...GOOD, BAD]));
       await page.getByRole("button", { name: "Check the file" }).click();
       await expect(

@@ -18,3 +18,7 @@ export const EXPECTED_GAME_FIELD = "_game";
 /** The refusal of a form sent for a game other than the one the session is on now (another tab switched game). */
 export const GAME_SWITCHED =
   "The game was switched in another tab since this page was opened. Reload the page and try again.";
+
+/** Shown when an action's answer never came (the connection dropped, or the server failed before answering). */
+export const UNANSWERED_ACTION =
+  "Something went wrong and the action may not have completed. Reload the page to check, then try again.";

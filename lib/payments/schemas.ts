@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IMPORT_LIMITS } from "@/lib/import-limits";
 import { money } from "@/lib/money";
 import { fxRateSchema } from "./fx";
 
@@ -91,7 +92,10 @@ export const importResultsSchema = z.object({
   batchId: z.uuid({ message: "is not a batch id" }),
   format: z.enum(RESULT_FORMATS, { message: "must be one of paypal, wise, pain002, generic" }),
   /** At most 20 MB of text. */
-  text: z.string().min(1, { message: "the file is empty" }).max(20_000_000, { message: "the file is too large" }),
+  text: z
+    .string()
+    .min(1, { message: "the file is empty" })
+    .max(IMPORT_LIMITS.results.chars, { message: IMPORT_LIMITS.results.message }),
   /** The day the provider sent the money (UTC); when blank, each file's execution date once come, else today. */
   paidOn: z.preprocess(
     blank,

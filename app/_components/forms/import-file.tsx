@@ -1,5 +1,6 @@
 import { type FormEvent, type ReactNode, startTransition, useActionState, useRef, useState } from "react";
-import type { ActionResult } from "@/lib/action-result";
+import { type ActionResult, UNANSWERED_ACTION } from "@/lib/action-result";
+import type { ImportLimit } from "@/lib/import-limits";
 import { Button } from "../ui/button";
 import { Field } from "./field";
 import { useFocusFirstInvalid } from "./focus-invalid";
@@ -9,17 +10,34 @@ export type ImportMode = "dry_run" | "apply";
 
 type ImportAction<T> = (state: ActionResult<T> | null, form: FormData) => Promise<ActionResult<T>>;
 
+/** A UTF-8 file's text has at least a third as many UTF-16 code units as the file has bytes. */
+const MAX_BYTES_PER_UNIT = 3;
+
 /**
  * The state of an import form and its submit handler: the file chosen in the form's file input is read in the page
  * and its text sent with the fields `fields(text, mode)` names (nothing is sent, and `missingFile` is shown on the
- * file field, when no file is chosen). The form is submitted by hand, so nothing it holds is reset by an answer.
- * `state` is the last answer, and null while the next one is awaited.
+ * file field, when no file is chosen, or `limit`'s refusal when its text is longer than the action takes). The form
+ * is submitted by hand, so nothing it holds is reset by an answer. `state` is the last answer, and null while the
+ * next one is awaited; an answer that never came reads as a refusal saying so.
  */
 export function useImportForm<T>(
   action: ImportAction<T>,
-  options: { missingFile: string; fields: (text: string, mode: ImportMode) => Record<string, string> },
+  options: {
+    missingFile: string;
+    limit: ImportLimit;
+    fields: (text: string, mode: ImportMode) => Record<string, string>;
+  },
 ) {
-  const [state, dispatch, pending] = useActionState(action, null);
+  const [state, dispatch, pending] = useActionState(
+    async (previous: ActionResult<T> | null, form: FormData): Promise<ActionResult<T>> => {
+      try {
+        return await action(previous, form);
+      } catch {
+        return { ok: false, code: "INTERNAL", message: UNANSWERED_ACTION };
+      }
+    },
+    null,
+  );
   const [fileError, setFileError] = useState<string | null>(null);
   const [mode, setMode] = useState<ImportMode>("dry_run");
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
@@ -29,9 +47,16 @@ export function useImportForm<T>(
       setFileError(options.missingFile);
       return;
     }
+    const { chars, message } = options.limit;
+    // Too large to read at all, or once read: refused here, since the server refuses a form that large unread.
+    const text = file.size > chars * MAX_BYTES_PER_UNIT ? null : await file.text();
+    if (text === null || text.length > chars) {
+      setFileError(message);
+      return;
+    }
     setFileError(null);
     const data = new FormData();
-    for (const [name, value] of Object.entries(options.fields(await file.text(), mode))) data.set(name, value);
+    for (const [name, value] of Object.entries(options.fields(text, mode))) data.set(name, value);
     startTransition(() => dispatch(data));
   };
   // While a new import runs, the previous answer is not shown: it would read as this one's.

@@ -1,6 +1,7 @@
 "use client";
 
 import { type FormEvent, type ReactNode, startTransition, useActionState, useEffect, useRef, useState } from "react";
+import { UNANSWERED_ACTION } from "@/lib/action-result";
 import { FormMessage } from "../forms/form-message";
 import { ShownGameField } from "../forms/shown-game";
 import { Button } from "./button";
@@ -49,9 +50,6 @@ export type ConfirmDialogProps = {
   onRefused?: (result: Extract<ConfirmResult, { ok: false }>) => void;
   size?: "sm" | "md" | "lg";
 };
-
-const GENERIC_ERROR =
-  "Something went wrong and the action may not have completed. Reload the page to check, then try again.";
 
 /**
  * Asks before an action that changes money or state. The confirm button shows progress and cannot be pressed twice;
@@ -139,8 +137,8 @@ function ConfirmForm({
         onConfirmed?.(result);
         return { error: null, typed: {}, fieldErrors: {} };
       } catch {
-        onShownError(GENERIC_ERROR);
-        return { error: GENERIC_ERROR, typed, fieldErrors: {} };
+        onShownError(UNANSWERED_ACTION);
+        return { error: UNANSWERED_ACTION, typed, fieldErrors: {} };
       }
     },
     { error: null, typed: {}, fieldErrors: {} },

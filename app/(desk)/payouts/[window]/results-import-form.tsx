@@ -10,6 +10,7 @@ import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/imp
 import { Select } from "@/app/_components/forms/select";
 import { Badge } from "@/app/_components/ui/badge";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import { IMPORT_LIMITS } from "@/lib/import-limits";
 import { countOf, formatCount } from "@/lib/format";
 import { SHOWN_LINES } from "@/lib/payments/plan-line";
 import { RESULT_FORMAT_LABELS, RESULT_FORMATS } from "@/lib/payments/schemas";
@@ -73,6 +74,7 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
   const [paidOn, setPaidOn] = useState<string>("");
   const importForm = useImportForm(action, {
     missingFile: "choose the provider's results file",
+    limit: IMPORT_LIMITS.results,
     fields: (text, mode) => ({ [EXPECTED_GAME_FIELD]: gameId, batchId, format, mode, text, paidOn }),
   });
   const { state } = importForm;

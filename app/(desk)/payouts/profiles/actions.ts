@@ -6,6 +6,7 @@ import { getDb } from "@/db";
 import { defineAction } from "@/lib/actions";
 import { countOf } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
+import { IMPORT_LIMITS } from "@/lib/import-limits";
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { importProfiles } from "@/lib/profiles/bulk";
 
@@ -17,7 +18,7 @@ export const importProfilesAction = defineAction(
       csv: z
         .string({ message: "choose a CSV file" })
         .min(1, { message: "choose a CSV file" })
-        .max(2_000_000, { message: "must be under 2 MB" }),
+        .max(IMPORT_LIMITS.profiles.chars, { message: IMPORT_LIMITS.profiles.message }),
       mode: z.enum(["dry_run", "apply"], { message: "must be a dry run or apply" }),
     }),
   },

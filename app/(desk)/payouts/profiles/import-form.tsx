@@ -6,6 +6,7 @@ import { type ImportColumn, ImportLinesTable } from "@/app/_components/forms/imp
 import { Badge } from "@/app/_components/ui/badge";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
+import { IMPORT_LIMITS } from "@/lib/import-limits";
 import type { ImportResult } from "@/lib/profiles/bulk";
 
 type Action = (state: ActionResult<ImportResult> | null, form: FormData) => Promise<ActionResult<ImportResult>>;
@@ -46,6 +47,7 @@ const CHANGE_COLUMNS: readonly [ImportColumn<Change>, ...ImportColumn<Change>[]]
 export function ImportProfilesForm({ action, gameId }: { action: Action; gameId: string }) {
   const importForm = useImportForm(action, {
     missingFile: "choose a CSV file",
+    limit: IMPORT_LIMITS.profiles,
     fields: (text, mode) => ({ [EXPECTED_GAME_FIELD]: gameId, csv: text, mode }),
   });
   const { state } = importForm;
