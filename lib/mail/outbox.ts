@@ -1,5 +1,5 @@
 import "server-only";
-import { simpleParser } from "mailparser";
+import { type AddressObject, type EmailAddress, simpleParser } from "mailparser";
 import type { Db } from "@/db";
 import { getMailMessageRaw, listMailMessages, type MailMessageRow } from "@/db/queries/mail";
 
@@ -31,16 +31,28 @@ export async function readOutboxMessage(db: Db, id: string): Promise<OutboxMessa
   const found = await parse(db, id);
   if (!found) return null;
   const { stored, parsed } = found;
+  // The subject and the addresses' names as written: a header beyond ASCII travels encoded (RFC 2047).
+  const address = (a: EmailAddress): string =>
+    a.group ? a.group.map(address).join(", ") : a.name ? `${a.name} <${a.address ?? ""}>` : (a.address ?? "");
+  const addresses = (found: AddressObject | AddressObject[] | undefined) =>
+    (Array.isArray(found) ? found : found ? [found] : []).flatMap((a) => a.value.map(address)).join(", ");
+  const decoded: Record<string, string | undefined> = {
+    subject: parsed.subject,
+    from: addresses(parsed.from) || undefined,
+    to: addresses(parsed.to) || undefined,
+  };
   const headers = parsed.headerLines
     .filter((h) => SHOWN_HEADERS.includes(h.key))
     .map((h) => {
       const colon = h.line.indexOf(":");
       return {
         name: h.line.slice(0, colon),
-        value: h.line
-          .slice(colon + 1)
-          .replace(/\s+/g, " ")
-          .trim(),
+        value:
+          decoded[h.key] ??
+          h.line
+            .slice(colon + 1)
+            .replace(/\s+/g, " ")
+            .trim(),
       };
     });
   return {
