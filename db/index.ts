@@ -1,5 +1,5 @@
 import "server-only";
-import { Kysely, PostgresDialect, type Transaction } from "kysely";
+import { Kysely, type KyselyPlugin, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
 import { requireEnv } from "@/core/env";
 import type { Database } from "./types";
@@ -15,11 +15,11 @@ const registry = globalThis as unknown as { __payoutDeskPools?: WeakMap<Db, pg.P
 registry.__payoutDeskPools ??= new WeakMap<Db, pg.Pool>();
 const pools = registry.__payoutDeskPools;
 
-export function createDb(connectionString: string, options: { max?: number } = {}): Db {
+export function createDb(connectionString: string, options: { max?: number; plugins?: KyselyPlugin[] } = {}): Db {
   const pool = new pg.Pool({ connectionString, max: options.max ?? 10, idleTimeoutMillis: 30_000 });
   // An idle client that loses its connection must not take the process down.
   pool.on("error", () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: options.plugins });
   pools.set(db, pool);
   return db;
 }

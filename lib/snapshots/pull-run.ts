@@ -170,6 +170,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     pull.requested_by_id && pull.requested_by_email
       ? { id: pull.requested_by_id, email: pull.requested_by_email }
       : null;
+  let published: { snapshotId: string; version: number };
   try {
     const { source, client } = await createReportSource(db, pull.game_id, clientConfig);
     const report = (p: FetchProgress, force = false) => {
@@ -208,7 +209,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     const snapshotId = randomUUID();
     // One transaction from the first page to publication: rows are written as pages arrive, and either all of it
     // commits with the pull's "complete" status or none of it does.
-    const published = await db.transaction().execute(async (trx) => {
+    published = await db.transaction().execute(async (trx) => {
       const rowWriter = await createRowWriter(trx, snapshotId);
       // Rows are compared with a comparable previous version while the next pages are read, not after the last one
       // (the lines in the database, once all are written).
@@ -271,13 +272,6 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       });
       return result;
     });
-    const summary = await summarizeSnapshot(db, published.snapshotId);
-    await refreshStatisticsAfterBulkWrite(
-      db,
-      ["snapshot_line", "snapshot_recipient", "snapshot_reversal", "snapshot_page"],
-      summary.lines + summary.recipients,
-    );
-    return summary;
   } catch (error) {
     await writer.flush();
     const { code, message, final } = classify(error, clientConfig.retryBudgetMs);
@@ -310,6 +304,26 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       });
     }
     throw new PullFailedError(message, code, last, { cause: error });
+  }
+  // Published: the pull is complete whatever fails from here on. A job tried again finds it so and reads its summary.
+  try {
+    const summary = await summarizeSnapshot(db, published.snapshotId);
+    await refreshStatisticsAfterBulkWrite(
+      db,
+      ["snapshot_line", "snapshot_recipient", "snapshot_reversal", "snapshot_page"],
+      summary.lines + summary.recipients,
+    );
+    return summary;
+  } catch (error) {
+    const { code, message } = classify(error, clientConfig.retryBudgetMs);
+    const why = message.replace(/\.?$/, ".");
+    throw new PullFailedError(
+      `The snapshot was published (version ${published.version}), but reading what it holds failed: ${why} ` +
+        "Open the window in the app to see it; taking it again is not needed.",
+      code,
+      false,
+      { cause: error },
+    );
   }
 }
 

@@ -1,7 +1,9 @@
+import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "@/db";
 import type { FetchLike, ServiceClientConfig } from "@/lib/service/transport";
 import { compareVersions } from "@/lib/snapshots/drift";
-import { PullFailedError, takeSnapshotNow } from "@/lib/snapshots/pull";
+import { PullFailedError, summarizeSnapshot, takeSnapshotNow } from "@/lib/snapshots/pull";
 import { loadComparable } from "@/lib/snapshots/store";
 import { monthWindow } from "@/lib/time";
 import { saveGame } from "@/lib/games/games";
@@ -238,5 +240,44 @@ describe("a pull during an outage of the reporting routes", () => {
     );
     const stored = await env.db.selectFrom("snapshot").select("id").where("game_id", "=", "snap-game-copy").execute();
     expect(stored).toEqual([]);
+  });
+
+  it("stays published when what follows its publishing fails: not recorded as a failed pull", async () => {
+    // The database drops the connection as the summary of the snapshot just published is read.
+    const summaryFails: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (node.kind === "SelectQueryNode" && JSON.stringify(node.from).includes('"snapshot_sub_window"'))
+          throw new Error("Connection terminated unexpectedly");
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const march = { ...request, window: monthWindow("2026-02") };
+    const failing = createDb(env.t.url, { max: 4, plugins: [summaryFails] });
+    const failure = await takeSnapshotNow(failing, march)
+      .then(
+        () => null,
+        (error: unknown) => error,
+      )
+      .finally(() => failing.destroy());
+    expect(failure).toBeInstanceOf(PullFailedError);
+    expect((failure as PullFailedError).final).toBe(false);
+    expect((failure as PullFailedError).message).toMatch(
+      /^The snapshot was published \(version 1\), but reading what it holds failed: Connection terminated unexpected/,
+    );
+    const pull = await env.db
+      .selectFrom("snapshot_pull")
+      .select(["id", "status", "snapshot_id"])
+      .where("window_start", "=", new Date(march.window.startMs))
+      .executeTakeFirstOrThrow();
+    expect(pull).toMatchObject({ status: "complete", snapshot_id: expect.any(String) });
+    const audited = await env.db
+      .selectFrom("audit_log")
+      .select(["action", "outcome"])
+      .where("target", "=", pull.id)
+      .execute();
+    expect(audited.filter((a) => a.action === "snapshot.pull" && a.outcome === "failed")).toEqual([]);
+    // What was published reads as usual once the database answers again.
+    expect(await summarizeSnapshot(env.db, pull.snapshot_id ?? "")).toMatchObject({ pullId: pull.id, version: 1 });
   });
 });
