@@ -30,6 +30,15 @@ test("[admin] a game secret saved in settings never appears in the database, the
   await expect(page.getByRole("status").filter({ hasText: "Saved Secret Test" })).toBeVisible();
   await expect(page.getByRole("cell", { name: "gs_live_••••leak" })).toBeVisible();
   await shoot(page, "admin-games");
+  // Switched to, the game is the one the whole page shows: the switcher, and no sandbox banner for a live game.
+  const switcher = page.locator("#shell-game");
+  await switcher.selectOption("secret-test");
+  await page.getByRole("button", { name: "Switch" }).click();
+  await expect(page).toHaveURL(/\/payouts$/);
+  await expect(page.getByRole("heading", { name: "Payouts", level: 1 })).toBeVisible();
+  await expect(switcher).toHaveValue("secret-test");
+  await expect(page.getByText("No snapshot yet")).toBeVisible();
+  await expect(page.getByText("Sandbox game: figures are test data")).toHaveCount(0);
 
   // Every page of the app, and every script it loads, as the browser received them.
   for (const path of [

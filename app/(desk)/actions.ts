@@ -1,5 +1,6 @@
 "use server";
 
+import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
@@ -16,6 +17,8 @@ export const switchGameAction = defineAction(
     const db = getDb();
     if (!(await findGame(db, gameId))) throw new AppError("NOT_FOUND", `No game ${gameId}.`, { field: "gameId" });
     await setSelectedGameId(db, user.sessionId, gameId);
+    // Every layout is drawn again for the game switched to (the sandbox banner, the switcher), not only the page.
+    revalidatePath("/", "layout");
     redirect("/payouts");
   },
 );

@@ -35,6 +35,9 @@ export function GameSwitcher({
           id="shell-game"
           name="gameId"
           className="min-w-0 flex-1"
+          // React resets the form after the switch, and a select shows the choice it was first drawn with: keyed by
+          // the game, it is drawn again for the game switched to.
+          key={selectedGameId ?? ""}
           defaultValue={selectedGameId ?? ""}
           required
           aria-describedby={state && !state.ok ? "shell-game-error" : undefined}
