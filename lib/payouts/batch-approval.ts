@@ -32,6 +32,17 @@ export async function approvedWithOpenFlags(db: Db, batch: Target & { snapshotId
 }
 
 /**
+ * Whether a draft batch has a draft statement with no open flag, which approving the unflagged statements would
+ * approve. Stops at the first one (most batches: among the first statements read). Read without the batch's lock.
+ */
+export async function hasUnflaggedDraft(db: Db, batch: Target & { snapshotId: string }): Promise<boolean> {
+  const flags = await readBatchFlags(db, batch);
+  for await (const s of iteratePayoutStatements(db, { gameId: batch.gameId, batchId: batch.batchId, pageSize: 200 }))
+    if (s.state === "draft" && openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).length === 0) return true;
+  return false;
+}
+
+/**
  * Approves a draft batch: every statement approved or held, no approved statement with an open flag, and (two-person
  * rule) the approver is not the preparer. The figures are frozen to the snapshot version the batch was built on;
  * approved statements with nothing to pay are closed as carried at once.

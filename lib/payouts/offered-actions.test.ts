@@ -239,6 +239,23 @@ describe("batch actions", () => {
     );
   });
 
+  it("offers no approval of the unflagged statements when every draft has a flag of its own", () => {
+    expect(
+      batchVerdict("approve_unflagged", context("draft"), { ...counts, draft: 3, draftsAllFlagged: true }),
+    ).toEqual({
+      kind: "blocked",
+      code: "open_flags",
+      reason:
+        "Every statement in draft has an open flag: override the flags on the recipients' rows, or hold their payouts.",
+    });
+    expect(
+      batchVerdict("approve_unflagged", context("draft"), { ...counts, draft: 1, draftsAllFlagged: true }),
+    ).toMatchObject({ reason: expect.stringMatching(/^The statement in draft has an open flag: /) });
+    expect(
+      batchVerdict("approve_unflagged", context("draft"), { ...counts, draft: 3, draftsAllFlagged: false }).kind,
+    ).toBe("allowed");
+  });
+
   it("offers no batch approval while an approved statement has a flag raised since, and names its recipient", () => {
     expect(batchVerdict("approve_batch", context("draft"), { ...counts, approvedFlagged: [12] })).toEqual({
       kind: "blocked",

@@ -138,6 +138,8 @@ export type BatchCounts = {
    * the batch cannot be approved while one stands (lib/payouts/batch-approval.ts).
    */
   approvedFlagged?: readonly number[];
+  /** Every draft statement has an open flag of its own: approving the unflagged ones would approve none. */
+  draftsAllFlagged?: boolean;
 };
 
 /** Approval while a flag on the window stands open on every statement it would approve: blocked, or null. */
@@ -160,6 +162,16 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
     case "approve_unflagged":
       if (batch.status !== "draft") return na(`The batch is ${batch.status}.`);
       if (counts.draft === 0) return na("No statement is in draft.");
+      if (counts.draftsAllFlagged)
+        return {
+          kind: "blocked",
+          code: "open_flags",
+          reason:
+            counts.draft === 1
+              ? "The statement in draft has an open flag: override it on the recipient's row, or hold the payout."
+              : "Every statement in draft has an open flag: override the flags on the recipients' rows, or hold " +
+                "their payouts.",
+        };
       return heldByWindowFlags(counts) ?? ALLOWED;
     case "approve_batch": {
       if (batch.status !== "draft") return na(`This batch is already ${batch.status}.`);

@@ -9,6 +9,7 @@ import {
   releaseStatements,
   unapproveStatements,
 } from "@/lib/payouts/batches";
+import { hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";
@@ -68,7 +69,7 @@ describe("the approval workflow", () => {
   );
 
   it("blocks approval on flags until they are overridden with a written reason, which is kept", async () => {
-    await insertSnapshot(db, {
+    const snapshot = await insertSnapshot(db, {
       window: "2026-06",
       recipients: [
         { id: 3001, gross: "40.00", resolved: false },
@@ -100,8 +101,12 @@ describe("the approval workflow", () => {
       },
       web(preparer),
     );
+    // The window page offers to approve the unflagged statements while one is in draft, and not once none is.
+    const target = { gameId: GAME, batchId, snapshotId: snapshot.id };
+    expect(await hasUnflaggedDraft(db, target)).toBe(true);
     const second = await approveStatements(db, { gameId: GAME, batchId, all: "draft_unflagged" }, web(preparer));
     expect(second.changed).toBe(1);
+    expect(await hasUnflaggedDraft(db, target)).toBe(false);
     const reasons = second.skipped.map((s) => `${s.recipientPlayerId}: ${s.reason}`).sort();
     expect(reasons).toEqual([
       "3001: has open flags (Unresolved recipient)",

@@ -10,7 +10,7 @@ import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch
 import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { readWindowClosing } from "@/lib/accounting/close";
-import { approvedWithOpenFlags } from "@/lib/payouts/batch-approval";
+import { approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, prepareRefusal } from "@/lib/payouts/batches";
 import { disputeFlagsOf, overrideOf, recipientsFlaggedNow } from "@/lib/payouts/flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
@@ -140,9 +140,15 @@ export default async function WindowPage({ params, searchParams }: Props) {
     canAct && batch?.status === "draft" && (counts?.byState.draft.count ?? 0) === 0 && openWindowFlags.length === 0
       ? await approvedWithOpenFlags(db, { gameId: game.id, batchId: batch.id, snapshotId: batch.snapshotId })
       : [];
+  // Only where approving the unflagged statements would be offered otherwise: drafts left, no window flag open.
+  const draftsAllFlagged =
+    canAct && batch?.status === "draft" && (counts?.byState.draft.count ?? 0) > 0 && openWindowFlags.length === 0
+      ? !(await hasUnflaggedDraft(db, { gameId: game.id, batchId: batch.id, snapshotId: batch.snapshotId }))
+      : false;
   const batchCounts = {
     openWindowFlags: openWindowFlags.length,
     approvedFlagged,
+    draftsAllFlagged,
     draft: counts?.byState.draft.count ?? 0,
     approved: counts?.byState.approved.count ?? 0,
     held: counts?.byState.held.count ?? 0,
