@@ -156,6 +156,11 @@ test(
     await expect(page.getByRole("button", { name: "Review refund" })).toBeVisible();
     await expect(page.getByText(`Full: everything that remains (USD ${remaining})`)).toBeVisible();
     await shoot(page, "support-refund-sent-back");
+    // Reviewed again, the new review stands on its own: the refusal of the last one is not shown with it.
+    await page.getByRole("button", { name: "Review refund" }).click();
+    await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Refund USD 1.00" })).toBeVisible();
+    await expect(page.getByText(/remains refundable now/)).toHaveCount(0);
     // Nothing was refunded from Payout Desk.
     const after = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
     expect(after.refunds.refund_count).toBe(candidate.refundCount + 1);

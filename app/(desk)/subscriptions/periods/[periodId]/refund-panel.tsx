@@ -62,6 +62,9 @@ export function RefundPanel({
   const fullOffered = !limited || money(remainingUsd).lte(money(supportLimit.availableUsd));
   const [mode, setMode] = useState<"full" | "partial">(fullOffered ? "full" : "partial");
   const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
+  /** Counts the reviews made, so that the confirm step shows only the answer to its own review. */
+  const [reviewNo, setReviewNo] = useState(0);
+  const [answeredNo, setAnsweredNo] = useState<number | null>(null);
   /** Why the person was sent back from the confirm step (the period changed, or the amount is no longer possible). */
   const [sentBack, setSentBack] = useState<string | null>(null);
   /** Back from the review step: focus goes to the amount form, which replaced the button just pressed. */
@@ -78,7 +81,10 @@ export function RefundPanel({
       setSentBack(null);
       setCameBack(false);
       setTyped({ amountUsd: String(form.get("amountUsd") ?? ""), reason: String(form.get("reason") ?? "") });
-      if (result.ok && result.data) setReview({ impact: result.data, reason: String(form.get("reason") ?? "") });
+      if (result.ok && result.data) {
+        setReview({ impact: result.data, reason: String(form.get("reason") ?? "") });
+        setReviewNo((n) => n + 1);
+      }
       return result;
     },
     null,
@@ -88,6 +94,7 @@ export function RefundPanel({
   const noteRefusal = useAlertWhenGone();
   const [refundState, refund] = useActionState(async (previous: ActionResult<RefundData> | null, form: FormData) => {
     const result = await refundAction(previous, form);
+    setAnsweredNo(reviewNo);
     noteRefusal(null);
     if (result.ok && result.data) router.push(`/subscriptions/refunds/${result.data.attemptId}`);
     // Refused for the amount (the period changed since the review): back to the amount, with the page refreshed.
@@ -140,7 +147,7 @@ export function RefundPanel({
             <input type="hidden" name="amountUsd" value={impact.amountUsd} />
             <input type="hidden" name="remainingBeforeUsd" value={impact.remainingUsd} />
             <input type="hidden" name="reason" value={review.reason} />
-            <ResultMessage result={refundState} />
+            <ResultMessage result={answeredNo === reviewNo ? refundState : null} />
             <div className="flex flex-wrap gap-2">
               <SubmitButton variant="danger" pendingLabel="Refunding…">
                 {`Refund ${formatUsdText(impact.amountUsd)}`}
