@@ -14,7 +14,14 @@ import {
 import { type Ok, type Fail, previewForm, refundReaders, refuseNextRefund, screenRefundForm } from "./helpers";
 
 vi.mock("next/headers", () => import("../support/next-request"));
-vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
+/** The paths server actions asked Next.js to draw again, in order. */
+const revalidated = vi.hoisted(() => [] as string[]);
+vi.mock("next/cache", () => ({
+  revalidatePath: (path: string) => {
+    revalidated.push(path);
+  },
+  revalidateTag: () => {},
+}));
 
 const { previewRefundAction, refundAction, resolveRefundAttemptAction, retryRefundAttemptAction } = await import(
   "@/app/(desk)/subscriptions/actions"
@@ -144,7 +151,9 @@ describe("refunds against the emulator", () => {
     ).toMatchObject({
       ok: true,
     });
-    // A colleague settling it from a page drawn before is told who settled it first, as what, and why.
+    // A colleague settling it from a page drawn before is told who settled it first, as what, and why, and the page is
+    // drawn again as it stands (no form left to send again).
+    revalidated.length = 0;
     const again = (await resolveRefundAttemptAction(
       form({ attemptId: attempt!.id, outcome: "refunded", note: "The player's bank shows it refunded." }),
     )) as Fail;
@@ -153,6 +162,7 @@ describe("refunds against the emulator", () => {
       /^\S+@\S+ settled this attempt first at .+, finding nothing refunded \(their note: “/,
     );
     expect(again.message).toContain("(ticket 4411).”). Nothing was changed;");
+    expect(revalidated).toEqual(["/subscriptions"]);
     expect((await auditOf(SUBS.attention)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
       "refund.request:pending",
       "refund.call:needs_attention",

@@ -207,8 +207,9 @@ export const resolveRefundAttemptAction = defineAction(
       { gameId: game.id, attemptId, outcome, note },
       { actor: user, via: "web" },
     );
-    if (!resolved) throw new AppError("CONFLICT", await notSettledWhy(db, game.id, attemptId));
+    // Settled meanwhile (by someone else, or the service answered): the page is drawn again as it stands, either way.
     revalidatePath("/subscriptions", "layout");
+    if (!resolved) throw new AppError("CONFLICT", await notSettledWhy(db, game.id, attemptId));
     return {
       ok: true,
       message:
