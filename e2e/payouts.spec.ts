@@ -53,6 +53,7 @@ test.describe("payout review", () => {
     await snapDialog.getByRole("button", { name: "Take snapshot" }).click();
     await expect(start).toHaveAttribute("aria-invalid", "true");
     await expect(start).toHaveValue("2026-02-30");
+    await expect(snapDialog.getByRole("radio", { name: "Any window" })).toBeChecked();
     await page.keyboard.press("Escape");
     await expect(snapDialog).toBeHidden();
     await page.getByRole("button", { name: "Take snapshot" }).click();

@@ -87,18 +87,26 @@ function SnapshotForm(props: {
     <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
       <ShownGameField gameId={gameId} />
       <ResultMessage result={state && !state.ok ? state : null} />
+      {/* Checked by default only (as RadioChoice): React resets the form after a refusal, and a radio then shows what
+          it is checked by default, which follows the choice; a controlled radio would go back to the first one. */}
       <fieldset className="flex gap-4 text-sm">
         <legend className="sr-only">Window</legend>
         <label className="flex items-center gap-1.5">
-          <input type="radio" name="mode" value="month" checked={mode === "month"} onChange={() => setMode("month")} />A
-          month (UTC)
+          <input
+            type="radio"
+            name="mode"
+            value="month"
+            defaultChecked={mode === "month"}
+            onChange={() => setMode("month")}
+          />
+          A month (UTC)
         </label>
         <label className="flex items-center gap-1.5">
           <input
             type="radio"
             name="mode"
             value="custom"
-            checked={mode === "custom"}
+            defaultChecked={mode === "custom"}
             onChange={() => setMode("custom")}
           />
           Any window
