@@ -127,7 +127,9 @@ test.describe
       await page.getByLabel("CSV file").setInputFiles(file([ahead("ahead@example.com")]));
       await page.getByRole("button", { name: "Import" }).click();
       await expect(page.getByRole("status").filter({ hasText: "Imported" })).toBeVisible();
-      await page.getByLabel("CSV file").setInputFiles(file([ahead("moved@example.com")]));
+      // Moved to a bank account in euros.
+      const moved = `${AHEAD},bank_transfer,EUR,,Ada Lovelace,${FIRST_IBAN},COBADEFFXXX,DE,,,`;
+      await page.getByLabel("CSV file").setInputFiles(file([moved]));
       await page.getByRole("button", { name: "Import" }).click();
       const made = page.getByRole("table", { name: "Changes made" });
       await expect(made).toContainText("Awaits review");
@@ -149,6 +151,10 @@ test.describe
       await expect(page.getByRole("heading", { name: "Change awaiting review" })).toBeVisible();
       await page.getByRole("button", { name: "Approve change" }).click();
       await expect(page.getByRole("status").filter({ hasText: "Approved" })).toBeVisible();
+      // The form for a further change starts from the details now in force.
+      const details = page.getByRole("form", { name: "Payout details" });
+      await expect(details.getByLabel(/^Method/)).toHaveValue("bank_transfer");
+      await expect(details.getByLabel(/^Payout currency/)).toHaveValue("EUR");
       await shoot(page, "finance2-profile-ahead-approved");
       await page.goto("/payouts/profiles");
       await expect(page.getByText("No change of payout details is waiting for review.")).toBeVisible();

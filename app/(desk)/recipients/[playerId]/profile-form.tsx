@@ -75,6 +75,13 @@ export function PayoutDetailsForm({
   const { state, pending, onSubmit, errors } = useKeptForm(action);
   const [method, setMethod] = useState<PayoutMethod | "">(current.method ?? "");
   const [values, setValues] = useState<Record<string, string>>({ currency: current.currency ?? "" });
+  // Details in force that change while the page is open (a change approved on it) start the form anew from them.
+  const [shown, setShown] = useState(current);
+  if (shown.method !== current.method || shown.currency !== current.currency) {
+    setShown(current);
+    setMethod(current.method ?? "");
+    setValues({ currency: current.currency ?? "" });
+  }
   // Once saved, the details leave the page: only their masked form is shown from then on.
   useEffect(() => {
     if (state?.ok) setValues((v) => ({ currency: v.currency ?? "" }));
