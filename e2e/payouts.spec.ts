@@ -54,6 +54,7 @@ test.describe("payout review", () => {
     await expect(start).toHaveAttribute("aria-invalid", "true");
     await expect(start).toHaveValue("2026-02-30");
     await expect(snapDialog.getByRole("radio", { name: "Any window" })).toBeChecked();
+    await shoot(page, "finance-snapshot-refused");
     await page.keyboard.press("Escape");
     await expect(snapDialog).toBeHidden();
     await page.getByRole("button", { name: "Take snapshot" }).click();

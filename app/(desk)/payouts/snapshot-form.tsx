@@ -5,6 +5,7 @@ import { useActionState, useCallback, useEffect, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
+import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Button } from "@/app/_components/ui/button";
 import { Dialog, DialogClose, DialogFooter } from "@/app/_components/ui/dialog";
@@ -67,6 +68,11 @@ export function TakeSnapshotButton({
   );
 }
 
+const WINDOW_MODES = [
+  { value: "month", label: "A month (UTC)" },
+  { value: "custom", label: "Any window" },
+] as const;
+
 function SnapshotForm(props: {
   action: Action;
   defaultMonth: string;
@@ -87,31 +93,7 @@ function SnapshotForm(props: {
     <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
       <ShownGameField gameId={gameId} />
       <ResultMessage result={state && !state.ok ? state : null} />
-      {/* Checked by default only (as RadioChoice): React resets the form after a refusal, and a radio then shows what
-          it is checked by default, which follows the choice; a controlled radio would go back to the first one. */}
-      <fieldset className="flex gap-4 text-sm">
-        <legend className="sr-only">Window</legend>
-        <label className="flex items-center gap-1.5">
-          <input
-            type="radio"
-            name="mode"
-            value="month"
-            defaultChecked={mode === "month"}
-            onChange={() => setMode("month")}
-          />
-          A month (UTC)
-        </label>
-        <label className="flex items-center gap-1.5">
-          <input
-            type="radio"
-            name="mode"
-            value="custom"
-            defaultChecked={mode === "custom"}
-            onChange={() => setMode("custom")}
-          />
-          Any window
-        </label>
-      </fieldset>
+      <RadioChoice legend="Window" name="mode" options={WINDOW_MODES} value={mode} onChange={setMode} />
       {mode === "month" ? (
         <Field label="Month" id="snapshot-month" hint="The whole calendar month in UTC." error={errors.month} required>
           {(control) => <Input {...control} name="month" type="month" defaultValue={values.month ?? defaultMonth} />}
