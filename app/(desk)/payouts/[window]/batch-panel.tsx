@@ -64,6 +64,7 @@ export function BatchPanel(props: BatchPanelProps) {
         confirmLabel="Prepare"
         pendingLabel="Preparing…"
         action={withFields(actions.prepare, { window: props.windowKey, snapshotId: props.snapshotId })}
+        onRefused={refreshOnConflict}
       />
     );
   }
@@ -89,6 +90,7 @@ export function BatchPanel(props: BatchPanelProps) {
             confirmLabel="Approve"
             pendingLabel="Approving…"
             action={withFields(actions.approveUnflagged, id)}
+            onRefused={refreshOnConflict}
           />
         ) : null}
         {approveBatch.kind === "allowed" ? (
@@ -148,6 +150,7 @@ export function BatchPanel(props: BatchPanelProps) {
             tone="danger"
             size="md"
             action={withFields(actions.discard, id)}
+            onRefused={refreshOnConflict}
           >
             {(_typed, errors) => (
               <Field label="Reason" error={errors.reason} required>

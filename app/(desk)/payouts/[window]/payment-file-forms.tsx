@@ -248,6 +248,7 @@ export function ReturnPaymentButton(props: {
   gameId: string;
 }) {
   const onConfirmed = useNoticeAndRefresh();
+  const onRefused = useRefreshOnConflict();
   const only = props.paid.length === 1 ? props.paid[0] : undefined;
   return (
     <ConfirmDialog
@@ -265,6 +266,7 @@ export function ReturnPaymentButton(props: {
       tone="danger"
       size="md"
       action={props.action}
+      onRefused={onRefused}
     >
       {(typed, errors) => (
         <div className="flex flex-col gap-3">
