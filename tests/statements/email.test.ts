@@ -12,6 +12,7 @@ import { ISSUER_MISSING } from "@/lib/statements/settings";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { insertBatch, insertSnapshot } from "../exports/fixture";
 import { statementFixture } from "./fixture";
+import { SLACK } from "../support/slack";
 import { waitFor } from "../support/wait";
 import { pdfText } from "./pdf-text";
 import { DELIVERIES, setIssuer, startSmtp } from "./support";
@@ -32,7 +33,9 @@ beforeAll(async () => {
   await startWorkers();
 });
 afterAll(async () => {
-  await stopWorkers({ timeoutMs: 5_000 });
+  // A statement email still being rendered and sent finishes before its database is dropped (a busy machine takes
+  // longer than an idle one).
+  await stopWorkers({ timeoutMs: 60_000 * SLACK });
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
   await t?.drop();
 });

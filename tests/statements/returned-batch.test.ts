@@ -24,6 +24,7 @@ import { approver, finance, paypal, preparer } from "../payments/support";
 import { createProfilesDatabase } from "../profiles/support";
 import { readCsv } from "../support/csv";
 import type { TestDatabase } from "../support/db";
+import { SLACK } from "../support/slack";
 import { waitFor } from "../support/wait";
 import { pdfText } from "./pdf-text";
 import { DELIVERIES, FIGURE_COLUMNS, setIssuer, startSmtp } from "./support";
@@ -194,7 +195,9 @@ beforeAll(async () => {
   await startWorkers();
 });
 afterAll(async () => {
-  await stopWorkers({ timeoutMs: 5_000 });
+  // A statement email still being rendered and sent finishes before its database is dropped (a busy machine takes
+  // longer than an idle one).
+  await stopWorkers({ timeoutMs: 60_000 * SLACK });
   await new Promise<void>((resolve) => smtp?.close(() => resolve()));
   await t?.drop();
 });
