@@ -1,4 +1,6 @@
 import "server-only";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import PgBoss from "pg-boss";
 import type { z } from "zod";
 import type { DbOrTrx } from "@/db";
@@ -62,20 +64,53 @@ export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): Jo
   return definition;
 }
 
-type Holder = { boss?: Promise<PgBoss>; queues: Set<string> };
+/**
+ * The connection pg-boss works through, kept here rather than by pg-boss, so that a stop can wait for every statement
+ * pg-boss has sent: a fetch sent just before the stop hands its job to a handler after pg-boss's own stop has
+ * returned, and that job is completed (or handed back) over this connection.
+ */
+class QueueConnection implements PgBoss.Db {
+  private readonly pool: pg.Pool;
+  private sending = 0;
+
+  constructor(connectionString: string) {
+    this.pool = new pg.Pool({ connectionString, max: 4, application_name: "payout-desk-jobs" });
+    this.pool.on("error", (error) => log.error("job queue connection error", { error }));
+  }
+
+  async executeSql(text: string, values?: unknown[]): Promise<{ rows: never[] }> {
+    this.sending++;
+    try {
+      return await this.pool.query(text, values);
+    } finally {
+      this.sending--;
+    }
+  }
+
+  /** True when no statement is on its way. */
+  idle(): boolean {
+    return this.sending === 0;
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+type Holder = { boss?: Promise<PgBoss>; queues: Set<string>; connections: WeakMap<PgBoss, QueueConnection> };
 const holder = globalThis as unknown as { __payoutDeskBoss?: Holder };
-holder.__payoutDeskBoss ??= { queues: new Set() };
+holder.__payoutDeskBoss ??= { queues: new Set(), connections: new WeakMap() };
+holder.__payoutDeskBoss.connections ??= new WeakMap();
 const state: Holder = holder.__payoutDeskBoss;
 
 /** The process's queue client. Queuing works without workers; workers are started by lib/jobs/worker.ts. */
 export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<PgBoss> {
   if (state.boss) return state.boss;
   const starting = (async () => {
+    const connection = new QueueConnection(connectionString);
     const boss = new PgBoss({
-      connectionString,
+      db: connection,
       schema: "pgboss",
-      application_name: "payout-desk-jobs",
-      max: 4,
       // Scheduled jobs are queued by lib/jobs/scheduler.ts, once per period across the fleet. pg-boss's own cron is
       // off: a schedule an earlier release left in its table (or brings back while a rolling upgrade replaces it)
       // queues nothing from this release's processes.
@@ -87,10 +122,10 @@ export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<
     } catch (error) {
       // Its pool is closed, whatever it still holds, before the next caller starts another client (pg-boss's own
       // stop does nothing for a client that never started).
-      const pool = boss.getDb() as { opened?: boolean; close?: () => Promise<void> };
-      if (pool.opened && pool.close) await pool.close().catch(() => {});
+      await connection.close().catch(() => {});
       throw error;
     }
+    state.connections.set(boss, connection);
     return boss;
   })();
   state.boss = starting;
@@ -169,14 +204,22 @@ export async function enqueueInTransaction<S extends z.ZodType>(
 
 /**
  * Stops the queue client: no more jobs are taken, running ones get `timeoutMs` to finish before they are handed
- * back.
+ * back. `running` counts the handlers still at work (lib/jobs/worker.ts): a job fetched just as the stop began reaches
+ * its handler after pg-boss has stopped, and the connection stays open, within the same time, until it is done.
  */
-export async function stopBoss(options: { timeoutMs?: number } = {}): Promise<void> {
+export async function stopBoss(options: { timeoutMs?: number; running?: () => number } = {}): Promise<void> {
   const pending = state.boss;
   state.boss = undefined;
   state.queues.clear();
   if (!pending) return;
   // A client that never started has nothing to stop: its failure was the caller's to report when it asked for it.
   const boss = await pending.catch(() => null);
-  if (boss) await boss.stop({ graceful: true, wait: true, timeout: options.timeoutMs ?? 10_000 });
+  if (!boss) return;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const until = Date.now() + timeoutMs;
+  await boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
+  const connection = state.connections.get(boss);
+  if (!connection) return;
+  while (Date.now() < until && !(connection.idle() && (options.running?.() ?? 0) === 0)) await sleep(25);
+  await connection.close();
 }

@@ -78,8 +78,9 @@ export function workerCounts(): WorkerCounts {
 }
 
 /**
- * Stops taking jobs and waits up to `timeoutMs` for the running ones; any still running then are handed back to
- * the queue (marked failed, so they are retried by another worker).
+ * Stops taking jobs and waits up to `timeoutMs` for the running ones, a job fetched just as the stop began among them;
+ * any pg-boss still had running then are handed back to the queue (marked failed, so they are retried by another
+ * worker), and one still running past that time is left to expire and be retried.
  */
 export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise<WorkerCounts> {
   const started = state.started;
@@ -88,7 +89,7 @@ export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise
   const stopScheduler = state.stopScheduler;
   state.stopScheduler = undefined;
   await stopScheduler?.();
-  await stopBoss({ timeoutMs: options.timeoutMs });
+  await stopBoss({ timeoutMs: options.timeoutMs, running: () => state.counts.running });
   return workerCounts();
 }
 
