@@ -4,7 +4,6 @@ import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
-import { useRefreshOnConflict } from "./refresh-on-conflict";
 import { useNotice } from "./result-notice";
 import { type ServerAction, withFields } from "./with-fields";
 
@@ -25,7 +24,6 @@ export function OverrideFlagButton({
   recipientPlayerId?: number;
 }) {
   const done = useNotice();
-  const refreshOnConflict = useRefreshOnConflict();
   return (
     <ConfirmDialog
       gameId={gameId}
@@ -44,7 +42,6 @@ export function OverrideFlagButton({
         cause,
         recipientPlayerId: recipientPlayerId === undefined ? "" : String(recipientPlayerId),
       })}
-      onRefused={refreshOnConflict}
     >
       {(_typed, errors) => (
         <Field

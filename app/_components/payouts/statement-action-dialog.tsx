@@ -6,7 +6,6 @@ import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmDialogProps, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { StatementAction } from "@/lib/payouts/offered-actions";
 import { PaymentFields } from "./payment-fields";
-import { useRefreshOnConflict } from "./refresh-on-conflict";
 
 /** What the dialog of one statement action says, on one statement or on a selection of them. */
 export type StatementDialogText = {
@@ -45,7 +44,6 @@ export function StatementActionDialog({
   gameId: string;
 }) {
   const asksMore = action === "mark_paid" || text.reasonHint !== undefined;
-  const refreshOnConflict = useRefreshOnConflict();
   return (
     <ConfirmDialog
       onConfirmed={onConfirmed}
@@ -62,7 +60,6 @@ export function StatementActionDialog({
       size={asksMore ? "md" : undefined}
       action={run}
       gameId={gameId}
-      onRefused={refreshOnConflict}
     >
       {(_typed, errors) => (
         <>

@@ -1,7 +1,8 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { type FormEvent, type ReactNode, startTransition, useActionState, useEffect, useRef, useState } from "react";
-import { UNANSWERED_ACTION } from "@/lib/action-result";
+import { GAME_SWITCHED, UNANSWERED_ACTION } from "@/lib/action-result";
 import { FormMessage } from "../forms/form-message";
 import { ShownGameField } from "../forms/shown-game";
 import { Button } from "./button";
@@ -46,14 +47,15 @@ export type ConfirmDialogProps = {
    * refused in so many words, not as an id the other game does not have. Taken from the page, never the layout. */
   gameId?: string;
   onConfirmed?: (result: ConfirmResult | undefined) => void;
-  /** Told of a refusal, which the dialog shows while it stays open (e.g. to refresh the figures it shows). */
-  onRefused?: (result: Extract<ConfirmResult, { ok: false }>) => void;
   size?: "sm" | "md" | "lg";
 };
 
 /**
  * Asks before an action that changes money or state. The confirm button shows progress and cannot be pressed twice;
- * the dialog cannot be dismissed while the action runs; an error keeps the dialog open and is read out.
+ * the dialog cannot be dismissed while the action runs; an error keeps the dialog open and is read out. A refusal
+ * because what the page showed has moved on (CONFLICT: a colleague acted first) draws the page again behind the open
+ * dialog, which then shows what would be confirmed next, or, when the page no longer offers it, leaves the refusal on
+ * the page; not after a game switched in another tab, which would draw the other game.
  */
 export function ConfirmDialog({ trigger, title, description, size = "sm", ...rest }: ConfirmDialogProps) {
   const [open, setOpen] = useState(false);
@@ -113,11 +115,11 @@ function ConfirmForm({
   hiddenFields,
   gameId,
   onConfirmed,
-  onRefused,
   onPendingChange,
   onShownError,
   onDone,
 }: ConfirmFormProps) {
+  const router = useRouter();
   const [state, formAction, isPending] = useActionState(
     async (_previous: ConfirmState, formData: FormData): Promise<ConfirmState> => {
       const typed = typedValues(formData);
@@ -125,7 +127,7 @@ function ConfirmForm({
         const result = await action(formData);
         if (result && !result.ok) {
           onShownError(result.message);
-          onRefused?.(result);
+          if (result.code === "CONFLICT" && result.message !== GAME_SWITCHED) router.refresh();
           return {
             error: result.message,
             typed: { ...typed, ...result.values },

@@ -4,7 +4,6 @@ import { Field } from "@/app/_components/forms/field";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
-import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import type { BatchAction, Verdict } from "@/lib/payouts/offered-actions";
 import { PaymentFields } from "@/app/_components/payouts/payment-fields";
 import { useNotice } from "@/app/_components/payouts/result-notice";
@@ -45,8 +44,6 @@ export type BatchPanelProps = {
  */
 export function BatchPanel(props: BatchPanelProps) {
   const done = useNotice();
-  // A batch that moved on is drawn again behind the open dialog, which then shows the figures confirmed next.
-  const refreshOnConflict = useRefreshOnConflict();
   const { batch, counts, actions, offers } = props;
   if (!batch || !offers) {
     if (props.prepareRefused) return <p className="max-w-md text-sm text-ink-muted">{props.prepareRefused}</p>;
@@ -64,7 +61,6 @@ export function BatchPanel(props: BatchPanelProps) {
         confirmLabel="Prepare"
         pendingLabel="Preparing…"
         action={withFields(actions.prepare, { window: props.windowKey, snapshotId: props.snapshotId })}
-        onRefused={refreshOnConflict}
       />
     );
   }
@@ -90,7 +86,6 @@ export function BatchPanel(props: BatchPanelProps) {
             confirmLabel="Approve"
             pendingLabel="Approving…"
             action={withFields(actions.approveUnflagged, id)}
-            onRefused={refreshOnConflict}
           />
         ) : null}
         {approveBatch.kind === "allowed" ? (
@@ -107,7 +102,6 @@ export function BatchPanel(props: BatchPanelProps) {
             confirmLabel="Approve batch"
             pendingLabel="Approving…"
             action={withFields(actions.approveBatch, drawn)}
-            onRefused={refreshOnConflict}
           >
             <p className="text-sm text-ink">
               {formatCount(counts.approved)} approved ({formatUsdText(props.counts.payableApprovedUsd)} payable),{" "}
@@ -134,7 +128,6 @@ export function BatchPanel(props: BatchPanelProps) {
             pendingLabel="Recording…"
             size="md"
             action={withFields(actions.markPaid, drawn)}
-            onRefused={refreshOnConflict}
           >
             {(_typed, errors) => <PaymentFields methods={props.methods} today={props.today} errors={errors} />}
           </ConfirmDialog>
@@ -150,7 +143,6 @@ export function BatchPanel(props: BatchPanelProps) {
             tone="danger"
             size="md"
             action={withFields(actions.discard, id)}
-            onRefused={refreshOnConflict}
           >
             {(_typed, errors) => (
               <Field label="Reason" error={errors.reason} required>

@@ -12,7 +12,6 @@ import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import { useNotice } from "@/app/_components/payouts/result-notice";
-import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import { Money } from "@/core/money";
@@ -177,7 +176,6 @@ export function CancelFileButton(props: {
   downloads: { count: number; lastBy: string | null; lastAt: string | null };
 }) {
   const onConfirmed = useNoticeAndRefresh();
-  const onRefused = useRefreshOnConflict();
   const { downloads } = props;
   return (
     <ConfirmDialog
@@ -198,7 +196,6 @@ export function CancelFileButton(props: {
       tone="danger"
       size="md"
       action={withFields(props.action, { fileId: props.fileId, downloadsSeen: String(downloads.count) })}
-      onRefused={onRefused}
     >
       {(typed, errors) => (
         <>
@@ -248,7 +245,6 @@ export function ReturnPaymentButton(props: {
   gameId: string;
 }) {
   const onConfirmed = useNoticeAndRefresh();
-  const onRefused = useRefreshOnConflict();
   const only = props.paid.length === 1 ? props.paid[0] : undefined;
   return (
     <ConfirmDialog
@@ -266,7 +262,6 @@ export function ReturnPaymentButton(props: {
       tone="danger"
       size="md"
       action={props.action}
-      onRefused={onRefused}
     >
       {(typed, errors) => (
         <div className="flex flex-col gap-3">

@@ -3,7 +3,6 @@
 import { countOf } from "@/lib/format";
 import { ISSUER_MISSING_NOTE } from "@/app/_components/payouts/issuer-note";
 import { Button } from "@/app/_components/ui/button";
-import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { type ServerAction, withFields } from "@/app/_components/payouts/with-fields";
@@ -72,7 +71,6 @@ export function StatementMailPanel(props: {
   actions: { send: ServerAction; revoke: ServerAction };
 }) {
   const done = useNotice();
-  const refreshOnConflict = useRefreshOnConflict();
   const id = { batchId: props.batchId };
   const offer = sendOffer(props.statements, props.emailed, props.noAddress, props.failed);
   return (
@@ -91,7 +89,6 @@ export function StatementMailPanel(props: {
           confirmLabel="Queue emails"
           pendingLabel="Queuing…"
           action={withFields(props.actions.send, { ...id, scope: offer.scope, runsSeen: String(props.runs) })}
-          onRefused={refreshOnConflict}
         />
       ) : (
         <p className="max-w-xs text-sm text-ink-muted">{ISSUER_MISSING_NOTE}</p>

@@ -3,7 +3,6 @@
 import { Field } from "@/app/_components/forms/field";
 import { Select } from "@/app/_components/forms/select";
 import { Button } from "@/app/_components/ui/button";
-import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import { type CardOption, changeDialogProps, type SubscriptionSummary } from "./subscription-summary";
 
@@ -19,8 +18,6 @@ export function CardDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
-  // A subscription that moved since the page was drawn: drawn again behind the open dialog.
-  const onRefused = useRefreshOnConflict();
   return (
     <ConfirmDialog
       trigger={<Button variant="secondary">Change payment method…</Button>}
@@ -36,7 +33,7 @@ export function CardDialog({
       pendingLabel="Saving…"
       action={action}
       gameId={subscription.gameId}
-      {...changeDialogProps(subscription, { onRefused, onConfirmed })}
+      {...changeDialogProps(subscription, { onConfirmed })}
     >
       {(typed, errors) => (
         <>

@@ -8,7 +8,6 @@ import { Input } from "@/app/_components/forms/input";
 import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { Button } from "@/app/_components/ui/button";
-import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
 import { formatUsdText, formatUtcDateTime } from "@/lib/format";
@@ -114,8 +113,6 @@ function CancelDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
-  // A subscription that moved since the page was drawn: drawn again behind the open dialog.
-  const onRefused = useRefreshOnConflict();
   // Already set to end at the period's end: asking for that again changes nothing (the service would record a second
   // cancellation over the first), so only ending it now is offered.
   const [chosen, setWhen] = useState<"period_end" | "now">("period_end");
@@ -145,7 +142,7 @@ function CancelDialog({
       tone="danger"
       action={action}
       gameId={subscription.gameId}
-      {...changeDialogProps(subscription, { onRefused, onConfirmed })}
+      {...changeDialogProps(subscription, { onConfirmed })}
     >
       {(typed, errors) => (
         <>
@@ -200,8 +197,6 @@ function PriceDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
-  // A subscription that moved since the page was drawn: drawn again behind the open dialog.
-  const onRefused = useRefreshOnConflict();
   const [amount, setAmount] = useState("");
   const parsed = usdInputSchema.safeParse(amount);
   const value = parsed.success ? money(parsed.data) : null;
@@ -238,7 +233,7 @@ function PriceDialog({
           : action(form)
       }
       gameId={subscription.gameId}
-      {...changeDialogProps(subscription, { onRefused, onConfirmed })}
+      {...changeDialogProps(subscription, { onConfirmed })}
     >
       {(_typed, errors) => (
         <>

@@ -26,7 +26,7 @@ export type SubscriptionSummary = {
 
 export type CardOption = { id: number; label: string };
 
-type DialogHandlers = Pick<ComponentProps<typeof ConfirmDialog>, "onRefused" | "onConfirmed">;
+type DialogHandlers = Pick<ComponentProps<typeof ConfirmDialog>, "onConfirmed">;
 
 /**
  * What every change dialog of a subscription sends back (the subscription as shown) and its size; each dialog names

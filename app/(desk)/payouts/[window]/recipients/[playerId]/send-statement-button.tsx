@@ -1,6 +1,5 @@
 "use client";
 
-import { useRefreshOnConflict } from "@/app/_components/payouts/refresh-on-conflict";
 import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import { useNotice } from "@/app/_components/payouts/result-notice";
@@ -16,7 +15,6 @@ export function SendStatementButton(props: {
   action: ServerAction;
 }) {
   const done = useNotice();
-  const refreshOnConflict = useRefreshOnConflict();
   return (
     <ConfirmDialog
       gameId={props.gameId}
@@ -31,7 +29,6 @@ export function SendStatementButton(props: {
         statementId: props.statementId,
         sendsSeen: String(props.sendsSeen),
       })}
-      onRefused={refreshOnConflict}
     />
   );
 }
