@@ -1,4 +1,5 @@
 import "server-only";
+import { revalidatePath } from "next/cache";
 import type { z } from "zod";
 import { isAppError } from "@/lib/errors";
 import { fieldErrorText, readsAfterLabel } from "@/lib/format";
@@ -198,4 +199,18 @@ export function definePublicAction<S extends z.ZodType, T = undefined>(
     }
   };
   return Object.assign(action, { requiredRole: "public" as const, publicReason: options.reason });
+}
+
+/**
+ * Runs a change that is refused when what the page showed has moved on (CONFLICT: a colleague closed the window or
+ * queued the event again first): the pages under `path` are then drawn again with the refusal, which is read beside
+ * what can be done now rather than beside the button just refused.
+ */
+export async function redrawnOnConflict<T>(path: string, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (isAppError(error) && error.code === "CONFLICT") revalidatePath(path, "layout");
+    throw error;
+  }
 }

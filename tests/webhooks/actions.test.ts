@@ -7,7 +7,8 @@ import { signInAs } from "../support/users";
 import { addGame, deliver, envelope, type RouteHandler } from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
-vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
+const revalidatePath = vi.hoisted(() => vi.fn());
+vi.mock("next/cache", () => ({ revalidatePath, revalidateTag: () => {} }));
 
 let t: TestDatabase;
 let actions: typeof import("../../app/(desk)/webhooks/actions");
@@ -104,10 +105,14 @@ describe("webhook page actions", () => {
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: "pending", last_error: null });
 
+    // Queued again already (by a colleague, in another tab): refused, and the event's page is drawn again, showing it
+    // pending rather than still offering "Process again".
+    revalidatePath.mockClear();
     expect(await actions.retryWebhookEventAction(null, form({ eventId: id }))).toMatchObject({
       ok: false,
       code: "CONFLICT",
     });
+    expect(revalidatePath).toHaveBeenCalledWith("/webhooks", "layout");
     expect(await actions.retryWebhookEventAction(null, form({ eventId: "not-an-id" }))).toMatchObject({
       ok: false,
       code: "INVALID_INPUT",

@@ -4,9 +4,9 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { type Db, getDb } from "@/db";
 import { findRefundAttempt } from "@/db/queries/refunds";
-import { defineAction } from "@/lib/actions";
+import { defineAction, redrawnOnConflict } from "@/lib/actions";
 import { hasRole } from "@/lib/auth/roles";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { unappliedPriceWarning } from "@/lib/lookup/price-change";
@@ -106,9 +106,9 @@ export const refundAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    let outcome: RefundOutcome;
-    try {
-      outcome = await requestRefund(
+    // A period that changed since the review: the page shows the new remaining amount when the person goes back.
+    const outcome = await redrawnOnConflict("/subscriptions", () =>
+      requestRefund(
         db,
         {
           gameId: game.id,
@@ -120,12 +120,8 @@ export const refundAction = defineAction(
           reason: input.reason,
         },
         { id: user.id, email: user.email, role: user.role },
-      );
-    } catch (error) {
-      // A period that changed since the review: the page shows the new remaining amount when the person goes back.
-      if (isAppError(error) && error.code === "CONFLICT") revalidatePath("/subscriptions", "layout");
-      throw error;
-    }
+      ),
+    );
     if (outcome.state === "failed") {
       revalidatePath("/subscriptions", "layout");
       const amountError =

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
-import { defineAction } from "@/lib/actions";
+import { defineAction, redrawnOnConflict } from "@/lib/actions";
 import { requireSelectedGame } from "@/lib/games/games";
 import { retryWebhookEvent, saveGameAutomation } from "@/lib/webhooks/automation";
 import { webhookEventIdSchema } from "@/lib/webhooks/event-id";
@@ -46,7 +46,8 @@ export const retryWebhookEventAction = defineAction(
   async ({ eventId }, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    await retryWebhookEvent(db, game.id, eventId, { actor: user, via: "web" });
+    // Queued again by someone else since the page was drawn: the page shows it pending, with the refusal.
+    await redrawnOnConflict("/webhooks", () => retryWebhookEvent(db, game.id, eventId, { actor: user, via: "web" }));
     revalidatePath("/webhooks");
     revalidatePath(`/webhooks/${eventId}`);
     return { ok: true, message: "Queued; the event is processed again in a moment." };

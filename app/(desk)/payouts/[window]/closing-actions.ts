@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/db";
-import { defineAction } from "@/lib/actions";
+import { defineAction, redrawnOnConflict } from "@/lib/actions";
 import { closeWindow, reopenWindow } from "@/lib/accounting/close";
 import { closingReasonSchema } from "@/lib/accounting/schemas";
 import { AppError } from "@/lib/errors";
@@ -20,7 +20,9 @@ function changeClosingAction(name: string, close: boolean) {
     if (!window) throw new AppError("INVALID_INPUT", "That is not a window.", { field: "window" });
     const params = { gameId: game.id, window, reason: input.reason };
     const acting = { actor: { id: user.id, email: user.email }, via: "web" as const };
-    await (close ? closeWindow(db, params, acting) : reopenWindow(db, params, acting));
+    await redrawnOnConflict("/payouts", () =>
+      close ? closeWindow(db, params, acting) : reopenWindow(db, params, acting),
+    );
     revalidatePath("/payouts", "layout");
     return {
       ok: true,

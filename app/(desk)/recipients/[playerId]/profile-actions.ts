@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { type Db, getDb } from "@/db";
-import { defineAction } from "@/lib/actions";
+import { defineAction, redrawnOnConflict } from "@/lib/actions";
 import type { CurrentUser } from "@/lib/auth/session";
 import { requireSelectedGame } from "@/lib/games/games";
 import { readPayoutSettings } from "@/lib/payouts/settings";
@@ -32,8 +32,10 @@ async function changeRecipient<T>(
 ): Promise<T> {
   const db = getDb();
   const game = await requireSelectedGame(db, user);
-  const result = await change(db, game.id, { actor: user, role: user.role, via: "web" });
-  revalidatePath(`/recipients/${playerId}`);
+  const path = `/recipients/${playerId}`;
+  // A change reviewed or replaced by a colleague since the page was drawn: refused, and the page is drawn again.
+  const result = await redrawnOnConflict(path, () => change(db, game.id, { actor: user, role: user.role, via: "web" }));
+  revalidatePath(path);
   return result;
 }
 
