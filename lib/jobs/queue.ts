@@ -72,6 +72,7 @@ export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): Jo
 class QueueConnection implements PgBoss.Db {
   private readonly pool: pg.Pool;
   private sending = 0;
+  private closed = false;
 
   constructor(connectionString: string) {
     this.pool = new pg.Pool({ connectionString, max: 4, application_name: "payout-desk-jobs" });
@@ -79,6 +80,10 @@ class QueueConnection implements PgBoss.Db {
   }
 
   async executeSql(text: string, values?: unknown[]): Promise<{ rows: never[] }> {
+    // pg-boss writes a job's outcome without waiting for the answer: one that ends after the stop's time is up (a
+    // handler still running then) is not sent, as pg-boss's own connection does, rather than rejected where nothing
+    // would hear it. The job was handed back or expires, and is retried.
+    if (this.closed) return undefined as unknown as { rows: never[] };
     this.sending++;
     try {
       return await this.pool.query(text, values);
@@ -93,11 +98,17 @@ class QueueConnection implements PgBoss.Db {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return this.pool.end();
   }
 }
 
-type Holder = { boss?: Promise<PgBoss>; queues: Set<string>; connections: WeakMap<PgBoss, QueueConnection> };
+type Holder = {
+  boss?: Promise<PgBoss>;
+  stopping?: Promise<void>;
+  queues: Set<string>;
+  connections: WeakMap<PgBoss, QueueConnection>;
+};
 const holder = globalThis as unknown as { __payoutDeskBoss?: Holder };
 holder.__payoutDeskBoss ??= { queues: new Set(), connections: new WeakMap() };
 holder.__payoutDeskBoss.connections ??= new WeakMap();
@@ -205,21 +216,37 @@ export async function enqueueInTransaction<S extends z.ZodType>(
 /**
  * Stops the queue client: no more jobs are taken, running ones get `timeoutMs` to finish before they are handed
  * back. `running` counts the handlers still at work (lib/jobs/worker.ts): a job fetched just as the stop began reaches
- * its handler after pg-boss has stopped, and the connection stays open, within the same time, until it is done.
+ * its handler after pg-boss has stopped, and the connection stays open, within the same time, until it is done. Until
+ * then the stopping client is the process's: a job a running handler queues goes through it (for another worker to
+ * take) rather than through a second client the stop would leave open. A stop asked for during a stop waits for it.
  */
-export async function stopBoss(options: { timeoutMs?: number; running?: () => number } = {}): Promise<void> {
+export function stopBoss(options: { timeoutMs?: number; running?: () => number } = {}): Promise<void> {
+  state.stopping ??= stopClient(options).finally(() => {
+    state.stopping = undefined;
+  });
+  return state.stopping;
+}
+
+async function stopClient(options: { timeoutMs?: number; running?: () => number }): Promise<void> {
   const pending = state.boss;
-  state.boss = undefined;
-  state.queues.clear();
   if (!pending) return;
+  const forget = () => {
+    if (state.boss === pending) state.boss = undefined;
+    state.queues.clear();
+  };
   // A client that never started has nothing to stop: its failure was the caller's to report when it asked for it.
   const boss = await pending.catch(() => null);
-  if (!boss) return;
+  if (!boss) return forget();
   const timeoutMs = options.timeoutMs ?? 10_000;
   const until = Date.now() + timeoutMs;
-  await boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
-  const connection = state.connections.get(boss);
-  if (!connection) return;
-  while (Date.now() < until && !(connection.idle() && (options.running?.() ?? 0) === 0)) await sleep(25);
-  await connection.close();
+  try {
+    await boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
+    const connection = state.connections.get(boss);
+    while (connection && Date.now() < until && !(connection.idle() && (options.running?.() ?? 0) === 0))
+      await sleep(25);
+  } finally {
+    // From here a caller starts a new client.
+    forget();
+    await state.connections.get(boss)?.close();
+  }
 }

@@ -114,6 +114,27 @@ describe("job queue uniqueness", () => {
   });
 });
 
+describe("a queue client being stopped", () => {
+  it("queues a running handler's jobs through itself, and the next caller after the stop starts one anew", async () => {
+    const boss = await getBoss();
+    let running = 1;
+    const stopping = stopBoss({ timeoutMs: 30_000, running: () => running });
+    // A handler still running during the stop queues a job: through the stopping client, not a second one.
+    const during = await getBoss();
+    expect(during).toBe(boss);
+    const id = await enqueue(pullSnapshotJob, { pullId: randomUUID() });
+    expect(id).toEqual(expect.any(String));
+    expect((await jobsOf(pullSnapshotJob.name)).map((j) => j.id)).toContain(id);
+    // A second stop waits for the first.
+    const again = stopBoss();
+    running = 0;
+    await Promise.all([stopping, again]);
+    const after = await getBoss();
+    expect(after).not.toBe(boss);
+    expect(await after.getQueues()).toBeInstanceOf(Array);
+  });
+});
+
 describe("a queue client that could not start", () => {
   it("is stopped without a second failure, and the next caller starts one anew", async () => {
     await stopBoss();
