@@ -186,6 +186,10 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   ticker?.unref();
   const app = createEmulatorApp(runtime);
   const server = http.createServer(getRequestListener(app.fetch));
+  // An idle connection is ended by its client, never by this server: a server that ends one after 5 s (Node's
+  // default) races a client reusing it at that moment (a busy machine's late timers), whose request is then cut
+  // (ECONNRESET). Clients end theirs sooner (fetch after 4 s); a stop ends every connection.
+  server.keepAliveTimeout = 0;
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
