@@ -42,19 +42,20 @@ const WRITE_TRIES = 4;
 
 /**
  * A write recording something already done outside the database (an email the mail server took, a change the service
- * applied), tried a few times with a growing pause (0.5, 1, 2 s): doing the thing again is never the way to record it.
- * Throws the last error when every try failed.
+ * applied), tried a few times with a growing pause (0.5, 1, 2 s; or `tries` times with `pauseMs`): doing the thing
+ * again is never the way to record it. Throws the last error when every try failed.
  */
 export async function recordWithRetries<T>(
   what: string,
   write: () => Promise<T>,
   pauseMs = (tried: number) => 250 * 2 ** tried,
+  tries = WRITE_TRIES,
 ): Promise<T> {
   for (let tried = 1; ; tried++) {
     try {
       return await write();
     } catch (error) {
-      if (tried >= WRITE_TRIES) throw error;
+      if (tried >= tries) throw error;
       log.warn(`${what} not recorded; trying again`, { tried, error });
       await new Promise((resolve) => setTimeout(resolve, pauseMs(tried)));
     }

@@ -1,24 +1,32 @@
 import "server-only";
 import type { z } from "zod";
-import { getDb } from "@/db";
+import { type Db, getDb } from "@/db";
 import { recordWithRetries } from "@/lib/audit";
 import type { JobMeta } from "@/lib/jobs/queue";
 import { SEND_ATTEMPTS, type sendStatementJob } from "./send-job";
 import { messageOf, recordSendGivenUp, SentNotRecorded } from "./delivery-log";
 import { deliverStatement } from "./send";
 
-export async function handleSendStatement(
-  payload: z.output<typeof sendStatementJob.payload>,
-  meta: JobMeta,
-): Promise<void> {
+type Payload = z.output<typeof sendStatementJob.payload>;
+
+/** Tries at recording an email the server took: about two minutes, the pause growing to 15 s. */
+const RECORD_SENT_TRIES = 12;
+const recordSentPause = (tried: number) => Math.min(250 * 2 ** tried, 15_000);
+
+export const handleSendStatement = (payload: Payload, meta: JobMeta) => sendStatement(getDb(), payload, meta);
+
+/** One attempt of the job on `db` (the handler's is the app's database; `pauseMs` is for tests). */
+export async function sendStatement(db: Db, payload: Payload, meta: JobMeta, pauseMs = recordSentPause): Promise<void> {
   try {
-    await deliverStatement(getDb(), payload, meta.attempt);
+    await deliverStatement(db, payload, meta.attempt);
   } catch (error) {
+    // An email the server took is recorded as sent on any attempt, the database given a couple of minutes to come
+    // back: a retry of the job would send it again. Only a database away for longer leaves that to the retry.
+    if (error instanceof SentNotRecorded)
+      return recordWithRetries("statement delivery", error.recordAgain, pauseMs, RECORD_SENT_TRIES);
     if (meta.attempt < SEND_ATTEMPTS) throw error;
-    // The last attempt: an email the server took is recorded as sent, not given up (it went out).
-    if (error instanceof SentNotRecorded) return recordWithRetries("statement delivery", error.recordAgain);
     // The last attempt failing for any other reason leaves a record, never a send "queued" for good.
-    await recordSendGivenUp(getDb(), payload, meta.attempt, `not sent: ${messageOf(error)}`);
+    await recordSendGivenUp(db, payload, meta.attempt, `not sent: ${messageOf(error)}`);
     throw error;
   }
 }

@@ -13,7 +13,7 @@ import { deliverStatement, mailboxOf, noAddressNote, queueStatementSends } from 
 import { SentNotRecorded } from "@/lib/statements/delivery-log";
 import type { JobMeta } from "@/lib/jobs/queue";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
-import { handleSendStatement } from "@/lib/statements/send-job.handler";
+import { handleSendStatement, sendStatement } from "@/lib/statements/send-job.handler";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { statementFixture } from "./fixture";
 import { setIssuer, startSmtp } from "./support";
@@ -112,6 +112,29 @@ describe("recording a statement email the server took", () => {
     expect(after.some((d) => d.sendId === job.sendId && d.status === "failed")).toBe(false);
     expect(await getDeliveryFailure(t.db, { gameId: GAME, recipientPlayerId: 901 })).toBeNull();
     expect(await deliverStatement(t.db, job, SEND_ATTEMPTS)).toBe("already sent");
+    expect(received).toHaveLength(sent + 1);
+  });
+});
+
+describe("the job sending a statement email", () => {
+  it("on an early attempt, records an email the server took when the database comes back, not sent again", async () => {
+    const statementId = marchStatements[0] ?? "";
+    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+    await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, statementIds: [statementId] }, acting);
+    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    const queued = log.find((d) => d.status === "queued" && !log.some((o) => o.sendId === d.sendId && o !== d));
+    const job = { gameId: GAME, statementId, sendId: queued?.sendId ?? "", to: queued?.toAddress ?? "" };
+    // Away for longer than the send's own tries (4): the job keeps trying rather than failing into a retry.
+    const flaky = failingAfterSend(t.db, 9);
+    const sent = received.length;
+    await sendStatement(flaky.db, job, { jobId: "job-1", attempt: 1 }, () => 0);
+    expect(flaky.failed()).toBe(9);
+    expect(received).toHaveLength(sent + 1);
+    const after = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    expect(after.filter((d) => d.sendId === job.sendId).map((d) => d.status)).toEqual(
+      expect.arrayContaining(["queued", "sent"]),
+    );
+    expect(await deliverStatement(t.db, job, 2)).toBe("already sent");
     expect(received).toHaveLength(sent + 1);
   });
 });
