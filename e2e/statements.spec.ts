@@ -183,3 +183,25 @@ test.describe("statements", () => {
     expect(after.status()).toBe(404);
   });
 });
+
+test("[finance] a batch of no statement offers no email and no links to revoke", async ({ page }) => {
+  // A month nobody earned in: its approved batch has no statement.
+  const db = createDb(process.env.E2E_DATABASE_URL ?? "", { max: 2 });
+  try {
+    const snapshotId = await insertSnapshot(db, {
+      gameId: DEMO_GAME_ID,
+      start: "2024-12-01T00:00:00Z",
+      end: "2025-01-01T00:00:00Z",
+      recipients: [],
+      lines: [],
+    });
+    await insertBatch(db, { gameId: DEMO_GAME_ID, snapshotId, status: "approved", statements: [] });
+  } finally {
+    await db.destroy();
+  }
+  await signIn(page, "finance");
+  await page.goto("/payouts/2024-12");
+  await expect(page.getByText("This batch has no statement to email.")).toBeVisible();
+  await expect(page.getByRole("button", { name: /Email statements|Revoke statement links/ })).toHaveCount(0);
+  await shoot(page, "statements-finance-empty-batch");
+});

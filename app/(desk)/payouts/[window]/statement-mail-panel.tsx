@@ -73,6 +73,9 @@ export function StatementMailPanel(props: {
   const done = useNotice();
   const id = { batchId: props.batchId };
   const offer = sendOffer(props.statements, props.emailed, props.noAddress, props.failed);
+  // A batch of no statement (nobody earned in the window) has nothing to email and no link to revoke.
+  if (props.statements === 0)
+    return <p className="max-w-xs text-sm text-ink-muted lg:text-right">This batch has no statement to email.</p>;
   return (
     <div className="flex flex-wrap items-center gap-2 lg:justify-end">
       {!offer ? (
