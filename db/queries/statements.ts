@@ -139,6 +139,16 @@ function settledWindowEdge(edge: "window_start" | "window_end") {
     limit 1)`;
 }
 
+/**
+ * The refund a reversal deducts in its window: the latest of its refund events there (receipts), else the period's
+ * latest refund (a reversal without receipts is reported in that refund's window). The period's latest refund alone
+ * may be a later one, in another window, when the snapshot was pulled after it.
+ */
+const refundedInWindow = sql<Date | null>`coalesce(
+  (select max(e.refunded_at) from snapshot_refund_event e where e.snapshot_id = v.snapshot_id
+     and e.period_id = v.period_id),
+  v.latest_refund_at)`;
+
 /** A recipient's reversals in a snapshot, each with the window its renewal was settled in. */
 export async function listStatementReversals(db: Db, params: RecipientInSnapshot) {
   const rows = await db
@@ -148,7 +158,7 @@ export async function listStatementReversals(db: Db, params: RecipientInSnapshot
       "v.period_id as periodId",
       "v.subscription_id as subscriptionId",
       "v.paid_at as renewalPaidAt",
-      "v.latest_refund_at as latestRefundAt",
+      refundedInWindow.as("refundedAt"),
       "v.reversed_attributed_usd as reversedAttributedUsd",
       settledWindowEdge("window_start").as("fromWindowStart"),
       settledWindowEdge("window_end").as("fromWindowEnd"),
@@ -156,7 +166,7 @@ export async function listStatementReversals(db: Db, params: RecipientInSnapshot
     .where("s.game_id", "=", params.gameId)
     .where("v.snapshot_id", "=", params.snapshotId)
     .where("v.recipient_player_id", "=", String(params.recipientPlayerId))
-    .orderBy("v.latest_refund_at")
+    .orderBy(refundedInWindow)
     .orderBy("v.period_id")
     .execute();
   return rows.map((r) => ({

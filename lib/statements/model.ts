@@ -229,7 +229,7 @@ export function buildStatementDocument(input: {
     reversals: input.reversals.map((r) => ({
       periodId: r.periodId,
       subscriptionId: r.subscriptionId,
-      refundedAt: day(r.latestRefundAt),
+      refundedAt: day(r.refundedAt),
       fromWindow:
         r.fromWindowStart && r.fromWindowEnd
           ? `${day(r.fromWindowStart)} to ${day(new Date(r.fromWindowEnd.getTime() - 1))}`

@@ -33,6 +33,8 @@ export type ReversalInput = {
   reversedAttributedUsd: string;
   basis?: "refund_receipts" | "period_row";
   note?: string | null;
+  /** The period's latest refund as the service reports it (any window); the last event's time when not given. */
+  latestRefundAt?: string;
   events: {
     refundedAt: string;
     amountUsd: string;
@@ -202,7 +204,7 @@ export async function insertSnapshot(
         amount_usd: "10.00",
         originally_attributed_usd: "1.80",
         refunded_to_date_usd: r.events.at(-1)?.after ?? "10.00",
-        latest_refund_at: r.events.at(-1)?.refundedAt ?? input.start,
+        latest_refund_at: r.latestRefundAt ?? r.events.at(-1)?.refundedAt ?? input.start,
         reversed_attributed_usd: r.reversedAttributedUsd,
         partner_revenue_reversed_usd: "9.00",
         reversal_basis: r.basis ?? "refund_receipts",

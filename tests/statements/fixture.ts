@@ -46,14 +46,17 @@ export async function statementFixture(db: Db, gameId: string) {
         periodId: 990,
         recipientId: 904,
         reversedAttributedUsd: "1.80",
+        // Refunded in part in March, and again in April, before March was pulled: March's statement dates the March
+        // refund it deducts.
+        latestRefundAt: "2026-04-10T09:00:00Z",
         events: [
           {
             refundedAt: "2026-03-20T08:00:00Z",
-            amountUsd: "10.00",
+            amountUsd: "5.00",
             before: "0.00",
-            after: "10.00",
+            after: "5.00",
             reversedAttributedUsd: "1.80",
-            full: true,
+            full: false,
           },
         ],
       },
