@@ -67,6 +67,15 @@ function failingAfterSend(db: Db, failures: number): { db: Db; failed: () => num
   return { db: proxy, failed: () => failed };
 }
 
+/** Queues one email of the statement and returns the job that sends it (the send not yet tried). */
+async function queueOneSend(statementId: string) {
+  const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
+  await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, statementIds: [statementId] }, acting);
+  const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+  const queued = log.find((d) => d.status === "queued" && !log.some((o) => o.sendId === d.sendId && o !== d));
+  return { gameId: GAME, statementId, sendId: queued?.sendId ?? "", to: queued?.toAddress ?? "" };
+}
+
 describe("recording a statement email the server took", () => {
   it("is tried again when the database fails, without sending it twice or logging a failure", async () => {
     const statementId = marchStatements[0] ?? "";
@@ -92,11 +101,7 @@ describe("recording a statement email the server took", () => {
 
   it("failing through every try, is recorded as sent on the job's last attempt, never as not sent", async () => {
     const statementId = marchStatements[0] ?? "";
-    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
-    await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, statementIds: [statementId] }, acting);
-    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
-    const queued = log.find((d) => d.status === "queued" && !log.some((o) => o.sendId === d.sendId && o !== d));
-    const job = { gameId: GAME, statementId, sendId: queued?.sendId ?? "", to: queued?.toAddress ?? "" };
+    const job = await queueOneSend(statementId);
     const flaky = failingAfterSend(t.db, 4);
     const sent = received.length;
     const error = await deliverStatement(flaky.db, job, SEND_ATTEMPTS).catch((e: unknown) => e);
@@ -119,11 +124,7 @@ describe("recording a statement email the server took", () => {
 describe("the job sending a statement email", () => {
   it("on an early attempt, records an email the server took when the database comes back, not sent again", async () => {
     const statementId = marchStatements[0] ?? "";
-    const acting = { actor: { id: "u-fin", email: "finance@payout-desk.test" }, via: "web" as const };
-    await queueStatementSends(t.db, { gameId: GAME, batchId: marchBatch, statementIds: [statementId] }, acting);
-    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
-    const queued = log.find((d) => d.status === "queued" && !log.some((o) => o.sendId === d.sendId && o !== d));
-    const job = { gameId: GAME, statementId, sendId: queued?.sendId ?? "", to: queued?.toAddress ?? "" };
+    const job = await queueOneSend(statementId);
     // Away for longer than the send's own tries (4): the job keeps trying rather than failing into a retry.
     const flaky = failingAfterSend(t.db, 9);
     const sent = received.length;
