@@ -61,7 +61,8 @@ export function statementCsv(doc: StatementDocument): string {
       "reversal",
       `${r.subscriptionId} #${r.periodId}`,
       r.refundedAt,
-      r.fromWindow,
+      // Windows as every other row names them; a renewal whose window is not known, by its day.
+      r.fromInterval ?? r.fromWindow,
       formatUsd(money(r.reversedUsd).negated()),
       null,
     ]);

@@ -58,7 +58,10 @@ export type StatementDocument = {
     periodId: number;
     subscriptionId: string;
     refundedAt: string | null;
+    /** The window its renewal was settled in, by its first and last day ("renewal of <day>" when not known). */
     fromWindow: string | null;
+    /** The same window as the CSV names windows: `start/end` instants, the end excluded (null when not known). */
+    fromInterval: string | null;
     reversedUsd: string;
   }[];
   payment:
@@ -234,6 +237,10 @@ export function buildStatementDocument(input: {
         r.fromWindowStart && r.fromWindowEnd
           ? `${day(r.fromWindowStart)} to ${day(new Date(r.fromWindowEnd.getTime() - 1))}`
           : day(r.renewalPaidAt) && `renewal of ${day(r.renewalPaidAt)}`,
+      fromInterval:
+        r.fromWindowStart && r.fromWindowEnd
+          ? `${formatInstant(r.fromWindowStart)}/${formatInstant(r.fromWindowEnd)}`
+          : null,
       reversedUsd: r.reversedAttributedUsd,
     })),
     payment: paymentOf(s, input.maskedAccount ?? null, input.returned ?? null, input.paidFrom ?? null),

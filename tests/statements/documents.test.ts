@@ -92,7 +92,14 @@ describe("statement documents", () => {
       expect(summary("payable")).toBe(row?.payable_usd);
       expect(summary("carried_out")).toBe(row?.carry_out_usd);
       expect(cells.find((c) => c.section === "recipient" && c.item === "name")?.detail).toBe(row?.recipient_name);
+      // Every window named the one way, start and end instants, so a spreadsheet can filter the column.
+      for (const c of cells.filter((cell) => cell.window !== ""))
+        expect(c.window).toMatch(/^\d{4}-\d\d-\d\dT00:00:00Z\/\d{4}-\d\d-\d\dT00:00:00Z$/);
     }
+    const ha = parse(rendered[3]?.csv ?? "", { columns: true, bom: true }) as Record<string, string>[];
+    expect(ha.filter((c) => c.section === "reversal").map((c) => [c.item, c.date, c.window, c.amount_usd])).toEqual([
+      ["SUB_1700000000_00000990 #990", "2026-03-20", "2026-03-01T00:00:00Z/2026-04-01T00:00:00Z", "-1.80"],
+    ]);
   });
 
   it("renders the same statement twice to the same bytes and number, each SHA-256 in the audit log", async () => {

@@ -43,7 +43,8 @@ function statement(renewals: number, reversals: number): StatementDocument {
       periodId: i + 1,
       subscriptionId: `SUB_1700000000_V${String(i + 1).padStart(5, "0")}`,
       refundedAt: "2026-10-09",
-      fromWindow: "2026-09",
+      fromWindow: "2026-09-01 to 2026-09-30",
+      fromInterval: "2026-09-01T00:00:00Z/2026-10-01T00:00:00Z",
       reversedUsd: "0.04",
     })),
     payment: {
