@@ -186,6 +186,14 @@ test(
     const said = dialog.getByRole("status", { name: "What the service will do" });
     await expect(said).toContainText("It stays active until");
     await expect(said).not.toContainText(/immediately|NO_PAID_PERIOD/);
+    // Backed out of with "Now" chosen, the dialog opens again at the default, not one press from ending it now.
+    await dialog.getByLabel("Now", { exact: true }).check();
+    await expect(dialog.getByLabel("Now", { exact: true })).toBeChecked();
+    await dialog.getByRole("button", { name: "Keep it" }).click();
+    await expect(dialog).toBeHidden();
+    await page.getByRole("button", { name: "Cancel subscription…" }).click();
+    await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
+    await expect(said).toContainText("It stays active until");
     await dialog.getByLabel("Reason").fill("Player asked by phone");
     await shoot(page, "support-cancel-dialog");
 

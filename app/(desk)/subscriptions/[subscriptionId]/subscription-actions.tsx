@@ -113,24 +113,6 @@ function CancelDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
-  // Already set to end at the period's end: asking for that again changes nothing (the service would record a second
-  // cancellation over the first), so only ending it now is offered.
-  const [chosen, setWhen] = useState<"period_end" | "now">("period_end");
-  // What is sent and described: once the subscription already ends at its period's end (a cancellation made while
-  // this dialog stayed on the page included), only ending it now.
-  const when = subscription.cancelAtPeriodEnd ? "now" : chosen;
-  // From the subscription's own fields: the service decides with its clock, not this browser's.
-  const outcome = describeCancelOutcome(
-    {
-      status: subscription.status,
-      paid_through: subscription.paidThrough,
-      current_period_start: subscription.currentPeriodStart,
-      cancel_at_period_end: subscription.cancelAtPeriodEnd,
-      next_charge_at: subscription.nextChargeAt,
-    },
-    when,
-    (iso) => formatUtcDateTime(iso) ?? iso,
-  );
   return (
     <ConfirmDialog
       trigger={<Button variant="secondary">Cancel subscription…</Button>}
@@ -146,35 +128,7 @@ function CancelDialog({
     >
       {(typed, errors) => (
         <>
-          {subscription.cancelAtPeriodEnd ? (
-            <p className="text-sm text-ink-muted">
-              It already ends at the end of its paid period: this ends it now instead.
-              <input type="hidden" name="when" value="now" />
-            </p>
-          ) : (
-            <RadioChoice
-              legend="When"
-              name="when"
-              options={[
-                { value: "period_end", label: "At the end of the paid period (default)" },
-                { value: "now", label: "Now" },
-              ]}
-              value={when}
-              onChange={setWhen}
-            />
-          )}
-          <div
-            role="status"
-            aria-label="What the service will do"
-            className="rounded-md border border-line bg-subtle px-3 py-2 text-sm"
-          >
-            <p>{outcome.text}</p>
-            {outcome.code ? (
-              <p className="mt-1 text-xs text-ink-muted">
-                Service code: <span className="font-mono">{outcome.code}</span>
-              </p>
-            ) : null}
-          </div>
+          <CancelWhen subscription={subscription} typed={typed.when} />
           <Field
             label="Reason"
             hint="Up to 500 characters; stored by the service and carried on the cancel event."
@@ -185,6 +139,63 @@ function CancelDialog({
         </>
       )}
     </ConfirmDialog>
+  );
+}
+
+/**
+ * When the cancellation takes effect, and what the service will do then. Drawn anew each time the dialog opens, so a
+ * dialog closed with "Now" chosen opens again at the default; kept as chosen when the service refused it.
+ */
+function CancelWhen({ subscription, typed }: { subscription: SubscriptionSummary; typed: string | undefined }) {
+  const [chosen, setWhen] = useState<"period_end" | "now">(typed === "now" ? "now" : "period_end");
+  // Already set to end at the period's end: asking for that again changes nothing (the service would record a second
+  // cancellation over the first), so only ending it now is offered (a cancellation made while this dialog stayed on
+  // the page included).
+  const when = subscription.cancelAtPeriodEnd ? "now" : chosen;
+  // From the subscription's own fields: the service decides with its clock, not this browser's.
+  const outcome = describeCancelOutcome(
+    {
+      status: subscription.status,
+      paid_through: subscription.paidThrough,
+      current_period_start: subscription.currentPeriodStart,
+      cancel_at_period_end: subscription.cancelAtPeriodEnd,
+      next_charge_at: subscription.nextChargeAt,
+    },
+    when,
+    (iso) => formatUtcDateTime(iso) ?? iso,
+  );
+  return (
+    <>
+      {subscription.cancelAtPeriodEnd ? (
+        <p className="text-sm text-ink-muted">
+          It already ends at the end of its paid period: this ends it now instead.
+          <input type="hidden" name="when" value="now" />
+        </p>
+      ) : (
+        <RadioChoice
+          legend="When"
+          name="when"
+          options={[
+            { value: "period_end", label: "At the end of the paid period (default)" },
+            { value: "now", label: "Now" },
+          ]}
+          value={when}
+          onChange={setWhen}
+        />
+      )}
+      <div
+        role="status"
+        aria-label="What the service will do"
+        className="rounded-md border border-line bg-subtle px-3 py-2 text-sm"
+      >
+        <p>{outcome.text}</p>
+        {outcome.code ? (
+          <p className="mt-1 text-xs text-ink-muted">
+            Service code: <span className="font-mono">{outcome.code}</span>
+          </p>
+        ) : null}
+      </div>
+    </>
   );
 }
 
