@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { formatUsd } from "@/lib/money";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
-import { isServiceError } from "@/lib/service/errors";
+import { describeServiceFailure, isServiceError } from "@/lib/service/errors";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import type {
   CancelSubscriptionResponse,
@@ -102,11 +102,11 @@ async function applyChange<T>(
       (read) => read.subscription,
       (error: unknown) => {
         if (!isServiceError(error)) throw error;
-        const said = error.status ? ` (HTTP ${error.status}${error.code ? `, ${error.code}` : ""})` : "";
+        // What to do next depends on why: a minute's wait, or an admin replacing a rejected secret.
         throw new AppError(
           "SERVICE_ERROR",
-          `The service did not give the subscription to check before the change${said}: nothing was sent. ` +
-            "Try again in a minute.",
+          "The service did not give the subscription to check before the change, so nothing was sent: " +
+            describeServiceFailure(error),
           { cause: error },
         );
       },
