@@ -1,24 +1,18 @@
 import { expect, test } from "./fixtures/test";
 import { DEMO_GAME_SECRET } from "../emulator/scenario/demo";
 import { suiteEmulator } from "./fixtures/emulator";
+import { findDemoSubscription } from "./fixtures/refunds";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
  * A dialog refused because what the page showed moved on, when the page drawn again no longer offers the dialog: the
  * refusal stays on the page, read out, and focus stays in the page's content rather than falling to its start.
  */
-const { service } = suiteEmulator();
+const emulator = suiteEmulator();
 
-/** An active card subscription of a player no other spec picks (the refund specs take the first 200 players). */
-async function activeSubscription(): Promise<string> {
-  for (let n = 2_400; n <= 2_600; n++) {
-    const email = encodeURIComponent(`player${n}@demo.example`);
-    const list = await service(`/api/subscriptions/player?player_email=${email}&status=active`);
-    const found = (list.subscriptions as Record<string, unknown>[]).find((s) => s.cancel_at_period_end === false);
-    if (found) return String(found.subscription_id);
-  }
-  throw new Error("no active demo subscription among players 2,400 to 2,600");
-}
+/** An active subscription not set to end, of a player no other spec picks (the refund specs take the first 200). */
+const activeSubscription = () =>
+  findDemoSubscription(emulator, "active", (s) => s.cancel_at_period_end === false, { from: 2_400, to: 2_600 });
 
 test("[support] a cancel refused because a colleague ended the subscription first stays on the page", async ({
   page,

@@ -1,7 +1,7 @@
 import { expect, test } from "./fixtures/test";
 import { formatUsd, money } from "../lib/money";
 import { suiteEmulator } from "./fixtures/emulator";
-import { findRefundCandidate, type RefundCandidate } from "./fixtures/refunds";
+import { findDemoSubscription, findRefundCandidate, type RefundCandidate } from "./fixtures/refunds";
 import { shoot, signIn } from "./fixtures/session";
 
 /**
@@ -9,10 +9,11 @@ import { shoot, signIn } from "./fixtures/session";
  * service answers 503 to the first refund call, and the receipt. The emulator is asked directly (as the service would
  * be) how many refunds the period holds, so "exactly one" is checked at the source.
  */
-const { service, admin } = suiteEmulator();
+const emulator = suiteEmulator();
+const { service, admin } = emulator;
 
 function findCandidate(skip: Set<string>): Promise<RefundCandidate> {
-  return findRefundCandidate({ service, admin }, skip);
+  return findRefundCandidate(emulator, skip);
 }
 
 const used = new Set<string>();
@@ -302,22 +303,11 @@ for (const role of ["finance", "admin"] as const) {
   });
 }
 
-/** The first demo subscription with one of the statuses that `matches` (the first 620 players all renew, active). */
-async function findSubscription(statuses: string, matches: (sub: Record<string, unknown>) => boolean): Promise<string> {
-  for (let n = 1; n <= 3_200; n++) {
-    const email = encodeURIComponent(`player${n}@demo.example`);
-    const list = await service(`/api/subscriptions/player?player_email=${email}&status=${statuses}`);
-    const found = (list.subscriptions as Record<string, unknown>[]).find(matches);
-    if (found) return String(found.subscription_id);
-  }
-  throw new Error(`no demo subscription ${statuses}`);
-}
-
 test("[finance] is offered only what can be done: nothing on an ended subscription, no card on a pcstore one", async ({
   page,
 }) => {
-  const ended = await findSubscription("canceled,expired", () => true);
-  const pcstore = await findSubscription("active", (sub) => sub.funding_rail === "pcstore");
+  const ended = await findDemoSubscription(emulator, "canceled,expired", () => true);
+  const pcstore = await findDemoSubscription(emulator, "active", (sub) => sub.funding_rail === "pcstore");
   await signIn(page, "finance");
   await page.goto(`/subscriptions/${ended}`);
   await expect(page.getByRole("heading", { name: "Billing periods" })).toBeVisible();
