@@ -83,4 +83,14 @@ describe("a page of another game's records (its secret saved for this game)", ()
     expect(refused).not.toContain(page.shows);
     expect(refused).not.toContain("Refund this period");
   });
+
+  it("refuses the period page when its subscription cannot be read to say whose it is", async () => {
+    await onGame(COPY);
+    // The period reads; its subscription, which says which game it belongs to, does not (each try answered 503).
+    await c.admin("/faults", { route: `/api/subscriptions/${SUBS.basic}`, method: "GET", fault: "503", count: 2 });
+    const refused = textsOf(await pages.period?.render()).join("\n");
+    expect(refused).toContain("Try again");
+    expect(refused).not.toContain("Period figures");
+    expect(refused).not.toContain("Refund this period");
+  });
 });

@@ -79,10 +79,11 @@ export default async function PeriodPage({ params }: Props) {
     readSupportLimitStanding(db, { gameId: game.id, subscriptionId, periodSeq: period.period_seq }),
   ]);
   // The period of another game's subscription (that game's secret saved for this one): refused, never shown or acted
-  // on, like the subscription.
-  const otherGame = subscription.ok ? anotherGameAnswered([subscription.value.subscription.game_id], game.id) : null;
+  // on, like the subscription. Its subscription unread, whose it is is not known: not shown either.
+  if (!subscription.ok) return refused(String(target.periodId), subscription.message);
+  const otherGame = anotherGameAnswered([subscription.value.subscription.game_id], game.id);
   if (otherGame !== null) return refused(String(target.periodId), `${answeredForAnotherGame(otherGame, game.id)}.`);
-  const player = subscription.ok ? (subscription.value.player ?? null) : null;
+  const player = subscription.value.player ?? null;
   const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
   const impact = computeRefundImpact(report, { amountUsd: null, nowMs: Date.now(), recipientAlreadyPaid: false });
   // Below finance, refunds on a period are limited in total (lib/refunds/attempts.ts): what is left of it decides.
