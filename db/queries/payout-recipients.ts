@@ -6,6 +6,7 @@ import type { TimeWindow } from "@/core/time";
 import { carriesOfGame } from "./carries";
 import { escapeLike } from "./like";
 import type { RowOf } from "./row-of";
+import { snapshotNetInCents } from "./snapshot-columns";
 import { recipientLinesQuery, snapshotRecipientsOfGame } from "./snapshot-recipients";
 import { isLatestVersion } from "./snapshots";
 import { windowOf } from "./time-window";
@@ -74,13 +75,14 @@ export async function listTopRecipients(
     .select([
       "r.recipient_player_id",
       ...RECIPIENT_NAMES,
-      sql<string>`sum(r.net_attributed_usd)::text`.as("net"),
-      sql<string>`sum(r.gross_attributed_usd)::text`.as("gross"),
-      sql<string>`sum(r.reversed_attributed_usd)::text`.as("reversed"),
+      // Each window's figures in cents, as its statement takes them, then added up.
+      sql<string>`sum(${snapshotNetInCents("r")})::text`.as("net"),
+      sql<string>`sum(round(r.gross_attributed_usd, 2))::text`.as("gross"),
+      sql<string>`sum(round(r.reversed_attributed_usd, 2))::text`.as("reversed"),
     ])
     .where("r.snapshot_id", "in", latest)
     .groupBy("r.recipient_player_id")
-    .orderBy(sql`sum(r.net_attributed_usd)`, "desc")
+    .orderBy(sql`sum(${snapshotNetInCents("r")})`, "desc")
     .orderBy("r.recipient_player_id")
     .limit(params.limit ?? 10)
     .execute();

@@ -59,6 +59,19 @@ describe("latest snapshot version of each window", () => {
     ]);
   });
 
+  it("top recipients add up each window's net in cents, as their statements do", async () => {
+    // Reported to the tenth of a cent: each window's statement pays 0.01, 0.02 in all (not a rounded 0.010).
+    await insertSnapshot(t.db, { window: "2026-09", recipients: [{ id: 7004, gross: "0.005" }] });
+    await insertSnapshot(t.db, { window: "2026-10", recipients: [{ id: 7004, gross: "0.005" }] });
+    const top = await listTopRecipients(t.db, {
+      gameId: GAME,
+      windows: [monthWindow("2026-09"), monthWindow("2026-10")],
+    });
+    expect(top.map((r) => [r.recipientPlayerId, r.netAttributedUsd, r.grossAttributedUsd])).toEqual([
+      [7004, "0.02", "0.02"],
+    ]);
+  });
+
   it("the recipients list names a recipient as the newest window does, not by the alphabet", async () => {
     await insertSnapshot(t.db, { window: "2026-07", recipients: [{ id: 7003, gross: "3.00", name: "Zed Former" }] });
     await insertSnapshot(t.db, { window: "2026-08", recipients: [{ id: 7003, gross: "4.00", name: "Anna Current" }] });
