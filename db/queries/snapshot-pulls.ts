@@ -75,6 +75,27 @@ export async function updatePull(
 }
 
 /**
+ * A running pull whose worker stopped before it was done: queued again for the job pg-boss retries, the attempt not
+ * counted (a stop is no failure of the service's).
+ */
+export async function handBackPull(db: DbOrTrx, pullId: string): Promise<void> {
+  await db
+    .updateTable("snapshot_pull")
+    .set((eb) => ({
+      status: "queued",
+      attempts: sql<number>`greatest(${eb.ref("attempts")} - 1, 0)`,
+      phase: "handed back: its worker stopped; another worker takes it up",
+      error_code: null,
+      error_message: null,
+      eta_at: null,
+      updated_at: sql<Date>`clock_timestamp()`,
+    }))
+    .where("id", "=", pullId)
+    .where("status", "=", "running")
+    .execute();
+}
+
+/**
  * Marks an attempt of a pull still active (queued, running or retrying) started at the database's clock, resetting its
  * progress: the number of attempts so far and that instant, or null when the pull has finished (complete or failed)
  * since it was read, which no attempt may revive.

@@ -54,7 +54,23 @@ export type JobDefinition<S extends z.ZodType> = QueueSettings & {
 };
 
 /** The logic of a job, in `<name>.handler.ts` next to its definition `<name>.ts`; lib/jobs/registry.ts pairs them. */
-export type JobMeta = { jobId: string; attempt: number };
+export type JobMeta = {
+  jobId: string;
+  attempt: number;
+  /**
+   * Aborted, with a WorkerStoppedError, when the process's stop has waited its grace period and the job still runs:
+   * its job is handed back by then, and a handler that can stop part-way (a pull) leaves its work for the retry.
+   */
+  signal?: AbortSignal;
+};
+
+/** Why a job's signal was aborted: its process is stopping and the grace period the job had is over. */
+export class WorkerStoppedError extends Error {
+  readonly code = "WORKER_STOPPED";
+  constructor() {
+    super("The worker running this job stopped; the job was handed back for another worker to run.");
+  }
+}
 export type JobHandler<S extends z.ZodType> = (payload: z.output<S>, meta: JobMeta) => Promise<void>;
 
 export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {

@@ -3,7 +3,8 @@ import { getDb } from "@/db";
 import { noteScheduledRun } from "@/db/queries/scheduled-runs";
 import { log } from "@/lib/log";
 import { flushWebhookRefusals } from "@/lib/webhooks/refusal-counts";
-import { ensureQueue, getBoss, stopBoss } from "./queue";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ensureQueue, getBoss, stopBoss, WorkerStoppedError } from "./queue";
 import { JOBS } from "./registry";
 import { startScheduler } from "./scheduler";
 
@@ -14,13 +15,21 @@ import { startScheduler } from "./scheduler";
  */
 export type WorkerCounts = { jobsFinished: number; jobsFailed: number; running: number };
 
-type State = { started?: Promise<void>; stopScheduler?: () => Promise<void>; counts: WorkerCounts };
+type State = {
+  started?: Promise<void>;
+  stopScheduler?: () => Promise<void>;
+  /** Aborted when a stop's grace period is over with jobs still running (JobMeta.signal). */
+  stopped?: AbortController;
+  counts: WorkerCounts;
+};
 const holder = globalThis as unknown as { __payoutDeskWorkers?: State };
 holder.__payoutDeskWorkers ??= { counts: { jobsFinished: 0, jobsFailed: 0, running: 0 } };
 const state: State = holder.__payoutDeskWorkers;
 
 export function startWorkers(): Promise<void> {
   state.started ??= (async () => {
+    const stopped = new AbortController();
+    state.stopped = stopped;
     const boss = await getBoss();
     for (const job of JOBS) {
       await ensureQueue(boss, job.definition);
@@ -39,11 +48,15 @@ export function startWorkers(): Promise<void> {
             const run = job.schedule ? { job: job.definition.name, jobId: entry.id } : null;
             try {
               if (run) await noteScheduledRun(getDb(), { ...run, event: "started" });
-              await handler(entry.data, { jobId: entry.id, attempt });
+              await handler(entry.data, { jobId: entry.id, attempt, signal: stopped.signal });
               if (run) await noteScheduledRun(getDb(), { ...run, event: "finished" });
               state.counts.jobsFinished++;
               log.info("job done", { job: job.definition.name, id: entry.id, ms: Date.now() - startedAt });
             } catch (error) {
+              if (stopped.signal.aborted) {
+                log.info("job handed back", { job: job.definition.name, id: entry.id, attempt });
+                throw jobFailure(stopped.signal.reason);
+              }
               state.counts.jobsFailed++;
               log.warn("job failed", { job: job.definition.name, id: entry.id, attempt, error });
               throw jobFailure(error);
@@ -77,10 +90,16 @@ export function workerCounts(): WorkerCounts {
   return { ...state.counts };
 }
 
+/** How long jobs still running when the grace period ends get to give up once told to (JobMeta.signal). */
+const GIVE_UP_MS = 5_000;
+
 /**
  * Stops taking jobs and waits up to `timeoutMs` for the running ones, a job fetched just as the stop began among them;
  * any pg-boss still had running then are handed back to the queue (marked failed, so they are retried by another
- * worker), and one still running past that time is left to expire and be retried.
+ * worker), and one still running past that time is left to expire and be retried. Jobs still running then are told
+ * to stop (their signal is aborted) and get a few seconds more to leave their work as another worker can take it up:
+ * a pull that waits on the service ends its attempt rather than keeping the process until the service answers.
+ * `running` in the counts returned: the jobs still running when the grace period ended.
  */
 export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise<WorkerCounts> {
   const started = state.started;
@@ -90,7 +109,14 @@ export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise
   state.stopScheduler = undefined;
   await stopScheduler?.();
   await stopBoss({ timeoutMs: options.timeoutMs, running: () => state.counts.running });
-  return workerCounts();
+  const counts = workerCounts();
+  if (counts.running > 0) {
+    state.stopped?.abort(new WorkerStoppedError());
+    const until = Date.now() + GIVE_UP_MS;
+    while (state.counts.running > 0 && Date.now() < until) await sleep(25);
+  }
+  state.stopped = undefined;
+  return { ...workerCounts(), running: counts.running };
 }
 
 /**

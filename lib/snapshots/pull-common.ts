@@ -1,9 +1,10 @@
 import "server-only";
 import type { Db } from "@/db";
 import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
-import { updatePull } from "@/db/queries/snapshot-pulls";
+import { handBackPull, updatePull } from "@/db/queries/snapshot-pulls";
 import type { Actor, Via } from "@/core/actor";
 import { env } from "@/lib/env";
+import { WorkerStoppedError } from "@/lib/jobs/queue";
 import type { ServiceClientConfig } from "@/lib/service/client";
 import type { TimeWindow } from "@/lib/time";
 import type { FetchProgress, PageRecord } from "./fetch";
@@ -63,6 +64,16 @@ export type RunPullOptions = {
   /** Pages asked for ahead of the one being stored (FetchOptions.lookahead). */
   lookahead?: number;
 };
+
+/**
+ * An attempt ended because its worker is stopping (JobMeta.signal): the pull is queued again for the job's retry, the
+ * attempt not counted, and true is returned; any other end returns false.
+ */
+export async function handBackIfStopped(db: Db, pullId: string, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!(signal?.reason instanceof WorkerStoppedError)) return false;
+  await handBackPull(db, pullId);
+  return true;
+}
 
 /** The pull could not run now (another worker holds the window); try again later. */
 export class PullBusyError extends Error {

@@ -12,7 +12,11 @@ import { PullBusyError, PullFailedError, runPull } from "./pull";
 export const handlePullSnapshot: JobHandler<typeof pullSnapshotJob.payload> = async (payload, meta) => {
   const retryLimit = pullSnapshotJob.retryLimit ?? 0;
   try {
-    await runPull(getDb(), payload.pullId, { jobId: meta.jobId, finalAttempt: meta.attempt > retryLimit });
+    await runPull(getDb(), payload.pullId, {
+      jobId: meta.jobId,
+      finalAttempt: meta.attempt > retryLimit,
+      signal: meta.signal,
+    });
   } catch (error) {
     if (error instanceof PullFailedError && error.final) {
       log.warn("snapshot pull failed", { pull: payload.pullId, code: error.code });
