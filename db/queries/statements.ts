@@ -166,7 +166,7 @@ export async function listStatementReversals(db: Db, params: RecipientInSnapshot
     .where("s.game_id", "=", params.gameId)
     .where("v.snapshot_id", "=", params.snapshotId)
     .where("v.recipient_player_id", "=", String(params.recipientPlayerId))
-    .orderBy(refundedInWindow)
+    .orderBy("refundedAt")
     .orderBy("v.period_id")
     .execute();
   return rows.map((r) => ({
