@@ -201,6 +201,31 @@ export async function isDirectory(target: string): Promise<boolean> {
  * Where --out writes, checked before anything is made or audited: a file in a folder that exists and can be written
  * to, or with `folder`, an existing folder too.
  */
+/**
+ * An `--out` naming a folder to write into, created when missing: refused (exit 2) before anything is read or asked
+ * when it names a file, or the nearest folder that exists cannot be written to.
+ */
+export async function checkOutFolder(out: string): Promise<void> {
+  const target = path.resolve(out);
+  let at = target;
+  for (;;) {
+    const found = await stat(at).catch(() => null);
+    if (found) {
+      if (!found.isDirectory())
+        throw new CliError(`--out: ${at} is a file${at === target ? "; name a folder to write into" : ""}`, 2);
+      break;
+    }
+    const up = path.dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  try {
+    await access(at, constants.W_OK);
+  } catch {
+    throw new CliError(`--out: the folder ${at} cannot be written to`, 2);
+  }
+}
+
 export async function checkOutPath(out: string, options: { folder?: boolean } = {}): Promise<void> {
   if (await isDirectory(out)) {
     if (options.folder) return;

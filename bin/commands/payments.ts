@@ -5,6 +5,7 @@ import type { Db } from "@/db";
 import { findBatchGame } from "@/db/queries/payout-lookup";
 import { stopBoss } from "@/lib/jobs/queue";
 import { isAppError } from "@/lib/errors";
+import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import { whenStopped } from "@/lib/stop-signal";
 import { emailSchema } from "@/lib/auth/users";
@@ -15,7 +16,7 @@ import {
   type RESULT_FORMATS,
 } from "@/lib/payments/schemas";
 import { financeActor } from "../actor";
-import { checkOutPath, CliError, firstSentence, isDirectory, readFlagFile } from "../cli";
+import { checkOutPath, CliError, CliResult, firstSentence, isDirectory, readFlagFile } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** `payouts pay-file` and `payouts import-results`: payment files and provider results from the command line. */
@@ -198,7 +199,7 @@ export const paymentCommands: Record<string, Command> = {
         const as = await financeUser(db, flags.actor);
         const gameId = await gameOf(db, parsed.data.batchId);
         // The file formats' writers and parsers load only for the commands that use them.
-        const { importResults, recipientsChangedBy } = await import("@/lib/payments/results");
+        const { importResults, listedCount, recipientsChangedBy } = await import("@/lib/payments/results");
         const out = await importResults(db, { ...parsed.data, gameId, dryRun: flags["dry-run"] }, as);
         // Each statement just paid or returned is emailed to its recipient (the workers send it); so is one an
         // earlier import paid or returned but stopped before queuing its email (what reads as already applied now).
@@ -226,7 +227,7 @@ export const paymentCommands: Record<string, Command> = {
             await stopBoss();
           }
         }
-        return {
+        const summary = {
           batchId: parsed.data.batchId,
           format: parsed.data.format,
           dryRun: out.dryRun,
@@ -241,6 +242,18 @@ export const paymentCommands: Record<string, Command> = {
           unreadable: out.plan.unreadable,
           lines: out.plan.lines.map(({ result: _result, ...line }) => line),
         };
+        // Lines a person must look at (listed, never applied: a payment from a cancelled file above all), lines not
+        // read, or emails not queued: said on stderr and exit 1, so that a script does not take it for a clean import.
+        const listed = listedCount(out.counts);
+        const unreadable = out.plan.unreadable.length;
+        if (listed === 0 && unreadable === 0 && emailsNotQueued === null) return summary;
+        const needs = [
+          listed > 0 ? `${countOf(listed, "line")} not applied (listed in "lines" with what to do)` : null,
+          unreadable > 0 ? `${countOf(unreadable, "line")} not read ("unreadable")` : null,
+          emailsNotQueued,
+        ].filter((part) => part !== null);
+        process.stderr.write(`desk payouts import-results: needs a person: ${needs.join("; ")}\n`);
+        return new CliResult(summary, 1);
       });
     },
   },

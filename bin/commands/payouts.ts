@@ -3,6 +3,7 @@ import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { findBatchGame, findSnapshotGame } from "@/db/queries/payout-lookup";
 import { getSnapshot } from "@/db/queries/snapshots";
+import { readEmailRuns } from "@/db/queries/statement-deliveries";
 import type { Role } from "@/lib/auth/roles";
 import { emailSchema } from "@/lib/auth/users";
 import { isAppError } from "@/lib/errors";
@@ -318,7 +319,8 @@ const show = payoutCommand(
       paidAmountUsd: s.paidAmountUsd,
       recipientFlags: s.recipientFlags,
     }));
-    return { batch, statements };
+    // How many times the batch's statement emails were queued: what `statements send --again --runs-seen` is given.
+    return { batch, emailRuns: await readEmailRuns(db, input.batch), statements };
   },
 );
 

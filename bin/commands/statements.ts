@@ -14,7 +14,7 @@ import {
   statementSettingsSchema,
 } from "@/lib/statements/settings";
 import { commandActor } from "../actor";
-import { CliError, type CommandSpec } from "../cli";
+import { checkOutFolder, CliError, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 /** The PDF renderer and the mailer load only for the commands that use them: every other command starts faster. */
@@ -43,12 +43,28 @@ const sendSchema = z
       .transform(Number)
       .optional(),
     again: z.boolean().default(false),
+    "runs-seen": z
+      .string()
+      .regex(/^\d{1,9}$/, { message: "must be a whole number (the emailRuns `payouts show` prints)", abort: true })
+      .transform(Number)
+      .optional(),
     actor: emailSchema,
   })
   .superRefine((flags, ctx) => {
     // One recipient's statement, or every statement again: not both.
     if (flags.recipient !== undefined && flags.again)
       ctx.addIssue({ code: "custom", path: ["again"], message: "cannot be given with --recipient (one or the other)" });
+    // Every statement again is the one send that emails recipients twice: only against the count it was decided on.
+    if (flags.again && flags["runs-seen"] === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["runs-seen"],
+        message:
+          "is needed with --again: the times this batch's emails were queued as you last saw it (emailRuns in " +
+          "`payouts show --batch ID`); it is refused if more were queued since",
+      });
+    if (!flags.again && flags["runs-seen"] !== undefined)
+      ctx.addIssue({ code: "custom", path: ["runs-seen"], message: "is given only with --again" });
   });
 
 const settingsSchema = z.object({
@@ -79,8 +95,9 @@ export const statementCommands: Record<string, Command> = {
       },
       schema: renderSchema,
     } satisfies CommandSpec<typeof renderSchema>,
-    run: (flags: z.output<typeof renderSchema>) =>
-      withDb(async (db) => {
+    run: async (flags: z.output<typeof renderSchema>) => {
+      await checkOutFolder(flags.out);
+      return withDb(async (db) => {
         const as = await acting(db, flags.actor, "finance", "renders statements");
         const { writeBatchStatementFiles } = await loadFiles();
         return writeBatchStatementFiles(
@@ -88,7 +105,8 @@ export const statementCommands: Record<string, Command> = {
           { batchId: flags.batch, out: flags.out, onFile: (label) => process.stderr.write(`statement ${label}\n`) },
           as,
         );
-      }),
+      });
+    },
   },
   "statements settings": {
     spec: {
@@ -132,7 +150,7 @@ export const statementCommands: Record<string, Command> = {
   },
   "statements send": {
     spec: {
-      usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID | --again] --actor EMAIL",
+      usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID | --again --runs-seen N] --actor EMAIL",
       description:
         "Queues an email of each statement of an approved or paid batch not emailed yet (every one with --again, " +
         "or one recipient's), the PDF attached, through SMTP_URL. The app's job workers (or desk worker) send " +
@@ -141,6 +159,11 @@ export const statementCommands: Record<string, Command> = {
         batch: { type: "string", description: "The payout batch id" },
         recipient: { type: "string", description: "Only this recipient's statement (player id), emailed or not" },
         again: { type: "boolean", description: "Every statement of the batch, those emailed already too" },
+        "runs-seen": {
+          type: "string",
+          description:
+            "With --again: emailRuns as `payouts show` or the last send printed it; refused if more were queued",
+        },
         actor: ACTOR_OPTION,
       },
       schema: sendSchema,
@@ -156,6 +179,7 @@ export const statementCommands: Record<string, Command> = {
               batchId: flags.batch,
               recipientPlayerId: flags.recipient,
               unemailed: flags.recipient === undefined && !flags.again,
+              runsSeen: flags.again ? flags["runs-seen"] : undefined,
             },
             as,
           );

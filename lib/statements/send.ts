@@ -46,6 +46,8 @@ export type SendSummary = {
   queued: number;
   /** Recipients with no usable email address on record (mailboxOf): nothing is sent to them. */
   skippedNoEmail: number[];
+  /** How many times the batch's statement emails were queued, this one included: what a send of all again is shown. */
+  emailRuns: number;
 };
 
 /**
@@ -84,9 +86,13 @@ export async function queueStatementSends(
     if (params.runsSeen !== undefined && (await readEmailRuns(trx, params.batchId)) !== params.runsSeen)
       throw new AppError(
         "CONFLICT",
-        "Statement emails of this batch were queued since this page was drawn (a colleague, another tab, a " +
-          "payment's emails, or an earlier press still running): nothing was sent again. Reload the page and look " +
-          "at the statements' delivery logs before sending every one again.",
+        acting.via === "cli"
+          ? "Statement emails of this batch were queued since the count given (--runs-seen): nothing was sent " +
+              "again. Look at the statements' delivery logs, then give the count `payouts show` prints now " +
+              "(emailRuns) to send every one again."
+          : "Statement emails of this batch were queued since this page was drawn (a colleague, another tab, a " +
+              "payment's emails, or an earlier press still running): nothing was sent again. Reload the page and " +
+              "look at the statements' delivery logs before sending every one again.",
       );
     const [one] = params.statementIds ?? [];
     if (params.sendsSeen !== undefined && one && (await countStatementSends(trx, one)) !== params.sendsSeen)
@@ -101,7 +107,13 @@ export async function queueStatementSends(
     const addressed = targets.map((t) => ({ ...t, to: mailboxOf(t.email) }));
     const sendable = addressed.flatMap((t) => (t.to === null ? [] : [{ ...t, to: t.to }]));
     if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
-      return { batchId: params.batchId, gameId, queued: 0, skippedNoEmail: targets.map((t) => t.recipientPlayerId) };
+      return {
+        batchId: params.batchId,
+        gameId,
+        queued: 0,
+        skippedNoEmail: targets.map((t) => t.recipientPlayerId),
+        emailRuns: await readEmailRuns(trx, params.batchId),
+      };
     const sends = sendable.map((t) => ({ ...t, sendId: randomUUID() }));
     await countEmailRun(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
     await insertDeliveries(
@@ -134,6 +146,7 @@ export async function queueStatementSends(
       gameId,
       queued: sends.length,
       skippedNoEmail: addressed.filter((t) => t.to === null).map((t) => t.recipientPlayerId),
+      emailRuns: await readEmailRuns(trx, params.batchId),
     };
   });
 }

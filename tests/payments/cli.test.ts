@@ -9,6 +9,7 @@ import { createProfilesDatabase } from "../profiles/support";
 import { GAME } from "../payouts/fixtures";
 import { approvedBatch, IBAN, seedProfiles } from "./support";
 import { type DeskRun, runDesk } from "../support/desk";
+import { setIssuer } from "../statements/support";
 
 /** `desk payouts pay-file | import-results`: JSON alone on stdout, bank details only in the payment file. */
 let t: TestDatabase;
@@ -92,10 +93,15 @@ describe("desk payouts pay-file / import-results", () => {
         `NOPE-202609-AAAAAAAAAAAA,BANK-2,paid,1.00,EUR,0,\r\n`,
     );
     const args = ["payouts", "import-results", ...common, "--format", "generic", "--file", results];
+    // A line no statement of the batch matches needs a person: said on stderr, exit 1, a dry run too.
     const dry = await desk(...args, "--dry-run");
-    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.code, dry.stderr).toBe(1);
+    expect(dry.stderr).toContain('needs a person: 1 line not applied (listed in "lines" with what to do)');
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, counts: { pay: 1, unknown_reference: 1 } });
     const real = await desk(...args);
+    expect(real.code).toBe(1);
+    expect(real.stderr).toContain("needs a person: 1 line not applied");
+    expect(real.stderr).toContain("Set the studio's name in Settings → Statements first");
     expect(JSON.parse(real.stdout)).toMatchObject({
       dryRun: false,
       applied: { paid: 1 },
@@ -119,6 +125,18 @@ describe("desk payouts pay-file / import-results", () => {
       counts: { already_applied: 1 },
       emailsNotQueued: expect.stringContaining("Set the studio's name in Settings → Statements first"),
     });
+    expect(again.code).toBe(1);
+    // With the issuer named and only lines that apply (here: applied already), the import is clean: exit 0.
+    await setIssuer(t.db);
+    await writeFile(
+      results,
+      "reference,provider_transaction_id,outcome,amount,currency,fee,reason\r\n" +
+        `${reference},BANK-1,paid,73.60,EUR,0,\r\n`,
+    );
+    const clean = await desk(...args);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stderr).not.toContain("needs a person");
+    expect(JSON.parse(clean.stdout)).toMatchObject({ counts: { already_applied: 1 }, emailsNotQueued: null });
     for (const text of [dry.stdout, dry.stderr, real.stdout, real.stderr]) expect(text).not.toContain(IBAN);
   });
 

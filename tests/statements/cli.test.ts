@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,14 +63,34 @@ describe("npm run desk -- statements render", () => {
     const settings = await desk("settings", "--studio-name", "Kraków Games", "--link-days", "14", "--actor", ADMIN);
     expect(JSON.parse(settings.stdout)).toEqual({ studioName: "Kraków Games", studioAddress: "", linkDays: 14 });
     const sent = await desk("send", "--batch", batchId, "--recipient", "901", "--actor", FINANCE);
-    expect(JSON.parse(sent.stdout)).toEqual({ batchId, gameId: "stmt-cli", queued: 1, skippedNoEmail: [] });
+    expect(JSON.parse(sent.stdout)).toEqual({
+      batchId,
+      gameId: "stmt-cli",
+      queued: 1,
+      skippedNoEmail: [],
+      emailRuns: 1,
+    });
     const log = await t.db.selectFrom("statement_delivery").select(["status", "to_address"]).execute();
     expect(log).toEqual([{ status: "queued", to_address: "anna@example.test" }]);
     // The batch: the three statements never emailed; with --again, all four.
     const rest = await desk("send", "--batch", batchId, "--actor", FINANCE);
-    expect(JSON.parse(rest.stdout)).toMatchObject({ queued: 3, skippedNoEmail: [] });
-    const again = await desk("send", "--batch", batchId, "--again", "--actor", FINANCE);
-    expect(JSON.parse(again.stdout)).toMatchObject({ queued: 4 });
+    expect(JSON.parse(rest.stdout)).toMatchObject({ queued: 3, skippedNoEmail: [], emailRuns: 2 });
+    // Every one again only against the count of sends it was decided on, which `payouts show` prints.
+    const refused = async (args: string[], code: number, message: string) => {
+      const result = await runDesk(t.url, ["statements", "send", "--batch", batchId, ...args], PASSWORD);
+      expect(result).toMatchObject({ code, stdout: "" });
+      expect(result.stderr).toContain(message);
+    };
+    await refused(["--again", "--actor", FINANCE], 2, "--runs-seen: is needed with --again");
+    await refused(["--runs-seen", "2", "--actor", FINANCE], 2, "--runs-seen: is given only with --again");
+    await refused(["--again", "--runs-seen", "1", "--actor", FINANCE], 1, "queued since the count given");
+    const shown = await runDesk(t.url, ["payouts", "show", "--batch", batchId], PASSWORD);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ emailRuns: 2 });
+    const again = await desk("send", "--batch", batchId, "--again", "--runs-seen", "2", "--actor", FINANCE);
+    expect(JSON.parse(again.stdout)).toMatchObject({ queued: 4, emailRuns: 3 });
+    // The same command run twice (a script's retry) emails no one a third time.
+    await refused(["--again", "--runs-seen", "2", "--actor", FINANCE], 1, "queued since the count given");
+    expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toHaveLength(8);
     // Each queueing is audited as the person who asked for it.
     const audit = await t.db
       .selectFrom("audit_log")
@@ -78,6 +98,23 @@ describe("npm run desk -- statements render", () => {
       .where("action", "=", "statements.send")
       .execute();
     expect(audit).toEqual(Array(3).fill({ action: "statements.send", actor_email: FINANCE, via: "cli" }));
+  });
+
+  it("refuses an --out naming a file, before asking for a password or reading the database", async () => {
+    const file = path.join(out, "a-file");
+    await writeFile(file, "kept");
+    // Nothing listens on this address: a refusal that reached the database would be a connection error (exit 1).
+    const nowhere = "postgres://desk:desk@127.0.0.1:9/none";
+    for (const target of [file, path.join(file, "statements")]) {
+      const refused = await runDesk(
+        nowhere,
+        ["statements", "render", "--batch", batchId, "--out", target, "--actor", FINANCE],
+        {},
+      );
+      expect(refused).toMatchObject({ code: 2, stdout: "" });
+      expect(refused.stderr).toContain(`--out: ${file} is a file`);
+    }
+    expect(await readFile(file, "utf8")).toBe("kept");
   });
 
   it("refuses a batch that does not exist with one line and a non-zero exit", async () => {
