@@ -114,5 +114,13 @@ test(
     await page.goto("/payouts/liability?asOf=2026-10-01&page=999");
     await expect(pages.getByText(/ · page (\d+) of \1$/)).toBeVisible();
     await expect(pages.getByText("Next ›")).toHaveAttribute("aria-disabled", "true");
+    // Onto the last page by keyboard: focus stays on "Next ›", now disabled, not dropped to the document's start.
+    const last = Number((await pages.getByText(/ · page \d+ of \d+$/).textContent())?.match(/of (\d+)$/)?.[1]);
+    await page.goto(`/payouts/liability?asOf=2026-10-01&page=${last - 1}`);
+    await pages.getByRole("link", { name: "Next ›" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(new RegExp(`/payouts/liability\\?asOf=2026-10-01&page=${last}$`));
+    await expect(pages.getByText("Next ›")).toHaveAttribute("aria-disabled", "true");
+    await expect(pages.getByRole("link", { name: "Next ›" })).toBeFocused();
   },
 );

@@ -32,13 +32,14 @@ export function TakeSnapshotButton({
   // A fresh form every time the dialog opens: an answer to an earlier try is not shown again.
   const [round, setRound] = useState(0);
   const router = useRouter();
-  // A request that joined a pull already under way is said once the dialog closes: that pull may have begun reading
-  // before the change that prompted the request (it is then marked stale, and taken again).
-  const [joined, setJoined] = useState<string | null>(null);
+  // What the request did, read out once the dialog closes (the status region is in the page from the start, so its
+  // change is read). Shown too when it joined a pull already under way: that pull may have begun reading before the
+  // change that prompted the request (it is then marked stale, and taken again).
+  const [said, setSaid] = useState<{ text: string; shown: boolean } | null>(null);
   const onQueued = useCallback(
     (result: { message?: string; data?: { deduplicated?: boolean } }) => {
       setOpen(false);
-      setJoined(result.data?.deduplicated ? (result.message ?? null) : null);
+      setSaid(result.message ? { text: result.message, shown: result.data?.deduplicated === true } : null);
       router.refresh();
     },
     [router],
@@ -61,8 +62,8 @@ export function TakeSnapshotButton({
       >
         <SnapshotForm key={round} action={action} defaultMonth={defaultMonth} gameId={gameId} onQueued={onQueued} />
       </Dialog>
-      <p role="status" className={joined ? "max-w-xs text-xs text-ink-muted" : "sr-only"}>
-        {joined}
+      <p role="status" className={said?.shown ? "max-w-xs text-xs text-ink-muted" : "sr-only"}>
+        {said?.text}
       </p>
     </>
   );

@@ -39,6 +39,8 @@ export function RadioChoice<V extends string>({
             required={required}
             defaultChecked={value === option.value}
             aria-invalid={error ? true : undefined}
+            // On each radio too: focus lands on one, and a fieldset's description is not read out by every reader.
+            aria-describedby={error ? errorId : undefined}
             onChange={onChange ? () => onChange(option.value) : undefined}
           />
           {option.label}

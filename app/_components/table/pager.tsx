@@ -1,6 +1,7 @@
-import Link from "next/link";
 import { formatCount } from "@/lib/format";
-import { buttonClassName } from "@/app/_components/ui/button-styles";
+import { PagerLinks } from "./pager-links";
+
+export { PagerLinks };
 
 /** Where a link goes: by the offset of its first row (a list the service pages), or by its page number (from 1). */
 type PagerTarget = { hrefFor: (offset: number) => string } | { pageHref: (page: number) => string };
@@ -43,41 +44,6 @@ export function Pager({
       previous={previous}
       next={next}
     />
-  );
-}
-
-/**
- * The links themselves, for a list that knows only whether there is more before or after what it shows (a list
- * paged by its last key, too long to count on every view); a missing link shows as a disabled one.
- */
-export function PagerLinks(props: { label: string; summary: string; previous: string | null; next: string | null }) {
-  return (
-    <nav
-      aria-label={props.label}
-      className="flex flex-wrap items-center justify-between gap-3 px-3 py-2 text-sm text-ink-muted"
-    >
-      <p>{props.summary}</p>
-      <div className="flex gap-1">
-        {props.previous !== null ? (
-          <Link className={buttonClassName({ size: "sm" })} href={props.previous} scroll={false}>
-            ‹ Previous
-          </Link>
-        ) : (
-          <span className={buttonClassName({ size: "sm" })} aria-disabled="true">
-            ‹ Previous
-          </span>
-        )}
-        {props.next !== null ? (
-          <Link className={buttonClassName({ size: "sm" })} href={props.next} scroll={false}>
-            Next ›
-          </Link>
-        ) : (
-          <span className={buttonClassName({ size: "sm" })} aria-disabled="true">
-            Next ›
-          </span>
-        )}
-      </div>
-    </nav>
   );
 }
 

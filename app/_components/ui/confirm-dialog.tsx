@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, type ReactNode, startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { GAME_SWITCHED, UNANSWERED_ACTION } from "@/lib/action-result";
 import { FormMessage } from "../forms/form-message";
+import { useFocusFirstInvalid } from "../forms/focus-invalid";
 import { ShownGameField } from "../forms/shown-game";
 import { Button } from "./button";
 import { Dialog, DialogClose, DialogFooter } from "./dialog";
@@ -121,7 +122,7 @@ function ConfirmForm({
 }: ConfirmFormProps) {
   const router = useRouter();
   const [state, formAction, isPending] = useActionState(
-    async (_previous: ConfirmState, formData: FormData): Promise<ConfirmState> => {
+    async (previous: ConfirmState, formData: FormData): Promise<ConfirmState> => {
       const typed = typedValues(formData);
       try {
         const result = await action(formData);
@@ -132,19 +133,23 @@ function ConfirmForm({
             error: result.message,
             typed: { ...typed, ...result.values },
             fieldErrors: result.fieldErrors ?? {},
+            round: previous.round + 1,
           };
         }
         onShownError(null);
         onDone();
         onConfirmed?.(result);
-        return { error: null, typed: {}, fieldErrors: {} };
+        return { error: null, typed: {}, fieldErrors: {}, round: previous.round + 1 };
       } catch {
         onShownError(UNANSWERED_ACTION);
-        return { error: UNANSWERED_ACTION, typed, fieldErrors: {} };
+        return { error: UNANSWERED_ACTION, typed, fieldErrors: {}, round: previous.round + 1 };
       }
     },
-    { error: null, typed: {}, fieldErrors: {} },
+    { error: null, typed: {}, fieldErrors: {}, round: 0 },
   );
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused field takes focus, its reason read with it, as on the pages' own forms.
+  useFocusFirstInvalid(formRef, state.round > 0 ? state : null);
   const error = state.error;
   const hasBody = Boolean(children) || Boolean(error);
 
@@ -157,6 +162,7 @@ function ConfirmForm({
     // reason when the action answers with an error.
     // A dialog that asks nothing has no body: its footer then sits right under the title, with no empty band.
     <form
+      ref={formRef}
       onSubmit={(event) => submitKeepingFields(event, formAction)}
       className={hasBody ? "-mx-4 -mb-3" : "-mx-4 -my-3"}
     >
@@ -169,7 +175,10 @@ function ConfirmForm({
       {hasBody ? (
         <div className="flex flex-col gap-3 px-4 pb-3">
           {typeof children === "function" ? children(state.typed, state.fieldErrors) : children}
-          <FormMessage tone="error">{error}</FormMessage>
+          {/* Drawn anew for each answer, so a refusal that says what the last said is read out again. */}
+          <FormMessage key={state.round} tone="error">
+            {error}
+          </FormMessage>
         </div>
       ) : null}
       <DialogFooter ruled={hasBody}>
@@ -189,7 +198,7 @@ function ConfirmForm({
   );
 }
 
-type ConfirmState = { error: string | null; typed: TypedValues; fieldErrors: FieldErrors };
+type ConfirmState = { error: string | null; typed: TypedValues; fieldErrors: FieldErrors; round: number };
 
 /** The text fields of a submitted form (files dropped). */
 function typedValues(formData: FormData): TypedValues {

@@ -5,7 +5,11 @@ export function MessageWithDismiss({ message, onDismiss }: { message: string; on
       <p className="min-w-0 flex-1">{message}</p>
       <button
         type="button"
-        onClick={onDismiss}
+        onClick={() => {
+          // The button goes with the message: focus goes on from the page's main content, not the document's start.
+          document.getElementById("main-content")?.focus();
+          onDismiss();
+        }}
         className="shrink-0 text-xs underline underline-offset-2"
         aria-label="Dismiss the message"
       >

@@ -1,8 +1,10 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useRef } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
+import { ResultMessage } from "@/app/_components/forms/result-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { FocusHere } from "@/app/_components/ui/focus-here";
@@ -27,8 +29,17 @@ export function ClosingForm({
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   const verb = closed ? "Reopen" : "Close";
+  const formRef = useRef<HTMLFormElement>(null);
+  // A reason refused takes focus, its error read with it.
+  useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   return (
-    <form action={formAction} className="flex max-w-xl flex-col gap-3" noValidate aria-label={`${verb} the window`}>
+    <form
+      ref={formRef}
+      action={formAction}
+      className="flex max-w-xl flex-col gap-3"
+      noValidate
+      aria-label={`${verb} the window`}
+    >
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="window" value={windowKey} />
       {state?.ok ? (
@@ -36,9 +47,9 @@ export function ClosingForm({
         <FocusHere key={state.message}>
           <FormMessage tone="success">{state.message}</FormMessage>
         </FocusHere>
-      ) : state ? (
-        <FormMessage tone="error">{state.message}</FormMessage>
-      ) : null}
+      ) : (
+        <ResultMessage result={state} />
+      )}
       <Field
         label={closed ? "Why reopen it" : "Why close it"}
         hint="Kept with the window and in the audit log."
