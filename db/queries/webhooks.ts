@@ -80,15 +80,20 @@ export async function recordWebhookEventFailure(
 }
 
 /** Puts a failed event back in the queue's hands (a person asked for it after fixing the cause). */
-export async function resetWebhookEvent(db: DbOrTrx, gameId: string, id: string): Promise<boolean> {
-  const result = await db
-    .updateTable("webhook_event")
-    .set({ status: "pending", last_error: null })
-    .where("id", "=", id)
-    .where("game_id", "=", gameId)
-    .where("status", "=", "failed")
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+/** A failed event back to pending: the error it had (null when it had none), or undefined when it was not failed. */
+export async function resetWebhookEvent(
+  db: DbOrTrx,
+  gameId: string,
+  id: string,
+): Promise<{ lastError: string | null } | undefined> {
+  const result = await sql<{ last_error: string | null }>`update webhook_event w
+      set status = 'pending', last_error = null
+      from (select id, last_error from webhook_event
+        where id = ${id} and game_id = ${gameId} and status = 'failed' for update) as before
+      where w.id = before.id
+      returning before.last_error`.execute(db);
+  const row = result.rows[0];
+  return row ? { lastError: row.last_error } : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import type { Db } from "@/db";
+import type { Db, DbOrTrx } from "@/db";
 import { lockForTransaction } from "@/db/queries/locks";
 import {
   countAdminUsers,
@@ -165,24 +165,30 @@ export async function setUserPassword(
   const { getAuth } = await import("./auth");
   const ctx = await getAuth().$context;
   const hash = await ctx.password.hash(password);
-  const replaced = await updateCredentialPassword(db, user.id, hash);
-  if (!replaced)
-    await ctx.internalAdapter.linkAccount({
-      userId: user.id,
-      providerId: "credential",
-      accountId: user.id,
-      password: hash,
-    });
   const keep = as.actor?.id === user.id ? (params.keepSessionId ?? null) : null;
-  const sessionsEnded = await deleteUserSessions(db, user.id, keep);
-  await recordAudit(db, {
-    ...as,
-    action: replaced ? "user.set_password" : "user.restore_access",
-    target: user.email,
-    outcome: "succeeded",
-    detail: { sessionsEnded },
+  // The sessions ended and the audit line go with the change, in its transaction: one is never without the others.
+  const endSessions = async (trx: DbOrTrx, action: "user.set_password" | "user.restore_access") => {
+    const sessionsEnded = await deleteUserSessions(trx, user.id, keep);
+    await recordAudit(trx, { ...as, action, target: user.email, outcome: "succeeded", detail: { sessionsEnded } });
+    return sessionsEnded;
+  };
+  const replaced = await db
+    .transaction()
+    .execute(async (trx) =>
+      (await updateCredentialPassword(trx, user.id, hash))
+        ? { sessionsEnded: await endSessions(trx, "user.set_password") }
+        : null,
+    );
+  if (replaced) return { email: user.email, restored: false, sessionsEnded: replaced.sessionsEnded };
+  // No password on record (access removed): the sign-in library links one, on its own connection, then the rest.
+  await ctx.internalAdapter.linkAccount({
+    userId: user.id,
+    providerId: "credential",
+    accountId: user.id,
+    password: hash,
   });
-  return { email: user.email, restored: !replaced, sessionsEnded };
+  const sessionsEnded = await db.transaction().execute((trx) => endSessions(trx, "user.restore_access"));
+  return { email: user.email, restored: true, sessionsEnded };
 }
 
 export async function listUsers(db: Db): Promise<UserRow[]> {

@@ -35,8 +35,15 @@ async function activePull(db: Db, gameId: string, window: TimeWindow) {
 /** How often a request tries to claim a window whose active pull ends while it asks. */
 const CLAIM_ATTEMPTS = 3;
 
-/** Inserts a queued pull, or returns the one already active for this window. */
-async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: string; existing: boolean }> {
+/**
+ * Inserts a queued pull, or returns the one already active for this window. `audited`: a new pull is written with its
+ * `snapshot.request` audit line, in one transaction.
+ */
+async function claimPull(
+  db: Db,
+  request: SnapshotRequest,
+  options: { audited?: boolean } = {},
+): Promise<{ pullId: string; existing: boolean }> {
   const problem = windowProblem(request.window);
   if (problem)
     throw new AppError(
@@ -50,12 +57,27 @@ async function claimPull(db: Db, request: SnapshotRequest): Promise<{ pullId: st
   for (let attempt = 1; ; attempt++) {
     const id = randomUUID();
     try {
-      await insertQueuedPull(db, {
-        id,
-        gameId: request.gameId,
-        window: request.window,
-        via: request.via,
-        requestedBy: request.requestedBy,
+      await db.transaction().execute(async (trx) => {
+        await insertQueuedPull(trx, {
+          id,
+          gameId: request.gameId,
+          window: request.window,
+          via: request.via,
+          requestedBy: request.requestedBy,
+        });
+        if (!options.audited) return;
+        await recordAudit(trx, {
+          actor: request.requestedBy,
+          via: auditVia(request.via),
+          action: "snapshot.request",
+          gameId: request.gameId,
+          target: id,
+          outcome: "queued",
+          detail: {
+            window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) },
+            via: request.via,
+          },
+        });
       });
       return { pullId: id, existing: false };
     } catch (error) {
@@ -95,7 +117,7 @@ export async function requestSnapshot(
   db: Db,
   request: SnapshotRequest,
 ): Promise<{ pullId: string; deduplicated: boolean; readingAlready: boolean }> {
-  const claimed = await claimPull(db, request);
+  const claimed = await claimPull(db, request, { audited: true });
   if (claimed.existing) {
     const active = await activePull(db, request.gameId, request.window);
     const orphaned = active !== undefined && (await isOrphaned(db, active, request.gameId, request.window));
@@ -114,20 +136,21 @@ export async function requestSnapshot(
   } catch (error) {
     // A request that cannot be queued must not block the window.
     await failPull(db, claimed.pullId, "QUEUE_UNAVAILABLE", "The job queue could not take the pull.");
+    // The request's line is written; this one says the pull it asked for ended there.
+    await recordAudit(db, {
+      actor: request.requestedBy,
+      via: auditVia(request.via),
+      action: "snapshot.pull",
+      gameId: request.gameId,
+      target: claimed.pullId,
+      outcome: "failed",
+      detail: {
+        code: "QUEUE_UNAVAILABLE",
+        window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) },
+      },
+    });
     throw error;
   }
-  await recordAudit(db, {
-    actor: request.requestedBy,
-    via: auditVia(request.via),
-    action: "snapshot.request",
-    gameId: request.gameId,
-    target: claimed.pullId,
-    outcome: "queued",
-    detail: {
-      window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) },
-      via: request.via,
-    },
-  });
   return { pullId: claimed.pullId, deduplicated: false, readingAlready: false };
 }
 

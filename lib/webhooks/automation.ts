@@ -5,6 +5,7 @@ import type { ActingAs } from "@/core/actor";
 import type { GameAutomation } from "@/core/game-automation";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { queueWebhookProcessing } from "./receive";
 
 /** Sets a game's automatic pulls (its other settings are kept), with its audit line, in one transaction. */
@@ -30,11 +31,25 @@ export async function saveGameAutomation(
   });
 }
 
-/** Processes a failed event of the game again: back to pending, queued, audited. */
+/**
+ * Processes a failed event of the game again: back to pending with its audit line (which keeps the error it had) in
+ * one transaction, then queued. A queueing that fails is left to the sweep, which takes up events left pending.
+ */
 export async function retryWebhookEvent(db: Db, gameId: string, eventId: string, as: ActingAs): Promise<void> {
-  if (!(await resetWebhookEvent(db, gameId, eventId))) {
-    throw new AppError("CONFLICT", "Only a failed event of this game can be processed again.", { field: "eventId" });
-  }
-  await queueWebhookProcessing(eventId);
-  await recordAudit(db, { ...as, action: "webhook.retry", gameId, target: eventId, outcome: "queued" });
+  await db.transaction().execute(async (trx) => {
+    const reset = await resetWebhookEvent(trx, gameId, eventId);
+    if (!reset)
+      throw new AppError("CONFLICT", "Only a failed event of this game can be processed again.", { field: "eventId" });
+    await recordAudit(trx, {
+      ...as,
+      action: "webhook.retry",
+      gameId,
+      target: eventId,
+      outcome: "queued",
+      detail: { lastError: reset.lastError },
+    });
+  });
+  await queueWebhookProcessing(eventId).catch((error: unknown) =>
+    log.warn("a webhook event to process again was not queued; the sweep takes it up", { event: eventId, error }),
+  );
 }

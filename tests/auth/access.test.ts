@@ -88,6 +88,34 @@ describe("removing a user's access", () => {
     );
   });
 
+  it("[admin] a password whose audit line cannot be written is not set, and ends no session", async () => {
+    const email = "audited@payout-desk.test";
+    const id = (await createUser(t.db, { email, role: "finance", password: "the-first-password" }, CLI)).id;
+    expect(await signIn(email, "the-first-password")).toBe("signed in");
+    const sessions = () => t.db.selectFrom("auth_session").select("id").where("user_id", "=", id).execute();
+    const before = await sessions();
+    expect(before.length).toBeGreaterThanOrEqual(1);
+    // The audit log refuses the line (a full disk, a lost connection: any failure of that write).
+    await sql`create function refuse_password_audit() returns trigger language plpgsql as $$
+      begin
+        if new.action = 'user.set_password' then raise exception 'audit write refused'; end if;
+        return new;
+      end $$`.execute(t.db);
+    await sql`create trigger refuse_password_audit before insert on audit_log
+      for each row execute function refuse_password_audit()`.execute(t.db);
+    try {
+      await expect(setUserPassword(t.db, { userId: id, password: "a-second-password" }, CLI)).rejects.toThrow(
+        /audit write refused/,
+      );
+    } finally {
+      await sql`drop trigger refuse_password_audit on audit_log`.execute(t.db);
+      await sql`drop function refuse_password_audit()`.execute(t.db);
+    }
+    expect(await sessions()).toEqual(before);
+    expect(await signIn(email, "a-second-password")).not.toBe("signed in");
+    expect(await signIn(email, "the-first-password")).toBe("signed in");
+  });
+
   it("[admin] cannot remove their own access, nor the last admin's who can sign in", async () => {
     const bossId = ids["boss@payout-desk.test"] as string;
     const boss = { actor: { id: bossId, email: "boss@payout-desk.test" }, via: "web" } as const;

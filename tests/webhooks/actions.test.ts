@@ -104,6 +104,14 @@ describe("webhook page actions", () => {
       .where("id", "=", id)
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: "pending", last_error: null });
+    // Audited with the change, keeping the error the retry cleared.
+    const audit = await t.db
+      .selectFrom("audit_log")
+      .select(["outcome", "detail"])
+      .where("action", "=", "webhook.retry")
+      .where("target", "=", id)
+      .execute();
+    expect(audit).toEqual([{ outcome: "queued", detail: { lastError: "boom" } }]);
 
     // Queued again already (by a colleague, in another tab): refused, and the event's page is drawn again, showing it
     // pending rather than still offering "Process again".
