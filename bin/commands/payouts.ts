@@ -164,6 +164,7 @@ const override = payoutCommand(
     const as = await actingAs(db, input.actor);
     const gameId = await gameOfBatch(db, input.batch);
     const recipientPlayerId = input.recipient ?? null;
+    await checkOpenFlag(db, { gameId, batchId: input.batch, recipientPlayerId, flag: input.flag, cause: input.cause });
     const params = { gameId, batchId: input.batch, flag: input.flag, recipientPlayerId, reason: input.reason };
     await domain(() => overrideFlag(db, { ...params, cause: input.cause }, as));
     return {
@@ -173,6 +174,33 @@ const override = payoutCommand(
     };
   },
 );
+
+/**
+ * The flag named on the command line is one `payouts flags` lists as open: said which flag naming part (--flag,
+ * --recipient, --cause) matches none, before the domain refuses it (inside its transaction, whatever happens here)
+ * with the page's words, which take the cause for one read off the page.
+ */
+async function checkOpenFlag(
+  db: Db,
+  params: { gameId: string; batchId: string; recipientPlayerId: number | null; flag: string; cause: string },
+): Promise<void> {
+  const { flag, recipientPlayerId: recipient, cause } = params;
+  const open = await listOpenBatchFlags(db, { gameId: params.gameId, batchId: params.batchId });
+  const same = open.filter((f) => f.flag === flag);
+  if (same.some((f) => f.recipientPlayerId === recipient && f.cause === cause)) return;
+  const listAgain = `list the open flags with payouts flags --batch ${params.batchId}`;
+  if (same.length === 0) throw new CliError(`--flag: no ${flag} flag of this batch is open; ${listAgain}`);
+  if (recipient === null && same.every((f) => f.recipientPlayerId !== null))
+    throw new CliError(`--recipient: ${flag} is a recipient's flag; name the recipient`, 2);
+  if (recipient !== null && same.every((f) => f.recipientPlayerId === null))
+    throw new CliError(`--recipient: ${flag} is the window's flag; give no --recipient`, 2);
+  if (!same.some((f) => f.recipientPlayerId === recipient))
+    throw new CliError(`--recipient: recipient ${recipient} has no open ${flag} flag; ${listAgain}`);
+  throw new CliError(
+    `--cause: the open ${flag} flag${recipient === null ? "" : ` of recipient ${recipient}`} has another cause ` +
+      `(it changed since it was listed, or the cause was mistyped): nothing was overridden; ${listAgain}`,
+  );
+}
 
 /**
  * Approves the draft statements, holds the flagged ones when asked, then approves the batch. Without --unflagged

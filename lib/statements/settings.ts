@@ -76,15 +76,16 @@ export async function saveStatementSettings(
   acting: ActingAs,
 ): Promise<void> {
   const value = statementSettingsSchema.parse(input);
+  const cli = acting.via === "cli";
   await db.transaction().execute(async (trx) => {
     await lockForTransaction(trx, STATEMENT_SETTINGS_KEY);
     const from = await savedStatementSettings(trx);
     if (input.drawn !== undefined && statementSettingsDrawn(from) !== input.drawn)
       throw new AppError(
         "CONFLICT",
-        "Someone changed the statement settings after this page was opened (now: " +
-          `${from ? `${from.studioName}, links ${from.linkDays} days` : "not set"}): nothing was saved. Reload the ` +
-          "page and make your change again.",
+        `Someone changed the statement settings after ${cli ? "they were read" : "this page was opened"} ` +
+          `(now: ${from ? `${from.studioName}, links ${from.linkDays} days` : "not set"}): nothing was saved. ` +
+          (cli ? "Run the command again." : "Reload the page and make your change again."),
       );
     await writeAppSetting(trx, { key: STATEMENT_SETTINGS_KEY, value, by: acting.actor?.email ?? acting.via });
     await recordAudit(trx, {

@@ -100,6 +100,22 @@ describe("npm run desk -- payouts", () => {
       ["unresolved_recipient", 3],
     ]);
 
+    // A flag named wrongly is refused naming the part that matches no open flag, nothing overridden.
+    const overrideWith = (...named: string[]) =>
+      desk(
+        ...["payouts", "override", "--batch", batch.batchId, ...named],
+        ...["--reason", "the malformed line was checked with the studio", "--actor", PREPARER],
+      );
+    const attribution = ["--flag", "attribution_unavailable"];
+    expect(refusalLine(await overrideWith(...attribution, "--cause", listed[0]?.cause ?? ""))).toContain(
+      "--recipient: attribution_unavailable is a recipient's flag; name the recipient",
+    );
+    expect(refusalLine(await overrideWith(...attribution, "--recipient", "3", "--cause", "x"))).toContain(
+      "--recipient: recipient 3 has no open attribution_unavailable flag",
+    );
+    expect(refusalLine(await overrideWith(...attribution, "--recipient", "2", "--cause", "mistyped"))).toContain(
+      "--cause: the open attribution_unavailable flag of recipient 2 has another cause",
+    );
     const override = await desk(
       "payouts",
       "override",

@@ -108,6 +108,14 @@ describe("who issues the statements", () => {
         admin,
       ),
     ).rejects.toThrow(/changed the statement settings after this page was opened .*nothing was saved/);
+    // From the command line, what to do there.
+    await expect(
+      saveStatementSettings(
+        t.db,
+        { studioName: "Northwind Games", studioAddress: "", linkDays: 60, drawn: shown },
+        { actor: admin.actor, via: "cli" },
+      ),
+    ).rejects.toThrow(/after they were read .*nothing was saved\. Run the command again\.$/);
     expect(await readSavedStatementSettings(t.db)).toEqual({
       studioName: "Northwind Games Ltd",
       studioAddress: "1 Harbour Road",
