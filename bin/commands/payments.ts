@@ -53,6 +53,12 @@ type ImportFlags = {
   actor: string;
 };
 
+/**
+ * An optional flag given with nothing (`--execution-date=`, an unset shell variable): refused rather than read as
+ * not given, which would quietly mean today's date or no rate.
+ */
+const givenValue = z.string().min(1, { message: "is empty: give a value or leave the flag out" });
+
 export const paymentCommands: Record<string, Command> = {
   "payouts pay-file": {
     spec: {
@@ -78,9 +84,9 @@ export const paymentCommands: Record<string, Command> = {
         batch: z.string(),
         method: z.string(),
         out: pathSchema,
-        "eur-rate": z.string().optional(),
-        "rate-source": z.string().optional(),
-        "execution-date": z.string().optional(),
+        "eur-rate": givenValue.optional(),
+        "rate-source": givenValue.optional(),
+        "execution-date": givenValue.optional(),
         actor: emailSchema,
       }),
     },
@@ -176,7 +182,7 @@ export const paymentCommands: Record<string, Command> = {
         batch: z.string(),
         format: z.string(),
         file: pathSchema,
-        "paid-on": z.string().optional(),
+        "paid-on": givenValue.optional(),
         "dry-run": z.boolean().default(false),
         actor: emailSchema,
       }),

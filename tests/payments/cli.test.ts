@@ -180,6 +180,10 @@ describe("desk payouts pay-file / import-results", () => {
     const future = await importAt("--format", "generic", "--paid-on", "2999-01-01");
     expect(future).toMatchObject({ code: 2, stdout: "" });
     expect(future.stderr).toMatch(/--paid-on: cannot be in the future/);
+    // Given with nothing (an unset shell variable): refused, not taken for "not given".
+    const empty = await importAt("--format", "generic", "--paid-on=");
+    expect(empty).toMatchObject({ code: 2, stdout: "" });
+    expect(empty.stderr).toContain("--paid-on: is empty: give a value or leave the flag out");
     const missingFile = path.join(dir, "missing.csv");
     const unreadable = await deskAt(
       nowhere,
