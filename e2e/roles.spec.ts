@@ -10,8 +10,10 @@ test.describe("sign-in and roles", () => {
     await shoot(page, "sign-in");
     await page.getByLabel("Email").fill("viewer@e2e.test");
     await page.getByLabel("Password").fill("not-the-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in" }).press("Enter");
     await expect(page.getByRole("alert").filter({ hasText: "do not match" })).toBeVisible();
+    // Pressed from the keyboard, the button keeps focus through its wait and the refusal.
+    await expect(page.getByRole("button", { name: "Sign in" })).toBeFocused();
     // The email typed stays to be corrected; the password does not.
     await expect(page.getByLabel("Email")).toHaveValue("viewer@e2e.test");
     await expect(page.getByLabel("Password")).toHaveValue("");
