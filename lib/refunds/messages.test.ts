@@ -85,6 +85,15 @@ describe("refund error messages", () => {
     expect(classifyRefundFailure({ kind: "http", status: 503, code: null, codePublic: "PROCESSOR_UNAVAILABLE" })).toBe(
       "refused",
     );
+    // Beside an original code that alone would be retried, the provider-neutral one decides, and is what is said.
+    const notConfigured = {
+      kind: "http",
+      status: 503,
+      code: "service_unavailable",
+      codePublic: "PROCESSOR_NOT_CONFIGURED",
+    } as const;
+    expect(classifyRefundFailure(notConfigured)).toBe("refused");
+    expect(describeRefundFailure(notConfigured)).toMatch(/not configured at the service for refunds/);
   });
 
   it("subscription changes: refusals say why; no answer says to reload before acting again", () => {

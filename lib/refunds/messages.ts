@@ -119,14 +119,17 @@ const TERMINAL_5XX = new Set(["PROCESSOR_NOT_CONFIGURED", "PROCESSOR_UNAVAILABLE
  * read) are never "refused": the refund may have happened, so the attempt stays pending and is retried with its key.
  */
 export function classifyRefundFailure(failure: ServiceFailure): RefundFailureClass {
-  const codes = [failure.code, failure.codePublic].filter((c): c is string => Boolean(c));
+  // The provider-neutral code first, as the service asks ("matching on error_code_public is preferred").
+  const codes = [failure.codePublic, failure.code].filter((c): c is string => Boolean(c));
   if (codes.some((c) => MANUAL.has(c))) return "manual_attention";
   if (failure.kind === "network" || failure.kind === "timeout") return "retry_same_key";
   // A 2xx we could not parse: the refund most likely happened; a person compares with the service.
   if (failure.kind === "invalid_response")
     return failure.status !== null && failure.status < 300 ? "manual_attention" : "retry_same_key";
-  if (codes.some((c) => RETRY_SAME_KEY.has(c))) return "retry_same_key";
-  if (codes.some((c) => TERMINAL_5XX.has(c))) return "refused";
+  for (const code of codes) {
+    if (RETRY_SAME_KEY.has(code)) return "retry_same_key";
+    if (TERMINAL_5XX.has(code)) return "refused";
+  }
   const status = failure.status ?? 0;
   if (status === 429 || status === 408 || status >= 500) return "retry_same_key";
   return "refused";
@@ -134,7 +137,7 @@ export function classifyRefundFailure(failure: ServiceFailure): RefundFailureCla
 
 /** The sentence for a failed refund call. */
 export function describeRefundFailure(failure: ServiceFailure): string {
-  const codes = [failure.code, failure.codePublic].filter((c): c is string => Boolean(c));
+  const codes = [failure.codePublic, failure.code].filter((c): c is string => Boolean(c));
   const ref = failure.errorId ? ` (service error id ${failure.errorId})` : "";
   for (const code of codes) {
     const message = REFUND_ERROR_MESSAGES[code];

@@ -247,6 +247,10 @@ describe("isRetryable", () => {
 
   it("does not retry configuration failures, client errors, spending caps or schema mismatches", () => {
     expect(isRetryable(http(503, { error_code_public: "PROCESSOR_NOT_CONFIGURED" }), true)).toBe(false);
+    // The provider-neutral code decides over an original one that alone would be retried.
+    const beside = { error_code: "service_unavailable", error_code_public: "PROCESSOR_NOT_CONFIGURED" };
+    expect(isRetryable(http(503, beside), true)).toBe(false);
+    expect(isRetryable(http(503, { error_code: "service_unavailable" }), true)).toBe(true);
     expect(isRetryable(http(503, { error_code_public: "PROCESSOR_UNAVAILABLE" }), true)).toBe(false);
     expect(isRetryable(http(400, { error_code: "AMOUNT_EXCEEDS_REMAINING" }), true)).toBe(false);
     expect(isRetryable(http(400, { error_code: "WINDOW_TOO_LARGE" }), true)).toBe(false);

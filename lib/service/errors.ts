@@ -346,10 +346,14 @@ export function isRetryable(error: ServiceError, idempotent: boolean): boolean {
   if (status === 429) return error.code !== "spending_limit_exceeded";
   if (status === 408) return true;
   if (status < 500) return false;
-  const codes = [error.code, error.codePublic].filter((c): c is string => c !== null);
+  // The provider-neutral code first ("matching on error_code_public is preferred"): a configuration failure it names
+  // is not retried whatever the original code says, and the other way round.
+  const codes = [error.codePublic, error.code].filter((c): c is string => c !== null);
   if (codes.some((c) => MANUAL_ATTENTION_CODES.has(c))) return false;
-  if (codes.some((c) => RETRY_WITH_SAME_KEY_CODES.has(c))) return true;
-  if (codes.some((c) => NOT_WORTH_RETRYING_CODES.has(c))) return false;
+  for (const code of codes) {
+    if (RETRY_WITH_SAME_KEY_CODES.has(code)) return true;
+    if (NOT_WORTH_RETRYING_CODES.has(code)) return false;
+  }
   // "Retrying after a 5xx with the same key is safe."
   return true;
 }
