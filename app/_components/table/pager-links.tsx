@@ -1,12 +1,13 @@
 "use client";
 
 import Link from "next/link";
+import { usePathname, useSearchParams } from "next/navigation";
 import { buttonClassName } from "@/app/_components/ui/button-styles";
 
 /**
  * The links themselves, for a list that knows only whether there is more before or after what it shows (a list
- * paged by its last key, too long to count on every view). A missing link stays a link, marked disabled and going
- * nowhere: pressing Next onto the last page keeps focus on it rather than dropping it to the document's start.
+ * paged by its last key, too long to count on every view). A missing link stays a link, marked disabled and not
+ * followed: pressing Next onto the last page keeps focus on it rather than dropping it to the document's start.
  */
 export function PagerLinks(props: { label: string; summary: string; previous: string | null; next: string | null }) {
   return (
@@ -24,11 +25,16 @@ export function PagerLinks(props: { label: string; summary: string; previous: st
 }
 
 function PagerLink({ href, children }: { href: string | null; children: string }) {
+  const pathname = usePathname();
+  const query = useSearchParams().toString();
+  // Disabled: the link stays in place (and keeps focus) and leads to the page it is on, which a press does not
+  // follow (one before the page's script runs, or in a new tab, shows this same page).
+  const here = query ? `${pathname}?${query}` : pathname;
   return (
     <Link
       className={buttonClassName({ size: "sm" })}
-      // Disabled: the link stays in place (and keeps focus) but goes nowhere.
-      href={href ?? "#"}
+      href={href ?? here}
+      prefetch={href === null ? false : undefined}
       aria-disabled={href === null ? true : undefined}
       onClick={href === null ? (event) => event.preventDefault() : undefined}
       scroll={false}
