@@ -164,9 +164,14 @@ const override = payoutCommand(
     const as = await actingAs(db, input.actor);
     const gameId = await gameOfBatch(db, input.batch);
     const recipientPlayerId = input.recipient ?? null;
-    await checkOpenFlag(db, { gameId, batchId: input.batch, recipientPlayerId, flag: input.flag, cause: input.cause });
     const params = { gameId, batchId: input.batch, flag: input.flag, recipientPlayerId, reason: input.reason };
-    await domain(() => overrideFlag(db, { ...params, cause: input.cause }, as));
+    try {
+      await domain(() => overrideFlag(db, { ...params, cause: input.cause }, as));
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      const hint = await overrideHint(db, { ...params, cause: input.cause }).catch(() => "");
+      throw hint ? new CliError(`${error.message} ${hint}`, error.exitCode) : error;
+    }
     return {
       batchId: input.batch,
       overridden: { flag: input.flag, recipientPlayerId, cause: input.cause },
@@ -176,30 +181,25 @@ const override = payoutCommand(
 );
 
 /**
- * The flag named on the command line is one `payouts flags` lists as open: said which flag naming part (--flag,
- * --recipient, --cause) matches none, before the domain refuses it (inside its transaction, whatever happens here)
- * with the page's words, which take the cause for one read off the page.
+ * What an override the domain refused got wrong, when the open flags tell (the domain's words take the cause for one
+ * read off a page, where here it was typed): the recipient left out of a recipient's flag, or another cause than the
+ * one open now. Empty when they do not tell (a flag of an approved statement is not listed as open, yet overridable).
  */
-async function checkOpenFlag(
+async function overrideHint(
   db: Db,
   params: { gameId: string; batchId: string; recipientPlayerId: number | null; flag: string; cause: string },
-): Promise<void> {
+): Promise<string> {
   const { flag, recipientPlayerId: recipient, cause } = params;
   const open = await listOpenBatchFlags(db, { gameId: params.gameId, batchId: params.batchId });
   const same = open.filter((f) => f.flag === flag);
-  if (same.some((f) => f.recipientPlayerId === recipient && f.cause === cause)) return;
   const listAgain = `list the open flags with payouts flags --batch ${params.batchId}`;
-  if (same.length === 0) throw new CliError(`--flag: no ${flag} flag of this batch is open; ${listAgain}`);
-  if (recipient === null && same.every((f) => f.recipientPlayerId !== null))
-    throw new CliError(`--recipient: ${flag} is a recipient's flag; name the recipient`, 2);
-  if (recipient !== null && same.every((f) => f.recipientPlayerId === null))
-    throw new CliError(`--recipient: ${flag} is the window's flag; give no --recipient`, 2);
-  if (!same.some((f) => f.recipientPlayerId === recipient))
-    throw new CliError(`--recipient: recipient ${recipient} has no open ${flag} flag; ${listAgain}`);
-  throw new CliError(
-    `--cause: the open ${flag} flag${recipient === null ? "" : ` of recipient ${recipient}`} has another cause ` +
-      `(it changed since it was listed, or the cause was mistyped): nothing was overridden; ${listAgain}`,
-  );
+  if (recipient === null && same.length > 0 && same.every((f) => f.recipientPlayerId !== null))
+    return `Name its recipient with --recipient (${listAgain}).`;
+  const mine = same.find((f) => f.recipientPlayerId === recipient);
+  const whose = recipient === null ? "" : ` of recipient ${recipient}`;
+  if (mine && mine.cause !== cause)
+    return `The open ${flag} flag${whose} has another cause than --cause (${listAgain}).`;
+  return "";
 }
 
 /**
