@@ -53,9 +53,10 @@ export function startWorkers(): Promise<void> {
               state.counts.jobsFinished++;
               log.info("job done", { job: job.definition.name, id: entry.id, ms: Date.now() - startedAt });
             } catch (error) {
-              if (stopped.signal.aborted) {
+              // Ended because told to stop (JobMeta.signal): handed back, not failed. Any other end is its own.
+              if (stopped.signal.aborted && error === stopped.signal.reason) {
                 log.info("job handed back", { job: job.definition.name, id: entry.id, attempt });
-                throw jobFailure(stopped.signal.reason);
+                throw jobFailure(error);
               }
               state.counts.jobsFailed++;
               log.warn("job failed", { job: job.definition.name, id: entry.id, attempt, error });
@@ -90,7 +91,10 @@ export function workerCounts(): WorkerCounts {
   return { ...state.counts };
 }
 
-/** How long jobs still running when the grace period ends get to give up once told to (JobMeta.signal). */
+/**
+ * The end of the grace period kept for jobs still running to give up once told to (JobMeta.signal): half of it,
+ * at most 5 seconds. The stop as a whole keeps within the grace period.
+ */
 const GIVE_UP_MS = 5_000;
 
 /**
@@ -102,20 +106,24 @@ const GIVE_UP_MS = 5_000;
  * `running` in the counts returned: the jobs still running when the grace period ended.
  */
 export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise<WorkerCounts> {
+  // The workers this stop is for: a start after it has begun gets a controller of its own.
+  const stopped = state.stopped;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const giveUpMs = Math.min(GIVE_UP_MS, Math.floor(timeoutMs / 2));
   const started = state.started;
   state.started = undefined;
   if (started) await started.catch(() => undefined);
   const stopScheduler = state.stopScheduler;
   state.stopScheduler = undefined;
   await stopScheduler?.();
-  await stopBoss({ timeoutMs: options.timeoutMs, running: () => state.counts.running });
+  await stopBoss({ timeoutMs: timeoutMs - giveUpMs, running: () => state.counts.running });
   const counts = workerCounts();
   if (counts.running > 0) {
-    state.stopped?.abort(new WorkerStoppedError());
-    const until = Date.now() + GIVE_UP_MS;
+    stopped?.abort(new WorkerStoppedError());
+    const until = Date.now() + giveUpMs;
     while (state.counts.running > 0 && Date.now() < until) await sleep(25);
   }
-  state.stopped = undefined;
+  if (state.stopped === stopped) state.stopped = undefined;
   return { ...workerCounts(), running: counts.running };
 }
 

@@ -66,11 +66,19 @@ export type RunPullOptions = {
 };
 
 /**
- * An attempt ended because its worker is stopping (JobMeta.signal): the pull is queued again for the job's retry, the
- * attempt not counted, and true is returned; any other end returns false.
+ * An attempt ended because its worker is stopping (`error` is the reason JobMeta.signal was aborted with): the pull is
+ * queued again for the job's retry, the attempt not counted, and true is returned. Any other end, a failure that
+ * came as the stop began among them, returns false and is recorded as such.
  */
-export async function handBackIfStopped(db: Db, pullId: string, signal: AbortSignal | undefined): Promise<boolean> {
-  if (!(signal?.reason instanceof WorkerStoppedError)) return false;
+export async function handBackIfStopped(
+  db: Db,
+  pullId: string,
+  signal: AbortSignal | undefined,
+  error: unknown,
+): Promise<boolean> {
+  const reason: unknown = signal?.reason;
+  if (!(reason instanceof WorkerStoppedError)) return false;
+  if (error !== reason && (error as { cause?: unknown } | null)?.cause !== reason) return false;
   await handBackPull(db, pullId);
   return true;
 }

@@ -275,7 +275,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     });
   } catch (error) {
     await writer.flush();
-    if (await handBackIfStopped(db, pull.id, options.signal)) throw options.signal?.reason;
+    if (await handBackIfStopped(db, pull.id, options.signal, error)) throw options.signal?.reason;
     const { code, message, final } = classify(error, clientConfig.retryBudgetMs);
     const last = finalAttempt || final;
     if (last) await failPull(db, pull.id, code, message);

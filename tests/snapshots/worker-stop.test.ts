@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPull } from "@/db/queries/snapshots";
 import { startWorkers, stopWorkers } from "@/lib/jobs/worker";
 import { requestSnapshot } from "@/lib/snapshots/pull";
-import { isLockFree } from "@/lib/snapshots/pull-common";
+import { randomUUID } from "node:crypto";
+import { WorkerStoppedError } from "@/lib/jobs/queue";
+import { handBackIfStopped, isLockFree } from "@/lib/snapshots/pull-common";
 import { monthWindow } from "@/lib/time";
 import { waitFor } from "../support/wait";
 import { admin, buildScenario, GAME_ID, publishedCounts, type SnapshotTestEnv, startSnapshotEnv } from "./helpers";
@@ -58,7 +60,8 @@ describe("a worker stopped during a pull", () => {
         what: "the pull waiting on the service's first page",
       });
 
-      const counts = await stopWorkers({ timeoutMs: 500 });
+      // Half the grace for the job to finish (it cannot: the service holds its answer), half for it to give up.
+      const counts = await stopWorkers({ timeoutMs: 10_000 });
       expect(counts.running).toBe(1);
       // Written before the stop returned: queued again, the attempt not counted, the window's lock let go.
       const handedBack = await pullRow(pullId);
@@ -83,4 +86,16 @@ describe("a worker stopped during a pull", () => {
       expect(published.snapshot_recipient).toBe(120);
     },
   );
+
+  it("hands back only an attempt the stop ended: a failure as the stop began is recorded as itself", async () => {
+    const stopping = new AbortController();
+    stopping.abort(new WorkerStoppedError());
+    const pullId = randomUUID();
+    expect(await handBackIfStopped(env.db, pullId, stopping.signal, new Error("401 from the service"))).toBe(false);
+    expect(await handBackIfStopped(env.db, pullId, stopping.signal, stopping.signal.reason)).toBe(true);
+    const wrapped = new Error("page not read", { cause: stopping.signal.reason });
+    expect(await handBackIfStopped(env.db, pullId, stopping.signal, wrapped)).toBe(true);
+    // Not stopping: nothing is handed back whatever the failure.
+    expect(await handBackIfStopped(env.db, pullId, undefined, stopping.signal.reason)).toBe(false);
+  });
 });
