@@ -95,6 +95,16 @@ test.describe("webhook event log", () => {
     // With the mouse (or a pointer's pick) it applies at once.
     await page.getByLabel("Status", { exact: true }).selectOption("pending");
     await expect(page).toHaveURL(/[?&]status=pending(&|$)/);
+    // The page size the same way: one reload, when chosen.
+    const size = page.getByLabel("Rows per page");
+    const shown = await size.inputValue();
+    await size.focus();
+    await size.press("ArrowDown");
+    await expect(size).not.toHaveValue(shown);
+    expect(new URL(page.url()).searchParams.get("pageSize")).toBeNull();
+    await size.press("Enter");
+    await expect(page).toHaveURL(/[?&]pageSize=\d+(&|$)/);
+    await expect(size).toBeFocused();
   });
 
   test("[viewer] clears a search that matched nothing by keyboard, and keeps its place in the table", async ({

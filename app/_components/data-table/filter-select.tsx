@@ -1,7 +1,8 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
+import { useId } from "react";
 import { Select, type SelectOption } from "../forms/select";
+import { useSelectOnCommit } from "./use-select-on-commit";
 import { useTableUrl } from "./use-table-url";
 
 export type FilterSelectProps = {
@@ -22,44 +23,13 @@ export function FilterSelect({ name, label, options, allLabel = "All" }: FilterS
   const { params, setParams } = useTableUrl();
   const id = useId();
   const current = params.get(name) ?? "";
-  const [pending, setPending] = useState<string | null>(null);
-  const byKeyboard = useRef(false);
-  const apply = (value: string) => {
-    setPending(null);
-    if (value !== current) setParams({ [name]: value || null, page: null });
-  };
+  const select = useSelectOnCommit(current, (value) => setParams({ [name]: value || null, page: null }));
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="text-xs font-medium text-ink-muted">
         {label}
       </label>
-      <Select
-        id={id}
-        className="w-44"
-        value={pending ?? current}
-        onKeyDown={(event) => {
-          byKeyboard.current = event.key !== "Enter";
-          if (event.key === "Enter" && pending !== null) apply(pending);
-          // Escape leaves the filter as it was.
-          if (event.key === "Escape") setPending(null);
-        }}
-        onKeyUp={(event) => {
-          // An option picked with Enter from the open list reaches the select only as this key's release.
-          if (event.key === "Enter" && pending !== null) apply(pending);
-        }}
-        onMouseDown={() => {
-          byKeyboard.current = false;
-        }}
-        onChange={(event) => {
-          if (byKeyboard.current) setPending(event.target.value);
-          else apply(event.target.value);
-        }}
-        onBlur={() => {
-          if (pending !== null) apply(pending);
-        }}
-        placeholder={allLabel}
-        options={options}
-      />
+      <Select id={id} className="w-44" {...select} placeholder={allLabel} options={options} />
     </div>
   );
 }

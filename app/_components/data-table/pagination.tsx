@@ -4,6 +4,7 @@ import { useId } from "react";
 import { formatCount } from "@/lib/format";
 import { pageCount } from "@/lib/table-state";
 import { Button } from "../ui/button";
+import { useSelectOnCommit } from "./use-select-on-commit";
 import { useTableUrl } from "./use-table-url";
 
 export type PaginationProps = {
@@ -20,6 +21,8 @@ export type PaginationProps = {
 export function Pagination({ page, pageSize, total, pageSizes }: PaginationProps) {
   const { setParams } = useTableUrl();
   const sizeId = useId();
+  // Applied as the filters are: at once with the mouse, on Enter or leaving it from the keyboard.
+  const sizeSelect = useSelectOnCommit(String(pageSize), (value) => setParams({ pageSize: value, page: null }));
   const pages = pageCount(total, pageSize);
   const first = total === 0 ? 0 : Math.min((page - 1) * pageSize + 1, total);
   const last = Math.min(page * pageSize, total);
@@ -43,8 +46,7 @@ export function Pagination({ page, pageSize, total, pageSizes }: PaginationProps
           <label htmlFor={sizeId}>Rows per page</label>
           <select
             id={sizeId}
-            value={pageSize}
-            onChange={(event) => setParams({ pageSize: event.target.value, page: null })}
+            {...sizeSelect}
             className="h-7 rounded-md border border-line-strong bg-surface px-1.5 text-sm text-ink"
           >
             {pageSizes.map((size) => (
