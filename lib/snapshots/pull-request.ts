@@ -8,7 +8,7 @@ import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { enqueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
-import { formatInstant, type TimeWindow, windowProblem } from "@/lib/time";
+import { type TimeWindow, windowProblem, windowToQuery } from "@/lib/time";
 import {
   auditVia,
   failPull,
@@ -74,7 +74,7 @@ async function claimPull(
           target: id,
           outcome: "queued",
           detail: {
-            window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) },
+            window: windowToQuery(request.window),
             via: request.via,
           },
         });
@@ -146,7 +146,7 @@ export async function requestSnapshot(
       outcome: "failed",
       detail: {
         code: "QUEUE_UNAVAILABLE",
-        window: { start: formatInstant(request.window.startMs), end: formatInstant(request.window.endMs) },
+        window: windowToQuery(request.window),
       },
     });
     throw error;
