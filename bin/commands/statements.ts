@@ -14,6 +14,7 @@ import {
   statementSettingsSchema,
 } from "@/lib/statements/settings";
 import { commandActor } from "../actor";
+import { countSeenSchema } from "@/lib/statements/schemas";
 import { checkOutFolder, CliError, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
@@ -43,11 +44,7 @@ const sendSchema = z
       .transform(Number)
       .optional(),
     again: z.boolean().default(false),
-    "runs-seen": z
-      .string()
-      .regex(/^\d{1,9}$/, { message: "must be a whole number (the emailRuns `payouts show` prints)", abort: true })
-      .transform(Number)
-      .optional(),
+    "runs-seen": countSeenSchema.optional(),
     actor: emailSchema,
   })
   .superRefine((flags, ctx) => {

@@ -7,6 +7,7 @@ import { defineAction } from "@/lib/actions";
 import { countOf } from "@/lib/format";
 import { requireSelectedGame } from "@/lib/games/games";
 import { revokeStatementLinks } from "@/lib/statements/links";
+import { countSeenSchema } from "@/lib/statements/schemas";
 import { noAddressNote, queueStatementSends, type SendSummary } from "@/lib/statements/send";
 
 const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
@@ -20,12 +21,6 @@ function describeSends(summary: SendSummary, unemailed = false): string {
   const queued = unemailed && summary.queued === 0 ? none : `Queued ${countOf(summary.queued, "statement email")}.`;
   return `${queued}${noAddressNote(summary.skippedNoEmail.length)}`;
 }
-
-/** A count the page showed, digits only ("" is no count, not 0). */
-const countSeenSchema = z
-  .string()
-  .regex(/^\d{1,9}$/, { message: "must be a count", abort: true })
-  .transform(Number);
 
 /**
  * The batch's send: the statements never emailed or whose email failed to send (a second click, or a send after the
