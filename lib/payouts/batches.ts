@@ -16,7 +16,7 @@ import { getLatestSnapshot, getSnapshot } from "@/db/queries/snapshots";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { formatUsd, sumMoney } from "@/lib/money";
-import { formatInstant, formatWindow, type TimeWindow } from "@/lib/time";
+import { formatWindow, type TimeWindow, windowToQuery } from "@/lib/time";
 import { buildStatements } from "./build-statements";
 import { readPayoutSettings } from "./settings";
 import { type Changed, type Skipped, type TransitionStep, transition } from "./transition";
@@ -192,7 +192,7 @@ export async function preparePayoutBatch(
       target: batchId,
       outcome: "succeeded",
       detail: {
-        window: { start: formatInstant(window.startMs), end: formatInstant(window.endMs) },
+        window: windowToQuery(window),
         snapshotId: snapshot.id,
         snapshotVersion: snapshot.version,
         statements: built.statements.length,

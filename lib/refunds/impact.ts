@@ -1,6 +1,6 @@
 import type { PeriodReport } from "@/lib/service/schemas";
 import { formatUsd, Money, money, proRata, sumMoney, usdToCoins } from "@/lib/money";
-import { formatInstant, monthKeyOf, monthWindow } from "@/lib/time";
+import { monthKeyOf, monthWindow, windowToQuery } from "@/lib/time";
 import { formatUsdText } from "@/lib/format";
 
 /**
@@ -167,7 +167,7 @@ export function computeRefundImpact(
 
   const month = monthKeyOf(input.nowMs);
   const window = monthWindow(month);
-  const reportingWindow = { month, start: formatInstant(window.startMs), end: formatInstant(window.endMs) };
+  const reportingWindow = { month, ...windowToQuery(window) };
 
   const effects: string[] = [];
   if (blocker === "pcstore") effects.push("This period was charged through the pcstore and cannot be refunded here.");

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { formatInstant, windowInputSchema } from "@/lib/time";
+import { windowInputSchema, windowToQuery } from "@/lib/time";
 import {
   type AttributionReportInput,
   attributionReportInputSchema,
@@ -274,8 +274,7 @@ export function createServiceClient(config: ServiceClientConfig) {
       const value = attributionReportInputSchema.parse(input);
       const window = windowInputSchema.parse({ start: value.start, end: value.end });
       const path = `/api/subscriptions/reporting/attribution${queryString({
-        start: formatInstant(window.startMs),
-        end: formatInstant(window.endMs),
+        ...windowToQuery(window),
         recipient_player_id: value.recipientPlayerId,
         subscription_id: value.subscriptionId,
         limit: value.limit,

@@ -7,7 +7,7 @@ import type {
   RenewalLine,
   Reversal,
 } from "@/lib/service/schemas";
-import { formatInstant, parseServiceInstant, type TimeWindow, windowContains } from "@/lib/time";
+import { parseServiceInstant, type TimeWindow, windowContains, windowToQuery } from "@/lib/time";
 
 /**
  * Pure assembly of a window's snapshot from the pages the service returned: completing a truncated recipient from
@@ -280,8 +280,7 @@ export function mergeParts<L extends LineFacts>(
     report: {
       ...first.report,
       window: {
-        start: formatInstant(window.startMs),
-        end: formatInstant(window.endMs),
+        ...windowToQuery(window),
         end_exclusive: first.report.window.end_exclusive,
       },
     },

@@ -1,12 +1,13 @@
 import "server-only";
-import type { Db } from "@/db";
+import type { Db, DbOrTrx } from "@/db";
 import { releaseAdvisoryLock, tryAdvisoryLock } from "@/db/queries/locks";
 import { handBackPull, updatePull } from "@/db/queries/snapshot-pulls";
 import type { Actor, Via } from "@/core/actor";
+import { recordAudit } from "@/lib/audit";
 import { env } from "@/lib/env";
 import { WorkerStoppedError } from "@/lib/jobs/queue";
 import type { ServiceClientConfig } from "@/lib/service/client";
-import type { TimeWindow } from "@/lib/time";
+import { type TimeWindow, windowToQuery } from "@/lib/time";
 import type { FetchProgress, PageRecord } from "./fetch";
 
 /** What the requesting and the running of a pull share: their types, errors, limits and the window's lock. */
@@ -144,7 +145,7 @@ export async function isLockFree(db: Db, gameId: string, window: TimeWindow): Pr
 }
 
 /** Marks a pull failed with its error (the message cut to what the pull row keeps). */
-export async function failPull(db: Db, pullId: string, code: string, message: string): Promise<void> {
+export async function failPull(db: DbOrTrx, pullId: string, code: string, message: string): Promise<void> {
   await updatePull(
     db,
     pullId,
@@ -175,4 +176,28 @@ export function readingBounds(window: TimeWindow, startedAtMs: number): { read: 
   const bound = Math.floor((startedAtMs - OPEN_WINDOW_MARGIN_MS) / 1000) * 1000;
   if (window.endMs <= startedAtMs || bound <= window.startMs) return { read: window, asOf: new Date(startedAtMs) };
   return { read: { startMs: window.startMs, endMs: bound }, asOf: new Date(bound) };
+}
+
+/**
+ * Ends a pull as failed and writes its audit line, in one transaction: the line names who asked for the pull, through
+ * where it came, the error's code and the window.
+ */
+export async function failPullAudited(
+  db: Db,
+  pull: { id: string; gameId: string; window: TimeWindow; requestedBy: Requester; via: string },
+  code: string,
+  message: string,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await failPull(trx, pull.id, code, message);
+    await recordAudit(trx, {
+      actor: pull.requestedBy,
+      via: auditVia(pull.via),
+      action: "snapshot.pull",
+      gameId: pull.gameId,
+      target: pull.id,
+      outcome: "failed",
+      detail: { code, window: windowToQuery(pull.window) },
+    });
+  });
 }

@@ -11,7 +11,7 @@ import { log } from "@/lib/log";
 import { type TimeWindow, windowProblem, windowToQuery } from "@/lib/time";
 import {
   auditVia,
-  failPull,
+  failPullAudited,
   isLockFree,
   ORPHAN_AFTER_MS,
   PullBusyError,
@@ -135,20 +135,13 @@ export async function requestSnapshot(
     await queuePull(db, claimed.pullId);
   } catch (error) {
     // A request that cannot be queued must not block the window.
-    await failPull(db, claimed.pullId, "QUEUE_UNAVAILABLE", "The job queue could not take the pull.");
-    // The request's line is written; this one says the pull it asked for ended there.
-    await recordAudit(db, {
-      actor: request.requestedBy,
-      via: auditVia(request.via),
-      action: "snapshot.pull",
-      gameId: request.gameId,
-      target: claimed.pullId,
-      outcome: "failed",
-      detail: {
-        code: "QUEUE_UNAVAILABLE",
-        window: windowToQuery(request.window),
-      },
-    });
+    // The request's line is written; the failure's says the pull it asked for ended there.
+    await failPullAudited(
+      db,
+      { ...request, id: claimed.pullId },
+      "QUEUE_UNAVAILABLE",
+      "The job queue could not take the pull.",
+    );
     throw error;
   }
   return { pullId: claimed.pullId, deduplicated: false, readingAlready: false };

@@ -5,7 +5,6 @@ import { holdSessionLock } from "@/db/queries/locks";
 import { getPullRow, getPullStatus, startPullAttempt, updatePull } from "@/db/queries/snapshot-pulls";
 import { readSnapshotSummary } from "@/db/queries/snapshots";
 import { windowOf } from "@/db/queries/time-window";
-import { recordAudit } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { countOf } from "@/lib/format";
@@ -20,7 +19,7 @@ import { formatDuration } from "./progress";
 import { progressWriter } from "./progress-writer";
 import {
   auditVia,
-  failPull,
+  failPullAudited,
   handBackIfStopped,
   HEARTBEAT_MS,
   lockKey,
@@ -278,8 +277,10 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     if (await handBackIfStopped(db, pull.id, options.signal, error)) throw options.signal?.reason;
     const { code, message, final } = classify(error, clientConfig.retryBudgetMs);
     const last = finalAttempt || final;
-    if (last) await failPull(db, pull.id, code, message);
-    else {
+    if (last) {
+      const failed = { id: pull.id, gameId: pull.game_id, window, requestedBy: takenBy, via: pull.via };
+      await failPullAudited(db, failed, code, message);
+    } else {
       await updatePull(
         db,
         pull.id,
@@ -293,17 +294,6 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         },
         "unfinished",
       );
-    }
-    if (last) {
-      await recordAudit(db, {
-        actor: takenBy,
-        via: auditVia(pull.via),
-        action: "snapshot.pull",
-        gameId: pull.game_id,
-        target: pull.id,
-        outcome: "failed",
-        detail: { code, window: { start: formatInstant(window.startMs), end: formatInstant(window.endMs) } },
-      });
     }
     throw new PullFailedError(message, code, last, { cause: error });
   }

@@ -13,7 +13,7 @@ import {
 import type { SnapshotDriftStatus } from "@/db/types";
 import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
-import { formatInstant, parseServiceInstant, type TimeWindow } from "@/lib/time";
+import { formatInstant, parseServiceInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import {
   COMPARED_COLUMNS,
   type ComparableVersion,
@@ -336,7 +336,7 @@ export async function publishSnapshot(
       target: id,
       outcome: driftStatus === "drift" ? "drift" : "succeeded",
       detail: {
-        window: { start: formatInstant(window.startMs), end: formatInstant(window.endMs) },
+        window: windowToQuery(window),
         version: next,
         recipients: rows.recipients.length,
         lines: lineCount,

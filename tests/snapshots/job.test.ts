@@ -142,6 +142,7 @@ describe("snapshot job", () => {
     "[finance] a pull the service refuses for good fails " + "once with the service's code, and frees the window",
     async () => {
       await admin(env.emulator, `/games/${GAME_ID}`, { status: "suspended" }, "PATCH");
+      await startWorkers(); // started by the test before when the file runs whole
       const pull = await requestSnapshot(env.db, {
         gameId: GAME_ID,
         window: monthWindow("2026-02"),
@@ -151,6 +152,21 @@ describe("snapshot job", () => {
       const failed = await waitForPull(pull.pullId, "failed");
       expect(failed.attempts).toBe(1);
       expect(failed.error?.message).toMatch(/403/);
+      // The request's line and the failure's, which names the code and the window.
+      const lines = await env.db
+        .selectFrom("audit_log")
+        .select(["action", "outcome", "detail"])
+        .where("target", "=", pull.pullId)
+        .orderBy("id")
+        .execute();
+      expect(lines.map((l) => [l.action, l.outcome])).toEqual([
+        ["snapshot.request", "queued"],
+        ["snapshot.pull", "failed"],
+      ]);
+      expect(lines[1]?.detail).toEqual({
+        code: failed.error?.code,
+        window: { start: "2026-02-01T00:00:00Z", end: "2026-03-01T00:00:00Z" },
+      });
       await admin(env.emulator, `/games/${GAME_ID}`, { status: "live" }, "PATCH");
       const retry = await requestSnapshot(env.db, {
         gameId: GAME_ID,
@@ -210,5 +226,49 @@ describe("snapshot job", () => {
     expect(lag).toBeGreaterThanOrEqual(0);
     expect(lag).toBeLessThan(60_000);
     await env.db.deleteFrom("snapshot_pull").where("id", "=", id).execute();
+  });
+
+  it("[finance] a request the job queue cannot take ends its pull failed, audited, and the window free", async () => {
+    await startWorkers();
+    // The queue refuses snapshot pull jobs (a trigger on pg-boss's job table) while the request is made.
+    await sql`create function refuse_pull_jobs() returns trigger language plpgsql as $$
+      begin
+        if new.name = 'snapshot-pull' then raise exception 'queue unavailable'; end if;
+        return new;
+      end $$`.execute(env.db);
+    await sql`create trigger refuse_pull_jobs before insert on pgboss.job
+      for each row execute function refuse_pull_jobs()`.execute(env.db);
+    const window = monthWindow("2025-02");
+    const request = { gameId: GAME_ID, window, requestedBy: null, via: "ui" };
+    try {
+      await expect(requestSnapshot(env.db, request)).rejects.toThrow(/queue unavailable/);
+    } finally {
+      await sql`drop trigger refuse_pull_jobs on pgboss.job`.execute(env.db);
+      await sql`drop function refuse_pull_jobs()`.execute(env.db);
+    }
+    const pull = await env.db
+      .selectFrom("snapshot_pull")
+      .select(["id", "status", "error_code"])
+      .where("window_start", "=", new Date(window.startMs))
+      .executeTakeFirstOrThrow();
+    expect(pull).toMatchObject({ status: "failed", error_code: "QUEUE_UNAVAILABLE" });
+    const lines = await env.db
+      .selectFrom("audit_log")
+      .select(["action", "outcome", "detail"])
+      .where("target", "=", pull.id)
+      .orderBy("id")
+      .execute();
+    expect(lines).toEqual([
+      expect.objectContaining({ action: "snapshot.request", outcome: "queued" }),
+      {
+        action: "snapshot.pull",
+        outcome: "failed",
+        detail: { code: "QUEUE_UNAVAILABLE", window: { start: "2025-02-01T00:00:00Z", end: "2025-03-01T00:00:00Z" } },
+      },
+    ]);
+    // The window is free: the next request is a pull of its own.
+    const next = await requestSnapshot(env.db, request);
+    expect(next.deduplicated).toBe(false);
+    await waitForPull(next.pullId, "complete");
   });
 });
