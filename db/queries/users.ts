@@ -1,4 +1,5 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import { type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { DbOrTrx, Trx } from "@/db";
 import type { Database } from "@/db/types";
@@ -102,6 +103,23 @@ export async function updateCredentialPassword(db: DbOrTrx, userId: string, hash
     .where("provider_id", "=", CREDENTIAL)
     .executeTakeFirst();
   return Number(done.numUpdatedRows) > 0;
+}
+
+/** Gives a user without one a password: their credential account, as the sign-in library writes it. */
+export async function insertCredentialAccount(db: DbOrTrx, userId: string, hash: string): Promise<void> {
+  const now = new Date();
+  await db
+    .insertInto("auth_account")
+    .values({
+      id: randomUUID(),
+      account_id: userId,
+      provider_id: CREDENTIAL,
+      user_id: userId,
+      password: hash,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
 }
 
 /** A user's role, the row locked until the transaction ends; null when there is no such user. */

@@ -1,12 +1,13 @@
 import "server-only";
 import { z } from "zod";
-import type { Db, DbOrTrx } from "@/db";
+import type { Db } from "@/db";
 import { lockForTransaction } from "@/db/queries/locks";
 import {
   countAdminUsers,
   deleteUserAccess,
   deleteUserSessions,
   findUserIdByEmail,
+  insertCredentialAccount,
   findUserRow,
   listUserRows,
   lockAdminIds,
@@ -166,29 +167,19 @@ export async function setUserPassword(
   const ctx = await getAuth().$context;
   const hash = await ctx.password.hash(password);
   const keep = as.actor?.id === user.id ? (params.keepSessionId ?? null) : null;
-  // The sessions ended and the audit line go with the change, in its transaction: one is never without the others.
-  const endSessions = async (trx: DbOrTrx, action: "user.set_password" | "user.restore_access") => {
+  // The password, the sessions ended and the audit line are one transaction: one is never without the others. The
+  // user's row is locked, so a removal of access at the same moment comes wholly before or after.
+  const outcome = await db.transaction().execute(async (trx) => {
+    if ((await lockUserRole(trx, user.id)) === null) throw new AppError("NOT_FOUND", "No such user.");
+    // No password on record (access removed): the credential account is written anew.
+    const restored = !(await updateCredentialPassword(trx, user.id, hash));
+    if (restored) await insertCredentialAccount(trx, user.id, hash);
+    const action = restored ? "user.restore_access" : "user.set_password";
     const sessionsEnded = await deleteUserSessions(trx, user.id, keep);
     await recordAudit(trx, { ...as, action, target: user.email, outcome: "succeeded", detail: { sessionsEnded } });
-    return sessionsEnded;
-  };
-  const replaced = await db
-    .transaction()
-    .execute(async (trx) =>
-      (await updateCredentialPassword(trx, user.id, hash))
-        ? { sessionsEnded: await endSessions(trx, "user.set_password") }
-        : null,
-    );
-  if (replaced) return { email: user.email, restored: false, sessionsEnded: replaced.sessionsEnded };
-  // No password on record (access removed): the sign-in library links one, on its own connection, then the rest.
-  await ctx.internalAdapter.linkAccount({
-    userId: user.id,
-    providerId: "credential",
-    accountId: user.id,
-    password: hash,
+    return { restored, sessionsEnded };
   });
-  const sessionsEnded = await db.transaction().execute((trx) => endSessions(trx, "user.restore_access"));
-  return { email: user.email, restored: true, sessionsEnded };
+  return { email: user.email, ...outcome };
 }
 
 export async function listUsers(db: Db): Promise<UserRow[]> {

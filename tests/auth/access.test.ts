@@ -116,6 +116,36 @@ describe("removing a user's access", () => {
     expect(await signIn(email, "the-first-password")).toBe("signed in");
   });
 
+  it("[admin] access given back whose audit line cannot be written stays removed", async () => {
+    const email = "restored@payout-desk.test";
+    const id = (await createUser(t.db, { email, role: "finance", password: "the-first-password" }, CLI)).id;
+    await removeUserAccess(t.db, id, CLI);
+    await sql`create function refuse_restore_audit() returns trigger language plpgsql as $$
+      begin
+        if new.action = 'user.restore_access' then raise exception 'audit write refused'; end if;
+        return new;
+      end $$`.execute(t.db);
+    await sql`create trigger refuse_restore_audit before insert on audit_log
+      for each row execute function refuse_restore_audit()`.execute(t.db);
+    try {
+      await expect(setUserPassword(t.db, { userId: id, password: "a-second-password" }, CLI)).rejects.toThrow(
+        /audit write refused/,
+      );
+    } finally {
+      await sql`drop trigger refuse_restore_audit on audit_log`.execute(t.db);
+      await sql`drop function refuse_restore_audit()`.execute(t.db);
+    }
+    expect((await listUsers(t.db)).find((u) => u.email === email)?.hasAccess).toBe(false);
+    expect(await signIn(email, "a-second-password")).not.toBe("signed in");
+    // Given back once the line can be written: one password on record, which signs in.
+    await expect(setUserPassword(t.db, { userId: id, password: "a-second-password" }, CLI)).resolves.toMatchObject({
+      restored: true,
+    });
+    const accounts = await t.db.selectFrom("auth_account").select("id").where("user_id", "=", id).execute();
+    expect(accounts).toHaveLength(1);
+    expect(await signIn(email, "a-second-password")).toBe("signed in");
+  });
+
   it("[admin] cannot remove their own access, nor the last admin's who can sign in", async () => {
     const bossId = ids["boss@payout-desk.test"] as string;
     const boss = { actor: { id: bossId, email: "boss@payout-desk.test" }, via: "web" } as const;
