@@ -173,6 +173,14 @@ test.describe("payout review", () => {
     await shootTop(page, "finance-payouts-evidence-top");
     await page.getByRole("heading", { name: /Reversals reported in this window/ }).scrollIntoViewIfNeeded();
     await shootTop(page, "finance-payouts-evidence-reversals");
+    // A badge's reason is shown on keyboard focus too, not only on hover.
+    const basis = page.getByText(/^(Exact, per refund|Estimated for the whole period): /).first();
+    await basis.focus();
+    await expect(basis).toBeFocused();
+    await expect(page.getByRole("tooltip")).toContainText(/refund by refund|No per-refund detail/);
+    await shootTop(page, "finance-payouts-evidence-badge-reason");
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("tooltip")).toBeHidden();
 
     // Hold that recipient with a reason, from the evidence page. A refused reason stays typed, with the error.
     await page.getByRole("button", { name: "Hold…" }).click();

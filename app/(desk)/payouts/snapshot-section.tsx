@@ -27,22 +27,32 @@ function driftValue(field: string, value: string | null): string {
   return `${whole}.${cents.padEnd(2, "0")}`;
 }
 
-export function SnapshotFlags({ snapshot }: { snapshot: SnapshotHeader }) {
+/** The snapshot's state as badges; `inRow` in a table's row, where they take no focus (the header's do). */
+export function SnapshotFlags({ snapshot, inRow = false }: { snapshot: SnapshotHeader; inRow?: boolean }) {
+  const focusable = !inRow;
   return (
     <span className="flex flex-wrap gap-1">
       {snapshot.drift.status === "drift" ? (
-        <Badge tone="danger" title="A figure differs from the previous version of this closed window">
+        <Badge
+          tone="danger"
+          title="A figure differs from the previous version of this closed window"
+          focusable={focusable}
+        >
           Drift: {formatCount(snapshot.drift.count)}
         </Badge>
       ) : null}
       {snapshot.drift.status === "reproduced" ? <Badge tone="success">Reproduced</Badge> : null}
       {snapshot.stale ? (
-        <Badge tone="warning" title={`Changed at the service: ${snapshot.stale.reason}`}>
+        <Badge tone="warning" title={`Changed at the service: ${snapshot.stale.reason}`} focusable={focusable}>
           Stale
         </Badge>
       ) : null}
       {snapshot.windowClosed ? null : snapshot.window.endMs <= Date.now() ? (
-        <Badge tone="warning" title="Read before the window ended: take it again for the whole window">
+        <Badge
+          tone="warning"
+          title="Read before the window ended: take it again for the whole window"
+          focusable={focusable}
+        >
           Read before its end
         </Badge>
       ) : (
@@ -206,7 +216,7 @@ export async function SnapshotSection({
                     <DateTime value={s.publishedAt.toISOString()} focusable={false} />
                   </Td>
                   <Td>
-                    <SnapshotFlags snapshot={s} />
+                    <SnapshotFlags snapshot={s} inRow />
                   </Td>
                 </Tr>
               ))}

@@ -83,7 +83,11 @@ const columns: ColumnDef<EventRow>[] = [
       <span className="flex flex-wrap items-center gap-1.5">
         <DateTime value={row.original.receivedAt} seconds focusable={false} />
         {row.original.signedWith === "previous" ? (
-          <Badge tone="warning" title="Signed with the previous signing secret (rotation in progress)">
+          <Badge
+            tone="warning"
+            title="Signed with the previous signing secret (rotation in progress)"
+            focusable={false}
+          >
             previous secret
           </Badge>
         ) : null}

@@ -22,7 +22,10 @@ export function FlagBadges({
 }: {
   flags: readonly string[];
   overridden?: readonly string[];
-  /** In a table column: each label may break between its words. */
+  /**
+   * In a table column: each label may break between its words, and takes no focus (the window's flags list says what
+   * each means).
+   */
   wrap?: boolean;
 }) {
   if (flags.length === 0) return null;
@@ -32,7 +35,13 @@ export function FlagBadges({
         const info = isPayoutFlag(flag) ? FLAG_INFO[flag] : { label: flag, meaning: "" };
         const isOverridden = overridden.includes(flag);
         return (
-          <Badge key={flag} tone={isOverridden ? "neutral" : "danger"} title={info.meaning} wrap={wrap}>
+          <Badge
+            key={flag}
+            tone={isOverridden ? "neutral" : "danger"}
+            title={info.meaning}
+            wrap={wrap}
+            focusable={!wrap}
+          >
             {info.label}
             {isOverridden ? " (overridden)" : ""}
           </Badge>
