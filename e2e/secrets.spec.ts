@@ -8,6 +8,7 @@ import { SLACK } from "./fixtures/slack";
 
 const SECRET = `gs_live_${"e2e".repeat(3)}_${Date.now().toString(36)}_do_not_leak`;
 const WEBHOOK_SECRET = `whsec_${Date.now().toString(36)}_also_secret`;
+const ROTATED_SECRET = `whsec_${Date.now().toString(36)}_rotated_secret`;
 // A real French IBAN (valid check digits), entered as a demo recipient's bank details.
 const IBAN = "FR1420041010050500013M02606";
 const ACCOUNT_HOLDER = `Holder ${Date.now().toString(36)} Never Shown`;
@@ -30,6 +31,23 @@ test("[admin] a game secret saved in settings never appears in the database, the
   await expect(page.getByRole("status").filter({ hasText: "Saved Secret Test" })).toBeVisible();
   await expect(page.getByRole("cell", { name: "gs_live_••••leak" })).toBeVisible();
   await shoot(page, "admin-games");
+  // Rotated, the previous signing secret stays accepted until it is stopped; the row then loses its control, and the
+  // page still says what was done.
+  const rotate = page.getByRole("form", { name: "Rotate a webhook signing secret" });
+  await rotate.getByLabel("Game").selectOption("secret-test");
+  await rotate.getByLabel("New webhook signing secret").fill(ROTATED_SECRET);
+  await rotate.getByRole("button", { name: "Rotate signing secret" }).click();
+  await expect(rotate.getByRole("status")).toContainText("stays accepted for 7 days");
+  const row = page.getByRole("row").filter({ hasText: "Secret Test" });
+  await expect(row).toContainText("accepted until");
+  await row.getByRole("button", { name: "Stop accepting it now…" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Stop accepting it" }).click();
+  await expect(
+    page.getByRole("status").filter({ hasText: "previous signing secret is no longer accepted" }),
+  ).toBeVisible();
+  await expect(row).not.toContainText("accepted until");
+  await expect(page.locator("#main-content")).toBeFocused();
+  await shoot(page, "admin-games-previous-revoked");
   // Switched to, the game is the one the whole page shows: the switcher, and no sandbox banner for a live game.
   const switcher = page.locator("#shell-game");
   await switcher.selectOption("secret-test");
@@ -59,13 +77,14 @@ test("[admin] a game secret saved in settings never appears in the database, the
   for (const body of bodies) {
     expect(body).not.toContain(SECRET);
     expect(body).not.toContain(WEBHOOK_SECRET);
+    expect(body).not.toContain(ROTATED_SECRET);
   }
 
   // Every text column of every table in the database.
   expect(await databaseRowsContaining("secret-test")).toBeGreaterThan(0);
-  await expectNowhereInDatabase([SECRET, WEBHOOK_SECRET]);
+  await expectNowhereInDatabase([SECRET, WEBHOOK_SECRET, ROTATED_SECRET]);
   // The server's own output.
-  expectNotInServerLog([SECRET, WEBHOOK_SECRET]);
+  expectNotInServerLog([SECRET, WEBHOOK_SECRET, ROTATED_SECRET]);
 });
 
 const IBAN_TEST = "[finance] an IBAN saved on a recipient's page never appears in plain text anywhere";

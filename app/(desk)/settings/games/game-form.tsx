@@ -7,7 +7,8 @@ import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Button } from "@/app/_components/ui/button";
-import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
+import { useNotice } from "@/app/_components/payouts/result-notice";
+import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
@@ -200,9 +201,10 @@ export function RotateSecretForm({ action, games }: { action: Action; games: { i
  * secret is deleted, and deliveries signed with it are refused from then on.
  */
 export function RevokePreviousForm({ action, gameId }: { action: Action; gameId: string }) {
-  const [result, setResult] = useState<ConfirmResult | null>(null);
+  // Reported to the page: the form goes with the previous secret once it is revoked.
+  const report = useNotice();
   return (
-    <div className="mt-1 flex items-center gap-2">
+    <div className="mt-1">
       <ConfirmDialog
         trigger={
           <Button variant="secondary" size="sm">
@@ -218,12 +220,8 @@ export function RevokePreviousForm({ action, gameId }: { action: Action; gameId:
         tone="danger"
         hiddenFields={{ gameId }}
         action={(form) => action(null, form)}
-        onConfirmed={(confirmed) => setResult(confirmed ?? null)}
+        onConfirmed={report}
       />
-      {/* In the page before its text, so that the text arriving is a change screen readers read. */}
-      <span role="status" className="text-success">
-        {result?.message || null}
-      </span>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { Badge } from "@/app/_components/ui/badge";
 import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
@@ -17,7 +18,8 @@ export default async function GamesPage() {
   await requirePageRole("admin");
   const games = await listGames(getDb());
   return (
-    <>
+    // One message area for the page: a revocation's row loses its form with the previous secret, not its message.
+    <NoticeProvider>
       <PageHeader
         title="Games"
         description="Each game has its own service secret; Payout Desk works on one game at a time."
@@ -82,6 +84,6 @@ export default async function GamesPage() {
         <h2 className="mb-4 text-sm font-semibold text-ink">Add or update a game</h2>
         <GameForm action={saveGameAction} />
       </Card>
-    </>
+    </NoticeProvider>
   );
 }
