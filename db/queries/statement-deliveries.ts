@@ -288,8 +288,8 @@ export async function markDeliveryFailed(
     recipient_player_id: params.recipientPlayerId,
     statement_id: params.statementId,
     server_answer: params.serverAnswer,
-    // The database's clock, as the delivery log's: a send queued after it is newer (failedToSend).
-    failed_at: sql<Date>`now()`,
+    // The database's clock when it is written, as the delivery log's: a send queued after it is newer (failedToSend).
+    failed_at: sql<Date>`clock_timestamp()`,
     to_address: params.toAddress,
     refused: params.refused,
   };
@@ -315,13 +315,13 @@ export async function markDeliveryFailed(
 }
 
 /**
- * Marks statements as failed to send (statement_send_failure, now): the batch's send offers them again until a send
- * of each is queued. For a final delivery failure, and for emails that could not be queued at all.
+ * Marks statements as failed to send (statement_send_failure, stamped when written): the batch's send offers them
+ * again until a send of each is queued. For a final delivery failure, and for emails that could not be queued at all.
  */
 export async function markSendsFailed(db: DbOrTrx, statementIds: readonly string[]): Promise<void> {
   if (statementIds.length === 0) return;
   await sql`insert into statement_send_failure (statement_id, batch_id, failed_at)
-      select id, batch_id, now() from payout_statement where id = ${anyOf(statementIds, "uuid")}
+      select id, batch_id, clock_timestamp() from payout_statement where id = ${anyOf(statementIds, "uuid")}
     on conflict (statement_id) do update set failed_at = excluded.failed_at`.execute(db);
 }
 
@@ -334,7 +334,7 @@ export async function markSendsFailed(db: DbOrTrx, statementIds: readonly string
 export async function markChangeEmailsOwed(db: DbOrTrx, statementIds: readonly string[]): Promise<void> {
   if (statementIds.length === 0) return;
   await sql`insert into statement_send_failure (statement_id, batch_id, failed_at)
-      select s.id, s.batch_id, now() from payout_statement s
+      select s.id, s.batch_id, clock_timestamp() from payout_statement s
       where s.id = ${anyOf(statementIds, "uuid")} and not ${UNMAILABLE}
         and exists (select 1 from statement_delivery d where d.statement_id = s.id)
     on conflict (statement_id) do update set failed_at = excluded.failed_at`.execute(db);

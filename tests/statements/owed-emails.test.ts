@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countBatchEmails, listSendTargets } from "@/db/queries/statement-deliveries";
 import { returnPayment } from "@/lib/payments/returns";
@@ -45,5 +46,38 @@ describe("the email a return owes", () => {
     expect(sent.returned.queued).toBe(1);
     expect(await offered()).toBe(false);
     expect((await countBatchEmails(t.db, batchId)).failed).toBe(failedBefore);
+  });
+
+  it("is not owed again by a send that waited behind another while the return was made", async () => {
+    const anna = await statementIdOf(t.db, batchId, 901);
+    const owed = async () =>
+      (await listSendTargets(t.db, { gameId: GAME, batchId, unemailed: true })).some((s) => s.statementId === anna);
+    await queueStatementSends(t.db, { gameId: GAME, batchId, statementIds: [anna] }, finance);
+    // Another send of the batch holds its lock; this one starts and waits behind it.
+    const holder = new pg.Client({ connectionString: t.url });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select pg_advisory_xact_lock(hashtext($1))", [`statement-sends:${batchId}`]);
+      const waiting = queueStatementSends(t.db, { gameId: GAME, batchId, statementIds: [anna] }, finance);
+      for (;;) {
+        const { rows } = await holder.query<{ n: string }>(
+          "select count(*) as n from pg_locks where locktype = 'advisory' and not granted",
+        );
+        if (Number(rows[0]?.n) > 0) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // Returned while it waits: the return owes an email, which the waiting send then queues.
+      await returnPayment(t.db, { gameId: GAME, statementId: anna, reason: "the account was closed" }, finance);
+      expect(await owed()).toBe(true);
+      await holder.query("commit");
+      expect((await waiting).queued).toBe(1);
+    } finally {
+      await holder.end();
+    }
+    // Queued after the return: its email is not owed again, nor listed among the returns not yet emailed.
+    expect(await owed()).toBe(false);
+    const unsent = await listSendTargets(t.db, { gameId: GAME, batchId, returnedUnsent: true });
+    expect(unsent.map((s) => s.statementId)).not.toContain(anna);
   });
 });
