@@ -69,6 +69,11 @@ export async function lockForTransaction(trx: Trx, key: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
 }
 
+/** Waits for the shared lock on `key` until the transaction ends: only one holding the whole lock makes it wait. */
+export async function lockSharedForTransaction(trx: Trx, key: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock_shared(hashtext(${key}))`.execute(trx);
+}
+
 export async function createSavepoint(trx: Trx, name: string): Promise<void> {
   await sql`savepoint ${sql.id(name)}`.execute(trx);
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
+import { lockSharedForTransaction } from "@/db/queries/locks";
 import { claimRefundAttempt } from "@/db/queries/refund-leases";
 import {
   findAttemptByIntent,
@@ -33,7 +34,7 @@ import { newClientRequestId, refundIntentKey } from "./intent";
 import { LEASE_MS, SYSTEM_CLOCK } from "./lease";
 import { wasRecipientPaidFor } from "./paid-status";
 import { readPlayerEmail } from "./player-email";
-import { readSupportRefundLimit } from "./settings";
+import { readSupportRefundLimit, SUPPORT_REFUND_LIMIT_KEY } from "./settings";
 
 export type RefundActor = { id: string; email: string; role: Role };
 export type { CallDriver, CallHooks, DriveOptions, RefundOutcome } from "./call";
@@ -238,7 +239,7 @@ export async function requestRefund(
   if (existing) return joinAttempt(db, existing, actor, drive);
 
   const limited = !hasRole(actor.role, "finance");
-  const standing = await checkRefundLimit(db, actor, request);
+  await checkRefundLimit(db, actor, request);
 
   // The period must still look like what the person confirmed; otherwise they review it again.
   const [{ impact }, playerEmail] = await Promise.all([
@@ -299,13 +300,13 @@ export async function requestRefund(
         impact: impact as unknown as Record<string, unknown>,
       });
       if (!attempt) return null;
+      let standing: SupportLimitStanding | null = null;
       if (limited) {
-        // Checked again with the row in place: a refund by the same group that landed since the first check counts too.
-        const now = await readSupportLimitStanding(trx, request, {
-          limitUsd: standing?.limitUsd,
-          excludeAttemptId: attempt.id,
-        });
-        if (exceedsSupportLimit(now, attempt.amountUsd)) throw new OverLimitAtInsert(now);
+        // Checked again with the row in place: a refund by the same group that landed since the first check counts too,
+        // and the limit is read again, under its lock: one saved since applies, one being saved waits for this.
+        await lockSharedForTransaction(trx, SUPPORT_REFUND_LIMIT_KEY);
+        standing = await readSupportLimitStanding(trx, request, { excludeAttemptId: attempt.id });
+        if (exceedsSupportLimit(standing, attempt.amountUsd)) throw new OverLimitAtInsert(standing);
       }
       await recordAudit(trx, {
         actor,

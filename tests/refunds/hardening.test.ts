@@ -23,6 +23,7 @@ const { previewRefundAction, refundAction, retryRefundAttemptAction } = await im
 );
 const { requestRefund, readSupportLimitStanding } = await import("@/lib/refunds/attempts");
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
+const { DEFAULT_SUPPORT_REFUND_LIMIT_USD, saveSupportRefundLimit } = await import("@/lib/refunds/settings");
 const { findRefundAttempt } = await import("@/db/queries/refunds");
 
 let c: RefundTestContext;
@@ -201,6 +202,40 @@ describe("M3: the support refund limit applies per period, in total", () => {
       expect(refusal?.detail).toMatchObject({ amount_usd: "40.00", support_refunded_on_period_usd: "30.00" });
     },
   );
+
+  it("[support] a limit an admin lowers after the first check applies when the attempt is stored", async () => {
+    const sub = SUBS.limitConcurrent;
+    const periodId = periodIdOf(sub, 1);
+    const base = { gameId: GAME_ID, subscriptionId: sub, periodId, periodSeq: 1, reason: "Player asked" };
+    const admin = { actor: { id: "u-admin", email: "admin@payout-desk.test" }, via: "web" as const };
+    let lowered = false;
+    // The refund passed its check against USD 50.00 and is reading the period when the limit is lowered to 20.00.
+    const racingFetch = async (url: string, init: RequestInit) => {
+      if (!lowered && url.includes(`/reporting/periods/${periodId}`)) {
+        lowered = true;
+        await saveSupportRefundLimit(c.t.db, "20.00", admin);
+      }
+      return fetch(url, init);
+    };
+    try {
+      const refund = requestRefund(
+        c.t.db,
+        { ...base, amountUsd: "40.00", remainingBeforeUsd: "200.00" },
+        { id: "u-support", email: REQUESTER, role: "support" },
+        { client: { fetch: racingFetch } },
+      );
+      await expect(refund).rejects.toMatchObject({
+        code: "FORBIDDEN",
+        field: "amountUsd",
+        message: expect.stringContaining("Support may refund up to USD 20.00 per period"),
+      });
+    } finally {
+      await saveSupportRefundLimit(c.t.db, DEFAULT_SUPPORT_REFUND_LIMIT_USD, admin);
+    }
+    expect(lowered).toBe(true);
+    expect(refundEvents(c.emulator, sub, 1)).toHaveLength(0);
+    expect((await attemptsOf(sub)).filter((a) => a.period_seq === 1)).toHaveLength(0);
+  });
 });
 
 describe("L2: refund.call names the user driving the call", () => {
