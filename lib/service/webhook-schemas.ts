@@ -5,10 +5,14 @@ import { amountSchema, formatIssues, idTextSchema, intSchema, percentSchema, tim
 
 // --- Webhooks -----------------------------------------------------------------------------------------------------
 
-/** "{event_id, event_type, created_at, tenant_id (the game id), data}" */
+/**
+ * "{event_id, event_type, created_at, tenant_id (the game id), data}". The event id is what tells two events apart
+ * (one stored per game and id): an empty one, or one longer than the 255 characters kept, is refused, never cut to a
+ * prefix another event may share.
+ */
 export const webhookEnvelopeSchema = z.object({
-  event_id: idTextSchema,
-  event_type: z.string(),
+  event_id: idTextSchema.pipe(z.string().min(1).max(255)),
+  event_type: z.string().min(1).max(255),
   created_at: timestampSchema,
   tenant_id: z.union([z.string(), z.number().transform((value) => String(value))]),
   data: z.record(z.string(), z.unknown()),

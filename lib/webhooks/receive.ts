@@ -260,8 +260,8 @@ export async function receiveWebhook(
     stored = await storeWebhookEvent(db, {
       gameId,
       idempotencyKey,
-      eventId: envelope.event_id.slice(0, 255),
-      eventType: envelope.event_type.slice(0, 255),
+      eventId: envelope.event_id,
+      eventType: envelope.event_type,
       deliveryId,
       secretVersion: safeHeader(headerValue(request, "x-service-secret-version")),
       signedWith: verified.secretIndex === 0 ? "current" : "previous",

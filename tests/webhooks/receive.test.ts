@@ -294,6 +294,13 @@ describe("POST /api/webhooks/service/[gameId]", () => {
         status: 400,
         body: { error: { code: "envelope_invalid" } },
       });
+      // An event id that could not tell the event apart (empty, or longer than is kept) is refused, not cut.
+      for (const eventId of ["", `evt_${"x".repeat(252)}`]) {
+        expect(await deliver(POST, { gameId: "g1", body: envelope({ gameId: "g1", eventId }) })).toMatchObject({
+          status: 400,
+          body: { error: { code: "envelope_invalid" } },
+        });
+      }
       // A game without a signing secret is answered like any signature that does not verify: nothing tells a caller
       // how a game is configured.
       expect(await deliver(POST, { gameId: "nosecret", body: envelope({ gameId: "nosecret" }) })).toMatchObject({
