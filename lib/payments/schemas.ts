@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { IMPORT_LIMITS } from "@/lib/import-limits";
 import { money } from "@/lib/money";
+import { parseInstant } from "@/lib/time";
 import { fxRateSchema } from "./fx";
 
 /** Shared input schemas of payment files and results (the server actions and the CLI reuse them). */
@@ -115,7 +116,7 @@ export const returnPaymentSchema = z.object({
     .string()
     .trim()
     .regex(PAYMENT_SHOWN, { message: "is not a paid statement shown on this page", abort: true })
-    .refine((v) => !Number.isNaN(Date.parse(v.slice(v.indexOf("@") + 1))), {
+    .refine((v) => parseInstant(v.slice(v.indexOf("@") + 1)) !== null, {
       message: "is not a paid statement shown on this page",
       abort: true,
     })

@@ -38,6 +38,18 @@ describe("one refusal per mistake", () => {
     });
     expect(refusals(parsed)).toEqual(["taxFormReceivedOn: The received date is not a calendar date"]);
   });
+
+  it("a name over 140 characters is refused for its length alone, not also for what a euro transfer writes", () => {
+    const parsed = payoutDetailsInputSchema.safeParse({
+      currency: "EUR",
+      method: "bank_transfer",
+      accountHolder: "A".repeat(150),
+      bankCountry: "DE",
+      iban: "DE89370400440532013000",
+      bic: "COBADEFFXXX",
+    });
+    expect(refusals(parsed)).toEqual(["accountHolder: must be at most 140 characters"]);
+  });
 });
 
 describe("details a payment file can carry", () => {

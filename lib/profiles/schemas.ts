@@ -93,7 +93,7 @@ export const countrySchema = required("The country")
   );
 
 const nameSchema = (label: string) =>
-  required(label).pipe(z.string().max(140, { message: "must be at most 140 characters" }));
+  required(label).pipe(z.string().max(140, { message: "must be at most 140 characters", abort: true }));
 
 /**
  * What details entered from now on must also be, for a payment file to carry them (details stored before are read

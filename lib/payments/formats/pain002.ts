@@ -6,6 +6,7 @@ import {
   type PaymentResult,
   resultAmountSchema,
   resultCurrencySchema,
+  resultTransactionIdSchema,
   type UnreadableRow,
 } from "./results";
 
@@ -165,14 +166,17 @@ export function readPain002(input: string): Pain002Readout {
       const amount = resultAmountSchema.safeParse(text(node(node(tx.OrgnlTxRef).Amt).InstdAmt) ?? "");
       const fee = resultAmountSchema.safeParse(text(list(tx.ChrgsInf)[0]?.Amt) ?? "");
       const ccy = resultCurrencySchema.safeParse(typeof instructed["@Ccy"] === "string" ? instructed["@Ccy"] : "");
-      if (!amount.success || !fee.success || !ccy.success) {
+      const transactionId = resultTransactionIdSchema.safeParse(text(tx.AcctSvcrRef) ?? "");
+      if (!amount.success || !fee.success || !ccy.success || !transactionId.success) {
         unreadable.push({
           line: position,
           reason: !amount.success
             ? "amount is not an amount"
             : !fee.success
               ? "fee is not an amount"
-              : "amount's currency is not a currency code",
+              : !ccy.success
+                ? "amount's currency is not a currency code"
+                : "AcctSvcrRef (the bank's transaction id) is over 255 characters",
         });
         continue;
       }
@@ -190,7 +194,7 @@ export function readPain002(input: string): Pain002Readout {
       results.push({
         reference: reference.data,
         outcome,
-        providerTransactionId: text(tx.AcctSvcrRef),
+        providerTransactionId: transactionId.data,
         amount: amount.data,
         currency: ccy.data,
         fee: feeOf(fee.data),

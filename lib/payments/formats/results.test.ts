@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CsvUnreadableError, readCsv } from "./csv";
-import { resultAmountSchema } from "./results";
+import { resultAmountSchema, resultTransactionIdSchema } from "./results";
 
 describe("an amount in a results file", () => {
   it("reads a decimal point with thousands commas, and an empty cell as none", () => {
@@ -12,9 +12,33 @@ describe("an amount in a results file", () => {
   });
 
   it("refuses a decimal comma and commas that are not thousands groups, never reading 12,34 as 1234", () => {
-    for (const cell of ["12,34", "100,50", "0,35", "1,2,3", "1234,567", ",123", "1,234,56", "12.34.5", "1e3"]) {
+    for (const cell of [
+      "12,34",
+      "100,50",
+      "0,35",
+      "0,350",
+      "000,000",
+      "-0,350",
+      "1,2,3",
+      "1234,567",
+      ",123",
+      "1,234,56",
+      "12.34.5",
+      "1e3",
+    ]) {
       expect(resultAmountSchema.safeParse(cell).success, cell).toBe(false);
     }
+  });
+});
+
+describe("a provider's transaction id in a results file", () => {
+  it("is kept whole up to 255 characters, and a longer one is the line's error", () => {
+    expect(resultTransactionIdSchema.parse(" TX-1 ")).toBe("TX-1");
+    expect(resultTransactionIdSchema.parse("")).toBeNull();
+    expect(resultTransactionIdSchema.parse("T".repeat(255))).toHaveLength(255);
+    const long = resultTransactionIdSchema.safeParse("T".repeat(4_000));
+    expect(long.success).toBe(false);
+    expect(long.error?.issues[0]?.message).toBe("transaction id over 255 characters");
   });
 });
 

@@ -24,12 +24,12 @@ const optionalText = z
 /**
  * An amount in a results file: "12.34", "-0.35", "1,234.56" (commas only as thousands separators, dropped); empty
  * means none. A decimal comma ("12,34", as a report exported in a comma-decimal locale writes it) is refused, never
- * read as thousands: 12,34 is not 1234.
+ * read as thousands: 12,34 is not 1234, and 0,350 is not 350 (a group of thousands never follows a leading 0).
  */
 export const resultAmountSchema = z
   .string()
   .trim()
-  .regex(/^$|^-?(\d{1,13}|\d{1,3}(,\d{3}){1,4})(\.\d{1,8})?$/, {
+  .regex(/^$|^-?(\d{1,13}|[1-9]\d{0,2}(,\d{3}){1,4})(\.\d{1,8})?$/, {
     message: "is not an amount (a decimal point and, if any, thousands commas: 1,234.56)",
   })
   .transform((value) => (value === "" ? null : value.replaceAll(",", "")));
@@ -43,17 +43,25 @@ export const resultCurrencySchema = z
     z.union([z.literal("").transform(() => null), z.string().regex(/^[A-Z]{3}$/, { message: "is not a currency" })]),
   );
 
+/**
+ * A provider's transaction id, or null when the cell is empty: matched on (one result per id and filing), so kept
+ * whole, at most 255 characters; a longer one is the line's error, not the import's.
+ */
+export const resultTransactionIdSchema = optionalText.pipe(
+  z.string().max(255, { message: "transaction id over 255 characters" }).nullable(),
+);
+
 export const resultCells = {
   reference: z
     .string()
     .trim()
     .min(1, { message: "has no reference" })
     .max(35, { message: "reference over 35 characters" }),
-  transactionId: optionalText,
+  transactionId: resultTransactionIdSchema,
   amount: resultAmountSchema,
   currency: resultCurrencySchema,
   fee: resultAmountSchema,
-  reason: optionalText,
+  reason: optionalText.pipe(z.string().max(2_000, { message: "reason over 2,000 characters" }).nullable()),
 };
 
 const resultRowSchema = z.object(resultCells);

@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { returnPaymentSchema } from "./schemas";
+
+describe("a payment to undo, as the return dialog names it", () => {
+  const id = "0b9f3c1e-7a2d-4c5b-9e8f-1a2b3c4d5e6f";
+
+  it("reads the statement and the instant its payment was shown at", () => {
+    const parsed = returnPaymentSchema.parse({ payment: `${id}@2026-03-31T10:00:00.123Z`, reason: "bank bounced" });
+    expect(parsed.payment).toEqual({ statementId: id, paidShownAt: "2026-03-31T10:00:00.123Z" });
+  });
+
+  it("refuses an instant off the calendar, which a lenient date reader would move to the next month", () => {
+    for (const at of ["2026-02-31T00:00:00Z", "2026-04-31T10:00:00Z", "2026-03-01T24:00:00Z"]) {
+      const parsed = returnPaymentSchema.safeParse({ payment: `${id}@${at}`, reason: "bank bounced" });
+      expect(
+        parsed.error?.issues.map((i) => i.message),
+        at,
+      ).toEqual(["is not a paid statement shown on this page"]);
+    }
+  });
+});
