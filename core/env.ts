@@ -19,7 +19,22 @@ const ENV_SCHEMA = z
       .string()
       .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
       .optional(),
-    PAYOUT_DESK_URL: z.string().url().optional(),
+    /** The desk's own address (its origin: it is served at the root), as every link and cookie names it. */
+    PAYOUT_DESK_URL: z
+      .url({
+        protocol: /^https?$/,
+        message: "must be the http or https address people reach the desk at, such as https://desk.example.com",
+        abort: true,
+      })
+      .refine(
+        (value) => {
+          const url = new URL(value);
+          return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+        },
+        { message: "must be the desk's address alone (scheme, host and port), with no path, query or fragment" },
+      )
+      .transform((value) => new URL(value).origin)
+      .optional(),
     PAYOUT_DESK_DATA_DIR: z.string().default(".data"),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),

@@ -49,4 +49,17 @@ describe("the environment", () => {
     const blank = readEnv({ PAYOUT_DESK_KEY_PREVIOUS: "", SMTP_URL: "" });
     expect([blank.PAYOUT_DESK_KEY_PREVIOUS, blank.SMTP_URL]).toEqual([undefined, undefined]);
   });
+
+  it("reads the desk's address as its origin, and refuses one that is not an http(s) address alone", () => {
+    expect(readEnv({ PAYOUT_DESK_URL: "HTTPS://Desk.Example.com/" }).PAYOUT_DESK_URL).toBe("https://desk.example.com");
+    expect(readEnv({ PAYOUT_DESK_URL: "http://localhost:3000" }).PAYOUT_DESK_URL).toBe("http://localhost:3000");
+    for (const url of ["javascript:alert(1)", "ftp://desk.example.com", "desk.example.com"])
+      expect(() => readEnv({ PAYOUT_DESK_URL: url }), url).toThrow(/PAYOUT_DESK_URL.*http or https address/);
+    for (const url of [
+      "https://desk.example.com/?x=1",
+      "https://desk.example.com/desk",
+      "https://u:p@desk.example.com",
+    ])
+      expect(() => readEnv({ PAYOUT_DESK_URL: url }), url).toThrow(/PAYOUT_DESK_URL.*no path, query or fragment/);
+  });
 });
