@@ -126,6 +126,9 @@ export const payoutsExport: ExportKindDefinition = {
   summary: "One row per recipient statement of a payout batch, by recipient id: what to pay, why, and what happened.",
   columns: PAYOUT_COLUMNS,
   needsBatch: true,
+  // Its pages are several queries: read from one snapshot, a results import or a return recorded while it streams
+  // cannot show some recipients paid and others not yet, nor change the batch's status part-way down the file.
+  oneSnapshot: true,
   async *pages(db, target) {
     if (!target.batchId) throw new Error("the payout file needs a payout batch");
     const statements = iteratePayoutStatements(db, {
