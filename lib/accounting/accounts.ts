@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { listAccountMap, upsertAccountMap } from "@/db/queries/accounting";
+import { lockForTransaction } from "@/db/queries/locks";
 import { findGame } from "@/db/queries/games";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
@@ -54,6 +55,9 @@ export async function mapAccount(
   if (!(await findGame(db, params.gameId)))
     throw new AppError("NOT_FOUND", `No game ${params.gameId}.`, { field: "game" });
   return db.transaction().execute(async (trx) => {
+    // One change of an account's mapping at a time (a new one has no row to lock): each audit line's "before" is what
+    // that change replaced, and a tax rate kept is the one in place.
+    await lockForTransaction(trx, `accounting-map|${params.gameId}|${params.account}`);
     const kept =
       params.taxRate === undefined
         ? ((await listAccountMap(trx, params)).find((row) => row.account === params.account)?.taxRate ?? null)

@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
 import { getPayeeThreshold, listPayeeTotals, type PayeeTotalRow, upsertPayeeThreshold } from "@/db/queries/accounting";
+import { lockForTransaction } from "@/db/queries/locks";
 import { listProfiles, type ProfileRow } from "@/db/queries/profiles";
 import { findGame } from "@/db/queries/games";
 import type { ActingAs } from "@/core/actor";
@@ -64,6 +65,8 @@ export async function setPayeeThreshold(
   acting: ActingAs,
 ): Promise<{ year: number; amountUsd: string; before: string | null }> {
   return db.transaction().execute(async (trx) => {
+    // One change of a year's threshold at a time: each audit line's "before" is what that change replaced.
+    await lockForTransaction(trx, `payee-threshold|${params.year}`);
     const before = await upsertPayeeThreshold(trx, { ...params, byEmail: acting.actor?.email ?? null });
     await recordAudit(trx, {
       actor: acting.actor,

@@ -167,6 +167,17 @@ describe("year-end payee totals", () => {
     expect((await readPayeeTotals(t.db, { gameId: GAME, year: 2025 })).rows).toEqual([]);
     expect(await auditLines("accounting.payee_threshold")).toHaveLength(1);
   });
+
+  it("records what each of several changes made at once replaced, one after the other", async () => {
+    const amounts = ["100.00", "200.00", "300.00", "400.00"];
+    await Promise.all(amounts.map((amountUsd) => setPayeeThreshold(t.db, { year: 2031, amountUsd }, FINANCE)));
+    const lines = (await auditLines("accounting.payee_threshold"))
+      .map((l) => l.detail as { year: number; amount_usd: string; before: string | null })
+      .filter((d) => d.year === 2031);
+    expect(lines).toHaveLength(4);
+    // Each change's "before" is the amount the change before it set: none is lost between two at once.
+    expect(lines.map((d) => d.before)).toEqual([null, ...lines.slice(0, -1).map((d) => d.amount_usd)]);
+  });
 });
 
 describe("year-end payee totals with returns and tax forms", () => {
