@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { z } from "zod";
 import { createDb } from "@/db";
-import { readEnv } from "@/core/env";
+import { portSchema, readEnv } from "@/core/env";
 import { leaveStopSignalsToCaller } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { countAdminUsers } from "@/db/queries/users";
@@ -33,7 +33,7 @@ const SPEC = {
   },
   schema: z.object({
     dev: z.boolean().default(false),
-    port: z.coerce.number().int().min(1).max(65535).optional(),
+    port: portSchema.optional(),
   }),
 };
 
@@ -58,8 +58,9 @@ async function main(): Promise<number> {
     console.log(helpText(SPEC));
     return 0;
   }
-  const port = flags.port ?? Number.parseInt(process.env.PORT || "3000", 10);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError("PORT must be a port number", 2);
+  const fromEnv = portSchema.safeParse(process.env.PORT || "3000");
+  if (flags.port === undefined && !fromEnv.success) throw new CliError("PORT must be a port number from 1 to 65535", 2);
+  const port = flags.port ?? (fromEnv.data as number);
   const publicUrl = process.env.PAYOUT_DESK_URL || `http://localhost:${port}`;
 
   const cleanups: (() => Promise<void>)[] = [];

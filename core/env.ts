@@ -6,6 +6,14 @@ import { z } from "zod";
  * The only module that reads process.env. Parsed once, on first use (a build has no database), and fails fast
  * with a message naming the variable.
  */
+/** A TCP port as typed: digits only (no "0x1F90", "8e3" or "3000abc"), 1 to 65535. */
+export const portSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{1,5}$/, { message: "must be a port number from 1 to 65535", abort: true })
+  .transform(Number)
+  .pipe(z.number().min(1, "must be a port number from 1 to 65535").max(65535, "must be a port number from 1 to 65535"));
+
 const ENV_SCHEMA = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -36,7 +44,7 @@ const ENV_SCHEMA = z
       .transform((value) => new URL(value).origin)
       .optional(),
     PAYOUT_DESK_DATA_DIR: z.string().default(".data"),
-    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    PORT: portSchema.default(3000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     PAYOUT_DESK_EMULATOR: z.enum(["on", "off"]).optional(),
     PAYOUT_DESK_SECURE_COOKIES: z.enum(["on", "off"]).optional(),

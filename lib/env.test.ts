@@ -62,4 +62,11 @@ describe("the environment", () => {
     ])
       expect(() => readEnv({ PAYOUT_DESK_URL: url }), url).toThrow(/PAYOUT_DESK_URL.*no path, query or fragment/);
   });
+
+  it("reads PORT as digits only, from 1 to 65535", () => {
+    expect(readEnv({ PORT: "8080" }).PORT).toBe(8080);
+    expect(readEnv({}).PORT).toBe(3000);
+    for (const port of ["0x1F90", "8e3", "3000abc", "80.9", "0", "65536", "-1"])
+      expect(() => readEnv({ PORT: port }), port).toThrow(/PORT.*port number from 1 to 65535/);
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { subscriptionBody } from "./__fixtures__/bodies";
+import { percentSchema } from "./schema-parts";
 import { formatIssues, getSubscriptionResponseSchema } from "./schemas";
 
 describe("service timestamps", () => {
@@ -31,5 +32,15 @@ describe("service timestamps", () => {
         }).success,
         at,
       ).toBe(true);
+  });
+});
+
+describe("a percentage the service sends", () => {
+  it("reads a number as its decimal text written out in full, and a string as it is", () => {
+    expect(percentSchema.parse(10)).toBe("10");
+    expect(percentSchema.parse(12.5)).toBe("12.5");
+    expect(percentSchema.parse(1e-7)).toBe("0.0000001");
+    expect(percentSchema.parse("10.00")).toBe("10.00");
+    expect(percentSchema.safeParse("1e-7").success).toBe(false);
   });
 });

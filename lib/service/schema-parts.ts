@@ -1,3 +1,4 @@
+import Decimal from "decimal.js";
 import { z } from "zod";
 import { parseServiceInstant } from "@/core/time";
 import { decimalStringSchema } from "@/lib/money";
@@ -32,8 +33,17 @@ export const idTextSchema = z.union([
     .transform((value) => String(value)),
 ]);
 
-/** A percentage (10.00). The spec does not say string or number; a number is turned into its decimal text. */
-export const percentSchema = z.union([decimalStringSchema, z.number().transform((value) => String(value))]);
+/**
+ * A percentage (10.00). The spec does not say string or number; a number is turned into its decimal text, written out
+ * in full (1e-7 is 0.0000001), then checked as a string is.
+ */
+export const percentSchema = z.union([
+  decimalStringSchema,
+  z
+    .number()
+    .transform((value) => new Decimal(value).toFixed())
+    .pipe(decimalStringSchema),
+]);
 
 export const intSchema = z.number().int();
 export const countSchema = z.number().int().nonnegative();
