@@ -6,6 +6,7 @@ import { actAnonymously, actAs } from "../support/next-request";
 import { getAuth } from "../../lib/auth/auth";
 import pg from "pg";
 import { sql } from "kysely";
+import { whileInsertsRefused } from "../support/refused-inserts";
 import { waitFor } from "../support/wait";
 
 vi.mock("next/headers", () => import("../support/next-request"));
@@ -96,21 +97,12 @@ describe("removing a user's access", () => {
     const before = await sessions();
     expect(before.length).toBeGreaterThanOrEqual(1);
     // The audit log refuses the line (a full disk, a lost connection: any failure of that write).
-    await sql`create function refuse_password_audit() returns trigger language plpgsql as $$
-      begin
-        if new.action = 'user.set_password' then raise exception 'audit write refused'; end if;
-        return new;
-      end $$`.execute(t.db);
-    await sql`create trigger refuse_password_audit before insert on audit_log
-      for each row execute function refuse_password_audit()`.execute(t.db);
-    try {
-      await expect(setUserPassword(t.db, { userId: id, password: "a-second-password" }, CLI)).rejects.toThrow(
+    const refusal = { table: "audit_log", message: "audit write refused", when: sql`new.action = 'user.set_password'` };
+    await whileInsertsRefused(t.db, refusal, () =>
+      expect(setUserPassword(t.db, { userId: id, password: "a-second-password" }, CLI)).rejects.toThrow(
         /audit write refused/,
-      );
-    } finally {
-      await sql`drop trigger refuse_password_audit on audit_log`.execute(t.db);
-      await sql`drop function refuse_password_audit()`.execute(t.db);
-    }
+      ),
+    );
     expect(await sessions()).toEqual(before);
     expect(await signIn(email, "a-second-password")).not.toBe("signed in");
     expect(await signIn(email, "the-first-password")).toBe("signed in");
@@ -120,21 +112,16 @@ describe("removing a user's access", () => {
     const email = "restored@payout-desk.test";
     const id = (await createUser(t.db, { email, role: "finance", password: "the-first-password" }, CLI)).id;
     await removeUserAccess(t.db, id, CLI);
-    await sql`create function refuse_restore_audit() returns trigger language plpgsql as $$
-      begin
-        if new.action = 'user.restore_access' then raise exception 'audit write refused'; end if;
-        return new;
-      end $$`.execute(t.db);
-    await sql`create trigger refuse_restore_audit before insert on audit_log
-      for each row execute function refuse_restore_audit()`.execute(t.db);
-    try {
-      await expect(setUserPassword(t.db, { userId: id, password: "a-second-password" }, CLI)).rejects.toThrow(
+    const refusal = {
+      table: "audit_log",
+      message: "audit write refused",
+      when: sql`new.action = 'user.restore_access'`,
+    };
+    await whileInsertsRefused(t.db, refusal, () =>
+      expect(setUserPassword(t.db, { userId: id, password: "a-second-password" }, CLI)).rejects.toThrow(
         /audit write refused/,
-      );
-    } finally {
-      await sql`drop trigger refuse_restore_audit on audit_log`.execute(t.db);
-      await sql`drop function refuse_restore_audit()`.execute(t.db);
-    }
+      ),
+    );
     expect((await listUsers(t.db)).find((u) => u.email === email)?.hasAccess).toBe(false);
     expect(await signIn(email, "a-second-password")).not.toBe("signed in");
     // Given back once the line can be written: one password on record, which signs in.

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
+import { whileInsertsRefused } from "../support/refused-inserts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { saveGame } from "@/lib/games/games";
 import { formatUsd } from "@/lib/money";
@@ -36,17 +37,12 @@ const seen = (id: string) => seenOf(c.emulator, id);
 
 /** Runs `act` while the audit log refuses every line, or only the outcome lines (those not written before a call). */
 async function whileAuditRefuses(which: "every line" | "outcome lines", act: () => Promise<unknown>): Promise<Result> {
-  await sql`create function refuse_audit() returns trigger language plpgsql as $$
-    begin raise exception 'audit log unavailable'; end $$`.execute(c.t.db);
-  const when = which === "outcome lines" ? sql`when (new.outcome <> 'requested')` : sql``;
-  await sql`create trigger refuse_audit before insert on audit_log
-    for each row ${when} execute function refuse_audit()`.execute(c.t.db);
-  try {
-    return (await act()) as Result;
-  } finally {
-    await sql`drop trigger refuse_audit on audit_log`.execute(c.t.db);
-    await sql`drop function refuse_audit()`.execute(c.t.db);
-  }
+  const when = which === "outcome lines" ? sql`new.outcome <> 'requested'` : undefined;
+  return whileInsertsRefused(
+    c.t.db,
+    { table: "audit_log", message: "audit log unavailable", when },
+    act,
+  ) as Promise<Result>;
 }
 
 function subscription(id: string) {

@@ -7,6 +7,7 @@ import { getPull } from "@/db/queries/snapshots";
 import { stopBoss } from "@/lib/jobs/queue";
 import { startWorkers } from "@/lib/jobs/worker";
 import { requestSnapshot, runPull } from "@/lib/snapshots/pull";
+import { whileInsertsRefused } from "../support/refused-inserts";
 import { waitFor } from "../support/wait";
 import { monthWindow } from "@/lib/time";
 import { admin, buildScenario, GAME_ID, publishedCounts, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
@@ -59,6 +60,16 @@ async function waitForPull(pullId: string, status: string) {
       what: () => `pull ${pullId} to be ${status} (it is ${pull?.status}: ${pull?.error?.message ?? "no error"})`,
     },
   );
+}
+
+/** A pull's audit lines, in the order written. */
+function auditOfPull(pullId: string) {
+  return env.db
+    .selectFrom("audit_log")
+    .select(["action", "outcome", "detail"])
+    .where("target", "=", pullId)
+    .orderBy("id")
+    .execute();
 }
 
 describe("snapshot job", () => {
@@ -153,12 +164,7 @@ describe("snapshot job", () => {
       expect(failed.attempts).toBe(1);
       expect(failed.error?.message).toMatch(/403/);
       // The request's line and the failure's, which names the code and the window.
-      const lines = await env.db
-        .selectFrom("audit_log")
-        .select(["action", "outcome", "detail"])
-        .where("target", "=", pull.pullId)
-        .orderBy("id")
-        .execute();
+      const lines = await auditOfPull(pull.pullId);
       expect(lines.map((l) => [l.action, l.outcome])).toEqual([
         ["snapshot.request", "queued"],
         ["snapshot.pull", "failed"],
@@ -230,34 +236,20 @@ describe("snapshot job", () => {
 
   it("[finance] a request the job queue cannot take ends its pull failed, audited, and the window free", async () => {
     await startWorkers();
-    // The queue refuses snapshot pull jobs (a trigger on pg-boss's job table) while the request is made.
-    await sql`create function refuse_pull_jobs() returns trigger language plpgsql as $$
-      begin
-        if new.name = 'snapshot-pull' then raise exception 'queue unavailable'; end if;
-        return new;
-      end $$`.execute(env.db);
-    await sql`create trigger refuse_pull_jobs before insert on pgboss.job
-      for each row execute function refuse_pull_jobs()`.execute(env.db);
+    // The queue refuses snapshot pull jobs (pg-boss's job table refuses them) while the request is made.
     const window = monthWindow("2025-02");
     const request = { gameId: GAME_ID, window, requestedBy: null, via: "ui" };
-    try {
-      await expect(requestSnapshot(env.db, request)).rejects.toThrow(/queue unavailable/);
-    } finally {
-      await sql`drop trigger refuse_pull_jobs on pgboss.job`.execute(env.db);
-      await sql`drop function refuse_pull_jobs()`.execute(env.db);
-    }
+    const refusal = { table: "pgboss.job", message: "queue unavailable", when: sql`new.name = 'snapshot-pull'` };
+    await whileInsertsRefused(env.db, refusal, () =>
+      expect(requestSnapshot(env.db, request)).rejects.toThrow(/queue unavailable/),
+    );
     const pull = await env.db
       .selectFrom("snapshot_pull")
       .select(["id", "status", "error_code"])
       .where("window_start", "=", new Date(window.startMs))
       .executeTakeFirstOrThrow();
     expect(pull).toMatchObject({ status: "failed", error_code: "QUEUE_UNAVAILABLE" });
-    const lines = await env.db
-      .selectFrom("audit_log")
-      .select(["action", "outcome", "detail"])
-      .where("target", "=", pull.id)
-      .orderBy("id")
-      .execute();
+    const lines = await auditOfPull(pull.id);
     expect(lines).toEqual([
       expect.objectContaining({ action: "snapshot.request", outcome: "queued" }),
       {

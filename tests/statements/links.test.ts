@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/statement-links/[token]/route";
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
+import { whileInsertsRefused } from "../support/refused-inserts";
 import { readKeyring } from "@/lib/crypto";
 import { namedKey, sealingKey } from "@/lib/keys/check";
 import {
@@ -206,17 +207,8 @@ describe("signed statement links", () => {
 
   it("tells a recipient whose download fails on the desk's side that the link still works", async () => {
     const token = tokenOf(statementLinkUrl(statementIds[0] ?? "", 30));
-    await sql`create function refuse_download() returns trigger language plpgsql as $$
-      begin raise exception 'database unavailable'; end $$`.execute(t.db);
-    await sql`create trigger refuse_download before insert on statement_link_download
-      for each row execute function refuse_download()`.execute(t.db);
-    let failed: Awaited<ReturnType<typeof follow>>;
-    try {
-      failed = await follow(token);
-    } finally {
-      await sql`drop trigger refuse_download on statement_link_download`.execute(t.db);
-      await sql`drop function refuse_download()`.execute(t.db);
-    }
+    const refusal = { table: "statement_link_download", message: "database unavailable" };
+    const failed = await whileInsertsRefused(t.db, refusal, () => follow(token));
     expect(failed.status).toBe(503);
     expect(JSON.parse(failed.body.toString())).toEqual({
       error: {

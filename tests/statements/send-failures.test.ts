@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "kysely";
+import { whileInsertsRefused } from "../support/refused-inserts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   clearDeliveryFailure,
@@ -118,17 +118,10 @@ describe("emails that could not be queued after a payment", () => {
     const before = await offeredAgain(march);
     expect(before.offered).toBe(false);
     // Queuing fails (the database refuses the delivery line): the payment stands, the email is not sent.
-    await sql`create function refuse_delivery() returns trigger language plpgsql as $$
-      begin raise exception 'delivery log unavailable'; end $$`.execute(t.db);
-    await sql`create trigger refuse_delivery before insert on statement_delivery
-      for each row execute function refuse_delivery()`.execute(t.db);
     const params = { gameId: GAME, batchId: march.batchId, statementIds: [march.statementId] };
-    try {
-      await expect(queuePaidStatementEmails(t.db, params, CLI)).rejects.toThrow("delivery log unavailable");
-    } finally {
-      await sql`drop trigger refuse_delivery on statement_delivery`.execute(t.db);
-      await sql`drop function refuse_delivery()`.execute(t.db);
-    }
+    await whileInsertsRefused(t.db, { table: "statement_delivery", message: "delivery log unavailable" }, () =>
+      expect(queuePaidStatementEmails(t.db, params, CLI)).rejects.toThrow("delivery log unavailable"),
+    );
     // The batch's send offers it again, counted with the emails that failed to send.
     expect(await offeredAgain(march)).toEqual({ offered: true, failed: before.failed + 1 });
   });
