@@ -61,7 +61,9 @@ async function main(): Promise<number> {
   const fromEnv = portSchema.safeParse(process.env.PORT || "3000");
   if (flags.port === undefined && !fromEnv.success) throw new CliError("PORT must be a port number from 1 to 65535", 2);
   const port = flags.port ?? (fromEnv.data as number);
-  const publicUrl = process.env.PAYOUT_DESK_URL || `http://localhost:${port}`;
+  // As the app reads it (its origin); one that is no address is refused with the other settings, below.
+  const given = process.env.PAYOUT_DESK_URL;
+  const publicUrl = given ? (URL.canParse(given) ? new URL(given).origin : given) : `http://localhost:${port}`;
 
   const cleanups: (() => Promise<void>)[] = [];
   /** The app once it has answered: its own end ends the start, and a second signal ends it at once. */
