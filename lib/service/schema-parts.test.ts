@@ -40,6 +40,8 @@ describe("a percentage the service sends", () => {
     expect(percentSchema.parse(10)).toBe("10");
     expect(percentSchema.parse(12.5)).toBe("12.5");
     expect(percentSchema.parse(1e-7)).toBe("0.0000001");
+    expect(percentSchema.parse(0.1 + 0.2)).toBe("0.3");
+    expect(percentSchema.parse(100 / 3)).toBe("33.333333333333");
     expect(percentSchema.parse("10.00")).toBe("10.00");
     expect(percentSchema.safeParse("1e-7").success).toBe(false);
   });

@@ -35,13 +35,14 @@ export const idTextSchema = z.union([
 
 /**
  * A percentage (10.00). The spec does not say string or number; a number is turned into its decimal text, written out
- * in full (1e-7 is 0.0000001), then checked as a string is.
+ * in full (1e-7 is 0.0000001) without a float's noise, then checked as a string is.
  */
 export const percentSchema = z.union([
   decimalStringSchema,
   z
     .number()
-    .transform((value) => new Decimal(value).toFixed())
+    // A float's noise (0.30000000000000004, 33.333333333333336) is rounded off: 15 significant digits, 12 decimals.
+    .transform((value) => new Decimal(value).toSignificantDigits(15).toDecimalPlaces(12).toFixed())
     .pipe(decimalStringSchema),
 ]);
 

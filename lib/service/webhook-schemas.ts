@@ -6,18 +6,23 @@ import { amountSchema, formatIssues, idTextSchema, intSchema, percentSchema, tim
 // --- Webhooks -----------------------------------------------------------------------------------------------------
 
 /**
- * "{event_id, event_type, created_at, tenant_id (the game id), data}". The event id is what tells two events apart
- * (one stored per game and id): an empty one, or one longer than the 255 characters kept, is refused, never cut to a
- * prefix another event may share.
+ * "{event_id, event_type, created_at, tenant_id (the game id), data}". Read as it is for events stored already; a
+ * delivery's event id is held to `RECEIVED_EVENT_ID` too.
  */
 export const webhookEnvelopeSchema = z.object({
-  event_id: idTextSchema.pipe(z.string().min(1).max(255)),
-  event_type: z.string().min(1).max(255),
+  event_id: idTextSchema,
+  event_type: z.string(),
   created_at: timestampSchema,
   tenant_id: z.union([z.string(), z.number().transform((value) => String(value))]),
   data: z.record(z.string(), z.unknown()),
 });
 export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
+
+/**
+ * The event id of a delivery: what tells two events apart (one stored per game and id), so an empty one, or one
+ * longer than the 255 characters kept, is refused, never cut to a prefix another event may share.
+ */
+export const RECEIVED_EVENT_ID = z.string().min(1).max(255);
 
 /**
  * The fields the desk reads: the period refunded, this refund's amount, the attempt it answers and when it was made.

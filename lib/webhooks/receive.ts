@@ -5,6 +5,7 @@ import { gameIdSchema } from "@/lib/games/schemas";
 import { enqueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { parseWebhookEvent, type WebhookEnvelope, webhookEnvelopeSchema } from "@/lib/service/schemas";
+import { RECEIVED_EVENT_ID } from "@/lib/service/webhook-schemas";
 import { parseServiceInstant } from "@/lib/time";
 import { eventInstant } from "./event-time";
 import { drainWebhookEventsJob } from "./drain-job";
@@ -254,6 +255,14 @@ export async function receiveWebhook(
     });
   }
 
+  if (!RECEIVED_EVENT_ID.safeParse(envelope.event_id).success) {
+    return refuse(db, {
+      gameId,
+      reason: "envelope_invalid",
+      detail: "event_id must be 1 to 255 characters",
+      deliveryId,
+    });
+  }
   const instant = parsed.success ? eventInstant(parsed.event) : parseServiceInstant(envelope.created_at);
   let stored: Awaited<ReturnType<typeof storeWebhookEvent>>;
   try {
@@ -261,7 +270,7 @@ export async function receiveWebhook(
       gameId,
       idempotencyKey,
       eventId: envelope.event_id,
-      eventType: envelope.event_type,
+      eventType: envelope.event_type.slice(0, 255),
       deliveryId,
       secretVersion: safeHeader(headerValue(request, "x-service-secret-version")),
       signedWith: verified.secretIndex === 0 ? "current" : "previous",

@@ -60,12 +60,16 @@ describe("the email a return owes", () => {
       await holder.query("begin");
       await holder.query("select pg_advisory_xact_lock(hashtext($1))", [`statement-sends:${batchId}`]);
       const waiting = queueStatementSends(t.db, { gameId: GAME, batchId, statementIds: [anna] }, finance);
+      // Until it waits for this database's advisory lock (other test files share the server), for at most a minute.
+      const started = Date.now();
       for (;;) {
         const { rows } = await holder.query<{ n: string }>(
-          "select count(*) as n from pg_locks where locktype = 'advisory' and not granted",
+          `select count(*) as n from pg_locks where locktype = 'advisory' and not granted
+             and database = (select oid from pg_database where datname = current_database())`,
         );
         if (Number(rows[0]?.n) > 0) break;
-        await new Promise((resolve) => setImmediate(resolve));
+        if (Date.now() - started > 60_000) throw new Error("the second send never waited for the first");
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
       // Returned while it waits: the return owes an email, which the waiting send then queues.
       await returnPayment(t.db, { gameId: GAME, statementId: anna, reason: "the account was closed" }, finance);

@@ -35,6 +35,7 @@ function StateCell({ row }: { row: WindowOverviewRow }) {
       ) : (
         <Badge
           tone={badge.tone}
+          focusable={false}
           title={row.snapshot?.stale ? `Changed at the service: ${row.snapshot.stale.reason}` : undefined}
         >
           {badge.label}

@@ -61,7 +61,8 @@ export const resultCells = {
   amount: resultAmountSchema,
   currency: resultCurrencySchema,
   fee: resultAmountSchema,
-  reason: optionalText.pipe(z.string().max(2_000, { message: "reason over 2,000 characters" }).nullable()),
+  // Description only (a bank's rejection text): kept to its first 2,000 characters, never the line's error.
+  reason: optionalText.transform((value) => (value === null ? null : value.slice(0, 2_000))),
 };
 
 const resultRowSchema = z.object(resultCells);

@@ -93,6 +93,7 @@ export function EvidenceLines({
                 {mismatch ? (
                   <Badge
                     tone="warning"
+                    focusable={false}
                     title={
                       `Expected base ${l.reconciliation?.expected_base_usd}, recorded ` +
                       `${l.reconciliation?.recorded_base_usd}`
@@ -102,7 +103,7 @@ export function EvidenceLines({
                   </Badge>
                 ) : null}
                 {l.attributionUnavailableReason ? (
-                  <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`}>
+                  <Badge tone="danger" title={`Service code: ${l.attributionUnavailableReason}`} focusable={false}>
                     {UNATTRIBUTED_REASON_INFO[l.attributionUnavailableReason]?.label ?? l.attributionUnavailableReason}
                   </Badge>
                 ) : null}
