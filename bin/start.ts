@@ -58,9 +58,11 @@ async function main(): Promise<number> {
     console.log(helpText(SPEC));
     return 0;
   }
+  // --port stands for PORT, which the settings check and the app read.
+  if (flags.port !== undefined) process.env.PORT = String(flags.port);
   const fromEnv = portSchema.safeParse(process.env.PORT || "3000");
-  if (flags.port === undefined && !fromEnv.success) throw new CliError("PORT must be a port number from 1 to 65535", 2);
-  const port = flags.port ?? (fromEnv.data as number);
+  if (!fromEnv.success) throw new CliError("PORT must be a port number from 1 to 65535", 2);
+  const port = fromEnv.data;
   // As the app reads it (its origin); one that is no address is refused with the other settings, below.
   const given = process.env.PAYOUT_DESK_URL;
   const publicUrl = given ? (URL.canParse(given) ? new URL(given).origin : given) : `http://localhost:${port}`;

@@ -37,7 +37,17 @@ const ENV_SCHEMA = z
       .refine(
         (value) => {
           const url = new URL(value);
-          return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+          return !url.username && !url.password;
+        },
+        {
+          message: "must not hold a user name or password: it is written into every link the desk sends",
+          abort: true,
+        },
+      )
+      .refine(
+        (value) => {
+          const url = new URL(value);
+          return url.pathname === "/" && !url.search && !url.hash;
         },
         { message: "must be the desk's address alone (scheme, host and port), with no path, query or fragment" },
       )

@@ -55,12 +55,10 @@ describe("the environment", () => {
     expect(readEnv({ PAYOUT_DESK_URL: "http://localhost:3000" }).PAYOUT_DESK_URL).toBe("http://localhost:3000");
     for (const url of ["javascript:alert(1)", "ftp://desk.example.com", "desk.example.com"])
       expect(() => readEnv({ PAYOUT_DESK_URL: url }), url).toThrow(/PAYOUT_DESK_URL.*http or https address/);
-    for (const url of [
-      "https://desk.example.com/?x=1",
-      "https://desk.example.com/desk",
-      "https://u:p@desk.example.com",
-    ])
+    for (const url of ["https://desk.example.com/?x=1", "https://desk.example.com/desk", "https://desk.example.com/#a"])
       expect(() => readEnv({ PAYOUT_DESK_URL: url }), url).toThrow(/PAYOUT_DESK_URL.*no path, query or fragment/);
+    for (const url of ["https://u:p@desk.example.com", "https://u@desk.example.com/desk"])
+      expect(() => readEnv({ PAYOUT_DESK_URL: url }), url).toThrow(/PAYOUT_DESK_URL.*user name or password/);
   });
 
   it("reads PORT as digits only, from 1 to 65535", () => {

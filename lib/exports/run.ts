@@ -2,13 +2,15 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ControlledTransaction } from "kysely";
-import type { Db } from "@/db";
+import type pg from "pg";
+import { type Db, poolOf } from "@/db";
 import type { Database } from "@/db/types";
 import { findExportBatch, findExportSnapshot, getExportBatchStatus, listSnapshotBatchIds } from "@/db/queries/exports";
 import type { PayoutBatchStatus } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { windowLabel } from "@/lib/payouts/window-key";
+import { Slots } from "@/lib/slots";
 import { formatInstant } from "@/lib/time";
 import { exportAvailability } from "./availability";
 import { startAuditedCsv } from "./audited";
@@ -186,20 +188,46 @@ export function exportFilename(kind: ExportKind, target: ResolvedTarget): string
  * or aborted when the reader stopped early) when it ends. Nothing is read until the chunks are.
  */
 export async function startExport(db: Db, request: ExportRequest): Promise<StartedExport> {
-  const definition = EXPORTS[request.kind];
-  // A journal is read, its split check (a file in parts) and its rows alike, from one snapshot of the database: a
-  // payment or a return recorded meanwhile can neither move a journal between the check and the rows nor be read
-  // half (the statement still paid, its return already there: the payment posted twice). The audit entries are
-  // written outside it.
-  const reading = definition.oneSnapshot
-    ? await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute()
-    : null;
+  if (!EXPORTS[request.kind].oneSnapshot) return startExportReading(db, null, request, async () => {});
+  // A payout file or a journal is read, its split check (a file in parts) and its rows alike, from one snapshot of
+  // the database: a payment or a return recorded meanwhile can neither move a journal between the check and the rows
+  // nor be read half (the statement still paid, its return already there: the payment posted twice). The audit
+  // entries are written outside it, through another of the pool's connections: the readings under way at once are
+  // held to half the pool (see snapshotReadings), so none holds the last connection while it waits for one more.
+  const giveBack = await snapshotReadings(db).take();
+  let reading: ControlledTransaction<Database>;
   try {
-    return await startExportReading(db, reading, request);
+    reading = await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute();
   } catch (error) {
-    await reading?.rollback().execute();
+    giveBack();
     throw error;
   }
+  const end = (how: "commit" | "rollback") => reading[how]().execute().finally(giveBack);
+  try {
+    return await startExportReading(db, reading, request, () => end("commit"));
+  } catch (error) {
+    await end("rollback");
+    throw error;
+  }
+}
+
+/**
+ * The one-snapshot readings one pool may have under way: half its connections (at least one), so that the audit
+ * lines they write meanwhile, and the rest of the app, always find a connection. Kept on globalThis beside the pools
+ * (db/index.ts): the app's bundles may each hold their own copy of this module, and they share the pool.
+ */
+const shared = globalThis as unknown as { __payoutDeskSnapshotReadings?: WeakMap<pg.Pool, Slots> };
+shared.__payoutDeskSnapshotReadings ??= new WeakMap<pg.Pool, Slots>();
+const readingSlots = shared.__payoutDeskSnapshotReadings;
+
+function snapshotReadings(db: Db): Slots {
+  const pool = poolOf(db);
+  let slots = readingSlots.get(pool);
+  if (!slots) {
+    slots = new Slots(Math.max(1, Math.floor((pool.options.max ?? 10) / 2)));
+    readingSlots.set(pool, slots);
+  }
+  return slots;
 }
 
 async function* releasingAfter<T>(pages: AsyncGenerator<T, void, undefined>, release: () => Promise<unknown>) {
@@ -214,6 +242,7 @@ async function startExportReading(
   db: Db,
   reading: ControlledTransaction<Database> | null,
   request: ExportRequest,
+  finishReading: () => Promise<unknown>,
 ): Promise<StartedExport> {
   const definition = EXPORTS[request.kind];
   const reader = reading ?? db;
@@ -234,9 +263,7 @@ async function startExportReading(
   };
   const output = await startAuditedCsv(db, {
     columns: definition.columns,
-    pages: reading
-      ? releasingAfter(definition.pages(reader, target), () => reading.commit().execute())
-      : definition.pages(db, target),
+    pages: reading ? releasingAfter(definition.pages(reader, target), finishReading) : definition.pages(db, target),
     bom: request.bom,
     audit: {
       actor: request.actor,

@@ -4,8 +4,12 @@ import { storeWebhookEvent } from "@/db/queries/webhook-receiving";
 import { gameIdSchema } from "@/lib/games/schemas";
 import { enqueue } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
-import { parseWebhookEvent, type WebhookEnvelope, webhookEnvelopeSchema } from "@/lib/service/schemas";
-import { RECEIVED_EVENT_ID } from "@/lib/service/webhook-schemas";
+import {
+  parseWebhookEvent,
+  RECEIVED_EVENT_ID,
+  type WebhookEnvelope,
+  webhookEnvelopeSchema,
+} from "@/lib/service/schemas";
 import { parseServiceInstant } from "@/lib/time";
 import { eventInstant } from "./event-time";
 import { drainWebhookEventsJob } from "./drain-job";

@@ -23,6 +23,8 @@ describe("npm start with a setting it refuses", () => {
       PAYOUT_DESK_KEY: randomBytes(32).toString("base64"),
       NODE_OPTIONS: "",
       LOG_LEVEL: "INFO",
+      // Not a port, but --port stands for it: not the setting refused.
+      PORT: "nope",
     };
     delete env.PAYOUT_DESK_EMULATOR;
     const started = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/start.ts", "--port", "1"], {
@@ -34,6 +36,7 @@ describe("npm start with a setting it refuses", () => {
     );
     expect(started.code).toBe(1);
     expect(started.stderr).toContain("Invalid environment variable LOG_LEVEL");
+    expect(started.stderr).not.toContain("PORT");
     const tables = await sql<{ name: string }>`
       select table_name as name from information_schema.tables where table_name = 'kysely_migration'`.execute(t.db);
     expect(tables.rows).toEqual([]);
