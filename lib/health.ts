@@ -7,15 +7,32 @@ export type Readiness =
   | { ready: true }
   | { ready: false; reason: "database_unreachable" | "migrations_pending"; pending?: number };
 
+/** How long readiness waits for the database, whose pool has no wait limit of its own, before it says no. */
+export const READINESS_WAIT_MS = 5_000;
+
 /**
  * Whether this instance can serve: the database answers and has every migration this build knows. A database that
- * has more (a newer build migrated it during a rolling deploy) is ready: migrations only ever add.
+ * has more (a newer build migrated it during a rolling deploy) is ready: migrations only ever add. A database that
+ * does not answer within `waitMs` (a host that stopped answering, or every connection of the pool taken) is
+ * unreachable: the probe answers rather than hang until the load balancer gives up on it.
  */
-export async function checkReadiness(db: Db): Promise<Readiness> {
-  let applied: string[];
+export async function checkReadiness(db: Db, { waitMs = READINESS_WAIT_MS } = {}): Promise<Readiness> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<"gave up">((resolve) => {
+    timer = setTimeout(() => resolve("gave up"), waitMs);
+  });
+  const asked = listAppliedMigrations(db);
+  let applied: string[] | "gave up";
   try {
-    applied = await listAppliedMigrations(db);
+    applied = await Promise.race([asked, gaveUp]);
   } catch {
+    return { ready: false, reason: "database_unreachable" };
+  } finally {
+    clearTimeout(timer);
+  }
+  if (applied === "gave up") {
+    // Its answer, or its failure, once it comes is of no use to anyone.
+    asked.catch(() => {});
     return { ready: false, reason: "database_unreachable" };
   }
   const pending = migrationState(applied).pending.length;

@@ -47,4 +47,16 @@ describe("readiness", () => {
       await unreachable.destroy();
     }
   });
+
+  it("is not ready, rather than waiting, when no connection of the pool comes free in time", async () => {
+    const busy = createDb(t.url, { max: 1 });
+    const holding = await busy.startTransaction().execute();
+    try {
+      expect(await checkReadiness(busy, { waitMs: 300 })).toEqual({ ready: false, reason: "database_unreachable" });
+    } finally {
+      await holding.rollback().execute();
+    }
+    expect(await checkReadiness(busy, { waitMs: 30_000 })).toEqual({ ready: true });
+    await busy.destroy();
+  });
 });
