@@ -1,10 +1,11 @@
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { createDb } from "@/db";
-import { writeLocalSecrets } from "@/db/embedded";
+import { keyTextSchema } from "@/core/env";
+import { type LocalSecrets, readLocalSecrets, writeLocalSecrets } from "@/db/embedded";
 import { migrateToLatest } from "@/db/migrate";
 import { readKeyCheck } from "@/db/queries/keys";
 import { noteCommandLineRun } from "@/lib/command-line-account";
+import { isAppError } from "@/lib/errors";
 import { decodeKey, readKeyring } from "@/lib/crypto";
 import { keyOf } from "@/lib/keys/check";
 import { rotateKey } from "@/lib/keys/rotate";
@@ -14,7 +15,7 @@ import { PullBusyError, PullFailedError, takeSnapshotNow } from "@/lib/snapshots
 import { whenStopped } from "@/lib/stop-signal";
 import { formatWindow, type TimeWindow } from "@/lib/time";
 import { refuseDemoWithoutEmulator } from "./demo-service";
-import { CliError, CliResult, failureMessage, firstSentence, helpText, parseFlags } from "./cli";
+import { CliError, CliResult, failureMessage, firstSentence, helpText, parseFlags, readFlagFile } from "./cli";
 import { payoutCommands } from "./commands/payouts";
 import { paymentCommands } from "./commands/payments";
 import { profileCommands } from "./commands/profiles";
@@ -161,21 +162,28 @@ const COMMANDS: Record<string, Command> = {
       },
       schema: z.object({ "new-key-file": z.string({ message: "is required" }).min(1, { message: "is required" }) }),
     },
-    run: (flags: { "new-key-file": string }) =>
-      withDb(
+    run: async (flags: { "new-key-file": string }) => {
+      // Read and checked before the database is touched, as every command's files are.
+      const given = keyTextSchema.safeParse(
+        (await readFlagFile("new-key-file", flags["new-key-file"])).split(/\r?\n/)[0]?.trim(),
+      );
+      if (!given.success) throw new CliError(`--new-key-file: ${given.error.issues[0]?.message}`, 2);
+      const text = given.data;
+      const newKey = decodeKey(text, "the new key");
+      return withDb(
         async (db, runtime) => {
-          const text = (
-            await readFile(flags["new-key-file"], "utf8").catch(() => {
-              throw new CliError(`--new-key-file: cannot read ${flags["new-key-file"]}`, 2);
-            })
-          ).trim();
-          if (!/^[A-Za-z0-9+/]{43}=$/.test(text))
-            throw new CliError("--new-key-file: must hold 32 random bytes in base64 (openssl rand -base64 32)", 2);
-          const newKey = decodeKey(text, "the new key");
-          if (runtime.keyFile) await keepBothKeys(db, runtime, text);
-          const summary = await rotateKey(db, { newKey, actor: CLI_ACTOR, via: "cli" });
-          if (runtime.keyFile) {
-            await writeLocalSecrets(runtime.dataDir, { key: text, pgPassword: await localPassword(runtime) });
+          const before = runtime.keyFile ? await readLocalSecrets(runtime.dataDir) : null;
+          if (before) await keepBothKeys(db, runtime, before, text);
+          let summary: Awaited<ReturnType<typeof rotateKey>>;
+          try {
+            summary = await rotateKey(db, { newKey, actor: CLI_ACTOR, via: "cli" });
+          } catch (error) {
+            // A refusal is made before anything is re-sealed, and rolled back: the file holds what it held.
+            if (before && isAppError(error)) await writeLocalSecrets(runtime.dataDir, before);
+            throw error;
+          }
+          if (before) {
+            await writeLocalSecrets(runtime.dataDir, { key: text, pgPassword: before.pgPassword });
             process.stderr.write(
               `keys rotate: ${runtime.keyFile} now holds the new key; restart npm start if it runs\n`,
             );
@@ -188,7 +196,8 @@ const COMMANDS: Record<string, Command> = {
           return summary;
         },
         { keys: true },
-      ),
+      );
+    },
   },
   ...profileCommands,
   ...payoutCommands,
@@ -199,19 +208,17 @@ const COMMANDS: Record<string, Command> = {
  * The embedded default keeps its key in local-secrets.json. Before the rotation it holds the new key and the one
  * the secrets are sealed with now, so that whether the transaction commits or not, the file opens them.
  */
-async function keepBothKeys(db: ReturnType<typeof createDb>, runtime: Runtime, newKey: string): Promise<void> {
+async function keepBothKeys(
+  db: ReturnType<typeof createDb>,
+  runtime: Runtime,
+  before: LocalSecrets,
+  newKey: string,
+): Promise<void> {
   const check = await readKeyCheck(db);
   const active = check ? keyOf(check, readKeyring()) : null;
   const previousKey = active ? active.toString("base64") : runtime.key;
-  await writeLocalSecrets(runtime.dataDir, { key: newKey, previousKey, pgPassword: await localPassword(runtime) });
+  await writeLocalSecrets(runtime.dataDir, { key: newKey, previousKey, pgPassword: before.pgPassword });
 }
-
-async function localPassword(runtime: Runtime): Promise<string> {
-  if (!runtime.keyFile) throw new Error("not the embedded default");
-  return (JSON.parse(await readFile(runtime.keyFile, "utf8")) as { pgPassword: string }).pgPassword;
-}
-
-/** Names a validation problem by the flag the user typed (baseUrl -> --base-url, environment -> --env). */
 
 export function registerCommand(name: string, command: Command): void {
   COMMANDS[name] = command;

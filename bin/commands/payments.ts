@@ -64,7 +64,7 @@ export const paymentCommands: Record<string, Command> = {
     spec: {
       usage:
         "npm run desk -- payouts pay-file --batch ID --method paypal|wise|sepa|generic --out F " +
-        "[--eur-rate R --rate-source S] [--execution-date D] --actor EMAIL",
+        "[--eur-rate R --rate-source S (required for sepa)] [--execution-date D] --actor EMAIL",
       description:
         "Writes the payment file(s) of an approved batch for one method and moves the statements they pay to " +
         "in_payment (nothing is paid until results are imported). One file is written to --out; several " +

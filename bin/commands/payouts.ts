@@ -129,8 +129,9 @@ const flags = payoutCommand(
   {
     usage: "npm run desk -- payouts flags --batch ID",
     description:
-      "Lists the open flags of a payout batch, evaluated now: kind, recipient (null for the whole window) and " +
-      "cause (what an override covers).",
+      "Lists the open flags of a payout batch, evaluated now: kind, recipient (null for the whole window), " +
+      "cause (what an override covers), detail and label; in a draft batch, also those raised on approved " +
+      "statements since their approval.",
     options: { batch: BATCH_OPTION },
     schema: batchSchema,
   },

@@ -82,9 +82,10 @@ export const profileCommands: Record<string, Command> = {
       await checkOutPath(flags.out);
       return withDb(async (db) => {
         await requireGame(db, flags.game);
-        const { csv, rows } = await exportProfiles(db, { gameId: flags.game }, { actor: null, via: "cli" });
         const { writePrivateFile } = await import("@/lib/exports/file");
-        await writePrivateFile(flags.out, csv);
+        const { rows } = await exportProfiles(db, { gameId: flags.game }, { actor: null, via: "cli" }, (csv) =>
+          writePrivateFile(flags.out, csv),
+        );
         return { exported: rows, file: flags.out, masked: true };
       });
     },

@@ -149,7 +149,8 @@ export const statementCommands: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID | --again --runs-seen N] --actor EMAIL",
       description:
-        "Queues an email of each statement of an approved or paid batch not emailed yet (every one with --again, " +
+        "Queues an email of each statement of an approved or paid batch not emailed yet, or whose email failed " +
+        "to send (every one with --again, " +
         "or one recipient's), the PDF attached, through SMTP_URL. The app's job workers (or desk worker) send " +
         "them, with retries; each statement's delivery log shows the outcome. A JSON summary goes to stdout.",
       options: {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { returnPaymentSchema } from "./schemas";
+import { createPaymentFileSchema, returnPaymentSchema } from "./schemas";
 
 describe("a payment to undo, as the return dialog names it", () => {
   const id = "0b9f3c1e-7a2d-4c5b-9e8f-1a2b3c4d5e6f";
@@ -17,5 +17,22 @@ describe("a payment to undo, as the return dialog names it", () => {
         at,
       ).toEqual(["is not a paid statement shown on this page"]);
     }
+  });
+});
+
+describe("a payment file to make", () => {
+  const batchId = "0b9f3c1e-7a2d-4c5b-9e8f-1a2b3c4d5e6f";
+  const messages = (input: Record<string, string>) =>
+    createPaymentFileSchema.safeParse({ batchId, ...input }).error?.issues.map((i) => [i.path.join("."), i.message]);
+
+  it("asks a SEPA file for its rate at the rate, and the other methods for none", () => {
+    expect(messages({ method: "sepa" })).toEqual([
+      ["eurRate", "a SEPA file pays in EUR: give the USD→EUR rate and where it comes from"],
+    ]);
+    expect(messages({ method: "sepa", eurRate: "0.92", rateSource: "ECB" })).toBeUndefined();
+    expect(messages({ method: "sepa", rateSource: "ECB" })).toEqual([
+      ["eurRate", "give the rate and where it comes from together"],
+    ]);
+    expect(messages({ method: "wise" })).toBeUndefined();
   });
 });

@@ -69,6 +69,14 @@ export const createPaymentFileSchema = z
   })
   // On the field left empty: a source typed without its rate is the rate's to fill.
   .superRefine((v, ctx) => {
+    if (v.method === "sepa" && v.eurRate === undefined && v.rateSource === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: "a SEPA file pays in EUR: give the USD→EUR rate and where it comes from",
+        path: ["eurRate"],
+      });
+      return;
+    }
     if ((v.eurRate === undefined) === (v.rateSource === undefined)) return;
     ctx.addIssue({
       code: "custom",

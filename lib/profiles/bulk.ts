@@ -191,13 +191,14 @@ export async function importProfiles(
 
 /**
  * The profiles of a game as CSV (UTF-8 with a byte-order mark): masked details only (the last four characters), never
- * full bank details. Audited
- * (`export.profiles`, the rows and the file's SHA-256), as every export is.
+ * full bank details. Audited (`export.profiles`, the rows and the file's SHA-256), as every export is: once `deliver`
+ * (writing the file, from the command line) has done its part, or as failed when it could not.
  */
 export async function exportProfiles(
   db: Db,
   p: { gameId: string },
   acting: ActingAs,
+  deliver: (csv: string) => Promise<void> = async () => {},
 ): Promise<{ csv: string; rows: number }> {
   const [profiles, pending] = await Promise.all([
     listProfiles(db, p),
@@ -219,13 +220,15 @@ export async function exportProfiles(
   // takes it back).
   const csv = `\uFEFF${writeCsv(EXPORT_COLUMNS, rows)}`;
   const sha256 = createHash("sha256").update(csv).digest("hex");
-  await recordAudit(db, {
-    ...acting,
-    action: "export.profiles",
-    gameId: p.gameId,
-    target: null,
-    outcome: "completed",
-    detail: { rows: rows.length, bytes: Buffer.byteLength(csv), sha256 },
-  });
+  const audit = { ...acting, action: "export.profiles", gameId: p.gameId, target: null };
+  const detail = { rows: rows.length, bytes: Buffer.byteLength(csv), sha256 };
+  try {
+    await deliver(csv);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await recordAudit(db, { ...audit, outcome: "failed", detail: { ...detail, error: reason.slice(0, 300) } });
+    throw error;
+  }
+  await recordAudit(db, { ...audit, outcome: "completed", detail });
   return { csv, rows: rows.length };
 }

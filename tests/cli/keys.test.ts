@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -299,6 +299,17 @@ describe("keys rotate in the embedded default", () => {
     const secretsFile = path.join(dataDir, "local-secrets.json");
     const before = JSON.parse(await readFile(secretsFile, "utf8")) as { key: string; pgPassword: string };
 
+    // A refused rotation (to the key the secrets are sealed with already) leaves the file as it was.
+    const refused = await embedded(
+      "keys",
+      "rotate",
+      "--new-key-file",
+      await keyFile(Buffer.from(before.key, "base64")),
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("already sealed with key");
+    expect(JSON.parse(await readFile(secretsFile, "utf8"))).toEqual(before);
+
     const rotated = await embedded("keys", "rotate", "--new-key-file", await keyFile(K3));
     expect(rotated.code, rotated.stderr).toBe(0);
     expect(JSON.parse(rotated.stdout)).toMatchObject({
@@ -308,5 +319,20 @@ describe("keys rotate in the embedded default", () => {
     });
     expect(JSON.parse(await readFile(secretsFile, "utf8"))).toEqual({ key: b64(K3), pgPassword: before.pgPassword });
     expect((await add("--replace")).code).toBe(0);
+
+    // A secrets file that is not one (the bare key written into it) is refused without quoting any of it.
+    const bare = path.join(dir, "bare-key");
+    await mkdir(bare, { recursive: true });
+    await writeFile(path.join(bare, "local-secrets.json"), `${b64(K3)}\n`, { mode: 0o600 });
+    const unreadable = await run(process.execPath, ["bin/desk.mjs", "games", "list"], {
+      cwd: ROOT,
+      env: { ...embeddedEnv, PAYOUT_DESK_DATA_DIR: bare },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(unreadable.code).not.toBe(0);
+    expect(unreadable.stderr).toContain("is not the embedded default's secrets file");
+    expect(unreadable.stderr).not.toContain(b64(K3).slice(0, 6));
   });
 });

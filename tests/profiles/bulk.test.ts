@@ -235,4 +235,20 @@ describe("profiles export", () => {
       expect(text).not.toContain(plain);
     }
   });
+
+  it("is audited as failed, not completed, when its file could not be written", async () => {
+    const full = new Error("ENOSPC: no space left on device, write");
+    await expect(
+      exportProfiles(db, { gameId: GAME }, fin, async () => {
+        throw full;
+      }),
+    ).rejects.toBe(full);
+    const last = await db
+      .selectFrom("audit_log")
+      .select(["outcome", "detail"])
+      .where("action", "=", "export.profiles")
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(last).toMatchObject({ outcome: "failed", detail: { rows: 4, error: full.message } });
+  });
 });
