@@ -40,16 +40,28 @@ export function useImportForm<T>(
   );
   const [fileError, setFileError] = useState<string | null>(null);
   const [mode, setMode] = useState<ImportMode>("dry_run");
+  // While the file is read, before the action starts: a second press then would send the file twice.
+  const [reading, setReading] = useState(false);
+  const readingNow = useRef(false);
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    if (readingNow.current || pending) return;
     const file = (event.currentTarget.elements.namedItem("file") as HTMLInputElement | null)?.files?.[0];
     if (!file) {
       setFileError(options.missingFile);
       return;
     }
     const { chars, message } = options.limit;
-    // Too large to read at all, or once read: refused here, since the server refuses a form that large unread.
-    const text = file.size > chars * MAX_BYTES_PER_UNIT ? null : await file.text();
+    readingNow.current = true;
+    setReading(true);
+    let text: string | null;
+    try {
+      // Too large to read at all, or once read: refused here, since the server refuses a form that large unread.
+      text = file.size > chars * MAX_BYTES_PER_UNIT ? null : await file.text();
+    } finally {
+      readingNow.current = false;
+      setReading(false);
+    }
     if (text === null || text.length > chars) {
       setFileError(message);
       return;
@@ -59,8 +71,9 @@ export function useImportForm<T>(
     for (const [name, value] of Object.entries(options.fields(text, mode))) data.set(name, value);
     startTransition(() => dispatch(data));
   };
+  const busy = pending || reading;
   // While a new import runs, the previous answer is not shown: it would read as this one's.
-  return { state: pending ? null : state, pending, fileError, mode, setMode, onSubmit };
+  return { state: busy ? null : state, pending: busy, fileError, mode, setMode, onSubmit };
 }
 
 export type ImportFormProps = {
