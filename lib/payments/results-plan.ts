@@ -5,6 +5,7 @@ import type { Db } from "@/db";
 import { recordPaymentResults } from "@/db/queries/payment-files";
 import { type ItemByReference, listItemsByReference, listRecordedResultKeys } from "@/db/queries/payment-flow";
 import type { NormalisedPaymentResult } from "@/db/types";
+import type { PaymentResult } from "./formats/results";
 import { readResults } from "./formats/read";
 import { APPLYING, type PlanLine, type ResultsPlan, VERDICTS, type Verdict } from "./plan-line";
 import type { ResultFormat } from "./schemas";
@@ -53,11 +54,19 @@ function expectedFor(item: ItemByReference, currency: string | null): string | n
   return currency === "USD" ? item.amountUsd : "";
 }
 
-/** Whether a result's amount is what was sent: for Wise, the amount given may be after its fee (the target side). */
-function isAmountSent(result: NormalisedPaymentResult, item: ItemByReference, expected: string): boolean {
+/**
+ * Whether a result's amount is what was sent: a Wise target amount is what arrived after Wise's fee, so the fee is
+ * added back; a source amount is the amount sent itself, fee included.
+ */
+function isAmountSent(result: PaymentResult, item: ItemByReference, expected: string): boolean {
   const amount = money(result.amount ?? "0").abs();
   if (amount.equals(money(expected))) return true;
-  return item.method === "wise" && result.fee !== null && amount.plus(money(result.fee)).equals(money(expected));
+  return (
+    item.method === "wise" &&
+    result.afterFee === true &&
+    result.fee !== null &&
+    amount.plus(money(result.fee)).equals(money(expected))
+  );
 }
 
 /**
@@ -85,7 +94,7 @@ function recordedResults(keys: Awaited<ReturnType<typeof listRecordedResultKeys>
 }
 
 function judge(
-  result: NormalisedPaymentResult,
+  result: PaymentResult,
   item: ItemByReference | undefined,
   /** The file each recorded result was read for (recordedResults). */
   recorded: Map<string, string>,

@@ -1,7 +1,7 @@
 import "server-only";
 import { stringify } from "csv-stringify/sync";
 import { CSV_WRITE, neutraliseText } from "@/lib/exports/csv";
-import { formatUsd, money } from "@/lib/money";
+import { formatExact, money } from "@/lib/money";
 import { convertedText, type StatementDocument } from "./model";
 
 /**
@@ -63,7 +63,7 @@ export function statementCsv(doc: StatementDocument): string {
       r.refundedAt,
       // Windows as every other row names them; a renewal whose window is not known, by its day.
       r.fromInterval ?? r.fromWindow,
-      formatUsd(money(r.reversedUsd).negated()),
+      formatExact(money(r.reversedUsd).negated()),
       null,
     ]);
   const p = doc.payment;

@@ -101,3 +101,33 @@ describe("a carried statement", () => {
     expect(doc.figures.rolledOverUsd).toBe("24.99");
   });
 });
+
+describe("a statement's reversals in its CSV", () => {
+  it("are written exactly as the service gave them, as the renewal lines and the PDF are, not rounded each", () => {
+    const reversal = {
+      periodId: 11,
+      subscriptionId: "sub_1",
+      refundedAt: new Date("2026-03-20T00:00:00Z"),
+      fromWindowStart: new Date("2026-03-01T00:00:00Z"),
+      fromWindowEnd: new Date("2026-04-01T00:00:00Z"),
+      renewalPaidAt: null,
+      reversedAttributedUsd: "0.125",
+    };
+    const doc = buildStatementDocument({
+      statement: { ...base, reversalCount: 2, reversedAttributedUsd: "0.25" },
+      number: 7,
+      gameId: "demo-game",
+      issuedAt: "2026-04-02T09:00:00.000Z",
+      settings: { studioName: "Studio", studioAddress: "", linkDays: 30 },
+      lines: [],
+      reversals: [reversal, { ...reversal, periodId: 12 }] as unknown as Parameters<
+        typeof buildStatementDocument
+      >[0]["reversals"],
+      carriedIn: [],
+    });
+    const rows = statementCsv(doc)
+      .split("\r\n")
+      .filter((row) => row.startsWith("reversal,"));
+    expect(rows.map((row) => row.split(",")[4])).toEqual(["-0.125", "-0.125"]);
+  });
+});

@@ -117,6 +117,21 @@ describe("Wise results", () => {
     ]);
   });
 
+  it("[finance] a USD source amount is the amount sent itself: one short is a mismatch, whatever the fee", async () => {
+    const text = wiseResults(
+      ["id", "status", "sourceValue", "sourceCurrency", "fee"],
+      [
+        [1, "9011", "outgoing_payment_sent", "99.59", "USD", "0.41"],
+        [2, "9012", "outgoing_payment_sent", "80.00", "", "0.41"],
+      ],
+    );
+    const out = await importResults(db, { gameId: GAME, batchId, format: "wise", text, dryRun: true }, web(approver));
+    expect(out.plan.lines.map((l) => [l.reference, l.verdict, l.amount, l.currency, l.expectedAmount])).toEqual([
+      [refs.get(1), "amount_mismatch", "99.59", "USD", "100.00"],
+      [refs.get(2), "pay", "80.00", "USD", "80.00"],
+    ]);
+  });
+
   it("[finance] a EUR payment is checked on its USD source side, not on the amount Wise converted", async () => {
     const text = wiseResults(
       ["id", "status", "sourceValue", "sourceCurrency", "targetValue", "targetCurrency", "fee"],

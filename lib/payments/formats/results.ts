@@ -10,7 +10,10 @@ import { type CsvRecord, CsvUnreadableError, headerIndex, readCsv } from "./csv"
 export type PaymentOutcome = PaymentResultOutcome;
 
 /** One payment's result: reference, outcome, provider transaction id, amount, currency, fee, reason, raw status. */
-export type PaymentResult = NormalisedPaymentResult;
+export type PaymentResult = NormalisedPaymentResult & {
+  /** The amount is what arrived after the provider's fee (a Wise target side), so the fee is added back to check it. */
+  afterFee?: true;
+};
 
 export type UnreadableRow = { line: number; reason: string };
 
@@ -22,14 +25,16 @@ const optionalText = z
   .transform((value) => (value === "" ? null : value));
 
 /**
- * An amount in a results file: "12.34", "-0.35", "1,234.56" (commas only as thousands separators, dropped); empty
- * means none. A decimal comma ("12,34", as a report exported in a comma-decimal locale writes it) is refused, never
- * read as thousands: 12,34 is not 1234, and 0,350 is not 350 (a group of thousands never follows a leading 0).
+ * An amount in a results file: "12.34", "-0.35", "1,234.56" (commas only as thousands separators, dropped, and only
+ * beside a decimal point); empty means none. A decimal comma ("12,34", as a report exported in a comma-decimal locale
+ * writes it) is refused, never read as thousands: 12,34 is not 1234, 0,350 is not 350 (a group of thousands never
+ * follows a leading 0), and 1,250 without a point, a fee of 1.25 written with three decimals as readily as 1250, is
+ * refused as both.
  */
 export const resultAmountSchema = z
   .string()
   .trim()
-  .regex(/^$|^-?(\d{1,13}|[1-9]\d{0,2}(,\d{3}){1,4})(\.\d{1,8})?$/, {
+  .regex(/^$|^-?(\d{1,13}(\.\d{1,8})?|[1-9]\d{0,2}(,\d{3}){1,4}\.\d{1,8})$/, {
     message: "is not an amount (a decimal point and, if any, thousands commas: 1,234.56)",
   })
   .transform((value) => (value === "" ? null : value.replaceAll(",", "")));

@@ -122,7 +122,7 @@ describe("Wise results", () => {
       "4715,bounced_back,10.00,9.20,EUR,R-5,0.41,2026-11-20\r\n" +
       "4716,funds_refunded,10.00,9.20,EUR,R-6,,2026-11-20\r\n" +
       "4717,sent,10.00,9.20,EUR,R-7,,2026-11-20\r\n" +
-      "4718,processing,10.00,9.2O,EUR,R-8,,2026-11-20\r\n";
+      "4718,processing,1O.00,9.20,EUR,R-8,,2026-11-20\r\n";
     const { results, unreadable } = readWiseResults(text);
     expect(results.map((r) => [r.reference, r.outcome])).toEqual([
       ["R-1", "paid"],
@@ -132,15 +132,16 @@ describe("Wise results", () => {
       ["R-5", "pending"],
       ["R-6", "returned"],
     ]);
-    expect(results[0]).toMatchObject({ providerTransactionId: "4711", amount: "9.20", currency: "EUR", fee: "0.41" });
-    expect(results[3]?.amount).toBeNull();
+    // The source amount, which the desk's files send in USD.
+    expect(results[0]).toMatchObject({ providerTransactionId: "4711", amount: "10.00", currency: "USD", fee: "0.41" });
+    expect(results[3]?.amount).toBe("10.00");
     expect(unreadable).toEqual([
       { line: 8, reason: 'status "sent" is not one this reader knows' },
       { line: 9, reason: "amount is not an amount (a decimal point and, if any, thousands commas: 1,234.56)" },
     ]);
   });
 
-  it("takes a row's source side when it gives the source amount and currency, else its target side", () => {
+  it("takes a row's source side when it gives the source amount (USD if no currency), else its target side", () => {
     const text =
       "id,status,sourceValue,sourceCurrency,targetValue,targetCurrency,reference,fee\r\n" +
       "4721,outgoing_payment_sent,10.00,USD,8.83,EUR,R-1,0.41\r\n" +
@@ -148,10 +149,10 @@ describe("Wise results", () => {
       "4723,outgoing_payment_sent,10.00,,9.59,USD,R-3,0.41\r\n";
     const { results, unreadable } = readWiseResults(text);
     expect(unreadable).toEqual([]);
-    expect(results.map((r) => [r.reference, r.amount, r.currency, r.fee])).toEqual([
-      ["R-1", "10.00", "USD", "0.41"],
-      ["R-2", "9.20", "EUR", null],
-      ["R-3", "9.59", "USD", "0.41"],
+    expect(results.map((r) => [r.reference, r.amount, r.currency, r.fee, r.afterFee ?? false])).toEqual([
+      ["R-1", "10.00", "USD", "0.41", false],
+      ["R-2", "9.20", "EUR", null, true],
+      ["R-3", "10.00", "USD", "0.41", false],
     ]);
   });
 });

@@ -126,12 +126,19 @@ export function readWiseResults(text: string): ResultsReadout {
       reason: ["reason", "errorMessage", "Reason"],
     },
     required: ["reference", "status"],
-    row: (cells) => resultFromCells(sourceSide(cells), mapStatus(cells.status ?? "", WISE_STATUS)),
+    row: (cells) => {
+      const source = (cells.sourceAmount ?? "").trim() !== "";
+      const result = resultFromCells(source ? sourceSide(cells) : cells, mapStatus(cells.status ?? "", WISE_STATUS));
+      return typeof result === "string" || source ? result : { ...result, afterFee: true };
+    },
   });
 }
 
-/** The row's amount and currency from its source side when it gives both; the cells as they are if not. */
+/**
+ * The row's amount and currency from its source side: what the desk's file sent, fee included (Wise deducts its fee
+ * from it). The desk's Wise files send USD, so a source amount without its currency is USD.
+ */
 function sourceSide(cells: Record<string, string>): Record<string, string> {
-  if ((cells.sourceAmount ?? "").trim() === "" || (cells.sourceCurrency ?? "").trim() === "") return cells;
-  return { ...cells, amount: cells.sourceAmount ?? "", currency: cells.sourceCurrency ?? "" };
+  const currency = (cells.sourceCurrency ?? "").trim();
+  return { ...cells, amount: cells.sourceAmount ?? "", currency: currency === "" ? "USD" : currency };
 }
