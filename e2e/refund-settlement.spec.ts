@@ -68,6 +68,14 @@ test("[finance] settles a refund that needs attention as nothing refunded; [supp
   await shoot(page, "refund-settle-form");
   await settle.getByLabel(/No, nothing was refunded/).check();
   await settle.getByRole("button", { name: "Mark as settled" }).click();
+  // Asked once more, since it lets the same refund be made again; the focus is on the answer.
+  const confirm = settle.getByRole("button", { name: "Yes, nothing was refunded" });
+  await expect(
+    settle.getByRole("group", { name: /Nothing was refunded\? Support can then make the same refund/ }),
+  ).toBeVisible();
+  await expect(confirm).toBeFocused();
+  await shoot(page, "refund-settle-confirm");
+  await page.keyboard.press("Enter");
   await expect(page.getByText("Settled by hand: nothing refunded")).toBeVisible();
   await shoot(page, "refund-settled-nothing");
 

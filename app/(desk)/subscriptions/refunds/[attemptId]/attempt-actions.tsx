@@ -1,12 +1,13 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useRef } from "react";
+import { type FormEvent, useActionState, useEffect, useRef, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
+import { Button } from "@/app/_components/ui/button";
 import { Card } from "@/app/_components/ui/card";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
@@ -78,8 +79,40 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
   const typedOutcome = state && !state.ok ? state.values?.outcome : undefined;
   const formRef = useRef<HTMLFormElement>(null);
   useFocusFirstInvalid(formRef, state);
+  // "Nothing was refunded" lets the same refund be made again: asked once more, here, before anything is sent.
+  const [asking, setAsking] = useState(false);
+  const confirmNothing = useRef<HTMLButtonElement>(null);
+  const ask = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
+  useEffect(() => {
+    if (asking) {
+      asked.current = true;
+      confirmNothing.current?.focus();
+    } else if (asked.current) ask.current?.focus();
+  }, [asking]);
+  // A refusal (a field to correct) takes the question away, leaving the focus where the refusal puts it.
+  useEffect(() => {
+    if (state && !state.ok) {
+      asked.current = false;
+      setAsking(false);
+    }
+  }, [state]);
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    const submitter = (event.nativeEvent as SubmitEvent).submitter;
+    const outcome = new FormData(event.currentTarget).get("outcome");
+    if (outcome === "not_refunded" && submitter?.getAttribute("value") !== "confirmed") {
+      event.preventDefault();
+      setAsking(true);
+    }
+  };
   return (
-    <form ref={formRef} action={formAction} className="flex flex-col gap-3" aria-label="Mark as settled">
+    <form
+      ref={formRef}
+      action={formAction}
+      onSubmit={onSubmit}
+      className="flex flex-col gap-3"
+      aria-label="Mark as settled"
+    >
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="attemptId" value={attemptId} />
       {state && (state.ok || (!error && !outcomeError)) ? (
@@ -90,6 +123,7 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
         name="outcome"
         options={OUTCOMES}
         value={typedOutcome === "refunded" || typedOutcome === "not_refunded" ? typedOutcome : undefined}
+        onChange={() => setAsking(false)}
         required
         error={outcomeError}
       />
@@ -108,9 +142,28 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
           />
         )}
       </Field>
-      <div>
-        <SubmitButton pendingLabel="Saving…">Mark as settled</SubmitButton>
-      </div>
+      {asking ? (
+        <fieldset className="flex flex-col gap-2">
+          <legend className="text-sm text-ink">
+            Nothing was refunded? Support can then make the same refund again: if the service did refund it after all,
+            the customer is refunded twice.
+          </legend>
+          <div className="flex gap-2">
+            <SubmitButton ref={confirmNothing} name="confirm" value="confirmed" pendingLabel="Saving…">
+              Yes, nothing was refunded
+            </SubmitButton>
+            <Button type="button" variant="secondary" onClick={() => setAsking(false)}>
+              Go back
+            </Button>
+          </div>
+        </fieldset>
+      ) : (
+        <div>
+          <SubmitButton ref={ask} pendingLabel="Saving…">
+            Mark as settled
+          </SubmitButton>
+        </div>
+      )}
     </form>
   );
 }
