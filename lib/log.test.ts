@@ -42,4 +42,20 @@ describe("log lines", () => {
     for (const value of ["DE89", "COBADEFF", "Lovelace", "whsec_", "12345678", "021000021"])
       expect(text).not.toContain(value);
   });
+
+  it("take a user and password out of any address written in a value or an error's message", () => {
+    const line = logged(() =>
+      log.info("mail server refused", {
+        server: "smtps://statements%40studio.example:s3cr%2Ft@smtp.example.com:465",
+        error: new Error("connect ECONNREFUSED postgres://desk:hunter2@db.internal:5432/desk"),
+        base: "https://api.service.example/sandbox",
+      }),
+    );
+    expect(line).toMatchObject({
+      server: "smtps://[redacted]@smtp.example.com:465",
+      error: { message: "connect ECONNREFUSED postgres://[redacted]@db.internal:5432/desk" },
+      base: "https://api.service.example/sandbox",
+    });
+    expect(JSON.stringify(line)).not.toMatch(/hunter2|s3cr/);
+  });
 });

@@ -11,11 +11,19 @@ const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30,
 const SECRET_KEY =
   /secret|password|token|authorization|cookie|key$|iban|^bic$|holder|account_?number|routing|sealed|paypal|wise/i;
 
+/** A user and password written into an address (a database's, a mail server's): in any text logged, an error's too. */
+const CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s@]*@/gi;
+
+function withoutCredentials(text: string): string {
+  return text.replace(CREDENTIALS, "$1[redacted]@");
+}
+
 function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return withoutCredentials(value);
   if (value === null || typeof value !== "object") return value;
   // Deeper than this is not logged at all, rather than logged unchecked.
   if (depth > 4) return "[truncated]";
-  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (value instanceof Error) return { name: value.name, message: withoutCredentials(value.message) };
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value))

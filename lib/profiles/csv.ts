@@ -1,3 +1,4 @@
+import "server-only";
 import { stringify } from "csv-stringify/sync";
 import { CSV_WRITE, neutraliseText } from "@/lib/exports/csv";
 import { type CsvRecord, readCsv } from "@/lib/payments/formats/csv";

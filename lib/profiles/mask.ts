@@ -1,3 +1,4 @@
+import "server-only";
 import type { PayoutDetails } from "./schemas";
 
 /** The last four characters of a value, the rest as dots: all a person ever sees of payout details. */

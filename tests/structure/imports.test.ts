@@ -196,4 +196,35 @@ describe("the module graph", () => {
   it("core/ imports nothing from lib/ or db/", () => {
     expect(importsFromFolder(graph, "core", ["lib", "db"])).toEqual([]);
   });
+
+  it("the modules holding secrets or bank details say they are server-only, and no client module reaches them", () => {
+    const held = [
+      "lib/crypto.ts",
+      "lib/games/games.ts",
+      "lib/profiles/details.ts",
+      "lib/profiles/seal.ts",
+      "lib/profiles/mask.ts",
+      "lib/profiles/csv.ts",
+      "lib/payments/files.ts",
+      "lib/payments/file-access.ts",
+      "lib/payments/items.ts",
+      ...["pain001", "paypal", "wise", "generic", "types", "csv"].map((name) => `lib/payments/formats/${name}.ts`),
+      "lib/webhooks/signing-secrets.ts",
+      "lib/mail/transport.ts",
+      "core/env.ts",
+    ].map((name) => path.join(ROOT, name));
+    const unmarked = held.filter((file) => !/^import "server-only";$/m.test(readFileSync(file, "utf8")));
+    expect(unmarked.map(relative)).toEqual([]);
+    const clientRoots = [...graph.keys()].filter((file) => /^\s*["']use client["']/.test(readFileSync(file, "utf8")));
+    expect(clientRoots.length).toBeGreaterThan(10);
+    const reached = new Set<string>();
+    const queue = [...clientRoots];
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      queue.push(...(graph.get(file) ?? []));
+    }
+    expect(held.filter((file) => reached.has(file)).map(relative)).toEqual([]);
+  });
 });

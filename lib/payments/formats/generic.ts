@@ -1,3 +1,4 @@
+import "server-only";
 import { neutraliseText } from "@/lib/exports/csv";
 import { csvLine } from "./csv";
 import { mapStatus, type PaymentOutcome, type ResultsReadout, readResultsCsv, resultFromCells } from "./results";

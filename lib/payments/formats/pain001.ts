@@ -1,3 +1,4 @@
+import "server-only";
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from "ibantools";
 import { XMLBuilder } from "fast-xml-parser";
 import { z } from "zod";

@@ -1,3 +1,4 @@
+import "server-only";
 import { csvLine, plainText } from "./csv";
 import {
   byCurrency,

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { countOf } from "@/lib/format";
 import { Money } from "@/core/money";

@@ -1,3 +1,4 @@
+import "server-only";
 import { csvLine, plainText } from "./csv";
 import { mapStatus, type PaymentOutcome, type ResultsReadout, readResultsCsv, resultFromCells } from "./results";
 import { byCurrency, csvParts, type PayableItem, PaymentFileError, validateItems, type WrittenFile } from "./types";
