@@ -179,7 +179,13 @@ const COMMANDS: Record<string, Command> = {
             summary = await rotateKey(db, { newKey, actor: CLI_ACTOR, via: "cli" });
           } catch (error) {
             // A refusal is made before anything is re-sealed, and rolled back: the file holds what it held.
-            if (before && isAppError(error)) await writeLocalSecrets(runtime.dataDir, before);
+            if (before && isAppError(error))
+              await writeLocalSecrets(runtime.dataDir, before).catch((restoreError: unknown) =>
+                process.stderr.write(
+                  `keys rotate: ${runtime.keyFile} could not be put back (${String(restoreError)}); ` +
+                    "it holds the new key and the current one, which open the secrets as they are\n",
+                ),
+              );
             throw error;
           }
           if (before) {

@@ -111,11 +111,14 @@ export async function readLocalSecrets(dataDir: string): Promise<LocalSecrets> {
       read = null;
     }
     const parsed = localSecretsSchema.safeParse(read);
-    if (!parsed.success)
+    if (!parsed.success) {
+      const field = read === null ? null : parsed.error.issues[0]?.path.join(".");
       throw new Error(
-        `${file} is not the embedded default's secrets file (a JSON object with "key", "pgPassword" and, during a ` +
-          'key rotation, "previousKey"): restore it from a backup, or move the data folder away to start afresh',
+        `${file} cannot be read: ${field ? `its "${field}" is missing or not valid` : "it is not JSON"} (it holds ` +
+          '"key", "pgPassword" and, during a key rotation, "previousKey"). Restore it from a backup: the data under ' +
+          "this folder is sealed with that key",
       );
+    }
     return parsed.data;
   }
   await mkdir(dataDir, { recursive: true });

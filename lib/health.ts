@@ -21,7 +21,7 @@ export async function checkReadiness(db: Db, { waitMs = READINESS_WAIT_MS } = {}
   const gaveUp = new Promise<"gave up">((resolve) => {
     timer = setTimeout(() => resolve("gave up"), waitMs);
   });
-  const asked = listAppliedMigrations(db);
+  const asked = askOnce(db);
   let applied: string[] | "gave up";
   try {
     applied = await Promise.race([asked, gaveUp]);
@@ -37,4 +37,18 @@ export async function checkReadiness(db: Db, { waitMs = READINESS_WAIT_MS } = {}
   }
   const pending = migrationState(applied).pending.length;
   return pending === 0 ? { ready: true } : { ready: false, reason: "migrations_pending", pending };
+}
+
+/**
+ * The applied migrations, asked once at a time for each database: probes that come while a question waits (the
+ * database not answering, every connection taken) share it rather than each queue one more behind it.
+ */
+const asking = new WeakMap<Db, Promise<string[]>>();
+
+function askOnce(db: Db): Promise<string[]> {
+  const waiting = asking.get(db);
+  if (waiting) return waiting;
+  const asked = listAppliedMigrations(db).finally(() => asking.delete(db));
+  asking.set(db, asked);
+  return asked;
 }

@@ -49,12 +49,14 @@ describe("log lines", () => {
         server: "smtps://statements%40studio.example:s3cr%2Ft@smtp.example.com:465",
         error: new Error("connect ECONNREFUSED postgres://desk:hunter2@db.internal:5432/desk"),
         base: "https://api.service.example/sandbox",
+        unencoded: "smtp://user:p@ss@smtp.example.com:587",
       }),
     );
     expect(line).toMatchObject({
       server: "smtps://[redacted]@smtp.example.com:465",
       error: { message: "connect ECONNREFUSED postgres://[redacted]@db.internal:5432/desk" },
       base: "https://api.service.example/sandbox",
+      unencoded: "smtp://[redacted]@smtp.example.com:587",
     });
     expect(JSON.stringify(line)).not.toMatch(/hunter2|s3cr/);
   });

@@ -12,7 +12,7 @@ const SECRET_KEY =
   /secret|password|token|authorization|cookie|key$|iban|^bic$|holder|account_?number|routing|sealed|paypal|wise/i;
 
 /** A user and password written into an address (a database's, a mail server's): in any text logged, an error's too. */
-const CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s@]*@/gi;
+const CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)\S*@/gi;
 
 function withoutCredentials(text: string): string {
   return text.replace(CREDENTIALS, "$1[redacted]@");

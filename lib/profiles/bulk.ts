@@ -6,6 +6,7 @@ import { holdPayoutsOfGame } from "@/lib/payouts/game-lock";
 import type { Db } from "@/db";
 import { getProfile, listProfiles } from "@/db/queries/profiles";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import type { CsvRecord } from "@/lib/payments/formats/csv";
 import { DETAIL_COLUMNS, EXPORT_COLUMNS, IMPORT_COLUMNS, type ImportColumn, parseCsv, writeCsv } from "./csv";
 import { listProfileChanges } from "@/db/queries/profile-changes";
@@ -226,7 +227,10 @@ export async function exportProfiles(
     await deliver(csv);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    await recordAudit(db, { ...audit, outcome: "failed", detail: { ...detail, error: reason.slice(0, 300) } });
+    // The write's own error is the one said; an audit line that cannot be written either is logged.
+    await recordAudit(db, { ...audit, outcome: "failed", detail: { ...detail, error: reason.slice(0, 300) } }).catch(
+      (auditError: unknown) => log.error("profiles export audit entry not written", { error: auditError }),
+    );
     throw error;
   }
   await recordAudit(db, { ...audit, outcome: "completed", detail });

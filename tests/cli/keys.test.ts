@@ -332,7 +332,7 @@ describe("keys rotate in the embedded default", () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(unreadable.code).not.toBe(0);
-    expect(unreadable.stderr).toContain("is not the embedded default's secrets file");
+    expect(unreadable.stderr).toContain("local-secrets.json cannot be read: it is not JSON");
     expect(unreadable.stderr).not.toContain(b64(K3).slice(0, 6));
   });
 });

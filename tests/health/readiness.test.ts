@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../../db";
+import { createDb, poolOf } from "../../db";
 import { migrateToLatest } from "../../db/migrate";
 import { MIGRATIONS } from "../../db/migrations";
 import { checkReadiness } from "../../lib/health";
@@ -53,6 +53,9 @@ describe("readiness", () => {
     const holding = await busy.startTransaction().execute();
     try {
       expect(await checkReadiness(busy, { waitMs: 300 })).toEqual({ ready: false, reason: "database_unreachable" });
+      // Probes meanwhile share the question already waiting rather than queue one each.
+      expect(await checkReadiness(busy, { waitMs: 100 })).toEqual({ ready: false, reason: "database_unreachable" });
+      expect(poolOf(busy).waitingCount).toBe(1);
     } finally {
       await holding.rollback().execute();
     }

@@ -239,7 +239,12 @@ describe("a refund settled by hand counts what moved and frees the intent when n
     actAs(c.sessions.finance);
     expect(
       await resolveRefundAttemptAction(
-        form({ attemptId, outcome: "not_refunded", note: "Service says no refund (ticket 5121)." }),
+        form({
+          attemptId,
+          outcome: "not_refunded",
+          note: "Service says no refund (ticket 5121).",
+          confirm: "confirmed",
+        }),
       ),
     ).toMatchObject({ ok: true });
     const target = { gameId: GAME_ID, subscriptionId: sub, periodSeq: 2 };

@@ -140,12 +140,27 @@ describe("refunds against the emulator", () => {
       code: "FORBIDDEN",
     });
     actAs(c.sessions.finance);
+    // "Nothing was refunded" lets the same refund be made again: refused unless the form asked once more.
     expect(
       await resolveRefundAttemptAction(
         form({
           attemptId: attempt!.id,
           outcome: "not_refunded",
           note: "Service confirmed nothing was refunded (ticket 4411).",
+        }),
+      ),
+    ).toMatchObject({
+      ok: false,
+      code: "INVALID_INPUT",
+      fieldErrors: { outcome: "confirm that nothing was refunded: the same refund can then be made again" },
+    });
+    expect(
+      await resolveRefundAttemptAction(
+        form({
+          attemptId: attempt!.id,
+          outcome: "not_refunded",
+          note: "Service confirmed nothing was refunded (ticket 4411).",
+          confirm: "confirmed",
         }),
       ),
     ).toMatchObject({

@@ -184,16 +184,23 @@ export const resolveRefundAttemptAction = defineAction(
   {
     name: "resolveRefundAttempt",
     role: "finance",
-    input: z.object({
-      attemptId: attemptIdSchema,
-      // What the service confirmed: the limit counts a refund that moved, and one that did not frees its intent.
-      outcome: z.enum(["refunded", "not_refunded"], { message: "say whether the service refunded it" }),
-      note: z
-        .string()
-        .trim()
-        .min(5, { message: "say what was found (at least 5 characters)" })
-        .max(1000, { message: "must be at most 1000 characters" }),
-    }),
+    input: z
+      .object({
+        attemptId: attemptIdSchema,
+        // What the service confirmed: the limit counts a refund that moved, and one that did not frees its intent.
+        outcome: z.enum(["refunded", "not_refunded"], { message: "say whether the service refunded it" }),
+        note: z
+          .string()
+          .trim()
+          .min(5, { message: "say what was found (at least 5 characters)" })
+          .max(1000, { message: "must be at most 1000 characters" }),
+        // "Nothing was refunded" lets the same refund be made again: the form asks once more, and says it did.
+        confirm: z.literal("confirmed").optional(),
+      })
+      .refine((v) => v.outcome !== "not_refunded" || v.confirm === "confirmed", {
+        message: "confirm that nothing was refunded: the same refund can then be made again",
+        path: ["outcome"],
+      }),
   },
   async ({ attemptId, outcome, note }, { user }) => {
     const db = getDb();

@@ -91,8 +91,9 @@ function wiseRow(item: PayableItem, withBank: boolean): string[] {
  * Wise results: a transfers CSV read by column names. Wise documents no fixed column set for a batch's results,
  * so the reader takes the transfer resource's field names (Wise API "transfer": id, reference, status,
  * sourceValue, sourceCurrency, targetValue / targetAmount, targetCurrency, fee) and their common report labels, and
- * ignores everything else. A row's amount is its source side when it gives the source amount and currency (what the
- * file sent: our payments are fixed-source), otherwise its target side, which is after Wise's fee (and conversion).
+ * ignores everything else. A row's amount is its source side when it gives the source amount (what the file sent,
+ * fee included: our payments are fixed-source, in USD when the row names no source currency), otherwise its target
+ * side, which is after Wise's fee (and conversion).
  * Transfer statuses (Wise API, transfer statuses): outgoing_payment_sent → paid; incoming_payment_waiting,
  * incoming_payment_initiated, processing, funds_converted, waiting_recipient_input_to_proceed, unknown → pending;
  * cancelled → rejected; funds_refunded, charged_back → returned. bounced_back → pending: Wise's path for a payment that

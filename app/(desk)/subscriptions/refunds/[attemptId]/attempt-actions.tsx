@@ -69,7 +69,7 @@ const OUTCOMES = [
 
 export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; action: Action; gameId: string }) {
   const router = useRouter();
-  const [state, formAction] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
+  const [state, formAction, saving] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
     const result = await action(previous, form);
     if (result.ok) router.refresh();
     return result;
@@ -83,24 +83,29 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
   const [asking, setAsking] = useState(false);
   const confirmNothing = useRef<HTMLButtonElement>(null);
   const ask = useRef<HTMLButtonElement>(null);
-  const asked = useRef(false);
+  const confirmField = useRef<HTMLInputElement>(null);
+  /** Set by "Go back" alone: changing the answer meanwhile leaves the focus on the radio it is on. */
+  const backToAsk = useRef(false);
   useEffect(() => {
-    if (asking) {
-      asked.current = true;
-      confirmNothing.current?.focus();
-    } else if (asked.current) ask.current?.focus();
+    if (asking) confirmNothing.current?.focus();
+    else if (backToAsk.current) {
+      backToAsk.current = false;
+      ask.current?.focus();
+    }
   }, [asking]);
   // A refusal (a field to correct) takes the question away, leaving the focus where the refusal puts it.
   useEffect(() => {
-    if (state && !state.ok) {
-      asked.current = false;
-      setAsking(false);
-    }
+    if (state && !state.ok) setAsking(false);
   }, [state]);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    const submitter = (event.nativeEvent as SubmitEvent).submitter;
-    const outcome = new FormData(event.currentTarget).get("outcome");
-    if (outcome === "not_refunded" && submitter?.getAttribute("value") !== "confirmed") {
+    const field = confirmField.current;
+    const confirmed = field?.value === "confirmed";
+    // Sent with this press alone (the form's data is read right after this handler): the next one asks again.
+    if (field && confirmed)
+      setTimeout(() => {
+        field.value = "";
+      }, 0);
+    if (new FormData(event.currentTarget).get("outcome") === "not_refunded" && !confirmed) {
       event.preventDefault();
       setAsking(true);
     }
@@ -115,6 +120,7 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
     >
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="attemptId" value={attemptId} />
+      <input ref={confirmField} type="hidden" name="confirm" defaultValue="" />
       {state && (state.ok || (!error && !outcomeError)) ? (
         <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
       ) : null}
@@ -149,10 +155,27 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
             the customer is refunded twice.
           </legend>
           <div className="flex gap-2">
-            <SubmitButton ref={confirmNothing} name="confirm" value="confirmed" pendingLabel="Saving…">
+            {/* Not a submit button: Enter on a radio while asked does not answer for the person. */}
+            <Button
+              ref={confirmNothing}
+              variant="primary"
+              pending={saving}
+              pendingLabel="Saving…"
+              onClick={() => {
+                if (confirmField.current) confirmField.current.value = "confirmed";
+                formRef.current?.requestSubmit();
+              }}
+            >
               Yes, nothing was refunded
-            </SubmitButton>
-            <Button type="button" variant="secondary" onClick={() => setAsking(false)}>
+            </Button>
+            <Button
+              type="button"
+              variant="secondary"
+              onClick={() => {
+                backToAsk.current = true;
+                setAsking(false);
+              }}
+            >
               Go back
             </Button>
           </div>
