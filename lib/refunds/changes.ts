@@ -72,7 +72,7 @@ async function oneChangeAtATime<T>(
 type ChangeEntry = {
   actor: Actor;
   via: Via;
-  action: string;
+  action: "subscription.cancel" | "subscription.change_amount" | "subscription.change_payment_method";
   gameId: string;
   subscriptionId: string;
   request: Record<string, unknown>;
@@ -135,14 +135,17 @@ async function applyChange<T>(
     result = await call(client);
   } catch (error) {
     if (!isServiceError(error)) throw error;
-    const failure = describeChangeFailure({
-      kind: error.kind,
-      status: error.status,
-      code: error.code,
-      codePublic: error.codePublic,
-      errorId: error.errorId,
-      body: error.body,
-    });
+    const failure = describeChangeFailure(
+      {
+        kind: error.kind,
+        status: error.status,
+        code: error.code,
+        codePublic: error.codePublic,
+        errorId: error.errorId,
+        body: error.body,
+      },
+      entry.action === "subscription.cancel" ? "cancel" : "change",
+    );
     // The service answered (or may have acted): its outcome is what the person is told, whatever the audit write does.
     await recordAuditAfterTheFact(db, {
       actor: entry.actor,

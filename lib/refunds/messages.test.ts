@@ -97,29 +97,42 @@ describe("refund error messages", () => {
   });
 
   it("subscription changes: refusals say why; no answer says to reload before acting again", () => {
-    expect(describeChangeFailure({ kind: "http", status: 409, code: "SUBSCRIPTION_TERMINAL" })).toEqual({
+    expect(describeChangeFailure({ kind: "http", status: 409, code: "SUBSCRIPTION_TERMINAL" }, "change")).toEqual({
       message: "The subscription is canceled or expired; its price and card can no longer change.",
       outcomeUnknown: false,
     });
     expect(
-      describeChangeFailure({
-        kind: "http",
-        status: 409,
-        code: "PCSTORE_REAUTHORIZATION_REQUIRED",
-        body: { current_amount_usd: "8.00", requested_amount_usd: "9.00" },
-      }).message,
+      describeChangeFailure(
+        {
+          kind: "http",
+          status: 409,
+          code: "PCSTORE_REAUTHORIZATION_REQUIRED",
+          body: { current_amount_usd: "8.00", requested_amount_usd: "9.00" },
+        },
+        "change",
+      ).message,
     ).toMatch(/USD 8.00 to USD 9.00/);
-    expect(describeChangeFailure({ kind: "http", status: 503, code: "FLOW_PAUSED" }).outcomeUnknown).toBe(false);
-    // A 503 saying service_unavailable sent nothing: refused, not "may or may not have been applied".
-    const unavailable = { kind: "http", status: 503, code: null, body: { status: "service_unavailable" } } as const;
-    expect(describeChangeFailure(unavailable)).toMatchObject({ outcomeUnknown: false });
-    expect(describeChangeFailure(unavailable).message).toMatch(
-      /^The service is paused for maintenance; the change was not/,
-    );
-    expect(describeChangeFailure({ kind: "http", status: 503, code: "service_unavailable" }).outcomeUnknown).toBe(
+    expect(describeChangeFailure({ kind: "http", status: 503, code: "FLOW_PAUSED" }, "change").outcomeUnknown).toBe(
       false,
     );
-    expect(describeChangeFailure({ kind: "timeout", status: null, code: null }).outcomeUnknown).toBe(true);
-    expect(describeChangeFailure({ kind: "http", status: 500, code: "INTERNAL_ERROR" }).outcomeUnknown).toBe(true);
+    // A 503 saying service_unavailable sent nothing: refused, not "may or may not have been applied".
+    const unavailable = { kind: "http", status: 503, code: null, body: { status: "service_unavailable" } } as const;
+    expect(describeChangeFailure(unavailable, "change")).toMatchObject({ outcomeUnknown: false });
+    expect(describeChangeFailure(unavailable, "change").message).toMatch(
+      /^The service is paused for maintenance; the change was not/,
+    );
+    expect(
+      describeChangeFailure({ kind: "http", status: 503, code: "service_unavailable" }, "change").outcomeUnknown,
+    ).toBe(false);
+    expect(describeChangeFailure({ kind: "timeout", status: null, code: null }, "change").outcomeUnknown).toBe(true);
+    // A cancel is never paused: a 503 to it, whatever its body says, may have canceled.
+    for (const paused of [{ code: "FLOW_PAUSED" }, { code: null, body: { status: "service_unavailable" } }]) {
+      const failure = describeChangeFailure({ kind: "http", status: 503, ...paused }, "cancel");
+      expect(failure.outcomeUnknown).toBe(true);
+      expect(failure.message).toMatch(/may or may not have been applied/);
+    }
+    expect(describeChangeFailure({ kind: "http", status: 500, code: "INTERNAL_ERROR" }, "change").outcomeUnknown).toBe(
+      true,
+    );
   });
 });

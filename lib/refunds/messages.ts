@@ -186,9 +186,13 @@ export const CHANGE_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
 
 /**
  * Cancel, price and card changes carry no idempotency key and are sent once; after no answer or a 5xx nobody knows
- * whether they were applied, so the message says to reload before acting again.
+ * whether they were applied, so the message says to reload before acting again. The maintenance pause refuses price
+ * and card changes only ("Cancel is never blocked by a maintenance pause"): a cancel answered 503 may have been made.
  */
-export function describeChangeFailure(failure: ServiceFailure): { message: string; outcomeUnknown: boolean } {
+export function describeChangeFailure(
+  failure: ServiceFailure,
+  kind: "cancel" | "change",
+): { message: string; outcomeUnknown: boolean } {
   const codes = [failure.code, failure.codePublic].filter((c): c is string => Boolean(c));
   const ref = failure.errorId ? ` (service error id ${failure.errorId})` : "";
   for (const code of codes) {
@@ -202,6 +206,7 @@ export function describeChangeFailure(failure: ServiceFailure): { message: strin
   const pauseWords = ["FLOW_PAUSED", "paused", "service_unavailable"];
   const bodyStatus = typeof failure.body?.status === "string" ? failure.body.status : "";
   if (
+    kind === "change" &&
     failure.kind === "http" &&
     status === 503 &&
     (codes.some((c) => pauseWords.includes(c)) || pauseWords.includes(bodyStatus))

@@ -62,18 +62,46 @@ describe("comparePeriodWithReview", () => {
 
 describe("confirmReplayedRefund", () => {
   const replay = {
-    transaction_id: "txn_r_551",
+    transaction_id: "txn_r_552",
     status: "refunded",
     idempotent_replay: true,
     client_request_id: "pd-refund-1",
   };
+  // The attempt's own refund, made after the review: 3.33 on top of the 3.33 the period already showed.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const withAttemptRefund = (b: any, id: string | null = "txn_r_552") => {
+    b.refunds.refunded_to_date_usd = "6.66";
+    b.refunds.refund_count = 2;
+    b.refunds.events.push({
+      ...b.refunds.events[0],
+      refunded_at: "2026-03-20T10:00:00Z",
+      cumulative_refunded_before_usd: "3.33",
+      cumulative_refunded_after_usd: "6.66",
+      refund_transaction_id: id,
+    });
+  };
 
   it("confirms a lost receipt by the period's refund event with that transaction id and amount", () => {
-    expect(confirmReplayedRefund(report(), ATTEMPT, replay)).toEqual({
+    expect(confirmReplayedRefund(report(withAttemptRefund), ATTEMPT, replay)).toEqual({
       confirmed: true,
-      refundedAt: "2026-03-12T09:30:00Z",
+      refundedAt: "2026-03-20T10:00:00Z",
       matchedBy: "transaction_id",
     });
+    // Without the reviewed figure, what was refunded before is the period's amount less what was left.
+    expect(
+      confirmReplayedRefund(report(withAttemptRefund), { ...ATTEMPT, reviewedRefundedToDateUsd: null }, replay),
+    ).toMatchObject({ confirmed: true });
+  });
+
+  it("refuses a refund the period already showed when the refund was reviewed", () => {
+    // txn_r_551 is the 3.33 refunded before the review: same amount, but not this attempt's.
+    const earlier = { ...replay, transaction_id: "txn_r_551" };
+    const result = confirmReplayedRefund(report(withAttemptRefund), ATTEMPT, earlier);
+    expect(result).toEqual({
+      confirmed: false,
+      reason: "the period's refund txn_r_551 was made before this refund was reviewed (USD 0.00 refunded before it)",
+    });
+    expect(confirmReplayedRefund(report(), ATTEMPT, earlier)).toMatchObject({ confirmed: false });
   });
 
   it("refuses a transaction id the period does not list", () => {
@@ -90,36 +118,41 @@ describe("confirmReplayedRefund", () => {
   });
 
   it("refuses the right transaction id with another amount", () => {
-    const result = confirmReplayedRefund(report(), { ...ATTEMPT, amountUsd: "2.00" }, replay);
-    expect(result).toEqual({ confirmed: false, reason: "the period's refund txn_r_551 is USD 3.33, not USD 2.00" });
+    const result = confirmReplayedRefund(report(withAttemptRefund), { ...ATTEMPT, amountUsd: "2.00" }, replay);
+    expect(result).toEqual({ confirmed: false, reason: "the period's refund txn_r_552 is USD 3.33, not USD 2.00" });
   });
 
   it("refuses an answer naming another request id or subscription", () => {
-    expect(confirmReplayedRefund(report(), ATTEMPT, { ...replay, client_request_id: "pd-refund-other" })).toMatchObject(
-      { confirmed: false },
-    );
+    const later = report(withAttemptRefund);
+    expect(confirmReplayedRefund(later, ATTEMPT, { ...replay, client_request_id: "pd-refund-other" })).toMatchObject({
+      confirmed: false,
+    });
     expect(
-      confirmReplayedRefund(report(), ATTEMPT, { ...replay, subscription_id: "SUB_1767225600_zz99zz99" }),
+      confirmReplayedRefund(later, ATTEMPT, { ...replay, subscription_id: "SUB_1767225600_zz99zz99" }),
     ).toMatchObject({ confirmed: false });
-    expect(confirmReplayedRefund(report(), { ...ATTEMPT, periodSeq: 4 }, replay)).toMatchObject({ confirmed: false });
+    expect(confirmReplayedRefund(later, { ...ATTEMPT, periodSeq: 4 }, replay)).toMatchObject({ confirmed: false });
   });
 
-  it("falls back to the amount only for events listed without a transaction id", () => {
+  it("falls back to the amount only for an event without a transaction id made on what was reviewed", () => {
     const withoutIds = report((b) => {
-      b.refunds.events = [{ ...b.refunds.events[0], refund_transaction_id: null }];
+      b.refunds.events[0].refund_transaction_id = null;
+      withAttemptRefund(b, null);
     });
     expect(confirmReplayedRefund(withoutIds, ATTEMPT, replay)).toEqual({
       confirmed: true,
-      refundedAt: "2026-03-12T09:30:00Z",
+      refundedAt: "2026-03-20T10:00:00Z",
       matchedBy: "amount",
     });
     expect(confirmReplayedRefund(withoutIds, { ...ATTEMPT, amountUsd: "3.34" }, replay)).toMatchObject({
       confirmed: false,
     });
-    // An event with another id and the same amount is someone else's refund, not this one.
-    const otherId = report((b) => {
-      b.refunds.events = [{ ...b.refunds.events[0], refund_transaction_id: "txn_r_999" }];
+    // The same amount refunded before the review is not this refund: nothing came after it.
+    const onlyEarlier = report((b) => {
+      b.refunds.events[0].refund_transaction_id = null;
     });
+    expect(confirmReplayedRefund(onlyEarlier, ATTEMPT, replay)).toMatchObject({ confirmed: false });
+    // An event with another id and the same amount is someone else's refund, not this one.
+    const otherId = report((b) => withAttemptRefund(b, "txn_r_999"));
     expect(confirmReplayedRefund(otherId, ATTEMPT, replay)).toMatchObject({ confirmed: false });
   });
 });

@@ -52,7 +52,10 @@ export type ReplayConfirmation =
  * Confirms the service's reduced "already processed" answer (a repeated client_request_id whose receipt was lost)
  * against the period report: "a reduced body with transaction_id and a note that the refund was already processed".
  * The body carries no amount, so it is believed only when the period holds a refund event with that transaction id
- * and this attempt's amount, or, where the service lists events without ids, an event of this attempt's amount.
+ * and this attempt's amount, or, where the service lists events without ids, an event of this attempt's amount; and
+ * only an event made on what was reviewed: what it says was refunded before it is at least what the period showed
+ * then (exactly that, for an event matched by amount alone). A refund of the same amount the period already showed is
+ * someone else's, whatever a reply names.
  */
 export function confirmReplayedRefund(
   report: PeriodReport,
@@ -72,6 +75,7 @@ export function confirmReplayedRefund(
     return { confirmed: false, reason: "the period report is not this refund's period" };
   }
   const events = report.refunds.events;
+  const before = refundedBeforeAttempt(report, attempt);
   const byId = events.find((e) => e.refund_transaction_id === replay.transaction_id);
   if (byId) {
     if (!sameAmount(byId.refunded_amount_usd, attempt.amountUsd)) {
@@ -83,9 +87,22 @@ export function confirmReplayedRefund(
           `${formatUsdText(formatUsd(attempt.amountUsd))}`,
       };
     }
+    if (money(byId.cumulative_refunded_before_usd).lessThan(before)) {
+      return {
+        confirmed: false,
+        reason:
+          `the period's refund ${replay.transaction_id} was made before this refund was reviewed ` +
+          `(${formatUsdText(formatUsd(byId.cumulative_refunded_before_usd))} refunded before it)`,
+      };
+    }
     return { confirmed: true, refundedAt: byId.refunded_at, matchedBy: "transaction_id" };
   }
-  const byAmount = events.find((e) => !e.refund_transaction_id && sameAmount(e.refunded_amount_usd, attempt.amountUsd));
+  const byAmount = events.find(
+    (e) =>
+      !e.refund_transaction_id &&
+      sameAmount(e.refunded_amount_usd, attempt.amountUsd) &&
+      sameAmount(e.cumulative_refunded_before_usd, before),
+  );
   if (byAmount) return { confirmed: true, refundedAt: byAmount.refunded_at, matchedBy: "amount" };
   return {
     confirmed: false,
@@ -93,4 +110,10 @@ export function confirmReplayedRefund(
       events.length ? "" : " (it lists no refund at all)"
     }`,
   };
+}
+
+/** Refunded on the period when the attempt was reviewed: the stored figure, else its amount less what was left. */
+function refundedBeforeAttempt(report: PeriodReport, attempt: AttemptParameters): Money {
+  if (attempt.reviewedRefundedToDateUsd !== null) return money(attempt.reviewedRefundedToDateUsd);
+  return Money.max(money(report.period.amount_usd).minus(money(attempt.remainingBeforeUsd)), new Money(0));
 }
