@@ -2,6 +2,7 @@ import "server-only";
 import { Kysely, type KyselyPlugin, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
 import { requireEnv } from "@/core/env";
+import { Slots } from "@/core/slots";
 import type { Database } from "./types";
 
 export type Db = Kysely<Database>;
@@ -9,19 +10,29 @@ export type Trx = Transaction<Database>;
 /** What every query takes: the database or a transaction on it. */
 export type DbOrTrx = Db | Trx;
 
+/** What a Db made by createDb holds beside its Kysely instance. */
+type PoolEntry = { pool: pg.Pool; readings: Slots | null };
+
 // Kept on globalThis like the shared Db below: the app's bundles may each hold their own copy of this module,
-// and a Db made by one copy must find its pool from another.
-const registry = globalThis as unknown as { __payoutDeskPools?: WeakMap<Db, pg.Pool> };
-registry.__payoutDeskPools ??= new WeakMap<Db, pg.Pool>();
+// and a Db made by one copy must find its pool (and the pool's reading slots) from another.
+const registry = globalThis as unknown as { __payoutDeskPools?: WeakMap<Db, PoolEntry> };
+registry.__payoutDeskPools ??= new WeakMap<Db, PoolEntry>();
 const pools = registry.__payoutDeskPools;
 
 export function createDb(connectionString: string, options: { max?: number; plugins?: KyselyPlugin[] } = {}): Db {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10, idleTimeoutMillis: 30_000 });
+  const max = options.max ?? 10;
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
   // An idle client that loses its connection must not take the process down.
   pool.on("error", () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: options.plugins });
-  pools.set(db, pool);
+  pools.set(db, { pool, readings: max >= 2 ? new Slots(Math.floor(max / 2)) : null });
   return db;
+}
+
+function entryOf(db: Db): PoolEntry {
+  const entry = pools.get(db);
+  if (!entry) throw new Error("this Db was not made by createDb");
+  return entry;
 }
 
 /**
@@ -29,9 +40,18 @@ export function createDb(connectionString: string, options: { max?: number; plug
  * streamed exports). Same connections, same limits.
  */
 export function poolOf(db: Db): pg.Pool {
-  const pool = pools.get(db);
-  if (!pool) throw new Error("this Db was not made by createDb");
-  return pool;
+  return entryOf(db).pool;
+}
+
+/**
+ * The long readings (a transaction held while a file streams) one pool may have under way at once: half its
+ * connections, so that what they write meanwhile through another connection, and the rest of the app, always find
+ * one. A pool of one connection has none to spare: such a reading is refused rather than left waiting for ever.
+ */
+export function longReadingSlots(db: Db): Slots {
+  const { readings } = entryOf(db);
+  if (!readings) throw new Error("reading from one snapshot needs a pool of at least two connections");
+  return readings;
 }
 
 const holder = globalThis as unknown as { __payoutDeskDb?: Db };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Slots } from "./slots";
+import { Slots } from "@/core/slots";
 
 describe("Slots", () => {
   it("hands out its slots, then each one given back to whoever asked first, and takes one back once", async () => {

@@ -120,6 +120,7 @@ export function applyRefund(ledger: Ledger, period: PeriodState, input: RefundIn
     : Money.min(proRata(period.partnerRevenueSettledUsd, amount, period.amountUsd), leftPartner);
   const funding = period.funding;
   const cardRefunded = isFull && funding ? funding.cardChargedUsd : ZERO;
+  const issued = cardRefunded.gt(0) ? (period.issuedCardRefund ?? null) : null;
   const priorPartialCoins = sumMoney(
     period.refunds.filter((e) => e.mode === "prorata").map((e) => e.balanceDeltaCoins),
   );
@@ -137,6 +138,8 @@ export function applyRefund(ledger: Ledger, period: PeriodState, input: RefundIn
     reversalBasis: partnerReversed.lte(0) ? "none" : walletFunded ? "sale_fee_row_reversed" : "clawback",
     mode: isFull ? "full" : "prorata",
     cardRefundedUsd: cardRefunded,
+    processorRefundReference: issued?.reference ?? (cardRefunded.gt(0) && input.receipt ? ledger.newId("re_") : null),
+    processorRefundAdopted: issued !== null,
     balanceDeltaCoins: balanceDelta,
     hasReceipt: input.receipt,
     clientRequestId: input.clientRequestId,
@@ -144,6 +147,7 @@ export function applyRefund(ledger: Ledger, period: PeriodState, input: RefundIn
   };
   period.refunds.push(event);
   period.refundedTotalUsd = after;
+  if (issued) period.issuedCardRefund = null;
   sub.updatedAt = Math.max(sub.updatedAt, input.at);
   // Spec: "Paid period + full refund: period_status refunded and the period no longer counts toward paid_through; the
   // subscription is not cancelled." A retirement pending at period end follows paid_through back.
@@ -160,7 +164,7 @@ export function applyRefund(ledger: Ledger, period: PeriodState, input: RefundIn
   }
   if (!input.receipt) return { event, receipt: null };
 
-  const receipt = buildReceipt(ledger, period, event, player?.balanceCoins ?? ZERO);
+  const receipt = buildReceipt(period, event, player?.balanceCoins ?? ZERO);
   if (input.clientRequestId !== null) {
     ledger.receipts.set(ledger.receiptKey(sub.gameId, sub.subscriptionId, input.clientRequestId), {
       body: receipt,
@@ -172,12 +176,7 @@ export function applyRefund(ledger: Ledger, period: PeriodState, input: RefundIn
   return { event, receipt };
 }
 
-function buildReceipt(
-  ledger: Ledger,
-  period: PeriodState,
-  event: RefundEvent,
-  newBalance: Decimal,
-): Record<string, unknown> {
+function buildReceipt(period: PeriodState, event: RefundEvent, newBalance: Decimal): Record<string, unknown> {
   const sub = period.sub;
   const attribution = period.attribution;
   const reversedToDate = sumMoney(period.refunds.map((e) => e.reversedAttributedUsd));
@@ -196,8 +195,8 @@ function buildReceipt(
     funding_shape: fundingShape(period),
     balance_delta_coins: usd(event.balanceDeltaCoins),
     card_refunded_usd: usd(event.cardRefundedUsd),
-    processor_refund_reference: event.cardRefundedUsd.gt(0) ? ledger.newId("re_") : null,
-    processor_refund_adopted: false,
+    processor_refund_reference: event.processorRefundReference,
+    processor_refund_adopted: event.processorRefundAdopted,
     invo_fee_retained: true,
     partner_revenue_reversed_usd: usd(event.partnerRevenueReversedUsd),
     partner_revenue_reversal_mode: event.mode,
@@ -274,4 +273,27 @@ function emitRefundEvents(
       order_status: "refunded",
     });
   }
+}
+
+/**
+ * A refund that returns card money on a subscription armed to fail after the processor issued it: the card refund is
+ * kept on the period, unrecorded, and the call answers 502 PROCESSOR_ERROR ("retry with the same key"). The next
+ * refund completing the period records it (processor_refund_adopted true, the same processor reference) instead of
+ * refunding the card again.
+ */
+export function failAfterCardRefundIssued(ledger: Ledger, period: PeriodState, amountUsd: Decimal | null): void {
+  const sub = period.sub;
+  if (!sub.cardRefundFailsAfterIssue || period.issuedCardRefund) return;
+  const completes = amountUsd === null || period.refundedTotalUsd.plus(amountUsd).gte(period.amountUsd);
+  if (!completes || !period.funding?.cardChargedUsd.gt(0)) return;
+  sub.cardRefundFailsAfterIssue = false;
+  period.issuedCardRefund = { reference: ledger.newId("re_") };
+  throw new ApiError(
+    502,
+    "PROCESSOR_ERROR",
+    "The processor failed after issuing the refund; retry with the same key.",
+    {
+      error_code_public: "PROCESSOR_ERROR",
+    },
+  );
 }

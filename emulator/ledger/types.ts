@@ -110,6 +110,8 @@ export type SubscriptionState = {
   periods: PeriodState[];
   /** Forced outcomes of the next charge attempts (admin). */
   forcedOutcomes: ChargeOutcome[];
+  /** Armed from the admin API: the next refund returning card money fails once the processor has issued it. */
+  cardRefundFailsAfterIssue?: boolean;
   /** Token of the live schedule entry (lazy deletion in the schedule heap). */
   scheduleToken: number;
 };
@@ -166,6 +168,10 @@ export type RefundEvent = {
   reversalBasis: ReversalBasis;
   mode: "full" | "prorata";
   cardRefundedUsd: Decimal;
+  /** The processor's reference of the card refund (null when no card money went back). */
+  processorRefundReference: string | null;
+  /** The card refund was issued by an earlier call that failed, and recorded by this one. */
+  processorRefundAdopted: boolean;
   balanceDeltaCoins: Decimal;
   /** false: known only from the period row (reversal_basis period_row). */
   hasReceipt: boolean;
@@ -191,6 +197,9 @@ export type PeriodState = {
   /** What the fee rule gives for this amount at the game's fee: the reconciliation's expected base. */
   expectedBaseUsd: Decimal;
   funding: Funding | null;
+  /** A card refund the processor issued for a call that then failed, not yet recorded: the next completing refund
+   * records it (processor_refund_adopted) instead of refunding the card again. */
+  issuedCardRefund?: { reference: string } | null;
   transactionId: string | null;
   mintOrderId: string | null;
   paymentReference: string | null;

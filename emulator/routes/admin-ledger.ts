@@ -112,6 +112,15 @@ export function addLedgerRoutes(admin: Hono<AppEnv>, runtime: EmulatorRuntime): 
     return c.json({ status: "lost" });
   });
 
+  // POST /__emulator/subscriptions/{id}/card-refund-fails-after-issue – the next refund returning card money on it
+  // answers 502 PROCESSOR_ERROR after the processor issued it; the next completing refund records it as adopted
+  admin.post("/subscriptions/:id/card-refund-fails-after-issue", (c) => {
+    const sub = runtime.ledger.subscriptions.get(c.req.param("id"));
+    if (!sub) throw new ApiError(404, "ADMIN_NOT_FOUND", "No such subscription.");
+    sub.cardRefundFailsAfterIssue = true;
+    return c.json({ armed: true });
+  });
+
   // POST /__emulator/subscriptions/{id}/charge-outcomes – {outcomes: ["decline", ...]} for the next charge attempts
   admin.post("/subscriptions/:id/charge-outcomes", async (c) => {
     const body = parseBody(

@@ -3,7 +3,7 @@ import { money } from "@/lib/money";
 import { ApiError } from "../errors";
 import { readJsonObject } from "../http/middleware";
 import { LIMITS } from "../http/rate-limits";
-import { applyRefund, checkRefundable, resolveRefundPeriod } from "../ledger/refunds";
+import { applyRefund, checkRefundable, failAfterCardRefundIssued, resolveRefundPeriod } from "../ledger/refunds";
 import { usd } from "../ledger/views";
 import type { AppEnv, EmulatorRuntime } from "../runtime";
 import { SUBSCRIPTION_ID_PATTERN } from "@/lib/lookup/schemas";
@@ -101,6 +101,7 @@ export function registerRefundRoute(api: Hono<AppEnv>, runtime: EmulatorRuntime)
         already_refunded_usd: usd(period.refundedTotalUsd),
       });
     }
+    failAfterCardRefundIssued(ledger, period, amount);
     const outcome = applyRefund(ledger, period, {
       at: ledger.now,
       amountUsd: amount,

@@ -2,15 +2,13 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ControlledTransaction } from "kysely";
-import type pg from "pg";
-import { type Db, poolOf } from "@/db";
+import { type Db, longReadingSlots } from "@/db";
 import type { Database } from "@/db/types";
 import { findExportBatch, findExportSnapshot, getExportBatchStatus, listSnapshotBatchIds } from "@/db/queries/exports";
 import type { PayoutBatchStatus } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { windowLabel } from "@/lib/payouts/window-key";
-import { Slots } from "@/lib/slots";
 import { formatInstant } from "@/lib/time";
 import { exportAvailability } from "./availability";
 import { startAuditedCsv } from "./audited";
@@ -193,8 +191,8 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
   // the database: a payment or a return recorded meanwhile can neither move a journal between the check and the rows
   // nor be read half (the statement still paid, its return already there: the payment posted twice). The audit
   // entries are written outside it, through another of the pool's connections: the readings under way at once are
-  // held to half the pool (see snapshotReadings), so none holds the last connection while it waits for one more.
-  const giveBack = await snapshotReadings(db).take();
+  // held to half the pool (see longReadingSlots), so none holds the last connection while it waits for one more.
+  const giveBack = await longReadingSlots(db).take();
   let reading: ControlledTransaction<Database>;
   try {
     reading = await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute();
@@ -209,25 +207,6 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
     await end("rollback");
     throw error;
   }
-}
-
-/**
- * The one-snapshot readings one pool may have under way: half its connections (at least one), so that the audit
- * lines they write meanwhile, and the rest of the app, always find a connection. Kept on globalThis beside the pools
- * (db/index.ts): the app's bundles may each hold their own copy of this module, and they share the pool.
- */
-const shared = globalThis as unknown as { __payoutDeskSnapshotReadings?: WeakMap<pg.Pool, Slots> };
-shared.__payoutDeskSnapshotReadings ??= new WeakMap<pg.Pool, Slots>();
-const readingSlots = shared.__payoutDeskSnapshotReadings;
-
-function snapshotReadings(db: Db): Slots {
-  const pool = poolOf(db);
-  let slots = readingSlots.get(pool);
-  if (!slots) {
-    slots = new Slots(Math.max(1, Math.floor((pool.options.max ?? 10) / 2)));
-    readingSlots.set(pool, slots);
-  }
-  return slots;
 }
 
 async function* releasingAfter<T>(pages: AsyncGenerator<T, void, undefined>, release: () => Promise<unknown>) {

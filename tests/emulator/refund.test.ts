@@ -55,6 +55,37 @@ describe("refund effects", () => {
     expect(sub).toMatchObject({ status: "active", paid_through: "2026-05-15T00:00:00Z" });
   });
 
+  it("records a card refund an earlier failed call issued once, as adopted, with its reference", async () => {
+    expect((await client.admin(`/subscriptions/${SUB.monthly}/card-refund-fails-after-issue`, {})).status).toBe(200);
+    // A partial refund returns no card money: untouched by the armed failure.
+    expect((await refund(SUB.monthly, { client_request_id: "part-first", amount_usd: "1.00" })).status).toBe(200);
+    const before = await balanceOf("alice@example.test");
+    const failed = await refund(SUB.monthly, { client_request_id: "rest-1" });
+    expect(failed.status).toBe(502);
+    expect(failed.body).toMatchObject({ error_code: "PROCESSOR_ERROR", error_code_public: "PROCESSOR_ERROR" });
+    // Nothing recorded: the wallet is untouched and the period still has 9.00 to refund.
+    expect(await balanceOf("alice@example.test")).toBe(before);
+    const retried = await refund(SUB.monthly, { client_request_id: "rest-1" });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({
+      idempotent_replay: false,
+      refunded_amount_usd: "9.00",
+      is_full_refund: true,
+      card_refunded_usd: "10.00",
+      processor_refund_adopted: true,
+    });
+    expect(retried.body.processor_refund_reference).toMatch(/^re_/);
+    const replay = await refund(SUB.monthly, { client_request_id: "rest-1" });
+    expect(replay.body).toMatchObject({
+      idempotent_replay: true,
+      processor_refund_adopted: true,
+      processor_refund_reference: retried.body.processor_refund_reference,
+    });
+    // Armed once: the next full refund on another period is made at the first call, not adopted.
+    const next = await refund(SUB.monthly, { client_request_id: "other-period", period_seq: 4 });
+    expect(next.body).toMatchObject({ status: "refunded", processor_refund_adopted: false });
+  });
+
   it("credits a partial refund to the wallet at 10 coins per USD and returns nothing to the card", async () => {
     const call = await refund(SUB.monthly, { client_request_id: "part-1", amount_usd: "3.33" });
     expect(call.body).toMatchObject({

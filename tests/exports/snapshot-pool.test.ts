@@ -63,3 +63,16 @@ it("finishes twice as many one-snapshot downloads at once as the pool has connec
   expect(lines.filter((line) => line.outcome === "started")).toHaveLength(6);
   expect(lines.filter((line) => line.outcome === "succeeded")).toHaveLength(6);
 });
+
+it("refuses a one-snapshot download on a pool of one connection at once, instead of waiting for a second", async () => {
+  const single = createDb(t.url, { max: 1 });
+  try {
+    await expect(
+      startExport(single, { kind: "journal", batchId, bom: false, actor: null, via: "cli" }),
+    ).rejects.toThrow(/at least two connections/);
+    const pool = poolOf(single);
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+  } finally {
+    await single.destroy();
+  }
+});

@@ -141,6 +141,26 @@ describe("refunds against the emulator", () => {
     },
   );
 
+  it("a card refund issued before the call failed is recorded once by the retry with the same key", async () => {
+    actAs(c.sessions.support);
+    await c.admin(`/subscriptions/${SUBS.adopted}/card-refund-fails-after-issue`, {});
+    const result = (await refundAction(screenRefundForm(SUBS.adopted, 2, "10.00", "10.00"))) as Ok;
+    expect(result).toMatchObject({ ok: true, data: { state: "succeeded" } });
+    const [attempt] = await attemptsOf(SUBS.adopted);
+    expect(attempt).toMatchObject({ status: "succeeded", idempotent_replay: false });
+    expect(attempt?.receipt).toMatchObject({
+      refunded_amount_usd: "10.00",
+      card_refunded_usd: "10.00",
+      processor_refund_adopted: true,
+      client_request_id: attempt?.client_request_id,
+    });
+    const events = refundEvents(c.emulator, SUBS.adopted, 2);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.processorRefundAdopted).toBe(true);
+    const call = (await auditOf(SUBS.adopted)).find((a) => a.action === "refund.call");
+    expect(call?.detail).toMatchObject({ http_attempts: 2 });
+  });
+
   it("ten concurrent submissions of the same intent make one attempt and one refund", async () => {
     actAs(c.sessions.support);
     const results = (await Promise.all(

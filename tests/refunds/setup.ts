@@ -67,6 +67,8 @@ export const SUBS = {
   killDuring: "SUB_1767225600_KILLDUR1",
   killCommitted: "SUB_1767225600_KILLCOM1",
   killAfter: "SUB_1767225600_KILLAFT1",
+  /** The processor issues the card refund, then the call fails: the retry records it as adopted. */
+  adopted: "SUB_1767225600_ADOPTED1",
 } as const;
 
 /** Period ids: subscription index × 10 + period_seq, so a test can name them. */
@@ -207,6 +209,7 @@ export function refundScenario(): ScenarioInput {
       cardSub(SUBS.killDuring, "10.00"),
       cardSub(SUBS.killCommitted, "10.00"),
       cardSub(SUBS.killAfter, "10.00"),
+      cardSub(SUBS.adopted, "10.00"),
     ],
   };
 }

@@ -69,7 +69,11 @@ const OUTCOMES = [
 
 export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; action: Action; gameId: string }) {
   const router = useRouter();
+  // Set by "Yes, nothing was refunded" for the press it makes alone: the next one asks again.
+  const confirming = useRef(false);
   const [state, formAction, saving] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
+    if (confirming.current) form.set("confirm", "confirmed");
+    confirming.current = false;
     const result = await action(previous, form);
     if (result.ok) router.refresh();
     return result;
@@ -83,7 +87,6 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
   const [asking, setAsking] = useState(false);
   const confirmNothing = useRef<HTMLButtonElement>(null);
   const ask = useRef<HTMLButtonElement>(null);
-  const confirmField = useRef<HTMLInputElement>(null);
   /** Set by "Go back" alone: changing the answer meanwhile leaves the focus on the radio it is on. */
   const backToAsk = useRef(false);
   useEffect(() => {
@@ -98,14 +101,7 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
     if (state && !state.ok) setAsking(false);
   }, [state]);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    const field = confirmField.current;
-    const confirmed = field?.value === "confirmed";
-    // Sent with this press alone (the form's data is read right after this handler): the next one asks again.
-    if (field && confirmed)
-      setTimeout(() => {
-        field.value = "";
-      }, 0);
-    if (new FormData(event.currentTarget).get("outcome") === "not_refunded" && !confirmed) {
+    if (new FormData(event.currentTarget).get("outcome") === "not_refunded" && !confirming.current) {
       event.preventDefault();
       setAsking(true);
     }
@@ -120,7 +116,6 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
     >
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="attemptId" value={attemptId} />
-      <input ref={confirmField} type="hidden" name="confirm" defaultValue="" />
       {state && (state.ok || (!error && !outcomeError)) ? (
         <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
       ) : null}
@@ -162,7 +157,7 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
               pending={saving}
               pendingLabel="Saving…"
               onClick={() => {
-                if (confirmField.current) confirmField.current.value = "confirmed";
+                confirming.current = true;
                 formRef.current?.requestSubmit();
               }}
             >
