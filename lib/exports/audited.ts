@@ -10,7 +10,10 @@ import type { CsvRecords } from "./csv-records";
 export type AuditedFile = { rows: number; bytes: number; sha256: string };
 
 export type AuditedCsv = {
-  /** The file's bytes. The audit entry of the outcome is written before this ends (or throws). */
+  /**
+   * The file's bytes. The audit entry of the outcome is written before this ends (or throws), and `onEnd` has run:
+   * also when it is closed before its first chunk is read.
+   */
   chunks: AsyncGenerator<Buffer, void, undefined>;
   rows(): number;
   /** Set once the last chunk has been read. */
@@ -30,6 +33,8 @@ export async function startAuditedCsv(
     bom: boolean;
     audit: { actor: Actor | null; via: Via; action: string; gameId: string | null; target: string | null; id: string };
     detail: Record<string, unknown>;
+    /** Run once the file has ended, however it ended (what the pages were read through is given back). */
+    onEnd?: () => Promise<unknown>;
   },
 ): Promise<AuditedCsv> {
   const base = {
@@ -46,10 +51,13 @@ export async function startAuditedCsv(
   let bytes = 0;
   let file: AuditedFile | null = null;
 
-  async function* audited(): AsyncGenerator<Buffer, void, undefined> {
+  async function* audited(): AsyncGenerator<Buffer | null, void, undefined> {
     let outcome = "aborted";
     let failure: string | undefined;
     try {
+      // Taken at once below: from then on the generator is inside this try, so closing it before its first chunk
+      // still runs the finally.
+      yield null;
       for await (const chunk of output.chunks) {
         bytes += chunk.length;
         hash.update(chunk);
@@ -75,8 +83,11 @@ export async function startAuditedCsv(
           ...(failure ? { error: failure.slice(0, 300) } : {}),
         },
       }).catch((error: unknown) => log.error("export audit entry not written", { exportId: params.audit.id, error }));
+      await params.onEnd?.();
     }
   }
 
-  return { chunks: audited(), rows: output.rows, file: () => file };
+  const chunks = audited();
+  await chunks.next();
+  return { chunks: chunks as AsyncGenerator<Buffer, void, undefined>, rows: output.rows, file: () => file };
 }

@@ -209,14 +209,6 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
   }
 }
 
-async function* releasingAfter<T>(pages: AsyncGenerator<T, void, undefined>, release: () => Promise<unknown>) {
-  try {
-    yield* pages;
-  } finally {
-    await release();
-  }
-}
-
 async function startExportReading(
   db: Db,
   reading: ControlledTransaction<Database> | null,
@@ -242,7 +234,8 @@ async function startExportReading(
   };
   const output = await startAuditedCsv(db, {
     columns: definition.columns,
-    pages: reading ? releasingAfter(definition.pages(reader, target), finishReading) : definition.pages(db, target),
+    pages: definition.pages(reader, target),
+    onEnd: finishReading,
     bom: request.bom,
     audit: {
       actor: request.actor,

@@ -76,3 +76,19 @@ it("refuses a one-snapshot download on a pool of one connection at once, instead
     await single.destroy();
   }
 });
+
+it("gives the reading back and records the download aborted when it is closed before its first chunk", async () => {
+  const started = await startExport(small, { kind: "journal", batchId, bom: false, actor: null, via: "cli" });
+  await started.chunks.return();
+  const pool = poolOf(small);
+  expect(pool.totalCount - pool.idleCount).toBe(0);
+  const line = await t.db
+    .selectFrom("audit_log")
+    .select(["outcome"])
+    .where("idempotency_key", "=", started.exportId)
+    .orderBy("id", "desc")
+    .executeTakeFirstOrThrow();
+  expect(line.outcome).toBe("aborted");
+  // Every reading slot is free again: as many downloads as the pool has connections still finish.
+  expect(await Promise.all([download("journal"), download("payouts"), download("journal")])).toHaveLength(3);
+});
