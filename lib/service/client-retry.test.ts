@@ -249,10 +249,10 @@ describe("retry policy: writes", () => {
   });
 
   it("treats a broken receipt as a schema mismatch, not as a replay", async () => {
-    const { client } = makeClient([json(200, { ...refundReceiptBody(), funding_shape: "crypto" })]);
+    const { client } = makeClient([json(200, { ...refundReceiptBody(), refunded_amount_usd: 4 })]);
     const error: ServiceError = await client.refundSubscription(sub, { clientRequestId: "refund-1" }).catch((e) => e);
     expect(error.kind).toBe("invalid_response");
-    expect(error.issues).toEqual(["funding_shape: invalid_value"]);
+    expect(error.issues).toEqual(["refunded_amount_usd: invalid_type"]);
   });
 });
 

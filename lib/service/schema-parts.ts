@@ -46,6 +46,15 @@ export const percentSchema = z.union([
     .pipe(decimalStringSchema),
 ]);
 
+/**
+ * A named value only shown to people (a receipt's funding shape, an agreement's status): the spec's values, or one it
+ * adds later, shown as the service wrote it rather than failing the whole answer (a refund made would read as
+ * unreadable). Values the desk decides on stay closed enums.
+ */
+export function shownValueSchema<const T extends readonly [string, ...string[]]>(known: T) {
+  return z.union([z.enum(known), z.string().min(1).max(64)]);
+}
+
 export const intSchema = z.number().int();
 export const countSchema = z.number().int().nonnegative();
 

@@ -45,15 +45,14 @@ describe("subscription schemas", () => {
       ...subscriptionBody(),
       status: "pending_pcstore_authorization",
       funding_rail: "pcstore",
-      pcstore_agreement_status: "pending",
+      pcstore_agreement_status: "suspended",
       revenue_share: null,
       metadata: null,
       paid_through: null,
       next_charge_at: null,
     };
-    expect(getSubscriptionResponseSchema.parse({ status: "success", subscription: sub }).subscription.status).toBe(
-      "pending_pcstore_authorization",
-    );
+    const parsed = getSubscriptionResponseSchema.parse({ status: "success", subscription: sub }).subscription;
+    expect([parsed.status, parsed.pcstore_agreement_status]).toEqual(["pending_pcstore_authorization", "suspended"]);
   });
 
   it("reads a numeric percent as decimal text", () => {
@@ -189,8 +188,16 @@ describe("refund schemas", () => {
     expect(receipt.card_fee_charged_to_partner_usd).toBeUndefined();
   });
 
-  it("refuses an unknown funding shape", () => {
-    expect(refundReceiptSchema.safeParse({ ...refundReceiptBody(), funding_shape: "crypto" }).success).toBe(false);
+  it("keeps a funding shape or reversal mode the spec does not list as written, and refuses an empty one", () => {
+    // Shown only: a refund made must not read as an unreadable answer because the service named a new shape.
+    const later = refundReceiptSchema.parse({
+      ...refundReceiptBody(),
+      funding_shape: "gift_card",
+      partner_revenue_reversal_mode: "tiered",
+    });
+    expect([later.funding_shape, later.partner_revenue_reversal_mode]).toEqual(["gift_card", "tiered"]);
+    expect(refundReceiptSchema.safeParse({ ...refundReceiptBody(), funding_shape: "" }).success).toBe(false);
+    expect(refundReceiptSchema.safeParse({ ...refundReceiptBody(), funding_shape: 3 }).success).toBe(false);
   });
 
   it("parses the reduced already-processed replay body", () => {

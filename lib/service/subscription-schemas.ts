@@ -7,6 +7,7 @@ import {
   revenueShareSchema,
   timestampSchema,
   idTextSchema,
+  shownValueSchema,
 } from "./schema-parts";
 
 /** Players, balances, cards, subscriptions and refunds as the service answers them (see schemas.ts). */
@@ -85,7 +86,7 @@ export const subscriptionSchema = z.object({
   wallet_only: z.boolean(),
   has_payment_method: z.boolean(),
   funding_rail: z.enum(FUNDING_RAILS),
-  pcstore_agreement_status: z.enum(["pending", "active", "canceled"]).nullable(),
+  pcstore_agreement_status: shownValueSchema(["pending", "active", "canceled"]).nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   /** "Six fields, all null until supplied; field names: not shown." */
   consent: z.record(z.string(), z.unknown()).nullable(),
@@ -202,7 +203,7 @@ export const refundReceiptSchema = z.object({
   total_refunded_amount_usd: amountSchema,
   remaining_refundable_usd: amountSchema,
   is_full_refund: z.boolean(),
-  funding_shape: z.enum(["wallet", "card", "mixed"]),
+  funding_shape: shownValueSchema(["wallet", "card", "mixed"]),
   /** Signed; may be negative (coins minted by the card charge are taken back). */
   balance_delta_coins: amountSchema,
   card_refunded_usd: amountSchema,
@@ -211,7 +212,7 @@ export const refundReceiptSchema = z.object({
   processor_refund_adopted: z.boolean(),
   invo_fee_retained: z.boolean(),
   partner_revenue_reversed_usd: amountSchema,
-  partner_revenue_reversal_mode: z.enum(["full", "prorata"]),
+  partner_revenue_reversal_mode: shownValueSchema(["full", "prorata"]),
   reason: z.string().nullish(),
   refunded_at: timestampSchema,
   new_balance: amountSchema.nullable(),
