@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
-import { formatUsd } from "@/core/money";
+import { formatExact, money } from "@/core/money";
 import { statementsOfBatch } from "./batch-statements";
 import type { RowOf } from "./row-of";
 import { firstValue } from "./scalar";
@@ -97,6 +97,11 @@ export async function findStatementOwner(
 
 // --- What a statement lists --------------------------------------------------------------------------------------
 
+/** A figure as stored, with at least two places (3.3 is 3.30, 0.125 stays 0.125). */
+function exactText(value: string): string {
+  return formatExact(money(value));
+}
+
 /** Every renewal line of a recipient in a snapshot, in settlement order. */
 export async function listStatementLines(db: Db, params: RecipientInSnapshot) {
   const rows = await recipientLinesQuery(db, params)
@@ -107,17 +112,20 @@ export async function listStatementLines(db: Db, params: RecipientInSnapshot) {
       "l.paid_at as paidAt",
       "l.amount_usd as amountUsd",
       "l.percent_at_renewal as percentAtRenewal",
+      "l.base_usd as baseUsd",
       "l.attributed_amount_usd as attributedAmountUsd",
       "l.attribution_unavailable_reason as attributionUnavailableReason",
     ])
     .orderBy("l.paid_at")
     .orderBy("l.period_id")
     .execute();
+  // The service's figures as it gave them (a statement's total is their sum, rounded once): never rounded each.
   return rows.map((r) => ({
     ...r,
     periodId: Number(r.periodId),
-    amountUsd: formatUsd(r.amountUsd),
-    attributedAmountUsd: r.attributedAmountUsd === null ? null : formatUsd(r.attributedAmountUsd),
+    amountUsd: exactText(r.amountUsd),
+    baseUsd: r.baseUsd === null ? null : exactText(r.baseUsd),
+    attributedAmountUsd: r.attributedAmountUsd === null ? null : exactText(r.attributedAmountUsd),
   }));
 }
 
@@ -172,7 +180,7 @@ export async function listStatementReversals(db: Db, params: RecipientInSnapshot
   return rows.map((r) => ({
     ...r,
     periodId: Number(r.periodId),
-    reversedAttributedUsd: formatUsd(r.reversedAttributedUsd),
+    reversedAttributedUsd: exactText(r.reversedAttributedUsd),
   }));
 }
 

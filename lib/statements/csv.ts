@@ -54,7 +54,7 @@ export function statementCsv(doc: StatementDocument): string {
       l.paidAt,
       window,
       l.attributedUsd,
-      [l.item, l.percent ? `${l.percent}% of ${l.amountUsd}` : null, l.note].filter(Boolean).join("; "),
+      [l.item, shareText(l), l.note].filter(Boolean).join("; "),
     ]);
   for (const r of doc.reversals)
     rows.push([
@@ -97,4 +97,12 @@ export function statementCsv(doc: StatementDocument): string {
   ]);
   // A byte order mark first: a spreadsheet opened on the file reads the names in any script as UTF-8.
   return `\uFEFF${stringify([[...STATEMENT_CSV_COLUMNS], ...cells], CSV_WRITE)}`;
+}
+
+/** A renewal's share and what it is of: the price after the service fee, not the price. */
+function shareText(line: StatementDocument["renewals"]["lines"][number]): string | null {
+  if (!line.percent) return null;
+  return line.baseUsd === null
+    ? `${line.percent}% of ${line.amountUsd} after the service fee`
+    : `${line.percent}% of ${line.baseUsd} (${line.amountUsd} after the service fee)`;
 }

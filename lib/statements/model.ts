@@ -49,6 +49,8 @@ export type StatementDocument = {
       item: string;
       paidAt: string | null;
       amountUsd: string;
+      /** What the share is of: the price after the service fee. */
+      baseUsd: string | null;
       percent: string | null;
       attributedUsd: string | null;
       note: string | null;
@@ -224,6 +226,7 @@ export function buildStatementDocument(input: {
         item: l.itemName,
         paidAt: day(l.paidAt),
         amountUsd: l.amountUsd,
+        baseUsd: l.baseUsd,
         percent: l.percentAtRenewal,
         attributedUsd: l.attributedAmountUsd,
         note: l.attributionUnavailableReason,

@@ -34,6 +34,7 @@ function statement(renewals: number, reversals: number): StatementDocument {
         item: "Pass",
         paidAt: "2026-10-02",
         amountUsd: "49.99",
+        baseUsd: "44.99",
         percent: "20.00",
         attributedUsd: "1.80",
         note: null,

@@ -70,7 +70,7 @@ export const sendStatementAction = defineAction(
       batchId: batchIdSchema,
       statementId: z.uuid({ message: "must be a statement id" }),
       /** The statement's emails its page showed: refused when one was queued since (two presses, two people). */
-      sendsSeen: countSeenSchema.optional(),
+      sendsSeen: countSeenSchema,
     }),
   },
   async (input, { user }) => {
