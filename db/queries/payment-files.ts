@@ -248,8 +248,22 @@ export function paymentFilesOfGame(db: DbOrTrx, gameId: string) {
   return db.selectFrom("payment_file").select(PAYMENT_FILE_COLUMNS).where("game_id", "=", gameId);
 }
 
+/**
+ * A batch's payment files, each with how many of its items the provider settled (a file partly settled was uploaded:
+ * never to be uploaded again) and how many open ones it reported pending (it holds them: the file cannot be
+ * cancelled).
+ */
 export async function listPaymentFiles(db: DbOrTrx, params: { gameId: string; batchId: string }) {
   return paymentFilesOfGame(db, params.gameId)
+    .select([
+      sql<number>`(select count(*)::int from payment_file_item i
+        where i.file_id = payment_file.id and i.settled)`.as("settledItems"),
+      sql<number>`(select count(*)::int from payment_file_item i
+        where i.file_id = payment_file.id and not i.settled and exists (select 1 from payment_result r
+          where r.file_id = i.file_id and r.statement_id = i.statement_id and r.outcome = 'pending'))`.as(
+        "heldAtProvider",
+      ),
+    ])
     .where("batch_id", "=", params.batchId)
     .orderBy("created_at")
     .orderBy("currency")
@@ -330,6 +344,22 @@ export async function recordPaymentResults(
     inserted += done.length;
   }
   return { inserted, alreadyRecorded: rows.length - inserted, unmatched };
+}
+
+/** How many of the given statements the provider reported as pending from this file (it holds their payments). */
+export async function countPendingResults(
+  db: DbOrTrx,
+  params: { fileId: string; statementIds: readonly string[] },
+): Promise<number> {
+  if (params.statementIds.length === 0) return 0;
+  const row = await db
+    .selectFrom("payment_result")
+    .select((eb) => eb.fn.count<string>("statement_id").distinct().as("held"))
+    .where("file_id", "=", params.fileId)
+    .where("outcome", "=", "pending")
+    .where("statement_id", "in", params.statementIds)
+    .executeTakeFirstOrThrow();
+  return Number(row.held);
 }
 
 export async function listPaymentResults(

@@ -4,12 +4,14 @@ import type { ActingAs } from "@/core/actor";
 import type { Db, DbOrTrx } from "@/db";
 import {
   cancelPaymentFile,
+  countPendingResults,
   countPaymentFileDownload,
   getPaymentFileStatus,
   listPaymentFiles,
   type PaymentFileRow,
 } from "@/db/queries/payment-files";
 import { formatInstant } from "@/core/time";
+import { countOf } from "@/lib/format";
 import { completeSettledFiles, getPaymentFile, listFileStatementsInPayment } from "@/db/queries/payment-flow";
 import { recordAudit } from "@/lib/audit";
 import { openSecret } from "@/lib/crypto";
@@ -136,6 +138,15 @@ export async function cancelPaymentFileFlow(
             throw new AppError(
               "CONFLICT",
               "This file's statements changed while it was being cancelled: cancel it again.",
+            );
+          // The provider has them: payable again, they would be paid a second time when it pays these.
+          const held = await countPendingResults(trx, { fileId: file.id, statementIds: changed.map((c) => c.id) });
+          if (held > 0)
+            throw new AppError(
+              "CONFLICT",
+              `The provider reported ${countOf(held, "payment")} of this file as pending: it holds ` +
+                `${held === 1 ? "it" : "them"} and may still pay. Import the file's results once the provider ` +
+                "settles them (a payment it gives back reads as returned or failed). Nothing was cancelled.",
             );
         },
         eventDetail: () => ({ fileId: file.id, reason }),

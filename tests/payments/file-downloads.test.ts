@@ -175,6 +175,27 @@ describe("downloading and cancelling a payment file", () => {
     expect((await fileOf(batchId)).status).toBe("completed");
     expect(await statesOf(db, batchId)).toEqual({ 5: "paid" });
   });
+
+  it("[finance] refuses to cancel a file whose provider reported a payment in it as pending", async () => {
+    const { batchId, file, text } = await paidInOneFile("2026-08", "45.00");
+    // PayPal holds the payment until the recipient claims it: it may still be paid.
+    const unclaimed = text.replace(",SUCCESS,", ",UNCLAIMED,");
+    const imported = await importResults(
+      db,
+      { gameId: GAME, batchId, format: "paypal", text: unclaimed, dryRun: false },
+      web(approver),
+    );
+    expect(imported.applied.pending).toBe(1);
+    expect(await statesOf(db, batchId)).toEqual({ 5: "in_payment" });
+    await expect(
+      cancelPaymentFileFlow(db, { gameId: GAME, fileId: file.id, reason: "never uploaded" }, web(preparer)),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/reported 1 payment of this file as pending.*Nothing was cancelled\.$/),
+    });
+    expect(await statesOf(db, batchId)).toEqual({ 5: "in_payment" });
+    expect((await fileOf(batchId)).status).toBe("live");
+  });
 });
 
 /** Until other connections wait for a lock (the download's update of the file's row, or the batch's lock). */

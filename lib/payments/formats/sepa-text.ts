@@ -57,13 +57,12 @@ export function sepaText(value: string, maxLength: number): string {
       .replace(/\p{M}/gu, "")
       .replace(/[^A-Za-z0-9/\-?:().,'+ ]/g, " ");
   }
+  // Neither end a slash nor a space, once cut to length too ("/ /Acme" is "Acme", not "/Acme").
   out = out
     .replace(/\/{2,}/g, "/")
     .replace(/\s+/g, " ")
-    .trim()
-    .replace(/^\/+|\/+$/g, "")
-    .trim();
-  return out.slice(0, maxLength).replace(/\/+$/, "").trim();
+    .replace(/^[\s/]+|[\s/]+$/g, "");
+  return out.slice(0, maxLength).replace(/[\s/]+$/, "");
 }
 
 /** Whether transliterating `value` (sepaText) drops letters: letters of another script become spaces, unseen. */

@@ -174,18 +174,28 @@ export async function PaymentFilesSection(props: {
                         download={f.fileName}
                         className="text-sm font-medium text-accent underline-offset-2 hover:underline"
                       >
-                        {f.status === "completed" ? "Download for the record" : "Download"}
+                        {f.status === "completed" || f.settledItems > 0 ? "Download for the record" : "Download"}
                         <span className="sr-only"> {f.fileName}</span>
                       </a>
                     )}
                     {f.status === "completed" ? (
                       // Every payment in it has its result: uploaded again, it would pay them all twice.
                       <span className="text-xs text-ink-muted">settled: never upload it again</span>
+                    ) : f.status === "live" && f.settledItems > 0 ? (
+                      // The provider has it: uploaded again, it would pay those it paid a second time.
+                      <span className="text-xs text-ink-muted">
+                        {countOf(f.settledItems, "payment")} settled: never upload it again
+                      </span>
                     ) : null}
                     {f.downloads > 0 ? (
                       <span className="text-xs text-ink-muted">downloaded {countOf(f.downloads, "time")}</span>
                     ) : null}
-                    {f.status === "live" ? (
+                    {f.status === "live" && f.heldAtProvider > 0 ? (
+                      // Payable again, its statements would be paid twice once the provider pays these.
+                      <span className="text-xs text-ink-muted">
+                        Not cancellable: {countOf(f.heldAtProvider, "payment")} pending at the provider
+                      </span>
+                    ) : f.status === "live" ? (
                       <CancelFileButton
                         action={cancelPaymentFileAction}
                         fileId={f.id}
