@@ -252,6 +252,15 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
     `${c?.reference},PP-C,SUCCESS,-${c?.amount},USD,0.25,`,
     "DEMO-202605-ZZZZZZZZZZZZ,PP-X,SUCCESS,-1.00,USD,0,",
   ].join("\r\n");
+  // PayPal first reports one payment pending: it holds it, so the file can no longer be cancelled.
+  const held = [header, `${b?.reference},PP-B,PENDING,-${b?.amount},USD,0,`].join("\r\n");
+  await importResults(page, "paypal", "paypal-pending.csv", held, "apply");
+  await expect(page.getByRole("status").filter({ hasText: "1 pending" })).toBeVisible({ timeout: APPLY_WAIT });
+  const paypalRow = page.getByRole("row").filter({ hasText: "Not cancellable: 1 payment pending at the provider" });
+  await expect(paypalRow).toBeVisible();
+  await expect(paypalRow.getByRole("button", { name: "Cancel…" })).toHaveCount(0);
+  await shoot(page, "finance-payment-file-held");
+
   await importResults(page, "paypal", "paypal-results.csv", paypal, "dry");
   const preview = page.getByRole("table", { name: "Preview: what importing this file does" });
   await expect(preview).toContainText("Matched: paid");

@@ -81,7 +81,7 @@ export async function applyResults(
   } catch (error) {
     // A step refused after an earlier one committed: the import is audited with what it applied and why it stopped,
     // so the report's lines listed for a person (a payment from a cancelled file) are not lost with the rest.
-    if (applied.paid + applied.rejected + applied.returned > 0)
+    if (applied.paid + applied.rejected + applied.returned + applied.pending > 0)
       await recordImport(db, params, plan, applied, as, { stoppedBy: error });
     throw error;
   } finally {

@@ -172,7 +172,7 @@ describe("downloading and cancelling a payment file", () => {
       message: expect.stringMatching(/^Nothing of this payment file is still in payment: .* never upload it again\.$/),
     });
     // Left live by an import stopped before completing it, the file is completed now: never offered for upload.
-    expect((await fileOf(batchId)).status).toBe("completed");
+    expect(await fileOf(batchId)).toMatchObject({ status: "completed", settledItems: 1, heldAtProvider: 0 });
     expect(await statesOf(db, batchId)).toEqual({ 5: "paid" });
   });
 
@@ -194,7 +194,8 @@ describe("downloading and cancelling a payment file", () => {
       message: expect.stringMatching(/reported 1 payment of this file as pending.*Nothing was cancelled\.$/),
     });
     expect(await statesOf(db, batchId)).toEqual({ 5: "in_payment" });
-    expect((await fileOf(batchId)).status).toBe("live");
+    // The page tells it: not cancellable, and nothing of it settled yet.
+    expect(await fileOf(batchId)).toMatchObject({ status: "live", heldAtProvider: 1, settledItems: 0 });
   });
 });
 

@@ -136,7 +136,9 @@ export const importResultsAction = defineAction(
         ? `Dry run: ${countOf(out.plan.lines.length, "result")} read; nothing changed. ` +
           `${formatCount(listed)} would not be applied (listed).`
         : `Applied: ${formatCount(a.paid)} paid, ${formatCount(a.rejected)} rejected, ` +
-          `${formatCount(a.returned)} returned.` +
+          `${formatCount(a.returned)} returned` +
+          // Still in payment: the provider holds them (the file can no longer be cancelled).
+          (a.pending > 0 ? `, ${formatCount(a.pending)} pending at the provider.` : ".") +
           ` ${formatCount(listed)} not applied (listed).${emails}`,
       data: {
         dryRun: out.dryRun,
