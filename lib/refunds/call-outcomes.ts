@@ -126,15 +126,7 @@ export function failureFinish(attempt: RefundAttempt, error: unknown, earlierUnk
       errorDetail: null,
     });
   }
-  const failure = {
-    kind: error.kind,
-    status: error.status,
-    code: error.code,
-    codePublic: error.codePublic,
-    errorId: error.errorId,
-    body: error.body,
-  };
-  const kind = classifyRefundFailure(failure);
+  const kind = classifyRefundFailure(error);
   const errorDetail: Record<string, unknown> = {
     http_status: error.status,
     error_code: error.code,
@@ -151,7 +143,7 @@ export function failureFinish(attempt: RefundAttempt, error: unknown, earlierUnk
   ]) {
     if (error.body && typeof error.body[key] === "string") errorDetail[key] = error.body[key];
   }
-  const message = describeRefundFailure(failure);
+  const message = describeRefundFailure(error);
   const code =
     error.code ?? error.codePublic ?? (error.kind === "http" ? `HTTP_${error.status}` : error.kind.toUpperCase());
   if (kind === "manual_attention")

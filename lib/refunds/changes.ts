@@ -135,17 +135,7 @@ async function applyChange<T>(
     result = await call(client);
   } catch (error) {
     if (!isServiceError(error)) throw error;
-    const failure = describeChangeFailure(
-      {
-        kind: error.kind,
-        status: error.status,
-        code: error.code,
-        codePublic: error.codePublic,
-        errorId: error.errorId,
-        body: error.body,
-      },
-      entry.action === "subscription.cancel" ? "cancel" : "change",
-    );
+    const failure = describeChangeFailure(error, entry.action === "subscription.cancel" ? "cancel" : "change");
     // The service answered (or may have acted): its outcome is what the person is told, whatever the audit write does.
     await recordAuditAfterTheFact(db, {
       actor: entry.actor,

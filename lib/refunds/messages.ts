@@ -5,6 +5,7 @@ import { formatAmountText } from "@/lib/format";
  * spec's refund error table has its own sentence; each says what happened to the money and what to do next.
  */
 
+/** What a failed call says (a ServiceError is one). */
 export type ServiceFailure = {
   kind: "http" | "network" | "timeout" | "invalid_response";
   status: number | null;
