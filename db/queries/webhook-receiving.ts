@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "kysely";
 import type { Db } from "@/db";
 import type { WebhookDeliveryOutcome } from "@/db/types";
+import { markChangesStale, type StaleChange } from "./stale-marks";
 
 /**
  * What receiving a delivery reads and writes: signing secrets, the verified event itself and the counters of
@@ -60,6 +61,8 @@ export type NewWebhookEvent = {
   clientRequestId: string | null;
   body: string;
   parseIssues: string[] | null;
+  /** Marked with the event when it is new (not a duplicate): the change an event kept unprocessed still makes. */
+  staleChange?: StaleChange;
 };
 
 export type StoreOutcome = { outcome: "accepted"; id: string } | { outcome: "duplicate" };
@@ -96,6 +99,7 @@ export async function storeWebhookEvent(db: Db, event: NewWebhookEvent, at = new
       .onConflict((oc) => oc.doNothing())
       .returning("id")
       .executeTakeFirst();
+    if (inserted && event.staleChange) await markChangesStale(trx, event.gameId, [event.staleChange]);
     const outcome: WebhookDeliveryOutcome = inserted ? "accepted" : "duplicate";
     await countWebhookDelivery(trx, { gameId: event.gameId, outcome, reason: "", at });
     return inserted ? { outcome: "accepted", id: inserted.id } : { outcome: "duplicate" };

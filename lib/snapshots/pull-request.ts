@@ -104,7 +104,8 @@ async function isOrphaned(
 
 async function queuePull(db: Db, pullId: string): Promise<void> {
   const jobId = await enqueue(pullSnapshotJob, { pullId });
-  await updatePull(db, pullId, { job_id: jobId, updated_at: new Date() });
+  // No id: the queue already holds this pull's job (one waiting at a time), whose id stays recorded.
+  await updatePull(db, pullId, { ...(jobId === null ? {} : { job_id: jobId }), updated_at: new Date() });
 }
 
 /**

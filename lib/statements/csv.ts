@@ -103,6 +103,6 @@ export function statementCsv(doc: StatementDocument): string {
 function shareText(line: StatementDocument["renewals"]["lines"][number]): string | null {
   if (!line.percent) return null;
   return line.baseUsd === null
-    ? `${line.percent}% of ${line.amountUsd} after the service fee`
-    : `${line.percent}% of ${line.baseUsd} (${line.amountUsd} after the service fee)`;
+    ? `${line.percent}% of the price ${line.amountUsd} less the service fee`
+    : `${line.percent}% of ${line.baseUsd} (the price ${line.amountUsd} less the service fee)`;
 }

@@ -285,6 +285,7 @@ export async function receiveWebhook(
         envelope.event_type === "subscription.refunded" ? stringField(envelope.data, "client_request_id") : null,
       body,
       parseIssues,
+      staleChange: unreadChange(envelope, parseIssues, instant),
     });
   } catch (error) {
     log.error("webhook not stored", { game: gameId, eventType: envelope.event_type, delivery: deliveryId, error });
@@ -311,6 +312,23 @@ export async function receiveWebhook(
     }
   }
   return answer(200, { status: "accepted", id: stored.id });
+}
+
+/**
+ * A refund or renewal whose data cannot be read is kept unprocessed, yet it changed a window: marked stale by the
+ * event's own time (its envelope's), so a snapshot read before it is not paid from as if it held everything.
+ */
+function unreadChange(envelope: WebhookEnvelope, parseIssues: string[] | null, instant: number | null) {
+  if (!parseIssues || instant === null) return undefined;
+  if (envelope.event_type !== "subscription.refunded" && envelope.event_type !== "subscription.renewed")
+    return undefined;
+  const subscriptionId = stringField(envelope.data, "subscription_id");
+  return {
+    instant: new Date(instant),
+    reason: `${envelope.event_type}${subscriptionId ? ` ${subscriptionId}` : ""} (its data could not be read)`,
+    detail: { eventId: envelope.event_id, eventType: envelope.event_type, unreadable: true },
+    subscriptionId,
+  };
 }
 
 type Asking = { running: Promise<void> | null; next: Promise<void> | null };

@@ -98,6 +98,6 @@ it("reads renewal lines and reversals exactly; the CSV writes them so, each shar
   const cells = parse(statementCsv(doc), { columns: true, bom: true }) as Record<string, string>[];
   const renewals = cells.filter((c) => c.section === "renewal");
   expect(renewals.map((c) => c.amount_usd)).toEqual(["0.3333", "0.3333", "0.3333"]);
-  expect(renewals[0]?.detail).toBe("Pass; 18.5185% of 9.00 (1.99 after the service fee)");
+  expect(renewals[0]?.detail).toBe("Pass; 18.5185% of 9.00 (the price 1.99 less the service fee)");
   expect(cells.filter((c) => c.section === "reversal").map((c) => c.amount_usd)).toEqual(["-0.125", "-0.125"]);
 });
