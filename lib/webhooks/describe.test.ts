@@ -45,6 +45,9 @@ describe("describeEffect", () => {
       }),
     ).toBe("Canceled; access until 2026-06-30 00:00 UTC");
     expect(describeEffect({ status: "processed", lastError: null, effect: { kind: "stored" } })).toBe("Stored");
+    const unreadable = { status: "unprocessable", lastError: null, effect: null };
+    expect(describeEffect({ ...unreadable, eventType: "subscription.refunded" })).toMatch(/window .* marked stale/);
+    expect(describeEffect({ ...unreadable, eventType: "subscription.canceled" })).toMatch(/nothing was changed$/);
     expect(
       describeEffect({
         status: "processed",

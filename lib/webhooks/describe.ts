@@ -62,8 +62,18 @@ export function describeEffect(input: {
   status: string;
   effect: Record<string, unknown> | null;
   lastError: string | null;
+  eventType?: string;
 }): string {
   const { status, effect, lastError } = input;
+  // A refund or renewal marks the window holding its envelope's time stale all the same (lib/webhooks/receive.ts).
+  if (
+    status === "unprocessable" &&
+    (input.eventType === "subscription.refunded" || input.eventType === "subscription.renewed")
+  )
+    return (
+      "Stored; its data did not match the documented fields: the window holding its time was marked stale, " +
+      "nothing else changed"
+    );
   if (status === "pending") return lastError ? `Waiting to be tried again: ${lastError}` : "Waiting to be processed";
   if (status === "failed") return `Failed: ${lastError ?? "unknown error"}`;
   if (status === "unprocessable") return "Stored; its data did not match the documented fields, so nothing was changed";
