@@ -57,6 +57,11 @@ function nameOf(window: WindowText): string {
   return windowLabel({ startMs: start, endMs: end });
 }
 
+/** The event types that change a window's figures, so mark the window holding them stale, readable or not. */
+export function marksWindowStale(eventType: string): boolean {
+  return eventType === "subscription.refunded" || eventType === "subscription.renewed";
+}
+
 /** One line saying what an event did (or why it did not). */
 export function describeEffect(input: {
   status: string;
@@ -66,10 +71,7 @@ export function describeEffect(input: {
 }): string {
   const { status, effect, lastError } = input;
   // A refund or renewal marks the window holding its envelope's time stale all the same (lib/webhooks/receive.ts).
-  if (
-    status === "unprocessable" &&
-    (input.eventType === "subscription.refunded" || input.eventType === "subscription.renewed")
-  )
+  if (status === "unprocessable" && marksWindowStale(input.eventType ?? ""))
     return (
       "Stored; its data did not match the documented fields: the window holding its time was marked stale, " +
       "nothing else changed"

@@ -11,6 +11,7 @@ import {
   webhookEnvelopeSchema,
 } from "@/lib/service/schemas";
 import { parseServiceInstant } from "@/lib/time";
+import { marksWindowStale } from "./describe";
 import { eventInstant } from "./event-time";
 import { drainWebhookEventsJob } from "./drain-job";
 import { countRefusal } from "./refusal-counts";
@@ -319,9 +320,7 @@ export async function receiveWebhook(
  * event's own time (its envelope's), so a snapshot read before it is not paid from as if it held everything.
  */
 function unreadChange(envelope: WebhookEnvelope, parseIssues: string[] | null, instant: number | null) {
-  if (!parseIssues || instant === null) return undefined;
-  if (envelope.event_type !== "subscription.refunded" && envelope.event_type !== "subscription.renewed")
-    return undefined;
+  if (!parseIssues || instant === null || !marksWindowStale(envelope.event_type)) return undefined;
   const subscriptionId = stringField(envelope.data, "subscription_id");
   return {
     instant: new Date(instant),
