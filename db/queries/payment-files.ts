@@ -248,6 +248,10 @@ export function paymentFilesOfGame(db: DbOrTrx, gameId: string) {
   return db.selectFrom("payment_file").select(PAYMENT_FILE_COLUMNS).where("game_id", "=", gameId);
 }
 
+/** An item `i` of a file still open that the provider reported pending from it: it holds the payment. */
+const heldAtProvider = sql<boolean>`not i.settled and exists (select 1 from payment_result r
+  where r.file_id = i.file_id and r.statement_id = i.statement_id and r.outcome = 'pending')`;
+
 /**
  * A batch's payment files, each with how many of its items the provider settled (a file partly settled was uploaded:
  * never to be uploaded again) and how many open ones it reported pending (it holds them: the file cannot be
@@ -259,10 +263,7 @@ export async function listPaymentFiles(db: DbOrTrx, params: { gameId: string; ba
       sql<number>`(select count(*)::int from payment_file_item i
         where i.file_id = payment_file.id and i.settled)`.as("settledItems"),
       sql<number>`(select count(*)::int from payment_file_item i
-        where i.file_id = payment_file.id and not i.settled and exists (select 1 from payment_result r
-          where r.file_id = i.file_id and r.statement_id = i.statement_id and r.outcome = 'pending'))`.as(
-        "heldAtProvider",
-      ),
+        where i.file_id = payment_file.id and ${heldAtProvider})`.as("heldAtProvider"),
     ])
     .where("batch_id", "=", params.batchId)
     .orderBy("created_at")
@@ -346,18 +347,18 @@ export async function recordPaymentResults(
   return { inserted, alreadyRecorded: rows.length - inserted, unmatched };
 }
 
-/** How many of the given statements the provider reported as pending from this file (it holds their payments). */
-export async function countPendingResults(
+/** How many of the given statements' items of this file the provider holds (as the files' listing counts them). */
+export async function countHeldAtProvider(
   db: DbOrTrx,
   params: { fileId: string; statementIds: readonly string[] },
 ): Promise<number> {
   if (params.statementIds.length === 0) return 0;
   const row = await db
-    .selectFrom("payment_result")
-    .select((eb) => eb.fn.count<string>("statement_id").distinct().as("held"))
-    .where("file_id", "=", params.fileId)
-    .where("outcome", "=", "pending")
-    .where("statement_id", "in", params.statementIds)
+    .selectFrom("payment_file_item as i")
+    .select((eb) => eb.fn.countAll<string>().as("held"))
+    .where("i.file_id", "=", params.fileId)
+    .where("i.statement_id", "=", anyOf(params.statementIds, "uuid"))
+    .where(heldAtProvider)
     .executeTakeFirstOrThrow();
   return Number(row.held);
 }

@@ -4,7 +4,7 @@ import type { ActingAs } from "@/core/actor";
 import type { Db, DbOrTrx } from "@/db";
 import {
   cancelPaymentFile,
-  countPendingResults,
+  countHeldAtProvider,
   countPaymentFileDownload,
   getPaymentFileStatus,
   listPaymentFiles,
@@ -140,7 +140,7 @@ export async function cancelPaymentFileFlow(
               "This file's statements changed while it was being cancelled: cancel it again.",
             );
           // The provider has them: payable again, they would be paid a second time when it pays these.
-          const held = await countPendingResults(trx, { fileId: file.id, statementIds: changed.map((c) => c.id) });
+          const held = await countHeldAtProvider(trx, { fileId: file.id, statementIds: changed.map((c) => c.id) });
           if (held > 0)
             throw new AppError(
               "CONFLICT",

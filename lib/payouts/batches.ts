@@ -90,7 +90,6 @@ export async function preparePayoutBatch(
   if (snapshot.window.startMs !== params.window.startMs || snapshot.window.endMs !== params.window.endMs) {
     throw new AppError("INVALID_INPUT", "That snapshot is of another window.", { field: "snapshotId" });
   }
-  const settings = await readPayoutSettings(db);
   const batchId = randomUUID();
   const { gameId, window } = params;
 
@@ -98,6 +97,7 @@ export async function preparePayoutBatch(
     await holdPayoutsOfGame(trx, gameId);
     const refusal = await prepareRefusal(trx, { gameId, window });
     if (refusal) throw new AppError("CONFLICT", refusal);
+    const settings = await readPayoutSettings(trx);
     await insertBatch(trx, {
       id: batchId,
       game_id: gameId,
