@@ -90,14 +90,17 @@ export class PullBusyError extends Error {
 }
 
 export class PullFailedError extends Error {
+  /** The service asked for this long without a request before the next attempt (a 429's retry_after). */
+  readonly retryAfterMs: number | null;
   constructor(
     message: string,
     readonly code: string,
     readonly final: boolean,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number | null },
   ) {
     super(message, options);
     this.name = "PullFailedError";
+    this.retryAfterMs = options?.retryAfterMs ?? null;
   }
 }
 

@@ -102,8 +102,10 @@ async function isOrphaned(
   return isLockFree(db, gameId, window);
 }
 
-async function queuePull(db: Db, pullId: string): Promise<void> {
-  const jobId = await enqueue(pullSnapshotJob, { pullId });
+/** Queues the pull's job, to start at once or after the given wait (a 429's retry_after). */
+export async function queuePull(db: Db, pullId: string, startAfterMs = 0): Promise<void> {
+  const startAfterSeconds = startAfterMs > 0 ? Math.ceil(startAfterMs / 1000) : undefined;
+  const jobId = await enqueue(pullSnapshotJob, { pullId }, { startAfterSeconds });
   // No id: the queue already holds this pull's job (one waiting at a time), whose id stays recorded.
   await updatePull(db, pullId, { ...(jobId === null ? {} : { job_id: jobId }), updated_at: new Date() });
 }

@@ -64,12 +64,13 @@ export async function createReportSource(
 
 /**
  * Errors that another attempt cannot fix. A service failure reaching here is final either way: a refusal (400, 401,
- * 403, 404) answers the same every time, and anything else was already retried on its page for the whole budget.
+ * 403, 404) answers the same every time, and anything else was already retried on its page for the whole budget;
+ * but a 429 asking for a wait longer than the whole budget was never waited out, so the next attempt starts after it.
  */
 function classify(
   error: unknown,
   retryBudgetMs: number | undefined,
-): { code: string; message: string; final: boolean } {
+): { code: string; message: string; final: boolean; retryAfterMs?: number } {
   if (error instanceof SnapshotIncompleteError) return { code: error.code, message: error.message, final: true };
   if (isAppError(error)) return { code: error.code, message: error.message, final: error.code !== "SERVICE_ERROR" };
   if (isServiceError(error)) {
@@ -83,6 +84,16 @@ function classify(
       };
     }
     if (retryBudgetMs === undefined) return { code, message: error.message, final: false };
+    const retryAfterMs = error.status === 429 ? (error.retryAfterMs ?? 0) : 0;
+    if (retryAfterMs > retryBudgetMs)
+      return {
+        code,
+        message:
+          `The service asked for a wait of ${formatDuration(retryAfterMs)} before the next request, longer than ` +
+          `one page's retry budget (${formatDuration(retryBudgetMs)}): ${describeServiceFailure(error)}`,
+        final: false,
+        retryAfterMs,
+      };
     const tries = countOf(error.attempts, "attempt");
     return {
       code,
@@ -275,7 +286,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
   } catch (error) {
     await writer.flush();
     if (await handBackIfStopped(db, pull.id, options.signal, error)) throw options.signal?.reason;
-    const { code, message, final } = classify(error, clientConfig.retryBudgetMs);
+    const { code, message, final, retryAfterMs } = classify(error, clientConfig.retryBudgetMs);
     const last = finalAttempt || final;
     if (last) {
       const failed = { id: pull.id, gameId: pull.game_id, window, requestedBy: takenBy, via: pull.via };
@@ -295,7 +306,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         "unfinished",
       );
     }
-    throw new PullFailedError(message, code, last, { cause: error });
+    throw new PullFailedError(message, code, last, { cause: error, retryAfterMs });
   }
   // Published: the pull is complete whatever fails from here on. A job tried again finds it so and reads its summary.
   try {

@@ -23,5 +23,5 @@ export {
   type RunPullOptions,
   type SnapshotRequest,
 } from "./pull-common";
-export { recoverPulls, requestSnapshot, takeSnapshotNow } from "./pull-request";
+export { queuePull, recoverPulls, requestSnapshot, takeSnapshotNow } from "./pull-request";
 export { createReportSource, runPull, summarizeSnapshot } from "./pull-run";

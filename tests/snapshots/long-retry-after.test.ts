@@ -1,0 +1,91 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getPull } from "@/db/queries/snapshots";
+import { stopBoss } from "@/lib/jobs/queue";
+import { startWorkers } from "@/lib/jobs/worker";
+import { requestSnapshot } from "@/lib/snapshots/pull";
+import { monthWindow } from "@/lib/time";
+import { waitFor } from "../support/wait";
+import { admin, buildScenario, GAME_ID, publishedCounts, startSnapshotEnv, type SnapshotTestEnv } from "./helpers";
+
+/**
+ * A 429 whose retry_after is longer than a page's whole retry budget (15 minutes) is not waited out in the call, nor
+ * retried by pg-boss a few seconds later (it would meet the same 429 and spend the pull's attempts): the pull waits to
+ * retry, saying why, with its job queued to start after the wait.
+ */
+
+const WINDOW = monthWindow("2026-03");
+const ROUTE = "/api/subscriptions/reporting/attribution";
+let env: SnapshotTestEnv;
+
+beforeAll(async () => {
+  env = await startSnapshotEnv(
+    buildScenario({
+      recipients: 20,
+      renewalsPerRecipient: 2,
+      reversals: 2,
+      start: "2026-03-01T00:00:00Z",
+      end: "2026-04-01T00:00:00Z",
+    }),
+  );
+});
+afterAll(async () => {
+  await stopBoss();
+  await env?.close();
+});
+
+type JobRow = { id: string; state: string; wait_s: number };
+
+function jobsOfPull(pullId: string) {
+  return sql<JobRow>`select id::text, state,
+      extract(epoch from (start_after - now()))::float8 as wait_s
+    from pgboss.job where name = 'snapshot-pull' and singleton_key = ${pullId} order by created_on`
+    .execute(env.db)
+    .then((r) => r.rows);
+}
+
+describe("a pull asked to wait longer than its retry budget", () => {
+  it("[finance] waits to retry after the service's retry_after, then publishes", async () => {
+    await admin(env.emulator, "/faults", { route: ROUTE, fault: "429", retry_after: 1_200, count: 1 });
+    const started = Date.now();
+    const { pullId } = await requestSnapshot(env.db, { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "ui" });
+    await startWorkers();
+    const queuedAgain = await waitFor(
+      async () => {
+        const jobs = await jobsOfPull(pullId);
+        return jobs.length === 2 && jobs[0]?.state === "completed" && jobs[1]?.state === "created" ? jobs : null;
+      },
+      { within: 30_000, every: 200, what: "the pull's job to complete and a second to be queued" },
+    );
+    // The first attempt ended at once: nothing was waited in the call.
+    expect(Date.now() - started).toBeLessThan(1_200_000);
+    const next = queuedAgain[1] as JobRow;
+    expect(next.wait_s).toBeGreaterThan(1_100);
+    expect(next.wait_s).toBeLessThanOrEqual(1_200);
+
+    const waiting = await getPull(env.db, { gameId: GAME_ID, pullId });
+    expect(waiting).toMatchObject({ status: "retrying", attempts: 1 });
+    expect(waiting?.error?.message).toMatch(/^The service asked for a wait of 20m 00s before the next request, /);
+    expect(waiting?.error?.message).toMatch(/longer than one page's retry budget \(15m 00s\): /);
+    const row = await env.db
+      .selectFrom("snapshot_pull")
+      .select("job_id")
+      .where("id", "=", pullId)
+      .executeTakeFirstOrThrow();
+    expect(row.job_id).toBe(next.id);
+    expect((await publishedCounts(env.db)).snapshot).toBe(0);
+
+    // The wait passes.
+    await sql`update pgboss.job set start_after = now() where id = ${next.id}::uuid`.execute(env.db);
+    const done = await waitFor(
+      async () => {
+        const pull = await getPull(env.db, { gameId: GAME_ID, pullId });
+        return pull?.status === "complete" ? pull : null;
+      },
+      { within: 45_000, every: 200, what: "the pull to complete after the wait" },
+    );
+    expect(done.attempts).toBe(2);
+    expect(done.recipientsFetched).toBe(20);
+    expect((await publishedCounts(env.db)).snapshot).toBe(1);
+  });
+});
