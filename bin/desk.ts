@@ -125,8 +125,9 @@ const COMMANDS: Record<string, Command> = {
       description:
         "Writes a CSV export for accounting to a file, exactly as the app's download does (columns in README.md, " +
         '"Exports"; payee totals and the ledger files in "Accounting"), and records it in the audit log. ' +
-        "A file split into parts (Xero: 300 lines a file) writes its further parts beside FILE (journal.csv's " +
-        "second part as journal.part-2.csv, and so on), all under the first part's split: if a payment or a " +
+        "A file split into parts (Xero: 300 lines, QuickBooks: 1,000 rows a file) writes its further parts beside " +
+        "FILE (journal.csv's second part as journal.part-2.csv, and so on), all under the first part's split: if a " +
+        "payment or a " +
         "return changes the split on the way, the parts written are removed and the command fails (run it again). " +
         "Progress goes to stderr, a JSON summary to stdout.",
       options: {

@@ -102,7 +102,7 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   }
 
   // The page a large batch links to lists the same parts, each download carrying the split it was listed under.
-  await page.goto(`${WINDOW_PATH}/xero-parts`);
+  await page.goto(`${WINDOW_PATH}/parts/journal-xero`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Xero manual journals");
   const parts = page.getByRole("region", { name: "Parts" }).getByRole("link", { name: /^Xero manual journals/ });
   await expect(parts.first()).toHaveAttribute("href", /part=1&split=[0-9a-f]{16}$/);
@@ -117,6 +117,14 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   await expect(refusal).toContainText("Reload the window page and download every part again");
   await a11y.check();
   await shoot(page, "finance-xero-split-refused");
+  // QuickBooks' entries have a page of parts too (1,000 rows a file): here one.
+  await page.goto(`${WINDOW_PATH}/parts/journal-quickbooks`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("QuickBooks Online journal entries");
+  const entries = page.getByRole("region", { name: "Parts" }).getByRole("link", { name: /^QuickBooks Online/ });
+  await expect(entries).toHaveCount(1);
+  await expect(entries).toHaveAttribute("href", /part=1&split=[0-9a-f]{16}$/);
+  await a11y.check();
+  await shoot(page, "finance-quickbooks-parts");
   await page.goto(WINDOW_PATH);
 
   // Closing: a reason too short is refused and stays in the box; then the window closes and says so.

@@ -127,8 +127,9 @@ export async function writePayeeTotalsFile(flags: ExportFlags) {
 }
 
 /**
- * An export of a window written to a file; a file split into parts (Xero's 300 lines a file) is written as the
- * first part under the name given and the others beside it ("journal.part-2.csv"), each audited as its own download.
+ * An export of a window written to a file; a file split into parts (Xero's 300 lines, QuickBooks' 1,000 rows a file)
+ * is written as the first part under the name given and the others beside it ("journal.part-2.csv"), each audited as
+ * its own download.
  */
 export async function writeWindowExportFiles(flags: ExportFlags) {
   // Where it goes is checked before the database is opened and any export is started and audited.

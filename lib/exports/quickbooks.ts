@@ -6,14 +6,18 @@ import {
   batchPostings,
   checkJournalAccounts,
   type JournalContext,
+  type JournalSplit,
   journalContext,
   journalNumber,
+  journalsOfPart,
   recipientLabel,
   slashDate,
+  splitJournals,
 } from "./journal-files";
 import { inPages } from "./payouts";
 import type { Posting } from "./postings";
-import type { ExportKindDefinition } from "./types";
+import type { ExportKindDefinition, ResolvedTarget } from "./types";
+import type { Db } from "@/db";
 
 /**
  * QuickBooks Online journal entries, in the CSV its importer reads (Settings → Import data → Journal entries).
@@ -31,7 +35,12 @@ import type { ExportKindDefinition } from "./types";
  * - Name: a customer or supplier. QuickBooks asks for one on an Accounts Payable (or Receivable) line: the payable
  *   lines carry the recipient, so map payable to a liability account, or create each recipient as a supplier
  *   under that name first.
+ * - At most 1,000 rows in one file, its header among them. Intuit's help names no limit for journal entries; guides
+ *   to this import report 1,000 rows a file as the most it takes. A batch whose entries take more is split into
+ *   parts of whole entries, as Xero's file is (numbered files, `part=2`, ...), each a file the importer takes on its
+ *   own. Import every part.
  */
+export const QUICKBOOKS_MAX_LINES = 999;
 
 export const QUICKBOOKS_COLUMNS: readonly ExportColumn[] = [
   { name: "Journal No", type: "text", description: "The entry; its lines share it." },
@@ -62,21 +71,30 @@ export function quickbooksRows(posting: Posting, context: JournalContext, dateOr
   }));
 }
 
+const linesOf = (posting: Posting) => posting.lines.length;
+
+/** How many files the batch's QuickBooks entries take (the window page links each), and the split's digest. */
+export function quickbooksSplit(db: Db, target: Pick<ResolvedTarget, "gameId" | "batchId">): Promise<JournalSplit> {
+  return splitJournals(batchPostings(db, target), linesOf, journalNumber, QUICKBOOKS_MAX_LINES);
+}
+
 export const quickbooksJournalExport: ExportKindDefinition = {
   kind: "journal-quickbooks",
   title: "QuickBooks Online journal entries",
   summary:
     "The batch's journal in QuickBooks Online's journal entry import format (Journal No, dates in the company's " +
-    "order, mapped account names, debits and credits, the recipient on payable lines).",
+    "order, mapped account names, debits and credits, the recipient on payable lines), at most 1,000 rows a file.",
   columns: QUICKBOOKS_COLUMNS,
   needsBatch: true,
   oneSnapshot: true,
   async check(db, target) {
     await checkJournalAccounts(db, target, { taxRate: false });
   },
+  parts: quickbooksSplit,
   async *pages(db, target) {
     const context = await journalContext(db, target, { taxRate: false });
     const dateOrder = await readQuickbooksDateOrder(db, target.gameId);
-    yield* inPages(batchPostings(db, target), 1_000, (posting) => quickbooksRows(posting, context, dateOrder));
+    const entries = journalsOfPart(batchPostings(db, target), linesOf, QUICKBOOKS_MAX_LINES, target.part);
+    yield* inPages(entries, 1_000, (posting) => quickbooksRows(posting, context, dateOrder));
   },
 };

@@ -21,7 +21,7 @@ export type ExportRequest = {
   kind: ExportKind;
   snapshotId?: string;
   batchId?: string;
-  /** Which file of an export split into parts (Xero's 300 lines a file), from 1; the first when not given. */
+  /** Which file of an export split into parts (Xero's 300 lines, QuickBooks' 1,000 rows a file), from 1. */
   part?: number;
   /**
    * The split digest of the listing the part was chosen from (the window page's links carry it): refused when the
