@@ -14,9 +14,8 @@ import {
   holdStatements,
   preparePayoutBatch,
 } from "@/lib/payouts/batches";
-import { approvedWithOpenFlags } from "@/lib/payouts/batch-approval";
+import { approvedWithOpenFlags, refuseApprovalByPreparer } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { batchVerdict } from "@/lib/payouts/offered-actions";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import {
   batchIdSchema,
@@ -28,7 +27,6 @@ import {
   playerIdSchema,
   snapshotIdSchema,
 } from "@/lib/payouts/schemas";
-import { readPayoutSettings } from "@/lib/payouts/settings";
 import { getPayoutBatch, listPayoutStatements } from "@/lib/payouts/statements";
 import { formatInstant } from "@/lib/time";
 import { countOf } from "@/lib/format";
@@ -221,12 +219,8 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
       `--revision: the batch changed since revision ${input.revision} (it is at ${batch.revision}): ` +
         "look at it again (payouts show, payouts flags); nothing was changed",
     );
-  // The person who may not approve the batch is refused before any statement changes (the domain refuses it too);
-  // the counts play no part in the two-person rule.
-  const { twoPersonRule } = await readPayoutSettings(db);
-  const context = { ...batch, role: as.role, actorId: as.actor?.id ?? "", twoPersonRule };
-  const verdict = batchVerdict("approve_batch", context, { draft: 0, approved: 1, held: 0, total: 1 });
-  if (verdict.kind === "blocked" && verdict.code === "two_person_rule") throw new CliError(verdict.reason);
+  // The person who may not approve the batch is refused, and audited, before any statement changes.
+  await domain(() => refuseApprovalByPreparer(db, target, as));
   const open = await domain(() => listOpenBatchFlags(db, target));
   const statementsNow = await listPayoutStatements(db, target);
   const drafts = statementsNow.filter((s) => s.state === "draft");

@@ -164,7 +164,7 @@ export async function insertStatementEvents(
 
 /**
  * Balances carried out of closed statements of the game and not yet taken by any statement (the primary key of
- * payout_carry makes a second taker fail).
+ * payout_carry makes a second taker fail), oldest window first: a recipient's last one is what was known of them last.
  */
 export async function listUntakenCarries(trx: Trx, gameId: string) {
   return trx
@@ -182,6 +182,9 @@ export async function listUntakenCarries(trx: Trx, gameId: string) {
         ),
       ),
     )
+    .orderBy("b.window_end")
+    .orderBy("b.prepared_at")
+    .orderBy("st.id")
     .execute();
 }
 

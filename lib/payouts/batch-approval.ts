@@ -2,8 +2,10 @@ import "server-only";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
+import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
 import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
+import { auditTwoPersonRefusals } from "@/lib/audit";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatCount } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
@@ -12,6 +14,7 @@ import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
 import { iteratePayoutStatements } from "./statements";
 import { describeFlags, type Skipped, transition } from "./transition";
+import { TRANSITIONS } from "./transition-table";
 import { refusePaidOnBefore } from "./paid-on";
 
 type Target = { gameId: string; batchId: string };
@@ -42,6 +45,27 @@ export async function hasUnflaggedDraft(db: Db, batch: Target & { snapshotId: st
   return false;
 }
 
+const PREPARER_MAY_NOT_APPROVE = "Two-person rule: you prepared this batch, so another finance user must approve it.";
+
+/**
+ * Refuses, audited as the approval's own refusal is, a person the two-person rule keeps from approving this batch:
+ * for a caller that approves its statements first (the command line), so that nothing changes before the refusal.
+ */
+export async function refuseApprovalByPreparer(db: Db, params: Target, as: ActingAs): Promise<void> {
+  const refused = {
+    actor: as.actor,
+    via: as.via,
+    action: TRANSITIONS.approve_batch.audit,
+    gameId: params.gameId,
+    target: params.batchId,
+  };
+  await auditTwoPersonRefusals(db, refused, async () => {
+    const batch = await getPayoutBatchRow(db, params);
+    if (batch && (await readPayoutSettings(db)).twoPersonRule && batch.prepared_by_id === as.actor?.id)
+      throw new TwoPersonRefusal(PREPARER_MAY_NOT_APPROVE);
+  });
+}
+
 /**
  * Approves a draft batch: every statement approved or held, no approved statement with an open flag, and (two-person
  * rule) the approver is not the preparer. The figures are frozen to the snapshot version the batch was built on;
@@ -69,9 +93,7 @@ export async function approvePayoutBatch(
         // The rule in force at approval time applies (an admin may have switched it since the batch was prepared).
         twoPersonRule = (await readPayoutSettings(trx)).twoPersonRule;
         if (twoPersonRule && batch.prepared_by_id === as.actor?.id) {
-          throw new TwoPersonRefusal(
-            "Two-person rule: you prepared this batch, so another finance user must approve it.",
-          );
+          throw new TwoPersonRefusal(PREPARER_MAY_NOT_APPROVE);
         }
         const drafts = statements.filter((r) => r.state === "draft").length;
         if (drafts > 0)

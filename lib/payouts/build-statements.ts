@@ -85,6 +85,7 @@ export function buildStatements(input: {
     if (seen.has(recipient)) continue;
     const carried = sumMoney(from.map((c) => c.amountUsd));
     if (!carried.gt(0) || carried.lt(money(input.minPayoutUsd))) continue;
+    // Carries come oldest window first (listUntakenCarries): the last is what was known of the recipient last.
     const latest = from[from.length - 1];
     add({
       recipient,

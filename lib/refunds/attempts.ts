@@ -14,7 +14,7 @@ import { hasRole, ROLES, type Role } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
 import { formatUsd, money, sameAmount } from "@/lib/money";
 import type { ServiceClientConfig } from "@/lib/service/client";
-import { isServiceError } from "@/lib/service/errors";
+import { describeServiceFailure, isServiceError } from "@/lib/service/errors";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import type { PeriodReport } from "@/lib/service/schemas";
 import {
@@ -51,7 +51,10 @@ export type RefundRequest = {
   reason: string | null;
 };
 
-/** The period as the service reports it now, and what refunding `amountUsd` of it would do. */
+/**
+ * The period as the service reports it now, and what refunding `amountUsd` of it would do. With the refund call's
+ * retries unless the caller passes its own (the review, a page read: PAGE_READ_CLIENT).
+ */
 export async function previewRefund(
   db: Db,
   gameId: string,
@@ -69,10 +72,8 @@ export async function previewRefund(
     if (isServiceError(error)) {
       throw new AppError(
         "SERVICE_ERROR",
-        `Could not read the period from the service (${error.message}). Nothing was refunded.`,
-        {
-          cause: error,
-        },
+        `The service did not give the period, so nothing was refunded: ${describeServiceFailure(error)}`,
+        { cause: error },
       );
     }
     throw error;

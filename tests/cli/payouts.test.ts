@@ -152,6 +152,15 @@ describe("npm run desk -- payouts", () => {
     expect(byPreparer.stdout).toBe("");
     const untouched = await t.db.selectFrom("payout_statement").select("state").distinct().execute();
     expect(untouched).toEqual([{ state: "draft" }]);
+    // Refused before anything changed, and audited as a refusal from the desk is.
+    const refusedLines = await t.db
+      .selectFrom("audit_log")
+      .select(["actor_email", "via", "outcome"])
+      .where("action", "=", "payouts.batch.approve")
+      .where("target", "=", batch.batchId)
+      .where("outcome", "like", "refused%")
+      .execute();
+    expect(refusedLines).toEqual([{ actor_email: PREPARER, via: "cli", outcome: "refused_two_person_rule" }]);
 
     // A change reported inside the window since the snapshot (a stale mark): holding cannot clear a window's flag, so
     // the approval is refused before any statement changes, rather than holding every one of them.
@@ -205,6 +214,8 @@ describe("npm run desk -- payouts", () => {
     expect(audit).toEqual([
       { action: "payouts.batch.prepare", via: "cli", actor_email: PREPARER },
       { action: "payouts.flag.override", via: "cli", actor_email: PREPARER },
+      // The preparer's refused approval.
+      { action: "payouts.batch.approve", via: "cli", actor_email: PREPARER },
       { action: "payouts.statement.approve", via: "cli", actor_email: APPROVER },
       { action: "payouts.statement.hold", via: "cli", actor_email: APPROVER },
       { action: "payouts.batch.approve", via: "cli", actor_email: APPROVER },

@@ -294,6 +294,24 @@ describe("refunds against the emulator", () => {
     expect(await attemptsOf(SUBS.basic)).toHaveLength(0);
   });
 
+  it("[support] a review the service does not answer says so within a page read's two attempts", async () => {
+    actAs(c.sessions.support);
+    const periodId = periodIdOf(SUBS.basic, 3);
+    // Two 503s: a page read's two attempts meet both (the refund call's five would have ridden them out).
+    await c.admin("/faults", { route: `/api/subscriptions/reporting/periods/${periodId}`, fault: "503", count: 2 });
+    const refused = (await previewRefundAction(
+      form({ subscriptionId: SUBS.basic, periodId, mode: "partial", amountUsd: "1.00" }),
+    )) as Fail;
+    expect(refused).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
+    expect(refused.message).toMatch(/^The service did not give the period, so nothing was refunded: /);
+    expect(refused.message).toMatch(/the service is unavailable .*\(HTTP 503/);
+    expect(refundEvents(c.emulator, SUBS.basic, 3)).toHaveLength(0);
+    const reviewed = await previewRefundAction(
+      form({ subscriptionId: SUBS.basic, periodId, mode: "partial", amountUsd: "1.00" }),
+    );
+    expect(reviewed).toMatchObject({ ok: true });
+  });
+
   it("the reconciler is a registered job that runs every minute", async () => {
     const { JOBS } = await import("@/lib/jobs/registry");
     const job = JOBS.find((j) => j.definition.name === "refunds.reconcile");

@@ -21,6 +21,7 @@ import {
   type RefundOutcome,
 } from "@/lib/refunds/attempts";
 import { refuseWhileOpen } from "@/lib/refunds/open-attempt";
+import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
 import { resolveRefund } from "@/lib/refunds/resolve";
@@ -55,11 +56,17 @@ export const previewRefundAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const { impact } = await previewRefund(db, game.id, {
-      periodId: input.periodId,
-      subscriptionId: input.subscriptionId,
-      amountUsd: input.mode === "partial" ? (input.amountUsd ?? null) : null,
-    });
+    // Read as a page reads (about 20 s at most): nothing is sent, and the person waits for it.
+    const { impact } = await previewRefund(
+      db,
+      game.id,
+      {
+        periodId: input.periodId,
+        subscriptionId: input.subscriptionId,
+        amountUsd: input.mode === "partial" ? (input.amountUsd ?? null) : null,
+      },
+      PAGE_READ_CLIENT,
+    );
     try {
       await refuseWhileOpen(db, {
         gameId: game.id,
