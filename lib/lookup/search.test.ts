@@ -43,6 +43,8 @@ describe("classifySearch", () => {
       href: "/subscriptions/players/j%C3%BCrgen%40example.de",
     });
     expect(classifySearch("a=b!c/d@example.com")).toMatchObject({ kind: "player", email: "a=b!c/d@example.com" });
+    // A country's own top-level domain as the address carries it, in punycode.
+    expect(classifySearch("user@example.XN--P1AI")).toMatchObject({ kind: "player", email: "user@example.xn--p1ai" });
     // Not a "%" (the page would decode it into another address), a control character or an undotted domain.
     for (const refused of ["a%41b@example.com", "a\u0000b@example.com", "a\u200bb@example.com", "a@b", "x@..com"])
       expect(classifySearch(refused), JSON.stringify(refused)).toMatchObject({ kind: "invalid" });

@@ -16,10 +16,13 @@ export type SearchTarget =
 /**
  * A player's address, with letters beyond ASCII (jürgen@example.de) and the standard's other characters in its local
  * part, but no "%" (the player page's address is read from its URL and decoded: "a%41b" would become another player),
- * no space or control character, and a dotted domain.
+ * no space or control character, and a dotted domain whose last label is letters or written in punycode (".xn--p1ai").
  */
-const PLAYER_EMAIL =
-  /^[\p{L}\p{N}!#$&'*+/=?^_`{|}~.-]{1,64}@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+\p{L}{2,}$/u;
+const PLAYER_EMAIL = new RegExp(
+  "^[\\p{L}\\p{N}!#$&'*+/=?^_\\x60{|}~.-]{1,64}@" +
+    "(?:[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]*[\\p{L}\\p{N}])?\\.)+(?:\\p{L}{2,}|xn--[a-z0-9-]*[a-z0-9])$",
+  "u",
+);
 const emailSchema = z.email({ pattern: PLAYER_EMAIL });
 
 export function subscriptionHref(subscriptionId: string): string {
