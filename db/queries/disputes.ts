@@ -147,3 +147,22 @@ export async function listSnapshotDisputes(
     attributedAmountUsd: r.attributed_amount_usd,
   }));
 }
+
+/** The dispute of a card charge (its mint order) that still stands or was lost, the open one first; null if none. */
+export async function standingDisputeOfOrder(
+  db: Db,
+  params: { gameId: string; orderId: string },
+): Promise<{ status: "open" | "lost"; usdAmount: string | null } | null> {
+  const row = await db
+    .selectFrom("service_dispute")
+    .select(["status", sql<string | null>`usd_amount::text`.as("usd_amount")])
+    .where("game_id", "=", params.gameId)
+    .where("order_id", "=", params.orderId)
+    .where("status", "in", ["open", "lost"])
+    .orderBy(sql`status = 'open'`, "desc")
+    .orderBy("updated_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  if (!row || row.status === "won") return null;
+  return { status: row.status, usdAmount: row.usd_amount };
+}

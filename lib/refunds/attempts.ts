@@ -26,6 +26,7 @@ import {
   type DriveOptions,
   type RefundOutcome,
 } from "./call";
+import { chargebackOfPeriod } from "./chargeback";
 import { computeRefundImpact, type RefundImpact } from "./impact";
 import { refundedByOther } from "./messages";
 import { formatUsdText } from "@/lib/format";
@@ -84,11 +85,23 @@ export async function previewRefund(
       "This period belongs to another subscription; open the refund from the period page.",
     );
   }
-  const recipientAlreadyPaid = report.period.attribution
-    ? await wasRecipientPaidFor(db, gameId, report.period.period_id)
-    : false;
-  const impact = computeRefundImpact(report, { amountUsd: input.amountUsd, nowMs: Date.now(), recipientAlreadyPaid });
+  const [recipientAlreadyPaid, chargeback] = await Promise.all([
+    report.period.attribution ? wasRecipientPaidFor(db, gameId, report.period.period_id) : false,
+    chargebackOfPeriod(db, gameId, report.period),
+  ]);
+  const impact = computeRefundImpact(report, {
+    amountUsd: input.amountUsd,
+    nowMs: Date.now(),
+    recipientAlreadyPaid,
+    chargeback,
+  });
   return { report, impact };
+}
+
+/** What refunding the rest of the period would do, as its page shows it before any review. */
+export async function periodRefundOutlook(db: Db, gameId: string, report: PeriodReport): Promise<RefundImpact> {
+  const chargeback = await chargebackOfPeriod(db, gameId, report.period);
+  return computeRefundImpact(report, { amountUsd: null, nowMs: Date.now(), recipientAlreadyPaid: false, chargeback });
 }
 
 /** Roles whose refunds count against the support limit: everyone below finance. */

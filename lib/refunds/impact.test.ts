@@ -150,4 +150,31 @@ describe("computeRefundImpact", () => {
     );
     expect(done).toMatchObject({ refundable: false, blocker: "fully_refunded", remainingUsd: "0.00" });
   });
+
+  it("does not refund a card charge the cardholder disputed, open or lost", () => {
+    const base = { amountUsd: null, nowMs: NOW, recipientAlreadyPaid: false };
+    // Open: the report shows the amount held for it.
+    const held = computeRefundImpact(
+      report((b) => {
+        b.fee_legs.disputed_amount_held_usd = "9.99";
+      }),
+      base,
+    );
+    expect(held).toMatchObject({ refundable: false, blocker: "chargeback", remainingUsd: "6.66" });
+    expect(held.effects).toEqual([
+      expect.stringMatching(/^The cardholder disputed this period's card charge \(USD 9\.99\)/),
+    ]);
+    expect(held.effects[0]).toMatch(/a refund now could pay them twice/);
+    // Lost: the report no longer holds anything; the desk's record of the dispute says so.
+    const lost = computeRefundImpact(report(), { ...base, chargeback: { status: "lost", usdAmount: "9.99" } });
+    expect(lost).toMatchObject({ refundable: false, blocker: "chargeback" });
+    expect(lost.effects[0]).toMatch(
+      /^The cardholder won a dispute of this period's card charge: .* not refunded again\.$/,
+    );
+    // Neither: refundable.
+    expect(computeRefundImpact(report(), { ...base, chargeback: null })).toMatchObject({
+      refundable: true,
+      blocker: null,
+    });
+  });
 });

@@ -20,7 +20,7 @@ export type RefundImpact = {
   isFull: boolean;
   refundable: boolean;
   /** Why the period cannot be refunded, when it cannot. */
-  blocker: "never_collected" | "pcstore" | "card_record_missing" | "fully_refunded" | null;
+  blocker: "never_collected" | "pcstore" | "card_record_missing" | "fully_refunded" | "chargeback" | null;
   rail: "card" | "pcstore";
   fundingShape: "card" | "wallet" | "mixed";
   cardChargedUsd: string;
@@ -53,6 +53,11 @@ const ZERO = new Money(0);
 
 function usdText(value: Money | string): string {
   return `${formatUsdText(formatUsd(value))}`;
+}
+
+/** " (USD 9.99)" for an amount known, else nothing. */
+function amountNote(value: string | null): string {
+  return value === null ? "" : ` (${usdText(value)})`;
 }
 
 function coinsText(value: Money): string {
@@ -101,11 +106,26 @@ export const BLOCKER_HINTS: Partial<Record<NonNullable<RefundImpact["blocker"]>,
   never_collected: "never collected: nothing to refund",
   pcstore: "pcstore: not refundable",
   card_record_missing: "card record missing: not refundable",
+  chargeback: "disputed by the cardholder: not refundable",
 };
+
+/** A chargeback of the period's card charge the desk was told of (`purchase.disputed`) that stands or was lost. */
+export type Chargeback = { status: "open" | "lost"; usdAmount: string | null };
+
+/**
+ * A period whose card charge the cardholder disputed is not refunded: money held for an open dispute goes back to the
+ * cardholder if it is lost, and a lost one gave it back already; a refund on top would pay them twice. Known from the
+ * report's held amount, or from the desk's own record of the dispute (a lost one shows in the report no more).
+ */
+function chargebackOf(report: PeriodReport, known: Chargeback | null): Chargeback | null {
+  if (known) return known;
+  const held = money(report.fee_legs.disputed_amount_held_usd);
+  return held.gt(0) ? { status: "open", usdAmount: formatUsd(held) } : null;
+}
 
 export function computeRefundImpact(
   report: PeriodReport,
-  input: { amountUsd: string | null; nowMs: number; recipientAlreadyPaid: boolean },
+  input: { amountUsd: string | null; nowMs: number; recipientAlreadyPaid: boolean; chargeback?: Chargeback | null },
 ): RefundImpact {
   const period = report.period;
   const periodAmount = money(period.amount_usd);
@@ -118,6 +138,7 @@ export function computeRefundImpact(
   const cardCharged = money(funding?.card_charged_usd ?? "0");
   const balanceApplied = money(funding?.balance_applied_coins ?? "0");
 
+  const chargeback = chargebackOf(report, input.chargeback ?? null);
   // "Periods charged through the pcstore are not refundable"; a pcstore subscription's wallet-covered period is.
   const blocker =
     period.paid_at === null
@@ -128,7 +149,9 @@ export function computeRefundImpact(
           ? ("card_record_missing" as const)
           : remaining.lte(0)
             ? ("fully_refunded" as const)
-            : null;
+            : chargeback
+              ? ("chargeback" as const)
+              : null;
   const fundingShape = cardCharged.gt(0) ? (balanceApplied.gt(0) ? "mixed" : "card") : "wallet";
   const isFull = amount.equals(remaining) && remaining.gt(0);
 
@@ -178,6 +201,17 @@ export function computeRefundImpact(
         "refund of it until the record is restored: ask the service's support.",
     );
   else if (blocker === "fully_refunded") effects.push("This period is already fully refunded.");
+  else if (chargeback?.status === "open")
+    effects.push(
+      `The cardholder disputed this period's card charge${amountNote(chargeback.usdAmount)}: if the dispute is lost` +
+        " the money goes back to them, so a refund now could pay them twice. It is not " +
+        "refunded while the dispute is open; once it is won, the period can be refunded.",
+    );
+  else if (chargeback?.status === "lost")
+    effects.push(
+      "The cardholder won a dispute of this period's card charge: the money went back to them through the " +
+        "chargeback, so it is not refunded again.",
+    );
   else if (isFull) {
     effects.push(
       cardRefund.gt(0)

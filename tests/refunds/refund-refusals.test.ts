@@ -312,6 +312,31 @@ describe("refunds against the emulator", () => {
     expect(reviewed).toMatchObject({ ok: true });
   });
 
+  it("[support] a disputed card charge is not refunded, while the dispute is open or once it is lost", async () => {
+    actAs(c.sessions.support);
+    const periodId = periodIdOf(SUBS.basic, 1);
+    const review = () => previewRefundAction(form({ subscriptionId: SUBS.basic, periodId, mode: "full" }));
+    const { body: dispute } = await c.admin("/disputes", { period_id: periodId, emit_events: false });
+    const open = (await review()) as Ok;
+    expect(open.data).toMatchObject({ refundable: false, blocker: "chargeback" });
+    const refused = (await refundAction(screenRefundForm(SUBS.basic, 1, "10.00", "10.00"))) as Fail;
+    expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(refused.message).toMatch(/^The cardholder disputed this period's card charge .* could pay them twice/);
+    // Lost: the report holds nothing any more; the desk's own record of the dispute (from purchase.disputed) says so.
+    const closed = await c.admin(`/disputes/${dispute.dispute_id}/close`, {
+      dispute_status: "lost",
+      emit_events: false,
+    });
+    expect(closed.status).toBe(200);
+    expect(((await review()) as Ok).data).toMatchObject({ refundable: true });
+    await c.t.db
+      .insertInto("service_dispute")
+      .values({ game_id: GAME_ID, dispute_id: dispute.dispute_id, order_id: dispute.order_id, status: "lost" })
+      .execute();
+    expect(((await review()) as Ok).data).toMatchObject({ refundable: false, blocker: "chargeback" });
+    expect(refundEvents(c.emulator, SUBS.basic, 1)).toHaveLength(0);
+  });
+
   it("the reconciler is a registered job that runs every minute", async () => {
     const { JOBS } = await import("@/lib/jobs/registry");
     const job = JOBS.find((j) => j.definition.name === "refunds.reconcile");

@@ -18,8 +18,8 @@ import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import { classifySearch, playerHref, refundAttemptHref, subscriptionHref } from "@/lib/lookup/search";
-import { readSupportLimitStanding } from "@/lib/refunds/attempts";
-import { BLOCKER_HINTS, computeRefundImpact, noMintOrderNote } from "@/lib/refunds/impact";
+import { periodRefundOutlook, readSupportLimitStanding } from "@/lib/refunds/attempts";
+import { BLOCKER_HINTS, noMintOrderNote } from "@/lib/refunds/impact";
 import { anotherGameAnswered, answeredForAnotherGame } from "@/lib/service/answered-game";
 import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
@@ -85,7 +85,7 @@ export default async function PeriodPage({ params }: Props) {
   if (otherGame !== null) return refused(String(target.periodId), `${answeredForAnotherGame(otherGame, game.id)}.`);
   const player = subscription.value.player ?? null;
   const playerEmail = player && typeof player.player_email === "string" ? player.player_email : null;
-  const impact = computeRefundImpact(report, { amountUsd: null, nowMs: Date.now(), recipientAlreadyPaid: false });
+  const impact = await periodRefundOutlook(db, game.id, report);
   // Below finance, refunds on a period are limited in total (lib/refunds/attempts.ts): what is left of it decides.
   const limited = !hasRole(user.role, "finance");
   const legs = report.fee_legs;
