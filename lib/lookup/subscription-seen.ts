@@ -31,6 +31,12 @@ export function subscriptionSeen(sub: SeenSubscriptionFields): string {
   ].join("|");
 }
 
+/** The staged price a page showed (the change is refused unless it still stands), or null for none. */
+export function stagedPriceSeen(seen: string): string | null {
+  const staged = seen.split("|")[4];
+  return staged === undefined || staged === "-" ? null : staged;
+}
+
 export const subscriptionSeenSchema = z
   .string()
   .min(1, { message: "is missing: reload the page" })

@@ -249,6 +249,16 @@ describe("price and payment method (finance)", () => {
         "unavailable or paused for maintenance. Try again later. (HTTP 503, service_unavailable",
     );
     expect(await auditOf(SUBS.card)).toHaveLength(changes);
+    // "Sending the current price clears a staged change": the message says the staged one went.
+    const price = formatUsd(String(subscription(SUBS.card).amountUsd));
+    const cleared = (await changeAmountAction(
+      form({ subscriptionId: SUBS.card, seen: await seen(SUBS.card), amountUsd: price }),
+    )) as Result;
+    expect(cleared).toMatchObject({
+      ok: true,
+      message: `The staged change to USD 14.00 was cleared: the price stays USD ${price}.`,
+    });
+    expect(subscription(SUBS.card).pendingAmountUsd).toBeNull();
   });
 
   it("[finance] two changes of one subscription at once: one is made, the other refused, sending nothing", async () => {

@@ -22,6 +22,7 @@ import {
 } from "@/lib/refunds/attempts";
 import { refuseWhileOpen } from "@/lib/refunds/open-attempt";
 import { PAGE_READ_CLIENT } from "@/lib/service/client";
+import { stagedPriceSeen } from "@/lib/lookup/subscription-seen";
 import { cancelSubscription, changeSubscriptionAmount, changeSubscriptionPaymentMethod } from "@/lib/refunds/changes";
 import type { RefundImpact } from "@/lib/refunds/impact";
 import { resolveRefund } from "@/lib/refunds/resolve";
@@ -284,8 +285,17 @@ export const changeAmountAction = defineAction(
       { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/subscriptions", "layout");
-    if (!result.change_queued)
-      return { ok: true, message: `No change staged: the price stays ${formatUsdText(result.new_amount_usd)}.` };
+    if (!result.change_queued) {
+      // "Sending the current price clears a staged change": say so when the page showed one.
+      const cleared = stagedPriceSeen(input.seen);
+      const stays = `the price stays ${formatUsdText(result.new_amount_usd)}`;
+      return {
+        ok: true,
+        message: cleared
+          ? `The staged change to ${formatUsdText(cleared)} was cleared: ${stays}.`
+          : `No change staged: ${stays}.`,
+      };
+    }
     const staged = result.pending_amount_usd ?? result.new_amount_usd;
     const unapplied = unappliedPriceWarning(money(staged), money(result.old_amount_usd));
     return {
