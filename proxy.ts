@@ -1,5 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { ASKED_PATH_HEADER, signInPathFor } from "./lib/auth/next-path";
+import { authCookieSecret, isSignedSessionCookie, SESSION_COOKIE } from "./lib/auth/session-cookie";
 import { contentSecurityPolicy } from "./lib/csp.mjs";
 
 // Redirects visitors without a session cookie to the sign-in page, marks every page no-store and gives every page a
@@ -9,8 +10,9 @@ const PUBLIC_PATHS = ["/sign-in", "/api/", "/_next/", "/favicon"];
 
 /**
  * Server actions take forms of up to 21 MB (next.config.mjs) for the two that carry a file read in the browser: a
- * provider's results on a window's page and payout profiles on /payouts/profiles. Any other form posted to a page (a
- * server action, or a plain form post Next.js would parse looking for one), the public sign-in's among them, is
+ * provider's results on a window's page and payout profiles on /payouts/profiles, from a browser holding a session
+ * cookie this deployment signed (`signedIn`; a cookie merely named so is not enough). Any other form posted to a page
+ * (a server action, or a plain form post Next.js would parse looking for one), the public sign-in's among them, is
  * refused above 1 MB, or without a length (sent in chunks), before Next.js parses it. Route handlers (/api/) read
  * their own bodies with their own limits.
  */
@@ -24,8 +26,9 @@ export function oversizedAction(
   method: string,
   pathname: string,
   headers: Headers,
+  signedIn: boolean,
 ): { status: 411 | 413; message: string } | null {
-  if (method !== "POST" || pathname.startsWith("/api/") || LARGE_FORM_PAGES.test(pathname)) return null;
+  if (method !== "POST" || pathname.startsWith("/api/") || (signedIn && LARGE_FORM_PAGES.test(pathname))) return null;
   if (!headers.has("next-action") && !FORM_TYPES.test(headers.get("content-type") ?? "")) return null;
   const declared = headers.get("content-length");
   if (declared === null) return { status: 411, message: "A form must say its length." };
@@ -35,13 +38,28 @@ export function oversizedAction(
     : null;
 }
 
+/** The secrets session cookies may be signed with: the key's, and during a rotation the previous key's. */
+let cookieSecrets: { keys: string; secrets: string[] } | undefined;
+function sessionSecrets(): string[] {
+  const keys = [process.env.PAYOUT_DESK_KEY, process.env.PAYOUT_DESK_KEY_PREVIOUS].filter((k): k is string => !!k);
+  if (cookieSecrets?.keys !== keys.join(" "))
+    cookieSecrets = { keys: keys.join(" "), secrets: keys.map(authCookieSecret) };
+  return cookieSecrets.secrets;
+}
+
+function hasSignedSession(request: NextRequest): boolean {
+  const cookie = request.cookies.getAll().find((c) => c.name.includes(SESSION_COOKIE));
+  return cookie !== undefined && isSignedSessionCookie(cookie.value, sessionSecrets());
+}
+
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
-  const oversized = oversizedAction(request.method, pathname, request.headers);
+  const large = request.method === "POST" && LARGE_FORM_PAGES.test(pathname);
+  const oversized = oversizedAction(request.method, pathname, request.headers, large && hasSignedSession(request));
   if (oversized)
     return new NextResponse(oversized.message, { status: oversized.status, headers: { "Content-Type": "text/plain" } });
   const isPublic = PUBLIC_PATHS.some((prefix) => pathname.startsWith(prefix));
-  const hasSession = request.cookies.getAll().some((cookie) => cookie.name.includes("payout-desk.session_token"));
+  const hasSession = request.cookies.getAll().some((cookie) => cookie.name.includes(SESSION_COOKIE));
   if (!isPublic && !hasSession) {
     // The page asked for, to land on once signed in (checked again there: lib/auth/next-path.ts).
     return NextResponse.redirect(new URL(signInPathFor(pathname + request.nextUrl.search), request.nextUrl));

@@ -2,7 +2,7 @@ import "server-only";
 import { betterAuth } from "better-auth";
 import { nextCookies } from "better-auth/next-js";
 import { getDb } from "@/db";
-import { deriveKey } from "@/lib/crypto";
+import { authCookieSecret } from "./session-cookie";
 import { appBaseUrl, env, requireEnv, secureCookies } from "@/lib/env";
 
 /**
@@ -14,7 +14,7 @@ function createAuth() {
   // During a key rotation's rollout every instance signs with the key they all share, the previous one
   // (README, "Keys").
   const cookieKey = env().PAYOUT_DESK_KEY_PREVIOUS ?? requireEnv("PAYOUT_DESK_KEY");
-  const secret = deriveKey("auth-cookies", Buffer.from(cookieKey, "base64")).toString("base64");
+  const secret = authCookieSecret(cookieKey);
   const baseURL = appBaseUrl();
   return betterAuth({
     appName: "Payout Desk",

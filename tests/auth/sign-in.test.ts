@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { authCookieSecret, isSignedSessionCookie } from "../../lib/auth/session-cookie";
 import { createUser } from "../../lib/auth/users";
 import * as signIn from "../../lib/auth/sign-in";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
@@ -36,7 +38,12 @@ describe("sign-in", () => {
     await expect(signInAction(null, form("limited@payout-desk.test", "the-right-password"))).rejects.toThrow(
       "NEXT_REDIRECT",
     );
-    expect(currentCookies().some((c) => c.startsWith("payout-desk.session_token="))).toBe(true);
+    const cookie = currentCookies().find((c) => c.startsWith("payout-desk.session_token="));
+    expect(cookie).toBeDefined();
+    // Signed as the proxy checks it before letting a large upload through (proxy.ts).
+    const value = (cookie as string).slice("payout-desk.session_token=".length);
+    expect(isSignedSessionCookie(value, [authCookieSecret(process.env.PAYOUT_DESK_KEY as string)])).toBe(true);
+    expect(isSignedSessionCookie(value, [authCookieSecret(randomBytes(32).toString("base64"))])).toBe(false);
   });
 
   it("refuses after 5 failures for one email, even with the right password", async () => {
