@@ -41,6 +41,7 @@ async function confirmDialog(
 
 test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows its amount until overridden", async ({
   page,
+  a11y,
 }) => {
   test.setTimeout(180_000 * SLACK);
   await signIn(page, "finance");
@@ -79,6 +80,13 @@ test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows
   await expect(disputes).toContainText(disputeId);
   await expect(disputes).toContainText("Open");
   await shoot(page, "finance-dispute-open");
+  // Its period is not refunded meanwhile: the page says why instead of offering the form.
+  await page.goto(`/subscriptions/periods/${line!.period_id}`);
+  await expect(page.getByText(/^The cardholder disputed this period's card charge/)).toBeVisible();
+  await expect(page.getByRole("button", { name: /Review refund/ })).toHaveCount(0);
+  await a11y.check();
+  await shoot(page, "finance-dispute-period");
+  await page.goto(`${WINDOW_PATH}/recipients/${line!.recipient_player_id}`);
 
   await emulatorAdmin(`/disputes/${disputeId}/close`, { dispute_status: "lost" });
   await disputeIs(disputeId, "lost");
