@@ -19,6 +19,14 @@ export async function pausePace(db: Db, keys: readonly string[], ms: number): Pr
   await sql`select pace_pause(${[...keys]}::text[], ${ms}::double precision)`.execute(db);
 }
 
+/** How much longer the most paused of the buckets stays paused, by the database's clock (0 when none is). */
+export async function pausedForMs(db: Db, keys: readonly string[]): Promise<number> {
+  const result = await sql<{ ms: number | null }>`select max(paused_until)
+      - extract(epoch from clock_timestamp()) * 1000 as ms
+    from service_pace where key = any(${[...keys]}::text[])`.execute(db);
+  return Math.max(0, Number(result.rows[0]?.ms ?? 0));
+}
+
 /** Forgets buckets nobody used for an hour and that hold no pause. */
 export async function deleteIdlePace(db: Db): Promise<number> {
   const result = await sql`delete from service_pace where touched_at < now() - interval '1 hour'

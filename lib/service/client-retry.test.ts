@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { attributionReportBody, periodReportBody, refundReceiptBody, subscriptionBody } from "./__fixtures__/bodies";
 import { computeRetryDelay } from "./client";
-import { ServiceError, needsManualAttention } from "./errors";
+import { describeServiceFailure, needsManualAttention, RATE_LIMIT_PAUSE, ServiceError } from "./errors";
 import { createPacer } from "./pacing";
 import { SECRET, EMAIL, json, makeClient, networkError, receiptOk } from "./__fixtures__/scripted-client";
 
@@ -69,15 +69,30 @@ describe("retry policy: reads", () => {
     });
     const { client, calls } = makeClient(
       [json(429, { error: "rate_limit_exceeded", retry_after: 600 }), json(200, attributionReportBody())],
-      { pacing: pacer, maxRetryAfterMs: 60_000 },
+      { pacing: pacer, maxRetryAfterMs: 60_000, now: () => now },
     );
     const error = await client.getAttributionReport({ start: "2026-03-01", end: "2026-04-01" }).catch((e) => e);
     expect(error).toBeInstanceOf(ServiceError);
     expect(error.retryAfterMs).toBe(600_000);
     expect(calls).toHaveLength(1);
-    // the buckets stay closed for at most maxRetryAfterMs, not the whole ten minutes
-    await client.getAttributionReport({ start: "2026-03-01", end: "2026-04-01" });
-    expect(now).toBe(60_000);
+    // The buckets stay closed for the whole ten minutes: this client's next call is refused at once, unsent, with
+    // what is left of the wait, rather than held for ten minutes or sent to meet the 429 again.
+    now += 1_000;
+    const paused = await client.getAttributionReport({ start: "2026-03-01", end: "2026-04-01" }).catch((e) => e);
+    expect(paused).toMatchObject({ status: 429, code: RATE_LIMIT_PAUSE, retryAfterMs: 599_000 });
+    expect(paused.message).toMatch(/^GET .*: not sent: an earlier 429 paused this game's calls for 599 s more$/);
+    expect(describeServiceFailure(paused)).toMatch(/^the service is rate limiting this game\. .*RATE_LIMIT_PAUSE/);
+    expect(calls).toHaveLength(1);
+    expect(now).toBe(1_000);
+    // A client riding out outages (a pull) shares the pacer and waits the pause out, then calls.
+    const pull = makeClient([json(200, attributionReportBody())], {
+      pacing: pacer,
+      retryBudgetMs: 15 * 60_000,
+      now: () => now,
+    });
+    await pull.client.getAttributionReport({ start: "2026-03-01", end: "2026-04-01" });
+    expect(now).toBe(600_000);
+    expect(pull.calls).toHaveLength(1);
   });
 
   it("stops after maxRetries and reports how many attempts were made", async () => {

@@ -11,6 +11,8 @@ export type ServiceErrorKind = "http" | "network" | "timeout" | "invalid_respons
 export const RESPONSE_TOO_LARGE = "RESPONSE_TOO_LARGE";
 /** network: nothing was sent, the base URL leads to a link-local or cloud metadata address. */
 export const ADDRESS_REFUSED = "ADDRESS_REFUSED";
+/** http 429: nothing was sent, an earlier 429's retry_after pauses this game's calls longer than the caller waits. */
+export const RATE_LIMIT_PAUSE = "RATE_LIMIT_PAUSE";
 
 export type ServiceErrorInit = {
   kind: ServiceErrorKind;
@@ -97,6 +99,7 @@ export class ServiceError extends Error {
 function messageOf(init: {
   kind: ServiceErrorKind;
   status?: number | null;
+  retryAfterMs?: number | null;
   code?: string | null;
   codePublic?: string | null;
   errorId?: string | null;
@@ -120,6 +123,10 @@ function messageOf(init: {
       `${where}refused to call ${init.host ?? "the service"}${address}: a link-local or cloud metadata address ` +
       `is never the service`
     );
+  }
+  if (init.code === RATE_LIMIT_PAUSE) {
+    const seconds = Math.ceil((init.retryAfterMs ?? 0) / 1000);
+    return `${where}not sent: an earlier 429 paused this game's calls for ${seconds} s more`;
   }
   switch (init.kind) {
     case "network":

@@ -1,6 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createPacer, pacingFloorMs, parsePacingMode, type PaceKey, type PacingOptions, type Sleep } from "./pacing";
+import {
+  createPacer,
+  pacingFloorMs,
+  parsePacingMode,
+  type PaceKey,
+  type PacingOptions,
+  PausedTooLong,
+  type Sleep,
+} from "./pacing";
 
 /**
  * Virtual time: `sleep` parks a timer; `run` fires timers in time order, draining every pending promise in between.
@@ -156,6 +164,23 @@ describe("acquire", () => {
     const admitted = await admitAll(clock, pacer, [[key("subA", 20)], [key("subB", 20)], [key("subA", 20)]]);
     expect(admitted).toEqual([5_000, 0, 5_000]);
     expect(pacer.stats().pauses).toBe(1);
+  });
+
+  it("refuses at once a caller that waits out no pause that long, and admits one that does", async () => {
+    const clock = virtualTime();
+    const pacer = exact(clock);
+    pacer.pause([key("a", 5)], 5_000);
+    const refused = await pacer.acquire([key("a", 5)], undefined, { maxPauseMs: 4_999 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PausedTooLong);
+    expect((refused as PausedTooLong).waitMs).toBe(5_000);
+    // A bucket that is merely full is waited for whatever the limit: only a pause is refused.
+    expect(await admitAll(clock, pacer, [[key("b", 1)], [key("b", 1)]])).toEqual([0, 1_000]);
+    const full = pacer.acquire([key("b", 1)], undefined, { maxPauseMs: 10 });
+    // At 1 s: 4 s of the pause left, within what this caller waits.
+    const waited = pacer.acquire([key("a", 5)], undefined, { maxPauseMs: 4_000 });
+    await clock.run();
+    expect(await waited).toBe(4_000);
+    expect(await full).toBe(1_000);
   });
 
   it("a second, shorter pause does not shorten the first", async () => {

@@ -96,13 +96,29 @@ export type PacerStats = {
   buckets: number;
 };
 
+/**
+ * A call the pacer refused at once: its buckets are paused (a 429's retry_after) for longer than its caller waits
+ * (`maxPauseMs`). Nothing was sent.
+ */
+export class PausedTooLong extends Error {
+  constructor(readonly waitMs: number) {
+    super(`this game's calls are paused for ${Math.ceil(waitMs / 1000)} s more after a 429`);
+    this.name = "PausedTooLong";
+  }
+}
+
+export type AcquireOptions = {
+  /** The longest pause the caller waits out; a longer one is refused at once (PausedTooLong). Default: any. */
+  maxPauseMs?: number;
+};
+
 export type Pacer = {
   readonly mode: "on" | "off";
   readonly scale: number;
   /** The buckets a call on `route` for this game (and subscription, when known) must pass. Empty when off. */
   keysFor(route: RouteClass, target: { gameId: string; subscriptionId?: string | null }): PaceKey[];
   /** Waits until every bucket has room, records the call in all of them, and resolves with the time waited. */
-  acquire(keys: readonly PaceKey[], signal?: AbortSignal): Promise<number>;
+  acquire(keys: readonly PaceKey[], signal?: AbortSignal, options?: AcquireOptions): Promise<number>;
   /** Holds every listed bucket closed for `ms` (a 429's retry_after). */
   pause(keys: readonly PaceKey[], ms: number): void;
   stats(): PacerStats;
@@ -226,7 +242,7 @@ export function createPacer(options: PacingOptions = {}): Pacer {
     mode,
     scale,
     keysFor,
-    async acquire(keys, signal) {
+    async acquire(keys, signal, options) {
       if (mode === "off" || keys.length === 0) {
         stats.acquired += 1;
         return 0;
@@ -237,6 +253,8 @@ export function createPacer(options: PacingOptions = {}): Pacer {
       for (;;) {
         signal?.throwIfAborted();
         const t = now();
+        const pausedFor = Math.max(0, ...keys.map((pace) => bucketFor(pace.key).pausedUntil - t));
+        if (options?.maxPauseMs !== undefined && pausedFor > options.maxPauseMs) throw new PausedTooLong(pausedFor);
         let ready = t;
         for (const pace of keys) ready = Math.max(ready, readyAt(bucketFor(pace.key), pace, t));
         if (ready <= t) {

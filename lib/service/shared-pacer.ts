@@ -1,8 +1,8 @@
 import "server-only";
 import type { Db } from "@/db";
-import { acquirePace, deleteIdlePace, pausePace } from "@/db/queries/pacing";
+import { acquirePace, deleteIdlePace, pausedForMs, pausePace } from "@/db/queries/pacing";
 import { log } from "@/lib/log";
-import { type Pacer, type PacingOptions, paceKeysBuilder, realSleep } from "./pacing";
+import { type Pacer, type PacingOptions, PausedTooLong, paceKeysBuilder, realSleep } from "./pacing";
 
 export type SharedPacingOptions = Pick<
   PacingOptions,
@@ -31,7 +31,7 @@ export function createSharedPacer(db: Db, options: SharedPacingOptions = {}): Pa
     mode,
     scale,
     keysFor,
-    async acquire(keys, signal) {
+    async acquire(keys, signal, options) {
       if (mode === "off" || keys.length === 0) {
         stats.acquired += 1;
         return 0;
@@ -42,6 +42,15 @@ export function createSharedPacer(db: Db, options: SharedPacingOptions = {}): Pa
         signal?.throwIfAborted();
         const waitMs = await acquirePace(db, keys, spread);
         if (waitMs <= 0) break;
+        // A long wait may be a pause (asked only then: most waits are short and a bucket's own).
+        const most = options?.maxPauseMs;
+        if (most !== undefined && waitMs > most) {
+          const pausedFor = await pausedForMs(
+            db,
+            keys.map((k) => k.key),
+          );
+          if (pausedFor > most) throw new PausedTooLong(pausedFor);
+        }
         await sleep(waitMs, signal);
         waited += waitMs;
       }

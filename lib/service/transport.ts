@@ -2,8 +2,20 @@ import "server-only";
 import type { z } from "zod";
 import { createAddressGuard } from "./address-guard";
 import { DEFAULT_MAX_BODY_BYTES, readBodyCapped, REPORT_MAX_BODY_BYTES } from "./body";
-import { isRetryable, parseServiceError, RESPONSE_TOO_LARGE, ServiceError } from "./errors";
-import { createPacer, type Pacer, type PacingOptions, type RouteClass, realSleep, type Sleep } from "./pacing";
+import { isRetryable, parseServiceError, RATE_LIMIT_PAUSE, RESPONSE_TOO_LARGE, ServiceError } from "./errors";
+import {
+  createPacer,
+  type PaceKey,
+  type Pacer,
+  type PacingOptions,
+  PausedTooLong,
+  type RouteClass,
+  realSleep,
+  type Sleep,
+} from "./pacing";
+
+/** The longest a 429 pauses every caller of its buckets, whatever retry_after it names. */
+const LONGEST_PAUSE_MS = 15 * 60_000;
 import { formatIssues } from "./schemas";
 
 /**
@@ -282,7 +294,7 @@ export function createTransport(config: ServiceClientConfig) {
     const keys = pacer.keysFor(spec.route, { gameId: config.gameId, subscriptionId: spec.subscriptionId });
     const callStarted = now();
     for (let attemptNo = 1; ; attemptNo += 1) {
-      const pacedMs = await pacer.acquire(keys, spec.signal);
+      const pacedMs = await admit(spec, keys, attemptNo);
       stats.attempts += 1;
       const started = now();
       let result: { ok: true; value: T } | { ok: false; error: ServiceError };
@@ -305,10 +317,10 @@ export function createTransport(config: ServiceClientConfig) {
       if (error.kind === "network") stats.networkErrors += 1;
       if (error.status === 429) {
         stats.rateLimited += 1;
-        // Everyone sharing these buckets backs off, not only this call; capped so that one long retry_after cannot
-        // hold a support page for minutes (a later call then meets the 429 itself and fails fast).
+        // Everyone sharing these buckets backs off for the whole wait the service asked for, not only this call: a
+        // caller that waits less is refused at once, unsent (admit). A spending cap is a player's, not the buckets'.
         const pauseMs = error.retryAfterMs ?? computeRetryDelay(attemptNo, null, () => 1, backoff);
-        pacer.pause(keys, Math.min(pauseMs, maxRetryAfterMs));
+        if (error.code !== "spending_limit_exceeded") pacer.pause(keys, Math.min(pauseMs, LONGEST_PAUSE_MS));
       }
       const delayMs = computeRetryDelay(attemptNo, error.retryAfterMs, random, backoff);
       const willRetry =
@@ -323,6 +335,26 @@ export function createTransport(config: ServiceClientConfig) {
       });
       if (!willRetry) throw error.withRequest(spec.method, spec.logPath, attemptNo);
       await sleep(delayMs, spec.signal);
+    }
+  }
+
+  /**
+   * Waits for the pacer's room. A call that waits out no retry_after longer than maxRetryAfterMs (no retry budget)
+   * waits out no longer pause either: refused at once as rate limited, nothing sent (RATE_LIMIT_PAUSE).
+   */
+  async function admit(spec: RequestSpec<unknown>, keys: PaceKey[], attemptNo: number): Promise<number> {
+    const options = retryBudgetMs === undefined ? { maxPauseMs: maxRetryAfterMs } : undefined;
+    try {
+      return await pacer.acquire(keys, spec.signal, options);
+    } catch (error) {
+      if (!(error instanceof PausedTooLong)) throw error;
+      throw new ServiceError({
+        kind: "http",
+        status: 429,
+        code: RATE_LIMIT_PAUSE,
+        retryAfterMs: error.waitMs,
+        cause: error,
+      }).withRequest(spec.method, spec.logPath, attemptNo);
     }
   }
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RateRule } from "../../lib/service/pacing";
+import { PausedTooLong, type RateRule } from "../../lib/service/pacing";
 import { createSharedPacer } from "../../lib/service/shared-pacer";
 import { createTestDatabase, type TestDatabase } from "../support/db";
 import { SLACK } from "../support/slack";
@@ -96,6 +96,13 @@ describe("the shared pacer", () => {
     expect(waitsB[0]).toBeGreaterThan(30_000 - 5_000 * SLACK);
     expect(waitsB[0]).toBeLessThanOrEqual(30_000);
     expect(a.stats().pauses).toBe(1);
+    // A caller that waits out no pause that long (a page's read) is refused at once, with what is left of it.
+    const refused = await b
+      .acquire(b.keysFor("refund", { gameId: "game_pause", subscriptionId: "SUB_2" }), undefined, { maxPauseMs: 5_000 })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PausedTooLong);
+    expect((refused as PausedTooLong).waitMs).toBeGreaterThan(30_000 - 5_000 * SLACK);
+    expect(waitsB).toHaveLength(1);
   });
 
   it("admits again once the window has passed", async () => {
