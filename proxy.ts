@@ -48,8 +48,10 @@ function sessionSecrets(): string[] {
 }
 
 function hasSignedSession(request: NextRequest): boolean {
-  const cookie = request.cookies.getAll().find((c) => c.name.includes(SESSION_COOKIE));
-  return cookie !== undefined && isSignedSessionCookie(cookie.value, sessionSecrets());
+  // Any of them: a stale cookie of the same name (an old key, a sibling host's) may come first.
+  return request.cookies
+    .getAll()
+    .some((c) => c.name.includes(SESSION_COOKIE) && isSignedSessionCookie(c.value, sessionSecrets()));
 }
 
 export function proxy(request: NextRequest) {

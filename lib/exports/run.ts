@@ -148,7 +148,10 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
         `The ${definition.title} of ${windowLabel({ startMs: target.windowStartMs, endMs: target.windowEndMs })} ` +
           `changed after their parts were listed (a payment or a return ` +
           "was recorded since), so the parts no longer split as listed and this one could repeat or miss a journal. " +
-          "Reload the window page and download every part again; delete any drafts imported from the earlier parts.",
+          "Reload the window page and download every part again; " +
+          (definition.kind === "journal-quickbooks"
+            ? "delete any entries imported from the earlier parts (QuickBooks posts what it imports)."
+            : "delete any drafts imported from the earlier parts."),
         { field: "split" },
       );
     if (part > target.parts)

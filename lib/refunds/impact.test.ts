@@ -169,7 +169,7 @@ describe("computeRefundImpact", () => {
     const lost = computeRefundImpact(report(), { ...base, chargeback: { status: "lost", usdAmount: "9.99" } });
     expect(lost).toMatchObject({ refundable: false, blocker: "chargeback" });
     expect(lost.effects[0]).toMatch(
-      /^The cardholder won a dispute of this period's card charge: .* not refunded again\.$/,
+      /^The cardholder won a dispute of this period's card charge \(USD 9\.99\): .* not refunded on top of it\.$/,
     );
     // Neither: refundable.
     expect(computeRefundImpact(report(), { ...base, chargeback: null })).toMatchObject({

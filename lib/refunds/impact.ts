@@ -209,8 +209,8 @@ export function computeRefundImpact(
     );
   else if (chargeback?.status === "lost")
     effects.push(
-      "The cardholder won a dispute of this period's card charge: the money went back to them through the " +
-        "chargeback, so it is not refunded again.",
+      `The cardholder won a dispute of this period's card charge${amountNote(chargeback.usdAmount)}: the money went ` +
+        "back to them through the chargeback, so the period is not refunded on top of it.",
     );
   else if (isFull) {
     effects.push(

@@ -102,12 +102,15 @@ async function isOrphaned(
   return isLockFree(db, gameId, window);
 }
 
-/** Queues the pull's job, to start at once or after the given wait (a 429's retry_after). */
-export async function queuePull(db: Db, pullId: string, startAfterMs = 0): Promise<void> {
+/**
+ * Queues the pull's job, to start at once or after the given wait (a 429's retry_after). Whether a job was queued:
+ * none when the queue already holds this pull's job (one waiting at a time, maybe to start later), whose id stays.
+ */
+export async function queuePull(db: Db, pullId: string, startAfterMs = 0): Promise<boolean> {
   const startAfterSeconds = startAfterMs > 0 ? Math.ceil(startAfterMs / 1000) : undefined;
   const jobId = await enqueue(pullSnapshotJob, { pullId }, { startAfterSeconds });
-  // No id: the queue already holds this pull's job (one waiting at a time), whose id stays recorded.
   await updatePull(db, pullId, { ...(jobId === null ? {} : { job_id: jobId }), updated_at: new Date() });
+  return jobId !== null;
 }
 
 /**
@@ -176,9 +179,10 @@ export async function recoverPulls(db: Db, now = Date.now()): Promise<string[]> 
   for (const pull of stale) {
     // A queued or retrying pull normally has a job waiting; one whose job is gone shows no activity either.
     if (!(await isLockFree(db, pull.game_id, windowOf(pull)))) continue;
-    await queuePull(db, pull.id);
+    const queued = await queuePull(db, pull.id);
     await updatePull(db, pull.id, { heartbeat_at: new Date(now) });
-    requeued.push(pull.id);
+    // Not re-queued when its job still waits (a pull the service asked to wait: queued to start after it).
+    if (queued) requeued.push(pull.id);
   }
   if (requeued.length > 0) log.info("snapshot pulls re-queued", { pulls: requeued });
   return requeued;

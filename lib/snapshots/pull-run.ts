@@ -5,17 +5,15 @@ import { holdSessionLock } from "@/db/queries/locks";
 import { getPullRow, getPullStatus, startPullAttempt, updatePull } from "@/db/queries/snapshot-pulls";
 import { readSnapshotSummary } from "@/db/queries/snapshots";
 import { windowOf } from "@/db/queries/time-window";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
-import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { RequestLogEntry, ServiceClient, ServiceClientConfig } from "@/lib/service/client";
-import { describeServiceFailure, isRetryable, isServiceError } from "@/lib/service/errors";
 import { formatInstant, type TimeWindow } from "@/lib/time";
 import { createCapturingClient } from "./capture";
 import { type FetchProgress, fetchWindow, type PageInfo, type ReportSource, SnapshotIncompleteError } from "./fetch";
 import { completenessChecks } from "./merge";
-import { formatDuration } from "./progress";
+import { classifyPullFailure } from "./pull-failure";
 import { progressWriter } from "./progress-writer";
 import {
   auditVia,
@@ -58,56 +56,7 @@ export async function createReportSource(
   return { source, client };
 }
 
-// --- Requesting -------------------------------------------------------------------------------------------------
-
 // --- Running ----------------------------------------------------------------------------------------------------
-
-/**
- * Errors that another attempt cannot fix. A service failure reaching here is final either way: a refusal (400, 401,
- * 403, 404) answers the same every time, and anything else was already retried on its page for the whole budget;
- * but a 429 asking for a wait longer than the whole budget was never waited out, so the next attempt starts after it.
- */
-function classify(
-  error: unknown,
-  retryBudgetMs: number | undefined,
-): { code: string; message: string; final: boolean; retryAfterMs?: number } {
-  if (error instanceof SnapshotIncompleteError) return { code: error.code, message: error.message, final: true };
-  if (isAppError(error)) return { code: error.code, message: error.message, final: error.code !== "SERVICE_ERROR" };
-  if (isServiceError(error)) {
-    const code = error.code ?? (error.status ? `HTTP_${error.status}` : error.kind.toUpperCase());
-    if (!isRetryable(error, true)) {
-      return {
-        code,
-        message:
-          error.kind === "http" ? `The service refused the report: ${describeServiceFailure(error)}` : error.message,
-        final: true,
-      };
-    }
-    if (retryBudgetMs === undefined) return { code, message: error.message, final: false };
-    const retryAfterMs = error.status === 429 ? (error.retryAfterMs ?? 0) : 0;
-    if (retryAfterMs > retryBudgetMs)
-      return {
-        code,
-        message:
-          `The service asked for a wait of ${formatDuration(retryAfterMs)} before the next request, longer than ` +
-          `one page's retry budget (${formatDuration(retryBudgetMs)}): ${describeServiceFailure(error)}`,
-        final: false,
-        retryAfterMs,
-      };
-    const tries = countOf(error.attempts, "attempt");
-    return {
-      code,
-      message:
-        `The service kept failing for ${formatDuration(retryBudgetMs)}, the retry budget of one page (${tries}); ` +
-        `last: ${describeServiceFailure(error)}`,
-      final: true,
-    };
-  }
-  if (error instanceof PullBusyError) return { code: error.code, message: error.message, final: false };
-  const coded = error as { code?: unknown; message?: unknown };
-  const code = typeof coded?.code === "string" && /^[A-Z_]+$/.test(coded.code) ? coded.code : "PULL_ERROR";
-  return { code, message: error instanceof Error ? error.message : String(error), final: false };
-}
 
 /**
  * Runs one attempt of a pull to publication. Idempotent: a pull already complete returns its snapshot; a pull that
@@ -286,7 +235,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
   } catch (error) {
     await writer.flush();
     if (await handBackIfStopped(db, pull.id, options.signal, error)) throw options.signal?.reason;
-    const { code, message, final, retryAfterMs } = classify(error, clientConfig.retryBudgetMs);
+    const { code, message, final, retryAfterMs } = classifyPullFailure(error, clientConfig.retryBudgetMs);
     const last = finalAttempt || final;
     if (last) {
       const failed = { id: pull.id, gameId: pull.game_id, window, requestedBy: takenBy, via: pull.via };
@@ -301,7 +250,10 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
           error_message: message.slice(0, 500),
           updated_at: new Date(),
           eta_at: null,
-          phase: "waiting to retry",
+          // Queued again to start after the wait the service asked for (pull-job.handler.ts): said when.
+          phase: retryAfterMs
+            ? `waiting to retry at ${formatInstant(new Date(Date.now() + retryAfterMs))}`
+            : "waiting to retry",
         },
         "unfinished",
       );
@@ -318,7 +270,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     );
     return summary;
   } catch (error) {
-    const { code, message } = classify(error, clientConfig.retryBudgetMs);
+    const { code, message } = classifyPullFailure(error, clientConfig.retryBudgetMs);
     const why = message.replace(/\.?$/, ".");
     throw new PullFailedError(
       `The snapshot was published (version ${published.version}), but reading what it holds failed: ${why} ` +

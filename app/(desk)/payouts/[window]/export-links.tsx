@@ -38,6 +38,12 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
           first import, import only the journals not imported before (each carries its number in its narration).
         </p>
       ) : null}
+      {available.some((e) => e.kind === "journal-quickbooks") ? (
+        <p className="text-xs text-ink-muted">
+          Each QuickBooks download also holds every entry of the batch: with “warn me if a journal number is reused” on,
+          QuickBooks names the entries imported before; import only the others.
+        </p>
+      ) : null}
       <SpreadsheetOption checked={bom} onChange={setBom} />
       {unavailable.length > 0 ? (
         <ul className="flex flex-col gap-1 text-xs text-ink-muted">
