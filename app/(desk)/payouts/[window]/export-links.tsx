@@ -40,7 +40,7 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
       ) : null}
       {available.some((e) => e.kind === "journal-quickbooks") ? (
         <p className="text-xs text-ink-muted">
-          Each QuickBooks download also holds every entry of the batch: with “warn me if a journal number is reused” on,
+          Each QuickBooks download holds every entry of the batch: with “warn me if a journal number is reused” on,
           QuickBooks names the entries imported before; import only the others.
         </p>
       ) : null}
