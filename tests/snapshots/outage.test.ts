@@ -163,62 +163,56 @@ describe("a pull during an outage of the reporting routes", () => {
     },
   );
 
-  it("gives up when an outage outlasts the retry budget, naming it, and publishes nothing", async () => {
-    const before = await env.db.selectFrom("snapshot").select("id").execute();
-    const run = instrumented();
-    await admin(env.emulator, "/faults", { route: ROUTE, fault: "429", retry_after: 400, count: 50 });
+  /** Takes the snapshot from the command line while `fault` answers the report, and returns how it failed. */
+  async function failedUnder(run: ReturnType<typeof instrumented>, fault: Record<string, unknown>) {
+    await admin(env.emulator, "/faults", { route: ROUTE, ...fault });
     try {
       const failure = await takeSnapshotNow(env.db, request, { clientOverrides: run.overrides }).then(
         () => null,
         (error: unknown) => error,
       );
       expect(failure).toBeInstanceOf(PullFailedError);
-      const error = failure as PullFailedError;
-      expect(error.final).toBe(true);
-      expect(error.code).toBe("rate_limit_exceeded");
-      expect(error.retryAfterMs).toBe(400_000);
-      // The command line has no later attempt to queue after the wait (a worker's pull has: long-retry-after.test.ts).
-      const reason =
-        /^The service asked for a wait of 6m 40s before the next request, past what was left of one page's /;
-      expect(error.message).toMatch(reason);
-      expect(error.message).toMatch(/retry budget \(15m 00s, 3 attempts\): the service is rate limiting this game\. /);
-      expect(error.message).toMatch(/\(HTTP 429, /);
-      // Two waits of 400 s fit in 15 minutes, a third would not.
-      expect(run.sleeps).toHaveLength(2);
-      expect(run.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
-      const pull = await env.db
-        .selectFrom("snapshot_pull")
-        .select(["status", "error_code", "error_message"])
-        .orderBy("requested_at", "desc")
-        .executeTakeFirstOrThrow();
-      expect(pull).toMatchObject({ status: "failed", error_code: "rate_limit_exceeded" });
-      expect(pull.error_message).toMatch(reason);
-      expect(await env.db.selectFrom("snapshot").select("id").execute()).toHaveLength(before.length);
+      return failure as PullFailedError;
     } finally {
       await admin(env.emulator, "/faults", undefined, "DELETE");
     }
+  }
+
+  it("gives up when an outage outlasts the retry budget, naming it, and publishes nothing", async () => {
+    const before = await env.db.selectFrom("snapshot").select("id").execute();
+    const run = instrumented();
+    const error = await failedUnder(run, { fault: "429", retry_after: 400, count: 50 });
+    expect(error.final).toBe(true);
+    expect(error.code).toBe("rate_limit_exceeded");
+    expect(error.retryAfterMs).toBe(400_000);
+    // The command line has no later attempt to queue after the wait (a worker's pull has: long-retry-after.test.ts).
+    const reason = /^The service asked for a wait of 6m 40s before the next request, past what was left of one page's /;
+    expect(error.message).toMatch(reason);
+    expect(error.message).toMatch(/retry budget \(15m 00s, 3 attempts\): the service is rate limiting this game\. /);
+    expect(error.message).toMatch(/\(HTTP 429, /);
+    // Two waits of 400 s fit in 15 minutes, a third would not.
+    expect(run.sleeps).toHaveLength(2);
+    expect(run.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
+    const pull = await env.db
+      .selectFrom("snapshot_pull")
+      .select(["status", "error_code", "error_message"])
+      .orderBy("requested_at", "desc")
+      .executeTakeFirstOrThrow();
+    expect(pull).toMatchObject({ status: "failed", error_code: "rate_limit_exceeded" });
+    expect(pull.error_message).toMatch(reason);
+    expect(await env.db.selectFrom("snapshot").select("id").execute()).toHaveLength(before.length);
   });
 
   it("gives up when failures outlast the retry budget, naming it", async () => {
     const run = instrumented();
     // More 503s than 15 minutes of backoff (250 ms doubling to 15 s) asks for.
-    await admin(env.emulator, "/faults", { route: ROUTE, fault: "503", count: 200 });
-    try {
-      const failure = await takeSnapshotNow(env.db, request, { clientOverrides: run.overrides }).then(
-        () => null,
-        (error: unknown) => error,
-      );
-      expect(failure).toBeInstanceOf(PullFailedError);
-      const error = failure as PullFailedError;
-      expect(error).toMatchObject({ final: true, retryAfterMs: null });
-      expect(error.message).toMatch(
-        /^The service kept failing for 15m 00s, the retry budget of one page \(\d+ attempts\); /,
-      );
-      expect(error.message).toMatch(/last: the service is unavailable or paused for maintenance\. .*\(HTTP 503/);
-      expect(run.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
-    } finally {
-      await admin(env.emulator, "/faults", undefined, "DELETE");
-    }
+    const error = await failedUnder(run, { fault: "503", count: 200 });
+    expect(error).toMatchObject({ final: true, retryAfterMs: null });
+    expect(error.message).toMatch(
+      /^The service kept failing for 15m 00s, the retry budget of one page \(\d+ attempts\); /,
+    );
+    expect(error.message).toMatch(/last: the service is unavailable or paused for maintenance\. .*\(HTTP 503/);
+    expect(run.elapsed()).toBeLessThanOrEqual(BUDGET_MS);
   });
 
   it("ends at once on a refusal that cannot change, with the reason", async () => {
