@@ -11,6 +11,8 @@ export type SharedPacingOptions = Pick<
   sleep?: PacingOptions["sleep"];
 };
 
+const keyNames = (keys: readonly { key: string }[]) => keys.map((k) => k.key);
+
 /**
  * The pacer of a fleet: the same buckets and limits as the in-process pacer, but their state lives in PostgreSQL, so
  * every web server, worker and CLI run of a deployment together keeps to the service's per-game limits, and a 429's
@@ -45,10 +47,7 @@ export function createSharedPacer(db: Db, options: SharedPacingOptions = {}): Pa
         // A long wait may be a pause (asked only then: most waits are short and a bucket's own).
         const most = options?.maxPauseMs;
         if (most !== undefined && waitMs > most) {
-          const pausedFor = await pausedForMs(
-            db,
-            keys.map((k) => k.key),
-          );
+          const pausedFor = await pausedForMs(db, keyNames(keys));
           if (pausedFor > most) throw new PausedTooLong(pausedFor);
         }
         await sleep(waitMs, signal);
@@ -69,11 +68,9 @@ export function createSharedPacer(db: Db, options: SharedPacingOptions = {}): Pa
     pause(keys, ms) {
       if (mode === "off" || !(ms > 0) || keys.length === 0) return;
       stats.pauses += 1;
-      const write = pausePace(
-        db,
-        keys.map((k) => k.key),
-        ms,
-      ).catch((error: unknown) => log.warn("pacer pause not stored", { error }));
+      const write = pausePace(db, keyNames(keys), ms).catch((error: unknown) =>
+        log.warn("pacer pause not stored", { error }),
+      );
       pending = pending.then(() => write);
     },
     stats() {

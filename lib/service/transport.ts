@@ -13,10 +13,10 @@ import {
   realSleep,
   type Sleep,
 } from "./pacing";
+import { formatIssues } from "./schemas";
 
 /** The longest a 429 pauses every caller of its buckets, whatever retry_after it names. */
 const LONGEST_PAUSE_MS = 15 * 60_000;
-import { formatIssues } from "./schemas";
 
 /**
  * The service client's transport: the base address and its sandbox prefix, the game secret, per-attempt timeouts,
