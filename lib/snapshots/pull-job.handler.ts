@@ -11,7 +11,8 @@ import { PullBusyError, PullFailedError, queuePull, runPull } from "./pull";
  * Which attempt is the last is the pull's to count (MAX_PULL_ATTEMPTS), not the job's: a job handed back at a worker's
  * stop, or retried while another worker held the window, used a retry of the job but no attempt of the pull. A job
  * whose retries run out first leaves its pull active, and the recovery job queues it again. A pull the service asked
- * to wait longer than the retry budget is queued again to start after that wait, and this job completes.
+ * for a wait that did not fit what was left of its retry budget is queued again to start after the wait, and this job
+ * completes.
  */
 export const handlePullSnapshot: JobHandler<typeof pullSnapshotJob.payload> = async (payload, meta) => {
   try {
