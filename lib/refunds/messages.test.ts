@@ -26,6 +26,8 @@ const SPEC_REFUND_ERRORS: [number, string, "retry_same_key" | "refused" | "manua
   [503, "FLOW_PAUSED", "retry_same_key"],
   [500, "INTERNAL_ERROR", "retry_same_key"],
   [429, "RATE_LIMITED", "retry_same_key"],
+  // Not the spec's: the client's own refusal to send while an earlier 429's wait stands.
+  [429, "RATE_LIMIT_PAUSE", "retry_same_key"],
 ];
 
 describe("refund error messages", () => {
@@ -115,6 +117,13 @@ describe("refund error messages", () => {
     expect(describeChangeFailure({ kind: "http", status: 503, code: "FLOW_PAUSED" }, "change").outcomeUnknown).toBe(
       false,
     );
+    // Refused by the client while an earlier 429's wait stands: nothing sent, for a cancel too.
+    expect(describeChangeFailure({ kind: "http", status: 429, code: "RATE_LIMIT_PAUSE" }, "cancel")).toEqual({
+      message:
+        "Not sent: the service asked Payout Desk to wait before calling again, and the wait is not over. Try again " +
+        "in a minute.",
+      outcomeUnknown: false,
+    });
     // A 503 saying service_unavailable sent nothing: refused, not "may or may not have been applied".
     const unavailable = { kind: "http", status: 503, code: null, body: { status: "service_unavailable" } } as const;
     expect(describeChangeFailure(unavailable, "change")).toMatchObject({ outcomeUnknown: false });

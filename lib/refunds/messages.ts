@@ -93,6 +93,10 @@ export const REFUND_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
   FLOW_PAUSED: () => `Refunds are paused at the service for maintenance. ${KEPT_PENDING}`,
   INTERNAL_ERROR: () => `The service had an internal error. ${KEPT_PENDING}`,
   RATE_LIMITED: () => `Too many refund calls on this subscription in the last minute. ${KEPT_PENDING}`,
+  // Not the service's: the client refused to send while an earlier 429's wait stands (lib/service/transport.ts).
+  RATE_LIMIT_PAUSE: () =>
+    "Not sent yet: the service asked Payout Desk to wait before calling again, and the wait is not over. " +
+    KEPT_PENDING,
   PROCESSOR_NOT_CONFIGURED: () =>
     `Payment processing is not configured at the service for refunds. ${NOTHING_MOVED} Escalate to the service.`,
   PROCESSOR_UNAVAILABLE: () =>
@@ -109,6 +113,7 @@ const RETRY_SAME_KEY = new Set([
   "FLOW_PAUSED",
   "INTERNAL_ERROR",
   "RATE_LIMITED",
+  "RATE_LIMIT_PAUSE",
 ]);
 /** "502 REFUND_LOOKUP_FAILED, REFUND_MISMATCH: Needs manual attention." */
 const MANUAL = new Set(["REFUND_LOOKUP_FAILED", "REFUND_MISMATCH"]);
@@ -183,6 +188,9 @@ export const CHANGE_ERROR_MESSAGES: Record<string, (body: Record<string, unknown
     "The card was removed while the change was being made; reload and pick another card.",
   INVALID_GAME_SECRET: () => "The service rejected this game's secret; an admin must update it under Settings → Games.",
   RATE_LIMITED: () => "Too many changes on this subscription just now; wait a minute and reload before trying again.",
+  RATE_LIMIT_PAUSE: () =>
+    "Not sent: the service asked Payout Desk to wait before calling again, and the wait is not over. Try again in a " +
+    "minute.",
 };
 
 /**
