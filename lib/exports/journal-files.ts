@@ -142,6 +142,26 @@ export async function splitJournals<T>(
   return { parts, split: hash.digest("hex").slice(0, 16) };
 }
 
+/** How many files of at most `maxLines` lines the batch's postings take, one journal each, and the split's digest. */
+export function batchPostingsSplit(
+  db: Db,
+  target: Pick<ResolvedTarget, "gameId" | "batchId">,
+  maxLines: number,
+): Promise<JournalSplit> {
+  return splitJournals(batchPostings(db, target), linesOfPosting, journalNumber, maxLines);
+}
+
+/** The batch's postings in part `part` of its files of at most `maxLines` lines. */
+export function batchPostingsOfPart(
+  db: Db,
+  target: Pick<ResolvedTarget, "gameId" | "batchId" | "part">,
+  maxLines: number,
+): AsyncGenerator<Posting> {
+  return journalsOfPart(batchPostings(db, target), linesOfPosting, maxLines, target.part);
+}
+
+const linesOfPosting = (posting: Posting) => posting.lines.length;
+
 const MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
 
 /** "2026-04-03" as "03 Apr 2026": a day no importer can read in the wrong order, whatever its region's settings. */

@@ -3,16 +3,15 @@ import { type QuickbooksDateOrder, readQuickbooksDateOrder } from "@/lib/account
 import { formatUsd } from "@/lib/money";
 import type { ExportColumn, ExportRow } from "./csv";
 import {
-  batchPostings,
+  batchPostingsOfPart,
+  batchPostingsSplit,
   checkJournalAccounts,
   type JournalContext,
   type JournalSplit,
   journalContext,
   journalNumber,
-  journalsOfPart,
   recipientLabel,
   slashDate,
-  splitJournals,
 } from "./journal-files";
 import { inPages } from "./payouts";
 import type { Posting } from "./postings";
@@ -71,11 +70,9 @@ export function quickbooksRows(posting: Posting, context: JournalContext, dateOr
   }));
 }
 
-const linesOf = (posting: Posting) => posting.lines.length;
-
 /** How many files the batch's QuickBooks entries take (the window page links each), and the split's digest. */
 export function quickbooksSplit(db: Db, target: Pick<ResolvedTarget, "gameId" | "batchId">): Promise<JournalSplit> {
-  return splitJournals(batchPostings(db, target), linesOf, journalNumber, QUICKBOOKS_MAX_LINES);
+  return batchPostingsSplit(db, target, QUICKBOOKS_MAX_LINES);
 }
 
 export const quickbooksJournalExport: ExportKindDefinition = {
@@ -94,7 +91,7 @@ export const quickbooksJournalExport: ExportKindDefinition = {
   async *pages(db, target) {
     const context = await journalContext(db, target, { taxRate: false });
     const dateOrder = await readQuickbooksDateOrder(db, target.gameId);
-    const entries = journalsOfPart(batchPostings(db, target), linesOf, QUICKBOOKS_MAX_LINES, target.part);
+    const entries = batchPostingsOfPart(db, target, QUICKBOOKS_MAX_LINES);
     yield* inPages(entries, 1_000, (posting) => quickbooksRows(posting, context, dateOrder));
   },
 };

@@ -3,14 +3,13 @@ import type { Db } from "@/db";
 import { formatUsd } from "@/lib/money";
 import type { ExportColumn, ExportRow } from "./csv";
 import {
-  batchPostings,
+  batchPostingsOfPart,
+  batchPostingsSplit,
   checkJournalAccounts,
   type JournalSplit,
   type JournalContext,
   journalContext,
   journalNumber,
-  journalsOfPart,
-  splitJournals,
   recipientLabel,
   monthNameDate,
 } from "./journal-files";
@@ -83,11 +82,9 @@ export function xeroRows(posting: Posting, context: JournalContext): ExportRow[]
   });
 }
 
-const linesOf = (posting: Posting) => posting.lines.length;
-
 /** How many files the batch's Xero journals take (the window page lists a link for each), and the split's digest. */
 export function xeroSplit(db: Db, target: Pick<ResolvedTarget, "gameId" | "batchId">): Promise<JournalSplit> {
-  return splitJournals(batchPostings(db, target), linesOf, journalNumber, XERO_MAX_LINES);
+  return batchPostingsSplit(db, target, XERO_MAX_LINES);
 }
 
 export const xeroJournalExport: ExportKindDefinition = {
@@ -105,7 +102,7 @@ export const xeroJournalExport: ExportKindDefinition = {
   parts: xeroSplit,
   async *pages(db, target) {
     const context = await journalContext(db, target, { taxRate: true });
-    const journals = journalsOfPart(batchPostings(db, target), linesOf, XERO_MAX_LINES, target.part);
+    const journals = batchPostingsOfPart(db, target, XERO_MAX_LINES);
     yield* inPages(journals, 500, (posting) => xeroRows(posting, context));
   },
 };
