@@ -10,6 +10,7 @@ import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatCount } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
 import { openFlagsOf, readBatchFlags } from "./flags";
+import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
 import { iteratePayoutStatements } from "./statements";
@@ -45,8 +46,6 @@ export async function hasUnflaggedDraft(db: Db, batch: Target & { snapshotId: st
   return false;
 }
 
-const PREPARER_MAY_NOT_APPROVE = "Two-person rule: you prepared this batch, so another finance user must approve it.";
-
 /**
  * Refuses, audited as the approval's own refusal is, a person the two-person rule keeps from approving this batch:
  * for a caller that approves its statements first (the command line), so that nothing changes before the refusal.
@@ -61,7 +60,7 @@ export async function refuseApprovalByPreparer(db: Db, params: Target, as: Actin
   };
   await auditTwoPersonRefusals(db, refused, async () => {
     const batch = await getPayoutBatchRow(db, params);
-    if (batch && (await readPayoutSettings(db)).twoPersonRule && batch.prepared_by_id === as.actor?.id)
+    if (batch && twoPersonRuleBinds((await readPayoutSettings(db)).twoPersonRule, batch.prepared_by_id, as.actor?.id))
       throw new TwoPersonRefusal(PREPARER_MAY_NOT_APPROVE);
   });
 }
@@ -92,7 +91,7 @@ export async function approvePayoutBatch(
       check: async ({ trx, batch, statements, changed, flags }) => {
         // The rule in force at approval time applies (an admin may have switched it since the batch was prepared).
         twoPersonRule = (await readPayoutSettings(trx)).twoPersonRule;
-        if (twoPersonRule && batch.prepared_by_id === as.actor?.id) {
+        if (twoPersonRuleBinds(twoPersonRule, batch.prepared_by_id, as.actor?.id)) {
           throw new TwoPersonRefusal(PREPARER_MAY_NOT_APPROVE);
         }
         const drafts = statements.filter((r) => r.state === "draft").length;

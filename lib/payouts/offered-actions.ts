@@ -57,10 +57,16 @@ const owes = (statement: StatementFacts): boolean =>
 const ALLOWED: Verdict = { kind: "allowed" };
 const na = (reason: string): Verdict => ({ kind: "not_applicable", reason });
 
-/** The two-person rule binds this person: they prepared the batch. */
-function preparedIt(batch: BatchContext): boolean {
-  return batch.twoPersonRule && batch.preparedById === batch.actorId;
+/** The two-person rule, when in force, keeps the person who prepared a batch from approving it. */
+export function twoPersonRuleBinds(rule: boolean, preparedById: string, actorId: string | undefined): boolean {
+  return rule && actorId !== undefined && preparedById === actorId;
 }
+
+export const PREPARER_MAY_NOT_APPROVE =
+  "Two-person rule: you prepared this batch, so another finance user must approve it.";
+
+const preparedIt = (batch: BatchContext): boolean =>
+  twoPersonRuleBinds(batch.twoPersonRule, batch.preparedById, batch.actorId);
 
 const twoPersonRule = (reason: string): Verdict => ({ kind: "blocked", code: "two_person_rule", reason });
 
@@ -175,8 +181,7 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
       return heldByWindowFlags(counts) ?? ALLOWED;
     case "approve_batch": {
       if (batch.status !== "draft") return na(`This batch is already ${batch.status}.`);
-      if (preparedIt(batch))
-        return twoPersonRule("Two-person rule: you prepared this batch, so another finance user must approve it.");
+      if (preparedIt(batch)) return twoPersonRule(PREPARER_MAY_NOT_APPROVE);
       const flagged = heldByWindowFlags(counts);
       if (flagged) return flagged;
       if (counts.draft > 0) {
