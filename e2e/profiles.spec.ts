@@ -111,6 +111,10 @@ test.describe
       await expect(page.getByRole("heading", { name: "Change awaiting review" })).toBeVisible();
       await shoot(page, "finance2-profile-review");
       await page.getByLabel("Note (optional)").fill("Confirmed by phone");
+      // Enter in the note gives no review: only a button does.
+      await page.getByLabel("Note (optional)").press("Enter");
+      await expect(page.getByRole("button", { name: "Approve change" })).toBeEnabled();
+      await expect(page.getByRole("status").filter({ hasText: "Approved" })).toHaveCount(0);
       await page.getByRole("button", { name: "Approve change" }).click();
       await expect(page.getByRole("status").filter({ hasText: "Approved: IBAN ••••4300" })).toBeVisible();
       // The form and its button are gone: the focus is on the outcome that replaced them.

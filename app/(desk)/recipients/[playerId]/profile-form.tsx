@@ -258,7 +258,17 @@ export function ReviewChangeForm({
       </FormHead>
       <Field label="Note (optional)" hint="How the change was confirmed with the recipient." error={errors.note}>
         {(control) => (
-          <Input {...control} name="note" value={note} onChange={(e) => setNote(e.target.value)} className="max-w-96" />
+          <Input
+            {...control}
+            name="note"
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+            // Enter in the note decides nothing: the form's first button approves, so a review is given by a button.
+            onKeyDown={(e) => {
+              if (e.key === "Enter") e.preventDefault();
+            }}
+            className="max-w-96"
+          />
         )}
       </Field>
       {rejecting ? (
