@@ -46,10 +46,23 @@ export async function listAuditEntries(db: Db, options: { limit: number; gameId?
   return rows.map(camelRow);
 }
 
+/**
+ * Who an audit line says acted, for a person reading it: the person's email; for a command run on a server with no
+ * person to act as, "command line" and the system account it ran from; otherwise Payout Desk itself, "system".
+ */
+export function auditActorLabel(entry: { actorEmail: string | null; via: string; detail: Record<string, unknown> }) {
+  if (entry.actorEmail) return entry.actorEmail;
+  if (entry.via !== "cli") return "system";
+  return typeof entry.detail.ranBy === "string" ? `command line (${entry.detail.ranBy})` : "command line";
+}
+
 export type AuditFilter = {
   /** Exact action, or a family with a trailing dot ("refund." matches refund.request, refund.call, ...). */
   action?: string;
-  /** Part of the actor's email; "system" matches entries made by Payout Desk itself. */
+  /**
+   * Part of the actor's email; "system" matches entries made by Payout Desk itself (no person, not a command), "command
+   * line" those of commands run on a server (an operator's, with no person to act as, or acting as one).
+   */
   actor?: string;
   gameId?: string;
   /** Part of the target (a subscription id, a game id, a setting key). */
@@ -98,8 +111,10 @@ function filteredAuditLog(db: Db, filter: AuditFilter) {
   if (filter.actor) {
     query =
       filter.actor === "system"
-        ? query.where("actor_email", "is", null)
-        : query.where("actor_email", "ilike", likeContains(filter.actor));
+        ? query.where("actor_email", "is", null).where("via", "<>", "cli")
+        : filter.actor === "command line"
+          ? query.where("via", "=", "cli")
+          : query.where("actor_email", "ilike", likeContains(filter.actor));
   }
   if (filter.gameId) query = query.where("game_id", "=", filter.gameId);
   if (filter.target) query = query.where("target", "ilike", likeContains(filter.target));

@@ -18,7 +18,11 @@ const PAGE_SIZE = 1_000;
 export const AUDIT_LOG_COLUMNS: readonly ExportColumn[] = [
   { name: "id", type: "integer", description: "The entry's number (increasing)." },
   { name: "at", type: "instant", description: "When it was written (UTC)." },
-  { name: "actor_email", type: "text", description: "Who acted (empty: Payout Desk itself)." },
+  {
+    name: "actor_email",
+    type: "text",
+    description: "Who acted (empty: a command run on a server, via cli, or Payout Desk itself).",
+  },
   { name: "via", type: "text", description: "web, cli or job." },
   { name: "action", type: "text", description: "What was done." },
   { name: "game_id", type: "text", description: "The game, when the action concerns one." },

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db";
-import { searchAuditEntries } from "@/db/queries/audit";
+import { auditActorLabel, searchAuditEntries } from "@/db/queries/audit";
 import { recordAudit } from "@/lib/audit";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
@@ -99,5 +99,17 @@ describe("audit log", () => {
     const fresh = await searchAuditEntries(db, {}, { offset: 0, limit: 2 });
     expect(fresh.rows.map((r) => r.action)).toEqual(["export.audit-log", "export.audit-log"]);
     expect(fresh.total).toBe(7);
+  });
+
+  it("tells an operator's command on a server from Payout Desk's own lines", async () => {
+    const db = getDb();
+    const page = { offset: 0, limit: 50 };
+    await recordAudit(t.db, { actor: null, via: "cli", action: "user.create", outcome: "succeeded", target: "u9" });
+    const command = await searchAuditEntries(db, { actor: "command line" }, page);
+    expect(command.rows.map((r) => r.action)).toEqual(["user.create"]);
+    expect(command.rows.map(auditActorLabel)).toEqual([expect.stringMatching(/^command line/)]);
+    const system = await searchAuditEntries(db, { actor: "system" }, page);
+    expect(system.rows.map((r) => r.action)).toEqual(["export.audit-log", "export.audit-log", "refund.call"]);
+    expect(system.rows.map(auditActorLabel)).toEqual(["system", "system", "system"]);
   });
 });

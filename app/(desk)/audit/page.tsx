@@ -11,7 +11,7 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { getDb } from "@/db";
-import { listAuditFacets, listRefundAttemptOutcomes, searchAuditEntries } from "@/db/queries/audit";
+import { auditActorLabel, listAuditFacets, listRefundAttemptOutcomes, searchAuditEntries } from "@/db/queries/audit";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { formatCount } from "@/lib/format";
 import { refundAttemptHref } from "@/lib/lookup/search";
@@ -123,7 +123,7 @@ export default async function AuditPage({ searchParams }: Props) {
             options={facets.games.map((g) => ({ value: g, label: g }))}
           />
         </FilterField>
-        <FilterField label="Actor (email contains, or system)" id="audit-actor">
+        <FilterField label="Actor (email contains, system or command line)" id="audit-actor">
           <Input id="audit-actor" name="actor" defaultValue={filter.actor ?? ""} autoComplete="off" />
         </FilterField>
         <FilterField label="Target contains" id="audit-target">
@@ -226,7 +226,7 @@ export default async function AuditPage({ searchParams }: Props) {
               <Td className="whitespace-nowrap">
                 <DateTime value={e.at.toISOString()} seconds focusable={false} />
               </Td>
-              <Td>{e.actorEmail ?? "system"}</Td>
+              <Td>{auditActorLabel(e)}</Td>
               <Td className="font-mono text-xs">{e.action}</Td>
               <Td className="font-mono text-xs">{e.gameId ?? ""}</Td>
               <Td>{e.target ?? ""}</Td>
