@@ -1,6 +1,6 @@
 import path from "node:path";
 import pg from "pg";
-import { clusterUrl, readLocalSecrets, startCluster, withDatabase } from "@/db/embedded";
+import { clusterUrl, readLocalSecrets, startCluster, stopClusterOf, withDatabase } from "@/db/embedded";
 
 /**
  * Where the database and the key come from. With DATABASE_URL, that server and PAYOUT_DESK_KEY are used as given.
@@ -56,6 +56,14 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
     await cluster.stop().catch(() => {});
     throw error;
   }
+  const clusterDir = path.join(dataDir, "postgres");
+  let user: ClusterShare;
+  try {
+    user = await shareCluster(clusterUrl(secrets.pgPassword, cluster.port, "postgres"));
+  } catch (error) {
+    await cluster.stop().catch(() => {});
+    throw error;
+  }
   const fromFile = !process.env.PAYOUT_DESK_KEY;
   return {
     databaseUrl: withDatabase(cluster.url, APP_DATABASE),
@@ -64,7 +72,54 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
     keyFile: fromFile ? path.join(dataDir, "local-secrets.json") : null,
     embedded: true,
     dataDir,
-    stop: () => cluster.stop(),
+    stop: async () => {
+      if (!(await user.last())) return;
+      if (cluster.startedHere) await cluster.stop();
+      else await stopClusterOf(clusterDir);
+      await user.end();
+    },
+  };
+}
+
+/** Every process that uses the embedded cluster (`npm start`, `desk worker`, a command) holds this lock shared. */
+const CLUSTER_USE_LOCK = 7_302_115_001;
+
+type ClusterShare = {
+  /** Whether this process was the last one using the cluster: its share given up, no other share held. */
+  last(): Promise<boolean>;
+  end(): Promise<void>;
+};
+
+/**
+ * The embedded cluster is shared by the processes run on one data directory: the app, a worker, commands. Each holds a
+ * share of a lock on a connection of its own while it runs, and whichever ends last stops the cluster, whoever
+ * started it: a command ended while the app serves leaves the cluster running, and the app's end then stops it. A
+ * process that dies gives up its share with its connection.
+ */
+async function shareCluster(adminUrl: string): Promise<ClusterShare> {
+  const client = new pg.Client({ connectionString: adminUrl, application_name: "payout-desk cluster use" });
+  // The connection ends with the cluster's stop: nothing to report then.
+  client.on("error", () => {});
+  await client.connect();
+  await client.query("select pg_advisory_lock_shared($1)", [CLUSTER_USE_LOCK]);
+  return {
+    async last() {
+      try {
+        await client.query("select pg_advisory_unlock_shared($1)", [CLUSTER_USE_LOCK]);
+        // Held while the cluster stops (a fast shutdown, which ends this connection too).
+        const result = await client.query<{ alone: boolean }>("select pg_try_advisory_lock($1) as alone", [
+          CLUSTER_USE_LOCK,
+        ]);
+        const alone = result.rows[0]?.alone === true;
+        if (!alone) await client.end();
+        return alone;
+      } catch {
+        // The cluster is gone already (stopped by hand): nothing to stop.
+        await client.end().catch(() => {});
+        return false;
+      }
+    },
+    end: () => client.end().catch(() => {}),
   };
 }
 

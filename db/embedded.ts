@@ -158,6 +158,18 @@ export async function findRunningCluster(clusterDir: string): Promise<{ pid: num
   return { pid, port };
 }
 
+/**
+ * Stops the cluster running in `clusterDir` that another process started (a fast shutdown: open sessions are ended),
+ * and waits until it has stopped, at most a minute.
+ */
+export async function stopClusterOf(clusterDir: string): Promise<void> {
+  const running = await findRunningCluster(clusterDir);
+  if (!running) return;
+  process.kill(running.pid, "SIGINT");
+  const deadline = Date.now() + 60_000;
+  while (isAlive(running.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+}
+
 export function clusterUrl(password: string, port: number, database: string): string {
   return `postgres://${PG_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
