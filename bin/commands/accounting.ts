@@ -12,7 +12,7 @@ import { writeChunksToFile, writeExportParts } from "@/lib/exports/file";
 import { exportIdSchema } from "@/lib/exports/run";
 import { EXPORT_KINDS, type ExportKind } from "@/lib/exports/types";
 import { gameIdSchema } from "@/lib/games/schemas";
-import { checkOutPath, type CommandSpec } from "../cli";
+import { CliResult, checkOutPath, type CommandSpec } from "../cli";
 import { type Command, withDb } from "../with-db";
 
 const CLI = { actor: null, via: "cli" } as const;
@@ -172,7 +172,7 @@ export async function writeWindowExportFiles(flags: ExportFlags) {
       sha256: f.sha256,
       exportId: f.exportId,
     });
-    return {
+    const summary = {
       file: first.path,
       kind: flags.kind,
       rows: files.reduce((n, f) => n + f.rows, 0),
@@ -183,6 +183,9 @@ export async function writeWindowExportFiles(flags: ExportFlags) {
       ...(removedParts.length > 0 ? { removedParts } : {}),
       ...(leftParts.length > 0 ? { earlierPartsLeft: leftParts } : {}),
     };
+    // The files are written, but a part left from an earlier export would post that export's journals again if
+    // imported with them: the run fails, so a script does not go on to import.
+    return leftParts.length > 0 ? new CliResult(summary, 1) : summary;
   });
 }
 
