@@ -46,12 +46,13 @@ export const profileCommands: Record<string, Command> = {
         "dry-run": z.boolean().default(false),
       }),
     },
-    run: (flags: { game: string; file: string; actor: string; "dry-run": boolean }) =>
-      withDb(
+    run: async (flags: { game: string; file: string; actor: string; "dry-run": boolean }) => {
+      // Read before the database is touched: a mistyped path costs no password and no sign-in line.
+      const csv = await readFlagFile("file", flags.file);
+      return withDb(
         async (db) => {
           await requireGame(db, flags.game);
           const acting = await actingAs(db, flags.actor);
-          const csv = await readFlagFile("file", flags.file);
           const result = await importProfiles(db, { gameId: flags.game, csv, dryRun: flags["dry-run"] }, acting);
           // Refused rows change nothing: the summary still lists them, and the exit code says nothing was (or, in a
           // dry run, would be) imported, so `import --dry-run && import` stops at a file with a refused row.
@@ -63,7 +64,8 @@ export const profileCommands: Record<string, Command> = {
           return result;
         },
         { keys: true },
-      ),
+      );
+    },
   },
   "profiles export": {
     spec: {

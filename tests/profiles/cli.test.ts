@@ -116,4 +116,22 @@ describe("desk profiles", () => {
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, refused: [expect.anything()] });
     expect(dry.stderr).toMatch(/1 row refused; the file would not be imported/);
   });
+
+  it("a file that cannot be read is refused before the actor signs in", async () => {
+    const before = await t.db
+      .selectFrom("audit_log")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("action", "=", "user.sign_in")
+      .executeTakeFirstOrThrow();
+    const missing = await importAs(path.join(dir, "missing.csv"), "fin@cli.test");
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe("");
+    expect(missing.stderr).toContain("missing.csv");
+    const after = await t.db
+      .selectFrom("audit_log")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("action", "=", "user.sign_in")
+      .executeTakeFirstOrThrow();
+    expect(after.n).toBe(before.n);
+  });
 });
