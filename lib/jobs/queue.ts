@@ -50,7 +50,7 @@ export type QueueSettings = {
 export type JobDefinition<S extends z.ZodType> = QueueSettings & {
   payload: S;
   /** The key the policy applies to (without one, all jobs of the queue share one key). Needs a policy. */
-  singletonKey?: (payload: z.output<S>) => string;
+  singletonKey?(payload: z.output<S>): string;
 };
 
 /** The logic of a job, in `<name>.handler.ts` next to its definition `<name>.ts`; lib/jobs/registry.ts pairs them. */

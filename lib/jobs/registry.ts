@@ -19,7 +19,7 @@ import type { JobDefinition, JobHandler, JobMeta, QueueSettings } from "./queue"
  * a handler always receives what its definition's schema produces.
  */
 export type RegisteredJob = {
-  definition: QueueSettings;
+  definition: QueueSettings & Pick<JobDefinition<z.ZodType>, "singletonKey">;
   schedule?: QueueSettings["schedule"];
   /** Loads the handler: the returned function checks a job's data against the definition's schema, then runs it. */
   handler: () => Promise<(data: unknown, meta: JobMeta) => Promise<void>>;

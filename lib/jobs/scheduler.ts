@@ -4,13 +4,14 @@ import { getDb } from "@/db";
 import { claimScheduledRun, pruneScheduledRuns, queueExecutor, setScheduledRunJob } from "@/db/queries/scheduled-runs";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
-import type { QueueSettings } from "./queue";
+import type { z } from "zod";
+import type { JobDefinition, QueueSettings } from "./queue";
 import { periodStartMs, type SchedulePeriod, schedulePeriod } from "./schedule-period";
 
 /** How long a period's row is kept after the period started. */
 const KEEP_MS = 7 * 24 * 3600_000;
 
-type Scheduled = { name: string; period: SchedulePeriod; payload: object };
+type Scheduled = { name: string; period: SchedulePeriod; payload: object; singletonKey?: string };
 
 /**
  * Queues each scheduled job once per period, however many processes run workers: every process looks once a second
@@ -21,7 +22,7 @@ type Scheduled = { name: string; period: SchedulePeriod; payload: object };
  */
 export async function startScheduler(
   boss: PgBoss,
-  jobs: QueueSettings[],
+  jobs: (QueueSettings & Pick<JobDefinition<z.ZodType>, "singletonKey">)[],
   options: { periodSeconds?: number } = {},
 ): Promise<() => Promise<void>> {
   const override = options.periodSeconds ?? env().PAYOUT_DESK_SCHEDULE_SECONDS;
@@ -32,6 +33,8 @@ export async function startScheduler(
       name: job.name,
       period: schedulePeriod(job.schedule.cron, override),
       payload: job.schedule.payload,
+      // The key the queue's policy applies to, as for a run queued by hand: one run of it waits at a time.
+      singletonKey: job.singletonKey?.(job.schedule.payload),
     });
     // A schedule an earlier version left with the queue's own cron would queue the job besides this one.
     await boss.unschedule(job.name);
@@ -76,7 +79,10 @@ async function queueScheduledRun(boss: PgBoss, job: Scheduled, startMs: number):
   const jobId = await db.transaction().execute(async (trx) => {
     if (!(await claimScheduledRun(trx, key))) return undefined;
     // The queue's policy refuses a second waiting run (null): the waiting one runs in this period.
-    const id = await boss.send(job.name, job.payload, { db: queueExecutor(trx) });
+    const id = await boss.send(job.name, job.payload, {
+      db: queueExecutor(trx),
+      singletonKey: job.singletonKey,
+    });
     await setScheduledRunJob(trx, { ...key, jobId: id });
     return id;
   });

@@ -71,6 +71,22 @@ describe("scheduled jobs", () => {
     const queued = await sql<{ id: string }>`select id from pgboss.job where name = ${JOB.name}`.execute(t.db);
     expect(queued.rows.map((r) => r.id).sort()).toEqual(runs.map((r) => r.job_id).sort());
   });
+  it("queue a run under the key its definition gives, so a run queued by hand meanwhile waits as one", async () => {
+    const job = { ...JOB, name: "test.scheduled.keyed", singletonKey: (p: { id?: string }) => p.id ?? "all" };
+    const boss = await processBoss();
+    await ensureQueue(boss, job);
+    const began = Date.now();
+    const stop = await startScheduler(boss, [job], { periodSeconds: 2 });
+    const queuedRun = async () =>
+      (await listScheduledRuns(t.db, { job: job.name, since: new Date(began - 2_000) })).find((r) => r.job_id);
+    while (!(await queuedRun())) await new Promise((r) => setTimeout(r, 100));
+    await stop();
+    const keys = await sql<{ key: string | null }>`
+      select singleton_key as key from pgboss.job where name = ${job.name} and state = 'created'`.execute(t.db);
+    expect(keys.rows.map((r) => r.key)).toEqual(["all"]);
+    // The same key queued by hand while the scheduled run waits: the queue's policy refuses it.
+    expect(await boss.send(job.name, {}, { singletonKey: "all" })).toBeNull();
+  });
   it("queue the period a process stops in before looking again, though one started in it leaves it", async () => {
     const job: QueueSettings = { ...JOB, name: "test.scheduled.handover" };
     const [a, b] = [await processBoss(), await processBoss()];
