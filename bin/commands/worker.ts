@@ -164,10 +164,17 @@ export const workerCommand = {
       }
       // The same refusal as the app server's: jobs open sealed secrets, so another key must not run them.
       await verifyKeys(db);
-      await startWorkers();
+      const graceSeconds = flags.grace ?? DEFAULT_GRACE_SECONDS;
+      try {
+        await startWorkers();
+      } catch (error) {
+        // A start that failed part way (a queue it could not set up) stops the workers it had started, as a stop
+        // does: a job one of them had taken is finished or handed back, not left to run past the process.
+        await shutDownWorkers({ timeoutMs: graceSeconds * 1000 }).catch(() => undefined);
+        throw error;
+      }
       process.stderr.write("desk worker: working jobs; stop with SIGTERM or SIGINT\n");
       const received = await signal;
-      const graceSeconds = flags.grace ?? DEFAULT_GRACE_SECONDS;
       process.stderr.write(
         `desk worker: ${received}: taking no new jobs, waiting up to ${graceSeconds}s for running ones\n`,
       );
