@@ -39,6 +39,8 @@ export async function listSendTargets(
           selectFrom("statement_delivery as d")
             .select("d.id")
             .whereRef("d.statement_id", "=", "payout_statement.id")
+            // A send queued since: one queued before whose outcome came after rendered the statement before it.
+            .where("d.status", "=", "queued")
             .where(
               "d.at",
               ">=",
@@ -71,6 +73,7 @@ export async function listSendTargets(
           selectFrom("statement_delivery as d")
             .select("d.id")
             .whereRef("d.statement_id", "=", "payout_statement.id")
+            .where("d.status", "=", "queued")
             .where((eb) =>
               eb(
                 "d.at",

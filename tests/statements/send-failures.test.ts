@@ -126,3 +126,34 @@ describe("emails that could not be queued after a payment", () => {
     expect(await offeredAgain(march)).toEqual({ offered: true, failed: before.failed + 1 });
   });
 });
+
+describe("the email a payment owes", () => {
+  it("is owed still when a send queued before the payment records its outcome after it", async () => {
+    const anna = await statementIdOf(t.db, march.batchId, 901);
+    const owed = async () =>
+      (await listSendTargets(t.db, { gameId: GAME, batchId: march.batchId, paidUnsent: true })).map(
+        (s) => s.statementId,
+      );
+    const row = { statementId: anna, gameId: GAME, recipientPlayerId: 901, toAddress: "anna@example.test" };
+    const sendId = randomUUID();
+    await insertDeliveries(t.db, [{ ...row, sendId, status: "queued" }]);
+    await t.db
+      .insertInto("payout_statement_event")
+      .values({
+        statement_id: anna,
+        batch_id: march.batchId,
+        game_id: GAME,
+        recipient_player_id: "901",
+        kind: "paid",
+        state_after: "paid",
+        detail: "{}",
+      })
+      .execute();
+    // That send rendered the statement before the payment, whenever its outcome was written.
+    await insertDeliveries(t.db, [{ ...row, sendId, status: "sent", attempt: 1 }]);
+    expect(await owed()).toContain(anna);
+    // A send queued after the payment is the payment's email.
+    await insertDeliveries(t.db, [{ ...row, sendId: randomUUID(), status: "queued" }]);
+    expect(await owed()).not.toContain(anna);
+  });
+});
