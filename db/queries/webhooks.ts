@@ -121,10 +121,11 @@ export async function listStalledWebhookEventIds(db: Db, input: { receivedBefore
       .limit(input.limit)
       .execute(),
   ]);
-  return [...pending, ...repullDue]
+  const ids = [...pending, ...repullDue]
     .sort((a, b) => a.received_at.getTime() - b.received_at.getTime())
     .slice(0, input.limit)
     .map((r) => r.id);
+  return { ids, pending: pending.length };
 }
 
 // --- Settings and scheduled pulls ---------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import { stopBoss } from "../../lib/jobs/queue";
 import { markWindowStale } from "../../lib/snapshots/stale";
 import { formatWindow, monthWindow, parseWindow, type TimeWindow } from "../../lib/time";
 import { drainWebhookEvents } from "../../lib/webhooks/drain";
+import { sweepWebhookEvents } from "../../lib/webhooks/sweep";
 import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import { insertSnapshot } from "../payouts/fixtures";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
@@ -327,5 +328,23 @@ describe("changes in a window still open", () => {
     await drainWebhookEvents(t.db, { link: countingLink().link });
     expect((await effectOf(recent)).effect).toMatchObject({ repullDue: true, repulls: [expect.anything()] });
     expect((await effectOf(older)).effect).toMatchObject({ repullDue: false, repulls: [expect.anything()] });
+  });
+});
+
+describe("the sweep", () => {
+  it("asks for a drain, besides each event's own job, when an event waits unprocessed", async () => {
+    await addGame(t.db, "sweep1");
+    const id = await store("sweep1", refundIn("sweep1", 1, "2026-05-10T10:00:00Z"));
+    const queued: string[] = [];
+    let drains = 0;
+    await sweepWebhookEvents({
+      nowMs: Date.now() + 10 * 60_000,
+      queue: async (eventId) => void queued.push(eventId),
+      drain: async () => {
+        drains += 1;
+      },
+    });
+    expect(drains).toBe(1);
+    expect(queued).toContain(id);
   });
 });

@@ -62,6 +62,17 @@ async function store(gameId: string, body: string): Promise<string> {
   return result.body.id as string;
 }
 
+/** The events the sweep queues again, ten minutes on; the drain it asks for is not run (events are processed here). */
+async function sweep(): Promise<string[]> {
+  const queued: string[] = [];
+  await sweepWebhookEvents({
+    nowMs: Date.now() + 600_000,
+    queue: async (id) => void queued.push(id),
+    drain: async () => {},
+  });
+  return queued;
+}
+
 async function row(id: string) {
   return t.db.selectFrom("webhook_event").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
@@ -142,8 +153,7 @@ describe("processing stored events", () => {
     await expect(processWebhookEvent(t.db, id, link)).rejects.toThrow("queue unavailable");
     expect(await row(id)).toMatchObject({ status: "processed", effect: expect.objectContaining({ repullDue: true }) });
 
-    const queued: string[] = [];
-    await sweepWebhookEvents({ nowMs: Date.now() + 10 * 60_000, queue: async (eventId) => void queued.push(eventId) });
+    const queued = await sweep();
     expect(queued).toContain(id);
 
     expect(await processWebhookEvent(t.db, id, link)).toBe("already-done");
@@ -162,8 +172,7 @@ describe("processing stored events", () => {
       repullDue: true,
       repulls: [expect.objectContaining({ pullId: "pull-1" })],
     });
-    const queued: string[] = [];
-    await sweepWebhookEvents({ nowMs: Date.now() + 10 * 60_000, queue: async (eventId) => void queued.push(eventId) });
+    const queued = await sweep();
     expect(queued).toContain(id);
 
     // That pull has ended: the window's next pull reads after the event, and the event owes nothing more.
@@ -277,8 +286,7 @@ describe("processing stored events", () => {
     await expect(processWebhookEventOnce(t.db, other, failing)).rejects.toThrow("snapshots table locked");
     expect(await row(other)).toMatchObject({ status: "pending", attempts: 1, last_error: UNEXPECTED });
     // Nothing was half-applied, and a failed event is not queued again by the sweep.
-    const queued: string[] = [];
-    await sweepWebhookEvents({ nowMs: Date.now() + 10 * 60_000, queue: async (eventId) => void queued.push(eventId) });
+    const queued = await sweep();
     expect(queued).not.toContain(id);
   });
 });
