@@ -27,6 +27,16 @@ export function mailFrom(): string {
   return env().SMTP_FROM;
 }
 
+/**
+ * A message id that is the same on every attempt of one send (`<statement.<send id>@<domain>>`, the domain of the
+ * sender's address): an email that goes out twice (the server took it, and the record of it was lost, so a retry sent
+ * it again) is one message to the recipient's mail client, which shows it once.
+ */
+export function sendMessageId(kind: string, sendId: string, from = mailFrom()): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "payout-desk.invalid";
+  return `<${kind}.${sendId}@${domain}>`;
+}
+
 /** The server's answer of a failed send, in one line ("550 5.1.1 mailbox unavailable"), for the delivery log. */
 export function serverAnswerOf(error: unknown): string {
   const e = error as { response?: string; responseCode?: number; code?: string; message?: string };

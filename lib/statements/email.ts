@@ -12,6 +12,8 @@ export function statementEmail(input: {
   to: string;
   link: string;
   linkDays: number;
+  /** The same on every attempt of one send (lib/mail/transport.ts sendMessageId). */
+  messageId: string;
 }): SendMailOptions {
   const { doc } = input;
   const f = doc.figures;
@@ -54,6 +56,7 @@ export function statementEmail(input: {
   return {
     from: input.from,
     to: input.to,
+    messageId: input.messageId,
     subject: `Statement ${doc.label} from ${doc.issuer.name}`,
     text,
     attachments: [{ filename: `${doc.label}.pdf`, content: input.pdf, contentType: "application/pdf" }],

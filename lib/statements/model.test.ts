@@ -81,6 +81,7 @@ describe("a carried statement", () => {
       to: "ana@example.com",
       link: "x",
       linkDays: 30,
+      messageId: "<statement.x@b.c>",
     });
     expect(String(mail.text)).toContain("Nothing is paid this time: Held, then carried forward whole");
     expect(String(mail.text)).not.toContain("Under the minimum");

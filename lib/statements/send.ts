@@ -23,7 +23,14 @@ import { enqueueInTransaction } from "@/lib/jobs/queue";
 import { namedKey } from "@/lib/keys/check";
 import { countOf } from "@/lib/format";
 import { log } from "@/lib/log";
-import { isPermanentRefusal, mailFrom, mailTransport, serverAnswerOf, serverCodeOf } from "@/lib/mail/transport";
+import {
+  isPermanentRefusal,
+  mailFrom,
+  mailTransport,
+  sendMessageId,
+  serverAnswerOf,
+  serverCodeOf,
+} from "@/lib/mail/transport";
 import { recordFailedAttempt, recordSuperseded, recordWithheld, SentNotRecorded } from "./delivery-log";
 import { statementEmail } from "./email";
 import { statementLinkUrl } from "./links";
@@ -284,6 +291,7 @@ export async function deliverStatement(
       to: job.to,
       link: statementLinkUrl(job.statementId, settings.linkDays, linkKey, linkIssuedAt),
       linkDays: settings.linkDays,
+      messageId: sendMessageId("statement", job.sendId),
     });
     sending = performance.now();
     serverAnswer = (await transport.sendMail(message)).response ?? null;

@@ -47,6 +47,7 @@ async function paidStatement(recipient: number) {
     to: "r@example.test",
     link: "https://desk.test/s/x",
     linkDays: 30,
+    messageId: "<statement.x@studio.test>",
   });
   return { rendered, mailText: String(mail.text), pdf: await pdfText(rendered.pdf), csv: csvRows(rendered.csv) };
 }

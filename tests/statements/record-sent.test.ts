@@ -91,6 +91,8 @@ describe("recording a statement email the server took", () => {
     expect(await deliverStatement(flaky.db, job, 1)).toBe("sent");
     expect(flaky.failed()).toBe(2);
     expect(received.map((m) => (Array.isArray(m.to) ? "" : m.to?.text))).toEqual(["anna@example.test"]);
+    // The same id on every attempt of this send: a second copy would be one message to the recipient's mail client.
+    expect(received[0]?.messageId).toBe(`<statement.${job.sendId}@studio.test>`);
 
     const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
     expect(log.map((d) => d.status).sort()).toEqual(["queued", "sent"]);
