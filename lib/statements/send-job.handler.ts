@@ -18,7 +18,7 @@ export const handleSendStatement = (payload: Payload, meta: JobMeta) => sendStat
 /** One attempt of the job on `db` (the handler's is the app's database; `pauseMs` is for tests). */
 export async function sendStatement(db: Db, payload: Payload, meta: JobMeta, pauseMs = recordSentPause): Promise<void> {
   try {
-    await deliverStatement(db, payload, meta.attempt);
+    await deliverStatement(db, payload, meta.attempt, meta.signal);
   } catch (error) {
     // An email the server took is recorded as sent on any attempt, the database given a couple of minutes to come
     // back: a retry of the job would send it again. Only a database away for longer leaves that to the retry.

@@ -248,6 +248,8 @@ export async function deliverStatement(
   db: Db,
   job: { gameId: string; statementId: string; sendId: string; to: string },
   attempt: number,
+  /** The worker's stop (JobMeta.signal): aborted once the job was handed back, which another worker then sends. */
+  signal?: AbortSignal,
 ): Promise<"sent" | "failed" | "already sent" | "already failed" | "withheld" | "superseded"> {
   if (await wasSendDelivered(db, job.sendId)) return "already sent";
   // Failed for good (withheld, refused, given up) by an earlier run of this job: its outcome stands.
@@ -279,6 +281,8 @@ export async function deliverStatement(
     await recordSuperseded(db, line);
     return "superseded";
   }
+  // Handed back while the statement was read and laid out: the retry sends it, this attempt does not.
+  signal?.throwIfAborted();
   const transport = mailTransport();
   let serverAnswer: string | null;
   let sending = performance.now();

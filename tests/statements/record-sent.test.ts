@@ -11,7 +11,7 @@ import {
 } from "@/db/queries/statement-deliveries";
 import { deliverStatement, mailboxOf, noAddressNote, queueStatementSends } from "@/lib/statements/send";
 import { SentNotRecorded } from "@/lib/statements/delivery-log";
-import type { JobMeta } from "@/lib/jobs/queue";
+import { type JobMeta, WorkerStoppedError } from "@/lib/jobs/queue";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
 import { handleSendStatement, sendStatement } from "@/lib/statements/send-job.handler";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
@@ -138,6 +138,22 @@ describe("the job sending a statement email", () => {
       expect.arrayContaining(["queued", "sent"]),
     );
     expect(await deliverStatement(t.db, job, 2)).toBe("already sent");
+    expect(received).toHaveLength(sent + 1);
+  });
+});
+
+describe("a statement email whose job was handed back", () => {
+  it("is not sent by the stopping worker: the retry sends it", async () => {
+    const statementId = marchStatements[0] ?? "";
+    const job = await queueOneSend(statementId);
+    const sent = received.length;
+    const stop = new AbortController();
+    stop.abort(new WorkerStoppedError());
+    await expect(deliverStatement(t.db, job, 1, stop.signal)).rejects.toBeInstanceOf(WorkerStoppedError);
+    expect(received).toHaveLength(sent);
+    const log = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    expect(log.filter((d) => d.sendId === job.sendId).map((d) => d.status)).toEqual(["queued"]);
+    expect(await deliverStatement(t.db, job, 2)).toBe("sent");
     expect(received).toHaveLength(sent + 1);
   });
 });
