@@ -1,6 +1,14 @@
 import path from "node:path";
 import pg from "pg";
-import { clusterUrl, readLocalSecrets, startCluster, stopClusterOf, withDatabase } from "@/db/embedded";
+import {
+  clusterUrl,
+  type EmbeddedCluster,
+  findRunningCluster,
+  readLocalSecrets,
+  startCluster,
+  stopClusterOf,
+  withDatabase,
+} from "@/db/embedded";
 
 /**
  * Where the database and the key come from. With DATABASE_URL, that server and PAYOUT_DESK_KEY are used as given.
@@ -43,27 +51,8 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
   }
   refuseDemoForPublicAddress(process.env.PAYOUT_DESK_URL);
   const secrets = await readLocalSecrets(dataDir);
-  const cluster = await startCluster({
-    clusterDir: path.join(dataDir, "postgres"),
-    password: secrets.pgPassword,
-    onLog: options.onLog,
-  });
-  try {
-    await ensureDatabase(clusterUrl(secrets.pgPassword, cluster.port, "postgres"), APP_DATABASE);
-  } catch (error) {
-    // The cluster this process started stops with it: nothing is left running behind a failed start (the failure
-    // said is the start's, whatever the stop meets).
-    await cluster.stop().catch(() => {});
-    throw error;
-  }
   const clusterDir = path.join(dataDir, "postgres");
-  let user: ClusterShare;
-  try {
-    user = await shareCluster(clusterUrl(secrets.pgPassword, cluster.port, "postgres"));
-  } catch (error) {
-    await cluster.stop().catch(() => {});
-    throw error;
-  }
+  const { cluster, share } = await joinCluster(clusterDir, secrets.pgPassword, options.onLog);
   const fromFile = !process.env.PAYOUT_DESK_KEY;
   return {
     databaseUrl: withDatabase(cluster.url, APP_DATABASE),
@@ -73,12 +62,52 @@ export async function prepareRuntime(options: { onLog?: (line: string) => void }
     embedded: true,
     dataDir,
     stop: async () => {
-      if (!(await user.last())) return;
+      if (!(await share.last())) return;
       if (cluster.startedHere) await cluster.stop();
       else await stopClusterOf(clusterDir);
-      await user.end();
+      await share.end();
     },
   };
+}
+
+/**
+ * Starts the embedded cluster, or joins the one running, and takes this process's share of it (below) before
+ * anything else uses it. A cluster found stopping (its last user ended as this one began: the share refused or the
+ * database shutting down) is waited for, then started afresh.
+ */
+async function joinCluster(
+  clusterDir: string,
+  password: string,
+  onLog: ((line: string) => void) | undefined,
+): Promise<{ cluster: EmbeddedCluster; share: ClusterShare }> {
+  for (let tried = 1; ; tried++) {
+    const cluster = await startCluster({ clusterDir, password, onLog });
+    const adminUrl = clusterUrl(password, cluster.port, "postgres");
+    let share: ClusterShare | undefined;
+    try {
+      share = await shareCluster(adminUrl);
+      await ensureDatabase(adminUrl, APP_DATABASE);
+      return { cluster, share };
+    } catch (error) {
+      await share?.end();
+      // The cluster this process started stops with it: nothing is left running behind a failed start (the failure
+      // said is the start's, whatever the stop meets).
+      if (cluster.startedHere) await cluster.stop().catch(() => {});
+      if (cluster.startedHere || tried >= 3 || !isStopping(error)) throw error;
+      await untilStopped(clusterDir);
+    }
+  }
+}
+
+/** PostgreSQL's own words for a server going away: shutting down (57P01, 57P03), or no longer listening. */
+function isStopping(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === "57P01" || code === "57P03" || code === "ECONNREFUSED" || code === "ECONNRESET";
+}
+
+async function untilStopped(clusterDir: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while ((await findRunningCluster(clusterDir)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** Every process that uses the embedded cluster (`npm start`, `desk worker`, a command) holds this lock shared. */

@@ -101,6 +101,7 @@ async function main(): Promise<number> {
   leaveStopSignalsToCaller();
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
   try {
     return await run(flags, port, publicUrl, own, (serving) => {
       app = serving;

@@ -1,4 +1,6 @@
+import { constants as osConstants } from "node:os";
 import type { z } from "zod";
+import { leaveStopSignalsToCaller } from "@/db/embedded";
 import { createDb, type Db } from "@/db";
 import { migrateToLatest } from "@/db/migrate";
 import { verifyKeys } from "@/lib/keys/check";
@@ -16,9 +18,19 @@ export async function withDb<T>(
   work: (db: Db, runtime: Runtime) => Promise<T>,
   options: { migrate?: boolean; keys?: boolean } = {},
 ): Promise<T> {
+  leaveStopSignalsToCaller();
   const runtime = await prepareRuntime().catch((error: unknown) => {
     throw embeddedFailure(error) ?? error;
   });
+  // Stopped by a signal, the command gives up its share of the embedded cluster as its end would: the cluster stops
+  // only if nothing else uses it.
+  const onSignal = (signal: NodeJS.Signals) => {
+    void runtime
+      .stop()
+      .catch(() => {})
+      .finally(() => process.exit(128 + (osConstants.signals[signal] ?? 1)));
+  };
+  for (const name of STOP_SIGNALS) process.once(name, onSignal);
   exportRuntimeEnv(runtime);
   const where = databaseAddress(runtime.databaseUrl);
   const db = createDb(runtime.databaseUrl, { max: 4 });
@@ -29,10 +41,13 @@ export async function withDb<T>(
   } catch (error) {
     throw databaseFailure(error, where) ?? error;
   } finally {
+    for (const name of STOP_SIGNALS) process.off(name, onSignal);
     await db.destroy();
     await runtime.stop();
   }
 }
+
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /** "db.example.com:5432/payouts" from a connection string, never its user or password; null when it is unreadable. */
 export function databaseAddress(url: string): string | null {

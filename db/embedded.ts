@@ -23,12 +23,14 @@ function unhook(event: string): void {
 }
 
 /**
- * For a long-running process that stops on SIGTERM/SIGINT by itself and then stops the cluster it started
- * (`desk worker`): the signal hooks would end it first, in the middle of its own stop.
+ * For a process that stops on SIGTERM, SIGINT and SIGHUP by itself (`npm start`, `desk worker`, every command), then
+ * stops the cluster if no other process uses it (bin/runtime.ts): the library's signal hooks would stop the cluster
+ * it started at once, under the others, or end the process in the middle of its own stop.
  */
 export function leaveStopSignalsToCaller(): void {
   unhook("SIGINT");
   unhook("SIGTERM");
+  unhook("SIGHUP");
 }
 
 /**
@@ -165,7 +167,13 @@ export async function findRunningCluster(clusterDir: string): Promise<{ pid: num
 export async function stopClusterOf(clusterDir: string): Promise<void> {
   const running = await findRunningCluster(clusterDir);
   if (!running) return;
-  process.kill(running.pid, "SIGINT");
+  try {
+    process.kill(running.pid, "SIGINT");
+  } catch (error) {
+    // Ended between the look and the signal: stopped already.
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return;
+    throw error;
+  }
   const deadline = Date.now() + 60_000;
   while (isAlive(running.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 }

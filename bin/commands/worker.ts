@@ -37,18 +37,20 @@ export type WorkerSummary = {
   jobsHandedBack: number;
 };
 
+/** A closed terminal (SIGHUP) stops the worker as SIGTERM does. */
+const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
 function nextStopSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       // Stays registered, so a second signal during the stop does not kill the process half-way.
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      process.on("SIGTERM", ignoreRepeat);
-      process.on("SIGINT", ignoreRepeat);
+      for (const name of STOP_SIGNALS) {
+        process.off(name, stop);
+        process.on(name, ignoreRepeat);
+      }
       resolve(signal);
     };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
+    for (const name of STOP_SIGNALS) process.on(name, stop);
   });
 }
 

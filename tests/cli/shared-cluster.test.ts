@@ -65,4 +65,14 @@ describe("the embedded cluster shared by several processes", () => {
     await app.stop();
     expect(await findRunningCluster(clusterDir())).toBeNull();
   });
+
+  it("starts afresh for a process that begins while the last one stops it", async () => {
+    for (let round = 0; round < 3; round++) {
+      const last = await prepareRuntime();
+      const [, next] = await Promise.all([last.stop(), prepareRuntime()]);
+      expect(await answers(next)).toBe(1);
+      await next.stop();
+      expect(await findRunningCluster(clusterDir())).toBeNull();
+    }
+  });
 });
