@@ -110,9 +110,9 @@ function filteredAuditLog(db: Db, filter: AuditFilter) {
   }
   if (filter.actor) {
     query =
-      filter.actor === "system"
+      filter.actor.trim().toLowerCase() === "system"
         ? query.where("actor_email", "is", null).where("via", "<>", "cli")
-        : filter.actor === "command line"
+        : filter.actor.trim().toLowerCase() === "command line"
           ? query.where("via", "=", "cli")
           : query.where("actor_email", "ilike", likeContains(filter.actor));
   }

@@ -1,4 +1,5 @@
 import "server-only";
+import { domainToASCII } from "node:url";
 import nodemailer, { type Transporter } from "nodemailer";
 import type SMTPTransport from "nodemailer/lib/smtp-transport";
 import { env } from "@/lib/env";
@@ -33,8 +34,16 @@ export function mailFrom(): string {
  * it again) is one message to the recipient's mail client, which shows it once.
  */
 export function sendMessageId(kind: string, sendId: string, from = mailFrom()): string {
-  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "payout-desk.invalid";
-  return `<${kind}.${sendId}@${domain}>`;
+  return `<${kind}.${sendId}@${messageIdDomain(from)}>`;
+}
+
+/** The sender's domain as a message id takes it: in ASCII (IDNA), no trailing dot; an address literal as it is. */
+function messageIdDomain(from: string): string {
+  const address = /<([^<>]*)>\s*$/.exec(from)?.[1] ?? from;
+  const domain = address.slice(address.lastIndexOf("@") + 1).trim();
+  if (/^\[[^[\]\s]+\]$/.test(domain)) return domain;
+  const ascii = domainToASCII(domain.replace(/\.+$/, ""));
+  return ascii && /^[A-Za-z0-9_.-]+$/.test(ascii) ? ascii : "payout-desk.invalid";
 }
 
 /** The server's answer of a failed send, in one line ("550 5.1.1 mailbox unavailable"), for the delivery log. */
