@@ -9,6 +9,11 @@ describe("a payment to undo, as the return dialog names it", () => {
     expect(parsed.payment).toEqual({ statementId: id, paidShownAt: "2026-03-31T10:00:00.123Z" });
   });
 
+  it("asks for the payment when none was chosen", () => {
+    const parsed = returnPaymentSchema.safeParse({ payment: " ", reason: "bank bounced" });
+    expect(parsed.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["payment", "must be chosen"]]);
+  });
+
   it("refuses an instant off the calendar, which a lenient date reader would move to the next month", () => {
     for (const at of ["2026-02-31T00:00:00Z", "2026-04-31T10:00:00Z", "2026-03-01T24:00:00Z"]) {
       const parsed = returnPaymentSchema.safeParse({ payment: `${id}@${at}`, reason: "bank bounced" });

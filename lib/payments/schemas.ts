@@ -123,6 +123,7 @@ export const returnPaymentSchema = z.object({
   payment: z
     .string()
     .trim()
+    .min(1, { message: "must be chosen", abort: true })
     .regex(PAYMENT_SHOWN, { message: "is not a paid statement shown on this page", abort: true })
     .refine((v) => parseInstant(v.slice(v.indexOf("@") + 1)) !== null, {
       message: "is not a paid statement shown on this page",

@@ -276,7 +276,9 @@ export function ReturnPaymentButton(props: {
                 <Select
                   {...control}
                   name="payment"
-                  defaultValue={typed.payment}
+                  // Nothing chosen until the person chooses: a return moves the money owed again.
+                  defaultValue={typed.payment ?? ""}
+                  placeholder="Choose the payment…"
                   options={props.paid.map((p) => ({ value: paymentShown(p), label: p.label }))}
                 />
               )}
