@@ -3,9 +3,9 @@ import { createDb } from "../db/index";
 import { DEMO_GAME_ID } from "../emulator/scenario/demo";
 import { shoot, signIn } from "./fixtures/session";
 import { expect, test } from "./fixtures/test";
-import { SECOND_FINANCE, userFor } from "./fixtures/users";
+import { SECOND_FINANCE } from "./fixtures/users";
 import { SLACK } from "./fixtures/slack";
-import { download, importResults, whileDetailsShownAs } from "./fixtures/payment-files";
+import { download, importResults, makePaymentFile, person, whileDetailsShownAs } from "./fixtures/payment-files";
 import { query } from "./fixtures/query";
 
 /**
@@ -29,13 +29,6 @@ type Recipient = { id: number; statementId: string; payable: string };
 let batchId = "";
 let paypalPeople: Recipient[] = [];
 let bankPeople: Recipient[] = [];
-
-async function person(role: "finance" | "finance2") {
-  const email = role === "finance" ? userFor("finance").email : SECOND_FINANCE;
-  const [row] = await query<{ id: string; email: string }>(`select id, email from auth_user where email = $1`, [email]);
-  if (!row) throw new Error(`no user ${email}`);
-  return { id: row.id, email: row.email };
-}
 
 /** Prepares and approves the window's batch with the app's own functions (as the CLI does). */
 test.beforeAll(async () => {
@@ -180,15 +173,22 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   const panel = page.getByRole("region", { name: "Payment files" });
   await expect(panel).toBeVisible();
   const make = page.getByRole("form", { name: "Make a payment file" });
+  const makeFile = (question: RegExp) => makePaymentFile(make, question);
   await make.getByLabel(/^Method/).selectOption("paypal");
-  await make.getByRole("button", { name: "Make payment file" }).click();
+  await make.getByRole("button", { name: "Make payment file…" }).click();
+  await expect(make.getByRole("group", { name: /^Write a PayPal Payouts \(CSV\) file now\?/ })).toBeVisible();
+  await shoot(page, "finance-payment-file-confirm");
+  // Changed: the fields are open again, nothing written.
+  await make.getByRole("button", { name: "Change" }).click();
+  await expect(make.getByLabel(/^Method/)).toBeEnabled();
+  await makeFile(/^Write a PayPal Payouts \(CSV\) file now\?/);
   await expect(page.getByRole("status").filter({ hasText: "3 statements" })).toBeVisible();
   await expect(page.getByRole("table", { name: "Left out of the file" })).toContainText("bank transfer");
   await shoot(page, "finance-payment-file-paypal");
 
   // SEPA without a rate: refused on the field, and the chosen method stays.
   await make.getByLabel(/^Method/).selectOption("sepa");
-  await make.getByRole("button", { name: "Make payment file" }).click();
+  await makeFile(/^Write a SEPA/);
   await expect(page.getByRole("alert").filter({ hasText: "USD→EUR rate" })).toBeVisible();
   await expect(make.getByLabel(/^Method/)).toHaveValue("sepa");
   await make.getByLabel(/^USD→EUR rate/).fill("0.92345");
@@ -197,7 +197,8 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   await expect(make.getByText(/^SEPA files pay from Payout Desk Demo Ltd, IBAN ••••3000/)).toBeVisible();
   await shoot(page, "finance-payment-file-sepa-rate");
   await make.getByLabel(/^Rate source/).fill("ECB reference rate 2026-06-01");
-  await make.getByRole("button", { name: "Make payment file" }).click();
+  // The question says the rate both ways, as typed.
+  await makeFile(/EUR payouts at 0\.92345 EUR for one USD \(1 EUR = 1\.0829 USD\)/);
   // Nothing payable is left, so the form is no longer offered; the file is listed.
   const files = page.getByRole("table", { name: "Files of this batch" });
   await expect(files.getByRole("row")).toHaveCount(3);

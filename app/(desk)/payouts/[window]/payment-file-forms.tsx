@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, startTransition, useActionState, useState } from "react";
+import { type FormEvent, startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { withFields, type ServerAction } from "@/app/_components/payouts/with-fields";
 import { Field } from "@/app/_components/forms/field";
 import { ResultMessage } from "@/app/_components/forms/result-message";
@@ -27,7 +27,10 @@ type CreateAction = (
 
 /**
  * Making a payment file: method, the USD→EUR rate and its source (for EUR payouts), the execution date. The fields
- * are held in the page's state and the form is submitted by hand, so everything typed stays after any answer.
+ * are held in the page's state and the form is submitted by hand, so everything typed stays after any answer. Asked
+ * once more before anything is written, with the method, the rate both ways and the day (the fields locked meanwhile:
+ * Enter in one does not write the file). The answer (and who was left out) stays after the file took the last payable
+ * statement and the form is no longer offered.
  */
 export function CreateFileForm(props: {
   action: CreateAction;
@@ -36,13 +39,37 @@ export function CreateFileForm(props: {
   today: string;
   /** Whether a SEPA file may be made (an account to pay from), and the account or why not. */
   sepa: { offered: boolean; note: string };
+  /** Whether a file can be made now; else why not, said in its place. */
+  offered: boolean;
+  unavailable: string;
+  /** The batch's approved statements with a payable, which a file takes those of its method can pay of. */
+  payable: number;
 }) {
   const [state, dispatch, pending] = useActionState(props.action, null);
   const [values, setValues] = useState({ method: "paypal", eurRate: "", rateSource: "", executionDate: props.today });
+  const [confirming, setConfirming] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  const ask = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
+  // Focus follows the question: to its answer when asked, back to the first button when changed.
+  useEffect(() => {
+    if (confirming) {
+      asked.current = true;
+      confirm.current?.focus();
+    } else if (asked.current) ask.current?.focus();
+  }, [confirming]);
+  // An answer ends the question: the fields can be changed again (a refusal names one).
+  useEffect(() => {
+    if (state) setConfirming(false);
+  }, [state]);
   const set = (key: keyof typeof values) => (event: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [key]: event.target.value }));
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    if (!confirming) {
+      setConfirming(true);
+      return;
+    }
     const data = new FormData();
     data.set(EXPECTED_GAME_FIELD, props.gameId);
     data.set("batchId", props.batchId);
@@ -53,75 +80,47 @@ export function CreateFileForm(props: {
   const result = state?.ok ? state.data : undefined;
   return (
     <div className="flex flex-col gap-3">
-      <form
-        method="post"
-        onSubmit={onSubmit}
-        noValidate
-        aria-label="Make a payment file"
-        className="grid gap-3 sm:grid-cols-2"
-      >
-        <Field
-          label="Method"
-          hint={!props.sepa.offered || values.method === "sepa" ? props.sepa.note : undefined}
-          error={errors.method}
-          required
-        >
-          {(control) => (
-            <Select
-              {...control}
-              name="method"
-              value={values.method}
-              onChange={set("method")}
-              options={FILE_METHODS.map((m) =>
-                m === "sepa" && !props.sepa.offered
-                  ? { value: m, label: `${FILE_METHOD_LABELS[m]} (not available)`, disabled: true }
-                  : { value: m, label: FILE_METHOD_LABELS[m] },
+      {props.offered ? (
+        <>
+          <p className="text-sm text-ink-muted">
+            Pays every approved statement whose recipient the method can pay; they move to “in payment” until the
+            provider's results are imported. Nothing is paid by making the file.
+          </p>
+          <form
+            method="post"
+            onSubmit={onSubmit}
+            noValidate
+            aria-label="Make a payment file"
+            className="grid gap-3 sm:grid-cols-2"
+          >
+            <fieldset disabled={confirming || pending} className="contents">
+              <legend className="sr-only">The file</legend>
+              <FileFields values={values} set={set} errors={errors} sepa={props.sepa} />
+            </fieldset>
+            <div className="sm:col-span-2">
+              {confirming || pending ? (
+                <fieldset className="flex flex-col gap-2">
+                  <legend className="text-sm text-ink">{confirmText(values, props.payable)}</legend>
+                  <div className="flex gap-2">
+                    <Button ref={confirm} type="submit" variant="primary" pending={pending} pendingLabel="Writing…">
+                      Make payment file
+                    </Button>
+                    <Button type="button" variant="secondary" disabled={pending} onClick={() => setConfirming(false)}>
+                      Change
+                    </Button>
+                  </div>
+                </fieldset>
+              ) : (
+                <Button ref={ask} type="submit" variant="primary">
+                  Make payment file…
+                </Button>
               )}
-            />
-          )}
-        </Field>
-        <Field
-          label="Execution date"
-          hint={
-            values.method === "sepa"
-              ? "The day the bank should pay (YYYY-MM-DD), written into the file."
-              : "Not in the file: the provider pays when the file is uploaded. Results imported without a paid-on " +
-                "day are recorded as paid on this day once it has come: give the day you will upload it (YYYY-MM-DD)."
-          }
-          error={errors.executionDate}
-        >
-          {(control) => (
-            <Input {...control} name="executionDate" value={values.executionDate} onChange={set("executionDate")} />
-          )}
-        </Field>
-        <Field
-          label="USD→EUR rate"
-          hint={
-            "EUR for one USD, e.g. 0.92345. Needed for SEPA and any EUR payout; the ledger stays in USD. The ECB " +
-            "quotes the other way round (USD for one EUR, e.g. 1.0829): type 1 divided by its figure."
-          }
-          error={errors.eurRate}
-        >
-          {(control) => (
-            <>
-              <Input {...control} name="eurRate" inputMode="decimal" value={values.eurRate} onChange={set("eurRate")} />
-              <RateReadout rate={values.eurRate} />
-            </>
-          )}
-        </Field>
-        <Field
-          label="Rate source"
-          hint="Where the rate comes from, e.g. ECB reference rate 2026-10-01."
-          error={errors.rateSource}
-        >
-          {(control) => <Input {...control} name="rateSource" value={values.rateSource} onChange={set("rateSource")} />}
-        </Field>
-        <div className="sm:col-span-2">
-          <Button type="submit" variant="primary" pending={pending} pendingLabel="Writing…">
-            Make payment file
-          </Button>
-        </div>
-      </form>
+            </div>
+          </form>
+        </>
+      ) : (
+        <p className="text-sm text-ink-muted">{props.unavailable}</p>
+      )}
       <ResultMessage result={state} />
       {result && result.refused.length > 0 ? (
         <SimpleTable
@@ -143,6 +142,92 @@ export function CreateFileForm(props: {
         </SimpleTable>
       ) : null}
     </div>
+  );
+}
+
+type FileValues = { method: string; eurRate: string; rateSource: string; executionDate: string };
+
+/** The question asked before the file is written: what it pays, at which rate (both ways), on which day. */
+function confirmText(values: FileValues, payable: number): string {
+  const method = FILE_METHOD_LABELS[values.method as keyof typeof FILE_METHOD_LABELS] ?? values.method;
+  const rate = fxRateSchema.safeParse(values.eurRate);
+  const atRate = rate.success
+    ? ` EUR payouts at ${values.eurRate.trim()} EUR for one USD (1 EUR = ` +
+      `${new Money(1).div(new Money(rate.data)).toDecimalPlaces(4).toFixed(4)} USD).`
+    : "";
+  const day = values.method === "sepa" ? ` The bank pays on ${values.executionDate.trim()}.` : "";
+  return (
+    `Write a ${method} file now? It takes those of the ${countOf(payable, "payable statement")} it can pay, which ` +
+    `stay “in payment” until its results are imported or it is cancelled.${atRate}${day}`
+  );
+}
+
+function FileFields(props: {
+  values: FileValues;
+  set: (key: keyof FileValues) => (event: { target: { value: string } }) => void;
+  errors: Record<string, string | undefined>;
+  sepa: { offered: boolean; note: string };
+}) {
+  const { values, set, errors } = props;
+  return (
+    <>
+      <Field
+        label="Method"
+        hint={!props.sepa.offered || values.method === "sepa" ? props.sepa.note : undefined}
+        error={errors.method}
+        required
+      >
+        {(control) => (
+          <Select
+            {...control}
+            name="method"
+            value={values.method}
+            onChange={set("method")}
+            options={FILE_METHODS.map((m) =>
+              m === "sepa" && !props.sepa.offered
+                ? { value: m, label: `${FILE_METHOD_LABELS[m]} (not available)`, disabled: true }
+                : { value: m, label: FILE_METHOD_LABELS[m] },
+            )}
+          />
+        )}
+      </Field>
+      <Field
+        label="Execution date"
+        hint={
+          values.method === "sepa"
+            ? "The day the bank should pay (YYYY-MM-DD), written into the file."
+            : "Not in the file: the provider pays when the file is uploaded. Results imported without a paid-on " +
+              "day are recorded as paid on this day once it has come: give the day you will upload it (YYYY-MM-DD)."
+        }
+        error={errors.executionDate}
+      >
+        {(control) => (
+          <Input {...control} name="executionDate" value={values.executionDate} onChange={set("executionDate")} />
+        )}
+      </Field>
+      <Field
+        label="USD→EUR rate"
+        hint={
+          "EUR for one USD, e.g. 0.92345. Needed for SEPA and any EUR payout; the ledger stays in USD. The ECB " +
+          "quotes the other way round (USD for one EUR, e.g. 1.0829): type 1 divided by its figure."
+        }
+        error={errors.eurRate}
+      >
+        {(control) => (
+          <>
+            <Input {...control} name="eurRate" inputMode="decimal" value={values.eurRate} onChange={set("eurRate")} />
+            <RateReadout rate={values.eurRate} />
+          </>
+        )}
+      </Field>
+      <Field
+        label="Rate source"
+        hint="Where the rate comes from, e.g. ECB reference rate 2026-10-01."
+        error={errors.rateSource}
+      >
+        {(control) => <Input {...control} name="rateSource" value={values.rateSource} onChange={set("rateSource")} />}
+      </Field>
+    </>
   );
 }
 

@@ -221,25 +221,16 @@ export async function PaymentFilesSection(props: {
           <h3 id="make-file-heading" className="text-sm font-semibold text-ink">
             Make a payment file
           </h3>
-          {canMake ? (
-            <>
-              <p className="text-sm text-ink-muted">
-                Pays every approved statement whose recipient the method can pay; they move to “in payment” until the
-                provider's results are imported. Nothing is paid by making the file.
-              </p>
-              <CreateFileForm
-                action={createPaymentFileAction}
-                batchId={batch.id}
-                gameId={gameId}
-                today={props.today}
-                sepa={sepa}
-              />
-            </>
-          ) : (
-            <p className="text-sm text-ink-muted">
-              {batch.status === "approved" && payable > 0 ? NO_FILE_PAYABLE : NO_FILE_TO_MAKE[batch.status]}
-            </p>
-          )}
+          <CreateFileForm
+            action={createPaymentFileAction}
+            batchId={batch.id}
+            gameId={gameId}
+            today={props.today}
+            sepa={sepa}
+            offered={canMake}
+            unavailable={batch.status === "approved" && payable > 0 ? NO_FILE_PAYABLE : NO_FILE_TO_MAKE[batch.status]}
+            payable={payable}
+          />
         </section>
 
         {files.length > 0 ? (
