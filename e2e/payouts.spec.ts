@@ -242,7 +242,10 @@ test.describe("payout review", () => {
     await page.getByRole("checkbox", { name: "Select all rows on this page" }).check();
     await page.getByRole("button", { name: "Mark selected paid…" }).click();
     const chosen = page.getByRole("dialog");
-    await expect(chosen.getByRole("heading", { name: /^Record payment of \d+ statements?$/ })).toBeVisible();
+    // The amount the payment records is said: the owed statements' payables, in all.
+    await expect(
+      chosen.getByRole("heading", { name: /^Record payment of \d+ statements?: USD [\d,]+\.\d\d$/ }),
+    ).toBeVisible();
     await expect(chosen.getByText(/^\d+ other selected statements? (is|are) not owed: left out\./)).toBeVisible();
     await shootTop(page, "finance2-mark-selected-paid");
     await chosen.getByRole("button", { name: "Cancel" }).click();

@@ -1,6 +1,7 @@
 "use client";
 
-import { countOf } from "@/lib/format";
+import { countOf, formatUsdText } from "@/lib/format";
+import { formatUsd, sumMoney } from "@/lib/money";
 import { Button } from "@/app/_components/ui/button";
 import type { ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { OfferedAction, StatementAction } from "@/lib/payouts/offered-actions";
@@ -22,6 +23,7 @@ function withIds(action: ServerAction, batchId: string, ids: string[]): (form: F
 export function BulkBar({
   ids,
   payableIds,
+  payableUsdOf,
   batch,
   offers,
   actions,
@@ -35,6 +37,8 @@ export function BulkBar({
    * one that moved since (a colleague paid, filed or held it) is refused by name instead of quietly left out.
    */
   payableIds: string[];
+  /** A statement's payable as the page shows it (undefined for one not on this page). */
+  payableUsdOf: (id: string) => string | undefined;
   batch: { id: string; status: string; gameId: string };
   offers: OfferedAction[];
   actions: BulkActions;
@@ -43,6 +47,11 @@ export function BulkBar({
   onResult: (result: ConfirmResult | undefined) => void;
 }) {
   const n = ids.length;
+  /** What the statements pay in all, as the page shows them; none when one is not on this page. */
+  const totalOf = (chosen: string[]): string | undefined => {
+    const amounts = chosen.map(payableUsdOf);
+    return amounts.every((a) => a !== undefined) ? formatUsdText(formatUsd(sumMoney(amounts))) : undefined;
+  };
   const noun = countOf(n, "statement");
   const blocked = offers.filter((o) => o.verdict.kind === "blocked");
   const button = (o: OfferedAction) => {
@@ -60,7 +69,7 @@ export function BulkBar({
         action={o.action}
         text={
           o.action === "mark_paid"
-            ? markPaidText(countOf(payableIds.length, "statement"), n - payableIds.length)
+            ? markPaidText(countOf(payableIds.length, "statement"), n - payableIds.length, totalOf(payableIds))
             : bulkText(o.action, noun, batch.status)
         }
         run={run(actions[o.action])}
@@ -143,12 +152,12 @@ function bulkText(action: StatementAction, noun: string, batchStatus: string): S
         reasonHint: "Why this balance is paid with the recipient's next statement instead.",
       };
     case "mark_paid":
-      return markPaidText(noun, 0);
+      return markPaidText(noun, 0, undefined);
   }
 }
 
 /** Marking paid names only the statements owed; others selected (paid, in a file, held) are said to be left out. */
-function markPaidText(noun: string, notOwed: number): StatementDialogText {
+function markPaidText(noun: string, notOwed: number, totalUsd: string | undefined): StatementDialogText {
   const left =
     notOwed === 0
       ? ""
@@ -156,8 +165,8 @@ function markPaidText(noun: string, notOwed: number): StatementDialogText {
   return {
     label: BULK_LABELS.mark_paid,
     variant: "primary",
-    title: `Record payment of ${noun}`,
-    description: `${left}Each statement is paid exactly its payable amount.`,
+    title: `Record payment of ${noun}${totalUsd ? `: ${totalUsd}` : ""}`,
+    description: `${left}Each statement is paid exactly its payable amount${totalUsd ? `, ${totalUsd} in all` : ""}.`,
     confirmLabel: "Record payment",
     pendingLabel: "Recording…",
   };

@@ -380,10 +380,8 @@ function addFlag(byRecipient: Record<string, string[]>, recipientPlayerId: numbe
   byRecipient[recipientPlayerId] = flags;
 }
 
-/**
- * "2 approved (USD 1,200.00), 1 carried forward": the batch's statements by state, those it has, with what each state
- * pays. A carried statement pays nothing (what it carries out is its next statement's, on its own row).
- */
+/** "2 approved (USD 1,200.00), 1 carried forward": by state, what each pays; a carried one pays nothing. */
+const amountOf = (label: string, usd: string) => (label === "carried forward" ? "" : ` (${formatUsdText(usd)})`);
 function stateCounts(byState: Record<PayoutStatementState, { count: number; payableUsd: string }>): string {
   const named = [
     ["draft", byState.draft],
@@ -396,10 +394,6 @@ function stateCounts(byState: Record<PayoutStatementState, { count: number; paya
   ] as const;
   return named
     .filter(([, state]) => state.count > 0)
-    .map(
-      ([label, state]) =>
-        `${formatCount(state.count)} ${label}` +
-        (label === "carried forward" ? "" : ` (${formatUsdText(state.payableUsd)})`),
-    )
+    .map(([label, state]) => `${formatCount(state.count)} ${label}${amountOf(label, state.payableUsd)}`)
     .join(", ");
 }

@@ -187,6 +187,7 @@ export function RecipientTable(props: RecipientTableProps) {
         }
       : null;
   const rowFacts = new Map(props.rows.map((row) => [row.statementId ?? "", facts(row)] as const));
+  const payableById = new Map(props.rows.map((row) => [row.statementId ?? "", row.payableUsd] as const));
   const selectable = Boolean(
     canAct &&
       actions &&
@@ -250,6 +251,7 @@ export function RecipientTable(props: RecipientTableProps) {
                       const f = rowFacts.get(id);
                       return Boolean(context && f && statementVerdict("mark_paid", context, f).kind === "allowed");
                     })}
+                    payableUsdOf={(id) => payableById.get(id) ?? undefined}
                     batch={batch}
                     offers={
                       context

@@ -156,6 +156,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 gameId={game.id}
                 batchId={batch.id}
                 statementId={statement.id}
+                payableUsd={statement.payableUsd}
                 offers={
                   context
                     ? offeredStatementActions(context, {

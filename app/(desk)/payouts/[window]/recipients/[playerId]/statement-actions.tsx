@@ -7,6 +7,7 @@ import type { StatementAction } from "@/lib/payouts/offered-actions";
 import type { OfferedAction } from "@/lib/payouts/offered-actions";
 import { StatementActionDialog, type StatementDialogText } from "@/app/_components/payouts/statement-action-dialog";
 import { useNotice } from "@/app/_components/payouts/result-notice";
+import { formatUsdText } from "@/lib/format";
 
 type ServerAction = Parameters<typeof ConfirmDialog>[0]["action"];
 
@@ -15,6 +16,8 @@ export type StatementActionsProps = {
   gameId: string;
   batchId: string;
   statementId: string;
+  /** What the statement pays: the amount a recorded payment is. */
+  payableUsd: string;
   /** What lib/payouts/offered-actions.ts offers this person for this statement (allowed, or blocked with a reason). */
   offers: OfferedAction[];
   actions: Record<StatementAction, ServerAction>;
@@ -71,7 +74,8 @@ const TEXTS: Record<StatementAction, StatementDialogText> = {
   },
 };
 
-function StatementButtons({ gameId, batchId, statementId, offers, actions, methods, today }: StatementActionsProps) {
+function StatementButtons(props: StatementActionsProps) {
+  const { gameId, batchId, statementId, offers, actions, methods, today } = props;
   const done = useNotice();
   const fields =
     (action: ServerAction): ServerAction =>
@@ -91,7 +95,11 @@ function StatementButtons({ gameId, batchId, statementId, offers, actions, metho
     return (
       <StatementActionDialog
         action={action}
-        text={TEXTS[action]}
+        text={
+          action === "mark_paid"
+            ? { ...TEXTS[action], title: `Record the payment of this statement: ${formatUsdText(props.payableUsd)}` }
+            : TEXTS[action]
+        }
         run={fields(actions[action])}
         onConfirmed={done}
         methods={methods}
