@@ -166,7 +166,7 @@ function markPaidText(noun: string, notOwed: number, totalUsd: string | undefine
     label: BULK_LABELS.mark_paid,
     variant: "primary",
     title: `Record payment of ${noun}${totalUsd ? `: ${totalUsd}` : ""}`,
-    description: `${left}Each statement is paid exactly its payable amount${totalUsd ? `, ${totalUsd} in all` : ""}.`,
+    description: `${left}Each statement is paid exactly its payable amount.`,
     confirmLabel: "Record payment",
     pendingLabel: "Recording…",
   };
