@@ -87,6 +87,10 @@ export function BatchPanel(props: BatchPanelProps) {
             pendingLabel="Approving…"
             action={withFields(actions.approveUnflagged, id)}
           />
+        ) : offers.approve_unflagged.kind === "blocked" ? (
+          <Button disabled aria-describedby="approve-unflagged-why">
+            Approve all unflagged
+          </Button>
         ) : null}
         {approveBatch.kind === "allowed" ? (
           <ConfirmDialog
@@ -159,11 +163,9 @@ export function BatchPanel(props: BatchPanelProps) {
             : approveBatch.reason}
         </p>
       ) : null}
-      {/* The preparer is told why approving the statements is not offered either (the window's open flags). */}
-      {offers.approve_unflagged.kind === "blocked" &&
-      approveBatch.kind === "blocked" &&
-      approveBatch.code === "two_person_rule" ? (
-        <p className="text-xs text-ink-muted lg:text-right">
+      {/* Why the drafts cannot be approved now (every one flagged, or the window's open flags). */}
+      {offers.approve_unflagged.kind === "blocked" ? (
+        <p id="approve-unflagged-why" className="text-xs text-ink-muted lg:text-right">
           Approving the statements: {offers.approve_unflagged.reason}
         </p>
       ) : null}
