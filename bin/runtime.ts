@@ -94,7 +94,8 @@ async function joinCluster(
       // said is the start's, whatever the stop meets).
       if (cluster.startedHere) await cluster.stop().catch(() => {});
       if (cluster.startedHere || tried >= 3 || !isStopping(error)) throw error;
-      await untilStopped(clusterDir);
+      // Not stopping after all (a server that does not answer, its process id taken by another): said at once.
+      if (!(await untilStopped(clusterDir))) throw error;
     }
   }
 }
@@ -105,9 +106,14 @@ function isStopping(error: unknown): boolean {
   return code === "57P01" || code === "57P03" || code === "ECONNREFUSED" || code === "ECONNRESET";
 }
 
-async function untilStopped(clusterDir: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while ((await findRunningCluster(clusterDir)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+/** Whether the cluster found stopping has stopped within 30 s. */
+async function untilStopped(clusterDir: string): Promise<boolean> {
+  const deadline = Date.now() + 30_000;
+  while (await findRunningCluster(clusterDir)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
 }
 
 /** Every process that uses the embedded cluster (`npm start`, `desk worker`, a command) holds this lock shared. */

@@ -19,18 +19,36 @@ export async function withDb<T>(
   options: { migrate?: boolean; keys?: boolean } = {},
 ): Promise<T> {
   leaveStopSignalsToCaller();
-  const runtime = await prepareRuntime().catch((error: unknown) => {
-    throw embeddedFailure(error) ?? error;
-  });
-  // Stopped by a signal, the command gives up its share of the embedded cluster as its end would: the cluster stops
-  // only if nothing else uses it.
-  const onSignal = (signal: NodeJS.Signals) => {
-    void runtime
-      .stop()
-      .catch(() => {})
-      .finally(() => process.exit(128 + (osConstants.signals[signal] ?? 1)));
+  // Stopped by a signal (Ctrl-C, SIGTERM, a closed terminal), the command gives up its share of the embedded cluster
+  // as its end would (the cluster stops only if nothing else uses it), once, and ends with the signal's code: it prints
+  // no result, and a second signal waits for the stop.
+  let runtime: Runtime | undefined;
+  let stopping: Promise<void> | undefined;
+  let signalled: NodeJS.Signals | undefined;
+  const stop = () => {
+    stopping ??= (runtime ? runtime.stop() : Promise.resolve()).catch(() => {});
+    return stopping;
   };
-  for (const name of STOP_SIGNALS) process.once(name, onSignal);
+  const endBySignal = async (): Promise<never> => {
+    await stop();
+    process.exit(128 + (signalled ? (osConstants.signals[signalled] ?? 1) : 1));
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = signal;
+    // While the runtime starts, its start is let finish first, so that a cluster it started is stopped too.
+    if (runtime) void endBySignal();
+  };
+  for (const name of STOP_SIGNALS) process.on(name, onSignal);
+  try {
+    runtime = await prepareRuntime().catch((error: unknown) => {
+      throw embeddedFailure(error) ?? error;
+    });
+  } catch (error) {
+    for (const name of STOP_SIGNALS) process.off(name, onSignal);
+    throw error;
+  }
+  if (signalled) return endBySignal();
   exportRuntimeEnv(runtime);
   const where = databaseAddress(runtime.databaseUrl);
   const db = createDb(runtime.databaseUrl, { max: 4 });
@@ -41,9 +59,10 @@ export async function withDb<T>(
   } catch (error) {
     throw databaseFailure(error, where) ?? error;
   } finally {
-    for (const name of STOP_SIGNALS) process.off(name, onSignal);
     await db.destroy();
-    await runtime.stop();
+    if (signalled) await endBySignal();
+    await stop();
+    for (const name of STOP_SIGNALS) process.off(name, onSignal);
   }
 }
 
