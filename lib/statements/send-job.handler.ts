@@ -2,7 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import { type Db, getDb } from "@/db";
 import { recordWithRetries } from "@/lib/audit";
-import type { JobMeta } from "@/lib/jobs/queue";
+import { type JobMeta, WorkerStoppedError } from "@/lib/jobs/queue";
 import { SEND_ATTEMPTS, type sendStatementJob } from "./send-job";
 import { messageOf, recordSendGivenUp, SentNotRecorded } from "./delivery-log";
 import { deliverStatement } from "./send";
@@ -24,7 +24,8 @@ export async function sendStatement(db: Db, payload: Payload, meta: JobMeta, pau
     // back: a retry of the job would send it again. Only a database away for longer leaves that to the retry.
     if (error instanceof SentNotRecorded)
       return recordWithRetries("statement delivery", error.recordAgain, pauseMs, RECORD_SENT_TRIES);
-    if (meta.attempt < SEND_ATTEMPTS) throw error;
+    // Handed back at a worker's stop, unsent: its retry sends it, or the queue's dead letter records it given up.
+    if (meta.attempt < SEND_ATTEMPTS || error instanceof WorkerStoppedError) throw error;
     // The last attempt failing for any other reason leaves a record, never a send "queued" for good.
     await recordSendGivenUp(db, payload, meta.attempt, `not sent: ${messageOf(error)}`);
     throw error;

@@ -155,6 +155,13 @@ describe("a statement email whose job was handed back", () => {
     expect(log.filter((d) => d.sendId === job.sendId).map((d) => d.status)).toEqual(["queued"]);
     expect(await deliverStatement(t.db, job, 2)).toBe("sent");
     expect(received).toHaveLength(sent + 1);
+    // On its last attempt too: nothing recorded here (the queue's dead letter records it given up).
+    const last = await queueOneSend(statementId);
+    const meta = { jobId: "job-last", attempt: SEND_ATTEMPTS, signal: stop.signal };
+    await expect(sendStatement(t.db, last, meta)).rejects.toBeInstanceOf(WorkerStoppedError);
+    const lines = await listStatementDeliveries(t.db, { gameId: GAME, statementId });
+    expect(lines.filter((d) => d.sendId === last.sendId).map((d) => d.status)).toEqual(["queued"]);
+    expect(received).toHaveLength(sent + 1);
   });
 });
 
