@@ -164,7 +164,8 @@ export function BatchPanel(props: BatchPanelProps) {
         </p>
       ) : null}
       {/* Why the drafts cannot be approved now (every one flagged, or the window's open flags). */}
-      {offers.approve_unflagged.kind === "blocked" ? (
+      {offers.approve_unflagged.kind === "blocked" &&
+      !(approveBatch.kind === "blocked" && approveBatch.reason === offers.approve_unflagged.reason) ? (
         <p id="approve-unflagged-why" className="text-xs text-ink-muted lg:text-right">
           Approving the statements: {offers.approve_unflagged.reason}
         </p>
