@@ -5,7 +5,9 @@ import { type FormEvent, startTransition, useActionState, useEffect, useRef, use
 import { withFields, type ServerAction } from "@/app/_components/payouts/with-fields";
 import { Field } from "@/app/_components/forms/field";
 import { ResultMessage } from "@/app/_components/forms/result-message";
-import { Input } from "@/app/_components/forms/input";
+import { confirmText, FileFields } from "./payment-file-fields";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
+import { FocusHere } from "@/app/_components/ui/focus-here";
 import { Select } from "@/app/_components/forms/select";
 import { Textarea } from "@/app/_components/forms/textarea";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
@@ -14,10 +16,7 @@ import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
-import { Money } from "@/core/money";
 import { countOf } from "@/lib/format";
-import { convertUsd, fxRateSchema } from "@/lib/payments/fx";
-import { FILE_METHOD_LABELS, FILE_METHODS } from "@/lib/payments/schemas";
 import type { CreatedFilesData } from "./payment-actions";
 
 type CreateAction = (
@@ -47,27 +46,28 @@ export function CreateFileForm(props: {
 }) {
   const [state, dispatch, pending] = useActionState(props.action, null);
   const [values, setValues] = useState({ method: "paypal", eurRate: "", rateSource: "", executionDate: props.today });
-  const [confirming, setConfirming] = useState(false);
-  const confirm = useRef<HTMLButtonElement>(null);
+  // Asked while no answer came since: an answer (a refusal names a field) opens the fields again in the same render.
+  const [askedFor, setAskedFor] = useState<{ state: typeof state } | null>(null);
+  const confirming = askedFor !== null && askedFor.state === state;
+  const form = useRef<HTMLFormElement>(null);
+  const question = useRef<HTMLFieldSetElement>(null);
   const ask = useRef<HTMLButtonElement>(null);
-  const asked = useRef(false);
-  // Focus follows the question: to its answer when asked, back to the first button when changed.
+  // Focus follows the question: to it when asked (read out, then Tab reaches its answer; a held Enter answers
+  // nothing), back to the first button when changed; after an answer, to the field it names, else to the answer.
+  const refocus = useRef<"question" | "ask" | null>(null);
   useEffect(() => {
-    if (confirming) {
-      asked.current = true;
-      confirm.current?.focus();
-    } else if (asked.current) ask.current?.focus();
+    if (refocus.current === "question" && confirming) question.current?.focus();
+    if (refocus.current === "ask" && !confirming) ask.current?.focus();
+    refocus.current = null;
   }, [confirming]);
-  // An answer ends the question: the fields can be changed again (a refusal names one).
-  useEffect(() => {
-    if (state) setConfirming(false);
-  }, [state]);
+  useFocusFirstInvalid(form, state);
   const set = (key: keyof typeof values) => (event: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [key]: event.target.value }));
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!confirming) {
-      setConfirming(true);
+      refocus.current = "question";
+      setAskedFor({ state });
       return;
     }
     const data = new FormData();
@@ -78,49 +78,8 @@ export function CreateFileForm(props: {
   };
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const result = state?.ok ? state.data : undefined;
-  return (
-    <div className="flex flex-col gap-3">
-      {props.offered ? (
-        <>
-          <p className="text-sm text-ink-muted">
-            Pays every approved statement whose recipient the method can pay; they move to “in payment” until the
-            provider's results are imported. Nothing is paid by making the file.
-          </p>
-          <form
-            method="post"
-            onSubmit={onSubmit}
-            noValidate
-            aria-label="Make a payment file"
-            className="grid gap-3 sm:grid-cols-2"
-          >
-            <fieldset disabled={confirming || pending} className="contents">
-              <legend className="sr-only">The file</legend>
-              <FileFields values={values} set={set} errors={errors} sepa={props.sepa} />
-            </fieldset>
-            <div className="sm:col-span-2">
-              {confirming || pending ? (
-                <fieldset className="flex flex-col gap-2">
-                  <legend className="text-sm text-ink">{confirmText(values, props.payable)}</legend>
-                  <div className="flex gap-2">
-                    <Button ref={confirm} type="submit" variant="primary" pending={pending} pendingLabel="Writing…">
-                      Make payment file
-                    </Button>
-                    <Button type="button" variant="secondary" disabled={pending} onClick={() => setConfirming(false)}>
-                      Change
-                    </Button>
-                  </div>
-                </fieldset>
-              ) : (
-                <Button ref={ask} type="submit" variant="primary">
-                  Make payment file…
-                </Button>
-              )}
-            </div>
-          </form>
-        </>
-      ) : (
-        <p className="text-sm text-ink-muted">{props.unavailable}</p>
-      )}
+  const answer = (
+    <>
       <ResultMessage result={state} />
       {result && result.refused.length > 0 ? (
         <SimpleTable
@@ -141,111 +100,63 @@ export function CreateFileForm(props: {
           ))}
         </SimpleTable>
       ) : null}
-    </div>
-  );
-}
-
-type FileValues = { method: string; eurRate: string; rateSource: string; executionDate: string };
-
-/** The question asked before the file is written: what it pays, at which rate (both ways), on which day. */
-function confirmText(values: FileValues, payable: number): string {
-  const method = FILE_METHOD_LABELS[values.method as keyof typeof FILE_METHOD_LABELS] ?? values.method;
-  const rate = fxRateSchema.safeParse(values.eurRate);
-  const atRate = rate.success
-    ? ` EUR payouts at ${values.eurRate.trim()} EUR for one USD (1 EUR = ` +
-      `${new Money(1).div(new Money(rate.data)).toDecimalPlaces(4).toFixed(4)} USD).`
-    : "";
-  const day = values.method === "sepa" ? ` The bank pays on ${values.executionDate.trim()}.` : "";
-  return (
-    `Write a ${method} file now? It takes those of the ${countOf(payable, "payable statement")} it can pay, which ` +
-    `stay “in payment” until its results are imported or it is cancelled.${atRate}${day}`
-  );
-}
-
-function FileFields(props: {
-  values: FileValues;
-  set: (key: keyof FileValues) => (event: { target: { value: string } }) => void;
-  errors: Record<string, string | undefined>;
-  sepa: { offered: boolean; note: string };
-}) {
-  const { values, set, errors } = props;
-  return (
-    <>
-      <Field
-        label="Method"
-        hint={!props.sepa.offered || values.method === "sepa" ? props.sepa.note : undefined}
-        error={errors.method}
-        required
-      >
-        {(control) => (
-          <Select
-            {...control}
-            name="method"
-            value={values.method}
-            onChange={set("method")}
-            options={FILE_METHODS.map((m) =>
-              m === "sepa" && !props.sepa.offered
-                ? { value: m, label: `${FILE_METHOD_LABELS[m]} (not available)`, disabled: true }
-                : { value: m, label: FILE_METHOD_LABELS[m] },
-            )}
-          />
-        )}
-      </Field>
-      <Field
-        label="Execution date"
-        hint={
-          values.method === "sepa"
-            ? "The day the bank should pay (YYYY-MM-DD), written into the file."
-            : "Not in the file: the provider pays when the file is uploaded. Results imported without a paid-on " +
-              "day are recorded as paid on this day once it has come: give the day you will upload it (YYYY-MM-DD)."
-        }
-        error={errors.executionDate}
-      >
-        {(control) => (
-          <Input {...control} name="executionDate" value={values.executionDate} onChange={set("executionDate")} />
-        )}
-      </Field>
-      <Field
-        label="USD→EUR rate"
-        hint={
-          "EUR for one USD, e.g. 0.92345. Needed for SEPA and any EUR payout; the ledger stays in USD. The ECB " +
-          "quotes the other way round (USD for one EUR, e.g. 1.0829): type 1 divided by its figure."
-        }
-        error={errors.eurRate}
-      >
-        {(control) => (
-          <>
-            <Input {...control} name="eurRate" inputMode="decimal" value={values.eurRate} onChange={set("eurRate")} />
-            <RateReadout rate={values.eurRate} />
-          </>
-        )}
-      </Field>
-      <Field
-        label="Rate source"
-        hint="Where the rate comes from, e.g. ECB reference rate 2026-10-01."
-        error={errors.rateSource}
-      >
-        {(control) => <Input {...control} name="rateSource" value={values.rateSource} onChange={set("rateSource")} />}
-      </Field>
     </>
   );
-}
-
-/**
- * What the rate typed does, in both directions, as it is typed: a rate typed the wrong way round (the ECB's USD for
- * one EUR) passes every range check, and would pay each EUR recipient about 17 % more.
- */
-function RateReadout({ rate }: { rate: string }) {
-  const valid = fxRateSchema.safeParse(rate);
-  const said = valid.success
-    ? `USD 100.00 is paid as EUR ${convertUsd("100.00", valid.data)}: 1 EUR = ` +
-      `${new Money(1).div(new Money(valid.data)).toDecimalPlaces(4).toFixed(4)} USD at this rate.`
-    : "";
-  // Always there, so that a screen reader hears each new reading of the rate.
   return (
-    <p className="mt-1 min-h-4 text-xs text-ink" aria-live="polite">
-      {said}
-    </p>
+    <div className="flex flex-col gap-3">
+      {props.offered ? (
+        <>
+          <p className="text-sm text-ink-muted">
+            Pays every approved statement whose recipient the method can pay; they move to “in payment” until the
+            provider's results are imported. Nothing is paid by making the file.
+          </p>
+          <form
+            ref={form}
+            method="post"
+            onSubmit={onSubmit}
+            noValidate
+            aria-label="Make a payment file"
+            className="grid gap-3 sm:grid-cols-2"
+          >
+            <fieldset disabled={confirming || pending} className="contents">
+              <legend className="sr-only">The file</legend>
+              <FileFields values={values} set={set} errors={errors} sepa={props.sepa} />
+            </fieldset>
+            <div className="sm:col-span-2">
+              {confirming || pending ? (
+                <fieldset ref={question} tabIndex={-1} className="flex flex-col gap-2 outline-none">
+                  <legend className="text-sm text-ink">{confirmText(values, props.payable, props.today)}</legend>
+                  <div className="flex gap-2">
+                    <Button type="submit" variant="primary" pending={pending} pendingLabel="Writing…">
+                      Make payment file
+                    </Button>
+                    <Button
+                      type="button"
+                      variant="secondary"
+                      disabled={pending}
+                      onClick={() => {
+                        refocus.current = "ask";
+                        setAskedFor(null);
+                      }}
+                    >
+                      Change
+                    </Button>
+                  </div>
+                </fieldset>
+              ) : (
+                <Button ref={ask} type="submit" variant="primary">
+                  Make payment file…
+                </Button>
+              )}
+            </div>
+          </form>
+        </>
+      ) : (
+        <p className="text-sm text-ink-muted">{props.unavailable}</p>
+      )}
+      {/* An answer that names no field takes the focus: the button pressed is gone, or the form with it. */}
+      {state && Object.keys(errors).length === 0 ? <FocusHere key={JSON.stringify(state)}>{answer}</FocusHere> : answer}
+    </div>
   );
 }
 
