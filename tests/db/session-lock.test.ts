@@ -15,10 +15,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
+/** The advisory locks held in this test's database (other test files share the server, with locks of their own). */
 const holders = async () =>
-  (await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted`.execute(t.db)).rows.map(
-    (r) => r.pid,
-  );
+  (
+    await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted
+      and database = (select oid from pg_database where datname = current_database())`.execute(t.db)
+  ).rows.map((r) => r.pid);
 
 describe("a session lock on a connection of its own", () => {
   it("is held once, and released for the next", async () => {

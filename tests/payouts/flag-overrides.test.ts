@@ -120,7 +120,8 @@ describe("flag overrides cover one cause", () => {
         // Wait until the approval is queued behind the lock (it has read whatever it reads before the lock).
         for (;;) {
           const { rows } = await holder.query<{ n: string }>(
-            "select count(*) as n from pg_locks where locktype = 'advisory' and not granted",
+            "select count(*) as n from pg_locks where locktype = 'advisory' and not granted " +
+              "and database = (select oid from pg_database where datname = current_database())",
           );
           if (Number(rows[0]?.n) > 0) break;
           await new Promise((resolve) => setImmediate(resolve));
