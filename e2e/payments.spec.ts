@@ -178,8 +178,7 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   await make.getByRole("button", { name: "Make payment file…" }).click();
   await expect(make.getByRole("group", { name: /^Write a PayPal Payouts \(CSV\) file now\?/ })).toBeVisible();
   await shoot(page, "finance-payment-file-confirm");
-  // Changed: the fields are open again, nothing written.
-  await make.getByRole("button", { name: "Change" }).click();
+  await make.getByRole("button", { name: "Change" }).click(); // the fields open again, nothing written
   await expect(make.getByLabel(/^Method/)).toBeEnabled();
   await makeFile(/^Write a PayPal Payouts \(CSV\) file now\?/);
   await expect(page.getByRole("status").filter({ hasText: "3 statements" })).toBeVisible();
@@ -190,6 +189,7 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
   await make.getByLabel(/^Method/).selectOption("sepa");
   await makeFile(/^Write a SEPA/);
   await expect(page.getByRole("alert").filter({ hasText: "USD→EUR rate" })).toBeVisible();
+  await expect(make.getByLabel(/^USD→EUR rate/)).toBeFocused();
   await expect(make.getByLabel(/^Method/)).toHaveValue("sepa");
   await make.getByLabel(/^USD→EUR rate/).fill("0.92345");
   // The rate read both ways as it is typed: one typed the ECB's way round (USD for one EUR) would show itself.
