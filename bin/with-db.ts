@@ -26,18 +26,24 @@ export async function withDb<T>(
   let stopping: Promise<void> | undefined;
   let signalled: NodeJS.Signals | undefined;
   const stop = () => {
-    stopping ??= (runtime ? runtime.stop() : Promise.resolve()).catch(() => {});
+    stopping ??= runtime ? runtime.stop() : Promise.resolve();
     return stopping;
   };
   const endBySignal = async (): Promise<never> => {
-    await stop();
+    await stop().catch((error: unknown) => {
+      process.stderr.write(`the embedded database's stop failed: ${error instanceof Error ? error.message : error}\n`);
+    });
     process.exit(128 + (signalled ? (osConstants.signals[signalled] ?? 1) : 1));
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) return;
+    if (signalled) {
+      process.stderr.write(`${signal} again: still stopping\n`);
+      return;
+    }
     signalled = signal;
     // While the runtime starts, its start is let finish first, so that a cluster it started is stopped too.
     if (runtime) void endBySignal();
+    else process.stderr.write(`${signal}: stopping once the database has started\n`);
   };
   for (const name of STOP_SIGNALS) process.on(name, onSignal);
   try {
@@ -45,6 +51,7 @@ export async function withDb<T>(
       throw embeddedFailure(error) ?? error;
     });
   } catch (error) {
+    if (signalled) return endBySignal();
     for (const name of STOP_SIGNALS) process.off(name, onSignal);
     throw error;
   }
