@@ -73,6 +73,12 @@ export function BatchPanel(props: BatchPanelProps) {
   const draftNote = `${drafts}. Flagged ones stay in draft and are listed.`;
   // The main button is the next step this person can take: approve what is unflagged while drafts remain.
   const approveBatchIsMain = allowed("approve_batch") && !allowed("approve_unflagged");
+  // The drafts' reason, said once: under the batch's when it is the same.
+  const sameReason =
+    approveBatch.kind === "blocked" &&
+    offers.approve_unflagged.kind === "blocked" &&
+    approveBatch.reason === offers.approve_unflagged.reason;
+  const unflaggedWhy = sameReason ? "approve-batch-why" : "approve-unflagged-why";
   return (
     <div className="flex flex-col items-start gap-1 lg:max-w-md lg:items-end">
       <div className="flex flex-wrap items-center gap-2 lg:justify-end">
@@ -88,7 +94,7 @@ export function BatchPanel(props: BatchPanelProps) {
             action={withFields(actions.approveUnflagged, id)}
           />
         ) : offers.approve_unflagged.kind === "blocked" ? (
-          <Button disabled aria-describedby="approve-unflagged-why">
+          <Button disabled aria-describedby={unflaggedWhy}>
             Approve all unflagged
           </Button>
         ) : null}
@@ -164,8 +170,7 @@ export function BatchPanel(props: BatchPanelProps) {
         </p>
       ) : null}
       {/* Why the drafts cannot be approved now (every one flagged, or the window's open flags). */}
-      {offers.approve_unflagged.kind === "blocked" &&
-      !(approveBatch.kind === "blocked" && approveBatch.reason === offers.approve_unflagged.reason) ? (
+      {offers.approve_unflagged.kind === "blocked" && !sameReason ? (
         <p id="approve-unflagged-why" className="text-xs text-ink-muted lg:text-right">
           Approving the statements: {offers.approve_unflagged.reason}
         </p>

@@ -19,6 +19,9 @@ import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import { countOf } from "@/lib/format";
 import type { CreatedFilesData } from "./payment-actions";
 
+/** The fields a refusal of the file can name that the form shows (useFocusFirstInvalid takes the focus to them). */
+const SHOWN_FIELDS = ["method", "executionDate", "eurRate", "rateSource"] as const;
+
 type CreateAction = (
   state: ActionResult<CreatedFilesData> | null,
   form: FormData,
@@ -77,6 +80,11 @@ export function CreateFileForm(props: {
     startTransition(() => dispatch(data));
   };
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
+  const namesShownField = SHOWN_FIELDS.some((field) => errors[field]);
+  // Each answer counted, so that one saying what the last said (the same refusal again) takes the focus again.
+  const [answered, setAnswered] = useState<{ state: typeof state; round: number }>({ state, round: 0 });
+  if (answered.state !== state) setAnswered({ state, round: answered.round + 1 });
+  const round = answered.round;
   const result = state?.ok ? state.data : undefined;
   const answer = (
     <>
@@ -155,7 +163,7 @@ export function CreateFileForm(props: {
         <p className="text-sm text-ink-muted">{props.unavailable}</p>
       )}
       {/* An answer that names no field takes the focus: the button pressed is gone, or the form with it. */}
-      {state && Object.keys(errors).length === 0 ? <FocusHere key={JSON.stringify(state)}>{answer}</FocusHere> : answer}
+      {state && !namesShownField ? <FocusHere key={round}>{answer}</FocusHere> : answer}
     </div>
   );
 }
