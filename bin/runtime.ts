@@ -100,10 +100,14 @@ async function joinCluster(
   }
 }
 
-/** PostgreSQL's own words for a server going away: shutting down (57P01, 57P03), or no longer listening. */
+/**
+ * PostgreSQL's own words for a server going away: shutting down (57P01, 57P03), no longer listening, or the connection
+ * ended while it was being made (the driver's error, with no code).
+ */
 function isStopping(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return code === "57P01" || code === "57P03" || code === "ECONNREFUSED" || code === "ECONNRESET";
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === "57P01" || code === "57P03" || code === "ECONNREFUSED" || code === "ECONNRESET") return true;
+  return code === undefined && message === "Connection terminated unexpectedly";
 }
 
 /** Whether the cluster found stopping has stopped within 30 s. */
