@@ -10,6 +10,7 @@ import { countAdminUsers } from "@/db/queries/users";
 import { decodeKey, serverActionsKey } from "@/lib/crypto";
 import { verifyKeys } from "@/lib/keys/check";
 import { startMailCatcher } from "@/lib/mail/catcher";
+import { STOP_SIGNALS } from "@/lib/stop-signal";
 import { buildIsCurrent, ensureBuild } from "./build-state";
 import { isRunning, stopChild } from "./child-process";
 import { CliError, helpText, parseFlags } from "./cli";
@@ -99,9 +100,7 @@ async function main(): Promise<number> {
   // A signal sent to this process alone stops the embedded cluster too, after the app: not the cluster's own signal
   // hooks, first. (Ctrl-C in a terminal signals PostgreSQL and the app at the same moment as this process.)
   leaveStopSignalsToCaller();
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  process.on("SIGHUP", onSignal);
+  for (const name of STOP_SIGNALS) process.on(name, onSignal);
   try {
     return await run(flags, port, publicUrl, own, (serving) => {
       app = serving;

@@ -4,6 +4,7 @@ import { leaveStopSignalsToCaller } from "@/db/embedded";
 import { createDb, type Db } from "@/db";
 import { migrateToLatest } from "@/db/migrate";
 import { verifyKeys } from "@/lib/keys/check";
+import { STOP_SIGNALS } from "@/lib/stop-signal";
 import { CliError, type CommandSpec } from "./cli";
 import { exportRuntimeEnv, prepareRuntime, type Runtime } from "./runtime";
 
@@ -72,8 +73,6 @@ export async function withDb<T>(
     for (const name of STOP_SIGNALS) process.off(name, onSignal);
   }
 }
-
-const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /** "db.example.com:5432/payouts" from a connection string, never its user or password; null when it is unreadable. */
 export function databaseAddress(url: string): string | null {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 /** Runs a program that listens with whenStopped, then stops itself with `signal`: what it printed, how it ended. */
-async function stopped(signal: "SIGINT" | "SIGTERM", alsoListening: boolean) {
+async function stopped(signal: "SIGINT" | "SIGTERM" | "SIGHUP", alsoListening: boolean) {
   const program = [
     'import { whenStopped } from "./lib/stop-signal.ts";',
     'whenStopped(() => process.stdout.write("cleaned up\\n"));',
@@ -25,9 +25,10 @@ async function stopped(signal: "SIGINT" | "SIGTERM", alsoListening: boolean) {
 }
 
 describe("whenStopped", () => {
-  it("does its work, then lets Ctrl-C or SIGTERM end the process as it would have", async () => {
+  it("does its work, then lets Ctrl-C, SIGTERM or a closed terminal end the process as it would have", async () => {
     expect(await stopped("SIGINT", false)).toEqual({ out: "cleaned up\n", code: null, ended: "SIGINT" });
     expect(await stopped("SIGTERM", false)).toEqual({ out: "cleaned up\n", code: null, ended: "SIGTERM" });
+    expect(await stopped("SIGHUP", false)).toEqual({ out: "cleaned up\n", code: null, ended: "SIGHUP" });
   });
 
   it("leaves ending the process to another listener of the signal", async () => {

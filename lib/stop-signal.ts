@@ -1,10 +1,11 @@
 import "server-only";
 
-const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+/** What asks a process of the desk to stop: Ctrl-C, SIGTERM (a supervisor, `kill`) and a closed terminal. */
+export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /**
- * Runs `work` (synchronous: the process may end right after) when the process is asked to stop with Ctrl-C or
- * SIGTERM, then lets the signal end it as it would have without a listener: another listener (the embedded
+ * Runs `work` (synchronous: the process may end right after) when the process is asked to stop by one of the
+ * STOP_SIGNALS, then lets the signal end it as it would have without a listener: another listener (the embedded
  * database's stop) ends it itself. Returns what stops listening.
  */
 export function whenStopped(work: () => void): () => void {
@@ -16,8 +17,8 @@ export function whenStopped(work: () => void): () => void {
     }
   };
   const stop = () => {
-    for (const signal of SIGNALS) process.removeListener(signal, listener);
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, listener);
   };
-  for (const signal of SIGNALS) process.on(signal, listener);
+  for (const signal of STOP_SIGNALS) process.on(signal, listener);
   return stop;
 }

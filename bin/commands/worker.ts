@@ -5,6 +5,7 @@ import { listAppliedMigrations } from "@/db/queries/health";
 import { checkReadiness } from "@/lib/health";
 import { verifyKeys } from "@/lib/keys/check";
 import { shutDownWorkers, startWorkers } from "@/lib/jobs/worker";
+import { STOP_SIGNALS } from "@/lib/stop-signal";
 import { exportRuntimeEnv, prepareRuntime } from "../runtime";
 import { databaseAddress, databaseFailure } from "../with-db";
 import { CliError, type CommandSpec } from "../cli";
@@ -37,9 +38,7 @@ export type WorkerSummary = {
   jobsHandedBack: number;
 };
 
-/** A closed terminal (SIGHUP) stops the worker as SIGTERM does. */
-const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
-
+/** The first of the STOP_SIGNALS (a closed terminal stops the worker as SIGTERM does). */
 function nextStopSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
