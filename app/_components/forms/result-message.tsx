@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useAnswerRound } from "./answer-round";
 import { FormMessage } from "./form-message";
 
 type Result = { ok: boolean; message?: string } | null | undefined;
@@ -10,12 +10,7 @@ type Result = { ok: boolean; message?: string } | null | undefined;
  * so a refusal saying what the last one said (a second wrong password) is read out again instead of left unchanged.
  */
 export function ResultMessage({ result, className }: { result: Result; className?: string }) {
-  const [last, setLast] = useState(result);
-  const [round, setRound] = useState(0);
-  if (result !== last) {
-    setLast(result);
-    setRound(round + 1);
-  }
+  const round = useAnswerRound(result);
   if (!result) return null;
   return (
     <FormMessage key={round} tone={result.ok ? "success" : "error"} className={className}>

@@ -1,9 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, startTransition, useActionState, useEffect, useRef, useState } from "react";
+import { type FormEvent, startTransition, useActionState, useRef, useState } from "react";
 import { withFields, type ServerAction } from "@/app/_components/payouts/with-fields";
 import { Field } from "@/app/_components/forms/field";
+import { useAnswerRound } from "@/app/_components/forms/answer-round";
+import { useAskOnceMore } from "@/app/_components/forms/ask-once-more";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { confirmText, FileFields } from "./payment-file-fields";
 import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
@@ -49,28 +51,17 @@ export function CreateFileForm(props: {
 }) {
   const [state, dispatch, pending] = useActionState(props.action, null);
   const [values, setValues] = useState({ method: "paypal", eurRate: "", rateSource: "", executionDate: props.today });
-  // Asked while no answer came since: an answer (a refusal names a field) opens the fields again in the same render.
-  const [askedFor, setAskedFor] = useState<{ state: typeof state } | null>(null);
-  const confirming = askedFor !== null && askedFor.state === state;
+  // Asked while no answer came since; after an answer, the focus goes to the field it names, else to the answer.
+  const question = useAskOnceMore<HTMLFieldSetElement, HTMLButtonElement>(state);
+  const confirming = question.asking;
   const form = useRef<HTMLFormElement>(null);
-  const question = useRef<HTMLFieldSetElement>(null);
-  const ask = useRef<HTMLButtonElement>(null);
-  // Focus follows the question: to it when asked (read out, then Tab reaches its answer; a held Enter answers
-  // nothing), back to the first button when changed; after an answer, to the field it names, else to the answer.
-  const refocus = useRef<"question" | "ask" | null>(null);
-  useEffect(() => {
-    if (refocus.current === "question" && confirming) question.current?.focus();
-    if (refocus.current === "ask" && !confirming) ask.current?.focus();
-    refocus.current = null;
-  }, [confirming]);
   useFocusFirstInvalid(form, state);
   const set = (key: keyof typeof values) => (event: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [key]: event.target.value }));
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!confirming) {
-      refocus.current = "question";
-      setAskedFor({ state });
+      question.ask();
       return;
     }
     const data = new FormData();
@@ -82,9 +73,7 @@ export function CreateFileForm(props: {
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const namesShownField = SHOWN_FIELDS.some((field) => errors[field]);
   // Each answer counted, so that one saying what the last said (the same refusal again) takes the focus again.
-  const [answered, setAnswered] = useState<{ state: typeof state; round: number }>({ state, round: 0 });
-  if (answered.state !== state) setAnswered({ state, round: answered.round + 1 });
-  const round = answered.round;
+  const round = useAnswerRound(state);
   const result = state?.ok ? state.data : undefined;
   const answer = (
     <>
@@ -132,27 +121,19 @@ export function CreateFileForm(props: {
             </fieldset>
             <div className="sm:col-span-2">
               {confirming || pending ? (
-                <fieldset ref={question} tabIndex={-1} className="flex flex-col gap-2 outline-none">
+                <fieldset ref={question.question} tabIndex={-1} className="flex flex-col gap-2 outline-none">
                   <legend className="text-sm text-ink">{confirmText(values, props.payable, props.today)}</legend>
                   <div className="flex gap-2">
                     <Button type="submit" variant="primary" pending={pending} pendingLabel="Writing…">
                       Make payment file
                     </Button>
-                    <Button
-                      type="button"
-                      variant="secondary"
-                      disabled={pending}
-                      onClick={() => {
-                        refocus.current = "ask";
-                        setAskedFor(null);
-                      }}
-                    >
+                    <Button type="button" variant="secondary" disabled={pending} onClick={question.goBack}>
                       Change
                     </Button>
                   </div>
                 </fieldset>
               ) : (
-                <Button ref={ask} type="submit" variant="primary">
+                <Button ref={question.askButton} type="submit" variant="primary">
                   Make payment file…
                 </Button>
               )}

@@ -1,6 +1,7 @@
 "use client";
 
-import { type ReactNode, useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
+import { useAskOnceMore } from "@/app/_components/forms/ask-once-more";
 import { Field } from "@/app/_components/forms/field";
 import { FormMessage } from "@/app/_components/forms/form-message";
 import { ResultMessage } from "@/app/_components/forms/result-message";
@@ -227,17 +228,8 @@ export function ReviewChangeForm({
 }) {
   const { state, pending, onSubmit, errors } = useKeptForm(action);
   const [note, setNote] = useState("");
-  const [rejecting, setRejecting] = useState(false);
-  const confirmReject = useRef<HTMLButtonElement>(null);
-  const askReject = useRef<HTMLButtonElement>(null);
-  const asked = useRef(false);
   // Focus follows the question: to its answer when asked, back to "Reject change…" when kept for review.
-  useEffect(() => {
-    if (rejecting) {
-      asked.current = true;
-      confirmReject.current?.focus();
-    } else if (asked.current) askReject.current?.focus();
-  }, [rejecting]);
+  const reject = useAskOnceMore<HTMLButtonElement, HTMLButtonElement>();
   // The review's outcome replaces the form and the button just pressed: focus goes to it, not to the page's start.
   if (changeId === null)
     return state ? (
@@ -271,17 +263,24 @@ export function ReviewChangeForm({
           />
         )}
       </Field>
-      {rejecting ? (
+      {reject.asking ? (
         // Rejecting drops the details entered: asked once more, here, before anything is sent.
         <fieldset className="flex flex-col gap-2">
           <legend className="text-sm text-ink">
             Reject this change? The details entered are dropped and must be typed again to change them.
           </legend>
           <div className="flex gap-2">
-            <Button ref={confirmReject} type="submit" name="decision" value="reject" variant="danger" pending={pending}>
+            <Button
+              ref={reject.question}
+              type="submit"
+              name="decision"
+              value="reject"
+              variant="danger"
+              pending={pending}
+            >
               Reject change
             </Button>
-            <Button type="button" variant="secondary" disabled={pending} onClick={() => setRejecting(false)}>
+            <Button type="button" variant="secondary" disabled={pending} onClick={reject.goBack}>
               Keep it for review
             </Button>
           </div>
@@ -291,7 +290,7 @@ export function ReviewChangeForm({
           <Button type="submit" name="decision" value="approve" variant="primary" pending={pending}>
             Approve change
           </Button>
-          <Button ref={askReject} type="button" variant="danger" disabled={pending} onClick={() => setRejecting(true)}>
+          <Button ref={reject.askButton} type="button" variant="danger" disabled={pending} onClick={reject.ask}>
             Reject change…
           </Button>
         </div>
