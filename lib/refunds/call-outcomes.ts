@@ -2,11 +2,13 @@ import "server-only";
 import { parseServiceInstant } from "@/lib/time";
 import type { AttemptFinish, RefundAttempt } from "@/db/queries/refunds";
 import { log } from "@/lib/log";
-import { isDecimalString, sameAmount } from "@/lib/money";
+import { formatUsd, isDecimalString, sameAmount } from "@/lib/money";
+import { formatUsdText } from "@/lib/format";
 import { isServiceError } from "@/lib/service/errors";
 import type { RefundReceipt } from "@/lib/service/schemas";
 import { classifyRefundFailure, describeRefundFailure } from "./messages";
-import type { AttemptParameters } from "./verify";
+import type { RefundImpact } from "./impact";
+import type { AttemptParameters, PeriodCheck } from "./verify";
 
 /** How a refund call's answers leave its attempt: pure decisions, recorded by lib/refunds/call.ts. */
 
@@ -59,6 +61,42 @@ export function gaveUpUnsent(): AttemptFinish {
       "The refund could not be sent within an hour of its confirmation. Nothing was sent to the service and the " +
       "refund was not made; review it again from the period page.",
     errorDetail: { step: "period_check", gave_up_unsent: true },
+  };
+}
+
+/** The period changed after the review (another refund landed): refused unsent, saying what remains now. */
+export function periodChanged(
+  attempt: RefundAttempt,
+  check: Extract<PeriodCheck, { unchanged: false }>,
+): AttemptFinish {
+  return {
+    status: "failed",
+    errorCode: "PERIOD_CHANGED",
+    errorMessage:
+      `The period changed after this refund was reviewed: ${formatUsdText(check.remainingUsd)} remains refundable ` +
+      `now (it was ${formatUsdText(formatUsd(attempt.remainingBeforeUsd))}; ` +
+      `${formatUsdText(check.refundedToDateUsd)} refunded to date). ` +
+      "Nothing was sent to the service; review the refund again.",
+    errorDetail: {
+      remaining_refundable_usd: check.remainingUsd,
+      already_refunded_usd: check.refundedToDateUsd,
+      reviewed_remaining_usd: formatUsd(attempt.remainingBeforeUsd),
+      reviewed_refunded_to_date_usd: parametersOf(attempt).reviewedRefundedToDateUsd,
+      reason: check.reason,
+    },
+  };
+}
+
+/**
+ * The period's amounts are as reviewed, but it can no longer be refunded (its card charge disputed since the review):
+ * refused unsent, saying why.
+ */
+export function notRefundableNow(impact: RefundImpact): AttemptFinish {
+  return {
+    status: "failed",
+    errorCode: "PERIOD_NOT_REFUNDABLE",
+    errorMessage: `${impact.effects[0] ?? "The period can no longer be refunded."} Nothing was sent to the service.`,
+    errorDetail: { step: "period_check", blocker: impact.blocker },
   };
 }
 

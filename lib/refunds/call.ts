@@ -15,7 +15,9 @@ import {
   exhaustedOr,
   failureFinish,
   gaveUpUnsent,
+  notRefundableNow,
   parametersOf,
+  periodChanged,
   periodReadFailure,
   receiptMismatch,
   serviceInstant,
@@ -23,6 +25,8 @@ import {
 } from "./call-outcomes";
 import { isOutcomeUnknown } from "./unknown-outcome";
 import { comparePeriodWithReview, confirmReplayedRefund } from "./verify";
+import { chargebackOfPeriod } from "./chargeback";
+import { computeRefundImpact } from "./impact";
 import { formatUsdText } from "@/lib/format";
 import type { Actor } from "@/core/actor";
 
@@ -138,23 +142,13 @@ async function checkPeriodBeforeFirstCall(
     return periodReadFailure(attempt, error, nowMs);
   }
   const check = comparePeriodWithReview(report, parametersOf(attempt));
-  if (check.unchanged) return null;
-  return {
-    status: "failed",
-    errorCode: "PERIOD_CHANGED",
-    errorMessage:
-      `The period changed after this refund was reviewed: ${formatUsdText(check.remainingUsd)} remains refundable ` +
-      `now (it was ${formatUsdText(formatUsd(attempt.remainingBeforeUsd))}; ` +
-      `${formatUsdText(check.refundedToDateUsd)} refunded to date). ` +
-      "Nothing was sent to the service; review the refund again.",
-    errorDetail: {
-      remaining_refundable_usd: check.remainingUsd,
-      already_refunded_usd: check.refundedToDateUsd,
-      reviewed_remaining_usd: formatUsd(attempt.remainingBeforeUsd),
-      reviewed_refunded_to_date_usd: parametersOf(attempt).reviewedRefundedToDateUsd,
-      reason: check.reason,
-    },
-  };
+  if (!check.unchanged) return periodChanged(attempt, check);
+  // The amounts are as reviewed; a dispute of the period's card charge may have come since (a refund on top of a lost
+  // chargeback would pay the cardholder twice).
+  const chargeback = await chargebackOfPeriod(db, attempt.gameId, report.period);
+  const amountUsd = formatUsd(attempt.amountUsd);
+  const impact = computeRefundImpact(report, { amountUsd, nowMs, recipientAlreadyPaid: false, chargeback });
+  return impact.refundable ? null : notRefundableNow(impact);
 }
 
 /**

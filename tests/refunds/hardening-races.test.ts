@@ -187,6 +187,30 @@ describe("L3: a refund that landed between the review and the stored attempt", (
     expect(audit.map((a) => [a.action, a.outcome, a.actor_email])).toEqual([["refund.check", "superseded", null]]);
     expect(audit[0]?.detail).toMatchObject({ source: "reconciler", requested_by: REQUESTER });
   });
+
+  it("the reconciler refuses an attempt left unsent whose card charge was disputed since its review", async () => {
+    const sub = SUBS.disputedUnsent;
+    const attempt = await storeAttempt({
+      subscriptionId: sub,
+      seq: 2,
+      amountUsd: "10.00",
+      remainingBeforeUsd: "10.00",
+      refundedToDateUsd: "0.00",
+      clientRequestId: "pd-refund-disputed-unsent",
+    });
+    // The cardholder disputes the charge before the attempt is sent (its period read failed, or its process ended).
+    await c.admin("/disputes", { period_id: periodIdOf(sub, 2), emit_events: false });
+    expect((await reconcilePendingRefunds(c.t.db, { attemptId: attempt.id })).outcomes).toEqual([
+      { id: attempt.id, state: "failed" },
+    ]);
+    const stored = await findRefundAttempt(c.t.db, GAME_ID, attempt.id);
+    expect(stored).toMatchObject({ status: "failed", lastErrorCode: "PERIOD_NOT_REFUNDABLE", calls: 0 });
+    expect(stored?.lastErrorMessage).toMatch(/^The cardholder disputed this period's card charge .* Nothing was sent/);
+    expect(refundEvents(c.emulator, sub, 2)).toHaveLength(0);
+    const audit = await auditOf(sub);
+    expect(audit.map((a) => [a.action, a.outcome])).toEqual([["refund.check", "failed"]]);
+    expect(audit[0]?.detail).toMatchObject({ sent: false, error_code: "PERIOD_NOT_REFUNDABLE" });
+  });
 });
 
 /** One review of a period of SUBS.killBefore (USD 10.00 left), and the two support people who confirm it. */

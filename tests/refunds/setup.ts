@@ -69,6 +69,8 @@ export const SUBS = {
   killAfter: "SUB_1767225600_KILLAFT1",
   /** The processor issues the card refund, then the call fails: the retry records it as adopted. */
   adopted: "SUB_1767225600_ADOPTED1",
+  /** Its card charge disputed after the refund was confirmed, before it was sent. */
+  disputedUnsent: "SUB_1767225600_DISPUT01",
 } as const;
 
 /** Period ids: subscription index × 10 + period_seq, so a test can name them. */
@@ -210,6 +212,7 @@ export function refundScenario(): ScenarioInput {
       cardSub(SUBS.killCommitted, "10.00"),
       cardSub(SUBS.killAfter, "10.00"),
       cardSub(SUBS.adopted, "10.00"),
+      cardSub(SUBS.disputedUnsent, "10.00"),
     ],
   };
 }
