@@ -11,12 +11,12 @@ export const accountingAccountSchema = z.enum(ACCOUNTING_ACCOUNTS, {
 const PRINTABLE = /^[^\p{Cc}]+$/u;
 
 /**
- * A first character a spreadsheet runs as a formula. The ledgers' import files carry a mapped account or tax rate as
- * typed (no apostrophe before it, which the ledger would take as part of the name and match nothing), so such a name
- * is refused when it is mapped.
+ * A first character a spreadsheet runs as a formula, or the apostrophe that marks a cell kept from it. The ledgers'
+ * import files carry a mapped account or tax rate as typed (an apostrophe put before it, which the ledger would take
+ * as part of the name, would match nothing), so such a name is refused when it is mapped.
  */
-const FORMULA_START = /^[=+\-@]/;
-const FORMULA_MESSAGE = "must not start with =, +, - or @ (a spreadsheet would run it as a formula)";
+const FORMULA_START = /^[=+\-@']/;
+const FORMULA_MESSAGE = "must not start with =, +, -, @ or ' (a spreadsheet would run it as a formula or hide the ')";
 
 export const accountCodeSchema = z
   .string({ message: "is required" })

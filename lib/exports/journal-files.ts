@@ -78,13 +78,19 @@ export function journalNumber(posting: Posting): string {
   return `${NUMBER_PREFIX[posting.kind]}-${statement}${entry}`;
 }
 
-/** "Ada (player 800)", or "Player 800" when the service did not resolve the name. */
-export function recipientLabel(names: RecipientNames, playerId: number): string {
-  const name = names.get(playerId)?.name?.replace(/\s+/g, " ").trim();
+/**
+ * "Ada (player 800)", or "Player 800" when the service did not resolve the name. `noColon`: for a name QuickBooks
+ * keeps as a supplier or customer, where a colon joins a parent and its sub-customer and is refused: every colon is
+ * written " - " ("Clan - Wolves (player 802)", "Player 800 - @ninja").
+ */
+export function recipientLabel(names: RecipientNames, playerId: number, options?: { noColon: true }): string {
+  let name = names.get(playerId)?.name?.replace(/\s+/g, " ").trim();
+  if (options?.noColon) name = name?.replace(/\s*:\s*/g, " - ").trim();
   if (!name) return `Player ${playerId}`;
   // A name a spreadsheet would run as a formula ("@ninja", "-=Sniper=-") comes after the id: the ledger imports the
   // cell as written, so it is never given the apostrophe that neutralises a formula (lib/exports/csv.ts).
-  return /^[=+\-@'\t\r]/.test(name) ? `Player ${playerId}: ${name}` : `${name} (player ${playerId})`;
+  const after = options?.noColon ? " -" : ":";
+  return /^[=+\-@'\t\r]/.test(name) ? `Player ${playerId}${after} ${name}` : `${name} (player ${playerId})`;
 }
 
 /**

@@ -46,4 +46,19 @@ describe("recipientLabel", () => {
     expect(recipientLabel(names, 802)).toBe("Ada Lovelace (player 802)");
     expect(recipientLabel(names, 803)).toBe("Player 803");
   });
+
+  it("writes no colon in a name QuickBooks keeps (a colon there joins a parent and its sub-customer)", () => {
+    const clans = new Map([
+      [800, { name: "@ninja" }],
+      [802, { name: "Ada  Lovelace" }],
+      [804, { name: "Clan: Wolves" }],
+      [805, { name: ":-)" }],
+    ]) as unknown as RecipientNames;
+    const noColon = { noColon: true } as const;
+    expect(recipientLabel(clans, 800, noColon)).toBe("Player 800 - @ninja");
+    expect(recipientLabel(clans, 804, noColon)).toBe("Clan - Wolves (player 804)");
+    expect(recipientLabel(clans, 805, noColon)).toBe("Player 805 - - -)");
+    expect(recipientLabel(clans, 802, noColon)).toBe("Ada Lovelace (player 802)");
+    expect(recipientLabel(clans, 804)).toBe("Clan: Wolves (player 804)");
+  });
 });

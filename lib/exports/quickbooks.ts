@@ -58,7 +58,7 @@ export const QUICKBOOKS_COLUMNS: readonly ExportColumn[] = [
 export function quickbooksRows(posting: Posting, context: JournalContext, dateOrder: QuickbooksDateOrder): ExportRow[] {
   const number = journalNumber(posting);
   const date = slashDate(posting.date, dateOrder);
-  const recipient = recipientLabel(context.names, posting.entry.recipientPlayerId);
+  const recipient = recipientLabel(context.names, posting.entry.recipientPlayerId, { noColon: true });
   return posting.lines.map((line) => ({
     "Journal No": number,
     "Journal Date": date,

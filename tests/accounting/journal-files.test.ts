@@ -248,8 +248,10 @@ describe("QuickBooks Online journal entries", () => {
       }
       expect(debits.equals(credits), `${number} balances`).toBe(true);
     }
-    // A recipient name that looks like a formula comes after the player id: inert, and imported without an apostrophe.
-    expect(rows.some((r) => /^Player \d+: =cmd/.test(r.Name ?? ""))).toBe(true);
+    // A recipient name that looks like a formula comes after the player id: inert, and imported without an apostrophe;
+    // no name holds a colon, which QuickBooks reads as "parent:sub-customer".
+    expect(rows.some((r) => /^Player \d+ - =cmd/.test(r.Name ?? ""))).toBe(true);
+    expect(rows.filter((r) => r.Name?.includes(":"))).toEqual([]);
     expect(rows.filter((r) => /^[=+\-@'\t\r]/.test(r.Name ?? "") || /^[=+\-@'\t\r]/.test(r.Description ?? ""))).toEqual(
       [],
     );

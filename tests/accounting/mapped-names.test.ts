@@ -3,9 +3,10 @@ import { mapAccountSchema } from "@/lib/accounting/schemas";
 
 /**
  * A mapped account or tax rate goes into the Xero and QuickBooks files exactly as typed (the ledger matches it by
- * name), so one a spreadsheet would run as a formula is refused when it is mapped rather than neutralised in the file.
+ * name), so one a spreadsheet would run as a formula (or one starting with the apostrophe that marks a cell kept from
+ * it) is refused when it is mapped rather than neutralised in the file.
  */
-const FORMULA = "must not start with =, +, - or @ (a spreadsheet would run it as a formula)";
+const FORMULA = "must not start with =, +, -, @ or ' (a spreadsheet would run it as a formula or hide the ')";
 
 function refusal(input: Record<string, unknown>) {
   const parsed = mapAccountSchema.safeParse({ account: "payable", ...input });
@@ -13,11 +14,14 @@ function refusal(input: Record<string, unknown>) {
 }
 
 describe("a mapped account code or tax rate", () => {
-  it.each(["-Revenue share payable", "+2100", "=SUM(A1)", "@payable", "  -Payable"])("refuses code %j", (code) => {
-    expect(refusal({ code })).toEqual([["code", FORMULA]]);
-  });
+  it.each(["-Revenue share payable", "+2100", "=SUM(A1)", "@payable", "  -Payable", "'Payable"])(
+    "refuses code %j",
+    (code) => {
+      expect(refusal({ code })).toEqual([["code", FORMULA]]);
+    },
+  );
 
-  it.each(["+GST 15%", "-Exempt"])("refuses tax rate %j", (taxRate) => {
+  it.each(["+GST 15%", "-Exempt", "'Tax Exempt"])("refuses tax rate %j", (taxRate) => {
     expect(refusal({ code: "2100", taxRate })).toEqual([["taxRate", FORMULA]]);
   });
 
