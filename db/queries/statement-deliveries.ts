@@ -300,13 +300,22 @@ export async function markDeliveryFailed(
     .insertInto("statement_delivery_failure")
     .values(values)
     .onConflict((oc) =>
-      oc.columns(["game_id", "recipient_player_id"]).doUpdateSet({
-        statement_id: values.statement_id,
-        server_answer: values.server_answer,
-        failed_at: values.failed_at,
-        to_address: values.to_address,
-        refused: values.refused,
-      }),
+      oc
+        .columns(["game_id", "recipient_player_id"])
+        .doUpdateSet({
+          statement_id: values.statement_id,
+          server_answer: values.server_answer,
+          failed_at: values.failed_at,
+          to_address: values.to_address,
+          refused: values.refused,
+        })
+        // A failure that says nothing of the address (the mail server unreachable, no result) leaves a refusal of the
+        // same address standing: the address is still refused (`statement_undeliverable`) until it changes or a
+        // later email is delivered.
+        .where(
+          sql<boolean>`not (statement_delivery_failure.refused and not excluded.refused
+            and lower(statement_delivery_failure.to_address) = lower(excluded.to_address))`,
+        ),
     )
     .execute();
   // The statement itself: offered again by the batch's send unless its address was refused for good.
@@ -354,7 +363,7 @@ export async function clearDeliveryFailure(db: DbOrTrx, params: { gameId: string
 export async function getDeliveryFailure(db: DbOrTrx, params: { gameId: string; recipientPlayerId: number }) {
   const row = await db
     .selectFrom("statement_delivery_failure")
-    .select(["statement_id as statementId", "server_answer as serverAnswer", "failed_at as failedAt"])
+    .select(["statement_id as statementId", "server_answer as serverAnswer", "failed_at as failedAt", "refused"])
     .where("game_id", "=", params.gameId)
     .where("recipient_player_id", "=", String(params.recipientPlayerId))
     .executeTakeFirst();

@@ -35,7 +35,7 @@ export const PROFILE_FLAG_INFO: Record<ProfileFlag, { label: string; meaning: st
   statement_undeliverable: {
     label: "Statement undeliverable",
     meaning:
-      "The mail server refused this recipient's last statement email for good (after every retry): they cannot be " +
+      "The mail server refused the address of this recipient's last statement email for good: they cannot be " +
       "told what they are paid. It goes when their email on record changes or a later statement is delivered; " +
       "otherwise confirm how to reach them, then override it with what you checked.",
   },

@@ -92,9 +92,12 @@ function auditDelivery(trx: Trx, line: DeliveryLine, outcome: string, detail: Re
 }
 
 /**
- * One failed attempt in the delivery log; a final one (refused for good, or the last attempt) also marks the recipient
- * as having a failed delivery (a refusal for good raises `statement_undeliverable` on their profile,
- * lib/profiles/flags.ts) and is audited.
+ * One failed attempt in the delivery log; a final one (refused for good, or the last attempt) is audited and, when
+ * its send is the statement's latest, also marks the recipient as having a failed delivery (a refusal for good raises
+ * `statement_undeliverable` on their profile, lib/profiles/flags.ts) and the statement as owed its email. A send
+ * overtaken by a later one of the same statement (queued while this one ran its last attempt, or before its worker's
+ * end was noticed) marks neither: the later email stands for the statement, and its own outcome says how the
+ * address fares.
  */
 export async function recordFailedAttempt(
   db: Db,
@@ -108,7 +111,7 @@ export async function recordFailedAttempt(
   await db.transaction().execute(async (trx) => {
     await insertDeliveries(trx, [{ ...line, status: "failed" }]);
     if (!line.final) return;
-    await markDeliveryFailed(trx, { ...line, refused });
+    if (await isLatestSend(trx, line.sendId)) await markDeliveryFailed(trx, { ...line, refused });
     await auditDelivery(trx, line, "failed", { attempts: line.attempt, serverAnswer: line.serverAnswer, refused });
   });
 }

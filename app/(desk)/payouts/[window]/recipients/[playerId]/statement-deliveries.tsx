@@ -65,15 +65,22 @@ export async function StatementDeliveries(props: { gameId: string; statement: Pa
 /** Every email of this statement: queued, each failed attempt with the server's answer, sent. */
 function DeliveryLog(props: {
   deliveries: DeliveryRow[];
-  failure: { serverAnswer: string; failedAt: Date } | null;
+  failure: { serverAnswer: string; failedAt: Date; refused: boolean } | null;
   actions?: React.ReactNode;
 }) {
+  const failedOn = props.failure ? <DateTime value={formatInstant(props.failure.failedAt)} /> : null;
   return (
     <Card title="Statement emails" actions={props.actions}>
-      {props.failure ? (
+      {props.failure?.refused ? (
         <Banner tone="danger" title="Last delivery to this recipient failed">
-          The mail server finally refused it on <DateTime value={formatInstant(props.failure.failedAt)} />:{" "}
+          The mail server refused the address for good on {failedOn}:{" "}
           <span className="font-mono">{props.failure.serverAnswer}</span>. Check the email address on record.
+        </Banner>
+      ) : props.failure ? (
+        // Not a refusal of the address: the mail server unreachable or deferring through every attempt, or no result.
+        <Banner tone="warning" title="Last email to this recipient was not delivered">
+          Its last attempt ended on {failedOn}: <span className="font-mono">{props.failure.serverAnswer}</span>. The
+          address was not refused; the batch's send offers the statement again.
         </Banner>
       ) : null}
       {props.deliveries.length === 0 ? (
