@@ -5,8 +5,11 @@ import { contentSecurityPolicy } from "./lib/csp.mjs";
 
 // Redirects visitors without a session cookie to the sign-in page, marks every page no-store and gives every page a
 // script nonce. This is a convenience, never the guard: pages, actions and route handlers check the session and role
-// themselves.
-const PUBLIC_PATHS = ["/sign-in", "/api/", "/_next/", "/favicon"];
+// themselves. Route handlers (/api/) are not seen here (`config.matcher`): Next.js reads the whole body of a request
+// it hands the proxy, up to its limit (21 MB) and until the sender ends it, before the proxy may answer, and the
+// webhook receiver, which anyone can reach, reads its own body and stops at 1 MB. lib/routes.ts marks their answers
+// no-store.
+const PUBLIC_PATHS = ["/sign-in", "/_next/", "/favicon"];
 
 /**
  * Server actions take forms of up to 21 MB (next.config.mjs) for the two that carry a file read in the browser: a
@@ -54,6 +57,15 @@ function hasSignedSession(request: NextRequest): boolean {
     .some((c) => c.name.includes(SESSION_COOKIE) && isSignedSessionCookie(c.value, sessionSecrets()));
 }
 
+/**
+ * For a desk people reach over https (PAYOUT_DESK_URL), the header that has browsers come back over https only, for a
+ * year: a typed http:// address or a first visit is not left to a network that could read the password sent. Not for
+ * the sibling hosts of the domain, which the desk does not speak for.
+ */
+export function transportSecurity(publicUrl: string | undefined): string | null {
+  return publicUrl?.toLowerCase().startsWith("https://") ? "max-age=31536000" : null;
+}
+
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   const large = request.method === "POST" && LARGE_FORM_PAGES.test(pathname);
@@ -77,9 +89,11 @@ export function proxy(request: NextRequest) {
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", policy);
   response.headers.set("Cache-Control", "private, no-store, max-age=0");
+  const hsts = transportSecurity(process.env.PAYOUT_DESK_URL);
+  if (hsts) response.headers.set("Strict-Transport-Security", hsts);
   return response;
 }
 
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/).*)"],
 };

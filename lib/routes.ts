@@ -41,11 +41,23 @@ function startedElsewhere(request: Request): Response | null {
 }
 
 /**
+ * Every answer of a route handler is kept by no cache, a browser's or a proxy's (the proxy that marks pages so does not
+ * see /api/, proxy.ts), unless the handler said otherwise.
+ */
+function uncached(response: Response): Response {
+  if (response.headers.has("Cache-Control")) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Cache-Control", "private, no-store, max-age=0");
+  // Made anew: the headers of some answers (Response.redirect's) cannot be changed.
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
  * Route handlers that need a session are written with this: a request another site started is refused, then the role
  * check comes before anything else.
  */
 export function defineRoute<P = Record<string, string>>(role: Role, handler: RouteHandler<P>): GuardedRoute<P> {
-  const route = async (request: Request, context: RouteContext<P>): Promise<Response> => {
+  const guarded = async (request: Request, context: RouteContext<P>): Promise<Response> => {
     const elsewhere = startedElsewhere(request);
     if (elsewhere) return elsewhere;
     try {
@@ -69,6 +81,7 @@ export function defineRoute<P = Record<string, string>>(role: Role, handler: Rou
       return jsonError(500, "INTERNAL", "Something went wrong. The error was logged.");
     }
   };
+  const route = async (request: Request, context: RouteContext<P>) => uncached(await guarded(request, context));
   return Object.assign(route, { requiredRole: role });
 }
 
@@ -77,5 +90,6 @@ export function definePublicRoute<P = Record<string, string>>(
   reason: string,
   handler: (request: Request, context: RouteContext<P>) => Promise<Response>,
 ): GuardedRoute<P> & { publicReason: string } {
-  return Object.assign(handler, { requiredRole: "public" as const, publicReason: reason });
+  const route = async (request: Request, context: RouteContext<P>) => uncached(await handler(request, context));
+  return Object.assign(route, { requiredRole: "public" as const, publicReason: reason });
 }

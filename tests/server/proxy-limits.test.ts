@@ -1,8 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { unstable_doesMiddlewareMatch as proxySees } from "next/experimental/testing/server";
 import { describe, expect, it } from "vitest";
 import { authCookieSecret, isSignedSessionCookie } from "@/lib/auth/session-cookie";
 import { windowHref } from "@/lib/payouts/window-key";
-import { oversizedAction, SMALL_FORM_BYTES } from "@/proxy";
+import { definePublicRoute } from "@/lib/routes";
+import { config, oversizedAction, SMALL_FORM_BYTES, transportSecurity } from "@/proxy";
 
 /** Which forms posted to a page may be large: only the two pages that upload a file. */
 
@@ -76,5 +78,44 @@ describe("the session cookie's signature, as the proxy reads it", () => {
     // A cookie merely named so, a token changed under its signature, a signature cut short, a broken encoding.
     for (const forged of ["x", "ended.session", `y${signed}`, signed.slice(0, -6), "%E0%A4%A.x", ""])
       expect(isSignedSessionCookie(forged, secrets), forged).toBe(false);
+  });
+});
+
+describe("route handlers", () => {
+  it("are not handed to the proxy, which Next.js would first read a whole body for (up to 21 MB)", () => {
+    expect(proxySees({ config, url: "/api/webhooks/service/demo-game" })).toBe(false);
+    expect(proxySees({ config, url: "/api/exports/journal" })).toBe(false);
+    expect(proxySees({ config, url: "/sign-in" })).toBe(true);
+    expect(proxySees({ config, url: "/payouts/2026-10" })).toBe(true);
+    expect(proxySees({ config, url: "/apiary" })).toBe(true);
+  });
+
+  it("answer uncached unless they say otherwise, as the proxy marks pages", async () => {
+    const context = { params: Promise.resolve({}) };
+    const plain = definePublicRoute("a test", async () => Response.json({ ok: true }));
+    expect((await plain(new Request("http://desk.test/api/x"), context)).headers.get("cache-control")).toBe(
+      "private, no-store, max-age=0",
+    );
+    const redirect = definePublicRoute("a test", async () => Response.redirect("http://desk.test/elsewhere", 303));
+    const moved = await redirect(new Request("http://desk.test/api/x"), context);
+    expect([moved.status, moved.headers.get("location"), moved.headers.get("cache-control")]).toEqual([
+      303,
+      "http://desk.test/elsewhere",
+      "private, no-store, max-age=0",
+    ]);
+    const kept = definePublicRoute(
+      "a test",
+      async () => new Response("x", { headers: { "Cache-Control": "no-cache" } }),
+    );
+    expect((await kept(new Request("http://desk.test/api/x"), context)).headers.get("cache-control")).toBe("no-cache");
+  });
+});
+
+describe("a desk reached over https", () => {
+  it("has browsers come back over https only; over http or unset, says nothing of it", () => {
+    expect(transportSecurity("https://desk.example.com")).toBe("max-age=31536000");
+    expect(transportSecurity("HTTPS://desk.example.com/")).toBe("max-age=31536000");
+    expect(transportSecurity("http://localhost:3000")).toBeNull();
+    expect(transportSecurity(undefined)).toBeNull();
   });
 });
