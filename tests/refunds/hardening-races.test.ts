@@ -210,6 +210,11 @@ describe("L3: a refund that landed between the review and the stored attempt", (
     const audit = await auditOf(sub);
     expect(audit.map((a) => [a.action, a.outcome])).toEqual([["refund.check", "failed"]]);
     expect(audit[0]?.detail).toMatchObject({ sent: false, error_code: "PERIOD_NOT_REFUNDABLE" });
+    // Retry pressed on the page still showing it pending: told it ended unsent, not that the service refused it.
+    actAs(c.sessions.support);
+    const retried = (await retryRefundAttemptAction(form({ attemptId: attempt.id }))) as Fail;
+    expect(retried).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(retried.message).toMatch(/^This refund ended meanwhile without being sent to the service: nothing was/);
   });
 });
 

@@ -165,6 +165,10 @@ const settledBeforeRetry: Record<Exclude<RefundAttemptStatus, "pending">, string
     "the service.",
   resolved: "This refund was settled by hand meanwhile: nothing more was sent. Reload the page to see how.",
 };
+/** A failed attempt that never reached the service (the period changed, or it could not be sent in time). */
+const UNSENT_BEFORE_RETRY =
+  "This refund ended meanwhile without being sent to the service: nothing was refunded. Reload the page to see why, " +
+  "then review the refund again from the period page.";
 
 /** Calls the service again for a pending attempt, with its stored key and parameters. */
 export const retryRefundAttemptAction = defineAction(
@@ -174,7 +178,11 @@ export const retryRefundAttemptAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const attempt = await findRefundAttempt(db, game.id, attemptId);
     if (!attempt) throw new AppError("NOT_FOUND", "No such refund attempt for the selected game.");
-    if (attempt.status !== "pending") throw new AppError("CONFLICT", settledBeforeRetry[attempt.status]);
+    if (attempt.status !== "pending")
+      throw new AppError(
+        "CONFLICT",
+        attempt.status === "failed" && attempt.calls === 0 ? UNSENT_BEFORE_RETRY : settledBeforeRetry[attempt.status],
+      );
     const outcome = await driveRefundAttempt(db, attempt, {
       source: "desk",
       driver: { id: user.id, email: user.email },

@@ -61,7 +61,7 @@ export function AttemptsTable({
               {a.isFull ? <span className="ml-1 text-xs text-ink-muted">full</span> : null}
             </Td>
             <Td>
-              <AttemptStatusBadge status={a.status} />
+              <AttemptStatusBadge status={a.status} calls={a.calls} />
             </Td>
             <Td>{a.actorEmail ?? "system"}</Td>
             <Td className="font-mono text-xs">{a.clientRequestId}</Td>

@@ -51,8 +51,12 @@ const ATTEMPT_LABELS: Record<string, { label: string; tone: Tone }> = {
   resolved: { label: "settled by hand", tone: "neutral" },
 };
 
-export function AttemptStatusBadge({ status }: { status: string }) {
-  const entry = ATTEMPT_LABELS[status] ?? { label: status, tone: "neutral" as Tone };
+/** An attempt's state; `calls`: how many times it was sent (a failed one never sent was not refused by the service). */
+export function AttemptStatusBadge({ status, calls }: { status: string; calls: number }) {
+  const entry =
+    status === "failed" && calls === 0
+      ? { label: "not sent", tone: "neutral" as Tone }
+      : (ATTEMPT_LABELS[status] ?? { label: status, tone: "neutral" as Tone });
   return <Badge tone={entry.tone}>{entry.label}</Badge>;
 }
 

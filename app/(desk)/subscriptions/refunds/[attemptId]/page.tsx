@@ -20,6 +20,7 @@ import { monthKeyOf, parseServiceInstant } from "@/lib/time";
 import { NoGame } from "../../../no-game";
 import { resolveRefundAttemptAction, retryRefundAttemptAction } from "../../actions";
 import { AttemptStatusBadge, YesNo } from "../../_components/badges";
+import { RefreshWhileMounted } from "@/app/_components/ui/refresh-while-mounted";
 import { MaybeMoney, MaybeTime } from "../../_components/maybe";
 import { ResolveForm, RetryForm } from "./attempt-actions";
 import { formatUsdText } from "@/lib/format";
@@ -71,7 +72,7 @@ export default async function RefundAttemptPage({ params }: Props) {
     <>
       <PageHeader
         title={title}
-        meta={<AttemptStatusBadge status={attempt.status} />}
+        meta={<AttemptStatusBadge status={attempt.status} calls={attempt.calls} />}
         breadcrumbs={[
           ...crumbs,
           ...(attempt.playerEmail ? [{ label: attempt.playerEmail, href: playerHref(attempt.playerEmail) }] : []),
@@ -108,7 +109,8 @@ export default async function RefundAttemptPage({ params }: Props) {
           ) : attempt.status === "pending" ? (
             <Banner tone="info" role="status" title="Pending: the service has not confirmed this refund yet">
               {attempt.lastErrorMessage ?? "It is being sent."} It is retried automatically every minute with the same
-              request id and parameters, so it can never be made twice.
+              request id and parameters, so it can never be made twice. This page shows its outcome once known.
+              <RefreshWhileMounted />
             </Banner>
           ) : attempt.status === "needs_attention" ? (
             <Banner tone="danger" role="alert" title="Needs manual attention">
