@@ -157,14 +157,22 @@ function formatBytes(bytes: number | undefined): string {
  * service's error id in brackets, for a report to the service. Never the request's path (logs have it).
  */
 export function describeServiceFailure(error: ServiceError): string {
-  const codes = [error.code, error.codePublic].filter((c, i, all): c is string => Boolean(c) && all.indexOf(c) === i);
+  return `${reasonOf(error, codesOf(error))}${serviceFailureReference(error)}`;
+}
+
+/** What identifies a failure to the service's support, " (HTTP 429, RATE_LIMITED, service error id …)", or "". */
+export function serviceFailureReference(error: ServiceError): string {
+  const codes = codesOf(error);
   const detail = [
     error.status === null ? null : `HTTP ${error.status}`,
     codes.length > 0 ? codes.join(" / ") : null,
     error.errorId ? `service error id ${error.errorId}` : null,
   ].filter(Boolean);
-  const reference = detail.length > 0 ? ` (${detail.join(", ")})` : "";
-  return `${reasonOf(error, codes)}${reference}`;
+  return detail.length > 0 ? ` (${detail.join(", ")})` : "";
+}
+
+function codesOf(error: ServiceError): string[] {
+  return [error.code, error.codePublic].filter((c, i, all): c is string => Boolean(c) && all.indexOf(c) === i);
 }
 
 function reasonOf(error: ServiceError, codes: readonly string[]): string {

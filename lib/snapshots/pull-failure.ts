@@ -1,7 +1,7 @@
 import "server-only";
 import { countOf } from "@/lib/format";
 import { isAppError } from "@/lib/errors";
-import { describeServiceFailure, isRetryable, isServiceError } from "@/lib/service/errors";
+import { describeServiceFailure, serviceFailureReference, isRetryable, isServiceError } from "@/lib/service/errors";
 import { SnapshotIncompleteError } from "./fetch";
 import { PullBusyError } from "./pull-common";
 import { formatDuration } from "./progress";
@@ -49,7 +49,9 @@ export function classifyPullFailure(
         retryAfterMs > retryBudgetMs
           ? `longer than one page's retry budget (${budget})`
           : `past what was left of one page's retry budget (${budget}, ${tries})`;
-      return { code, message: `${asked}, ${why}: ${describeServiceFailure(error)}`, final: false, retryAfterMs };
+      // A worker's pull waits and tries again by itself (its card says when): no "try again" for the person.
+      const message = `${asked}, ${why}: the service is rate limiting this game${serviceFailureReference(error)}.`;
+      return { code, message, final: false, retryAfterMs };
     }
     return {
       code,

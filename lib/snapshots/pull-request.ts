@@ -85,8 +85,9 @@ async function claimPull(
       const active = await activePull(db, request.gameId, request.window);
       if (active) return { pullId: active.id, existing: true };
       // The pull that held the window ended between the two statements (published, or failed): it is free again.
+      // Said to the person who asked (a refusal, not a failure of the desk).
       if (attempt === CLAIM_ATTEMPTS)
-        throw new PullBusyError("Other pulls of this window kept starting and ending; try again in a moment.");
+        throw new AppError("CONFLICT", "Other pulls of this window kept starting and ending; try again in a moment.");
     }
   }
 }

@@ -119,6 +119,29 @@ describe("claiming a window", () => {
     }
   });
 
+  it("tells the person to try again when every claim meets a pull that has ended by its look-up", async () => {
+    // Each insert is refused as if a pull held the window, and each look-up finds none holding it any more.
+    const refusing = new Proxy(t.db, {
+      get(target, property) {
+        if (property === "transaction")
+          return () => ({
+            execute: async () => {
+              throw Object.assign(new Error("duplicate key value violates unique constraint"), { code: "23505" });
+            },
+          });
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const window = parseWindow("2026-07-01", "2026-08-01");
+    await expect(
+      requestSnapshot(refusing, { gameId: "g-race", window, requestedBy: null, via: "test" }),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: "Other pulls of this window kept starting and ending; try again in a moment.",
+    });
+  });
+
   it("says when the pull it joins was already reading, and when it had not begun", async () => {
     const window = parseWindow("2026-05-01", "2026-06-01");
     const held = randomUUID();
