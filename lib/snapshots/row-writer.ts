@@ -128,6 +128,8 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       });
     },
     addPage(page) {
+      // A write that failed fails the read at its next page: the rest of the window is not read for nothing.
+      if (failure) return Promise.reject(failure);
       pages += 1;
       pending += 1;
       queue(async () => {

@@ -136,6 +136,20 @@ describe("the row writer when a read starts over", () => {
     });
   });
 
+  it("fails the read at its next page once a write failed, not after the rest of the window", async () => {
+    await unpublished(async (trx, snapshotId) => {
+      const writer = await createRowWriter(trx, snapshotId);
+      writer.addPage(page(1, "page 1"));
+      // A name PostgreSQL cannot store (a NUL the service's JSON escaped): its rows' insert fails.
+      const [recipient] = part([9]);
+      if (!recipient) throw new Error("the part has a recipient");
+      writer.addRecipients([{ ...recipient, recipient: { ...recipient.recipient, player_name: "A\u0000B" } }]);
+      const failed = await writer.flush().catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(Error);
+      await expect(writer.addPage(page(2, "page 2"))).rejects.toBe(failed);
+    });
+  });
+
   it("holds a page's text only until its insert has run, and has the read wait when too many pages wait", async () => {
     await unpublished(async (trx, snapshotId) => {
       const writer = await createRowWriter(trx, snapshotId);
