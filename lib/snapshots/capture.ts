@@ -12,11 +12,15 @@ import { serviceClientForGame } from "@/lib/service/for-game";
 type Slot = { body: string | null; onBody?: () => void };
 const slots = new AsyncLocalStorage<Slot>();
 
-/** Keeps a successful answer's text in the slot of the call that read it. */
+/**
+ * Keeps a successful answer's text in the slot of the call that read it, and tells the call's `onBody`. Only a
+ * successful one: the next page's request may leave then, while this one is parsed; after a refusal (a 429 and the
+ * wait it asks for, recorded once this returns) it waits for the call's end.
+ */
 function keepBody(status: number, text: string): void {
   const slot = slots.getStore();
-  if (!slot) return;
-  if (status >= 200 && status < 300) slot.body = text;
+  if (!slot || status < 200 || status >= 300) return;
+  slot.body = text;
   slot.onBody?.();
 }
 
@@ -29,7 +33,7 @@ export type CapturingClient = {
   client: ServiceClient;
   /**
    * Runs one client call and returns its parsed value with the body it was parsed from; `onBody` hears of each
-   * answer read, before it is parsed.
+   * successful answer read, before it is parsed.
    */
   capture<T>(call: (client: ServiceClient) => Promise<T>, onBody?: () => void): Promise<{ value: T; raw: string }>;
 };

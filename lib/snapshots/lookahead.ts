@@ -13,7 +13,10 @@ type Ahead = {
   offset: number;
   controller: AbortController;
   answer: Promise<PageAnswer>;
-  /** Settles once the service has answered (read in full, not yet parsed) or the request ended otherwise. */
+  /**
+   * Settles once the service has answered it successfully (read in full, not yet parsed) or the request ended
+   * otherwise (after a 429, once its wait was kept and the page asked again).
+   */
   received: Promise<void>;
 };
 

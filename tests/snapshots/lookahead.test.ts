@@ -16,6 +16,7 @@ const WINDOW = parseWindow("2026-05-01", "2026-06-01");
 // 650 recipients: pages at offsets 0 to 600, the last one short.
 const RECIPIENTS = 650;
 const OFFSETS = [0, 100, 200, 300, 400, 500, 600];
+const REPORT_ROUTE = "/api/subscriptions/reporting/attribution";
 let env: SnapshotTestEnv;
 
 beforeAll(async () => {
@@ -162,6 +163,29 @@ describe("reading a window's pages ahead", () => {
     const totals = stored.map((p) => JSON.stringify((JSON.parse(p.body) as { totals: unknown }).totals));
     expect(new Set(totals).size).toBe(1);
     expect(totals[0]).toBe(JSON.stringify(fetched.totals));
+  });
+});
+
+describe("a page answered 429", () => {
+  it("is waited out and asked again before the next page is asked for", async () => {
+    const sent: number[] = [];
+    let limited = false;
+    const { source } = await createReportSource(env.db, GAME_ID, {
+      fetch: async (url, init) => {
+        const offset = Number(new URL(url).searchParams.get("offset") ?? 0);
+        // The service limits the second page once, asking for a second's wait.
+        if (offset === 100 && !limited) {
+          limited = true;
+          await admin(env.emulator, "/faults", { route: REPORT_ROUTE, fault: "429", retry_after: 1, count: 1 });
+        }
+        sent.push(offset);
+        return fetch(url, init);
+      },
+    });
+    const fetched = await fetchWindow(source, WINDOW, { onPage: async () => {} });
+    expect(windowPages(fetched.pages).map((p) => p.offset)).toEqual(OFFSETS);
+    // The page after it left only once the limited page was answered: nothing was sent inside the wait.
+    expect(sent.slice(0, 4)).toEqual([0, 100, 100, 200]);
   });
 });
 
