@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ActingAs } from "@/core/actor";
 import { createDb, type Db } from "@/db";
-import { mergeGameSettings } from "@/db/queries/games";
+import { listGames, mergeGameSettings } from "@/db/queries/games";
 import { findUserIdByEmail } from "@/db/queries/users";
 import {
   DEMO_BIG_RECIPIENT_ID,
@@ -22,6 +22,7 @@ import type { Role } from "@/lib/auth/roles";
 import { createUser, passwordStillIs } from "@/lib/auth/users";
 import { seedDemoProfiles } from "@/lib/profiles/demo";
 import { DEFAULT_LINK_DAYS, saveStatementSettings, statementIssuerIsSet } from "@/lib/statements/settings";
+import { CliError } from "./cli";
 import type { Runtime } from "./runtime";
 
 /**
@@ -43,6 +44,21 @@ const DEMO_ACCOUNTS: { role: Role; email: string; name: string }[] = [
   { role: "support", email: "support@payout-desk.test", name: "Sam Support" },
   { role: "viewer", email: "viewer@payout-desk.test", name: "Vic Viewer" },
 ];
+
+/**
+ * PAYOUT_DESK_EMULATOR=on with DATABASE_URL seeds that database with the demo (an admin among its users, whose
+ * password is printed, and a game whose webhook secret is in this repository): refused on a database that holds a game
+ * of its own, a real deployment's.
+ */
+export async function refuseDemoOnRealDatabase(db: Db): Promise<void> {
+  const games = (await listGames(db)).map((game) => game.id).filter((id) => id !== DEMO_GAME_ID);
+  if (games.length === 0) return;
+  throw new CliError(
+    `PAYOUT_DESK_EMULATOR=on seeds the demo (its users, an admin among them, and its game) into the database, and ` +
+      `this one holds other games (${games.slice(0, 3).join(", ")}${games.length > 3 ? ", …" : ""}): not a demo ` +
+      "database. Start without PAYOUT_DESK_EMULATOR.",
+  );
+}
 
 export async function seedDemoUsers(runtime: Runtime): Promise<ShownDemoUser[]> {
   const file = path.join(runtime.dataDir, "demo-users.json");

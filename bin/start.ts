@@ -14,7 +14,7 @@ import { STOP_SIGNALS } from "@/lib/stop-signal";
 import { buildIsCurrent, ensureBuild } from "./build-state";
 import { isRunning, stopChild } from "./child-process";
 import { CliError, helpText, parseFlags } from "./cli";
-import { emulatorStateFile, seedEmbeddedDemo } from "./demo";
+import { emulatorStateFile, refuseDemoOnRealDatabase, seedEmbeddedDemo } from "./demo";
 import { exportRuntimeEnv, prepareRuntime } from "./runtime";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -147,6 +147,7 @@ async function run(
     // Another key would start an app that fails on the first secret it opens: refuse now, in one line.
     await verifyKeys(db);
     admins = await countAdminUsers(db);
+    if (!runtime.embedded && process.env.PAYOUT_DESK_EMULATOR === "on") await refuseDemoOnRealDatabase(db);
   } finally {
     await db.destroy();
   }

@@ -4,7 +4,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../support/db";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { saveGame } from "@/lib/games/games";
+import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -40,5 +43,39 @@ describe("npm start with a setting it refuses", () => {
     const tables = await sql<{ name: string }>`
       select table_name as name from information_schema.tables where table_name = 'kysely_migration'`.execute(t.db);
     expect(tables.rows).toEqual([]);
+  });
+});
+
+describe("npm start with PAYOUT_DESK_EMULATOR=on", () => {
+  it("refuses to seed the demo into a database that holds a game of its own", async () => {
+    const real = await createTestDatabase();
+    const dataDir = await mkdtemp(path.join(tmpdir(), "payout-desk-demo-"));
+    try {
+      applyTestEnv(real);
+      const game = { id: "studio-live", name: "Live", environment: "production" as const, webhookSecrets: [] };
+      const live = { ...game, baseUrl: "https://api.example.com", secret: "gs_live_0123456789abcdef" };
+      await saveGame(real.db, live, { replace: false, as: { actor: null, via: "cli" } });
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATABASE_URL: real.url,
+        NODE_OPTIONS: "",
+        PAYOUT_DESK_EMULATOR: "on",
+        PAYOUT_DESK_DATA_DIR: dataDir,
+      };
+      const started = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/start.ts", "--port", "1"], {
+        cwd: ROOT,
+        env,
+      }).then(
+        () => ({ code: 0, stdout: "", stderr: "" }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(started.code).toBe(1);
+      expect(started.stderr).toContain("this one holds other games (studio-live): not a demo database");
+      expect(started.stdout).not.toContain("Demo sign-ins");
+      expect(await real.db.selectFrom("auth_user").select("email").execute()).toEqual([]);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+      await real.drop();
+    }
   });
 });
