@@ -22,6 +22,8 @@ import { copyOut } from "./export";
 const N = 20_000;
 const RUNS = 5;
 const IBANS = ["DE89370400440532013000", "FR1420041010050500013M02606", "NL91ABNA0417164300", "AT611904300234573201"];
+/** A bank of each IBAN's country. */
+const BICS = ["COBADEFFXXX", "BNPAFRPPXXX", "ABNANL2AXXX", "BKAUATWWXXX"];
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -56,9 +58,9 @@ function makeItems(kind: "email" | "bank"): PayableItem[] {
           ? {
               kind: "bank",
               iban: IBANS[i % 4] as string,
-              bic: "COBADEFFXXX",
+              bic: BICS[i % 4] as string,
               holder: `Zoë Łukasz ${i}`,
-              country: "DE",
+              country: (IBANS[i % 4] as string).slice(0, 2),
             }
           : { kind: "email", email: `creator${i}@bench.test` },
       note: "Revenue share October 2026",

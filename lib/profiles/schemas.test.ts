@@ -52,6 +52,30 @@ describe("one refusal per mistake", () => {
   });
 });
 
+describe("the bank an account is at", () => {
+  const eur = { currency: "EUR", method: "bank_transfer", accountHolder: "Ada Lovelace" };
+
+  it("is the one the IBAN's country and the BIC's both name", () => {
+    const elsewhere = { ...eur, iban: "DE89370400440532013000", bic: "BNPAFRPPXXX", bankCountry: "FR" };
+    expect(refusals(payoutDetailsInputSchema.safeParse(elsewhere))).toEqual([
+      "bic: is a bank in FR, and the IBAN an account in DE: check both " +
+        "(the transfer would go to the bank the BIC names)",
+    ]);
+    // Jersey's banks keep accounts of GB IBANs.
+    const jersey = { ...eur, currency: "GBP", iban: "GB82WEST12345698765432", bic: "HSBCJESHXXX", bankCountry: "JE" };
+    expect(payoutDetailsInputSchema.safeParse(jersey).success).toBe(true);
+  });
+
+  it("is in the SEPA area for a euro transfer", () => {
+    const turkey = { iban: "TR330006100519786457841326", bic: "TGBATRISXXX", bankCountry: "TR" };
+    expect(refusals(payoutDetailsInputSchema.safeParse({ ...eur, ...turkey }))).toEqual([
+      "iban: is an account in TR, outside the SEPA area, which a euro transfer cannot reach: pay it in another " +
+        "currency or by another method",
+    ]);
+    expect(payoutDetailsInputSchema.safeParse({ ...eur, ...turkey, currency: "USD" }).success).toBe(true);
+  });
+});
+
 describe("details a payment file can carry", () => {
   const bank = { currency: "EUR", method: "bank_transfer", iban: "DE89370400440532013000", bic: "COBADEFFXXX" };
 

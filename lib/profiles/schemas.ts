@@ -1,4 +1,4 @@
-import { electronicFormatIBAN, getCountrySpecifications, isValidBIC, isValidIBAN } from "ibantools";
+import { electronicFormatIBAN, getCountrySpecifications, isSEPACountry, isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
 import { parseInstant } from "@/core/time";
 import { sepaLosesLetters, sepaText } from "@/lib/payments/formats/sepa-text";
@@ -142,6 +142,7 @@ function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): 
       refused.add(field);
     }
   }
+  checkBankCountries(v, ctx);
   const holder = v.accountHolder;
   // One refusal per mistake: a name refused above is not also judged as SEPA would write it.
   if (v.method !== "bank_transfer" || v.currency !== "EUR" || typeof holder !== "string") return;
@@ -157,6 +158,46 @@ function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): 
           ? "must be at most 70 characters as a euro transfer writes it (the bank's short form of the name)"
           : null;
   if (message) ctx.addIssue({ code: "custom", path: ["accountHolder"], message });
+}
+
+/**
+ * Countries whose banks hold accounts of another country's IBAN: Jersey, Guernsey and the Isle of Man use GB IBANs,
+ * Åland FI IBANs, France's overseas departments and territories FR IBANs.
+ */
+const IBAN_COUNTRIES_OF_BANKS: Record<string, string> = {
+  JE: "GB",
+  GG: "GB",
+  IM: "GB",
+  AX: "FI",
+  ...Object.fromEntries(["GF", "GP", "MQ", "RE", "YT", "PM", "BL", "MF", "NC", "PF", "WF"].map((c) => [c, "FR"])),
+};
+
+/**
+ * An account's IBAN names the country of the bank that keeps it, which the BIC names too (its fifth and sixth
+ * letters): a BIC of another country's bank would have the transfer sent to the wrong bank, which the masked details
+ * a reviewer sees cannot show. A euro transfer (a SEPA file) reaches only accounts in the SEPA area. Checked when
+ * details are entered, not on details already sealed.
+ */
+function checkBankCountries(v: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (v.method !== "bank_transfer" || typeof v.iban !== "string" || typeof v.bic !== "string") return;
+  const ibanCountry = v.iban.slice(0, 2);
+  const bicCountry = v.bic.slice(4, 6);
+  if (bicCountry !== ibanCountry && IBAN_COUNTRIES_OF_BANKS[bicCountry] !== ibanCountry)
+    ctx.addIssue({
+      code: "custom",
+      path: ["bic"],
+      message:
+        `is a bank in ${bicCountry}, and the IBAN an account in ${ibanCountry}: check both (the transfer would go to ` +
+        "the bank the BIC names)",
+    });
+  else if (v.currency === "EUR" && !isSEPACountry(ibanCountry))
+    ctx.addIssue({
+      code: "custom",
+      path: ["iban"],
+      message:
+        `is an account in ${ibanCountry}, outside the SEPA area, which a euro transfer cannot reach: pay it in ` +
+        "another currency or by another method",
+    });
 }
 
 const paypalSchema = z

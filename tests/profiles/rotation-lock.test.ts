@@ -87,7 +87,7 @@ describe("payout details during a key rotation", () => {
     const file = [
       header,
       "702,,,,,,,,,,,W-9,2026-01-10,",
-      "701,bank_transfer,EUR,,,,,Ada Lovelace,FR1420041010050500013M02606,COBADEFFXXX,DE,,,",
+      "701,bank_transfer,EUR,,,,,Ada Lovelace,FR1420041010050500013M02606,BNPAFRPPXXX,FR,,,",
     ].join("\r\n");
     const { written, rotation } = await duringRotation(() =>
       importProfiles(t.db, { gameId: GAME, csv: file, dryRun: false }, finance),
