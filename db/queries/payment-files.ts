@@ -348,6 +348,17 @@ export async function recordPaymentResults(
 }
 
 /** How many of the given statements' items of this file the provider holds (as the files' listing counts them). */
+/** How many of a file's payments the provider's results settled (paid or rejected). */
+export async function countSettledItems(db: DbOrTrx, params: { fileId: string }): Promise<number> {
+  const row = await db
+    .selectFrom("payment_file_item")
+    .select((eb) => eb.fn.countAll<string>().as("settled"))
+    .where("file_id", "=", params.fileId)
+    .where("settled", "=", true)
+    .executeTakeFirstOrThrow();
+  return Number(row.settled);
+}
+
 export async function countHeldAtProvider(
   db: DbOrTrx,
   params: { fileId: string; statementIds: readonly string[] },

@@ -6,15 +6,17 @@ import { recordPaymentResults } from "@/db/queries/payment-files";
 import {
   completeSettledFiles,
   insertPaymentReturns,
+  listFileStatementsInPayment,
   listRecordedResultKeys,
   settleFileItems,
 } from "@/db/queries/payment-flow";
 import { AppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
+import { holdPayoutsOfGame } from "@/lib/payouts/game-lock";
 import { type Changed, transition } from "@/lib/payouts/transition";
 import { type PaymentBefore, paymentsBeforeReturn, returnRows } from "./returns";
 import { utcToday } from "@/lib/payouts/paid-on";
-import { groupByFile, type PlanLine, type ResultsPlan, recordPending, resultKey } from "./results-plan";
+import { groupByFile, type PlanLine, type ResultsPlan, resultKey } from "./results-plan";
 
 /** Applies the lines of a results plan that change a statement, one transition per kind of change. */
 
@@ -141,8 +143,45 @@ export async function applyPlan(
     throw partlyApplied(applied, error);
   }
   const pending = params.plan.lines.filter((l) => l.verdict === "pending");
-  if (pending.length > 0) applied.pending = await recordPending(db, params.gameId, params.plan, pending);
+  if (pending.length > 0) {
+    try {
+      applied.pending = await recordPending(db, params.gameId, params.plan, pending);
+    } catch (error) {
+      throw partlyApplied(applied, error);
+    }
+  }
   return applied;
+}
+
+/**
+ * Records results that change no state (pending), once each, under the game's payout lock and for statements still in
+ * payment in the file the plan read: a file cancelled meanwhile (its statements payable again) must not be recorded
+ * as held by the provider, nor left cancellable while it is.
+ */
+async function recordPending(db: Db, gameId: string, plan: ResultsPlan, lines: readonly PlanLine[]): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await holdPayoutsOfGame(trx, gameId);
+    let n = 0;
+    for (const [fileId, group] of groupByFile(lines)) {
+      const inPayment = new Set(await listFileStatementsInPayment(trx, { fileId }));
+      const gone = group.filter((l) => !inPayment.has(l.statementId ?? "")).length;
+      if (gone > 0)
+        throw new AppError(
+          "CONFLICT",
+          `${countOf(gone, "statement")} the provider reported pending ${gone === 1 ? "is" : "are"} no longer in ` +
+            "payment in its file (the file cancelled, or a result recorded, since the results were read): import the " +
+            "file again.",
+        );
+      const r = await recordPaymentResults(trx, {
+        gameId,
+        fileId,
+        sourceSha256: plan.sha256,
+        results: group.map((l) => l.result),
+      });
+      n += r.inserted;
+    }
+    return n;
+  });
 }
 
 /** The paid, rejected and returned lines, each a transition of its own; counts what each changed into `applied`. */

@@ -5,6 +5,7 @@ import type { Db, DbOrTrx } from "@/db";
 import {
   cancelPaymentFile,
   countHeldAtProvider,
+  countSettledItems,
   countPaymentFileDownload,
   getPaymentFileStatus,
   listPaymentFiles,
@@ -110,7 +111,7 @@ async function cancelling<T>(db: Db, batch: { gameId: string; batchId: string },
  */
 export async function cancelPaymentFileFlow(
   db: Db,
-  params: { gameId: string; fileId: string; reason: string; downloadsSeen?: number },
+  params: { gameId: string; fileId: string; reason: string; downloadsSeen?: number; restUnpaid?: "confirmed" },
   as: ActingAs,
 ): Promise<{ returnedToApproved: number }> {
   const reason = params.reason.trim();
@@ -138,6 +139,16 @@ export async function cancelPaymentFileFlow(
             throw new AppError(
               "CONFLICT",
               "This file's statements changed while it was being cancelled: cancel it again.",
+            );
+          // The provider answered for some of its payments: it has the file, and may still pay the rest.
+          const settled = await countSettledItems(trx, { fileId: file.id });
+          if (settled > 0 && params.restUnpaid !== "confirmed")
+            throw new AppError(
+              "CONFLICT",
+              `The provider answered for ${countOf(settled, "payment")} of this file (its results were imported): ` +
+                "it has the file and may still pay the rest. Import the rest of its results, or confirm with the " +
+                "provider that it will not pay them before cancelling. Nothing was cancelled.",
+              { field: "restUnpaid" },
             );
           // The provider has them: payable again, they would be paid a second time when it pays these.
           const held = await countHeldAtProvider(trx, { fileId: file.id, statementIds: changed.map((c) => c.id) });

@@ -2,7 +2,6 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { formatExact, money } from "@/core/money";
 import type { Db } from "@/db";
-import { recordPaymentResults } from "@/db/queries/payment-files";
 import { type ItemByReference, listItemsByReference, listRecordedResultKeys } from "@/db/queries/payment-flow";
 import type { NormalisedPaymentResult } from "@/db/types";
 import type { PaymentResult } from "./formats/results";
@@ -350,21 +349,6 @@ export async function planResults(
   }
   const sha256 = createHash("sha256").update(params.text, "utf8").digest("hex");
   return { format: params.format, sha256, lines, unreadable: readout.unreadable, counts };
-}
-
-/** Records results that change no state (pending), once each. */
-export async function recordPending(db: Db, gameId: string, plan: ResultsPlan, lines: readonly PlanLine[]) {
-  let n = 0;
-  for (const [fileId, group] of groupByFile(lines)) {
-    const r = await recordPaymentResults(db, {
-      gameId,
-      fileId,
-      sourceSha256: plan.sha256,
-      results: group.map((l) => l.result),
-    });
-    n += r.inserted;
-  }
-  return n;
 }
 
 export function groupByFile(lines: readonly PlanLine[]): Map<string, PlanLine[]> {

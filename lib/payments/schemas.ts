@@ -95,6 +95,11 @@ export const cancelPaymentFileSchema = z.object({
     .regex(/^\d{1,9}$/, { message: "must be a count" })
     .transform(Number)
     .optional(),
+  /**
+   * For a file the provider answered for some of its payments (it has the file): the person confirmed with the provider
+   * that it will not pay the rest, which go back to approved.
+   */
+  restUnpaid: z.literal("confirmed", { message: "confirm that the provider will not pay the rest" }).optional(),
 });
 
 export const importResultsSchema = z.object({

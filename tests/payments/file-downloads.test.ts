@@ -199,6 +199,58 @@ describe("downloading and cancelling a payment file", () => {
   });
 });
 
+describe("a file the provider has", () => {
+  it("[finance] records no pending answer for a file cancelled after the answer was read", async () => {
+    const { batchId, file, text } = await paidInOneFile("2026-09", "35.00");
+    const plan = await planResults(db, {
+      gameId: GAME,
+      batchId,
+      format: "paypal",
+      text: text.replace(",SUCCESS,", ",UNCLAIMED,"),
+    });
+    // Cancelled by a colleague while the report was read: its statement is payable again.
+    await cancelPaymentFileFlow(db, { gameId: GAME, fileId: file.id, reason: "never uploaded" }, web(preparer));
+    await expect(applyPlan(db, { gameId: GAME, batchId, plan }, web(approver))).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/^1 statement the provider reported pending is no longer in payment in its file/),
+    });
+    const pending = await db.selectFrom("payment_result").select("id").where("file_id", "=", file.id).execute();
+    expect(pending).toEqual([]);
+    expect(await statesOf(db, batchId)).toEqual({ 5: "approved" });
+  });
+
+  it("[finance] is cancelled only once the person confirms the provider will not pay the rest", async () => {
+    const batchId = await approvedBatch(db, "2026-10", { 1: "10.00", 5: "20.00" });
+    await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
+    const file = await fileOf(batchId);
+    const items = await db
+      .selectFrom("payment_file_item")
+      .select(["reference", "amount_usd"])
+      .where("file_id", "=", file.id)
+      .orderBy("amount_usd")
+      .execute();
+    const paidOne = items[0];
+    if (!paidOne) throw new Error("no item");
+    const header = "Customer ID,Transaction ID,Status,Amount,Currency,Fee,Reason";
+    const text = `${header}\r\n${paidOne.reference},TX-2026-10,SUCCESS,-${paidOne.amount_usd},USD,0.25,`;
+    await importResults(db, { gameId: GAME, batchId, format: "paypal", text, dryRun: false }, web(approver));
+    const cancel = (restUnpaid?: "confirmed") =>
+      cancelPaymentFileFlow(
+        db,
+        { gameId: GAME, fileId: file.id, reason: "the rest never paid", restUnpaid },
+        web(preparer),
+      );
+    await expect(cancel()).rejects.toMatchObject({
+      code: "CONFLICT",
+      field: "restUnpaid",
+      message: expect.stringMatching(/^The provider answered for 1 payment of this file .* Nothing was cancelled\.$/),
+    });
+    expect(await statesOf(db, batchId)).toEqual({ 1: "paid", 5: "in_payment" });
+    expect(await cancel("confirmed")).toEqual({ returnedToApproved: 1 });
+    expect(await statesOf(db, batchId)).toEqual({ 1: "paid", 5: "approved" });
+  });
+});
+
 /** Until other connections wait for a lock (the download's update of the file's row, or the batch's lock). */
 function waitForLockWait(database: Db, waiting = 1): Promise<unknown> {
   return waitFor(

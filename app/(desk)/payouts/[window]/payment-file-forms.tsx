@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { type FormEvent, startTransition, useActionState, useRef, useState } from "react";
 import { withFields, type ServerAction } from "@/app/_components/payouts/with-fields";
+import { Checkbox } from "@/app/_components/forms/checkbox";
 import { Field } from "@/app/_components/forms/field";
 import { useAnswerRound } from "@/app/_components/forms/answer-round";
 import { useAskOnceMore } from "@/app/_components/forms/ask-once-more";
@@ -159,9 +160,11 @@ export function CancelFileButton(props: {
   fileName: string;
   gameId: string;
   downloads: { count: number; lastBy: string | null; lastAt: string | null };
+  /** The file's payments the provider's results settled: it has the file, and may still pay the rest. */
+  settledItems: number;
 }) {
   const onConfirmed = useNoticeAndRefresh();
-  const { downloads } = props;
+  const { downloads, settledItems } = props;
   return (
     <ConfirmDialog
       gameId={props.gameId}
@@ -200,6 +203,19 @@ export function CancelFileButton(props: {
               </>
             )}
           </p>
+          {settledItems > 0 ? (
+            <Checkbox
+              name="restUnpaid"
+              value="confirmed"
+              defaultChecked={typed.restUnpaid === "confirmed"}
+              label="The provider confirmed it will not pay the rest of this file"
+              hint={
+                `It answered for ${countOf(settledItems, "payment")} of this file, so it has the file: the rest go ` +
+                "back to approved and would be paid twice if it pays them too."
+              }
+              error={errors.restUnpaid}
+            />
+          ) : null}
           <Field label="Reason" error={errors.reason} required>
             {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
           </Field>

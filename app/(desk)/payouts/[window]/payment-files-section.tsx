@@ -206,6 +206,7 @@ export async function PaymentFilesSection(props: {
                           lastBy: f.lastDownloadedBy,
                           lastAt: f.lastDownloadedAt ? f.lastDownloadedAt.toISOString() : null,
                         }}
+                        settledItems={f.settledItems}
                       />
                     ) : null}
                   </span>
