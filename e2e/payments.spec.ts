@@ -5,7 +5,15 @@ import { shoot, signIn } from "./fixtures/session";
 import { expect, test } from "./fixtures/test";
 import { SECOND_FINANCE } from "./fixtures/users";
 import { SLACK } from "./fixtures/slack";
-import { download, importResults, makePaymentFile, person, whileDetailsShownAs } from "./fixtures/payment-files";
+import {
+  download,
+  importResults,
+  makePaymentFile,
+  person,
+  referenceOf,
+  statesOf,
+  whileDetailsShownAs,
+} from "./fixtures/payment-files";
 import { query } from "./fixtures/query";
 
 /**
@@ -140,24 +148,6 @@ test.afterAll(async () => {
   ]);
 });
 
-async function referenceOf(statementId: string): Promise<{ reference: string; amount: string }> {
-  const [row] = await query<{ reference: string; amount: string }>(
-    `select reference, amount_currency::text as amount from payment_file_item i join payment_file f on f.id = i.file_id
-     where i.statement_id = $1 and f.status <> 'cancelled' order by f.created_at desc limit 1`,
-    [statementId],
-  );
-  if (!row) throw new Error(`statement ${statementId} is in no file`);
-  return row;
-}
-
-async function statesOf(): Promise<Record<number, string>> {
-  const rows = await query<{ recipient_player_id: string; state: string }>(
-    "select recipient_player_id, state from payout_statement where batch_id = $1",
-    [batchId],
-  );
-  return Object.fromEntries(rows.map((r) => [Number(r.recipient_player_id), r.state]));
-}
-
 test.describe.configure({ mode: "serial" });
 
 /**
@@ -212,7 +202,7 @@ test("[finance] makes a PayPal file and a SEPA file of an approved batch and dow
     "select count(*)::text as n from audit_log where action = 'payouts.payment_file.download'",
   );
   expect(Number(audits[0]?.n)).toBeGreaterThanOrEqual(2);
-  expect(Object.values(await statesOf()).filter((s) => s === "in_payment")).toHaveLength(5);
+  expect(Object.values(await statesOf(batchId)).filter((s) => s === "in_payment")).toHaveLength(5);
   await shoot(page, "finance-payment-files-listed");
 
   // A recipient's details changed (and approved) after the file was made: the page says the live file pays the old
@@ -253,14 +243,24 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
     `${c?.reference},PP-C,SUCCESS,-${c?.amount},USD,0.25,`,
     "DEMO-202605-ZZZZZZZZZZZZ,PP-X,SUCCESS,-1.00,USD,0,",
   ].join("\r\n");
-  // PayPal first reports one payment pending: it holds it, so the file can no longer be cancelled.
+  // PayPal first reports one payment pending: it holds it, so the file is cancelled only once the provider confirms
+  // it will not pay it.
   const held = [header, `${b?.reference},PP-B,PENDING,-${b?.amount},USD,0,`].join("\r\n");
   await importResults(page, "paypal", "paypal-pending.csv", held, "apply");
   await expect(page.getByRole("status").filter({ hasText: "1 pending" })).toBeVisible({ timeout: APPLY_WAIT });
-  const paypalRow = page.getByRole("row").filter({ hasText: "Not cancellable: 1 payment pending at the provider" });
+  const paypalRow = page.getByRole("row").filter({ hasText: "1 payment pending at the provider" });
   await expect(paypalRow).toBeVisible();
-  await expect(paypalRow.getByRole("button", { name: "Cancel…" })).toHaveCount(0);
+  await paypalRow.getByRole("button", { name: "Cancel…" }).click();
+  const cancel = page.getByRole("dialog");
+  await cancel.getByLabel("Reason").fill("Uploaded by mistake");
+  await cancel.getByRole("button", { name: "Cancel the file" }).click();
+  await expect(cancel.getByText(/reported 1 payment of this file as pending/).first()).toBeVisible();
+  const unpaid = cancel.getByRole("checkbox", { name: /will not pay what is still in payment/ });
+  await expect(unpaid).not.toBeChecked();
+  await expect(cancel.getByLabel("Reason")).toHaveValue("Uploaded by mistake");
   await shoot(page, "finance-payment-file-held");
+  await cancel.getByRole("button", { name: "Keep it" }).click();
+  await expect(cancel).toHaveCount(0);
 
   await importResults(page, "paypal", "paypal-results.csv", paypal, "dry");
   const preview = page.getByRole("table", { name: "Preview: what importing this file does" });
@@ -268,7 +268,7 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
   await expect(preview).toContainText("Matched: rejected");
   await expect(preview).toContainText("Unknown reference");
   await shoot(page, "finance-payment-results-preview");
-  expect(Object.values(await statesOf()).filter((s) => s === "paid")).toHaveLength(0);
+  expect(Object.values(await statesOf(batchId)).filter((s) => s === "paid")).toHaveLength(0);
 
   await importResults(page, "paypal", "paypal-results.csv", paypal, "apply");
   await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid, 1 rejected" })).toBeVisible({
@@ -284,7 +284,7 @@ test("[finance] imports results after a dry run: two paid and one rejected by Pa
   await expect(page.getByRole("status").filter({ hasText: "Applied: 2 paid, 0 rejected" })).toBeVisible({
     timeout: APPLY_WAIT,
   });
-  const states = await statesOf();
+  const states = await statesOf(batchId);
   expect(states[paypalPeople[1]?.id ?? 0]).toBe("approved");
   expect([paypalPeople[0], paypalPeople[2], ...bankPeople].map((p) => states[p?.id ?? 0])).toEqual([
     "paid",
@@ -305,7 +305,7 @@ test("[finance] a later PayPal report returns one paid payment: it is owed again
   ].join("\r\n");
   await importResults(page, "paypal", "paypal-returns.csv", report, "apply");
   await expect(page.getByRole("status").filter({ hasText: "1 returned" })).toBeVisible({ timeout: APPLY_WAIT });
-  const states = await statesOf();
+  const states = await statesOf(batchId);
   expect(paypalPeople.map((p) => states[p.id])).toEqual(["paid", "approved", "returned"]);
   expect(bankPeople.map((p) => states[p.id])).toEqual(["paid", "paid"]);
   await page.goto(`${WINDOW_PATH}?state=returned`);
@@ -340,7 +340,7 @@ test("[finance] another finance user records a payment marked paid by mistake as
   await dialog.getByRole("button", { name: "Record as returned" }).click();
   await expect(dialog).toHaveCount(0);
   await expect(page.getByRole("status").filter({ hasText: "recorded as returned; it is owed again" })).toBeVisible();
-  expect((await statesOf())[mistaken?.id ?? 0]).toBe("returned");
+  expect((await statesOf(batchId))[mistaken?.id ?? 0]).toBe("returned");
   await shoot(page, "finance-return-payment-notice");
 });
 

@@ -140,24 +140,28 @@ export async function cancelPaymentFileFlow(
               "CONFLICT",
               "This file's statements changed while it was being cancelled: cancel it again.",
             );
-          // The provider answered for some of its payments: it has the file, and may still pay the rest.
-          const settled = await countSettledItems(trx, { fileId: file.id });
-          if (settled > 0 && params.restUnpaid !== "confirmed")
-            throw new AppError(
-              "CONFLICT",
-              `The provider answered for ${countOf(settled, "payment")} of this file (its results were imported): ` +
-                "it has the file and may still pay the rest. Import the rest of its results, or confirm with the " +
-                "provider that it will not pay them before cancelling. Nothing was cancelled.",
-              { field: "restUnpaid" },
-            );
-          // The provider has them: payable again, they would be paid a second time when it pays these.
+          // The provider answered for some of its payments (it has the file) or holds some as pending: it may still
+          // pay them, and payable again they would be paid twice. Cancelled only once the person confirms it will not
+          // (a bank's rejection of the whole file, the provider's word).
+          if (params.restUnpaid === "confirmed") return;
           const held = await countHeldAtProvider(trx, { fileId: file.id, statementIds: changed.map((c) => c.id) });
           if (held > 0)
             throw new AppError(
               "CONFLICT",
               `The provider reported ${countOf(held, "payment")} of this file as pending: it holds ` +
                 `${held === 1 ? "it" : "them"} and may still pay. Import the file's results once the provider ` +
-                "settles them (a payment it gives back reads as returned or failed). Nothing was cancelled.",
+                "settles them (a payment it gives back reads as returned or failed), or cancel once it confirms it " +
+                "will not pay them (a rejection of the whole file). Nothing was cancelled.",
+              { field: "restUnpaid" },
+            );
+          const settled = await countSettledItems(trx, { fileId: file.id });
+          if (settled > 0)
+            throw new AppError(
+              "CONFLICT",
+              `The provider answered for ${countOf(settled, "payment")} of this file (its results were imported): ` +
+                "it has the file and may still pay the rest. Import the rest of its results, or confirm with the " +
+                "provider that it will not pay them before cancelling. Nothing was cancelled.",
+              { field: "restUnpaid" },
             );
         },
         eventDetail: () => ({ fileId: file.id, reason }),

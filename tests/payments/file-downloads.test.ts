@@ -194,8 +194,12 @@ describe("downloading and cancelling a payment file", () => {
       message: expect.stringMatching(/reported 1 payment of this file as pending.*Nothing was cancelled\.$/),
     });
     expect(await statesOf(db, batchId)).toEqual({ 5: "in_payment" });
-    // The page tells it: not cancellable, and nothing of it settled yet.
+    // The page tells it: held at the provider, and nothing of it settled yet.
     expect(await fileOf(batchId)).toMatchObject({ status: "live", heldAtProvider: 1, settledItems: 0 });
+    // The bank rejected the whole file since: confirmed, the cancel goes ahead.
+    const confirmed = { gameId: GAME, fileId: file.id, reason: "rejected whole", restUnpaid: "confirmed" as const };
+    expect(await cancelPaymentFileFlow(db, confirmed, web(preparer))).toEqual({ returnedToApproved: 1 });
+    expect(await statesOf(db, batchId)).toEqual({ 5: "approved" });
   });
 });
 

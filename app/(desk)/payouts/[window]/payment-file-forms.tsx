@@ -160,11 +160,18 @@ export function CancelFileButton(props: {
   fileName: string;
   gameId: string;
   downloads: { count: number; lastBy: string | null; lastAt: string | null };
-  /** The file's payments the provider's results settled: it has the file, and may still pay the rest. */
-  settledItems: number;
+  /**
+   * The file's payments the provider's results settled, and those it reported pending (it holds them): either way it
+   * has the file, and may still pay the rest.
+   */
+  provider: { settled: number; held: number };
 }) {
   const onConfirmed = useNoticeAndRefresh();
-  const { downloads, settledItems } = props;
+  const { downloads, provider } = props;
+  const answered = [
+    provider.settled > 0 ? `answered for ${countOf(provider.settled, "payment")}` : null,
+    provider.held > 0 ? `holds ${countOf(provider.held, "payment")} as pending` : null,
+  ].filter((part): part is string => part !== null);
   return (
     <ConfirmDialog
       gameId={props.gameId}
@@ -203,15 +210,16 @@ export function CancelFileButton(props: {
               </>
             )}
           </p>
-          {settledItems > 0 ? (
+          {answered.length > 0 ? (
             <Checkbox
               name="restUnpaid"
               value="confirmed"
               defaultChecked={typed.restUnpaid === "confirmed"}
-              label="The provider confirmed it will not pay the rest of this file"
+              label="The provider confirmed it will not pay what is still in payment in this file"
               hint={
-                `It answered for ${countOf(settledItems, "payment")} of this file, so it has the file: the rest go ` +
-                "back to approved and would be paid twice if it pays them too."
+                `It ${answered.join(" and ")} of this file, so it has the file: what is still in payment goes back ` +
+                "to approved, and would be paid twice if it paid those too (a bank's rejection of the whole file " +
+                "confirms it)."
               }
               error={errors.restUnpaid}
             />

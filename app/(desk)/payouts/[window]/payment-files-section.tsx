@@ -191,11 +191,13 @@ export async function PaymentFilesSection(props: {
                       <span className="text-xs text-ink-muted">downloaded {countOf(f.downloads, "time")}</span>
                     ) : null}
                     {f.status === "live" && f.heldAtProvider > 0 ? (
-                      // Payable again, its statements would be paid twice once the provider pays these.
+                      // Payable again, its statements would be paid twice once the provider pays these: the cancel
+                      // asks the person to confirm it will not.
                       <span className="text-xs text-ink-muted">
-                        Not cancellable: {countOf(f.heldAtProvider, "payment")} pending at the provider
+                        {countOf(f.heldAtProvider, "payment")} pending at the provider
                       </span>
-                    ) : f.status === "live" ? (
+                    ) : null}
+                    {f.status === "live" ? (
                       <CancelFileButton
                         action={cancelPaymentFileAction}
                         fileId={f.id}
@@ -206,7 +208,7 @@ export async function PaymentFilesSection(props: {
                           lastBy: f.lastDownloadedBy,
                           lastAt: f.lastDownloadedAt ? f.lastDownloadedAt.toISOString() : null,
                         }}
-                        settledItems={f.settledItems}
+                        provider={{ settled: f.settledItems, held: f.heldAtProvider }}
                       />
                     ) : null}
                   </span>
