@@ -29,7 +29,8 @@ export const profileCommands: Record<string, Command> = {
       description:
         "Imports payout profiles from a CSV file (columns in README, Payout profiles) in one transaction: all rows " +
         "or none. --dry-run lists every change and every refused row without changing anything. The first details " +
-        "of a recipient apply at once; later changes wait for another finance user's review.",
+        "of a recipient apply at once; later changes wait for a finance user's review (another's, under the " +
+        "two-person rule).",
       options: {
         game: { type: "string", description: "The game id" },
         file: { type: "string", description: "The CSV file to read" },
@@ -71,8 +72,8 @@ export const profileCommands: Record<string, Command> = {
     spec: {
       usage: "npm run desk -- profiles export --game ID --out F",
       description:
-        "Writes the payout profiles of a game to a CSV file. Details are masked (the last four characters): " +
-        "full bank details are never exported.",
+        "Writes the payout profiles of a game to a CSV file. Details are masked (the last four characters, or an " +
+        "email's first character and domain): full bank details are never exported.",
       options: {
         game: { type: "string", description: "The game id" },
         out: { type: "string", description: "The CSV file to write" },

@@ -18,7 +18,8 @@ import { type CsvRecord, readCsv } from "@/lib/payments/formats/csv";
  * | tax_form               | W-9, W-8BEN, W-8BEN-E or none; blank leaves the tax form as it is         |
  * | tax_form_received_on, tax_form_expires_on | dates, 2026-03-31                                     |
  *
- * Exports carry the masked details only (the last four characters), never full bank details.
+ * Exports carry the masked details only (the last four characters, or an email's first character and domain), never
+ * full bank details.
  */
 export const IMPORT_COLUMNS = {
   player_id: "playerId",

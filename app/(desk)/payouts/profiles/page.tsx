@@ -54,8 +54,8 @@ export default async function PayoutProfilesPage() {
       <Card
         title="Import"
         description={
-          "The first details of a recipient apply at once; a change to existing details waits for a second " +
-          "finance user's review on the recipient's page."
+          "The first details of a recipient apply at once; a change to existing details waits for a finance " +
+          "user's review on the recipient's page (another's than whoever entered it, under the two-person rule)."
         }
         className="mb-5"
       >
@@ -70,8 +70,8 @@ export default async function PayoutProfilesPage() {
       />
       <Card title="Export" className="mb-5">
         <p className="mb-3 text-sm">
-          The export lists every profile of {game.name} with its details masked (the last four characters): full bank
-          details are never exported.
+          The export lists every profile of {game.name} with its details masked (the last four characters, or an email's
+          first character and domain): full bank details are never exported.
         </p>
         <a
           href={downloadHref("/api/profiles/export", game.id)}

@@ -104,7 +104,8 @@ export function PayoutDetailsForm({
       <p className="text-sm text-ink-muted">
         {firstDetails
           ? "The first details of a recipient apply at once."
-          : "A change waits for a second finance user's review; the details in force stay until it is approved."}
+          : "A change waits for a finance user's review (another's than yours under the two-person rule); the " +
+            "details in force stay until it is approved."}
       </p>
       <Field label="Method" error={errors.method} required>
         {(control) => (
