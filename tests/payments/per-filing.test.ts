@@ -216,7 +216,9 @@ describe("results of a file cancelled after some of its payments were settled", 
     expect(
       (await importInto(january, "paypal", await report([[one.id, "TX-J1", "SUCCESS", "-10.00"]]))).applied.paid,
     ).toBe(1);
-    await cancelPaymentFileFlow(db, { gameId: GAME, fileId: file, reason: "the rest goes by bank" }, web(preparer));
+    // PayPal confirmed it will not pay the rest, which goes by bank.
+    const cancel = { gameId: GAME, fileId: file, reason: "the rest goes by bank", restUnpaid: "confirmed" as const };
+    await cancelPaymentFileFlow(db, cancel, web(preparer));
     expect((await statementOf(january, 3)).state).toBe("approved");
 
     const later = await importInto(
