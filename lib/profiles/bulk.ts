@@ -20,11 +20,16 @@ export type ImportChange = {
   line: number;
   playerId: number;
   kind: "details" | "tax_form";
-  /** applied: in force now; pending: waits for a second finance user's review; unchanged: already so. */
+  /** applied: in force now; pending: waits for a finance user's review; unchanged: already so. */
   effect: "applied" | "pending" | "unchanged";
   /** The masked details (details) or the form (tax_form). */
   summary: string;
   previous: string | null;
+  /**
+   * The change that waited for review, which this row withdraws (unchanged: the details in force repeated) or
+   * replaces (pending), masked, with who entered it: perhaps a colleague.
+   */
+  displaced: string | null;
 };
 export type ImportRefusal = { line: number; playerId: number | null; reason: string };
 export type ImportResult = {
@@ -163,6 +168,9 @@ export async function importProfiles(
             effect: outcome.outcome,
             summary: `${outcome.masked} (${details.data.currency})`,
             previous: before?.detailsMasked ? `${before.detailsMasked} (${before.currency})` : null,
+            displaced: outcome.displaced
+              ? `${outcome.displaced.masked ?? "details"}, entered by ${outcome.displaced.enteredByEmail ?? "a job"}`
+              : null,
           });
         }
         if (tax?.success) {
@@ -178,6 +186,7 @@ export async function importProfiles(
             effect: outcome.outcome,
             summary: taxText(tax.data.taxForm, tax.data.taxFormReceivedOn, tax.data.taxFormExpiresOn),
             previous: before ? taxText(before.taxForm, before.taxFormReceivedOn, before.taxFormExpiresOn) : null,
+            displaced: null,
           });
         }
       }

@@ -105,11 +105,19 @@ describe("profiles import", () => {
         effect: "pending",
         summary: "IBAN ••••5432, BIC ••••LXXX (EUR)",
         previous: "IBAN ••••3000, BIC ••••FXXX (EUR)",
+        displaced: null,
       },
     ]);
     expect((await openPayoutDetails(db, GAME, [9001])).get(9001)?.details).toMatchObject({
       iban: "DE89370400440532013000",
     });
+    // A colleague's file repeats the details in force: it would withdraw the change waiting, and says whose.
+    const colleague: ProfileActing = { ...fin, actor: { id: "b-fin-2", email: "bfin2@payout-desk.test" } };
+    const inForce = "9001,bank_transfer,EUR,,,,,Grace Hopper,DE89370400440532013000,COBADEFFXXX,DE,,,";
+    const repeated = await importProfiles(db, { gameId: GAME, csv: csv([inForce]), dryRun: true }, colleague);
+    expect(repeated.changes.map((c) => [c.effect, c.displaced])).toEqual([
+      ["unchanged", "IBAN ••••5432, BIC ••••LXXX, entered by bfin1@payout-desk.test"],
+    ]);
   });
 
   it("a W-8 form needs its expiry; a blank expiry for the same form leaves the one on file", async () => {

@@ -35,7 +35,16 @@ const CHANGE_COLUMNS: readonly [ImportColumn<Change>, ...ImportColumn<Change>[]]
     heading: "Effect",
     cell: (c) => {
       const effect = EFFECT_LABELS[c.effect];
-      return <Badge tone={effect.tone}>{effect.label}</Badge>;
+      return (
+        <>
+          <Badge tone={effect.tone}>{effect.label}</Badge>
+          {c.displaced ? (
+            <span className="mt-1 block text-xs text-ink-muted">
+              {c.effect === "unchanged" ? "Withdraws" : "Replaces"} the change waiting for review: {c.displaced}
+            </span>
+          ) : null}
+        </>
+      );
     },
   },
 ];
