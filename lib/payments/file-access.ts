@@ -152,7 +152,6 @@ export async function cancelPaymentFileFlow(
                 `${held === 1 ? "it" : "them"} and may still pay. Import the file's results once the provider ` +
                 "settles them (a payment it gives back reads as returned or failed), or cancel once it confirms it " +
                 "will not pay them (a rejection of the whole file). Nothing was cancelled.",
-              { field: "restUnpaid" },
             );
           const settled = await countSettledItems(trx, { fileId: file.id });
           if (settled > 0)
@@ -161,7 +160,6 @@ export async function cancelPaymentFileFlow(
               `The provider answered for ${countOf(settled, "payment")} of this file (its results were imported): ` +
                 "it has the file and may still pay the rest. Import the rest of its results, or confirm with the " +
                 "provider that it will not pay them before cancelling. Nothing was cancelled.",
-              { field: "restUnpaid" },
             );
         },
         eventDetail: () => ({ fileId: file.id, reason }),

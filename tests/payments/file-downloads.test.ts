@@ -246,7 +246,6 @@ describe("a file the provider has", () => {
       );
     await expect(cancel()).rejects.toMatchObject({
       code: "CONFLICT",
-      field: "restUnpaid",
       message: expect.stringMatching(/^The provider answered for 1 payment of this file .* Nothing was cancelled\.$/),
     });
     expect(await statesOf(db, batchId)).toEqual({ 1: "paid", 5: "in_payment" });
