@@ -38,6 +38,7 @@ import * as batchEmailRuns from "./2026_12_07_0900_batch_email_runs";
 import * as subscriptionChangeHolds from "./2026_12_08_0900_subscription_change_holds";
 import * as sendAndMarkIndexes from "./2026_12_08_1000_send_and_mark_indexes";
 import * as deliveryClock from "./2026_12_09_0900_delivery_clock";
+import * as profileChangeFields from "./2026_12_10_0900_profile_change_fields";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -86,4 +87,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_08_0900_subscription_change_holds": subscriptionChangeHolds,
   "2026_12_08_1000_send_and_mark_indexes": sendAndMarkIndexes,
   "2026_12_09_0900_delivery_clock": deliveryClock,
+  "2026_12_10_0900_profile_change_fields": profileChangeFields,
 };

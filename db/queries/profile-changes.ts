@@ -16,6 +16,8 @@ export type ProfileChangeRow = {
   currency: string | null;
   detailsMasked: string | null;
   previousMasked: string | null;
+  /** The names of the details' fields the change alters, when known (db/tables/profiles.ts). */
+  changedFields: string[] | null;
   taxForm: TaxForm | null;
   taxFormReceivedOn: string | null;
   taxFormExpiresOn: string | null;
@@ -39,6 +41,7 @@ export async function insertProfileChange(
     currency?: string;
     masked?: string;
     previousMasked?: string | null;
+    changedFields?: string[] | null;
     taxForm?: TaxForm;
     taxFormReceivedOn?: string | null;
     taxFormExpiresOn?: string | null;
@@ -58,6 +61,7 @@ export async function insertProfileChange(
       currency: p.currency ?? null,
       details_masked: p.masked ?? null,
       previous_masked: p.previousMasked ?? null,
+      changed_fields: p.changedFields ?? null,
       tax_form: p.taxForm ?? null,
       tax_form_received_on: p.taxFormReceivedOn ?? null,
       tax_form_expires_on: p.taxFormExpiresOn ?? null,
@@ -116,6 +120,7 @@ const CHANGE_COLUMNS = [
   "currency",
   "details_masked",
   "previous_masked",
+  "changed_fields",
   "tax_form",
   dateText("tax_form_received_on"),
   dateText("tax_form_expires_on"),
@@ -137,6 +142,7 @@ type RawChange = {
   currency: string | null;
   details_masked: string | null;
   previous_masked: string | null;
+  changed_fields: string[] | null;
   tax_form: TaxForm | null;
   tax_form_received_on: string | null;
   tax_form_expires_on: string | null;
@@ -157,6 +163,7 @@ function toChange(r: RawChange): ProfileChangeRow {
     status: r.status,
     ...payoutMethodOf(r),
     previousMasked: r.previous_masked,
+    changedFields: r.changed_fields,
     taxForm: r.tax_form,
     taxFormReceivedOn: r.tax_form_received_on,
     taxFormExpiresOn: r.tax_form_expires_on,

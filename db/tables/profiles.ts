@@ -40,6 +40,8 @@ export type PayoutProfileChangeTable = {
   details_sealed: string | null;
   details_masked: string | null;
   previous_masked: string | null;
+  /** The names of the details' fields the change alters (never their values); null for tax forms, first details. */
+  changed_fields: string[] | null;
   tax_form: TaxForm | null;
   tax_form_received_on: DateColumn;
   tax_form_expires_on: DateColumn;

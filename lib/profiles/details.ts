@@ -39,17 +39,18 @@ export async function openPayoutDetails(
   return out;
 }
 
-/** Whether these details are the ones in force (an import row repeating them changes nothing); never returns them. */
-export async function detailsInForce(
+/**
+ * The names of the fields (method among them) in which `details` differ from the details in force, never their
+ * values; null when none are in force.
+ */
+export async function changedDetailFields(
   db: DbOrTrx,
   p: { gameId: string; playerId: number; details: PayoutDetails },
-): Promise<boolean> {
+): Promise<string[] | null> {
   const row = await getSealedDetails(db, p);
-  if (!row) return false;
-  return canonical(openDetails(row.sealed, row.sealRef)) === canonical(p.details);
-}
-
-function canonical(details: PayoutDetails): string {
-  const entries = Object.entries(details).filter(([, v]) => v !== undefined);
-  return JSON.stringify(entries.sort(([a], [b]) => a.localeCompare(b)));
+  if (!row) return null;
+  const now: Record<string, unknown> = openDetails(row.sealed, row.sealRef);
+  const next: Record<string, unknown> = p.details;
+  const fields = new Set([...Object.keys(now), ...Object.keys(next)]);
+  return [...fields].filter((field) => (now[field] ?? null) !== (next[field] ?? null)).sort();
 }

@@ -35,3 +35,22 @@ export function maskDetails(details: PayoutDetails): string {
       return "Manual, paid outside any file";
   }
 }
+
+const FIELD_WORDS: Record<string, string> = {
+  method: "method",
+  currency: "currency",
+  iban: "IBAN",
+  bic: "BIC",
+  accountHolder: "account holder",
+  bankCountry: "bank country",
+  paypalEmail: "PayPal email",
+  paypalPayerId: "PayPal payer id",
+  wiseEmail: "Wise email",
+  wiseName: "Wise account name",
+};
+
+/** What a change of details alters, by field ("changes: account holder, IBAN"), or null when not known. */
+export function changedFieldsText(fields: readonly string[] | null): string | null {
+  if (!fields || fields.length === 0) return null;
+  return `changes: ${fields.map((field) => FIELD_WORDS[field] ?? field).join(", ")}`;
+}

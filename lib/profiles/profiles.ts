@@ -22,7 +22,7 @@ import type { Role } from "@/lib/auth/roles";
 import { auditTwoPersonRefusals, recordAudit } from "@/lib/audit";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { readPayoutSettings } from "@/lib/payouts/settings";
-import { detailsInForce } from "./details";
+import { changedDetailFields } from "./details";
 import { maskDetails } from "./mask";
 import { canEditProfiles, reviewVerdict } from "./offered";
 import type { PayoutDetailsInput, TaxFormInput } from "./schemas";
@@ -88,7 +88,10 @@ export async function changePayoutDetailsIn(
     });
   };
 
-  if (profile.method !== null && profile.currency === currency && (await detailsInForce(trx, { ...p, details }))) {
+  // The fields this changes, by name: told to the reviewer, since the masked form may read the same.
+  const changedFields = profile.method === null ? null : await changedDetailFields(trx, { ...p, details });
+  if (changedFields !== null && profile.currency !== currency) changedFields.push("currency");
+  if (changedFields !== null && changedFields.length === 0) {
     await supersede();
     if (pending) await audit("profiles.details.withdraw", "succeeded", { withdrawnChangeId: pending.id });
     return { outcome: "unchanged", changeId: null, masked, displaced };
@@ -103,6 +106,7 @@ export async function changePayoutDetailsIn(
     currency,
     masked,
     previousMasked: profile.detailsMasked,
+    changedFields: first ? null : changedFields,
     actor: acting.actor,
     via: acting.via,
     at: now,

@@ -5,6 +5,7 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { TextLink } from "@/app/_components/ui/text-link";
 import type { ProfileChangeRow } from "@/db/queries/profile-changes";
 import { countOf, formatCount } from "@/lib/format";
+import { changedFieldsText } from "@/lib/profiles/mask";
 
 /**
  * Changes of payout details waiting for a second finance user, each linked to the recipient's page where it is
@@ -54,7 +55,12 @@ export function PendingReviews({
                   <span className="sr-only">: review the change</span>
                 </TextLink>
               </RowTh>
-              <Td className="font-mono text-xs">{c.detailsMasked ?? ""}</Td>
+              <Td className="font-mono text-xs">
+                {c.detailsMasked ?? ""}
+                {changedFieldsText(c.changedFields) ? (
+                  <span className="block font-sans text-ink-muted">{changedFieldsText(c.changedFields)}</span>
+                ) : null}
+              </Td>
               <Td className="font-mono text-xs">{c.previousMasked ?? "None"}</Td>
               <Td>
                 {c.enteredByEmail ?? "no user (a job)"}

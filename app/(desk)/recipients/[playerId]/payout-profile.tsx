@@ -12,6 +12,7 @@ import { loadProfileView } from "@/lib/profiles/profiles";
 import { PAYOUT_METHOD_LABELS } from "@/lib/profiles/schemas";
 import { PayoutDetailsForm, ReviewChangeForm, TaxFormForm } from "./profile-form";
 import { changePayoutDetailsAction, reviewPayoutChangeAction, setTaxFormAction } from "./profile-actions";
+import { changedFieldsText } from "@/lib/profiles/mask";
 
 const STATUS_LABELS: Record<
   ProfileChangeRow["status"],
@@ -36,7 +37,8 @@ function describeChange(c: ProfileChangeRow): string {
   }
   const method = c.method ? PAYOUT_METHOD_LABELS[c.method] : "Details";
   const was = c.previousMasked ? ` (was ${c.previousMasked})` : "";
-  return `${method}: ${c.detailsMasked ?? ""} in ${c.currency ?? ""}${was}`;
+  const changes = changedFieldsText(c.changedFields);
+  return `${method}: ${c.detailsMasked ?? ""} in ${c.currency ?? ""}${was}${changes ? `; ${changes}` : ""}`;
 }
 
 /** The recipient's payout profile, masked; its forms and the pending change's review for those who may act. */

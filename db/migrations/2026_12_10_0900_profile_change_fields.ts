@@ -1,0 +1,14 @@
+import { type Kysely, sql } from "kysely";
+
+/**
+ * Which fields of the payout details a change alters (their names, never their values): a change of the account holder
+ * alone, or of an IBAN ending in the same four characters, reads the same as the details in force in their masked
+ * form, and the reviewer is told what changed. Null for tax forms, first details and changes entered before.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`alter table payout_profile_change add column changed_fields text[]`.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`alter table payout_profile_change drop column changed_fields`.execute(db);
+}
