@@ -132,7 +132,8 @@ function judge(
       item.statementState === "in_payment" &&
       before !== item.statementFileId;
     return {
-      verdict: "already_applied",
+      // Listed for a person when it may be the answer for the file the statement is in now: nothing applies it.
+      verdict: elsewhere ? "not_applicable" : "already_applied",
       note: elsewhere
         ? "imported before for an earlier file of this statement, and the line has no transaction id: if it is " +
           "the answer for the file the statement is in now, cancel that file, then " +

@@ -181,7 +181,7 @@ describe("a rejection without a transaction id", () => {
     expect(await filed(february, 5)).toMatchObject({ state: "approved", payment_file_id: null });
   });
 
-  it("[finance] for a reference sent in two files is listed as imported before, saying what to do", async () => {
+  it("[finance] for a reference sent in two files is listed for a person, saying what to do", async () => {
     const november = await approvedBatch(db, "2026-11", { 4: "40.00" });
     await paypalFile(november);
     const first = (await filed(november, 4)).items[0]?.reference ?? "";
@@ -193,8 +193,10 @@ describe("a rejection without a transaction id", () => {
     const second = await importInto(november, "generic", rejection(first));
     expect(second.applied.rejected).toBe(0);
     expect(verdicts(second)).toEqual([
-      ["already_applied", expect.stringMatching(/earlier file of this statement.*cancel that file/)],
+      ["not_applicable", expect.stringMatching(/earlier file of this statement.*cancel that file/)],
     ]);
+    // Counted with the lines a person must look at: the command line exits 1 on it, the page lists it.
+    expect(second.counts.not_applicable).toBe(1);
     expect(await filed(november, 4)).toMatchObject({ state: "in_payment", payment_file_id: again });
   });
 });
