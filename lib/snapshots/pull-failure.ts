@@ -63,6 +63,16 @@ export function classifyPullFailure(
   }
   if (error instanceof PullBusyError) return { code: error.code, message: error.message, final: false };
   const coded = error as { code?: unknown; message?: unknown };
+  // PostgreSQL refused a value of the report as data (class 22: a NUL in a name, a date out of range): the same report
+  // fails the same way however often it is read.
+  if (typeof coded?.code === "string" && /^22[0-9A-Z]{3}$/.test(coded.code))
+    return {
+      code: "UNSTORABLE_VALUE",
+      message:
+        `The service's report holds a value the desk cannot store (${error instanceof Error ? error.message : ""}): ` +
+        "taking the snapshot again reads the same; tell the service's support which window it was.",
+      final: true,
+    };
   const code = typeof coded?.code === "string" && /^[A-Z_]+$/.test(coded.code) ? coded.code : "PULL_ERROR";
   return { code, message: error instanceof Error ? error.message : String(error), final: false };
 }

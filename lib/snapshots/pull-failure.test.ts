@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { classifyPullFailure } from "./pull-failure";
+
+describe("a pull's failure", () => {
+  it("is final when PostgreSQL refused a value of the report as data: reading it again fails the same way", () => {
+    const nul = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: "22021" });
+    expect(classifyPullFailure(nul, undefined)).toMatchObject({ code: "UNSTORABLE_VALUE", final: true });
+    expect(classifyPullFailure(nul, undefined).message).toMatch(/^The service's report holds a value the desk cannot/);
+  });
+
+  it("is tried again for anything else the database or the desk failed on", () => {
+    const lost = Object.assign(new Error("Connection terminated unexpectedly"), { code: "57P01" });
+    expect(classifyPullFailure(lost, undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
+    expect(classifyPullFailure(new Error("boom"), undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
+  });
+});
