@@ -254,8 +254,8 @@ const heldAtProvider = sql<boolean>`not i.settled and exists (select 1 from paym
 
 /**
  * A batch's payment files, each with how many of its items the provider settled (a file partly settled was uploaded:
- * never to be uploaded again) and how many open ones it reported pending (it holds them: the file cannot be
- * cancelled).
+ * never to be uploaded again) and how many open ones it reported pending (it holds them: the file is cancelled only
+ * once the person confirms it will not pay them).
  */
 export async function listPaymentFiles(db: DbOrTrx, params: { gameId: string; batchId: string }) {
   return paymentFilesOfGame(db, params.gameId)
@@ -347,7 +347,6 @@ export async function recordPaymentResults(
   return { inserted, alreadyRecorded: rows.length - inserted, unmatched };
 }
 
-/** How many of the given statements' items of this file the provider holds (as the files' listing counts them). */
 /** How many of a file's payments the provider's results settled (paid or rejected). */
 export async function countSettledItems(db: DbOrTrx, params: { fileId: string }): Promise<number> {
   const row = await db
@@ -359,6 +358,7 @@ export async function countSettledItems(db: DbOrTrx, params: { fileId: string })
   return Number(row.settled);
 }
 
+/** How many of the given statements' items of this file the provider holds (as the files' listing counts them). */
 export async function countHeldAtProvider(
   db: DbOrTrx,
   params: { fileId: string; statementIds: readonly string[] },

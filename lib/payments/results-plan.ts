@@ -165,7 +165,15 @@ function judge(
   const inThisFile = item.statementState === "in_payment" && item.statementFileId === item.fileId;
   switch (result.outcome) {
     case "pending":
-      return { verdict: "pending", note: "still pending at the provider: nothing changes", expectedAmount: expected };
+      // Held at the provider only while the statement is in payment in this file: an older report read after the
+      // payment's result (or the file's cancel) changes nothing.
+      return inThisFile
+        ? { verdict: "pending", note: "still pending at the provider: nothing changes", expectedAmount: expected }
+        : {
+            verdict: "not_applicable",
+            note: `pending at the provider, but the statement is ${item.statementState}, not in payment in this file`,
+            expectedAmount: expected,
+          };
     case "paid":
       return inThisFile
         ? { verdict: "pay", note: `paid${checked}`, expectedAmount: expected }
@@ -338,7 +346,13 @@ export async function planResults(
   // A statement this file reports paid is paid by it first; a rejection or money back for the same item in the same
   // file is listed (the payment stands; a return is applied when the file is imported again, once it is recorded).
   const paidHere = new Set(lines.filter((l) => l.verdict === "pay").map((l) => l.statementId));
+  const settledHere = new Set(lines.filter((l) => l.verdict === "reject").map((l) => l.statementId));
   for (const l of lines) {
+    // Reported settled further on in the same file: the pending line is an earlier state of that payment.
+    if (l.verdict === "pending" && (paidHere.has(l.statementId) || settledHere.has(l.statementId))) {
+      l.verdict = "not_applicable";
+      l.note = "this file also reports its outcome: the outcome is recorded, not the pending state before it";
+    }
     if (l.verdict === "reject" && paidHere.has(l.statementId)) {
       l.verdict = "not_applicable";
       l.note =

@@ -223,6 +223,24 @@ describe("a file the provider has", () => {
     expect(await statesOf(db, batchId)).toEqual({ 5: "approved" });
   });
 
+  it("[finance] reads a pending answer after the payment's outcome, or beside it, as changing nothing", async () => {
+    const { batchId, file, text } = await paidInOneFile("2026-11", "25.00");
+    const unclaimed = text.replace(",SUCCESS,", ",UNCLAIMED,");
+    const [header, line] = text.split("\r\n");
+    // One report listing the payment pending, then paid: the outcome is recorded.
+    const both = `${header}\r\n${unclaimed.split("\r\n")[1]}\r\n${line}`;
+    const apply = (report: string) =>
+      importResults(db, { gameId: GAME, batchId, format: "paypal", text: report, dryRun: false }, web(approver));
+    expect((await apply(both)).applied).toMatchObject({ paid: 1, pending: 0 });
+    // An older report read after it: nothing changes, and the import goes through.
+    const older = await apply(unclaimed);
+    expect(older.applied).toMatchObject({ paid: 0, pending: 0 });
+    expect(older.counts.not_applicable).toBe(1);
+    expect(await db.selectFrom("payment_result").select("outcome").where("file_id", "=", file.id).execute()).toEqual([
+      { outcome: "paid" },
+    ]);
+  });
+
   it("[finance] is cancelled only once the person confirms the provider will not pay the rest", async () => {
     const batchId = await approvedBatch(db, "2026-10", { 1: "10.00", 5: "20.00" });
     await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
