@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ActingAs } from "@/core/actor";
 import { createDb, type Db } from "@/db";
-import { listGames, mergeGameSettings } from "@/db/queries/games";
+import { listGameIdsAndUserEmails, mergeGameSettings } from "@/db/queries/games";
 import { findUserIdByEmail } from "@/db/queries/users";
 import {
   DEMO_BIG_RECIPIENT_ID,
@@ -47,16 +47,24 @@ const DEMO_ACCOUNTS: { role: Role; email: string; name: string }[] = [
 
 /**
  * PAYOUT_DESK_EMULATOR=on with DATABASE_URL seeds that database with the demo (an admin among its users, whose
- * password is printed, and a game whose webhook secret is in this repository): refused on a database that holds a game
- * of its own, a real deployment's.
+ * password is printed, and a game whose webhook secret is in this repository): refused, before it is migrated, on a
+ * database that holds a game or a user of its own, a real deployment's.
  */
 export async function refuseDemoOnRealDatabase(db: Db): Promise<void> {
-  const games = (await listGames(db)).map((game) => game.id).filter((id) => id !== DEMO_GAME_ID);
-  if (games.length === 0) return;
+  const held = await listGameIdsAndUserEmails(db);
+  const demoEmails = new Set(DEMO_ACCOUNTS.map((account) => account.email));
+  const games = held.games.filter((id) => id !== DEMO_GAME_ID);
+  const users = held.users.filter((email) => !demoEmails.has(email));
+  if (games.length === 0 && users.length === 0) return;
+  const some = (list: string[]) => `${list.slice(0, 3).join(", ")}${list.length > 3 ? ", …" : ""}`;
+  const holds = [
+    games.length > 0 ? `games (${some(games)})` : null,
+    users.length > 0 ? `users (${some(users)})` : null,
+  ];
   throw new CliError(
-    `PAYOUT_DESK_EMULATOR=on seeds the demo (its users, an admin among them, and its game) into the database, and ` +
-      `this one holds other games (${games.slice(0, 3).join(", ")}${games.length > 3 ? ", …" : ""}): not a demo ` +
-      "database. Start without PAYOUT_DESK_EMULATOR.",
+    "PAYOUT_DESK_EMULATOR=on seeds the demo (its users, an admin among them, and its game) into the database, and " +
+      `this one holds other ${holds.filter(Boolean).join(" and ")}: not a demo database. Nothing was changed. ` +
+      "Start without PAYOUT_DESK_EMULATOR.",
   );
 }
 

@@ -141,13 +141,14 @@ async function run(
   const db = createDb(runtime.databaseUrl, { max: 4 });
   let admins: number;
   try {
+    // Refused before anything is written: the demo would be seeded into this database.
+    if (!runtime.embedded && process.env.PAYOUT_DESK_EMULATOR === "on") await refuseDemoOnRealDatabase(db);
     // The embedded default has no other instance to stop: it applies every migration itself.
     const migrated = await migrateToLatest(db, { stopped: runtime.embedded });
     if (migrated.applied.length > 0) console.log(`Migrations applied: ${migrated.applied.join(", ")}`);
     // Another key would start an app that fails on the first secret it opens: refuse now, in one line.
     await verifyKeys(db);
     admins = await countAdminUsers(db);
-    if (!runtime.embedded && process.env.PAYOUT_DESK_EMULATOR === "on") await refuseDemoOnRealDatabase(db);
   } finally {
     await db.destroy();
   }

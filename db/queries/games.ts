@@ -129,3 +129,16 @@ export async function mergeGameSettings(db: DbOrTrx, gameId: string, patch: Reco
     .where("id", "=", gameId)
     .execute();
 }
+
+/**
+ * What tells a deployment's database from a demo's before it is migrated: the ids of its games and the emails of its
+ * users, each empty where the table is not there yet.
+ */
+export async function listGameIdsAndUserEmails(db: Db): Promise<{ games: string[]; users: string[] }> {
+  const { rows } = await sql<{ game: string | null; users: string | null }>`
+    select to_regclass('public.game')::text as game, to_regclass('public.auth_user')::text as users`.execute(db);
+  const tables = rows[0];
+  const games = tables?.game ? await db.selectFrom("game").select("id").execute() : [];
+  const users = tables?.users ? await db.selectFrom("auth_user").select("email").execute() : [];
+  return { games: games.map((g) => g.id), users: users.map((u) => u.email) };
+}

@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { createUser } from "@/lib/auth/users";
 import { saveGame } from "@/lib/games/games";
 import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
 
@@ -47,7 +48,25 @@ describe("npm start with a setting it refuses", () => {
 });
 
 describe("npm start with PAYOUT_DESK_EMULATOR=on", () => {
-  it("refuses to seed the demo into a database that holds a game of its own", async () => {
+  /** Starts the app on `database` with the demo asked for: how it ended. */
+  async function startDemo(database: TestDatabase, dataDir: string) {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      NODE_OPTIONS: "",
+      PAYOUT_DESK_EMULATOR: "on",
+      PAYOUT_DESK_DATA_DIR: dataDir,
+    };
+    return run(process.execPath, ["--import", "./bin/register.mjs", "bin/start.ts", "--port", "1"], {
+      cwd: ROOT,
+      env,
+    }).then(
+      () => ({ code: 0, stdout: "", stderr: "" }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+  }
+
+  it("refuses to seed the demo into a database that holds a game or a user of its own", async () => {
     const real = await createTestDatabase();
     const dataDir = await mkdtemp(path.join(tmpdir(), "payout-desk-demo-"));
     try {
@@ -55,27 +74,45 @@ describe("npm start with PAYOUT_DESK_EMULATOR=on", () => {
       const game = { id: "studio-live", name: "Live", environment: "production" as const, webhookSecrets: [] };
       const live = { ...game, baseUrl: "https://api.example.com", secret: "gs_live_0123456789abcdef" };
       await saveGame(real.db, live, { replace: false, as: { actor: null, via: "cli" } });
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        DATABASE_URL: real.url,
-        NODE_OPTIONS: "",
-        PAYOUT_DESK_EMULATOR: "on",
-        PAYOUT_DESK_DATA_DIR: dataDir,
-      };
-      const started = await run(process.execPath, ["--import", "./bin/register.mjs", "bin/start.ts", "--port", "1"], {
-        cwd: ROOT,
-        env,
-      }).then(
-        () => ({ code: 0, stdout: "", stderr: "" }),
-        (error: { code: number; stdout: string; stderr: string }) => error,
-      );
-      expect(started.code).toBe(1);
-      expect(started.stderr).toContain("this one holds other games (studio-live): not a demo database");
-      expect(started.stdout).not.toContain("Demo sign-ins");
+      const withGame = await startDemo(real, dataDir);
+      expect(withGame.code).toBe(1);
+      expect(withGame.stderr).toContain("this one holds other games (studio-live): not a demo database");
+      expect(withGame.stdout).not.toContain("Demo sign-ins");
       expect(await real.db.selectFrom("auth_user").select("email").execute()).toEqual([]);
+
+      // A new deployment's first admin, and no game yet.
+      await real.db.deleteFrom("game").execute();
+      const admin = { email: "cfo@studio.example", role: "admin" as const, password: "a long enough password" };
+      await createUser(real.db, admin, { actor: null, via: "cli" });
+      const withUser = await startDemo(real, dataDir);
+      expect(withUser.code).toBe(1);
+      expect(withUser.stderr).toContain("this one holds other users (cfo@studio.example): not a demo database");
+      expect((await real.db.selectFrom("auth_user").select("email").execute()).map((u) => u.email)).toEqual([
+        "cfo@studio.example",
+      ]);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
       await real.drop();
+    }
+  });
+
+  it("refuses before it migrates anything", async () => {
+    const fresh = await createTestDatabase({ migrate: false });
+    const dataDir = await mkdtemp(path.join(tmpdir(), "payout-desk-demo-"));
+    try {
+      await sql`create table auth_user (id text primary key, email text not null)`.execute(fresh.db);
+      await sql`insert into auth_user values ('u1', 'ops@studio.example')`.execute(fresh.db);
+      const started = await startDemo(fresh, dataDir);
+      expect(started.code).toBe(1);
+      expect(started.stderr).toContain("this one holds other users (ops@studio.example)");
+      const tables = await sql<{ name: string }>`
+        select table_name as name from information_schema.tables where table_name = 'kysely_migration'`.execute(
+        fresh.db,
+      );
+      expect(tables.rows).toEqual([]);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+      await fresh.drop();
     }
   });
 });
