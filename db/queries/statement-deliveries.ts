@@ -318,8 +318,16 @@ export async function markDeliveryFailed(
         ),
     )
     .execute();
-  // The statement itself: offered again by the batch's send unless its address was refused for good.
-  if (params.refused) {
+  // The statement itself: offered again by the batch's send unless its address was refused for good (now, or earlier
+  // and still standing: sent there again, it would be refused again).
+  const standing = await db
+    .selectFrom("statement_delivery_failure")
+    .select(["refused", "to_address"])
+    .where("game_id", "=", params.gameId)
+    .where("recipient_player_id", "=", String(params.recipientPlayerId))
+    .executeTakeFirst();
+  const refused = standing?.refused && standing.to_address?.toLowerCase() === params.toAddress.toLowerCase();
+  if (params.refused || refused) {
     await db.deleteFrom("statement_send_failure").where("statement_id", "=", params.statementId).execute();
     return;
   }

@@ -56,9 +56,9 @@ describe("a final failure that says nothing of the address", () => {
       serverAnswer: "550 5.1.1 no such user",
     });
     expect(await undeliverable(901)).toHaveLength(1);
-    // The statement itself is owed its email again.
+    // Nor is the statement offered again: sent to that address, it would be refused again.
     const owed = await listSendTargets(t.db, { gameId: GAME, batchId: marchBatch, unemailed: true });
-    expect(owed.map((s) => s.statementId)).toContain(outage.statementId);
+    expect(owed.map((s) => s.statementId)).not.toContain(outage.statementId);
 
     // To another address, the failure is the recipient's latest: the refusal of the old address no longer stands.
     const moved = await queue(901, "anna.new@example.test");
@@ -68,6 +68,8 @@ describe("a final failure that says nothing of the address", () => {
       serverAnswer: "421 try later",
     });
     expect(await undeliverable(901)).toEqual([]);
+    const again = await listSendTargets(t.db, { gameId: GAME, batchId: marchBatch, unemailed: true });
+    expect(again.map((s) => s.statementId)).toContain(moved.statementId);
   });
 });
 

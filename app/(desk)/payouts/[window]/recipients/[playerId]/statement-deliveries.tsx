@@ -80,7 +80,7 @@ function DeliveryLog(props: {
         // Not a refusal of the address: the mail server unreachable or deferring through every attempt, or no result.
         <Banner tone="warning" title="Last email to this recipient was not delivered">
           Its last attempt ended on {failedOn}: <span className="font-mono">{props.failure.serverAnswer}</span>. The
-          address was not refused; the batch's send offers the statement again.
+          address was not refused: its batch's "Email statements…" offers that email again.
         </Banner>
       ) : null}
       {props.deliveries.length === 0 ? (
