@@ -1,7 +1,8 @@
-import { electronicFormatIBAN, getCountrySpecifications, isSEPACountry, isValidBIC, isValidIBAN } from "ibantools";
+import { electronicFormatIBAN, getCountrySpecifications, isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
 import { parseInstant } from "@/core/time";
 import { sepaLosesLetters, sepaText } from "@/lib/payments/formats/sepa-text";
+import { inSepaArea } from "@/lib/payments/sepa-area";
 
 /**
  * A payout profile's inputs. Every format check stops the field (`abort: true`) before a refinement that assumes
@@ -190,7 +191,7 @@ function checkBankCountries(v: Record<string, unknown>, ctx: z.RefinementCtx): v
         `is a bank in ${bicCountry}, and the IBAN an account in ${ibanCountry}: check both (the transfer would go to ` +
         "the bank the BIC names)",
     });
-  else if (v.currency === "EUR" && !isSEPACountry(ibanCountry))
+  else if (v.currency === "EUR" && !inSepaArea(v.iban, v.bic))
     ctx.addIssue({
       code: "custom",
       path: ["iban"],

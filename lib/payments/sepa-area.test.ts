@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { inSepaArea } from "./sepa-area";
+
+describe("the SEPA area", () => {
+  it("takes the EEA, its neighbours in the schemes, and the countries that joined them since 2024", () => {
+    for (const iban of ["DE89370400440532013000", "GB82WEST12345698765432", "CH9300762011623852957"])
+      expect(inSepaArea(iban), iban).toBe(true);
+    for (const country of ["AL", "ME", "MD", "MK", "RS"]) expect(inSepaArea(`${country}00`), country).toBe(true);
+  });
+
+  it("leaves out the rest, and French territories of the CFP franc whose banks keep FR IBANs", () => {
+    expect(inSepaArea("TR330006100519786457841326")).toBe(false);
+    expect(inSepaArea("FR7630001007941234567890185", "CEPANCNMXXX")).toBe(false);
+    expect(inSepaArea("FR7630001007941234567890185", "BNPAFRPPXXX")).toBe(true);
+  });
+});

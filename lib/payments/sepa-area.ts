@@ -1,0 +1,20 @@
+import { isSEPACountry } from "ibantools";
+
+/**
+ * Countries in the SEPA schemes' geographical scope that the ibantools list lacks: the European Payments Council took
+ * in Albania and Montenegro in November 2024, Moldova and North Macedonia in March 2025, Serbia in May 2025.
+ */
+const JOINED_SINCE = new Set(["AL", "ME", "MD", "MK", "RS"]);
+
+/**
+ * French territories whose banks keep FR IBANs but pay in the CFP franc, outside SEPA: New Caledonia, French Polynesia,
+ * Wallis and Futuna (known by the BIC's country).
+ */
+const OUTSIDE_WITH_FR_IBANS = new Set(["NC", "PF", "WF"]);
+
+/** Whether a euro transfer (a SEPA file) reaches an account: its IBAN's country, and its bank's where known. */
+export function inSepaArea(iban: string, bic?: string | null): boolean {
+  const country = iban.slice(0, 2).toUpperCase();
+  if (bic && OUTSIDE_WITH_FR_IBANS.has(bic.slice(4, 6).toUpperCase())) return false;
+  return isSEPACountry(country) || JOINED_SINCE.has(country);
+}
