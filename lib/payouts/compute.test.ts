@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { money } from "@/lib/money";
-import { carryReason, computeStatementFigures } from "./compute";
+import {
+  CARRIED_WHOLE_REASON,
+  carriedWhole,
+  carryReason,
+  computeStatementFigures,
+  statementCarryReason,
+} from "./compute";
 
 const figures = (gross: string, reversed: string, carriedIn: string, min = "10.00") =>
   computeStatementFigures({
@@ -70,5 +76,14 @@ describe("a statement's figures", () => {
         if (!money(f.payableUsd).isZero()) expect(money(f.payableUsd).gte(min)).toBe(true);
       }),
     );
+  });
+});
+
+describe("a statement carried forward whole", () => {
+  it("is one that held a balance at or over the minimum, never an empty one with a minimum of 0.00", () => {
+    expect(carriedWhole({ state: "carried", availableUsd: "25.00", minPayoutUsd: "10.00" })).toBe(true);
+    expect(carriedWhole({ state: "carried", availableUsd: "0.00", minPayoutUsd: "0.00" })).toBe(false);
+    const empty = { state: "carried", availableUsd: "0.00", payableUsd: "0.00", minPayoutUsd: "0.00" };
+    expect(statementCarryReason(empty)).not.toBe(CARRIED_WHOLE_REASON);
   });
 });

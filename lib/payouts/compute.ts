@@ -62,7 +62,9 @@ export const CARRIED_WHOLE_REASON = "Held, then carried forward whole: paid with
  */
 export function carriedWhole(s: { state: string; availableUsd: string; minPayoutUsd: string }): boolean {
   const available = money(s.availableUsd);
-  return s.state === "carried" && available.isPositive() && available.gte(s.minPayoutUsd);
+  // gt(0), not isPositive(): decimal.js counts zero as positive, and a window netting nothing with a minimum of 0.00
+  // was never held.
+  return s.state === "carried" && available.gt(0) && available.gte(s.minPayoutUsd);
 }
 
 /** Why a statement in its state pays nothing: carryReason, or that it was carried forward whole after a hold. */
