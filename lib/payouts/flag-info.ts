@@ -44,21 +44,22 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   snapshot_drift: {
     label: "Snapshot drift",
     meaning:
-      "A re-pull of this closed window gave different figures from the previous version. Find out why before paying.",
+      "A re-pull of this closed window gave different figures from the previous version. Find out why before paying: " +
+      "raised after approval, it does not stop payment files or payments recorded by hand; hold a payout to stop it.",
   },
   snapshot_stale: {
     label: "Stale snapshot",
     meaning:
       "The service reported a change inside this window (a webhook or a refund) after this snapshot was read. While " +
       "the batch is a draft, take a new snapshot, then discard and prepare again; once it is approved its figures " +
-      "stay: override with what was checked, or hold the payout.",
+      "stay and are paid as approved: override with what was checked, or hold a payout to stop it.",
   },
   newer_snapshot: {
     label: "Newer snapshot exists",
     meaning:
       "A newer version of this window's snapshot was taken after this batch was prepared. A draft batch is " +
-      "discarded and prepared again to pay from it; an approved batch keeps its figures: override with what was " +
-      "checked, or hold the payout (carry it forward once the batch is paid).",
+      "discarded and prepared again to pay from it; an approved batch keeps its figures and is paid as approved: " +
+      "override with what was checked, or hold a payout to stop it (carry it forward once the batch is paid).",
   },
   window_open: {
     label: "Window not closed",
