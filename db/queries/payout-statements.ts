@@ -167,25 +167,41 @@ export async function insertStatementEvents(
  * payout_carry makes a second taker fail), oldest window first: a recipient's last one is what was known of them last.
  */
 export async function listUntakenCarries(trx: Trx, gameId: string) {
-  return trx
-    .selectFrom("payout_statement as st")
-    .innerJoin("payout_batch as b", "b.id", "st.batch_id")
-    .select(["st.id", "st.recipient_player_id", "st.carry_out_usd", "st.player_email", "st.player_name", "st.resolved"])
-    .where("st.game_id", "=", gameId)
-    .where("b.status", "<>", "discarded")
-    .where("st.state", "in", ["paid", "carried"])
-    .where("st.carry_out_usd", "<>", "0")
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom("payout_carry as c").select("c.from_statement_id").whereRef("c.from_statement_id", "=", "st.id"),
+  return (
+    trx
+      .selectFrom("payout_statement as st")
+      .innerJoin("payout_batch as b", "b.id", "st.batch_id")
+      .select([
+        "st.id",
+        "st.recipient_player_id",
+        "st.carry_out_usd",
+        "st.player_email",
+        "st.player_name",
+        "st.resolved",
+      ])
+      // The flags open on a hold when it was carried forward (lib/payouts/batches.ts, carryStatementsForward).
+      .select(
+        sql<string[] | null>`(select array(select jsonb_array_elements_text(e.detail->'openFlags'))
+        from payout_statement_event e where e.statement_id = st.id and e.kind = 'carried_forward'
+          and jsonb_typeof(e.detail->'openFlags') = 'array'
+        order by e.at desc, e.id desc limit 1)`.as("open_flags"),
+      )
+      .where("st.game_id", "=", gameId)
+      .where("b.status", "<>", "discarded")
+      .where("st.state", "in", ["paid", "carried"])
+      .where("st.carry_out_usd", "<>", "0")
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("payout_carry as c").select("c.from_statement_id").whereRef("c.from_statement_id", "=", "st.id"),
+          ),
         ),
-      ),
-    )
-    .orderBy("b.window_end")
-    .orderBy("b.prepared_at")
-    .orderBy("st.id")
-    .execute();
+      )
+      .orderBy("b.window_end")
+      .orderBy("b.prepared_at")
+      .orderBy("st.id")
+      .execute()
+  );
 }
 
 /**

@@ -134,6 +134,7 @@ export async function preparePayoutBatch(
         resolved: c.resolved,
         email: c.player_email,
         name: c.player_name,
+        openFlags: c.open_flags ?? [],
       })),
       minPayoutUsd: settings.minPayoutUsd,
       newId: randomUUID,
@@ -371,6 +372,7 @@ export async function carryStatementsForward(db: Db, params: ReasonedChange, as:
       holdReason: r.hold_reason,
       payableBeforeUsd: formatUsd(r.payable_usd),
       carriedUsd: formatUsd(r.available_usd),
+      ...(r.openFlags ? { openFlags: r.openFlags } : {}),
     }),
   });
 }

@@ -36,7 +36,12 @@ export type CarryInput = {
   resolved: boolean;
   email: string | null;
   name: string | null;
+  /** The flags open on its statement when it was held and carried forward whole: they go with the balance. */
+  openFlags?: readonly string[];
 };
+
+/** The flag of a statement taking in a balance carried forward from a hold with open flags (see flag-info.ts). */
+export const CARRIED_OPEN_FLAGS = "carried_with_open_flags";
 
 export type BuiltStatement = StatementFigures &
   RecipientFacts & { id: string; recipient: string; inSnapshot: boolean; flags: string[] };
@@ -67,7 +72,16 @@ export function buildStatements(input: {
       minPayoutUsd: input.minPayoutUsd,
     });
     const id = input.newId();
-    statements.push({ ...r, ...figures, id, grossUsd: formatUsd(r.grossUsd), reversedUsd: formatUsd(r.reversedUsd) });
+    // A balance carried forward from a hold whose flags were open still answers to them: checked before it is paid.
+    const flags = from.some((c) => (c.openFlags?.length ?? 0) > 0) ? [...r.flags, CARRIED_OPEN_FLAGS] : r.flags;
+    statements.push({
+      ...r,
+      ...figures,
+      flags,
+      id,
+      grossUsd: formatUsd(r.grossUsd),
+      reversedUsd: formatUsd(r.reversedUsd),
+    });
     for (const c of from)
       carries.push({ fromStatementId: c.fromStatementId, toStatementId: id, amountUsd: c.amountUsd });
     seen.add(r.recipient);

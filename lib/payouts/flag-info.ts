@@ -11,7 +11,12 @@ export const WINDOW_FLAGS = [
   "newer_snapshot",
   "window_open",
 ] as const;
-export const RECIPIENT_FLAGS = ["unresolved_recipient", "attribution_unavailable", "reversal_reported_again"] as const;
+export const RECIPIENT_FLAGS = [
+  "unresolved_recipient",
+  "attribution_unavailable",
+  "reversal_reported_again",
+  "carried_with_open_flags",
+] as const;
 /** Raised while a recipient's renewal is disputed, from the dispute's own record (never stored on a statement). */
 export const DISPUTE_FLAGS = ["disputed_renewal"] as const;
 export type WindowFlag = (typeof WINDOW_FLAGS)[number];
@@ -81,6 +86,13 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
       "another window and is reported again here, whole, after a later refund of the same period: deducting it " +
       "here would charge the recipient for the earlier part twice. Compare the two windows' reversals of that " +
       "period, then hold the payout or override with a reason.",
+  },
+  carried_with_open_flags: {
+    label: "Carried in with open flags",
+    meaning:
+      "This statement takes in a balance carried forward from a hold whose flags were still open (a disputed " +
+      "renewal, changed payout details, a returned payment…): the flags of the earlier window do not follow the " +
+      "money by themselves. Open the earlier statement, check what they said, then override with what was checked.",
   },
   // "purchase.disputed: Chargeback opened; fires again on close with dispute_status won or lost"
   disputed_renewal: {

@@ -92,6 +92,8 @@ export const TRANSITIONS = {
     ...WHILE_LIVE,
     from: ["held"],
     verdict: "carry_forward",
+    // Its open flags go with the balance: the statement taking it in is flagged (lib/payouts/build-statements.ts).
+    readsFlags: true,
     to: () => "carried",
     event: "carried_forward",
     carriesWhole: true,

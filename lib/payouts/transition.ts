@@ -64,7 +64,8 @@ export {
  * its open flags held it back.
  */
 export type Skipped = { id: string; recipientPlayerId: number; name: string | null; reason: string; flagged?: true };
-export type Changed = LockedStatement & { to: PayoutStatementState };
+/** A statement a transition changes, to `to`; `openFlags`: the flags open on it then (a hold carried forward). */
+export type Changed = LockedStatement & { to: PayoutStatementState; openFlags?: string[] };
 
 /** What a transition sees once the batch and statements are locked and split. */
 export type TransitionStep = {
@@ -160,7 +161,12 @@ function split(
       openFlags: open.length,
       availableUsd: r.available_usd,
     });
-    if (verdict.kind === "allowed" && inFrom) changed.push({ ...r, to: rule.to ? rule.to(r, batch) : r.state });
+    if (verdict.kind === "allowed" && inFrom)
+      changed.push({
+        ...r,
+        to: rule.to ? rule.to(r, batch) : r.state,
+        ...(open.length > 0 ? { openFlags: open.map((f) => f.flag) } : {}),
+      });
     else if (verdict.kind === "blocked" && verdict.code === "two_person_rule")
       throw new TwoPersonRefusal(verdict.reason);
     else if (verdict.kind === "blocked" && verdict.code === "open_flags")

@@ -11,7 +11,15 @@ import { overrideFlag } from "@/lib/payouts/flag-override";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { getPayoutBatch, listLedgerEntries, listPayoutStatements } from "@/lib/payouts/ledger";
 import { money, sumMoney } from "@/lib/money";
-import { approver, payWindow, preparer, recipientStatement as of, setUpPayoutsDatabase } from "../support/payouts";
+import {
+  approver,
+  payWindow,
+  prepareMonth,
+  preparer,
+  recipientStatement as of,
+  settleBatch,
+  setUpPayoutsDatabase,
+} from "../support/payouts";
 import { monthWindow } from "@/lib/time";
 import { web, GAME, insertSnapshot } from "./fixtures";
 
@@ -112,9 +120,15 @@ describe("held statements of a paid batch", () => {
       "7002: is paid",
     ]);
 
-    // The next month takes the balance in and pays it with the month's own earnings.
+    // The next month takes the balance in, flagged: the hold's flags were open when it was carried. Overridden with
+    // what was checked, it is paid with the month's own earnings.
     await insertSnapshot(db, { window: "2027-02", recipients: [{ id: 7001, gross: "5.00" }] });
-    const next = await payWithHolds("2027-02", []);
+    const { batchId: next } = await prepareMonth(db, "2027-02");
+    const taking = of(await listPayoutStatements(db, { gameId: GAME, batchId: next }), 7001);
+    expect(taking).toMatchObject({ carriedInUsd: "50.00", recipientFlags: ["carried_with_open_flags"] });
+    const override = { gameId: GAME, batchId: next, flag: "carried_with_open_flags", recipientPlayerId: 7001 };
+    await overrideFlag(db, { ...override, reason: "January's recipient resolved since: same player" }, web(approver));
+    await settleBatch(db, { batchId: next, month: "2027-02" });
     const paid = of(await listPayoutStatements(db, { gameId: GAME, batchId: next }), 7001);
     expect(paid).toMatchObject({ state: "paid", carriedInUsd: "50.00", payableUsd: "55.00", paidAmountUsd: "55.00" });
     const after = await checkLedgerInvariant(db, { gameId: GAME, recipientPlayerId: 7001 });
