@@ -235,8 +235,14 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
   } catch (error) {
     await writer.flush();
     if (await handBackIfStopped(db, pull.id, options.signal, error)) throw options.signal?.reason;
-    const { code, message, final, retryAfterMs } = classifyPullFailure(error, clientConfig.retryBudgetMs);
+    const classified = classifyPullFailure(error, clientConfig.retryBudgetMs);
+    const { code, final, retryAfterMs } = classified;
     const last = finalAttempt || final;
+    // A wait no later attempt keeps (the command line's pull): the person takes the snapshot again after it.
+    const message =
+      last && retryAfterMs
+        ? `${classified.message} Take the snapshot again after ${formatInstant(new Date(Date.now() + retryAfterMs))}.`
+        : classified.message;
     if (last) {
       const failed = { id: pull.id, gameId: pull.game_id, window, requestedBy: takenBy, via: pull.via };
       await failPullAudited(db, failed, code, message);
