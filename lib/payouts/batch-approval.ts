@@ -9,6 +9,7 @@ import { auditTwoPersonRefusals } from "@/lib/audit";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatCount } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
+import { profileFlagsOf } from "@/lib/profiles/flags";
 import { openFlagsOf, readBatchFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
@@ -21,17 +22,47 @@ import { refusePaidOnBefore } from "./paid-on";
 type Target = { gameId: string; batchId: string };
 
 /**
+ * A batch's statements in one state, page by page, each with its open flags: the window's flags, the disputes and the
+ * overrides read once, the payout profiles' flags of each page's recipients only (reading them for a whole batch of a
+ * hundred thousand statements on every view of its page took most of the view).
+ */
+async function* statementsWithOpenFlags(
+  db: Db,
+  batch: Target & { snapshotId: string },
+  state: PayoutStatementState,
+  pageSize: number,
+): AsyncGenerator<{ recipientPlayerId: number; open: number }> {
+  const shared = await readBatchFlags(db, { ...batch, recipientPlayerIds: [] });
+  const check = async function* (page: { recipientPlayerId: number; recipientFlags: string[] }[]) {
+    if (page.length === 0) return;
+    const recipientPlayerIds = page.map((s) => s.recipientPlayerId);
+    const flags = { ...shared, profiles: await profileFlagsOf(db, { ...batch, recipientPlayerIds }) };
+    for (const s of page)
+      yield {
+        recipientPlayerId: s.recipientPlayerId,
+        open: openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).length,
+      };
+  };
+  let page: { recipientPlayerId: number; recipientFlags: string[] }[] = [];
+  for await (const s of iteratePayoutStatements(db, { gameId: batch.gameId, batchId: batch.batchId, pageSize })) {
+    if (s.state !== state) continue;
+    page.push(s);
+    if (page.length < pageSize) continue;
+    yield* check(page);
+    page = [];
+  }
+  yield* check(page);
+}
+
+/**
  * Recipients whose approved statement in a draft batch has an open flag (raised since it was approved: a chargeback,
  * changed payout details, a tax form that expired): approving the batch is refused while one stands, so the page does
  * not offer it. Read without the batch's lock; the approval reads them again under it.
  */
 export async function approvedWithOpenFlags(db: Db, batch: Target & { snapshotId: string }): Promise<number[]> {
-  const flags = await readBatchFlags(db, batch);
   const out: number[] = [];
-  for await (const s of iteratePayoutStatements(db, { gameId: batch.gameId, batchId: batch.batchId })) {
-    if (s.state === "approved" && openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).length > 0)
-      out.push(s.recipientPlayerId);
-  }
+  for await (const s of statementsWithOpenFlags(db, batch, "approved", 2000))
+    if (s.open > 0) out.push(s.recipientPlayerId);
   return out;
 }
 
@@ -40,9 +71,7 @@ export async function approvedWithOpenFlags(db: Db, batch: Target & { snapshotId
  * approve. Stops at the first one (most batches: among the first statements read). Read without the batch's lock.
  */
 export async function hasUnflaggedDraft(db: Db, batch: Target & { snapshotId: string }): Promise<boolean> {
-  const flags = await readBatchFlags(db, batch);
-  for await (const s of iteratePayoutStatements(db, { gameId: batch.gameId, batchId: batch.batchId, pageSize: 200 }))
-    if (s.state === "draft" && openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).length === 0) return true;
+  for await (const s of statementsWithOpenFlags(db, batch, "draft", 200)) if (s.open === 0) return true;
   return false;
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { approvePayoutBatch, approveStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
+import { hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { readBatchFlags } from "@/lib/payouts/flags";
 import { savePayoutSettings } from "@/lib/payouts/settings";
@@ -66,12 +67,16 @@ describe("profile flags", () => {
   });
 
   it("a batch with a recipient lacking a method cannot be approved until the flag is overridden", async () => {
+    // The page offers approving the unflagged drafts while one is left, the profiles' flags read page by page.
+    const target = { gameId: GAME, batchId: jan.batchId, snapshotId: jan.snapshotId };
+    expect(await hasUnflaggedDraft(db, target)).toBe(true);
     const first = await approveStatements(
       db,
       { gameId: GAME, batchId: jan.batchId, all: "draft_unflagged" },
       web(preparer),
     );
     expect(first.changed).toBe(1);
+    expect(await hasUnflaggedDraft(db, target)).toBe(false);
     await expect(approvePayoutBatch(db, { gameId: GAME, batchId: jan.batchId }, web(approver))).rejects.toThrow(
       /draft/,
     );
