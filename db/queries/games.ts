@@ -136,7 +136,7 @@ export async function mergeGameSettings(db: DbOrTrx, gameId: string, patch: Reco
  */
 export async function listGameIdsAndUserEmails(db: Db): Promise<{ games: string[]; users: string[] }> {
   const { rows } = await sql<{ game: string | null; users: string | null }>`
-    select to_regclass('public.game')::text as game, to_regclass('public.auth_user')::text as users`.execute(db);
+    select to_regclass('game')::text as game, to_regclass('auth_user')::text as users`.execute(db);
   const tables = rows[0];
   const games = tables?.game ? await db.selectFrom("game").select("id").execute() : [];
   const users = tables?.users ? await db.selectFrom("auth_user").select("email").execute() : [];

@@ -1,5 +1,5 @@
 import "server-only";
-import { inSepaArea } from "./sepa-area";
+import { outsideSepaArea } from "./sepa-area";
 import type { PayoutInstruction } from "@/lib/profiles/details";
 import { convertUsd } from "./fx";
 import type { PayableItem, PaymentMethod } from "./formats/types";
@@ -94,9 +94,8 @@ export function itemFor(
   const how = methodOf(instruction);
   if (!how) return { ok: false, reason: "the recipient is paid by hand" };
   // A SEPA transfer reaches only accounts in the SEPA area; a bank would refuse the file's block for one outside it.
-  const ibanCountry = how.method.kind === "bank" ? how.method.iban.slice(0, 2) : null;
-  if (file.method === "sepa" && how.method.kind === "bank" && !inSepaArea(how.method.iban, how.method.bic))
-    return { ok: false, reason: `the account's IBAN is from ${ibanCountry}, outside the SEPA area` };
+  const outside = how.method.kind === "bank" ? outsideSepaArea(how.method.iban, how.method.bic) : null;
+  if (file.method === "sepa" && outside) return { ok: false, reason: `${outside}, outside the SEPA area` };
   const converted = currency === "EUR" && file.eurRate !== null ? convertUsd(candidate.payableUsd, file.eurRate) : null;
   return {
     ok: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inSepaArea } from "./sepa-area";
+import { inSepaArea, outsideSepaArea } from "./sepa-area";
 
 describe("the SEPA area", () => {
   it("takes the EEA, its neighbours in the schemes, and the countries that joined them since 2024", () => {
@@ -12,5 +12,7 @@ describe("the SEPA area", () => {
     expect(inSepaArea("TR330006100519786457841326")).toBe(false);
     expect(inSepaArea("FR7630001007941234567890185", "CEPANCNMXXX")).toBe(false);
     expect(inSepaArea("FR7630001007941234567890185", "BNPAFRPPXXX")).toBe(true);
+    expect(outsideSepaArea("FR7630001007941234567890185", "CEPANCNMXXX")).toBe("a bank in NC");
+    expect(outsideSepaArea("TR330006100519786457841326")).toBe("an account in TR");
   });
 });

@@ -14,7 +14,13 @@ const OUTSIDE_WITH_FR_IBANS = new Set(["NC", "PF", "WF"]);
 
 /** Whether a euro transfer (a SEPA file) reaches an account: its IBAN's country, and its bank's where known. */
 export function inSepaArea(iban: string, bic?: string | null): boolean {
+  return outsideSepaArea(iban, bic) === null;
+}
+
+/** Where an account outside the SEPA area is ("an account in TR", "a bank in NC"), or null when it is in it. */
+export function outsideSepaArea(iban: string, bic?: string | null): string | null {
   const country = iban.slice(0, 2).toUpperCase();
-  if (bic && OUTSIDE_WITH_FR_IBANS.has(bic.slice(4, 6).toUpperCase())) return false;
-  return isSEPACountry(country) || JOINED_SINCE.has(country);
+  const bank = bic?.slice(4, 6).toUpperCase();
+  if (bank && OUTSIDE_WITH_FR_IBANS.has(bank)) return `a bank in ${bank}`;
+  return isSEPACountry(country) || JOINED_SINCE.has(country) ? null : `an account in ${country}`;
 }

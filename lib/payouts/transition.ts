@@ -165,7 +165,10 @@ function split(
       changed.push({
         ...r,
         to: rule.to ? rule.to(r, batch) : r.state,
-        ...(open.length > 0 ? { openFlags: open.map((f) => f.flag) } : {}),
+        // The recipient's own (the window's stand on the window, not on the money carried).
+        ...(open.some((f) => f.recipientPlayerId !== null)
+          ? { openFlags: open.filter((f) => f.recipientPlayerId !== null).map((f) => f.flag) }
+          : {}),
       });
     else if (verdict.kind === "blocked" && verdict.code === "two_person_rule")
       throw new TwoPersonRefusal(verdict.reason);
@@ -256,12 +259,19 @@ async function transitionIn(
     if (!rule.batchFrom.includes(batch.status)) throw new AppError("CONFLICT", rule.refused(batch.status));
     if (req.drawnAt && req.drawnAt.revision !== String(batch.revision))
       throw new AppError("CONFLICT", req.drawnAt.message);
-    const flags = rule.readsFlags
-      ? await readBatchFlags(trx, { gameId: req.gameId, batchId: batch.id, snapshotId: batch.snapshot_id })
-      : null;
     const statements = req.statements
       ? await listStatementsForUpdate(trx, { batchId: batch.id, which: req.statements })
       : [];
+    // Statements named one by one: their recipients' profile flags only, not the whole batch's, under the lock.
+    const named = Array.isArray(req.statements) ? statements.map((s) => Number(s.recipient_player_id)) : undefined;
+    const flags = rule.readsFlags
+      ? await readBatchFlags(trx, {
+          gameId: req.gameId,
+          batchId: batch.id,
+          snapshotId: batch.snapshot_id,
+          recipientPlayerIds: named,
+        })
+      : null;
     // The database's clock, read once the locks are held (with the change counted on the batch): every server
     // stamps approvals, payments and holds on the clock that the details' times (lib/profiles) are compared with.
     const counted = await bumpBatchRevision(trx, batch.id);

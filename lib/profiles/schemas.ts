@@ -2,7 +2,7 @@ import { electronicFormatIBAN, getCountrySpecifications, isValidBIC, isValidIBAN
 import { z } from "zod";
 import { parseInstant } from "@/core/time";
 import { sepaLosesLetters, sepaText } from "@/lib/payments/formats/sepa-text";
-import { inSepaArea } from "@/lib/payments/sepa-area";
+import { outsideSepaArea } from "@/lib/payments/sepa-area";
 
 /**
  * A payout profile's inputs. Every format check stops the field (`abort: true`) before a refinement that assumes
@@ -191,12 +191,12 @@ function checkBankCountries(v: Record<string, unknown>, ctx: z.RefinementCtx): v
         `is a bank in ${bicCountry}, and the IBAN an account in ${ibanCountry}: check both (the transfer would go to ` +
         "the bank the BIC names)",
     });
-  else if (v.currency === "EUR" && !inSepaArea(v.iban, v.bic))
+  else if (v.currency === "EUR" && outsideSepaArea(v.iban, v.bic))
     ctx.addIssue({
       code: "custom",
       path: ["iban"],
       message:
-        `is an account in ${ibanCountry}, outside the SEPA area, which a euro transfer cannot reach: pay it in ` +
+        `is ${outsideSepaArea(v.iban, v.bic)}, outside the SEPA area, which a euro transfer cannot reach: pay it in ` +
         "another currency or by another method",
     });
 }

@@ -11,6 +11,9 @@ describe("a pull's failure", () => {
   it("is tried again for anything else the database or the desk failed on", () => {
     const lost = Object.assign(new Error("Connection terminated unexpectedly"), { code: "57P01" });
     expect(classifyPullFailure(lost, undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
+    // The desk's own arithmetic is not the report's: not blamed on the service.
+    const divided = Object.assign(new Error("division by zero"), { code: "22012" });
+    expect(classifyPullFailure(divided, undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
     expect(classifyPullFailure(new Error("boom"), undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
   });
 });

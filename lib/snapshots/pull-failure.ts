@@ -6,6 +6,9 @@ import { SnapshotIncompleteError } from "./fetch";
 import { PullBusyError } from "./pull-common";
 import { formatDuration } from "./progress";
 
+/** PostgreSQL's codes for a value it cannot store: 22021, 22P05 (characters), 22001 (length), 22007, 22008 (dates). */
+const UNSTORABLE = new Set(["22021", "22P05", "22001", "22007", "22008"]);
+
 /** The longest wait a 429 may ask for that a pull is queued again after; a longer one fails it (a broken answer). */
 const LONGEST_REQUEUE_WAIT_MS = 6 * 3_600_000;
 
@@ -63,9 +66,9 @@ export function classifyPullFailure(
   }
   if (error instanceof PullBusyError) return { code: error.code, message: error.message, final: false };
   const coded = error as { code?: unknown; message?: unknown };
-  // PostgreSQL refused a value of the report as data (class 22: a NUL in a name, a date out of range): the same report
-  // fails the same way however often it is read.
-  if (typeof coded?.code === "string" && /^22[0-9A-Z]{3}$/.test(coded.code))
+  // PostgreSQL refused a value of the report it was to store (a NUL or a character it cannot hold, a text too long, a
+  // date or time out of its range): the same report fails the same way however often it is read.
+  if (typeof coded?.code === "string" && UNSTORABLE.has(coded.code))
     return {
       code: "UNSTORABLE_VALUE",
       message:
