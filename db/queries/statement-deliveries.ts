@@ -296,7 +296,7 @@ export async function markDeliveryFailed(
     to_address: params.toAddress,
     refused: params.refused,
   };
-  await db
+  const written = await db
     .insertInto("statement_delivery_failure")
     .values(values)
     .onConflict((oc) =>
@@ -317,17 +317,12 @@ export async function markDeliveryFailed(
             and lower(statement_delivery_failure.to_address) = lower(excluded.to_address))`,
         ),
     )
-    .execute();
-  // The statement itself: offered again by the batch's send unless its address was refused for good (now, or earlier
-  // and still standing: sent there again, it would be refused again).
-  const standing = await db
-    .selectFrom("statement_delivery_failure")
-    .select(["refused", "to_address"])
-    .where("game_id", "=", params.gameId)
-    .where("recipient_player_id", "=", String(params.recipientPlayerId))
+    .returning("statement_id")
     .executeTakeFirst();
-  const refused = standing?.refused && standing.to_address?.toLowerCase() === params.toAddress.toLowerCase();
-  if (params.refused || refused) {
+  // The statement itself: offered again by the batch's send unless its address was refused for good (now, or earlier
+  // and still standing, when the row was left as it was and returned nothing: sent there again, it would be refused
+  // again).
+  if (params.refused || written === undefined) {
     await db.deleteFrom("statement_send_failure").where("statement_id", "=", params.statementId).execute();
     return;
   }

@@ -183,6 +183,7 @@ function checkBankCountries(v: Record<string, unknown>, ctx: z.RefinementCtx): v
   if (v.method !== "bank_transfer" || typeof v.iban !== "string" || typeof v.bic !== "string") return;
   const ibanCountry = v.iban.slice(0, 2);
   const bicCountry = v.bic.slice(4, 6);
+  const outside = v.currency === "EUR" ? outsideSepaArea(v.iban, v.bic) : null;
   if (bicCountry !== ibanCountry && IBAN_COUNTRIES_OF_BANKS[bicCountry] !== ibanCountry)
     ctx.addIssue({
       code: "custom",
@@ -191,12 +192,12 @@ function checkBankCountries(v: Record<string, unknown>, ctx: z.RefinementCtx): v
         `is a bank in ${bicCountry}, and the IBAN an account in ${ibanCountry}: check both (the transfer would go to ` +
         "the bank the BIC names)",
     });
-  else if (v.currency === "EUR" && outsideSepaArea(v.iban, v.bic))
+  else if (outside)
     ctx.addIssue({
       code: "custom",
       path: ["iban"],
       message:
-        `is ${outsideSepaArea(v.iban, v.bic)}, outside the SEPA area, which a euro transfer cannot reach: pay it in ` +
+        `is ${outside}, outside the SEPA area, which a euro transfer cannot reach: pay it in ` +
         "another currency or by another method",
     });
 }
