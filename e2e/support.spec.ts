@@ -307,7 +307,11 @@ test("[finance] is offered only what can be done: nothing on an ended subscripti
   page,
 }) => {
   const ended = await findDemoSubscription(emulator, "canceled,expired", () => true);
-  const pcstore = await findDemoSubscription(emulator, "active", (sub) => sub.funding_rail === "pcstore");
+  const pcstore = await findDemoSubscription(
+    emulator,
+    "active",
+    (sub) => sub.funding_rail === "pcstore" && !sub.cancel_at_period_end,
+  );
   await signIn(page, "finance");
   await page.goto(`/subscriptions/${ended}`);
   await expect(page.getByRole("heading", { name: "Billing periods" })).toBeVisible();
@@ -342,7 +346,9 @@ test("[finance] is not offered a payment method change on a wallet-only subscrip
   for (let n = 1; n <= 3_200 && !subscriptionId; n++) {
     const email = encodeURIComponent(`player${n}@demo.example`);
     const list = await service(`/api/subscriptions/player?player_email=${email}&status=active`);
-    const walletOnly = (list.subscriptions as Record<string, unknown>[]).find((sub) => sub.wallet_only === true);
+    const walletOnly = (list.subscriptions as Record<string, unknown>[]).find(
+      (sub) => sub.wallet_only === true && !sub.cancel_at_period_end,
+    );
     if (!walletOnly) continue;
     const saved = await service(`/api/currency-purchases/player-cards?player_email=${email}`);
     if ((saved.cards as unknown[]).length === 0) subscriptionId = String(walletOnly.subscription_id);

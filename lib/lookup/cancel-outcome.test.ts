@@ -91,14 +91,33 @@ describe("describeCancelOutcome", () => {
 describe("describeNextCharge", () => {
   it("shows no next charge once the subscription cancels at period end or has ended", () => {
     const next = "2026-12-01T00:00:00Z";
-    expect(describeNextCharge({ ...LIVE, next_charge_at: next })).toEqual({ at: next, note: null });
+    expect(describeNextCharge({ ...LIVE, next_charge_at: next })).toEqual({
+      label: "Next charge",
+      at: next,
+      note: null,
+    });
     expect(describeNextCharge({ ...LIVE, cancel_at_period_end: true, next_charge_at: next })).toEqual({
+      label: "Next charge",
       at: null,
       note: "None: it ends at the end of the paid period.",
     });
     expect(describeNextCharge({ ...LIVE, status: "canceled", next_charge_at: null })).toEqual({
+      label: "Next charge",
       at: null,
       note: "None: the subscription has ended.",
+    });
+  });
+
+  it("names next_charge_at for what it is: a challenge's deadline, a failed renewal's retry", () => {
+    const next = "2026-12-01T00:00:00Z";
+    expect(describeNextCharge({ ...LIVE, status: "awaiting_authentication", next_charge_at: next })).toEqual({
+      label: "Authentication deadline",
+      at: next,
+      note: null,
+    });
+    expect(describeNextCharge({ ...LIVE, status: "past_due", next_charge_at: next })).toMatchObject({
+      label: "Charge retried at",
+      at: next,
     });
   });
 });

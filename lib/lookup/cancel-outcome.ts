@@ -98,20 +98,30 @@ export function describeCancelOutcome(
     : { text: "It ends now and access ends now. The player is not charged again.", code: null, accessUntil: null };
 }
 
+/** Statuses of a subscription whose renewal failed and is retried ("a dunning (retrying) condition"). */
+const DUNNING_STATUSES = new Set(["past_due", "dunning", "retrying"]);
+
 /**
  * The "Next charge" line of a subscription: none once it is ending, whatever next_charge_at says (the service's next
- * touch).
+ * touch). next_charge_at is the "retry time in dunning; challenge deadline in awaiting_authentication": named so, not
+ * a charge the player could be told to expect.
  */
 export function describeNextCharge(sub: CancelSubscriptionFields & { next_charge_at: string | null }): {
+  label: string;
   at: string | null;
   note: string | null;
 } {
-  if (isTerminalStatus(sub.status)) return { at: null, note: "None: the subscription has ended." };
+  const label = "Next charge";
+  if (isTerminalStatus(sub.status)) return { label, at: null, note: "None: the subscription has ended." };
   if (sub.cancel_at_period_end) {
     return {
+      label,
       at: null,
       note: sub.paid_through ? "None: it ends at the end of the paid period." : "None: it is set to end.",
     };
   }
-  return { at: sub.next_charge_at, note: null };
+  if (sub.status === "awaiting_authentication")
+    return { label: "Authentication deadline", at: sub.next_charge_at, note: null };
+  if (DUNNING_STATUSES.has(sub.status)) return { label: "Charge retried at", at: sub.next_charge_at, note: null };
+  return { label, at: sub.next_charge_at, note: null };
 }

@@ -14,7 +14,7 @@ import type {
   ChangeAmountResponse,
   ChangePaymentMethodResponse,
 } from "@/lib/service/schemas";
-import { SUBSCRIPTION_CHANGED, subscriptionSeen } from "@/lib/lookup/subscription-seen";
+import { type SeenSubscriptionFields, SUBSCRIPTION_CHANGED, subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { describeChangeFailure } from "./messages";
 import type { Actor, Via } from "@/core/actor";
 
@@ -30,6 +30,16 @@ import type { Actor, Via } from "@/core/actor";
  * allowed its attempts of 20 s and the waits a 429 asks of every process. A hold whose process died lapses after it.
  */
 const CHANGE_HOLD_MS = 10 * 60_000;
+
+/**
+ * How long a change the service did not confirm (a timeout, a 5xx: it may have been applied) keeps its subscription
+ * held: a second change sent at once, from a page that does not show the first yet, would repeat it (a second cancel
+ * event) or undo it.
+ */
+const UNCONFIRMED_HOLD_MS = 2 * 60_000;
+
+/** A change the service may or may not have applied: its hold is kept a while, not ended. */
+class UnconfirmedChange extends AppError {}
 
 /**
  * Runs one change of a subscription while no other change of it runs on any instance: two changes at once (a price set
@@ -59,11 +69,18 @@ async function oneChangeAtATime<T>(
           "the subscription again before changing it.",
       );
   };
+  let unconfirmed = false;
   try {
     return await change(stillHeld);
+  } catch (error) {
+    unconfirmed = error instanceof UnconfirmedChange;
+    throw error;
   } finally {
     // A hold not ended (the database gone meanwhile) lapses on its own; the change's own outcome stands.
-    await releaseSubscriptionHold(db, hold).catch((error: unknown) =>
+    const end = unconfirmed
+      ? renewSubscriptionHold(db, { ...hold, holdMs: UNCONFIRMED_HOLD_MS })
+      : releaseSubscriptionHold(db, hold);
+    await end.catch((error: unknown) =>
       log.warn("a subscription change's hold was not ended", { game: gameId, subscription: subscriptionId, error }),
     );
   }
@@ -78,6 +95,8 @@ type ChangeEntry = {
   request: Record<string, unknown>;
   /** What the page showed of the subscription (subscriptionSeen): refused before the call when it moved since. */
   seen?: string;
+  /** Why the service would refuse this change, or it would change nothing, as the subscription stands: not sent. */
+  refuse?: (subscription: SeenSubscriptionFields) => string | null;
 };
 /** Who asks for a change, and through what (a person on the pages). */
 export type ChangeActing = { actor: Actor; via: Via };
@@ -117,6 +136,8 @@ async function applyChange<T>(
         `${answeredForAnotherGame(subscription.game_id, entry.gameId)}. Nothing was sent.`,
       );
     if (subscriptionSeen(subscription) !== entry.seen) throw new AppError("CONFLICT", SUBSCRIPTION_CHANGED);
+    const refused = entry.refuse?.(subscription);
+    if (refused) throw new AppError("CONFLICT", `${refused} Nothing was sent.`);
   }
   await stillHeld();
   // Before the call: a process that dies while the service answers still leaves who asked for what. Not written, not
@@ -146,7 +167,14 @@ async function applyChange<T>(
       outcome: failure.outcomeUnknown ? "unknown" : "failed",
       detail: { request: entry.request, http_status: error.status, error_code: error.code, error_id: error.errorId },
     });
-    throw new AppError(failure.outcomeUnknown ? "SERVICE_ERROR" : "CONFLICT", failure.message, { cause: error });
+    if (failure.outcomeUnknown)
+      throw new UnconfirmedChange(
+        "SERVICE_ERROR",
+        `${failure.message} No change of this subscription is sent for the next two minutes, while the service may ` +
+          "still apply it.",
+        { cause: error },
+      );
+    throw new AppError("CONFLICT", failure.message, { cause: error });
   }
   // Applied at the service: a database failing to take its audit line does not make it "failed".
   await recordAuditAfterTheFact(db, {
@@ -176,6 +204,11 @@ export async function cancelSubscription(
       subscriptionId: input.subscriptionId,
       seen: input.seen,
       request: { at_period_end: input.atPeriodEnd, reason: input.reason },
+      // A second cancellation at the period's end changes nothing but fires another cancel event to the game.
+      refuse: (subscription) =>
+        input.atPeriodEnd && subscription.cancel_at_period_end
+          ? "It is already set to end at the end of its paid period."
+          : null,
     },
     (client) =>
       client.cancelSubscription(input.subscriptionId, {
@@ -246,6 +279,11 @@ export async function changeSubscriptionPaymentMethod(
       subscriptionId: input.subscriptionId,
       seen: input.seen,
       request,
+      // "On a wallet_only subscription, wallet_only false must be passed to convert": a card alone is refused.
+      refuse: (subscription) =>
+        subscription.wallet_only && input.playerCardId !== null && input.walletOnly === null
+          ? "It is wallet only: to pay by this card, choose to leave wallet only."
+          : null,
     },
     (client) =>
       client.changePaymentMethod(input.subscriptionId, {

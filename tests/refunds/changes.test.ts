@@ -121,7 +121,38 @@ describe("cancel", () => {
     )) as Result;
     expect(result).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
     expect(result.message).toMatch(/may or may not have been applied\. Reload/);
+    expect(result.message).toMatch(/No change of this subscription is sent for the next two minutes/);
     expect((await auditOf(SUBS.price)).map((a) => a.outcome)).toEqual(["requested", "unknown"]);
+    // The service may still apply it: a second change sent at once, from a page not showing it yet, would repeat it.
+    const again = (await cancelSubscriptionAction(
+      form({ subscriptionId: SUBS.price, seen: await seen(SUBS.price), when: "now" }),
+    )) as Result;
+    expect(again).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(again.message).toMatch(/Another change of this subscription is under way/);
+    expect((await auditOf(SUBS.price)).map((a) => a.outcome)).toEqual(["requested", "unknown"]);
+    const held = sql<{ left: number }>`select extract(epoch from held_until - now()) as left
+      from subscription_change_hold where subscription_id = ${SUBS.price}`;
+    const left = Number((await held.execute(c.t.db)).rows[0]?.left);
+    expect(left).toBeGreaterThan(60);
+    expect(left).toBeLessThanOrEqual(120);
+    // Two minutes later (the hold lapsed) the subscription can be changed again.
+    await sql`update subscription_change_hold set held_until = now() - interval '1 second'
+      where subscription_id = ${SUBS.price}`.execute(c.t.db);
+  });
+
+  it("a cancellation at the period's end of one already ending is refused, nothing sent", async () => {
+    actAs(c.sessions.support);
+    const before = await auditOf(SUBS.cancelEnd);
+    expect(subscription(SUBS.cancelEnd).cancelAtPeriodEnd).toBe(true);
+    const result = (await cancelSubscriptionAction(
+      form({ subscriptionId: SUBS.cancelEnd, seen: await seen(SUBS.cancelEnd), when: "period_end" }),
+    )) as Result;
+    expect(result).toMatchObject({
+      ok: false,
+      code: "CONFLICT",
+      message: "It is already set to end at the end of its paid period. Nothing was sent.",
+    });
+    expect(await auditOf(SUBS.cancelEnd)).toHaveLength(before.length);
   });
 });
 
@@ -166,16 +197,17 @@ describe("price and payment method (finance)", () => {
       const refused = (await changePaymentMethodAction(
         form({ subscriptionId: SUBS.walletOnly, seen: await seen(SUBS.walletOnly), cardId: "12", walletOnly: "keep" }),
       )) as Result;
+      // Refused by the desk from the subscription as it stands, before anything is sent.
       expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
-      expect(refused.message).toMatch(/wallet-only: to attach a card, also convert it/);
+      expect(refused.message).toBe(
+        "It is wallet only: to pay by this card, choose to leave wallet only. Nothing was sent.",
+      );
       const converted = (await changePaymentMethodAction(
         form({ subscriptionId: SUBS.walletOnly, seen: await seen(SUBS.walletOnly), cardId: "12", walletOnly: "no" }),
       )) as Result;
       expect(converted).toMatchObject({ ok: true });
       expect(converted.message).toMatch(/mastercard •••• 1881/);
       expect((await auditOf(SUBS.walletOnly)).map((a) => `${a.action}:${a.outcome}`)).toEqual([
-        "subscription.change_payment_method:requested",
-        "subscription.change_payment_method:failed",
         "subscription.change_payment_method:requested",
         "subscription.change_payment_method:succeeded",
       ]);

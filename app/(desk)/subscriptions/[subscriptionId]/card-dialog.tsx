@@ -69,8 +69,9 @@ export function CardDialog({
                 name="walletOnly"
                 key={typed.walletOnly ?? "default"}
                 defaultValue={typed.walletOnly ?? (subscription.walletOnly ? "no" : "keep")}
+                // Wallet only left as it is takes no card, and with none there is nothing to change: not offered.
                 options={[
-                  { value: "keep", label: "Leave as it is" },
+                  ...(subscription.walletOnly ? [] : [{ value: "keep", label: "Leave as it is" }]),
                   { value: "no", label: "No (card-funded; converts a wallet-only subscription)" },
                   { value: "yes", label: "Yes (wallet only, no card)" },
                 ]}

@@ -149,7 +149,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
             <SubscriptionActions
               subscription={{
                 gameId: game.id,
-                subscriptionId: id,
+                subscriptionId: sub.subscription_id,
                 status: sub.status,
                 terminal,
                 amountUsd: sub.amount_usd,
@@ -219,7 +219,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
                 },
                 { label: "Period number", value: sub.period_seq },
                 { label: "Paid through (access)", value: <MaybeTime value={sub.paid_through} /> },
-                { label: "Next charge", value: nextCharge.note ?? <MaybeTime value={nextCharge.at} /> },
+                { label: nextCharge.label, value: nextCharge.note ?? <MaybeTime value={nextCharge.at} /> },
                 ...(sub.cancel_at_period_end && !terminal
                   ? [{ label: "Access until", value: <MaybeTime value={sub.paid_through} /> }]
                   : []),

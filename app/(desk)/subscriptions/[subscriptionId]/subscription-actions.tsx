@@ -70,16 +70,20 @@ export function SubscriptionActions({
     );
   // A wallet-only subscription changes its payment method only to a card: with none to pick, nothing could be done.
   const noCardToAttach = subscription.walletOnly && (cards === null || cards.length === 0);
+  // Set to end at its paid period's end ("retired at paid_through with no further charge"): a staged price or a new
+  // card would never be used, so neither is offered.
+  const ending = subscription.cancelAtPeriodEnd;
+  const changeable = canChange && !ending;
   return (
     <div className="flex flex-col gap-2">
       <div className="flex flex-wrap gap-2">
         {canCancel ? (
           <CancelDialog subscription={subscription} action={toConfirm(cancelAction)} onConfirmed={onConfirmed} />
         ) : null}
-        {canChange ? (
+        {changeable ? (
           <PriceDialog subscription={subscription} action={toConfirm(amountAction)} onConfirmed={onConfirmed} />
         ) : null}
-        {canChange && subscription.fundingRail !== "pcstore" && !noCardToAttach ? (
+        {changeable && subscription.fundingRail !== "pcstore" && !noCardToAttach ? (
           <CardDialog
             subscription={subscription}
             cards={cards}
@@ -88,7 +92,12 @@ export function SubscriptionActions({
           />
         ) : null}
       </div>
-      {canChange && subscription.fundingRail === "pcstore" ? (
+      {canChange && ending ? (
+        <p className="text-sm text-ink-muted">
+          It ends at the end of its paid period with no further charge: a price or payment method change would never be
+          used.
+        </p>
+      ) : canChange && subscription.fundingRail === "pcstore" ? (
         <p className="text-sm text-ink-muted">
           The payment method of a pcstore subscription is managed in the pcstore.
         </p>
@@ -148,10 +157,13 @@ function CancelDialog({
  */
 function CancelWhen({ subscription, typed }: { subscription: SubscriptionSummary; typed: string | undefined }) {
   const [chosen, setWhen] = useState<"period_end" | "now">(typed === "now" ? "now" : "period_end");
-  // Already set to end at the period's end: asking for that again changes nothing (the service would record a second
-  // cancellation over the first), so only ending it now is offered (a cancellation made while this dialog stayed on
-  // the page included).
-  const when = subscription.cancelAtPeriodEnd ? "now" : chosen;
+  const [openedEnding] = useState(subscription.cancelAtPeriodEnd);
+  // Already set to end at the period's end when the dialog opened: asking for that again changes nothing (the service
+  // would record a second cancellation over the first), so only ending it now is offered. Set so while the dialog was
+  // open (a colleague's cancellation, which refused this one): ending it now is never chosen for the person, who asked
+  // for the period's end; they choose it, or leave it as it is (the desk then sends nothing).
+  const endingMeanwhile = subscription.cancelAtPeriodEnd && (!openedEnding || typed === "period_end");
+  const when = subscription.cancelAtPeriodEnd && !endingMeanwhile ? "now" : chosen;
   // From the subscription's own fields: the service decides with its clock, not this browser's.
   const outcome = describeCancelOutcome(
     {
@@ -166,7 +178,23 @@ function CancelWhen({ subscription, typed }: { subscription: SubscriptionSummary
   );
   return (
     <>
-      {subscription.cancelAtPeriodEnd ? (
+      {endingMeanwhile ? (
+        <>
+          <p className="text-sm text-ink-muted">
+            Meanwhile it was set to end at the end of its paid period, as asked here: nothing more is needed for that.
+          </p>
+          <RadioChoice
+            legend="When"
+            name="when"
+            options={[
+              { value: "period_end", label: "At the end of the paid period (already set: nothing is sent)" },
+              { value: "now", label: "Now instead" },
+            ]}
+            value={when}
+            onChange={setWhen}
+          />
+        </>
+      ) : subscription.cancelAtPeriodEnd ? (
         <p className="text-sm text-ink-muted">
           It already ends at the end of its paid period: this ends it now instead.
           <input type="hidden" name="when" value="now" />

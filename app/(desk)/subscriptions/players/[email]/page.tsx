@@ -303,5 +303,13 @@ export default async function PlayerPage({ params, searchParams }: Props) {
 /** Next charge as the subscription's page says it: none once it is ending, whatever the service's next touch. */
 function NextCharge({ subscription }: { subscription: Subscription }) {
   const next = describeNextCharge(subscription);
-  return next.note ?? <MaybeTime value={next.at} focusable={false} />;
+  if (next.note) return next.note;
+  // Not a charge (a retry, a challenge's deadline): said so in the cell, under the column's name.
+  return next.label === "Next charge" ? (
+    <MaybeTime value={next.at} focusable={false} />
+  ) : (
+    <>
+      {next.label}: <MaybeTime value={next.at} focusable={false} />
+    </>
+  );
 }
