@@ -27,9 +27,18 @@ export async function pausedForMs(db: Db, keys: readonly string[]): Promise<numb
   return Math.max(0, Number(result.rows[0]?.ms ?? 0));
 }
 
-/** Forgets buckets nobody used for an hour and that hold no pause. */
+/**
+ * Forgets buckets nobody used for an hour and that hold no pause. pace_acquire makes its rows (insert, doing nothing
+ * when they exist) before locking them: a bucket deleted between the two would leave it nothing to lock and count. So
+ * the delete waits for the admissions under way to end and holds new ones back while it runs (the table's share row
+ * exclusive lock conflicts with their inserts' row exclusive one): a few milliseconds an hour of buckets.
+ */
 export async function deleteIdlePace(db: Db): Promise<number> {
-  const result = await sql`delete from service_pace where touched_at < now() - interval '1 hour'
-    and paused_until < extract(epoch from clock_timestamp()) * 1000`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  return db.transaction().execute(async (trx) => {
+    await sql`set local lock_timeout = '5s'`.execute(trx);
+    await sql`lock table service_pace in share row exclusive mode`.execute(trx);
+    const result = await sql`delete from service_pace where touched_at < now() - interval '1 hour'
+      and paused_until < extract(epoch from clock_timestamp()) * 1000`.execute(trx);
+    return Number(result.numAffectedRows ?? 0);
+  });
 }

@@ -10,6 +10,8 @@ import { periodStartMs, type SchedulePeriod, schedulePeriod } from "./schedule-p
 
 /** How long a period's row is kept after the period started. */
 const KEEP_MS = 7 * 24 * 3600_000;
+/** A period begun at most this long (and a fifth of it) before a process starts is queued by it, if by none. */
+const STARTING_GRACE_MS = 5 * 60_000;
 
 type Scheduled = { name: string; period: SchedulePeriod; payload: object; singletonKey?: string };
 
@@ -17,8 +19,9 @@ type Scheduled = { name: string; period: SchedulePeriod; payload: object; single
  * Queues each scheduled job once per period, however many processes run workers: every process looks once a second
  * (or five times a period, when periods are shorter) whether a period began, and the one whose claim of the period
  * lands in `scheduled_run` queues its run in the same transaction. A period no process saw begin (all were down) is
- * not made up: the next one runs. Returns the stop, which waits for a look under way and looks once more, so that a
- * period that began while this process ran is queued by it or by one still running.
+ * not made up, unless it began moments before a process started: the next one runs. Returns the stop, which waits for
+ * a look under way and looks once more, so that a period that began while this process ran is queued by it or by one
+ * still running.
  */
 export async function startScheduler(
   boss: PgBoss,
@@ -41,8 +44,16 @@ export async function startScheduler(
   }
   if (scheduled.length === 0) return async () => undefined;
   // The period under way when the process starts is left to the processes already running, as a cron would leave
-  // it: this one queues from the next period on.
-  const seen = new Map(scheduled.map((job) => [job.name, periodStartMs(job.period, Date.now())]));
+  // it, unless it began moments ago (a restart across a period's start: the one stopping looked last just before it,
+  // so no process may have seen it begin); the claim keeps it to one run either way.
+  const began = Date.now();
+  const seen = new Map(
+    scheduled.map((job) => {
+      const start = periodStartMs(job.period, began);
+      const justBegun = began - start <= Math.min(STARTING_GRACE_MS, (job.period.seconds * 1000) / 5);
+      return [job.name, justBegun ? null : start];
+    }),
+  );
   const shortest = Math.min(...scheduled.map((s) => s.period.seconds));
   let looking: Promise<void> | null = null;
   const look = async () => {

@@ -106,6 +106,24 @@ describe("scheduled jobs", () => {
     expect(upToNext.map((r) => r.period_start.getTime())).toEqual([next]);
     expect(upToNext[0]?.job_id).not.toBeNull();
   });
+  it("queue the period begun moments before a process starts when none did (a restart across its start)", async () => {
+    const job: QueueSettings = { ...JOB, name: "test.scheduled.restart" };
+    const boss = await processBoss();
+    await ensureQueue(boss, job);
+    // Periods of 10 s: one begun up to 2 s before the start counts as just begun.
+    const periodMs = 10_000;
+    // The only scheduling process was down when the period began, and starts 5 ms into it.
+    const next = Math.ceil((Date.now() + 1) / periodMs) * periodMs;
+    await new Promise((resolve) => setTimeout(resolve, next - Date.now() + 5));
+    const stop = await startScheduler(boss, [job], { periodSeconds: 10 });
+    const since = new Date(next - periodMs);
+    while ((await listScheduledRuns(t.db, { job: job.name, since })).length === 0)
+      await new Promise((r) => setTimeout(r, 100));
+    await stop();
+    const runs = await listScheduledRuns(t.db, { job: job.name, since });
+    expect(runs[0]?.period_start.getTime()).toBe(next);
+    expect(runs[0]?.job_id).not.toBeNull();
+  });
   it(
     "leave a schedule an earlier release left in pg-boss's own table alone: nothing is queued from it",
     async () => {

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PausedTooLong, type RateRule } from "../../lib/service/pacing";
 import { createSharedPacer } from "../../lib/service/shared-pacer";
+import { deleteIdlePace } from "../../db/queries/pacing";
 import { createTestDatabase, type TestDatabase } from "../support/db";
 import { SLACK } from "../support/slack";
 import * as hundredths from "../../db/migrations/2026_11_28_1100_pace_hundredths";
@@ -149,6 +150,40 @@ describe("the shared pacer", () => {
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeGreaterThan(MINUTE - 5_000 * SLACK);
     expect(waits[0]).toBeLessThanOrEqual(MINUTE + MINUTE / 20);
+  });
+
+  it("forgets an idle bucket only once the admissions making or locking it have ended", async () => {
+    const old = (key: string) => sql`insert into service_pace (key, touched_at)
+      values (${key}, now() - interval '2 hours')`;
+    await old("game_idle|card_read").execute(t.db);
+    await old("game_gone|card_read").execute(t.db);
+    // An admission as pace_acquire makes it, held open between making its row (nothing done: it exists) and locking it.
+    let sweep: Promise<number> | null = null;
+    let swept = false;
+    const locked = await t.db.transaction().execute(async (trx) => {
+      await sql`insert into service_pace (key) values ('game_idle|card_read') on conflict (key) do nothing`.execute(
+        trx,
+      );
+      sweep = deleteIdlePace(t.db).finally(() => {
+        swept = true;
+      });
+      // The sweep either waits for this admission (its lock) or has already run past it.
+      for (;;) {
+        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where wait_event_type = 'Lock' and query like 'lock table service_pace%'`.execute(t.db);
+        if (swept || Number(waiting.rows[0]?.n) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const row = await sql`select key from service_pace where key = 'game_idle|card_read' for update`.execute(trx);
+      await sql`update service_pace set touched_at = now() where key = 'game_idle|card_read'`.execute(trx);
+      return row.rows.length;
+    });
+    // The admission found its row to count in; the sweep then kept it (used now) and forgot the other.
+    expect(locked).toBe(1);
+    expect(await sweep).toBe(1);
+    const keys = await sql<{ key: string }>`select key from service_pace where key like 'game_%|card_read'
+      and key in ('game_idle|card_read', 'game_gone|card_read')`.execute(t.db);
+    expect(keys.rows.map((r) => r.key)).toEqual(["game_idle|card_read"]);
   });
 
   it("admits everything at once when pacing is off, touching no bucket", async () => {
