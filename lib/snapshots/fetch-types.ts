@@ -63,6 +63,11 @@ export type FetchOptions = {
    * after another).
    */
   lookahead?: number;
+  /**
+   * The pages asked for ahead may be at the service together: nothing paces the calls (the game's pacing is off), so
+   * no limit counts their arrival. Otherwise each leaves once the one before it is answered.
+   */
+  lookaheadTogether?: boolean;
 };
 
 /**

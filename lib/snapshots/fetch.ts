@@ -1,9 +1,9 @@
 import "server-only";
 import { isDecimalString, sameAmount } from "@/lib/money";
-import { isServiceError } from "@/lib/service/errors";
 import type { AttributionRecipient, AttributionReport, RenewalLine, Reversal } from "@/lib/service/schemas";
-import { formatWindow, MS_PER_SECOND, splitWindow, type TimeWindow, windowToQuery } from "@/lib/time";
+import { formatWindow, type TimeWindow, windowToQuery } from "@/lib/time";
 import { createLookahead, LOOKAHEAD_PAGES, type Lookahead, type PageAnswer } from "./lookahead";
+import { partsForTooLarge, splitInto } from "./window-split";
 import {
   type AssembledWindow,
   completeRecipient,
@@ -114,28 +114,6 @@ async function readPage(ctx: Ctx, window: TimeWindow, recipientPlayerId: number 
   return recordPage(ctx, window, recipientPlayerId, offset, limit, answer);
 }
 
-/**
- * WINDOW_TOO_LARGE with how many parts would fit ("body has settled_renewals and max_renewals; or ... reversals
- * and max_rows").
- */
-function partsForTooLarge(error: unknown): number | null {
-  if (!isServiceError(error) || error.status !== 400 || error.code !== "WINDOW_TOO_LARGE") return null;
-  const body = error.body ?? {};
-  const ratio = (count: unknown, max: unknown) =>
-    typeof count === "number" && typeof max === "number" && max > 0 ? count / max : 0;
-  const needed = Math.max(ratio(body.settled_renewals, body.max_renewals), ratio(body.reversals, body.max_rows));
-  // A margin, since renewals are rarely spread evenly over time.
-  return Math.max(2, Math.ceil(needed * 1.2));
-}
-
-/** Parts no shorter than a second when the window is on whole seconds (the service's bounds are ISO strings). */
-function splitInto(window: TimeWindow, parts: number): TimeWindow[] | null {
-  const unit = window.startMs % MS_PER_SECOND === 0 && window.endMs % MS_PER_SECOND === 0 ? MS_PER_SECOND : 1;
-  const units = (window.endMs - window.startMs) / unit;
-  if (units < 2) return null;
-  return splitWindow(window, Math.min(parts, units));
-}
-
 function sameFigures(a: AttributionReport, b: AttributionReport): boolean {
   return a.pagination.total_count === b.pagination.total_count && sameFigure(a.totals, b.totals);
 }
@@ -157,12 +135,21 @@ function sameFigure(a: unknown, b: unknown): boolean {
   );
 }
 
-async function readWholeWindow(ctx: Ctx, window: TimeWindow, depth: number): Promise<ReadWindow> {
+/**
+ * `asked`: the window's first page, asked for before its read began (the part before it was read meanwhile); taken
+ * by the first read only, a read that starts over asks again.
+ */
+async function readWholeWindow(
+  ctx: Ctx,
+  window: TimeWindow,
+  depth: number,
+  asked?: Promise<PageAnswer>,
+): Promise<ReadWindow> {
   for (let restart = 0; ; restart += 1) {
     const pagesBefore = ctx.pages.length;
     const progressBefore = { ...ctx.progress };
     try {
-      return await readWindowOnce(ctx, window, depth);
+      return await readWindowOnce(ctx, window, depth, restart === 0 ? asked : undefined);
     } catch (error) {
       if (!(error instanceof WindowChangedError) || restart + 1 >= MAX_RESTARTS) throw error;
       // Pages of the abandoned read are not part of the snapshot.
@@ -174,10 +161,17 @@ async function readWholeWindow(ctx: Ctx, window: TimeWindow, depth: number): Pro
   }
 }
 
-async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Promise<ReadWindow> {
+async function readWindowOnce(
+  ctx: Ctx,
+  window: TimeWindow,
+  depth: number,
+  asked?: Promise<PageAnswer>,
+): Promise<ReadWindow> {
   let firstAnswer: PageAnswer;
   try {
-    firstAnswer = await requestPage(ctx, window, null, 0, PAGE_SIZE);
+    firstAnswer = await (asked ?? requestPage(ctx, window, null, 0, PAGE_SIZE));
+    // An answer asked for ahead may have come before the pull was stopped.
+    ctx.options.signal?.throwIfAborted();
   } catch (error) {
     const parts = partsForTooLarge(error);
     if (parts === null) throw error;
@@ -191,6 +185,7 @@ async function readWindowOnce(ctx: Ctx, window: TimeWindow, depth: number): Prom
       pageSize: PAGE_SIZE,
       total,
       signal: ctx.options.signal,
+      together: ctx.options.lookaheadTogether,
     },
   );
   try {
@@ -283,28 +278,47 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
   const onPart = depth === 0 ? ctx.options.onPart : undefined;
   const assembled: AssembledWindow[] = [];
   const written: AssembledWindow<LineFacts>[] = [];
-  for (const part of windows) {
-    const pagesBefore = ctx.pages.length;
-    const result = await readWholeWindow(ctx, part, depth + 1);
-    if (result.linesWritten) throw new Error("a part's lines were handed over before its window was");
-    result.subWindows.unshift({
-      scope: "window",
-      recipientPlayerId: null,
-      window: part,
-      depth: depth + 1,
-      reason: "window_too_large",
-      pages: ctx.pages.slice(pagesBefore).filter((p) => p.recipientPlayerId === null).length,
-    });
-    if (onPart) {
-      onPart(result.recipients, ctx.pages.length);
-      const recipients = result.recipients.map((recipient) => ({
-        ...recipient,
-        periods: recipient.periods.map(lineFacts),
-      }));
-      written.push({ ...result, recipients });
-    } else {
-      assembled.push(result);
+  // Unpaced (lookaheadTogether), each part's first page is asked for as the part before it begins: the service makes
+  // that part's report while this process reads and stores the one before, instead of after.
+  let asked: { answer: Promise<PageAnswer>; controller: AbortController } | null = null;
+  const askFirst = (part: TimeWindow | undefined) => {
+    if (!part || !ctx.options.lookaheadTogether) return null;
+    const controller = new AbortController();
+    const signal = ctx.options.signal ? AbortSignal.any([ctx.options.signal, controller.signal]) : controller.signal;
+    const answer = requestPage(ctx, part, null, 0, PAGE_SIZE, signal);
+    // Seen only by the read that takes it; one never taken (the read failed before) is cancelled below.
+    answer.catch(() => {});
+    return { answer, controller };
+  };
+  try {
+    for (const [index, part] of windows.entries()) {
+      const pagesBefore = ctx.pages.length;
+      const first = asked;
+      asked = askFirst(windows[index + 1]);
+      const result = await readWholeWindow(ctx, part, depth + 1, first?.answer);
+      if (result.linesWritten) throw new Error("a part's lines were handed over before its window was");
+      result.subWindows.unshift({
+        scope: "window",
+        recipientPlayerId: null,
+        window: part,
+        depth: depth + 1,
+        reason: "window_too_large",
+        pages: ctx.pages.slice(pagesBefore).filter((p) => p.recipientPlayerId === null).length,
+      });
+      if (onPart) {
+        onPart(result.recipients, ctx.pages.length);
+        const recipients = result.recipients.map((recipient) => ({
+          ...recipient,
+          periods: recipient.periods.map(lineFacts),
+        }));
+        written.push({ ...result, recipients });
+      } else {
+        assembled.push(result);
+      }
     }
+  } finally {
+    // A part's first page asked for and never taken (the read ended or failed before it) is cancelled.
+    asked?.controller.abort();
   }
   const merged: ReadWindow = onPart
     ? { ...mergeParts(window, written), linesWritten: true }

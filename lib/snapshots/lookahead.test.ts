@@ -50,6 +50,21 @@ describe("createLookahead", () => {
     expect((await ahead.take(300)).raw).toBe("300");
   });
 
+  it("unpaced (together), asks for the next pages up to its depth at once", async () => {
+    const { asked, request } = requests();
+    const ahead = createLookahead(request, { depth: 2, pageSize: 100, total: 350, together: true });
+    ahead.plan(100);
+    await settle();
+    expect(asked.map((a) => a.offset)).toEqual([100, 200]);
+    asked[1]?.answer();
+    asked[0]?.answer();
+    expect((await ahead.take(100)).raw).toBe("100");
+    ahead.plan(200);
+    await settle();
+    expect(asked.map((a) => a.offset)).toEqual([100, 200, 300]);
+    expect((await ahead.take(200)).raw).toBe("200");
+  });
+
   it("asks for the next page once the service has answered the one before, before that answer is parsed", async () => {
     const { asked, request } = requests();
     const ahead = createLookahead(request, { depth: 2, pageSize: 100, total: 1_000 });

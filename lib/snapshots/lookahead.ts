@@ -42,12 +42,14 @@ export type Lookahead = {
 
 export function createLookahead(
   request: (offset: number, signal?: AbortSignal, onReceived?: () => void) => Promise<PageAnswer>,
-  options: { depth: number; pageSize: number; total: number; signal?: AbortSignal },
+  options: { depth: number; pageSize: number; total: number; signal?: AbortSignal; together?: boolean },
 ): Lookahead {
   let queue: Ahead[] = [];
-  // Each request leaves once the service has answered the one before it (while that answer is parsed here): the
-  // service never holds two of them at once, so every request reaches it as soon as the pacer admitted it (the limits
-  // are counted on arrival there).
+  // Paced, each request leaves once the service has answered the one before it (while that answer is parsed here):
+  // the service never holds two of them at once, so every request reaches it as soon as the pacer admitted it (the
+  // limits are counted on arrival there; with two out at once it counted a queued one later: 429s). Unpaced
+  // (`together`), no limit counts them: they all leave at once, and the service answers the next while this process
+  // is busy with the last.
   const start = (offset: number, after: Promise<void> | null): Ahead => {
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
@@ -70,7 +72,7 @@ export function createLookahead(
       const last = queue[queue.length - 1];
       let offset = last ? last.offset + options.pageSize : next;
       while (queue.length < options.depth && offset < options.total) {
-        queue.push(start(offset, queue[queue.length - 1]?.received ?? null));
+        queue.push(start(offset, options.together ? null : (queue[queue.length - 1]?.received ?? null)));
         offset += options.pageSize;
       }
     },

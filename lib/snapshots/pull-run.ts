@@ -179,6 +179,7 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       const fetched = await fetchWindow(source, bounds.read, {
         signal: options.signal,
         lookahead: options.lookahead,
+        lookaheadTogether: client.pacer.mode === "off",
         onPage: async (page) => {
           // The page's text is the writer's from here: nothing else holds it once it is written.
           await rowWriter.addPage(page);

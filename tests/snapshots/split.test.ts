@@ -168,6 +168,43 @@ describe("a window over the renewal cap", () => {
       }).toEqual(sent);
     }
   });
+  it("unpaced, asks for each part's first page as the part before it begins, storing pages in order", async () => {
+    const sent: { start: string; offset: number }[] = [];
+    const { source } = await createReportSource(env.db, GAME_ID, {
+      fetch: (url, init) => {
+        const query = new URL(url).searchParams;
+        sent.push({ start: query.get("start") ?? "", offset: Number(query.get("offset") ?? 0) });
+        return fetch(url, init);
+      },
+    });
+    const read = async (together: boolean, stop?: AbortController) => {
+      const recorded: { start: number; offset: number; recipient: number | null }[] = [];
+      let startsWhenFirstStored: Set<string> | null = null;
+      const fetched = await fetchWindow(source, WINDOW, {
+        lookaheadTogether: together,
+        signal: stop?.signal,
+        onPage: (page) => {
+          recorded.push({ start: page.window.startMs, offset: page.offset, recipient: page.recipientPlayerId });
+          startsWhenFirstStored ??= new Set(sent.map((s) => s.start));
+          if (stop) stop.abort(new Error("stopped"));
+        },
+      });
+      return { fetched, recorded, startsWhenFirstStored: startsWhenFirstStored as Set<string> | null };
+    };
+    const apart = await read(false);
+    sent.length = 0;
+    const together = await read(true);
+    // The first part's first page stored: the window asked whole (too large), the first part, and the second part.
+    expect(together.startsWhenFirstStored?.size).toBe(2);
+    expect(apart.fetched.pages.length).toBeGreaterThan(2);
+    expect(together.recorded).toEqual(apart.recorded);
+    expect(together.fetched.totals).toEqual(apart.fetched.totals);
+    expect(together.fetched.recipients).toEqual(apart.fetched.recipients);
+
+    // Stopped at the first page stored: the next part's first page, asked for ahead, is never stored.
+    sent.length = 0;
+    await expect(read(true, new AbortController())).rejects.toThrow("stopped");
+  });
   it("hands each part's lines over as it is read and keeps only their facts", async () => {
     const { source } = await createReportSource(env.db, GAME_ID);
     const handed: number[] = [];
