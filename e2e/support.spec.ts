@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures/test";
+import { query } from "./fixtures/query";
 import { formatUsd, money } from "../lib/money";
 import { suiteEmulator } from "./fixtures/emulator";
 import { findDemoSubscription, findRefundCandidate, type RefundCandidate } from "./fixtures/refunds";
@@ -126,104 +127,102 @@ test("[support] is told the remaining amount when asking for more than is left",
   await shoot(page, "support-refund-too-much");
 });
 
-test(
-  "[support] is sent back to the amount with the new remaining figure when the period was refunded after the " +
-    "review",
-  async ({ page }) => {
-    const candidate = await findCandidate(used);
-    used.add(candidate.subscriptionId);
-    const before = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
-    await signIn(page, "support");
-    await page.goto(`/subscriptions/periods/${candidate.periodId}`);
-    await page.getByLabel("Partial").check();
-    await page.getByLabel("Amount to refund (USD)").fill("1.00");
-    await page.getByRole("button", { name: "Review refund" }).click();
-    await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
+test("[support] is sent back to the amount with the new remaining figure when the period was refunded since", async ({
+  page,
+}) => {
+  const candidate = await findCandidate(used);
+  used.add(candidate.subscriptionId);
+  const before = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
+  await signIn(page, "support");
+  await page.goto(`/subscriptions/periods/${candidate.periodId}`);
+  await page.getByLabel("Partial").check();
+  await page.getByLabel("Amount to refund (USD)").fill("1.00");
+  await page.getByRole("button", { name: "Review refund" }).click();
+  await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
 
-    // Meanwhile 0.50 of the period is refunded elsewhere (the service's own tools).
-    const made = await admin("/refunds", {
-      subscription_id: candidate.subscriptionId,
-      period_seq: candidate.periodSeq,
-      amount_usd: "0.50",
-    });
-    expect(made.status).toBe("recorded");
-    const remaining = formatUsd(
-      money(before.period.amount_usd).minus(money(before.refunds.refunded_to_date_usd)).minus(money("0.50")),
-    );
-    await page.getByRole("button", { name: "Refund USD 1.00" }).click();
-    await expect(
-      page.getByText(new RegExp(`USD ${remaining.replace(".", "\\.")} remains refundable now`)),
-    ).toBeVisible();
-    await expect(page.getByRole("button", { name: "Review refund" })).toBeVisible();
-    await expect(page.getByText(`Full: everything that remains (USD ${remaining})`)).toBeVisible();
-    await shoot(page, "support-refund-sent-back");
-    // Reviewed again, the new review stands on its own: the refusal of the last one is not shown with it.
-    await page.getByRole("button", { name: "Review refund" }).click();
-    await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
-    await expect(page.getByRole("button", { name: "Refund USD 1.00" })).toBeVisible();
-    await expect(page.getByText(/remains refundable now/)).toHaveCount(0);
-    // Nothing was refunded from Payout Desk.
-    const after = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
-    expect(after.refunds.refund_count).toBe(candidate.refundCount + 1);
-  },
-);
+  // Meanwhile 0.50 of the period is refunded elsewhere (the service's own tools).
+  const made = await admin("/refunds", {
+    subscription_id: candidate.subscriptionId,
+    period_seq: candidate.periodSeq,
+    amount_usd: "0.50",
+  });
+  expect(made.status).toBe("recorded");
+  const remaining = formatUsd(
+    money(before.period.amount_usd).minus(money(before.refunds.refunded_to_date_usd)).minus(money("0.50")),
+  );
+  await page.getByRole("button", { name: "Refund USD 1.00" }).click();
+  await expect(page.getByText(new RegExp(`USD ${remaining.replace(".", "\\.")} remains refundable now`))).toBeVisible();
+  await expect(page.getByRole("button", { name: "Review refund" })).toBeVisible();
+  await expect(page.getByText(`Full: everything that remains (USD ${remaining})`)).toBeVisible();
+  await shoot(page, "support-refund-sent-back");
+  // Reviewed again, the new review stands on its own: the refusal of the last one is not shown with it.
+  await page.getByRole("button", { name: "Review refund" }).click();
+  await expect(page.getByRole("heading", { name: "Review the refund" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Refund USD 1.00" })).toBeVisible();
+  await expect(page.getByText(/remains refundable now/)).toHaveCount(0);
+  // Nothing was refunded from Payout Desk.
+  const after = await service(`/api/subscriptions/reporting/periods/${candidate.periodId}`);
+  expect(after.refunds.refund_count).toBe(candidate.refundCount + 1);
+});
 
-test(
-  "[support] cancels a subscription at the end of its paid period, as the dialog said, keeping the reason through " +
-    "an error",
-  async ({ page }) => {
-    const candidate = await findCandidate(used);
-    used.add(candidate.subscriptionId);
-    const before = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
-    // What the service will do, from its own fields (its clock is not this machine's).
-    const paidRunning =
-      before.paid_through !== null && Date.parse(before.paid_through) > Date.parse(before.current_period_start);
-    expect(paidRunning).toBe(true);
-    await signIn(page, "support");
-    await page.goto(`/subscriptions/${candidate.subscriptionId}`);
-    await page.getByRole("button", { name: "Cancel subscription…" }).click();
-    const dialog = page.getByRole("dialog", { name: "Cancel this subscription?" });
-    await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
-    const said = dialog.getByRole("status", { name: "What the service will do" });
-    await expect(said).toContainText("It stays active until");
-    await expect(said).not.toContainText(/immediately|NO_PAID_PERIOD/);
-    // Backed out of with "Now" chosen, the dialog opens again at the default, not one press from ending it now.
-    await dialog.getByLabel("Now", { exact: true }).check();
-    await expect(dialog.getByLabel("Now", { exact: true })).toBeChecked();
-    await dialog.getByRole("button", { name: "Keep it" }).click();
-    await expect(dialog).toBeHidden();
-    await page.getByRole("button", { name: "Cancel subscription…" }).click();
-    await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
-    await expect(said).toContainText("It stays active until");
-    await dialog.getByLabel("Reason").fill("Player asked by phone");
-    await shoot(page, "support-cancel-dialog");
+test("[support] cancels at the end of the paid period, as the dialog said, keeping the reason through errors", async ({
+  page,
+}) => {
+  const candidate = await findCandidate(used);
+  used.add(candidate.subscriptionId);
+  const before = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
+  // What the service will do, from its own fields (its clock is not this machine's).
+  const paidRunning =
+    before.paid_through !== null && Date.parse(before.paid_through) > Date.parse(before.current_period_start);
+  expect(paidRunning).toBe(true);
+  await signIn(page, "support");
+  await page.goto(`/subscriptions/${candidate.subscriptionId}`);
+  await page.getByRole("button", { name: "Cancel subscription…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Cancel this subscription?" });
+  await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
+  const said = dialog.getByRole("status", { name: "What the service will do" });
+  await expect(said).toContainText("It stays active until");
+  await expect(said).not.toContainText(/immediately|NO_PAID_PERIOD/);
+  // Backed out of with "Now" chosen, the dialog opens again at the default, not one press from ending it now.
+  await dialog.getByLabel("Now", { exact: true }).check();
+  await expect(dialog.getByLabel("Now", { exact: true })).toBeChecked();
+  await dialog.getByRole("button", { name: "Keep it" }).click();
+  await expect(dialog).toBeHidden();
+  await page.getByRole("button", { name: "Cancel subscription…" }).click();
+  await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
+  await expect(said).toContainText("It stays active until");
+  await dialog.getByLabel("Reason").fill("Player asked by phone");
+  await shoot(page, "support-cancel-dialog");
 
-    // The service fails once: the dialog stays open with the error and keeps the reason typed.
-    await admin("/faults", { route: `/api/subscriptions/${candidate.subscriptionId}/cancel`, fault: "503", count: 1 });
+  // The service fails once: the dialog stays open with the error and keeps the reason typed.
+  await admin("/faults", { route: `/api/subscriptions/${candidate.subscriptionId}/cancel`, fault: "503", count: 1 });
+  await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
+  await expect(dialog.getByRole("alert")).toContainText("No change of this subscription is sent for the next 30");
+  await expect(dialog.getByLabel("Reason")).toHaveValue("Player asked by phone");
+  await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
+  await shoot(page, "support-cancel-error");
+  const afterError = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
+
+  if (!afterError.cancel_at_period_end) {
+    // Pressed again at once: refused unsent (the service may still apply the first); 30 s on, sent.
     await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
-    await expect(dialog.getByRole("alert")).toBeVisible();
-    await expect(dialog.getByLabel("Reason")).toHaveValue("Player asked by phone");
-    await expect(dialog.getByLabel("At the end of the paid period (default)")).toBeChecked();
-    await shoot(page, "support-cancel-error");
-    const afterError = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
-
-    if (!afterError.cancel_at_period_end) {
-      await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
-    } else {
-      // The failed call had landed (a 503 says nothing about the outcome): nothing to send again.
-      await dialog.getByRole("button", { name: "Keep it" }).click();
-      await page.reload();
-    }
-    await expect(dialog).toBeHidden();
-    const sub = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
-    expect(sub.cancel_at_period_end).toBe(true);
-    expect(sub.status).not.toBe("canceled");
-    // The page no longer promises a charge.
-    await expect(page.getByText("Canceled: ends at the end of the paid period")).toBeVisible();
-    await expect(page.getByText("None: it ends at the end of the paid period.")).toBeVisible();
-    await shoot(page, "support-cancel-done");
-  },
-);
+    await expect(dialog.getByRole("alert")).toContainText("Another change of this subscription is under way");
+    await query("update subscription_change_hold set held_until = now() - interval '1 second'");
+    await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
+  } else {
+    // The failed call had landed (a 503 says nothing about the outcome): nothing to send again.
+    await dialog.getByRole("button", { name: "Keep it" }).click();
+    await page.reload();
+  }
+  await expect(dialog).toBeHidden();
+  const sub = (await service(`/api/subscriptions/${candidate.subscriptionId}`)).subscription;
+  expect(sub.cancel_at_period_end).toBe(true);
+  expect(sub.status).not.toBe("canceled");
+  // The page no longer promises a charge.
+  await expect(page.getByText("Canceled: ends at the end of the paid period")).toBeVisible();
+  await expect(page.getByText("None: it ends at the end of the paid period.")).toBeVisible();
+  await shoot(page, "support-cancel-done");
+});
 
 test(
   "[support] a refund amount typed as abc, 12,50 or left " + "empty is refused on the field, keeping what was typed",

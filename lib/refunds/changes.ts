@@ -36,7 +36,7 @@ const CHANGE_HOLD_MS = 10 * 60_000;
  * held: a second change sent at once, from a page that does not show the first yet, would repeat it (a second cancel
  * event) or undo it.
  */
-const UNCONFIRMED_HOLD_MS = 2 * 60_000;
+const UNCONFIRMED_HOLD_MS = 30_000;
 
 /** A change the service may or may not have applied: its hold is kept a while, not ended. */
 class UnconfirmedChange extends AppError {}
@@ -170,7 +170,7 @@ async function applyChange<T>(
     if (failure.outcomeUnknown)
       throw new UnconfirmedChange(
         "SERVICE_ERROR",
-        `${failure.message} No change of this subscription is sent for the next two minutes, while the service may ` +
+        `${failure.message} No change of this subscription is sent for the next 30 seconds, while the service may ` +
           "still apply it.",
         { cause: error },
       );

@@ -121,7 +121,7 @@ describe("cancel", () => {
     )) as Result;
     expect(result).toMatchObject({ ok: false, code: "SERVICE_ERROR" });
     expect(result.message).toMatch(/may or may not have been applied\. Reload/);
-    expect(result.message).toMatch(/No change of this subscription is sent for the next two minutes/);
+    expect(result.message).toMatch(/No change of this subscription is sent for the next 30 seconds/);
     expect((await auditOf(SUBS.price)).map((a) => a.outcome)).toEqual(["requested", "unknown"]);
     // The service may still apply it: a second change sent at once, from a page not showing it yet, would repeat it.
     const again = (await cancelSubscriptionAction(
@@ -133,9 +133,9 @@ describe("cancel", () => {
     const held = sql<{ left: number }>`select extract(epoch from held_until - now()) as left
       from subscription_change_hold where subscription_id = ${SUBS.price}`;
     const left = Number((await held.execute(c.t.db)).rows[0]?.left);
-    expect(left).toBeGreaterThan(60);
-    expect(left).toBeLessThanOrEqual(120);
-    // Two minutes later (the hold lapsed) the subscription can be changed again.
+    expect(left).toBeGreaterThan(15);
+    expect(left).toBeLessThanOrEqual(30);
+    // 30 seconds later (the hold lapsed) the subscription can be changed again.
     await sql`update subscription_change_hold set held_until = now() - interval '1 second'
       where subscription_id = ${SUBS.price}`.execute(c.t.db);
   });
