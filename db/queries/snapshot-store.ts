@@ -80,8 +80,11 @@ export type StoredPage = {
   offset: number;
   limit: number;
   fetchedAt: Date;
-  /** The body as the service sent it. */
-  body: string;
+  /**
+   * The body as the service sent it: its bytes (sent to PostgreSQL as they are, which checks they are UTF-8 as it
+   * would check the text), or its text.
+   */
+  body: Buffer | string;
 };
 
 export async function insertSnapshotPages(trx: Trx, snapshotId: string, pages: readonly StoredPage[]): Promise<void> {
@@ -99,7 +102,8 @@ export async function insertSnapshotPages(trx: Trx, snapshotId: string, pages: r
           page_offset: page.offset,
           page_limit: page.limit,
           fetched_at: page.fetchedAt,
-          body: page.body,
+          // Bytes go as a binary parameter, which text takes as its UTF-8 (checked as such), with no encoding here.
+          body: sql<string>`${page.body}`,
         })),
       )
       .execute();

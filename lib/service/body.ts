@@ -11,11 +11,15 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export const REPORT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
+/** An answer's body: its text, and the bytes it was decoded from (stored as they came, never encoded again). */
+export type ReadBody = { text: string; bytes: Buffer };
+
 /**
- * Reads a body as text, giving up past `limitBytes` (a declared Content-Length above it is refused before reading):
- * an endpoint that streams without end must not fill the process's memory.
+ * Reads a body, giving up past `limitBytes` (a declared Content-Length above it is refused before reading): an
+ * endpoint that streams without end must not fill the process's memory. The text is decoded as UTF-8 (a leading BOM
+ * dropped, malformed sequences replaced); the bytes are as they came.
  */
-export async function readBodyCapped(response: Response, limitBytes: number): Promise<string> {
+export async function readBodyCapped(response: Response, limitBytes: number): Promise<ReadBody> {
   const tooLarge = () =>
     new ServiceError({ kind: "invalid_response", code: RESPONSE_TOO_LARGE, status: response.status, limitBytes });
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
@@ -25,12 +29,12 @@ export async function readBodyCapped(response: Response, limitBytes: number): Pr
   }
   if (!response.body) {
     const text = await response.text();
-    if (Buffer.byteLength(text) > limitBytes) throw tooLarge();
-    return text;
+    const bytes = Buffer.from(text);
+    if (bytes.length > limitBytes) throw tooLarge();
+    return { text, bytes };
   }
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -40,8 +44,8 @@ export async function readBodyCapped(response: Response, limitBytes: number): Pr
       await reader.cancel().catch(() => {});
       throw tooLarge();
     }
-    parts.push(decoder.decode(value, { stream: true }));
+    chunks.push(value);
   }
-  parts.push(decoder.decode());
-  return parts.join("");
+  const bytes = Buffer.concat(chunks, size);
+  return { text: new TextDecoder().decode(bytes), bytes };
 }

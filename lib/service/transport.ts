@@ -70,8 +70,8 @@ export type ServiceClientConfig = {
    * 64 MB for the aggregate report (lib/service/body.ts).
    */
   maxBodyBytes?: number;
-  /** Sees each answer's body as read (the snapshot keeps the text of every page as sent). */
-  observeBody?: (status: number, text: string) => void;
+  /** Sees each answer's body as read, its text and its bytes (the snapshot stores every page's bytes as sent). */
+  observeBody?: (status: number, text: string, bytes: Buffer) => void;
   /**
    * The addresses a host name resolves to, checked before a production game's first request (link-local and metadata
    * addresses are refused). Default: the system resolver.
@@ -239,10 +239,10 @@ export function createTransport(config: ServiceClientConfig) {
         signal: controller.signal,
         redirect: "error",
       });
-      const text = await readBodyCapped(response, bodyLimit(spec.route));
+      const { text, bytes } = await readBodyCapped(response, bodyLimit(spec.route));
       if (observeBody) {
         try {
-          observeBody(response.status, text);
+          observeBody(response.status, text, bytes);
         } catch {
           // An observer's failure is not the service's.
         }

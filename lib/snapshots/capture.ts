@@ -5,27 +5,27 @@ import type { ServiceClient, ServiceClientConfig } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 
 /**
- * A game's service client that also keeps the text of each successful answer, so that what the service sent can be
- * stored exactly as sent (the client itself hands back parsed values only). Every call made inside `capture` sees
- * its own slot, so concurrent calls never mix their bodies up.
+ * A game's service client that also keeps the bytes of each successful answer, so that what the service sent can be
+ * stored exactly as sent (the client itself hands back parsed values only), with no second encoding of its text.
+ * Every call made inside `capture` sees its own slot, so concurrent calls never mix their bodies up.
  */
-type Slot = { body: string | null; onBody?: () => void };
+type Slot = { body: Buffer | null; onBody?: () => void };
 const slots = new AsyncLocalStorage<Slot>();
 
 /**
- * Keeps a successful answer's text in the slot of the call that read it, and tells the call's `onBody`. Only a
+ * Keeps a successful answer's bytes in the slot of the call that read it, and tells the call's `onBody`. Only a
  * successful one: the next page's request may leave then, while this one is parsed; after a refusal (a 429 and the
  * wait it asks for, recorded once this returns) it waits for the call's end.
  */
-function keepBody(status: number, text: string): void {
+function keepBody(status: number, bytes: Buffer): void {
   const slot = slots.getStore();
   if (!slot || status < 200 || status >= 300) return;
-  slot.body = text;
+  slot.body = bytes;
   slot.onBody?.();
 }
 
 /** The body the capture slot of the current async context holds (tests: nothing once its call has returned). */
-export function bodyHeldInContext(): string | null {
+export function bodyHeldInContext(): Buffer | null {
   return slots.getStore()?.body ?? null;
 }
 
@@ -35,7 +35,7 @@ export type CapturingClient = {
    * Runs one client call and returns its parsed value with the body it was parsed from; `onBody` hears of each
    * successful answer read, before it is parsed.
    */
-  capture<T>(call: (client: ServiceClient) => Promise<T>, onBody?: () => void): Promise<{ value: T; raw: string }>;
+  capture<T>(call: (client: ServiceClient) => Promise<T>, onBody?: () => void): Promise<{ value: T; raw: Buffer }>;
 };
 
 export async function createCapturingClient(
@@ -46,9 +46,9 @@ export async function createCapturingClient(
   const observe = overrides.observeBody;
   const client = await serviceClientForGame(db, gameId, {
     ...overrides,
-    observeBody: (status, text) => {
-      keepBody(status, text);
-      observe?.(status, text);
+    observeBody: (status, text, bytes) => {
+      keepBody(status, bytes);
+      observe?.(status, text, bytes);
     },
   });
   return {
@@ -56,7 +56,7 @@ export async function createCapturingClient(
     async capture(call, onBody) {
       const slot: Slot = { body: null, onBody };
       const value = await slots.run(slot, () => call(client));
-      const raw = slot.body ?? JSON.stringify(value);
+      const raw = slot.body ?? Buffer.from(JSON.stringify(value));
       // Whatever the call opened inside the slot (a kept-alive socket, a timer) keeps the slot as its async context
       // for as long as it lives: it must not keep the body too.
       slot.body = null;

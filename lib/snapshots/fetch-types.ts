@@ -30,7 +30,7 @@ export type ReportSource = {
     input: { start: string; end: string; recipientPlayerId?: number; limit: number; offset: number },
     signal?: AbortSignal,
     onReceived?: () => void,
-  ): Promise<{ report: AttributionReport; raw: string }>;
+  ): Promise<{ report: AttributionReport; raw: PageRecord["body"] }>;
 };
 
 export type FetchOptions = {

@@ -282,7 +282,7 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
   // that part's report while this process reads and stores the one before, instead of after.
   let asked: { answer: Promise<PageAnswer>; controller: AbortController } | null = null;
   const askFirst = (part: TimeWindow | undefined) => {
-    if (!part || !ctx.options.lookaheadTogether) return null;
+    if (!part || !ctx.options.lookaheadTogether || ctx.options.lookahead === 0) return null;
     const controller = new AbortController();
     const signal = ctx.options.signal ? AbortSignal.any([ctx.options.signal, controller.signal]) : controller.signal;
     const answer = requestPage(ctx, part, null, 0, PAGE_SIZE, signal);

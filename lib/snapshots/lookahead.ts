@@ -1,8 +1,9 @@
 import "server-only";
+import type { StoredPage } from "@/db/queries/snapshot-store";
 import type { AttributionReport } from "@/lib/service/schemas";
 
-/** One answer of the aggregate report: its parsed value, the text it was parsed from, and when it came. */
-export type PageAnswer = { report: AttributionReport; raw: string; fetchedAt: Date };
+/** One answer of the aggregate report: its parsed value, the body it was parsed from, and when it came. */
+export type PageAnswer = { report: AttributionReport; raw: StoredPage["body"]; fetchedAt: Date };
 
 /** Pages of a window's recipients asked for ahead of the one being parsed and stored. */
 export const LOOKAHEAD_PAGES = 2;

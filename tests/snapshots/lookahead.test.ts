@@ -138,7 +138,7 @@ describe("reading a window's pages ahead", () => {
         if (changed || page.offset !== 100) return;
         changed = true;
         // A figure of the window moves while the pages after this one are being read.
-        const body = JSON.parse(page.body) as { recipients: { periods: { period_id: number }[] }[] };
+        const body = JSON.parse(String(page.body)) as { recipients: { periods: { period_id: number }[] }[] };
         const periodId = body.recipients[0]?.periods[0]?.period_id;
         await admin(env.emulator, `/periods/${periodId}`, { attributed_amount_usd: "1.95" }, "PATCH");
       },
@@ -160,7 +160,7 @@ describe("reading a window's pages ahead", () => {
     // Only what each page was (its place in the read): its text went to the store and is not held until the end.
     expect(keptGiven).toEqual([[]]);
     expect(fetched.pages.every((p) => !("body" in p))).toBe(true);
-    const totals = stored.map((p) => JSON.stringify((JSON.parse(p.body) as { totals: unknown }).totals));
+    const totals = stored.map((p) => JSON.stringify((JSON.parse(String(p.body)) as { totals: unknown }).totals));
     expect(new Set(totals).size).toBe(1);
     expect(totals[0]).toBe(JSON.stringify(fetched.totals));
   });
@@ -202,7 +202,7 @@ describe("capturing a page's text", () => {
     });
     const { report, raw } = await source.report({ ...windowToQuery(WINDOW), limit: 100, offset: 0 });
     expect(report.recipients).toHaveLength(100);
-    expect(JSON.parse(raw).recipients).toHaveLength(100);
+    expect(JSON.parse(String(raw)).recipients).toHaveLength(100);
     if (!insideCall) throw new Error("the request never reached fetch");
     expect((insideCall as <R>(fn: () => R) => R)(() => bodyHeldInContext())).toBeNull();
   });

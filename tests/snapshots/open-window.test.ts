@@ -64,7 +64,7 @@ describe("an open window", () => {
           if (refunded || page.offset !== 100) return;
           refunded = true;
           // A player is refunded now, while the next pages are read.
-          const body = JSON.parse(page.body) as { recipients: { periods: { subscription_id: string }[] }[] };
+          const body = JSON.parse(String(page.body)) as { recipients: { periods: { subscription_id: string }[] }[] };
           const subscriptionId = body.recipients[0]?.periods[0]?.subscription_id;
           await admin(env.emulator, "/refunds", { subscription_id: subscriptionId, period_seq: 1 });
         },
