@@ -7,6 +7,7 @@ import {
   insertSignInAttempt,
   listAccountFailures,
   listAddressFailures,
+  lockSignInAddress,
   lockSignInEmail,
   markSignInAttemptSucceeded,
   pruneSignInAttempts as pruneAttempts,
@@ -79,6 +80,9 @@ export async function beginSignInAttempt(
   nowMs = Date.now(),
 ): Promise<string> {
   return db.transaction().execute(async (trx) => {
+    // The address first, then the email, always in that order: parallel guesses on many accounts from one address are
+    // counted one after another too.
+    if (address !== null) await lockSignInAddress(trx, address);
     await lockSignInEmail(trx, email);
     if (address !== null) {
       const windowMs = SIGN_IN_LIMITS.addressWindowMinutes * 60_000;

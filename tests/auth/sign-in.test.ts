@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { createDb } from "@/db";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { authCookieSecret, isSignedSessionCookie } from "../../lib/auth/session-cookie";
 import { createUser } from "../../lib/auth/users";
@@ -208,6 +209,26 @@ describe("sign-in limits without lockout", () => {
     expect(await attempt("spray-last@payout-desk.test", T0 + 40 * S, "198.51.100.8")).toBe("checked");
     // The address's window is 15 minutes.
     expect(await attempt("spray-last@payout-desk.test", T0 + 16 * 60 * S, "198.51.100.7")).toBe("checked");
+  });
+
+  it("counts parallel guesses from one address across accounts: at most the address's limit are checked", async () => {
+    const limit = signIn.SIGN_IN_LIMITS.perAddress;
+    // As many connections as guesses, as a fleet of servers has: every guess is in the database at once.
+    const wide = createDb(t.url, { max: limit + 10 });
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: limit + 10 }, (_, i) =>
+          signIn.beginSignInAttempt(wide, `burst-${i}@payout-desk.test`, "198.51.100.99", T0).then(
+            () => "checked",
+            (error: { code?: string }) => (error.code === "RATE_LIMITED" ? "refused" : Promise.reject(error)),
+          ),
+        ),
+      );
+      expect(outcomes.filter((o) => o === "checked")).toHaveLength(limit);
+      expect(outcomes.filter((o) => o === "refused")).toHaveLength(10);
+    } finally {
+      await wide.destroy();
+    }
   });
 
   it("does not hold up an address that signed in to the account before", async () => {
