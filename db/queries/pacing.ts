@@ -31,14 +31,23 @@ export async function pausedForMs(db: Db, keys: readonly string[]): Promise<numb
  * Forgets buckets nobody used for an hour and that hold no pause. pace_acquire makes its rows (insert, doing nothing
  * when they exist) before locking them: a bucket deleted between the two would leave it nothing to lock and count. So
  * the delete waits for the admissions under way to end and holds new ones back while it runs (the table's share row
- * exclusive lock conflicts with their inserts' row exclusive one): a few milliseconds an hour of buckets.
+ * exclusive lock conflicts with their inserts' row exclusive one). It waits at most 50 ms for that lock (admissions
+ * queue behind a waiting lock; a vacuum of the table holds it longer) and is otherwise left to the next sweep: 0.
  */
 export async function deleteIdlePace(db: Db): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    await sql`set local lock_timeout = '5s'`.execute(trx);
-    await sql`lock table service_pace in share row exclusive mode`.execute(trx);
-    const result = await sql`delete from service_pace where touched_at < now() - interval '1 hour'
-      and paused_until < extract(epoch from clock_timestamp()) * 1000`.execute(trx);
-    return Number(result.numAffectedRows ?? 0);
-  });
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`set local lock_timeout = '50ms'`.execute(trx);
+      await sql`lock table service_pace in share row exclusive mode`.execute(trx);
+      const result = await sql`delete from service_pace where touched_at < now() - interval '1 hour'
+        and paused_until < extract(epoch from clock_timestamp()) * 1000`.execute(trx);
+      return Number(result.numAffectedRows ?? 0);
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return 0;
+    throw error;
+  }
 }
+
+/** PostgreSQL's lock_not_available: a lock not granted within lock_timeout. */
+const LOCK_NOT_AVAILABLE = "55P03";

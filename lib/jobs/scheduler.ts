@@ -26,7 +26,7 @@ type Scheduled = { name: string; period: SchedulePeriod; payload: object; single
 export async function startScheduler(
   boss: PgBoss,
   jobs: (QueueSettings & Pick<JobDefinition<z.ZodType>, "singletonKey">)[],
-  options: { periodSeconds?: number } = {},
+  options: { periodSeconds?: number; startingGraceMs?: number } = {},
 ): Promise<() => Promise<void>> {
   const override = options.periodSeconds ?? env().PAYOUT_DESK_SCHEDULE_SECONDS;
   const scheduled: Scheduled[] = [];
@@ -50,7 +50,8 @@ export async function startScheduler(
   const seen = new Map(
     scheduled.map((job) => {
       const start = periodStartMs(job.period, began);
-      const justBegun = began - start <= Math.min(STARTING_GRACE_MS, (job.period.seconds * 1000) / 5);
+      const grace = Math.min(options.startingGraceMs ?? STARTING_GRACE_MS, (job.period.seconds * 1000) / 5);
+      const justBegun = began - start <= grace;
       return [job.name, justBegun ? null : start];
     }),
   );

@@ -97,7 +97,8 @@ describe("scheduled jobs", () => {
     // the period under way to the processes already running, and A stops.
     const next = Math.ceil((Date.now() + 1) / periodMs) * periodMs;
     await new Promise((resolve) => setTimeout(resolve, next - Date.now() + 5));
-    const stopB = await startScheduler(b, [job], { periodSeconds: 2 });
+    // B leaves it even though it began moments before (no grace here): A's last look is what queues it.
+    const stopB = await startScheduler(b, [job], { periodSeconds: 2, startingGraceMs: -1 });
     await stopA();
     const runs = await listScheduledRuns(t.db, { job: job.name, since: new Date(next - periodMs) });
     await stopB();
