@@ -207,7 +207,8 @@ test("[support] cancels at the end of the paid period, as the dialog said, keepi
     // Pressed again at once: refused unsent (the service may still apply the first); 30 s on, sent.
     await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
     await expect(dialog.getByRole("alert")).toContainText("Another change of this subscription is under way");
-    await query("update subscription_change_hold set held_until = now() - interval '1 second'");
+    const lapse = "update subscription_change_hold set held_until = now() - interval '1 second'";
+    await query(`${lapse} where subscription_id = $1`, [candidate.subscriptionId]);
     await dialog.getByRole("button", { name: "Cancel subscription", exact: true }).click();
   } else {
     // The failed call had landed (a 503 says nothing about the outcome): nothing to send again.

@@ -181,7 +181,7 @@ function CancelWhen({ subscription, typed }: { subscription: SubscriptionSummary
       {endingMeanwhile ? (
         <>
           <p className="text-sm text-ink-muted">
-            Meanwhile it was set to end at the end of its paid period, as asked here: nothing more is needed for that.
+            Meanwhile it was set to end at the end of its paid period: nothing more is needed for that.
           </p>
           <RadioChoice
             legend="When"
