@@ -179,22 +179,11 @@ function CancelWhen({ subscription, typed }: { subscription: SubscriptionSummary
   return (
     <>
       {endingMeanwhile ? (
-        <>
-          <p className="text-sm text-ink-muted">
-            Meanwhile it was set to end at the end of its paid period: nothing more is needed for that.
-          </p>
-          <RadioChoice
-            legend="When"
-            name="when"
-            options={[
-              { value: "period_end", label: "At the end of the paid period (already set: nothing is sent)" },
-              { value: "now", label: "Now instead" },
-            ]}
-            value={when}
-            onChange={setWhen}
-          />
-        </>
-      ) : subscription.cancelAtPeriodEnd ? (
+        <p className="text-sm text-ink-muted">
+          Meanwhile it was set to end at the end of its paid period: nothing more is needed for that.
+        </p>
+      ) : null}
+      {subscription.cancelAtPeriodEnd && !endingMeanwhile ? (
         <p className="text-sm text-ink-muted">
           It already ends at the end of its paid period: this ends it now instead.
           <input type="hidden" name="when" value="now" />
@@ -204,8 +193,13 @@ function CancelWhen({ subscription, typed }: { subscription: SubscriptionSummary
           legend="When"
           name="when"
           options={[
-            { value: "period_end", label: "At the end of the paid period (default)" },
-            { value: "now", label: "Now" },
+            {
+              value: "period_end",
+              label: endingMeanwhile
+                ? "At the end of the paid period (already set: nothing is sent)"
+                : "At the end of the paid period (default)",
+            },
+            { value: "now", label: endingMeanwhile ? "Now instead" : "Now" },
           ]}
           value={when}
           onChange={setWhen}
