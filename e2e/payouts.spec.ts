@@ -1,3 +1,4 @@
+import type { Request } from "@playwright/test";
 import { expect, type Page, test } from "./fixtures/test";
 import { SECOND_FINANCE } from "./fixtures/users";
 import path from "node:path";
@@ -250,18 +251,21 @@ test.describe("payout review", () => {
     await shootTop(page, "finance2-mark-selected-paid");
     await chosen.getByRole("button", { name: "Cancel" }).click();
     await page.goto(WINDOW_PATH);
+    const posts: string[] = [];
+    const post = (request: Request) => request.method() === "POST" && posts.push(request.url());
+    page.on("request", post);
     await confirmDialog(page, "Mark approved paid…", "Record payment", async (d) => {
       await d.getByLabel("Method").selectOption("bank_transfer");
       await d.getByLabel("External reference").fill("WIRE-2026-08-001");
+      await d.getByLabel("External reference").press("Enter");
     });
+    page.off("request", post);
+    // Enter after typing the reference recorded nothing: the one post is the button's.
+    expect(posts).toHaveLength(1);
     await expect(page.getByText("Paid", { exact: true }).first()).toBeVisible();
     await page.goto(`${WINDOW_PATH}?state=paid`);
-    await expect(
-      page
-        .getByRole("table", { name: /^Recipient payouts/ })
-        .getByText("Paid")
-        .first(),
-    ).toBeVisible();
+    const paidRow = page.getByRole("table", { name: /^Recipient payouts/ }).getByText("Paid");
+    await expect(paidRow.first()).toBeVisible();
     await page.goto(`${WINDOW_PATH}?state=held`);
     await expect(page.getByText(HOLD_REASON).first()).toBeVisible();
     await shoot(page, "finance2-payouts-paid");

@@ -111,6 +111,12 @@ export function ImportForm({ label, form, file, modes, children }: ImportFormPro
       method="post"
       ref={ref}
       onSubmit={form.onSubmit}
+      // Applying changes money or payout details: only its button applies, never Enter in a field (a date typed, a
+      // radio button chosen). A dry run changes nothing, so Enter runs one.
+      onKeyDown={(event) => {
+        if (form.mode === "apply" && event.key === "Enter" && event.target instanceof HTMLInputElement)
+          event.preventDefault();
+      }}
       noValidate
       aria-label={label}
       className="flex max-w-xl flex-col gap-3"

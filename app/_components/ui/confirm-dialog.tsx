@@ -157,12 +157,17 @@ function ConfirmForm({
   useEffect(() => onPendingChange(isPending), [isPending, onPendingChange]);
 
   return (
-    // The dialog's body and footer live inside the form, so Enter in a field and the confirm button both submit it.
+    // The dialog's body and footer live inside the form; the confirm button submits it. Enter in one of its fields
+    // does not: the dialog is the question asked once more, answered by its button (a bank reference typed and
+    // Enter pressed, as after typing, would otherwise record a payment).
     // Submitted by hand rather than through `action`: React resets a form after its action, which would wipe a typed
     // reason when the action answers with an error.
     // A dialog that asks nothing has no body: its footer then sits right under the title, with no empty band.
     <form
       ref={formRef}
+      onKeyDown={(event) => {
+        if (event.key === "Enter" && event.target instanceof HTMLInputElement) event.preventDefault();
+      }}
       onSubmit={(event) => submitKeepingFields(event, formAction)}
       className={hasBody ? "-mx-4 -mb-3" : "-mx-4 -my-3"}
     >
