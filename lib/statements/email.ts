@@ -1,5 +1,6 @@
 import "server-only";
 import type { SendMailOptions } from "nodemailer";
+import { Money } from "@/core/money";
 import { windowDaysText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
 import { convertedText, type StatementDocument } from "./model";
@@ -29,7 +30,9 @@ export function statementEmail(input: {
           `(reference ${p.reference ?? "—"}) came back on ${p.returnedOn}: ${p.reason}. ` +
           "It is owed to you again and will be paid again."
         : p.state === "held"
-          ? `Your payment of ${formatUsdText(f.payableUsd)} is held: ${p.reason}.`
+          ? new Money(f.payableUsd).isZero()
+            ? `Nothing is payable yet, and your statement is held: ${p.reason}.`
+            : `Your payment of ${formatUsdText(f.payableUsd)} is held: ${p.reason}.`
           : p.state === "carried"
             ? `Nothing is paid this time: ${p.reason}.`
             : `Payable: ${formatUsdText(f.payableUsd)} (${p.reason}).`;

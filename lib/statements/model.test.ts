@@ -103,6 +103,32 @@ describe("a carried statement", () => {
   });
 });
 
+describe("a held statement's email", () => {
+  it("says a payment is held only when something is payable", () => {
+    const mailOf = (statement: PayoutStatement) =>
+      String(
+        statementEmail({
+          doc: documentOf(statement),
+          pdf: Buffer.alloc(0),
+          from: "a@b.c",
+          to: "ana@example.com",
+          link: "x",
+          linkDays: 30,
+          messageId: "<statement.x@b.c>",
+        }).text,
+      );
+    const held = { ...base, state: "held" as const, holdReason: "Waiting for a tax form", closedAt: null };
+    // Under the minimum (5.00 of 25.00): nothing payable yet.
+    const underMinimum = { ...held, availableUsd: "5.00", netAttributedUsd: "5.00", carryOutUsd: "0.00" };
+    expect(mailOf(underMinimum)).toContain(
+      "Nothing is payable yet, and your statement is held: Waiting for a tax form",
+    );
+    expect(mailOf(underMinimum)).not.toContain("Your payment of");
+    const owed = { ...held, payableUsd: "120.00", carryOutUsd: "0.00" };
+    expect(mailOf(owed)).toContain("Your payment of USD 120.00 is held: Waiting for a tax form");
+  });
+});
+
 describe("a statement's reversals in its CSV", () => {
   it("are written exactly as the service gave them, as the renewal lines and the PDF are, not rounded each", () => {
     const reversal = {

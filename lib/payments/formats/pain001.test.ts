@@ -144,6 +144,10 @@ describe("pain.001.001.09 credit transfer file", () => {
       method: { ...item.method, holder: "王小明" } as typeof item.method,
     }));
     expect(() => writePain001Files(onlyCjk, settings)).toThrow(PaymentFileError);
+    // One euro over SEPA's largest transfer refuses the file, naming the item; at the limit it is written.
+    const amounted = (amount: string) => bankItems(1).map((item) => ({ ...item, convertedAmount: amount }));
+    expect(() => writePain001Files(amounted("1000000000.00"), settings)).toThrow(PaymentFileError);
+    expect(writePain001Files(amounted("999999999.99"), settings)).toHaveLength(1);
     expect(() =>
       writePain001Files(bankItems(1), { ...settings, debtor: { ...settings.debtor, bic: "NOTABIC" } }),
     ).toThrow();

@@ -2,6 +2,7 @@ import "server-only";
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from "ibantools";
 import { XMLBuilder } from "fast-xml-parser";
 import { z } from "zod";
+import { Money } from "@/core/money";
 import { countOf } from "@/lib/format";
 import { sepaText } from "./sepa-text";
 import {
@@ -77,6 +78,9 @@ export const PAIN001_NAMESPACE = "urn:iso:std:iso:20022:tech:xsd:pain.001.001.09
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, indentBy: "  " });
 
+/** The largest amount of one SEPA credit transfer (EPC SCT rulebook): a bank refuses the whole file past it. */
+const SEPA_MAX_AMOUNT = "999999999.99";
+
 export function writePain001Files(items: readonly PayableItem[], settingsInput: Pain001Settings): WrittenFile[] {
   const settings = pain001SettingsSchema.parse(settingsInput);
   const valid = validateItems(items);
@@ -89,6 +93,8 @@ export function writePain001Files(items: readonly PayableItem[], settingsInput: 
       problems.push({ reference: item.reference, message: "BIC is not valid" });
     else if (item.currency === "EUR" && sepaText(m.holder, 70) === "")
       problems.push({ reference: item.reference, message: "account holder has no letters of the SEPA character set" });
+    else if (item.currency === "EUR" && new Money(payoutAmount(item)).gt(SEPA_MAX_AMOUNT))
+      problems.push({ reference: item.reference, message: `over SEPA's largest transfer, EUR ${SEPA_MAX_AMOUNT}` });
   }
   if (problems.length > 0)
     throw new PaymentFileError(`${countOf(problems.length, "item")} cannot be paid by credit transfer`, problems);
