@@ -180,7 +180,14 @@ export function DataTable<TData>({
   });
 
   const selectedIds = Object.keys(rowSelection).filter((id) => rowSelection[id]);
-  const clearSelection = () => setRowSelection({});
+  const selectionLine = useRef<HTMLParagraphElement>(null);
+  // The control pressed (Clear selection, a bulk action's) goes with the selection: the focus stays on the table's
+  // selection line, which says none is selected, rather than falling to the document's start.
+  const clearSelection = () => {
+    const line = selectionLine.current;
+    if (line?.parentElement?.contains(document.activeElement) && document.activeElement !== line) line.focus();
+    setRowSelection({});
+  };
   const columnCount = table.getVisibleLeafColumns().length;
   const sortedColumn = table.getColumn(state.sort);
   const first = Math.min((state.page - 1) * state.pageSize + 1, total);
@@ -213,7 +220,7 @@ export function DataTable<TData>({
 
         {selection ? (
           <div className="flex min-h-11 flex-wrap items-center gap-3 border-b border-line px-3 py-2">
-            <p role="status" className="text-sm text-ink-muted">
+            <p ref={selectionLine} role="status" tabIndex={-1} className="text-sm text-ink-muted">
               {selectedIds.length === 0 ? "No rows selected" : `${formatCount(selectedIds.length)} selected`}
             </p>
             {selection.actions(selectedIds, clearSelection)}
