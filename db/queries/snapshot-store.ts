@@ -81,8 +81,8 @@ export type StoredPage = {
   limit: number;
   fetchedAt: Date;
   /**
-   * The body as the service sent it: its bytes (sent to PostgreSQL as they are, which checks they are UTF-8 as it
-   * would check the text), or its text.
+   * The body as the service sent it: its bytes (sent to PostgreSQL as they are: UTF-8, lib/service/body.ts), or its
+   * text.
    */
   body: Buffer | string;
 };
@@ -102,7 +102,7 @@ export async function insertSnapshotPages(trx: Trx, snapshotId: string, pages: r
           page_offset: page.offset,
           page_limit: page.limit,
           fetched_at: page.fetchedAt,
-          // Bytes go as a binary parameter, which text takes as its UTF-8 (checked as such), with no encoding here.
+          // Bytes go as a binary parameter, which a text column takes as its UTF-8, with no encoding here.
           body: sql<string>`${page.body}`,
         })),
       )

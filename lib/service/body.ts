@@ -1,4 +1,5 @@
 import "server-only";
+import { isUtf8 } from "node:buffer";
 import { RESPONSE_TOO_LARGE, ServiceError } from "./errors";
 
 /** The most the client reads of one answer: far above any answer of a subscription, refund or detail route. */
@@ -11,13 +12,16 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export const REPORT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-/** An answer's body: its text, and the bytes it was decoded from (stored as they came, never encoded again). */
+/**
+ * An answer's body: its text, and its bytes (stored as they are, never encoded again): the bytes that came when they
+ * are the text's UTF-8, else the text encoded.
+ */
 export type ReadBody = { text: string; bytes: Buffer };
 
 /**
  * Reads a body, giving up past `limitBytes` (a declared Content-Length above it is refused before reading): an
  * endpoint that streams without end must not fill the process's memory. The text is decoded as UTF-8 (a leading BOM
- * dropped, malformed sequences replaced); the bytes are as they came.
+ * dropped, malformed sequences replaced).
  */
 export async function readBodyCapped(response: Response, limitBytes: number): Promise<ReadBody> {
   const tooLarge = () =>
@@ -46,6 +50,10 @@ export async function readBodyCapped(response: Response, limitBytes: number): Pr
     }
     chunks.push(value);
   }
-  const bytes = Buffer.concat(chunks, size);
-  return { text: new TextDecoder().decode(bytes), bytes };
+  const received = Buffer.concat(chunks, size);
+  const text = new TextDecoder().decode(received);
+  // The bytes as they came when they are the text read: UTF-8 with no byte-order mark. Otherwise (a mark the decoding
+  // dropped, a malformed sequence it replaced) the text read, encoded, so that what is stored is what was parsed.
+  const asRead = isUtf8(received) && !(received[0] === 0xef && received[1] === 0xbb && received[2] === 0xbf);
+  return { text, bytes: asRead ? received : Buffer.from(text) };
 }

@@ -167,7 +167,8 @@ describe("the shared pacer", () => {
       sweep = deleteIdlePace(t.db).finally(() => {
         swept = true;
       });
-      // The sweep waits for this admission (its lock; 50 ms at most), or has run past it (before the change).
+      // The sweep waits for this admission (its lock; 50 ms at most, then it gives up), or, taking no lock, has run
+      // past it (the row deleted under the admission).
       for (;;) {
         const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
           where wait_event_type = 'Lock' and query like 'lock table service_pace%'`.execute(t.db);

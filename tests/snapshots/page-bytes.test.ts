@@ -62,4 +62,36 @@ describe("a page's body", () => {
     expect(names).toHaveLength(150);
     for (const { player_name } of names) expect(player_name).toMatch(/^Créateur 創作者 🎮 \d+$/);
   });
+
+  it("with a byte-order mark or a byte not UTF-8, is stored as the text read, and the month publishes", async () => {
+    // Each answer led by a byte-order mark; the first page's names with a stray Latin-1 byte (0xE9, é) each.
+    const fetchDamaged: FetchLike = async (url, init) => {
+      const answer = await fetch(url, init);
+      if (!url.includes("/reporting/attribution") || answer.status !== 200) return answer;
+      const first = new URL(url).searchParams.get("offset") === "0";
+      const parts = (await answer.text()).split('"Creator ');
+      const body = first
+        ? parts.flatMap((part, i) =>
+            i === 0 ? [Buffer.from(part)] : [Buffer.from('"Cr'), Buffer.from([0xe9]), Buffer.from(`ator ${part}`)],
+          )
+        : [Buffer.from(parts.join('"Creator '))];
+      const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), ...body]);
+      return new Response(bytes, { status: 200, headers: { "content-type": "application/json" } });
+    };
+    const summary = await takeSnapshotNow(
+      env.db,
+      { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" },
+      { clientOverrides: { fetch: fetchDamaged } },
+    );
+    const stored = await env.db
+      .selectFrom("snapshot_page")
+      .select(["page_offset", "body"])
+      .where("snapshot_id", "=", summary.snapshotId)
+      .orderBy("seq")
+      .execute();
+    // The mark dropped and the byte replaced, as the page was parsed: each stored body reads as JSON again.
+    for (const page of stored) expect(JSON.parse(page.body).recipients).toHaveLength(page.page_offset === 0 ? 100 : 50);
+    expect(stored[0]?.body).toContain('"Cr\uFFFDator ');
+    expect(stored[1]?.body).toContain('"Creator ');
+  });
 });

@@ -114,7 +114,13 @@ export function ImportForm({ label, form, file, modes, children }: ImportFormPro
       // Applying changes money or payout details: only its button applies, never Enter in a field (a date typed, a
       // radio button chosen). A dry run changes nothing, so Enter runs one.
       onKeyDown={(event) => {
-        if (form.mode === "apply" && event.key === "Enter" && event.target instanceof HTMLInputElement)
+        const field = event.target;
+        if (
+          form.mode === "apply" &&
+          event.key === "Enter" &&
+          field instanceof HTMLInputElement &&
+          field.type !== "file"
+        )
           event.preventDefault();
       }}
       noValidate
