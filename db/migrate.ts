@@ -2,6 +2,7 @@ import "server-only";
 import { type Kysely, type MigrationResultSet, Migrator, sql } from "kysely";
 import { type DeskMigration, MIGRATIONS } from "./migrations";
 import { listAppliedMigrations } from "./queries/health";
+import { isLockNotAvailable } from "./queries/locks";
 
 /** The oldest PostgreSQL the app supports and CI runs against: Debian's (README, "Configuration"). */
 export const MINIMUM_SERVER_VERSION = { major: 15, num: 150000 };
@@ -91,12 +92,11 @@ export async function migrateToLatest(
   const failed = result.results?.find((r) => r.status === "Error");
   if (result.error || failed) {
     const reason = result.error instanceof Error ? result.error.message : String(result.error ?? "unknown error");
-    const waited =
-      (result.error as { code?: unknown } | undefined)?.code === "55P03"
-        ? ` (nothing was changed: a table it changes was in use for over ${lockTimeoutMs / 1000} s, most likely by a ` +
-          "snapshot pull, which holds its lines until it publishes; stop the workers or let the pull finish, then " +
-          "migrate again)"
-        : "";
+    const waited = isLockNotAvailable(result.error)
+      ? ` (nothing was changed: a table it changes was in use for over ${lockTimeoutMs / 1000} s, most likely by a ` +
+        "snapshot pull, which holds its lines until it publishes; stop the workers or let the pull finish, then " +
+        "migrate again)"
+      : "";
     throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${reason}${waited}`.replace("  ", " "));
   }
   return { applied: (result.results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };

@@ -7,6 +7,11 @@ import { type Db, type DbOrTrx, poolOf, type Trx } from "@/db";
  * table. Keys are hashed with hashtext, so any text names a lock.
  */
 
+/** PostgreSQL's lock_not_available: a lock (or an advisory lock) not granted within the transaction's lock_timeout. */
+export function isLockNotAvailable(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "55P03";
+}
+
 /** Takes the session lock on `key` when free (on one connection: `db.connection().execute(...)`); true when taken. */
 export async function tryAdvisoryLock(conn: DbOrTrx, key: string): Promise<boolean> {
   const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);

@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { Db } from "../index";
+import { isLockNotAvailable } from "./locks";
 
 export type PaceBucket = { key: string; limit: number; windowMs: number };
 
@@ -44,10 +45,7 @@ export async function deleteIdlePace(db: Db): Promise<number> {
       return Number(result.numAffectedRows ?? 0);
     });
   } catch (error) {
-    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return 0;
+    if (isLockNotAvailable(error)) return 0;
     throw error;
   }
 }
-
-/** PostgreSQL's lock_not_available: a lock not granted within lock_timeout. */
-const LOCK_NOT_AVAILABLE = "55P03";

@@ -3,6 +3,7 @@ import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import type { TimeWindow } from "@/core/time";
 import type { Database, PayoutBatchStatus } from "@/db/types";
+import { isLockNotAvailable } from "./locks";
 import { countRows } from "./paging";
 
 /** Writes and locked reads of payout batches, for the batch workflow (lib/payouts). */
@@ -19,8 +20,8 @@ export async function lockPayoutsOfGame(trx: Trx, gameId: string, waitMs: number
   try {
     await sql`select pg_advisory_xact_lock(hashtext(${`payouts|${gameId}`}))`.execute(trx);
   } catch (error) {
-    // lock_not_available: the wait ran out.
-    if ((error as { code?: unknown }).code === "55P03") return false;
+    // The wait ran out.
+    if (isLockNotAvailable(error)) return false;
     throw error;
   }
   await sql`select set_config('lock_timeout', ${previous}, true)`.execute(trx);

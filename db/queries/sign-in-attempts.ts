@@ -4,12 +4,12 @@ import type { Db } from "@/db";
 
 /** Sign-in attempts (table sign_in_attempt): one row per attempt, a failure until the password is confirmed. */
 
-/** Serialises the attempts on one email until the end of the transaction. */
 /** Sign-ins from one address, one at a time: its limit counts across accounts. Taken before the email's lock. */
 export async function lockSignInAddress(trx: Db, address: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext(${`sign-in-address:${address}`}))`.execute(trx);
 }
 
+/** Serialises the attempts on one email until the end of the transaction. */
 export async function lockSignInEmail(trx: Db, email: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext(${`sign-in:${email}`}))`.execute(trx);
 }

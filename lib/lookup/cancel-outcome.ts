@@ -98,6 +98,9 @@ export function describeCancelOutcome(
     : { text: "It ends now and access ends now. The player is not charged again.", code: null, accessUntil: null };
 }
 
+/** The line's usual name; another names next_charge_at for what it is then. */
+export const NEXT_CHARGE = "Next charge";
+
 /** Statuses of a subscription whose renewal failed and is retried ("a dunning (retrying) condition"). */
 const DUNNING_STATUSES = new Set(["past_due", "dunning", "retrying"]);
 
@@ -111,7 +114,7 @@ export function describeNextCharge(sub: CancelSubscriptionFields & { next_charge
   at: string | null;
   note: string | null;
 } {
-  const label = "Next charge";
+  const label = NEXT_CHARGE;
   if (isTerminalStatus(sub.status)) return { label, at: null, note: "None: the subscription has ended." };
   if (sub.cancel_at_period_end) {
     return {

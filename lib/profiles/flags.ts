@@ -135,6 +135,8 @@ export async function profileFlagsOf(
   db: Db,
   params: { gameId: string; batchId: string; recipientPlayerId?: number; recipientPlayerIds?: readonly number[] },
 ): Promise<ProfileActiveFlag[]> {
+  // No recipient asked about (the flags a batch shares, read apart from any page of its statements): none to read.
+  if (params.recipientPlayerIds?.length === 0) return [];
   const [facts, settings, profilesInUse] = await Promise.all([
     listProfileFlagFacts(db, params),
     readProfileSettings(db),

@@ -2,7 +2,7 @@ import "server-only";
 import { isDecimalString, sameAmount } from "@/lib/money";
 import type { AttributionRecipient, AttributionReport, RenewalLine, Reversal } from "@/lib/service/schemas";
 import { formatWindow, type TimeWindow, windowToQuery } from "@/lib/time";
-import { createLookahead, LOOKAHEAD_PAGES, type Lookahead, type PageAnswer } from "./lookahead";
+import { cancellable, createLookahead, LOOKAHEAD_PAGES, type Lookahead, type PageAnswer } from "./lookahead";
 import { partsForTooLarge, splitInto } from "./window-split";
 import {
   type AssembledWindow,
@@ -283,8 +283,7 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
   let asked: { answer: Promise<PageAnswer>; controller: AbortController } | null = null;
   const askFirst = (part: TimeWindow | undefined) => {
     if (!part || !ctx.options.lookaheadTogether || ctx.options.lookahead === 0) return null;
-    const controller = new AbortController();
-    const signal = ctx.options.signal ? AbortSignal.any([ctx.options.signal, controller.signal]) : controller.signal;
+    const { controller, signal } = cancellable(ctx.options.signal);
     const answer = requestPage(ctx, part, null, 0, PAGE_SIZE, signal);
     // Seen only by the read that takes it; one never taken (the read failed before) is cancelled below.
     answer.catch(() => {});

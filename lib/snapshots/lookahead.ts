@@ -5,6 +5,12 @@ import type { AttributionReport } from "@/lib/service/schemas";
 /** One answer of the aggregate report: its parsed value, the body it was parsed from, and when it came. */
 export type PageAnswer = { report: AttributionReport; raw: StoredPage["body"]; fetchedAt: Date };
 
+/** A request of its own to cancel, also ended by `signal` (the read's): what every page asked for ahead is given. */
+export function cancellable(signal?: AbortSignal): { controller: AbortController; signal: AbortSignal } {
+  const controller = new AbortController();
+  return { controller, signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal };
+}
+
 /** Pages of a window's recipients asked for ahead of the one being parsed and stored. */
 export const LOOKAHEAD_PAGES = 2;
 
@@ -52,8 +58,7 @@ export function createLookahead(
   // (`together`), no limit counts them: they all leave at once, and the service answers the next while this process
   // is busy with the last.
   const start = (offset: number, after: Promise<void> | null): Ahead => {
-    const controller = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    const { controller, signal } = cancellable(options.signal);
     let onReceived = noop;
     const received = new Promise<void>((resolve) => {
       onReceived = resolve;

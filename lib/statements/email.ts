@@ -19,23 +19,7 @@ export function statementEmail(input: {
   const { doc } = input;
   const f = doc.figures;
   const month = `${windowDaysText(doc.window.start, doc.window.end)} (UTC)`;
-  const p = doc.payment;
-  const payment =
-    p.state === "paid"
-      ? `We paid you ${formatUsdText(f.payableUsd)}${p.converted ? `, sent as ${convertedText(p.converted)},` : ""} ` +
-        `on ${p.paidOn ?? "—"} by ${p.method ?? "—"} (account ${p.account}, reference ${p.reference ?? "—"}).` +
-        (p.providerNote ? ` ${p.providerNote}` : "")
-      : p.state === "returned"
-        ? `Our payment of ${formatUsdText(p.returnedUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
-          `(reference ${p.reference ?? "—"}) came back on ${p.returnedOn}: ${p.reason}. ` +
-          "It is owed to you again and will be paid again."
-        : p.state === "held"
-          ? new Money(f.payableUsd).isZero()
-            ? `Nothing is payable yet, and your statement is held: ${p.reason}.`
-            : `Your payment of ${formatUsdText(f.payableUsd)} is held: ${p.reason}.`
-          : p.state === "carried"
-            ? `Nothing is paid this time: ${p.reason}.`
-            : `Payable: ${formatUsdText(f.payableUsd)} (${p.reason}).`;
+  const payment = paymentSentence(doc.payment, f.payableUsd);
   const text = [
     `Hello ${doc.recipient.name ?? `player #${doc.recipient.playerId}`},`,
     "",
@@ -64,4 +48,31 @@ export function statementEmail(input: {
     text,
     attachments: [{ filename: `${doc.label}.pdf`, content: input.pdf, contentType: "application/pdf" }],
   };
+}
+
+/** What happened to the statement's payment, in one sentence of the email. */
+function paymentSentence(p: StatementDocument["payment"], payableUsd: string): string {
+  switch (p.state) {
+    case "paid":
+      return (
+        `We paid you ${formatUsdText(payableUsd)}${p.converted ? `, sent as ${convertedText(p.converted)},` : ""} ` +
+        `on ${p.paidOn ?? "—"} by ${p.method ?? "—"} (account ${p.account}, reference ${p.reference ?? "—"}).` +
+        (p.providerNote ? ` ${p.providerNote}` : "")
+      );
+    case "returned":
+      return (
+        `Our payment of ${formatUsdText(p.returnedUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
+        `(reference ${p.reference ?? "—"}) came back on ${p.returnedOn}: ${p.reason}. ` +
+        "It is owed to you again and will be paid again."
+      );
+    case "held":
+      // Under the minimum there is no payment to hold yet.
+      return new Money(payableUsd).isZero()
+        ? `Nothing is payable yet, and your statement is held: ${p.reason}.`
+        : `Your payment of ${formatUsdText(payableUsd)} is held: ${p.reason}.`;
+    case "carried":
+      return `Nothing is paid this time: ${p.reason}.`;
+    default:
+      return `Payable: ${formatUsdText(payableUsd)} (${p.reason}).`;
+  }
 }

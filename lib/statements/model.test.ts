@@ -53,6 +53,20 @@ function documentOf(statement: PayoutStatement) {
   });
 }
 
+/** The text of the statement's email. */
+function mailOf(doc: ReturnType<typeof documentOf>): string {
+  const mail = statementEmail({
+    doc,
+    pdf: Buffer.alloc(0),
+    from: "a@b.c",
+    to: "ana@example.com",
+    link: "x",
+    linkDays: 30,
+    messageId: "<statement.x@b.c>",
+  });
+  return String(mail.text);
+}
+
 function csvCells(csv: string): Map<string, string[]> {
   // Plain cells only in these rows (no quotes, no commas inside): the row's item names it.
   const rows = csv
@@ -74,17 +88,9 @@ describe("a carried statement", () => {
     const cells = csvCells(statementCsv(doc));
     expect(cells.get("summary/rolled_over_under_minimum")?.[4]).toBe("0.00");
     expect(cells.get("summary/carried_out")?.[4]).toBe("120.00");
-    const mail = statementEmail({
-      doc,
-      pdf: Buffer.alloc(0),
-      from: "a@b.c",
-      to: "ana@example.com",
-      link: "x",
-      linkDays: 30,
-      messageId: "<statement.x@b.c>",
-    });
-    expect(String(mail.text)).toContain("Nothing is paid this time: Held, then carried forward whole");
-    expect(String(mail.text)).not.toContain("Under the minimum");
+    const mail = mailOf(doc);
+    expect(mail).toContain("Nothing is paid this time: Held, then carried forward whole");
+    expect(mail).not.toContain("Under the minimum");
   });
 
   it("under the minimum, rolls over for that reason", () => {
@@ -105,27 +111,16 @@ describe("a carried statement", () => {
 
 describe("a held statement's email", () => {
   it("says a payment is held only when something is payable", () => {
-    const mailOf = (statement: PayoutStatement) =>
-      String(
-        statementEmail({
-          doc: documentOf(statement),
-          pdf: Buffer.alloc(0),
-          from: "a@b.c",
-          to: "ana@example.com",
-          link: "x",
-          linkDays: 30,
-          messageId: "<statement.x@b.c>",
-        }).text,
-      );
+    const mailFor = (statement: PayoutStatement) => mailOf(documentOf(statement));
     const held = { ...base, state: "held" as const, holdReason: "Waiting for a tax form", closedAt: null };
     // Under the minimum (5.00 of 25.00): nothing payable yet.
     const underMinimum = { ...held, availableUsd: "5.00", netAttributedUsd: "5.00", carryOutUsd: "0.00" };
-    expect(mailOf(underMinimum)).toContain(
+    expect(mailFor(underMinimum)).toContain(
       "Nothing is payable yet, and your statement is held: Waiting for a tax form",
     );
-    expect(mailOf(underMinimum)).not.toContain("Your payment of");
+    expect(mailFor(underMinimum)).not.toContain("Your payment of");
     const owed = { ...held, payableUsd: "120.00", carryOutUsd: "0.00" };
-    expect(mailOf(owed)).toContain("Your payment of USD 120.00 is held: Waiting for a tax form");
+    expect(mailFor(owed)).toContain("Your payment of USD 120.00 is held: Waiting for a tax form");
   });
 });
 

@@ -24,6 +24,22 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.close());
 
+/** The month's snapshot taken through `fetch`, with its stored pages in order. */
+async function snapshotThrough(fetch: FetchLike) {
+  const summary = await takeSnapshotNow(
+    env.db,
+    { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" },
+    { clientOverrides: { fetch } },
+  );
+  const stored = await env.db
+    .selectFrom("snapshot_page")
+    .select(["page_offset", "body"])
+    .where("snapshot_id", "=", summary.snapshotId)
+    .orderBy("seq")
+    .execute();
+  return { summary, stored };
+}
+
 describe("a page's body", () => {
   it("is stored as the bytes sent, non-ASCII names included", async () => {
     const sent = new Map<number, Buffer>();
@@ -36,18 +52,8 @@ describe("a page's body", () => {
       sent.set(Number(new URL(url).searchParams.get("offset") ?? 0), bytes);
       return new Response(bytes, { status: 200, headers: { "content-type": "application/json" } });
     };
-    const summary = await takeSnapshotNow(
-      env.db,
-      { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" },
-      { clientOverrides: { fetch: fetchRenamed } },
-    );
+    const { summary, stored } = await snapshotThrough(fetchRenamed);
     expect(summary.pages).toBe(2);
-    const stored = await env.db
-      .selectFrom("snapshot_page")
-      .select(["page_offset", "body"])
-      .where("snapshot_id", "=", summary.snapshotId)
-      .orderBy("seq")
-      .execute();
     expect(stored.map((page) => page.page_offset)).toEqual([0, 100]);
     for (const page of stored) {
       const bytes = sent.get(page.page_offset);
@@ -78,17 +84,7 @@ describe("a page's body", () => {
       const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), ...body]);
       return new Response(bytes, { status: 200, headers: { "content-type": "application/json" } });
     };
-    const summary = await takeSnapshotNow(
-      env.db,
-      { gameId: GAME_ID, window: WINDOW, requestedBy: null, via: "test" },
-      { clientOverrides: { fetch: fetchDamaged } },
-    );
-    const stored = await env.db
-      .selectFrom("snapshot_page")
-      .select(["page_offset", "body"])
-      .where("snapshot_id", "=", summary.snapshotId)
-      .orderBy("seq")
-      .execute();
+    const { stored } = await snapshotThrough(fetchDamaged);
     // The mark dropped and the byte replaced, as the page was parsed: each stored body reads as JSON again.
     for (const page of stored) expect(JSON.parse(page.body).recipients).toHaveLength(page.page_offset === 0 ? 100 : 50);
     expect(stored[0]?.body).toContain('"Cr\uFFFDator ');

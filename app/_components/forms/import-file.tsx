@@ -2,6 +2,7 @@ import { type FormEvent, type ReactNode, startTransition, useActionState, useRef
 import { type ActionResult, UNANSWERED_ACTION } from "@/lib/action-result";
 import type { ImportLimit } from "@/lib/import-limits";
 import { Button } from "../ui/button";
+import { keepEnterFromSubmitting } from "./enter-in-field";
 import { Field } from "./field";
 import { useFocusFirstInvalid } from "./focus-invalid";
 
@@ -113,16 +114,7 @@ export function ImportForm({ label, form, file, modes, children }: ImportFormPro
       onSubmit={form.onSubmit}
       // Applying changes money or payout details: only its button applies, never Enter in a field (a date typed, a
       // radio button chosen). A dry run changes nothing, so Enter runs one.
-      onKeyDown={(event) => {
-        const field = event.target;
-        if (
-          form.mode === "apply" &&
-          event.key === "Enter" &&
-          field instanceof HTMLInputElement &&
-          field.type !== "file"
-        )
-          event.preventDefault();
-      }}
+      onKeyDown={form.mode === "apply" ? keepEnterFromSubmitting : undefined}
       noValidate
       aria-label={label}
       className="flex max-w-xl flex-col gap-3"

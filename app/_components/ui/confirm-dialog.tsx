@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, type ReactNode, startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { GAME_SWITCHED, UNANSWERED_ACTION } from "@/lib/action-result";
 import { FormMessage } from "../forms/form-message";
+import { keepEnterFromSubmitting } from "../forms/enter-in-field";
 import { useFocusFirstInvalid } from "../forms/focus-invalid";
 import { ShownGameField } from "../forms/shown-game";
 import { Button } from "./button";
@@ -165,9 +166,7 @@ function ConfirmForm({
     // A dialog that asks nothing has no body: its footer then sits right under the title, with no empty band.
     <form
       ref={formRef}
-      onKeyDown={(event) => {
-        if (event.key === "Enter" && event.target instanceof HTMLInputElement) event.preventDefault();
-      }}
+      onKeyDown={keepEnterFromSubmitting}
       onSubmit={(event) => submitKeepingFields(event, formAction)}
       className={hasBody ? "-mx-4 -mb-3" : "-mx-4 -my-3"}
     >

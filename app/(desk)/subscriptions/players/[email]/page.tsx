@@ -10,7 +10,7 @@ import { getDb } from "@/db";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
-import { describeNextCharge } from "@/lib/lookup/cancel-outcome";
+import { describeNextCharge, NEXT_CHARGE } from "@/lib/lookup/cancel-outcome";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
 import type { Subscription } from "@/lib/service/subscription-schemas";
 import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
@@ -305,7 +305,7 @@ function NextCharge({ subscription }: { subscription: Subscription }) {
   const next = describeNextCharge(subscription);
   if (next.note) return next.note;
   // Not a charge (a retry, a challenge's deadline): said so in the cell, under the column's name.
-  return next.label === "Next charge" ? (
+  return next.label === NEXT_CHARGE ? (
     <MaybeTime value={next.at} focusable={false} />
   ) : (
     <>
