@@ -79,21 +79,23 @@ export async function recordWebhookEventFailure(
   return row ?? null;
 }
 
-/** Puts a failed event back in the queue's hands (a person asked for it after fixing the cause). */
-/** A failed event back to pending: the error it had (null when it had none), or undefined when it was not failed. */
+/**
+ * A failed event back in the queue's hands (a person asked for it after fixing the cause), with every try again: the
+ * error and the tries it had, or undefined when it was not failed.
+ */
 export async function resetWebhookEvent(
   db: DbOrTrx,
   gameId: string,
   id: string,
-): Promise<{ lastError: string | null } | undefined> {
-  const result = await sql<{ last_error: string | null }>`update webhook_event w
-      set status = 'pending', last_error = null
-      from (select id, last_error from webhook_event
+): Promise<{ lastError: string | null; attempts: number } | undefined> {
+  const result = await sql<{ last_error: string | null; attempts: number }>`update webhook_event w
+      set status = 'pending', last_error = null, attempts = 0
+      from (select id, last_error, attempts from webhook_event
         where id = ${id} and game_id = ${gameId} and status = 'failed' for update) as before
       where w.id = before.id
-      returning before.last_error`.execute(db);
+      returning before.last_error, before.attempts`.execute(db);
   const row = result.rows[0];
-  return row ? { lastError: row.last_error } : undefined;
+  return row ? { lastError: row.last_error, attempts: row.attempts } : undefined;
 }
 
 /**

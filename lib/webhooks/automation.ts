@@ -32,8 +32,9 @@ export async function saveGameAutomation(
 }
 
 /**
- * Processes a failed event of the game again: back to pending with its audit line (which keeps the error it had) in
- * one transaction, then queued. A queueing that fails is left to the sweep, which takes up events left pending.
+ * Processes a failed event of the game again: back to pending with every try again and its audit line (which keeps
+ * the error and the tries it had) in one transaction, then queued. A queueing that fails is left to the sweep, which
+ * takes up events left pending.
  */
 export async function retryWebhookEvent(db: Db, gameId: string, eventId: string, as: ActingAs): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -46,7 +47,7 @@ export async function retryWebhookEvent(db: Db, gameId: string, eventId: string,
       gameId,
       target: eventId,
       outcome: "queued",
-      detail: { lastError: reset.lastError },
+      detail: { lastError: reset.lastError, attempts: reset.attempts },
     });
   });
   await queueWebhookProcessing(eventId).catch((error: unknown) =>

@@ -328,6 +328,38 @@ describe("disputed renewals", () => {
     );
   });
 
+  it("records an opening whose reason or other ids are not as listed, so that its renewal is still held", async () => {
+    const body = envelope({
+      gameId: GAME,
+      type: "purchase.disputed",
+      data: {
+        order_id: "ord_odd",
+        dispute_id: "dp_odd",
+        transaction_id: { id: 5 },
+        payment_intent_id: 12,
+        charge_id: ["ch_1"],
+        reason: "r".repeat(600),
+        usd_amount: "3.10",
+      },
+    });
+    expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
+    const event = await waitFor(async () => {
+      const row = await t.db.selectFrom("webhook_event").select("status").where("body", "=", body).executeTakeFirst();
+      return row && row.status !== "pending" ? row : null;
+    });
+    expect(event.status).toBe("processed");
+    const dispute = t.db
+      .selectFrom("service_dispute")
+      .select(["status", "usd_amount", "transaction_id", "reason"])
+      .where("dispute_id", "=", "dp_odd");
+    expect(await dispute.executeTakeFirst()).toEqual({
+      status: "open",
+      usd_amount: "3.10",
+      transaction_id: null,
+      reason: "r".repeat(600),
+    });
+  });
+
   it("records an opening that carries a status of its own as an opening, not an unreadable close", async () => {
     const body = envelope({
       gameId: GAME,

@@ -100,18 +100,19 @@ describe("webhook page actions", () => {
     expect(await actions.retryWebhookEventAction(null, form({ eventId: id }))).toMatchObject({ ok: true });
     const row = await t.db
       .selectFrom("webhook_event")
-      .select(["status", "last_error"])
+      .select(["status", "last_error", "attempts"])
       .where("id", "=", id)
       .executeTakeFirstOrThrow();
-    expect(row).toEqual({ status: "pending", last_error: null });
-    // Audited with the change, keeping the error the retry cleared.
+    // Every try again: with the 8 it had kept, one failure more would have failed it for good at once.
+    expect(row).toEqual({ status: "pending", last_error: null, attempts: 0 });
+    // Audited with the change, keeping the error and the tries the retry cleared.
     const audit = await t.db
       .selectFrom("audit_log")
       .select(["outcome", "detail"])
       .where("action", "=", "webhook.retry")
       .where("target", "=", id)
       .execute();
-    expect(audit).toEqual([{ outcome: "queued", detail: { lastError: "boom" } }]);
+    expect(audit).toEqual([{ outcome: "queued", detail: { lastError: "boom", attempts: 8 } }]);
 
     // Queued again already (by a colleague, in another tab): refused, and the event's page is drawn again, showing it
     // pending rather than still offering "Process again".
