@@ -88,6 +88,25 @@ describe("parseInstant", () => {
     );
   });
 
+  it("reads the plain UTC form as the calendar-checked path does", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: at("1000-01-01T00:00:00Z"), max: at("9999-12-31T23:59:59.999Z") }), (ms) => {
+        for (const text of [new Date(ms).toISOString(), new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")]) {
+          // A leading space takes the general path (the text is trimmed first).
+          expect(parseServiceInstant(text)).toBe(parseServiceInstant(` ${text}`));
+          expect(parseInstant(text)).toBe(parseInstant(` ${text}`));
+        }
+      }),
+    );
+    for (const bad of [
+      "2026-02-29T00:00:00Z",
+      "2026-04-31T00:00:00.000Z",
+      "2026-01-01T24:00:00Z",
+      "0999-01-01T00:00:00Z",
+    ])
+      expect(parseServiceInstant(bad), bad).toBe(parseServiceInstant(` ${bad}`));
+  });
+
   it("formats whole seconds without a fraction", () => {
     expect(formatInstant(at("2026-03-01T00:00:00Z"))).toBe("2026-03-01T00:00:00Z");
     expect(formatInstant(at("2026-03-01T00:00:00.250Z"))).toBe("2026-03-01T00:00:00.250Z");

@@ -47,10 +47,10 @@ export type FetchOptions = {
    */
   onRecipients?: (recipients: readonly AttributionRecipient[]) => void;
   /**
-   * A window read in parts: the recipients of each part once it is read in full, with the pages read by then. Their
-   * lines are final (a line belongs to the one part it settled in); their figures are the part's only. A store can
-   * write the lines while the next parts are read; a restart that keeps fewer pages voids the parts read after them.
-   * Given this, the read keeps only the facts of each line handed over (the window comes back `linesWritten`).
+   * A window read in parts: the recipients of each page of a part once their lines are complete, with the pages read
+   * by then. Their lines are final (a line belongs to the one part it settled in); their figures are the part's only.
+   * A store can write the lines while the next pages are read; a restart that keeps fewer pages voids those handed
+   * over after them. Given this, the read keeps only the facts of each line (the window comes back `linesWritten`).
    */
   onPart?: (recipients: readonly AttributionRecipient[], pagesRead: number) => void;
   /**

@@ -1,8 +1,8 @@
 import "server-only";
-import { isDecimalString, sameAmount } from "@/lib/money";
 import type { AttributionRecipient, AttributionReport, RenewalLine, Reversal } from "@/lib/service/schemas";
 import { formatWindow, type TimeWindow, windowToQuery } from "@/lib/time";
 import { cancellable, createLookahead, LOOKAHEAD_PAGES, type Lookahead, type PageAnswer } from "./lookahead";
+import { sameFigures } from "./same-figures";
 import { partsForTooLarge, splitInto } from "./window-split";
 import {
   type AssembledWindow,
@@ -10,6 +10,7 @@ import {
   type LineFacts,
   lineFacts,
   mergeParts,
+  type RecipientWith,
   type SubWindowRecord,
 } from "./merge";
 import type { FetchedWindow, FetchOptions, FetchProgress, PageInfo, ReadWindow, ReportSource } from "./fetch-types";
@@ -56,6 +57,11 @@ type Ctx = {
   options: FetchOptions;
   pages: PageInfo[];
   progress: FetchProgress;
+  /**
+   * The window asked for is read in parts and its lines go to onPart: each page of a part hands its recipients' lines
+   * over once they are complete, and the read keeps their facts only.
+   */
+  handLines?: (recipients: readonly AttributionRecipient[], pagesRead: number) => void;
 };
 
 function emit(ctx: Ctx, phase?: string): void {
@@ -114,27 +120,6 @@ async function readPage(ctx: Ctx, window: TimeWindow, recipientPlayerId: number 
   return recordPage(ctx, window, recipientPlayerId, offset, limit, answer);
 }
 
-function sameFigures(a: AttributionReport, b: AttributionReport): boolean {
-  return a.pagination.total_count === b.pagination.total_count && sameFigure(a.totals, b.totals);
-}
-
-/**
- * The same figures however each page writes them: keys in any order (the reasons are a record, kept in the order
- * received), an amount by its value ("12.30" and "12.3").
- */
-function sameFigure(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === "string" && typeof b === "string")
-    return isDecimalString(a) && isDecimalString(b) && sameAmount(a, b);
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  const left = Object.entries(a);
-  const right = b as Record<string, unknown>;
-  return (
-    left.length === Object.keys(right).length &&
-    left.every(([key, v]) => Object.hasOwn(right, key) && sameFigure(v, right[key]))
-  );
-}
-
 /**
  * `asked`: the window's first page, asked for before its read began (the part before it was read meanwhile); taken
  * by the first read only, a read that starts over asks again.
@@ -189,21 +174,24 @@ async function readWindowOnce(
     },
   );
   try {
-    return { ...(await readRecipientPages(ctx, window, depth, firstAnswer, ahead)), linesWritten: false };
+    return await readRecipientPages(ctx, window, depth, firstAnswer, ahead);
   } finally {
     // Whatever is still in flight when the read ends or stops is never part of the snapshot.
     ahead.cancel();
   }
 }
 
-/** The pages of a window's recipients from the first, each next one asked for ahead while this one is stored. */
+/**
+ * The pages of a window's recipients from the first, each next one asked for ahead while this one is stored. A part of
+ * a window whose lines are handed over keeps only their facts.
+ */
 async function readRecipientPages(
   ctx: Ctx,
   window: TimeWindow,
   depth: number,
   firstAnswer: PageAnswer,
   ahead: Lookahead,
-): Promise<AssembledWindow> {
+): Promise<ReadWindow> {
   const arrived = (offset: number, answer: PageAnswer) => {
     const { pagination, recipients } = answer.report;
     if (pagination.has_more && recipients.length > 0) ahead.plan(offset + recipients.length);
@@ -215,30 +203,41 @@ async function readRecipientPages(
   if (depth === 0) ctx.progress.recipientsTotal = total;
   emit(ctx, depth === 0 ? "reading recipients" : `reading sub-window ${formatWindow(window)}`);
 
+  const handLines = depth > 0 ? ctx.handLines : undefined;
+  // One of the two holds the recipients read: themselves, or with their lines handed over, the lines' facts.
   const recipients: AttributionRecipient[] = [];
+  const facts: RecipientWith<LineFacts>[] = [];
+  const count = () => recipients.length + facts.length;
   const subWindows: SubWindowRecord[] = [];
   let page = first;
   for (;;) {
-    const pageStart = recipients.length;
+    const read: AttributionRecipient[] = [];
     for (const recipient of page.recipients) {
       if (recipient.periods_truncated || recipient.reversals_truncated) {
         const completed = await readRecipientLines(ctx, window, recipient, depth, subWindows);
-        recipients.push(completeRecipient(window, recipient, completed.periods, completed.reversals));
+        read.push(completeRecipient(window, recipient, completed.periods, completed.reversals));
         ctx.progress.linesFetched += completed.periods.length;
         ctx.progress.reversalsFetched += completed.reversals.length;
       } else {
-        recipients.push(recipient);
+        read.push(recipient);
         ctx.progress.linesFetched += recipient.periods.length;
         ctx.progress.reversalsFetched += recipient.reversals.length;
       }
       ctx.progress.recipientsFetched += 1;
     }
-    if (depth === 0) ctx.options.onRecipients?.(recipients.slice(pageStart));
+    if (handLines) {
+      // Complete now (a truncated recipient's lines were read above, with the pages read by now).
+      handLines(read, ctx.pages.length);
+      for (const recipient of read) facts.push({ ...recipient, periods: recipient.periods.map(lineFacts) });
+    } else {
+      for (const recipient of read) recipients.push(recipient);
+      if (depth === 0) ctx.options.onRecipients?.(read);
+    }
     emit(ctx);
     if (!page.pagination.has_more) break;
     if (page.recipients.length === 0)
       throw new WindowChangedError("the service reported more recipients but sent none");
-    const offset = recipients.length;
+    const offset = count();
     const answer = await ahead.take(offset);
     // Nothing more is asked for once the pull is stopped.
     ctx.options.signal?.throwIfAborted();
@@ -249,20 +248,22 @@ async function readRecipientPages(
       throw new WindowChangedError(`figures of ${formatWindow(window)} changed between pages`);
     page = next;
   }
-  if (recipients.length !== total) {
-    throw new WindowChangedError(`expected ${total} recipients in ${formatWindow(window)}, read ${recipients.length}`);
+  if (count() !== total) {
+    throw new WindowChangedError(`expected ${total} recipients in ${formatWindow(window)}, read ${count()}`);
   }
-  return {
+  const assembled = {
     window,
     report: first.report,
     notice: first.attribution_notice,
     generatedFirst: first.report.generated_at,
     generatedLast: page.report.generated_at,
     totals: first.totals,
-    recipients,
     subWindows,
     notes: [],
   };
+  return handLines
+    ? { ...assembled, recipients: facts, linesWritten: true }
+    : { ...assembled, recipients, linesWritten: false };
 }
 
 async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, parts: number): Promise<ReadWindow> {
@@ -273,9 +274,9 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
   ctx.progress.pagesEstimated += windows.length - 1;
   ctx.progress.subWindows += windows.length;
   emit(ctx, `window too large: reading it as ${windows.length} sub-windows`);
-  // The parts' lines go to onPart as each part is read (only the window asked for hands parts over), and the read
-  // keeps their facts; otherwise the lines themselves, which the caller writes.
-  const onPart = depth === 0 ? ctx.options.onPart : undefined;
+  // The parts' lines go to onPart page by page as each part is read (only the window asked for hands them over), and
+  // the read keeps their facts; otherwise the lines themselves, which the caller writes.
+  if (depth === 0 && ctx.options.onPart) ctx.handLines = ctx.options.onPart;
   const assembled: AssembledWindow[] = [];
   const written: AssembledWindow<LineFacts>[] = [];
   // Unpaced (lookaheadTogether), each part's first page is asked for as the part before it begins: the service makes
@@ -295,7 +296,8 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
       const first = asked;
       asked = askFirst(windows[index + 1]);
       const result = await readWholeWindow(ctx, part, depth + 1, first?.answer);
-      if (result.linesWritten) throw new Error("a part's lines were handed over before its window was");
+      if (result.linesWritten !== Boolean(ctx.handLines))
+        throw new Error("a part's lines were handed over otherwise than the window's");
       result.subWindows.unshift({
         scope: "window",
         recipientPlayerId: null,
@@ -304,22 +306,14 @@ async function readSplitWindow(ctx: Ctx, window: TimeWindow, depth: number, part
         reason: "window_too_large",
         pages: ctx.pages.slice(pagesBefore).filter((p) => p.recipientPlayerId === null).length,
       });
-      if (onPart) {
-        onPart(result.recipients, ctx.pages.length);
-        const recipients = result.recipients.map((recipient) => ({
-          ...recipient,
-          periods: recipient.periods.map(lineFacts),
-        }));
-        written.push({ ...result, recipients });
-      } else {
-        assembled.push(result);
-      }
+      if (result.linesWritten) written.push(result);
+      else assembled.push(result);
     }
   } finally {
     // A part's first page asked for and never taken (the read ended or failed before it) is cancelled.
     asked?.controller.abort();
   }
-  const merged: ReadWindow = onPart
+  const merged: ReadWindow = ctx.handLines
     ? { ...mergeParts(window, written), linesWritten: true }
     : { ...mergeParts(window, assembled), linesWritten: false };
   if (depth === 0) ctx.progress.recipientsTotal = merged.recipients.length;

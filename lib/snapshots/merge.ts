@@ -154,10 +154,14 @@ function maxInstant(values: (string | null)[]): string | null {
   return best;
 }
 
-/** Service order: "Recipients sort by net attributed descending, recipient id ascending as tiebreaker." */
-export function compareRecipients(a: RecipientWith<LineFacts>, b: RecipientWith<LineFacts>): number {
-  const diff = money(b.net_attributed_usd).comparedTo(money(a.net_attributed_usd));
-  return diff !== 0 ? diff : a.recipient.player_id - b.recipient.player_id;
+/**
+ * Service order: "Recipients sort by net attributed descending, recipient id ascending as tiebreaker." Each amount is
+ * read once, not once a comparison (a month holds a hundred thousand recipients).
+ */
+function inServiceOrder<R extends RecipientWith<LineFacts>>(recipients: readonly R[]): R[] {
+  const keyed = recipients.map((recipient) => ({ recipient, net: money(recipient.net_attributed_usd) }));
+  keyed.sort((a, b) => b.net.comparedTo(a.net) || a.recipient.recipient.player_id - b.recipient.recipient.player_id);
+  return keyed.map((entry) => entry.recipient);
 }
 
 /**
@@ -172,17 +176,19 @@ export function completeRecipient(
 ): AttributionRecipient {
   return {
     ...base,
-    periods: [...periods].sort(compareLines),
+    periods: byPaidAt(periods),
     periods_truncated: false,
     reversals: mergeReversals(window, reversals),
     reversals_truncated: false,
   };
 }
 
-function compareLines(a: LineFacts, b: LineFacts): number {
-  const pa = a.paid_at === null ? 0 : instantMs(a.paid_at);
-  const pb = b.paid_at === null ? 0 : instantMs(b.paid_at);
-  return pa - pb || a.period_id - b.period_id;
+/** Lines by paid instant, then period id; each instant read once. A new array. */
+function byPaidAt<L extends LineFacts>(lines: readonly L[]): L[] {
+  if (lines.length < 2) return [...lines];
+  const keyed = lines.map((line) => ({ line, ms: line.paid_at === null ? 0 : instantMs(line.paid_at) }));
+  keyed.sort((a, b) => a.ms - b.ms || a.line.period_id - b.line.period_id);
+  return keyed.map((entry) => entry.line);
 }
 
 function sumTotals(parts: readonly AssembledWindow<LineFacts>[]): AttributionTotals {
@@ -224,15 +230,15 @@ export function mergeParts<L extends LineFacts>(
       else byId.set(recipient.recipient.player_id, [recipient]);
     }
   }
-  const recipients: RecipientWith<L>[] = [];
+  const merged: RecipientWith<L>[] = [];
   for (const group of byId.values()) {
     const latest = group[group.length - 1] as RecipientWith<L>;
-    const periods = group.flatMap((r) => r.periods).sort(compareLines);
+    const periods = byPaidAt(group.flatMap((r) => r.periods));
     const reversals = mergeReversals(
       window,
       group.flatMap((r) => r.reversals),
     );
-    recipients.push({
+    merged.push({
       ...latest,
       renewal_count: group.reduce((n, r) => n + r.renewal_count, 0),
       subscription_count: distinctSubscriptions(periods, reversals),
@@ -248,7 +254,7 @@ export function mergeParts<L extends LineFacts>(
       reversals_truncated: false,
     });
   }
-  recipients.sort(compareRecipients);
+  const recipients = inServiceOrder(merged);
 
   const totals = sumTotals(parts);
   totals.recipient_count = recipients.length;

@@ -22,10 +22,12 @@ export async function insertPages(trx: Trx, snapshotId: string, pages: readonly 
  * Writes raw pages and final recipients (with their lines, reversals and refund events) inside the publishing
  * transaction while the next pages are still being read, so that storing overlaps fetching. Nothing is visible
  * before the commit; a read that starts over voids what was written for it (reset). A page's text is held only until
- * its insert has run.
+ * its insert has run. Pages go in ten to a statement and lines four thousand: every statement's round trip waits for
+ * this process's turn as well as the database's.
  *
  * A window read in parts has no final recipient before its last part (their figures are summed over the parts), but
- * each renewal line belongs to exactly one part: the lines of each part are written as soon as it is read.
+ * each renewal line belongs to exactly one part: the lines of each page of a part are written as soon as they are
+ complete.
  *
  * Given the previous version of the window, it also compares each page's rows but the lines with it as they come, so
  * that publishing has only the totals left to compare in memory; the lines are compared in the database once all are
@@ -34,11 +36,12 @@ export async function insertPages(trx: Trx, snapshotId: string, pages: readonly 
  */
 export type RowWriter = {
   addRecipients(recipients: readonly AttributionRecipient[]): void;
-  /** The lines of a part of the window read in full, when the snapshot held `pagesRead` pages. */
+  /** Complete lines of a part of the window (a page's recipients), when the snapshot held `pagesRead` pages. */
   addPartLines(recipients: readonly AttributionRecipient[], pagesRead: number): void;
   /**
-   * Queues the page's insert; its text is held until the insert has run. Resolves at once, or once the queue is
-   * written when more than MAX_PAGES_PENDING pages wait (a store slower than the service never piles texts up).
+   * Queues the page's insert (with the pages after it, up to PAGES_PER_INSERT); its text is held until the insert has
+   * run. Resolves at once, or once the queue is written when more than MAX_PAGES_PENDING pages wait (a store slower
+   * than the service never piles texts up).
    */
   addPage(page: PageRecord): Promise<void>;
   /** Pages queued whose insert has not run yet: the only page texts the writer holds. */
@@ -47,7 +50,7 @@ export type RowWriter = {
   compareWith(previous: ComparableVersion): void;
   /**
    * Voids what was written beyond the first `keptPages` pages (the pages still part of the read): the pages after
-   * them, the lines of the parts read after them and every recipient. The lines of the parts read within them stay.
+   * them, the lines handed over after them and every recipient. The lines handed over within them stay.
    * Nothing needs a page's text again: with no page kept everything written is rolled back, otherwise just those rows
    * are deleted.
    */
@@ -85,8 +88,17 @@ function nextTurn(): Promise<void> {
 /** A part's lines as written: their period ids. */
 type PartLines = { periodIds: number[]; pagesRead: number };
 
-/** Pages queued for writing before the read waits for the store (a few pages of up to a hundred kilobytes). */
-export const MAX_PAGES_PENDING = 8;
+/**
+ * Pages waiting to be written before the read waits for the store (some megabytes at most: a page is up to a hundred
+ * kilobytes). Enough for the store to write a few thousand lines meanwhile without holding the read up.
+ */
+export const MAX_PAGES_PENDING = 32;
+
+/** Lines written by one statement (from as many pages as it takes). */
+const LINES_PER_INSERT = 4_000;
+
+/** Pages written by one statement. */
+const PAGES_PER_INSERT = 10;
 
 export async function createRowWriter(trx: Trx, snapshotId: string): Promise<RowWriter> {
   await createSavepoint(trx, "snapshot_rows");
@@ -99,14 +111,31 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
   let comparer: DriftComparer | null = null;
   let pages = 0;
   let pending = 0;
+  let waiting: PageRecord[] = [];
   const queue = (work: () => Promise<void>) => {
     chain = chain.then(work).catch((error: unknown) => {
       failure ??= error;
     });
   };
-  const writePart = async (rows: Row[], pagesRead: number) => {
-    parts.push({ periodIds: rows.map((row) => row.period_id as number), pagesRead });
-    await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, rows);
+  // The pages waiting, to be written by one statement.
+  const queueWaiting = () => {
+    if (waiting.length === 0) return;
+    const batch = waiting;
+    waiting = [];
+    queue(async () => {
+      try {
+        await insertPages(trx, snapshotId, batch);
+      } finally {
+        pending -= batch.length;
+      }
+    });
+  };
+  // Lines handed over are written LINES_PER_INSERT at a time, whatever the pages they came with.
+  let lines: Row[] = [];
+  const writeLines = async () => {
+    const rows = lines;
+    lines = [];
+    if (rows.length > 0) await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, rows);
   };
   const writer: RowWriter = {
     addRecipients(list) {
@@ -124,7 +153,10 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
     addPartLines(list, pagesRead) {
       queue(async () => {
         await nextTurn();
-        await writePart(buildLineRows(list), pagesRead);
+        const rows = buildLineRows(list);
+        parts.push({ periodIds: rows.map((row) => row.period_id as number), pagesRead });
+        for (const row of rows) lines.push(row);
+        if (lines.length >= LINES_PER_INSERT) await writeLines();
       });
     },
     addPage(page) {
@@ -132,13 +164,8 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       if (failure) return Promise.reject(failure);
       pages += 1;
       pending += 1;
-      queue(async () => {
-        try {
-          await insertPages(trx, snapshotId, [page]);
-        } finally {
-          pending -= 1;
-        }
-      });
+      waiting.push(page);
+      if (waiting.length >= PAGES_PER_INSERT || pending > MAX_PAGES_PENDING) queueWaiting();
       return pending > MAX_PAGES_PENDING ? chain : Promise.resolve();
     },
     pagesPending: () => pending,
@@ -151,6 +178,8 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       });
     },
     async reset(keptPages = 0) {
+      queueWaiting();
+      queue(writeLines);
       await chain;
       const voidPeriodIds = [
         ...built.lines.map((row) => row.period_id as number),
@@ -176,6 +205,8 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
       });
     },
     async flush() {
+      queueWaiting();
+      queue(writeLines);
       await chain;
       if (failure) throw failure;
       const drift = previous && comparer ? { previous, comparer } : null;

@@ -218,11 +218,13 @@ describe("a window over the renewal cap", () => {
     await expect(stopped).rejects.toThrow("stopped");
     expect(recorded).toEqual([WINDOW.startMs]);
   });
-  it("hands each part's lines over as it is read and keeps only their facts", async () => {
+  it("hands each page of a part's lines over as it is read and keeps only their facts", async () => {
     const { source } = await createReportSource(env.db, GAME_ID);
     const handed: number[] = [];
+    const pagesRead: number[] = [];
     const fetched = await fetchWindow(source, WINDOW, {
-      onPart: (recipients) => {
+      onPart: (recipients, pages) => {
+        pagesRead.push(pages);
         for (const recipient of recipients) {
           for (const line of recipient.periods) {
             // Each line whole when handed over: what the store writes.
@@ -237,6 +239,11 @@ describe("a window over the renewal cap", () => {
     expect(kept).toHaveLength(20_500);
     expect(new Set(kept.map((line) => line.period_id))).toEqual(new Set(handed));
     expect(handed).toHaveLength(20_500);
+    // Once a page, with the pages read by then: every page of the parts' recipients, none twice.
+    const recipientPages = fetched.pages.filter((page) => page.recipientPlayerId === null);
+    expect(pagesRead).toEqual([...new Set(pagesRead)].sort((a, b) => a - b));
+    expect(pagesRead).toHaveLength(recipientPages.length);
+    expect(pagesRead.length).toBeGreaterThan(fetched.subWindows.filter((w) => w.scope === "window").length);
     for (const line of kept)
       expect(Object.keys(line).sort()).toEqual(["attribution", "paid_at", "period_id", "subscription_id"]);
 
