@@ -82,10 +82,10 @@ export function statementLinkUrl(statementId: string, days: number, master: Buff
 export async function resolveStatementLink(
   db: Db,
   token: string,
-  now = Date.now(),
 ): Promise<{ statementId: string; gameId: string; batchId: string } | null> {
   const claims = readStatementLink(token);
-  if (!claims || claims.expiresAt <= now) return null;
+  // Issued and revoked on the database's clock, a link expires on it too, whatever the clock of this server.
+  if (!claims || claims.expiresAt <= (await databaseNowMs(db))) return null;
   const owner = await findStatementOwner(db, { statementId: claims.statementId });
   if (!owner) return null;
   const revokedAt = await getBatchLinkRevocation(db, owner.batchId);

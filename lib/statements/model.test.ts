@@ -124,6 +124,17 @@ describe("a held statement's email", () => {
   });
 });
 
+describe("a statement of a player whose name is blank", () => {
+  it("greets and names the player by id, as when the service has no name", () => {
+    for (const playerName of ["  ", "", null]) {
+      const doc = documentOf({ ...base, playerName });
+      expect(doc.recipient.name).toBeNull();
+      expect(mailOf(doc)).toContain(`Hello player #${base.recipientPlayerId},`);
+    }
+    expect(documentOf({ ...base, playerName: "Ana Lima" }).recipient.name).toBe("Ana Lima");
+  });
+});
+
 describe("a statement's reversals in its CSV", () => {
   it("are written exactly as the service gave them, as the renewal lines and the PDF are, not rounded each", () => {
     const reversal = {

@@ -196,7 +196,12 @@ export function buildStatementDocument(input: {
     statementId: s.id,
     gameId: input.gameId,
     issuer: { name: input.settings.studioName, address: input.settings.studioAddress },
-    recipient: { playerId: s.recipientPlayerId, name: s.playerName, email: s.playerEmail },
+    // A name of only spaces, as the service sends for some players, is no name.
+    recipient: {
+      playerId: s.recipientPlayerId,
+      name: s.playerName?.trim() ? s.playerName : null,
+      email: s.playerEmail,
+    },
     window: { start: s.windowStart, end: s.windowEnd },
     issuedAt: input.issuedAt,
     figures: {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { GET } from "@/app/api/statement-links/[token]/route";
+import { GET, HEAD } from "@/app/api/statement-links/[token]/route";
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { whileInsertsRefused } from "../support/refused-inserts";
@@ -83,6 +83,29 @@ describe("signed statement links", () => {
       .execute();
     expect(audits.map((a) => a.target)).toEqual([statementIds[2], statementIds[2], statementIds[1]]);
     expect(audits.every((a) => a.actor_email === null)).toBe(true);
+  });
+
+  it("answers a link's head from the link alone: no download counted or audited", async () => {
+    await t.db.deleteFrom("statement_link_download").execute();
+    const auditsBefore = await t.db.selectFrom("audit_log").select("id").execute();
+    const head = (token: string) =>
+      HEAD(new Request(`http://localhost:3000/api/statement-links/${token}`, { method: "HEAD" }), {
+        params: Promise.resolve({ token }),
+      });
+    const token = tokenOf(statementLinkUrl(statementIds[0] ?? "", 30));
+    for (let i = 0; i <= LINK_DOWNLOADS_PER_HOUR; i += 1) {
+      const answer = await head(token);
+      expect([answer.status, answer.headers.get("content-type"), await answer.text()]).toEqual([
+        200,
+        "application/pdf",
+        "",
+      ]);
+    }
+    expect((await head(`${token.slice(0, -2)}xx`)).status).toBe(404);
+    expect(await t.db.selectFrom("statement_link_download").select("statement_id").execute()).toEqual([]);
+    expect(await t.db.selectFrom("audit_log").select("id").execute()).toHaveLength(auditsBefore.length);
+    // The statement is still there to download.
+    expect((await follow(token)).status).toBe(200);
   });
 
   it("refuses a statement's downloads past an hour's limit, whichever its link, until the hour is over", async () => {
@@ -203,6 +226,22 @@ describe("signed statement links", () => {
       vi.useRealTimers();
     }
     expect((await follow(token)).status).toBe(404);
+  });
+
+  it("judges a link's expiry on the database's clock, whatever the clock of the server it is opened on", async () => {
+    const expiredAt = Date.now() - 60_000;
+    const token = signStatementLink(statementIds[0] ?? "", {
+      issuedAt: expiredAt - 86_400_000,
+      expiresAt: expiredAt,
+      master: readKeyring().current,
+    });
+    // Opened on a server whose clock is two minutes behind: expired a minute ago all the same.
+    vi.useFakeTimers({ now: Date.now() - 120_000, toFake: ["Date"] });
+    try {
+      expect((await follow(token)).status).toBe(404);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("tells a recipient whose download fails on the desk's side that the link still works", async () => {

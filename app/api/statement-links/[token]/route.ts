@@ -1,8 +1,10 @@
 // GET /api/statement-links/[token] – a recipient's statement PDF through a signed, expiring link (no account)
+// HEAD – whether the link opens a statement, without rendering, counting or auditing a download
 import { getDb } from "@/db";
 import { log } from "@/lib/log";
 import { definePublicRoute, jsonError } from "@/lib/routes";
 import { downloadByLink } from "@/lib/statements/link-download";
+import { resolveStatementLink } from "@/lib/statements/links";
 import { documentResponse } from "@/lib/statements/response";
 
 export const GET = definePublicRoute<{ token: string }>(
@@ -33,5 +35,31 @@ export const GET = definePublicRoute<{ token: string }>(
       return refused;
     }
     return documentResponse(download.rendered, "pdf");
+  },
+);
+
+/**
+ * Mail scanners and link previews ask for a link's head before anyone opens it: answered from the link alone, so that
+ * they neither use up the statement's hourly downloads nor show in the audit log as downloads.
+ */
+export const HEAD = definePublicRoute<{ token: string }>(
+  "whether a signed statement link opens a statement; the link is the authorisation and nothing is sent",
+  async (_request, context) => {
+    const { token } = await context.params;
+    try {
+      const target = await resolveStatementLink(getDb(), token);
+      const status = target ? 200 : 404;
+      return new Response(null, {
+        status,
+        headers: {
+          "Content-Type": target ? "application/pdf" : "application/json",
+          "Cache-Control": "no-store",
+          "X-Content-Type-Options": "nosniff",
+        },
+      });
+    } catch (error) {
+      log.error("statement link check failed", { error });
+      return new Response(null, { status: 503, headers: { "Cache-Control": "no-store" } });
+    }
   },
 );
