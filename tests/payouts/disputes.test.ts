@@ -63,6 +63,15 @@ async function disputeStatus(disputeId: string, status: ServiceDisputeStatus): P
 }
 
 /** Snapshot of the window, a batch from it, and the id of Bob's statement and the period of Bob's SUB.monthly line. */
+/** A purchase.disputed delivered to the webhook route: its event once processing has ended. */
+async function deliverDispute(body: string) {
+  expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
+  return waitFor(async () => {
+    const row = await t.db.selectFrom("webhook_event").select("status").where("body", "=", body).executeTakeFirst();
+    return row && row.status !== "pending" ? row : null;
+  });
+}
+
 async function prepareWindow(window: TimeWindow) {
   const snapshot = await takeSnapshotNow(t.db, { gameId: GAME, window, requestedBy: null, via: "test" });
   const { batchId } = await preparePayoutBatch(t.db, { gameId: GAME, window }, web(preparer));
@@ -313,15 +322,7 @@ describe("disputed renewals", () => {
       type: "purchase.disputed",
       data: { order_id: "ord_bad", dispute_id: "dp_bad", usd_amount: 10 },
     });
-    expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
-    const event = await waitFor(async () => {
-      const row = await t.db
-        .selectFrom("webhook_event")
-        .select(["status", "effect"])
-        .where("body", "=", body)
-        .executeTakeFirst();
-      return row && row.status !== "pending" ? row : null;
-    });
+    const event = await deliverDispute(body);
     expect(event.status).toBe("unprocessable");
     expect(await t.db.selectFrom("service_dispute").select("id").where("dispute_id", "=", "dp_bad").execute()).toEqual(
       [],
@@ -342,11 +343,7 @@ describe("disputed renewals", () => {
         usd_amount: "3.10",
       },
     });
-    expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
-    const event = await waitFor(async () => {
-      const row = await t.db.selectFrom("webhook_event").select("status").where("body", "=", body).executeTakeFirst();
-      return row && row.status !== "pending" ? row : null;
-    });
+    const event = await deliverDispute(body);
     expect(event.status).toBe("processed");
     const dispute = t.db
       .selectFrom("service_dispute")
@@ -372,11 +369,7 @@ describe("disputed renewals", () => {
         usd_amount: "7.00",
       },
     });
-    expect((await deliver(routePOST, { gameId: GAME, body, secrets: [SIGNING_SECRET] })).status).toBe(200);
-    const event = await waitFor(async () => {
-      const row = await t.db.selectFrom("webhook_event").select("status").where("body", "=", body).executeTakeFirst();
-      return row && row.status !== "pending" ? row : null;
-    });
+    const event = await deliverDispute(body);
     expect(event.status).toBe("processed");
     const dispute = t.db
       .selectFrom("service_dispute")
