@@ -27,7 +27,7 @@ export async function insertPages(trx: Trx, snapshotId: string, pages: readonly 
  *
  * A window read in parts has no final recipient before its last part (their figures are summed over the parts), but
  * each renewal line belongs to exactly one part: the lines of each page of a part are written as soon as they are
- complete.
+ * complete.
  *
  * Given the previous version of the window, it also compares each page's rows but the lines with it as they come, so
  * that publishing has only the totals left to compare in memory; the lines are compared in the database once all are
@@ -179,12 +179,16 @@ export async function createRowWriter(trx: Trx, snapshotId: string): Promise<Row
     },
     async reset(keptPages = 0) {
       queueWaiting();
-      queue(writeLines);
       await chain;
       const voidPeriodIds = [
         ...built.lines.map((row) => row.period_id as number),
         ...parts.filter((part) => part.pagesRead > keptPages).flatMap((part) => part.periodIds),
       ];
+      // Lines not written yet: those of the void read go unwritten, the others are written before the rest is voided.
+      const voided = new Set(voidPeriodIds);
+      lines = keptPages === 0 ? [] : lines.filter((row) => !voided.has(row.period_id as number));
+      queue(writeLines);
+      await chain;
       const recipientsWritten = given.length > 0;
       given = [];
       built = emptyRows();
