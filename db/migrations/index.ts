@@ -39,6 +39,7 @@ import * as subscriptionChangeHolds from "./2026_12_08_0900_subscription_change_
 import * as sendAndMarkIndexes from "./2026_12_08_1000_send_and_mark_indexes";
 import * as deliveryClock from "./2026_12_09_0900_delivery_clock";
 import * as profileChangeFields from "./2026_12_10_0900_profile_change_fields";
+import * as unprocessedChangeIdx from "./2026_12_11_0900_unprocessed_change_idx";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -88,4 +89,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_08_1000_send_and_mark_indexes": sendAndMarkIndexes,
   "2026_12_09_0900_delivery_clock": deliveryClock,
   "2026_12_10_0900_profile_change_fields": profileChangeFields,
+  "2026_12_11_0900_unprocessed_change_idx": unprocessedChangeIdx,
 };

@@ -1,4 +1,5 @@
 import "server-only";
+import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import { camelRow } from "./camel-row";
 import type { RowOf } from "./row-of";
@@ -27,6 +28,34 @@ export async function getLatestStaleMark(
     .limit(1)
     .executeTakeFirst();
   return row ? { id: String(row.id), markedAt: row.marked_at, reason: row.reason } : null;
+}
+
+/**
+ * Refunds and renewals of the game inside the window, received after `after`, that are not processed yet (waiting for
+ * a worker, or failed): their stale mark is written only when they are. How many, and the latest.
+ */
+export async function findUnprocessedChanges(
+  db: DbOrTrx,
+  params: { gameId: string; windowStart: Date; windowEnd: Date; after: Date },
+): Promise<{ count: number; latestId: string; latestReceivedAt: Date } | null> {
+  const eventTime = sql<Date>`coalesce(occurred_at, received_at)`;
+  const row = await db
+    .selectFrom("webhook_event")
+    .select((eb) => [
+      eb.fn.countAll<string>().as("count"),
+      eb.fn.max("id").as("latest_id"),
+      eb.fn.max("received_at").as("latest_received_at"),
+    ])
+    .where("game_id", "=", params.gameId)
+    .where("status", "in", ["pending", "failed"])
+    .where("received_at", ">", params.after)
+    .where("event_type", "in", ["subscription.refunded", "subscription.renewed"])
+    .where(eventTime, ">=", params.windowStart)
+    .where(eventTime, "<", params.windowEnd)
+    .executeTakeFirst();
+  const count = Number(row?.count ?? 0);
+  if (!row || count === 0 || row.latest_id === null || row.latest_received_at === null) return null;
+  return { count, latestId: String(row.latest_id), latestReceivedAt: row.latest_received_at };
 }
 
 export async function listFlagOverrideRows(db: DbOrTrx, params: { gameId: string; batchId: string }) {

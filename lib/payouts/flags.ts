@@ -1,7 +1,12 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
 import { listSnapshotDisputes, type SnapshotDisputeRow } from "@/db/queries/disputes";
-import { getLatestStaleMark, listFlagOverrideRows, type FlagOverrideRow } from "@/db/queries/flags";
+import {
+  findUnprocessedChanges,
+  getLatestStaleMark,
+  listFlagOverrideRows,
+  type FlagOverrideRow,
+} from "@/db/queries/flags";
 import { getSnapshot, listSnapshotVersions, type SnapshotHeader } from "@/db/queries/snapshots";
 import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
@@ -68,6 +73,25 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
     // The mark's reason says how many changes it stands for ("… and 249 more"): marks are written per burst, so
     // counting them would not count changes.
     flags.push(windowFlag("snapshot_stale", mark.reason, `stale_mark:${mark.id}`, mark.markedAt));
+  }
+  // A refund or renewal received since, not processed yet (a backlog, or failed), has no mark until it is: its change
+  // is as real, and the flag says so until it is processed (then its mark, if any, stands) or overridden.
+  const unprocessed = await findUnprocessedChanges(db, {
+    gameId: snapshot.gameId,
+    windowStart: new Date(snapshot.window.startMs),
+    windowEnd: new Date(snapshot.window.endMs),
+    after: snapshot.fetchStartedAt,
+  });
+  if (unprocessed) {
+    flags.push(
+      windowFlag(
+        "snapshot_stale",
+        `${countOf(unprocessed.count, "refund or renewal event")} received since this version was read, not ` +
+          "processed yet (see Webhooks)",
+        `unprocessed_event:${unprocessed.latestId}`,
+        unprocessed.latestReceivedAt,
+      ),
+    );
   }
   if (!snapshot.windowClosed)
     flags.push(windowFlag("window_open", "read before the window's end", snapshotCause, snapshot.publishedAt));
