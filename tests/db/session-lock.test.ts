@@ -43,6 +43,8 @@ describe("a session lock on a connection of its own", () => {
     await waitFor(async () => lock.lost() !== null, { what: "the connection's end to be noticed" });
     expect(String(lock.lost())).toMatch(/terminat/);
     await expect(lock.release()).resolves.toBeUndefined();
+    // The ended server process lets its locks go as it exits, which can be a moment after its client heard the end.
+    await waitFor(async () => !(await holders()).includes(pid as number), { what: "the ended process to exit" });
     const next = await holdSessionLock(t.db, "test|cut");
     expect(next).not.toBeNull();
     await next?.release();
