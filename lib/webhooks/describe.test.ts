@@ -59,6 +59,13 @@ describe("describeEffect", () => {
       describeEffect({
         status: "processed",
         lastError: null,
+        effect: { kind: "dispute", disputeId: "dp_2", orderId: "ord_2", status: "open", dropped: ["reason"] },
+      }),
+    ).toBe("Dispute dp_2 recorded as open on order ord_2, without its reason (not as documented)");
+    expect(
+      describeEffect({
+        status: "processed",
+        lastError: null,
         effect: { kind: "dispute", disputeId: "dp_1", orderId: "ord_1", status: "lost" },
       }),
     ).toBe("Dispute dp_1 recorded as closed lost");

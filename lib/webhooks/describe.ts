@@ -99,8 +99,10 @@ export function describeEffect(input: {
     case "dispute": {
       const id = String(effect.disputeId ?? "");
       const amount = typeof effect.usdAmount === "string" ? ` (${formatUsdText(effect.usdAmount)})` : "";
+      const dropped = Array.isArray(effect.dropped) ? effect.dropped.map(String) : [];
+      const without = dropped.length > 0 ? `, without its ${dropped.join(" and ")} (not as documented)` : "";
       if (effect.status === "open")
-        return `Dispute ${id} recorded as open${amount} on order ${String(effect.orderId ?? "")}`;
+        return `Dispute ${id} recorded as open${amount} on order ${String(effect.orderId ?? "")}${without}`;
       return `Dispute ${id} recorded as closed ${String(effect.status)}${amount}`;
     }
     default:

@@ -75,11 +75,16 @@ export async function applyDisputeEvent(trx: Db, gameId: string, envelope: Webho
     openedAt: at,
     eventId: envelope.event_id,
   });
+  // Sent, but not as listed: recorded without it, and the event says which.
+  const dropped = (["transaction_id", "reason"] as const).filter(
+    (field) => envelope.data[field] !== undefined && envelope.data[field] !== null && d[field] === null,
+  );
   return {
     kind: "dispute",
     disputeId: d.dispute_id,
     orderId: d.order_id,
     usdAmount: d.usd_amount,
     status: stored.status,
+    ...(dropped.length > 0 ? { dropped } : {}),
   };
 }

@@ -355,6 +355,12 @@ describe("disputed renewals", () => {
       transaction_id: null,
       reason: "r".repeat(600),
     });
+    // The event says what was left out.
+    const stored = t.db.selectFrom("webhook_event").select("effect").where("body", "=", body);
+    expect((await stored.executeTakeFirstOrThrow()).effect).toMatchObject({
+      kind: "dispute",
+      dropped: ["transaction_id"],
+    });
   });
 
   it("records an opening that carries a status of its own as an opening, not an unreadable close", async () => {
