@@ -8,6 +8,7 @@ import {
   parseWebhookEvent,
   RECEIVED_EVENT_ID,
   type WebhookEnvelope,
+  type WebhookParseResult,
   webhookEnvelopeSchema,
 } from "@/lib/service/schemas";
 import { parseServiceInstant } from "@/lib/time";
@@ -227,11 +228,15 @@ export async function receiveWebhook(
   } catch {
     return refuse(db, { gameId, reason: "body_not_json", detail: "the body is not JSON", deliveryId });
   }
-  // PostgreSQL's text and jsonb store no NUL: such a body could never be stored, and a 503 would have it sent again
-  // for ever. Refused as the malformed body it is.
-  if (holdsNul(json))
-    return refuse(db, { gameId, reason: "body_not_json", detail: "the body holds a NUL character", deliveryId });
-  const parsed = parseWebhookEvent(json);
+  // PostgreSQL's text and jsonb store no NUL. The body is kept as sent (a NUL in JSON is the escape \u0000, text like
+  // the rest), but nothing read from it could be: such an event is kept unprocessed, read without its NULs, and a
+  // refund or renewal still marks its window stale. Refused, the service would send it again for ever and it would
+  // be lost.
+  const nul = holdsNul(json);
+  if (nul) json = withoutNul(json);
+  const parsed: WebhookParseResult = nul
+    ? { success: false, issues: ["the body holds a NUL character, which cannot be stored: kept, not processed"] }
+    : parseWebhookEvent(json);
   let envelope: WebhookEnvelope;
   let parseIssues: string[] | null = null;
   if (parsed.success) {
@@ -357,6 +362,15 @@ export function queueWebhookProcessing(_eventId: string): Promise<void> {
 }
 
 /** Whether a parsed JSON value holds a NUL character in any string or key. */
+/** The value with every NUL, in its texts and its keys, replaced by U+FFFD. */
+function withoutNul(value: unknown): unknown {
+  if (typeof value === "string") return value.replaceAll("\u0000", "\uFFFD");
+  if (Array.isArray(value)) return value.map(withoutNul);
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [withoutNul(key) as string, withoutNul(v)]));
+  return value;
+}
+
 function holdsNul(value: unknown): boolean {
   if (typeof value === "string") return value.includes("\u0000");
   if (Array.isArray(value)) return value.some(holdsNul);

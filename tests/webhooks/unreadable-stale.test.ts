@@ -54,3 +54,30 @@ it("marks the window of a refund it cannot read stale, by the event's time, once
   expect(await deliver(POST, { gameId: "g-stale", body: cancel })).toMatchObject({ status: 200 });
   expect(await marks()).toHaveLength(1);
 });
+
+it("keeps an event holding a NUL unprocessed, and marks the window of such a refund stale", async () => {
+  // A NUL (JSON's \u0000) can be in neither a text column nor jsonb: the body is kept as sent, nothing read from it.
+  const body = envelope({
+    gameId: "g-stale",
+    type: "subscription.refunded",
+    createdAt: "2026-06-21T09:00:00Z",
+    data: refundedData({ refunded_at: "2026-06-21T08:59:00Z", subscription_id: "SUB_1767225600_NUL\u0000" }),
+  });
+  expect(await deliver(POST, { gameId: "g-stale", body })).toMatchObject({ status: 200, body: { status: "accepted" } });
+  const event = await t.db
+    .selectFrom("webhook_event")
+    .select(["status", "body", "subscription_id", "parse_issues"])
+    .where("game_id", "=", "g-stale")
+    .where("body", "=", body)
+    .executeTakeFirstOrThrow();
+  expect(event).toEqual({
+    status: "unprocessable",
+    body,
+    subscription_id: "SUB_1767225600_NUL\uFFFD",
+    parse_issues: ["the body holds a NUL character, which cannot be stored: kept, not processed"],
+  });
+  expect(await marks()).toContainEqual({
+    instant: new Date("2026-06-21T09:00:00Z"),
+    reason: "subscription.refunded SUB_1767225600_NUL\uFFFD (its data could not be read)",
+  });
+});
