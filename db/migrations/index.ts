@@ -40,6 +40,7 @@ import * as sendAndMarkIndexes from "./2026_12_08_1000_send_and_mark_indexes";
 import * as deliveryClock from "./2026_12_09_0900_delivery_clock";
 import * as profileChangeFields from "./2026_12_10_0900_profile_change_fields";
 import * as unprocessedChangeIdx from "./2026_12_11_0900_unprocessed_change_idx";
+import * as statementIssuer from "./2026_12_11_1000_statement_issuer";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -90,4 +91,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_09_0900_delivery_clock": deliveryClock,
   "2026_12_10_0900_profile_change_fields": profileChangeFields,
   "2026_12_11_0900_unprocessed_change_idx": unprocessedChangeIdx,
+  "2026_12_11_1000_statement_issuer": statementIssuer,
 };

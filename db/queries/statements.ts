@@ -54,6 +54,38 @@ export async function numberBatchStatements(trx: Trx, params: { gameId: string; 
 }
 
 /** The number of each numbered statement of a batch. */
+export type StatementIssuer = { name: string; address: string };
+
+/**
+ * Keeps the issuer a statement is first emailed under (a later send keeps the first), so that a rename of the studio
+ * does not change a statement its recipient already has.
+ */
+export async function keepStatementIssuer(db: DbOrTrx, statementId: string, issuer: StatementIssuer): Promise<void> {
+  await db
+    .updateTable("statement_document")
+    .set({ issuer_name: issuer.name, issuer_address: issuer.address })
+    .where("statement_id", "=", statementId)
+    .where("issuer_name", "is", null)
+    .execute();
+}
+
+/** The issuer kept for each numbered statement of the batch (or the one statement) that has one. */
+export async function listStatementIssuers(
+  db: DbOrTrx,
+  params: { gameId: string; batchId: string; statementId?: string },
+): Promise<Map<string, StatementIssuer>> {
+  let query = db
+    .selectFrom("statement_document as d")
+    .innerJoin("payout_statement as st", "st.id", "d.statement_id")
+    .select(["d.statement_id", "d.issuer_name", "d.issuer_address"])
+    .where("d.game_id", "=", params.gameId)
+    .where("st.batch_id", "=", params.batchId)
+    .where("d.issuer_name", "is not", null);
+  if (params.statementId) query = query.where("d.statement_id", "=", params.statementId);
+  const rows = await query.execute();
+  return new Map(rows.map((r) => [r.statement_id, { name: r.issuer_name ?? "", address: r.issuer_address ?? "" }]));
+}
+
 export async function listStatementNumbers(
   db: DbOrTrx,
   params: { gameId: string; batchId: string },

@@ -12,6 +12,9 @@ export type StatementDocumentTable = {
   game_id: string;
   number: number;
   numbered_at: CreatedAt;
+  /** The issuer as it was when the statement was first emailed; null before (migration 2026_12_11_1000). */
+  issuer_name: ColumnType<string | null, string | null | undefined, string | null>;
+  issuer_address: ColumnType<string | null, string | null | undefined, string | null>;
 };
 
 export type StatementDeliveryTable = {

@@ -7,10 +7,12 @@ import { listCarrySources } from "@/db/queries/payouts";
 import {
   findStatementOwner,
   getStatementNumber,
+  listStatementIssuers,
   listStatementLines,
   listStatementNumbers,
   listStatementReversals,
   numberBatchStatements,
+  type StatementIssuer,
 } from "@/db/queries/statements";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
@@ -84,6 +86,11 @@ async function latestReturn(db: Db, gameId: string, s: PayoutStatement): Promise
   return returns.filter((r) => r.kind === "returned").at(-1) ?? null;
 }
 
+/** The settings a statement is drawn with: its issuer the one it was first emailed under, once it was. */
+function issuedUnder(settings: StatementSettings, kept: StatementIssuer | undefined): StatementSettings {
+  return kept ? { ...settings, studioName: kept.name, studioAddress: kept.address } : settings;
+}
+
 type Context = { gameId: string; issuedAt: string; settings: StatementSettings; maskedAccount?: string | null };
 
 type Inputs = Pick<
@@ -151,8 +158,16 @@ export async function renderStatement(
   }))
     statement = s;
   if (!statement || number === null) throw new AppError("NOT_FOUND", "No such statement for this game.");
-  const settings = await readStatementSettings(db);
-  const ctx = { gameId: params.gameId, issuedAt: batch.approvedAt, settings, maskedAccount: params.maskedAccount };
+  const [settings, kept] = await Promise.all([
+    readStatementSettings(db),
+    listStatementIssuers(db, { gameId: params.gameId, batchId: owner.batchId, statementId: statement.id }),
+  ]);
+  const ctx = {
+    gameId: params.gameId,
+    issuedAt: batch.approvedAt,
+    settings: issuedUnder(settings, kept.get(statement.id)),
+    maskedAccount: params.maskedAccount,
+  };
   return renderOne(db, statement, number, ctx, acting);
 }
 
@@ -169,6 +184,7 @@ export async function renderBatchStatements(
   const batch = await documentBatch(db, params.gameId, params.batchId);
   await numberStatements(db, params, acting);
   const numbers = await listStatementNumbers(db, params);
+  const issuers = await listStatementIssuers(db, params);
   const settings = await readStatementSettings(db);
   const ctx = { gameId: params.gameId, issuedAt: batch.approvedAt, settings };
   // The next statements' inputs are read while one is rendered: the database works (in its own process) while
@@ -178,7 +194,8 @@ export async function renderBatchStatements(
   const renderNext = async () => {
     const next = pending.shift();
     if (!next) return;
-    await each(await renderFrom(db, next.s, next.number, ctx, await next.inputs, acting));
+    const own = { ...ctx, settings: issuedUnder(settings, issuers.get(next.s.id)) };
+    await each(await renderFrom(db, next.s, next.number, own, await next.inputs, acting));
     rendered += 1;
   };
   try {

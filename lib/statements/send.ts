@@ -16,6 +16,7 @@ import {
 import { findBatchGame } from "@/db/queries/payout-lookup";
 import { checkSendAgainstRevocation, getBatchLinkRevocation, isLatestSend } from "@/db/queries/statement-links";
 import { lockForTransaction } from "@/db/queries/locks";
+import { keepStatementIssuer } from "@/db/queries/statements";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit, recordWithRetries } from "@/lib/audit";
 import { AppError, isAppError } from "@/lib/errors";
@@ -257,6 +258,8 @@ export async function deliverStatement(
   const acting = { actor: null, via: "job" as const };
   const started = performance.now();
   const rendered = await renderStatement(db, { gameId: job.gameId, statementId: job.statementId }, acting);
+  // The issuer this email names stays the statement's: drawn again later, after a rename, it names the same one.
+  await keepStatementIssuer(db, job.statementId, rendered.doc.issuer);
   const renderMs = Math.round(performance.now() - started);
   const settings = await readStatementSettings(db);
   const linkKey = await namedKey(db);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { ParsedMail } from "mailparser";
 import type { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +8,7 @@ import { formatUsdText } from "@/lib/format";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import { SEND_ATTEMPTS } from "@/lib/statements/send-job";
+import { renderBatchStatements, renderStatement } from "@/lib/statements/render";
 import { queueStatementSends } from "@/lib/statements/send";
 import { ISSUER_MISSING } from "@/lib/statements/settings";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
@@ -96,6 +98,27 @@ describe("statement emails", () => {
     const sent = await listStatementDeliveries(t.db, { gameId: GAME, statementId: statementIds[0] ?? "" });
     expect(sent.map((d) => d.status).sort()).toEqual(["queued", "sent"]);
     expect(sent.find((d) => d.status === "sent")?.serverAnswer).toMatch(/^250 /);
+
+    // The studio renamed since: a statement emailed is drawn again under the issuer its email named, alone or with
+    // its batch, so the copy downloaded later is the one the recipient has.
+    await setIssuer(t.db, "Northwind Games");
+    try {
+      const again = await renderStatement(t.db, { gameId: GAME, statementId: statementIds[0] ?? "" }, acting);
+      expect(again.doc.issuer.name).toBe("Kraków Games");
+      expect(await pdfText(again.pdf)).toContain("Kraków Games");
+      expect(again.pdfSha256).toBe(
+        createHash("sha256")
+          .update(attachment?.content ?? "")
+          .digest("hex"),
+      );
+      const issuers: string[] = [];
+      await renderBatchStatements(t.db, { gameId: GAME, batchId }, acting, async (rendered) => {
+        issuers.push(rendered.doc.issuer.name);
+      });
+      expect(issuers).toEqual(statementIds.map(() => "Kraków Games"));
+    } finally {
+      await setIssuer(t.db);
+    }
   });
 
   it("[finance] a refusal for good flags the next payout until the email changes or it is overridden", async () => {
