@@ -7,7 +7,9 @@ import { type Kysely, sql } from "kysely";
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index if not exists webhook_event_unprocessed_idx on webhook_event (game_id, received_at)
-    where status in ('pending', 'failed')`.execute(db);
+    where status in ('pending', 'failed') and event_type in ('subscription.refunded', 'subscription.renewed')`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -30,32 +30,34 @@ export async function getLatestStaleMark(
   return row ? { id: String(row.id), markedAt: row.marked_at, reason: row.reason } : null;
 }
 
+const CHANGE_TYPES = ["subscription.refunded", "subscription.renewed"] as const;
+
 /**
  * Refunds and renewals of the game inside the window, received after `after`, that are not processed yet (waiting for
- * a worker, or failed): their stale mark is written only when they are. How many, and the latest.
+ * a worker, or failed): their stale mark is written only when they are. How many, and the latest of every refund and
+ * renewal received since (processed or not), so that processing an older one never makes the flag new again.
  */
 export async function findUnprocessedChanges(
   db: DbOrTrx,
   params: { gameId: string; windowStart: Date; windowEnd: Date; after: Date },
 ): Promise<{ count: number; latestId: string; latestReceivedAt: Date } | null> {
   const eventTime = sql<Date>`coalesce(occurred_at, received_at)`;
-  const row = await db
+  const since = db
     .selectFrom("webhook_event")
-    .select((eb) => [
-      eb.fn.countAll<string>().as("count"),
-      eb.fn.max("id").as("latest_id"),
-      eb.fn.max("received_at").as("latest_received_at"),
-    ])
     .where("game_id", "=", params.gameId)
-    .where("status", "in", ["pending", "failed"])
+    .where("event_type", "in", CHANGE_TYPES)
     .where("received_at", ">", params.after)
-    .where("event_type", "in", ["subscription.refunded", "subscription.renewed"])
     .where(eventTime, ">=", params.windowStart)
-    .where(eventTime, "<", params.windowEnd)
+    .where(eventTime, "<", params.windowEnd);
+  const waiting = await since
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("status", "in", ["pending", "failed"])
     .executeTakeFirst();
-  const count = Number(row?.count ?? 0);
-  if (!row || count === 0 || row.latest_id === null || row.latest_received_at === null) return null;
-  return { count, latestId: String(row.latest_id), latestReceivedAt: row.latest_received_at };
+  const count = Number(waiting?.count ?? 0);
+  // Read only while some wait: the latest of all of them is a longer read.
+  if (count === 0) return null;
+  const latest = await since.select(["id", "received_at"]).orderBy("id", "desc").limit(1).executeTakeFirst();
+  return latest ? { count, latestId: String(latest.id), latestReceivedAt: latest.received_at } : null;
 }
 
 export async function listFlagOverrideRows(db: DbOrTrx, params: { gameId: string; batchId: string }) {

@@ -63,6 +63,16 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
       ),
     );
   }
+  // A refund or renewal received since, not processed yet (a backlog, or failed), has no mark until it is: its change
+  // is as real, and the flag says so until it is processed (then its mark, if any, stands) or overridden. Read before
+  // the marks: a drain writes an event's mark and its processed status in one commit, so whichever side of it these
+  // two reads fall, one of them sees the change.
+  const unprocessed = await findUnprocessedChanges(db, {
+    gameId: snapshot.gameId,
+    windowStart: new Date(snapshot.window.startMs),
+    windowEnd: new Date(snapshot.window.endMs),
+    after: snapshot.fetchStartedAt,
+  });
   const mark = await getLatestStaleMark(db, {
     gameId: snapshot.gameId,
     windowStart: new Date(snapshot.window.startMs),
@@ -74,14 +84,6 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
     // counting them would not count changes.
     flags.push(windowFlag("snapshot_stale", mark.reason, `stale_mark:${mark.id}`, mark.markedAt));
   }
-  // A refund or renewal received since, not processed yet (a backlog, or failed), has no mark until it is: its change
-  // is as real, and the flag says so until it is processed (then its mark, if any, stands) or overridden.
-  const unprocessed = await findUnprocessedChanges(db, {
-    gameId: snapshot.gameId,
-    windowStart: new Date(snapshot.window.startMs),
-    windowEnd: new Date(snapshot.window.endMs),
-    after: snapshot.fetchStartedAt,
-  });
   if (unprocessed) {
     flags.push(
       windowFlag(

@@ -76,6 +76,15 @@ it("flags a window stale while a refund or renewal in it, received after its rea
     }),
   ]);
 
+  // The latest processed, the other still waiting: the same flag (an override given for it still holds).
+  await t.db.updateTable("webhook_event").set({ status: "processed" }).where("id", "=", failed).execute();
+  expect(await stale()).toEqual([
+    expect.objectContaining({
+      detail: "1 refund or renewal event received since this version was read, not processed yet (see Webhooks)",
+      cause: `unprocessed_event:${failed}`,
+    }),
+  ]);
+
   // Processed (their marks, if any, stand for them from here): no longer.
   await t.db.updateTable("webhook_event").set({ status: "processed" }).where("game_id", "=", GAME).execute();
   expect(await stale()).toEqual([]);
