@@ -103,7 +103,7 @@ export function describeEffect(input: {
       const without = dropped.length > 0 ? `, without its ${dropped.join(" and ")} (not as documented)` : "";
       if (effect.status === "open")
         return `Dispute ${id} recorded as open${amount} on order ${String(effect.orderId ?? "")}${without}`;
-      return `Dispute ${id} recorded as closed ${String(effect.status)}${amount}`;
+      return `Dispute ${id} recorded as closed ${String(effect.status)}${amount}${without}`;
     }
     default:
       return "Stored";

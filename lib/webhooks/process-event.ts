@@ -5,6 +5,7 @@ import { completeWebhookEvent, lockWebhookEvent, readGameAutomation, recordRepul
 import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { applyDisputeEvent } from "./disputes";
+import { readEventJson } from "./event-json";
 import { eventInstant } from "./event-time";
 import { pullServesChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
@@ -119,7 +120,7 @@ export function parseStoredEvent(body: string): ReturnType<typeof parseWebhookEv
   } catch {
     // Stored bodies were parsed once on receipt; an unreadable one fails the parse below.
   }
-  return parseWebhookEvent(json);
+  return parseWebhookEvent(readEventJson(json));
 }
 
 /** The time of the change an effect marked stale (its `instant`), if it has one. */

@@ -8,12 +8,12 @@ import {
   parseWebhookEvent,
   RECEIVED_EVENT_ID,
   type WebhookEnvelope,
-  type WebhookParseResult,
   webhookEnvelopeSchema,
 } from "@/lib/service/schemas";
 import { parseServiceInstant } from "@/lib/time";
 import { marksWindowStale } from "./describe";
 import { eventInstant } from "./event-time";
+import { readEventJson } from "./event-json";
 import { drainWebhookEventsJob } from "./drain-job";
 import { countRefusal } from "./refusal-counts";
 import { parseSignatureHeader, type RefusalReason, verifySignature } from "./signature";
@@ -228,15 +228,11 @@ export async function receiveWebhook(
   } catch {
     return refuse(db, { gameId, reason: "body_not_json", detail: "the body is not JSON", deliveryId });
   }
-  // PostgreSQL's text and jsonb store no NUL. The body is kept as sent (a NUL in JSON is the escape \u0000, text like
-  // the rest), but nothing read from it could be: such an event is kept unprocessed, read without its NULs, and a
-  // refund or renewal still marks its window stale. Refused, the service would send it again for ever and it would
-  // be lost.
-  const nul = holdsNul(json);
-  if (nul) json = withoutNul(json);
-  const parsed: WebhookParseResult = nul
-    ? { success: false, issues: ["the body holds a NUL character, which cannot be stored: kept, not processed"] }
-    : parseWebhookEvent(json);
+  // PostgreSQL's text and jsonb store no NUL, and a body holding one refused would be sent again for ever and lost. It
+  // is kept as sent (JSON writes a NUL as the escape \u0000, text like the rest), and read, here and when processed,
+  // with each NUL replaced (readEventJson).
+  json = readEventJson(json);
+  const parsed = parseWebhookEvent(json);
   let envelope: WebhookEnvelope;
   let parseIssues: string[] | null = null;
   if (parsed.success) {
@@ -359,22 +355,4 @@ export function queueWebhookProcessing(_eventId: string): Promise<void> {
       return queueWebhookProcessing("");
     });
   return asking.next;
-}
-
-/** Whether a parsed JSON value holds a NUL character in any string or key. */
-/** The value with every NUL, in its texts and its keys, replaced by U+FFFD. */
-function withoutNul(value: unknown): unknown {
-  if (typeof value === "string") return value.replaceAll("\u0000", "\uFFFD");
-  if (Array.isArray(value)) return value.map(withoutNul);
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([key, v]) => [withoutNul(key) as string, withoutNul(v)]));
-  return value;
-}
-
-function holdsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value !== null && typeof value === "object")
-    return Object.entries(value).some(([key, v]) => key.includes("\u0000") || holdsNul(v));
-  return false;
 }

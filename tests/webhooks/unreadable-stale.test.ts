@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { stopBoss } from "../../lib/jobs/queue";
+import { processWebhookEvent } from "../../lib/webhooks/process-event";
 import { insertSnapshot } from "../payouts/fixtures";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { addGame, deliver, envelope, refundedData, type RouteHandler } from "./support";
@@ -55,8 +56,9 @@ it("marks the window of a refund it cannot read stale, by the event's time, once
   expect(await marks()).toHaveLength(1);
 });
 
-it("keeps an event holding a NUL unprocessed, and marks the window of such a refund stale", async () => {
-  // A NUL (JSON's \u0000) can be in neither a text column nor jsonb: the body is kept as sent, nothing read from it.
+it("reads an event holding a NUL with the NUL replaced, and processes it as any other", async () => {
+  // A NUL (JSON's \u0000) can be in neither a text column nor jsonb: the body is kept as sent, the rest read
+  // without it.
   const body = envelope({
     gameId: "g-stale",
     type: "subscription.refunded",
@@ -66,18 +68,20 @@ it("keeps an event holding a NUL unprocessed, and marks the window of such a ref
   expect(await deliver(POST, { gameId: "g-stale", body })).toMatchObject({ status: 200, body: { status: "accepted" } });
   const event = await t.db
     .selectFrom("webhook_event")
-    .select(["status", "body", "subscription_id", "parse_issues"])
+    .select(["id", "status", "body", "subscription_id", "parse_issues", "occurred_at"])
     .where("game_id", "=", "g-stale")
     .where("body", "=", body)
     .executeTakeFirstOrThrow();
-  expect(event).toEqual({
-    status: "unprocessable",
+  expect(event).toMatchObject({
+    status: "pending",
     body,
     subscription_id: "SUB_1767225600_NUL\uFFFD",
-    parse_issues: ["the body holds a NUL character, which cannot be stored: kept, not processed"],
+    parse_issues: null,
+    occurred_at: new Date("2026-06-21T08:59:00Z"),
   });
+  expect(await processWebhookEvent(t.db, String(event.id))).toBe("processed");
   expect(await marks()).toContainEqual({
-    instant: new Date("2026-06-21T09:00:00Z"),
-    reason: "subscription.refunded SUB_1767225600_NUL\uFFFD (its data could not be read)",
+    instant: new Date("2026-06-21T08:59:00Z"),
+    reason: "subscription.refunded SUB_1767225600_NUL\uFFFD",
   });
 });
