@@ -53,7 +53,6 @@ export async function numberBatchStatements(trx: Trx, params: { gameId: string; 
   return unnumbered.length;
 }
 
-/** The number of each numbered statement of a batch. */
 export type StatementIssuer = { name: string; address: string };
 
 /**
@@ -86,6 +85,7 @@ export async function listStatementIssuers(
   return new Map(rows.map((r) => [r.statement_id, { name: r.issuer_name ?? "", address: r.issuer_address ?? "" }]));
 }
 
+/** The number of each numbered statement of a batch. */
 export async function listStatementNumbers(
   db: DbOrTrx,
   params: { gameId: string; batchId: string },

@@ -258,8 +258,6 @@ export async function deliverStatement(
   const acting = { actor: null, via: "job" as const };
   const started = performance.now();
   const rendered = await renderStatement(db, { gameId: job.gameId, statementId: job.statementId }, acting);
-  // The issuer this email names stays the statement's: drawn again later, after a rename, it names the same one.
-  await keepStatementIssuer(db, job.statementId, rendered.doc.issuer);
   const renderMs = Math.round(performance.now() - started);
   const settings = await readStatementSettings(db);
   const linkKey = await namedKey(db);
@@ -321,6 +319,9 @@ export async function deliverStatement(
     db.transaction().execute(async (trx) => {
       if (await wasSendDelivered(trx, job.sendId)) return;
       await insertDeliveries(trx, [{ ...line, status: "sent", serverAnswer }]);
+      // The issuer this email named stays the statement's (unless an earlier email's already is): drawn again after
+      // a rename, the statement is the one its recipient has.
+      await keepStatementIssuer(trx, job.statementId, rendered.doc.issuer);
       await clearDeliveryFailure(trx, { gameId: job.gameId, recipientPlayerId: line.recipientPlayerId });
       // Revoked while it was on its way (by the rule a link is opened by): it no longer opens, so the statement is
       // owed its email again.
