@@ -95,6 +95,20 @@ export async function countLinkDownload(
   return { downloads: row.downloads, secondsLeft: Math.max(1, Number(row.seconds_left)) };
 }
 
+/** The statement's downloads in its current hour, without counting one (null when none). */
+export async function readLinkDownloads(
+  db: DbOrTrx,
+  statementId: string,
+): Promise<{ downloads: number; secondsLeft: number } | null> {
+  const row = await db
+    .selectFrom("statement_link_download")
+    .select(["downloads", sql<string>`ceil(extract(epoch from since + interval '1 hour' - now()))`.as("seconds_left")])
+    .where("statement_id", "=", statementId)
+    .where("since", ">", sql<Date>`now() - interval '1 hour'`)
+    .executeTakeFirst();
+  return row ? { downloads: row.downloads, secondsLeft: Math.max(1, Number(row.seconds_left)) } : null;
+}
+
 /** Forgets the download counts whose hour is over (the database's clock). */
 export async function pruneLinkDownloads(db: DbOrTrx): Promise<number> {
   const result = await db

@@ -137,6 +137,11 @@ describe("signed statement links", () => {
       },
     });
     expect((await follow(links[1] ?? "")).status).toBe(429);
+    // A head says the same, without counting.
+    const head = await HEAD(new Request(`http://localhost:3000/api/statement-links/${links[0]}`, { method: "HEAD" }), {
+      params: Promise.resolve({ token: links[0] ?? "" }),
+    });
+    expect([head.status, Number(head.headers.get("retry-after")) >= 1]).toEqual([429, true]);
     // Refused downloads render nothing and write no audit line.
     expect(await audited()).toBe(auditedBefore + LINK_DOWNLOADS_PER_HOUR);
     // Another statement is not held back.

@@ -1,9 +1,10 @@
 // GET /api/statement-links/[token] – a recipient's statement PDF through a signed, expiring link (no account)
-// HEAD – whether the link opens a statement, without rendering, counting or auditing a download
+// HEAD – what a download would be answered, without rendering, counting or auditing one
 import { getDb } from "@/db";
 import { log } from "@/lib/log";
 import { definePublicRoute, jsonError } from "@/lib/routes";
-import { downloadByLink } from "@/lib/statements/link-download";
+import { readLinkDownloads } from "@/db/queries/statement-links";
+import { downloadByLink, LINK_DOWNLOADS_PER_HOUR } from "@/lib/statements/link-download";
 import { resolveStatementLink } from "@/lib/statements/links";
 import { documentResponse } from "@/lib/statements/response";
 
@@ -47,16 +48,19 @@ export const HEAD = definePublicRoute<{ token: string }>(
   async (_request, context) => {
     const { token } = await context.params;
     try {
-      const target = await resolveStatementLink(getDb(), token);
-      const status = target ? 200 : 404;
-      return new Response(null, {
-        status,
-        headers: {
-          "Content-Type": target ? "application/pdf" : "application/json",
-          "Cache-Control": "no-store",
-          "X-Content-Type-Options": "nosniff",
-        },
+      const db = getDb();
+      const target = await resolveStatementLink(db, token);
+      const counted = target ? await readLinkDownloads(db, target.statementId) : null;
+      // What a download would be answered now: the statement, or its hour's downloads used up.
+      const tooOften = counted !== null && counted.downloads >= LINK_DOWNLOADS_PER_HOUR;
+      const status = !target ? 404 : tooOften ? 429 : 200;
+      const headers = new Headers({
+        "Content-Type": status === 200 ? "application/pdf" : "application/json",
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
       });
+      if (tooOften) headers.set("Retry-After", String(counted.secondsLeft));
+      return new Response(null, { status, headers });
     } catch (error) {
       log.error("statement link check failed", { error });
       return new Response(null, { status: 503, headers: { "Cache-Control": "no-store" } });
