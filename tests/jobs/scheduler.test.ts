@@ -92,7 +92,8 @@ describe("scheduled jobs", () => {
     const [a, b] = [await processBoss(), await processBoss()];
     for (const boss of [a, b]) await ensureQueue(boss, job);
     const periodMs = 2_000;
-    const stopA = await startScheduler(a, [job], { periodSeconds: 2 });
+    // No grace for A either: started moments after a period began (as this test may be), it would queue that period.
+    const stopA = await startScheduler(a, [job], { periodSeconds: 2, startingGraceMs: -1 });
     // A rolling restart just after a period began, before A's next look (A looks every 400 ms): B starts, leaving
     // the period under way to the processes already running, and A stops.
     const next = Math.ceil((Date.now() + 1) / periodMs) * periodMs;
