@@ -73,6 +73,13 @@ export async function countUnsettledSends(db: DbOrTrx, batchId: string): Promise
  * included (a download after that hour is over starts a new one), and the seconds until that hour is over. The
  * database's clock.
  */
+/** Seconds until a count's hour is over, on the database's clock. */
+const SECONDS_LEFT = sql<string>`ceil(extract(epoch from since + interval '1 hour' - now()))`.as("seconds_left");
+
+function linkDownloads(row: { downloads: number; seconds_left: string }): { downloads: number; secondsLeft: number } {
+  return { downloads: row.downloads, secondsLeft: Math.max(1, Number(row.seconds_left)) };
+}
+
 export async function countLinkDownload(
   db: DbOrTrx,
   statementId: string,
@@ -87,12 +94,9 @@ export async function countLinkDownload(
         downloads: sql<number>`case when ${over} then 1 else statement_link_download.downloads + 1 end`,
       }),
     )
-    .returning([
-      "downloads",
-      sql<string>`ceil(extract(epoch from since + interval '1 hour' - now()))`.as("seconds_left"),
-    ])
+    .returning(["downloads", SECONDS_LEFT])
     .executeTakeFirstOrThrow();
-  return { downloads: row.downloads, secondsLeft: Math.max(1, Number(row.seconds_left)) };
+  return linkDownloads(row);
 }
 
 /** The statement's downloads in its current hour, without counting one (null when none). */
@@ -102,11 +106,11 @@ export async function readLinkDownloads(
 ): Promise<{ downloads: number; secondsLeft: number } | null> {
   const row = await db
     .selectFrom("statement_link_download")
-    .select(["downloads", sql<string>`ceil(extract(epoch from since + interval '1 hour' - now()))`.as("seconds_left")])
+    .select(["downloads", SECONDS_LEFT])
     .where("statement_id", "=", statementId)
     .where("since", ">", sql<Date>`now() - interval '1 hour'`)
     .executeTakeFirst();
-  return row ? { downloads: row.downloads, secondsLeft: Math.max(1, Number(row.seconds_left)) } : null;
+  return row ? linkDownloads(row) : null;
 }
 
 /** Forgets the download counts whose hour is over (the database's clock). */

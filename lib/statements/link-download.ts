@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@/db";
-import { countLinkDownload } from "@/db/queries/statement-links";
+import { countLinkDownload, readLinkDownloads } from "@/db/queries/statement-links";
 import { recordAudit } from "@/lib/audit";
 import { log } from "@/lib/log";
 import { resolveStatementLink } from "./links";
@@ -44,4 +44,21 @@ export async function downloadByLink(db: Db, token: string): Promise<LinkDownloa
     detail: { number: rendered.doc.label, pdfSha256: rendered.pdfSha256 },
   });
   return { kind: "statement", rendered };
+}
+
+/**
+ * What a download through the link would be answered now, without one: nothing rendered, counted or audited (mail
+ * scanners and link previews ask for a link's head before anyone opens it).
+ */
+export async function checkLink(
+  db: Db,
+  token: string,
+): Promise<{ kind: "statement" } | Exclude<LinkDownload, { kind: "statement" }>> {
+  const target = await resolveStatementLink(db, token);
+  if (!target) return { kind: "refused" };
+  const counted = await readLinkDownloads(db, target.statementId);
+  // The next download would be one more than those counted.
+  if (counted && counted.downloads + 1 > LINK_DOWNLOADS_PER_HOUR)
+    return { kind: "too-often", retryAfterSeconds: counted.secondsLeft };
+  return { kind: "statement" };
 }

@@ -3,9 +3,7 @@
 import { getDb } from "@/db";
 import { log } from "@/lib/log";
 import { definePublicRoute, jsonError } from "@/lib/routes";
-import { readLinkDownloads } from "@/db/queries/statement-links";
-import { downloadByLink, LINK_DOWNLOADS_PER_HOUR } from "@/lib/statements/link-download";
-import { resolveStatementLink } from "@/lib/statements/links";
+import { checkLink, downloadByLink } from "@/lib/statements/link-download";
 import { documentResponse } from "@/lib/statements/response";
 
 export const GET = definePublicRoute<{ token: string }>(
@@ -40,26 +38,22 @@ export const GET = definePublicRoute<{ token: string }>(
 );
 
 /**
- * Mail scanners and link previews ask for a link's head before anyone opens it: answered from the link alone, so that
- * they neither use up the statement's hourly downloads nor show in the audit log as downloads.
+ * Mail scanners and link previews ask for a link's head before anyone opens it: answered as a download would be, so
+ * that they neither use up the statement's hourly downloads nor show in the audit log as downloads.
  */
 export const HEAD = definePublicRoute<{ token: string }>(
   "whether a signed statement link opens a statement; the link is the authorisation and nothing is sent",
   async (_request, context) => {
     const { token } = await context.params;
     try {
-      const db = getDb();
-      const target = await resolveStatementLink(db, token);
-      const counted = target ? await readLinkDownloads(db, target.statementId) : null;
-      // What a download would be answered now: the statement, or its hour's downloads used up.
-      const tooOften = counted !== null && counted.downloads >= LINK_DOWNLOADS_PER_HOUR;
-      const status = !target ? 404 : tooOften ? 429 : 200;
+      const checked = await checkLink(getDb(), token);
+      const status = checked.kind === "refused" ? 404 : checked.kind === "too-often" ? 429 : 200;
       const headers = new Headers({
         "Content-Type": status === 200 ? "application/pdf" : "application/json",
         "Cache-Control": "no-store",
         "X-Content-Type-Options": "nosniff",
       });
-      if (tooOften) headers.set("Retry-After", String(counted.secondsLeft));
+      if (checked.kind === "too-often") headers.set("Retry-After", String(checked.retryAfterSeconds));
       return new Response(null, { status, headers });
     } catch (error) {
       log.error("statement link check failed", { error });
