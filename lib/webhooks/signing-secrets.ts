@@ -8,7 +8,8 @@ import { webhookSecretContext } from "@/lib/keys/sealed-columns";
 /**
  * The webhook signing secrets of each game, opened once and kept in this process's memory for a short while, so that
  * a flood of forged deliveries costs no decryption (and no more than one read per game and TTL). They stay sealed at
- * rest. Games that do not exist are remembered the same way, so a made-up id costs what a real one does.
+ * rest. Games that do not exist are remembered the same way, so a made-up id costs what a real one does, but apart:
+ * a flood of made-up ids pushes out only other made-up ids, never a real game's secrets.
  *
  * Changes made in this process (lib/games/games.ts) forget the entry at once. A change made by another process (another
  * web server, the CLI) is caught before a delivery is accepted: once a signature verifies, `stillCurrent` compares what
@@ -29,10 +30,16 @@ type Opened = {
   stamp: string;
 };
 type Entry = { opened: Opened | null; loadedAtMs: number };
+type Kept = { games: Map<string, Entry>; unknown: Map<string, Entry> };
 
-const holder = globalThis as unknown as { __payoutDeskSigningSecrets?: Map<string, Entry> };
-holder.__payoutDeskSigningSecrets ??= new Map();
-const cache: Map<string, Entry> = holder.__payoutDeskSigningSecrets;
+const holder = globalThis as unknown as { __payoutDeskSigningSecretsKept?: Kept };
+holder.__payoutDeskSigningSecretsKept ??= { games: new Map(), unknown: new Map() };
+const kept: Kept = holder.__payoutDeskSigningSecretsKept;
+const keptFor = (gameId: string): Entry | undefined => kept.games.get(gameId) ?? kept.unknown.get(gameId);
+const forget = (gameId: string) => {
+  kept.games.delete(gameId);
+  kept.unknown.delete(gameId);
+};
 
 /**
  * Filler secrets for the slots a game does not use (or every slot of a game that does not exist): random per
@@ -61,7 +68,7 @@ async function load(db: Db, gameId: string): Promise<Opened | null> {
  */
 export async function stillCurrent(db: Db, gameId: string, stamp: string): Promise<boolean> {
   const current = stampOf(await findWebhookSigningSecrets(db, gameId)) === stamp;
-  if (!current && cache.get(gameId)?.opened?.stamp === stamp) cache.delete(gameId);
+  if (!current && keptFor(gameId)?.opened?.stamp === stamp) forget(gameId);
   return current;
 }
 
@@ -83,13 +90,14 @@ export type SigningSecrets = {
 export async function signingSecretsFor(db: Db, gameId: string | null, nowMs = Date.now()): Promise<SigningSecrets> {
   let opened: Opened | null = null;
   if (gameId !== null) {
-    let entry = cache.get(gameId);
+    let entry = keptFor(gameId);
     if (!entry || nowMs - entry.loadedAtMs >= SIGNING_SECRET_TTL_MS || nowMs < entry.loadedAtMs) {
       entry = { opened: await load(db, gameId), loadedAtMs: nowMs };
-      cache.delete(gameId);
+      forget(gameId);
+      const into = entry.opened ? kept.games : kept.unknown;
       // Oldest first: a Map iterates in insertion order.
-      while (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-      cache.set(gameId, entry);
+      while (into.size >= MAX_ENTRIES) into.delete(into.keys().next().value as string);
+      into.set(gameId, entry);
     }
     opened = entry.opened;
   }
@@ -107,6 +115,8 @@ export async function signingSecretsFor(db: Db, gameId: string | null, nowMs = D
 
 /** Forgets what is kept for a game (its secrets changed), or for every game. */
 export function forgetSigningSecrets(gameId?: string): void {
-  if (gameId === undefined) cache.clear();
-  else cache.delete(gameId);
+  if (gameId === undefined) {
+    kept.games.clear();
+    kept.unknown.clear();
+  } else forget(gameId);
 }

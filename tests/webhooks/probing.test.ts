@@ -128,6 +128,23 @@ describe("probing the webhook endpoint", () => {
     expect(opened.count - openedBefore).toBe(0);
   });
 
+  it("keeps a game's opened secrets through a flood of deliveries under made-up game ids", async () => {
+    await deliver(POST, { gameId: "known", body: envelope({ gameId: "known" }) }); // warms the game's secrets
+    const openedBefore = opened.count;
+    for (let i = 0; i < 1_200; i++) {
+      const gameId = `flood-${i}`;
+      const response = await receiveModule.receiveWebhook(
+        deliveryRequest({ gameId, body: envelope({ gameId }), signature: forged(gameId) }),
+        gameId,
+        { db: t.db },
+      );
+      expect(response.status).toBe(401);
+    }
+    const after = await deliver(POST, { gameId: "known", body: envelope({ gameId: "known" }), signature: forged("x") });
+    expect(after.status).toBe(401);
+    expect(opened.count - openedBefore).toBe(0);
+  });
+
   it("counts refusals in memory and writes them in one go, unknown games under no game", async () => {
     await addGame(t.db, "counted");
     await flush();
