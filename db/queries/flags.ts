@@ -1,6 +1,7 @@
 import "server-only";
-import { sql } from "kysely";
+import { type Expression, type SelectQueryBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db";
+import type { Database } from "@/db/types";
 import { camelRow } from "./camel-row";
 import type { RowOf } from "./row-of";
 
@@ -32,6 +33,36 @@ export async function getLatestStaleMark(
 
 const CHANGE_TYPES = ["subscription.refunded", "subscription.renewed"] as const;
 
+/** Where a change's bounds come from: values, or a snapshot's columns (a subquery beside each snapshot read). */
+export type ChangeBounds = {
+  gameId: Expression<string>;
+  windowStart: Expression<Date>;
+  windowEnd: Expression<Date>;
+  after: Expression<Date>;
+};
+
+/** Refunds and renewals of the game inside the window (by when they happened), received after `after`. */
+export function changesReceivedSince<O>(
+  query: SelectQueryBuilder<Database, "webhook_event", O>,
+  bounds: ChangeBounds,
+): SelectQueryBuilder<Database, "webhook_event", O> {
+  const eventTime = sql<Date>`coalesce(webhook_event.occurred_at, webhook_event.received_at)`;
+  return query
+    .where("webhook_event.game_id", "=", bounds.gameId)
+    .where("webhook_event.event_type", "in", CHANGE_TYPES)
+    .where("webhook_event.received_at", ">", bounds.after)
+    .where(eventTime, ">=", bounds.windowStart)
+    .where(eventTime, "<", bounds.windowEnd);
+}
+
+/** The changes of `changesReceivedSince` not processed yet: waiting for a worker, or failed. */
+export function unprocessedChanges<O>(
+  query: SelectQueryBuilder<Database, "webhook_event", O>,
+  bounds: ChangeBounds,
+): SelectQueryBuilder<Database, "webhook_event", O> {
+  return changesReceivedSince(query, bounds).where("webhook_event.status", "in", ["pending", "failed"]);
+}
+
 /**
  * Refunds and renewals of the game inside the window, received after `after`, that are not processed yet (waiting for
  * a worker, or failed): their stale mark is written only when they are. How many, and the latest of every refund and
@@ -41,22 +72,23 @@ export async function findUnprocessedChanges(
   db: DbOrTrx,
   params: { gameId: string; windowStart: Date; windowEnd: Date; after: Date },
 ): Promise<{ count: number; latestId: string; latestReceivedAt: Date } | null> {
-  const eventTime = sql<Date>`coalesce(occurred_at, received_at)`;
-  const since = db
-    .selectFrom("webhook_event")
-    .where("game_id", "=", params.gameId)
-    .where("event_type", "in", CHANGE_TYPES)
-    .where("received_at", ">", params.after)
-    .where(eventTime, ">=", params.windowStart)
-    .where(eventTime, "<", params.windowEnd);
-  const waiting = await since
+  const bounds: ChangeBounds = {
+    gameId: sql.val(params.gameId),
+    windowStart: sql.val(params.windowStart),
+    windowEnd: sql.val(params.windowEnd),
+    after: sql.val(params.after),
+  };
+  const waiting = await unprocessedChanges(db.selectFrom("webhook_event"), bounds)
     .select((eb) => eb.fn.countAll<string>().as("count"))
-    .where("status", "in", ["pending", "failed"])
     .executeTakeFirst();
   const count = Number(waiting?.count ?? 0);
   // Read only while some wait: the latest of all of them is a longer read.
   if (count === 0) return null;
-  const latest = await since.select(["id", "received_at"]).orderBy("id", "desc").limit(1).executeTakeFirst();
+  const latest = await changesReceivedSince(db.selectFrom("webhook_event"), bounds)
+    .select(["id", "received_at"])
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
   return latest ? { count, latestId: String(latest.id), latestReceivedAt: latest.received_at } : null;
 }
 

@@ -3,6 +3,7 @@ import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "@/db";
 import type { Database, SnapshotDriftStatus, SnapshotPullStatus } from "@/db/types";
 import type { TimeWindow } from "@/core/time";
+import { unprocessedChanges } from "./flags";
 import { windowOf } from "./time-window";
 
 /**
@@ -54,8 +55,11 @@ export type SnapshotHeader = {
   checks: { name: string; expected: string; actual: string; ok: boolean }[];
   buildNotes: string[];
   drift: { status: SnapshotDriftStatus; count: number; comparedTo: string | null };
-  /** Set when the service reported a change inside the window after this version began reading. */
-  stale: { since: Date; reason: string; marks: number } | null;
+  /**
+   * Set when the service reported a change inside the window after this version began reading: `marks` written, and
+   * refunds or renewals received (`waiting`) whose processing will write theirs.
+   */
+  stale: { since: Date; reason: string; marks: number; waiting: number } | null;
 };
 
 function staleMarks(eb: ExpressionBuilder<Database, "snapshot">) {
@@ -75,11 +79,27 @@ export function isLatestVersion(alias: string) {
     and newer.version > ${ref("version")})`;
 }
 
+/** Refunds and renewals inside the snapshot's window received since it began reading, not processed yet. */
+function waitingChanges(db: Db) {
+  return unprocessedChanges(db.selectFrom("webhook_event"), {
+    gameId: sql.ref("snapshot.game_id"),
+    windowStart: sql.ref("snapshot.window_start"),
+    windowEnd: sql.ref("snapshot.window_end"),
+    after: sql.ref("snapshot.fetch_started_at"),
+  });
+}
+
 function headerQuery(db: Db, gameId: string) {
   return db
     .selectFrom("snapshot")
     .selectAll("snapshot")
     .select((eb) => [
+      waitingChanges(db)
+        .select((e) => e.fn.countAll<string>().as("n"))
+        .as("waiting_changes"),
+      waitingChanges(db)
+        .select((e) => e.fn.min("webhook_event.received_at").as("since"))
+        .as("waiting_since"),
       staleMarks(eb)
         .select((e) => e.fn.min("m.marked_at").as("since"))
         .as("stale_since"),
@@ -93,8 +113,25 @@ function headerQuery(db: Db, gameId: string) {
 
 type HeaderRow = Awaited<ReturnType<ReturnType<typeof headerQuery>["executeTakeFirstOrThrow"]>>;
 
-function toHeader(r: HeaderRow): SnapshotHeader {
+/**
+ * Stale when a mark inside the window is newer than the version's reading, or while refunds or renewals inside it,
+ * received since, wait to be processed (their marks are written only then; the window's flag says the same).
+ */
+function staleOf(r: HeaderRow): SnapshotHeader["stale"] {
   const marks = Number(r.stale_marks ?? 0);
+  const waiting = Number(r.waiting_changes ?? 0);
+  const since = [r.stale_since, r.waiting_since].filter((d) => d !== null).map((d) => new Date(d).getTime());
+  if (since.length === 0 || marks + waiting === 0) return null;
+  const reasons = [
+    ...(marks > 0 ? [r.stale_reason ?? ""] : []),
+    ...(waiting > 0
+      ? [`${waiting} refund or renewal event${waiting === 1 ? "" : "s"} not processed yet (see Webhooks)`]
+      : []),
+  ];
+  return { since: new Date(Math.min(...since)), reason: reasons.join("; "), marks, waiting };
+}
+
+function toHeader(r: HeaderRow): SnapshotHeader {
   return {
     id: r.id,
     gameId: r.game_id,
@@ -138,7 +175,7 @@ function toHeader(r: HeaderRow): SnapshotHeader {
     checks: r.checks,
     buildNotes: r.build_notes,
     drift: { status: r.drift_status, count: r.drift_count, comparedTo: r.compared_to_snapshot_id },
-    stale: marks > 0 && r.stale_since ? { since: new Date(r.stale_since), reason: r.stale_reason ?? "", marks } : null,
+    stale: staleOf(r),
   };
 }
 

@@ -58,12 +58,15 @@ it("flags a window stale while a refund or renewal in it, received after its rea
   const snapshot = await getSnapshot(t.db, { gameId: GAME, snapshotId: june.id });
   if (!snapshot) throw new Error("the snapshot is there");
   const stale = async () => (await windowFlagsOf(t.db, snapshot)).filter((f) => f.flag === "snapshot_stale");
+  // The snapshot's own "Stale" (the overview's badge) says the same.
+  const badge = async () => (await getSnapshot(t.db, { gameId: GAME, snapshotId: june.id }))?.stale;
 
   // Received before the read began (the read saw it), outside June, or not a change of the window's figures: nothing.
   await received("subscription.refunded", "2026-06-10T00:00:00Z", "2026-06-30T23:00:00Z");
   await received("subscription.refunded", "2026-07-02T00:00:00Z", "2026-07-02T00:00:01Z");
   await received("subscription.canceled", "2026-06-12T00:00:00Z", "2026-07-02T00:00:01Z");
   expect(await stale()).toEqual([]);
+  expect(await badge()).toBeNull();
 
   await received("subscription.renewed", "2026-06-29T00:00:00Z", "2026-07-02T00:00:00Z");
   const failed = await received("subscription.refunded", "2026-06-15T00:00:00Z", "2026-07-03T00:00:00Z", "failed");
@@ -75,6 +78,12 @@ it("flags a window stale while a refund or renewal in it, received after its rea
       raisedAt: new Date("2026-07-03T00:00:00Z"),
     }),
   ]);
+  expect(await badge()).toEqual({
+    since: new Date("2026-07-02T00:00:00Z"),
+    reason: "2 refund or renewal events not processed yet (see Webhooks)",
+    marks: 0,
+    waiting: 2,
+  });
 
   // The latest processed, the other still waiting: the same flag (an override given for it still holds).
   await t.db.updateTable("webhook_event").set({ status: "processed" }).where("id", "=", failed).execute();
@@ -88,4 +97,5 @@ it("flags a window stale while a refund or renewal in it, received after its rea
   // Processed (their marks, if any, stand for them from here): no longer.
   await t.db.updateTable("webhook_event").set({ status: "processed" }).where("game_id", "=", GAME).execute();
   expect(await stale()).toEqual([]);
+  expect(await badge()).toBeNull();
 });

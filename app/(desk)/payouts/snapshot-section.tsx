@@ -141,8 +141,9 @@ export async function SnapshotSection({
                 tone="warning"
                 title={`${windowLabel(w.window)} changed at the service after its snapshot`}
               >
-                Changes reported since <DateTime value={w.stale.since.toISOString()} /> (latest: {w.stale.reason}). Take
-                a new snapshot before paying from it.
+                Changes reported since <DateTime value={w.stale.since.toISOString()} /> (
+                {w.stale.marks > 0 ? "latest: " : ""}
+                {w.stale.reason}). Take a new snapshot before paying from it.
               </Banner>
             ) : null,
           )}
