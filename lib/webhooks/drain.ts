@@ -12,7 +12,14 @@ import { readGameAutomation } from "@/db/queries/webhooks";
 import { log } from "@/lib/log";
 import { formatInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { processWebhookEventOnce } from "./process-event-job.handler";
-import { applyEffects, type ApplyStaleness, type Effect, parseStoredEvent, stalenessOutcome } from "./process-event";
+import {
+  applyEffects,
+  type ApplyStaleness,
+  type Effect,
+  parseStoredEvent,
+  sameWindow,
+  stalenessOutcome,
+} from "./process-event";
 import { pullServesChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
@@ -56,15 +63,12 @@ async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise
         if (request.instant === null) return { kind: "staleness", note: request.note };
         const subscriptionId = typeof request.detail.subscriptionId === "string" ? request.detail.subscriptionId : null;
         const list = deferred.get(gameId) ?? [];
-        list.push({
-          index,
-          change: {
-            instant: new Date(request.instant),
-            reason: request.reason,
-            detail: request.detail,
-            subscriptionId,
-          },
-        });
+        for (const instant of request.instants) {
+          list.push({
+            index,
+            change: { instant: new Date(instant), reason: request.reason, detail: request.detail, subscriptionId },
+          });
+        }
         deferred.set(gameId, list);
         return { kind: "staleness", instant: formatInstant(request.instant) };
       };
@@ -80,20 +84,34 @@ async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise
         list.map((d) => d.change),
       );
       const autoRefresh = (await readGameAutomation(trx, gameId))?.autoRefresh ?? false;
+      // An event may hold more than one change (eventInstants): its windows are those of all of them, each owed a
+      // pull that reads past the latest of its changes inside it.
+      const byEvent = new Map<number, { spans: TimeWindow[]; latestMs: number[] }>();
       list.forEach((d, i) => {
-        const spans: TimeWindow[] = windows[i] ?? [];
-        const completion = completions[d.index] as WebhookEventCompletion;
+        const of = byEvent.get(d.index) ?? { spans: [], latestMs: [] };
+        const at = d.change.instant.getTime();
+        for (const span of windows[i] ?? []) {
+          const known = of.spans.findIndex((k) => sameWindow(k, span));
+          if (known === -1) {
+            of.spans.push(span);
+            of.latestMs.push(at);
+          } else of.latestMs[known] = Math.max(of.latestMs[known] ?? at, at);
+        }
+        byEvent.set(d.index, of);
+      });
+      for (const [index, { spans, latestMs }] of byEvent) {
+        const completion = completions[index] as WebhookEventCompletion;
         Object.assign(completion.effect as Effect, stalenessOutcome(spans, autoRefresh));
-        if (!autoRefresh) return;
+        if (!autoRefresh) continue;
         const byWindow = repull.get(gameId) ?? new Map<string, { id: string; instantMs: number }[]>();
-        for (const span of spans) {
+        spans.forEach((span, k) => {
           const key = `${span.startMs}/${span.endMs}`;
           const owed = byWindow.get(key) ?? [];
-          owed.push({ id: completion.id, instantMs: d.change.instant.getTime() });
+          owed.push({ id: completion.id, instantMs: latestMs[k] as number });
           byWindow.set(key, owed);
-        }
+        });
         repull.set(gameId, byWindow);
-      });
+      }
     }
     await completeWebhookEvents(trx, completions);
     return { completions, repull };

@@ -11,3 +11,27 @@ export function eventInstant(event: WebhookEvent): number | null {
   if (event.type === "subscription.renewed") return parseServiceInstant(event.data.paid_at ?? "") ?? created;
   return created;
 }
+
+/**
+ * How long after a refund its event may be created. The spec lists no `refunded_at` on subscription.refunded, so such
+ * an event is placed by its `created_at`, which can fall just after a window's end while the refund fell just before.
+ */
+export const REFUND_EVENT_LAG_MS = 5 * 60_000;
+
+/**
+ * Every instant whose window the event's change belongs to, the event's own (eventInstant) first: a refund placed by
+ * its event's `created_at` within REFUND_EVENT_LAG_MS after midnight UTC (where each month's window begins) also
+ * belongs to the day before, by that much: a refund a moment before a month's end, its event a moment after, marks
+ * both months.
+ */
+export function eventInstants(event: WebhookEvent): number[] {
+  const instant = eventInstant(event);
+  if (instant === null) return [];
+  const placedByCreation =
+    event.type === "subscription.refunded" && parseServiceInstant(event.data.refunded_at ?? "") === null;
+  const earlier = instant - REFUND_EVENT_LAG_MS;
+  const acrossMidnight = Math.floor(earlier / DAY_MS) !== Math.floor(instant / DAY_MS);
+  return placedByCreation && acrossMidnight ? [instant, earlier] : [instant];
+}
+
+const DAY_MS = 86_400_000;

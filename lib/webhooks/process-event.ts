@@ -6,7 +6,7 @@ import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { applyDisputeEvent } from "./disputes";
 import { readEventJson } from "./event-json";
-import { eventInstant } from "./event-time";
+import { eventInstants } from "./event-time";
 import { pullServesChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**
@@ -28,19 +28,24 @@ export type ProcessOutcome = "processed" | "unprocessable" | "already-done" | "m
 export type Effect = Record<string, unknown>;
 type WindowText = { start: string; end: string };
 
-/** What a refund or renewal asks of the window holding it: a stale mark, or a note when it carries no time. */
+/**
+ * What a refund or renewal asks of the windows holding it: a stale mark at each of its instants (its own first, see
+ * eventInstants), or a note when it carries no time.
+ */
 export type StalenessRequest =
-  | { instant: number; reason: string; detail: Record<string, unknown> }
+  | { instant: number; instants: number[]; reason: string; detail: Record<string, unknown> }
   | { instant: null; note: string };
 
 type StaleEvent = Extract<WebhookEvent, { type: "subscription.refunded" | "subscription.renewed" }>;
 
 export function stalenessRequest(event: StaleEvent): StalenessRequest {
-  const instant = eventInstant(event);
-  if (instant === null) return { instant: null, note: "The event carries no readable time; no window was marked." };
+  const [instant, ...earlier] = eventInstants(event);
+  if (instant === undefined)
+    return { instant: null, note: "The event carries no readable time; no window was marked." };
   const subscriptionId = event.data.subscription_id ?? null;
   return {
     instant,
+    instants: [instant, ...earlier],
     reason: `${event.type}${subscriptionId ? ` ${subscriptionId}` : ""}`,
     detail: {
       ...(subscriptionId ? { subscriptionId } : {}),
@@ -52,6 +57,8 @@ export function stalenessRequest(event: StaleEvent): StalenessRequest {
 }
 
 /** The part of an event's effect that its stale mark decides: the windows marked and whether they are pulled again. */
+export const sameWindow = (a: TimeWindow, b: TimeWindow): boolean => a.startMs === b.startMs && a.endMs === b.endMs;
+
 export function stalenessOutcome(windows: TimeWindow[], autoRefresh: boolean): Effect {
   return {
     staleWindows: windows.map((w) => windowToQuery(w)),
@@ -69,12 +76,16 @@ export type ApplyStaleness = (trx: Db, gameId: string, request: StalenessRequest
 function applyStalenessNow(link: SnapshotLink): ApplyStaleness {
   return async (trx, gameId, request) => {
     if (request.instant === null) return { kind: "staleness", note: request.note };
-    const windows = await link.markStale(trx, {
-      gameId,
-      instant: new Date(request.instant),
-      reason: request.reason,
-      detail: request.detail,
-    });
+    const windows: TimeWindow[] = [];
+    for (const instant of request.instants) {
+      const marked = await link.markStale(trx, {
+        gameId,
+        instant: new Date(instant),
+        reason: request.reason,
+        detail: request.detail,
+      });
+      windows.push(...marked.filter((w) => !windows.some((k) => sameWindow(k, w))));
+    }
     const automation = await readGameAutomation(trx, gameId);
     return {
       kind: "staleness",

@@ -210,6 +210,40 @@ describe("draining stored events in chunks", () => {
     expect(marks.map((m) => m.reason)).toContain(first[0]?.reason);
   });
 
+  it("marks and pulls the month before too for a refund placed by its event's time just after midnight", async () => {
+    await addAutomatedGame(t.db, "d2m", { autoRefresh: true });
+    const read = new Date("2026-07-02T00:00:00Z");
+    for (const month of ["2026-05", "2026-06"])
+      await insertSnapshot(t.db, { window: month, recipients: [], fetchStartedAt: read }, "d2m");
+    const { link, pulls } = countingLink();
+    const body = (createdAt: string) =>
+      envelope({
+        gameId: "d2m",
+        eventId: `evt_d2m_${createdAt}`,
+        type: "subscription.refunded",
+        createdAt,
+        data: refundedData(),
+      });
+    const justAfter = await store("d2m", body("2026-06-01T00:04:59Z"));
+    const later = await store("d2m", body("2026-06-01T00:05:00Z"));
+    await drainWebhookEvents(t.db, { link });
+    expect(await marksIn("d2m", "2026-05")).toHaveLength(1);
+    expect(await marksIn("d2m", "2026-06")).toHaveLength(1);
+    const may = { start: "2026-05-01T00:00:00Z", end: "2026-06-01T00:00:00Z" };
+    const june = { start: "2026-06-01T00:00:00Z", end: "2026-07-01T00:00:00Z" };
+    expect((await effectOf(justAfter)).effect).toMatchObject({
+      instant: "2026-06-01T00:04:59Z",
+      staleWindows: [june, may],
+      repullDue: false,
+      repulls: expect.arrayContaining([expect.objectContaining(may), expect.objectContaining(june)]),
+    });
+    expect((await effectOf(later)).effect).toMatchObject({ staleWindows: [june] });
+    expect(pulls.map((p) => p.window).sort()).toEqual([
+      "[2026-05-01T00:00:00Z, 2026-06-01T00:00:00Z)",
+      "[2026-06-01T00:00:00Z, 2026-07-01T00:00:00Z)",
+    ]);
+  });
+
   it("an event in a month and a quarter, its quarter pull not queued, stays due and keeps the month pull", async () => {
     await addAutomatedGame(t.db, "d3", { autoRefresh: true });
     const read = new Date("2027-01-02T00:00:00Z");

@@ -2,14 +2,21 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listSubscriptionEvents, listWebhookEvents } from "../../db/queries/webhook-events";
 import { stopBoss } from "../../lib/jobs/queue";
-import { formatWindow, monthWindow, parseInstant, type TimeWindow } from "../../lib/time";
+import { monthWindow, parseInstant, type TimeWindow } from "../../lib/time";
 import { processWebhookEvent } from "../../lib/webhooks/process-event";
-import { scheduleSnapshotPulls } from "../../lib/webhooks/scheduled-pulls";
 import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import { sweepWebhookEvents } from "../../lib/webhooks/sweep";
 import { updateGameAutomation } from "../../db/queries/webhooks";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
-import { addAutomatedGame, addGame, deliver, envelope, refundedData, type RouteHandler } from "./support";
+import {
+  addAutomatedGame,
+  addGame,
+  deliver,
+  envelope,
+  recordingLink,
+  refundedData,
+  type RouteHandler,
+} from "./support";
 
 vi.mock("next/headers", () => import("../support/next-request"));
 
@@ -26,35 +33,6 @@ afterAll(async () => {
   await stopBoss();
   await t?.drop();
 });
-
-/** A SnapshotLink that records what it is asked and reports one stale window: the month holding the instant. */
-function recordingLink(options: { failPulls?: number } = {}) {
-  const marks: { gameId: string; instant: string; reason: string; detail: Record<string, unknown> }[] = [];
-  const pulls: { gameId: string; window: string; via: string }[] = [];
-  let failures = options.failPulls ?? 0;
-  /** While true, the pull found for a window was already reading it (it may miss the change asked about). */
-  const state = { reading: false };
-  const link: SnapshotLink = {
-    async markStale(_db, input) {
-      marks.push({
-        gameId: input.gameId,
-        instant: input.instant.toISOString(),
-        reason: input.reason,
-        detail: input.detail,
-      });
-      return [monthWindow(input.instant.toISOString().slice(0, 7))];
-    },
-    async requestPull(_db, input) {
-      if (failures > 0) {
-        failures -= 1;
-        throw new Error("queue unavailable");
-      }
-      pulls.push({ gameId: input.gameId, window: formatWindow(input.window), via: input.via });
-      return { pullId: `pull-${pulls.length}`, readsFromNow: !state.reading };
-    },
-  };
-  return { link, marks, pulls, state };
-}
 
 async function store(gameId: string, body: string): Promise<string> {
   const result = await deliver(POST, { gameId, body });
@@ -76,6 +54,9 @@ async function sweep(): Promise<string[]> {
 async function row(id: string) {
   return t.db.selectFrom("webhook_event").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
+
+/** An event time well inside a month (the envelope's default is a month's first instant). */
+const MID_JUNE = "2026-06-10T12:00:00Z";
 
 describe("processing stored events", () => {
   it(
@@ -128,6 +109,32 @@ describe("processing stored events", () => {
     expect(marks[0]?.instant).toBe("2026-04-30T12:00:00.000Z");
   });
 
+  it("marks the month before too when a refund placed by its event's time came just after midnight", async () => {
+    await addGame(t.db, "p2m");
+    const at = (createdAt: string, data = refundedData()) =>
+      store("p2m", envelope({ gameId: "p2m", type: "subscription.refunded", createdAt, data }));
+    const { link, marks } = recordingLink();
+    const id = await at("2026-06-01T00:02:00Z");
+    await processWebhookEvent(t.db, id, link);
+    const first = marks.map((m) => m.instant);
+    // Five minutes after or more, or placed by its own refunded_at: its month only.
+    await processWebhookEvent(t.db, await at("2026-06-01T00:05:00Z"), link);
+    await processWebhookEvent(
+      t.db,
+      await at("2026-06-01T00:02:00Z", refundedData({ refunded_at: "2026-06-01T00:01:00Z" })),
+      link,
+    );
+    expect(first).toEqual(["2026-06-01T00:02:00.000Z", "2026-05-31T23:57:00.000Z"]);
+    expect(marks.slice(2).map((m) => m.instant)).toEqual(["2026-06-01T00:05:00.000Z", "2026-06-01T00:01:00.000Z"]);
+    expect((await row(id)).effect).toMatchObject({
+      instant: "2026-06-01T00:02:00Z",
+      staleWindows: [
+        { start: "2026-06-01T00:00:00Z", end: "2026-07-01T00:00:00Z" },
+        { start: "2026-05-01T00:00:00Z", end: "2026-06-01T00:00:00Z" },
+      ],
+    });
+  });
+
   it("with auto-refresh on, queues one re-pull per stale window, after the commit, and records it", async () => {
     await addGame(t.db, "p3");
     await updateGameAutomation(t.db, "p3", { autoRefresh: true, pullPreviousMonth: true, pullCurrentMonthDaily: true });
@@ -148,7 +155,10 @@ describe("processing stored events", () => {
 
   it("a re-pull that cannot be queued is owed, and the next run (or the sweep) queues it", async () => {
     await addAutomatedGame(t.db, "p4", { autoRefresh: true });
-    const id = await store("p4", envelope({ gameId: "p4", type: "subscription.refunded", data: refundedData() }));
+    const id = await store(
+      "p4",
+      envelope({ gameId: "p4", type: "subscription.refunded", createdAt: MID_JUNE, data: refundedData() }),
+    );
     const { link, pulls, marks } = recordingLink({ failPulls: 1 });
     await expect(processWebhookEvent(t.db, id, link)).rejects.toThrow("queue unavailable");
     expect(await row(id)).toMatchObject({ status: "processed", effect: expect.objectContaining({ repullDue: true }) });
@@ -164,7 +174,10 @@ describe("processing stored events", () => {
 
   it("an event whose window's pull was already reading stays due until a pull reads after it", async () => {
     await addAutomatedGame(t.db, "p4r", { autoRefresh: true });
-    const id = await store("p4r", envelope({ gameId: "p4r", type: "subscription.refunded", data: refundedData() }));
+    const id = await store(
+      "p4r",
+      envelope({ gameId: "p4r", type: "subscription.refunded", createdAt: MID_JUNE, data: refundedData() }),
+    );
     const { link, pulls, state } = recordingLink();
     state.reading = true;
     await processWebhookEvent(t.db, id, link);
@@ -324,75 +337,5 @@ describe("filters of the event log", () => {
     // As pasted from a ticket, in lower case.
     expect((await list({ subscription: "sub_1_04" })).total).toBe(1);
     expect((await list({ fromMs: parseInstant("2026-03-15T00:00:00Z") ?? 0 })).total).toBe(3);
-  });
-});
-
-describe("scheduled pulls", () => {
-  it("queues the closed month on the first and the month so far daily, once each, per game", async () => {
-    const fresh = await createTestDatabase();
-    try {
-      await addGame(fresh.db, "s1");
-      await addGame(fresh.db, "s2");
-      await updateGameAutomation(fresh.db, "s2", {
-        autoRefresh: false,
-        pullPreviousMonth: false,
-        pullCurrentMonthDaily: true,
-      });
-      const { link, pulls } = recordingLink();
-      const first = parseInstant("2026-12-01T00:07:00Z") as number;
-      const queued = await scheduleSnapshotPulls(fresh.db, { nowMs: first, link });
-      expect(queued.map((q) => [q.gameId, q.kind, q.periodKey])).toEqual([
-        ["s1", "previous_month", "2026-11"],
-        ["s1", "current_month", "2026-12-01"],
-        ["s2", "current_month", "2026-12-01"],
-      ]);
-      expect(pulls.every((p) => p.via === "schedule")).toBe(true);
-
-      // The same hour again, and the next hour: nothing new. The next day: only the daily pulls.
-      expect(await scheduleSnapshotPulls(fresh.db, { nowMs: first, link })).toEqual([]);
-      expect(await scheduleSnapshotPulls(fresh.db, { nowMs: first + 3_600_000, link })).toEqual([]);
-      const nextDay = await scheduleSnapshotPulls(fresh.db, { nowMs: first + 86_400_000, link });
-      expect(nextDay.map((q) => [q.gameId, q.kind, q.periodKey])).toEqual([
-        ["s1", "current_month", "2026-12-02"],
-        ["s2", "current_month", "2026-12-02"],
-      ]);
-      expect(pulls).toHaveLength(5);
-    } finally {
-      await fresh.drop();
-    }
-  });
-
-  it("a scheduled pull that found the window's pull already reading is asked again on the next run", async () => {
-    const fresh = await createTestDatabase();
-    try {
-      await addAutomatedGame(fresh.db, "s4", { pullPreviousMonth: true });
-      const { link, pulls, state } = recordingLink();
-      state.reading = true;
-      const at = parseInstant("2026-12-01T00:07:00Z") as number;
-      expect(await scheduleSnapshotPulls(fresh.db, { nowMs: at, link })).toEqual([]);
-      state.reading = false;
-      expect((await scheduleSnapshotPulls(fresh.db, { nowMs: at + 3_600_000, link })).map((q) => q.periodKey)).toEqual([
-        "2026-11",
-      ]);
-      expect(pulls).toHaveLength(2);
-    } finally {
-      await fresh.drop();
-    }
-  });
-
-  it("a pull that could not be queued is tried again on the next run", async () => {
-    const fresh = await createTestDatabase();
-    try {
-      await addAutomatedGame(fresh.db, "s3", { pullPreviousMonth: true });
-      const { link, pulls } = recordingLink({ failPulls: 1 });
-      const at = parseInstant("2026-12-01T01:07:00Z") as number;
-      expect(await scheduleSnapshotPulls(fresh.db, { nowMs: at, link })).toEqual([]);
-      expect((await scheduleSnapshotPulls(fresh.db, { nowMs: at + 3_600_000, link })).map((q) => q.periodKey)).toEqual([
-        "2026-11",
-      ]);
-      expect(pulls).toHaveLength(1);
-    } finally {
-      await fresh.drop();
-    }
   });
 });

@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { updateGameAutomation } from "../../db/queries/webhooks";
 import { saveGame } from "../../lib/games/games";
+import { formatWindow, monthWindow } from "../../lib/time";
 import { signatureHeader } from "../../lib/webhooks/signature";
+import type { SnapshotLink } from "../../lib/webhooks/snapshot-link";
 import type { Db } from "../../db";
 
 /** Builds signed deliveries the way the service sends them, and calls the route handler with real Requests. */
@@ -175,4 +177,33 @@ export async function countsOf(db: Db, gameId: string): Promise<Record<string, n
     out[key] = (out[key] ?? 0) + Number(row.count);
   }
   return out;
+}
+
+/** A SnapshotLink that records what it is asked and reports one stale window: the month holding the instant. */
+export function recordingLink(options: { failPulls?: number } = {}) {
+  const marks: { gameId: string; instant: string; reason: string; detail: Record<string, unknown> }[] = [];
+  const pulls: { gameId: string; window: string; via: string }[] = [];
+  let failures = options.failPulls ?? 0;
+  /** While true, the pull found for a window was already reading it (it may miss the change asked about). */
+  const state = { reading: false };
+  const link: SnapshotLink = {
+    async markStale(_db, input) {
+      marks.push({
+        gameId: input.gameId,
+        instant: input.instant.toISOString(),
+        reason: input.reason,
+        detail: input.detail,
+      });
+      return [monthWindow(input.instant.toISOString().slice(0, 7))];
+    },
+    async requestPull(_db, input) {
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error("queue unavailable");
+      }
+      pulls.push({ gameId: input.gameId, window: formatWindow(input.window), via: input.via });
+      return { pullId: `pull-${pulls.length}`, readsFromNow: !state.reading };
+    },
+  };
+  return { link, marks, pulls, state };
 }
