@@ -129,7 +129,8 @@ const flags = payoutCommand(
     description:
       "Lists the open flags of a payout batch, evaluated now: kind, recipient (null for the whole window), " +
       "cause (what an override covers), detail and label; in a draft batch, also those raised on approved " +
-      "statements since their approval.",
+      "statements since their approval; in an approved or paid batch, those keeping a statement still to be paid " +
+      "out of a payment file.",
     options: { batch: BATCH_OPTION },
     schema: batchSchema,
   },
@@ -182,7 +183,7 @@ const override = payoutCommand(
 /**
  * What an override the domain refused got wrong, when the open flags tell (the domain's words take the cause for one
  * read off a page, where here it was typed): the recipient left out of a recipient's flag, or another cause than the
- * one open now. Empty when they do not tell (a flag of an approved statement is not listed as open, yet overridable).
+ * one open now. Empty when they do not tell.
  */
 async function overrideHint(
   db: Db,

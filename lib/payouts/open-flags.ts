@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "@/db";
 import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
 import { AppError } from "@/lib/errors";
+import { isPaymentBar } from "@/lib/payments/items";
 import { openFlagsOf, overrideOf, readBatchFlags } from "./flags";
 import { listPayoutStatements } from "./statements";
 
@@ -17,7 +18,9 @@ export type OpenFlag = {
 /**
  * The flags of a batch still blocking a payment, evaluated now: each window flag once, then each recipient's own, for
  * the statements still to be decided (draft or held) and, while the batch is a draft, the approved ones (a flag raised
- * since their approval refuses the batch's), as approval reads them.
+ * since their approval refuses the batch's), as approval reads them. Once the batch is approved, the statements still
+ * to be paid (approved, or returned and owed again) list the flags that keep them out of a payment file (PAYMENT_BARS),
+ * so that they can be overridden by their cause.
  */
 export async function listOpenBatchFlags(db: Db, params: { gameId: string; batchId: string }): Promise<OpenFlag[]> {
   const batch = await getPayoutBatchRow(db, params);
@@ -26,8 +29,10 @@ export async function listOpenBatchFlags(db: Db, params: { gameId: string; batch
   const open = flags.window.filter((f) => !overrideOf(f, flags.overrides));
   for (const s of await listPayoutStatements(db, params)) {
     const blocks = s.state === "draft" || s.state === "held" || (s.state === "approved" && batch.status === "draft");
-    if (!blocks) continue;
-    open.push(...openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).filter((f) => f.recipientPlayerId !== null));
+    const toPay = batch.status !== "draft" && (s.state === "approved" || s.state === "returned");
+    if (!blocks && !toPay) continue;
+    const own = openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).filter((f) => f.recipientPlayerId !== null);
+    open.push(...(blocks ? own : own.filter((f) => isPaymentBar(f.flag))));
   }
   return open.map((f) => ({
     flag: f.flag,

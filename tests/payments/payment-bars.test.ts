@@ -7,6 +7,7 @@ import { createPaymentFiles, sepaPayer, sepaPayerNote } from "@/lib/payments/fil
 import { importResults } from "@/lib/payments/results";
 import { approvePayoutBatch, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { overrideFlag } from "@/lib/payouts/flag-override";
+import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
 import { monthWindow } from "@/lib/time";
 import { changePayoutDetails, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
@@ -75,6 +76,15 @@ describe("a flag raised after approval", () => {
     ]);
     expect(await statesOf(db, batchId)).toEqual({ 1: "approved", 4: "in_payment" });
     expect(paypalRecipients(await contentOf(first.files[0]?.id ?? ""))).toEqual(["p4@example.com"]);
+    // The open flags (the command line's `payouts flags`) name it with the cause an override takes.
+    const open = () => listOpenBatchFlags(db, { gameId: GAME, batchId });
+    expect(await open()).toEqual([
+      expect.objectContaining({
+        flag: "payout_details_changed",
+        recipientPlayerId: 1,
+        cause: `payout_details:${change.changeId}`,
+      }),
+    ]);
 
     await overrideFlag(
       db,
@@ -87,6 +97,7 @@ describe("a flag raised after approval", () => {
       },
       web(approver),
     );
+    expect(await open()).toEqual([]);
     const second = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
     expect(second.refused).toEqual([]);
     expect(paypalRecipients(await contentOf(second.files[0]?.id ?? ""))).toEqual(["changed1@example.com"]);
