@@ -5,7 +5,11 @@ import { isPayoutFlag, type PayoutFlag } from "./flag-info";
 
 export const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
 /** The batch's revision a page was drawn at (payout_batch.revision). */
-export const batchRevisionSchema = z.string().regex(/^\d{1,18}$/, { message: "must be the batch's revision" });
+/** A batch's revision as shown (`07` is revision 7: compared as the database writes it). */
+export const batchRevisionSchema = z
+  .string()
+  .regex(/^\d{1,18}$/, { message: "must be the batch's revision", abort: true })
+  .transform((value) => BigInt(value).toString());
 
 export const snapshotIdSchema = z.uuid({ message: "must be a snapshot id" });
 
