@@ -2,6 +2,7 @@ import "server-only";
 import { composeIBAN } from "ibantools";
 import type { Db } from "@/db";
 import { gameUsesProfiles } from "@/db/queries/profiles";
+import { findUserIdByEmail } from "@/db/queries/users";
 import {
   changePayoutDetails,
   changePayoutDetailsIn,
@@ -11,16 +12,14 @@ import {
 } from "./profiles";
 import { type PayoutDetailsInput, payoutDetailsInputSchema } from "./schemas";
 
-const DEMO_FINANCE: ProfileActing = {
-  actor: { id: "demo-seed-finance", email: "finance@payout-desk.test" },
-  role: "finance",
-  via: "job",
-};
-const DEMO_REVIEWER: ProfileActing = {
-  actor: { id: "demo-seed-reviewer", email: "finance2@payout-desk.test" },
-  role: "finance",
-  via: "job",
-};
+/**
+ * The demo's two finance users as they act here: their accounts' ids when they exist (a start makes them first), so
+ * that the two-person rule holds for them on the seeded changes as on any other.
+ */
+async function demoFinance(db: Db, email: string, standIn: string): Promise<ProfileActing> {
+  const id = await findUserIdByEmail(db, email);
+  return { actor: { id: id ?? standIn, email }, role: "finance", via: "job" };
+}
 
 /** A valid German IBAN for a demo account number (bank code of a test bank; check digits computed). */
 function demoIban(account: number): string {
@@ -62,6 +61,8 @@ function demoDetails(playerId: number, n: number): PayoutDetailsInput {
  */
 export async function seedDemoProfiles(db: Db, p: { gameId: string; playerIds: readonly number[] }): Promise<number> {
   if (await gameUsesProfiles(db, p)) return 0;
+  const DEMO_FINANCE = await demoFinance(db, "finance@payout-desk.test", "demo-seed-finance");
+  const DEMO_REVIEWER = await demoFinance(db, "finance2@payout-desk.test", "demo-seed-reviewer");
   // One transaction for the lot: a first start seeds some hundred recipients in a moment.
   const seeded = await db.transaction().execute(async (trx) => {
     let count = 0;
