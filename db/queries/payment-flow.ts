@@ -120,7 +120,8 @@ export async function listItemsByReference(
               .where("r.result_id", "is", null),
           )
           .as("returnedByHand"),
-      // The payment recorded on the statement is this item's: a paid result of its file naming that payment.
+      // The payment recorded on the statement is this item's: a paid result of its file naming that payment, and the
+      // statement's latest payment recorded from that file (a payment by hand under the same reference is not).
       (eb) =>
         eb
           .exists(
@@ -130,7 +131,12 @@ export async function listItemsByReference(
               .whereRef("pr.statement_id", "=", "s.id")
               .whereRef("pr.file_id", "=", "i.file_id")
               .where("pr.outcome", "=", "paid")
-              .where(sql<boolean>`coalesce(pr.provider_transaction_id, pr.reference) = s.payment_reference`),
+              .where(sql<boolean>`coalesce(pr.provider_transaction_id, pr.reference) = s.payment_reference`)
+              .where(
+                sql<boolean>`(select e.detail->>'fileId' from payout_statement_event e
+                  where e.statement_id = s.id and e.state_after = 'paid'
+                  order by e.at desc, e.id desc limit 1) = i.file_id::text`,
+              ),
           )
           .as("paidByThisItem"),
     ])

@@ -351,3 +351,25 @@ describe("a return planned before the statement was paid anew by hand", () => {
     expect(fileStatus?.status).toBe("completed");
   });
 });
+
+describe("a return reported again after the statement was paid anew by hand", () => {
+  it("[finance] does not undo the payment by hand recorded under the first payment's reference", async () => {
+    const august = await approvedBatch(db, "2026-08", { 5: "40.00" }, [[5, "payment_returned"]]);
+    const file = await paypalFile(august);
+    const said = (rows: [number, string, string, string][]) => report(file, rows, august).then((t) => apply(t, august));
+    expect((await said([[5, "TX-J51", "SUCCESS", "-40.00"]])).applied.paid).toBe(1);
+    expect((await said([[5, "TX-J51R", "RETURNED", "-40.00"]])).applied.returned).toBe(1);
+    // Paid again from the bank, recorded by hand under the reference the first payment had.
+    await overrideReturned(5, august);
+    const ids = [(await statementOf(5, august)).id];
+    const paidOn = new Date().toISOString().slice(0, 10);
+    const byHand = { gameId: GAME, batchId: august, ids, paidOn, method: "paypal", reference: "TX-J51" } as const;
+    await markStatementsPaid(db, byHand, web(third));
+    expect(await statementOf(5, august)).toMatchObject({ state: "paid", payment_reference: "TX-J51" });
+    // The file's report lists the first payment's return again, under another id: the payment by hand stands.
+    const again = await said([[5, "TX-J51R2", "RETURNED", "-40.00"]]);
+    expect(again.applied.returned).toBe(0);
+    expect(again.plan.lines.map((l) => l.verdict)).toEqual(["not_applicable"]);
+    expect((await statementOf(5, august)).state).toBe("paid");
+  });
+});
