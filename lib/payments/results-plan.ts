@@ -309,8 +309,9 @@ export async function planResults(
     const shared = (filesOf.get(result.reference)?.size ?? 0) > 1;
     let judged = judge(result, item, recorded, shared, shared && openWhenCancelled.has(result.reference));
     // Only a line that would apply marks its statement's outcome as seen: an earlier filing's line that applies
-    // nothing (imported before, a cancelled file) must not hide the current filing's answer listed after it.
-    const once = `${item?.statementId ?? result.reference}|${result.outcome}`;
+    // nothing (imported before, a cancelled file) must not hide the current filing's answer listed after it. Seen by
+    // what the line would do: "rejected" and "returned" before any payment are both a rejection, applied once.
+    const once = `${item?.statementId ?? result.reference}|${judged.verdict}`;
     if (APPLYING.includes(judged.verdict)) {
       if (seen.has(once))
         judged = { ...judged, verdict: "not_applicable", note: "the same result appears twice in this file" };

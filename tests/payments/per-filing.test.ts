@@ -257,3 +257,21 @@ describe("a reference sent in a cancelled file and in the file that replaced it 
     expect(await statementOf(december, 3)).toMatchObject({ state: "in_payment", payment_file_id: fileB });
   });
 });
+
+describe("a report giving one payment two ways of coming back", () => {
+  it("[finance] counts and applies one rejection, and lists the other line", async () => {
+    const march = await approvedBatch(db, "2026-03", { 4: "35.00" }, [[4, "payment_returned"]]);
+    const fileId = await paypalFile(march);
+    const reference = await sentIn(fileId, (await statementOf(march, 4)).id);
+    const text = `reference,outcome,reason\r\n${reference},rejected,account closed\r\n${reference},returned,closed\r\n`;
+    const planned = await importInto(march, "generic", text, true);
+    expect(verdicts(planned)).toEqual([
+      ["reject", expect.stringMatching(/^rejected: owed again/)],
+      ["not_applicable", "the same result appears twice in this file"],
+    ]);
+    expect(planned.counts).toMatchObject({ reject: 1, not_applicable: 1 });
+    const out = await importInto(march, "generic", text);
+    expect(out.applied.rejected).toBe(1);
+    expect(await statementOf(march, 4)).toMatchObject({ state: "approved", payment_file_id: null });
+  });
+});
