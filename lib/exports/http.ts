@@ -110,6 +110,8 @@ export async function csvDownloadResponse(started: {
   exportId: string;
   filename: string;
   chunks: AsyncGenerator<Buffer, void, undefined>;
+  /** Of a file in parts: which part this is, of how many, under which split. */
+  target?: { part: number; parts: number; split: string | null };
 }): Promise<Response> {
   const { chunks } = started;
   const first = await chunks.next();
@@ -138,6 +140,14 @@ export async function csvDownloadResponse(started: {
       "Cache-Control": "no-store",
       "X-Content-Type-Options": "nosniff",
       "X-Export-Id": started.exportId,
+      // A file in parts says which part this is and the split its other parts are asked for under.
+      ...(started.target && started.target.parts > 1
+        ? {
+            "X-Export-Part": String(started.target.part),
+            "X-Export-Parts": String(started.target.parts),
+            "X-Export-Split": started.target.split ?? "",
+          }
+        : {}),
     },
   });
 }

@@ -160,6 +160,15 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
         `part: this file has ${countOf(target.parts, "part")}; ask for 1 to ${target.parts}`,
         { field: "part" },
       );
+    // A later part is of the listing its first part was downloaded under, or it could repeat or miss a journal.
+    if (part > 1 && request.split === undefined)
+      throw new AppError(
+        "INVALID_INPUT",
+        `split: part ${part} of ${target.parts} is served only under the split its first part was downloaded with ` +
+          "(the X-Export-Split header of that download, or the window page's part links): a payment or a return " +
+          "recorded between two downloads moves the journals between parts. Download part 1 first.",
+        { field: "split" },
+      );
     target.part = part;
   } else if (request.part !== undefined && request.part !== 1) {
     throw new AppError("INVALID_INPUT", "part: this export is one file", { field: "part" });

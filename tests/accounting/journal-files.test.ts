@@ -52,11 +52,15 @@ afterAll(async () => {
   await t?.drop();
 });
 
-async function download(kind: ExportKind, part?: number): Promise<{ text: string; parts: number }> {
-  const started = await startExport(t.db, { kind, batchId, part, bom: false, actor: null, via: "cli" });
+async function download(
+  kind: ExportKind,
+  part?: number,
+  split?: string,
+): Promise<{ text: string; parts: number; split: string | null }> {
+  const started = await startExport(t.db, { kind, batchId, part, split, bom: false, actor: null, via: "cli" });
   const chunks: Buffer[] = [];
   for await (const chunk of started.chunks) chunks.push(chunk);
-  return { text: Buffer.concat(chunks).toString("utf8"), parts: started.target.parts };
+  return { text: Buffer.concat(chunks).toString("utf8"), parts: started.target.parts, split: started.target.split };
 }
 
 async function refusal(kind: ExportKind): Promise<string> {
@@ -111,7 +115,9 @@ describe("Xero manual journals", () => {
   beforeAll(async () => {
     const first = await download("journal-xero", 1);
     parts = [readCsv(first.text)];
-    for (let part = 2; part <= first.parts; part++) parts.push(readCsv((await download("journal-xero", part)).text));
+    const split = first.split ?? undefined;
+    for (let part = 2; part <= first.parts; part++)
+      parts.push(readCsv((await download("journal-xero", part, split)).text));
   });
 
   it("splits into files of at most 300 lines, each journal whole in one file", () => {

@@ -101,6 +101,8 @@ describe("Xero parts under a listing", () => {
       { actor: { id: "u9", email: "second@payout-desk.test" }, via: "web" },
     );
 
+    // A later part asked for without the split its first part was downloaded with is refused whatever the split.
+    await expect(download(2)).rejects.toMatchObject({ code: "INVALID_INPUT", field: "split" });
     const refused = await refusal(2, listed);
     expect(refused).toMatchObject({ code: "CONFLICT", field: "split" });
     expect(refused.message).toMatch(/changed after their parts were listed/);
