@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapAccount } from "@/lib/accounting/accounts";
 import { isAppError } from "@/lib/errors";
 import { writeExportParts } from "@/lib/exports/file";
-import { parseExportQuery } from "@/lib/exports/http";
+import { exportResponse, parseExportQuery } from "@/lib/exports/http";
 import { startExport } from "@/lib/exports/run";
 import { returnPayment } from "@/lib/payments/returns";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
@@ -93,6 +93,14 @@ describe("Xero parts under a listing", () => {
     for (let part = 2; part <= first.parts; part++) before.push((await download(part, listed)).journals);
     // The same listing asked again is the same split.
     expect((await download(1)).split).toBe(listed);
+    // A download of a part names its place and the split to ask for the others under.
+    const response = await exportResponse(t.db, { kind: "journal-xero", batchId, part: 1, bom: false, ...CLI });
+    await response.body?.cancel();
+    expect(Object.fromEntries([...response.headers].filter(([name]) => name.startsWith("x-export-p")))).toEqual({
+      "x-export-part": "1",
+      "x-export-parts": String(first.parts),
+    });
+    expect(response.headers.get("x-export-split")).toBe(listed);
 
     // A payment of the third recipient comes back: a returned-payment journal lands early in part 1.
     await returnPayment(
