@@ -6,7 +6,7 @@ import { findGame } from "@/db/queries/games";
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
-import type { AccountingAccountKey } from "./schemas";
+import { type AccountingAccountKey, accountCodeSchema, taxRateNameSchema } from "./schemas";
 
 export { ACCOUNTING_ACCOUNTS, type AccountingAccountKey } from "./schemas";
 
@@ -88,11 +88,24 @@ export function requireMapped(
 ): Record<AccountingAccountKey, MappedAccount> {
   const missing = accounts.filter((a) => !map[a]);
   const noTax = options.taxRate ? accounts.filter((a) => map[a] && !map[a]?.taxRate) : [];
-  if (missing.length > 0 || noTax.length > 0) {
+  // Mapped before today's rules (a name a spreadsheet runs as a formula): the file would carry it altered.
+  const unfit = accounts.filter((a) => {
+    const mapped = map[a];
+    if (!mapped) return false;
+    return (
+      !accountCodeSchema.safeParse(mapped.code).success ||
+      (options.taxRate === true && mapped.taxRate !== null && !taxRateNameSchema.safeParse(mapped.taxRate).success)
+    );
+  });
+  if (missing.length > 0 || noTax.length > 0 || unfit.length > 0) {
     const parts: string[] = [];
     if (missing.length > 0)
       parts.push(`map ${missing.map((a) => `${a} (${ACCOUNT_LABELS[a].label})`).join(", ")} to your ledger's codes`);
     if (noTax.length > 0) parts.push(`give a tax rate name for ${noTax.join(", ")}`);
+    if (unfit.length > 0)
+      parts.push(
+        `map ${unfit.join(", ")} again: a code or tax rate name mapped before must not start with =, +, -, @ or '`,
+      );
     throw new AppError(
       "CONFLICT",
       `Accounts not mapped for game ${options.gameId}: ${parts.join("; ")}. ` +

@@ -107,6 +107,20 @@ describe("ledger files refuse unmapped accounts", () => {
     for (const account of ["expense", "payable", "clearing"] as const)
       await mapAccount(t.db, { gameId: GAME, account, code: CODES[account], taxRate: TAX[account] }, CLI);
   });
+
+  it("refuses a code or tax rate mapped before such names were refused, naming the account to map again", async () => {
+    const stored = t.db
+      .updateTable("accounting_account_map")
+      .where("game_id", "=", GAME)
+      .where("account", "=", "payable");
+    await stored.set({ code: "-2150" }).execute();
+    for (const kind of ["journal-xero", "journal-quickbooks"] as const)
+      expect(await refusal(kind)).toMatch(/map payable again: a code or tax rate name mapped before must not start/);
+    await stored.set({ code: CODES.payable, tax_rate: "'Tax Exempt" }).execute();
+    expect(await refusal("journal-xero")).toMatch(/map payable again/);
+    await mapAccount(t.db, { gameId: GAME, account: "payable", code: CODES.payable, taxRate: TAX.payable }, CLI);
+    await expect(download("journal-xero")).resolves.toBeDefined();
+  });
 });
 
 describe("Xero manual journals", () => {
