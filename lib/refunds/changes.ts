@@ -5,7 +5,8 @@ import { holdSubscriptionForChange, releaseSubscriptionHold, renewSubscriptionHo
 import { recordAudit, recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { formatUsd } from "@/lib/money";
+import { refusedPriceChange } from "@/lib/lookup/price-change";
+import { formatUsd, money } from "@/lib/money";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { describeServiceFailure, isServiceError } from "@/lib/service/errors";
 import { serviceClientForGame } from "@/lib/service/for-game";
@@ -241,6 +242,10 @@ export async function changeSubscriptionAmount(
       subscriptionId: input.subscriptionId,
       seen: input.seen,
       request: { amount_usd: amountUsd },
+      refuse: (subscription) => {
+        const refused = refusedPriceChange(money(amountUsd), money(subscription.amount_usd));
+        return refused ? `The price ${refused}.` : null;
+      },
     },
     (client) => client.changeSubscriptionAmount(input.subscriptionId, { amountUsd }),
     (result) => ({
@@ -280,10 +285,13 @@ export async function changeSubscriptionPaymentMethod(
       seen: input.seen,
       request,
       // "On a wallet_only subscription, wallet_only false must be passed to convert": a card alone is refused.
-      refuse: (subscription) =>
-        subscription.wallet_only && input.playerCardId !== null && input.walletOnly === null
-          ? "It is wallet only: to pay by this card, choose to leave wallet only."
-          : null,
+      refuse: (subscription) => {
+        if (subscription.wallet_only && input.playerCardId !== null && input.walletOnly === null)
+          return "It is wallet only: to pay by this card, choose to leave wallet only.";
+        // Made wallet only again, it would change nothing while saying it did.
+        if (subscription.wallet_only && input.walletOnly === true) return "It is wallet only already.";
+        return null;
+      },
     },
     (client) =>
       client.changePaymentMethod(input.subscriptionId, {
@@ -293,7 +301,8 @@ export async function changeSubscriptionPaymentMethod(
     (result) => ({
       replaced: result.replaced,
       wallet_only: result.wallet_only,
-      card: result.card ? { id: result.card.id, brand: result.card.brand, last_four: result.card.last_four } : null,
+      // The card by its id and brand: the audit log is open to viewers, who are not shown a player's cards.
+      card: result.card ? { id: result.card.id, brand: result.card.brand } : null,
     }),
   );
 }

@@ -285,4 +285,21 @@ export function refundEvents(emulator: RunningEmulator, subscriptionId: string, 
   return period.refunds;
 }
 
+/** A subscription's audit lines, oldest first. */
+export function auditLinesOf(c: RefundTestContext, subscriptionId: string) {
+  return c.t.db
+    .selectFrom("audit_log")
+    .select(["action", "outcome", "actor_email", "game_id", "detail"])
+    .where("target", "=", subscriptionId)
+    .orderBy("id")
+    .execute();
+}
+
+/** A subscription as the emulator holds it now. */
+export function emulatedSubscription(c: RefundTestContext, id: string) {
+  const sub = c.emulator.ledger().subscriptions.get(id);
+  if (!sub) throw new Error(`no ${id}`);
+  return sub;
+}
+
 export { formData as form } from "../support/next-request";

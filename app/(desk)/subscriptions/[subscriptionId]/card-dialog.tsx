@@ -73,7 +73,8 @@ export function CardDialog({
                 options={[
                   ...(subscription.walletOnly ? [] : [{ value: "keep", label: "Leave as it is" }]),
                   { value: "no", label: "No (card-funded; converts a wallet-only subscription)" },
-                  { value: "yes", label: "Yes (wallet only, no card)" },
+                  // Already wallet only: made so again it would change nothing.
+                  ...(subscription.walletOnly ? [] : [{ value: "yes", label: "Yes (wallet only, no card)" }]),
                 ]}
               />
             )}

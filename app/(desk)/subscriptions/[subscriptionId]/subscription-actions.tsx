@@ -12,7 +12,7 @@ import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-
 import type { ActionResult } from "@/lib/actions";
 import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { describeCancelOutcome } from "@/lib/lookup/cancel-outcome";
-import { unappliedPriceWarning } from "@/lib/lookup/price-change";
+import { refusedPriceChange, unappliedPriceWarning } from "@/lib/lookup/price-change";
 import { money, usdInputSchema } from "@/lib/money";
 import { CardDialog } from "./card-dialog";
 import { type CardOption, changeDialogProps, type SubscriptionSummary } from "./subscription-summary";
@@ -241,12 +241,14 @@ function PriceDialog({
     const unapplied = unappliedPriceWarning(value, current);
     if (unapplied) warnings.push(unapplied);
   }
-  // The service refuses it (PCSTORE_REAUTHORIZATION_REQUIRED): said on the field, and never sent.
-  const pcstoreIncrease =
+  // The service refuses it (PCSTORE_REAUTHORIZATION_REQUIRED), or would never apply it: said on the field, not sent.
+  const refusedIncrease =
     subscription.fundingRail === "pcstore" && value !== null && value.gt(current)
       ? "cannot be raised on a pcstore subscription: the player must re-authorize in the pcstore (a decrease " +
         "stages)"
-      : null;
+      : value !== null
+        ? refusedPriceChange(value, current)
+        : null;
   return (
     <ConfirmDialog
       trigger={<Button variant="secondary">Change price…</Button>}
@@ -257,11 +259,11 @@ function PriceDialog({
       confirmLabel="Stage the new price"
       pendingLabel="Saving…"
       action={(form) =>
-        pcstoreIncrease
+        refusedIncrease
           ? Promise.resolve({
               ok: false as const,
-              message: `New price ${pcstoreIncrease}.`,
-              fieldErrors: { amountUsd: pcstoreIncrease },
+              message: `New price ${refusedIncrease}.`,
+              fieldErrors: { amountUsd: refusedIncrease },
             })
           : action(form)
       }
@@ -276,7 +278,10 @@ function PriceDialog({
               proration.
             </li>
             <li>Sending the current price clears a staged change.</li>
-            <li>An increase above double the last agreed price or above USD 500.00 is staged but never applied.</li>
+            <li>
+              An increase above double the last agreed price is staged but never applied; above USD 500.00 it is not
+              sent.
+            </li>
             <li>On a pcstore subscription an increase is refused and a decrease stages.</li>
           </ul>
           <Field
@@ -284,7 +289,7 @@ function PriceDialog({
             error={
               amount !== "" && !parsed.success
                 ? parsed.error.issues[0]?.message
-                : (pcstoreIncrease ?? errors.amountUsd ?? null)
+                : (refusedIncrease ?? errors.amountUsd ?? null)
             }
             required
           >
