@@ -386,5 +386,6 @@ const UNANSWERED: RequestLogEntry = {
 
 function unknownExchange(entry: RequestLogEntry): boolean {
   const unreadable = entry.status !== null && entry.status >= 200 && entry.status < 300 && entry.errorCode !== null;
-  return isOutcomeUnknown({ status: entry.status, codes: [entry.errorCode], unreadable });
+  const codes = [entry.errorCode, entry.errorCodePublic ?? null];
+  return isOutcomeUnknown({ status: entry.status, codes, unreadable });
 }

@@ -36,6 +36,8 @@ export type RequestLogEntry = {
   status: number | null;
   durationMs: number;
   errorCode: string | null;
+  /** The answer's provider-neutral `error_code_public`, when it gave one apart from `errorCode`. */
+  errorCodePublic?: string | null;
   attempt: number;
   /** Time spent waiting for the pacer before this attempt. */
   pacedMs: number;
@@ -331,6 +333,7 @@ export function createTransport(config: ServiceClientConfig) {
         ...logBase(spec, attemptNo, pacedMs, durationMs),
         status,
         errorCode: error.code ?? (error.kind === "http" ? null : error.kind),
+        errorCodePublic: error.codePublic,
         willRetry,
       });
       if (!willRetry) throw error.withRequest(spec.method, spec.logPath, attemptNo);

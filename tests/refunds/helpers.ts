@@ -56,11 +56,17 @@ export function screenRefundForm(
 }
 
 /** The service answers the next refund call of the subscription with a 502 carrying `errorCode`, once. */
-export function refuseNextRefund(c: RefundTestContext, subscriptionId: string, errorCode: string) {
+export function refuseNextRefund(
+  c: RefundTestContext,
+  subscriptionId: string,
+  errorCode: string,
+  more: { fault?: "502" | "503"; errorCodePublic?: string } = {},
+) {
   return c.admin("/faults", {
     route: `/api/subscriptions/${subscriptionId}/refund`,
-    fault: "502",
+    fault: more.fault ?? "502",
     error_code: errorCode,
+    ...(more.errorCodePublic ? { error_code_public: more.errorCodePublic } : {}),
     count: 1,
   });
 }

@@ -188,6 +188,24 @@ describe("after an unknown outcome, only a receipt or the period report ends a r
     expect(again).toMatchObject({ ok: true, data: { state: "succeeded" } });
     expect(amounts(sub, 3)).toEqual(["1.00"]);
   });
+
+  it("[support] a 503 saying only by its public code that nothing was sent is recorded failed", async () => {
+    const sub = SUBS.crashThenRefused;
+    actAs(c.sessions.support);
+    await refuseNextRefund(c, sub, "acme_gateway_down", { fault: "503", errorCodePublic: "PROCESSOR_UNAVAILABLE" });
+    const refused = (await refundAction(refundForm(sub, 3, "1.00", "9.00"))) as Fail;
+    expect(refused).toMatchObject({ ok: false, code: "CONFLICT" });
+    const last = (await attemptsOf(sub)).at(-1);
+    expect(last).toMatchObject({ status: "failed", outcome_unknown: false });
+    const call = await c.t.db
+      .selectFrom("audit_log")
+      .select("detail")
+      .where("action", "=", "refund.call")
+      .where("idempotency_key", "=", last?.client_request_id ?? "")
+      .executeTakeFirstOrThrow();
+    expect(call.detail).not.toHaveProperty("outcome_unknown");
+    expect(amounts(sub, 3)).toEqual(["1.00"]);
+  });
 });
 
 describe("a refund settled by hand counts what moved and frees the intent when nothing moved", () => {
