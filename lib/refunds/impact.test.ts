@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { periodReportBody } from "@/lib/service/__fixtures__/bodies";
 import { periodReportSchema } from "@/lib/service/schemas";
-import { cardRecordMissing, computeRefundImpact, noMintOrderNote, walletCoveredPeriod } from "./impact";
+import { cardRecordMissing, computeRefundImpact, noMintOrderNote, pcstoreCharged, walletCoveredPeriod } from "./impact";
 
 /**
  * The fixture: a 9.99 card period, 20% to recipient 2002 (1.80 attributed), with a 3.33 partial refund already made.
@@ -103,6 +103,13 @@ describe("computeRefundImpact", () => {
     const covered = { ...charged, funding: { pcstore_charged_usd: "0.00", card_charged_usd: "0.00" } };
     expect([walletCoveredPeriod(charged), walletCoveredPeriod(covered)]).toEqual([false, true]);
     expect(noMintOrderNote(charged)).toBe("none (charged through the pcstore)");
+    // On the pcstore rail, a charge not reported is not a wallet-covered period: it may have been charged there.
+    const unreported = {
+      ...charged,
+      funding: { rail: "pcstore", pcstore_charged_usd: null, card_charged_usd: "0.00" },
+    };
+    expect(pcstoreCharged(unreported)).toBe(true);
+    expect(walletCoveredPeriod(unreported)).toBe(false);
     expect(noMintOrderNote(covered)).toBe("none (the wallet covered the period)");
 
     const wallet = computeRefundImpact(

@@ -75,9 +75,16 @@ export function cardRecordMissing(period: {
   return money(period.funding?.card_charged_usd ?? "0").gt(0) && period.mint_order_id === null;
 }
 
-/** A period charged through the pcstore: "Periods charged through the pcstore are not refundable". */
-export function pcstoreCharged(period: { funding: { pcstore_charged_usd?: string | null } | null }): boolean {
-  return money(period.funding?.pcstore_charged_usd ?? "0").gt(0);
+/**
+ * A period charged through the pcstore: "Periods charged through the pcstore are not refundable". On the pcstore rail
+ * only a pcstore charge of 0.00 says the wallet covered it; a charge not reported is taken as charged.
+ */
+export function pcstoreCharged(period: {
+  funding: { rail?: string | null; pcstore_charged_usd?: string | null } | null;
+}): boolean {
+  const charged = period.funding?.pcstore_charged_usd;
+  if (period.funding?.rail === "pcstore" && (charged === null || charged === undefined)) return true;
+  return money(charged ?? "0").gt(0);
 }
 
 /**
