@@ -35,14 +35,16 @@ import type { ExportKindDefinition, ResolvedTarget } from "./types";
  *   be USD (README, Accounting).
  * - TrackingName1 / TrackingOption1: a tracking category and its option; here the category "Game" and the game's
  *   id, so a studio with several games reports by game.
- * - At most 300 lines in one file. A batch whose journals take more is split into parts of whole journals
- *   (numbered files, `part=1`, `part=2`, ...): each part is a CSV Xero imports on its own, as the template is, so
- *   nothing needs unpacking first. Import every part; the window page lists them all.
+ * - At most 300 lines in one file, its header counted (Xero's "up to 300 lines in one template file" does not say
+ *   whether the header is one: counted, a file is never refused for it). A batch whose journals take more is split
+ *   into parts of whole journals (numbered files, `part=1`, `part=2`, ...): each part is a CSV Xero imports on its
+ *   own, as the template is, so nothing needs unpacking first. Import every part; the window page lists them all.
  *
  * Imported journals arrive as drafts in Xero: review, then post them.
  */
 
-export const XERO_MAX_LINES = 300;
+/** Journal lines a file: 300 lines with the header. */
+export const XERO_MAX_LINES = 299;
 export const XERO_TRACKING_NAME = "Game";
 
 export const XERO_COLUMNS: readonly ExportColumn[] = [
