@@ -24,6 +24,10 @@ describe("the page a sign-in lands on", () => {
       "/sign-in",
       "/sign-in?next=/payouts",
       "/api/exports/journal",
+      "/%61pi/audit/export",
+      "/%2Fevil.example",
+      "/%73ign-in",
+      "/%E0%A4%A",
       `/${"a".repeat(2000)}`,
     ])
       expect(safeNextPath(bad), String(bad)).toBe(AFTER_SIGN_IN);

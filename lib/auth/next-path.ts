@@ -19,8 +19,18 @@ export function safeNextPath(value: unknown): string {
     return AFTER_SIGN_IN;
   }
   const path = url.pathname;
-  if (url.origin !== BASE || path.startsWith("//") || path.includes("\\")) return AFTER_SIGN_IN;
-  if (path === "/sign-in" || path.startsWith("/sign-in/") || path.startsWith("/api/")) return AFTER_SIGN_IN;
+  // The server routes a path's decoded form too ("/%61pi/…" reaches "/api/…"): both are checked.
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return AFTER_SIGN_IN;
+  }
+  if (url.origin !== BASE) return AFTER_SIGN_IN;
+  for (const form of [path, decoded]) {
+    if (form.startsWith("//") || form.includes("\\")) return AFTER_SIGN_IN;
+    if (form === "/sign-in" || form.startsWith("/sign-in/") || form.startsWith("/api/")) return AFTER_SIGN_IN;
+  }
   return path + url.search;
 }
 
