@@ -1,4 +1,5 @@
 import "server-only";
+import { isIPv4, isIPv6 } from "node:net";
 import type { Db } from "@/db";
 import { deleteSessionByToken, readCredentialHash } from "@/db/queries/users";
 import {
@@ -64,7 +65,32 @@ export function clientAddress(headers: Headers, trustProxy = env().PAYOUT_DESK_T
     .split(",")
     .map((h) => h.trim())
     .filter(Boolean);
-  return hops.at(-1) ?? null;
+  const last = hops.at(-1);
+  return last === undefined ? null : addressKey(last);
+}
+
+/**
+ * The address limits are counted by: an IPv4 address as it is; an IPv6 address by its /64 prefix, the network one
+ * home line or machine is given (each of its addresses otherwise counted apart would escape the per-address limit).
+ */
+export function addressKey(address: string): string {
+  const bare = address.replace(/%.*$/, "");
+  if (!isIPv6(bare)) return address;
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(bare);
+  if (mapped?.[1] && isIPv4(mapped[1])) return mapped[1];
+  // Groups of 16 bits, "::" expanded; an IPv4 tail is two groups and never within the first four.
+  const groupsOf = (part: string) =>
+    part === "" ? [] : part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]));
+  const [head = "", tail] = bare.split("::");
+  const first = groupsOf(head);
+  const groups =
+    tail === undefined
+      ? first
+      : [...first, ...Array(8 - first.length - groupsOf(tail).length).fill("0"), ...groupsOf(tail)];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }
 
 function waitText(ms: number): string {

@@ -85,6 +85,14 @@ describe("sign-in", () => {
     expect(clientAddress(spoofed, false)).toBeNull();
     // Behind a trusted proxy, the hop that proxy appended (right-most) is the client.
     expect(clientAddress(spoofed, true)).toBe("10.0.0.1");
+    // An IPv6 client counts by its /64: the addresses of one line or machine are one address to the limits.
+    const from = (address: string) => clientAddress(new Headers({ "x-forwarded-for": address }), true);
+    expect(from("2001:db8:1:2::1e")).toBe("2001:db8:1:2::/64");
+    expect(from("2001:0db8:0001:0002:ffff:0:0:1")).toBe("2001:db8:1:2::/64");
+    expect(from("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(from("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(from("::ffff:192.0.2.7")).toBe("192.0.2.7");
+    expect(from("2001:db8:1:3::1")).not.toBe(from("2001:db8:1:2::1"));
     // Many failures for other emails do not lock out a user whose own email has no failures.
     const { signInAction } = await import("../../app/(auth)/sign-in/actions");
     await createUser(
