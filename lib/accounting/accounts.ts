@@ -49,7 +49,14 @@ export async function readAccountMap(db: Db, params: { gameId: string }): Promis
  */
 export async function mapAccount(
   db: Db,
-  params: { gameId: string; account: AccountingAccountKey; code: string; taxRate: string | null | undefined },
+  params: {
+    gameId: string;
+    account: AccountingAccountKey;
+    code: string;
+    taxRate: string | null | undefined;
+    /** The mapping the page showed (null for none): refused when another change came in since. */
+    drawn?: { code: string | null; taxRate: string | null };
+  },
   acting: ActingAs,
 ): Promise<{ account: AccountingAccountKey; code: string; taxRate: string | null; changed: boolean }> {
   if (!(await findGame(db, params.gameId)))
@@ -58,10 +65,17 @@ export async function mapAccount(
     // One change of an account's mapping at a time (a new one has no row to lock): each audit line's "before" is what
     // that change replaced, and a tax rate kept is the one in place.
     await lockForTransaction(trx, `accounting-map|${params.gameId}|${params.account}`);
-    const kept =
-      params.taxRate === undefined
-        ? ((await listAccountMap(trx, params)).find((row) => row.account === params.account)?.taxRate ?? null)
-        : params.taxRate;
+    const now = (await listAccountMap(trx, params)).find((row) => row.account === params.account);
+    const drawn = params.drawn;
+    if (drawn && (drawn.code !== (now?.code ?? null) || drawn.taxRate !== (now?.taxRate ?? null)))
+      throw new AppError(
+        "CONFLICT",
+        `${ACCOUNT_LABELS[params.account].label} was mapped again since this page was opened (now ` +
+          `${now ? `${now.code}${now.taxRate ? `, ${now.taxRate}` : ""}` : "not mapped"}): reload the page, then ` +
+          "save again. Nothing was saved.",
+        { field: "code" },
+      );
+    const kept = params.taxRate === undefined ? (now?.taxRate ?? null) : params.taxRate;
     const before = await upsertAccountMap(trx, { ...params, taxRate: kept, byEmail: acting.actor?.email ?? null });
     const changed = !before || before.code !== params.code || before.taxRate !== kept;
     await recordAudit(trx, {

@@ -41,6 +41,18 @@ export const mapAccountSchema = z.object({
   taxRate: taxRateNameSchema.optional().transform((v) => v ?? null),
 });
 
+/** A mapping as a page showed it ("" for none): a save from a page drawn before another admin's is refused. */
+const drawnText = (max: number) =>
+  z
+    .string()
+    .max(max, { message: "is not a mapping this page could show" })
+    .transform((v) => v || null);
+
+export const mapAccountFormSchema = mapAccountSchema.extend({
+  drawnCode: drawnText(150),
+  drawnTaxRate: drawnText(100),
+});
+
 /** Why a window is closed or reopened: kept with it and in the audit log. */
 export const closingReasonSchema = z
   .string({ message: "is required" })

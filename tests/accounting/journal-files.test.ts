@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import Decimal from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mapAccount } from "@/lib/accounting/accounts";
+import { mapAccount, readAccountMap } from "@/lib/accounting/accounts";
 import { isAppError } from "@/lib/errors";
 import { journalsOfPart } from "@/lib/exports/journal-files";
 import { startExport } from "@/lib/exports/run";
@@ -120,6 +120,23 @@ describe("ledger files refuse unmapped accounts", () => {
     expect(await refusal("journal-xero")).toMatch(/map payable again/);
     await mapAccount(t.db, { gameId: GAME, account: "payable", code: CODES.payable, taxRate: TAX.payable }, CLI);
     await expect(download("journal-xero")).resolves.toBeDefined();
+  });
+
+  it("refuses a mapping saved from a page drawn before another admin's save, keeping theirs", async () => {
+    const shown: { code: string; taxRate: string } = { code: CODES.expense, taxRate: TAX.expense };
+    const save = (taxRate: string, drawn = shown) =>
+      mapAccount(t.db, { gameId: GAME, account: "expense", code: CODES.expense, taxRate, drawn }, CLI);
+    await save("GST Free");
+    // The other page still shows the tax rate before that change, and saves its code with it.
+    await expect(save(TAX.expense)).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(
+        /mapped again since this page was opened \(now 6100, GST Free\).*Nothing was saved/,
+      ),
+    });
+    expect((await readAccountMap(t.db, { gameId: GAME })).expense?.taxRate).toBe("GST Free");
+    await save(TAX.expense, { code: CODES.expense, taxRate: "GST Free" });
+    expect((await readAccountMap(t.db, { gameId: GAME })).expense?.taxRate).toBe(TAX.expense);
   });
 });
 

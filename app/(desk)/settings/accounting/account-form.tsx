@@ -32,6 +32,9 @@ export function AccountForm({
     <form action={formAction} className="flex flex-col gap-3" noValidate aria-label={`Map ${label}`}>
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="account" value={account} />
+      {/* The mapping this page shows: a save after another admin's change is refused rather than undo it. */}
+      <input type="hidden" name="drawnCode" value={current?.code ?? ""} />
+      <input type="hidden" name="drawnTaxRate" value={current?.taxRate ?? ""} />
       <ResultMessage result={state} />
       <div className="grid gap-3 sm:grid-cols-2">
         <Field

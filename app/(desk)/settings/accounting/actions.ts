@@ -10,18 +10,24 @@ import {
   quickbooksDateOrderSchema,
   setQuickbooksDateOrder,
 } from "@/lib/accounting/date-order";
-import { mapAccountSchema } from "@/lib/accounting/schemas";
+import { mapAccountFormSchema } from "@/lib/accounting/schemas";
 import { requireSelectedGame } from "@/lib/games/games";
 
 export const mapAccountAction = defineAction(
-  { name: "mapAccount", role: "admin", input: mapAccountSchema },
+  { name: "mapAccount", role: "admin", input: mapAccountFormSchema },
   async (input, { user }) => {
     const db = getDb();
     // The selected game's accounts, whatever the form says (the expected-game field guards a switch meanwhile).
     const game = await requireSelectedGame(db, user);
     const mapped = await mapAccount(
       db,
-      { gameId: game.id, account: input.account, code: input.code, taxRate: input.taxRate },
+      {
+        gameId: game.id,
+        account: input.account,
+        code: input.code,
+        taxRate: input.taxRate,
+        drawn: { code: input.drawnCode, taxRate: input.drawnTaxRate },
+      },
       { actor: { id: user.id, email: user.email }, via: "web" },
     );
     revalidatePath("/settings/accounting");
