@@ -286,6 +286,22 @@ describe("sign-in limits without lockout", () => {
     expect(audit[0]?.detail).toMatchObject({ kind: "account", failures: 5 });
   });
 
+  it("[admin] sees an account of this desk among the limited ones whatever failures made-up emails have", async () => {
+    const email = "listed-real@payout-desk.test";
+    await createUser(t.db, { email, role: "viewer", password: "the-right-password" }, { actor: null, via: "cli" });
+    const now = Date.now();
+    const failures = (who: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ email: who, ip: "", succeeded: false, at: new Date(now - i * S) }));
+    const madeUp = Array.from({ length: 60 }, (_, n) => failures(`nobody-${n}@example.test`, 9)).flat();
+    await t.db
+      .insertInto("sign_in_attempt")
+      .values([...madeUp, ...failures(email, 6)])
+      .execute();
+    const { accounts } = await signIn.listSignInLimits(t.db, now);
+    expect(accounts).toHaveLength(50);
+    expect(accounts.find((a) => a.email === email)).toMatchObject({ failures: 6 });
+  });
+
   it("[finance] cannot clear a limit", async () => {
     const { clearSignInLimitAction } = await import("../../app/(desk)/settings/users/actions");
     actAs(await signInAs(t.db, "finance"));
