@@ -41,6 +41,7 @@ import * as deliveryClock from "./2026_12_09_0900_delivery_clock";
 import * as profileChangeFields from "./2026_12_10_0900_profile_change_fields";
 import * as unprocessedChangeIdx from "./2026_12_11_0900_unprocessed_change_idx";
 import * as statementIssuer from "./2026_12_11_1000_statement_issuer";
+import * as waitingDisputeIdx from "./2026_12_12_0900_waiting_dispute_idx";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -92,4 +93,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_10_0900_profile_change_fields": profileChangeFields,
   "2026_12_11_0900_unprocessed_change_idx": unprocessedChangeIdx,
   "2026_12_11_1000_statement_issuer": statementIssuer,
+  "2026_12_12_0900_waiting_dispute_idx": waitingDisputeIdx,
 };

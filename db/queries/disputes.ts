@@ -166,3 +166,57 @@ export async function standingDisputeOfOrder(
   if (!row || row.status === "won") return null;
   return { status: row.status, usdAmount: row.usd_amount };
 }
+
+/** Chargeback events of the game not processed yet (waiting for a worker, or failed), oldest first. */
+export async function listWaitingDisputeEvents(
+  db: Db,
+  params: { gameId: string; limit: number },
+): Promise<{ id: string; body: string; at: Date }[]> {
+  const rows = await db
+    .selectFrom("webhook_event")
+    .select(["id", "body", "occurred_at", "received_at"])
+    .where("game_id", "=", params.gameId)
+    .where("event_type", "=", "purchase.disputed")
+    .where("status", "in", ["pending", "failed"])
+    .orderBy("id")
+    .limit(params.limit)
+    .execute();
+  return rows.map((r) => ({ id: String(r.id), body: r.body, at: r.occurred_at ?? r.received_at }));
+}
+
+/** Which of these disputes are recorded (in any state). */
+export async function listRecordedDisputeIds(
+  db: Db,
+  params: { gameId: string; disputeIds: readonly string[] },
+): Promise<Set<string>> {
+  if (params.disputeIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("service_dispute")
+    .select("dispute_id")
+    .where("game_id", "=", params.gameId)
+    .where("dispute_id", "in", [...params.disputeIds])
+    .execute();
+  return new Set(rows.map((r) => r.dispute_id));
+}
+
+/** The renewal lines of one snapshot paid by these mint orders (what a chargeback names). */
+export async function listSnapshotLinesOfOrders(
+  db: Db,
+  params: { snapshotId: string; orderIds: readonly string[]; recipientPlayerId?: number },
+) {
+  if (params.orderIds.length === 0) return [];
+  let query = db
+    .selectFrom("snapshot_line")
+    .select([
+      "mint_order_id",
+      "recipient_player_id",
+      "period_id",
+      "subscription_id",
+      sql<string | null>`attributed_amount_usd::text`.as("attributed_amount_usd"),
+    ])
+    .where("snapshot_id", "=", params.snapshotId)
+    .where("mint_order_id", "in", [...params.orderIds]);
+  if (params.recipientPlayerId !== undefined)
+    query = query.where("recipient_player_id", "=", String(params.recipientPlayerId));
+  return query.execute();
+}

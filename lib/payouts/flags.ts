@@ -1,6 +1,6 @@
 import "server-only";
 import type { DbOrTrx } from "@/db";
-import { listSnapshotDisputes, type SnapshotDisputeRow } from "@/db/queries/disputes";
+import type { SnapshotDisputeRow } from "@/db/queries/disputes";
 import {
   findUnprocessedChanges,
   getLatestStaleMark,
@@ -12,6 +12,7 @@ import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
 import { countOf, formatUsdText } from "@/lib/format";
 import { profileFlagsOf } from "@/lib/profiles/flags";
+import { listDisputesOfSnapshot } from "./snapshot-disputes";
 
 /**
  * One raised flag: what it is, whom it concerns (null for the whole window) and its cause, the fact that raised it (a
@@ -203,7 +204,7 @@ export async function readBatchFlags(db: DbOrTrx, params: BatchFlagsParams): Pro
  * enough for what only recipient flags decide (a payment bar is never a window flag).
  */
 export async function readRecipientFlags(db: DbOrTrx, params: BatchFlagsParams): Promise<BatchFlags> {
-  const disputeRows = await listSnapshotDisputes(db, {
+  const disputeRows = await listDisputesOfSnapshot(db, {
     gameId: params.gameId,
     snapshotId: params.snapshotId,
     recipientPlayerId: params.recipientPlayerId,
