@@ -19,18 +19,30 @@ export async function tryAdvisoryLock(conn: DbOrTrx, key: string): Promise<boole
 }
 
 /** A session lock held on a connection of its own; `lost` is the error that ended that connection, if one did. */
-export type SessionLock = { lost(): Error | null; release(): Promise<void> };
+export type SessionLock = {
+  lost(): Error | null;
+  /** Asks the database through the lock's connection: a connection ended without a word is then noted lost. */
+  check(): Promise<void>;
+  release(): Promise<void>;
+};
 
 /**
  * Takes the session lock on `key` when free, on a connection kept for it until `release`; null when another session
  * holds it. The connection sits idle while the lock is held: a database that ends it meanwhile (a restart, a failover,
- * an administrator) is noted as `lost`, never an unheard error that would take the process down.
+ * an administrator) is noted as `lost`, never an unheard error that would take the process down, and told to `onLost`
+ * (the lock is gone: another session may take it).
  */
-export async function holdSessionLock(db: Db, key: string): Promise<SessionLock | null> {
+export async function holdSessionLock(
+  db: Db,
+  key: string,
+  onLost?: (error: Error) => void,
+): Promise<SessionLock | null> {
   const client = await poolOf(db).connect();
   let lost: Error | null = null;
   const onError = (error: Error) => {
-    lost ??= error;
+    if (lost) return;
+    lost = error;
+    onLost?.(error);
   };
   client.on("error", onError);
   const done = (error?: Error) => {
@@ -52,6 +64,14 @@ export async function holdSessionLock(db: Db, key: string): Promise<SessionLock 
   }
   return {
     lost: () => lost,
+    async check() {
+      if (lost) return;
+      try {
+        await client.query("select 1");
+      } catch (error) {
+        onError(error as Error);
+      }
+    },
     async release() {
       try {
         if (!lost) await client.query("select pg_advisory_unlock(hashtext($1))", [key]);

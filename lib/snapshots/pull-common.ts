@@ -67,8 +67,9 @@ export type RunPullOptions = {
 };
 
 /**
- * An attempt ended because its worker is stopping (`error` is the reason JobMeta.signal was aborted with): the pull is
- * queued again for the job's retry, the attempt not counted, and true is returned. Any other end, a failure that
+ * An attempt ended because its worker is stopping (`error` is the reason JobMeta.signal was aborted with), or because
+ * its window's lock was lost: the pull is queued again for the job's retry, the attempt not counted, and true is
+ * returned. Any other end, a failure that
  * came as the stop began among them, returns false and is recorded as such.
  */
 export async function handBackIfStopped(
@@ -78,10 +79,21 @@ export async function handBackIfStopped(
   error: unknown,
 ): Promise<boolean> {
   const reason: unknown = signal?.reason;
-  if (!(reason instanceof WorkerStoppedError)) return false;
+  if (!(reason instanceof WorkerStoppedError) && !(reason instanceof PullLockLostError)) return false;
   if (error !== reason && (error as { cause?: unknown } | null)?.cause !== reason) return false;
   await handBackPull(db, pullId);
   return true;
+}
+
+/**
+ * The connection holding the window's lock ended during the attempt (a database restart, a pooler or an administrator
+ * ending idle sessions): another process may take the window now, so the attempt stops and is handed back, uncounted.
+ */
+export class PullLockLostError extends Error {
+  readonly code = "PULL_LOCK_LOST";
+  constructor(cause: Error) {
+    super("The connection holding the window's lock was lost; the pull was handed back to run again.", { cause });
+  }
 }
 
 /** The pull could not run now (another worker holds the window); try again later. */

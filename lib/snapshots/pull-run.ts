@@ -23,6 +23,7 @@ import {
   lockKey,
   MAX_PULL_ATTEMPTS,
   PullBusyError,
+  PullLockLostError,
   PullFailedError,
   type PullProgress,
   type PullSummary,
@@ -72,13 +73,17 @@ export async function runPull(db: Db, pullId: string, options: RunPullOptions = 
   const window = windowOf(pull);
   const key = lockKey(pull.game_id, window);
 
-  const lock = await holdSessionLock(db, key);
+  // A lock lost midway ends the attempt: another process may take the window and pull it at the same time.
+  const lockLost = new AbortController();
+  const lock = await holdSessionLock(db, key, (error) => lockLost.abort(new PullLockLostError(error)));
   if (!lock) throw new PullBusyError("Another worker is pulling this window right now.");
   const heartbeat = setInterval(() => {
+    void lock.check();
     void updatePull(db, pullId, { heartbeat_at: new Date() }, "running").catch(() => {});
   }, HEARTBEAT_MS);
+  const signal = options.signal ? AbortSignal.any([options.signal, lockLost.signal]) : lockLost.signal;
   try {
-    return await attemptPull(db, pull, window, options);
+    return await attemptPull(db, pull, window, { ...options, signal });
   } finally {
     clearInterval(heartbeat);
     await lock.release();
