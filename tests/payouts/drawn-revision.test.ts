@@ -133,4 +133,31 @@ describe("approving and paying what the page showed", () => {
       markStatementsPaid(db, { gameId: GAME, batchId, ids: [chosen[2] as string], ...payment }, web(approver)),
     ).resolves.toMatchObject({ paid: 1, amountUsd: "50.00" });
   });
+
+  it("approves all unflagged drafts only as the page showed them: a hold released since is refused", async () => {
+    await insertSnapshot(db, {
+      window: "2026-06",
+      recipients: [
+        { id: 7401, gross: "30.00" },
+        { id: 7402, gross: "40.00" },
+      ],
+    });
+    const { batchId } = await prepareMonth(db, "2026-06");
+    const held = recipientStatement(await listPayoutStatements(db, { gameId: GAME, batchId }), 7402).id;
+    await holdStatements(db, { gameId: GAME, batchId, ids: [held], reason: "IBAN disputed" }, web(preparer));
+    // The page shows 7402 held; a colleague releases it before "Approve all unflagged" is confirmed.
+    const drawn = await revisionOf(batchId);
+    await releaseStatements(db, { gameId: GAME, batchId, ids: [held], reason: "IBAN confirmed" }, web(approver));
+    const all = { gameId: GAME, batchId, all: "draft_unflagged" as const };
+    await expect(approveStatements(db, { ...all, drawnAtRevision: drawn }, web(preparer))).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    expect((await listPayoutStatements(db, { gameId: GAME, batchId })).map((s) => s.state).sort()).toEqual([
+      "draft",
+      "draft",
+    ]);
+    await expect(
+      approveStatements(db, { ...all, drawnAtRevision: await revisionOf(batchId) }, web(preparer)),
+    ).resolves.toMatchObject({ changed: 2 });
+  });
 });

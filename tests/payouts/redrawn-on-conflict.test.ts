@@ -18,6 +18,7 @@ const MARCH = { startMs: Date.parse("2026-03-01T00:00:00Z"), endMs: Date.parse("
 let t: TestDatabase;
 let closing: typeof import("../../app/(desk)/payouts/[window]/closing-actions");
 let profiles: typeof import("../../app/(desk)/recipients/[playerId]/profile-actions");
+let batches: typeof import("../../app/(desk)/payouts/batch-actions");
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -25,6 +26,7 @@ beforeAll(async () => {
   await addGame(t.db, "redraw-a");
   closing = await import("../../app/(desk)/payouts/[window]/closing-actions");
   profiles = await import("../../app/(desk)/recipients/[playerId]/profile-actions");
+  batches = await import("../../app/(desk)/payouts/batch-actions");
   actAs(await signInAs(t.db, "finance"));
 });
 
@@ -57,5 +59,14 @@ describe("a form refused because a colleague acted first", () => {
       message: expect.stringContaining("no longer waiting for review"),
     });
     expect(revalidatePath).toHaveBeenCalledWith("/recipients/4242", "layout");
+  });
+
+  it("[finance] approving all unflagged drafts names the revision the page was drawn at", async () => {
+    const batchId = randomUUID();
+    expect(await batches.approveAllUnflaggedAction(null, form({ batchId }))).toMatchObject({
+      ok: false,
+      code: "INVALID_INPUT",
+      fieldErrors: { revision: expect.any(String) },
+    });
   });
 });

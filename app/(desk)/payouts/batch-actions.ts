@@ -84,13 +84,19 @@ export const approveStatementsAction = defineAction(
 );
 
 export const approveAllUnflaggedAction = defineAction(
-  { name: "approveUnflaggedPayoutStatements", role: "finance", input: z.object({ batchId: batchIdSchema }) },
+  {
+    name: "approveUnflaggedPayoutStatements",
+    role: "finance",
+    // The drafts approved are those the page showed unflagged: a batch changed since (a hold released, a flag
+    // overridden) is refused rather than approve what nobody looked at.
+    input: z.object({ batchId: batchIdSchema, revision: batchRevisionSchema }),
+  },
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
     const result = await approveStatements(
       db,
-      { gameId: game.id, batchId: input.batchId, all: "draft_unflagged" },
+      { gameId: game.id, batchId: input.batchId, all: "draft_unflagged", drawnAtRevision: input.revision },
       web(user),
     );
     revalidatePayouts();

@@ -24,7 +24,10 @@ export type BatchPanelProps = {
   windowKey: string;
   snapshotId: string;
   snapshotVersion: number;
-  /** `revision`: the batch's revision read before `counts`, sent back with Approve batch and Mark approved paid. */
+  /**
+   * `revision`: the batch's revision read before `counts`, sent back with Approve all unflagged, Approve batch and
+   * Mark approved paid.
+   */
   batch: { id: string; status: string; preparedByEmail: string; preparedByMe: boolean; revision: string } | null;
   counts: { draft: number; approved: number; held: number; payableApprovedUsd: string; total: number };
   /** What lib/payouts/offered-actions.ts allows this person for each batch action. */
@@ -91,7 +94,7 @@ export function BatchPanel(props: BatchPanelProps) {
             description={draftNote}
             confirmLabel="Approve"
             pendingLabel="Approving…"
-            action={withFields(actions.approveUnflagged, id)}
+            action={withFields(actions.approveUnflagged, drawn)}
           />
         ) : offers.approve_unflagged.kind === "blocked" ? (
           <Button disabled aria-describedby={unflaggedWhy}>
