@@ -27,8 +27,12 @@ export function ClosingForm({
 }) {
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
-  const values = state && !state.ok ? (state.values ?? {}) : {};
   const verb = closed ? "Reopen" : "Close";
+  // A refusal of the other change (a colleague closed or reopened the window first, the page drawn again) keeps its
+  // message but not its reason: written to close, it must not stand ready to reopen.
+  const direction = closed ? "reopen" : "close";
+  const refused = state && !state.ok ? (state.values ?? {}) : {};
+  const values = refused.direction === undefined || refused.direction === direction ? refused : {};
   const formRef = useRef<HTMLFormElement>(null);
   // A reason refused takes focus, its error read with it.
   useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
@@ -42,6 +46,7 @@ export function ClosingForm({
     >
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="window" value={windowKey} />
+      <input type="hidden" name="direction" value={direction} />
       {state?.ok ? (
         // The form now offers the opposite change (its button is another): focus moves to what was done.
         <FocusHere key={state.message}>
@@ -57,7 +62,12 @@ export function ClosingForm({
         required
       >
         {(control) => (
-          <Textarea {...control} name="reason" defaultValue={values.reason ?? ""} key={state?.ok ? "sent" : "typing"} />
+          <Textarea
+            {...control}
+            name="reason"
+            defaultValue={values.reason ?? ""}
+            key={state?.ok ? "sent" : `typing-${direction}`}
+          />
         )}
       </Field>
       <div>
