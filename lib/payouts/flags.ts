@@ -38,7 +38,8 @@ function windowFlag(flag: PayoutFlag, detail: string, cause: string, raisedAt: D
 
 /**
  * The flags of a whole window for one snapshot version, evaluated now: staleness and newer versions appear after a
- * batch is prepared, so these are never stored. Pass a transaction to read them under its locks.
+ * batch is prepared, so these are never stored. Pass a transaction to read them under its locks, and a header read
+ * just before (getSnapshot): its staleness counts decide which causes are read.
  */
 export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Promise<ActiveFlag[]> {
   const flags: ActiveFlag[] = [];
@@ -65,21 +66,19 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
     );
   }
   // A refund or renewal received since, not processed yet (a backlog, or failed), has no mark until it is: its change
-  // is as real, and the flag says so until it is processed (then its mark, if any, stands) or overridden. Read before
-  // the marks: a drain writes an event's mark and its processed status in one commit, so whichever side of it these
-  // two reads fall, one of them sees the change.
-  const unprocessed = await findUnprocessedChanges(db, {
+  // is as real, and the flag says so until it is processed (then its mark, if any, stands) or overridden. The
+  // snapshot's header counted both in one statement (SnapshotHeader.stale), so whichever side of a drain's commit (an
+  // event's mark and its processed status together) it fell, it saw the change; the causes are read only then, the
+  // waiting events before the marks, and the marks also when only waiting events were counted (processed since).
+  const stale = snapshot.stale;
+  const bounds = {
     gameId: snapshot.gameId,
     windowStart: new Date(snapshot.window.startMs),
     windowEnd: new Date(snapshot.window.endMs),
     after: snapshot.fetchStartedAt,
-  });
-  const mark = await getLatestStaleMark(db, {
-    gameId: snapshot.gameId,
-    windowStart: new Date(snapshot.window.startMs),
-    windowEnd: new Date(snapshot.window.endMs),
-    after: snapshot.fetchStartedAt,
-  });
+  };
+  const unprocessed = stale && stale.waiting > 0 ? await findUnprocessedChanges(db, bounds) : null;
+  const mark = stale ? await getLatestStaleMark(db, bounds) : null;
   if (mark) {
     // The mark's reason says how many changes it stands for ("… and 249 more"): marks are written per burst, so
     // counting them would not count changes.
