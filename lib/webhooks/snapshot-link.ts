@@ -46,11 +46,11 @@ export const snapshotLink: SnapshotLink = {
 };
 
 /**
- * Whether the pull just asked for reads a change made at `instantMs`. One found already reading may have begun before
- * it. A new one reads a window that has ended whole, but an open one only up to a margin before it starts
- * (readingBounds, lib/snapshots/pull-common.ts), so a change within that margin of now is left out of it. Either way
- * the event keeps repullDue, and the sweep asks again. `nowMs` is the database's clock, which a pull's attempt starts
- * on (lib/snapshots/pull-run.ts).
+ * Whether the pull just asked for reads a change made at `instantMs` (or, past the window's end, its last moment). One
+ * found already reading may have begun before it. A new one reads a window that has ended whole, but an open one only
+ * up to a margin before it starts (readingBounds, lib/snapshots/pull-common.ts), so a change within that margin of now
+ * is left out of it. Either way the event keeps repullDue, and the sweep asks again. `nowMs` is the database's clock,
+ * which a pull's attempt starts on (lib/snapshots/pull-run.ts).
  */
 export function pullServesChange(
   asked: RequestedPull,
@@ -59,5 +59,7 @@ export function pullServesChange(
   nowMs: number,
 ): boolean {
   if (!asked.readsFromNow) return false;
-  return instantMs === null || readingBounds(window, nowMs).read.endMs > instantMs;
+  // A change the window holds lies within it: an event marking a window besides its own time's (a refund placed by
+  // its event's creation just after the window's end, lib/webhooks/event-time.ts) is read by a pull of all of it.
+  return instantMs === null || readingBounds(window, nowMs).read.endMs > Math.min(instantMs, window.endMs - 1);
 }

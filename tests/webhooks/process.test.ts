@@ -110,13 +110,20 @@ describe("processing stored events", () => {
   });
 
   it("marks the month before too when a refund placed by its event's time came just after midnight", async () => {
-    await addGame(t.db, "p2m");
+    await addAutomatedGame(t.db, "p2m", { autoRefresh: true });
     const at = (createdAt: string, data = refundedData()) =>
       store("p2m", envelope({ gameId: "p2m", type: "subscription.refunded", createdAt, data }));
-    const { link, marks } = recordingLink();
+    const { link, marks, pulls } = recordingLink();
     const id = await at("2026-06-01T00:02:00Z");
     await processWebhookEvent(t.db, id, link);
     const first = marks.map((m) => m.instant);
+    // Both months pulled again, and the event owes nothing more: a pull of May reads the change May holds.
+    expect(pulls.map((p) => p.window)).toEqual([
+      "[2026-06-01T00:00:00Z, 2026-07-01T00:00:00Z)",
+      "[2026-05-01T00:00:00Z, 2026-06-01T00:00:00Z)",
+    ]);
+    expect((await row(id)).effect).toMatchObject({ repullDue: false });
+    expect(await sweep()).not.toContain(id);
     // Five minutes after or more, or placed by its own refunded_at: its month only.
     await processWebhookEvent(t.db, await at("2026-06-01T00:05:00Z"), link);
     await processWebhookEvent(
@@ -126,6 +133,9 @@ describe("processing stored events", () => {
     );
     expect(first).toEqual(["2026-06-01T00:02:00.000Z", "2026-05-31T23:57:00.000Z"]);
     expect(marks.slice(2).map((m) => m.instant)).toEqual(["2026-06-01T00:05:00.000Z", "2026-06-01T00:01:00.000Z"]);
+    // Just after another midnight, inside a month: its month only.
+    await processWebhookEvent(t.db, await at("2026-06-15T00:02:00Z"), link);
+    expect(marks.slice(4).map((m) => m.instant)).toEqual(["2026-06-15T00:02:00.000Z"]);
     expect((await row(id)).effect).toMatchObject({
       instant: "2026-06-01T00:02:00Z",
       staleWindows: [
