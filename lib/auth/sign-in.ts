@@ -1,5 +1,5 @@
 import "server-only";
-import { isIPv4, isIPv6 } from "node:net";
+import { isIPv6 } from "node:net";
 import type { Db } from "@/db";
 import { deleteSessionByToken, readCredentialHash } from "@/db/queries/users";
 import {
@@ -70,26 +70,34 @@ export function clientAddress(headers: Headers, trustProxy = env().PAYOUT_DESK_T
 }
 
 /**
- * The address limits are counted by: an IPv4 address as it is; an IPv6 address by its /64 prefix, the network one
- * home line or machine is given (each of its addresses otherwise counted apart would escape the per-address limit).
+ * The address limits are counted by: an IPv4 address as it is (also written as IPv6, `::ffff:192.0.2.7`); an IPv6
+ * address by its /64 prefix, the network one home line or machine is given (each of its addresses otherwise counted
+ * apart would escape the per-address limit).
  */
 export function addressKey(address: string): string {
   const bare = address.replace(/%.*$/, "");
   if (!isIPv6(bare)) return address;
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(bare);
-  if (mapped?.[1] && isIPv4(mapped[1])) return mapped[1];
-  // Groups of 16 bits, "::" expanded; an IPv4 tail is two groups and never within the first four.
-  const groupsOf = (part: string) =>
-    part === "" ? [] : part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]));
+  // Groups of 16 bits as numbers, "::" expanded; an IPv4 tail is two groups.
+  const groupsOf = (part: string): number[] =>
+    part === ""
+      ? []
+      : part.split(":").flatMap((g) => {
+          if (!g.includes(".")) return [Number.parseInt(g, 16)];
+          const [a = 0, b = 0, c = 0, d = 0] = g.split(".").map(Number);
+          return [a * 256 + b, c * 256 + d];
+        });
   const [head = "", tail] = bare.split("::");
   const first = groupsOf(head);
-  const groups =
-    tail === undefined
-      ? first
-      : [...first, ...Array(8 - first.length - groupsOf(tail).length).fill("0"), ...groupsOf(tail)];
+  const last = tail === undefined ? [] : groupsOf(tail);
+  const groups = tail === undefined ? first : [...first, ...Array(8 - first.length - last.length).fill(0), ...last];
+  // An IPv4 address mapped into IPv6 (::ffff:a.b.c.d, in either notation) is that IPv4 address.
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    const [hi = 0, lo = 0] = groups.slice(6);
+    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".");
+  }
   return `${groups
     .slice(0, 4)
-    .map((g) => Number.parseInt(g, 16).toString(16))
+    .map((g) => g.toString(16))
     .join(":")}::/64`;
 }
 

@@ -92,6 +92,7 @@ describe("sign-in", () => {
     expect(from("2001:db8::1")).toBe("2001:db8:0:0::/64");
     expect(from("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
     expect(from("::ffff:192.0.2.7")).toBe("192.0.2.7");
+    expect(from("::ffff:c000:207")).toBe("192.0.2.7");
     expect(from("2001:db8:1:3::1")).not.toBe(from("2001:db8:1:2::1"));
     // Many failures for other emails do not lock out a user whose own email has no failures.
     const { signInAction } = await import("../../app/(auth)/sign-in/actions");
