@@ -75,16 +75,20 @@ export async function updatePull(
 }
 
 /**
- * A running pull whose worker stopped before it was done: queued again for the job pg-boss retries, the attempt not
- * counted (a stop is no failure of the service's).
+ * A running pull whose worker stopped (or whose window lock was lost) before it was done: queued again for the job
+ * pg-boss retries, the attempt not counted (a stop is no failure of the service's).
  */
-export async function handBackPull(db: DbOrTrx, pullId: string): Promise<void> {
+export async function handBackPull(
+  db: DbOrTrx,
+  pullId: string,
+  why = "its worker stopped; another worker takes it up",
+): Promise<void> {
   await db
     .updateTable("snapshot_pull")
     .set((eb) => ({
       status: "queued",
       attempts: sql<number>`greatest(${eb.ref("attempts")} - 1, 0)`,
-      phase: "handed back: its worker stopped; another worker takes it up",
+      phase: `handed back: ${why}`,
       error_code: null,
       error_message: null,
       eta_at: null,

@@ -81,7 +81,13 @@ export async function handBackIfStopped(
   const reason: unknown = signal?.reason;
   if (!(reason instanceof WorkerStoppedError) && !(reason instanceof PullLockLostError)) return false;
   if (error !== reason && (error as { cause?: unknown } | null)?.cause !== reason) return false;
-  await handBackPull(db, pullId);
+  await handBackPull(
+    db,
+    pullId,
+    reason instanceof PullLockLostError
+      ? "the connection holding its window's lock was lost; it runs again"
+      : undefined,
+  );
   return true;
 }
 

@@ -61,7 +61,11 @@ describe("a pull whose window lock is lost", () => {
 
     const ended = await running;
     expect(ended).toBeInstanceOf(PullLockLostError);
-    expect(await pullRow(pullId)).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await pullRow(pullId)).toMatchObject({
+      status: "queued",
+      attempts: 0,
+      phase: expect.stringMatching(/^handed back: the connection holding its window's lock was lost/),
+    });
     await waitFor(async () => isLockFree(env.db, GAME_ID, WINDOW), { what: "the ended session's lock to go" });
     expect((await publishedCounts(env.db)).snapshot).toBe(0);
 
