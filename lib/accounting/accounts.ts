@@ -102,24 +102,23 @@ export function requireMapped(
 ): Record<AccountingAccountKey, MappedAccount> {
   const missing = accounts.filter((a) => !map[a]);
   const noTax = options.taxRate ? accounts.filter((a) => map[a] && !map[a]?.taxRate) : [];
-  // Mapped before today's rules (a name a spreadsheet runs as a formula): the file would carry it altered.
-  const unfit = accounts.filter((a) => {
+  // Mapped before today's rules (a name a spreadsheet runs as a formula): the file would carry it altered. Each is
+  // named with what its rule says of it.
+  const unfit = accounts.flatMap((a) => {
     const mapped = map[a];
-    if (!mapped) return false;
-    return (
-      !accountCodeSchema.safeParse(mapped.code).success ||
-      (options.taxRate === true && mapped.taxRate !== null && !taxRateNameSchema.safeParse(mapped.taxRate).success)
-    );
+    if (!mapped) return [];
+    const code = accountCodeSchema.safeParse(mapped.code);
+    if (!code.success) return [`${a} (code ${code.error.issues[0]?.message})`];
+    if (options.taxRate !== true || mapped.taxRate === null) return [];
+    const tax = taxRateNameSchema.safeParse(mapped.taxRate);
+    return tax.success ? [] : [`${a} (tax rate name ${tax.error.issues[0]?.message})`];
   });
   if (missing.length > 0 || noTax.length > 0 || unfit.length > 0) {
     const parts: string[] = [];
     if (missing.length > 0)
       parts.push(`map ${missing.map((a) => `${a} (${ACCOUNT_LABELS[a].label})`).join(", ")} to your ledger's codes`);
     if (noTax.length > 0) parts.push(`give a tax rate name for ${noTax.join(", ")}`);
-    if (unfit.length > 0)
-      parts.push(
-        `map ${unfit.join(", ")} again: a code or tax rate name mapped before must not start with =, +, -, @ or '`,
-      );
+    if (unfit.length > 0) parts.push(`map again ${unfit.join(", ")}`);
     throw new AppError(
       "CONFLICT",
       `Accounts not mapped for game ${options.gameId}: ${parts.join("; ")}. ` +

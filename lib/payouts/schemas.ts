@@ -4,8 +4,7 @@ import { isPayoutFlag, type PayoutFlag } from "./flag-info";
 /** Shared input schemas of payouts: the format check stops before any refinement that assumes it. */
 
 export const batchIdSchema = z.uuid({ message: "must be a payout batch id" });
-/** The batch's revision a page was drawn at (payout_batch.revision). */
-/** A batch's revision as shown (`07` is revision 7: compared as the database writes it). */
+/** The batch's revision a page was drawn at (payout_batch.revision); `07` is revision 7, as the database writes it. */
 export const batchRevisionSchema = z
   .string()
   .regex(/^\d{1,18}$/, { message: "must be the batch's revision", abort: true })

@@ -56,9 +56,10 @@ export function stalenessRequest(event: StaleEvent): StalenessRequest {
   };
 }
 
-/** The part of an event's effect that its stale mark decides: the windows marked and whether they are pulled again. */
+/** Whether two windows are the same span. */
 export const sameWindow = (a: TimeWindow, b: TimeWindow): boolean => a.startMs === b.startMs && a.endMs === b.endMs;
 
+/** The part of an event's effect that its stale mark decides: the windows marked and whether they are pulled again. */
 export function stalenessOutcome(windows: TimeWindow[], autoRefresh: boolean): Effect {
   return {
     staleWindows: windows.map((w) => windowToQuery(w)),
