@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { holdSessionLock } from "@/db/queries/locks";
 import { createTestDatabase, type TestDatabase } from "../support/db";
+import { advisoryLockHolders } from "../support/advisory-locks";
 import { waitFor } from "../support/wait";
 
 /**
@@ -15,12 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-/** The advisory locks held in this test's database (other test files share the server, with locks of their own). */
-const holders = async () =>
-  (
-    await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted
-      and database = (select oid from pg_database where datname = current_database())`.execute(t.db)
-  ).rows.map((r) => r.pid);
+const holders = () => advisoryLockHolders(t.db);
 
 describe("a session lock on a connection of its own", () => {
   it("is held once, and released for the next", async () => {

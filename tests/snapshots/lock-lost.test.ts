@@ -4,6 +4,7 @@ import { getPull } from "@/db/queries/snapshots";
 import { requestSnapshot, runPull } from "@/lib/snapshots/pull";
 import { isLockFree, PullLockLostError } from "@/lib/snapshots/pull-common";
 import { monthWindow } from "@/lib/time";
+import { advisoryLockHolders } from "../support/advisory-locks";
 import { waitFor } from "../support/wait";
 import { admin, buildScenario, GAME_ID, publishedCounts, type SnapshotTestEnv, startSnapshotEnv } from "./helpers";
 
@@ -34,13 +35,6 @@ async function pullRow(pullId: string) {
   return pull;
 }
 
-/** The sessions of this test's database holding an advisory lock. */
-const lockHolders = async () =>
-  (
-    await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted
-      and database = (select oid from pg_database where datname = current_database())`.execute(env.db)
-  ).rows.map((r) => r.pid);
-
 describe("a pull whose window lock is lost", () => {
   it("stops and is handed back, uncounted, and the next run publishes it once", async () => {
     // The service holds its answer to the first report page for two minutes (until let go below).
@@ -55,7 +49,7 @@ describe("a pull whose window lock is lost", () => {
       (error: unknown) => error,
     );
     await waitFor(async () => env.emulator.runtime.hangs.size > 0, { within: 30_000, what: "the first page asked" });
-    const [holder] = await lockHolders();
+    const [holder] = await advisoryLockHolders(env.db);
     expect(holder).toBeDefined();
     await sql`select pg_terminate_backend(${holder})`.execute(env.db);
 
