@@ -113,12 +113,17 @@ export function DataTable<TData>({
     );
   };
 
-  // Selection belongs to the rows on screen: a new page (or fresh data after an action) starts empty.
+  // Selection belongs to the rows on screen: rows no longer shown (another page, a filter) leave it; those still shown
+  // stay selected, so that a page drawn again under an open bulk action's dialog (a refusal) keeps it and what was
+  // typed in it. An action done clears the selection itself (`actions`' clear).
   const [rowSelection, setRowSelection] = useState<RowSelectionState>({});
   const [selectionData, setSelectionData] = useState(data);
   if (selectionData !== data) {
     setSelectionData(data);
-    setRowSelection({});
+    const shown = new Set(data.map((row) => getRowId(row)));
+    setRowSelection((selected) =>
+      Object.fromEntries(Object.entries(selected).filter(([id, on]) => on && shown.has(id))),
+    );
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: as for `columns` above.

@@ -243,7 +243,7 @@ export function RecipientTable(props: RecipientTableProps) {
         selectable && actions && batch
           ? {
               rowLabel: recipientName,
-              actions: (ids) =>
+              actions: (ids, clear) =>
                 ids.length === 0 ? null : (
                   <BulkBar
                     ids={ids}
@@ -264,7 +264,11 @@ export function RecipientTable(props: RecipientTableProps) {
                     actions={actions}
                     methods={props.methods}
                     today={props.today}
-                    onResult={onResult}
+                    onResult={(result) => {
+                      onResult(result);
+                      // Done: the statements it changed are no longer the selection's.
+                      if (result?.ok) clear();
+                    }}
                   />
                 ),
             }
