@@ -1,4 +1,5 @@
-import { expect, type Page, test } from "./fixtures/test";
+import { expect, test } from "./fixtures/test";
+import { confirmDialog } from "./fixtures/dialogs";
 import { suiteEmulator } from "./fixtures/emulator";
 import { shoot, signIn } from "./fixtures/session";
 import { SLACK } from "./fixtures/slack";
@@ -23,20 +24,6 @@ async function disputeIs(disputeId: string, status: string): Promise<void> {
     ]);
     expect(rows[0]?.status).toBe(status);
   }).toPass({ timeout: 30_000 * SLACK });
-}
-
-async function confirmDialog(
-  page: Page,
-  trigger: RegExp | string,
-  confirm: RegExp | string,
-  fill: (dialog: ReturnType<Page["getByRole"]>) => Promise<void>,
-) {
-  await page.getByRole("button", { name: trigger }).first().click();
-  const dialog = page.getByRole("dialog");
-  await expect(dialog).toBeVisible();
-  await fill(dialog);
-  await dialog.getByRole("button", { name: confirm }).click();
-  await expect(dialog).toBeHidden({ timeout: 30_000 * SLACK });
 }
 
 test("[finance] a disputed renewal blocks the recipient's payout; lost, it shows its amount until overridden", async ({

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "./fixtures/test";
+import { confirmDialog } from "./fixtures/dialogs";
 import { SECOND_FINANCE } from "./fixtures/users";
 import path from "node:path";
 import { shoot, signIn } from "./fixtures/session";
@@ -19,20 +20,6 @@ const MONTH = "2026-08";
 const LABEL = "August 2026";
 const WINDOW_PATH = `/payouts/${MONTH}`;
 const HOLD_REASON = "W-8BEN tax form missing for this recipient";
-
-async function confirmDialog(
-  page: Page,
-  trigger: RegExp | string,
-  confirm: RegExp | string,
-  fill?: (dialog: ReturnType<Page["getByRole"]>) => Promise<void>,
-) {
-  await page.getByRole("button", { name: trigger }).first().click();
-  const dialog = page.getByRole("dialog");
-  await expect(dialog).toBeVisible();
-  if (fill) await fill(dialog);
-  await dialog.getByRole("button", { name: confirm }).click();
-  await expect(dialog).toBeHidden({ timeout: 30_000 * SLACK });
-}
 
 test.describe.configure({ mode: "serial" });
 
@@ -195,7 +182,8 @@ test.describe("payout review", () => {
     await expect(page.getByText("Held").first()).toBeVisible();
     await expect(page.getByText(HOLD_REASON).first()).toBeVisible();
 
-    // Recipients the service cannot resolve stay flagged: hold them too, by bulk action, with the same care.
+    // Recipients the service cannot resolve stay flagged: hold them too, by bulk action, with the same care (the focus
+    // then on the table's selection line, not at the page's start).
     await page.goto(`${WINDOW_PATH}?show=flagged&state=draft`);
     const flaggedRows = page
       .getByRole("table", { name: /^Recipient payouts/ })
@@ -205,6 +193,7 @@ test.describe("payout review", () => {
       await confirmDialog(page, "Hold selected…", "Hold", async (dialog) => {
         await dialog.getByLabel("Reason").fill("Unresolved recipient: the service has no player record to pay");
       });
+      await expect(page.getByRole("status").filter({ hasText: "No rows selected" })).toBeFocused();
     }
 
     // Approve the rest.

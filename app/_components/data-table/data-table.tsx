@@ -8,10 +8,9 @@ import {
   type Column,
   type ColumnDef,
   type OnChangeFn,
-  type RowSelectionState,
   type SortingState,
 } from "@tanstack/react-table";
-import { useRef, useState, type ReactNode } from "react";
+import { type ReactNode, useRef } from "react";
 import { formatCount } from "@/lib/format";
 import { DEFAULT_PAGE_SIZES, isNarrowed, type TableState } from "@/lib/table-state";
 import { cn } from "../cn";
@@ -19,6 +18,7 @@ import { Button } from "../ui/button";
 import { ScrollRegion } from "../ui/scroll-region";
 import { ariaSortOf, ColumnHeader } from "./column-header";
 import { TableEmptyState } from "./empty-state";
+import { useRowSelection } from "./row-selection";
 import { Pagination } from "./pagination";
 import { SearchBox, type SearchBoxProps } from "./search-box";
 import { TableUrlProvider, useTableUrlController } from "./use-table-url";
@@ -113,18 +113,7 @@ export function DataTable<TData>({
     );
   };
 
-  // Selection belongs to the rows on screen: rows no longer shown (another page, a filter) leave it; those still shown
-  // stay selected, so that a page drawn again under an open bulk action's dialog (a refusal) keeps it and what was
-  // typed in it. An action done clears the selection itself (`actions`' clear).
-  const [rowSelection, setRowSelection] = useState<RowSelectionState>({});
-  const [selectionData, setSelectionData] = useState(data);
-  if (selectionData !== data) {
-    setSelectionData(data);
-    const shown = new Set(data.map((row) => getRowId(row)));
-    setRowSelection((selected) =>
-      Object.fromEntries(Object.entries(selected).filter(([id, on]) => on && shown.has(id))),
-    );
-  }
+  const { rowSelection, setRowSelection, selectedIds, selectionLine, clearSelection } = useRowSelection(data, getRowId);
 
   // biome-ignore lint/suspicious/noExplicitAny: as for `columns` above.
   const allColumns: ColumnDef<TData, any>[] = selection
@@ -184,15 +173,6 @@ export function DataTable<TData>({
     onRowSelectionChange: setRowSelection,
   });
 
-  const selectedIds = Object.keys(rowSelection).filter((id) => rowSelection[id]);
-  const selectionLine = useRef<HTMLParagraphElement>(null);
-  // The control pressed (Clear selection, a bulk action's) goes with the selection: the focus stays on the table's
-  // selection line, which says none is selected, rather than falling to the document's start.
-  const clearSelection = () => {
-    const line = selectionLine.current;
-    if (line?.parentElement?.contains(document.activeElement) && document.activeElement !== line) line.focus();
-    setRowSelection({});
-  };
   const columnCount = table.getVisibleLeafColumns().length;
   const sortedColumn = table.getColumn(state.sort);
   const first = Math.min((state.page - 1) * state.pageSize + 1, total);
