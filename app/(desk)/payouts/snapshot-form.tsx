@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useCallback, useEffect, useState } from "react";
+import { useActionState, useCallback, useEffect, useState, useRef } from "react";
 import { Field } from "@/app/_components/forms/field";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { RadioChoice } from "@/app/_components/forms/radio-choice";
@@ -90,8 +91,11 @@ function SnapshotForm(props: {
     if (state?.ok) onQueued(state);
   }, [state, onQueued]);
 
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused field takes the focus, its error read with it.
+  useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   return (
-    <form action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
+    <form ref={formRef} action={formAction} noValidate aria-label="Snapshot window" className="flex flex-col gap-4">
       <ShownGameField gameId={gameId} />
       <ResultMessage result={state && !state.ok ? state : null} />
       <RadioChoice legend="Window" name="mode" options={WINDOW_MODES} value={mode} onChange={setMode} />

@@ -106,9 +106,9 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
             <>
               <Th>Recipient</Th>
               <Th align="right">Payments</Th>
-              <Th align="right">Paid</Th>
-              <Th align="right">Returned</Th>
-              <Th align="right">Net paid</Th>
+              <Th align="right">Paid (USD)</Th>
+              <Th align="right">Returned (USD)</Th>
+              <Th align="right">Net paid (USD)</Th>
               <Th>Tax form on file</Th>
               <Th>Reaches threshold</Th>
             </>

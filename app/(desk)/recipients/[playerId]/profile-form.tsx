@@ -9,6 +9,7 @@ import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
 import { Button } from "@/app/_components/ui/button";
 import { FocusHere } from "@/app/_components/ui/focus-here";
+import { keepEnterFromSubmitting } from "@/app/_components/forms/enter-in-field";
 import type { ActionResult } from "@/lib/action-result";
 import { PAYOUT_METHOD_LABELS, PAYOUT_METHODS, type PayoutMethod, TAX_FORMS } from "@/lib/profiles/schemas";
 import { useKeptForm } from "./use-kept-form";
@@ -73,7 +74,7 @@ export function PayoutDetailsForm({
   current: { method: PayoutMethod | null; currency: string | null };
   firstDetails: boolean;
 }) {
-  const { state, pending, onSubmit, errors } = useKeptForm(action);
+  const { state, pending, onSubmit, errors, formRef } = useKeptForm(action);
   const [method, setMethod] = useState<PayoutMethod | "">(current.method ?? "");
   const [values, setValues] = useState<Record<string, string>>({ currency: current.currency ?? "" });
   // Details in force that change while the page is open (a change approved on it) start the form anew from them.
@@ -94,8 +95,11 @@ export function PayoutDetailsForm({
     // POST even before the page's script runs (a slow link): a form sent the browser's own way never puts what it
     // holds, an IBAN, into the address, its history or an access log.
     <form
+      ref={formRef}
       method="post"
       onSubmit={onSubmit}
+      // Enter in a field does not save details that apply at once: only the button does.
+      onKeyDown={keepEnterFromSubmitting}
       noValidate
       aria-label="Payout details"
       className="flex max-w-xl flex-col gap-3"
@@ -176,7 +180,7 @@ export function TaxFormForm({
   playerId: number;
   current: { taxForm: string; receivedOn: string | null; expiresOn: string | null };
 }) {
-  const { state, pending, onSubmit, errors } = useKeptForm(action);
+  const { state, pending, onSubmit, errors, formRef } = useKeptForm(action);
   const [values, setValues] = useState({
     taxForm: current.taxForm,
     taxFormReceivedOn: current.receivedOn ?? "",
@@ -185,7 +189,14 @@ export function TaxFormForm({
   const set = (name: keyof typeof values) => (event: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [name]: event.target.value }));
   return (
-    <form method="post" onSubmit={onSubmit} noValidate aria-label="Tax form" className="flex max-w-xl flex-col gap-3">
+    <form
+      ref={formRef}
+      method="post"
+      onSubmit={onSubmit}
+      noValidate
+      aria-label="Tax form"
+      className="flex max-w-xl flex-col gap-3"
+    >
       <FormHead gameId={gameId} playerId={playerId} state={state} />
       <Field label="Tax form on file" error={errors.taxForm} required>
         {(control) => (
@@ -227,7 +238,7 @@ export function ReviewChangeForm({
   /** Null once there is nothing this person can review: only the last review's outcome is shown. */
   changeId: string | null;
 }) {
-  const { state, pending, onSubmit, errors } = useKeptForm(action);
+  const { state, pending, onSubmit, errors, formRef } = useKeptForm(action);
   const [note, setNote] = useState("");
   // Focus follows the question: to its answer when asked, back to "Reject change…" when kept for review.
   const reject = useAskOnceMore<HTMLButtonElement, HTMLButtonElement>();
@@ -240,6 +251,7 @@ export function ReviewChangeForm({
     ) : null;
   return (
     <form
+      ref={formRef}
       method="post"
       onSubmit={onSubmit}
       noValidate

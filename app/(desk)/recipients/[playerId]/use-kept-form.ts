@@ -1,16 +1,20 @@
 "use client";
 
-import { type FormEvent, startTransition, useActionState } from "react";
+import { type FormEvent, startTransition, useActionState, useRef } from "react";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import type { ActionResult } from "@/lib/action-result";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
 /**
  * A form submitted by hand, so React does not reset it: after any error every field still holds what was typed
- * (payout details are never sent back by the server, so the page keeps them itself).
+ * (payout details are never sent back by the server, so the page keeps them itself), and the first field refused
+ * takes the focus (`formRef` on the form).
  */
 export function useKeptForm(action: Action) {
   const [state, dispatch, pending] = useActionState(action, null);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
@@ -19,5 +23,5 @@ export function useKeptForm(action: Action) {
     startTransition(() => dispatch(data));
   };
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
-  return { state, pending, onSubmit, errors };
+  return { state, pending, onSubmit, errors, formRef };
 }

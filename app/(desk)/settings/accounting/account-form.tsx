@@ -1,7 +1,8 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useRef } from "react";
 import { Field } from "@/app/_components/forms/field";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
@@ -28,8 +29,11 @@ export function AccountForm({
   const [state, formAction] = useActionState(action, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused field takes the focus, its error read with it.
+  useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   return (
-    <form action={formAction} className="flex flex-col gap-3" noValidate aria-label={`Map ${label}`}>
+    <form ref={formRef} action={formAction} className="flex flex-col gap-3" noValidate aria-label={`Map ${label}`}>
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="account" value={account} />
       {/* The mapping this page shows: a save after another admin's change is refused rather than undo it. */}

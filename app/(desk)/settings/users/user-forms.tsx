@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useState } from "react";
+import { useActionState, useState, useRef } from "react";
 import { Field } from "@/app/_components/forms/field";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { Select } from "@/app/_components/forms/select";
@@ -24,8 +25,11 @@ export function CreateUserForm({ action }: { action: Action }) {
   }, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused field takes the focus, its error read with it.
+  useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   return (
-    <form action={formAction} className="grid gap-4 sm:grid-cols-2" noValidate aria-label="Create a user">
+    <form ref={formRef} action={formAction} className="grid gap-4 sm:grid-cols-2" noValidate aria-label="Create a user">
       <div className="sm:col-span-2">
         <ResultMessage result={state} />
       </div>
