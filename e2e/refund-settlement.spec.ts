@@ -77,6 +77,8 @@ test("[finance] settles a refund that needs attention as nothing refunded; [supp
   await shoot(page, "refund-settle-confirm");
   await page.keyboard.press("Enter");
   await expect(page.getByText("Settled by hand: nothing refunded")).toBeVisible();
+  // The form goes with the settling; its answer stays in its place and takes the focus, not the page's start.
+  await expect(page.locator(":focus")).toContainText("Marked as settled: nothing was refunded");
   await shoot(page, "refund-settled-nothing");
 
   // The same refund can be made again; the service holds exactly that one.

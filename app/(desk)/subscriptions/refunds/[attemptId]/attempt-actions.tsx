@@ -67,7 +67,22 @@ const OUTCOMES = [
   { value: "not_refunded", label: "No, nothing was refunded (the same refund can be made again)" },
 ] as const;
 
-export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; action: Action; gameId: string }) {
+/**
+ * Stays in place once the attempt is settled (the page then offers nothing to settle): what was recorded is shown
+ * there, and the focus, which was on the button, moves to it.
+ */
+export function ResolveForm({
+  attemptId,
+  action,
+  gameId,
+  open,
+}: {
+  attemptId: string;
+  action: Action;
+  gameId: string;
+  /** Whether the attempt still needs settling. */
+  open: boolean;
+}) {
   const router = useRouter();
   // Set by "Yes, nothing was refunded" for the press it makes alone: the next one asks again.
   const confirming = useRef(false);
@@ -106,82 +121,93 @@ export function ResolveForm({ attemptId, action, gameId }: { attemptId: string; 
       setAsking(true);
     }
   };
-  return (
-    <form
-      ref={formRef}
-      action={formAction}
-      onSubmit={onSubmit}
-      className="flex flex-col gap-3"
-      aria-label="Mark as settled"
-    >
-      <ShownGameField gameId={gameId} />
-      <input type="hidden" name="attemptId" value={attemptId} />
-      {state && (state.ok || (!error && !outcomeError)) ? (
+  if (!open)
+    return state ? (
+      <FocusHere>
         <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
-      ) : null}
-      <RadioChoice
-        legend="Did the service refund it?"
-        name="outcome"
-        options={OUTCOMES}
-        value={typedOutcome === "refunded" || typedOutcome === "not_refunded" ? typedOutcome : undefined}
-        onChange={() => setAsking(false)}
-        required
-        error={outcomeError}
-      />
-      <Field
-        label="What the service confirmed"
-        error={error}
-        required
-        hint="Kept with the attempt and in the audit log."
+      </FocusHere>
+    ) : null;
+  return (
+    <Card
+      title="Settle with the service"
+      description="Check with the service (quote the error id) what happened to this refund, then record it."
+    >
+      <form
+        ref={formRef}
+        action={formAction}
+        onSubmit={onSubmit}
+        className="flex flex-col gap-3"
+        aria-label="Mark as settled"
       >
-        {(control) => (
-          <Textarea
-            {...control}
-            name="note"
-            maxLength={1000}
-            defaultValue={state && !state.ok ? state.values?.note : undefined}
-          />
-        )}
-      </Field>
-      {asking ? (
-        <fieldset className="flex flex-col gap-2">
-          <legend className="text-sm text-ink">
-            Nothing was refunded? Support can then make the same refund again: if the service did refund it after all,
-            the customer is refunded twice.
-          </legend>
-          <div className="flex gap-2">
-            {/* Not a submit button: Enter on a radio while asked does not answer for the person. */}
-            <Button
-              ref={confirmNothing}
-              variant="primary"
-              pending={saving}
-              pendingLabel="Saving…"
-              onClick={() => {
-                confirming.current = true;
-                formRef.current?.requestSubmit();
-              }}
-            >
-              Yes, nothing was refunded
-            </Button>
-            <Button
-              type="button"
-              variant="secondary"
-              onClick={() => {
-                backToAsk.current = true;
-                setAsking(false);
-              }}
-            >
-              Go back
-            </Button>
+        <ShownGameField gameId={gameId} />
+        <input type="hidden" name="attemptId" value={attemptId} />
+        {state && (state.ok || (!error && !outcomeError)) ? (
+          <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
+        ) : null}
+        <RadioChoice
+          legend="Did the service refund it?"
+          name="outcome"
+          options={OUTCOMES}
+          value={typedOutcome === "refunded" || typedOutcome === "not_refunded" ? typedOutcome : undefined}
+          onChange={() => setAsking(false)}
+          required
+          error={outcomeError}
+        />
+        <Field
+          label="What the service confirmed"
+          error={error}
+          required
+          hint="Kept with the attempt and in the audit log."
+        >
+          {(control) => (
+            <Textarea
+              {...control}
+              name="note"
+              maxLength={1000}
+              defaultValue={state && !state.ok ? state.values?.note : undefined}
+            />
+          )}
+        </Field>
+        {asking ? (
+          <fieldset className="flex flex-col gap-2">
+            <legend className="text-sm text-ink">
+              Nothing was refunded? Support can then make the same refund again: if the service did refund it after all,
+              the customer is refunded twice.
+            </legend>
+            <div className="flex gap-2">
+              {/* Not a submit button: Enter on a radio while asked does not answer for the person. */}
+              <Button
+                ref={confirmNothing}
+                variant="primary"
+                pending={saving}
+                pendingLabel="Saving…"
+                onClick={() => {
+                  confirming.current = true;
+                  formRef.current?.requestSubmit();
+                }}
+              >
+                Yes, nothing was refunded
+              </Button>
+              <Button
+                type="button"
+                variant="secondary"
+                onClick={() => {
+                  backToAsk.current = true;
+                  setAsking(false);
+                }}
+              >
+                Go back
+              </Button>
+            </div>
+          </fieldset>
+        ) : (
+          <div>
+            <SubmitButton ref={ask} pendingLabel="Saving…">
+              Mark as settled
+            </SubmitButton>
           </div>
-        </fieldset>
-      ) : (
-        <div>
-          <SubmitButton ref={ask} pendingLabel="Saving…">
-            Mark as settled
-          </SubmitButton>
-        </div>
-      )}
-    </form>
+        )}
+      </form>
+    </Card>
   );
 }

@@ -150,13 +150,13 @@ export default async function RefundAttemptPage({ params }: Props) {
             gameId={game.id}
           />
         ) : null}
-        {attempt.status === "needs_attention" && hasRole(user.role, "finance") ? (
-          <Card
-            title="Settle with the service"
-            description="Check with the service (quote the error id) what happened to this refund, then record it."
-          >
-            <ResolveForm attemptId={attempt.id} action={resolveRefundAttemptAction} gameId={game.id} />
-          </Card>
+        {hasRole(user.role, "finance") ? (
+          <ResolveForm
+            attemptId={attempt.id}
+            action={resolveRefundAttemptAction}
+            gameId={game.id}
+            open={attempt.status === "needs_attention"}
+          />
         ) : null}
 
         <div className="grid gap-4 lg:grid-cols-2">
