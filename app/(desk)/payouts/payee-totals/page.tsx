@@ -41,6 +41,8 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
   const asked = calendarYearSchema.safeParse(typeof raw === "string" ? raw : "");
   const years = await listPaymentYears(db, { gameId: game.id });
   const year = asked.success ? asked.data : (years[0] ?? new Date().getUTCFullYear());
+  // A year typed and refused: kept in its field, its error tied to it and said.
+  const refusedYear = !asked.success && typeof raw === "string" && raw !== "";
   const totals = await readPayeeTotals(db, { gameId: game.id, year });
   const reaching = totals.rows.filter((r) => r.reachesThreshold === "yes").length;
   return (
@@ -60,7 +62,9 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
             <Input
               id="payee-year"
               name="year"
-              defaultValue={!asked.success && typeof raw === "string" && raw !== "" ? raw : String(year)}
+              aria-invalid={refusedYear || undefined}
+              aria-describedby={refusedYear ? "payee-year-error" : undefined}
+              defaultValue={refusedYear ? raw : String(year)}
               inputMode="numeric"
               className="w-24"
               list="payment-years"
@@ -81,9 +85,9 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
           </CsvDownload>
         ) : null}
       </div>
-      {!asked.success && typeof raw === "string" && raw !== "" ? (
-        <p className="mb-3 text-sm text-danger-ink">
-          Year: {asked.error.issues[0]?.message}; showing {year}.
+      {refusedYear ? (
+        <p id="payee-year-error" role="alert" className="mb-3 text-sm text-danger-ink">
+          Year: {asked.error?.issues[0]?.message}; showing {year}.
         </p>
       ) : null}
       <p className="mb-3 text-sm text-ink-muted">

@@ -38,7 +38,10 @@ export function PayoutSettingsForm({
           <AmountInput {...control} name="minPayoutUsd" defaultValue={values.minPayoutUsd ?? current.minPayoutUsd} />
         )}
       </Field>
-      <fieldset className="flex flex-col gap-1.5">
+      <fieldset
+        className="flex flex-col gap-1.5"
+        aria-describedby={errors.twoPersonRule ? "two-person-rule-error" : undefined}
+      >
         <legend className="text-sm font-medium text-ink">Two-person rule</legend>
         <label className="flex items-start gap-2 text-sm">
           <input type="radio" name="twoPersonRule" value="on" defaultChecked={rule === "on"} className="mt-0.5" />
@@ -54,7 +57,9 @@ export function PayoutSettingsForm({
           </span>
         </label>
         {errors.twoPersonRule ? (
-          <p className="text-xs font-medium text-danger">Two-person rule: {errors.twoPersonRule}</p>
+          <p id="two-person-rule-error" className="text-xs font-medium text-danger">
+            Two-person rule: {errors.twoPersonRule}
+          </p>
         ) : null}
       </fieldset>
       <div>
