@@ -117,15 +117,10 @@ export function ChangeRoleForm({
       <SubmitButton variant="secondary" size="sm">
         Change role<span className="sr-only"> of {email}</span>
       </SubmitButton>
-      {state && (
-        <span
-          id={`role-${userId}-message`}
-          role={state.ok ? "status" : "alert"}
-          className={state.ok ? "text-xs text-success" : "text-xs text-danger"}
-        >
-          {state.message}
-        </span>
-      )}
+      {/* Each answer made anew, a success's region filled after it is in the page: both are read out. */}
+      <div id={`role-${userId}-message`}>
+        <ResultMessage result={state} className="px-2 py-1 text-xs" />
+      </div>
     </form>
   );
 }
