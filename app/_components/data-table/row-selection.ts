@@ -12,6 +12,13 @@ import { useEffect, useRef, useState } from "react";
  * selection line, which says none is selected, rather than falling to the document's start; cleared from a bulk
  * action's dialog, which goes with the selection's bar, the line takes the focus once the dialog has let it go.
  */
+/** Whether the focus is in a dialog opened from the selection's bar (its trigger, beside `line`, controls it). */
+function inBarDialog(line: HTMLElement | null): boolean {
+  const dialog = document.activeElement?.closest('[role="dialog"]');
+  if (!dialog?.id || !line?.parentElement) return false;
+  return line.parentElement.querySelector(`[aria-controls="${CSS.escape(dialog.id)}"]`) !== null;
+}
+
 export function useRowSelection<TData>(data: readonly TData[], getRowId: (row: TData) => string) {
   const [rowSelection, setRowSelection] = useState<RowSelectionState>({});
   const [selectionData, setSelectionData] = useState(data);
@@ -24,7 +31,7 @@ export function useRowSelection<TData>(data: readonly TData[], getRowId: (row: T
     const kept = Object.fromEntries(Object.entries(rowSelection).filter(([id, on]) => on && shown.has(id)));
     // The rows an action changed left the page (a filter no longer holds them) as it answered, its dialog with them.
     const had = Object.values(rowSelection).some(Boolean);
-    if (had && Object.keys(kept).length === 0 && document.activeElement?.closest('[role="dialog"]'))
+    if (had && Object.keys(kept).length === 0 && inBarDialog(selectionLine.current))
       focusLineOnceCleared.current = true;
     setRowSelection(kept);
   }
@@ -40,7 +47,7 @@ export function useRowSelection<TData>(data: readonly TData[], getRowId: (row: T
     const line = selectionLine.current;
     const active = document.activeElement;
     if (line?.parentElement?.contains(active) && active !== line) line.focus();
-    else if (active?.closest('[role="dialog"]')) focusLineOnceCleared.current = true;
+    else if (inBarDialog(line)) focusLineOnceCleared.current = true;
     setRowSelection({});
   };
   return { rowSelection, setRowSelection, selectedIds, selectionLine, clearSelection };
