@@ -64,12 +64,15 @@ export async function markChangesStale(
   for (const w of known) {
     const inside = changes.filter((c) => within(c.instant.getTime(), w));
     const first = inside.reduce((a, b) => (b.instant < a.instant ? b : a));
-    const reason = inside.length > 1 ? `${first.reason} and ${inside.length - 1} more` : first.reason;
+    // An event may hold two instants of one window (a refund placed by its event's time just after midnight): it is
+    // one change of it.
+    const count = new Set(inside.map((c) => c.detail.eventId ?? c)).size;
+    const reason = count > 1 ? `${first.reason} and ${count - 1} more` : first.reason;
     marks.push({
       game_id: gameId,
       instant: first.instant,
       reason: reason.slice(0, 500),
-      detail: JSON.stringify({ ...first.detail, changes: inside.length }),
+      detail: JSON.stringify({ ...first.detail, changes: count }),
     });
   }
   const loose = new Map<number, StaleChange>();

@@ -20,9 +20,9 @@ export const REFUND_EVENT_LAG_MS = 5 * 60_000;
 
 /**
  * Every instant whose window the event's change belongs to, the event's own (eventInstant) first: a refund placed by
- * its event's `created_at` within REFUND_EVENT_LAG_MS after a month began (UTC, where months and quarters begin) also
- * belongs to the month before, by that much: a refund a moment before a month's end, its event a moment after, marks
- * both months.
+ * its event's `created_at` within REFUND_EVENT_LAG_MS after midnight UTC (where months, and windows given by dates,
+ * begin) also belongs to the window holding that much earlier: a refund a moment before a window's end, its event a
+ * moment after, marks both. Inside one window the two are one change of it (markChangesStale counts events).
  */
 export function eventInstants(event: WebhookEvent): number[] {
   const instant = eventInstant(event);
@@ -30,6 +30,8 @@ export function eventInstants(event: WebhookEvent): number[] {
   const placedByCreation =
     event.type === "subscription.refunded" && parseServiceInstant(event.data.refunded_at ?? "") === null;
   const earlier = instant - REFUND_EVENT_LAG_MS;
-  const acrossMonths = new Date(earlier).getUTCMonth() !== new Date(instant).getUTCMonth();
-  return placedByCreation && acrossMonths ? [instant, earlier] : [instant];
+  const acrossMidnight = Math.floor(earlier / DAY_MS) !== Math.floor(instant / DAY_MS);
+  return placedByCreation && acrossMidnight ? [instant, earlier] : [instant];
 }
+
+const DAY_MS = 86_400_000;

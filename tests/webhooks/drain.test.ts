@@ -226,9 +226,14 @@ describe("draining stored events in chunks", () => {
       });
     const justAfter = await store("d2m", body("2026-06-01T00:04:59Z"));
     const later = await store("d2m", body("2026-06-01T00:05:00Z"));
+    // Just after a midnight inside June: both its instants are June's, one change of it.
+    await store("d2m", body("2026-06-15T00:03:00Z"));
     await drainWebhookEvents(t.db, { link });
     expect(await marksIn("d2m", "2026-05")).toHaveLength(1);
-    expect(await marksIn("d2m", "2026-06")).toHaveLength(1);
+    const juneMarks = await marksIn("d2m", "2026-06");
+    expect(juneMarks).toHaveLength(1);
+    expect(juneMarks[0]?.reason).toMatch(/ and 2 more$/);
+    expect(juneMarks[0]?.detail).toMatchObject({ changes: 3 });
     const may = { start: "2026-05-01T00:00:00Z", end: "2026-06-01T00:00:00Z" };
     const june = { start: "2026-06-01T00:00:00Z", end: "2026-07-01T00:00:00Z" };
     expect((await effectOf(justAfter)).effect).toMatchObject({

@@ -133,9 +133,9 @@ describe("processing stored events", () => {
     );
     expect(first).toEqual(["2026-06-01T00:02:00.000Z", "2026-05-31T23:57:00.000Z"]);
     expect(marks.slice(2).map((m) => m.instant)).toEqual(["2026-06-01T00:05:00.000Z", "2026-06-01T00:01:00.000Z"]);
-    // Just after another midnight, inside a month: its month only.
+    // Just after another midnight, where a window given by dates may end: the instant before it too.
     await processWebhookEvent(t.db, await at("2026-06-15T00:02:00Z"), link);
-    expect(marks.slice(4).map((m) => m.instant)).toEqual(["2026-06-15T00:02:00.000Z"]);
+    expect(marks.slice(4).map((m) => m.instant)).toEqual(["2026-06-15T00:02:00.000Z", "2026-06-14T23:57:00.000Z"]);
     expect((await row(id)).effect).toMatchObject({
       instant: "2026-06-01T00:02:00Z",
       staleWindows: [
