@@ -92,8 +92,8 @@ export async function handBackIfStopped(
 }
 
 /**
- * The connection holding the window's lock ended during the attempt (a database restart, a pooler or an administrator
- * ending idle sessions): another process may take the window now, so the attempt stops and is handed back, uncounted.
+ * The connection holding the window's lock ended during the attempt (a pooler or an administrator ending idle
+ * sessions): another process may take the window now, so the attempt stops and is handed back, uncounted.
  */
 export class PullLockLostError extends Error {
   readonly code = "PULL_LOCK_LOST";

@@ -63,6 +63,8 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
               id="payee-year"
               name="year"
               aria-invalid={refusedYear || undefined}
+              // The page is drawn anew for a refused year: the focus goes to it, its error read with it.
+              autoFocus={refusedYear}
               aria-describedby={refusedYear ? "payee-year-error" : undefined}
               defaultValue={refusedYear ? raw : String(year)}
               inputMode="numeric"

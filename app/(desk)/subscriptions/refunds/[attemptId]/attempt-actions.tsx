@@ -61,7 +61,7 @@ export function RetryForm({
   );
 }
 
-/** Finance closes an attempt that needed manual attention, saying what the service confirmed. */
+/** What finance says the service confirmed of an attempt that needed manual attention. */
 const OUTCOMES = [
   { value: "refunded", label: "Yes, it was refunded (counts as refunded; it cannot be made again)" },
   { value: "not_refunded", label: "No, nothing was refunded (the same refund can be made again)" },
