@@ -143,7 +143,7 @@ export async function startPullAttempt(
 export async function listQuietActivePulls(db: DbOrTrx, params: { before: Date }) {
   return db
     .selectFrom("snapshot_pull")
-    .select(["id", "game_id", "window_start", "window_end", "heartbeat_at", "updated_at", "status"])
+    .select(["id", "game_id", "window_start", "window_end", "heartbeat_at", "updated_at", "status", "job_id"])
     .where("status", "in", ACTIVE)
     .where((eb) => eb(eb.fn.coalesce("heartbeat_at", "updated_at"), "<", params.before))
     .execute();

@@ -208,6 +208,16 @@ export async function enqueue<S extends z.ZodType>(
 }
 
 /**
+ * Whether the job is waiting to run: queued (maybe to start later) or waiting out its retry's delay after a failed
+ * run. Not a running job: one whose worker died stays "active" until it expires.
+ */
+export async function jobWaiting<S extends z.ZodType>(definition: JobDefinition<S>, jobId: string): Promise<boolean> {
+  const boss = await getBoss();
+  const job = await boss.getJobById(definition.name, jobId);
+  return job !== null && (job.state === "created" || job.state === "retry");
+}
+
+/**
  * Queues jobs of one standard queue in the caller's transaction, all in one statement: they exist once it commits
  * and not at all if it rolls back, so no row the transaction writes is left without its job, and no job runs ahead of
  * its rows.

@@ -6,7 +6,7 @@ import { findActivePull, insertQueuedPull, listQuietActivePulls, updatePull } fr
 import { windowOf } from "@/db/queries/time-window";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
-import { enqueue } from "@/lib/jobs/queue";
+import { enqueue, jobWaiting } from "@/lib/jobs/queue";
 import { log } from "@/lib/log";
 import { type TimeWindow, windowProblem, windowToQuery } from "@/lib/time";
 import {
@@ -180,6 +180,9 @@ export async function recoverPulls(db: Db, now = Date.now()): Promise<string[]> 
   for (const pull of stale) {
     // A queued or retrying pull normally has a job waiting; one whose job is gone shows no activity either.
     if (!(await isLockFree(db, pull.game_id, windowOf(pull)))) continue;
+    // Its job waits to run (queued to start later, or out its retry's delay, which can outlast the heartbeat's
+    // silence): queued again, the pull would skip that delay and the job's next run would find it busy or done.
+    if (pull.job_id && (await jobWaiting(pullSnapshotJob, pull.job_id))) continue;
     const queued = await queuePull(db, pull.id);
     await updatePull(db, pull.id, { heartbeat_at: new Date(now) });
     // Not re-queued when its job still waits (a pull the service asked to wait: queued to start after it).
