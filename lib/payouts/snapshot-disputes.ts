@@ -7,8 +7,8 @@ import {
   listWaitingDisputeEvents,
   type SnapshotDisputeRow,
 } from "@/db/queries/disputes";
-import { disputeOpenedDataSchema } from "@/lib/webhooks/disputes";
-import { readEventJson } from "@/lib/webhooks/event-json";
+import { disputeCloses, disputeOpenedDataSchema } from "@/lib/webhooks/disputes";
+import { parseStoredEvent } from "@/lib/webhooks/event-json";
 
 /** Waiting chargeback events read at most: a backlog beyond is a matter for the Webhooks page. */
 const WAITING_READ = 500;
@@ -17,18 +17,13 @@ type WaitingOpening = { disputeId: string; orderId: string; reason: string | nul
 
 /** A waiting event's chargeback opening, if it is one the desk can read (a close, or an unreadable body, is not). */
 function openingOf(event: { body: string; at: Date }): WaitingOpening | null {
-  let json: unknown;
-  try {
-    json = readEventJson(JSON.parse(event.body));
-  } catch {
-    return null;
-  }
-  const data = (json as { data?: Record<string, unknown> } | null)?.data;
-  if (!data || typeof data !== "object") return null;
-  if (data.dispute_status === "won" || data.dispute_status === "lost") return null;
-  const parsed = disputeOpenedDataSchema.safeParse(data);
-  if (!parsed.success) return null;
-  const d = parsed.data;
+  const parsed = parseStoredEvent(event.body);
+  if (!parsed.success || parsed.event.envelope.event_type !== "purchase.disputed") return null;
+  const data = parsed.event.envelope.data;
+  if (disputeCloses(data)) return null;
+  const opening = disputeOpenedDataSchema.safeParse(data);
+  if (!opening.success) return null;
+  const d = opening.data;
   return {
     disputeId: d.dispute_id,
     orderId: d.order_id,

@@ -42,12 +42,15 @@ export const disputeClosedDataSchema = z.looseObject({
 
 export type DisputeEffect = Record<string, unknown> & { kind: "dispute" | "unprocessable" };
 
+/** Whether a `purchase.disputed` event's data closes its dispute (else it opens one). */
+export function disputeCloses(data: Record<string, unknown>): boolean {
+  const status = data.dispute_status;
+  return status === "won" || status === "lost" || ("dispute_status" in data && !("usd_amount" in data));
+}
+
 export async function applyDisputeEvent(trx: Db, gameId: string, envelope: WebhookEnvelope): Promise<DisputeEffect> {
   const at = new Date(parseServiceInstant(envelope.created_at) ?? Date.now());
-  const status = envelope.data.dispute_status;
-  const closes =
-    status === "won" || status === "lost" || ("dispute_status" in envelope.data && !("usd_amount" in envelope.data));
-  if (closes) {
+  if (disputeCloses(envelope.data)) {
     const parsed = disputeClosedDataSchema.safeParse(envelope.data);
     if (!parsed.success) return { kind: "unprocessable", issues: formatIssues(parsed.error, "data") };
     const d = parsed.data;

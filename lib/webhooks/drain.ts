@@ -11,15 +11,9 @@ import {
 import { readGameAutomation } from "@/db/queries/webhooks";
 import { log } from "@/lib/log";
 import { formatInstant, type TimeWindow, windowToQuery } from "@/lib/time";
+import { parseStoredEvent } from "./event-json";
 import { processWebhookEventOnce } from "./process-event-job.handler";
-import {
-  applyEffects,
-  type ApplyStaleness,
-  type Effect,
-  parseStoredEvent,
-  sameWindow,
-  stalenessOutcome,
-} from "./process-event";
+import { applyEffects, type ApplyStaleness, type Effect, sameWindow, stalenessOutcome } from "./process-event";
 import { pullServesChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
 /**

@@ -2,10 +2,10 @@ import "server-only";
 import { databaseNowMs } from "@/db/queries/scalar";
 import type { Db } from "@/db";
 import { completeWebhookEvent, lockWebhookEvent, readGameAutomation, recordRepulls } from "@/db/queries/webhooks";
-import { parseWebhookEvent, type WebhookEvent } from "@/lib/service/schemas";
+import type { WebhookEvent } from "@/lib/service/schemas";
 import { formatInstant, parseInstant, type TimeWindow, windowToQuery } from "@/lib/time";
 import { applyDisputeEvent } from "./disputes";
-import { readEventJson } from "./event-json";
+import { parseStoredEvent } from "./event-json";
 import { eventInstants } from "./event-time";
 import { pullServesChange, snapshotLink, type SnapshotLink } from "./snapshot-link";
 
@@ -122,17 +122,6 @@ export async function applyEffects(
       if (event.envelope.event_type === "purchase.disputed") return applyDisputeEvent(trx, gameId, event.envelope);
       return { kind: "stored" };
   }
-}
-
-/** A stored body read again; one that is not JSON or not an event is reported as unprocessable by the caller. */
-export function parseStoredEvent(body: string): ReturnType<typeof parseWebhookEvent> {
-  let json: unknown = null;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    // Stored bodies were parsed once on receipt; an unreadable one fails the parse below.
-  }
-  return parseWebhookEvent(readEventJson(json));
 }
 
 /** The time of the change an effect marked stale (its `instant`), if it has one. */
