@@ -79,31 +79,27 @@ async function drainChunk(db: Db, chunkSize: number, exclude: string[]): Promise
       );
       const autoRefresh = (await readGameAutomation(trx, gameId))?.autoRefresh ?? false;
       // An event may hold more than one change (eventInstants): its windows are those of all of them, each owed a
-      // pull that reads past the latest of its changes inside it.
-      const byEvent = new Map<number, { spans: TimeWindow[]; latestMs: number[] }>();
+      // pull that reads past the event's own time (pullServesChange takes a window's end for a time after it), as
+      // processing one event at a time does.
+      const byEvent = new Map<number, { spans: TimeWindow[]; instantMs: number }>();
       list.forEach((d, i) => {
-        const of = byEvent.get(d.index) ?? { spans: [], latestMs: [] };
         const at = d.change.instant.getTime();
-        for (const span of windows[i] ?? []) {
-          const known = of.spans.findIndex((k) => sameWindow(k, span));
-          if (known === -1) {
-            of.spans.push(span);
-            of.latestMs.push(at);
-          } else of.latestMs[known] = Math.max(of.latestMs[known] ?? at, at);
-        }
+        const of = byEvent.get(d.index) ?? { spans: [], instantMs: at };
+        for (const span of windows[i] ?? []) if (!of.spans.some((k) => sameWindow(k, span))) of.spans.push(span);
+        of.instantMs = Math.max(of.instantMs, at);
         byEvent.set(d.index, of);
       });
-      for (const [index, { spans, latestMs }] of byEvent) {
+      for (const [index, { spans, instantMs }] of byEvent) {
         const completion = completions[index] as WebhookEventCompletion;
         Object.assign(completion.effect as Effect, stalenessOutcome(spans, autoRefresh));
         if (!autoRefresh) continue;
         const byWindow = repull.get(gameId) ?? new Map<string, { id: string; instantMs: number }[]>();
-        spans.forEach((span, k) => {
+        for (const span of spans) {
           const key = `${span.startMs}/${span.endMs}`;
           const owed = byWindow.get(key) ?? [];
-          owed.push({ id: completion.id, instantMs: latestMs[k] as number });
+          owed.push({ id: completion.id, instantMs });
           byWindow.set(key, owed);
-        });
+        }
         repull.set(gameId, byWindow);
       }
     }
