@@ -64,32 +64,25 @@ export function unprocessedChanges<O>(
 }
 
 /**
- * Refunds and renewals of the game inside the window, received after `after`, that are not processed yet (waiting for
- * a worker, or failed): their stale mark is written only when they are. How many, and the latest of every refund and
- * renewal received since (processed or not), so that processing an older one never makes the flag new again.
+ * The latest refund or renewal of the game inside the window received after `after` (processed or not): the cause of a
+ * flag for those not processed yet, so that processing an older one never makes the flag new again.
  */
-export async function findUnprocessedChanges(
+export async function findLatestChangeSince(
   db: DbOrTrx,
   params: { gameId: string; windowStart: Date; windowEnd: Date; after: Date },
-): Promise<{ count: number; latestId: string; latestReceivedAt: Date } | null> {
+): Promise<{ id: string; receivedAt: Date } | null> {
   const bounds: ChangeBounds = {
     gameId: sql.val(params.gameId),
     windowStart: sql.val(params.windowStart),
     windowEnd: sql.val(params.windowEnd),
     after: sql.val(params.after),
   };
-  const waiting = await unprocessedChanges(db.selectFrom("webhook_event"), bounds)
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .executeTakeFirst();
-  const count = Number(waiting?.count ?? 0);
-  // Read only while some wait: the latest of all of them is a longer read.
-  if (count === 0) return null;
   const latest = await changesReceivedSince(db.selectFrom("webhook_event"), bounds)
     .select(["id", "received_at"])
     .orderBy("id", "desc")
     .limit(1)
     .executeTakeFirst();
-  return latest ? { count, latestId: String(latest.id), latestReceivedAt: latest.received_at } : null;
+  return latest ? { id: String(latest.id), receivedAt: latest.received_at } : null;
 }
 
 export async function listFlagOverrideRows(db: DbOrTrx, params: { gameId: string; batchId: string }) {

@@ -2,7 +2,7 @@ import "server-only";
 import type { DbOrTrx } from "@/db";
 import type { SnapshotDisputeRow } from "@/db/queries/disputes";
 import {
-  findUnprocessedChanges,
+  findLatestChangeSince,
   getLatestStaleMark,
   listFlagOverrideRows,
   type FlagOverrideRow,
@@ -68,8 +68,8 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
   // A refund or renewal received since, not processed yet (a backlog, or failed), has no mark until it is: its change
   // is as real, and the flag says so until it is processed (then its mark, if any, stands) or overridden. The
   // snapshot's header counted both in one statement (SnapshotHeader.stale), so whichever side of a drain's commit (an
-  // event's mark and its processed status together) it fell, it saw the change; the causes are read only then, the
-  // waiting events before the marks, and the marks also when only waiting events were counted (processed since).
+  // event's mark and its processed status together) it fell, it saw the change (how many wait, as counted there); the
+  // causes are read only then, the marks also when only waiting events were counted (processed since).
   const stale = snapshot.stale;
   const bounds = {
     gameId: snapshot.gameId,
@@ -77,21 +77,22 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
     windowEnd: new Date(snapshot.window.endMs),
     after: snapshot.fetchStartedAt,
   };
-  const unprocessed = stale && stale.waiting > 0 ? await findUnprocessedChanges(db, bounds) : null;
+  const waiting = stale?.waiting ?? 0;
+  const latestChange = waiting > 0 ? await findLatestChangeSince(db, bounds) : null;
   const mark = stale ? await getLatestStaleMark(db, bounds) : null;
   if (mark) {
     // The mark's reason says how many changes it stands for ("… and 249 more"): marks are written per burst, so
     // counting them would not count changes.
     flags.push(windowFlag("snapshot_stale", mark.reason, `stale_mark:${mark.id}`, mark.markedAt));
   }
-  if (unprocessed) {
+  if (latestChange) {
     flags.push(
       windowFlag(
         "snapshot_stale",
-        `${countOf(unprocessed.count, "refund or renewal event")} received since this version was read, not ` +
+        `${countOf(waiting, "refund or renewal event")} received since this version was read, not ` +
           "processed yet (see Webhooks)",
-        `unprocessed_event:${unprocessed.latestId}`,
-        unprocessed.latestReceivedAt,
+        `unprocessed_event:${latestChange.id}`,
+        latestChange.receivedAt,
       ),
     );
   }
