@@ -11,17 +11,27 @@ export type Readiness =
 export const READINESS_WAIT_MS = 5_000;
 
 /**
+ * How long probes share a question still waiting. One sent on a connection whose peer vanished (a failover, a pooler
+ * restarted) may wait for the operating system to give up on it, many minutes; probes after this ask anew, so the
+ * instance is ready again as soon as the database answers a fresh connection.
+ */
+export const READINESS_SHARE_MS = 30_000;
+
+/**
  * Whether this instance can serve: the database answers and has every migration this build knows. A database that
  * has more (a newer build migrated it during a rolling deploy) is ready: migrations only ever add. A database that
  * does not answer within `waitMs` (a host that stopped answering, or every connection of the pool taken) is
  * unreachable: the probe answers rather than hang until the load balancer gives up on it.
  */
-export async function checkReadiness(db: Db, { waitMs = READINESS_WAIT_MS } = {}): Promise<Readiness> {
+export async function checkReadiness(
+  db: Db,
+  { waitMs = READINESS_WAIT_MS, shareMs = READINESS_SHARE_MS } = {},
+): Promise<Readiness> {
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<"gave up">((resolve) => {
     timer = setTimeout(() => resolve("gave up"), waitMs);
   });
-  const asked = askOnce(db);
+  const asked = askOnce(db, shareMs);
   let applied: string[] | "gave up";
   try {
     applied = await Promise.race([asked, gaveUp]);
@@ -41,14 +51,20 @@ export async function checkReadiness(db: Db, { waitMs = READINESS_WAIT_MS } = {}
 
 /**
  * The applied migrations, asked once at a time for each database: probes that come while a question waits (the
- * database not answering, every connection taken) share it rather than each queue one more behind it.
+ * database not answering, every connection taken) share it rather than each queue one more behind it, until it has
+ * waited `shareMs`; then one more is asked, and shared in its turn.
  */
-const asking = new WeakMap<Db, Promise<string[]>>();
+const asking = new WeakMap<Db, { asked: Promise<string[]>; since: number }>();
 
-function askOnce(db: Db): Promise<string[]> {
+function askOnce(db: Db, shareMs: number): Promise<string[]> {
   const waiting = asking.get(db);
-  if (waiting) return waiting;
-  const asked = listAppliedMigrations(db).finally(() => asking.delete(db));
-  asking.set(db, asked);
-  return asked;
+  if (waiting && Date.now() - waiting.since < shareMs) return waiting.asked;
+  const question = {
+    since: Date.now(),
+    asked: listAppliedMigrations(db).finally(() => {
+      if (asking.get(db) === question) asking.delete(db);
+    }),
+  };
+  asking.set(db, question);
+  return question.asked;
 }

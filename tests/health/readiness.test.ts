@@ -62,4 +62,23 @@ describe("readiness", () => {
     expect(await checkReadiness(busy, { waitMs: 30_000 })).toEqual({ ready: true });
     await busy.destroy();
   });
+
+  it("asks anew once the question it shares has waited too long, and is ready when that one is answered", async () => {
+    const busy = createDb(t.url, { max: 1 });
+    const holding = await busy.startTransaction().execute();
+    try {
+      expect(await checkReadiness(busy, { waitMs: 100 })).toEqual({ ready: false, reason: "database_unreachable" });
+      expect(poolOf(busy).waitingCount).toBe(1);
+      // The first question is stuck (here behind the held connection; elsewhere on a socket whose peer vanished).
+      expect(await checkReadiness(busy, { waitMs: 100, shareMs: 0 })).toEqual({
+        ready: false,
+        reason: "database_unreachable",
+      });
+      expect(poolOf(busy).waitingCount).toBe(2);
+    } finally {
+      await holding.rollback().execute();
+    }
+    expect(await checkReadiness(busy, { waitMs: 30_000 })).toEqual({ ready: true });
+    await busy.destroy();
+  });
 });
