@@ -98,12 +98,13 @@ export function workerCounts(): WorkerCounts {
 const GIVE_UP_MS = 5_000;
 
 /**
- * Stops taking jobs and waits up to `timeoutMs` for the running ones, a job fetched just as the stop began among them;
- * any pg-boss still had running then are handed back to the queue (marked failed, so they are retried by another
- * worker), and one still running past that time is left to expire and be retried. Jobs still running then are told
- * to stop (their signal is aborted) and get a few seconds more to leave their work as another worker can take it up:
- * a pull that waits on the service ends its attempt rather than keeping the process until the service answers.
- * `running` in the counts returned: the jobs still running when the grace period ended.
+ * Stops taking jobs (the schedule is still looked at meanwhile) and waits up to `timeoutMs` for the running ones, a job
+ * fetched just as the stop began among them; any pg-boss still had running then are handed back to the queue (marked
+ * failed, so they are retried by another worker), and one still running past that time is left to expire and be
+ * retried. Jobs still running then are told to stop (their signal is aborted) and get a few seconds more to leave their
+ * work as another worker can take it up: a pull that waits on the service ends its attempt rather than keeping the
+ * process until the service answers. `running` in the counts returned: the jobs still running when the grace period
+ * ended.
  */
 export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise<WorkerCounts> {
   // The workers this stop is for: a start after it has begun gets a controller of its own.
@@ -115,8 +116,14 @@ export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise
   if (started) await started.catch(() => undefined);
   const stopScheduler = state.stopScheduler;
   state.stopScheduler = undefined;
-  await stopScheduler?.();
-  await stopBoss({ timeoutMs: timeoutMs - giveUpMs, running: () => state.counts.running });
+  // The schedule is looked at until the drain is over, and once more after it: a period that begins while the running
+  // jobs finish (a month's start during a rolling restart) is queued for the workers still running, not left to a
+  // process that may start too late to take it up.
+  try {
+    await stopBoss({ timeoutMs: timeoutMs - giveUpMs, running: () => state.counts.running });
+  } finally {
+    await stopScheduler?.();
+  }
   const counts = workerCounts();
   if (counts.running > 0) {
     stopped?.abort(new WorkerStoppedError());
