@@ -75,6 +75,11 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   const quickbooks = exportsRegion.getByRole("link", { name: /^QuickBooks Online journal entries/ });
   await expect(quickbooks.first()).toBeVisible();
   const quickbooksParts = await quickbooks.count();
+  // The spreadsheet option marks the files for a spreadsheet, never the ones made for the ledger's import.
+  await exportsRegion.getByRole("checkbox", { name: "For a spreadsheet app" }).check();
+  await expect(exportsRegion.getByRole("link", { name: "Payout file (CSV)" })).toHaveAttribute("href", /&bom=1$/);
+  await expect(xero).not.toHaveAttribute("href", /bom=1/);
+  await expect(quickbooks.first()).not.toHaveAttribute("href", /bom=1/);
   await exportsRegion.screenshot({
     path: new URL("./screenshots/finance-accounting-exports.png", import.meta.url).pathname,
   });

@@ -5,11 +5,19 @@ import { buttonClassName } from "../ui/button-styles";
 import { Checkbox } from "./checkbox";
 
 /** The spreadsheet option of CSV downloads, as a control rather than a URL edit. */
-export function SpreadsheetOption({ checked, onChange }: { checked: boolean; onChange(checked: boolean): void }) {
+export function SpreadsheetOption({
+  checked,
+  onChange,
+  hint = "Starts each file with a byte-order mark so Excel reads names in any script.",
+}: {
+  checked: boolean;
+  onChange(checked: boolean): void;
+  hint?: string;
+}) {
   return (
     <Checkbox
       label="For a spreadsheet app"
-      hint="Starts each file with a byte-order mark so Excel reads names in any script."
+      hint={hint}
       checked={checked}
       onChange={(event) => onChange(event.currentTarget.checked)}
     />

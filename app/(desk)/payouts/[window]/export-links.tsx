@@ -7,6 +7,9 @@ import { buttonClassName } from "@/app/_components/ui/button-styles";
 /** A download, or with `page` a page that lists downloads (a large batch's Xero parts). */
 export type ExportLink = { kind: string; label: string; query: string; unavailable: string | null; page?: string };
 
+/** The files made for a ledger's import, which reads them as written: no byte-order mark before their header. */
+const LEDGER_IMPORTS = new Set(["journal-xero", "journal-quickbooks"]);
+
 /**
  * The window's CSV downloads: a link for each export that can be made now, the reason for each that cannot, and the
  * spreadsheet option (a byte-order mark, so Excel reads names in any script) as a control rather than a URL edit.
@@ -25,7 +28,10 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
                 {e.label}
               </a>
             ) : (
-              <a className={buttonClassName({ size: "sm" })} href={withBom(`/api/exports/${e.kind}?${e.query}`, bom)}>
+              <a
+                className={buttonClassName({ size: "sm" })}
+                href={withBom(`/api/exports/${e.kind}?${e.query}`, bom && !LEDGER_IMPORTS.has(e.kind))}
+              >
                 {e.label} (CSV)
               </a>
             )}
@@ -44,7 +50,16 @@ export function ExportLinks({ exports }: { exports: ExportLink[] }) {
           QuickBooks names the entries imported before; import only the others.
         </p>
       ) : null}
-      <SpreadsheetOption checked={bom} onChange={setBom} />
+      <SpreadsheetOption
+        checked={bom}
+        onChange={setBom}
+        hint={
+          available.some((e) => LEDGER_IMPORTS.has(e.kind))
+            ? "Starts each file but the Xero and QuickBooks imports with a byte-order mark so Excel reads names in " +
+              "any script."
+            : undefined
+        }
+      />
       {unavailable.length > 0 ? (
         <ul className="flex flex-col gap-1 text-xs text-ink-muted">
           {unavailable.map((e) => (
