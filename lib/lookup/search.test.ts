@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifySearch, SUBSCRIPTION_ID_EXAMPLE } from "./search";
+import { classifySearch, SUBSCRIPTION_ID_EXAMPLE, upperCaseSubscriptionId } from "./search";
 
 describe("classifySearch", () => {
   it("sends a subscription id to its page, whatever the case of its prefix", () => {
@@ -56,5 +56,15 @@ describe("classifySearch", () => {
     expect(classifySearch("0")).toMatchObject({ kind: "invalid" });
     expect(classifySearch("")).toMatchObject({ kind: "invalid" });
     expect(classifySearch("hello")).toMatchObject({ kind: "invalid" });
+  });
+});
+
+describe("upperCaseSubscriptionId", () => {
+  it("gives the id in capitals when that is another id, and nothing when it is the same or no id at all", () => {
+    expect(upperCaseSubscriptionId("SUB_1767225600_ab12cd34")).toBe("SUB_1767225600_AB12CD34");
+    expect(upperCaseSubscriptionId("SUB_1767225600_AB12CD34")).toBeNull();
+    // "ß" is "SS" in capitals: nine characters after the epoch, which the service client would refuse to send.
+    expect(classifySearch("sub_1767225600_abcdefgß")).toMatchObject({ kind: "subscription" });
+    expect(upperCaseSubscriptionId("SUB_1767225600_abcdefgß")).toBeNull();
   });
 });

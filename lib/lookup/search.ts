@@ -41,6 +41,15 @@ export function refundAttemptHref(attemptId: string): string {
   return `/subscriptions/refunds/${encodeURIComponent(attemptId)}`;
 }
 
+/**
+ * The id as the service issues them (upper-case letters) when it differs from the one typed and is still an id: a
+ * letter whose capital is two ("ß" to "SS") makes it none, and it is not asked for.
+ */
+export function upperCaseSubscriptionId(subscriptionId: string): string | null {
+  const upper = subscriptionId.toUpperCase();
+  return upper !== subscriptionId && SUBSCRIPTION_ID_PATTERN.test(upper) ? upper : null;
+}
+
 export function classifySearch(input: string): SearchTarget {
   const text = input.trim();
   if (text === "")

@@ -22,7 +22,7 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { describeNextCharge, isTerminalStatus } from "@/lib/lookup/cancel-outcome";
 import { subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { decodeParam, loadFromService } from "@/lib/lookup/load";
-import { classifySearch, playerHref, subscriptionHref } from "@/lib/lookup/search";
+import { classifySearch, playerHref, subscriptionHref, upperCaseSubscriptionId } from "@/lib/lookup/search";
 import { PERIOD_STATUSES } from "@/lib/service/schemas";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { PAGE_READ_CLIENT } from "@/lib/service/client";
@@ -94,11 +94,10 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
     listRefundAttempts(db, { gameId: game.id, subscriptionId: id, limit: 50 }),
   ]);
   const events = await listSubscriptionEvents(db, game.id, id, { limit: 50 });
-  // The service issues ids with upper-case letters; one typed or pasted in lower case is the same subscription.
-  if (!loaded.ok && loaded.notFound && id !== id.toUpperCase()) {
-    const upper = await loadFromService("subscription", () => client.getSubscription(id.toUpperCase()));
-    if (upper.ok) redirect(subscriptionHref(id.toUpperCase()));
-  }
+  // Not found as typed: the id in the service's upper case (one pasted in lower case is the same subscription).
+  const upperId = !loaded.ok && loaded.notFound ? upperCaseSubscriptionId(id) : null;
+  if (upperId && (await loadFromService("subscription", () => client.getSubscription(upperId))).ok)
+    redirect(subscriptionHref(upperId));
   // Another game's subscription (its secret saved for this game): refused, never shown or acted on from here.
   const otherGame = loaded.ok ? loaded.value.subscription.game_id : game.id;
   if (!loaded.ok || otherGame !== game.id) {
