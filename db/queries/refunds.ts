@@ -362,15 +362,33 @@ export async function listRefundAttempts(
     periodSeq?: number;
     statuses?: RefundAttemptStatus[];
     limit?: number;
+    /** The longest waiting first (a work list); otherwise the latest first. */
+    oldestFirst?: boolean;
   },
 ): Promise<RefundAttempt[]> {
   let query = db.selectFrom("refund_attempt").select(COLUMNS).where("game_id", "=", filter.gameId);
   if (filter.subscriptionId) query = query.where("subscription_id", "=", filter.subscriptionId);
   if (filter.periodSeq !== undefined) query = query.where("period_seq", "=", filter.periodSeq);
   if (filter.statuses?.length) query = query.where("status", "in", filter.statuses);
+  const order = filter.oldestFirst ? "asc" : "desc";
   const rows = await query
-    .orderBy("created_at", "desc")
+    .orderBy("created_at", order)
+    .orderBy("id", order)
     .limit(filter.limit ?? 100)
     .execute();
   return rows.map(toAttempt);
+}
+
+/** How many of the game's refund attempts are in these states. */
+export async function countRefundAttempts(
+  db: Executor,
+  filter: { gameId: string; statuses: RefundAttemptStatus[] },
+): Promise<number> {
+  const row = await db
+    .selectFrom("refund_attempt")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("game_id", "=", filter.gameId)
+    .where("status", "in", filter.statuses)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -2,12 +2,17 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { Card } from "@/app/_components/ui/card";
 import { PageHeader } from "@/app/_components/ui/page-header";
-import { listRefundAttempts } from "@/db/queries/refunds";
+import { countRefundAttempts, listRefundAttempts } from "@/db/queries/refunds";
+import type { RefundAttemptStatus } from "@/db/tables/refunds";
+import { formatCount } from "@/lib/format";
 import { classifySearch } from "@/lib/lookup/search";
 import { NoGame } from "../no-game";
 import { loadDeskPage, type SearchParamsProps } from "../page-context";
 import { AttemptsTable } from "./_components/attempts-table";
 import { SearchForm } from "./_components/search-form";
+
+/** Unfinished refunds listed at most, the longest waiting first: a work list that shows the rest as it shrinks. */
+const OPEN_SHOWN = 50;
 
 export async function generateMetadata({ searchParams }: SearchParamsProps): Promise<Metadata> {
   const q = (await searchParams).q;
@@ -30,8 +35,10 @@ export default async function SubscriptionsPage({ searchParams }: SearchParamsPr
       </>
     );
   }
-  const [open, recent] = await Promise.all([
-    listRefundAttempts(db, { gameId: game.id, statuses: ["pending", "needs_attention"], limit: 50 }),
+  const unfinished: RefundAttemptStatus[] = ["pending", "needs_attention"];
+  const [open, openCount, recent] = await Promise.all([
+    listRefundAttempts(db, { gameId: game.id, statuses: unfinished, limit: OPEN_SHOWN, oldestFirst: true }),
+    countRefundAttempts(db, { gameId: game.id, statuses: unfinished }),
     listRefundAttempts(db, { gameId: game.id, limit: 10 }),
   ]);
   return (
@@ -47,11 +54,14 @@ export default async function SubscriptionsPage({ searchParams }: SearchParamsPr
         {open.length > 0 ? (
           <section aria-labelledby="open-refunds" className="flex flex-col gap-2">
             <h2 id="open-refunds" className="text-sm font-semibold text-ink">
-              Refunds not finished ({open.length})
+              Refunds not finished ({formatCount(openCount)})
             </h2>
             <p className="text-ink-muted">
               Pending refunds are retried automatically with their own request id; those needing manual attention wait
               for a finance user to settle them with the service.
+              {openCount > open.length
+                ? ` The ${formatCount(open.length)} waiting longest are listed; each one settled lets another in.`
+                : null}
             </p>
             <AttemptsTable caption="Refunds not finished" attempts={open} />
           </section>
