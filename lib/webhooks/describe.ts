@@ -25,6 +25,7 @@ export const REFUSAL_LABELS: Record<string, string> = {
   body_too_large: "Body over 1 MB",
   body_not_utf8: "Body is not UTF-8",
   body_not_json: "Body is not JSON",
+  body_too_deep: "Body nested more than 64 deep",
   envelope_invalid: "Not an event envelope",
   tenant_mismatch: "Event of another game",
   idempotency_key_missing: "No idempotency key header",

@@ -13,7 +13,7 @@ import {
 import { parseServiceInstant } from "@/lib/time";
 import { marksWindowStale } from "./describe";
 import { eventInstant } from "./event-time";
-import { readEventJson } from "./event-json";
+import { EventTooDeepError, readEventJson } from "./event-json";
 import { drainWebhookEventsJob } from "./drain-job";
 import { countRefusal } from "./refusal-counts";
 import { parseSignatureHeader, type RefusalReason, verifySignature } from "./signature";
@@ -30,6 +30,7 @@ export type DeliveryRefusal =
   | "body_too_large"
   | "body_not_utf8"
   | "body_not_json"
+  | "body_too_deep"
   | "envelope_invalid"
   | "tenant_mismatch"
   | "idempotency_key_missing"
@@ -47,6 +48,7 @@ const REFUSAL_STATUS: Record<DeliveryRefusal, number> = {
   idempotency_key_malformed: 400,
   body_not_utf8: 400,
   body_not_json: 400,
+  body_too_deep: 400,
   envelope_invalid: 400,
   tenant_mismatch: 400,
   no_secret_configured: 401,
@@ -231,7 +233,12 @@ export async function receiveWebhook(
   // PostgreSQL's text and jsonb store no NUL, and a body holding one refused would be sent again for ever and lost. It
   // is kept as sent (JSON writes a NUL as the escape \u0000, text like the rest), and read, here and when processed,
   // with each NUL replaced (readEventJson).
-  json = readEventJson(json);
+  try {
+    json = readEventJson(json);
+  } catch (error) {
+    if (!(error instanceof EventTooDeepError)) throw error;
+    return refuse(db, { gameId, reason: "body_too_deep", detail: error.message, deliveryId });
+  }
   const parsed = parseWebhookEvent(json);
   let envelope: WebhookEnvelope;
   let parseIssues: string[] | null = null;

@@ -282,6 +282,10 @@ describe("POST /api/webhooks/service/[gameId]", () => {
         status: 400,
         body: { error: { code: "body_not_json" } },
       });
+      // JSON nested 20,000 deep (40 kB, within the size limit): refused as malformed, not a 500 at every retry.
+      const deep = envelope({ gameId: "g1" }).replace('"data":{', `"data":{"m":${"[".repeat(2e4)}${"]".repeat(2e4)},`);
+      const refused = await deliver(POST, { gameId: "g1", body: deep });
+      expect(refused).toMatchObject({ status: 400, body: { error: { code: "body_too_deep" } } });
       expect(
         await deliver(POST, { gameId: "g1", body: JSON.stringify({ event_type: "x", tenant_id: "g1" }) }),
       ).toMatchObject({
