@@ -9,7 +9,7 @@ import { auditTwoPersonRefusals } from "@/lib/audit";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatCount } from "@/lib/format";
 import { formatUsd, sumMoney } from "@/lib/money";
-import { profileFlagsOf } from "@/lib/profiles/flags";
+import { recipientFlagsNow } from "./balance-flags";
 import { openFlagsOf, readBatchFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
@@ -36,7 +36,7 @@ async function* statementsWithOpenFlags(
   const check = async function* (page: { recipientPlayerId: number; recipientFlags: string[] }[]) {
     if (page.length === 0) return;
     const recipientPlayerIds = page.map((s) => s.recipientPlayerId);
-    const flags = { ...shared, profiles: await profileFlagsOf(db, { ...batch, recipientPlayerIds }) };
+    const flags = { ...shared, profiles: await recipientFlagsNow(db, { ...batch, recipientPlayerIds }) };
     for (const s of page)
       yield {
         recipientPlayerId: s.recipientPlayerId,

@@ -19,14 +19,18 @@ export const RECIPIENT_FLAGS = [
 ] as const;
 /** Raised while a recipient's renewal is disputed, from the dispute's own record (never stored on a statement). */
 export const DISPUTE_FLAGS = ["disputed_renewal"] as const;
+/** Raised while the recipient has a negative balance another batch holds or carried out (never stored). */
+export const BALANCE_FLAGS = ["negative_balance_elsewhere"] as const;
 export type WindowFlag = (typeof WINDOW_FLAGS)[number];
 export type RecipientFlag = (typeof RECIPIENT_FLAGS)[number];
 export type DisputeFlag = (typeof DISPUTE_FLAGS)[number];
-export type PayoutFlag = WindowFlag | RecipientFlag | DisputeFlag | ProfileFlag;
+export type BalanceFlag = (typeof BALANCE_FLAGS)[number];
+export type PayoutFlag = WindowFlag | RecipientFlag | DisputeFlag | BalanceFlag | ProfileFlag;
 export const PAYOUT_FLAGS: readonly PayoutFlag[] = [
   ...WINDOW_FLAGS,
   ...RECIPIENT_FLAGS,
   ...DISPUTE_FLAGS,
+  ...BALANCE_FLAGS,
   ...PROFILE_FLAGS,
 ];
 
@@ -101,6 +105,15 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
       "The card charge of one of this recipient's renewals in this window is disputed (a chargeback). It blocks " +
       "approval until the dispute closes won; a lost dispute is money the studio lost and stays flagged until it is " +
       "overridden with a reason or the payout is held.",
+  },
+  negative_balance_elsewhere: {
+    label: "Negative balance elsewhere",
+    meaning:
+      "The recipient owes a negative balance this statement does not take in: another window's statement, its " +
+      "batch not approved yet, has a negative balance, or one was carried forward after this statement was " +
+      "prepared. Paying this one in full would pay money the recipient owes. Approve the other window first, then " +
+      "discard and prepare this batch again (it takes the balance in); or hold this payout; or override with a " +
+      "reason.",
   },
   // Raised by the recipient's payout profile (lib/profiles/flags.ts).
   ...PROFILE_FLAG_INFO,

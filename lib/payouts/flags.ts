@@ -11,7 +11,7 @@ import { getSnapshot, listSnapshotVersions, type SnapshotHeader } from "@/db/que
 import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
 import { countOf, formatUsdText } from "@/lib/format";
-import { profileFlagsOf } from "@/lib/profiles/flags";
+import { recipientFlagsNow } from "./balance-flags";
 import { listDisputesOfSnapshot } from "./snapshot-disputes";
 
 /**
@@ -150,13 +150,14 @@ export function disputeFlagsOf(disputes: readonly SnapshotDisputeRow[]): ActiveF
 
 /**
  * The recipients of a batch a flag stands on beyond those stored on their statements at preparation: raised by their
- * disputes (given) and by their payout profiles now, over the whole batch (what "Show: Flagged" lists).
+ * disputes (given), their payout profiles and their negative balances elsewhere now, over the whole batch (what
+ * "Show: Flagged" lists).
  */
 export async function recipientsFlaggedNow(
   db: DbOrTrx,
   params: { gameId: string; batchId: string; disputeFlags: readonly ActiveFlag[] },
 ): Promise<number[]> {
-  const profiles = await profileFlagsOf(db, { gameId: params.gameId, batchId: params.batchId });
+  const profiles = await recipientFlagsNow(db, { gameId: params.gameId, batchId: params.batchId });
   return [
     ...new Set([
       ...params.disputeFlags.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])),
@@ -180,7 +181,7 @@ export type BatchFlags = {
   disputes: ActiveFlag[];
   disputeRows: SnapshotDisputeRow[];
   overrides: FlagOverride[];
-  /** Raised by the recipients' payout profiles (lib/profiles/flags.ts), evaluated now. */
+  /** Raised now rather than stored: by the payout profiles and by negative balances elsewhere (balance-flags.ts). */
   profiles?: ActiveFlag[];
 };
 
@@ -210,7 +211,7 @@ export async function readRecipientFlags(db: DbOrTrx, params: BatchFlagsParams):
     recipientPlayerId: params.recipientPlayerId,
   });
   const overrides = await listFlagOverrideRows(db, { gameId: params.gameId, batchId: params.batchId });
-  const profiles = await profileFlagsOf(db, params);
+  const profiles = await recipientFlagsNow(db, params);
   return {
     snapshotId: params.snapshotId,
     window: [],

@@ -13,7 +13,7 @@ import { readWindowClosing } from "@/lib/accounting/close";
 import { approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, prepareRefusal } from "@/lib/payouts/batches";
 import { disputeFlagsOf, overrideOf, recipientsFlaggedNow } from "@/lib/payouts/flags";
-import { profileFlagsOf } from "@/lib/profiles/flags";
+import { recipientFlagsNow } from "@/lib/payouts/balance-flags";
 import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
@@ -114,11 +114,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
     if (mine.every((f) => overrideOf(f, overrides)))
       addFlag(overriddenByRecipient, row.recipientPlayerId, "disputed_renewal");
   }
-  // Flags raised by the recipients' payout profiles (lib/profiles/flags.ts) show the same way, read for the rows
+  // Flags raised now by the recipients' payout profiles and balances elsewhere show the same way, read for the rows
   // shown only: a batch may hold a hundred thousand statements.
   const shown = table.rows.map((r) => r.recipientPlayerId);
   for (const f of batch
-    ? await profileFlagsOf(db, { gameId: game.id, batchId: batch.id, recipientPlayerIds: shown })
+    ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerIds: shown })
     : []) {
     const row = table.rows.find((r) => r.recipientPlayerId === f.recipientPlayerId);
     if (!row) continue;

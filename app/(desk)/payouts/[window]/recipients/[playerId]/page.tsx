@@ -17,7 +17,7 @@ import { paymentMethodLabel } from "@/lib/payouts/payment-methods";
 import { statementCarryReason } from "@/lib/payouts/compute";
 import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
-import { profileFlagsOf } from "@/lib/profiles/flags";
+import { recipientFlagsNow } from "@/lib/payouts/balance-flags";
 import { isPaymentBar } from "@/lib/payments/items";
 import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
@@ -108,7 +108,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
     disputeRows,
     overrides,
     profiles: batch
-      ? await profileFlagsOf(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })
+      ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })
       : [],
   };
   const openFlags = statement
