@@ -10,7 +10,7 @@ import {
   type OnChangeFn,
   type SortingState,
 } from "@tanstack/react-table";
-import { type ReactNode, useRef } from "react";
+import { type ReactNode, useEffect, useRef } from "react";
 import { formatCount } from "@/lib/format";
 import { DEFAULT_PAGE_SIZES, isNarrowed, type TableState } from "@/lib/table-state";
 import { cn } from "../cn";
@@ -113,7 +113,22 @@ export function DataTable<TData>({
     );
   };
 
-  const { rowSelection, setRowSelection, selectedIds, selectionLine, clearSelection } = useRowSelection(data, getRowId);
+  // The table's scrolling region: focusable, and where the focus goes when its rows and their selection line leave.
+  const region = useRef<HTMLElement>(null);
+  const { rowSelection, setRowSelection, selectedIds, selectionLine, clearSelection } = useRowSelection(
+    data,
+    getRowId,
+    region,
+  );
+  // The selection's bar goes when no row shown can be acted on: the focus it held (its line, after an action) would
+  // fall to the document's start; it goes to the table instead.
+  const hasSelection = Boolean(selection);
+  const hadSelection = useRef(hasSelection);
+  useEffect(() => {
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (hadSelection.current && !hasSelection && lost) region.current?.focus();
+    hadSelection.current = hasSelection;
+  }, [hasSelection]);
 
   // biome-ignore lint/suspicious/noExplicitAny: as for `columns` above.
   const allColumns: ColumnDef<TData, any>[] = selection
@@ -187,7 +202,6 @@ export function DataTable<TData>({
 
   // The empty body's buttons leave the page with the rows they bring: the focus goes to the table's region first, and
   // the status below it says the rows that came.
-  const region = useRef<HTMLElement>(null);
   const leaveEmptyBody = (params: Parameters<typeof url.setParams>[0]) => {
     region.current?.focus();
     url.setParams(params);

@@ -1,7 +1,7 @@
 "use client";
 
 import type { RowSelectionState } from "@tanstack/react-table";
-import { useEffect, useRef, useState } from "react";
+import { type RefObject, useEffect, useRef, useState } from "react";
 
 /**
  * A table's row selection. It belongs to the rows on screen: rows no longer shown (another page, a filter) leave it;
@@ -10,7 +10,8 @@ import { useEffect, useRef, useState } from "react";
  *
  * The control pressed (Clear selection, a bulk action's) goes with the selection: the focus stays on the table's
  * selection line, which says none is selected, rather than falling to the document's start; cleared from a bulk
- * action's dialog, which goes with the selection's bar, the line takes the focus once the dialog has let it go.
+ * action's dialog, which goes with the selection's bar, the line takes the focus once the dialog has let it go, or
+ * `fallback` (the table) when the line went too (the action left no row it could act on).
  */
 /** Whether the focus is in a dialog opened from the selection's bar (its trigger, beside `line`, controls it). */
 function inBarDialog(line: HTMLElement | null): boolean {
@@ -19,7 +20,11 @@ function inBarDialog(line: HTMLElement | null): boolean {
   return line.parentElement.querySelector(`[aria-controls="${CSS.escape(dialog.id)}"]`) !== null;
 }
 
-export function useRowSelection<TData>(data: readonly TData[], getRowId: (row: TData) => string) {
+export function useRowSelection<TData>(
+  data: readonly TData[],
+  getRowId: (row: TData) => string,
+  fallback: RefObject<HTMLElement | null>,
+) {
   const [rowSelection, setRowSelection] = useState<RowSelectionState>({});
   const [selectionData, setSelectionData] = useState(data);
   const selectionLine = useRef<HTMLParagraphElement>(null);
@@ -40,9 +45,9 @@ export function useRowSelection<TData>(data: readonly TData[], getRowId: (row: T
   useEffect(() => {
     if (!noneSelected || !focusLineOnceCleared.current) return;
     focusLineOnceCleared.current = false;
-    const timer = window.setTimeout(() => selectionLine.current?.focus(), 0);
+    const timer = window.setTimeout(() => (selectionLine.current ?? fallback.current)?.focus(), 0);
     return () => window.clearTimeout(timer);
-  }, [noneSelected]);
+  }, [noneSelected, fallback]);
   const clearSelection = () => {
     const line = selectionLine.current;
     const active = document.activeElement;
