@@ -134,6 +134,8 @@ describe("refund error messages", () => {
       describeChangeFailure({ kind: "http", status: 503, code: "service_unavailable" }, "change").outcomeUnknown,
     ).toBe(false);
     expect(describeChangeFailure({ kind: "timeout", status: null, code: null }, "change").outcomeUnknown).toBe(true);
+    // A gateway's 408 may come after the service applied the change: unknown, as for a refund.
+    expect(describeChangeFailure({ kind: "http", status: 408, code: null }, "cancel").outcomeUnknown).toBe(true);
     // A cancel is never paused: a 503 to it, whatever its body says, may have canceled.
     for (const paused of [{ code: "FLOW_PAUSED" }, { code: null, body: { status: "service_unavailable" } }]) {
       const failure = describeChangeFailure({ kind: "http", status: 503, ...paused }, "cancel");

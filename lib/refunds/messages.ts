@@ -225,7 +225,8 @@ export function describeChangeFailure(
       outcomeUnknown: false,
     };
   }
-  if (failure.kind !== "http" || status >= 500) {
+  // A 408 (a gateway gave up waiting) may come after the service took the change, as for a refund (unknown-outcome.ts).
+  if (failure.kind !== "http" || status >= 500 || status === 408) {
     return {
       message:
         `The service did not confirm the change, so it may or may not have been applied. Reload the ` +
