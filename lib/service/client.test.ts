@@ -189,6 +189,13 @@ describe("request log", () => {
     for (const entry of logs) expect(typeof entry.durationMs).toBe("number");
   });
 
+  it("masks the recipient a report is read for: a log line names no player", async () => {
+    const { client, logs } = makeClient([json(200, attributionReportBody())]);
+    await client.getAttributionReport({ start: "2026-03-01", end: "2026-04-01", recipientPlayerId: 4711 });
+    expect(logs[0]?.path).toContain("recipient_player_id=%5Bplayer%5D");
+    expect(JSON.stringify(logs)).not.toContain("4711");
+  });
+
   it("survives a log sink that throws", async () => {
     const { client } = makeClient([json(200, { cards: [] })], {
       log: () => {

@@ -51,6 +51,7 @@ import {
 import {
   createTransport,
   MASKED,
+  MASKED_PLAYER,
   queryString,
   type ServiceClientConfig,
   type ServiceClientStats,
@@ -273,18 +274,22 @@ export function createServiceClient(config: ServiceClientConfig) {
     async getAttributionReport(input: AttributionReportInput, options: CallOptions = {}): Promise<AttributionReport> {
       const value = attributionReportInputSchema.parse(input);
       const window = windowInputSchema.parse({ start: value.start, end: value.end });
-      const path = `/api/subscriptions/reporting/attribution${queryString({
-        ...windowToQuery(window),
-        recipient_player_id: value.recipientPlayerId,
-        subscription_id: value.subscriptionId,
-        limit: value.limit,
-        offset: value.offset,
-      })}`;
+      const query = (recipient: number | string | undefined) =>
+        queryString({
+          ...windowToQuery(window),
+          recipient_player_id: recipient,
+          subscription_id: value.subscriptionId,
+          limit: value.limit,
+          offset: value.offset,
+        });
+      const path = `/api/subscriptions/reporting/attribution${query(value.recipientPlayerId)}`;
+      // A request's log line names no player (RequestLogEntry): the recipient read alone is masked.
+      const masked = value.recipientPlayerId === undefined ? undefined : MASKED_PLAYER;
       return request({
         method: "GET",
         route: "reporting_aggregate",
         path,
-        logPath: path,
+        logPath: `/api/subscriptions/reporting/attribution${query(masked)}`,
         idempotent: true,
         parse: withSchema(attributionReportSchema),
         signal: options.signal,

@@ -158,6 +158,8 @@ export function queryString(params: Record<string, string | number | boolean | u
 
 /** Player emails never reach the request log. */
 export const MASKED = "[email]";
+/** Nor do player ids given in a query. */
+export const MASKED_PLAYER = "[player]";
 
 function resolvePacer(pacing: ServiceClientConfig["pacing"]): Pacer {
   if (pacing === undefined) return createPacer();
