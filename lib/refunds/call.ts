@@ -23,7 +23,7 @@ import {
   serviceInstant,
   unsentTooLong,
 } from "./call-outcomes";
-import { isOutcomeUnknown } from "./unknown-outcome";
+import { UNANSWERED, unknownExchange } from "./unknown-outcome";
 import { comparePeriodWithReview, confirmReplayedRefund } from "./verify";
 import { chargebackOfPeriod } from "./chargeback";
 import { computeRefundImpact } from "./impact";
@@ -310,6 +310,9 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
   } finally {
     lease.stop();
   }
+  // Failed before the request went out (a local fault in the check, or just before the call): nothing was sent this
+  // turn. The first turn's is the check's line; a later turn's stays a call's, with what earlier calls left unknown.
+  if (!sent && claimed.calls === 0 && claimed.periodCheckedAt === null) notSent = true;
   const outcomeOf = finish;
   // The service said it processed this key but the period could not confirm it: something moved.
   const thisCallUnknown =
@@ -321,8 +324,24 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
       claimToken: claimed.claimToken,
       outcomeUnknown: thisCallUnknown,
     });
-    if (!row) return null;
-    const detail: Record<string, unknown> = notSent ? { sent: false } : { http_attempts: httpAttempts };
+    if (!row) {
+      // The hold was lost (another request holds the attempt) or the attempt was settled meanwhile: a call that may
+      // have reached the service still leaves its line, with what it saw.
+      if (sent)
+        await recordAudit(
+          trx,
+          audit("refund.call", "hold_lost", {
+            http_attempts: httpAttempts,
+            ...(thisCallUnknown ? { outcome_unknown: true } : {}),
+            answered: outcomeOf.status,
+            ...(outcomeOf.status === "succeeded"
+              ? { transaction_id: outcomeOf.transactionId }
+              : { error_code: outcomeOf.errorCode }),
+          }),
+        );
+      return null;
+    }
+    const detail: Record<string, unknown> = sent ? { http_attempts: httpAttempts } : { sent: false };
     if (row.outcomeUnknown && !notSent) detail.outcome_unknown = true;
     if (outcomeOf.status === "succeeded") {
       Object.assign(detail, {
@@ -370,22 +389,4 @@ export async function callService(db: Db, claimed: RefundAttempt, options: Drive
       " The service confirmed it from an earlier call with the same request id; nothing was refunded twice.";
   }
   return outcome;
-}
-
-const UNANSWERED: RequestLogEntry = {
-  method: "POST",
-  path: "",
-  route: "refund",
-  status: null,
-  durationMs: 0,
-  errorCode: null,
-  attempt: 0,
-  pacedMs: 0,
-  willRetry: false,
-};
-
-function unknownExchange(entry: RequestLogEntry): boolean {
-  const unreadable = entry.status !== null && entry.status >= 200 && entry.status < 300 && entry.errorCode !== null;
-  const codes = [entry.errorCode, entry.errorCodePublic ?? null];
-  return isOutcomeUnknown({ status: entry.status, codes, unreadable });
 }

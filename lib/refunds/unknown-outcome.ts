@@ -1,3 +1,5 @@
+import type { RequestLogEntry } from "@/lib/service/client";
+
 /**
  * Whether one HTTP exchange of a refund call leaves the money's fate unknown. Only an answer that says the service
  * refused the request before anything moved is known: a 4xx refusal (the request was not processed), a 429, and the
@@ -30,4 +32,24 @@ export function isOutcomeUnknown(exchange: RefundExchange): boolean {
   if (status >= 400 && status < 500) return false;
   if (status >= 500) return !exchange.codes.some((code) => typeof code === "string" && NOTHING_SENT_5XX.has(code));
   return true;
+}
+
+/** A refund call that got no answer (stopped, or a local fault once the request may have gone out). */
+export const UNANSWERED: RequestLogEntry = {
+  method: "POST",
+  path: "",
+  route: "refund",
+  status: null,
+  durationMs: 0,
+  errorCode: null,
+  attempt: 0,
+  pacedMs: 0,
+  willRetry: false,
+};
+
+/** Whether this exchange of a refund call, as the request log has it, left the outcome unknown. */
+export function unknownExchange(entry: RequestLogEntry): boolean {
+  const unreadable = entry.status !== null && entry.status >= 200 && entry.status < 300 && entry.errorCode !== null;
+  const codes = [entry.errorCode, entry.errorCodePublic ?? null];
+  return isOutcomeUnknown({ status: entry.status, codes, unreadable });
 }

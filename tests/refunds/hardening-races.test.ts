@@ -9,7 +9,7 @@ vi.mock("next/headers.js", () => import("../support/next-request"));
 vi.mock("next/cache", () => ({ revalidatePath: () => {}, revalidateTag: () => {} }));
 
 const { refundAction, retryRefundAttemptAction } = await import("@/app/(desk)/subscriptions/actions");
-const { requestRefund } = await import("@/lib/refunds/attempts");
+const { driveRefundAttempt, requestRefund } = await import("@/lib/refunds/attempts");
 const { reconcilePendingRefunds } = await import("@/lib/refunds/reconcile");
 const { findRefundAttempt } = await import("@/db/queries/refunds");
 const { SYSTEM_CLOCK } = await import("@/lib/refunds/lease");
@@ -306,5 +306,83 @@ describe("two people confirming the same review at once", () => {
     // The one who pressed first is still shown the refund as theirs when they press again.
     await expect(requestRefund(c.t.db, request, first)).resolves.toMatchObject({ state: "succeeded" });
     expect(amounts(sub, 3)).toEqual(["1.00"]);
+  });
+});
+
+describe("a refund call's audit line", () => {
+  const person = { id: "u-first", email: "first@payout-desk.test", role: "support" as const };
+  const review = (periodSeq: number) => ({
+    gameId: GAME_ID,
+    subscriptionId: SUBS.lostHold,
+    periodId: periodIdOf(SUBS.lostHold, periodSeq),
+    periodSeq,
+    amountUsd: "1.00",
+    remainingBeforeUsd: "10.00",
+    reason: "Player asked",
+  });
+
+  it("is written when the attempt was settled by another request while the call was under way", async () => {
+    const made = requestRefund(c.t.db, review(1), person, {
+      hooks: {
+        afterAnswer: async (attempt) => {
+          await c.t.db
+            .updateTable("refund_attempt")
+            .set({ status: "needs_attention", last_error_code: "SETTLED_ELSEWHERE", claim_token: null })
+            .where("id", "=", attempt.id)
+            .execute();
+        },
+      },
+    });
+    await made.catch(() => undefined);
+    expect(amounts(SUBS.lostHold, 1)).toEqual(["1.00"]);
+    const calls = (await auditOf(SUBS.lostHold)).filter((a) => a.action === "refund.call");
+    expect(calls).toEqual([
+      expect.objectContaining({
+        outcome: "hold_lost",
+        detail: expect.objectContaining({ answered: "succeeded", transaction_id: expect.any(String) }),
+      }),
+    ]);
+  });
+
+  it("of a later call that failed before its request went out keeps what the earlier call left unknown", async () => {
+    const stored = await storeAttempt({
+      subscriptionId: SUBS.lostHold,
+      seq: 3,
+      amountUsd: "1.00",
+      remainingBeforeUsd: "10.00",
+      refundedToDateUsd: "0.00",
+      clientRequestId: "pd-refund-retry-unsent",
+      sent: true,
+    });
+    await c.t.db.updateTable("refund_attempt").set({ outcome_unknown: true }).where("id", "=", stored.id).execute();
+    const failing = async () => {
+      throw new Error("connection reset");
+    };
+    await driveRefundAttempt(c.t.db, stored, { hooks: { beforeCall: failing } }).catch(() => undefined);
+    const last = (await auditOf(SUBS.lostHold)).filter((a) => a.action.startsWith("refund.c")).at(-1);
+    expect(last).toMatchObject({
+      action: "refund.call",
+      detail: expect.objectContaining({ sent: false, outcome_unknown: true }),
+    });
+  });
+
+  it("says nothing was sent when the call failed before its request went out", async () => {
+    const failed = requestRefund(c.t.db, review(2), person, {
+      hooks: {
+        beforeCall: async () => {
+          throw new Error("connection reset");
+        },
+      },
+    });
+    await failed.catch(() => undefined);
+    expect(amounts(SUBS.lostHold, 2)).toEqual([]);
+    const last = (await auditOf(SUBS.lostHold))
+      .filter((a) => ["refund.call", "refund.check"].includes(a.action))
+      .at(-1);
+    expect(last).toMatchObject({
+      action: "refund.check",
+      outcome: "pending_retry",
+      detail: expect.objectContaining({ sent: false }),
+    });
   });
 });

@@ -71,6 +71,8 @@ export const SUBS = {
   adopted: "SUB_1767225600_ADOPTED1",
   /** Its card charge disputed after the refund was confirmed, before it was sent. */
   disputedUnsent: "SUB_1767225600_DISPUT01",
+  /** A call that lost its attempt to another request, and one that failed before it was sent. */
+  lostHold: "SUB_1767225600_LOSTHLD1",
 } as const;
 
 /** Period ids: subscription index × 10 + period_seq, so a test can name them. */
@@ -213,6 +215,7 @@ export function refundScenario(): ScenarioInput {
       cardSub(SUBS.killAfter, "10.00"),
       cardSub(SUBS.adopted, "10.00"),
       cardSub(SUBS.disputedUnsent, "10.00"),
+      cardSub(SUBS.lostHold, "10.00"),
     ],
   };
 }
