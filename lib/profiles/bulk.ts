@@ -8,7 +8,15 @@ import { getProfile, listProfiles } from "@/db/queries/profiles";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { CsvRecord } from "@/lib/payments/formats/csv";
-import { DETAIL_COLUMNS, EXPORT_COLUMNS, IMPORT_COLUMNS, type ImportColumn, parseCsv, writeCsv } from "./csv";
+import {
+  DETAIL_COLUMNS,
+  EXPORT_COLUMNS,
+  IMPORT_COLUMNS,
+  type ImportColumn,
+  METHOD_COLUMNS,
+  parseCsv,
+  writeCsv,
+} from "./csv";
 import { listProfileChanges } from "@/db/queries/profile-changes";
 import { holdSealingKey } from "./seal";
 import { changePayoutDetailsIn, type ProfileActing, setTaxFormIn } from "./profiles";
@@ -143,6 +151,16 @@ export async function importProfiles(
         }
         if (!method && !taxForm) {
           refuse("nothing to change: give a method or a tax_form", playerId);
+          continue;
+        }
+        const reads = Object.hasOwn(METHOD_COLUMNS, method) ? METHOD_COLUMNS[method] : null;
+        const unread = reads ? DETAIL_COLUMNS.filter((c) => c !== "currency" && !reads.includes(c) && get(c)) : [];
+        if (unread.length > 0) {
+          refuse(
+            `${unread.join(", ")}: not read for ${method}; leave blank (a name with an unquoted comma moves the ` +
+              "cells after it)",
+            playerId,
+          );
           continue;
         }
         const fields: Record<string, string> = Object.fromEntries(

@@ -49,6 +49,16 @@ export const DETAIL_COLUMNS: readonly ImportColumn[] = [
   "bic",
   "bank_country",
 ];
+/**
+ * The detail columns each method reads (besides the currency). A cell in another one is refused rather than dropped:
+ * a row whose trailing cells were left off may hold an unquoted comma's shifted cells there, or another method's.
+ */
+export const METHOD_COLUMNS: Readonly<Record<string, readonly ImportColumn[]>> = {
+  paypal: ["paypal_email", "paypal_payer_id"],
+  wise: ["wise_email", "wise_name"],
+  bank_transfer: ["account_holder", "iban", "bic", "bank_country"],
+  manual: [],
+};
 
 export const EXPORT_COLUMNS = [
   "player_id",

@@ -166,6 +166,16 @@ describe("profiles import", () => {
       "The file cannot be read as CSV: invalid opening quote on line 2.",
     );
     expect(await refusal("player_id,method,method\n9001,paypal,wise\n")).toBe("Columns named twice: method.");
+    // The same comma in a row whose trailing cells were left off moves " Ada" into a column a Wise row does not read:
+    // refused, not dropped with the name cut short; so are another method's details.
+    const full = `${HEADER}\n9001,wise,GBP,,,ada@example.com,Lovelace, Ada\n9002,paypal,USD,pp@example.com,,,,,DE89\n`;
+    const shifted = await importProfiles(db, { gameId: GAME, csv: full, dryRun: true }, fin);
+    expect(shifted.changes).toEqual([]);
+    expect(shifted.refused).toEqual([
+      expect.objectContaining({ line: 2, playerId: 9001, reason: expect.stringMatching(/^account_holder: not read/) }),
+      expect.objectContaining({ line: 3, playerId: 9002, reason: expect.stringMatching(/^iban: not read for paypal/) }),
+    ]);
+    expect(JSON.stringify(shifted)).not.toMatch(/Ada|DE89/);
     // Blank lines and a cell over two lines: a refusal names the line the row ends on in the file.
     const spaced = await importProfiles(
       db,
