@@ -9,12 +9,12 @@ export function lastFour(value: string): string {
 /**
  * An email address as a person may see it: its first character and its domain ("k•••@example.org"), enough to tell
  * a changed address from the one before (its last four would be the domain's ending, the same for most addresses),
- * never the whole mailbox.
+ * never the whole mailbox: a mailbox of one or two characters shows none of them.
  */
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf("@");
   if (at <= 0) return lastFour(email);
-  return `${email.slice(0, 1)}•••${email.slice(at)}`;
+  return `${at < 3 ? "" : email.slice(0, 1)}•••${email.slice(at)}`;
 }
 
 /**

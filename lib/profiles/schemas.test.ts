@@ -28,6 +28,11 @@ describe("one refusal per mistake", () => {
     expect(refusals(parsed)).toEqual(["bic: is not a valid BIC"]);
     const iban = payoutDetailsInputSchema.safeParse({ ...bank, iban: "DE89370400440532013001", bic: "COBADEFF" });
     expect(refusals(iban)).toEqual(["iban: is not a valid IBAN (its check digits or length are wrong)"]);
+    // A Swiss QR-IBAN (bank id 30000 to 31999) takes QR-bill payments only; the account's own IBAN passes.
+    const swiss = { ...bank, currency: "CHF", bic: "UBSWCHZH80A", bankCountry: "CH" };
+    const qr = payoutDetailsInputSchema.safeParse({ ...swiss, iban: "CH4431999123000889012" });
+    expect(refusals(qr)).toEqual(["iban: is a QR-IBAN, which takes only QR-bill payments: give the account's IBAN"]);
+    expect(payoutDetailsInputSchema.safeParse({ ...swiss, iban: "CH9300762011623852957" }).success).toBe(true);
   });
 
   it("a received date off the calendar is refused alone, without comparing it with the expiry", () => {

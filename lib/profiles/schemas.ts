@@ -1,4 +1,4 @@
-import { electronicFormatIBAN, getCountrySpecifications, isValidBIC, isValidIBAN } from "ibantools";
+import { electronicFormatIBAN, getCountrySpecifications, isQRIBAN, isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
 import { parseInstant } from "@/core/time";
 import { sepaLosesLetters, sepaText } from "@/lib/payments/formats/sepa-text";
@@ -66,6 +66,11 @@ export const ibanSchema = required("The IBAN")
       })
       .refine((v) => isValidIBAN(v), {
         message: "is not a valid IBAN (its check digits or length are wrong)",
+        abort: true,
+      })
+      // A Swiss or Liechtenstein QR-IBAN takes only QR-bill payments, with their reference: a transfer is refused.
+      .refine((v) => !isQRIBAN(v), {
+        message: "is a QR-IBAN, which takes only QR-bill payments: give the account's IBAN",
         abort: true,
       })
       .transform((v) => electronicFormatIBAN(v) ?? v),

@@ -352,8 +352,8 @@ describe("ledger across months", () => {
       { gameId: GAME, batchId, ids: [s4.id], paidOn: "2026-10-06", method: "paypal", reference: "MANUAL-4B" },
       web(preparer),
     );
-    // Paid by hand by the profile's method: its account, masked, is kept as the one paid.
-    expect((await statementOf(4)).paid_to_masked).toBe("PayPal p•••@example.com");
+    // Paid by hand by the profile's method: its account, masked, is kept as the one paid ("p4": shown as none).
+    expect((await statementOf(4)).paid_to_masked).toBe("PayPal •••@example.com");
     const month2 = await approvedBatch(db, "2026-10", { 1: "40.00", 4: "30.00" }, [[4, "payment_returned"]]);
     await createPaymentFiles(db, { gameId: GAME, batchId: month2, method: "paypal" }, web(preparer));
     const text = paypalResults([[1, "TX-10-1", "SUCCESS", "-40.00"]]).replace(

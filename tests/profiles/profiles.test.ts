@@ -93,6 +93,9 @@ describe("schemas", () => {
     );
     // Another address at the same provider reads differently: a reviewer sees the change.
     expect(maskDetails({ method: "paypal", paypalEmail: "mallory@example.org" })).toBe("PayPal m•••@example.org");
+    // A mailbox of one or two characters would be given whole by its first: none of it is shown.
+    expect(maskDetails({ method: "paypal", paypalEmail: "a@company.example" })).toBe("PayPal •••@company.example");
+    expect(maskDetails({ method: "paypal", paypalEmail: "ab@company.example" })).toBe("PayPal •••@company.example");
   });
 
   it("keeps a payout email in lower case, so one typed in capitals is not new details", () => {
