@@ -121,23 +121,29 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
     (s) =>
       endedBatches.has(s.batchId) && (s.state === "paid" || s.state === "carried") && !money(s.carryOutUsd).isZero(),
   );
-  const links = await listCarryLinks(db, { gameId, fromStatementIds: closed.map((s) => s.statementId) });
-  const takenBy = new Map(links.map((l) => [l.from, l.to]));
   const closedThen = new Map(
     statements.filter((s) => s.state === "paid" || s.state === "carried").map((s) => [s.statementId, s]),
   );
+  // The links out of every statement closed by then with a balance: a chain may pass through windows not yet ended.
+  const carriers = [...closedThen.values()].filter((s) => !money(s.carryOutUsd).isZero());
+  const links = await listCarryLinks(db, { gameId, fromStatementIds: carriers.map((s) => s.statementId) });
+  const takenBy = new Map(links.map((l) => [l.from, l.to]));
+  // Not owed from here when taken in by a statement counted above, paid out, or carried on by a statement of an
+  // ended window (counted from there). Carried on by a statement of a window not yet ended, it goes where that one's
+  // balance went: owed here only when no statement took it further (a third one counted it, or paid it, otherwise).
+  const owedHere = (from: string): boolean => {
+    const seen = new Set<string>();
+    for (let taker = takenBy.get(from); taker !== undefined && !seen.has(taker); taker = takenBy.get(taker)) {
+      seen.add(taker);
+      if (counted.has(taker)) return false;
+      const closedTaker = closedThen.get(taker);
+      if (closedTaker === undefined) return true;
+      if (closedTaker.state === "paid" || endedBatches.has(closedTaker.batchId)) return false;
+    }
+    return true;
+  };
   for (const s of closed) {
-    const taker = takenBy.get(s.statementId);
-    const closedTaker = taker === undefined ? undefined : closedThen.get(taker);
-    // Not owed from here when taken in by a statement counted above, paid out, or carried on by a statement of an
-    // ended window (counted from there). Carried on by a statement of a window not yet ended, it is still owed here.
-    if (
-      taker !== undefined &&
-      (counted.has(taker) ||
-        closedTaker?.state === "paid" ||
-        (closedTaker?.state === "carried" && endedBatches.has(closedTaker.batchId)))
-    )
-      continue;
+    if (!owedHere(s.statementId)) continue;
     const a = get(s.recipientPlayerId, s.playerName, s.playerEmail);
     const out = money(s.carryOutUsd);
     if (out.isNegative()) a.negative = a.negative.plus(out);

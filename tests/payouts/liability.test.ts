@@ -222,6 +222,14 @@ describe("liability as of a day (accrual)", () => {
     // The window has not ended: what it earned, paid or rolled over, is not owed yet; what July rolled into it is.
     const rows = await byRecipient(new Date(Date.now() + 1000));
     expect(rows[5]).toMatchObject({ carriedUsd: rolled?.carryOutUsd, totalOwedUsd: rolled?.carryOutUsd });
+    // June, ended, prepared after: it takes in what the early batch carried on, July's 3.00 with it. Owed once, in
+    // June's draft, not again as July's rolled-over balance.
+    await insertSnapshot(db, { window: "2026-06", recipients: [{ id: 5, gross: "50.00" }] });
+    const june = await prepareMonth(db, "2026-06", preparer);
+    const [juneStatement] = await listPayoutStatements(db, { gameId: GAME, batchId: june.batchId });
+    expect(juneStatement).toMatchObject({ recipientPlayerId: 5, carriedInUsd: "8.00", availableUsd: "58.00" });
+    const chained = await byRecipient(new Date(Date.now() + 1000));
+    expect(chained[5]).toMatchObject({ draftUsd: "58.00", carriedUsd: "0.00", totalOwedUsd: "58.00" });
     // Once it has ended, the batch paid early counts, named as read before its window ended.
     const later = await listLiability(db, { gameId: GAME, asOf: new Date(window.endMs + 86_400_000) });
     const early = later.windows.find((w) => w.window.startMs === window.startMs);
