@@ -131,6 +131,27 @@ test.describe
       await expect(page.locator("body")).not.toContainText(NEXT_IBAN);
       await shoot(page, "finance2-profile-approved");
     });
+
+    test("[finance] records a tax form; one saved from a page drawn before it is refused", async ({ page }) => {
+      await signIn(page, "finance");
+      await page.goto(`/recipients/${RECIPIENT}`);
+      // A colleague's tab, drawn now, before the save below.
+      const other = await page.context().newPage();
+      await other.goto(`/recipients/${RECIPIENT}`);
+      const form = page.getByRole("form", { name: "Tax form" });
+      await form.getByLabel("Tax form on file").selectOption("W-9");
+      await form.getByLabel(/^Received/).fill("2026-04-01");
+      await form.getByRole("button", { name: "Save tax form" }).click();
+      await expect(form.getByRole("status")).toContainText("Saved: tax form W-9.");
+      const stale = other.getByRole("form", { name: "Tax form" });
+      await stale.getByLabel("Tax form on file").selectOption("W-8BEN");
+      await stale.getByLabel(/^Received/).fill("2026-03-01");
+      await stale.getByLabel(/^Expires/).fill("2029-12-31");
+      await stale.getByRole("button", { name: "Save tax form" }).click();
+      await expect(stale.getByRole("alert")).toContainText("changed by someone else since this page was shown");
+      await expect(stale.getByLabel("Tax form on file")).toHaveValue("W-8BEN");
+      await other.close();
+    });
     test("[finance] details imported ahead of any earnings: the change is listed and reviewed by another", async ({
       page,
     }) => {

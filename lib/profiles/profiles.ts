@@ -142,14 +142,31 @@ export async function changePayoutDetails(
   return db.transaction().execute((trx) => changePayoutDetailsIn(trx, p, acting));
 }
 
-/** Records the tax form on file; it applies at once (it says nothing about where money goes) and is audited. */
+/** The tax form on file as a form draws it (`taxFormDrawn`): what a save from that form is checked against. */
+export function taxFormDrawn(current: {
+  taxForm: string | null;
+  taxFormReceivedOn: string | null;
+  taxFormExpiresOn: string | null;
+}): string {
+  return [current.taxForm ?? "", current.taxFormReceivedOn ?? "", current.taxFormExpiresOn ?? ""].join("|");
+}
+
+/**
+ * Records the tax form on file; it applies at once (it says nothing about where money goes) and is audited. `drawn`
+ * (taxFormDrawn of the form the person saw): a form changed by a colleague since is refused, not overwritten.
+ */
 export async function setTaxFormIn(
   trx: Trx,
-  p: { gameId: string; playerId: number; input: TaxFormInput },
+  p: { gameId: string; playerId: number; input: TaxFormInput; drawn?: string },
   acting: ProfileActing,
 ): Promise<{ outcome: "applied" | "unchanged" }> {
   requireEditor(acting);
   const profile = await lockProfile(trx, p);
+  if (p.drawn !== undefined && p.drawn !== taxFormDrawn(profile))
+    throw new AppError(
+      "CONFLICT",
+      "The tax form on file was changed by someone else since this page was shown: look at it again before saving.",
+    );
   const next = {
     taxForm: p.input.taxForm,
     receivedOn: p.input.taxFormReceivedOn ?? null,
@@ -192,7 +209,7 @@ export async function setTaxFormIn(
 
 export async function setTaxForm(
   db: Db,
-  p: { gameId: string; playerId: number; input: TaxFormInput },
+  p: { gameId: string; playerId: number; input: TaxFormInput; drawn?: string },
   acting: ProfileActing,
 ): Promise<{ outcome: "applied" | "unchanged" }> {
   return db.transaction().execute((trx) => setTaxFormIn(trx, p, acting));

@@ -13,6 +13,7 @@ import {
   type ProfileActing,
   reviewPayoutChange,
   setTaxForm,
+  taxFormDrawn,
 } from "@/lib/profiles/profiles";
 import { payoutDetailsInputSchema, taxFormInputSchema } from "@/lib/profiles/schemas";
 import type { TestDatabase } from "../support/db";
@@ -205,6 +206,22 @@ describe("two-person review", () => {
       "profiles.details.reject rejected fin1@payout-desk.test web",
       "profiles.tax_form.set applied fin1@payout-desk.test web",
     ]);
+  });
+
+  it("refuses a tax form saved from a page drawn before a colleague's change, instead of overwriting it", async () => {
+    const form = (taxForm: string, taxFormReceivedOn: string, taxFormExpiresOn?: string) =>
+      taxFormInputSchema.parse({ taxForm, taxFormReceivedOn, taxFormExpiresOn });
+    const w8 = form("W-8BEN", "2026-01-05", "2029-12-31");
+    await setTaxForm(db, { gameId: GAME, playerId: 502, input: w8 }, finance);
+    const drawn = taxFormDrawn({ taxForm: "W-8BEN", taxFormReceivedOn: "2026-01-05", taxFormExpiresOn: "2029-12-31" });
+    // A colleague records a W-9 meanwhile; the first page, drawn with the W-8BEN, only corrects the expiry.
+    await setTaxForm(db, { gameId: GAME, playerId: 502, input: form("W-9", "2026-04-01"), drawn }, finance2);
+    const stale = { ...w8, taxFormExpiresOn: "2028-12-31" };
+    await expect(setTaxForm(db, { gameId: GAME, playerId: 502, input: stale, drawn }, finance)).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    const view = await loadProfileView(db, { gameId: GAME, playerId: 502 });
+    expect(view.profile).toMatchObject({ taxForm: "W-9", taxFormReceivedOn: "2026-04-01" });
   });
 
   it("never keeps a plain IBAN, BIC, email or holder in any table, and a rotation re-seals details", async () => {

@@ -8,7 +8,7 @@ import type { ProfileChangeRow } from "@/db/queries/profile-changes";
 import type { CurrentUser } from "@/lib/auth/session";
 import { canEditProfiles, reviewVerdict } from "@/lib/profiles/offered";
 import { readPayoutSettings } from "@/lib/payouts/settings";
-import { loadProfileView } from "@/lib/profiles/profiles";
+import { loadProfileView, taxFormDrawn } from "@/lib/profiles/profiles";
 import { PAYOUT_METHOD_LABELS } from "@/lib/profiles/schemas";
 import { PayoutDetailsForm, ReviewChangeForm, TaxFormForm } from "./profile-form";
 import { changePayoutDetailsAction, reviewPayoutChangeAction, setTaxFormAction } from "./profile-actions";
@@ -142,6 +142,11 @@ export async function PayoutProfileSection({
                 taxForm: profile?.taxForm ?? "none",
                 receivedOn: profile?.taxFormReceivedOn ?? null,
                 expiresOn: profile?.taxFormExpiresOn ?? null,
+                drawn: taxFormDrawn({
+                  taxForm: profile?.taxForm ?? "none",
+                  taxFormReceivedOn: profile?.taxFormReceivedOn ?? null,
+                  taxFormExpiresOn: profile?.taxFormExpiresOn ?? null,
+                }),
               }}
             />
           </section>

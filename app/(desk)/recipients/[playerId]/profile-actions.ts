@@ -62,11 +62,14 @@ export const changePayoutDetailsAction = defineAction(
   },
 );
 
+/** The tax form on file the form was drawn with (taxFormDrawn): a save over a colleague's change is refused. */
+const drawnTaxFormSchema = z.object({ drawn: z.string().max(64, { message: "is too long" }).optional() });
+
 export const setTaxFormAction = defineAction(
-  { name: "setTaxForm", role: "finance", input: recipientSchema.and(taxFormInputSchema) },
-  async ({ playerId, ...input }, { user }) => {
+  { name: "setTaxForm", role: "finance", input: recipientSchema.and(drawnTaxFormSchema).and(taxFormInputSchema) },
+  async ({ playerId, drawn, ...input }, { user }) => {
     const result = await changeRecipient(user, playerId, (db, gameId, acting) =>
-      setTaxForm(db, { gameId, playerId, input }, acting),
+      setTaxForm(db, { gameId, playerId, input, drawn }, acting),
     );
     return {
       ok: true,

@@ -178,7 +178,7 @@ export function TaxFormForm({
   action: Action;
   gameId: string;
   playerId: number;
-  current: { taxForm: string; receivedOn: string | null; expiresOn: string | null };
+  current: { taxForm: string; receivedOn: string | null; expiresOn: string | null; drawn: string };
 }) {
   const { state, pending, onSubmit, errors, formRef } = useKeptForm(action);
   const [values, setValues] = useState({
@@ -197,7 +197,9 @@ export function TaxFormForm({
       aria-label="Tax form"
       className="flex max-w-xl flex-col gap-3"
     >
-      <FormHead gameId={gameId} playerId={playerId} state={state} />
+      <FormHead gameId={gameId} playerId={playerId} state={state}>
+        <input type="hidden" name="drawn" value={current.drawn} />
+      </FormHead>
       <Field label="Tax form on file" error={errors.taxForm} required>
         {(control) => (
           <Select
