@@ -107,26 +107,20 @@ export default async function WindowPage({ params, searchParams }: Props) {
     if (o.recipientPlayerId === null || o.cause !== `snapshot:${snapshot.id}`) continue;
     addFlag(overriddenByRecipient, o.recipientPlayerId, o.flag);
   }
-  for (const row of table.rows) {
-    const mine = disputeFlags.filter((f) => f.recipientPlayerId === row.recipientPlayerId);
-    if (mine.length === 0) continue;
-    row.recipientFlags = [...row.recipientFlags, "disputed_renewal"];
-    if (mine.every((f) => overrideOf(f, overrides)))
-      addFlag(overriddenByRecipient, row.recipientPlayerId, "disputed_renewal");
-  }
-  // Flags raised now by the recipients' payout profiles and balances elsewhere show the same way, read for the rows
-  // shown only: a batch may hold a hundred thousand statements.
+  // Flags raised now (disputes; the payout profiles' and balances elsewhere, read for the rows shown only: a batch may
+  // hold a hundred thousand statements) show as stored ones do, one badge a flag: overridden only when every instance
+  // of it is (each is checked by its own cause when approved).
   const shown = table.rows.map((r) => r.recipientPlayerId);
-  for (const f of batch
-    ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerIds: shown })
-    : []) {
-    const row = table.rows.find((r) => r.recipientPlayerId === f.recipientPlayerId);
-    if (!row) continue;
-    row.recipientFlags = [...row.recipientFlags, f.flag];
-    if (overrideOf(f, overrides)) {
-      const overridden = overriddenByRecipient[row.recipientPlayerId] ?? [];
-      overridden.push(f.flag);
-      overriddenByRecipient[row.recipientPlayerId] = overridden;
+  const raisedNow = [
+    ...disputeFlags,
+    ...(batch ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerIds: shown }) : []),
+  ];
+  for (const row of table.rows) {
+    const mine = raisedNow.filter((f) => f.recipientPlayerId === row.recipientPlayerId);
+    for (const flag of new Set(mine.map((f) => f.flag))) {
+      row.recipientFlags = [...row.recipientFlags, flag];
+      if (mine.every((f) => f.flag !== flag || overrideOf(f, overrides)))
+        addFlag(overriddenByRecipient, row.recipientPlayerId, flag);
     }
   }
   const t = snapshot.totals;
