@@ -178,14 +178,16 @@ async function applyChange<T>(
     throw new AppError("CONFLICT", failure.message, { cause: error });
   }
   // Applied at the service: a database failing to take its audit line does not make it "failed".
+  const summary = summarize(result);
   await recordAuditAfterTheFact(db, {
     actor: entry.actor,
     via: entry.via,
     action: entry.action,
     gameId: entry.gameId,
     target: entry.subscriptionId,
-    outcome: "succeeded",
-    detail: { request: entry.request, result: summarize(result) },
+    // A cancel the service found done already (by the player or the game since the check) changed nothing.
+    outcome: summary.already_canceled === true ? "nothing_changed" : "succeeded",
+    detail: { request: entry.request, result: summary },
   });
   return result;
 }

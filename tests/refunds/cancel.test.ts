@@ -73,8 +73,9 @@ describe("cancel", () => {
       form({ subscriptionId: SUBS.canceled, seen: await seen(SUBS.canceled), when: "now" }),
     )) as Result;
     expect(again).toMatchObject({ ok: true, message: "Already canceled: nothing changed." });
+    // The log says what happened: nothing, not a cancel by this person.
     expect((await auditOf(SUBS.canceled)).at(-1)).toMatchObject({
-      outcome: "succeeded",
+      outcome: "nothing_changed",
       detail: { result: { already_canceled: true } },
     });
   });
