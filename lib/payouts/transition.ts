@@ -314,7 +314,9 @@ async function transitionIn(
       gameId: req.gameId,
       target: batch.id,
       idempotencyKey: audit.idempotencyKey ?? null,
-      outcome: audit.outcome ?? (step.changed.length > 0 || !rule.from ? "succeeded" : "nothing_changed"),
+      // A rule that moves the batch changed it, even with no statement in it (an empty batch approved, then paid).
+      outcome:
+        audit.outcome ?? (step.changed.length > 0 || !rule.from || rule.batchTo ? "succeeded" : "nothing_changed"),
       detail: audit.detail,
     });
     return step;

@@ -81,6 +81,13 @@ describe("transition()", () => {
     });
   });
 
+  it("audits the approval of a batch with no statement as done: the batch moved, paid with nothing owed", async () => {
+    await insertSnapshot(db, { window: "2026-08", recipients: [] });
+    const { batchId } = await prepareMonth(db, "2026-08", preparer);
+    await approvePayoutBatch(db, { gameId: GAME, batchId }, approver);
+    expect((await auditLines(batchId)).at(-1)).toMatchObject({ action: "payouts.batch.approve", outcome: "succeeded" });
+  });
+
   it("refuses a batch in a status the transition does not run from, and another game's batch", async () => {
     await insertSnapshot(db, { window: "2026-05", recipients: [{ id: 8201, gross: "30.00" }] });
     const { batchId } = await prepareMonth(db, "2026-05", preparer);
