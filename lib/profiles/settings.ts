@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { readAppSetting, writeAppSetting } from "@/db/queries/app-settings";
+import { lockForTransaction } from "@/db/queries/locks";
 import type { Actor, Via } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 
@@ -25,6 +26,8 @@ export async function saveProfileSettings(
   acting: { actor: Actor; via: Via },
 ): Promise<ProfileSettings> {
   await db.transaction().execute(async (trx) => {
+    // Two admins saving at once: the second reads what the first wrote, so its audit line says what it replaced.
+    await lockForTransaction(trx, PROFILE_SETTINGS_KEY);
     const previous = await readProfileSettings(trx);
     await writeAppSetting(trx, {
       key: PROFILE_SETTINGS_KEY,
