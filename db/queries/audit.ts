@@ -101,7 +101,7 @@ function likeContains(text: string): string {
 }
 
 /** The audit log narrowed by the page's filters (the page and its CSV download share it). */
-function filteredAuditLog(db: Db, filter: AuditFilter) {
+function filteredAuditLog(db: DbOrTrx, filter: AuditFilter) {
   let query = db.selectFrom("audit_log");
   if (filter.action) {
     query = filter.action.endsWith(".")
@@ -206,7 +206,7 @@ export async function listRefundAttemptOutcomes(
  * filtered log in pages of these, never by offset.
  */
 export async function listAuditEntriesBefore(
-  db: Db,
+  db: DbOrTrx,
   filter: AuditFilter,
   page: { beforeId: string | null; limit: number },
 ): Promise<AuditEntry[]> {

@@ -1,12 +1,13 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/db";
+import type { Db, DbOrTrx } from "@/db";
 import { type AuditFilter, listAuditEntriesBefore } from "@/db/queries/audit";
 import type { ActingAs } from "@/core/actor";
 import { formatInstant } from "@/lib/time";
 import { type AuditedCsv, startAuditedCsv } from "./audited";
 import type { ExportColumn, ExportRow } from "./csv";
 import { keysetPages } from "./keyset";
+import { startOneSnapshotReading } from "./reading";
 
 /**
  * The audit log as CSV for auditors: the entries the audit page shows with the same filters, newest first, every
@@ -51,12 +52,31 @@ export async function startAuditLogExport(
 ): Promise<AuditedCsv & { exportId: string; filename: string }> {
   const exportId = randomUUID();
   const filename = `audit-log_${formatInstant(Date.now()).slice(0, 10)}.csv`;
+  // Read from one snapshot of the database: a long transaction's lines (a profile import writes one a row) committing
+  // while the file streams are in it whole or not at all, never those past the cursor without those before it.
+  const { reading, end } = await startOneSnapshotReading(db);
+  try {
+    return await streamAuditLog(db, reading, { ...params, exportId, filename }, acting, () => end("commit"));
+  } catch (error) {
+    await end("rollback");
+    throw error;
+  }
+}
+
+async function streamAuditLog(
+  db: Db,
+  reading: DbOrTrx,
+  params: { filter: AuditFilter; bom: boolean; exportId: string; filename: string },
+  acting: ActingAs,
+  onEnd: () => Promise<unknown>,
+): Promise<AuditedCsv & { exportId: string; filename: string }> {
+  const { exportId, filename } = params;
   // The download's own lines are written after the read starts from a fixed point: they never appear in it.
-  const first = await listAuditEntriesBefore(db, params.filter, { beforeId: null, limit: 1 });
+  const first = await listAuditEntriesBefore(reading, params.filter, { beforeId: null, limit: 1 });
   const start = first[0] ? String(BigInt(first[0].id) + 1n) : null;
   const pages = keysetPages(
     async (after) => {
-      const rows = await listAuditEntriesBefore(db, params.filter, {
+      const rows = await listAuditEntriesBefore(reading, params.filter, {
         beforeId: after ?? start,
         limit: PAGE_SIZE,
       });
@@ -88,6 +108,7 @@ export async function startAuditLogExport(
     bom: params.bom,
     audit: { ...acting, action: "export.audit-log", gameId: null, target: null, id: exportId },
     detail: { kind: "audit-log", via: acting.via, filename, filters },
+    onEnd,
   });
   return { ...csv, exportId, filename };
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ControlledTransaction } from "kysely";
-import { type Db, longReadingSlots } from "@/db";
+import type { Db } from "@/db";
 import type { Database } from "@/db/types";
 import { findExportBatch, findExportSnapshot, getExportBatchStatus, listSnapshotBatchIds } from "@/db/queries/exports";
 import type { PayoutBatchStatus } from "@/db/types";
@@ -12,6 +12,7 @@ import { windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
 import { exportAvailability } from "./availability";
 import { startAuditedCsv } from "./audited";
+import { startOneSnapshotReading } from "./reading";
 import { EXPORTS } from "./kinds";
 import type { ExportKind, ResolvedTarget } from "./types";
 
@@ -201,18 +202,8 @@ export async function startExport(db: Db, request: ExportRequest): Promise<Start
   if (!EXPORTS[request.kind].oneSnapshot) return startExportReading(db, null, request, async () => {});
   // A payout file or a journal is read, its split check (a file in parts) and its rows alike, from one snapshot of
   // the database: a payment or a return recorded meanwhile can neither move a journal between the check and the rows
-  // nor be read half (the statement still paid, its return already there: the payment posted twice). The audit
-  // entries are written outside it, through another of the pool's connections: the readings under way at once are
-  // held to half the pool (see longReadingSlots), so none holds the last connection while it waits for one more.
-  const giveBack = await longReadingSlots(db).take();
-  let reading: ControlledTransaction<Database>;
-  try {
-    reading = await db.startTransaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute();
-  } catch (error) {
-    giveBack();
-    throw error;
-  }
-  const end = (how: "commit" | "rollback") => reading[how]().execute().finally(giveBack);
+  // nor be read half (the statement still paid, its return already there: the payment posted twice).
+  const { reading, end } = await startOneSnapshotReading(db);
   try {
     return await startExportReading(db, reading, request, () => end("commit"));
   } catch (error) {

@@ -7,6 +7,8 @@ import { GET as auditExport } from "@/app/api/audit/export/route";
 import { closeWindow, readWindowClosing, reopenWindow } from "@/lib/accounting/close";
 import { readPayeeTotals, setPayeeThreshold } from "@/lib/accounting/payee-totals";
 import { recordAudit } from "@/lib/audit";
+import { createDb } from "@/db";
+import { sql } from "kysely";
 import { preparePayoutBatch } from "@/lib/payouts/batches";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { runDesk } from "../support/desk";
@@ -277,6 +279,37 @@ describe("audit log download", () => {
     expect(unread.status).toBe(400);
     expect(await unread.json()).toMatchObject({ error: { code: "INVALID_INPUT" } });
     expect(await auditLines("export.audit-log")).toHaveLength(2);
+  });
+
+  it("holds the log as it stood when the download began: none of the lines committed meanwhile", async () => {
+    // A long transaction (a profile import writes a line a row) takes its ids first and commits mid-download.
+    const other = createDb(t.url, { max: 1 });
+    const late = await other.startTransaction().execute();
+    const line = (action: string, target: string) => ({
+      actor: null,
+      via: "web" as const,
+      action,
+      target,
+      outcome: "ok",
+    });
+    for (const n of [1, 2, 3]) await recordAudit(late, line("test.snap", `late-${n}`));
+    await sql`insert into audit_log (via, action, target, outcome, detail)
+      select 'web', 'test.snap', 'early-' || n, 'ok', '{}'::jsonb from generate_series(1, 1500) n`.execute(t.db);
+    actAs(await signInAs(t.db, "viewer"));
+    const response = await auditExport(new Request("http://localhost:3000/api/audit/export?action=test.snap"), {
+      params: Promise.resolve({}),
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const chunks: Uint8Array[] = [];
+    const first = await reader.read();
+    if (first.value) chunks.push(first.value);
+    await late.commit().execute();
+    await other.destroy();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    const [header, ...rows] = parse(Buffer.concat(chunks).toString("utf8")) as string[][];
+    const targets = rows.map((r) => r[(header ?? []).indexOf("target")] ?? "");
+    expect(targets).toHaveLength(1500);
+    expect(targets.filter((target) => target.startsWith("late-"))).toEqual([]);
   });
 });
 
