@@ -68,22 +68,43 @@ export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; ba
 export async function listFilePayableStatements(
   db: DbOrTrx,
   p: { gameId: string; batchId: string; limit: number },
-): Promise<{ recipientPlayerId: number; recipientFlags: string[] }[]> {
-  const rows = await statementsOfBatch(db, p)
-    .innerJoin("payout_profile as pp", (join) =>
-      join.onRef("pp.game_id", "=", "st.game_id").onRef("pp.player_id", "=", "st.recipient_player_id"),
-    )
-    .select(["st.recipient_player_id", "st.recipient_flags"])
-    .where("st.state", "in", ["approved", "returned"])
-    .where("st.payable_usd", ">", "0")
-    .where("pp.details_sealed", "is not", null)
-    .where("pp.method", "in", ["paypal", "wise", "bank_transfer"])
-    // Files pay in USD or EUR only (lib/payments/items.ts).
-    .where("pp.currency", "in", ["USD", "EUR"])
+): Promise<{ recipientPlayerId: number; recipientFlags: string[]; method: string; currency: string }[]> {
+  const rows = await filePayable(db, p)
+    .select(["st.recipient_player_id", "st.recipient_flags", "pp.method", "pp.currency"])
     .orderBy("st.recipient_player_id")
     .limit(p.limit)
     .execute();
-  return rows.map((r) => ({ recipientPlayerId: Number(r.recipient_player_id), recipientFlags: r.recipient_flags }));
+  return rows.map((r) => ({
+    recipientPlayerId: Number(r.recipient_player_id),
+    recipientFlags: r.recipient_flags,
+    method: r.method ?? "",
+    currency: r.currency ?? "",
+  }));
+}
+
+/** The profile methods and currencies of a batch's file-payable statements (each pair once), whatever their flags. */
+export async function listFilePayableMethods(
+  db: DbOrTrx,
+  p: { gameId: string; batchId: string },
+): Promise<{ method: string; currency: string }[]> {
+  const rows = await filePayable(db, p).select(["pp.method", "pp.currency"]).distinct().execute();
+  return rows.map((r) => ({ method: r.method ?? "", currency: r.currency ?? "" }));
+}
+
+/** A batch's statements a payment file could pay: approved or returned, payable, with details a file pays. */
+function filePayable(db: DbOrTrx, p: { gameId: string; batchId: string }) {
+  return (
+    statementsOfBatch(db, p)
+      .innerJoin("payout_profile as pp", (join) =>
+        join.onRef("pp.game_id", "=", "st.game_id").onRef("pp.player_id", "=", "st.recipient_player_id"),
+      )
+      .where("st.state", "in", ["approved", "returned"])
+      .where("st.payable_usd", ">", "0")
+      .where("pp.details_sealed", "is not", null)
+      .where("pp.method", "in", ["paypal", "wise", "bank_transfer"])
+      // Files pay in USD or EUR only (lib/payments/items.ts).
+      .where("pp.currency", "in", ["USD", "EUR"])
+  );
 }
 
 /** The items of a batch's files carrying the given references, newest file first. */

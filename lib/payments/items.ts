@@ -42,7 +42,8 @@ export const isPaymentBar = (flag: string): flag is PaymentBar => Object.hasOwn(
 
 export type ItemOrRefusal = { ok: true; item: PayableItem; amountCurrency: string } | { ok: false; reason: string };
 
-const PROFILE_METHODS: Record<FileMethod, readonly string[]> = {
+/** The profile methods each kind of file pays. */
+export const PROFILE_METHODS: Record<FileMethod, readonly string[]> = {
   paypal: ["paypal"],
   wise: ["wise"],
   sepa: ["bank_transfer"],

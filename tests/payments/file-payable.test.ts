@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
-import { fileCanPayAnyone } from "@/lib/payments/file-payable";
+import { fileCanPayAnyone, fileMethodsThatCanPay } from "@/lib/payments/file-payable";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { changePayoutDetails } from "@/lib/profiles/profiles";
@@ -25,14 +25,28 @@ setUpPaymentsDatabase(
   },
 );
 
-async function offered(batchId: string): Promise<boolean> {
+/** The batch as the window page asks about it: its game, id and snapshot. */
+async function target(batchId: string) {
   const batch = await db
     .selectFrom("payout_batch")
     .select("snapshot_id")
     .where("id", "=", batchId)
     .executeTakeFirstOrThrow();
-  return fileCanPayAnyone(db, { gameId: GAME, batchId, snapshotId: batch.snapshot_id });
+  return { gameId: GAME, batchId, snapshotId: batch.snapshot_id };
 }
+
+const offered = async (batchId: string) => fileCanPayAnyone(db, await target(batchId));
+const kinds = async (batchId: string) => fileMethodsThatCanPay(db, await target(batchId));
+
+describe("the kinds of payment file offered", () => {
+  it("[finance] are those that pay someone of the batch: a SEPA file for a euro bank account, not PayPal", async () => {
+    // Recipient 2 is paid by bank transfer in EUR, 7 by hand: a PayPal or Wise file would be refused.
+    const byBank = await approvedBatch(db, "2026-06", { 2: "25.00", 7: "10.00" });
+    expect(await kinds(byBank)).toEqual(["sepa", "generic"]);
+    const mixed = await approvedBatch(db, "2026-07", { 2: "25.00", 5: "20.00" });
+    expect(await kinds(mixed)).toEqual(["paypal", "sepa", "generic"]);
+  });
+});
 
 describe("a batch whose payable statements no file can pay", () => {
   it("[finance] is not offered a payment file, which would be refused; one with a PayPal recipient is", async () => {

@@ -32,6 +32,8 @@ export function FileFields(props: {
   set: (key: keyof FileValues) => (event: { target: { value: string } }) => void;
   errors: Record<string, string | undefined>;
   sepa: { offered: boolean; note: string };
+  /** The kinds of file that can pay someone of the batch now; the others are shown, not offered. */
+  payingMethods: readonly string[];
 }) {
   const { values, set, errors } = props;
   return (
@@ -51,7 +53,9 @@ export function FileFields(props: {
             options={FILE_METHODS.map((m) =>
               m === "sepa" && !props.sepa.offered
                 ? { value: m, label: `${FILE_METHOD_LABELS[m]} (not available)`, disabled: true }
-                : { value: m, label: FILE_METHOD_LABELS[m] },
+                : props.payingMethods.includes(m)
+                  ? { value: m, label: FILE_METHOD_LABELS[m] }
+                  : { value: m, label: `${FILE_METHOD_LABELS[m]} (no recipient paid this way)`, disabled: true },
             )}
           />
         )}

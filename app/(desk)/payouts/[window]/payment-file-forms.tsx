@@ -49,9 +49,14 @@ export function CreateFileForm(props: {
   unavailable: string;
   /** The batch's approved statements with a payable, which a file takes those of its method can pay of. */
   payable: number;
+  /** The kinds of file that can pay someone of the batch now (fileMethodsThatCanPay). */
+  payingMethods: readonly string[];
 }) {
   const [state, dispatch, pending] = useActionState(props.action, null);
-  const [values, setValues] = useState({ method: "paypal", eurRate: "", rateSource: "", executionDate: props.today });
+  // The first kind that pays someone, a provider's before the generic file (which pays every method).
+  const usable = props.payingMethods.filter((m) => m !== "sepa" || props.sepa.offered);
+  const first = usable.find((m) => m !== "generic") ?? usable[0] ?? "paypal";
+  const [values, setValues] = useState({ method: first, eurRate: "", rateSource: "", executionDate: props.today });
   // Asked while no answer came since; after an answer, the focus goes to the field it names, else to the answer.
   const question = useAskOnceMore<HTMLFieldSetElement, HTMLButtonElement>(state);
   const confirming = question.asking;
@@ -118,7 +123,13 @@ export function CreateFileForm(props: {
           >
             <fieldset disabled={confirming || pending} className="contents">
               <legend className="sr-only">The file</legend>
-              <FileFields values={values} set={set} errors={errors} sepa={props.sepa} />
+              <FileFields
+                values={values}
+                set={set}
+                errors={errors}
+                sepa={props.sepa}
+                payingMethods={props.payingMethods}
+              />
             </fieldset>
             <div className="sm:col-span-2">
               {confirming || pending ? (

@@ -10,7 +10,7 @@ import { listBatchPaymentFiles } from "@/lib/payments/file-access";
 import { sepaPayerNote } from "@/lib/payments/files";
 import { countPaymentStates } from "@/db/queries/payouts";
 import { listOutdatedLiveFiles } from "@/db/queries/outdated-files";
-import { fileCanPayAnyone } from "@/lib/payments/file-payable";
+import { fileMethodsThatCanPay } from "@/lib/payments/file-payable";
 import { Banner } from "@/app/_components/ui/banner";
 import { recipientInWords } from "@/lib/payouts/bulk-words";
 import { listStatementsInState, type PayoutStatement } from "@/lib/payouts/ledger";
@@ -81,11 +81,12 @@ export async function PaymentFilesSection(props: {
   const outdated =
     live.length > 0 ? await listOutdatedLiveFiles(db, { gameId, batchId: batch.id, named: OUTDATED_NAMED }) : [];
   // A file pays recipients whose profiles name PayPal, Wise or a bank account and whom no open flag holds back; with
-  // none, the form is only refused.
-  const canMake =
-    batch.status === "approved" &&
-    payable > 0 &&
-    (await fileCanPayAnyone(db, { gameId, batchId: batch.id, snapshotId: batch.snapshotId }));
+  // none, the form is only refused. Only the kinds of file that pay someone are offered.
+  const payingMethods =
+    batch.status === "approved" && payable > 0
+      ? await fileMethodsThatCanPay(db, { gameId, batchId: batch.id, snapshotId: batch.snapshotId })
+      : [];
+  const canMake = payingMethods.length > 0;
   // Under the two-person rule a payment is recorded as returned by someone other than who recorded it.
   const returnable = props.twoPersonRule ? paid.filter((s) => s.stateChangedBy !== props.userEmail) : paid;
   const mine = paid.length - returnable.length;
@@ -233,6 +234,7 @@ export async function PaymentFilesSection(props: {
             offered={canMake}
             unavailable={batch.status === "approved" && payable > 0 ? NO_FILE_PAYABLE : NO_FILE_TO_MAKE[batch.status]}
             payable={payable}
+            payingMethods={payingMethods}
           />
         </section>
 
