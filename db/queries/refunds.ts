@@ -1,6 +1,7 @@
 import "server-only";
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Db } from "@/db";
+import { countRows } from "./paging";
 import type { Actor } from "@/core/actor";
 import type { Database, RefundAttemptStatus, RefundAttemptTable, RefundResolutionOutcome } from "@/db/types";
 
@@ -384,11 +385,7 @@ export async function countRefundAttempts(
   db: Executor,
   filter: { gameId: string; statuses: RefundAttemptStatus[] },
 ): Promise<number> {
-  const row = await db
-    .selectFrom("refund_attempt")
-    .select((eb) => eb.fn.countAll<string>().as("n"))
-    .where("game_id", "=", filter.gameId)
-    .where("status", "in", filter.statuses)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countRows(
+    db.selectFrom("refund_attempt").where("game_id", "=", filter.gameId).where("status", "in", filter.statuses),
+  );
 }
