@@ -8,7 +8,7 @@ import type { PayoutStatementState } from "@/db/tables/payouts";
 import { auditTwoPersonRefusals } from "@/lib/audit";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatCount } from "@/lib/format";
-import { formatUsd, sumMoney } from "@/lib/money";
+import { formatUsd, money, sumMoney } from "@/lib/money";
 import { recipientFlagsNow } from "./balance-flags";
 import { openFlagsOf, readBatchFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
@@ -137,7 +137,9 @@ export async function approvePayoutBatch(
             throw new AppError(
               "CONFLICT",
               `Recipient ${r.recipient_player_id} has open flags (${describeFlags(open)}): ` +
-                "override them with a reason or hold the payout.",
+                (money(r.available_usd).isNegative()
+                  ? "override them with a reason (a balance the recipient owes is not held: it carries forward)."
+                  : "override them with a reason or hold the payout."),
             );
           }
         }

@@ -246,7 +246,8 @@ describe("batch actions", () => {
       kind: "blocked",
       code: "open_flags",
       reason:
-        "Every statement in draft has an open flag: override the flags on the recipients' rows, or hold their payouts.",
+        "Every statement in draft has an open flag: override the flags on the recipients' rows, or hold their " +
+        "payouts (a balance the recipient owes is not held: override its flags, and it carries forward).",
     });
     expect(
       batchVerdict("approve_unflagged", context("draft"), { ...counts, draft: 1, draftsAllFlagged: true }),
@@ -262,7 +263,8 @@ describe("batch actions", () => {
       code: "open_flags",
       reason:
         "An approved statement has an open flag raised since it was approved (recipient 12): override it with a " +
-        "reason or hold the payout first.",
+        "reason or hold the payout first (a balance the recipient owes is not held: override its flags, and it " +
+        "carries forward).",
     });
     expect(
       batchVerdict("approve_batch", context("draft"), { ...counts, approvedFlagged: [12, 15, 20, 31] }),

@@ -54,6 +54,9 @@ export type StatementFacts = {
 const owes = (statement: StatementFacts): boolean =>
   statement.availableUsd !== undefined && money(statement.availableUsd).isNegative();
 
+/** Said where a refusal suggests holding payouts without knowing whose balance is negative. */
+const OWED_NOT_HELD = "(a balance the recipient owes is not held: override its flags, and it carries forward)";
+
 const ALLOWED: Verdict = { kind: "allowed" };
 const na = (reason: string): Verdict => ({ kind: "not_applicable", reason });
 
@@ -174,9 +177,10 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
           code: "open_flags",
           reason:
             counts.draft === 1
-              ? "The statement in draft has an open flag: override it on the recipient's row, or hold the payout."
+              ? "The statement in draft has an open flag: override it on the recipient's row, or hold the payout " +
+                `${OWED_NOT_HELD}.`
               : "Every statement in draft has an open flag: override the flags on the recipients' rows, or hold " +
-                "their payouts.",
+                `their payouts ${OWED_NOT_HELD}.`,
         };
       return heldByWindowFlags(counts) ?? ALLOWED;
     case "approve_batch": {
@@ -204,7 +208,7 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
           code: "open_flags",
           reason:
             `${which} an open flag raised since it was approved (recipient ${named}): override it with a reason or ` +
-            "hold the payout first.",
+            `hold the payout first ${OWED_NOT_HELD}.`,
         };
       }
       if (counts.total > 0 && counts.held === counts.total)
