@@ -84,11 +84,16 @@ export async function updateGame(db: DbOrTrx, gameId: string, values: Updateable
   return result.numUpdatedRows > 0n;
 }
 
-/** The current webhook signing secret (sealed), the row locked until the transaction ends. */
+/** The webhook signing secrets (sealed), the row locked until the transaction ends. */
 export async function lockGameWebhookSecret(trx: DbOrTrx, gameId: string) {
   return trx
     .selectFrom("game")
-    .select(["webhook_secret_sealed", "webhook_secret_mask"])
+    .select([
+      "webhook_secret_sealed",
+      "webhook_secret_mask",
+      "webhook_previous_secret_sealed",
+      "webhook_previous_expires_at",
+    ])
     .where("id", "=", gameId)
     .forUpdate()
     .executeTakeFirst();

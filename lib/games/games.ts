@@ -164,25 +164,38 @@ export async function rotateWebhookSecret(
   return rotated;
 }
 
-/** Stops accepting the previous signing secret now (for a secret that leaked), instead of after the grace. */
-export async function revokePreviousWebhookSecret(db: Db, gameId: string, as: ActingAs): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    const found = await updateGame(trx, gameId, {
-      webhook_previous_secret_sealed: null,
-      webhook_previous_secret_mask: null,
-      webhook_previous_expires_at: null,
-      updated_at: new Date(),
-    });
-    if (!found) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+/**
+ * Stops accepting the previous signing secret now (for a secret that leaked), instead of after the grace. Whether
+ * one was still accepted: when none was (revoked by a colleague meanwhile, or its grace over), nothing changes and the
+ * audit line says so.
+ */
+export async function revokePreviousWebhookSecret(db: Db, gameId: string, as: ActingAs): Promise<{ revoked: boolean }> {
+  const revoked = await inTransaction(db, async (trx) => {
+    const row = await lockGameWebhookSecret(trx, gameId);
+    if (!row) throw new AppError("NOT_FOUND", `No game ${gameId}.`);
+    const accepted =
+      row.webhook_previous_secret_sealed !== null &&
+      row.webhook_previous_expires_at !== null &&
+      row.webhook_previous_expires_at.getTime() > Date.now();
+    if (row.webhook_previous_secret_sealed !== null) {
+      await updateGame(trx, gameId, {
+        webhook_previous_secret_sealed: null,
+        webhook_previous_secret_mask: null,
+        webhook_previous_expires_at: null,
+        updated_at: new Date(),
+      });
+    }
     await recordAudit(trx, {
       ...as,
       action: "game.revoke_previous_webhook_secret",
       gameId,
       target: gameId,
-      outcome: "succeeded",
+      outcome: accepted ? "succeeded" : "nothing_changed",
     });
+    return accepted;
   });
   forgetSigningSecrets(gameId);
+  return { revoked };
 }
 
 export type GameCredentials = {

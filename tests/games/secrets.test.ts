@@ -49,7 +49,19 @@ describe("webhook signing secrets", () => {
   it("stop accepting the previous secret at once when an admin revokes it", async () => {
     await rotateWebhookSecret(t.db, GAME.id, "whsec_third_cccc3333", { actor: null, via: "cli" });
     expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toHaveLength(2);
-    await revokePreviousWebhookSecret(t.db, GAME.id, { actor: null, via: "cli" });
+    expect(await revokePreviousWebhookSecret(t.db, GAME.id, { actor: null, via: "cli" })).toEqual({ revoked: true });
+    expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_third_cccc3333"]);
+  });
+
+  it("say nothing changed when no previous secret was accepted any more (revoked by a colleague first)", async () => {
+    expect(await revokePreviousWebhookSecret(t.db, GAME.id, { actor: null, via: "cli" })).toEqual({ revoked: false });
+    const lines = await t.db
+      .selectFrom("audit_log")
+      .select("outcome")
+      .where("action", "=", "game.revoke_previous_webhook_secret")
+      .orderBy("id")
+      .execute();
+    expect(lines.map((l) => l.outcome)).toEqual(["succeeded", "nothing_changed"]);
     expect((await readGameCredentials(t.db, GAME.id)).webhookSecrets).toEqual(["whsec_third_cccc3333"]);
   });
 });

@@ -80,8 +80,13 @@ export const revokePreviousWebhookSecretAction = defineAction(
   { name: "revokePreviousWebhookSecret", role: "admin", input: z.object({ gameId: gameIdSchema }) },
   async ({ gameId }, { user }) => {
     const db = getDb();
-    await revokePreviousWebhookSecret(db, gameId, { actor: user, via: "web" });
+    const { revoked } = await revokePreviousWebhookSecret(db, gameId, { actor: user, via: "web" });
     revalidatePath("/settings/games");
-    return { ok: true, message: "The previous signing secret is no longer accepted." };
+    return {
+      ok: true,
+      message: revoked
+        ? "The previous signing secret is no longer accepted."
+        : "No previous signing secret was accepted any more: nothing changed.",
+    };
   },
 );
