@@ -114,7 +114,21 @@ export async function queueStatementSends(
       throw new AppError("NOT_FOUND", "That recipient has no statement in this batch.");
     const addressed = targets.map((t) => ({ ...t, to: mailboxOf(t.email) }));
     const sendable = addressed.flatMap((t) => (t.to === null ? [] : [{ ...t, to: t.to }]));
-    if ((params.paidUnsent || params.returnedUnsent || params.unemailed) && sendable.length === 0)
+    const audit = (outcome: "queued" | "nothing_changed", detail: Record<string, unknown>) =>
+      recordAudit(trx, {
+        actor: acting.actor,
+        via: acting.via,
+        action: "statements.send",
+        gameId,
+        target: params.batchId,
+        outcome,
+        detail: { ...detail, recipient: params.recipientPlayerId ?? null },
+      });
+    if (sendable.length === 0) {
+      // Nothing to send (every statement asked for emailed already, or no usable address): no run is counted, and a
+      // press that sent nothing is audited as such.
+      if (!(params.paidUnsent || params.returnedUnsent || params.unemailed))
+        await audit("nothing_changed", { queued: 0, noEmail: targets.length });
       return {
         batchId: params.batchId,
         gameId,
@@ -122,6 +136,7 @@ export async function queueStatementSends(
         skippedNoEmail: targets.map((t) => t.recipientPlayerId),
         emailRuns: await readEmailRuns(trx, params.batchId),
       };
+    }
     const sends = sendable.map((t) => ({ ...t, sendId: randomUUID() }));
     await countEmailRun(trx, { batchId: params.batchId, statementIds: sends.map((s) => s.statementId) });
     await insertDeliveries(
@@ -135,15 +150,7 @@ export async function queueStatementSends(
         toAddress: s.to,
       })),
     );
-    await recordAudit(trx, {
-      actor: acting.actor,
-      via: acting.via,
-      action: "statements.send",
-      gameId,
-      target: params.batchId,
-      outcome: "queued",
-      detail: { queued: sends.length, recipient: params.recipientPlayerId ?? null },
-    });
+    await audit("queued", { queued: sends.length });
     await enqueueInTransaction(
       trx,
       sendStatementJob,

@@ -203,6 +203,17 @@ describe("the batch's send", () => {
       expect(await countBatchEmails(t.db, marchBatch)).toMatchObject({ emailed: 3, noAddress: 1, failed: 0 });
       expect(mailboxOf(email)).toBeNull();
     }
+    // Sending to that recipient alone sends nothing: no run is counted, and the press is audited as changing nothing.
+    const alone = await queueStatementSends(t.db, { ...params, recipientPlayerId: 904 }, acting);
+    expect(alone).toMatchObject({ queued: 0, skippedNoEmail: [904], emailRuns: again.emailRuns });
+    const sends = await t.db
+      .selectFrom("audit_log")
+      .select(["outcome", "detail"])
+      .where("action", "=", "statements.send")
+      .where("target", "=", marchBatch)
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(sends).toMatchObject({ outcome: "nothing_changed", detail: { queued: 0, noEmail: 1, recipient: 904 } });
     // The count can be read from its partial index, whatever the batch's size (the query implies its predicate).
     const plan = await t.db.transaction().execute(async (trx) => {
       await sql`set local enable_seqscan = off`.execute(trx);

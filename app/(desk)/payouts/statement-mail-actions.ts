@@ -18,7 +18,12 @@ function describeSends(summary: SendSummary, unemailed = false): string {
     summary.skippedNoEmail.length === 0
       ? "Every statement of this batch was emailed already: none was queued again."
       : "No email was queued: every statement of this batch with a usable address was emailed already.";
-  const queued = unemailed && summary.queued === 0 ? none : `Queued ${countOf(summary.queued, "statement email")}.`;
+  const queued =
+    summary.queued > 0
+      ? `Queued ${countOf(summary.queued, "statement email")}.`
+      : unemailed
+        ? none
+        : "No email was queued.";
   return `${queued}${noAddressNote(summary.skippedNoEmail.length)}`;
 }
 
