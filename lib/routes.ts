@@ -58,6 +58,9 @@ function uncached(response: Response): Response {
  */
 export function defineRoute<P = Record<string, string>>(role: Role, handler: RouteHandler<P>): GuardedRoute<P> {
   const guarded = async (request: Request, context: RouteContext<P>): Promise<Response> => {
+    // HEAD would run the GET handler and drop its body unread: a download would take a reading slot and a database
+    // connection and never give them back. These routes answer GET only.
+    if (request.method === "HEAD") return new Response(null, { status: 405, headers: { Allow: "GET" } });
     const elsewhere = startedElsewhere(request);
     if (elsewhere) return elsewhere;
     try {

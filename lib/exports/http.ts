@@ -97,40 +97,62 @@ export function refusedExportRedirect(kind: string, params: URLSearchParams): Re
  * answering, so a problem found early (a bad id, a failing query) is a proper error status rather than a
  * truncated 200; a failure later aborts the connection, so a partial file never looks complete.
  */
-export async function exportResponse(db: Db, request: ExportRequest): Promise<Response> {
+export async function exportResponse(db: Db, request: ExportRequest, signal?: AbortSignal): Promise<Response> {
   const started = await startExport(db, request);
-  return csvDownloadResponse(started);
+  return csvDownloadResponse(started, signal);
 }
 
 /**
  * A CSV being written, as a download response. Its first chunk is read before answering (see exportResponse); a
- * failure later aborts the connection.
+ * failure later aborts the connection. `signal`: the request's, aborted when its client goes away before the file
+ * ends. A client gone before the answer began (while the first chunk or a reading slot was awaited) is never sent the
+ * body, so nothing would cancel it: the reading is stopped then, and its connection and slot given back.
  */
-export async function csvDownloadResponse(started: {
-  exportId: string;
-  filename: string;
-  chunks: AsyncGenerator<Buffer, void, undefined>;
-  /** Of a file in parts: which part this is, of how many, under which split. */
-  target?: { part: number; parts: number; split: string | null };
-}): Promise<Response> {
+export async function csvDownloadResponse(
+  started: {
+    exportId: string;
+    filename: string;
+    chunks: AsyncGenerator<Buffer, void, undefined>;
+    /** Of a file in parts: which part this is, of how many, under which split. */
+    target?: { part: number; parts: number; split: string | null };
+  },
+  signal?: AbortSignal,
+): Promise<Response> {
   const { chunks } = started;
   const first = await chunks.next();
+  // Once, whichever comes first: the client gone (its request's signal) or the body cancelled (both, as a download
+  // is cut off mid-file); nothing once the file has ended.
+  let ended = false;
+  const stop = async (): Promise<void> => {
+    if (ended) return;
+    ended = true;
+    signal?.removeEventListener("abort", onAbort);
+    log.info("export cancelled by the client", { exportId: started.exportId });
+    await chunks.return(undefined);
+  };
+  const onAbort = () => {
+    stop().catch((error) => log.error("export not stopped", { exportId: started.exportId, error }));
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
   let pending: IteratorResult<Buffer, void> | null = first;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const next = pending ?? (await chunks.next());
         pending = null;
-        if (next.done) controller.close();
-        else controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
+        if (next.done) {
+          ended = true;
+          signal?.removeEventListener("abort", onAbort);
+          controller.close();
+        } else controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
       } catch (error) {
+        ended = true;
+        signal?.removeEventListener("abort", onAbort);
         controller.error(error);
       }
     },
-    async cancel() {
-      log.info("export cancelled by the client", { exportId: started.exportId });
-      await chunks.return(undefined);
-    },
+    cancel: stop,
   });
   return new Response(body, {
     status: 200,

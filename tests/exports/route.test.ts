@@ -64,8 +64,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-function get(kind: string, query: string): Promise<Response> {
-  return GET(new Request(`http://localhost:3000/api/exports/${kind}?${query}`), { params: Promise.resolve({ kind }) });
+function get(kind: string, query: string, init?: RequestInit): Promise<Response> {
+  return GET(new Request(`http://localhost:3000/api/exports/${kind}?${query}`, init), {
+    params: Promise.resolve({ kind }),
+  });
 }
 
 async function auditOf(exportId: string) {
@@ -182,6 +184,34 @@ describe("GET /api/exports/[kind]", () => {
     );
     const detail = (await auditOf(exportId))[1]!.detail as { rows: number };
     expect(detail.rows).toBeLessThan(12_345);
+  });
+
+  it("[finance] a client gone before its body is read (gone early, or a HEAD) holds no reading", async () => {
+    actAs(sessions.finance!);
+    const exportsStarted = async () =>
+      (await t.db.selectFrom("audit_log").select("id").where("action", "like", "export.%").execute()).length;
+    // HEAD would run the download and drop its body unread, so nothing would ever end it: it is not answered.
+    const before = await exportsStarted();
+    const head = await get("lines", `snapshot=${snapshotId}`, { method: "HEAD" });
+    expect(head.status).toBe(405);
+    expect(head.headers.get("allow")).toBe("GET");
+    expect(await exportsStarted()).toBe(before);
+    // A client gone while the first chunk was read, and one gone after the answer began but before reading a byte
+    // (nothing would cancel a body never sent): both readings end, audited as aborted. More of them than the reading
+    // slots, and a download after them still gets one.
+    for (let i = 0; i < 6; i++) {
+      const client = new AbortController();
+      if (i % 2 === 0) client.abort();
+      const response = await get("lines", `snapshot=${snapshotId}`, { signal: client.signal });
+      client.abort();
+      const exportId = response.headers.get("x-export-id")!;
+      await vi.waitFor(
+        async () => expect((await auditOf(exportId)).map((a) => a.outcome)).toEqual(["started", "aborted"]),
+        { timeout: 10_000 * SLACK },
+      );
+    }
+    const after = await get("lines", `snapshot=${snapshotId}`);
+    expect(parse(Buffer.from(await after.arrayBuffer()).toString("utf8"))).toHaveLength(12_346);
   });
 
   it(

@@ -19,5 +19,5 @@ export const GET = defineRoute("finance", async (request, { user }) => {
     { gameId: game.id, year: year.data, bom: readBomQuery(url.searchParams) },
     { actor: { id: user.id, email: user.email }, via: "web" },
   );
-  return csvDownloadResponse(started);
+  return csvDownloadResponse(started, request.signal);
 });

@@ -21,5 +21,5 @@ export const GET = defineRoute("viewer", async (request, { user }) => {
     },
     { actor: { id: user.id, email: user.email }, via: "web" },
   );
-  return csvDownloadResponse(started);
+  return csvDownloadResponse(started, request.signal);
 });

@@ -12,17 +12,21 @@ export const GET = defineRoute<{ kind: string }>("finance", async (request, { us
     const query = parseExportQuery(params.kind, url.searchParams);
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    return await exportResponse(db, {
-      kind: query.kind,
-      snapshotId: query.snapshot,
-      batchId: query.batch,
-      part: query.part,
-      split: query.split,
-      gameId: game.id,
-      bom: query.bom,
-      actor: { id: user.id, email: user.email },
-      via: "web",
-    });
+    return await exportResponse(
+      db,
+      {
+        kind: query.kind,
+        snapshotId: query.snapshot,
+        batchId: query.batch,
+        part: query.part,
+        split: query.split,
+        gameId: game.id,
+        bom: query.bom,
+        actor: { id: user.id, email: user.email },
+        via: "web",
+      },
+      request.signal,
+    );
   } catch (error) {
     // Scripts and the CLI get the JSON error (by their Accept header); a person's browser gets a page with the reason.
     if (isAppError(error) && isBrowserNavigation(request)) return refusedExportRedirect(params.kind, url.searchParams);
