@@ -144,6 +144,8 @@ const COPY_SOURCES: LineCellSources = { ...LINE_SOURCES, instant: copyInstantTex
 
 /** The first characters that make a text cell a formula (lib/exports/csv.ts neutraliseText): = + - @ tab CR '. */
 const FORMULA_STARTS = sql.raw("61, 43, 45, 64, 9, 13, 39");
+/** The same characters after a semicolon (lib/exports/csv.ts neutraliseAfterSemicolons), as a PostgreSQL pattern. */
+const AFTER_SEMICOLON = ";(?=[=+@\t\r'-])";
 
 /**
  * How the lines file writes a cell, so that PostgreSQL's CSV writer (RFC 4180 quoting, NULL as an empty cell) gives
@@ -152,9 +154,13 @@ const FORMULA_STARTS = sql.raw("61, 43, 45, 64, 9, 13, 39");
  * checks are made on the values (the first character's code, the numeric) so that each cell is made text once.
  */
 function csvCell(name: string, cell: RawBuilder<string | null>, kind: CsvCellKind): RawBuilder<string | null> {
-  if (kind === "text")
-    return sql<string | null>`case when ascii(${cell}) in (${FORMULA_STARTS}) then chr(39) || ${cell}
-      else nullif(${cell}, '') end`;
+  if (kind === "text") {
+    // After a semicolon too, as neutraliseAfterSemicolons does (strpos first: most cells hold none).
+    const inner = sql<string | null>`case when strpos(${cell}, ';') > 0
+      then regexp_replace(${cell}, ${sql.lit(AFTER_SEMICOLON)}, ${sql.lit(";'")}, 'g') else ${cell} end`;
+    return sql<string | null>`case when ascii(${cell}) in (${FORMULA_STARTS}) then chr(39) || ${inner}
+      else nullif(${inner}, '') end`;
+  }
   if (kind === "decimal") {
     const value = sql.ref(`l.${name}`);
     return sql<string | null>`case when ${value} in ('NaN', 'Infinity', '-Infinity')

@@ -33,6 +33,9 @@ describe("neutraliseText", () => {
     ["plain, text", "plain, text"],
     ["", ""],
     ["Zoë 東京", "Zoë 東京"],
+    ['Bob;=HYPERLINK("http://x","y")', `Bob;'=HYPERLINK("http://x","y")`],
+    ["=a;-b;c; @d", "'=a;'-b;c; @d"],
+    [";'x;;+y", ";''x;;'+y"],
   ])("%j -> %j", (input, expected) => {
     expect(neutraliseText(input)).toBe(expected);
     expect(restoreText(neutraliseText(input))).toBe(input);
@@ -43,6 +46,18 @@ describe("neutraliseText", () => {
       fc.property(fc.string({ unit: "grapheme" }), (value) => {
         const cell = neutraliseText(value);
         expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+        expect(restoreText(cell)).toBe(value);
+      }),
+    );
+  });
+
+  it("never lets a cell split at a semicolon start a formula (a comma-decimal locale's separator)", () => {
+    const tricky = fc.constantFrom(";", "=", "+", "-", "@", "\t", "\r", "'", "a", " ", ",");
+    fc.assert(
+      fc.property(fc.array(tricky, { maxLength: 12 }), (chars) => {
+        const value = chars.join("");
+        const cell = neutraliseText(value);
+        for (const piece of cell.split(";")) expect(piece).not.toMatch(/^[=+\-@\t\r]/);
         expect(restoreText(cell)).toBe(value);
       }),
     );

@@ -39,11 +39,25 @@ export type ExportRow = Record<string, string | null> | (string | null)[];
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /**
+ * A semicolon followed by = + - @, a tab, a carriage return or an apostrophe is given an apostrophe after it: a
+ * spreadsheet set to a comma-decimal locale splits cells on semicolons, so `Bob;=HYPERLINK(…)` would open as a cell
+ * starting a formula, quoted or not. Reversed by dropping the apostrophe right after any semicolon that has one before
+ * one of those characters.
+ */
+export function neutraliseAfterSemicolons(value: string): string {
+  return value.includes(";") ? value.replace(AFTER_SEMICOLON, ";'") : value;
+}
+
+const AFTER_SEMICOLON = /;(?=[=+\-@\t\r'])/g;
+
+/**
  * OWASP "CSV Injection": a cell starting with = + - @, a tab or a carriage return can run as a formula, so it is
  * written with a leading apostrophe. A cell already starting with an apostrophe gets one too, so that reading is
- * unambiguous: drop one leading apostrophe from any text cell that has one and you have the original value.
+ * unambiguous: drop one leading apostrophe from any text cell that has one and you have the original value. The
+ * same after a semicolon inside the cell (neutraliseAfterSemicolons).
  */
 export function neutraliseText(value: string): string {
+  const inner = neutraliseAfterSemicolons(value);
   switch (value.charCodeAt(0)) {
     case 61: // =
     case 43: // +
@@ -52,15 +66,16 @@ export function neutraliseText(value: string): string {
     case 9: // tab
     case 13: // carriage return
     case 39: // '
-      return `'${value}`;
+      return `'${inner}`;
     default:
-      return value;
+      return inner;
   }
 }
 
 /** The inverse of neutraliseText, for readers of the file (and the tests). */
 export function restoreText(cell: string): string {
-  return cell.startsWith("'") ? cell.slice(1) : cell;
+  const inner = cell.startsWith("'") ? cell.slice(1) : cell;
+  return inner.includes(";'") ? inner.replace(/;'(?=[=+\-@\t\r'])/g, ";") : inner;
 }
 
 export class ExportValueError extends Error {}

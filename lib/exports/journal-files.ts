@@ -6,6 +6,7 @@ import { type AccountMap, type MappedAccount, readAccountMap, requireMapped } fr
 import type { AccountingAccountKey } from "@/lib/accounting/schemas";
 import { batchHasReturnedPayment } from "@/db/queries/payment-flow";
 import { iterateLedgerEntries } from "@/lib/payouts/ledger";
+import { neutraliseAfterSemicolons } from "./csv";
 import { type Posting, type PostedKind, postedAccounts, postingOf } from "./postings";
 import type { ResolvedTarget } from "./types";
 
@@ -89,6 +90,8 @@ export function recipientLabel(names: RecipientNames, playerId: number, options?
   if (!name) return `Player ${playerId}`;
   // A name a spreadsheet would run as a formula ("@ninja", "-=Sniper=-") comes after the id: the ledger imports the
   // cell as written, so it is never given the apostrophe that neutralises a formula (lib/exports/csv.ts).
+  // A formula after a semicolon (a cell separator in some spreadsheets' locales) gets its apostrophe, as elsewhere.
+  name = neutraliseAfterSemicolons(name);
   const after = options?.noColon ? " -" : ":";
   return /^[=+\-@'\t\r]/.test(name) ? `Player ${playerId}${after} ${name}` : `${name} (player ${playerId})`;
 }
