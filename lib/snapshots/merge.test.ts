@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Reversal } from "@/lib/service/schemas";
 import { parseWindow, splitWindow } from "@/lib/time";
-import { mergeReversals, netsToZeroIn } from "./merge";
+import { completenessChecks, mergeReversals, netsToZeroIn } from "./merge";
 import { compareVersions, normalise } from "./drift";
 
 const WINDOW = parseWindow("2026-03-01", "2026-04-01");
@@ -115,5 +115,44 @@ describe("drift", () => {
         current: "1.95",
       },
     ]);
+  });
+});
+
+describe("completenessChecks", () => {
+  it("holds the list to its own figures, not to totals.recipient_count, whose meaning the spec leaves open", () => {
+    // A service counting recipients otherwise (those with a renewal only, say) than the list shows them: the list read
+    // is held to the pagination's total as it is read; the checks find nothing missing.
+    const assembled = {
+      totals: {
+        recipient_count: 0,
+        renewals_with_attribution: 0,
+        gross_attributed_usd: "0.00",
+        net_attributed_usd: "-1.20",
+      },
+      recipients: [
+        {
+          recipient: { player_id: 41 },
+          gross_attributed_usd: "0.00",
+          reversed_attributed_usd: "1.20",
+          net_attributed_usd: "-1.20",
+          renewal_count: 0,
+          reversal_count: 1,
+          periods: [],
+          periods_truncated: false,
+          reversals: [reversal({ reversed_attributed_usd: "1.20" })],
+          reversals_truncated: false,
+        },
+      ],
+    } as unknown as Parameters<typeof completenessChecks>[0];
+    const checks = completenessChecks(assembled);
+    expect(checks.length).toBeGreaterThan(0);
+    expect(checks.filter((c) => !c.ok)).toEqual([]);
+    // And a recipient listed twice is still found.
+    const twice = { ...assembled, recipients: [...assembled.recipients, ...assembled.recipients] };
+    expect(
+      completenessChecks(twice as typeof assembled)
+        .filter((c) => !c.ok)
+        .map((c) => c.name),
+    ).toContain("recipients listed once each");
   });
 });
