@@ -35,6 +35,29 @@ describe("a SEPA file's recipients", () => {
     const made = itemFor(candidate, bankInEur("BR1800360305000010009795493C1", "COBADEFFXXX", "DE"), sepaFile);
     expect(made).toEqual({ ok: false, reason: "an account in BR, outside the SEPA area" });
   });
+
+  it("leaves out details saved before a file's rule, saying what to mend, so everyone else's file is made", () => {
+    // A holder written in a script SEPA cannot carry (saved before such holders were refused at entry).
+    const cyrillic = bankInEur("DE89370400440532013000", "COBADEFFXXX", "DE");
+    if (cyrillic.details.method === "bank_transfer") cyrillic.details.accountHolder = "Иван Петров";
+    expect(itemFor(candidate, cyrillic, sepaFile)).toEqual({
+      ok: false,
+      reason: "account holder has no letters of the SEPA character set: save the payout details again on the profile",
+    });
+    // A mailbox longer than PayPal's file holds (127 characters).
+    const long: PayoutInstruction = {
+      playerId: 42,
+      method: "paypal",
+      currency: "USD",
+      details: { method: "paypal", paypalEmail: `${"k".repeat(60)}@${"e".repeat(70)}.com` },
+    };
+    const made = itemFor(candidate, long, { method: "paypal", eurRate: null, note: "" });
+    expect(made).toEqual({
+      ok: false,
+      reason: "the stored email is not accepted in a payment file: save the payout details again on the profile",
+    });
+    expect(JSON.stringify(made)).not.toContain("kkkk");
+  });
 });
 
 describe("a recipient paid by PayPal, named by the service", () => {

@@ -2,7 +2,8 @@ import "server-only";
 import { outsideSepaArea } from "./sepa-area";
 import type { PayoutInstruction } from "@/lib/profiles/details";
 import { convertUsd } from "./fx";
-import type { PayableItem, PaymentMethod } from "./formats/types";
+import { creditTransferProblem } from "./formats/pain001";
+import { type PayableItem, type PaymentMethod, payableItemSchema } from "./formats/types";
 import type { FileMethod } from "./schemas";
 
 /**
@@ -98,19 +99,47 @@ export function itemFor(
   const outside = how.method.kind === "bank" ? outsideSepaArea(how.method.iban, how.method.bic) : null;
   if (file.method === "sepa" && outside) return { ok: false, reason: `${outside}, outside the SEPA area` };
   const converted = currency === "EUR" && file.eurRate !== null ? convertUsd(candidate.payableUsd, file.eurRate) : null;
-  return {
-    ok: true,
-    amountCurrency: converted ?? candidate.payableUsd,
-    item: {
-      reference: candidate.reference,
-      amountUsd: candidate.payableUsd,
-      currency,
-      convertedAmount: converted,
-      recipientName: how.name ?? playerNameForFile(candidate),
-      method: how.method,
-      note: file.note,
-    },
+  const item: PayableItem = {
+    reference: candidate.reference,
+    amountUsd: candidate.payableUsd,
+    currency,
+    convertedAmount: converted,
+    recipientName: how.name ?? playerNameForFile(candidate),
+    method: how.method,
+    note: file.note,
   };
+  // Details saved before a rule of the files was added (an email longer than a file holds, a holder in a script SEPA
+  // cannot carry) would stop everyone's file: this recipient is left out instead, saying what to mend (no value).
+  const unwritable = unwritableDetails(item, file.method);
+  if (unwritable) return { ok: false, reason: unwritable };
+  return { ok: true, amountCurrency: converted ?? candidate.payableUsd, item };
+}
+
+/** The payout details' fields an item carries, as the profile's form names them. */
+const DETAIL_FIELDS: Readonly<Record<string, string>> = {
+  email: "email",
+  payerId: "PayPal PayerID",
+  iban: "IBAN",
+  bic: "BIC",
+  holder: "account holder",
+  country: "bank country",
+};
+
+/** Why a file of `method` could not carry the item, in words naming fields, never values; null when it can. */
+function unwritableDetails(item: PayableItem, method: FileMethod): string | null {
+  const parsed = payableItemSchema.safeParse(item);
+  if (!parsed.success) {
+    const paths = parsed.error.issues.map((issue) => String(issue.path.at(-1)));
+    const details = [...new Set(paths.flatMap((field) => DETAIL_FIELDS[field] ?? []))];
+    if (details.length === 0) return "cannot be written to a payment file";
+    return (
+      `the stored ${details.join(", ")} ${details.length === 1 ? "is" : "are"} not accepted in a payment file: ` +
+      "save the payout details again on the profile"
+    );
+  }
+  if (method !== "sepa") return null;
+  const problem = creditTransferProblem(item);
+  return problem ? `${problem}: save the payout details again on the profile` : null;
 }
 
 /** The most characters a file's recipient name holds (payableItemSchema). */

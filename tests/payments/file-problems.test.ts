@@ -10,7 +10,10 @@ import { GAME, web } from "../payouts/fixtures";
 import type { TestDatabase } from "../support/db";
 import { approvedBatch, approver, finance, preparer } from "./support";
 
-/** A file the format cannot hold says whose details stop it, so that finance knows which profile to mend. */
+/**
+ * Details a file cannot carry (kept from before a rule of the files) leave their recipient out, saying whose details
+ * and what to mend, and everyone else's file is made.
+ */
 
 let t: TestDatabase;
 
@@ -19,17 +22,20 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-describe("a payment file that cannot be written", () => {
-  it("names the recipient whose details stop it", async () => {
-    const details = payoutDetailsInputSchema.parse({
-      method: "bank_transfer",
-      currency: "EUR",
-      accountHolder: "Li Xiaolong",
-      iban: "DE89370400440532013000",
-      bic: "COBADEFFXXX",
-      bankCountry: "DE",
-    });
+describe("a payment file with a recipient whose details it cannot carry", () => {
+  it("leaves that recipient out, saying why, and pays the others", async () => {
+    const bank = (accountHolder: string) =>
+      payoutDetailsInputSchema.parse({
+        method: "bank_transfer",
+        currency: "EUR",
+        accountHolder,
+        iban: "DE89370400440532013000",
+        bic: "COBADEFFXXX",
+        bankCountry: "DE",
+      });
+    const details = bank("Li Xiaolong");
     await changePayoutDetails(t.db, { gameId: GAME, playerId: 7, input: details }, finance);
+    await changePayoutDetails(t.db, { gameId: GAME, playerId: 9, input: bank("Mia Berg") }, finance);
     // Details kept from before the euro transfer's name rule: the holder's name in Chinese characters alone.
     const profile = await t.db
       .selectFrom("payout_profile")
@@ -42,17 +48,22 @@ describe("a payment file that cannot be written", () => {
       .set({ details_sealed: await sealDetails(t.db, stored as PayoutDetails, profile.seal_ref) })
       .where("player_id", "=", "7")
       .execute();
-    const batchId = await approvedBatch(t.db, "2026-04", { 7: "30.00" });
-    await expect(
-      createPaymentFiles(
-        t.db,
-        { gameId: GAME, batchId, method: "sepa", eurRate: "0.92", rateSource: "ECB", executionDate: "2026-05-04" },
-        web(preparer),
-      ),
-    ).rejects.toMatchObject({
-      code: "CONFLICT",
-      message: "The file cannot be written: recipient 7: account holder has no letters of the SEPA character set.",
-    });
+    const batchId = await approvedBatch(t.db, "2026-04", { 7: "30.00", 9: "20.00" });
+    const made = await createPaymentFiles(
+      t.db,
+      { gameId: GAME, batchId, method: "sepa", eurRate: "0.92", rateSource: "ECB", executionDate: "2026-05-04" },
+      web(preparer),
+    );
+    expect(made.files).toHaveLength(1);
+    expect(made.inPayment).toBe(1);
+    expect(made.totalUsd).toBe("20.00");
+    expect(made.refused).toEqual([
+      {
+        statementId: expect.any(String),
+        recipientPlayerId: 7,
+        reason: "account holder has no letters of the SEPA character set: save the payout details again on the profile",
+      },
+    ]);
   });
 });
 

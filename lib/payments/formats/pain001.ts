@@ -81,20 +81,29 @@ const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "
 /** The largest amount of one SEPA credit transfer (EPC SCT rulebook): a bank refuses the whole file past it. */
 const SEPA_MAX_AMOUNT = "999999999.99";
 
+/**
+ * Why a credit transfer file cannot carry this item (its account, its holder, its amount), in words naming no value;
+ * null when it can. Read for each recipient before a file is made (lib/payments/items.ts) and again as it is written.
+ */
+export function creditTransferProblem(item: PayableItem): string | null {
+  const m = item.method;
+  if (m.kind !== "bank") return "recipient has no bank account";
+  if (!isValidIBAN(m.iban)) return "IBAN fails its check digits";
+  if (m.bic !== null && !isValidBIC(m.bic)) return "BIC is not valid";
+  if (item.currency === "EUR" && sepaText(m.holder, 70) === "")
+    return "account holder has no letters of the SEPA character set";
+  if (item.currency === "EUR" && new Money(payoutAmount(item)).gt(SEPA_MAX_AMOUNT))
+    return `over SEPA's largest transfer, EUR ${SEPA_MAX_AMOUNT}`;
+  return null;
+}
+
 export function writePain001Files(items: readonly PayableItem[], settingsInput: Pain001Settings): WrittenFile[] {
   const settings = pain001SettingsSchema.parse(settingsInput);
   const valid = validateItems(items);
   const problems: { reference: string; message: string }[] = [];
   for (const item of valid) {
-    const m = item.method;
-    if (m.kind !== "bank") problems.push({ reference: item.reference, message: "recipient has no bank account" });
-    else if (!isValidIBAN(m.iban)) problems.push({ reference: item.reference, message: "IBAN fails its check digits" });
-    else if (m.bic !== null && !isValidBIC(m.bic))
-      problems.push({ reference: item.reference, message: "BIC is not valid" });
-    else if (item.currency === "EUR" && sepaText(m.holder, 70) === "")
-      problems.push({ reference: item.reference, message: "account holder has no letters of the SEPA character set" });
-    else if (item.currency === "EUR" && new Money(payoutAmount(item)).gt(SEPA_MAX_AMOUNT))
-      problems.push({ reference: item.reference, message: `over SEPA's largest transfer, EUR ${SEPA_MAX_AMOUNT}` });
+    const message = creditTransferProblem(item);
+    if (message) problems.push({ reference: item.reference, message });
   }
   if (problems.length > 0)
     throw new PaymentFileError(`${countOf(problems.length, "item")} cannot be paid by credit transfer`, problems);
