@@ -54,8 +54,13 @@ function revalidatePayouts(): void {
 
 export type CreatedFilesData = {
   files: { id: string; fileName: string; rowCount: number; totalAmount: string; currency: string }[];
+  /** The first REFUSALS_SHOWN of those left out (a large batch may leave out tens of thousands). */
   refused: { recipientPlayerId: number; reason: string }[];
+  refusedCount: number;
 };
+
+/** How many of the recipients left out of a file are listed under its answer (all of them are counted). */
+const REFUSALS_SHOWN = 200;
 
 export const createPaymentFileAction = defineAction(
   { name: "createPaymentFile", role: "finance", input: createPaymentFileSchema },
@@ -64,7 +69,9 @@ export const createPaymentFileAction = defineAction(
     const game = await requireSelectedGame(db, user);
     const made = await createPaymentFiles(db, { ...input, gameId: game.id }, web(user));
     revalidatePayouts();
-    const refused = made.refused.length > 0 ? ` ${countOf(made.refused.length, "recipient")} left out (listed).` : "";
+    const listed = made.refused.length > REFUSALS_SHOWN ? `listed, the first ${REFUSALS_SHOWN}` : "listed";
+    const refused =
+      made.refused.length > 0 ? ` ${countOf(made.refused.length, "recipient")} left out (${listed}).` : "";
     return {
       ok: true as const,
       message:
@@ -72,7 +79,10 @@ export const createPaymentFileAction = defineAction(
         `${formatUsdText(made.totalUsd)}, now in payment.${refused}`,
       data: {
         files: made.files,
-        refused: made.refused.map((r) => ({ recipientPlayerId: r.recipientPlayerId, reason: r.reason })),
+        refused: made.refused
+          .slice(0, REFUSALS_SHOWN)
+          .map((r) => ({ recipientPlayerId: r.recipientPlayerId, reason: r.reason })),
+        refusedCount: made.refused.length,
       } satisfies CreatedFilesData,
     };
   },

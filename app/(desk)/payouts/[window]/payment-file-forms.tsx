@@ -19,7 +19,7 @@ import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
-import { countOf } from "@/lib/format";
+import { countOf, formatCount } from "@/lib/format";
 import type { CreatedFilesData } from "./payment-actions";
 
 /** The fields a refusal of the file can name that the form shows (useFocusFirstInvalid takes the focus to them). */
@@ -86,7 +86,11 @@ export function CreateFileForm(props: {
       <ResultMessage result={state} />
       {result && result.refused.length > 0 ? (
         <SimpleTable
-          caption="Left out of the file"
+          caption={
+            result.refusedCount > result.refused.length
+              ? `Left out of the file: the first ${result.refused.length} of ${formatCount(result.refusedCount)}`
+              : "Left out of the file"
+          }
           dense
           head={
             <>
