@@ -142,6 +142,7 @@ function writeFiles(
 const AUDITED_REFUSALS = 200;
 
 const today = () => new Date().toISOString().slice(0, 10);
+const yesterday = () => new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 
 /**
  * Writes the payment file(s) of an approved batch for one method: every approved (or returned) statement with a
@@ -158,7 +159,11 @@ export async function createPaymentFiles(
       field: "eurRate",
     });
   const eurRate = params.eurRate ?? null;
-  const executionDate = params.executionDate ?? today();
+  // A SEPA file asks the bank to pay that day: the day before UTC's today (the slack the form gives a person whose day
+  // is behind UTC's; no earlier day is taken) is asked as today, as the file records it (some banks refuse a day gone
+  // by).
+  const given = params.executionDate ?? today();
+  const executionDate = params.method === "sepa" && given === yesterday() ? today() : given;
   const payer = params.method === "sepa" ? await payerAccount(db, params.gameId) : null;
   const refused: Refusal[] = [];
   const written: WrittenFile[] = [];

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles } from "@/lib/payments/files";
@@ -111,9 +112,12 @@ describe("a bank's status report about a whole SEPA file", () => {
       finance,
     );
     const batchId = await approvedBatch(t.db, "2026-05", { 8: "40.00" });
+    const dayBefore = new Date().toISOString().slice(0, 10);
+    // The day before UTC's today, as a person whose day is behind UTC's may give it.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const made = await createPaymentFiles(
       t.db,
-      { gameId: GAME, batchId, method: "sepa", eurRate: "0.92", rateSource: "ECB", executionDate: "2026-06-04" },
+      { gameId: GAME, batchId, method: "sepa", eurRate: "0.92", rateSource: "ECB", executionDate: yesterday },
       web(preparer),
     );
     const file = made.files[0];
@@ -122,6 +126,13 @@ describe("a bank's status report about a whole SEPA file", () => {
     // The MsgId as the bank received it, read from the XML sent.
     const messageId = /<GrpHdr>\s*<MsgId>([^<]+)<\/MsgId>/.exec(content)?.[1];
     if (!messageId) throw new Error("no MsgId in the file");
+    // The day gone by is asked of the bank as UTC's today.
+    const asked = /<ReqdExctnDt>\s*<Dt>([^<]+)<\/Dt>/.exec(content)?.[1];
+    expect([dayBefore, new Date().toISOString().slice(0, 10)]).toContain(asked);
+    // The file records the day it asks for (a payment recorded from its results without a day is dated by it).
+    const stored = await sql<{ day: string }>`select execution_date::text as day from payment_file
+      where id = ${file.id}`.execute(t.db);
+    expect(stored.rows[0]?.day).toBe(asked);
     const importing = (text: string) =>
       importResults(t.db, { gameId: GAME, batchId, format: "pain002", text, dryRun: true }, web(approver));
     await expect(importing(wholeFileReport(messageId, "RJCT"))).rejects.toMatchObject({
