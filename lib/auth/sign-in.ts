@@ -187,11 +187,17 @@ export async function markSignInSucceeded(
  * Checks the password with better-auth, which makes the session (its cookie set on the answer), and keeps that session
  * only when the account's password is still the one it was checked against: access removed or the password replaced
  * while it was being checked (tens of milliseconds) ended every session then, before this one existed; such a session
- * is ended here. Null for a refusal, whatever its cause.
+ * is ended here. Null for a refusal, whatever its cause. `record`: writes what a sign-in leaves (its audit line); when
+ * it fails, the session is ended too, so no one is signed in without it, and its error thrown.
  */
 export async function signInWithPassword(
   db: Db,
-  params: { email: string; password: string; headers: Headers },
+  params: {
+    email: string;
+    password: string;
+    headers: Headers;
+    record: (user: { id: string; email: string }) => Promise<void>;
+  },
 ): Promise<{ id: string; email: string } | null> {
   const checkedHash = await readCredentialHash(db, params.email);
   let signedIn: { user: { id: string; email: string }; token: string };
@@ -203,10 +209,16 @@ export async function signInWithPassword(
   } catch {
     return null;
   }
-  const now = await readCredentialHash(db, params.email);
-  if (now !== null && now === checkedHash) return signedIn.user;
-  await deleteSessionByToken(db, signedIn.token);
-  return null;
+  let kept = false;
+  try {
+    const now = await readCredentialHash(db, params.email);
+    if (now === null || now !== checkedHash) return null;
+    await params.record(signedIn.user);
+    kept = true;
+    return signedIn.user;
+  } finally {
+    if (!kept) await deleteSessionByToken(db, signedIn.token);
+  }
 }
 
 /**

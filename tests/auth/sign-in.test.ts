@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { createDb } from "@/db";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { authCookieSecret, isSignedSessionCookie } from "../../lib/auth/session-cookie";
@@ -45,6 +46,35 @@ describe("sign-in", () => {
     const value = (cookie as string).slice("payout-desk.session_token=".length);
     expect(isSignedSessionCookie(value, [authCookieSecret(process.env.PAYOUT_DESK_KEY as string)])).toBe(true);
     expect(isSignedSessionCookie(value, [authCookieSecret(randomBytes(32).toString("base64"))])).toBe(false);
+  });
+
+  it("leaves no session when the sign-in's audit line cannot be written", async () => {
+    const { signInAction } = await import("../../app/(auth)/sign-in/actions");
+    const email = "unrecorded@payout-desk.test";
+    const user = await createUser(
+      t.db,
+      { email, role: "viewer", password: "the-right-password" },
+      { actor: null, via: "cli" },
+    );
+    // The database refuses the line (as it would failing over at that instant): after better-auth made the session.
+    await sql`create function refuse_sign_in_line() returns trigger language plpgsql as $$
+      begin if new.action = 'user.sign_in' and new.target = ${sql.lit(email)} then raise exception 'unavailable';
+      end if; return new; end $$`.execute(t.db);
+    await sql`create trigger refuse_sign_in_line before insert on audit_log
+      for each row execute function refuse_sign_in_line()`.execute(t.db);
+    const sessions = () => t.db.selectFrom("auth_session").select("id").where("user_id", "=", user.id).execute();
+    try {
+      actAnonymously();
+      const refused = await signInAction(null, form(email, "the-right-password"));
+      expect(refused).toMatchObject({ ok: false });
+      expect(await sessions()).toEqual([]);
+    } finally {
+      await sql`drop trigger refuse_sign_in_line on audit_log`.execute(t.db);
+      await sql`drop function refuse_sign_in_line()`.execute(t.db);
+    }
+    // Written, the sign-in keeps its session.
+    await expect(signInAction(null, form(email, "the-right-password"))).rejects.toThrow("NEXT_REDIRECT");
+    expect(await sessions()).toHaveLength(1);
   });
 
   it("refuses after 5 failures for one email, even with the right password", async () => {

@@ -22,7 +22,12 @@ export const signInAction = definePublicAction(
     const db = getDb();
     const requestHeaders = await headers();
     const attemptId = await beginSignInAttempt(db, email, clientAddress(requestHeaders));
-    const user = await signInWithPassword(db, { email, password, headers: requestHeaders });
+    const user = await signInWithPassword(db, {
+      email,
+      password,
+      headers: requestHeaders,
+      record: (signedIn) => markSignInSucceeded(db, attemptId, { user: signedIn, via: "web" }),
+    });
     if (!user)
       return {
         ok: false,
@@ -31,7 +36,6 @@ export const signInAction = definePublicAction(
         // The email stays in the form (never the password), to correct one or the other.
         values: { email },
       };
-    await markSignInSucceeded(db, attemptId, { user, via: "web" });
     redirect(next);
   },
 );
