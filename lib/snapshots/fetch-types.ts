@@ -79,3 +79,16 @@ export type ReadWindow =
   | (AssembledWindow<LineFacts> & { linesWritten: true });
 
 export type FetchedWindow = ReadWindow & { pages: PageInfo[] };
+
+/** What one read of a window carries along (lib/snapshots/fetch.ts). */
+export type FetchContext = {
+  source: ReportSource;
+  options: FetchOptions;
+  pages: PageInfo[];
+  progress: FetchProgress;
+  /**
+   * The window asked for is read in parts and its lines go to onPart: each page of a part hands its recipients' lines
+   * over once they are complete, and the read keeps their facts only.
+   */
+  handLines?: (recipients: readonly AttributionRecipient[], pagesRead: number) => void;
+};

@@ -13,17 +13,16 @@ import {
   type RecipientWith,
   type SubWindowRecord,
 } from "./merge";
-import type { FetchedWindow, FetchOptions, FetchProgress, PageInfo, ReadWindow, ReportSource } from "./fetch-types";
-
-export type {
+import type {
+  FetchContext as Ctx,
   FetchedWindow,
   FetchOptions,
-  FetchProgress,
   PageInfo,
-  PageRecord,
   ReadWindow,
   ReportSource,
 } from "./fetch-types";
+
+export type * from "./fetch-types";
 
 /**
  * Reads every page of a window's attribution report and assembles it, splitting into adjacent sub-windows where
@@ -51,18 +50,6 @@ export class SnapshotIncompleteError extends Error {
 export class WindowChangedError extends Error {
   readonly code = "WINDOW_CHANGED_DURING_PULL";
 }
-
-type Ctx = {
-  source: ReportSource;
-  options: FetchOptions;
-  pages: PageInfo[];
-  progress: FetchProgress;
-  /**
-   * The window asked for is read in parts and its lines go to onPart: each page of a part hands its recipients' lines
-   * over once they are complete, and the read keeps their facts only.
-   */
-  handLines?: (recipients: readonly AttributionRecipient[], pagesRead: number) => void;
-};
 
 function emit(ctx: Ctx, phase?: string): void {
   if (phase) ctx.progress.phase = phase;
@@ -182,6 +169,17 @@ async function readWindowOnce(
 }
 
 /**
+ * Asks for the window's figures once more (a page of one, not stored): changed since the first page (a refund moving a
+ * reversal here), the window is read again, not failed for good on lines that do not add up to the first page's.
+ */
+async function refuseChangedSince(ctx: Ctx, window: TimeWindow, first: AttributionReport): Promise<void> {
+  const again = await requestPage(ctx, window, null, 0, 1);
+  ctx.options.signal?.throwIfAborted();
+  if (!sameFigures(first, again.report))
+    throw new WindowChangedError(`figures of ${formatWindow(window)} changed while a recipient's lines were read`);
+}
+
+/**
  * The pages of a window's recipients from the first, each next one asked for ahead while this one is stored. A part of
  * a window whose lines are handed over keeps only their facts.
  */
@@ -210,10 +208,14 @@ async function readRecipientPages(
   const count = () => recipients.length + facts.length;
   const subWindows: SubWindowRecord[] = [];
   let page = first;
+  // A recipient's lines read apart after its page: the pages after it may have been asked for ahead, before a change
+  // made meanwhile, so the figures are asked for once more at the end (refuseChangedSince).
+  let readApart = false;
   for (;;) {
     const read: AttributionRecipient[] = [];
     for (const recipient of page.recipients) {
       if (recipient.periods_truncated || recipient.reversals_truncated) {
+        readApart = true;
         const completed = await readRecipientLines(ctx, window, recipient, depth, subWindows);
         read.push(completeRecipient(window, recipient, completed.periods, completed.reversals));
         ctx.progress.linesFetched += completed.periods.length;
@@ -234,7 +236,10 @@ async function readRecipientPages(
       if (depth === 0) ctx.options.onRecipients?.(read);
     }
     emit(ctx);
-    if (!page.pagination.has_more) break;
+    if (!page.pagination.has_more) {
+      if (readApart) await refuseChangedSince(ctx, window, first);
+      break;
+    }
     if (page.recipients.length === 0)
       throw new WindowChangedError("the service reported more recipients but sent none");
     const offset = count();
