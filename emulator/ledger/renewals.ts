@@ -101,12 +101,15 @@ function openPeriod(sub: SubscriptionState): PeriodState | undefined {
 
 /**
  * Spec, amount rule: a staged price "applies at the next successful renewal"; "an increase to more than double the
- * price the member last agreed to, or above 500.00 USD, is staged but never applied".
+ * price the member last agreed to, or above 500.00 USD, is staged but never applied" (Limits: "increase above double
+ * the last agreed price or above 500.00 USD is never applied"). An increase, over the price last agreed: a price
+ * lowered to one still above 500.00 applies.
  */
 export function stagedPriceApplies(sub: SubscriptionState): boolean {
   const pending = sub.pendingAmountUsd;
   if (!pending) return false;
-  return pending.lte(sub.lastAgreedAmountUsd.times(2)) && pending.lte(PRICE_CEILING_USD);
+  const agreed = sub.lastAgreedAmountUsd;
+  return pending.lte(agreed) || (pending.lte(agreed.times(2)) && pending.lte(PRICE_CEILING_USD));
 }
 
 function charge(ledger: Ledger, sub: SubscriptionState, at: Millis, result: AdvanceResult): void {

@@ -221,6 +221,16 @@ describe("clock and renewals", () => {
     expect((await cycles(SUB.monthly))[0].amount_usd).toBe("500.00");
   });
 
+  it("applies a price lowered to one still above 500.00: only an increase is never applied", async () => {
+    await client.admin("/scenario", priceScenario("700.00", "700.00", "600.00"));
+    await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    expect((await cycles(SUB.monthly))[0].amount_usd).toBe("600.00");
+    // Above the price last agreed and above 500.00, it is an increase however the current price stands.
+    await client.admin("/scenario", priceScenario("700.00", "400.00", "600.00"));
+    await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
+    expect((await cycles(SUB.monthly))[0].amount_usd).toBe("700.00");
+  });
+
   it("measures double against the price last agreed, not the current one", async () => {
     await client.admin("/scenario", priceScenario("10.00", "4.00", "9.00"));
     await client.admin("/clock/advance", { to: "2026-06-16T00:00:00Z" });
