@@ -198,10 +198,6 @@ export async function isDirectory(target: string): Promise<boolean> {
 }
 
 /**
- * Where --out writes, checked before anything is made or audited: a file in a folder that exists and can be written
- * to, or with `folder`, an existing folder too.
- */
-/**
  * An `--out` naming a folder to write into, created when missing: refused (exit 2) before anything is read or asked
  * when it names a file, or the nearest folder that exists cannot be written to.
  */
@@ -226,10 +222,19 @@ export async function checkOutFolder(out: string): Promise<void> {
   }
 }
 
+/**
+ * Where --out writes, checked before anything is made or audited: a file in a folder that exists and can be written
+ * to, or with `folder`, an existing folder too.
+ */
 export async function checkOutPath(out: string, options: { folder?: boolean } = {}): Promise<void> {
   if (await isDirectory(out)) {
-    if (options.folder) return;
-    throw new CliError(`--out: ${path.resolve(out)} is a folder; name the file to write`, 2);
+    if (!options.folder) throw new CliError(`--out: ${path.resolve(out)} is a folder; name the file to write`, 2);
+    try {
+      await access(out, constants.W_OK);
+    } catch {
+      throw new CliError(`--out: the folder ${path.resolve(out)} cannot be written to`, 2);
+    }
+    return;
   }
   // A path ending in a separator names a folder (path.resolve would drop the separator and check its parent).
   if (out.endsWith("/") || out.endsWith(path.sep))
