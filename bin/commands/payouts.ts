@@ -281,10 +281,14 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   const stillDraft = after.filter((s) => s.state === "draft").length;
   // Approved with a flag raised since and not held (one owing a balance cannot be): approving the batch is refused.
   const stillFlagged = after.filter((s) => s.state === "approved" && flaggedSince.has(s.recipientPlayerId)).length;
-  if (stillDraft > 0 || stillFlagged > 0) {
+  // Every statement held (each flagged, and held by --hold-flagged): the holds stand, and the batch's approval would
+  // be refused as approving nothing, so the summary says what was done.
+  const allHeld = after.length > 0 && after.every((s) => s.state === "held");
+  if (stillDraft > 0 || stillFlagged > 0 || allHeld) {
     const why = [
       stillDraft > 0 ? `${countOf(stillDraft, "statement")} still in draft` : "",
       stillFlagged > 0 ? `${countOf(stillFlagged, "approved statement")} with a flag raised since (override them)` : "",
+      allHeld ? "every statement is held, so approving the batch would approve nothing" : "",
     ].filter(Boolean);
     process.stderr.write(`payouts approve: ${why.join("; ")}; the batch stays a draft\n`);
     const result = { batchId: input.batch, batchApproved: false, statements, stillDraft, stillFlagged };
