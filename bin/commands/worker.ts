@@ -131,13 +131,14 @@ async function untilMigrated(
 
 /**
  * `desk worker`: the job workers and schedules alone, no web server, for a deployment whose web servers run with
- * PAYOUT_DESK_JOBS=off. Runs until SIGTERM or SIGINT, then stops gracefully and prints what it did.
+ * PAYOUT_DESK_JOBS=off. Runs until SIGTERM, SIGINT or SIGHUP, then stops gracefully and prints what it did.
  */
 export const workerCommand = {
   spec: {
     usage: "npm run desk -- worker [--grace SECONDS]",
     description:
-      "Runs the background jobs and their schedules (no web server) until SIGTERM or SIGINT, once the database " +
+      "Runs the background jobs and their schedules (no web server) until SIGTERM, SIGINT or SIGHUP (a closed " +
+      "terminal), once the database " +
       "has every migration of this release (it waits until then and does not migrate). On a stop signal it " +
       "takes no new job, gives the running ones the grace period to finish and hands back any still running, " +
       "then prints a summary.",
@@ -174,7 +175,7 @@ export const workerCommand = {
         await shutDownWorkers({ timeoutMs: graceSeconds * 1000 }).catch(() => undefined);
         throw error;
       }
-      process.stderr.write("desk worker: working jobs; stop with SIGTERM or SIGINT\n");
+      process.stderr.write("desk worker: working jobs; stop with SIGTERM, SIGINT or SIGHUP (a closed terminal)\n");
       const received = await signal;
       process.stderr.write(
         `desk worker: ${received}: taking no new jobs, waiting up to ${graceSeconds}s for running ones\n`,
