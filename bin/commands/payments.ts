@@ -206,7 +206,16 @@ export const paymentCommands: Record<string, Command> = {
         const gameId = await gameOf(db, parsed.data.batchId);
         // The file formats' writers and parsers load only for the commands that use them.
         const { importResults, listedCount, recipientsChangedBy } = await import("@/lib/payments/results");
+        const say = (what: string) => process.stderr.write(`desk payouts import-results: ${what}\n`);
+        say(`${flags["dry-run"] ? "previewing" : "reading and applying"} ${parsed.data.format} results`);
         const out = await importResults(db, { ...parsed.data, gameId, dryRun: flags["dry-run"] }, as);
+        const { paid, rejected, returned, pending } = out.applied;
+        const lines = countOf(out.plan.lines.length, "line");
+        say(
+          out.dryRun
+            ? `${lines} read; a preview: nothing applied`
+            : `${lines} read; applied: ${paid} paid, ${rejected} rejected, ${returned} returned, ${pending} pending`,
+        );
         // Each statement just paid or returned is emailed to its recipient (the workers send it); so is one an
         // earlier import paid or returned but stopped before queuing its email (what reads as already applied now).
         let statementEmails = 0;
@@ -214,6 +223,7 @@ export const paymentCommands: Record<string, Command> = {
         let emailsNotQueued: string | null = null;
         if (!out.dryRun) {
           try {
+            say("queuing the statement emails of the statements paid or returned");
             const { queueChangedStatementEmails } = await import("@/lib/statements/send");
             const sent = await queueChangedStatementEmails(db, { gameId, batchId: parsed.data.batchId }, as);
             statementEmails = sent.paid.queued + sent.returned.queued;
@@ -258,7 +268,7 @@ export const paymentCommands: Record<string, Command> = {
           unreadable > 0 ? `${countOf(unreadable, "line")} not read ("unreadable")` : null,
           emailsNotQueued,
         ].filter((part) => part !== null);
-        process.stderr.write(`desk payouts import-results: needs a person: ${needs.join("; ")}\n`);
+        say(`needs a person: ${needs.join("; ")}`);
         return new CliResult(summary, 1);
       });
     },

@@ -97,10 +97,14 @@ describe("desk payouts pay-file / import-results", () => {
     const dry = await desk(...args, "--dry-run");
     expect(dry.code, dry.stderr).toBe(1);
     expect(dry.stderr).toContain('needs a person: 1 line not applied (listed in "lines" with what to do)');
+    // What it is doing, as it goes, on stderr.
+    expect(dry.stderr).toContain("desk payouts import-results: previewing generic results");
+    expect(dry.stderr).toContain("desk payouts import-results: 2 lines read; a preview: nothing applied");
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, counts: { pay: 1, unknown_reference: 1 } });
     const real = await desk(...args);
     expect(real.code).toBe(1);
     expect(real.stderr).toContain("needs a person: 1 line not applied");
+    expect(real.stderr).toContain("2 lines read; applied: 1 paid, 0 rejected, 0 returned, 0 pending");
     expect(real.stderr).toContain("Set the studio's name in Settings → Statements first");
     expect(JSON.parse(real.stdout)).toMatchObject({
       dryRun: false,
