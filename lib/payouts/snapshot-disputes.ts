@@ -7,13 +7,14 @@ import {
   listWaitingDisputeEvents,
   type SnapshotDisputeRow,
 } from "@/db/queries/disputes";
-import { disputeCloses, disputeOpenedDataSchema } from "@/lib/webhooks/disputes";
+import { disputeClosedDataSchema, disputeCloses, disputeOpenedDataSchema } from "@/lib/webhooks/disputes";
 import { parseStoredEvent } from "@/lib/webhooks/event-json";
 
 /** Waiting chargeback events read at most: a backlog beyond is a matter for the Webhooks page. */
 const WAITING_READ = 500;
 
 type WaitingOpening = { disputeId: string; orderId: string; reason: string | null; usdAmount: string; at: Date };
+type WaitingLoss = { disputeId: string; orderId: string; at: Date };
 
 /** A waiting event's chargeback opening, if it is one the desk can read (a close, or an unreadable body, is not). */
 function openingOf(event: { body: string; at: Date }): WaitingOpening | null {
@@ -33,11 +34,23 @@ function openingOf(event: { body: string; at: Date }): WaitingOpening | null {
   };
 }
 
+/** A waiting event's chargeback lost, if it is one the desk can read (a dispute won changes no flag till recorded). */
+function lossOf(event: { body: string; at: Date }): WaitingLoss | null {
+  const parsed = parseStoredEvent(event.body);
+  if (!parsed.success || parsed.event.envelope.event_type !== "purchase.disputed") return null;
+  const data = parsed.event.envelope.data;
+  if (!disputeCloses(data)) return null;
+  const close = disputeClosedDataSchema.safeParse(data);
+  if (!close.success || close.data.dispute_status !== "lost") return null;
+  return { disputeId: close.data.dispute_id, orderId: close.data.order_id, at: event.at };
+}
+
 /**
- * The disputes of a snapshot's renewal lines, per recipient: those recorded, and the chargebacks whose opening event
- * is not processed yet (waiting for a worker, or its processing failed), as open. A chargeback is recorded only once
- * its event is processed; until then its renewal would be approved and paid as if nothing had happened. Its flag's
- * cause is the one the recorded dispute will have (`dispute:<id>:open`), so an override given meanwhile holds.
+ * The disputes of a snapshot's renewal lines, per recipient: those recorded, and the chargebacks whose events are not
+ * processed yet (waiting for a worker, or their processing failed): an opening as open, a loss as lost. A chargeback
+ * is recorded only once its event is processed; until then its renewal would be approved and paid as if nothing had
+ * happened, or, lost, paid under an override given while it was open. Each flag's cause is the one the recorded
+ * dispute will have (`dispute:<id>:open`, `dispute:<id>:lost`), so an override given meanwhile holds only for it.
  */
 export async function listDisputesOfSnapshot(
   db: Db,
@@ -46,20 +59,24 @@ export async function listDisputesOfSnapshot(
   const recorded = await listSnapshotDisputes(db, params);
   const events = await listWaitingDisputeEvents(db, { gameId: params.gameId, limit: WAITING_READ });
   const openings = events.flatMap((e) => openingOf(e) ?? []);
-  if (openings.length === 0) return recorded;
+  const losses = new Map(events.flatMap((e) => lossOf(e) ?? []).map((l) => [l.disputeId, l]));
+  if (openings.length === 0 && losses.size === 0) return recorded;
   const known = await listRecordedDisputeIds(db, {
     gameId: params.gameId,
-    disputeIds: openings.map((o) => o.disputeId),
+    disputeIds: [...openings.map((o) => o.disputeId), ...losses.keys()],
   });
   const waiting = openings.filter((o) => !known.has(o.disputeId));
+  const opened = new Set(waiting.map((o) => o.disputeId));
+  // A loss whose dispute is neither recorded nor waiting to be opened (the opening failed to be read, or came last).
+  const lostOnly = [...losses.values()].filter((l) => !known.has(l.disputeId) && !opened.has(l.disputeId));
   const lines = await listSnapshotLinesOfOrders(db, {
     snapshotId: params.snapshotId,
-    orderIds: [...new Set(waiting.map((o) => o.orderId))],
+    orderIds: [...new Set([...waiting, ...lostOnly].map((o) => o.orderId))],
     recipientPlayerId: params.recipientPlayerId,
   });
   const seen = new Set<string>();
   const added: SnapshotDisputeRow[] = [];
-  for (const o of waiting) {
+  for (const o of [...waiting, ...lostOnly.map((l) => ({ ...l, reason: null, usdAmount: null }))]) {
     if (seen.has(o.disputeId)) continue;
     seen.add(o.disputeId);
     for (const line of lines.filter((l) => l.mint_order_id === o.orderId))
@@ -78,7 +95,11 @@ export async function listDisputesOfSnapshot(
         attributedAmountUsd: line.attributed_amount_usd,
       });
   }
-  return [...recorded, ...added].sort(
-    (a, b) => a.recipientPlayerId - b.recipientPlayerId || a.disputeId.localeCompare(b.disputeId),
-  );
+  const lost = (row: SnapshotDisputeRow): SnapshotDisputeRow => {
+    const loss = losses.get(row.disputeId);
+    return loss && row.status !== "lost" ? { ...row, status: "lost", closedAt: loss.at } : row;
+  };
+  return [...recorded, ...added]
+    .map(lost)
+    .sort((a, b) => a.recipientPlayerId - b.recipientPlayerId || a.disputeId.localeCompare(b.disputeId));
 }

@@ -111,4 +111,14 @@ it("flags a renewal whose chargeback event is not processed yet, by the cause it
     [3, "dispute:dp_3:open"],
     [5, "dispute:dp_5:open"],
   ]);
+
+  // Lost, the loss waiting (or failed): flagged lost, a cause an override of the open dispute does not cover; a loss
+  // of a dispute neither recorded nor waiting to open is flagged too.
+  await received({ order_id: "ord_5", dispute_id: "dp_5", dispute_status: "lost", currency_debited: "0" }, "pending");
+  await received({ order_id: "ord_3", dispute_id: "dp_7", dispute_status: "lost" }, "failed");
+  expect(await disputes()).toEqual([
+    [3, "dispute:dp_3:open"],
+    [3, "dispute:dp_7:lost"],
+    [5, "dispute:dp_5:lost"],
+  ]);
 });
