@@ -136,6 +136,25 @@ describe("processing stored events", () => {
     // Just after another midnight, where a window given by dates may end: the instant before it too.
     await processWebhookEvent(t.db, await at("2026-06-15T00:02:00Z"), link);
     expect(marks.slice(4).map((m) => m.instant)).toEqual(["2026-06-15T00:02:00.000Z", "2026-06-14T23:57:00.000Z"]);
+    // A renewal whose event carries no paid_at (the spec shows no field list of subscription.renewed) is placed by its
+    // event's time the same way; with its paid_at, by that alone.
+    const renewed = (paidAt?: string) =>
+      store(
+        "p2m",
+        envelope({
+          gameId: "p2m",
+          type: "subscription.renewed",
+          createdAt: "2026-07-01T00:02:00Z",
+          data: { subscription_id: "SUB_1767225600_AAAA0003", period_seq: 2, ...(paidAt ? { paid_at: paidAt } : {}) },
+        }),
+      );
+    await processWebhookEvent(t.db, await renewed(), link);
+    await processWebhookEvent(t.db, await renewed("2026-07-01T00:01:00Z"), link);
+    expect(marks.slice(6).map((m) => m.instant)).toEqual([
+      "2026-07-01T00:02:00.000Z",
+      "2026-06-30T23:57:00.000Z",
+      "2026-07-01T00:01:00.000Z",
+    ]);
     expect((await row(id)).effect).toMatchObject({
       instant: "2026-06-01T00:02:00Z",
       staleWindows: [
