@@ -24,8 +24,9 @@ export type WindowSpan = { startMs: number; endMs: number };
 export type KnownWindow = { window_start: Date; window_end: Date };
 
 /**
- * The windows holding any of `instants` that have a published snapshot or a pull reading now: a pull may have begun
- * reading before the change, so that its first version is stale once published.
+ * The windows holding any of `instants` that have a published snapshot or a pull queued or reading now: a pull may
+ * have begun reading before the change, or begin reading an open window only up to a minute before it starts, so that
+ * its first version is stale once published.
  */
 export async function listWindowsHolding(db: DbOrTrx, gameId: string, instants: Date[]): Promise<KnownWindow[]> {
   const { rows } = await sql<KnownWindow>`
@@ -33,7 +34,7 @@ export async function listWindowsHolding(db: DbOrTrx, gameId: string, instants: 
       from (select window_start, window_end from snapshot where game_id = ${gameId}
             union
             select window_start, window_end from snapshot_pull
-             where game_id = ${gameId} and status in ('running', 'retrying')) as k
+             where game_id = ${gameId} and status in ('queued', 'running', 'retrying')) as k
      where exists (select 1 from unnest(${instants.map((at) => at.toISOString())}::timestamptz[]) as i(at)
                     where i.at >= k.window_start and i.at < k.window_end)`.execute(db);
   return rows;
@@ -45,8 +46,8 @@ function within(at: number, w: KnownWindow): boolean {
 
 /**
  * Marks what `changes` (all of one game) make stale, drops the cached drill-down detail of their subscriptions, and
- * returns, for each change in order, the windows holding it that have a published snapshot or a pull reading now
- * (which may have begun before the change, so that its first version would be stale too).
+ * returns, for each change in order, the windows holding it that have a published snapshot or a pull queued or reading
+ * now (which may read up to before the change, so that its first version would be stale too).
  */
 export async function markChangesStale(
   db: DbOrTrx,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getLatestSnapshot, getSnapshot, listSnapshotDrift, listSnapshotVersions } from "@/db/queries/snapshots";
@@ -107,6 +108,26 @@ describe("reproducibility of a closed window", () => {
     expect(windows).toEqual([WINDOW]);
     // Another window's instant does not touch this one.
     expect(await markWindowStale(env.db, GAME_ID, "2026-04-01T00:00:00Z", "subscription.renewed")).toEqual([]);
+    // A window with no snapshot yet whose first pull is queued: that pull may read only up to before the change (an
+    // open window, read up to a minute before it starts), so the window is named, for a re-pull.
+    const april = parseWindow("2026-04-01", "2026-05-01");
+    const queued = randomUUID();
+    await env.db
+      .insertInto("snapshot_pull")
+      .values({
+        id: queued,
+        game_id: GAME_ID,
+        window_start: new Date(april.startMs),
+        window_end: new Date(april.endMs),
+        status: "queued",
+        via: "test",
+        requested_by_id: null,
+        requested_by_email: null,
+        snapshot_id: null,
+      })
+      .execute();
+    expect(await markWindowStale(env.db, GAME_ID, "2026-04-02T00:00:00Z", "subscription.renewed")).toEqual([april]);
+    await env.db.deleteFrom("snapshot_pull").where("id", "=", queued).execute();
 
     const stale = await getSnapshot(env.db, { gameId: GAME_ID, snapshotId: before!.id });
     expect(stale?.stale?.reason).toBe("subscription.refunded");
