@@ -12,6 +12,26 @@ export function isLockNotAvailable(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "55P03";
 }
 
+/**
+ * Runs `take` (a statement that waits for a lock) waiting at most `waitMs` for it, in this transaction: "timed_out"
+ * when the wait ran out (the transaction is then aborted: its caller leaves it), else what `take` gave, the
+ * transaction's own lock_timeout restored for what follows.
+ */
+export async function waitingAtMost<T>(trx: DbOrTrx, waitMs: number, take: () => Promise<T>): Promise<T | "timed_out"> {
+  const shown = await sql<{ lock_timeout: string }>`show lock_timeout`.execute(trx);
+  const previous = shown.rows[0]?.lock_timeout ?? "0";
+  await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(waitMs))}ms`}, true)`.execute(trx);
+  let taken: T;
+  try {
+    taken = await take();
+  } catch (error) {
+    if (isLockNotAvailable(error)) return "timed_out";
+    throw error;
+  }
+  await sql`select set_config('lock_timeout', ${previous}, true)`.execute(trx);
+  return taken;
+}
+
 /** Takes the session lock on `key` when free (on one connection: `db.connection().execute(...)`); true when taken. */
 export async function tryAdvisoryLock(conn: DbOrTrx, key: string): Promise<boolean> {
   const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);

@@ -3,7 +3,7 @@ import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import type { TimeWindow } from "@/core/time";
 import type { Database, PayoutBatchStatus } from "@/db/types";
-import { isLockNotAvailable } from "./locks";
+import { waitingAtMost } from "./locks";
 import { countRows } from "./paging";
 
 /** Writes and locked reads of payout batches, for the batch workflow (lib/payouts). */
@@ -14,18 +14,10 @@ import { countRows } from "./paging";
  * wait applies again once it is held.
  */
 export async function lockPayoutsOfGame(trx: Trx, gameId: string, waitMs: number): Promise<boolean> {
-  const shown = await sql<{ lock_timeout: string }>`show lock_timeout`.execute(trx);
-  const previous = shown.rows[0]?.lock_timeout ?? "0";
-  await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(waitMs))}ms`}, true)`.execute(trx);
-  try {
-    await sql`select pg_advisory_xact_lock(hashtext(${`payouts|${gameId}`}))`.execute(trx);
-  } catch (error) {
-    // The wait ran out.
-    if (isLockNotAvailable(error)) return false;
-    throw error;
-  }
-  await sql`select set_config('lock_timeout', ${previous}, true)`.execute(trx);
-  return true;
+  const taken = await waitingAtMost(trx, waitMs, () =>
+    sql`select pg_advisory_xact_lock(hashtext(${`payouts|${gameId}`}))`.execute(trx),
+  );
+  return taken !== "timed_out";
 }
 
 export async function getBatchForUpdate(trx: Trx, params: { gameId: string; batchId: string }) {

@@ -4,24 +4,33 @@ import type { Db, DbOrTrx } from "@/db";
 import type { WebhookEventStatus } from "@/db/types";
 import { type GameAutomation, readAutomation } from "@/core/game-automation";
 import { camelRow } from "./camel-row";
+import { waitingAtMost } from "./locks";
 
 // --- Processing ---------------------------------------------------------------------------------------------------
 
 /**
  * Locks one event row until the end of the transaction (a second worker on the same event waits, then sees it
- * done).
+ * done). `waitMs`: "busy" when the row stays locked that long, the transaction then aborted (its caller leaves it).
  */
-export async function lockWebhookEvent(trx: Db, id: string) {
-  const row = await trx
+export async function lockWebhookEvent(trx: Db, id: string, options: { waitMs?: number } = {}) {
+  const row =
+    options.waitMs === undefined
+      ? await selectEventForUpdate(trx, id)
+      : await waitingAtMost(trx, options.waitMs, () => selectEventForUpdate(trx, id));
+  if (row === "timed_out") return "busy" as const;
+  return row ? camelRow(row) : null;
+}
+
+function selectEventForUpdate(trx: Db, id: string) {
+  return trx
     .selectFrom("webhook_event")
     .select(["id", "game_id", "event_type", "body", "status", "attempts", "effect"])
     .where("id", "=", id)
     .forUpdate()
     .executeTakeFirst();
-  return row ? camelRow(row) : null;
 }
 
-export type WebhookEventForProcessing = NonNullable<Awaited<ReturnType<typeof lockWebhookEvent>>>;
+export type WebhookEventForProcessing = Exclude<NonNullable<Awaited<ReturnType<typeof lockWebhookEvent>>>, "busy">;
 
 export async function completeWebhookEvent(
   trx: Db,

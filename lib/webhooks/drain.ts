@@ -202,13 +202,16 @@ async function processOneByOne(
       (await claimPendingWebhookEvents(trx, { limit: chunkSize, excludeIds: failedIds })).map((r) => r.id),
     );
   let processed = 0;
+  let failed = 0;
   for (const id of ids) {
     try {
-      await processWebhookEventOnce(db, id, link);
-      processed += 1;
+      // Held by another run past the wait ("busy"): left to it, or to the sweep, and not claimed again by this drain.
+      if ((await processWebhookEventOnce(db, id, link)) === "busy") failedIds.push(id);
+      else processed += 1;
     } catch {
       failedIds.push(id);
+      failed += 1;
     }
   }
-  return { processed, failed: ids.length - processed };
+  return { processed, failed };
 }

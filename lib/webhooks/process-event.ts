@@ -23,7 +23,14 @@ import { pullServesChange, snapshotLink, type SnapshotLink } from "./snapshot-li
  * job must find its row committed); until they are, the event says `repullDue`, and a second run queues them.
  */
 
-export type ProcessOutcome = "processed" | "unprocessable" | "already-done" | "missing";
+export type ProcessOutcome = "processed" | "unprocessable" | "already-done" | "missing" | "busy";
+
+/**
+ * How long a run waits for the event's row: a run holding it longer is taken to be working on it (or its host gone,
+ * its transaction open until the database notices), and this one leaves it to the sweep's next turn rather than hold a
+ * job's slot meanwhile, uncounted.
+ */
+const EVENT_LOCK_WAIT_MS = 30_000;
 
 export type Effect = Record<string, unknown>;
 type WindowText = { start: string; end: string };
@@ -142,35 +149,46 @@ export async function processWebhookEvent(
   db: Db,
   eventId: string,
   link: SnapshotLink = snapshotLink,
+  lockWaitMs = EVENT_LOCK_WAIT_MS,
 ): Promise<ProcessOutcome> {
   type Step = { outcome: ProcessOutcome; gameId?: string; repull?: TimeWindow[]; instantMs?: number | null };
-  const step = await db.transaction().execute(async (trx): Promise<Step> => {
-    const row = await lockWebhookEvent(trx, eventId);
-    if (!row) return { outcome: "missing" };
-    if (row.status !== "pending") {
-      return {
-        outcome: "already-done",
-        gameId: row.gameId,
-        repull: windowsDue(row.effect),
-        instantMs: effectInstant(row.effect),
-      };
-    }
-    const parsed = parseStoredEvent(row.body);
-    if (!parsed.success) {
-      await completeWebhookEvent(trx, row.id, {
-        status: "unprocessable",
-        effect: { kind: "unprocessable", issues: parsed.issues },
-      });
-      return { outcome: "unprocessable" };
-    }
-    const effect = await applyEffects(trx, row.gameId, parsed.event, applyStalenessNow(link));
-    if (effect.kind === "unprocessable") {
-      await completeWebhookEvent(trx, row.id, { status: "unprocessable", effect });
-      return { outcome: "unprocessable" };
-    }
-    await completeWebhookEvent(trx, row.id, { status: "processed", effect });
-    return { outcome: "processed", gameId: row.gameId, repull: windowsDue(effect), instantMs: effectInstant(effect) };
-  });
+  const busy = new Error("the event is held by another run");
+  const step = await db
+    .transaction()
+    .execute(async (trx): Promise<Step> => {
+      const row = await lockWebhookEvent(trx, eventId, { waitMs: lockWaitMs });
+      // The transaction is aborted by the wait's end: it is left by throwing.
+      if (row === "busy") throw busy;
+      if (!row) return { outcome: "missing" };
+      if (row.status !== "pending") {
+        return {
+          outcome: "already-done",
+          gameId: row.gameId,
+          repull: windowsDue(row.effect),
+          instantMs: effectInstant(row.effect),
+        };
+      }
+      const parsed = parseStoredEvent(row.body);
+      if (!parsed.success) {
+        await completeWebhookEvent(trx, row.id, {
+          status: "unprocessable",
+          effect: { kind: "unprocessable", issues: parsed.issues },
+        });
+        return { outcome: "unprocessable" };
+      }
+      const effect = await applyEffects(trx, row.gameId, parsed.event, applyStalenessNow(link));
+      if (effect.kind === "unprocessable") {
+        await completeWebhookEvent(trx, row.id, { status: "unprocessable", effect });
+        return { outcome: "unprocessable" };
+      }
+      await completeWebhookEvent(trx, row.id, { status: "processed", effect });
+      return { outcome: "processed", gameId: row.gameId, repull: windowsDue(effect), instantMs: effectInstant(effect) };
+    })
+    .catch((error: unknown) => {
+      if (error === busy) return { outcome: "busy" as const };
+      throw error;
+    });
+  if (step.outcome === "busy") return "busy";
 
   if (step.repull && step.repull.length > 0 && step.gameId) {
     const repulls: (WindowText & { pullId: string })[] = [];

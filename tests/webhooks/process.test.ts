@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listSubscriptionEvents, listWebhookEvents } from "../../db/queries/webhook-events";
 import { stopBoss } from "../../lib/jobs/queue";
@@ -305,6 +306,28 @@ describe("processing stored events", () => {
       offset: 0,
     });
     expect(listed.rows.map((r) => [r.eventType, r.status])).toEqual([["purchase.completed", "processed"]]);
+  });
+
+  it("an event another run holds past the wait is left to the sweep, uncounted, not waited on", async () => {
+    await addGame(t.db, "p6b");
+    const id = await store(
+      "p6b",
+      envelope({ gameId: "p6b", type: "purchase.completed", data: { order_id: "ord_2", usd_amount: "4.99" } }),
+    );
+    const { link } = recordingLink();
+    // Another run's transaction holds the row (its host gone, the database not told yet).
+    const holder = new pg.Client({ connectionString: t.url });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select id from webhook_event where id = $1 for update", [id]);
+      expect(await processWebhookEvent(t.db, id, link, 200)).toBe("busy");
+      expect(await row(id)).toMatchObject({ status: "pending", attempts: 0 });
+      await holder.query("rollback");
+    } finally {
+      await holder.end();
+    }
+    expect(await processWebhookEvent(t.db, id, link, 200)).toBe("processed");
   });
 
   it("a failing effect is retried and, after the last try, shown as failed", async () => {
