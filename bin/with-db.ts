@@ -74,11 +74,16 @@ export async function withDb<T>(
   }
 }
 
-/** "db.example.com:5432/payouts" from a connection string, never its user or password; null when it is unreadable. */
+/**
+ * "db.example.com:5432/payouts" from a connection string, never its user or password; null when it is unreadable or
+ * not a postgres:// URL (another scheme's "path" may hold the password).
+ */
 export function databaseAddress(url: string): string | null {
   try {
     const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`;
+    if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") return null;
+    const host = parsed.hostname || parsed.searchParams.get("host") || "localhost";
+    return `${host}:${parsed.port || "5432"}${parsed.pathname}`;
   } catch {
     return null;
   }

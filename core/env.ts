@@ -22,7 +22,14 @@ export const keyTextSchema = z
 const ENV_SCHEMA = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    DATABASE_URL: z.string().url({ message: "must be a postgres:// URL" }).optional(),
+    // The scheme is checked: a URL missing it (user:password@host/db) reads as one of another scheme, whose "path"
+    // would hold the password and the host, and connects nowhere meant.
+    DATABASE_URL: z
+      .url({
+        protocol: /^postgres(ql)?$/,
+        message: "must be a postgres:// URL (postgres://user:password@host/database)",
+      })
+      .optional(),
     PAYOUT_DESK_KEY: keyTextSchema.optional(),
     /** During a key rotation's rollout: the key secrets may still be sealed with (README, "Keys"). */
     PAYOUT_DESK_KEY_PREVIOUS: keyTextSchema.optional(),

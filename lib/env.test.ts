@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { databaseAddress } from "@/bin/with-db";
 import { readEnv } from "@/core/env";
 
 describe("the environment", () => {
@@ -42,6 +43,21 @@ describe("the environment", () => {
     expect(() => readEnv({ SMTP_URL: "smtp://u:2024/abc@mail.example:587" })).toThrow(/percent-encoded/);
     const encoded = "smtp://AKIAEXAMPLE:BPk1aB3%2FXy%2Bzq9SECRET@email-smtp.eu-west-1.amazonaws.com:587";
     expect(readEnv({ SMTP_URL: encoded }).SMTP_URL).toBe(encoded);
+  });
+
+  it("refuses a DATABASE_URL that is not a postgres:// URL, without repeating it", () => {
+    // The scheme forgotten: read as a URL of scheme "payout:", its password and host in what would be its path.
+    for (const url of ["payout:s3cret@db.example.com/payouts", "mysql://u:s3cret@db.example.com/payouts"]) {
+      expect(() => readEnv({ DATABASE_URL: url }), url).toThrow(
+        /^Invalid environment variable DATABASE_URL: .*postgres/,
+      );
+      expect(() => readEnv({ DATABASE_URL: url }), url).not.toThrow(/s3cret/);
+      expect(databaseAddress(url)).toBeNull();
+    }
+    for (const url of ["postgres://u:s3cret@db.example.com/payouts", "postgresql://u@db.example.com:6432/payouts"])
+      expect(readEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
+    expect(databaseAddress("postgresql://u:s3cret@db.example.com:6432/payouts")).toBe("db.example.com:6432/payouts");
+    expect(databaseAddress("postgres:///payouts?host=/var/run/postgresql")).toBe("/var/run/postgresql:5432/payouts");
   });
 
   it("reads a variable set to nothing as not set: its default, never 0", () => {
