@@ -233,7 +233,13 @@ export async function startCluster(options: StartOptions): Promise<EmbeddedClust
   }
   const asRoot = userInfo().uid === 0;
   const port = await freePort();
-  const log = options.onLog ?? (() => {});
+  // PostgreSQL's last lines, kept to say why it did not start (a data folder of another major version, a full disk).
+  const lastLines: string[] = [];
+  const log = (line: string) => {
+    lastLines.push(line.trim());
+    if (lastLines.length > 8) lastLines.shift();
+    options.onLog?.(line);
+  };
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
   if (options.durable === false)
     flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
@@ -259,9 +265,11 @@ export async function startCluster(options: StartOptions): Promise<EmbeddedClust
   try {
     await pg.start();
   } catch (error) {
+    const said = lastLines.filter((line) => line !== "");
     throw new Error(
       `The embedded PostgreSQL did not start in ${clusterDir}` +
-        (asRoot ? " (as root it runs as the `postgres` user, which must be able to reach that folder)" : ""),
+        (asRoot ? " (as root it runs as the `postgres` user, which must be able to reach that folder)" : "") +
+        (said.length > 0 ? `. It said:\n  ${said.join("\n  ")}` : ""),
       { cause: error },
     );
   }
