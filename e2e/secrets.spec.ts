@@ -23,7 +23,7 @@ test("[admin] a game secret saved in settings never appears in the database, the
   await page.goto("/settings/games");
   await page.getByLabel("Game id").fill("secret-test");
   await page.getByLabel("Name").fill("Secret Test");
-  await page.getByLabel("Environment", { exact: true }).selectOption("production");
+  await page.getByRole("combobox", { name: "Environment", exact: true }).selectOption("production");
   await page.getByLabel("Service base URL").fill("https://api.example.test");
   await page.getByLabel("Game secret").fill(SECRET);
   await page.getByLabel("Webhook signing secret", { exact: true }).fill(WEBHOOK_SECRET);

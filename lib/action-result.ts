@@ -22,3 +22,17 @@ export const GAME_SWITCHED =
 /** Shown when an action's answer never came (the connection dropped, or the server failed before answering). */
 export const UNANSWERED_ACTION =
   "Something went wrong and the action may not have completed. Reload the page to check, then try again.";
+
+/**
+ * Fields never sent back in an answer's `values` (lib/actions.ts echoValues) nor kept by a form from what it sent:
+ * secrets, payout details and an imported file's text (their forms keep what was typed or chosen on the page itself).
+ */
+export const SECRET_FIELD = /password|secret|token|iban|bic|accountHolder|paypal|wise|csv|^text$/i;
+
+/** What a form sent, as an answer's `values`: its text fields but SECRET_FIELD's and the framework's own. */
+export function typedValues(form: FormData): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of form.entries())
+    if (typeof value === "string" && !SECRET_FIELD.test(key) && !key.startsWith("$ACTION")) out[key] = value;
+  return out;
+}

@@ -7,7 +7,7 @@ import { log } from "@/lib/log";
 import { getDb } from "@/db";
 import { getSelectedGameId } from "@/db/queries/games";
 import { AppError } from "@/lib/errors";
-import { type ActionResult, EXPECTED_GAME_FIELD, GAME_SWITCHED } from "./action-result";
+import { type ActionResult, EXPECTED_GAME_FIELD, GAME_SWITCHED, SECRET_FIELD } from "./action-result";
 import { type CurrentUser, requireRole } from "./auth/session";
 import type { Role } from "./auth/roles";
 
@@ -30,10 +30,6 @@ export function formDataToObject(form: FormData): Record<string, string | string
   }
   return out;
 }
-
-// Payout details and an imported file's text (a profiles CSV, a provider's results, which name payees and their
-// accounts) are never sent back: their forms keep what was typed or chosen on the page itself.
-const SECRET_FIELD = /password|secret|token|iban|bic|accountHolder|paypal|wise|csv|^text$/i;
 
 export function echoValues(raw: unknown): Record<string, string> {
   const out: Record<string, string> = {};

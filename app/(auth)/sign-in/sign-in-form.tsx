@@ -6,11 +6,12 @@ import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Props = { action: (state: ActionResult | null, form: FormData) => Promise<ActionResult>; next: string };
 
 export function SignInForm({ action, next }: Props) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (

@@ -245,7 +245,9 @@ export default async function AuditPage({ searchParams }: Props) {
               <Td>
                 {Object.keys(e.detail).length > 0 ? (
                   <details>
-                    <summary className="cursor-pointer text-accent">Show</summary>
+                    <summary className="cursor-pointer text-accent">
+                      Show<span className="sr-only"> the detail of {e.action}</span>
+                    </summary>
                     <ScrollRegion
                       label={`Detail of ${e.action}`}
                       className="mt-1 max-w-md overflow-auto rounded bg-subtle p-2"

@@ -12,6 +12,7 @@ import { Button } from "@/app/_components/ui/button";
 import { Dialog, DialogClose, DialogFooter } from "@/app/_components/ui/dialog";
 import type { ActionResult } from "@/lib/action-result";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Queued = { pullId: string; deduplicated: boolean };
 type Action = (state: ActionResult<Queued> | null, form: FormData) => Promise<ActionResult<Queued>>;
@@ -83,7 +84,7 @@ function SnapshotForm(props: {
 }) {
   const { action, defaultMonth, gameId, onQueued } = props;
   const [mode, setMode] = useState<"month" | "custom">("month");
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
 

@@ -7,6 +7,7 @@ import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/action-result";
 import type { GameAutomation } from "@/lib/webhooks/settings";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -21,7 +22,7 @@ export function AutomationForm({
   canEdit: boolean;
   gameId: string;
 }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   // After a refused save, show what was sent; otherwise what is stored.
   const sent = state && !state.ok ? state.values : undefined;
   const checked = (name: keyof GameAutomation) => (sent ? sent[name] === "on" : automation[name]);

@@ -10,6 +10,7 @@ import { Textarea } from "@/app/_components/forms/textarea";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/action-result";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -25,7 +26,7 @@ export function ClosingForm({
   windowKey: string;
   closed: boolean;
 }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const verb = closed ? "Reopen" : "Close";
   // A refusal of the other change (a colleague closed or reopened the window first, the page drawn again) keeps its

@@ -21,6 +21,7 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import { countOf, formatCount } from "@/lib/format";
 import type { CreatedFilesData } from "./payment-actions";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 /** The fields a refusal of the file can name that the form shows (useFocusFirstInvalid takes the focus to them). */
 const SHOWN_FIELDS = ["method", "executionDate", "eurRate", "rateSource"] as const;
@@ -52,7 +53,7 @@ export function CreateFileForm(props: {
   /** The kinds of file that can pay someone of the batch now (fileMethodsThatCanPay). */
   payingMethods: readonly string[];
 }) {
-  const [state, dispatch, pending] = useActionState(props.action, null);
+  const [state, dispatch, pending] = useActionState(keepTyped(props.action), null);
   // The first kind that pays someone, a provider's before the generic file (which pays every method).
   const usable = props.payingMethods.filter((m) => m !== "sepa" || props.sepa.offered);
   const first = usable.find((m) => m !== "generic") ?? usable[0] ?? "paypal";

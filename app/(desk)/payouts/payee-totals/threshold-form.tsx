@@ -6,11 +6,12 @@ import { ResultMessage } from "@/app/_components/forms/result-message";
 import { AmountInput } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/action-result";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
 export function ThresholdForm({ action, year, current }: { action: Action; year: number; current: string | null }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (

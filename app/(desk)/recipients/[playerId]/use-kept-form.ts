@@ -3,6 +3,7 @@
 import { type FormEvent, startTransition, useActionState, useRef } from "react";
 import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import type { ActionResult } from "@/lib/action-result";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -12,7 +13,7 @@ type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResu
  * takes the focus (`formRef` on the form).
  */
 export function useKeptForm(action: Action) {
-  const [state, dispatch, pending] = useActionState(action, null);
+  const [state, dispatch, pending] = useActionState(keepTyped(action), null);
   const formRef = useRef<HTMLFormElement>(null);
   useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {

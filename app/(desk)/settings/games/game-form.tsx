@@ -11,6 +11,7 @@ import { Button } from "@/app/_components/ui/button";
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { ConfirmDialog } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -20,7 +21,7 @@ const NO_SECRETS = { secret: "", webhookSecret: "", webhookPreviousSecret: "" };
 export function GameForm({ action }: { action: Action }) {
   const [secrets, setSecrets] = useState(NO_SECRETS);
   const [state, formAction] = useActionState(async (previous: ActionResult | null, form: FormData) => {
-    const result = await action(previous, form);
+    const result = await keepTyped(action)(previous, form);
     if (result.ok) setSecrets(NO_SECRETS);
     return result;
   }, null);
@@ -61,7 +62,7 @@ export function GameForm({ action }: { action: Action }) {
       <Field label="Name" id="game-name" required error={errors.name}>
         {(control) => <Input {...control} name="name" defaultValue={values.name} required autoComplete="off" />}
       </Field>
-      <Field label="Environment" id="game-environment" error={errors.environment}>
+      <Field label="Environment" id="game-environment" error={errors.environment} required>
         {(control) => (
           <Select
             {...control}
@@ -153,14 +154,18 @@ export function GameForm({ action }: { action: Action }) {
 export function RotateSecretForm({ action, games }: { action: Action; games: { id: string; name: string }[] }) {
   const [secret, setSecret] = useState("");
   const [state, formAction] = useActionState(async (previous: ActionResult | null, form: FormData) => {
-    const result = await action(previous, form);
+    const result = await keepTyped(action)(previous, form);
     if (result.ok) setSecret("");
     return result;
   }, null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused field takes the focus, its error read with it.
+  useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   return (
     <form
+      ref={formRef}
       action={formAction}
       className="grid gap-4 sm:grid-cols-2"
       noValidate

@@ -4,11 +4,12 @@ import { useActionState } from "react";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
 export function ProfileSettingsForm({ action, requireTaxForm }: { action: Action; requireTaxForm: boolean }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   const values = state && !state.ok ? (state.values ?? {}) : {};
   const rule = values.requireTaxForm ?? (requireTaxForm ? "on" : "off");
   return (

@@ -1,21 +1,32 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useRef } from "react";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { Field } from "@/app/_components/forms/field";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { AmountInput } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/actions";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
 /** `savedAt`: when the limit shown was saved ("" for the default), sent back so a later save by another refuses. */
 export function SupportLimitForm({ action, current, savedAt }: { action: Action; current: string; savedAt: string }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused field takes the focus, its error read with it.
+  useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
-    <form action={formAction} className="flex max-w-md flex-col gap-4" noValidate aria-label="Support refund limit">
+    <form
+      ref={formRef}
+      action={formAction}
+      className="flex max-w-md flex-col gap-4"
+      noValidate
+      aria-label="Support refund limit"
+    >
       <ResultMessage result={state} />
       <input type="hidden" name="drawnAt" value={savedAt} />
       <Field

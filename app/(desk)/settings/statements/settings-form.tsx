@@ -1,12 +1,14 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useRef } from "react";
+import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { Field } from "@/app/_components/forms/field";
 import { ResultMessage } from "@/app/_components/forms/result-message";
 import { Input } from "@/app/_components/forms/input";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { Textarea } from "@/app/_components/forms/textarea";
 import type { ActionResult } from "@/lib/actions";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -20,11 +22,20 @@ export function StatementSettingsForm({
   /** What the page showed of the saved settings, sent back: a save made since by someone else refuses this one. */
   drawn: string;
 }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused field takes the focus, its error read with it.
+  useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   return (
-    <form action={formAction} className="flex max-w-lg flex-col gap-4" noValidate aria-label="Statement settings">
+    <form
+      ref={formRef}
+      action={formAction}
+      className="flex max-w-lg flex-col gap-4"
+      noValidate
+      aria-label="Statement settings"
+    >
       <ResultMessage result={state} />
       <input type="hidden" name="drawn" value={drawn} />
       <Field label="Studio name" hint="Printed at the top of every statement." error={errors.studioName} required>

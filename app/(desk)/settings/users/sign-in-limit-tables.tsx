@@ -9,6 +9,7 @@ import { DateTime } from "@/app/_components/ui/date-time";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import type { ActionResult } from "@/lib/actions";
 import type { AccountLimit, AddressLimit } from "@/lib/auth/sign-in";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 export type ClearAction = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -16,7 +17,7 @@ type Props = { accounts: AccountLimit[]; addresses: AddressLimit[]; action: Clea
 
 /** The two tables share one result message, shown above them: the cleared row itself leaves the page. */
 export function SignInLimitTables({ accounts, addresses, action, emptyText }: Props) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   const clear = (kind: "account" | "address", value: string, label: string) => (
     <form action={formAction} className="flex justify-end">
       <input type="hidden" name="kind" value={kind} />

@@ -12,6 +12,7 @@ import { Button } from "@/app/_components/ui/button";
 import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-dialog";
 import type { ActionResult } from "@/lib/actions";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/roles";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -19,7 +20,7 @@ export function CreateUserForm({ action }: { action: Action }) {
   // Kept in the browser while a creation is refused (the server never sends a password back), cleared once created.
   const [password, setPassword] = useState("");
   const [state, formAction] = useActionState(async (previous: ActionResult | null, form: FormData) => {
-    const result = await action(previous, form);
+    const result = await keepTyped(action)(previous, form);
     if (result.ok) setPassword("");
     return result;
   }, null);
@@ -89,7 +90,7 @@ export function ChangeRoleForm({
   email: string;
   role: Role;
 }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   // React resets the form after every answer, and a select shows the choice it was first drawn with: keyed by the
   // role it shows, it shows the role saved (the page's, once changed) or, when refused, the one chosen.
   const shown = state && !state.ok ? (state.values?.role ?? role) : role;

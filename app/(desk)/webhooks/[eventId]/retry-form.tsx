@@ -7,6 +7,7 @@ import { SubmitButton } from "@/app/_components/forms/submit-button";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import type { ActionResult } from "@/lib/actions";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -25,7 +26,7 @@ export function RetryForm({
   failed: boolean;
   gameId: string;
 }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   if (!failed)
     return state ? (
       <FocusHere className="mb-4">

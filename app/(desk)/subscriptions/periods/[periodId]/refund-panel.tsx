@@ -22,6 +22,7 @@ import { money } from "@/core/money";
 import { formatUsdText } from "@/lib/format";
 import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 /** The support limit as it stands on this period (lib/refunds/attempts.ts SupportLimitStanding). */
 type SupportLimit = { limitUsd: string; usedUsd: string; availableUsd: string };
@@ -77,7 +78,7 @@ export function RefundPanel({
 
   const [previewState, preview] = useActionState(
     async (previous: ActionResult<RefundImpact> | null, form: FormData) => {
-      const result = await previewAction(previous, form);
+      const result = await keepTyped(previewAction)(previous, form);
       setSentBack(null);
       setCameBack(false);
       setTyped({ amountUsd: String(form.get("amountUsd") ?? ""), reason: String(form.get("reason") ?? "") });
@@ -93,7 +94,7 @@ export function RefundPanel({
   // A refusal at the confirm step for a refund under way elsewhere: the page, refreshed, shows that refund instead.
   const noteRefusal = useAlertWhenGone();
   const [refundState, refund] = useActionState(async (previous: ActionResult<RefundData> | null, form: FormData) => {
-    const result = await refundAction(previous, form);
+    const result = await keepTyped(refundAction)(previous, form);
     setAnsweredNo(reviewNo);
     noteRefusal(null);
     if (result.ok && result.data) router.push(`/subscriptions/refunds/${result.data.attemptId}`);

@@ -14,6 +14,7 @@ import type { ActionResult } from "@/lib/actions";
 import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult<unknown> | null, form: FormData) => Promise<ActionResult<unknown>>;
 
@@ -35,7 +36,7 @@ export function RetryForm({
 }) {
   const router = useRouter();
   const [state, formAction] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
-    const result = await action(previous, form);
+    const result = await keepTyped(action)(previous, form);
     router.refresh();
     return result;
   }, null);
@@ -89,7 +90,7 @@ export function ResolveForm({
   const [state, formAction, saving] = useActionState(async (previous: ActionResult<unknown> | null, form: FormData) => {
     if (confirming.current) form.set("confirm", "confirmed");
     confirming.current = false;
-    const result = await action(previous, form);
+    const result = await keepTyped(action)(previous, form);
     if (result.ok) router.refresh();
     return result;
   }, null);
