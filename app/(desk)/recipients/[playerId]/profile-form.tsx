@@ -163,6 +163,19 @@ export function PayoutDetailsForm({
   );
 }
 
+type TaxFormValues = { taxForm: string; taxFormReceivedOn: string; taxFormExpiresOn: string };
+
+function taxFormValues(current: { taxForm: string; receivedOn: string | null; expiresOn: string | null }) {
+  return {
+    taxForm: current.taxForm,
+    taxFormReceivedOn: current.receivedOn ?? "",
+    taxFormExpiresOn: current.expiresOn ?? "",
+  };
+}
+
+const sameTaxForm = (a: TaxFormValues, b: TaxFormValues): boolean =>
+  a.taxForm === b.taxForm && a.taxFormReceivedOn === b.taxFormReceivedOn && a.taxFormExpiresOn === b.taxFormExpiresOn;
+
 /** The two dates of a tax form, in the order the form shows them. */
 const TAX_FORM_DATES = [
   { name: "taxFormReceivedOn", label: "Received on", hint: undefined },
@@ -181,13 +194,31 @@ export function TaxFormForm({
   current: { taxForm: string; receivedOn: string | null; expiresOn: string | null; drawn: string };
 }) {
   const { state, pending, onSubmit, errors, formRef } = useKeptForm(action);
-  const [values, setValues] = useState({
-    taxForm: current.taxForm,
-    taxFormReceivedOn: current.receivedOn ?? "",
-    taxFormExpiresOn: current.expiresOn ?? "",
-  });
-  const set = (name: keyof typeof values) => (event: { target: { value: string } }) =>
+  const [values, setValues] = useState(() => taxFormValues(current));
+  // The tax form the fields were drawn from, sent back with a save (`drawn`): one recorded since (a colleague's, seen
+  // when the page is drawn again) is taken into fields left as they were, and a save of fields typed over the older one
+  // is refused rather than overwrite it.
+  const [shown, setShown] = useState(current);
+  // A save of this form answered ok: the tax form recorded next is that save's (stored as the server reads it, the
+  // dates of "none" dropped), taken in whatever the fields hold, until something is typed.
+  const [answered, setAnswered] = useState(state);
+  const [ownSave, setOwnSave] = useState(false);
+  if (answered !== state) {
+    setAnswered(state);
+    if (state?.ok) setOwnSave(true);
+  }
+  if (shown.drawn !== current.drawn) {
+    const untouched = sameTaxForm(values, taxFormValues(shown)) || sameTaxForm(values, taxFormValues(current));
+    if (untouched || ownSave) {
+      setShown(current);
+      setValues(taxFormValues(current));
+      setOwnSave(false);
+    }
+  }
+  const set = (name: keyof typeof values) => (event: { target: { value: string } }) => {
+    setOwnSave(false);
     setValues((v) => ({ ...v, [name]: event.target.value }));
+  };
   return (
     <form
       ref={formRef}
@@ -198,7 +229,7 @@ export function TaxFormForm({
       className="flex max-w-xl flex-col gap-3"
     >
       <FormHead gameId={gameId} playerId={playerId} state={state}>
-        <input type="hidden" name="drawn" value={current.drawn} />
+        <input type="hidden" name="drawn" value={shown.drawn} />
       </FormHead>
       <Field label="Tax form on file" error={errors.taxForm} required>
         {(control) => (
@@ -214,7 +245,14 @@ export function TaxFormForm({
       </Field>
       <div className="flex flex-wrap gap-3">
         {TAX_FORM_DATES.map(({ name, label, hint }) => (
-          <Field key={name} label={label} hint={hint} error={errors[name]}>
+          <Field
+            key={name}
+            label={label}
+            hint={hint}
+            error={errors[name]}
+            // Received on for any form on file; Expires on for a W-8 (the server refuses either missing).
+            required={name === "taxFormReceivedOn" ? values.taxForm !== "none" : values.taxForm.startsWith("W-8")}
+          >
             {(control) => <Input {...control} name={name} type="date" value={values[name]} onChange={set(name)} />}
           </Field>
         ))}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState, useRef } from "react";
+import { useActionState, useRef, useState } from "react";
 import { Field } from "@/app/_components/forms/field";
 import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { ResultMessage } from "@/app/_components/forms/result-message";
@@ -9,6 +9,7 @@ import { Select } from "@/app/_components/forms/select";
 import { SubmitButton } from "@/app/_components/forms/submit-button";
 import type { ActionResult } from "@/lib/action-result";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
+import { keepTyped } from "@/app/_components/forms/keep-typed";
 
 type Action = (state: ActionResult | null, form: FormData) => Promise<ActionResult>;
 
@@ -26,19 +27,36 @@ export function AccountForm({
   label: string;
   current: { code: string; taxRate: string | null } | null;
 }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   const values = state && !state.ok ? (state.values ?? {}) : {};
   const formRef = useRef<HTMLFormElement>(null);
   // A refused field takes the focus, its error read with it.
   useFocusFirstInvalid(formRef, state && !state.ok ? state : null);
+  // The mapping the fields showed when typing began: the page drawn again meanwhile (another form of it saved) shows a
+  // colleague's change in the fields left alone, never under what was typed over the older one.
+  const [typedOver, setTypedOver] = useState<typeof current | undefined>(undefined);
+  // A save answered ok starts the next typing afresh; a refusal keeps the mapping the typing began over.
+  const [answered, setAnswered] = useState(state);
+  if (answered !== state) {
+    setAnswered(state);
+    if (state?.ok) setTypedOver(undefined);
+  }
+  const drawn = typedOver === undefined ? current : typedOver;
   return (
-    <form ref={formRef} action={formAction} className="flex flex-col gap-3" noValidate aria-label={`Map ${label}`}>
+    <form
+      ref={formRef}
+      action={formAction}
+      onInput={() => setTypedOver((kept) => (kept === undefined ? current : kept))}
+      className="flex flex-col gap-3"
+      noValidate
+      aria-label={`Map ${label}`}
+    >
       <ShownGameField gameId={gameId} />
       <input type="hidden" name="account" value={account} />
       {/* The mapping this page shows: a save after another admin's change is refused rather than undo it. */}
-      <input type="hidden" name="drawnCode" value={current?.code ?? ""} />
-      <input type="hidden" name="drawnTaxRate" value={current?.taxRate ?? ""} />
+      <input type="hidden" name="drawnCode" value={drawn?.code ?? ""} />
+      <input type="hidden" name="drawnTaxRate" value={drawn?.taxRate ?? ""} />
       <ResultMessage result={state} />
       <div className="grid gap-3 sm:grid-cols-2">
         <Field
@@ -87,7 +105,7 @@ export function DateOrderForm({
   current: string;
   options: { value: string; label: string }[];
 }) {
-  const [state, formAction] = useActionState(action, null);
+  const [state, formAction] = useActionState(keepTyped(action), null);
   const values = state && !state.ok ? (state.values ?? {}) : {};
   const errors = state && !state.ok ? (state.fieldErrors ?? {}) : {};
   return (
