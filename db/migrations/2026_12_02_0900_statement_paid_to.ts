@@ -9,8 +9,11 @@ import { type Kysely, sql } from "kysely";
  *   by hand from the profile when its method is the payment's), cleared when the payment comes back.
  *
  * Statements paid before this change take their profile's masked details as they are now: what their documents have
- * printed so far, so printing them again gives the same bytes.
+ * printed so far, so printing them again gives the same bytes. Every paid statement is updated, and an earlier
+ * release would pay statements without keeping the account: the earlier release is stopped first.
  */
+export const exclusive = true;
+
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table payment_file_item add column if not exists account_masked text`.execute(db);
   await sql`alter table payout_statement add column if not exists paid_to_masked text`.execute(db);
