@@ -29,11 +29,13 @@ type OverrideParams = {
  */
 export async function overrideFlag(db: Db, params: OverrideParams, as: ActingAs): Promise<void> {
   const reason = params.reason.trim();
-  if (reason.length < 10)
+  // Characters, as the database counts them (an emoji is one, and two UTF-16 units).
+  const characters = [...reason].length;
+  if (characters < 10)
     throw new AppError("INVALID_INPUT", "Write why this flag does not stop the payment (at least 10 characters).", {
       field: "reason",
     });
-  if (reason.length > 1000)
+  if (characters > 1000)
     throw new AppError("INVALID_INPUT", "Keep the reason under 1,000 characters.", { field: "reason" });
   if (!isPayoutFlag(params.flag)) throw new AppError("INVALID_INPUT", "Unknown flag.", { field: "flag" });
   const windowLevel = isWindowFlag(params.flag);

@@ -90,6 +90,14 @@ describe("the approval workflow", () => {
         web(preparer),
       ),
     ).rejects.toThrow(/at least 10 characters/);
+    // Five emoji are ten UTF-16 units and five characters: refused as too short, as the database would.
+    await expect(
+      overrideFlag(
+        db,
+        { gameId: GAME, batchId, flag: "spend_order_not_found", recipientPlayerId: null, reason: "🙂🙂🙂🙂🙂" },
+        web(preparer),
+      ),
+    ).rejects.toMatchObject({ code: "INVALID_INPUT", message: expect.stringMatching(/at least 10 characters/) });
     await overrideFlag(
       db,
       {
