@@ -1,5 +1,6 @@
 import { KEEP_ALIVE_MS } from "./server-options";
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { createDb } from "@/db";
@@ -64,6 +65,14 @@ async function main(): Promise<number> {
   const fromEnv = portSchema.safeParse(process.env.PORT || "3000");
   if (!fromEnv.success) throw new CliError("PORT must be a port number from 1 to 65535", 2);
   const port = fromEnv.data;
+  // Before anything is prepared: a second start beside a running one would otherwise migrate, point the demo game at
+  // an emulator of its own (leaving the first one's demo calling an emulator since stopped) and build, then fail.
+  if (!(await portIsFree(port)))
+    throw new CliError(
+      `port ${port} is in use (Payout Desk already running, or another program): stop it, or start on another port ` +
+        "with --port",
+      1,
+    );
   // As the app reads it (its origin); one that is no address is refused with the other settings, below.
   const given = process.env.PAYOUT_DESK_URL;
   const publicUrl = given ? (URL.canParse(given) ? new URL(given).origin : given) : `http://localhost:${port}`;
@@ -248,3 +257,15 @@ main().catch((error: unknown) => {
   console.error(`start: ${(error as Error).message}`);
   process.exit(code);
 });
+
+/**
+ * Whether no program listens on `port` (as `next start` would, on every address). Any other failure to listen (a port
+ * below 1024 for a user) is left for the app's own start to say.
+ */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", (error: NodeJS.ErrnoException) => resolve(error.code !== "EADDRINUSE"));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
+}

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { sql } from "kysely";
@@ -44,6 +45,38 @@ describe("npm start with a setting it refuses", () => {
     const tables = await sql<{ name: string }>`
       select table_name as name from information_schema.tables where table_name = 'kysely_migration'`.execute(t.db);
     expect(tables.rows).toEqual([]);
+  });
+});
+
+describe("npm start on a port in use", () => {
+  it("says so before it prepares anything (a second start beside a running one)", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATABASE_URL: t.url,
+        PAYOUT_DESK_KEY: randomBytes(32).toString("base64"),
+        NODE_OPTIONS: "",
+      };
+      delete env.PAYOUT_DESK_EMULATOR;
+      const started = await run(
+        process.execPath,
+        ["--import", "./bin/register.mjs", "bin/start.ts", "--port", String(port)],
+        { cwd: ROOT, env },
+      ).then(
+        () => ({ code: 0, stderr: "" }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(started.code).toBe(1);
+      expect(started.stderr).toContain(`port ${port} is in use`);
+      const tables = await sql<{ name: string }>`
+        select table_name as name from information_schema.tables where table_name = 'kysely_migration'`.execute(t.db);
+      expect(tables.rows).toEqual([]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
 
