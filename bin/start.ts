@@ -10,7 +10,7 @@ import { migrateToLatest } from "@/db/migrate";
 import { countAdminUsers } from "@/db/queries/users";
 import { decodeKey, serverActionsKey } from "@/lib/crypto";
 import { verifyKeys } from "@/lib/keys/check";
-import { startMailCatcher } from "@/lib/mail/catcher";
+import { startMailCatcherOn } from "@/lib/mail/catcher";
 import { STOP_SIGNALS } from "@/lib/stop-signal";
 import { buildIsCurrent, ensureBuild } from "./build-state";
 import { isRunning, stopChild } from "./child-process";
@@ -187,12 +187,8 @@ async function run(
   // The embedded default catches statement emails itself (admins read them under Outbox): no mail server needed.
   let mailCatcherUrl: string | null = null;
   if (runtime.embedded && !process.env.SMTP_URL) {
-    const catcherDb = createDb(runtime.databaseUrl, { max: 2 });
-    const catcher = await startMailCatcher(catcherDb);
-    own(async () => {
-      await catcher.stop();
-      await catcherDb.destroy();
-    });
+    const catcher = await startMailCatcherOn(runtime.databaseUrl);
+    own(catcher.stop);
     env.SMTP_URL = catcher.url;
     mailCatcherUrl = catcher.url;
   }

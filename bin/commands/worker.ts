@@ -4,6 +4,7 @@ import { leaveStopSignalsToCaller } from "@/db/embedded";
 import { listAppliedMigrations } from "@/db/queries/health";
 import { checkReadiness } from "@/lib/health";
 import { verifyKeys } from "@/lib/keys/check";
+import { type MailCatcher, startMailCatcherOn } from "@/lib/mail/catcher";
 import { shutDownWorkers, startWorkers } from "@/lib/jobs/worker";
 import { STOP_SIGNALS } from "@/lib/stop-signal";
 import { exportRuntimeEnv, prepareRuntime } from "../runtime";
@@ -156,8 +157,17 @@ export const workerCommand = {
     const runtime = await prepareRuntime();
     exportRuntimeEnv(runtime);
     if (!runtime.embedded) warnOfDemoDefaults();
-    const db = getDb();
+    let catcher: MailCatcher | null = null;
+    let db: Db | null = null;
     try {
+      // On the embedded default without SMTP_URL, statement emails go to a mail catcher of its own, as npm start's do
+      // (admins read them under Outbox): its send jobs would otherwise fail for want of a mail server. Set before the
+      // settings are first read.
+      if (runtime.embedded && !process.env.SMTP_URL) {
+        catcher = await startMailCatcherOn(runtime.databaseUrl);
+        process.env.SMTP_URL = catcher.url;
+      }
+      db = getDb();
       // A worker of a new release may start before `desk migrate` has run: its jobs would fail on the old schema.
       const stoppedEarly = await untilMigrated(db, signal, databaseAddress(runtime.databaseUrl));
       if (stoppedEarly) {
@@ -190,7 +200,8 @@ export const workerCommand = {
         jobsHandedBack: counts.running,
       };
     } finally {
-      await db.destroy();
+      await db?.destroy();
+      await catcher?.stop();
       await runtime.stop();
     }
   },

@@ -2,7 +2,7 @@ import "server-only";
 import type { AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
-import type { Db } from "@/db";
+import { createDb, type Db } from "@/db";
 import { insertMailMessage } from "@/db/queries/mail";
 
 /** The largest message the catcher takes (a statement PDF is far smaller). */
@@ -53,4 +53,22 @@ export async function startMailCatcher(db: Db): Promise<MailCatcher> {
     url: `smtp://127.0.0.1:${port}`,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A mail catcher on the database at `databaseUrl`, with connections of its own, closed with it. */
+export async function startMailCatcherOn(databaseUrl: string): Promise<MailCatcher> {
+  const catcherDb = createDb(databaseUrl, { max: 2 });
+  try {
+    const catcher = await startMailCatcher(catcherDb);
+    return {
+      url: catcher.url,
+      stop: async () => {
+        await catcher.stop();
+        await catcherDb.destroy();
+      },
+    };
+  } catch (error) {
+    await catcherDb.destroy();
+    throw error;
+  }
 }
