@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes, randomInt } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { createRequire } from "node:module";
 import { userInfo } from "node:os";
@@ -149,6 +149,18 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether process `pid` is a PostgreSQL server, where the system says (Linux's /proc); true where it cannot be told.
+ * A postmaster.pid left by a crash may name a process id taken since by another program.
+ */
+async function isPostgres(pid: number): Promise<boolean> {
+  const command = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => null);
+  if (command === null) return true;
+  // The program's own name (argv[0]; a server's processes may rename theirs "postgres: …").
+  const program = path.basename(command.split("\0")[0] ?? "");
+  return program === "postgres" || program.startsWith("postgres:") || program === "postmaster";
+}
+
 /** A cluster already running on this data directory (started by `npm start` or another CLI call), if any. */
 export async function findRunningCluster(clusterDir: string): Promise<{ pid: number; port: number } | null> {
   const pidFile = path.join(clusterDir, "postmaster.pid");
@@ -156,7 +168,7 @@ export async function findRunningCluster(clusterDir: string): Promise<{ pid: num
   const lines = (await readFile(pidFile, "utf8")).split("\n");
   const pid = Number.parseInt(lines[0] ?? "", 10);
   const port = Number.parseInt(lines[3] ?? "", 10);
-  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return null;
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid) || !(await isPostgres(pid))) return null;
   return { pid, port };
 }
 
@@ -261,6 +273,16 @@ export async function startCluster(options: StartOptions): Promise<EmbeddedClust
   if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
     await pg.initialise();
     await chmod(clusterDir, 0o700).catch(() => {});
+  }
+  // A postmaster.pid left by a crash whose process id another program has taken since: PostgreSQL would take that
+  // program for another server on this folder and refuse to start, every time. None runs here (found above).
+  const pidFile = path.join(clusterDir, "postmaster.pid");
+  const staleOwner = existsSync(pidFile)
+    ? Number.parseInt((await readFile(pidFile, "utf8").catch(() => "")).split("\n")[0] ?? "", 10)
+    : Number.NaN;
+  if (Number.isInteger(staleOwner) && isAlive(staleOwner) && !(await isPostgres(staleOwner))) {
+    log(`removed ${pidFile}: left by a crash, its process id ${staleOwner} now another program's`);
+    await rm(pidFile, { force: true });
   }
   try {
     await pg.start();
