@@ -102,6 +102,9 @@ export async function exportResponse(db: Db, request: ExportRequest, signal?: Ab
   return csvDownloadResponse(started, signal);
 }
 
+/** How long a download waits for a client that stopped reading before it is cut. */
+export const STALLED_CLIENT_MS = 10 * 60_000;
+
 /**
  * A CSV being written, as a download response. Its first chunk is read before answering (see exportResponse); a
  * failure later aborts the connection. `signal`: the request's, aborted when its client goes away before the file
@@ -117,6 +120,7 @@ export async function csvDownloadResponse(
     target?: { part: number; parts: number; split: string | null };
   },
   signal?: AbortSignal,
+  stallMs = STALLED_CLIENT_MS,
 ): Promise<Response> {
   const { chunks } = started;
   const first = await chunks.next();
@@ -136,8 +140,12 @@ export async function csvDownloadResponse(
   if (signal?.aborted) onAbort();
   else signal?.addEventListener("abort", onAbort, { once: true });
   let pending: IteratorResult<Buffer, void> | null = first;
+  // A client that stays connected and stops reading asks for nothing more: past stallMs the download is cut (the file
+  // never ends cleanly, so the client knows), its reading stopped and its connection and slot given back.
+  let stalled: ReturnType<typeof setTimeout> | undefined;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      clearTimeout(stalled);
       try {
         const next = pending ?? (await chunks.next());
         pending = null;
@@ -145,14 +153,25 @@ export async function csvDownloadResponse(
           ended = true;
           signal?.removeEventListener("abort", onAbort);
           controller.close();
-        } else controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
+          return;
+        }
+        controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
+        stalled = setTimeout(() => {
+          if (ended) return;
+          log.warn("export cut: its client stopped reading", { exportId: started.exportId, stallMs });
+          controller.error(new Error("the client stopped reading"));
+          stop().catch((error) => log.error("export not stopped", { exportId: started.exportId, error }));
+        }, stallMs);
       } catch (error) {
         ended = true;
         signal?.removeEventListener("abort", onAbort);
         controller.error(error);
       }
     },
-    cancel: stop,
+    cancel: async () => {
+      clearTimeout(stalled);
+      await stop();
+    },
   });
   return new Response(body, {
     status: 200,
