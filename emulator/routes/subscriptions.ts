@@ -144,7 +144,7 @@ export function registerSubscriptionRoutes(api: Hono<AppEnv>, runtime: EmulatorR
 export function parseReason(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== "string") throw new ApiError(400, "INVALID_FIELD_VALUE", "reason must be a string.");
-  if (value.length > MAX_REASON_LENGTH) {
+  if ([...value].length > MAX_REASON_LENGTH) {
     throw new ApiError(400, "INVALID_FIELD_VALUE", `reason is longer than ${MAX_REASON_LENGTH} characters.`);
   }
   return value;

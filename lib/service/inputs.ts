@@ -28,11 +28,16 @@ export const listPlayerSubscriptionsInputSchema = z.object({
 });
 export type ListPlayerSubscriptionsInput = z.input<typeof listPlayerSubscriptionsInputSchema>;
 
+/** "Cancel and refund reason: at most 500 characters": characters, an emoji one (two UTF-16 units). */
+const serviceReasonSchema = z
+  .string()
+  .refine((value) => [...value].length <= 500, { message: "must be at most 500 characters" });
+
 export const cancelSubscriptionInputSchema = z.object({
   /** Default true at the service. */
   atPeriodEnd: z.boolean().optional(),
   /** "Cancel and refund reason: at most 500 characters" */
-  reason: z.string().max(500).optional(),
+  reason: serviceReasonSchema.optional(),
 });
 export type CancelSubscriptionInput = z.input<typeof cancelSubscriptionInputSchema>;
 
@@ -58,7 +63,7 @@ export const refundInputSchema = z.object({
     .refine((value) => !/^sub_/i.test(value), { message: "must not begin with sub_" }),
   periodSeq: z.number().int().min(1).optional(),
   amountUsd: usdInputSchema.optional(),
-  reason: z.string().max(500).optional(),
+  reason: serviceReasonSchema.optional(),
 });
 export type RefundInput = z.input<typeof refundInputSchema>;
 

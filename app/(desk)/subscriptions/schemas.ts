@@ -24,7 +24,8 @@ const periodSeqSchema = z
 export const reasonSchema = z
   .string()
   .trim()
-  .max(500, { message: "must be at most 500 characters" })
+  // Characters, as the service counts them: an emoji is one (two UTF-16 units).
+  .refine((value) => [...value].length <= 500, { message: "must be at most 500 characters" })
   .optional()
   .transform((value) => (value ? value : null));
 export { refundAttemptIdSchema as attemptIdSchema } from "@/lib/refunds/schemas";
