@@ -192,13 +192,16 @@ export function DataTable<TData>({
   const sortedColumn = table.getColumn(state.sort);
   const first = Math.min((state.page - 1) * state.pageSize + 1, total);
   const last = Math.min(state.page * state.pageSize, total);
+  const pastEnd = total > 0 && (state.page - 1) * state.pageSize >= total;
   const announcement =
     total === 0
       ? "No rows."
-      : `Rows ${formatCount(first)} to ${formatCount(last)} of ${formatCount(total)}` +
-        (sortedColumn
-          ? `, sorted by ${columnLabel(sortedColumn)}, ${state.dir === "desc" ? "descending" : "ascending"}.`
-          : ".");
+      : pastEnd
+        ? `No rows on page ${formatCount(state.page)}: the list has ${formatCount(total)}.`
+        : `Rows ${formatCount(first)} to ${formatCount(last)} of ${formatCount(total)}` +
+          (sortedColumn
+            ? `, sorted by ${columnLabel(sortedColumn)}, ${state.dir === "desc" ? "descending" : "ascending"}.`
+            : ".");
 
   // The empty body's buttons leave the page with the rows they bring: the focus goes to the table's region first, and
   // the status below it says the rows that came.

@@ -40,7 +40,13 @@ export function Pagination({ page, pageSize, total, pageSizes }: PaginationProps
       aria-label="Pagination"
       className="flex flex-wrap items-center justify-between gap-3 px-3 py-2 text-sm text-ink-muted"
     >
-      <p>{total === 0 ? "No rows" : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)}`}</p>
+      <p>
+        {total === 0
+          ? "No rows"
+          : page > pages
+            ? `No rows on page ${formatCount(page)} of ${formatCount(pages)}`
+            : `Rows ${formatCount(first)}–${formatCount(last)} of ${formatCount(total)}`}
+      </p>
       <div className="flex flex-wrap items-center gap-3">
         <div className="flex items-center gap-2">
           <label htmlFor={sizeId}>Rows per page</label>
