@@ -26,6 +26,9 @@ import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { PayoutProfileSection } from "./payout-profile";
 import { getProfile } from "@/db/queries/profiles";
 
+/** The statement events the History card lists, the latest first (it says when there are more). */
+const HISTORY_SHOWN = 100;
+
 export async function generateMetadata({ params }: { params: Promise<{ playerId: string }> }): Promise<Metadata> {
   return recordTitle("Recipient", (await params).playerId);
 }
@@ -58,7 +61,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
   const [windows, entries, events, invariant, batches] = await Promise.all([
     listRecipientWindows(db, { gameId: game.id, recipientPlayerId: playerId }),
     listLedgerEntries(db, { gameId: game.id, recipientPlayerId: playerId }),
-    listStatementEvents(db, { gameId: game.id, recipientPlayerId: playerId, limit: 100 }),
+    listStatementEvents(db, { gameId: game.id, recipientPlayerId: playerId, limit: HISTORY_SHOWN + 1 }),
     checkLedgerInvariant(db, { gameId: game.id, recipientPlayerId: playerId }),
     listPayoutBatches(db, { gameId: game.id }),
   ]);
@@ -271,11 +274,16 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
       </Card>
 
       <Card title="History" flush>
+        {events.length > HISTORY_SHOWN ? (
+          <p className="px-4 pt-3 text-sm text-ink-muted">
+            The latest {HISTORY_SHOWN} events are shown; earlier ones are kept.
+          </p>
+        ) : null}
         {events.length === 0 ? (
           <EmptyState title="No history yet" className="border-0" />
         ) : (
           <ol className="divide-y divide-line text-sm">
-            {events.map((e, i) => (
+            {events.slice(0, HISTORY_SHOWN).map((e, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: a static, server-rendered list; its rows carry no id.
               <li key={`${e.at.toISOString()}-${i}`} className="flex flex-wrap gap-x-3 px-4 py-2">
                 <DateTime value={e.at.toISOString()} focusable={false} />
