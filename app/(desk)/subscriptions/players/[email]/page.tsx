@@ -254,7 +254,11 @@ export default async function PlayerPage({ params, searchParams }: Props) {
                 >
                   {subscriptions.value.subscriptions.length === 0 ? (
                     <EmptyRow colSpan={10}>
-                      {status ? "No subscriptions with this status." : "This player has no subscriptions in this game."}
+                      {subscriptions.value.pagination.total_count > 0
+                        ? "No subscriptions on this page: it is past the last one."
+                        : status
+                          ? "No subscriptions with this status."
+                          : "This player has no subscriptions in this game."}
                     </EmptyRow>
                   ) : (
                     subscriptions.value.subscriptions.map((s) => (

@@ -33,7 +33,11 @@ export function EvidenceLines({
     <section aria-labelledby="lines-heading">
       <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
         <h2 id="lines-heading" className="text-sm font-semibold text-ink">
-          Renewal lines ({formatCount(lines.total)})
+          Renewal lines (
+          {mismatchesOnly
+            ? `${formatCount(lines.mismatches)} of ${formatCount(lines.total)}: reconciliation mismatches`
+            : formatCount(lines.total)}
+          )
         </h2>
         <div className="flex gap-2 text-sm">
           {mismatchesOnly ? (
@@ -47,6 +51,12 @@ export function EvidenceLines({
           ) : null}
         </div>
       </div>
+      {page > pages && pages > 0 ? (
+        <p className="mb-2 text-sm text-ink-muted">
+          No lines on page {formatCount(page)}: the lines fill {formatCount(pages)}.{" "}
+          <TextLink href={linkFor({ page: "1" })}>Go to the first page</TextLink>
+        </p>
+      ) : null}
       <SimpleTable
         caption="Renewal lines attributed to this recipient in the window"
         dense
