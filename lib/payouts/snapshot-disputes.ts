@@ -16,33 +16,34 @@ const WAITING_READ = 500;
 type WaitingOpening = { disputeId: string; orderId: string; reason: string | null; usdAmount: string; at: Date };
 type WaitingLoss = { disputeId: string; orderId: string; at: Date };
 
-/** A waiting event's chargeback opening, if it is one the desk can read (a close, or an unreadable body, is not). */
-function openingOf(event: { body: string; at: Date }): WaitingOpening | null {
+/**
+ * What a waiting event says of its chargeback, read once: an opening, a loss (a dispute won changes no flag till
+ * recorded), or nothing the desk can read (another type, an unreadable body).
+ */
+function waitingChargeback(event: {
+  body: string;
+  at: Date;
+}): { opening: WaitingOpening } | { loss: WaitingLoss } | null {
   const parsed = parseStoredEvent(event.body);
   if (!parsed.success || parsed.event.envelope.event_type !== "purchase.disputed") return null;
   const data = parsed.event.envelope.data;
-  if (disputeCloses(data)) return null;
+  if (disputeCloses(data)) {
+    const close = disputeClosedDataSchema.safeParse(data);
+    if (!close.success || close.data.dispute_status !== "lost") return null;
+    return { loss: { disputeId: close.data.dispute_id, orderId: close.data.order_id, at: event.at } };
+  }
   const opening = disputeOpenedDataSchema.safeParse(data);
   if (!opening.success) return null;
   const d = opening.data;
   return {
-    disputeId: d.dispute_id,
-    orderId: d.order_id,
-    reason: d.reason ?? null,
-    usdAmount: d.usd_amount,
-    at: event.at,
+    opening: {
+      disputeId: d.dispute_id,
+      orderId: d.order_id,
+      reason: d.reason ?? null,
+      usdAmount: d.usd_amount,
+      at: event.at,
+    },
   };
-}
-
-/** A waiting event's chargeback lost, if it is one the desk can read (a dispute won changes no flag till recorded). */
-function lossOf(event: { body: string; at: Date }): WaitingLoss | null {
-  const parsed = parseStoredEvent(event.body);
-  if (!parsed.success || parsed.event.envelope.event_type !== "purchase.disputed") return null;
-  const data = parsed.event.envelope.data;
-  if (!disputeCloses(data)) return null;
-  const close = disputeClosedDataSchema.safeParse(data);
-  if (!close.success || close.data.dispute_status !== "lost") return null;
-  return { disputeId: close.data.dispute_id, orderId: close.data.order_id, at: event.at };
 }
 
 /**
@@ -58,8 +59,9 @@ export async function listDisputesOfSnapshot(
 ): Promise<SnapshotDisputeRow[]> {
   const recorded = await listSnapshotDisputes(db, params);
   const events = await listWaitingDisputeEvents(db, { gameId: params.gameId, limit: WAITING_READ });
-  const openings = events.flatMap((e) => openingOf(e) ?? []);
-  const losses = new Map(events.flatMap((e) => lossOf(e) ?? []).map((l) => [l.disputeId, l]));
+  const read = events.map(waitingChargeback);
+  const openings = read.flatMap((c) => (c && "opening" in c ? [c.opening] : []));
+  const losses = new Map(read.flatMap((c) => (c && "loss" in c ? [[c.loss.disputeId, c.loss] as const] : [])));
   if (openings.length === 0 && losses.size === 0) return recorded;
   const known = await listRecordedDisputeIds(db, {
     gameId: params.gameId,
