@@ -10,27 +10,21 @@ import { waitingAtMost } from "./locks";
 
 /**
  * Locks one event row until the end of the transaction (a second worker on the same event waits, then sees it
- * done). `waitMs`: "busy" when the row stays locked that long, the transaction then aborted (its caller leaves it).
+ * done), waiting at most `waitMs`: "busy" when the row stays locked that long, the transaction then aborted (its
+ * caller leaves it).
  */
-export async function lockWebhookEvent(trx: Db, id: string, options: { waitMs?: number } = {}) {
-  const row =
-    options.waitMs === undefined
-      ? await selectEventForUpdate(trx, id)
-      : await waitingAtMost(trx, options.waitMs, () => selectEventForUpdate(trx, id));
+export async function lockWebhookEvent(trx: Db, id: string, waitMs: number) {
+  const row = await waitingAtMost(trx, waitMs, () =>
+    trx
+      .selectFrom("webhook_event")
+      .select(["id", "game_id", "event_type", "body", "status", "attempts", "effect"])
+      .where("id", "=", id)
+      .forUpdate()
+      .executeTakeFirst(),
+  );
   if (row === "timed_out") return "busy" as const;
   return row ? camelRow(row) : null;
 }
-
-function selectEventForUpdate(trx: Db, id: string) {
-  return trx
-    .selectFrom("webhook_event")
-    .select(["id", "game_id", "event_type", "body", "status", "attempts", "effect"])
-    .where("id", "=", id)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
-export type WebhookEventForProcessing = Exclude<NonNullable<Awaited<ReturnType<typeof lockWebhookEvent>>>, "busy">;
 
 export async function completeWebhookEvent(
   trx: Db,

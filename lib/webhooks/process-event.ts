@@ -156,7 +156,7 @@ export async function processWebhookEvent(
   const step = await db
     .transaction()
     .execute(async (trx): Promise<Step> => {
-      const row = await lockWebhookEvent(trx, eventId, { waitMs: lockWaitMs });
+      const row = await lockWebhookEvent(trx, eventId, lockWaitMs);
       // The transaction is aborted by the wait's end: it is left by throwing.
       if (row === "busy") throw busy;
       if (!row) return { outcome: "missing" };
