@@ -161,15 +161,24 @@ async function isPostgres(pid: number): Promise<boolean> {
   return program === "postgres" || program.startsWith("postgres:") || program === "postmaster";
 }
 
-/** A cluster already running on this data directory (started by `npm start` or another CLI call), if any. */
-export async function findRunningCluster(clusterDir: string): Promise<{ pid: number; port: number } | null> {
+/**
+ * What this data directory's postmaster.pid names, if it names a live process: its process id and port, and whether
+ * that process is a PostgreSQL server (else the file was left by a crash, its id taken since by another program).
+ */
+async function readPostmaster(clusterDir: string): Promise<{ pid: number; port: number; postgres: boolean } | null> {
   const pidFile = path.join(clusterDir, "postmaster.pid");
   if (!existsSync(pidFile)) return null;
-  const lines = (await readFile(pidFile, "utf8")).split("\n");
+  const lines = (await readFile(pidFile, "utf8").catch(() => "")).split("\n");
   const pid = Number.parseInt(lines[0] ?? "", 10);
   const port = Number.parseInt(lines[3] ?? "", 10);
-  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid) || !(await isPostgres(pid))) return null;
-  return { pid, port };
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return null;
+  return { pid, port, postgres: await isPostgres(pid) };
+}
+
+/** A cluster already running on this data directory (started by `npm start` or another CLI call), if any. */
+export async function findRunningCluster(clusterDir: string): Promise<{ pid: number; port: number } | null> {
+  const named = await readPostmaster(clusterDir);
+  return named?.postgres ? { pid: named.pid, port: named.port } : null;
 }
 
 /**
@@ -234,7 +243,8 @@ type StartOptions = {
 
 export async function startCluster(options: StartOptions): Promise<EmbeddedCluster> {
   const { clusterDir, password } = options;
-  const running = await findRunningCluster(clusterDir);
+  const named = await readPostmaster(clusterDir);
+  const running = named?.postgres ? named : null;
   if (running) {
     return {
       url: clusterUrl(password, running.port, "postgres"),
@@ -274,14 +284,11 @@ export async function startCluster(options: StartOptions): Promise<EmbeddedClust
     await pg.initialise();
     await chmod(clusterDir, 0o700).catch(() => {});
   }
-  // A postmaster.pid left by a crash whose process id another program has taken since: PostgreSQL would take that
-  // program for another server on this folder and refuse to start, every time. None runs here (found above).
-  const pidFile = path.join(clusterDir, "postmaster.pid");
-  const staleOwner = existsSync(pidFile)
-    ? Number.parseInt((await readFile(pidFile, "utf8").catch(() => "")).split("\n")[0] ?? "", 10)
-    : Number.NaN;
-  if (Number.isInteger(staleOwner) && isAlive(staleOwner) && !(await isPostgres(staleOwner))) {
-    log(`removed ${pidFile}: left by a crash, its process id ${staleOwner} now another program's`);
+  // A postmaster.pid left by a crash whose process id another program has taken since (read above): PostgreSQL would
+  // take that program for another server on this folder and refuse to start, every time.
+  if (named && !named.postgres) {
+    const pidFile = path.join(clusterDir, "postmaster.pid");
+    log(`removed ${pidFile}: left by a crash, its process id ${named.pid} now another program's`);
     await rm(pidFile, { force: true });
   }
   try {
