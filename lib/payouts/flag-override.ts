@@ -1,4 +1,5 @@
 import "server-only";
+import { characterCount } from "@/core/characters";
 import type { ActingAs } from "@/core/actor";
 import type { Db, DbOrTrx, Trx } from "@/db";
 import { getStatementRecipientFlags, insertFlagOverride } from "@/db/queries/flags";
@@ -29,8 +30,7 @@ type OverrideParams = {
  */
 export async function overrideFlag(db: Db, params: OverrideParams, as: ActingAs): Promise<void> {
   const reason = params.reason.trim();
-  // Characters, as the database counts them (an emoji is one, and two UTF-16 units).
-  const characters = [...reason].length;
+  const characters = characterCount(reason);
   if (characters < 10)
     throw new AppError("INVALID_INPUT", "Write why this flag does not stop the payment (at least 10 characters).", {
       field: "reason",

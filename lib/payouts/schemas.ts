@@ -1,3 +1,4 @@
+import { characterCount } from "@/core/characters";
 import { z } from "zod";
 import { isPayoutFlag, type PayoutFlag } from "./flag-info";
 
@@ -36,8 +37,12 @@ export const flagCauseSchema = z
   .min(1, { message: "is empty" })
   .max(200, { message: "is too long" });
 
+/** A flag override's reason, counted in characters as the database's check counts it. */
 export const overrideReasonSchema = z
   .string({ message: "is required" })
   .trim()
-  .min(10, { message: "must say why the flag does not stop the payment (at least 10 characters)" })
-  .max(1000, { message: "must be at most 1,000 characters" });
+  .refine((value) => characterCount(value) >= 10, {
+    message: "must say why the flag does not stop the payment (at least 10 characters)",
+    abort: true,
+  })
+  .refine((value) => characterCount(value) <= 1000, { message: "must be at most 1,000 characters" });

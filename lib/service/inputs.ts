@@ -2,6 +2,7 @@ import { z } from "zod";
 import { subscriptionIdSchema } from "@/lib/lookup/schemas";
 import { usdInputSchema } from "@/lib/money";
 import { PERIOD_STATUSES } from "./schemas";
+import { characterCount } from "@/core/characters";
 
 /** What the service client's functions accept: checked before anything is sent. */
 
@@ -28,10 +29,10 @@ export const listPlayerSubscriptionsInputSchema = z.object({
 });
 export type ListPlayerSubscriptionsInput = z.input<typeof listPlayerSubscriptionsInputSchema>;
 
-/** "Cancel and refund reason: at most 500 characters": characters, an emoji one (two UTF-16 units). */
-const serviceReasonSchema = z
+/** "Cancel and refund reason: at most 500 characters", counted in characters. */
+export const serviceReasonSchema = z
   .string()
-  .refine((value) => [...value].length <= 500, { message: "must be at most 500 characters" });
+  .refine((value) => characterCount(value) <= 500, { message: "must be at most 500 characters" });
 
 export const cancelSubscriptionInputSchema = z.object({
   /** Default true at the service. */

@@ -23,7 +23,13 @@ import {
 } from "@/lib/payouts/batches";
 import { describeBulk } from "@/lib/payouts/bulk-words";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { batchIdSchema, batchRevisionSchema, flagCauseSchema, reasonSchema } from "@/lib/payouts/schemas";
+import {
+  batchIdSchema,
+  batchRevisionSchema,
+  flagCauseSchema,
+  overrideReasonSchema,
+  reasonSchema,
+} from "@/lib/payouts/schemas";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 import { noAddressNote, queuePaidStatementEmails, unsentEmailsNote } from "@/lib/statements/send";
 import { formatUsdText } from "@/lib/format";
@@ -183,11 +189,7 @@ export const overrideFlagAction = defineAction(
             .transform(Number)
             .nullable(),
         ),
-      reason: z
-        .string()
-        .trim()
-        .min(10, { message: "must say why the flag does not stop the payment (at least 10 characters)" })
-        .max(1000),
+      reason: overrideReasonSchema,
     }),
   },
   async (input, { user }) => {

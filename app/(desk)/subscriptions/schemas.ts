@@ -2,6 +2,7 @@ import { z } from "zod";
 import { subscriptionIdSchema } from "@/lib/lookup/schemas";
 import { subscriptionSeenSchema } from "@/lib/lookup/subscription-seen";
 import { decimalStringSchema, usdInputSchema } from "@/lib/money";
+import { serviceReasonSchema } from "@/lib/service/inputs";
 
 /**
  * The support forms' input schemas (refund, cancel, price and card change), kept out of the "use server" module so
@@ -24,8 +25,7 @@ const periodSeqSchema = z
 export const reasonSchema = z
   .string()
   .trim()
-  // Characters, as the service counts them: an emoji is one (two UTF-16 units).
-  .refine((value) => [...value].length <= 500, { message: "must be at most 500 characters" })
+  .pipe(serviceReasonSchema)
   .optional()
   .transform((value) => (value ? value : null));
 export { refundAttemptIdSchema as attemptIdSchema } from "@/lib/refunds/schemas";
