@@ -32,11 +32,3 @@ export async function fileMethodsThatCanPay(
     PROFILE_METHODS[kind].includes(payee.method) && (kind !== "sepa" || payee.currency === "EUR");
   return FILE_METHODS.filter((kind) => payees.some((payee) => pays(kind, payee)));
 }
-
-/** Whether a payment file of some kind can pay anyone of the batch now (fileMethodsThatCanPay). */
-export async function fileCanPayAnyone(
-  db: Db,
-  p: { gameId: string; batchId: string; snapshotId: string },
-): Promise<boolean> {
-  return (await fileMethodsThatCanPay(db, p)).length > 0;
-}

@@ -25,7 +25,7 @@ type Params = { gameId: string; batchId: string; recipientPlayerId?: number; rec
  * statement took in. The cause names that statement and the amount: a different amount (the draft prepared again) is a
  * new flag.
  */
-export async function balanceFlagsOf(db: DbOrTrx, params: Params): Promise<RecipientFlagNow[]> {
+async function balanceFlagsOf(db: DbOrTrx, params: Params): Promise<RecipientFlagNow[]> {
   const balances = await listNegativeBalancesElsewhere(db, params);
   return balances.map((b) => {
     const window = windowLabel({ startMs: b.windowStart.getTime(), endMs: b.windowEnd.getTime() });

@@ -25,8 +25,7 @@ const R = 1001;
 async function openFlagsOfRecipient(batchId: string, recipient: number) {
   const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
   const statement = byRecipient(statements, recipient);
-  const batch = await db.selectFrom("payout_batch").select("snapshot_id").where("id", "=", batchId).executeTakeFirst();
-  const flags = await readBatchFlags(db, { gameId: GAME, batchId, snapshotId: batch?.snapshot_id ?? "" });
+  const flags = await readBatchFlags(db, { gameId: GAME, batchId, snapshotId: statement.snapshotId });
   return { statement, open: openFlagsOf(flags, recipient, statement.recipientFlags) };
 }
 
