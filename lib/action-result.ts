@@ -24,15 +24,42 @@ export const UNANSWERED_ACTION =
   "Something went wrong and the action may not have completed. Reload the page to check, then try again.";
 
 /**
- * Fields never sent back in an answer's `values` (lib/actions.ts echoValues) nor kept by a form from what it sent:
- * secrets, payout details and an imported file's text (their forms keep what was typed or chosen on the page itself).
+ * Fields never sent back in an answer's `values` nor kept by a form from what it sent: secrets, payout details and an
+ * imported file's text (a profiles CSV, a provider's results, which name payees and their accounts); their forms keep
+ * what was typed or chosen on the page itself.
  */
 export const SECRET_FIELD = /password|secret|token|iban|bic|accountHolder|paypal|wise|csv|^text$/i;
 
-/** What a form sent, as an answer's `values`: its text fields but SECRET_FIELD's and the framework's own. */
-export function typedValues(form: FormData): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of form.entries())
-    if (typeof value === "string" && !SECRET_FIELD.test(key) && !key.startsWith("$ACTION")) out[key] = value;
+/** FormData to a plain object: repeated keys become arrays, files are dropped, and so are the framework's own. */
+export function formDataToObject(form: FormData): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(form.keys())) {
+    if (key.startsWith("$ACTION")) continue;
+    const values = form.getAll(key).filter((v): v is string => typeof v === "string");
+    out[key] = values.length > 1 ? values : (values[0] ?? "");
+  }
   return out;
+}
+
+/** What an answer's `values` may hold of what was sent: its single text fields but SECRET_FIELD's. */
+export function echoValues(raw: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!raw || typeof raw !== "object") return out;
+  for (const [key, value] of Object.entries(raw)) {
+    if (typeof value === "string" && !SECRET_FIELD.test(key)) out[key] = value;
+  }
+  return out;
+}
+
+/** What a form sent, as an answer's `values` (echoValues): a field that held only a file is none. */
+export function typedValues(form: FormData): Record<string, string> {
+  const sent = formDataToObject(form);
+  for (const key of Object.keys(sent)) if (!form.getAll(key).some((v) => typeof v === "string")) delete sent[key];
+  return echoValues(sent);
+}
+
+/** Next's redirect and not-found signals, known by their digest ("NEXT_REDIRECT;…", "NEXT_HTTP_ERROR_FALLBACK;404"). */
+export function isFrameworkNavigation(error: unknown): boolean {
+  const digest = (error as { digest?: unknown } | null)?.digest;
+  return typeof digest === "string" && digest.startsWith("NEXT_");
 }

@@ -7,11 +7,18 @@ import { log } from "@/lib/log";
 import { getDb } from "@/db";
 import { getSelectedGameId } from "@/db/queries/games";
 import { AppError } from "@/lib/errors";
-import { type ActionResult, EXPECTED_GAME_FIELD, GAME_SWITCHED, SECRET_FIELD } from "./action-result";
+import {
+  type ActionResult,
+  EXPECTED_GAME_FIELD,
+  echoValues,
+  formDataToObject,
+  GAME_SWITCHED,
+  isFrameworkNavigation,
+} from "./action-result";
 import { type CurrentUser, requireRole } from "./auth/session";
 import type { Role } from "./auth/roles";
 
-export { type ActionResult, EXPECTED_GAME_FIELD } from "./action-result";
+export { type ActionResult, EXPECTED_GAME_FIELD, echoValues, formDataToObject } from "./action-result";
 
 export type ActionContext = { user: CurrentUser };
 
@@ -19,26 +26,6 @@ type Handler<I, T> = (input: I, ctx: ActionContext) => Promise<ActionResult<T> |
 
 /** A server action, with the role it requires recorded so tests can check every one of them. */
 export type GuardedAction<T> = ((...args: unknown[]) => Promise<ActionResult<T>>) & { requiredRole: Role };
-
-/** FormData to a plain object: repeated keys become arrays, files are dropped. */
-export function formDataToObject(form: FormData): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const key of new Set(form.keys())) {
-    if (key.startsWith("$ACTION")) continue;
-    const values = form.getAll(key).filter((v): v is string => typeof v === "string");
-    out[key] = values.length > 1 ? values : (values[0] ?? "");
-  }
-  return out;
-}
-
-export function echoValues(raw: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!raw || typeof raw !== "object") return out;
-  for (const [key, value] of Object.entries(raw)) {
-    if (typeof value === "string" && !SECRET_FIELD.test(key)) out[key] = value;
-  }
-  return out;
-}
 
 export function fieldErrorsOf(error: z.ZodError): Record<string, string> {
   const out: Record<string, string> = {};
@@ -119,7 +106,7 @@ function failureOf<T>(error: unknown, raw: unknown, options: { action: string; w
       values: echoValues(raw),
     };
   }
-  if (error instanceof Error && "digest" in error && String(error.digest).startsWith("NEXT_")) throw error;
+  if (isFrameworkNavigation(error)) throw error;
   log.error("action failed", { action: options.action, error });
   return {
     ok: false,

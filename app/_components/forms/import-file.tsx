@@ -1,5 +1,6 @@
 import { type FormEvent, type ReactNode, startTransition, useActionState, useRef, useState } from "react";
-import { type ActionResult, UNANSWERED_ACTION } from "@/lib/action-result";
+import type { ActionResult } from "@/lib/action-result";
+import { keepTyped } from "./keep-typed";
 import type { ImportLimit } from "@/lib/import-limits";
 import { Button } from "../ui/button";
 import { keepEnterFromSubmitting } from "./enter-in-field";
@@ -29,16 +30,7 @@ export function useImportForm<T>(
     fields: (text: string, mode: ImportMode) => Record<string, string>;
   },
 ) {
-  const [state, dispatch, pending] = useActionState(
-    async (previous: ActionResult<T> | null, form: FormData): Promise<ActionResult<T>> => {
-      try {
-        return await action(previous, form);
-      } catch {
-        return { ok: false, code: "INTERNAL", message: UNANSWERED_ACTION };
-      }
-    },
-    null,
-  );
+  const [state, dispatch, pending] = useActionState(keepTyped(action), null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [mode, setMode] = useState<ImportMode>("dry_run");
   // While the file is read, before the action starts: a second press then would send the file twice.

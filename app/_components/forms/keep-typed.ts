@@ -1,4 +1,4 @@
-import { type ActionResult, typedValues, UNANSWERED_ACTION } from "@/lib/action-result";
+import { type ActionResult, isFrameworkNavigation, typedValues, UNANSWERED_ACTION } from "@/lib/action-result";
 
 type FormAction<T> = (previous: ActionResult<T> | null, form: FormData) => Promise<ActionResult<T>>;
 
@@ -18,10 +18,4 @@ export function keepTyped<T>(action: FormAction<T>): FormAction<T> {
       return { ok: false, code: "INTERNAL", message: UNANSWERED_ACTION, values: typedValues(form) };
     }
   };
-}
-
-/** Next's redirect and not-found signals, known by their digest ("NEXT_REDIRECT;…", "NEXT_HTTP_ERROR_FALLBACK;404"). */
-function isFrameworkNavigation(error: unknown): boolean {
-  const digest = (error as { digest?: unknown } | null)?.digest;
-  return typeof digest === "string" && digest.startsWith("NEXT_");
 }

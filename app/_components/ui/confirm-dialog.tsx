@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, type ReactNode, startTransition, useActionState, useEffect, useRef, useState } from "react";
-import { GAME_SWITCHED, UNANSWERED_ACTION } from "@/lib/action-result";
+import { GAME_SWITCHED, isFrameworkNavigation, UNANSWERED_ACTION } from "@/lib/action-result";
 import { FormMessage } from "../forms/form-message";
 import { keepEnterFromSubmitting } from "../forms/enter-in-field";
 import { useFocusFirstInvalid } from "../forms/focus-invalid";
@@ -141,7 +141,9 @@ function ConfirmForm({
         onDone();
         onConfirmed?.(result);
         return { error: null, typed: {}, fieldErrors: {}, round: previous.round + 1 };
-      } catch {
+      } catch (error) {
+        // The framework's own navigation (an action's redirect()) goes on as it would without this.
+        if (isFrameworkNavigation(error)) throw error;
         onShownError(UNANSWERED_ACTION);
         return { error: UNANSWERED_ACTION, typed, fieldErrors: {}, round: previous.round + 1 };
       }
