@@ -157,11 +157,19 @@ export async function recipientsFlaggedNow(
   db: DbOrTrx,
   params: { gameId: string; batchId: string; disputeFlags: readonly ActiveFlag[] },
 ): Promise<number[]> {
-  const profiles = await recipientFlagsNow(db, { gameId: params.gameId, batchId: params.batchId });
+  const raised = await recipientFlagsNow(db, { gameId: params.gameId, batchId: params.batchId });
+  return recipientsFlaggedBy(params.disputeFlags, raised);
+}
+
+/** The recipients named by these disputes' flags and these flags raised now (recipientsFlaggedNow, read already). */
+export function recipientsFlaggedBy(
+  disputeFlags: readonly ActiveFlag[],
+  raised: readonly { recipientPlayerId: number }[],
+): number[] {
   return [
     ...new Set([
-      ...params.disputeFlags.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])),
-      ...profiles.map((f) => f.recipientPlayerId),
+      ...disputeFlags.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])),
+      ...raised.map((f) => f.recipientPlayerId),
     ]),
   ];
 }

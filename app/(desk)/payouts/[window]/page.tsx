@@ -12,7 +12,7 @@ import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { readWindowClosing } from "@/lib/accounting/close";
 import { approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, prepareRefusal } from "@/lib/payouts/batches";
-import { disputeFlagsOf, overrideOf, recipientsFlaggedNow } from "@/lib/payouts/flags";
+import { disputeFlagsOf, overrideOf, recipientsFlaggedBy } from "@/lib/payouts/flags";
 import { recipientFlagsNow } from "@/lib/payouts/balance-flags";
 import { batchVerdicts } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowKey, windowLabel } from "@/lib/payouts/window-key";
@@ -81,10 +81,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const disputeFlags = disputeFlagsOf(disputes);
   // "Flagged" lists every statement a flag stands on: those stored at preparation, and those its recipient's disputes
   // and payout profile raise now (worked out over the whole batch only when that filter is asked for).
-  const flaggedElsewhere =
-    batch && filter === "flagged"
-      ? await recipientsFlaggedNow(db, { gameId: game.id, batchId: batch.id, disputeFlags })
-      : undefined;
+  // With that filter the flags raised now are read once, over the whole batch: the filter takes every recipient they
+  // name, the rows shown below their own.
+  const batchFlagsNow =
+    batch && filter === "flagged" ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id }) : undefined;
+  const flaggedElsewhere = batchFlagsNow ? recipientsFlaggedBy(disputeFlags, batchFlagsNow) : undefined;
   const [counts, table] = await Promise.all([
     batch ? summarizeBatch(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null),
     listPayoutTable(db, {
@@ -111,9 +112,14 @@ export default async function WindowPage({ params, searchParams }: Props) {
   // hold a hundred thousand statements) show as stored ones do, one badge a flag: overridden only when every instance
   // of it is (each is checked by its own cause when approved).
   const shown = table.rows.map((r) => r.recipientPlayerId);
+  const shownSet = new Set(shown);
   const raisedNow = [
     ...disputeFlags,
-    ...(batch ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerIds: shown }) : []),
+    ...(batchFlagsNow
+      ? batchFlagsNow.filter((f) => shownSet.has(f.recipientPlayerId))
+      : batch
+        ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerIds: shown })
+        : []),
   ];
   for (const row of table.rows) {
     const mine = raisedNow.filter((f) => f.recipientPlayerId === row.recipientPlayerId);
