@@ -4,7 +4,7 @@ import type { Db } from "@/db";
 import { formatUsd, netInCents } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
 import { carriesOfGame } from "./carries";
-import { escapeLike } from "./like";
+import { foldedPrefixes } from "./like";
 import type { RowOf } from "./row-of";
 import { snapshotNetInCents } from "./snapshot-columns";
 import { recipientLinesQuery, snapshotRecipientsOfGame } from "./snapshot-recipients";
@@ -12,13 +12,14 @@ import { isLatestVersion } from "./snapshots";
 import { windowOf } from "./time-window";
 
 /**
- * A recipient of the table aliased `alias` whose email or name starts with `q` (lower case), or whose id is `q`.
+ * A recipient of the table aliased `alias` whose email or name starts with `q` (lower case, letters outside ASCII in
+ * either case: `foldedPrefixes`), or whose id is `q`.
  */
 export function matchesRecipient(alias: "r" | "st", q: string): RawBuilder<SqlBool> {
-  const prefix = `${escapeLike(q)}%`;
   const column = (name: string) => sql.ref(`${alias}.${name}`);
-  const email = sql`lower(${column("player_email")}) like ${prefix}`;
-  const byText = sql<SqlBool>`${email} or lower(${column("player_name")}) like ${prefix}`;
+  const startsWith = (name: string) =>
+    foldedPrefixes(q).map((prefix) => sql<SqlBool>`lower(${column(name)}) like ${prefix}`);
+  const byText = sql.join([...startsWith("player_email"), ...startsWith("player_name")], sql` or `);
   return /^\d{1,15}$/.test(q)
     ? sql<SqlBool>`(${byText} or ${column("recipient_player_id")} = ${q})`
     : sql<SqlBool>`(${byText})`;

@@ -3,7 +3,7 @@ import { type Selectable, sql } from "kysely";
 import type { Db } from "@/db";
 import type { SnapshotLineTable, SnapshotRecipientTable } from "@/db/types";
 import { camelRow } from "./camel-row";
-import { escapeLike } from "./like";
+import { foldedPrefixes } from "./like";
 import { countRows, pageOf } from "./paging";
 import { SNAPSHOT_RECIPIENT_COLUMN_NAMES, type SnapshotRecipientColumn } from "./snapshot-columns";
 
@@ -74,11 +74,11 @@ export async function listRecipientPayouts(
   let base = snapshotRecipientsOfGame(db, params.gameId).where("r.snapshot_id", "=", params.snapshotId);
   const q = params.q?.trim().toLowerCase();
   if (q) {
-    const prefix = `${escapeLike(q)}%`;
+    const prefixes = foldedPrefixes(q);
     base = base.where((eb) =>
       eb.or([
-        eb(sql`lower(r.player_email)`, "like", prefix),
-        eb(sql`lower(r.player_name)`, "like", prefix),
+        ...prefixes.map((prefix) => eb(sql`lower(r.player_email)`, "like", prefix)),
+        ...prefixes.map((prefix) => eb(sql`lower(r.player_name)`, "like", prefix)),
         ...(/^\d{1,15}$/.test(q) ? [eb("r.recipient_player_id", "=", q)] : []),
       ]),
     );
