@@ -1,6 +1,5 @@
 import { recordTitle } from "@/app/_components/shell/record-title";
 import type { Metadata } from "next";
-import { HeadCells } from "@/app/_components/table/columns";
 import { redirect } from "next/navigation";
 import { Banner } from "@/app/_components/ui/banner";
 import { Card } from "@/app/_components/ui/card";
@@ -27,16 +26,13 @@ import { PERIOD_STATUSES } from "@/lib/service/schemas";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
-import { PeriodRow } from "./period-row";
 import { NoGame } from "../../no-game";
 import { changeAmountAction, changePaymentMethodAction, cancelSubscriptionAction } from "../actions";
 import { AttemptsTable } from "../_components/attempts-table";
 import { SubscriptionStatusBadge, YesNo } from "../_components/badges";
 import { MaybeMoney, MaybeTime } from "../_components/maybe";
-import { Pager } from "@/app/_components/table/pager";
-import { StatusFilter } from "../_components/status-filter";
-import { EmptyRow, SimpleTable } from "@/app/_components/table/table";
 import { SubscriptionActions } from "./subscription-actions";
+import { BillingPeriods } from "./billing-periods";
 
 export async function generateMetadata({ params }: Pick<Props, "params">): Promise<Metadata> {
   return recordTitle("Subscription", (await params).subscriptionId);
@@ -313,67 +309,17 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
           </section>
         ) : null}
 
-        <section aria-labelledby="periods" className="flex flex-col gap-2">
-          <h2 id="periods" className="text-sm font-semibold text-ink">
-            Billing periods
-          </h2>
-          {!attribution.ok ? (
-            <Banner tone="danger" role="alert">
-              {attribution.message}
-            </Banner>
-          ) : (
-            <div className="rounded-lg border border-line bg-surface">
-              <StatusFilter
-                action={subscriptionHref(id)}
-                value={status}
-                options={STATUS_OPTIONS}
-                label="Period status"
-              />
-              <div className="border-t border-line">
-                <SimpleTable
-                  nowrapHead
-                  caption={`Billing periods of ${id}, newest first`}
-                  head={
-                    <HeadCells
-                      columns={[
-                        "#",
-                        "Period id",
-                        "Status",
-                        "Window",
-                        "Paid at",
-                        ["Amount (USD)", "right"],
-                        ["Refunded (USD)", "right"],
-                        ["Partner revenue (USD)", "right"],
-                        ["Attributed (USD)", "right"],
-                        "Funding",
-                        "Refund",
-                      ]}
-                    />
-                  }
-                  footer={
-                    <Pager
-                      label="Billing period pages"
-                      offset={offset}
-                      limit={PAGE_SIZE}
-                      total={attribution.value.pagination.total_count}
-                      hrefFor={hrefFor}
-                    />
-                  }
-                >
-                  {attribution.value.periods.length === 0 ? (
-                    <EmptyRow colSpan={11}>
-                      {status ? "No periods with this status." : "No billing periods yet."}
-                    </EmptyRow>
-                  ) : (
-                    attribution.value.periods.map((p) => (
-                      <PeriodRow key={p.period_id} period={p} canRefund={hasRole(user.role, "support")} />
-                    ))
-                  )}
-                </SimpleTable>
-              </div>
-            </div>
-          )}
-        </section>
+        <BillingPeriods
+          id={id}
+          attribution={attribution}
+          status={status}
+          statusOptions={STATUS_OPTIONS}
+          offset={offset}
+          pageSize={PAGE_SIZE}
+          action={subscriptionHref(id)}
+          hrefFor={hrefFor}
+          canRefund={hasRole(user.role, "support")}
+        />
 
         <section aria-labelledby="refunds" className="flex flex-col gap-2">
           <h2 id="refunds" className="text-sm font-semibold text-ink">
