@@ -73,6 +73,11 @@ export function formatExact(value: Decimal): string {
   return /^-0(\.0+)?$/.test(text) ? text.slice(1) : text;
 }
 
+/** A figure as stored, exactly, with at least two places (3.3 is 3.30, 0.125 stays 0.125). */
+export function exactAmount(value: string): string {
+  return formatExact(money(value));
+}
+
 /** Rounds `base × percent / 100` to the cent (attribution and fee rule). */
 export function percentOf(base: string | Decimal, percent: string | Decimal): Decimal {
   const b = typeof base === "string" ? money(base) : base;

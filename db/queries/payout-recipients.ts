@@ -1,7 +1,7 @@
 import "server-only";
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
-import { formatUsd, netInCents } from "@/core/money";
+import { exactAmount, formatUsd, netInCents } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
 import { carriesOfGame } from "./carries";
 import { foldedPrefixes } from "./like";
@@ -233,9 +233,9 @@ export async function listEvidenceLines(
     rows: rows.map((r) => ({
       ...r,
       periodId: Number(r.periodId),
-      amountUsd: formatUsd(r.amountUsd),
-      baseUsd: r.baseUsd === null ? null : formatUsd(r.baseUsd),
-      attributedAmountUsd: r.attributedAmountUsd === null ? null : formatUsd(r.attributedAmountUsd),
+      amountUsd: exactAmount(r.amountUsd),
+      baseUsd: r.baseUsd === null ? null : exactAmount(r.baseUsd),
+      attributedAmountUsd: r.attributedAmountUsd === null ? null : exactAmount(r.attributedAmountUsd),
     })),
     total: Number(counts?.n ?? 0),
     mismatches: Number(counts?.mismatches ?? 0),

@@ -1,7 +1,7 @@
 import "server-only";
 import { countRows } from "./paging";
 import type { Db } from "@/db";
-import { formatUsd } from "@/core/money";
+import { exactAmount } from "@/core/money";
 import type { RowOf } from "./row-of";
 import { windowOf } from "./time-window";
 
@@ -60,7 +60,7 @@ export async function countSnapshotReversals(
 
 /**
  * Reversals in a snapshot (of one recipient when given), oldest refund first, each with every refund event
- * (cumulative before and after, basis). Amounts to the cent.
+ * (cumulative before and after, basis). Amounts exactly as the service gave them, as the statement lists them.
  */
 export async function listSnapshotReversals(
   db: Db,
@@ -98,11 +98,11 @@ export async function listSnapshotReversals(
     list.push({
       seq: e.seq,
       refundedAt: e.refunded_at,
-      refundedAmountUsd: formatUsd(e.refunded_amount_usd),
-      cumulativeRefundedBeforeUsd: formatUsd(e.cumulative_refunded_before_usd),
-      cumulativeRefundedAfterUsd: formatUsd(e.cumulative_refunded_after_usd),
-      reversedAttributedUsd: formatUsd(e.reversed_attributed_usd),
-      partnerRevenueReversedUsd: formatUsd(e.partner_revenue_reversed_usd),
+      refundedAmountUsd: exactAmount(e.refunded_amount_usd),
+      cumulativeRefundedBeforeUsd: exactAmount(e.cumulative_refunded_before_usd),
+      cumulativeRefundedAfterUsd: exactAmount(e.cumulative_refunded_after_usd),
+      reversedAttributedUsd: exactAmount(e.reversed_attributed_usd),
+      partnerRevenueReversedUsd: exactAmount(e.partner_revenue_reversed_usd),
       partnerRevenueReversalBasis: e.partner_revenue_reversal_basis,
       isFullRefund: e.is_full_refund,
     });
@@ -116,12 +116,12 @@ export async function listSnapshotReversals(
     status: r.status,
     paidAt: r.paid_at,
     settledInThisWindow: r.settled_in_this_window,
-    amountUsd: formatUsd(r.amount_usd),
-    originallyAttributedUsd: formatUsd(r.originally_attributed_usd),
-    refundedToDateUsd: formatUsd(r.refunded_to_date_usd),
+    amountUsd: exactAmount(r.amount_usd),
+    originallyAttributedUsd: exactAmount(r.originally_attributed_usd),
+    refundedToDateUsd: exactAmount(r.refunded_to_date_usd),
     latestRefundAt: r.latest_refund_at,
-    reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-    partnerRevenueReversedUsd: formatUsd(r.partner_revenue_reversed_usd),
+    reversedAttributedUsd: exactAmount(r.reversed_attributed_usd),
+    partnerRevenueReversedUsd: exactAmount(r.partner_revenue_reversed_usd),
     reversalBasis: r.reversal_basis,
     netsToZeroInWindow: r.nets_to_zero_in_window,
     note: r.note,

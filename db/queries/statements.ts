@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
-import { formatExact, money } from "@/core/money";
+import { exactAmount } from "@/core/money";
 import { statementsOfBatch } from "./batch-statements";
 import type { RowOf } from "./row-of";
 import { firstValue } from "./scalar";
@@ -129,11 +129,6 @@ export async function findStatementOwner(
 
 // --- What a statement lists --------------------------------------------------------------------------------------
 
-/** A figure as stored, with at least two places (3.3 is 3.30, 0.125 stays 0.125). */
-function exactText(value: string): string {
-  return formatExact(money(value));
-}
-
 /** Every renewal line of a recipient in a snapshot, in settlement order. */
 export async function listStatementLines(db: Db, params: RecipientInSnapshot) {
   const rows = await recipientLinesQuery(db, params)
@@ -155,9 +150,9 @@ export async function listStatementLines(db: Db, params: RecipientInSnapshot) {
   return rows.map((r) => ({
     ...r,
     periodId: Number(r.periodId),
-    amountUsd: exactText(r.amountUsd),
-    baseUsd: r.baseUsd === null ? null : exactText(r.baseUsd),
-    attributedAmountUsd: r.attributedAmountUsd === null ? null : exactText(r.attributedAmountUsd),
+    amountUsd: exactAmount(r.amountUsd),
+    baseUsd: r.baseUsd === null ? null : exactAmount(r.baseUsd),
+    attributedAmountUsd: r.attributedAmountUsd === null ? null : exactAmount(r.attributedAmountUsd),
   }));
 }
 
@@ -212,7 +207,7 @@ export async function listStatementReversals(db: Db, params: RecipientInSnapshot
   return rows.map((r) => ({
     ...r,
     periodId: Number(r.periodId),
-    reversedAttributedUsd: exactText(r.reversedAttributedUsd),
+    reversedAttributedUsd: exactAmount(r.reversedAttributedUsd),
   }));
 }
 

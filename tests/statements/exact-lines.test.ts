@@ -1,5 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { listEvidenceLines } from "@/db/queries/payouts";
+import { listSnapshotReversals } from "@/db/queries/snapshot-evidence";
 import { listStatementLines, listStatementReversals } from "@/db/queries/statements";
 import { statementCsv } from "@/lib/statements/csv";
 import { buildStatementDocument } from "@/lib/statements/model";
@@ -100,4 +102,20 @@ it("reads renewal lines and reversals exactly; the CSV writes them so, each shar
   expect(renewals.map((c) => c.amount_usd)).toEqual(["0.3333", "0.3333", "0.3333"]);
   expect(renewals[0]?.detail).toBe("Pass; 18.5185% of 9.00 (the price 1.99 less the service fee)");
   expect(cells.filter((c) => c.section === "reversal").map((c) => c.amount_usd)).toEqual(["-0.125", "-0.125"]);
+});
+
+it("shows the same exact figures on the recipient's evidence page, where a reviewer adds them up", async () => {
+  const params = { gameId: GAME, snapshotId, recipientPlayerId: 77 };
+  const evidence = await listEvidenceLines(t.db, { ...params, page: 1, pageSize: 50 });
+  expect(evidence.rows.map((l) => [l.amountUsd, l.baseUsd, l.attributedAmountUsd])).toEqual([
+    ["1.99", "9.00", "0.3333"],
+    ["1.99", "9.00", "0.3333"],
+    ["1.99", "9.00", "0.3333"],
+  ]);
+  const reversals = await listSnapshotReversals(t.db, params);
+  expect(reversals.map((r) => r.reversedAttributedUsd)).toEqual(["0.125", "0.125"]);
+  expect(reversals.flatMap((r) => r.events.map((e) => [e.refundedAmountUsd, e.reversedAttributedUsd]))).toEqual([
+    ["0.625", "0.125"],
+    ["0.625", "0.125"],
+  ]);
 });
