@@ -7,10 +7,11 @@ import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
 import { auditTwoPersonRefusals } from "@/lib/audit";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
+import { isPaymentBar } from "@/lib/payments/items";
 import { formatCount } from "@/lib/format";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { recipientFlagsNow } from "./balance-flags";
-import { openFlagsOf, readBatchFlags } from "./flags";
+import { type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
@@ -216,6 +217,33 @@ function refuseChosenNoLongerOwed(statements: readonly LockedStatement[], skippe
 }
 
 /**
+ * Refuses to record as paid a statement with an open flag raised since approval that says not to pay it yet (a renewal
+ * disputed, details nobody confirmed with the recipient, a required tax form missing), as a payment file leaves it out:
+ * the page's "Mark approved paid" would otherwise record it among the others, and its statement name the unconfirmed
+ * account. Overridden with a reason (paid before the flag, or checked), it is recorded. A payment that came back is
+ * paid again by hand as the remedy (by another route than the details it came back from), so that flag does not
+ * refuse it.
+ */
+function refusePaymentBarred(changed: readonly LockedStatement[], flags: BatchFlags): void {
+  const barred = changed.flatMap((c) => {
+    const bars = openFlagsOf(flags, Number(c.recipient_player_id), c.recipient_flags).filter(
+      (f) => isPaymentBar(f.flag) && f.flag !== "payment_returned",
+    );
+    return bars.length > 0 ? [`${c.recipient_player_id} (${describeFlags(bars)})`] : [];
+  });
+  if (barred.length === 0) return;
+  const more = barred.length > 5 ? `; ${formatCount(barred.length - 5)} more` : "";
+  const one = barred.length === 1;
+  throw new AppError(
+    "CONFLICT",
+    `Nothing was recorded: ${one ? "a statement has a flag" : "statements have flags"} raised since approval that ` +
+      `${one ? "stops" : "stop"} its payment (recipient ${barred.slice(0, 5).join("; ")}${more}). Resolve or ` +
+      "override each with a reason (if it was paid before the flag, say so), or hold it; then record the payment " +
+      "again.",
+  );
+}
+
+/**
  * Records payment of approved statements of an approved batch (the ones given, or all of them): the date paid, the
  * method and the external reference. The amount paid is the statement's payable, never typed. Returns the ids of the
  * statements it paid.
@@ -250,9 +278,10 @@ export async function markStatementsPaid(
           "some): the figures are shown again; look at them before recording payment.",
       ),
       payment: { paidOn, method, reference },
-      check: ({ changed, skipped, statements, batch }) => {
+      check: ({ changed, skipped, statements, batch, flags }) => {
         if (params.ids) refuseChosenNoLongerOwed(statements, skipped);
         if (changed.length === 0) throw new AppError("CONFLICT", "No approved statement left to mark paid.");
+        if (flags) refusePaymentBarred(changed, flags);
         // Not the approval: a payment made outside the desk before it (a studio recording past payouts) is real.
         refusePaidOnBefore(paidOn, batch.window_start, "the window began");
       },

@@ -104,6 +104,8 @@ export const TRANSITIONS = {
     refused: (s) => (s === "draft" ? "The batch must be approved before it is paid." : `The batch is ${s}.`),
     from: OWED,
     verdict: "mark_paid",
+    // A flag raised since approval that stops a payment refuses it (lib/payouts/batch-approval.ts).
+    readsFlags: true,
     to: () => "paid",
     event: "paid",
   },

@@ -199,8 +199,17 @@ describe("profile flags", () => {
     await reviewPayoutChange(db, decision, fin2);
     const june = await prepare("2026-06", [8001]);
     expect(await flagsOf(june, 8001)).toEqual(["payout_details_changed"]);
-    // May recorded as paid by hand says nothing of the new account: June stays flagged.
+    // May, approved before the change, is flagged too: recorded paid by hand only once the flag is overridden.
     const payment = { paidOn: "2026-06-02", method: "paypal", reference: "PP-2026-05" } as const;
+    await expect(
+      markStatementsPaid(db, { gameId: GAME, batchId: may.batchId, ...payment }, web(approver)),
+    ).rejects.toThrow(
+      /Nothing was recorded: a statement has a flag raised since approval .*recipient 8001 \(Payout details/,
+    );
+    const paidBefore = "Paid to the former address on 2026-06-02, before the change";
+    const mayFlag = { gameId: GAME, batchId: may.batchId, flag: "payout_details_changed", recipientPlayerId: 8001 };
+    await overrideFlag(db, { ...mayFlag, reason: paidBefore }, web(approver));
+    // May recorded as paid by hand says nothing of the new account: June stays flagged.
     await markStatementsPaid(db, { gameId: GAME, batchId: may.batchId, ...payment }, web(approver));
     expect(await flagsOf(june, 8001)).toEqual(["payout_details_changed"]);
   });
