@@ -5,6 +5,7 @@ import { listAppliedMigrations } from "@/db/queries/health";
 import { checkReadiness } from "@/lib/health";
 import { verifyKeys } from "@/lib/keys/check";
 import { type MailCatcher, startMailCatcherOn } from "@/lib/mail/catcher";
+import { onUnheardRejection } from "@/lib/jobs/unheard-rejection";
 import { shutDownWorkers, startWorkers } from "@/lib/jobs/worker";
 import { STOP_SIGNALS } from "@/lib/stop-signal";
 import { exportRuntimeEnv, prepareRuntime } from "../runtime";
@@ -153,6 +154,8 @@ export const workerCommand = {
   } satisfies CommandSpec<typeof schema>,
   async run(flags: z.output<typeof schema>): Promise<WorkerSummary> {
     leaveStopSignalsToCaller();
+    // A database restart while pg-boss writes a job's outcome would otherwise end the worker (lib/jobs).
+    process.on("unhandledRejection", onUnheardRejection);
     const signal = nextStopSignal();
     const runtime = await prepareRuntime();
     exportRuntimeEnv(runtime);
