@@ -22,7 +22,7 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 
 const SPEC = {
-  usage: "npm start [-- --dev] [-- --port P]",
+  usage: "npm start [-- [--dev] [--port P]]",
   description:
     "Runs Payout Desk. Without DATABASE_URL it starts the embedded default: PostgreSQL under .data/, the service " +
     "emulator with demo data, and demo users.",

@@ -3,8 +3,9 @@ import { isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
 
 /**
- * The only module that reads process.env. Parsed once, on first use (a build has no database), and fails fast
- * with a message naming the variable.
+ * The settings, read from process.env and parsed once, on first use (a build has no database), failing fast with a
+ * message naming the variable. A few are also read raw where this module cannot be loaded or before they are parsed
+ * (the proxy, instrumentation, the start and the CLI's set-up); each is parsed here when the app first reads it.
  */
 /** A TCP port as typed: digits only (no "0x1F90", "8e3" or "3000abc"), 1 to 65535. */
 export const portSchema = z
