@@ -281,9 +281,27 @@ export function listMonths(window: TimeWindow): string[] {
 }
 
 /**
- * A window's days as a reader counts them: "2026-03-01 to 2026-03-31" for [2026-03-01, 2026-04-01). The end is
- * exclusive, so the last day named is the one before it (UTC).
+ * A window's days as a reader counts them (UTC): "2026-03-01 to 2026-03-31" for [2026-03-01, 2026-04-01). The end is
+ * exclusive, so the last day named is the one before it. A window not of whole UTC days (a month taken in Tokyo's
+ * time) names its instants, saying UTC and that the end is the next window's: "2026-02-28 15:00 UTC up to
+ * 2026-03-31 15:00 UTC".
  */
 export function windowDaysText(startIso: string, endIso: string): string {
-  return `${startIso.slice(0, 10)} to ${new Date(Date.parse(endIso) - 1).toISOString().slice(0, 10)}`;
+  const start = Date.parse(startIso);
+  const end = Date.parse(endIso);
+  if (isWholeDays(start, end)) return `${startIso.slice(0, 10)} to ${new Date(end - 1).toISOString().slice(0, 10)}`;
+  return `${instantText(start)} UTC up to ${instantText(end)} UTC`;
+}
+
+/** `windowDaysText`, saying UTC whichever form it takes: "2026-03-01 to 2026-03-31 (UTC)". */
+export function windowUtcText(startIso: string, endIso: string): string {
+  const text = windowDaysText(startIso, endIso);
+  return isWholeDays(Date.parse(startIso), Date.parse(endIso)) ? `${text} (UTC)` : text;
+}
+
+const isWholeDays = (startMs: number, endMs: number): boolean => startMs % MS_PER_DAY === 0 && endMs % MS_PER_DAY === 0;
+
+/** An instant as a reader reads it, in UTC without saying so: "2026-03-01 12:00" (its seconds when it has some). */
+export function instantText(ms: number): string {
+  return formatInstant(ms).replace("T", " ").replace(/:00Z$/, "").replace(/Z$/, "");
 }

@@ -17,6 +17,8 @@ import {
   parseWindow,
   splitWindow,
   windowContains,
+  windowDaysText,
+  windowUtcText,
   windowInputSchema,
   windowProblem,
   windowToQuery,
@@ -252,5 +254,26 @@ describe("splitWindow", () => {
     expect(isPartitionOf(window, [a])).toBe(false);
     expect(isPartitionOf(window, [])).toBe(false);
     expect(isPartitionOf(window, [a, { startMs: b.startMs + 1000, endMs: b.endMs }])).toBe(false);
+  });
+});
+
+describe("windowDaysText", () => {
+  it("names a window of whole UTC days by its first and last day", () => {
+    expect(windowDaysText("2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z")).toBe("2026-03-01 to 2026-03-31");
+    expect(windowDaysText("2026-03-05T00:00:00Z", "2026-03-06T00:00:00Z")).toBe("2026-03-05 to 2026-03-05");
+  });
+
+  it("names the instants of a window not of whole UTC days, so that the next one does not claim a day of it", () => {
+    // March taken in Tokyo's time (UTC+9), then April.
+    const march = windowDaysText("2026-02-28T15:00:00Z", "2026-03-31T15:00:00Z");
+    const april = windowDaysText("2026-03-31T15:00:00Z", "2026-04-30T15:00:00Z");
+    expect(march).toBe("2026-02-28 15:00 UTC up to 2026-03-31 15:00 UTC");
+    expect(april).toBe("2026-03-31 15:00 UTC up to 2026-04-30 15:00 UTC");
+    expect(windowDaysText("2026-03-01T00:00:30Z", "2026-04-01T00:00:00Z")).toBe(
+      "2026-03-01 00:00:30 UTC up to 2026-04-01 00:00 UTC",
+    );
+    // Said in UTC once, whichever the form.
+    expect(windowUtcText("2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z")).toBe("2026-03-01 to 2026-03-31 (UTC)");
+    expect(windowUtcText("2026-02-28T15:00:00Z", "2026-03-31T15:00:00Z")).toBe(march);
   });
 });

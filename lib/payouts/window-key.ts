@@ -5,6 +5,7 @@ import {
   MS_PER_DAY,
   parseInstant,
   type TimeWindow,
+  instantText,
   windowDaysText,
   windowProblem,
 } from "@/lib/time";
@@ -62,6 +63,5 @@ export function windowLabel(window: TimeWindow): string {
   if (window.startMs % MS_PER_DAY === 0 && window.endMs % MS_PER_DAY === 0) {
     return windowDaysText(formatInstant(window.startMs), formatInstant(window.endMs));
   }
-  const fmt = (ms: number) => formatInstant(ms).replace("T", " ").replace(/:00Z$/, "").replace(/Z$/, "");
-  return `${fmt(window.startMs)} → ${fmt(window.endMs)} UTC`;
+  return `${instantText(window.startMs)} → ${instantText(window.endMs)} UTC`;
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import type { SendMailOptions } from "nodemailer";
 import { Money } from "@/core/money";
-import { windowDaysText } from "@/core/time";
+import { windowUtcText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
 import { convertedText, type StatementDocument } from "./model";
 
@@ -18,7 +18,7 @@ export function statementEmail(input: {
 }): SendMailOptions {
   const { doc } = input;
   const f = doc.figures;
-  const month = `${windowDaysText(doc.window.start, doc.window.end)} (UTC)`;
+  const month = windowUtcText(doc.window.start, doc.window.end);
   const payment = paymentSentence(doc.payment, f.payableUsd);
   const text = [
     `Hello ${doc.recipient.name ?? `player #${doc.recipient.playerId}`},`,

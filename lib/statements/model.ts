@@ -5,7 +5,7 @@ import { formatUsd, money } from "@/lib/money";
 import { paymentMethodLabel } from "@/lib/payouts/payment-methods";
 import { carriedWhole, statementCarryReason } from "@/lib/payouts/compute";
 import type { PayoutStatement } from "@/lib/payouts/ledger";
-import { formatInstant } from "@/lib/time";
+import { formatInstant, windowDaysText } from "@/lib/time";
 import type { StatementSettings } from "./settings";
 
 /** What a recipient's statement document says; the PDF and the CSV are both written from this one object. */
@@ -243,7 +243,7 @@ export function buildStatementDocument(input: {
       refundedAt: day(r.refundedAt),
       fromWindow:
         r.fromWindowStart && r.fromWindowEnd
-          ? `${day(r.fromWindowStart)} to ${day(new Date(r.fromWindowEnd.getTime() - 1))}`
+          ? windowDaysText(formatInstant(r.fromWindowStart), formatInstant(r.fromWindowEnd))
           : day(r.renewalPaidAt) && `renewal of ${day(r.renewalPaidAt)}`,
       fromInterval:
         r.fromWindowStart && r.fromWindowEnd

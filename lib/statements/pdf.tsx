@@ -1,7 +1,7 @@
 import "server-only";
 import path from "node:path";
 import { Document, Font, Page, renderToBuffer, StyleSheet, Text, View } from "@react-pdf/renderer";
-import { windowDaysText } from "@/core/time";
+import { windowDaysText, windowUtcText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
 import { convertedText, type StatementDocument } from "./model";
 
@@ -198,7 +198,7 @@ function Footer({ label }: { label: string }) {
 
 function StatementPdf({ doc }: { doc: StatementDocument }) {
   const f = doc.figures;
-  const window = `${windowDaysText(doc.window.start, doc.window.end)} (UTC)`;
+  const window = windowUtcText(doc.window.start, doc.window.end);
   const sections = tableSections(doc);
   return (
     <Document
