@@ -17,6 +17,7 @@ import {
 import { approvedWithOpenFlags, refuseApprovalByPreparer } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
+import { skippedInWords } from "@/lib/payouts/bulk-words";
 import {
   batchIdSchema,
   batchRevisionSchema,
@@ -67,9 +68,17 @@ async function domain<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Skipped statements named on stderr, each with why; the rest counted. */
+const SKIPPED_NAMED = 20;
+
 function logBulk(command: string, verb: string, result: BulkResult): void {
   const skipped = result.skipped.length > 0 ? `, skipped ${result.skipped.length}` : "";
   process.stderr.write(`payouts ${command}: ${verb} ${countOf(result.changed, "statement")}${skipped}\n`);
+  // Names come from the service: a control character (a line break, a terminal escape) is not written as such.
+  for (const s of result.skipped.slice(0, SKIPPED_NAMED))
+    process.stderr.write(`  ${skippedInWords(s).replace(/\p{Cc}/gu, "\uFFFD")}\n`);
+  if (result.skipped.length > SKIPPED_NAMED)
+    process.stderr.write(`  and ${countOf(result.skipped.length - SKIPPED_NAMED, "more statement")}\n`);
 }
 
 /** A command whose work runs against the database; its flags are the output of the spec's schema. */

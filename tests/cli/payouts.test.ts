@@ -186,6 +186,10 @@ describe("npm run desk -- payouts", () => {
 
     const approved = await desk("payouts", "approve", "--batch", batch.batchId, ...seen, "--actor", APPROVER, ...hold);
     expect(approved.code, approved.stderr).toBe(0);
+    // Each statement it skipped is named on stderr with why (the flagged one, held after).
+    expect(approved.stderr).toMatch(
+      /approved 2 statements, skipped 1\n {2}(.* \()?#3\)? has open flags \(Unresolved recipient\)\n/,
+    );
     expect(JSON.parse(approved.stdout)).toMatchObject({
       batchApproved: true,
       statements: { approved: 2, held: 1 },
