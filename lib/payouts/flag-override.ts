@@ -8,8 +8,10 @@ import { detailsChangeOf } from "@/lib/profiles/flags";
 import type { LockedBatch } from "@/db/queries/payout-batches";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatInstant } from "@/lib/time";
+import { isPaymentBar } from "@/lib/payments/items";
 import { isPayoutFlag, isWindowFlag } from "./flag-info";
 import { type ActiveFlag, flagsOfStatement, overrideOf, readBatchFlags } from "./flags";
+import { twoPersonRuleBinds } from "./offered-actions";
 import { readPayoutSettings } from "./settings";
 import { transition } from "./transition";
 
@@ -127,6 +129,10 @@ async function overrideOn(
   if (!target) throw new AppError("CONFLICT", "This flag is not raised on this batch.");
   // Bound to the person, not the batch: the rule in force now (a team that has grown is bound by it at once).
   if ((await readPayoutSettings(trx)).twoPersonRule) await refuseOwnDetails(trx, params.gameId, target, as);
+  // As a hold's release: under the rule the batch was approved with.
+  const batchFacts = { status: batch.status, preparedById: batch.prepared_by_id };
+  if (preparerMayNotOverride(batchFacts, target.flag, as.actor?.id, batch.two_person_rule))
+    throw new TwoPersonRefusal(PREPARER_OVERRIDES_AFTER_APPROVAL);
   await insertFlagOverride(trx, {
     batchId: batch.id,
     gameId: params.gameId,
@@ -157,6 +163,31 @@ export async function enteredTheDetails(
 
 async function refuseOwnDetails(trx: Trx, gameId: string, flag: ActiveFlag, as: ActingAs): Promise<void> {
   if (as.actor && (await enteredTheDetails(trx, gameId, flag, as.actor.id))) throw new TwoPersonRefusal(OWN_DETAILS);
+}
+
+export const PREPARER_OVERRIDES_AFTER_APPROVAL =
+  "Two-person rule: you prepared this batch, so once it is approved someone else overrides a flag that stops a " +
+  "payment (as someone else releases a hold).";
+
+/**
+ * Whether the two-person rule (the one the batch was approved with, as for releasing a hold) keeps this person from
+ * overriding `flag`: once a batch is approved, a flag raised since that stops the money (a chargeback, a return, a tax
+ * form) is overridden by someone other than the person who prepared it, as a hold is released: otherwise one person
+ * could clear it and make the payment file. New payout details have their own rule (whoever did not enter them
+ * confirms them: enteredTheDetails), which the preparer may be the one to follow.
+ */
+export function preparerMayNotOverride(
+  batch: { status: string; preparedById: string },
+  flag: string,
+  actorId: string | undefined,
+  twoPersonRule: boolean,
+): boolean {
+  return (
+    batch.status !== "draft" &&
+    isPaymentBar(flag) &&
+    flag !== "payout_details_changed" &&
+    twoPersonRuleBinds(twoPersonRule, batch.preparedById, actorId)
+  );
 }
 
 export const OWN_DETAILS =

@@ -208,10 +208,39 @@ describe("profile flags", () => {
     );
     const paidBefore = "Paid to the former address on 2026-06-02, before the change";
     const mayFlag = { gameId: GAME, batchId: may.batchId, flag: "payout_details_changed", recipientPlayerId: 8001 };
-    await overrideFlag(db, { ...mayFlag, reason: paidBefore }, web(approver));
+    // By May's preparer: new details are confirmed by whoever did not enter them, the preparer included.
+    await overrideFlag(db, { ...mayFlag, reason: paidBefore }, web(preparer));
     // May recorded as paid by hand says nothing of the new account: June stays flagged.
     await markStatementsPaid(db, { gameId: GAME, batchId: may.batchId, ...payment }, web(approver));
     expect(await flagsOf(june, 8001)).toEqual(["payout_details_changed"]);
+  });
+});
+
+describe("a flag raised since approval that stops a payment", () => {
+  it("is overridden by someone other than the preparer, and stops a payment by hand until then", async () => {
+    await changePayoutDetails(db, { gameId: GAME, playerId: 8003, input: paypal("third@example.com") }, fin1);
+    const july = await prepare("2026-07", [8003]);
+    await approveStatements(db, { gameId: GAME, batchId: july.batchId, all: "draft_unflagged" }, web(preparer));
+    await approvePayoutBatch(db, { gameId: GAME, batchId: july.batchId }, web(approver));
+    await saveProfileSettings(db, { requireTaxForm: true }, { actor: approver, via: "web" });
+    try {
+      expect(await flagsOf(july, 8003)).toEqual(["tax_form_missing"]);
+      const payment = { paidOn: "2026-08-02", method: "paypal", reference: "PP-2026-07" } as const;
+      await expect(
+        markStatementsPaid(db, { gameId: GAME, batchId: july.batchId, ...payment }, web(approver)),
+      ).rejects.toThrow(/stops its payment \(recipient 8003 \(Tax form missing\)\)/);
+      const taxFlag = { gameId: GAME, batchId: july.batchId, flag: "tax_form_missing", recipientPlayerId: 8003 };
+      const reason = "W-9 received by post on 2026-08-01, scanned next week";
+      await expect(overrideFlag(db, { ...taxFlag, reason }, web(preparer))).rejects.toThrow(
+        /you prepared this batch, so once it is approved someone else overrides a flag that stops a payment/,
+      );
+      await overrideFlag(db, { ...taxFlag, reason }, web(approver));
+      expect(await markStatementsPaid(db, { gameId: GAME, batchId: july.batchId, ...payment }, web(approver))).toEqual(
+        expect.objectContaining({ paid: 1 }),
+      );
+    } finally {
+      await saveProfileSettings(db, { requireTaxForm: false }, { actor: approver, via: "web" });
+    }
   });
 });
 

@@ -23,7 +23,12 @@ import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/led
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
-import { enteredTheDetails, OWN_DETAILS } from "@/lib/payouts/flag-override";
+import {
+  enteredTheDetails,
+  OWN_DETAILS,
+  PREPARER_OVERRIDES_AFTER_APPROVAL,
+  preparerMayNotOverride,
+} from "@/lib/payouts/flag-override";
 import { overrideFlagAction } from "../../../batch-actions";
 import { returnPaymentAction } from "../../payment-actions";
 import { ReturnPaymentButton } from "../../payment-file-forms";
@@ -114,11 +119,16 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   const openFlags = statement
     ? flagsOfStatement(flags, playerId, recipientFlags).filter((f) => !overrideOf(f, overrides))
     : [];
-  // Details this person entered are confirmed by someone else: no override is offered to them.
-  const ownDetails = new Set<string>();
-  if (settings.twoPersonRule)
-    for (const flag of openFlags)
-      if (await enteredTheDetails(db, game.id, flag, user.id)) ownDetails.add(`${flag.flag}:${flag.cause}`);
+  // Flags the two-person rule leaves to someone else (details this person entered; once approved, what stops the money
+  // of a batch they prepared): no override is offered to them, and the banner says why.
+  const notTheirs = new Map<string, string>();
+  for (const flag of openFlags) {
+    const key = `${flag.flag}:${flag.cause}`;
+    if (settings.twoPersonRule && (await enteredTheDetails(db, game.id, flag, user.id)))
+      notTheirs.set(key, OWN_DETAILS);
+    else if (batch && preparerMayNotOverride(batch, flag.flag, user.id, batch.twoPersonRule))
+      notTheirs.set(key, PREPARER_OVERRIDES_AFTER_APPROVAL);
+  }
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const pages = Math.max(1, Math.ceil((mismatchesOnly ? lines.mismatches : lines.total) / PAGE_SIZE));
@@ -204,7 +214,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   canAct &&
                   batch &&
                   isRecipientFlag &&
-                  !ownDetails.has(`${flag.flag}:${flag.cause}`) &&
+                  !notTheirs.has(`${flag.flag}:${flag.cause}`) &&
                   (batch.status === "draft" || batch.status === "approved") ? (
                     <OverrideFlagButton
                       action={overrideFlagAction}
@@ -223,8 +233,8 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 {!isRecipientFlag ? (
                   <span className="block text-xs">A flag of the whole window: override it on the window page.</span>
                 ) : null}
-                {canAct && ownDetails.has(`${flag.flag}:${flag.cause}`) ? (
-                  <span className="block text-xs">{OWN_DETAILS}</span>
+                {canAct && notTheirs.has(`${flag.flag}:${flag.cause}`) ? (
+                  <span className="block text-xs">{notTheirs.get(`${flag.flag}:${flag.cause}`)}</span>
                 ) : null}
               </Banner>
             );
