@@ -11,7 +11,7 @@ import { isPaymentBar } from "@/lib/payments/items";
 import { formatCount } from "@/lib/format";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { recipientFlagsNow } from "./balance-flags";
-import { type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
+import { type BatchFlags, openFlagsOf, overrideOf, readBatchFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
@@ -132,6 +132,14 @@ export async function approvePayoutBatch(
               "approve or hold every statement first.",
           );
         // Read under the batch lock, on this transaction: a flag raised while approval waited for the lock counts.
+        // The window's own first (raised since the page was drawn): holding a statement does not clear it.
+        const windowOpen = flags ? flags.window.filter((f) => !overrideOf(f, flags.overrides)) : [];
+        if (windowOpen.length > 0 && changed.length > 0)
+          throw new AppError(
+            "CONFLICT",
+            `A flag on this window blocks the approval of its statements (${describeFlags(windowOpen)}): find out ` +
+              "why, then override it on the window's page.",
+          );
         for (const r of changed) {
           const open = flags ? openFlagsOf(flags, Number(r.recipient_player_id), r.recipient_flags) : [];
           if (open.length > 0) {

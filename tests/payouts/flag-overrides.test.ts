@@ -132,7 +132,11 @@ describe("flag overrides cover one cause", () => {
           "subscription.renewed SUB_c",
         ]);
         await holder.query("commit");
-        expect(await approval).toMatch(/Stale snapshot/);
+        // Said as the window's flag, overridden on its page: holding a statement would not clear it.
+        const refusal = await approval;
+        expect(refusal).toMatch(/A flag on this window blocks the approval of its statements \(Stale snapshot\)/);
+        expect(refusal).toMatch(/override it on the window's page/);
+        expect(refusal).not.toMatch(/hold the payout/);
       } finally {
         await holder.end();
       }
