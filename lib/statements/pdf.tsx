@@ -31,6 +31,9 @@ function registerFonts(): void {
 const styles = StyleSheet.create({
   page: { fontFamily: FAMILY, fontSize: 9, padding: 36, color: "#111" },
   header: { flexDirection: "row", justifyContent: "space-between", marginBottom: 16 },
+  // Widths set, not left to the row: a long studio name or address wraps in its own column.
+  issuer: { width: "60%", paddingRight: 12 },
+  heading: { width: "40%", alignItems: "flex-end" },
   title: { fontSize: 16, fontWeight: 700 },
   h2: { fontSize: 11, fontWeight: 700, marginTop: 14, marginBottom: 4 },
   row: { flexDirection: "row", borderBottom: "0.5pt solid #ddd", paddingVertical: 2 },
@@ -213,11 +216,11 @@ function StatementPdf({ doc }: { doc: StatementDocument }) {
     >
       <Page size="A4" style={styles.page}>
         <View style={styles.header}>
-          <View>
+          <View style={styles.issuer}>
             <Text style={styles.title}>{doc.issuer.name}</Text>
             {doc.issuer.address ? <Text style={styles.muted}>{doc.issuer.address}</Text> : null}
           </View>
-          <View>
+          <View style={styles.heading}>
             <Text style={styles.strong}>Revenue share statement</Text>
             <Text>No. {doc.label}</Text>
             <Text>Issued {doc.issuedAt.slice(0, 10)}</Text>

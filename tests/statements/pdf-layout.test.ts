@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StatementDocument } from "@/lib/statements/model";
 import { renderStatementPdf, withoutConditions } from "@/lib/statements/pdf-render";
-import { pdfPages as pages } from "./pdf-text";
+import { pdfPlacedText, pdfPages as pages } from "./pdf-text";
 
 function statement(renewals: number, reversals: number): StatementDocument {
   return {
@@ -66,6 +66,25 @@ function lineNumbers(page: string, prefix: "R" | "V"): number[] {
 }
 
 describe("statement PDF layout", () => {
+  it("wraps a long studio name and address in their column, clear of the number and the margins", async () => {
+    const doc = statement(1, 0);
+    doc.issuer = {
+      name: "Northwind Interactive Entertainment GmbH & Co. KG",
+      address: "Hauptstraße 123, Gebäude B, 4. Obergeschoss, 10115 Berlin-Mitte, Deutschland, Europäische Union",
+    };
+    const { width, runs } = await pdfPlacedText(await renderStatementPdf(doc), 1);
+    const margin = 36;
+    for (const run of runs) {
+      expect(run.x, run.text).toBeGreaterThanOrEqual(margin - 0.5);
+      expect(run.x + run.width, run.text).toBeLessThanOrEqual(width - margin + 0.5);
+    }
+    const heading = runs.find((r) => r.text === "Revenue share statement");
+    const issuerRuns = runs.filter((r) => /Northwind|GmbH|Hauptstraße|Europäische/.test(r.text));
+    expect(heading).toBeDefined();
+    expect(issuerRuns.length).toBeGreaterThanOrEqual(4);
+    for (const run of issuerRuns) expect(run.x + run.width, run.text).toBeLessThan(heading?.x ?? 0);
+  });
+
   it("puts a short statement on one page", async () => {
     const text = await pages(await renderStatementPdf(statement(3, 1)));
     expect(text).toHaveLength(1);
