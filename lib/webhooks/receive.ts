@@ -17,7 +17,7 @@ import { EventTooDeepError, readEventJson } from "./event-json";
 import { drainWebhookEventsJob } from "./drain-job";
 import { countRefusal } from "./refusal-counts";
 import { parseSignatureHeader, type RefusalReason, verifySignature } from "./signature";
-import { signingSecretsFor, stillCurrent } from "./signing-secrets";
+import { changedSinceKept, signingSecretsFor, stillCurrent } from "./signing-secrets";
 
 /** Bodies over 1 MB are refused before they are read in full. */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -188,6 +188,12 @@ export async function receiveWebhook(
       gameId !== null &&
       !(await stillCurrent(db, gameId, signing.stamp))
     ) {
+      signing = await signingSecretsFor(db, gameId);
+      verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
+    }
+    // Matched none of them: the secrets may have been rotated (or the game added) elsewhere since they were kept.
+    const matchedNone = verified.ok ? verified.secretIndex >= signing.real : verified.reason === "signature_mismatch";
+    if (matchedNone && gameId !== null && (await changedSinceKept(db, gameId, signing.stamp, nowMs))) {
       signing = await signingSecretsFor(db, gameId);
       verified = verifySignature({ header: signature, body, secrets: signing.secrets, nowMs });
     }

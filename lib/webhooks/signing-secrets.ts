@@ -14,9 +14,13 @@ import { webhookSecretContext } from "@/lib/keys/sealed-columns";
  * Changes made in this process (lib/games/games.ts) forget the entry at once. A change made by another process (another
  * web server, the CLI) is caught before a delivery is accepted: once a signature verifies, `stillCurrent` compares what
  * was opened with what the database holds (one read, for verified deliveries only), and a secret replaced or revoked
- * elsewhere is read again, so a leaked secret stops verifying on every server at once.
+ * elsewhere is read again, so a leaked secret stops verifying on every server at once. A signature that matches none
+ * of the secrets kept asks the database too (`changedSinceKept`), at most once a second per game: a secret rotated or
+ * a game added elsewhere verifies here at once, and a flood of forged deliveries costs a read a second, not one each.
  */
 export const SIGNING_SECRET_TTL_MS = 30_000;
+/** How often a signature that matched nothing kept has the database asked whether the game's secrets changed. */
+export const MISMATCH_RECHECK_MS = 1_000;
 const MAX_ENTRIES = 1_000;
 
 /** Secrets a game can verify with: the current one and, during a rotation, the previous one. */
@@ -29,7 +33,7 @@ type Opened = {
   /** What the database held when they were opened: sealed values and the previous one's expiry. */
   stamp: string;
 };
-type Entry = { opened: Opened | null; loadedAtMs: number };
+type Entry = { opened: Opened | null; loadedAtMs: number; recheckedAtMs?: number };
 type Kept = { games: Map<string, Entry>; unknown: Map<string, Entry> };
 
 const holder = globalThis as unknown as { __payoutDeskSigningSecretsKept?: Kept };
@@ -68,8 +72,23 @@ async function load(db: Db, gameId: string): Promise<Opened | null> {
  */
 export async function stillCurrent(db: Db, gameId: string, stamp: string): Promise<boolean> {
   const current = stampOf(await findWebhookSigningSecrets(db, gameId)) === stamp;
-  if (!current && keptFor(gameId)?.opened?.stamp === stamp) forget(gameId);
+  // An id kept as no game has the stamp "none": forgotten too when the game now exists.
+  if (!current && (keptFor(gameId)?.opened?.stamp ?? "none") === stamp) forget(gameId);
   return current;
+}
+
+/**
+ * After a signature matched none of the secrets kept (`stamp`): whether the database holds others now (rotated, or the
+ * game added, by another server or the CLI within the TTL), asked at most once per MISMATCH_RECHECK_MS and game, and
+ * not for secrets read that moment. When it does, the entry is forgotten: the caller reads and verifies again.
+ */
+export async function changedSinceKept(db: Db, gameId: string, stamp: string, nowMs = Date.now()): Promise<boolean> {
+  const entry = keptFor(gameId);
+  if (!entry || (entry.opened?.stamp ?? "none") !== stamp) return false;
+  const last = entry.recheckedAtMs ?? entry.loadedAtMs;
+  if (nowMs >= last && nowMs - last < MISMATCH_RECHECK_MS) return false;
+  entry.recheckedAtMs = nowMs;
+  return !(await stillCurrent(db, gameId, stamp));
 }
 
 export type SigningSecrets = {

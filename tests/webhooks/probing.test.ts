@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stopBoss } from "../../lib/jobs/queue";
 import { revokePreviousWebhookSecret, rotateWebhookSecret } from "../../lib/games/games";
 import * as receiveModule from "../../lib/webhooks/receive";
+import { MISMATCH_RECHECK_MS } from "../../lib/webhooks/signing-secrets";
 import {
   flushWebhookRefusals,
   REFUSAL_FLUSH_INTERVAL_MS,
@@ -212,6 +213,57 @@ describe("probing the webhook endpoint", () => {
       ).toMatchObject({ status: 200 });
     },
   );
+
+  it("verifies at once a secret rotated by another server, though this one still keeps the one before", async () => {
+    const sealedColumns = () =>
+      t.db
+        .selectFrom("game")
+        .select(["webhook_secret_sealed", "webhook_previous_secret_sealed", "webhook_previous_expires_at"])
+        .where("id", "=", "rotated-elsewhere")
+        .executeTakeFirstOrThrow();
+    await addGame(t.db, "rotated-elsewhere", ["whsec_elsewhere_rotated_2"]);
+    const rotated = await sealedColumns();
+    await addGame(t.db, "rotated-elsewhere", [CURRENT_SECRET]);
+    const receive = (secret: string, nowMs = Date.now()) =>
+      receiveModule.receiveWebhook(
+        deliveryRequest({
+          gameId: "rotated-elsewhere",
+          body: envelope({ gameId: "rotated-elsewhere" }),
+          secrets: [secret],
+        }),
+        "rotated-elsewhere",
+        { db: t.db, nowMs },
+      );
+    // This server keeps the secret in memory after a delivery signed with it.
+    expect((await receive(CURRENT_SECRET)).status).toBe(200);
+    // Another process puts a new secret in place: only the database changes, nothing here is told.
+    await t.db.updateTable("game").set(rotated).where("id", "=", "rotated-elsewhere").execute();
+    // A second after the secrets were read (the most a flood of forged deliveries makes it ask), the database is asked.
+    expect((await receive("whsec_elsewhere_rotated_2", Date.now() + MISMATCH_RECHECK_MS + 100)).status).toBe(200);
+    expect((await receive(CURRENT_SECRET)).status).toBe(401);
+  });
+
+  it("verifies at once a delivery for a game another server added, though this one kept it as no game", async () => {
+    // Made (its secret sealed for its id), then put aside under another id until another process "adds" it.
+    await addGame(t.db, "added-elsewhere", ["whsec_added_elsewhere_1"]);
+    const moveGame = (from: string, to: string) =>
+      t.db.updateTable("game").set({ id: to }).where("id", "=", from).execute();
+    await moveGame("added-elsewhere", "added-elsewhere-aside");
+    const receive = (nowMs = Date.now()) =>
+      receiveModule.receiveWebhook(
+        deliveryRequest({
+          gameId: "added-elsewhere",
+          body: envelope({ gameId: "added-elsewhere" }),
+          secrets: ["whsec_added_elsewhere_1"],
+        }),
+        "added-elsewhere",
+        { db: t.db, nowMs },
+      );
+    // Kept here as no game; then another process adds it: only the database changes.
+    expect((await receive()).status).toBe(401);
+    await moveGame("added-elsewhere-aside", "added-elsewhere");
+    expect((await receive(Date.now() + MISMATCH_RECHECK_MS + 100)).status).toBe(200);
+  });
 
   it("stops a secret revoked by another server or the CLI at once, though this one still keeps it", async () => {
     await addGame(t.db, "elsewhere", [CURRENT_SECRET]);
