@@ -79,7 +79,7 @@ export async function previewRefund(
     }
     throw error;
   }
-  if (input.subscriptionId && report.subscription.subscription_id !== input.subscriptionId) {
+  if (input.subscriptionId && report.period.subscription_id !== input.subscriptionId) {
     throw new AppError(
       "INVALID_INPUT",
       "This period belongs to another subscription; open the refund from the period page.",

@@ -250,7 +250,7 @@ export function computeRefundImpact(
   }
 
   return {
-    subscriptionId: report.subscription.subscription_id,
+    subscriptionId: report.period.subscription_id,
     periodId: period.period_id,
     periodSeq: period.period_seq,
     periodStatus: period.status,

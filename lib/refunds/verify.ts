@@ -31,10 +31,7 @@ export function comparePeriodWithReview(report: PeriodReport, attempt: AttemptPa
     remainingUsd: formatUsd(remaining),
     reason,
   });
-  if (
-    report.subscription.subscription_id !== attempt.subscriptionId ||
-    report.period.period_seq !== attempt.periodSeq
-  ) {
+  if (report.period.subscription_id !== attempt.subscriptionId || report.period.period_seq !== attempt.periodSeq) {
     return changed("the service answered for another period");
   }
   if (attempt.reviewedRefundedToDateUsd !== null && !sameAmount(refundedToDate, attempt.reviewedRefundedToDateUsd)) {
@@ -68,10 +65,7 @@ export function confirmReplayedRefund(
   if (replay.subscription_id !== undefined && replay.subscription_id !== attempt.subscriptionId) {
     return { confirmed: false, reason: `the answer names subscription ${replay.subscription_id}` };
   }
-  if (
-    report.subscription.subscription_id !== attempt.subscriptionId ||
-    report.period.period_seq !== attempt.periodSeq
-  ) {
+  if (report.period.subscription_id !== attempt.subscriptionId || report.period.period_seq !== attempt.periodSeq) {
     return { confirmed: false, reason: "the period report is not this refund's period" };
   }
   const events = report.refunds.events;

@@ -254,6 +254,8 @@ export const reportSubscriptionSchema = z.object({
 export type ReportSubscription = z.infer<typeof reportSubscriptionSchema>;
 
 export const currentRevenueShareSchema = revenueShareSchema.extend({
+  /** Listed on this block with no value given (the spec repeats `false` elsewhere): read as given, or absent. */
+  settled_by_invo: z.boolean().nullish(),
   /** "applies_to future_renewals_only" */
   applies_to: z.string(),
   is_payout_basis: z.literal(false),
@@ -296,10 +298,16 @@ export const feeLegsSchema = z.object({
 });
 export type FeeLegs = z.infer<typeof feeLegsSchema>;
 
+/**
+ * The period report's `subscription`, whose fields the spec does not show: read for nothing (the period's own line
+ * names its subscription and item), so any shape is taken.
+ */
+const periodReportSubscriptionSchema = z.unknown().optional();
+
 export const periodReportSchema = z.object({
   status: z.string(),
   attribution_notice: attributionNoticeSchema,
-  subscription: reportSubscriptionSchema,
+  subscription: periodReportSubscriptionSchema,
   period: renewalLineSchema,
   fee_legs: feeLegsSchema,
   refunds: z.object({

@@ -285,6 +285,28 @@ describe("reporting schemas", () => {
     expect(parsed.charge.paid_attempt_no).toBe(1);
   });
 
+  it("takes a period report's subscription block in any shape (the spec shows none), or none", () => {
+    const body: Record<string, unknown> = periodReportBody();
+    body.subscription = { subscription_id: "SUB_1767225600_ab12cd34", amount_usd: "9.99", status: "active" };
+    expect(periodReportSchema.parse(body).period.subscription_id).toBe("SUB_1767225600_ab12cd34");
+    for (const other of ["SUB_1767225600_ab12cd34", [], { subscription_id: null }, null]) {
+      body.subscription = other;
+      expect(periodReportSchema.parse(body).period.subscription_id).toBe("SUB_1767225600_ab12cd34");
+    }
+    delete body.subscription;
+    expect(periodReportSchema.parse(body).period.item_name).toEqual(expect.any(String));
+  });
+
+  it("takes the current revenue share's settled_by_invo as given or absent (the spec gives it no value)", () => {
+    const share = subscriptionAttributionBody().current_revenue_share as Record<string, unknown>;
+    for (const settled of [undefined, null, false]) {
+      const body = { ...subscriptionAttributionBody(), current_revenue_share: { ...share, settled_by_invo: settled } };
+      expect(subscriptionAttributionSchema.parse(body).current_revenue_share?.recipient_player_id).toBe(
+        share.recipient_player_id,
+      );
+    }
+  });
+
   it("tolerates fee legs without the card fee (before 2026-09-28) and a negative after-fees figure", () => {
     const body = periodReportBody();
     const legs = body.fee_legs as Record<string, unknown>;

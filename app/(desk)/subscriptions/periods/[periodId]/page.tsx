@@ -71,7 +71,7 @@ export default async function PeriodPage({ params }: Props) {
   if (!loaded.ok) return refused(String(target.periodId), loaded.message);
   const report = loaded.value;
   const period = report.period;
-  const subscriptionId = report.subscription.subscription_id;
+  const subscriptionId = report.period.subscription_id;
   const [subscription, attempts, open, limit] = await Promise.all([
     loadFromService("subscription", () => client.getSubscription(subscriptionId, { includePlayer: true })),
     listRefundAttempts(db, { gameId: game.id, subscriptionId, periodSeq: period.period_seq }),
@@ -95,7 +95,7 @@ export default async function PeriodPage({ params }: Props) {
   return (
     <>
       <PageHeader
-        title={`${report.subscription.item_name}, period ${period.period_seq}`}
+        title={`${report.period.item_name}, period ${period.period_seq}`}
         breadcrumbs={[
           ...crumbs,
           ...(playerEmail ? [{ label: playerEmail, href: playerHref(playerEmail) }] : []),
