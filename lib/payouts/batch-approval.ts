@@ -7,10 +7,10 @@ import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
 import { auditTwoPersonRefusals } from "@/lib/audit";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
-import { isPaymentBar } from "@/lib/payments/items";
 import { formatCount } from "@/lib/format";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { recipientFlagsNow } from "./balance-flags";
+import { stopsPaymentByHand } from "./flag-info";
 import { type BatchFlags, openFlagsOf, overrideOf, readBatchFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
@@ -234,8 +234,8 @@ function refuseChosenNoLongerOwed(statements: readonly LockedStatement[], skippe
  */
 function refusePaymentBarred(changed: readonly LockedStatement[], flags: BatchFlags): void {
   const barred = changed.flatMap((c) => {
-    const bars = openFlagsOf(flags, Number(c.recipient_player_id), c.recipient_flags).filter(
-      (f) => isPaymentBar(f.flag) && f.flag !== "payment_returned",
+    const bars = openFlagsOf(flags, Number(c.recipient_player_id), c.recipient_flags).filter((f) =>
+      stopsPaymentByHand(f.flag),
     );
     return bars.length > 0 ? [`${c.recipient_player_id} (${describeFlags(bars)})`] : [];
   });

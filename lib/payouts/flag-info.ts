@@ -34,6 +34,15 @@ export const PAYOUT_FLAGS: readonly PayoutFlag[] = [
   ...PROFILE_FLAGS,
 ];
 
+/**
+ * Flags raised since approval that say not to pay a statement yet (a renewal disputed, details nobody confirmed with
+ * the recipient, a required tax form missing): neither a payment file nor a payment recorded by hand takes it while one
+ * is open. A payment that came back (`payment_returned`) keeps it out of files only: paying it again by hand, by
+ * another route, is the remedy.
+ */
+const STOP_PAYMENT_BY_HAND: readonly string[] = ["disputed_renewal", "payout_details_changed", "tax_form_missing"];
+export const stopsPaymentByHand = (flag: string): boolean => STOP_PAYMENT_BY_HAND.includes(flag);
+
 export function isWindowFlag(flag: string): flag is WindowFlag {
   return (WINDOW_FLAGS as readonly string[]).includes(flag);
 }

@@ -8,6 +8,7 @@ import {
   offeredStatementActions,
   offersForSelection,
   STATEMENT_ACTIONS,
+  type StatementFacts,
   statementVerdict,
 } from "./offered-actions";
 
@@ -143,6 +144,18 @@ describe("statement actions by batch status and statement state", () => {
   it("lists blocked actions with their reasons next to the allowed ones, and hides those that do not apply", () => {
     const offered = offeredStatementActions(context("paid", { actorId: "preparer" }), { state: "held", openFlags: 0 });
     expect(offered.map((o) => `${o.action}:${o.verdict.kind}`)).toEqual(["release:blocked", "carry_forward:allowed"]);
+  });
+
+  it("blocks recording a statement paid by hand while a flag raised since approval stops its payment", () => {
+    const markPaid = (facts: StatementFacts) => statementVerdict("mark_paid", context("approved"), facts);
+    expect(markPaid({ state: "approved", openFlags: 1, stopsPayment: ["Disputed renewal"] })).toMatchObject({
+      kind: "blocked",
+      code: "open_flags",
+      reason: expect.stringMatching(/^A flag raised since approval stops its payment \(Disputed renewal\): override/),
+    });
+    // A payment that came back is paid again by hand: its flag stops files only.
+    expect(markPaid({ state: "returned", openFlags: 1, stopsPayment: [] })).toEqual({ kind: "allowed" });
+    expect(markPaid({ state: "approved", openFlags: 0 })).toEqual({ kind: "allowed" });
   });
 
   it("offers a bulk action when it applies to some selected statement, else says why it is blocked", () => {

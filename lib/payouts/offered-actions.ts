@@ -48,6 +48,8 @@ export type StatementFacts = {
   openFlags: number;
   /** The statement's available balance (net attributed plus carried in), when known. */
   availableUsd?: string;
+  /** Open flags raised since approval that stop a payment recorded by hand (flag-info.ts stopsPaymentByHand). */
+  stopsPayment?: readonly string[];
 };
 
 /** A negative balance (the recipient owes it) is never held back: approved, it carries into the next payout. */
@@ -130,8 +132,17 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
       return state === "held" ? ALLOWED : isState;
     case "mark_paid":
       if (draftBatch) return na("The batch must be approved before it is paid.");
+      if (state !== "approved" && state !== "returned") return isState;
       // A returned payment is owed again: it may be paid by hand (or put in a new payment file).
-      return state === "approved" || state === "returned" ? ALLOWED : isState;
+      if (statement.stopsPayment && statement.stopsPayment.length > 0)
+        return {
+          kind: "blocked",
+          code: "open_flags",
+          reason:
+            `A flag raised since approval stops its payment (${statement.stopsPayment.join(", ")}): override it ` +
+            "with a reason (paid before it, or checked), or hold the statement.",
+        };
+      return ALLOWED;
   }
 }
 

@@ -16,6 +16,7 @@ import {
   statementVerdict,
 } from "@/lib/payouts/offered-actions";
 import type { TableState } from "@/lib/table-state";
+import { FLAG_INFO, isPayoutFlag, stopsPaymentByHand } from "@/lib/payouts/flag-info";
 import { type BulkActions, BulkBar } from "./bulk-bar";
 import { FlagBadges, STATE_LABELS } from "@/app/_components/payouts/flag-badges";
 import { useNotice } from "@/app/_components/payouts/result-notice";
@@ -174,13 +175,16 @@ export function RecipientTable(props: RecipientTableProps) {
   const onResult = useNotice();
   const { context } = props;
   // A statement's facts as the domain sees them: its state and the flags still blocking it.
+  const openOf = (row: PayoutTableRow) =>
+    row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f));
   const facts = (row: PayoutTableRow): StatementFacts | null =>
     row.state
       ? {
           state: row.state,
-          openFlags:
-            props.openWindowFlags +
-            row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f)).length,
+          openFlags: props.openWindowFlags + openOf(row).length,
+          stopsPayment: openOf(row)
+            .filter(stopsPaymentByHand)
+            .map((f) => (isPayoutFlag(f) ? FLAG_INFO[f].label : f)),
           availableUsd: money(row.netAttributedUsd)
             .plus(row.carriedInUsd ?? "0")
             .toFixed(2),

@@ -15,7 +15,7 @@ import { countOf, formatCount } from "@/lib/format";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS } from "@/lib/payouts/batches";
 import { paymentMethodLabel } from "@/lib/payouts/payment-methods";
 import { statementCarryReason } from "@/lib/payouts/compute";
-import { FLAG_INFO, isPayoutFlag } from "@/lib/payouts/flag-info";
+import { FLAG_INFO, isPayoutFlag, stopsPaymentByHand } from "@/lib/payouts/flag-info";
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
 import { recipientFlagsNow } from "@/lib/payouts/balance-flags";
 import { isPaymentBar } from "@/lib/payments/items";
@@ -173,6 +173,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                         state: statement.state,
                         openFlags: openFlags.length,
                         availableUsd: statement.availableUsd,
+                        stopsPayment: openFlags.filter((f) => stopsPaymentByHand(f.flag)).map((f) => f.label),
                       })
                     : []
                 }
@@ -209,7 +210,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
               <Banner
                 key={`${flag.flag}:${flag.cause}`}
                 tone="danger"
-                title={`${flag.label}: ${flagEffect(statement.state, flag.flag)}`}
+                title={`${flag.label}: ${flagEffect(statement.state, flag.flag, batch?.status)}`}
                 action={
                   canAct &&
                   batch &&
@@ -387,8 +388,11 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
 }
 
 /** What an open flag stops, by the statement's state: approval before it, a payment file after it for some. */
-function flagEffect(state: string, flag: string): string {
-  if (state === "draft" || state === "held") return "blocks approval";
+function flagEffect(state: string, flag: string, batchStatus: string | undefined): string {
+  if (state === "draft" || (state === "held" && batchStatus === "draft")) return "blocks approval";
+  if (state === "held") return "blocks its release";
+  if (stopsPaymentByHand(flag) && (state === "approved" || state === "returned"))
+    return "stops its payment, by file or by hand";
   if (isPaymentBar(flag) && (state === "approved" || state === "returned")) return "keeps it out of payment files";
   return "raised after approval";
 }
