@@ -242,10 +242,10 @@ test.describe("payout review", () => {
     await page.getByRole("checkbox", { name: "Select all rows on this page" }).check();
     await page.getByRole("button", { name: "Mark selected paid…" }).click();
     const chosen = page.getByRole("dialog");
-    // The amount the payment records is said: the owed statements' payables, in all.
-    const recordOf = /^Record payment of \d+ statements?: USD [\d,]+\.\d\d$/;
+    const recordOf = /^Record payment of \d+ statements?: USD [\d,]+\.\d\d$/; // the owed statements' payables, in all
     await expect(chosen.getByRole("heading", { name: recordOf })).toBeVisible();
-    await expect(chosen.getByText(/^\d+ other selected statements? (is|are) not owed: left out\./)).toBeVisible();
+    const leftOut = /^\d+ other selected statements? (is|are) not owed, or flagged since approval: left out\./;
+    await expect(chosen.getByText(leftOut)).toBeVisible();
     await shootTop(page, "finance2-mark-selected-paid");
     await chosen.getByRole("button", { name: "Cancel" }).click();
     // Cleared by keyboard, the focus stays on the table's selection line, not the document's start.

@@ -135,7 +135,8 @@ export function BatchPanel(props: BatchPanelProps) {
             title={`Record payment of ${formatCount(counts.approved)} approved statements`}
             description={
               `${formatUsdText(props.counts.payableApprovedUsd)} in total; each statement is paid exactly ` +
-              `its payable. Held statements are not touched.`
+              "its payable. Held statements are not touched. Nothing is recorded while a statement has a flag " +
+              "raised since approval that stops its payment (it is named): override or hold it first."
             }
             confirmLabel="Record payment"
             pendingLabel="Recording…"

@@ -22,7 +22,7 @@ function withIds(action: ServerAction, batchId: string, ids: string[]): (form: F
 
 export function BulkBar({
   ids,
-  payableIds,
+  applicableIds,
   payableUsdOf,
   batch,
   offers,
@@ -33,10 +33,11 @@ export function BulkBar({
 }: {
   ids: string[];
   /**
-   * The selected statements the page shows as owed (approved or returned): the only ones sent to be marked paid, so
-   * one that moved since (a colleague paid, filed or held it) is refused by name instead of quietly left out.
+   * The selected statements an action applies to, as the page shows them: what its dialog counts. Marking paid sends
+   * only these (the ones shown as owed), so one that moved since (a colleague paid, filed or held it) is refused by
+   * name instead of quietly left out; the other actions send the whole selection and skip the rest, listed.
    */
-  payableIds: string[];
+  applicableIds: (action: StatementAction) => string[];
   /** A statement's payable as the page shows it (undefined for one not on this page). */
   payableUsdOf: (id: string) => string | undefined;
   batch: { id: string; status: string; gameId: string };
@@ -52,10 +53,10 @@ export function BulkBar({
     const amounts = chosen.map(payableUsdOf);
     return amounts.every((a) => a !== undefined) ? formatUsdText(formatUsd(sumMoney(amounts))) : undefined;
   };
-  const noun = countOf(n, "statement");
   const blocked = offers.filter((o) => o.verdict.kind === "blocked");
   const button = (o: OfferedAction) => {
-    const run = (action: ServerAction) => withIds(action, batch.id, o.action === "mark_paid" ? payableIds : ids);
+    const applicable = applicableIds(o.action);
+    const run = (action: ServerAction) => withIds(action, batch.id, o.action === "mark_paid" ? applicable : ids);
     if (o.verdict.kind !== "allowed") {
       return (
         <Button key={o.action} size="sm" disabled aria-describedby={`bulk-why-${o.action}`}>
@@ -69,8 +70,11 @@ export function BulkBar({
         action={o.action}
         text={
           o.action === "mark_paid"
-            ? markPaidText(countOf(payableIds.length, "statement"), n - payableIds.length, totalOf(payableIds))
-            : bulkText(o.action, noun, batch.status)
+            ? markPaidText(countOf(applicable.length, "statement"), n - applicable.length, totalOf(applicable))
+            : withOthers(
+                bulkText(o.action, countOf(applicable.length, "statement"), batch.status),
+                n - applicable.length,
+              )
         }
         run={run(actions[o.action])}
         onConfirmed={onResult}
@@ -156,12 +160,25 @@ function bulkText(action: StatementAction, noun: string, batchStatus: string): S
   }
 }
 
-/** Marking paid names only the statements owed; others selected (paid, in a file, held) are said to be left out. */
+/** A dialog that counts the statements its action applies to says the others selected are left as they are. */
+function withOthers(text: StatementDialogText, others: number): StatementDialogText {
+  if (others === 0) return text;
+  const left = `${countOf(others, "other selected statement")} ${others === 1 ? "is" : "are"} left as ${
+    others === 1 ? "it is" : "they are"
+  } (this does not apply to ${others === 1 ? "it" : "them"} now).`;
+  return { ...text, description: text.description ? `${left} ${text.description}` : left };
+}
+
+/**
+ * Marking paid names only the statements it may record; others selected (paid, in a file, held, or with a flag raised
+ * since approval that stops their payment) are said to be left out.
+ */
 function markPaidText(noun: string, notOwed: number, totalUsd: string | undefined): StatementDialogText {
   const left =
     notOwed === 0
       ? ""
-      : `${countOf(notOwed, "other selected statement")} ${notOwed === 1 ? "is" : "are"} not owed: left out. `;
+      : `${countOf(notOwed, "other selected statement")} ${notOwed === 1 ? "is" : "are"} not owed, or flagged ` +
+        "since approval: left out. ";
   return {
     label: BULK_LABELS.mark_paid,
     variant: "primary",

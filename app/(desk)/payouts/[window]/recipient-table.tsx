@@ -251,10 +251,12 @@ export function RecipientTable(props: RecipientTableProps) {
                 ids.length === 0 ? null : (
                   <BulkBar
                     ids={ids}
-                    payableIds={ids.filter((id) => {
-                      const f = rowFacts.get(id);
-                      return Boolean(context && f && statementVerdict("mark_paid", context, f).kind === "allowed");
-                    })}
+                    applicableIds={(action) =>
+                      ids.filter((id) => {
+                        const f = rowFacts.get(id);
+                        return Boolean(context && f && statementVerdict(action, context, f).kind === "allowed");
+                      })
+                    }
                     payableUsdOf={(id) => payableById.get(id) ?? undefined}
                     batch={batch}
                     offers={
