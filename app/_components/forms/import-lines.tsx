@@ -9,8 +9,8 @@ type ImportLinesTableProps<Line> = {
   /** The table's name, read by screen readers ("Refused rows"). */
   caption: string;
   lines: readonly Line[];
-  /** A key for a line, unique in the table. */
-  lineKey: (line: Line) => string;
+  /** A key unique among the lines (`index`: the line's place in `lines`, for lines a file may repeat). */
+  lineKey: (line: Line, index: number) => string;
   /** The first column names its row (a row header); the others are plain cells. */
   columns: readonly [ImportColumn<Line>, ...ImportColumn<Line>[]];
   /** Said above the table, e.g. that it shows only some of the lines. */
@@ -26,8 +26,8 @@ export function ImportLinesTable<Line>({ caption, lines, lineKey, columns, note 
   const [first, ...rest] = columns;
   const table = (
     <SimpleTable caption={caption} dense head={<HeadCells columns={columns.map((c) => c.heading)} />}>
-      {lines.map((line) => (
-        <Tr key={lineKey(line)}>
+      {lines.map((line, index) => (
+        <Tr key={lineKey(line, index)}>
           <RowTh className={first.className}>{first.cell(line)}</RowTh>
           {rest.map((column) => (
             <Td key={column.heading} className={column.className}>

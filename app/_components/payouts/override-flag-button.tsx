@@ -28,7 +28,12 @@ export function OverrideFlagButton({
     <ConfirmDialog
       gameId={gameId}
       onConfirmed={done}
-      trigger={<Button size="sm">Override…</Button>}
+      trigger={
+        <Button size="sm">
+          {/* Named with its flag: a page lists several of these buttons. */}
+          Override…<span className="sr-only"> {label}</span>
+        </Button>
+      }
       title={`Override “${label}”`}
       description={
         "This flag stops blocking approval for the cause shown; a new cause raises it again. Your reason " +

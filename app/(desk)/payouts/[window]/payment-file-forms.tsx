@@ -194,7 +194,7 @@ export function CancelFileButton(props: {
       onConfirmed={onConfirmed}
       trigger={
         <Button variant="ghost" size="sm">
-          Cancel…
+          Cancel…<span className="sr-only"> {props.fileName}</span>
         </Button>
       }
       title={`Cancel ${props.fileName}?`}

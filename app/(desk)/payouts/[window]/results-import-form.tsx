@@ -131,7 +131,7 @@ export function ResultsImportForm({ action, gameId, batchId }: { action: Action;
               : undefined
           }
           lines={result.lines}
-          lineKey={(l) => `${l.reference}|${l.outcome}|${l.transactionId ?? ""}|${l.amount ?? ""}`}
+          lineKey={(l, index) => `${index}|${l.reference}|${l.outcome}|${l.transactionId ?? ""}|${l.amount ?? ""}`}
           columns={RESULT_COLUMNS}
         />
       ) : null}
